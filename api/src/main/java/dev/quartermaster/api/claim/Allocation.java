@@ -1,0 +1,19 @@
+package dev.quartermaster.api.claim;
+
+import java.util.List;
+
+/** Where a claim is bound: one node, and per request the devices there. */
+public record Allocation(String node, List<AllocatedDevice> devices) {
+  public Allocation {
+    node = node == null ? "" : node;
+    devices = devices == null ? List.of() : List.copyOf(devices);
+  }
+
+  /** @param request the claim request this device satisfies */
+  public record AllocatedDevice(String request, String device) {
+    public AllocatedDevice {
+      request = request == null ? "" : request;
+      device = device == null ? "" : device;
+    }
+  }
+}

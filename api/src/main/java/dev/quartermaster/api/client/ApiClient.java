@@ -1,0 +1,55 @@
+package dev.quartermaster.api.client;
+
+import dev.quartermaster.api.meta.ApiObject;
+import dev.quartermaster.api.meta.Kind;
+import java.util.Optional;
+
+/**
+ * The cluster, as controllers, agents and the CLI see it. Implemented over HTTP and directly over a store (in the store module), so the same controller code runs
+ * in the server, in {@code qm up} and in the simulation.
+ *
+ * <p>Every failure is an {@link dev.quartermaster.api.error.ApiException} whose reason says what
+ * happened: {@code NotFound}, {@code AlreadyExists}, {@code Conflict} (stale revision), {@code
+ * Invalid} (with every violated rule), {@code Gone} (compacted watch).
+ */
+public interface ApiClient {
+
+  <T extends ApiObject> Optional<T> get(Kind<T> kind, String name);
+
+  /** All objects of {@code kind} matching {@code selector}, and the store revision of the read. */
+  <T extends ApiObject> ObjectList<T> list(Kind<T> kind, LabelSelector selector);
+
+  default <T extends ApiObject> ObjectList<T> list(Kind<T> kind) {
+    return list(kind, LabelSelector.ALL);
+  }
+
+  /**
+   * Creates {@code object}; the server sets uid, revision, generation 1 and createdAt. Status given
+   * at create is kept (agents publish objects with their status). {@code AlreadyExists} if the name
+   * is taken.
+   */
+  <T extends ApiObject> T create(T object);
+
+  /**
+   * Replaces metadata (labels, finalizers, owner) and spec, if {@code metadata.revision} is still the
+   * current revision ({@code Conflict} otherwise). Status is left as stored. When a deleting
+   * object's last finalizer is removed, the object goes away.
+   */
+  <T extends ApiObject> T update(T object);
+
+  /** Replaces only the status, compare-and-set on {@code metadata.revision} like {@link #update}. */
+  <T extends ApiObject> T updateStatus(T object);
+
+  /**
+   * Deletes {@code name}. Without finalizers the object is gone at once; with finalizers it is marked
+   * with {@code deletedAt} and stays until they are removed. Deleting a deleting object changes
+   * nothing.
+   */
+  <T extends ApiObject> DeleteResult<T> delete(Kind<T> kind, String name);
+
+  /**
+   * Streams every change of {@code kind} after {@code afterRevision}, in order. If that history was
+   * compacted, the handler's {@code onGone} is called and the caller re-lists.
+   */
+  <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchHandler<T> handler);
+}

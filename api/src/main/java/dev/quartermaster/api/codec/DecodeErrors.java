@@ -1,0 +1,117 @@
+package dev.quartermaster.api.codec;
+
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.exc.InvalidFormatException;
+import com.fasterxml.jackson.databind.exc.InvalidTypeIdException;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.error.Violation;
+import dev.quartermaster.api.meta.Kind;
+import dev.quartermaster.api.meta.Kinds;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+/** Turns Jackson's decode failures into one violation naming the field path and the rule. */
+final class DecodeErrors {
+  private static final Pattern MISSING_CREATOR = Pattern.compile("Missing required creator property '([^']+)'");
+
+  private DecodeErrors() {}
+
+  static ApiException toApiException(Throwable e, String prefix) {
+    var violation = violationOf(e);
+    return ApiException.badRequest(prefix + violation, List.of(violation));
+  }
+
+  static Violation violationOf(Throwable e) {
+    if (e instanceof ApiException api && !api.error().details().isEmpty()) {
+      return api.error().details().getFirst();
+    }
+    if (!(e instanceof JsonMappingException m)) {
+      var text = e instanceof JacksonException j ? j.getOriginalMessage() : String.valueOf(e.getMessage());
+      return new Violation("", "malformed document: " + firstLine(text));
+    }
+    var path = pathOf(m);
+    return switch (m) {
+      case UnrecognizedPropertyException u ->
+          new Violation(join(path, u.getPropertyName()), "unknown field");
+      case InvalidTypeIdException t when t.getTypeId() == null || t.getTypeId().isEmpty() ->
+          new Violation(join(path, "kind"), "required (one of " + kindNames() + ")");
+      case InvalidTypeIdException t ->
+          new Violation(join(path, "kind"), "unknown kind '" + t.getTypeId() + "' (one of " + kindNames() + ")");
+      case InvalidFormatException f when f.getTargetType() != null && f.getTargetType().isEnum() ->
+          new Violation(path, "must be one of " + Arrays.toString(f.getTargetType().getEnumConstants()));
+      case InvalidFormatException f -> new Violation(path, "must be " + typeName(f.getTargetType()));
+      case MismatchedInputException mi -> mismatched(mi, path);
+      default -> new Violation(path, firstLine(m.getOriginalMessage()));
+    };
+  }
+
+  private static Violation mismatched(MismatchedInputException mi, String path) {
+    var missing = MISSING_CREATOR.matcher(String.valueOf(mi.getOriginalMessage()));
+    if (missing.find()) {
+      return new Violation(join(path, missing.group(1)), "required");
+    }
+    var type = mi.getTargetType();
+    if (type != null && type.isEnum()) {
+      return new Violation(path, "must be one of " + Arrays.toString(type.getEnumConstants()));
+    }
+    return new Violation(path, "must be " + typeName(type));
+  }
+
+  private static String pathOf(JsonMappingException m) {
+    var sb = new StringBuilder();
+    for (var ref : m.getPath()) {
+      if (ref.getIndex() >= 0) {
+        sb.append('[').append(ref.getIndex()).append(']');
+      } else if (ref.getFieldName() != null) {
+        if (!sb.isEmpty()) {
+          sb.append('.');
+        }
+        sb.append(ref.getFieldName());
+      }
+    }
+    return sb.toString();
+  }
+
+  private static String join(String path, String field) {
+    return path.isEmpty() ? field : path + "." + field;
+  }
+
+  private static String typeName(Class<?> type) {
+    if (type == null) {
+      return "of the right type";
+    }
+    if (type == int.class || type == Integer.class || type == long.class || type == Long.class) {
+      return "an integer";
+    }
+    if (type == boolean.class || type == Boolean.class) {
+      return "true or false";
+    }
+    if (type == String.class) {
+      return "a string";
+    }
+    if (java.util.List.class.isAssignableFrom(type)) {
+      return "a list";
+    }
+    if (java.util.Map.class.isAssignableFrom(type) || type.isRecord()) {
+      return "an object";
+    }
+    if (type == java.time.Instant.class) {
+      return "a timestamp like 2026-01-01T00:00:00Z";
+    }
+    return "a " + type.getSimpleName();
+  }
+
+  private static String kindNames() {
+    return Kinds.ALL.stream().map(Kind::name).collect(Collectors.joining(", "));
+  }
+
+  private static String firstLine(String text) {
+    return Optional.ofNullable(text).map(t -> t.lines().findFirst().orElse("")).orElse("");
+  }
+}

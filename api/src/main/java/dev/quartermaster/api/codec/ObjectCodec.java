@@ -1,0 +1,129 @@
+package dev.quartermaster.api.codec;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.MapperFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.cfg.MapperBuilder;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.jsontype.NamedType;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.meta.ApiObject;
+import dev.quartermaster.api.meta.Kind;
+import dev.quartermaster.api.meta.Kinds;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Reads and writes API objects as JSON and (multi-document) YAML.
+ *
+ * <p>Unknown fields are rejected, a missing or unknown {@code kind} is an error, and every decode
+ * error names the field path ({@code spec.groups[0].replicas}) and the rule. Output is stable:
+ * properties and map entries are sorted, empty values are left out.
+ */
+public final class ObjectCodec {
+  private static final ObjectMapper JSON = configure(JsonMapper.builder()).build();
+  private static final ObjectMapper YAML = configure(YAMLMapper.builder(
+          YAMLFactory.builder().disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
+              .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES).build()))
+      .build();
+
+  private ObjectCodec() {}
+
+  @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, include = JsonTypeInfo.As.PROPERTY, property = "kind")
+  private interface KindProperty {}
+
+  private static <M extends ObjectMapper, B extends MapperBuilder<M, B>> B configure(B builder) {
+    builder
+        .addModule(new Jdk8Module())
+        .addModule(new JavaTimeModule())
+        .addMixIn(ApiObject.class, KindProperty.class)
+        .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+        .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+        .enable(DeserializationFeature.FAIL_ON_NUMBERS_FOR_ENUMS)
+        .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+        .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+        .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
+        .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
+        .serializationInclusion(JsonInclude.Include.NON_EMPTY);
+    for (var kind : Kinds.ALL) {
+      builder.registerSubtypes(new NamedType(kind.type(), kind.name()));
+    }
+    return builder;
+  }
+
+  /** The JSON mapper, for other wire types (errors, events); configured like the object codec. */
+  public static ObjectMapper json() {
+    return JSON;
+  }
+
+  public static byte[] toJson(ApiObject object) {
+    try {
+      return JSON.writeValueAsBytes(object);
+    } catch (JsonProcessingException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  public static String toYaml(ApiObject object) {
+    try {
+      return YAML.writeValueAsString(object);
+    } catch (JsonProcessingException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Decodes one object of any kind. */
+  public static ApiObject fromJson(byte[] bytes) {
+    try {
+      return JSON.readValue(bytes, ApiObject.class);
+    } catch (IOException e) {
+      throw DecodeErrors.toApiException(e, "");
+    }
+  }
+
+  /** Decodes one object that must be of {@code kind}. */
+  public static <T extends ApiObject> T fromJson(byte[] bytes, Kind<T> kind) {
+    return requireKind(fromJson(bytes), kind);
+  }
+
+  /** Decodes every document of a YAML (or JSON) stream; empty documents are skipped. */
+  public static List<ApiObject> fromYaml(String text) {
+    var out = new ArrayList<ApiObject>();
+    try (var parser = YAML.createParser(text);
+        var values = YAML.readerFor(ApiObject.class).<ApiObject>readValues(parser)) {
+      while (true) {
+        try {
+          if (!values.hasNextValue()) {
+            break;
+          }
+          out.add(values.nextValue());
+        } catch (IOException | RuntimeException e) {
+          throw DecodeErrors.toApiException(e, "document " + (out.size() + 1) + ": ");
+        }
+      }
+    } catch (IOException e) {
+      throw DecodeErrors.toApiException(e, "");
+    }
+    return List.copyOf(out);
+  }
+
+  public static <T extends ApiObject> T requireKind(ApiObject object, Kind<T> kind) {
+    if (!kind.type().isInstance(object)) {
+      throw ApiException.badRequest(
+          "kind: must be " + kind.name() + ", got " + object.kind().name(),
+          List.of(new dev.quartermaster.api.error.Violation("kind", "must be " + kind.name())));
+    }
+    return kind.cast(object);
+  }
+}

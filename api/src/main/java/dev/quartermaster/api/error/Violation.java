@@ -1,0 +1,14 @@
+package dev.quartermaster.api.error;
+
+/**
+ * One broken rule: {@code spec.groups[0].replicas: must be >= 0}.
+ *
+ * @param field the path to the field, as a person would write it
+ * @param rule what the field must be
+ */
+public record Violation(String field, String rule) {
+  @Override
+  public String toString() {
+    return field.isEmpty() ? rule : field + ": " + rule;
+  }
+}

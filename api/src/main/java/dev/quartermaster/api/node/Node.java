@@ -1,0 +1,34 @@
+package dev.quartermaster.api.node;
+
+import dev.quartermaster.api.meta.ApiObject;
+import dev.quartermaster.api.meta.Kind;
+import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.meta.ObjectMeta;
+
+/** A machine that runs an agent. Its status says whether it is alive and whether its devices are complete. */
+public record Node(ObjectMeta metadata, NodeSpec spec, NodeStatus status) implements ApiObject {
+  public Node {
+    metadata = metadata == null ? ObjectMeta.named("") : metadata;
+    spec = spec == null ? NodeSpec.EMPTY : spec;
+    status = status == null ? NodeStatus.EMPTY : status;
+  }
+
+  @Override
+  public Node withMetadata(ObjectMeta m) {
+    return new Node(m, spec, status);
+  }
+
+  @Override
+  public Node withStatusOf(ApiObject other) {
+    return new Node(metadata, spec, ((Node) other).status);
+  }
+
+  public Node withStatus(NodeStatus s) {
+    return new Node(metadata, spec, s);
+  }
+
+  @Override
+  public Kind<Node> kind() {
+    return Kinds.NODE;
+  }
+}

@@ -1,0 +1,32 @@
+package dev.quartermaster.api.node;
+
+import dev.quartermaster.api.meta.Condition;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * What the node's agent reports.
+ *
+ * @param conditions {@code AgentReady}, {@code DevicesReady} (with the exact reason, e.g. "missing
+ *     /dev/nvidia-uvm")
+ * @param heartbeat the agent's last heartbeat
+ * @param bootId the kernel boot id; a change means nothing prepared survived
+ * @param computeDomains the compute domains this node is a member of, derived from its ledger
+ */
+public record NodeStatus(
+    List<Condition> conditions,
+    Optional<Instant> heartbeat,
+    String bootId,
+    String agentVersion,
+    List<String> computeDomains) {
+  public static final NodeStatus EMPTY = new NodeStatus(List.of(), Optional.empty(), "", "", List.of());
+
+  public NodeStatus {
+    conditions = conditions == null ? List.of() : List.copyOf(conditions);
+    heartbeat = heartbeat == null ? Optional.empty() : heartbeat;
+    bootId = bootId == null ? "" : bootId;
+    agentVersion = agentVersion == null ? "" : agentVersion;
+    computeDomains = computeDomains == null ? List.of() : List.copyOf(computeDomains);
+  }
+}

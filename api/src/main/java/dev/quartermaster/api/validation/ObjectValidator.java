@@ -1,0 +1,47 @@
+package dev.quartermaster.api.validation;
+
+import dev.quartermaster.api.claim.ResourceClaim;
+import dev.quartermaster.api.device.DeviceClass;
+import dev.quartermaster.api.device.DeviceSlice;
+import dev.quartermaster.api.domain.ComputeDomain;
+import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.error.Violation;
+import dev.quartermaster.api.meta.ApiObject;
+import dev.quartermaster.api.node.Node;
+import dev.quartermaster.api.volume.Volume;
+import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.api.workload.Workload;
+import java.util.List;
+
+/**
+ * Checks an object against every rule of its kind and reports all violations, each with its field
+ * path ({@code spec.groups[0].replicas: must be >= 0}).
+ */
+public final class ObjectValidator {
+  private ObjectValidator() {}
+
+  public static List<Violation> validate(ApiObject object) {
+    var v = new Violations();
+    MetaRules.check(object.metadata(), v);
+    switch (object) {
+      case Node n -> {}
+      case DeviceSlice s -> DeviceRules.slice(s.spec(), v);
+      case DeviceClass c -> DeviceRules.deviceClass(c.spec(), v);
+      case ResourceClaim c -> ClaimRules.spec("spec", c.spec(), v);
+      case Workload w -> WorkloadRules.workload(w.metadata().name(), w.spec(), v);
+      case Task t -> WorkloadRules.task(t.spec(), v);
+      case Volume vol -> VolumeRules.volume(vol.spec(), v);
+      case ComputeDomain d -> v.check(d.spec().numNodes() >= 0, "spec.numNodes", "must be >= 0");
+      default -> v.add("kind", "unknown kind " + object.kind().name());
+    }
+    return v.list();
+  }
+
+  /** Throws a 422 {@link ApiException} listing every violation, if there are any. */
+  public static void require(ApiObject object) {
+    var violations = validate(object);
+    if (!violations.isEmpty()) {
+      throw ApiException.invalid(object.ref(), violations);
+    }
+  }
+}

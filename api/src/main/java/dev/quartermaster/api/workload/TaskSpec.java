@@ -1,0 +1,33 @@
+package dev.quartermaster.api.workload;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * @param node where the task runs; empty until it is scheduled (or pinned by the user)
+ * @param claims names of the {@code ResourceClaim}s it uses
+ * @param volumes names of the {@code Volume}s it uses
+ * @param runtime {@code exec} or {@code podman}
+ */
+public record TaskSpec(
+    Optional<String> node,
+    List<String> command,
+    Map<String, String> env,
+    List<String> claims,
+    List<String> volumes,
+    String runtime,
+    Optional<String> image) {
+  public static final TaskSpec EMPTY =
+      new TaskSpec(Optional.empty(), List.of(), Map.of(), List.of(), List.of(), "exec", Optional.empty());
+
+  public TaskSpec {
+    node = node == null ? Optional.empty() : node;
+    command = command == null ? List.of() : List.copyOf(command);
+    env = env == null ? Map.of() : Map.copyOf(env);
+    claims = claims == null ? List.of() : List.copyOf(claims);
+    volumes = volumes == null ? List.of() : List.copyOf(volumes);
+    runtime = runtime == null || runtime.isEmpty() ? "exec" : runtime;
+    image = image == null ? Optional.empty() : image;
+  }
+}

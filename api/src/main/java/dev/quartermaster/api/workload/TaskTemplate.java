@@ -1,0 +1,32 @@
+package dev.quartermaster.api.workload;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What a task runs.
+ *
+ * @param runtime {@code exec} (a local process) or {@code podman} (a container)
+ * @param image the container image or rootfs directory, for {@code podman}
+ * @param volumes names of {@code Volume}s to publish on the task's node
+ */
+public record TaskTemplate(
+    List<String> command,
+    Map<String, String> env,
+    String runtime,
+    Optional<String> image,
+    List<String> volumes,
+    Map<String, String> labels) {
+  public static final TaskTemplate EMPTY =
+      new TaskTemplate(List.of(), Map.of(), "exec", Optional.empty(), List.of(), Map.of());
+
+  public TaskTemplate {
+    command = command == null ? List.of() : List.copyOf(command);
+    env = env == null ? Map.of() : Map.copyOf(env);
+    runtime = runtime == null || runtime.isEmpty() ? "exec" : runtime;
+    image = image == null ? Optional.empty() : image;
+    volumes = volumes == null ? List.of() : List.copyOf(volumes);
+    labels = labels == null ? Map.of() : Map.copyOf(labels);
+  }
+}

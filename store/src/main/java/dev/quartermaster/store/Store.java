@@ -1,0 +1,54 @@
+package dev.quartermaster.store;
+
+import java.util.Optional;
+
+/**
+ * A revisioned key-value store, with etcd's semantics so that SQLite and etcd can both implement it.
+ *
+ * <p>Every successful write transaction gets the next store revision (strictly increasing, no
+ * gaps between committed transactions). Each key remembers the revision that created it and the
+ * revision of its last modification. A transaction compares key revisions and then applies its
+ * puts and deletes atomically; a write is acknowledged only after it is durable. A watch delivers
+ * every change after a given revision, in revision order, exactly once, or reports that the
+ * history it needs was compacted.
+ */
+public interface Store extends AutoCloseable {
+
+  /** The current value of {@code key}, if it exists. */
+  Optional<KeyValue> get(String key);
+
+  /**
+   * All keys starting with {@code prefix}, as they were at {@code revision} ({@code 0} = now),
+   * ordered by key.
+   *
+   * @throws CompactedException when {@code revision} is older than the compacted revision
+   * @throws FutureRevisionException when {@code revision} is newer than the current revision
+   */
+  Range range(String prefix, long revision);
+
+  /** Applies {@code txn} atomically; durable before it returns. */
+  TxnResult txn(Txn txn);
+
+  /**
+   * Delivers every change to keys under {@code prefix} with revision greater than {@code
+   * afterRevision}, in revision order, then keeps delivering new changes until the watch is closed.
+   * Calls to one listener never overlap. If the history after {@code afterRevision} has been
+   * compacted, the listener gets {@link WatchListener#onCompacted} once and the watch ends.
+   */
+  Watch watch(String prefix, long afterRevision, WatchListener listener);
+
+  /**
+   * Discards history at and below {@code revision}: afterwards reads and watches must start at or
+   * after it. The current value of every live key is kept.
+   */
+  void compact(long revision);
+
+  /** The revision of the last committed transaction (0 for an empty store). */
+  long currentRevision();
+
+  /** The highest revision compacted so far (0 if never compacted). */
+  long compactedRevision();
+
+  @Override
+  void close();
+}

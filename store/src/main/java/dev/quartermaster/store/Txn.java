@@ -1,0 +1,45 @@
+package dev.quartermaster.store;
+
+import java.util.List;
+
+/**
+ * If every compare holds, apply {@code onSuccess}; otherwise apply {@code onFailure} (usually
+ * empty). Either way the whole transaction is atomic.
+ */
+public record Txn(List<Compare> compares, List<Op> onSuccess, List<Op> onFailure) {
+  public Txn {
+    compares = List.copyOf(compares);
+    onSuccess = List.copyOf(onSuccess);
+    onFailure = List.copyOf(onFailure);
+  }
+
+  /** A transaction with no failure branch. */
+  public static Txn when(List<Compare> compares, List<Op> ops) {
+    return new Txn(compares, ops, List.of());
+  }
+
+  /** A condition on a key's current state. */
+  public sealed interface Compare {
+    String key();
+
+    /**
+     * The key's last modification revision equals {@code modRevision}; {@code 0} means "the key
+     * does not exist".
+     */
+    record ModRevision(String key, long modRevision) implements Compare {}
+  }
+
+  /** A write inside a transaction. */
+  public sealed interface Op {
+    String key();
+
+    record Put(String key, byte[] value) implements Op {
+      public Put {
+        value = value.clone();
+      }
+    }
+
+    /** Deleting a key that does not exist is a no-op. */
+    record Delete(String key) implements Op {}
+  }
+}
