@@ -38,7 +38,7 @@ final class DecodeErrors {
     var path = pathOf(m);
     return switch (m) {
       case UnrecognizedPropertyException u ->
-          new Violation(join(path, u.getPropertyName()), "unknown field");
+          new Violation(path, "unknown field");
       case InvalidTypeIdException t when t.getTypeId() == null || t.getTypeId().isEmpty() ->
           new Violation(join(path, "kind"), "required (one of " + kindNames() + ")");
       case InvalidTypeIdException t ->
@@ -54,7 +54,8 @@ final class DecodeErrors {
   private static Violation mismatched(MismatchedInputException mi, String path) {
     var missing = MISSING_CREATOR.matcher(String.valueOf(mi.getOriginalMessage()));
     if (missing.find()) {
-      return new Violation(join(path, missing.group(1)), "required");
+      var name = missing.group(1);
+      return new Violation(path.endsWith(name) ? path : join(path, name), "required");
     }
     var type = mi.getTargetType();
     if (type != null && type.isEnum()) {

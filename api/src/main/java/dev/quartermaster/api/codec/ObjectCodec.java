@@ -49,7 +49,6 @@ public final class ObjectCodec {
         .addModule(new JavaTimeModule())
         .addMixIn(ApiObject.class, KindProperty.class)
         .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-        .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
         .enable(DeserializationFeature.FAIL_ON_NUMBERS_FOR_ENUMS)
         .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
         .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)

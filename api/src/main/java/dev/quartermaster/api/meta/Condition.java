@@ -27,6 +27,7 @@ public record Condition(String type, Status status, String reason, String messag
     lastTransition = lastTransition == null ? Optional.empty() : lastTransition;
   }
 
+  @com.fasterxml.jackson.annotation.JsonIgnore
   public boolean isTrue() {
     return status == Status.True;
   }

@@ -79,6 +79,7 @@ public record ObjectMeta(
     return new ObjectMeta(name, uid, revision, generation, labels, createdAt, deletedAt, finalizers, Optional.of(o));
   }
 
+  @com.fasterxml.jackson.annotation.JsonIgnore
   public boolean isDeleting() {
     return deletedAt.isPresent();
   }

@@ -1,0 +1,108 @@
+package dev.quartermaster.api.codec;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.quartermaster.api.error.ApiError.Reason;
+import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.error.Violation;
+import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.workload.Workload;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+class ObjectCodecTest {
+  static final String WORKLOAD = """
+      kind: Workload
+      metadata:
+        name: train
+        labels: {team: vision}
+      spec:
+        groups:
+        - name: head
+          replicas: 1
+          template: {command: [python, head.py]}
+        - name: workers
+          replicas: 4
+          template: {command: [python, worker.py], env: {NCCL_DEBUG: INFO}}
+          claimTemplates:
+          - name: gpu
+            spec: {requests: [{name: gpu, deviceClassName: gpu, count: 1}]}
+      """;
+
+  @Test
+  void yamlAndJsonRoundTripExactly() {
+    var objects = ObjectCodec.fromYaml(WORKLOAD);
+    assertThat(objects).hasSize(1);
+    var w = (Workload) objects.getFirst();
+    assertThat(w.spec().groups().get(1).replicas()).isEqualTo(4);
+    assertThat(ObjectCodec.fromJson(ObjectCodec.toJson(w))).isEqualTo(w);
+    assertThat(ObjectCodec.fromYaml(ObjectCodec.toYaml(w))).containsExactly(w);
+    assertThat(new String(ObjectCodec.toJson(w), StandardCharsets.UTF_8)).startsWith("{\"kind\":\"Workload\"");
+  }
+
+  @Test
+  void multiDocumentYamlSkipsEmptyDocuments() {
+    var text = "---\n" + WORKLOAD + "---\n---\nkind: Node\nmetadata: {name: n1}\n";
+    assertThat(ObjectCodec.fromYaml(text)).extracting(o -> o.kind().name()).containsExactly("Workload", "Node");
+  }
+
+  @Test
+  void unknownFieldNamesItsPath() {
+    var bad = WORKLOAD.replace("replicas: 4", "replicas: 4\n  replicaz: 5".indent(2).stripTrailing().replaceFirst("^\\s+", ""));
+    assertThat(violation(bad)).isEqualTo(new Violation("spec.groups[1].replicaz", "unknown field"));
+  }
+
+  @Test
+  void missingRequiredCreatorPropertyIsNamed() {
+    var bad = WORKLOAD.replace("    replicas: 4\n", "");
+    assertThat(violation(bad)).isEqualTo(new Violation("spec.groups[1].replicas", "required"));
+  }
+
+  @Test
+  void wrongTypesAndEnumsAreNamed() {
+    assertThat(violation(WORKLOAD.replace("replicas: 4", "replicas: four")).field()).isEqualTo("spec.groups[1].replicas");
+    assertThat(violation(WORKLOAD.replace("replicas: 4", "replicas: four")).rule()).isEqualTo("must be an integer");
+    var vol = "kind: Volume\nmetadata: {name: v}\nspec: {plugin: p, capacityBytes: 1, accessMode: Sometimes}\n";
+    assertThat(violation(vol).field()).isEqualTo("spec.accessMode");
+    assertThat(violation(vol).rule()).startsWith("must be one of [SingleNodeWriter");
+  }
+
+  @Test
+  void kindIsRequiredAndMustBeKnown() {
+    assertThat(violation("metadata: {name: x}\n").field()).isEqualTo("kind");
+    assertThat(violation("kind: Pod\nmetadata: {name: x}\n").rule()).startsWith("unknown kind 'Pod'");
+  }
+
+  @Test
+  void documentNumberPrefixesMultiDocumentErrors() {
+    assertThatThrownBy(() -> ObjectCodec.fromYaml("kind: Node\nmetadata: {name: a}\n---\nkind: Node\nbogus: 1\n"))
+        .isInstanceOf(ApiException.class)
+        .hasMessageStartingWith("document 2: bogus: unknown field");
+  }
+
+  @Test
+  void requireKindRejectsAnotherKind() {
+    var json = "{\"kind\":\"Node\",\"metadata\":{\"name\":\"n\"}}".getBytes(StandardCharsets.UTF_8);
+    assertThatThrownBy(() -> ObjectCodec.fromJson(json, Kinds.TASK))
+        .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.reason()).isEqualTo(Reason.BadRequest))
+        .hasMessageContaining("kind: must be Task");
+  }
+
+  @Test
+  void malformedJsonIsABadRequest() {
+    assertThatThrownBy(() -> ObjectCodec.fromJson("{\"kind\":".getBytes(StandardCharsets.UTF_8)))
+        .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.reason()).isEqualTo(Reason.BadRequest))
+        .hasMessageContaining("malformed document");
+  }
+
+  private static Violation violation(String yaml) {
+    try {
+      ObjectCodec.fromYaml(yaml);
+    } catch (ApiException e) {
+      assertThat(e.error().details()).hasSize(1);
+      return e.error().details().getFirst();
+    }
+    throw new AssertionError("expected a decode error for:\n" + yaml);
+  }
+}

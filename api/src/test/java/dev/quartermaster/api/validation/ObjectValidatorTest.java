@@ -1,0 +1,89 @@
+package dev.quartermaster.api.validation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.quartermaster.api.codec.ObjectCodec;
+import dev.quartermaster.api.error.ApiError.Reason;
+import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.error.Violation;
+import dev.quartermaster.api.meta.ApiObject;
+import org.junit.jupiter.api.Test;
+
+class ObjectValidatorTest {
+
+  private static ApiObject parse(String yaml) {
+    return ObjectCodec.fromYaml(yaml).getFirst();
+  }
+
+  @Test
+  void reportsEveryViolationWithItsPath() {
+    var w = parse("""
+        kind: Workload
+        metadata: {name: train}
+        spec:
+          groups:
+          - name: workers
+            replicas: -1
+            template: {command: [], runtime: docker}
+          - name: workers
+            replicas: 2
+            template: {command: [x], env: {1BAD: x}}
+        """);
+    assertThat(ObjectValidator.validate(w)).contains(
+        new Violation("spec.groups[0].replicas", "must be >= 0"),
+        new Violation("spec.groups[0].template.command", "must not be empty"),
+        new Violation("spec.groups[0].template.runtime", "must be one of exec, podman, noop"),
+        new Violation("spec.groups[*].name[1]", "must be unique, 'workers' appears twice"));
+    assertThat(ObjectValidator.validate(w)).anyMatch(v -> v.field().equals("spec.groups[1].template.env.1BAD"));
+  }
+
+  @Test
+  void pathLikeNamesAreRejected() {
+    for (var name : new String[] {"../x", "a/b", "A", "-a", "a.b", "", "x".repeat(64)}) {
+      var node = parse("kind: Node\nmetadata: {name: \"" + name + "\"}\n");
+      assertThat(ObjectValidator.validate(node)).as(name).extracting(Violation::field).contains("metadata.name");
+    }
+    assertThat(ObjectValidator.validate(parse("kind: Node\nmetadata: {name: gpu-node-1}\n"))).isEmpty();
+  }
+
+  @Test
+  void taskNamesThatWouldOverflowAreCaughtAtTheWorkload() {
+    var w = parse("kind: Workload\nmetadata: {name: " + "w".repeat(40) + "}\nspec:\n  groups:\n"
+        + "  - {name: " + "g".repeat(20) + ", replicas: 100, template: {command: [x]}}\n");
+    assertThat(ObjectValidator.validate(w)).extracting(Violation::field).contains("spec.groups[0].name");
+  }
+
+  @Test
+  void claimAndSelectorRules() {
+    var c = parse("""
+        kind: ResourceClaim
+        metadata: {name: c}
+        spec:
+          requests:
+          - {name: gpu, deviceClassName: gpu, count: 0, selectors: [{attribute: memory, operator: Gte, values: [lots]}]}
+        """);
+    assertThat(ObjectValidator.validate(c)).containsExactlyInAnyOrder(
+        new Violation("spec.requests[0].count", "must be >= 1"),
+        new Violation("spec.requests[0].selectors[0].values", "must be exactly one number for Gte"));
+  }
+
+  @Test
+  void labelsAndFinalizersAreQualifiedNames() {
+    var n = parse("kind: Node\nmetadata: {name: n, labels: {\"bad key!\": v, ok: \"bad value!\"}, finalizers: [\"no spaces\"]}\n");
+    assertThat(ObjectValidator.validate(n)).extracting(Violation::field)
+        .containsExactlyInAnyOrder("metadata.labels.bad key!", "metadata.labels.ok", "metadata.finalizers[0]");
+  }
+
+  @Test
+  void requireThrowsInvalidWithAllDetails() {
+    var v = parse("kind: Volume\nmetadata: {name: v}\nspec: {plugin: \"\", capacityBytes: 0}\n");
+    assertThatThrownBy(() -> ObjectValidator.require(v))
+        .isInstanceOfSatisfying(ApiException.class, e -> {
+          assertThat(e.reason()).isEqualTo(Reason.Invalid);
+          assertThat(e.error().code()).isEqualTo(422);
+          assertThat(e.error().details()).hasSize(2);
+        })
+        .hasMessage("volume/v is invalid: spec.plugin: required; spec.capacityBytes: must be > 0");
+  }
+}
