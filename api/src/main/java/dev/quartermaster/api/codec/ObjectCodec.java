@@ -3,6 +3,7 @@ package dev.quartermaster.api.codec;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -99,20 +100,21 @@ public final class ObjectCodec {
   /** Decodes every document of a YAML (or JSON) stream; empty documents are skipped. */
   public static List<ApiObject> fromYaml(String text) {
     var out = new ArrayList<ApiObject>();
-    try (var parser = YAML.createParser(text);
-        var values = YAML.readerFor(ApiObject.class).<ApiObject>readValues(parser)) {
-      while (true) {
+    int document = 0;
+    try (var parser = YAML.createParser(text)) {
+      for (var token = parser.nextToken(); token != null; token = parser.nextToken()) {
+        document++;
+        if (token == JsonToken.VALUE_NULL) {
+          continue; // an empty document, e.g. between two "---" lines
+        }
         try {
-          if (!values.hasNextValue()) {
-            break;
-          }
-          out.add(values.nextValue());
+          out.add(YAML.readValue(parser, ApiObject.class));
         } catch (IOException | RuntimeException e) {
-          throw DecodeErrors.toApiException(e, "document " + (out.size() + 1) + ": ");
+          throw DecodeErrors.toApiException(e, "document " + document + ": ");
         }
       }
     } catch (IOException e) {
-      throw DecodeErrors.toApiException(e, "");
+      throw DecodeErrors.toApiException(e, document > 0 ? "document " + document + ": " : "");
     }
     return List.copyOf(out);
   }
