@@ -7,6 +7,7 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.cfg.MapperBuilder;
 import com.fasterxml.jackson.databind.json.JsonMapper;
@@ -38,6 +39,10 @@ public final class ObjectCodec {
           YAMLFactory.builder().disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
               .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES).build()))
       .build();
+
+  // One document of a stream: the documents after it are not "trailing tokens".
+  private static final ObjectReader YAML_DOCUMENT =
+      YAML.readerFor(ApiObject.class).without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
   private ObjectCodec() {}
 
@@ -108,7 +113,7 @@ public final class ObjectCodec {
           continue; // an empty document, e.g. between two "---" lines
         }
         try {
-          out.add(YAML.readValue(parser, ApiObject.class));
+          out.add(YAML_DOCUMENT.readValue(parser));
         } catch (IOException | RuntimeException e) {
           throw DecodeErrors.toApiException(e, "document " + document + ": ");
         }
