@@ -3,11 +3,10 @@ package dev.quartermaster.api.codec;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.cfg.MapperBuilder;
 import com.fasterxml.jackson.databind.json.JsonMapper;
@@ -36,13 +35,9 @@ import java.util.List;
 public final class ObjectCodec {
   private static final ObjectMapper JSON = configure(JsonMapper.builder()).build();
   private static final ObjectMapper YAML = configure(YAMLMapper.builder(
-          YAMLFactory.builder().disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
+          YAMLFactory.builder().disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER, YAMLGenerator.Feature.USE_NATIVE_TYPE_ID)
               .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES).build()))
       .build();
-
-  // One document of a stream: the documents after it are not "trailing tokens".
-  private static final ObjectReader YAML_DOCUMENT =
-      YAML.readerFor(ApiObject.class).without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
   private ObjectCodec() {}
 
@@ -106,20 +101,26 @@ public final class ObjectCodec {
   public static List<ApiObject> fromYaml(String text) {
     var out = new ArrayList<ApiObject>();
     int document = 0;
-    try (var parser = YAML.createParser(text)) {
-      for (var token = parser.nextToken(); token != null; token = parser.nextToken()) {
+    // Documents are read as trees first: that is how an empty document ("---" twice) can be told
+    // apart from an object, and a broken document does not hide which number it was.
+    try (var trees = YAML.readerFor(JsonNode.class).<JsonNode>readValues(text)) {
+      while (trees.hasNextValue()) {
         document++;
-        if (token == JsonToken.VALUE_NULL) {
-          continue; // an empty document, e.g. between two "---" lines
+        var tree = trees.nextValue();
+        if (tree == null || tree.isNull() || tree.isMissingNode() || (tree.isTextual() && tree.asText().isBlank())) {
+          continue;
         }
         try {
-          out.add(YAML_DOCUMENT.readValue(parser));
-        } catch (IOException | RuntimeException e) {
-          throw DecodeErrors.toApiException(e, "document " + document + ": ");
+          out.add(YAML.treeToValue(tree, ApiObject.class));
+        } catch (IOException | IllegalArgumentException e) {
+          throw DecodeErrors.toApiException(e.getCause() instanceof IOException io ? io : e, "document " + document + ": ");
         }
       }
-    } catch (IOException e) {
-      throw DecodeErrors.toApiException(e, document > 0 ? "document " + document + ": " : "");
+    } catch (IOException | RuntimeException e) {
+      if (e instanceof ApiException api) {
+        throw api;
+      }
+      throw DecodeErrors.toApiException(e, "document " + Math.max(1, document) + ": ");
     }
     return List.copyOf(out);
   }

@@ -1,0 +1,231 @@
+package dev.quartermaster.api.client.http;
+
+import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.api.client.DeleteResult;
+import dev.quartermaster.api.client.LabelSelector;
+import dev.quartermaster.api.client.ObjectList;
+import dev.quartermaster.api.client.WatchHandle;
+import dev.quartermaster.api.client.WatchHandler;
+import dev.quartermaster.api.codec.ObjectCodec;
+import dev.quartermaster.api.error.ApiError.Reason;
+import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.meta.ApiObject;
+import dev.quartermaster.api.meta.Kind;
+import dev.quartermaster.api.meta.Kinds;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpRequest.BodyPublishers;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandler;
+import java.net.http.HttpResponse.BodyHandlers;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * {@link ApiClient} over the server's HTTP API ({@link HttpWire}), authenticated with a bearer token.
+ *
+ * <p>Every failure is the server's own {@link dev.quartermaster.api.error.ApiError}, unchanged; a
+ * server that cannot be reached is {@code Unavailable}. A watch reads its stream on a virtual thread
+ * and calls its handler in order; a 410 answer becomes {@link WatchHandler#onGone}.
+ */
+public final class HttpApiClient implements ApiClient, AutoCloseable {
+  private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
+  private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
+
+  private final URI base;
+  private final String token;
+  private final Duration requestTimeout;
+  private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
+  private final HttpClient http;
+  private final Set<HttpWatch<?>> watches = ConcurrentHashMap.newKeySet();
+
+  /** A client of the server at {@code baseUri} (e.g. {@code http://127.0.0.1:7443}). */
+  public HttpApiClient(URI baseUri, String token) {
+    this(baseUri, token, REQUEST_TIMEOUT);
+  }
+
+  /** As above; {@code requestTimeout} bounds every call but a watch, which lasts until closed. */
+  public HttpApiClient(URI baseUri, String token, Duration requestTimeout) {
+    var text = baseUri.toString();
+    this.base = URI.create(text.endsWith("/") ? text.substring(0, text.length() - 1) : text);
+    this.token = token;
+    this.requestTimeout = requestTimeout;
+    this.http = HttpClient.newBuilder()
+        .version(HttpClient.Version.HTTP_1_1) // the server speaks HTTP/1.1 only; skip the h2c upgrade dance
+        .connectTimeout(CONNECT_TIMEOUT)
+        .executor(executor)
+        .build();
+  }
+
+  @Override
+  public <T extends ApiObject> Optional<T> get(Kind<T> kind, String name) {
+    var uri = uri(HttpWire.objectPath(kind, name));
+    var response = send(request(uri).GET().build(), BodyHandlers.ofByteArray());
+    if (response.statusCode() == 404) {
+      var error = ResponseErrors.fromResponse(404, response.body(), uri);
+      if (error.is(Reason.NotFound)) {
+        return Optional.empty();
+      }
+      throw error;
+    }
+    return Optional.of(decodeObject(kind, success(response, uri), uri));
+  }
+
+  @Override
+  public <T extends ApiObject> ObjectList<T> list(Kind<T> kind, LabelSelector selector) {
+    var query = selector.isEmpty() ? "" : "?" + HttpWire.PARAM_LABEL_SELECTOR + "=" + HttpWire.encodeQueryValue(selector.toString());
+    var uri = uri(HttpWire.collectionPath(kind) + query);
+    var body = success(send(request(uri).GET().build(), BodyHandlers.ofByteArray()), uri);
+    try {
+      var document = ObjectCodec.json().readValue(body, ListDocument.class);
+      var items = document.items().stream().map(o -> ObjectCodec.requireKind(o, kind)).toList();
+      return new ObjectList<>(items, document.revision());
+    } catch (IOException | ApiException e) {
+      throw ResponseErrors.undecodable(uri, e);
+    }
+  }
+
+  @Override
+  public <T extends ApiObject> T create(T object) {
+    var kind = Kinds.of(object);
+    return write("POST", uri(HttpWire.collectionPath(kind)), object);
+  }
+
+  @Override
+  public <T extends ApiObject> T update(T object) {
+    var kind = Kinds.of(object);
+    return write("PUT", uri(HttpWire.objectPath(kind, object.metadata().name())), object);
+  }
+
+  @Override
+  public <T extends ApiObject> T updateStatus(T object) {
+    var kind = Kinds.of(object);
+    return write("PUT", uri(HttpWire.statusPath(kind, object.metadata().name())), object);
+  }
+
+  @Override
+  public <T extends ApiObject> DeleteResult<T> delete(Kind<T> kind, String name) {
+    var uri = uri(HttpWire.objectPath(kind, name));
+    var response = send(request(uri).DELETE().build(), BodyHandlers.ofByteArray());
+    var object = decodeObject(kind, success(response, uri), uri);
+    // The header is the server's word; an older server without it is read from the object itself.
+    var outcome = response.headers().firstValue(HttpWire.DELETE_HEADER)
+        .orElse(object.metadata().isDeleting() ? HttpWire.TERMINATING : HttpWire.DELETED);
+    return switch (outcome) {
+      case HttpWire.DELETED -> new DeleteResult.Deleted<>(object);
+      case HttpWire.TERMINATING -> new DeleteResult.Terminating<>(object);
+      default -> throw ResponseErrors.undecodable(uri,
+          new IllegalStateException(HttpWire.DELETE_HEADER + " is '" + outcome + "'"));
+    };
+  }
+
+  @Override
+  public <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchHandler<T> handler) {
+    return watch(kind, afterRevision, LabelSelector.ALL, handler);
+  }
+
+  /**
+   * As {@link #watch(Kind, long, WatchHandler)}, but only objects matching {@code selector}: an
+   * object that stops matching arrives as {@code DELETED}, one that starts matching as {@code ADDED}.
+   * Returns once the server accepted the watch; bad requests throw, a compacted history calls
+   * {@code onGone} before this returns.
+   */
+  public <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, LabelSelector selector,
+      WatchHandler<T> handler) {
+    var query = new StringBuilder("?" + HttpWire.PARAM_WATCH + "=true&" + HttpWire.PARAM_REVISION + "=" + afterRevision);
+    if (!selector.isEmpty()) {
+      query.append('&').append(HttpWire.PARAM_LABEL_SELECTOR).append('=').append(HttpWire.encodeQueryValue(selector.toString()));
+    }
+    var uri = uri(HttpWire.collectionPath(kind) + query);
+    // No request timeout: a watch lasts until closed; the server's bookmarks keep the line busy.
+    var request = HttpRequest.newBuilder(uri).header("Authorization", "Bearer " + token)
+        .header("Accept", HttpWire.JSON).GET().build();
+    var response = send(request, BodyHandlers.ofInputStream());
+    if (response.statusCode() != 200) {
+      var body = readErrorBody(response.body());
+      var error = ResponseErrors.fromResponse(response.statusCode(), body, uri);
+      if (!error.is(Reason.Gone)) {
+        throw error;
+      }
+      handler.onGone(compactedRevision(response));
+      return () -> {};
+    }
+    var watch = new HttpWatch<>(kind, response.body(), handler, uri, watches::remove);
+    watches.add(watch);
+    watch.start(executor);
+    return watch;
+  }
+
+  /** Ends every watch and releases the connections. */
+  @Override
+  public void close() {
+    watches.forEach(HttpWatch::close);
+    http.shutdownNow();
+    executor.shutdownNow();
+  }
+
+  private <T extends ApiObject> T write(String method, URI uri, T object) {
+    var kind = Kinds.of(object);
+    var request = request(uri).header("Content-Type", HttpWire.JSON)
+        .method(method, BodyPublishers.ofByteArray(ObjectCodec.toJson(object))).build();
+    return decodeObject(kind, success(send(request, BodyHandlers.ofByteArray()), uri), uri);
+  }
+
+  private HttpRequest.Builder request(URI uri) {
+    return HttpRequest.newBuilder(uri).timeout(requestTimeout)
+        .header("Authorization", "Bearer " + token).header("Accept", HttpWire.JSON);
+  }
+
+  private URI uri(String pathAndQuery) {
+    return URI.create(base + pathAndQuery);
+  }
+
+  private <B> HttpResponse<B> send(HttpRequest request, BodyHandler<B> handler) {
+    try {
+      return http.send(request, handler);
+    } catch (IOException e) {
+      throw ResponseErrors.fromTransport(e, base, request.uri());
+    } catch (InterruptedException e) {
+      throw ResponseErrors.interrupted(request.uri());
+    }
+  }
+
+  private static byte[] success(HttpResponse<byte[]> response, URI uri) {
+    if (response.statusCode() / 100 != 2) {
+      throw ResponseErrors.fromResponse(response.statusCode(), response.body(), uri);
+    }
+    return response.body();
+  }
+
+  private static <T extends ApiObject> T decodeObject(Kind<T> kind, byte[] body, URI uri) {
+    try {
+      return ObjectCodec.fromJson(body, kind);
+    } catch (ApiException e) {
+      throw ResponseErrors.undecodable(uri, e);
+    }
+  }
+
+  /** From the header; 0 ("unknown, re-list") when a server leaves it out or garbles it. */
+  private static long compactedRevision(HttpResponse<?> response) {
+    try {
+      return response.headers().firstValue(HttpWire.COMPACTED_REVISION_HEADER).map(Long::parseLong).orElse(0L);
+    } catch (NumberFormatException e) {
+      return 0L;
+    }
+  }
+
+  private static byte[] readErrorBody(InputStream body) {
+    try (body) {
+      return body.readNBytes(1 << 20); // an error is small; never let a broken server make us buffer more
+    } catch (IOException e) {
+      return new byte[0];
+    }
+  }
+}

@@ -1,0 +1,93 @@
+package dev.quartermaster.api.client.http;
+
+import dev.quartermaster.api.codec.ObjectCodec;
+import dev.quartermaster.api.error.ApiError;
+import dev.quartermaster.api.error.ApiError.Reason;
+import dev.quartermaster.api.error.ApiException;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/** Turns what came back over HTTP (or did not) into the {@link ApiException} a caller matches on. */
+final class ResponseErrors {
+  private static final int SNIPPET = 200;
+
+  private ResponseErrors() {}
+
+  /**
+   * The server's own error when the body is an {@link ApiError}, unchanged; otherwise (a proxy's
+   * page, a truncated body) an error with the HTTP status and the start of the body.
+   */
+  static ApiException fromResponse(int status, byte[] body, URI uri) {
+    try {
+      var error = ObjectCodec.json().readValue(body, ApiError.class);
+      if (error.code() == status) {
+        return new ApiException(error);
+      }
+    } catch (IOException | RuntimeException notAnApiError) {
+      // fall through: describe what we got instead
+    }
+    var text = new String(body, StandardCharsets.UTF_8).strip();
+    var snippet = text.length() > SNIPPET ? text.substring(0, SNIPPET) + "..." : text;
+    var message = "HTTP " + status + " from " + uri + (snippet.isEmpty() ? "" : ": " + snippet);
+    return new ApiException(new ApiError(status, reasonFor(status), message, List.of()));
+  }
+
+  /** A transport failure: the request may not have reached the server, or its answer was lost. */
+  static ApiException fromTransport(IOException e, URI base, URI uri) {
+    if (hasCause(e, ConnectException.class) || e instanceof HttpConnectTimeoutException) {
+      return new ApiException(Reason.Unavailable, "cannot reach the server at " + base + ": " + describe(e));
+    }
+    if (e instanceof HttpTimeoutException) {
+      return new ApiException(Reason.Unavailable, "the server at " + base + " did not answer " + uri + " in time");
+    }
+    return new ApiException(Reason.Unavailable, "request to " + uri + " failed: " + describe(e));
+  }
+
+  static ApiException interrupted(URI uri) {
+    Thread.currentThread().interrupt();
+    return new ApiException(Reason.Unavailable, "interrupted while waiting for " + uri);
+  }
+
+  static ApiException undecodable(URI uri, Exception e) {
+    return new ApiException(Reason.Internal, "the server's answer to " + uri + " does not decode: " + e.getMessage());
+  }
+
+  private static Reason reasonFor(int status) {
+    return switch (status) {
+      case 400 -> Reason.BadRequest;
+      case 401 -> Reason.Unauthorized;
+      case 403 -> Reason.Forbidden;
+      case 404 -> Reason.NotFound;
+      case 405 -> Reason.MethodNotAllowed;
+      case 409 -> Reason.Conflict;
+      case 410 -> Reason.Gone;
+      case 413 -> Reason.PayloadTooLarge;
+      case 422 -> Reason.Invalid;
+      case 502, 503, 504 -> Reason.Unavailable;
+      default -> Reason.Internal;
+    };
+  }
+
+  private static boolean hasCause(Throwable e, Class<? extends Throwable> type) {
+    for (var t = e; t != null; t = t.getCause()) {
+      if (type.isInstance(t)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static String describe(Throwable e) {
+    for (var t = e; t != null; t = t.getCause()) {
+      if (t.getMessage() != null && !t.getMessage().isBlank()) {
+        return t.getMessage();
+      }
+    }
+    return e.getClass().getSimpleName();
+  }
+}
