@@ -1,0 +1,20 @@
+package dev.quartermaster.core.informer;
+
+/**
+ * Told about each change an {@link Informer} applies to its cache, after the cache shows it, in
+ * the order applied, one call at a time. Handlers should be quick (typically: enqueue a key).
+ */
+public interface EventHandler<T> {
+
+  /** {@code object} entered the cache. */
+  default void onAdd(T object) {}
+
+  /** {@code old} was replaced by {@code current}. */
+  default void onUpdate(T old, T current) {}
+
+  /**
+   * {@code lastKnown} left the cache. After a re-list this is the cache's last copy, which may be
+   * older than the object's final state.
+   */
+  default void onDelete(T lastKnown) {}
+}

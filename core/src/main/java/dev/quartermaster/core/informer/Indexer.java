@@ -1,0 +1,187 @@
+package dev.quartermaster.core.informer;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Function;
+
+/**
+ * An informer's cache: objects by key, each with the revision it was stored at, plus named
+ * secondary indexes (for example "by node": object to node names).
+ *
+ * <p>Readable from any thread; only its informer writes. Results are immutable snapshots, in key
+ * order so that iteration is the same on every run.
+ */
+public final class Indexer<T> {
+
+  /** A cached object and the revision it was stored at. */
+  record Entry<T>(T object, long revision) {}
+
+  private final Function<? super T, String> keyOf;
+  private final Map<String, Function<? super T, ? extends Collection<String>>> indexFunctions;
+  private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+  private final TreeMap<String, Entry<T>> items = new TreeMap<>();
+  /** index name → index value → keys. */
+  private final Map<String, Map<String, Set<String>>> indexes = new HashMap<>();
+
+  Indexer(
+      Function<? super T, String> keyOf,
+      Map<String, Function<? super T, ? extends Collection<String>>> indexFunctions) {
+    this.keyOf = Objects.requireNonNull(keyOf, "keyOf");
+    this.indexFunctions = Map.copyOf(indexFunctions);
+    this.indexFunctions.keySet().forEach(name -> indexes.put(name, new HashMap<>()));
+  }
+
+  /** The object stored under {@code key}. */
+  public Optional<T> get(String key) {
+    lock.readLock().lock();
+    try {
+      return Optional.ofNullable(items.get(key)).map(Entry::object);
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  /** The revision the cache holds {@code key} at; empty when absent. */
+  public OptionalLong revisionOf(String key) {
+    lock.readLock().lock();
+    try {
+      Entry<T> entry = items.get(key);
+      return entry == null ? OptionalLong.empty() : OptionalLong.of(entry.revision());
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  /** Every object, in key order. */
+  public List<T> list() {
+    lock.readLock().lock();
+    try {
+      return items.values().stream().map(Entry::object).toList();
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  /** Every key, in order. */
+  public List<String> keys() {
+    lock.readLock().lock();
+    try {
+      return List.copyOf(items.keySet());
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  /** How many objects are cached. */
+  public int size() {
+    lock.readLock().lock();
+    try {
+      return items.size();
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  /** The objects whose index {@code index} yields {@code value}, in key order. */
+  public List<T> byIndex(String index, String value) {
+    lock.readLock().lock();
+    try {
+      List<T> found = new ArrayList<>();
+      for (String key : keysIn(index, value)) {
+        found.add(items.get(key).object());
+      }
+      return List.copyOf(found);
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  /** The keys whose index {@code index} yields {@code value}, in order. */
+  public List<String> keysByIndex(String index, String value) {
+    lock.readLock().lock();
+    try {
+      return List.copyOf(keysIn(index, value));
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  /** Stores {@code object} at {@code revision}; returns what it replaced. */
+  Optional<Entry<T>> put(T object, long revision) {
+    String key = keyOf.apply(object);
+    lock.writeLock().lock();
+    try {
+      Entry<T> old = items.put(key, new Entry<>(object, revision));
+      if (old != null) {
+        unindex(key, old.object());
+      }
+      index(key, object);
+      return Optional.ofNullable(old);
+    } finally {
+      lock.writeLock().unlock();
+    }
+  }
+
+  /** Removes {@code key}; returns what was there. */
+  Optional<Entry<T>> remove(String key) {
+    lock.writeLock().lock();
+    try {
+      Entry<T> old = items.remove(key);
+      if (old != null) {
+        unindex(key, old.object());
+      }
+      return Optional.ofNullable(old);
+    } finally {
+      lock.writeLock().unlock();
+    }
+  }
+
+  /** A consistent copy of every entry, by key. */
+  Map<String, Entry<T>> entries() {
+    lock.readLock().lock();
+    try {
+      return new TreeMap<>(items);
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  private Set<String> keysIn(String index, String value) {
+    Map<String, Set<String>> byValue = indexes.get(index);
+    if (byValue == null) {
+      throw new IllegalArgumentException("no index named '" + index + "'; have " + indexes.keySet());
+    }
+    return byValue.getOrDefault(value, Set.of());
+  }
+
+  private void index(String key, T object) {
+    indexFunctions.forEach((name, function) -> {
+      Map<String, Set<String>> byValue = indexes.get(name);
+      for (String value : function.apply(object)) {
+        byValue.computeIfAbsent(value, v -> new TreeSet<>()).add(key);
+      }
+    });
+  }
+
+  private void unindex(String key, T object) {
+    indexFunctions.forEach((name, function) -> {
+      Map<String, Set<String>> byValue = indexes.get(name);
+      for (String value : function.apply(object)) {
+        Set<String> keys = byValue.get(value);
+        if (keys != null && keys.remove(key) && keys.isEmpty()) {
+          byValue.remove(value);
+        }
+      }
+    });
+  }
+}

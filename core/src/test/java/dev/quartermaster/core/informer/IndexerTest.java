@@ -1,0 +1,48 @@
+package dev.quartermaster.core.informer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import org.junit.jupiter.api.Test;
+
+class IndexerTest {
+
+  record Pod(String name, List<String> nodes) {}
+
+  private final Indexer<Pod> indexer =
+      new Indexer<>(Pod::name, Map.<String, Function<? super Pod, ? extends java.util.Collection<String>>>of(
+          "byNode", Pod::nodes));
+
+  @Test
+  void multiValuedIndexFollowsPutsAndRemoves() {
+    indexer.put(new Pod("p1", List.of("n1", "n2")), 1);
+    indexer.put(new Pod("p2", List.of("n2")), 2);
+    assertThat(indexer.keysByIndex("byNode", "n2")).containsExactly("p1", "p2");
+    assertThat(indexer.keysByIndex("byNode", "n1")).containsExactly("p1");
+
+    assertThat(indexer.put(new Pod("p1", List.of("n3")), 3)).hasValueSatisfying(
+        old -> assertThat(old.revision()).isEqualTo(1));
+    assertThat(indexer.keysByIndex("byNode", "n1")).isEmpty();
+    assertThat(indexer.keysByIndex("byNode", "n2")).containsExactly("p2");
+    assertThat(indexer.byIndex("byNode", "n3")).containsExactly(new Pod("p1", List.of("n3")));
+
+    assertThat(indexer.remove("p2")).isPresent();
+    assertThat(indexer.remove("p2")).isEmpty();
+    assertThat(indexer.keysByIndex("byNode", "n2")).isEmpty();
+    assertThat(indexer.size()).isEqualTo(1);
+    assertThat(indexer.revisionOf("p1")).hasValue(3);
+    assertThat(indexer.revisionOf("p2")).isEmpty();
+  }
+
+  @Test
+  void listIsInKeyOrderAndASnapshot() {
+    indexer.put(new Pod("b", List.of()), 1);
+    indexer.put(new Pod("a", List.of()), 2);
+    List<Pod> snapshot = indexer.list();
+    indexer.put(new Pod("c", List.of()), 3);
+    assertThat(snapshot).extracting(Pod::name).containsExactly("a", "b");
+    assertThat(indexer.keys()).containsExactly("a", "b", "c");
+  }
+}

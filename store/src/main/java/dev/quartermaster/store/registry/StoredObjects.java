@@ -1,0 +1,45 @@
+package dev.quartermaster.store.registry;
+
+import dev.quartermaster.api.codec.ObjectCodec;
+import dev.quartermaster.api.error.ApiError.Reason;
+import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.meta.ApiObject;
+import dev.quartermaster.api.meta.Kind;
+import dev.quartermaster.store.KeyValue;
+
+/**
+ * How objects sit in the store: key {@code /registry/<plural>/<name>}, value the object's JSON with
+ * {@code metadata.revision} left out — the store's modification revision is the truth, set on read.
+ */
+final class StoredObjects {
+
+  static String prefix(Kind<?> kind) {
+    return "/registry/" + kind.plural() + "/";
+  }
+
+  static String key(Kind<?> kind, String name) {
+    return prefix(kind) + name;
+  }
+
+  static String nameOf(String key) {
+    return key.substring(key.lastIndexOf('/') + 1);
+  }
+
+  byte[] encode(ApiObject object) {
+    return ObjectCodec.toJson(object.withMetadata(object.metadata().withRevision(0)));
+  }
+
+  <T extends ApiObject> T decode(Kind<T> kind, KeyValue kv) {
+    return decode(kind, kv, kv.modRevision());
+  }
+
+  <T extends ApiObject> T decode(Kind<T> kind, KeyValue kv, long revision) {
+    try {
+      var object = ObjectCodec.fromJson(kv.value(), kind);
+      return kind.cast(object.withMetadata(object.metadata().withRevision(revision)));
+    } catch (ApiException e) {
+      // Stored bytes we wrote ourselves do not decode: say which key, never guess.
+      throw new ApiException(Reason.Internal, "stored object at " + kv.key() + " does not decode: " + e.getMessage());
+    }
+  }
+}
