@@ -1,0 +1,135 @@
+package dev.quartermaster.store.sqlite;
+
+import dev.quartermaster.store.CompactedException;
+import dev.quartermaster.store.FutureRevisionException;
+import dev.quartermaster.store.KeyValue;
+import dev.quartermaster.store.Range;
+import dev.quartermaster.store.StoreEvent;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/** The read queries over the log, each run in one snapshot on a reader connection. */
+final class LogReader {
+  /** One page of history for a watch's replay, read in the same snapshot as {@code compacted}. */
+  record HistoryPage(long compacted, List<Change> changes) {}
+
+  /** A logged change and its position, so the next page can continue after it. */
+  record Change(long id, StoreEvent event) {}
+
+  private final Path file;
+  private final Readers readers;
+
+  LogReader(Path file, Readers readers) {
+    this.file = file;
+    this.readers = readers;
+  }
+
+  Optional<KeyValue> get(String key) {
+    return readers.read("get " + key, c -> latest(c, key).filter(r -> !r.deleted()).map(LogRow::kv));
+  }
+
+  /** Selects the newest row of a key, tombstone or not; shared with the writer. */
+  static final String LATEST_SQL =
+      "SELECT " + LogRow.columns("l") + " FROM log AS l WHERE l.key = ? ORDER BY l.revision DESC LIMIT 1";
+
+  private static Optional<LogRow> latest(Connection c, String key) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(LATEST_SQL)) {
+      return latest(ps, key);
+    }
+  }
+
+  /** Runs {@link #LATEST_SQL}, prepared by the caller. */
+  static Optional<LogRow> latest(PreparedStatement ps, String key) throws SQLException {
+    ps.setBytes(1, Keys.encode(key));
+    try (ResultSet rs = ps.executeQuery()) {
+      return rs.next() ? Optional.of(LogRow.read(rs, 1)) : Optional.empty();
+    }
+  }
+
+  Range range(String prefix, long revision) {
+    if (revision < 0) {
+      throw new IllegalArgumentException("revision must be >= 0, got " + revision);
+    }
+    return readers.read("range " + prefix, c -> {
+      Schema.Meta meta = Schema.readMeta(c, file);
+      long at = revision == 0 ? meta.revision() : revision;
+      if (at > meta.revision()) {
+        throw new FutureRevisionException(at, meta.revision());
+      }
+      if (at < meta.compacted()) {
+        throw new CompactedException(at, meta.compacted());
+      }
+      return new Range(rangeAt(c, prefix, at), meta.revision());
+    });
+  }
+
+  /**
+   * For each key under the prefix, its newest row at or below {@code at}, unless that row is a
+   * tombstone. The inner query finds (key, revision) pairs from the key index alone; only the
+   * winning rows are then fetched with their values.
+   */
+  private static List<KeyValue> rangeAt(Connection c, String prefix, long at) throws SQLException {
+    KeyRange keys = KeyRange.of(prefix);
+    String sql = "SELECT " + LogRow.columns("l") + " FROM (SELECT key AS k, MAX(revision) AS r FROM log"
+        + " WHERE " + keys.condition("key") + " AND revision <= ? GROUP BY key) AS latest"
+        + " JOIN log AS l ON l.key = latest.k AND l.revision = latest.r"
+        + " WHERE l.deleted = 0 ORDER BY l.key";
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      int next = keys.bind(ps, 1);
+      ps.setLong(next, at);
+      List<KeyValue> kvs = new ArrayList<>();
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          kvs.add(LogRow.read(rs, 1).kv());
+        }
+      }
+      return kvs;
+    }
+  }
+
+  /**
+   * Changes under {@code prefix} with revision at most {@code upTo} that come after log position
+   * {@code (fromRevision, fromId)}, in log order, at most {@code limit} of them. Position
+   * {@code (r, Long.MAX_VALUE)} means "everything after revision r".
+   */
+  HistoryPage history(String prefix, long upTo, long fromRevision, long fromId, int limit) {
+    return readers.read("watch replay of " + prefix, c -> {
+      long compacted = Schema.readMeta(c, file).compacted();
+      KeyRange keys = KeyRange.of(prefix);
+      String sql = "SELECT l.id, " + LogRow.columns("l") + ", p.create_revision, p.version, p.value"
+          + " FROM log AS l LEFT JOIN log AS p ON p.key = l.key AND p.revision = l.prev_revision"
+          + " WHERE (l.revision, l.id) > (?, ?) AND l.revision <= ? AND " + keys.condition("l.key")
+          + " ORDER BY l.revision, l.id LIMIT ?";
+      try (PreparedStatement ps = c.prepareStatement(sql)) {
+        ps.setLong(1, fromRevision);
+        ps.setLong(2, fromId);
+        ps.setLong(3, upTo);
+        int next = keys.bind(ps, 4);
+        ps.setInt(next, limit);
+        List<Change> changes = new ArrayList<>();
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            changes.add(new Change(rs.getLong(1), toEvent(rs)));
+          }
+        }
+        return new HistoryPage(compacted, changes);
+      }
+    });
+  }
+
+  private static StoreEvent toEvent(ResultSet rs) throws SQLException {
+    LogRow row = LogRow.read(rs, 2);
+    // The previous value is gone when compaction removed it; etcd reports no prev_kv then too.
+    Optional<KeyValue> previous = Optional.empty();
+    if (rs.getObject(9) != null) {
+      previous = Optional.of(new KeyValue(row.key(), rs.getBytes(11), rs.getLong(9), row.prevRevision(), rs.getLong(10)));
+    }
+    return new StoreEvent(row.deleted() ? StoreEvent.Type.DELETE : StoreEvent.Type.PUT, row.kv(), previous);
+  }
+}

@@ -1,0 +1,107 @@
+package dev.quartermaster.store.sqlite;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.Semaphore;
+import org.sqlite.SQLiteConfig;
+
+/**
+ * A small pool of read-only connections. In WAL mode each runs its own snapshot concurrently with
+ * the writer; the permit count bounds how many reads hit SQLite at once.
+ */
+final class Readers implements AutoCloseable {
+  /** Work done inside one read transaction, so everything it reads is one consistent snapshot. */
+  interface Work<T> {
+    T run(Connection c) throws SQLException;
+  }
+
+  private final Path file;
+  private final Semaphore permits;
+  private final ConcurrentLinkedDeque<Connection> idle = new ConcurrentLinkedDeque<>();
+  private volatile boolean closed;
+
+  Readers(Path file, int maxReaders) {
+    this.file = file;
+    this.permits = new Semaphore(maxReaders);
+  }
+
+  <T> T read(String action, Work<T> work) {
+    if (closed) {
+      throw Errors.closed(file);
+    }
+    permits.acquireUninterruptibly();
+    Connection c = null;
+    boolean healthy = false;
+    try {
+      c = borrow();
+      try (Statement s = c.createStatement()) {
+        s.execute("BEGIN");
+        try {
+          return work.run(c);
+        } finally {
+          // A read transaction has nothing to commit; ending it releases the snapshot. Only a
+          // connection whose transaction ended cleanly goes back to the pool.
+          s.execute("ROLLBACK");
+          healthy = true;
+        }
+      }
+    } catch (SQLException e) {
+      throw closed ? Errors.closed(file) : Errors.wrap(file, action, e);
+    } finally {
+      giveBack(c, healthy);
+      permits.release();
+    }
+  }
+
+  private Connection borrow() throws SQLException {
+    Connection c = idle.pollFirst();
+    return c != null ? c : open();
+  }
+
+  private Connection open() throws SQLException {
+    SQLiteConfig config = new SQLiteConfig();
+    config.setBusyTimeout(SqliteStore.BUSY_TIMEOUT_MS);
+    Connection c = config.createConnection("jdbc:sqlite:" + file);
+    try (Statement s = c.createStatement()) {
+      s.execute("PRAGMA query_only = true"); // a reader must never write, even by mistake
+    }
+    return c;
+  }
+
+  /** Keeps a connection for reuse unless the store closed or the connection may be broken. */
+  private void giveBack(Connection c, boolean healthy) {
+    if (c == null) {
+      return;
+    }
+    if (healthy && !closed) {
+      idle.addFirst(c);
+      if (!closed) {
+        return;
+      }
+      // close() ran meanwhile and may have missed this connection.
+      if (!idle.remove(c)) {
+        return;
+      }
+    }
+    closeQuietly(c);
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    for (Connection c; (c = idle.pollFirst()) != null; ) {
+      closeQuietly(c);
+    }
+  }
+
+  private static void closeQuietly(Connection c) {
+    try {
+      c.close();
+    } catch (SQLException ignored) {
+      // Closing a read-only connection loses nothing.
+    }
+  }
+}

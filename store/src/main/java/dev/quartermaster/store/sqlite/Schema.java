@@ -1,0 +1,107 @@
+package dev.quartermaster.store.sqlite;
+
+import dev.quartermaster.store.StoreException;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The on-disk layout, and the checks that refuse a file that is not ours.
+ *
+ * <pre>
+ * log  (id INTEGER PRIMARY KEY,   -- append order; orders the rows of one revision in op order
+ *       revision,                 -- the transaction's revision, shared by all its rows
+ *       key BLOB, deleted, create_revision, version, prev_revision, value BLOB)
+ *       UNIQUE (key, revision)    -- a transaction touches a key at most once; serves reads
+ *       INDEX (revision)          -- serves watch replay and compaction
+ * meta (name PRIMARY KEY, value)  -- 'format', 'revision' (last committed), 'compacted'
+ * </pre>
+ *
+ * The file is marked with SQLite's {@code application_id} so a foreign database is recognised
+ * before anything is written to it.
+ */
+final class Schema {
+  /** "QMST" in ASCII. */
+  static final int APPLICATION_ID = 0x514D5354;
+
+  static final long FORMAT = 1;
+
+  private Schema() {}
+
+  /** The revisions recorded in meta. */
+  record Meta(long revision, long compacted) {}
+
+  /**
+   * Checks that the file is a store of our format, or a brand-new empty database; reads only.
+   *
+   * @return whether the database is empty and needs {@link #create}
+   */
+  static boolean identify(Connection c, Path file) throws SQLException {
+    int applicationId;
+    int objects;
+    try (Statement s = c.createStatement()) {
+      try (ResultSet rs = s.executeQuery("PRAGMA application_id")) {
+        applicationId = rs.next() ? rs.getInt(1) : 0;
+      }
+      try (ResultSet rs = s.executeQuery("SELECT count(*) FROM sqlite_master")) {
+        objects = rs.next() ? rs.getInt(1) : 0;
+      }
+    }
+    if (applicationId == APPLICATION_ID) {
+      return false;
+    }
+    if (applicationId == 0 && objects == 0) {
+      return true;
+    }
+    throw new StoreException("store " + file + ": not a Quartermaster store (SQLite application_id "
+        + String.format("0x%08x", applicationId) + ", " + objects + " schema objects); refusing to use it");
+  }
+
+  static void create(Connection c) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      s.execute("BEGIN IMMEDIATE");
+      s.execute("""
+          CREATE TABLE log (
+            id INTEGER PRIMARY KEY,
+            revision INTEGER NOT NULL,
+            key BLOB NOT NULL,
+            deleted INTEGER NOT NULL,
+            create_revision INTEGER NOT NULL,
+            version INTEGER NOT NULL,
+            prev_revision INTEGER NOT NULL,
+            value BLOB NOT NULL)""");
+      s.execute("CREATE UNIQUE INDEX log_key_revision ON log (key, revision)");
+      s.execute("CREATE INDEX log_revision ON log (revision)");
+      s.execute("CREATE TABLE meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID");
+      s.execute("INSERT INTO meta (name, value) VALUES ('format', " + FORMAT + "), ('revision', 0), ('compacted', 0)");
+      s.execute("PRAGMA application_id = " + APPLICATION_ID);
+      s.execute("COMMIT");
+    }
+  }
+
+  /** Reads meta inside the caller's transaction, refusing a format this build does not know. */
+  static Meta readMeta(Connection c, Path file) throws SQLException {
+    Map<String, Long> meta = new HashMap<>();
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT name, value FROM meta")) {
+      while (rs.next()) {
+        meta.put(rs.getString(1), rs.getLong(2));
+      }
+    }
+    Long format = meta.get("format");
+    if (format == null || format != FORMAT) {
+      throw new StoreException("store " + file + ": unsupported store format "
+          + (format == null ? "(missing)" : format) + "; this build reads format " + FORMAT);
+    }
+    Long revision = meta.get("revision");
+    Long compacted = meta.get("compacted");
+    if (revision == null || compacted == null || compacted > revision) {
+      throw new StoreException("store " + file + ": meta table is damaged: " + meta);
+    }
+    return new Meta(revision, compacted);
+  }
+}

@@ -1,0 +1,120 @@
+package dev.quartermaster.store.sqlite;
+
+import dev.quartermaster.store.KeyValue;
+import dev.quartermaster.store.StoreEvent;
+import dev.quartermaster.store.Txn;
+import dev.quartermaster.store.TxnResult;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The writer's SQL: applies one transaction, or one compaction step, inside the SQLite transaction
+ * the writer opened. Statements are prepared once on the writer connection.
+ */
+final class TxnApplier {
+  /** What one transaction did, and the events it produced, in op order. */
+  record Applied(TxnResult result, List<StoreEvent> events) {}
+
+  private final PreparedStatement latest;
+  private final PreparedStatement insert;
+  private final PreparedStatement setMeta;
+  private final PreparedStatement deleteSuperseded;
+  private final PreparedStatement deleteTombstones;
+
+  TxnApplier(Connection c) throws SQLException {
+    latest = c.prepareStatement(LogReader.LATEST_SQL);
+    insert = c.prepareStatement("INSERT INTO log (revision, key, deleted, create_revision, version,"
+        + " prev_revision, value) VALUES (?, ?, ?, ?, ?, ?, ?)");
+    setMeta = c.prepareStatement("UPDATE meta SET value = ? WHERE name = ?");
+    // Every row changed in (from, to] supersedes the older rows of its key: those go. The rows
+    // at or below `from` were already reduced to live values by the previous compaction, so only
+    // the keys changed since then need looking at.
+    deleteSuperseded = c.prepareStatement("DELETE FROM log WHERE id IN (SELECT old.id FROM log AS n"
+        + " JOIN log AS old ON old.key = n.key AND old.revision < n.revision"
+        + " WHERE n.revision > ? AND n.revision <= ?)");
+    // Then the tombstones themselves: at `to` the key simply does not exist.
+    deleteTombstones = c.prepareStatement("DELETE FROM log WHERE deleted = 1 AND revision > ? AND revision <= ?");
+  }
+
+  /**
+   * Applies {@code txn} as the transaction after revision {@code last}: if it writes anything,
+   * at revision {@code last + 1}. Ops of one branch touch distinct keys (checked by the caller),
+   * so each op sees the key as it was before the transaction.
+   */
+  Applied apply(Txn txn, long last) throws SQLException {
+    boolean holds = true;
+    for (Txn.Compare compare : txn.compares()) {
+      holds &= switch (compare) {
+        case Txn.Compare.ModRevision m -> liveModRevision(m.key()) == m.modRevision();
+      };
+    }
+    long rev = last + 1;
+    List<KeyValue> written = new ArrayList<>();
+    List<StoreEvent> events = new ArrayList<>();
+    for (Txn.Op op : holds ? txn.onSuccess() : txn.onFailure()) {
+      Optional<LogRow> previous = live(op.key());
+      switch (op) {
+        case Txn.Op.Put put -> {
+          LogRow row = new LogRow(rev, put.key(), false,
+              previous.map(LogRow::createRevision).orElse(rev),
+              previous.map(p -> p.version() + 1).orElse(1L),
+              previous.map(LogRow::revision).orElse(0L),
+              put.value());
+          insert(row);
+          KeyValue kv = row.kv();
+          written.add(kv);
+          events.add(new StoreEvent(StoreEvent.Type.PUT, kv, previous.map(LogRow::kv)));
+        }
+        case Txn.Op.Delete delete -> {
+          if (previous.isPresent()) { // deleting an absent key changes nothing
+            LogRow row = new LogRow(rev, delete.key(), true, 0, 0, previous.get().revision(), new byte[0]);
+            insert(row);
+            events.add(new StoreEvent(StoreEvent.Type.DELETE, row.kv(), previous.map(LogRow::kv)));
+          }
+        }
+      }
+    }
+    // Like etcd, a transaction that changed nothing does not use up a revision.
+    long revision = events.isEmpty() ? last : rev;
+    return new Applied(new TxnResult(holds, revision, written), events);
+  }
+
+  void setMeta(String name, long value) throws SQLException {
+    setMeta.setLong(1, value);
+    setMeta.setString(2, name);
+    setMeta.executeUpdate();
+  }
+
+  /** Compacts from revision {@code from} (the current compacted revision) to {@code to}. */
+  void compact(long from, long to) throws SQLException {
+    for (PreparedStatement ps : List.of(deleteSuperseded, deleteTombstones)) {
+      ps.setLong(1, from);
+      ps.setLong(2, to);
+      ps.executeUpdate();
+    }
+    setMeta("compacted", to);
+  }
+
+  private long liveModRevision(String key) throws SQLException {
+    return live(key).map(LogRow::revision).orElse(0L);
+  }
+
+  private Optional<LogRow> live(String key) throws SQLException {
+    return LogReader.latest(latest, key).filter(r -> !r.deleted());
+  }
+
+  private void insert(LogRow row) throws SQLException {
+    insert.setLong(1, row.revision());
+    insert.setBytes(2, Keys.encode(row.key()));
+    insert.setInt(3, row.deleted() ? 1 : 0);
+    insert.setLong(4, row.createRevision());
+    insert.setLong(5, row.version());
+    insert.setLong(6, row.prevRevision());
+    insert.setBytes(7, row.value());
+    insert.executeUpdate();
+  }
+}

@@ -1,0 +1,312 @@
+package dev.quartermaster.store.sqlite;
+
+import dev.quartermaster.store.CompactedException;
+import dev.quartermaster.store.FutureRevisionException;
+import dev.quartermaster.store.StoreEvent;
+import dev.quartermaster.store.StoreException;
+import dev.quartermaster.store.Txn;
+import dev.quartermaster.store.TxnResult;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The only thread that writes. Callers queue requests; the thread takes every transaction queued
+ * so far and commits them together (group commit: one fsync for many callers). Inside that one
+ * SQLite transaction the requests are applied one after another, each seeing the writes of those
+ * before it, and each that writes gets the next revision: compares are exact, and revision order
+ * is commit order. Results are handed back, and events published, only after COMMIT returned.
+ */
+final class Writer {
+  private static final Logger LOG = LoggerFactory.getLogger(Writer.class);
+  private static final int MAX_BATCH = 512;
+  /** Compaction proceeds this many revisions per SQLite transaction, letting writes in between. */
+  private static final long COMPACT_STEP = 1_000;
+
+  private sealed interface Request {}
+
+  private record TxnRequest(Txn txn, CompletableFuture<TxnResult> done) implements Request {}
+
+  private record CompactRequest(long revision, CompletableFuture<Void> done) implements Request {}
+
+  private record Stop() implements Request {}
+
+  private final Path file;
+  private final Connection conn;
+  private final WatchHub hub;
+  private final TxnApplier applier;
+  private final LinkedBlockingQueue<Request> queue = new LinkedBlockingQueue<>();
+  private final Object submitLock = new Object();
+  private boolean stopping; // guarded by submitLock
+  private final Thread thread;
+  /** Requests taken off the queue and not yet answered; only the writer thread touches it. */
+  private final ArrayDeque<Request> pending = new ArrayDeque<>();
+  private volatile long revision;
+  private volatile long compacted;
+
+  Writer(Path file, Connection conn, WatchHub hub, Schema.Meta meta) throws SQLException {
+    this.file = file;
+    this.conn = conn;
+    this.hub = hub;
+    this.applier = new TxnApplier(conn);
+    this.revision = meta.revision();
+    this.compacted = meta.compacted();
+    this.thread = Thread.ofPlatform().daemon().name("qm-store-writer " + file.getFileName()).start(this::runGuarded);
+  }
+
+  long revision() {
+    return revision;
+  }
+
+  long compacted() {
+    return compacted;
+  }
+
+  TxnResult txn(Txn txn) {
+    CompletableFuture<TxnResult> done = new CompletableFuture<>();
+    submit(new TxnRequest(txn, done));
+    return await(done);
+  }
+
+  void compact(long revision) {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    submit(new CompactRequest(revision, done));
+    await(done);
+  }
+
+  /** Lets queued requests finish, then stops the thread; requests after this are refused. */
+  void stop() {
+    synchronized (submitLock) {
+      if (stopping) {
+        return;
+      }
+      stopping = true;
+      queue.add(new Stop());
+    }
+    boolean interrupted = false;
+    while (thread.isAlive()) {
+      try {
+        thread.join();
+      } catch (InterruptedException e) {
+        interrupted = true; // finish closing first: the writer must be gone before its connection
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private void submit(Request request) {
+    synchronized (submitLock) {
+      if (stopping) {
+        throw Errors.closed(file);
+      }
+      queue.add(request);
+    }
+  }
+
+  private static <T> T await(CompletableFuture<T> done) {
+    try {
+      return done.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * If the loop dies of something unexpected (an Error), nothing would ever answer the callers:
+   * refuse new requests and fail every queued one instead of leaving them waiting forever.
+   */
+  private void runGuarded() {
+    try {
+      run();
+    } catch (Throwable t) {
+      LOG.error("store {}: the writer thread failed; the store accepts no more writes", file, t);
+      synchronized (submitLock) {
+        stopping = true;
+      }
+      StoreException failure = new StoreException("store " + file + ": the writer failed: " + t, t);
+      queue.drainTo(pending);
+      for (Request r : pending) {
+        switch (r) {
+          case TxnRequest txn -> txn.done().completeExceptionally(failure);
+          case CompactRequest c -> c.done().completeExceptionally(failure);
+          case Stop s -> {}
+        }
+      }
+      throw t;
+    }
+  }
+
+  private void run() {
+    while (true) {
+      if (pending.isEmpty()) {
+        pending.add(takeNext());
+      }
+      queue.drainTo(pending);
+      switch (pending.pollFirst()) {
+        case TxnRequest first -> {
+          List<TxnRequest> batch = new ArrayList<>(List.of(first));
+          while (batch.size() < MAX_BATCH && pending.peekFirst() instanceof TxnRequest next) {
+            batch.add(next);
+            pending.pollFirst();
+          }
+          commitBatch(batch);
+        }
+        case CompactRequest c -> {
+          if (compactStep(c)) {
+            pending.addLast(c); // more to do; writes queued meanwhile go first
+          }
+        }
+        case Stop s -> {
+          // Only unfinished compactions can still be here: nothing is queued after Stop.
+          for (Request r : pending) {
+            if (r instanceof CompactRequest c) {
+              c.done().completeExceptionally(Errors.closed(file));
+            }
+          }
+          return;
+        }
+        case null -> {}
+      }
+    }
+  }
+
+  private Request takeNext() {
+    while (true) {
+      try {
+        return queue.take();
+      } catch (InterruptedException e) {
+        // Nobody should interrupt the writer; it stops only by a Stop request.
+      }
+    }
+  }
+
+  private void commitBatch(List<TxnRequest> batch) {
+    long before = revision;
+    long rev = before;
+    List<TxnResult> results = new ArrayList<>(batch.size());
+    List<StoreEvent> events = new ArrayList<>();
+    try {
+      execute("BEGIN IMMEDIATE");
+      for (TxnRequest request : batch) {
+        TxnApplier.Applied applied = applier.apply(request.txn(), rev);
+        rev = applied.result().revision();
+        results.add(applied.result());
+        events.addAll(applied.events());
+      }
+      if (rev != before) {
+        applier.setMeta("revision", rev);
+      }
+      execute("COMMIT");
+    } catch (SQLException | RuntimeException e) {
+      failBatch(batch, before, e);
+      return;
+    } catch (Error e) {
+      failBatch(batch, before, e); // these callers are no longer in `pending`: answer them first
+      throw e;
+    }
+    hub.publish(events, rev);
+    revision = rev;
+    for (int i = 0; i < batch.size(); i++) {
+      batch.get(i).done().complete(results.get(i));
+    }
+  }
+
+  private void failBatch(List<TxnRequest> batch, long before, Throwable e) {
+    rollbackQuietly();
+    StoreException failure = e instanceof SQLException sql
+        ? Errors.wrap(file, "commit", sql)
+        : new StoreException("store " + file + ": commit failed: " + e, e);
+    LOG.error("store {}: a commit of {} transactions failed", file, batch.size(), e);
+    batch.forEach(r -> r.done().completeExceptionally(failure));
+    resync(before);
+  }
+
+  /**
+   * After a failed commit, reads back the committed revision. If it moved, the commit landed
+   * although SQLite reported an error: its events were never published, so every watch is ended
+   * and its client re-watches, replaying them from the log.
+   */
+  private void resync(long before) {
+    try {
+      execute("BEGIN");
+      Schema.Meta meta = Schema.readMeta(conn, file);
+      execute("COMMIT");
+      if (meta.revision() != before) {
+        revision = meta.revision();
+        hub.endAll("store " + file + ": a write's outcome was uncertain; watch again", false, meta.revision());
+      }
+    } catch (SQLException | RuntimeException e) {
+      rollbackQuietly();
+      LOG.error("store {}: cannot read back the revision after a failed commit", file, e);
+    }
+  }
+
+  /**
+   * Runs one step of a compaction; returns whether more steps are needed. Each step is itself a
+   * complete compaction to an intermediate revision, so a crash between steps leaves a valid store.
+   */
+  private boolean compactStep(CompactRequest request) {
+    long target = request.revision();
+    long current = revision;
+    long from = compacted;
+    if (target > current) {
+      request.done().completeExceptionally(new FutureRevisionException(target, current));
+      return false;
+    }
+    if (target < from) {
+      request.done().completeExceptionally(new CompactedException(target, from));
+      return false;
+    }
+    if (target == from) {
+      request.done().complete(null);
+      return false;
+    }
+    long to = Math.min(target, from + COMPACT_STEP);
+    try {
+      execute("BEGIN IMMEDIATE");
+      applier.compact(from, to);
+      execute("COMMIT");
+    } catch (SQLException | RuntimeException e) {
+      rollbackQuietly();
+      request.done().completeExceptionally(e instanceof SQLException sql
+          ? Errors.wrap(file, "compact to " + target, sql)
+          : new StoreException("store " + file + ": compact failed: " + e, e));
+      return false;
+    }
+    compacted = to;
+    if (to < target) {
+      return true;
+    }
+    request.done().complete(null);
+    return false;
+  }
+
+  private void execute(String sql) throws SQLException {
+    try (Statement s = conn.createStatement()) {
+      s.execute(sql);
+    }
+  }
+
+  private void rollbackQuietly() {
+    try {
+      execute("ROLLBACK");
+    } catch (SQLException e) {
+      // Also thrown when SQLite had already rolled back by itself; nothing is left open then.
+      LOG.debug("store {}: rollback: {}", file, e.getMessage());
+    }
+  }
+}

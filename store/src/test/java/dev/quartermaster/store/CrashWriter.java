@@ -1,0 +1,49 @@
+package dev.quartermaster.store;
+
+import java.io.PrintStream;
+import java.lang.reflect.Constructor;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * The child process of the durability test: opens the store through the contract test's own
+ * factory and writes until it is killed, printing {@code ack <writer> <i> <revision>} for each
+ * transaction only after the store acknowledged it. Transaction i of writer w puts
+ * {@code <prefix><w>/<i>} and sets {@code <prefix>last/<w>} to i, atomically.
+ *
+ * <p>Arguments: the concrete {@link StoreContractTest} class, the store directory, the key prefix.
+ */
+public final class CrashWriter {
+  static final int WRITERS = 4;
+
+  private CrashWriter() {}
+
+  public static void main(String[] args) throws Exception {
+    Constructor<?> constructor = Class.forName(args[0]).getDeclaredConstructor();
+    constructor.setAccessible(true);
+    StoreContractTest factory = (StoreContractTest) constructor.newInstance();
+    Store store = factory.reopen(Path.of(args[1]));
+    String prefix = args[2];
+    PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
+    try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
+      for (int w = 0; w < WRITERS; w++) {
+        int writer = w;
+        pool.submit(() -> {
+          for (long i = 0; ; i++) {
+            TxnResult result = store.txn(Txn.when(List.of(), List.of(
+                new Txn.Op.Put(prefix + writer + "/" + i, StoreFixture.bytes("v" + i)),
+                new Txn.Op.Put(prefix + "last/" + writer, StoreFixture.bytes(Long.toString(i))))));
+            synchronized (out) {
+              // One write per line, so a kill never leaves half a line that looks whole.
+              out.print("ack " + writer + " " + i + " " + result.revision() + "\n");
+              out.flush();
+            }
+          }
+        });
+      }
+    }
+  }
+}
