@@ -11,6 +11,7 @@ import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Optional;
 
 /** Turns what came back over HTTP (or did not) into the {@link ApiException} a caller matches on. */
 final class ResponseErrors {
@@ -39,8 +40,15 @@ final class ResponseErrors {
 
   /** A transport failure: the request may not have reached the server, or its answer was lost. */
   static ApiException fromTransport(IOException e, URI base, URI uri) {
-    if (hasCause(e, ConnectException.class) || e instanceof HttpConnectTimeoutException) {
-      return new ApiException(Reason.Unavailable, "cannot reach the server at " + base + ": " + describe(e));
+    if (e instanceof HttpConnectTimeoutException) {
+      return new ApiException(Reason.Unavailable, "cannot reach the server at " + base + ": connect timed out");
+    }
+    var connect = causeOf(e, ConnectException.class);
+    if (connect.isPresent()) {
+      // The JDK's ConnectException often has no message; then it was refused.
+      var why = Optional.ofNullable(connect.get().getMessage()).filter(m -> !m.isBlank())
+          .filter(m -> !m.equalsIgnoreCase("connection refused")).orElse("connection refused");
+      return new ApiException(Reason.Unavailable, "cannot reach the server at " + base + ": " + why);
     }
     if (e instanceof HttpTimeoutException) {
       return new ApiException(Reason.Unavailable, "the server at " + base + " did not answer " + uri + " in time");
@@ -73,13 +81,13 @@ final class ResponseErrors {
     };
   }
 
-  private static boolean hasCause(Throwable e, Class<? extends Throwable> type) {
+  private static Optional<Throwable> causeOf(Throwable e, Class<? extends Throwable> type) {
     for (var t = e; t != null; t = t.getCause()) {
       if (type.isInstance(t)) {
-        return true;
+        return Optional.of(t);
       }
     }
-    return false;
+    return Optional.empty();
   }
 
   private static String describe(Throwable e) {

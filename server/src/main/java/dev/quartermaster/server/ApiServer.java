@@ -1,0 +1,108 @@
+package dev.quartermaster.server;
+
+import com.sun.net.httpserver.HttpServer;
+import dev.quartermaster.server.auth.AdminToken;
+import dev.quartermaster.server.auth.TokenAuthenticator;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The HTTP API: a thin adapter over any {@link dev.quartermaster.api.client.ApiClient}, adding auth,
+ * request validation, watch streaming and metrics. Each request runs on its own virtual thread.
+ *
+ * <pre>{@code
+ * try (var server = ApiServer.start(ApiServerConfig.of(registry, dataDir).withListen("0.0.0.0", 7080))) {
+ *   ...
+ * }
+ * }</pre>
+ */
+public final class ApiServer implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(ApiServer.class);
+  /** How long {@link #close} lets in-flight requests finish once watch streams were told to end. */
+  private static final Duration STOP_GRACE = Duration.ofSeconds(5);
+
+  private final HttpServer http;
+  private final ExecutorService executor;
+  private final WatchStreams watches;
+  private final InFlightRequests inFlight;
+  private final Path adminTokenFile;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private ApiServer(HttpServer http, ExecutorService executor, WatchStreams watches, InFlightRequests inFlight,
+      Path adminTokenFile) {
+    this.http = http;
+    this.inFlight = inFlight;
+    this.executor = executor;
+    this.watches = watches;
+    this.adminTokenFile = adminTokenFile;
+  }
+
+  /** Creates the admin token if missing, binds and starts serving. */
+  public static ApiServer start(ApiServerConfig config) throws IOException {
+    Files.createDirectories(config.dataDir());
+    var adminToken = AdminToken.loadOrCreate(config.dataDir());
+    var authenticator = config.authenticator().orElseGet(() -> TokenAuthenticator.admin(adminToken));
+    var registry = config.meterRegistry().orElseGet(() -> new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+    var metrics = new Metrics(registry, config.storeRevision());
+    var watches = new WatchStreams(config.api(), config.env(), config.watch(), metrics);
+    var objects = new ObjectRoutes(config.api(), config.accessRule());
+    var inFlight = new InFlightRequests(config.env());
+    var router = new Router(authenticator, objects, watches, metrics, config.env(), config.maxBodyBytes(), inFlight);
+
+    var http = HttpServer.create(new InetSocketAddress(config.host(), config.port()), 0);
+    var executor = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("qm-http-", 0).factory());
+    http.setExecutor(executor);
+    http.createContext("/", router);
+    http.start();
+    var server = new ApiServer(http, executor, watches, inFlight, AdminToken.file(config.dataDir()));
+    log.info("event=api_listening host={} port={} data={} max_body_bytes={}", config.host(), server.port(),
+        config.dataDir(), config.maxBodyBytes());
+    return server;
+  }
+
+  /** The port bound, which differs from the configured one when that was 0. */
+  public int port() {
+    return http.getAddress().getPort();
+  }
+
+  /** {@code http://host:port}, for clients. */
+  public URI baseUri() {
+    var address = http.getAddress();
+    var host = address.getAddress().isAnyLocalAddress() ? "127.0.0.1" : address.getHostString();
+    return URI.create("http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + address.getPort());
+  }
+
+  public Path adminTokenFile() {
+    return adminTokenFile;
+  }
+
+  /** Ends watch streams (each gets a final 503 line), lets other requests finish briefly, then stops. */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    watches.stop();
+    try {
+      if (!inFlight.awaitIdle(STOP_GRACE)) {
+        log.warn("event=api_stop_forced grace={}", STOP_GRACE);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    http.stop(0); // nothing of ours is in flight any more; close what is left at once
+    executor.shutdownNow();
+    log.info("event=api_stopped port={}", port());
+  }
+}

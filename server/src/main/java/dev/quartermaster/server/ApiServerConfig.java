@@ -1,0 +1,103 @@
+package dev.quartermaster.server;
+
+import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.core.env.Env;
+import dev.quartermaster.core.env.SystemEnv;
+import dev.quartermaster.server.auth.AccessRule;
+import dev.quartermaster.server.auth.Authenticator;
+import dev.quartermaster.server.auth.NodeScopedAccess;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.LongSupplier;
+
+/**
+ * What {@link ApiServer#start} needs. Start from {@link #of} and change what differs.
+ *
+ * @param host the address to listen on; {@code 127.0.0.1} by default, so nothing is exposed by accident
+ * @param port the port; 0 picks a free one (tests)
+ * @param dataDir where {@code admin.token} lives
+ * @param maxBodyBytes the largest request body accepted; larger ones get 413 unread
+ * @param api what the server serves; the server adds HTTP, auth and validation, nothing else
+ * @param env the clock the server measures request latency and schedules bookmarks with
+ * @param authenticator who a token stands for; empty means the admin token only
+ * @param accessRule what each principal may do
+ * @param storeRevision the store's current revision, exported as a gauge when present
+ * @param meterRegistry where metrics go; empty means a registry of the server's own
+ */
+public record ApiServerConfig(
+    String host,
+    int port,
+    Path dataDir,
+    long maxBodyBytes,
+    ApiClient api,
+    Env env,
+    WatchSettings watch,
+    Optional<Authenticator> authenticator,
+    AccessRule accessRule,
+    Optional<LongSupplier> storeRevision,
+    Optional<PrometheusMeterRegistry> meterRegistry) {
+
+  public static final String DEFAULT_HOST = "127.0.0.1";
+  public static final int DEFAULT_PORT = 7480;
+  public static final long DEFAULT_MAX_BODY_BYTES = 1L << 20;
+  /** Bodies are read into one array, so the limit must stay well inside an array's size. */
+  public static final long MAX_BODY_LIMIT = 1L << 30;
+
+  public ApiServerConfig {
+    Objects.requireNonNull(host, "host");
+    Objects.requireNonNull(dataDir, "dataDir");
+    Objects.requireNonNull(api, "api");
+    Objects.requireNonNull(env, "env");
+    Objects.requireNonNull(watch, "watch");
+    Objects.requireNonNull(authenticator, "authenticator");
+    Objects.requireNonNull(accessRule, "accessRule");
+    Objects.requireNonNull(storeRevision, "storeRevision");
+    Objects.requireNonNull(meterRegistry, "meterRegistry");
+    if (port < 0 || port > 65_535) {
+      throw new IllegalArgumentException("port must be 0..65535, got " + port);
+    }
+    if (maxBodyBytes < 1 || maxBodyBytes > MAX_BODY_LIMIT) {
+      throw new IllegalArgumentException("maxBodyBytes must be 1.." + MAX_BODY_LIMIT + ", got " + maxBodyBytes);
+    }
+  }
+
+  /** Defaults: localhost:7080, 1 MiB bodies, the system clock, admin token only, node-scoped access. */
+  public static ApiServerConfig of(ApiClient api, Path dataDir) {
+    return new ApiServerConfig(DEFAULT_HOST, DEFAULT_PORT, dataDir, DEFAULT_MAX_BODY_BYTES, api, new SystemEnv(),
+        WatchSettings.DEFAULTS, Optional.empty(), new NodeScopedAccess(), Optional.empty(), Optional.empty());
+  }
+
+  public ApiServerConfig withListen(String h, int p) {
+    return new ApiServerConfig(h, p, dataDir, maxBodyBytes, api, env, watch, authenticator, accessRule, storeRevision, meterRegistry);
+  }
+
+  public ApiServerConfig withMaxBodyBytes(long limit) {
+    return new ApiServerConfig(host, port, dataDir, limit, api, env, watch, authenticator, accessRule, storeRevision, meterRegistry);
+  }
+
+  public ApiServerConfig withEnv(Env e) {
+    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, e, watch, authenticator, accessRule, storeRevision, meterRegistry);
+  }
+
+  public ApiServerConfig withWatch(WatchSettings w) {
+    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, w, authenticator, accessRule, storeRevision, meterRegistry);
+  }
+
+  public ApiServerConfig withAuthenticator(Authenticator a) {
+    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, watch, Optional.of(a), accessRule, storeRevision, meterRegistry);
+  }
+
+  public ApiServerConfig withAccessRule(AccessRule r) {
+    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, watch, authenticator, r, storeRevision, meterRegistry);
+  }
+
+  public ApiServerConfig withStoreRevision(LongSupplier s) {
+    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, watch, authenticator, accessRule, Optional.of(s), meterRegistry);
+  }
+
+  public ApiServerConfig withMeterRegistry(PrometheusMeterRegistry r) {
+    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, watch, authenticator, accessRule, storeRevision, Optional.of(r));
+  }
+}

@@ -1,0 +1,64 @@
+package dev.quartermaster.server;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
+
+/**
+ * The server's own metrics, in Prometheus text at {@code /metrics}:
+ *
+ * <ul>
+ *   <li>{@code qm_http_requests_seconds{method,route,kind,code}}: count and latency per route; route
+ *       and kind are templates and plurals, never object names, so the series stay few;
+ *   <li>{@code qm_watches_active}: open watch streams;
+ *   <li>{@code qm_store_revision}: the store's current revision, when the server was given a way to
+ *       read it.
+ * </ul>
+ */
+final class Metrics {
+  static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+
+  private final PrometheusMeterRegistry registry;
+  private final AtomicInteger activeWatches = new AtomicInteger();
+
+  Metrics(PrometheusMeterRegistry registry, Optional<LongSupplier> storeRevision) {
+    this.registry = registry;
+    Gauge.builder("qm.watches.active", activeWatches, AtomicInteger::get)
+        .description("open watch streams").register(registry);
+    storeRevision.ifPresent(supplier -> Gauge.builder("qm.store.revision", supplier, Metrics::readSafely)
+        .description("the store's current revision").register(registry));
+  }
+
+  void request(String method, String route, String kind, int code, Duration took) {
+    Timer.builder("qm.http.requests")
+        .description("HTTP requests by route and status")
+        .tags("method", method, "route", route, "kind", kind, "code", Integer.toString(code))
+        .register(registry)
+        .record(took);
+  }
+
+  void watchStarted() {
+    activeWatches.incrementAndGet();
+  }
+
+  void watchEnded() {
+    activeWatches.decrementAndGet();
+  }
+
+  String scrape() {
+    return registry.scrape();
+  }
+
+  /** A scrape must not fail because the store is briefly unreadable: report NaN instead. */
+  private static double readSafely(LongSupplier supplier) {
+    try {
+      return supplier.getAsLong();
+    } catch (RuntimeException e) {
+      return Double.NaN;
+    }
+  }
+}

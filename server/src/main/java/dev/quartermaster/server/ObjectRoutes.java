@@ -1,0 +1,93 @@
+package dev.quartermaster.server;
+
+import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.api.client.DeleteResult;
+import dev.quartermaster.api.client.LabelSelector;
+import dev.quartermaster.api.client.http.HttpWire;
+import dev.quartermaster.api.client.http.ListDocument;
+import dev.quartermaster.api.codec.ObjectCodec;
+import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.error.Violation;
+import dev.quartermaster.api.meta.ApiObject;
+import dev.quartermaster.api.meta.Kind;
+import dev.quartermaster.api.validation.ObjectValidator;
+import dev.quartermaster.server.auth.Access;
+import dev.quartermaster.server.auth.Access.Verb;
+import dev.quartermaster.server.auth.AccessRule;
+import dev.quartermaster.server.auth.Principal;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The non-streaming object operations. Each one checks everything it can (decode, kind, name,
+ * validation, access) before it calls the {@link ApiClient}, so a refused request changes nothing.
+ */
+final class ObjectRoutes {
+  private final ApiClient api;
+  private final AccessRule access;
+
+  ObjectRoutes(ApiClient api, AccessRule access) {
+    this.api = api;
+    this.access = access;
+  }
+
+  <T extends ApiObject> Reply get(Principal who, Kind<T> kind, String name) {
+    authorize(who, Access.read(Verb.GET, kind, Optional.of(name)));
+    return api.get(kind, name).map(o -> Reply.object(200, o))
+        .orElseThrow(() -> ErrorResponses.notFound(kind.singular() + "/" + name + " not found"));
+  }
+
+  <T extends ApiObject> Reply list(Principal who, Kind<T> kind, LabelSelector selector) {
+    authorize(who, Access.read(Verb.LIST, kind, Optional.empty()));
+    return Reply.json(200, ListDocument.of(api.list(kind, selector)));
+  }
+
+  <T extends ApiObject> Reply create(Principal who, Kind<T> kind, byte[] body) {
+    var object = ObjectCodec.fromJson(body, kind);
+    ObjectValidator.require(object);
+    authorize(who, Access.write(Verb.CREATE, kind, object.metadata().name(), Optional.of(object)));
+    return Reply.object(201, api.create(object));
+  }
+
+  <T extends ApiObject> Reply update(Principal who, Kind<T> kind, String name, byte[] body) {
+    var object = decodeNamed(kind, name, body);
+    ObjectValidator.require(object);
+    authorize(who, Access.write(Verb.UPDATE, kind, name, Optional.of(object)));
+    return Reply.object(200, api.update(object));
+  }
+
+  /**
+   * Only the name is checked besides decoding: a status writer (an agent, a controller) sends the
+   * spec it read, and spec rules are the spec writer's business.
+   */
+  <T extends ApiObject> Reply updateStatus(Principal who, Kind<T> kind, String name, byte[] body) {
+    var object = decodeNamed(kind, name, body);
+    authorize(who, Access.write(Verb.UPDATE_STATUS, kind, name, Optional.of(object)));
+    return Reply.object(200, api.updateStatus(object));
+  }
+
+  <T extends ApiObject> Reply delete(Principal who, Kind<T> kind, String name) {
+    authorize(who, Access.write(Verb.DELETE, kind, name, Optional.empty()));
+    var result = api.delete(kind, name);
+    var outcome = switch (result) {
+      case DeleteResult.Deleted<T> _ -> HttpWire.DELETED;
+      case DeleteResult.Terminating<T> _ -> HttpWire.TERMINATING;
+    };
+    return Reply.object(200, result.object()).withHeader(HttpWire.DELETE_HEADER, outcome);
+  }
+
+  void authorize(Principal who, Access request) {
+    access.deny(who, request).ifPresent(reason -> {
+      throw ErrorResponses.forbidden(reason);
+    });
+  }
+
+  private static <T extends ApiObject> T decodeNamed(Kind<T> kind, String name, byte[] body) {
+    var object = ObjectCodec.fromJson(body, kind);
+    if (!object.metadata().name().equals(name)) {
+      throw ApiException.invalid(object.ref(), List.of(new Violation("metadata.name",
+          "must match the name in the URL ('" + name + "'), got '" + object.metadata().name() + "'")));
+    }
+    return object;
+  }
+}

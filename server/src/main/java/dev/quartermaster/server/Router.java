@@ -1,0 +1,190 @@
+package dev.quartermaster.server;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
+import dev.quartermaster.api.client.LabelSelector;
+import dev.quartermaster.api.client.http.HttpWire;
+import dev.quartermaster.core.env.Env;
+import dev.quartermaster.server.auth.Access;
+import dev.quartermaster.server.auth.Authenticator;
+import dev.quartermaster.server.auth.Principal;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one HTTP handler: health and metrics without auth; everything under {@code /api/v1/}
+ * authenticated, routed by path and method to {@link ObjectRoutes} or {@link WatchStreams}. Every
+ * request is counted and timed, and every failure answered as an {@link
+ * dev.quartermaster.api.error.ApiError}.
+ */
+final class Router implements HttpHandler {
+  private static final Logger log = LoggerFactory.getLogger(Router.class);
+  private static final Set<String> METHODS = Set.of("GET", "POST", "PUT", "DELETE");
+  private static final Set<String> LIST_PARAMS = Set.of(HttpWire.PARAM_LABEL_SELECTOR, HttpWire.PARAM_WATCH);
+  private static final Set<String> WATCH_PARAMS =
+      Set.of(HttpWire.PARAM_LABEL_SELECTOR, HttpWire.PARAM_WATCH, HttpWire.PARAM_REVISION);
+
+  private final Authenticator authenticator;
+  private final ObjectRoutes objects;
+  private final WatchStreams watches;
+  private final Metrics metrics;
+  private final Env env;
+  private final long maxBodyBytes;
+  private final AtomicLong requestIds = new AtomicLong();
+  private final InFlightRequests inFlight;
+
+  Router(Authenticator authenticator, ObjectRoutes objects, WatchStreams watches, Metrics metrics, Env env,
+      long maxBodyBytes, InFlightRequests inFlight) {
+    this.inFlight = inFlight;
+    this.authenticator = authenticator;
+    this.objects = objects;
+    this.watches = watches;
+    this.metrics = metrics;
+    this.env = env;
+    this.maxBodyBytes = maxBodyBytes;
+  }
+
+  /** Route and kind labels for metrics, filled in as the request is understood. */
+  private static final class Labels {
+    String route = "other";
+    String kind = "";
+  }
+
+  @Override
+  public void handle(HttpExchange exchange) {
+    inFlight.enter();
+    try {
+      handleCounted(exchange);
+    } finally {
+      inFlight.exit();
+    }
+  }
+
+  private void handleCounted(HttpExchange exchange) {
+    var id = requestIds.incrementAndGet();
+    var started = env.nanoTime();
+    var method = exchange.getRequestMethod().toUpperCase(Locale.ROOT);
+    var path = exchange.getRequestURI().getRawPath();
+    var labels = new Labels();
+    int status;
+    try {
+      status = dispatch(exchange, method, path, labels);
+    } catch (Throwable failure) {
+      status = fail(exchange, failure, id, method, path);
+    } finally {
+      exchange.close();
+    }
+    var took = Duration.ofNanos(env.nanoTime() - started);
+    metrics.request(METHODS.contains(method) ? method : "other", labels.route, labels.kind, status, took);
+    if (status >= 500) {
+      log.warn("event=request id={} method={} path={} status={} micros={}", id, method, path, status, took.toNanos() / 1000);
+    } else {
+      log.debug("event=request id={} method={} path={} status={} micros={}", id, method, path, status, took.toNanos() / 1000);
+    }
+  }
+
+  private int dispatch(HttpExchange exchange, String method, String path, Labels labels) throws IOException {
+    if (path.equals("/healthz")) {
+      labels.route = path;
+      return !method.equals("GET") ? notAllowed(exchange, method, path, "GET")
+          : send(exchange, Reply.text(200, "text/plain; charset=utf-8", "ok\n"));
+    }
+    if (path.equals("/metrics")) {
+      labels.route = path;
+      return !method.equals("GET") ? notAllowed(exchange, method, path, "GET")
+          : send(exchange, Reply.text(200, Metrics.CONTENT_TYPE, metrics.scrape()));
+    }
+    if (!path.startsWith(HttpWire.API_PREFIX)) {
+      throw ErrorResponses.notFound("no such path " + path + "; the API is under " + HttpWire.API_PREFIX);
+    }
+    var who = authenticate(exchange);
+    var target = ApiPath.parse(path);
+    labels.route = target.route();
+    labels.kind = target.kind().plural();
+    return switch (target) {
+      case ApiPath.Collection c -> collection(exchange, method, path, who, c, labels);
+      case ApiPath.Item i -> switch (method) {
+        case "GET" -> send(exchange, objects.get(who, i.kind(), i.name()));
+        case "PUT" -> send(exchange, objects.update(who, i.kind(), i.name(), body(exchange)));
+        case "DELETE" -> send(exchange, objects.delete(who, i.kind(), i.name()));
+        default -> notAllowed(exchange, method, path, "GET, PUT, DELETE");
+      };
+      case ApiPath.Status s -> !method.equals("PUT") ? notAllowed(exchange, method, path, "PUT")
+          : send(exchange, objects.updateStatus(who, s.kind(), s.name(), body(exchange)));
+    };
+  }
+
+  private int collection(HttpExchange exchange, String method, String path, Principal who, ApiPath.Collection c,
+      Labels labels) throws IOException {
+    var query = QueryParams.parse(exchange.getRequestURI().getRawQuery());
+    switch (method) {
+      case "POST" -> {
+        query.allowOnly(Set.of());
+        return send(exchange, objects.create(who, c.kind(), body(exchange)));
+      }
+      case "GET" -> {
+        var selector = LabelSelector.parse(query.get(HttpWire.PARAM_LABEL_SELECTOR).orElse(""));
+        if (!query.flag(HttpWire.PARAM_WATCH)) {
+          query.allowOnly(LIST_PARAMS);
+          return send(exchange, objects.list(who, c.kind(), selector));
+        }
+        query.allowOnly(WATCH_PARAMS);
+        var after = query.nonNegativeLong(HttpWire.PARAM_REVISION, 0);
+        objects.authorize(who, Access.read(Access.Verb.WATCH, c.kind(), Optional.empty()));
+        labels.route = HttpWire.API_PREFIX + "{plural}?watch";
+        return watches.serve(exchange, c.kind(), after, selector);
+      }
+      default -> {
+        return notAllowed(exchange, method, path, "GET, POST");
+      }
+    }
+  }
+
+  private Principal authenticate(HttpExchange exchange) {
+    var header = exchange.getRequestHeaders().getFirst("Authorization");
+    if (header == null || header.isBlank()) {
+      throw ErrorResponses.unauthorized("missing bearer token: send 'Authorization: Bearer <token>' "
+          + "(the admin token is in admin.token in the server's data directory)");
+    }
+    var parts = header.strip().split("\\s+", 2);
+    if (parts.length != 2 || !parts[0].equalsIgnoreCase("Bearer")) {
+      throw ErrorResponses.unauthorized("the Authorization header must be 'Bearer <token>'");
+    }
+    return authenticator.authenticate(parts[1].strip())
+        .orElseThrow(() -> ErrorResponses.unauthorized("invalid bearer token"));
+  }
+
+  private byte[] body(HttpExchange exchange) throws IOException {
+    return RequestBody.read(exchange, maxBodyBytes);
+  }
+
+  private static int send(HttpExchange exchange, Reply reply) throws IOException {
+    return Exchanges.send(exchange, reply);
+  }
+
+  private static int notAllowed(HttpExchange exchange, String method, String path, String allowed) throws IOException {
+    var error = ErrorResponses.methodNotAllowed(method, path, allowed).error();
+    return send(exchange, ErrorResponses.reply(error).withHeader("Allow", allowed));
+  }
+
+  private static int fail(HttpExchange exchange, Throwable failure, long id, String method, String path) {
+    var error = ErrorResponses.toError(failure, id, method, path);
+    if (exchange.getResponseCode() != -1) {
+      // Headers are out (a stream broke mid-way): nothing more can be said to the client.
+      log.debug("event=late_failure id={} path={} cause='{}'", id, path, failure.toString());
+      return exchange.getResponseCode();
+    }
+    try {
+      return Exchanges.send(exchange, ErrorResponses.reply(error));
+    } catch (IOException e) {
+      log.debug("event=error_not_sent id={} cause='{}'", id, e.toString());
+      return error.code();
+    }
+  }
+}

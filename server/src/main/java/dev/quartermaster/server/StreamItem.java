@@ -1,0 +1,20 @@
+package dev.quartermaster.server;
+
+import dev.quartermaster.api.client.WatchEvent;
+import dev.quartermaster.api.error.ApiError;
+
+/** What a watch session's writer takes from its queue, in order. */
+sealed interface StreamItem {
+
+  /** A change from the store. */
+  record Change(WatchEvent<?> event) implements StreamItem {}
+
+  /** Time for a keep-alive line. */
+  record Tick() implements StreamItem {}
+
+  /** The history was compacted; the last item. */
+  record Gone(long compactedRevision) implements StreamItem {}
+
+  /** The stream must end with this error (store closed, client too slow, server stopping); the last item. */
+  record End(ApiError error) implements StreamItem {}
+}

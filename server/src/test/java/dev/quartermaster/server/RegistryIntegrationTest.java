@@ -1,0 +1,122 @@
+package dev.quartermaster.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import dev.quartermaster.api.client.DeleteResult;
+import dev.quartermaster.api.error.ApiError.Reason;
+import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.error.Violation;
+import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.node.Node;
+import dev.quartermaster.core.env.SystemEnv;
+import dev.quartermaster.store.registry.ObjectRegistry;
+import dev.quartermaster.store.sqlite.SqliteStore;
+import java.io.IOException;
+import java.net.http.HttpRequest;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The server over the real thing: {@link ObjectRegistry} on a {@link SqliteStore}. */
+@Timeout(60)
+@SuppressWarnings("try") // watch handles are closed by try-with-resources on purpose
+class RegistryIntegrationTest {
+  @TempDir Path dataDir;
+  SqliteStore store;
+  TestServer t;
+
+  @BeforeEach
+  void start() throws IOException {
+    store = SqliteStore.open(dataDir.resolve("store.db"));
+    var registry = new ObjectRegistry(store, new SystemEnv());
+    t = TestServer.start(registry, dataDir, c -> c.withStoreRevision(store::currentRevision));
+  }
+
+  @AfterEach
+  void stop() {
+    t.close();
+    store.close();
+  }
+
+  @Test
+  void roundTripOverTheStore() {
+    var created = t.client.create(Samples.workload("train", 2));
+    assertThat(created.metadata().revision()).isEqualTo(store.currentRevision());
+    assertThat(t.client.get(Kinds.WORKLOAD, "train")).contains(created);
+
+    var updated = t.client.update(created.withSpec(Samples.workload("train", 4).spec()));
+    assertThat(updated.metadata().generation()).isEqualTo(2);
+    assertThat(t.client.list(Kinds.WORKLOAD).items()).containsExactly(updated);
+
+    var stale = catchThrowableOfType(ApiException.class, () -> t.client.update(created));
+    assertThat(stale.error().code()).isEqualTo(409);
+    assertThat(t.client.get(Kinds.WORKLOAD, "train")).contains(updated);
+
+    assertThat(t.client.delete(Kinds.WORKLOAD, "train")).isInstanceOf(DeleteResult.Deleted.class);
+    assertThat(t.client.get(Kinds.WORKLOAD, "train")).isEmpty();
+  }
+
+  @Test
+  void refusedRequestsLeaveTheStoreUntouched() {
+    var before = store.currentRevision();
+
+    var invalid = catchThrowableOfType(ApiException.class, () -> t.client.create(Samples.workload("train", -1)));
+    assertThat(invalid.error().details()).contains(new Violation("spec.groups[0].replicas", "must be >= 0"));
+    var pathLike = t.send("PUT", "/api/v1/nodes/%2e%2e%2fx", "{\"kind\":\"Node\",\"metadata\":{\"name\":\"x\"}}");
+    assertThat(pathLike.statusCode()).isEqualTo(422);
+    var big = t.send(t.request("/api/v1/nodes").POST(HttpRequest.BodyPublishers.ofByteArray(new byte[2 << 20])).build());
+    assertThat(big.statusCode()).isEqualTo(413);
+
+    assertThat(store.currentRevision()).isEqualTo(before);
+  }
+
+  @Test
+  void watchDeliversStoreEventsInOrder() {
+    var handler = new RecordingHandler<Node>();
+    try (var watch = t.client.watch(Kinds.NODE, store.currentRevision(), handler)) {
+      var a = t.client.create(Samples.node("a"));
+      t.client.create(Samples.node("b"));
+      t.client.delete(Kinds.NODE, "a");
+
+      var events = List.of(handler.nextEvent(), handler.nextEvent(), handler.nextEvent());
+      assertThat(events).extracting(e -> e.type() + " " + e.object().metadata().name())
+          .containsExactly("ADDED a", "ADDED b", "DELETED a");
+      assertThat(events.getFirst().object()).isEqualTo(a);
+      assertThat(events).extracting(e -> e.revision()).isSorted().doesNotHaveDuplicates();
+    }
+  }
+
+  @Test
+  void watchFromACompactedRevisionIsGone() {
+    t.client.create(Samples.node("a"));
+    t.client.create(Samples.node("b"));
+    var compactTo = store.currentRevision();
+    store.compact(compactTo);
+
+    var handler = new RecordingHandler<Node>();
+    try (var watch = t.client.watch(Kinds.NODE, 0, handler)) {
+      // Whether the store reports it before the server commits to a stream (410) or after (an
+      // ERROR line) depends on the store's timing; the client hears "gone" either way.
+      assertThat(handler.next()).isEqualTo(new RecordingHandler.Gone(compactTo));
+    }
+  }
+
+  @Test
+  void metricsShowTheStoreRevision() {
+    t.client.create(Samples.node("a"));
+    var metrics = t.send(HttpRequest.newBuilder(t.uri("/metrics")).build());
+    assertThat(metrics.body()).containsPattern("qm_store_revision " + store.currentRevision() + "(\\.0)?\\n");
+  }
+
+  @Test
+  void unknownObjectIs404FromTheRegistry() {
+    var e = catchThrowableOfType(ApiException.class, () -> t.client.delete(Kinds.NODE, "ghost"));
+    assertThat(e.reason()).isEqualTo(Reason.NotFound);
+    assertThat(t.client.get(Kinds.NODE, "ghost")).isEmpty();
+  }
+}
