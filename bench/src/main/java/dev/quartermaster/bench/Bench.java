@@ -1,0 +1,46 @@
+package dev.quartermaster.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Runs the benchmarks and prints each figure beside the raw SQLite commit rate measured on the same
+ * disk in the same run, so that the ratios mean something on any machine.
+ *
+ * <p>Usage: {@code ./qm bench [store|api|watch|all] [--dir DIR]}. Never part of the tests.
+ */
+public final class Bench {
+  private Bench() {}
+
+  public static void main(String[] args) throws Exception {
+    var what = args.length > 0 && !args[0].startsWith("--") ? args[0] : "all";
+    var dir = args.length > 2 && args[1].equals("--dir") ? Path.of(args[2]) : Files.createTempDirectory("qm-bench");
+    var report = new Report(System.out);
+    report.heading("Quartermaster benchmarks — " + Runtime.getRuntime().availableProcessors() + " cores, "
+        + "Java " + Runtime.version() + ", data in " + dir);
+
+    var raw = RawSqlite.commitsPerSecond(dir.resolve("raw.db"), 2_000);
+    report.figure("raw SQLite commits/s (WAL, synchronous=FULL, 1 row per commit)", raw, "commits/s", raw);
+
+    for (var b : selected(what)) {
+      b.run(dir, raw, report);
+    }
+    report.heading("done");
+  }
+
+  private static List<Benchmark> selected(String what) {
+    return switch (what) {
+      case "store" -> List.of(new StoreBench());
+      case "api" -> List.of(new ApiBench());
+      case "watch" -> List.of(new WatchBench());
+      case "all" -> List.of(new StoreBench(), new ApiBench(), new WatchBench());
+      default -> throw new IllegalArgumentException("unknown benchmark '" + what + "': use store, api, watch or all");
+    };
+  }
+
+  /** One group of measurements. */
+  interface Benchmark {
+    void run(Path dir, double rawCommitsPerSecond, Report report) throws Exception;
+  }
+}

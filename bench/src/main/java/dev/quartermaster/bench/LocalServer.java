@@ -1,0 +1,46 @@
+package dev.quartermaster.bench;
+
+import dev.quartermaster.core.env.SystemEnv;
+import dev.quartermaster.server.ApiServer;
+import dev.quartermaster.server.ApiServerConfig;
+import dev.quartermaster.store.registry.ObjectRegistry;
+import dev.quartermaster.store.sqlite.SqliteStore;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** A real server on a loopback port over a fresh SQLite store, as `qm server` would run it. */
+final class LocalServer implements AutoCloseable {
+  private final SqliteStore store;
+  private final ApiServer server;
+  private final String token;
+
+  private LocalServer(SqliteStore store, ApiServer server, String token) {
+    this.store = store;
+    this.server = server;
+    this.token = token;
+  }
+
+  static LocalServer start(Path dir) throws Exception {
+    Files.createDirectories(dir);
+    var store = SqliteStore.open(dir.resolve("store.db"));
+    var registry = new ObjectRegistry(store, new SystemEnv());
+    var server = ApiServer.start(ApiServerConfig.of(registry, dir).withListen("127.0.0.1", 0));
+    var token = Files.readString(dir.resolve("admin.token")).trim();
+    return new LocalServer(store, server, token);
+  }
+
+  URI uri() {
+    return URI.create("http://127.0.0.1:" + server.port());
+  }
+
+  String token() {
+    return token;
+  }
+
+  @Override
+  public void close() {
+    server.close();
+    store.close();
+  }
+}

@@ -1,0 +1,39 @@
+package dev.quartermaster.bench;
+
+import java.io.PrintStream;
+import java.util.Arrays;
+import java.util.Locale;
+
+/** Prints figures in one aligned format, each with its ratio to the raw commit rate. */
+final class Report {
+  private final PrintStream out;
+
+  Report(PrintStream out) {
+    this.out = out;
+  }
+
+  void heading(String text) {
+    out.println();
+    out.println("== " + text);
+  }
+
+  void figure(String what, double value, String unit, double rawCommitsPerSecond) {
+    out.printf(Locale.ROOT, "%-72s %12.0f %-10s (%.2fx raw commit rate)%n", what, value, unit, value / rawCommitsPerSecond);
+  }
+
+  void line(String what, String value) {
+    out.printf(Locale.ROOT, "%-72s %s%n", what, value);
+  }
+
+  /** p50/p99/max of nanosecond samples, in milliseconds. */
+  void latencies(String what, long[] nanos) {
+    var sorted = nanos.clone();
+    Arrays.sort(sorted);
+    out.printf(Locale.ROOT, "%-72s p50 %.2f ms  p99 %.2f ms  max %.2f ms  (n=%d)%n", what,
+        ms(sorted, 0.50), ms(sorted, 0.99), sorted[sorted.length - 1] / 1e6, sorted.length);
+  }
+
+  private static double ms(long[] sorted, double q) {
+    return sorted[Math.min(sorted.length - 1, (int) Math.floor(q * sorted.length))] / 1e6;
+  }
+}
