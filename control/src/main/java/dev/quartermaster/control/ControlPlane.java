@@ -1,0 +1,137 @@
+package dev.quartermaster.control;
+
+import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.control.allocator.Allocator;
+import dev.quartermaster.control.cluster.ControlLoop;
+import dev.quartermaster.control.cluster.Informers;
+import dev.quartermaster.control.leader.FencedApiClient;
+import dev.quartermaster.control.leader.LeaderConfig;
+import dev.quartermaster.control.leader.LeaderElector;
+import dev.quartermaster.control.lifecycle.NodeLifecycle;
+import dev.quartermaster.control.lifecycle.TaskScheduler;
+import dev.quartermaster.control.workload.TaskController;
+import dev.quartermaster.control.workload.WorkloadController;
+import dev.quartermaster.core.env.Env;
+import dev.quartermaster.store.Store;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Every controller, wired for production: shared informers (which run whether or not this instance
+ * leads, so a new leader starts warm), one work queue and set of workers per controller, and leader
+ * election. Controllers write through a {@link FencedApiClient}; their workers run only while this
+ * instance leads. On becoming leader every cached object is re-enqueued, since the previous leader's
+ * work is ours now.
+ */
+public final class ControlPlane implements AutoCloseable {
+
+  /**
+   * @param identity this instance's name in the lease (unique per process)
+   * @param expectationBound how long a worker group waits for the cache before reading live
+   * @param heartbeatGrace how long a node may be silent before it is NotReady
+   */
+  public record Options(String identity, LeaderConfig leader, Duration expectationBound, Duration heartbeatGrace) {
+    public static Options defaults(String identity) {
+      return new Options(identity, LeaderConfig.DEFAULTS, WorkloadController.DEFAULT_EXPECTATION_BOUND,
+          NodeLifecycle.DEFAULT_GRACE);
+    }
+  }
+
+  private static final Logger LOG = LoggerFactory.getLogger(ControlPlane.class);
+
+  private final Informers informers;
+  private final LeaderElector elector;
+  private final FencedApiClient fenced;
+  private final Allocator allocator;
+  private final WorkloadController workloads;
+  private final TaskController tasks;
+  private final TaskScheduler scheduler;
+  private final NodeLifecycle nodes;
+  private final List<ControlLoop> loops;
+
+  private ControlPlane(ApiClient api, Store store, Env env, Options options) {
+    this.elector = new LeaderElector(store, env, options.identity(), options.leader(), new LeaderElector.Callbacks() {
+      @Override
+      public void startedLeading(long epoch) {
+        lead();
+      }
+
+      @Override
+      public void stoppedLeading() {
+        follow();
+      }
+    });
+    this.fenced = new FencedApiClient(api, elector);
+    this.informers = new Informers(env, api);
+    this.allocator = new Allocator(env, fenced, informers);
+    this.workloads = new WorkloadController(env, fenced, informers, options.expectationBound());
+    this.tasks = new TaskController(env, fenced, informers);
+    this.scheduler = new TaskScheduler(env, fenced, informers);
+    this.nodes = new NodeLifecycle(env, fenced, informers, options.heartbeatGrace());
+    this.loops = List.of(allocator.loop(), workloads.loop(), tasks.loop(), scheduler.loop(), nodes.loop());
+  }
+
+  /** Builds and starts the control plane: informers at once, controllers when elected. */
+  public static ControlPlane start(ApiClient api, Store store, Env env, Options options) {
+    Objects.requireNonNull(api, "api");
+    Objects.requireNonNull(store, "store");
+    Objects.requireNonNull(env, "env");
+    var plane = new ControlPlane(api, store, env, options);
+    plane.informers.start();
+    plane.elector.start();
+    return plane;
+  }
+
+  private void lead() {
+    LOG.info("{}: controllers starting", elector.identity());
+    // Everything the last leader may have left half done.
+    informers.tasks().cache().keys().forEach(k -> {
+      allocator.loop().enqueue("task/" + k);
+      tasks.loop().enqueue(k);
+      scheduler.loop().enqueue(k);
+    });
+    informers.claims().cache().keys().forEach(k -> allocator.loop().enqueue("claim/" + k));
+    informers.nodes().cache().keys().forEach(k -> {
+      allocator.loop().enqueue("node/" + k);
+      nodes.loop().enqueue(k);
+    });
+    informers.workloads().cache().keys().forEach(workloads.loop()::enqueue);
+    loops.forEach(ControlLoop::start);
+  }
+
+  private void follow() {
+    LOG.info("{}: controllers stopping", elector.identity());
+    loops.forEach(ControlLoop::stop);
+  }
+
+  public boolean isLeader() {
+    return elector.isLeader();
+  }
+
+  public Informers informers() {
+    return informers;
+  }
+
+  public Allocator allocator() {
+    return allocator;
+  }
+
+  public WorkloadController workloads() {
+    return workloads;
+  }
+
+  /** Writes refused because this instance was not the leader. */
+  public long refusedWrites() {
+    return fenced.refused();
+  }
+
+  @Override
+  public void close() {
+    elector.stop();
+    loops.forEach(ControlLoop::stop);
+    informers.stop();
+  }
+}

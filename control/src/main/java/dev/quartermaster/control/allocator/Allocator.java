@@ -1,0 +1,363 @@
+package dev.quartermaster.control.allocator;
+
+import dev.quartermaster.api.claim.Allocation;
+import dev.quartermaster.api.claim.Allocation.AllocatedDevice;
+import dev.quartermaster.api.claim.ResourceClaim;
+import dev.quartermaster.api.claim.ResourceClaimStatus;
+import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.api.device.DeviceClass;
+import dev.quartermaster.api.device.DeviceSlice;
+import dev.quartermaster.api.error.ApiError.Reason;
+import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.meta.Condition;
+import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.node.Node;
+import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.control.cluster.Conditions;
+import dev.quartermaster.control.cluster.ControlLoop;
+import dev.quartermaster.control.cluster.Informers;
+import dev.quartermaster.core.env.Env;
+import dev.quartermaster.core.informer.EventHandler;
+import dev.quartermaster.core.queue.Result;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Binds pending claims to devices: a task's claims all on one node (its pinned node, the node its
+ * allocated claims are on, or the best-fitting ready node), a claim without a task on any. The
+ * write protocol that makes double allocation impossible is described in {@code package-info}.
+ *
+ * <p>Queue keys: {@code task/<name>}, {@code claim/<name>} (claims no task owns) and {@code
+ * node/<name>} (ledger clean-up).
+ */
+public final class Allocator {
+  /** The claim condition the allocator owns. */
+  public static final String ALLOCATED = "Allocated";
+
+  private static final Logger LOG = LoggerFactory.getLogger(Allocator.class);
+
+  private final Env env;
+  private final ApiClient api;
+  private final Informers informers;
+  private final DeviceIndex index = new DeviceIndex();
+  private final ControlLoop loop;
+  /** Keys that could not be placed; retried when nodes, slices or classes change. */
+  private final Set<String> blocked = ConcurrentHashMap.newKeySet();
+  private final AtomicLong allocations = new AtomicLong();
+  private final AtomicLong conflicts = new AtomicLong();
+
+  public Allocator(Env env, ApiClient api, Informers informers) {
+    this.env = env;
+    this.api = api;
+    this.informers = informers;
+    this.loop = new ControlLoop("allocator", env, 1, this::reconcile);
+    informers.nodes().addHandler(new EventHandler<>() {
+      @Override
+      public void onAdd(Node n) {
+        nodeChanged(n.metadata().name(), true);
+      }
+
+      @Override
+      public void onUpdate(Node old, Node n) {
+        boolean matters = !NodeLedger.entries(old).equals(NodeLedger.entries(n))
+            || NodeReadiness.isSchedulable(old) != NodeReadiness.isSchedulable(n) || !old.spec().equals(n.spec());
+        nodeChanged(n.metadata().name(), matters);
+      }
+
+      @Override
+      public void onDelete(Node n) {
+        nodeChanged(n.metadata().name(), true);
+      }
+    });
+    informers.slices().addHandler(new EventHandler<>() {
+      @Override
+      public void onAdd(DeviceSlice s) {
+        nodeChanged(s.spec().node(), true);
+      }
+
+      @Override
+      public void onUpdate(DeviceSlice old, DeviceSlice s) {
+        nodeChanged(old.spec().node(), true);
+        nodeChanged(s.spec().node(), true);
+      }
+
+      @Override
+      public void onDelete(DeviceSlice s) {
+        nodeChanged(s.spec().node(), true);
+      }
+    });
+    informers.deviceClasses().addHandler(new EventHandler<>() {
+      @Override
+      public void onAdd(DeviceClass c) {
+        retryBlocked();
+      }
+
+      @Override
+      public void onUpdate(DeviceClass o, DeviceClass c) {
+        retryBlocked();
+      }
+    });
+    informers.claims().addHandler(new EventHandler<>() {
+      @Override
+      public void onAdd(ResourceClaim c) {
+        loop.enqueue(keyOf(c));
+      }
+
+      @Override
+      public void onUpdate(ResourceClaim o, ResourceClaim c) {
+        loop.enqueue(keyOf(c));
+      }
+
+      @Override
+      public void onDelete(ResourceClaim c) {
+        // Its ledger entries are garbage now.
+        c.status().allocation().ifPresent(a -> loop.enqueue("node/" + a.node()));
+        index.reservationsOf(c.metadata().uid()).keySet().forEach(n -> loop.enqueue("node/" + n));
+      }
+    });
+    informers.tasks().addHandler(new EventHandler<>() {
+      @Override
+      public void onAdd(Task t) {
+        loop.enqueue("task/" + t.metadata().name());
+      }
+
+      @Override
+      public void onUpdate(Task o, Task t) {
+        loop.enqueue("task/" + t.metadata().name());
+      }
+    });
+  }
+
+  /** The queue and workers; {@link ControlLoop#start} to begin allocating. */
+  public ControlLoop loop() {
+    return loop;
+  }
+
+  /** Claims bound so far by this allocator. */
+  public long allocations() {
+    return allocations.get();
+  }
+
+  /** Writes that lost a compare-and-set race and were retried. */
+  public long conflicts() {
+    return conflicts.get();
+  }
+
+  private static String keyOf(ResourceClaim c) {
+    return c.metadata().owner().filter(o -> o.kind().equals(Kinds.TASK.name()))
+        .map(o -> "task/" + o.name()).orElse("claim/" + c.metadata().name());
+  }
+
+  private void nodeChanged(String node, boolean capacityMayHaveChanged) {
+    if (node.isEmpty()) {
+      return;
+    }
+    index.refresh(node, informers.nodes().cache().get(node), informers.slices().cache().byIndex(Informers.BY_NODE, node));
+    loop.enqueue("node/" + node);
+    if (capacityMayHaveChanged) {
+      retryBlocked();
+    }
+  }
+
+  private void retryBlocked() {
+    for (var key : List.copyOf(blocked)) {
+      loop.enqueue(key);
+    }
+  }
+
+  Result reconcile(String key) {
+    try {
+      int slash = key.indexOf('/');
+      var name = key.substring(slash + 1);
+      return switch (key.substring(0, slash)) {
+        case "task" -> reconcileTask(key, name);
+        case "claim" -> reconcileClaim(key, name);
+        case "node" -> new LedgerCleaner(api, informers, name).run();
+        default -> throw new IllegalArgumentException("unknown key " + key);
+      };
+    } catch (ApiException e) {
+      if (e.is(Reason.Conflict) || e.is(Reason.NotFound) || e.is(Reason.AlreadyExists)) {
+        conflicts.incrementAndGet();
+        LOG.debug("{}: {}; retrying", key, e.getMessage());
+        return Result.requeue();
+      }
+      throw e;
+    }
+  }
+
+  private Result reconcileTask(String key, String name) {
+    var task = informers.tasks().cache().get(name);
+    if (task.isEmpty() || task.get().metadata().isDeleting() || task.get().status().phase().isFinished()) {
+      blocked.remove(key);
+      return Result.done();
+    }
+    var t = task.get();
+    var claims = new ArrayList<ResourceClaim>();
+    for (var claimName : t.spec().claims()) {
+      var c = informers.claims().cache().get(claimName);
+      boolean mine = c.flatMap(x -> x.metadata().owner()).map(o -> o.uid().equals(t.metadata().uid())).orElse(true);
+      if (c.isEmpty() || !mine || c.get().metadata().isDeleting()) {
+        return Result.done(); // the claim's add (or the stale one's delete) brings us back
+      }
+      claims.add(c.get());
+    }
+    var nodes = new HashSet<String>();
+    claims.forEach(c -> c.status().allocation().ifPresent(a -> nodes.add(a.node())));
+    t.spec().node().ifPresent(nodes::add);
+    if (nodes.size() > 1) {
+      LOG.warn("task {} has claims on, or is pinned to, several nodes {}: cannot allocate the rest", name, nodes);
+      return Result.done();
+    }
+    return allocate(key, claims, nodes.stream().findFirst());
+  }
+
+  private Result reconcileClaim(String key, String name) {
+    var c = informers.claims().cache().get(name);
+    if (c.isEmpty() || c.get().metadata().isDeleting()) {
+      blocked.remove(key);
+      return Result.done();
+    }
+    return allocate(key, List.of(c.get()), Optional.empty());
+  }
+
+  private Result allocate(String key, List<ResourceClaim> claims, Optional<String> node) {
+    var pending = claims.stream().filter(c -> c.status().allocation().isEmpty()).toList();
+    if (pending.isEmpty()) {
+      blocked.remove(key);
+      return Result.done();
+    }
+    var classes = new HashMap<String, DeviceClass>();
+    informers.deviceClasses().cache().list().forEach(c -> classes.put(c.metadata().name(), c));
+    var needs = pending.stream().map(c -> new ClaimNeed(c.metadata().name(), c.spec().requests())).toList();
+
+    var resumed = resume(pending, needs, node, classes);
+    if (resumed.isPresent()) {
+      return commit(key, pending, resumed.get());
+    }
+    var placement = index.place(needs, node, classes);
+    return switch (placement) {
+      case Placement.Placed placed -> commit(key, pending, placed);
+      case Placement.NoSuchDeviceClass p -> block(key, pending, "NoSuchDeviceClass", p.message());
+      case Placement.Unsatisfiable p -> block(key, pending, "Unsatisfiable", p.message());
+      case Placement.Waiting p -> block(key, pending, "WaitingForDevices", p.message());
+    };
+  }
+
+  /**
+   * If an earlier attempt (ours or another allocator's) reserved devices for every pending claim
+   * on one ready node, finish that allocation instead of starting another.
+   */
+  private Optional<Placement.Placed> resume(
+      List<ResourceClaim> pending, List<ClaimNeed> needs, Optional<String> node, Map<String, DeviceClass> classes) {
+    Map<String, Map<String, Set<String>>> byClaim = new HashMap<>();
+    Set<String> common = null;
+    for (var c : pending) {
+      var r = index.reservationsOf(c.metadata().uid());
+      byClaim.put(c.metadata().name(), r);
+      common = common == null ? new HashSet<>(r.keySet()) : common;
+      common.retainAll(r.keySet());
+    }
+    if (common == null || common.isEmpty() || needs.stream().anyMatch(n -> n.requests().stream()
+        .anyMatch(r -> !classes.containsKey(r.deviceClassName())))) {
+      return Optional.empty();
+    }
+    for (var n : common.stream().sorted().toList()) {
+      if (node.isPresent() && !node.get().equals(n)) {
+        continue;
+      }
+      var reserved = new HashMap<String, Set<String>>();
+      byClaim.forEach((claim, r) -> reserved.put(claim, r.get(n)));
+      var fit = index.fitReserved(n, needs, reserved, classes);
+      if (fit.isPresent()) {
+        return Optional.of(new Placement.Placed(n, fit.get()));
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * The write protocol: read the claims and the node live; record the devices in the node's ledger
+   * (compare-and-set on the node; nothing to write when resuming a reservation already there);
+   * only then write each claim's allocation (compare-and-set on the claim).
+   */
+  private Result commit(String key, List<ResourceClaim> pending, Placement.Placed placed) {
+    var live = new ArrayList<ResourceClaim>();
+    for (var c : pending) {
+      var l = api.get(Kinds.RESOURCE_CLAIM, c.metadata().name())
+          .filter(x -> x.metadata().uid().equals(c.metadata().uid()) && !x.metadata().isDeleting()
+              && x.status().allocation().isEmpty());
+      if (l.isEmpty()) {
+        return Result.requeue(); // changed under us; the cache will show how
+      }
+      live.add(l.get());
+    }
+    var node = api.get(Kinds.NODE, placed.node())
+        .orElseThrow(() -> new ApiException(Reason.NotFound, "node " + placed.node() + " is gone"));
+    if (!NodeReadiness.isSchedulable(node)) {
+      return Result.requeue();
+    }
+    var ledger = NodeLedger.entries(node);
+    var add = new HashMap<String, String>();
+    for (var c : live) {
+      var uid = c.metadata().uid();
+      for (var d : placed.devices().get(c.metadata().name())) {
+        var holder = ledger.get(d.device());
+        if (holder != null && !holder.equals(uid)) {
+          conflicts.incrementAndGet();
+          return Result.requeue(); // our index was stale: someone holds it
+        }
+        add.put(d.device(), uid);
+      }
+    }
+    var fresh = add.entrySet().stream().anyMatch(e -> !e.getValue().equals(ledger.get(e.getKey())));
+    if (fresh) {
+      api.update(NodeLedger.with(node, add)); // compare-and-set on the node: the allocators' meeting point
+    }
+    for (var c : live) {
+      var devices = placed.devices().get(c.metadata().name());
+      var condition = Conditions.of(ALLOCATED, true, "Allocated",
+          devices.size() + " device(s) on node " + placed.node() + ": "
+              + String.join(",", devices.stream().map(AllocatedDevice::device).toList()));
+      var s = c.status();
+      var status = new ResourceClaimStatus(Optional.of(new Allocation(placed.node(), devices)), s.reservedFor(),
+          s.prepare(), Conditions.set(s.conditions(), condition, env.now()));
+      api.updateStatus(c.withStatus(status));
+      allocations.incrementAndGet();
+    }
+    blocked.remove(key);
+    return Result.done();
+  }
+
+  private Result block(String key, List<ResourceClaim> pending, String reason, String message) {
+    blocked.add(key);
+    var condition = Conditions.of(ALLOCATED, false, reason, message);
+    for (var c : pending) {
+      if (!Conditions.has(c.status().conditions(), condition)) {
+        var s = c.status();
+        api.updateStatus(c.withStatus(new ResourceClaimStatus(s.allocation(), s.reservedFor(), s.prepare(),
+            Conditions.set(s.conditions(), condition, env.now()))));
+      }
+    }
+    return Result.done();
+  }
+
+  /** Whether claim {@code c}'s allocation holds {@code device} on {@code node}. */
+  static boolean holds(ResourceClaim c, String node, String device) {
+    return c.status().allocation()
+        .filter(a -> a.node().equals(node) && a.devices().stream().anyMatch(d -> d.device().equals(device)))
+        .isPresent();
+  }
+
+  static Optional<Condition> allocatedCondition(ResourceClaim c) {
+    return Condition.find(c.status().conditions(), ALLOCATED);
+  }
+}

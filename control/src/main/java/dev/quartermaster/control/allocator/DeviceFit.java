@@ -1,0 +1,65 @@
+package dev.quartermaster.control.allocator;
+
+import dev.quartermaster.api.claim.Allocation.AllocatedDevice;
+import dev.quartermaster.api.device.Device;
+import dev.quartermaster.api.device.DeviceClass;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Predicate;
+
+/**
+ * Assigns devices of one node to a set of claims: each request takes {@code count} distinct devices
+ * of its class's base class that match the class's selectors and its own. Greedy, in request order
+ * and device-name order: it can miss an assignment that exists when requests' selectors overlap in
+ * awkward ways, which we accept for predictability.
+ */
+final class DeviceFit {
+  /** gpu-2 before gpu-10. */
+  static final Comparator<Device> DEVICE_ORDER =
+      Comparator.comparingInt((Device d) -> d.name().length()).thenComparing(Device::name);
+
+  private DeviceFit() {}
+
+  /**
+   * Devices for every claim, from {@code devices} that pass {@code usable}; empty if they do not all
+   * fit. {@code classes} must hold every class the needs name.
+   */
+  static Optional<Map<String, List<AllocatedDevice>>> fit(
+      List<Device> devices, List<ClaimNeed> needs, Map<String, DeviceClass> classes, Predicate<Device> usable) {
+    var sorted = devices.stream().filter(usable).sorted(DEVICE_ORDER).toList();
+    var used = new HashSet<String>();
+    var out = new HashMap<String, List<AllocatedDevice>>();
+    for (var need : needs) {
+      var mine = new ArrayList<AllocatedDevice>();
+      for (var request : need.requests()) {
+        var cls = classes.get(request.deviceClassName());
+        int taken = 0;
+        for (var d : sorted) {
+          if (taken == request.count()) {
+            break;
+          }
+          if (!used.contains(d.name()) && matches(d, cls) && request.selectors().stream().allMatch(s -> s.matches(d.attributes()))) {
+            used.add(d.name());
+            mine.add(new AllocatedDevice(request.name(), d.name()));
+            taken++;
+          }
+        }
+        if (taken < request.count()) {
+          return Optional.empty();
+        }
+      }
+      out.put(need.claim(), List.copyOf(mine));
+    }
+    return Optional.of(out);
+  }
+
+  static boolean matches(Device d, DeviceClass cls) {
+    return d.deviceClass().equals(cls.spec().deviceClass())
+        && cls.spec().selectors().stream().allMatch(s -> s.matches(d.attributes()));
+  }
+}

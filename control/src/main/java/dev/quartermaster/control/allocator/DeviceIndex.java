@@ -1,0 +1,220 @@
+package dev.quartermaster.control.allocator;
+
+import dev.quartermaster.api.claim.Allocation.AllocatedDevice;
+import dev.quartermaster.api.device.Device;
+import dev.quartermaster.api.device.DeviceClass;
+import dev.quartermaster.api.device.DeviceSlice;
+import dev.quartermaster.api.node.Node;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The allocator's in-memory view of every node's devices and ledger, kept up to date from informer
+ * events, with the schedulable nodes ordered by how many free healthy devices of each base class
+ * they have — so a placement looks only at nodes that could hold it, smallest sufficient first
+ * (best fit, which keeps large holes for large requests), not at every node.
+ *
+ * <p>The view may be stale; that is safe because every decision is re-checked against the live
+ * node when the allocator writes its ledger (compare-and-set). Thread-safe.
+ */
+public final class DeviceIndex {
+
+  /** One node as the index sees it. */
+  record NodeView(String name, boolean schedulable, List<Device> devices, Map<String, String> ledger) {
+    int free(String baseClass) {
+      return (int) devices.stream()
+          .filter(d -> d.health() == Device.Health.Healthy && d.deviceClass().equals(baseClass)
+              && !ledger.containsKey(d.name()))
+          .count();
+    }
+  }
+
+  private record NodeFree(int free, String node) {}
+
+  private static final Comparator<NodeFree> ORDER =
+      Comparator.comparingInt(NodeFree::free).thenComparing(NodeFree::node);
+
+  private final Map<String, NodeView> nodes = new HashMap<>();
+  private final Map<String, TreeSet<NodeFree>> byClass = new HashMap<>();
+  /** Claim uid → node → devices its ledger entries hold. */
+  private final Map<String, Map<String, Set<String>>> reservations = new HashMap<>();
+
+  /** Re-reads one node from the caches' current state ({@code node} empty: the node is gone). */
+  public synchronized void refresh(String name, Optional<Node> node, List<DeviceSlice> slices) {
+    unindex(name);
+    if (node.isEmpty() && slices.isEmpty()) {
+      return;
+    }
+    var devices = new ArrayList<Device>();
+    slices.forEach(s -> devices.addAll(s.spec().devices()));
+    var view = new NodeView(name, node.map(NodeReadiness::isSchedulable).orElse(false), List.copyOf(devices),
+        node.map(NodeLedger::entries).orElse(Map.of()));
+    nodes.put(name, view);
+    view.ledger().forEach((device, uid) ->
+        reservations.computeIfAbsent(uid, u -> new HashMap<>()).computeIfAbsent(name, n -> new TreeSet<>()).add(device));
+    if (view.schedulable()) {
+      devices.stream().map(Device::deviceClass).distinct().forEach(cls ->
+          byClass.computeIfAbsent(cls, c -> new TreeSet<>(ORDER)).add(new NodeFree(view.free(cls), name)));
+    }
+  }
+
+  /** The ledger entries held by claim {@code uid}: node → devices. */
+  public synchronized Map<String, Set<String>> reservationsOf(String uid) {
+    var r = reservations.get(uid);
+    if (r == null) {
+      return Map.of();
+    }
+    var copy = new HashMap<String, Set<String>>();
+    r.forEach((n, d) -> copy.put(n, Set.copyOf(d)));
+    return copy;
+  }
+
+  public synchronized boolean isSchedulable(String node) {
+    var v = nodes.get(node);
+    return v != null && v.schedulable();
+  }
+
+  /**
+   * Finds a node for all of {@code needs} ({@code pinned}: only that node) among free healthy
+   * devices, or says why there is none.
+   */
+  public synchronized Placement place(List<ClaimNeed> needs, Optional<String> pinned, Map<String, DeviceClass> classes) {
+    for (var need : needs) {
+      for (var r : need.requests()) {
+        if (!classes.containsKey(r.deviceClassName())) {
+          return new Placement.NoSuchDeviceClass("claim " + need.claim() + " request " + r.name()
+              + " names device class '" + r.deviceClassName() + "', which does not exist");
+        }
+      }
+    }
+    List<String> candidates = pinned.map(List::of).orElseGet(() -> candidates(needs, classes));
+    for (var name : candidates) {
+      var view = nodes.get(name);
+      if (view == null || !view.schedulable()) {
+        continue;
+      }
+      var fit = DeviceFit.fit(view.devices(), needs, classes,
+          d -> d.health() == Device.Health.Healthy && !view.ledger().containsKey(d.name()));
+      if (fit.isPresent()) {
+        return new Placement.Placed(name, fit.get());
+      }
+    }
+    return whyNoPlace(needs, pinned, classes);
+  }
+
+  /**
+   * Fits {@code needs} into the devices already reserved for them on {@code node} (claim name →
+   * its uid's reserved devices): finishing an allocation whose ledger write landed but whose claim
+   * writes did not.
+   */
+  public synchronized Optional<Map<String, List<AllocatedDevice>>> fitReserved(
+      String node, List<ClaimNeed> needs, Map<String, Set<String>> reservedByClaim, Map<String, DeviceClass> classes) {
+    var view = nodes.get(node);
+    if (view == null || !view.schedulable()) {
+      return Optional.empty();
+    }
+    var out = new HashMap<String, List<AllocatedDevice>>();
+    for (var need : needs) {
+      var reserved = reservedByClaim.getOrDefault(need.claim(), Set.of());
+      var fit = DeviceFit.fit(view.devices(), List.of(need), classes,
+          d -> d.health() == Device.Health.Healthy && reserved.contains(d.name()));
+      if (fit.isEmpty()) {
+        return Optional.empty();
+      }
+      out.putAll(fit.get());
+    }
+    return Optional.of(out);
+  }
+
+  private List<String> candidates(List<ClaimNeed> needs, Map<String, DeviceClass> classes) {
+    // The base class of the first request bounds the search: only nodes with enough of it.
+    var first = needs.stream().flatMap(n -> n.requests().stream()).findFirst();
+    if (first.isEmpty()) {
+      return List.of();
+    }
+    var base = classes.get(first.get().deviceClassName()).spec().deviceClass();
+    int needed = needs.stream().flatMap(n -> n.requests().stream())
+        .filter(r -> classes.get(r.deviceClassName()).spec().deviceClass().equals(base))
+        .mapToInt(r -> r.count()).sum();
+    var set = byClass.get(base);
+    if (set == null) {
+      return List.of();
+    }
+    return set.tailSet(new NodeFree(needed, ""), true).stream().map(NodeFree::node).toList();
+  }
+
+  private Placement whyNoPlace(List<ClaimNeed> needs, Optional<String> pinned, Map<String, DeviceClass> classes) {
+    var what = describe(needs, classes);
+    // Could any node hold it at all, were every device healthy and free? Only this slow path scans.
+    var scope = pinned.map(p -> Optional.ofNullable(nodes.get(p)).map(List::of).orElse(List.of()))
+        .orElseGet(() -> List.copyOf(nodes.values()));
+    if (scope.isEmpty()) {
+      return new Placement.Waiting(pinned.map(p -> "node " + p + " has published no devices")
+          .orElse("no node has published devices yet") + "; need " + what);
+    }
+    boolean everFits = scope.stream().anyMatch(v -> DeviceFit.fit(v.devices(), needs, classes, d -> true).isPresent());
+    if (!everFits) {
+      int most = scope.stream().mapToInt(v -> matching(v, needs, classes)).max().orElse(0);
+      return new Placement.Unsatisfiable("need " + what + ", but "
+          + pinned.map(p -> "node " + p + " has").orElse("the largest node has") + " only " + most
+          + " matching device(s)");
+    }
+    return new Placement.Waiting(pinned.map(p -> nodes.get(p).schedulable()
+            ? "node " + p + " has too few free healthy devices"
+            : "node " + p + " is not ready for allocations")
+        .orElse("no ready node has enough free healthy devices") + " for " + what);
+  }
+
+  private static int matching(NodeView v, List<ClaimNeed> needs, Map<String, DeviceClass> classes) {
+    return (int) v.devices().stream().filter(d -> needs.stream().flatMap(n -> n.requests().stream())
+        .anyMatch(r -> DeviceFit.matches(d, classes.get(r.deviceClassName()))
+            && r.selectors().stream().allMatch(s -> s.matches(d.attributes())))).count();
+  }
+
+  private static String describe(List<ClaimNeed> needs, Map<String, DeviceClass> classes) {
+    var parts = new ArrayList<String>();
+    for (var n : needs) {
+      for (var r : n.requests()) {
+        parts.add(r.count() + " x " + r.deviceClassName() + " (class "
+            + classes.get(r.deviceClassName()).spec().deviceClass() + ") for claim " + n.claim());
+      }
+    }
+    return String.join(", ", parts);
+  }
+
+  private void unindex(String name) {
+    var old = nodes.remove(name);
+    if (old == null) {
+      return;
+    }
+    old.ledger().forEach((device, uid) -> {
+      var byNode = reservations.get(uid);
+      if (byNode != null) {
+        var set = byNode.get(name);
+        if (set != null) {
+          set.remove(device);
+          if (set.isEmpty()) {
+            byNode.remove(name);
+          }
+        }
+        if (byNode.isEmpty()) {
+          reservations.remove(uid);
+        }
+      }
+    });
+    if (old.schedulable()) {
+      old.devices().stream().map(Device::deviceClass).distinct().forEach(cls -> {
+        var set = byClass.get(cls);
+        if (set != null) {
+          set.remove(new NodeFree(old.free(cls), name));
+        }
+      });
+    }
+  }
+}

@@ -1,0 +1,112 @@
+package dev.quartermaster.control.cluster;
+
+import dev.quartermaster.api.claim.ResourceClaim;
+import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.api.device.DeviceClass;
+import dev.quartermaster.api.device.DeviceSlice;
+import dev.quartermaster.api.meta.ApiObject;
+import dev.quartermaster.api.meta.Kind;
+import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.node.Node;
+import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.api.workload.Workload;
+import dev.quartermaster.core.env.Env;
+import dev.quartermaster.core.informer.Informer;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * One informer per kind the controllers read, shared by all of them, each with the secondary
+ * indexes the controllers look things up by.
+ */
+public final class Informers {
+  /** Tasks and claims by {@code <workload>/<group>}. */
+  public static final String BY_GROUP = "group";
+  /** Tasks by node name; claims by allocated node; slices by node. */
+  public static final String BY_NODE = "node";
+  /** Claims by owner name (the task). */
+  public static final String BY_OWNER = "owner";
+  /** Tasks by workload name. */
+  public static final String BY_WORKLOAD = "workload";
+  /** Claims by uid. */
+  public static final String BY_UID = "uid";
+
+  private final Informer<Node> nodes;
+  private final Informer<DeviceSlice> slices;
+  private final Informer<DeviceClass> deviceClasses;
+  private final Informer<ResourceClaim> claims;
+  private final Informer<Workload> workloads;
+  private final Informer<Task> tasks;
+
+  public Informers(Env env, ApiClient api) {
+    nodes = base(env, api, Kinds.NODE).build();
+    slices = base(env, api, Kinds.DEVICE_SLICE).index(BY_NODE, s -> List.of(s.spec().node())).build();
+    deviceClasses = base(env, api, Kinds.DEVICE_CLASS).build();
+    claims = base(env, api, Kinds.RESOURCE_CLAIM)
+        .index(BY_GROUP, c -> groupOf(c))
+        .index(BY_NODE, c -> c.status().allocation().map(a -> List.of(a.node())).orElse(List.of()))
+        .index(BY_OWNER, c -> c.metadata().owner().map(o -> List.of(o.name())).orElse(List.of()))
+        .index(BY_UID, c -> List.of(c.metadata().uid()))
+        .build();
+    workloads = base(env, api, Kinds.WORKLOAD).build();
+    tasks = base(env, api, Kinds.TASK)
+        .index(BY_GROUP, t -> groupOf(t))
+        .index(BY_WORKLOAD, t -> Optional.ofNullable(t.metadata().labels().get(Labels.WORKLOAD)).map(List::of).orElse(List.of()))
+        .index(BY_NODE, t -> t.spec().node().map(List::of).orElse(List.of()))
+        .build();
+  }
+
+  /** {@code <workload>/<group>} from an object's labels, if it has both. */
+  public static List<String> groupOf(ApiObject o) {
+    var l = o.metadata().labels();
+    return Optional.ofNullable(l.get(Labels.WORKLOAD))
+        .flatMap(w -> Optional.ofNullable(l.get(Labels.GROUP)).map(g -> w + "/" + g))
+        .map(List::of).orElse(List.of());
+  }
+
+  private static <T extends ApiObject> Informer.Builder<T> base(Env env, ApiClient api, Kind<T> kind) {
+    return Informer.builder(env, new ApiListerWatcher<>(api, kind), o -> o.metadata().name(),
+        o -> o.metadata().revision());
+  }
+
+  public void start() {
+    all().forEach(Informer::start);
+  }
+
+  public void stop() {
+    all().forEach(Informer::stop);
+  }
+
+  /** Whether every informer has listed once. */
+  public boolean hasSynced() {
+    return all().stream().allMatch(Informer::hasSynced);
+  }
+
+  private List<Informer<?>> all() {
+    return List.of(nodes, slices, deviceClasses, claims, workloads, tasks);
+  }
+
+  public Informer<Node> nodes() {
+    return nodes;
+  }
+
+  public Informer<DeviceSlice> slices() {
+    return slices;
+  }
+
+  public Informer<DeviceClass> deviceClasses() {
+    return deviceClasses;
+  }
+
+  public Informer<ResourceClaim> claims() {
+    return claims;
+  }
+
+  public Informer<Workload> workloads() {
+    return workloads;
+  }
+
+  public Informer<Task> tasks() {
+    return tasks;
+  }
+}

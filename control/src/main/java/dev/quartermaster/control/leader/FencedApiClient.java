@@ -1,0 +1,82 @@
+package dev.quartermaster.control.leader;
+
+import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.api.client.DeleteResult;
+import dev.quartermaster.api.client.LabelSelector;
+import dev.quartermaster.api.client.ObjectList;
+import dev.quartermaster.api.client.WatchHandle;
+import dev.quartermaster.api.client.WatchHandler;
+import dev.quartermaster.api.error.ApiError.Reason;
+import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.meta.ApiObject;
+import dev.quartermaster.api.meta.Kind;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The {@link ApiClient} controllers write through: reads pass, writes pass only while {@link
+ * Leadership#isLeader} holds at the moment of the call, so a leader that lost (or cannot renew) its
+ * lease stops writing at once. A write already past this check still carries its revision
+ * precondition, so it fails if a newer leader changed the object.
+ */
+public final class FencedApiClient implements ApiClient {
+  private final ApiClient delegate;
+  private final Leadership leadership;
+  private final AtomicLong refused = new AtomicLong();
+
+  public FencedApiClient(ApiClient delegate, Leadership leadership) {
+    this.delegate = delegate;
+    this.leadership = leadership;
+  }
+
+  /** Writes refused because this process was not the leader. */
+  public long refused() {
+    return refused.get();
+  }
+
+  private void requireLeader(String what) {
+    if (!leadership.isLeader()) {
+      refused.incrementAndGet();
+      throw new ApiException(Reason.Unavailable, "not the leader: " + what + " refused");
+    }
+  }
+
+  @Override
+  public <T extends ApiObject> Optional<T> get(Kind<T> kind, String name) {
+    return delegate.get(kind, name);
+  }
+
+  @Override
+  public <T extends ApiObject> ObjectList<T> list(Kind<T> kind, LabelSelector selector) {
+    return delegate.list(kind, selector);
+  }
+
+  @Override
+  public <T extends ApiObject> T create(T object) {
+    requireLeader("create " + object.ref());
+    return delegate.create(object);
+  }
+
+  @Override
+  public <T extends ApiObject> T update(T object) {
+    requireLeader("update " + object.ref());
+    return delegate.update(object);
+  }
+
+  @Override
+  public <T extends ApiObject> T updateStatus(T object) {
+    requireLeader("status update " + object.ref());
+    return delegate.updateStatus(object);
+  }
+
+  @Override
+  public <T extends ApiObject> DeleteResult<T> delete(Kind<T> kind, String name) {
+    requireLeader("delete " + kind.singular() + "/" + name);
+    return delegate.delete(kind, name);
+  }
+
+  @Override
+  public <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchHandler<T> handler) {
+    return delegate.watch(kind, afterRevision, handler);
+  }
+}

@@ -1,0 +1,199 @@
+package dev.quartermaster.control.leader;
+
+import dev.quartermaster.core.env.Env;
+import dev.quartermaster.core.env.Env.Cancellable;
+import dev.quartermaster.store.KeyValue;
+import dev.quartermaster.store.Store;
+import dev.quartermaster.store.Txn;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Leader election through one store key, compare-and-set on its modification revision.
+ *
+ * <p>Every {@code retryPeriod} each candidate reads the lease. The holder renews it; another
+ * candidate takes it over only after the record has not changed for a whole {@code leaseDuration}
+ * as timed by its <em>own</em> clock from when it last saw a change (so clocks need not agree,
+ * only run at similar rates). Taking over raises the fencing epoch.
+ *
+ * <p>Leadership ends locally at once when no renewal has succeeded for {@code renewDeadline},
+ * counted from the <em>start</em> of the last successful renewal: {@link #isLeader} reads the clock
+ * on every call, so a leader whose store access hangs stops writing (through {@link
+ * FencedApiClient}) without waiting for its own loop to notice. Since the deadline is shorter than
+ * the lease, the old leader has stopped before anyone else can start. Writes that were already
+ * decided still carry revision preconditions and fail against a newer leader's writes.
+ */
+public final class LeaderElector implements Leadership {
+
+  /** What to run when leadership starts and ends. */
+  public interface Callbacks {
+    void startedLeading(long epoch);
+
+    void stoppedLeading();
+  }
+
+  private static final Logger LOG = LoggerFactory.getLogger(LeaderElector.class);
+
+  private final Store store;
+  private final Env env;
+  private final String identity;
+  private final LeaderConfig config;
+  private final Callbacks callbacks;
+  private final Object lock = new Object();
+  private long observedModRevision = -1;
+  private long observedAtNanos;
+  private boolean leading;
+  private long lastRenewStartNanos;
+  private long epoch;
+  /** Whether the lease, when last read, named someone else. */
+  private boolean observedHolderIsOther;
+  private boolean stopped;
+  private Optional<Cancellable> next = Optional.empty();
+
+  public LeaderElector(Store store, Env env, String identity, LeaderConfig config, Callbacks callbacks) {
+    this.store = Objects.requireNonNull(store, "store");
+    this.env = Objects.requireNonNull(env, "env");
+    this.identity = Objects.requireNonNull(identity, "identity");
+    this.config = Objects.requireNonNull(config, "config");
+    this.callbacks = Objects.requireNonNull(callbacks, "callbacks");
+  }
+
+  /** Begins trying, at once and then every retry period. */
+  public void start() {
+    env.execute(this::tick);
+  }
+
+  /** Stops trying; if leading, stops leading (the lease simply expires for the others). */
+  public void stop() {
+    boolean wasLeading;
+    synchronized (lock) {
+      stopped = true;
+      next.ifPresent(Cancellable::cancel);
+      wasLeading = leading;
+      leading = false;
+    }
+    if (wasLeading) {
+      callbacks.stoppedLeading();
+    }
+  }
+
+  @Override
+  public boolean isLeader() {
+    synchronized (lock) {
+      return leading && env.nanoTime() - lastRenewStartNanos < config.renewDeadline().toNanos();
+    }
+  }
+
+  /** The fencing epoch of the current (or last) term. */
+  public long epoch() {
+    synchronized (lock) {
+      return epoch;
+    }
+  }
+
+  public String identity() {
+    return identity;
+  }
+
+  private void tick() {
+    synchronized (lock) {
+      if (stopped) {
+        return;
+      }
+    }
+    long started = env.nanoTime();
+    Optional<Long> won = Optional.empty();
+    try {
+      won = tryAcquireOrRenew(started);
+    } catch (RuntimeException e) {
+      LOG.warn("{}: lease {} not renewed: {}", identity, config.key(), e.toString());
+    }
+    boolean becameLeader = false;
+    boolean lost = false;
+    synchronized (lock) {
+      if (stopped) {
+        return;
+      }
+      if (won.isPresent()) {
+        lastRenewStartNanos = started;
+        becameLeader = !leading;
+        leading = true;
+        epoch = won.get();
+      } else if (leading && (env.nanoTime() - lastRenewStartNanos >= config.renewDeadline().toNanos()
+          || observedHolderIsOther)) {
+        leading = false;
+        lost = true;
+      }
+      next = Optional.of(env.schedule(jittered(), this::tick));
+    }
+    if (becameLeader) {
+      LOG.info("{}: leading (epoch {})", identity, epoch);
+      callbacks.startedLeading(epoch);
+    }
+    if (lost) {
+      LOG.warn("{}: lost leadership", identity);
+      callbacks.stoppedLeading();
+    }
+  }
+
+  /** The epoch if we hold the lease after this attempt. */
+  private Optional<Long> tryAcquireOrRenew(long nowNanos) {
+    Optional<KeyValue> current = store.get(config.key());
+    long leaseMillis = config.leaseDuration().toMillis();
+    long nowMillis = env.now().toEpochMilli();
+    if (current.isEmpty()) {
+      var fresh = new LeaseRecord(identity, nowMillis, leaseMillis, 1);
+      return write(0, fresh);
+    }
+    var kv = current.get();
+    var record = LeaseRecord.decode(kv.value());
+    synchronized (lock) {
+      if (kv.modRevision() != observedModRevision) {
+        observedModRevision = kv.modRevision();
+        observedAtNanos = nowNanos;
+      }
+      observedHolderIsOther = !record.holder().equals(identity);
+    }
+    if (record.holder().equals(identity) && isLeaderAt(nowNanos)) {
+      return write(kv.modRevision(), new LeaseRecord(identity, nowMillis, leaseMillis, record.epoch()));
+    }
+    boolean expired;
+    synchronized (lock) {
+      expired = nowNanos - observedAtNanos >= config.leaseDuration().toNanos();
+    }
+    if (!record.holder().equals(identity) && !expired) {
+      return Optional.empty();
+    }
+    // Expired, or ours from an earlier term (a restart, or a deadline we missed): a new term.
+    return write(kv.modRevision(), new LeaseRecord(identity, nowMillis, leaseMillis, record.epoch() + 1));
+  }
+
+  private boolean isLeaderAt(long nowNanos) {
+    synchronized (lock) {
+      return leading && nowNanos - lastRenewStartNanos < config.renewDeadline().toNanos();
+    }
+  }
+
+  private Optional<Long> write(long expectedModRevision, LeaseRecord record) {
+    var result = store.txn(Txn.when(List.of(new Txn.Compare.ModRevision(config.key(), expectedModRevision)),
+        List.of(new Txn.Op.Put(config.key(), record.encode()))));
+    if (!result.succeeded()) {
+      return Optional.empty();
+    }
+    synchronized (lock) {
+      observedModRevision = result.revision();
+      observedHolderIsOther = false;
+    }
+    return Optional.of(record.epoch());
+  }
+
+  private Duration jittered() {
+    // Up to 20% later, so candidates do not retry in lockstep.
+    long base = config.retryPeriod().toNanos();
+    return Duration.ofNanos(base + env.random().nextLong(base / 5 + 1));
+  }
+}

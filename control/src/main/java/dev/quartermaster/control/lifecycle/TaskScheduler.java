@@ -1,0 +1,130 @@
+package dev.quartermaster.control.lifecycle;
+
+import dev.quartermaster.api.claim.ResourceClaim;
+import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.api.error.ApiError.Reason;
+import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.api.workload.TaskPhase;
+import dev.quartermaster.api.workload.TaskSpec;
+import dev.quartermaster.api.workload.TaskStatus;
+import dev.quartermaster.control.allocator.NodeReadiness;
+import dev.quartermaster.control.cluster.ControlLoop;
+import dev.quartermaster.control.cluster.Informers;
+import dev.quartermaster.core.env.Env;
+import dev.quartermaster.core.informer.EventHandler;
+import dev.quartermaster.core.queue.Result;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.Optional;
+
+/**
+ * Moves a task from {@code Pending} to {@code Scheduled} once its node is known: the node all its
+ * claims were allocated on (the allocator chose it), its pinned node, or — for a task without
+ * claims — the ready node with the fewest tasks. It first sets {@code spec.node} (update), then the
+ * status, each compare-and-set. Everything after {@code Scheduled} is the agent's; see {@code
+ * package-info}.
+ */
+public final class TaskScheduler {
+  private final Env env;
+  private final ApiClient api;
+  private final Informers informers;
+  private final ControlLoop loop;
+
+  public TaskScheduler(Env env, ApiClient api, Informers informers) {
+    this.env = env;
+    this.api = api;
+    this.informers = informers;
+    this.loop = new ControlLoop("scheduler", env, 1, this::reconcile);
+    informers.tasks().addHandler(new EventHandler<>() {
+      @Override
+      public void onAdd(Task t) {
+        loop.enqueue(t.metadata().name());
+      }
+
+      @Override
+      public void onUpdate(Task o, Task t) {
+        loop.enqueue(t.metadata().name());
+      }
+    });
+    informers.claims().addHandler(new EventHandler<>() {
+      @Override
+      public void onUpdate(ResourceClaim o, ResourceClaim c) {
+        if (!o.status().allocation().equals(c.status().allocation())) {
+          c.metadata().owner().filter(x -> x.kind().equals(Kinds.TASK.name())).ifPresent(x -> loop.enqueue(x.name()));
+        }
+      }
+    });
+  }
+
+  public ControlLoop loop() {
+    return loop;
+  }
+
+  Result reconcile(String name) {
+    try {
+      return schedule(name);
+    } catch (ApiException e) {
+      if (e.is(Reason.Conflict) || e.is(Reason.NotFound)) {
+        return Result.requeue();
+      }
+      throw e;
+    }
+  }
+
+  private Result schedule(String name) {
+    var cached = informers.tasks().cache().get(name);
+    if (cached.isEmpty() || cached.get().metadata().isDeleting() || cached.get().status().phase() != TaskPhase.Pending) {
+      return Result.done();
+    }
+    var t = cached.get();
+    var nodes = new HashSet<String>();
+    for (var claimName : t.spec().claims()) {
+      var c = informers.claims().cache().get(claimName);
+      if (c.isEmpty() || c.get().status().allocation().isEmpty()) {
+        return Result.done(); // the allocation brings us back
+      }
+      nodes.add(c.get().status().allocation().get().node());
+    }
+    if (nodes.size() > 1) {
+      return Result.done();
+    }
+    Optional<String> node = nodes.stream().findFirst().or(() -> t.spec().node()).or(this::leastBusyReadyNode);
+    if (node.isEmpty()) {
+      return pending(t, "NoReadyNode", "no node is ready for tasks");
+    }
+    if (t.spec().node().isEmpty()) {
+      var s = t.spec();
+      api.update(t.withSpec(new TaskSpec(node, s.command(), s.env(), s.claims(), s.volumes(), s.runtime(), s.image())));
+      return Result.done(); // the update brings us back
+    }
+    if (!t.spec().node().equals(node)) {
+      return pending(t, "NodeMismatch", "pinned to " + t.spec().node().get() + " but its claims are on " + node.get());
+    }
+    var message = t.spec().claims().isEmpty()
+        ? "placed on node " + node.get()
+        : "claims " + String.join(",", t.spec().claims()) + " allocated on node " + node.get();
+    var s = t.status();
+    api.updateStatus(t.withStatus(new TaskStatus(TaskPhase.Scheduled, "Scheduled", message, node, s.deviceCheck(),
+        s.exitCode(), s.startedAt(), s.finishedAt(), s.conditions())));
+    return Result.done();
+  }
+
+  private Result pending(Task t, String reason, String message) {
+    var s = t.status();
+    if (!s.reason().equals(reason) || !s.message().equals(message)) {
+      api.updateStatus(t.withStatus(new TaskStatus(TaskPhase.Pending, reason, message, s.node(), s.deviceCheck(),
+          s.exitCode(), s.startedAt(), s.finishedAt(), s.conditions())));
+    }
+    return Result.done();
+  }
+
+  private Optional<String> leastBusyReadyNode() {
+    return informers.nodes().cache().list().stream()
+        .filter(NodeReadiness::isSchedulable)
+        .map(n -> n.metadata().name())
+        .min(Comparator.comparingInt((String n) -> informers.tasks().cache().keysByIndex(Informers.BY_NODE, n).size())
+            .thenComparing(n -> n));
+  }
+}

@@ -1,0 +1,23 @@
+/**
+ * Task and node lifecycle on the controller side.
+ *
+ * <h2>Task phases and who sets them</h2>
+ * <ul>
+ *   <li>{@code Pending} — created by the workload controller (or a user).
+ *   <li>{@code Scheduled} — set by {@link dev.quartermaster.control.lifecycle.TaskScheduler} once the
+ *       node is chosen and every claim is allocated there; {@code spec.node} is set first.
+ *   <li>{@code Preparing} — set by the node's agent when it starts preparing the task's claims
+ *       (and publishing its volumes), reason naming what it waits for.
+ *   <li>{@code Running} — set by the agent only after the device check opened every device node
+ *       the task was given ({@code status.deviceCheck.passed}).
+ *   <li>{@code Succeeded} / {@code Failed} — set by the agent from the exit code; {@code Failed} with
+ *       reason {@code NodeLost} or {@code NodeFenced} by {@link
+ *       dev.quartermaster.control.lifecycle.NodeLifecycle}.
+ * </ul>
+ * The agent also owns {@code ResourceClaim.status.prepare[<node>]}: {@code Prepared} while the
+ * claim's devices are set up there, {@code Unprepared} after it tore them down (the task's claims
+ * finalizer waits for that), and it sends {@code Node.status.heartbeat} at least every 10 s with
+ * {@code AgentReady=True}. This controller writes {@code AgentReady=False reason=HeartbeatMissed}
+ * after 40 s of silence and flips it back when heartbeats resume.
+ */
+package dev.quartermaster.control.lifecycle;

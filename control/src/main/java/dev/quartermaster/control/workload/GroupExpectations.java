@@ -1,0 +1,85 @@
+package dev.quartermaster.control.workload;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Read-your-own-writes for worker groups. After the controller creates or deletes a group's tasks
+ * it records the names it touched and the highest store revision its writes got; the group is not
+ * acted on again until the task informer has caught up to that revision, so the next decision sees
+ * every one of its own writes. Deterministic names make a create from a stale view fail loudly
+ * anyway; this keeps it from being tried.
+ *
+ * <p>If the informer does not catch up within the bound (a stuck watch), the caller stops trusting
+ * the cache and reads live (counted in {@link #timeouts}). Keys are {@code <workload-uid>/<group>},
+ * so a re-created workload starts clean. A key is only ever handled by one reconcile at a time (work
+ * queue), which is what makes one mutable record per key safe.
+ */
+public final class GroupExpectations {
+
+  /** Whether a group may be acted on. */
+  public sealed interface Gate {
+    /** The cache has seen our writes (or we made none). */
+    record Open() implements Gate {}
+
+    /** Still waiting for the cache to reach {@code revision}; {@code left} of the bound remains. */
+    record Waiting(long revision, Duration left, Map<String, String> names) implements Gate {}
+
+    /** Waited past the bound: read live. */
+    record TimedOut(long revision, Map<String, String> names) implements Gate {}
+  }
+
+  private record Pending(long revision, long sinceNanos, Map<String, String> names) {}
+
+  private final Duration bound;
+  private final Map<String, Pending> pending = new ConcurrentHashMap<>();
+  private final java.util.concurrent.atomic.AtomicLong timeouts = new java.util.concurrent.atomic.AtomicLong();
+
+  public GroupExpectations(Duration bound) {
+    this.bound = bound;
+  }
+
+  /** Records our write of {@code task} ({@code action}: create or delete) at {@code revision}. */
+  public void wrote(String key, String task, String action, long revision, long nowNanos) {
+    pending.compute(key, (k, p) -> {
+      var names = new TreeMap<String, String>(p == null ? Map.of() : p.names());
+      names.put(task, action);
+      return new Pending(Math.max(revision, p == null ? 0 : p.revision()), p == null ? nowNanos : p.sinceNanos(), names);
+    });
+  }
+
+  /** Where {@code key} stands, given the informer's caught-up revision. */
+  public Gate gate(String key, long syncedRevision, long nowNanos) {
+    var p = pending.get(key);
+    if (p == null) {
+      return new Gate.Open();
+    }
+    if (syncedRevision >= p.revision()) {
+      pending.remove(key, p);
+      return new Gate.Open();
+    }
+    var waited = Duration.ofNanos(nowNanos - p.sinceNanos());
+    if (waited.compareTo(bound) >= 0) {
+      timeouts.incrementAndGet();
+      return new Gate.TimedOut(p.revision(), p.names());
+    }
+    return new Gate.Waiting(p.revision(), bound.minus(waited), p.names());
+  }
+
+  /** Forgets {@code key}: after a live read, or when its workload is gone. */
+  public void clear(String key) {
+    pending.remove(key);
+  }
+
+  /** Forgets every key starting with {@code prefix}. */
+  public void clearAll(String prefix) {
+    pending.keySet().removeIf(k -> k.startsWith(prefix));
+  }
+
+  /** How many times a group's wait ran past the bound (a metric). */
+  public long timeouts() {
+    return timeouts.get();
+  }
+}

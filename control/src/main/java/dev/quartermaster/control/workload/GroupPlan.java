@@ -1,0 +1,91 @@
+package dev.quartermaster.control.workload;
+
+import dev.quartermaster.api.workload.RestartPolicy;
+import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.api.workload.TaskPhase;
+import dev.quartermaster.api.workload.WorkerGroup;
+import dev.quartermaster.api.workload.WorkloadStatus.GroupStatus;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+
+/**
+ * What one worker group needs, decided from a view of its tasks that includes every write of ours:
+ * the ordinals to create and the tasks to delete. A pure function, so it is tested on its own.
+ *
+ * <ul>
+ *   <li>Ordinals {@code 0..replicas-1} are wanted; a wanted ordinal with no task is created. A name
+ *       still held by a task that is being deleted is waited for, never reused early.
+ *   <li>Tasks at or above {@code replicas} are deleted, highest ordinal first.
+ *   <li>A finished task is deleted to be replaced when the restart policy says so ({@code OnFailure}:
+ *       failed; {@code Always}: failed or succeeded); otherwise it keeps its slot.
+ *   <li>A task of the group's name pattern owned by another workload incarnation is deleted.
+ * </ul>
+ */
+public record GroupPlan(List<Integer> create, List<Task> delete) {
+
+  public GroupPlan {
+    create = List.copyOf(create);
+    delete = List.copyOf(delete);
+  }
+
+  public static GroupPlan decide(String workload, String workloadUid, WorkerGroup group, List<Task> tasks) {
+    var byOrdinal = new HashMap<Integer, Task>();
+    var delete = new ArrayList<Task>();
+    for (var t : tasks) {
+      var ordinal = TaskNames.ordinal(workload, group.name(), t.metadata().name());
+      boolean ours = t.metadata().owner().map(o -> o.uid().equals(workloadUid)).orElse(false);
+      if (ordinal.isEmpty() || t.metadata().isDeleting()) {
+        ordinal.ifPresent(o -> byOrdinal.put(o, t));
+        continue;
+      }
+      byOrdinal.put(ordinal.getAsInt(), t);
+      if (!ours || ordinal.getAsInt() >= group.replicas() || replace(group.restartPolicy(), t.status().phase())) {
+        delete.add(t);
+      }
+    }
+    var create = new ArrayList<Integer>();
+    for (int i = 0; i < group.replicas(); i++) {
+      if (!byOrdinal.containsKey(i)) {
+        create.add(i);
+      }
+    }
+    delete.sort(Comparator.comparingInt((Task t) ->
+        TaskNames.ordinal(workload, group.name(), t.metadata().name()).orElse(Integer.MAX_VALUE)).reversed());
+    return new GroupPlan(create, delete);
+  }
+
+  static boolean replace(RestartPolicy policy, TaskPhase phase) {
+    return switch (policy) {
+      case OnFailure -> phase == TaskPhase.Failed;
+      case Always -> phase.isFinished();
+      case Never -> false;
+    };
+  }
+
+  /** The group's counts for the workload's status. */
+  public static GroupStatus status(WorkerGroup group, String workloadUid, List<Task> tasks) {
+    int live = 0;
+    int running = 0;
+    int succeeded = 0;
+    int failed = 0;
+    for (var t : tasks) {
+      if (!t.metadata().owner().map(o -> o.uid().equals(workloadUid)).orElse(false)) {
+        continue;
+      }
+      var phase = t.status().phase();
+      if (phase == TaskPhase.Succeeded) {
+        succeeded++;
+      } else if (phase == TaskPhase.Failed) {
+        failed++;
+      } else if (!t.metadata().isDeleting()) {
+        live++;
+        if (phase == TaskPhase.Running) {
+          running++;
+        }
+      }
+    }
+    return new GroupStatus(group.name(), group.replicas(), live, running, succeeded, failed);
+  }
+}

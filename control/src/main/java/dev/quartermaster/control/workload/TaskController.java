@@ -1,0 +1,194 @@
+package dev.quartermaster.control.workload;
+
+import dev.quartermaster.api.claim.PrepareState;
+import dev.quartermaster.api.claim.ResourceClaim;
+import dev.quartermaster.api.claim.ResourceClaimSpec;
+import dev.quartermaster.api.claim.ResourceClaimStatus;
+import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.api.client.LabelSelector;
+import dev.quartermaster.api.error.ApiError.Reason;
+import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.meta.ObjectMeta;
+import dev.quartermaster.api.meta.OwnerReference;
+import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.api.workload.Workload;
+import dev.quartermaster.control.cluster.ControlLoop;
+import dev.quartermaster.control.cluster.Informers;
+import dev.quartermaster.control.cluster.Labels;
+import dev.quartermaster.core.env.Env;
+import dev.quartermaster.core.informer.EventHandler;
+import dev.quartermaster.core.queue.Result;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Per task: makes its claims (one per claim template, named {@code <task>-<template>}, owned by
+ * this incarnation of the task, so every new task gets new claim uids), and, once the task is
+ * deleting, lets it go only when none of its claims is still {@code Prepared} on a node that is
+ * not fenced; then its claims are deleted and {@link Labels#CLAIMS_FINALIZER} removed.
+ *
+ * <p>Both checks read live: removing a finalizer cannot be undone, so it must not rest on a cache
+ * that has not yet seen the agent prepare a claim.
+ */
+public final class TaskController {
+  private static final Logger LOG = LoggerFactory.getLogger(TaskController.class);
+
+  private final ApiClient api;
+  private final Informers informers;
+  private final ControlLoop loop;
+
+  public TaskController(Env env, ApiClient api, Informers informers) {
+    this.api = api;
+    this.informers = informers;
+    this.loop = new ControlLoop("tasks", env, 2, this::reconcile);
+    informers.tasks().addHandler(new EventHandler<>() {
+      @Override
+      public void onAdd(Task t) {
+        loop.enqueue(t.metadata().name());
+      }
+
+      @Override
+      public void onUpdate(Task o, Task t) {
+        loop.enqueue(t.metadata().name());
+      }
+    });
+    informers.claims().addHandler(new EventHandler<>() {
+      @Override
+      public void onUpdate(ResourceClaim o, ResourceClaim c) {
+        enqueueOwner(c);
+      }
+
+      @Override
+      public void onDelete(ResourceClaim c) {
+        enqueueOwner(c);
+      }
+    });
+  }
+
+  public ControlLoop loop() {
+    return loop;
+  }
+
+  private void enqueueOwner(ResourceClaim c) {
+    c.metadata().owner().filter(o -> o.kind().equals(Kinds.TASK.name())).ifPresent(o -> loop.enqueue(o.name()));
+  }
+
+  Result reconcile(String name) {
+    try {
+      var task = informers.tasks().cache().get(name);
+      if (task.isEmpty()) {
+        return Result.done();
+      }
+      return task.get().metadata().isDeleting() ? finish(task.get()) : ensureClaims(task.get());
+    } catch (ApiException e) {
+      if (e.is(Reason.Conflict) || e.is(Reason.AlreadyExists) || e.is(Reason.NotFound)) {
+        LOG.debug("task {}: {}; retrying", name, e.getMessage());
+        return Result.requeue();
+      }
+      throw e;
+    }
+  }
+
+  private Result ensureClaims(Task t) {
+    var owner = t.metadata().owner().filter(o -> o.kind().equals(Kinds.WORKLOAD.name()));
+    if (owner.isEmpty()) {
+      return Result.done();
+    }
+    var workload = informers.workloads().cache().get(owner.get().name())
+        .filter(w -> w.metadata().uid().equals(owner.get().uid()));
+    var groupName = t.metadata().labels().get(Labels.GROUP);
+    if (workload.isEmpty() || groupName == null) {
+      return Result.done();
+    }
+    var group = workload.get().spec().groups().stream().filter(g -> g.name().equals(groupName)).findFirst();
+    if (group.isEmpty()) {
+      return Result.done();
+    }
+    boolean waiting = false;
+    for (var template : group.get().claimTemplates()) {
+      var claimName = TaskNames.claim(t.metadata().name(), template.name());
+      var existing = informers.claims().cache().get(claimName);
+      if (existing.isPresent()) {
+        boolean mine = existing.get().metadata().owner().map(o -> o.uid().equals(t.metadata().uid())).orElse(false);
+        if (!mine) {
+          // Left by an earlier incarnation of this task: it must go before ours can be made.
+          if (!existing.get().metadata().isDeleting()) {
+            deleteQuietly(claimName);
+          }
+          waiting = true;
+        }
+        continue;
+      }
+      api.create(newClaim(t, workload.get(), groupName, claimName, template.spec()));
+    }
+    return waiting ? Result.requeue() : Result.done();
+  }
+
+  private static ResourceClaim newClaim(Task t, Workload w, String group, String name, ResourceClaimSpec spec) {
+    var labels = Map.of(Labels.WORKLOAD, w.metadata().name(), Labels.GROUP, group, Labels.TASK, t.metadata().name());
+    var withDomain = spec.computeDomain().isPresent() || w.spec().computeDomain().isEmpty()
+        ? spec : new ResourceClaimSpec(spec.requests(), w.spec().computeDomain());
+    return new ResourceClaim(ObjectMeta.named(name).withLabels(labels).withOwner(OwnerReference.of(t)),
+        withDomain, ResourceClaimStatus.EMPTY);
+  }
+
+  private Result finish(Task t) {
+    if (!t.metadata().finalizers().contains(Labels.CLAIMS_FINALIZER)) {
+      return Result.done();
+    }
+    var claims = new LinkedHashMap<String, ResourceClaim>();
+    api.list(Kinds.RESOURCE_CLAIM, LabelSelector.equalTo(Map.of(Labels.TASK, t.metadata().name()))).items().stream()
+        .filter(c -> c.metadata().owner().map(o -> o.uid().equals(t.metadata().uid())).orElse(false))
+        .forEach(c -> claims.put(c.metadata().name(), c));
+    for (var n : t.spec().claims()) {
+      if (!claims.containsKey(n)) {
+        api.get(Kinds.RESOURCE_CLAIM, n).ifPresent(c -> claims.put(n, c));
+      }
+    }
+    for (var c : claims.values()) {
+      var stillPrepared = preparedOn(c);
+      if (stillPrepared.isPresent()) {
+        LOG.debug("task {} waits: claim {} is still prepared on node {}", t.metadata().name(), c.metadata().name(),
+            stillPrepared.get());
+        return Result.done(); // the agent's unprepare updates the claim, which brings us back
+      }
+    }
+    for (var c : claims.values()) {
+      boolean owned = c.metadata().owner().map(o -> o.uid().equals(t.metadata().uid())).orElse(false);
+      if (owned) {
+        deleteQuietly(c.metadata().name());
+      }
+    }
+    var f = new ArrayList<>(t.metadata().finalizers());
+    f.remove(Labels.CLAIMS_FINALIZER);
+    api.update(t.withMetadata(t.metadata().withFinalizers(f)));
+    return Result.done();
+  }
+
+  /** A node where {@code c} is still prepared and that may still use it (not fenced). */
+  private Optional<String> preparedOn(ResourceClaim c) {
+    var fenced = new HashMap<String, Boolean>();
+    return c.status().prepare().entrySet().stream()
+        .filter(e -> e.getValue().phase() == PrepareState.Phase.Prepared)
+        .map(Map.Entry::getKey)
+        .filter(node -> !fenced.computeIfAbsent(node, n -> api.get(Kinds.NODE, n).map(x -> x.spec().fenced()).orElse(false)))
+        .sorted()
+        .findFirst();
+  }
+
+  private void deleteQuietly(String claim) {
+    try {
+      api.delete(Kinds.RESOURCE_CLAIM, claim);
+    } catch (ApiException e) {
+      if (!e.is(Reason.NotFound)) {
+        throw e;
+      }
+    }
+  }
+}

@@ -1,0 +1,152 @@
+package dev.quartermaster.sim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.quartermaster.api.claim.DeviceRequest;
+import dev.quartermaster.api.claim.ResourceClaim;
+import dev.quartermaster.api.claim.ResourceClaimSpec;
+import dev.quartermaster.api.claim.ResourceClaimStatus;
+import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.meta.ObjectMeta;
+import dev.quartermaster.control.allocator.Allocator;
+import dev.quartermaster.control.cluster.ControlLoop;
+import dev.quartermaster.control.cluster.Informers;
+import dev.quartermaster.core.env.Env;
+import dev.quartermaster.core.env.SystemEnv;
+import dev.quartermaster.store.registry.ObjectRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * I1 with two allocators, each with its own informers (stale in their own ways), racing over the
+ * same claims and devices; claims come and go so freed devices are reused. A checker on the true
+ * store state sees every commit.
+ */
+class AllocatorRaceTest {
+
+  @BeforeAll
+  static void quiet() {
+    Logger.getLogger("").setLevel(Level.SEVERE);
+    for (var h : Logger.getLogger("").getHandlers()) {
+      h.setLevel(Level.SEVERE);
+    }
+  }
+
+  record Outcome(List<String> violations, int allocated, int claims) {}
+
+  @Test
+  void twoAllocatorsNeverDoubleAllocate() {
+    var failures = new ArrayList<String>();
+    int allocatedTotal = 0;
+    for (long seed : SimCluster.seeds(20)) {
+      var o = race(seed, (env, pair) -> {
+        var a = new Allocator(env, pair.api(), pair.informers());
+        return a.loop();
+      });
+      allocatedTotal += o.allocated();
+      if (!o.violations().isEmpty()) {
+        failures.add("seed " + seed + ": " + o.violations().stream().limit(3).toList());
+      }
+    }
+    System.out.println("allocator race: claims allocated at the end, summed over seeds: " + allocatedTotal);
+    assertThat(allocatedTotal).isPositive();
+    assertThat(failures).as("replay a failing seed with -Dqm.seeds").isEmpty();
+  }
+
+  @Test
+  void theCheckerCatchesTwoNaiveAllocators() {
+    int caught = 0;
+    for (long seed : SimCluster.seeds(20)) {
+      var o = race(seed, (env, pair) -> new NaiveAllocator(env, pair.api(), pair.informers()).loop());
+      if (!o.violations().isEmpty()) {
+        caught++;
+      }
+    }
+    System.out.println("allocator race: naive allocators double-allocated in " + caught + " seeds");
+    assertThat(caught).isPositive();
+  }
+
+  @Test
+  void twoAllocatorsOnRealThreadsNeverDoubleAllocate() throws Exception {
+    Env env = new SystemEnv();
+    var store = new SimStore(env);
+    var api = new ObjectRegistry(store, env);
+    var checker = new ExclusiveChecker();
+    store.onCommit(checker);
+    var c = new SimClusterOn(api);
+    c.world(3, 4);
+    var loops = new ArrayList<ControlLoop>();
+    var informers = new ArrayList<Informers>();
+    for (int i = 0; i < 2; i++) {
+      var inf = new Informers(env, api);
+      loops.add(new Allocator(env, api, inf).loop());
+      informers.add(inf);
+      inf.start();
+    }
+    loops.forEach(ControlLoop::start);
+    for (int i = 0; i < 12; i++) {
+      api.create(claim("c" + i, 1));
+    }
+    var done = new CompletableFuture<Void>();
+    store.onCommit((r, ch) -> {
+      if (checker.allocated() == 12) {
+        done.complete(null);
+      }
+    });
+    if (checker.allocated() < 12) {
+      done.get(60, TimeUnit.SECONDS); // a hang bound only
+    }
+    loops.forEach(ControlLoop::stop);
+    informers.forEach(Informers::stop);
+    assertThat(checker.violations()).isEmpty();
+    assertThat(api.list(Kinds.RESOURCE_CLAIM).items()).allMatch(x -> x.status().allocation().isPresent());
+  }
+
+  record Pair(ObjectRegistry api, Informers informers) {}
+
+  private Outcome race(long seed, BiFunction<Env, Pair, ControlLoop> allocator) {
+    var c = new SimCluster(seed, WatchFaults.staleCache());
+    var checker = new ExclusiveChecker();
+    c.store().onCommit(checker);
+    new SimClusterOn(c.api()).world(3, 4);
+    var loops = new ArrayList<ControlLoop>();
+    for (int i = 0; i < 2; i++) {
+      var inf = new Informers(c.env(), c.api());
+      loops.add(allocator.apply(c.env(), new Pair(c.api(), inf)));
+      inf.start();
+    }
+    loops.forEach(ControlLoop::start);
+    var r = c.env().random();
+    int created = 0;
+    // Waves of claims; between waves some are deleted, so freed devices are fought over again.
+    for (int wave = 0; wave < 6; wave++) {
+      for (int i = 0; i < 6; i++) {
+        c.api().create(claim("c" + created++, 1 + r.nextInt(2)));
+        c.env().advance(Duration.ofMillis(r.nextLong(300)));
+      }
+      c.env().advance(Duration.ofSeconds(3 + r.nextLong(5)));
+      for (var x : c.api().list(Kinds.RESOURCE_CLAIM).items()) {
+        if (r.nextInt(3) == 0) {
+          c.api().delete(Kinds.RESOURCE_CLAIM, x.metadata().name());
+        }
+      }
+      c.store().dropWatches(r.nextBoolean());
+    }
+    c.env().advance(Duration.ofMinutes(1));
+    return new Outcome(checker.violations(), checker.allocated(), created);
+  }
+
+  static ResourceClaim claim(String name, int gpus) {
+    var spec = new ResourceClaimSpec(List.of(new DeviceRequest("gpu", "gpu", gpus, List.of())), Optional.empty());
+    return new ResourceClaim(ObjectMeta.named(name), spec, ResourceClaimStatus.EMPTY);
+  }
+}

@@ -1,0 +1,153 @@
+package dev.quartermaster.sim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.quartermaster.api.error.ApiError.Reason;
+import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.control.leader.FencedApiClient;
+import dev.quartermaster.control.leader.LeaderConfig;
+import dev.quartermaster.control.leader.LeaderElector;
+import dev.quartermaster.store.KeyValue;
+import dev.quartermaster.store.Range;
+import dev.quartermaster.store.Store;
+import dev.quartermaster.store.StoreException;
+import dev.quartermaster.store.Txn;
+import dev.quartermaster.store.TxnResult;
+import dev.quartermaster.store.Watch;
+import dev.quartermaster.store.WatchListener;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** Two candidates; the leader's store access stalls past the lease; the other takes over; the old one's writes fail. */
+class LeaderElectionTest {
+
+  /** A store whose calls fail (as timed-out calls would) while stalled. */
+  static final class StallingStore implements Store {
+    private final Store delegate;
+    boolean stalled;
+
+    StallingStore(Store delegate) {
+      this.delegate = delegate;
+    }
+
+    private void check() {
+      if (stalled) {
+        throw new StoreException("store call timed out (simulated stall)");
+      }
+    }
+
+    @Override
+    public Optional<KeyValue> get(String key) {
+      check();
+      return delegate.get(key);
+    }
+
+    @Override
+    public Range range(String prefix, long revision) {
+      check();
+      return delegate.range(prefix, revision);
+    }
+
+    @Override
+    public TxnResult txn(Txn txn) {
+      check();
+      return delegate.txn(txn);
+    }
+
+    @Override
+    public Watch watch(String prefix, long afterRevision, WatchListener listener) {
+      return delegate.watch(prefix, afterRevision, listener);
+    }
+
+    @Override
+    public void compact(long revision) {
+      delegate.compact(revision);
+    }
+
+    @Override
+    public long currentRevision() {
+      return delegate.currentRevision();
+    }
+
+    @Override
+    public long compactedRevision() {
+      return delegate.compactedRevision();
+    }
+
+    @Override
+    public void close() {}
+  }
+
+  @Test
+  void theStalledLeaderIsDeposedAndFenced() {
+    for (long seed : SimCluster.seeds(20)) {
+      var c = new SimCluster(seed, WatchFaults.NONE);
+      var storeA = new StallingStore(c.store());
+      var events = new ArrayList<String>();
+      var a = new LeaderElector(storeA, c.env(), "a", LeaderConfig.DEFAULTS, callbacks("a", events));
+      var b = new LeaderElector(c.store(), c.env(), "b", LeaderConfig.DEFAULTS, callbacks("b", events));
+      a.start();
+      c.env().advance(Duration.ofMillis(1));
+      b.start();
+      var overlap = new ArrayList<String>();
+      probe(c, a, b, overlap);
+      c.env().advance(Duration.ofSeconds(20));
+      assertThat(a.isLeader()).as("seed %d", seed).isTrue();
+      assertThat(b.isLeader()).isFalse();
+
+      // a writes through its fence; read an object for a late write later.
+      c.deviceClass("gpu", "gpu");
+      var fencedA = new FencedApiClient(c.api(), a);
+      var stale = c.api().get(Kinds.DEVICE_CLASS, "gpu").orElseThrow();
+
+      storeA.stalled = true;
+      c.env().advance(Duration.ofSeconds(11));
+      assertThat(a.isLeader()).as("renew deadline passed: a stops at once").isFalse();
+      assertThatThrownBy(() -> fencedA.delete(Kinds.DEVICE_CLASS, "gpu"))
+          .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.reason()).isEqualTo(Reason.Unavailable));
+      c.env().advance(Duration.ofSeconds(10));
+      assertThat(b.isLeader()).as("seed %d: b took over", seed).isTrue();
+      assertThat(b.epoch()).isEqualTo(a.epoch() + 1);
+      // b's controllers write; a's late write, decided on the old revision, fails.
+      var fencedB = new FencedApiClient(c.api(), b);
+      fencedB.update(c.api().get(Kinds.DEVICE_CLASS, "gpu").orElseThrow());
+      assertThatThrownBy(() -> c.api().update(stale))
+          .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.reason()).isEqualTo(Reason.Conflict));
+
+      storeA.stalled = false;
+      c.env().advance(Duration.ofSeconds(30));
+      assertThat(a.isLeader()).as("a stays deposed once its store is back").isFalse();
+      assertThat(b.isLeader()).isTrue();
+      assertThat(overlap).as("seed %d: never two leaders at once", seed).isEmpty();
+      assertThat(events).containsSubsequence("a:start", "a:stop", "b:start");
+    }
+  }
+
+  private static void probe(SimCluster c, LeaderElector a, LeaderElector b, List<String> overlap) {
+    c.env().schedule(Duration.ofMillis(100), () -> {
+      if (a.isLeader() && b.isLeader()) {
+        overlap.add("both lead at " + c.env().now());
+      }
+      probe(c, a, b, overlap);
+    });
+  }
+
+  private static LeaderElector.Callbacks callbacks(String who, List<String> events) {
+    return new LeaderElector.Callbacks() {
+      @Override
+      public void startedLeading(long epoch) {
+        events.add(who + ":start");
+      }
+
+      @Override
+      public void stoppedLeading() {
+        events.add(who + ":stop");
+      }
+    };
+  }
+}

@@ -1,0 +1,44 @@
+package dev.quartermaster.sim;
+
+import dev.quartermaster.api.claim.DeviceRequest;
+import dev.quartermaster.api.claim.ResourceClaimSpec;
+import dev.quartermaster.api.meta.ObjectMeta;
+import dev.quartermaster.api.workload.ClaimTemplate;
+import dev.quartermaster.api.workload.TaskTemplate;
+import dev.quartermaster.api.workload.WorkerGroup;
+import dev.quartermaster.api.workload.Workload;
+import dev.quartermaster.api.workload.WorkloadSpec;
+import dev.quartermaster.api.workload.WorkloadStatus;
+import dev.quartermaster.control.allocator.Allocator;
+import dev.quartermaster.control.cluster.ControlLoop;
+import dev.quartermaster.control.cluster.Informers;
+import dev.quartermaster.control.lifecycle.NodeLifecycle;
+import dev.quartermaster.control.lifecycle.TaskScheduler;
+import dev.quartermaster.control.workload.TaskController;
+import dev.quartermaster.control.workload.WorkloadController;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** Every controller over one simulated cluster, without leader election. */
+record Worlds(Informers informers, Allocator allocator, WorkloadController workloads) {
+  static Worlds start(SimCluster c) {
+    var inf = new Informers(c.env(), c.api());
+    var allocator = new Allocator(c.env(), c.api(), inf);
+    var wc = new WorkloadController(c.env(), c.api(), inf, WorkloadController.DEFAULT_EXPECTATION_BOUND);
+    var loops = List.of(allocator.loop(), wc.loop(), new TaskController(c.env(), c.api(), inf).loop(),
+        new TaskScheduler(c.env(), c.api(), inf).loop(),
+        new NodeLifecycle(c.env(), c.api(), inf, NodeLifecycle.DEFAULT_GRACE).loop());
+    inf.start();
+    loops.forEach(ControlLoop::start);
+    return new Worlds(inf, allocator, wc);
+  }
+
+  static Workload gpuWorkload(String name, int replicas, String deviceClass, int gpus) {
+    var template = new TaskTemplate(List.of("train"), Map.of(), "exec", Optional.empty(), List.of(), Map.of());
+    var claim = new ClaimTemplate("gpu", new ResourceClaimSpec(
+        List.of(new DeviceRequest("gpu", deviceClass, gpus, List.of())), Optional.empty()));
+    var group = new WorkerGroup("w", replicas, template, List.of(claim), null);
+    return new Workload(ObjectMeta.named(name), new WorkloadSpec(List.of(group), Optional.empty()), WorkloadStatus.EMPTY);
+  }
+}
