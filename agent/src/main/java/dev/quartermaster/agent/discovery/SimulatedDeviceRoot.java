@@ -1,0 +1,284 @@
+package dev.quartermaster.agent.discovery;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * A simulated node's device root: the same {@code /dev} + {@code /proc} layout as a real host, so
+ * that the real discovery, control-node check and container runtime run against it unchanged.
+ *
+ * <pre>
+ * &lt;root&gt;/proc/driver/nvidia/gpus/&lt;bus&gt;/information   as the driver writes it, plus "Memory: &lt;bytes&gt;"
+ * &lt;root&gt;/proc/devices                               "195 nvidia" (or nvidia-frontend), "&lt;n&gt; nvidia-uvm", ...
+ * &lt;root&gt;/dev/nvidia&lt;minor&gt;, nvidiactl, nvidia-uvm, nvidia-uvm-tools, [nvidia-modeset]
+ * &lt;root&gt;/sim/stand-ins                              the numbers those nodes really have ({@link StandInNumbering})
+ * &lt;root&gt;/health/gpu-&lt;i&gt;                              "healthy", or "xid &lt;n&gt; &lt;text&gt;" (read by the health file source)
+ * </pre>
+ *
+ * <p>The device nodes are real character devices made with {@code mknod}, using harmless host
+ * devices as stand-ins ({@link StandIns}): a container given a node through CDI can open it, one
+ * not given it gets "Operation not permitted" from the device cgroup, as with NVIDIA's nodes.
+ * Where {@code mknod} is not permitted (not root), the nodes are regular files instead, {@link
+ * #charDevices()} is false and {@link #fallbackReason()} says why; checks accept them, containers
+ * cannot test with them.
+ */
+public final class SimulatedDeviceRoot {
+  private final Path root;
+  private final Map<String, NodeExpectation> standIns;
+  private final List<String> gpuNames;
+  private final Optional<String> fallbackReason;
+
+  private SimulatedDeviceRoot(Path root, Map<String, NodeExpectation> standIns, List<String> gpuNames, Optional<String> fallbackReason) {
+    this.root = root;
+    this.standIns = Map.copyOf(standIns);
+    this.gpuNames = List.copyOf(gpuNames);
+    this.fallbackReason = fallbackReason;
+  }
+
+  public static Builder builder(Path root) {
+    return new Builder(root);
+  }
+
+  public Path root() {
+    return root;
+  }
+
+  public Path devDir() {
+    return root.resolve("dev");
+  }
+
+  /** {@code gpu-0}, {@code gpu-1}, ... */
+  public List<String> gpuNames() {
+    return gpuNames;
+  }
+
+  /** Whether the nodes are real character devices (else regular files; see {@link #fallbackReason()}). */
+  public boolean charDevices() {
+    return fallbackReason.isEmpty();
+  }
+
+  /** Why the nodes are regular files, when they are. */
+  public Optional<String> fallbackReason() {
+    return fallbackReason;
+  }
+
+  /** The number the node called {@code fileName} (e.g. {@code nvidia-uvm}, {@code nvidia0}) really has. */
+  public DeviceNumber standIn(String fileName) {
+    var e = standIns.get(fileName);
+    if (e == null) {
+      throw new IllegalArgumentException("no stand-in for " + fileName + " in " + root);
+    }
+    return e.number();
+  }
+
+  public Path nodePath(ControlNode node) {
+    return devDir().resolve(node.fileName());
+  }
+
+  /** Deletes a control node, as if its module were unloaded or udev had not run yet. */
+  public void removeNode(ControlNode node) throws IOException {
+    Files.deleteIfExists(nodePath(node));
+  }
+
+  /** Creates a control node with its stand-in number (what nvidia-modprobe does on a real host). */
+  public void restoreNode(ControlNode node) throws IOException {
+    Files.deleteIfExists(nodePath(node));
+    makeNode(nodePath(node), standIns.get(node.fileName()));
+  }
+
+  /** Puts a regular file where the node should be (a broken install; the check must name it). */
+  public void replaceWithRegularFile(ControlNode node) throws IOException {
+    Files.deleteIfExists(nodePath(node));
+    Files.writeString(nodePath(node), "not a device\n");
+  }
+
+  /** Writes {@code <root>/health/<gpu>}: "healthy" or "xid 79 GPU has fallen off the bus". */
+  public void setHealth(String gpuName, String content) throws IOException {
+    if (!gpuNames.contains(gpuName)) {
+      throw new IllegalArgumentException("no GPU " + gpuName + " in " + root);
+    }
+    Files.writeString(root.resolve("health").resolve(gpuName), content + "\n", StandardCharsets.UTF_8);
+  }
+
+  private static void makeNode(Path path, NodeExpectation e) throws IOException {
+    if (e.regularFileAccepted()) {
+      Files.writeString(path, "stand-in for a character device " + e.number() + "\n");
+    } else {
+      Mknod.charDevice(path, e.number());
+    }
+  }
+
+  /** Builds a root; every option has a realistic default (2 H100s, all control nodes, driver 550+). */
+  public static final class Builder {
+    private final Path root;
+    private int gpus = 2;
+    private String model = "NVIDIA H100 80GB HBM3";
+    private long memoryBytes = 85_520_809_984L;
+    private final Set<ControlNode> omitted = EnumSet.noneOf(ControlNode.class);
+    private boolean modeset = true;
+    private String driverName = ProcDevices.NVIDIA;
+    private long uvmMajor = 509;
+    private boolean forceRegularFiles;
+
+    private Builder(Path root) {
+      this.root = root.toAbsolutePath();
+    }
+
+    public Builder gpus(int count) {
+      if (count < 0) {
+        throw new IllegalArgumentException("GPU count must not be negative: " + count);
+      }
+      this.gpus = count;
+      return this;
+    }
+
+    public Builder model(String model, long memoryBytes) {
+      this.model = model;
+      this.memoryBytes = memoryBytes;
+      return this;
+    }
+
+    /** Leaves these control nodes out of {@code dev/} (their stand-in numbers are still listed). */
+    public Builder without(ControlNode... nodes) {
+      omitted.addAll(List.of(nodes));
+      return this;
+    }
+
+    /** Whether the optional {@code nvidia-modeset} node exists (default yes). */
+    public Builder modeset(boolean present) {
+      this.modeset = present;
+      return this;
+    }
+
+    /** {@code nvidia} (drivers 550.40+) or {@code nvidia-frontend} (older), as /proc/devices names major 195. */
+    public Builder driverName(String name) {
+      if (!name.equals(ProcDevices.NVIDIA) && !name.equals(ProcDevices.NVIDIA_FRONTEND)) {
+        throw new IllegalArgumentException("driver name must be nvidia or nvidia-frontend: " + name);
+      }
+      this.driverName = name;
+      return this;
+    }
+
+    /** Regular files instead of character devices, even where mknod would work. */
+    public Builder regularFiles() {
+      this.forceRegularFiles = true;
+      return this;
+    }
+
+    public SimulatedDeviceRoot build() throws IOException {
+      var dev = Files.createDirectories(root.resolve("dev"));
+      Files.createDirectories(root.resolve("sim"));
+      var health = Files.createDirectories(root.resolve("health"));
+      var gpusDir = Files.createDirectories(root.resolve("proc/driver/nvidia/gpus"));
+      Files.writeString(root.resolve("proc/devices"), procDevices(), StandardCharsets.UTF_8);
+
+      var names = new ArrayList<String>();
+      for (int i = 0; i < gpus; i++) {
+        var bus = String.format("0000:%02x:00.0", 0x18 + 0x10 * i);
+        var dir = Files.createDirectories(gpusDir.resolve(bus));
+        Files.writeString(dir.resolve("information"), information(i, bus), StandardCharsets.UTF_8);
+        names.add("gpu-" + i);
+        Files.writeString(health.resolve("gpu-" + i), "healthy\n");
+      }
+
+      Optional<String> fallback = forceRegularFiles ? Optional.of("regular files were asked for") : Optional.empty();
+      var numbers = StandIns.available();
+      int needed = ControlNode.values().length + Math.min(gpus, 1);
+      if (fallback.isEmpty() && numbers.size() < needed) {
+        fallback = Optional.of("this host registers only " + numbers.size() + " usable stand-in devices in /proc/misc, "
+            + needed + " needed");
+      }
+      var standIns = assign(numbers, fallback.isPresent());
+      if (fallback.isEmpty()) {
+        try {
+          Mknod.charDevice(dev.resolve(".probe"), standIns.get(ControlNode.NVIDIACTL.fileName()).number());
+          Files.delete(dev.resolve(".probe"));
+        } catch (IOException e) {
+          Files.deleteIfExists(dev.resolve(".probe"));
+          fallback = Optional.of("mknod is not permitted here (" + e.getMessage() + ")");
+          standIns = assign(numbers, true);
+        }
+      }
+      Files.writeString(root.resolve(Numbering.STAND_INS), StandInNumbering.render(standIns), StandardCharsets.UTF_8);
+      for (var node : ControlNode.values()) {
+        boolean present = !omitted.contains(node) && (node != ControlNode.NVIDIA_MODESET || modeset);
+        if (present) {
+          makeNode(dev.resolve(node.fileName()), standIns.get(node.fileName()));
+        }
+      }
+      for (int i = 0; i < gpus; i++) {
+        makeNode(dev.resolve("nvidia" + i), standIns.get("nvidia" + i));
+      }
+      return new SimulatedDeviceRoot(root, standIns, names, fallback);
+    }
+
+    /** Control nodes take the first distinct stand-ins; GPUs share the rest round-robin. */
+    private Map<String, NodeExpectation> assign(List<DeviceNumber> numbers, boolean files) {
+      var pool = new ArrayList<>(numbers);
+      // Without a usable host list the numbers only matter for what a spec would carry.
+      for (long minor = 240; pool.size() < ControlNode.values().length + 1; minor++) {
+        pool.add(new DeviceNumber(StandIns.MISC_MAJOR, minor));
+      }
+      var out = new LinkedHashMap<String, NodeExpectation>();
+      int next = 0;
+      for (var node : ControlNode.values()) {
+        out.put(node.fileName(), new NodeExpectation(pool.get(next++), files));
+      }
+      int gpuPool = pool.size() - next;
+      for (int i = 0; i < gpus; i++) {
+        out.put("nvidia" + i, new NodeExpectation(pool.get(next + i % gpuPool), files));
+      }
+      return out;
+    }
+
+    private String procDevices() {
+      return """
+          Character devices:
+            1 mem
+            4 /dev/vc/0
+            4 tty
+            4 ttyS
+            5 /dev/tty
+            5 /dev/console
+            5 /dev/ptmx
+            7 vcs
+           10 misc
+           13 input
+          %d %s
+          %d nvidia-uvm
+          %d nvidia-caps
+          226 drm
+          
+          Block devices:
+            7 loop
+            8 sd
+          259 blkext
+          """.formatted(DeviceNumbers.NVIDIA_MAJOR, driverName, uvmMajor, uvmMajor + 2);
+    }
+
+    private String information(int i, String bus) {
+      return """
+          Model:           %s
+          IRQ:             %d
+          GPU UUID:        GPU-%08x-5a1e-4d0c-9e3b-%012x
+          Video BIOS:      96.00.99.00.01
+          Bus Type:        PCIe
+          DMA Size:        52 bits
+          DMA Mask:        0xfffffffffffff
+          Bus Location:    %s
+          Device Minor:    %d
+          GPU Excluded:    No
+          Memory:          %d
+          """.formatted(model, 130 + i, 0x51a7e000 + i, (long) i, bus, i, memoryBytes);
+    }
+  }
+}

@@ -1,0 +1,11 @@
+package dev.quartermaster.agent.runtime;
+
+import java.util.List;
+
+/** The CDI edits of a set of devices, merged in order: environment entries ({@code K=V}) and device nodes. */
+public record ContainerEdits(List<String> env, List<CdiDeviceNode> deviceNodes) {
+  public ContainerEdits {
+    env = List.copyOf(env);
+    deviceNodes = List.copyOf(deviceNodes);
+  }
+}

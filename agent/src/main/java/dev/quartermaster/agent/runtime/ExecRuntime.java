@@ -1,0 +1,70 @@
+package dev.quartermaster.agent.runtime;
+
+import java.io.IOException;
+import java.lang.ProcessBuilder.Redirect;
+import java.util.Objects;
+
+/**
+ * Runs a task as a local process on the host. Its CDI devices are resolved like a container
+ * runtime would ({@link CdiResolver}): their {@code env} edits are applied after the task's own
+ * environment, and every device node's host path is opened read-only before the process starts. A
+ * node that does not open fails the task with the path and the error, and the command never runs.
+ *
+ * <p>There is no device cgroup here: the check is what keeps a task from running without a node.
+ */
+public final class ExecRuntime implements TaskRuntime {
+  private final CdiResolver resolver;
+
+  public ExecRuntime(CdiResolver resolver) {
+    this.resolver = Objects.requireNonNull(resolver, "resolver");
+  }
+
+  @Override
+  public TaskHandle start(TaskLaunch launch) {
+    var task = new RuntimeTask(launch.name(), launch.output());
+    if (!(launch.image() instanceof TaskImage.Host)) {
+      task.finish(new TaskResult.StartFailed("the exec runtime runs tasks on the host file system; "
+          + launch.image() + " needs the podman runtime"));
+      return task;
+    }
+    ContainerEdits edits;
+    try {
+      edits = resolver.resolve(launch.cdiDevices());
+    } catch (CdiResolver.UnresolvableException e) {
+      task.finish(new TaskResult.StartFailed(e.getMessage()));
+      return task;
+    }
+    var check = HostDeviceCheck.run(edits.deviceNodes());
+    if (check instanceof DeviceCheck.Failed failed) {
+      task.finish(new TaskResult.DeviceCheckFailed(failed));
+      return task;
+    }
+    var passed = (DeviceCheck.Passed) check;
+    var builder = new ProcessBuilder(launch.command())
+        .redirectErrorStream(true)
+        .redirectOutput(Redirect.to(launch.output().toFile()))
+        .redirectInput(Redirect.from(new java.io.File("/dev/null")));
+    var environment = builder.environment();
+    environment.putAll(launch.env());
+    for (var entry : edits.env()) {
+      int eq = entry.indexOf('=');
+      if (eq > 0) {
+        environment.put(entry.substring(0, eq), entry.substring(eq + 1));
+      }
+    }
+    Process process;
+    try {
+      process = builder.start();
+    } catch (IOException e) {
+      task.finish(new TaskResult.StartFailed("cannot start " + launch.command().getFirst() + ": " + e.getMessage()));
+      return task;
+    }
+    task.onKill(() -> {
+      process.descendants().forEach(ProcessHandle::destroyForcibly);
+      process.destroyForcibly();
+    });
+    task.running(passed);
+    process.onExit().thenAccept(p -> task.finish(new TaskResult.Exited(p.exitValue(), passed)));
+    return task;
+  }
+}

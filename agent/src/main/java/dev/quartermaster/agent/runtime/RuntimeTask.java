@@ -1,0 +1,86 @@
+package dev.quartermaster.agent.runtime;
+
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+
+/** The handle both runtimes return; the runtime drives its state. */
+final class RuntimeTask implements TaskHandle {
+  private final String name;
+  private final Path output;
+  private final CompletableFuture<DeviceCheck> check = new CompletableFuture<>();
+  private final CompletableFuture<TaskResult> result = new CompletableFuture<>();
+  private TaskState state = new TaskState.Starting();
+  private Runnable killer = () -> {};
+
+  RuntimeTask(String name, Path output) {
+    this.name = name;
+    this.output = output;
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public synchronized TaskState state() {
+    return state;
+  }
+
+  @Override
+  public Path output() {
+    return output;
+  }
+
+  @Override
+  public CompletableFuture<DeviceCheck> deviceCheck() {
+    return check;
+  }
+
+  @Override
+  public CompletableFuture<TaskResult> result() {
+    return result;
+  }
+
+  @Override
+  public void kill() {
+    Runnable k;
+    synchronized (this) {
+      if (state instanceof TaskState.Finished) {
+        return;
+      }
+      k = killer;
+    }
+    k.run();
+  }
+
+  synchronized void onKill(Runnable killer) {
+    this.killer = killer;
+  }
+
+  /** The device check passed: the task counts as running from here on. */
+  void running(DeviceCheck.Passed passed) {
+    synchronized (this) {
+      if (state instanceof TaskState.Finished) {
+        return;
+      }
+      state = new TaskState.Running(passed);
+    }
+    check.complete(passed);
+  }
+
+  void finish(TaskResult end) {
+    synchronized (this) {
+      if (state instanceof TaskState.Finished) {
+        return;
+      }
+      state = new TaskState.Finished(end);
+    }
+    switch (end) {
+      case TaskResult.DeviceCheckFailed f -> check.complete(f.check());
+      case TaskResult.StartFailed s -> check.complete(new DeviceCheck.NotRun(s.reason()));
+      case TaskResult.Exited e -> check.complete(e.check());
+    }
+    result.complete(end);
+  }
+}

@@ -1,0 +1,84 @@
+package dev.quartermaster.agent.nvml;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.SymbolLookup;
+import java.lang.invoke.MethodHandle;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Builds the test double of libnvidia-ml.so.1 ({@code nvml/nvml-stub.c}) with gcc and exposes its
+ * test controls. Empty when gcc is not installed.
+ */
+@SuppressWarnings("restricted")
+final class NvmlStub implements AutoCloseable {
+  private final Path library;
+  private final Arena arena = Arena.ofShared();
+  private final MethodHandle pushXid;
+  private final MethodHandle failWait;
+  private final MethodHandle inits;
+  private final MethodHandle reset;
+
+  private NvmlStub(Path library) {
+    this.library = library;
+    var lookup = SymbolLookup.libraryLookup(library, arena);
+    var linker = Linker.nativeLinker();
+    pushXid = linker.downcallHandle(lookup.find("stub_push_xid").orElseThrow(), FunctionDescriptor.ofVoid(JAVA_INT, JAVA_LONG));
+    failWait = linker.downcallHandle(lookup.find("stub_fail_wait").orElseThrow(), FunctionDescriptor.ofVoid(JAVA_INT));
+    inits = linker.downcallHandle(lookup.find("stub_inits").orElseThrow(), FunctionDescriptor.of(JAVA_INT));
+    reset = linker.downcallHandle(lookup.find("stub_reset").orElseThrow(), FunctionDescriptor.ofVoid());
+  }
+
+  static Optional<NvmlStub> build(Path dir) throws IOException, InterruptedException {
+    var source = dir.resolve("nvml-stub.c");
+    try (var in = NvmlStub.class.getResourceAsStream("/nvml/nvml-stub.c")) {
+      Files.write(source, in.readAllBytes());
+    }
+    var library = dir.resolve("libnvidia-ml-stub.so.1");
+    Process gcc;
+    try {
+      gcc = new ProcessBuilder("gcc", "-shared", "-fPIC", "-o", library.toString(), source.toString(), "-lpthread")
+          .redirectErrorStream(true).start();
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+    if (!gcc.waitFor(60, TimeUnit.SECONDS) || gcc.exitValue() != 0) {
+      throw new IOException("gcc failed: " + new String(gcc.getInputStream().readAllBytes()));
+    }
+    return Optional.of(new NvmlStub(library));
+  }
+
+  String path() {
+    return library.toString();
+  }
+
+  void pushXid(int index, long xid) throws Throwable {
+    pushXid.invokeExact(index, xid);
+  }
+
+  void failWait(int rc) throws Throwable {
+    failWait.invokeExact(rc);
+  }
+
+  int inits() throws Throwable {
+    return (int) inits.invokeExact();
+  }
+
+  @Override
+  public void close() {
+    try {
+      reset.invokeExact();
+    } catch (Throwable t) {
+      throw new IllegalStateException(t);
+    }
+    arena.close();
+  }
+}

@@ -1,0 +1,113 @@
+package dev.quartermaster.agent.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.quartermaster.agent.controlnodes.ControlNodeCheck;
+import dev.quartermaster.agent.controlnodes.ControlNodeStatus;
+import dev.quartermaster.agent.discovery.ControlNode;
+import dev.quartermaster.agent.discovery.DeviceNumber;
+import dev.quartermaster.agent.discovery.Mknod;
+import dev.quartermaster.agent.discovery.SimulatedDeviceRoot;
+import dev.quartermaster.agent.discovery.VerifiedNode;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ExecRuntimeTest {
+  @TempDir Path dir;
+  private SimulatedDeviceRoot sim;
+  private Path cdi;
+  private ExecRuntime runtime;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    sim = SimulatedDeviceRoot.builder(dir.resolve("node")).gpus(1).build();
+    cdi = dir.resolve("cdi");
+    runtime = new ExecRuntime(new CdiResolver(List.of(cdi)));
+  }
+
+  private String spec(String device, List<String> env) throws Exception {
+    var complete = (ControlNodeStatus.Complete) new ControlNodeCheck(sim.root()).check();
+    return TestSpecs.write(cdi, device, complete.nodes(), env, "rw");
+  }
+
+  private TaskLaunch launch(String name, List<String> command, Map<String, String> env, List<String> devices) {
+    return new TaskLaunch(name, command, env, devices, List.of(), new TaskImage.Host(), dir.resolve(name + ".out"));
+  }
+
+  @Test
+  void runsAProcessWithTheCdiEnvAppliedAfterItsOwn() throws Exception {
+    var device = spec("claim1-gpu-0", List.of("QM_GPU=GPU-1", "SHARED=from-cdi"));
+
+    var task = runtime.start(launch("t1", List.of("/bin/sh", "-c", "echo gpu=$QM_GPU own=$OWN shared=$SHARED"),
+        Map.of("OWN", "yes", "SHARED", "from-task"), List.of(device)));
+
+    var result = task.result().get(60, TimeUnit.SECONDS);
+    assertThat(result).isInstanceOfSatisfying(TaskResult.Exited.class, e -> {
+      assertThat(e.code()).isZero();
+      assertThat(e.check().opened()).containsExactly(sim.nodePath(ControlNode.NVIDIACTL).toString(),
+          sim.nodePath(ControlNode.NVIDIA_UVM).toString(), sim.nodePath(ControlNode.NVIDIA_UVM_TOOLS).toString(),
+          sim.nodePath(ControlNode.NVIDIA_MODESET).toString());
+    });
+    assertThat(Files.readString(task.output())).isEqualTo("gpu=GPU-1 own=yes shared=from-cdi\n");
+    assertThat(task.deviceCheck().get()).isInstanceOf(DeviceCheck.Passed.class);
+  }
+
+  @Test
+  void aNodeThatIsGoneFailsTheCheckNamingItAndTheCommandNeverRuns() throws Exception {
+    var device = spec("claim2-gpu-0", List.of());
+    sim.removeNode(ControlNode.NVIDIA_UVM);
+    var marker = dir.resolve("ran");
+
+    var task = runtime.start(launch("t2", List.of("/bin/touch", marker.toString()), Map.of(), List.of(device)));
+
+    var uvm = sim.nodePath(ControlNode.NVIDIA_UVM).toString();
+    assertThat(task.result().get(60, TimeUnit.SECONDS)).isInstanceOfSatisfying(TaskResult.DeviceCheckFailed.class, f -> {
+      assertThat(f.check().message()).isEqualTo(uvm + ": No such file or directory");
+      assertThat(f.check().opened()).containsExactly(sim.nodePath(ControlNode.NVIDIACTL).toString());
+    });
+    assertThat(task.state()).isInstanceOf(TaskState.Finished.class);
+    assertThat(marker).doesNotExist();
+  }
+
+  @Test
+  void aNodeWithoutADriverFailsWithTheKernelsWords() throws Exception {
+    var node = dir.resolve("nodriver");
+    try {
+      Mknod.charDevice(node, new DeviceNumber(10, 1)); // no misc driver has minor 1
+    } catch (java.io.IOException e) {
+      assumeTrue(false, "needs mknod (run as root)");
+    }
+    var device = TestSpecs.write(cdi, "claim3-gpu-0", List.of(new VerifiedNode("/dev/nvidia0", node, new DeviceNumber(10, 1))),
+        List.of(), "rw");
+
+    var task = runtime.start(launch("t3", List.of("/bin/true"), Map.of(), List.of(device)));
+
+    assertThat(task.result().get(60, TimeUnit.SECONDS)).isInstanceOfSatisfying(TaskResult.DeviceCheckFailed.class,
+        f -> assertThat(f.check().message()).isEqualTo(node + ": No such device"));
+  }
+
+  @Test
+  void anUnresolvableDeviceIsAStartFailure() throws Exception {
+    var task = runtime.start(launch("t4", List.of("/bin/true"), Map.of(), List.of("test.quartermaster.dev/gpu=nope")));
+    assertThat(task.result().get(60, TimeUnit.SECONDS)).isInstanceOfSatisfying(TaskResult.StartFailed.class,
+        s -> assertThat(s.reason()).contains("unresolvable CDI device test.quartermaster.dev/gpu=nope"));
+    assertThat(task.deviceCheck().get()).isInstanceOf(DeviceCheck.NotRun.class);
+  }
+
+  @Test
+  void killEndsARunningTask() throws Exception {
+    var task = runtime.start(launch("t5", List.of("/bin/sleep", "600"), Map.of(), List.of()));
+    assertThat(task.state()).isInstanceOf(TaskState.Running.class);
+
+    task.kill();
+
+    assertThat(task.result().get(60, TimeUnit.SECONDS)).isEqualTo(new TaskResult.Exited(137, new DeviceCheck.Passed(List.of())));
+  }
+}
