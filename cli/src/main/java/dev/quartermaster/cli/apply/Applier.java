@@ -1,0 +1,106 @@
+package dev.quartermaster.cli.apply;
+
+import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.api.codec.ObjectCodec;
+import dev.quartermaster.api.error.ApiError.Reason;
+import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.meta.ApiObject;
+import dev.quartermaster.api.meta.Kind;
+import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.meta.ObjectMeta;
+import dev.quartermaster.cli.CliException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * Makes one object's desired state true: create it if absent, else update it at the revision just
+ * read. A manifest states what a user wants, so:
+ *
+ * <ul>
+ *   <li>status is never taken from a manifest (controllers and agents write it);
+ *   <li>finalizers already on the object are kept: they belong to the controllers that must clean up,
+ *       and dropping one because a manifest did not mention it would skip that clean-up;
+ *   <li>an owner already set is kept unless the manifest names one.
+ * </ul>
+ *
+ * A write that loses a race (409) is retried on a fresh read a few times.
+ */
+public final class Applier {
+  static final int ATTEMPTS = 3;
+
+  /** What apply did to one object; prints as kubectl does ({@code node/a created}). */
+  public enum Outcome {
+    CREATED,
+    CONFIGURED,
+    UNCHANGED;
+
+    @Override
+    public String toString() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
+  private final ApiClient api;
+
+  public Applier(ApiClient api) {
+    this.api = api;
+  }
+
+  public Outcome apply(ApiObject desired) {
+    var kind = Kinds.of(desired);
+    for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+      var current = api.get(kind, desired.metadata().name());
+      try {
+        if (current.isEmpty()) {
+          api.create(forCreate(kind, desired));
+          return Outcome.CREATED;
+        }
+        var next = forUpdate(kind, desired, current.get());
+        if (sameDesiredState(next, current.get())) {
+          return Outcome.UNCHANGED;
+        }
+        api.update(next);
+        return Outcome.CONFIGURED;
+      } catch (ApiException e) {
+        if (!(e.is(Reason.Conflict) || e.is(Reason.AlreadyExists))) {
+          throw e;
+        }
+        // someone else wrote it between our read and our write: read again and decide again
+      }
+    }
+    throw new CliException(desired.ref() + " kept changing while being applied; try again");
+  }
+
+  private static <T extends ApiObject> T forCreate(Kind<T> kind, ApiObject desired) {
+    var m = desired.metadata();
+    var meta = new ObjectMeta(m.name(), "", 0, 0, m.labels(), Optional.empty(), Optional.empty(), m.finalizers(), m.owner());
+    return kind.cast(desired.withMetadata(meta).withStatusOf(blank(kind)));
+  }
+
+  private static <T extends ApiObject> T forUpdate(Kind<T> kind, ApiObject desired, T current) {
+    var d = desired.metadata();
+    var c = current.metadata();
+    var finalizers = new LinkedHashSet<>(c.finalizers());
+    finalizers.addAll(d.finalizers());
+    var meta = new ObjectMeta(c.name(), c.uid(), c.revision(), c.generation(), d.labels(), c.createdAt(), c.deletedAt(),
+        new ArrayList<>(finalizers), d.owner().or(c::owner));
+    return kind.cast(desired.withMetadata(meta).withStatusOf(current));
+  }
+
+  /** Whether {@code next} would change nothing a user can set: labels, finalizers, owner, spec. */
+  private static boolean sameDesiredState(ApiObject next, ApiObject current) {
+    var n = next.metadata();
+    var c = current.metadata();
+    return n.labels().equals(c.labels()) && n.finalizers().equals(c.finalizers()) && n.owner().equals(c.owner())
+        && next.spec().equals(current.spec());
+  }
+
+  /** An object of {@code kind} with every field at its default, whose status is the empty status. */
+  private static <T extends ApiObject> T blank(Kind<T> kind) {
+    var json = "{\"kind\":\"" + kind.name() + "\"}";
+    return ObjectCodec.fromJson(json.getBytes(StandardCharsets.UTF_8), kind);
+  }
+}

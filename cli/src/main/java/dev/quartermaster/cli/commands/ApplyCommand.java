@@ -1,0 +1,75 @@
+package dev.quartermaster.cli.commands;
+
+import dev.quartermaster.api.validation.ObjectValidator;
+import dev.quartermaster.cli.CliEnvironment;
+import dev.quartermaster.cli.CliException;
+import dev.quartermaster.cli.VersionInfo;
+import dev.quartermaster.cli.apply.Applier;
+import dev.quartermaster.cli.apply.Manifest;
+import dev.quartermaster.cli.apply.ManifestReader;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code qm apply -f FILE|DIR|-}: creates or updates every object in the manifests. Every document is
+ * decoded and validated first; if any is invalid, nothing is sent and every violation is listed.
+ */
+@Command(name = "apply", mixinStandardHelpOptions = true, versionProvider = VersionInfo.class,
+    description = "Create or update objects from YAML/JSON manifests (multi-document; a directory means its *.yaml, *.yml, *.json).")
+public final class ApplyCommand implements Callable<Integer> {
+  private final CliEnvironment env;
+
+  @Spec
+  private CommandSpec spec;
+
+  @Mixin
+  private ClientOptions client = new ClientOptions();
+
+  @Option(names = {"-f", "--filename"}, required = true, paramLabel = "FILE|DIR|-",
+      description = "a manifest file, a directory of them, or - for standard input (repeatable)")
+  private List<String> files = new ArrayList<>();
+
+  public ApplyCommand(CliEnvironment env) {
+    this.env = env;
+  }
+
+  @Override
+  public Integer call() {
+    var manifests = new ManifestReader(env).read(files);
+    if (manifests.isEmpty()) {
+      throw new CliException("no objects in " + String.join(", ", files));
+    }
+    requireValid(manifests);
+    var out = spec.commandLine().getOut();
+    try (var connection = client.connect(env)) {
+      var applier = new Applier(connection.api());
+      for (var m : manifests) {
+        out.println(m.object().ref() + " " + applier.apply(m.object()));
+        out.flush();
+      }
+    }
+    return 0;
+  }
+
+  private static void requireValid(List<Manifest> manifests) {
+    var problems = new ArrayList<String>();
+    var invalid = 0;
+    for (var m : manifests) {
+      var violations = ObjectValidator.validate(m.object());
+      if (!violations.isEmpty()) {
+        invalid++;
+        violations.forEach(v -> problems.add(m.where() + ": " + v));
+      }
+    }
+    if (invalid > 0) {
+      throw new CliException(invalid + " of " + manifests.size() + " documents " + (invalid == 1 ? "is" : "are")
+          + " invalid; nothing was applied", problems);
+    }
+  }
+}

@@ -1,0 +1,27 @@
+package dev.quartermaster.cli.commands;
+
+import dev.quartermaster.cli.CliEnvironment;
+import dev.quartermaster.cli.config.ClientConfig;
+import dev.quartermaster.cli.config.Connection;
+import java.util.Optional;
+import picocli.CommandLine.Option;
+
+/** The options every client command shares: which server, and which token to present. */
+public final class ClientOptions {
+  @Option(names = "--server", paramLabel = "URL",
+      description = "API server URL (else $QM_SERVER, else the config file, else " + ClientConfig.DEFAULT_SERVER + ")")
+  private String server;
+
+  @Option(names = "--token-file", paramLabel = "FILE",
+      description = "file holding the bearer token (else $QM_TOKEN_FILE, else the config file, else "
+          + ClientConfig.DEFAULT_TOKEN_FILE + ")")
+  private String tokenFile;
+
+  public ClientConfig config(CliEnvironment env) {
+    return ClientConfig.resolve(Optional.ofNullable(server), Optional.ofNullable(tokenFile), env);
+  }
+
+  public Connection connect(CliEnvironment env) {
+    return Connection.open(config(env), env.connector());
+  }
+}

@@ -1,0 +1,129 @@
+package dev.quartermaster.cli.commands;
+
+import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.api.client.LabelSelector;
+import dev.quartermaster.api.client.WatchEvent;
+import dev.quartermaster.api.error.ApiError.Reason;
+import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.meta.ApiObject;
+import dev.quartermaster.api.meta.Kind;
+import dev.quartermaster.cli.CliEnvironment;
+import dev.quartermaster.cli.VersionInfo;
+import dev.quartermaster.cli.output.ObjectPrinter;
+import dev.quartermaster.cli.output.OutputFormat;
+import dev.quartermaster.cli.watch.ListWatch;
+import dev.quartermaster.cli.watch.WatchSink;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.function.Predicate;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code qm get KIND [NAME]}: shows objects as a table or as documents, and with {@code -w} follows their changes. */
+@Command(name = "get", mixinStandardHelpOptions = true, versionProvider = VersionInfo.class, description = "Show objects of one kind.")
+public final class GetCommand implements Callable<Integer> {
+  private final CliEnvironment env;
+
+  @Spec
+  private CommandSpec spec;
+
+  @Mixin
+  private ClientOptions client = new ClientOptions();
+
+  @Parameters(index = "0", paramLabel = "KIND", description = "node, deviceslice, deviceclass, resourceclaim, workload, task, volume, computedomain (or plural or short name)")
+  private String kindName;
+
+  @Parameters(index = "1", arity = "0..1", paramLabel = "NAME", description = "one object's name")
+  private String name;
+
+  @Option(names = {"-o", "--output"}, paramLabel = "FORMAT", description = "table (default), wide, yaml or json")
+  private OutputFormat output = OutputFormat.TABLE;
+
+  @Option(names = {"-l", "--selector"}, paramLabel = "SELECTOR", description = "label selector, e.g. gpu=a100,zone!=b")
+  private String selector;
+
+  @Option(names = {"-w", "--watch"}, description = "after listing, print changes as they happen (until Ctrl-C)")
+  private boolean watch;
+
+  public GetCommand(CliEnvironment env) {
+    this.env = env;
+  }
+
+  @Override
+  public Integer call() throws InterruptedException {
+    var kind = KindNames.resolve(kindName);
+    var target = Optional.ofNullable(name);
+    var labels = Optional.ofNullable(selector);
+    if (target.isPresent() && labels.isPresent()) {
+      throw new ParameterException(spec.commandLine(), "a NAME and --selector cannot be used together");
+    }
+    var parsed = LabelSelector.parse(labels.orElse(""));
+    try (var connection = client.connect(env)) {
+      run(connection.api(), kind, target, parsed);
+    }
+    return 0;
+  }
+
+  private <T extends ApiObject> void run(ApiClient api, Kind<T> kind, Optional<String> target, LabelSelector labels)
+      throws InterruptedException {
+    var printer = new ObjectPrinter<>(kind, output, env.clock(), spec.commandLine().getOut());
+    if (watch) {
+      Predicate<T> filter = o -> target.map(n -> n.equals(o.metadata().name())).orElse(true);
+      new ListWatch<>(api, kind, labels, filter).run(new Sink<>(kind, target, printer));
+      return;
+    }
+    if (target.isPresent()) {
+      printer.printOne(api.get(kind, target.get()).orElseThrow(() -> notFound(kind, target.get())));
+      return;
+    }
+    var items = api.list(kind, labels).items();
+    if (items.isEmpty()) {
+      spec.commandLine().getErr().println("No " + kind.plural() + " found.");
+      return;
+    }
+    printer.printList(items);
+  }
+
+  private static ApiException notFound(Kind<?> kind, String name) {
+    return new ApiException(Reason.NotFound, kind.singular() + "/" + name + " not found");
+  }
+
+  /** Prints what the watch sees; a named object that does not exist is an error, as without -w. */
+  private final class Sink<T extends ApiObject> implements WatchSink<T> {
+    private final Kind<T> kind;
+    private final Optional<String> target;
+    private final ObjectPrinter<T> printer;
+
+    Sink(Kind<T> kind, Optional<String> target, ObjectPrinter<T> printer) {
+      this.kind = kind;
+      this.target = target;
+      this.printer = printer;
+    }
+
+    @Override
+    public void listed(List<T> objects) {
+      if (target.isPresent() && objects.isEmpty()) {
+        throw notFound(kind, target.get());
+      }
+      printer.startStream(objects);
+    }
+
+    @Override
+    public void changed(WatchEvent.Type type, T object) {
+      printer.streamOne(object);
+    }
+
+    @Override
+    public void relisted() {
+      var err = spec.commandLine().getErr();
+      err.println("note: watch history was compacted; listed " + kind.plural() + " again");
+      err.flush();
+    }
+  }
+}

@@ -1,0 +1,77 @@
+package dev.quartermaster.cli.config;
+
+import dev.quartermaster.cli.CliEnvironment;
+import dev.quartermaster.cli.CliException;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * Where the server is and which token to present. Each setting is taken from the first source that
+ * has it: the flag, then the environment ({@code QM_SERVER}, {@code QM_TOKEN_FILE}), then the user's
+ * config file, then the defaults of a local {@code qm server} started in the working directory.
+ *
+ * @param tokenSource where {@code tokenFile} came from, so an error can say which setting to fix
+ */
+public record ClientConfig(URI server, Path tokenFile, String tokenSource) {
+  public static final String DEFAULT_SERVER = "http://127.0.0.1:7480";
+  public static final String DEFAULT_TOKEN_FILE = ".qm/admin.token";
+  public static final String SERVER_VARIABLE = "QM_SERVER";
+  public static final String TOKEN_FILE_VARIABLE = "QM_TOKEN_FILE";
+
+  public static ClientConfig resolve(Optional<String> serverFlag, Optional<String> tokenFileFlag, CliEnvironment env) {
+    var configFile = UserConfig.location(env);
+    // Read the file only when a setting is still missing: a broken file must not break flag users.
+    var needFile = (serverFlag.isEmpty() && env.variable(SERVER_VARIABLE).isEmpty())
+        || (tokenFileFlag.isEmpty() && env.variable(TOKEN_FILE_VARIABLE).isEmpty());
+    var file = needFile ? UserConfig.read(configFile) : Optional.<UserConfig>empty();
+
+    var server = serverFlag
+        .or(() -> env.variable(SERVER_VARIABLE))
+        .or(() -> file.flatMap(UserConfig::server))
+        .orElse(DEFAULT_SERVER);
+
+    Setting token = tokenFileFlag.map(t -> new Setting(t, "--token-file"))
+        .or(() -> env.variable(TOKEN_FILE_VARIABLE).map(t -> new Setting(t, TOKEN_FILE_VARIABLE)))
+        .or(() -> file.flatMap(UserConfig::tokenFile).map(t -> new Setting(t, configFile.toString())))
+        .orElse(new Setting(DEFAULT_TOKEN_FILE, "the default"));
+    return new ClientConfig(parseServer(server), env.resolve(token.value()), token.source());
+  }
+
+  /** The token in {@link #tokenFile}, trimmed; a missing file says how to get one. */
+  public String readToken() {
+    try {
+      var token = Files.readString(tokenFile).trim();
+      if (token.isEmpty()) {
+        throw new CliException("token file " + tokenFile + " (from " + tokenSource + ") is empty");
+      }
+      return token;
+    } catch (NoSuchFileException e) {
+      throw new CliException("token file " + tokenFile + " (from " + tokenSource + ") does not exist; "
+          + "start a server with ./qm server, or pass --token-file");
+    } catch (IOException e) {
+      throw new CliException("cannot read token file " + tokenFile + ": " + e.getMessage());
+    }
+  }
+
+  /** Accepts a URL, or a bare {@code host:port} as people type it. */
+  static URI parseServer(String text) {
+    var withScheme = text.contains("://") ? text : "http://" + text;
+    try {
+      var uri = new URI(withScheme);
+      var scheme = Optional.ofNullable(uri.getScheme()).orElse("");
+      if (!(scheme.equals("http") || scheme.equals("https")) || uri.getHost() == null) {
+        throw new CliException("server '" + text + "' must be a URL like " + DEFAULT_SERVER);
+      }
+      return uri;
+    } catch (URISyntaxException e) {
+      throw new CliException("server '" + text + "' must be a URL like " + DEFAULT_SERVER);
+    }
+  }
+
+  private record Setting(String value, String source) {}
+}

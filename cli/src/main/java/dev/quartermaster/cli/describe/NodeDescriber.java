@@ -1,0 +1,78 @@
+package dev.quartermaster.cli.describe;
+
+import dev.quartermaster.api.claim.Allocation;
+import dev.quartermaster.api.claim.ResourceClaim;
+import dev.quartermaster.api.device.Device;
+import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.node.Node;
+import dev.quartermaster.cli.format.Bytes;
+import dev.quartermaster.cli.format.Times;
+import dev.quartermaster.cli.table.Table;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** A node: its state, its conditions, and each of its devices with its health and the claim holding it. */
+final class NodeDescriber implements Describer<Node> {
+
+  @Override
+  public void describe(Node node, DescribeContext context, Description out) {
+    var name = node.metadata().name();
+    out.section("Spec", d -> d
+        .field("Unschedulable", Boolean.toString(node.spec().unschedulable()))
+        .field("Fenced", Boolean.toString(node.spec().fenced())));
+    var s = node.status();
+    out.section("Status", d -> d
+        .field("Heartbeat", Times.at(s.heartbeat(), context.now()))
+        .field("Boot ID", s.bootId())
+        .field("Agent Version", s.agentVersion())
+        .field("Compute Domains", String.join(", ", s.computeDomains())));
+    ConditionsSection.write(s.conditions(), context.now(), out);
+
+    var holders = holdersOn(name, context);
+    var rows = new ArrayList<List<String>>();
+    for (var slice : context.api().list(Kinds.DEVICE_SLICE).items()) {
+      if (!slice.spec().node().equals(name)) {
+        continue;
+      }
+      for (var device : slice.spec().devices()) {
+        rows.add(List.of(device.name(), device.deviceClass(), attribute(device, "model"), memory(device),
+            health(device), holders.getOrDefault(device.name(), Table.NONE)));
+      }
+    }
+    out.table("Devices", new Table(List.of("DEVICE", "CLASS", "MODEL", "MEMORY", "HEALTH", "HELD BY"), rows));
+  }
+
+  /** Device name → the claim(s) allocated it on this node; two names here would break invariant I1. */
+  private static Map<String, String> holdersOn(String node, DescribeContext context) {
+    var holders = new HashMap<String, String>();
+    for (ResourceClaim claim : context.api().list(Kinds.RESOURCE_CLAIM).items()) {
+      var allocation = claim.status().allocation().filter(a -> a.node().equals(node));
+      allocation.ifPresent(a -> a.devices().stream().map(Allocation.AllocatedDevice::device).forEach(device ->
+          holders.merge(device, "claim/" + claim.metadata().name(), (x, y) -> x + ", " + y)));
+    }
+    return holders;
+  }
+
+  private static String attribute(Device device, String key) {
+    return device.attributes().getOrDefault(key, Table.NONE);
+  }
+
+  private static String memory(Device device) {
+    var bytes = device.attributes().get("memory");
+    if (bytes == null) {
+      return Table.NONE;
+    }
+    try {
+      return Bytes.human(Long.parseLong(bytes));
+    } catch (NumberFormatException e) {
+      return bytes; // shown as the agent wrote it
+    }
+  }
+
+  private static String health(Device device) {
+    return device.healthReason().isEmpty() ? device.health().name()
+        : device.health().name() + " (" + device.healthReason() + ")";
+  }
+}

@@ -1,0 +1,37 @@
+package dev.quartermaster.cli.describe;
+
+import dev.quartermaster.api.claim.ResourceClaim;
+import dev.quartermaster.cli.format.Age;
+import dev.quartermaster.cli.format.ClaimState;
+import dev.quartermaster.cli.format.SelectorText;
+import dev.quartermaster.cli.table.Table;
+import java.util.List;
+import java.util.TreeMap;
+
+/** A claim: what it asks for, where it is allocated, and how far each node got preparing it (and why not further). */
+final class ResourceClaimDescriber implements Describer<ResourceClaim> {
+
+  @Override
+  public void describe(ResourceClaim claim, DescribeContext context, Description out) {
+    var spec = claim.spec();
+    var status = claim.status();
+    out.field("State", ClaimState.of(claim).toString())
+        .field("Compute Domain", spec.computeDomain().orElse(""));
+    out.table("Requests", new Table(List.of("NAME", "CLASS", "COUNT", "SELECTORS"), spec.requests().stream()
+        .map(r -> List.of(r.name(), r.deviceClassName(), Integer.toString(r.count()),
+            ConditionsSection.orNone(SelectorText.of(r.selectors()))))
+        .toList()));
+    status.allocation().ifPresentOrElse(
+        a -> out.section("Allocation", d -> d.field("Node", a.node()).table("Devices",
+            new Table(List.of("REQUEST", "DEVICE"), a.devices().stream().map(x -> List.of(x.request(), x.device())).toList()))),
+        () -> out.field("Allocation", "<none> (waiting for the allocator)"));
+    out.values("Reserved For", status.reservedFor().stream().map(t -> "task/" + t).toList());
+    var prepare = new TreeMap<>(status.prepare()).entrySet().stream().map(e -> List.of(
+        e.getKey(), e.getValue().phase().name(), ConditionsSection.orNone(e.getValue().reason()),
+        ConditionsSection.orNone(String.join(",", e.getValue().cdiDevices())),
+        Age.since(e.getValue().updatedAt(), context.now())))
+        .toList();
+    out.table("Prepare", new Table(List.of("NODE", "PHASE", "REASON", "CDI DEVICES", "UPDATED"), prepare));
+    ConditionsSection.write(status.conditions(), context.now(), out);
+  }
+}

@@ -1,0 +1,58 @@
+package dev.quartermaster.cli.describe;
+
+import dev.quartermaster.api.claim.Allocation;
+import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.workload.DeviceCheck;
+import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.cli.format.ClaimState;
+import dev.quartermaster.cli.format.CommandText;
+import dev.quartermaster.cli.format.Times;
+import dev.quartermaster.cli.table.Table;
+import java.util.List;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/** A task: what it runs, where it is in its life and why, the device check, and the state of each claim it needs. */
+final class TaskDescriber implements Describer<Task> {
+
+  @Override
+  public void describe(Task task, DescribeContext context, Description out) {
+    var spec = task.spec();
+    out.section("Spec", d -> d
+        .field("Node", spec.node().orElse(""))
+        .field("Runtime", spec.runtime())
+        .field("Image", spec.image().orElse(""))
+        .field("Command", CommandText.of(spec.command()))
+        .values("Env", new TreeMap<>(spec.env()).entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList())
+        .field("Volumes", String.join(", ", spec.volumes())));
+    var s = task.status();
+    var now = context.now();
+    out.section("Status", d -> d
+        .field("Phase", s.phase().name())
+        .field("Reason", s.reason())
+        .field("Message", s.message())
+        .field("Node", s.node().orElse(""))
+        .field("Started", Times.at(s.startedAt(), now))
+        .field("Finished", Times.at(s.finishedAt(), now))
+        .field("Exit Code", s.exitCode().map(String::valueOf).orElse(""))
+        .field("Device Check", s.deviceCheck().map(TaskDescriber::deviceCheck).orElse("<not run yet>")));
+
+    var rows = spec.claims().stream().map(name -> context.api().get(Kinds.RESOURCE_CLAIM, name)
+        .map(c -> List.of(name, ClaimState.of(c).toString(),
+            c.status().allocation().map(Allocation::node).orElse(Table.NONE),
+            ConditionsSection.orNone(c.status().allocation().map(a -> a.devices().stream()
+                .map(Allocation.AllocatedDevice::device).collect(Collectors.joining(","))).orElse("")),
+            ConditionsSection.orNone(ClaimState.preparation(c).map(p -> p.reason()).orElse(""))))
+        .orElse(List.of(name, "not found", Table.NONE, Table.NONE, Table.NONE)))
+        .toList();
+    out.table("Claims", new Table(List.of("CLAIM", "STATE", "NODE", "DEVICES", "REASON"), rows));
+    ConditionsSection.write(s.conditions(), now, out);
+  }
+
+  private static String deviceCheck(DeviceCheck check) {
+    if (check.passed()) {
+      return "passed (" + check.opened().size() + " device nodes opened)";
+    }
+    return "failed: " + check.failure().orElse("no reason given");
+  }
+}

@@ -1,0 +1,174 @@
+package dev.quartermaster.cli.table;
+
+import dev.quartermaster.api.claim.Allocation;
+import dev.quartermaster.api.claim.ResourceClaim;
+import dev.quartermaster.api.device.Device;
+import dev.quartermaster.api.device.DeviceClass;
+import dev.quartermaster.api.device.DeviceSlice;
+import dev.quartermaster.api.domain.ComputeDomain;
+import dev.quartermaster.api.domain.ComputeDomainStatus.Member;
+import dev.quartermaster.api.meta.ApiObject;
+import dev.quartermaster.api.meta.Condition;
+import dev.quartermaster.api.meta.Kind;
+import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.node.Node;
+import dev.quartermaster.api.volume.Volume;
+import dev.quartermaster.api.volume.VolumeClaim;
+import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.api.workload.Workload;
+import dev.quartermaster.api.workload.WorkloadStatus.GroupStatus;
+import dev.quartermaster.cli.format.Age;
+import dev.quartermaster.cli.format.Bytes;
+import dev.quartermaster.cli.format.ClaimState;
+import dev.quartermaster.cli.format.SelectorText;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/** The table of each kind: NAME first, the fields that matter for that kind, AGE last. */
+public final class KindTables {
+  private KindTables() {}
+
+  /** The table for {@code kind}; AGE is measured at {@code now}. */
+  @SuppressWarnings("unchecked")
+  public static <T extends ApiObject> KindTable<T> of(Kind<T> kind, Instant now) {
+    KindTable<?> table = switch (kind.name()) {
+      case "Node" -> node(now);
+      case "DeviceSlice" -> deviceSlice(now);
+      case "DeviceClass" -> deviceClass(now);
+      case "ResourceClaim" -> resourceClaim(now);
+      case "Workload" -> workload(now);
+      case "Task" -> task(now);
+      case "Volume" -> volume(now);
+      case "ComputeDomain" -> computeDomain(now);
+      default -> throw new IllegalArgumentException("no table for kind " + kind);
+    };
+    return (KindTable<T>) table;
+  }
+
+  private static KindTable<Node> node(Instant now) {
+    return table(now, List.of(
+            col("READY", (Node n) -> conditionStatus(n.status().conditions(), "AgentReady")),
+            col("DEVICES", (Node n) -> devicesReady(n.status().conditions()))),
+        List.of(
+            col("SCHEDULABLE", (Node n) -> n.spec().fenced() ? "fenced" : n.spec().unschedulable() ? "no" : "yes"),
+            col("HEARTBEAT", (Node n) -> n.status().heartbeat().map(h -> Age.since(n.status().heartbeat(), now)).orElse("")),
+            col("VERSION", (Node n) -> n.status().agentVersion())));
+  }
+
+  private static KindTable<DeviceSlice> deviceSlice(Instant now) {
+    return table(now, List.of(
+            col("NODE", (DeviceSlice s) -> s.spec().node()),
+            col("DEVICES", (DeviceSlice s) -> Integer.toString(s.spec().devices().size())),
+            col("HEALTHY", (DeviceSlice s) -> Long.toString(
+                s.spec().devices().stream().filter(d -> d.health() == Device.Health.Healthy).count()))),
+        List.of(col("CLASSES", (DeviceSlice s) -> countsByClass(s.spec().devices()))));
+  }
+
+  private static KindTable<DeviceClass> deviceClass(Instant now) {
+    return table(now, List.of(
+            col("CLASS", (DeviceClass c) -> c.spec().deviceClass()),
+            col("SELECTORS", (DeviceClass c) -> SelectorText.of(c.spec().selectors()))),
+        List.of());
+  }
+
+  private static KindTable<ResourceClaim> resourceClaim(Instant now) {
+    return table(now, List.of(
+            col("STATE", (ResourceClaim c) -> ClaimState.of(c).toString()),
+            col("NODE", (ResourceClaim c) -> c.status().allocation().map(Allocation::node).orElse("")),
+            col("DEVICES", (ResourceClaim c) -> c.status().allocation()
+                .map(a -> a.devices().stream().map(Allocation.AllocatedDevice::device).collect(Collectors.joining(",")))
+                .orElse(""))),
+        List.of(
+            col("RESERVED-FOR", (ResourceClaim c) -> String.join(",", c.status().reservedFor())),
+            col("DOMAIN", (ResourceClaim c) -> c.spec().computeDomain().orElse(""))));
+  }
+
+  private static KindTable<Workload> workload(Instant now) {
+    return table(now, List.of(col("GROUPS", (Workload w) -> groups(w))),
+        List.of(col("DOMAIN", (Workload w) -> w.spec().computeDomain().orElse(""))));
+  }
+
+  private static KindTable<Task> task(Instant now) {
+    return table(now, List.of(
+            col("PHASE", (Task t) -> t.status().phase().name()),
+            col("NODE", (Task t) -> t.status().node().or(() -> t.spec().node()).orElse("")),
+            col("REASON", (Task t) -> t.status().reason())),
+        List.of(
+            col("CLAIMS", (Task t) -> String.join(",", t.spec().claims())),
+            col("EXIT", (Task t) -> t.status().exitCode().map(String::valueOf).orElse(""))));
+  }
+
+  private static KindTable<Volume> volume(Instant now) {
+    return table(now, List.of(
+            col("PLUGIN", (Volume v) -> v.spec().plugin()),
+            col("CAPACITY", (Volume v) -> Bytes.human(v.spec().capacityBytes())),
+            col("MODE", (Volume v) -> v.spec().accessMode().name()),
+            col("CLAIMS", (Volume v) -> Long.toString(
+                v.status().claims().stream().filter(c -> c.state() != VolumeClaim.State.Free).count()))),
+        List.of(col("EXTERNAL-ID", (Volume v) -> v.status().externalId())));
+  }
+
+  private static KindTable<ComputeDomain> computeDomain(Instant now) {
+    return table(now, List.of(
+            col("NODES", (ComputeDomain d) -> {
+              var members = Integer.toString(d.status().nodes().size());
+              return d.spec().numNodes() > 0 ? members + "/" + d.spec().numNodes() : members;
+            }),
+            col("READY", (ComputeDomain d) -> d.status().nodes().stream().filter(Member::daemonReady).count()
+                + "/" + d.status().nodes().size())),
+        List.of(col("MEMBERS", (ComputeDomain d) ->
+            d.status().nodes().stream().map(Member::node).collect(Collectors.joining(",")))));
+  }
+
+  /** NAME, the kind's columns, AGE; wide adds the kind's extras, then REVISION, UID and LABELS. */
+  private static <T extends ApiObject> KindTable<T> table(Instant now, List<Column<T>> middle, List<Column<T>> wideExtras) {
+    var columns = new ArrayList<Column<T>>();
+    columns.add(new Column<>("NAME", o -> o.metadata().name()));
+    columns.addAll(middle);
+    columns.add(new Column<>("AGE", o -> Age.since(o.metadata().createdAt(), now)));
+    var wide = new ArrayList<>(wideExtras);
+    wide.add(new Column<>("REVISION", o -> Long.toString(o.metadata().revision())));
+    wide.add(new Column<>("UID", o -> o.metadata().uid()));
+    wide.add(new Column<>("LABELS", o -> labels(o.metadata().labels())));
+    return new KindTable<>(columns, wide);
+  }
+
+  private static <T> Column<T> col(String header, java.util.function.Function<T, String> cell) {
+    return new Column<>(header, cell);
+  }
+
+  private static String conditionStatus(List<Condition> conditions, String type) {
+    return Condition.find(conditions, type).map(c -> c.status().name()).orElse("Unknown");
+  }
+
+  /** "Ready", or why not, as precisely as the agent said it ("missing /dev/nvidia-uvm"). */
+  static String devicesReady(List<Condition> conditions) {
+    return Condition.find(conditions, "DevicesReady")
+        .map(c -> c.isTrue() ? "Ready" : !c.message().isEmpty() ? c.message() : !c.reason().isEmpty() ? c.reason() : "NotReady")
+        .orElse("Unknown");
+  }
+
+  /** {@code head 1/1, workers 3/4}: live tasks over replicas per group, in spec order. */
+  static String groups(Workload w) {
+    Map<String, GroupStatus> observed = w.status().groups().stream()
+        .collect(Collectors.toMap(GroupStatus::name, g -> g, (a, b) -> b));
+    return w.spec().groups().stream()
+        .map(g -> g.name() + " " + (observed.containsKey(g.name()) ? observed.get(g.name()).live() : 0) + "/" + g.replicas())
+        .collect(Collectors.joining(", "));
+  }
+
+  private static String countsByClass(List<Device> devices) {
+    var counts = new TreeMap<String, Long>(devices.stream()
+        .collect(Collectors.groupingBy(Device::deviceClass, Collectors.counting())));
+    return counts.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(","));
+  }
+
+  static String labels(Map<String, String> labels) {
+    return new TreeMap<>(labels).entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
+        .collect(Collectors.joining(","));
+  }
+}

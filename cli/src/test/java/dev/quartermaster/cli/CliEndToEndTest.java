@@ -1,0 +1,344 @@
+package dev.quartermaster.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.quartermaster.api.claim.Allocation;
+import dev.quartermaster.api.claim.Allocation.AllocatedDevice;
+import dev.quartermaster.api.claim.ResourceClaimStatus;
+import dev.quartermaster.api.codec.ObjectCodec;
+import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.cli.apply.ManifestReader;
+import dev.quartermaster.cli.config.ApiConnector;
+import dev.quartermaster.core.env.SystemEnv;
+import dev.quartermaster.server.ApiServer;
+import dev.quartermaster.server.ApiServerConfig;
+import dev.quartermaster.store.registry.ObjectRegistry;
+import dev.quartermaster.store.sqlite.SqliteStore;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The commands as a user runs them, in-process, against a real server: SQLite store, object
+ * registry and HTTP API on a free port, reached over HTTP with the admin token.
+ */
+class CliEndToEndTest {
+  @TempDir
+  Path dir;
+
+  private SqliteStore store;
+  private ObjectRegistry registry;
+  private ApiServer server;
+  private CliEnvironment env;
+
+  record Run(int exit, String out, String err) {
+    List<String> outLines() {
+      return out.lines().toList();
+    }
+  }
+
+  @BeforeEach
+  void startServer() throws IOException {
+    var data = dir.resolve("data");
+    store = SqliteStore.open(dir.resolve("store.db"));
+    registry = new ObjectRegistry(store, new SystemEnv());
+    server = ApiServer.start(ApiServerConfig.of(registry, data).withListen("127.0.0.1", 0));
+    var variables = Map.of(
+        "QM_SERVER", server.baseUri().toString(),
+        "QM_TOKEN_FILE", server.adminTokenFile().toString(),
+        "XDG_CONFIG_HOME", dir.resolve("config").toString());
+    env = new CliEnvironment(variables, ExamplesTest.REPO, dir.resolve("home"), new ByteArrayInputStream(new byte[0]),
+        Clock.systemUTC(), ApiConnector.http());
+  }
+
+  @AfterEach
+  void stopServer() {
+    server.close();
+    store.close();
+  }
+
+  private Run run(String... args) {
+    return runWith(env, args);
+  }
+
+  private Run runWithStdin(String stdin, String... args) {
+    return runWith(TestEnvironments.withStdin(env, stdin), args);
+  }
+
+  private static Run runWith(CliEnvironment env, String... args) {
+    var out = new StringWriter();
+    var err = new StringWriter();
+    var cl = Main.commandLine(env);
+    cl.setOut(new PrintWriter(out, true));
+    cl.setErr(new PrintWriter(err, true));
+    int exit = cl.execute(args);
+    return new Run(exit, out.toString(), err.toString());
+  }
+
+  @Test
+  void appliedExamplesComeBackFromGetUnchanged() {
+    var manifests = new ManifestReader(env).read(List.of("examples"));
+
+    var apply = run("apply", "-f", "examples/");
+
+    assertThat(apply.exit()).as(apply.err()).isZero();
+    assertThat(apply.outLines()).hasSize(manifests.size()).allMatch(l -> l.endsWith(" created"));
+    for (var m : manifests) {
+      var object = m.object();
+      var get = run("get", object.kind().singular(), object.metadata().name(), "-o", "yaml");
+      assertThat(get.exit()).as(get.err()).isZero();
+      var back = ObjectCodec.fromYaml(get.out());
+      assertThat(back).hasSize(1);
+      assertThat(back.getFirst().spec()).as(m.where()).isEqualTo(object.spec());
+      assertThat(back.getFirst().metadata().labels()).as(m.where()).isEqualTo(object.metadata().labels());
+      assertThat(back.getFirst().metadata().uid()).isNotEmpty();
+    }
+  }
+
+  @Test
+  void applyingTheSameManifestsAgainChangesNothing() {
+    assertThat(run("apply", "-f", "examples").exit()).isZero();
+    long revision = store.currentRevision();
+
+    var again = run("apply", "-f", "examples");
+
+    assertThat(again.exit()).isZero();
+    assertThat(again.outLines()).isNotEmpty().allMatch(l -> l.endsWith(" unchanged"));
+    assertThat(store.currentRevision()).isEqualTo(revision);
+  }
+
+  @Test
+  void applyingAChangedSpecConfiguresTheObject() {
+    assertThat(run("apply", "-f", "examples/computedomain.yaml").exit()).isZero();
+
+    var changed = runWithStdin("""
+        kind: ComputeDomain
+        metadata:
+          name: nvlink-a
+        spec:
+          numNodes: 4
+        """, "apply", "-f", "-");
+
+    assertThat(changed.out()).isEqualTo("computedomain/nvlink-a configured\n");
+    assertThat(registry.get(Kinds.COMPUTE_DOMAIN, "nvlink-a").orElseThrow().spec().numNodes()).isEqualTo(4);
+  }
+
+  @Test
+  void anInvalidDocumentStopsTheWholeApply() {
+    var result = runWithStdin("""
+        kind: Node
+        metadata:
+          name: fine-node
+        ---
+        kind: Workload
+        metadata:
+          name: broken
+        spec:
+          groups:
+            - name: workers
+              replicas: -1
+              template:
+                command: [train]
+        """, "apply", "-f", "-");
+
+    assertThat(result.exit()).isEqualTo(1);
+    assertThat(result.out()).isEmpty();
+    assertThat(result.err().lines().toList()).containsExactly(
+        "error: 1 of 2 documents is invalid; nothing was applied",
+        "  <stdin> document 2 (workload/broken): spec.groups[0].replicas: must be >= 0");
+    assertThat(registry.get(Kinds.NODE, "fine-node")).isEmpty();
+  }
+
+  @Test
+  void aDocumentThatDoesNotDecodeNamesTheFileAndField() {
+    var result = runWithStdin("kind: Node\nmetadata:\n  name: n\n  colour: blue\n", "apply", "-f", "-");
+
+    assertThat(result.exit()).isEqualTo(1);
+    assertThat(result.err()).isEqualTo("error: <stdin>: document 1: metadata.colour: unknown field\n");
+  }
+
+  @Test
+  void anUnknownKindIsOneLineListingTheKinds() {
+    var result = run("get", "gizmos");
+
+    assertThat(result.exit()).isEqualTo(1);
+    assertThat(result.err().lines().toList()).hasSize(1);
+    assertThat(result.err()).startsWith("error: unknown kind 'gizmos'; known kinds: node (no), deviceslice (ds)");
+  }
+
+  @Test
+  void aMissingObjectIsOneLine() {
+    var result = run("get", "node", "nowhere");
+
+    assertThat(result.exit()).isEqualTo(1);
+    assertThat(result.err()).isEqualTo("error: node/nowhere not found\n");
+  }
+
+  @Test
+  void tablesListObjectsOfAKind() {
+    run("apply", "-f", "examples");
+
+    var nodes = run("get", "nodes");
+    var workloads = run("get", "wl");
+    var empty = run("get", "tasks", "-l", "team=nobody");
+
+    assertThat(nodes.outLines().getFirst()).matches("NAME +READY +DEVICES +AGE");
+    assertThat(nodes.outLines().get(1)).startsWith("gpu-node-1").contains("Unknown");
+    assertThat(workloads.outLines().get(1)).contains("head 0/1, workers 0/4");
+    assertThat(empty.exit()).isZero();
+    assertThat(empty.out()).isEmpty();
+    assertThat(empty.err()).isEqualTo("No tasks found.\n");
+  }
+
+  @Test
+  void jsonOfSeveralObjectsIsOneListObject() throws IOException {
+    run("apply", "-f", "examples/deviceclass.yaml");
+
+    var result = run("get", "deviceclasses", "-o", "json");
+
+    JsonNode list = ObjectCodec.json().readTree(result.out());
+    assertThat(list.get("kind").asText()).isEqualTo("List");
+    assertThat(list.get("items")).hasSize(2);
+    assertThat(list.get("items").get(0).get("kind").asText()).isEqualTo("DeviceClass");
+  }
+
+  @Test
+  void describeNodeShowsItsDevicesAndWhichClaimHoldsEach() {
+    run("apply", "-f", "examples");
+    var claim = registry.get(Kinds.RESOURCE_CLAIM, "single-gpu").orElseThrow();
+    registry.updateStatus(claim.withStatus(ResourceClaimStatus.EMPTY.withAllocation(
+        new Allocation("gpu-node-1", List.of(new AllocatedDevice("gpu", "gpu-1"))))));
+
+    var result = run("describe", "node", "gpu-node-1");
+
+    assertThat(result.exit()).as(result.err()).isZero();
+    assertThat(result.out())
+        .contains("Name:")
+        .contains("gpu-node-1")
+        .containsPattern("quartermaster.dev/zone=rack-a")
+        .containsPattern("gpu-1 +gpu +A100-SXM4-80GB +80Gi +Healthy +claim/single-gpu")
+        .containsPattern("gpu-3 +gpu +A100-SXM4-80GB +80Gi +Unhealthy \\(XID 79 \\(GPU has fallen off the bus\\)\\) +<none>")
+        .contains("Conditions:  <none>");
+  }
+
+  @Test
+  void describeWorksForEveryKind() {
+    var manifests = new ManifestReader(env).read(List.of("examples"));
+    run("apply", "-f", "examples");
+
+    for (var m : manifests) {
+      var result = run("describe", m.object().kind().singular(), m.object().metadata().name());
+      assertThat(result.exit()).as(m.where() + ": " + result.err()).isZero();
+      assertThat(result.out()).as(m.where()).contains("Kind:").contains(m.object().kind().name());
+    }
+  }
+
+  @Test
+  void deleteRemovesAnObjectOrMarksItWhileFinalizersRemain() {
+    run("apply", "-f", "examples/computedomain.yaml");
+    runWithStdin("""
+        kind: Volume
+        metadata:
+          name: scratch
+          finalizers: [quartermaster.dev/volume-release]
+        spec:
+          plugin: hostpath.csi.quartermaster.dev
+          capacityBytes: 1073741824
+        """, "apply", "-f", "-");
+
+    var gone = run("delete", "cd", "nvlink-a");
+    var marked = run("delete", "volume", "scratch");
+
+    assertThat(gone.out()).isEqualTo("computedomain/nvlink-a deleted\n");
+    assertThat(registry.get(Kinds.COMPUTE_DOMAIN, "nvlink-a")).isEmpty();
+    assertThat(marked.out())
+        .isEqualTo("volume/scratch marked for deletion (waiting for finalizers: quartermaster.dev/volume-release)\n");
+    assertThat(run("describe", "volume", "scratch").out()).contains("waiting for finalizers: quartermaster.dev/volume-release");
+  }
+
+  @Test
+  void aMissingTokenFileSaysHowToGetOne() {
+    var result = run("get", "nodes", "--token-file", "/nonexistent/admin.token");
+
+    assertThat(result.exit()).isEqualTo(1);
+    assertThat(result.err()).isEqualTo("error: token file /nonexistent/admin.token (from --token-file) does not exist; "
+        + "start a server with ./qm server, or pass --token-file\n");
+  }
+
+  @Test
+  void debugShowsTheStackTrace() {
+    var result = run("get", "gizmos", "--debug");
+
+    assertThat(result.exit()).isEqualTo(1);
+    assertThat(result.err()).startsWith("error: unknown kind 'gizmos'").contains("\tat dev.quartermaster.cli");
+  }
+
+  @Test
+  void usageErrorsExitWithTwo() {
+    assertThat(run("get").exit()).isEqualTo(2);
+    assertThat(run("get", "nodes", "-o", "xml").exit()).isEqualTo(2);
+    assertThat(run("frobnicate").exit()).isEqualTo(2);
+    assertThat(run().exit()).isEqualTo(2);
+  }
+
+  @Test
+  void versionNamesQmAndJava() {
+    var result = run("version");
+
+    assertThat(result.exit()).isZero();
+    assertThat(result.outLines()).hasSize(2);
+    assertThat(result.outLines().get(0)).startsWith("qm ");
+    assertThat(result.outLines().get(1)).startsWith("java " + Runtime.version().feature());
+  }
+
+  @Test
+  void aTakenPortIsOneLineNamingTheAddress() throws IOException {
+    try (var taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      var address = "127.0.0.1:" + taken.getLocalPort();
+
+      var result = run("server", "--data", dir.resolve("other").toString(), "--listen", address);
+
+      assertThat(result.exit()).isEqualTo(1);
+      assertThat(result.err().lines().toList()).hasSize(1);
+      assertThat(result.err()).startsWith("error: cannot listen on " + address + ": address already in use");
+    }
+  }
+
+  @Test
+  void aDataDirectoryInUseIsOneLine() {
+    var data = dir.resolve("busy");
+    try (var holder = SqliteStore.open(data.resolve("store.db"))) {
+      var result = run("server", "--data", data.toString(), "--listen", "127.0.0.1:0");
+
+      assertThat(result.exit()).isEqualTo(1);
+      assertThat(result.err().lines().toList()).hasSize(1);
+      // In-process the store says "already open in this process"; across processes "in use by another process".
+      assertThat(result.err()).startsWith("error: store " + data.resolve("store.db") + " is ")
+          .contains("pick another with --data");
+      assertThat(holder.currentRevision()).as("the holder's store is untouched").isZero();
+    }
+  }
+
+  @Test
+  void whatGetPrintsCanBeAppliedBack() {
+    run("apply", "-f", "examples/workload.yaml", "-f", "examples/deviceclass.yaml");
+    var exported = run("get", "deviceclasses", "-o", "yaml").out() + "---\n" + run("get", "wl", "training", "-o", "yaml").out();
+
+    var result = runWithStdin(exported, "apply", "-f", "-");
+
+    assertThat(result.exit()).as(result.err()).isZero();
+    assertThat(result.out()).isEqualTo("deviceclass/a100-80g unchanged\ndeviceclass/gpu-any unchanged\nworkload/training unchanged\n");
+  }
+}

@@ -1,0 +1,173 @@
+package dev.quartermaster.cli.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.quartermaster.cli.CliEnvironment;
+import dev.quartermaster.cli.CliException;
+import dev.quartermaster.cli.TestEnvironments;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ClientConfigTest {
+  @TempDir
+  Path dir;
+
+  private Path home;
+  private Path work;
+
+  @BeforeEach
+  void setUp() throws IOException {
+    home = Files.createDirectories(dir.resolve("home"));
+    work = Files.createDirectories(dir.resolve("work"));
+  }
+
+  private CliEnvironment env(Map<String, String> variables) {
+    return TestEnvironments.of(variables, work, home);
+  }
+
+  private void writeUserConfig(String server, String tokenFile) {
+    new UserConfig(Optional.of(server), Optional.of(tokenFile)).write(home.resolve(".config/quartermaster/config.yaml"));
+  }
+
+  private static ClientConfig resolve(Optional<String> server, Optional<String> token, CliEnvironment env) {
+    return ClientConfig.resolve(server, token, env);
+  }
+
+  @Test
+  void withNothingConfiguredUsesTheLocalServerDefaults() {
+    var config = resolve(Optional.empty(), Optional.empty(), env(Map.of()));
+
+    assertThat(config.server()).isEqualTo(URI.create("http://127.0.0.1:7480"));
+    assertThat(config.tokenFile()).isEqualTo(work.resolve(".qm/admin.token"));
+  }
+
+  @Test
+  void configFileBeatsDefaults() {
+    writeUserConfig("http://10.0.0.5:7480", "/srv/qm/admin.token");
+
+    var config = resolve(Optional.empty(), Optional.empty(), env(Map.of()));
+
+    assertThat(config.server()).isEqualTo(URI.create("http://10.0.0.5:7480"));
+    assertThat(config.tokenFile()).isEqualTo(Path.of("/srv/qm/admin.token"));
+  }
+
+  @Test
+  void environmentBeatsConfigFile() {
+    writeUserConfig("http://10.0.0.5:7480", "/srv/qm/admin.token");
+    var variables = Map.of("QM_SERVER", "http://env:1", "QM_TOKEN_FILE", "env.token");
+
+    var config = resolve(Optional.empty(), Optional.empty(), env(variables));
+
+    assertThat(config.server()).isEqualTo(URI.create("http://env:1"));
+    assertThat(config.tokenFile()).isEqualTo(work.resolve("env.token"));
+  }
+
+  @Test
+  void flagsBeatEnvironment() {
+    writeUserConfig("http://10.0.0.5:7480", "/srv/qm/admin.token");
+    var variables = Map.of("QM_SERVER", "http://env:1", "QM_TOKEN_FILE", "env.token");
+
+    var config = resolve(Optional.of("http://flag:2"), Optional.of("~/flag.token"), env(variables));
+
+    assertThat(config.server()).isEqualTo(URI.create("http://flag:2"));
+    assertThat(config.tokenFile()).isEqualTo(home.resolve("flag.token"));
+  }
+
+  @Test
+  void eachSettingIsResolvedOnItsOwn() {
+    writeUserConfig("http://file:3", "/file.token");
+
+    var config = resolve(Optional.empty(), Optional.of("flag.token"), env(Map.of("QM_SERVER", "http://env:1")));
+
+    assertThat(config.server()).isEqualTo(URI.create("http://env:1"));
+    assertThat(config.tokenFile()).isEqualTo(work.resolve("flag.token"));
+  }
+
+  @Test
+  void xdgConfigHomeMovesTheConfigFile() {
+    var xdg = dir.resolve("xdg");
+    new UserConfig(Optional.of("http://xdg:4"), Optional.empty()).write(xdg.resolve("quartermaster/config.yaml"));
+    writeUserConfig("http://home:5", "/home.token");
+
+    var config = resolve(Optional.empty(), Optional.empty(), env(Map.of("XDG_CONFIG_HOME", xdg.toString())));
+
+    assertThat(config.server()).isEqualTo(URI.create("http://xdg:4"));
+    assertThat(config.tokenFile()).isEqualTo(work.resolve(".qm/admin.token"));
+  }
+
+  @Test
+  void blankVariablesCountAsUnset() {
+    var variables = new HashMap<String, String>();
+    variables.put("QM_SERVER", "");
+    variables.put("QM_TOKEN_FILE", "  ");
+
+    var config = resolve(Optional.empty(), Optional.empty(), env(variables));
+
+    assertThat(config.server()).isEqualTo(URI.create(ClientConfig.DEFAULT_SERVER));
+  }
+
+  @Test
+  void aBareHostAndPortIsTakenAsHttp() {
+    var config = resolve(Optional.of("10.1.2.3:7480"), Optional.empty(), env(Map.of()));
+
+    assertThat(config.server()).isEqualTo(URI.create("http://10.1.2.3:7480"));
+  }
+
+  @Test
+  void aServerThatIsNotAUrlIsAnError() {
+    assertThatThrownBy(() -> resolve(Optional.of("ftp://x"), Optional.empty(), env(Map.of())))
+        .isInstanceOf(CliException.class)
+        .hasMessage("server 'ftp://x' must be a URL like http://127.0.0.1:7480");
+  }
+
+  @Test
+  void aMissingTokenFileSaysHowToGetOne() {
+    var config = resolve(Optional.empty(), Optional.empty(), env(Map.of()));
+
+    assertThatThrownBy(config::readToken)
+        .isInstanceOf(CliException.class)
+        .hasMessageContaining(work.resolve(".qm/admin.token").toString())
+        .hasMessageContaining("start a server with ./qm server, or pass --token-file");
+  }
+
+  @Test
+  void theTokenIsReadTrimmed() throws IOException {
+    Files.writeString(work.resolve("t"), "abc123\n");
+
+    var config = resolve(Optional.empty(), Optional.of("t"), env(Map.of()));
+
+    assertThat(config.readToken()).isEqualTo("abc123");
+  }
+
+  @Test
+  void aMalformedConfigFileIsAnErrorOnlyWhenItIsNeeded() throws IOException {
+    var file = home.resolve(".config/quartermaster/config.yaml");
+    Files.createDirectories(file.getParent());
+    Files.writeString(file, "server: [unclosed\n");
+
+    assertThatThrownBy(() -> resolve(Optional.empty(), Optional.empty(), env(Map.of())))
+        .isInstanceOf(CliException.class)
+        .hasMessageContaining("config file " + file + " is malformed");
+    var config = resolve(Optional.of("http://a:1"), Optional.of("t"), env(Map.of()));
+    assertThat(config.server()).isEqualTo(URI.create("http://a:1"));
+  }
+
+  @Test
+  void theConfigFileRoundTripsAndToleratesUnknownFields() throws IOException {
+    var file = dir.resolve("c/config.yaml");
+    new UserConfig(Optional.of("http://h:1"), Optional.of("/t")).write(file);
+    Files.writeString(file, Files.readString(file) + "futureField: 3\n");
+
+    assertThat(UserConfig.read(file)).contains(new UserConfig(Optional.of("http://h:1"), Optional.of("/t")));
+    assertThat(UserConfig.read(dir.resolve("absent.yaml"))).isEmpty();
+  }
+}

@@ -1,0 +1,119 @@
+package dev.quartermaster.cli.table;
+
+import static dev.quartermaster.cli.table.Fixtures.NOW;
+import static dev.quartermaster.cli.table.Fixtures.meta;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.quartermaster.api.claim.Allocation;
+import dev.quartermaster.api.claim.Allocation.AllocatedDevice;
+import dev.quartermaster.api.claim.PrepareState;
+import dev.quartermaster.api.claim.ResourceClaim;
+import dev.quartermaster.api.claim.ResourceClaimStatus;
+import dev.quartermaster.api.meta.Condition;
+import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.node.Node;
+import dev.quartermaster.api.node.NodeStatus;
+import dev.quartermaster.api.volume.Volume;
+import dev.quartermaster.api.volume.VolumeSpec;
+import dev.quartermaster.api.workload.TaskTemplate;
+import dev.quartermaster.api.workload.WorkerGroup;
+import dev.quartermaster.api.workload.Workload;
+import dev.quartermaster.api.workload.WorkloadSpec;
+import dev.quartermaster.api.workload.WorkloadStatus;
+import dev.quartermaster.api.workload.WorkloadStatus.GroupStatus;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class KindTablesTest {
+
+  private static Node node(String name, long age, List<Condition> conditions) {
+    return new Node(meta(name, age), null,
+        new NodeStatus(conditions, Optional.empty(), "", "", List.of()));
+  }
+
+  private static Condition condition(String type, Condition.Status status, String reason, String message) {
+    return new Condition(type, status, reason, message, Optional.of(NOW));
+  }
+
+  @Test
+  void nodesShowAgentAndDeviceReadinessWithTheExactReason() {
+    var ready = node("gpu-node-1", 5, List.of(
+        condition("AgentReady", Condition.Status.True, "", ""),
+        condition("DevicesReady", Condition.Status.True, "", "")));
+    var missing = node("gpu-node-2", 4 * 86400, List.of(
+        condition("AgentReady", Condition.Status.True, "", ""),
+        condition("DevicesReady", Condition.Status.False, "ControlNodeMissing", "missing /dev/nvidia-uvm")));
+    var silent = node("gpu-node-3", 200, List.of());
+
+    var text = KindTables.of(Kinds.NODE, NOW).table(List.of(ready, missing, silent), false).render();
+
+    assertThat(text).isEqualTo("""
+        NAME         READY     DEVICES                   AGE
+        gpu-node-1   True      Ready                     5s
+        gpu-node-2   True      missing /dev/nvidia-uvm   4d
+        gpu-node-3   Unknown   Unknown                   3m20s
+        """);
+  }
+
+  @Test
+  void claimsShowTheirStateNodeAndDevices() {
+    var pending = new ResourceClaim(meta("pending", 10), null, null);
+    var allocation = new Allocation("gpu-node-1", List.of(new AllocatedDevice("gpu", "gpu-0"), new AllocatedDevice("gpu", "gpu-1")));
+    var allocated = new ResourceClaim(meta("allocated", 10), null, ResourceClaimStatus.EMPTY.withAllocation(allocation));
+    var prepared = new ResourceClaim(meta("prepared", 10), null, new ResourceClaimStatus(Optional.of(allocation), List.of(),
+        Map.of("gpu-node-1", new PrepareState(PrepareState.Phase.Prepared, "", List.of(), Optional.empty())), List.of()));
+
+    var text = KindTables.of(Kinds.RESOURCE_CLAIM, NOW).table(List.of(pending, allocated, prepared), false).render();
+
+    assertThat(text).isEqualTo("""
+        NAME        STATE       NODE         DEVICES       AGE
+        pending     pending     <none>       <none>        10s
+        allocated   allocated   gpu-node-1   gpu-0,gpu-1   10s
+        prepared    prepared    gpu-node-1   gpu-0,gpu-1   10s
+        """);
+  }
+
+  @Test
+  void workloadsShowLiveOverReplicasPerGroup() {
+    var spec = new WorkloadSpec(List.of(
+        new WorkerGroup("head", 1, TaskTemplate.EMPTY, List.of(), null),
+        new WorkerGroup("workers", 4, TaskTemplate.EMPTY, List.of(), null)), Optional.empty());
+    var status = new WorkloadStatus(1, List.of(new GroupStatus("workers", 4, 3, 3, 0, 0)), List.of());
+    var workload = new Workload(meta("training", 7200), spec, status);
+
+    var row = KindTables.of(Kinds.WORKLOAD, NOW).row(workload, false);
+
+    assertThat(row).containsExactly("training", "head 0/1, workers 3/4", "120m");
+  }
+
+  @Test
+  void volumesShowHumanCapacity() {
+    var volume = new Volume(meta("datasets", 30), new VolumeSpec("hostpath.csi.quartermaster.dev", 10L << 30,
+        VolumeSpec.AccessMode.MultiNodeReaderOnly, Map.of()), null);
+
+    var row = KindTables.of(Kinds.VOLUME, NOW).row(volume, false);
+
+    assertThat(row).containsExactly("datasets", "hostpath.csi.quartermaster.dev", "10Gi", "MultiNodeReaderOnly", "0", "30s");
+  }
+
+  @Test
+  void wideAddsRevisionUidAndLabelsAfterAge() {
+    var node = new Node(meta("n1", 5, Map.of("zone", "a", "gpu", "a100")), null, null);
+
+    var table = KindTables.of(Kinds.NODE, NOW);
+
+    assertThat(table.headers(true)).endsWith("AGE", "SCHEDULABLE", "HEARTBEAT", "VERSION", "REVISION", "UID", "LABELS");
+    assertThat(table.row(node, true)).endsWith("5s", "yes", "<none>", "<none>", "7", "uid-n1", "gpu=a100,zone=a");
+  }
+
+  @Test
+  void everyKindHasATableWithNameFirstAndAgeLast() {
+    for (var kind : Kinds.ALL) {
+      var headers = KindTables.of(kind, NOW).headers(false);
+      assertThat(headers.getFirst()).as(kind.name()).isEqualTo("NAME");
+      assertThat(headers.getLast()).as(kind.name()).isEqualTo("AGE");
+    }
+  }
+}
