@@ -1,6 +1,9 @@
 package dev.quartermaster.cli.commands;
 
 import dev.quartermaster.cli.CliException;
+import dev.quartermaster.control.ControlPlane;
+import dev.quartermaster.store.compaction.HistoryCompactor;
+import java.time.Duration;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.server.ApiServer;
 import dev.quartermaster.server.ApiServerConfig;
@@ -18,30 +21,53 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The pieces {@code qm server} runs: the SQLite store in the data directory, the object registry
- * over it, and the HTTP API server. Closing stops them in reverse order: no request reaches the store
- * after it is closed.
+ * over it, the HTTP API server, the controllers (leader-elected through the store) and the history
+ * compactor. Closing stops them in reverse order: no request reaches the store after it is closed.
  */
 public final class LocalServer implements AutoCloseable {
   public static final String STORE_FILE = "store.db";
 
   private final SqliteStore store;
+  private final ObjectRegistry registry;
   private final ApiServer server;
+  private final ControlPlane controllers;
+  private final HistoryCompactor compactor;
   private final Path dataDir;
   private final Path tokenFile;
   private final URI uri;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final CountDownLatch stopped = new CountDownLatch(1);
 
-  private LocalServer(SqliteStore store, ApiServer server, Path dataDir, Path tokenFile, URI uri) {
+  private LocalServer(SqliteStore store, ObjectRegistry registry, ApiServer server, ControlPlane controllers,
+      HistoryCompactor compactor, Path dataDir, Path tokenFile, URI uri) {
     this.store = store;
+    this.registry = registry;
     this.server = server;
+    this.controllers = controllers;
+    this.compactor = compactor;
     this.dataDir = dataDir;
     this.tokenFile = tokenFile;
     this.uri = uri;
   }
 
+  /**
+   * What to run besides the API.
+   *
+   * @param history how many store revisions watchers can resume from; older ones are compacted
+   */
+  public record Options(long history, Duration compactEvery, String identity) {
+    public static Options defaults() {
+      return new Options(10_000, Duration.ofMinutes(1), "qm-" + ProcessHandle.current().pid());
+    }
+  }
+
   /** Opens the store and starts serving; a taken port is reported naming the address. */
   public static LocalServer start(Path dataDir, ListenAddress listen, Env env) {
+    return start(dataDir, listen, env, Options.defaults());
+  }
+
+  /** Opens the store and starts serving; a taken port is reported naming the address. */
+  public static LocalServer start(Path dataDir, ListenAddress listen, Env env, Options options) {
     try {
       Files.createDirectories(dataDir);
     } catch (IOException e) {
@@ -59,8 +85,11 @@ public final class LocalServer implements AutoCloseable {
       var config = ApiServerConfig.of(registry, dataDir).withListen(listen.host(), listen.port()).withEnv(env)
           .withStoreRevision(store::currentRevision);
       var server = ApiServer.start(config);
+      var controllers = ControlPlane.start(registry, store, env, ControlPlane.Options.defaults(options.identity()));
+      var compactor = HistoryCompactor.start(store, env, options.history(), options.compactEvery());
       // The server has created the admin token by now, so the config file written next points at a real file.
-      return new LocalServer(store, server, dataDir, server.adminTokenFile(), listen.clientUri(server.port()));
+      return new LocalServer(store, registry, server, controllers, compactor, dataDir, server.adminTokenFile(),
+          listen.clientUri(server.port()));
     } catch (IOException | RuntimeException e) {
       store.close();
       if (isBindFailure(e)) {
@@ -76,6 +105,15 @@ public final class LocalServer implements AutoCloseable {
   /** The URL clients on this machine use. */
   public URI uri() {
     return uri;
+  }
+
+  /** The cluster, in process: what {@code qm up}'s agents talk to. */
+  public ObjectRegistry registry() {
+    return registry;
+  }
+
+  public SqliteStore store() {
+    return store;
   }
 
   public Path dataDir() {
@@ -97,6 +135,8 @@ public final class LocalServer implements AutoCloseable {
       return;
     }
     try {
+      compactor.close();
+      controllers.close();
       server.close();
     } finally {
       store.close();

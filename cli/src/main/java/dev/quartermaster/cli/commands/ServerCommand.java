@@ -34,13 +34,22 @@ public final class ServerCommand implements Callable<Integer> {
       description = "address to serve the API on (default: ${DEFAULT-VALUE})")
   private ListenAddress listen;
 
+  @Option(names = "--history", paramLabel = "REVISIONS", defaultValue = "10000",
+      description = "store revisions a watch can resume from; older history is compacted every minute (default: ${DEFAULT-VALUE})")
+  private long history;
+
   public ServerCommand(CliEnvironment env) {
     this.env = env;
   }
 
   @Override
   public Integer call() throws InterruptedException {
-    var server = LocalServer.start(env.resolve(data), listen, new SystemEnv());
+    if (history < 1) {
+      throw new dev.quartermaster.cli.CliException("--history: must be >= 1, got " + history);
+    }
+    var defaults = LocalServer.Options.defaults();
+    var server = LocalServer.start(env.resolve(data), listen, new SystemEnv(),
+        new LocalServer.Options(history, defaults.compactEvery(), defaults.identity()));
     Runtime.getRuntime().addShutdownHook(new Thread(server::close, "qm-server-shutdown"));
     var configFile = UserConfig.location(env);
     new UserConfig(Optional.of(server.uri().toString()), Optional.of(server.tokenFile().toString())).write(configFile);

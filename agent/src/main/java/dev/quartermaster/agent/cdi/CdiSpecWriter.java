@@ -1,0 +1,150 @@
+package dev.quartermaster.agent.cdi;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.quartermaster.agent.checkpoint.AtomicLedgerFile;
+import dev.quartermaster.agent.devices.DeviceNode;
+import dev.quartermaster.agent.devices.Gpu;
+import dev.quartermaster.agent.ledger.ClaimRef;
+import dev.quartermaster.agent.names.SafeNames;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Writes one CDI spec per prepared claim into a CDI directory: kind {@code quartermaster.dev/gpu},
+ * one device {@code <claim-uid>-<device>} per GPU with its device node, at the minimum {@code
+ * cdiVersion} its fields need. Written atomically (temp file, fsync, rename, fsync the directory),
+ * so a runtime scanning the directory never sees half a spec.
+ *
+ * <p>Names are validated before anything is written, and the file's resolved path must be directly
+ * inside the directory: a claim uid or device name that would escape it is an {@link
+ * dev.quartermaster.agent.names.UnsafeNameException}.
+ */
+public final class CdiSpecWriter implements ClaimSpecs {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+  private final Path dir;
+
+  public CdiSpecWriter(Path dir) {
+    this.dir = dir.toAbsolutePath().normalize();
+  }
+
+  public Path dir() {
+    return dir;
+  }
+
+  @Override
+  public List<String> write(ClaimRef claim, List<Gpu> gpus) throws IOException {
+    if (gpus.isEmpty()) {
+      throw new IllegalArgumentException("claim " + claim + ": a CDI spec needs at least one device");
+    }
+    var uid = SafeNames.requireClaimUid(claim.uid());
+    gpus.forEach(g -> SafeNames.requireDeviceName(g.name()));
+    var path = specPath(Gpu.CLASS, uid);
+    var bytes = render(claim, gpus);
+    Files.createDirectories(dir);
+    AtomicLedgerFile.writeAtomically(path, dir.resolve("." + path.getFileName() + ".tmp"), bytes);
+    return gpus.stream().map(g -> CdiNames.qualified(Gpu.CLASS, uid, g.name())).toList();
+  }
+
+  /** The spec's bytes (exposed for tests that validate it against the CDI schema). */
+  public static byte[] render(ClaimRef claim, List<Gpu> gpus) {
+    var names = new ArrayList<String>();
+    var nodes = new ArrayList<DeviceNode>();
+    var devices = NODES.arrayNode();
+    for (var gpu : gpus) {
+      var name = CdiNames.deviceName(claim.uid(), gpu.name());
+      names.add(name);
+      nodes.add(gpu.node());
+      var device = devices.addObject();
+      device.put("name", name);
+      var edits = device.putObject("containerEdits");
+      edits.putArray("deviceNodes").add(deviceNode(gpu.node()));
+    }
+    var spec = NODES.objectNode();
+    spec.put("cdiVersion", CdiVersion.minimumFor(names, nodes));
+    spec.put("kind", CdiNames.kind(Gpu.CLASS));
+    spec.set("devices", devices);
+    var common = spec.putObject("containerEdits");
+    var env = common.putArray("env");
+    env.add("QUARTERMASTER_CLAIM_UID=" + claim.uid());
+    env.add("QUARTERMASTER_GPU_UUIDS=" + String.join(",", gpus.stream().map(Gpu::uuid).toList()));
+    try {
+      return JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(spec);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot render CDI spec", e);
+    }
+  }
+
+  private static ObjectNode deviceNode(DeviceNode n) {
+    var node = NODES.objectNode();
+    node.put("path", n.path());
+    if (!n.hostPath().equals(n.path())) {
+      node.put("hostPath", n.hostPath());
+    }
+    node.put("type", String.valueOf(n.type()));
+    node.put("major", n.major());
+    node.put("minor", n.minor());
+    node.put("permissions", "rw");
+    return node;
+  }
+
+  @Override
+  public void remove(String uid) throws IOException {
+    SafeNames.requireClaimUid(uid);
+    if (!Files.isDirectory(dir)) {
+      return;
+    }
+    boolean removed = false;
+    for (var file : ours()) {
+      if (uidOf(file).equals(uid)) {
+        removed |= Files.deleteIfExists(file);
+      }
+    }
+    if (removed) {
+      AtomicLedgerFile.fsyncDirectory(dir);
+    }
+  }
+
+  @Override
+  public Set<String> claimUids() throws IOException {
+    var out = new TreeSet<String>();
+    if (Files.isDirectory(dir)) {
+      for (var file : ours()) {
+        out.add(uidOf(file));
+      }
+    }
+    return out;
+  }
+
+  /** Where the spec of class {@code deviceClass} for {@code uid} lives; never outside {@link #dir}. */
+  public Path specPath(String deviceClass, String uid) {
+    var path = dir.resolve(CdiNames.specFileName(deviceClass, uid)).normalize();
+    if (!dir.equals(path.getParent())) {
+      throw new IllegalArgumentException("CDI spec path " + path + " escapes " + dir);
+    }
+    return path;
+  }
+
+  private List<Path> ours() throws IOException {
+    try (var files = Files.list(dir)) {
+      return files.filter(f -> {
+        var n = f.getFileName().toString();
+        return n.startsWith(CdiNames.VENDOR + "-") && n.endsWith(".json") && n.indexOf('_') > 0;
+      }).toList();
+    }
+  }
+
+  private static String uidOf(Path file) {
+    var n = file.getFileName().toString();
+    return n.substring(n.indexOf('_') + 1, n.length() - ".json".length());
+  }
+}

@@ -1,0 +1,23 @@
+package dev.quartermaster.agent.cdi;
+
+import dev.quartermaster.agent.devices.Gpu;
+import dev.quartermaster.agent.ledger.ClaimRef;
+import java.io.IOException;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The per-claim CDI specs on this node. Real: {@link CdiSpecWriter}; for tests: {@link
+ * InMemoryClaimSpecs}. Every method is idempotent.
+ */
+public interface ClaimSpecs {
+
+  /** Writes (or rewrites) the spec for {@code claim}'s {@code gpus}; returns the qualified CDI names. */
+  List<String> write(ClaimRef claim, List<Gpu> gpus) throws IOException;
+
+  /** Removes every spec of the claim with {@code uid}; nothing if there is none. */
+  void remove(String uid) throws IOException;
+
+  /** The uids of the claims that have a spec now (to clean up after a crash). */
+  Set<String> claimUids() throws IOException;
+}

@@ -1,0 +1,83 @@
+package dev.quartermaster.agent.checkpoint;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * An exclusive lock on {@code <state>/agent.lock} (an OS file lock, released by the kernel when the
+ * holder exits, even by kill -9), with the holder's pid written inside so that a refused agent can
+ * say who has it.
+ */
+public final class StateDirLock implements AutoCloseable {
+  public static final String FILE_NAME = "agent.lock";
+
+  private final Path path;
+  private final FileChannel channel;
+  private final FileLock lock;
+
+  private StateDirLock(Path path, FileChannel channel, FileLock lock) {
+    this.path = path;
+    this.channel = channel;
+    this.lock = lock;
+  }
+
+  /** Takes the lock of {@code stateDir}, creating the directory; throws if another process has it. */
+  public static StateDirLock acquire(Path stateDir) throws IOException {
+    Files.createDirectories(stateDir);
+    var path = stateDir.resolve(FILE_NAME).toAbsolutePath();
+    var channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    FileLock lock;
+    try {
+      lock = channel.tryLock();
+    } catch (OverlappingFileLockException e) {
+      channel.close();
+      throw new StateDirLockedException(path, "pid " + ProcessHandle.current().pid() + ", this very process");
+    } catch (IOException e) {
+      channel.close();
+      throw e;
+    }
+    if (lock == null) {
+      var holder = readHolder(channel);
+      channel.close();
+      throw new StateDirLockedException(path, holder);
+    }
+    try {
+      var text = ("pid " + ProcessHandle.current().pid() + "\n").getBytes(StandardCharsets.US_ASCII);
+      channel.truncate(0);
+      channel.write(ByteBuffer.wrap(text), 0);
+      channel.force(true);
+    } catch (IOException e) {
+      lock.release();
+      channel.close();
+      throw e;
+    }
+    return new StateDirLock(path, channel, lock);
+  }
+
+  private static String readHolder(FileChannel channel) throws IOException {
+    var buffer = ByteBuffer.allocate(128);
+    channel.read(buffer, 0);
+    var text = new String(buffer.array(), 0, buffer.position(), StandardCharsets.US_ASCII).trim();
+    return text.isEmpty() ? "pid unknown: it has not written its pid yet" : text;
+  }
+
+  public Path path() {
+    return path;
+  }
+
+  @Override
+  public void close() throws IOException {
+    try {
+      lock.release();
+    } finally {
+      channel.close();
+    }
+  }
+}

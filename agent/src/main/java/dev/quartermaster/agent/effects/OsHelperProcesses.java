@@ -1,0 +1,149 @@
+package dev.quartermaster.agent.effects;
+
+import dev.quartermaster.api.validation.Names;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Helpers as real OS processes: one per domain, started from a command template in which {@code
+ * {domain}} is replaced by the domain name (default {@code sleep infinity}, a stand-in for a
+ * domain daemon). Each helper's pid and start time are kept in {@code <dir>/<domain>.pid}, and its
+ * output goes to {@code <dir>/<domain>.log}.
+ *
+ * <p>A helper outlives an agent restart (it is not killed with the agent), and the next agent adopts
+ * it from its pid file when the process with that pid and start time is still alive, so restarting
+ * the agent never takes a helper away from a running workload (I2).
+ */
+public final class OsHelperProcesses implements HelperProcesses {
+  private static final Logger LOG = LoggerFactory.getLogger(OsHelperProcesses.class);
+  public static final List<String> DEFAULT_COMMAND = List.of("sleep", "infinity");
+  private static final Duration STOP_GRACE = Duration.ofSeconds(5);
+
+  private final Path dir;
+  private final List<String> command;
+  private final Map<String, ProcessHandle> running = new HashMap<>();
+
+  /** Helpers recorded under {@code dir}, running {@code command}; adopts live ones at once. */
+  public OsHelperProcesses(Path dir, List<String> command) throws IOException {
+    if (command.isEmpty()) {
+      throw new IllegalArgumentException("helper command must not be empty");
+    }
+    this.dir = dir;
+    this.command = List.copyOf(command);
+    Files.createDirectories(dir);
+    adopt();
+  }
+
+  @Override
+  public synchronized Set<String> running() {
+    running.values().removeIf(h -> !h.isAlive());
+    return Set.copyOf(running.keySet());
+  }
+
+  @Override
+  public synchronized void start(String domain) throws IOException {
+    requireDomain(domain);
+    var current = running.get(domain);
+    if (current != null && current.isAlive()) {
+      return;
+    }
+    var args = new ArrayList<String>();
+    command.forEach(a -> args.add(a.replace("{domain}", domain)));
+    var log = dir.resolve(domain + ".log");
+    var process = new ProcessBuilder(args)
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+        .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
+        .start();
+    var handle = process.toHandle();
+    var started = handle.info().startInstant().map(Instant::toString).orElse("-");
+    Files.writeString(pidFile(domain), handle.pid() + " " + started + "\n", StandardCharsets.UTF_8);
+    running.put(domain, handle);
+    LOG.info("started helper for compute domain {}: pid {} ({})", domain, handle.pid(), String.join(" ", args));
+  }
+
+  @Override
+  public synchronized void stop(String domain) throws IOException {
+    requireDomain(domain);
+    var handle = running.remove(domain);
+    if (handle != null && handle.isAlive()) {
+      handle.destroy();
+      try {
+        handle.onExit().get(STOP_GRACE.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (TimeoutException e) {
+        LOG.warn("helper for compute domain {} (pid {}) ignored SIGTERM for {}; killing it", domain, handle.pid(),
+            STOP_GRACE);
+        handle.destroyForcibly();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IOException("interrupted while stopping helper for " + domain, e);
+      } catch (ExecutionException e) {
+        throw new IOException("waiting for helper for " + domain + " to exit failed", e);
+      }
+      LOG.info("stopped helper for compute domain {} (pid {})", domain, handle.pid());
+    }
+    Files.deleteIfExists(pidFile(domain));
+  }
+
+  private void adopt() throws IOException {
+    try (var files = Files.list(dir)) {
+      for (var file : files.filter(f -> f.getFileName().toString().endsWith(".pid")).toList()) {
+        var name = file.getFileName().toString();
+        var domain = name.substring(0, name.length() - ".pid".length());
+        if (!Names.isDnsLabel(domain)) {
+          continue;
+        }
+        var handle = readLive(file);
+        if (handle.isPresent()) {
+          running.put(domain, handle.get());
+          LOG.info("adopted running helper for compute domain {}: pid {}", domain, handle.get().pid());
+        } else {
+          Files.deleteIfExists(file);
+        }
+      }
+    }
+  }
+
+  /** The process recorded in {@code file}, if that very process (same pid and start time) still runs. */
+  private static Optional<ProcessHandle> readLive(Path file) throws IOException {
+    var parts = Files.readString(file, StandardCharsets.UTF_8).trim().split(" ");
+    if (parts.length != 2) {
+      return Optional.empty();
+    }
+    long pid;
+    try {
+      pid = Long.parseLong(parts[0]);
+    } catch (NumberFormatException e) {
+      return Optional.empty();
+    }
+    return ProcessHandle.of(pid)
+        .filter(ProcessHandle::isAlive)
+        // The start time guards against a recycled pid now belonging to another program.
+        .filter(h -> h.info().startInstant().map(Instant::toString).orElse("-").equals(parts[1]));
+  }
+
+  private Path pidFile(String domain) {
+    return dir.resolve(domain + ".pid");
+  }
+
+  private static void requireDomain(String domain) {
+    if (!Names.isDnsLabel(domain)) {
+      throw new IllegalArgumentException("compute domain '" + domain + "': " + Names.DNS_LABEL_RULE);
+    }
+  }
+}

@@ -1,0 +1,205 @@
+package dev.quartermaster.agent.node;
+
+import dev.quartermaster.agent.ledger.ClaimRef;
+import dev.quartermaster.agent.ledger.PrepareRequest;
+import dev.quartermaster.agent.prepare.ClaimPreparer;
+import dev.quartermaster.agent.prepare.PrepareOutcome;
+import dev.quartermaster.api.claim.Allocation;
+import dev.quartermaster.api.claim.PrepareState;
+import dev.quartermaster.api.claim.ResourceClaim;
+import dev.quartermaster.api.claim.ResourceClaimStatus;
+import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.api.error.ApiError.Reason;
+import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.core.env.Env;
+import dev.quartermaster.core.queue.Result;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reconciles one ResourceClaim (by name) with this node: prepares it while it is allocated here
+ * and not being deleted, unprepares it otherwise (deleted, deallocated, moved, or re-created under
+ * a new uid), and reports the result in {@code status.prepare[<node>]}.
+ *
+ * <p>A claim this agent prepares carries the finalizer {@code quartermaster.dev/agent-<node>},
+ * added before the prepare and removed only after the unprepare is durable, so a deleted claim
+ * does not vanish from the API while this node still holds its devices.
+ *
+ * <p>A claim that waits for a device held by another claim is retried with backoff, and at once
+ * whenever some claim is unprepared on this node.
+ */
+public final class ClaimSync {
+  private static final Logger LOG = LoggerFactory.getLogger(ClaimSync.class);
+
+  private final ApiClient api;
+  private final String node;
+  private final Env env;
+  private final ClaimPreparer preparer;
+  private final Function<String, Optional<ResourceClaim>> cache;
+  private final Consumer<String> requeue;
+  private final Set<String> waiting = ConcurrentHashMap.newKeySet();
+
+  /**
+   * @param cache the informer's view of a claim by name
+   * @param requeue queues a claim name for another sync
+   */
+  public ClaimSync(ApiClient api, String node, Env env, ClaimPreparer preparer,
+      Function<String, Optional<ResourceClaim>> cache, Consumer<String> requeue) {
+    this.api = api;
+    this.node = node;
+    this.env = env;
+    this.preparer = preparer;
+    this.cache = cache;
+    this.requeue = requeue;
+  }
+
+  /** The finalizer this agent puts on claims it prepares. */
+  public static String finalizer(String node) {
+    return "quartermaster.dev/agent-" + node;
+  }
+
+  /** Whether a change to {@code claim} could concern this node. */
+  public boolean concerns(ResourceClaim claim) {
+    return claim.status().allocation().map(Allocation::node).filter(node::equals).isPresent()
+        || claim.status().prepare().containsKey(node)
+        || claim.metadata().finalizers().contains(finalizer(node))
+        || !preparer.durable().ledger().snapshot().byName(claim.metadata().name()).isEmpty();
+  }
+
+  /** One reconcile of the claim called {@code name}. */
+  public Result sync(String name) {
+    try {
+      return syncOrThrow(name);
+    } catch (ApiException e) {
+      if (e.is(Reason.Conflict) || e.is(Reason.NotFound)) {
+        return Result.requeue(); // our view is stale; the next sync reads again
+      }
+      throw e;
+    } catch (IOException e) {
+      // The checkpoint could not be written: nothing was acknowledged. Retry with backoff.
+      LOG.error("claim {}: ledger checkpoint write failed", name, e);
+      return Result.requeue();
+    }
+  }
+
+  private Result syncOrThrow(String name) throws IOException {
+    var claim = cache.apply(name);
+    var uid = claim.map(c -> c.metadata().uid());
+    // Entries for this name that are not the claim we see (it was deleted, or re-created).
+    boolean released = false;
+    for (var entry : preparer.durable().ledger().snapshot().byName(name)) {
+      if (entry.holdsDevices() && !uid.equals(Optional.of(entry.claim().uid()))) {
+        preparer.unprepare(entry.claim());
+        released = true;
+      }
+    }
+    if (claim.isEmpty()) {
+      waiting.remove(name);
+      if (released) {
+        wakeWaiters();
+      }
+      return Result.done();
+    }
+    var c = claim.get();
+    boolean wanted = c.status().allocation().map(Allocation::node).filter(node::equals).isPresent()
+        && !c.metadata().isDeleting();
+    if (!wanted) {
+      waiting.remove(name);
+      return release(c, released);
+    }
+    if (released) {
+      wakeWaiters();
+    }
+    if (!c.metadata().finalizers().contains(finalizer(node))) {
+      var finalizers = new ArrayList<>(c.metadata().finalizers());
+      finalizers.add(finalizer(node));
+      c = api.update(c.withMetadata(c.metadata().withFinalizers(finalizers)));
+    }
+    var ref = new ClaimRef(c.metadata().uid(), c.metadata().name());
+    PrepareRequest request;
+    try {
+      request = new PrepareRequest(ref,
+          c.status().allocation().orElseThrow().devices().stream().map(Allocation.AllocatedDevice::device).toList(),
+          c.spec().computeDomain());
+    } catch (IllegalArgumentException e) {
+      writeState(c, new PrepareState(PrepareState.Phase.Failed, e.getMessage(), java.util.List.of(), Optional.of(env.now())));
+      return Result.done();
+    }
+    var outcome = preparer.prepare(request);
+    switch (outcome) {
+      case PrepareOutcome.Prepared p -> {
+        waiting.remove(name);
+        writeState(c, new PrepareState(PrepareState.Phase.Prepared, "", p.cdiDevices(), Optional.of(env.now())));
+        return Result.done();
+      }
+      case PrepareOutcome.Waiting w -> {
+        waiting.add(name);
+        writeState(c, new PrepareState(PrepareState.Phase.Pending, w.reason(), java.util.List.of(), Optional.of(env.now())));
+        return Result.requeue();
+      }
+      case PrepareOutcome.Refused r -> {
+        writeState(c, new PrepareState(PrepareState.Phase.Pending, r.reason(), java.util.List.of(), Optional.of(env.now())));
+        var wait = Duration.between(env.now(), r.retryAt());
+        return Result.requeueAfter(wait.isNegative() ? Duration.ZERO : wait.plusMillis(1));
+      }
+      case PrepareOutcome.Failed f -> {
+        waiting.remove(name);
+        writeState(c, new PrepareState(PrepareState.Phase.Failed, f.reason(), java.util.List.of(), Optional.of(env.now())));
+        return Result.done();
+      }
+    }
+  }
+
+  /** The claim is no longer for this node: unprepare, report, then let it go (finalizer last). */
+  private Result release(ResourceClaim c, boolean alreadyReleased) throws IOException {
+    var ref = new ClaimRef(c.metadata().uid(), c.metadata().name());
+    var held = preparer.durable().ledger().snapshot().get(ref.uid());
+    boolean ours = c.metadata().finalizers().contains(finalizer(node)) || c.status().prepare().containsKey(node);
+    if (held.isPresent() || ours) {
+      var outcome = preparer.unprepare(ref);
+      if (outcome.result().changed() || alreadyReleased) {
+        wakeWaiters();
+      }
+    }
+    if (!c.metadata().isDeleting() && c.status().prepare().containsKey(node)
+        && c.status().prepare().get(node).phase() != PrepareState.Phase.Unprepared) {
+      c = writeState(c, new PrepareState(PrepareState.Phase.Unprepared, "", java.util.List.of(), Optional.of(env.now())));
+    }
+    if (c.metadata().finalizers().contains(finalizer(node))) {
+      var finalizers = new ArrayList<>(c.metadata().finalizers());
+      finalizers.remove(finalizer(node));
+      api.update(c.withMetadata(c.metadata().withFinalizers(finalizers)));
+    }
+    return Result.done();
+  }
+
+  /** Sets {@code status.prepare[node]} unless it already says the same (the time aside). */
+  private ResourceClaim writeState(ResourceClaim c, PrepareState state) {
+    var current = c.status().prepare().get(node);
+    if (current != null && current.phase() == state.phase() && current.reason().equals(state.reason())
+        && current.cdiDevices().equals(state.cdiDevices())) {
+      return c;
+    }
+    var prepare = new HashMap<>(c.status().prepare());
+    prepare.put(node, state);
+    var s = c.status();
+    var next = c.withStatus(new ResourceClaimStatus(s.allocation(), s.reservedFor(), prepare, s.conditions()));
+    return api.updateStatus(next);
+  }
+
+  private void wakeWaiters() {
+    for (var name : Set.copyOf(waiting)) {
+      requeue.accept(name);
+    }
+  }
+}

@@ -1,0 +1,185 @@
+package dev.quartermaster.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.quartermaster.agent.checkpoint.StateDirLockedException;
+import dev.quartermaster.agent.devices.DirectoryDeviceRoot;
+import dev.quartermaster.api.claim.Allocation;
+import dev.quartermaster.api.claim.DeviceRequest;
+import dev.quartermaster.api.claim.PrepareState;
+import dev.quartermaster.api.claim.ResourceClaim;
+import dev.quartermaster.api.claim.ResourceClaimSpec;
+import dev.quartermaster.api.claim.ResourceClaimStatus;
+import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.api.client.WatchHandler;
+import dev.quartermaster.api.meta.ApiObject;
+import dev.quartermaster.api.meta.Condition;
+import dev.quartermaster.api.meta.Kind;
+import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.meta.ObjectMeta;
+import dev.quartermaster.core.env.SystemEnv;
+import dev.quartermaster.store.registry.ObjectRegistry;
+import dev.quartermaster.store.sqlite.SqliteStore;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The agent library against a real store (in-process SQLite + ObjectRegistry as the ApiClient):
+ * registers its node, publishes its slice, prepares a claim allocated to it (status, CDI file,
+ * finalizer), and makes a second claim for the same device wait, naming the first, until the
+ * first is deleted. Waits are driven by watch events with a generous deadline (only a real hang
+ * fails them), never by sleeping.
+ */
+class NodeAgentEndToEndTest {
+  private static final String NODE = "node-1";
+  private static final Duration DEADLINE = Duration.ofSeconds(60);
+
+  @TempDir Path tmp;
+  private SqliteStore store;
+  private ApiClient api;
+  private NodeAgent agent;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    store = SqliteStore.open(tmp.resolve("store.db"));
+    api = new ObjectRegistry(store, new SystemEnv());
+    var root = tmp.resolve("devroot");
+    DirectoryDeviceRoot.describeGpu(root, "gpu-0", "GPU-0000", "NVIDIA H100", 85_899_345_920L, 0);
+    DirectoryDeviceRoot.describeGpu(root, "gpu-1", "GPU-1111", "NVIDIA H100", 85_899_345_920L, 1);
+    var config = NodeAgentConfig.of(api, NODE, tmp.resolve("state"), new DirectoryDeviceRoot(root), tmp.resolve("cdi"),
+        new SystemEnv()).withBootId("e2e-boot");
+    agent = NodeAgent.start(config);
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    if (agent != null) {
+      agent.close();
+    }
+    store.close();
+  }
+
+  private static ResourceClaim claim(String name, String device) {
+    var spec = new ResourceClaimSpec(List.of(new DeviceRequest("gpus", "gpu", 1, List.of())), Optional.empty());
+    var status = ResourceClaimStatus.EMPTY.withAllocation(
+        new Allocation(NODE, List.of(new Allocation.AllocatedDevice("gpus", device))));
+    return new ResourceClaim(ObjectMeta.named(name), spec, status);
+  }
+
+  private static Optional<PrepareState> prepareState(ResourceClaim c) {
+    return Optional.ofNullable(c.status().prepare().get(NODE));
+  }
+
+  @Test
+  void preparesAClaimAndMakesTheNextOneForTheSameDeviceWaitUntilTheFirstIsDeleted() throws Exception {
+    var node = await(Kinds.NODE, NODE, n -> n.filter(x -> Condition.find(x.status().conditions(), "AgentReady")
+        .map(Condition::isTrue).orElse(false)).isPresent());
+    assertThat(node.orElseThrow().status().bootId()).isEqualTo("e2e-boot");
+    assertThat(node.orElseThrow().status().heartbeat()).isPresent();
+    var slice = await(Kinds.DEVICE_SLICE, NODE, s -> s.isPresent());
+    assertThat(slice.orElseThrow().spec().devices()).extracting(d -> d.name()).containsExactly("gpu-0", "gpu-1");
+    assertThat(slice.orElseThrow().spec().devices().getFirst().attributes()).containsEntry("uuid", "GPU-0000");
+
+    // Claim A, allocated to gpu-0 on this node, gets prepared.
+    var a = api.create(claim("claim-a", "gpu-0"));
+    var preparedA = await(Kinds.RESOURCE_CLAIM, "claim-a", c -> c.flatMap(NodeAgentEndToEndTest::prepareState)
+        .filter(s -> s.phase() == PrepareState.Phase.Prepared).isPresent()).orElseThrow();
+    var uidA = a.metadata().uid();
+    assertThat(prepareState(preparedA).orElseThrow().cdiDevices())
+        .containsExactly("quartermaster.dev/gpu=" + uidA + "-gpu-0");
+    assertThat(preparedA.metadata().finalizers()).contains("quartermaster.dev/agent-" + NODE);
+    var specA = tmp.resolve("cdi").resolve("quartermaster.dev-gpu_" + uidA + ".json");
+    assertThat(specA).exists();
+    assertThat(new ObjectMapper().readTree(specA.toFile()).path("kind").asText()).isEqualTo("quartermaster.dev/gpu");
+
+    // Claim B for the same device waits, and says for whom.
+    var b = api.create(claim("claim-b", "gpu-0"));
+    var waitingB = await(Kinds.RESOURCE_CLAIM, "claim-b", c -> c.flatMap(NodeAgentEndToEndTest::prepareState)
+        .filter(s -> s.phase() == PrepareState.Phase.Pending).isPresent()).orElseThrow();
+    assertThat(prepareState(waitingB).orElseThrow().reason()).contains("gpu-0").contains(uidA).contains("claim-a");
+
+    // A second agent on the same state directory is refused while this one runs.
+    assertThatThrownBy(() -> NodeAgent.start(agent.config()))
+        .isInstanceOf(StateDirLockedException.class).hasMessageContaining("pid " + ProcessHandle.current().pid());
+
+    // Deleting A: it stays (finalizer) until the agent let go, then vanishes, and B gets the device.
+    api.delete(Kinds.RESOURCE_CLAIM, "claim-a");
+    await(Kinds.RESOURCE_CLAIM, "claim-a", Optional::isEmpty);
+    var preparedB = await(Kinds.RESOURCE_CLAIM, "claim-b", c -> c.flatMap(NodeAgentEndToEndTest::prepareState)
+        .filter(s -> s.phase() == PrepareState.Phase.Prepared).isPresent()).orElseThrow();
+    assertThat(prepareState(preparedB).orElseThrow().cdiDevices())
+        .containsExactly("quartermaster.dev/gpu=" + b.metadata().uid() + "-gpu-0");
+    assertThat(specA).doesNotExist();
+    assertThat(tmp.resolve("cdi").resolve("quartermaster.dev-gpu_" + b.metadata().uid() + ".json")).exists();
+
+    var shown = new ByteArrayOutputStream();
+    LedgerShow.run(tmp.resolve("state"), new PrintStream(shown, true, "UTF-8"));
+    assertThat(shown.toString("UTF-8")).contains(b.metadata().uid()).contains("PrepareCompleted")
+        .contains(uidA).contains("PrepareAborted");
+  }
+
+  @Test
+  void aRestartedAgentKeepsWhatItPreparedAndUnpreparesWhatWasDeletedMeanwhile() throws Exception {
+    api.create(claim("claim-c", "gpu-1"));
+    var c = await(Kinds.RESOURCE_CLAIM, "claim-c", x -> x.flatMap(NodeAgentEndToEndTest::prepareState)
+        .filter(s -> s.phase() == PrepareState.Phase.Prepared).isPresent()).orElseThrow();
+    var config = agent.config();
+    agent.close();
+    agent = null;
+    api.delete(Kinds.RESOURCE_CLAIM, "claim-c"); // while the agent is down: the finalizer keeps it
+    assertThat(api.get(Kinds.RESOURCE_CLAIM, "claim-c")).isPresent();
+    agent = NodeAgent.start(config);
+    await(Kinds.RESOURCE_CLAIM, "claim-c", Optional::isEmpty);
+    assertThat(agent.preparer().durable().ledger().snapshot().get(c.metadata().uid()).orElseThrow().holdsDevices())
+        .isFalse();
+    try (var files = Files.list(tmp.resolve("cdi"))) {
+      assertThat(files).isEmpty();
+    }
+  }
+
+  /** Waits, on watch events, until {@code condition} holds for the object {@code name}; returns it. */
+  private <T extends ApiObject> Optional<T> await(Kind<T> kind, String name, Predicate<Optional<T>> condition)
+      throws Exception {
+    var changes = new LinkedBlockingQueue<Long>();
+    var start = api.list(kind).revision();
+    try (var watch = api.watch(kind, start, new WatchHandler<T>() {
+      @Override
+      public void onEvent(dev.quartermaster.api.client.WatchEvent<T> event) {
+        changes.add(event.revision());
+      }
+
+      @Override
+      public void onGone(long compactedRevision) {
+        changes.add(-1L);
+      }
+    })) {
+      long deadline = System.nanoTime() + DEADLINE.toNanos();
+      while (true) {
+        var current = api.get(kind, name);
+        if (condition.test(current)) {
+          return current;
+        }
+        long left = deadline - System.nanoTime();
+        if (left <= 0 || changes.poll(left, TimeUnit.NANOSECONDS) == null) {
+          throw new AssertionError("no " + kind + " " + name + " state matched within " + DEADLINE + "; last: "
+              + api.get(kind, name) + Map.of());
+        }
+      }
+    }
+  }
+}
