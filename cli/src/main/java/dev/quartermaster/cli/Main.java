@@ -6,6 +6,10 @@ import dev.quartermaster.cli.commands.DescribeCommand;
 import dev.quartermaster.cli.commands.GetCommand;
 import dev.quartermaster.cli.commands.ServerCommand;
 import dev.quartermaster.cli.commands.VersionCommand;
+import dev.quartermaster.cli.commands.LogsCommand;
+import dev.quartermaster.cli.commands.UpCommand;
+import dev.quartermaster.cli.commands.NodeCommand;
+import dev.quartermaster.cli.commands.AgentCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -38,11 +42,15 @@ public final class Main implements Runnable {
     var main = new Main();
     var cl = new CommandLine(main);
     // One line per command.
+    cl.addSubcommand(new UpCommand(env));
     cl.addSubcommand(new ServerCommand(env));
     cl.addSubcommand(new ApplyCommand(env));
     cl.addSubcommand(new GetCommand(env));
     cl.addSubcommand(new DescribeCommand(env));
     cl.addSubcommand(new DeleteCommand(env));
+    cl.addSubcommand(new LogsCommand(env));
+    cl.addSubcommand(NodeCommand.command(env));
+    cl.addSubcommand(AgentCommand.command(env));
     cl.addSubcommand(new VersionCommand());
     cl.setCaseInsensitiveEnumValuesAllowed(true);
     cl.setExecutionExceptionHandler(new ErrorReporter(

@@ -1,0 +1,150 @@
+package dev.quartermaster.cli.commands;
+
+import dev.quartermaster.agent.LedgerReset;
+import dev.quartermaster.agent.LedgerShow;
+import dev.quartermaster.agent.NodeAgent;
+import dev.quartermaster.agent.NodeAgentConfig;
+import dev.quartermaster.agent.cdi.CdiDirs;
+import dev.quartermaster.agent.checkpoint.BootId;
+import dev.quartermaster.agent.devices.DirectoryDeviceRoot;
+import dev.quartermaster.cli.CliEnvironment;
+import dev.quartermaster.cli.CliException;
+import dev.quartermaster.cli.VersionInfo;
+import dev.quartermaster.core.env.SystemEnv;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code qm agent}: the node agent, one per node. It registers its Node, publishes its devices,
+ * prepares the claims allocated to it and runs its tasks, until SIGINT/SIGTERM. {@code qm agent
+ * ledger show|reset} inspect and (explicitly) reset its ledger.
+ */
+@Command(name = "agent", mixinStandardHelpOptions = true, versionProvider = VersionInfo.class,
+    description = "Run the node agent for one node, until Ctrl-C.")
+public final class AgentCommand implements Callable<Integer> {
+  private final CliEnvironment env;
+
+  @Spec
+  private CommandSpec spec;
+
+  @Mixin
+  private ClientOptions client = new ClientOptions();
+
+  @Option(names = "--node", required = true, paramLabel = "NAME", description = "this node's name")
+  private String node;
+
+  @Option(names = "--state", paramLabel = "DIR", defaultValue = "/var/lib/quartermaster",
+      description = "the agent's ledger, lock and task logs (default: ${DEFAULT-VALUE})")
+  private String state;
+
+  @Option(names = "--device-root", paramLabel = "DIR", defaultValue = "/",
+      description = "where /dev and /proc are; a directory laid out the same way makes a simulated node (default: ${DEFAULT-VALUE})")
+  private String deviceRoot;
+
+  @Option(names = "--cdi-dir", paramLabel = "DIR",
+      description = "where CDI specs are written (default: /var/run/cdi when writable, else <state>/cdi)")
+  private String cdiDir;
+
+  public AgentCommand(CliEnvironment env) {
+    this.env = env;
+  }
+
+  /** {@code qm agent} with its {@code ledger} subcommands, bound to {@code env}. */
+  public static CommandLine command(CliEnvironment env) {
+    return new CommandLine(new AgentCommand(env))
+        .addSubcommand(new CommandLine(new Ledger()).addSubcommand(new Show(env)).addSubcommand(new Reset(env)));
+  }
+
+  @Override
+  public Integer call() throws IOException, InterruptedException {
+    var stateDir = env.resolve(state);
+    var cdi = cdiDir != null ? env.resolve(cdiDir) : CdiDirs.defaultFor(stateDir);
+    var connection = client.connect(env);
+    var config = NodeAgentConfig.of(connection.api(), node, stateDir, new DirectoryDeviceRoot(env.resolve(deviceRoot)),
+        cdi, new SystemEnv());
+    var agent = NodeAgent.start(config);
+    var stopped = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      try {
+        agent.close();
+      } catch (IOException e) {
+        System.err.println("error: closing the agent: " + e.getMessage());
+      } finally {
+        connection.close();
+        stopped.countDown();
+      }
+    }, "qm-agent-shutdown"));
+    var out = spec.commandLine().getOut();
+    out.println("Quartermaster agent " + VersionInfo.version() + " for node " + node + " is running.");
+    out.printf("  %-12s %s%n  %-12s %s%n  %-12s %s%n  %-12s %s%n", "Server", client.config(env).server(),
+        "State", stateDir, "Devices", env.resolve(deviceRoot), "CDI specs", cdi);
+    out.println("Stop with Ctrl-C.");
+    out.flush();
+    stopped.await();
+    return 0;
+  }
+
+  @Command(name = "ledger", mixinStandardHelpOptions = true, description = "Inspect or reset an agent's claim ledger.")
+  static final class Ledger implements Runnable {
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public void run() {
+      throw new CommandLine.ParameterException(spec.commandLine(), "missing command: show or reset");
+    }
+  }
+
+  @Command(name = "show", mixinStandardHelpOptions = true, description = "Print the ledger in a state directory.")
+  static final class Show implements Callable<Integer> {
+    private final CliEnvironment env;
+
+    @Option(names = "--state", required = true, paramLabel = "DIR")
+    String state;
+
+    Show(CliEnvironment env) {
+      this.env = env;
+    }
+
+    @Override
+    public Integer call() throws IOException {
+      LedgerShow.run(env.resolve(state), new PrintStream(System.out, true, StandardCharsets.UTF_8));
+      return 0;
+    }
+  }
+
+  @Command(name = "reset", mixinStandardHelpOptions = true,
+      description = "Empty the ledger (keeps a backup and lists every claim it drops). The agent must be stopped.")
+  static final class Reset implements Callable<Integer> {
+    private final CliEnvironment env;
+
+    @Option(names = "--state", required = true, paramLabel = "DIR")
+    String state;
+
+    @Option(names = "--yes", description = "confirm: prepared claims are forgotten, their devices look free to this node")
+    boolean yes;
+
+    Reset(CliEnvironment env) {
+      this.env = env;
+    }
+
+    @Override
+    public Integer call() throws IOException {
+      if (!yes) {
+        throw new CliException("resetting the ledger forgets every prepared claim on this node; "
+            + "run 'qm agent ledger show --state " + state + "' first, then add --yes");
+      }
+      LedgerReset.run(env.resolve(state), BootId.current(), new SystemEnv(), new PrintStream(System.out, true, StandardCharsets.UTF_8));
+      return 0;
+    }
+  }
+}

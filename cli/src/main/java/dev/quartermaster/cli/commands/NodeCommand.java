@@ -1,0 +1,138 @@
+package dev.quartermaster.cli.commands;
+
+import dev.quartermaster.api.error.ApiError.Reason;
+import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.node.Node;
+import dev.quartermaster.api.node.NodeSpec;
+import dev.quartermaster.cli.CliEnvironment;
+import dev.quartermaster.cli.CliException;
+import dev.quartermaster.cli.VersionInfo;
+import java.util.concurrent.Callable;
+import java.util.function.UnaryOperator;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code qm node fence|cordon|uncordon NAME}: an operator's word about a node. Fencing declares a
+ * silent node dead, so its claims may be given to others; until then they stay where they are,
+ * because the node may still be using them.
+ */
+@Command(name = "node", mixinStandardHelpOptions = true, versionProvider = VersionInfo.class,
+    description = "Operate on a node: fence, cordon, uncordon.")
+public final class NodeCommand {
+
+  /** {@code qm node} with its subcommands, bound to {@code env}. */
+  public static picocli.CommandLine command(CliEnvironment env) {
+    return new picocli.CommandLine(new NodeCommand())
+        .addSubcommand(new Fence(env))
+        .addSubcommand(new Cordon(env))
+        .addSubcommand(new Uncordon(env));
+  }
+
+  abstract static class Change implements Callable<Integer> {
+    final CliEnvironment env;
+
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    ClientOptions client = new ClientOptions();
+
+    @Parameters(index = "0", paramLabel = "NAME")
+    String name;
+
+    Change(CliEnvironment env) {
+      this.env = env;
+    }
+
+    abstract UnaryOperator<NodeSpec> change();
+
+    abstract String done();
+
+    @Override
+    public Integer call() {
+      try (var connection = client.connect(env)) {
+        var api = connection.api();
+        // Read-modify-write of the whole object: the node's labels carry the allocator's ledger.
+        for (int attempt = 0; attempt < 10; attempt++) {
+          var node = api.get(Kinds.NODE, name).orElseThrow(() -> new CliException("node/" + name + " not found"));
+          var next = change().apply(node.spec());
+          if (next.equals(node.spec())) {
+            return report("node/" + name + " already " + done());
+          }
+          try {
+            api.update(new Node(node.metadata(), next, node.status()));
+            return report("node/" + name + " " + done());
+          } catch (ApiException e) {
+            if (!e.is(Reason.Conflict)) {
+              throw e;
+            }
+          }
+        }
+        throw new CliException("node/" + name + " kept changing; try again");
+      }
+    }
+
+    private int report(String line) {
+      spec.commandLine().getOut().println(line);
+      spec.commandLine().getOut().flush();
+      return 0;
+    }
+  }
+
+  @Command(name = "fence", mixinStandardHelpOptions = true,
+      description = "Declare the node dead: its claims are released and its tasks replaced elsewhere.")
+  static final class Fence extends Change {
+    Fence(CliEnvironment env) {
+      super(env);
+    }
+
+    @Override
+    UnaryOperator<NodeSpec> change() {
+      return s -> new NodeSpec(true, true);
+    }
+
+    @Override
+    String done() {
+      return "fenced";
+    }
+  }
+
+  @Command(name = "cordon", mixinStandardHelpOptions = true, description = "Give the node no new allocations.")
+  static final class Cordon extends Change {
+    Cordon(CliEnvironment env) {
+      super(env);
+    }
+
+    @Override
+    UnaryOperator<NodeSpec> change() {
+      return s -> new NodeSpec(true, s.fenced());
+    }
+
+    @Override
+    String done() {
+      return "cordoned";
+    }
+  }
+
+  @Command(name = "uncordon", mixinStandardHelpOptions = true, description = "Allow new allocations on the node again.")
+  static final class Uncordon extends Change {
+    Uncordon(CliEnvironment env) {
+      super(env);
+    }
+
+    @Override
+    UnaryOperator<NodeSpec> change() {
+      return s -> new NodeSpec(false, false);
+    }
+
+    @Override
+    String done() {
+      return "uncordoned";
+    }
+  }
+}

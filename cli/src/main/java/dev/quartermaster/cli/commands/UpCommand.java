@@ -1,0 +1,170 @@
+package dev.quartermaster.cli.commands;
+
+import dev.quartermaster.agent.NodeAgent;
+import dev.quartermaster.agent.NodeAgentConfig;
+import dev.quartermaster.agent.devices.DirectoryDeviceRoot;
+import dev.quartermaster.agent.discovery.SimulatedDeviceRoot;
+import dev.quartermaster.api.device.DeviceClass;
+import dev.quartermaster.api.device.DeviceClassSpec;
+import dev.quartermaster.api.device.DeviceClassStatus;
+import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.meta.ObjectMeta;
+import dev.quartermaster.cli.CliEnvironment;
+import dev.quartermaster.cli.CliException;
+import dev.quartermaster.cli.VersionInfo;
+import dev.quartermaster.cli.config.UserConfig;
+import dev.quartermaster.core.env.Env;
+import dev.quartermaster.core.env.SystemEnv;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code qm up}: the whole cluster in one process — the embedded store, the API, the controllers and
+ * {@code --nodes} agents, each on a simulated device tree of {@code --gpus} GPUs with their control
+ * nodes (or, for the first node, the host's real GPUs when it has them). State lives under {@code
+ * --data}, so running it again resumes the same cluster.
+ */
+@Command(name = "up", mixinStandardHelpOptions = true, versionProvider = VersionInfo.class,
+    description = "Run a whole cluster on this machine (store, API, controllers, N agents), until Ctrl-C.")
+public final class UpCommand implements Callable<Integer> {
+  public static final String DEFAULT_DEVICE_CLASS = "gpu";
+
+  private final CliEnvironment env;
+
+  @Spec
+  private CommandSpec spec;
+
+  @Option(names = "--data", paramLabel = "DIR", defaultValue = ".qm",
+      description = "directory for the store, the token and every node's state (default: ${DEFAULT-VALUE})")
+  private String data;
+
+  @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = ServerCommand.DEFAULT_LISTEN,
+      converter = ListenAddress.Converter.class, description = "address to serve the API on (default: ${DEFAULT-VALUE})")
+  private ListenAddress listen;
+
+  @Option(names = "--nodes", paramLabel = "N", defaultValue = "2", description = "how many nodes (default: ${DEFAULT-VALUE})")
+  private int nodes;
+
+  @Option(names = "--gpus", paramLabel = "N", defaultValue = "4",
+      description = "simulated GPUs per node (default: ${DEFAULT-VALUE})")
+  private int gpus;
+
+  public UpCommand(CliEnvironment env) {
+    this.env = env;
+  }
+
+  @Override
+  public Integer call() throws IOException, InterruptedException {
+    if (nodes < 1 || nodes > 64) {
+      throw new CliException("--nodes: must be between 1 and 64, got " + nodes);
+    }
+    if (gpus < 1 || gpus > 16) {
+      throw new CliException("--gpus: must be between 1 and 16, got " + gpus);
+    }
+    var out = spec.commandLine().getOut();
+    var dataDir = env.resolve(data);
+    var layout = UpLayout.of(dataDir);
+    Env system = new SystemEnv();
+    var server = LocalServer.start(dataDir, listen, system);
+    var agents = new ArrayList<NodeAgent>();
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(agents, server), "qm-up-shutdown"));
+    try {
+      ensureDeviceClass(server);
+      var descriptions = new ArrayList<String>();
+      for (int i = 1; i <= nodes; i++) {
+        var node = "node-" + i;
+        var root = simulatedRoot(layout.deviceRoot(node));
+        descriptions.add(node + ": " + root.describe());
+        Files.createDirectories(layout.state(node));
+        var config = NodeAgentConfig.of(server.registry(), node, layout.state(node), root.agentRoot(), layout.cdi(node), system);
+        agents.add(NodeAgent.start(config));
+      }
+      var configFile = UserConfig.location(env);
+      new UserConfig(Optional.of(server.uri().toString()), Optional.of(server.tokenFile().toString())).write(configFile);
+      banner(out, server, layout, descriptions, configFile);
+    } catch (IOException | RuntimeException e) {
+      stop(agents, server);
+      throw e;
+    }
+    server.awaitStopped();
+    return 0;
+  }
+
+  /** A simulated node's device tree, made once and reused when {@code qm up} runs again. */
+  private record NodeRoot(Path dir, String description) {
+    String describe() {
+      return description;
+    }
+
+    DirectoryDeviceRoot agentRoot() {
+      return new DirectoryDeviceRoot(dir);
+    }
+  }
+
+  private NodeRoot simulatedRoot(Path dir) throws IOException {
+    if (!Files.isDirectory(dir.resolve("proc"))) {
+      var root = SimulatedDeviceRoot.builder(dir).gpus(gpus).build();
+      var kind = root.charDevices() ? "character devices" : "regular files (" + root.fallbackReason().orElse("mknod not permitted") + ")";
+      return new NodeRoot(dir, gpus + " simulated GPUs with control nodes as " + kind + ", in " + dir);
+    }
+    return new NodeRoot(dir, "simulated GPUs (resumed) in " + dir);
+  }
+
+  /** The class the examples and most claims ask for: any GPU. */
+  private static void ensureDeviceClass(LocalServer server) {
+    var api = server.registry();
+    if (api.get(Kinds.DEVICE_CLASS, DEFAULT_DEVICE_CLASS).isPresent()) {
+      return;
+    }
+    try {
+      api.create(new DeviceClass(ObjectMeta.named(DEFAULT_DEVICE_CLASS), new DeviceClassSpec("gpu", List.of()),
+          DeviceClassStatus.EMPTY));
+    } catch (ApiException e) {
+      if (!e.is(dev.quartermaster.api.error.ApiError.Reason.AlreadyExists)) {
+        throw e;
+      }
+    }
+  }
+
+  private static void stop(List<NodeAgent> agents, LocalServer server) {
+    for (var agent : agents.reversed()) {
+      try {
+        agent.close();
+      } catch (IOException | RuntimeException e) {
+        System.err.println("error: stopping agent " + agent.config().nodeName() + ": " + e.getMessage());
+      }
+    }
+    server.close();
+  }
+
+  private static void banner(PrintWriter out, LocalServer server, UpLayout layout, List<String> nodes, Path configFile) {
+    out.println("Quartermaster " + VersionInfo.version() + " is up: store, API, controllers and " + nodes.size() + " node agents.");
+    out.printf("  %-14s %s%n", "API", server.uri());
+    out.printf("  %-14s %s%n", "State", layout.dataDir() + " (store.db, nodes/<node>/...)");
+    out.printf("  %-14s %s%n", "Admin token", server.tokenFile());
+    out.printf("  %-14s %s%n", "Client config", configFile + " (plain qm commands use it)");
+    for (var n : nodes) {
+      out.printf("  %-14s %s%n", "Node", n);
+    }
+    out.println();
+    out.println("Next, in another terminal:");
+    out.println("  ./qm apply -f examples/training.yaml");
+    out.println("  ./qm get tasks -w");
+    out.println("  ./qm describe node node-1");
+    out.println("  ./qm logs training-workers-0");
+    out.println();
+    out.println("Stop with Ctrl-C; ./qm up again resumes the same cluster.");
+    out.flush();
+  }
+}
