@@ -12,11 +12,13 @@ import java.nio.file.Path;
 /** A real server on a loopback port over a fresh SQLite store, as `qm server` would run it. */
 final class LocalServer implements AutoCloseable {
   private final SqliteStore store;
+  private final ObjectRegistry registry;
   private final ApiServer server;
   private final String token;
 
-  private LocalServer(SqliteStore store, ApiServer server, String token) {
+  private LocalServer(SqliteStore store, ObjectRegistry registry, ApiServer server, String token) {
     this.store = store;
+    this.registry = registry;
     this.server = server;
     this.token = token;
   }
@@ -27,11 +29,19 @@ final class LocalServer implements AutoCloseable {
     var registry = new ObjectRegistry(store, new SystemEnv());
     var server = ApiServer.start(ApiServerConfig.of(registry, dir).withListen("127.0.0.1", 0));
     var token = Files.readString(dir.resolve("admin.token")).trim();
-    return new LocalServer(store, server, token);
+    return new LocalServer(store, registry, server, token);
   }
 
   URI uri() {
     return URI.create("http://127.0.0.1:" + server.port());
+  }
+
+  SqliteStore store() {
+    return store;
+  }
+
+  ObjectRegistry registry() {
+    return registry;
   }
 
   String token() {

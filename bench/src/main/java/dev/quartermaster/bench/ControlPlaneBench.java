@@ -1,0 +1,138 @@
+package dev.quartermaster.bench;
+
+import dev.quartermaster.api.claim.DeviceRequest;
+import dev.quartermaster.api.claim.ResourceClaim;
+import dev.quartermaster.api.claim.ResourceClaimSpec;
+import dev.quartermaster.api.claim.ResourceClaimStatus;
+import dev.quartermaster.api.client.WatchEvent;
+import dev.quartermaster.api.client.WatchHandle;
+import dev.quartermaster.api.client.WatchHandler;
+import dev.quartermaster.api.client.http.HttpApiClient;
+import dev.quartermaster.api.device.Device;
+import dev.quartermaster.api.device.DeviceClass;
+import dev.quartermaster.api.device.DeviceClassSpec;
+import dev.quartermaster.api.device.DeviceClassStatus;
+import dev.quartermaster.api.device.DeviceSlice;
+import dev.quartermaster.api.device.DeviceSliceSpec;
+import dev.quartermaster.api.device.DeviceSliceStatus;
+import dev.quartermaster.api.meta.Condition;
+import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.meta.ObjectMeta;
+import dev.quartermaster.api.node.Node;
+import dev.quartermaster.api.node.NodeSpec;
+import dev.quartermaster.api.node.NodeStatus;
+import dev.quartermaster.control.ControlPlane;
+import dev.quartermaster.core.env.SystemEnv;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
+
+/**
+ * The control plane at fleet size: 1,000 ready nodes of 8 GPUs, 8,000 one-GPU claims. Measures the
+ * allocator's decisions per second end to end (each decision is two compare-and-set commits: the
+ * node's allocation ledger and the claim's status), then the heap after a full GC and the resident
+ * memory with everything loaded and 1,000 HTTP watchers attached.
+ */
+final class ControlPlaneBench implements Bench.Benchmark {
+  private static final int NODES = 1_000;
+  private static final int GPUS = 8;
+  private static final int CLAIMS = 8_000;
+  private static final int WATCHERS = 1_000;
+
+  @Override
+  public void run(Path dir, double raw, Report report) throws Exception {
+    report.heading("control plane: " + NODES + " nodes x " + GPUS + " GPUs, " + CLAIMS + " claims, " + WATCHERS + " watchers");
+    var env = new SystemEnv();
+    try (var cluster = LocalServer.start(dir.resolve("control"))) {
+      var api = cluster.registry();
+      api.create(new DeviceClass(ObjectMeta.named("gpu"), new DeviceClassSpec("gpu", List.of()), DeviceClassStatus.EMPTY));
+      var setup = Stopwatch.start();
+      parallel(NODES, i -> {
+        var name = "node-" + i;
+        var ready = List.of(
+            new Condition("AgentReady", Condition.Status.True, "Heartbeat", "", Optional.of(env.now())),
+            new Condition("DevicesReady", Condition.Status.True, "Complete", "", Optional.of(env.now())));
+        api.create(new Node(ObjectMeta.named(name), NodeSpec.EMPTY,
+            new NodeStatus(ready, Optional.of(env.now()), "boot", "bench", List.of())));
+        var devices = new ArrayList<Device>();
+        for (int g = 0; g < GPUS; g++) {
+          devices.add(new Device("gpu-" + g, "gpu", Map.of("model", "H100", "memory", "85899345920"), Device.Health.Healthy, ""));
+        }
+        api.create(new DeviceSlice(ObjectMeta.named(name), new DeviceSliceSpec(name, devices), DeviceSliceStatus.EMPTY));
+        return null;
+      });
+      report.line("cluster set-up (" + NODES + " nodes + slices through the registry)", String.format("%.1f s", setup.seconds()));
+
+      // Heartbeats would be written by 1,000 agents; here nobody writes them, so give the nodes an hour of grace.
+      var defaults = ControlPlane.Options.defaults("bench");
+      var options = new ControlPlane.Options("bench", defaults.leader(), defaults.expectationBound(), Duration.ofHours(1));
+      try (var controllers = ControlPlane.start(api, cluster.store(), env, options)) {
+        var allocated = new CountDownLatch(CLAIMS);
+        var seen = java.util.concurrent.ConcurrentHashMap.<String>newKeySet();
+        var watch = api.watch(Kinds.RESOURCE_CLAIM, api.list(Kinds.RESOURCE_CLAIM).revision(), new WatchHandler<>() {
+          @Override
+          public void onEvent(WatchEvent<ResourceClaim> event) {
+            if (event.object().status().allocation().isPresent() && seen.add(event.object().metadata().name())) {
+              allocated.countDown();
+            }
+          }
+
+          @Override
+          public void onGone(long compactedRevision) {}
+        });
+        var clock = Stopwatch.start();
+        parallel(CLAIMS, i -> api.create(new ResourceClaim(ObjectMeta.named("claim-" + i),
+            new ResourceClaimSpec(List.of(new DeviceRequest("gpu", "gpu", 1, List.of())), Optional.empty()),
+            ResourceClaimStatus.EMPTY)));
+        double created = clock.seconds();
+        var done = allocated.await(600, TimeUnit.SECONDS);
+        double all = clock.seconds();
+        watch.close();
+        report.line("claims created (32 writers)", String.format("%.1f s", created));
+        report.figure("allocator decisions/s, create of the first claim to the last allocation" + (done ? "" : " (INCOMPLETE)"),
+            (CLAIMS - allocated.getCount()) / all, "claims/s", raw);
+        report.line("control plane heap after a full GC (" + NODES + " nodes, " + CLAIMS + " claims)", Memory.heapAfterGcMiB() + " MiB");
+        report.line("resident memory, same", Memory.residentMiB() + " MiB");
+        var clients = new ArrayList<HttpApiClient>();
+        var watches = new ArrayList<WatchHandle>();
+        long from = api.list(Kinds.RESOURCE_CLAIM).revision();
+        for (int w = 0; w < WATCHERS; w++) {
+          var client = new HttpApiClient(cluster.uri(), cluster.token());
+          clients.add(client);
+          watches.add(client.watch(Kinds.RESOURCE_CLAIM, from, new WatchHandler<>() {
+            @Override
+            public void onEvent(WatchEvent<ResourceClaim> event) {}
+
+            @Override
+            public void onGone(long compactedRevision) {}
+          }));
+        }
+        report.line("heap after a full GC with " + WATCHERS + " HTTP watchers too (server and clients in one JVM)", Memory.heapAfterGcMiB() + " MiB");
+        report.line("resident memory, same", Memory.residentMiB() + " MiB");
+        watches.forEach(WatchHandle::close);
+        clients.forEach(HttpApiClient::close);
+      }
+    }
+  }
+
+  private static void parallel(int count, IntFunction<Object> task) throws Exception {
+    try (var pool = Executors.newFixedThreadPool(32, Thread.ofVirtual().factory())) {
+      var futures = new ArrayList<java.util.concurrent.Future<?>>();
+      for (int i = 0; i < count; i++) {
+        int n = i;
+        futures.add(pool.submit(() -> task.apply(n)));
+      }
+      for (var f : futures) {
+        f.get();
+      }
+    }
+  }
+
+}
