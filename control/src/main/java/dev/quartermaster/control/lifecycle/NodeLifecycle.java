@@ -53,17 +53,7 @@ public final class NodeLifecycle {
     this.informers = informers;
     this.grace = grace;
     this.loop = new ControlLoop("nodes", env, 1, this::reconcile);
-    informers.nodes().addHandler(new EventHandler<>() {
-      @Override
-      public void onAdd(Node n) {
-        loop.enqueue(n.metadata().name());
-      }
-
-      @Override
-      public void onUpdate(Node o, Node n) {
-        loop.enqueue(n.metadata().name());
-      }
-    });
+    informers.nodes().addHandler(EventHandler.onAddOrUpdate(n -> loop.enqueue(n.metadata().name())));
   }
 
   public ControlLoop loop() {

@@ -47,17 +47,7 @@ public final class TaskController {
     this.api = api;
     this.informers = informers;
     this.loop = new ControlLoop("tasks", env, 2, this::reconcile);
-    informers.tasks().addHandler(new EventHandler<>() {
-      @Override
-      public void onAdd(Task t) {
-        loop.enqueue(t.metadata().name());
-      }
-
-      @Override
-      public void onUpdate(Task o, Task t) {
-        loop.enqueue(t.metadata().name());
-      }
-    });
+    informers.tasks().addHandler(EventHandler.onAddOrUpdate(t -> loop.enqueue(t.metadata().name())));
     informers.claims().addHandler(new EventHandler<>() {
       @Override
       public void onUpdate(ResourceClaim o, ResourceClaim c) {

@@ -17,4 +17,19 @@ public interface EventHandler<T> {
    * older than the object's final state.
    */
   default void onDelete(T lastKnown) {}
+
+  /** A handler that does {@code action} with the current object on every add and update. */
+  static <T> EventHandler<T> onAddOrUpdate(java.util.function.Consumer<T> action) {
+    return new EventHandler<>() {
+      @Override
+      public void onAdd(T object) {
+        action.accept(object);
+      }
+
+      @Override
+      public void onUpdate(T old, T current) {
+        action.accept(current);
+      }
+    };
+  }
 }
