@@ -4,158 +4,241 @@ import dev.quartermaster.agent.cdi.CdiSpecWriter;
 import dev.quartermaster.agent.checkpoint.AtomicLedgerFile;
 import dev.quartermaster.agent.checkpoint.DurableLedger;
 import dev.quartermaster.agent.checkpoint.StateDirLock;
-import dev.quartermaster.agent.devices.Gpu;
-import dev.quartermaster.agent.devices.Inventory;
+import dev.quartermaster.agent.controlnodes.ControlNodeCheck;
+import dev.quartermaster.agent.controlnodes.ControlNodeCreator;
+import dev.quartermaster.agent.controlnodes.ControlNodeStatus;
+import dev.quartermaster.agent.controlnodes.ControlNodeWatcher;
+import dev.quartermaster.agent.devices.NodeDevices;
 import dev.quartermaster.agent.effects.EffectsReconciler;
 import dev.quartermaster.agent.effects.OsHelperProcesses;
-import dev.quartermaster.agent.node.ClaimListerWatcher;
+import dev.quartermaster.agent.health.HealthPolicy;
+import dev.quartermaster.agent.node.ApiListerWatcher;
 import dev.quartermaster.agent.node.ClaimSync;
+import dev.quartermaster.agent.node.DevicesReady;
 import dev.quartermaster.agent.node.NodeStatusWriter;
+import dev.quartermaster.agent.node.SlicePublisher;
 import dev.quartermaster.agent.prepare.ClaimPreparer;
+import dev.quartermaster.agent.tasks.TaskRuntimes;
+import dev.quartermaster.agent.tasks.TaskSync;
 import dev.quartermaster.api.claim.ResourceClaim;
-import dev.quartermaster.api.device.DeviceSlice;
-import dev.quartermaster.api.device.DeviceSliceSpec;
-import dev.quartermaster.api.error.ApiError.Reason;
-import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kinds;
-import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.node.NodeStatus;
+import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.core.env.Env.Cancellable;
+import dev.quartermaster.core.env.SerialExecutor;
 import dev.quartermaster.core.informer.EventHandler;
 import dev.quartermaster.core.informer.Informer;
 import dev.quartermaster.core.queue.ExponentialBackoff;
+import dev.quartermaster.core.queue.Result;
 import dev.quartermaster.core.queue.WorkQueue;
 import dev.quartermaster.core.queue.Workers;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The node agent as a library ({@code qm agent} wires it to the command line): takes the state
- * directory's lock, loads the ledger (refusing a corrupt one), cleans up after a crash, registers
- * its Node (creates or adopts it) and heartbeats into its status, publishes a DeviceSlice from the
- * device root, and reconciles the ResourceClaims allocated to its node through an informer and a
- * work queue ({@link ClaimSync}).
+ * The node agent as a library ({@code qm agent} and {@code qm up} wire it): takes the state
+ * directory's lock, loads the ledger (refusing a corrupt one), cleans up after a crash, discovers
+ * the GPUs and watches their health ({@link NodeDevices}), watches the control nodes ({@link
+ * ControlNodeWatcher}: file watch plus periodic rescan) into the Node's {@code DevicesReady}
+ * condition, registers its Node and heartbeats into its status (status writes only, so the
+ * allocator's ledger labels on the Node are never touched), publishes its DeviceSlice, prepares the
+ * ResourceClaims allocated to it ({@link ClaimSync}) and runs the Tasks scheduled to it ({@link
+ * TaskSync}; output in {@code <state>/tasks/<task>.log}), each through an informer and a work queue.
  *
  * <p>Start-up order matters: side effects are reconciled from the loaded ledger before any claim
- * is looked at, so a restart never drops a domain that a prepared claim needs; and no claim is
- * reconciled before the informer's first list, so an empty cache is never mistaken for "all claims
- * deleted".
+ * is looked at, so a restart never drops a domain that a prepared claim needs; and nothing is
+ * reconciled before its informer's first list, so an empty cache is never mistaken for "all
+ * deleted". When the control nodes change, every prepared claim's CDI spec is rewritten and the
+ * claims that wait are retried.
  */
 public final class NodeAgent implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(NodeAgent.class);
   public static final String AGENT_VERSION = "0.1.0";
+  private static final Duration HEALTH_POLL = Duration.ofSeconds(2);
 
   private final NodeAgentConfig config;
   private final StateDirLock lock;
+  private final NodeDevices devices;
+  private final ControlNodeCheck check;
+  private final AtomicReference<ControlNodeStatus> controlNodes;
   private final ClaimPreparer preparer;
   private final NodeStatusWriter status;
-  private final AtomicReference<Inventory> inventory;
-  private final WorkQueue<String> queue;
-  private final Informer<ResourceClaim> informer;
-  private final ClaimSync sync;
-  private Workers<String> workers;
+  private final SlicePublisher slice;
+  private final SerialExecutor deviceEvents;
+  private final WorkQueue<String> claimQueue;
+  private final WorkQueue<String> taskQueue;
+  private final Informer<ResourceClaim> claims;
+  private final Informer<Task> tasks;
+  private final ClaimSync claimSync;
+  private final TaskSync taskSync;
+  private Workers<String> claimWorkers;
+  private Workers<String> taskWorkers;
+  private ControlNodeWatcher watcher;
   private volatile Cancellable heartbeat = () -> false;
+  /** Set once construction is over: device events that come earlier are covered by begin's own publish. */
+  private volatile boolean begun;
   private volatile boolean closed;
 
   private NodeAgent(NodeAgentConfig config, StateDirLock lock, DurableLedger durable) throws IOException {
     this.config = config;
     this.lock = lock;
-    this.inventory = new AtomicReference<>(config.deviceRoot().scan());
+    var env = config.env();
+    var root = config.deviceRoot();
+    this.deviceEvents = new SerialExecutor(env);
     this.status = new NodeStatusWriter(config.api(), config.nodeName());
+    this.slice = new SlicePublisher(config.api(), config.nodeName());
+    this.devices = NodeDevices.start(env, root, config.nvml(), HealthPolicy.defaults(config.healthCleanPeriod()),
+        HEALTH_POLL, () -> deviceEvents.submit(this::publishSlice));
+    this.check = new ControlNodeCheck(root.path());
+    this.controlNodes = new AtomicReference<>(check.check());
     var helpers = new OsHelperProcesses(config.stateDir().resolve("helpers"), config.helperCommand());
     this.preparer = new ClaimPreparer(durable, new CdiSpecWriter(config.cdiDir()),
-        new EffectsReconciler(helpers, status), inventory::get);
-    var env = config.env();
-    this.queue = new WorkQueue<>(env, new ExponentialBackoff<>(Duration.ofMillis(100), Duration.ofSeconds(10)));
-    this.informer = Informer.builder(env, new ClaimListerWatcher(config.api()), (ResourceClaim c) -> c.metadata().name(),
-        (ResourceClaim c) -> c.metadata().revision()).build();
-    this.sync = new ClaimSync(config.api(), config.nodeName(), env, preparer,
-        name -> informer.hasSynced() ? informer.cache().get(name) : Optional.empty(), queue::add);
+        new EffectsReconciler(helpers, status), devices::inventory, check::check);
+    var backoff = new ExponentialBackoff<String>(Duration.ofMillis(100), Duration.ofSeconds(10));
+    this.claimQueue = new WorkQueue<>(env, backoff);
+    this.taskQueue = new WorkQueue<>(env, new ExponentialBackoff<>(Duration.ofMillis(100), Duration.ofSeconds(10)));
+    this.claims = Informer.builder(env, new ApiListerWatcher<>(config.api(), Kinds.RESOURCE_CLAIM), NodeAgent::nameOf,
+        NodeAgent::revisionOf).build();
+    this.tasks = Informer.builder(env, new ApiListerWatcher<>(config.api(), Kinds.TASK), NodeAgent::nameOf,
+        NodeAgent::revisionOf).build();
+    this.taskSync = new TaskSync(config.api(), config.nodeName(), env,
+        name -> tasks.hasSynced() ? tasks.cache().get(name) : Optional.empty(),
+        name -> claims.cache().get(name), new TaskRuntimes(env, config.cdiDir(), config.podman()), config::taskLog,
+        config.stateDir().resolve("tasks"), taskQueue::add, names -> names.forEach(claimQueue::add),
+        config.rescanPeriod());
+    this.claimSync = new ClaimSync(config.api(), config.nodeName(), env, preparer,
+        name -> claims.hasSynced() ? claims.cache().get(name) : Optional.empty(), claimQueue::add, this::taskDone);
   }
 
   /** Starts an agent; throws if the state directory is locked or the checkpoint is corrupt. */
   public static NodeAgent start(NodeAgentConfig config) throws IOException {
     var lock = StateDirLock.acquire(config.stateDir());
+    NodeAgent agent = null;
     try {
+      if (config.createControlNodes()) {
+        var created = new ControlNodeCreator(config.deviceRoot().path()).createMissing();
+        LOG.info("control nodes created: {}; not created: {}", created.created(), created.failures());
+      }
       var opened = DurableLedger.open(new AtomicLedgerFile(config.stateDir().resolve("ledger.json")), config.bootId(),
           config.env(), config.tombstoneTtl());
-      var agent = new NodeAgent(config, lock, opened.ledger());
+      agent = new NodeAgent(config, lock, opened.ledger());
       agent.begin();
       return agent;
     } catch (IOException | RuntimeException e) {
-      lock.close();
+      if (agent != null) {
+        agent.close();
+      } else {
+        lock.close();
+      }
       throw e;
     }
   }
 
+  private static String nameOf(ApiObject o) {
+    return o.metadata().name();
+  }
+
+  private static long revisionOf(ApiObject o) {
+    return o.metadata().revision();
+  }
+
   private void begin() throws IOException {
+    begun = true;
     preparer.removeOrphanSpecs();
-    var node = register();
+    var node = status.update(this::readyStatus);
     var effects = preparer.syncEffects(); // before any claim: what the ledger needs is in place again
     if (!effects.ok()) {
       config.env().schedule(Duration.ofSeconds(1), this::retryEffects);
     }
     publishSlice();
-    informer.addHandler(new EventHandler<>() {
-      @Override
-      public void onAdd(ResourceClaim c) {
-        enqueue(c);
+    claims.addHandler(handler(c -> {
+      if (claimSync.concerns(c)) {
+        claimQueue.add(c.metadata().name());
       }
-
-      @Override
-      public void onUpdate(ResourceClaim old, ResourceClaim c) {
-        enqueue(c);
+      // A claim prepared (or not) here may be what one of our tasks waits for.
+      c.metadata().owner().filter(o -> o.kind().equals(Kinds.TASK.name())).ifPresent(o -> taskQueue.add(o.name()));
+    }));
+    tasks.addHandler(handler(t -> {
+      if (taskSync.concerns(t)) {
+        taskQueue.add(t.metadata().name());
       }
-
-      @Override
-      public void onDelete(ResourceClaim c) {
-        enqueue(c);
-      }
-    });
+    }));
     // Once the cache holds everything as of our registration, look at every claim the ledger knows,
     // including those deleted while the agent was down.
-    informer.whenCaughtUp(node.metadata().revision(), () -> preparer.durable().ledger().snapshot().claims().values()
-        .forEach(c -> queue.add(c.claim().name())));
-    informer.start();
-    workers = Workers.start(config.env(), queue, config.workers(), this::reconcile);
+    claims.whenCaughtUp(node.metadata().revision(), () -> preparer.durable().ledger().snapshot().claims().values()
+        .forEach(c -> claimQueue.add(c.claim().name())));
+    claims.start();
+    tasks.start();
+    claimWorkers = Workers.start(config.env(), claimQueue, config.workers(),
+        name -> claims.hasSynced() ? claimSync.sync(name) : Result.requeueAfter(Duration.ofMillis(50)));
+    taskWorkers = Workers.start(config.env(), taskQueue, config.workers(),
+        name -> tasks.hasSynced() && claims.hasSynced() ? taskSync.sync(name) : Result.requeueAfter(Duration.ofMillis(50)));
+    watcher = ControlNodeWatcher.start(config.env(), check, config.rescanPeriod(), ControlNodeWatcher.FileWatch.ON,
+        s -> deviceEvents.submit(() -> controlNodesChanged(s)));
     heartbeat = config.env().schedule(config.heartbeat(), this::beat);
-    LOG.info("agent for node {} started: state {}, CDI {}, {} GPUs", config.nodeName(), config.stateDir(),
-        config.cdiDir(), inventory.get().gpus().size());
+    LOG.info("agent for node {} started: state {}, CDI {}, {} GPUs ({}), control nodes {}", config.nodeName(),
+        config.stateDir(), config.cdiDir(), devices.inventory().gpus().size(), devices.inventory().source(),
+        controlNodes.get().ready() ? "complete" : controlNodes.get().message());
   }
 
-  private dev.quartermaster.core.queue.Result reconcile(String name) {
-    if (!informer.hasSynced()) {
-      return dev.quartermaster.core.queue.Result.requeueAfter(Duration.ofMillis(50));
+  private static <T> EventHandler<T> handler(Consumer<T> onChange) {
+    return new EventHandler<>() {
+      @Override
+      public void onAdd(T o) {
+        onChange.accept(o);
+      }
+
+      @Override
+      public void onUpdate(T old, T o) {
+        onChange.accept(o);
+      }
+
+      @Override
+      public void onDelete(T o) {
+        onChange.accept(o);
+      }
+    };
+  }
+
+  /** A claim whose task is deleting and whose process here is gone: the claim sync unprepares it. */
+  private boolean taskDone(ResourceClaim c) {
+    return c.metadata().owner().filter(o -> o.kind().equals(Kinds.TASK.name()))
+        .flatMap(o -> tasks.cache().get(o.name()).filter(t -> t.metadata().uid().equals(o.uid())))
+        .filter(t -> t.metadata().isDeleting() && !taskSync.active(t.metadata().name(), t.metadata().uid()))
+        .isPresent();
+  }
+
+  /** On the device-event executor, in order: report, rewrite specs, retry waiting claims. */
+  private void controlNodesChanged(ControlNodeStatus next) {
+    if (closed) {
+      return;
     }
-    return sync.sync(name);
-  }
-
-  private void enqueue(ResourceClaim c) {
-    if (sync.concerns(c)) {
-      queue.add(c.metadata().name());
+    controlNodes.set(next);
+    LOG.info("node {}: control nodes {}", config.nodeName(), next.ready() ? "complete" : next.message());
+    try {
+      devices.rescan();
+      status.update(this::readyStatus);
+    } catch (RuntimeException e) {
+      LOG.warn("node {}: reporting DevicesReady failed; the heartbeat reports it again", config.nodeName(), e);
     }
-  }
-
-  private dev.quartermaster.api.node.Node register() {
-    return status.update(s -> readyStatus(s));
+    if (next.ready()) {
+      preparer.rewriteSpecs();
+    }
+    claimSync.wakeWaiters();
   }
 
   private NodeStatus readyStatus(NodeStatus s) {
     var now = config.env().now();
     var conditions = Condition.set(s.conditions(),
         new Condition("AgentReady", Condition.Status.True, "Heartbeat", "agent is running", Optional.empty()), now);
-    var problems = inventory.get().problems();
-    var devices = problems.isEmpty()
-        ? new Condition("DevicesReady", Condition.Status.True, "AllDevicesFound",
-            inventory.get().gpus().size() + " GPUs", Optional.empty())
-        : new Condition("DevicesReady", Condition.Status.False, "DeviceProblems", String.join("; ", problems),
-            Optional.empty());
-    conditions = Condition.set(conditions, devices, now);
+    conditions = Condition.set(conditions, DevicesReady.of(controlNodes.get(), devices.inventory()), now);
     return new NodeStatus(conditions, Optional.of(now), config.bootId(), AGENT_VERSION, s.computeDomains());
   }
 
@@ -164,10 +247,10 @@ public final class NodeAgent implements AutoCloseable {
       return;
     }
     try {
-      inventory.set(config.deviceRoot().scan());
+      devices.rescan();
       status.update(this::readyStatus);
       publishSlice();
-    } catch (IOException | RuntimeException e) {
+    } catch (RuntimeException e) {
       LOG.warn("heartbeat of node {} failed; trying again in {}", config.nodeName(), config.heartbeat(), e);
     }
     if (!closed) {
@@ -182,22 +265,13 @@ public final class NodeAgent implements AutoCloseable {
   }
 
   private void publishSlice() {
-    var spec = new DeviceSliceSpec(config.nodeName(), inventory.get().gpus().stream().map(Gpu::toDevice).toList());
-    var api = config.api();
-    for (int attempt = 0; attempt < 8; attempt++) {
-      try {
-        var current = api.get(Kinds.DEVICE_SLICE, config.nodeName());
-        if (current.isEmpty()) {
-          api.create(new DeviceSlice(ObjectMeta.named(config.nodeName()), spec, null));
-        } else if (!current.get().spec().equals(spec)) {
-          api.update(new DeviceSlice(current.get().metadata(), spec, current.get().status()));
-        }
-        return;
-      } catch (ApiException e) {
-        if (!e.is(Reason.Conflict) && !e.is(Reason.AlreadyExists)) {
-          throw e;
-        }
-      }
+    if (!begun || closed) {
+      return;
+    }
+    try {
+      slice.publish(devices.devices());
+    } catch (RuntimeException e) {
+      LOG.warn("node {}: publishing the device slice failed; the heartbeat tries again", config.nodeName(), e);
     }
   }
 
@@ -206,20 +280,39 @@ public final class NodeAgent implements AutoCloseable {
     return preparer;
   }
 
+  /** The control nodes as last checked. */
+  public ControlNodeStatus controlNodes() {
+    return controlNodes.get();
+  }
+
   public NodeAgentConfig config() {
     return config;
   }
 
-  /** Stops watching and working and releases the state directory; helpers keep running for the next agent. */
+  /**
+   * Stops watching and working, kills the tasks it runs (no agent would follow them; a restarted
+   * agent reports them {@code AgentRestarted}) and releases the state directory; helpers keep
+   * running for the next agent.
+   */
   @Override
   public void close() throws IOException {
     closed = true;
     heartbeat.cancel();
-    informer.stop();
-    if (workers != null) {
-      workers.stop();
+    if (watcher != null) {
+      watcher.close();
     }
-    queue.shutDown();
+    devices.close();
+    claims.stop();
+    tasks.stop();
+    if (claimWorkers != null) {
+      claimWorkers.stop();
+    }
+    if (taskWorkers != null) {
+      taskWorkers.stop();
+    }
+    claimQueue.shutDown();
+    taskQueue.shutDown();
+    taskSync.killAll();
     lock.close();
   }
 }

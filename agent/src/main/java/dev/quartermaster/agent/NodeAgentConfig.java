@@ -4,6 +4,9 @@ import dev.quartermaster.agent.checkpoint.BootId;
 import dev.quartermaster.agent.devices.DeviceRoot;
 import dev.quartermaster.agent.effects.OsHelperProcesses;
 import dev.quartermaster.agent.ledger.ClaimLedger;
+import dev.quartermaster.agent.nvml.NvmlLibrary;
+import dev.quartermaster.agent.nvml.NvmlLoad;
+import dev.quartermaster.agent.runtime.PodmanOptions;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.validation.Names;
 import dev.quartermaster.core.env.Env;
@@ -12,20 +15,29 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Supplier;
 
 /**
  * How a {@link NodeAgent} runs.
  *
  * @param api the cluster (HTTP client, or an in-process registry)
  * @param nodeName this node's name (a DNS label)
- * @param stateDir where the ledger checkpoint, the lock and helper pid files live
- * @param deviceRoot where devices are found
+ * @param stateDir where the ledger checkpoint, the lock, helper pid files and task logs ({@code
+ *     tasks/<task>.log}) live
+ * @param deviceRoot where devices are found ({@code /}, or a simulated root)
  * @param cdiDir where per-claim CDI specs are written
  * @param bootId the kernel boot id (from /proc, or injected by tests)
  * @param heartbeat how often the Node's heartbeat is written
  * @param tombstoneTtl how long an unprepared claim's late prepare is refused
  * @param helperCommand the per-domain helper command; {@code {domain}} is replaced
- * @param workers claims reconciled at once
+ * @param workers claims (and, separately, tasks) reconciled at once
+ * @param rescanPeriod how often the control nodes are re-checked besides the file watch: a node
+ *     that appears makes the node {@code DevicesReady} within one period
+ * @param createControlNodes create missing control nodes as nvidia-modprobe does ({@code
+ *     --create-control-nodes}) before the first check and on every change
+ * @param healthCleanPeriod how long a GPU must go without a fault to be healthy again
+ * @param nvml loads NVML (used only when the device root is {@code /})
+ * @param podman how the {@code podman} task runtime calls podman (the CDI dir is added to its spec dirs)
  */
 public record NodeAgentConfig(
     ApiClient api,
@@ -38,7 +50,14 @@ public record NodeAgentConfig(
     Duration heartbeat,
     Duration tombstoneTtl,
     List<String> helperCommand,
-    int workers) {
+    int workers,
+    Duration rescanPeriod,
+    boolean createControlNodes,
+    Duration healthCleanPeriod,
+    Supplier<NvmlLoad> nvml,
+    PodmanOptions podman) {
+  public static final Duration DEFAULT_RESCAN = Duration.ofSeconds(5);
+  public static final Duration DEFAULT_HEALTH_CLEAN_PERIOD = Duration.ofMinutes(5);
 
   public NodeAgentConfig {
     Objects.requireNonNull(api, "api");
@@ -47,6 +66,8 @@ public record NodeAgentConfig(
     Objects.requireNonNull(cdiDir, "cdiDir");
     Objects.requireNonNull(env, "env");
     Objects.requireNonNull(bootId, "bootId");
+    Objects.requireNonNull(nvml, "nvml");
+    Objects.requireNonNull(podman, "podman");
     if (nodeName == null || !Names.isDnsLabel(nodeName)) {
       throw new IllegalArgumentException("node name '" + nodeName + "': " + Names.DNS_LABEL_RULE);
     }
@@ -54,27 +75,78 @@ public record NodeAgentConfig(
     if (workers < 1) {
       throw new IllegalArgumentException("workers must be >= 1: " + workers);
     }
+    requirePositive("rescan period", rescanPeriod);
+    requirePositive("heartbeat", heartbeat);
+    requirePositive("health clean period", healthCleanPeriod);
   }
 
-  /** A config with defaults: boot id from /proc, 10 s heartbeat, 90 s tombstones, {@code sleep infinity} helpers. */
+  private static void requirePositive(String what, Duration d) {
+    if (d == null || d.isNegative() || d.isZero()) {
+      throw new IllegalArgumentException(what + " must be positive: " + d);
+    }
+  }
+
+  /**
+   * A config with defaults: boot id from /proc, 10 s heartbeat, 90 s tombstones, {@code sleep
+   * infinity} helpers, 5 s control-node rescan, no creation of control nodes, 5 min health clean
+   * period, NVML from the system, podman with {@link PodmanOptions#defaults()}.
+   */
   public static NodeAgentConfig of(ApiClient api, String nodeName, Path stateDir, DeviceRoot deviceRoot, Path cdiDir,
       Env env) throws IOException {
     return new NodeAgentConfig(api, nodeName, stateDir, deviceRoot, cdiDir, env, BootId.current(),
-        Duration.ofSeconds(10), ClaimLedger.DEFAULT_TOMBSTONE_TTL, OsHelperProcesses.DEFAULT_COMMAND, 4);
+        Duration.ofSeconds(10), ClaimLedger.DEFAULT_TOMBSTONE_TTL, OsHelperProcesses.DEFAULT_COMMAND, 4,
+        DEFAULT_RESCAN, false, DEFAULT_HEALTH_CLEAN_PERIOD, NvmlLibrary::load, PodmanOptions.defaults());
+  }
+
+  /** Where task {@code name}'s output goes: {@code <state>/tasks/<name>.log} ({@code qm logs} reads it). */
+  public Path taskLog(String name) {
+    return stateDir.resolve("tasks").resolve(name + ".log");
   }
 
   public NodeAgentConfig withBootId(String id) {
     return new NodeAgentConfig(api, nodeName, stateDir, deviceRoot, cdiDir, env, id, heartbeat, tombstoneTtl,
-        helperCommand, workers);
+        helperCommand, workers, rescanPeriod, createControlNodes, healthCleanPeriod, nvml, podman);
   }
 
   public NodeAgentConfig withHeartbeat(Duration every) {
     return new NodeAgentConfig(api, nodeName, stateDir, deviceRoot, cdiDir, env, bootId, every, tombstoneTtl,
-        helperCommand, workers);
+        helperCommand, workers, rescanPeriod, createControlNodes, healthCleanPeriod, nvml, podman);
   }
 
   public NodeAgentConfig withHelperCommand(List<String> command) {
     return new NodeAgentConfig(api, nodeName, stateDir, deviceRoot, cdiDir, env, bootId, heartbeat, tombstoneTtl,
-        command, workers);
+        command, workers, rescanPeriod, createControlNodes, healthCleanPeriod, nvml, podman);
+  }
+
+  public NodeAgentConfig withRescanPeriod(Duration every) {
+    return new NodeAgentConfig(api, nodeName, stateDir, deviceRoot, cdiDir, env, bootId, heartbeat, tombstoneTtl,
+        helperCommand, workers, every, createControlNodes, healthCleanPeriod, nvml, podman);
+  }
+
+  /** {@code --create-control-nodes}. */
+  public NodeAgentConfig withCreateControlNodes(boolean create) {
+    return new NodeAgentConfig(api, nodeName, stateDir, deviceRoot, cdiDir, env, bootId, heartbeat, tombstoneTtl,
+        helperCommand, workers, rescanPeriod, create, healthCleanPeriod, nvml, podman);
+  }
+
+  public NodeAgentConfig withHealthCleanPeriod(Duration period) {
+    return new NodeAgentConfig(api, nodeName, stateDir, deviceRoot, cdiDir, env, bootId, heartbeat, tombstoneTtl,
+        helperCommand, workers, rescanPeriod, createControlNodes, period, nvml, podman);
+  }
+
+  /** Where NVML comes from (tests pass a stub, or one that is always unavailable). */
+  public NodeAgentConfig withNvml(Supplier<NvmlLoad> loader) {
+    return new NodeAgentConfig(api, nodeName, stateDir, deviceRoot, cdiDir, env, bootId, heartbeat, tombstoneTtl,
+        helperCommand, workers, rescanPeriod, createControlNodes, healthCleanPeriod, loader, podman);
+  }
+
+  public NodeAgentConfig withPodman(PodmanOptions options) {
+    return new NodeAgentConfig(api, nodeName, stateDir, deviceRoot, cdiDir, env, bootId, heartbeat, tombstoneTtl,
+        helperCommand, workers, rescanPeriod, createControlNodes, healthCleanPeriod, nvml, options);
+  }
+
+  public NodeAgentConfig withWorkers(int count) {
+    return new NodeAgentConfig(api, nodeName, stateDir, deviceRoot, cdiDir, env, bootId, heartbeat, tombstoneTtl,
+        helperCommand, count, rescanPeriod, createControlNodes, healthCleanPeriod, nvml, podman);
   }
 }

@@ -5,7 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.quartermaster.agent.checkpoint.StateDirLockedException;
-import dev.quartermaster.agent.devices.DirectoryDeviceRoot;
+import dev.quartermaster.agent.devices.DeviceRoot;
+import dev.quartermaster.agent.discovery.SimulatedDeviceRoot;
 import dev.quartermaster.api.claim.Allocation;
 import dev.quartermaster.api.claim.DeviceRequest;
 import dev.quartermaster.api.claim.PrepareState;
@@ -53,16 +54,15 @@ class NodeAgentEndToEndTest {
   private SqliteStore store;
   private ApiClient api;
   private NodeAgent agent;
+  private SimulatedDeviceRoot sim;
 
   @BeforeEach
   void setUp() throws Exception {
     store = SqliteStore.open(tmp.resolve("store.db"));
     api = new ObjectRegistry(store, new SystemEnv());
-    var root = tmp.resolve("devroot");
-    DirectoryDeviceRoot.describeGpu(root, "gpu-0", "GPU-0000", "NVIDIA H100", 85_899_345_920L, 0);
-    DirectoryDeviceRoot.describeGpu(root, "gpu-1", "GPU-1111", "NVIDIA H100", 85_899_345_920L, 1);
-    var config = NodeAgentConfig.of(api, NODE, tmp.resolve("state"), new DirectoryDeviceRoot(root), tmp.resolve("cdi"),
-        new SystemEnv()).withBootId("e2e-boot");
+    sim = SimulatedDeviceRoot.builder(tmp.resolve("devroot")).gpus(2).build();
+    var config = NodeAgentConfig.of(api, NODE, tmp.resolve("state"), DeviceRoot.at(sim.root()), tmp.resolve("cdi"),
+        new SystemEnv()).withBootId("e2e-boot").withRescanPeriod(Duration.ofSeconds(1));
     agent = NodeAgent.start(config);
   }
 
@@ -93,7 +93,8 @@ class NodeAgentEndToEndTest {
     assertThat(node.orElseThrow().status().heartbeat()).isPresent();
     var slice = await(Kinds.DEVICE_SLICE, NODE, s -> s.isPresent());
     assertThat(slice.orElseThrow().spec().devices()).extracting(d -> d.name()).containsExactly("gpu-0", "gpu-1");
-    assertThat(slice.orElseThrow().spec().devices().getFirst().attributes()).containsEntry("uuid", "GPU-0000");
+    assertThat(slice.orElseThrow().spec().devices().getFirst().attributes()).containsKey("uuid").containsEntry("minor", "0");
+    assertThat(node.orElseThrow().status().conditions()).anyMatch(c -> c.type().equals("DevicesReady") && c.isTrue());
 
     // Claim A, allocated to gpu-0 on this node, gets prepared.
     var a = api.create(claim("claim-a", "gpu-0"));
@@ -150,6 +151,43 @@ class NodeAgentEndToEndTest {
     try (var files = Files.list(tmp.resolve("cdi"))) {
       assertThat(files).isEmpty();
     }
+  }
+
+  @Test
+  void aClaimWaitsNamingTheMissingControlNodeAndItsSpecListsEveryNodeOnceItIsBack() throws Exception {
+    sim.removeNode(dev.quartermaster.agent.discovery.ControlNode.NVIDIA_UVM);
+    var uvm = sim.nodePath(dev.quartermaster.agent.discovery.ControlNode.NVIDIA_UVM).toString();
+    await(Kinds.NODE, NODE, n -> n.flatMap(x -> Condition.find(x.status().conditions(), "DevicesReady"))
+        .filter(c -> !c.isTrue() && c.message().contains(uvm)).isPresent());
+    // Prepared at prepare time against the host's tree now: the claim waits, retryably, naming the path.
+    var d = api.create(claim("claim-d", "gpu-0"));
+    var waiting = await(Kinds.RESOURCE_CLAIM, "claim-d", c -> c.flatMap(NodeAgentEndToEndTest::prepareState)
+        .filter(s -> s.phase() == PrepareState.Phase.Pending).isPresent()).orElseThrow();
+    assertThat(prepareState(waiting).orElseThrow().reason()).contains("missing " + uvm);
+    assertThat(agent.preparer().durable().ledger().snapshot().get(d.metadata().uid())).isEmpty(); // nothing reserved
+
+    sim.restoreNode(dev.quartermaster.agent.discovery.ControlNode.NVIDIA_UVM);
+    await(Kinds.RESOURCE_CLAIM, "claim-d", c -> c.flatMap(NodeAgentEndToEndTest::prepareState)
+        .filter(s -> s.phase() == PrepareState.Phase.Prepared).isPresent());
+    var spec = new ObjectMapper().readTree(tmp.resolve("cdi").resolve("quartermaster.dev-gpu_" + d.metadata().uid() + ".json")
+        .toFile());
+    assertThat(spec.path("containerEdits").path("deviceNodes")).extracting(n -> n.path("path").asText())
+        .contains("/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools");
+    assertThat(spec.path("devices").get(0).path("containerEdits").path("deviceNodes").get(0).path("path").asText())
+        .isEqualTo("/dev/nvidia0");
+  }
+
+  @Test
+  void preparedSpecsAreRewrittenWhenTheControlNodesChange() throws Exception {
+    var e = api.create(claim("claim-e", "gpu-1"));
+    await(Kinds.RESOURCE_CLAIM, "claim-e", c -> c.flatMap(NodeAgentEndToEndTest::prepareState)
+        .filter(s -> s.phase() == PrepareState.Phase.Prepared).isPresent());
+    var file = tmp.resolve("cdi").resolve("quartermaster.dev-gpu_" + e.metadata().uid() + ".json");
+    assertThat(Files.readString(file)).contains("/dev/nvidia-modeset");
+    // The optional modeset node goes away: the node stays ready, and the spec no longer lists it.
+    sim.removeNode(dev.quartermaster.agent.discovery.ControlNode.NVIDIA_MODESET);
+    ApiAwait.fileLacks(file, "/dev/nvidia-modeset");
+    assertThat(Files.readString(file)).contains("/dev/nvidia-uvm");
   }
 
   /** Waits, on watch events, until {@code condition} holds for the object {@code name}; returns it. */

@@ -5,8 +5,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.quartermaster.agent.checkpoint.AtomicLedgerFile;
-import dev.quartermaster.agent.devices.DeviceNode;
-import dev.quartermaster.agent.devices.Gpu;
+import dev.quartermaster.agent.discovery.DiscoveredGpu;
+import dev.quartermaster.agent.discovery.VerifiedNode;
 import dev.quartermaster.agent.ledger.ClaimRef;
 import dev.quartermaster.agent.names.SafeNames;
 import java.io.IOException;
@@ -19,9 +19,12 @@ import java.util.TreeSet;
 
 /**
  * Writes one CDI spec per prepared claim into a CDI directory: kind {@code quartermaster.dev/gpu},
- * one device {@code <claim-uid>-<device>} per GPU with its device node, at the minimum {@code
- * cdiVersion} its fields need. Written atomically (temp file, fsync, rename, fsync the directory),
- * so a runtime scanning the directory never sees half a spec.
+ * one device {@code <claim-uid>-<device>} per GPU with its own device node, and the control nodes
+ * ({@code nvidiactl}, {@code nvidia-uvm}, ...) once in the spec-level {@code containerEdits}, which
+ * a runtime applies whenever any device of the spec is asked for. Every node carries {@code type
+ * c}, major and minor, so that the runtime's device cgroup allows exactly these (I3). Written at
+ * the minimum {@code cdiVersion} its fields need, atomically (temp file, fsync, rename, fsync the
+ * directory), so a runtime scanning the directory never sees half a spec.
  *
  * <p>Names are validated before anything is written, and the file's resolved path must be directly
  * inside the directory: a claim uid or device name that would escape it is an {@link
@@ -42,41 +45,51 @@ public final class CdiSpecWriter implements ClaimSpecs {
   }
 
   @Override
-  public List<String> write(ClaimRef claim, List<Gpu> gpus) throws IOException {
+  public List<String> write(ClaimRef claim, List<DiscoveredGpu> gpus, List<VerifiedNode> controlNodes)
+      throws IOException {
     if (gpus.isEmpty()) {
       throw new IllegalArgumentException("claim " + claim + ": a CDI spec needs at least one device");
     }
     var uid = SafeNames.requireClaimUid(claim.uid());
     gpus.forEach(g -> SafeNames.requireDeviceName(g.name()));
-    var path = specPath(Gpu.CLASS, uid);
-    var bytes = render(claim, gpus);
+    var path = specPath(DiscoveredGpu.CLASS, uid);
+    var bytes = render(claim, gpus, controlNodes);
     Files.createDirectories(dir);
     AtomicLedgerFile.writeAtomically(path, dir.resolve("." + path.getFileName() + ".tmp"), bytes);
-    return gpus.stream().map(g -> CdiNames.qualified(Gpu.CLASS, uid, g.name())).toList();
+    return gpus.stream().map(g -> CdiNames.qualified(DiscoveredGpu.CLASS, uid, g.name())).toList();
   }
 
   /** The spec's bytes (exposed for tests that validate it against the CDI schema). */
-  public static byte[] render(ClaimRef claim, List<Gpu> gpus) {
+  public static byte[] render(ClaimRef claim, List<DiscoveredGpu> gpus, List<VerifiedNode> controlNodes) {
     var names = new ArrayList<String>();
-    var nodes = new ArrayList<DeviceNode>();
+    var nodes = new ArrayList<CdiDeviceNode>();
     var devices = NODES.arrayNode();
     for (var gpu : gpus) {
       var name = CdiNames.deviceName(claim.uid(), gpu.name());
       names.add(name);
-      nodes.add(gpu.node());
+      var node = CdiDeviceNode.of(gpu.node());
+      nodes.add(node);
       var device = devices.addObject();
       device.put("name", name);
-      var edits = device.putObject("containerEdits");
-      edits.putArray("deviceNodes").add(deviceNode(gpu.node()));
+      device.putObject("containerEdits").putArray("deviceNodes").add(deviceNode(node));
     }
     var spec = NODES.objectNode();
-    spec.put("cdiVersion", CdiVersion.minimumFor(names, nodes));
-    spec.put("kind", CdiNames.kind(Gpu.CLASS));
-    spec.set("devices", devices);
-    var common = spec.putObject("containerEdits");
+    var common = NODES.objectNode();
     var env = common.putArray("env");
     env.add("QUARTERMASTER_CLAIM_UID=" + claim.uid());
-    env.add("QUARTERMASTER_GPU_UUIDS=" + String.join(",", gpus.stream().map(Gpu::uuid).toList()));
+    env.add("QUARTERMASTER_GPU_UUIDS=" + String.join(",", gpus.stream().map(DiscoveredGpu::uuid).toList()));
+    if (!controlNodes.isEmpty()) {
+      var shared = common.putArray("deviceNodes");
+      for (var n : controlNodes) {
+        var node = CdiDeviceNode.of(n);
+        nodes.add(node);
+        shared.add(deviceNode(node));
+      }
+    }
+    spec.put("cdiVersion", CdiVersion.minimumFor(names, nodes));
+    spec.put("kind", CdiNames.kind(DiscoveredGpu.CLASS));
+    spec.set("devices", devices);
+    spec.set("containerEdits", common);
     try {
       return JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(spec);
     } catch (JsonProcessingException e) {
@@ -84,16 +97,16 @@ public final class CdiSpecWriter implements ClaimSpecs {
     }
   }
 
-  private static ObjectNode deviceNode(DeviceNode n) {
+  private static ObjectNode deviceNode(CdiDeviceNode n) {
     var node = NODES.objectNode();
     node.put("path", n.path());
-    if (!n.hostPath().equals(n.path())) {
+    if (n.hasHostPath()) {
       node.put("hostPath", n.hostPath());
     }
-    node.put("type", String.valueOf(n.type()));
+    node.put("type", n.type());
     node.put("major", n.major());
     node.put("minor", n.minor());
-    node.put("permissions", "rw");
+    node.put("permissions", n.permissions());
     return node;
   }
 

@@ -1,6 +1,5 @@
 package dev.quartermaster.agent.cdi;
 
-import dev.quartermaster.agent.devices.DeviceNode;
 import java.util.List;
 
 /**
@@ -15,8 +14,8 @@ public final class CdiVersion {
 
   private CdiVersion() {}
 
-  public static String minimumFor(List<String> deviceNames, List<DeviceNode> nodes) {
-    boolean needs050 = nodes.stream().anyMatch(n -> !n.hostPath().equals(n.path()))
+  public static String minimumFor(List<String> deviceNames, List<CdiDeviceNode> nodes) {
+    boolean needs050 = nodes.stream().anyMatch(CdiDeviceNode::hasHostPath)
         || deviceNames.stream().anyMatch(n -> !n.isEmpty() && Character.isDigit(n.charAt(0)));
     return needs050 ? HOST_PATH : BASE;
   }

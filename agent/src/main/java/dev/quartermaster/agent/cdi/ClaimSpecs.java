@@ -1,6 +1,7 @@
 package dev.quartermaster.agent.cdi;
 
-import dev.quartermaster.agent.devices.Gpu;
+import dev.quartermaster.agent.discovery.DiscoveredGpu;
+import dev.quartermaster.agent.discovery.VerifiedNode;
 import dev.quartermaster.agent.ledger.ClaimRef;
 import java.io.IOException;
 import java.util.List;
@@ -12,8 +13,12 @@ import java.util.Set;
  */
 public interface ClaimSpecs {
 
-  /** Writes (or rewrites) the spec for {@code claim}'s {@code gpus}; returns the qualified CDI names. */
-  List<String> write(ClaimRef claim, List<Gpu> gpus) throws IOException;
+  /**
+   * Writes (or rewrites) the spec for {@code claim}'s {@code gpus}, each with its own node, and
+   * {@code controlNodes} (the nodes every GPU container needs besides its GPU's); returns the
+   * qualified CDI names.
+   */
+  List<String> write(ClaimRef claim, List<DiscoveredGpu> gpus, List<VerifiedNode> controlNodes) throws IOException;
 
   /** Removes every spec of the claim with {@code uid}; nothing if there is none. */
   void remove(String uid) throws IOException;

@@ -1,6 +1,7 @@
 package dev.quartermaster.agent.cdi;
 
-import dev.quartermaster.agent.devices.Gpu;
+import dev.quartermaster.agent.discovery.DiscoveredGpu;
+import dev.quartermaster.agent.discovery.VerifiedNode;
 import dev.quartermaster.agent.ledger.ClaimRef;
 import java.util.List;
 import java.util.Map;
@@ -10,17 +11,20 @@ import java.util.TreeMap;
 /** CDI specs as a map in memory (same names as the real writer), for tests and the simulation. */
 public final class InMemoryClaimSpecs implements ClaimSpecs {
   private final Map<String, List<String>> specs = new TreeMap<>();
+  private final Map<String, List<VerifiedNode>> controlNodes = new TreeMap<>();
 
   @Override
-  public synchronized List<String> write(ClaimRef claim, List<Gpu> gpus) {
-    var names = gpus.stream().map(g -> CdiNames.qualified(Gpu.CLASS, claim.uid(), g.name())).toList();
+  public synchronized List<String> write(ClaimRef claim, List<DiscoveredGpu> gpus, List<VerifiedNode> control) {
+    var names = gpus.stream().map(g -> CdiNames.qualified(DiscoveredGpu.CLASS, claim.uid(), g.name())).toList();
     specs.put(claim.uid(), names);
+    controlNodes.put(claim.uid(), List.copyOf(control));
     return names;
   }
 
   @Override
   public synchronized void remove(String uid) {
     specs.remove(uid);
+    controlNodes.remove(uid);
   }
 
   @Override
@@ -31,5 +35,10 @@ public final class InMemoryClaimSpecs implements ClaimSpecs {
   /** The CDI names written for each claim uid. */
   public synchronized Map<String, List<String>> specs() {
     return Map.copyOf(specs);
+  }
+
+  /** The control nodes the last write of each claim's spec listed. */
+  public synchronized Map<String, List<VerifiedNode>> controlNodes() {
+    return Map.copyOf(controlNodes);
   }
 }

@@ -1,6 +1,10 @@
 /**
- * CDI (Container Device Interface) specs: one file per prepared claim, vendor {@code
- * quartermaster.dev}, device names {@code <claim-uid>-<device>}, minimum {@code cdiVersion},
- * written atomically and removed on unprepare.
+ * CDI (Container Device Interface), the one model of it in the agent: {@link
+ * dev.quartermaster.agent.cdi.CdiDeviceNode} and {@link dev.quartermaster.agent.cdi.ContainerEdits}
+ * are what {@link dev.quartermaster.agent.cdi.CdiSpecWriter} writes (one spec per prepared claim,
+ * vendor {@code quartermaster.dev}, device names {@code <claim-uid>-<device>}, the GPU node per
+ * device and the control nodes at spec level, minimum {@code cdiVersion}, written atomically and
+ * removed on unprepare) and what {@link dev.quartermaster.agent.cdi.CdiResolver} reads back, as a
+ * container runtime would, for the task runtimes' device checks.
  */
 package dev.quartermaster.agent.cdi;

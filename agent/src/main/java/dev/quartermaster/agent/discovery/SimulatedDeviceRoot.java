@@ -48,6 +48,39 @@ public final class SimulatedDeviceRoot {
     return new Builder(root);
   }
 
+  /**
+   * The simulated root at {@code dir} with {@code gpus} GPUs and every control node ({@code qm
+   * up}'s nodes): built when {@code dir} holds no root yet, else opened as it is (so a restart
+   * resumes the same devices, including a node someone removed on purpose). Nodes are real
+   * character devices where {@code mknod} is permitted, else regular files ({@link
+   * #fallbackReason()} says why).
+   */
+  public static SimulatedDeviceRoot ensure(Path dir, int gpus) throws IOException {
+    if (Files.exists(dir.resolve(Numbering.STAND_INS))) {
+      return open(dir);
+    }
+    return builder(dir).gpus(gpus).build();
+  }
+
+  /** Opens an existing simulated root (one {@link Builder#build()} made), reading its stand-in numbers. */
+  public static SimulatedDeviceRoot open(Path dir) throws IOException {
+    var root = dir.toAbsolutePath();
+    var numbering = StandInNumbering.read(root.resolve(Numbering.STAND_INS));
+    var names = new ArrayList<String>();
+    var gpusDir = root.resolve("proc/driver/nvidia/gpus");
+    if (Files.isDirectory(gpusDir)) {
+      try (var list = Files.list(gpusDir)) {
+        long count = list.filter(Files::isDirectory).count();
+        for (int i = 0; i < count; i++) {
+          names.add("gpu-" + i);
+        }
+      }
+    }
+    boolean files = numbering.byFileName().values().stream().anyMatch(NodeExpectation::regularFileAccepted);
+    return new SimulatedDeviceRoot(root, numbering.byFileName(), names,
+        files ? Optional.of("the root was built with regular files") : Optional.empty());
+  }
+
   public Path root() {
     return root;
   }

@@ -23,6 +23,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,8 +36,14 @@ import org.slf4j.LoggerFactory;
  * added before the prepare and removed only after the unprepare is durable, so a deleted claim
  * does not vanish from the API while this node still holds its devices.
  *
- * <p>A claim that waits for a device held by another claim is retried with backoff, and at once
- * whenever some claim is unprepared on this node.
+ * <p>A claim whose task is deleting and whose process on this node is gone ({@code taskDone}) is
+ * unprepared too, and reported {@code Unprepared}: the controller's {@code quartermaster.dev/claims}
+ * finalizer on the task waits until no claim of it is {@code Prepared} anywhere, then deletes the
+ * claims. While the process may still run, the claim stays prepared (I2).
+ *
+ * <p>A claim that waits for a device held by another claim, or for the node's control nodes, is
+ * retried with backoff, and at once whenever some claim is unprepared on this node or the control
+ * nodes change ({@link #wakeWaiters()}).
  */
 public final class ClaimSync {
   private static final Logger LOG = LoggerFactory.getLogger(ClaimSync.class);
@@ -47,20 +54,24 @@ public final class ClaimSync {
   private final ClaimPreparer preparer;
   private final Function<String, Optional<ResourceClaim>> cache;
   private final Consumer<String> requeue;
+  private final Predicate<ResourceClaim> taskDone;
   private final Set<String> waiting = ConcurrentHashMap.newKeySet();
 
   /**
    * @param cache the informer's view of a claim by name
    * @param requeue queues a claim name for another sync
+   * @param taskDone whether the claim's user on this node is done with it (its task is deleting
+   *     and its process is gone), so that it is unprepared although still allocated here
    */
   public ClaimSync(ApiClient api, String node, Env env, ClaimPreparer preparer,
-      Function<String, Optional<ResourceClaim>> cache, Consumer<String> requeue) {
+      Function<String, Optional<ResourceClaim>> cache, Consumer<String> requeue, Predicate<ResourceClaim> taskDone) {
     this.api = api;
     this.node = node;
     this.env = env;
     this.preparer = preparer;
     this.cache = cache;
     this.requeue = requeue;
+    this.taskDone = taskDone;
   }
 
   /** The finalizer this agent puts on claims it prepares. */
@@ -112,7 +123,7 @@ public final class ClaimSync {
     }
     var c = claim.get();
     boolean wanted = c.status().allocation().map(Allocation::node).filter(node::equals).isPresent()
-        && !c.metadata().isDeleting();
+        && !c.metadata().isDeleting() && !taskDone.test(c);
     if (!wanted) {
       waiting.remove(name);
       return release(c, released);
@@ -197,7 +208,8 @@ public final class ClaimSync {
     return api.updateStatus(next);
   }
 
-  private void wakeWaiters() {
+  /** Syncs every claim that waits on this node again now (a device was freed, the control nodes changed). */
+  public void wakeWaiters() {
     for (var name : Set.copyOf(waiting)) {
       requeue.accept(name);
     }

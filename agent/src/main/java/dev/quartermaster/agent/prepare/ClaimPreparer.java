@@ -2,10 +2,12 @@ package dev.quartermaster.agent.prepare;
 
 import dev.quartermaster.agent.cdi.ClaimSpecs;
 import dev.quartermaster.agent.checkpoint.DurableLedger;
-import dev.quartermaster.agent.devices.Gpu;
+import dev.quartermaster.agent.controlnodes.ControlNodeStatus;
 import dev.quartermaster.agent.devices.Inventory;
+import dev.quartermaster.agent.discovery.DiscoveredGpu;
 import dev.quartermaster.agent.effects.EffectsReconciler;
 import dev.quartermaster.agent.ledger.ClaimRef;
+import dev.quartermaster.agent.ledger.ClaimState;
 import dev.quartermaster.agent.ledger.CompleteResult;
 import dev.quartermaster.agent.ledger.NodeEffects;
 import dev.quartermaster.agent.ledger.PrepareRequest;
@@ -32,6 +34,13 @@ import org.slf4j.LoggerFactory;
  * Persisting first means a crash can leave an orphan spec (removed at start-up), never a ledger that
  * says "free" while a spec still hands the device out.
  *
+ * <p>Completeness (I3): a GPU claim is prepared only while every required control node is right
+ * on the host <em>now</em>: {@code controlNodes} runs a fresh check before a new prepare (an
+ * incomplete node set makes it wait, retryably, naming the path, with nothing reserved) and again
+ * when the spec is written, and the spec lists the GPU's node and every control node. When the
+ * node set changes, {@link #rewriteSpecs()} rewrites the spec of every prepared claim. Spec writes
+ * and removals are serialized, so a rewrite never brings back the spec of a claim just unprepared.
+ *
  * <p>Nothing is reported before the change is durable, so whatever a caller was told survives a
  * crash (I6). Safe to call concurrently, for different claims or the same one.
  */
@@ -42,13 +51,21 @@ public final class ClaimPreparer {
   private final ClaimSpecs specs;
   private final EffectsReconciler effects;
   private final Supplier<Inventory> inventory;
+  private final Supplier<ControlNodeStatus> controlNodes;
+  private final Object specLock = new Object();
 
+  /**
+   * @param inventory the GPUs found by the last discovery
+   * @param controlNodes checks the host's control nodes now, on every call ({@code
+   *     ControlNodeCheck::check})
+   */
   public ClaimPreparer(DurableLedger durable, ClaimSpecs specs, EffectsReconciler effects,
-      Supplier<Inventory> inventory) {
+      Supplier<Inventory> inventory, Supplier<ControlNodeStatus> controlNodes) {
     this.durable = Objects.requireNonNull(durable, "durable");
     this.specs = Objects.requireNonNull(specs, "specs");
     this.effects = Objects.requireNonNull(effects, "effects");
     this.inventory = Objects.requireNonNull(inventory, "inventory");
+    this.controlNodes = Objects.requireNonNull(controlNodes, "controlNodes");
   }
 
   public DurableLedger durable() {
@@ -60,16 +77,22 @@ public final class ClaimPreparer {
     var claim = request.claim();
     // Checked before the ledger: a request for devices this node lacks must not reserve anything.
     var found = inventory.get();
-    var gpus = new ArrayList<Gpu>();
+    var gpus = new ArrayList<DiscoveredGpu>();
     for (var device : request.devices()) {
       var gpu = found.gpu(device);
       if (gpu.isEmpty()) {
         return new PrepareOutcome.Failed("device " + device + " is not on this node (found: "
-            + found.gpus().stream().map(Gpu::name).toList() + ")");
+            + found.gpus().stream().map(DiscoveredGpu::name).toList()
+            + (found.problems().isEmpty() ? "" : "; left out: " + String.join("; ", found.problems())) + ")");
       }
       gpus.add(gpu.get());
     }
     var ledger = durable.ledger();
+    boolean alreadyPrepared = ledger.snapshot().get(claim.uid()).filter(ClaimState.PrepareCompleted.class::isInstance).isPresent();
+    if (!alreadyPrepared && controlNodes.get() instanceof ControlNodeStatus.Incomplete incomplete) {
+      // Before the ledger: a node that cannot give a complete device set reserves nothing.
+      return new PrepareOutcome.Waiting(notReady(incomplete));
+    }
     var decision = ledger.prepare(request);
     switch (decision) {
       case PrepareResult.AlreadyPrepared done -> {
@@ -98,10 +121,17 @@ public final class ClaimPreparer {
           + String.join("; ", outcome.errors()));
     }
     List<String> names;
-    try {
-      names = specs.write(claim, gpus);
-    } catch (IOException e) {
-      return new PrepareOutcome.Waiting("writing the CDI spec failed: " + e.getMessage());
+    synchronized (specLock) {
+      // Checked again at the write: the spec must list the nodes as they are now.
+      var status = controlNodes.get();
+      if (!(status instanceof ControlNodeStatus.Complete complete)) {
+        return new PrepareOutcome.Waiting(notReady((ControlNodeStatus.Incomplete) status));
+      }
+      try {
+        names = specs.write(claim, gpus, complete.nodes());
+      } catch (IOException e) {
+        return new PrepareOutcome.Waiting("writing the CDI spec failed: " + e.getMessage());
+      }
     }
     var completed = ledger.complete(claim.uid(), names);
     switch (completed) {
@@ -110,13 +140,13 @@ public final class ClaimPreparer {
         return new PrepareOutcome.Prepared(names);
       }
       case CompleteResult.Aborted a -> {
-        specs.remove(claim.uid());
+        removeSpec(claim.uid());
         syncEffects();
         return new PrepareOutcome.Refused("claim " + claim + " was unprepared while its prepare was running",
             a.tombstone().expiresAt());
       }
       case CompleteResult.NotStarted _ -> {
-        specs.remove(claim.uid());
+        removeSpec(claim.uid());
         syncEffects();
         return new PrepareOutcome.Failed("claim " + claim + " vanished from the ledger while its prepare was running");
       }
@@ -129,7 +159,7 @@ public final class ClaimPreparer {
     var result = durable.ledger().unprepare(claim);
     durable.persist(); // also when unchanged: a concurrent caller's tombstone may not be synced yet
     if (!(result instanceof UnprepareResult.AlreadyUnprepared)) {
-      specs.remove(uid);
+      removeSpec(uid);
     }
     var outcome = syncEffects();
     if (result instanceof UnprepareResult.Released r) {
@@ -137,6 +167,59 @@ public final class ClaimPreparer {
           r.previous().stateName());
     }
     return new UnprepareOutcome(result, outcome.errors());
+  }
+
+  /**
+   * Rewrites the spec of every prepared claim with the control nodes as they are now (their set or
+   * numbers changed). Only when the set is complete: an incomplete one leaves the specs as they
+   * are, so that a container started from them fails loudly on the missing node instead of
+   * silently running without it. Returns what could not be rewritten.
+   */
+  public List<String> rewriteSpecs() {
+    var errors = new ArrayList<String>();
+    synchronized (specLock) {
+      if (!(controlNodes.get() instanceof ControlNodeStatus.Complete complete)) {
+        return errors;
+      }
+      var found = inventory.get();
+      java.util.Set<String> written;
+      try {
+        written = specs.claimUids();
+      } catch (IOException e) {
+        return List.of("cannot list the CDI specs: " + e.getMessage());
+      }
+      for (var entry : durable.ledger().snapshot().holding()) {
+        // A started prepare that has not written its spec yet writes it itself, under this lock.
+        if (!(entry instanceof ClaimState.PrepareCompleted) && !written.contains(entry.claim().uid())) {
+          continue;
+        }
+        var gpus = entry.devices().stream().map(found::gpu).flatMap(java.util.Optional::stream).toList();
+        if (gpus.size() != entry.devices().size()) {
+          errors.add("claim " + entry.claim() + ": devices " + entry.devices() + " are not all found now");
+          continue;
+        }
+        try {
+          specs.write(entry.claim(), gpus, complete.nodes());
+        } catch (IOException | RuntimeException e) {
+          errors.add("claim " + entry.claim() + ": " + e.getMessage());
+        }
+      }
+    }
+    if (!errors.isEmpty()) {
+      LOG.warn("CDI specs not rewritten: {}", errors);
+    }
+    return errors;
+  }
+
+  private void removeSpec(String uid) throws IOException {
+    synchronized (specLock) {
+      specs.remove(uid);
+    }
+  }
+
+  /** {@code DevicesReady=False (ControlNodeMissing): missing /dev/nvidia-uvm}. */
+  static String notReady(ControlNodeStatus.Incomplete status) {
+    return "DevicesReady=False (" + status.reason() + "): " + status.message();
   }
 
   /** Brings side effects in line with the ledger as it is when the reconciler runs. */
@@ -154,7 +237,7 @@ public final class ClaimPreparer {
     var removed = new ArrayList<String>();
     for (var uid : specs.claimUids()) {
       if (!holding.contains(uid)) {
-        specs.remove(uid);
+        removeSpec(uid);
         removed.add(uid);
       }
     }

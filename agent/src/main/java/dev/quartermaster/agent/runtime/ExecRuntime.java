@@ -1,5 +1,7 @@
 package dev.quartermaster.agent.runtime;
 
+import dev.quartermaster.agent.cdi.CdiResolver;
+import dev.quartermaster.agent.cdi.ContainerEdits;
 import java.io.IOException;
 import java.lang.ProcessBuilder.Redirect;
 import java.util.Objects;
@@ -59,6 +61,7 @@ public final class ExecRuntime implements TaskRuntime {
       task.finish(new TaskResult.StartFailed("cannot start " + launch.command().getFirst() + ": " + e.getMessage()));
       return task;
     }
+    task.started(process.toHandle());
     task.onKill(() -> {
       process.descendants().forEach(ProcessHandle::destroyForcibly);
       process.destroyForcibly();

@@ -1,5 +1,6 @@
 package dev.quartermaster.agent.runtime;
 
+import dev.quartermaster.agent.cdi.CdiDeviceNode;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.AccessDeniedException;

@@ -1,5 +1,6 @@
 package dev.quartermaster.agent.runtime;
 
+import dev.quartermaster.agent.cdi.CdiResolver;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,5 +1,7 @@
 package dev.quartermaster.agent.runtime;
 
+import dev.quartermaster.agent.cdi.CdiDeviceNode;
+import dev.quartermaster.agent.cdi.CdiResolver;
 import dev.quartermaster.core.env.Env;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -73,6 +75,7 @@ public final class PodmanRuntime implements TaskRuntime {
       task.finish(new TaskResult.StartFailed("cannot run " + options.command().getFirst() + ": " + e.getMessage()));
       return task;
     }
+    task.started(process.toHandle());
     task.onKill(() -> kill(container, process));
     env.execute(() -> follow(process, launch, task));
     return task;

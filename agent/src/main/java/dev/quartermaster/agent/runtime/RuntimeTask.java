@@ -1,6 +1,7 @@
 package dev.quartermaster.agent.runtime;
 
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /** The handle both runtimes return; the runtime drives its state. */
@@ -11,6 +12,7 @@ final class RuntimeTask implements TaskHandle {
   private final CompletableFuture<TaskResult> result = new CompletableFuture<>();
   private TaskState state = new TaskState.Starting();
   private Runnable killer = () -> {};
+  private Optional<ProcessHandle> process = Optional.empty();
 
   RuntimeTask(String name, Path output) {
     this.name = name;
@@ -52,6 +54,15 @@ final class RuntimeTask implements TaskHandle {
       k = killer;
     }
     k.run();
+  }
+
+  @Override
+  public synchronized Optional<ProcessHandle> process() {
+    return process;
+  }
+
+  synchronized void started(ProcessHandle handle) {
+    this.process = Optional.of(handle);
   }
 
   synchronized void onKill(Runnable killer) {

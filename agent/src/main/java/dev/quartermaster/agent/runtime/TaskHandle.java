@@ -1,6 +1,7 @@
 package dev.quartermaster.agent.runtime;
 
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /** A started task: its state, its output file, its end, and a way to stop it. */
@@ -18,6 +19,13 @@ public interface TaskHandle {
 
   /** Completes when the task has ended. */
   CompletableFuture<TaskResult> result();
+
+  /**
+   * The local process behind the task, once started (exec: the task itself; podman: {@code podman
+   * run}); empty for runtimes without one. The agent records it so that after a crash it can find
+   * and stop a task it can no longer follow.
+   */
+  Optional<ProcessHandle> process();
 
   /** Kills the task (SIGKILL); idempotent. */
   void kill();

@@ -5,6 +5,7 @@
  * podman run --rm --network none --device <cdi-name>}). Both open every device node a task was
  * given before it counts as running (podman: inside the container) and record the result ({@link
  * dev.quartermaster.agent.runtime.DeviceCheck}); a node that does not open fails the task with
- * its path and error. A task is never Running with a node it cannot open.
+ * its path and error. A task is never Running with a node it cannot open. {@link
+ * dev.quartermaster.agent.runtime.NoopRuntime} runs nothing (for benchmarks).
  */
 package dev.quartermaster.agent.runtime;

@@ -4,14 +4,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.quartermaster.agent.devices.DeviceNode;
-import dev.quartermaster.agent.devices.DirectoryDeviceRoot;
-import dev.quartermaster.agent.devices.Gpu;
+import dev.quartermaster.agent.controlnodes.ControlNodeCheck;
+import dev.quartermaster.agent.controlnodes.ControlNodeStatus;
+import dev.quartermaster.agent.discovery.DeviceNumber;
+import dev.quartermaster.agent.discovery.DiscoveredGpu;
+import dev.quartermaster.agent.discovery.DiscoveryResult;
+import dev.quartermaster.agent.discovery.ProcGpuDiscovery;
+import dev.quartermaster.agent.discovery.SimulatedDeviceRoot;
+import dev.quartermaster.agent.discovery.VerifiedNode;
 import dev.quartermaster.agent.ledger.ClaimRef;
 import dev.quartermaster.agent.names.UnsafeNameException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,19 +27,26 @@ class CdiSpecWriterTest {
   @TempDir Path root;
   @TempDir Path cdi;
 
-  private List<Gpu> gpus() throws Exception {
-    DirectoryDeviceRoot.describeGpu(root, "gpu-0", "GPU-aaaa", "NVIDIA H100", 85_899_345_920L, 0);
-    DirectoryDeviceRoot.describeGpu(root, "gpu-1", "GPU-bbbb", "NVIDIA H100", 85_899_345_920L, 1);
-    var inventory = new DirectoryDeviceRoot(root).scan();
-    assertThat(inventory.problems()).isEmpty();
-    return inventory.gpus();
+  private SimulatedDeviceRoot sim() throws Exception {
+    return SimulatedDeviceRoot.builder(root).gpus(2).build();
+  }
+
+  private static List<DiscoveredGpu> gpus(SimulatedDeviceRoot sim) {
+    var found = (DiscoveryResult.Found) new ProcGpuDiscovery(sim.root()).discover();
+    assertThat(found.problems()).isEmpty();
+    return found.gpus();
+  }
+
+  private static List<VerifiedNode> controlNodes(SimulatedDeviceRoot sim) {
+    return ((ControlNodeStatus.Complete) new ControlNodeCheck(sim.root()).check()).nodes();
   }
 
   @Test
-  void writesOneValidSpecPerClaimAndRemovesIt() throws Exception {
+  void writesOneValidSpecPerClaimWithTheGpuAndEveryControlNodeAndRemovesIt() throws Exception {
+    var sim = sim();
     var writer = new CdiSpecWriter(cdi);
     var claim = new ClaimRef("7f3c0d2e-1111-4222-8333-444455556666", "train-a");
-    var names = writer.write(claim, gpus());
+    var names = writer.write(claim, gpus(sim), controlNodes(sim));
     assertThat(names).containsExactly(
         "quartermaster.dev/gpu=7f3c0d2e-1111-4222-8333-444455556666-gpu-0",
         "quartermaster.dev/gpu=7f3c0d2e-1111-4222-8333-444455556666-gpu-1");
@@ -45,8 +58,17 @@ class CdiSpecWriterTest {
     assertThat(node.path("path").asText()).isEqualTo("/dev/nvidia0");
     assertThat(node.path("hostPath").asText()).isEqualTo(root.resolve("dev/nvidia0").toString());
     assertThat(node.path("type").asText()).isEqualTo("c");
-    assertThat(node.path("major").asLong()).isEqualTo(195);
-    assertThat(node.path("minor").asLong()).isZero();
+    var gpu0 = sim.standIn("nvidia0");
+    assertThat(new DeviceNumber(node.path("major").asLong(), node.path("minor").asLong())).isEqualTo(gpu0);
+    // The control nodes, once, at spec level: applied whenever any device of the spec is asked for.
+    var shared = spec.path("containerEdits").path("deviceNodes");
+    assertThat(shared).extracting(n -> n.path("path").asText())
+        .containsExactly("/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/nvidia-modeset");
+    for (var n : shared) {
+      assertThat(n.path("type").asText()).isEqualTo("c");
+      var name = n.path("path").asText().substring("/dev/".length());
+      assertThat(new DeviceNumber(n.path("major").asLong(), n.path("minor").asLong())).isEqualTo(sim.standIn(name));
+    }
     assertThat(writer.claimUids()).containsExactly(claim.uid());
     try (var files = Files.list(cdi)) {
       assertThat(files).containsExactly(file); // no temp file left behind
@@ -58,13 +80,26 @@ class CdiSpecWriterTest {
   }
 
   @Test
+  void whatTheWriterWritesTheResolverReadsBack() throws Exception {
+    var sim = sim();
+    var writer = new CdiSpecWriter(cdi);
+    var names = writer.write(new ClaimRef("abc-1", "c"), gpus(sim).subList(0, 1), controlNodes(sim));
+    var edits = new CdiResolver(List.of(cdi)).resolve(names);
+    assertThat(edits.deviceNodes()).extracting(CdiDeviceNode::path)
+        .containsExactly("/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/nvidia-modeset", "/dev/nvidia0");
+    assertThat(edits.env()).contains("QUARTERMASTER_CLAIM_UID=abc-1");
+  }
+
+  @Test
   void usesTheMinimumVersionWhenNoFeatureNeedsMore() throws Exception {
-    var gpu = new Gpu("gpu-0", "GPU-x", "m", 1, 0, new DeviceNode("/dev/nvidia0", "/dev/nvidia0", 'c', 195, 0));
-    var spec = JSON.readTree(CdiSpecWriter.render(new ClaimRef("abc-1", "c"), List.of(gpu)));
+    var node = new VerifiedNode("/dev/nvidia0", Path.of("/dev/nvidia0"), new DeviceNumber(195, 0));
+    var gpu = new DiscoveredGpu("gpu-0", 0, "GPU-x", "m", OptionalLong.of(1), 0, "0000:18:00.0", node);
+    var ctl = new VerifiedNode("/dev/nvidiactl", Path.of("/dev/nvidiactl"), new DeviceNumber(195, 255));
+    var spec = JSON.readTree(CdiSpecWriter.render(new ClaimRef("abc-1", "c"), List.of(gpu), List.of(ctl)));
     assertThat(spec.path("cdiVersion").asText()).isEqualTo("0.3.0");
     assertThat(CdiSchema.problems(spec)).isEmpty();
     // A claim uid starting with a digit makes the device name start with one: 0.5.0.
-    var digit = JSON.readTree(CdiSpecWriter.render(new ClaimRef("1bc-1", "c"), List.of(gpu)));
+    var digit = JSON.readTree(CdiSpecWriter.render(new ClaimRef("1bc-1", "c"), List.of(gpu), List.of(ctl)));
     assertThat(digit.path("cdiVersion").asText()).isEqualTo("0.5.0");
     assertThat(CdiSchema.problems(digit)).isEmpty();
   }
@@ -77,10 +112,11 @@ class CdiSpecWriterTest {
 
   @Test
   void unsafeClaimUidsAndDeviceNamesAreRefusedAndNothingIsWritten() throws Exception {
+    var sim = sim();
     var writer = new CdiSpecWriter(cdi);
-    var good = gpus();
-    var evil = new Gpu("../../etc", "u", "m", 1, 0, good.getFirst().node());
-    assertThatThrownBy(() -> writer.write(new ClaimRef("ok-1", "c"), List.of(evil)))
+    var good = gpus(sim).getFirst();
+    var evil = new DiscoveredGpu("../../etc", 0, "u", "m", OptionalLong.empty(), 0, "", good.node());
+    assertThatThrownBy(() -> writer.write(new ClaimRef("ok-1", "c"), List.of(evil), controlNodes(sim)))
         .isInstanceOf(UnsafeNameException.class).hasMessageContaining("device name '../../etc'");
     for (var uid : List.of("../x", "a/b", "..", "a\0b", "", " x")) {
       assertThatThrownBy(() -> writer.remove(uid)).isInstanceOf(UnsafeNameException.class);
@@ -89,16 +125,5 @@ class CdiSpecWriterTest {
     try (var files = Files.list(cdi)) {
       assertThat(files).isEmpty();
     }
-  }
-
-  @Test
-  void aDeviceRootReportsWhatItCouldNotUse() throws Exception {
-    gpus();
-    Files.createDirectories(root.resolve("gpus/Bad_Name"));
-    Files.createDirectories(root.resolve("gpus/gpu-9"));
-    Files.writeString(root.resolve("gpus/gpu-9/minor"), "9");
-    var inventory = new DirectoryDeviceRoot(root).scan();
-    assertThat(inventory.gpus()).extracting(Gpu::name).containsExactly("gpu-0", "gpu-1");
-    assertThat(inventory.problems()).anyMatch(p -> p.contains("Bad_Name")).anyMatch(p -> p.contains("gpu-9"));
   }
 }

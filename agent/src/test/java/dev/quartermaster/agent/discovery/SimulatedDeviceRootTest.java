@@ -66,4 +66,18 @@ class SimulatedDeviceRootTest {
     sim.restoreNode(ControlNode.NVIDIA_UVM);
     assertThat(sim.nodePath(ControlNode.NVIDIA_UVM)).exists();
   }
+
+  @Test
+  void ensureBuildsOnceAndThenOpensTheSameRoot() throws Exception {
+    var first = SimulatedDeviceRoot.ensure(dir.resolve("node"), 3);
+    first.removeNode(ControlNode.NVIDIA_UVM); // a deliberate change survives the restart
+    var again = SimulatedDeviceRoot.ensure(dir.resolve("node"), 3);
+
+    assertThat(again.gpuNames()).containsExactly("gpu-0", "gpu-1", "gpu-2");
+    assertThat(again.standIn("nvidiactl")).isEqualTo(first.standIn("nvidiactl"));
+    assertThat(again.charDevices()).isEqualTo(first.charDevices());
+    assertThat(Files.exists(again.nodePath(ControlNode.NVIDIA_UVM))).isFalse();
+    again.restoreNode(ControlNode.NVIDIA_UVM);
+    assertThat(new dev.quartermaster.agent.controlnodes.ControlNodeCheck(again.root()).check().ready()).isTrue();
+  }
 }

@@ -3,9 +3,11 @@ package dev.quartermaster.agent.prepare;
 import dev.quartermaster.agent.cdi.InMemoryClaimSpecs;
 import dev.quartermaster.agent.checkpoint.DurableLedger;
 import dev.quartermaster.agent.checkpoint.SimulatedLedgerFile;
-import dev.quartermaster.agent.devices.DeviceNode;
-import dev.quartermaster.agent.devices.Gpu;
+import dev.quartermaster.agent.controlnodes.ControlNodeStatus;
 import dev.quartermaster.agent.devices.Inventory;
+import dev.quartermaster.agent.discovery.DeviceNumber;
+import dev.quartermaster.agent.discovery.DiscoveredGpu;
+import dev.quartermaster.agent.discovery.VerifiedNode;
 import dev.quartermaster.agent.effects.DomainMembership;
 import dev.quartermaster.agent.effects.EffectsReconciler;
 import dev.quartermaster.agent.effects.InMemoryHelperProcesses;
@@ -15,11 +17,13 @@ import dev.quartermaster.agent.ledger.PrepareRequest;
 import dev.quartermaster.core.env.DeterministicEnv;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -32,8 +36,9 @@ final class RealNode implements NodeUnderTest {
   private final InMemoryClaimSpecs specs = new InMemoryClaimSpecs();
   private final InMemoryHelperProcesses helpers = new InMemoryHelperProcesses();
   private final Published membership = new Published();
-  private final Inventory inventory = new Inventory(List.of(
-      new Gpu(IncidentScenarios.DEVICE, "GPU-0", "sim", 1, 0, new DeviceNode("/dev/nvidia0", "/dev/nvidia0", 'c', 195, 0))),
+  private final Inventory inventory = new Inventory("sim", List.of(
+      new DiscoveredGpu(IncidentScenarios.DEVICE, 0, "GPU-0", "sim", OptionalLong.of(1), 0, "0000:18:00.0",
+          new VerifiedNode("/dev/nvidia0", Path.of("/dev/nvidia0"), new DeviceNumber(195, 0)))),
       List.of());
   private ClaimPreparer preparer;
 
@@ -46,7 +51,8 @@ final class RealNode implements NodeUnderTest {
     try {
       var opened = DurableLedger.open(file, BOOT, env, ClaimLedger.DEFAULT_TOMBSTONE_TTL);
       // Helpers and the Node's published membership outlive the agent process; the reconciler is new.
-      preparer = new ClaimPreparer(opened.ledger(), specs, new EffectsReconciler(helpers, membership), () -> inventory);
+      preparer = new ClaimPreparer(opened.ledger(), specs, new EffectsReconciler(helpers, membership), () -> inventory,
+          () -> new ControlNodeStatus.Complete(List.of(), List.of()));
       preparer.removeOrphanSpecs();
       preparer.syncEffects();
     } catch (IOException e) {

@@ -3,6 +3,7 @@ package dev.quartermaster.agent.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.quartermaster.agent.cdi.CdiResolver;
 import dev.quartermaster.agent.controlnodes.ControlNodeCheck;
 import dev.quartermaster.agent.controlnodes.ControlNodeStatus;
 import dev.quartermaster.agent.discovery.ControlNode;

@@ -3,6 +3,8 @@ package dev.quartermaster.agent.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.quartermaster.agent.cdi.CdiDeviceNode;
+import dev.quartermaster.agent.cdi.CdiResolver;
 import dev.quartermaster.agent.discovery.DeviceNumber;
 import dev.quartermaster.agent.discovery.VerifiedNode;
 import java.nio.file.Path;
@@ -77,5 +79,18 @@ class RuntimeUnitTest {
     assertThatThrownBy(() -> new TaskLaunch("ok", List.of(), Map.of(), List.of(), List.of(),
         new TaskImage.Host(), dir.resolve("out"))).hasMessageContaining("command");
     assertThatThrownBy(() -> new Mount(Path.of("/a"), "/b:c", false)).hasMessageContaining("':'");
+  }
+
+  @Test
+  void theNoopRuntimeRunsAtOnceWithAPassedCheckAndEndsOnlyWhenKilled(@TempDir Path cdi) throws Exception {
+    var name = TestSpecs.write(cdi, "noop0", List.of(new VerifiedNode("/dev/nvidia0", Path.of("/sim/dev/nvidia0"),
+        new DeviceNumber(10, 229))), List.of(), "rw");
+    var task = new NoopRuntime(new CdiResolver(List.of(cdi))).start(new TaskLaunch("bench-0", List.of("true"), Map.of(),
+        List.of(name), List.of(), new TaskImage.Host(), cdi.resolve("out.log")));
+    assertThat(task.state()).isInstanceOfSatisfying(TaskState.Running.class,
+        r -> assertThat(r.check().opened()).containsExactly("/dev/nvidia0"));
+    assertThat(task.result()).isNotDone();
+    task.kill();
+    assertThat(task.result().get()).isInstanceOfSatisfying(TaskResult.Exited.class, e -> assertThat(e.code()).isEqualTo(137));
   }
 }

@@ -6,7 +6,7 @@ import dev.quartermaster.agent.NodeAgent;
 import dev.quartermaster.agent.NodeAgentConfig;
 import dev.quartermaster.agent.cdi.CdiDirs;
 import dev.quartermaster.agent.checkpoint.BootId;
-import dev.quartermaster.agent.devices.DirectoryDeviceRoot;
+import dev.quartermaster.agent.devices.DeviceRoot;
 import dev.quartermaster.cli.CliEnvironment;
 import dev.quartermaster.cli.CliException;
 import dev.quartermaster.cli.VersionInfo;
@@ -54,6 +54,14 @@ public final class AgentCommand implements Callable<Integer> {
       description = "where CDI specs are written (default: /var/run/cdi when writable, else <state>/cdi)")
   private String cdiDir;
 
+  @Option(names = "--create-control-nodes",
+      description = "create missing /dev/nvidiactl, nvidia-uvm, nvidia-uvm-tools, nvidia-modeset at start, as nvidia-modprobe does")
+  private boolean createControlNodes;
+
+  @Option(names = "--rescan", paramLabel = "SECONDS", defaultValue = "5",
+      description = "how often the device nodes are checked again, besides file events (default: ${DEFAULT-VALUE})")
+  private int rescanSeconds;
+
   public AgentCommand(CliEnvironment env) {
     this.env = env;
   }
@@ -69,8 +77,13 @@ public final class AgentCommand implements Callable<Integer> {
     var stateDir = env.resolve(state);
     var cdi = cdiDir != null ? env.resolve(cdiDir) : CdiDirs.defaultFor(stateDir);
     var connection = client.connect(env);
-    var config = NodeAgentConfig.of(connection.api(), node, stateDir, new DirectoryDeviceRoot(env.resolve(deviceRoot)),
-        cdi, new SystemEnv());
+    if (rescanSeconds < 1) {
+      throw new CliException("--rescan: must be >= 1 second, got " + rescanSeconds);
+    }
+    var config = NodeAgentConfig.of(connection.api(), node, stateDir, DeviceRoot.at(env.resolve(deviceRoot)), cdi,
+            new SystemEnv())
+        .withCreateControlNodes(createControlNodes)
+        .withRescanPeriod(java.time.Duration.ofSeconds(rescanSeconds));
     var agent = NodeAgent.start(config);
     var stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {

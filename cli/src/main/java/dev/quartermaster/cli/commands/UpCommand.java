@@ -2,7 +2,7 @@ package dev.quartermaster.cli.commands;
 
 import dev.quartermaster.agent.NodeAgent;
 import dev.quartermaster.agent.NodeAgentConfig;
-import dev.quartermaster.agent.devices.DirectoryDeviceRoot;
+import dev.quartermaster.agent.devices.DeviceRoot;
 import dev.quartermaster.agent.discovery.SimulatedDeviceRoot;
 import dev.quartermaster.api.device.DeviceClass;
 import dev.quartermaster.api.device.DeviceClassSpec;
@@ -84,10 +84,10 @@ public final class UpCommand implements Callable<Integer> {
       var descriptions = new ArrayList<String>();
       for (int i = 1; i <= nodes; i++) {
         var node = "node-" + i;
-        var root = simulatedRoot(layout.deviceRoot(node));
-        descriptions.add(node + ": " + root.describe());
+        var root = rootFor(i, layout, node);
+        descriptions.add(node + ": " + root.description());
         Files.createDirectories(layout.state(node));
-        var config = NodeAgentConfig.of(server.registry(), node, layout.state(node), root.agentRoot(), layout.cdi(node), system);
+        var config = NodeAgentConfig.of(server.registry(), node, layout.state(node), root.root(), layout.cdi(node), system);
         agents.add(NodeAgent.start(config));
       }
       var configFile = UserConfig.location(env);
@@ -101,24 +101,29 @@ public final class UpCommand implements Callable<Integer> {
     return 0;
   }
 
-  /** A simulated node's device tree, made once and reused when {@code qm up} runs again. */
-  private record NodeRoot(Path dir, String description) {
-    String describe() {
-      return description;
-    }
+  /** Where a node's devices are, and how to say so in the banner. */
+  private record NodeRoot(DeviceRoot root, String description) {}
 
-    DirectoryDeviceRoot agentRoot() {
-      return new DirectoryDeviceRoot(dir);
+  /**
+   * The first node gets the host's GPUs when the host has an NVIDIA driver with GPUs; every other
+   * node (and the first one elsewhere) a simulated tree, made once and reused when {@code qm up}
+   * runs again.
+   */
+  private NodeRoot rootFor(int index, UpLayout layout, String node) throws IOException {
+    var hostGpus = Path.of("/proc/driver/nvidia/gpus");
+    if (index == 1 && Files.isDirectory(hostGpus)) {
+      try (var gpusOnHost = Files.list(hostGpus)) {
+        if (gpusOnHost.findAny().isPresent()) {
+          return new NodeRoot(DeviceRoot.host(), "this machine's real GPUs (/dev, /proc/driver/nvidia)");
+        }
+      }
     }
-  }
-
-  private NodeRoot simulatedRoot(Path dir) throws IOException {
-    if (!Files.isDirectory(dir.resolve("proc"))) {
-      var root = SimulatedDeviceRoot.builder(dir).gpus(gpus).build();
-      var kind = root.charDevices() ? "character devices" : "regular files (" + root.fallbackReason().orElse("mknod not permitted") + ")";
-      return new NodeRoot(dir, gpus + " simulated GPUs with control nodes as " + kind + ", in " + dir);
-    }
-    return new NodeRoot(dir, "simulated GPUs (resumed) in " + dir);
+    var dir = layout.deviceRoot(node);
+    var resumed = Files.isDirectory(dir);
+    var root = SimulatedDeviceRoot.ensure(dir, gpus);
+    var kind = root.charDevices() ? "character devices" : "regular files (" + root.fallbackReason().orElse("mknod not permitted") + ")";
+    return new NodeRoot(DeviceRoot.at(dir), root.gpuNames().size() + " simulated GPUs, control nodes as " + kind
+        + (resumed ? ", resumed" : "") + ", in " + dir);
   }
 
   /** The class the examples and most claims ask for: any GPU. */

@@ -1,4 +1,4 @@
-package dev.quartermaster.agent.runtime;
+package dev.quartermaster.agent.cdi;
 
 import java.util.List;
 

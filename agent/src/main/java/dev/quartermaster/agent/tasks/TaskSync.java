@@ -1,0 +1,262 @@
+package dev.quartermaster.agent.tasks;
+
+import dev.quartermaster.agent.runtime.TaskHandle;
+import dev.quartermaster.agent.runtime.TaskLaunch;
+import dev.quartermaster.agent.runtime.TaskState;
+import dev.quartermaster.api.claim.PrepareState;
+import dev.quartermaster.api.claim.ResourceClaim;
+import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.api.error.ApiError.Reason;
+import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.api.workload.TaskPhase;
+import dev.quartermaster.api.workload.TaskStatus;
+import dev.quartermaster.core.env.Env;
+import dev.quartermaster.core.queue.Result;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reconciles one Task (by name) with this node: the agent's half of the task lifecycle in {@code
+ * control}'s {@code lifecycle/package-info}.
+ *
+ * <pre>
+ * Scheduled --(claims not all Prepared here)--> Preparing, reason WaitingForClaims naming the claim
+ * Scheduled/Preparing --(all Prepared)--> Preparing "Starting" → runtime.start
+ *   → Running only after the device check passed (status.deviceCheck lists what opened)
+ *   → Succeeded/Failed with exitCode, finishedAt and the reason (DeviceCheckFailed, StartFailed, ...)
+ * deletedAt set → the process is killed; once it is gone the task's claims are handed back to the
+ *   claim sync, which unprepares them and reports Unprepared (the controller's claims finalizer waits)
+ * Running (or Preparing with a run record) but no process of ours → Failed AgentRestarted: never re-run
+ * </pre>
+ *
+ * Output goes to {@code <state>/tasks/<task>.log}. Handle events (check done, exit) come back
+ * through the work queue, so each task's status has one writer at a time.
+ */
+public final class TaskSync {
+  private static final Logger LOG = LoggerFactory.getLogger(TaskSync.class);
+
+  /** A process this agent started, for the task incarnation {@code uid}. */
+  private record Run(String uid, TaskHandle handle) {}
+
+  private final ApiClient api;
+  private final String node;
+  private final Env env;
+  private final Function<String, Optional<Task>> tasks;
+  private final Function<String, Optional<ResourceClaim>> claims;
+  private final TaskRuntimes runtimes;
+  private final Function<String, Path> logOf;
+  private final RunRecords records;
+  private final Consumer<String> requeue;
+  private final Consumer<List<String>> releaseClaims;
+  private final Duration recheck;
+  private final Map<String, Run> runs = new ConcurrentHashMap<>();
+
+  /**
+   * @param tasks the informer's view of a task by name
+   * @param claims the informer's view of a claim by name
+   * @param logOf where a task's output goes
+   * @param runDir where run records are kept
+   * @param requeue queues a task name for another sync
+   * @param releaseClaims hands a deleted task's claims to the claim sync once its process is gone
+   * @param recheck how often a task waiting for its claims looks again without being told
+   */
+  public TaskSync(ApiClient api, String node, Env env, Function<String, Optional<Task>> tasks,
+      Function<String, Optional<ResourceClaim>> claims, TaskRuntimes runtimes, Function<String, Path> logOf,
+      Path runDir, Consumer<String> requeue, Consumer<List<String>> releaseClaims, Duration recheck) {
+    this.api = api;
+    this.node = node;
+    this.env = env;
+    this.tasks = tasks;
+    this.claims = claims;
+    this.runtimes = runtimes;
+    this.logOf = logOf;
+    this.records = new RunRecords(runDir);
+    this.requeue = requeue;
+    this.releaseClaims = releaseClaims;
+    this.recheck = recheck;
+  }
+
+  /** Whether a change to {@code task} could concern this node. */
+  public boolean concerns(Task task) {
+    return task.spec().node().filter(node::equals).isPresent() || runs.containsKey(task.metadata().name());
+  }
+
+  /** Whether a process of this task incarnation may still run here (its claims must stay prepared: I2). */
+  public boolean active(String name, String uid) {
+    var run = runs.get(name);
+    return run != null && run.uid().equals(uid) && !(run.handle().state() instanceof TaskState.Finished);
+  }
+
+  /** One reconcile of the task called {@code name}. */
+  public Result sync(String name) {
+    try {
+      return syncOrThrow(name);
+    } catch (ApiException e) {
+      if (e.is(Reason.Conflict) || e.is(Reason.NotFound)) {
+        return Result.requeue(); // our view is stale; the next sync reads again
+      }
+      throw e;
+    }
+  }
+
+  private Result syncOrThrow(String name) {
+    var cached = tasks.apply(name);
+    var run = Optional.ofNullable(runs.get(name));
+    if (run.isPresent() && (cached.isEmpty() || !cached.get().metadata().uid().equals(run.get().uid())
+        || cached.get().metadata().isDeleting())) {
+      return stop(name, run.get(), cached);
+    }
+    if (cached.isEmpty()) {
+      return Result.done();
+    }
+    var t = cached.get();
+    if (t.metadata().isDeleting()) {
+      releaseClaims.accept(t.spec().claims()); // never started here, or already stopped
+      return Result.done();
+    }
+    if (t.spec().node().filter(node::equals).isEmpty()) {
+      return Result.done();
+    }
+    if (run.isPresent()) {
+      return report(t, run.get());
+    }
+    var phase = t.status().phase();
+    var record = records.read(name).filter(r -> r.uid().equals(t.metadata().uid()));
+    if (phase == TaskPhase.Running || (phase == TaskPhase.Preparing && record.isPresent())) {
+      var found = record.map(RunRecords::stopOrphan).orElse("no record of its process");
+      write(t, TaskStatuses.failed(t.status(), "AgentRestarted",
+          "the agent on " + node + " restarted while the task ran and does not run it again (" + found + ")", env.now()));
+      records.remove(name);
+      return Result.done();
+    }
+    if (phase != TaskPhase.Scheduled && phase != TaskPhase.Preparing) {
+      return Result.done(); // Pending is the scheduler's; finished tasks are done
+    }
+    return prepareAndStart(t);
+  }
+
+  private Result prepareAndStart(Task t) {
+    var cdiDevices = new ArrayList<String>();
+    for (var claimName : t.spec().claims()) {
+      var waiting = waitingFor(t, claimName);
+      if (waiting.isPresent()) {
+        write(t, TaskStatuses.phase(t.status(), TaskPhase.Preparing, "WaitingForClaims", waiting.get()));
+        return Result.requeueAfter(recheck); // the claim's update normally brings us back sooner
+      }
+      cdiDevices.addAll(claims.apply(claimName).orElseThrow().status().prepare().get(node).cdiDevices());
+    }
+    var name = t.metadata().name();
+    var runtime = runtimes.get(t.spec().runtime());
+    if (runtime.isEmpty()) {
+      write(t, TaskStatuses.failed(t.status(), "UnknownRuntime", "runtime '" + t.spec().runtime()
+          + "' is not one of exec, podman, noop", env.now()));
+      return Result.done();
+    }
+    TaskLaunch launch;
+    try {
+      launch = new TaskLaunch(name, t.spec().command(), t.spec().env(), cdiDevices, List.of(),
+          TaskRuntimes.image(t.spec().image()), logOf.apply(name));
+      Files.createDirectories(launch.output().getParent());
+    } catch (IllegalArgumentException | IOException e) {
+      write(t, TaskStatuses.failed(t.status(), "InvalidTask", e.getMessage(), env.now()));
+      return Result.done();
+    }
+    t = write(t, TaskStatuses.phase(t.status(), TaskPhase.Preparing, "Starting",
+        "claims prepared; starting with the " + t.spec().runtime() + " runtime"));
+    var handle = runtime.get().start(launch);
+    var run = new Run(t.metadata().uid(), handle);
+    runs.put(name, run);
+    try {
+      records.write(name, run.uid(), handle.process());
+    } catch (IOException e) {
+      LOG.warn("task {}: cannot record its process; a restarted agent will not find it", name, e);
+    }
+    handle.deviceCheck().whenComplete((c, e) -> requeue.accept(name));
+    handle.result().whenComplete((r, e) -> requeue.accept(name));
+    LOG.info("task {}: started with {} devices {}", name, t.spec().runtime(), cdiDevices);
+    return report(t, run);
+  }
+
+  /** Why the task cannot start yet because of {@code claimName}; empty when it is prepared here. */
+  private Optional<String> waitingFor(Task t, String claimName) {
+    var claim = claims.apply(claimName);
+    if (claim.isEmpty()) {
+      return Optional.of("waiting for claim " + claimName + ": not found");
+    }
+    var state = claim.get().status().prepare().get(node);
+    if (state != null && state.phase() == PrepareState.Phase.Prepared) {
+      return Optional.empty();
+    }
+    var why = state == null ? "not prepared yet"
+        : state.phase() + (state.reason().isEmpty() ? "" : ": " + state.reason());
+    return Optional.of("waiting for claim " + claimName + " to be prepared on " + node + " (" + why + ")");
+  }
+
+  /** Brings the task's status in line with its process. */
+  private Result report(Task t, Run run) {
+    var phase = t.status().phase();
+    switch (run.handle().state()) {
+      case TaskState.Starting s -> {
+        return Result.done(); // the check's completion brings us back
+      }
+      case TaskState.Running r -> {
+        if (phase != TaskPhase.Running) {
+          write(t, TaskStatuses.running(t.status(), r.check(), env.now()));
+        }
+        return Result.done();
+      }
+      case TaskState.Finished f -> {
+        if (phase.isFinished()) {
+          // Our final write is in the cache: nothing of this run is left to follow.
+          runs.remove(t.metadata().name(), run);
+          records.remove(t.metadata().name());
+          return Result.done();
+        }
+        write(t, TaskStatuses.finished(t.status(), f.result(), env.now()));
+        return Result.done(); // the update's event brings us back to forget the run
+      }
+    }
+  }
+
+  /** The task was deleted (or replaced): kill its process; once it is gone, let its claims go. */
+  private Result stop(String name, Run run, Optional<Task> cached) {
+    if (!(run.handle().state() instanceof TaskState.Finished)) {
+      run.handle().kill();
+      return Result.done(); // the result's completion brings us back
+    }
+    runs.remove(name, run);
+    records.remove(name);
+    LOG.info("task {}: process stopped after deletion", name);
+    cached.filter(t -> t.metadata().uid().equals(run.uid())).ifPresent(t -> releaseClaims.accept(t.spec().claims()));
+    return Result.requeue(); // look at the current object (e.g. a new incarnation) again
+  }
+
+  private Task write(Task t, TaskStatus next) {
+    if (next.equals(t.status())) {
+      return t;
+    }
+    var s = t.status();
+    if (next.phase() == s.phase() && next.reason().equals(s.reason()) && next.message().equals(s.message())
+        && next.deviceCheck().equals(s.deviceCheck()) && next.exitCode().equals(s.exitCode())) {
+      return t;
+    }
+    return api.updateStatus(t.withStatus(next));
+  }
+
+  /** Kills every task this agent runs (the agent is stopping: nobody would follow them). */
+  public void killAll() {
+    runs.values().forEach(r -> r.handle().kill());
+  }
+}
