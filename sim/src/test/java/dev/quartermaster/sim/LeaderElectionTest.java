@@ -128,6 +128,28 @@ class LeaderElectionTest {
     }
   }
 
+  @Test
+  void aStoppedLeaderReleasesTheLeaseSoTheNextTakesOverWithinARetryPeriod() {
+    for (long seed : SimCluster.seeds(5)) {
+      var c = new SimCluster(seed, WatchFaults.NONE);
+      var events = new ArrayList<String>();
+      var a = new LeaderElector(c.store(), c.env(), "a", LeaderConfig.DEFAULTS, callbacks("a", events));
+      var b = new LeaderElector(c.store(), c.env(), "b", LeaderConfig.DEFAULTS, callbacks("b", events));
+      a.start();
+      c.env().advance(Duration.ofMillis(1));
+      b.start();
+      c.env().advance(Duration.ofSeconds(5));
+      assertThat(a.isLeader()).isTrue();
+      a.stop();
+      assertThat(events).containsExactly("a:start", "a:stop");
+      // One retry period (2 s, up to 20% jitter) — not the 15 s lease — until b leads.
+      c.env().advance(Duration.ofMillis(2_500));
+      assertThat(b.isLeader()).as("seed %d: b took the released lease", seed).isTrue();
+      assertThat(b.epoch()).isEqualTo(a.epoch() + 1);
+      assertThat(events).containsExactly("a:start", "a:stop", "b:start");
+    }
+  }
+
   private static void probe(SimCluster c, LeaderElector a, LeaderElector b, List<String> overlap) {
     c.env().schedule(Duration.ofMillis(100), () -> {
       if (a.isLeader() && b.isLeader()) {

@@ -42,7 +42,7 @@ final class TaskDescriber implements Describer<Task> {
             c.status().allocation().map(Allocation::node).orElse(Table.NONE),
             ConditionsSection.orNone(c.status().allocation().map(a -> a.devices().stream()
                 .map(Allocation.AllocatedDevice::device).collect(Collectors.joining(","))).orElse("")),
-            ConditionsSection.orNone(ClaimState.preparation(c).map(p -> p.reason()).orElse(""))))
+            ConditionsSection.orNone(ClaimState.reason(c))))
         .orElse(List.of(name, "not found", Table.NONE, Table.NONE, Table.NONE)))
         .toList();
     out.table("Claims", new Table(List.of("CLAIM", "STATE", "NODE", "DEVICES", "REASON"), rows));

@@ -33,6 +33,19 @@ public enum ClaimState {
     return claim.status().allocation().map(a -> claim.status().prepare().get(a.node()));
   }
 
+  /**
+   * Why the claim is not prepared, in the words of whoever holds it up: the agent's prepare reason
+   * once it is allocated, else the allocator's {@code Allocated=False} message. Empty when nothing waits.
+   */
+  public static String reason(ResourceClaim claim) {
+    var prepared = preparation(claim).map(PrepareState::reason).filter(r -> !r.isEmpty());
+    if (prepared.isPresent()) {
+      return prepared.get();
+    }
+    return dev.quartermaster.api.meta.Condition.find(claim.status().conditions(), "Allocated")
+        .filter(c -> !c.isTrue()).map(c -> c.reason() + ": " + c.message()).orElse("");
+  }
+
   @Override
   public String toString() {
     return name().toLowerCase(Locale.ROOT);

@@ -25,8 +25,16 @@ import java.util.TreeSet;
  */
 public final class DeviceIndex {
 
-  /** One node as the index sees it. */
-  record NodeView(String name, boolean schedulable, List<Device> devices, Map<String, String> ledger) {
+  /**
+   * One node as the index sees it.
+   *
+   * @param notReady why the node takes no allocations (empty: it does)
+   */
+  record NodeView(String name, Optional<String> notReady, List<Device> devices, Map<String, String> ledger) {
+    boolean schedulable() {
+      return notReady.isEmpty();
+    }
+
     int free(String baseClass) {
       return (int) devices.stream()
           .filter(d -> d.health() == Device.Health.Healthy && d.deviceClass().equals(baseClass)
@@ -53,7 +61,8 @@ public final class DeviceIndex {
     }
     var devices = new ArrayList<Device>();
     slices.forEach(s -> devices.addAll(s.spec().devices()));
-    var view = new NodeView(name, node.map(NodeReadiness::isSchedulable).orElse(false), List.copyOf(devices),
+    var notReady = node.isEmpty() ? Optional.of("node " + name + " has no Node object") : NodeReadiness.whyNot(node.get());
+    var view = new NodeView(name, notReady, List.copyOf(devices),
         node.map(NodeLedger::entries).orElse(Map.of()));
     nodes.put(name, view);
     view.ledger().forEach((device, uid) ->
@@ -165,10 +174,31 @@ public final class DeviceIndex {
           + pinned.map(p -> "node " + p + " has").orElse("the largest node has") + " only " + most
           + " matching device(s)");
     }
-    return new Placement.Waiting(pinned.map(p -> nodes.get(p).schedulable()
-            ? "node " + p + " has too few free healthy devices"
-            : "node " + p + " is not ready for allocations")
-        .orElse("no ready node has enough free healthy devices") + " for " + what);
+    return new Placement.Waiting("no node can take " + what + " now: " + perNode(scope, needs, classes));
+  }
+
+  /** Each node's reason, so a person sees exactly what to fix: "node-2 is not DevicesReady: missing /dev/nvidia-uvm". */
+  private static String perNode(List<NodeView> scope, List<ClaimNeed> needs, Map<String, DeviceClass> classes) {
+    var sorted = scope.stream().sorted(Comparator.comparing(NodeView::name)).toList();
+    var parts = new ArrayList<String>();
+    for (var v : sorted.subList(0, Math.min(MAX_NODES_EXPLAINED, sorted.size()))) {
+      parts.add(v.notReady().orElseGet(() -> "node " + v.name() + " has " + freeMatching(v, needs, classes)
+          + " free healthy matching device(s)"));
+    }
+    if (sorted.size() > MAX_NODES_EXPLAINED) {
+      parts.add("and " + (sorted.size() - MAX_NODES_EXPLAINED) + " more node(s)");
+    }
+    return String.join("; ", parts);
+  }
+
+  private static final int MAX_NODES_EXPLAINED = 5;
+
+  private static long freeMatching(NodeView v, List<ClaimNeed> needs, Map<String, DeviceClass> classes) {
+    return v.devices().stream().filter(d -> d.health() == Device.Health.Healthy && !v.ledger().containsKey(d.name()))
+        .filter(d -> needs.stream().flatMap(n -> n.requests().stream())
+            .anyMatch(r -> DeviceFit.matches(d, classes.get(r.deviceClassName()))
+                && r.selectors().stream().allMatch(sel -> sel.matches(d.attributes()))))
+        .count();
   }
 
   private static int matching(NodeView v, List<ClaimNeed> needs, Map<String, DeviceClass> classes) {

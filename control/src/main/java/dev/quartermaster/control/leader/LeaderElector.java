@@ -67,7 +67,10 @@ public final class LeaderElector implements Leadership {
     env.execute(this::tick);
   }
 
-  /** Stops trying; if leading, stops leading (the lease simply expires for the others). */
+  /**
+   * Stops trying; if leading, stops leading and then releases the lease, so that another instance
+   * (or this one, restarted) takes over at once instead of waiting for it to expire.
+   */
   public void stop() {
     boolean wasLeading;
     synchronized (lock) {
@@ -77,7 +80,27 @@ public final class LeaderElector implements Leadership {
       leading = false;
     }
     if (wasLeading) {
-      callbacks.stoppedLeading();
+      callbacks.stoppedLeading(); // our controllers stop writing before anyone else may start
+      release();
+    }
+  }
+
+  /** Marks the lease free (no holder), only if it is still ours: never clobbers a newer holder. */
+  private void release() {
+    try {
+      var current = store.get(config.key());
+      if (current.isEmpty()) {
+        return;
+      }
+      var record = LeaseRecord.decode(current.get().value());
+      if (record.holder().equals(identity)) {
+        var free = new LeaseRecord("", env.now().toEpochMilli(), 0, record.epoch());
+        store.txn(Txn.when(List.of(new Txn.Compare.ModRevision(config.key(), current.get().modRevision())),
+            List.of(new Txn.Op.Put(config.key(), free.encode()))));
+        LOG.info("{}: released lease {} (epoch {})", identity, config.key(), record.epoch());
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("{}: lease {} not released, it will expire: {}", identity, config.key(), e.toString());
     }
   }
 
@@ -165,10 +188,10 @@ public final class LeaderElector implements Leadership {
     synchronized (lock) {
       expired = nowNanos - observedAtNanos >= config.leaseDuration().toNanos();
     }
-    if (!record.holder().equals(identity) && !expired) {
+    if (!record.holder().equals(identity) && !record.holder().isEmpty() && !expired) {
       return Optional.empty();
     }
-    // Expired, or ours from an earlier term (a restart, or a deadline we missed): a new term.
+    // Released, expired, or ours from an earlier term (a restart, or a deadline we missed): a new term.
     return write(kv.modRevision(), new LeaseRecord(identity, nowMillis, leaseMillis, record.epoch() + 1));
   }
 

@@ -4,6 +4,7 @@ import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
@@ -41,7 +42,9 @@ public final class TaskScheduler {
     informers.claims().addHandler(new EventHandler<>() {
       @Override
       public void onUpdate(ResourceClaim o, ResourceClaim c) {
-        if (!o.status().allocation().equals(c.status().allocation())) {
+        // The allocation, or the allocator's word on why there is none, which the task repeats.
+        if (!o.status().allocation().equals(c.status().allocation())
+            || !o.status().conditions().equals(c.status().conditions())) {
           c.metadata().owner().filter(x -> x.kind().equals(Kinds.TASK.name())).ifPresent(x -> loop.enqueue(x.name()));
         }
       }
@@ -72,8 +75,14 @@ public final class TaskScheduler {
     var nodes = new HashSet<String>();
     for (var claimName : t.spec().claims()) {
       var c = informers.claims().cache().get(claimName);
-      if (c.isEmpty() || c.get().status().allocation().isEmpty()) {
-        return Result.done(); // the allocation brings us back
+      if (c.isEmpty()) {
+        return pending(t, "WaitingForClaims", "claim " + claimName + " does not exist yet");
+      }
+      if (c.get().status().allocation().isEmpty()) {
+        // The allocation brings us back; meanwhile the task says why it waits, in the allocator's words.
+        var why = Condition.find(c.get().status().conditions(), "Allocated").filter(x -> !x.isTrue())
+            .map(x -> x.message()).orElse("not allocated yet");
+        return pending(t, "WaitingForAllocation", "claim " + claimName + ": " + why);
       }
       nodes.add(c.get().status().allocation().get().node());
     }
