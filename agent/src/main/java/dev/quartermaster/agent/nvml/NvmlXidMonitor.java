@@ -121,6 +121,8 @@ public final class NvmlXidMonitor implements AutoCloseable {
       }
     } catch (NvmlException | RuntimeException e) {
       if (!stopped) {
+        // Stopped first: whoever hears "Unknown" from the tracker may already ask whether we stopped.
+        stopped = true;
         tracker.monitorFailed("XID monitoring stopped: " + e.getMessage());
       }
     } finally {
