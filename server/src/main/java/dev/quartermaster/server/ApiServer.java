@@ -90,6 +90,11 @@ public final class ApiServer implements AutoCloseable {
     return adminTokenFile;
   }
 
+  /** The watch streams' shared event lines, for tests of fan-out cost. */
+  EventLines eventLines() {
+    return watches.lines();
+  }
+
   /** Ends watch streams (each gets a final 503 line), lets other requests finish briefly, then stops. */
   @Override
   public void close() {

@@ -36,7 +36,7 @@ final class ErrorResponses {
     var reply = Reply.json(status, error);
     return switch (error.reason()) {
       case Unauthorized -> reply.withHeader("WWW-Authenticate", "Bearer realm=\"quartermaster\"");
-      case PayloadTooLarge -> reply.withHeader("Connection", "close"); // the rest of the body is not read
+      case PayloadTooLarge -> reply.withHeader("Connection", "close"); // a body past the drain cap was not read
       default -> reply;
     };
   }

@@ -8,11 +8,16 @@ import java.io.IOException;
 import java.util.List;
 
 /**
- * Reads a request body up to a limit. A declared Content-Length over the limit is refused before
- * reading a byte; a chunked body is counted while read and refused at the first byte past the limit.
- * Either way the rest is never read (the connection is closed instead).
+ * Reads a request body up to a limit, and refuses a larger one with 413 without keeping it.
+ *
+ * <p>The rest of an oversized body is read and thrown away, up to {@link #DRAIN_CAP}, before the
+ * answer: a server that answers and closes while the client is still sending makes the client see a
+ * reset connection instead of the 413 that says what is wrong. Past the cap the connection is simply
+ * closed — nobody gets to make the server read without end.
  */
 final class RequestBody {
+  static final long DRAIN_CAP = 64L << 20;
+
   private RequestBody() {}
 
   static byte[] read(HttpExchange exchange, long limit) throws IOException {
@@ -25,15 +30,27 @@ final class RequestBody {
         throw ErrorResponses.badRequest("Content-Length", "must be a number of bytes");
       }
       if (length > limit) {
+        drain(exchange);
         throw tooLarge("is " + length + " bytes", limit);
       }
     }
     var in = exchange.getRequestBody();
     var bytes = in.readNBytes(Math.toIntExact(limit + 1));
     if (bytes.length > limit) {
+      drain(exchange);
       throw tooLarge("is larger than that", limit);
     }
     return bytes;
+  }
+
+  private static void drain(HttpExchange exchange) throws IOException {
+    var in = exchange.getRequestBody();
+    var sink = new byte[64 * 1024];
+    long read = 0;
+    int n;
+    while (read < DRAIN_CAP && (n = in.read(sink)) > 0) {
+      read += n;
+    }
   }
 
   private static ApiException tooLarge(String size, long limit) {

@@ -37,6 +37,7 @@ final class WatchSession<T extends ApiObject> implements WatchHandler<T> {
   private final Env env;
   private final WatchSettings settings;
   private final SelectorFilter filter;
+  private final EventLines lines;
   private final BlockingQueue<StreamItem> queue;
   /** Set when the stream must end now, whatever is still queued (client too slow, server stopping). */
   private final AtomicReference<StreamItem.End> abort = new AtomicReference<>();
@@ -44,8 +45,10 @@ final class WatchSession<T extends ApiObject> implements WatchHandler<T> {
   private volatile Env.Cancellable timer = () -> false;
   private long lastRevision;
 
-  WatchSession(Kind<T> kind, long afterRevision, LabelSelector selector, Env env, WatchSettings settings) {
+  WatchSession(Kind<T> kind, long afterRevision, LabelSelector selector, Env env, WatchSettings settings,
+      EventLines lines) {
     this.kind = kind;
+    this.lines = lines;
     this.afterRevision = afterRevision;
     this.env = env;
     this.settings = settings;
@@ -122,7 +125,8 @@ final class WatchSession<T extends ApiObject> implements WatchHandler<T> {
         if (shown.isEmpty()) {
           return true;
         }
-        line(out, WatchLine.event(shown.get()));
+        out.write(lines.line(shown.get())); // encoded once, shared by every stream that shows it
+        out.flush();
       }
       case StreamItem.Tick _ -> line(out, WatchLine.bookmark(lastRevision));
       case StreamItem.Gone gone -> {

@@ -23,6 +23,7 @@ final class WatchStreams {
   private final WatchSettings settings;
   private final Metrics metrics;
   private final Set<WatchSession<?>> open = ConcurrentHashMap.newKeySet();
+  private final EventLines lines = new EventLines();
   private volatile boolean stopping;
 
   WatchStreams(ApiClient api, Env env, WatchSettings settings, Metrics metrics) {
@@ -35,7 +36,7 @@ final class WatchStreams {
   /** Streams until the watch ends or the client goes away; returns the HTTP status sent. */
   <T extends ApiObject> int serve(HttpExchange exchange, Kind<T> kind, long afterRevision, LabelSelector selector)
       throws IOException {
-    var session = new WatchSession<>(kind, afterRevision, selector, env, settings);
+    var session = new WatchSession<>(kind, afterRevision, selector, env, settings, lines);
     open.add(session);
     metrics.watchStarted();
     if (stopping) {
@@ -58,6 +59,11 @@ final class WatchStreams {
       metrics.watchEnded();
       handle.close(); // from this thread, never from inside a callback
     }
+  }
+
+  /** The shared event lines, for tests of fan-out cost. */
+  EventLines lines() {
+    return lines;
   }
 
   /** Ends every open stream with a 503 line; new ones end at once. */

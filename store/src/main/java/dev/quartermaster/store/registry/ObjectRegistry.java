@@ -36,6 +36,8 @@ public final class ObjectRegistry implements ApiClient {
   private final Store store;
   private final Env env;
   private final StoredObjects stored = new StoredObjects();
+  /** Shared by all watches, so that an event fanned out to many watchers is decoded once. */
+  private final WatchDecodes watchDecodes = new WatchDecodes();
 
   public ObjectRegistry(Store store, Env env) {
     this.store = store;
@@ -140,8 +142,13 @@ public final class ObjectRegistry implements ApiClient {
       handler.onGone(compacted);
       return () -> {};
     }
-    var watch = store.watch(StoredObjects.prefix(kind), afterRevision, new ObjectWatchListener<>(kind, stored, handler));
+    var watch = store.watch(StoredObjects.prefix(kind), afterRevision, new ObjectWatchListener<>(kind, stored, watchDecodes, handler));
     return watch::close;
+  }
+
+  /** How many watch events were decoded, for tests of fan-out cost. */
+  long watchDecodes() {
+    return watchDecodes.decodes();
   }
 
   /** Writes {@code next} if the stored revision is still {@code expected}; a deleting object whose last finalizer is gone is removed. */

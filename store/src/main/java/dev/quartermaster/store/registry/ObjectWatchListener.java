@@ -4,18 +4,24 @@ import dev.quartermaster.api.client.WatchEvent;
 import dev.quartermaster.api.client.WatchHandler;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
+import dev.quartermaster.store.KeyValue;
 import dev.quartermaster.store.StoreEvent;
 import dev.quartermaster.store.WatchListener;
 
 /** Turns store events under one kind's prefix into object events. */
 final class ObjectWatchListener<T extends ApiObject> implements WatchListener {
+  /** A deleted key whose last value was compacted away; no stored object encodes to nothing. */
+  private static final byte[] NO_PREVIOUS = new byte[0];
+
   private final Kind<T> kind;
   private final StoredObjects stored;
+  private final WatchDecodes decodes;
   private final WatchHandler<T> handler;
 
-  ObjectWatchListener(Kind<T> kind, StoredObjects stored, WatchHandler<T> handler) {
+  ObjectWatchListener(Kind<T> kind, StoredObjects stored, WatchDecodes decodes, WatchHandler<T> handler) {
     this.kind = kind;
     this.stored = stored;
+    this.decodes = decodes;
     this.handler = handler;
   }
 
@@ -25,13 +31,16 @@ final class ObjectWatchListener<T extends ApiObject> implements WatchListener {
     switch (event.type()) {
       case PUT -> {
         var type = kv.createRevision() == kv.modRevision() ? WatchEvent.Type.ADDED : WatchEvent.Type.MODIFIED;
-        handler.onEvent(new WatchEvent<>(type, stored.decode(kind, kv)));
+        var object = decodes.decode(kind, kv.key(), kv.modRevision(), event.type(), kv.value(),
+            () -> stored.decode(kind, kv));
+        handler.onEvent(new WatchEvent<>(type, object));
       }
       case DELETE -> {
         // The last state, stamped with the delete's revision so that watchers advance past it.
-        var last = event.previous()
+        var bytes = event.previous().map(KeyValue::value).orElse(NO_PREVIOUS);
+        var last = decodes.decode(kind, kv.key(), event.revision(), event.type(), bytes, () -> event.previous()
             .map(prev -> stored.decode(kind, prev, event.revision()))
-            .orElseGet(() -> emptyNamed(StoredObjects.nameOf(kv.key()), event.revision()));
+            .orElseGet(() -> emptyNamed(StoredObjects.nameOf(kv.key()), event.revision())));
         handler.onEvent(new WatchEvent<>(WatchEvent.Type.DELETED, last));
       }
     }
