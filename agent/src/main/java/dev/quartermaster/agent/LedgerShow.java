@@ -1,36 +1,55 @@
 package dev.quartermaster.agent;
 
-import dev.quartermaster.agent.checkpoint.CheckpointCodec;
+import dev.quartermaster.agent.checkpoint.AtomicLedgerFile;
+import dev.quartermaster.agent.checkpoint.LedgerRecovery;
+import dev.quartermaster.agent.checkpoint.LedgerRecovery.JournalStatus;
 import dev.quartermaster.agent.ledger.ClaimState;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * {@code qm agent ledger show --state DIR}: prints the ledger checkpoint of a state directory, one
- * claim per line. Read-only and lock-free (the file is only ever replaced by rename, so it is never
- * seen half-written); a corrupt checkpoint is reported as the agent would report it.
+ * {@code qm agent ledger show --state DIR}: prints the ledger of a state directory (its snapshot
+ * with its journal replayed), one claim per line. Read-only and lock-free: the snapshot is only
+ * ever replaced by rename, and a journal frame being appended right now reads as a torn tail,
+ * which is reported, not cut off; a corrupt ledger is reported as the agent would report it.
  */
 public final class LedgerShow {
   private LedgerShow() {}
 
-  /** The checkpoint file of {@code stateDir}. */
+  /** The checkpoint (snapshot) file of {@code stateDir}. */
   public static Path ledgerFile(Path stateDir) {
     return stateDir.resolve("ledger.json");
+  }
+
+  /** The journal file of {@code stateDir}. */
+  public static Path journalFile(Path stateDir) {
+    return AtomicLedgerFile.journalPath(ledgerFile(stateDir));
   }
 
   /** Prints the ledger; throws {@link dev.quartermaster.agent.checkpoint.CorruptCheckpointException} if corrupt. */
   public static void run(Path stateDir, PrintStream out) throws IOException {
     var file = ledgerFile(stateDir);
-    if (!Files.exists(file)) {
+    var found = LedgerRecovery.read(new AtomicLedgerFile(file));
+    if (found.isEmpty()) {
       out.println("no ledger at " + file + " (the agent has not run with this state directory)");
       return;
     }
-    var checkpoint = CheckpointCodec.decode(Files.readAllBytes(file), file.toString());
-    var state = checkpoint.state();
+    var recovered = found.get();
+    var checkpoint = recovered.snapshot();
+    var state = recovered.state();
     out.println("ledger " + file + "  format v" + checkpoint.formatVersion() + "  boot " + checkpoint.bootId()
         + "  version " + state.version() + "  " + state.claims().size() + " entries");
+    out.println(switch (recovered.journal()) {
+      case JournalStatus.Absent _ -> "journal: none (the snapshot holds everything)";
+      case JournalStatus.Stale stale -> "journal: generation " + stale.generation()
+          + " is older than the snapshot's and is ignored (a compaction was cut short)";
+      case JournalStatus.Replayed replayed -> "journal " + journalFile(stateDir) + "  generation "
+          + replayed.scan().header().generation() + "  " + replayed.scan().changes() + " changes since snapshot version "
+          + checkpoint.state().version()
+          + (replayed.scan().torn() ? "  (torn tail at byte offset " + replayed.scan().validEnd()
+              + ": an unacknowledged append, cut off when the agent next starts)" : "");
+    });
     out.printf("%-38s %-24s %-17s %-20s %-12s %s%n", "UID", "NAME", "STATE", "DEVICES", "DOMAIN", "SINCE");
     for (var e : state.claims().values()) {
       var since = e.since().toString();

@@ -22,11 +22,25 @@ import java.util.Optional;
 public final class AtomicLedgerFile implements LedgerFile {
   private final Path path;
   private final Path temp;
+  private final FileJournal journal;
 
   public AtomicLedgerFile(Path path) {
     this.path = path.toAbsolutePath();
     // A leading dot and no .json suffix: nothing that scans the directory mistakes it for the real file.
     this.temp = this.path.resolveSibling("." + this.path.getFileName() + ".tmp");
+    this.journal = new FileJournal(journalPath(this.path));
+  }
+
+  /** The journal beside snapshot {@code snapshot}: {@code ledger.json} → {@code ledger.journal}. */
+  public static Path journalPath(Path snapshot) {
+    var name = snapshot.getFileName().toString();
+    var stem = name.endsWith(".json") ? name.substring(0, name.length() - ".json".length()) : name;
+    return snapshot.resolveSibling(stem + ".journal");
+  }
+
+  @Override
+  public Optional<JournalFile> journal() {
+    return Optional.of(journal);
   }
 
   public Path path() {

@@ -54,8 +54,16 @@ public final class CheckpointCodec {
 
   private CheckpointCodec() {}
 
-  /** The checkpoint for {@code state} on the boot {@code bootId}. */
+  /** The checkpoint for {@code state} on the boot {@code bootId}, continued by no journal (generation 0). */
   public static byte[] encode(LedgerState state, String bootId) {
+    return encode(state, bootId, 0);
+  }
+
+  /**
+   * The checkpoint for {@code state} on the boot {@code bootId}, continued by the journal of
+   * generation {@code journalGeneration} (journals of older generations are covered by it).
+   */
+  public static byte[] encode(LedgerState state, String bootId, long journalGeneration) {
     var claims = NODES.arrayNode();
     for (var entry : state.claims().values()) {
       claims.add(encodeEntry(entry));
@@ -67,6 +75,10 @@ public final class CheckpointCodec {
     top.put("format", FORMAT);
     top.put("version", VERSION);
     top.put("bootId", bootId);
+    if (journalGeneration > 0) {
+      // Absent for 0, so a checkpoint without a journal is byte-for-byte what it always was.
+      top.put("journalGeneration", journalGeneration);
+    }
     top.set("payload", payload);
     top.put("checksum", checksum(top));
     try {
@@ -121,14 +133,20 @@ public final class CheckpointCodec {
     if (!bootId.isTextual()) {
       throw new CorruptCheckpointException(location, Problem.INVALID_CONTENT, "\"bootId\" must be a string");
     }
+    var generation = top.path("journalGeneration");
+    if (!generation.isMissingNode() && !(generation.isIntegralNumber() && generation.canConvertToLong()
+        && generation.asLong() >= 0)) {
+      throw new CorruptCheckpointException(location, Problem.INVALID_CONTENT,
+          "\"journalGeneration\" must be an integer >= 0");
+    }
     try {
-      return new Checkpoint(VERSION, bootId.asText(), decodePayload(top.path("payload")));
+      return new Checkpoint(VERSION, bootId.asText(), decodePayload(top.path("payload")), generation.asLong(0));
     } catch (InvalidContent e) {
       throw new CorruptCheckpointException(location, Problem.INVALID_CONTENT, e.getMessage(), e.getCause());
     }
   }
 
-  private static ObjectNode encodeEntry(ClaimState entry) {
+  static ObjectNode encodeEntry(ClaimState entry) {
     var node = NODES.objectNode();
     node.put("uid", entry.claim().uid());
     node.put("name", entry.claim().name());
@@ -176,7 +194,7 @@ public final class CheckpointCodec {
     return state;
   }
 
-  private static ClaimState decodeEntry(JsonNode node, String at) throws InvalidContent {
+  static ClaimState decodeEntry(JsonNode node, String at) throws InvalidContent {
     if (!node.isObject()) {
       throw new InvalidContent(at + " must be an object");
     }
@@ -275,7 +293,7 @@ public final class CheckpointCodec {
   }
 
   /** A rule broken inside the payload; becomes INVALID_CONTENT with the file's name. */
-  private static final class InvalidContent extends Exception {
+  static final class InvalidContent extends Exception {
     private static final long serialVersionUID = 1L;
 
     InvalidContent(String message) {

@@ -2,13 +2,16 @@ package dev.quartermaster.agent.checkpoint;
 
 import dev.quartermaster.agent.ledger.ClaimLedger;
 import dev.quartermaster.agent.ledger.ClaimState;
+import dev.quartermaster.agent.ledger.LedgerChange;
 import dev.quartermaster.agent.ledger.LedgerState;
 import dev.quartermaster.core.env.Env;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.Collectors;
@@ -16,25 +19,44 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A {@link ClaimLedger} with its checkpoint: loads it (verifying it, and discarding device state from
- * an earlier boot), and makes changes durable before the caller acknowledges them.
+ * A {@link ClaimLedger} with its durable files: loads them (verifying them, and discarding device
+ * state from an earlier boot), and makes changes durable before the caller acknowledges them.
  *
- * <p>{@link #awaitDurable} is a group commit: the first caller to find no write in progress writes
- * the ledger as it is at that moment, which covers every change made so far; callers arriving while
- * it writes wait for the write after it, which one of them performs. So N concurrent prepares cost
- * about two fsyncs, not N, and no caller returns before a write that covers its change is synced.
+ * <p>Durability is a snapshot ({@code ledger.json}, {@link CheckpointCodec}) plus an append-only
+ * journal of the changes since ({@code ledger.journal}, {@link LedgerJournal}). A commit appends
+ * the changes made since the last one as one journal frame and fsyncs it; only when the journal
+ * would pass {@code compactAtBytes} (or after a failed append) does it write a whole new snapshot
+ * and start a new journal generation. So a durable step costs a few hundred bytes and one fsync,
+ * not a rewrite of every claim and tombstone.
+ *
+ * <p>{@link #awaitDurable} is a group commit: the first caller to find no commit in progress
+ * commits every change made so far; callers arriving while it runs wait for the commit after it,
+ * which one of them performs. So N concurrent prepares share one fsync, and no caller returns
+ * before a commit that covers its change is synced.
  */
 public final class DurableLedger {
   private static final Logger LOG = LoggerFactory.getLogger(DurableLedger.class);
 
+  /** When the journal passes this size, the next commit writes a snapshot and starts a new journal. */
+  public static final long DEFAULT_COMPACT_AT_BYTES = 4L << 20;
+
   private final ClaimLedger ledger;
   private final LedgerFile file;
+  private final Optional<JournalFile> journal;
   private final String bootId;
+  private final long compactAtBytes;
+  private final Pending pending;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition written = lock.newCondition();
   private long durableVersion;
   private boolean writing;
   private long writes;
+  /** Written by the committing caller outside the lock, read by anyone. */
+  private volatile long compactions;
+  // Touched only by the one caller that is committing (writing == true), so unguarded:
+  private long generation;
+  private long journalSize;
+  private boolean mustCompact;
 
   /** What {@link #open} found. */
   public record Opened(DurableLedger ledger, List<ClaimState> droppedByReboot, boolean fresh) {
@@ -43,42 +65,92 @@ public final class DurableLedger {
     }
   }
 
-  private DurableLedger(ClaimLedger ledger, LedgerFile file, String bootId, long durableVersion) {
-    this.ledger = ledger;
+  private DurableLedger(LedgerFile file, String bootId, Env env, Duration tombstoneTtl, long compactAtBytes,
+      LedgerState state, long generation, long durableVersion) {
+    this.pending = new Pending();
+    this.ledger = new ClaimLedger(env, tombstoneTtl, state, pending::add);
     this.file = file;
+    this.journal = file.journal();
     this.bootId = bootId;
+    this.compactAtBytes = compactAtBytes;
+    this.generation = generation;
     this.durableVersion = durableVersion;
   }
 
-  /**
-   * Loads the ledger from {@code file}. A corrupt file is a {@link CorruptCheckpointException}, never
-   * an empty ledger. A checkpoint from another boot is discarded with a loud warning that lists the
-   * dropped claims: nothing prepared survives a reboot (CDI specs under /var/run are gone, device
-   * state is reset), so keeping those entries would only hold devices forever.
-   */
+  /** {@link #open(LedgerFile, String, Env, Duration, long)} compacting at {@link #DEFAULT_COMPACT_AT_BYTES}. */
   public static Opened open(LedgerFile file, String bootId, Env env, Duration tombstoneTtl) throws IOException {
+    return open(file, bootId, env, tombstoneTtl, DEFAULT_COMPACT_AT_BYTES);
+  }
+
+  /**
+   * Loads the ledger from {@code file}: its snapshot, then its journal ({@link LedgerRecovery}).
+   * Corruption is a {@link CorruptCheckpointException}, never an empty ledger; a torn last journal
+   * frame (an append whose fsync never returned, so nobody was told it was durable) is cut off with
+   * a warning. A ledger from another boot is discarded with a loud warning that lists the dropped
+   * claims: nothing prepared survives a reboot (CDI specs under /var/run are gone, device state is
+   * reset), so keeping those entries would only hold devices forever.
+   */
+  public static Opened open(LedgerFile file, String bootId, Env env, Duration tombstoneTtl, long compactAtBytes)
+      throws IOException {
     Objects.requireNonNull(bootId, "bootId");
-    var bytes = file.read();
-    if (bytes.isEmpty()) {
-      var durable = new DurableLedger(new ClaimLedger(env, tombstoneTtl), file, bootId, -1);
+    var found = LedgerRecovery.read(file);
+    if (found.isEmpty()) {
+      var durable = new DurableLedger(file, bootId, env, tombstoneTtl, compactAtBytes, LedgerState.EMPTY, 0, -1);
+      durable.compactOnNextCommit();
       durable.awaitDurable(0);
       LOG.info("no checkpoint at {}; starting with an empty ledger", file.location());
       return new Opened(durable, List.of(), true);
     }
-    var checkpoint = CheckpointCodec.decode(bytes.get(), file.location());
-    if (!checkpoint.bootId().equals(bootId)) {
-      var dropped = List.copyOf(checkpoint.state().claims().values());
+    var recovered = found.get();
+    long generation = Math.max(recovered.snapshot().journalGeneration(), switch (recovered.journal()) {
+      case LedgerRecovery.JournalStatus.Stale stale -> stale.generation();
+      case LedgerRecovery.JournalStatus.Replayed replayed -> replayed.scan().header().generation();
+      case LedgerRecovery.JournalStatus.Absent _ -> 0L;
+    });
+    if (!recovered.bootId().equals(bootId)) {
+      var dropped = List.copyOf(recovered.state().claims().values());
       LOG.warn("checkpoint {} was written during boot {}, this is boot {}: the machine rebooted and nothing"
-          + " prepared survived. Discarding {} ledger entries: {}", file.location(), checkpoint.bootId(), bootId,
+          + " prepared survived. Discarding {} ledger entries: {}", file.location(), recovered.bootId(), bootId,
           dropped.size(), describe(dropped));
-      var fresh = new LedgerState(Map.of(), checkpoint.state().version() + 1);
-      var durable = new DurableLedger(new ClaimLedger(env, tombstoneTtl, fresh), file, bootId, -1);
+      var fresh = new LedgerState(Map.of(), recovered.state().version() + 1);
+      var durable = new DurableLedger(file, bootId, env, tombstoneTtl, compactAtBytes, fresh, generation, -1);
+      durable.compactOnNextCommit();
       durable.awaitDurable(fresh.version());
       return new Opened(durable, dropped, false);
     }
-    var state = checkpoint.state();
-    return new Opened(new DurableLedger(new ClaimLedger(env, tombstoneTtl, state), file, bootId, state.version()),
-        List.of(), false);
+    var state = recovered.state();
+    var durable = new DurableLedger(file, bootId, env, tombstoneTtl, compactAtBytes, state, generation,
+        state.version());
+    durable.adopt(recovered);
+    return new Opened(durable, List.of(), false);
+  }
+
+  /** Makes the journal found on disk ready for appends: cut a torn tail, or start one where there is none. */
+  private void adopt(LedgerRecovery.Recovered recovered) throws IOException {
+    if (journal.isEmpty()) {
+      return;
+    }
+    var j = journal.get();
+    switch (recovered.journal()) {
+      case LedgerRecovery.JournalStatus.Replayed replayed -> {
+        var scan = replayed.scan();
+        if (scan.torn()) {
+          LOG.warn("ledger journal {}: the last {} bytes, from byte offset {}, are a torn write (cut short or failing"
+              + " their CRC32C check, with nothing valid after them). A crash interrupted that append before its"
+              + " fsync returned, so no caller was told it was durable. Cutting them off; {} records before them"
+              + " are replayed.", j.location(), scan.size() - scan.validEnd(), scan.validEnd(), scan.frames().size());
+          j.truncate(scan.validEnd());
+        }
+        journalSize = scan.validEnd();
+      }
+      case LedgerRecovery.JournalStatus.Stale stale -> {
+        LOG.info("ledger journal {} is generation {}, older than the {} its snapshot names: a compaction was cut short"
+            + " after its snapshot, which holds every change of that journal; starting the new one", j.location(),
+            stale.generation(), recovered.snapshot().journalGeneration());
+        startJournal(recovered.snapshot().journalGeneration());
+      }
+      case LedgerRecovery.JournalStatus.Absent _ -> startJournal(recovered.snapshot().journalGeneration());
+    }
   }
 
   /** One line per entry: uid (name) state devices. */
@@ -108,7 +180,7 @@ public final class DurableLedger {
     awaitDurable(ledger.version());
   }
 
-  /** Returns once a checkpoint covering ledger version {@code version} is durable. */
+  /** Returns once a commit covering ledger version {@code version} is durable. */
   public void awaitDurable(long version) throws IOException {
     lock.lock();
     try {
@@ -118,16 +190,13 @@ public final class DurableLedger {
           continue;
         }
         writing = true;
-        LedgerState snapshot;
+        long covered = -1;
         IOException failure = null;
         lock.unlock();
         try {
-          snapshot = ledger.snapshot();
-          try {
-            file.write(CheckpointCodec.encode(snapshot, bootId));
-          } catch (IOException e) {
-            failure = e;
-          }
+          covered = commit();
+        } catch (IOException e) {
+          failure = e;
         } finally {
           lock.lock();
           writing = false;
@@ -137,20 +206,102 @@ public final class DurableLedger {
           throw failure;
         }
         writes++;
-        durableVersion = Math.max(durableVersion, snapshot.version());
+        durableVersion = Math.max(durableVersion, covered);
       }
     } finally {
       lock.unlock();
     }
   }
 
-  /** Checkpoint writes (fsyncs) so far; with group commit, fewer than the changes. */
+  /** Commits (fsyncs) so far: journal appends and snapshots; with group commit, fewer than the changes. */
   public long writes() {
     lock.lock();
     try {
       return writes;
     } finally {
       lock.unlock();
+    }
+  }
+
+  /** Snapshots written so far (at open, when the journal grew past its limit, after a failed append). */
+  public long compactions() {
+    return compactions;
+  }
+
+  private void compactOnNextCommit() {
+    mustCompact = true;
+  }
+
+  /** Makes every change so far durable; returns the ledger version it covers. Run by one caller at a time. */
+  private long commit() throws IOException {
+    var batch = pending.drain();
+    if (journal.isEmpty() || mustCompact || batch.isEmpty()) {
+      return compact();
+    }
+    var frame = LedgerJournal.frame(batch);
+    if (journalSize + frame.length > compactAtBytes) {
+      return compact();
+    }
+    var j = journal.get();
+    try {
+      j.append(frame);
+      j.force();
+    } catch (IOException e) {
+      // These changes have left the queue, and the file may end in part of the frame (or, after a
+      // failed fsync, in pages the kernel no longer promises to write). A snapshot covers them all
+      // and starts a clean journal, so the next commit writes one instead of appending.
+      mustCompact = true;
+      throw e;
+    }
+    journalSize += frame.length;
+    return batch.getLast().version();
+  }
+
+  /**
+   * Writes the whole ledger as a snapshot naming a new journal generation, then starts that
+   * journal. A crash between the two leaves an older journal beside the snapshot, which recovery
+   * ignores because the snapshot holds its every change; a crash before the snapshot's rename
+   * leaves the old pair, intact.
+   */
+  private long compact() throws IOException {
+    mustCompact = true; // until both steps succeed
+    var snapshot = ledger.snapshot();
+    pending.dropThrough(snapshot.version());
+    generation++; // also on a retry after a failure, so no generation is ever reused
+    file.write(CheckpointCodec.encode(snapshot, bootId, generation));
+    if (journal.isPresent()) {
+      startJournal(generation);
+    }
+    mustCompact = false;
+    compactions++;
+    return snapshot.version();
+  }
+
+  private void startJournal(long journalGeneration) throws IOException {
+    var header = LedgerJournal.header(journalGeneration, bootId);
+    journal.orElseThrow().replace(header);
+    journalSize = header.length;
+  }
+
+  /** Changes not yet committed, in version order; filled by the ledger under its own lock. */
+  private static final class Pending {
+    private final ArrayDeque<LedgerChange> changes = new ArrayDeque<>();
+
+    synchronized void add(LedgerChange change) {
+      changes.addLast(change);
+    }
+
+    synchronized List<LedgerChange> drain() {
+      var out = List.copyOf(changes);
+      changes.clear();
+      return out;
+    }
+
+    /** Forgets the changes a snapshot of version {@code version} holds. */
+    synchronized void dropThrough(long version) {
+      while (!changes.isEmpty() && changes.peekFirst().version() <= version) {
+        changes.removeFirst();
+      }
     }
   }
 }

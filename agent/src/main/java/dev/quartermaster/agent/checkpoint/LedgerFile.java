@@ -4,7 +4,7 @@ import java.io.IOException;
 import java.util.Optional;
 
 /**
- * The ledger's durable file. Real: {@link AtomicLedgerFile} (temp file, fsync, rename, fsync of
+ * The ledger's durable snapshot file (and, through {@link #journal}, the journal beside it). Real: {@link AtomicLedgerFile} (temp file, fsync, rename, fsync of
  * the directory). Simulated: {@link SimulatedLedgerFile}, where writes not yet synced are lost on a
  * crash.
  */
@@ -21,4 +21,12 @@ public interface LedgerFile {
    * any later point leaves exactly {@code bytes}; if it throws, the old content or the new one.
    */
   void write(byte[] bytes) throws IOException;
+
+  /**
+   * The journal that continues this snapshot, if this file has one. Without one, {@link
+   * DurableLedger} rewrites the whole snapshot on every commit (the original behaviour).
+   */
+  default Optional<JournalFile> journal() {
+    return Optional.empty();
+  }
 }

@@ -1,21 +1,28 @@
 package dev.quartermaster.agent.checkpoint;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.util.Arrays;
 import java.util.Optional;
 
 /**
- * A ledger file in memory with a crash model: what was written but not yet synced is lost on
- * {@link #crash}. By default every {@link #write} is synced before it returns, as the real file's;
- * {@link #failNextWrites} makes writes throw before they sync (the crash-in-the-middle case), and
- * {@link #holdUnsynced} keeps the next writes unsynced until {@link #sync}, for a simulation that
- * crashes between a write and its fsync.
+ * A ledger file (snapshot and journal) in memory with a crash model: what was written but not yet
+ * synced is lost on {@link #crash}. By default every snapshot {@link #write} and journal {@code
+ * replace} is synced before it returns, as the real file's; journal appends stay unsynced until
+ * the journal's {@code force}. {@link #failNextWrites} makes the next writes of either kind throw
+ * before they sync (the crash-in-the-middle case), and {@link #holdUnsynced} keeps the next snapshot
+ * writes unsynced until {@link #sync}, for a simulation that crashes between a write and its fsync.
  */
 public final class SimulatedLedgerFile implements LedgerFile {
   private Optional<byte[]> durable = Optional.empty();
   private Optional<byte[]> unsynced = Optional.empty();
+  private Optional<byte[]> journalDurable = Optional.empty();
+  private final ByteArrayOutputStream journalUnsynced = new ByteArrayOutputStream();
+  private final Journal journal = new Journal();
   private int failures;
   private boolean hold;
   private long writes;
+  private long forces;
 
   @Override
   public String location() {
@@ -29,10 +36,7 @@ public final class SimulatedLedgerFile implements LedgerFile {
 
   @Override
   public synchronized void write(byte[] bytes) throws IOException {
-    if (failures > 0) {
-      failures--;
-      throw new IOException("simulated: write failed before fsync");
-    }
+    failIfAsked();
     writes++;
     unsynced = Optional.of(bytes.clone());
     if (!hold) {
@@ -40,34 +44,113 @@ public final class SimulatedLedgerFile implements LedgerFile {
     }
   }
 
-  /** Makes the last write durable. */
+  @Override
+  public Optional<JournalFile> journal() {
+    return Optional.of(journal);
+  }
+
+  /** Makes the last snapshot write durable. */
   public synchronized void sync() {
     unsynced.ifPresent(b -> durable = Optional.of(b));
     unsynced = Optional.empty();
   }
 
-  /** Loses every unsynced write, as a power cut or kill -9 before fsync would. */
+  /** Loses every unsynced write and append, as a power cut or kill -9 before fsync would. */
   public synchronized void crash() {
     unsynced = Optional.empty();
+    journalUnsynced.reset();
   }
 
-  /** Makes the next {@code n} writes fail. */
+  /** Makes the next {@code n} writes (snapshot writes, journal appends and replacements) fail. */
   public synchronized void failNextWrites(int n) {
     failures = n;
   }
 
-  /** While on, writes stay unsynced until {@link #sync}. */
+  /** While on, snapshot writes stay unsynced until {@link #sync}. */
   public synchronized void holdUnsynced(boolean on) {
     hold = on;
   }
 
-  /** Writes that succeeded. */
+  /** Snapshot writes that succeeded. */
   public synchronized long writes() {
     return writes;
   }
 
-  /** The durable bytes, if any (what a restart after a crash would read). */
+  /** Journal fsyncs so far. */
+  public synchronized long forces() {
+    return forces;
+  }
+
+  /** The durable snapshot bytes, if any (what a restart after a crash would read). */
   public synchronized Optional<byte[]> durable() {
     return durable.map(byte[]::clone);
+  }
+
+  /** The durable journal bytes, if any. */
+  public synchronized Optional<byte[]> journalDurable() {
+    return journalDurable.map(byte[]::clone);
+  }
+
+  private void failIfAsked() throws IOException {
+    if (failures > 0) {
+      failures--;
+      throw new IOException("simulated: write failed before fsync");
+    }
+  }
+
+  /** The journal half, sharing the file's lock, failures and crash. */
+  private final class Journal implements JournalFile {
+    @Override
+    public String location() {
+      return "simulated:ledger.journal";
+    }
+
+    @Override
+    public Optional<byte[]> read() {
+      synchronized (SimulatedLedgerFile.this) {
+        return journalDurable.map(d -> concat(d, journalUnsynced.toByteArray()));
+      }
+    }
+
+    @Override
+    public void replace(byte[] content) throws IOException {
+      synchronized (SimulatedLedgerFile.this) {
+        failIfAsked();
+        journalUnsynced.reset();
+        journalDurable = Optional.of(content.clone());
+      }
+    }
+
+    @Override
+    public void append(byte[] bytes) throws IOException {
+      synchronized (SimulatedLedgerFile.this) {
+        failIfAsked();
+        journalUnsynced.writeBytes(bytes);
+      }
+    }
+
+    @Override
+    public void force() {
+      synchronized (SimulatedLedgerFile.this) {
+        forces++;
+        journalDurable = journalDurable.map(d -> concat(d, journalUnsynced.toByteArray()));
+        journalUnsynced.reset();
+      }
+    }
+
+    @Override
+    public void truncate(long size) {
+      synchronized (SimulatedLedgerFile.this) {
+        var all = concat(journalDurable.orElse(new byte[0]), journalUnsynced.toByteArray());
+        journalUnsynced.reset();
+        journalDurable = Optional.of(Arrays.copyOf(all, (int) size));
+      }
+    }
+  }
+
+  private static byte[] concat(byte[] a, byte[] b) {
+    var out = Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, out, a.length, b.length);
+    return out;
   }
 }

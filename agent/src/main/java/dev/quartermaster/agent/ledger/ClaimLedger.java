@@ -43,6 +43,7 @@ public final class ClaimLedger {
 
   private final Env env;
   private final Duration tombstoneTtl;
+  private final LedgerChange.Listener listener;
   private final TreeMap<String, ClaimState> claims = new TreeMap<>();
   /** device → uid of the started or completed entry that holds it; the I1 index. */
   private final Map<String, String> holders = new HashMap<>();
@@ -58,7 +59,17 @@ public final class ClaimLedger {
    * hold one device is refused: that is exactly what the ledger exists to prevent.
    */
   public ClaimLedger(Env env, Duration tombstoneTtl, LedgerState state) {
+    this(env, tombstoneTtl, state, LedgerChange.Listener.NONE);
+  }
+
+  /**
+   * As {@link #ClaimLedger(Env, Duration, LedgerState)}, telling {@code listener} of every change
+   * (under this ledger's lock, in version order), which is how the durable journal learns what to
+   * append without rewriting the whole state.
+   */
+  public ClaimLedger(Env env, Duration tombstoneTtl, LedgerState state, LedgerChange.Listener listener) {
     this.env = Objects.requireNonNull(env, "env");
+    this.listener = Objects.requireNonNull(listener, "listener");
     this.tombstoneTtl = Objects.requireNonNull(tombstoneTtl, "tombstoneTtl");
     if (tombstoneTtl.isNegative() || tombstoneTtl.isZero()) {
       throw new IllegalArgumentException("tombstone TTL must be positive: " + tombstoneTtl);
@@ -178,6 +189,7 @@ public final class ClaimLedger {
     expired.forEach(claims::remove); // tombstones hold no devices: the index is unaffected
     if (!expired.isEmpty()) {
       version++;
+      listener.changed(new LedgerChange.Removed(version, expired));
     }
     return expired.size();
   }
@@ -185,6 +197,7 @@ public final class ClaimLedger {
   private void put(ClaimState next) {
     index(next);
     version++;
+    listener.changed(new LedgerChange.Put(version, next));
   }
 
   private void index(ClaimState next) {

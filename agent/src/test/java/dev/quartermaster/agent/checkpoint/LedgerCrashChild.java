@@ -19,6 +19,7 @@ import java.util.SplittableRandom;
  * <pre>
  * READY &lt;pid&gt;;
  * ACK P &lt;uid&gt; &lt;dev,dev&gt;;    prepared (PrepareCompleted is on disk)
+ * BEGIN U &lt;uid&gt;;            about to unprepare (it may be on disk even if no ACK follows)
  * ACK U &lt;uid&gt;;              unprepared (the tombstone is on disk)
  * </pre>
  *
@@ -26,6 +27,7 @@ import java.util.SplittableRandom;
  */
 public final class LedgerCrashChild {
   static final int DEVICES = 8;
+  static final long COMPACT_AT_BYTES = 8 << 10;
 
   /** Flushes; exits when nobody reads any more, so a child whose parent died never lingers. */
   private static void ack(java.io.PrintStream out) {
@@ -40,8 +42,10 @@ public final class LedgerCrashChild {
     long seed = Long.parseLong(args[1]);
     var random = new SplittableRandom(seed);
     try (var lock = StateDirLock.acquire(stateDir)) {
+      // A small journal limit, so that compactions (snapshot, then a new journal) happen every few
+      // cycles and the kills land inside them too, not only in appends.
       var durable = DurableLedger.open(new AtomicLedgerFile(stateDir.resolve("ledger.json")), CrashSafetyTest.BOOT,
-          new SystemEnv(), ClaimLedger.DEFAULT_TOMBSTONE_TTL).ledger();
+          new SystemEnv(), ClaimLedger.DEFAULT_TOMBSTONE_TTL, COMPACT_AT_BYTES).ledger();
       var ledger = durable.ledger();
       var out = System.out;
       out.println("READY " + ProcessHandle.current().pid() + ";");
@@ -67,6 +71,11 @@ public final class LedgerCrashChild {
           }
         } else {
           var victim = holding.get(random.nextInt(holding.size())).claim();
+          // Said before the change: once the journal frame is written, a kill during its fsync can
+          // still leave it on disk (the page cache survives SIGKILL), so the parent must know that
+          // this unprepare may have happened without its acknowledgement.
+          out.println("BEGIN U " + victim.uid() + ";");
+          ack(out);
           ledger.unprepare(victim);
           durable.persist();
           out.println("ACK U " + victim.uid() + ";");

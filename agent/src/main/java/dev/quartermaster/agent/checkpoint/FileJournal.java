@@ -1,0 +1,90 @@
+package dev.quartermaster.agent.checkpoint;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Optional;
+
+/**
+ * The journal as a real file. Appends go through one channel kept open, and {@link #force} is
+ * {@code fsync} ({@code force(true)}): the appended bytes and the file's new size must both reach
+ * the disk, and we do not preallocate. A new generation replaces the file the way the snapshot is
+ * replaced (temp file, fsync, rename, fsync of the directory), so a journal header is never torn.
+ */
+public final class FileJournal implements JournalFile {
+  private final Path path;
+  private final Path temp;
+  /** Open from the first append until the file is replaced; only the committing caller touches it. */
+  private FileChannel channel;
+
+  public FileJournal(Path path) {
+    this.path = path.toAbsolutePath();
+    this.temp = this.path.resolveSibling("." + this.path.getFileName() + ".tmp");
+  }
+
+  public Path path() {
+    return path;
+  }
+
+  @Override
+  public String location() {
+    return path.toString();
+  }
+
+  @Override
+  public Optional<byte[]> read() throws IOException {
+    try {
+      return Optional.of(Files.readAllBytes(path));
+    } catch (NoSuchFileException e) {
+      return Optional.empty();
+    }
+  }
+
+  @Override
+  public void replace(byte[] content) throws IOException {
+    // The old channel points at the file the rename replaces; appends must go to the new one.
+    closeChannel();
+    AtomicLedgerFile.writeAtomically(path, temp, content);
+  }
+
+  @Override
+  public void append(byte[] bytes) throws IOException {
+    var ch = channel();
+    var buffer = ByteBuffer.wrap(bytes);
+    while (buffer.hasRemaining()) {
+      ch.write(buffer);
+    }
+  }
+
+  @Override
+  public void force() throws IOException {
+    channel().force(true);
+  }
+
+  @Override
+  public void truncate(long size) throws IOException {
+    var ch = channel();
+    ch.truncate(size);
+    ch.position(size);
+    ch.force(true);
+  }
+
+  private FileChannel channel() throws IOException {
+    if (channel == null || !channel.isOpen()) {
+      channel = FileChannel.open(path, StandardOpenOption.WRITE);
+      channel.position(channel.size());
+    }
+    return channel;
+  }
+
+  private void closeChannel() throws IOException {
+    if (channel != null) {
+      channel.close();
+      channel = null;
+    }
+  }
+}

@@ -1,0 +1,31 @@
+package dev.quartermaster.agent.checkpoint;
+
+import java.io.IOException;
+import java.util.Optional;
+
+/**
+ * The ledger's append-only journal file ({@link LedgerJournal} says what goes in it). Real: {@link
+ * FileJournal}. Simulated: {@link SimulatedLedgerFile#journal()}, where appends not yet forced are
+ * lost on a crash. Only one writer at a time: {@link DurableLedger} serializes every call but
+ * {@link #read}.
+ */
+public interface JournalFile {
+
+  /** Where it is, for messages. */
+  String location();
+
+  /** Everything in it now (a reader racing an append may see a torn tail); empty if there is no journal. */
+  Optional<byte[]> read() throws IOException;
+
+  /** Replaces the whole content with {@code content}, atomically and durably (a new generation's header). */
+  void replace(byte[] content) throws IOException;
+
+  /** Appends {@code bytes} at the end; durable only once {@link #force} returns. */
+  void append(byte[] bytes) throws IOException;
+
+  /** Makes every append so far durable (fsync). */
+  void force() throws IOException;
+
+  /** Cuts the content to its first {@code size} bytes, durably (drops a torn tail before appending again). */
+  void truncate(long size) throws IOException;
+}

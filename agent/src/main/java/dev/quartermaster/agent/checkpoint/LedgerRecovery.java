@@ -1,0 +1,87 @@
+package dev.quartermaster.agent.checkpoint;
+
+import dev.quartermaster.agent.checkpoint.CorruptCheckpointException.Problem;
+import dev.quartermaster.agent.ledger.LedgerState;
+import java.io.IOException;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Reads the ledger as it is on disk, changing nothing: the snapshot (verified by {@link
+ * CheckpointCodec}) and then the journal that continues it (verified by {@link LedgerJournal}).
+ * {@link DurableLedger#open} acts on what this finds; {@code qm agent ledger show} only prints it.
+ *
+ * <p>Which journal counts: the snapshot names the generation of its journal. A compaction writes
+ * the snapshot (naming generation g+1) first and only then replaces the journal with an empty one
+ * of generation g+1, so a journal of an older generation is one whose every change the snapshot
+ * already holds (a compaction was cut short between its two steps): it is ignored. A journal of a
+ * newer generation cannot come from us and is an error, as is a journal without a snapshot.
+ *
+ * <p>The journal is read before the snapshot, so a reader that does not hold the state-directory
+ * lock and races a compaction sees either an older journal (ignored) or the current pair, never a
+ * journal newer than its snapshot.
+ */
+public final class LedgerRecovery {
+  private LedgerRecovery() {}
+
+  /** What the journal contributed. */
+  public sealed interface JournalStatus {
+    /** No journal (never created, or a file without journal support). */
+    record Absent() implements JournalStatus {}
+
+    /** A journal of an older generation, entirely covered by the snapshot. */
+    record Stale(long generation) implements JournalStatus {}
+
+    /** Replayed: {@code scan} says what it held and whether its tail was torn. */
+    record Replayed(LedgerJournal.Scan scan) implements JournalStatus {}
+  }
+
+  /** The ledger on disk: the snapshot, the state after replaying its journal, and what the journal was. */
+  public record Recovered(Checkpoint snapshot, LedgerState state, JournalStatus journal) {
+    public Recovered {
+      Objects.requireNonNull(snapshot, "snapshot");
+      Objects.requireNonNull(state, "state");
+      Objects.requireNonNull(journal, "journal");
+    }
+
+    public String bootId() {
+      return snapshot.bootId();
+    }
+  }
+
+  /** The ledger of {@code file}; empty if there is none yet. Corruption is a {@link CorruptCheckpointException}. */
+  public static Optional<Recovered> read(LedgerFile file) throws IOException {
+    var journal = file.journal();
+    Optional<byte[]> journalBytes = journal.isPresent() ? journal.get().read() : Optional.empty();
+    var snapshotBytes = file.read();
+    if (snapshotBytes.isEmpty()) {
+      if (journalBytes.isPresent()) {
+        throw new CorruptCheckpointException(journal.get().location(), Problem.INVALID_CONTENT,
+            "a ledger journal exists but its snapshot " + file.location() + " does not; the journal alone does not"
+                + " hold the whole ledger");
+      }
+      return Optional.empty();
+    }
+    var snapshot = CheckpointCodec.decode(snapshotBytes.get(), file.location());
+    if (journalBytes.isEmpty()) {
+      return Optional.of(new Recovered(snapshot, snapshot.state(), new JournalStatus.Absent()));
+    }
+    var location = journal.get().location();
+    var scan = LedgerJournal.scan(journalBytes.get(), location);
+    long generation = scan.header().generation();
+    if (generation < snapshot.journalGeneration()) {
+      return Optional.of(new Recovered(snapshot, snapshot.state(), new JournalStatus.Stale(generation)));
+    }
+    if (generation > snapshot.journalGeneration()) {
+      throw new CorruptCheckpointException(location, Problem.INVALID_CONTENT, "journal generation " + generation
+          + " is newer than the generation " + snapshot.journalGeneration() + " named by the snapshot "
+          + file.location() + "; the snapshot is always written first, so one of the two was replaced from elsewhere");
+    }
+    if (!scan.header().bootId().equals(snapshot.bootId())) {
+      throw new CorruptCheckpointException(location, Problem.INVALID_CONTENT, "the journal was written during boot "
+          + scan.header().bootId() + " but its snapshot " + file.location() + " during boot " + snapshot.bootId());
+    }
+    var state = LedgerJournal.replay(snapshot.state(), scan, location);
+    return Optional.of(new Recovered(snapshot, state, new JournalStatus.Replayed(scan)));
+  }
+}
