@@ -115,6 +115,12 @@ public final class Allocator {
       @Override
       public void onUpdate(ResourceClaim o, ResourceClaim c) {
         loop.enqueue(keyOf(c));
+        if (c.status().allocation().isPresent() && o.status().allocation().isEmpty()) {
+          // A reservation left on another node by a lost race is garbage now that the claim is placed.
+          index.reservationsOf(c.metadata().uid()).keySet().stream()
+              .filter(n -> !n.equals(c.status().allocation().get().node()))
+              .forEach(n -> loop.enqueue("node/" + n));
+        }
       }
 
       @Override
@@ -286,8 +292,8 @@ public final class Allocator {
 
   /**
    * The write protocol: read the claims and the node live; record the devices in the node's ledger
-   * (compare-and-set on the node; nothing to write when resuming a reservation already there);
-   * only then write each claim's allocation (compare-and-set on the claim).
+   * (compare-and-set on the node, also when resuming a reservation already there); only then write
+   * each claim's allocation (compare-and-set on the claim).
    */
   private Result commit(String key, List<ResourceClaim> pending, Placement.Placed placed) {
     var live = new ArrayList<ResourceClaim>();
@@ -318,10 +324,9 @@ public final class Allocator {
         add.put(d.device(), uid);
       }
     }
-    var fresh = add.entrySet().stream().anyMatch(e -> !e.getValue().equals(ledger.get(e.getKey())));
-    if (fresh) {
-      api.update(NodeLedger.with(node, add)); // compare-and-set on the node: the allocators' meeting point
-    }
+    // Written even when resuming entries already there: the compare-and-set on the node is what a
+    // ledger cleaner that decided on an older node revision loses against (see LedgerCleaner).
+    api.update(NodeLedger.with(node, add));
     for (var c : live) {
       var devices = placed.devices().get(c.metadata().name());
       var condition = Conditions.of(ALLOCATED, true, "Allocated",
