@@ -334,11 +334,11 @@ class CliEndToEndTest {
   @Test
   void whatGetPrintsCanBeAppliedBack() {
     run("apply", "-f", "examples/workload.yaml", "-f", "examples/deviceclass.yaml");
-    var exported = run("get", "deviceclasses", "-o", "yaml").out() + "---\n" + run("get", "wl", "training", "-o", "yaml").out();
+    var exported = run("get", "deviceclasses", "-o", "yaml").out() + "---\n" + run("get", "wl", "finetune", "-o", "yaml").out();
 
     var result = runWithStdin(exported, "apply", "-f", "-");
 
     assertThat(result.exit()).as(result.err()).isZero();
-    assertThat(result.out()).isEqualTo("deviceclass/a100-80g unchanged\ndeviceclass/gpu-any unchanged\nworkload/training unchanged\n");
+    assertThat(result.out()).isEqualTo("deviceclass/a100-80g unchanged\ndeviceclass/gpu-any unchanged\nworkload/finetune unchanged\n");
   }
 }
