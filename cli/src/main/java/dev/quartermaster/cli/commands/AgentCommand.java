@@ -39,7 +39,8 @@ public final class AgentCommand implements Callable<Integer> {
   @Mixin
   private ClientOptions client = new ClientOptions();
 
-  @Option(names = "--node", required = true, paramLabel = "NAME", description = "this node's name")
+  // Checked in call(), not by picocli: a required option here would also be demanded by `qm agent ledger …`.
+  @Option(names = "--node", paramLabel = "NAME", description = "this node's name (required)")
   private String node;
 
   @Option(names = "--state", paramLabel = "DIR", defaultValue = "/var/lib/quartermaster",
@@ -74,6 +75,9 @@ public final class AgentCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws IOException, InterruptedException {
+    if (node == null) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "Missing required option: '--node=NAME'");
+    }
     var stateDir = env.resolve(state);
     var cdi = cdiDir != null ? env.resolve(cdiDir) : CdiDirs.defaultFor(stateDir);
     var connection = client.connect(env);
