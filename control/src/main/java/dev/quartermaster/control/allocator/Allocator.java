@@ -59,7 +59,10 @@ public final class Allocator {
     this.env = env;
     this.api = api;
     this.informers = informers;
-    this.loop = new ControlLoop("allocator", env, 1, this::reconcile);
+    // Several workers, so allocations share the store's group commit. Safe: every commit is a
+    // compare-and-set on the node's ledger; the index steers concurrent placements to different
+    // nodes (DeviceIndex#place) so they rarely collide.
+    this.loop = new ControlLoop("allocator", env, 4, this::reconcile);
     informers.nodes().addHandler(new EventHandler<>() {
       @Override
       public void onAdd(Node n) {
@@ -251,7 +254,13 @@ public final class Allocator {
     }
     var placement = index.place(needs, node, classes);
     return switch (placement) {
-      case Placement.Placed placed -> commit(key, pending, placed);
+      case Placement.Placed placed -> {
+        try {
+          yield commit(key, pending, placed);
+        } finally {
+          index.committed(placed.node());
+        }
+      }
       case Placement.NoSuchDeviceClass p -> block(key, pending, "NoSuchDeviceClass", p.message());
       case Placement.Unsatisfiable p -> block(key, pending, "Unsatisfiable", p.message());
       case Placement.Waiting p -> block(key, pending, "WaitingForDevices", p.message());
@@ -326,7 +335,8 @@ public final class Allocator {
     }
     // Written even when resuming entries already there: the compare-and-set on the node is what a
     // ledger cleaner that decided on an older node revision loses against (see LedgerCleaner).
-    api.update(NodeLedger.with(node, add));
+    var written = api.update(NodeLedger.with(node, add));
+    index.wrote(written, informers.slices().cache().byIndex(Informers.BY_NODE, placed.node()));
     for (var c : live) {
       var devices = placed.devices().get(c.metadata().name());
       var condition = Conditions.of(ALLOCATED, true, "Allocated",

@@ -8,6 +8,7 @@ import dev.quartermaster.api.node.Node;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -53,8 +54,28 @@ public final class DeviceIndex {
   /** Claim uid → node → devices its ledger entries hold. */
   private final Map<String, Map<String, Set<String>>> reservations = new HashMap<>();
 
+  /**
+   * The node as our own last ledger write left it, kept until the cache shows that revision: the
+   * next placement then sees the devices we just took instead of picking them again and losing the
+   * compare-and-set (with one allocator filling nodes best fit, about a fifth of the allocations in
+   * the end-to-end bench did).
+   */
+  private final Map<String, Node> written = new HashMap<>();
+  /** Nodes a placement was handed out on and whose commit has not finished (see {@link #place}). */
+  private final Set<String> committing = new HashSet<>();
+
   /** Re-reads one node from the caches' current state ({@code node} empty: the node is gone). */
   public synchronized void refresh(String name, Optional<Node> node, List<DeviceSlice> slices) {
+    if (node.isEmpty()) {
+      written.remove(name);
+    } else {
+      var ours = written.get(name);
+      if (ours != null && ours.metadata().revision() >= node.get().metadata().revision()) {
+        node = Optional.of(ours); // the cache is not past our own write yet
+      } else {
+        written.remove(name);
+      }
+    }
     unindex(name);
     if (node.isEmpty() && slices.isEmpty()) {
       return;
@@ -103,7 +124,13 @@ public final class DeviceIndex {
       }
     }
     List<String> candidates = pinned.map(List::of).orElseGet(() -> candidates(needs, classes));
-    for (var name : candidates) {
+    // Nodes another worker is committing to come last: their ledger is about to change, and two
+    // workers picking the same best-fit devices would only make one of them lose the node's
+    // compare-and-set. Still tried, so a busy node never makes a claim look unplaceable.
+    var ordered = new ArrayList<String>(candidates.size());
+    candidates.stream().filter(n -> !committing.contains(n)).forEach(ordered::add);
+    candidates.stream().filter(committing::contains).forEach(ordered::add);
+    for (var name : ordered) {
       var view = nodes.get(name);
       if (view == null || !view.schedulable()) {
         continue;
@@ -111,10 +138,30 @@ public final class DeviceIndex {
       var fit = DeviceFit.fit(view.devices(), needs, classes,
           d -> d.health() == Device.Health.Healthy && !view.ledger().containsKey(d.name()));
       if (fit.isPresent()) {
+        committing.add(name);
         return new Placement.Placed(name, fit.get());
       }
     }
     return whyNoPlace(needs, pinned, classes);
+  }
+
+  /** The commit of a placement on {@code node} that {@link #place} handed out has finished. */
+  public synchronized void committed(String node) {
+    committing.remove(node);
+  }
+
+  /**
+   * Our ledger write on a node succeeded: index it now rather than when the informer delivers it.
+   * Only ever fresher than the cache; a stale view stays safe (every commit re-reads live), this
+   * just keeps it from being stale about our own writes.
+   */
+  public synchronized void wrote(Node node, List<DeviceSlice> slices) {
+    var name = node.metadata().name();
+    var indexed = written.get(name);
+    if (indexed == null || indexed.metadata().revision() < node.metadata().revision()) {
+      written.put(name, node);
+    }
+    refresh(name, Optional.of(written.get(name)), slices);
   }
 
   /**

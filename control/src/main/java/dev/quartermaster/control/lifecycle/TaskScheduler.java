@@ -37,7 +37,9 @@ public final class TaskScheduler {
     this.env = env;
     this.api = api;
     this.informers = informers;
-    this.loop = new ControlLoop("scheduler", env, 1, this::reconcile);
+    // Keys are tasks, each written compare-and-set on its own object: independent, so many workers
+    // let a burst of tasks share the store's group commit instead of queueing one write at a time.
+    this.loop = new ControlLoop("scheduler", env, 8, this::reconcile);
     informers.tasks().addHandler(EventHandler.onAddOrUpdate(t -> loop.enqueue(t.metadata().name())));
     informers.claims().addHandler(new EventHandler<>() {
       @Override

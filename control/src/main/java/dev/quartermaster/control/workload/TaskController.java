@@ -46,7 +46,9 @@ public final class TaskController {
   public TaskController(Env env, ApiClient api, Informers informers) {
     this.api = api;
     this.informers = informers;
-    this.loop = new ControlLoop("tasks", env, 2, this::reconcile);
+    // Keys are tasks and each writes only its own claims: independent, so a burst of new tasks gets
+    // its claims created concurrently (sharing the store's group commit), not one by one.
+    this.loop = new ControlLoop("tasks", env, 8, this::reconcile);
     informers.tasks().addHandler(EventHandler.onAddOrUpdate(t -> loop.enqueue(t.metadata().name())));
     informers.claims().addHandler(new EventHandler<>() {
       @Override
