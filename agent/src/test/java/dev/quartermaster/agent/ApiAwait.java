@@ -12,9 +12,11 @@ import java.nio.file.Path;
 import java.nio.file.StandardWatchEventKinds;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /**
  * Bounded waits for tests, driven by events (API watch events, file-system events) with a
@@ -28,6 +30,18 @@ final class ApiAwait {
   /** Waits until {@code condition} holds for every object of {@code kind}; returns them. */
   static <T extends ApiObject> List<T> until(ApiClient api, Kind<T> kind, String what, Predicate<List<T>> condition)
       throws InterruptedException {
+    return onChanges(api, kind, () -> api.list(kind).items(), condition, what);
+  }
+
+  /** Waits until {@code condition} holds for the object {@code name} (empty: it does not exist); returns it. */
+  static <T extends ApiObject> Optional<T> object(ApiClient api, Kind<T> kind, String name,
+      Predicate<Optional<T>> condition) throws InterruptedException {
+    return onChanges(api, kind, () -> api.get(kind, name), condition, kind + " " + name + " to match");
+  }
+
+  /** Re-reads after every watch event of {@code kind} until {@code condition} holds for what it read. */
+  private static <T extends ApiObject, R> R onChanges(ApiClient api, Kind<T> kind, Supplier<R> read,
+      Predicate<R> condition, String what) throws InterruptedException {
     var changes = new LinkedBlockingQueue<Long>();
     var start = api.list(kind).revision();
     try (var watch = api.watch(kind, start, new WatchHandler<T>() {
@@ -43,13 +57,13 @@ final class ApiAwait {
     })) {
       long deadline = System.nanoTime() + DEADLINE.toNanos();
       while (true) {
-        var current = api.list(kind).items();
+        var current = read.get();
         if (condition.test(current)) {
           return current;
         }
         long left = deadline - System.nanoTime();
         if (left <= 0 || changes.poll(left, TimeUnit.NANOSECONDS) == null) {
-          throw new AssertionError("not within " + DEADLINE + ": " + what + "; last " + kind + "s: " + current);
+          throw new AssertionError("not within " + DEADLINE + ": " + what + "; last: " + current);
         }
       }
     }
@@ -57,39 +71,28 @@ final class ApiAwait {
 
   /** Waits, on file-system events in its directory, until {@code file} contains {@code text}. */
   static String fileContains(Path file, String text) throws IOException, InterruptedException {
-    try (var service = file.getFileSystem().newWatchService()) {
-      file.getParent().register(service, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_MODIFY);
-      long deadline = System.nanoTime() + DEADLINE.toNanos();
-      while (true) {
-        var content = read(file);
-        if (content.contains(text)) {
-          return content;
-        }
-        long left = deadline - System.nanoTime();
-        var key = left <= 0 ? null : service.poll(left, TimeUnit.NANOSECONDS);
-        if (key == null) {
-          throw new AssertionError("not within " + DEADLINE + ": '" + text + "' in " + file + "; it has: " + content);
-        }
-        key.pollEvents();
-        key.reset();
-      }
-    }
+    return fileUntil(file, content -> content.contains(text), "'" + text + "' in " + file);
   }
 
   /** Waits, on file-system events in its directory, until {@code file} no longer contains {@code text}. */
   static String fileLacks(Path file, String text) throws IOException, InterruptedException {
+    return fileUntil(file, content -> !content.contains(text), "'" + text + "' gone from " + file);
+  }
+
+  private static String fileUntil(Path file, Predicate<String> condition, String what)
+      throws IOException, InterruptedException {
     try (var service = file.getFileSystem().newWatchService()) {
       file.getParent().register(service, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_MODIFY);
       long deadline = System.nanoTime() + DEADLINE.toNanos();
       while (true) {
         var content = read(file);
-        if (!content.contains(text)) {
+        if (condition.test(content)) {
           return content;
         }
         long left = deadline - System.nanoTime();
         var key = left <= 0 ? null : service.poll(left, TimeUnit.NANOSECONDS);
         if (key == null) {
-          throw new AssertionError("not within " + DEADLINE + ": '" + text + "' gone from " + file);
+          throw new AssertionError("not within " + DEADLINE + ": " + what + "; it has: " + content);
         }
         key.pollEvents();
         key.reset();

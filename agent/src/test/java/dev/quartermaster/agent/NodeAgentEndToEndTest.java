@@ -14,7 +14,6 @@ import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.claim.ResourceClaimSpec;
 import dev.quartermaster.api.claim.ResourceClaimStatus;
 import dev.quartermaster.api.client.ApiClient;
-import dev.quartermaster.api.client.WatchHandler;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kind;
@@ -29,10 +28,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -48,7 +44,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class NodeAgentEndToEndTest {
   private static final String NODE = "node-1";
-  private static final Duration DEADLINE = Duration.ofSeconds(60);
 
   @TempDir Path tmp;
   private SqliteStore store;
@@ -190,34 +185,8 @@ class NodeAgentEndToEndTest {
     assertThat(Files.readString(file)).contains("/dev/nvidia-uvm");
   }
 
-  /** Waits, on watch events, until {@code condition} holds for the object {@code name}; returns it. */
   private <T extends ApiObject> Optional<T> await(Kind<T> kind, String name, Predicate<Optional<T>> condition)
       throws Exception {
-    var changes = new LinkedBlockingQueue<Long>();
-    var start = api.list(kind).revision();
-    try (var watch = api.watch(kind, start, new WatchHandler<T>() {
-      @Override
-      public void onEvent(dev.quartermaster.api.client.WatchEvent<T> event) {
-        changes.add(event.revision());
-      }
-
-      @Override
-      public void onGone(long compactedRevision) {
-        changes.add(-1L);
-      }
-    })) {
-      long deadline = System.nanoTime() + DEADLINE.toNanos();
-      while (true) {
-        var current = api.get(kind, name);
-        if (condition.test(current)) {
-          return current;
-        }
-        long left = deadline - System.nanoTime();
-        if (left <= 0 || changes.poll(left, TimeUnit.NANOSECONDS) == null) {
-          throw new AssertionError("no " + kind + " " + name + " state matched within " + DEADLINE + "; last: "
-              + api.get(kind, name) + Map.of());
-        }
-      }
-    }
+    return ApiAwait.object(api, kind, name, condition);
   }
 }
