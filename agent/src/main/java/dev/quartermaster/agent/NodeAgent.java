@@ -111,7 +111,7 @@ public final class NodeAgent implements AutoCloseable {
     this.taskSync = new TaskSync(config.api(), config.nodeName(), env,
         name -> tasks.hasSynced() ? tasks.cache().get(name) : Optional.empty(),
         name -> claims.cache().get(name), new TaskRuntimes(env, config.cdiDir(), config.podman()), config::taskLog,
-        config.stateDir().resolve("tasks"), taskQueue::add, names -> names.forEach(claimQueue::add),
+        NodeAgentConfig.tasksDir(config.stateDir()), taskQueue::add, names -> names.forEach(claimQueue::add),
         config.rescanPeriod());
     this.claimSync = new ClaimSync(config.api(), config.nodeName(), env, preparer,
         name -> claims.hasSynced() ? claims.cache().get(name) : Optional.empty(), claimQueue::add, this::taskDone);

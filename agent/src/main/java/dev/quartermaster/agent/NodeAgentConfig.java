@@ -100,7 +100,16 @@ public record NodeAgentConfig(
 
   /** Where task {@code name}'s output goes: {@code <state>/tasks/<name>.log} ({@code qm logs} reads it). */
   public Path taskLog(String name) {
-    return stateDir.resolve("tasks").resolve(name + ".log");
+    return taskLog(stateDir, name);
+  }
+
+  /** The task-output layout of an agent's state directory, for readers outside the agent. */
+  public static Path taskLog(Path stateDir, String name) {
+    return tasksDir(stateDir).resolve(name + ".log");
+  }
+
+  public static Path tasksDir(Path stateDir) {
+    return stateDir.resolve("tasks");
   }
 
   public NodeAgentConfig withBootId(String id) {

@@ -29,6 +29,6 @@ public record UpLayout(Path dataDir) {
   }
 
   public Path taskLog(String node, String task) {
-    return state(node).resolve("tasks").resolve(task + ".log");
+    return dev.quartermaster.agent.NodeAgentConfig.taskLog(state(node), task);
   }
 }
