@@ -1,24 +1,20 @@
 package dev.quartermaster.agent;
 
-import dev.quartermaster.agent.cdi.CdiSpecWriter;
-import dev.quartermaster.agent.checkpoint.AtomicLedgerFile;
 import dev.quartermaster.agent.checkpoint.DurableLedger;
-import dev.quartermaster.agent.checkpoint.StateDirLock;
-import dev.quartermaster.agent.controlnodes.ControlNodeCheck;
 import dev.quartermaster.agent.controlnodes.ControlNodeCreator;
 import dev.quartermaster.agent.controlnodes.ControlNodeStatus;
 import dev.quartermaster.agent.controlnodes.ControlNodeWatcher;
 import dev.quartermaster.agent.devices.NodeDevices;
 import dev.quartermaster.agent.effects.EffectsReconciler;
-import dev.quartermaster.agent.effects.OsHelperProcesses;
 import dev.quartermaster.agent.health.HealthPolicy;
+import dev.quartermaster.agent.host.NodeHost;
+import dev.quartermaster.agent.host.OsNodeHost;
 import dev.quartermaster.agent.node.ApiListerWatcher;
 import dev.quartermaster.agent.node.ClaimSync;
 import dev.quartermaster.agent.node.DevicesReady;
 import dev.quartermaster.agent.node.NodeStatusWriter;
 import dev.quartermaster.agent.node.SlicePublisher;
 import dev.quartermaster.agent.prepare.ClaimPreparer;
-import dev.quartermaster.agent.tasks.TaskRuntimes;
 import dev.quartermaster.agent.tasks.TaskSync;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.meta.ApiObject;
@@ -43,7 +39,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The node agent as a library ({@code qm agent} and {@code qm up} wire it): takes the state
+ * The node agent as a library ({@code qm agent} and {@code qm up} wire it; the simulation runs it
+ * on a simulated {@link NodeHost}, in virtual time): takes the state
  * directory's lock, loads the ledger (refusing a corrupt one), cleans up after a crash, discovers
  * the GPUs and watches their health ({@link NodeDevices}), watches the control nodes ({@link
  * ControlNodeWatcher}: file watch plus periodic rescan) into the Node's {@code DevicesReady}
@@ -61,12 +58,11 @@ import org.slf4j.LoggerFactory;
 public final class NodeAgent implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(NodeAgent.class);
   public static final String AGENT_VERSION = "0.1.0";
-  private static final Duration HEALTH_POLL = Duration.ofSeconds(2);
 
   private final NodeAgentConfig config;
-  private final StateDirLock lock;
+  private final NodeHost host;
+  private final NodeHost.StateLock lock;
   private final NodeDevices devices;
-  private final ControlNodeCheck check;
   private final AtomicReference<ControlNodeStatus> controlNodes;
   private final ClaimPreparer preparer;
   private final NodeStatusWriter status;
@@ -86,21 +82,20 @@ public final class NodeAgent implements AutoCloseable {
   private volatile boolean begun;
   private volatile boolean closed;
 
-  private NodeAgent(NodeAgentConfig config, StateDirLock lock, DurableLedger durable) throws IOException {
+  private NodeAgent(NodeAgentConfig config, NodeHost host, NodeHost.StateLock lock, DurableLedger durable) {
     this.config = config;
+    this.host = host;
     this.lock = lock;
     var env = config.env();
-    var root = config.deviceRoot();
+    var tree = host.devices();
     this.deviceEvents = new SerialExecutor(env);
     this.status = new NodeStatusWriter(config.api(), config.nodeName());
     this.slice = new SlicePublisher(config.api(), config.nodeName());
-    this.devices = NodeDevices.start(env, root, config.nvml(), HealthPolicy.defaults(config.healthCleanPeriod()),
-        HEALTH_POLL, () -> deviceEvents.submit(this::publishSlice));
-    this.check = new ControlNodeCheck(root.path());
-    this.controlNodes = new AtomicReference<>(check.check());
-    var helpers = new OsHelperProcesses(config.stateDir().resolve("helpers"), config.helperCommand());
-    this.preparer = new ClaimPreparer(durable, new CdiSpecWriter(config.cdiDir()),
-        new EffectsReconciler(helpers, status), devices::inventory, check::check);
+    this.devices = NodeDevices.start(env, tree, HealthPolicy.defaults(config.healthCleanPeriod()),
+        () -> deviceEvents.submit(this::publishSlice));
+    this.controlNodes = new AtomicReference<>(tree.checkControlNodes());
+    this.preparer = new ClaimPreparer(durable, host.claimSpecs(), new EffectsReconciler(host.helpers(), status),
+        devices::inventory, tree::checkControlNodes);
     var backoff = new ExponentialBackoff<String>(Duration.ofMillis(100), Duration.ofSeconds(10));
     this.claimQueue = new WorkQueue<>(env, backoff);
     this.taskQueue = new WorkQueue<>(env, new ExponentialBackoff<>(Duration.ofMillis(100), Duration.ofSeconds(10)));
@@ -110,25 +105,32 @@ public final class NodeAgent implements AutoCloseable {
         NodeAgent::revisionOf).build();
     this.taskSync = new TaskSync(config.api(), config.nodeName(), env,
         name -> tasks.hasSynced() ? tasks.cache().get(name) : Optional.empty(),
-        name -> claims.cache().get(name), new TaskRuntimes(env, config.cdiDir(), config.podman()), config::taskLog,
-        NodeAgentConfig.tasksDir(config.stateDir()), taskQueue::add, names -> names.forEach(claimQueue::add),
+        name -> claims.cache().get(name), host.tasks(), config::taskLog, taskQueue::add,
+        names -> names.forEach(claimQueue::add),
         config.rescanPeriod());
     this.claimSync = new ClaimSync(config.api(), config.nodeName(), env, preparer,
         name -> claims.hasSynced() ? claims.cache().get(name) : Optional.empty(), claimQueue::add, this::taskDone);
   }
 
-  /** Starts an agent; throws if the state directory is locked or the checkpoint is corrupt. */
+  /** Starts an agent on this machine; throws if the state directory is locked or the checkpoint is corrupt. */
   public static NodeAgent start(NodeAgentConfig config) throws IOException {
-    var lock = StateDirLock.acquire(config.stateDir());
+    if (config.createControlNodes()) {
+      var created = new ControlNodeCreator(config.deviceRoot().path()).createMissing();
+      LOG.info("control nodes created: {}; not created: {}", created.created(), created.failures());
+    }
+    return start(config, new OsNodeHost(config));
+  }
+
+  /**
+   * Starts an agent on {@code host} (its I/O: files, devices, processes); {@code config}'s paths
+   * are used only by the host and for naming task logs.
+   */
+  public static NodeAgent start(NodeAgentConfig config, NodeHost host) throws IOException {
+    var lock = host.lockState();
     NodeAgent agent = null;
     try {
-      if (config.createControlNodes()) {
-        var created = new ControlNodeCreator(config.deviceRoot().path()).createMissing();
-        LOG.info("control nodes created: {}; not created: {}", created.created(), created.failures());
-      }
-      var opened = DurableLedger.open(new AtomicLedgerFile(config.stateDir().resolve("ledger.json")), config.bootId(),
-          config.env(), config.tombstoneTtl());
-      agent = new NodeAgent(config, lock, opened.ledger());
+      var opened = DurableLedger.open(host.ledgerFile(), config.bootId(), config.env(), config.tombstoneTtl());
+      agent = new NodeAgent(config, host, lock, opened.ledger());
       agent.begin();
       return agent;
     } catch (IOException | RuntimeException e) {
@@ -180,8 +182,8 @@ public final class NodeAgent implements AutoCloseable {
         name -> claims.hasSynced() ? claimSync.sync(name) : Result.requeueAfter(Duration.ofMillis(50)));
     taskWorkers = Workers.start(config.env(), taskQueue, config.workers(),
         name -> tasks.hasSynced() && claims.hasSynced() ? taskSync.sync(name) : Result.requeueAfter(Duration.ofMillis(50)));
-    watcher = ControlNodeWatcher.start(config.env(), check, config.rescanPeriod(), ControlNodeWatcher.FileWatch.ON,
-        s -> deviceEvents.submit(() -> controlNodesChanged(s)));
+    watcher = ControlNodeWatcher.start(config.env(), host.devices()::checkControlNodes, host.devices().watchDir(),
+        config.rescanPeriod(), s -> deviceEvents.submit(() -> controlNodesChanged(s)));
     heartbeat = config.env().schedule(config.heartbeat(), this::beat);
     LOG.info("agent for node {} started: state {}, CDI {}, {} GPUs ({}), control nodes {}", config.nodeName(),
         config.stateDir(), config.cdiDir(), devices.inventory().gpus().size(), devices.inventory().source(),
@@ -296,6 +298,18 @@ public final class NodeAgent implements AutoCloseable {
    */
   @Override
   public void close() throws IOException {
+    stop(true);
+  }
+
+  /**
+   * Stops as a {@code kill -9} would: no more work, no clean-up — task processes, helpers, specs
+   * and whatever the ledger file made durable stay on the host for the next agent to find.
+   */
+  public void halt() throws IOException {
+    stop(false);
+  }
+
+  private void stop(boolean killTasks) throws IOException {
     closed = true;
     heartbeat.cancel();
     if (watcher != null) {
@@ -312,7 +326,9 @@ public final class NodeAgent implements AutoCloseable {
     }
     claimQueue.shutDown();
     taskQueue.shutDown();
-    taskSync.killAll();
+    if (killTasks) {
+      taskSync.killAll();
+    }
     lock.close();
   }
 }

@@ -4,12 +4,14 @@ import dev.quartermaster.core.env.Env;
 import java.io.IOException;
 import java.nio.file.ClosedWatchServiceException;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.file.StandardWatchEventKinds;
 import java.nio.file.WatchService;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * Re-checks the control nodes on change and tells a listener whenever the status differs from
@@ -31,7 +33,8 @@ public final class ControlNodeWatcher implements AutoCloseable {
   }
 
   private final Env env;
-  private final ControlNodeCheck check;
+  private final Supplier<ControlNodeStatus> check;
+  private final Optional<Path> watchDir;
   private final Duration period;
   private final Consumer<ControlNodeStatus> listener;
   private Optional<ControlNodeStatus> last = Optional.empty();
@@ -39,9 +42,11 @@ public final class ControlNodeWatcher implements AutoCloseable {
   private Optional<WatchService> watch = Optional.empty();
   private boolean closed;
 
-  private ControlNodeWatcher(Env env, ControlNodeCheck check, Duration period, Consumer<ControlNodeStatus> listener) {
+  private ControlNodeWatcher(Env env, Supplier<ControlNodeStatus> check, Optional<Path> watchDir, Duration period,
+      Consumer<ControlNodeStatus> listener) {
     this.env = Objects.requireNonNull(env, "env");
     this.check = Objects.requireNonNull(check, "check");
+    this.watchDir = Objects.requireNonNull(watchDir, "watchDir");
     this.period = Objects.requireNonNull(period, "period");
     this.listener = Objects.requireNonNull(listener, "listener");
     if (period.isNegative() || period.isZero()) {
@@ -52,8 +57,18 @@ public final class ControlNodeWatcher implements AutoCloseable {
   /** Checks now (telling the listener), then keeps watching until {@link #close()}. */
   public static ControlNodeWatcher start(Env env, ControlNodeCheck check, Duration period, FileWatch fileWatch,
       Consumer<ControlNodeStatus> listener) {
-    var watcher = new ControlNodeWatcher(env, check, period, listener);
-    if (fileWatch == FileWatch.ON) {
+    return start(env, check::check, fileWatch == FileWatch.ON ? Optional.of(check.devDir()) : Optional.empty(), period,
+        listener);
+  }
+
+  /**
+   * Checks now (telling the listener), then keeps watching until {@link #close()}: every {@code
+   * period}, and at once when an entry of {@code watchDir} (if any) is created or deleted.
+   */
+  public static ControlNodeWatcher start(Env env, Supplier<ControlNodeStatus> check, Optional<Path> watchDir,
+      Duration period, Consumer<ControlNodeStatus> listener) {
+    var watcher = new ControlNodeWatcher(env, check, watchDir, period, listener);
+    if (watchDir.isPresent()) {
       watcher.startFileWatch();
     }
     watcher.tick();
@@ -62,12 +77,12 @@ public final class ControlNodeWatcher implements AutoCloseable {
 
   /** The status from the last rescan. */
   public synchronized ControlNodeStatus current() {
-    return last.orElseGet(check::check);
+    return last.orElseGet(check);
   }
 
   /** Checks now and tells the listener if the status changed; returns the status. */
   public synchronized ControlNodeStatus rescan() {
-    var status = check.check();
+    var status = check.get();
     if (!closed && !last.equals(Optional.of(status))) {
       last = Optional.of(status);
       listener.accept(status);
@@ -85,7 +100,7 @@ public final class ControlNodeWatcher implements AutoCloseable {
   }
 
   private void startFileWatch() {
-    var dir = check.devDir();
+    var dir = watchDir.orElseThrow();
     if (!Files.isDirectory(dir)) {
       return; // The periodic rescan still notices the directory and its nodes appearing.
     }

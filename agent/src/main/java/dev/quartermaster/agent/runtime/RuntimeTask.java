@@ -4,8 +4,8 @@ import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
-/** The handle both runtimes return; the runtime drives its state. */
-final class RuntimeTask implements TaskHandle {
+/** The handle every runtime returns (the simulation's too); the runtime drives its state. */
+public final class RuntimeTask implements TaskHandle {
   private final String name;
   private final Path output;
   private final CompletableFuture<DeviceCheck> check = new CompletableFuture<>();
@@ -14,7 +14,7 @@ final class RuntimeTask implements TaskHandle {
   private Runnable killer = () -> {};
   private Optional<ProcessHandle> process = Optional.empty();
 
-  RuntimeTask(String name, Path output) {
+  public RuntimeTask(String name, Path output) {
     this.name = name;
     this.output = output;
   }
@@ -61,16 +61,16 @@ final class RuntimeTask implements TaskHandle {
     return process;
   }
 
-  synchronized void started(ProcessHandle handle) {
+  public synchronized void started(ProcessHandle handle) {
     this.process = Optional.of(handle);
   }
 
-  synchronized void onKill(Runnable killer) {
+  public synchronized void onKill(Runnable killer) {
     this.killer = killer;
   }
 
   /** The device check passed: the task counts as running from here on. */
-  void running(DeviceCheck.Passed passed) {
+  public void running(DeviceCheck.Passed passed) {
     synchronized (this) {
       if (state instanceof TaskState.Finished) {
         return;
@@ -80,7 +80,7 @@ final class RuntimeTask implements TaskHandle {
     check.complete(passed);
   }
 
-  void finish(TaskResult end) {
+  public void finish(TaskResult end) {
     synchronized (this) {
       if (state instanceof TaskState.Finished) {
         return;

@@ -1,13 +1,20 @@
 package dev.quartermaster.agent.tasks;
 
 import dev.quartermaster.agent.cdi.CdiResolver;
+import dev.quartermaster.agent.host.FileRunRecords;
+import dev.quartermaster.agent.host.RunRecords;
+import dev.quartermaster.agent.host.TaskHost;
 import dev.quartermaster.agent.runtime.ExecRuntime;
 import dev.quartermaster.agent.runtime.NoopRuntime;
 import dev.quartermaster.agent.runtime.PodmanOptions;
 import dev.quartermaster.agent.runtime.PodmanRuntime;
+import dev.quartermaster.agent.runtime.RuntimeTask;
 import dev.quartermaster.agent.runtime.TaskImage;
+import dev.quartermaster.agent.runtime.TaskResult;
 import dev.quartermaster.agent.runtime.TaskRuntime;
 import dev.quartermaster.core.env.Env;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,15 +26,19 @@ import java.util.Optional;
  * {@code podman} (a container; its CDI devices come from the agent's CDI directory, which is added
  * to podman's spec directories; podman itself must also read that directory, which it does for
  * {@code /etc/cdi} and {@code /var/run/cdi}), and {@code noop} (runs nothing; for benchmarks).
+ * This is the machine's {@link TaskHost}: its run records are files beside the task logs.
  */
-public final class TaskRuntimes {
+public final class TaskRuntimes implements TaskHost {
   public static final String EXEC = "exec";
   public static final String PODMAN = "podman";
   public static final String NOOP = "noop";
 
   private final Map<String, TaskRuntime> byName;
+  private final RunRecords records;
 
-  public TaskRuntimes(Env env, Path cdiDir, PodmanOptions podman) {
+  /** @param runDir where run records are kept */
+  public TaskRuntimes(Env env, Path cdiDir, PodmanOptions podman, Path runDir) {
+    this.records = new FileRunRecords(runDir);
     var resolver = new CdiResolver(List.of(cdiDir));
     var dirs = new ArrayList<>(podman.cdiSpecDirs());
     if (!dirs.contains(cdiDir)) {
@@ -38,8 +49,28 @@ public final class TaskRuntimes {
         NOOP, new NoopRuntime(resolver));
   }
 
-  public Optional<TaskRuntime> get(String name) {
-    return Optional.ofNullable(byName.get(name));
+  @Override
+  public Optional<TaskRuntime> runtime(String name) {
+    return Optional.ofNullable(byName.get(name)).map(TaskRuntimes::withOutputDir);
+  }
+
+  @Override
+  public RunRecords records() {
+    return records;
+  }
+
+  /** The runtime, creating the output file's directory first (a start that cannot is a failed start). */
+  private static TaskRuntime withOutputDir(TaskRuntime runtime) {
+    return launch -> {
+      try {
+        Files.createDirectories(launch.output().toAbsolutePath().getParent());
+      } catch (IOException e) {
+        var failed = new RuntimeTask(launch.name(), launch.output());
+        failed.finish(new TaskResult.StartFailed("cannot create " + launch.output().getParent() + ": " + e.getMessage()));
+        return failed;
+      }
+      return runtime.start(launch);
+    };
   }
 
   /** The file system a task gets: the host's without an image; an absolute path is a rootfs directory. */

@@ -1,5 +1,7 @@
 package dev.quartermaster.agent.tasks;
 
+import dev.quartermaster.agent.host.RunRecords;
+import dev.quartermaster.agent.host.TaskHost;
 import dev.quartermaster.agent.runtime.TaskHandle;
 import dev.quartermaster.agent.runtime.TaskLaunch;
 import dev.quartermaster.agent.runtime.TaskState;
@@ -14,7 +16,6 @@ import dev.quartermaster.api.workload.TaskStatus;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.queue.Result;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -41,6 +42,11 @@ import org.slf4j.LoggerFactory;
  * Running (or Preparing with a run record) but no process of ours → Failed AgentRestarted: never re-run
  * </pre>
  *
+ * <p>On start, before any claim is prepared again, every process an earlier agent started here is
+ * stopped ({@link RunRecords#stopAll}), whatever the store says of its task: the task may have been
+ * marked lost and replaced meanwhile, and a process nobody follows would go on using a GPU that a
+ * new claim is about to be given (I1 among processes).
+ *
  * Output goes to {@code <state>/tasks/<task>.log}. Handle events (check done, exit) come back
  * through the work queue, so each task's status has one writer at a time.
  */
@@ -55,9 +61,11 @@ public final class TaskSync {
   private final Env env;
   private final Function<String, Optional<Task>> tasks;
   private final Function<String, Optional<ResourceClaim>> claims;
-  private final TaskRuntimes runtimes;
+  private final TaskHost host;
   private final Function<String, Path> logOf;
   private final RunRecords records;
+  /** What the processes of an earlier agent were, per task; each is reported once, then forgotten. */
+  private final Map<String, RunRecords.Leftover> leftovers;
   private final Consumer<String> requeue;
   private final Consumer<List<String>> releaseClaims;
   private final Duration recheck;
@@ -66,23 +74,24 @@ public final class TaskSync {
   /**
    * @param tasks the informer's view of a task by name
    * @param claims the informer's view of a claim by name
+   * @param host where processes run and are recorded
    * @param logOf where a task's output goes
-   * @param runDir where run records are kept
    * @param requeue queues a task name for another sync
    * @param releaseClaims hands a deleted task's claims to the claim sync once its process is gone
    * @param recheck how often a task waiting for its claims looks again without being told
    */
   public TaskSync(ApiClient api, String node, Env env, Function<String, Optional<Task>> tasks,
-      Function<String, Optional<ResourceClaim>> claims, TaskRuntimes runtimes, Function<String, Path> logOf,
-      Path runDir, Consumer<String> requeue, Consumer<List<String>> releaseClaims, Duration recheck) {
+      Function<String, Optional<ResourceClaim>> claims, TaskHost host, Function<String, Path> logOf,
+      Consumer<String> requeue, Consumer<List<String>> releaseClaims, Duration recheck) {
     this.api = api;
     this.node = node;
     this.env = env;
     this.tasks = tasks;
     this.claims = claims;
-    this.runtimes = runtimes;
+    this.host = host;
     this.logOf = logOf;
-    this.records = new RunRecords(runDir);
+    this.records = host.records();
+    this.leftovers = new ConcurrentHashMap<>(records.stopAll());
     this.requeue = requeue;
     this.releaseClaims = releaseClaims;
     this.recheck = recheck;
@@ -133,12 +142,12 @@ public final class TaskSync {
       return report(t, run.get());
     }
     var phase = t.status().phase();
-    var record = records.read(name).filter(r -> r.uid().equals(t.metadata().uid()));
-    if (phase == TaskPhase.Running || (phase == TaskPhase.Preparing && record.isPresent())) {
-      var found = record.map(RunRecords::stopOrphan).orElse("no record of its process");
+    var leftover = Optional.ofNullable(leftovers.get(name)).filter(r -> r.uid().equals(t.metadata().uid()));
+    if (phase == TaskPhase.Running || (phase == TaskPhase.Preparing && leftover.isPresent())) {
+      var found = leftover.map(RunRecords.Leftover::found).orElse("no record of its process");
       write(t, TaskStatuses.failed(t.status(), "AgentRestarted",
           "the agent on " + node + " restarted while the task ran and does not run it again (" + found + ")", env.now()));
-      records.remove(name);
+      leftovers.remove(name);
       return Result.done();
     }
     if (phase != TaskPhase.Scheduled && phase != TaskPhase.Preparing) {
@@ -158,7 +167,7 @@ public final class TaskSync {
       cdiDevices.addAll(claims.apply(claimName).orElseThrow().status().prepare().get(node).cdiDevices());
     }
     var name = t.metadata().name();
-    var runtime = runtimes.get(t.spec().runtime());
+    var runtime = host.runtime(t.spec().runtime());
     if (runtime.isEmpty()) {
       write(t, TaskStatuses.failed(t.status(), "UnknownRuntime", "runtime '" + t.spec().runtime()
           + "' is not one of exec, podman, noop", env.now()));
@@ -168,8 +177,7 @@ public final class TaskSync {
     try {
       launch = new TaskLaunch(name, t.spec().command(), t.spec().env(), cdiDevices, List.of(),
           TaskRuntimes.image(t.spec().image()), logOf.apply(name));
-      Files.createDirectories(launch.output().getParent());
-    } catch (IllegalArgumentException | IOException e) {
+    } catch (IllegalArgumentException e) {
       write(t, TaskStatuses.failed(t.status(), "InvalidTask", e.getMessage(), env.now()));
       return Result.done();
     }
@@ -179,7 +187,7 @@ public final class TaskSync {
     var run = new Run(t.metadata().uid(), handle);
     runs.put(name, run);
     try {
-      records.write(name, run.uid(), handle.process());
+      records.started(name, run.uid(), handle);
     } catch (IOException e) {
       LOG.warn("task {}: cannot record its process; a restarted agent will not find it", name, e);
     }

@@ -1,0 +1,36 @@
+package dev.quartermaster.agent.host;
+
+import dev.quartermaster.agent.controlnodes.ControlNodeStatus;
+import dev.quartermaster.agent.discovery.DiscoveredGpu;
+import dev.quartermaster.agent.discovery.GpuDiscovery;
+import dev.quartermaster.agent.health.HealthTracker;
+import dev.quartermaster.core.env.Env;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The node's devices as the agent reads them: how its GPUs are discovered, the control nodes as
+ * they are <em>now</em> (every call looks afresh — a look taken once at start-up is how NVIDIA's
+ * plugin lost {@code nvidia-uvm}), and where GPU health comes from. Real: {@link HostDeviceTree}
+ * (NVML or {@code /proc} + {@code /dev} under a device root); the simulation has one in memory.
+ */
+public interface DeviceTree {
+
+  GpuDiscovery discovery();
+
+  /** Checks the control nodes now. */
+  ControlNodeStatus checkControlNodes();
+
+  /**
+   * Whether {@code gpu}'s own device node is there now, with the number discovery saw; empty if so,
+   * else why not, naming the path.
+   */
+  Optional<String> checkGpuNode(DiscoveredGpu gpu);
+
+  /** A directory whose changes are worth a re-check at once, besides the periodic rescan; none in a simulation. */
+  Optional<Path> watchDir();
+
+  /** Starts reporting the health of {@code gpus} to {@code tracker} until the returned handle is closed. */
+  AutoCloseable startHealth(Env env, List<DiscoveredGpu> gpus, HealthTracker tracker);
+}

@@ -1,0 +1,126 @@
+package dev.quartermaster.agent.host;
+
+import dev.quartermaster.agent.runtime.TaskHandle;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Run records as one small file per task, {@code <dir>/<task>.run}: the task's uid, and the pid
+ * and start time of its process (the pid alone could name a later, unrelated process).
+ */
+public final class FileRunRecords implements RunRecords {
+  private static final Logger LOG = LoggerFactory.getLogger(FileRunRecords.class);
+  private static final String SUFFIX = ".run";
+  /** How long a killed leftover may take to die before start-up goes on without it. */
+  private static final long DEATH_WAIT_SECONDS = 10;
+
+  private final Path dir;
+
+  public FileRunRecords(Path dir) {
+    this.dir = dir;
+  }
+
+  /** What one record file says. */
+  private record Run(String uid, long pid, Optional<Instant> start) {}
+
+  @Override
+  public void started(String task, String uid, TaskHandle handle) throws IOException {
+    Files.createDirectories(dir);
+    var text = new StringBuilder("uid=").append(uid).append('\n');
+    handle.process().ifPresent(p -> {
+      text.append("pid=").append(p.pid()).append('\n');
+      p.info().startInstant().ifPresent(s -> text.append("start=").append(s).append('\n'));
+    });
+    Files.writeString(file(task), text, StandardCharsets.UTF_8);
+  }
+
+  @Override
+  public void remove(String task) {
+    try {
+      Files.deleteIfExists(file(task));
+    } catch (IOException e) {
+      // a stale record only makes a later start look for a process that is gone
+    }
+  }
+
+  @Override
+  public Map<String, Leftover> stopAll() {
+    var out = new TreeMap<String, Leftover>();
+    if (!Files.isDirectory(dir)) {
+      return out;
+    }
+    try (var files = Files.list(dir)) {
+      for (var f : files.filter(p -> p.getFileName().toString().endsWith(SUFFIX)).sorted().toList()) {
+        var name = f.getFileName().toString();
+        var task = name.substring(0, name.length() - SUFFIX.length());
+        read(f).ifPresent(run -> out.put(task, new Leftover(run.uid(), stop(run))));
+        Files.deleteIfExists(f);
+      }
+    } catch (IOException e) {
+      LOG.error("cannot read the run records in {}: processes an earlier agent started may still run", dir, e);
+    }
+    out.forEach((task, l) -> LOG.info("task {} (uid {}) from an earlier agent: {}", task, l.uid(), l.found()));
+    return out;
+  }
+
+  private static Optional<Run> read(Path f) {
+    try {
+      var fields = new HashMap<String, String>();
+      for (var line : Files.readAllLines(f, StandardCharsets.UTF_8)) {
+        int eq = line.indexOf('=');
+        if (eq > 0) {
+          fields.put(line.substring(0, eq), line.substring(eq + 1));
+        }
+      }
+      var uid = fields.get("uid");
+      if (uid == null) {
+        return Optional.empty();
+      }
+      long pid = fields.containsKey("pid") ? Long.parseLong(fields.get("pid")) : -1;
+      return Optional.of(new Run(uid, pid, Optional.ofNullable(fields.get("start")).map(Instant::parse)));
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("unreadable run record {}: {}", f, e.toString());
+      return Optional.empty();
+    }
+  }
+
+  /** Kills the process {@code run} names if it still runs (same pid, same start time), and waits for it. */
+  private static String stop(Run run) {
+    if (run.pid() < 0) {
+      return "no process was recorded";
+    }
+    var process = ProcessHandle.of(run.pid())
+        .filter(ProcessHandle::isAlive)
+        .filter(p -> run.start().isPresent() && p.info().startInstant().equals(run.start()));
+    if (process.isEmpty()) {
+      return "its process " + run.pid() + " was gone";
+    }
+    process.get().descendants().forEach(ProcessHandle::destroyForcibly);
+    process.get().destroyForcibly();
+    try {
+      process.get().onExit().get(DEATH_WAIT_SECONDS, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      return "its process " + run.pid() + " was still running; killed, but it had not exited after "
+          + DEATH_WAIT_SECONDS + " s";
+    }
+    return "its process " + run.pid() + " was still running and was killed";
+  }
+
+  private Path file(String task) {
+    return dir.resolve(task + SUFFIX);
+  }
+}

@@ -1,0 +1,70 @@
+package dev.quartermaster.agent.host;
+
+import dev.quartermaster.agent.NodeAgentConfig;
+import dev.quartermaster.agent.cdi.CdiSpecWriter;
+import dev.quartermaster.agent.cdi.ClaimSpecs;
+import dev.quartermaster.agent.checkpoint.AtomicLedgerFile;
+import dev.quartermaster.agent.checkpoint.LedgerFile;
+import dev.quartermaster.agent.checkpoint.StateDirLock;
+import dev.quartermaster.agent.effects.HelperProcesses;
+import dev.quartermaster.agent.effects.OsHelperProcesses;
+import dev.quartermaster.agent.tasks.TaskRuntimes;
+import java.io.IOException;
+import java.time.Duration;
+
+/**
+ * The machine itself, as {@code qm agent} and {@code qm up} run on it: the ledger in {@code
+ * <state>/ledger.json} (+ journal), CDI specs in the CDI directory, helpers as processes with pid
+ * files under {@code <state>/helpers}, devices under the configured device root, tasks as local
+ * processes or podman containers with run records under {@code <state>/tasks}.
+ */
+public final class OsNodeHost implements NodeHost {
+  private static final Duration HEALTH_POLL = Duration.ofSeconds(2);
+
+  private final NodeAgentConfig config;
+  private final LedgerFile ledger;
+  private final ClaimSpecs specs;
+  private final HelperProcesses helpers;
+  private final DeviceTree devices;
+  private final TaskHost tasks;
+
+  public OsNodeHost(NodeAgentConfig config) throws IOException {
+    this.config = config;
+    this.ledger = new AtomicLedgerFile(config.stateDir().resolve("ledger.json"));
+    this.specs = new CdiSpecWriter(config.cdiDir());
+    this.helpers = new OsHelperProcesses(config.stateDir().resolve("helpers"), config.helperCommand());
+    this.devices = new HostDeviceTree(config.deviceRoot(), config.nvml(), HEALTH_POLL);
+    this.tasks = new TaskRuntimes(config.env(), config.cdiDir(), config.podman(),
+        NodeAgentConfig.tasksDir(config.stateDir()));
+  }
+
+  @Override
+  public StateLock lockState() throws IOException {
+    return StateDirLock.acquire(config.stateDir())::close;
+  }
+
+  @Override
+  public LedgerFile ledgerFile() {
+    return ledger;
+  }
+
+  @Override
+  public ClaimSpecs claimSpecs() {
+    return specs;
+  }
+
+  @Override
+  public HelperProcesses helpers() {
+    return helpers;
+  }
+
+  @Override
+  public DeviceTree devices() {
+    return devices;
+  }
+
+  @Override
+  public TaskHost tasks() {
+    return tasks;
+  }
+}

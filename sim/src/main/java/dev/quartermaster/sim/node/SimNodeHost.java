@@ -1,0 +1,76 @@
+package dev.quartermaster.sim.node;
+
+import dev.quartermaster.agent.cdi.InMemoryClaimSpecs;
+import dev.quartermaster.agent.checkpoint.SimulatedLedgerFile;
+import dev.quartermaster.agent.effects.InMemoryHelperProcesses;
+import dev.quartermaster.agent.host.NodeHost;
+import dev.quartermaster.core.env.Env;
+import java.io.IOException;
+
+/**
+ * One simulated machine: what survives its agent (the ledger file with "unsynced writes are lost
+ * on crash", CDI specs, helper daemons, task processes, devices). A crash is {@link #crash}: the
+ * ledger file loses what was not synced; everything else stays as it was, for the next agent.
+ */
+public final class SimNodeHost implements NodeHost {
+  private final String node;
+  private final SimulatedLedgerFile ledger = new SimulatedLedgerFile();
+  private final InMemoryClaimSpecs specs = new InMemoryClaimSpecs();
+  private final InMemoryHelperProcesses helpers = new InMemoryHelperProcesses();
+  private final SimDeviceTree devices;
+  private final SimProcesses processes;
+  private boolean locked;
+
+  public SimNodeHost(Env env, String node, int gpus) {
+    this.node = node;
+    this.devices = new SimDeviceTree(node, gpus);
+    this.processes = new SimProcesses(env, specs, devices);
+  }
+
+  public String node() {
+    return node;
+  }
+
+  @Override
+  public synchronized StateLock lockState() throws IOException {
+    if (locked) {
+      throw new IOException("simulated node " + node + ": another agent holds the state directory");
+    }
+    locked = true;
+    return () -> {
+      synchronized (this) {
+        locked = false;
+      }
+    };
+  }
+
+  /** Power cut or {@code kill -9} of the agent: unsynced ledger writes are lost. */
+  public void crash() {
+    ledger.crash();
+  }
+
+  @Override
+  public SimulatedLedgerFile ledgerFile() {
+    return ledger;
+  }
+
+  @Override
+  public InMemoryClaimSpecs claimSpecs() {
+    return specs;
+  }
+
+  @Override
+  public InMemoryHelperProcesses helpers() {
+    return helpers;
+  }
+
+  @Override
+  public SimDeviceTree devices() {
+    return devices;
+  }
+
+  @Override
+  public SimProcesses tasks() {
+    return processes;
+  }
+}

@@ -1,0 +1,152 @@
+package dev.quartermaster.sim.node;
+
+import dev.quartermaster.agent.cdi.InMemoryClaimSpecs;
+import dev.quartermaster.agent.discovery.ControlNode;
+import dev.quartermaster.agent.host.RunRecords;
+import dev.quartermaster.agent.host.TaskHost;
+import dev.quartermaster.agent.runtime.DeviceCheck;
+import dev.quartermaster.agent.runtime.RuntimeTask;
+import dev.quartermaster.agent.runtime.TaskHandle;
+import dev.quartermaster.agent.runtime.TaskLaunch;
+import dev.quartermaster.agent.runtime.TaskResult;
+import dev.quartermaster.agent.runtime.TaskRuntime;
+import dev.quartermaster.core.env.Env;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * A node's processes: every runtime name runs a simulated process that lives in this table, not
+ * in the agent, so it outlives an agent that crashes (as a real process reparented to init does)
+ * until something kills it. The command says how it ends: {@code fail} exits 1 and {@code done}
+ * exits 0 after {@link #RUN_TIME}; anything else runs until killed. The device check resolves the
+ * task's CDI names against the node's specs <em>at start</em> and opens the GPU and control nodes
+ * as they are at that moment.
+ */
+public final class SimProcesses implements TaskHost {
+  /** How long a {@code fail} or {@code done} process runs. */
+  public static final Duration RUN_TIME = Duration.ofSeconds(5);
+  private static final int KILLED = 128 + 9;
+
+  /** One process: which task incarnation started it and which devices (claim uid → device) it opened. */
+  public record Proc(long pid, String task, Map<String, List<String>> devices, RuntimeTask handle) {
+    public boolean alive() {
+      return !(handle.state() instanceof dev.quartermaster.agent.runtime.TaskState.Finished);
+    }
+  }
+
+  private final Env env;
+  private final InMemoryClaimSpecs specs;
+  private final SimDeviceTree tree;
+  private final Map<Long, Proc> procs = new TreeMap<>();
+  private final Map<String, Record> records = new TreeMap<>();
+  private long nextPid = 100;
+
+  private record Record(String uid, long pid) {}
+
+  public SimProcesses(Env env, InMemoryClaimSpecs specs, SimDeviceTree tree) {
+    this.env = env;
+    this.specs = specs;
+    this.tree = tree;
+  }
+
+  /** The processes alive now. */
+  public synchronized List<Proc> alive() {
+    return procs.values().stream().filter(Proc::alive).toList();
+  }
+
+  @Override
+  public Optional<TaskRuntime> runtime(String name) {
+    return Optional.of(this::start);
+  }
+
+  @Override
+  public RunRecords records() {
+    return new RunRecords() {
+      @Override
+      public void started(String task, String uid, TaskHandle handle) {
+        synchronized (SimProcesses.this) {
+          var pid = procs.values().stream().filter(p -> p.handle() == handle).mapToLong(Proc::pid).findFirst().orElse(-1);
+          records.put(task, new Record(uid, pid));
+        }
+      }
+
+      @Override
+      public void remove(String task) {
+        synchronized (SimProcesses.this) {
+          records.remove(task);
+        }
+      }
+
+      @Override
+      public Map<String, Leftover> stopAll() {
+        var out = new TreeMap<String, Leftover>();
+        List<Map.Entry<String, Record>> all;
+        synchronized (SimProcesses.this) {
+          all = List.copyOf(records.entrySet());
+          records.clear();
+        }
+        for (var e : all) {
+          var proc = procOf(e.getValue().pid());
+          String found = "its process " + e.getValue().pid() + " was gone";
+          if (proc.isPresent() && proc.get().alive()) {
+            proc.get().handle().kill();
+            found = "its process " + e.getValue().pid() + " was still running and was killed";
+          }
+          out.put(e.getKey(), new Leftover(e.getValue().uid(), found));
+        }
+        return out;
+      }
+    };
+  }
+
+  private synchronized Optional<Proc> procOf(long pid) {
+    return Optional.ofNullable(procs.get(pid));
+  }
+
+  private TaskHandle start(TaskLaunch launch) {
+    var handle = new RuntimeTask(launch.name(), launch.output());
+    var devices = new TreeMap<String, List<String>>();
+    var known = specs.specs();
+    for (var cdi : launch.cdiDevices()) {
+      var owner = known.entrySet().stream().filter(e -> e.getValue().contains(cdi)).findFirst();
+      if (owner.isEmpty()) {
+        handle.finish(new TaskResult.StartFailed("unresolvable CDI device " + cdi + ": no spec lists it"));
+        return handle;
+      }
+      var uid = owner.get().getKey();
+      var device = cdi.substring(cdi.indexOf(uid) + uid.length() + 1);
+      devices.computeIfAbsent(uid, k -> new ArrayList<>()).add(device);
+    }
+    Proc proc;
+    synchronized (this) {
+      proc = new Proc(nextPid++, launch.name(), devices, handle);
+      procs.put(proc.pid(), proc);
+    }
+    var opened = new ArrayList<String>();
+    var needed = new ArrayList<String>();
+    devices.values().forEach(ds -> ds.forEach(d -> needed.add("nvidia" + d.substring(d.indexOf('-') + 1))));
+    if (!needed.isEmpty()) {
+      ControlNode.requiredNodes().forEach(c -> needed.add(c.fileName()));
+    }
+    for (var file : needed) {
+      if (!tree.present(file)) {
+        handle.finish(new TaskResult.DeviceCheckFailed(new DeviceCheck.Failed("/dev/" + file, "ENOENT",
+            "No such file or directory", List.copyOf(opened))));
+        return handle;
+      }
+      opened.add("/dev/" + file);
+    }
+    var passed = new DeviceCheck.Passed(opened);
+    handle.onKill(() -> handle.finish(new TaskResult.Exited(KILLED, passed)));
+    handle.running(passed);
+    var command = launch.command().getFirst();
+    if (command.equals("fail") || command.equals("done")) {
+      env.schedule(RUN_TIME, () -> handle.finish(new TaskResult.Exited(command.equals("fail") ? 1 : 0, passed)));
+    }
+    return handle;
+  }
+}

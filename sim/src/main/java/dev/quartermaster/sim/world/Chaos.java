@@ -1,0 +1,208 @@
+package dev.quartermaster.sim.world;
+
+import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.workload.Workload;
+import dev.quartermaster.api.workload.WorkloadSpec;
+import dev.quartermaster.core.env.Env;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.random.RandomGenerator;
+
+/**
+ * The faults and operator actions of one seed, drawn from it: agent crashes (restarted after a
+ * while, sometimes past the node grace period), partitions of a node from the server, device nodes
+ * disappearing and coming back, GPUs turning unhealthy, API calls failing (before or after they
+ * commit), leader fail-over, and an operator deleting claims and tasks, scaling in bursts, and
+ * deleting and re-creating a claim by the same name (seed 1). Every fault ends by itself or at
+ * {@link #stopAndHeal}.
+ */
+final class Chaos {
+  /** Faults are drawn over this much virtual time from the start. */
+  static final Duration WINDOW = Duration.ofMinutes(5);
+
+  private final SeedRun run;
+  private final WholeCluster world;
+  private final RandomGenerator random;
+  private final List<Env.Cancellable> pending = new ArrayList<>();
+  private final List<String> violations = new ArrayList<>();
+  private int faults;
+  private boolean stopped;
+
+  Chaos(SeedRun run, RandomGenerator random) {
+    this.run = run;
+    this.world = run.world();
+    this.random = random;
+  }
+
+  int faults() {
+    return faults;
+  }
+
+  /** Violations found while applying a fault (I6 at an agent's restart). */
+  List<String> drainViolations() {
+    var out = new ArrayList<>(violations);
+    violations.clear();
+    return out;
+  }
+
+  void schedule() {
+    int count = 6 + random.nextInt(12);
+    for (int i = 0; i < count; i++) {
+      var at = Duration.ofMillis(random.nextLong(WINDOW.toMillis()));
+      int kind = random.nextInt(10);
+      later(at, () -> fault(kind));
+    }
+  }
+
+  private void later(Duration delay, Runnable action) {
+    pending.add(world.env().schedule(delay, () -> {
+      if (!stopped) {
+        action.run();
+      }
+    }));
+  }
+
+  private Duration seconds(int min, int max) {
+    return Duration.ofMillis(1000L * min + random.nextLong(1000L * (max - min) + 1));
+  }
+
+  private WholeCluster.NodeSlot anyNode() {
+    var nodes = world.nodes();
+    return nodes.get(random.nextInt(nodes.size()));
+  }
+
+  private void fault(int kind) {
+    faults++;
+    var n = anyNode();
+    switch (kind) {
+      case 0 -> {
+        if (n.agent.isEmpty()) {
+          return;
+        }
+        run.promises().beforeCrash(n);
+        world.crashAgent(n);
+        var back = random.nextBoolean() ? seconds(1, 20) : seconds(45, 120);
+        run.event("agent of " + n.name + " killed (-9); back in " + back.toSeconds() + "s");
+        later(back, () -> restart(n));
+      }
+      case 1 -> {
+        if (n.api.isCut()) {
+          return;
+        }
+        n.api.cut(true);
+        var heal = seconds(5, 120);
+        run.event(n.name + " partitioned from the server for " + heal.toSeconds() + "s");
+        later(heal, () -> {
+          n.api.cut(false);
+          run.event(n.name + " partition healed");
+        });
+      }
+      case 2 -> {
+        var names = n.host.devices().nodeNames();
+        var file = names.get(random.nextInt(names.size()));
+        n.host.devices().remove(file);
+        var back = seconds(2, 40);
+        run.event(n.name + ": /dev/" + file + " removed for " + back.toSeconds() + "s");
+        later(back, () -> {
+          n.host.devices().restore(file);
+          run.event(n.name + ": /dev/" + file + " restored");
+        });
+      }
+      case 3 -> {
+        var gpu = "gpu-" + random.nextInt(4);
+        n.host.devices().setHealthy(gpu, false);
+        var back = seconds(5, 60);
+        run.event(n.name + ": " + gpu + " unhealthy for " + back.toSeconds() + "s");
+        later(back, () -> n.host.devices().setHealthy(gpu, true));
+      }
+      case 4 -> {
+        world.failRate(0.05);
+        var back = seconds(5, 30);
+        run.event("5% of API calls fail for " + back.toSeconds() + "s");
+        later(back, () -> world.failRate(0));
+      }
+      case 5 -> {
+        run.event("leader fails over");
+        world.failOverLeader();
+      }
+      case 6 -> {
+        var claims = world.api().list(Kinds.RESOURCE_CLAIM).items();
+        if (!claims.isEmpty()) {
+          var c = claims.get(random.nextInt(claims.size())).metadata().name();
+          run.event("operator: delete resourceclaim " + c);
+          SeedRun.tolerant(() -> world.api().delete(Kinds.RESOURCE_CLAIM, c));
+        }
+      }
+      case 7 -> {
+        var tasks = world.api().list(Kinds.TASK).items();
+        if (!tasks.isEmpty()) {
+          var t = tasks.get(random.nextInt(tasks.size())).metadata().name();
+          run.event("operator: delete task " + t);
+          run.promises().operatorDeleted(t);
+          SeedRun.tolerant(() -> world.api().delete(Kinds.TASK, t));
+        }
+      }
+      case 8 -> {
+        int changes = 2 + random.nextInt(4);
+        long at = 0;
+        for (int i = 0; i < changes; i++) {
+          int replicas = random.nextInt(9);
+          at += 50 + random.nextInt(151);
+          later(Duration.ofMillis(at), () -> scale(replicas));
+        }
+      }
+      default -> {
+        // Seed 1: the stand-alone claim deleted and created again by the same name at once.
+        run.event("operator: delete and re-create resourceclaim " + SeedRun.SOLO + "-gpu");
+        SeedRun.tolerant(() -> world.api().delete(Kinds.RESOURCE_CLAIM, SeedRun.SOLO + "-gpu"));
+        later(Duration.ofMillis(1), () -> SeedRun.tolerant(() -> world.api().create(SeedRun.soloClaim())));
+      }
+    }
+  }
+
+  private void scale(int replicas) {
+    run.event("operator: scale " + SeedRun.WORKLOAD + " to " + replicas);
+    SeedRun.tolerant(() -> world.api().get(Kinds.WORKLOAD, SeedRun.WORKLOAD).ifPresent(w -> {
+      var g = w.spec().groups().getFirst();
+      var group = new dev.quartermaster.api.workload.WorkerGroup(g.name(), replicas, g.template(), g.claimTemplates(),
+          g.restartPolicy());
+      world.api().update(new Workload(w.metadata(), new WorkloadSpec(List.of(group), w.spec().computeDomain()),
+          w.status()));
+    }));
+  }
+
+  private void restart(WholeCluster.NodeSlot n) {
+    if (n.agent.isPresent()) {
+      return;
+    }
+    world.startAgent(n);
+    run.event("agent of " + n.name + " started again");
+    violations.addAll(run.promises().afterRestart(n));
+  }
+
+  /** No more faults: cancel what is pending, heal every partition, device and failure, restart every agent. */
+  void stopAndHeal() {
+    stopped = true;
+    pending.forEach(Env.Cancellable::cancel);
+    world.failRate(0);
+    for (var n : world.nodes()) {
+      n.api.cut(false);
+      n.host.devices().nodeNames().forEach(n.host.devices()::restore);
+      for (int i = 0; i < 4; i++) {
+        n.host.devices().setHealthy("gpu-" + i, true);
+      }
+      if (n.agent.isEmpty()) {
+        world.startAgent(n);
+        violations.addAll(run.promises().afterRestart(n));
+      }
+    }
+    // The solo claim may have been deleted by an operator and not re-created: the desired state includes it.
+    if (world.api().get(Kinds.RESOURCE_CLAIM, SeedRun.SOLO + "-gpu").isEmpty()) {
+      SeedRun.tolerant(() -> world.api().create(SeedRun.soloClaim()));
+    }
+    if (world.api().get(Kinds.TASK, SeedRun.SOLO).isEmpty()) {
+      SeedRun.tolerant(() -> world.api().create(SeedRun.soloTask()));
+    }
+  }
+}

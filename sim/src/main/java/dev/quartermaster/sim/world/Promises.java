@@ -1,0 +1,171 @@
+package dev.quartermaster.sim.world;
+
+import dev.quartermaster.agent.ledger.ClaimState;
+import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.api.workload.TaskPhase;
+import dev.quartermaster.control.cluster.Labels;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The promises of DESIGN.md checked over the whole world — the store, every running agent's
+ * ledger, and every live process on every node — after every step of a run. Each violation is a
+ * line that starts with the promise's name.
+ *
+ * <ul>
+ *   <li>I1 in the store: no device allocated to two claims. In a ledger: no device held by two
+ *       claims. Among processes: no device used by two live processes of one node.
+ *   <li>I2: every live process's claims are prepared (PrepareCompleted, with the devices it opened)
+ *       in its node's ledger, whenever that node's agent runs.
+ *   <li>I4: no task of a workload group is created while the group already has as many live tasks
+ *       as the newest spec's replicas; no Running task that the newest spec still wants is deleted
+ *       by a controller (operator deletions are told to {@link #operatorDeleted}).
+ *   <li>I6: every claim a node acknowledged as prepared and has not released is still in its
+ *       ledger after the agent crashed and came back ({@link #beforeCrash}, {@link #afterRestart}).
+ * </ul>
+ */
+final class Promises {
+  private final WholeCluster world;
+  private final Map<String, Task> lastTasks = new HashMap<>();
+  private final Set<String> operatorDeleted = new HashSet<>();
+  private final Map<String, Set<String>> acknowledged = new HashMap<>();
+
+  Promises(WholeCluster world) {
+    this.world = world;
+  }
+
+  /** An operator deleted this task (or its workload): its deletion is no controller's doing. */
+  void operatorDeleted(String task) {
+    operatorDeleted.add(task);
+  }
+
+  List<String> check() {
+    var out = new ArrayList<String>();
+    storeExclusive(out);
+    for (var n : world.nodes()) {
+      n.ledger().flatMap(l -> l.doubleHeld()).ifPresent(d -> out.add("I1 ledger of " + n.name + ": " + d));
+      processes(n, out);
+    }
+    bounded(out);
+    return out;
+  }
+
+  private void storeExclusive(List<String> out) {
+    var holders = new HashMap<String, String>();
+    for (var c : world.api().list(Kinds.RESOURCE_CLAIM).items()) {
+      c.status().allocation().ifPresent(a -> a.devices().forEach(d -> {
+        var key = a.node() + "/" + d.device();
+        var other = holders.putIfAbsent(key, c.metadata().name());
+        if (other != null) {
+          out.add("I1 store: " + key + " allocated to claims " + other + " and " + c.metadata().name());
+        }
+      }));
+    }
+  }
+
+  private void processes(WholeCluster.NodeSlot n, List<String> out) {
+    var users = new HashMap<String, Long>();
+    var ledger = n.ledger();
+    for (var p : n.host.tasks().alive()) {
+      p.devices().forEach((uid, devices) -> {
+        for (var d : devices) {
+          var other = users.putIfAbsent(d, p.pid());
+          if (other != null) {
+            out.add("I1 processes on " + n.name + ": " + d + " used by pid " + other + " and pid " + p.pid()
+                + " (task " + p.task() + ")");
+          }
+        }
+        ledger.ifPresent(l -> {
+          var entry = l.get(uid);
+          boolean backed = entry.filter(e -> e instanceof ClaimState.PrepareCompleted)
+              .filter(e -> e.devices().containsAll(devices)).isPresent();
+          if (!backed) {
+            out.add("I2 on " + n.name + ": pid " + p.pid() + " (task " + p.task() + ") uses " + devices + " of claim "
+                + uid + ", which the ledger holds as " + entry.map(ClaimState::stateName).orElse("nothing"));
+          }
+        });
+      });
+    }
+  }
+
+  private void bounded(List<String> out) {
+    var tasks = new HashMap<String, Task>();
+    world.api().list(Kinds.TASK).items().forEach(t -> tasks.put(t.metadata().name(), t));
+    var replicas = new HashMap<String, Integer>();
+    var deletingWorkloads = new HashSet<String>();
+    for (var w : world.api().list(Kinds.WORKLOAD).items()) {
+      w.spec().groups().forEach(g -> replicas.put(w.metadata().name() + "/" + g.name(), g.replicas()));
+      if (w.metadata().isDeleting()) {
+        deletingWorkloads.add(w.metadata().name());
+      }
+    }
+    var created = new HashSet<String>();
+    for (var t : tasks.values()) {
+      var before = lastTasks.get(t.metadata().name());
+      if (before == null || !before.metadata().uid().equals(t.metadata().uid())) {
+        created.add(groupOf(t));
+      }
+      if (before != null && before.metadata().uid().equals(t.metadata().uid()) && !before.metadata().isDeleting()
+          && t.metadata().isDeleting() && before.status().phase() == TaskPhase.Running
+          && !operatorDeleted.contains(t.metadata().name()) && !deletingWorkloads.contains(workloadOf(t))) {
+        int ordinal = Integer.parseInt(t.metadata().labels().getOrDefault(Labels.ORDINAL, "-1"));
+        if (ordinal >= 0 && ordinal < replicas.getOrDefault(groupOf(t), 0)) {
+          out.add("I4 " + groupOf(t) + ": Running task " + t.metadata().name() + " deleted although the newest spec ("
+              + replicas.get(groupOf(t)) + " replicas) wants it");
+        }
+      }
+    }
+    for (var group : created) {
+      long live = tasks.values().stream().filter(t -> groupOf(t).equals(group) && !t.metadata().isDeleting()
+          && !t.status().phase().isFinished()).count();
+      int want = replicas.getOrDefault(group, 0);
+      if (live > want && !group.startsWith("?")) {
+        out.add("I4 " + group + ": a create left " + live + " live tasks for " + want + " replicas");
+      }
+    }
+    lastTasks.clear();
+    lastTasks.putAll(tasks);
+  }
+
+  /** Remembers what the node acknowledged as prepared (Prepared in the store and held in the ledger). */
+  void beforeCrash(WholeCluster.NodeSlot n) {
+    var held = new HashSet<String>();
+    n.ledger().ifPresent(l -> {
+      for (var c : world.api().list(Kinds.RESOURCE_CLAIM).items()) {
+        var state = c.status().prepare().get(n.name);
+        var entry = l.get(c.metadata().uid());
+        if (state != null && state.phase() == dev.quartermaster.api.claim.PrepareState.Phase.Prepared
+            && entry.filter(e -> e instanceof ClaimState.PrepareCompleted).isPresent()) {
+          held.add(c.metadata().uid());
+        }
+      }
+    });
+    acknowledged.put(n.name, held);
+  }
+
+  /** I6: what was acknowledged before the crash is in the reloaded ledger (before it syncs anything). */
+  List<String> afterRestart(WholeCluster.NodeSlot n) {
+    var out = new ArrayList<String>();
+    var ledger = n.ledger().orElseThrow();
+    for (var uid : acknowledged.getOrDefault(n.name, Set.of())) {
+      if (ledger.get(uid).filter(e -> e instanceof ClaimState.PrepareCompleted).isEmpty()) {
+        out.add("I6 " + n.name + ": claim " + uid + " was acknowledged as prepared before the crash and is "
+            + ledger.get(uid).map(ClaimState::stateName).orElse("missing") + " after it");
+      }
+    }
+    return out;
+  }
+
+  private static String workloadOf(Task t) {
+    return t.metadata().labels().getOrDefault(Labels.WORKLOAD, "?");
+  }
+
+  private static String groupOf(Task t) {
+    return workloadOf(t) + "/" + t.metadata().labels().getOrDefault(Labels.GROUP, "?");
+  }
+}

@@ -1,0 +1,189 @@
+package dev.quartermaster.sim.world;
+
+import dev.quartermaster.api.claim.DeviceRequest;
+import dev.quartermaster.api.claim.ResourceClaim;
+import dev.quartermaster.api.claim.ResourceClaimSpec;
+import dev.quartermaster.api.claim.ResourceClaimStatus;
+import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.meta.ObjectMeta;
+import dev.quartermaster.api.workload.ClaimTemplate;
+import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.api.workload.TaskPhase;
+import dev.quartermaster.api.workload.TaskSpec;
+import dev.quartermaster.api.workload.TaskStatus;
+import dev.quartermaster.api.workload.TaskTemplate;
+import dev.quartermaster.api.workload.WorkerGroup;
+import dev.quartermaster.api.workload.Workload;
+import dev.quartermaster.api.workload.WorkloadSpec;
+import dev.quartermaster.api.workload.WorkloadStatus;
+import dev.quartermaster.control.cluster.Labels;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * One seed of the whole-cluster simulation: 3 nodes × 4 GPUs, a workload of 1-GPU workers and a
+ * stand-alone claim with its task; {@link Chaos} draws faults and operator actions from the seed
+ * for the first {@code steps} steps (a step is one event of the world), every promise is checked
+ * after every step; then the faults stop, everything heals, and every workload must converge (L1)
+ * within {@link #CONVERGE_BOUND} of virtual time.
+ */
+public final class SeedRun {
+  public static final Duration CONVERGE_BOUND = Duration.ofMinutes(20);
+  static final String WORKLOAD = "train";
+  static final String GROUP = "w";
+  static final String SOLO = "solo";
+  private static final int EVENTS_KEPT = 40;
+
+  /** How a seed ended. */
+  public sealed interface Outcome {
+    long seed();
+
+    record Passed(long seed, int steps, int faults, Duration virtualTime) implements Outcome {}
+
+    record Violated(long seed, int step, List<String> violations, List<String> lastEvents) implements Outcome {}
+  }
+
+  private final long seed;
+  private final int steps;
+  private final WholeCluster world;
+  private final Promises promises;
+  private final Deque<String> events = new ArrayDeque<>();
+  private int step;
+
+  public SeedRun(long seed, int steps) {
+    this.seed = seed;
+    this.steps = steps;
+    this.world = new WholeCluster(seed, 3, 4);
+    this.promises = new Promises(world);
+  }
+
+  public static Outcome run(long seed, int steps) {
+    return new SeedRun(seed, steps).run();
+  }
+
+  void event(String what) {
+    events.addLast(String.format("[step %d, t=%ss] %s", step, virtualSeconds(), what));
+    if (events.size() > EVENTS_KEPT) {
+      events.removeFirst();
+    }
+  }
+
+  private long virtualSeconds() {
+    return Duration.between(dev.quartermaster.core.env.DeterministicEnv.DEFAULT_START, world.env().now()).toSeconds();
+  }
+
+  WholeCluster world() {
+    return world;
+  }
+
+  Promises promises() {
+    return promises;
+  }
+
+  private Outcome run() {
+    var env = world.env();
+    try {
+      world.api().create(workload(2 + env.random().nextInt(5)));
+      world.api().create(soloClaim());
+      world.api().create(soloTask());
+      var chaos = new Chaos(this, env.random());
+      chaos.schedule();
+      for (step = 1; step <= steps; step++) {
+        if (!env.runNext()) {
+          break;
+        }
+        var bad = chaos.drainViolations();
+        bad.addAll(promises.check());
+        if (!bad.isEmpty()) {
+          return new Outcome.Violated(seed, step, bad, List.copyOf(events));
+        }
+      }
+      chaos.stopAndHeal();
+      event("faults stopped; everything healed");
+      long deadline = env.nanoTime() + CONVERGE_BOUND.toNanos();
+      while (!converged()) {
+        if (env.nanoTime() > deadline || !env.runNext()) {
+          return new Outcome.Violated(seed, step, List.of("L1: not converged " + CONVERGE_BOUND.toMinutes()
+              + " min after the faults stopped: " + notConverged()), List.copyOf(events));
+        }
+        step++;
+        var bad = chaos.drainViolations();
+        bad.addAll(promises.check());
+        if (!bad.isEmpty()) {
+          return new Outcome.Violated(seed, step, bad, List.copyOf(events));
+        }
+      }
+      return new Outcome.Passed(seed, step, chaos.faults(), Duration.ofSeconds(virtualSeconds()));
+    } catch (RuntimeException e) {
+      var trace = new ArrayList<String>();
+      trace.add("crash: " + e);
+      for (var f : e.getStackTrace()) {
+        if (trace.size() > 8) {
+          break;
+        }
+        trace.add("  at " + f);
+      }
+      return new Outcome.Violated(seed, step, trace, List.copyOf(events));
+    }
+  }
+
+  private boolean converged() {
+    return notConverged().isEmpty();
+  }
+
+  /** What keeps the cluster from its desired state; empty when every workload and task is there. */
+  String notConverged() {
+    var w = world.api().get(Kinds.WORKLOAD, WORKLOAD);
+    var tasks = world.api().list(Kinds.TASK).items();
+    if (w.isPresent()) {
+      int want = w.get().spec().groups().getFirst().replicas();
+      var group = tasks.stream().filter(t -> WORKLOAD.equals(t.metadata().labels().get(Labels.WORKLOAD))).toList();
+      long running = group.stream().filter(t -> t.status().phase() == TaskPhase.Running && !t.metadata().isDeleting())
+          .count();
+      if (group.size() != want || running != want) {
+        return "workload " + WORKLOAD + " wants " + want + " running, has " + group.size() + " task(s), " + running
+            + " running: " + group.stream().map(t -> t.metadata().name() + "=" + t.status().phase() + "/"
+            + t.status().reason()).toList();
+      }
+    }
+    var solo = world.api().get(Kinds.TASK, SOLO).filter(t -> !t.metadata().isDeleting());
+    if (solo.isPresent() && solo.get().status().phase() != TaskPhase.Running) {
+      return "task " + SOLO + " is " + solo.get().status().phase() + ": " + solo.get().status().message();
+    }
+    return "";
+  }
+
+  static Workload workload(int replicas) {
+    var template = new TaskTemplate(List.of("train"), Map.of(), "exec", Optional.empty(), List.of(), Map.of());
+    var claim = new ClaimTemplate("gpu", new ResourceClaimSpec(
+        List.of(new DeviceRequest("gpu", "gpu", 1, List.of())), Optional.empty()));
+    var group = new WorkerGroup(GROUP, replicas, template, List.of(claim), null);
+    return new Workload(ObjectMeta.named(WORKLOAD), new WorkloadSpec(List.of(group), Optional.empty()),
+        WorkloadStatus.EMPTY);
+  }
+
+  static ResourceClaim soloClaim() {
+    return new ResourceClaim(ObjectMeta.named(SOLO + "-gpu"), new ResourceClaimSpec(
+        List.of(new DeviceRequest("gpu", "gpu", 1, List.of())), Optional.empty()), ResourceClaimStatus.EMPTY);
+  }
+
+  static Task soloTask() {
+    return new Task(ObjectMeta.named(SOLO), new TaskSpec(Optional.empty(), List.of("serve"), Map.of(),
+        List.of(SOLO + "-gpu"), List.of(), "exec", Optional.empty()), TaskStatus.EMPTY);
+  }
+
+  /** Runs {@code action}, ignoring what an operator would see as "try again" (conflict, gone, taken). */
+  static void tolerant(Runnable action) {
+    try {
+      action.run();
+    } catch (ApiException e) {
+      // an operator's command that lost a race; the next one may win
+    }
+  }
+}

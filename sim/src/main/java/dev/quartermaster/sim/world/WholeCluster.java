@@ -1,0 +1,157 @@
+package dev.quartermaster.sim.world;
+
+import dev.quartermaster.agent.NodeAgent;
+import dev.quartermaster.agent.NodeAgentConfig;
+import dev.quartermaster.agent.devices.DeviceRoot;
+import dev.quartermaster.agent.ledger.ClaimLedger;
+import dev.quartermaster.agent.ledger.LedgerState;
+import dev.quartermaster.agent.nvml.NvmlLoad;
+import dev.quartermaster.agent.runtime.PodmanOptions;
+import dev.quartermaster.control.ControlPlane;
+import dev.quartermaster.control.leader.LeaderConfig;
+import dev.quartermaster.control.lifecycle.NodeLifecycle;
+import dev.quartermaster.control.workload.WorkloadController;
+import dev.quartermaster.core.env.DeterministicEnv;
+import dev.quartermaster.sim.SimCluster;
+import dev.quartermaster.sim.SimStore;
+import dev.quartermaster.sim.WatchFaults;
+import dev.quartermaster.sim.node.SimNodeHost;
+import dev.quartermaster.store.registry.ObjectRegistry;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The whole cluster in one deterministic world: the store and the API ({@link SimCluster}), two
+ * control-plane replicas (leader-elected, as {@code qm server} runs them), and one real {@link
+ * NodeAgent} per node on a {@link SimNodeHost} — all on one {@link DeterministicEnv}, so a seed
+ * replays the run exactly. Each process reaches the API through its own {@link FlakyApi}, which
+ * partitions and fails calls on demand; an agent can crash (its host keeps its processes, its
+ * ledger file loses unsynced writes) and come back.
+ */
+public final class WholeCluster {
+  static final Duration HEARTBEAT = Duration.ofSeconds(10);
+  static final Duration GRACE = NodeLifecycle.DEFAULT_GRACE;
+
+  /** One node: the machine, the agent running on it (if any), and its connection. */
+  static final class NodeSlot {
+    final String name;
+    final SimNodeHost host;
+    final FlakyApi api;
+    Optional<NodeAgent> agent = Optional.empty();
+    int boots;
+
+    NodeSlot(String name, SimNodeHost host, FlakyApi api) {
+      this.name = name;
+      this.host = host;
+      this.api = api;
+    }
+
+    /** The running agent's ledger, if an agent runs. */
+    Optional<LedgerState> ledger() {
+      return agent.map(a -> a.preparer().durable().ledger().snapshot());
+    }
+  }
+
+  /** One control-plane replica and its connection. */
+  record Replica(String identity, ControlPlane plane, FlakyApi api) {}
+
+  private final SimCluster cluster;
+  private final Map<String, NodeSlot> nodes = new LinkedHashMap<>();
+  private final List<Replica> replicas = new ArrayList<>();
+  private int replicaCount;
+
+  public WholeCluster(long seed, int nodeCount, int gpusPerNode) {
+    this.cluster = new SimCluster(seed, WatchFaults.NONE);
+    cluster.deviceClass("gpu", "gpu");
+    for (int i = 1; i <= nodeCount; i++) {
+      var name = "node-" + i;
+      var slot = new NodeSlot(name, new SimNodeHost(env(), name, gpusPerNode), new FlakyApi(api(), env(), name));
+      nodes.put(name, slot);
+      startAgent(slot);
+    }
+    startReplica();
+    startReplica();
+  }
+
+  public DeterministicEnv env() {
+    return cluster.env();
+  }
+
+  public ObjectRegistry api() {
+    return cluster.api();
+  }
+
+  public SimStore store() {
+    return cluster.store();
+  }
+
+  List<NodeSlot> nodes() {
+    return List.copyOf(nodes.values());
+  }
+
+  NodeSlot node(String name) {
+    return nodes.get(name);
+  }
+
+  List<Replica> replicas() {
+    return List.copyOf(replicas);
+  }
+
+  void startAgent(NodeSlot slot) {
+    var config = new NodeAgentConfig(slot.api, slot.name, Path.of("/sim", slot.name, "state"),
+        DeviceRoot.at(Path.of("/sim", slot.name)), Path.of("/sim", slot.name, "cdi"), env(), "boot-1", HEARTBEAT,
+        ClaimLedger.DEFAULT_TOMBSTONE_TTL, List.of("imex-helper", "{domain}"), 2, NodeAgentConfig.DEFAULT_RESCAN, false,
+        NodeAgentConfig.DEFAULT_HEALTH_CLEAN_PERIOD, () -> new NvmlLoad.Unavailable("simulated node"),
+        PodmanOptions.defaults());
+    try {
+      slot.agent = Optional.of(NodeAgent.start(config, slot.host));
+      slot.boots++;
+    } catch (IOException e) {
+      throw new UncheckedIOException("agent of " + slot.name + " could not start", e);
+    }
+  }
+
+  /** {@code kill -9} of the agent: no clean-up; unsynced ledger writes are lost; processes stay. */
+  void crashAgent(NodeSlot slot) {
+    slot.agent.ifPresent(a -> {
+      try {
+        a.halt();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    });
+    slot.agent = Optional.empty();
+    slot.host.crash();
+  }
+
+  void startReplica() {
+    var identity = "cp-" + (++replicaCount);
+    var api = new FlakyApi(api(), env(), identity);
+    var options = new ControlPlane.Options(identity, LeaderConfig.DEFAULTS,
+        WorkloadController.DEFAULT_EXPECTATION_BOUND, GRACE);
+    replicas.add(new Replica(identity, ControlPlane.start(api, store(), env(), options), api));
+  }
+
+  /** Stops the leading replica (another takes over) and starts a fresh one in its place. */
+  void failOverLeader() {
+    var leader = replicas.stream().filter(r -> r.plane().isLeader()).findFirst();
+    leader.ifPresent(r -> {
+      r.plane().close();
+      replicas.remove(r);
+      startReplica();
+    });
+  }
+
+  /** Sets the failure rate of every connection (agents' and replicas'). */
+  void failRate(double rate) {
+    nodes.values().forEach(n -> n.api.failRate(rate));
+    replicas.forEach(r -> r.api().failRate(rate));
+  }
+}
