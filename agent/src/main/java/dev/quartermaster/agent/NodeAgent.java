@@ -7,6 +7,7 @@ import dev.quartermaster.agent.controlnodes.ControlNodeWatcher;
 import dev.quartermaster.agent.devices.NodeDevices;
 import dev.quartermaster.agent.effects.EffectsReconciler;
 import dev.quartermaster.agent.health.HealthPolicy;
+import dev.quartermaster.agent.ledger.ClaimState;
 import dev.quartermaster.agent.host.NodeHost;
 import dev.quartermaster.agent.host.OsNodeHost;
 import dev.quartermaster.agent.node.ApiListerWatcher;
@@ -32,6 +33,7 @@ import dev.quartermaster.core.queue.WorkQueue;
 import dev.quartermaster.core.queue.Workers;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -105,7 +107,7 @@ public final class NodeAgent implements AutoCloseable {
         NodeAgent::revisionOf).build();
     this.taskSync = new TaskSync(config.api(), config.nodeName(), env,
         name -> tasks.hasSynced() ? tasks.cache().get(name) : Optional.empty(),
-        name -> claims.cache().get(name), host.tasks(), config::taskLog, taskQueue::add,
+        name -> claims.cache().get(name), this::preparedHere, host.tasks(), config::taskLog, taskQueue::add,
         names -> names.forEach(claimQueue::add),
         config.rescanPeriod());
     this.claimSync = new ClaimSync(config.api(), config.nodeName(), env, preparer,
@@ -207,6 +209,12 @@ public final class NodeAgent implements AutoCloseable {
         onChange.accept(o);
       }
     };
+  }
+
+  /** The CDI devices of claim {@code uid} if this node's ledger holds it prepared. */
+  private Optional<List<String>> preparedHere(String uid) {
+    return preparer.durable().ledger().snapshot().get(uid)
+        .map(e -> e instanceof ClaimState.PrepareCompleted c ? c.cdiDevices() : null);
   }
 
   /** A claim whose task is deleting and whose process here is gone: the claim sync unprepares it. */

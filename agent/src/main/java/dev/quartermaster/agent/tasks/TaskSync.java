@@ -10,6 +10,7 @@ import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.TaskStatus;
@@ -61,6 +62,7 @@ public final class TaskSync {
   private final Env env;
   private final Function<String, Optional<Task>> tasks;
   private final Function<String, Optional<ResourceClaim>> claims;
+  private final Function<String, Optional<List<String>>> preparedHere;
   private final TaskHost host;
   private final Function<String, Path> logOf;
   private final RunRecords records;
@@ -74,6 +76,7 @@ public final class TaskSync {
   /**
    * @param tasks the informer's view of a task by name
    * @param claims the informer's view of a claim by name
+   * @param preparedHere by claim uid, the CDI devices this node's ledger holds it prepared with
    * @param host where processes run and are recorded
    * @param logOf where a task's output goes
    * @param requeue queues a task name for another sync
@@ -81,13 +84,15 @@ public final class TaskSync {
    * @param recheck how often a task waiting for its claims looks again without being told
    */
   public TaskSync(ApiClient api, String node, Env env, Function<String, Optional<Task>> tasks,
-      Function<String, Optional<ResourceClaim>> claims, TaskHost host, Function<String, Path> logOf,
+      Function<String, Optional<ResourceClaim>> claims, Function<String, Optional<List<String>>> preparedHere,
+      TaskHost host, Function<String, Path> logOf,
       Consumer<String> requeue, Consumer<List<String>> releaseClaims, Duration recheck) {
     this.api = api;
     this.node = node;
     this.env = env;
     this.tasks = tasks;
     this.claims = claims;
+    this.preparedHere = preparedHere;
     this.host = host;
     this.logOf = logOf;
     this.records = host.records();
@@ -164,7 +169,7 @@ public final class TaskSync {
         write(t, TaskStatuses.phase(t.status(), TaskPhase.Preparing, "WaitingForClaims", waiting.get()));
         return Result.requeueAfter(recheck); // the claim's update normally brings us back sooner
       }
-      cdiDevices.addAll(claims.apply(claimName).orElseThrow().status().prepare().get(node).cdiDevices());
+      cdiDevices.addAll(preparedHere.apply(claims.apply(claimName).orElseThrow().metadata().uid()).orElseThrow());
     }
     var name = t.metadata().name();
     var runtime = host.runtime(t.spec().runtime());
@@ -197,17 +202,30 @@ public final class TaskSync {
     return report(t, run);
   }
 
-  /** Why the task cannot start yet because of {@code claimName}; empty when it is prepared here. */
+  /**
+   * Why the task cannot start yet because of {@code claimName}; empty when this node's ledger holds
+   * the claim prepared. The ledger decides, not the claim's status: a status says what an agent
+   * reported once, and the claim it describes may since have been unprepared, deleted, or replaced
+   * by another of the same name (a task replaced in a crash loop finds its predecessor's claim).
+   */
   private Optional<String> waitingFor(Task t, String claimName) {
     var claim = claims.apply(claimName);
     if (claim.isEmpty()) {
       return Optional.of("waiting for claim " + claimName + ": not found");
     }
-    var state = claim.get().status().prepare().get(node);
-    if (state != null && state.phase() == PrepareState.Phase.Prepared) {
+    var c = claim.get();
+    var owner = c.metadata().owner().filter(o -> o.kind().equals(Kinds.TASK.name()));
+    if (owner.isPresent() && !owner.get().uid().equals(t.metadata().uid())) {
+      return Optional.of("waiting for claim " + claimName + ": the one there belongs to an earlier task of this name");
+    }
+    if (c.metadata().isDeleting()) {
+      return Optional.of("waiting for claim " + claimName + ": it is being deleted");
+    }
+    if (preparedHere.apply(c.metadata().uid()).isPresent()) {
       return Optional.empty();
     }
-    var why = state == null ? "not prepared yet"
+    var state = c.status().prepare().get(node);
+    var why = state == null || state.phase() == PrepareState.Phase.Prepared ? "not prepared yet"
         : state.phase() + (state.reason().isEmpty() ? "" : ": " + state.reason());
     return Optional.of("waiting for claim " + claimName + " to be prepared on " + node + " (" + why + ")");
   }
@@ -260,6 +278,7 @@ public final class TaskSync {
         && next.deviceCheck().equals(s.deviceCheck()) && next.exitCode().equals(s.exitCode())) {
       return t;
     }
+    LOG.debug("task {}: {} {} -> {} {}", t.metadata().name(), s.phase(), s.reason(), next.phase(), next.reason());
     return api.updateStatus(t.withStatus(next));
   }
 

@@ -176,7 +176,14 @@ final class Chaos {
     if (n.agent.isPresent()) {
       return;
     }
-    world.startAgent(n);
+    try {
+      world.startAgent(n);
+    } catch (RuntimeException e) {
+      // As under systemd: an agent that cannot reach the server at start exits and is started again.
+      run.event("agent of " + n.name + " failed to start (" + e.getMessage() + "); trying again in 5s");
+      later(Duration.ofSeconds(5), () -> restart(n));
+      return;
+    }
     run.event("agent of " + n.name + " started again");
     violations.addAll(run.promises().afterRestart(n));
   }

@@ -152,7 +152,9 @@ public final class SeedRun {
             + t.status().reason()).toList();
       }
     }
-    var solo = world.api().get(Kinds.TASK, SOLO).filter(t -> !t.metadata().isDeleting());
+    // A stand-alone task is never replaced: once it has ended (lost with its node, say), that is final.
+    var solo = world.api().get(Kinds.TASK, SOLO)
+        .filter(t -> !t.metadata().isDeleting() && !t.status().phase().isFinished());
     if (solo.isPresent() && solo.get().status().phase() != TaskPhase.Running) {
       return "task " + SOLO + " is " + solo.get().status().phase() + ": " + solo.get().status().message();
     }
