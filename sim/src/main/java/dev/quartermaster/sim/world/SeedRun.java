@@ -1,5 +1,6 @@
 package dev.quartermaster.sim.world;
 
+import dev.quartermaster.agent.host.NodeHost;
 import dev.quartermaster.api.claim.DeviceRequest;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.claim.ResourceClaimSpec;
@@ -25,6 +26,7 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 
 /**
  * One seed of the whole-cluster simulation: 3 nodes × 4 GPUs, a workload of 1-GPU workers and a
@@ -57,9 +59,14 @@ public final class SeedRun {
   private int step;
 
   public SeedRun(long seed, int steps) {
+    this(seed, steps, host -> host);
+  }
+
+  /** A run whose agents see their machines through {@code hostView} (for naive variants). */
+  public SeedRun(long seed, int steps, UnaryOperator<NodeHost> hostView) {
     this.seed = seed;
     this.steps = steps;
-    this.world = new WholeCluster(seed, 3, 4);
+    this.world = new WholeCluster(seed, 3, 4, hostView);
     this.promises = new Promises(world);
   }
 
@@ -86,7 +93,7 @@ public final class SeedRun {
     return promises;
   }
 
-  private Outcome run() {
+  public Outcome run() {
     var env = world.env();
     try {
       world.api().create(workload(2 + env.random().nextInt(5)));

@@ -3,6 +3,7 @@ package dev.quartermaster.sim.world;
 import dev.quartermaster.agent.NodeAgent;
 import dev.quartermaster.agent.NodeAgentConfig;
 import dev.quartermaster.agent.devices.DeviceRoot;
+import dev.quartermaster.agent.host.NodeHost;
 import dev.quartermaster.agent.ledger.ClaimLedger;
 import dev.quartermaster.agent.ledger.LedgerState;
 import dev.quartermaster.agent.nvml.NvmlLoad;
@@ -26,6 +27,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 
 /**
  * The whole cluster in one deterministic world: the store and the API ({@link SimCluster}), two
@@ -63,11 +65,18 @@ public final class WholeCluster {
   record Replica(String identity, ControlPlane plane, FlakyApi api) {}
 
   private final SimCluster cluster;
+  private final UnaryOperator<NodeHost> hostView;
   private final Map<String, NodeSlot> nodes = new LinkedHashMap<>();
   private final List<Replica> replicas = new ArrayList<>();
   private int replicaCount;
 
-  public WholeCluster(long seed, int nodeCount, int gpusPerNode) {
+  /**
+   * @param hostView what each agent is given of its machine: the machine itself, or a view that
+   *     leaves something out (the naive variants tests plug in)
+   */
+  public WholeCluster(long seed, int nodeCount, int gpusPerNode,
+      UnaryOperator<NodeHost> hostView) {
+    this.hostView = hostView;
     this.cluster = new SimCluster(seed, WatchFaults.NONE);
     cluster.deviceClass("gpu", "gpu");
     for (int i = 1; i <= nodeCount; i++) {
@@ -111,7 +120,7 @@ public final class WholeCluster {
         NodeAgentConfig.DEFAULT_HEALTH_CLEAN_PERIOD, () -> new NvmlLoad.Unavailable("simulated node"),
         PodmanOptions.defaults());
     try {
-      slot.agent = Optional.of(NodeAgent.start(config, slot.host));
+      slot.agent = Optional.of(NodeAgent.start(config, hostView.apply(slot.host)));
       slot.boots++;
     } catch (IOException e) {
       throw new UncheckedIOException("agent of " + slot.name + " could not start", e);
