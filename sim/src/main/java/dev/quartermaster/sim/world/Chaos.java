@@ -1,6 +1,7 @@
 package dev.quartermaster.sim.world;
 
 import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.node.NodeSpec;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.api.workload.WorkloadSpec;
 import dev.quartermaster.core.env.Env;
@@ -14,7 +15,8 @@ import java.util.random.RandomGenerator;
  * while, sometimes past the node grace period), partitions of a node from the server, device nodes
  * disappearing and coming back, GPUs turning unhealthy, API calls failing (before or after they
  * commit), leader fail-over, and an operator deleting claims and tasks, scaling in bursts, and
- * deleting and re-creating a claim by the same name (seed 1). Every fault ends by itself or at
+ * deleting and re-creating a claim by the same name (seed 1), cordoning nodes and fencing a node
+ * that looks dead (it may be merely partitioned). Every fault ends by itself or at
  * {@link #stopAndHeal}.
  */
 final class Chaos {
@@ -50,7 +52,7 @@ final class Chaos {
     int count = 6 + random.nextInt(12);
     for (int i = 0; i < count; i++) {
       var at = Duration.ofMillis(random.nextLong(WINDOW.toMillis()));
-      int kind = random.nextInt(10);
+      int kind = random.nextInt(12);
       later(at, () -> fault(kind));
     }
   }
@@ -152,6 +154,23 @@ final class Chaos {
           later(Duration.ofMillis(at), () -> scale(replicas));
         }
       }
+      case 10 -> {
+        run.event("operator: cordon " + n.name);
+        world.nodeSpec(n.name, sp -> new NodeSpec(true, sp.fenced()));
+        later(seconds(5, 60), () -> {
+          run.event("operator: uncordon " + n.name);
+          world.nodeSpec(n.name, sp -> new NodeSpec(false, sp.fenced()));
+        });
+      }
+      case 11 -> {
+        // An operator fences only a node that looks dead; here it may be merely partitioned.
+        var node = world.api().get(Kinds.NODE, n.name).orElseThrow();
+        if (dev.quartermaster.control.allocator.NodeReadiness.isSchedulable(node) || node.spec().fenced()) {
+          return;
+        }
+        run.event("operator: fence " + n.name + " (NotReady)");
+        world.nodeSpec(n.name, sp -> new NodeSpec(sp.unschedulable(), true));
+      }
       default -> {
         // Seed 1: the stand-alone claim deleted and created again by the same name at once.
         run.event("operator: delete and re-create resourceclaim " + SeedRun.SOLO + "-gpu");
@@ -195,6 +214,7 @@ final class Chaos {
     world.failRate(0);
     for (var n : world.nodes()) {
       n.api.cut(false);
+      world.nodeSpec(n.name, sp -> NodeSpec.EMPTY);
       n.host.devices().nodeNames().forEach(n.host.devices()::restore);
       for (int i = 0; i < 4; i++) {
         n.host.devices().setHealthy("gpu-" + i, true);

@@ -77,7 +77,7 @@ public final class WholeCluster {
   public WholeCluster(long seed, int nodeCount, int gpusPerNode,
       UnaryOperator<NodeHost> hostView) {
     this.hostView = hostView;
-    this.cluster = new SimCluster(seed, WatchFaults.NONE);
+    this.cluster = new SimCluster(seed, watchFaults(seed));
     cluster.deviceClass("gpu", "gpu");
     for (int i = 1; i <= nodeCount; i++) {
       var name = "node-" + i;
@@ -87,6 +87,17 @@ public final class WholeCluster {
     }
     startReplica();
     startReplica();
+  }
+
+  /** Watch faults drawn from the seed: events late by up to 2 s, and up to one delivery in 50 dropped (a re-list). */
+  static WatchFaults watchFaults(long seed) {
+    var random = new java.util.SplittableRandom(seed);
+    return new WatchFaults(Duration.ofMillis(random.nextLong(2001)), random.nextDouble(0.02), 0.5);
+  }
+
+  /** Read-modify-write of a node's spec, as {@code qm node cordon|fence} does. */
+  void nodeSpec(String node, java.util.function.UnaryOperator<dev.quartermaster.api.node.NodeSpec> change) {
+    cluster.update(node, n -> new dev.quartermaster.api.node.Node(n.metadata(), change.apply(n.spec()), n.status()));
   }
 
   public DeterministicEnv env() {
