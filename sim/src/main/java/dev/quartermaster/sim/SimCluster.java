@@ -35,9 +35,21 @@ public final class SimCluster {
   private final ObjectRegistry api;
 
   public SimCluster(long seed, WatchFaults faults) {
+    this(seed, faults, true);
+  }
+
+  private SimCluster(long seed, WatchFaults faults, boolean guarded) {
     this.env = new DeterministicEnv(seed);
     this.store = new SimStore(env, faults);
-    this.api = new ObjectRegistry(store, env);
+    this.api = guarded ? new ObjectRegistry(store, env) : ObjectRegistry.withoutCrossObjectRules(store, env);
+  }
+
+  /**
+   * A cluster whose store takes any valid write, without the rules that keep one device from being
+   * held by two live claims: the naive variant, for tests that show what those rules prevent.
+   */
+  public static SimCluster withoutCrossObjectRules(long seed, WatchFaults faults) {
+    return new SimCluster(seed, faults, false);
   }
 
   public DeterministicEnv env() {
@@ -67,7 +79,10 @@ public final class SimCluster {
     return api.create(new DeviceClass(ObjectMeta.named(name), new DeviceClassSpec(cls, List.of()), DeviceClassStatus.EMPTY));
   }
 
-  /** A ready node with {@code gpus} healthy GPUs named gpu-0.., published as an agent would. */
+  /**
+   * A ready node with {@code gpus} healthy GPUs named gpu-0.., published as an agent would. Its
+   * allocation record is the allocator's to create, at its first allocation there.
+   */
   public Node addNode(String name, int gpus) {
     var conditions = List.of(
         new Condition("AgentReady", Condition.Status.True, "Heartbeat", "", Optional.of(env.now())),
@@ -117,7 +132,7 @@ public final class SimCluster {
     }
   }
 
-  /** Read-modify-write of a node (labels, spec), retried on conflict; keeps the allocation ledger. */
+  /** Read-modify-write of a node (labels, spec), retried on conflict. */
   public Node update(String node, UnaryOperator<Node> change) {
     while (true) {
       var n = api.get(Kinds.NODE, node).orElseThrow();
