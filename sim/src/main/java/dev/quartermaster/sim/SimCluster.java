@@ -84,11 +84,7 @@ public final class SimCluster {
    * allocation record is the allocator's to create, at its first allocation there.
    */
   public Node addNode(String name, int gpus) {
-    var conditions = List.of(
-        new Condition("AgentReady", Condition.Status.True, "Heartbeat", "", Optional.of(env.now())),
-        new Condition("DevicesReady", Condition.Status.True, "AllPresent", "", Optional.of(env.now())));
-    var node = api.create(new Node(ObjectMeta.named(name), NodeSpec.EMPTY,
-        new NodeStatus(conditions, Optional.of(env.now()), "boot-1", "sim", List.of())));
+    var node = registerNode(name);
     var devices = new ArrayList<Device>();
     for (int i = 0; i < gpus; i++) {
       devices.add(new Device("gpu-" + i, "gpu", Map.of("uuid", name + "-gpu-" + i, "model", "H100"),
@@ -96,6 +92,15 @@ public final class SimCluster {
     }
     api.create(new DeviceSlice(ObjectMeta.named(name), new DeviceSliceSpec(name, devices), DeviceSliceStatus.EMPTY));
     return node;
+  }
+
+  /** Creates the {@code Node} object, ready, as its agent does when it starts (its slice is not touched). */
+  public Node registerNode(String name) {
+    var conditions = List.of(
+        new Condition("AgentReady", Condition.Status.True, "Heartbeat", "", Optional.of(env.now())),
+        new Condition("DevicesReady", Condition.Status.True, "AllPresent", "", Optional.of(env.now())));
+    return api.create(new Node(ObjectMeta.named(name), NodeSpec.EMPTY,
+        new NodeStatus(conditions, Optional.of(env.now()), "boot-1", "sim", List.of())));
   }
 
   /** Sends a heartbeat for {@code node} now (AgentReady=True), retrying lost compare-and-sets. */

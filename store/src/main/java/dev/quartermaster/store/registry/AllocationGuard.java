@@ -102,14 +102,15 @@ final class AllocationGuard implements WriteRules {
     var compares = new ArrayList<Compare>();
     var claims = new HashMap<String, Optional<ResourceClaim>>();
     var kept = new ArrayList<String>();
-    current.spec().devices().forEach((device, holder) -> {
-      if (next.holder(device).filter(holder::equals).isEmpty() && holds(read(holder, claims, compares), holder, node, device)) {
-        kept.add("device " + device + " is held by " + holder);
+    current.spec().devices().entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(e -> {
+      var holder = e.getValue();
+      if (next.holder(e.getKey()).filter(holder::equals).isEmpty() && holds(read(holder, claims, compares), holder, node, e.getKey())) {
+        kept.add("device " + e.getKey() + " is held by " + holder);
       }
     });
     if (!kept.isEmpty()) {
       throw new ApiException(Reason.Conflict, current.ref() + ": spec.devices: " + first(kept)
-          + ", which is live and allocated it; an entry may be removed only once its claim is gone or placed elsewhere");
+          + "; a live claim allocated a device keeps its entry (it goes once the claim is gone or placed elsewhere)");
     }
     return compares;
   }
