@@ -32,7 +32,9 @@ import java.util.Optional;
  *       there, and the operator should see who holds what, not lose it.
  * </ul>
  * A claim created with an allocation is refused outright (422): its uid is new, so no record can
- * give it a device; only the allocator binds claims, through their status.
+ * give it a device; only the allocator binds claims, through their status. A claim write that
+ * keeps the stored allocation is not checked again (R held when it was stored, and record writes
+ * keep it): the agent's frequent prepare-state writes do not read a record of thousands of entries.
  */
 final class AllocationGuard implements WriteRules {
   private static final int NAMED = 5;
@@ -57,7 +59,9 @@ final class AllocationGuard implements WriteRules {
   @Override
   public List<Compare> beforeWrite(ApiObject current, ApiObject next) {
     return switch (next) {
-      case ResourceClaim c -> claimWrite(c);
+      case ResourceClaim c -> ((ResourceClaim) current).status().allocation().equals(c.status().allocation())
+          ? List.of() // R holds for the stored claim, so an allocation the write keeps needs no check
+          : claimWrite(c);
       case NodeAllocation a -> recordWrite((NodeAllocation) current, a.spec());
       default -> List.of();
     };

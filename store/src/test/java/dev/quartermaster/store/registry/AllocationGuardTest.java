@@ -97,6 +97,18 @@ class AllocationGuardTest {
   }
 
   @Test
+  void anAllocatedClaimMovedOntoAnotherClaimsDeviceIsRefused() {
+    var first = bind(api, "train-0-gpu", "node-1", "gpu-0");
+    var second = bind(api, "train-1-gpu", "node-1", "gpu-1");
+
+    assertThatThrownBy(() -> api.updateStatus(allocated(second, "node-1", "gpu-0")))
+        .hasMessageContaining("device gpu-0 on node node-1 is held by claim train-0-gpu (uid " + first.metadata().uid() + ")");
+    // A spec/metadata update never writes the status: the allocation stays where the record says.
+    var updated = api.update(allocated(second, "node-1", "gpu-0"));
+    assertThat(updated.status().allocation().orElseThrow().devices()).extracting(AllocatedDevice::device).containsExactly("gpu-1");
+  }
+
+  @Test
   void aClaimStatusNamingADeviceNobodyRecordedIsRefused() {
     var c = api.create(claim("train-0-gpu"));
 
