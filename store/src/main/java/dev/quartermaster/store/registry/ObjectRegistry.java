@@ -93,13 +93,18 @@ public final class ObjectRegistry implements ApiClient {
         m.finalizers(), m.owner());
     var fresh = kind.cast(object.withMetadata(meta));
     var key = StoredObjects.key(kind, m.name());
-    var compares = new ArrayList<Compare>(rules.beforeCreate(fresh));
-    compares.add(new Compare.ModRevision(key, 0));
-    var result = store.txn(Txn.when(compares, List.of(new Op.Put(key, stored.encode(fresh)))));
-    if (!result.succeeded()) {
-      throw new ApiException(Reason.AlreadyExists, object.ref() + " already exists");
+    while (true) {
+      var compares = new ArrayList<Compare>(rules.beforeCreate(fresh));
+      compares.add(new Compare.ModRevision(key, 0));
+      var result = store.txn(Txn.when(compares, List.of(new Op.Put(key, stored.encode(fresh)))));
+      if (result.succeeded()) {
+        return kind.cast(fresh.withMetadata(meta.withRevision(result.revision())));
+      }
+      if (store.get(key).isPresent()) {
+        throw new ApiException(Reason.AlreadyExists, object.ref() + " already exists");
+      }
+      // Only something the rules read changed: they decide again.
     }
-    return kind.cast(fresh.withMetadata(meta.withRevision(result.revision())));
   }
 
   @Override
