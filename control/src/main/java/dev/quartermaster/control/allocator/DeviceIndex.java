@@ -17,10 +17,10 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * The allocator's in-memory view of every node's devices and allocation record, kept up to date from informer
- * events, with the schedulable nodes ordered by how many free healthy devices of each base class
- * they have — so a placement looks only at nodes that could hold it, smallest sufficient first
- * (best fit, which keeps large holes for large requests), not at every node.
+ * The allocator's in-memory view of every node's devices and allocation record, kept up to date
+ * from informer events, with the schedulable nodes ordered by how many free healthy devices of
+ * each base class they have — so a placement looks only at nodes that could hold it, smallest
+ * sufficient first (best fit, which keeps large holes for large requests), not at every node.
  *
  * <p>The view may be stale; that is safe because every decision is re-checked against the live
  * record when the allocator writes it (compare-and-set), and the store refuses a claim write that
