@@ -10,6 +10,7 @@ import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.control.allocator.Allocator;
 import dev.quartermaster.control.cluster.Informers;
+import dev.quartermaster.store.registry.ObjectRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -58,6 +59,41 @@ class OrdinaryWritesTest {
     System.out.println("ordinary writes: without the guard, double allocation in " + caught + " of "
         + SimCluster.seeds(5).length + " seeds");
     assertThat(caught).isEqualTo(SimCluster.seeds(5).length);
+  }
+
+  /**
+   * A store written before records existed (the record was Node labels, which are not migrated):
+   * claims allocated, no record. The allocator records those devices for their claims before it
+   * hands out anything on that node, so new claims get only the GPUs that are really free.
+   */
+  @Test
+  void claimsAllocatedWithoutARecordAreAdoptedNotDoubleAllocated() {
+    for (long seed : SimCluster.seeds(5)) {
+      var c = new SimCluster(seed, WatchFaults.staleCache());
+      var checker = new ExclusiveChecker();
+      c.store().onCommit(checker);
+      c.deviceClass("gpu", "gpu");
+      c.addNode("node-0", 4);
+      c.addNode("node-1", 4);
+      var before = ObjectRegistry.withoutCrossObjectRules(c.store(), c.env());
+      for (int i = 0; i < 3; i++) {
+        var old = before.create(AllocatorRaceTest.claim("old-" + i, 1));
+        before.updateStatus(old.withStatus(old.status().withAllocation(
+            new Allocation("node-0", List.of(new AllocatedDevice("gpu", "gpu-" + i))))));
+      }
+      var informers = new Informers(c.env(), c.api());
+      var loop = new Allocator(c.env(), c.api(), informers).loop();
+      informers.start();
+      loop.start();
+      for (int i = 0; i < 7; i++) {
+        c.api().create(AllocatorRaceTest.claim("new-" + i, 1));
+      }
+      c.env().advance(Duration.ofMinutes(1));
+
+      assertThat(checker.violations()).as("seed %d", seed).isEmpty();
+      assertThat(checker.allocated()).as("seed %d: all 8 GPUs in use, once each", seed).isEqualTo(8);
+      assertThat(record(c, "node-0")).as("seed %d", seed).containsKeys("gpu-0", "gpu-1", "gpu-2");
+    }
   }
 
   private Outcome scenario(SimCluster c) {

@@ -23,6 +23,7 @@ import dev.quartermaster.control.cluster.Informers;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.informer.EventHandler;
 import dev.quartermaster.core.queue.Result;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -344,6 +345,7 @@ public final class Allocator {
     }
     var record = api.get(Kinds.NODE_ALLOCATION, placed.node());
     var held = record.map(NodeAllocation::spec).orElse(NodeAllocationSpec.EMPTY);
+    var named = namedByAllocatedClaims(placed.node());
     var add = new HashMap<String, DeviceHolder>();
     for (var c : live) {
       var holder = new DeviceHolder(c.metadata().name(), c.metadata().uid());
@@ -352,6 +354,12 @@ public final class Allocator {
         if (now.isPresent() && !now.get().uid().equals(holder.uid())) {
           conflicts.incrementAndGet();
           return Result.requeue(); // our index was stale: someone holds it
+        }
+        if (now.isEmpty() && named.contains(d.device())) {
+          // An allocated claim names it but the record lacks it (a store from before records): have
+          // the cleaner record it first.
+          loop.enqueue("node/" + placed.node());
+          return Result.requeueAfter(Duration.ofSeconds(1));
         }
         if (now.isEmpty()) {
           add.put(d.device(), holder);
@@ -377,6 +385,15 @@ public final class Allocator {
     }
     blocked.remove(key);
     return Result.done();
+  }
+
+  /** Devices of {@code node} that claims in our cache are allocated. */
+  private Set<String> namedByAllocatedClaims(String node) {
+    var out = new HashSet<String>();
+    for (var c : informers.claims().cache().byIndex(Informers.BY_NODE, node)) {
+      c.status().allocation().ifPresent(a -> a.devices().forEach(d -> out.add(d.device())));
+    }
+    return out;
   }
 
   private Result block(String key, List<ResourceClaim> pending, String reason, String message) {

@@ -52,6 +52,11 @@
  * check and a concurrent write cannot interleave. The protocol above is what makes allocation
  * succeed (liveness); the store is what makes it exclusive.
  *
+ * <p>A store written before records existed holds allocated claims and no record (the labels are
+ * not migrated). The {@link dev.quartermaster.control.allocator.RecordCleaner} adopts them: it
+ * records a device an allocated claim names and no one holds, and until it has, step 2 does not
+ * hand out a device that a cached allocated claim names. From then on R holds for them too.
+ *
  * <p>The price: entries of a claim that lost a race (a second reservation elsewhere) or whose
  * allocation a fence cleared stay until the cleaner sees the claim placed elsewhere or gone. They
  * waste devices for a while; they never double-allocate one. A record stays after its node is
