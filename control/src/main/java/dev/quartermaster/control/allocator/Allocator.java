@@ -355,9 +355,9 @@ public final class Allocator {
           conflicts.incrementAndGet();
           return Result.requeue(); // our index was stale: someone holds it
         }
-        if (now.isEmpty() && named.contains(d.device())) {
-          // An allocated claim names it but the record lacks it (a store from before records): have
-          // the cleaner record it first.
+        if (named.contains(d.device())) {
+          // An allocated claim names it but the record does not give it to that claim (a store from
+          // before records): have the cleaner record it first.
           loop.enqueue("node/" + placed.node());
           return Result.requeueAfter(Duration.ofSeconds(1));
         }
