@@ -37,7 +37,7 @@ import java.util.function.IntFunction;
 /**
  * The control plane at fleet size: 1,000 ready nodes of 8 GPUs, 8,000 one-GPU claims. Measures the
  * allocator's decisions per second end to end (each decision is two compare-and-set commits: the
- * node's allocation ledger and the claim's status), then the heap after a full GC and the resident
+ * node's NodeAllocation record and the claim's status), then the heap after a full GC and the resident
  * memory with everything loaded and 1,000 HTTP watchers attached.
  */
 final class ControlPlaneBench implements Bench.Benchmark {

@@ -3,6 +3,7 @@ package dev.quartermaster.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.quartermaster.api.allocation.DeviceHolder;
 import dev.quartermaster.api.claim.Allocation;
 import dev.quartermaster.api.claim.Allocation.AllocatedDevice;
 import dev.quartermaster.api.claim.ResourceClaimStatus;
@@ -218,6 +219,11 @@ class CliEndToEndTest {
   void describeNodeShowsItsDevicesAndWhichClaimHoldsEach() {
     run("apply", "-f", "examples");
     var claim = registry.get(Kinds.RESOURCE_CLAIM, "single-gpu").orElseThrow();
+    // As the allocator binds: the node's record first, then the claim.
+    var record = registry.get(Kinds.NODE_ALLOCATION, "gpu-node-1").orElseThrow();
+    registry.update(record.withSpec(record.spec().with(Map.of(
+        "gpu-1", new DeviceHolder("single-gpu", claim.metadata().uid()),
+        "gpu-2", new DeviceHolder("reserved-gpu", "uid-of-a-pending-claim")))));
     registry.updateStatus(claim.withStatus(ResourceClaimStatus.EMPTY.withAllocation(
         new Allocation("gpu-node-1", List.of(new AllocatedDevice("gpu", "gpu-1"))))));
 
@@ -229,8 +235,11 @@ class CliEndToEndTest {
         .contains("gpu-node-1")
         .containsPattern("quartermaster.dev/zone=rack-a")
         .containsPattern("gpu-1 +gpu +A100-SXM4-80GB +80Gi +Healthy +claim/single-gpu")
+        .containsPattern("gpu-2 +gpu +A100-SXM4-80GB +80Gi +Healthy +claim/reserved-gpu \\(reserved\\)")
         .containsPattern("gpu-3 +gpu +A100-SXM4-80GB +80Gi +Unhealthy \\(XID 79 \\(GPU has fallen off the bus\\)\\) +<none>")
         .contains("Conditions:  <none>");
+    var records = run("get", "nodeallocations");
+    assertThat(records.out()).as(records.err()).containsPattern("gpu-node-1 +2 +2 ");
   }
 
   @Test

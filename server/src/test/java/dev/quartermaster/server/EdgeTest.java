@@ -3,6 +3,7 @@ package dev.quartermaster.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.quartermaster.api.allocation.NodeAllocation;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.client.DeleteResult;
 import dev.quartermaster.api.client.LabelSelector;
@@ -15,6 +16,7 @@ import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.server.auth.Principal;
 import dev.quartermaster.server.auth.TokenAuthenticator;
 import java.io.ByteArrayInputStream;
@@ -112,6 +114,9 @@ class EdgeTest {
       assertThat(e.error().code()).isEqualTo(403);
       assertThat(e.getMessage()).contains("node a").contains("node/b");
       assertThat(agent.list(Kinds.NODE).items()).hasSize(1);
+      // Its own node's allocation record is the allocator's alone.
+      var record = catchThrowableOfType(ApiException.class, () -> agent.create(new NodeAllocation(ObjectMeta.named("a"), null, null)));
+      assertThat(record.error().code()).isEqualTo(403);
       assertThat(api.writes()).isEqualTo(1);
     }
   }

@@ -3,11 +3,19 @@ package dev.quartermaster.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.quartermaster.api.allocation.DeviceHolder;
+import dev.quartermaster.api.allocation.NodeAllocation;
+import dev.quartermaster.api.allocation.NodeAllocationSpec;
+import dev.quartermaster.api.claim.Allocation;
+import dev.quartermaster.api.claim.DeviceRequest;
+import dev.quartermaster.api.claim.ResourceClaim;
+import dev.quartermaster.api.claim.ResourceClaimSpec;
 import dev.quartermaster.api.client.DeleteResult;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.error.Violation;
 import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.core.env.SystemEnv;
 import dev.quartermaster.store.registry.ObjectRegistry;
@@ -16,6 +24,8 @@ import java.io.IOException;
 import java.net.http.HttpRequest;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -72,6 +82,30 @@ class RegistryIntegrationTest {
     var big = t.send(t.request("/api/v1/nodes").POST(HttpRequest.BodyPublishers.ofByteArray(new byte[2 << 20])).build());
     assertThat(big.statusCode()).isEqualTo(413);
 
+    assertThat(store.currentRevision()).isEqualTo(before);
+  }
+
+  /** Issue 8, hole 7, as an operator with curl meets it: a PUT that would take a device from its claim is a 409 naming it. */
+  @Test
+  void writesThatWouldDoubleAllocateAreConflictsNamingTheHolder() {
+    var spec = new ResourceClaimSpec(List.of(new DeviceRequest("gpu", "gpu", 1, List.of())), Optional.empty());
+    var holder = t.client.create(new ResourceClaim(ObjectMeta.named("train-0-gpu"), spec, null));
+    var other = t.client.create(new ResourceClaim(ObjectMeta.named("train-5-gpu"), spec, null));
+    var record = t.client.create(new NodeAllocation(ObjectMeta.named("node-1"),
+        new NodeAllocationSpec(Map.of("gpu-0", new DeviceHolder("train-0-gpu", holder.metadata().uid()))), null));
+    var gpu0 = new Allocation("node-1", List.of(new Allocation.AllocatedDevice("gpu", "gpu-0")));
+    t.client.updateStatus(holder.withStatus(holder.status().withAllocation(gpu0)));
+    long before = store.currentRevision();
+
+    var claimWrite = catchThrowableOfType(ApiException.class,
+        () -> t.client.updateStatus(other.withStatus(other.status().withAllocation(gpu0))));
+    var wipe = catchThrowableOfType(ApiException.class, () -> t.client.update(record.withSpec(NodeAllocationSpec.EMPTY)));
+
+    assertThat(claimWrite.error().code()).isEqualTo(409);
+    assertThat(claimWrite.getMessage()).contains("device gpu-0 on node node-1 is held by claim train-0-gpu (uid "
+        + holder.metadata().uid() + ")");
+    assertThat(wipe.error().code()).isEqualTo(409);
+    assertThat(wipe.getMessage()).contains("nodeallocation/node-1: spec.devices: device gpu-0 is held by claim train-0-gpu");
     assertThat(store.currentRevision()).isEqualTo(before);
   }
 

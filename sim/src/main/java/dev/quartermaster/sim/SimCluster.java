@@ -35,9 +35,21 @@ public final class SimCluster {
   private final ObjectRegistry api;
 
   public SimCluster(long seed, WatchFaults faults) {
+    this(seed, faults, true);
+  }
+
+  private SimCluster(long seed, WatchFaults faults, boolean guarded) {
     this.env = new DeterministicEnv(seed);
     this.store = new SimStore(env, faults);
-    this.api = new ObjectRegistry(store, env);
+    this.api = guarded ? new ObjectRegistry(store, env) : ObjectRegistry.withoutCrossObjectRules(store, env);
+  }
+
+  /**
+   * A cluster whose store takes any valid write, without the rules that keep one device from being
+   * held by two live claims: the naive variant, for tests that show what those rules prevent.
+   */
+  public static SimCluster withoutCrossObjectRules(long seed, WatchFaults faults) {
+    return new SimCluster(seed, faults, false);
   }
 
   public DeterministicEnv env() {
@@ -67,13 +79,12 @@ public final class SimCluster {
     return api.create(new DeviceClass(ObjectMeta.named(name), new DeviceClassSpec(cls, List.of()), DeviceClassStatus.EMPTY));
   }
 
-  /** A ready node with {@code gpus} healthy GPUs named gpu-0.., published as an agent would. */
+  /**
+   * A ready node with {@code gpus} healthy GPUs named gpu-0.., published as an agent would. Its
+   * allocation record is the allocator's to create, at its first allocation there.
+   */
   public Node addNode(String name, int gpus) {
-    var conditions = List.of(
-        new Condition("AgentReady", Condition.Status.True, "Heartbeat", "", Optional.of(env.now())),
-        new Condition("DevicesReady", Condition.Status.True, "AllPresent", "", Optional.of(env.now())));
-    var node = api.create(new Node(ObjectMeta.named(name), NodeSpec.EMPTY,
-        new NodeStatus(conditions, Optional.of(env.now()), "boot-1", "sim", List.of())));
+    var node = registerNode(name);
     var devices = new ArrayList<Device>();
     for (int i = 0; i < gpus; i++) {
       devices.add(new Device("gpu-" + i, "gpu", Map.of("uuid", name + "-gpu-" + i, "model", "H100"),
@@ -81,6 +92,15 @@ public final class SimCluster {
     }
     api.create(new DeviceSlice(ObjectMeta.named(name), new DeviceSliceSpec(name, devices), DeviceSliceStatus.EMPTY));
     return node;
+  }
+
+  /** Creates the {@code Node} object, ready, as its agent does when it starts (its slice is not touched). */
+  public Node registerNode(String name) {
+    var conditions = List.of(
+        new Condition("AgentReady", Condition.Status.True, "Heartbeat", "", Optional.of(env.now())),
+        new Condition("DevicesReady", Condition.Status.True, "AllPresent", "", Optional.of(env.now())));
+    return api.create(new Node(ObjectMeta.named(name), NodeSpec.EMPTY,
+        new NodeStatus(conditions, Optional.of(env.now()), "boot-1", "sim", List.of())));
   }
 
   /** Sends a heartbeat for {@code node} now (AgentReady=True), retrying lost compare-and-sets. */
@@ -117,7 +137,7 @@ public final class SimCluster {
     }
   }
 
-  /** Read-modify-write of a node (labels, spec), retried on conflict; keeps the allocation ledger. */
+  /** Read-modify-write of a node (labels, spec), retried on conflict. */
   public Node update(String node, UnaryOperator<Node> change) {
     while (true) {
       var n = api.get(Kinds.NODE, node).orElseThrow();

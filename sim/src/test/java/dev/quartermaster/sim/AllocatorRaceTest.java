@@ -2,6 +2,9 @@ package dev.quartermaster.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quartermaster.api.allocation.DeviceHolder;
+import dev.quartermaster.api.allocation.NodeAllocation;
+import dev.quartermaster.api.allocation.NodeAllocationSpec;
 import dev.quartermaster.api.claim.DeviceRequest;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.claim.ResourceClaimSpec;
@@ -49,7 +52,7 @@ class AllocatorRaceTest {
     var failures = new ArrayList<String>();
     int allocatedTotal = 0;
     for (long seed : SimCluster.seeds(20)) {
-      var o = race(seed, (env, pair) -> {
+      var o = race(new SimCluster(seed, WatchFaults.staleCache()), (env, pair) -> {
         var a = new Allocator(env, pair.api(), pair.informers());
         return a.loop();
       });
@@ -84,9 +87,13 @@ class AllocatorRaceTest {
       var placed = c.api().get(Kinds.RESOURCE_CLAIM, "c0").orElseThrow().status().allocation().orElseThrow().node();
       var other = c.api().list(Kinds.NODE).items().stream().filter(n -> !n.metadata().name().equals(placed))
           .findFirst().orElseThrow();
-      var stray = dev.quartermaster.control.allocator.NodeLedger.entries(other).isEmpty()
-          ? Map.of("gpu-0", first.metadata().uid()) : Map.<String, String>of();
-      c.api().update(dev.quartermaster.control.allocator.NodeLedger.with(other, stray));
+      var stray = Map.of("gpu-0", new DeviceHolder(first.metadata().name(), first.metadata().uid()));
+      var record = c.api().get(Kinds.NODE_ALLOCATION, other.metadata().name());
+      if (record.isEmpty()) {
+        c.api().create(new NodeAllocation(ObjectMeta.named(other.metadata().name()), new NodeAllocationSpec(stray), null));
+      } else if (record.get().spec().devices().isEmpty()) {
+        c.api().update(record.get().withSpec(new NodeAllocationSpec(stray)));
+      }
       for (int i = 1; i < 12; i++) {
         c.api().create(claim("c" + i, 1));
       }
@@ -97,17 +104,30 @@ class AllocatorRaceTest {
     }
   }
 
+  /** The naive allocators write claims only; on a store without the allocation guard they double-allocate. */
   @Test
   void theCheckerCatchesTwoNaiveAllocators() {
     int caught = 0;
     for (long seed : SimCluster.seeds(20)) {
-      var o = race(seed, (env, pair) -> new NaiveAllocator(env, pair.api(), pair.informers()).loop());
+      var o = race(SimCluster.withoutCrossObjectRules(seed, WatchFaults.staleCache()),
+          (env, pair) -> new NaiveAllocator(env, pair.api(), pair.informers()).loop());
       if (!o.violations().isEmpty()) {
         caught++;
       }
     }
     System.out.println("allocator race: naive allocators double-allocated in " + caught + " seeds");
     assertThat(caught).isPositive();
+  }
+
+  /** The same naive allocators on the real store: every claim write they try without a record is refused. */
+  @Test
+  void theStoreRefusesWhatTwoNaiveAllocatorsWrite() {
+    for (long seed : SimCluster.seeds(5)) {
+      var o = race(new SimCluster(seed, WatchFaults.staleCache()),
+          (env, pair) -> new NaiveAllocator(env, pair.api(), pair.informers()).loop());
+      assertThat(o.violations()).as("seed %d", seed).isEmpty();
+      assertThat(o.allocated()).as("seed %d: nothing bound without the allocator's record", seed).isZero();
+    }
   }
 
   @Test
@@ -148,8 +168,7 @@ class AllocatorRaceTest {
 
   record Pair(ObjectRegistry api, Informers informers) {}
 
-  private Outcome race(long seed, BiFunction<Env, Pair, ControlLoop> allocator) {
-    var c = new SimCluster(seed, WatchFaults.staleCache());
+  private Outcome race(SimCluster c, BiFunction<Env, Pair, ControlLoop> allocator) {
     var checker = new ExclusiveChecker();
     c.store().onCommit(checker);
     new SimClusterOn(c.api()).world(3, 4);

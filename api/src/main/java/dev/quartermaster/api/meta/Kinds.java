@@ -1,5 +1,6 @@
 package dev.quartermaster.api.meta;
 
+import dev.quartermaster.api.allocation.NodeAllocation;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.device.DeviceClass;
 import dev.quartermaster.api.device.DeviceSlice;
@@ -26,9 +27,11 @@ public final class Kinds {
   public static final Kind<Volume> VOLUME = new Kind<>("Volume", "volumes", "vol", Volume.class);
   public static final Kind<ComputeDomain> COMPUTE_DOMAIN =
       new Kind<>("ComputeDomain", "computedomains", "cd", ComputeDomain.class);
+  public static final Kind<NodeAllocation> NODE_ALLOCATION =
+      new Kind<>("NodeAllocation", "nodeallocations", "na", NodeAllocation.class);
 
   public static final List<Kind<?>> ALL = List.of(
-      NODE, DEVICE_SLICE, DEVICE_CLASS, RESOURCE_CLAIM, WORKLOAD, TASK, VOLUME, COMPUTE_DOMAIN);
+      NODE, DEVICE_SLICE, DEVICE_CLASS, RESOURCE_CLAIM, WORKLOAD, TASK, VOLUME, COMPUTE_DOMAIN, NODE_ALLOCATION);
 
   private Kinds() {}
 

@@ -1,5 +1,6 @@
 package dev.quartermaster.api.validation;
 
+import dev.quartermaster.api.allocation.NodeAllocation;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.device.DeviceClass;
 import dev.quartermaster.api.device.DeviceSlice;
@@ -32,6 +33,7 @@ public final class ObjectValidator {
       case Task t -> WorkloadRules.task(t.spec(), v);
       case Volume vol -> VolumeRules.volume(vol.spec(), v);
       case ComputeDomain d -> v.check(d.spec().numNodes() >= 0, "spec.numNodes", "must be >= 0");
+      case NodeAllocation a -> AllocationRules.spec(a.spec(), v);
       default -> v.add("kind", "unknown kind " + object.kind().name());
     }
     return v.list();

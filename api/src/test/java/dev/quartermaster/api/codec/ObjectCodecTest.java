@@ -3,10 +3,14 @@ package dev.quartermaster.api.codec;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.quartermaster.api.allocation.DeviceHolder;
+import dev.quartermaster.api.allocation.NodeAllocation;
+import dev.quartermaster.api.allocation.NodeAllocationSpec;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.error.Violation;
 import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.workload.Workload;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
@@ -39,6 +43,22 @@ class ObjectCodecTest {
     assertThat(ObjectCodec.fromJson(ObjectCodec.toJson(w))).isEqualTo(w);
     assertThat(ObjectCodec.fromYaml(ObjectCodec.toYaml(w))).containsExactly(w);
     assertThat(new String(ObjectCodec.toJson(w), StandardCharsets.UTF_8)).startsWith("{\"kind\":\"Workload\"");
+  }
+
+  /** A node's record with 2,048 IMEX channels held: a map, two short strings an entry, far below the 1 MiB body limit. */
+  @Test
+  void aNodeAllocationOfTwoThousandChannelsStaysCompactAndRoundTrips() {
+    var devices = new java.util.HashMap<String, DeviceHolder>();
+    for (int i = 0; i < 2048; i++) {
+      devices.put("channel-" + i, new DeviceHolder("training-workers-" + (i / 64) + "-channels",
+          java.util.UUID.nameUUIDFromBytes(("claim-" + i / 64).getBytes(StandardCharsets.UTF_8)).toString()));
+    }
+    var record = new NodeAllocation(ObjectMeta.named("node-1"), new NodeAllocationSpec(devices), null);
+
+    var json = ObjectCodec.toJson(record);
+
+    assertThat(json.length).as("bytes per entry").isLessThan(2048 * 110);
+    assertThat(ObjectCodec.fromJson(json, Kinds.NODE_ALLOCATION)).isEqualTo(record);
   }
 
   @Test

@@ -17,6 +17,23 @@ class ObjectValidatorTest {
   }
 
   @Test
+  void aNodeAllocationNamesTheBadEntry() {
+    var a = parse("""
+        kind: NodeAllocation
+        metadata: {name: node-1}
+        spec:
+          devices:
+            gpu-0: {claim: train-0-gpu, uid: 5b0c}
+            GPU_1: {claim: train-1-gpu, uid: 7d1e}
+            gpu-2: {claim: "../x"}
+        """);
+    assertThat(ObjectValidator.validate(a)).containsExactlyInAnyOrder(
+        new Violation("spec.devices.GPU_1", "key: " + Names.DNS_LABEL_RULE),
+        new Violation("spec.devices.gpu-2.claim", Names.DNS_LABEL_RULE),
+        new Violation("spec.devices.gpu-2.uid", "required"));
+  }
+
+  @Test
   void reportsEveryViolationWithItsPath() {
     var w = parse("""
         kind: Workload

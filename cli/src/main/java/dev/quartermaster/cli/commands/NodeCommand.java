@@ -57,7 +57,7 @@ public final class NodeCommand {
     public Integer call() {
       try (var connection = client.connect(env)) {
         var api = connection.api();
-        // Read-modify-write of the whole object: the node's labels carry the allocator's ledger.
+        // Read-modify-write of the whole object, so labels someone else set are kept.
         for (int attempt = 0; attempt < 10; attempt++) {
           var node = api.get(Kinds.NODE, name).orElseThrow(() -> new CliException("node/" + name + " not found"));
           var next = change().apply(node.spec());

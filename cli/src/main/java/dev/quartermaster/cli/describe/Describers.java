@@ -26,6 +26,7 @@ public final class Describers {
       case "Task" -> new TaskDescriber();
       case "Volume" -> new VolumeDescriber();
       case "ComputeDomain" -> new ComputeDomainDescriber();
+      case "NodeAllocation" -> new NodeAllocationDescriber();
       default -> throw new IllegalArgumentException("no describer for kind " + kind);
     };
     return (Describer<T>) describer;

@@ -44,7 +44,11 @@ final class NodeDescriber implements Describer<Node> {
     out.table("Devices", new Table(List.of("DEVICE", "CLASS", "MODEL", "MEMORY", "HEALTH", "HELD BY"), rows));
   }
 
-  /** Device name → the claim(s) allocated it on this node; two names here would break invariant I1. */
+  /**
+   * Device name → the claim(s) allocated it on this node; two names here would break invariant I1.
+   * A device the node's allocation record holds for a claim not (yet) allocated it shows that claim
+   * as reserved.
+   */
   private static Map<String, String> holdersOn(String node, DescribeContext context) {
     var holders = new HashMap<String, String>();
     for (ResourceClaim claim : context.api().list(Kinds.RESOURCE_CLAIM).items()) {
@@ -52,6 +56,8 @@ final class NodeDescriber implements Describer<Node> {
       allocation.ifPresent(a -> a.devices().stream().map(Allocation.AllocatedDevice::device).forEach(device ->
           holders.merge(device, "claim/" + claim.metadata().name(), (x, y) -> x + ", " + y)));
     }
+    context.api().get(Kinds.NODE_ALLOCATION, node).ifPresent(record -> record.spec().devices().forEach((device, holder) ->
+        holders.putIfAbsent(device, "claim/" + holder.claim() + " (reserved)")));
     return holders;
   }
 

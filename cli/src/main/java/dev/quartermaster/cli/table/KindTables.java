@@ -1,5 +1,7 @@
 package dev.quartermaster.cli.table;
 
+import dev.quartermaster.api.allocation.DeviceHolder;
+import dev.quartermaster.api.allocation.NodeAllocation;
 import dev.quartermaster.api.claim.Allocation;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.device.Device;
@@ -44,6 +46,7 @@ public final class KindTables {
       case "Task" -> task(now);
       case "Volume" -> volume(now);
       case "ComputeDomain" -> computeDomain(now);
+      case "NodeAllocation" -> nodeAllocation(now);
       default -> throw new IllegalArgumentException("no table for kind " + kind);
     };
     return (KindTable<T>) table;
@@ -122,6 +125,14 @@ public final class KindTables {
                 + "/" + d.status().nodes().size())),
         List.of(col("MEMBERS", (ComputeDomain d) ->
             d.status().nodes().stream().map(Member::node).collect(Collectors.joining(",")))));
+  }
+
+  private static KindTable<NodeAllocation> nodeAllocation(Instant now) {
+    return table(now, List.of(
+            col("DEVICES", (NodeAllocation a) -> Integer.toString(a.spec().devices().size())),
+            col("CLAIMS", (NodeAllocation a) -> Long.toString(
+                a.spec().devices().values().stream().map(DeviceHolder::uid).distinct().count()))),
+        List.of());
   }
 
   /** NAME, the kind's columns, AGE; wide adds the kind's extras, then REVISION, UID and LABELS. */

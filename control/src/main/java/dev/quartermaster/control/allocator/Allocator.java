@@ -1,5 +1,8 @@
 package dev.quartermaster.control.allocator;
 
+import dev.quartermaster.api.allocation.DeviceHolder;
+import dev.quartermaster.api.allocation.NodeAllocation;
+import dev.quartermaster.api.allocation.NodeAllocationSpec;
 import dev.quartermaster.api.claim.Allocation;
 import dev.quartermaster.api.claim.Allocation.AllocatedDevice;
 import dev.quartermaster.api.claim.ResourceClaim;
@@ -11,6 +14,7 @@ import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.control.cluster.Conditions;
@@ -19,6 +23,7 @@ import dev.quartermaster.control.cluster.Informers;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.informer.EventHandler;
 import dev.quartermaster.core.queue.Result;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -37,7 +42,7 @@ import org.slf4j.LoggerFactory;
  * write protocol that makes double allocation impossible is described in {@code package-info}.
  *
  * <p>Queue keys: {@code task/<name>}, {@code claim/<name>} (claims no task owns) and {@code
- * node/<name>} (ledger clean-up).
+ * node/<name>} (clean-up of the node's allocation record).
  */
 public final class Allocator {
   /** The claim condition the allocator owns. */
@@ -60,8 +65,8 @@ public final class Allocator {
     this.api = api;
     this.informers = informers;
     // Several workers, so allocations share the store's group commit. Safe: every commit is a
-    // compare-and-set on the node's ledger; the index steers concurrent placements to different
-    // nodes (DeviceIndex#place) so they rarely collide.
+    // compare-and-set on the node's allocation record; the index steers concurrent placements to
+    // different nodes (DeviceIndex#place) so they rarely collide.
     this.loop = new ControlLoop("allocator", env, 4, this::reconcile);
     informers.nodes().addHandler(new EventHandler<>() {
       @Override
@@ -71,14 +76,30 @@ public final class Allocator {
 
       @Override
       public void onUpdate(Node old, Node n) {
-        boolean matters = !NodeLedger.entries(old).equals(NodeLedger.entries(n))
-            || NodeReadiness.isSchedulable(old) != NodeReadiness.isSchedulable(n) || !old.spec().equals(n.spec());
+        boolean matters = NodeReadiness.isSchedulable(old) != NodeReadiness.isSchedulable(n) || !old.spec().equals(n.spec());
         nodeChanged(n.metadata().name(), matters);
       }
 
       @Override
       public void onDelete(Node n) {
         nodeChanged(n.metadata().name(), true);
+      }
+    });
+    informers.nodeAllocations().addHandler(new EventHandler<>() {
+      @Override
+      public void onAdd(NodeAllocation a) {
+        nodeChanged(a.metadata().name(), true);
+      }
+
+      @Override
+      public void onUpdate(NodeAllocation old, NodeAllocation a) {
+        nodeChanged(a.metadata().name(), !old.spec().equals(a.spec()));
+      }
+
+      @Override
+      public void onDelete(NodeAllocation a) {
+        index.recordDeleted(a.metadata().name());
+        nodeChanged(a.metadata().name(), true);
       }
     });
     informers.slices().addHandler(new EventHandler<>() {
@@ -128,7 +149,7 @@ public final class Allocator {
 
       @Override
       public void onDelete(ResourceClaim c) {
-        // Its ledger entries are garbage now.
+        // Its record entries are garbage now.
         c.status().allocation().ifPresent(a -> loop.enqueue("node/" + a.node()));
         index.reservationsOf(c.metadata().uid()).keySet().forEach(n -> loop.enqueue("node/" + n));
       }
@@ -170,7 +191,8 @@ public final class Allocator {
     if (node.isEmpty()) {
       return;
     }
-    index.refresh(node, informers.nodes().cache().get(node), informers.slices().cache().byIndex(Informers.BY_NODE, node));
+    index.refresh(node, informers.nodes().cache().get(node), informers.nodeAllocations().cache().get(node),
+        informers.slices().cache().byIndex(Informers.BY_NODE, node));
     loop.enqueue("node/" + node);
     if (capacityMayHaveChanged) {
       retryBlocked();
@@ -190,7 +212,7 @@ public final class Allocator {
       return switch (key.substring(0, slash)) {
         case "task" -> reconcileTask(key, name);
         case "claim" -> reconcileClaim(key, name);
-        case "node" -> new LedgerCleaner(api, informers, name).run();
+        case "node" -> new RecordCleaner(api, informers, name).run();
         default -> throw new IllegalArgumentException("unknown key " + key);
       };
     } catch (ApiException e) {
@@ -300,9 +322,10 @@ public final class Allocator {
   }
 
   /**
-   * The write protocol: read the claims and the node live; record the devices in the node's ledger
-   * (compare-and-set on the node, also when resuming a reservation already there); only then write
-   * each claim's allocation (compare-and-set on the claim).
+   * The write protocol (see {@code package-info}): read the claims, the node and its record live;
+   * record the devices for the claims (compare-and-set on the record) unless a reservation being
+   * resumed already holds them; only then write each claim's allocation (compare-and-set on the
+   * claim; the store also checks it against the record).
    */
   private Result commit(String key, List<ResourceClaim> pending, Placement.Placed placed) {
     var live = new ArrayList<ResourceClaim>();
@@ -320,23 +343,35 @@ public final class Allocator {
     if (!NodeReadiness.isSchedulable(node)) {
       return Result.requeue();
     }
-    var ledger = NodeLedger.entries(node);
-    var add = new HashMap<String, String>();
+    var record = api.get(Kinds.NODE_ALLOCATION, placed.node());
+    var held = record.map(NodeAllocation::spec).orElse(NodeAllocationSpec.EMPTY);
+    var named = namedByAllocatedClaims(placed.node());
+    var add = new HashMap<String, DeviceHolder>();
     for (var c : live) {
-      var uid = c.metadata().uid();
+      var holder = new DeviceHolder(c.metadata().name(), c.metadata().uid());
       for (var d : placed.devices().get(c.metadata().name())) {
-        var holder = ledger.get(d.device());
-        if (holder != null && !holder.equals(uid)) {
+        var now = held.holder(d.device());
+        if (now.isPresent() && !now.get().uid().equals(holder.uid())) {
           conflicts.incrementAndGet();
           return Result.requeue(); // our index was stale: someone holds it
         }
-        add.put(d.device(), uid);
+        if (named.contains(d.device())) {
+          // An allocated claim names it but the record does not give it to that claim (a store from
+          // before records): have the cleaner record it first.
+          loop.enqueue("node/" + placed.node());
+          return Result.requeueAfter(Duration.ofSeconds(1));
+        }
+        if (now.isEmpty()) {
+          add.put(d.device(), holder);
+        }
       }
     }
-    // Written even when resuming entries already there: the compare-and-set on the node is what a
-    // ledger cleaner that decided on an older node revision loses against (see LedgerCleaner).
-    var written = api.update(NodeLedger.with(node, add));
-    index.wrote(written, informers.slices().cache().byIndex(Informers.BY_NODE, placed.node()));
+    if (!add.isEmpty()) {
+      var written = record.isPresent()
+          ? api.update(record.get().withSpec(held.with(add)))
+          : api.create(new NodeAllocation(ObjectMeta.named(placed.node()), held.with(add), null));
+      index.wrote(written, Optional.of(node), informers.slices().cache().byIndex(Informers.BY_NODE, placed.node()));
+    }
     for (var c : live) {
       var devices = placed.devices().get(c.metadata().name());
       var condition = Conditions.of(ALLOCATED, true, "Allocated",
@@ -350,6 +385,15 @@ public final class Allocator {
     }
     blocked.remove(key);
     return Result.done();
+  }
+
+  /** Devices of {@code node} that claims in our cache are allocated. */
+  private Set<String> namedByAllocatedClaims(String node) {
+    var out = new HashSet<String>();
+    for (var c : informers.claims().cache().byIndex(Informers.BY_NODE, node)) {
+      c.status().allocation().ifPresent(a -> a.devices().forEach(d -> out.add(d.device())));
+    }
+    return out;
   }
 
   private Result block(String key, List<ResourceClaim> pending, String reason, String message) {

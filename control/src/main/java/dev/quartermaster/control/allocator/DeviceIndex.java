@@ -1,5 +1,6 @@
 package dev.quartermaster.control.allocator;
 
+import dev.quartermaster.api.allocation.NodeAllocation;
 import dev.quartermaster.api.claim.Allocation.AllocatedDevice;
 import dev.quartermaster.api.device.Device;
 import dev.quartermaster.api.device.DeviceClass;
@@ -16,13 +17,14 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * The allocator's in-memory view of every node's devices and ledger, kept up to date from informer
- * events, with the schedulable nodes ordered by how many free healthy devices of each base class
- * they have — so a placement looks only at nodes that could hold it, smallest sufficient first
- * (best fit, which keeps large holes for large requests), not at every node.
+ * The allocator's in-memory view of every node's devices and allocation record, kept up to date
+ * from informer events, with the schedulable nodes ordered by how many free healthy devices of
+ * each base class they have — so a placement looks only at nodes that could hold it, smallest
+ * sufficient first (best fit, which keeps large holes for large requests), not at every node.
  *
  * <p>The view may be stale; that is safe because every decision is re-checked against the live
- * node when the allocator writes its ledger (compare-and-set). Thread-safe.
+ * record when the allocator writes it (compare-and-set), and the store refuses a claim write that
+ * the record does not back. Thread-safe.
  */
 public final class DeviceIndex {
 
@@ -30,8 +32,9 @@ public final class DeviceIndex {
    * One node as the index sees it.
    *
    * @param notReady why the node takes no allocations (empty: it does)
+   * @param held the node's allocation record: device → the holder's claim uid
    */
-  record NodeView(String name, Optional<String> notReady, List<Device> devices, Map<String, String> ledger) {
+  record NodeView(String name, Optional<String> notReady, List<Device> devices, Map<String, String> held) {
     boolean schedulable() {
       return notReady.isEmpty();
     }
@@ -39,7 +42,7 @@ public final class DeviceIndex {
     int free(String baseClass) {
       return (int) devices.stream()
           .filter(d -> d.health() == Device.Health.Healthy && d.deviceClass().equals(baseClass)
-              && !ledger.containsKey(d.name()))
+              && !held.containsKey(d.name()))
           .count();
     }
   }
@@ -51,30 +54,29 @@ public final class DeviceIndex {
 
   private final Map<String, NodeView> nodes = new HashMap<>();
   private final Map<String, TreeSet<NodeFree>> byClass = new HashMap<>();
-  /** Claim uid → node → devices its ledger entries hold. */
+  /** Claim uid → node → devices its record entries hold. */
   private final Map<String, Map<String, Set<String>>> reservations = new HashMap<>();
 
   /**
-   * The node as our own last ledger write left it, kept until the cache shows that revision: the
-   * next placement then sees the devices we just took instead of picking them again and losing the
+   * The record as our own last write left it, kept until the cache shows that revision: the next
+   * placement then sees the devices we just took instead of picking them again and losing the
    * compare-and-set (with one allocator filling nodes best fit, about a fifth of the allocations in
    * the end-to-end bench did).
    */
-  private final Map<String, Node> written = new HashMap<>();
+  private final Map<String, NodeAllocation> written = new HashMap<>();
   /** Nodes a placement was handed out on and whose commit has not finished (see {@link #place}). */
   private final Set<String> committing = new HashSet<>();
 
-  /** Re-reads one node from the caches' current state ({@code node} empty: the node is gone). */
-  public synchronized void refresh(String name, Optional<Node> node, List<DeviceSlice> slices) {
-    if (node.isEmpty()) {
-      written.remove(name);
+  /**
+   * Re-reads one node from the caches' current state ({@code node} empty: the node is gone;
+   * {@code record} empty: nothing was ever allocated there).
+   */
+  public synchronized void refresh(String name, Optional<Node> node, Optional<NodeAllocation> record, List<DeviceSlice> slices) {
+    var ours = written.get(name);
+    if (ours != null && (record.isEmpty() || ours.metadata().revision() >= record.get().metadata().revision())) {
+      record = Optional.of(ours); // the cache is not past our own write yet
     } else {
-      var ours = written.get(name);
-      if (ours != null && ours.metadata().revision() >= node.get().metadata().revision()) {
-        node = Optional.of(ours); // the cache is not past our own write yet
-      } else {
-        written.remove(name);
-      }
+      written.remove(name);
     }
     unindex(name);
     if (node.isEmpty() && slices.isEmpty()) {
@@ -83,10 +85,11 @@ public final class DeviceIndex {
     var devices = new ArrayList<Device>();
     slices.forEach(s -> devices.addAll(s.spec().devices()));
     var notReady = node.isEmpty() ? Optional.of("node " + name + " has no Node object") : NodeReadiness.whyNot(node.get());
-    var view = new NodeView(name, notReady, List.copyOf(devices),
-        node.map(NodeLedger::entries).orElse(Map.of()));
+    var held = new HashMap<String, String>();
+    record.ifPresent(r -> r.spec().devices().forEach((device, holder) -> held.put(device, holder.uid())));
+    var view = new NodeView(name, notReady, List.copyOf(devices), Map.copyOf(held));
     nodes.put(name, view);
-    view.ledger().forEach((device, uid) ->
+    view.held().forEach((device, uid) ->
         reservations.computeIfAbsent(uid, u -> new HashMap<>()).computeIfAbsent(name, n -> new TreeSet<>()).add(device));
     if (view.schedulable()) {
       devices.stream().map(Device::deviceClass).distinct().forEach(cls ->
@@ -94,7 +97,12 @@ public final class DeviceIndex {
     }
   }
 
-  /** The ledger entries held by claim {@code uid}: node → devices. */
+  /** The record of {@code node} was deleted: our own last write of it no longer stands for it. */
+  public synchronized void recordDeleted(String node) {
+    written.remove(node);
+  }
+
+  /** The record entries held by claim {@code uid}: node → devices. */
   public synchronized Map<String, Set<String>> reservationsOf(String uid) {
     var r = reservations.get(uid);
     if (r == null) {
@@ -124,7 +132,7 @@ public final class DeviceIndex {
       }
     }
     List<String> candidates = pinned.map(List::of).orElseGet(() -> candidates(needs, classes));
-    // Nodes another worker is committing to come last: their ledger is about to change, and two
+    // Nodes another worker is committing to come last: their record is about to change, and two
     // workers picking the same best-fit devices would only make one of them lose the node's
     // compare-and-set. Still tried, so a busy node never makes a claim look unplaceable.
     var ordered = new ArrayList<String>(candidates.size());
@@ -136,7 +144,7 @@ public final class DeviceIndex {
         continue;
       }
       var fit = DeviceFit.fit(view.devices(), needs, classes,
-          d -> d.health() == Device.Health.Healthy && !view.ledger().containsKey(d.name()));
+          d -> d.health() == Device.Health.Healthy && !view.held().containsKey(d.name()));
       if (fit.isPresent()) {
         committing.add(name);
         return new Placement.Placed(name, fit.get());
@@ -151,22 +159,22 @@ public final class DeviceIndex {
   }
 
   /**
-   * Our ledger write on a node succeeded: index it now rather than when the informer delivers it.
-   * Only ever fresher than the cache; a stale view stays safe (every commit re-reads live), this
+   * Our write of a node's record succeeded: index it now rather than when the informer delivers
+   * it. Only ever fresher than the cache; a stale view stays safe (every commit re-reads live), this
    * just keeps it from being stale about our own writes.
    */
-  public synchronized void wrote(Node node, List<DeviceSlice> slices) {
-    var name = node.metadata().name();
+  public synchronized void wrote(NodeAllocation record, Optional<Node> node, List<DeviceSlice> slices) {
+    var name = record.metadata().name();
     var indexed = written.get(name);
-    if (indexed == null || indexed.metadata().revision() < node.metadata().revision()) {
-      written.put(name, node);
+    if (indexed == null || indexed.metadata().revision() < record.metadata().revision()) {
+      written.put(name, record);
     }
-    refresh(name, Optional.of(written.get(name)), slices);
+    refresh(name, node, Optional.of(written.get(name)), slices);
   }
 
   /**
    * Fits {@code needs} into the devices already reserved for them on {@code node} (claim name →
-   * its uid's reserved devices): finishing an allocation whose ledger write landed but whose claim
+   * its uid's reserved devices): finishing an allocation whose record write landed but whose claim
    * writes did not.
    */
   public synchronized Optional<Map<String, List<AllocatedDevice>>> fitReserved(
@@ -241,7 +249,7 @@ public final class DeviceIndex {
   private static final int MAX_NODES_EXPLAINED = 5;
 
   private static long freeMatching(NodeView v, List<ClaimNeed> needs, Map<String, DeviceClass> classes) {
-    return v.devices().stream().filter(d -> d.health() == Device.Health.Healthy && !v.ledger().containsKey(d.name()))
+    return v.devices().stream().filter(d -> d.health() == Device.Health.Healthy && !v.held().containsKey(d.name()))
         .filter(d -> needs.stream().flatMap(n -> n.requests().stream())
             .anyMatch(r -> DeviceFit.matches(d, classes.get(r.deviceClassName()))
                 && r.selectors().stream().allMatch(sel -> sel.matches(d.attributes()))))
@@ -270,7 +278,7 @@ public final class DeviceIndex {
     if (old == null) {
       return;
     }
-    old.ledger().forEach((device, uid) -> {
+    old.held().forEach((device, uid) -> {
       var byNode = reservations.get(uid);
       if (byNode != null) {
         var set = byNode.get(name);

@@ -1,42 +1,66 @@
 /**
  * The allocator: binds pending claims to healthy devices of ready nodes, never one device to two
- * live claims (I1), even with two allocators running at once.
+ * live claims (I1), even with two allocators running at once — and whatever else writes to the
+ * store.
  *
  * <h2>Why the claim's compare-and-set is not enough</h2>
  * Two allocators that pick the same free device for two <em>different</em> claims each write their
- * own claim; both compare-and-sets succeed. They must meet on one object. Ours is the chosen node:
- * its {@link dev.quartermaster.control.allocator.NodeLedger ledger} (labels {@code
- * alloc.quartermaster.dev/<device>=<claim-uid>}) records who holds each device, and the node's
- * revision serializes every allocator's writes about that node.
+ * own claim; both compare-and-sets succeed. They must meet on one object per node. Ours is the
+ * node's allocation record, {@code nodeallocation/<node>} ({@link
+ * dev.quartermaster.api.allocation.NodeAllocation}): a map device → holder (claim name and uid),
+ * whose revision serializes every allocator's writes about that node.
+ *
+ * <h2>Why an object of its own</h2>
+ * The record used to be labels on the {@code Node}. Everything else that writes a node then wrote
+ * it too: an operator's {@code qm apply} of the node with other labels wiped it, a node deleted
+ * and re-registered by its agent came back empty, every heartbeat conflicted with the allocator's
+ * compare-and-set, and labels capped a node at about 60 devices. A {@code NodeAllocation} is
+ * written by the allocator only (agents may not write it, see {@code NodeScopedAccess}), outlives
+ * its node object, and is a plain map, so 2,048 IMEX channels cost two short strings each.
  *
  * <h2>Protocol</h2>
  * <ol>
  *   <li>Decide from the {@link dev.quartermaster.control.allocator.DeviceIndex} (informer-fed; may be
  *       stale).
- *   <li>Read the claims and the node live; check every chosen device is free in the live ledger or
- *       already reserved for the same claim uid.
- *   <li>Write the node with the new entries, compare-and-set on the revision just read. A conflict
- *       (another allocator, or just a heartbeat) means: retry from the top.
+ *   <li>Read the claims, the node and its record live; check every chosen device is free in the
+ *       record or already held by the same claim uid (a reservation being resumed).
+ *   <li>Write the record with the new entries, compare-and-set on the revision just read (or create
+ *       it). A conflict (another allocator) means: retry from the top. Nothing new to record
+ *       (resuming): no write.
  *   <li>Write each claim's {@code status.allocation}, compare-and-set on the revision read in 2.
  * </ol>
  * A crash or a lost race between 3 and 4 leaves entries for a claim that is still pending; the
  * next attempt (by any allocator) finds them and <em>resumes</em>: it allocates exactly those
- * devices, without writing the ledger again.
+ * devices, without writing the record again.
  *
  * <h2>Why it is exclusive</h2>
- * Invariant L: every live claim whose allocation holds device d of node N has the ledger entry
- * N: d → its uid. Step 4 runs only after step 3 (or 2, when resuming) saw that entry. Entries are
- * removed only by the {@link dev.quartermaster.control.allocator.LedgerCleaner}, and only for claims
- * that are gone — which never come back (uids are unique and claim writes compare revisions), so no
- * step 4 still in flight can land. A ledger is a map, so a device has at most one entry; with L,
- * no device is held by two live claims.
+ * Invariant R: every live claim whose allocation holds device d of node N is d's holder in N's
+ * record. The record is a map, so with R no device is held by two live claims. R does not rest on
+ * this protocol being followed: the store keeps it against every writer ({@code AllocationGuard}
+ * in the store's registry), inside the write's own transaction:
+ * <ul>
+ *   <li>a claim write whose allocation names a device the record does not give to its uid is
+ *       refused (409 naming the holder) — step 4 succeeds only after step 3 (or an earlier
+ *       attempt) recorded its devices;
+ *   <li>a record write that drops or changes an entry of a live claim allocated that device is
+ *       refused, so only entries of claims that are gone, pending or placed elsewhere go (the
+ *       {@link dev.quartermaster.control.allocator.RecordCleaner}'s job);
+ *   <li>a claim cannot be created with an allocation, and a node whose devices are held cannot be
+ *       deleted (its record would survive anyway; the refusal says who holds what).
+ * </ul>
+ * Each check compares the revisions of what it read in the same transaction as the write, so a
+ * check and a concurrent write cannot interleave. The protocol above is what makes allocation
+ * succeed (liveness); the store is what makes it exclusive.
+ *
+ * <p>A store written before records existed holds allocated claims and no record (the labels are
+ * not migrated). The {@link dev.quartermaster.control.allocator.RecordCleaner} adopts them: it
+ * records a device an allocated claim names and no one holds, and until it has, step 2 does not
+ * hand out a device that a cached allocated claim names. From then on R holds for them too.
  *
  * <p>The price: entries of a claim that lost a race (a second reservation elsewhere) or whose
- * allocation a fence cleared stay until the claim is deleted. They waste devices for a while; they
- * never double-allocate one. Known limits: a node can record about 60 devices (the API's label
- * limit); agents must keep these labels when they update their node; a node object deleted and
- * created again loses its ledger, so node objects must not be re-created while claims hold
- * devices there.
+ * allocation a fence cleared stay until the cleaner sees the claim placed elsewhere or gone. They
+ * waste devices for a while; they never double-allocate one. A record stays after its node is
+ * deleted for good (empty once its claims are gone).
  *
  * <h2>Bad input</h2>
  * A request for a device class that does not exist, or for more matching devices than any node has

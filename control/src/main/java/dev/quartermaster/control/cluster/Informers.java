@@ -1,5 +1,6 @@
 package dev.quartermaster.control.cluster;
 
+import dev.quartermaster.api.allocation.NodeAllocation;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.device.DeviceClass;
@@ -32,6 +33,7 @@ public final class Informers {
   public static final String BY_UID = "uid";
 
   private final Informer<Node> nodes;
+  private final Informer<NodeAllocation> nodeAllocations;
   private final Informer<DeviceSlice> slices;
   private final Informer<DeviceClass> deviceClasses;
   private final Informer<ResourceClaim> claims;
@@ -40,6 +42,7 @@ public final class Informers {
 
   public Informers(Env env, ApiClient api) {
     nodes = base(env, api, Kinds.NODE).build();
+    nodeAllocations = base(env, api, Kinds.NODE_ALLOCATION).build();
     slices = base(env, api, Kinds.DEVICE_SLICE).index(BY_NODE, s -> List.of(s.spec().node())).build();
     deviceClasses = base(env, api, Kinds.DEVICE_CLASS).build();
     claims = base(env, api, Kinds.RESOURCE_CLAIM)
@@ -83,11 +86,15 @@ public final class Informers {
   }
 
   private List<Informer<?>> all() {
-    return List.of(nodes, slices, deviceClasses, claims, workloads, tasks);
+    return List.of(nodes, nodeAllocations, slices, deviceClasses, claims, workloads, tasks);
   }
 
   public Informer<Node> nodes() {
     return nodes;
+  }
+
+  public Informer<NodeAllocation> nodeAllocations() {
+    return nodeAllocations;
   }
 
   public Informer<DeviceSlice> slices() {

@@ -20,6 +20,7 @@ import dev.quartermaster.store.Store;
 import dev.quartermaster.store.Txn;
 import dev.quartermaster.store.Txn.Compare;
 import dev.quartermaster.store.Txn.Op;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -30,18 +31,36 @@ import java.util.UUID;
  * watches translated into object events.
  *
  * <p>Every write is one store transaction that compares the key's revision, so a write never
- * half-applies and two writers racing on one object cannot both win.
+ * half-applies and two writers racing on one object cannot both win. Rules that span objects
+ * ({@link AllocationGuard}: no device held by two live claims) add the revisions of what they read
+ * to that transaction, so they hold whoever writes.
  */
 public final class ObjectRegistry implements ApiClient {
   private final Store store;
   private final Env env;
   private final StoredObjects stored = new StoredObjects();
+  private final WriteRules rules;
   /** Shared by all watches, so that an event fanned out to many watchers is decoded once. */
   private final WatchDecodes watchDecodes = new WatchDecodes();
 
   public ObjectRegistry(Store store, Env env) {
     this.store = store;
     this.env = env;
+    this.rules = new AllocationGuard(store, stored);
+  }
+
+  private ObjectRegistry(Store store, Env env, WriteRules rules) {
+    this.store = store;
+    this.env = env;
+    this.rules = rules;
+  }
+
+  /**
+   * A registry that takes any valid write, without the rules that span objects (I1 in the store).
+   * Only for tests that show what those rules prevent; never serve it.
+   */
+  public static ObjectRegistry withoutCrossObjectRules(Store store, Env env) {
+    return new ObjectRegistry(store, env, WriteRules.NONE);
   }
 
   /** The store underneath, for the server's health and metrics. */
@@ -74,11 +93,18 @@ public final class ObjectRegistry implements ApiClient {
         m.finalizers(), m.owner());
     var fresh = kind.cast(object.withMetadata(meta));
     var key = StoredObjects.key(kind, m.name());
-    var result = store.txn(Txn.when(List.of(new Compare.ModRevision(key, 0)), List.of(new Op.Put(key, stored.encode(fresh)))));
-    if (!result.succeeded()) {
-      throw new ApiException(Reason.AlreadyExists, object.ref() + " already exists");
+    while (true) {
+      var compares = new ArrayList<Compare>(rules.beforeCreate(fresh));
+      compares.add(new Compare.ModRevision(key, 0));
+      var result = store.txn(Txn.when(compares, List.of(new Op.Put(key, stored.encode(fresh)))));
+      if (result.succeeded()) {
+        return kind.cast(fresh.withMetadata(meta.withRevision(result.revision())));
+      }
+      if (store.get(key).isPresent()) {
+        throw new ApiException(Reason.AlreadyExists, object.ref() + " already exists");
+      }
+      // Only something the rules read changed: they decide again.
     }
-    return kind.cast(fresh.withMetadata(meta.withRevision(result.revision())));
   }
 
   @Override
@@ -96,7 +122,7 @@ public final class ObjectRegistry implements ApiClient {
     var meta = new ObjectMeta(c.name(), c.uid(), c.revision(), specChanged ? c.generation() + 1 : c.generation(),
         m.labels(), c.createdAt(), c.deletedAt(), m.finalizers(), m.owner());
     var next = kind.cast(object.withMetadata(meta).withStatusOf(current));
-    return write(kind, next, c.revision());
+    return write(kind, current, next);
   }
 
   @Override
@@ -104,7 +130,7 @@ public final class ObjectRegistry implements ApiClient {
     var kind = Kinds.of(object);
     var current = currentFor(object);
     var next = kind.cast(current.withStatusOf(object));
-    return write(kind, next, current.metadata().revision());
+    return write(kind, current, next);
   }
 
   @Override
@@ -117,16 +143,17 @@ public final class ObjectRegistry implements ApiClient {
         return new DeleteResult.Terminating<>(current);
       }
       var key = StoredObjects.key(kind, name);
+      var compares = new ArrayList<Compare>(rules.beforeDelete(current));
+      compares.add(new Compare.ModRevision(key, m.revision()));
       if (m.finalizers().isEmpty()) {
-        var result = store.txn(Txn.when(List.of(new Compare.ModRevision(key, m.revision())), List.of(new Op.Delete(key))));
+        var result = store.txn(Txn.when(compares, List.of(new Op.Delete(key))));
         if (result.succeeded()) {
           return new DeleteResult.Deleted<>(kind.cast(current.withMetadata(m.withRevision(result.revision()))));
         }
         continue; // changed under us: decide again on the new state
       }
       var marked = kind.cast(current.withMetadata(m.withDeletedAt(env.now())));
-      var result = store.txn(Txn.when(List.of(new Compare.ModRevision(key, m.revision())),
-          List.of(new Op.Put(key, stored.encode(marked)))));
+      var result = store.txn(Txn.when(compares, List.of(new Op.Put(key, stored.encode(marked)))));
       if (result.succeeded()) {
         return new DeleteResult.Terminating<>(kind.cast(marked.withMetadata(marked.metadata().withRevision(result.revision()))));
       }
@@ -151,18 +178,28 @@ public final class ObjectRegistry implements ApiClient {
     return watchDecodes.decodes();
   }
 
-  /** Writes {@code next} if the stored revision is still {@code expected}; a deleting object whose last finalizer is gone is removed. */
-  private <T extends ApiObject> T write(Kind<T> kind, T next, long expected) {
+  /**
+   * Replaces {@code current} by {@code next} if the stored revision is still current's; a deleting
+   * object whose last finalizer is gone is removed. When only something the rules read changed,
+   * the rules decide again on the new state: the caller's compare-and-set still holds.
+   */
+  private <T extends ApiObject> T write(Kind<T> kind, T current, T next) {
     var m = next.metadata();
+    var expected = current.metadata().revision();
     var key = StoredObjects.key(kind, m.name());
-    var compare = List.<Compare>of(new Compare.ModRevision(key, expected));
     var finished = m.isDeleting() && m.finalizers().isEmpty();
     var op = finished ? new Op.Delete(key) : new Op.Put(key, stored.encode(next));
-    var result = store.txn(Txn.when(compare, List.of(op)));
-    if (!result.succeeded()) {
-      throw conflict(next, expected);
+    while (true) {
+      var compares = new ArrayList<Compare>(finished ? rules.beforeDelete(current) : rules.beforeWrite(current, next));
+      compares.add(new Compare.ModRevision(key, expected));
+      var result = store.txn(Txn.when(compares, List.of(op)));
+      if (result.succeeded()) {
+        return kind.cast(next.withMetadata(m.withRevision(result.revision())));
+      }
+      if (store.get(key).map(kv -> kv.modRevision()).orElse(0L) != expected) {
+        throw conflict(next, expected);
+      }
     }
-    return kind.cast(next.withMetadata(m.withRevision(result.revision())));
   }
 
   private <T extends ApiObject> T currentFor(T object) {

@@ -1,0 +1,111 @@
+package dev.quartermaster.control.allocator;
+
+import dev.quartermaster.api.allocation.DeviceHolder;
+import dev.quartermaster.api.allocation.NodeAllocation;
+import dev.quartermaster.api.allocation.NodeAllocationSpec;
+import dev.quartermaster.api.claim.Allocation.AllocatedDevice;
+import dev.quartermaster.api.claim.ResourceClaim;
+import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.meta.ObjectMeta;
+import dev.quartermaster.control.cluster.Informers;
+import dev.quartermaster.core.queue.Result;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps a node's allocation record true to the claims:
+ * <ul>
+ *   <li>removes entries that can never be used again: the claim is gone (a claim re-created under
+ *       its name has another uid), or it is allocated and its allocation does not hold that device
+ *       (a race between two allocators left a second reservation on another node). Entries of
+ *       pending claims are kept: an allocator may resume them;
+ *   <li>adopts a device that an allocated claim names but the record lacks. The store never lets
+ *       that happen; a store written before records existed (the record was Node labels) has it,
+ *       and adopting makes the record back those claims again.
+ * </ul>
+ *
+ * <p>Why removing is safe: the store refuses to drop an entry whose claim is live and allocated
+ * that device, checking the claim in the same transaction as the write (see {@code
+ * AllocationGuard}). So a cleaner that decided on stale reads can at worst take back a reservation
+ * a resuming allocator was about to use — whose claim write the store then refuses, and the
+ * allocator decides again.
+ */
+final class RecordCleaner {
+  private static final Logger LOG = LoggerFactory.getLogger(RecordCleaner.class);
+
+  private final ApiClient api;
+  private final Informers informers;
+  private final String nodeName;
+
+  RecordCleaner(ApiClient api, Informers informers, String nodeName) {
+    this.api = api;
+    this.informers = informers;
+    this.nodeName = nodeName;
+  }
+
+  Result run() {
+    var cached = informers.nodeAllocations().cache().get(nodeName).map(NodeAllocation::spec).orElse(NodeAllocationSpec.EMPTY);
+    Function<String, Optional<ResourceClaim>> cachedByUid =
+        uid -> informers.claims().cache().byIndex(Informers.BY_UID, uid).stream().findFirst();
+    var allocatedHere = informers.claims().cache().byIndex(Informers.BY_NODE, nodeName);
+    if (garbage(cached, cachedByUid).isEmpty() && unrecorded(cached, allocatedHere).isEmpty()) {
+      return Result.done();
+    }
+    // Our caches may be behind: only live reads prove an entry is garbage or missing.
+    var live = api.get(Kinds.NODE_ALLOCATION, nodeName);
+    var record = live.map(NodeAllocation::spec).orElse(NodeAllocationSpec.EMPTY);
+    var claims = api.list(Kinds.RESOURCE_CLAIM).items();
+    Map<String, ResourceClaim> liveByUid = claims.stream()
+        .collect(Collectors.toMap(c -> c.metadata().uid(), c -> c, (a, b) -> a));
+    var adopt = unrecorded(record, claims.stream()
+        .filter(c -> c.status().allocation().filter(a -> a.node().equals(nodeName)).isPresent()).toList());
+    var next = record.without(garbage(record, uid -> Optional.ofNullable(liveByUid.get(uid)))).with(adopt);
+    if (next.equals(record)) {
+      return Result.done();
+    }
+    if (!adopt.isEmpty()) {
+      LOG.warn("node {}: recording {} device(s) that allocated claims name but its record lacks: {}",
+          nodeName, adopt.size(), adopt);
+    }
+    if (live.isPresent()) {
+      api.update(live.get().withSpec(next));
+    } else {
+      api.create(new NodeAllocation(ObjectMeta.named(nodeName), next, null));
+    }
+    return Result.done();
+  }
+
+  /** The devices of {@code record} whose entries can never be used by their claim (found by uid). */
+  private Set<String> garbage(NodeAllocationSpec record, Function<String, Optional<ResourceClaim>> byUid) {
+    return record.devices().entrySet().stream()
+        .filter(e -> isGarbage(e.getKey(), byUid.apply(e.getValue().uid())))
+        .map(Map.Entry::getKey)
+        .collect(Collectors.toSet());
+  }
+
+  /** Devices that {@code claims} are allocated here and that no one holds in {@code record}. */
+  private Map<String, DeviceHolder> unrecorded(NodeAllocationSpec record, Collection<ResourceClaim> claims) {
+    var out = new HashMap<String, DeviceHolder>();
+    for (var c : claims) {
+      c.status().allocation().filter(a -> a.node().equals(nodeName)).ifPresent(a -> a.devices().stream()
+          .map(AllocatedDevice::device)
+          .filter(d -> record.holder(d).isEmpty())
+          .forEach(d -> out.putIfAbsent(d, new DeviceHolder(c.metadata().name(), c.metadata().uid()))));
+    }
+    return out;
+  }
+
+  /** Whether the entry for {@code device} here can never be used by its claim (empty: gone). */
+  private boolean isGarbage(String device, Optional<ResourceClaim> claim) {
+    return claim.isEmpty()
+        || (claim.get().status().allocation().isPresent() && !Allocator.holds(claim.get(), nodeName, device));
+  }
+}

@@ -1,0 +1,168 @@
+package dev.quartermaster.store.registry;
+
+import dev.quartermaster.api.allocation.DeviceHolder;
+import dev.quartermaster.api.allocation.NodeAllocation;
+import dev.quartermaster.api.allocation.NodeAllocationSpec;
+import dev.quartermaster.api.claim.Allocation.AllocatedDevice;
+import dev.quartermaster.api.claim.ResourceClaim;
+import dev.quartermaster.api.error.ApiError.Reason;
+import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.error.Violation;
+import dev.quartermaster.api.meta.ApiObject;
+import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.node.Node;
+import dev.quartermaster.store.Store;
+import dev.quartermaster.store.Txn.Compare;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * I1 in the store, whoever writes (allocator, agent, an operator with curl): no device is held by
+ * two live claims. It keeps one invariant, R: every live claim whose {@code status.allocation}
+ * names device d of node N is the holder of d in {@code nodeallocation/N}. A record is a map, so
+ * R gives I1. R is kept by refusing, atomically with the write:
+ * <ul>
+ *   <li>a claim write whose allocation names a device the record does not give to that claim's uid;
+ *   <li>a record write or delete that drops or changes an entry whose claim is live and allocated
+ *       that device (entries of claims that are gone, pending or placed elsewhere may go);
+ *   <li>deleting a node whose record still holds devices of live allocated claims: its tasks run
+ *       there, and the operator should see who holds what, not lose it.
+ * </ul>
+ * A claim created with an allocation is refused outright (422): its uid is new, so no record can
+ * give it a device; only the allocator binds claims, through their status. A claim write that
+ * keeps the stored allocation is not checked again (R held when it was stored, and record writes
+ * keep it): the agent's frequent prepare-state writes do not read a record of thousands of entries.
+ */
+final class AllocationGuard implements WriteRules {
+  private static final int NAMED = 5;
+
+  private final Store store;
+  private final StoredObjects stored;
+
+  AllocationGuard(Store store, StoredObjects stored) {
+    this.store = store;
+    this.stored = stored;
+  }
+
+  @Override
+  public List<Compare> beforeCreate(ApiObject next) {
+    if (next instanceof ResourceClaim c && c.status().allocation().isPresent()) {
+      throw ApiException.invalid(c.ref(), List.of(new Violation("status.allocation",
+          "must be empty when a claim is created: only the allocator binds a claim, after recording its devices in the node's NodeAllocation")));
+    }
+    return List.of();
+  }
+
+  @Override
+  public List<Compare> beforeWrite(ApiObject current, ApiObject next) {
+    return switch (next) {
+      case ResourceClaim c -> ((ResourceClaim) current).status().allocation().equals(c.status().allocation())
+          ? List.of() // R holds for the stored claim, so an allocation the write keeps needs no check
+          : claimWrite(c);
+      case NodeAllocation a -> recordWrite((NodeAllocation) current, a.spec());
+      default -> List.of();
+    };
+  }
+
+  @Override
+  public List<Compare> beforeDelete(ApiObject current) {
+    return switch (current) {
+      case NodeAllocation a -> recordWrite(a, NodeAllocationSpec.EMPTY);
+      case Node n -> nodeDelete(n);
+      default -> List.of();
+    };
+  }
+
+  private List<Compare> claimWrite(ResourceClaim claim) {
+    if (claim.status().allocation().isEmpty()) {
+      return List.of();
+    }
+    var allocation = claim.status().allocation().get();
+    var node = allocation.node();
+    var key = StoredObjects.key(Kinds.NODE_ALLOCATION, node);
+    var kv = store.get(key);
+    var record = kv.map(x -> stored.decode(Kinds.NODE_ALLOCATION, x).spec()).orElse(NodeAllocationSpec.EMPTY);
+    for (AllocatedDevice d : allocation.devices()) {
+      var holder = record.holder(d.device());
+      if (holder.isEmpty()) {
+        throw new ApiException(Reason.Conflict, claim.ref() + ": status.allocation: device " + d.device() + " on node "
+            + node + " is not recorded for this claim in nodeallocation/" + node
+            + "; only the allocator binds claims, after recording their devices there");
+      }
+      if (!holder.get().uid().equals(claim.metadata().uid())) {
+        throw new ApiException(Reason.Conflict, claim.ref() + ": status.allocation: device " + d.device() + " on node "
+            + node + " is held by " + holder.get());
+      }
+    }
+    return List.of(new Compare.ModRevision(key, kv.map(x -> x.modRevision()).orElse(0L)));
+  }
+
+  /** {@code current} may become {@code next} only if no entry of a live allocated claim is dropped or changed. */
+  private List<Compare> recordWrite(NodeAllocation current, NodeAllocationSpec next) {
+    var node = current.metadata().name();
+    var compares = new ArrayList<Compare>();
+    var claims = new HashMap<String, Optional<ResourceClaim>>();
+    var kept = new ArrayList<String>();
+    current.spec().devices().entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(e -> {
+      var holder = e.getValue();
+      if (next.holder(e.getKey()).filter(holder::equals).isEmpty() && holds(read(holder, claims, compares), holder, node, e.getKey())) {
+        kept.add("device " + e.getKey() + " is held by " + holder);
+      }
+    });
+    if (!kept.isEmpty()) {
+      throw new ApiException(Reason.Conflict, current.ref() + ": spec.devices: " + first(kept)
+          + "; a live claim allocated a device keeps its entry (it goes once the claim is gone or placed elsewhere)");
+    }
+    return compares;
+  }
+
+  private List<Compare> nodeDelete(Node node) {
+    var name = node.metadata().name();
+    var key = StoredObjects.key(Kinds.NODE_ALLOCATION, name);
+    var kv = store.get(key);
+    var compares = new ArrayList<Compare>();
+    compares.add(new Compare.ModRevision(key, kv.map(x -> x.modRevision()).orElse(0L)));
+    if (kv.isEmpty()) {
+      return compares;
+    }
+    var record = stored.decode(Kinds.NODE_ALLOCATION, kv.get()).spec();
+    var claims = new HashMap<String, Optional<ResourceClaim>>();
+    var held = new ArrayList<String>();
+    record.devices().entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(e -> {
+      if (holds(read(e.getValue(), claims, compares), e.getValue(), name, e.getKey())) {
+        held.add(e.getKey() + " by " + e.getValue());
+      }
+    });
+    if (!held.isEmpty()) {
+      throw new ApiException(Reason.Conflict, node.ref() + " cannot be deleted while live claims hold its devices: "
+          + first(held) + "; delete those claims (or fence the node, which releases them) first");
+    }
+    return compares;
+  }
+
+  /** The holder's claim as stored now (once per claim), its read added to {@code compares}. */
+  private Optional<ResourceClaim> read(DeviceHolder holder, Map<String, Optional<ResourceClaim>> claims, List<Compare> compares) {
+    return claims.computeIfAbsent(holder.claim(), name -> {
+      var key = StoredObjects.key(Kinds.RESOURCE_CLAIM, name);
+      var kv = store.get(key);
+      compares.add(new Compare.ModRevision(key, kv.map(x -> x.modRevision()).orElse(0L)));
+      return kv.map(x -> stored.decode(Kinds.RESOURCE_CLAIM, x));
+    });
+  }
+
+  /** Whether {@code claim} is the holder's live claim and its allocation names {@code device} on {@code node}. */
+  private static boolean holds(Optional<ResourceClaim> claim, DeviceHolder holder, String node, String device) {
+    return claim.filter(c -> c.metadata().uid().equals(holder.uid()))
+        .flatMap(c -> c.status().allocation())
+        .filter(a -> a.node().equals(node) && a.devices().stream().anyMatch(d -> d.device().equals(device)))
+        .isPresent();
+  }
+
+  private static String first(List<String> items) {
+    var shown = String.join("; ", items.subList(0, Math.min(NAMED, items.size())));
+    return items.size() > NAMED ? shown + "; and " + (items.size() - NAMED) + " more" : shown;
+  }
+}

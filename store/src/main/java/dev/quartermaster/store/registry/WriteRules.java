@@ -1,0 +1,40 @@
+package dev.quartermaster.store.registry;
+
+import dev.quartermaster.api.meta.ApiObject;
+import dev.quartermaster.store.Txn.Compare;
+import java.util.List;
+
+/**
+ * Rules a write must keep that span several objects. Each check reads what it needs from the store
+ * and returns those reads as compares: the registry adds them to the write's transaction, so the
+ * check and the write are one atomic step (a concurrent change to anything the check read makes
+ * the transaction fail, and the registry checks again).
+ */
+interface WriteRules {
+  /** Throws an {@code ApiException} if creating {@code next} breaks a rule. */
+  List<Compare> beforeCreate(ApiObject next);
+
+  /** Throws an {@code ApiException} if replacing {@code current} by {@code next} breaks a rule. */
+  List<Compare> beforeWrite(ApiObject current, ApiObject next);
+
+  /** Throws an {@code ApiException} if deleting (or marking for deletion) {@code current} breaks a rule. */
+  List<Compare> beforeDelete(ApiObject current);
+
+  /** No rules: the store takes any valid write. Only tests use it, to show what the rules prevent. */
+  WriteRules NONE = new WriteRules() {
+    @Override
+    public List<Compare> beforeCreate(ApiObject next) {
+      return List.of();
+    }
+
+    @Override
+    public List<Compare> beforeWrite(ApiObject current, ApiObject next) {
+      return List.of();
+    }
+
+    @Override
+    public List<Compare> beforeDelete(ApiObject current) {
+      return List.of();
+    }
+  };
+}
