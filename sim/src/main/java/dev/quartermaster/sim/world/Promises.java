@@ -1,7 +1,6 @@
 package dev.quartermaster.sim.world;
 
 import dev.quartermaster.agent.ledger.ClaimState;
-import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.control.cluster.Labels;
@@ -57,7 +56,7 @@ final class Promises {
 
   private void storeExclusive(List<String> out) {
     var holders = new HashMap<String, String>();
-    for (var c : world.api().list(Kinds.RESOURCE_CLAIM).items()) {
+    for (var c : world.view().claims()) {
       c.status().allocation().ifPresent(a -> a.devices().forEach(d -> {
         var key = a.node() + "/" + d.device();
         var other = holders.putIfAbsent(key, c.metadata().name());
@@ -95,10 +94,10 @@ final class Promises {
 
   private void bounded(List<String> out) {
     var tasks = new HashMap<String, Task>();
-    world.api().list(Kinds.TASK).items().forEach(t -> tasks.put(t.metadata().name(), t));
+    world.view().tasks().forEach(t -> tasks.put(t.metadata().name(), t));
     var replicas = new HashMap<String, Integer>();
     var deletingWorkloads = new HashSet<String>();
-    for (var w : world.api().list(Kinds.WORKLOAD).items()) {
+    for (var w : world.view().workloads()) {
       w.spec().groups().forEach(g -> replicas.put(w.metadata().name() + "/" + g.name(), g.replicas()));
       if (w.metadata().isDeleting()) {
         deletingWorkloads.add(w.metadata().name());
@@ -136,7 +135,7 @@ final class Promises {
   void beforeCrash(WholeCluster.NodeSlot n) {
     var held = new HashSet<String>();
     n.ledger().ifPresent(l -> {
-      for (var c : world.api().list(Kinds.RESOURCE_CLAIM).items()) {
+      for (var c : world.view().claims()) {
         var state = c.status().prepare().get(n.name);
         var entry = l.get(c.metadata().uid());
         if (state != null && state.phase() == dev.quartermaster.api.claim.PrepareState.Phase.Prepared

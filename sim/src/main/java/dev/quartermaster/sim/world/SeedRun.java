@@ -147,7 +147,7 @@ public final class SeedRun {
   /** What keeps the cluster from its desired state; empty when every workload and task is there. */
   String notConverged() {
     var w = world.api().get(Kinds.WORKLOAD, WORKLOAD);
-    var tasks = world.api().list(Kinds.TASK).items();
+    var tasks = world.view().tasks();
     if (w.isPresent()) {
       int want = w.get().spec().groups().getFirst().replicas();
       var group = tasks.stream().filter(t -> WORKLOAD.equals(t.metadata().labels().get(Labels.WORKLOAD))).toList();

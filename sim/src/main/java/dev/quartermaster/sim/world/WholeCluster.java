@@ -65,6 +65,7 @@ public final class WholeCluster {
   record Replica(String identity, ControlPlane plane, FlakyApi api) {}
 
   private final SimCluster cluster;
+  private final StoreView view = new StoreView();
   private final UnaryOperator<NodeHost> hostView;
   private final Map<String, NodeSlot> nodes = new LinkedHashMap<>();
   private final List<Replica> replicas = new ArrayList<>();
@@ -78,6 +79,7 @@ public final class WholeCluster {
       UnaryOperator<NodeHost> hostView) {
     this.hostView = hostView;
     this.cluster = new SimCluster(seed, watchFaults(seed));
+    cluster.store().onCommit(view);
     cluster.deviceClass("gpu", "gpu");
     for (int i = 1; i <= nodeCount; i++) {
       var name = "node-" + i;
@@ -110,6 +112,11 @@ public final class WholeCluster {
 
   public SimStore store() {
     return cluster.store();
+  }
+
+  /** The store's true state of claims, tasks and workloads (no cache, no decoding per look). */
+  StoreView view() {
+    return view;
   }
 
   List<NodeSlot> nodes() {

@@ -1,0 +1,61 @@
+package dev.quartermaster.sim.world;
+
+import dev.quartermaster.api.claim.ResourceClaim;
+import dev.quartermaster.api.codec.ObjectCodec;
+import dev.quartermaster.api.meta.Kind;
+import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.api.workload.Workload;
+import dev.quartermaster.sim.CommitListener;
+import dev.quartermaster.store.StoreEvent;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The store's true state of the kinds the promises speak of, kept by a {@link CommitListener}:
+ * each change is decoded once, when it commits, so checking every promise after every step does
+ * not decode the whole store each time (it did, and that was most of a campaign's time).
+ */
+final class StoreView implements CommitListener {
+  private final Map<String, ResourceClaim> claims = new TreeMap<>();
+  private final Map<String, Task> tasks = new TreeMap<>();
+  private final Map<String, Workload> workloads = new TreeMap<>();
+
+  @Override
+  public void committed(long revision, List<StoreEvent> changes) {
+    for (var e : changes) {
+      var key = e.kv().key();
+      apply(key, e, Kinds.RESOURCE_CLAIM, claims);
+      apply(key, e, Kinds.TASK, tasks);
+      apply(key, e, Kinds.WORKLOAD, workloads);
+    }
+  }
+
+  private static <T extends dev.quartermaster.api.meta.ApiObject> void apply(String key, StoreEvent e, Kind<T> kind,
+      Map<String, T> into) {
+    var prefix = "/registry/" + kind.plural() + "/";
+    if (!key.startsWith(prefix)) {
+      return;
+    }
+    var name = key.substring(prefix.length());
+    if (e.type() == StoreEvent.Type.DELETE) {
+      into.remove(name);
+    } else {
+      into.put(name, ObjectCodec.fromJson(e.kv().value(), kind));
+    }
+  }
+
+  Collection<ResourceClaim> claims() {
+    return claims.values();
+  }
+
+  Collection<Task> tasks() {
+    return tasks.values();
+  }
+
+  Collection<Workload> workloads() {
+    return workloads.values();
+  }
+}
