@@ -114,7 +114,8 @@ public final class NodeAgent implements AutoCloseable {
         NodeAgentConfig.tasksDir(config.stateDir()), taskQueue::add, names -> names.forEach(claimQueue::add),
         config.rescanPeriod());
     this.claimSync = new ClaimSync(config.api(), config.nodeName(), env, preparer,
-        name -> claims.hasSynced() ? claims.cache().get(name) : Optional.empty(), claimQueue::add, this::taskDone);
+        name -> claims.hasSynced() ? claims.cache().get(name) : Optional.empty(), claimQueue::add, this::taskDone,
+        taskSync::usersOf);
   }
 
   /** Starts an agent; throws if the state directory is locked or the checkpoint is corrupt. */

@@ -1,5 +1,6 @@
 package dev.quartermaster.agent.tasks;
 
+import dev.quartermaster.agent.ledger.ClaimRef;
 import dev.quartermaster.agent.runtime.TaskHandle;
 import dev.quartermaster.agent.runtime.TaskLaunch;
 import dev.quartermaster.agent.runtime.TaskState;
@@ -47,8 +48,11 @@ import org.slf4j.LoggerFactory;
 public final class TaskSync {
   private static final Logger LOG = LoggerFactory.getLogger(TaskSync.class);
 
-  /** A process this agent started, for the task incarnation {@code uid}. */
-  private record Run(String uid, TaskHandle handle) {}
+  /**
+   * A process this agent started, for the task incarnation {@code uid}, with the claims (name and
+   * uid) it was started with: those stay prepared until it is gone.
+   */
+  private record Run(String uid, TaskHandle handle, List<ClaimRef> claims) {}
 
   private final ApiClient api;
   private final String node;
@@ -97,6 +101,24 @@ public final class TaskSync {
   public boolean active(String name, String uid) {
     var run = runs.get(name);
     return run != null && run.uid().equals(uid) && !(run.handle().state() instanceof TaskState.Finished);
+  }
+
+  /**
+   * The task processes here that were started with {@code claim} (same name, same uid) and may
+   * still run; the claim sync keeps such a claim prepared whatever happens to the claim object.
+   */
+  public List<ClaimUser> usersOf(ClaimRef claim) {
+    var users = new ArrayList<ClaimUser>();
+    runs.forEach((name, run) -> {
+      if (run.claims().contains(claim) && !(run.handle().state() instanceof TaskState.Finished)) {
+        boolean stopping = tasks.apply(name).filter(t -> t.metadata().uid().equals(run.uid()))
+            .map(t -> t.metadata().isDeleting()).orElse(true);
+        var state = stopping ? "stopping" : run.handle().state() instanceof TaskState.Running ? "running" : "starting";
+        users.add(new ClaimUser(name, state));
+      }
+    });
+    users.sort(java.util.Comparator.comparing(ClaimUser::task));
+    return users;
   }
 
   /** One reconcile of the task called {@code name}. */
@@ -149,13 +171,16 @@ public final class TaskSync {
 
   private Result prepareAndStart(Task t) {
     var cdiDevices = new ArrayList<String>();
+    var used = new ArrayList<ClaimRef>();
     for (var claimName : t.spec().claims()) {
       var waiting = waitingFor(t, claimName);
       if (waiting.isPresent()) {
         write(t, TaskStatuses.phase(t.status(), TaskPhase.Preparing, "WaitingForClaims", waiting.get()));
         return Result.requeueAfter(recheck); // the claim's update normally brings us back sooner
       }
-      cdiDevices.addAll(claims.apply(claimName).orElseThrow().status().prepare().get(node).cdiDevices());
+      var claim = claims.apply(claimName).orElseThrow();
+      cdiDevices.addAll(claim.status().prepare().get(node).cdiDevices());
+      used.add(new ClaimRef(claim.metadata().uid(), claimName));
     }
     var name = t.metadata().name();
     var runtime = runtimes.get(t.spec().runtime());
@@ -176,7 +201,7 @@ public final class TaskSync {
     t = write(t, TaskStatuses.phase(t.status(), TaskPhase.Preparing, "Starting",
         "claims prepared; starting with the " + t.spec().runtime() + " runtime"));
     var handle = runtime.get().start(launch);
-    var run = new Run(t.metadata().uid(), handle);
+    var run = new Run(t.metadata().uid(), handle, List.copyOf(used));
     runs.put(name, run);
     try {
       records.write(name, run.uid(), handle.process());
@@ -184,7 +209,11 @@ public final class TaskSync {
       LOG.warn("task {}: cannot record its process; a restarted agent will not find it", name, e);
     }
     handle.deviceCheck().whenComplete((c, e) -> requeue.accept(name));
-    handle.result().whenComplete((r, e) -> requeue.accept(name));
+    handle.result().whenComplete((r, e) -> {
+      requeue.accept(name);
+      // Whatever ended it (exit, kill): the claims it kept prepared may now be let go.
+      releaseClaims.accept(run.claims().stream().map(ClaimRef::name).toList());
+    });
     LOG.info("task {}: started with {} devices {}", name, t.spec().runtime(), cdiDevices);
     return report(t, run);
   }
