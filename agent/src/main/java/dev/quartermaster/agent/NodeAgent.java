@@ -233,6 +233,17 @@ public final class NodeAgent implements AutoCloseable {
       preparer.rewriteSpecs();
     }
     claimSync.wakeWaiters();
+    checkTaskDevices();
+  }
+
+  /** Tells the task sync which device nodes are missing or wrong now, for its running tasks (I2). */
+  private synchronized void checkTaskDevices() { // check and tell as one step: a late stale result must not win
+    var problems = new java.util.ArrayList<dev.quartermaster.agent.discovery.NodeProblem>();
+    if (controlNodes.get() instanceof ControlNodeStatus.Incomplete incomplete) {
+      problems.addAll(incomplete.problems());
+    }
+    problems.addAll(preparer.checkHeldGpuNodes());
+    taskSync.deviceNodesChanged(problems);
   }
 
   private NodeStatus readyStatus(NodeStatus s) {
@@ -274,6 +285,7 @@ public final class NodeAgent implements AutoCloseable {
     } catch (RuntimeException e) {
       LOG.warn("node {}: publishing the device slice failed; the heartbeat tries again", config.nodeName(), e);
     }
+    checkTaskDevices(); // on every rescan: a GPU's own node is not among the watched control nodes
   }
 
   /** The prepare pipeline (for tests and {@code qm up}). */

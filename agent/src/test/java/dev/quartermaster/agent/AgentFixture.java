@@ -13,6 +13,7 @@ import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
+import dev.quartermaster.api.workload.DeviceLossPolicy;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.TaskSpec;
@@ -45,7 +46,7 @@ final class AgentFixture implements AutoCloseable {
     api = new ObjectRegistry(store, new SystemEnv());
     sim = SimulatedDeviceRoot.builder(tmp.resolve("devroot")).gpus(2).build();
     var config = NodeAgentConfig.of(api, NODE, tmp.resolve("state"), DeviceRoot.at(sim.root()), tmp.resolve("cdi"),
-        new SystemEnv()).withBootId("fixture-boot").withRescanPeriod(Duration.ofSeconds(1));
+        new SystemEnv()).withBootId("fixture-boot").withRescanPeriod(Duration.ofSeconds(1)).withHeartbeat(Duration.ofSeconds(1));
     agent = NodeAgent.start(config);
   }
 
@@ -59,7 +60,12 @@ final class AgentFixture implements AutoCloseable {
 
   /** A task already scheduled to this node, running {@code command} with the exec runtime. */
   static Task task(String name, List<String> claims, List<String> command) {
-    var spec = new TaskSpec(Optional.of(NODE), command, Map.of(), claims, List.of(), "exec", Optional.empty());
+    return task(name, claims, command, DeviceLossPolicy.Continue);
+  }
+
+  static Task task(String name, List<String> claims, List<String> command, DeviceLossPolicy onDeviceLoss) {
+    var spec = new TaskSpec(Optional.of(NODE), command, Map.of(), claims, List.of(), "exec", Optional.empty(),
+        onDeviceLoss);
     var status = new TaskStatus(TaskPhase.Scheduled, "Scheduled", "", Optional.of(NODE), Optional.empty(),
         Optional.empty(), Optional.empty(), Optional.empty(), List.of());
     return new Task(ObjectMeta.named(name), spec, status);

@@ -1,5 +1,6 @@
 package dev.quartermaster.agent.tasks;
 
+import dev.quartermaster.agent.discovery.NodeProblem;
 import dev.quartermaster.agent.ledger.ClaimRef;
 import dev.quartermaster.agent.runtime.TaskHandle;
 import dev.quartermaster.agent.runtime.TaskLaunch;
@@ -9,6 +10,7 @@ import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.workload.DeviceLossPolicy;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.TaskStatus;
@@ -40,6 +42,9 @@ import org.slf4j.LoggerFactory;
  * deletedAt set → the process is killed; once it is gone the task's claims are handed back to the
  *   claim sync, which unprepares them and reports Unprepared (the controller's claims finalizer waits)
  * Running (or Preparing with a run record) but no process of ours → Failed AgentRestarted: never re-run
+ * Running and the node lost a device node the task opened → condition DevicesComplete=False
+ *   (DeviceNodeMissing, naming the path), True again when it is back; with onDeviceLoss: Stop the
+ *   process is killed and the task ends Failed DeviceNodeMissing
  * </pre>
  *
  * Output goes to {@code <state>/tasks/<task>.log}. Handle events (check done, exit) come back
@@ -50,9 +55,14 @@ public final class TaskSync {
 
   /**
    * A process this agent started, for the task incarnation {@code uid}, with the claims (name and
-   * uid) it was started with: those stay prepared until it is gone.
+   * uid) it was started with: those stay prepared until it is gone. {@code deviceLoss}: why this
+   * agent killed it for a lost device node (onDeviceLoss: Stop), for its final status.
    */
-  private record Run(String uid, TaskHandle handle, List<ClaimRef> claims) {}
+  private record Run(String uid, TaskHandle handle, List<ClaimRef> claims, Optional<String> deviceLoss) {
+    Run stoppedFor(String why) {
+      return new Run(uid, handle, claims, Optional.of(why));
+    }
+  }
 
   private final ApiClient api;
   private final String node;
@@ -66,6 +76,8 @@ public final class TaskSync {
   private final Consumer<List<String>> releaseClaims;
   private final Duration recheck;
   private final Map<String, Run> runs = new ConcurrentHashMap<>();
+  /** The node's device-node problems as last checked (control nodes, held GPUs' nodes). */
+  private volatile List<NodeProblem> nodeProblems = List.of();
 
   /**
    * @param tasks the informer's view of a task by name
@@ -119,6 +131,18 @@ public final class TaskSync {
     });
     users.sort(java.util.Comparator.comparing(ClaimUser::task));
     return users;
+  }
+
+  /**
+   * The node's device nodes were checked again: {@code problems} are those missing or wrong now.
+   * Every running task looks again (its DevicesComplete condition, its onDeviceLoss policy).
+   */
+  public void deviceNodesChanged(List<NodeProblem> problems) {
+    var next = List.copyOf(problems);
+    if (!next.equals(nodeProblems)) {
+      nodeProblems = next;
+      runs.keySet().forEach(requeue);
+    }
   }
 
   /** One reconcile of the task called {@code name}. */
@@ -201,7 +225,7 @@ public final class TaskSync {
     t = write(t, TaskStatuses.phase(t.status(), TaskPhase.Preparing, "Starting",
         "claims prepared; starting with the " + t.spec().runtime() + " runtime"));
     var handle = runtime.get().start(launch);
-    var run = new Run(t.metadata().uid(), handle, List.copyOf(used));
+    var run = new Run(t.metadata().uid(), handle, List.copyOf(used), Optional.empty());
     runs.put(name, run);
     try {
       records.write(name, run.uid(), handle.process());
@@ -241,8 +265,13 @@ public final class TaskSync {
         return Result.done(); // the check's completion brings us back
       }
       case TaskState.Running r -> {
-        if (phase != TaskPhase.Running) {
-          write(t, TaskStatuses.running(t.status(), r.check(), env.now()));
+        var devices = DevicesComplete.of(r.check().opened(), nodeProblems);
+        var next = phase != TaskPhase.Running ? TaskStatuses.running(t.status(), r.check(), env.now()) : t.status();
+        write(t, TaskStatuses.withCondition(next, devices, env.now()));
+        if (!devices.isTrue() && t.spec().onDeviceLoss() == DeviceLossPolicy.Stop && run.deviceLoss().isEmpty()) {
+          LOG.info("task {}: stopped, onDeviceLoss is Stop: {}", t.metadata().name(), devices.message());
+          runs.replace(t.metadata().name(), run, run.stoppedFor(devices.message()));
+          run.handle().kill(); // the result's completion brings us back
         }
         return Result.done();
       }
@@ -253,7 +282,9 @@ public final class TaskSync {
           records.remove(t.metadata().name());
           return Result.done();
         }
-        write(t, TaskStatuses.finished(t.status(), f.result(), env.now()));
+        write(t, run.deviceLoss().map(why -> TaskStatuses.failed(t.status(), DevicesComplete.MISSING,
+            "stopped because the node lost a device node it was given (onDeviceLoss: Stop): " + why, env.now()))
+            .orElseGet(() -> TaskStatuses.finished(t.status(), f.result(), env.now())));
         return Result.done(); // the update's event brings us back to forget the run
       }
     }
@@ -278,7 +309,8 @@ public final class TaskSync {
     }
     var s = t.status();
     if (next.phase() == s.phase() && next.reason().equals(s.reason()) && next.message().equals(s.message())
-        && next.deviceCheck().equals(s.deviceCheck()) && next.exitCode().equals(s.exitCode())) {
+        && next.deviceCheck().equals(s.deviceCheck()) && next.exitCode().equals(s.exitCode())
+        && next.conditions().equals(s.conditions())) {
       return t;
     }
     return api.updateStatus(t.withStatus(next));
