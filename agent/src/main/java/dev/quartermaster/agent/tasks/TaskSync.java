@@ -47,7 +47,8 @@ import org.slf4j.LoggerFactory;
  *   process is killed and the task ends Failed DeviceNodeMissing
  * </pre>
  *
- * Output goes to {@code <state>/tasks/<task>.log}. Handle events (check done, exit) come back
+ * Output goes to {@code <state>/tasks/<task>.log}; the previous attempt's (an earlier incarnation
+ * of the same name) is kept as {@code <task>.previous.log}. Handle events (check done, exit) come back
  * through the work queue, so each task's status has one writer at a time.
  */
 public final class TaskSync {
@@ -221,6 +222,12 @@ public final class TaskSync {
     } catch (IllegalArgumentException | IOException e) {
       write(t, TaskStatuses.failed(t.status(), "InvalidTask", e.getMessage(), env.now()));
       return Result.done();
+    }
+    try {
+      // An incarnation runs at most once here, so an existing log is an earlier attempt's: keep it.
+      TaskLogs.keepPrevious(launch.output());
+    } catch (IOException e) {
+      LOG.warn("task {}: cannot keep the previous attempt's output; it is overwritten", name, e);
     }
     t = write(t, TaskStatuses.phase(t.status(), TaskPhase.Preparing, "Starting",
         "claims prepared; starting with the " + t.spec().runtime() + " runtime"));
