@@ -255,6 +255,10 @@ public final class TaskSync {
     if (claim.isEmpty()) {
       return Optional.of("waiting for claim " + claimName + ": not found");
     }
+    if (claim.get().metadata().isDeleting()) {
+      // It may still be prepared here, kept for a task that runs with it: not for a new one.
+      return Optional.of("waiting for claim " + claimName + ": it is being deleted");
+    }
     var state = claim.get().status().prepare().get(node);
     if (state != null && state.phase() == PrepareState.Phase.Prepared) {
       return Optional.empty();

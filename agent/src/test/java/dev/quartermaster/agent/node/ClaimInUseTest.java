@@ -79,8 +79,9 @@ class ClaimInUseTest {
     var env = new DeterministicEnv(1);
     store = SqliteStore.open(tmp.resolve("store.db"));
     api = new ObjectRegistry(store, env);
+    var gpuNode = java.nio.file.Files.createFile(tmp.resolve("nvidia0")); // a regular-file stand-in: prepare checks it
     var inventory = new Inventory("sim", List.of(new DiscoveredGpu(GPU, 0, "GPU-0", "sim", OptionalLong.of(1), 0,
-        "0000:18:00.0", new VerifiedNode("/dev/nvidia0", Path.of("/dev/nvidia0"), new DeviceNumber(195, 0)))), List.of());
+        "0000:18:00.0", new VerifiedNode("/dev/nvidia0", gpuNode, new DeviceNumber(195, 0)))), List.of());
     var durable = DurableLedger.open(new SimulatedLedgerFile(), "boot", env, ClaimLedger.DEFAULT_TOMBSTONE_TTL).ledger();
     preparer = new ClaimPreparer(durable, new InMemoryClaimSpecs(),
         new EffectsReconciler(new InMemoryHelperProcesses(), domains -> {}), () -> inventory,
