@@ -33,8 +33,9 @@ public final class DevicesComplete {
   public static Condition of(List<String> opened, List<NodeProblem> problems) {
     var affecting = affecting(opened, problems);
     if (affecting.isEmpty()) {
-      return new Condition(TYPE, Condition.Status.True, "AllDeviceNodesPresent",
-          "all " + opened.size() + " device nodes the task was given are present", Optional.empty());
+      return new Condition(TYPE, Condition.Status.True, "AllDeviceNodesPresent", opened.isEmpty()
+          ? "the task was given no device nodes" : "all " + opened.size() + " device nodes the task was given are present",
+          Optional.empty());
     }
     return new Condition(TYPE, Condition.Status.False, MISSING,
         affecting.stream().map(NodeProblem::message).collect(Collectors.joining("; ")), Optional.empty());
