@@ -97,7 +97,7 @@ public final class NodeAgent implements AutoCloseable {
         () -> deviceEvents.submit(this::publishSlice));
     this.controlNodes = new AtomicReference<>(tree.checkControlNodes());
     this.preparer = new ClaimPreparer(durable, host.claimSpecs(), new EffectsReconciler(host.helpers(), status),
-        devices::inventory, tree::checkControlNodes);
+        devices::inventory, tree::checkControlNodes, tree::checkNode);
     var backoff = new ExponentialBackoff<String>(Duration.ofMillis(100), Duration.ofSeconds(10));
     this.claimQueue = new WorkQueue<>(env, backoff);
     this.taskQueue = new WorkQueue<>(env, new ExponentialBackoff<>(Duration.ofMillis(100), Duration.ofSeconds(10)));
@@ -111,7 +111,8 @@ public final class NodeAgent implements AutoCloseable {
         names -> names.forEach(claimQueue::add),
         config.rescanPeriod());
     this.claimSync = new ClaimSync(config.api(), config.nodeName(), env, preparer,
-        name -> claims.hasSynced() ? claims.cache().get(name) : Optional.empty(), claimQueue::add, this::taskDone);
+        name -> claims.hasSynced() ? claims.cache().get(name) : Optional.empty(), claimQueue::add, this::taskDone,
+        taskSync::usersOf);
   }
 
   /** Starts an agent on this machine; throws if the state directory is locked or the checkpoint is corrupt. */
@@ -242,6 +243,17 @@ public final class NodeAgent implements AutoCloseable {
       preparer.rewriteSpecs();
     }
     claimSync.wakeWaiters();
+    checkTaskDevices();
+  }
+
+  /** Tells the task sync which device nodes are missing or wrong now, for its running tasks (I2). */
+  private synchronized void checkTaskDevices() { // check and tell as one step: a late stale result must not win
+    var problems = new java.util.ArrayList<dev.quartermaster.agent.discovery.NodeProblem>();
+    if (controlNodes.get() instanceof ControlNodeStatus.Incomplete incomplete) {
+      problems.addAll(incomplete.problems());
+    }
+    problems.addAll(preparer.checkHeldGpuNodes());
+    taskSync.deviceNodesChanged(problems);
   }
 
   private NodeStatus readyStatus(NodeStatus s) {
@@ -283,6 +295,7 @@ public final class NodeAgent implements AutoCloseable {
     } catch (RuntimeException e) {
       LOG.warn("node {}: publishing the device slice failed; the heartbeat tries again", config.nodeName(), e);
     }
+    checkTaskDevices(); // on every rescan: a GPU's own node is not among the watched control nodes
   }
 
   /** The prepare pipeline (for tests and {@code qm up}). */

@@ -108,6 +108,11 @@ public record NodeAgentConfig(
     return tasksDir(stateDir).resolve(name + ".log");
   }
 
+  /** Where the output of the task's previous attempt on this node is kept ({@code <task>.previous.log}). */
+  public static Path previousTaskLog(Path stateDir, String name) {
+    return dev.quartermaster.agent.tasks.TaskLogs.previous(taskLog(stateDir, name));
+  }
+
   public static Path tasksDir(Path stateDir) {
     return stateDir.resolve("tasks");
   }

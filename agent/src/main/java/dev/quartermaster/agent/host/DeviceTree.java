@@ -3,6 +3,8 @@ package dev.quartermaster.agent.host;
 import dev.quartermaster.agent.controlnodes.ControlNodeStatus;
 import dev.quartermaster.agent.discovery.DiscoveredGpu;
 import dev.quartermaster.agent.discovery.GpuDiscovery;
+import dev.quartermaster.agent.discovery.NodeProblem;
+import dev.quartermaster.agent.discovery.VerifiedNode;
 import dev.quartermaster.agent.health.HealthTracker;
 import dev.quartermaster.core.env.Env;
 import java.nio.file.Path;
@@ -23,10 +25,10 @@ public interface DeviceTree {
   ControlNodeStatus checkControlNodes();
 
   /**
-   * Whether {@code gpu}'s own device node is there now, with the number discovery saw; empty if so,
-   * else why not, naming the path.
+   * Whether a device node discovery saw (a GPU's own) is there now, with the number discovery saw;
+   * empty if so, else the problem, naming the path.
    */
-  Optional<String> checkGpuNode(DiscoveredGpu gpu);
+  Optional<NodeProblem> checkNode(VerifiedNode node);
 
   /** A directory whose changes are worth a re-check at once, besides the periodic rescan; none in a simulation. */
   Optional<Path> watchDir();

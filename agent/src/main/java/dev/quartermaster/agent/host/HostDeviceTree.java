@@ -5,7 +5,10 @@ import dev.quartermaster.agent.controlnodes.ControlNodeStatus;
 import dev.quartermaster.agent.devices.DeviceRoot;
 import dev.quartermaster.agent.discovery.DiscoveredGpu;
 import dev.quartermaster.agent.discovery.GpuDiscovery;
-import dev.quartermaster.agent.discovery.NodeStat;
+import dev.quartermaster.agent.discovery.NodeExpectation;
+import dev.quartermaster.agent.discovery.NodeProblem;
+import dev.quartermaster.agent.discovery.NodeVerifier;
+import dev.quartermaster.agent.discovery.VerifiedNode;
 import dev.quartermaster.agent.discovery.ProcGpuDiscovery;
 import dev.quartermaster.agent.health.HealthFileSource;
 import dev.quartermaster.agent.health.HealthTracker;
@@ -65,16 +68,18 @@ public final class HostDeviceTree implements DeviceTree {
   }
 
   @Override
-  public Optional<String> checkGpuNode(DiscoveredGpu gpu) {
-    var path = gpu.node().hostPath();
-    return switch (NodeStat.of(path)) {
-      case NodeStat.Missing m -> Optional.of("missing " + path);
-      case NodeStat.CharDevice c when !c.number().equals(gpu.node().number()) ->
-          Optional.of(path + " is a character device " + c.number() + ", expected " + gpu.node().number());
-      case NodeStat.CharDevice c -> Optional.empty();
-      // A simulated root built without mknod has regular files standing in; discovery accepted them.
-      case NodeStat.NotCharDevice n when !root.isHost() && n.kind().equals("a regular file") -> Optional.empty();
-      case NodeStat.NotCharDevice n -> Optional.of(path + " is " + n.kind() + ", expected a character device");
+  public Optional<NodeProblem> checkNode(VerifiedNode node) {
+    return check(node);
+  }
+
+  /**
+   * The node as it is now against what discovery saw. A regular file is accepted where discovery
+   * accepted one (a simulated root built without mknod); a missing node or another number is not.
+   */
+  public static Optional<NodeProblem> check(VerifiedNode node) {
+    return switch (NodeVerifier.verify(node.path(), node.hostPath(), new NodeExpectation(node.number(), true))) {
+      case NodeVerifier.Verdict.Ok ok -> Optional.empty();
+      case NodeVerifier.Verdict.Bad bad -> Optional.of(bad.problem());
     };
   }
 

@@ -4,6 +4,7 @@ import dev.quartermaster.agent.ledger.ClaimRef;
 import dev.quartermaster.agent.ledger.PrepareRequest;
 import dev.quartermaster.agent.prepare.ClaimPreparer;
 import dev.quartermaster.agent.prepare.PrepareOutcome;
+import dev.quartermaster.agent.tasks.ClaimUser;
 import dev.quartermaster.api.claim.Allocation;
 import dev.quartermaster.api.claim.PrepareState;
 import dev.quartermaster.api.claim.ResourceClaim;
@@ -18,6 +19,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -41,6 +43,11 @@ import org.slf4j.LoggerFactory;
  * finalizer on the task waits until no claim of it is {@code Prepared} anywhere, then deletes the
  * claims. While the process may still run, the claim stays prepared (I2).
  *
+ * <p>More generally, a claim is never unprepared here while a task process of this node that was
+ * started with it (same name and uid) may still run ({@code users}): not when the claim is
+ * deleted, deallocated, moved, or re-created under a new uid. Its deletion waits (the finalizer
+ * stays) and {@code status.prepare[<node>]} says for whom; the process's end requeues the claim.
+ *
  * <p>A claim that waits for a device held by another claim, or for the node's control nodes, is
  * retried with backoff, and at once whenever some claim is unprepared on this node or the control
  * nodes change ({@link #wakeWaiters()}).
@@ -55,6 +62,7 @@ public final class ClaimSync {
   private final Function<String, Optional<ResourceClaim>> cache;
   private final Consumer<String> requeue;
   private final Predicate<ResourceClaim> taskDone;
+  private final Function<ClaimRef, List<ClaimUser>> users;
   private final Set<String> waiting = ConcurrentHashMap.newKeySet();
 
   /**
@@ -62,9 +70,11 @@ public final class ClaimSync {
    * @param requeue queues a claim name for another sync
    * @param taskDone whether the claim's user on this node is done with it (its task is deleting
    *     and its process is gone), so that it is unprepared although still allocated here
+   * @param users the task processes here that were started with a claim and may still run
    */
   public ClaimSync(ApiClient api, String node, Env env, ClaimPreparer preparer,
-      Function<String, Optional<ResourceClaim>> cache, Consumer<String> requeue, Predicate<ResourceClaim> taskDone) {
+      Function<String, Optional<ResourceClaim>> cache, Consumer<String> requeue, Predicate<ResourceClaim> taskDone,
+      Function<ClaimRef, List<ClaimUser>> users) {
     this.api = api;
     this.node = node;
     this.env = env;
@@ -72,6 +82,7 @@ public final class ClaimSync {
     this.cache = cache;
     this.requeue = requeue;
     this.taskDone = taskDone;
+    this.users = users;
   }
 
   /** The finalizer this agent puts on claims it prepares. */
@@ -110,6 +121,12 @@ public final class ClaimSync {
     boolean released = false;
     for (var entry : preparer.durable().ledger().snapshot().byName(name)) {
       if (entry.holdsDevices() && !uid.equals(Optional.of(entry.claim().uid()))) {
+        var inUse = users.apply(entry.claim());
+        if (!inUse.isEmpty()) {
+          // The claim object is gone or new, but a process started with this one still runs (I2).
+          LOG.info("claim {}: kept prepared, {}", entry.claim(), ClaimUser.reason(inUse));
+          continue;
+        }
         preparer.unprepare(entry.claim());
         released = true;
       }
@@ -126,6 +143,13 @@ public final class ClaimSync {
         && !c.metadata().isDeleting() && !taskDone.test(c);
     if (!wanted) {
       waiting.remove(name);
+      var kept = keepWhileInUse(c);
+      if (kept.isPresent()) {
+        if (released) {
+          wakeWaiters();
+        }
+        return kept.get();
+      }
       return release(c, released);
     }
     if (released) {
@@ -169,6 +193,27 @@ public final class ClaimSync {
         return Result.done();
       }
     }
+  }
+
+  /**
+   * A claim no longer wanted here that a task process started with it may still use stays
+   * prepared, and says for whom; the process's end requeues it. Empty when nobody uses it.
+   */
+  private Optional<Result> keepWhileInUse(ResourceClaim c) {
+    var ref = new ClaimRef(c.metadata().uid(), c.metadata().name());
+    var held = preparer.durable().ledger().snapshot().get(ref.uid()).filter(e -> e.holdsDevices());
+    if (held.isEmpty()) {
+      return Optional.empty(); // nothing is prepared here to keep
+    }
+    var inUse = users.apply(ref);
+    if (inUse.isEmpty()) {
+      return Optional.empty();
+    }
+    var current = Optional.ofNullable(c.status().prepare().get(node));
+    var cdi = current.filter(s -> s.phase() == PrepareState.Phase.Prepared).map(PrepareState::cdiDevices)
+        .orElse(List.of());
+    writeState(c, new PrepareState(PrepareState.Phase.Prepared, ClaimUser.reason(inUse), cdi, Optional.of(env.now())));
+    return Optional.of(Result.done());
   }
 
   /** The claim is no longer for this node: unprepare, report, then let it go (finalizer last). */

@@ -5,7 +5,10 @@ import dev.quartermaster.agent.checkpoint.DurableLedger;
 import dev.quartermaster.agent.controlnodes.ControlNodeStatus;
 import dev.quartermaster.agent.devices.Inventory;
 import dev.quartermaster.agent.discovery.DiscoveredGpu;
+import dev.quartermaster.agent.discovery.NodeProblem;
+import dev.quartermaster.agent.discovery.VerifiedNode;
 import dev.quartermaster.agent.effects.EffectsReconciler;
+import dev.quartermaster.agent.host.HostDeviceTree;
 import dev.quartermaster.agent.ledger.ClaimRef;
 import dev.quartermaster.agent.ledger.ClaimState;
 import dev.quartermaster.agent.ledger.CompleteResult;
@@ -16,7 +19,11 @@ import dev.quartermaster.agent.ledger.UnprepareResult;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,7 +44,10 @@ import org.slf4j.LoggerFactory;
  * <p>Completeness (I3): a GPU claim is prepared only while every required control node is right
  * on the host <em>now</em>: {@code controlNodes} runs a fresh check before a new prepare (an
  * incomplete node set makes it wait, retryably, naming the path, with nothing reserved) and again
- * when the spec is written, and the spec lists the GPU's node and every control node. When the
+ * when the spec is written, and the spec lists the GPU's node and every control node. The GPU's own
+ * node ({@code /dev/nvidia<minor>}) is checked at prepare time too: discovery sees it go only at
+ * its next rescan, and a GPU that discovery has dropped since it was seen waits (naming the path)
+ * rather than failing, so that it is prepared again once its node is back. When the
  * node set changes, {@link #rewriteSpecs()} rewrites the spec of every prepared claim. Spec writes
  * and removals are serialized, so a rewrite never brings back the spec of a claim just unprepared.
  *
@@ -52,7 +62,10 @@ public final class ClaimPreparer {
   private final EffectsReconciler effects;
   private final Supplier<Inventory> inventory;
   private final Supplier<ControlNodeStatus> controlNodes;
+  private final Function<VerifiedNode, Optional<NodeProblem>> nodeNow;
   private final Object specLock = new Object();
+  /** The device node of every GPU discovery or a prepare has seen, by GPU name: what must be there. */
+  private final Map<String, VerifiedNode> gpuNodes = new ConcurrentHashMap<>();
 
   /**
    * @param inventory the GPUs found by the last discovery
@@ -61,6 +74,14 @@ public final class ClaimPreparer {
    */
   public ClaimPreparer(DurableLedger durable, ClaimSpecs specs, EffectsReconciler effects,
       Supplier<Inventory> inventory, Supplier<ControlNodeStatus> controlNodes) {
+    this(durable, specs, effects, inventory, controlNodes, HostDeviceTree::check);
+  }
+
+  /** @param nodeNow checks a device node discovery saw, now ({@code DeviceTree::checkNode}) */
+  public ClaimPreparer(DurableLedger durable, ClaimSpecs specs, EffectsReconciler effects,
+      Supplier<Inventory> inventory, Supplier<ControlNodeStatus> controlNodes,
+      Function<VerifiedNode, Optional<NodeProblem>> nodeNow) {
+    this.nodeNow = Objects.requireNonNull(nodeNow, "nodeNow");
     this.durable = Objects.requireNonNull(durable, "durable");
     this.specs = Objects.requireNonNull(specs, "specs");
     this.effects = Objects.requireNonNull(effects, "effects");
@@ -76,10 +97,25 @@ public final class ClaimPreparer {
   public PrepareOutcome prepare(PrepareRequest request) throws IOException {
     var claim = request.claim();
     // Checked before the ledger: a request for devices this node lacks must not reserve anything.
-    var found = inventory.get();
+    var found = remember(inventory.get());
+    var ledger = durable.ledger();
+    boolean alreadyPrepared = ledger.snapshot().get(claim.uid()).filter(ClaimState.PrepareCompleted.class::isInstance).isPresent();
     var gpus = new ArrayList<DiscoveredGpu>();
     for (var device : request.devices()) {
       var gpu = found.gpu(device);
+      var problem = alreadyPrepared ? Optional.<NodeProblem>empty()
+          : Optional.ofNullable(gpuNodes.get(device)).flatMap(nodeNow);
+      if (problem.isPresent()) {
+        // Checked now, not at the last rescan: a GPU without its node fails every container given it.
+        return new PrepareOutcome.Waiting("device node of " + device + ": " + problem.get().message());
+      }
+      if (gpu.isEmpty() && alreadyPrepared) {
+        continue; // prepared while it was there: the ledger answers without it, and it stays held (I2)
+      }
+      if (gpu.isEmpty() && gpuNodes.containsKey(device)) {
+        return new PrepareOutcome.Waiting("device " + device + " was left out by the last discovery ("
+            + String.join("; ", found.problems()) + "); waiting for the next rescan");
+      }
       if (gpu.isEmpty()) {
         return new PrepareOutcome.Failed("device " + device + " is not on this node (found: "
             + found.gpus().stream().map(DiscoveredGpu::name).toList()
@@ -87,8 +123,6 @@ public final class ClaimPreparer {
       }
       gpus.add(gpu.get());
     }
-    var ledger = durable.ledger();
-    boolean alreadyPrepared = ledger.snapshot().get(claim.uid()).filter(ClaimState.PrepareCompleted.class::isInstance).isPresent();
     if (!alreadyPrepared && controlNodes.get() instanceof ControlNodeStatus.Incomplete incomplete) {
       // Before the ledger: a node that cannot give a complete device set reserves nothing.
       return new PrepareOutcome.Waiting(notReady(incomplete));
@@ -151,6 +185,23 @@ public final class ClaimPreparer {
         return new PrepareOutcome.Failed("claim " + claim + " vanished from the ledger while its prepare was running");
       }
     }
+  }
+
+  /**
+   * Checks now the device node of every GPU the ledger holds for some claim: a problem for each one
+   * that is missing or wrong, naming its path (what tasks using it must be told, I2).
+   */
+  public List<NodeProblem> checkHeldGpuNodes() {
+    remember(inventory.get());
+    var problems = new ArrayList<NodeProblem>();
+    durable.ledger().snapshot().holding().stream().flatMap(e -> e.devices().stream()).distinct().sorted()
+        .forEach(device -> Optional.ofNullable(gpuNodes.get(device)).flatMap(nodeNow).ifPresent(problems::add));
+    return problems;
+  }
+
+  private Inventory remember(Inventory found) {
+    found.gpus().forEach(g -> gpuNodes.put(g.name(), g.node()));
+    return found;
   }
 
   /** Unprepares {@code claim}; idempotent, needs nothing but the ledger. */

@@ -2,6 +2,7 @@ package dev.quartermaster.agent.tasks;
 
 import dev.quartermaster.agent.runtime.DeviceCheck;
 import dev.quartermaster.agent.runtime.TaskResult;
+import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.TaskStatus;
 import java.time.Instant;
@@ -37,6 +38,12 @@ final class TaskStatuses {
               Optional.of(f.check().message()))), Optional.empty(), s.startedAt(), Optional.of(now), s.conditions());
       case TaskResult.StartFailed f -> failed(s, "StartFailed", f.reason(), now);
     };
+  }
+
+  /** {@code s} with {@code condition} set (its transition time kept while its status is unchanged). */
+  static TaskStatus withCondition(TaskStatus s, Condition condition, Instant now) {
+    return new TaskStatus(s.phase(), s.reason(), s.message(), s.node(), s.deviceCheck(), s.exitCode(), s.startedAt(),
+        s.finishedAt(), Condition.set(s.conditions(), condition, now));
   }
 
   static TaskStatus failed(TaskStatus s, String reason, String message, Instant now) {

@@ -2,6 +2,8 @@ package dev.quartermaster.agent.tasks;
 
 import dev.quartermaster.agent.host.RunRecords;
 import dev.quartermaster.agent.host.TaskHost;
+import dev.quartermaster.agent.discovery.NodeProblem;
+import dev.quartermaster.agent.ledger.ClaimRef;
 import dev.quartermaster.agent.runtime.TaskHandle;
 import dev.quartermaster.agent.runtime.TaskLaunch;
 import dev.quartermaster.agent.runtime.TaskState;
@@ -11,6 +13,7 @@ import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.workload.DeviceLossPolicy;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.TaskStatus;
@@ -41,6 +44,9 @@ import org.slf4j.LoggerFactory;
  * deletedAt set → the process is killed; once it is gone the task's claims are handed back to the
  *   claim sync, which unprepares them and reports Unprepared (the controller's claims finalizer waits)
  * Running (or Preparing with a run record) but no process of ours → Failed AgentRestarted: never re-run
+ * Running and the node lost a device node the task opened → condition DevicesComplete=False
+ *   (DeviceNodeMissing, naming the path), True again when it is back; with onDeviceLoss: Stop the
+ *   process is killed and the task ends Failed DeviceNodeMissing
  * </pre>
  *
  * <p>On start, before any claim is prepared again, every process an earlier agent started here is
@@ -48,14 +54,23 @@ import org.slf4j.LoggerFactory;
  * marked lost and replaced meanwhile, and a process nobody follows would go on using a GPU that a
  * new claim is about to be given (I1 among processes).
  *
- * Output goes to {@code <state>/tasks/<task>.log}. Handle events (check done, exit) come back
+ * Output goes to {@code <state>/tasks/<task>.log}; the previous attempt's (an earlier incarnation
+ * of the same name) is kept as {@code <task>.previous.log}. Handle events (check done, exit) come back
  * through the work queue, so each task's status has one writer at a time.
  */
 public final class TaskSync {
   private static final Logger LOG = LoggerFactory.getLogger(TaskSync.class);
 
-  /** A process this agent started, for the task incarnation {@code uid}. */
-  private record Run(String uid, TaskHandle handle) {}
+  /**
+   * A process this agent started, for the task incarnation {@code uid}, with the claims (name and
+   * uid) it was started with: those stay prepared until it is gone. {@code deviceLoss}: why this
+   * agent killed it for a lost device node (onDeviceLoss: Stop), for its final status.
+   */
+  private record Run(String uid, TaskHandle handle, List<ClaimRef> claims, Optional<String> deviceLoss) {
+    Run stoppedFor(String why) {
+      return new Run(uid, handle, claims, Optional.of(why));
+    }
+  }
 
   private final ApiClient api;
   private final String node;
@@ -72,6 +87,8 @@ public final class TaskSync {
   private final Consumer<List<String>> releaseClaims;
   private final Duration recheck;
   private final Map<String, Run> runs = new ConcurrentHashMap<>();
+  /** The node's device-node problems as last checked (control nodes, held GPUs' nodes). */
+  private volatile List<NodeProblem> nodeProblems = List.of();
 
   /**
    * @param tasks the informer's view of a task by name
@@ -111,6 +128,36 @@ public final class TaskSync {
   public boolean active(String name, String uid) {
     var run = runs.get(name);
     return run != null && run.uid().equals(uid) && !(run.handle().state() instanceof TaskState.Finished);
+  }
+
+  /**
+   * The task processes here that were started with {@code claim} (same name, same uid) and may
+   * still run; the claim sync keeps such a claim prepared whatever happens to the claim object.
+   */
+  public List<ClaimUser> usersOf(ClaimRef claim) {
+    var users = new ArrayList<ClaimUser>();
+    runs.forEach((name, run) -> {
+      if (run.claims().contains(claim) && !(run.handle().state() instanceof TaskState.Finished)) {
+        boolean stopping = tasks.apply(name).filter(t -> t.metadata().uid().equals(run.uid()))
+            .map(t -> t.metadata().isDeleting()).orElse(true);
+        var state = stopping ? "stopping" : run.handle().state() instanceof TaskState.Running ? "running" : "starting";
+        users.add(new ClaimUser(name, state));
+      }
+    });
+    users.sort(java.util.Comparator.comparing(ClaimUser::task));
+    return users;
+  }
+
+  /**
+   * The node's device nodes were checked again: {@code problems} are those missing or wrong now.
+   * Every running task looks again (its DevicesComplete condition, its onDeviceLoss policy).
+   */
+  public void deviceNodesChanged(List<NodeProblem> problems) {
+    var next = List.copyOf(problems);
+    if (!next.equals(nodeProblems)) {
+      nodeProblems = next;
+      runs.keySet().forEach(requeue);
+    }
   }
 
   /** One reconcile of the task called {@code name}. */
@@ -163,13 +210,16 @@ public final class TaskSync {
 
   private Result prepareAndStart(Task t) {
     var cdiDevices = new ArrayList<String>();
+    var used = new ArrayList<ClaimRef>();
     for (var claimName : t.spec().claims()) {
       var waiting = waitingFor(t, claimName);
       if (waiting.isPresent()) {
         write(t, TaskStatuses.phase(t.status(), TaskPhase.Preparing, "WaitingForClaims", waiting.get()));
         return Result.requeueAfter(recheck); // the claim's update normally brings us back sooner
       }
-      cdiDevices.addAll(preparedHere.apply(claims.apply(claimName).orElseThrow().metadata().uid()).orElseThrow());
+      var claim = claims.apply(claimName).orElseThrow();
+      cdiDevices.addAll(preparedHere.apply(claim.metadata().uid()).orElseThrow());
+      used.add(new ClaimRef(claim.metadata().uid(), claimName));
     }
     var name = t.metadata().name();
     var runtime = host.runtime(t.spec().runtime());
@@ -186,10 +236,16 @@ public final class TaskSync {
       write(t, TaskStatuses.failed(t.status(), "InvalidTask", e.getMessage(), env.now()));
       return Result.done();
     }
+    try {
+      // An incarnation runs at most once here, so an existing log is an earlier attempt's: keep it.
+      TaskLogs.keepPrevious(launch.output());
+    } catch (IOException e) {
+      LOG.warn("task {}: cannot keep the previous attempt's output; it is overwritten", name, e);
+    }
     t = write(t, TaskStatuses.phase(t.status(), TaskPhase.Preparing, "Starting",
         "claims prepared; starting with the " + t.spec().runtime() + " runtime"));
     var handle = runtime.get().start(launch);
-    var run = new Run(t.metadata().uid(), handle);
+    var run = new Run(t.metadata().uid(), handle, List.copyOf(used), Optional.empty());
     runs.put(name, run);
     try {
       records.started(name, run.uid(), handle);
@@ -197,7 +253,11 @@ public final class TaskSync {
       LOG.warn("task {}: cannot record its process; a restarted agent will not find it", name, e);
     }
     handle.deviceCheck().whenComplete((c, e) -> requeue.accept(name));
-    handle.result().whenComplete((r, e) -> requeue.accept(name));
+    handle.result().whenComplete((r, e) -> {
+      requeue.accept(name);
+      // Whatever ended it (exit, kill): the claims it kept prepared may now be let go.
+      releaseClaims.accept(run.claims().stream().map(ClaimRef::name).toList());
+    });
     LOG.info("task {}: started with {} devices {}", name, t.spec().runtime(), cdiDevices);
     return report(t, run);
   }
@@ -238,8 +298,13 @@ public final class TaskSync {
         return Result.done(); // the check's completion brings us back
       }
       case TaskState.Running r -> {
-        if (phase != TaskPhase.Running) {
-          write(t, TaskStatuses.running(t.status(), r.check(), env.now()));
+        var devices = DevicesComplete.of(r.check().opened(), nodeProblems);
+        var next = phase != TaskPhase.Running ? TaskStatuses.running(t.status(), r.check(), env.now()) : t.status();
+        write(t, TaskStatuses.withCondition(next, devices, env.now()));
+        if (!devices.isTrue() && t.spec().onDeviceLoss() == DeviceLossPolicy.Stop && run.deviceLoss().isEmpty()) {
+          LOG.info("task {}: stopped, onDeviceLoss is Stop: {}", t.metadata().name(), devices.message());
+          runs.replace(t.metadata().name(), run, run.stoppedFor(devices.message()));
+          run.handle().kill(); // the result's completion brings us back
         }
         return Result.done();
       }
@@ -250,7 +315,9 @@ public final class TaskSync {
           records.remove(t.metadata().name());
           return Result.done();
         }
-        write(t, TaskStatuses.finished(t.status(), f.result(), env.now()));
+        write(t, run.deviceLoss().map(why -> TaskStatuses.failed(t.status(), DevicesComplete.MISSING,
+            "stopped because the node lost a device node it was given (onDeviceLoss: Stop): " + why, env.now()))
+            .orElseGet(() -> TaskStatuses.finished(t.status(), f.result(), env.now())));
         return Result.done(); // the update's event brings us back to forget the run
       }
     }
@@ -275,7 +342,8 @@ public final class TaskSync {
     }
     var s = t.status();
     if (next.phase() == s.phase() && next.reason().equals(s.reason()) && next.message().equals(s.message())
-        && next.deviceCheck().equals(s.deviceCheck()) && next.exitCode().equals(s.exitCode())) {
+        && next.deviceCheck().equals(s.deviceCheck()) && next.exitCode().equals(s.exitCode())
+        && next.conditions().equals(s.conditions())) {
       return t;
     }
     LOG.debug("task {}: {} {} -> {} {}", t.metadata().name(), s.phase(), s.reason(), next.phase(), next.reason());

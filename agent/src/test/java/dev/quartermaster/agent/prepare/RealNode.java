@@ -30,6 +30,8 @@ import java.util.TreeSet;
 /** The real ledger, checkpoint (simulated file), CDI specs (in memory) and effects, behind the scenario API. */
 final class RealNode implements NodeUnderTest {
   static final String BOOT = "boot-1";
+  /** A regular-file stand-in for the GPU's node: prepare checks that it is there. */
+  static final Path GPU_NODE = standIn();
 
   private final DeterministicEnv env;
   private final SimulatedLedgerFile file = new SimulatedLedgerFile();
@@ -38,7 +40,7 @@ final class RealNode implements NodeUnderTest {
   private final Published membership = new Published();
   private final Inventory inventory = new Inventory("sim", List.of(
       new DiscoveredGpu(IncidentScenarios.DEVICE, 0, "GPU-0", "sim", OptionalLong.of(1), 0, "0000:18:00.0",
-          new VerifiedNode("/dev/nvidia0", Path.of("/dev/nvidia0"), new DeviceNumber(195, 0)))),
+          new VerifiedNode("/dev/nvidia0", GPU_NODE, new DeviceNumber(195, 0)))),
       List.of());
   private ClaimPreparer preparer;
 
@@ -55,6 +57,16 @@ final class RealNode implements NodeUnderTest {
           () -> new ControlNodeStatus.Complete(List.of(), List.of()));
       preparer.removeOrphanSpecs();
       preparer.syncEffects();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static Path standIn() {
+    try {
+      var file = java.nio.file.Files.createTempFile("qm-nvidia0-", "");
+      file.toFile().deleteOnExit();
+      return file;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -9,6 +9,7 @@ import java.util.Optional;
  * @param claims names of the {@code ResourceClaim}s it uses
  * @param volumes names of the {@code Volume}s it uses
  * @param runtime {@code exec} or {@code podman}
+ * @param onDeviceLoss what the agent does when the task's node loses a device node it was given
  */
 public record TaskSpec(
     Optional<String> node,
@@ -17,9 +18,16 @@ public record TaskSpec(
     List<String> claims,
     List<String> volumes,
     String runtime,
-    Optional<String> image) {
+    Optional<String> image,
+    DeviceLossPolicy onDeviceLoss) {
   public static final TaskSpec EMPTY =
       new TaskSpec(Optional.empty(), List.of(), Map.of(), List.of(), List.of(), "exec", Optional.empty());
+
+  /** A spec with the default device-loss policy ({@link DeviceLossPolicy#Continue}). */
+  public TaskSpec(Optional<String> node, List<String> command, Map<String, String> env, List<String> claims,
+      List<String> volumes, String runtime, Optional<String> image) {
+    this(node, command, env, claims, volumes, runtime, image, DeviceLossPolicy.Continue);
+  }
 
   public TaskSpec {
     node = node == null ? Optional.empty() : node;
@@ -29,5 +37,6 @@ public record TaskSpec(
     volumes = volumes == null ? List.of() : List.copyOf(volumes);
     runtime = runtime == null || runtime.isEmpty() ? "exec" : runtime;
     image = image == null ? Optional.empty() : image;
+    onDeviceLoss = onDeviceLoss == null ? DeviceLossPolicy.Continue : onDeviceLoss;
   }
 }

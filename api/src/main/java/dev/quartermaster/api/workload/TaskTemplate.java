@@ -10,6 +10,8 @@ import java.util.Optional;
  * @param runtime {@code exec} (a local process) or {@code podman} (a container)
  * @param image the container image or rootfs directory, for {@code podman}
  * @param volumes names of {@code Volume}s to publish on the task's node
+ * @param onDeviceLoss copied into each task's spec: what the agent does when the node loses a
+ *     device node the task was given ({@code Continue} by default)
  */
 public record TaskTemplate(
     List<String> command,
@@ -17,9 +19,16 @@ public record TaskTemplate(
     String runtime,
     Optional<String> image,
     List<String> volumes,
-    Map<String, String> labels) {
+    Map<String, String> labels,
+    DeviceLossPolicy onDeviceLoss) {
   public static final TaskTemplate EMPTY =
       new TaskTemplate(List.of(), Map.of(), "exec", Optional.empty(), List.of(), Map.of());
+
+  /** A template with the default device-loss policy ({@link DeviceLossPolicy#Continue}). */
+  public TaskTemplate(List<String> command, Map<String, String> env, String runtime, Optional<String> image,
+      List<String> volumes, Map<String, String> labels) {
+    this(command, env, runtime, image, volumes, labels, DeviceLossPolicy.Continue);
+  }
 
   public TaskTemplate {
     command = command == null ? List.of() : List.copyOf(command);
@@ -28,5 +37,6 @@ public record TaskTemplate(
     image = image == null ? Optional.empty() : image;
     volumes = volumes == null ? List.of() : List.copyOf(volumes);
     labels = labels == null ? Map.of() : Map.copyOf(labels);
+    onDeviceLoss = onDeviceLoss == null ? DeviceLossPolicy.Continue : onDeviceLoss;
   }
 }

@@ -11,6 +11,8 @@ import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.error.Violation;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
+import dev.quartermaster.api.workload.DeviceLossPolicy;
+import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.Workload;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
@@ -86,6 +88,23 @@ class ObjectCodecTest {
     var vol = "kind: Volume\nmetadata: {name: v}\nspec: {plugin: p, capacityBytes: 1, accessMode: Sometimes}\n";
     assertThat(violation(vol).field()).isEqualTo("spec.accessMode");
     assertThat(violation(vol).rule()).startsWith("must be one of [SingleNodeWriter");
+  }
+
+  @Test
+  void onDeviceLossRoundTripsDefaultsToContinueAndNamesABadValue() {
+    var stop = WORKLOAD.replace("template: {command: [python, worker.py]", "template: {onDeviceLoss: Stop, command: [python, worker.py]");
+    var w = (Workload) ObjectCodec.fromYaml(stop).getFirst();
+    assertThat(w.spec().groups().get(1).template().onDeviceLoss()).isEqualTo(DeviceLossPolicy.Stop);
+    assertThat(w.spec().groups().get(0).template().onDeviceLoss()).isEqualTo(DeviceLossPolicy.Continue);
+    assertThat(ObjectCodec.fromJson(ObjectCodec.toJson(w))).isEqualTo(w);
+    assertThat(ObjectCodec.fromYaml(ObjectCodec.toYaml(w))).containsExactly(w);
+    var task = "kind: Task\nmetadata: {name: t}\nspec: {command: [x], onDeviceLoss: Stop}\n";
+    var t = (Task) ObjectCodec.fromYaml(task).getFirst();
+    assertThat(t.spec().onDeviceLoss()).isEqualTo(DeviceLossPolicy.Stop);
+    assertThat(ObjectCodec.fromJson(ObjectCodec.toJson(t))).isEqualTo(t);
+    var bad = violation(stop.replace("onDeviceLoss: Stop", "onDeviceLoss: Pause"));
+    assertThat(bad.field()).isEqualTo("spec.groups[1].template.onDeviceLoss");
+    assertThat(bad.rule()).isEqualTo("must be one of [Continue, Stop]");
   }
 
   @Test

@@ -22,12 +22,15 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code qm logs TASK [-f]}: a task's output. The agent writes it on the task's node, to {@code
+ * {@code qm logs TASK [-f | --previous]}: a task's output. The agent writes it on the task's node, to {@code
  * <state>/tasks/<task>.log}; for a cluster started with {@code qm up} every node's state is under the
  * data directory, so the file is read directly. {@code -f} follows it until the task finishes.
+ * {@code --previous} prints the output of the attempt before (an earlier task of the same name on
+ * the same node, e.g. the last crash of a crash-looping worker), which the agent keeps in {@code
+ * <task>.previous.log}.
  */
 @Command(name = "logs", mixinStandardHelpOptions = true, versionProvider = VersionInfo.class,
-    description = "Print a task's output (-f to follow it).")
+    description = "Print a task's output (-f to follow it, --previous for the attempt before).")
 public final class LogsCommand implements Callable<Integer> {
   private final CliEnvironment env;
 
@@ -43,6 +46,10 @@ public final class LogsCommand implements Callable<Integer> {
   @Option(names = {"-f", "--follow"}, description = "keep printing new output until the task finishes")
   private boolean follow;
 
+  @Option(names = {"-p", "--previous"},
+      description = "print the output of the previous attempt (an earlier task of this name on its node)")
+  private boolean previous;
+
   @Option(names = "--data", paramLabel = "DIR",
       description = "the qm up data directory (default: the directory of the token file)")
   private String data;
@@ -53,6 +60,9 @@ public final class LogsCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws IOException, InterruptedException {
+    if (previous && follow) {
+      throw new CliException("--previous and --follow cannot be used together: the previous attempt has ended");
+    }
     var config = client.config(env);
     try (var connection = client.connect(env)) {
       var api = connection.api();
@@ -61,7 +71,12 @@ public final class LogsCommand implements Callable<Integer> {
           .orElseThrow(() -> new CliException("task/" + name + " has no node yet (phase " + task.status().phase()
               + "): no output so far"));
       var dataDir = data != null ? env.resolve(data) : config.tokenFile().toAbsolutePath().getParent();
-      var file = UpLayout.of(dataDir).taskLog(node, name);
+      var layout = UpLayout.of(dataDir);
+      var file = previous ? layout.previousTaskLog(node, name) : layout.taskLog(node, name);
+      if (previous && !Files.exists(file)) {
+        throw new CliException("no previous attempt of task/" + name + " on " + node + " (looked for " + file
+            + "): it is the first that ran there, or " + node + " is not a node of the local cluster in " + dataDir);
+      }
       if (!Files.exists(file)) {
         throw new CliException("no output for task/" + name + " at " + file + " (the task has not started on "
             + node + " yet, or " + node + " is not a node of the local cluster in " + dataDir + ")");

@@ -31,4 +31,9 @@ public record UpLayout(Path dataDir) {
   public Path taskLog(String node, String task) {
     return dev.quartermaster.agent.NodeAgentConfig.taskLog(state(node), task);
   }
+
+  /** The output of the task's previous attempt on {@code node}. */
+  public Path previousTaskLog(String node, String task) {
+    return dev.quartermaster.agent.NodeAgentConfig.previousTaskLog(state(node), task);
+  }
 }

@@ -97,7 +97,8 @@ public final class TaskScheduler {
     }
     if (t.spec().node().isEmpty()) {
       var s = t.spec();
-      api.update(t.withSpec(new TaskSpec(node, s.command(), s.env(), s.claims(), s.volumes(), s.runtime(), s.image())));
+      api.update(t.withSpec(new TaskSpec(node, s.command(), s.env(), s.claims(), s.volumes(), s.runtime(), s.image(),
+          s.onDeviceLoss())));
       return Result.done(); // the update brings us back
     }
     if (!t.spec().node().equals(node)) {

@@ -268,7 +268,8 @@ public final class WorkloadController {
     var claims = group.claimTemplates().stream().map(c -> TaskNames.claim(name, c.name())).toList();
     var meta = ObjectMeta.named(name).withLabels(labels).withOwner(OwnerReference.of(w))
         .withFinalizers(List.of(Labels.CLAIMS_FINALIZER));
-    var spec = new TaskSpec(Optional.empty(), tmpl.command(), tmpl.env(), claims, tmpl.volumes(), tmpl.runtime(), tmpl.image());
+    var spec = new TaskSpec(Optional.empty(), tmpl.command(), tmpl.env(), claims, tmpl.volumes(), tmpl.runtime(), tmpl.image(),
+        tmpl.onDeviceLoss());
     try {
       var created = api.create(new Task(meta, spec, TaskStatus.EMPTY));
       creates.incrementAndGet();

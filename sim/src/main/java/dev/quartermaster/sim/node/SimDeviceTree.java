@@ -124,9 +124,11 @@ public final class SimDeviceTree implements DeviceTree {
   }
 
   @Override
-  public synchronized Optional<String> checkGpuNode(DiscoveredGpu gpu) {
-    var file = gpu.node().hostPath().getFileName().toString();
-    return missing.contains(file) ? Optional.of("missing " + gpu.node().hostPath()) : Optional.empty();
+  public synchronized Optional<NodeProblem> checkNode(VerifiedNode node) {
+    var path = node.hostPath();
+    return missing.contains(path.getFileName().toString())
+        ? Optional.of(new NodeProblem(path, NodeProblem.Kind.Missing, "missing " + path))
+        : Optional.empty();
   }
 
   @Override
