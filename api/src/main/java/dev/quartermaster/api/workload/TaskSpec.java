@@ -9,6 +9,9 @@ import java.util.Optional;
  * @param claims names of the {@code ResourceClaim}s it uses
  * @param volumes names of the {@code Volume}s it uses
  * @param runtime {@code exec} or {@code podman}
+ * @param attempt how many times in a row its workload slot was restarted before this task (0 for a
+ *     first run); set by the workload controller, which carries it across re-creation to pace
+ *     restarts (crash-loop backoff)
  */
 public record TaskSpec(
     Optional<String> node,
@@ -17,9 +20,10 @@ public record TaskSpec(
     List<String> claims,
     List<String> volumes,
     String runtime,
-    Optional<String> image) {
+    Optional<String> image,
+    int attempt) {
   public static final TaskSpec EMPTY =
-      new TaskSpec(Optional.empty(), List.of(), Map.of(), List.of(), List.of(), "exec", Optional.empty());
+      new TaskSpec(Optional.empty(), List.of(), Map.of(), List.of(), List.of(), "exec", Optional.empty(), 0);
 
   public TaskSpec {
     node = node == null ? Optional.empty() : node;
@@ -29,5 +33,16 @@ public record TaskSpec(
     volumes = volumes == null ? List.of() : List.copyOf(volumes);
     runtime = runtime == null || runtime.isEmpty() ? "exec" : runtime;
     image = image == null ? Optional.empty() : image;
+  }
+
+  /** A first run ({@code attempt} 0). */
+  public TaskSpec(Optional<String> node, List<String> command, Map<String, String> env, List<String> claims,
+      List<String> volumes, String runtime, Optional<String> image) {
+    this(node, command, env, claims, volumes, runtime, image, 0);
+  }
+
+  /** This spec placed on {@code node}; everything else kept. */
+  public TaskSpec withNode(Optional<String> node) {
+    return new TaskSpec(node, command, env, claims, volumes, runtime, image, attempt);
   }
 }

@@ -8,7 +8,6 @@ import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
-import dev.quartermaster.api.workload.TaskSpec;
 import dev.quartermaster.api.workload.TaskStatus;
 import dev.quartermaster.control.allocator.NodeReadiness;
 import dev.quartermaster.control.cluster.ControlLoop;
@@ -128,8 +127,7 @@ public final class TaskScheduler {
       return pending(t, "NoReadyNode", "no node is ready for tasks");
     }
     if (t.spec().node().isEmpty()) {
-      var s = t.spec();
-      api.update(t.withSpec(new TaskSpec(node, s.command(), s.env(), s.claims(), s.volumes(), s.runtime(), s.image())));
+      api.update(t.withSpec(t.spec().withNode(node)));
       return Result.done(); // the update brings us back
     }
     if (!t.spec().node().equals(node)) {
