@@ -12,7 +12,6 @@ import dev.quartermaster.api.workload.TaskSpec;
 import dev.quartermaster.api.workload.TaskStatus;
 import dev.quartermaster.api.workload.WorkerGroup;
 import dev.quartermaster.api.workload.Workload;
-import dev.quartermaster.control.cluster.Informers;
 import dev.quartermaster.control.cluster.Labels;
 import dev.quartermaster.core.env.Env;
 import java.util.HashMap;
@@ -44,15 +43,13 @@ final class TaskWriter {
 
   private final Env env;
   private final ApiClient api;
-  private final Informers informers;
   private final GroupExpectations expectations;
   private final AtomicLong creates = new AtomicLong();
   private final AtomicLong duplicateCreates = new AtomicLong();
 
-  TaskWriter(Env env, ApiClient api, Informers informers, GroupExpectations expectations) {
+  TaskWriter(Env env, ApiClient api, GroupExpectations expectations) {
     this.env = env;
     this.api = api;
-    this.informers = informers;
     this.expectations = expectations;
   }
 
@@ -82,11 +79,6 @@ final class TaskWriter {
   Created create(String key, Workload w, WorkerGroup group, int ordinal, int attempt) {
     var name = TaskNames.task(w.metadata().name(), group.name(), ordinal);
     var uid = w.metadata().uid();
-    // A holder the cache already shows is reported without a create that would only fail.
-    var cached = informers.tasks().cache().get(name).filter(t -> !ownedBy(t, uid) && !earlierIncarnation(t, w));
-    if (cached.isPresent()) {
-      return new Created.NameTaken(name, holder(cached.get()));
-    }
     var tmpl = group.template();
     var labels = new HashMap<>(tmpl.labels());
     labels.put(Labels.WORKLOAD, w.metadata().name());
@@ -104,6 +96,7 @@ final class TaskWriter {
       return new Created.Done();
     } catch (ApiException e) {
       if (e.is(Reason.AlreadyExists)) {
+        // Our own stale view, or a task we do not own? Only a live read can tell.
         var holder = api.get(Kinds.TASK, name).filter(t -> !ownedBy(t, uid) && !earlierIncarnation(t, w));
         if (holder.isPresent()) {
           return new Created.NameTaken(name, holder(holder.get()));

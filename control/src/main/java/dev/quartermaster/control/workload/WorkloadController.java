@@ -79,7 +79,7 @@ public final class WorkloadController {
     this.api = api;
     this.informers = informers;
     this.expectations = new GroupExpectations(expectationBound);
-    this.writer = new TaskWriter(env, api, informers, expectations);
+    this.writer = new TaskWriter(env, api, expectations);
     this.restarts = new Restarts(env, api, backoff);
     this.loop = new ControlLoop("workloads", env, 2, this::reconcile);
     informers.workloads().addHandler(new EventHandler<>() {
