@@ -6,9 +6,12 @@ import dev.quartermaster.api.workload.Workload;
 import java.util.Optional;
 
 /**
- * Whether the cached workload a reconcile acts on is still the newest spec: one live read per
- * reconcile, made only when the reconcile is about to write. The cache may lag; the spec a
- * controller scales to must not.
+ * Whether the cached workload a reconcile acts on is still the newest spec. The cache may lag; the
+ * spec a controller scales to must not. {@link #isNewest} reads live once per reconcile, when it is
+ * about to write; {@link #stillNewest} reads again before each further write, so a spec that moves
+ * while a batch is being written stops the batch after at most one write (the window between a
+ * read and a write cannot be closed without a transaction across objects, which the API does not
+ * have). Once stale, it stays stale for the reconcile.
  */
 final class SpecFreshness {
   private final ApiClient api;
@@ -22,10 +25,20 @@ final class SpecFreshness {
 
   boolean isNewest() {
     if (newest.isEmpty()) {
-      var live = api.get(Kinds.WORKLOAD, cached.metadata().name());
-      newest = Optional.of(live.filter(l -> l.metadata().uid().equals(cached.metadata().uid())
-          && l.metadata().generation() == cached.metadata().generation() && !l.metadata().isDeleting()).isPresent());
+      newest = Optional.of(readLive());
     }
     return newest.get();
+  }
+
+  boolean stillNewest() {
+    if (newest.isEmpty() || newest.get()) {
+      newest = Optional.of(readLive());
+    }
+    return newest.get();
+  }
+
+  private boolean readLive() {
+    return api.get(Kinds.WORKLOAD, cached.metadata().name()).filter(l -> l.metadata().uid().equals(cached.metadata().uid())
+        && l.metadata().generation() == cached.metadata().generation() && !l.metadata().isDeleting()).isPresent();
   }
 }

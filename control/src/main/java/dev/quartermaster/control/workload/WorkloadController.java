@@ -224,13 +224,18 @@ public final class WorkloadController {
         groups.add(GroupPlan.status(group, w.metadata().uid(), view));
         continue; // the cache's update of the workload brings us back
       }
-      plan.delete().forEach(t -> writer.delete(key, t));
+      for (var t : plan.delete()) {
+        if (!freshness.stillNewest()) {
+          break;
+        }
+        writer.delete(key, t);
+      }
       var deleting = view.stream().filter(t -> t.metadata().isDeleting()).toList();
       var restartDue = restarts.pace(key, plan.restart(), deleting, writer, t -> ordinalOf(name, group.name(), t));
       if (restartDue.isPresent()) {
         recheck = earliest(recheck, restartDue.get());
       }
-      create(key, w, group, plan.create(), problems);
+      create(key, w, group, plan.create(), problems, freshness);
       groups.add(GroupPlan.status(group, w.metadata().uid(), view));
     }
     if (freshness.isNewest()) {
@@ -241,12 +246,13 @@ public final class WorkloadController {
   }
 
   /** One slow-start batch of the group's missing ordinals; names held by others are reported, not waited on. */
-  private void create(String key, Workload w, WorkerGroup group, List<Integer> ordinals, List<String> problems) {
+  private void create(String key, Workload w, WorkerGroup group, List<Integer> ordinals, List<String> problems,
+      SpecFreshness freshness) {
     int batch = slowStart.batch(key);
     int created = 0;
     int left = 0;
     for (int ordinal : ordinals) {
-      if (created >= batch) {
+      if (created >= batch || !freshness.stillNewest()) {
         left++;
         continue;
       }
