@@ -72,7 +72,7 @@ class CrashLoopTest {
       if (!policyViolations(o.runs()).isEmpty()) {
         caught++;
       }
-      assertThat(o.runs().size()).as("seed %d: the naive controller restarts it far more often", seed).isGreaterThan(100);
+      assertThat(o.runs().size()).as("seed %d: the naive controller restarts it far more often", seed).isGreaterThan(30);
     }
     System.out.println("crash-loop: naive controller (no backoff) caught in " + caught + " of "
         + SimCluster.seeds(5).length + " seeds");
