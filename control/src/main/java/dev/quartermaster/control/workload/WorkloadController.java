@@ -66,6 +66,7 @@ public final class WorkloadController {
   private final TaskWriter writer;
   private final Restarts restarts;
   private final SlowStart slowStart = new SlowStart();
+  private final WorkloadCascade cascade;
   /** Task names a create found held by a task we do not own → the workload that wants the name. */
   private final Map<String, String> takenBy = new ConcurrentHashMap<>();
 
@@ -81,6 +82,7 @@ public final class WorkloadController {
     this.expectations = new GroupExpectations(expectationBound);
     this.writer = new TaskWriter(env, api, expectations);
     this.restarts = new Restarts(env, api, backoff);
+    this.cascade = new WorkloadCascade(api, writer, expectations);
     this.loop = new ControlLoop("workloads", env, 2, this::reconcile);
     informers.workloads().addHandler(new EventHandler<>() {
       @Override
@@ -185,7 +187,7 @@ public final class WorkloadController {
     }
     var w = cached.get();
     if (w.metadata().isDeleting()) {
-      return cascade(w);
+      return cascade.run(w);
     }
     if (!w.metadata().finalizers().contains(Labels.TASKS_FINALIZER)) {
       var f = new ArrayList<>(w.metadata().finalizers());
@@ -305,27 +307,6 @@ public final class WorkloadController {
         writer.delete(w.metadata().uid() + "/" + g, t);
       }
     }
-  }
-
-  private Result cascade(Workload w) {
-    var name = w.metadata().name();
-    // A live list: removing the finalizer is final, so it must not rest on a stale cache.
-    var tasks = api.list(Kinds.TASK, LabelSelector.equalTo(Map.of(Labels.WORKLOAD, name))).items().stream()
-        .filter(t -> t.metadata().owner().map(o -> o.uid().equals(w.metadata().uid())).orElse(false))
-        .toList();
-    for (var t : tasks) {
-      if (!t.metadata().isDeleting()) {
-        writer.delete(w.metadata().uid() + "/" + t.metadata().labels().getOrDefault(Labels.GROUP, ""), t);
-      }
-    }
-    if (!tasks.isEmpty() || !w.metadata().finalizers().contains(Labels.TASKS_FINALIZER)) {
-      return Result.done(); // task deletions bring us back
-    }
-    var f = new ArrayList<>(w.metadata().finalizers());
-    f.remove(Labels.TASKS_FINALIZER);
-    api.update(w.withMetadata(w.metadata().withFinalizers(f)));
-    expectations.clearAll(w.metadata().uid() + "/");
-    return Result.done();
   }
 
   private void writeStatus(Workload w, List<GroupStatus> groups, List<String> problems) {
