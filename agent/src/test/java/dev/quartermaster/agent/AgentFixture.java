@@ -64,7 +64,7 @@ final class AgentFixture implements AutoCloseable {
   }
 
   static Task task(String name, List<String> claims, List<String> command, DeviceLossPolicy onDeviceLoss) {
-    var spec = new TaskSpec(Optional.of(NODE), command, Map.of(), claims, List.of(), "exec", Optional.empty(),
+    var spec = new TaskSpec(Optional.of(NODE), command, Map.of(), claims, List.of(), "exec", Optional.empty(), 0,
         onDeviceLoss);
     var status = new TaskStatus(TaskPhase.Scheduled, "Scheduled", "", Optional.of(NODE), Optional.empty(),
         Optional.empty(), Optional.empty(), Optional.empty(), List.of());

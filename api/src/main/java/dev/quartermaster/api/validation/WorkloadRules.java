@@ -48,6 +48,7 @@ final class WorkloadRules {
     process("spec", spec.command(), spec.env(), spec.runtime(), spec.image(), v);
     v.uniqueDnsLabels("spec.claims", spec.claims());
     v.uniqueDnsLabels("spec.volumes", spec.volumes());
+    v.check(spec.attempt() >= 0, "spec.attempt", "must be >= 0");
   }
 
   private static void template(String field, TaskTemplate t, Violations v) {

@@ -9,6 +9,9 @@ import java.util.Optional;
  * @param claims names of the {@code ResourceClaim}s it uses
  * @param volumes names of the {@code Volume}s it uses
  * @param runtime {@code exec} or {@code podman}
+ * @param attempt how many times in a row its workload slot was restarted before this task (0 for a
+ *     first run); set by the workload controller, which carries it across re-creation to pace
+ *     restarts (crash-loop backoff)
  * @param onDeviceLoss what the agent does when the task's node loses a device node it was given
  */
 public record TaskSpec(
@@ -19,15 +22,10 @@ public record TaskSpec(
     List<String> volumes,
     String runtime,
     Optional<String> image,
+    int attempt,
     DeviceLossPolicy onDeviceLoss) {
   public static final TaskSpec EMPTY =
       new TaskSpec(Optional.empty(), List.of(), Map.of(), List.of(), List.of(), "exec", Optional.empty());
-
-  /** A spec with the default device-loss policy ({@link DeviceLossPolicy#Continue}). */
-  public TaskSpec(Optional<String> node, List<String> command, Map<String, String> env, List<String> claims,
-      List<String> volumes, String runtime, Optional<String> image) {
-    this(node, command, env, claims, volumes, runtime, image, DeviceLossPolicy.Continue);
-  }
 
   public TaskSpec {
     node = node == null ? Optional.empty() : node;
@@ -38,5 +36,16 @@ public record TaskSpec(
     runtime = runtime == null || runtime.isEmpty() ? "exec" : runtime;
     image = image == null ? Optional.empty() : image;
     onDeviceLoss = onDeviceLoss == null ? DeviceLossPolicy.Continue : onDeviceLoss;
+  }
+
+  /** A first run ({@code attempt} 0) that keeps running when a device node goes missing. */
+  public TaskSpec(Optional<String> node, List<String> command, Map<String, String> env, List<String> claims,
+      List<String> volumes, String runtime, Optional<String> image) {
+    this(node, command, env, claims, volumes, runtime, image, 0, DeviceLossPolicy.Continue);
+  }
+
+  /** This spec placed on {@code node}; everything else kept. */
+  public TaskSpec withNode(Optional<String> node) {
+    return new TaskSpec(node, command, env, claims, volumes, runtime, image, attempt, onDeviceLoss);
   }
 }

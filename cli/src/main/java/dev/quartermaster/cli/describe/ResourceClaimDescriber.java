@@ -1,6 +1,7 @@
 package dev.quartermaster.cli.describe;
 
 import dev.quartermaster.api.claim.ResourceClaim;
+import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.cli.format.Age;
 import dev.quartermaster.cli.format.ClaimState;
 import dev.quartermaster.cli.format.SelectorText;
@@ -26,6 +27,13 @@ final class ResourceClaimDescriber implements Describer<ResourceClaim> {
             new Table(List.of("REQUEST", "DEVICE"), a.devices().stream().map(x -> List.of(x.request(), x.device())).toList()))),
         () -> out.field("Allocation", "<none> (waiting for the allocator)"));
     out.values("Reserved For", status.reservedFor().stream().map(t -> "task/" + t).toList());
+    if (claim.metadata().isDeleting() && !status.reservedFor().isEmpty()) {
+      // Why a deleting claim is still here: the tasks that use it go first.
+      out.values("Deletion", status.reservedFor().stream().map(t -> "waits for task/" + t + " ("
+          + context.api().get(Kinds.TASK, t).map(x -> x.status().phase().name()
+              + x.status().node().or(() -> x.spec().node()).map(n -> " on " + n).orElse("")).orElse("gone") + ")")
+          .toList());
+    }
     var prepare = new TreeMap<>(status.prepare()).entrySet().stream().map(e -> List.of(
         e.getKey(), e.getValue().phase().name(), ConditionsSection.orNone(e.getValue().reason()),
         ConditionsSection.orNone(String.join(",", e.getValue().cdiDevices())),

@@ -20,6 +20,7 @@ final class TaskDescriber implements Describer<Task> {
     var spec = task.spec();
     out.section("Spec", d -> d
         .field("Node", spec.node().orElse(""))
+        .field("Attempt", spec.attempt() == 0 ? "0 (first run)" : spec.attempt() + " (restarts of this slot in a row)")
         .field("Runtime", spec.runtime())
         .field("Image", spec.image().orElse(""))
         .field("Command", CommandText.of(spec.command()))

@@ -99,7 +99,9 @@ public final class KindTables {
     return table(now, List.of(
             col("PHASE", (Task t) -> t.status().phase().name()),
             col("NODE", (Task t) -> t.status().node().or(() -> t.spec().node()).orElse("")),
-            col("REASON", (Task t) -> t.status().reason())),
+            col("REASON", (Task t) -> t.status().reason()),
+            // The restart count of the task's workload slot: how far into a crash loop it is.
+            col("ATTEMPT", (Task t) -> Integer.toString(t.spec().attempt()))),
         List.of(
             col("CLAIMS", (Task t) -> String.join(",", t.spec().claims())),
             col("EXIT", (Task t) -> t.status().exitCode().map(String::valueOf).orElse(""))));

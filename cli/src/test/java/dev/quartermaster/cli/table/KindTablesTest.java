@@ -15,6 +15,11 @@ import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.node.NodeStatus;
 import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.volume.VolumeSpec;
+import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.api.workload.TaskPhase;
+import dev.quartermaster.api.workload.DeviceLossPolicy;
+import dev.quartermaster.api.workload.TaskSpec;
+import dev.quartermaster.api.workload.TaskStatus;
 import dev.quartermaster.api.workload.TaskTemplate;
 import dev.quartermaster.api.workload.WorkerGroup;
 import dev.quartermaster.api.workload.Workload;
@@ -35,6 +40,23 @@ class KindTablesTest {
 
   private static Condition condition(String type, Condition.Status status, String reason, String message) {
     return new Condition(type, status, reason, message, Optional.of(NOW));
+  }
+
+  @Test
+  void tasksShowTheirAttemptSoACrashLoopIsVisible() {
+    var status = new TaskStatus(TaskPhase.Failed, "Error", "", Optional.of("node-1"), Optional.empty(), Optional.of(1),
+        Optional.empty(), Optional.empty(), List.of());
+    var first = new Task(meta("train-w-0", 5), TaskSpec.EMPTY, TaskStatus.EMPTY);
+    var looping = new Task(meta("train-w-1", 5), new TaskSpec(Optional.empty(), List.of("false"), Map.of(), List.of(),
+        List.of(), "exec", Optional.empty(), 4, DeviceLossPolicy.Continue), status);
+
+    var text = KindTables.of(Kinds.TASK, NOW).table(List.of(first, looping), false).render();
+
+    assertThat(text).isEqualTo("""
+        NAME        PHASE     NODE     REASON   ATTEMPT   AGE
+        train-w-0   Pending   <none>   <none>   0         5s
+        train-w-1   Failed    node-1   Error    4         5s
+        """);
   }
 
   @Test

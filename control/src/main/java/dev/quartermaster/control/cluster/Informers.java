@@ -31,6 +31,10 @@ public final class Informers {
   public static final String BY_WORKLOAD = "workload";
   /** Claims by uid. */
   public static final String BY_UID = "uid";
+  /** Tasks by the names of the claims they use ({@code spec.claims}). */
+  public static final String BY_CLAIM = "claim";
+  /** Claims by the tasks they are reserved for ({@code status.reservedFor}). */
+  public static final String BY_RESERVED = "reserved";
 
   private final Informer<Node> nodes;
   private final Informer<NodeAllocation> nodeAllocations;
@@ -50,12 +54,14 @@ public final class Informers {
         .index(BY_NODE, c -> c.status().allocation().map(a -> List.of(a.node())).orElse(List.of()))
         .index(BY_OWNER, c -> c.metadata().owner().map(o -> List.of(o.name())).orElse(List.of()))
         .index(BY_UID, c -> List.of(c.metadata().uid()))
+        .index(BY_RESERVED, c -> c.status().reservedFor())
         .build();
     workloads = base(env, api, Kinds.WORKLOAD).build();
     tasks = base(env, api, Kinds.TASK)
         .index(BY_GROUP, t -> groupOf(t))
         .index(BY_WORKLOAD, t -> Optional.ofNullable(t.metadata().labels().get(Labels.WORKLOAD)).map(List::of).orElse(List.of()))
         .index(BY_NODE, t -> t.spec().node().map(List::of).orElse(List.of()))
+        .index(BY_CLAIM, t -> t.spec().claims())
         .build();
   }
 

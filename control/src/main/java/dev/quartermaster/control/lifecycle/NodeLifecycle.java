@@ -25,7 +25,10 @@ import java.util.HashMap;
 import java.util.Optional;
 
 /**
- * Watches every node's heartbeat. A node silent for longer than the grace period is marked {@code
+ * Watches every node's heartbeat. Liveness is judged by when this controller <em>saw</em> the
+ * reported heartbeat change, on its own clock ({@link ObservedHeartbeats}), never by the value the
+ * agent reports: a skewed or bogus timestamp (say, one in 2099) must not keep a dead node Ready.
+ * A node with no new heartbeat seen for longer than the grace period is marked {@code
  * AgentReady=False reason=HeartbeatMissed} and its unfinished tasks {@code Failed reason=NodeLost}
  * (the workload controller then replaces them, per restart policy).
  *
@@ -46,6 +49,7 @@ public final class NodeLifecycle {
   private final Informers informers;
   private final Duration grace;
   private final ControlLoop loop;
+  private final ObservedHeartbeats heartbeats = new ObservedHeartbeats();
 
   public NodeLifecycle(Env env, ApiClient api, Informers informers, Duration grace) {
     this.env = env;
@@ -53,7 +57,22 @@ public final class NodeLifecycle {
     this.informers = informers;
     this.grace = grace;
     this.loop = new ControlLoop("nodes", env, 1, this::reconcile);
-    informers.nodes().addHandler(EventHandler.onAddOrUpdate(n -> loop.enqueue(n.metadata().name())));
+    informers.nodes().addHandler(new EventHandler<>() {
+      @Override
+      public void onAdd(Node n) {
+        loop.enqueue(n.metadata().name());
+      }
+
+      @Override
+      public void onUpdate(Node o, Node n) {
+        loop.enqueue(n.metadata().name());
+      }
+
+      @Override
+      public void onDelete(Node n) {
+        heartbeats.forget(n.metadata().name());
+      }
+    });
   }
 
   public ControlLoop loop() {
@@ -77,9 +96,9 @@ public final class NodeLifecycle {
       return Result.done();
     }
     var n = cached.get();
-    var now = env.now();
-    Instant last = n.status().heartbeat().or(() -> n.metadata().createdAt()).orElse(now);
-    var silent = Duration.between(last, now);
+    var reported = n.status().heartbeat();
+    var silent = heartbeats.silence(name, reported, env.nanoTime());
+    var last = reported.map(Instant::toString).orElse("none");
     var agent = Condition.find(n.status().conditions(), NodeReadiness.AGENT_READY);
     boolean markedLost = agent.filter(c -> !c.isTrue() && c.reason().equals(HEARTBEAT_MISSED)).isPresent();
     if (n.spec().fenced()) {
@@ -89,13 +108,15 @@ public final class NodeLifecycle {
     if (silent.compareTo(grace) > 0) {
       if (!markedLost) {
         setAgentReady(n, Conditions.of(NodeReadiness.AGENT_READY, false, HEARTBEAT_MISSED,
-            "no heartbeat since " + last + " (grace " + grace.toSeconds() + "s)"));
+            "no new heartbeat seen for " + silent.toSeconds() + "s (grace " + grace.toSeconds()
+                + "s; last reported heartbeat " + last + ")"));
       }
-      failTasks(name, NODE_LOST, "node " + name + " stopped sending heartbeats (last " + last + ")");
+      failTasks(name, NODE_LOST, "node " + name + " stopped sending heartbeats (no new heartbeat seen for "
+          + silent.toSeconds() + "s)");
       return Result.requeueAfter(grace);
     }
     if (markedLost) {
-      setAgentReady(n, Conditions.of(NodeReadiness.AGENT_READY, true, "HeartbeatResumed", "heartbeat at " + last));
+      setAgentReady(n, Conditions.of(NodeReadiness.AGENT_READY, true, "HeartbeatResumed", "new heartbeat " + last));
     }
     // Look again just after the heartbeat would go stale.
     return Result.requeueAfter(grace.minus(silent).plusSeconds(1));

@@ -8,7 +8,6 @@ import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
-import dev.quartermaster.api.workload.TaskSpec;
 import dev.quartermaster.api.workload.TaskStatus;
 import dev.quartermaster.control.allocator.NodeReadiness;
 import dev.quartermaster.control.cluster.ControlLoop;
@@ -16,6 +15,7 @@ import dev.quartermaster.control.cluster.Informers;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.informer.EventHandler;
 import dev.quartermaster.core.queue.Result;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.Optional;
@@ -23,8 +23,10 @@ import java.util.Optional;
 /**
  * Moves a task from {@code Pending} to {@code Scheduled} once its node is known: the node all its
  * claims were allocated on (the allocator chose it), its pinned node, or — for a task without
- * claims — the ready node with the fewest tasks. It first sets {@code spec.node} (update), then the
- * status, each compare-and-set. Everything after {@code Scheduled} is the agent's; see {@code
+ * claims — the ready node with the fewest tasks. It first sets {@code spec.node} (update), then
+ * reserves each claim for the task ({@code status.reservedFor}), then the status, each
+ * compare-and-set; a finished or deleted task's reservations are released. A task is looked at
+ * again whenever any claim it names changes, whoever owns the claim. Everything after {@code Scheduled} is the agent's; see {@code
  * package-info}.
  */
 public final class TaskScheduler {
@@ -32,25 +34,48 @@ public final class TaskScheduler {
   private final ApiClient api;
   private final Informers informers;
   private final ControlLoop loop;
+  private final ClaimReservations reservations;
 
   public TaskScheduler(Env env, ApiClient api, Informers informers) {
     this.env = env;
     this.api = api;
     this.informers = informers;
+    this.reservations = new ClaimReservations(api, informers);
     // Keys are tasks, each written compare-and-set on its own object: independent, so many workers
     // let a burst of tasks share the store's group commit instead of queueing one write at a time.
     this.loop = new ControlLoop("scheduler", env, 8, this::reconcile);
     informers.tasks().addHandler(EventHandler.onAddOrUpdate(t -> loop.enqueue(t.metadata().name())));
+    informers.tasks().addHandler(new EventHandler<>() {
+      @Override
+      public void onDelete(Task t) {
+        loop.enqueue(t.metadata().name()); // to release its reservations
+      }
+    });
     informers.claims().addHandler(new EventHandler<>() {
+      @Override
+      public void onAdd(ResourceClaim c) {
+        wakeUsers(c);
+      }
+
       @Override
       public void onUpdate(ResourceClaim o, ResourceClaim c) {
         // The allocation, or the allocator's word on why there is none, which the task repeats.
         if (!o.status().allocation().equals(c.status().allocation())
-            || !o.status().conditions().equals(c.status().conditions())) {
-          c.metadata().owner().filter(x -> x.kind().equals(Kinds.TASK.name())).ifPresent(x -> loop.enqueue(x.name()));
+            || !o.status().conditions().equals(c.status().conditions())
+            || !o.status().reservedFor().equals(c.status().reservedFor())) {
+          wakeUsers(c);
         }
       }
     });
+  }
+
+  /**
+   * Every task that names {@code c} (owned by it or not: a stand-alone claim is shared by name),
+   * and every task it is reserved for, so a reservation of a task that is gone is released.
+   */
+  private void wakeUsers(ResourceClaim c) {
+    informers.tasks().cache().keysByIndex(Informers.BY_CLAIM, c.metadata().name()).forEach(loop::enqueue);
+    c.status().reservedFor().forEach(loop::enqueue);
   }
 
   public ControlLoop loop() {
@@ -70,11 +95,16 @@ public final class TaskScheduler {
 
   private Result schedule(String name) {
     var cached = informers.tasks().cache().get(name);
-    if (cached.isEmpty() || cached.get().metadata().isDeleting() || cached.get().status().phase() != TaskPhase.Pending) {
+    if (cached.isEmpty() || cached.get().status().phase().isFinished()) {
+      reservations.release(name);
+      return Result.done();
+    }
+    if (cached.get().metadata().isDeleting() || cached.get().status().phase() != TaskPhase.Pending) {
       return Result.done();
     }
     var t = cached.get();
     var nodes = new HashSet<String>();
+    var claims = new ArrayList<ResourceClaim>();
     for (var claimName : t.spec().claims()) {
       var c = informers.claims().cache().get(claimName);
       if (c.isEmpty()) {
@@ -87,6 +117,7 @@ public final class TaskScheduler {
         return pending(t, "WaitingForAllocation", "claim " + claimName + ": " + why);
       }
       nodes.add(c.get().status().allocation().get().node());
+      claims.add(c.get());
     }
     if (nodes.size() > 1) {
       return Result.done();
@@ -96,9 +127,7 @@ public final class TaskScheduler {
       return pending(t, "NoReadyNode", "no node is ready for tasks");
     }
     if (t.spec().node().isEmpty()) {
-      var s = t.spec();
-      api.update(t.withSpec(new TaskSpec(node, s.command(), s.env(), s.claims(), s.volumes(), s.runtime(), s.image(),
-          s.onDeviceLoss())));
+      api.update(t.withSpec(t.spec().withNode(node)));
       return Result.done(); // the update brings us back
     }
     if (!t.spec().node().equals(node)) {
@@ -107,6 +136,8 @@ public final class TaskScheduler {
     var message = t.spec().claims().isEmpty()
         ? "placed on node " + node.get()
         : "claims " + String.join(",", t.spec().claims()) + " allocated on node " + node.get();
+    // Reserved before Scheduled: from then on the agent may run it, and the claim must say who uses it.
+    claims.forEach(c -> reservations.reserve(c, t));
     var s = t.status();
     api.updateStatus(t.withStatus(new TaskStatus(TaskPhase.Scheduled, "Scheduled", message, node, s.deviceCheck(),
         s.exitCode(), s.startedAt(), s.finishedAt(), s.conditions())));

@@ -5,7 +5,9 @@
  * <ul>
  *   <li>{@code Pending} — created by the workload controller (or a user).
  *   <li>{@code Scheduled} — set by {@link dev.quartermaster.control.lifecycle.TaskScheduler} once the
- *       node is chosen and every claim is allocated there; {@code spec.node} is set first.
+ *       node is chosen and every claim is allocated there; {@code spec.node} is set first, then each
+ *       claim's {@code status.reservedFor} gets the task (removed again once the task is finished
+ *       or gone). Any change to a claim wakes every task naming it, stand-alone claims included.
  *   <li>{@code Preparing} — set by the node's agent when it starts preparing the task's claims
  *       (and publishing its volumes), reason naming what it waits for.
  *   <li>{@code Running} — set by the agent only after the device check opened every device node
@@ -18,6 +20,7 @@
  * claim's devices are set up there, {@code Unprepared} after it tore them down (the task's claims
  * finalizer waits for that), and it sends {@code Node.status.heartbeat} at least every 10 s with
  * {@code AgentReady=True}. This controller writes {@code AgentReady=False reason=HeartbeatMissed}
- * after 40 s of silence and flips it back when heartbeats resume.
+ * after 40 s in which it saw no new heartbeat value (timed on its own clock, never by the reported
+ * time) and flips it back when heartbeats resume.
  */
 package dev.quartermaster.control.lifecycle;

@@ -1,5 +1,6 @@
 package dev.quartermaster.control.workload;
 
+import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.workload.RestartPolicy;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
@@ -18,31 +19,50 @@ import java.util.List;
  *   <li>Ordinals {@code 0..replicas-1} are wanted; a wanted ordinal with no task is created. A name
  *       still held by a task that is being deleted is waited for, never reused early.
  *   <li>Tasks at or above {@code replicas} are deleted, highest ordinal first.
- *   <li>A finished task is deleted to be replaced when the restart policy says so ({@code OnFailure}:
- *       failed; {@code Always}: failed or succeeded); otherwise it keeps its slot.
- *   <li>A task of the group's name pattern owned by another workload incarnation is deleted.
+ *   <li>A finished task is to be restarted when the restart policy says so ({@code OnFailure}:
+ *       failed; {@code Always}: failed or succeeded); when, {@link RestartBackoff} decides.
+ *       Otherwise it keeps its slot.
+ *   <li>A task of the group's name pattern owned by an earlier incarnation of this workload is
+ *       deleted. One owned by anything else (another workload, or nobody: made by hand) is not ours
+ *       to delete: it keeps its ordinal and is reported as {@code taken}.
  * </ul>
  */
-public record GroupPlan(List<Integer> create, List<Task> delete) {
+public record GroupPlan(List<Integer> create, List<Task> delete, List<Task> restart, List<Task> taken) {
 
   public GroupPlan {
     create = List.copyOf(create);
     delete = List.copyOf(delete);
+    restart = List.copyOf(restart);
+    taken = List.copyOf(taken);
+  }
+
+  /** Whether the plan writes anything. */
+  public boolean acts() {
+    return !create.isEmpty() || !delete.isEmpty() || !restart.isEmpty();
   }
 
   public static GroupPlan decide(String workload, String workloadUid, WorkerGroup group, List<Task> tasks) {
     var byOrdinal = new HashMap<Integer, Task>();
     var delete = new ArrayList<Task>();
+    var restart = new ArrayList<Task>();
+    var taken = new ArrayList<Task>();
     for (var t : tasks) {
       var ordinal = TaskNames.ordinal(workload, group.name(), t.metadata().name());
-      boolean ours = t.metadata().owner().map(o -> o.uid().equals(workloadUid)).orElse(false);
+      var owner = t.metadata().owner();
+      boolean ours = owner.map(o -> o.uid().equals(workloadUid)).orElse(false);
+      boolean earlierIncarnation = !ours && owner.map(o -> o.kind().equals(Kinds.WORKLOAD.name())
+          && o.name().equals(workload)).orElse(false);
       if (ordinal.isEmpty() || t.metadata().isDeleting()) {
         ordinal.ifPresent(o -> byOrdinal.put(o, t));
         continue;
       }
       byOrdinal.put(ordinal.getAsInt(), t);
-      if (!ours || ordinal.getAsInt() >= group.replicas() || replace(group.restartPolicy(), t.status().phase())) {
+      if (earlierIncarnation || (ours && ordinal.getAsInt() >= group.replicas())) {
         delete.add(t);
+      } else if (!ours) {
+        taken.add(t);
+      } else if (replace(group.restartPolicy(), t.status().phase())) {
+        restart.add(t);
       }
     }
     var create = new ArrayList<Integer>();
@@ -53,7 +73,7 @@ public record GroupPlan(List<Integer> create, List<Task> delete) {
     }
     delete.sort(Comparator.comparingInt((Task t) ->
         TaskNames.ordinal(workload, group.name(), t.metadata().name()).orElse(Integer.MAX_VALUE)).reversed());
-    return new GroupPlan(create, delete);
+    return new GroupPlan(create, delete, restart, taken);
   }
 
   static boolean replace(RestartPolicy policy, TaskPhase phase) {

@@ -2,18 +2,12 @@ package dev.quartermaster.control.workload;
 
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.client.ApiClient;
-import dev.quartermaster.api.client.DeleteResult;
 import dev.quartermaster.api.client.LabelSelector;
 import dev.quartermaster.api.device.DeviceClass;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
-import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kinds;
-import dev.quartermaster.api.meta.ObjectMeta;
-import dev.quartermaster.api.meta.OwnerReference;
 import dev.quartermaster.api.workload.Task;
-import dev.quartermaster.api.workload.TaskSpec;
-import dev.quartermaster.api.workload.TaskStatus;
 import dev.quartermaster.api.workload.WorkerGroup;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.api.workload.WorkloadStatus;
@@ -27,22 +21,24 @@ import dev.quartermaster.core.informer.EventHandler;
 import dev.quartermaster.core.queue.Result;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Keeps each worker group of each workload at its replicas (I4), without ever acting on a view
- * that misses its own writes: deterministic task names, {@link GroupExpectations} on the revision of
- * our last write, a live read of the workload before creating (so a scale-down that the cache has
- * not shown yet is not overrun), and a live list of tasks when the cache stays behind too long.
+ * that misses its own writes or on a spec that is no longer the newest: deterministic task names,
+ * {@link GroupExpectations} on the revision of our last write, a live read of the workload before
+ * any write ({@link SpecFreshness}: a scale-down or scale-up the cache has not shown yet stops us),
+ * creation in {@link SlowStart} batches with that check between them, restarts paced by {@link
+ * RestartBackoff}, and a live list of tasks when the cache stays behind too long. A task name held
+ * by a task this workload does not own is reported ({@link #NAME_TAKEN}), and the rest of the
+ * group goes on.
  *
  * <p>Deletion cascades: the workload carries {@link Labels#TASKS_FINALIZER}; once it is deleting,
  * its tasks are deleted, and the finalizer goes when a live list shows none left. Each task carries
@@ -55,6 +51,8 @@ public final class WorkloadController {
   public static final String SCHEDULABLE = "Schedulable";
   /** The workload condition about whether its tasks could be created. */
   public static final String TASKS_CREATED = "TasksCreated";
+  /** The {@link #TASKS_CREATED} reason when a task name is held by a task this workload does not own. */
+  public static final String NAME_TAKEN = "NameTaken";
 
   private static final Logger LOG = LoggerFactory.getLogger(WorkloadController.class);
 
@@ -65,14 +63,26 @@ public final class WorkloadController {
   private final ControlLoop loop;
   /** Revisions a catch-up callback is already registered for, per workload. */
   private final Map<String, Long> waitingFor = new ConcurrentHashMap<>();
-  private final AtomicLong creates = new AtomicLong();
-  private final AtomicLong duplicateCreates = new AtomicLong();
+  private final TaskWriter writer;
+  private final Restarts restarts;
+  private final SlowStart slowStart = new SlowStart();
+  private final WorkloadCascade cascade;
+  /** Task names a create found held by a task we do not own → the workload that wants the name. */
+  private final Map<String, String> takenBy = new ConcurrentHashMap<>();
 
   public WorkloadController(Env env, ApiClient api, Informers informers, Duration expectationBound) {
+    this(env, api, informers, expectationBound, RestartBackoff.DEFAULT);
+  }
+
+  public WorkloadController(Env env, ApiClient api, Informers informers, Duration expectationBound,
+      RestartBackoff backoff) {
     this.env = env;
     this.api = api;
     this.informers = informers;
     this.expectations = new GroupExpectations(expectationBound);
+    this.writer = new TaskWriter(env, api, expectations);
+    this.restarts = new Restarts(env, api, backoff);
+    this.cascade = new WorkloadCascade(api, writer, expectations);
     this.loop = new ControlLoop("workloads", env, 2, this::reconcile);
     informers.workloads().addHandler(new EventHandler<>() {
       @Override
@@ -88,6 +98,8 @@ public final class WorkloadController {
       @Override
       public void onDelete(Workload w) {
         expectations.clearAll(w.metadata().uid() + "/");
+        restarts.forgetAll(w.metadata().uid() + "/");
+        slowStart.forgetAll(w.metadata().uid() + "/");
         loop.enqueue(w.metadata().name());
       }
     });
@@ -107,6 +119,8 @@ public final class WorkloadController {
       @Override
       public void onDelete(Task t) {
         enqueueOwner(t);
+        // A name another workload wanted is free now.
+        Optional.ofNullable(takenBy.remove(t.metadata().name())).ifPresent(loop::enqueue);
       }
     });
     informers.claims().addHandler(new EventHandler<>() {
@@ -141,12 +155,12 @@ public final class WorkloadController {
 
   /** Tasks created. */
   public long creates() {
-    return creates.get();
+    return writer.creates();
   }
 
   /** Creates that found the name taken (a stale view got through; should stay 0). */
   public long duplicateCreates() {
-    return duplicateCreates.get();
+    return writer.duplicateCreates();
   }
 
   private void enqueueOwner(Task t) {
@@ -173,7 +187,7 @@ public final class WorkloadController {
     }
     var w = cached.get();
     if (w.metadata().isDeleting()) {
-      return cascade(w);
+      return cascade.run(w);
     }
     if (!w.metadata().finalizers().contains(Labels.TASKS_FINALIZER)) {
       var f = new ArrayList<>(w.metadata().finalizers());
@@ -181,10 +195,10 @@ public final class WorkloadController {
       api.update(w.withMetadata(w.metadata().withFinalizers(f)));
       return Result.done(); // the update brings us back with the new revision
     }
+    var freshness = new SpecFreshness(api, w);
     Optional<Duration> recheck = Optional.empty();
-    Optional<Workload> live = Optional.empty();
     var groups = new ArrayList<GroupStatus>();
-    Optional<Condition> createProblem = Optional.empty();
+    var problems = new ArrayList<String>();
     for (var group : w.spec().groups()) {
       var key = w.metadata().uid() + "/" + group.name();
       var gate = expectations.gate(key, informers.tasks().syncedRevision(), env.nanoTime());
@@ -193,7 +207,7 @@ public final class WorkloadController {
         case GroupExpectations.Gate.Open o -> view = cachedTasks(name, group.name());
         case GroupExpectations.Gate.Waiting wait -> {
           whenCaughtUp(name, wait.revision());
-          recheck = Optional.of(recheck.map(r -> r.compareTo(wait.left()) < 0 ? r : wait.left()).orElse(wait.left()));
+          recheck = earliest(recheck, wait.left());
           groups.add(GroupPlan.status(group, w.metadata().uid(), cachedTasks(name, group.name())));
           continue;
         }
@@ -205,32 +219,73 @@ public final class WorkloadController {
         }
       }
       var plan = GroupPlan.decide(name, w.metadata().uid(), group, view);
+      plan.taken().forEach(t -> problems.add(taken(name, group.name(), t.metadata().name(), TaskWriter.holder(t))));
+      // Every write, and above all a destructive one, acts on the newest spec only: a scale-down
+      // from a cache that has not shown the newest replicas would delete wanted, running workers.
+      if (plan.acts() && !freshness.isNewest()) {
+        groups.add(GroupPlan.status(group, w.metadata().uid(), view));
+        continue; // the cache's update of the workload brings us back
+      }
       for (var t : plan.delete()) {
-        delete(key, t);
+        if (!freshness.stillNewest()) {
+          break;
+        }
+        writer.delete(key, t);
       }
-      if (!plan.create().isEmpty()) {
-        if (live.isEmpty()) {
-          live = api.get(Kinds.WORKLOAD, name);
-        }
-        if (live.filter(l -> l.metadata().uid().equals(w.metadata().uid())
-            && l.metadata().generation() == w.metadata().generation() && !l.metadata().isDeleting()).isEmpty()) {
-          // The spec moved on (maybe scaled down) and our cache has not shown it: wait for it.
-          groups.add(GroupPlan.status(group, w.metadata().uid(), view));
-          continue;
-        }
-        for (int ordinal : plan.create()) {
-          var problem = create(key, w, group, ordinal);
-          if (problem.isPresent()) {
-            createProblem = problem;
-            break;
-          }
-        }
+      var deleting = view.stream().filter(t -> t.metadata().isDeleting()).toList();
+      var restartDue = restarts.pace(key, plan.restart(), deleting, writer, t -> ordinalOf(name, group.name(), t));
+      if (restartDue.isPresent()) {
+        recheck = earliest(recheck, restartDue.get());
       }
+      create(key, w, group, plan.create(), problems, freshness);
       groups.add(GroupPlan.status(group, w.metadata().uid(), view));
     }
-    deleteRemovedGroups(w);
-    writeStatus(w, groups, createProblem);
+    if (freshness.isNewest()) {
+      deleteRemovedGroups(w);
+    }
+    writeStatus(w, groups, problems);
     return recheck.map(Result::requeueAfter).orElse(Result.done());
+  }
+
+  /** One slow-start batch of the group's missing ordinals; names held by others are reported, not waited on. */
+  private void create(String key, Workload w, WorkerGroup group, List<Integer> ordinals, List<String> problems,
+      SpecFreshness freshness) {
+    int batch = slowStart.batch(key);
+    int created = 0;
+    int left = 0;
+    for (int ordinal : ordinals) {
+      if (created >= batch || !freshness.stillNewest()) {
+        left++;
+        continue;
+      }
+      var outcome = writer.create(key, w, group, ordinal, restarts.attemptFor(key, ordinal));
+      switch (outcome) {
+        case TaskWriter.Created.Done d -> created++;
+        case TaskWriter.Created.NameTaken t -> {
+          takenBy.put(t.task(), w.metadata().name());
+          problems.add(taken(w.metadata().name(), group.name(), t.task(), t.holder()));
+        }
+        case TaskWriter.Created.Invalid i -> {
+          problems.add("group " + group.name() + ": " + i.message());
+          slowStart.done(key, 0, 0);
+          return;
+        }
+      }
+    }
+    slowStart.done(key, created, left);
+  }
+
+  private static String taken(String workload, String group, String task, String holder) {
+    return "task " + task + " (group " + group + ") is taken by " + holder + "; its slot stays empty until that task is gone"
+        + " (rename the workload or group, or delete the task)";
+  }
+
+  private static int ordinalOf(String workload, String group, Task t) {
+    return TaskNames.ordinal(workload, group, t.metadata().name()).orElse(-1);
+  }
+
+  private static Optional<Duration> earliest(Optional<Duration> a, Duration b) {
+    return Optional.of(a.filter(x -> x.compareTo(b) < 0).orElse(b));
   }
 
   private List<Task> cachedTasks(String workload, String group) {
@@ -243,122 +298,29 @@ public final class WorkloadController {
     }
   }
 
-  private void delete(String key, Task t) {
-    try {
-      var result = api.delete(Kinds.TASK, t.metadata().name());
-      long revision = switch (result) {
-        case DeleteResult.Deleted<Task> d -> d.object().metadata().revision();
-        case DeleteResult.Terminating<Task> d -> d.object().metadata().revision();
-      };
-      expectations.wrote(key, t.metadata().name(), "delete", revision, env.nanoTime());
-    } catch (ApiException e) {
-      if (!e.is(Reason.NotFound)) {
-        throw e;
-      }
-    }
-  }
-
-  private Optional<Condition> create(String key, Workload w, WorkerGroup group, int ordinal) {
-    var name = TaskNames.task(w.metadata().name(), group.name(), ordinal);
-    var tmpl = group.template();
-    var labels = new HashMap<>(tmpl.labels());
-    labels.put(Labels.WORKLOAD, w.metadata().name());
-    labels.put(Labels.GROUP, group.name());
-    labels.put(Labels.ORDINAL, Integer.toString(ordinal));
-    var claims = group.claimTemplates().stream().map(c -> TaskNames.claim(name, c.name())).toList();
-    var meta = ObjectMeta.named(name).withLabels(labels).withOwner(OwnerReference.of(w))
-        .withFinalizers(List.of(Labels.CLAIMS_FINALIZER));
-    var spec = new TaskSpec(Optional.empty(), tmpl.command(), tmpl.env(), claims, tmpl.volumes(), tmpl.runtime(), tmpl.image(),
-        tmpl.onDeviceLoss());
-    try {
-      var created = api.create(new Task(meta, spec, TaskStatus.EMPTY));
-      creates.incrementAndGet();
-      expectations.wrote(key, name, "create", created.metadata().revision(), env.nanoTime());
-      return Optional.empty();
-    } catch (ApiException e) {
-      if (e.is(Reason.AlreadyExists)) {
-        duplicateCreates.incrementAndGet();
-        LOG.warn("task {} already exists: our view was stale", name);
-        throw e; // retried with backoff, on a fresher view
-      }
-      if (e.is(Reason.Invalid)) {
-        return Optional.of(Conditions.of(TASKS_CREATED, false, "Invalid", e.getMessage()));
-      }
-      throw e;
-    }
-  }
-
   private void deleteRemovedGroups(Workload w) {
     Set<String> groups = new HashSet<>();
     w.spec().groups().forEach(g -> groups.add(g.name()));
     for (var t : informers.tasks().cache().byIndex(Informers.BY_WORKLOAD, w.metadata().name())) {
       var g = t.metadata().labels().getOrDefault(Labels.GROUP, "");
       if (!groups.contains(g) && !t.metadata().isDeleting()) {
-        delete(w.metadata().uid() + "/" + g, t);
+        writer.delete(w.metadata().uid() + "/" + g, t);
       }
     }
   }
 
-  private Result cascade(Workload w) {
-    var name = w.metadata().name();
-    // A live list: removing the finalizer is final, so it must not rest on a stale cache.
-    var tasks = api.list(Kinds.TASK, LabelSelector.equalTo(Map.of(Labels.WORKLOAD, name))).items().stream()
-        .filter(t -> t.metadata().owner().map(o -> o.uid().equals(w.metadata().uid())).orElse(false))
-        .toList();
-    for (var t : tasks) {
-      if (!t.metadata().isDeleting()) {
-        delete(w.metadata().uid() + "/" + t.metadata().labels().getOrDefault(Labels.GROUP, ""), t);
-      }
-    }
-    if (!tasks.isEmpty() || !w.metadata().finalizers().contains(Labels.TASKS_FINALIZER)) {
-      return Result.done(); // task deletions bring us back
-    }
-    var f = new ArrayList<>(w.metadata().finalizers());
-    f.remove(Labels.TASKS_FINALIZER);
-    api.update(w.withMetadata(w.metadata().withFinalizers(f)));
-    expectations.clearAll(w.metadata().uid() + "/");
-    return Result.done();
-  }
-
-  private void writeStatus(Workload w, List<GroupStatus> groups, Optional<Condition> createProblem) {
+  private void writeStatus(Workload w, List<GroupStatus> groups, List<String> problems) {
     var now = env.now();
     var conditions = w.status().conditions();
-    conditions = Conditions.set(conditions, schedulable(w), now);
-    conditions = Conditions.set(conditions,
-        createProblem.orElse(Conditions.of(TASKS_CREATED, true, "Created", "every wanted task exists or is being replaced")), now);
+    conditions = Conditions.set(conditions, Schedulability.of(w, informers), now);
+    var created = problems.isEmpty()
+        ? Conditions.of(TASKS_CREATED, true, "Created", "every wanted task exists or is being replaced")
+        : Conditions.of(TASKS_CREATED, false, problems.stream().allMatch(p -> p.startsWith("task ")) ? NAME_TAKEN : "Invalid",
+            String.join("; ", problems.stream().distinct().sorted().toList()));
+    conditions = Conditions.set(conditions, created, now);
     var status = new WorkloadStatus(w.metadata().generation(), groups, conditions);
     if (!status.equals(w.status())) {
       api.updateStatus(w.withStatus(status));
     }
-  }
-
-  /**
-   * False when a claim template names a device class that does not exist, or when one of the
-   * workload's claims cannot be allocated; the message names the group, template and what is wrong.
-   */
-  private Condition schedulable(Workload w) {
-    var classes = new HashSet<>(informers.deviceClasses().cache().keys());
-    for (var g : w.spec().groups()) {
-      for (var ct : g.claimTemplates()) {
-        for (var r : ct.spec().requests()) {
-          if (!classes.contains(r.deviceClassName())) {
-            return Conditions.of(SCHEDULABLE, false, "NoSuchDeviceClass", "group " + g.name() + " claim template "
-                + ct.name() + " request " + r.name() + " names device class '" + r.deviceClassName()
-                + "', which does not exist");
-          }
-        }
-      }
-    }
-    for (var g : w.spec().groups()) {
-      for (var c : informers.claims().cache().byIndex(Informers.BY_GROUP, w.metadata().name() + "/" + g.name())) {
-        var allocated = Condition.find(c.status().conditions(), "Allocated");
-        if (allocated.isPresent() && !allocated.get().isTrue()
-            && !allocated.get().reason().equals("WaitingForDevices")) {
-          return Conditions.of(SCHEDULABLE, false, allocated.get().reason(),
-              "claim " + c.metadata().name() + ": " + allocated.get().message());
-        }
-      }
-    }
-    return Conditions.of(SCHEDULABLE, true, "Schedulable", "every claim template names an existing device class");
   }
 }

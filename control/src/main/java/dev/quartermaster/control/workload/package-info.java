@@ -13,5 +13,19 @@
  * AlreadyExists rather than adding a worker. If the cache does not catch up within the bound (30 s
  * by default) the group is decided from a live list instead, and {@code expectationTimeouts}
  * counts it.
+ *
+ * <h2>Why a stale spec cannot delete wanted workers</h2>
+ * Before any write to a group (delete, restart, create) the workload is read live; if its
+ * generation is newer than the cached one, nothing is written until the cache shows it. Creation
+ * goes in slow-start batches (1, 2, 4, …), one per pass, so each batch is preceded by that check and
+ * by the cache catching up with the previous batch. Between the live read and the write there is
+ * still a window (a reconcile is not a transaction); it is one pass, not a whole scale.
+ *
+ * <h2>Restarts and names</h2>
+ * Finished tasks are replaced per restart policy, paced by {@link
+ * dev.quartermaster.control.workload.RestartBackoff} (10 s doubling to 5 min); the new task's
+ * {@code spec.attempt} says how many restarts in a row its slot has had. A wanted name held by a
+ * task this workload does not own (another workload's, or a hand-made one) is reported as {@code
+ * TasksCreated=False reason=NameTaken} naming the holder; the other ordinals go on.
  */
 package dev.quartermaster.control.workload;

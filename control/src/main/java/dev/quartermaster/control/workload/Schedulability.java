@@ -1,0 +1,44 @@
+package dev.quartermaster.control.workload;
+
+import dev.quartermaster.api.meta.Condition;
+import dev.quartermaster.api.workload.Workload;
+import dev.quartermaster.control.cluster.Conditions;
+import dev.quartermaster.control.cluster.Informers;
+import java.util.HashSet;
+
+/** The workload's {@code Schedulable} condition, from the cached device classes and claims. */
+final class Schedulability {
+  private static final String SCHEDULABLE = WorkloadController.SCHEDULABLE;
+
+  private Schedulability() {}
+
+  /**
+   * False when a claim template names a device class that does not exist, or when one of the
+   * workload's claims cannot be allocated; the message names the group, template and what is wrong.
+   */
+  static Condition of(Workload w, Informers informers) {
+    var classes = new HashSet<>(informers.deviceClasses().cache().keys());
+    for (var g : w.spec().groups()) {
+      for (var ct : g.claimTemplates()) {
+        for (var r : ct.spec().requests()) {
+          if (!classes.contains(r.deviceClassName())) {
+            return Conditions.of(SCHEDULABLE, false, "NoSuchDeviceClass", "group " + g.name() + " claim template "
+                + ct.name() + " request " + r.name() + " names device class '" + r.deviceClassName()
+                + "', which does not exist");
+          }
+        }
+      }
+    }
+    for (var g : w.spec().groups()) {
+      for (var c : informers.claims().cache().byIndex(Informers.BY_GROUP, w.metadata().name() + "/" + g.name())) {
+        var allocated = Condition.find(c.status().conditions(), "Allocated");
+        if (allocated.isPresent() && !allocated.get().isTrue()
+            && !allocated.get().reason().equals("WaitingForDevices")) {
+          return Conditions.of(SCHEDULABLE, false, allocated.get().reason(),
+              "claim " + c.metadata().name() + ": " + allocated.get().message());
+        }
+      }
+    }
+    return Conditions.of(SCHEDULABLE, true, "Schedulable", "every claim template names an existing device class");
+  }
+}
