@@ -110,6 +110,12 @@ public final class TaskScheduler {
       if (c.isEmpty()) {
         return pending(t, "WaitingForClaims", "claim " + claimName + " does not exist yet");
       }
+      // A claim of this name owned by another task is a predecessor's, on its way out: placing this
+      // task by where that one is allocated would pin it to a node its own claim may never get.
+      var owner = c.get().metadata().owner().filter(o -> o.kind().equals(Kinds.TASK.name()));
+      if (owner.isPresent() && !owner.get().uid().equals(t.metadata().uid())) {
+        return pending(t, "WaitingForClaims", "claim " + claimName + " still belongs to an earlier task of this name");
+      }
       if (c.get().status().allocation().isEmpty()) {
         // The allocation brings us back; meanwhile the task says why it waits, in the allocator's words.
         var why = Condition.find(c.get().status().conditions(), "Allocated").filter(x -> !x.isTrue())
