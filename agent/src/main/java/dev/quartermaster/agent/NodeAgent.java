@@ -174,6 +174,11 @@ public final class NodeAgent implements AutoCloseable {
       if (taskSync.concerns(t)) {
         taskQueue.add(t.metadata().name());
       }
+      // A claim is prepared where it is allocated, also for a task never scheduled here (deleted
+      // before it was): that task's deletion is what lets the claim go, so look at its claims.
+      if (t.metadata().isDeleting()) {
+        t.spec().claims().forEach(claimQueue::add);
+      }
     }));
     // Once the cache holds everything as of our registration, look at every claim the ledger knows,
     // including those deleted while the agent was down.

@@ -241,9 +241,18 @@ public final class Allocator {
       }
       claims.add(c.get());
     }
+    var pin = t.spec().node();
+    if (claims.stream().anyMatch(c -> c.status().allocation().isEmpty())) {
+      // The pin decides where the rest may go: read it live, since a cached task may not show it yet.
+      var live = api.get(Kinds.TASK, name).filter(x -> x.metadata().uid().equals(t.metadata().uid()));
+      if (live.isEmpty()) {
+        return Result.done();
+      }
+      pin = live.get().spec().node();
+    }
     var nodes = new HashSet<String>();
     claims.forEach(c -> c.status().allocation().ifPresent(a -> nodes.add(a.node())));
-    t.spec().node().ifPresent(nodes::add);
+    pin.ifPresent(nodes::add);
     if (nodes.size() > 1) {
       LOG.warn("task {} has claims on, or is pinned to, several nodes {}: cannot allocate the rest", name, nodes);
       return Result.done();
@@ -255,6 +264,17 @@ public final class Allocator {
     var c = informers.claims().cache().get(name);
     if (c.isEmpty() || c.get().metadata().isDeleting()) {
       blocked.remove(key);
+      return Result.done();
+    }
+    // A stand-alone claim that a live task names is placed with that task's other claims and on
+    // the node it is pinned to (a claim deleted and created again under a scheduled task must come
+    // back to the task's node, or the task waits forever).
+    // Read live: a task that the cache does not show yet may already be pinned.
+    var users = api.list(Kinds.TASK).items().stream().filter(t -> t.spec().claims().contains(name))
+        .filter(t -> !t.metadata().isDeleting() && !t.status().phase().isFinished()).toList();
+    if (!users.isEmpty()) {
+      blocked.remove(key);
+      users.forEach(t -> loop.enqueue("task/" + t.metadata().name()));
       return Result.done();
     }
     return allocate(key, List.of(c.get()), Optional.empty());

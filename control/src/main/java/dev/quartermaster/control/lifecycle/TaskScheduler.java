@@ -30,6 +30,8 @@ import java.util.Optional;
  * package-info}.
  */
 public final class TaskScheduler {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(TaskScheduler.class);
+
   private final Env env;
   private final ApiClient api;
   private final Informers informers;
@@ -153,6 +155,7 @@ public final class TaskScheduler {
   private Result pending(Task t, String reason, String message) {
     var s = t.status();
     if (!s.reason().equals(reason) || !s.message().equals(message)) {
+      LOG.debug("task {} (revision {}): Pending {}: {}", t.metadata().name(), t.metadata().revision(), reason, message);
       api.updateStatus(t.withStatus(new TaskStatus(TaskPhase.Pending, reason, message, s.node(), s.deviceCheck(),
           s.exitCode(), s.startedAt(), s.finishedAt(), s.conditions())));
     }

@@ -224,12 +224,33 @@ final class Chaos {
         violations.addAll(run.promises().afterRestart(n));
       }
     }
-    // The solo claim may have been deleted by an operator and not re-created: the desired state includes it.
-    if (world.api().get(Kinds.RESOURCE_CLAIM, SeedRun.SOLO + "-gpu").isEmpty()) {
+    repairSolo(12);
+  }
+
+  /**
+   * What an operator does after the faults, for the stand-alone pair, every 5 s for a minute: puts
+   * back the claim if it is gone (a re-create may have lost to a deletion still in progress), and
+   * re-creates a task that a node pin keeps from its re-created claim. A scheduled task is bound to
+   * its node (as a pod is): a claim deleted and created again under it, with that node full by
+   * then, can only be allocated elsewhere, and the task then waits, saying so, until it is replaced.
+   */
+  private void repairSolo(int rounds) {
+    var claim = world.api().get(Kinds.RESOURCE_CLAIM, SeedRun.SOLO + "-gpu");
+    if (claim.isEmpty()) {
       SeedRun.tolerant(() -> world.api().create(SeedRun.soloClaim()));
     }
-    if (world.api().get(Kinds.TASK, SeedRun.SOLO).isEmpty()) {
+    var task = world.api().get(Kinds.TASK, SeedRun.SOLO);
+    boolean stuck = task.isPresent() && task.get().spec().node().isPresent() && !task.get().metadata().isDeleting()
+        && task.get().status().phase() != dev.quartermaster.api.workload.TaskPhase.Running
+        && claim.filter(c -> c.status().allocation().isPresent()).isEmpty();
+    if (stuck) {
+      run.event("operator: re-create task " + SeedRun.SOLO + " (pinned to a node its claim cannot have)");
+      SeedRun.tolerant(() -> world.api().delete(Kinds.TASK, SeedRun.SOLO));
+    } else if (task.isEmpty()) {
       SeedRun.tolerant(() -> world.api().create(SeedRun.soloTask()));
+    }
+    if (rounds > 1) {
+      world.env().schedule(Duration.ofSeconds(5), () -> repairSolo(rounds - 1));
     }
   }
 }

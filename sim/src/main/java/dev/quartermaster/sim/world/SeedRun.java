@@ -156,16 +156,31 @@ public final class SeedRun {
       if (group.size() != want || running != want) {
         return "workload " + WORKLOAD + " wants " + want + " running, has " + group.size() + " task(s), " + running
             + " running: " + group.stream().map(t -> t.metadata().name() + "=" + t.status().phase() + "/"
-            + t.status().reason()).toList();
+ + t.status().reason()
+            + (t.metadata().isDeleting() ? "(deleting)" : "")).toList() + "; " + group.stream().filter(t -> t.status().phase() != TaskPhase.Running)
+            .map(this::claimsOf).toList();
       }
     }
     // A stand-alone task is never replaced: once it has ended (lost with its node, say), that is final.
     var solo = world.api().get(Kinds.TASK, SOLO)
         .filter(t -> !t.metadata().isDeleting() && !t.status().phase().isFinished());
     if (solo.isPresent() && solo.get().status().phase() != TaskPhase.Running) {
-      return "task " + SOLO + " is " + solo.get().status().phase() + ": " + solo.get().status().message();
+      return "task " + SOLO + " (node " + solo.get().spec().node().orElse("none") + ") is " + solo.get().status().phase()
+          + ": " + solo.get().status().message() + "; " + claimsOf(solo.get());
     }
     return "";
+  }
+
+  /** Where {@code t}'s claims stand, for a message about why it does not run. */
+  private String claimsOf(Task t) {
+    return t.metadata().name() + "'s claims: " + t.spec().claims().stream().map(name -> world.view().claims().stream()
+        .filter(c -> c.metadata().name().equals(name)).findFirst()
+        .map(c -> name + " (uid " + c.metadata().uid() + (c.metadata().isDeleting() ? ", deleting" : "")
+            + ", allocation " + c.status().allocation().map(a -> a.node() + "/" + a.devices().stream()
+            .map(d -> d.device()).toList()).orElse("none") + ", prepare " + c.status().prepare() + ", "
+            + c.status().conditions().stream()
+            .map(x -> x.type() + "=" + x.status() + ": " + x.message()).toList() + ")")
+        .orElse(name + " (none)")).toList();
   }
 
   static Workload workload(int replicas) {
