@@ -44,6 +44,7 @@ import org.slf4j.LoggerFactory;
  * deletedAt set → the process is killed; once it is gone the task's claims are handed back to the
  *   claim sync, which unprepares them and reports Unprepared (the controller's claims finalizer waits)
  * Running (or Preparing with a run record) but no process of ours → Failed AgentRestarted: never re-run
+ * Finished in the store (e.g. NodeLost) while our process still runs → the process is killed
  * Running and the node lost a device node the task opened → condition DevicesComplete=False
  *   (DeviceNodeMissing, naming the path), True again when it is back; with onDeviceLoss: Stop the
  *   process is killed and the task ends Failed DeviceNodeMissing
@@ -293,6 +294,14 @@ public final class TaskSync {
   /** Brings the task's status in line with its process. */
   private Result report(Task t, Run run) {
     var phase = t.status().phase();
+    if (phase.isFinished() && !(run.handle().state() instanceof TaskState.Finished)) {
+      // The control plane ended the task while its process still runs here (marked lost while this
+      // node was cut off, then fenced, say): its claims may already be another's, so it must stop.
+      LOG.warn("task {}: {} ({}) in the store while its process still runs here; killing it", t.metadata().name(),
+          phase, t.status().reason());
+      run.handle().kill();
+      return Result.done(); // the result's completion brings us back to forget the run
+    }
     switch (run.handle().state()) {
       case TaskState.Starting s -> {
         return Result.done(); // the check's completion brings us back
