@@ -112,7 +112,9 @@ public final class ClaimPreparer {
       if (gpu.isEmpty() && alreadyPrepared) {
         continue; // prepared while it was there: the ledger answers without it, and it stays held (I2)
       }
-      if (gpu.isEmpty() && gpuNodes.containsKey(device)) {
+      // Seen before, or the last discovery left something out (a missing node, say): it may be this
+      // GPU, which may come back — an agent started while its node was away never saw it (seed 2553).
+      if (gpu.isEmpty() && (gpuNodes.containsKey(device) || !found.problems().isEmpty())) {
         return new PrepareOutcome.Waiting("device " + device + " was left out by the last discovery ("
             + String.join("; ", found.problems()) + "); waiting for the next rescan");
       }
