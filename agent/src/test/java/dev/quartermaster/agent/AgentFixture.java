@@ -43,7 +43,8 @@ final class AgentFixture implements AutoCloseable {
 
   AgentFixture(Path tmp) throws Exception {
     store = SqliteStore.open(tmp.resolve("store.db"));
-    api = new ObjectRegistry(store, new SystemEnv());
+    // Claims are bound by hand here (no allocator): the allocation record's guard is tested in store and sim.
+    api = ObjectRegistry.withoutCrossObjectRules(store, new SystemEnv());
     sim = SimulatedDeviceRoot.builder(tmp.resolve("devroot")).gpus(2).build();
     var config = NodeAgentConfig.of(api, NODE, tmp.resolve("state"), DeviceRoot.at(sim.root()), tmp.resolve("cdi"),
         new SystemEnv()).withBootId("fixture-boot").withRescanPeriod(Duration.ofSeconds(1)).withHeartbeat(Duration.ofSeconds(1));
