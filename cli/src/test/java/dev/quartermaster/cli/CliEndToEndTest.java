@@ -211,7 +211,7 @@ class CliEndToEndTest {
 
     JsonNode list = ObjectCodec.json().readTree(result.out());
     assertThat(list.get("kind").asText()).isEqualTo("List");
-    assertThat(list.get("items")).hasSize(2);
+    assertThat(list.get("items")).hasSize(3);
     assertThat(list.get("items").get(0).get("kind").asText()).isEqualTo("DeviceClass");
   }
 
@@ -348,6 +348,6 @@ class CliEndToEndTest {
     var result = runWithStdin(exported, "apply", "-f", "-");
 
     assertThat(result.exit()).as(result.err()).isZero();
-    assertThat(result.out()).isEqualTo("deviceclass/a100-80g unchanged\ndeviceclass/gpu-any unchanged\nworkload/finetune unchanged\n");
+    assertThat(result.out()).isEqualTo("deviceclass/a100-80g unchanged\ndeviceclass/gpu unchanged\ndeviceclass/gpu-any unchanged\nworkload/finetune unchanged\n");
   }
 }

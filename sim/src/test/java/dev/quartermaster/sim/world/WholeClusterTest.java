@@ -17,7 +17,7 @@ class WholeClusterTest {
       Campaign.quiet();
     }
     long from = Long.getLong("qm.seed", 0L);
-    int seeds = from > 0 ? 1 : Integer.getInteger("qm.wholeSeeds", 200);
+    int seeds = from > 0 ? 1 : Integer.getInteger("qm.wholeSeeds", 400);
     int steps = Integer.getInteger("qm.steps", 2000);
     var summary = Campaign.run(from > 0 ? from : 1, seeds, steps, 0, System.out::println);
     System.out.println("whole cluster: " + summary.line());
