@@ -30,7 +30,9 @@ final class Metrics {
     Gauge.builder("qm.watches.active", activeWatches, AtomicInteger::get)
         .description("open watch streams").register(registry);
     storeRevision.ifPresent(supplier -> Gauge.builder("qm.store.revision", supplier, Metrics::readSafely)
-        .description("the store's current revision").register(registry));
+        // Held strongly: a gauge keeps its state object weakly, and nothing else holds this lambda,
+        // so after the first GC it read NaN.
+        .description("the store's current revision").strongReference(true).register(registry));
   }
 
   void request(String method, String route, String kind, int code, Duration took) {
