@@ -9,19 +9,15 @@ import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.claim.ResourceClaimStatus;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.device.DeviceClass;
-import dev.quartermaster.api.device.DeviceSlice;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
-import dev.quartermaster.api.node.Node;
-import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.control.cluster.Conditions;
 import dev.quartermaster.control.cluster.ControlLoop;
 import dev.quartermaster.control.cluster.Informers;
 import dev.quartermaster.core.env.Env;
-import dev.quartermaster.core.informer.EventHandler;
 import dev.quartermaster.core.queue.Result;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -68,103 +64,7 @@ public final class Allocator {
     // compare-and-set on the node's allocation record; the index steers concurrent placements to
     // different nodes (DeviceIndex#place) so they rarely collide.
     this.loop = new ControlLoop("allocator", env, 4, this::reconcile);
-    informers.nodes().addHandler(new EventHandler<>() {
-      @Override
-      public void onAdd(Node n) {
-        nodeChanged(n.metadata().name(), true);
-      }
-
-      @Override
-      public void onUpdate(Node old, Node n) {
-        boolean matters = NodeReadiness.isSchedulable(old) != NodeReadiness.isSchedulable(n) || !old.spec().equals(n.spec());
-        nodeChanged(n.metadata().name(), matters);
-      }
-
-      @Override
-      public void onDelete(Node n) {
-        nodeChanged(n.metadata().name(), true);
-      }
-    });
-    informers.nodeAllocations().addHandler(new EventHandler<>() {
-      @Override
-      public void onAdd(NodeAllocation a) {
-        nodeChanged(a.metadata().name(), true);
-      }
-
-      @Override
-      public void onUpdate(NodeAllocation old, NodeAllocation a) {
-        nodeChanged(a.metadata().name(), !old.spec().equals(a.spec()));
-      }
-
-      @Override
-      public void onDelete(NodeAllocation a) {
-        index.recordDeleted(a.metadata().name());
-        nodeChanged(a.metadata().name(), true);
-      }
-    });
-    informers.slices().addHandler(new EventHandler<>() {
-      @Override
-      public void onAdd(DeviceSlice s) {
-        nodeChanged(s.spec().node(), true);
-      }
-
-      @Override
-      public void onUpdate(DeviceSlice old, DeviceSlice s) {
-        nodeChanged(old.spec().node(), true);
-        nodeChanged(s.spec().node(), true);
-      }
-
-      @Override
-      public void onDelete(DeviceSlice s) {
-        nodeChanged(s.spec().node(), true);
-      }
-    });
-    informers.deviceClasses().addHandler(new EventHandler<>() {
-      @Override
-      public void onAdd(DeviceClass c) {
-        retryBlocked();
-      }
-
-      @Override
-      public void onUpdate(DeviceClass o, DeviceClass c) {
-        retryBlocked();
-      }
-    });
-    informers.claims().addHandler(new EventHandler<>() {
-      @Override
-      public void onAdd(ResourceClaim c) {
-        loop.enqueue(keyOf(c));
-      }
-
-      @Override
-      public void onUpdate(ResourceClaim o, ResourceClaim c) {
-        loop.enqueue(keyOf(c));
-        if (c.status().allocation().isPresent() && o.status().allocation().isEmpty()) {
-          // A reservation left on another node by a lost race is garbage now that the claim is placed.
-          index.reservationsOf(c.metadata().uid()).keySet().stream()
-              .filter(n -> !n.equals(c.status().allocation().get().node()))
-              .forEach(n -> loop.enqueue("node/" + n));
-        }
-      }
-
-      @Override
-      public void onDelete(ResourceClaim c) {
-        // Its record entries are garbage now.
-        c.status().allocation().ifPresent(a -> loop.enqueue("node/" + a.node()));
-        index.reservationsOf(c.metadata().uid()).keySet().forEach(n -> loop.enqueue("node/" + n));
-      }
-    });
-    informers.tasks().addHandler(new EventHandler<>() {
-      @Override
-      public void onAdd(Task t) {
-        loop.enqueue("task/" + t.metadata().name());
-      }
-
-      @Override
-      public void onUpdate(Task o, Task t) {
-        loop.enqueue("task/" + t.metadata().name());
-      }
-    });
+    AllocatorTriggers.register(informers, index, loop, this);
   }
 
   /** The queue and workers; {@link ControlLoop#start} to begin allocating. */
@@ -182,12 +82,13 @@ public final class Allocator {
     return conflicts.get();
   }
 
-  private static String keyOf(ResourceClaim c) {
+  /** The queue key a change to {@code c} concerns: its owning task's, or its own. */
+  static String keyOf(ResourceClaim c) {
     return c.metadata().owner().filter(o -> o.kind().equals(Kinds.TASK.name()))
         .map(o -> "task/" + o.name()).orElse("claim/" + c.metadata().name());
   }
 
-  private void nodeChanged(String node, boolean capacityMayHaveChanged) {
+  void nodeChanged(String node, boolean capacityMayHaveChanged) {
     if (node.isEmpty()) {
       return;
     }
@@ -199,7 +100,7 @@ public final class Allocator {
     }
   }
 
-  private void retryBlocked() {
+  void retryBlocked() {
     for (var key : List.copyOf(blocked)) {
       loop.enqueue(key);
     }
