@@ -15,6 +15,8 @@ import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.node.NodeSpec;
 import dev.quartermaster.api.node.NodeStatus;
+import dev.quartermaster.api.workload.WorkerGroup;
+import dev.quartermaster.api.workload.WorkloadSpec;
 import dev.quartermaster.core.env.DeterministicEnv;
 import dev.quartermaster.store.registry.ObjectRegistry;
 import java.time.Duration;
@@ -143,6 +145,23 @@ public final class SimCluster {
       var n = api.get(Kinds.NODE, node).orElseThrow();
       try {
         return api.update(change.apply(n));
+      } catch (ApiException e) {
+        if (!e.is(Reason.Conflict)) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  /** Sets the replicas of workload {@code name}'s first group, as an operator's apply would; retried on conflict. */
+  public void scale(String name, int replicas) {
+    while (true) {
+      var w = api.get(Kinds.WORKLOAD, name).orElseThrow();
+      var g = w.spec().groups().getFirst();
+      var scaled = new WorkerGroup(g.name(), replicas, g.template(), g.claimTemplates(), g.restartPolicy());
+      try {
+        api.update(w.withSpec(new WorkloadSpec(List.of(scaled), w.spec().computeDomain())));
+        return;
       } catch (ApiException e) {
         if (!e.is(Reason.Conflict)) {
           throw e;

@@ -2,9 +2,6 @@ package dev.quartermaster.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.quartermaster.api.error.ApiError.Reason;
-import dev.quartermaster.api.error.ApiException;
-import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.workload.TaskTemplate;
 import dev.quartermaster.api.workload.WorkerGroup;
@@ -106,7 +103,7 @@ class IncidentScaleTest {
     var random = c.env().random();
     boolean converged = true;
     for (int replicas : STEPS) {
-      scale(c, replicas);
+      c.scale("w", replicas);
       if (random.nextBoolean()) {
         converged &= c.runUntil(() -> checker.live("w/g") == replicas && checker.taskCount() == replicas,
             Duration.ofMinutes(5));
@@ -135,19 +132,4 @@ class IncidentScaleTest {
     return new Workload(ObjectMeta.named("w"), new WorkloadSpec(List.of(group), Optional.empty()), WorkloadStatus.EMPTY);
   }
 
-  private static void scale(SimCluster c, int replicas) {
-    while (true) {
-      var w = c.api().get(Kinds.WORKLOAD, "w").orElseThrow();
-      var g = w.spec().groups().getFirst();
-      var scaled = new WorkerGroup(g.name(), replicas, g.template(), g.claimTemplates(), g.restartPolicy());
-      try {
-        c.api().update(w.withSpec(new WorkloadSpec(List.of(scaled), w.spec().computeDomain())));
-        return;
-      } catch (ApiException e) {
-        if (!e.is(Reason.Conflict)) {
-          throw e;
-        }
-      }
-    }
-  }
 }

@@ -3,8 +3,6 @@ package dev.quartermaster.sim;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quartermaster.api.client.ApiClient;
-import dev.quartermaster.api.error.ApiError.Reason;
-import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
@@ -62,7 +60,7 @@ class NameCollisionTest {
       c.api().create(workload("training", "workers", 4));
       assertThat(c.runUntil(() -> exists(c, "training-workers-3"), SETTLE)).isTrue();
       c.api().create(handMade("training-workers-4"));
-      scale(c, "training", 6);
+      c.scale("training", 6);
       assertThat(c.runUntil(() -> exists(c, "training-workers-5") && nameTaken(c, "training").isPresent(), SETTLE))
           .as("seed %d", seed).isTrue();
       assertThat(nameTaken(c, "training").orElseThrow()).contains("training-workers-4").contains("nobody (made by hand)");
@@ -82,7 +80,7 @@ class NameCollisionTest {
       c.api().create(workload("training", "workers", 4));
       c.runUntil(() -> exists(c, "training-workers-3"), SETTLE);
       c.api().create(handMade("training-workers-4"));
-      scale(c, "training", 6);
+      c.scale("training", 6);
       boolean ok = c.runUntil(() -> exists(c, "training-workers-5") && nameTaken(c, "training").isPresent(),
           Duration.ofMinutes(2));
       caught += ok ? 0 : 1;
@@ -128,19 +126,4 @@ class NameCollisionTest {
     return new Workload(ObjectMeta.named(name), new WorkloadSpec(List.of(g), Optional.empty()), WorkloadStatus.EMPTY);
   }
 
-  private static void scale(SimCluster c, String name, int replicas) {
-    while (true) {
-      var w = c.api().get(Kinds.WORKLOAD, name).orElseThrow();
-      var g = w.spec().groups().getFirst();
-      var scaled = new WorkerGroup(g.name(), replicas, g.template(), g.claimTemplates(), g.restartPolicy());
-      try {
-        c.api().update(w.withSpec(new WorkloadSpec(List.of(scaled), w.spec().computeDomain())));
-        return;
-      } catch (ApiException e) {
-        if (!e.is(Reason.Conflict)) {
-          throw e;
-        }
-      }
-    }
-  }
 }

@@ -3,7 +3,6 @@ package dev.quartermaster.sim;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quartermaster.api.client.ApiClient;
-import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
@@ -95,7 +94,7 @@ class StaleSpecScaleTest {
     for (int burst = 0; burst < BURSTS; burst++) {
       for (int i = 0; i < CHANGES; i++) {
         replicas = random.nextInt(41);
-        scale(c, replicas);
+        c.scale("w", replicas);
         c.env().advance(Duration.ofMillis(50 + random.nextLong(151)));
       }
       // Let it settle sometimes, so bursts hit both a settled group and one still moving.
@@ -133,19 +132,4 @@ class StaleSpecScaleTest {
     return new Workload(ObjectMeta.named("w"), new WorkloadSpec(List.of(group), Optional.empty()), WorkloadStatus.EMPTY);
   }
 
-  private static void scale(SimCluster c, int replicas) {
-    while (true) {
-      var w = c.api().get(Kinds.WORKLOAD, "w").orElseThrow();
-      var g = w.spec().groups().getFirst();
-      var scaled = new WorkerGroup(g.name(), replicas, g.template(), g.claimTemplates(), g.restartPolicy());
-      try {
-        c.api().update(w.withSpec(new WorkloadSpec(List.of(scaled), w.spec().computeDomain())));
-        return;
-      } catch (ApiException e) {
-        if (!e.is(Reason.Conflict)) {
-          throw e;
-        }
-      }
-    }
-  }
 }

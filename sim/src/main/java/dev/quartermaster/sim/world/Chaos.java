@@ -2,8 +2,6 @@ package dev.quartermaster.sim.world;
 
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.node.NodeSpec;
-import dev.quartermaster.api.workload.Workload;
-import dev.quartermaster.api.workload.WorkloadSpec;
 import dev.quartermaster.core.env.Env;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -182,13 +180,7 @@ final class Chaos {
 
   private void scale(int replicas) {
     run.event("operator: scale " + SeedRun.WORKLOAD + " to " + replicas);
-    SeedRun.tolerant(() -> world.api().get(Kinds.WORKLOAD, SeedRun.WORKLOAD).ifPresent(w -> {
-      var g = w.spec().groups().getFirst();
-      var group = new dev.quartermaster.api.workload.WorkerGroup(g.name(), replicas, g.template(), g.claimTemplates(),
-          g.restartPolicy());
-      world.api().update(new Workload(w.metadata(), new WorkloadSpec(List.of(group), w.spec().computeDomain()),
-          w.status()));
-    }));
+    SeedRun.tolerant(() -> world.scale(SeedRun.WORKLOAD, replicas));
   }
 
   private void restart(WholeCluster.NodeSlot n) {

@@ -102,6 +102,11 @@ public final class WholeCluster {
     cluster.update(node, n -> new dev.quartermaster.api.node.Node(n.metadata(), change.apply(n.spec()), n.status()));
   }
 
+  /** An operator's scale of workload {@code name}'s first group. */
+  void scale(String name, int replicas) {
+    cluster.scale(name, replicas);
+  }
+
   public DeterministicEnv env() {
     return cluster.env();
   }
