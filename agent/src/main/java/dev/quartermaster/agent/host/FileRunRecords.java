@@ -6,7 +6,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -27,13 +29,16 @@ public final class FileRunRecords implements RunRecords {
   private static final long DEATH_WAIT_SECONDS = 10;
 
   private final Path dir;
+  private final List<String> podman;
 
-  public FileRunRecords(Path dir) {
+  /** @param podman podman and its global flags, to stop a container a record names */
+  public FileRunRecords(Path dir, List<String> podman) {
     this.dir = dir;
+    this.podman = List.copyOf(podman);
   }
 
   /** What one record file says. */
-  private record Run(String uid, long pid, Optional<Instant> start) {}
+  private record Run(String uid, long pid, Optional<Instant> start, Optional<String> container) {}
 
   @Override
   public void started(String task, String uid, TaskHandle handle) throws IOException {
@@ -43,6 +48,7 @@ public final class FileRunRecords implements RunRecords {
       text.append("pid=").append(p.pid()).append('\n');
       p.info().startInstant().ifPresent(s -> text.append("start=").append(s).append('\n'));
     });
+    handle.container().ifPresent(c -> text.append("container=").append(c).append('\n'));
     Files.writeString(file(task), text, StandardCharsets.UTF_8);
   }
 
@@ -65,7 +71,7 @@ public final class FileRunRecords implements RunRecords {
       for (var f : files.filter(p -> p.getFileName().toString().endsWith(SUFFIX)).sorted().toList()) {
         var name = f.getFileName().toString();
         var task = name.substring(0, name.length() - SUFFIX.length());
-        read(f).ifPresent(run -> out.put(task, new Leftover(run.uid(), stop(run))));
+        read(f).ifPresent(run -> out.put(task, new Leftover(run.uid(), stop(run) + stopContainer(run))));
         Files.deleteIfExists(f);
       }
     } catch (IOException e) {
@@ -89,7 +95,8 @@ public final class FileRunRecords implements RunRecords {
         return Optional.empty();
       }
       long pid = fields.containsKey("pid") ? Long.parseLong(fields.get("pid")) : -1;
-      return Optional.of(new Run(uid, pid, Optional.ofNullable(fields.get("start")).map(Instant::parse)));
+      return Optional.of(new Run(uid, pid, Optional.ofNullable(fields.get("start")).map(Instant::parse),
+          Optional.ofNullable(fields.get("container"))));
     } catch (IOException | RuntimeException e) {
       LOG.warn("unreadable run record {}: {}", f, e.toString());
       return Optional.empty();
@@ -118,6 +125,32 @@ public final class FileRunRecords implements RunRecords {
           + DEATH_WAIT_SECONDS + " s";
     }
     return "its process " + run.pid() + " was still running and was killed";
+  }
+
+  /**
+   * Kills and removes the container a record names, if any: killing {@code podman run} leaves the
+   * container running under its monitor. Says what happened, for the task's status.
+   */
+  private String stopContainer(Run run) {
+    if (run.container().isEmpty()) {
+      return "";
+    }
+    var name = run.container().get();
+    var args = new ArrayList<>(podman);
+    args.addAll(List.of("rm", "--force", "--time", "0", name));
+    try {
+      var rm = new ProcessBuilder(args).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+      if (!rm.waitFor(DEATH_WAIT_SECONDS, TimeUnit.SECONDS)) {
+        rm.destroyForcibly();
+        return "; podman rm of its container " + name + " did not finish in " + DEATH_WAIT_SECONDS + " s";
+      }
+      return rm.exitValue() == 0 ? "; its container " + name + " was removed" : "; its container " + name + " was gone";
+    } catch (IOException e) {
+      return "; its container " + name + " could not be removed: " + e.getMessage();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "; interrupted while removing its container " + name;
+    }
   }
 
   private Path file(String task) {

@@ -76,6 +76,7 @@ public final class PodmanRuntime implements TaskRuntime {
       return task;
     }
     task.started(process.toHandle());
+    task.inContainer(container);
     task.onKill(() -> kill(container, process));
     env.execute(() -> follow(process, launch, task));
     return task;

@@ -13,6 +13,7 @@ public final class RuntimeTask implements TaskHandle {
   private TaskState state = new TaskState.Starting();
   private Runnable killer = () -> {};
   private Optional<ProcessHandle> process = Optional.empty();
+  private Optional<String> container = Optional.empty();
 
   public RuntimeTask(String name, Path output) {
     this.name = name;
@@ -63,6 +64,16 @@ public final class RuntimeTask implements TaskHandle {
 
   public synchronized void started(ProcessHandle handle) {
     this.process = Optional.of(handle);
+  }
+
+  @Override
+  public synchronized Optional<String> container() {
+    return container;
+  }
+
+  /** The task runs in the container called {@code name}. */
+  public synchronized void inContainer(String name) {
+    this.container = Optional.of(name);
   }
 
   public synchronized void onKill(Runnable killer) {

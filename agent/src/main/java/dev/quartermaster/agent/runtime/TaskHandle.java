@@ -27,6 +27,14 @@ public interface TaskHandle {
    */
   Optional<ProcessHandle> process();
 
+  /**
+   * The container behind the task, for runtimes that run one (podman): a container outlives the
+   * {@code podman run} that started it, so a restarted agent stops it by name.
+   */
+  default Optional<String> container() {
+    return Optional.empty();
+  }
+
   /** Kills the task (SIGKILL); idempotent. */
   void kill();
 }

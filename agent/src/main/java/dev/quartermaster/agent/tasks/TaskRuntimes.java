@@ -38,7 +38,7 @@ public final class TaskRuntimes implements TaskHost {
 
   /** @param runDir where run records are kept */
   public TaskRuntimes(Env env, Path cdiDir, PodmanOptions podman, Path runDir) {
-    this.records = new FileRunRecords(runDir);
+    this.records = new FileRunRecords(runDir, podman.command());
     var resolver = new CdiResolver(List.of(cdiDir));
     var dirs = new ArrayList<>(podman.cdiSpecDirs());
     if (!dirs.contains(cdiDir)) {
