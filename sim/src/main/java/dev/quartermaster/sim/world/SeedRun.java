@@ -1,6 +1,5 @@
 package dev.quartermaster.sim.world;
 
-import dev.quartermaster.agent.host.NodeHost;
 import dev.quartermaster.api.claim.DeviceRequest;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.claim.ResourceClaimSpec;
@@ -26,7 +25,6 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.UnaryOperator;
 
 /**
  * One seed of the whole-cluster simulation: 3 nodes × 4 GPUs, a workload of 1-GPU workers and a
@@ -59,14 +57,14 @@ public final class SeedRun {
   private int step;
 
   public SeedRun(long seed, int steps) {
-    this(seed, steps, host -> host);
+    this(seed, steps, Variant.REAL);
   }
 
-  /** A run whose agents see their machines through {@code hostView} (for naive variants). */
-  public SeedRun(long seed, int steps, UnaryOperator<NodeHost> hostView) {
+  /** A run of {@code variant} (for naive variants). */
+  public SeedRun(long seed, int steps, Variant variant) {
     this.seed = seed;
     this.steps = steps;
-    this.world = new WholeCluster(seed, 3, 4, hostView);
+    this.world = new WholeCluster(seed, 3, 4, variant);
     this.promises = new Promises(world);
   }
 

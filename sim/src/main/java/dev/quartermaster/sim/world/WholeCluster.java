@@ -3,11 +3,11 @@ package dev.quartermaster.sim.world;
 import dev.quartermaster.agent.NodeAgent;
 import dev.quartermaster.agent.NodeAgentConfig;
 import dev.quartermaster.agent.devices.DeviceRoot;
-import dev.quartermaster.agent.host.NodeHost;
 import dev.quartermaster.agent.ledger.ClaimLedger;
 import dev.quartermaster.agent.ledger.LedgerState;
 import dev.quartermaster.agent.nvml.NvmlLoad;
 import dev.quartermaster.agent.runtime.PodmanOptions;
+import dev.quartermaster.api.node.NodeSpec;
 import dev.quartermaster.control.ControlPlane;
 import dev.quartermaster.control.leader.LeaderConfig;
 import dev.quartermaster.control.lifecycle.NodeLifecycle;
@@ -62,22 +62,26 @@ public final class WholeCluster {
   }
 
   /** One control-plane replica and its connection. */
-  record Replica(String identity, ControlPlane plane, FlakyApi api) {}
+  /** A control-plane replica: whether it leads, and how it stops (a clean stop hands leadership over). */
+  interface Plane extends AutoCloseable {
+    boolean isLeader();
+
+    @Override
+    void close();
+  }
+
+  record Replica(String identity, Plane plane, FlakyApi api) {}
 
   private final SimCluster cluster;
   private final StoreView view = new StoreView();
-  private final UnaryOperator<NodeHost> hostView;
+  private final Variant variant;
   private final Map<String, NodeSlot> nodes = new LinkedHashMap<>();
   private final List<Replica> replicas = new ArrayList<>();
   private int replicaCount;
 
-  /**
-   * @param hostView what each agent is given of its machine: the machine itself, or a view that
-   *     leaves something out (the naive variants tests plug in)
-   */
-  public WholeCluster(long seed, int nodeCount, int gpusPerNode,
-      UnaryOperator<NodeHost> hostView) {
-    this.hostView = hostView;
+  /** @param variant the real system, or one with a naive piece plugged in */
+  public WholeCluster(long seed, int nodeCount, int gpusPerNode, Variant variant) {
+    this.variant = variant;
     this.cluster = new SimCluster(seed, watchFaults(seed));
     cluster.store().onCommit(view);
     cluster.deviceClass("gpu", "gpu");
@@ -88,7 +92,9 @@ public final class WholeCluster {
       startAgent(slot);
     }
     startReplica();
-    startReplica();
+    if (variant.controllers().isEmpty()) {
+      startReplica();
+    }
   }
 
   /** Watch faults drawn from the seed: events late by up to 2 s, and up to one delivery in 50 dropped (a re-list). */
@@ -98,7 +104,7 @@ public final class WholeCluster {
   }
 
   /** Read-modify-write of a node's spec, as {@code qm node cordon|fence} does. */
-  void nodeSpec(String node, java.util.function.UnaryOperator<dev.quartermaster.api.node.NodeSpec> change) {
+  void nodeSpec(String node, UnaryOperator<NodeSpec> change) {
     cluster.update(node, n -> new dev.quartermaster.api.node.Node(n.metadata(), change.apply(n.spec()), n.status()));
   }
 
@@ -143,7 +149,7 @@ public final class WholeCluster {
         NodeAgentConfig.DEFAULT_HEALTH_CLEAN_PERIOD, () -> new NvmlLoad.Unavailable("simulated node"),
         PodmanOptions.defaults());
     try {
-      slot.agent = Optional.of(NodeAgent.start(config, hostView.apply(slot.host)));
+      slot.agent = Optional.of(NodeAgent.start(config, variant.hostView().apply(slot.host)));
       slot.boots++;
     } catch (IOException e) {
       throw new UncheckedIOException("agent of " + slot.name + " could not start", e);
@@ -166,13 +172,46 @@ public final class WholeCluster {
   void startReplica() {
     var identity = "cp-" + (++replicaCount);
     var api = new FlakyApi(api(), env(), identity);
+    if (variant.controllers().isPresent()) {
+      var stop = variant.controllers().get().start(env(), api);
+      replicas.add(new Replica(identity, new Plane() {
+        @Override
+        public boolean isLeader() {
+          return true;
+        }
+
+        @Override
+        public void close() {
+          try {
+            stop.close();
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        }
+      }, api));
+      return;
+    }
     var options = new ControlPlane.Options(identity, LeaderConfig.DEFAULTS,
         WorkloadController.DEFAULT_EXPECTATION_BOUND, GRACE);
-    replicas.add(new Replica(identity, ControlPlane.start(api, store(), env(), options), api));
+    var plane = ControlPlane.start(api, store(), env(), options);
+    replicas.add(new Replica(identity, new Plane() {
+      @Override
+      public boolean isLeader() {
+        return plane.isLeader();
+      }
+
+      @Override
+      public void close() {
+        plane.close();
+      }
+    }, api));
   }
 
-  /** Stops the leading replica (another takes over) and starts a fresh one in its place. */
+  /** Stops the leading replica (another takes over) and starts a fresh one in its place; not with naive controllers. */
   void failOverLeader() {
+    if (variant.controllers().isPresent()) {
+      return;
+    }
     var leader = replicas.stream().filter(r -> r.plane().isLeader()).findFirst();
     leader.ifPresent(r -> {
       r.plane().close();

@@ -2,22 +2,20 @@ package dev.quartermaster.sim.world;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.quartermaster.agent.host.NodeHost;
-import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 
 /**
  * Each naive variant plugged into the whole-cluster simulation must be caught within a bounded
  * number of seeds: that is what shows the simulation can see the hole it stands for.
  */
-class NaiveVariantsTest {
+public class NaiveVariantsTest {
   private static final int BOUND = 100;
   private static final int STEPS = 2000;
 
   @Test
   void anAgentThatLeavesItsPredecessorsProcessesRunningIsCaught() {
     Campaign.quiet();
-    int caughtAt = firstCaught(ForgetfulHost::new);
+    int caughtAt = firstCaught(Variant.host(ForgetfulHost::new));
     System.out.println("naive variant 'leftover processes kept' caught at seed " + caughtAt);
     assertTrue(caughtAt > 0, "the naive agent went unnoticed for " + BOUND + " seeds");
   }
@@ -26,7 +24,7 @@ class NaiveVariantsTest {
    * The first seed (1-based) on which the variant violates a promise and the real agent does not,
    * or -1 within {@link #BOUND}.
    */
-  private static int firstCaught(UnaryOperator<NodeHost> variant) {
+  public static int firstCaught(Variant variant) {
     for (int seed = 1; seed <= BOUND; seed++) {
       if (new SeedRun(seed, STEPS, variant).run() instanceof SeedRun.Outcome.Violated v
           && SeedRun.run(seed, STEPS) instanceof SeedRun.Outcome.Passed) {

@@ -1,0 +1,34 @@
+package dev.quartermaster.sim.world;
+
+import dev.quartermaster.agent.host.NodeHost;
+import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.core.env.Env;
+import java.util.Optional;
+import java.util.function.UnaryOperator;
+
+/**
+ * What a run changes of the real system, to show the simulation catches a naive design: what each
+ * agent sees of its machine, and the controllers. With controllers of its own a run has one
+ * control-plane replica and no fail-over (the naive controllers are not leader-elected).
+ *
+ * @param hostView what each agent is given of its machine
+ * @param controllers starts the controllers of the one replica, returning what stops them
+ */
+public record Variant(UnaryOperator<NodeHost> hostView, Optional<Controllers> controllers) {
+  /** The real system. */
+  public static final Variant REAL = new Variant(host -> host, Optional.empty());
+
+  /** Starts a set of controllers over {@code api}; the result stops them. */
+  @FunctionalInterface
+  public interface Controllers {
+    AutoCloseable start(Env env, ApiClient api);
+  }
+
+  public static Variant host(UnaryOperator<NodeHost> view) {
+    return new Variant(view, Optional.empty());
+  }
+
+  public static Variant controllers(Controllers controllers) {
+    return new Variant(host -> host, Optional.of(controllers));
+  }
+}
