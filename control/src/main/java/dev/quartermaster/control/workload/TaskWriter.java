@@ -7,6 +7,7 @@ import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.meta.OwnerReference;
+import dev.quartermaster.api.workload.SpecDecision;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskSpec;
 import dev.quartermaster.api.workload.TaskStatus;
@@ -61,6 +62,30 @@ final class TaskWriter {
     return duplicateCreates.get();
   }
 
+  /**
+   * Deletes surplus task {@code t} for a scale-down decided on spec {@code generation}: first marks
+   * it ({@link SpecDecision#SCALE_DOWN_AT}), so that the server deletes it only while the workload is still at
+   * that generation — the read that found it surplus and the delete cannot be one call, and a spec
+   * that moves in between must not cost a wanted worker (the server answers 409; we decide again).
+   */
+  void scaleDown(String key, Task t, long generation) {
+    var mark = Long.toString(generation);
+    var marked = t;
+    if (!mark.equals(t.metadata().labels().get(SpecDecision.SCALE_DOWN_AT))) {
+      var labels = new HashMap<>(t.metadata().labels());
+      labels.put(SpecDecision.SCALE_DOWN_AT, mark);
+      try {
+        marked = api.update(t.withMetadata(t.metadata().withLabels(labels)));
+      } catch (ApiException e) {
+        if (e.is(Reason.NotFound)) {
+          return;
+        }
+        throw e;
+      }
+    }
+    delete(key, marked);
+  }
+
   void delete(String key, Task t) {
     try {
       var result = api.delete(Kinds.TASK, t.metadata().name());
@@ -84,6 +109,8 @@ final class TaskWriter {
     labels.put(Labels.WORKLOAD, w.metadata().name());
     labels.put(Labels.GROUP, group.name());
     labels.put(Labels.ORDINAL, Integer.toString(ordinal));
+    // The server creates it only while the workload is still at this generation (SpecDecision).
+    labels.put(SpecDecision.CREATED_AT, Long.toString(w.metadata().generation()));
     var claims = group.claimTemplates().stream().map(c -> TaskNames.claim(name, c.name())).toList();
     var meta = ObjectMeta.named(name).withLabels(labels).withOwner(OwnerReference.of(w))
         .withFinalizers(List.of(Labels.CLAIMS_FINALIZER));

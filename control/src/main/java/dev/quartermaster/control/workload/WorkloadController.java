@@ -230,7 +230,7 @@ public final class WorkloadController {
         if (!freshness.stillNewest()) {
           break;
         }
-        writer.delete(key, t);
+        writer.scaleDown(key, t, w.metadata().generation());
       }
       var deleting = view.stream().filter(t -> t.metadata().isDeleting()).toList();
       var restartDue = restarts.pace(key, plan.restart(), deleting, writer, t -> ordinalOf(name, group.name(), t));

@@ -46,7 +46,7 @@ public final class ObjectRegistry implements ApiClient {
   public ObjectRegistry(Store store, Env env) {
     this.store = store;
     this.env = env;
-    this.rules = new AllocationGuard(store, stored);
+    this.rules = WriteRules.all(List.of(new AllocationGuard(store, stored), new SpecDecisionGuard(store, stored)));
   }
 
   private ObjectRegistry(Store store, Env env, WriteRules rules) {

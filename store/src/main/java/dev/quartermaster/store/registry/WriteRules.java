@@ -20,6 +20,26 @@ interface WriteRules {
   /** Throws an {@code ApiException} if deleting (or marking for deletion) {@code current} breaks a rule. */
   List<Compare> beforeDelete(ApiObject current);
 
+  /** Every rule of {@code all}: each may refuse; the compares of all join the write's transaction. */
+  static WriteRules all(List<WriteRules> all) {
+    return new WriteRules() {
+      @Override
+      public List<Compare> beforeCreate(ApiObject next) {
+        return all.stream().flatMap(r -> r.beforeCreate(next).stream()).toList();
+      }
+
+      @Override
+      public List<Compare> beforeWrite(ApiObject current, ApiObject next) {
+        return all.stream().flatMap(r -> r.beforeWrite(current, next).stream()).toList();
+      }
+
+      @Override
+      public List<Compare> beforeDelete(ApiObject current) {
+        return all.stream().flatMap(r -> r.beforeDelete(current).stream()).toList();
+      }
+    };
+  }
+
   /** No rules: the store takes any valid write. Only tests use it, to show what the rules prevent. */
   WriteRules NONE = new WriteRules() {
     @Override
