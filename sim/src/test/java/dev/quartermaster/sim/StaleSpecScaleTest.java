@@ -53,7 +53,7 @@ class StaleSpecScaleTest {
   void theControllerActsOnlyOnTheNewestSpec() {
     var failures = new ArrayList<String>();
     for (long seed : SimCluster.seeds(20)) {
-      var o = run(seed, (c, inf) -> c.api());
+      var o = run(seed, (c, inf) -> c.api(), true);
       if (!o.violations().isEmpty() || !o.converged()) {
         failures.add("seed " + seed + ": " + o.violations().stream().limit(3).toList() + " converged=" + o.converged());
       }
@@ -61,12 +61,13 @@ class StaleSpecScaleTest {
     assertThat(failures).as("replay a failing seed with -Dqm.seeds").isEmpty();
   }
 
+  /** On a store without the spec-decision guard, so that the controller's own check is what is tested. */
   @Test
   void theNaiveScaleDownFromACachedSpecIsCaught() {
     int caught = 0;
     int wantedDeletes = 0;
     for (long seed : SimCluster.seeds(20)) {
-      var o = run(seed, (c, inf) -> new CacheReadingApi(c.api(), inf));
+      var o = run(seed, (c, inf) -> new CacheReadingApi(c.api(), inf), false);
       caught += o.violations().isEmpty() ? 0 : 1;
       wantedDeletes += o.wantedDeletes();
     }
@@ -75,8 +76,22 @@ class StaleSpecScaleTest {
     assertThat(caught).isPositive();
   }
 
-  private Outcome run(long seed, BiFunction<SimCluster, Informers, ApiClient> controllerApi) {
-    var c = new SimCluster(seed, WatchFaults.staleCache());
+  /** The store's spec-decision guard refuses what the naive controller decides on a stale spec. */
+  @Test
+  void theStoreRefusesTheNaiveControllersStaleDecisions() {
+    var failures = new ArrayList<String>();
+    for (long seed : SimCluster.seeds(20)) {
+      var o = run(seed, (c, inf) -> new CacheReadingApi(c.api(), inf), true);
+      if (!o.violations().isEmpty()) {
+        failures.add("seed " + seed + ": " + o.violations().stream().limit(3).toList());
+      }
+    }
+    assertThat(failures).isEmpty();
+  }
+
+  private Outcome run(long seed, BiFunction<SimCluster, Informers, ApiClient> controllerApi, boolean guarded) {
+    var c = guarded ? new SimCluster(seed, WatchFaults.staleCache())
+        : SimCluster.withoutCrossObjectRules(seed, WatchFaults.staleCache());
     var bound = new GroupBoundChecker();
     var wanted = new WantedTaskChecker();
     c.store().onCommit(bound);

@@ -3,6 +3,8 @@ package dev.quartermaster.sim.world;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The promises over the whole cluster — real controllers and real agents, with crashes,
@@ -23,5 +25,14 @@ class WholeClusterTest {
     System.out.println("whole cluster: " + summary.line());
     assertTrue(summary.failures().isEmpty(), () -> summary.failures().size() + " seed(s) violated a promise; first: "
         + Campaign.describe(summary.failures().getFirst()));
+  }
+
+  /** Each seed that found a bug (named in its fix's commit), kept as a regression test. */
+  @ParameterizedTest
+  @ValueSource(longs = {2, 3, 12, 30, 1, 7, 16, 19, 170, 214, 401, 493, 974, 2553})
+  void theSeedsThatFoundBugsPass(long seed) {
+    Campaign.quiet();
+    var outcome = SeedRun.run(seed, Integer.getInteger("qm.steps", 2000));
+    assertTrue(outcome instanceof SeedRun.Outcome.Passed, () -> Campaign.describe((SeedRun.Outcome.Violated) outcome));
   }
 }
