@@ -10,6 +10,7 @@ import dev.quartermaster.agent.runtime.TaskHandle;
 import dev.quartermaster.agent.runtime.TaskLaunch;
 import dev.quartermaster.agent.runtime.TaskResult;
 import dev.quartermaster.agent.runtime.TaskRuntime;
+import dev.quartermaster.agent.runtime.TaskState;
 import dev.quartermaster.core.env.Env;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -34,7 +35,7 @@ public final class SimProcesses implements TaskHost {
   /** One process: which task incarnation started it and which devices (claim uid → device) it opened. */
   public record Proc(long pid, String task, Map<String, List<String>> devices, RuntimeTask handle) {
     public boolean alive() {
-      return !(handle.state() instanceof dev.quartermaster.agent.runtime.TaskState.Finished);
+      return !(handle.state() instanceof TaskState.Finished);
     }
   }
 

@@ -2,6 +2,8 @@ package dev.quartermaster.sim.world;
 
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.node.NodeSpec;
+import dev.quartermaster.api.workload.TaskPhase;
+import dev.quartermaster.control.allocator.NodeReadiness;
 import dev.quartermaster.core.env.Env;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -163,7 +165,7 @@ final class Chaos {
       case 11 -> {
         // An operator fences only a node that looks dead; here it may be merely partitioned.
         var node = world.api().get(Kinds.NODE, n.name).orElseThrow();
-        if (dev.quartermaster.control.allocator.NodeReadiness.isSchedulable(node) || node.spec().fenced()) {
+        if (NodeReadiness.isSchedulable(node) || node.spec().fenced()) {
           return;
         }
         run.event("operator: fence " + n.name + " (NotReady)");
@@ -233,7 +235,7 @@ final class Chaos {
     }
     var task = world.api().get(Kinds.TASK, SeedRun.SOLO);
     boolean stuck = task.isPresent() && task.get().spec().node().isPresent() && !task.get().metadata().isDeleting()
-        && task.get().status().phase() != dev.quartermaster.api.workload.TaskPhase.Running
+        && task.get().status().phase() != TaskPhase.Running
         && claim.filter(c -> c.status().allocation().isPresent()).isEmpty();
     if (stuck) {
       run.event("operator: re-create task " + SeedRun.SOLO + " (pinned to a node its claim cannot have)");

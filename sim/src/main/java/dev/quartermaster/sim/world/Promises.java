@@ -1,6 +1,7 @@
 package dev.quartermaster.sim.world;
 
 import dev.quartermaster.agent.ledger.ClaimState;
+import dev.quartermaster.api.claim.PrepareState;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.control.cluster.Labels;
@@ -138,7 +139,7 @@ final class Promises {
       for (var c : world.view().claims()) {
         var state = c.status().prepare().get(n.name);
         var entry = l.get(c.metadata().uid());
-        if (state != null && state.phase() == dev.quartermaster.api.claim.PrepareState.Phase.Prepared
+        if (state != null && state.phase() == PrepareState.Phase.Prepared
             && entry.filter(e -> e instanceof ClaimState.PrepareCompleted).isPresent()) {
           held.add(c.metadata().uid());
         }

@@ -18,6 +18,7 @@ import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.api.workload.WorkloadSpec;
 import dev.quartermaster.api.workload.WorkloadStatus;
 import dev.quartermaster.control.cluster.Labels;
+import dev.quartermaster.core.env.DeterministicEnv;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -80,7 +81,7 @@ public final class SeedRun {
   }
 
   private long virtualSeconds() {
-    return Duration.between(dev.quartermaster.core.env.DeterministicEnv.DEFAULT_START, world.env().now()).toSeconds();
+    return Duration.between(DeterministicEnv.DEFAULT_START, world.env().now()).toSeconds();
   }
 
   WholeCluster world() {

@@ -2,6 +2,7 @@ package dev.quartermaster.sim.world;
 
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.codec.ObjectCodec;
+import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.workload.Task;
@@ -33,7 +34,7 @@ final class StoreView implements CommitListener {
     }
   }
 
-  private static <T extends dev.quartermaster.api.meta.ApiObject> void apply(String key, StoreEvent e, Kind<T> kind,
+  private static <T extends ApiObject> void apply(String key, StoreEvent e, Kind<T> kind,
       Map<String, T> into) {
     var prefix = "/registry/" + kind.plural() + "/";
     if (!key.startsWith(prefix)) {

@@ -7,6 +7,7 @@ import dev.quartermaster.agent.ledger.ClaimLedger;
 import dev.quartermaster.agent.ledger.LedgerState;
 import dev.quartermaster.agent.nvml.NvmlLoad;
 import dev.quartermaster.agent.runtime.PodmanOptions;
+import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.node.NodeSpec;
 import dev.quartermaster.control.ControlPlane;
 import dev.quartermaster.control.leader.LeaderConfig;
@@ -105,7 +106,7 @@ public final class WholeCluster {
 
   /** Read-modify-write of a node's spec, as {@code qm node cordon|fence} does. */
   void nodeSpec(String node, UnaryOperator<NodeSpec> change) {
-    cluster.update(node, n -> new dev.quartermaster.api.node.Node(n.metadata(), change.apply(n.spec()), n.status()));
+    cluster.update(node, n -> new Node(n.metadata(), change.apply(n.spec()), n.status()));
   }
 
   /** An operator's scale of workload {@code name}'s first group. */
