@@ -163,9 +163,9 @@ public final class Allocator {
 
   private Result reconcileClaim(String key, String name) {
     var c = informers.claims().cache().get(name);
-    if (c.isEmpty() || c.get().metadata().isDeleting()) {
+    if (c.isEmpty() || c.get().metadata().isDeleting() || c.get().status().allocation().isPresent()) {
       blocked.remove(key);
-      return Result.done();
+      return Result.done(); // nothing to place; agents' prepare-state writes land here often
     }
     // A stand-alone claim that a live task names is placed with that task's other claims and on
     // the node it is pinned to (a claim deleted and created again under a scheduled task must come
