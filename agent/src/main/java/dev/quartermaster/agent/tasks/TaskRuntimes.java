@@ -20,6 +20,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The runtimes a task's {@code spec.runtime} names: {@code exec} (a local process, the default),
@@ -29,6 +31,8 @@ import java.util.Optional;
  * This is the machine's {@link TaskHost}: its run records are files beside the task logs.
  */
 public final class TaskRuntimes implements TaskHost {
+  private static final Logger LOG = LoggerFactory.getLogger(TaskRuntimes.class);
+
   public static final String EXEC = "exec";
   public static final String PODMAN = "podman";
   public static final String NOOP = "noop";
@@ -59,7 +63,11 @@ public final class TaskRuntimes implements TaskHost {
     return records;
   }
 
-  /** The runtime, creating the output file's directory first (a start that cannot is a failed start). */
+  /**
+   * The runtime, creating the output file's directory first (a start that cannot is a failed start)
+   * and keeping an earlier attempt's output: an incarnation runs at most once on a node, so an
+   * existing log is an earlier attempt's ({@code qm logs --previous}).
+   */
   private static TaskRuntime withOutputDir(TaskRuntime runtime) {
     return launch -> {
       try {
@@ -68,6 +76,11 @@ public final class TaskRuntimes implements TaskHost {
         var failed = new RuntimeTask(launch.name(), launch.output());
         failed.finish(new TaskResult.StartFailed("cannot create " + launch.output().getParent() + ": " + e.getMessage()));
         return failed;
+      }
+      try {
+        TaskLogs.keepPrevious(launch.output());
+      } catch (IOException e) {
+        LOG.warn("task {}: cannot keep the previous attempt's output; it is overwritten", launch.name(), e);
       }
       return runtime.start(launch);
     };

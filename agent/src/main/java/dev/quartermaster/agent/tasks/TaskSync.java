@@ -237,12 +237,6 @@ public final class TaskSync {
       write(t, TaskStatuses.failed(t.status(), "InvalidTask", e.getMessage(), env.now()));
       return Result.done();
     }
-    try {
-      // An incarnation runs at most once here, so an existing log is an earlier attempt's: keep it.
-      TaskLogs.keepPrevious(launch.output());
-    } catch (IOException e) {
-      LOG.warn("task {}: cannot keep the previous attempt's output; it is overwritten", name, e);
-    }
     t = write(t, TaskStatuses.phase(t.status(), TaskPhase.Preparing, "Starting",
         "claims prepared; starting with the " + t.spec().runtime() + " runtime"));
     var handle = runtime.get().start(launch);
