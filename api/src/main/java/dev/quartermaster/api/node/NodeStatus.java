@@ -13,14 +13,16 @@ import java.util.Optional;
  * @param heartbeat the agent's last heartbeat
  * @param bootId the kernel boot id; a change means nothing prepared survived
  * @param computeDomains the compute domains this node is a member of, derived from its ledger
+ * @param plugins the CSI plugins its agent found and probed
  */
 public record NodeStatus(
     List<Condition> conditions,
     Optional<Instant> heartbeat,
     String bootId,
     String agentVersion,
-    List<String> computeDomains) {
-  public static final NodeStatus EMPTY = new NodeStatus(List.of(), Optional.empty(), "", "", List.of());
+    List<String> computeDomains,
+    List<PluginInstance> plugins) {
+  public static final NodeStatus EMPTY = new NodeStatus(List.of(), Optional.empty(), "", "", List.of(), List.of());
 
   public NodeStatus {
     conditions = conditions == null ? List.of() : List.copyOf(conditions);
@@ -28,5 +30,15 @@ public record NodeStatus(
     bootId = bootId == null ? "" : bootId;
     agentVersion = agentVersion == null ? "" : agentVersion;
     computeDomains = computeDomains == null ? List.of() : List.copyOf(computeDomains);
+    plugins = plugins == null ? List.of() : List.copyOf(plugins);
+  }
+
+  public NodeStatus(List<Condition> conditions, Optional<Instant> heartbeat, String bootId, String agentVersion,
+      List<String> computeDomains) {
+    this(conditions, heartbeat, bootId, agentVersion, computeDomains, List.of());
+  }
+
+  public NodeStatus withPlugins(List<PluginInstance> p) {
+    return new NodeStatus(conditions, heartbeat, bootId, agentVersion, computeDomains, p);
   }
 }

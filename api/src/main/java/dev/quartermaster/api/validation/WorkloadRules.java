@@ -3,6 +3,7 @@ package dev.quartermaster.api.validation;
 import dev.quartermaster.api.workload.TaskSpec;
 import dev.quartermaster.api.workload.TaskTemplate;
 import dev.quartermaster.api.workload.WorkloadSpec;
+import dev.quartermaster.api.volume.VolumeUse;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -47,13 +48,13 @@ final class WorkloadRules {
     spec.node().ifPresent(n -> v.dnsLabel("spec.node", n));
     process("spec", spec.command(), spec.env(), spec.runtime(), spec.image(), v);
     v.uniqueDnsLabels("spec.claims", spec.claims());
-    v.uniqueDnsLabels("spec.volumes", spec.volumes());
+    v.uniqueDnsLabels("spec.volumes", spec.volumes().stream().map(VolumeUse::name).toList());
     v.check(spec.attempt() >= 0, "spec.attempt", "must be >= 0");
   }
 
   private static void template(String field, TaskTemplate t, Violations v) {
     process(field, t.command(), t.env(), t.runtime(), t.image(), v);
-    v.uniqueDnsLabels(field + ".volumes", t.volumes());
+    v.uniqueDnsLabels(field + ".volumes", t.volumes().stream().map(VolumeUse::name).toList());
   }
 
   private static void process(String field, List<String> command, Map<String, String> env, String runtime,

@@ -1,5 +1,6 @@
 package dev.quartermaster.api.workload;
 
+import dev.quartermaster.api.volume.VolumeUse;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -19,7 +20,7 @@ public record TaskSpec(
     List<String> command,
     Map<String, String> env,
     List<String> claims,
-    List<String> volumes,
+    List<VolumeUse> volumes,
     String runtime,
     Optional<String> image,
     int attempt,
@@ -40,7 +41,7 @@ public record TaskSpec(
 
   /** A first run ({@code attempt} 0) that keeps running when a device node goes missing. */
   public TaskSpec(Optional<String> node, List<String> command, Map<String, String> env, List<String> claims,
-      List<String> volumes, String runtime, Optional<String> image) {
+      List<VolumeUse> volumes, String runtime, Optional<String> image) {
     this(node, command, env, claims, volumes, runtime, image, 0, DeviceLossPolicy.Continue);
   }
 

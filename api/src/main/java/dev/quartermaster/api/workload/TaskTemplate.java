@@ -1,5 +1,6 @@
 package dev.quartermaster.api.workload;
 
+import dev.quartermaster.api.volume.VolumeUse;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -18,7 +19,7 @@ public record TaskTemplate(
     Map<String, String> env,
     String runtime,
     Optional<String> image,
-    List<String> volumes,
+    List<VolumeUse> volumes,
     Map<String, String> labels,
     DeviceLossPolicy onDeviceLoss) {
   public static final TaskTemplate EMPTY =
@@ -26,7 +27,7 @@ public record TaskTemplate(
 
   /** A template with the default device-loss policy ({@link DeviceLossPolicy#Continue}). */
   public TaskTemplate(List<String> command, Map<String, String> env, String runtime, Optional<String> image,
-      List<String> volumes, Map<String, String> labels) {
+      List<VolumeUse> volumes, Map<String, String> labels) {
     this(command, env, runtime, image, volumes, labels, DeviceLossPolicy.Continue);
   }
 

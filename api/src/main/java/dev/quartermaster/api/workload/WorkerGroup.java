@@ -9,17 +9,28 @@ import java.util.List;
  * @param replicas how many live tasks the group has; required
  * @param template what each task runs
  * @param claimTemplates one claim per task per template, owned by the task
+ * @param volumeClaimTemplates one volume per slot (ordinal) per template, kept across the slot's tasks
+ * @param volumeRetention what happens to a slot's template volumes on scale-down or workload delete
  */
 public record WorkerGroup(
     String name,
     @JsonProperty(required = true) int replicas,
     TaskTemplate template,
     List<ClaimTemplate> claimTemplates,
-    RestartPolicy restartPolicy) {
+    RestartPolicy restartPolicy,
+    List<VolumeClaimTemplate> volumeClaimTemplates,
+    VolumeRetention volumeRetention) {
   public WorkerGroup {
     name = name == null ? "" : name;
     template = template == null ? TaskTemplate.EMPTY : template;
     claimTemplates = claimTemplates == null ? List.of() : List.copyOf(claimTemplates);
     restartPolicy = restartPolicy == null ? RestartPolicy.OnFailure : restartPolicy;
+    volumeClaimTemplates = volumeClaimTemplates == null ? List.of() : List.copyOf(volumeClaimTemplates);
+    volumeRetention = volumeRetention == null ? VolumeRetention.Delete : volumeRetention;
+  }
+
+  public WorkerGroup(String name, int replicas, TaskTemplate template, List<ClaimTemplate> claimTemplates,
+      RestartPolicy restartPolicy) {
+    this(name, replicas, template, claimTemplates, restartPolicy, List.of(), VolumeRetention.Delete);
   }
 }

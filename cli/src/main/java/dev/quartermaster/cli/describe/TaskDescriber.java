@@ -25,7 +25,7 @@ final class TaskDescriber implements Describer<Task> {
         .field("Image", spec.image().orElse(""))
         .field("Command", CommandText.of(spec.command()))
         .values("Env", new TreeMap<>(spec.env()).entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList())
-        .field("Volumes", String.join(", ", spec.volumes())));
+        .field("Volumes", String.join(", ", spec.volumes().stream().map(u -> u.name() + (u.readOnly() ? " (read-only)" : "")).toList())));
     var s = task.status();
     var now = context.now();
     out.section("Status", d -> d
