@@ -11,7 +11,10 @@ import dev.quartermaster.control.lifecycle.NodeLifecycle;
 import dev.quartermaster.control.lifecycle.TaskScheduler;
 import dev.quartermaster.control.workload.TaskController;
 import dev.quartermaster.control.workload.WorkloadController;
+import dev.quartermaster.control.volume.PluginConnector;
+import dev.quartermaster.control.volume.VolumeController;
 import dev.quartermaster.core.env.Env;
+import dev.quartermaster.core.serial.KeyedSerializer;
 import dev.quartermaster.store.Store;
 import java.time.Duration;
 import java.util.List;
@@ -50,9 +53,10 @@ public final class ControlPlane implements AutoCloseable {
   private final TaskController tasks;
   private final TaskScheduler scheduler;
   private final NodeLifecycle nodes;
+  private final VolumeController volumes;
   private final List<ControlLoop> loops;
 
-  private ControlPlane(ApiClient api, Store store, Env env, Options options) {
+  private ControlPlane(ApiClient api, Store store, Env env, Options options, PluginConnector plugins) {
     this.elector = new LeaderElector(store, env, options.identity(), options.leader(), new LeaderElector.Callbacks() {
       @Override
       public void startedLeading(long epoch) {
@@ -71,15 +75,26 @@ public final class ControlPlane implements AutoCloseable {
     this.tasks = new TaskController(env, fenced, informers);
     this.scheduler = new TaskScheduler(env, fenced, informers);
     this.nodes = new NodeLifecycle(env, fenced, informers, options.heartbeatGrace());
-    this.loops = List.of(allocator.loop(), workloads.loop(), tasks.loop(), scheduler.loop(), nodes.loop());
+    this.volumes = new VolumeController(env, fenced, informers, plugins, new KeyedSerializer<>(env));
+    this.loops = List.of(allocator.loop(), workloads.loop(), tasks.loop(), scheduler.loop(), nodes.loop(),
+        volumes.loop());
   }
 
-  /** Builds and starts the control plane: informers at once, controllers when elected. */
+  /** Builds and starts the control plane with no way to reach CSI plugins (volumes stay Pending). */
   public static ControlPlane start(ApiClient api, Store store, Env env, Options options) {
+    return start(api, store, env, options, PluginConnector.NONE);
+  }
+
+  /**
+   * Builds and starts the control plane: informers at once, controllers when elected.
+   *
+   * @param plugins how the volume controller reaches CSI plugins' controller services
+   */
+  public static ControlPlane start(ApiClient api, Store store, Env env, Options options, PluginConnector plugins) {
     Objects.requireNonNull(api, "api");
     Objects.requireNonNull(store, "store");
     Objects.requireNonNull(env, "env");
-    var plane = new ControlPlane(api, store, env, options);
+    var plane = new ControlPlane(api, store, env, options, plugins);
     plane.informers.start();
     plane.elector.start();
     return plane;
@@ -99,12 +114,15 @@ public final class ControlPlane implements AutoCloseable {
       nodes.loop().enqueue(k);
     });
     informers.workloads().cache().keys().forEach(workloads.loop()::enqueue);
+    volumes.startLeading();
+    informers.volumes().cache().keys().forEach(volumes.loop()::enqueue);
     loops.forEach(ControlLoop::start);
   }
 
   private void follow() {
     LOG.info("{}: controllers stopping", elector.identity());
     loops.forEach(ControlLoop::stop);
+    volumes.stopLeading();
   }
 
   public boolean isLeader() {

@@ -111,7 +111,8 @@ public final class SimCluster {
       var s = n.status();
       var c = Condition.set(s.conditions(), new Condition("AgentReady", Condition.Status.True, "Heartbeat", "",
           Optional.empty()), env.now());
-      return n.withStatus(new NodeStatus(c, Optional.of(env.now()), s.bootId(), s.agentVersion(), s.computeDomains()));
+      return n.withStatus(new NodeStatus(c, Optional.of(env.now()), s.bootId(), s.agentVersion(), s.computeDomains(),
+          s.plugins()));
     });
   }
 
@@ -158,7 +159,8 @@ public final class SimCluster {
     while (true) {
       var w = api.get(Kinds.WORKLOAD, name).orElseThrow();
       var g = w.spec().groups().getFirst();
-      var scaled = new WorkerGroup(g.name(), replicas, g.template(), g.claimTemplates(), g.restartPolicy());
+      var scaled = new WorkerGroup(g.name(), replicas, g.template(), g.claimTemplates(), g.restartPolicy(),
+          g.volumeClaimTemplates(), g.volumeRetention());
       try {
         api.update(w.withSpec(new WorkloadSpec(List.of(scaled), w.spec().computeDomain())));
         return;

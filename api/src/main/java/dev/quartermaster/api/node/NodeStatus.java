@@ -38,6 +38,10 @@ public record NodeStatus(
     this(conditions, heartbeat, bootId, agentVersion, computeDomains, List.of());
   }
 
+  public NodeStatus withConditions(List<Condition> c) {
+    return new NodeStatus(c, heartbeat, bootId, agentVersion, computeDomains, plugins);
+  }
+
   public NodeStatus withPlugins(List<PluginInstance> p) {
     return new NodeStatus(conditions, heartbeat, bootId, agentVersion, computeDomains, p);
   }

@@ -7,6 +7,12 @@ import dev.quartermaster.api.meta.ObjectMeta;
 
 /** A CSI volume and who holds it. */
 public record Volume(ObjectMeta metadata, VolumeSpec spec, VolumeStatus status) implements ApiObject {
+  /**
+   * Set by the server on every new volume; removed by the volume controller only once no claim is
+   * left and the plugin deleted it, so a delete never takes a volume from under a task.
+   */
+  public static final String RELEASE_FINALIZER = "volumes.quartermaster.dev/release";
+
   public Volume {
     metadata = metadata == null ? ObjectMeta.named("") : metadata;
     spec = spec == null ? VolumeSpec.EMPTY : spec;

@@ -13,6 +13,8 @@ import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.informer.Informer;
+import dev.quartermaster.api.volume.Volume;
+import dev.quartermaster.api.volume.VolumeUse;
 import java.util.List;
 import java.util.Optional;
 
@@ -35,6 +37,8 @@ public final class Informers {
   public static final String BY_CLAIM = "claim";
   /** Claims by the tasks they are reserved for ({@code status.reservedFor}). */
   public static final String BY_RESERVED = "reserved";
+  /** Tasks by the names of the volumes they use ({@code spec.volumes}). */
+  public static final String BY_VOLUME = "volume";
 
   private final Informer<Node> nodes;
   private final Informer<NodeAllocation> nodeAllocations;
@@ -43,6 +47,7 @@ public final class Informers {
   private final Informer<ResourceClaim> claims;
   private final Informer<Workload> workloads;
   private final Informer<Task> tasks;
+  private final Informer<Volume> volumes;
 
   public Informers(Env env, ApiClient api) {
     nodes = base(env, api, Kinds.NODE).build();
@@ -62,7 +67,9 @@ public final class Informers {
         .index(BY_WORKLOAD, t -> Optional.ofNullable(t.metadata().labels().get(Labels.WORKLOAD)).map(List::of).orElse(List.of()))
         .index(BY_NODE, t -> t.spec().node().map(List::of).orElse(List.of()))
         .index(BY_CLAIM, t -> t.spec().claims())
+        .index(BY_VOLUME, t -> t.spec().volumes().stream().map(VolumeUse::name).toList())
         .build();
+    volumes = base(env, api, Kinds.VOLUME).build();
   }
 
   /** {@code <workload>/<group>} from an object's labels, if it has both. */
@@ -92,7 +99,7 @@ public final class Informers {
   }
 
   private List<Informer<?>> all() {
-    return List.of(nodes, nodeAllocations, slices, deviceClasses, claims, workloads, tasks);
+    return List.of(nodes, nodeAllocations, slices, deviceClasses, claims, workloads, tasks, volumes);
   }
 
   public Informer<Node> nodes() {
@@ -121,5 +128,9 @@ public final class Informers {
 
   public Informer<Task> tasks() {
     return tasks;
+  }
+
+  public Informer<Volume> volumes() {
+    return volumes;
   }
 }

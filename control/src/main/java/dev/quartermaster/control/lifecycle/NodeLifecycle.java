@@ -8,7 +8,6 @@ import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.node.Node;
-import dev.quartermaster.api.node.NodeStatus;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.TaskStatus;
 import dev.quartermaster.control.allocator.Allocator;
@@ -124,8 +123,7 @@ public final class NodeLifecycle {
 
   private void setAgentReady(Node n, Condition c) {
     var s = n.status();
-    api.updateStatus(n.withStatus(new NodeStatus(Conditions.set(s.conditions(), c, env.now()), s.heartbeat(), s.bootId(),
-        s.agentVersion(), s.computeDomains())));
+    api.updateStatus(n.withStatus(s.withConditions(Conditions.set(s.conditions(), c, env.now()))));
   }
 
   private void failTasks(String node, String reason, String message) {

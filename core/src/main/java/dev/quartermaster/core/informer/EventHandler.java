@@ -32,4 +32,25 @@ public interface EventHandler<T> {
       }
     };
   }
+
+  /** A handler that does {@code action} on every add, update (with the old and the current object) and delete. */
+  static <T> EventHandler<T> onAnyChange(java.util.function.Consumer<T> action) {
+    return new EventHandler<>() {
+      @Override
+      public void onAdd(T object) {
+        action.accept(object);
+      }
+
+      @Override
+      public void onUpdate(T old, T current) {
+        action.accept(old);
+        action.accept(current);
+      }
+
+      @Override
+      public void onDelete(T lastKnown) {
+        action.accept(lastKnown);
+      }
+    };
+  }
 }

@@ -1,0 +1,58 @@
+package dev.quartermaster.control.volume;
+
+import dev.quartermaster.api.volume.VolumeClaim;
+import java.util.Optional;
+
+/**
+ * The one home of a volume claim's transitions, as seen by the controller:
+ *
+ * <pre>
+ *   (grant, {@link AccessRules}) → Taken ──Publish / AttachWithoutCall──→ Taken+attached (Hold)
+ *   Taken, holder gone ──(agent: NodeUnpublish, NodeUnstage)──→ NodeDetached
+ *   Taken, node fenced or deleted ──NodeDetachOnBehalf──→ NodeDetached
+ *   NodeDetached ──Unpublish (ControllerUnpublishVolume) / DetachWithoutCall──→ ControllerDetached
+ *   ControllerDetached ──Free──→ removed
+ * </pre>
+ *
+ * Each arrow is persisted in the volume's status before the next call is made, so a controller that
+ * dies anywhere resumes from the last persisted step, and every call is one the spec makes
+ * idempotent. A node that is merely NotReady keeps its claims: it may still be writing (I5 — never a
+ * second writer); only its agent or an operator's fence lets go.
+ */
+public final class ClaimMachine {
+  private ClaimMachine() {}
+
+  /** What the claim's node is, as far as the controller knows. */
+  public enum NodeFate {
+    /** The agent heartbeats (or has merely gone quiet: it may come back and may still be writing). */
+    MayReturn,
+    /** Fenced by an operator, or the Node object is gone: nothing on it runs any more. */
+    Dead
+  }
+
+  /**
+   * @param holderLive the claim's task incarnation exists, is not finished and is not being deleted
+   * @param publishes the plugin has PUBLISH_UNPUBLISH_VOLUME
+   * @param nodeProblem why the node is not live (NotReady since ...), for the wait message
+   */
+  public static ClaimStep next(VolumeClaim c, boolean holderLive, NodeFate node, boolean publishes,
+      Optional<String> nodeProblem) {
+    return switch (c.state()) {
+      case Taken -> {
+        if (node == NodeFate.Dead) {
+          yield new ClaimStep.NodeDetachOnBehalf("node " + c.node() + " was fenced or removed");
+        }
+        if (!holderLive) {
+          yield new ClaimStep.AwaitNode("waiting for " + c.node() + " to unpublish"
+              + nodeProblem.map(p -> "; " + p + "; `qm node fence " + c.node() + "` releases it").orElse(""));
+        }
+        if (c.attached()) {
+          yield new ClaimStep.Hold();
+        }
+        yield publishes ? new ClaimStep.Publish() : new ClaimStep.AttachWithoutCall();
+      }
+      case NodeDetached -> c.attached() && publishes ? new ClaimStep.Unpublish() : new ClaimStep.DetachWithoutCall();
+      case ControllerDetached, Free -> new ClaimStep.Free();
+    };
+  }
+}

@@ -1,0 +1,347 @@
+package dev.quartermaster.control.volume;
+
+import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.api.error.ApiError.Reason;
+import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.meta.Condition;
+import dev.quartermaster.api.node.Node;
+import dev.quartermaster.api.volume.Volume;
+import dev.quartermaster.api.volume.VolumeClaim;
+import dev.quartermaster.api.volume.VolumePhase;
+import dev.quartermaster.api.volume.VolumeStatus;
+import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.control.cluster.Conditions;
+import dev.quartermaster.control.cluster.ControlLoop;
+import dev.quartermaster.control.cluster.Informers;
+import dev.quartermaster.core.env.Env;
+import dev.quartermaster.core.informer.EventHandler;
+import dev.quartermaster.core.queue.Result;
+import dev.quartermaster.core.serial.KeyedSerializer;
+import dev.quartermaster.core.serial.Serializer;
+import dev.quartermaster.csi.plugin.Capability;
+import dev.quartermaster.csi.plugin.CsiCall;
+import dev.quartermaster.csi.plugin.CsiException;
+import dev.quartermaster.csi.plugin.PluginInfo;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Makes volumes real (I5): creates each in its plugin, grants claims by access mode, and drives
+ * every claim through {@link ClaimMachine}, persisting each step in the volume's status before the
+ * next call. Deleting a volume waits, behind {@link Volume#RELEASE_FINALIZER}, until no claim is left,
+ * then DeleteVolume, then the finalizer goes.
+ *
+ * <p>Calls: at most one outstanding per volume (its reconcile starts one and returns; the call's
+ * completion records an outcome and re-enqueues the volume, and the next reconcile persists it).
+ * Destructive ones go through the per-plugin {@link Serializer} to the instance {@link ControllerRoute}
+ * picks, so at most one is in flight per plugin, in submission order. When this instance is deposed the
+ * serializer is closed, failing its waiters at once; it reopens when it leads again. Retryable failures
+ * (ABORTED, UNAVAILABLE, DEADLINE_EXCEEDED) come back with the queue's backoff; others set the
+ * {@code CallsSucceeding=False} condition naming the call, and are tried again later.
+ */
+public final class VolumeController {
+  private static final Logger LOG = LoggerFactory.getLogger(VolumeController.class);
+  public static final String READY = "Ready";
+  public static final String CALLS = "CallsSucceeding";
+  static final Duration RETRY_FAILED = Duration.ofSeconds(30);
+  static final Duration NO_ROUTE_RECHECK = Duration.ofSeconds(10);
+
+  private final Env env;
+  private final ApiClient api;
+  private final Informers informers;
+  private final PluginConnector connector;
+  private final ControlLoop loop;
+  private final Map<String, CallOutcome> outcomes = new ConcurrentHashMap<>();
+  private final Map<String, Long> inFlight = new ConcurrentHashMap<>();
+  /** Plugin info by endpoint; learnt once per endpoint. */
+  private final Map<String, PluginInfo> infos = new ConcurrentHashMap<>();
+  private final Serializer<String> serializer;
+  private volatile long term;
+
+  /** @param serializer destructive calls' per-plugin serializer ({@link KeyedSerializer}; tests pass naive ones) */
+  public VolumeController(Env env, ApiClient api, Informers informers, PluginConnector connector,
+      Serializer<String> serializer) {
+    this.env = env;
+    this.api = api;
+    this.informers = informers;
+    this.connector = connector;
+    this.serializer = serializer;
+    this.loop = new ControlLoop("volumes", env, 2, this::reconcile);
+    informers.volumes().addHandler(EventHandler.onAnyChange(v -> loop.enqueue(v.metadata().name())));
+    informers.tasks().addHandler(EventHandler.onAnyChange(
+        t -> t.spec().volumes().forEach(u -> loop.enqueue(u.name()))));
+    informers.nodes().addHandler(EventHandler.onAnyChange(n -> informers.volumes().cache().list().forEach(v -> {
+      if (v.status().claims().stream().anyMatch(c -> c.node().equals(n.metadata().name()))
+          || v.status().externalId().isEmpty() || v.metadata().isDeleting()) {
+        loop.enqueue(v.metadata().name());
+      }
+    })));
+  }
+
+  public ControlLoop loop() {
+    return loop;
+  }
+
+  /**
+   * This instance leads: a new term. Outcomes of the last term's calls are dropped (they are
+   * idempotent and simply made again); its calls still in flight keep their serializer slots, so the
+   * first call of this term waits for them.
+   */
+  public synchronized void startLeading() {
+    term++;
+    inFlight.clear();
+    outcomes.clear();
+    if (serializer instanceof KeyedSerializer<String> k) {
+      k.reopen();
+    }
+  }
+
+  /** Deposed: every call waiting for its turn fails at once; none of them starts. */
+  public synchronized void stopLeading() {
+    term++;
+    if (serializer instanceof KeyedSerializer<String> k) {
+      k.close(new CancellationException("no longer the leader"));
+    }
+  }
+
+  Result reconcile(String name) {
+    try {
+      return sync(name);
+    } catch (ApiException e) {
+      if (e.is(Reason.Conflict) || e.is(Reason.NotFound)) {
+        return Result.requeue();
+      }
+      throw e;
+    }
+  }
+
+  private Result sync(String name) {
+    var cached = informers.volumes().cache().get(name);
+    if (cached.isEmpty()) {
+      outcomes.remove(name);
+      return Result.done();
+    }
+    var v = cached.get();
+    var outcome = outcomes.remove(name);
+    if (outcome != null) {
+      return persist(v, outcome);
+    }
+    if (inFlight.containsKey(name)) {
+      return Result.done();
+    }
+    var route = ControllerRoute.choose(v.spec().plugin(), informers.nodes().cache().list());
+    if (v.status().externalId().isEmpty()) {
+      if (v.metadata().isDeleting()) {
+        return removeFinalizer(v);
+      }
+      if (route.isEmpty()) {
+        return noRoute(v);
+      }
+      var info = info(name, route.get());
+      if (info.isEmpty()) {
+        return Result.done();
+      }
+      if (!info.get().accessModes().isEmpty() && !info.get().accessModes().contains(v.spec().accessMode())) {
+        setCondition(v, Conditions.of(READY, false, "AccessModeUnsupported", "plugin " + v.spec().plugin()
+            + " does not support access mode " + v.spec().accessMode() + " (it supports " + info.get().accessModes() + ")"));
+        return Result.requeueAfter(RETRY_FAILED);
+      }
+      return call(v, route.get(), CsiCall.CreateVolume, "volume " + name,
+          p -> p.createVolume("qm-" + v.metadata().uid(), v.spec().capacityBytes(), v.spec().accessMode(),
+              v.spec().parameters()).thenApply(CallOutcome.Created::new));
+    }
+    var publishes = route.flatMap(r -> Optional.ofNullable(infos.get(r.instance().endpoint())))
+        .map(i -> i.has(Capability.PublishUnpublishVolume));
+    if (route.isPresent() && publishes.isEmpty()) {
+      info(name, route.get());
+      return Result.done();
+    }
+    var plan = VolumePlan.of(v, informers.tasks().cache().byIndex(Informers.BY_VOLUME, name), this::node,
+        publishes.orElse(true));
+    if (plan.edited()) {
+      write(v, plan.status(), v.metadata().isDeleting() ? VolumePhase.Deleting : VolumePhase.Available);
+      return Result.done();
+    }
+    if (plan.call().isPresent()) {
+      if (route.isEmpty()) {
+        return noRoute(v);
+      }
+      var c = plan.call().get();
+      var node = node(c.claim().node());
+      var nodeId = node.flatMap(n -> ControllerRoute.nodeInstance(n, v.spec().plugin())).map(p -> p.csiNodeId())
+          .filter(id -> !id.isEmpty());
+      if (nodeId.isEmpty() && c instanceof VolumePlan.Call.Publish) {
+        setCondition(v, Conditions.of(CALLS, false, "NoNodePlugin", "node " + c.claim().node()
+            + " has no healthy node instance of plugin " + v.spec().plugin()));
+        return Result.requeueAfter(NO_ROUTE_RECHECK);
+      }
+      // A node gone for good may have no instance left: unpublish by the node name (the plugin's id for it
+      // is the node name for our plugins; others treat an unknown node as already unpublished).
+      var csiNode = nodeId.orElse(c.claim().node());
+      var claim = c.claim();
+      return switch (c) {
+        case VolumePlan.Call.Publish p -> call(v, route.get(), CsiCall.ControllerPublishVolume,
+            "task " + claim.task() + " on " + claim.node(),
+            plugin -> plugin.controllerPublish(v.status().externalId(), csiNode, v.spec().accessMode(),
+                claim.mode() == VolumeClaim.Mode.Read)
+                .thenApply(ctx -> new CallOutcome.Published(claim.task(), claim.taskUid(), ctx)));
+        case VolumePlan.Call.Unpublish u -> call(v, route.get(), CsiCall.ControllerUnpublishVolume,
+            "task " + claim.task() + " on " + claim.node(),
+            plugin -> plugin.controllerUnpublish(v.status().externalId(), csiNode)
+                .thenApply(x -> new CallOutcome.Unpublished(claim.task(), claim.taskUid())));
+      };
+    }
+    if (v.metadata().isDeleting() && v.status().claims().isEmpty()) {
+      if (route.isEmpty()) {
+        return noRoute(v);
+      }
+      return call(v, route.get(), CsiCall.DeleteVolume, "volume " + name,
+          p -> p.deleteVolume(v.status().externalId()).thenApply(x -> new CallOutcome.Deleted()));
+    }
+    var phase = v.metadata().isDeleting() ? VolumePhase.Deleting : VolumePhase.Available;
+    if (v.status().phase() != phase) {
+      write(v, v.status(), phase);
+    }
+    return Result.done();
+  }
+
+  private Optional<Node> node(String name) {
+    return informers.nodes().cache().get(name);
+  }
+
+  /** The plugin's info, or empty after starting to learn it (the volume is enqueued when it arrives). */
+  private Optional<PluginInfo> info(String volume, ControllerRoute.Target target) {
+    var known = infos.get(target.instance().endpoint());
+    if (known != null) {
+      return Optional.of(known);
+    }
+    var mine = term;
+    inFlight.put(volume, mine);
+    CompletionStage<CallOutcome> stage;
+    try {
+      stage = connector.connect(target.node(), target.instance()).pluginInfo()
+          .thenApply(i -> new CallOutcome.Info(target.instance().endpoint(), i));
+    } catch (RuntimeException e) {
+      stage = java.util.concurrent.CompletableFuture.failedFuture(e);
+    }
+    finish(volume, mine, CsiCall.GetPluginInfo, "plugin " + target.instance().name() + " on " + target.node(), stage);
+    return Optional.empty();
+  }
+
+  /** Starts a destructive call through the serializer; its outcome comes back through the queue. */
+  private Result call(Volume v, ControllerRoute.Target target, CsiCall what, String detail,
+      Function<dev.quartermaster.csi.plugin.CsiPlugin, CompletionStage<CallOutcome>> body) {
+    var name = v.metadata().name();
+    var mine = term;
+    inFlight.put(name, mine);
+    LOG.debug("volume {}: {} ({}) through {} on {}", name, what, detail, target.instance().name(), target.node());
+    var stage = serializer.submit(v.spec().plugin(), () -> body.apply(connector.connect(target.node(), target.instance())));
+    finish(name, mine, what, detail, stage);
+    return Result.done();
+  }
+
+  private void finish(String volume, long mine, CsiCall what, String detail, CompletionStage<CallOutcome> stage) {
+    stage.whenComplete((o, err) -> {
+      if (term != mine) {
+        return;
+      }
+      outcomes.put(volume, err == null ? o : new CallOutcome.Failed(CsiException.of(what, err), detail));
+      inFlight.remove(volume);
+      loop.enqueue(volume);
+    });
+  }
+
+  /** Persists a finished call's outcome. */
+  private Result persist(Volume v, CallOutcome o) {
+    var s = v.status();
+    return switch (o) {
+      case CallOutcome.Info i -> {
+        infos.put(i.endpoint(), i.info());
+        loop.enqueue(v.metadata().name());
+        yield Result.done();
+      }
+      case CallOutcome.Created c -> {
+        write(v, new VolumeStatus(VolumePhase.Available, c.volume().volumeId(), c.volume().capacityBytes(), s.claims(),
+            Conditions.set(Conditions.set(s.conditions(), Conditions.of(READY, true, "Created",
+                "created in plugin " + v.spec().plugin() + " as " + c.volume().volumeId()), env.now()),
+                Conditions.of(CALLS, true, "Succeeded", "CreateVolume succeeded"), env.now())), VolumePhase.Available);
+        yield Result.done();
+      }
+      case CallOutcome.Published p -> {
+        var claims = s.claims().stream()
+            .map(c -> c.heldBy(p.task(), p.taskUid()) && c.state() == VolumeClaim.State.Taken ? c.attachedWith(p.context()) : c)
+            .toList();
+        write(v, s.withClaims(claims).withConditions(Conditions.set(s.conditions(),
+            Conditions.of(CALLS, true, "Succeeded", "ControllerPublishVolume for task " + p.task() + " succeeded"),
+            env.now())), s.phase());
+        yield Result.done();
+      }
+      case CallOutcome.Unpublished u -> {
+        var claims = s.claims().stream()
+            .map(c -> c.heldBy(u.task(), u.taskUid()) && c.state() == VolumeClaim.State.NodeDetached
+                ? c.withState(VolumeClaim.State.ControllerDetached) : c)
+            .toList();
+        write(v, s.withClaims(claims), s.phase());
+        yield Result.done();
+      }
+      case CallOutcome.Deleted d -> {
+        write(v, new VolumeStatus(VolumePhase.Deleting, "", 0, List.of(), s.conditions()), VolumePhase.Deleting);
+        yield Result.done();
+      }
+      case CallOutcome.Failed f -> {
+        var e = f.error();
+        LOG.info("volume {}: {} ({}) failed: {}", v.metadata().name(), e.call(), f.detail(), e.getMessage());
+        setCondition(v, Conditions.of(CALLS, false, e.call() + "Failed", e.call() + " (" + f.detail() + "): "
+            + e.code() + ": " + Optional.ofNullable(e.getMessage()).orElse("")));
+        yield e.code().retryable() ? Result.requeue() : Result.requeueAfter(RETRY_FAILED);
+      }
+    };
+  }
+
+  private Result noRoute(Volume v) {
+    setCondition(v, Conditions.of(CALLS, false, "NoController", "no healthy controller instance of plugin "
+        + v.spec().plugin() + " on a live node (`qm get plugins` lists the instances)"));
+    return Result.requeueAfter(NO_ROUTE_RECHECK);
+  }
+
+  private Result removeFinalizer(Volume v) {
+    var f = new ArrayList<>(v.metadata().finalizers());
+    if (f.remove(Volume.RELEASE_FINALIZER)) {
+      api.update(v.withMetadata(v.metadata().withFinalizers(f)));
+    }
+    return Result.done();
+  }
+
+  private void setCondition(Volume v, Condition c) {
+    var s = v.status();
+    if (!Conditions.has(s.conditions(), c)) {
+      api.updateStatus(v.withStatus(s.withConditions(Conditions.set(s.conditions(), c, env.now()))));
+    }
+  }
+
+  private void write(Volume v, VolumeStatus s, VolumePhase phase) {
+    var next = s.withPhase(phase);
+    if (!next.equals(v.status())) {
+      api.updateStatus(v.withStatus(next));
+    }
+  }
+
+  /** Tasks that may hold a claim now: bound, not finished, not being deleted. Oldest first, then by name. */
+  static List<Task> candidates(List<Task> tasks) {
+    return tasks.stream()
+        .filter(t -> t.spec().node().isPresent() && !t.status().phase().isFinished() && !t.metadata().isDeleting())
+        .sorted(Comparator.comparing((Task t) -> t.metadata().createdAt().orElse(java.time.Instant.EPOCH))
+            .thenComparing(t -> t.metadata().name()))
+        .toList();
+  }
+}
