@@ -15,6 +15,7 @@ import dev.quartermaster.control.volume.PluginConnector;
 import dev.quartermaster.control.volume.VolumeController;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.serial.KeyedSerializer;
+import dev.quartermaster.core.serial.Serializer;
 import dev.quartermaster.store.Store;
 import java.time.Duration;
 import java.util.List;
@@ -56,7 +57,8 @@ public final class ControlPlane implements AutoCloseable {
   private final VolumeController volumes;
   private final List<ControlLoop> loops;
 
-  private ControlPlane(ApiClient api, Store store, Env env, Options options, PluginConnector plugins) {
+  private ControlPlane(ApiClient api, Store store, Env env, Options options, PluginConnector plugins,
+      Serializer<String> volumeCalls) {
     this.elector = new LeaderElector(store, env, options.identity(), options.leader(), new LeaderElector.Callbacks() {
       @Override
       public void startedLeading(long epoch) {
@@ -75,7 +77,7 @@ public final class ControlPlane implements AutoCloseable {
     this.tasks = new TaskController(env, fenced, informers);
     this.scheduler = new TaskScheduler(env, fenced, informers);
     this.nodes = new NodeLifecycle(env, fenced, informers, options.heartbeatGrace());
-    this.volumes = new VolumeController(env, fenced, informers, plugins, new KeyedSerializer<>(env));
+    this.volumes = new VolumeController(env, fenced, informers, plugins, volumeCalls);
     this.loops = List.of(allocator.loop(), workloads.loop(), tasks.loop(), scheduler.loop(), nodes.loop(),
         volumes.loop());
   }
@@ -91,10 +93,16 @@ public final class ControlPlane implements AutoCloseable {
    * @param plugins how the volume controller reaches CSI plugins' controller services
    */
   public static ControlPlane start(ApiClient api, Store store, Env env, Options options, PluginConnector plugins) {
+    return start(api, store, env, options, plugins, new KeyedSerializer<>(env));
+  }
+
+  /** As above, with the volume controller's serializer of destructive calls given (the simulation's naive variants). */
+  public static ControlPlane start(ApiClient api, Store store, Env env, Options options, PluginConnector plugins,
+      Serializer<String> volumeCalls) {
     Objects.requireNonNull(api, "api");
     Objects.requireNonNull(store, "store");
     Objects.requireNonNull(env, "env");
-    var plane = new ControlPlane(api, store, env, options, plugins);
+    var plane = new ControlPlane(api, store, env, options, plugins, volumeCalls);
     plane.informers.start();
     plane.elector.start();
     return plane;

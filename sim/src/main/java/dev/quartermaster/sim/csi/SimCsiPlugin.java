@@ -123,7 +123,7 @@ public final class SimCsiPlugin implements CsiPlugin {
   public CompletionStage<Void> nodePublish(String volumeId, Map<String, String> publishContext, String stagingPath,
       String targetPath, AccessMode mode, boolean readOnly) {
     return later(CsiCall.NodePublishVolume, () -> {
-      storage.publish(volumeId, node, targetPath);
+      storage.publish(volumeId, node, targetPath, readOnly);
       return null;
     });
   }

@@ -37,7 +37,8 @@ public final class SimStorage {
   private final boolean detectOverlap;
   private final Map<String, Vol> volumes = new LinkedHashMap<>();
   private final Map<String, Set<String>> staged = new HashMap<>();
-  private final Map<String, Set<String>> published = new HashMap<>();
+  /** node|volume → target → read-only. */
+  private final Map<String, Map<String, Boolean>> published = new HashMap<>();
   private final List<Started> log = new ArrayList<>();
   private int inFlight;
   private long overlaps;
@@ -134,9 +135,9 @@ public final class SimStorage {
     staged.remove(node + "|" + id);
   }
 
-  void publish(String id, String node, String target) {
+  void publish(String id, String node, String target, boolean readOnly) {
     requireAttached(CsiCall.NodePublishVolume, id, node);
-    published.computeIfAbsent(node + "|" + id, k -> new TreeSet<>()).add(target);
+    published.computeIfAbsent(node + "|" + id, k -> new java.util.TreeMap<>()).put(target, readOnly);
   }
 
   void unpublish(String id, String node, String target) {
@@ -181,7 +182,28 @@ public final class SimStorage {
 
   /** Targets {@code id} is published to on {@code node}. */
   public Set<String> publishedOn(String node, String id) {
-    return Set.copyOf(published.getOrDefault(node + "|" + id, Set.of()));
+    return Set.copyOf(published.getOrDefault(node + "|" + id, Map.of()).keySet());
+  }
+
+  /** Every writable publication of {@code id}, as {@code node:target}. */
+  public List<String> writers(String id) {
+    var out = new ArrayList<String>();
+    published.forEach((k, targets) -> {
+      var parts = k.split("\\|", 2);
+      if (parts[1].equals(id)) {
+        targets.forEach((t, ro) -> {
+          if (!ro) {
+            out.add(parts[0] + ":" + t);
+          }
+        });
+      }
+    });
+    return out;
+  }
+
+  /** The plugin's id of the volume created under {@code name}, if any. */
+  public Optional<String> idOf(String name) {
+    return volumes.values().stream().filter(v -> v.name().equals(name)).map(Vol::id).findFirst();
   }
 
   public Set<String> volumeIds() {

@@ -3,7 +3,10 @@ package dev.quartermaster.sim.world;
 import dev.quartermaster.agent.host.NodeHost;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.core.env.Env;
+import dev.quartermaster.core.serial.KeyedSerializer;
+import dev.quartermaster.core.serial.Serializer;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.function.UnaryOperator;
 
 /**
@@ -13,10 +16,12 @@ import java.util.function.UnaryOperator;
  *
  * @param hostView what each agent is given of its machine
  * @param controllers starts the controllers of the one replica, returning what stops them
+ * @param volumeCalls the volume controller's per-plugin serializer of destructive calls
  */
-public record Variant(UnaryOperator<NodeHost> hostView, Optional<Controllers> controllers) {
+public record Variant(UnaryOperator<NodeHost> hostView, Optional<Controllers> controllers,
+    Function<Env, Serializer<String>> volumeCalls) {
   /** The real system. */
-  public static final Variant REAL = new Variant(host -> host, Optional.empty());
+  public static final Variant REAL = new Variant(host -> host, Optional.empty(), KeyedSerializer::new);
 
   /** Starts a set of controllers over {@code api}; the result stops them. */
   @FunctionalInterface
@@ -25,10 +30,14 @@ public record Variant(UnaryOperator<NodeHost> hostView, Optional<Controllers> co
   }
 
   public static Variant host(UnaryOperator<NodeHost> view) {
-    return new Variant(view, Optional.empty());
+    return new Variant(view, Optional.empty(), KeyedSerializer::new);
   }
 
   public static Variant controllers(Controllers controllers) {
-    return new Variant(host -> host, Optional.of(controllers));
+    return new Variant(host -> host, Optional.of(controllers), KeyedSerializer::new);
+  }
+
+  public static Variant volumeCalls(Function<Env, Serializer<String>> serializer) {
+    return new Variant(host -> host, Optional.empty(), serializer);
   }
 }
