@@ -26,9 +26,10 @@ import java.util.function.Supplier;
  * <ul>
  *   <li><b>One at a time, FIFO per key.</b> A key's <i>slot</i> is held from the moment a call is
  *       granted it until the stage that call returned completes. Calls for one key are granted the
- *       slot, and started, in the order in which {@link #submit} returned for them, skipping calls
- *       abandoned or failed by {@link #close} before they started. Calls for different keys never
- *       wait for each other. Keys are compared with {@code equals}.
+ *       slot, and started, in the order in which their {@link #submit}s took effect (one that
+ *       returned before another was called took effect first), skipping calls abandoned or failed
+ *       by {@link #close} before they started. Calls for different keys never wait for each
+ *       other. Keys are compared with {@code equals}.
  *   <li><b>Starting.</b> A call is started (its supplier called) in its own {@link Env#execute}
  *       task, both when {@code submit} finds the key idle and when the previous call's stage
  *       completes; never inside {@code submit}, {@code cancel} or {@code close}, and never on the
