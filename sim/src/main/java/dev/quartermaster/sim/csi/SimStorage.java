@@ -185,6 +185,17 @@ public final class SimStorage {
     return Set.copyOf(published.getOrDefault(node + "|" + id, Map.of()).keySet());
   }
 
+  /** Every target published on {@code node}, of any volume. */
+  public Set<String> publishedOn(String node) {
+    var out = new TreeSet<String>();
+    published.forEach((k, targets) -> {
+      if (k.startsWith(node + "|")) {
+        out.addAll(targets.keySet());
+      }
+    });
+    return out;
+  }
+
   /** Every writable publication of {@code id}, as {@code node:target}. */
   public List<String> writers(String id) {
     var out = new ArrayList<String>();

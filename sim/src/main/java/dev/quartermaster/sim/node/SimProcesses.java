@@ -32,8 +32,12 @@ public final class SimProcesses implements TaskHost {
   public static final Duration RUN_TIME = Duration.ofSeconds(5);
   private static final int KILLED = 128 + 9;
 
-  /** One process: which task incarnation started it and which devices (claim uid → device) it opened. */
-  public record Proc(long pid, String task, Map<String, List<String>> devices, RuntimeTask handle) {
+  /**
+   * One process: which task started it, which devices (claim uid → device) it opened, and the
+   * volume paths it was given ({@code QM_VOLUME_*}).
+   */
+  public record Proc(long pid, String task, Map<String, List<String>> devices, List<String> volumePaths,
+      RuntimeTask handle) {
     public boolean alive() {
       return !(handle.state() instanceof TaskState.Finished);
     }
@@ -124,7 +128,9 @@ public final class SimProcesses implements TaskHost {
     }
     Proc proc;
     synchronized (this) {
-      proc = new Proc(nextPid++, launch.name(), devices, handle);
+      var volumePaths = launch.env().entrySet().stream().filter(e -> e.getKey().startsWith("QM_VOLUME_"))
+          .map(Map.Entry::getValue).sorted().toList();
+      proc = new Proc(nextPid++, launch.name(), devices, volumePaths, handle);
       procs.put(proc.pid(), proc);
     }
     var opened = new ArrayList<String>();

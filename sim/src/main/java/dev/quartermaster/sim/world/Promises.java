@@ -5,6 +5,8 @@ import dev.quartermaster.api.claim.PrepareState;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.control.cluster.Labels;
+import dev.quartermaster.api.volume.VolumeClaim;
+import dev.quartermaster.api.volume.VolumeSpec.AccessMode;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -25,6 +27,11 @@ import java.util.Set;
  *   <li>I4: no task of a workload group is created while the group already has as many live tasks
  *       as the newest spec's replicas; no Running task that the newest spec still wants is deleted
  *       by a controller (operator deletions are told to {@link #operatorDeleted}).
+ *   <li>I5: no single-writer volume has two write claims in the store, nor two writable
+ *       publications in the storage system; no single-node volume is claimed from, or attached to,
+ *       two nodes; no two destructive controller calls overlap on the plugin.
+ *   <li>I2 for volumes: every live process of a task that uses volumes has each of them published
+ *       on its node.
  *   <li>I6: every claim a node acknowledged as prepared and has not released is still in its
  *       ledger after the agent crashed and came back ({@link #beforeCrash}, {@link #afterRestart}).
  * </ul>
@@ -52,7 +59,50 @@ final class Promises {
       processes(n, out);
     }
     bounded(out);
+    volumes(out);
     return out;
+  }
+
+  private void volumes(List<String> out) {
+    var storage = world.storage();
+    if (storage.overlaps() > 0) {
+      out.add("I5 plugin " + storage.plugin() + ": " + storage.overlaps() + " destructive calls overlapped");
+    }
+    for (var v : world.view().volumes()) {
+      var mode = v.spec().accessMode();
+      boolean singleWriter = mode != AccessMode.MultiNodeMultiWriter;
+      boolean singleNode = mode == AccessMode.SingleNodeWriter || mode == AccessMode.SingleNodeReaderOnly;
+      var writers = v.status().claims().stream().filter(c -> c.mode() == VolumeClaim.Mode.Write).toList();
+      if (singleWriter && writers.size() > 1) {
+        out.add("I5 store: volume " + v.metadata().name() + " (" + mode + ") has write claims of " + writers);
+      }
+      var nodes = v.status().claims().stream().map(VolumeClaim::node).distinct().toList();
+      if (singleNode && nodes.size() > 1) {
+        out.add("I5 store: volume " + v.metadata().name() + " (" + mode + ") is claimed from " + nodes);
+      }
+      if (v.status().externalId().isEmpty()) {
+        continue;
+      }
+      var published = storage.writers(v.status().externalId());
+      if (singleWriter && published.size() > 1) {
+        out.add("I5 storage: volume " + v.metadata().name() + " (" + mode + ") is published writable at " + published);
+      }
+      var attached = storage.attachedTo(v.status().externalId());
+      if (singleNode && attached.size() > 1) {
+        out.add("I5 storage: volume " + v.metadata().name() + " (" + mode + ") is attached to " + attached);
+      }
+    }
+    for (var n : world.nodes()) {
+      var published = storage.publishedOn(n.name);
+      for (var p : n.host.tasks().alive()) {
+        for (var path : p.volumePaths()) {
+          if (!published.contains(path)) {
+            out.add("I2 on " + n.name + ": pid " + p.pid() + " (task " + p.task() + ") runs with volume path " + path
+                + ", which is not published there");
+          }
+        }
+      }
+    }
   }
 
   private void storeExclusive(List<String> out) {

@@ -9,6 +9,7 @@ import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.sim.CommitListener;
 import dev.quartermaster.store.StoreEvent;
+import dev.quartermaster.api.volume.Volume;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -23,6 +24,7 @@ final class StoreView implements CommitListener {
   private final Map<String, ResourceClaim> claims = new TreeMap<>();
   private final Map<String, Task> tasks = new TreeMap<>();
   private final Map<String, Workload> workloads = new TreeMap<>();
+  private final Map<String, Volume> volumes = new TreeMap<>();
 
   @Override
   public void committed(long revision, List<StoreEvent> changes) {
@@ -31,6 +33,7 @@ final class StoreView implements CommitListener {
       apply(key, e, Kinds.RESOURCE_CLAIM, claims);
       apply(key, e, Kinds.TASK, tasks);
       apply(key, e, Kinds.WORKLOAD, workloads);
+      apply(key, e, Kinds.VOLUME, volumes);
     }
   }
 
@@ -58,5 +61,9 @@ final class StoreView implements CommitListener {
 
   Collection<Workload> workloads() {
     return workloads.values();
+  }
+
+  Collection<Volume> volumes() {
+    return volumes.values();
   }
 }

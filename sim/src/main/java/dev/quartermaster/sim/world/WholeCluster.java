@@ -22,6 +22,7 @@ import dev.quartermaster.store.registry.ObjectRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import dev.quartermaster.sim.csi.SimStorage;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -41,6 +42,7 @@ import java.util.function.UnaryOperator;
 public final class WholeCluster {
   static final Duration HEARTBEAT = Duration.ofSeconds(10);
   static final Duration GRACE = NodeLifecycle.DEFAULT_GRACE;
+  public static final String PLUGIN = "hostpath.csi.quartermaster.dev";
 
   /** One node: the machine, the agent running on it (if any), and its connection. */
   static final class NodeSlot {
@@ -78,6 +80,8 @@ public final class WholeCluster {
   private final Variant variant;
   private final Map<String, NodeSlot> nodes = new LinkedHashMap<>();
   private final List<Replica> replicas = new ArrayList<>();
+  /** The storage system behind the one CSI plugin every node runs (overlap-detecting, as the hostpath plugin can be). */
+  private final SimStorage storage = new SimStorage(PLUGIN, true);
   private int replicaCount;
 
   /** @param variant the real system, or one with a naive piece plugged in */
@@ -129,6 +133,10 @@ public final class WholeCluster {
   /** The store's true state of claims, tasks and workloads (no cache, no decoding per look). */
   StoreView view() {
     return view;
+  }
+
+  public SimStorage storage() {
+    return storage;
   }
 
   List<NodeSlot> nodes() {
