@@ -158,7 +158,8 @@ public final class SimCluster {
     while (true) {
       var w = api.get(Kinds.WORKLOAD, name).orElseThrow();
       var g = w.spec().groups().getFirst();
-      var scaled = new WorkerGroup(g.name(), replicas, g.template(), g.claimTemplates(), g.restartPolicy());
+      var scaled = new WorkerGroup(g.name(), replicas, g.template(), g.claimTemplates(), g.restartPolicy(),
+          g.volumeClaimTemplates(), g.volumeRetention());
       try {
         api.update(w.withSpec(new WorkloadSpec(List.of(scaled), w.spec().computeDomain())));
         return;

@@ -9,6 +9,7 @@ import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.node.Node;
+import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.core.env.Env;
@@ -21,13 +22,13 @@ import java.util.Optional;
  * indexes the controllers look things up by.
  */
 public final class Informers {
-  /** Tasks and claims by {@code <workload>/<group>}. */
+  /** Tasks, claims and volumes by {@code <workload>/<group>}. */
   public static final String BY_GROUP = "group";
   /** Tasks by node name; claims by allocated node; slices by node. */
   public static final String BY_NODE = "node";
   /** Claims by owner name (the task). */
   public static final String BY_OWNER = "owner";
-  /** Tasks by workload name. */
+  /** Tasks and volumes by workload name. */
   public static final String BY_WORKLOAD = "workload";
   /** Claims by uid. */
   public static final String BY_UID = "uid";
@@ -43,6 +44,7 @@ public final class Informers {
   private final Informer<ResourceClaim> claims;
   private final Informer<Workload> workloads;
   private final Informer<Task> tasks;
+  private final Informer<Volume> volumes;
 
   public Informers(Env env, ApiClient api) {
     nodes = base(env, api, Kinds.NODE).build();
@@ -62,6 +64,10 @@ public final class Informers {
         .index(BY_WORKLOAD, t -> Optional.ofNullable(t.metadata().labels().get(Labels.WORKLOAD)).map(List::of).orElse(List.of()))
         .index(BY_NODE, t -> t.spec().node().map(List::of).orElse(List.of()))
         .index(BY_CLAIM, t -> t.spec().claims())
+        .build();
+    volumes = base(env, api, Kinds.VOLUME)
+        .index(BY_GROUP, v -> groupOf(v))
+        .index(BY_WORKLOAD, v -> Optional.ofNullable(v.metadata().labels().get(Labels.WORKLOAD)).map(List::of).orElse(List.of()))
         .build();
   }
 
@@ -92,7 +98,7 @@ public final class Informers {
   }
 
   private List<Informer<?>> all() {
-    return List.of(nodes, nodeAllocations, slices, deviceClasses, claims, workloads, tasks);
+    return List.of(nodes, nodeAllocations, slices, deviceClasses, claims, workloads, tasks, volumes);
   }
 
   public Informer<Node> nodes() {
@@ -121,5 +127,9 @@ public final class Informers {
 
   public Informer<Task> tasks() {
     return tasks;
+  }
+
+  public Informer<Volume> volumes() {
+    return volumes;
   }
 }
