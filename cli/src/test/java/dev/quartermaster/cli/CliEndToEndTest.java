@@ -204,6 +204,31 @@ class CliEndToEndTest {
   }
 
   @Test
+  void getVolumesAndPlugins() {
+    run("apply", "-f", "examples/volumes.yaml");
+    var node = registry.create(new dev.quartermaster.api.node.Node(dev.quartermaster.api.meta.ObjectMeta.named("node-1"),
+        null, null));
+    registry.updateStatus(node.withStatus(dev.quartermaster.api.node.NodeStatus.EMPTY.withPlugins(List.of(
+        new dev.quartermaster.api.node.PluginInstance("hostpath.csi.quartermaster.dev", "unix:///run/qm/csi/hostpath.sock",
+            "0.3.0", java.util.Set.of(dev.quartermaster.api.node.PluginRole.Node), true, "", "node-1")))));
+
+    var volumes = run("get", "volumes");
+    var plugins = run("get", "plugins");
+    var onNode = run("get", "plugins", "node-1", "-o", "wide");
+    var yaml = run("get", "plugins", "-o", "yaml");
+
+    assertThat(volumes.outLines().getFirst()).matches("NAME +PLUGIN +CAPACITY +ACCESS +CLAIMS +PHASE +AGE");
+    assertThat(volumes.outLines().get(1)).matches("dataset +hostpath.csi.quartermaster.dev +1Gi +MultiNodeReaderOnly +0/0 +Pending +.*");
+    assertThat(plugins.exit()).as(plugins.err()).isZero();
+    assertThat(plugins.outLines()).containsExactly(
+        "NAME                             NODE     ROLES   VERSION   HEALTHY   ENDPOINT",
+        "hostpath.csi.quartermaster.dev   node-1   Node    0.3.0     yes       unix:///run/qm/csi/hostpath.sock");
+    assertThat(onNode.outLines().getFirst()).endsWith("CSI-NODE-ID");
+    assertThat(yaml.exit()).isEqualTo(2);
+    assertThat(yaml.err()).contains("qm get nodes -o yaml");
+  }
+
+  @Test
   void jsonOfSeveralObjectsIsOneListObject() throws IOException {
     run("apply", "-f", "examples/deviceclass.yaml");
 
