@@ -73,6 +73,8 @@ public final class WorkloadController {
   private final SlotVolumes slotVolumes;
   /** Task names a create found held by a task we do not own → the workload that wants the name. */
   private final Map<String, String> takenBy = new ConcurrentHashMap<>();
+  /** The same for slot volume names (a hand-made volume carries no label naming us). */
+  private final Map<String, String> volumeTakenBy = new ConcurrentHashMap<>();
 
   public WorkloadController(Env env, ApiClient api, Informers informers, Duration expectationBound) {
     this(env, api, informers, expectationBound, RestartBackoff.DEFAULT);
@@ -140,6 +142,7 @@ public final class WorkloadController {
       @Override
       public void onDelete(Volume v) {
         enqueueWorkloadOf(v);
+        Optional.ofNullable(volumeTakenBy.remove(v.metadata().name())).ifPresent(loop::enqueue);
       }
     });
     informers.claims().addHandler(new EventHandler<>() {
@@ -291,6 +294,7 @@ public final class WorkloadController {
           continue;
         }
         case SlotVolumes.Outcome.Taken t -> {
+          volumeTakenBy.put(t.volume(), w.metadata().name());
           problems.add(volumeTaken(group.name(), t.volume(), t.holder()));
           continue;
         }
