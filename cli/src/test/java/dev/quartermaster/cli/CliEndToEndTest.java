@@ -225,7 +225,7 @@ class CliEndToEndTest {
         "hostpath.csi.quartermaster.dev   node-1   Node    0.3.0     yes       unix:///run/qm/csi/hostpath.sock");
     assertThat(onNode.outLines().getFirst()).endsWith("CSI-NODE-ID");
     assertThat(yaml.exit()).isEqualTo(2);
-    assertThat(yaml.err()).contains("qm get nodes -o yaml");
+    assertThat(yaml.err()).contains("plugins take no -o yaml").contains("qm get nodes -o yaml");
   }
 
   @Test

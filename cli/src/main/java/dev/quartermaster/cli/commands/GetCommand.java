@@ -32,6 +32,9 @@ import picocli.CommandLine.Spec;
 /** {@code qm get KIND [NAME]}: shows objects as a table or as documents, and with {@code -w} follows their changes. */
 @Command(name = "get", mixinStandardHelpOptions = true, versionProvider = VersionInfo.class, description = "Show objects of one kind.")
 public final class GetCommand implements Callable<Integer> {
+  /** What {@code qm get plugins} answers to: plugins are no kind, they are read from each node's status. */
+  private static final Set<String> PLUGINS = Set.of("plugin", "plugins");
+
   private final CliEnvironment env;
 
   @Spec
@@ -98,20 +101,18 @@ public final class GetCommand implements Callable<Integer> {
     printer.printList(items);
   }
 
-  /** What {@code qm get plugins} answers to: plugins are no kind, they are read from each node's status. */
-  private static final Set<String> PLUGINS = Set.of("plugin", "plugins");
-
   /** {@code qm get plugins [NODE]}: one row per plugin instance, across nodes (or on NODE). */
   private int plugins() {
-    if (watch || selector != null || !output.isTable()) {
-      throw new ParameterException(spec.commandLine(), "plugins take no --watch, --selector or -o "
-          + output.name().toLowerCase(Locale.ROOT) + "; they are part of each node's status: qm get nodes -o yaml");
+    var unsupported = watch ? "--watch" : selector != null ? "--selector"
+        : !output.isTable() ? "-o " + output.name().toLowerCase(Locale.ROOT) : "";
+    if (!unsupported.isEmpty()) {
+      throw new ParameterException(spec.commandLine(), "plugins take no " + unsupported
+          + " (table and wide only); they are part of each node's status: qm get nodes -o yaml");
     }
     try (var connection = client.connect(env)) {
       var api = connection.api();
       var nodes = name == null ? api.list(Kinds.NODE).items()
-          : List.of(api.get(Kinds.NODE, name)
-              .orElseThrow(() -> notFound(Kinds.NODE, name)));
+          : List.of(api.get(Kinds.NODE, name).orElseThrow(() -> notFound(Kinds.NODE, name)));
       var table = PluginTable.of(nodes, output == OutputFormat.WIDE);
       if (table.rows().isEmpty()) {
         spec.commandLine().getErr().println("No plugins found." + (nodes.isEmpty() ? "" : " (No node's agent reports a CSI plugin.)"));
