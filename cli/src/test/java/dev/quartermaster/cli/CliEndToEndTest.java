@@ -9,6 +9,11 @@ import dev.quartermaster.api.claim.Allocation.AllocatedDevice;
 import dev.quartermaster.api.claim.ResourceClaimStatus;
 import dev.quartermaster.api.codec.ObjectCodec;
 import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.meta.ObjectMeta;
+import dev.quartermaster.api.node.Node;
+import dev.quartermaster.api.node.NodeStatus;
+import dev.quartermaster.api.node.PluginInstance;
+import dev.quartermaster.api.node.PluginRole;
 import dev.quartermaster.cli.apply.ManifestReader;
 import dev.quartermaster.cli.config.ApiConnector;
 import dev.quartermaster.core.env.SystemEnv;
@@ -26,6 +31,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -206,11 +212,11 @@ class CliEndToEndTest {
   @Test
   void getVolumesAndPlugins() {
     run("apply", "-f", "examples/volumes.yaml");
-    var node = registry.create(new dev.quartermaster.api.node.Node(dev.quartermaster.api.meta.ObjectMeta.named("node-1"),
+    var node = registry.create(new Node(ObjectMeta.named("node-1"),
         null, null));
-    registry.updateStatus(node.withStatus(dev.quartermaster.api.node.NodeStatus.EMPTY.withPlugins(List.of(
-        new dev.quartermaster.api.node.PluginInstance("hostpath.csi.quartermaster.dev", "unix:///run/qm/csi/hostpath.sock",
-            "0.3.0", java.util.Set.of(dev.quartermaster.api.node.PluginRole.Node), true, "", "node-1")))));
+    registry.updateStatus(node.withStatus(NodeStatus.EMPTY.withPlugins(List.of(
+        new PluginInstance("hostpath.csi.quartermaster.dev", "unix:///run/qm/csi/hostpath.sock",
+            "0.3.0", Set.of(PluginRole.Node), true, "", "node-1")))));
 
     var volumes = run("get", "volumes");
     var plugins = run("get", "plugins");

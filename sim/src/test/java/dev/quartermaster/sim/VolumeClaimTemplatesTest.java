@@ -2,6 +2,7 @@ package dev.quartermaster.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quartermaster.api.client.LabelSelector;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
@@ -26,6 +27,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -171,9 +173,9 @@ class VolumeClaimTemplatesTest {
   }
 
   /** Runs until {@code done}, noting in {@code missing} any task that names a template volume not in the store. */
-  private static boolean run(SimCluster c, AtomicReference<String> missing, java.util.function.BooleanSupplier done) {
+  private static boolean run(SimCluster c, AtomicReference<String> missing, BooleanSupplier done) {
     return c.runUntil(() -> {
-      for (var t : c.api().list(Kinds.TASK, dev.quartermaster.api.client.LabelSelector.ALL).items()) {
+      for (var t : c.api().list(Kinds.TASK, LabelSelector.ALL).items()) {
         for (var u : t.spec().volumes()) {
           if (volume(c, u.name()).isEmpty() && !t.metadata().isDeleting()) {
             missing.compareAndSet(null, t.metadata().name() + " -> " + u.name());
@@ -185,7 +187,7 @@ class VolumeClaimTemplatesTest {
   }
 
   private static long tasks(SimCluster c) {
-    return c.api().list(Kinds.TASK, dev.quartermaster.api.client.LabelSelector.ALL).items().stream()
+    return c.api().list(Kinds.TASK, LabelSelector.ALL).items().stream()
         .filter(t -> !t.metadata().isDeleting()).count();
   }
 

@@ -5,6 +5,7 @@ import dev.quartermaster.api.workload.TaskTemplate;
 import dev.quartermaster.api.workload.WorkerGroup;
 import dev.quartermaster.api.workload.WorkloadSpec;
 import dev.quartermaster.api.volume.VolumeUse;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -86,7 +87,7 @@ final class WorkloadRules {
   /** Each volume used once, and each seen by its own name ({@code $QM_VOLUME_<MOUNTAS>}). */
   private static void volumeUses(String field, List<VolumeUse> uses, Violations v) {
     v.uniqueDnsLabels(field, uses.stream().map(VolumeUse::name).toList());
-    var seen = new java.util.HashMap<String, Integer>();
+    var seen = new HashMap<String, Integer>();
     for (int i = 0; i < uses.size(); i++) {
       var u = uses.get(i);
       if (!u.mountAs().equals(u.name())) { // a name's own rule covers the default

@@ -15,6 +15,7 @@ import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.control.cluster.Labels;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -89,7 +90,7 @@ final class SlotVolumes {
         if (owner.get().kind().equals(Kinds.WORKLOAD.name()) && owner.get().name().equals(w.metadata().name())) {
           return new Outcome.Waiting(name); // the earlier workload's cascade deletes or releases it
         }
-        return new Outcome.Taken(name, owner.get().kind().toLowerCase(java.util.Locale.ROOT) + "/" + owner.get().name());
+        return new Outcome.Taken(name, owner.get().kind().toLowerCase(Locale.ROOT) + "/" + owner.get().name());
       }
       uses.add(new VolumeUse(name, false, template.name()));
     }

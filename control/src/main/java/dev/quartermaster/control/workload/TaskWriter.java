@@ -20,6 +20,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -116,7 +117,7 @@ final class TaskWriter {
     var claims = group.claimTemplates().stream().map(c -> TaskNames.claim(name, c.name())).toList();
     var meta = ObjectMeta.named(name).withLabels(labels).withOwner(OwnerReference.of(w))
         .withFinalizers(List.of(Labels.CLAIMS_FINALIZER));
-    var volumes = java.util.stream.Stream.concat(tmpl.volumes().stream(), slotVolumes.stream()).toList();
+    var volumes = Stream.concat(tmpl.volumes().stream(), slotVolumes.stream()).toList();
     var spec = new TaskSpec(Optional.empty(), tmpl.command(), tmpl.env(), claims, volumes, tmpl.runtime(),
         tmpl.image(), attempt, tmpl.onDeviceLoss());
     try {

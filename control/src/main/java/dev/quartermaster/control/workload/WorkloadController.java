@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -377,7 +378,7 @@ public final class WorkloadController {
     }
     // A removed group's volumes go once its tasks are: judged on a live list, as no gate covers a
     // group the spec no longer has (rare: only when such volumes are cached).
-    var removed = new java.util.TreeSet<String>();
+    var removed = new TreeSet<String>();
     informers.volumes().cache().byIndex(Informers.BY_WORKLOAD, w.metadata().name()).stream()
         .map(v -> v.metadata().labels().getOrDefault(Labels.GROUP, ""))
         .filter(g -> !groups.contains(g)).forEach(removed::add);
