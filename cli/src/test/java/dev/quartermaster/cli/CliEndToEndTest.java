@@ -9,6 +9,11 @@ import dev.quartermaster.api.claim.Allocation.AllocatedDevice;
 import dev.quartermaster.api.claim.ResourceClaimStatus;
 import dev.quartermaster.api.codec.ObjectCodec;
 import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.meta.ObjectMeta;
+import dev.quartermaster.api.node.Node;
+import dev.quartermaster.api.node.NodeStatus;
+import dev.quartermaster.api.node.PluginInstance;
+import dev.quartermaster.api.node.PluginRole;
 import dev.quartermaster.cli.apply.ManifestReader;
 import dev.quartermaster.cli.config.ApiConnector;
 import dev.quartermaster.core.env.SystemEnv;
@@ -26,6 +31,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -201,6 +207,31 @@ class CliEndToEndTest {
     assertThat(empty.exit()).isZero();
     assertThat(empty.out()).isEmpty();
     assertThat(empty.err()).isEqualTo("No tasks found.\n");
+  }
+
+  @Test
+  void getVolumesAndPlugins() {
+    run("apply", "-f", "examples/volumes.yaml");
+    var node = registry.create(new Node(ObjectMeta.named("node-1"),
+        null, null));
+    registry.updateStatus(node.withStatus(NodeStatus.EMPTY.withPlugins(List.of(
+        new PluginInstance("hostpath.csi.quartermaster.dev", "unix:///run/qm/csi/hostpath.sock",
+            "0.3.0", Set.of(PluginRole.Node), true, "", "node-1")))));
+
+    var volumes = run("get", "volumes");
+    var plugins = run("get", "plugins");
+    var onNode = run("get", "plugins", "node-1", "-o", "wide");
+    var yaml = run("get", "plugins", "-o", "yaml");
+
+    assertThat(volumes.outLines().getFirst()).matches("NAME +PLUGIN +CAPACITY +ACCESS +CLAIMS +PHASE +AGE");
+    assertThat(volumes.outLines().get(1)).matches("dataset +hostpath.csi.quartermaster.dev +1Gi +MultiNodeReaderOnly +0/0 +Pending +.*");
+    assertThat(plugins.exit()).as(plugins.err()).isZero();
+    assertThat(plugins.outLines()).containsExactly(
+        "NAME                             NODE     ROLES   VERSION   HEALTHY   ENDPOINT",
+        "hostpath.csi.quartermaster.dev   node-1   Node    0.3.0     yes       unix:///run/qm/csi/hostpath.sock");
+    assertThat(onNode.outLines().getFirst()).endsWith("CSI-NODE-ID");
+    assertThat(yaml.exit()).isEqualTo(2);
+    assertThat(yaml.err()).contains("plugins take no -o yaml").contains("qm get nodes -o yaml");
   }
 
   @Test

@@ -5,6 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.validation.ObjectValidator;
+import dev.quartermaster.api.volume.Volume;
+import dev.quartermaster.api.volume.VolumeSpec;
+import dev.quartermaster.api.volume.VolumeUse;
+import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.cli.apply.ManifestReader;
 import java.nio.file.Path;
 import java.util.List;
@@ -35,5 +39,27 @@ class ExamplesTest {
         .map(m -> m.object().kind().name()).collect(Collectors.toSet());
 
     assertThat(kinds).containsExactlyInAnyOrderElementsOf(Kinds.ALL.stream().map(Kind::name).toList());
+  }
+
+  /** examples/volumes.yaml: parsed and validated only; running it is the integration tests' work. */
+  @Test
+  void theVolumesExampleHasASharedReadOnlyDatasetAndAScratchVolumePerWorker() {
+    var env = TestEnvironments.of(Map.of(), REPO, REPO);
+    var manifests = new ManifestReader(env).read(List.of("examples/volumes.yaml"));
+
+    assertThat(manifests).extracting(m -> m.object().kind().name()).containsExactly("Volume", "Workload");
+    manifests.forEach(m -> assertThat(ObjectValidator.validate(m.object())).as(m.where()).isEmpty());
+    var dataset = (Volume) manifests.get(0).object();
+    assertThat(dataset.spec().accessMode()).isEqualTo(VolumeSpec.AccessMode.MultiNodeReaderOnly);
+    assertThat(dataset.spec().capacityBytes()).isEqualTo(1L << 30);
+    var group = ((Workload) manifests.get(1).object()).spec().groups().getFirst();
+    assertThat(group.replicas()).isEqualTo(3);
+    assertThat(group.template().volumes()).containsExactly(VolumeUse.reader("dataset"));
+    assertThat(group.volumeClaimTemplates()).singleElement().satisfies(t -> {
+      assertThat(t.name()).isEqualTo("scratch");
+      assertThat(t.spec().capacityBytes()).isEqualTo(100L << 20);
+      assertThat(t.spec().accessMode()).isEqualTo(VolumeSpec.AccessMode.SingleNodeWriter);
+    });
+    assertThat(String.join(" ", group.template().command())).contains("$QM_VOLUME_SCRATCH").contains("$QM_VOLUME_DATASET");
   }
 }

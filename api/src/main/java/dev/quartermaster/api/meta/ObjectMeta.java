@@ -79,6 +79,11 @@ public record ObjectMeta(
     return new ObjectMeta(name, uid, revision, generation, labels, createdAt, deletedAt, finalizers, Optional.of(o));
   }
 
+  /** This metadata with no owner: the object outlives what owned it (e.g. a retained volume). */
+  public ObjectMeta withoutOwner() {
+    return new ObjectMeta(name, uid, revision, generation, labels, createdAt, deletedAt, finalizers, Optional.empty());
+  }
+
   @com.fasterxml.jackson.annotation.JsonIgnore
   public boolean isDeleting() {
     return deletedAt.isPresent();

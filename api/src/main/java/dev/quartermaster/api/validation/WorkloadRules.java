@@ -2,8 +2,10 @@ package dev.quartermaster.api.validation;
 
 import dev.quartermaster.api.workload.TaskSpec;
 import dev.quartermaster.api.workload.TaskTemplate;
+import dev.quartermaster.api.workload.WorkerGroup;
 import dev.quartermaster.api.workload.WorkloadSpec;
 import dev.quartermaster.api.volume.VolumeUse;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -40,21 +42,61 @@ final class WorkloadRules {
             "claim names '" + claimName + "' would exceed 63 characters");
         ClaimRules.spec(at + ".claimTemplates[" + j + "].spec", c.spec(), v);
       }
+      volumeClaimTemplates(at, longestTask, g, v);
     }
     spec.computeDomain().ifPresent(d -> v.dnsLabel("spec.computeDomain", d));
+  }
+
+  /**
+   * A template's volumes are named {@code <task>-<template>} and seen by the template's name, so the
+   * name must fit a label and must not be the {@code mountAs} of one of the template's own volumes
+   * (two volumes behind one {@code $QM_VOLUME_} variable).
+   */
+  private static void volumeClaimTemplates(String at, String longestTask, WorkerGroup g, Violations v) {
+    var templates = g.volumeClaimTemplates();
+    v.uniqueDnsLabels(at + ".volumeClaimTemplates[*].name", templates.stream().map(t -> t.name()).toList());
+    var mounts = g.template().volumes().stream().map(VolumeUse::mountAs).toList();
+    for (int j = 0; j < templates.size(); j++) {
+      var t = templates.get(j);
+      var field = at + ".volumeClaimTemplates[" + j + "]";
+      var volumeName = longestTask + "-" + t.name();
+      v.check(volumeName.length() <= Names.MAX_LABEL, field + ".name",
+          "volume names '" + volumeName + "' would exceed 63 characters");
+      int clash = mounts.indexOf(t.name());
+      v.check(clash < 0, field + ".name", "must not be the mountAs of template.volumes[" + clash + "] ('"
+          + t.name() + "'): both would be seen by one name");
+      VolumeRules.spec(field + ".spec", t.spec(), v);
+      v.check(VolumeRules.WRITABLE.contains(t.spec().accessMode()), field + ".spec.accessMode",
+          "must allow a writer (SingleNodeWriter, MultiNodeSingleWriter or MultiNodeMultiWriter): each task writes its own volume");
+    }
   }
 
   static void task(TaskSpec spec, Violations v) {
     spec.node().ifPresent(n -> v.dnsLabel("spec.node", n));
     process("spec", spec.command(), spec.env(), spec.runtime(), spec.image(), v);
     v.uniqueDnsLabels("spec.claims", spec.claims());
-    v.uniqueDnsLabels("spec.volumes", spec.volumes().stream().map(VolumeUse::name).toList());
+    volumeUses("spec.volumes", spec.volumes(), v);
     v.check(spec.attempt() >= 0, "spec.attempt", "must be >= 0");
   }
 
   private static void template(String field, TaskTemplate t, Violations v) {
     process(field, t.command(), t.env(), t.runtime(), t.image(), v);
-    v.uniqueDnsLabels(field + ".volumes", t.volumes().stream().map(VolumeUse::name).toList());
+    volumeUses(field + ".volumes", t.volumes(), v);
+  }
+
+  /** Each volume used once, and each seen by its own name ({@code $QM_VOLUME_<MOUNTAS>}). */
+  private static void volumeUses(String field, List<VolumeUse> uses, Violations v) {
+    v.uniqueDnsLabels(field, uses.stream().map(VolumeUse::name).toList());
+    var seen = new HashMap<String, Integer>();
+    for (int i = 0; i < uses.size(); i++) {
+      var u = uses.get(i);
+      if (!u.mountAs().equals(u.name())) { // a name's own rule covers the default
+        v.dnsLabel(field + "[" + i + "].mountAs", u.mountAs());
+      }
+      var first = seen.putIfAbsent(u.mountAs(), i);
+      v.check(first == null || u.mountAs().isEmpty(), field + "[" + i + "].mountAs",
+          "must be unique, '" + u.mountAs() + "' is also the mountAs of " + field + "[" + first + "]");
+    }
   }
 
   private static void process(String field, List<String> command, Map<String, String> env, String runtime,

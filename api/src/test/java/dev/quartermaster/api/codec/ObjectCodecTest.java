@@ -14,7 +14,12 @@ import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.workload.DeviceLossPolicy;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.Workload;
+import dev.quartermaster.api.volume.VolumeSpec;
+import dev.quartermaster.api.volume.VolumeUse;
+import dev.quartermaster.api.workload.VolumeClaimTemplate;
+import dev.quartermaster.api.workload.VolumeRetention;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class ObjectCodecTest {
@@ -133,6 +138,40 @@ class ObjectCodecTest {
     assertThatThrownBy(() -> ObjectCodec.fromJson("{\"kind\":".getBytes(StandardCharsets.UTF_8)))
         .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.reason()).isEqualTo(Reason.BadRequest))
         .hasMessageContaining("malformed document");
+  }
+
+  @Test
+  void volumeUsesTakeABareNameOrAnObjectAndVolumeClaimTemplatesRoundTrip() {
+    var yaml = """
+        kind: Workload
+        metadata: {name: train}
+        spec:
+          groups:
+          - name: workers
+            replicas: 2
+            volumeRetention: Retain
+            template:
+              command: [x]
+              volumes: [data, {name: dataset, readOnly: true}, {name: logs-1, mountAs: logs}]
+            volumeClaimTemplates:
+            - name: scratch
+              spec: {plugin: hostpath.csi.quartermaster.dev, capacityBytes: 104857600, accessMode: SingleNodeWriter}
+        """;
+    var w = (Workload) ObjectCodec.fromYaml(yaml).getFirst();
+    var group = w.spec().groups().getFirst();
+    assertThat(group.template().volumes()).containsExactly(
+        VolumeUse.writer("data"), VolumeUse.reader("dataset"), new VolumeUse("logs-1", false, "logs"));
+    assertThat(group.volumeRetention()).isEqualTo(VolumeRetention.Retain);
+    assertThat(group.volumeClaimTemplates()).containsExactly(new VolumeClaimTemplate("scratch",
+        new VolumeSpec("hostpath.csi.quartermaster.dev", 104857600, VolumeSpec.AccessMode.SingleNodeWriter, Map.of())));
+    assertThat(ObjectCodec.fromJson(ObjectCodec.toJson(w))).isEqualTo(w);
+    assertThat(ObjectCodec.fromYaml(ObjectCodec.toYaml(w))).containsExactly(w);
+    var json = "{\"kind\":\"Task\",\"metadata\":{\"name\":\"t\"},\"spec\":{\"command\":[\"x\"],"
+        + "\"volumes\":[\"data\",{\"name\":\"dataset\",\"readOnly\":true}]}}";
+    var t = (Task) ObjectCodec.fromJson(json.getBytes(StandardCharsets.UTF_8));
+    assertThat(t.spec().volumes()).containsExactly(VolumeUse.writer("data"), VolumeUse.reader("dataset"));
+    assertThat(violation(yaml.replace("readOnly: true", "readOnly: maybe")).field())
+        .isEqualTo("spec.groups[0].template.volumes[1].readOnly");
   }
 
   private static Violation violation(String yaml) {

@@ -103,4 +103,68 @@ class ObjectValidatorTest {
         })
         .hasMessage("volume/v is invalid: spec.plugin: required; spec.capacityBytes: must be > 0");
   }
+
+  @Test
+  void aVolumeNamesEveryBadField() {
+    var v = parse("""
+        kind: Volume
+        metadata: {name: data}
+        spec:
+          plugin: Hostpath_CSI
+          capacityBytes: -1
+          accessMode: MultiNodeReaderOnly
+          parameters: {"bad key!": x, ok: "%s"}
+        """.formatted("x".repeat(1025)));
+    assertThat(ObjectValidator.validate(v)).containsExactlyInAnyOrder(
+        new Violation("spec.plugin", Names.DNS_SUBDOMAIN_RULE),
+        new Violation("spec.capacityBytes", "must be > 0"),
+        new Violation("spec.parameters.bad key!", "must be a qualified name"),
+        new Violation("spec.parameters.ok", "value must be at most 1024 characters"));
+    assertThat(ObjectValidator.validate(parse("""
+        kind: Volume
+        metadata: {name: data}
+        spec: {plugin: hostpath.csi.quartermaster.dev, capacityBytes: 1048576, accessMode: MultiNodeReaderOnly,
+               parameters: {csi.storage.k8s.io/fstype: ext4}}
+        """))).isEmpty();
+  }
+
+  @Test
+  void volumeClaimTemplatesAreCheckedLikeClaimTemplates() {
+    var w = parse("""
+        kind: Workload
+        metadata: {name: train}
+        spec:
+          groups:
+          - name: workers
+            replicas: 3
+            template:
+              command: [x]
+              volumes: [dataset, {name: shared, mountAs: scratch}, {name: other, mountAs: dataset}]
+            volumeClaimTemplates:
+            - {name: scratch, spec: {plugin: hostpath.csi.quartermaster.dev, capacityBytes: 1}}
+            - {name: scratch, spec: {plugin: hostpath.csi.quartermaster.dev, capacityBytes: 0}}
+            - {name: Logs, spec: {plugin: hostpath.csi.quartermaster.dev, capacityBytes: 1, accessMode: MultiNodeReaderOnly}}
+            - {name: %s, spec: {plugin: hostpath.csi.quartermaster.dev, capacityBytes: 1}}
+        """.formatted("l".repeat(50)));
+    var at = "spec.groups[0].volumeClaimTemplates";
+    assertThat(ObjectValidator.validate(w)).containsExactlyInAnyOrder(
+        new Violation("spec.groups[0].template.volumes[2].mountAs",
+            "must be unique, 'dataset' is also the mountAs of spec.groups[0].template.volumes[0]"),
+        new Violation(at + "[*].name[1]", "must be unique, 'scratch' appears twice"),
+        new Violation(at + "[*].name[2]", Names.DNS_LABEL_RULE),
+        new Violation(at + "[0].name", "must not be the mountAs of template.volumes[1] ('scratch'): both would be seen by one name"),
+        new Violation(at + "[1].name", "must not be the mountAs of template.volumes[1] ('scratch'): both would be seen by one name"),
+        new Violation(at + "[1].spec.capacityBytes", "must be > 0"),
+        new Violation(at + "[2].spec.accessMode",
+            "must allow a writer (SingleNodeWriter, MultiNodeSingleWriter or MultiNodeMultiWriter): each task writes its own volume"),
+        new Violation(at + "[3].name", "volume names 'train-workers-2-" + "l".repeat(50) + "' would exceed 63 characters"));
+  }
+
+  @Test
+  void aTasksVolumesAreSeenByDistinctNames() {
+    var t = parse("kind: Task\nmetadata: {name: t}\nspec: {command: [x], volumes: [a, {name: b, mountAs: a}, {name: c, mountAs: \"../x\"}]}\n");
+    assertThat(ObjectValidator.validate(t)).containsExactlyInAnyOrder(
+        new Violation("spec.volumes[1].mountAs", "must be unique, 'a' is also the mountAs of spec.volumes[0]"),
+        new Violation("spec.volumes[2].mountAs", Names.DNS_LABEL_RULE));
+  }
 }

@@ -7,14 +7,18 @@ import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
+import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.cli.CliEnvironment;
 import dev.quartermaster.cli.VersionInfo;
 import dev.quartermaster.cli.output.ObjectPrinter;
 import dev.quartermaster.cli.output.OutputFormat;
+import dev.quartermaster.cli.table.PluginTable;
 import dev.quartermaster.cli.watch.ListWatch;
 import dev.quartermaster.cli.watch.WatchSink;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.function.Predicate;
 import picocli.CommandLine.Command;
@@ -28,6 +32,9 @@ import picocli.CommandLine.Spec;
 /** {@code qm get KIND [NAME]}: shows objects as a table or as documents, and with {@code -w} follows their changes. */
 @Command(name = "get", mixinStandardHelpOptions = true, versionProvider = VersionInfo.class, description = "Show objects of one kind.")
 public final class GetCommand implements Callable<Integer> {
+  /** What {@code qm get plugins} answers to: plugins are no kind, they are read from each node's status. */
+  private static final Set<String> PLUGINS = Set.of("plugin", "plugins");
+
   private final CliEnvironment env;
 
   @Spec
@@ -36,7 +43,8 @@ public final class GetCommand implements Callable<Integer> {
   @Mixin
   private ClientOptions client = new ClientOptions();
 
-  @Parameters(index = "0", paramLabel = "KIND", description = "node, deviceslice, deviceclass, resourceclaim, workload, task, volume, computedomain (or plural or short name)")
+  @Parameters(index = "0", paramLabel = "KIND", description = "node, deviceslice, deviceclass, resourceclaim, workload, task, volume, computedomain (or plural or short name); "
+      + "or plugins: the CSI plugin instances the nodes' agents found")
   private String kindName;
 
   @Parameters(index = "1", arity = "0..1", paramLabel = "NAME", description = "one object's name")
@@ -57,6 +65,9 @@ public final class GetCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
+    if (PLUGINS.contains(kindName.toLowerCase(Locale.ROOT))) {
+      return plugins();
+    }
     var kind = KindNames.resolve(kindName);
     var target = Optional.ofNullable(name);
     var labels = Optional.ofNullable(selector);
@@ -88,6 +99,29 @@ public final class GetCommand implements Callable<Integer> {
       return;
     }
     printer.printList(items);
+  }
+
+  /** {@code qm get plugins [NODE]}: one row per plugin instance, across nodes (or on NODE). */
+  private int plugins() {
+    var unsupported = watch ? "--watch" : selector != null ? "--selector"
+        : !output.isTable() ? "-o " + output.name().toLowerCase(Locale.ROOT) : "";
+    if (!unsupported.isEmpty()) {
+      throw new ParameterException(spec.commandLine(), "plugins take no " + unsupported
+          + " (table and wide only); they are part of each node's status: qm get nodes -o yaml");
+    }
+    try (var connection = client.connect(env)) {
+      var api = connection.api();
+      var nodes = name == null ? api.list(Kinds.NODE).items()
+          : List.of(api.get(Kinds.NODE, name).orElseThrow(() -> notFound(Kinds.NODE, name)));
+      var table = PluginTable.of(nodes, output == OutputFormat.WIDE);
+      if (table.rows().isEmpty()) {
+        spec.commandLine().getErr().println("No plugins found." + (nodes.isEmpty() ? "" : " (No node's agent reports a CSI plugin.)"));
+        return 0;
+      }
+      spec.commandLine().getOut().print(table.render());
+      spec.commandLine().getOut().flush();
+    }
+    return 0;
   }
 
   private static ApiException notFound(Kind<?> kind, String name) {

@@ -15,7 +15,6 @@ import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.volume.Volume;
-import dev.quartermaster.api.volume.VolumeClaim;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.api.workload.WorkloadStatus.GroupStatus;
@@ -23,6 +22,7 @@ import dev.quartermaster.cli.format.Age;
 import dev.quartermaster.cli.format.Bytes;
 import dev.quartermaster.cli.format.ClaimState;
 import dev.quartermaster.cli.format.SelectorText;
+import dev.quartermaster.cli.format.VolumeState;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -111,9 +111,10 @@ public final class KindTables {
     return table(now, List.of(
             col("PLUGIN", (Volume v) -> v.spec().plugin()),
             col("CAPACITY", (Volume v) -> Bytes.human(v.spec().capacityBytes())),
-            col("MODE", (Volume v) -> v.spec().accessMode().name()),
-            col("CLAIMS", (Volume v) -> Long.toString(
-                v.status().claims().stream().filter(c -> c.state() != VolumeClaim.State.Free).count()))),
+            col("ACCESS", (Volume v) -> v.spec().accessMode().name()),
+            // readers/writers holding it, or letting it go
+            col("CLAIMS", VolumeState::claims),
+            col("PHASE", VolumeState::phase)),
         List.of(col("EXTERNAL-ID", (Volume v) -> v.status().externalId())));
   }
 

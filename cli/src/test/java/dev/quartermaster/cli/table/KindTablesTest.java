@@ -14,7 +14,10 @@ import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.node.NodeStatus;
 import dev.quartermaster.api.volume.Volume;
+import dev.quartermaster.api.volume.VolumeClaim;
+import dev.quartermaster.api.volume.VolumePhase;
 import dev.quartermaster.api.volume.VolumeSpec;
+import dev.quartermaster.api.volume.VolumeStatus;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.DeviceLossPolicy;
@@ -117,7 +120,32 @@ class KindTablesTest {
 
     var row = KindTables.of(Kinds.VOLUME, NOW).row(volume, false);
 
-    assertThat(row).containsExactly("datasets", "hostpath.csi.quartermaster.dev", "10Gi", "MultiNodeReaderOnly", "0", "30s");
+    assertThat(row).containsExactly("datasets", "hostpath.csi.quartermaster.dev", "10Gi", "MultiNodeReaderOnly", "0/0",
+        "Pending", "30s");
+  }
+
+  @Test
+  void volumesCountLiveReadersAndWritersAndShowUseBeforePhase() {
+    var spec = new VolumeSpec("hostpath.csi.quartermaster.dev", 1L << 30, VolumeSpec.AccessMode.MultiNodeReaderOnly, Map.of());
+    var available = new VolumeStatus(VolumePhase.Available, "vol-1", 1L << 30, List.of(), List.of());
+    var readers = available.withClaims(List.of(
+        new VolumeClaim("a", "node-1", VolumeClaim.Mode.Read, VolumeClaim.State.Taken),
+        new VolumeClaim("b", "node-2", VolumeClaim.Mode.Read, VolumeClaim.State.Taken),
+        new VolumeClaim("c", "node-2", VolumeClaim.Mode.Write, VolumeClaim.State.Free)));
+    var releasing = available.withClaims(List.of(
+        new VolumeClaim("a", "node-1", VolumeClaim.Mode.Read, VolumeClaim.State.Taken),
+        new VolumeClaim("w", "node-3", VolumeClaim.Mode.Write, VolumeClaim.State.NodeDetached)));
+    var volumes = List.of(new Volume(meta("idle", 5), spec, available), new Volume(meta("read", 5), spec, readers),
+        new Volume(meta("going", 5), spec, releasing));
+
+    var text = KindTables.of(Kinds.VOLUME, NOW).table(volumes, false).render();
+
+    assertThat(text).isEqualTo("""
+        NAME    PLUGIN                           CAPACITY   ACCESS                CLAIMS   PHASE       AGE
+        idle    hostpath.csi.quartermaster.dev   1Gi        MultiNodeReaderOnly   0/0      Available   5s
+        read    hostpath.csi.quartermaster.dev   1Gi        MultiNodeReaderOnly   2/0      InUse       5s
+        going   hostpath.csi.quartermaster.dev   1Gi        MultiNodeReaderOnly   1/1      Releasing   5s
+        """);
   }
 
   @Test

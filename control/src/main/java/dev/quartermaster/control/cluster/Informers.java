@@ -9,11 +9,11 @@ import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.node.Node;
+import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.informer.Informer;
-import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.volume.VolumeUse;
 import java.util.List;
 import java.util.Optional;
@@ -23,13 +23,13 @@ import java.util.Optional;
  * indexes the controllers look things up by.
  */
 public final class Informers {
-  /** Tasks and claims by {@code <workload>/<group>}. */
+  /** Tasks, claims and volumes by {@code <workload>/<group>}. */
   public static final String BY_GROUP = "group";
   /** Tasks by node name; claims by allocated node; slices by node. */
   public static final String BY_NODE = "node";
   /** Claims by owner name (the task). */
   public static final String BY_OWNER = "owner";
-  /** Tasks by workload name. */
+  /** Tasks and volumes by workload name. */
   public static final String BY_WORKLOAD = "workload";
   /** Claims by uid. */
   public static final String BY_UID = "uid";
@@ -69,7 +69,10 @@ public final class Informers {
         .index(BY_CLAIM, t -> t.spec().claims())
         .index(BY_VOLUME, t -> t.spec().volumes().stream().map(VolumeUse::name).toList())
         .build();
-    volumes = base(env, api, Kinds.VOLUME).build();
+    volumes = base(env, api, Kinds.VOLUME)
+        .index(BY_GROUP, v -> groupOf(v))
+        .index(BY_WORKLOAD, v -> Optional.ofNullable(v.metadata().labels().get(Labels.WORKLOAD)).map(List::of).orElse(List.of()))
+        .build();
   }
 
   /** {@code <workload>/<group>} from an object's labels, if it has both. */

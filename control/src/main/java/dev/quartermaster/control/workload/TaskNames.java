@@ -3,7 +3,8 @@ package dev.quartermaster.control.workload;
 import java.util.OptionalInt;
 
 /**
- * Deterministic names: task {@code <workload>-<group>-<ordinal>}, claim {@code <task>-<template>}.
+ * Deterministic names: task {@code <workload>-<group>-<ordinal>}, claim {@code <task>-<template>},
+ * a slot's template volume {@code <task>-<volume template>} (the slot's, not the incarnation's).
  * Because a name says which slot it fills, a create from a stale view collides (AlreadyExists)
  * instead of adding a worker.
  */
@@ -15,6 +16,10 @@ public final class TaskNames {
   }
 
   public static String claim(String task, String template) {
+    return task + "-" + template;
+  }
+
+  public static String volume(String task, String template) {
     return task + "-" + template;
   }
 

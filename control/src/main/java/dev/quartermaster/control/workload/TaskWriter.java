@@ -7,6 +7,7 @@ import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.meta.OwnerReference;
+import dev.quartermaster.api.volume.VolumeUse;
 import dev.quartermaster.api.workload.SpecDecision;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskSpec;
@@ -19,6 +20,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -101,7 +103,8 @@ final class TaskWriter {
     }
   }
 
-  Created create(String key, Workload w, WorkerGroup group, int ordinal, int attempt) {
+  /** Creates the slot's task; {@code slotVolumes} are its template volumes, used besides the template's own. */
+  Created create(String key, Workload w, WorkerGroup group, int ordinal, int attempt, List<VolumeUse> slotVolumes) {
     var name = TaskNames.task(w.metadata().name(), group.name(), ordinal);
     var uid = w.metadata().uid();
     var tmpl = group.template();
@@ -114,7 +117,8 @@ final class TaskWriter {
     var claims = group.claimTemplates().stream().map(c -> TaskNames.claim(name, c.name())).toList();
     var meta = ObjectMeta.named(name).withLabels(labels).withOwner(OwnerReference.of(w))
         .withFinalizers(List.of(Labels.CLAIMS_FINALIZER));
-    var spec = new TaskSpec(Optional.empty(), tmpl.command(), tmpl.env(), claims, tmpl.volumes(), tmpl.runtime(),
+    var volumes = Stream.concat(tmpl.volumes().stream(), slotVolumes.stream()).toList();
+    var spec = new TaskSpec(Optional.empty(), tmpl.command(), tmpl.env(), claims, volumes, tmpl.runtime(),
         tmpl.image(), attempt, tmpl.onDeviceLoss());
     try {
       var created = api.create(new Task(meta, spec, TaskStatus.EMPTY));

@@ -6,7 +6,10 @@ import dev.quartermaster.api.client.LabelSelector;
 import dev.quartermaster.api.device.DeviceClass;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.volume.Volume;
+import dev.quartermaster.api.volume.VolumeUse;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.WorkerGroup;
 import dev.quartermaster.api.workload.Workload;
@@ -26,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -67,8 +71,11 @@ public final class WorkloadController {
   private final Restarts restarts;
   private final SlowStart slowStart = new SlowStart();
   private final WorkloadCascade cascade;
+  private final SlotVolumes slotVolumes;
   /** Task names a create found held by a task we do not own → the workload that wants the name. */
   private final Map<String, String> takenBy = new ConcurrentHashMap<>();
+  /** The same for slot volume names (a hand-made volume carries no label naming us). */
+  private final Map<String, String> volumeTakenBy = new ConcurrentHashMap<>();
 
   public WorkloadController(Env env, ApiClient api, Informers informers, Duration expectationBound) {
     this(env, api, informers, expectationBound, RestartBackoff.DEFAULT);
@@ -82,7 +89,8 @@ public final class WorkloadController {
     this.expectations = new GroupExpectations(expectationBound);
     this.writer = new TaskWriter(env, api, expectations);
     this.restarts = new Restarts(env, api, backoff);
-    this.cascade = new WorkloadCascade(api, writer, expectations);
+    this.slotVolumes = new SlotVolumes(api);
+    this.cascade = new WorkloadCascade(api, writer, expectations, slotVolumes);
     this.loop = new ControlLoop("workloads", env, 2, this::reconcile);
     informers.workloads().addHandler(new EventHandler<>() {
       @Override
@@ -121,6 +129,21 @@ public final class WorkloadController {
         enqueueOwner(t);
         // A name another workload wanted is free now.
         Optional.ofNullable(takenBy.remove(t.metadata().name())).ifPresent(loop::enqueue);
+      }
+    });
+    informers.volumes().addHandler(new EventHandler<>() {
+      @Override
+      public void onUpdate(Volume o, Volume v) {
+        // A slot waits for its volume to go, or to be let go by an earlier workload of its name.
+        if (o.metadata().isDeleting() != v.metadata().isDeleting() || !o.metadata().owner().equals(v.metadata().owner())) {
+          enqueueWorkloadOf(v);
+        }
+      }
+
+      @Override
+      public void onDelete(Volume v) {
+        enqueueWorkloadOf(v);
+        Optional.ofNullable(volumeTakenBy.remove(v.metadata().name())).ifPresent(loop::enqueue);
       }
     });
     informers.claims().addHandler(new EventHandler<>() {
@@ -164,7 +187,11 @@ public final class WorkloadController {
   }
 
   private void enqueueOwner(Task t) {
-    Optional.ofNullable(t.metadata().labels().get(Labels.WORKLOAD)).ifPresent(loop::enqueue);
+    enqueueWorkloadOf(t);
+  }
+
+  private void enqueueWorkloadOf(ApiObject o) {
+    Optional.ofNullable(o.metadata().labels().get(Labels.WORKLOAD)).ifPresent(loop::enqueue);
   }
 
   Result reconcile(String name) {
@@ -238,10 +265,11 @@ public final class WorkloadController {
         recheck = earliest(recheck, restartDue.get());
       }
       create(key, w, group, plan.create(), problems, freshness);
+      releaseVolumes(w, group.name(), Optional.of(group), view, freshness);
       groups.add(GroupPlan.status(group, w.metadata().uid(), view));
     }
     if (freshness.isNewest()) {
-      deleteRemovedGroups(w);
+      deleteRemovedGroups(w, freshness);
     }
     writeStatus(w, groups, problems);
     return recheck.map(Result::requeueAfter).orElse(Result.done());
@@ -258,7 +286,26 @@ public final class WorkloadController {
         left++;
         continue;
       }
-      var outcome = writer.create(key, w, group, ordinal, restarts.attemptFor(key, ordinal));
+      // The slot's volumes exist before its task, so the task never names a volume that is not there.
+      List<VolumeUse> uses;
+      switch (slotVolumes.ensure(w, group, ordinal)) {
+        case SlotVolumes.Outcome.Ready r -> uses = r.uses();
+        case SlotVolumes.Outcome.Waiting wait -> {
+          left++;
+          continue;
+        }
+        case SlotVolumes.Outcome.Taken t -> {
+          volumeTakenBy.put(t.volume(), w.metadata().name());
+          problems.add(volumeTaken(group.name(), t.volume(), t.holder()));
+          continue;
+        }
+        case SlotVolumes.Outcome.Invalid i -> {
+          problems.add("group " + group.name() + ": " + i.message());
+          slowStart.done(key, 0, 0);
+          return;
+        }
+      }
+      var outcome = writer.create(key, w, group, ordinal, restarts.attemptFor(key, ordinal), uses);
       switch (outcome) {
         case TaskWriter.Created.Done d -> created++;
         case TaskWriter.Created.NameTaken t -> {
@@ -273,6 +320,28 @@ public final class WorkloadController {
       }
     }
     slowStart.done(key, created, left);
+  }
+
+  private static String volumeTaken(String group, String volume, String holder) {
+    return "volume " + volume + " (group " + group + ") is taken by " + holder
+        + "; its slot stays empty until that volume is gone (rename the workload or group, or delete the volume)";
+  }
+
+  /**
+   * Deletes the group's template volumes that no slot needs any more ({@link VolumePlan}): a
+   * destructive write, so only on the newest spec.
+   */
+  private void releaseVolumes(Workload w, String group, Optional<WorkerGroup> spec, List<Task> tasks,
+      SpecFreshness freshness) {
+    var surplus = VolumePlan.surplus(w.metadata().name(), group, w.metadata().uid(), spec,
+        informers.volumes().cache().byIndex(Informers.BY_GROUP, w.metadata().name() + "/" + group), tasks);
+    for (var v : surplus) {
+      if (!freshness.stillNewest()) {
+        return;
+      }
+      LOG.info("workload {} group {}: deleting volume {}, its slot is gone", w.metadata().name(), group, v.metadata().name());
+      slotVolumes.delete(v);
+    }
   }
 
   private static String taken(String workload, String group, String task, String holder) {
@@ -298,7 +367,7 @@ public final class WorkloadController {
     }
   }
 
-  private void deleteRemovedGroups(Workload w) {
+  private void deleteRemovedGroups(Workload w, SpecFreshness freshness) {
     Set<String> groups = new HashSet<>();
     w.spec().groups().forEach(g -> groups.add(g.name()));
     for (var t : informers.tasks().cache().byIndex(Informers.BY_WORKLOAD, w.metadata().name())) {
@@ -306,6 +375,16 @@ public final class WorkloadController {
       if (!groups.contains(g) && !t.metadata().isDeleting()) {
         writer.delete(w.metadata().uid() + "/" + g, t);
       }
+    }
+    // A removed group's volumes go once its tasks are: judged on a live list, as no gate covers a
+    // group the spec no longer has (rare: only when such volumes are cached).
+    var removed = new TreeSet<String>();
+    informers.volumes().cache().byIndex(Informers.BY_WORKLOAD, w.metadata().name()).stream()
+        .map(v -> v.metadata().labels().getOrDefault(Labels.GROUP, ""))
+        .filter(g -> !groups.contains(g)).forEach(removed::add);
+    for (var g : removed) {
+      var tasks = api.list(Kinds.TASK, LabelSelector.equalTo(Map.of(Labels.WORKLOAD, w.metadata().name(), Labels.GROUP, g))).items();
+      releaseVolumes(w, g, Optional.empty(), tasks, freshness);
     }
   }
 
@@ -315,7 +394,7 @@ public final class WorkloadController {
     conditions = Conditions.set(conditions, Schedulability.of(w, informers), now);
     var created = problems.isEmpty()
         ? Conditions.of(TASKS_CREATED, true, "Created", "every wanted task exists or is being replaced")
-        : Conditions.of(TASKS_CREATED, false, problems.stream().allMatch(p -> p.startsWith("task ")) ? NAME_TAKEN : "Invalid",
+        : Conditions.of(TASKS_CREATED, false, problems.stream().allMatch(p -> p.startsWith("task ") || p.startsWith("volume ")) ? NAME_TAKEN : "Invalid",
             String.join("; ", problems.stream().distinct().sorted().toList()));
     conditions = Conditions.set(conditions, created, now);
     var status = new WorkloadStatus(w.metadata().generation(), groups, conditions);

@@ -27,5 +27,15 @@
  * {@code spec.attempt} says how many restarts in a row its slot has had. A wanted name held by a
  * task this workload does not own (another workload's, or a hand-made one) is reported as {@code
  * TasksCreated=False reason=NameTaken} naming the holder; the other ordinals go on.
+ *
+ * <h2>Slot volumes</h2>
+ * A group's volume claim templates give each slot (ordinal) one volume {@code
+ * <workload>-<group>-<ordinal>-<template>}, owned by the workload and labelled with its slot, made
+ * (or found, read live) before the slot's task, which uses it as a writer by the template's name; a
+ * replaced task finds the same volume. A slot's volume goes ({@code volumeRetention: Delete}) once
+ * the slot is above replicas and no task of it is left, on the newest spec only; {@code Retain}
+ * keeps it. Deleting the workload deletes them, or ({@code Retain}) takes the workload off them as
+ * owner, and a later workload of the same name and group adopts them. A slot volume name held by
+ * something else is reported like a task name ({@code NameTaken}).
  */
 package dev.quartermaster.control.workload;
