@@ -304,7 +304,8 @@ class CliEndToEndTest {
     assertThat(gone.out()).isEqualTo("computedomain/nvlink-a deleted\n");
     assertThat(registry.get(Kinds.COMPUTE_DOMAIN, "nvlink-a")).isEmpty();
     assertThat(marked.out())
-        .isEqualTo("volume/scratch marked for deletion (waiting for finalizers: quartermaster.dev/volume-release)\n");
+        .isEqualTo("volume/scratch marked for deletion (waiting for finalizers: quartermaster.dev/volume-release, "
+            + "volumes.quartermaster.dev/release)\n");
     assertThat(run("describe", "volume", "scratch").out()).contains("waiting for finalizers: quartermaster.dev/volume-release");
   }
 

@@ -19,6 +19,9 @@ import dev.quartermaster.api.workload.WorkloadSpec;
 import dev.quartermaster.api.workload.WorkloadStatus;
 import dev.quartermaster.control.cluster.ControlLoop;
 import dev.quartermaster.control.cluster.Informers;
+import dev.quartermaster.control.volume.PluginConnector;
+import dev.quartermaster.control.volume.VolumeController;
+import dev.quartermaster.core.serial.KeyedSerializer;
 import dev.quartermaster.control.cluster.Labels;
 import dev.quartermaster.control.workload.TaskController;
 import dev.quartermaster.control.workload.WorkloadController;
@@ -165,9 +168,12 @@ class VolumeClaimTemplatesTest {
     c.api().create(new Volume(ObjectMeta.named("dataset"),
         new VolumeSpec(PLUGIN, 1L << 30, VolumeSpec.AccessMode.MultiNodeReaderOnly, Map.of()), VolumeStatus.EMPTY));
     var inf = new Informers(c.env(), c.api());
+    // No plugin in this world: volumes are never created in one, so a delete only waits for the finalizer.
+    var volumes = new VolumeController(c.env(), c.api(), inf, PluginConnector.NONE, new KeyedSerializer<>(c.env()));
     var loops = List.of(new WorkloadController(c.env(), c.api(), inf, WorkloadController.DEFAULT_EXPECTATION_BOUND).loop(),
-        new TaskController(c.env(), c.api(), inf).loop());
+        new TaskController(c.env(), c.api(), inf).loop(), volumes.loop());
     inf.start();
+    volumes.startLeading();
     loops.forEach(ControlLoop::start);
     return c;
   }
