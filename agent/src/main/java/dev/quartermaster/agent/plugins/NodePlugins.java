@@ -1,0 +1,13 @@
+package dev.quartermaster.agent.plugins;
+
+import java.util.Optional;
+
+/** The node's CSI plugins by name, as last probed. */
+public interface NodePlugins {
+
+  /** The healthy instance of plugin {@code name} with the Node role here, if any (lowest endpoint first). */
+  Optional<NodePlugin> nodePlugin(String name);
+
+  /** Why {@link #nodePlugin} is empty for {@code name}, for a task's status. */
+  String whyNot(String name);
+}
