@@ -128,7 +128,7 @@ public final class NodeAgent implements AutoCloseable {
         NodeAgent::revisionOf).build();
     this.volumeQueue = new WorkQueue<>(env, new ExponentialBackoff<>(Duration.ofMillis(100), Duration.ofSeconds(10)));
     this.plugins = new PluginProber(env, config.nodeName(), host.csiPlugins(), PluginProber.DEFAULT_PERIOD,
-        PluginProber.DEFAULT_CALL_TIMEOUT, list -> deviceEvents.submit(this::publishPlugins));
+        PluginProber.DEFAULT_CALL_TIMEOUT, list -> deviceEvents.submit(this::pluginsChanged));
     var nodeCalls = new NodeCalls(new VolumePaths(config.stateDir()), new ChainedGate());
     var mounts = new VolumeMounts(config.nodeName(), name -> volumes.cache().get(name), plugins, nodeCalls,
         taskQueue::add, volumeQueue::add);
@@ -343,8 +343,11 @@ public final class NodeAgent implements AutoCloseable {
     }
   }
 
-  /** On the device-event executor: the plugins as last probed, into the Node's status. */
-  private void publishPlugins() {
+  /**
+   * On the device-event executor: the plugins as last probed, into the Node's status; the tasks
+   * that wait for a volume and the volumes with claims here look again (a plugin came or went).
+   */
+  private void pluginsChanged() {
     if (!begun || closed) {
       return;
     }
@@ -353,6 +356,9 @@ public final class NodeAgent implements AutoCloseable {
     } catch (RuntimeException e) {
       LOG.warn("node {}: reporting the CSI plugins failed; the heartbeat reports them again", config.nodeName(), e);
     }
+    tasks.cache().list().stream().filter(t -> !t.spec().volumes().isEmpty() && taskSync.concerns(t))
+        .forEach(t -> taskQueue.add(t.metadata().name()));
+    volumes.cache().list().stream().filter(releaser::concerns).forEach(v -> volumeQueue.add(v.metadata().name()));
   }
 
   /** The node's CSI plugins as last probed (for tests and {@code qm up}). */
