@@ -170,6 +170,14 @@ final class VolumeNode implements AutoCloseable {
         .filter(c -> c.heldBy(task.metadata().name(), task.metadata().uid())).findFirst();
   }
 
+  /** Deletes the task and delivers the delete event to the task and volume queues, as the informers would. */
+  void delete(String task) {
+    var t = read(task);
+    api.delete(Kinds.TASK, task);
+    agent.taskQueue.add(task);
+    t.spec().volumes().forEach(v -> agent.volumeQueue.add(v.name()));
+  }
+
   Task read(String task) {
     return api.get(Kinds.TASK, task).orElseThrow();
   }
