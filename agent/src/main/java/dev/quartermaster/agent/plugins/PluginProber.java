@@ -168,18 +168,21 @@ public final class PluginProber implements NodePlugins, AutoCloseable {
     var c = client;
     return CsiCalls.within(env, CsiCall.GetPluginInfo, timeout, c::pluginInfo)
         .thenCompose(info -> {
-          if (info.name().isEmpty()) {
-            throw new CsiException(CsiCall.GetPluginInfo, CsiCode.UNKNOWN, "answered an empty plugin name");
+          if (info == null || info.name().isEmpty()) {
+            throw new CsiException(CsiCall.GetPluginInfo, CsiCode.UNKNOWN, "answered no plugin name");
           }
           return CsiCalls.within(env, CsiCall.Probe, timeout, c::probe).thenCompose(ready -> {
+            if (ready == null) {
+              throw new CsiException(CsiCall.Probe, CsiCode.UNKNOWN, "answered nothing");
+            }
             if (!ready) {
               return CompletableFuture.completedFuture(
                   instance(endpoint, info, false, "Probe: the plugin says it is not ready", Optional.empty()));
             }
             return CsiCalls.within(env, CsiCall.NodeGetInfo, timeout, c::nodeInfo)
                 .thenApply(n -> {
-                  if (n.nodeId().isEmpty()) {
-                    throw new CsiException(CsiCall.NodeGetInfo, CsiCode.UNKNOWN, "answered an empty node id");
+                  if (n == null || n.nodeId().isEmpty()) {
+                    throw new CsiException(CsiCall.NodeGetInfo, CsiCode.UNKNOWN, "answered no node id");
                   }
                   return instance(endpoint, info, true, "", Optional.of(n));
                 })
