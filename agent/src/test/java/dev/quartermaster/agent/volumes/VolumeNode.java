@@ -40,6 +40,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.Function;
+import java.util.function.UnaryOperator;
 
 /**
  * One node's volume side in virtual time, without informers: the real TaskSync, VolumeMounts,
@@ -64,12 +66,17 @@ final class VolumeNode implements AutoCloseable {
   private final SqliteStore store;
   final ApiClient api;
   private final Path tmp;
+  /** The API as the next agent sees it (a test may wrap it); the test itself writes through {@link #api}. */
+  UnaryOperator<ApiClient> agentApi = UnaryOperator.identity();
+  /** The tasks the next agent's releaser finds in its cache; by default what the store has. */
+  Function<String, Optional<Task>> taskCache;
   Agent agent;
 
   VolumeNode(Path tmp) throws Exception {
     this.tmp = tmp;
     store = SqliteStore.open(tmp.resolve("store.db"));
     api = ObjectRegistry.withoutCrossObjectRules(store, env);
+    taskCache = name -> api.get(Kinds.TASK, name);
     endpoints.put(ENDPOINT, plugin);
     agent = new Agent();
   }
@@ -87,6 +94,7 @@ final class VolumeNode implements AutoCloseable {
     private final Workers<String> volumeWorkers;
 
     Agent() {
+      var api = agentApi.apply(VolumeNode.this.api);
       taskQueue = new WorkQueue<>(env, new ExponentialBackoff<>(Duration.ofMillis(100), Duration.ofSeconds(10)));
       volumeQueue = new WorkQueue<>(env, new ExponentialBackoff<>(Duration.ofMillis(100), Duration.ofSeconds(10)));
       // As the agent does: a plugin change is looked at by every task and volume at once.
@@ -97,7 +105,7 @@ final class VolumeNode implements AutoCloseable {
       tasks = new TaskSync(api, NODE, env, name -> api.get(Kinds.TASK, name), name -> Optional.empty(),
           uid -> Optional.empty(), new Host(), name -> tmp.resolve(name + ".log"), taskQueue::add, names -> {}, mounts,
           Duration.ofSeconds(1));
-      releaser = new VolumeReleaser(api, NODE, name -> api.get(Kinds.VOLUME, name), name -> api.get(Kinds.TASK, name),
+      releaser = new VolumeReleaser(api, NODE, name -> api.get(Kinds.VOLUME, name), taskCache,
           tasks::active, prober, calls, mounts, volumeQueue::add, Duration.ofSeconds(1));
       taskWorkers = Workers.start(env, taskQueue, 2, tasks::sync);
       volumeWorkers = Workers.start(env, volumeQueue, 2, releaser::sync);

@@ -5,6 +5,10 @@ import static dev.quartermaster.agent.volumes.VolumeNode.staging;
 import static dev.quartermaster.agent.volumes.VolumeNode.target;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.api.meta.Condition;
+import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.volume.VolumeClaim;
 import dev.quartermaster.api.volume.VolumeClaim.Mode;
 import dev.quartermaster.api.volume.VolumeSpec.AccessMode;
@@ -13,9 +17,13 @@ import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.TaskStatus;
 import dev.quartermaster.csi.plugin.CsiCall;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -192,6 +200,45 @@ class VolumeReleaseTest {
     assertThat(node.claim("data", fresh)).isEmpty();
     assertThat(node.read("train-0").status().message())
         .isEqualTo("volume data is held by task train-0 (writer) on node-1"); // until the controller frees it
+  }
+
+  @Test
+  void aClaimForATaskTheCacheHasNotSeenYetIsNotReleased() {
+    node.taskCache = name -> Optional.empty(); // the informer lags behind the volume controller's grant
+    node.restart();
+    node.volume("data", AccessMode.SingleNodeWriter);
+    var t = node.task("train-0", VolumeUse.writer("data"));
+    node.grant("data", t, NODE, Mode.Write, true);
+    node.settle();
+    assertThat(state("data", t)).isEqualTo(VolumeClaim.State.Taken);
+    assertThat(node.read("train-0").status().phase()).isEqualTo(TaskPhase.Running);
+  }
+
+  @Test
+  void aConflictingWriteIsReadAgainAndKept() {
+    node.volume("data", AccessMode.SingleNodeWriter);
+    var t = running("train-0", "data", Mode.Write);
+    var raced = new AtomicBoolean();
+    // The volume controller writes the Volume's status between the releaser's read and its write.
+    node.agentApi = real -> (ApiClient) Proxy.newProxyInstance(ApiClient.class.getClassLoader(),
+        new Class<?>[] {ApiClient.class}, (proxy, method, args) -> {
+          if (method.getName().equals("updateStatus") && args[0] instanceof Volume && raced.compareAndSet(false, true)) {
+            var v = real.get(Kinds.VOLUME, "data").orElseThrow();
+            real.updateStatus(v.withStatus(v.status().withConditions(List.of(new Condition("Ready",
+                Condition.Status.True, "Created", "", Optional.of(node.env.now()))))));
+          }
+          try {
+            return method.invoke(real, args);
+          } catch (InvocationTargetException e) {
+            throw e.getCause();
+          }
+        });
+    node.restart(); // the AgentRestarted path: the new agent stops the process and releases
+    node.settle();
+    assertThat(raced).isTrue();
+    assertThat(state("data", t)).isEqualTo(VolumeClaim.State.NodeDetached);
+    assertThat(node.api.get(Kinds.VOLUME, "data").orElseThrow().status().conditions())
+        .extracting(Condition::type).containsExactly("Ready");
   }
 
   @Test
