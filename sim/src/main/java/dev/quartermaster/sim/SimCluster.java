@@ -111,7 +111,8 @@ public final class SimCluster {
       var s = n.status();
       var c = Condition.set(s.conditions(), new Condition("AgentReady", Condition.Status.True, "Heartbeat", "",
           Optional.empty()), env.now());
-      return n.withStatus(new NodeStatus(c, Optional.of(env.now()), s.bootId(), s.agentVersion(), s.computeDomains()));
+      return n.withStatus(new NodeStatus(c, Optional.of(env.now()), s.bootId(), s.agentVersion(), s.computeDomains(),
+          s.plugins()));
     });
   }
 

@@ -125,7 +125,7 @@ public final class NodeLifecycle {
   private void setAgentReady(Node n, Condition c) {
     var s = n.status();
     api.updateStatus(n.withStatus(new NodeStatus(Conditions.set(s.conditions(), c, env.now()), s.heartbeat(), s.bootId(),
-        s.agentVersion(), s.computeDomains())));
+        s.agentVersion(), s.computeDomains(), s.plugins()))); // every field but the condition kept
   }
 
   private void failTasks(String node, String reason, String message) {
