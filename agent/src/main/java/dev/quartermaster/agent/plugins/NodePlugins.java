@@ -10,4 +10,7 @@ public interface NodePlugins {
 
   /** Why {@link #nodePlugin} is empty for {@code name}, for a task's status. */
   String whyNot(String name);
+
+  /** A call found a plugin unreachable or slow: look at the plugins again without waiting for the period. */
+  void probeSoon();
 }

@@ -76,6 +76,7 @@ public final class PluginProber implements NodePlugins, AutoCloseable {
   }
 
   /** Runs a round as soon as the current one (if any) is over. */
+  @Override
   public void probeSoon() {
     synchronized (this) {
       if (closed) {

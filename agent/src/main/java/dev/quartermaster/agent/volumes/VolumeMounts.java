@@ -7,6 +7,7 @@ import dev.quartermaster.api.volume.VolumePhase;
 import dev.quartermaster.api.volume.VolumeUse;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.csi.plugin.CsiCall;
+import dev.quartermaster.csi.plugin.CsiCode;
 import dev.quartermaster.csi.plugin.CsiException;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -167,6 +168,9 @@ public final class VolumeMounts {
         var error = CsiException.of(CsiCall.NodePublishVolume, e);
         LOG.info("task {}: publishing volume {} failed: {}", task, name, error.getMessage());
         jobs.put(key, new Failed(error));
+        if (error.code() == CsiCode.UNAVAILABLE || error.code() == CsiCode.DEADLINE_EXCEEDED) {
+          plugins.probeSoon(); // the task's status should say if the plugin itself is down
+        }
       } else {
         jobs.put(key, new Published(target));
       }

@@ -10,6 +10,7 @@ import dev.quartermaster.api.volume.VolumeClaim;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.core.queue.Result;
 import dev.quartermaster.csi.plugin.CsiCall;
+import dev.quartermaster.csi.plugin.CsiCode;
 import dev.quartermaster.csi.plugin.CsiException;
 import java.time.Duration;
 import java.util.List;
@@ -139,7 +140,11 @@ public final class VolumeReleaser {
       done.remove(name);
       calls.release(v, attached, unstage, plugin.get()).whenComplete((x, e) -> {
         if (e != null) {
-          failed.put(name, CsiException.of(CsiCall.NodeUnpublishVolume, e));
+          var why = CsiException.of(CsiCall.NodeUnpublishVolume, e);
+          failed.put(name, why);
+          if (why.code() == CsiCode.UNAVAILABLE || why.code() == CsiCode.DEADLINE_EXCEEDED) {
+            plugins.probeSoon();
+          }
         } else {
           done.put(name, new Done(uids, unstage));
         }
