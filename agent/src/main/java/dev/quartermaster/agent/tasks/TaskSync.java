@@ -263,9 +263,18 @@ public final class TaskSync {
     t = write(t, TaskStatuses.phase(t.status(), TaskPhase.Preparing, "Starting",
         (mounted.isEmpty() ? "claims prepared" : "claims prepared, volumes published") + "; starting with the "
         + t.spec().runtime() + " runtime"));
-    var handle = runtime.get().start(launch);
-    var run = new Run(t.metadata().uid(), handle, List.copyOf(used), Optional.empty());
-    runs.put(name, run);
+    var uid = t.metadata().uid();
+    var start = launch;
+    var started = volumes.startUnlessReleased(t, () -> {
+      var r = new Run(uid, runtime.get().start(start), List.copyOf(used), Optional.empty());
+      runs.put(name, r); // the releaser sees it running from here on
+      return r;
+    });
+    if (started.isEmpty()) { // the task was deleted or replaced while its volumes were published
+      return Result.requeue();
+    }
+    var run = started.get();
+    var handle = run.handle();
     try {
       records.started(name, run.uid(), handle);
     } catch (IOException e) {

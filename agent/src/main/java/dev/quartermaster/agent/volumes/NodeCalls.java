@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 /**
  * The node side of CSI for this node's volumes: NodeStage + NodePublish for a claim, NodeUnpublish
@@ -28,8 +29,10 @@ public final class NodeCalls {
   private final VolumeGate gate;
   /** Volumes this agent staged and has not unstaged since; forgotten on restart (staging again is harmless). */
   private final Set<String> staged = ConcurrentHashMap.newKeySet();
-  /** {@code volume/taskUid} of claims released here: never published again. */
+  /** {@code volume/taskUid} of claims released here: never published again, their task never started. */
   private final Set<String> released = ConcurrentHashMap.newKeySet();
+  /** Orders the releaser's "no process runs for it: retire" against the task's "none retired: start". */
+  private final Object decisions = new Object();
 
   public NodeCalls(VolumePaths paths, VolumeGate gate) {
     this.paths = Objects.requireNonNull(paths, "paths");
@@ -84,6 +87,26 @@ public final class NodeCalls {
       }
       return chain;
     });
+  }
+
+  /**
+   * Runs {@code decision} atomically with respect to every other one: the releaser retires claims
+   * and a task starts its process through here, so a claim is never retired while its task's
+   * process is being started, nor a process started with a retired claim (I2).
+   */
+  <T> T exclusively(Supplier<T> decision) {
+    synchronized (decisions) {
+      return decision.get();
+    }
+  }
+
+  /** The claim of incarnation {@code taskUid} on {@code volume} is over on this node: never published or used again. */
+  void retire(String volume, String taskUid) {
+    released.add(key(volume, taskUid));
+  }
+
+  boolean retired(String volume, String taskUid) {
+    return released.contains(key(volume, taskUid));
   }
 
   private static String key(String volume, String taskUid) {

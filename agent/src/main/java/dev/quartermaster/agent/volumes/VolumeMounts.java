@@ -18,6 +18,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -97,6 +98,17 @@ public final class VolumeMounts {
       }
     }
     return first.<Readiness>map(w -> w).orElseGet(() -> new Ready(mounted));
+  }
+
+  /**
+   * Runs {@code start} (the task's process start and its registration as running) unless one of
+   * the task's volume claims was retired by the releaser meanwhile; atomically with the releaser's
+   * decision, so that a claim is never released under a process being started.
+   */
+  public <T> Optional<T> startUnlessReleased(Task t, Supplier<T> start) {
+    var uid = t.metadata().uid();
+    return calls.exclusively(() -> t.spec().volumes().stream().anyMatch(u -> calls.retired(u.name(), uid))
+        ? Optional.<T>empty() : Optional.of(start.get()));
   }
 
   /** The process of a task that used {@code volumeNames} is gone: its claims may be released now. */

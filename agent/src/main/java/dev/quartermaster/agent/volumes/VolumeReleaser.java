@@ -114,6 +114,13 @@ public final class VolumeReleaser {
     }
     // Released on the store's word only: a fresh read, not the cache (it may not know a new task yet).
     dead = dead.stream().filter(c -> !ClaimLiveness.live(c, node, api.get(Kinds.TASK, c.task()), running(c))).toList();
+    // Decided where no process can be started meanwhile: those retired never start or publish again.
+    var candidates = dead;
+    dead = calls.exclusively(() -> {
+      var over = candidates.stream().filter(c -> !running(c)).toList();
+      over.forEach(c -> calls.retire(name, c.taskUid()));
+      return over;
+    });
     if (dead.isEmpty()) {
       return Result.done();
     }

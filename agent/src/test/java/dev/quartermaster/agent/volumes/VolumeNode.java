@@ -70,6 +70,8 @@ final class VolumeNode implements AutoCloseable {
   UnaryOperator<ApiClient> agentApi = UnaryOperator.identity();
   /** The tasks the next agent's releaser finds in its cache; by default what the store has. */
   Function<String, Optional<Task>> taskCache;
+  /** The tasks the next agent's task sync sees; by default what the store has. */
+  Function<String, Optional<Task>> taskSyncView;
   Agent agent;
 
   VolumeNode(Path tmp) throws Exception {
@@ -77,6 +79,7 @@ final class VolumeNode implements AutoCloseable {
     store = SqliteStore.open(tmp.resolve("store.db"));
     api = ObjectRegistry.withoutCrossObjectRules(store, env);
     taskCache = name -> api.get(Kinds.TASK, name);
+    taskSyncView = name -> api.get(Kinds.TASK, name);
     endpoints.put(ENDPOINT, plugin);
     agent = new Agent();
   }
@@ -102,7 +105,8 @@ final class VolumeNode implements AutoCloseable {
       calls = new NodeCalls(new VolumePaths(STATE), new ChainedGate());
       mounts = new VolumeMounts(NODE, name -> api.get(Kinds.VOLUME, name), prober, calls, taskQueue::add,
           volumeQueue::add);
-      tasks = new TaskSync(api, NODE, env, name -> api.get(Kinds.TASK, name), name -> Optional.empty(),
+      // taskSyncView is read at each call: a test may swap it while the agent runs.
+      tasks = new TaskSync(api, NODE, env, name -> taskSyncView.apply(name), name -> Optional.empty(),
           uid -> Optional.empty(), new Host(), name -> tmp.resolve(name + ".log"), taskQueue::add, names -> {}, mounts,
           Duration.ofSeconds(1));
       releaser = new VolumeReleaser(api, NODE, name -> api.get(Kinds.VOLUME, name), taskCache,

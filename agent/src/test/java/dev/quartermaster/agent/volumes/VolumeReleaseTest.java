@@ -241,6 +241,33 @@ class VolumeReleaseTest {
         .extracting(Condition::type).containsExactly("Ready");
   }
 
+  /**
+   * Two guards stand here: the start's retired-claim check ({@link VolumeMounts#startUnlessReleased})
+   * and the compare-and-set of the task's "Starting" write from the stale view; either keeps the
+   * process from starting on a released volume.
+   */
+  @Test
+  void aTaskDeletedWhileItsVolumeIsPublishedNeverStartsOnAStaleView() {
+    node.volume("data", AccessMode.SingleNodeWriter);
+    var t = node.task("train-0", VolumeUse.writer("data"));
+    node.grant("data", t, NODE, Mode.Write, true);
+    node.plugin.hold.add(CsiCall.NodePublishVolume);
+    node.settle();
+    assertThat(node.log).containsExactly("NodeStageVolume vol-data " + staging("data"));
+
+    var stale = node.read("train-0");
+    node.taskSyncView = name -> Optional.of(stale); // the task sync's cache has not seen the delete yet
+    node.delete("train-0"); // the releaser reads afresh: gone, and no process runs for it
+    node.settle();
+    node.plugin.releaseHeld(); // the publish that was already running completes
+    node.settle();
+
+    assertThat(node.log).noneMatch(l -> l.startsWith("start"));
+    assertThat(state("data", t)).isEqualTo(VolumeClaim.State.NodeDetached);
+    assertThat(node.log).endsWith("NodePublishVolume vol-data " + target(t, "data"),
+        "NodeUnpublishVolume vol-data " + target(t, "data"), "NodeUnstageVolume vol-data " + staging("data"));
+  }
+
   @Test
   void aClaimNeverAttachedIsDetachedWithoutNodeCalls() {
     node.volume("data", AccessMode.SingleNodeWriter);
