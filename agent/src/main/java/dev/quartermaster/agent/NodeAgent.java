@@ -16,12 +16,20 @@ import dev.quartermaster.agent.node.DevicesReady;
 import dev.quartermaster.agent.node.NodeStatusWriter;
 import dev.quartermaster.agent.node.SlicePublisher;
 import dev.quartermaster.agent.prepare.ClaimPreparer;
+import dev.quartermaster.agent.plugins.PluginProber;
 import dev.quartermaster.agent.tasks.TaskSync;
+import dev.quartermaster.agent.volumes.ChainedGate;
+import dev.quartermaster.agent.volumes.NodeCalls;
+import dev.quartermaster.agent.volumes.VolumeMounts;
+import dev.quartermaster.agent.volumes.VolumePaths;
+import dev.quartermaster.agent.volumes.VolumeReleaser;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.node.NodeStatus;
+import dev.quartermaster.api.volume.Volume;
+import dev.quartermaster.api.volume.VolumeUse;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.core.env.Env.Cancellable;
 import dev.quartermaster.core.env.SerialExecutor;
@@ -31,12 +39,14 @@ import dev.quartermaster.core.queue.ExponentialBackoff;
 import dev.quartermaster.core.queue.Result;
 import dev.quartermaster.core.queue.WorkQueue;
 import dev.quartermaster.core.queue.Workers;
+import dev.quartermaster.csi.plugin.CsiPlugin;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,6 +60,9 @@ import org.slf4j.LoggerFactory;
  * allocator's ledger labels on the Node are never touched), publishes its DeviceSlice, prepares the
  * ResourceClaims allocated to it ({@link ClaimSync}) and runs the Tasks scheduled to it ({@link
  * TaskSync}; output in {@code <state>/tasks/<task>.log}), each through an informer and a work queue.
+ * It probes the node's CSI plugins ({@link PluginProber}) into {@code Node.status.plugins}, publishes
+ * a task's volumes before the task starts ({@link VolumeMounts}) and releases the volume claims of
+ * task incarnations that are over ({@link VolumeReleaser}, through a third queue, by volume name).
  *
  * <p>Start-up order matters: side effects are reconciled from the loaded ledger before any claim
  * is looked at, so a restart never drops a domain that a prepared claim needs; and nothing is
@@ -60,6 +73,7 @@ import org.slf4j.LoggerFactory;
 public final class NodeAgent implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(NodeAgent.class);
   public static final String AGENT_VERSION = "0.1.0";
+  private static final String BY_VOLUME = "volume";
 
   private final NodeAgentConfig config;
   private final NodeHost host;
@@ -72,12 +86,17 @@ public final class NodeAgent implements AutoCloseable {
   private final SerialExecutor deviceEvents;
   private final WorkQueue<String> claimQueue;
   private final WorkQueue<String> taskQueue;
+  private final WorkQueue<String> volumeQueue;
   private final Informer<ResourceClaim> claims;
   private final Informer<Task> tasks;
+  private final Informer<Volume> volumes;
+  private final PluginProber plugins;
+  private final VolumeReleaser releaser;
   private final ClaimSync claimSync;
   private final TaskSync taskSync;
   private Workers<String> claimWorkers;
   private Workers<String> taskWorkers;
+  private Workers<String> volumeWorkers;
   private ControlNodeWatcher watcher;
   private volatile Cancellable heartbeat = () -> false;
   /** Set once construction is over: device events that come earlier are covered by begin's own publish. */
@@ -104,11 +123,22 @@ public final class NodeAgent implements AutoCloseable {
     this.claims = Informer.builder(env, new ApiListerWatcher<>(config.api(), Kinds.RESOURCE_CLAIM), NodeAgent::nameOf,
         NodeAgent::revisionOf).build();
     this.tasks = Informer.builder(env, new ApiListerWatcher<>(config.api(), Kinds.TASK), NodeAgent::nameOf,
+        NodeAgent::revisionOf).index(BY_VOLUME, t -> t.spec().volumes().stream().map(VolumeUse::name).toList()).build();
+    this.volumes = Informer.builder(env, new ApiListerWatcher<>(config.api(), Kinds.VOLUME), NodeAgent::nameOf,
         NodeAgent::revisionOf).build();
+    this.volumeQueue = new WorkQueue<>(env, new ExponentialBackoff<>(Duration.ofMillis(100), Duration.ofSeconds(10)));
+    this.plugins = new PluginProber(env, config.nodeName(), host.csiPlugins(), PluginProber.DEFAULT_PERIOD,
+        PluginProber.DEFAULT_CALL_TIMEOUT, list -> deviceEvents.submit(this::pluginsChanged));
+    var nodeCalls = new NodeCalls(new VolumePaths(config.stateDir()), new ChainedGate());
+    var mounts = new VolumeMounts(config.nodeName(), name -> volumes.cache().get(name), plugins, nodeCalls,
+        taskQueue::add, volumeQueue::add);
     this.taskSync = new TaskSync(config.api(), config.nodeName(), env,
         name -> tasks.hasSynced() ? tasks.cache().get(name) : Optional.empty(),
         name -> claims.cache().get(name), this::preparedHere, host.tasks(), config::taskLog, taskQueue::add,
-        names -> names.forEach(claimQueue::add),
+        names -> names.forEach(claimQueue::add), mounts,
+        config.rescanPeriod());
+    this.releaser = new VolumeReleaser(config.api(), config.nodeName(), name -> volumes.cache().get(name),
+        name -> tasks.cache().get(name), taskSync::active, plugins, nodeCalls, mounts, volumeQueue::add,
         config.rescanPeriod());
     this.claimSync = new ClaimSync(config.api(), config.nodeName(), env, preparer,
         name -> claims.hasSynced() ? claims.cache().get(name) : Optional.empty(), claimQueue::add, this::taskDone,
@@ -122,6 +152,18 @@ public final class NodeAgent implements AutoCloseable {
       LOG.info("control nodes created: {}; not created: {}", created.created(), created.failures());
     }
     return start(config, new OsNodeHost(config));
+  }
+
+  /**
+   * Starts an agent on this machine whose CSI plugins (in {@link NodeAgentConfig#csiPluginDir}) are
+   * reached through {@code csiClient} (the command line passes the gRPC client's {@code open}).
+   */
+  public static NodeAgent start(NodeAgentConfig config, Function<String, CsiPlugin> csiClient) throws IOException {
+    if (config.createControlNodes()) {
+      var created = new ControlNodeCreator(config.deviceRoot().path()).createMissing();
+      LOG.info("control nodes created: {}; not created: {}", created.created(), created.failures());
+    }
+    return start(config, new OsNodeHost(config, csiClient));
   }
 
   /**
@@ -179,6 +221,16 @@ public final class NodeAgent implements AutoCloseable {
       if (t.metadata().isDeleting()) {
         t.spec().claims().forEach(claimQueue::add);
       }
+      // A task that ended or went away may leave volume claims on this node to release.
+      t.spec().volumes().forEach(v -> volumeQueue.add(v.name()));
+    }));
+    volumes.addHandler(handler(v -> {
+      if (releaser.concerns(v)) {
+        volumeQueue.add(v.metadata().name());
+      }
+      // A claim granted or attached, or the volume created: its tasks here look again.
+      tasks.cache().byIndex(BY_VOLUME, v.metadata().name()).stream().filter(taskSync::concerns)
+          .forEach(t -> taskQueue.add(t.metadata().name()));
     }));
     // Once the cache holds everything as of our registration, look at every claim the ledger knows,
     // including those deleted while the agent was down.
@@ -186,10 +238,15 @@ public final class NodeAgent implements AutoCloseable {
         .forEach(c -> claimQueue.add(c.claim().name())));
     claims.start();
     tasks.start();
+    volumes.start();
+    plugins.start();
     claimWorkers = Workers.start(config.env(), claimQueue, config.workers(),
         name -> claims.hasSynced() ? claimSync.sync(name) : Result.requeueAfter(Duration.ofMillis(50)));
     taskWorkers = Workers.start(config.env(), taskQueue, config.workers(),
-        name -> tasks.hasSynced() && claims.hasSynced() ? taskSync.sync(name) : Result.requeueAfter(Duration.ofMillis(50)));
+        name -> tasks.hasSynced() && claims.hasSynced() && volumes.hasSynced() ? taskSync.sync(name)
+            : Result.requeueAfter(Duration.ofMillis(50)));
+    volumeWorkers = Workers.start(config.env(), volumeQueue, config.workers(),
+        name -> tasks.hasSynced() && volumes.hasSynced() ? releaser.sync(name) : Result.requeueAfter(Duration.ofMillis(50)));
     watcher = ControlNodeWatcher.start(config.env(), host.devices()::checkControlNodes, host.devices().watchDir(),
         config.rescanPeriod(), s -> deviceEvents.submit(() -> controlNodesChanged(s)));
     heartbeat = config.env().schedule(config.heartbeat(), this::beat);
@@ -266,7 +323,8 @@ public final class NodeAgent implements AutoCloseable {
     var conditions = Condition.set(s.conditions(),
         new Condition("AgentReady", Condition.Status.True, "Heartbeat", "agent is running", Optional.empty()), now);
     conditions = Condition.set(conditions, DevicesReady.of(controlNodes.get(), devices.inventory()), now);
-    return new NodeStatus(conditions, Optional.of(now), config.bootId(), AGENT_VERSION, s.computeDomains());
+    return new NodeStatus(conditions, Optional.of(now), config.bootId(), AGENT_VERSION, s.computeDomains(),
+        plugins.instances());
   }
 
   private void beat() {
@@ -283,6 +341,29 @@ public final class NodeAgent implements AutoCloseable {
     if (!closed) {
       heartbeat = config.env().schedule(config.heartbeat(), this::beat);
     }
+  }
+
+  /**
+   * On the device-event executor: the plugins as last probed, into the Node's status; the tasks
+   * that wait for a volume and the volumes with claims here look again (a plugin came or went).
+   */
+  private void pluginsChanged() {
+    if (!begun || closed) {
+      return;
+    }
+    try {
+      status.update(s -> s.withPlugins(plugins.instances()));
+    } catch (RuntimeException e) {
+      LOG.warn("node {}: reporting the CSI plugins failed; the heartbeat reports them again", config.nodeName(), e);
+    }
+    tasks.cache().list().stream().filter(t -> !t.spec().volumes().isEmpty() && taskSync.concerns(t))
+        .forEach(t -> taskQueue.add(t.metadata().name()));
+    volumes.cache().list().stream().filter(releaser::concerns).forEach(v -> volumeQueue.add(v.metadata().name()));
+  }
+
+  /** The node's CSI plugins as last probed (for tests and {@code qm up}). */
+  public PluginProber plugins() {
+    return plugins;
   }
 
   private void retryEffects() {
@@ -342,14 +423,20 @@ public final class NodeAgent implements AutoCloseable {
       watcher.close();
     }
     devices.close();
+    plugins.close();
     claims.stop();
     tasks.stop();
+    volumes.stop();
     if (claimWorkers != null) {
       claimWorkers.stop();
     }
     if (taskWorkers != null) {
       taskWorkers.stop();
     }
+    if (volumeWorkers != null) {
+      volumeWorkers.stop();
+    }
+    volumeQueue.shutDown();
     claimQueue.shutDown();
     taskQueue.shutDown();
     if (killTasks) {

@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
@@ -38,6 +39,7 @@ import java.util.function.Supplier;
  * @param healthCleanPeriod how long a GPU must go without a fault to be healthy again
  * @param nvml loads NVML (used only when the device root is {@code /})
  * @param podman how the {@code podman} task runtime calls podman (the CDI dir is added to its spec dirs)
+ * @param csiPluginDir where CSI plugins put their sockets ({@code *.sock}); empty: no plugins are looked for
  */
 public record NodeAgentConfig(
     ApiClient api,
@@ -55,7 +57,8 @@ public record NodeAgentConfig(
     boolean createControlNodes,
     Duration healthCleanPeriod,
     Supplier<NvmlLoad> nvml,
-    PodmanOptions podman) {
+    PodmanOptions podman,
+    Optional<Path> csiPluginDir) {
   public static final Duration DEFAULT_RESCAN = Duration.ofSeconds(5);
   public static final Duration DEFAULT_HEALTH_CLEAN_PERIOD = Duration.ofMinutes(5);
 
@@ -68,6 +71,7 @@ public record NodeAgentConfig(
     Objects.requireNonNull(bootId, "bootId");
     Objects.requireNonNull(nvml, "nvml");
     Objects.requireNonNull(podman, "podman");
+    csiPluginDir = csiPluginDir == null ? Optional.empty() : csiPluginDir;
     if (nodeName == null || !Names.isDnsLabel(nodeName)) {
       throw new IllegalArgumentException("node name '" + nodeName + "': " + Names.DNS_LABEL_RULE);
     }
@@ -78,6 +82,15 @@ public record NodeAgentConfig(
     requirePositive("rescan period", rescanPeriod);
     requirePositive("heartbeat", heartbeat);
     requirePositive("health clean period", healthCleanPeriod);
+  }
+
+  /** Without a CSI plugin directory (the shape callers had before volumes). */
+  public NodeAgentConfig(ApiClient api, String nodeName, Path stateDir, DeviceRoot deviceRoot, Path cdiDir, Env env,
+      String bootId, Duration heartbeat, Duration tombstoneTtl, List<String> helperCommand, int workers,
+      Duration rescanPeriod, boolean createControlNodes, Duration healthCleanPeriod, Supplier<NvmlLoad> nvml,
+      PodmanOptions podman) {
+    this(api, nodeName, stateDir, deviceRoot, cdiDir, env, bootId, heartbeat, tombstoneTtl, helperCommand, workers,
+        rescanPeriod, createControlNodes, healthCleanPeriod, nvml, podman, Optional.empty());
   }
 
   private static void requirePositive(String what, Duration d) {
@@ -119,48 +132,54 @@ public record NodeAgentConfig(
 
   public NodeAgentConfig withBootId(String id) {
     return new NodeAgentConfig(api, nodeName, stateDir, deviceRoot, cdiDir, env, id, heartbeat, tombstoneTtl,
-        helperCommand, workers, rescanPeriod, createControlNodes, healthCleanPeriod, nvml, podman);
+        helperCommand, workers, rescanPeriod, createControlNodes, healthCleanPeriod, nvml, podman, csiPluginDir);
   }
 
   public NodeAgentConfig withHeartbeat(Duration every) {
     return new NodeAgentConfig(api, nodeName, stateDir, deviceRoot, cdiDir, env, bootId, every, tombstoneTtl,
-        helperCommand, workers, rescanPeriod, createControlNodes, healthCleanPeriod, nvml, podman);
+        helperCommand, workers, rescanPeriod, createControlNodes, healthCleanPeriod, nvml, podman, csiPluginDir);
   }
 
   public NodeAgentConfig withHelperCommand(List<String> command) {
     return new NodeAgentConfig(api, nodeName, stateDir, deviceRoot, cdiDir, env, bootId, heartbeat, tombstoneTtl,
-        command, workers, rescanPeriod, createControlNodes, healthCleanPeriod, nvml, podman);
+        command, workers, rescanPeriod, createControlNodes, healthCleanPeriod, nvml, podman, csiPluginDir);
   }
 
   public NodeAgentConfig withRescanPeriod(Duration every) {
     return new NodeAgentConfig(api, nodeName, stateDir, deviceRoot, cdiDir, env, bootId, heartbeat, tombstoneTtl,
-        helperCommand, workers, every, createControlNodes, healthCleanPeriod, nvml, podman);
+        helperCommand, workers, every, createControlNodes, healthCleanPeriod, nvml, podman, csiPluginDir);
   }
 
   /** {@code --create-control-nodes}. */
   public NodeAgentConfig withCreateControlNodes(boolean create) {
     return new NodeAgentConfig(api, nodeName, stateDir, deviceRoot, cdiDir, env, bootId, heartbeat, tombstoneTtl,
-        helperCommand, workers, rescanPeriod, create, healthCleanPeriod, nvml, podman);
+        helperCommand, workers, rescanPeriod, create, healthCleanPeriod, nvml, podman, csiPluginDir);
   }
 
   public NodeAgentConfig withHealthCleanPeriod(Duration period) {
     return new NodeAgentConfig(api, nodeName, stateDir, deviceRoot, cdiDir, env, bootId, heartbeat, tombstoneTtl,
-        helperCommand, workers, rescanPeriod, createControlNodes, period, nvml, podman);
+        helperCommand, workers, rescanPeriod, createControlNodes, period, nvml, podman, csiPluginDir);
   }
 
   /** Where NVML comes from (tests pass a stub, or one that is always unavailable). */
   public NodeAgentConfig withNvml(Supplier<NvmlLoad> loader) {
     return new NodeAgentConfig(api, nodeName, stateDir, deviceRoot, cdiDir, env, bootId, heartbeat, tombstoneTtl,
-        helperCommand, workers, rescanPeriod, createControlNodes, healthCleanPeriod, loader, podman);
+        helperCommand, workers, rescanPeriod, createControlNodes, healthCleanPeriod, loader, podman, csiPluginDir);
   }
 
   public NodeAgentConfig withPodman(PodmanOptions options) {
     return new NodeAgentConfig(api, nodeName, stateDir, deviceRoot, cdiDir, env, bootId, heartbeat, tombstoneTtl,
-        helperCommand, workers, rescanPeriod, createControlNodes, healthCleanPeriod, nvml, options);
+        helperCommand, workers, rescanPeriod, createControlNodes, healthCleanPeriod, nvml, options, csiPluginDir);
+  }
+
+  /** Where CSI plugin sockets are looked for ({@code --csi-plugin-dir}). */
+  public NodeAgentConfig withCsiPluginDir(Path dir) {
+    return new NodeAgentConfig(api, nodeName, stateDir, deviceRoot, cdiDir, env, bootId, heartbeat, tombstoneTtl,
+        helperCommand, workers, rescanPeriod, createControlNodes, healthCleanPeriod, nvml, podman, Optional.of(dir));
   }
 
   public NodeAgentConfig withWorkers(int count) {
     return new NodeAgentConfig(api, nodeName, stateDir, deviceRoot, cdiDir, env, bootId, heartbeat, tombstoneTtl,
-        helperCommand, count, rescanPeriod, createControlNodes, healthCleanPeriod, nvml, podman);
+        helperCommand, count, rescanPeriod, createControlNodes, healthCleanPeriod, nvml, podman, csiPluginDir);
   }
 }

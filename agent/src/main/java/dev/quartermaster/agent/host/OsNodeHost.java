@@ -9,14 +9,20 @@ import dev.quartermaster.agent.checkpoint.StateDirLock;
 import dev.quartermaster.agent.effects.HelperProcesses;
 import dev.quartermaster.agent.effects.OsHelperProcesses;
 import dev.quartermaster.agent.tasks.TaskRuntimes;
+import dev.quartermaster.csi.plugin.CsiCall;
+import dev.quartermaster.csi.plugin.CsiCode;
+import dev.quartermaster.csi.plugin.CsiException;
+import dev.quartermaster.csi.plugin.CsiPlugin;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.function.Function;
 
 /**
  * The machine itself, as {@code qm agent} and {@code qm up} run on it: the ledger in {@code
  * <state>/ledger.json} (+ journal), CDI specs in the CDI directory, helpers as processes with pid
  * files under {@code <state>/helpers}, devices under the configured device root, tasks as local
- * processes or podman containers with run records under {@code <state>/tasks}.
+ * processes or podman containers with run records under {@code <state>/tasks}, CSI plugins as the
+ * {@code *.sock} files of the configured plugin directory, connected through the given client.
  */
 public final class OsNodeHost implements NodeHost {
   private static final Duration HEALTH_POLL = Duration.ofSeconds(2);
@@ -27,8 +33,17 @@ public final class OsNodeHost implements NodeHost {
   private final HelperProcesses helpers;
   private final DeviceTree devices;
   private final TaskHost tasks;
+  private final CsiEndpoints plugins;
 
+  /** A host whose CSI plugins (if a plugin directory is configured) cannot be connected: no client wired. */
   public OsNodeHost(NodeAgentConfig config) throws IOException {
+    this(config, endpoint -> {
+      throw new CsiException(CsiCall.GetPluginInfo, CsiCode.UNAVAILABLE, "no CSI client is wired into this agent");
+    });
+  }
+
+  /** @param connect the CSI client for an endpoint ({@code GrpcCsiPlugin.open}, wired by the command line) */
+  public OsNodeHost(NodeAgentConfig config, Function<String, CsiPlugin> connect) throws IOException {
     this.config = config;
     this.ledger = new AtomicLedgerFile(config.stateDir().resolve("ledger.json"));
     this.specs = new CdiSpecWriter(config.cdiDir());
@@ -36,6 +51,8 @@ public final class OsNodeHost implements NodeHost {
     this.devices = new HostDeviceTree(config.deviceRoot(), config.nvml(), HEALTH_POLL);
     this.tasks = new TaskRuntimes(config.env(), config.cdiDir(), config.podman(),
         NodeAgentConfig.tasksDir(config.stateDir()));
+    this.plugins = config.csiPluginDir().<CsiEndpoints>map(dir -> new OsCsiEndpoints(dir, connect))
+        .orElse(CsiEndpoints.NONE);
   }
 
   @Override
@@ -66,5 +83,10 @@ public final class OsNodeHost implements NodeHost {
   @Override
   public TaskHost tasks() {
     return tasks;
+  }
+
+  @Override
+  public CsiEndpoints csiPlugins() {
+    return plugins;
   }
 }

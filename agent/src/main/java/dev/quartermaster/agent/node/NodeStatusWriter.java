@@ -60,6 +60,6 @@ public final class NodeStatusWriter implements DomainMembership {
   @Override
   public void publish(Set<String> domains) {
     var sorted = List.copyOf(new TreeSet<>(domains));
-    update(s -> new NodeStatus(s.conditions(), s.heartbeat(), s.bootId(), s.agentVersion(), sorted));
+    update(s -> new NodeStatus(s.conditions(), s.heartbeat(), s.bootId(), s.agentVersion(), sorted, s.plugins()));
   }
 }

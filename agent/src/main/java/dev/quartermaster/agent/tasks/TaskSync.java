@@ -7,12 +7,15 @@ import dev.quartermaster.agent.ledger.ClaimRef;
 import dev.quartermaster.agent.runtime.TaskHandle;
 import dev.quartermaster.agent.runtime.TaskLaunch;
 import dev.quartermaster.agent.runtime.TaskState;
+import dev.quartermaster.agent.volumes.MountedVolume;
+import dev.quartermaster.agent.volumes.VolumeMounts;
 import dev.quartermaster.api.claim.PrepareState;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.volume.VolumeUse;
 import dev.quartermaster.api.workload.DeviceLossPolicy;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
@@ -38,7 +41,11 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>
  * Scheduled --(claims not all Prepared here)--> Preparing, reason WaitingForClaims naming the claim
- * Scheduled/Preparing --(all Prepared)--> Preparing "Starting" → runtime.start
+ * Scheduled/Preparing --(all Prepared, a volume not published here)--> Preparing, reason
+ *   WaitingForVolume naming why ({@link VolumeMounts}: missing, held by another, not attached, plugin
+ *   not healthy here, publishing, a call failed)
+ * Scheduled/Preparing --(all Prepared and every volume published)--> Preparing "Starting" → runtime.start
+ *   (exec: QM_VOLUME_* env pointing at the published paths; podman: bind mounts at /volumes/...)
  *   → Running only after the device check passed (status.deviceCheck lists what opened)
  *   → Succeeded/Failed with exitCode, finishedAt and the reason (DeviceCheckFailed, StartFailed, ...)
  * deletedAt set → the process is killed; once it is gone the task's claims are handed back to the
@@ -86,6 +93,7 @@ public final class TaskSync {
   private final Map<String, RunRecords.Leftover> leftovers;
   private final Consumer<String> requeue;
   private final Consumer<List<String>> releaseClaims;
+  private final VolumeMounts volumes;
   private final Duration recheck;
   private final Map<String, Run> runs = new ConcurrentHashMap<>();
   /** The node's device-node problems as last checked (control nodes, held GPUs' nodes). */
@@ -99,12 +107,13 @@ public final class TaskSync {
    * @param logOf where a task's output goes
    * @param requeue queues a task name for another sync
    * @param releaseClaims hands a deleted task's claims to the claim sync once its process is gone
+   * @param volumes publishes a task's volumes before it starts; told when a process ended
    * @param recheck how often a task waiting for its claims looks again without being told
    */
   public TaskSync(ApiClient api, String node, Env env, Function<String, Optional<Task>> tasks,
       Function<String, Optional<ResourceClaim>> claims, Function<String, Optional<List<String>>> preparedHere,
       TaskHost host, Function<String, Path> logOf,
-      Consumer<String> requeue, Consumer<List<String>> releaseClaims, Duration recheck) {
+      Consumer<String> requeue, Consumer<List<String>> releaseClaims, VolumeMounts volumes, Duration recheck) {
     this.api = api;
     this.node = node;
     this.env = env;
@@ -117,6 +126,7 @@ public final class TaskSync {
     this.leftovers = new ConcurrentHashMap<>(records.stopAll());
     this.requeue = requeue;
     this.releaseClaims = releaseClaims;
+    this.volumes = volumes;
     this.recheck = recheck;
   }
 
@@ -222,6 +232,17 @@ public final class TaskSync {
       cdiDevices.addAll(preparedHere.apply(claim.metadata().uid()).orElseThrow());
       used.add(new ClaimRef(claim.metadata().uid(), claimName));
     }
+    // Volumes after claims: a publish is only asked for once the task's devices are in place.
+    var mounted = List.<MountedVolume>of();
+    if (!t.spec().volumes().isEmpty()) {
+      switch (volumes.ensure(t)) {
+        case VolumeMounts.Waiting w -> {
+          write(t, TaskStatuses.phase(t.status(), TaskPhase.Preparing, VolumeMounts.WAITING, w.message()));
+          return w.backoff() ? Result.requeue() : Result.requeueAfter(recheck);
+        }
+        case VolumeMounts.Ready r -> mounted = r.volumes();
+      }
+    }
     var name = t.metadata().name();
     var runtime = host.runtime(t.spec().runtime());
     if (runtime.isEmpty()) {
@@ -231,25 +252,39 @@ public final class TaskSync {
     }
     TaskLaunch launch;
     try {
-      launch = new TaskLaunch(name, t.spec().command(), t.spec().env(), cdiDevices, List.of(),
-          TaskRuntimes.image(t.spec().image()), logOf.apply(name));
+      boolean container = t.spec().runtime().equals("podman");
+      launch = new TaskLaunch(name, t.spec().command(),
+          container ? t.spec().env() : MountedVolume.env(t.spec().env(), mounted), cdiDevices,
+          container ? MountedVolume.mounts(mounted) : List.of(), TaskRuntimes.image(t.spec().image()), logOf.apply(name));
     } catch (IllegalArgumentException e) {
       write(t, TaskStatuses.failed(t.status(), "InvalidTask", e.getMessage(), env.now()));
       return Result.done();
     }
     t = write(t, TaskStatuses.phase(t.status(), TaskPhase.Preparing, "Starting",
-        "claims prepared; starting with the " + t.spec().runtime() + " runtime"));
-    var handle = runtime.get().start(launch);
-    var run = new Run(t.metadata().uid(), handle, List.copyOf(used), Optional.empty());
-    runs.put(name, run);
+        (mounted.isEmpty() ? "claims prepared" : "claims prepared, volumes published") + "; starting with the "
+        + t.spec().runtime() + " runtime"));
+    var uid = t.metadata().uid();
+    var start = launch;
+    var started = volumes.startUnlessReleased(t, () -> {
+      var r = new Run(uid, runtime.get().start(start), List.copyOf(used), Optional.empty());
+      runs.put(name, r); // the releaser sees it running from here on
+      return r;
+    });
+    if (started.isEmpty()) { // the task was deleted or replaced while its volumes were published
+      return Result.requeue();
+    }
+    var run = started.get();
+    var handle = run.handle();
     try {
       records.started(name, run.uid(), handle);
     } catch (IOException e) {
       LOG.warn("task {}: cannot record its process; a restarted agent will not find it", name, e);
     }
     handle.deviceCheck().whenComplete((c, e) -> requeue.accept(name));
+    var volumeNames = t.spec().volumes().stream().map(VolumeUse::name).toList();
     handle.result().whenComplete((r, e) -> {
       requeue.accept(name);
+      volumes.processEnded(volumeNames); // only now may its volume claims be released (I2)
       // Whatever ended it (exit, kill): the claims it kept prepared may now be let go.
       releaseClaims.accept(run.claims().stream().map(ClaimRef::name).toList());
     });

@@ -3,13 +3,14 @@ package dev.quartermaster.sim.node;
 import dev.quartermaster.agent.cdi.InMemoryClaimSpecs;
 import dev.quartermaster.agent.checkpoint.SimulatedLedgerFile;
 import dev.quartermaster.agent.effects.InMemoryHelperProcesses;
+import dev.quartermaster.agent.host.MapCsiEndpoints;
 import dev.quartermaster.agent.host.NodeHost;
 import dev.quartermaster.core.env.Env;
 import java.io.IOException;
 
 /**
  * One simulated machine: what survives its agent (the ledger file with "unsynced writes are lost
- * on crash", CDI specs, helper daemons, task processes, devices). A crash is {@link #crash}: the
+ * on crash", CDI specs, helper daemons, task processes, devices, CSI plugins). A crash is {@link #crash}: the
  * ledger file loses what was not synced; everything else stays as it was, for the next agent.
  */
 public final class SimNodeHost implements NodeHost {
@@ -19,6 +20,8 @@ public final class SimNodeHost implements NodeHost {
   private final InMemoryHelperProcesses helpers = new InMemoryHelperProcesses();
   private final SimDeviceTree devices;
   private final SimProcesses processes;
+  /** The node's CSI plugins by endpoint; the simulation puts its simulated plugins here. */
+  private final MapCsiEndpoints plugins = new MapCsiEndpoints();
   private boolean locked;
 
   public SimNodeHost(Env env, String node, int gpus) {
@@ -72,5 +75,11 @@ public final class SimNodeHost implements NodeHost {
   @Override
   public SimProcesses tasks() {
     return processes;
+  }
+
+  /** Settable: {@code csiPlugins().put(endpoint, plugin)} starts a plugin on this node, {@code remove} kills it. */
+  @Override
+  public MapCsiEndpoints csiPlugins() {
+    return plugins;
   }
 }

@@ -3,6 +3,7 @@ package dev.quartermaster.sim.world;
 import dev.quartermaster.agent.cdi.ClaimSpecs;
 import dev.quartermaster.agent.checkpoint.LedgerFile;
 import dev.quartermaster.agent.effects.HelperProcesses;
+import dev.quartermaster.agent.host.CsiEndpoints;
 import dev.quartermaster.agent.host.DeviceTree;
 import dev.quartermaster.agent.host.NodeHost;
 import dev.quartermaster.agent.host.RunRecords;
@@ -48,6 +49,11 @@ final class ForgetfulHost implements NodeHost {
   @Override
   public DeviceTree devices() {
     return host.devices();
+  }
+
+  @Override
+  public CsiEndpoints csiPlugins() {
+    return host.csiPlugins();
   }
 
   @Override

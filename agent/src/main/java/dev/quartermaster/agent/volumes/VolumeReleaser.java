@@ -1,0 +1,214 @@
+package dev.quartermaster.agent.volumes;
+
+import dev.quartermaster.agent.plugins.NodePlugins;
+import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.api.error.ApiError.Reason;
+import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.volume.Volume;
+import dev.quartermaster.api.volume.VolumeClaim;
+import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.core.queue.Result;
+import dev.quartermaster.csi.plugin.CsiCall;
+import dev.quartermaster.csi.plugin.CsiCode;
+import dev.quartermaster.csi.plugin.CsiException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiPredicate;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reconciles one Volume (by name) with this node: the agent's step of the claim protocol ({@link
+ * VolumeClaim}). Every claim {@code Taken} for this node whose task incarnation no longer lives
+ * here ({@link ClaimLiveness}: never while our process for it may still run) is NodeUnpublished,
+ * the volume NodeUnstaged when no live claim of this node still needs the staging path, and then
+ * the claim is moved to {@code NodeDetached} in the Volume's status (compare-and-set, re-read on
+ * conflict) — the persisted step, after the calls. A crash anywhere before that write leaves the
+ * claim {@code Taken}, and the next agent makes the same idempotent calls again: after a restart
+ * the claims of tasks whose processes the agent stopped at start are released the same way, once
+ * their tasks are marked failed.
+ *
+ * <p>Before a claim is released on the informer's word its task is read afresh: a claim granted to
+ * a task this cache has not yet seen must not be mistaken for an orphan (a stale cache, KubeRay).
+ * A claim never attached had no node calls; it goes straight to {@code NodeDetached}.
+ */
+public final class VolumeReleaser {
+  private static final Logger LOG = LoggerFactory.getLogger(VolumeReleaser.class);
+  private static final int ATTEMPTS = 8;
+
+  /** The node calls done for a volume: these task uids unpublished, and whether the volume was unstaged after. */
+  private record Done(Set<String> uids, boolean unstaged) {}
+
+  private final ApiClient api;
+  private final String node;
+  private final Function<String, Optional<Volume>> volumes;
+  private final Function<String, Optional<Task>> tasks;
+  private final BiPredicate<String, String> processRuns;
+  private final NodePlugins plugins;
+  private final NodeCalls calls;
+  private final VolumeMounts mounts;
+  private final Consumer<String> requeue;
+  private final Duration recheck;
+  private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
+  private final Map<String, Done> done = new ConcurrentHashMap<>();
+  private final Map<String, CsiException> failed = new ConcurrentHashMap<>();
+
+  /**
+   * @param volumes the informer's view of a Volume by name
+   * @param tasks the informer's view of a Task by name
+   * @param processRuns whether a process of ours for task (name, uid) may still run here
+   * @param requeue queues a volume name for another sync (the node calls completed)
+   * @param recheck how long to wait before looking again when the plugin is missing or a call failed for good
+   */
+  public VolumeReleaser(ApiClient api, String node, Function<String, Optional<Volume>> volumes,
+      Function<String, Optional<Task>> tasks, BiPredicate<String, String> processRuns, NodePlugins plugins,
+      NodeCalls calls, VolumeMounts mounts, Consumer<String> requeue, Duration recheck) {
+    this.api = Objects.requireNonNull(api, "api");
+    this.node = Objects.requireNonNull(node, "node");
+    this.volumes = Objects.requireNonNull(volumes, "volumes");
+    this.tasks = Objects.requireNonNull(tasks, "tasks");
+    this.processRuns = Objects.requireNonNull(processRuns, "processRuns");
+    this.plugins = Objects.requireNonNull(plugins, "plugins");
+    this.calls = Objects.requireNonNull(calls, "calls");
+    this.mounts = Objects.requireNonNull(mounts, "mounts");
+    this.requeue = Objects.requireNonNull(requeue, "requeue");
+    this.recheck = Objects.requireNonNull(recheck, "recheck");
+  }
+
+  /** Whether {@code v} has a claim for this node (in any state: a change may concern us). */
+  public boolean concerns(Volume v) {
+    return v.status().claims().stream().anyMatch(c -> c.node().equals(node));
+  }
+
+  /** One reconcile of the Volume called {@code name}. */
+  public Result sync(String name) {
+    try {
+      return syncOrThrow(name);
+    } catch (ApiException e) {
+      if (e.is(Reason.Conflict) || e.is(Reason.NotFound)) {
+        return Result.requeue();
+      }
+      throw e;
+    }
+  }
+
+  private Result syncOrThrow(String name) {
+    var found = volumes.apply(name);
+    if (found.isEmpty()) {
+      return Result.done(); // no claims left to release; the controller frees what it deleted
+    }
+    var v = found.get();
+    var taken = takenHere(v);
+    var dead = taken.stream().filter(c -> !ClaimLiveness.live(c, node, tasks.apply(c.task()), running(c))).toList();
+    if (dead.isEmpty()) {
+      return Result.done(); // a task's end or its process's end brings us back
+    }
+    // Released on the store's word only: a fresh read, not the cache (it may not know a new task yet).
+    dead = dead.stream().filter(c -> !ClaimLiveness.live(c, node, api.get(Kinds.TASK, c.task()), running(c))).toList();
+    // Decided where no process can be started meanwhile: those retired never start or publish again.
+    var candidates = dead;
+    dead = calls.exclusively(() -> {
+      var over = candidates.stream().filter(c -> !running(c)).toList();
+      over.forEach(c -> calls.retire(name, c.taskUid()));
+      return over;
+    });
+    if (dead.isEmpty()) {
+      return Result.done();
+    }
+    if (inFlight.contains(name)) {
+      return Result.done(); // the calls' completion brings us back
+    }
+    var error = failed.remove(name);
+    if (error != null) {
+      LOG.info("volume {}: releasing on {} failed: {}", name, node, error.getMessage());
+      return error.code().retryable() ? Result.requeue() : Result.requeueAfter(recheck);
+    }
+    var deadUids = dead.stream().map(VolumeClaim::taskUid).collect(Collectors.toSet());
+    var stillLive = taken.stream().filter(c -> !deadUids.contains(c.taskUid())).toList();
+    var attached = dead.stream().filter(VolumeClaim::attached).toList();
+    if (!attached.isEmpty() && !covered(done.get(name), attached, stillLive.isEmpty())) {
+      var plugin = plugins.nodePlugin(v.spec().plugin());
+      if (plugin.isEmpty()) {
+        LOG.info("volume {}: cannot release its claims on {} yet: {}", name, node, plugins.whyNot(v.spec().plugin()));
+        return Result.requeueAfter(recheck);
+      }
+      var uids = attached.stream().map(VolumeClaim::taskUid).collect(Collectors.toSet());
+      boolean unstage = stillLive.isEmpty();
+      inFlight.add(name);
+      done.remove(name);
+      calls.release(v, attached, unstage, plugin.get()).whenComplete((x, e) -> {
+        if (e != null) {
+          var why = CsiException.of(CsiCall.NodeUnpublishVolume, e);
+          failed.put(name, why);
+          if (why.code() == CsiCode.UNAVAILABLE || why.code() == CsiCode.DEADLINE_EXCEEDED) {
+            plugins.probeSoon();
+          }
+        } else {
+          done.put(name, new Done(uids, unstage));
+        }
+        inFlight.remove(name);
+        requeue.accept(name);
+      });
+      return Result.done();
+    }
+    markDetached(name, dead);
+    done.remove(name);
+    dead.forEach(c -> mounts.forget(name, c.taskUid()));
+    LOG.info("volume {}: claims of {} released on {}", name, dead.stream().map(VolumeClaim::task).toList(), node);
+    return Result.done();
+  }
+
+  private boolean running(VolumeClaim c) {
+    return processRuns.test(c.task(), c.taskUid());
+  }
+
+  private List<VolumeClaim> takenHere(Volume v) {
+    return v.status().claims().stream()
+        .filter(c -> c.node().equals(node) && c.state() == VolumeClaim.State.Taken)
+        .toList();
+  }
+
+  /** Whether the calls done cover these claims (and the unstage, when nothing live needs the staging path). */
+  private static boolean covered(Done d, List<VolumeClaim> attached, boolean needUnstage) {
+    return d != null && attached.stream().allMatch(c -> d.uids().contains(c.taskUid())) && (d.unstaged() || !needUnstage);
+  }
+
+  /** {@code Taken → NodeDetached} for {@code dead}, compare-and-set on the Volume read afresh. */
+  private void markDetached(String name, List<VolumeClaim> dead) {
+    ApiException last = null;
+    for (int i = 0; i < ATTEMPTS; i++) {
+      var current = api.get(Kinds.VOLUME, name);
+      if (current.isEmpty()) {
+        return;
+      }
+      var v = current.get();
+      var next = v.status().claims().stream()
+          .map(c -> c.node().equals(node) && c.state() == VolumeClaim.State.Taken
+              && dead.stream().anyMatch(d -> c.heldBy(d.task(), d.taskUid()))
+              ? c.withState(VolumeClaim.State.NodeDetached) : c)
+          .toList();
+      if (next.equals(v.status().claims())) {
+        return;
+      }
+      try {
+        api.updateStatus(v.withStatus(v.status().withClaims(next)));
+        return;
+      } catch (ApiException e) {
+        if (!e.is(Reason.Conflict)) {
+          throw e;
+        }
+        last = e; // the controller wrote in between: read again
+      }
+    }
+    throw last;
+  }
+}
