@@ -18,10 +18,10 @@ import dev.quartermaster.agent.node.SlicePublisher;
 import dev.quartermaster.agent.prepare.ClaimPreparer;
 import dev.quartermaster.agent.plugins.PluginProber;
 import dev.quartermaster.agent.tasks.TaskSync;
-import dev.quartermaster.agent.volumes.ChainedGate;
 import dev.quartermaster.agent.volumes.NodeCalls;
 import dev.quartermaster.agent.volumes.VolumeMounts;
 import dev.quartermaster.agent.volumes.VolumePaths;
+import dev.quartermaster.core.serial.KeyedSerializer;
 import dev.quartermaster.agent.volumes.VolumeReleaser;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.meta.ApiObject;
@@ -129,7 +129,7 @@ public final class NodeAgent implements AutoCloseable {
     this.volumeQueue = new WorkQueue<>(env, new ExponentialBackoff<>(Duration.ofMillis(100), Duration.ofSeconds(10)));
     this.plugins = new PluginProber(env, config.nodeName(), host.csiPlugins(), PluginProber.DEFAULT_PERIOD,
         PluginProber.DEFAULT_CALL_TIMEOUT, list -> deviceEvents.submit(this::pluginsChanged));
-    var nodeCalls = new NodeCalls(new VolumePaths(config.stateDir()), new ChainedGate());
+    var nodeCalls = new NodeCalls(new VolumePaths(config.stateDir()), new KeyedSerializer<>(config.env()));
     var mounts = new VolumeMounts(config.nodeName(), name -> volumes.cache().get(name), plugins, nodeCalls,
         taskQueue::add, volumeQueue::add);
     this.taskSync = new TaskSync(config.api(), config.nodeName(), env,

@@ -8,6 +8,7 @@ import dev.quartermaster.csi.plugin.CsiCall;
 import dev.quartermaster.csi.plugin.CsiCode;
 import dev.quartermaster.csi.plugin.CsiException;
 import java.util.List;
+import dev.quartermaster.core.serial.Serializer;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -18,7 +19,7 @@ import java.util.function.Supplier;
 /**
  * The node side of CSI for this node's volumes: NodeStage + NodePublish for a claim, NodeUnpublish
  * (+ NodeUnstage) for released ones, each volume's calls one at a time through the {@link
- * VolumeGate}. Every call is idempotent, so after a crash the same calls are simply made again.
+ * dev.quartermaster.core.serial.KeyedSerializer}. Every call is idempotent, so after a crash the same calls are simply made again.
  *
  * <p>A claim, once handed to {@link #release}, is never published again by this agent (a publish
  * queued behind its release fails instead): its task incarnation is over, and a mount made after
@@ -26,7 +27,7 @@ import java.util.function.Supplier;
  */
 public final class NodeCalls {
   private final VolumePaths paths;
-  private final VolumeGate gate;
+  private final Serializer<String> gate;
   /** Volumes this agent staged and has not unstaged since; forgotten on restart (staging again is harmless). */
   private final Set<String> staged = ConcurrentHashMap.newKeySet();
   /** {@code volume/taskUid} of claims released here: never published again, their task never started. */
@@ -34,7 +35,7 @@ public final class NodeCalls {
   /** Orders the releaser's "no process runs for it: retire" against the task's "none retired: start". */
   private final Object decisions = new Object();
 
-  public NodeCalls(VolumePaths paths, VolumeGate gate) {
+  public NodeCalls(VolumePaths paths, Serializer<String> gate) {
     this.paths = Objects.requireNonNull(paths, "paths");
     this.gate = Objects.requireNonNull(gate, "gate");
   }
@@ -51,7 +52,7 @@ public final class NodeCalls {
     var staging = paths.staging(name);
     var target = paths.target(claim.taskUid(), name);
     var client = plugin.client();
-    return gate.run(name, () -> {
+    return gate.submit(name, () -> {
       if (released.contains(key(name, claim.taskUid()))) {
         return CompletableFuture.<String>failedFuture(new CsiException(CsiCall.NodePublishVolume,
             CsiCode.FAILED_PRECONDITION, "the claim of task " + claim.task() + " on " + name + " was released"));
@@ -75,7 +76,7 @@ public final class NodeCalls {
     var id = volume.status().externalId();
     var client = plugin.client();
     claims.forEach(c -> released.add(key(name, c.taskUid())));
-    return gate.run(name, () -> {
+    return gate.submit(name, () -> {
       CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
       for (var c : claims) {
         var target = paths.target(c.taskUid(), name);

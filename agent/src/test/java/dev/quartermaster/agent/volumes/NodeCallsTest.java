@@ -16,6 +16,7 @@ import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskSpec;
 import dev.quartermaster.api.workload.TaskStatus;
 import dev.quartermaster.core.env.DeterministicEnv;
+import dev.quartermaster.core.serial.KeyedSerializer;
 import dev.quartermaster.csi.plugin.CsiCall;
 import dev.quartermaster.csi.plugin.CsiCode;
 import dev.quartermaster.csi.plugin.CsiException;
@@ -28,42 +29,14 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
-/** The per-volume gate and the retirement of a released claim, below the task and volume syncs. */
+/** The retirement of a released claim, below the task and volume syncs. */
 class NodeCallsTest {
-
-  @Test
-  void theGateRunsOneWorkPerKeyInOrderAndKeysIndependently() {
-    var gate = new ChainedGate();
-    var first = new CompletableFuture<String>();
-    var order = new ArrayList<String>();
-    var a1 = gate.run("data", () -> {
-      order.add("data-1 started");
-      return first;
-    });
-    var a2 = gate.run("data", () -> {
-      order.add("data-2 started");
-      return CompletableFuture.completedFuture("data-2");
-    });
-    var b = gate.run("weights", () -> {
-      order.add("weights started");
-      return CompletableFuture.completedFuture("weights");
-    });
-    assertThat(order).containsExactly("data-1 started", "weights started");
-    assertThat(a2.toCompletableFuture()).isNotDone();
-
-    first.completeExceptionally(new IllegalStateException("plugin gone")); // a failure frees the key too
-    assertThat(order).containsExactly("data-1 started", "weights started", "data-2 started");
-    assertThat(a1.toCompletableFuture()).isCompletedExceptionally();
-    assertThat(a2.toCompletableFuture().join()).isEqualTo("data-2");
-    assertThat(b.toCompletableFuture().join()).isEqualTo("weights");
-    assertThat(gate.busyKeys()).isZero();
-  }
 
   @Test
   void aRetiredClaimIsNeverPublishedNorItsTaskStarted() {
     var env = new DeterministicEnv(3);
     var log = new ArrayList<String>();
-    var calls = new NodeCalls(new VolumePaths(Path.of("/state")), new ChainedGate());
+    var calls = new NodeCalls(new VolumePaths(Path.of("/state")), new KeyedSerializer<>(env));
     var plugin = new FakeCsiPlugin(env, log);
     var nodePlugin = new NodePlugin(new PluginInstance(FakeCsiPlugin.NAME, "unix:///p.sock", "1", Set.of(),
         true, "", "n1"), plugin.info, plugin);

@@ -27,6 +27,7 @@ import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.TaskSpec;
 import dev.quartermaster.api.workload.TaskStatus;
 import dev.quartermaster.core.env.DeterministicEnv;
+import dev.quartermaster.core.serial.KeyedSerializer;
 import dev.quartermaster.core.queue.ExponentialBackoff;
 import dev.quartermaster.core.queue.WorkQueue;
 import dev.quartermaster.core.queue.Workers;
@@ -102,7 +103,7 @@ final class VolumeNode implements AutoCloseable {
       volumeQueue = new WorkQueue<>(env, new ExponentialBackoff<>(Duration.ofMillis(100), Duration.ofSeconds(10)));
       // As the agent does: a plugin change is looked at by every task and volume at once.
       prober = new PluginProber(env, NODE, endpoints, Duration.ofSeconds(30), Duration.ofSeconds(5), list -> kick());
-      calls = new NodeCalls(new VolumePaths(STATE), new ChainedGate());
+      calls = new NodeCalls(new VolumePaths(STATE), new KeyedSerializer<>(env));
       mounts = new VolumeMounts(NODE, name -> api.get(Kinds.VOLUME, name), prober, calls, taskQueue::add,
           volumeQueue::add);
       // taskSyncView is read at each call: a test may swap it while the agent runs.
