@@ -55,6 +55,7 @@ public final class VolumeController {
   public static final String CALLS = "CallsSucceeding";
   static final Duration RETRY_FAILED = Duration.ofSeconds(30);
   static final Duration NO_ROUTE_RECHECK = Duration.ofSeconds(10);
+  static final Duration CACHE_WAIT = Duration.ofSeconds(2);
 
   private final Env env;
   private final ApiClient api;
@@ -62,6 +63,8 @@ public final class VolumeController {
   private final PluginConnector connector;
   private final ControlLoop loop;
   private final Map<String, CallOutcome> outcomes = new ConcurrentHashMap<>();
+  /** The revision of our last write of each volume: the cache must reach it before we decide again. */
+  private final Map<String, Long> written = new ConcurrentHashMap<>();
   private final Map<String, Long> inFlight = new ConcurrentHashMap<>();
   /** Plugin info by endpoint; learnt once per endpoint. */
   private final Map<String, PluginInfo> infos = new ConcurrentHashMap<>();
@@ -129,9 +132,15 @@ public final class VolumeController {
     var cached = informers.volumes().cache().get(name);
     if (cached.isEmpty()) {
       outcomes.remove(name);
+      written.remove(name);
       return Result.done();
     }
     var v = cached.get();
+    var ours = written.get(name);
+    if (ours != null && v.metadata().revision() < ours) {
+      // The cache has not seen our last write: deciding on it could repeat a step (its event enqueues us).
+      return Result.requeueAfter(CACHE_WAIT);
+    }
     var outcome = outcomes.remove(name);
     if (outcome != null) {
       return persist(v, outcome);
@@ -317,7 +326,7 @@ public final class VolumeController {
   private Result removeFinalizer(Volume v) {
     var f = new ArrayList<>(v.metadata().finalizers());
     if (f.remove(Volume.RELEASE_FINALIZER)) {
-      api.update(v.withMetadata(v.metadata().withFinalizers(f)));
+      record(api.update(v.withMetadata(v.metadata().withFinalizers(f))));
     }
     return Result.done();
   }
@@ -325,15 +334,22 @@ public final class VolumeController {
   private void setCondition(Volume v, Condition c) {
     var s = v.status();
     if (!Conditions.has(s.conditions(), c)) {
-      api.updateStatus(v.withStatus(s.withConditions(Conditions.set(s.conditions(), c, env.now()))));
+      record(api.updateStatus(v.withStatus(s.withConditions(Conditions.set(s.conditions(), c, env.now())))));
     }
   }
 
+  /** Writes the status if it changed; if not, looks again at once (no event will come to do it). */
   private void write(Volume v, VolumeStatus s, VolumePhase phase) {
     var next = s.withPhase(phase);
     if (!next.equals(v.status())) {
-      api.updateStatus(v.withStatus(next));
+      record(api.updateStatus(v.withStatus(next)));
+    } else {
+      loop.enqueue(v.metadata().name());
     }
+  }
+
+  private void record(Volume written) {
+    this.written.put(written.metadata().name(), written.metadata().revision());
   }
 
   /** Tasks that may hold a claim now: bound, not finished, not being deleted. Oldest first, then by name. */

@@ -22,6 +22,7 @@ import dev.quartermaster.store.registry.ObjectRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import dev.quartermaster.sim.csi.SimCsiPlugin;
 import dev.quartermaster.sim.csi.SimStorage;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -50,6 +51,7 @@ public final class WholeCluster {
     final SimNodeHost host;
     final FlakyApi api;
     Optional<NodeAgent> agent = Optional.empty();
+    SimCsiPlugin plugin;
     int boots;
 
     NodeSlot(String name, SimNodeHost host, FlakyApi api) {
@@ -93,6 +95,9 @@ public final class WholeCluster {
     for (int i = 1; i <= nodeCount; i++) {
       var name = "node-" + i;
       var slot = new NodeSlot(name, new SimNodeHost(env(), name, gpusPerNode), new FlakyApi(api(), env(), name));
+      // The plugin runs beside the agent on every node, with the controller service on the first two.
+      slot.plugin = new SimCsiPlugin(env(), storage, name, i <= 2, Duration.ofMillis(200));
+      slot.host.csiPlugins().put(endpoint(name), slot.plugin);
       nodes.put(name, slot);
       startAgent(slot);
     }
@@ -133,6 +138,10 @@ public final class WholeCluster {
   /** The store's true state of claims, tasks and workloads (no cache, no decoding per look). */
   StoreView view() {
     return view;
+  }
+
+  static String endpoint(String node) {
+    return "unix:///sim/" + node + "/plugins/hostpath.sock";
   }
 
   public SimStorage storage() {
@@ -202,7 +211,8 @@ public final class WholeCluster {
     }
     var options = new ControlPlane.Options(identity, LeaderConfig.DEFAULTS,
         WorkloadController.DEFAULT_EXPECTATION_BOUND, GRACE);
-    var plane = ControlPlane.start(api, store(), env(), options);
+    var plane = ControlPlane.start(api, store(), env(), options, (node, instance) -> nodes.get(node).plugin,
+        variant.volumeCalls().apply(env()));
     replicas.add(new Replica(identity, new Plane() {
       @Override
       public boolean isLeader() {
