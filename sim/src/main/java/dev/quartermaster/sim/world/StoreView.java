@@ -11,6 +11,7 @@ import dev.quartermaster.sim.CommitListener;
 import dev.quartermaster.store.StoreEvent;
 import dev.quartermaster.api.volume.Volume;
 import java.util.Collection;
+import java.util.Optional;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -57,6 +58,10 @@ final class StoreView implements CommitListener {
 
   Collection<Task> tasks() {
     return tasks.values();
+  }
+
+  Optional<Task> task(String name) {
+    return Optional.ofNullable(tasks.get(name));
   }
 
   Collection<Workload> workloads() {

@@ -122,7 +122,7 @@ class VolumeIncidentTest {
       boolean allDone = true;
       for (int s = 0; s < SLOTS; s++) {
         var name = name(s, generation[s]);
-        var t = api.get(Kinds.TASK, name);
+        var t = world.view().task(name);
         if (t.isPresent() && t.get().status().phase().isFinished() && !t.get().metadata().isDeleting()) {
           api.delete(Kinds.TASK, name);
           if (generation[s] + 1 < GENERATIONS) {
@@ -131,7 +131,7 @@ class VolumeIncidentTest {
             create(world, s, generation[s], random.nextInt(4) == 0 ? random.nextInt(NODES) : s % NODES);
           }
         }
-        allDone &= generation[s] + 1 == GENERATIONS && api.get(Kinds.TASK, name).isEmpty();
+        allDone &= generation[s] + 1 == GENERATIONS && world.view().task(name).isEmpty();
       }
       return allDone && world.view().volumes().stream().allMatch(v -> v.status().claims().isEmpty())
           && world.storage().volumeIds().stream().allMatch(id -> world.storage().attachedTo(id).isEmpty());
