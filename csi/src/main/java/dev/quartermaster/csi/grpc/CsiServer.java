@@ -48,6 +48,7 @@ public final class CsiServer implements AutoCloseable {
   public static CsiServer start(String endpoint, List<BindableService> services) {
     var socket = Endpoints.socketPath(endpoint);
     removeStaleSocket(socket);
+    NettyLogs.quiet();
     var group = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
     var executor = Executors.newVirtualThreadPerTaskExecutor();
     var builder = NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))

@@ -81,6 +81,7 @@ public final class GrpcCsiPlugin implements CsiPlugin {
       throw new IllegalArgumentException("callDeadline must be positive");
     }
     var socket = Endpoints.socketPath(endpoint);
+    NettyLogs.quiet();
     var group = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
     var channel = NettyChannelBuilder.forAddress(new DomainSocketAddress(socket.toString()))
         .channelType(EpollDomainSocketChannel.class, DomainSocketAddress.class)

@@ -21,7 +21,7 @@ public record VolumeRecord(String id, String name, long capacityBytes, Set<Acces
 
   /** Whether the volume may be attached to more than one node at once. */
   public boolean multiNode() {
-    return modes.stream().allMatch(m -> m == AccessMode.MultiNodeReaderOnly);
+    return !modes.isEmpty() && modes.stream().allMatch(m -> m == AccessMode.MultiNodeReaderOnly);
   }
 
   VolumeRecord withAttachments(Map<String, Attachment> next) {
