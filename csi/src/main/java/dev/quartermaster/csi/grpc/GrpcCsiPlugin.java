@@ -48,6 +48,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
@@ -61,6 +62,12 @@ import java.util.function.Function;
  * is empty ("assume all").
  */
 public final class GrpcCsiPlugin implements CsiPlugin {
+
+  /**
+   * Where a call's future completes: a fresh virtual thread, so that whatever the caller chains on it
+   * never runs on (and never blocks) Netty's event loop. Needs no shutting down.
+   */
+  private static final Executor CALLBACKS = task -> Thread.ofVirtual().name("csi-call-done").start(task);
 
   private final ManagedChannel channel;
   private final EventLoopGroup group;
@@ -87,7 +94,7 @@ public final class GrpcCsiPlugin implements CsiPlugin {
         .channelType(EpollDomainSocketChannel.class, DomainSocketAddress.class)
         .eventLoopGroup(group)
         .usePlaintext()
-        // Callbacks only complete futures; no need for a thread pool of their own.
+        // gRPC's own callbacks only hand the response over to CALLBACKS; no pool needed for them.
         .directExecutor()
         .build();
     return new GrpcCsiPlugin(channel, group, callDeadline);
@@ -287,7 +294,7 @@ public final class GrpcCsiPlugin implements CsiPlugin {
         } catch (InterruptedException | RuntimeException e) {
           result.completeExceptionally(CsiProtos.fromStatus(call, Status.fromThrowable(e)));
         }
-      }, Runnable::run);
+      }, CALLBACKS);
     } catch (RuntimeException e) {
       result.completeExceptionally(CsiProtos.fromStatus(call, Status.fromThrowable(e)));
     }

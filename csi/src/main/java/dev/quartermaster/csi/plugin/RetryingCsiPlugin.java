@@ -16,6 +16,10 @@ import java.util.function.Supplier;
  *
  * <p>Safe because every CSI call we make is idempotent: a retried call continues where the first one
  * left off (spec, "Timeouts").
+ *
+ * <p>A retry is scheduled from the thread that completed the failed call; under a single-threaded
+ * {@code DeterministicEnv}, the delegate must therefore complete its calls on the env's thread (as
+ * the simulation's plugins do).
  */
 public final class RetryingCsiPlugin implements CsiPlugin {
 
