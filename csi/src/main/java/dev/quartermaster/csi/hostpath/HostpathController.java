@@ -276,6 +276,19 @@ public final class HostpathController {
     }
   }
 
+  /**
+   * GetCapacity for volumes with {@code capabilities}: none can be made with an unsupported one, so
+   * the answer is then 0 (what the spec asks of a plugin that cannot provide those capabilities).
+   */
+  public long availableCapacity(List<VolumeAccess> capabilities) {
+    for (var c : capabilities) {
+      if (c.block() || !SUPPORTED_MODES.contains(c.mode())) {
+        return 0;
+      }
+    }
+    return availableCapacity();
+  }
+
   /** GetCapacity: bytes not yet handed to a volume. */
   public long availableCapacity() {
     lock.lock();

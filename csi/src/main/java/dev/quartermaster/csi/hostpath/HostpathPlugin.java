@@ -123,6 +123,11 @@ public final class HostpathPlugin {
     return controller(CsiCall.GetCapacity, HostpathController::availableCapacity);
   }
 
+  /** GetCapacity for volumes with {@code capabilities} (0 when one is not supported). */
+  public long availableCapacity(List<VolumeAccess> capabilities) {
+    return controller(CsiCall.GetCapacity, c -> c.availableCapacity(capabilities));
+  }
+
   public long maximumVolumeSize() {
     return config.capacityBytes();
   }

@@ -59,7 +59,7 @@ final class InProcessHostpath implements CsiPlugin {
 
   @Override
   public CompletionStage<Long> capacity() {
-    return run(plugin::availableCapacity);
+    return run(() -> plugin.availableCapacity(List.of()));
   }
 
   @Override

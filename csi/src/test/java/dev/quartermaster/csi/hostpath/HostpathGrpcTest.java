@@ -299,6 +299,17 @@ class HostpathGrpcTest {
       var rest = controller.listVolumes(ListVolumesRequest.newBuilder().setStartingToken(page.getNextToken()).build());
       assertThat(rest.getEntriesCount()).isEqualTo(1);
       assertThat(rest.getNextToken()).isEmpty();
+      var forBlock = controller.getCapacity(dev.quartermaster.csi.v1.GetCapacityRequest.newBuilder()
+          .addVolumeCapabilities(VolumeCapability.newBuilder().setBlock(VolumeCapability.BlockVolume.getDefaultInstance())
+              .setAccessMode(VolumeCapability.AccessMode.newBuilder()
+                  .setMode(VolumeCapability.AccessMode.Mode.SINGLE_NODE_WRITER)))
+          .build());
+      assertThat(forBlock.getAvailableCapacity()).isZero();
+      var forMount = controller.getCapacity(dev.quartermaster.csi.v1.GetCapacityRequest.newBuilder()
+          .addVolumeCapabilities(CsiProtos.mount(SNW)).build());
+      assertThat(forMount.getAvailableCapacity()).isEqualTo(6 * MIB);
+      assertThat(forMount.getMaximumVolumeSize().getValue()).isEqualTo(10 * MIB);
+
       var badToken = rawFailure(() -> controller.listVolumes(ListVolumesRequest.newBuilder().setStartingToken("zz").build()));
       assertThat(badToken.getStatus().getCode()).isEqualTo(Status.Code.ABORTED);
 

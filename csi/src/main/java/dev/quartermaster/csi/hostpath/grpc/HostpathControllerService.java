@@ -119,8 +119,10 @@ public final class HostpathControllerService extends ControllerGrpc.ControllerIm
 
   @Override
   public void getCapacity(GetCapacityRequest request, StreamObserver<GetCapacityResponse> observer) {
-    Adapt.answer(CsiCall.GetCapacity, observer, () -> GetCapacityResponse.newBuilder()
-        .setAvailableCapacity(plugin.availableCapacity())
+    var call = CsiCall.GetCapacity;
+    Adapt.answer(call, observer, () -> GetCapacityResponse.newBuilder()
+        .setAvailableCapacity(plugin.availableCapacity(
+            Adapt.accesses(call, "volume_capabilities", request.getVolumeCapabilitiesList())))
         .setMaximumVolumeSize(Int64Value.of(plugin.maximumVolumeSize()))
         .build());
   }
