@@ -1,6 +1,7 @@
 package dev.quartermaster.cli.commands;
 
 import java.time.Duration;
+import java.time.format.DateTimeParseException;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
 
@@ -27,7 +28,7 @@ public final class DurationConverter implements ITypeConverter<Duration> {
         case 'h' -> Duration.ofHours(number);
         default -> throw new TypeConversionException("'" + value + "': use ms, s, m or h, e.g. 20ms");
       };
-    } catch (NumberFormatException | java.time.format.DateTimeParseException | StringIndexOutOfBoundsException e) {
+    } catch (NumberFormatException | DateTimeParseException | StringIndexOutOfBoundsException e) {
       throw new TypeConversionException("'" + value + "' is not a duration, e.g. 20ms, 2s or 1m");
     }
   }

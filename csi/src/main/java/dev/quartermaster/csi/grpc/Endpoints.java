@@ -1,5 +1,6 @@
 package dev.quartermaster.csi.grpc;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 
 /** CSI endpoints: {@code unix:///abs/path} (the form CSI tools use) or a bare absolute path. */
@@ -21,7 +22,7 @@ public final class Endpoints {
       throw new IllegalArgumentException("CSI endpoint must be unix:///ABSOLUTE/PATH or an absolute path: " + endpoint);
     }
     var path = Path.of(text).normalize();
-    if (path.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8).length > MAX_SOCKET_PATH_BYTES) {
+    if (path.toString().getBytes(StandardCharsets.UTF_8).length > MAX_SOCKET_PATH_BYTES) {
       throw new IllegalArgumentException("socket path is longer than " + MAX_SOCKET_PATH_BYTES + " bytes: " + path);
     }
     return path;

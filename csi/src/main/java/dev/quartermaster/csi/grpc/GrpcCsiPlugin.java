@@ -1,5 +1,6 @@
 package dev.quartermaster.csi.grpc;
 
+import com.google.common.util.concurrent.ListenableFuture;
 import dev.quartermaster.api.volume.VolumeSpec.AccessMode;
 import dev.quartermaster.csi.plugin.Capability;
 import dev.quartermaster.csi.plugin.CreatedVolume;
@@ -35,7 +36,6 @@ import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.AbstractStub;
-import com.google.common.util.concurrent.ListenableFuture;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.epoll.EpollDomainSocketChannel;
@@ -44,6 +44,7 @@ import io.netty.channel.unix.DomainSocketAddress;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -267,11 +268,11 @@ public final class GrpcCsiPlugin implements CsiPlugin {
     }
   }
 
-  private static java.util.Optional<Capability> controllerCapability(ControllerServiceCapability c) {
+  private static Optional<Capability> controllerCapability(ControllerServiceCapability c) {
     if (!c.hasRpc()) {
-      return java.util.Optional.empty();
+      return Optional.empty();
     }
-    return java.util.Optional.ofNullable(switch (c.getRpc().getType()) {
+    return Optional.ofNullable(switch (c.getRpc().getType()) {
       case CREATE_DELETE_VOLUME -> Capability.CreateDeleteVolume;
       case PUBLISH_UNPUBLISH_VOLUME -> Capability.PublishUnpublishVolume;
       case LIST_VOLUMES -> Capability.ListVolumes;

@@ -8,6 +8,7 @@ import dev.quartermaster.csi.plugin.CsiException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -16,6 +17,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.locks.ReentrantLock;
@@ -324,7 +326,7 @@ public final class HostpathController {
     return Map.of(DEVICE_KEY, a.device());
   }
 
-  private java.util.Optional<String> freeDevice(String nodeId) {
+  private Optional<String> freeDevice(String nodeId) {
     var taken = new HashSet<String>();
     for (var v : state.volumes().values()) {
       var a = v.attachments().get(nodeId);
@@ -335,10 +337,10 @@ public final class HostpathController {
     for (int i = 0; i < config.deviceSlots(); i++) {
       var name = "/dev/xvd" + (char) ('b' + i);
       if (!taken.contains(name)) {
-        return java.util.Optional.of(name);
+        return Optional.of(name);
       }
     }
-    return java.util.Optional.empty();
+    return Optional.empty();
   }
 
   private Set<String> knownNodes() {
@@ -381,7 +383,7 @@ public final class HostpathController {
   }
 
   static void deleteTree(Path root) {
-    if (!Files.exists(root, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+    if (!Files.exists(root, LinkOption.NOFOLLOW_LINKS)) {
       return;
     }
     try (Stream<Path> walk = Files.walk(root)) {

@@ -16,6 +16,8 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
 
 /**
  * The hostpath plugin ({@value HostpathConfig#PLUGIN_NAME}) as plain synchronous calls: the
@@ -171,18 +173,18 @@ public final class HostpathPlugin {
   }
 
   /** The access modes this plugin supports. */
-  public static java.util.Set<AccessMode> supportedModes() {
+  public static Set<AccessMode> supportedModes() {
     return HostpathController.SUPPORTED_MODES;
   }
 
-  private <T> T controller(CsiCall call, java.util.function.Function<HostpathController, T> body) {
+  private <T> T controller(CsiCall call, Function<HostpathController, T> body) {
     var c = controller.orElseThrow(() -> unimplemented(call, "controller"));
     try (var _ = gate.enter(call)) {
       return body.apply(c);
     }
   }
 
-  private <T> T node(CsiCall call, java.util.function.Function<HostpathNode, T> body) {
+  private <T> T node(CsiCall call, Function<HostpathNode, T> body) {
     var n = node.orElseThrow(() -> unimplemented(call, "node"));
     try (var _ = gate.enter(call)) {
       return body.apply(n);

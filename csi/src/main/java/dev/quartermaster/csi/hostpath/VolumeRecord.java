@@ -1,6 +1,7 @@
 package dev.quartermaster.csi.hostpath;
 
 import dev.quartermaster.api.volume.VolumeSpec.AccessMode;
+import java.util.Collections;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -16,7 +17,7 @@ public record VolumeRecord(String id, String name, long capacityBytes, Set<Acces
     modes = modes == null ? Set.of() : Set.copyOf(modes);
     parameters = parameters == null ? Map.of() : Map.copyOf(parameters);
     // Sorted, so that the state file and ListVolumes read the same way every time.
-    attachments = attachments == null ? Map.of() : java.util.Collections.unmodifiableMap(new TreeMap<>(attachments));
+    attachments = attachments == null ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(attachments));
   }
 
   /** Whether the volume may be attached to more than one node at once. */

@@ -12,7 +12,9 @@ import io.netty.channel.unix.DomainSocketAddress;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -73,11 +75,11 @@ public final class Calls {
 
   /** Deletes a test directory tree (links are removed, never followed). */
   public static void deleteTree(Path root) {
-    if (root == null || !Files.exists(root, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+    if (root == null || !Files.exists(root, LinkOption.NOFOLLOW_LINKS)) {
       return;
     }
     try (var walk = Files.walk(root)) {
-      for (var p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+      for (var p : walk.sorted(Comparator.reverseOrder()).toList()) {
         Files.deleteIfExists(p);
       }
     } catch (IOException e) {

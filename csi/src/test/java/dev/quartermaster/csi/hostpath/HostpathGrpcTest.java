@@ -15,9 +15,11 @@ import dev.quartermaster.csi.plugin.Capability;
 import dev.quartermaster.csi.plugin.CsiCall;
 import dev.quartermaster.csi.plugin.CsiCode;
 import dev.quartermaster.csi.plugin.CsiPlugin;
+import dev.quartermaster.csi.v1.CapacityRange;
 import dev.quartermaster.csi.v1.ControllerGrpc;
 import dev.quartermaster.csi.v1.ControllerPublishVolumeRequest;
 import dev.quartermaster.csi.v1.CreateVolumeRequest;
+import dev.quartermaster.csi.v1.GetCapacityRequest;
 import dev.quartermaster.csi.v1.ListVolumesRequest;
 import dev.quartermaster.csi.v1.NodeGrpc;
 import dev.quartermaster.csi.v1.NodePublishVolumeRequest;
@@ -35,6 +37,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -188,7 +191,7 @@ class HostpathGrpcTest {
       assertThat(alphaMode.getStatus().getDescription()).contains("volume_capabilities[0].access_mode");
 
       var inverted = rawFailure(() -> controller.createVolume(CreateVolumeRequest.newBuilder().setName("v")
-          .setCapacityRange(dev.quartermaster.csi.v1.CapacityRange.newBuilder().setRequiredBytes(2 * MIB).setLimitBytes(MIB))
+          .setCapacityRange(CapacityRange.newBuilder().setRequiredBytes(2 * MIB).setLimitBytes(MIB))
           .addVolumeCapabilities(CsiProtos.mount(SNW)).build()));
       assertThat(inverted.getStatus().getCode()).isEqualTo(Status.Code.OUT_OF_RANGE);
     }
@@ -289,7 +292,7 @@ class HostpathGrpcTest {
       assertThat(noCap.getStatus().getDescription()).contains("volume_capability");
 
       var list = controller.listVolumes(ListVolumesRequest.getDefaultInstance());
-      var published = new java.util.TreeMap<String, List<String>>();
+      var published = new TreeMap<String, List<String>>();
       list.getEntriesList().forEach(e -> published.put(e.getVolume().getVolumeId(), e.getStatus().getPublishedNodeIdsList()));
       assertThat(published).containsEntry("a", List.of("n2")).containsEntry("b", List.of())
           .containsEntry("c", List.of("n2")).containsEntry("ro", List.of());
@@ -299,13 +302,13 @@ class HostpathGrpcTest {
       var rest = controller.listVolumes(ListVolumesRequest.newBuilder().setStartingToken(page.getNextToken()).build());
       assertThat(rest.getEntriesCount()).isEqualTo(1);
       assertThat(rest.getNextToken()).isEmpty();
-      var forBlock = controller.getCapacity(dev.quartermaster.csi.v1.GetCapacityRequest.newBuilder()
+      var forBlock = controller.getCapacity(GetCapacityRequest.newBuilder()
           .addVolumeCapabilities(VolumeCapability.newBuilder().setBlock(VolumeCapability.BlockVolume.getDefaultInstance())
               .setAccessMode(VolumeCapability.AccessMode.newBuilder()
                   .setMode(VolumeCapability.AccessMode.Mode.SINGLE_NODE_WRITER)))
           .build());
       assertThat(forBlock.getAvailableCapacity()).isZero();
-      var forMount = controller.getCapacity(dev.quartermaster.csi.v1.GetCapacityRequest.newBuilder()
+      var forMount = controller.getCapacity(GetCapacityRequest.newBuilder()
           .addVolumeCapabilities(CsiProtos.mount(SNW)).build());
       assertThat(forMount.getAvailableCapacity()).isEqualTo(6 * MIB);
       assertThat(forMount.getMaximumVolumeSize().getValue()).isEqualTo(10 * MIB);

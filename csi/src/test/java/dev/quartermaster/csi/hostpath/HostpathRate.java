@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
 
 /**
  * Raw call rates of the hostpath plugin over a Unix socket, for a bench to call ({@link #measure}) or
@@ -52,7 +53,7 @@ public final class HostpathRate {
           for (int i = 0; i < each; i++) {
             Calls.await(client.probe());
           }
-        }, java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()));
+        }, Executors.newVirtualThreadPerTaskExecutor()));
       }
       workers.forEach(CompletableFuture::join);
       double concurrent = (double) each * concurrency / seconds(t0);
