@@ -4,9 +4,11 @@ import dev.quartermaster.cli.CliEnvironment;
 import dev.quartermaster.cli.CliException;
 import dev.quartermaster.cli.VersionInfo;
 import dev.quartermaster.csi.hostpath.HostpathConfig;
+import dev.quartermaster.csi.hostpath.Staging;
 import dev.quartermaster.csi.hostpath.grpc.HostpathServer;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -32,6 +34,18 @@ public final class CsiCommand implements Runnable {
   @Override
   public void run() {
     throw new CommandLine.ParameterException(spec.commandLine(), "missing command: hostpath");
+  }
+
+  /** {@code auto}, {@code bind-mount} or {@code symlink}. */
+  static final class StagingConverter implements CommandLine.ITypeConverter<Staging> {
+    @Override
+    public Staging convert(String value) {
+      try {
+        return Staging.valueOf(value.trim().replace('-', '_').toUpperCase(Locale.ROOT));
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.TypeConversionException("'" + value + "': use auto, bind-mount or symlink");
+      }
+    }
   }
 
   /**
@@ -83,6 +97,10 @@ public final class CsiCommand implements Runnable {
         description = "serve Prometheus text at /metrics (call and overlap counters)")
     ListenAddress metricsListen;
 
+    @Option(names = "--staging", paramLabel = "METHOD", defaultValue = "auto", converter = StagingConverter.class,
+        description = "auto (bind mounts where permitted, else symlinks), bind-mount or symlink (default: ${DEFAULT-VALUE})")
+    Staging staging;
+
     @Option(names = "--call-latency", paramLabel = "DURATION", defaultValue = "0ms",
         converter = DurationConverter.class, description = "artificial delay in every call, e.g. 20ms (for tests)")
     Duration callLatency;
@@ -98,7 +116,7 @@ public final class CsiCommand implements Runnable {
       HostpathConfig config;
       try {
         config = new HostpathConfig(nodeId, env.resolve(state), capacity, deviceSlots, controller, node, detectOverlap,
-            callLatency);
+            callLatency, staging);
       } catch (IllegalArgumentException e) {
         throw new CliException(e.getMessage());
       }
@@ -117,12 +135,18 @@ public final class CsiCommand implements Runnable {
       var out = spec.commandLine().getOut();
       var roles = controller && node ? "controller+node" : controller ? "controller" : "node";
       out.println(HostpathConfig.PLUGIN_NAME + " listening on " + server.endpoint() + " (node " + nodeId + ", "
-          + roles + ", state " + config.stateDir()
-          + server.metricsAddress().map(a -> ", metrics http://" + metricsListen.clientUri(a.getPort()).getAuthority() + "/metrics").orElse("")
+          + roles + staging(server) + ", state " + config.stateDir()
+          + server.metricsAddress().map(a -> ", metrics " + metricsListen.clientUri(a.getPort()) + "/metrics").orElse("")
           + ")");
       out.flush();
       stopped.await();
       return 0;
+    }
+
+    private static String staging(HostpathServer server) {
+      return server.plugin().stagingMethod()
+          .map(m -> ", staging " + m.name().toLowerCase(Locale.ROOT).replace('_', '-'))
+          .orElse("");
     }
   }
 }

@@ -50,7 +50,7 @@ class CsiHostpathProcessTest {
     process = new ProcessBuilder(List.of(java, "--enable-native-access=ALL-UNNAMED",
         "-cp", System.getProperty("java.class.path"), "dev.quartermaster.cli.Main",
         "csi", "hostpath", "--endpoint", "unix://" + socket, "--node-id", "n1", "--state", dir.resolve("state").toString(),
-        "--capacity", "64Mi"))
+        "--capacity", "64Mi", "--staging", "symlink"))
         .redirectError(ProcessBuilder.Redirect.DISCARD)
         .start();
     var stdout = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
@@ -63,7 +63,7 @@ class CsiHostpathProcessTest {
     }).get(60, TimeUnit.SECONDS);
 
     assertThat(line).isEqualTo("hostpath.csi.quartermaster.dev listening on unix://" + socket
-        + " (node n1, controller+node, state " + dir.resolve("state") + ")");
+        + " (node n1, controller+node, staging symlink, state " + dir.resolve("state") + ")");
 
     try (var client = GrpcCsiPlugin.open("unix://" + socket, Duration.ofSeconds(20))) {
       assertThat(client.probe().toCompletableFuture().get(30, TimeUnit.SECONDS)).isTrue();

@@ -15,19 +15,25 @@ import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The node side of the hostpath plugin: stage and publish by symbolic links.
+ * The node side of the hostpath plugin: stage and publish by bind mount where permitted, by symbolic
+ * link otherwise ({@link Staging}).
  *
- * <p><b>Why links, not bind mounts.</b> A bind mount needs CAP_SYS_ADMIN in the mount namespace the
- * workload sees, and leaves kernel state that outlives this process when it crashes; the agents and
- * tests that run this plugin have neither the privilege nor a way to clean up after it. So NodeStage
- * replaces the staging path (absent, or an empty directory the CO made) with a link to the volume's
- * directory, and NodePublish makes the target path a link to the staging path. What a workload sees
- * at the target is the same tree a bind mount would show. Read-only publication cannot be enforced
- * through a link: it is recorded in the node's state (and checked on re-publish), and a
- * {@value #READONLY_MARKER} file beside the target says so to whoever mounts it into a container.
+ * <ul>
+ *   <li><b>Bind mounts</b> (chosen by {@link Staging#AUTO} when a probe bind mount under the state
+ *       directory succeeds, i.e. with CAP_SYS_ADMIN): NodeStage binds the volume's directory onto the
+ *       staging path, NodePublish binds the staging path onto the target and remounts it read-only
+ *       for a read-only publication. This is what a workload's container runtime expects to find.
+ *   <li><b>Links</b>, the fallback for an unprivileged plugin: NodeStage replaces the staging path (absent,
+ *       or an empty directory the CO made) with a link to the volume's directory, NodePublish makes the
+ *       target a link to the staging path. The tree seen at the target is the same, and nothing
+ *       outlives the process; but read-only cannot be enforced through a link, so it is recorded in
+ *       the node's state and said by a {@code <target>}{@value #READONLY_MARKER} file beside it.
+ * </ul>
  *
- * <p>Staged volumes and published targets are written to {@code node-<id>.json} before a call
- * answers; that file also tells a controller sharing the state directory that this node exists.
+ * <p>Unstage and unpublish undo whichever they find (a mount point or a link), so a restart with the
+ * other method still cleans up. Staged volumes and published targets are written to {@code
+ * node-<id>.json} before a call answers; that file also tells a controller sharing the state
+ * directory that this node exists.
  */
 public final class HostpathNode {
 
@@ -37,10 +43,16 @@ public final class HostpathNode {
   private final HostpathConfig config;
   private final StateFile<NodeState> file;
   private final ReentrantLock lock = new ReentrantLock();
+  private final boolean bindMounts;
   private NodeState state;
 
   HostpathNode(HostpathConfig config) {
     this.config = config;
+    this.bindMounts = switch (config.staging()) {
+      case BIND_MOUNT -> true;
+      case SYMLINK -> false;
+      case AUTO -> Mounts.bindPermitted(config.stateDir());
+    };
     this.file = new StateFile<>(config.nodeStateFile(config.nodeId()), NodeState.class);
     var loaded = file.load();
     this.state = loaded.orElse(NodeState.empty(config.nodeId()));
@@ -48,6 +60,11 @@ public final class HostpathNode {
       // Registers the node with a controller on the same state directory.
       file.save(state);
     }
+  }
+
+  /** The method in use: {@link Staging#BIND_MOUNT} or {@link Staging#SYMLINK}. */
+  public Staging method() {
+    return bindMounts ? Staging.BIND_MOUNT : Staging.SYMLINK;
   }
 
   /** NodeGetInfo: the node id and how many volumes may be attached here (the device slots). */
@@ -77,10 +94,10 @@ public final class HostpathNode {
           throw new CsiException(call, CsiCode.ALREADY_EXISTS,
               "volume " + volumeId + " is staged at " + staging + " as " + existing.mode() + ", not " + access.mode());
         }
-        link(call, staging, volumeDir); // repairs a link removed behind our back
+        place(call, staging, volumeDir, false); // repairs one removed behind our back
         return;
       }
-      link(call, staging, volumeDir);
+      place(call, staging, volumeDir, false);
       var staged = new HashMap<>(state.staged());
       staged.put(volumeId, new StagedVolume(staging.toString(), access.mode()));
       commit(new NodeState(state.nodeId(), staged, state.published()));
@@ -107,7 +124,7 @@ public final class HostpathNode {
               "volume " + volumeId + " is still published at " + p.getKey());
         }
       }
-      unlink(call, staging);
+      remove(call, staging);
       if (existing != null) {
         var staged = new HashMap<>(state.staged());
         staged.remove(volumeId);
@@ -148,13 +165,13 @@ public final class HostpathNode {
           throw new CsiException(call, CsiCode.ALREADY_EXISTS, "target " + target + " already has volume "
               + existing.volumeId() + " with readonly=" + existing.readOnly());
         }
-        link(call, target, staging);
+        place(call, target, staging, existing.readOnly());
         return;
       }
       boolean effectiveReadOnly = readOnly || access.mode() == AccessMode.SingleNodeReaderOnly
           || access.mode() == AccessMode.MultiNodeReaderOnly;
-      link(call, target, staging);
-      marker(call, target, effectiveReadOnly);
+      place(call, target, staging, effectiveReadOnly);
+      marker(call, target, effectiveReadOnly && !bindMounts);
       var published = new HashMap<>(state.published());
       published.put(target.toString(), new PublishedTarget(volumeId, staging.toString(), effectiveReadOnly));
       commit(new NodeState(state.nodeId(), state.staged(), published));
@@ -175,7 +192,7 @@ public final class HostpathNode {
         throw new CsiException(call, CsiCode.FAILED_PRECONDITION,
             "target " + target + " holds volume " + existing.volumeId() + ", not " + volumeId);
       }
-      unlink(call, target);
+      remove(call, target);
       marker(call, target, false);
       if (existing != null) {
         var published = new HashMap<>(state.published());
@@ -205,6 +222,53 @@ public final class HostpathNode {
     if (!HostpathController.SUPPORTED_MODES.contains(access.mode())) {
       throw new CsiException(call, CsiCode.FAILED_PRECONDITION, "access mode " + access.mode() + " exceeds this plugin's capabilities");
     }
+  }
+
+  /** Makes {@code source}'s tree appear at {@code at}, by the node's method; idempotent. */
+  private void place(CsiCall call, Path at, Path source, boolean readOnly) {
+    if (!bindMounts) {
+      link(call, at, source);
+      return;
+    }
+    if (Mounts.isMountPoint(at)) {
+      return;
+    }
+    try {
+      if (Files.isSymbolicLink(at)) {
+        Files.delete(at); // left by a run that used links
+      }
+      if (Files.exists(at, LinkOption.NOFOLLOW_LINKS) && !Files.isDirectory(at, LinkOption.NOFOLLOW_LINKS)) {
+        throw new CsiException(call, CsiCode.FAILED_PRECONDITION, at + " exists and is not a directory");
+      }
+      Files.createDirectories(at);
+      Mounts.bind(source, at);
+    } catch (IOException e) {
+      throw new CsiException(call, CsiCode.INTERNAL, "cannot bind " + source + " onto " + at + ": " + e.getMessage());
+    }
+    if (readOnly) {
+      try {
+        Mounts.remountReadOnly(at);
+      } catch (IOException e) {
+        try {
+          Mounts.unmount(at); // never leave a writable mount where read-only was asked for
+        } catch (IOException ignored) {
+          // reported below; the CO retries
+        }
+        throw new CsiException(call, CsiCode.INTERNAL, "cannot make " + at + " read-only: " + e.getMessage());
+      }
+    }
+  }
+
+  /** Undoes {@link #place}, whichever method made it: unmounts a mount point, removes a link or empty directory. */
+  private static void remove(CsiCall call, Path at) {
+    if (Mounts.isMountPoint(at)) {
+      try {
+        Mounts.unmount(at);
+      } catch (IOException e) {
+        throw new CsiException(call, CsiCode.INTERNAL, "cannot unmount " + at + ": " + e.getMessage());
+      }
+    }
+    unlink(call, at);
   }
 
   /** Makes {@code at} a link to {@code to}, replacing an empty directory or a stale link there. */

@@ -167,6 +167,11 @@ public final class HostpathPlugin {
     });
   }
 
+  /** How the node stages and publishes (bind mounts or links); empty when it serves no node. */
+  public Optional<Staging> stagingMethod() {
+    return node.map(HostpathNode::method);
+  }
+
   /** Whether a target was published read-only (recorded; see {@link HostpathNode}). */
   public boolean publishedReadOnly(String targetPath) {
     return node.map(n -> n.readOnly(targetPath)).orElse(false);
