@@ -17,7 +17,8 @@ public enum CsiCall {
   NodeStageVolume,
   NodeUnstageVolume,
   NodePublishVolume,
-  NodeUnpublishVolume;
+  NodeUnpublishVolume,
+  ValidateVolumeCapabilities;
 
   /** Calls that change the storage system's attachments or volumes: the ones serialized per plugin (I5). */
   public boolean destructive() {

@@ -4,11 +4,18 @@ package dev.quartermaster.csi.plugin;
 public final class CsiException extends RuntimeException {
   private final CsiCall call;
   private final CsiCode code;
+  private final String detail;
 
   public CsiException(CsiCall call, CsiCode code, String message) {
     super(call + ": " + code + (message == null || message.isEmpty() ? "" : ": " + message));
     this.call = call;
     this.code = code;
+    this.detail = message == null ? "" : message;
+  }
+
+  /** The plugin's own message, without the call and code (what a gRPC server puts in the status). */
+  public String detail() {
+    return detail;
   }
 
   public CsiCall call() {

@@ -1,0 +1,75 @@
+package dev.quartermaster.csi.hostpath;
+
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.Optional;
+
+/**
+ * One JSON state file, replaced atomically: written to a temporary file beside it, forced to disk,
+ * renamed over the old one and the directory forced, so that a crash leaves either the old state or
+ * the new one, never half of each.
+ */
+final class StateFile<T> {
+  private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+  private final Path file;
+  private final Class<T> type;
+
+  StateFile(Path file, Class<T> type) {
+    this.file = file;
+    this.type = type;
+  }
+
+  Path path() {
+    return file;
+  }
+
+  /** The stored state, or empty when there is no file yet; a file that does not parse is {@link DamagedStateException}. */
+  Optional<T> load() {
+    if (!Files.exists(file)) {
+      return Optional.empty();
+    }
+    try {
+      var value = JSON.readValue(file.toFile(), type);
+      if (value == null) {
+        throw new DamagedStateException(file, new IOException("empty document"));
+      }
+      return Optional.of(value);
+    } catch (JacksonException e) {
+      throw new DamagedStateException(file, e);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + file, e);
+    }
+  }
+
+  void save(T value) {
+    var tmp = file.resolveSibling(file.getFileName() + ".tmp");
+    try {
+      var bytes = JSON.writeValueAsBytes(value);
+      try (var ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+          StandardOpenOption.TRUNCATE_EXISTING)) {
+        var buf = ByteBuffer.wrap(bytes);
+        while (buf.hasRemaining()) {
+          ch.write(buf);
+        }
+        ch.force(true);
+      }
+      Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      // The rename itself is durable only once the directory is.
+      try (var dir = FileChannel.open(file.getParent(), StandardOpenOption.READ)) {
+        dir.force(true);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write " + file, e);
+    }
+  }
+}
