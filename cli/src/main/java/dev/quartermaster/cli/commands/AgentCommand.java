@@ -59,6 +59,10 @@ public final class AgentCommand implements Callable<Integer> {
       description = "create missing /dev/nvidiactl, nvidia-uvm, nvidia-uvm-tools, nvidia-modeset at start, as nvidia-modprobe does")
   private boolean createControlNodes;
 
+  @Option(names = "--csi-plugin-dir", paramLabel = "DIR",
+      description = "where CSI plugins put their sockets, one *.sock per plugin (default: <state>/plugins)")
+  private String csiPluginDir;
+
   @Option(names = "--rescan", paramLabel = "SECONDS", defaultValue = "5",
       description = "how often the device nodes are checked again, besides file events (default: ${DEFAULT-VALUE})")
   private int rescanSeconds;
@@ -87,8 +91,9 @@ public final class AgentCommand implements Callable<Integer> {
     var config = NodeAgentConfig.of(connection.api(), node, stateDir, DeviceRoot.at(env.resolve(deviceRoot)), cdi,
             new SystemEnv())
         .withCreateControlNodes(createControlNodes)
-        .withRescanPeriod(java.time.Duration.ofSeconds(rescanSeconds));
-    var agent = NodeAgent.start(config);
+        .withRescanPeriod(java.time.Duration.ofSeconds(rescanSeconds))
+        .withCsiPluginDir(csiPluginDir != null ? env.resolve(csiPluginDir) : stateDir.resolve("plugins"));
+    var agent = NodeAgent.start(config, CsiClients.grpc());
     var stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       try {

@@ -2,6 +2,7 @@ package dev.quartermaster.cli.commands;
 
 import dev.quartermaster.cli.CliException;
 import dev.quartermaster.control.ControlPlane;
+import dev.quartermaster.control.volume.SocketPluginConnector;
 import dev.quartermaster.store.compaction.HistoryCompactor;
 import java.time.Duration;
 import dev.quartermaster.core.env.Env;
@@ -85,7 +86,8 @@ public final class LocalServer implements AutoCloseable {
       var config = ApiServerConfig.of(registry, dataDir).withListen(listen.host(), listen.port()).withEnv(env)
           .withStoreRevision(store::currentRevision);
       var server = ApiServer.start(config);
-      var controllers = ControlPlane.start(registry, store, env, ControlPlane.Options.defaults(options.identity()));
+      var controllers = ControlPlane.start(registry, store, env, ControlPlane.Options.defaults(options.identity()),
+          new SocketPluginConnector());
       var compactor = HistoryCompactor.start(store, env, options.history(), options.compactEvery());
       // The server has created the admin token by now, so the config file written next points at a real file.
       return new LocalServer(store, registry, server, controllers, compactor, dataDir, server.adminTokenFile(),

@@ -1,6 +1,8 @@
 package dev.quartermaster.cli.commands;
 
 import dev.quartermaster.agent.NodeAgent;
+import dev.quartermaster.csi.hostpath.HostpathConfig;
+import dev.quartermaster.csi.hostpath.grpc.HostpathServer;
 import dev.quartermaster.agent.NodeAgentConfig;
 import dev.quartermaster.agent.devices.DeviceRoot;
 import dev.quartermaster.agent.discovery.SimulatedDeviceRoot;
@@ -78,7 +80,8 @@ public final class UpCommand implements Callable<Integer> {
     Env system = new SystemEnv();
     var server = LocalServer.start(dataDir, listen, system);
     var agents = new ArrayList<NodeAgent>();
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(agents, server), "qm-up-shutdown"));
+    var plugins = new ArrayList<HostpathServer>();
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(agents, plugins, server), "qm-up-shutdown"));
     try {
       ensureDeviceClass(server);
       var descriptions = new ArrayList<String>();
@@ -87,18 +90,36 @@ public final class UpCommand implements Callable<Integer> {
         var root = rootFor(i, layout, node);
         descriptions.add(node + ": " + root.description());
         Files.createDirectories(layout.state(node));
-        var config = NodeAgentConfig.of(server.registry(), node, layout.state(node), root.root(), layout.cdi(node), system);
-        agents.add(NodeAgent.start(config));
+        plugins.add(startHostpath(layout, node, i == 1));
+        var config = NodeAgentConfig.of(server.registry(), node, layout.state(node), root.root(), layout.cdi(node), system)
+            .withCsiPluginDir(layout.plugins(node));
+        agents.add(NodeAgent.start(config, CsiClients.grpc()));
       }
       var configFile = UserConfig.location(env);
       new UserConfig(Optional.of(server.uri().toString()), Optional.of(server.tokenFile().toString())).write(configFile);
       banner(out, server, layout, descriptions, configFile);
     } catch (IOException | RuntimeException e) {
-      stop(agents, server);
+      stop(agents, plugins, server);
       throw e;
     }
     server.awaitStopped();
     return 0;
+  }
+
+  /**
+   * The built-in hostpath CSI plugin on {@code node}, serving its Node service (and on the first node
+   * its Controller service too) on {@code nodes/<node>/plugins/hostpath.sock}, over volumes shared by
+   * every node's instance, as a network storage system would be.
+   */
+  private static HostpathServer startHostpath(UpLayout layout, String node, boolean controller) throws IOException {
+    Files.createDirectories(layout.plugins(node));
+    var config = HostpathConfig.of(node, layout.hostpathState()).withRoles(controller, true);
+    var socket = layout.plugins(node).resolve("hostpath.sock").toAbsolutePath();
+    try {
+      return HostpathServer.start(config, "unix://" + socket, Optional.empty());
+    } catch (RuntimeException e) {
+      throw new CliException("cannot start the hostpath CSI plugin of " + node + " on " + socket + ": " + e.getMessage());
+    }
   }
 
   /** Where a node's devices are, and how to say so in the banner. */
@@ -142,7 +163,7 @@ public final class UpCommand implements Callable<Integer> {
     }
   }
 
-  private static void stop(List<NodeAgent> agents, LocalServer server) {
+  private static void stop(List<NodeAgent> agents, List<HostpathServer> plugins, LocalServer server) {
     for (var agent : agents.reversed()) {
       try {
         agent.close();
@@ -150,13 +171,15 @@ public final class UpCommand implements Callable<Integer> {
         System.err.println("error: stopping agent " + agent.config().nodeName() + ": " + e.getMessage());
       }
     }
+    plugins.forEach(HostpathServer::close);
     server.close();
   }
 
   private static void banner(PrintWriter out, LocalServer server, UpLayout layout, List<String> nodes, Path configFile) {
-    out.println("Quartermaster " + VersionInfo.version() + " is up: store, API, controllers and " + nodes.size() + " node agents.");
+    out.println("Quartermaster " + VersionInfo.version() + " is up: store, API, controllers and " + nodes.size()
+        + " node agents, each with the hostpath CSI plugin.");
     out.printf("  %-14s %s%n", "API", server.uri());
-    out.printf("  %-14s %s%n", "State", layout.dataDir() + " (store.db, nodes/<node>/...)");
+    out.printf("  %-14s %s%n", "State", layout.dataDir() + " (store.db, nodes/<node>/..., csi/hostpath/volumes)");
     out.printf("  %-14s %s%n", "Admin token", server.tokenFile());
     out.printf("  %-14s %s%n", "Client config", configFile + " (plain qm commands use it)");
     for (var n : nodes) {
@@ -167,6 +190,7 @@ public final class UpCommand implements Callable<Integer> {
     out.println("  ./qm apply -f examples/training.yaml");
     out.println("  ./qm get tasks -w");
     out.println("  ./qm describe node node-1");
+    out.println("  ./qm apply -f examples/volumes.yaml && ./qm get volumes");
     out.println("  ./qm logs training-workers-0");
     out.println();
     out.println("Stop with Ctrl-C; ./qm up again resumes the same cluster.");

@@ -5,7 +5,8 @@ import dev.quartermaster.api.volume.VolumeClaim;
 import java.util.List;
 
 /**
- * A volume's state in one word for a person, from its claims before its phase: {@code InUse} while
+ * A volume's state in one word for a person: {@code Deleting} once a delete was asked for (with
+ * {@code (in use)} while claims hold it), else from its claims before its phase: {@code InUse} while
  * any task holds it, {@code Releasing} while a claim is being let go (past {@code Taken}), else the
  * controller's phase ({@code Pending}, {@code Available}, {@code Deleting}).
  */
@@ -19,6 +20,9 @@ public final class VolumeState {
 
   public static String phase(Volume v) {
     var live = live(v);
+    if (v.metadata().isDeleting()) {
+      return live.isEmpty() ? "Deleting" : "Deleting (in use)";
+    }
     if (live.stream().anyMatch(c -> c.state() != VolumeClaim.State.Taken)) {
       return "Releasing";
     }

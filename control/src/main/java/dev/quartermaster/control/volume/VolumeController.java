@@ -311,7 +311,7 @@ public final class VolumeController {
         var e = f.error();
         LOG.info("volume {}: {} ({}) failed: {}", v.metadata().name(), e.call(), f.detail(), e.getMessage());
         setCondition(v, Conditions.of(CALLS, false, e.call() + "Failed", e.call() + " (" + f.detail() + "): "
-            + e.code() + ": " + Optional.ofNullable(e.getMessage()).orElse("")));
+            + e.code() + (e.detail().isEmpty() ? "" : ": " + e.detail())));
         yield e.code().retryable() ? Result.requeue() : Result.requeueAfter(RETRY_FAILED);
       }
     };
