@@ -119,11 +119,18 @@ public final class SimStorage {
     throw new CsiException(CsiCall.ControllerPublishVolume, CsiCode.RESOURCE_EXHAUSTED, node + " has no free device name");
   }
 
+  /**
+   * Detaching takes the device away from the node whatever still uses it there, as an EBS detach
+   * does: its stagings and publications of the volume go too (a process that kept writing gets I/O
+   * errors, not the new holder's data).
+   */
   void detach(String id, String node) {
     var v = volumes.get(id);
     if (v != null) {
       v.attachedTo().remove(node);
     }
+    staged.remove(node + "|" + id);
+    published.remove(node + "|" + id);
   }
 
   void stage(String id, String node, String path) {

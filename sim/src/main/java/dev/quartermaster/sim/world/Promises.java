@@ -31,7 +31,7 @@ import java.util.Set;
  *       publications in the storage system; no single-node volume is claimed from, or attached to,
  *       two nodes; no two destructive controller calls overlap on the plugin.
  *   <li>I2 for volumes: every live process of a task that uses volumes has each of them published
- *       on its node.
+ *       on its node (unless the node was fenced: declared dead, its volumes detached from under it).
  *   <li>I6: every claim a node acknowledged as prepared and has not released is still in its
  *       ledger after the agent crashed and came back ({@link #beforeCrash}, {@link #afterRestart}).
  * </ul>
@@ -93,6 +93,11 @@ final class Promises {
       }
     }
     for (var n : world.nodes()) {
+      if (world.fenced(n.name)) {
+        // Declared dead by an operator: its claims were released on its behalf and detached, so what
+        // still runs there has lost its volumes (as after an EBS detach); no Running task is there.
+        continue;
+      }
       var published = storage.publishedOn(n.name);
       for (var p : n.host.tasks().alive()) {
         for (var path : p.volumePaths()) {

@@ -22,6 +22,7 @@ import dev.quartermaster.store.registry.ObjectRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.sim.csi.SimCsiPlugin;
 import dev.quartermaster.sim.csi.SimStorage;
 import java.time.Duration;
@@ -116,6 +117,11 @@ public final class WholeCluster {
   /** Read-modify-write of a node's spec, as {@code qm node cordon|fence} does. */
   void nodeSpec(String node, UnaryOperator<NodeSpec> change) {
     cluster.update(node, n -> new Node(n.metadata(), change.apply(n.spec()), n.status()));
+  }
+
+  /** Whether an operator fenced {@code node} (as the store says now). */
+  boolean fenced(String node) {
+    return api().get(Kinds.NODE, node).map(n -> n.spec().fenced()).orElse(false);
   }
 
   /** An operator's scale of workload {@code name}'s first group. */
