@@ -19,6 +19,12 @@ import dev.quartermaster.api.workload.WorkloadSpec;
 import dev.quartermaster.api.workload.WorkloadStatus;
 import dev.quartermaster.control.cluster.Labels;
 import dev.quartermaster.core.env.DeterministicEnv;
+import dev.quartermaster.api.volume.Volume;
+import dev.quartermaster.api.volume.VolumeSpec;
+import dev.quartermaster.api.volume.VolumeStatus;
+import dev.quartermaster.api.volume.VolumeUse;
+import dev.quartermaster.api.workload.VolumeClaimTemplate;
+import dev.quartermaster.api.workload.VolumeRetention;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -28,8 +34,8 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * One seed of the whole-cluster simulation: 3 nodes × 4 GPUs, a workload of 1-GPU workers and a
- * stand-alone claim with its task; {@link Chaos} draws faults and operator actions from the seed
+ * One seed of the whole-cluster simulation: 3 nodes × 4 GPUs, a workload of 1-GPU workers (each slot
+ * with its own single-writer volume) and a stand-alone claim with its task (reading a shared volume); {@link Chaos} draws faults and operator actions from the seed
  * for the first {@code steps} steps (a step is one event of the world), every promise is checked
  * after every step; then the faults stop, everything heals, and every workload must converge (L1)
  * within {@link #CONVERGE_BOUND} of virtual time.
@@ -39,6 +45,7 @@ public final class SeedRun {
   static final String WORKLOAD = "train";
   static final String GROUP = "w";
   static final String SOLO = "solo";
+  static final String SHARED = "dataset";
   private static final int EVENTS_KEPT = 40;
 
   /** How a seed ended. */
@@ -97,6 +104,7 @@ public final class SeedRun {
     try {
       world.api().create(workload(2 + env.random().nextInt(5)));
       world.api().create(soloClaim());
+      world.api().create(sharedVolume());
       world.api().create(soloTask());
       var chaos = new Chaos(this, env.random());
       chaos.schedule();
@@ -157,7 +165,7 @@ public final class SeedRun {
             + " running: " + group.stream().map(t -> t.metadata().name() + "=" + t.status().phase() + "/"
  + t.status().reason()
             + (t.metadata().isDeleting() ? "(deleting)" : "")).toList() + "; " + group.stream().filter(t -> t.status().phase() != TaskPhase.Running)
-            .map(this::claimsOf).toList();
+            .map(t -> t.status().message() + "; " + claimsOf(t)).toList();
       }
     }
     // A stand-alone task is never replaced: once it has ended (lost with its node, say), that is final.
@@ -186,7 +194,11 @@ public final class SeedRun {
     var template = new TaskTemplate(List.of("train"), Map.of(), "exec", Optional.empty(), List.of(), Map.of());
     var claim = new ClaimTemplate("gpu", new ResourceClaimSpec(
         List.of(new DeviceRequest("gpu", "gpu", 1, List.of())), Optional.empty()));
-    var group = new WorkerGroup(GROUP, replicas, template, List.of(claim), null);
+    // Each worker slot writes its own volume: a replaced worker's volume changes hands between nodes.
+    var scratch = new VolumeClaimTemplate("scratch", new VolumeSpec(WholeCluster.PLUGIN, 1 << 20,
+        VolumeSpec.AccessMode.SingleNodeWriter, Map.of()));
+    var group = new WorkerGroup(GROUP, replicas, template, List.of(claim), null, List.of(scratch),
+        VolumeRetention.Delete);
     return new Workload(ObjectMeta.named(WORKLOAD), new WorkloadSpec(List.of(group), Optional.empty()),
         WorkloadStatus.EMPTY);
   }
@@ -198,7 +210,13 @@ public final class SeedRun {
 
   static Task soloTask() {
     return new Task(ObjectMeta.named(SOLO), new TaskSpec(Optional.empty(), List.of("serve"), Map.of(),
-        List.of(SOLO + "-gpu"), List.of(), "exec", Optional.empty()), TaskStatus.EMPTY);
+        List.of(SOLO + "-gpu"), List.of(VolumeUse.reader(SHARED)), "exec", Optional.empty()), TaskStatus.EMPTY);
+  }
+
+  /** A dataset every node may read, which the stand-alone task reads. */
+  static Volume sharedVolume() {
+    return new Volume(ObjectMeta.named(SHARED), new VolumeSpec(WholeCluster.PLUGIN, 1 << 20,
+        VolumeSpec.AccessMode.MultiNodeReaderOnly, Map.of()), VolumeStatus.EMPTY);
   }
 
   /** Runs {@code action}, ignoring what an operator would see as "try again" (conflict, gone, taken). */
