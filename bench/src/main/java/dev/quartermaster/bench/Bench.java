@@ -8,7 +8,7 @@ import java.util.List;
  * Runs the benchmarks and prints each figure beside the raw SQLite commit rate measured on the same
  * disk in the same run, so that the ratios mean something on any machine.
  *
- * <p>Usage: {@code ./qm bench [store|api|watch|ledger|control|e2e|all] [--dir DIR]}. Never part of the tests.
+ * <p>Usage: {@code ./qm bench [store|api|watch|ledger|control|e2e|volumes|all] [--dir DIR]}. Never part of the tests.
  */
 public final class Bench {
   private Bench() {}
@@ -37,9 +37,10 @@ public final class Bench {
       case "ledger" -> List.of(new LedgerBench());
       case "control" -> List.of(new ControlPlaneBench());
       case "e2e" -> List.of(new EndToEndBench());
+      case "volumes" -> List.of(new VolumeCallsBench());
       case "all" -> List.of(new StoreBench(), new ApiBench(), new WatchBench(), new LedgerBench(), new ControlPlaneBench(),
-          new EndToEndBench());
-      default -> throw new IllegalArgumentException("unknown benchmark '" + what + "': use store, api, watch, ledger, control, e2e or all");
+          new EndToEndBench(), new VolumeCallsBench());
+      default -> throw new IllegalArgumentException("unknown benchmark '" + what + "': use store, api, watch, ledger, control, e2e, volumes or all");
     };
   }
 

@@ -105,7 +105,7 @@ final class LedgerBench implements Bench.Benchmark {
     report.latencies("ledger load time, 10,000 prepared claims (verify checksum, decode, index)", samples);
   }
 
-  private static double rawFsyncsPerSecond(Path file, int count) throws IOException {
+  static double rawFsyncsPerSecond(Path file, int count) throws IOException {
     try (var ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
       var block = ByteBuffer.allocate(4096);
       var watch = Stopwatch.start();

@@ -25,6 +25,11 @@ final class Report {
     out.printf(Locale.ROOT, "%-72s %s%n", what, value);
   }
 
+  /** A line as it is (a table row). */
+  void text(String line) {
+    out.println(line);
+  }
+
   /** p50/p99/max of nanosecond samples, in milliseconds. */
   void latencies(String what, long[] nanos) {
     var sorted = nanos.clone();
