@@ -45,7 +45,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -205,14 +204,14 @@ public final class NodeAgent implements AutoCloseable {
       config.env().schedule(Duration.ofSeconds(1), this::retryEffects);
     }
     publishSlice();
-    claims.addHandler(handler(c -> {
+    claims.addHandler(EventHandler.onAnyChange(c -> {
       if (claimSync.concerns(c)) {
         claimQueue.add(c.metadata().name());
       }
       // A claim prepared (or not) here may be what one of our tasks waits for.
       c.metadata().owner().filter(o -> o.kind().equals(Kinds.TASK.name())).ifPresent(o -> taskQueue.add(o.name()));
     }));
-    tasks.addHandler(handler(t -> {
+    tasks.addHandler(EventHandler.onAnyChange(t -> {
       if (taskSync.concerns(t)) {
         taskQueue.add(t.metadata().name());
       }
@@ -224,7 +223,7 @@ public final class NodeAgent implements AutoCloseable {
       // A task that ended or went away may leave volume claims on this node to release.
       t.spec().volumes().forEach(v -> volumeQueue.add(v.name()));
     }));
-    volumes.addHandler(handler(v -> {
+    volumes.addHandler(EventHandler.onAnyChange(v -> {
       if (releaser.concerns(v)) {
         volumeQueue.add(v.metadata().name());
       }
@@ -253,25 +252,6 @@ public final class NodeAgent implements AutoCloseable {
     LOG.info("agent for node {} started: state {}, CDI {}, {} GPUs ({}), control nodes {}", config.nodeName(),
         config.stateDir(), config.cdiDir(), devices.inventory().gpus().size(), devices.inventory().source(),
         controlNodes.get().ready() ? "complete" : controlNodes.get().message());
-  }
-
-  private static <T> EventHandler<T> handler(Consumer<T> onChange) {
-    return new EventHandler<>() {
-      @Override
-      public void onAdd(T o) {
-        onChange.accept(o);
-      }
-
-      @Override
-      public void onUpdate(T old, T o) {
-        onChange.accept(o);
-      }
-
-      @Override
-      public void onDelete(T o) {
-        onChange.accept(o);
-      }
-    };
   }
 
   /** The CDI devices of claim {@code uid} if this node's ledger holds it prepared. */
