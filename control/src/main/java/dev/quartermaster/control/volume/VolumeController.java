@@ -24,7 +24,6 @@ import dev.quartermaster.csi.plugin.CsiException;
 import dev.quartermaster.csi.plugin.PluginInfo;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -350,14 +349,5 @@ public final class VolumeController {
 
   private void record(Volume written) {
     this.written.put(written.metadata().name(), written.metadata().revision());
-  }
-
-  /** Tasks that may hold a claim now: bound, not finished, not being deleted. Oldest first, then by name. */
-  static List<Task> candidates(List<Task> tasks) {
-    return tasks.stream()
-        .filter(t -> t.spec().node().isPresent() && !t.status().phase().isFinished() && !t.metadata().isDeleting())
-        .sorted(Comparator.comparing((Task t) -> t.metadata().createdAt().orElse(java.time.Instant.EPOCH))
-            .thenComparing(t -> t.metadata().name()))
-        .toList();
   }
 }

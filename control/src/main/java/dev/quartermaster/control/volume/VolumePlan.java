@@ -8,6 +8,7 @@ import dev.quartermaster.api.volume.VolumeStatus;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.control.allocator.NodeReadiness;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
@@ -71,7 +72,7 @@ public record VolumePlan(VolumeStatus status, boolean edited, Optional<Call> cal
       }
     }
     if (!v.metadata().isDeleting()) {
-      for (var t : VolumeController.candidates(users)) {
+      for (var t : candidates(users)) {
         var name = v.metadata().name();
         var taskNode = t.spec().node().orElseThrow();
         if (kept.stream().anyMatch(c -> c.heldBy(t.metadata().name(), t.metadata().uid()))) {
@@ -109,5 +110,14 @@ public record VolumePlan(VolumeStatus status, boolean edited, Optional<Call> cal
     var since = Condition.find(n.status().conditions(), NodeReadiness.AGENT_READY)
         .flatMap(Condition::lastTransition).map(t -> " since " + t).orElse("");
     return Optional.of("node " + n.metadata().name() + " NotReady" + since);
+  }
+
+  /** Tasks that may hold a claim now: bound, not finished, not being deleted. Oldest first, then by name. */
+  private static List<Task> candidates(List<Task> tasks) {
+    return tasks.stream()
+        .filter(t -> t.spec().node().isPresent() && !t.status().phase().isFinished() && !t.metadata().isDeleting())
+        .sorted(Comparator.comparing((Task t) -> t.metadata().createdAt().orElse(java.time.Instant.EPOCH))
+            .thenComparing(t -> t.metadata().name()))
+        .toList();
   }
 }

@@ -328,12 +328,12 @@ public final class WorkloadController {
   }
 
   /**
-   * Deletes the group's template volumes that no slot needs any more ({@link VolumePlan}): a
+   * Deletes the group's template volumes that no slot needs any more ({@link SurplusVolumes}): a
    * destructive write, so only on the newest spec.
    */
   private void releaseVolumes(Workload w, String group, Optional<WorkerGroup> spec, List<Task> tasks,
       SpecFreshness freshness) {
-    var surplus = VolumePlan.surplus(w.metadata().name(), group, w.metadata().uid(), spec,
+    var surplus = SurplusVolumes.surplus(w.metadata().name(), group, w.metadata().uid(), spec,
         informers.volumes().cache().byIndex(Informers.BY_GROUP, w.metadata().name() + "/" + group), tasks);
     for (var v : surplus) {
       if (!freshness.stillNewest()) {

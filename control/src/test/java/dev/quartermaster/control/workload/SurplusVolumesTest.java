@@ -20,14 +20,14 @@ import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-class VolumePlanTest {
+class SurplusVolumesTest {
   private static final String UID = "w-uid";
 
   @Test
   void onlyVolumesOfSlotsAboveReplicasWhoseTaskIsGoneAreSurplus() {
     var volumes = List.of(volume(0, UID), volume(1, UID), volume(2, UID), volume(3, UID), volume(4, "other-uid"));
     var tasks = List.of(task(0, false), task(2, true)); // slot 2's task is still being deleted
-    assertThat(VolumePlan.surplus("train", "workers", UID, Optional.of(group(1, VolumeRetention.Delete)), volumes, tasks))
+    assertThat(SurplusVolumes.surplus("train", "workers", UID, Optional.of(group(1, VolumeRetention.Delete)), volumes, tasks))
         .extracting(v -> v.metadata().name())
         .containsExactly("train-workers-1-scratch", "train-workers-3-scratch");
   }
@@ -35,7 +35,7 @@ class VolumePlanTest {
   @Test
   void retainKeepsEverything() {
     var volumes = List.of(volume(1, UID), volume(2, UID));
-    assertThat(VolumePlan.surplus("train", "workers", UID, Optional.of(group(0, VolumeRetention.Retain)), volumes, List.of()))
+    assertThat(SurplusVolumes.surplus("train", "workers", UID, Optional.of(group(0, VolumeRetention.Retain)), volumes, List.of()))
         .isEmpty();
   }
 
@@ -43,9 +43,9 @@ class VolumePlanTest {
   void aRemovedGroupsVolumesFollowTheDefaultOnceItsTasksAreGone() {
     var deleting = volume(1, UID).withMetadata(volume(1, UID).metadata().withDeletedAt(Instant.EPOCH));
     var volumes = List.of(volume(0, UID), deleting);
-    assertThat(VolumePlan.surplus("train", "workers", UID, Optional.empty(), volumes, List.of()))
+    assertThat(SurplusVolumes.surplus("train", "workers", UID, Optional.empty(), volumes, List.of()))
         .extracting(v -> v.metadata().name()).containsExactly("train-workers-0-scratch");
-    assertThat(VolumePlan.surplus("train", "workers", UID, Optional.empty(), volumes, List.of(task(0, true)))).isEmpty();
+    assertThat(SurplusVolumes.surplus("train", "workers", UID, Optional.empty(), volumes, List.of(task(0, true)))).isEmpty();
   }
 
   private static WorkerGroup group(int replicas, VolumeRetention retention) {

@@ -15,8 +15,8 @@ import java.util.Optional;
  * and the group's retention is {@code Delete}. {@code Retain} keeps it, owned by the workload, so a
  * scale-up finds it again; the workload's deletion then lets it go unowned.
  */
-final class VolumePlan {
-  private VolumePlan() {}
+final class SurplusVolumes {
+  private SurplusVolumes() {}
 
   /**
    * @param group the group as the newest spec has it; empty when the group was removed, whose
