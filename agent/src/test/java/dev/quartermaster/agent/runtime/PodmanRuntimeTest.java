@@ -103,4 +103,26 @@ class PodmanRuntimeTest {
     assertThat(task.result().get(TIMEOUT_S, TimeUnit.SECONDS)).isInstanceOfSatisfying(TaskResult.Exited.class,
         e -> assertThat(e.code()).isEqualTo(137));
   }
+
+  @Test
+  void volumesAreBindMountedWritableOrReadOnly() throws Exception {
+    // As the hostpath plugin publishes without mount rights: the target is a link to the volume's directory.
+    var data = Files.createDirectories(dir.resolve("volumes/data"));
+    var dataset = Files.createDirectories(dir.resolve("volumes/dataset"));
+    Files.writeString(dataset.resolve("README"), "the dataset\n");
+    var dataTarget = Files.createSymbolicLink(dir.resolve("publish-data"), data);
+    var datasetTarget = Files.createSymbolicLink(dir.resolve("publish-dataset"), dataset);
+    var mounts = List.of(new Mount(dataTarget, "/volumes/data", false), new Mount(datasetTarget, "/volumes/dataset", true));
+    var command = List.of("/bin/sh", "-c",
+        "echo written > /volumes/data/out && cat /volumes/dataset/README && (touch /volumes/dataset/x || echo read-only)");
+
+    var task = runtime.start(new TaskLaunch("p5", command, Map.of(), List.of(), mounts, new TaskImage.Rootfs(rootfs),
+        dir.resolve("p5.out")));
+
+    assertThat(task.result().get(TIMEOUT_S, TimeUnit.SECONDS)).isInstanceOfSatisfying(TaskResult.Exited.class,
+        e -> assertThat(e.code()).isZero());
+    assertThat(Files.readString(data.resolve("out"))).isEqualTo("written\n");
+    assertThat(Files.readString(task.output())).contains("the dataset").contains("read-only");
+    assertThat(dataset.resolve("x")).doesNotExist();
+  }
 }
