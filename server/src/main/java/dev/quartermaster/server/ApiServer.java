@@ -60,17 +60,18 @@ public final class ApiServer implements AutoCloseable {
     var inFlight = new InFlightRequests(config.env());
     var router = new Router(authenticator, objects, watches, metrics, config.env(), config.maxBodyBytes(), inFlight);
 
-    // Small JSON answers written in two pieces (headers, body) otherwise wait on Nagle's algorithm and
-    // the client's delayed ACK: milliseconds per request. The JDK server reads this once, at class load.
-    System.setProperty("sun.net.httpserver.nodelay", "true");
+    // Before HttpServer.create: the JDK server reads its timeouts and connection cap once, at class init.
+    var httpSettings = JdkServerProperties.apply(config.connections());
     var http = HttpServer.create(new InetSocketAddress(config.host(), config.port()), 0);
     var executor = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("qm-http-", 0).factory());
     http.setExecutor(executor);
-    http.createContext("/", router);
+    var context = http.createContext("/", router);
+    context.getFilters().add(new PerAddressLimit(config.connections().maxRequestsPerAddress(), metrics));
     http.start();
     var server = new ApiServer(http, executor, watches, inFlight, AdminToken.file(config.dataDir()));
-    log.info("event=api_listening host={} port={} data={} max_body_bytes={}", config.host(), server.port(),
-        config.dataDir(), config.maxBodyBytes());
+    log.info("event=api_listening host={} port={} data={} max_body_bytes={} max_requests_per_address={} http={}",
+        config.host(), server.port(), config.dataDir(), config.maxBodyBytes(),
+        config.connections().maxRequestsPerAddress(), httpSettings);
     return server;
   }
 

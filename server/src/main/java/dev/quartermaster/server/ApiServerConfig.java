@@ -21,6 +21,8 @@ import java.util.function.LongSupplier;
  * @param maxBodyBytes the largest request body accepted; larger ones get 413 unread
  * @param api what the server serves; the server adds HTTP, auth and validation, nothing else
  * @param env the clock the server measures request latency and schedules bookmarks with
+ * @param watch how watch streams are buffered and timed
+ * @param connections timeouts and caps on connections and requests
  * @param authenticator who a token stands for; empty means the admin token only
  * @param accessRule what each principal may do
  * @param storeRevision the store's current revision, exported as a gauge when present
@@ -34,6 +36,7 @@ public record ApiServerConfig(
     ApiClient api,
     Env env,
     WatchSettings watch,
+    ConnectionSettings connections,
     Optional<Authenticator> authenticator,
     AccessRule accessRule,
     Optional<LongSupplier> storeRevision,
@@ -51,6 +54,7 @@ public record ApiServerConfig(
     Objects.requireNonNull(api, "api");
     Objects.requireNonNull(env, "env");
     Objects.requireNonNull(watch, "watch");
+    Objects.requireNonNull(connections, "connections");
     Objects.requireNonNull(authenticator, "authenticator");
     Objects.requireNonNull(accessRule, "accessRule");
     Objects.requireNonNull(storeRevision, "storeRevision");
@@ -66,38 +70,42 @@ public record ApiServerConfig(
   /** Defaults: localhost:7080, 1 MiB bodies, the system clock, admin token only, node-scoped access. */
   public static ApiServerConfig of(ApiClient api, Path dataDir) {
     return new ApiServerConfig(DEFAULT_HOST, DEFAULT_PORT, dataDir, DEFAULT_MAX_BODY_BYTES, api, new SystemEnv(),
-        WatchSettings.DEFAULTS, Optional.empty(), new NodeScopedAccess(), Optional.empty(), Optional.empty());
+        WatchSettings.DEFAULTS, ConnectionSettings.DEFAULTS, Optional.empty(), new NodeScopedAccess(), Optional.empty(), Optional.empty());
   }
 
   public ApiServerConfig withListen(String h, int p) {
-    return new ApiServerConfig(h, p, dataDir, maxBodyBytes, api, env, watch, authenticator, accessRule, storeRevision, meterRegistry);
+    return new ApiServerConfig(h, p, dataDir, maxBodyBytes, api, env, watch, connections, authenticator, accessRule, storeRevision, meterRegistry);
   }
 
   public ApiServerConfig withMaxBodyBytes(long limit) {
-    return new ApiServerConfig(host, port, dataDir, limit, api, env, watch, authenticator, accessRule, storeRevision, meterRegistry);
+    return new ApiServerConfig(host, port, dataDir, limit, api, env, watch, connections, authenticator, accessRule, storeRevision, meterRegistry);
   }
 
   public ApiServerConfig withEnv(Env e) {
-    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, e, watch, authenticator, accessRule, storeRevision, meterRegistry);
+    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, e, watch, connections, authenticator, accessRule, storeRevision, meterRegistry);
   }
 
   public ApiServerConfig withWatch(WatchSettings w) {
-    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, w, authenticator, accessRule, storeRevision, meterRegistry);
+    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, w, connections, authenticator, accessRule, storeRevision, meterRegistry);
   }
 
   public ApiServerConfig withAuthenticator(Authenticator a) {
-    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, watch, Optional.of(a), accessRule, storeRevision, meterRegistry);
+    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, watch, connections, Optional.of(a), accessRule, storeRevision, meterRegistry);
   }
 
   public ApiServerConfig withAccessRule(AccessRule r) {
-    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, watch, authenticator, r, storeRevision, meterRegistry);
+    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, watch, connections, authenticator, r, storeRevision, meterRegistry);
   }
 
   public ApiServerConfig withStoreRevision(LongSupplier s) {
-    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, watch, authenticator, accessRule, Optional.of(s), meterRegistry);
+    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, watch, connections, authenticator, accessRule, Optional.of(s), meterRegistry);
   }
 
   public ApiServerConfig withMeterRegistry(PrometheusMeterRegistry r) {
-    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, watch, authenticator, accessRule, storeRevision, Optional.of(r));
+    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, watch, connections, authenticator, accessRule, storeRevision, Optional.of(r));
+  }
+
+  public ApiServerConfig withConnections(ConnectionSettings c) {
+    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, watch, c, authenticator, accessRule, storeRevision, meterRegistry);
   }
 }

@@ -1,5 +1,6 @@
 package dev.quartermaster.server;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -15,6 +16,10 @@ import java.util.function.LongSupplier;
  *   <li>{@code qm_http_requests_seconds{method,route,kind,code}}: count and latency per route; route
  *       and kind are templates and plurals, never object names, so the series stay few;
  *   <li>{@code qm_watches_active}: open watch streams;
+ *   <li>{@code qm_http_rejected_total{reason}}: requests refused before a handler ran ({@code per_address});
+ *       connections the JDK server closes at its connection cap or request timeout are not visible here;
+ *   <li>{@code qm_watches_closed_total{reason}}: watch streams the server ended because the client fell
+ *       behind ({@code too_slow}: its queue passed the byte bound) or stopped reading ({@code write_timeout});
  *   <li>{@code qm_store_revision}: the store's current revision, when the server was given a way to
  *       read it.
  * </ul>
@@ -29,6 +34,13 @@ final class Metrics {
     this.registry = registry;
     Gauge.builder("qm.watches.active", activeWatches, AtomicInteger::get)
         .description("open watch streams").register(registry);
+    // Registered up front, so a scrape shows 0 rather than nothing before the first rejection.
+    Counter.builder("qm.http.rejected").description("requests refused before a handler ran")
+        .tag("reason", "per_address").register(registry);
+    for (var reason : new String[] {"too_slow", "write_timeout"}) {
+      Counter.builder("qm.watches.closed").description("watch streams ended by the server for a slow client")
+          .tag("reason", reason).register(registry);
+    }
     storeRevision.ifPresent(supplier -> Gauge.builder("qm.store.revision", supplier, Metrics::readSafely)
         // Held strongly: a gauge keeps its state object weakly, and nothing else holds this lambda,
         // so after the first GC it read NaN.
@@ -41,6 +53,16 @@ final class Metrics {
         .tags("method", method, "route", route, "kind", kind, "code", Integer.toString(code))
         .register(registry)
         .record(took);
+  }
+
+  void rejected(String reason) {
+    Counter.builder("qm.http.rejected").description("requests refused before a handler ran")
+        .tag("reason", reason).register(registry).increment();
+  }
+
+  void watchClosed(String reason) {
+    Counter.builder("qm.watches.closed").description("watch streams ended by the server for a slow client")
+        .tag("reason", reason).register(registry).increment();
   }
 
   void watchStarted() {

@@ -20,12 +20,20 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One watch stream. The {@link dev.quartermaster.api.client.ApiClient} calls this handler on its own
  * thread; the handler only enqueues. The request's thread is the single writer: it takes items in
  * order, filters, writes one JSON line each and flushes, so no two threads ever write the response.
+ *
+ * <p>What one slow client can pin is bounded twice: the queue holds at most {@code queueCapacity}
+ * events and {@code maxQueueBytes} of their encoded lines; past either the queue is dropped and the
+ * stream ends with a 410 {@code ERROR} line saying the client was too slow and must re-list (clients
+ * treat 410 as "list again"). A client that stops reading altogether blocks the writer in a socket
+ * write, where it would never see that line: a watchdog interrupts a write blocked longer than
+ * {@code writeTimeout}, which closes the connection.
  *
  * <p>The response status is decided by the first item: a compacted history before anything else
  * becomes a 410 answer; anything else (including the first keep-alive tick, due after the grace
@@ -38,16 +46,26 @@ final class WatchSession<T extends ApiObject> implements WatchHandler<T> {
   private final WatchSettings settings;
   private final SelectorFilter filter;
   private final EventLines lines;
+  private final Metrics metrics;
   private final BlockingQueue<StreamItem> queue;
+  /** The encoded size of the changes queued; bounded by {@code maxQueueBytes}. */
+  private final AtomicLong queuedBytes = new AtomicLong();
   /** Set when the stream must end now, whatever is still queued (client too slow, server stopping). */
   private final AtomicReference<StreamItem.End> abort = new AtomicReference<>();
   private volatile boolean finished;
   private volatile Env.Cancellable timer = () -> false;
-  private long lastRevision;
+  private volatile Env.Cancellable watchdog = () -> false;
+  /** The writer's thread, once it runs: what the watchdog interrupts. */
+  private volatile Thread writer;
+  /** When the write in progress began ({@link Env#nanoTime}), or {@link Long#MIN_VALUE} when none is. */
+  private volatile long writingSince = Long.MIN_VALUE;
+  /** The highest revision the writer took from the queue; read by the callback thread for the "too slow" line. */
+  private volatile long lastRevision;
 
   WatchSession(Kind<T> kind, long afterRevision, LabelSelector selector, Env env, WatchSettings settings,
-      EventLines lines) {
+      EventLines lines, Metrics metrics) {
     this.kind = kind;
+    this.metrics = metrics;
     this.lines = lines;
     this.afterRevision = afterRevision;
     this.env = env;
@@ -59,7 +77,19 @@ final class WatchSession<T extends ApiObject> implements WatchHandler<T> {
 
   @Override
   public void onEvent(WatchEvent<T> event) {
-    enqueue(new StreamItem.Change(event));
+    if (abort.get() != null) {
+      return; // the stream is ending: queue nothing more
+    }
+    // The shared line, encoded once for all streams (the writer reuses it): its size is what this
+    // event costs the queue. A selector may later change the type, which changes the size by a few bytes.
+    int bytes = lines.line(event).length;
+    if (queuedBytes.addAndGet(bytes) > settings.maxQueueBytes()) {
+      fellBehind(settings.maxQueueBytes() + " bytes");
+      return;
+    }
+    if (!queue.offer(new StreamItem.Change(event, bytes))) {
+      fellBehind(settings.queueCapacity() + " events");
+    }
   }
 
   @Override
@@ -80,14 +110,31 @@ final class WatchSession<T extends ApiObject> implements WatchHandler<T> {
 
   private void enqueue(StreamItem item) {
     if (!queue.offer(item)) {
-      abort(ApiError.of(Reason.Unavailable, kind.plural() + " watch fell behind by " + settings.queueCapacity()
-          + " events; list again and watch from the list's revision"));
+      fellBehind(settings.queueCapacity() + " events");
     }
+  }
+
+  /**
+   * The client reads too slowly: drop what is queued (the memory is the point) and end the stream
+   * with a 410 line. 410 is what clients already answer by listing again, which is the only way to
+   * recover the dropped events.
+   */
+  private void fellBehind(String by) {
+    var error = new ApiError(410, Reason.Gone, kind.plural() + " watch too slow: fell behind by more than " + by
+        + "; re-list from revision " + lastRevision + " (list again and watch from the list's revision)", List.of());
+    if (abort.compareAndSet(null, new StreamItem.End(error))) {
+      metrics.watchClosed("too_slow");
+    }
+    queue.clear();
+    queuedBytes.set(0);
+    queue.offer(new StreamItem.Tick()); // wakes an idle writer
   }
 
   /** Writes the stream until it ends or the client goes away; returns the HTTP status sent. */
   int run(HttpExchange exchange) throws IOException, InterruptedException {
+    writer = Thread.currentThread();
     scheduleTick(settings.firstResponseGrace());
+    scheduleWatchdog();
     try {
       var first = next();
       if (first instanceof StreamItem.Gone gone) {
@@ -107,11 +154,18 @@ final class WatchSession<T extends ApiObject> implements WatchHandler<T> {
     } finally {
       finished = true;
       timer.cancel();
+      watchdog.cancel();
+      queue.clear();
+      // A watchdog interrupt that raced with the end of a write must not leak into the request's thread.
+      Thread.interrupted();
     }
   }
 
   private StreamItem next() throws InterruptedException {
     var item = queue.take();
+    if (item instanceof StreamItem.Change change) {
+      queuedBytes.addAndGet(-change.bytes());
+    }
     var aborted = abort.get();
     return aborted != null ? aborted : item;
   }
@@ -125,8 +179,10 @@ final class WatchSession<T extends ApiObject> implements WatchHandler<T> {
         if (shown.isEmpty()) {
           return true;
         }
-        out.write(lines.line(shown.get())); // encoded once, shared by every stream that shows it
-        out.flush();
+        timed(() -> {
+          out.write(lines.line(shown.get())); // encoded once, shared by every stream that shows it
+          out.flush();
+        });
       }
       case StreamItem.Tick _ -> line(out, WatchLine.bookmark(lastRevision));
       case StreamItem.Gone gone -> {
@@ -141,14 +197,56 @@ final class WatchSession<T extends ApiObject> implements WatchHandler<T> {
     return true;
   }
 
-  private static void line(OutputStream out, WatchLine line) throws IOException {
+  private void line(OutputStream out, WatchLine line) throws IOException {
+    byte[] bytes;
     try {
-      out.write(ObjectCodec.json().writeValueAsBytes(line));
+      bytes = ObjectCodec.json().writeValueAsBytes(line);
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("a watch line does not encode", e);
     }
-    out.write('\n');
-    out.flush(); // one chunk per line: a watcher sees each event as it happens
+    timed(() -> {
+      out.write(bytes);
+      out.write('\n');
+      out.flush(); // one chunk per line: a watcher sees each event as it happens
+    });
+  }
+
+  private interface Write {
+    void run() throws IOException;
+  }
+
+  /** Runs a write the watchdog may cut short. */
+  private void timed(Write write) throws IOException {
+    writingSince = env.nanoTime();
+    try {
+      write.run();
+    } finally {
+      writingSince = Long.MIN_VALUE;
+    }
+  }
+
+  /**
+   * Checks twice per write timeout for a write blocked past it, and interrupts the writer: the
+   * socket channel under the response is interruptible, so the interrupt closes the connection and
+   * the blocked write throws. Nothing else frees a writer whose client stopped reading.
+   */
+  private void scheduleWatchdog() {
+    var period = settings.writeTimeout().dividedBy(2);
+    watchdog = env.schedule(period.isPositive() ? period : settings.writeTimeout(), () -> {
+      if (finished) {
+        return;
+      }
+      long since = writingSince;
+      if (since != Long.MIN_VALUE && env.nanoTime() - since >= settings.writeTimeout().toNanos()) {
+        metrics.watchClosed("write_timeout");
+        abort.compareAndSet(null, new StreamItem.End(ApiError.of(Reason.Unavailable,
+            kind.plural() + " watch: the client did not read for " + settings.writeTimeout())));
+        queue.clear(); // free what is queued now, not when the interrupted write unwinds
+        writer.interrupt();
+        return;
+      }
+      scheduleWatchdog();
+    });
   }
 
   private ApiError goneError(long compactedRevision) {

@@ -12,10 +12,18 @@ import java.time.Duration;
  *     an {@code ERROR} line (either way the client hears "gone"). Zero by default: the registry
  *     reports a compacted start while the watch is being opened, so there is nothing to wait for, and
  *     a thousand watchers open without a thousand pauses
- * @param queueCapacity events buffered for a slow client; past it the stream ends with an error and
- *     the client re-lists, so one stuck client cannot exhaust the server's memory
+ * @param queueCapacity events buffered for a slow client; past it the stream ends with a "too slow"
+ *     line and the client re-lists
+ * @param maxQueueBytes the encoded size of the events buffered for a slow client; past it the stream
+ *     ends the same way. With {@code queueCapacity} it bounds what one stalled watcher pins: the
+ *     count alone did not, since events can be large
+ * @param writeTimeout how long one write to a client may block (its socket buffer full because it
+ *     stopped reading) before the server drops the connection
  */
-public record WatchSettings(Duration bookmarkInterval, Duration firstResponseGrace, int queueCapacity) {
+public record WatchSettings(Duration bookmarkInterval, Duration firstResponseGrace, int queueCapacity,
+    long maxQueueBytes, Duration writeTimeout) {
+  public static final long DEFAULT_MAX_QUEUE_BYTES = 8L << 20;
+  public static final Duration DEFAULT_WRITE_TIMEOUT = Duration.ofSeconds(30);
   public static final WatchSettings DEFAULTS = new WatchSettings(Duration.ofSeconds(10), Duration.ZERO, 10_000);
 
   public WatchSettings {
@@ -28,5 +36,24 @@ public record WatchSettings(Duration bookmarkInterval, Duration firstResponseGra
     if (queueCapacity < 1) {
       throw new IllegalArgumentException("queueCapacity must be >= 1, got " + queueCapacity);
     }
+    if (maxQueueBytes < 1) {
+      throw new IllegalArgumentException("maxQueueBytes must be >= 1, got " + maxQueueBytes);
+    }
+    if (!writeTimeout.isPositive()) {
+      throw new IllegalArgumentException("writeTimeout must be positive, got " + writeTimeout);
+    }
+  }
+
+  /** The default byte bound and write timeout. */
+  public WatchSettings(Duration bookmarkInterval, Duration firstResponseGrace, int queueCapacity) {
+    this(bookmarkInterval, firstResponseGrace, queueCapacity, DEFAULT_MAX_QUEUE_BYTES, DEFAULT_WRITE_TIMEOUT);
+  }
+
+  public WatchSettings withMaxQueueBytes(long bytes) {
+    return new WatchSettings(bookmarkInterval, firstResponseGrace, queueCapacity, bytes, writeTimeout);
+  }
+
+  public WatchSettings withWriteTimeout(Duration timeout) {
+    return new WatchSettings(bookmarkInterval, firstResponseGrace, queueCapacity, maxQueueBytes, timeout);
   }
 }

@@ -36,7 +36,7 @@ final class WatchStreams {
   /** Streams until the watch ends or the client goes away; returns the HTTP status sent. */
   <T extends ApiObject> int serve(HttpExchange exchange, Kind<T> kind, long afterRevision, LabelSelector selector)
       throws IOException {
-    var session = new WatchSession<>(kind, afterRevision, selector, env, settings, lines);
+    var session = new WatchSession<>(kind, afterRevision, selector, env, settings, lines, metrics);
     open.add(session);
     metrics.watchStarted();
     if (stopping) {

@@ -1,0 +1,167 @@
+package dev.quartermaster.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.quartermaster.api.client.WatchHandle;
+import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.node.Node;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.http.HttpRequest;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Watchers that stop reading while writes flow: bounded memory, a clear end for them, no harm to the others. */
+@Timeout(180)
+class SlowWatcherTest {
+  private static final int STALLED = 20;
+  private static final long QUEUE_BYTES = 1L << 20;
+  /** About 4 KB per event, so the byte bound, not the count, is what a stalled watcher reaches. */
+  private static final Map<String, String> BULK = bulkLabels();
+
+  @TempDir Path dataDir;
+
+  @Test
+  void watchersThatFallBehindAreEndedWithATooSlowLineAndMemoryStaysBounded() throws Exception {
+    var api = new InMemoryApiClient();
+    var settings = new WatchSettings(Duration.ofMillis(500), Duration.ZERO, 100_000)
+        .withMaxQueueBytes(QUEUE_BYTES).withWriteTimeout(Duration.ofSeconds(120));
+    try (var t = TestServer.start(api, dataDir, c -> c.withWatch(settings))) {
+      var healthy = new RecordingHandler<Node>();
+      var stalled = new ArrayList<Socket>();
+      try (WatchHandle ignored = t.client.watch(Kinds.NODE, 0, healthy)) {
+        for (int i = 0; i < STALLED; i++) {
+          stalled.add(openStalledWatch(t));
+        }
+        assertThat(api.awaitOpenWatches(STALLED + 1)).isTrue();
+        long usedBefore = usedHeapAfterGc();
+
+        // Writes flow at the pace the healthy watcher keeps up with; the stalled ones read nothing.
+        int writes = 4_000; // ~16 MB of lines per watcher: past the queue bound plus the socket buffers
+        for (int i = 0; i < writes; i++) {
+          api.create(Samples.node("n" + i, BULK));
+          if (i % 50 == 49) {
+            awaitEvent(healthy, "n" + i);
+          }
+        }
+        awaitEvent(healthy, "n" + (writes - 1));
+        long usedAfter = usedHeapAfterGc();
+        long grew = usedAfter - usedBefore;
+        System.out.printf("heap used with %d stalled watchers: before %d MiB, after %d MiB, grew %d MiB (bound %d x %d MiB)%n",
+            STALLED, usedBefore >> 20, usedAfter >> 20, grew >> 20, STALLED, QUEUE_BYTES >> 20);
+        assertThat(grew).isLessThan(STALLED * QUEUE_BYTES + (64L << 20));
+
+        // Each stalled watcher, once it reads, finds its buffered lines and then the final 410 line.
+        for (var socket : stalled) {
+          var last = lastLine(socket);
+          assertThat(last).contains("\"type\":\"ERROR\"").contains("\"code\":410").contains("too slow")
+              .contains("re-list from revision");
+        }
+        // The healthy watcher is still open and receiving.
+        api.create(Samples.node("after"));
+        awaitEvent(healthy, "after");
+      } finally {
+        for (var socket : stalled) {
+          socket.close();
+        }
+      }
+      var metrics = t.send(HttpRequest.newBuilder(t.uri("/metrics")).build()).body();
+      assertThat(metrics).contains("qm_watches_closed_total{reason=\"too_slow\"} " + STALLED + ".0");
+    }
+  }
+
+  @Test
+  void aWatcherThatNeverReadsIsDisconnectedAfterTheWriteTimeout() throws Exception {
+    var api = new InMemoryApiClient();
+    var settings = new WatchSettings(Duration.ofMillis(500), Duration.ZERO, 100_000)
+        .withMaxQueueBytes(QUEUE_BYTES).withWriteTimeout(Duration.ofSeconds(1));
+    try (var t = TestServer.start(api, dataDir, c -> c.withWatch(settings))) {
+      try (var socket = openStalledWatch(t)) {
+        assertThat(api.awaitOpenWatches(1)).isTrue();
+        // Enough to fill the socket buffers and block the writer, which the watchdog then interrupts.
+        for (int i = 0; i < 4_000 && api.awaitOpenWatches(1); i++) {
+          api.create(Samples.node("n" + i, BULK));
+        }
+        assertThat(api.awaitOpenWatches(0)).as("the server ended the watch").isTrue();
+        var lines = drain(socket);
+        assertThat(lines).doesNotContain("too slow"); // it could not be told: it was not reading
+      }
+      var metrics = t.send(HttpRequest.newBuilder(t.uri("/metrics")).build()).body();
+      assertThat(metrics).containsPattern("qm_watches_closed_total\\{reason=\"write_timeout\"} [1-9]");
+    }
+  }
+
+  /** A watch over a raw socket with a small receive buffer, whose response is not read yet. */
+  private static Socket openStalledWatch(TestServer t) throws IOException {
+    var socket = new Socket();
+    socket.setReceiveBufferSize(4096);
+    socket.connect(new InetSocketAddress("127.0.0.1", t.server.port()), 5_000);
+    var request = "GET /api/v1/nodes?watch=true&revision=0 HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer "
+        + t.token + "\r\n\r\n";
+    socket.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
+    socket.getOutputStream().flush();
+    return socket;
+  }
+
+  private static String lastLine(Socket socket) throws IOException {
+    String last = "";
+    for (var line : drain(socket)) {
+      if (!line.isBlank()) {
+        last = line;
+      }
+    }
+    return last;
+  }
+
+  /** Reads until the server closes the stream (bounded by the socket timeout per read). */
+  private static List<String> drain(Socket socket) throws IOException {
+    socket.setSoTimeout(30_000);
+    var lines = new ArrayList<String>();
+    var reader = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
+    try {
+      for (String line; (line = reader.readLine()) != null; ) {
+        lines.add(line);
+      }
+    } catch (java.net.SocketException e) {
+      // reset by the server after the write timeout: the end of the stream for this client
+    }
+    return lines;
+  }
+
+  private static void awaitEvent(RecordingHandler<Node> handler, String name) {
+    while (true) {
+      var heard = handler.next(); // fails after 10 s of silence
+      if (heard instanceof RecordingHandler.Event<?> e && e.event().object().metadata().name().equals(name)) {
+        return;
+      }
+      assertThat(heard).isInstanceOf(RecordingHandler.Event.class);
+    }
+  }
+
+  private static long usedHeapAfterGc() {
+    var runtime = Runtime.getRuntime();
+    for (int i = 0; i < 3; i++) {
+      System.gc();
+    }
+    return runtime.totalMemory() - runtime.freeMemory();
+  }
+
+  private static Map<String, String> bulkLabels() {
+    var labels = new HashMap<String, String>();
+    for (int i = 0; i < 60; i++) {
+      labels.put("bulk-" + i, "v".repeat(60));
+    }
+    return Map.copyOf(labels);
+  }
+}
