@@ -2,9 +2,6 @@ package dev.quartermaster.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.quartermaster.api.client.WatchHandle;
-import dev.quartermaster.api.meta.Kinds;
-import dev.quartermaster.api.node.Node;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -18,6 +15,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -38,9 +38,8 @@ class SlowWatcherTest {
     var settings = new WatchSettings(Duration.ofMillis(500), Duration.ZERO, 100_000)
         .withMaxQueueBytes(QUEUE_BYTES).withWriteTimeout(Duration.ofSeconds(120));
     try (var t = TestServer.start(api, dataDir, c -> c.withWatch(settings))) {
-      var healthy = new RecordingHandler<Node>();
       var stalled = new ArrayList<Socket>();
-      try (WatchHandle ignored = t.client.watch(Kinds.NODE, 0, healthy)) {
+      try (var healthy = new Follower(openStalledWatch(t))) {
         for (int i = 0; i < STALLED; i++) {
           stalled.add(openStalledWatch(t));
         }
@@ -114,11 +113,17 @@ class SlowWatcherTest {
     return socket;
   }
 
+  /** Reads the stream up to its ERROR line (the connection itself stays open for keep-alive). */
   private static String lastLine(Socket socket) throws IOException {
+    socket.setSoTimeout(30_000);
+    var reader = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
     String last = "";
-    for (var line : drain(socket)) {
+    for (String line; (line = reader.readLine()) != null; ) {
       if (!line.isBlank()) {
         last = line;
+      }
+      if (line.contains("\"type\":\"ERROR\"")) {
+        break;
       }
     }
     return last;
@@ -139,13 +144,41 @@ class SlowWatcherTest {
     return lines;
   }
 
-  private static void awaitEvent(RecordingHandler<Node> handler, String name) {
+  /** Waits for the line of {@code name}'s event; any ERROR line before it fails the test. */
+  private static void awaitEvent(Follower follower, String name) throws InterruptedException {
     while (true) {
-      var heard = handler.next(); // fails after 10 s of silence
-      if (heard instanceof RecordingHandler.Event<?> e && e.event().object().metadata().name().equals(name)) {
+      var line = follower.lines.poll(30, TimeUnit.SECONDS);
+      assertThat(line).as("a line within 30 s").isNotNull();
+      assertThat(line).doesNotContain("\"type\":\"ERROR\"");
+      if (line.contains("\"name\":\"" + name + "\"")) {
         return;
       }
-      assertThat(heard).isInstanceOf(RecordingHandler.Event.class);
+    }
+  }
+
+  /** A watcher that reads as fast as it can, on its own thread, over a raw socket. */
+  private static final class Follower implements AutoCloseable {
+    final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+    private final Socket socket;
+
+    Follower(Socket socket) throws IOException {
+      this.socket = socket;
+      socket.setReceiveBufferSize(1 << 20);
+      var reader = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
+      Thread.ofVirtual().start(() -> {
+        try {
+          for (String line; (line = reader.readLine()) != null; ) {
+            lines.add(line);
+          }
+        } catch (IOException e) {
+          // closed by the test
+        }
+      });
+    }
+
+    @Override
+    public void close() throws IOException {
+      socket.close();
     }
   }
 
