@@ -184,6 +184,21 @@ class WatchTest {
     }
   }
 
+  @Test
+  void theHttpClientHearsATooSlowEndAsGoneWhichInformersAndGetWatchAnswerByListingAgain() throws IOException {
+    var api = new InMemoryApiClient();
+    try (var t = TestServer.start(api, dataDir, c -> c.withWatch(new WatchSettings(Duration.ofSeconds(10), Duration.ZERO, 2)))) {
+      for (var name : java.util.List.of("a", "b", "c", "d")) {
+        t.client.create(Samples.node(name));
+      }
+      var handler = new RecordingHandler<Node>();
+      try (var watch = t.client.watch(Kinds.NODE, 0, handler)) {
+        // onGone is what ListWatch (qm get -w) and the informer's ApiListerWatcher turn into a re-list.
+        assertThat(handler.next()).isInstanceOf(RecordingHandler.Gone.class);
+      }
+    }
+  }
+
   private static BufferedReader lines(InputStream in) {
     return new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
   }
