@@ -66,6 +66,9 @@ final class DecodeErrors {
       return new Violation(path.endsWith(name) ? path : join(path, name), "required");
     }
     var type = mi.getTargetType();
+    if (type == dev.quartermaster.api.meta.ApiObject.class) {
+      return new Violation(path, "expected an object with kind, metadata, spec");
+    }
     if (type != null && type.isEnum()) {
       return new Violation(path, "must be one of " + Arrays.toString(type.getEnumConstants()));
     }
