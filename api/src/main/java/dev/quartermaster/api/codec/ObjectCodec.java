@@ -41,7 +41,9 @@ public final class ObjectCodec {
   private static final ObjectMapper JSON = configure(JsonMapper.builder()).build();
   private static final ObjectMapper YAML = configure(YAMLMapper.builder(
           YAMLFactory.builder().disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER, YAMLGenerator.Feature.USE_NATIVE_TYPE_ID)
-              .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES).build()))
+              .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
+              // "80" must be written "80", not 80: a number is never read back as a string.
+              .enable(YAMLGenerator.Feature.ALWAYS_QUOTE_NUMBERS_AS_STRINGS).build()))
       // YAML 1.2 booleans: only true/false are booleans. yes/no/on/off/y/n stay the text the user wrote
       // (a node named 'no' is 'no', not 'false'); where a boolean is expected they are refused.
       .enable(YAMLParser.Feature.PARSE_BOOLEAN_LIKE_WORDS_AS_STRINGS)

@@ -81,6 +81,9 @@ class StrictDecodingTest {
           - {name: head, replicas: 1, template: {command: [x], env: {PORT: "8080"}}}
         """);
     assertThat(((Workload) quoted.getFirst()).spec().groups().getFirst().template().env()).containsEntry("PORT", "8080");
+    // What the writer prints reads back: a string that looks like a number is quoted.
+    assertThat(ObjectCodec.toYaml(quoted.getFirst())).contains("\"8080\"");
+    assertThat(ObjectCodec.fromYaml(ObjectCodec.toYaml(quoted.getFirst()))).isEqualTo(quoted);
   }
 
   /** YAML 1.2: only true/false are booleans; 'no' is the text the user wrote, not "false". */
