@@ -96,6 +96,13 @@ class StrictDecodingTest {
     assertThat(ObjectCodec.fromYaml(ObjectCodec.toYaml(objects.getFirst()))).containsExactlyElementsOf(objects);
   }
 
+  /** Where a boolean is expected, a YAML 1.1 word is refused rather than guessed. */
+  @Test
+  void yamlOneOneBooleanWordsAreNotBooleans() {
+    var e = yaml("kind: Node\nmetadata: {name: a}\nspec: {unschedulable: yes}\n");
+    assertThat(e.error().details()).containsExactly(new Violation("spec.unschedulable", "must be true or false"));
+  }
+
   @Test
   void aNullOrEmptyBodySaysWhatWasExpected() {
     for (var body : new String[] {"null", "", "  \n"}) {
