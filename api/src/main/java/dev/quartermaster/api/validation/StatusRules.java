@@ -13,8 +13,11 @@ import java.util.List;
 final class StatusRules {
   /** Identifiers (boot id, versions, reasons): one line, short. */
   static final int MAX_WORD = 256;
-  /** Human messages may span lines, within reason. */
-  static final int MAX_MESSAGE = 4096;
+  /**
+   * Human messages may span lines, within reason: generous, because an agent's status write that is
+   * refused for a long error text would be retried for ever, hiding the error it wanted to report.
+   */
+  static final int MAX_MESSAGE = 32 * 1024;
   static final int MAX_ENTRIES = 1024;
 
   private StatusRules() {}
