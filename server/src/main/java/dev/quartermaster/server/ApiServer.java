@@ -55,7 +55,7 @@ public final class ApiServer implements AutoCloseable {
     var authenticator = config.authenticator().orElseGet(() -> TokenAuthenticator.admin(adminToken));
     var registry = config.meterRegistry().orElseGet(() -> new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
     var metrics = new Metrics(registry, config.storeRevision());
-    var watches = new WatchStreams(config.api(), config.env(), config.watch(), metrics);
+    var watches = new WatchStreams(config.api(), config.env(), config.watch(), metrics, config.storeRevision());
     var objects = new ObjectRoutes(config.api(), config.accessRule());
     var inFlight = new InFlightRequests(config.env());
     var router = new Router(authenticator, objects, watches, metrics, config.env(), config.maxBodyBytes(), inFlight);
