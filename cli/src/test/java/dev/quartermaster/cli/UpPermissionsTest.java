@@ -2,7 +2,14 @@ package dev.quartermaster.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quartermaster.agent.NodeAgentConfig;
+import dev.quartermaster.cli.config.ApiConnector;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.time.Clock;
+import java.util.Map;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -46,6 +53,36 @@ class UpPermissionsTest {
     var child = pb.start();
     try {
       awaitUp(child, log);
+      // A task with a GPU claim: its output (task log) and its claim's CDI spec are state too.
+      var task = Files.writeString(dir.resolve("task.yaml"), """
+          kind: Task
+          metadata:
+            name: perm-check
+          spec:
+            command: [/bin/sh, -c, "echo hello"]
+            claims: [single-gpu]
+            runtime: exec
+          """);
+      var cli = new CliEnvironment(Map.of("XDG_CONFIG_HOME", dir.resolve("config").toString()), ExamplesTest.REPO,
+          dir.resolve("home"), new ByteArrayInputStream(new byte[0]), Clock.systemUTC(), ApiConnector.http());
+      var err = new StringWriter();
+      var cl = Main.commandLine(cli);
+      cl.setOut(new PrintWriter(new StringWriter(), true));
+      cl.setErr(new PrintWriter(err, true));
+      assertThat(cl.execute("apply", "-f", "examples/deviceclass.yaml", "-f", "examples/resourceclaim.yaml",
+          "-f", task.toString())).as(err.toString()).isZero();
+      var stateDir = data.resolve("nodes").resolve("node-1").resolve("state");
+      var taskLog = NodeAgentConfig.taskLog(stateDir, "perm-check");
+      await("the task's log says hello and its claim's CDI spec is written", child, log,
+          () -> read(taskLog).contains("hello") && hasFile(stateDir.resolve("cdi")));
+      System.out.println("task log " + mode(taskLog) + " in " + mode(taskLog.getParent()) + "; CDI specs:");
+      try (var specs = Files.list(stateDir.resolve("cdi"))) {
+        for (var spec : specs.toList()) {
+          System.out.println("  " + mode(spec) + " " + spec.getFileName());
+          assertThat(mode(spec)).as(spec.toString()).isEqualTo("rw-------");
+        }
+      }
+      assertThat(mode(taskLog)).isEqualTo("rw-------");
 
       assertThat(mode(data)).isEqualTo("rwx------");
       for (var name : List.of("store.db", "store.db-wal", "store.db-shm")) {
@@ -112,13 +149,25 @@ class UpPermissionsTest {
   }
 
   private static void awaitUp(Process child, Path log) throws Exception {
+    await("qm up prints 'is up'", child, log, () -> read(log).contains(" is up"));
+  }
+
+  private static boolean hasFile(Path dir) {
+    try (var list = Files.list(dir)) {
+      return list.anyMatch(Files::isRegularFile);
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  private static void await(String what, Process child, Path log, java.util.function.BooleanSupplier done) throws Exception {
     var deadline = Instant.now().plus(BOUND);
-    while (!read(log).contains(" is up")) {
+    while (!done.getAsBoolean()) {
       if (!child.isAlive()) {
         throw new AssertionError("qm up exited " + child.exitValue() + ":\n" + read(log));
       }
       if (Instant.now().isAfter(deadline)) {
-        throw new AssertionError("qm up not up within " + BOUND + ":\n" + read(log));
+        throw new AssertionError("not within " + BOUND + ": " + what + ":\n" + read(log));
       }
       try {
         child.onExit().get(100, TimeUnit.MILLISECONDS);
