@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
+import dev.quartermaster.core.files.OwnerOnly;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,7 +51,8 @@ public final class ApiServer implements AutoCloseable {
 
   /** Creates the admin token if missing, binds and starts serving. */
   public static ApiServer start(ApiServerConfig config) throws IOException {
-    Files.createDirectories(config.dataDir());
+    // The data dir holds the store, the admin token and node state: no other local user may read it.
+    OwnerOnly.directory(config.dataDir()).ifPresent(t -> log.warn("data directory was open to other users; tightened {}", t));
     var adminToken = AdminToken.loadOrCreate(config.dataDir());
     var authenticator = config.authenticator().orElseGet(() -> TokenAuthenticator.admin(adminToken));
     var registry = config.meterRegistry().orElseGet(() -> new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));

@@ -11,6 +11,7 @@ import dev.quartermaster.server.ApiServerConfig;
 import dev.quartermaster.store.StoreException;
 import dev.quartermaster.store.registry.ObjectRegistry;
 import dev.quartermaster.store.sqlite.SqliteStore;
+import dev.quartermaster.core.files.OwnerOnly;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.BindException;
@@ -70,7 +71,8 @@ public final class LocalServer implements AutoCloseable {
   /** Opens the store and starts serving; a taken port is reported naming the address. */
   public static LocalServer start(Path dataDir, ListenAddress listen, Env env, Options options) {
     try {
-      Files.createDirectories(dataDir);
+      // Before the store opens: store.db and its WAL must never sit in a directory others can read.
+      OwnerOnly.directory(dataDir).ifPresent(t -> System.err.println("qm: data directory was open to other users; tightened " + t));
     } catch (IOException e) {
       throw new CliException("cannot prepare data directory " + dataDir + ": " + e.getMessage());
     }

@@ -55,8 +55,10 @@ final class StateFile<T> {
     var tmp = file.resolveSibling(file.getFileName() + ".tmp");
     try {
       var bytes = JSON.writeValueAsBytes(value);
-      try (var ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-          StandardOpenOption.TRUNCATE_EXISTING)) {
+      // The plugin's state is the node's: owner-only from creation (the rename keeps the mode).
+      dev.quartermaster.core.files.OwnerOnly.file(tmp);
+      try (var ch = FileChannel.open(tmp, java.util.Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+          StandardOpenOption.TRUNCATE_EXISTING), dev.quartermaster.core.files.OwnerOnly.fileAttribute(tmp))) {
         var buf = ByteBuffer.wrap(bytes);
         while (buf.hasRemaining()) {
           ch.write(buf);
