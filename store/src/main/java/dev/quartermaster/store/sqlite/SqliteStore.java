@@ -97,12 +97,21 @@ public final class SqliteStore implements Store {
    *     is in use by another open store; such a file is never modified
    */
   public static SqliteStore open(Path file, Options options) {
+    return open(file, options, List.of());
+  }
+
+  /**
+   * Opens the store in {@code file} as {@link #open(Path, Options)} does, but refuses to create a
+   * new one while any of {@code evidence} exists: paths (such as an admin token) whose presence
+   * shows a store was here before, for data dirs that predate the store's own marker.
+   */
+  public static SqliteStore open(Path file, Options options, List<Path> evidence) {
     Path path = file.toAbsolutePath();
     FileGuard guard = FileGuard.acquire(path);
     Connection c = null;
     try {
       c = StoreFile.openWriter(path);
-      Schema.Meta meta = StoreFile.prepare(c, path);
+      Schema.Meta meta = StoreFile.prepare(c, path, evidence);
       return new SqliteStore(path, options, guard, c, meta);
     } catch (SQLException e) {
       StoreFile.closeQuietly(c);
@@ -113,6 +122,20 @@ public final class SqliteStore implements Store {
       guard.release();
       throw e;
     }
+  }
+
+  /**
+   * Runs SQLite's full integrity check on {@code file}, read-only (safe while a store serves it).
+   *
+   * @return SQLite's findings; empty when the file is sound
+   */
+  public static List<String> check(Path file) {
+    return IntegrityCheck.full(file.toAbsolutePath());
+  }
+
+  /** The marker file that records which store lives in {@code file}. */
+  public static Path markerOf(Path file) {
+    return StoreMarker.of(file.toAbsolutePath());
   }
 
   /** The database file. */

@@ -2,14 +2,19 @@ package dev.quartermaster.store.sqlite;
 
 import dev.quartermaster.store.StoreException;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
+import java.util.OptionalLong;
 import org.sqlite.SQLiteConfig;
 
 /** Opens the writer connection and brings the file into service: checked first, then configured. */
 final class StoreFile {
+  private static final SecureRandom IDENTITIES = new SecureRandom();
+
   private StoreFile() {}
 
   static Connection openWriter(Path file) throws SQLException {
@@ -19,9 +24,20 @@ final class StoreFile {
     return config.createConnection("jdbc:sqlite:" + file);
   }
 
-  /** Checks the file is ours (or empty), turns on WAL and full sync, creates the schema if new. */
-  static Schema.Meta prepare(Connection c, Path file) throws SQLException {
+  /**
+   * Checks the file is ours (or empty) and sound, turns on WAL and full sync, creates the schema if
+   * new, and ties the file to its marker. A new store is refused where the marker or {@code
+   * evidence} shows one existed; an existing one is refused when SQLite's quick check finds damage.
+   */
+  static Schema.Meta prepare(Connection c, Path file, List<Path> evidence) throws SQLException {
     boolean fresh = Schema.identify(c, file);
+    OptionalLong marked = StoreMarker.read(file);
+    if (fresh) {
+      ExistingStore.refuseNewIfExisted(file, marked, evidence);
+    } else {
+      // Before anything is written: a damaged file is named, never served or written over.
+      IntegrityCheck.quick(c, file);
+    }
     try (Statement s = c.createStatement()) {
       try (ResultSet rs = s.executeQuery("PRAGMA journal_mode = WAL")) {
         String mode = rs.next() ? rs.getString(1) : "unknown";
@@ -32,14 +48,35 @@ final class StoreFile {
       // With WAL, FULL syncs the log on every commit: an acknowledged write survives power loss.
       s.execute("PRAGMA synchronous = FULL");
       if (fresh) {
-        Schema.create(c);
+        Schema.create(c, IDENTITIES.nextLong());
       }
+      bindMarker(c, file, marked);
       s.execute("BEGIN");
       try {
         return Schema.readMeta(c, file);
       } finally {
         s.execute("ROLLBACK");
       }
+    }
+  }
+
+  /**
+   * Makes the marker and the file agree: writes the marker for a store that has none, and refuses
+   * a file that is another store's (a restore from the wrong place, or two data dirs mixed up).
+   */
+  private static void bindMarker(Connection c, Path file, OptionalLong marked) throws SQLException {
+    Long identity = Schema.identity(c);
+    if (identity == null) {
+      identity = IDENTITIES.nextLong();
+      Schema.recordIdentity(c, identity);
+    }
+    if (marked.isEmpty()) {
+      StoreMarker.write(file, identity);
+    } else if (marked.getAsLong() != identity) {
+      throw new StoreException("store " + file + " is store " + StoreMarker.format(identity) + ", but its marker "
+          + StoreMarker.of(file) + " says store " + StoreMarker.format(marked.getAsLong())
+          + " lives here. Refusing to serve another store's file; restore the right file, or delete the marker"
+          + " deliberately to adopt this one");
     }
   }
 
