@@ -40,7 +40,10 @@ final class IntegrityCheck {
     config.setReadOnly(true);
     config.setBusyTimeout(SqliteStore.BUSY_TIMEOUT_MS);
     try (Connection c = config.createConnection("jdbc:sqlite:" + file)) {
-      Schema.identify(c, file);
+      if (Schema.identify(c, file)) {
+        // Sound as SQLite goes, but a store file with no store in it is what a truncation leaves.
+        return List.of("the file holds no store (it is empty or has no tables): nothing to serve");
+      }
       return run(c, "integrity_check");
     } catch (SQLException e) {
       // A file too damaged for the check to run at all is damage too, and says so.

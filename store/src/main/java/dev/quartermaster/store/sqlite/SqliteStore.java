@@ -8,6 +8,7 @@ import dev.quartermaster.store.Txn;
 import dev.quartermaster.store.TxnResult;
 import dev.quartermaster.store.Watch;
 import dev.quartermaster.store.WatchListener;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -108,6 +109,7 @@ public final class SqliteStore implements Store {
   public static SqliteStore open(Path file, Options options, List<Path> evidence) {
     Path path = file.toAbsolutePath();
     FileGuard guard = FileGuard.acquire(path);
+    boolean existed = Files.exists(path);
     Connection c = null;
     try {
       c = StoreFile.openWriter(path);
@@ -115,10 +117,12 @@ public final class SqliteStore implements Store {
       return new SqliteStore(path, options, guard, c, meta);
     } catch (SQLException e) {
       StoreFile.closeQuietly(c);
+      StoreFile.removeIfCreated(path, existed);
       guard.release();
       throw Errors.wrap(path, "open", e);
     } catch (RuntimeException e) {
       StoreFile.closeQuietly(c);
+      StoreFile.removeIfCreated(path, existed);
       guard.release();
       throw e;
     }

@@ -1,6 +1,8 @@
 package dev.quartermaster.store.sqlite;
 
 import dev.quartermaster.store.StoreException;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.sql.Connection;
@@ -77,6 +79,23 @@ final class StoreFile {
           + StoreMarker.of(file) + " says store " + StoreMarker.format(marked.getAsLong())
           + " lives here. Refusing to serve another store's file; restore the right file, or delete the marker"
           + " deliberately to adopt this one");
+    }
+  }
+
+  /**
+   * Removes the empty file that opening created when the open was refused, so a refusal leaves the
+   * data dir as it found it (a left-over empty store.db would look like a store to the next look).
+   */
+  static void removeIfCreated(Path file, boolean existed) {
+    if (existed) {
+      return;
+    }
+    try {
+      if (Files.exists(file) && Files.size(file) == 0) {
+        Files.delete(file);
+      }
+    } catch (IOException ignored) {
+      // Best effort: the refusal that brought us here is what the caller needs to see.
     }
   }
 

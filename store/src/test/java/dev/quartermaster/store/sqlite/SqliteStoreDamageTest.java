@@ -57,6 +57,8 @@ class SqliteStoreDamageTest {
         .hasMessageContaining("missing or empty")
         .hasMessageContaining(SqliteStore.markerOf(file()).toString())
         .hasMessageContaining("Restore");
+    assertThat(file()).as("the refusal leaves no empty file behind").doesNotExist();
+    assertThatThrownBy(() -> SqliteStore.check(file())).hasMessageContaining("does not exist");
   }
 
   @Test
@@ -70,6 +72,7 @@ class SqliteStoreDamageTest {
         .isInstanceOf(StoreException.class)
         .hasMessageContaining(file().toString())
         .hasMessageContaining("missing or empty");
+    assertThat(SqliteStore.check(file())).singleElement().asString().contains("holds no store");
   }
 
   @Test
