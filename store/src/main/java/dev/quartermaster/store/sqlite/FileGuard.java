@@ -39,12 +39,12 @@ final class FileGuard {
           dev.quartermaster.core.files.OwnerOnly.fileAttribute(lockFile));
       FileLock lock = channel.tryLock();
       if (lock == null) {
-        throw new StoreException("store " + db + " is in use by another process (" + lockFile + " is locked)");
+        throw new StoreInUseException("store " + db + " is in use by another process (" + lockFile + " is locked)");
       }
       return new FileGuard(channel, lock);
     } catch (OverlappingFileLockException e) {
       closeQuietly(channel);
-      throw new StoreException("store " + db + " is already open in this process", e);
+      throw new StoreInUseException("store " + db + " is already open in this process", e);
     } catch (IOException e) {
       closeQuietly(channel);
       throw new StoreException("store " + db + ": cannot lock " + lockFile + ": " + e.getMessage(), e);
