@@ -66,7 +66,8 @@ public final class FileJournal implements JournalFile {
   public void writeMark(JournalMark next) throws IOException {
     if (markChannel == null || !markChannel.isOpen()) {
       boolean created = !Files.exists(mark);
-      markChannel = FileChannel.open(mark, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+      markChannel = FileChannel.open(mark, java.util.Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE),
+          dev.quartermaster.core.files.OwnerOnly.fileAttribute(mark));
       if (created) {
         // The new name must be durable too, or a power cut could lose the whole mark file.
         AtomicLedgerFile.fsyncDirectory(mark.getParent());

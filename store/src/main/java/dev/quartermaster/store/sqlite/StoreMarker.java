@@ -57,8 +57,8 @@ final class StoreMarker {
     Path temp = marker.resolveSibling(marker.getFileName() + ".tmp");
     byte[] bytes = (HEADER + format(identity) + "\n").getBytes(StandardCharsets.UTF_8);
     try {
-      try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-          StandardOpenOption.TRUNCATE_EXISTING)) {
+      try (FileChannel ch = FileChannel.open(temp, java.util.Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+          StandardOpenOption.TRUNCATE_EXISTING), dev.quartermaster.core.files.OwnerOnly.fileAttribute(temp))) {
         ByteBuffer buffer = ByteBuffer.wrap(bytes);
         while (buffer.hasRemaining()) {
           ch.write(buffer);
