@@ -62,6 +62,11 @@ final class StoreFile {
       IntegrityCheck.quick(c, file);
     }
     try (Statement s = c.createStatement()) {
+      if (fresh) {
+        // Only possible before the first table: pages freed by compaction can then be given back to
+        // the file system (Writer runs incremental_vacuum after each compaction), so store.db shrinks.
+        s.execute("PRAGMA auto_vacuum = INCREMENTAL");
+      }
       try (ResultSet rs = s.executeQuery("PRAGMA journal_mode = WAL")) {
         String mode = rs.next() ? rs.getString(1) : "unknown";
         if (!"wal".equalsIgnoreCase(mode)) {
