@@ -2,14 +2,11 @@ package dev.quartermaster.store.sqlite;
 
 import dev.quartermaster.store.StoreException;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
+import dev.quartermaster.core.files.DurableFile;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.OptionalLong;
 
 /**
@@ -51,22 +48,11 @@ final class StoreMarker {
     }
   }
 
-  /** Writes the marker durably: temp file, fsync, atomic rename, fsync of the directory. */
+  /** Writes the marker durably (temp file, fsync, atomic rename, fsync of the directory). */
   static void write(Path db, long identity) {
     Path marker = of(db);
-    Path temp = marker.resolveSibling(marker.getFileName() + ".tmp");
-    byte[] bytes = (HEADER + format(identity) + "\n").getBytes(StandardCharsets.UTF_8);
     try {
-      try (FileChannel ch = FileChannel.open(temp, java.util.Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-          StandardOpenOption.TRUNCATE_EXISTING), dev.quartermaster.core.files.OwnerOnly.fileAttribute(temp))) {
-        ByteBuffer buffer = ByteBuffer.wrap(bytes);
-        while (buffer.hasRemaining()) {
-          ch.write(buffer);
-        }
-        ch.force(true);
-      }
-      Files.move(temp, marker, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-      syncDirectory(marker.getParent());
+      DurableFile.replace(marker, (HEADER + format(identity) + "\n").getBytes(StandardCharsets.UTF_8));
     } catch (IOException e) {
       throw new StoreException("store " + db + ": cannot write its marker " + marker + ": " + e.getMessage(), e);
     }
@@ -74,16 +60,5 @@ final class StoreMarker {
 
   static String format(long identity) {
     return String.format("%016x", identity);
-  }
-
-  private static void syncDirectory(Path dir) {
-    if (dir == null) {
-      return;
-    }
-    try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
-      ch.force(true);
-    } catch (IOException ignored) {
-      // Some file systems cannot sync a directory; the rename is still atomic there.
-    }
   }
 }
