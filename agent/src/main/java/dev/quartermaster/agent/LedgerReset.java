@@ -36,7 +36,9 @@ public final class LedgerReset {
     try (var lock = StateDirLock.acquire(stateDir)) {
       var file = LedgerShow.ledgerFile(stateDir);
       var journal = LedgerShow.journalFile(stateDir);
-      if (!Files.exists(file) && !Files.exists(journal)) {
+      var mark = LedgerShow.markFile(stateDir);
+      // A mark alone still counts: it is what makes the agent refuse a ledger whose files were lost.
+      if (!Files.exists(file) && !Files.exists(journal) && !Files.exists(mark)) {
         out.println("no ledger at " + file + "; nothing to reset");
         return new Report(List.of(), file, "");
       }
@@ -60,7 +62,13 @@ public final class LedgerReset {
       if (Files.exists(journal)) {
         Files.copy(journal, journal.resolveSibling(journal.getFileName() + stamp));
       }
+      if (Files.exists(mark)) {
+        Files.copy(mark, mark.resolveSibling(mark.getFileName() + stamp));
+      }
       AtomicLedgerFile.fsyncDirectory(stateDir);
+      // The mark vouches for the old journal's records; the new ledger starts without one and its
+      // first journal writes a fresh mark.
+      Files.deleteIfExists(mark);
       // The journal goes first: a new snapshot beside an old journal of a newer generation would be
       // refused at start. With none, the agent starts a journal for the snapshot's generation.
       Files.deleteIfExists(journal);

@@ -27,6 +27,12 @@ public final class LedgerShow {
     return AtomicLedgerFile.journalPath(ledgerFile(stateDir));
   }
 
+  /** The journal's durable mark file of {@code stateDir} (see JournalMark). */
+  public static Path markFile(Path stateDir) {
+    var journal = journalFile(stateDir);
+    return journal.resolveSibling(journal.getFileName() + ".mark");
+  }
+
   /** Prints the ledger; throws {@link dev.quartermaster.agent.checkpoint.CorruptCheckpointException} if corrupt. */
   public static void run(Path stateDir, PrintStream out) throws IOException {
     var file = ledgerFile(stateDir);
@@ -50,6 +56,10 @@ public final class LedgerShow {
           + (replayed.scan().torn() ? "  (torn tail at byte offset " + replayed.scan().validEnd()
               + ": an unacknowledged append, cut off when the agent next starts)" : "");
     });
+    out.println(recovered.mark()
+        .map(m -> "mark " + markFile(stateDir) + "  generation " + m.generation() + "  " + m.frames()
+            + " records (" + m.length() + " bytes) acknowledged; all present")
+        .orElse("mark: none (a journal from before marks: truncation of acknowledged records cannot be detected)"));
     out.printf("%-38s %-24s %-17s %-20s %-12s %s%n", "UID", "NAME", "STATE", "DEVICES", "DOMAIN", "SINCE");
     for (var e : state.claims().values()) {
       var since = e.since().toString();

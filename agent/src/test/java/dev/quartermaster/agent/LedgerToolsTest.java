@@ -54,6 +54,27 @@ class LedgerToolsTest {
     });
     assertThat(printed).contains("dropped 1 entries").contains("uid-a (claim-a)");
     assertThat(capture(out -> LedgerShow.run(state, out))).contains("0 entries");
+    var reopened = DurableLedger.open(new AtomicLedgerFile(LedgerShow.ledgerFile(state)), "boot-1", env,
+        ClaimLedger.DEFAULT_TOMBSTONE_TTL);
+    assertThat(reopened.ledger().ledger().snapshot().claims()).as("the agent starts on the reset ledger").isEmpty();
+  }
+
+  @Test
+  void aLedgerWhoseFilesWereLostIsRefusedUntilResetDeliberately(@TempDir Path state) throws Exception {
+    var durable = DurableLedger.open(new AtomicLedgerFile(LedgerShow.ledgerFile(state)), "boot-1", env,
+        ClaimLedger.DEFAULT_TOMBSTONE_TTL).ledger();
+    durable.ledger().prepare(PrepareRequest.of(new ClaimRef("uid-a", "claim-a"), List.of("gpu-0")));
+    durable.persist();
+    Files.delete(LedgerShow.ledgerFile(state));
+    Files.delete(LedgerShow.journalFile(state));
+
+    assertThatThrownBy(() -> DurableLedger.open(new AtomicLedgerFile(LedgerShow.ledgerFile(state)), "boot-1", env,
+        ClaimLedger.DEFAULT_TOMBSTONE_TTL)).isInstanceOf(CorruptCheckpointException.class)
+        .hasMessageContaining("ACKNOWLEDGED_LOST").hasMessageContaining(LedgerShow.markFile(state).toString());
+    var printed = capture(out -> LedgerReset.run(state, "boot-1", env, out));
+    assertThat(printed).contains("could not be read").contains("ACKNOWLEDGED_LOST");
+    assertThat(DurableLedger.open(new AtomicLedgerFile(LedgerShow.ledgerFile(state)), "boot-1", env,
+        ClaimLedger.DEFAULT_TOMBSTONE_TTL).ledger().ledger().snapshot().claims()).isEmpty();
   }
 
   @Test

@@ -152,6 +152,30 @@ class NodeAgentEndToEndTest {
   }
 
   @Test
+  void aLedgerThatLostAcknowledgedRecordsStopsTheAgentBeforeItTouchesAnything() throws Exception {
+    var f = api.create(claim("claim-f", "gpu-0"));
+    await(Kinds.RESOURCE_CLAIM, "claim-f", x -> x.flatMap(NodeAgentEndToEndTest::prepareState)
+        .filter(s -> s.phase() == PrepareState.Phase.Prepared).isPresent());
+    var spec = tmp.resolve("cdi").resolve("quartermaster.dev-gpu_" + f.metadata().uid() + ".json");
+    assertThat(spec).exists();
+    var config = agent.config();
+    agent.close();
+    agent = null;
+    // Cut the journal at its last record boundary: no torn bytes, the kind of loss only the mark shows.
+    var journal = LedgerShow.journalFile(tmp.resolve("state"));
+    var scan = dev.quartermaster.agent.checkpoint.LedgerJournal.scan(Files.readAllBytes(journal), journal.toString());
+    try (var raf = new java.io.RandomAccessFile(journal.toFile(), "rw")) {
+      raf.setLength(scan.frames().getLast().offset());
+    }
+
+    assertThatThrownBy(() -> NodeAgent.start(config))
+        .isInstanceOf(dev.quartermaster.agent.checkpoint.CorruptCheckpointException.class)
+        .hasMessageContaining(journal.toString())
+        .hasMessageContaining("ACKNOWLEDGED_LOST");
+    assertThat(spec).as("the CDI spec of the prepared claim is left alone").exists();
+  }
+
+  @Test
   void aClaimWaitsNamingTheMissingControlNodeAndItsSpecListsEveryNodeOnceItIsBack() throws Exception {
     sim.removeNode(dev.quartermaster.agent.discovery.ControlNode.NVIDIA_UVM);
     var uvm = sim.nodePath(dev.quartermaster.agent.discovery.ControlNode.NVIDIA_UVM).toString();

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
+import dev.quartermaster.core.files.OwnerOnly;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,12 +51,13 @@ public final class ApiServer implements AutoCloseable {
 
   /** Creates the admin token if missing, binds and starts serving. */
   public static ApiServer start(ApiServerConfig config) throws IOException {
-    Files.createDirectories(config.dataDir());
+    // The data dir holds the store, the admin token and node state: no other local user may read it.
+    OwnerOnly.directory(config.dataDir()).ifPresent(t -> log.warn("data directory was open to other users; tightened {}", t));
     var adminToken = AdminToken.loadOrCreate(config.dataDir());
     var authenticator = config.authenticator().orElseGet(() -> TokenAuthenticator.admin(adminToken));
     var registry = config.meterRegistry().orElseGet(() -> new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
     var metrics = new Metrics(registry, config.storeRevision());
-    var watches = new WatchStreams(config.api(), config.env(), config.watch(), metrics);
+    var watches = new WatchStreams(config.api(), config.env(), config.watch(), metrics, config.storeRevision());
     var objects = new ObjectRoutes(config.api(), config.accessRule());
     var inFlight = new InFlightRequests(config.env());
     var router = new Router(authenticator, objects, watches, metrics, config.env(), config.maxBodyBytes(), inFlight);

@@ -31,7 +31,8 @@ final class ErrorResponses {
     return ApiError.of(Reason.Internal, "internal error; the server log has the details of request " + requestId);
   }
 
-  static Reply reply(ApiError error) {
+  static Reply reply(ApiError uncapped) {
+    var error = uncapped.capped();
     var status = error.code() >= 400 && error.code() <= 599 ? error.code() : 500;
     var reply = Reply.json(status, error);
     return switch (error.reason()) {

@@ -11,7 +11,8 @@ final class Exchanges {
     var headers = exchange.getResponseHeaders();
     headers.set("Content-Type", reply.contentType());
     reply.headers().forEach(headers::set);
-    var body = reply.body();
+    // A HEAD answer has headers only: writing its body is an error in the JDK server.
+    var body = exchange.getRequestMethod().equalsIgnoreCase("HEAD") ? new byte[0] : reply.body();
     exchange.sendResponseHeaders(reply.status(), body.length == 0 ? -1 : body.length);
     if (body.length > 0) {
       try (var out = exchange.getResponseBody()) {

@@ -44,7 +44,7 @@ final class ObjectRoutes {
 
   <T extends ApiObject> Reply create(Principal who, Kind<T> kind, byte[] body) {
     var object = ObjectCodec.fromJson(body, kind);
-    ObjectValidator.require(object);
+    ObjectValidator.requireCreate(object);
     authorize(who, Access.write(Verb.CREATE, kind, object.metadata().name(), Optional.of(object)));
     return Reply.object(201, api.create(object));
   }
@@ -57,11 +57,13 @@ final class ObjectRoutes {
   }
 
   /**
-   * Only the name is checked besides decoding: a status writer (an agent, a controller) sends the
-   * spec it read, and spec rules are the spec writer's business.
+   * The status is checked (names well-formed, text without control characters, sizes bounded), the
+   * spec is not: a status writer (an agent, a controller) sends the spec it read, and spec rules are
+   * the spec writer's business.
    */
   <T extends ApiObject> Reply updateStatus(Principal who, Kind<T> kind, String name, byte[] body) {
     var object = decodeNamed(kind, name, body);
+    ObjectValidator.requireStatus(object);
     authorize(who, Access.write(Verb.UPDATE_STATUS, kind, name, Optional.of(object)));
     return Reply.object(200, api.updateStatus(object));
   }

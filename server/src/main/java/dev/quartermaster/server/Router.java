@@ -8,7 +8,11 @@ import dev.quartermaster.core.env.Env;
 import dev.quartermaster.server.auth.Access;
 import dev.quartermaster.server.auth.Authenticator;
 import dev.quartermaster.server.auth.Principal;
+import dev.quartermaster.api.error.ApiError;
+import dev.quartermaster.api.error.ApiError.Reason;
+import dev.quartermaster.api.error.ApiException;
 import java.io.IOException;
+import java.util.List;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Optional;
@@ -26,6 +30,12 @@ import org.slf4j.LoggerFactory;
 final class Router implements HttpHandler {
   private static final Logger log = LoggerFactory.getLogger(Router.class);
   private static final Set<String> METHODS = Set.of("GET", "POST", "PUT", "DELETE");
+  /**
+   * The longest request target (path and query) answered; longer is a 414. Real targets are a kind,
+   * a name and a selector: far below this. (The JDK server itself closes the connection on a request
+   * line or headers over sun.net.httpserver.maxReqHeaderSize, 384 KiB by default.)
+   */
+  static final int MAX_URI_CHARS = 8 * 1024;
   private static final Set<String> LIST_PARAMS = Set.of(HttpWire.PARAM_LABEL_SELECTOR, HttpWire.PARAM_WATCH);
   private static final Set<String> WATCH_PARAMS =
       Set.of(HttpWire.PARAM_LABEL_SELECTOR, HttpWire.PARAM_WATCH, HttpWire.PARAM_REVISION);
@@ -70,11 +80,13 @@ final class Router implements HttpHandler {
     var id = requestIds.incrementAndGet();
     var started = env.nanoTime();
     var method = exchange.getRequestMethod().toUpperCase(Locale.ROOT);
-    var path = exchange.getRequestURI().getRawPath();
+    var rawPath = exchange.getRequestURI().getRawPath();
+    // The log line names the path, cut short: an 8 MiB path must not become an 8 MiB log line.
+    var path = rawPath.length() <= 256 ? rawPath : rawPath.substring(0, 256) + "...";
     var labels = new Labels();
     int status;
     try {
-      status = dispatch(exchange, method, path, labels);
+      status = dispatch(exchange, method, rawPath, labels);
     } catch (Throwable failure) {
       status = fail(exchange, failure, id, method, path);
     } finally {
@@ -90,14 +102,21 @@ final class Router implements HttpHandler {
   }
 
   private int dispatch(HttpExchange exchange, String method, String path, Labels labels) throws IOException {
+    var targetLength = path.length()
+        + Optional.ofNullable(exchange.getRequestURI().getRawQuery()).map(String::length).orElse(0);
+    if (targetLength > MAX_URI_CHARS) {
+      throw new ApiException(new ApiError(414, Reason.UriTooLong,
+          "the request target is " + targetLength + " characters; the limit is " + MAX_URI_CHARS, List.of()));
+    }
     if (path.equals("/healthz")) {
       labels.route = path;
-      return !method.equals("GET") ? notAllowed(exchange, method, path, "GET")
+      // HEAD is what load balancers and uptime checks send: headers of the GET answer, no body.
+      return !isGetOrHead(method) ? notAllowed(exchange, method, path, "GET, HEAD")
           : send(exchange, Reply.text(200, "text/plain; charset=utf-8", "ok\n"));
     }
     if (path.equals("/metrics")) {
       labels.route = path;
-      return !method.equals("GET") ? notAllowed(exchange, method, path, "GET")
+      return !isGetOrHead(method) ? notAllowed(exchange, method, path, "GET, HEAD")
           : send(exchange, Reply.text(200, Metrics.CONTENT_TYPE, metrics.scrape()));
     }
     if (!path.startsWith(HttpWire.API_PREFIX)) {
@@ -144,6 +163,10 @@ final class Router implements HttpHandler {
         return notAllowed(exchange, method, path, "GET, POST");
       }
     }
+  }
+
+  private static boolean isGetOrHead(String method) {
+    return method.equals("GET") || method.equals("HEAD");
   }
 
   private Principal authenticate(HttpExchange exchange) {

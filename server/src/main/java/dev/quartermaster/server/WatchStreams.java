@@ -8,7 +8,10 @@ import dev.quartermaster.api.error.ApiError;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.core.env.Env;
+import dev.quartermaster.api.client.http.HttpWire;
 import java.io.IOException;
+import java.util.Optional;
+import java.util.function.LongSupplier;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
@@ -22,12 +25,14 @@ final class WatchStreams {
   private final Env env;
   private final WatchSettings settings;
   private final Metrics metrics;
+  private final Optional<LongSupplier> storeRevision;
   private final Set<WatchSession<?>> open = ConcurrentHashMap.newKeySet();
   private final EventLines lines = new EventLines();
   private volatile boolean stopping;
 
-  WatchStreams(ApiClient api, Env env, WatchSettings settings, Metrics metrics) {
+  WatchStreams(ApiClient api, Env env, WatchSettings settings, Metrics metrics, Optional<LongSupplier> storeRevision) {
     this.api = api;
+    this.storeRevision = storeRevision;
     this.env = env;
     this.settings = settings;
     this.metrics = metrics;
@@ -36,6 +41,7 @@ final class WatchStreams {
   /** Streams until the watch ends or the client goes away; returns the HTTP status sent. */
   <T extends ApiObject> int serve(HttpExchange exchange, Kind<T> kind, long afterRevision, LabelSelector selector)
       throws IOException {
+    requireReached(kind, afterRevision);
     var session = new WatchSession<>(kind, afterRevision, selector, env, settings, lines, metrics);
     open.add(session);
     metrics.watchStarted();
@@ -58,6 +64,22 @@ final class WatchStreams {
       open.remove(session);
       metrics.watchEnded();
       handle.close(); // from this thread, never from inside a callback
+    }
+  }
+
+  /**
+   * A watch from a revision the store has not reached is refused: it would wait for a future the
+   * client invented, and bookmarks would claim revisions that never existed.
+   */
+  private <T extends ApiObject> void requireReached(Kind<T> kind, long afterRevision) {
+    if (afterRevision == 0) {
+      return;
+    }
+    // The store's own counter when the server was given one; else a list, which carries it too.
+    var current = storeRevision.map(LongSupplier::getAsLong).orElseGet(() -> api.list(kind).revision());
+    if (afterRevision > current) {
+      throw ErrorResponses.badRequest(HttpWire.PARAM_REVISION,
+          "must be at most the store's current revision " + current + ", got " + afterRevision);
     }
   }
 

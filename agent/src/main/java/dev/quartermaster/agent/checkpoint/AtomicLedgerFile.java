@@ -1,5 +1,6 @@
 package dev.quartermaster.agent.checkpoint;
 
+import dev.quartermaster.core.files.OwnerOnly;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -68,8 +69,11 @@ public final class AtomicLedgerFile implements LedgerFile {
 
   /** Writes {@code bytes} to {@code target} through {@code temp}, as described on the class. */
   public static void writeAtomically(Path target, Path temp, byte[] bytes) throws IOException {
-    try (var ch = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
-        StandardOpenOption.WRITE)) {
+    // Ledgers, checkpoints and CDI specs are state: 0600 from creation (the rename keeps the mode),
+    // and a temp left by an older version is tightened before it is reused.
+    OwnerOnly.file(temp);
+    try (var ch = FileChannel.open(temp, java.util.Set.of(StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+        StandardOpenOption.WRITE), OwnerOnly.fileAttribute(temp))) {
       var buffer = ByteBuffer.wrap(bytes);
       while (buffer.hasRemaining()) {
         ch.write(buffer);

@@ -20,6 +20,11 @@ public final class CorruptCheckpointException extends IOException {
     UNSUPPORTED_VERSION,
     /** The payload does not match its checksum: bytes changed after writing. */
     CHECKSUM_MISMATCH,
+    /**
+     * Journal records that were acknowledged as durable (its mark says so) are missing or no longer
+     * valid: the file was truncated, replaced or damaged after the fact, never a torn write.
+     */
+    ACKNOWLEDGED_LOST,
     /** Well-formed and checksummed, but its content breaks a rule (bad name, two holders of a device). */
     INVALID_CONTENT
   }

@@ -56,6 +56,9 @@ public final class DurableLedger {
   // Touched only by the one caller that is committing (writing == true), so unguarded:
   private long generation;
   private long journalSize;
+  private int journalFrames;
+  /** The last mark written or found; null before the first. */
+  private JournalMark mark;
   private boolean mustCompact;
 
   /** What {@link #open} found. */
@@ -114,6 +117,7 @@ public final class DurableLedger {
           dropped.size(), describe(dropped));
       var fresh = new LedgerState(Map.of(), recovered.state().version() + 1);
       var durable = new DurableLedger(file, bootId, env, tombstoneTtl, compactAtBytes, fresh, generation, -1);
+      durable.mark = recovered.mark().orElse(null);
       durable.compactOnNextCommit();
       durable.awaitDurable(fresh.version());
       return new Opened(durable, dropped, false);
@@ -121,6 +125,7 @@ public final class DurableLedger {
     var state = recovered.state();
     var durable = new DurableLedger(file, bootId, env, tombstoneTtl, compactAtBytes, state, generation,
         state.version());
+    durable.mark = recovered.mark().orElse(null);
     durable.adopt(recovered);
     return new Opened(durable, List.of(), false);
   }
@@ -135,13 +140,21 @@ public final class DurableLedger {
       case LedgerRecovery.JournalStatus.Replayed replayed -> {
         var scan = replayed.scan();
         if (scan.torn()) {
+          // LedgerRecovery has held the journal to its mark already: what is torn lies beyond it.
+          String vouched = recovered.mark().isPresent()
+              ? "; they lie beyond the " + recovered.mark().get().frames() + " records (" + recovered.mark().get().length()
+                  + " bytes) its mark " + j.markLocation() + " says were acknowledged, so no caller was told they were"
+                  + " durable"
+              : "; this journal has no mark to check that against (written before marks), so records acknowledged"
+                  + " before a crash cannot be told from a torn write here";
           LOG.warn("ledger journal {}: the last {} bytes, from byte offset {}, are a torn write (cut short or failing"
-              + " their CRC32C check, with nothing valid after them). A crash interrupted that append before its"
-              + " fsync returned, so no caller was told it was durable. Cutting them off; {} records before them"
-              + " are replayed.", j.location(), scan.size() - scan.validEnd(), scan.validEnd(), scan.frames().size());
+              + " their CRC32C check, with nothing valid after them){}. Cutting them off; {} records before them"
+              + " are replayed.", j.location(), scan.size() - scan.validEnd(), scan.validEnd(), vouched,
+              scan.frames().size());
           j.truncate(scan.validEnd());
         }
         journalSize = scan.validEnd();
+        journalFrames = scan.frames().size();
       }
       case LedgerRecovery.JournalStatus.Stale stale -> {
         LOG.info("ledger journal {} is generation {}, older than the {} its snapshot names: a compaction was cut short"
@@ -246,6 +259,10 @@ public final class DurableLedger {
     try {
       j.append(frame);
       j.force();
+      journalSize += frame.length;
+      journalFrames++;
+      // Only once the mark says so is the frame acknowledged: recovery then treats its loss as loss.
+      writeMark(generation);
     } catch (IOException e) {
       // These changes have left the queue, and the file may end in part of the frame (or, after a
       // failed fsync, in pages the kernel no longer promises to write). A snapshot covers them all
@@ -253,7 +270,6 @@ public final class DurableLedger {
       mustCompact = true;
       throw e;
     }
-    journalSize += frame.length;
     return batch.getLast().version();
   }
 
@@ -281,6 +297,17 @@ public final class DurableLedger {
     var header = LedgerJournal.header(journalGeneration, bootId);
     journal.orElseThrow().replace(header);
     journalSize = header.length;
+    journalFrames = 0;
+    writeMark(journalGeneration);
+  }
+
+  /** Records durably how much of the journal of {@code journalGeneration} is acknowledged. */
+  private void writeMark(long journalGeneration) throws IOException {
+    var next = mark == null
+        ? new JournalMark(0, journalGeneration, journalSize, journalFrames)
+        : mark.next(journalGeneration, journalSize, journalFrames);
+    journal.orElseThrow().writeMark(next);
+    mark = next;
   }
 
   /** Changes not yet committed, in version order; filled by the ledger under its own lock. */

@@ -18,12 +18,16 @@ import java.util.Optional;
 public final class FileJournal implements JournalFile {
   private final Path path;
   private final Path temp;
+  private final Path mark;
+  /** The mark file, open from the first mark written; only the committing caller touches it. */
+  private FileChannel markChannel;
   /** Open from the first append until the file is replaced; only the committing caller touches it. */
   private FileChannel channel;
 
   public FileJournal(Path path) {
     this.path = path.toAbsolutePath();
     this.temp = this.path.resolveSibling("." + this.path.getFileName() + ".tmp");
+    this.mark = this.path.resolveSibling(this.path.getFileName() + ".mark");
   }
 
   public Path path() {
@@ -42,6 +46,39 @@ public final class FileJournal implements JournalFile {
     } catch (NoSuchFileException e) {
       return Optional.empty();
     }
+  }
+
+  @Override
+  public String markLocation() {
+    return mark.toString();
+  }
+
+  @Override
+  public Optional<byte[]> readMark() throws IOException {
+    try {
+      return Optional.of(Files.readAllBytes(mark));
+    } catch (NoSuchFileException e) {
+      return Optional.empty();
+    }
+  }
+
+  @Override
+  public void writeMark(JournalMark next) throws IOException {
+    if (markChannel == null || !markChannel.isOpen()) {
+      boolean created = !Files.exists(mark);
+      markChannel = FileChannel.open(mark, java.util.Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE),
+          dev.quartermaster.core.files.OwnerOnly.fileAttribute(mark));
+      if (created) {
+        // The new name must be durable too, or a power cut could lose the whole mark file.
+        AtomicLedgerFile.fsyncDirectory(mark.getParent());
+      }
+    }
+    var buffer = ByteBuffer.wrap(next.encode());
+    long at = next.offset();
+    while (buffer.hasRemaining()) {
+      at += markChannel.write(buffer, at);
+    }
+    markChannel.force(true);
   }
 
   @Override

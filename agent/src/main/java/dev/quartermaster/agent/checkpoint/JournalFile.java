@@ -26,6 +26,15 @@ public interface JournalFile {
   /** Makes every append so far durable (fsync). */
   void force() throws IOException;
 
+  /** Where the durable mark ({@link JournalMark}) is kept, for messages. */
+  String markLocation();
+
+  /** The mark file's bytes; empty if there is none (a journal from before marks, or never committed). */
+  Optional<byte[]> readMark() throws IOException;
+
+  /** Writes one mark slot in place and makes it durable before returning. */
+  void writeMark(JournalMark mark) throws IOException;
+
   /** Cuts the content to its first {@code size} bytes, durably (drops a torn tail before appending again). */
   void truncate(long size) throws IOException;
 }

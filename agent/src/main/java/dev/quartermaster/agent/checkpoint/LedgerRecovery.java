@@ -36,12 +36,16 @@ public final class LedgerRecovery {
     record Replayed(LedgerJournal.Scan scan) implements JournalStatus {}
   }
 
-  /** The ledger on disk: the snapshot, the state after replaying its journal, and what the journal was. */
-  public record Recovered(Checkpoint snapshot, LedgerState state, JournalStatus journal) {
+  /**
+   * The ledger on disk: the snapshot, the state after replaying its journal, what the journal was,
+   * and the journal's durable mark (empty for a journal from before marks).
+   */
+  public record Recovered(Checkpoint snapshot, LedgerState state, JournalStatus journal, Optional<JournalMark> mark) {
     public Recovered {
       Objects.requireNonNull(snapshot, "snapshot");
       Objects.requireNonNull(state, "state");
       Objects.requireNonNull(journal, "journal");
+      Objects.requireNonNull(mark, "mark");
     }
 
     public String bootId() {
@@ -52,9 +56,19 @@ public final class LedgerRecovery {
   /** The ledger of {@code file}; empty if there is none yet. Corruption is a {@link CorruptCheckpointException}. */
   public static Optional<Recovered> read(LedgerFile file) throws IOException {
     var journal = file.journal();
+    // The mark first: it only ever trails the journal, so a reader racing a commit sees a mark no
+    // further than the journal it reads next.
+    Optional<JournalMark> mark = journal.isPresent()
+        ? journal.get().readMark().flatMap(JournalMark::decode) : Optional.empty();
     Optional<byte[]> journalBytes = journal.isPresent() ? journal.get().read() : Optional.empty();
     var snapshotBytes = file.read();
     if (snapshotBytes.isEmpty()) {
+      if (mark.isPresent()) {
+        throw new CorruptCheckpointException(file.location(), Problem.ACKNOWLEDGED_LOST, "the snapshot is missing"
+            + (journalBytes.isPresent() ? "" : " and so is its journal") + ", but the journal's mark "
+            + journal.get().markLocation() + " shows a ledger was committed here (journal generation "
+            + mark.get().generation() + ", " + mark.get().frames() + " records acknowledged)");
+      }
       if (journalBytes.isPresent()) {
         throw new CorruptCheckpointException(journal.get().location(), Problem.INVALID_CONTENT,
             "a ledger journal exists but its snapshot " + file.location() + " does not; the journal alone does not"
@@ -64,13 +78,17 @@ public final class LedgerRecovery {
     }
     var snapshot = CheckpointCodec.decode(snapshotBytes.get(), file.location());
     if (journalBytes.isEmpty()) {
-      return Optional.of(new Recovered(snapshot, snapshot.state(), new JournalStatus.Absent()));
+      var status = new JournalStatus.Absent();
+      AcknowledgedRecords.check(journal, mark, snapshot, status);
+      return Optional.of(new Recovered(snapshot, snapshot.state(), status, mark));
     }
     var location = journal.get().location();
     var scan = LedgerJournal.scan(journalBytes.get(), location);
     long generation = scan.header().generation();
     if (generation < snapshot.journalGeneration()) {
-      return Optional.of(new Recovered(snapshot, snapshot.state(), new JournalStatus.Stale(generation)));
+      var status = new JournalStatus.Stale(generation);
+      AcknowledgedRecords.check(journal, mark, snapshot, status);
+      return Optional.of(new Recovered(snapshot, snapshot.state(), status, mark));
     }
     if (generation > snapshot.journalGeneration()) {
       throw new CorruptCheckpointException(location, Problem.INVALID_CONTENT, "journal generation " + generation
@@ -81,7 +99,11 @@ public final class LedgerRecovery {
       throw new CorruptCheckpointException(location, Problem.INVALID_CONTENT, "the journal was written during boot "
           + scan.header().bootId() + " but its snapshot " + file.location() + " during boot " + snapshot.bootId());
     }
+    var status = new JournalStatus.Replayed(scan);
+    // Before replay: a journal cut short of its mark must be named as lost records, not as whatever
+    // replay would trip over first.
+    AcknowledgedRecords.check(journal, mark, snapshot, status);
     var state = LedgerJournal.replay(snapshot.state(), scan, location);
-    return Optional.of(new Recovered(snapshot, state, new JournalStatus.Replayed(scan)));
+    return Optional.of(new Recovered(snapshot, state, status, mark));
   }
 }

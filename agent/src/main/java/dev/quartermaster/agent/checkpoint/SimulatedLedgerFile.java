@@ -19,6 +19,9 @@ public final class SimulatedLedgerFile implements LedgerFile {
   private Optional<byte[]> journalDurable = Optional.empty();
   private final ByteArrayOutputStream journalUnsynced = new ByteArrayOutputStream();
   private final Journal journal = new Journal();
+  /** Marks are written in place and fsynced before they return, so the simulation keeps them durable at once. */
+  private final byte[] mark = new byte[2 * JournalMark.SLOT];
+  private boolean marked;
   private int failures;
   private boolean hold;
   private long writes;
@@ -109,6 +112,26 @@ public final class SimulatedLedgerFile implements LedgerFile {
     public Optional<byte[]> read() {
       synchronized (SimulatedLedgerFile.this) {
         return journalDurable.map(d -> concat(d, journalUnsynced.toByteArray()));
+      }
+    }
+
+    @Override
+    public String markLocation() {
+      return "simulated:ledger.journal.mark";
+    }
+
+    @Override
+    public Optional<byte[]> readMark() {
+      synchronized (SimulatedLedgerFile.this) {
+        return marked ? Optional.of(mark.clone()) : Optional.empty();
+      }
+    }
+
+    @Override
+    public void writeMark(JournalMark next) {
+      synchronized (SimulatedLedgerFile.this) {
+        System.arraycopy(next.encode(), 0, mark, (int) next.offset(), JournalMark.SLOT);
+        marked = true;
       }
     }
 

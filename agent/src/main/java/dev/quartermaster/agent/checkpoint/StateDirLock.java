@@ -1,6 +1,8 @@
 package dev.quartermaster.agent.checkpoint;
 
+import dev.quartermaster.core.files.OwnerOnly;
 import java.io.IOException;
+import org.slf4j.LoggerFactory;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -30,9 +32,12 @@ public final class StateDirLock implements AutoCloseable {
 
   /** Takes the lock of {@code stateDir}, creating the directory; throws if another process has it. */
   public static StateDirLock acquire(Path stateDir) throws IOException {
-    Files.createDirectories(stateDir);
+    // The state dir holds ledgers, journals, checkpoints and task output: no other local user may read it.
+    OwnerOnly.directory(stateDir).ifPresent(t -> LoggerFactory.getLogger(StateDirLock.class)
+        .warn("agent state directory was open to other users; tightened {}", t));
     var path = stateDir.resolve(FILE_NAME).toAbsolutePath();
-    var channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    var channel = FileChannel.open(path, java.util.Set.of(StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE),
+        OwnerOnly.fileAttribute(path));
     FileLock lock;
     try {
       lock = channel.tryLock();

@@ -5,6 +5,7 @@ import dev.quartermaster.agent.discovery.Mknod;
 import dev.quartermaster.agent.discovery.NodeExpectation;
 import dev.quartermaster.agent.discovery.NodeVerifier;
 import dev.quartermaster.agent.discovery.Numbering;
+import dev.quartermaster.agent.discovery.StandInNumbering;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -51,7 +52,7 @@ public final class ControlNodeCreator {
         case Numbering.Expected.Known k -> {
           if (NodeVerifier.verify(node.containerPath(), path, k.expectation()) instanceof NodeVerifier.Verdict.Bad) {
             try {
-              create(path, k.expectation());
+              create(path, k.expectation(), modeFor(numbering));
               created.add(path);
             } catch (IOException e) {
               failures.add("cannot create " + path + ": " + e.getMessage());
@@ -63,13 +64,21 @@ public final class ControlNodeCreator {
     return new Result(created, failures);
   }
 
-  private static void create(Path path, NodeExpectation expected) throws IOException {
+  /**
+   * NVIDIA's 0666 for the driver's own numbers; root-only for a simulated root's stand-ins, which
+   * are real host devices that other users must not reach through them.
+   */
+  private static int modeFor(Numbering numbering) {
+    return numbering instanceof StandInNumbering ? Mknod.SIMULATED_MODE : Mknod.DRIVER_MODE;
+  }
+
+  private static void create(Path path, NodeExpectation expected, int mode) throws IOException {
     Files.createDirectories(path.getParent());
     Files.deleteIfExists(path);
     if (expected.regularFileAccepted()) {
       Files.writeString(path, "stand-in for a character device " + expected.number() + "\n");
     } else {
-      Mknod.charDevice(path, expected.number());
+      Mknod.charDevice(path, expected.number(), mode);
     }
   }
 }

@@ -15,12 +15,29 @@ public final class Mknod {
 
   private Mknod() {}
 
+  /** NVIDIA's own mode for its nodes (what nvidia-modprobe sets on a real host). */
+  public static final int DRIVER_MODE = 0666;
+
   /**
-   * Creates a character device {@code number} at {@code path} with mode 0666 ({@code mknod -m}
+   * A simulated root's mode: its nodes are real devices standing in for NVIDIA's, so only root
+   * may open them (see {@link SimulatedDeviceRoot}).
+   */
+  public static final int SIMULATED_MODE = 0600;
+
+  /** A node with NVIDIA's mode, {@link #DRIVER_MODE}. */
+  public static void charDevice(Path path, DeviceNumber number) throws IOException {
+    charDevice(path, number, DRIVER_MODE);
+  }
+
+  /**
+   * Creates a character device {@code number} at {@code path} with {@code mode} ({@code mknod -m}
    * sets the mode exactly, not through the umask, as nvidia-modprobe's mknod + chmod does).
    */
-  public static void charDevice(Path path, DeviceNumber number) throws IOException {
-    var process = new ProcessBuilder("mknod", "-m", "0666", path.toString(), "c",
+  public static void charDevice(Path path, DeviceNumber number, int mode) throws IOException {
+    if ((mode & ~0777) != 0) {
+      throw new IllegalArgumentException("not a permission mode: " + Integer.toOctalString(mode));
+    }
+    var process = new ProcessBuilder("mknod", "-m", String.format("0%03o", mode), path.toString(), "c",
         Long.toString(number.major()), Long.toString(number.minor()))
         .redirectErrorStream(true)
         .start();

@@ -11,6 +11,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import dev.quartermaster.core.files.OwnerOnly;
+import java.nio.file.LinkOption;
+import java.nio.file.attribute.PosixFilePermission;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A simulated node's device root: the same {@code /dev} + {@code /proc} layout as a real host, so
@@ -30,8 +35,21 @@ import java.util.Set;
  * Where {@code mknod} is not permitted (not root), the nodes are regular files instead, {@link
  * #charDevices()} is false and {@link #fallbackReason()} says why; checks accept them, containers
  * cannot test with them.
+ *
+ * <p><b>Only root may reach the nodes.</b> A stand-in is an alias of a real host device (10:232 is
+ * {@code /dev/kvm}, 10:257 {@code /dev/userfaultfd}): an alias anyone can open would hand every
+ * local user a device the host keeps root-only. So the nodes are made 0600 and the root and its
+ * {@code dev/} are 0700 (an older root found wider is tightened on {@link #open}, with a log
+ * line), and the control-node creator recreates stand-ins with 0600 too. Numbers no driver serves
+ * (an unregistered major from the kernel's local/experimental ranges, which would alias nothing)
+ * were considered and not taken: opening such a node fails with ENXIO, and the device check opens
+ * every node a task is given, on the host and inside the container, and must see a successful
+ * open where the device cgroup lets it through and "Operation not permitted" where it does not;
+ * an unserved number would make every simulated task fail that check. Root can open the real
+ * devices anyway, so a root-only alias grants nobody anything new.
  */
 public final class SimulatedDeviceRoot {
+  private static final Logger log = LoggerFactory.getLogger(SimulatedDeviceRoot.class);
   private final Path root;
   private final Map<String, NodeExpectation> standIns;
   private final List<String> gpuNames;
@@ -66,6 +84,7 @@ public final class SimulatedDeviceRoot {
   public static SimulatedDeviceRoot open(Path dir) throws IOException {
     var root = dir.toAbsolutePath();
     var numbering = StandInNumbering.read(root.resolve(Numbering.STAND_INS));
+    restrict(root);
     var names = new ArrayList<String>();
     var gpusDir = root.resolve("proc/driver/nvidia/gpus");
     if (Files.isDirectory(gpusDir)) {
@@ -144,9 +163,39 @@ public final class SimulatedDeviceRoot {
 
   private static void makeNode(Path path, NodeExpectation e) throws IOException {
     if (e.regularFileAccepted()) {
+      OwnerOnly.createFile(path);
       Files.writeString(path, "stand-in for a character device " + e.number() + "\n");
     } else {
-      Mknod.charDevice(path, e.number());
+      Mknod.charDevice(path, e.number(), Mknod.SIMULATED_MODE);
+    }
+  }
+
+  /**
+   * Makes a root (perhaps built by an older version with 0666 nodes in a 0755 tree) root-only:
+   * the root and dev/ 0700, every node in dev/ without group and other bits.
+   */
+  private static void restrict(Path root) throws IOException {
+    OwnerOnly.directory(root).ifPresent(t -> log.warn("simulated device root was open to other users; tightened {}", t));
+    var dev = root.resolve("dev");
+    if (!Files.isDirectory(dev)) {
+      return;
+    }
+    OwnerOnly.directory(dev).ifPresent(t -> log.warn("simulated device directory was open to other users; tightened {}", t));
+    try (var nodes = Files.list(dev)) {
+      for (var node : (Iterable<Path>) nodes::iterator) {
+        if (Files.isSymbolicLink(node)) {
+          continue;
+        }
+        var perms = Files.getPosixFilePermissions(node, LinkOption.NOFOLLOW_LINKS);
+        var kept = EnumSet.noneOf(PosixFilePermission.class);
+        kept.addAll(perms);
+        kept.retainAll(OwnerOnly.FILE);
+        if (!kept.equals(perms)) {
+          Files.setPosixFilePermissions(node, kept);
+          log.warn("simulated device node {} was open to other users; now {}", node,
+              java.nio.file.attribute.PosixFilePermissions.toString(kept));
+        }
+      }
     }
   }
 
@@ -208,7 +257,9 @@ public final class SimulatedDeviceRoot {
     }
 
     public SimulatedDeviceRoot build() throws IOException {
-      var dev = Files.createDirectories(root.resolve("dev"));
+      OwnerOnly.directory(root);
+      var dev = root.resolve("dev");
+      OwnerOnly.directory(dev);
       Files.createDirectories(root.resolve("sim"));
       var health = Files.createDirectories(root.resolve("health"));
       var gpusDir = Files.createDirectories(root.resolve("proc/driver/nvidia/gpus"));
@@ -233,7 +284,7 @@ public final class SimulatedDeviceRoot {
       var standIns = assign(numbers, fallback.isPresent());
       if (fallback.isEmpty()) {
         try {
-          Mknod.charDevice(dev.resolve(".probe"), standIns.get(ControlNode.NVIDIACTL.fileName()).number());
+          Mknod.charDevice(dev.resolve(".probe"), standIns.get(ControlNode.NVIDIACTL.fileName()).number(), Mknod.SIMULATED_MODE);
           Files.delete(dev.resolve(".probe"));
         } catch (IOException e) {
           Files.deleteIfExists(dev.resolve(".probe"));

@@ -207,15 +207,33 @@ public final class PluginProber implements NodePlugins, AutoCloseable {
     if (nodeInfo.isPresent()) {
       roles.add(PluginRole.Node);
     }
-    return new Probed(new PluginInstance(info.name(), endpoint, info.vendorVersion(), roles, healthy, message,
-        nodeInfo.map(NodeInfo::nodeId).orElse("")), Optional.of(info));
+    return new Probed(new PluginInstance(word(info.name()), endpoint, word(info.vendorVersion()), roles, healthy,
+        text(message), word(nodeInfo.map(NodeInfo::nodeId).orElse(""))), Optional.of(info));
+  }
+
+  /**
+   * What a plugin says goes into the node's status, which the server validates (one line, at most 256
+   * characters): a plugin answering an odd name must not get every status write of its node refused,
+   * heartbeats included, so its text is made to fit here.
+   */
+  static String word(String s) {
+    var clean = s.codePoints().filter(c -> !Character.isISOControl(c))
+        .collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append).toString();
+    return clean.length() <= 256 ? clean : clean.substring(0, 255) + "…";
+  }
+
+  /** A message: newlines and tabs kept, other control characters shown as '?', at most 4 KiB. */
+  static String text(String s) {
+    var clean = s.codePoints().map(c -> Character.isISOControl(c) && c != '\n' && c != '\t' ? '?' : c)
+        .collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append).toString();
+    return clean.length() <= 4096 ? clean : clean.substring(0, 4095) + "…";
   }
 
   /** Keeps the name and version last learnt for the endpoint, so the status still says which plugin failed. */
   private synchronized Probed unhealthy(String endpoint, String message) {
     var last = Optional.ofNullable(probed.get(endpoint)).map(Probed::instance);
     return new Probed(new PluginInstance(last.map(PluginInstance::name).orElse(""), endpoint,
-        last.map(PluginInstance::version).orElse(""), Set.of(), false, message, ""), Optional.empty());
+        last.map(PluginInstance::version).orElse(""), Set.of(), false, text(message), ""), Optional.empty());
   }
 
   /** {@code next}: the round's result; null when the directory could not be listed (keep what we had). */

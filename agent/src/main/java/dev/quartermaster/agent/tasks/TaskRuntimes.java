@@ -13,6 +13,7 @@ import dev.quartermaster.agent.runtime.TaskImage;
 import dev.quartermaster.agent.runtime.TaskResult;
 import dev.quartermaster.agent.runtime.TaskRuntime;
 import dev.quartermaster.core.env.Env;
+import dev.quartermaster.core.files.OwnerOnly;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -71,7 +72,9 @@ public final class TaskRuntimes implements TaskHost {
   private static TaskRuntime withOutputDir(TaskRuntime runtime) {
     return launch -> {
       try {
-        Files.createDirectories(launch.output().toAbsolutePath().getParent());
+        // Task output carries the task's environment and results: owner-only, like the rest of the state.
+        OwnerOnly.directory(launch.output().toAbsolutePath().getParent())
+            .ifPresent(t -> LOG.warn("task output directory was open to other users; tightened {}", t));
       } catch (IOException e) {
         var failed = new RuntimeTask(launch.name(), launch.output());
         failed.finish(new TaskResult.StartFailed("cannot create " + launch.output().getParent() + ": " + e.getMessage()));
@@ -81,6 +84,13 @@ public final class TaskRuntimes implements TaskHost {
         TaskLogs.keepPrevious(launch.output());
       } catch (IOException e) {
         LOG.warn("task {}: cannot keep the previous attempt's output; it is overwritten", launch.name(), e);
+      }
+      try {
+        OwnerOnly.createFile(launch.output());
+      } catch (IOException e) {
+        var failed = new RuntimeTask(launch.name(), launch.output());
+        failed.finish(new TaskResult.StartFailed("cannot create " + launch.output() + ": " + e.getMessage()));
+        return failed;
       }
       return runtime.start(launch);
     };

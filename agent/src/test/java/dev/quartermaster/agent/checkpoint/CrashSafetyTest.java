@@ -108,7 +108,7 @@ class CrashSafetyTest {
     try (var files = Files.list(stateDir)) {
       // Only our files; a leftover temp file from a kill is fine, a second ledger is not.
       assertThat(files.map(p -> p.getFileName().toString()))
-          .allMatch(n -> List.of("ledger.json", ".ledger.json.tmp", "ledger.journal", ".ledger.journal.tmp",
+          .allMatch(n -> List.of("ledger.json", ".ledger.json.tmp", "ledger.journal", ".ledger.journal.tmp", "ledger.journal.mark",
               "agent.lock", "child.err").contains(n));
     }
   }

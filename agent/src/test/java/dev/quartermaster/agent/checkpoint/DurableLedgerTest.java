@@ -37,7 +37,7 @@ class DurableLedgerTest {
     assertThat(again.fresh()).isFalse();
     assertThat(again.ledger().ledger().snapshot()).isEqualTo(opened.ledger().ledger().snapshot());
     try (var files = Files.list(dir)) {
-      assertThat(files.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder("ledger.json", "ledger.journal");
+      assertThat(files.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder("ledger.json", "ledger.journal", "ledger.journal.mark");
     }
   }
 

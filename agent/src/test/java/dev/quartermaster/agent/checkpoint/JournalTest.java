@@ -324,6 +324,21 @@ class JournalTest {
         }
 
         @Override
+        public String markLocation() {
+          return j.markLocation();
+        }
+
+        @Override
+        public Optional<byte[]> readMark() throws IOException {
+          return j.readMark();
+        }
+
+        @Override
+        public void writeMark(JournalMark mark) throws IOException {
+          j.writeMark(mark);
+        }
+
+        @Override
         public void replace(byte[] content) throws IOException {
           if (crashOnJournalReplace) {
             throw new SimulatedCrash("after the snapshot, before the new journal");

@@ -37,6 +37,20 @@ class ControlNodeCreatorTest {
   }
 
   @Test
+  void recreatesASimulatedRootsStandInRootOnly() throws Exception {
+    var sim = dev.quartermaster.agent.discovery.SimulatedDeviceRoot.builder(dir.resolve("sim")).gpus(1).build();
+    assumeTrue(sim.charDevices(), () -> "no stand-ins here: " + sim.fallbackReason().orElse(""));
+    sim.removeNode(dev.quartermaster.agent.discovery.ControlNode.NVIDIA_UVM);
+
+    var result = new ControlNodeCreator(sim.root()).createMissing();
+
+    assertThat(result.failures()).isEmpty();
+    // A stand-in aliases a real host device: never NVIDIA's 0666 (see SimulatedDeviceRoot).
+    assertThat(NodeStat.of(sim.nodePath(dev.quartermaster.agent.discovery.ControlNode.NVIDIA_UVM)))
+        .isEqualTo(new NodeStat.CharDevice(sim.standIn("nvidia-uvm"), 0600));
+  }
+
+  @Test
   void cannotCreateWhatNoDriverNumbers() throws Exception {
     Files.createDirectories(dir.resolve("proc"));
     Files.writeString(dir.resolve("proc/devices"), "Character devices:\n195 nvidia\n\n");

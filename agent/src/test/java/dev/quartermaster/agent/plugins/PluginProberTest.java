@@ -206,4 +206,12 @@ class PluginProberTest {
     assertThat(published).hasSize(3);
     p.close();
   }
+
+  @Test
+  void aPluginsOddTextIsMadeToFitTheNodeStatusRules() {
+    assertThat(PluginProber.word("hostpath\u0000\u001b[31m.csi")).isEqualTo("hostpath[31m.csi");
+    assertThat(PluginProber.word("x".repeat(1000))).hasSize(256);
+    assertThat(PluginProber.text("line one\nline\ttwo\r\u0000")).isEqualTo("line one\nline\ttwo??");
+    assertThat(PluginProber.text("y".repeat(10_000))).hasSize(4096);
+  }
 }

@@ -2,6 +2,7 @@ package dev.quartermaster.api.client;
 
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.error.Violation;
+import dev.quartermaster.api.validation.Names;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -53,7 +54,29 @@ public record LabelSelector(List<Requirement> requirements) {
             List.of(new Violation("labelSelector", "must be like a=b,c!=d,e,!f,g in (x,y)")));
       }
     }
+    out.forEach(LabelSelector::requireValid);
     return new LabelSelector(out);
+  }
+
+  /**
+   * Keys and values follow the label rules: a selector that no label could ever match is a typo,
+   * and answering it with an empty list (or everything, for "!key") would hide that.
+   */
+  private static void requireValid(Requirement r) {
+    if (!Names.isQualifiedName(r.key())) {
+      throw invalid("key '" + r.key() + "' must be [prefix/]name: a DNS subdomain prefix and a name of "
+          + "letters, digits, '-', '_', '.' (at most 63), like a label key");
+    }
+    for (var value : r.values()) {
+      if (!Names.isLabelValue(value)) {
+        throw invalid("value '" + value + "' of '" + r.key() + "' must be at most 63 letters, digits, '-', '_', "
+            + "'.', starting and ending with a letter or digit, like a label value");
+      }
+    }
+  }
+
+  private static ApiException invalid(String rule) {
+    return ApiException.badRequest("labelSelector: " + rule, List.of(new Violation("labelSelector", rule)));
   }
 
   private static List<String> splitTopLevel(String text) {

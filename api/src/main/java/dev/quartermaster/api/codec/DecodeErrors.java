@@ -19,6 +19,7 @@ import java.util.stream.Collectors;
 /** Turns Jackson's decode failures into one violation naming the field path and the rule. */
 final class DecodeErrors {
   private static final Pattern MISSING_CREATOR = Pattern.compile("Missing required creator property '([^']+)'");
+  private static final Pattern DUPLICATE = Pattern.compile("Duplicate (?:field|key) '([^']*)'");
 
   private DecodeErrors() {}
 
@@ -31,8 +32,15 @@ final class DecodeErrors {
     if (e instanceof ApiException api && !api.error().details().isEmpty()) {
       return api.error().details().getFirst();
     }
+    var text = e instanceof JacksonException j ? j.getOriginalMessage() : String.valueOf(e.getMessage());
+    var duplicate = DUPLICATE.matcher(String.valueOf(text));
+    if (duplicate.find()) {
+      // Last-wins would silently drop what the user wrote first: name the key so they can pick one.
+      var at = e instanceof JsonMappingException m ? pathOf(m) : parsePath(e);
+      var key = duplicate.group(1);
+      return new Violation(at.endsWith(key) ? at : join(at, key), "duplicate key '" + key + "'; give each key once");
+    }
     if (!(e instanceof JsonMappingException m)) {
-      var text = e instanceof JacksonException j ? j.getOriginalMessage() : String.valueOf(e.getMessage());
       return new Violation("", "malformed document: " + firstLine(text));
     }
     var path = pathOf(m);
@@ -58,6 +66,9 @@ final class DecodeErrors {
       return new Violation(path.endsWith(name) ? path : join(path, name), "required");
     }
     var type = mi.getTargetType();
+    if (type == dev.quartermaster.api.meta.ApiObject.class) {
+      return new Violation(path, "expected an object with kind, metadata, spec");
+    }
     if (type != null && type.isEnum()) {
       return new Violation(path, "must be one of " + Arrays.toString(type.getEnumConstants()));
     }
@@ -77,6 +88,21 @@ final class DecodeErrors {
       }
     }
     return sb.toString();
+  }
+
+  /** The object path a streaming parser was in when it failed, like {@code spec.env}. */
+  private static String parsePath(Throwable e) {
+    if (!(e instanceof com.fasterxml.jackson.core.JsonProcessingException p)
+        || !(p.getProcessor() instanceof com.fasterxml.jackson.core.JsonParser parser)) {
+      return "";
+    }
+    var names = new java.util.ArrayDeque<String>();
+    for (var ctx = parser.getParsingContext(); ctx != null; ctx = ctx.getParent()) {
+      if (ctx.inObject() && ctx.getParent() != null && ctx.getParent().getCurrentName() != null) {
+        names.addFirst(ctx.getParent().getCurrentName());
+      }
+    }
+    return String.join(".", names);
   }
 
   private static String join(String path, String field) {
@@ -99,13 +125,20 @@ final class DecodeErrors {
     if (java.util.List.class.isAssignableFrom(type)) {
       return "a list";
     }
-    if (java.util.Map.class.isAssignableFrom(type) || type.isRecord()) {
+    if (type == dev.quartermaster.api.meta.ApiObject.class) {
+      return "an object with kind, metadata, spec";
+    }
+    if (java.util.Map.class.isAssignableFrom(type) || type.isRecord() || type.isInterface()) {
       return "an object";
     }
     if (type == java.time.Instant.class) {
       return "a timestamp like 2026-01-01T00:00:00Z";
     }
-    return "a " + type.getSimpleName();
+    if (Number.class.isAssignableFrom(type) || type == double.class || type == float.class) {
+      return "a number";
+    }
+    // Never a Java class name: it tells the user nothing and an attacker too much.
+    return "a value of the right type";
   }
 
   private static String kindNames() {

@@ -3,6 +3,11 @@ package dev.quartermaster.api.codec;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.cfg.CoercionAction;
+import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
+import com.fasterxml.jackson.databind.type.LogicalType;
+import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MapperFeature;
@@ -36,8 +41,14 @@ public final class ObjectCodec {
   private static final ObjectMapper JSON = configure(JsonMapper.builder()).build();
   private static final ObjectMapper YAML = configure(YAMLMapper.builder(
           YAMLFactory.builder().disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER, YAMLGenerator.Feature.USE_NATIVE_TYPE_ID)
-              .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES).build()))
+              .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
+              // "80" must be written "80", not 80: a number is never read back as a string.
+              .enable(YAMLGenerator.Feature.ALWAYS_QUOTE_NUMBERS_AS_STRINGS).build()))
+      // YAML 1.2 booleans: only true/false are booleans. yes/no/on/off/y/n stay the text the user wrote
+      // (a node named 'no' is 'no', not 'false'); where a boolean is expected they are refused.
+      .enable(YAMLParser.Feature.PARSE_BOOLEAN_LIKE_WORDS_AS_STRINGS)
       .build();
+  private static final String EXPECTED_OBJECT = "expected an object with kind, metadata, spec";
 
   private ObjectCodec() {}
 
@@ -55,6 +66,15 @@ public final class ObjectCodec {
         .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
         .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
         .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
+        // Strict: a key given twice is an error (not "last wins"), 1.7 is not an integer, and a number
+        // or boolean is not a string (an env value 8080 must be written "8080").
+        .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+        .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY)
+        .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
+        .withCoercionConfig(LogicalType.Textual, c -> c
+            .setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
+            .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
+            .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail))
         .serializationInclusion(JsonInclude.Include.NON_EMPTY);
     for (var kind : Kinds.ALL) {
       builder.registerSubtypes(new NamedType(kind.type(), kind.name()));
@@ -85,11 +105,25 @@ public final class ObjectCodec {
 
   /** Decodes one object of any kind. */
   public static ApiObject fromJson(byte[] bytes) {
+    // An empty body or a JSON null decodes to no object at all: refuse it here, with what was expected,
+    // rather than let a null travel on to the validator.
+    if (bytes == null || new String(bytes, java.nio.charset.StandardCharsets.UTF_8).isBlank()) {
+      throw notAnObject("empty body");
+    }
     try {
-      return JSON.readValue(bytes, ApiObject.class);
+      var object = JSON.readValue(bytes, ApiObject.class);
+      if (object == null) {
+        throw notAnObject("got null");
+      }
+      return object;
     } catch (IOException e) {
       throw DecodeErrors.toApiException(e, "");
     }
+  }
+
+  private static ApiException notAnObject(String got) {
+    return ApiException.badRequest(EXPECTED_OBJECT + "; " + got,
+        List.of(new dev.quartermaster.api.error.Violation("", EXPECTED_OBJECT)));
   }
 
   /** Decodes one object that must be of {@code kind}. */

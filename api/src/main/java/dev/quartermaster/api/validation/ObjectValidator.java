@@ -41,7 +41,43 @@ public final class ObjectValidator {
 
   /** Throws a 422 {@link ApiException} listing every violation, if there are any. */
   public static void require(ApiObject object) {
-    var violations = validate(object);
+    fail(object, validate(object));
+  }
+
+  /** The rules for a client's create: {@link #validate} and no server-owned metadata. */
+  public static List<Violation> validateCreate(ApiObject object) {
+    var v = new Violations();
+    CreateRules.check(object.metadata(), v);
+    var all = new java.util.ArrayList<>(validate(object));
+    all.addAll(v.list());
+    return List.copyOf(all);
+  }
+
+  public static void requireCreate(ApiObject object) {
+    fail(object, validateCreate(object));
+  }
+
+  /**
+   * The rules for a status write: the name, and the status fields other parts act on (names, text
+   * without control characters, bounded sizes). The spec is not checked: a status writer sends back
+   * the spec it read, and spec rules are the spec writer's business.
+   */
+  public static List<Violation> validateStatus(ApiObject object) {
+    var v = new Violations();
+    v.dnsLabel("metadata.name", object.metadata().name());
+    switch (object) {
+      case ResourceClaim c -> StatusRules.claim(c.status(), v);
+      case Node n -> StatusRules.node(n.status(), v);
+      default -> {}
+    }
+    return v.list();
+  }
+
+  public static void requireStatus(ApiObject object) {
+    fail(object, validateStatus(object));
+  }
+
+  private static void fail(ApiObject object, List<Violation> violations) {
     if (!violations.isEmpty()) {
       throw ApiException.invalid(object.ref(), violations);
     }

@@ -22,6 +22,8 @@ import java.util.Locale;
 public final class ManifestReader {
   private static final List<String> EXTENSIONS = List.of(".yaml", ".yml", ".json");
   public static final String STDIN = "-";
+  /** The most a manifest file (or standard input) may hold. */
+  public static final int MAX_BYTES = 4 << 20;
 
   private final CliEnvironment env;
 
@@ -81,8 +83,8 @@ public final class ManifestReader {
   }
 
   private static String readFile(Path file, String argument) {
-    try {
-      return Files.readString(file, StandardCharsets.UTF_8);
+    try (InputStream in = Files.newInputStream(file)) {
+      return bounded(in, argument);
     } catch (IOException e) {
       throw new CliException("cannot read " + argument + ": " + e.getMessage());
     }
@@ -90,10 +92,23 @@ public final class ManifestReader {
 
   private String readStdin() {
     try (InputStream in = env.stdin()) {
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      return bounded(in, "standard input");
     } catch (IOException e) {
       throw new CliException("cannot read standard input: " + e.getMessage());
     }
+  }
+
+  /**
+   * At most {@link #MAX_BYTES}: the YAML parser's memory grows many times a document's size (a 1 MB
+   * scalar took 592 MB; 30 MB never finished), and the server takes at most 1 MiB per object anyway.
+   */
+  private static String bounded(InputStream in, String what) throws IOException {
+    var bytes = in.readNBytes(MAX_BYTES + 1);
+    if (bytes.length > MAX_BYTES) {
+      throw new CliException(what + " is larger than " + (MAX_BYTES >> 20) + " MiB; split it into several files"
+          + " (the server takes at most 1 MiB per object)");
+    }
+    return new String(bytes, StandardCharsets.UTF_8);
   }
 
   private static String join(String dir, String file) {

@@ -10,7 +10,11 @@ import dev.quartermaster.server.ApiServer;
 import dev.quartermaster.server.ApiServerConfig;
 import dev.quartermaster.store.StoreException;
 import dev.quartermaster.store.registry.ObjectRegistry;
+import dev.quartermaster.server.auth.AdminToken;
 import dev.quartermaster.store.sqlite.SqliteStore;
+import dev.quartermaster.core.files.OwnerOnly;
+import dev.quartermaster.store.sqlite.StoreInUseException;
+import java.util.List;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.BindException;
@@ -27,6 +31,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class LocalServer implements AutoCloseable {
   public static final String STORE_FILE = "store.db";
+  /** Where {@code qm up} keeps each node's agent state. */
+  public static final String NODES_DIR = "nodes";
 
   private final SqliteStore store;
   private final ObjectRegistry registry;
@@ -70,16 +76,20 @@ public final class LocalServer implements AutoCloseable {
   /** Opens the store and starts serving; a taken port is reported naming the address. */
   public static LocalServer start(Path dataDir, ListenAddress listen, Env env, Options options) {
     try {
-      Files.createDirectories(dataDir);
+      // Before the store opens: store.db and its WAL must never sit in a directory others can read.
+      OwnerOnly.directory(dataDir).ifPresent(t -> System.err.println("qm: data directory was open to other users; tightened " + t));
     } catch (IOException e) {
       throw new CliException("cannot prepare data directory " + dataDir + ": " + e.getMessage());
     }
     SqliteStore store;
     try {
-      store = SqliteStore.open(dataDir.resolve(STORE_FILE));
-    } catch (StoreException e) {
-      // e.g. another qm server holds this data directory: the store's message says exactly that
+      store = SqliteStore.open(dataDir.resolve(STORE_FILE), SqliteStore.Options.defaults(), clusterEvidence(dataDir));
+    } catch (StoreInUseException e) {
+      // another qm server holds this data directory: the store's message says exactly that
       throw new CliException(e.getMessage() + " (is another qm server using " + dataDir + "? pick another with --data)");
+    } catch (StoreException e) {
+      // a missing, emptied or damaged store: the message names the file, what was found and what to do
+      throw new CliException(e.getMessage());
     }
     try {
       var registry = new ObjectRegistry(store, env);
@@ -102,6 +112,15 @@ public final class LocalServer implements AutoCloseable {
           ? new UncheckedIOException("cannot start the API server on " + listen + ": " + io.getMessage(), io)
           : (RuntimeException) e;
     }
+  }
+
+  /**
+   * What in a data dir shows a cluster ran there, besides the store's own marker (which data dirs
+   * from before the marker lack): the admin token the server created, and the nodes' state from
+   * {@code qm up}. A new empty store is refused while any of these exists.
+   */
+  static List<Path> clusterEvidence(Path dataDir) {
+    return List.of(dataDir.resolve(AdminToken.FILE_NAME), dataDir.resolve(NODES_DIR));
   }
 
   /** The URL clients on this machine use. */

@@ -38,12 +38,19 @@ public final class ServerCommand implements Callable<Integer> {
       description = "store revisions a watch can resume from; older history is compacted every minute (default: ${DEFAULT-VALUE})")
   private long history;
 
+  @Option(names = "--check",
+      description = "run SQLite's full integrity check on the store in --data, print the result and exit (1 if damaged); safe while a server runs")
+  private boolean check;
+
   public ServerCommand(CliEnvironment env) {
     this.env = env;
   }
 
   @Override
   public Integer call() throws InterruptedException {
+    if (check) {
+      return StoreCheck.run(env.resolve(data).resolve(LocalServer.STORE_FILE), spec.commandLine().getOut());
+    }
     if (history < 1) {
       throw new dev.quartermaster.cli.CliException("--history: must be >= 1, got " + history);
     }

@@ -3,14 +3,11 @@ package dev.quartermaster.csi.hostpath;
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.quartermaster.core.files.DurableFile;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.Optional;
 
 /**
@@ -52,22 +49,9 @@ final class StateFile<T> {
   }
 
   void save(T value) {
-    var tmp = file.resolveSibling(file.getFileName() + ".tmp");
     try {
-      var bytes = JSON.writeValueAsBytes(value);
-      try (var ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-          StandardOpenOption.TRUNCATE_EXISTING)) {
-        var buf = ByteBuffer.wrap(bytes);
-        while (buf.hasRemaining()) {
-          ch.write(buf);
-        }
-        ch.force(true);
-      }
-      Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-      // The rename itself is durable only once the directory is.
-      try (var dir = FileChannel.open(file.getParent(), StandardOpenOption.READ)) {
-        dir.force(true);
-      }
+      // The plugin's state is the node's: owner-only, replaced whole (a crash leaves old or new).
+      DurableFile.replace(file, JSON.writeValueAsBytes(value));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write " + file, e);
     }

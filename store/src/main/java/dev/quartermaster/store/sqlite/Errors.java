@@ -26,7 +26,7 @@ final class Errors {
         return "the file is not a SQLite database (" + e.getMessage() + ")";
       }
       if (code == SQLiteErrorCode.SQLITE_CORRUPT) {
-        return "the database file is corrupt (" + e.getMessage() + ")";
+        return "the database file is corrupt (" + e.getMessage() + "); refusing to serve it, restore the file from a backup";
       }
     }
     return e.getMessage();

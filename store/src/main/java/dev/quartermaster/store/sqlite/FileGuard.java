@@ -33,15 +33,18 @@ final class FileGuard {
       if (parent != null) {
         Files.createDirectories(parent);
       }
-      channel = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+      // Owner-only like the store it guards (an older 0644 one is tightened).
+      dev.quartermaster.core.files.OwnerOnly.file(lockFile);
+      channel = FileChannel.open(lockFile, java.util.Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE),
+          dev.quartermaster.core.files.OwnerOnly.fileAttribute(lockFile));
       FileLock lock = channel.tryLock();
       if (lock == null) {
-        throw new StoreException("store " + db + " is in use by another process (" + lockFile + " is locked)");
+        throw new StoreInUseException("store " + db + " is in use by another process (" + lockFile + " is locked)");
       }
       return new FileGuard(channel, lock);
     } catch (OverlappingFileLockException e) {
       closeQuietly(channel);
-      throw new StoreException("store " + db + " is already open in this process", e);
+      throw new StoreInUseException("store " + db + " is already open in this process", e);
     } catch (IOException e) {
       closeQuietly(channel);
       throw new StoreException("store " + db + ": cannot lock " + lockFile + ": " + e.getMessage(), e);

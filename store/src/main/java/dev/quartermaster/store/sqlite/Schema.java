@@ -18,7 +18,8 @@ import java.util.Map;
  *       key BLOB, deleted, create_revision, version, prev_revision, value BLOB)
  *       UNIQUE (key, revision)    -- a transaction touches a key at most once; serves reads
  *       INDEX (revision)          -- serves watch replay and compaction
- * meta (name PRIMARY KEY, value)  -- 'format', 'revision' (last committed), 'compacted'
+ * meta (name PRIMARY KEY, value)  -- 'format', 'revision' (last committed), 'compacted',
+ *                                 -- 'identity' (random; repeated in the marker, see StoreMarker)
  * </pre>
  *
  * The file is marked with SQLite's {@code application_id} so a foreign database is recognised
@@ -61,7 +62,7 @@ final class Schema {
         + String.format("0x%08x", applicationId) + ", " + objects + " schema objects); refusing to use it");
   }
 
-  static void create(Connection c) throws SQLException {
+  static void create(Connection c, long identity) throws SQLException {
     try (Statement s = c.createStatement()) {
       s.execute("BEGIN IMMEDIATE");
       s.execute("""
@@ -77,9 +78,24 @@ final class Schema {
       s.execute("CREATE UNIQUE INDEX log_key_revision ON log (key, revision)");
       s.execute("CREATE INDEX log_revision ON log (revision)");
       s.execute("CREATE TABLE meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID");
-      s.execute("INSERT INTO meta (name, value) VALUES ('format', " + FORMAT + "), ('revision', 0), ('compacted', 0)");
+      s.execute("INSERT INTO meta (name, value) VALUES ('format', " + FORMAT + "), ('revision', 0), ('compacted', 0), ('identity', " + identity + ")");
       s.execute("PRAGMA application_id = " + APPLICATION_ID);
       s.execute("COMMIT");
+    }
+  }
+
+  /** The store's identity, or null for a store created before identities were recorded. */
+  static Long identity(Connection c) throws SQLException {
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT value FROM meta WHERE name = 'identity'")) {
+      return rs.next() ? rs.getLong(1) : null;
+    }
+  }
+
+  /** Records an identity in a store that has none yet. */
+  static void recordIdentity(Connection c, long identity) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      s.execute("INSERT INTO meta (name, value) VALUES ('identity', " + identity + ")");
     }
   }
 

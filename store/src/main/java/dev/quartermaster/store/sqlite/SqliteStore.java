@@ -8,6 +8,7 @@ import dev.quartermaster.store.Txn;
 import dev.quartermaster.store.TxnResult;
 import dev.quartermaster.store.Watch;
 import dev.quartermaster.store.WatchListener;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -97,22 +98,48 @@ public final class SqliteStore implements Store {
    *     is in use by another open store; such a file is never modified
    */
   public static SqliteStore open(Path file, Options options) {
+    return open(file, options, List.of());
+  }
+
+  /**
+   * Opens the store in {@code file} as {@link #open(Path, Options)} does, but refuses to create a
+   * new one while any of {@code evidence} exists: paths (such as an admin token) whose presence
+   * shows a store was here before, for data dirs that predate the store's own marker.
+   */
+  public static SqliteStore open(Path file, Options options, List<Path> evidence) {
     Path path = file.toAbsolutePath();
     FileGuard guard = FileGuard.acquire(path);
+    boolean existed = Files.exists(path);
     Connection c = null;
     try {
       c = StoreFile.openWriter(path);
-      Schema.Meta meta = StoreFile.prepare(c, path);
+      Schema.Meta meta = StoreFile.prepare(c, path, evidence);
       return new SqliteStore(path, options, guard, c, meta);
     } catch (SQLException e) {
       StoreFile.closeQuietly(c);
+      StoreFile.removeIfCreated(path, existed);
       guard.release();
       throw Errors.wrap(path, "open", e);
     } catch (RuntimeException e) {
       StoreFile.closeQuietly(c);
+      StoreFile.removeIfCreated(path, existed);
       guard.release();
       throw e;
     }
+  }
+
+  /**
+   * Runs SQLite's full integrity check on {@code file}, read-only (safe while a store serves it).
+   *
+   * @return SQLite's findings; empty when the file is sound
+   */
+  public static List<String> check(Path file) {
+    return IntegrityCheck.full(file.toAbsolutePath());
+  }
+
+  /** The marker file that records which store lives in {@code file}. */
+  public static Path markerOf(Path file) {
+    return StoreMarker.of(file.toAbsolutePath());
   }
 
   /** The database file. */

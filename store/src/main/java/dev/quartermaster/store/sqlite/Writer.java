@@ -291,8 +291,24 @@ final class Writer {
     if (to < target) {
       return true;
     }
+    reclaim();
     request.done().complete(null);
     return false;
+  }
+
+  /**
+   * Gives the pages compaction freed back to the file system (stores created with incremental
+   * auto-vacuum; a no-op on older ones, which keep their size until a manual VACUUM). Best effort:
+   * the compaction itself is committed either way.
+   */
+  private void reclaim() {
+    // executeUpdate steps the pragma to the end; a plain execute frees a single page.
+    try (Statement s = conn.createStatement()) {
+      s.executeUpdate("PRAGMA incremental_vacuum");
+    } catch (SQLException e) {
+      org.slf4j.LoggerFactory.getLogger(Writer.class).warn("store {}: reclaiming free pages failed: {}", file,
+          e.getMessage());
+    }
   }
 
   private void execute(String sql) throws SQLException {

@@ -75,6 +75,7 @@ final class ResponseErrors {
       case 409 -> Reason.Conflict;
       case 410 -> Reason.Gone;
       case 413 -> Reason.PayloadTooLarge;
+      case 414 -> Reason.UriTooLong;
       case 422 -> Reason.Invalid;
       case 502, 503, 504 -> Reason.Unavailable;
       default -> Reason.Internal;

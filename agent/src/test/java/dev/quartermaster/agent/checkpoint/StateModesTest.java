@@ -1,0 +1,60 @@
+package dev.quartermaster.agent.checkpoint;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.quartermaster.agent.runtime.PodmanOptions;
+import dev.quartermaster.agent.runtime.TaskImage;
+import dev.quartermaster.agent.runtime.TaskLaunch;
+import dev.quartermaster.agent.tasks.TaskRuntimes;
+import dev.quartermaster.core.env.SystemEnv;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The agent's state is owner-only: its directory 0700, ledgers, checkpoints, specs and task output 0600. */
+class StateModesTest {
+  @TempDir Path tmp;
+
+  @Test
+  void theStateDirIsTightenedTo0700AndItsLockIs0600() throws Exception {
+    var state = Files.createDirectory(tmp.resolve("state"), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
+
+    try (var lock = StateDirLock.acquire(state)) {
+      assertThat(mode(state)).isEqualTo("rwx------");
+      assertThat(mode(lock.path())).isEqualTo("rw-------");
+    }
+  }
+
+  @Test
+  void atomicallyWrittenFilesAre0600EvenOverAWiderLeftoverTemp() throws Exception {
+    var target = tmp.resolve("ledger");
+    var temp = Files.writeString(tmp.resolve(".ledger.tmp"), "leftover");
+    Files.setPosixFilePermissions(temp, PosixFilePermissions.fromString("rw-r--r--"));
+
+    AtomicLedgerFile.writeAtomically(target, temp, "record\n".getBytes(StandardCharsets.UTF_8));
+
+    assertThat(mode(target)).isEqualTo("rw-------");
+  }
+
+  @Test
+  void taskOutputIs0600InA0700Directory() throws Exception {
+    var runtimes = new TaskRuntimes(new SystemEnv(), tmp.resolve("cdi"), PodmanOptions.defaults(), tmp.resolve("run"));
+    var output = tmp.resolve("logs").resolve("t.out");
+
+    var task = runtimes.runtime(TaskRuntimes.NOOP).orElseThrow().start(new TaskLaunch("t", List.of("true"), Map.of("SECRET", "x"),
+        List.of(), List.of(), new TaskImage.Host(), output));
+
+    assertThat(task).isNotNull();
+    assertThat(mode(output.getParent())).isEqualTo("rwx------");
+    assertThat(mode(output)).isEqualTo("rw-------");
+  }
+
+  private static String mode(Path p) throws Exception {
+    return PosixFilePermissions.toString(Files.getPosixFilePermissions(p));
+  }
+}

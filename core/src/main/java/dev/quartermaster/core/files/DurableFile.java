@@ -1,0 +1,42 @@
+package dev.quartermaster.core.files;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.Set;
+
+/**
+ * Replaces a small file so that a crash leaves either the old content or the new, never a mix:
+ * written to a sibling temp file (owner-only from creation), fsynced, renamed over the target, and
+ * the directory fsynced so that the rename itself is durable.
+ */
+public final class DurableFile {
+  private DurableFile() {}
+
+  public static void replace(Path target, byte[] bytes) throws IOException {
+    var temp = target.resolveSibling(target.getFileName() + ".tmp");
+    try (var ch = FileChannel.open(temp, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+        StandardOpenOption.TRUNCATE_EXISTING), OwnerOnly.fileAttribute(temp))) {
+      var buffer = ByteBuffer.wrap(bytes);
+      while (buffer.hasRemaining()) {
+        ch.write(buffer);
+      }
+      ch.force(true);
+    }
+    // A temp file left by an older version may predate owner-only creation.
+    OwnerOnly.file(temp);
+    Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    var dir = target.toAbsolutePath().getParent();
+    if (dir != null) {
+      try (var ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+        ch.force(true);
+      } catch (IOException ignored) {
+        // Some file systems cannot sync a directory; the rename is still atomic there.
+      }
+    }
+  }
+}
