@@ -167,7 +167,11 @@ class SlowWatcherTest {
     }
   }
 
-  /** A watcher that reads as fast as it can, on its own thread, over a raw socket. */
+  /**
+   * A watcher that reads as fast as it can, on its own thread, over a raw socket. It undoes the
+   * chunked framing before splitting lines: a line longer than the server's chunk buffer arrives in
+   * several chunks, and reading the raw bytes by line would cut it where a chunk header sits.
+   */
   private static final class Follower implements AutoCloseable {
     final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
     private final Socket socket;
@@ -175,16 +179,43 @@ class SlowWatcherTest {
     Follower(Socket socket) throws IOException {
       this.socket = socket;
       socket.setReceiveBufferSize(1 << 20);
-      var reader = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
+      var in = new java.io.DataInputStream(new java.io.BufferedInputStream(socket.getInputStream()));
       Thread.ofVirtual().start(() -> {
         try {
-          for (String line; (line = reader.readLine()) != null; ) {
-            lines.add(line);
+          skipHeaders(in);
+          var line = new java.io.ByteArrayOutputStream();
+          for (int size; (size = Integer.parseInt(asciiLine(in).trim(), 16)) > 0; ) {
+            var chunk = in.readNBytes(size);
+            asciiLine(in); // the CRLF after the chunk
+            for (byte b : chunk) {
+              if (b == '\n') {
+                lines.add(line.toString(StandardCharsets.UTF_8));
+                line.reset();
+              } else {
+                line.write(b);
+              }
+            }
           }
-        } catch (IOException e) {
+        } catch (IOException | NumberFormatException e) {
           // closed by the test
         }
       });
+    }
+
+    private static void skipHeaders(java.io.DataInputStream in) throws IOException {
+      while (!asciiLine(in).isEmpty()) {
+        // status line and headers
+      }
+    }
+
+    private static String asciiLine(java.io.DataInputStream in) throws IOException {
+      var out = new StringBuilder();
+      for (int b; (b = in.read()) != -1 && b != '\n'; ) {
+        if (b != '\r') {
+          out.append((char) b);
+        }
+      }
+      return out.toString();
     }
 
     @Override
