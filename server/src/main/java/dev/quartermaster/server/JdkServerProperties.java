@@ -1,5 +1,7 @@
 package dev.quartermaster.server;
 
+import com.sun.management.UnixOperatingSystemMXBean;
+import java.lang.management.ManagementFactory;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -27,12 +29,29 @@ final class JdkServerProperties {
 
   private JdkServerProperties() {}
 
+  /**
+   * A connection cap above the process's open-file limit protects nothing: the flood exhausts the
+   * descriptors first, and then the store and the log cannot open files either. So the cap is at most
+   * half the limit, leaving the other half to everything else.
+   */
+  static int withinFileLimit(int maxConnections) {
+    if (ManagementFactory.getOperatingSystemMXBean() instanceof UnixOperatingSystemMXBean unix) {
+      long half = unix.getMaxFileDescriptorCount() / 2;
+      if (half >= 1 && half < maxConnections) {
+        log.warn("event=http_connection_cap_lowered asked={} open_file_limit={} cap={} hint='raise ulimit -n for more'",
+            maxConnections, unix.getMaxFileDescriptorCount(), half);
+        return (int) half;
+      }
+    }
+    return maxConnections;
+  }
+
   /** Sets what is unset; returns the values in effect, for the log. */
   static synchronized Map<String, String> apply(ConnectionSettings settings) {
     var wanted = new LinkedHashMap<String, String>();
     wanted.put(MAX_REQ_TIME, Long.toString(settings.requestTimeout().toSeconds()));
     wanted.put(IDLE_INTERVAL, Long.toString(settings.idleTimeout().toSeconds()));
-    wanted.put(MAX_CONNECTIONS, Integer.toString(settings.maxConnections()));
+    wanted.put(MAX_CONNECTIONS, Integer.toString(withinFileLimit(settings.maxConnections())));
     // Small JSON answers written in two pieces (headers, body) otherwise wait on Nagle's algorithm
     // and the client's delayed ACK: milliseconds per request.
     wanted.put(NODELAY, "true");
