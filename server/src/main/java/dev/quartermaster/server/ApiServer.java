@@ -1,8 +1,8 @@
 package dev.quartermaster.server;
 
-import com.sun.net.httpserver.HttpServer;
 import dev.quartermaster.server.auth.AdminToken;
 import dev.quartermaster.server.auth.TokenAuthenticator;
+import dev.quartermaster.server.http.HttpTransport;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
@@ -33,14 +33,14 @@ public final class ApiServer implements AutoCloseable {
   /** How long {@link #close} lets in-flight requests finish once watch streams were told to end. */
   private static final Duration STOP_GRACE = Duration.ofSeconds(5);
 
-  private final HttpServer http;
+  private final HttpTransport http;
   private final ExecutorService executor;
   private final WatchStreams watches;
   private final InFlightRequests inFlight;
   private final Path adminTokenFile;
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  private ApiServer(HttpServer http, ExecutorService executor, WatchStreams watches, InFlightRequests inFlight,
+  private ApiServer(HttpTransport http, ExecutorService executor, WatchStreams watches, InFlightRequests inFlight,
       Path adminTokenFile) {
     this.http = http;
     this.inFlight = inFlight;
@@ -62,31 +62,34 @@ public final class ApiServer implements AutoCloseable {
     var inFlight = new InFlightRequests(config.env());
     var router = new Router(authenticator, objects, watches, metrics, config.env(), config.maxBodyBytes(), inFlight);
 
-    // Before HttpServer.create: the JDK server reads its timeouts and connection cap once, at class init.
-    var httpSettings = JdkServerProperties.apply(config.connections());
-    var http = HttpServer.create(new InetSocketAddress(config.host(), config.port()), 0);
     var executor = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("qm-http-", 0).factory());
-    http.setExecutor(executor);
-    var context = http.createContext("/", router);
-    context.getFilters().add(new PerAddressLimit(config.connections().maxRequestsPerAddress(), metrics));
-    http.start();
+    var connections = config.connections();
+    var http = HttpTransport.start(new InetSocketAddress(config.host(), config.port()), connections,
+        config.maxBodyBytes(), router, executor, metrics::rejected);
+    metrics.connections(http::openConnections);
     var server = new ApiServer(http, executor, watches, inFlight, AdminToken.file(config.dataDir()));
-    log.info("event=api_listening host={} port={} data={} max_body_bytes={} max_requests_per_address={} http={}",
-        config.host(), server.port(), config.dataDir(), config.maxBodyBytes(),
-        config.connections().maxRequestsPerAddress(), httpSettings);
+    log.info("event=api_listening host={} port={} data={} max_body_bytes={} max_connections={} "
+            + "max_connections_per_address={} request_timeout={} idle_timeout={}",
+        config.host(), server.port(), config.dataDir(), config.maxBodyBytes(), http.maxConnections(),
+        connections.maxConnectionsPerAddress(), connections.requestTimeout(), connections.idleTimeout());
     return server;
   }
 
   /** The port bound, which differs from the configured one when that was 0. */
   public int port() {
-    return http.getAddress().getPort();
+    return http.address().getPort();
   }
 
   /** {@code http://host:port}, for clients. */
   public URI baseUri() {
-    var address = http.getAddress();
+    var address = http.address();
     var host = address.getAddress().isAnyLocalAddress() ? "127.0.0.1" : address.getHostString();
     return URI.create("http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + address.getPort());
+  }
+
+  /** Connections open now (tests and the connections gauge). */
+  public int openConnections() {
+    return http.openConnections();
   }
 
   public Path adminTokenFile() {
@@ -112,7 +115,7 @@ public final class ApiServer implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    http.stop(0); // nothing of ours is in flight any more; close what is left at once
+    http.close(); // nothing of ours is in flight any more; close what is left at once
     executor.shutdownNow();
     log.info("event=api_stopped port={}", port());
   }

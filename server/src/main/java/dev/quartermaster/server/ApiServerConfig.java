@@ -1,5 +1,7 @@
 package dev.quartermaster.server;
 
+import dev.quartermaster.server.http.ConnectionSettings;
+
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.env.SystemEnv;

@@ -7,7 +7,9 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
+import dev.quartermaster.server.http.Rejection;
 
 /**
  * The server's own metrics, in Prometheus text at {@code /metrics}:
@@ -16,8 +18,10 @@ import java.util.function.LongSupplier;
  *   <li>{@code qm_http_requests_seconds{method,route,kind,code}}: count and latency per route; route
  *       and kind are templates and plurals, never object names, so the series stay few;
  *   <li>{@code qm_watches_active}: open watch streams;
- *   <li>{@code qm_http_rejected_total{reason}}: requests refused before a handler ran ({@code per_address});
- *       connections the JDK server closes at its connection cap or request timeout are not visible here;
+ *   <li>{@code qm_http_connections_open}: connections open now;
+ *   <li>{@code qm_http_rejected_total{reason}}: connections and requests the transport refused before a
+ *       handler ran: {@code connections} and {@code connections_per_address} (caps at accept),
+ *       {@code request_timeout} (a request not in whole in time), {@code malformed} (not readable HTTP);
  *   <li>{@code qm_watches_closed_total{reason}}: watch streams the server ended because the client fell
  *       behind ({@code too_slow}: its queue passed the byte bound) or stopped reading ({@code write_timeout});
  *   <li>{@code qm_store_revision}: the store's current revision, when the server was given a way to
@@ -35,8 +39,10 @@ final class Metrics {
     Gauge.builder("qm.watches.active", activeWatches, AtomicInteger::get)
         .description("open watch streams").register(registry);
     // Registered up front, so a scrape shows 0 rather than nothing before the first rejection.
-    Counter.builder("qm.http.rejected").description("requests refused before a handler ran")
-        .tag("reason", "per_address").register(registry);
+    for (var reason : Rejection.values()) {
+      Counter.builder("qm.http.rejected").description("connections and requests refused before a handler ran")
+          .tag("reason", reason.label()).register(registry);
+    }
     for (var reason : new String[] {"too_slow", "write_timeout"}) {
       Counter.builder("qm.watches.closed").description("watch streams ended by the server for a slow client")
           .tag("reason", reason).register(registry);
@@ -55,14 +61,20 @@ final class Metrics {
         .record(took);
   }
 
-  void rejected(String reason) {
-    Counter.builder("qm.http.rejected").description("requests refused before a handler ran")
-        .tag("reason", reason).register(registry).increment();
+  void rejected(Rejection reason) {
+    Counter.builder("qm.http.rejected").description("connections and requests refused before a handler ran")
+        .tag("reason", reason.label()).register(registry).increment();
   }
 
   void watchClosed(String reason) {
     Counter.builder("qm.watches.closed").description("watch streams ended by the server for a slow client")
         .tag("reason", reason).register(registry).increment();
+  }
+
+  /** Exports the transport's open connections. */
+  void connections(IntSupplier open) {
+    Gauge.builder("qm.http.connections.open", open, IntSupplier::getAsInt).description("open HTTP connections")
+        .strongReference(true).register(registry);
   }
 
   void watchStarted() {

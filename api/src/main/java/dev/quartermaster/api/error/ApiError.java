@@ -55,9 +55,11 @@ public record ApiError(int code, Reason reason, String message, List<Violation> 
     MethodNotAllowed(405),
     AlreadyExists(409),
     Conflict(409),
+    RequestTimeout(408),
     Gone(410),
     PayloadTooLarge(413),
     UriTooLong(414),
+    HeadersTooLarge(431),
     Invalid(422),
     Internal(500),
     Unavailable(503);
