@@ -26,6 +26,9 @@ import dev.quartermaster.server.http.Rejection;
  *       behind ({@code too_slow}: its queue passed the byte bound) or stopped reading ({@code write_timeout});
  *   <li>{@code qm_store_revision}: the store's current revision, when the server was given a way to
  *       read it.
+ *   <li>{@code qm_store_history_bytes}: registered by {@code qm server}/{@code qm up} (cli's
+ *       LocalServer) on the registry it hands the server: bytes of superseded and deleted values the
+ *       store keeps for watches, as of the history compactor's last check (NaN before the first).
  * </ul>
  */
 final class Metrics {

@@ -4,6 +4,10 @@ import dev.quartermaster.cli.CliException;
 import dev.quartermaster.control.ControlPlane;
 import dev.quartermaster.control.volume.SocketPluginConnector;
 import dev.quartermaster.store.compaction.HistoryCompactor;
+import dev.quartermaster.store.compaction.HistoryPlan;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.server.ApiServer;
@@ -60,11 +64,16 @@ public final class LocalServer implements AutoCloseable {
   /**
    * What to run besides the API.
    *
-   * @param history how many store revisions watchers can resume from; older ones are compacted
+   * @param history how much store history (revisions, and bytes of superseded values) watchers
+   *     can resume from; older history is compacted
    */
-  public record Options(long history, Duration compactEvery, String identity) {
+  public record Options(HistoryPlan.Limits history, Duration compactEvery, String identity) {
     public static Options defaults() {
-      return new Options(10_000, Duration.ofMinutes(1), "qm-" + ProcessHandle.current().pid());
+      return new Options(HistoryPlan.Limits.defaults(), Duration.ofMinutes(1), "qm-" + ProcessHandle.current().pid());
+    }
+
+    public Options withHistory(HistoryPlan.Limits limits) {
+      return new Options(limits, compactEvery, identity);
     }
   }
 
@@ -93,12 +102,17 @@ public final class LocalServer implements AutoCloseable {
     }
     try {
       var registry = new ObjectRegistry(store, env);
+      var meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
       var config = ApiServerConfig.of(registry, dataDir).withListen(listen.host(), listen.port()).withEnv(env)
-          .withStoreRevision(store::currentRevision);
+          .withStoreRevision(store::currentRevision).withMeterRegistry(meters);
       var server = ApiServer.start(config);
       var controllers = ControlPlane.start(registry, store, env, ControlPlane.Options.defaults(options.identity()),
           new SocketPluginConnector());
-      var compactor = HistoryCompactor.start(store, env, options.history(), options.compactEvery());
+      var compactor = HistoryCompactor.start(store, store, env, options.history(), options.compactEvery());
+      // The server's /metrics: -1 (nothing measured yet) reads as absent rather than as a size.
+      Gauge.builder("qm.store.history.bytes", compactor, c -> c.keptBytes() < 0 ? Double.NaN : c.keptBytes())
+          .description("bytes of superseded and deleted values kept for watches, as of the last compaction check")
+          .strongReference(true).register(meters);
       // The server has created the admin token by now, so the config file written next points at a real file.
       return new LocalServer(store, registry, server, controllers, compactor, dataDir, server.adminTokenFile(),
           listen.clientUri(server.port()));

@@ -8,6 +8,7 @@ import java.io.PrintWriter;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -34,9 +35,8 @@ public final class ServerCommand implements Callable<Integer> {
       description = "address to serve the API on (default: ${DEFAULT-VALUE})")
   private ListenAddress listen;
 
-  @Option(names = "--history", paramLabel = "REVISIONS", defaultValue = "10000",
-      description = "store revisions a watch can resume from; older history is compacted every minute (default: ${DEFAULT-VALUE})")
-  private long history;
+  @Mixin
+  private HistoryOptions history = new HistoryOptions();
 
   @Option(names = "--check",
       description = "run SQLite's full integrity check on the store in --data, print the result and exit (1 if damaged); safe while a server runs")
@@ -51,12 +51,8 @@ public final class ServerCommand implements Callable<Integer> {
     if (check) {
       return StoreCheck.run(env.resolve(data).resolve(LocalServer.STORE_FILE), spec.commandLine().getOut());
     }
-    if (history < 1) {
-      throw new dev.quartermaster.cli.CliException("--history: must be >= 1, got " + history);
-    }
-    var defaults = LocalServer.Options.defaults();
     var server = LocalServer.start(env.resolve(data), listen, new SystemEnv(),
-        new LocalServer.Options(history, defaults.compactEvery(), defaults.identity()));
+        LocalServer.Options.defaults().withHistory(history.limits()));
     Runtime.getRuntime().addShutdownHook(new Thread(server::close, "qm-server-shutdown"));
     var configFile = UserConfig.location(env);
     new UserConfig(Optional.of(server.uri().toString()), Optional.of(server.tokenFile().toString())).write(configFile);

@@ -28,6 +28,7 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -62,6 +63,9 @@ public final class UpCommand implements Callable<Integer> {
       description = "simulated GPUs per node (default: ${DEFAULT-VALUE})")
   private int gpus;
 
+  @Mixin
+  private HistoryOptions history = new HistoryOptions();
+
   public UpCommand(CliEnvironment env) {
     this.env = env;
   }
@@ -74,11 +78,12 @@ public final class UpCommand implements Callable<Integer> {
     if (gpus < 1 || gpus > 16) {
       throw new CliException("--gpus: must be between 1 and 16, got " + gpus);
     }
+    var limits = history.limits();
     var out = spec.commandLine().getOut();
     var dataDir = env.resolve(data);
     var layout = UpLayout.of(dataDir);
     Env system = new SystemEnv();
-    var server = LocalServer.start(dataDir, listen, system);
+    var server = LocalServer.start(dataDir, listen, system, LocalServer.Options.defaults().withHistory(limits));
     var agents = new ArrayList<NodeAgent>();
     var plugins = new ArrayList<HostpathServer>();
     Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(agents, plugins, server), "qm-up-shutdown"));

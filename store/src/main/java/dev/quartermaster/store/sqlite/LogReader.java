@@ -5,6 +5,7 @@ import dev.quartermaster.store.FutureRevisionException;
 import dev.quartermaster.store.KeyValue;
 import dev.quartermaster.store.Range;
 import dev.quartermaster.store.StoreEvent;
+import dev.quartermaster.store.compaction.HistorySizes;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -120,6 +121,51 @@ final class LogReader {
         }
         return new HistoryPage(compacted, changes);
       }
+    });
+  }
+
+  /**
+   * Each change above {@code after} that made something history, with the bytes (key and value)
+   * it made history: the value it replaced or deleted (found by {@code prev_revision} through the
+   * (key, revision) index) and, for a delete, its own tombstone. Rows at or below the compacted
+   * revision are all current values, so only changes above it can have made history. Newest first,
+   * by the revision index; {@code length()} reads a blob's size without reading the blob.
+   */
+  private static final String HISTORY_SQL = "SELECT n.revision,"
+      + " CASE WHEN n.deleted = 1 THEN length(n.key) ELSE 0 END + COALESCE(length(p.key) + length(p.value), 0)"
+      + " FROM log AS n LEFT JOIN log AS p ON p.key = n.key AND p.revision = n.prev_revision"
+      + " WHERE n.revision > ? AND (n.prev_revision > 0 OR n.deleted = 1)"
+      + " ORDER BY n.revision DESC";
+
+  /** See {@link HistorySizes#newestFirst}; reads one snapshot, stopping once past {@code enough}. */
+  List<HistorySizes.Freed> historySizes(long after, long enough) {
+    return readers.read("history sizes", c -> {
+      List<HistorySizes.Freed> freed = new ArrayList<>();
+      try (PreparedStatement ps = c.prepareStatement(HISTORY_SQL)) {
+        ps.setLong(1, after);
+        try (ResultSet rs = ps.executeQuery()) {
+          long revision = 0;
+          long bytes = 0;
+          long running = 0;
+          while (rs.next()) {
+            long r = rs.getLong(1);
+            if (r != revision && revision != 0) {
+              freed.add(new HistorySizes.Freed(revision, bytes));
+              running += bytes;
+              if (running > enough) {
+                return freed;
+              }
+              bytes = 0;
+            }
+            revision = r;
+            bytes += rs.getLong(2);
+          }
+          if (revision != 0) {
+            freed.add(new HistorySizes.Freed(revision, bytes));
+          }
+        }
+      }
+      return freed;
     });
   }
 

@@ -8,6 +8,7 @@ import dev.quartermaster.store.Txn;
 import dev.quartermaster.store.TxnResult;
 import dev.quartermaster.store.Watch;
 import dev.quartermaster.store.WatchListener;
+import dev.quartermaster.store.compaction.HistorySizes;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -42,7 +43,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>A lock file next to the database keeps a second store (in this or another process) from
  * opening the same file, since the writer's revision counter lives in memory.
  */
-public final class SqliteStore implements Store {
+public final class SqliteStore implements Store, HistorySizes {
   static final int BUSY_TIMEOUT_MS = 10_000;
 
   /**
@@ -183,6 +184,19 @@ public final class SqliteStore implements Store {
       throw new IllegalArgumentException("revision must be >= 0, got " + revision);
     }
     writer.compact(revision);
+  }
+
+  /**
+   * The history above {@code after}: superseded values, deleted values and tombstones, grouped by
+   * the revision whose compaction frees them; one indexed scan of the rows above {@code after},
+   * reading blob sizes, never blobs. See {@link HistorySizes#newestFirst}.
+   */
+  @Override
+  public List<HistorySizes.Freed> newestFirst(long after, long enough) {
+    if (after < 0) {
+      throw new IllegalArgumentException("after must be >= 0, got " + after);
+    }
+    return log.historySizes(after, enough);
   }
 
   @Override
