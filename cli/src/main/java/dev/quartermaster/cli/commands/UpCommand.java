@@ -1,5 +1,7 @@
 package dev.quartermaster.cli.commands;
 
+import dev.quartermaster.core.files.OwnerOnly;
+
 import dev.quartermaster.agent.NodeAgent;
 import dev.quartermaster.csi.hostpath.HostpathConfig;
 import dev.quartermaster.csi.hostpath.grpc.HostpathServer;
@@ -94,7 +96,8 @@ public final class UpCommand implements Callable<Integer> {
         var node = "node-" + i;
         var root = rootFor(i, layout, node);
         descriptions.add(node + ": " + root.description());
-        Files.createDirectories(layout.state(node));
+        Files.createDirectories(layout.state(node).toAbsolutePath().getParent());
+        OwnerOnly.directory(layout.state(node)); // created 0700, not tightened later with a warning
         plugins.add(startHostpath(layout, node, i == 1));
         var config = NodeAgentConfig.of(server.registry(), node, layout.state(node), root.root(), layout.cdi(node), system)
             .withCsiPluginDir(layout.plugins(node));

@@ -24,6 +24,15 @@ final class StoreFile {
   static Connection openWriter(Path file) throws SQLException {
     SQLiteConfig config = new SQLiteConfig();
     config.setBusyTimeout(SqliteStore.BUSY_TIMEOUT_MS);
+    // A new store is created 0600 here, since SQLite would create it with the umask's mode (an empty
+    // file is a new database to SQLite). Whether a store is expected here was decided before.
+    if (!Files.exists(file)) {
+      try {
+        OwnerOnly.createFile(file);
+      } catch (IOException e) {
+        throw new StoreException("store " + file + ": cannot create it: " + e.getMessage());
+      }
+    }
     // No pragmas here: a foreign file must be recognised before anything is written to it.
     var c = config.createConnection("jdbc:sqlite:" + file);
     ownerOnly(file);
