@@ -53,6 +53,11 @@ final class RequestBody {
     }
   }
 
+  /** Client text echoed in an error: printable ASCII only, and short. */
+  static String printable(String text) {
+    return dev.quartermaster.server.http.HttpTransport.printable(text);
+  }
+
   private static ApiException tooLarge(String size, long limit) {
     return new ApiException(new ApiError(413, Reason.PayloadTooLarge,
         "request body " + size + "; the limit is " + limit + " bytes", List.of()));

@@ -184,7 +184,24 @@ final class Router implements HttpHandler {
   }
 
   private byte[] body(HttpExchange exchange) throws IOException {
+    requireJson(exchange.getRequestHeaders().getFirst("Content-Type"));
     return RequestBody.read(exchange, maxBodyBytes);
+  }
+
+  /**
+   * A body declared as something else than JSON is refused by name, rather than parsed as JSON and
+   * failing on its first token: YAML is read by {@code qm apply}, and {@code curl -d} declares a form.
+   */
+  private static void requireJson(String contentType) {
+    if (contentType == null || contentType.isBlank()) {
+      return;
+    }
+    var media = contentType.split(";", 2)[0].strip().toLowerCase(Locale.ROOT);
+    if (!media.equals("application/json") && !media.endsWith("+json")) {
+      throw new ApiException(new ApiError(415, Reason.UnsupportedMediaType, "Content-Type: the API takes JSON bodies"
+          + " (application/json), got '" + RequestBody.printable(media) + "'; qm apply -f reads YAML and sends JSON,"
+          + " and curl needs -H 'Content-Type: application/json' with -d", List.of()));
+    }
   }
 
   private static int send(HttpExchange exchange, Reply reply) throws IOException {

@@ -47,7 +47,31 @@ class StrictInputTest {
       var array = t.send("POST", "/api/v1/nodes", "[]");
       assertThat(array.statusCode()).isEqualTo(400);
       assertThat(array.body()).doesNotContain("ApiObject").contains("expected an object with kind, metadata, spec");
+      // Jackson reads [kind, object] as a typed value: an array is still not an object.
+      for (var body : List.of("[1]", "[\"Node\", {\"metadata\": {\"name\": \"a\"}, \"spec\": {}}]", "7", "\"x\"", "true")) {
+        var other = t.send("POST", "/api/v1/nodes", body);
+        assertThat(other.statusCode()).as(body).isEqualTo(400);
+        assertThat(TestServer.error(other).message()).as(body).startsWith("expected an object with kind, metadata, spec; got a");
+      }
       assertThat(api.writes()).isZero();
+    }
+  }
+
+  @Test
+  void aBodyDeclaredAsSomethingElseThanJsonIs415() throws IOException {
+    var api = new InMemoryApiClient();
+    try (var t = TestServer.start(api, dataDir)) {
+      var yaml = "kind: Node\nmetadata:\n  name: a\nspec: {}\n";
+      for (var type : List.of("application/yaml", "application/x-www-form-urlencoded", "text/plain; charset=utf-8")) {
+        var response = t.send(t.request("/api/v1/nodes").header("Content-Type", type)
+            .POST(BodyPublishers.ofString(yaml)).build());
+        assertThat(response.statusCode()).as(type).isEqualTo(415);
+        assertThat(TestServer.error(response).message()).contains("the API takes JSON bodies", "qm apply -f reads YAML");
+      }
+      var json = t.send(t.request("/api/v1/nodes").header("Content-Type", "application/json; charset=utf-8")
+          .POST(BodyPublishers.ofString("{\"kind\":\"Node\",\"metadata\":{\"name\":\"a\"},\"spec\":{}}")).build());
+      assertThat(json.statusCode()).isEqualTo(201);
+      assertThat(api.writes()).isEqualTo(1);
     }
   }
 

@@ -110,6 +110,18 @@ public final class ObjectCodec {
     if (bytes == null || new String(bytes, java.nio.charset.StandardCharsets.UTF_8).isBlank()) {
       throw notAnObject("empty body");
     }
+    // Jackson would read an array as [kind, object] (its wrapper-array form for typed values): only
+    // an object is an object.
+    char first = firstNonBlank(bytes);
+    if (first != '{') {
+      throw notAnObject(switch (first) {
+        case '[' -> "got an array";
+        case '"' -> "got a string";
+        case 'n' -> "got null";
+        case 't', 'f' -> "got a boolean";
+        default -> first == '-' || Character.isDigit(first) ? "got a number" : "got something that is not JSON";
+      });
+    }
     try {
       var object = JSON.readValue(bytes, ApiObject.class);
       if (object == null) {
@@ -119,6 +131,15 @@ public final class ObjectCodec {
     } catch (IOException e) {
       throw DecodeErrors.toApiException(e, "");
     }
+  }
+
+  private static char firstNonBlank(byte[] bytes) {
+    for (byte b : bytes) {
+      if (b != ' ' && b != '\t' && b != '\n' && b != '\r') {
+        return (char) (b & 0xff);
+      }
+    }
+    return ' ';
   }
 
   private static ApiException notAnObject(String got) {

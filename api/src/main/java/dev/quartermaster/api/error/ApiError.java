@@ -59,6 +59,7 @@ public record ApiError(int code, Reason reason, String message, List<Violation> 
     Gone(410),
     PayloadTooLarge(413),
     UriTooLong(414),
+    UnsupportedMediaType(415),
     HeadersTooLarge(431),
     Invalid(422),
     Internal(500),

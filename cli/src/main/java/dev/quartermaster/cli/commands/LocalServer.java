@@ -109,8 +109,9 @@ public final class LocalServer implements AutoCloseable {
       var controllers = ControlPlane.start(registry, store, env, ControlPlane.Options.defaults(options.identity()),
           new SocketPluginConnector());
       var compactor = HistoryCompactor.start(store, store, env, options.history(), options.compactEvery());
-      // The server's /metrics: -1 (nothing measured yet) reads as absent rather than as a size.
-      Gauge.builder("qm.store.history.bytes", compactor, c -> c.keptBytes() < 0 ? Double.NaN : c.keptBytes())
+      // Measured (and compacted) once now, so the gauge has a size from the first scrape: never NaN.
+      compactor.compactNow();
+      Gauge.builder("qm.store.history.bytes", compactor, c -> Math.max(0, c.keptBytes()))
           .description("bytes of superseded and deleted values kept for watches, as of the last compaction check")
           .strongReference(true).register(meters);
       // The server has created the admin token by now, so the config file written next points at a real file.

@@ -147,4 +147,17 @@ public final class HttpTransport implements AutoCloseable {
     }
     return maxConnections;
   }
+
+  /** Client text echoed in an error: printable ASCII only, and short. */
+  public static String printable(String text) {
+    if (text == null) {
+      return "";
+    }
+    var out = new StringBuilder();
+    for (int i = 0; i < text.length() && out.length() < 200; i++) {
+      char c = text.charAt(i);
+      out.append(c >= 0x20 && c < 0x7f ? c : '?');
+    }
+    return text.length() > 200 ? out + "..." : out.toString();
+  }
 }

@@ -261,7 +261,7 @@ final class RequestReader extends ChannelInboundHandlerAdapter {
           "the request headers are larger than " + maxHeaderBytes + " bytes", List.of());
       case TooLongFrameException _ -> new ApiError(431, Reason.HeadersTooLarge,
           "a request line, header or chunk is too long", List.of());
-      default -> ApiError.of(Reason.BadRequest, "malformed HTTP request: " + printable(cause.getMessage()));
+      default -> ApiError.of(Reason.BadRequest, "malformed HTTP request: " + HttpTransport.printable(cause.getMessage()));
     };
   }
 
@@ -278,25 +278,14 @@ final class RequestReader extends ChannelInboundHandlerAdapter {
       var path = uri.getRawPath();
       if (path == null || !path.startsWith("/")) {
         return new Target.Bad(ApiError.of(Reason.BadRequest,
-            "the request target must be a path starting with '/', got '" + printable(raw) + "'"));
+            "the request target must be a path starting with '/', got '" + HttpTransport.printable(raw) + "'"));
       }
       return new Target.Good(uri);
     } catch (URISyntaxException e) {
       return new Target.Bad(ApiError.of(Reason.BadRequest, "the request target is not a valid URI: " + e.getReason()
-          + " at index " + e.getIndex() + " of '" + printable(raw) + "' (escape '%' as %25)"));
+          + " at index " + e.getIndex() + " of '" + HttpTransport.printable(raw) + "' (escape '%' as %25)"));
     }
   }
 
-  /** Client text echoed in an error: printable ASCII only, and short. */
-  static String printable(String text) {
-    if (text == null) {
-      return "";
-    }
-    var out = new StringBuilder();
-    for (int i = 0; i < text.length() && out.length() < 200; i++) {
-      char c = text.charAt(i);
-      out.append(c >= 0x20 && c < 0x7f ? c : '?');
-    }
-    return text.length() > 200 ? out + "..." : out.toString();
-  }
+
 }
