@@ -41,7 +41,12 @@ final class ConnectionGate extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelActive(ChannelHandlerContext ctx) throws Exception {
-    var address = ((InetSocketAddress) ctx.channel().remoteAddress()).getAddress();
+    if (!(ctx.channel().remoteAddress() instanceof InetSocketAddress remote) || remote.getAddress() == null) {
+      // Nothing to count it by (already gone, or not IP): close it rather than serve it uncounted.
+      ctx.close();
+      return;
+    }
+    var address = remote.getAddress();
     ctx.channel().attr(COUNTED).set(address);
     int total = open.incrementAndGet();
     int fromAddress = perAddress.merge(address, 1, Integer::sum);
