@@ -145,7 +145,14 @@ final class DecodeErrors {
     return Kinds.ALL.stream().map(Kind::name).collect(Collectors.joining(", "));
   }
 
+  /**
+   * The first line of Jackson's message, without the Java it sometimes names: its limits say
+   * "(1000, from `StreamReadConstraints.getMaxNestingDepth()`)", which tells a user nothing.
+   */
   private static String firstLine(String text) {
-    return Optional.ofNullable(text).map(t -> t.lines().findFirst().orElse("")).orElse("");
+    var line = Optional.ofNullable(text).map(t -> t.lines().findFirst().orElse("")).orElse("");
+    return JAVA_REFERENCE.matcher(line).replaceAll("").strip();
   }
+
+  private static final Pattern JAVA_REFERENCE = Pattern.compile(",? *from `[A-Za-z.]+\\(\\)`|\\(use `[^`]*`[^)]*\\)");
 }

@@ -28,6 +28,13 @@ class StrictDecodingTest {
   }
 
   @Test
+  void tooDeepANestingIsRefusedWithoutNamingJava() {
+    // (JSON's typed decoding refuses a wrong type at the first bracket, before any depth is reached.)
+    var e = yaml("a: " + "[".repeat(2_000));
+    assertThat(e.getMessage()).contains("nesting depth").doesNotContain("StreamReadConstraints", "`");
+  }
+
+  @Test
   void aDuplicateJsonKeyIsRefusedNamingTheKey() {
     var e = json("{\"kind\":\"Node\",\"metadata\":{\"name\":\"a\",\"name\":\"b\"}}");
     assertThat(e.error().details()).containsExactly(new Violation("metadata.name", "duplicate key 'name'; give each key once"));
