@@ -109,7 +109,7 @@ public final class NodeAgent implements AutoCloseable {
     var env = config.env();
     var tree = host.devices();
     this.deviceEvents = new SerialExecutor(env);
-    this.status = new NodeStatusWriter(config.api(), config.nodeName());
+    this.status = new NodeStatusWriter(config.api(), config.nodeName(), config.env());
     this.slice = new SlicePublisher(config.api(), config.nodeName());
     this.devices = NodeDevices.start(env, tree, HealthPolicy.defaults(config.healthCleanPeriod()),
         () -> deviceEvents.submit(this::publishSlice));
@@ -304,7 +304,7 @@ public final class NodeAgent implements AutoCloseable {
         new Condition("AgentReady", Condition.Status.True, "Heartbeat", "agent is running", Optional.empty()), now);
     conditions = Condition.set(conditions, DevicesReady.of(controlNodes.get(), devices.inventory()), now);
     return new NodeStatus(conditions, Optional.of(now), config.bootId(), AGENT_VERSION, s.computeDomains(),
-        plugins.instances());
+        plugins.instances(), s.domainDaemons());
   }
 
   private void beat() {

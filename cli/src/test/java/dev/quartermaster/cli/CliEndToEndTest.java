@@ -287,7 +287,7 @@ class CliEndToEndTest {
 
   @Test
   void deleteRemovesAnObjectOrMarksItWhileFinalizersRemain() {
-    run("apply", "-f", "examples/computedomain.yaml");
+    run("apply", "-f", "examples/deviceclass.yaml");
     runWithStdin("""
         kind: Volume
         metadata:
@@ -298,11 +298,11 @@ class CliEndToEndTest {
           capacityBytes: 1073741824
         """, "apply", "-f", "-");
 
-    var gone = run("delete", "cd", "nvlink-a");
+    var gone = run("delete", "deviceclass", "gpu");
     var marked = run("delete", "volume", "scratch");
 
-    assertThat(gone.out()).isEqualTo("computedomain/nvlink-a deleted\n");
-    assertThat(registry.get(Kinds.COMPUTE_DOMAIN, "nvlink-a")).isEmpty();
+    assertThat(gone.out()).isEqualTo("deviceclass/gpu deleted\n");
+    assertThat(registry.get(Kinds.DEVICE_CLASS, "gpu")).isEmpty();
     assertThat(marked.out())
         .isEqualTo("volume/scratch marked for deletion (waiting for finalizers: quartermaster.dev/volume-release, "
             + "volumes.quartermaster.dev/release)\n");

@@ -13,6 +13,7 @@ import dev.quartermaster.control.workload.TaskController;
 import dev.quartermaster.control.workload.WorkloadController;
 import dev.quartermaster.control.volume.PluginConnector;
 import dev.quartermaster.control.volume.VolumeController;
+import dev.quartermaster.control.domain.ComputeDomainController;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.serial.KeyedSerializer;
 import dev.quartermaster.core.serial.Serializer;
@@ -55,6 +56,7 @@ public final class ControlPlane implements AutoCloseable {
   private final TaskScheduler scheduler;
   private final NodeLifecycle nodes;
   private final VolumeController volumes;
+  private final ComputeDomainController domains;
   private final List<ControlLoop> loops;
 
   private ControlPlane(ApiClient api, Store store, Env env, Options options, PluginConnector plugins,
@@ -78,8 +80,9 @@ public final class ControlPlane implements AutoCloseable {
     this.scheduler = new TaskScheduler(env, fenced, informers);
     this.nodes = new NodeLifecycle(env, fenced, informers, options.heartbeatGrace());
     this.volumes = new VolumeController(env, fenced, informers, plugins, volumeCalls);
+    this.domains = new ComputeDomainController(env, fenced, informers);
     this.loops = List.of(allocator.loop(), workloads.loop(), tasks.loop(), scheduler.loop(), nodes.loop(),
-        volumes.loop());
+        volumes.loop(), domains.loop());
   }
 
   /** Builds and starts the control plane with no way to reach CSI plugins (volumes stay Pending). */
@@ -124,6 +127,7 @@ public final class ControlPlane implements AutoCloseable {
     informers.workloads().cache().keys().forEach(workloads.loop()::enqueue);
     volumes.startLeading();
     informers.volumes().cache().keys().forEach(volumes.loop()::enqueue);
+    informers.computeDomains().cache().keys().forEach(domains.loop()::enqueue);
     loops.forEach(ControlLoop::start);
   }
 

@@ -112,7 +112,7 @@ public final class SimCluster {
       var c = Condition.set(s.conditions(), new Condition("AgentReady", Condition.Status.True, "Heartbeat", "",
           Optional.empty()), env.now());
       return n.withStatus(new NodeStatus(c, Optional.of(env.now()), s.bootId(), s.agentVersion(), s.computeDomains(),
-          s.plugins()));
+          s.plugins(), s.domainDaemons()));
     });
   }
 

@@ -1,6 +1,7 @@
 package dev.quartermaster.agent.node;
 
 import dev.quartermaster.agent.effects.DomainMembership;
+import dev.quartermaster.api.node.DomainDaemon;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
@@ -26,10 +27,12 @@ public final class NodeStatusWriter implements DomainMembership {
 
   private final ApiClient api;
   private final String node;
+  private final dev.quartermaster.core.env.Env env;
 
-  public NodeStatusWriter(ApiClient api, String node) {
+  public NodeStatusWriter(ApiClient api, String node, dev.quartermaster.core.env.Env env) {
     this.api = Objects.requireNonNull(api, "api");
     this.node = Objects.requireNonNull(node, "node");
+    this.env = Objects.requireNonNull(env, "env");
   }
 
   /** Applies {@code change} to the Node's status; returns the Node as written (or as it was, if unchanged). */
@@ -57,9 +60,20 @@ public final class NodeStatusWriter implements DomainMembership {
     throw last;
   }
 
+  /**
+   * Publishes the membership and, for each member domain, its daemon as ready: the effects reconciler
+   * publishes a domain only once its helper runs (I2's order), so a published domain has a running
+   * daemon. A daemon already reported keeps its entry (and its {@code since}).
+   */
   @Override
   public void publish(Set<String> domains) {
     var sorted = List.copyOf(new TreeSet<>(domains));
-    update(s -> new NodeStatus(s.conditions(), s.heartbeat(), s.bootId(), s.agentVersion(), sorted, s.plugins()));
+    var now = env.now();
+    update(s -> {
+      var daemons = sorted.stream().map(d -> s.daemonOf(d).filter(DomainDaemon::ready)
+          .orElse(new DomainDaemon(d, DomainDaemon.DaemonState.Ready, java.util.Optional.empty(), 0, "",
+              java.util.Optional.of(now)))).toList();
+      return new NodeStatus(s.conditions(), s.heartbeat(), s.bootId(), s.agentVersion(), sorted, s.plugins(), daemons);
+    });
   }
 }

@@ -14,6 +14,7 @@ import java.util.Optional;
  * @param bootId the kernel boot id; a change means nothing prepared survived
  * @param computeDomains the compute domains this node is a member of, derived from its ledger
  * @param plugins the CSI plugins its agent found and probed
+ * @param domainDaemons the daemon of each compute domain the node is a member of (or is joining)
  */
 public record NodeStatus(
     List<Condition> conditions,
@@ -21,8 +22,10 @@ public record NodeStatus(
     String bootId,
     String agentVersion,
     List<String> computeDomains,
-    List<PluginInstance> plugins) {
-  public static final NodeStatus EMPTY = new NodeStatus(List.of(), Optional.empty(), "", "", List.of(), List.of());
+    List<PluginInstance> plugins,
+    List<DomainDaemon> domainDaemons) {
+  public static final NodeStatus EMPTY = new NodeStatus(List.of(), Optional.empty(), "", "", List.of(), List.of(),
+      List.of());
 
   public NodeStatus {
     conditions = conditions == null ? List.of() : List.copyOf(conditions);
@@ -31,6 +34,12 @@ public record NodeStatus(
     agentVersion = agentVersion == null ? "" : agentVersion;
     computeDomains = computeDomains == null ? List.of() : List.copyOf(computeDomains);
     plugins = plugins == null ? List.of() : List.copyOf(plugins);
+    domainDaemons = domainDaemons == null ? List.of() : List.copyOf(domainDaemons);
+  }
+
+  public NodeStatus(List<Condition> conditions, Optional<Instant> heartbeat, String bootId, String agentVersion,
+      List<String> computeDomains, List<PluginInstance> plugins) {
+    this(conditions, heartbeat, bootId, agentVersion, computeDomains, plugins, List.of());
   }
 
   public NodeStatus(List<Condition> conditions, Optional<Instant> heartbeat, String bootId, String agentVersion,
@@ -39,10 +48,19 @@ public record NodeStatus(
   }
 
   public NodeStatus withConditions(List<Condition> c) {
-    return new NodeStatus(c, heartbeat, bootId, agentVersion, computeDomains, plugins);
+    return new NodeStatus(c, heartbeat, bootId, agentVersion, computeDomains, plugins, domainDaemons);
   }
 
   public NodeStatus withPlugins(List<PluginInstance> p) {
-    return new NodeStatus(conditions, heartbeat, bootId, agentVersion, computeDomains, p);
+    return new NodeStatus(conditions, heartbeat, bootId, agentVersion, computeDomains, p, domainDaemons);
+  }
+
+  public NodeStatus withDomainDaemons(List<DomainDaemon> d) {
+    return new NodeStatus(conditions, heartbeat, bootId, agentVersion, computeDomains, plugins, d);
+  }
+
+  /** The daemon of {@code domain} here, if the agent reports one. */
+  public Optional<DomainDaemon> daemonOf(String domain) {
+    return domainDaemons.stream().filter(d -> d.domain().equals(domain)).findFirst();
   }
 }

@@ -5,6 +5,7 @@ import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.device.DeviceClass;
 import dev.quartermaster.api.device.DeviceSlice;
 import dev.quartermaster.api.domain.ComputeDomain;
+import dev.quartermaster.api.domain.ComputeDomainSpec;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.error.Violation;
 import dev.quartermaster.api.meta.ApiObject;
@@ -32,7 +33,8 @@ public final class ObjectValidator {
       case Workload w -> WorkloadRules.workload(w.metadata().name(), w.spec(), v);
       case Task t -> WorkloadRules.task(t.spec(), v);
       case Volume vol -> VolumeRules.volume(vol.spec(), v);
-      case ComputeDomain d -> v.check(d.spec().numNodes() >= 0, "spec.numNodes", "must be >= 0");
+      case ComputeDomain d -> v.check(d.spec().numNodes() >= 1 && d.spec().numNodes() <= ComputeDomainSpec.MAX_NODES,
+          "spec.numNodes", "must be from 1 to " + ComputeDomainSpec.MAX_NODES + " (the nodes the domain spans)");
       case NodeAllocation a -> AllocationRules.spec(a.spec(), v);
       default -> v.add("kind", "unknown kind " + object.kind().name());
     }
@@ -68,6 +70,7 @@ public final class ObjectValidator {
     switch (object) {
       case ResourceClaim c -> StatusRules.claim(c.status(), v);
       case Node n -> StatusRules.node(n.status(), v);
+      case ComputeDomain d -> StatusRules.domain(d.status(), v);
       default -> {}
     }
     return v.list();

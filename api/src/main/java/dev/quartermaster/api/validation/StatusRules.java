@@ -3,6 +3,7 @@ package dev.quartermaster.api.validation;
 import dev.quartermaster.api.claim.ResourceClaimStatus;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.node.NodeStatus;
+import dev.quartermaster.api.domain.ComputeDomainStatus;
 import java.util.List;
 
 /**
@@ -66,6 +67,26 @@ final class StatusRules {
       word(at + ".version", p.version(), v);
       word(at + ".csiNodeId", p.csiNodeId(), v);
       message(at + ".message", p.message(), v);
+    }
+    bounded("status.domainDaemons", s.domainDaemons().size(), v);
+    for (int i = 0; i < s.domainDaemons().size(); i++) {
+      var d = s.domainDaemons().get(i);
+      var at = "status.domainDaemons[" + i + "]";
+      v.dnsLabel(at + ".domain", d.domain());
+      v.check(d.pid().map(p -> p > 0).orElse(true), at + ".pid", "must be a positive process id");
+      v.check(d.restarts() >= 0, at + ".restarts", "must be >= 0");
+      message(at + ".message", d.message(), v);
+    }
+    conditions(s.conditions(), v);
+  }
+
+  static void domain(ComputeDomainStatus s, Violations v) {
+    bounded("status.nodes", s.nodes().size(), v);
+    for (int i = 0; i < s.nodes().size(); i++) {
+      v.dnsLabel("status.nodes[" + i + "].node", s.nodes().get(i).node());
+    }
+    for (int i = 0; i < s.claims().size(); i++) {
+      v.dnsSubdomain("status.claims[" + i + "]", s.claims().get(i));
     }
     conditions(s.conditions(), v);
   }

@@ -56,6 +56,19 @@ class ObjectValidatorTest {
   }
 
   @Test
+  void aComputeDomainSpansAtLeastOneNodeAndItsNameAndItsClaimsDomainCannotEscapeAPath() {
+    for (var nodes : new int[] {0, -1, 4097}) {
+      var d = parse("kind: ComputeDomain\nmetadata: {name: nvlink-a}\nspec: {numNodes: " + nodes + "}\n");
+      assertThat(ObjectValidator.validate(d)).as("numNodes %d", nodes)
+          .containsExactly(new Violation("spec.numNodes", "must be from 1 to 4096 (the nodes the domain spans)"));
+    }
+    var escaping = parse("kind: ComputeDomain\nmetadata: {name: \"../etc\"}\nspec: {numNodes: 2}\n");
+    assertThat(ObjectValidator.validate(escaping)).extracting(Violation::field).containsExactly("metadata.name");
+    var claim = parse("kind: ResourceClaim\nmetadata: {name: c}\nspec: {requests: [], computeDomain: \"../x\"}\n");
+    assertThat(ObjectValidator.validate(claim)).extracting(Violation::field).contains("spec.computeDomain");
+  }
+
+  @Test
   void pathLikeNamesAreRejected() {
     for (var name : new String[] {"../x", "a/b", "A", "-a", "a.b", "", "x".repeat(64)}) {
       var node = parse("kind: Node\nmetadata: {name: \"" + name + "\"}\n");

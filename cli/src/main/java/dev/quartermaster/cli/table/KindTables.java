@@ -120,12 +120,11 @@ public final class KindTables {
 
   private static KindTable<ComputeDomain> computeDomain(Instant now) {
     return table(now, List.of(
-            col("NODES", (ComputeDomain d) -> {
-              var members = Integer.toString(d.status().nodes().size());
-              return d.spec().numNodes() > 0 ? members + "/" + d.spec().numNodes() : members;
-            }),
-            col("READY", (ComputeDomain d) -> d.status().nodes().stream().filter(Member::daemonReady).count()
-                + "/" + d.status().nodes().size())),
+            // ready members / the nodes the domain spans
+            col("NODES", (ComputeDomain d) -> d.status().readyNodes() + "/" + d.spec().numNodes()),
+            col("STATUS", (ComputeDomain d) -> Condition.find(d.status().conditions(), "Ready")
+                .map(c -> c.isTrue() ? "Ready" : c.reason()).orElse("Pending")),
+            col("CLAIMS", (ComputeDomain d) -> Integer.toString(d.status().claims().size()))),
         List.of(col("MEMBERS", (ComputeDomain d) ->
             d.status().nodes().stream().map(Member::node).collect(Collectors.joining(",")))));
   }

@@ -187,6 +187,20 @@ public final class Allocator {
       blocked.remove(key);
       return Result.done();
     }
+    for (var c : pending) {
+      var domain = c.spec().computeDomain();
+      if (domain.isPresent()) {
+        var found = informers.computeDomains().cache().get(domain.get());
+        if (found.isEmpty()) {
+          return block(key, pending, "ComputeDomainNotFound", "compute domain " + domain.get() + " does not exist;"
+              + " create it (kind ComputeDomain) or fix spec.computeDomain of claim " + c.metadata().name());
+        }
+        if (found.get().metadata().isDeleting()) {
+          return block(key, pending, "ComputeDomainDeleting", "compute domain " + domain.get()
+              + " is being deleted; no new claims join it");
+        }
+      }
+    }
     var classes = new HashMap<String, DeviceClass>();
     informers.deviceClasses().cache().list().forEach(c -> classes.put(c.metadata().name(), c));
     var needs = pending.stream().map(c -> new ClaimNeed(c.metadata().name(), c.spec().requests())).toList();

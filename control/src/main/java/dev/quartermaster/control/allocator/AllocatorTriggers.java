@@ -20,6 +20,8 @@ final class AllocatorTriggers {
   private AllocatorTriggers() {}
 
   static void register(Informers informers, DeviceIndex index, ControlLoop loop, Allocator allocator) {
+    // A claim that waits for its compute domain to exist (or to stop being deleted) is blocked.
+    informers.computeDomains().addHandler(EventHandler.onAnyChange(d -> allocator.retryBlocked()));
     informers.nodes().addHandler(new EventHandler<>() {
       @Override
       public void onAdd(Node n) {

@@ -1,5 +1,7 @@
 package dev.quartermaster.control.cluster;
 
+import dev.quartermaster.api.domain.ComputeDomain;
+
 import dev.quartermaster.api.allocation.NodeAllocation;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.client.ApiClient;
@@ -39,6 +41,8 @@ public final class Informers {
   public static final String BY_RESERVED = "reserved";
   /** Tasks by the names of the volumes they use ({@code spec.volumes}). */
   public static final String BY_VOLUME = "volume";
+  /** Claims by the compute domain they name ({@code spec.computeDomain}). */
+  public static final String BY_DOMAIN = "domain";
 
   private final Informer<Node> nodes;
   private final Informer<NodeAllocation> nodeAllocations;
@@ -48,6 +52,7 @@ public final class Informers {
   private final Informer<Workload> workloads;
   private final Informer<Task> tasks;
   private final Informer<Volume> volumes;
+  private final Informer<ComputeDomain> computeDomains;
 
   public Informers(Env env, ApiClient api) {
     nodes = base(env, api, Kinds.NODE).build();
@@ -60,6 +65,7 @@ public final class Informers {
         .index(BY_OWNER, c -> c.metadata().owner().map(o -> List.of(o.name())).orElse(List.of()))
         .index(BY_UID, c -> List.of(c.metadata().uid()))
         .index(BY_RESERVED, c -> c.status().reservedFor())
+        .index(BY_DOMAIN, c -> c.spec().computeDomain().map(List::of).orElse(List.of()))
         .build();
     workloads = base(env, api, Kinds.WORKLOAD).build();
     tasks = base(env, api, Kinds.TASK)
@@ -73,6 +79,7 @@ public final class Informers {
         .index(BY_GROUP, v -> groupOf(v))
         .index(BY_WORKLOAD, v -> Optional.ofNullable(v.metadata().labels().get(Labels.WORKLOAD)).map(List::of).orElse(List.of()))
         .build();
+    computeDomains = base(env, api, Kinds.COMPUTE_DOMAIN).build();
   }
 
   /** {@code <workload>/<group>} from an object's labels, if it has both. */
@@ -102,7 +109,7 @@ public final class Informers {
   }
 
   private List<Informer<?>> all() {
-    return List.of(nodes, nodeAllocations, slices, deviceClasses, claims, workloads, tasks, volumes);
+    return List.of(nodes, nodeAllocations, slices, deviceClasses, claims, workloads, tasks, volumes, computeDomains);
   }
 
   public Informer<Node> nodes() {
@@ -135,5 +142,9 @@ public final class Informers {
 
   public Informer<Volume> volumes() {
     return volumes;
+  }
+
+  public Informer<ComputeDomain> computeDomains() {
+    return computeDomains;
   }
 }

@@ -47,7 +47,7 @@ public final class ObjectRegistry implements ApiClient {
     this.store = store;
     this.env = env;
     this.rules = WriteRules.all(List.of(new AllocationGuard(store, stored), new SpecDecisionGuard(store, stored),
-        new VolumeGuard()));
+        new VolumeGuard(), new DomainGuard()));
   }
 
   private ObjectRegistry(Store store, Env env, WriteRules rules) {
@@ -91,7 +91,7 @@ public final class ObjectRegistry implements ApiClient {
     var kind = Kinds.of(object);
     var m = object.metadata();
     var meta = new ObjectMeta(m.name(), newUid(), 0, 1, m.labels(), Optional.of(env.now()), Optional.empty(),
-        VolumeGuard.finalizersAtCreate(object), m.owner());
+        ServerFinalizers.atCreate(object), m.owner());
     var fresh = kind.cast(object.withMetadata(meta));
     var key = StoredObjects.key(kind, m.name());
     while (true) {

@@ -5,7 +5,6 @@ import dev.quartermaster.api.error.Violation;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.store.Txn.Compare;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -16,17 +15,6 @@ import java.util.List;
  * or the access mode under live claims would void what the claims were granted on).
  */
 final class VolumeGuard implements WriteRules {
-
-  /** The finalizers a new object is stored with. */
-  static List<String> finalizersAtCreate(ApiObject o) {
-    var f = o.metadata().finalizers();
-    if (!(o instanceof Volume) || f.contains(Volume.RELEASE_FINALIZER)) {
-      return f;
-    }
-    var with = new ArrayList<>(f);
-    with.add(Volume.RELEASE_FINALIZER);
-    return with;
-  }
 
   @Override
   public List<Compare> beforeCreate(ApiObject next) {

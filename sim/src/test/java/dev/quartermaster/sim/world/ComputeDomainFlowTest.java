@@ -1,0 +1,106 @@
+package dev.quartermaster.sim.world;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.quartermaster.api.claim.DeviceRequest;
+import dev.quartermaster.api.claim.ResourceClaimSpec;
+import dev.quartermaster.api.domain.ComputeDomain;
+import dev.quartermaster.api.domain.ComputeDomainSpec;
+import dev.quartermaster.api.domain.ComputeDomainStatus;
+import dev.quartermaster.api.meta.Condition;
+import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.meta.ObjectMeta;
+import dev.quartermaster.api.workload.ClaimTemplate;
+import dev.quartermaster.api.workload.TaskTemplate;
+import dev.quartermaster.api.workload.WorkerGroup;
+import dev.quartermaster.api.workload.Workload;
+import dev.quartermaster.api.workload.WorkloadSpec;
+import dev.quartermaster.api.workload.WorkloadStatus;
+import dev.quartermaster.control.domain.DomainPlan;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** Compute domains over the whole cluster: real controllers and real agents in the simulation. */
+class ComputeDomainFlowTest {
+
+  @Test
+  void aTwoNodeJobMakesItsDomainReadyWithBothNodesAsMembers() {
+    var w = new WholeCluster(11, 2, 4, Variant.REAL);
+    w.api().create(domain("nvlink-a", 2));
+    w.api().create(job("train", "nvlink-a", 2, 4)); // 4 GPUs each: one worker per node
+    w.env().advance(Duration.ofSeconds(60));
+
+    var status = status(w, "nvlink-a");
+    assertThat(status.nodes()).extracting(ComputeDomainStatus.Member::node).containsExactly("node-1", "node-2");
+    assertThat(status.readyNodes()).isEqualTo(2);
+    assertThat(status.claims()).containsExactly("train-w-0-gpu", "train-w-1-gpu");
+    assertThat(ready(w, "nvlink-a").isTrue()).isTrue();
+    assertThat(ready(w, "nvlink-a").message()).isEqualTo("2/2 member nodes have a ready daemon");
+  }
+
+  @Test
+  void aClaimNamingAMissingDomainWaitsWithThatReasonAndNoNodeJoinsUntilItExists() {
+    var w = new WholeCluster(12, 2, 4, Variant.REAL);
+    w.api().create(job("late", "later", 1, 1));
+    w.env().advance(Duration.ofSeconds(60));
+
+    var claim = w.api().get(Kinds.RESOURCE_CLAIM, "late-w-0-gpu").orElseThrow();
+    assertThat(claim.status().allocation()).isEmpty();
+    var allocated = Condition.find(claim.status().conditions(), "Allocated").orElseThrow();
+    assertThat(allocated.reason()).isEqualTo("ComputeDomainNotFound");
+    assertThat(allocated.message()).contains("compute domain later does not exist");
+    assertThat(w.api().list(Kinds.NODE).items()).allMatch(n -> n.status().computeDomains().isEmpty()
+        && n.status().domainDaemons().isEmpty());
+
+    w.api().create(domain("later", 1));
+    w.env().advance(Duration.ofSeconds(60));
+    assertThat(w.api().get(Kinds.RESOURCE_CLAIM, "late-w-0-gpu").orElseThrow().status().allocation()).isPresent();
+    assertThat(ready(w, "later").isTrue()).isTrue();
+  }
+
+  @Test
+  void aDomainInUseIsDeletedOnlyAfterItsLastClaimIsGone() {
+    var w = new WholeCluster(13, 2, 4, Variant.REAL);
+    w.api().create(domain("nvlink-a", 1));
+    w.api().create(job("train", "nvlink-a", 1, 1));
+    w.env().advance(Duration.ofSeconds(60));
+    assertThat(ready(w, "nvlink-a").isTrue()).isTrue();
+
+    w.api().delete(Kinds.COMPUTE_DOMAIN, "nvlink-a");
+    w.env().advance(Duration.ofSeconds(30));
+    var deleting = w.api().get(Kinds.COMPUTE_DOMAIN, "nvlink-a");
+    assertThat(deleting).as("held by its claim").isPresent();
+    assertThat(ready(w, "nvlink-a").reason()).isEqualTo("Deleting");
+    assertThat(ready(w, "nvlink-a").message()).contains("train-w-0-gpu");
+    // The running worker keeps its node in the domain meanwhile.
+    assertThat(w.api().list(Kinds.NODE).items()).anyMatch(n -> n.status().computeDomains().contains("nvlink-a"));
+
+    w.api().delete(Kinds.WORKLOAD, "train");
+    w.env().advance(Duration.ofSeconds(120));
+    assertThat(w.api().get(Kinds.COMPUTE_DOMAIN, "nvlink-a")).as("gone with its last claim").isEmpty();
+    assertThat(w.api().list(Kinds.NODE).items()).allMatch(n -> n.status().computeDomains().isEmpty());
+  }
+
+  private static ComputeDomain domain(String name, int nodes) {
+    return new ComputeDomain(ObjectMeta.named(name), new ComputeDomainSpec(nodes), ComputeDomainStatus.EMPTY);
+  }
+
+  private static Workload job(String name, String domain, int replicas, int gpus) {
+    var template = new TaskTemplate(List.of("train"), Map.of(), "exec", Optional.empty(), List.of(), Map.of());
+    var claim = new ClaimTemplate("gpu", new ResourceClaimSpec(
+        List.of(new DeviceRequest("gpu", "gpu", gpus, List.of())), Optional.empty()));
+    var group = new WorkerGroup("w", replicas, template, List.of(claim), null);
+    return new Workload(ObjectMeta.named(name), new WorkloadSpec(List.of(group), Optional.of(domain)), WorkloadStatus.EMPTY);
+  }
+
+  private static ComputeDomainStatus status(WholeCluster w, String name) {
+    return w.api().get(Kinds.COMPUTE_DOMAIN, name).orElseThrow().status();
+  }
+
+  private static Condition ready(WholeCluster w, String name) {
+    return Condition.find(status(w, name).conditions(), DomainPlan.READY).orElseThrow();
+  }
+}
