@@ -9,6 +9,7 @@ import dev.quartermaster.agent.effects.EffectsReconciler;
 import dev.quartermaster.agent.health.HealthPolicy;
 import dev.quartermaster.agent.ledger.ClaimState;
 import dev.quartermaster.agent.host.NodeHost;
+import dev.quartermaster.api.node.DomainDaemon;
 import dev.quartermaster.agent.host.OsNodeHost;
 import dev.quartermaster.agent.node.ApiListerWatcher;
 import dev.quartermaster.agent.node.ClaimSync;
@@ -76,6 +77,10 @@ public final class NodeAgent implements AutoCloseable {
 
   private final NodeAgentConfig config;
   private final NodeHost host;
+  /** How often the compute domain daemons are checked while the node is in a domain. */
+  static final Duration DAEMON_WATCH = Duration.ofSeconds(1);
+  private volatile Cancellable daemonWatch = () -> false;
+  private volatile List<DomainDaemon> reportedDaemons = List.of();
   private final NodeHost.StateLock lock;
   private final NodeDevices devices;
   private final AtomicReference<ControlNodeStatus> controlNodes;
@@ -109,7 +114,7 @@ public final class NodeAgent implements AutoCloseable {
     var env = config.env();
     var tree = host.devices();
     this.deviceEvents = new SerialExecutor(env);
-    this.status = new NodeStatusWriter(config.api(), config.nodeName(), config.env());
+    this.status = new NodeStatusWriter(config.api(), config.nodeName());
     this.slice = new SlicePublisher(config.api(), config.nodeName());
     this.devices = NodeDevices.start(env, tree, HealthPolicy.defaults(config.healthCleanPeriod()),
         () -> deviceEvents.submit(this::publishSlice));
@@ -249,6 +254,7 @@ public final class NodeAgent implements AutoCloseable {
     watcher = ControlNodeWatcher.start(config.env(), host.devices()::checkControlNodes, host.devices().watchDir(),
         config.rescanPeriod(), s -> deviceEvents.submit(() -> controlNodesChanged(s)));
     heartbeat = config.env().schedule(config.heartbeat(), this::beat);
+    daemonWatch = config.env().schedule(DAEMON_WATCH, this::watchDaemons);
     LOG.info("agent for node {} started: state {}, CDI {}, {} GPUs ({}), control nodes {}", config.nodeName(),
         config.stateDir(), config.cdiDir(), devices.inventory().gpus().size(), devices.inventory().source(),
         controlNodes.get().ready() ? "complete" : controlNodes.get().message());
@@ -305,6 +311,36 @@ public final class NodeAgent implements AutoCloseable {
     conditions = Condition.set(conditions, DevicesReady.of(controlNodes.get(), devices.inventory()), now);
     return new NodeStatus(conditions, Optional.of(now), config.bootId(), AGENT_VERSION, s.computeDomains(),
         plugins.instances(), s.domainDaemons());
+  }
+
+  /**
+   * Every {@link #DAEMON_WATCH} while the ledger wants a compute domain here: starts a daemon that
+   * died again (the effects reconcile does, since the ledger still wants it) and reports each wanted
+   * daemon's state on the Node when it changed, which the domain's status and the tasks that wait
+   * for it read. Nothing is written while the node is in no domain.
+   */
+  private void watchDaemons() {
+    if (closed) {
+      return;
+    }
+    try {
+      var wanted = preparer.wantedDomains();
+      if (!wanted.isEmpty() || !reportedDaemons.isEmpty()) {
+        if (!wanted.isEmpty()) {
+          preparer.syncEffects();
+        }
+        var daemons = host.helpers().daemons(wanted, config.env().now());
+        if (!daemons.equals(reportedDaemons)) {
+          status.update(s -> s.withDomainDaemons(daemons));
+          reportedDaemons = daemons;
+        }
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("watching the compute domain daemons of node {} failed; trying again", config.nodeName(), e);
+    }
+    if (!closed) {
+      daemonWatch = config.env().schedule(DAEMON_WATCH, this::watchDaemons);
+    }
   }
 
   private void beat() {
@@ -399,6 +435,7 @@ public final class NodeAgent implements AutoCloseable {
   private void stop(boolean killTasks) throws IOException {
     closed = true;
     heartbeat.cancel();
+    daemonWatch.cancel();
     if (watcher != null) {
       watcher.close();
     }

@@ -11,6 +11,7 @@ import dev.quartermaster.cli.commands.UpCommand;
 import dev.quartermaster.cli.commands.NodeCommand;
 import dev.quartermaster.cli.commands.AgentCommand;
 import dev.quartermaster.cli.commands.CsiCommand;
+import dev.quartermaster.cli.commands.DomainDaemonCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -53,6 +54,7 @@ public final class Main implements Runnable {
     cl.addSubcommand(NodeCommand.command(env));
     cl.addSubcommand(AgentCommand.command(env));
     cl.addSubcommand(CsiCommand.command(env));
+    cl.addSubcommand(new DomainDaemonCommand(env));
     cl.addSubcommand(new VersionCommand());
     cl.setCaseInsensitiveEnumValuesAllowed(true);
     cl.setExecutionExceptionHandler(new ErrorReporter(

@@ -1,5 +1,9 @@
 package dev.quartermaster.agent.effects;
 
+import dev.quartermaster.api.node.DomainDaemon;
+import java.time.Instant;
+import java.util.List;
+
 import java.io.IOException;
 import java.util.Set;
 
@@ -17,4 +21,11 @@ public interface HelperProcesses {
 
   /** Stops the helper for {@code domain}; does nothing if it is not running. */
   void stop(String domain) throws IOException;
+
+  /**
+   * The state of the helper of each domain in {@code wanted}, as the node reports it: one that is
+   * not running (it died) is {@code Restarting} (the next effects reconcile starts it again), one
+   * that runs is {@code Ready} or {@code Starting} as its readiness check says.
+   */
+  List<DomainDaemon> daemons(java.util.Set<String> wanted, Instant now);
 }

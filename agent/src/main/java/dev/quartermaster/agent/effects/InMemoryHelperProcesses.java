@@ -1,5 +1,8 @@
 package dev.quartermaster.agent.effects;
 
+import dev.quartermaster.api.node.DomainDaemon;
+import java.time.Instant;
+
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,6 +38,14 @@ public final class InMemoryHelperProcesses implements HelperProcesses {
     if (running.remove(domain)) {
       log.add("stop " + domain);
     }
+  }
+
+  /** Every running helper is ready at once: the simulation has no daemon start-up to wait for. */
+  @Override
+  public synchronized List<DomainDaemon> daemons(Set<String> wanted, Instant now) {
+    return new TreeSet<>(wanted).stream().map(d -> running.contains(d) ? new DomainDaemon(d, DomainDaemon.DaemonState.Ready,
+        java.util.Optional.empty(), 0, "", java.util.Optional.empty()) : new DomainDaemon(d, DomainDaemon.DaemonState.Restarting,
+        java.util.Optional.empty(), 0, "not running", java.util.Optional.empty())).toList();
   }
 
   /** Makes starts of {@code domain}'s helper fail (or succeed again). */

@@ -1,5 +1,9 @@
 package dev.quartermaster.agent.effects;
 
+import dev.quartermaster.agent.domaind.DaemonAnswer;
+import dev.quartermaster.agent.domaind.ReadinessProbe;
+import dev.quartermaster.api.node.DomainDaemon;
+
 import dev.quartermaster.api.validation.Names;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -21,9 +25,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Helpers as real OS processes: one per domain, started from a command template in which {@code
- * {domain}} is replaced by the domain name (default {@code sleep infinity}, a stand-in for a
- * domain daemon). Each helper's pid and start time are kept in {@code <dir>/<domain>.pid}, and its
- * output goes to {@code <dir>/<domain>.log}.
+ * {domain}} is replaced by the domain name and {@code {socket}} by {@code <dir>/<domain>.sock}, where
+ * the daemon answers its readiness check ({@code qm domain-daemon}; {@link
+ * dev.quartermaster.agent.domaind.ReadinessProbe}). A command without {@code {socket}} (the default,
+ * {@code sleep infinity}) has no readiness check: running is ready. Each helper's pid and start time
+ * are kept in {@code <dir>/<domain>.pid}, and its output goes to {@code <dir>/<domain>.log}.
  *
  * <p>A helper outlives an agent restart (it is not killed with the agent), and the next agent adopts
  * it from its pid file when the process with that pid and start time is still alive, so restarting
@@ -37,6 +43,10 @@ public final class OsHelperProcesses implements HelperProcesses {
   private final Path dir;
   private final List<String> command;
   private final Map<String, ProcessHandle> running = new HashMap<>();
+  /** Starts of each domain's helper since it was last stopped on purpose; more than one is a restart. */
+  private final Map<String, Integer> starts = new HashMap<>();
+  /** The state each domain's daemon was last reported in, and since when. */
+  private final Map<String, DomainDaemon> reported = new HashMap<>();
 
   /** Helpers recorded under {@code dir}, running {@code command}; adopts live ones at once. */
   public OsHelperProcesses(Path dir, List<String> command) throws IOException {
@@ -63,7 +73,7 @@ public final class OsHelperProcesses implements HelperProcesses {
       return;
     }
     var args = new ArrayList<String>();
-    command.forEach(a -> args.add(a.replace("{domain}", domain)));
+    command.forEach(a -> args.add(a.replace("{domain}", domain).replace("{socket}", socketOf(domain).toString())));
     var log = dir.resolve(domain + ".log");
     var process = new ProcessBuilder(args)
         .redirectErrorStream(true)
@@ -74,12 +84,15 @@ public final class OsHelperProcesses implements HelperProcesses {
     var started = handle.info().startInstant().map(Instant::toString).orElse("-");
     Files.writeString(pidFile(domain), handle.pid() + " " + started + "\n", StandardCharsets.UTF_8);
     running.put(domain, handle);
+    starts.merge(domain, 1, Integer::sum);
     LOG.info("started helper for compute domain {}: pid {} ({})", domain, handle.pid(), String.join(" ", args));
   }
 
   @Override
   public synchronized void stop(String domain) throws IOException {
     requireDomain(domain);
+    starts.remove(domain);
+    reported.remove(domain);
     var handle = running.remove(domain);
     if (handle != null && handle.isAlive()) {
       handle.destroy();
@@ -98,6 +111,52 @@ public final class OsHelperProcesses implements HelperProcesses {
       LOG.info("stopped helper for compute domain {} (pid {})", domain, handle.pid());
     }
     Files.deleteIfExists(pidFile(domain));
+  }
+
+  @Override
+  public synchronized List<DomainDaemon> daemons(Set<String> wanted, Instant now) {
+    var out = new ArrayList<DomainDaemon>();
+    starts.keySet().retainAll(wanted);
+    reported.keySet().retainAll(wanted);
+    for (var domain : new java.util.TreeSet<>(wanted)) {
+      var handle = Optional.ofNullable(running.get(domain)).filter(ProcessHandle::isAlive);
+      int restarts = Math.max(0, starts.getOrDefault(domain, 1) - 1);
+      DomainDaemon.DaemonState state;
+      var message = "";
+      if (handle.isEmpty()) {
+        state = DomainDaemon.DaemonState.Restarting;
+        message = "the daemon exited; the agent starts it again";
+      } else if (!usesSocket()) {
+        state = DomainDaemon.DaemonState.Ready;
+      } else {
+        switch (ReadinessProbe.ask(socketOf(domain))) {
+          case DaemonAnswer.Ready r -> state = DomainDaemon.DaemonState.Ready;
+          case DaemonAnswer.Starting st -> {
+            state = restarts > 0 ? DomainDaemon.DaemonState.Restarting : DomainDaemon.DaemonState.Starting;
+            message = "the daemon is starting";
+          }
+          case DaemonAnswer.Silent silent -> {
+            state = restarts > 0 ? DomainDaemon.DaemonState.Restarting : DomainDaemon.DaemonState.Starting;
+            message = "no readiness answer: " + silent.reason();
+          }
+        }
+      }
+      var before = reported.get(domain);
+      var since = before != null && before.state() == state ? before.since() : Optional.of(now);
+      var daemon = new DomainDaemon(domain, state, handle.map(ProcessHandle::pid), restarts, message, since);
+      reported.put(domain, daemon);
+      out.add(daemon);
+    }
+    return out;
+  }
+
+  private boolean usesSocket() {
+    return command.stream().anyMatch(a -> a.contains("{socket}"));
+  }
+
+  /** Where {@code domain}'s daemon answers its readiness check. */
+  public Path socketOf(String domain) {
+    return dir.resolve(domain + ".sock").toAbsolutePath();
   }
 
   private void adopt() throws IOException {

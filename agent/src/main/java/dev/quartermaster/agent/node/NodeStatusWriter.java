@@ -1,7 +1,6 @@
 package dev.quartermaster.agent.node;
 
 import dev.quartermaster.agent.effects.DomainMembership;
-import dev.quartermaster.api.node.DomainDaemon;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
@@ -27,12 +26,10 @@ public final class NodeStatusWriter implements DomainMembership {
 
   private final ApiClient api;
   private final String node;
-  private final dev.quartermaster.core.env.Env env;
 
-  public NodeStatusWriter(ApiClient api, String node, dev.quartermaster.core.env.Env env) {
+  public NodeStatusWriter(ApiClient api, String node) {
     this.api = Objects.requireNonNull(api, "api");
     this.node = Objects.requireNonNull(node, "node");
-    this.env = Objects.requireNonNull(env, "env");
   }
 
   /** Applies {@code change} to the Node's status; returns the Node as written (or as it was, if unchanged). */
@@ -61,19 +58,13 @@ public final class NodeStatusWriter implements DomainMembership {
   }
 
   /**
-   * Publishes the membership and, for each member domain, its daemon as ready: the effects reconciler
-   * publishes a domain only once its helper runs (I2's order), so a published domain has a running
-   * daemon. A daemon already reported keeps its entry (and its {@code since}).
+   * Publishes the membership. The daemons' states are the agent's daemon watch's to report; an entry
+   * for a domain no longer published is dropped with it.
    */
   @Override
   public void publish(Set<String> domains) {
     var sorted = List.copyOf(new TreeSet<>(domains));
-    var now = env.now();
-    update(s -> {
-      var daemons = sorted.stream().map(d -> s.daemonOf(d).filter(DomainDaemon::ready)
-          .orElse(new DomainDaemon(d, DomainDaemon.DaemonState.Ready, java.util.Optional.empty(), 0, "",
-              java.util.Optional.of(now)))).toList();
-      return new NodeStatus(s.conditions(), s.heartbeat(), s.bootId(), s.agentVersion(), sorted, s.plugins(), daemons);
-    });
+    update(s -> new NodeStatus(s.conditions(), s.heartbeat(), s.bootId(), s.agentVersion(), sorted, s.plugins(),
+        s.domainDaemons().stream().filter(d -> domains.contains(d.domain())).toList()));
   }
 }

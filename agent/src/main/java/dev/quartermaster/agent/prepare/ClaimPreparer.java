@@ -275,6 +275,11 @@ public final class ClaimPreparer {
     return "DevicesReady=False (" + status.reason() + "): " + status.message();
   }
 
+  /** The compute domains the ledger wants this node in now. */
+  public java.util.Set<String> wantedDomains() {
+    return NodeEffects.of(durable.ledger().snapshot()).computeDomains();
+  }
+
   /** Brings side effects in line with the ledger as it is when the reconciler runs. */
   public EffectsReconciler.Outcome syncEffects() {
     var outcome = effects.reconcile(() -> NodeEffects.of(durable.ledger().snapshot()));

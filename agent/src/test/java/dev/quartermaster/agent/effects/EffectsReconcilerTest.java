@@ -32,6 +32,11 @@ class EffectsReconcilerTest {
         events.add("stop " + domain);
         inner.stop(domain);
       }
+
+      @Override
+      public java.util.List<dev.quartermaster.api.node.DomainDaemon> daemons(Set<String> wanted, java.time.Instant now) {
+        return inner.daemons(wanted, now);
+      }
     };
     DomainMembership membership = domains -> events.add("publish " + new java.util.TreeSet<>(domains));
     var reconciler = new EffectsReconciler(helpers, membership);

@@ -92,7 +92,8 @@ public final class AgentCommand implements Callable<Integer> {
             new SystemEnv())
         .withCreateControlNodes(createControlNodes)
         .withRescanPeriod(java.time.Duration.ofSeconds(rescanSeconds))
-        .withCsiPluginDir(csiPluginDir != null ? env.resolve(csiPluginDir) : stateDir.resolve("plugins"));
+        .withCsiPluginDir(csiPluginDir != null ? env.resolve(csiPluginDir) : stateDir.resolve("plugins"))
+        .withHelperCommand(DomainDaemonCommand.launcher(node));
     var agent = NodeAgent.start(config, CsiClients.grpc());
     var stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -100,7 +100,8 @@ public final class UpCommand implements Callable<Integer> {
         OwnerOnly.directory(layout.state(node)); // created 0700, not tightened later with a warning
         plugins.add(startHostpath(layout, node, i == 1));
         var config = NodeAgentConfig.of(server.registry(), node, layout.state(node), root.root(), layout.cdi(node), system)
-            .withCsiPluginDir(layout.plugins(node));
+            .withCsiPluginDir(layout.plugins(node))
+            .withHelperCommand(DomainDaemonCommand.launcher(node));
         agents.add(NodeAgent.start(config, CsiClients.grpc()));
       }
       var configFile = UserConfig.location(env);

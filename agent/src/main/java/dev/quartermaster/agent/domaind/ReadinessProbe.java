@@ -1,0 +1,62 @@
+package dev.quartermaster.agent.domaind;
+
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * The agent's readiness check of a domain daemon: connect to its socket and read its one line. A
+ * daemon that is alive but stuck never answers; the socket's accept backlog still connects, so the
+ * read is bounded: a non-blocking channel polled for at most {@link #ATTEMPTS} short waits.
+ */
+public final class ReadinessProbe {
+  private static final int ATTEMPTS = 50;
+  private static final int MAX_LINE = 256;
+
+  private ReadinessProbe() {}
+
+  public static DaemonAnswer ask(Path socket) {
+    if (!Files.exists(socket)) {
+      return new DaemonAnswer.Silent("no socket at " + socket + " yet");
+    }
+    try (var channel = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+      channel.connect(UnixDomainSocketAddress.of(socket));
+      channel.configureBlocking(false);
+      var buffer = ByteBuffer.allocate(MAX_LINE);
+      for (int i = 0; i < ATTEMPTS && buffer.hasRemaining(); i++) {
+        int n = channel.read(buffer);
+        if (n < 0 || (buffer.position() > 0 && buffer.get(buffer.position() - 1) == '\n')) {
+          break;
+        }
+        if (n == 0) {
+          Thread.sleep(10); // a bounded poll of a local socket; the daemon answers at once when alive
+        }
+      }
+      return parse(new String(buffer.array(), 0, buffer.position(), StandardCharsets.US_ASCII).strip());
+    } catch (IOException e) {
+      return new DaemonAnswer.Silent("cannot connect to " + socket + ": " + e.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return new DaemonAnswer.Silent("interrupted");
+    }
+  }
+
+  static DaemonAnswer parse(String line) {
+    var parts = line.split(" ");
+    if (parts.length != 4 || !(parts[0].equals("READY") || parts[0].equals("STARTING"))) {
+      return new DaemonAnswer.Silent(line.isEmpty() ? "no answer" : "unexpected answer '" + line + "'");
+    }
+    long pid;
+    try {
+      pid = Long.parseLong(parts[3]);
+    } catch (NumberFormatException e) {
+      return new DaemonAnswer.Silent("unexpected answer '" + line + "'");
+    }
+    return parts[0].equals("READY") ? new DaemonAnswer.Ready(parts[1], pid) : new DaemonAnswer.Starting(parts[1], pid);
+  }
+}
