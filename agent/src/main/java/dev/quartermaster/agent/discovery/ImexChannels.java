@@ -31,6 +31,7 @@ public record ImexChannels(List<DiscoveredChannel> channels, List<String> proble
   /** A device tree that does not look for channels (the in-memory simulation). */
   public static final ImexChannels NONE = new ImexChannels(List.of(), List.of(), Optional.empty());
 
+  private static final int SHOWN_PROBLEMS = 4;
   private static final Pattern NODE = Pattern.compile("channel(0|[1-9][0-9]{0,8})");
 
   public ImexChannels {
@@ -76,7 +77,10 @@ public record ImexChannels(List<DiscoveredChannel> channels, List<String> proble
     parts.add(channels.size() + " IMEX channels");
     absentReason.ifPresent(why -> parts.set(0, "no IMEX channels: " + why));
     if (!problems.isEmpty()) {
-      parts.add("channels left out: " + String.join("; ", problems));
+      // 2,048 broken nodes must not make a condition of 2,048 lines: the first few and a count
+      var shown = problems.subList(0, Math.min(problems.size(), SHOWN_PROBLEMS));
+      parts.add("channels left out: " + String.join("; ", shown)
+          + (problems.size() > shown.size() ? "; and " + (problems.size() - shown.size()) + " more" : ""));
     }
     return String.join("; ", parts);
   }
