@@ -64,6 +64,9 @@ public record ImexChannels(List<DiscoveredChannel> channels, List<String> proble
     } catch (NumberFormatException e) {
       return Optional.empty();
     }
+    if (!DiscoveredChannel.nameOf(id).equals(name)) {
+      return Optional.empty(); // "channel-07", "channel-+7": not a name this node publishes
+    }
     // channels are sorted by id and usually dense: look where it would be first
     if (id >= 0 && id < channels.size() && channels.get(id).id() == id) {
       return Optional.of(channels.get(id));

@@ -41,6 +41,9 @@ class ImexChannelsTest {
     assertThat(found.channel("channel-2047")).map(DiscoveredChannel::id).contains(2047);
     assertThat(found.channel("channel-2048")).isEmpty();
     assertThat(found.channel("gpu-0")).isEmpty();
+    assertThat(found.channel("channel-07")).isEmpty();
+    assertThat(found.channel("channel-+7")).isEmpty();
+    assertThat(found.channel("channel-7")).map(DiscoveredChannel::id).contains(7);
     assertThat(found.channels().getFirst().toDevice().deviceClass()).isEqualTo("channel");
 
     var reopened = SimulatedDeviceRoot.open(sim.root());
