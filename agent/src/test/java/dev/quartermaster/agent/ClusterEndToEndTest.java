@@ -143,6 +143,41 @@ class ClusterEndToEndTest {
     assertThat(running(after, "train-w-0")).isTrue();
   }
 
+  /**
+   * Issue 11: a worker that claims a GPU and an IMEX channel. The allocator picks a channel from the
+   * node's slice, the agent prepares it (before, "device channel-0 is not on this node" and the task
+   * waited for ever), and the task's device check opened the channel's node.
+   */
+  @Test
+  void aWorkerWithAChannelClaimGetsAChannelAndRunsWithItsNode() throws Exception {
+    api.create(new DeviceClass(ObjectMeta.named("gpu"), new DeviceClassSpec("gpu", List.of()), null));
+    api.create(new DeviceClass(ObjectMeta.named("channel"), new DeviceClassSpec("channel", List.of()), null));
+    var template = new TaskTemplate(List.of("sh", "-c", "echo $QUARTERMASTER_IMEX_CHANNELS; sleep 30"), Map.of(), "exec",
+        Optional.empty(), List.of(), Map.of());
+    var gpu = new ClaimTemplate("gpu",
+        new ResourceClaimSpec(List.of(new DeviceRequest("gpus", "gpu", 1, List.of())), Optional.empty()));
+    var channel = new ClaimTemplate("channel",
+        new ResourceClaimSpec(List.of(new DeviceRequest("channel", "channel", 1, List.of())), Optional.empty()));
+    var group = new WorkerGroup("w", 1, template, List.of(gpu, channel), RestartPolicy.Never);
+    api.create(new Workload(ObjectMeta.named("imex"), new WorkloadSpec(List.of(group), Optional.empty()), null));
+
+    var tasks = ApiAwait.until(api, Kinds.TASK, "imex-w-0 Running", ts -> running(ts, "imex-w-0"));
+
+    var claim = api.get(Kinds.RESOURCE_CLAIM, "imex-w-0-channel").orElseThrow();
+    var allocated = claim.status().allocation().orElseThrow().devices();
+    assertThat(allocated).hasSize(1);
+    var device = allocated.getFirst().device();
+    assertThat(device).matches("channel-[0-9]+");
+    var id = device.substring("channel-".length());
+    assertThat(claim.status().prepare().get(NODE).cdiDevices())
+        .containsExactly("quartermaster.dev/channel=" + claim.metadata().uid() + "-" + device);
+    var check = task(tasks, "imex-w-0").orElseThrow().status().deviceCheck().orElseThrow();
+    assertThat(check.passed()).isTrue();
+    assertThat(check.opened()).anyMatch(p -> p.endsWith("/dev/nvidia-caps-imex-channels/channel" + id));
+    assertThat(check.opened()).anyMatch(p -> p.matches(".*/dev/nvidia[0-9]+"));
+    assertThat(ApiAwait.fileContains(agent.config().taskLog("imex-w-0"), id)).contains(id);
+  }
+
   @Test
   void aDeletedTaskIsKilledBeforeItsClaimIsUnpreparedAndARestartedAgentDoesNotRerunItsTasks() throws Exception {
     api.create(new DeviceClass(ObjectMeta.named("gpu"), new DeviceClassSpec("gpu", List.of()), null));

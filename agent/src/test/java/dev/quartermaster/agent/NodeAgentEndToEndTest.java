@@ -90,7 +90,8 @@ class NodeAgentEndToEndTest {
     assertThat(node.orElseThrow().status().bootId()).isEqualTo("e2e-boot");
     assertThat(node.orElseThrow().status().heartbeat()).isPresent();
     var slice = await(Kinds.DEVICE_SLICE, NODE, s -> s.isPresent());
-    assertThat(slice.orElseThrow().spec().devices()).extracting(d -> d.name()).containsExactly("gpu-0", "gpu-1");
+    assertThat(slice.orElseThrow().spec().devices()).filteredOn(d -> d.deviceClass().equals("gpu"))
+        .extracting(d -> d.name()).containsExactly("gpu-0", "gpu-1");
     assertThat(slice.orElseThrow().spec().devices().getFirst().attributes()).containsKey("uuid").containsEntry("minor", "0");
     assertThat(node.orElseThrow().status().conditions()).anyMatch(c -> c.type().equals("DevicesReady") && c.isTrue());
 
@@ -210,6 +211,43 @@ class NodeAgentEndToEndTest {
     sim.removeNode(dev.quartermaster.agent.discovery.ControlNode.NVIDIA_MODESET);
     ApiAwait.fileLacks(file, "/dev/nvidia-modeset");
     assertThat(Files.readString(file)).contains("/dev/nvidia-uvm");
+  }
+
+  /**
+   * Issue 11: a claim for an IMEX channel the node publishes is prepared (before, the agent said
+   * "device channel-0 is not on this node" and the task waited for ever), and its CDI spec carries
+   * the channel's node with the number the simulated root gave it.
+   */
+  @Test
+  void publishesItsImexChannelsAndPreparesAChannelClaim() throws Exception {
+    var slice = await(Kinds.DEVICE_SLICE, NODE, s -> s.isPresent()).orElseThrow();
+    var channels = slice.spec().devices().stream().filter(d -> d.deviceClass().equals("channel")).toList();
+    assertThat(channels).hasSize(2048);
+    assertThat(channels.getFirst().name()).isEqualTo("channel-0");
+    assertThat(channels.getLast().name()).isEqualTo("channel-2047");
+    assertThat(channels).allSatisfy(d -> {
+      assertThat(d.health()).isEqualTo(dev.quartermaster.api.device.Device.Health.Healthy);
+      assertThat(d.attributes()).isEmpty();
+    });
+    await(Kinds.NODE, NODE, n -> n.flatMap(x -> Condition.find(x.status().conditions(), "DevicesReady"))
+        .filter(c -> c.isTrue() && c.message().contains("2048 IMEX channels")).isPresent());
+
+    var spec = new ResourceClaimSpec(List.of(new DeviceRequest("channel", "channel", 1, List.of())), Optional.empty());
+    var status = ResourceClaimStatus.EMPTY.withAllocation(
+        new Allocation(NODE, List.of(new Allocation.AllocatedDevice("channel", "channel-7"))));
+    var g = api.create(new ResourceClaim(ObjectMeta.named("claim-g"), spec, status));
+    var prepared = await(Kinds.RESOURCE_CLAIM, "claim-g", c -> c.flatMap(NodeAgentEndToEndTest::prepareState)
+        .filter(s -> s.phase() == PrepareState.Phase.Prepared).isPresent()).orElseThrow();
+    var uid = g.metadata().uid();
+    assertThat(prepareState(prepared).orElseThrow().cdiDevices())
+        .containsExactly("quartermaster.dev/channel=" + uid + "-channel-7");
+    var file = new ObjectMapper().readTree(tmp.resolve("cdi").resolve("quartermaster.dev-channel_" + uid + ".json").toFile());
+    var node = file.path("devices").get(0).path("containerEdits").path("deviceNodes").get(0);
+    assertThat(node.path("path").asText()).isEqualTo("/dev/nvidia-caps-imex-channels/channel7");
+    assertThat(node.path("hostPath").asText()).isEqualTo(sim.channelPath(7).toString());
+    var number = sim.standIn("nvidia-caps-imex-channels/channel7");
+    assertThat(node.path("major").asLong()).isEqualTo(number.major());
+    assertThat(node.path("minor").asLong()).isEqualTo(number.minor());
   }
 
   private <T extends ApiObject> Optional<T> await(Kind<T> kind, String name, Predicate<Optional<T>> condition)

@@ -120,12 +120,25 @@ class UpPermissionsTest {
       for (var dev : devDirs) {
         assertThat(mode(dev)).as(dev.toString()).isEqualTo("rwx------");
         assertThat(mode(dev.getParent())).as(dev.getParent().toString()).isEqualTo("rwx------");
-        try (var list = Files.list(dev)) {
-          for (var node : list.toList()) {
-            assertThat(mode(node)).as(node.toString()).isEqualTo("rw-------");
+        // qm up's default: 2,048 IMEX channels, laid out as on a real node, as root-only as the rest
+        var channels = dev.resolve("nvidia-caps-imex-channels");
+        assertThat(channels.resolve("channel0")).exists();
+        assertThat(channels.resolve("channel2047")).exists();
+        assertThat(channels.resolve("channel2048")).doesNotExist();
+        try (var walk = Files.walk(dev)) {
+          for (var node : walk.filter(p -> !p.equals(dev)).toList()) {
+            assertThat(mode(node)).as(node.toString())
+                .isEqualTo(Files.isDirectory(node, LinkOption.NOFOLLOW_LINKS) ? "rwx------" : "rw-------");
           }
         }
       }
+      // qm up made the channel device class beside the gpu one
+      var classes = new StringWriter();
+      var get = Main.commandLine(cli);
+      get.setOut(new PrintWriter(classes, true));
+      get.setErr(new PrintWriter(err, true));
+      assertThat(get.execute("get", "deviceclasses", "channel", "-o", "yaml")).as(err.toString()).isZero();
+      assertThat(classes.toString()).contains("name: channel").contains("class: channel");
       assertThat(devDirs).isNotEmpty();
       System.out.println("qm up made " + count + " paths; with group/other bits, behind the 0700 data dir: " + others.size());
       others.forEach(o -> System.out.println("  " + o));

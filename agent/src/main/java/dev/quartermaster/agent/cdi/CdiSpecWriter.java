@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.quartermaster.agent.checkpoint.AtomicLedgerFile;
+import dev.quartermaster.agent.discovery.DiscoveredChannel;
 import dev.quartermaster.agent.discovery.DiscoveredGpu;
 import dev.quartermaster.agent.discovery.VerifiedNode;
 import dev.quartermaster.agent.ledger.ClaimRef;
@@ -22,7 +23,10 @@ import java.util.TreeSet;
  * one device {@code <claim-uid>-<device>} per GPU with its own device node, and the control nodes
  * ({@code nvidiactl}, {@code nvidia-uvm}, ...) once in the spec-level {@code containerEdits}, which
  * a runtime applies whenever any device of the spec is asked for. Every node carries {@code type
- * c}, major and minor, so that the runtime's device cgroup allows exactly these (I3). Written at
+ * c}, major and minor, so that the runtime's device cgroup allows exactly these (I3). A claim's
+ * IMEX channels go into a second spec, kind {@code quartermaster.dev/channel}, one device {@code
+ * <claim-uid>-channel-<N>} per channel with its {@code /dev/nvidia-caps-imex-channels/channel<N>}
+ * node (nothing else: the GPU nodes come with a GPU claim). Written at
  * the minimum {@code cdiVersion} its fields need, atomically (temp file, fsync, rename, fsync the
  * directory), so a runtime scanning the directory never sees half a spec.
  *
@@ -45,18 +49,63 @@ public final class CdiSpecWriter implements ClaimSpecs {
   }
 
   @Override
-  public List<String> write(ClaimRef claim, List<DiscoveredGpu> gpus, List<VerifiedNode> controlNodes)
-      throws IOException {
-    if (gpus.isEmpty()) {
+  public List<String> write(ClaimRef claim, List<DiscoveredGpu> gpus, List<DiscoveredChannel> channels,
+      List<VerifiedNode> controlNodes) throws IOException {
+    if (gpus.isEmpty() && channels.isEmpty()) {
       throw new IllegalArgumentException("claim " + claim + ": a CDI spec needs at least one device");
     }
     var uid = SafeNames.requireClaimUid(claim.uid());
     gpus.forEach(g -> SafeNames.requireDeviceName(g.name()));
-    var path = specPath(DiscoveredGpu.CLASS, uid);
-    var bytes = render(claim, gpus, controlNodes);
+    channels.forEach(c -> SafeNames.requireDeviceName(c.name()));
+    var names = new ArrayList<String>();
+    if (!gpus.isEmpty()) {
+      writeSpec(specPath(DiscoveredGpu.CLASS, uid), render(claim, gpus, controlNodes));
+      gpus.forEach(g -> names.add(CdiNames.qualified(DiscoveredGpu.CLASS, uid, g.name())));
+    }
+    if (!channels.isEmpty()) {
+      writeSpec(specPath(DiscoveredChannel.CLASS, uid), renderChannels(claim, channels));
+      channels.forEach(c -> names.add(CdiNames.qualified(DiscoveredChannel.CLASS, uid, c.name())));
+    }
+    return names;
+  }
+
+  private void writeSpec(Path path, byte[] bytes) throws IOException {
     Files.createDirectories(dir);
     AtomicLedgerFile.writeAtomically(path, dir.resolve("." + path.getFileName() + ".tmp"), bytes);
-    return gpus.stream().map(g -> CdiNames.qualified(DiscoveredGpu.CLASS, uid, g.name())).toList();
+  }
+
+  /**
+   * The channel spec's bytes: one device per channel with its own node, the claim uid and the
+   * channel ids ({@code QUARTERMASTER_IMEX_CHANNELS=0,5}) in the environment.
+   */
+  public static byte[] renderChannels(ClaimRef claim, List<DiscoveredChannel> channels) {
+    var names = new ArrayList<String>();
+    var nodes = new ArrayList<CdiDeviceNode>();
+    var devices = NODES.arrayNode();
+    for (var channel : channels) {
+      var name = CdiNames.deviceName(claim.uid(), channel.name());
+      names.add(name);
+      var node = CdiDeviceNode.of(channel.node());
+      nodes.add(node);
+      var device = devices.addObject();
+      device.put("name", name);
+      device.putObject("containerEdits").putArray("deviceNodes").add(deviceNode(node));
+    }
+    var spec = NODES.objectNode();
+    var common = NODES.objectNode();
+    var env = common.putArray("env");
+    env.add("QUARTERMASTER_CLAIM_UID=" + claim.uid());
+    env.add("QUARTERMASTER_IMEX_CHANNELS="
+        + String.join(",", channels.stream().map(c -> Integer.toString(c.id())).toList()));
+    spec.put("cdiVersion", CdiVersion.minimumFor(names, nodes));
+    spec.put("kind", CdiNames.kind(DiscoveredChannel.CLASS));
+    spec.set("devices", devices);
+    spec.set("containerEdits", common);
+    try {
+      return JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(spec);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot render CDI spec", e);
+    }
   }
 
   /** The spec's bytes (exposed for tests that validate it against the CDI schema). */

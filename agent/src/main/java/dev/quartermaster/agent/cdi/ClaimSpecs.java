@@ -1,5 +1,6 @@
 package dev.quartermaster.agent.cdi;
 
+import dev.quartermaster.agent.discovery.DiscoveredChannel;
 import dev.quartermaster.agent.discovery.DiscoveredGpu;
 import dev.quartermaster.agent.discovery.VerifiedNode;
 import dev.quartermaster.agent.ledger.ClaimRef;
@@ -18,7 +19,18 @@ public interface ClaimSpecs {
    * {@code controlNodes} (the nodes every GPU container needs besides its GPU's); returns the
    * qualified CDI names.
    */
-  List<String> write(ClaimRef claim, List<DiscoveredGpu> gpus, List<VerifiedNode> controlNodes) throws IOException;
+  default List<String> write(ClaimRef claim, List<DiscoveredGpu> gpus, List<VerifiedNode> controlNodes)
+      throws IOException {
+    return write(claim, gpus, List.of(), controlNodes);
+  }
+
+  /**
+   * Writes (or rewrites) the specs for {@code claim}'s {@code gpus} (as above) and IMEX {@code
+   * channels}, each with its own {@code /dev/nvidia-caps-imex-channels/channel<N>} node; returns
+   * the qualified CDI names, GPUs first. At least one device.
+   */
+  List<String> write(ClaimRef claim, List<DiscoveredGpu> gpus, List<DiscoveredChannel> channels,
+      List<VerifiedNode> controlNodes) throws IOException;
 
   /** Removes every spec of the claim with {@code uid}; nothing if there is none. */
   void remove(String uid) throws IOException;

@@ -1,5 +1,6 @@
 package dev.quartermaster.agent.cdi;
 
+import dev.quartermaster.agent.discovery.DiscoveredChannel;
 import dev.quartermaster.agent.discovery.DiscoveredGpu;
 import dev.quartermaster.agent.discovery.VerifiedNode;
 import dev.quartermaster.agent.ledger.ClaimRef;
@@ -14,9 +15,12 @@ public final class InMemoryClaimSpecs implements ClaimSpecs {
   private final Map<String, List<VerifiedNode>> controlNodes = new TreeMap<>();
 
   @Override
-  public synchronized List<String> write(ClaimRef claim, List<DiscoveredGpu> gpus, List<VerifiedNode> control) {
-    var names = gpus.stream().map(g -> CdiNames.qualified(DiscoveredGpu.CLASS, claim.uid(), g.name())).toList();
-    specs.put(claim.uid(), names);
+  public synchronized List<String> write(ClaimRef claim, List<DiscoveredGpu> gpus, List<DiscoveredChannel> channels,
+      List<VerifiedNode> control) {
+    var names = new java.util.ArrayList<String>();
+    gpus.forEach(g -> names.add(CdiNames.qualified(DiscoveredGpu.CLASS, claim.uid(), g.name())));
+    channels.forEach(c -> names.add(CdiNames.qualified(DiscoveredChannel.CLASS, claim.uid(), c.name())));
+    specs.put(claim.uid(), List.copyOf(names));
     controlNodes.put(claim.uid(), List.copyOf(control));
     return names;
   }

@@ -1,6 +1,8 @@
 package dev.quartermaster.agent.devices;
 
+import dev.quartermaster.agent.discovery.DiscoveredChannel;
 import dev.quartermaster.agent.discovery.GpuDiscovery;
+import dev.quartermaster.agent.discovery.ImexChannels;
 import dev.quartermaster.agent.health.HealthPolicy;
 import dev.quartermaster.agent.health.HealthTracker;
 import dev.quartermaster.agent.host.DeviceTree;
@@ -8,6 +10,8 @@ import dev.quartermaster.api.device.Device;
 import dev.quartermaster.core.env.Env;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -22,16 +26,22 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public final class NodeDevices implements AutoCloseable {
   private final GpuDiscovery discovery;
+  private final Supplier<ImexChannels> channels;
   private final HealthTracker tracker;
   private final Runnable changed;
   private final AtomicReference<Inventory> inventory;
   private AutoCloseable healthSource = () -> {};
 
-  private NodeDevices(GpuDiscovery discovery, HealthTracker tracker, Runnable changed) {
+  private NodeDevices(GpuDiscovery discovery, Supplier<ImexChannels> channels, HealthTracker tracker, Runnable changed) {
     this.discovery = discovery;
+    this.channels = channels;
     this.tracker = tracker;
     this.changed = changed;
-    this.inventory = new AtomicReference<>(Inventory.of(discovery.discover()));
+    this.inventory = new AtomicReference<>(look());
+  }
+
+  private Inventory look() {
+    return Inventory.of(discovery.discover(), channels.get());
   }
 
   /** Discovers the GPUs of {@code tree} and starts their health monitoring. */
@@ -44,7 +54,7 @@ public final class NodeDevices implements AutoCloseable {
         self.changed.run();
       }
     });
-    var devices = new NodeDevices(tree.discovery(), tracker, changed);
+    var devices = new NodeDevices(tree.discovery(), tree::channels, tracker, changed);
     holder.set(devices);
     devices.healthSource = tree.startHealth(env, devices.inventory().gpus(), tracker);
     return devices;
@@ -57,7 +67,7 @@ public final class NodeDevices implements AutoCloseable {
 
   /** Discovers again now; tells the listener when the GPUs differ from the last look. */
   public Inventory rescan() {
-    var next = Inventory.of(discovery.discover());
+    var next = look();
     var previous = inventory.getAndSet(next);
     if (!previous.equals(next)) {
       changed.run();
@@ -65,9 +75,11 @@ public final class NodeDevices implements AutoCloseable {
     return next;
   }
 
-  /** The GPUs as published in the node's DeviceSlice, each with its health now. */
+  /** The GPUs as published in the node's DeviceSlice, each with its health now, then the IMEX channels. */
   public List<Device> devices() {
-    return inventory().gpus().stream().map(g -> tracker.health(g.name()).applyTo(g.toDevice())).toList();
+    var found = inventory();
+    return Stream.concat(found.gpus().stream().map(g -> tracker.health(g.name()).applyTo(g.toDevice())),
+        found.channels().channels().stream().map(DiscoveredChannel::toDevice)).toList();
   }
 
   public HealthTracker health() {

@@ -18,8 +18,8 @@ public record DeviceNumber(long major, long minor) {
 
   /** Decodes a Linux {@code st_rdev} value. */
   public static DeviceNumber fromRdev(long rdev) {
-    long major = ((rdev >>> 8) & 0xfffL) | ((rdev >>> 32) & ~0xfffL);
-    long minor = (rdev & 0xffL) | ((rdev >>> 12) & ~0xffL);
+    long major = ((rdev >>> 8) & 0xfffL) | ((rdev >>> 32) & 0xfffff000L);
+    long minor = (rdev & 0xffL) | ((rdev >>> 12) & 0xffffff00L);
     return new DeviceNumber(major, minor);
   }
 

@@ -31,6 +31,9 @@ public sealed interface Numbering permits DriverNumbering, StandInNumbering {
   /** What {@code /dev/nvidia<minor>} must be. */
   Expected gpu(long minor);
 
+  /** What {@code /dev/nvidia-caps-imex-channels/channel<id>} must be. */
+  Expected channel(long id);
+
   /** The file these numbers come from, for messages. */
   Path source();
 

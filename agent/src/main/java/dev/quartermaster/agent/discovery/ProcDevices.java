@@ -22,6 +22,8 @@ public record ProcDevices(Map<String, Long> charMajors) {
   public static final String NVIDIA_FRONTEND = "nvidia-frontend";
   public static final String NVIDIA_UVM = "nvidia-uvm";
   public static final String NVIDIA_CAPS = "nvidia-caps";
+  /** The IMEX channels' (dynamic) major: {@code /dev/nvidia-caps-imex-channels/channel<N>} is {@code <major>:N}. */
+  public static final String NVIDIA_CAPS_IMEX_CHANNELS = "nvidia-caps-imex-channels";
 
   public ProcDevices {
     charMajors = Map.copyOf(charMajors);
@@ -78,5 +80,10 @@ public record ProcDevices(Map<String, Long> charMajors) {
   /** The unified-memory driver's (dynamic) major, when the nvidia-uvm module is loaded. */
   public OptionalLong uvmMajor() {
     return major(NVIDIA_UVM);
+  }
+
+  /** The IMEX channels' (dynamic) major, when the driver offers IMEX channels. */
+  public OptionalLong imexChannelsMajor() {
+    return major(NVIDIA_CAPS_IMEX_CHANNELS);
   }
 }

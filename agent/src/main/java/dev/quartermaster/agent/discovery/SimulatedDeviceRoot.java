@@ -23,8 +23,10 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>
  * &lt;root&gt;/proc/driver/nvidia/gpus/&lt;bus&gt;/information   as the driver writes it, plus "Memory: &lt;bytes&gt;"
- * &lt;root&gt;/proc/devices                               "195 nvidia" (or nvidia-frontend), "&lt;n&gt; nvidia-uvm", ...
+ * &lt;root&gt;/proc/devices                               "195 nvidia" (or nvidia-frontend), "&lt;n&gt; nvidia-uvm",
+ *                                                   "&lt;n&gt; nvidia-caps-imex-channels" (unless left out), ...
  * &lt;root&gt;/dev/nvidia&lt;minor&gt;, nvidiactl, nvidia-uvm, nvidia-uvm-tools, [nvidia-modeset]
+ * &lt;root&gt;/dev/nvidia-caps-imex-channels/channel&lt;N&gt;  IMEX channels 0..count-1 (default 2,048), as on a real node
  * &lt;root&gt;/sim/stand-ins                              the numbers those nodes really have ({@link StandInNumbering})
  * &lt;root&gt;/health/gpu-&lt;i&gt;                              "healthy", or "xid &lt;n&gt; &lt;text&gt;" (read by the health file source)
  * </pre>
@@ -40,7 +42,8 @@ import org.slf4j.LoggerFactory;
  * {@code /dev/kvm}, 10:257 {@code /dev/userfaultfd}): an alias anyone can open would hand every
  * local user a device the host keeps root-only. So the nodes are made 0600 and the root and its
  * {@code dev/} are 0700 (an older root found wider is tightened on {@link #open}, with a log
- * line), and the control-node creator recreates stand-ins with 0600 too. Numbers no driver serves
+ * line), and the control-node creator recreates stand-ins with 0600 too. The same holds for the
+ * IMEX channel nodes and their {@code dev/nvidia-caps-imex-channels/} directory (0700). Numbers no driver serves
  * (an unregistered major from the kernel's local/experimental ranges, which would alias nothing)
  * were considered and not taken: opening such a node fails with ENXIO, and the device check opens
  * every node a task is given, on the host and inside the container, and must see a successful
@@ -53,12 +56,18 @@ public final class SimulatedDeviceRoot {
   private final Path root;
   private final Map<String, NodeExpectation> standIns;
   private final List<String> gpuNames;
+  private final int channels;
   private final Optional<String> fallbackReason;
 
-  private SimulatedDeviceRoot(Path root, Map<String, NodeExpectation> standIns, List<String> gpuNames, Optional<String> fallbackReason) {
+  /** How many IMEX channels a simulated root has unless told otherwise: as many as a real node. */
+  public static final int DEFAULT_CHANNELS = 2048;
+
+  private SimulatedDeviceRoot(Path root, Map<String, NodeExpectation> standIns, List<String> gpuNames, int channels,
+      Optional<String> fallbackReason) {
     this.root = root;
     this.standIns = Map.copyOf(standIns);
     this.gpuNames = List.copyOf(gpuNames);
+    this.channels = channels;
     this.fallbackReason = fallbackReason;
   }
 
@@ -74,10 +83,15 @@ public final class SimulatedDeviceRoot {
    * #fallbackReason()} says why).
    */
   public static SimulatedDeviceRoot ensure(Path dir, int gpus) throws IOException {
+    return ensure(dir, gpus, DEFAULT_CHANNELS);
+  }
+
+  /** As {@link #ensure(Path, int)}, with {@code channels} IMEX channels when the root is built now. */
+  public static SimulatedDeviceRoot ensure(Path dir, int gpus, int channels) throws IOException {
     if (Files.exists(dir.resolve(Numbering.STAND_INS))) {
       return open(dir);
     }
-    return builder(dir).gpus(gpus).build();
+    return builder(dir).gpus(gpus).channels(channels).build();
   }
 
   /** Opens an existing simulated root (one {@link Builder#build()} made), reading its stand-in numbers. */
@@ -96,7 +110,8 @@ public final class SimulatedDeviceRoot {
       }
     }
     boolean files = numbering.byFileName().values().stream().anyMatch(NodeExpectation::regularFileAccepted);
-    return new SimulatedDeviceRoot(root, numbering.byFileName(), names,
+    int channels = (int) numbering.byFileName().keySet().stream().filter(n -> n.startsWith(ImexChannels.DIR + "/")).count();
+    return new SimulatedDeviceRoot(root, numbering.byFileName(), names, channels,
         files ? Optional.of("the root was built with regular files") : Optional.empty());
   }
 
@@ -111,6 +126,21 @@ public final class SimulatedDeviceRoot {
   /** {@code gpu-0}, {@code gpu-1}, ... */
   public List<String> gpuNames() {
     return gpuNames;
+  }
+
+  /** How many IMEX channels the root was built with ({@code channel0} .. {@code channel<count-1>}). */
+  public int channelCount() {
+    return channels;
+  }
+
+  /** {@code <root>/dev/nvidia-caps-imex-channels}. */
+  public Path channelDir() {
+    return devDir().resolve(ImexChannels.DIR);
+  }
+
+  /** Where channel {@code id}'s node is on this machine. */
+  public Path channelPath(int id) {
+    return devDir().resolve(ImexChannels.fileName(id));
   }
 
   /** Whether the nodes are real character devices (else regular files; see {@link #fallbackReason()}). */
@@ -181,9 +211,18 @@ public final class SimulatedDeviceRoot {
       return;
     }
     OwnerOnly.directory(dev).ifPresent(t -> log.warn("simulated device directory was open to other users; tightened {}", t));
-    try (var nodes = Files.list(dev)) {
+    restrictNodes(dev);
+  }
+
+  private static void restrictNodes(Path dir) throws IOException {
+    try (var nodes = Files.list(dir)) {
       for (var node : (Iterable<Path>) nodes::iterator) {
         if (Files.isSymbolicLink(node)) {
+          continue;
+        }
+        if (Files.isDirectory(node, LinkOption.NOFOLLOW_LINKS)) {
+          OwnerOnly.directory(node).ifPresent(t -> log.warn("simulated device directory was open to other users; tightened {}", t));
+          restrictNodes(node);
           continue;
         }
         var perms = Files.getPosixFilePermissions(node, LinkOption.NOFOLLOW_LINKS);
@@ -209,6 +248,8 @@ public final class SimulatedDeviceRoot {
     private boolean modeset = true;
     private String driverName = ProcDevices.NVIDIA;
     private long uvmMajor = 509;
+    private int channels = DEFAULT_CHANNELS;
+    private boolean imexChannelsMajor = true;
     private boolean forceRegularFiles;
 
     private Builder(Path root) {
@@ -226,6 +267,24 @@ public final class SimulatedDeviceRoot {
     public Builder model(String model, long memoryBytes) {
       this.model = model;
       this.memoryBytes = memoryBytes;
+      return this;
+    }
+
+    /** How many IMEX channel nodes to make, {@code channel0} .. {@code channel<count-1>} (default 2,048). */
+    public Builder channels(int count) {
+      if (count < 0) {
+        throw new IllegalArgumentException("channel count must not be negative: " + count);
+      }
+      this.channels = count;
+      return this;
+    }
+
+    /**
+     * Leaves {@code nvidia-caps-imex-channels} out of {@code proc/devices} (a driver without IMEX
+     * channels): the channel nodes are still made, and discovery must find none.
+     */
+    public Builder withoutImexChannelsMajor() {
+      this.imexChannelsMajor = false;
       return this;
     }
 
@@ -276,7 +335,7 @@ public final class SimulatedDeviceRoot {
 
       Optional<String> fallback = forceRegularFiles ? Optional.of("regular files were asked for") : Optional.empty();
       var numbers = StandIns.available();
-      int needed = ControlNode.values().length + Math.min(gpus, 1);
+      int needed = ControlNode.values().length + Math.min(gpus + channels, 1);
       if (fallback.isEmpty() && numbers.size() < needed) {
         fallback = Optional.of("this host registers only " + numbers.size() + " usable stand-in devices in /proc/misc, "
             + needed + " needed");
@@ -302,10 +361,16 @@ public final class SimulatedDeviceRoot {
       for (int i = 0; i < gpus; i++) {
         makeNode(dev.resolve("nvidia" + i), standIns.get("nvidia" + i));
       }
-      return new SimulatedDeviceRoot(root, standIns, names, fallback);
+      if (channels > 0) {
+        OwnerOnly.directory(dev.resolve(ImexChannels.DIR));
+        for (int i = 0; i < channels; i++) {
+          makeNode(dev.resolve(ImexChannels.fileName(i)), standIns.get(ImexChannels.fileName(i)));
+        }
+      }
+      return new SimulatedDeviceRoot(root, standIns, names, channels, fallback);
     }
 
-    /** Control nodes take the first distinct stand-ins; GPUs share the rest round-robin. */
+    /** Control nodes take the first distinct stand-ins; GPUs, then channels, share the rest round-robin. */
     private Map<String, NodeExpectation> assign(List<DeviceNumber> numbers, boolean files) {
       var pool = new ArrayList<>(numbers);
       // Without a usable host list the numbers only matter for what a spec would carry.
@@ -320,6 +385,9 @@ public final class SimulatedDeviceRoot {
       int gpuPool = pool.size() - next;
       for (int i = 0; i < gpus; i++) {
         out.put("nvidia" + i, new NodeExpectation(pool.get(next + i % gpuPool), files));
+      }
+      for (int i = 0; i < channels; i++) {
+        out.put(ImexChannels.fileName(i), new NodeExpectation(pool.get(next + (gpus + i) % gpuPool), files));
       }
       return out;
     }
@@ -340,13 +408,14 @@ public final class SimulatedDeviceRoot {
           %d %s
           %d nvidia-uvm
           %d nvidia-caps
-          226 drm
+          %s226 drm
           
           Block devices:
             7 loop
             8 sd
           259 blkext
-          """.formatted(DeviceNumbers.NVIDIA_MAJOR, driverName, uvmMajor, uvmMajor + 2);
+          """.formatted(DeviceNumbers.NVIDIA_MAJOR, driverName, uvmMajor, uvmMajor + 2,
+              imexChannelsMajor ? (uvmMajor + 1) + " " + ProcDevices.NVIDIA_CAPS_IMEX_CHANNELS + "\n" : "");
     }
 
     private String information(int i, String bus) {

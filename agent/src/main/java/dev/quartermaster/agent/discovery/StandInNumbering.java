@@ -70,6 +70,11 @@ public record StandInNumbering(Map<String, NodeExpectation> byFileName, Path sou
     return lookup("nvidia" + minor);
   }
 
+  @Override
+  public Expected channel(long id) {
+    return lookup(ImexChannels.fileName(id));
+  }
+
   private Expected lookup(String name) {
     var e = byFileName.get(name);
     return e == null ? new Expected.Unknown(source + " has no stand-in for " + name) : new Expected.Known(e);

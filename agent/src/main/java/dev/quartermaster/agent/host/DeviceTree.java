@@ -3,6 +3,7 @@ package dev.quartermaster.agent.host;
 import dev.quartermaster.agent.controlnodes.ControlNodeStatus;
 import dev.quartermaster.agent.discovery.DiscoveredGpu;
 import dev.quartermaster.agent.discovery.GpuDiscovery;
+import dev.quartermaster.agent.discovery.ImexChannels;
 import dev.quartermaster.agent.discovery.NodeProblem;
 import dev.quartermaster.agent.discovery.VerifiedNode;
 import dev.quartermaster.agent.health.HealthTracker;
@@ -20,6 +21,14 @@ import java.util.Optional;
 public interface DeviceTree {
 
   GpuDiscovery discovery();
+
+  /**
+   * Looks for the node's IMEX channels now ({@link ImexChannels#scan}); a tree that has none to
+   * offer answers {@link ImexChannels#NONE}.
+   */
+  default ImexChannels channels() {
+    return ImexChannels.NONE;
+  }
 
   /** Checks the control nodes now. */
   ControlNodeStatus checkControlNodes();

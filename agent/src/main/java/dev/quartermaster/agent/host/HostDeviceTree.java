@@ -5,6 +5,7 @@ import dev.quartermaster.agent.controlnodes.ControlNodeStatus;
 import dev.quartermaster.agent.devices.DeviceRoot;
 import dev.quartermaster.agent.discovery.DiscoveredGpu;
 import dev.quartermaster.agent.discovery.GpuDiscovery;
+import dev.quartermaster.agent.discovery.ImexChannels;
 import dev.quartermaster.agent.discovery.NodeExpectation;
 import dev.quartermaster.agent.discovery.NodeProblem;
 import dev.quartermaster.agent.discovery.NodeVerifier;
@@ -60,6 +61,12 @@ public final class HostDeviceTree implements DeviceTree {
   @Override
   public GpuDiscovery discovery() {
     return useNvml ? new NvmlDiscovery(nvml, root.path()) : new ProcGpuDiscovery(root.path());
+  }
+
+  /** {@code <root>/dev/nvidia-caps-imex-channels/channel<N>}, NVML or not: the driver has no call for them. */
+  @Override
+  public ImexChannels channels() {
+    return ImexChannels.scan(root.path());
   }
 
   @Override

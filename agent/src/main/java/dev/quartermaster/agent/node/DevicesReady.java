@@ -33,6 +33,11 @@ public final class DevicesReady {
     if (controlNodes instanceof ControlNodeStatus.Complete c && !c.notes().isEmpty()) {
       parts.add(String.join("; ", c.notes()));
     }
+    var channels = inventory.channels();
+    if (!channels.channels().isEmpty() || channels.absentReason().isPresent() || !channels.problems().isEmpty()) {
+      // "no IMEX channels: /proc/devices lists no nvidia-caps-imex-channels major (...)"
+      parts.add(channels.summary());
+    }
     return new Condition(TYPE, Condition.Status.True, "AllDevicesFound", String.join("; ", parts), Optional.empty());
   }
 }

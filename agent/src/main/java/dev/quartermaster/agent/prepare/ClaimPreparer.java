@@ -4,6 +4,7 @@ import dev.quartermaster.agent.cdi.ClaimSpecs;
 import dev.quartermaster.agent.checkpoint.DurableLedger;
 import dev.quartermaster.agent.controlnodes.ControlNodeStatus;
 import dev.quartermaster.agent.devices.Inventory;
+import dev.quartermaster.agent.discovery.DiscoveredChannel;
 import dev.quartermaster.agent.discovery.DiscoveredGpu;
 import dev.quartermaster.agent.discovery.NodeProblem;
 import dev.quartermaster.agent.discovery.VerifiedNode;
@@ -51,6 +52,11 @@ import org.slf4j.LoggerFactory;
  * node set changes, {@link #rewriteSpecs()} rewrites the spec of every prepared claim. Spec writes
  * and removals are serialized, so a rewrite never brings back the spec of a claim just unprepared.
  *
+ * <p>IMEX channels ({@code channel-<N>}) are found in the same inventory and prepared the same way:
+ * their node ({@code /dev/nvidia-caps-imex-channels/channel<N>}) is checked at prepare time and
+ * goes into the claim's channel spec with its number. A node without channels fails a channel
+ * claim and says why (no {@code nvidia-caps-imex-channels} major, say).
+ *
  * <p>Nothing is reported before the change is durable, so whatever a caller was told survives a
  * crash (I6). Safe to call concurrently, for different claims or the same one.
  */
@@ -64,7 +70,7 @@ public final class ClaimPreparer {
   private final Supplier<ControlNodeStatus> controlNodes;
   private final Function<VerifiedNode, Optional<NodeProblem>> nodeNow;
   private final Object specLock = new Object();
-  /** The device node of every GPU discovery or a prepare has seen, by GPU name: what must be there. */
+  /** The device node of every GPU and channel discovery or a prepare has seen, by name: what must be there. */
   private final Map<String, VerifiedNode> gpuNodes = new ConcurrentHashMap<>();
 
   /**
@@ -101,27 +107,35 @@ public final class ClaimPreparer {
     var ledger = durable.ledger();
     boolean alreadyPrepared = ledger.snapshot().get(claim.uid()).filter(ClaimState.PrepareCompleted.class::isInstance).isPresent();
     var gpus = new ArrayList<DiscoveredGpu>();
+    var channels = new ArrayList<DiscoveredChannel>();
     for (var device : request.devices()) {
       var gpu = found.gpu(device);
+      var channel = gpu.isPresent() ? Optional.<DiscoveredChannel>empty() : found.channel(device);
       var problem = alreadyPrepared ? Optional.<NodeProblem>empty()
           : Optional.ofNullable(gpuNodes.get(device)).flatMap(nodeNow);
       if (problem.isPresent()) {
         // Checked now, not at the last rescan: a GPU without its node fails every container given it.
         return new PrepareOutcome.Waiting("device node of " + device + ": " + problem.get().message());
       }
+      if (channel.isPresent()) {
+        channels.add(channel.get());
+        continue;
+      }
       if (gpu.isEmpty() && alreadyPrepared) {
         continue; // prepared while it was there: the ledger answers without it, and it stays held (I2)
       }
       // Seen before, or the last discovery left something out (a missing node, say): it may be this
-      // GPU, which may come back — an agent started while its node was away never saw it (seed 2553).
-      if (gpu.isEmpty() && (gpuNodes.containsKey(device) || !found.problems().isEmpty())) {
+      // device, which may come back — an agent started while its node was away never saw it (seed 2553).
+      var leftOut = device.startsWith("channel-") ? found.channels().problems() : found.problems();
+      if (gpu.isEmpty() && (gpuNodes.containsKey(device) || !leftOut.isEmpty())) {
         return new PrepareOutcome.Waiting("device " + device + " was left out by the last discovery ("
-            + String.join("; ", found.problems()) + "); waiting for the next rescan");
+            + String.join("; ", leftOut) + "); waiting for the next rescan");
       }
       if (gpu.isEmpty()) {
         return new PrepareOutcome.Failed("device " + device + " is not on this node (found: "
             + found.gpus().stream().map(DiscoveredGpu::name).toList()
-            + (found.problems().isEmpty() ? "" : "; left out: " + String.join("; ", found.problems())) + ")");
+            + (found.problems().isEmpty() ? "" : "; left out: " + String.join("; ", found.problems()))
+            + "; " + found.channels().summary() + ")");
       }
       gpus.add(gpu.get());
     }
@@ -164,7 +178,7 @@ public final class ClaimPreparer {
         return new PrepareOutcome.Waiting(notReady((ControlNodeStatus.Incomplete) status));
       }
       try {
-        names = specs.write(claim, gpus, complete.nodes());
+        names = specs.write(claim, gpus, channels, complete.nodes());
       } catch (IOException e) {
         return new PrepareOutcome.Waiting("writing the CDI spec failed: " + e.getMessage());
       }
@@ -203,6 +217,7 @@ public final class ClaimPreparer {
 
   private Inventory remember(Inventory found) {
     found.gpus().forEach(g -> gpuNodes.put(g.name(), g.node()));
+    found.channels().channels().forEach(c -> gpuNodes.put(c.name(), c.node()));
     return found;
   }
 
@@ -247,12 +262,13 @@ public final class ClaimPreparer {
           continue;
         }
         var gpus = entry.devices().stream().map(found::gpu).flatMap(java.util.Optional::stream).toList();
-        if (gpus.size() != entry.devices().size()) {
+        var channels = entry.devices().stream().map(found::channel).flatMap(java.util.Optional::stream).toList();
+        if (gpus.size() + channels.size() != entry.devices().size()) {
           errors.add("claim " + entry.claim() + ": devices " + entry.devices() + " are not all found now");
           continue;
         }
         try {
-          specs.write(entry.claim(), gpus, complete.nodes());
+          specs.write(entry.claim(), gpus, channels, complete.nodes());
         } catch (IOException | RuntimeException e) {
           errors.add("claim " + entry.claim() + ": " + e.getMessage());
         }

@@ -9,6 +9,7 @@ import dev.quartermaster.agent.controlnodes.ControlNodeStatus;
 import dev.quartermaster.agent.discovery.DeviceNumber;
 import dev.quartermaster.agent.discovery.DiscoveredGpu;
 import dev.quartermaster.agent.discovery.DiscoveryResult;
+import dev.quartermaster.agent.discovery.ImexChannels;
 import dev.quartermaster.agent.discovery.ProcGpuDiscovery;
 import dev.quartermaster.agent.discovery.SimulatedDeviceRoot;
 import dev.quartermaster.agent.discovery.VerifiedNode;
@@ -102,6 +103,29 @@ class CdiSpecWriterTest {
     var digit = JSON.readTree(CdiSpecWriter.render(new ClaimRef("1bc-1", "c"), List.of(gpu), List.of(ctl)));
     assertThat(digit.path("cdiVersion").asText()).isEqualTo("0.5.0");
     assertThat(CdiSchema.problems(digit)).isEmpty();
+  }
+
+  @Test
+  void aChannelSpecIsValidAndListsEachChannelWithItsOwnNode() throws Exception {
+    var sim = SimulatedDeviceRoot.builder(root).gpus(1).channels(4).build();
+    var channels = ImexChannels.scan(sim.root()).channels();
+    var writer = new CdiSpecWriter(cdi);
+
+    var names = writer.write(new ClaimRef("abc-2", "c"), List.of(), channels.subList(1, 3), List.of());
+
+    assertThat(names).containsExactly("quartermaster.dev/channel=abc-2-channel-1", "quartermaster.dev/channel=abc-2-channel-2");
+    var spec = JSON.readTree(cdi.resolve("quartermaster.dev-channel_abc-2.json").toFile());
+    assertThat(CdiSchema.problems(spec)).isEmpty();
+    assertThat(spec.path("containerEdits").has("deviceNodes")).as("no GPU control nodes").isFalse();
+    var edits = new CdiResolver(List.of(cdi)).resolve(names.subList(1, 2));
+    assertThat(edits.deviceNodes()).containsExactly(new CdiDeviceNode("/dev/nvidia-caps-imex-channels/channel2",
+        sim.channelPath(2).toString(), "c", sim.standIn("nvidia-caps-imex-channels/channel2").major(),
+        sim.standIn("nvidia-caps-imex-channels/channel2").minor(), "rw"));
+    assertThat(writer.claimUids()).containsExactly("abc-2");
+    writer.remove("abc-2");
+    assertThat(writer.claimUids()).isEmpty();
+    assertThatThrownBy(() -> writer.write(new ClaimRef("abc-3", "c"), List.of(), List.of(), List.of()))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least one device");
   }
 
   @Test

@@ -29,6 +29,7 @@ class SimulatedDeviceRootAccessTest {
 
     assertThat(mode(sim.root())).isEqualTo("rwx------");
     assertThat(mode(sim.devDir())).isEqualTo("rwx------");
+    assertThat(mode(sim.channelDir())).isEqualTo("rwx------");
     for (var node : nodes(sim)) {
       assertThat(NodeStat.of(node)).isInstanceOfSatisfying(NodeStat.CharDevice.class,
           c -> assertThat(c.permissions()).as(node.toString()).isEqualTo(0600));
@@ -49,7 +50,9 @@ class SimulatedDeviceRootAccessTest {
       Files.delete(world);
     }
 
-    for (var node : nodes(sim)) {
+    var nodes = nodes(sim);
+    assertThat(nodes).as("IMEX channel nodes are among those tried").contains(sim.channelPath(0), sim.channelPath(15));
+    for (var node : nodes) {
       var outcome = openAsNobody(asNobody, node);
       assertThat(outcome.exit()).as("exit of opening %s as nobody: %s", node, outcome.output()).isNotZero();
       assertThat(outcome.output()).as(node.toString()).contains("Permission denied");
@@ -63,24 +66,29 @@ class SimulatedDeviceRootAccessTest {
     Files.setPosixFilePermissions(sim.devDir(), PosixFilePermissions.fromString("rwxr-xr-x"));
     var ctl = sim.nodePath(ControlNode.NVIDIACTL);
     Files.setPosixFilePermissions(ctl, PosixFilePermissions.fromString("rw-rw-rw-"));
+    Files.setPosixFilePermissions(sim.channelDir(), PosixFilePermissions.fromString("rwxr-xr-x"));
+    Files.setPosixFilePermissions(sim.channelPath(3), PosixFilePermissions.fromString("rw-rw-rw-"));
 
     var again = SimulatedDeviceRoot.open(sim.root());
 
     assertThat(mode(again.root())).isEqualTo("rwx------");
     assertThat(mode(again.devDir())).isEqualTo("rwx------");
     assertThat(mode(ctl)).isEqualTo("rw-------");
+    assertThat(mode(again.channelDir())).isEqualTo("rwx------");
+    assertThat(mode(again.channelPath(3))).isEqualTo("rw-------");
   }
 
   private SimulatedDeviceRoot charDeviceRoot() throws Exception {
     assumeTrue(Samples.canMknod(dir), "needs mknod (run as root)");
-    var sim = SimulatedDeviceRoot.builder(dir.resolve("node")).gpus(2).build();
+    var sim = SimulatedDeviceRoot.builder(dir.resolve("node")).gpus(2).channels(16).build();
     assumeTrue(sim.charDevices(), () -> "no stand-ins here: " + sim.fallbackReason().orElse(""));
     return sim;
   }
 
+  /** Every node under dev/, the IMEX channels' directory included (not the directory itself). */
   private static List<Path> nodes(SimulatedDeviceRoot sim) throws Exception {
-    try (var list = Files.list(sim.devDir())) {
-      var out = list.sorted().toList();
+    try (var list = Files.walk(sim.devDir())) {
+      var out = list.filter(p -> !Files.isDirectory(p)).sorted().toList();
       assertThat(out).isNotEmpty();
       return out;
     }

@@ -8,7 +8,8 @@ import java.util.List;
 
 /** Rules for device slices, device classes and device selectors. */
 final class DeviceRules {
-  static final int MAX_DEVICES = 1024;
+  /** Room for every device a node may publish, IMEX channels (2,048) included (as for its allocation record). */
+  static final int MAX_DEVICES = AllocationRules.MAX_DEVICES;
 
   private DeviceRules() {}
 

@@ -33,6 +33,29 @@ class ObjectValidatorTest {
         new Violation("spec.devices.gpu-2.uid", "required"));
   }
 
+  /** A node with 8 GPUs and 2,048 IMEX channels publishes them all in one slice; past the room for them it is refused. */
+  @Test
+  void aSliceHasRoomForTwoThousandFortyEightChannels() {
+    var devices = new java.util.ArrayList<dev.quartermaster.api.device.Device>();
+    for (int i = 0; i < 8; i++) {
+      devices.add(new dev.quartermaster.api.device.Device("gpu-" + i, "gpu", java.util.Map.of("minor", "" + i), null, null));
+    }
+    for (int i = 0; i < 2048; i++) {
+      devices.add(new dev.quartermaster.api.device.Device("channel-" + i, "channel", null,
+          dev.quartermaster.api.device.Device.Health.Healthy, null));
+    }
+    var slice = new dev.quartermaster.api.device.DeviceSlice(dev.quartermaster.api.meta.ObjectMeta.named("node-1"),
+        new dev.quartermaster.api.device.DeviceSliceSpec("node-1", devices), null);
+    assertThat(ObjectValidator.validate(slice)).isEmpty();
+
+    while (devices.size() <= 8192) {
+      devices.add(new dev.quartermaster.api.device.Device("channel-" + devices.size(), "channel", null, null, null));
+    }
+    var tooMany = new dev.quartermaster.api.device.DeviceSlice(dev.quartermaster.api.meta.ObjectMeta.named("node-1"),
+        new dev.quartermaster.api.device.DeviceSliceSpec("node-1", devices), null);
+    assertThat(ObjectValidator.validate(tooMany)).containsExactly(new Violation("spec.devices", "must have at most 8192 entries"));
+  }
+
   @Test
   void reportsEveryViolationWithItsPath() {
     var w = parse("""

@@ -37,13 +37,18 @@ import picocli.CommandLine.Spec;
 /**
  * {@code qm up}: the whole cluster in one process — the embedded store, the API, the controllers and
  * {@code --nodes} agents, each on a simulated device tree of {@code --gpus} GPUs with their control
- * nodes (or, for the first node, the host's real GPUs when it has them). State lives under {@code
- * --data}, so running it again resumes the same cluster.
+ * nodes and {@code --channels} IMEX channels (or, for the first node, the host's real GPUs when it
+ * has them). State lives under {@code --data}, so running it again resumes the same cluster. The
+ * device classes {@code gpu} and {@code channel} are created.
  */
 @Command(name = "up", mixinStandardHelpOptions = true, versionProvider = VersionInfo.class,
     description = "Run a whole cluster on this machine (store, API, controllers, N agents), until Ctrl-C.")
 public final class UpCommand implements Callable<Integer> {
   public static final String DEFAULT_DEVICE_CLASS = "gpu";
+  /** The class a claim for IMEX channels asks for. */
+  public static final String CHANNEL_DEVICE_CLASS = "channel";
+  /** At most this many channels a node: with 16 GPUs they fit a DeviceSlice (8,192 devices). */
+  static final int MAX_CHANNELS = 4096;
 
   private final CliEnvironment env;
 
@@ -65,6 +70,13 @@ public final class UpCommand implements Callable<Integer> {
       description = "simulated GPUs per node (default: ${DEFAULT-VALUE})")
   private int gpus;
 
+  @Option(names = "--channels", paramLabel = "N", defaultValue = "" + SimulatedDeviceRoot.DEFAULT_CHANNELS,
+      description = {"simulated IMEX channels per node, /dev/nvidia-caps-imex-channels/channel0..N-1, published as "
+          + "devices of class 'channel' (default: ${DEFAULT-VALUE}, as on a real node; 0 for none; at most "
+          + MAX_CHANNELS + ").",
+          "Applies when a node's device tree is made: a resumed cluster keeps the channels it has."})
+  private int channels;
+
   @Mixin
   private HistoryOptions history = new HistoryOptions();
 
@@ -80,6 +92,9 @@ public final class UpCommand implements Callable<Integer> {
     if (gpus < 1 || gpus > 16) {
       throw new CliException("--gpus: must be between 1 and 16, got " + gpus);
     }
+    if (channels < 0 || channels > MAX_CHANNELS) {
+      throw new CliException("--channels: must be between 0 and " + MAX_CHANNELS + ", got " + channels);
+    }
     var limits = history.limits();
     var out = spec.commandLine().getOut();
     var dataDir = env.resolve(data);
@@ -90,7 +105,8 @@ public final class UpCommand implements Callable<Integer> {
     var plugins = new ArrayList<HostpathServer>();
     Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(agents, plugins, server), "qm-up-shutdown"));
     try {
-      ensureDeviceClass(server);
+      ensureDeviceClass(server, DEFAULT_DEVICE_CLASS, "gpu");
+      ensureDeviceClass(server, CHANNEL_DEVICE_CLASS, "channel");
       var descriptions = new ArrayList<String>();
       for (int i = 1; i <= nodes; i++) {
         var node = "node-" + i;
@@ -150,20 +166,23 @@ public final class UpCommand implements Callable<Integer> {
     }
     var dir = layout.deviceRoot(node);
     var resumed = Files.isDirectory(dir);
-    var root = SimulatedDeviceRoot.ensure(dir, gpus);
+    var root = SimulatedDeviceRoot.ensure(dir, gpus, channels);
     var kind = root.charDevices() ? "character devices" : "regular files (" + root.fallbackReason().orElse("mknod not permitted") + ")";
-    return new NodeRoot(DeviceRoot.at(dir), root.gpuNames().size() + " simulated GPUs, control nodes as " + kind
-        + (resumed ? ", resumed" : "") + ", in " + dir);
+    return new NodeRoot(DeviceRoot.at(dir), root.gpuNames().size() + " simulated GPUs and " + root.channelCount()
+        + " IMEX channels, device nodes as " + kind + (resumed ? ", resumed" : "") + ", in " + dir);
   }
 
-  /** The class the examples and most claims ask for: any GPU. */
-  private static void ensureDeviceClass(LocalServer server) {
+  /**
+   * The class {@code name} selecting every device of {@code deviceClass}, unless one by that name
+   * exists: {@code gpu} (what the examples and most claims ask for) and {@code channel} (IMEX channels).
+   */
+  private static void ensureDeviceClass(LocalServer server, String name, String deviceClass) {
     var api = server.registry();
-    if (api.get(Kinds.DEVICE_CLASS, DEFAULT_DEVICE_CLASS).isPresent()) {
+    if (api.get(Kinds.DEVICE_CLASS, name).isPresent()) {
       return;
     }
     try {
-      api.create(new DeviceClass(ObjectMeta.named(DEFAULT_DEVICE_CLASS), new DeviceClassSpec("gpu", List.of()),
+      api.create(new DeviceClass(ObjectMeta.named(name), new DeviceClassSpec(deviceClass, List.of()),
           DeviceClassStatus.EMPTY));
     } catch (ApiException e) {
       if (!e.is(dev.quartermaster.api.error.ApiError.Reason.AlreadyExists)) {
