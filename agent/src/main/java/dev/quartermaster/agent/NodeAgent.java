@@ -7,27 +7,27 @@ import dev.quartermaster.agent.controlnodes.ControlNodeWatcher;
 import dev.quartermaster.agent.devices.NodeDevices;
 import dev.quartermaster.agent.effects.EffectsReconciler;
 import dev.quartermaster.agent.health.HealthPolicy;
-import dev.quartermaster.agent.ledger.ClaimState;
 import dev.quartermaster.agent.host.NodeHost;
-import dev.quartermaster.api.node.DomainDaemon;
 import dev.quartermaster.agent.host.OsNodeHost;
+import dev.quartermaster.agent.ledger.ClaimState;
 import dev.quartermaster.agent.node.ApiListerWatcher;
 import dev.quartermaster.agent.node.ClaimSync;
 import dev.quartermaster.agent.node.DevicesReady;
 import dev.quartermaster.agent.node.NodeStatusWriter;
 import dev.quartermaster.agent.node.SlicePublisher;
-import dev.quartermaster.agent.prepare.ClaimPreparer;
 import dev.quartermaster.agent.plugins.PluginProber;
+import dev.quartermaster.agent.prepare.ClaimPreparer;
+import dev.quartermaster.agent.tasks.ReportedDomainGate;
 import dev.quartermaster.agent.tasks.TaskSync;
 import dev.quartermaster.agent.volumes.NodeCalls;
 import dev.quartermaster.agent.volumes.VolumeMounts;
 import dev.quartermaster.agent.volumes.VolumePaths;
-import dev.quartermaster.core.serial.KeyedSerializer;
 import dev.quartermaster.agent.volumes.VolumeReleaser;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.node.DomainDaemon;
 import dev.quartermaster.api.node.NodeStatus;
 import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.volume.VolumeUse;
@@ -40,6 +40,7 @@ import dev.quartermaster.core.queue.ExponentialBackoff;
 import dev.quartermaster.core.queue.Result;
 import dev.quartermaster.core.queue.WorkQueue;
 import dev.quartermaster.core.queue.Workers;
+import dev.quartermaster.core.serial.KeyedSerializer;
 import dev.quartermaster.csi.plugin.CsiPlugin;
 import java.io.IOException;
 import java.time.Duration;
@@ -140,7 +141,7 @@ public final class NodeAgent implements AutoCloseable {
         name -> tasks.hasSynced() ? tasks.cache().get(name) : Optional.empty(),
         name -> claims.cache().get(name), this::preparedHere, host.tasks(), config::taskLog, taskQueue::add,
         names -> names.forEach(claimQueue::add), mounts,
-        config.rescanPeriod());
+        config.rescanPeriod(), new ReportedDomainGate(config.api(), config.nodeName(), () -> reportedDaemons));
     this.releaser = new VolumeReleaser(config.api(), config.nodeName(), name -> volumes.cache().get(name),
         name -> tasks.cache().get(name), taskSync::active, plugins, nodeCalls, mounts, volumeQueue::add,
         config.rescanPeriod());
@@ -333,6 +334,7 @@ public final class NodeAgent implements AutoCloseable {
         if (!daemons.equals(reportedDaemons)) {
           status.update(s -> s.withDomainDaemons(daemons));
           reportedDaemons = daemons;
+          taskSync.daemonsChanged(); // running tasks of a domain say whether its daemon runs here
         }
       }
     } catch (RuntimeException e) {

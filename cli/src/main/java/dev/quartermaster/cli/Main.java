@@ -1,24 +1,24 @@
 package dev.quartermaster.cli;
 
+import dev.quartermaster.cli.commands.AgentCommand;
 import dev.quartermaster.cli.commands.ApplyCommand;
+import dev.quartermaster.cli.commands.CsiCommand;
 import dev.quartermaster.cli.commands.DeleteCommand;
 import dev.quartermaster.cli.commands.DescribeCommand;
-import dev.quartermaster.cli.commands.GetCommand;
-import dev.quartermaster.cli.commands.ServerCommand;
-import dev.quartermaster.cli.commands.VersionCommand;
-import dev.quartermaster.cli.commands.LogsCommand;
-import dev.quartermaster.cli.commands.UpCommand;
-import dev.quartermaster.cli.commands.NodeCommand;
-import dev.quartermaster.cli.commands.AgentCommand;
-import dev.quartermaster.cli.commands.CsiCommand;
 import dev.quartermaster.cli.commands.DomainDaemonCommand;
-import picocli.CommandLine;
+import dev.quartermaster.cli.commands.GetCommand;
+import dev.quartermaster.cli.commands.LogsCommand;
+import dev.quartermaster.cli.commands.NodeCommand;
+import dev.quartermaster.cli.commands.ServerCommand;
+import dev.quartermaster.cli.commands.UpCommand;
+import dev.quartermaster.cli.commands.VersionCommand;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 /**
  * {@code qm}: the command line. Exit codes: 0 success; 1 an error, reported as one line {@code error:

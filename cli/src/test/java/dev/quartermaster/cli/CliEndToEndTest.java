@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.quartermaster.api.allocation.DeviceHolder;
-import dev.quartermaster.api.claim.Allocation;
 import dev.quartermaster.api.claim.Allocation.AllocatedDevice;
+import dev.quartermaster.api.claim.Allocation;
 import dev.quartermaster.api.claim.ResourceClaimStatus;
 import dev.quartermaster.api.codec.ObjectCodec;
 import dev.quartermaster.api.meta.Kinds;

@@ -1,8 +1,8 @@
 package dev.quartermaster.server;
 
 import com.sun.net.httpserver.HttpExchange;
-import dev.quartermaster.api.error.ApiError;
 import dev.quartermaster.api.error.ApiError.Reason;
+import dev.quartermaster.api.error.ApiError;
 import dev.quartermaster.api.error.ApiException;
 import java.io.IOException;
 import java.util.List;

@@ -3,15 +3,15 @@ package dev.quartermaster.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import dev.quartermaster.api.claim.Allocation;
 import dev.quartermaster.api.claim.Allocation.AllocatedDevice;
+import dev.quartermaster.api.claim.Allocation;
 import dev.quartermaster.api.claim.DeviceRequest;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.claim.ResourceClaimSpec;
 import dev.quartermaster.api.claim.ResourceClaimStatus;
 import dev.quartermaster.api.codec.ObjectCodec;
-import dev.quartermaster.api.error.ApiError;
 import dev.quartermaster.api.error.ApiError.Reason;
+import dev.quartermaster.api.error.ApiError;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.error.Violation;
 import dev.quartermaster.api.meta.Kinds;

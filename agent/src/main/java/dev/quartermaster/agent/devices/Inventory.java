@@ -1,7 +1,7 @@
 package dev.quartermaster.agent.devices;
 
-import dev.quartermaster.agent.discovery.DiscoveredGpu;
 import dev.quartermaster.agent.discovery.DiscoveredChannel;
+import dev.quartermaster.agent.discovery.DiscoveredGpu;
 import dev.quartermaster.agent.discovery.DiscoveryResult;
 import dev.quartermaster.agent.discovery.ImexChannels;
 import java.util.List;

@@ -10,9 +10,9 @@ import dev.quartermaster.api.device.Device;
 import dev.quartermaster.core.env.Env;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * This node's GPUs and their health, as the DeviceSlice publishes them.

@@ -1,9 +1,12 @@
 package dev.quartermaster.agent.discovery;
 
+import dev.quartermaster.core.files.OwnerOnly;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
@@ -11,9 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import dev.quartermaster.core.files.OwnerOnly;
-import java.nio.file.LinkOption;
-import java.nio.file.attribute.PosixFilePermission;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

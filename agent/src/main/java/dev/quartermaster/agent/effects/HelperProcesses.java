@@ -1,10 +1,9 @@
 package dev.quartermaster.agent.effects;
 
 import dev.quartermaster.api.node.DomainDaemon;
+import java.io.IOException;
 import java.time.Instant;
 import java.util.List;
-
-import java.io.IOException;
 import java.util.Set;
 
 /**

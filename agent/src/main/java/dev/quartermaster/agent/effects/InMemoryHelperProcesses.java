@@ -1,9 +1,8 @@
 package dev.quartermaster.agent.effects;
 
 import dev.quartermaster.api.node.DomainDaemon;
-import java.time.Instant;
-
 import java.io.IOException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;

@@ -3,7 +3,6 @@ package dev.quartermaster.agent.effects;
 import dev.quartermaster.agent.domaind.DaemonAnswer;
 import dev.quartermaster.agent.domaind.ReadinessProbe;
 import dev.quartermaster.api.node.DomainDaemon;
-
 import dev.quartermaster.api.validation.Names;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -111,6 +110,17 @@ public final class OsHelperProcesses implements HelperProcesses {
       LOG.info("stopped helper for compute domain {} (pid {})", domain, handle.pid());
     }
     Files.deleteIfExists(pidFile(domain));
+  }
+
+  /** Stops every helper recorded under {@code dir} that still runs (when the whole node goes away). */
+  public static void stopAll(Path dir) throws IOException {
+    if (!Files.isDirectory(dir)) {
+      return;
+    }
+    var helpers = new OsHelperProcesses(dir, DEFAULT_COMMAND);
+    for (var domain : helpers.running()) {
+      helpers.stop(domain);
+    }
   }
 
   @Override

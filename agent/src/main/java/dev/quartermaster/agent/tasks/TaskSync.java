@@ -1,8 +1,8 @@
 package dev.quartermaster.agent.tasks;
 
+import dev.quartermaster.agent.discovery.NodeProblem;
 import dev.quartermaster.agent.host.RunRecords;
 import dev.quartermaster.agent.host.TaskHost;
-import dev.quartermaster.agent.discovery.NodeProblem;
 import dev.quartermaster.agent.ledger.ClaimRef;
 import dev.quartermaster.agent.runtime.TaskHandle;
 import dev.quartermaster.agent.runtime.TaskLaunch;
@@ -14,6 +14,7 @@ import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.volume.VolumeUse;
 import dev.quartermaster.api.workload.DeviceLossPolicy;
@@ -55,6 +56,10 @@ import org.slf4j.LoggerFactory;
  * Running and the node lost a device node the task opened → condition DevicesComplete=False
  *   (DeviceNodeMissing, naming the path), True again when it is back; with onDeviceLoss: Stop the
  *   process is killed and the task ends Failed DeviceNodeMissing
+ * Scheduled/Preparing, claims prepared, a claim's compute domain not Ready ({@link DomainGate}) →
+ *   Preparing, reason WaitingForComputeDomain naming why; it starts only once the domain is Ready
+ * Running with a compute domain → condition ComputeDomainReady=False (DaemonNotReady, naming the
+ *   daemon's state) while the domain's daemon here is down, True again when it is back
  * </pre>
  *
  * <p>On start, before any claim is prepared again, every process an earlier agent started here is
@@ -68,6 +73,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class TaskSync {
   private static final Logger LOG = LoggerFactory.getLogger(TaskSync.class);
+  /** A running task's condition: its compute domain's daemon runs on its node. */
+  public static final String DOMAIN_READY = "ComputeDomainReady";
 
   /**
    * A process this agent started, for the task incarnation {@code uid}, with the claims (name and
@@ -95,6 +102,7 @@ public final class TaskSync {
   private final Consumer<List<String>> releaseClaims;
   private final VolumeMounts volumes;
   private final Duration recheck;
+  private final DomainGate domains;
   private final Map<String, Run> runs = new ConcurrentHashMap<>();
   /** The node's device-node problems as last checked (control nodes, held GPUs' nodes). */
   private volatile List<NodeProblem> nodeProblems = List.of();
@@ -109,11 +117,13 @@ public final class TaskSync {
    * @param releaseClaims hands a deleted task's claims to the claim sync once its process is gone
    * @param volumes publishes a task's volumes before it starts; told when a process ended
    * @param recheck how often a task waiting for its claims looks again without being told
+   * @param domains what a task of a compute domain waits for
    */
   public TaskSync(ApiClient api, String node, Env env, Function<String, Optional<Task>> tasks,
       Function<String, Optional<ResourceClaim>> claims, Function<String, Optional<List<String>>> preparedHere,
       TaskHost host, Function<String, Path> logOf,
-      Consumer<String> requeue, Consumer<List<String>> releaseClaims, VolumeMounts volumes, Duration recheck) {
+      Consumer<String> requeue, Consumer<List<String>> releaseClaims, VolumeMounts volumes, Duration recheck,
+      DomainGate domains) {
     this.api = api;
     this.node = node;
     this.env = env;
@@ -128,6 +138,19 @@ public final class TaskSync {
     this.releaseClaims = releaseClaims;
     this.volumes = volumes;
     this.recheck = recheck;
+    this.domains = domains;
+  }
+
+  /** The state of a compute domain's daemon here changed: every running task looks again. */
+  public void daemonsChanged() {
+    runs.keySet().forEach(requeue);
+  }
+
+  /** The compute domains the task's claims name. */
+  private java.util.SortedSet<String> domainsOf(Task t) {
+    var out = new java.util.TreeSet<String>();
+    t.spec().claims().forEach(c -> claims.apply(c).flatMap(x -> x.spec().computeDomain()).ifPresent(out::add));
+    return out;
   }
 
   /** Whether a change to {@code task} could concern this node. */
@@ -231,6 +254,14 @@ public final class TaskSync {
       var claim = claims.apply(claimName).orElseThrow();
       cdiDevices.addAll(preparedHere.apply(claim.metadata().uid()).orElseThrow());
       used.add(new ClaimRef(claim.metadata().uid(), claimName));
+    }
+    // A rank starts only once every member of its domain can be reached (the domain is Ready).
+    for (var domain : domainsOf(t)) {
+      var notReady = domains.notReadyToStart(domain);
+      if (notReady.isPresent()) {
+        write(t, TaskStatuses.phase(t.status(), TaskPhase.Preparing, "WaitingForComputeDomain", notReady.get()));
+        return Result.requeueAfter(recheck);
+      }
     }
     // Volumes after claims: a publish is only asked for once the task's devices are in place.
     var mounted = List.<MountedVolume>of();
@@ -338,7 +369,15 @@ public final class TaskSync {
       case TaskState.Running r -> {
         var devices = DevicesComplete.of(r.check().opened(), nodeProblems);
         var next = phase != TaskPhase.Running ? TaskStatuses.running(t.status(), r.check(), env.now()) : t.status();
-        write(t, TaskStatuses.withCondition(next, devices, env.now()));
+        next = TaskStatuses.withCondition(next, devices, env.now());
+        for (var domain : domainsOf(t)) {
+          var down = domains.daemonDown(domain);
+          next = TaskStatuses.withCondition(next, down.map(why -> new Condition(DOMAIN_READY, Condition.Status.False,
+                  "DaemonNotReady", "compute domain " + domain + ": " + why, Optional.empty()))
+              .orElse(new Condition(DOMAIN_READY, Condition.Status.True, "DaemonReady",
+                  "the daemon of compute domain " + domain + " runs on " + node, Optional.empty())), env.now());
+        }
+        write(t, next);
         if (!devices.isTrue() && t.spec().onDeviceLoss() == DeviceLossPolicy.Stop && run.deviceLoss().isEmpty()) {
           LOG.info("task {}: stopped, onDeviceLoss is Stop: {}", t.metadata().name(), devices.message());
           runs.replace(t.metadata().name(), run, run.stoppedFor(devices.message()));

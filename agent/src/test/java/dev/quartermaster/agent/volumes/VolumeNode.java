@@ -17,8 +17,8 @@ import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.volume.VolumeClaim;
 import dev.quartermaster.api.volume.VolumePhase;
-import dev.quartermaster.api.volume.VolumeSpec;
 import dev.quartermaster.api.volume.VolumeSpec.AccessMode;
+import dev.quartermaster.api.volume.VolumeSpec;
 import dev.quartermaster.api.volume.VolumeStatus;
 import dev.quartermaster.api.volume.VolumeUse;
 import dev.quartermaster.api.workload.DeviceLossPolicy;
@@ -27,10 +27,10 @@ import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.TaskSpec;
 import dev.quartermaster.api.workload.TaskStatus;
 import dev.quartermaster.core.env.DeterministicEnv;
-import dev.quartermaster.core.serial.KeyedSerializer;
 import dev.quartermaster.core.queue.ExponentialBackoff;
 import dev.quartermaster.core.queue.WorkQueue;
 import dev.quartermaster.core.queue.Workers;
+import dev.quartermaster.core.serial.KeyedSerializer;
 import dev.quartermaster.store.registry.ObjectRegistry;
 import dev.quartermaster.store.sqlite.SqliteStore;
 import java.nio.file.Path;
@@ -109,7 +109,7 @@ final class VolumeNode implements AutoCloseable {
       // taskSyncView is read at each call: a test may swap it while the agent runs.
       tasks = new TaskSync(api, NODE, env, name -> taskSyncView.apply(name), name -> Optional.empty(),
           uid -> Optional.empty(), new Host(), name -> tmp.resolve(name + ".log"), taskQueue::add, names -> {}, mounts,
-          Duration.ofSeconds(1));
+          Duration.ofSeconds(1), dev.quartermaster.agent.tasks.DomainGate.NONE);
       releaser = new VolumeReleaser(api, NODE, name -> api.get(Kinds.VOLUME, name), taskCache,
           tasks::active, prober, calls, mounts, volumeQueue::add, Duration.ofSeconds(1));
       taskWorkers = Workers.start(env, taskQueue, 2, tasks::sync);

@@ -1,9 +1,9 @@
 package dev.quartermaster.api.validation;
 
 import dev.quartermaster.api.claim.ResourceClaimStatus;
+import dev.quartermaster.api.domain.ComputeDomainStatus;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.node.NodeStatus;
-import dev.quartermaster.api.domain.ComputeDomainStatus;
 import java.util.List;
 
 /**

@@ -1,13 +1,10 @@
 package dev.quartermaster.cli.commands;
 
-import dev.quartermaster.core.files.OwnerOnly;
-
 import dev.quartermaster.agent.NodeAgent;
-import dev.quartermaster.csi.hostpath.HostpathConfig;
-import dev.quartermaster.csi.hostpath.grpc.HostpathServer;
 import dev.quartermaster.agent.NodeAgentConfig;
 import dev.quartermaster.agent.devices.DeviceRoot;
 import dev.quartermaster.agent.discovery.SimulatedDeviceRoot;
+import dev.quartermaster.agent.effects.OsHelperProcesses;
 import dev.quartermaster.api.device.DeviceClass;
 import dev.quartermaster.api.device.DeviceClassSpec;
 import dev.quartermaster.api.device.DeviceClassStatus;
@@ -20,6 +17,9 @@ import dev.quartermaster.cli.VersionInfo;
 import dev.quartermaster.cli.config.UserConfig;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.env.SystemEnv;
+import dev.quartermaster.core.files.OwnerOnly;
+import dev.quartermaster.csi.hostpath.HostpathConfig;
+import dev.quartermaster.csi.hostpath.grpc.HostpathServer;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -29,8 +29,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -195,6 +195,10 @@ public final class UpCommand implements Callable<Integer> {
     for (var agent : agents.reversed()) {
       try {
         agent.close();
+        // A real agent leaves its domain daemons running across its own restart (I2). qm up stops
+        // the whole cluster, its tasks included, so nothing needs them: they go with it (and the
+        // next qm up starts them again for whatever the ledgers still hold).
+        OsHelperProcesses.stopAll(agent.config().stateDir().resolve("helpers"));
       } catch (IOException | RuntimeException e) {
         System.err.println("error: stopping agent " + agent.config().nodeName() + ": " + e.getMessage());
       }

@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.quartermaster.cli.CliException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import picocli.CommandLine;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
 
 /** {@code qm up --channels N}: IMEX channels per simulated node, 2,048 unless told, documented in the help. */
 class UpChannelsOptionTest {

@@ -1,22 +1,21 @@
 package dev.quartermaster.control.cluster;
 
-import dev.quartermaster.api.domain.ComputeDomain;
-
 import dev.quartermaster.api.allocation.NodeAllocation;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.device.DeviceClass;
 import dev.quartermaster.api.device.DeviceSlice;
+import dev.quartermaster.api.domain.ComputeDomain;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.volume.Volume;
+import dev.quartermaster.api.volume.VolumeUse;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.informer.Informer;
-import dev.quartermaster.api.volume.VolumeUse;
 import java.util.List;
 import java.util.Optional;
 

@@ -2,8 +2,8 @@ package dev.quartermaster.control.domain;
 
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.domain.ComputeDomain;
-import dev.quartermaster.api.domain.ComputeDomainStatus;
 import dev.quartermaster.api.domain.ComputeDomainStatus.Member;
+import dev.quartermaster.api.domain.ComputeDomainStatus;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.control.allocator.NodeReadiness;

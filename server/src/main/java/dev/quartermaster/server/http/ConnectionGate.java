@@ -1,7 +1,7 @@
 package dev.quartermaster.server.http;
 
-import dev.quartermaster.api.error.ApiError;
 import dev.quartermaster.api.error.ApiError.Reason;
+import dev.quartermaster.api.error.ApiError;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;

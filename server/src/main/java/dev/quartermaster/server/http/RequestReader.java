@@ -1,8 +1,8 @@
 package dev.quartermaster.server.http;
 
 import com.sun.net.httpserver.HttpHandler;
-import dev.quartermaster.api.error.ApiError;
 import dev.quartermaster.api.error.ApiError.Reason;
+import dev.quartermaster.api.error.ApiError;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;

@@ -36,6 +36,9 @@ final class Readers implements AutoCloseable {
     Connection c = null;
     boolean healthy = false;
     try {
+      if (closed) { // close() may have run while this read waited for a permit
+        throw Errors.closed(file);
+      }
       c = borrow();
       try (Statement s = c.createStatement()) {
         s.execute("BEGIN");
@@ -64,6 +67,9 @@ final class Readers implements AutoCloseable {
   private Connection open() throws SQLException {
     SQLiteConfig config = new SQLiteConfig();
     config.setBusyTimeout(SqliteStore.BUSY_TIMEOUT_MS);
+    // Never CREATE: a reader that opens after the file was removed (a late read racing a close and a
+    // clean-up) must fail, not leave a new, empty store.db behind.
+    config.resetOpenMode(org.sqlite.SQLiteOpenMode.CREATE);
     Connection c = config.createConnection("jdbc:sqlite:" + file);
     try (Statement s = c.createStatement()) {
       s.execute("PRAGMA query_only = true"); // a reader must never write, even by mistake
