@@ -75,7 +75,9 @@ public final class ObjectCodec {
             .setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
             .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
             .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail))
-        .serializationInclusion(JsonInclude.Include.NON_EMPTY);
+        // Empty fields are left out, but never an entry of a map: a label or env value "" is what the
+        // user wrote, and leaving it out would drop the key (found by ObjectCodecFuzzTest).
+        .defaultPropertyInclusion(JsonInclude.Value.construct(JsonInclude.Include.NON_EMPTY, JsonInclude.Include.NON_NULL));
     for (var kind : Kinds.ALL) {
       builder.registerSubtypes(new NamedType(kind.type(), kind.name()));
     }
