@@ -21,12 +21,12 @@ if [ ${#targets[@]} -eq 0 ]; then
   targets=(
     api:ObjectCodecFuzzTest#json
     api:ObjectCodecFuzzTest#yaml
-    cli:ManifestReaderFuzzTest#read
-    server:RequestParsingFuzzTest#request
-    server:RawHttpFuzzTest#rawRequest
-    agent:LedgerJournalFuzzTest#journalFile
-    agent:CheckpointFuzzTest#checkpointFile
+    server:HttpRequestFuzzTest#parse
+    server:HttpRequestFuzzTest#rawRequest
+    agent:LedgerFuzzTest#snapshot
+    agent:LedgerFuzzTest#recovery
     agent:CdiSpecFuzzTest#specFile
+    cli:ManifestReaderFuzzTest#read
   )
 fi
 
