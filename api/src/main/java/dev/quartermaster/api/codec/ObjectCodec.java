@@ -112,6 +112,10 @@ public final class ObjectCodec {
     if (bytes == null || new String(bytes, java.nio.charset.StandardCharsets.UTF_8).isBlank()) {
       throw notAnObject("empty body");
     }
+    if (startsWithList(bytes)) {
+      // Jackson would take ["Node", {...}] as a type id and its object: not a format we offer.
+      throw notAnObject("got a list");
+    }
     try {
       var object = JSON.readValue(bytes, ApiObject.class);
       if (object == null) {
@@ -121,6 +125,15 @@ public final class ObjectCodec {
     } catch (IOException e) {
       throw DecodeErrors.toApiException(e, "");
     }
+  }
+
+  private static boolean startsWithList(byte[] bytes) {
+    for (var b : bytes) {
+      if (b != ' ' && b != '\t' && b != '\n' && b != '\r') {
+        return b == '[';
+      }
+    }
+    return false;
   }
 
   private static ApiException notAnObject(String got) {
@@ -145,6 +158,11 @@ public final class ObjectCodec {
         var tree = trees.nextValue();
         if (tree == null || tree.isNull() || tree.isMissingNode() || (tree.isTextual() && tree.asText().isBlank())) {
           continue;
+        }
+        if (!tree.isObject()) {
+          // A list would be read as a type id and its object ("- Node"), or as nothing at all.
+          throw ApiException.badRequest("document " + document + ": " + EXPECTED_OBJECT,
+              List.of(new dev.quartermaster.api.error.Violation("", EXPECTED_OBJECT)));
         }
         try {
           out.add(YAML.treeToValue(tree, ApiObject.class));
