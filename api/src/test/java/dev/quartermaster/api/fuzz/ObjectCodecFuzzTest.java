@@ -32,7 +32,7 @@ class ObjectCodecFuzzTest {
       return;
     }
     // One format only: an object, not Jackson's ["Kind", {...}] wrapper array.
-    assertThat(new String(bytes, StandardCharsets.UTF_8).strip()).startsWith("{");
+    assertThat(new String(bytes, StandardCharsets.UTF_8).replace("\uFEFF", "").strip()).startsWith("{");
     assertRoundTrips(object);
     assertValidatorsOnlyReport(object);
   }
