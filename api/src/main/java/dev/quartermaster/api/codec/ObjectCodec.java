@@ -128,7 +128,9 @@ public final class ObjectCodec {
   }
 
   private static boolean startsWithList(byte[] bytes) {
-    for (var b : bytes) {
+    boolean bom = bytes.length >= 3 && bytes[0] == (byte) 0xEF && bytes[1] == (byte) 0xBB && bytes[2] == (byte) 0xBF;
+    for (int i = bom ? 3 : 0; i < bytes.length; i++) {
+      var b = bytes[i];
       if (b != ' ' && b != '\t' && b != '\n' && b != '\r') {
         return b == '[';
       }
