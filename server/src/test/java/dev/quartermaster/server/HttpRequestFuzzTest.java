@@ -114,7 +114,7 @@ class HttpRequestFuzzTest {
   void rawRequest(byte[] bytes) throws IOException {
     var t = server();
     var request = replaceToken(bytes, t.token);
-    var answer = exchange(t.server.port(), request, startsWithHead(request));
+    var answer = exchange(t.server.port(), request, startsWithHead(request), 1000);
     if (answer == null) {
       NO_ANSWER.incrementAndGet(); // the JDK server closed the connection without a word
     } else if (answer.fromJdk()) {
@@ -132,7 +132,7 @@ class HttpRequestFuzzTest {
       }
     }
     var health = exchange(t.server.port(),
-        "GET /healthz HTTP/1.1\r\nHost: fuzz\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.US_ASCII), false);
+        "GET /healthz HTTP/1.1\r\nHost: fuzz\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.US_ASCII), false, 10_000);
     assertThat(health).as("healthz after " + new String(request, StandardCharsets.ISO_8859_1)).isNotNull();
     assertThat(health.status()).isEqualTo(200);
     assertThat(health.body()).isEqualTo("ok\n");
@@ -150,11 +150,12 @@ class HttpRequestFuzzTest {
         .startsWith("HEAD");
   }
 
-  private static Answer exchange(int port, byte[] request, boolean headRequest) throws IOException {
+  private static Answer exchange(int port, byte[] request, boolean headRequest, int timeoutMillis) throws IOException {
     try (var socket = new Socket()) {
       socket.connect(new InetSocketAddress("127.0.0.1", port), 2000);
-      // Short: a watch answers with a stream that never ends; what came by then is the answer.
-      socket.setSoTimeout(500);
+      // Short for the request: a watch sends nothing until its first event (the JDK holds the headers
+      // until the first write) and never ends. Long for /healthz, which must answer, even on a busy machine.
+      socket.setSoTimeout(timeoutMillis);
       var out = socket.getOutputStream();
       try {
         out.write(request);
