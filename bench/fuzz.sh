@@ -10,7 +10,8 @@
 # committed) and writes a crashing input as crash-<sha1> into the Inputs directory, where it becomes
 # a regression test: fix the cause, keep the file. Copy the few interesting corpus files worth
 # keeping into the Inputs directory by hand; keep it small (tens of files, a few KiB each).
-# The logs, with libFuzzer's cov:/ft:/exec/s lines, are in target/fuzz/.
+# The logs, with libFuzzer's cov:/ft:/exec/s lines, are in target/fuzz/. JAZZER_FUZZ also turns on the
+# pom's fuzz profile (-Djazzer.hooks=true): a normal build replays the inputs without instrumentation.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
