@@ -21,6 +21,18 @@ final class RequestBody {
   private RequestBody() {}
 
   static byte[] read(HttpExchange exchange, long limit) throws IOException {
+    try {
+      return readBounded(exchange, limit);
+    } catch (ApiException e) {
+      throw e;
+    } catch (IOException e) {
+      // The JDK's stream refuses a broken chunked body (a bad chunk size, a missing CRLF): the
+      // client's mistake, a 400 saying so, not a 500 (found by HttpRequestFuzzTest).
+      throw ErrorResponses.badRequest("body", "cannot be read: " + e.getMessage());
+    }
+  }
+
+  private static byte[] readBounded(HttpExchange exchange, long limit) throws IOException {
     var declared = exchange.getRequestHeaders().getFirst("Content-Length");
     if (declared != null) {
       long length;

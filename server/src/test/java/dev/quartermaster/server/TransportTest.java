@@ -51,6 +51,18 @@ class TransportTest {
   }
 
   @Test
+  void aClientThatShutsDownItsSendingSideStillGetsItsAnswers() throws Exception {
+    try (var t = TestServer.start(new InMemoryApiClient(), dataDir);
+        var socket = new java.net.Socket("127.0.0.1", t.server.port())) {
+      socket.setSoTimeout(10_000);
+      socket.getOutputStream().write(("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+          .getBytes(StandardCharsets.US_ASCII));
+      socket.shutdownOutput(); // as nc -N does
+      assertThat(RawHttp.readAll(socket.getInputStream())).extracting(RawHttp.Response::status).containsExactly(200, 200);
+    }
+  }
+
+  @Test
   void http10WithoutKeepAliveIsAnsweredAndClosed() throws Exception {
     try (var t = TestServer.start(new InMemoryApiClient(), dataDir)) {
       var response = RawHttp.one(t.server.port(), "GET /healthz HTTP/1.0\r\n\r\n");

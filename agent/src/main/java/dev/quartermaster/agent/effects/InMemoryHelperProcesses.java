@@ -47,6 +47,13 @@ public final class InMemoryHelperProcesses implements HelperProcesses {
         java.util.Optional.empty(), 0, "not running", java.util.Optional.empty())).toList();
   }
 
+  /** The helper of {@code domain} dies (as under {@code kill -9}): not running, and not stopped on purpose. */
+  public synchronized void kill(String domain) {
+    if (running.remove(domain)) {
+      log.add("died " + domain);
+    }
+  }
+
   /** Makes starts of {@code domain}'s helper fail (or succeed again). */
   public synchronized void failStarts(String domain, boolean fail) {
     if (fail) {

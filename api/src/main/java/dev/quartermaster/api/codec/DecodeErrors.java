@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import com.fasterxml.jackson.databind.exc.InvalidTypeIdException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.error.Violation;
 import dev.quartermaster.api.meta.Kind;
@@ -55,6 +56,11 @@ final class DecodeErrors {
           new Violation(path, "must be one of " + Arrays.toString(f.getTargetType().getEnumConstants()));
       case InvalidFormatException f -> new Violation(path, "must be " + typeName(f.getTargetType()));
       case MismatchedInputException mi -> mismatched(mi, path);
+      // A record's constructor copies lists and maps, and a copy refuses null: a null entry ("[~]",
+      // {"a": null}) is the user's mistake, not a server fault, and Jackson's text names a Java class.
+      case ValueInstantiationException vi when vi.getCause() instanceof NullPointerException ->
+          new Violation(path, "must not hold null: a list entry or map value is empty");
+      case ValueInstantiationException vi -> new Violation(path, "is not a valid value");
       default -> new Violation(path, firstLine(m.getOriginalMessage()));
     };
   }

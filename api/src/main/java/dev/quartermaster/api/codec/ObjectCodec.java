@@ -75,7 +75,9 @@ public final class ObjectCodec {
             .setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
             .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
             .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail))
-        .serializationInclusion(JsonInclude.Include.NON_EMPTY);
+        // Empty fields are left out, but never an entry of a map: a label or env value "" is what the
+        // user wrote, and leaving it out would drop the key (found by ObjectCodecFuzzTest).
+        .defaultPropertyInclusion(JsonInclude.Value.construct(JsonInclude.Include.NON_EMPTY, JsonInclude.Include.NON_NULL));
     for (var kind : Kinds.ALL) {
       builder.registerSubtypes(new NamedType(kind.type(), kind.name()));
     }
@@ -133,8 +135,11 @@ public final class ObjectCodec {
     }
   }
 
+  /** The first byte that is not blank, after a UTF-8 byte order mark (which Jackson accepts). */
   private static char firstNonBlank(byte[] bytes) {
-    for (byte b : bytes) {
+    boolean bom = bytes.length >= 3 && bytes[0] == (byte) 0xEF && bytes[1] == (byte) 0xBB && bytes[2] == (byte) 0xBF;
+    for (int i = bom ? 3 : 0; i < bytes.length; i++) {
+      var b = bytes[i];
       if (b != ' ' && b != '\t' && b != '\n' && b != '\r') {
         return (char) (b & 0xff);
       }
@@ -164,6 +169,11 @@ public final class ObjectCodec {
         var tree = trees.nextValue();
         if (tree == null || tree.isNull() || tree.isMissingNode() || (tree.isTextual() && tree.asText().isBlank())) {
           continue;
+        }
+        if (!tree.isObject()) {
+          // A list would be read as a type id and its object ("- Node"), or as nothing at all.
+          throw ApiException.badRequest("document " + document + ": " + EXPECTED_OBJECT,
+              List.of(new dev.quartermaster.api.error.Violation("", EXPECTED_OBJECT)));
         }
         try {
           out.add(YAML.treeToValue(tree, ApiObject.class));

@@ -7,6 +7,13 @@ package dev.quartermaster.api.error;
  * @param rule what the field must be
  */
 public record Violation(String field, String rule) {
+
+  public Violation {
+    // A whole-document violation has the field "", which the wire leaves out: read back, it is "".
+    field = field == null ? "" : field;
+    rule = rule == null ? "" : rule;
+  }
+
   @Override
   public String toString() {
     return field.isEmpty() ? rule : field + ": " + rule;

@@ -84,6 +84,8 @@ public final class HttpTransport implements AutoCloseable {
         .option(ChannelOption.SO_BACKLOG, 1024)
         .option(ChannelOption.SO_REUSEADDR, true)
         .childOption(ChannelOption.TCP_NODELAY, true)
+        // A client that shuts down its sending side after a request still gets the answer.
+        .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
         .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, WATER_MARK)
         .childHandler(new ChannelInitializer<SocketChannel>() {
           @Override

@@ -7,6 +7,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
@@ -216,6 +217,10 @@ final class RequestReader extends ChannelInboundHandlerAdapter {
       return;
     }
     if (waiting.isEmpty()) {
+      if (ending) {
+        ctx.close(); // the client sends no more (its input side is shut): nothing else to answer
+        return;
+      }
       if (assembly != null) {
         deadlines.readingRequest();
       } else {
@@ -223,6 +228,22 @@ final class RequestReader extends ChannelInboundHandlerAdapter {
       }
     }
     runNext();
+  }
+
+  /**
+   * The client shut down its sending side after its request (as {@code nc -N} or an HTTP/1.0 client
+   * may): no request follows, but what was asked is still answered, and then the connection closes.
+   */
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
+    if (event instanceof ChannelInputShutdownEvent) {
+      ending = true;
+      if (current == null && waiting.isEmpty()) {
+        ctx.close();
+      }
+      return;
+    }
+    super.userEventTriggered(ctx, event);
   }
 
   @Override

@@ -11,6 +11,7 @@ import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.workload.ClaimTemplate;
+import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.TaskTemplate;
 import dev.quartermaster.api.workload.WorkerGroup;
 import dev.quartermaster.api.workload.Workload;
@@ -82,6 +83,55 @@ class ComputeDomainFlowTest {
     w.env().advance(Duration.ofSeconds(120));
     assertThat(w.api().get(Kinds.COMPUTE_DOMAIN, "nvlink-a")).as("gone with its last claim").isEmpty();
     assertThat(w.api().list(Kinds.NODE).items()).allMatch(n -> n.status().computeDomains().isEmpty());
+  }
+
+  @Test
+  void aTaskStartsOnlyOnceItsDomainIsReadyOnAllItsNodes() {
+    var w = new WholeCluster(14, 2, 4, Variant.REAL);
+    w.api().create(domain("nvlink-a", 2));
+    w.api().create(job("train", "nvlink-a", 1, 4)); // one rank: one member of two
+    w.env().advance(Duration.ofSeconds(60));
+    var waiting = w.api().get(Kinds.TASK, "train-w-0").orElseThrow().status();
+    assertThat(waiting.phase()).isEqualTo(TaskPhase.Preparing);
+    assertThat(waiting.reason()).isEqualTo("WaitingForComputeDomain");
+    assertThat(waiting.message()).contains("compute domain nvlink-a is not Ready: 1/2 member nodes ready");
+
+    w.scale("train", 2); // the second rank brings the second member
+    w.env().advance(Duration.ofSeconds(60));
+    assertThat(w.api().list(Kinds.TASK).items()).hasSize(2)
+        .allMatch(t -> t.status().phase() == TaskPhase.Running);
+  }
+
+  @Test
+  void aDaemonThatDiesIsStartedAgainAndItsTaskIsToldWhileItIsDown() {
+    var w = new WholeCluster(15, 2, 4, Variant.REAL);
+    w.api().create(domain("nvlink-a", 1));
+    w.api().create(job("train", "nvlink-a", 1, 1));
+    w.env().advance(Duration.ofSeconds(60));
+    var task = w.api().get(Kinds.TASK, "train-w-0").orElseThrow();
+    assertThat(task.status().phase()).isEqualTo(TaskPhase.Running);
+    var node = w.node(task.spec().node().orElseThrow());
+    assertThat(domainReady(w).status()).isEqualTo(Condition.Status.True);
+
+    node.host.helpers().failStarts("nvlink-a", true); // it dies, and cannot come back for now
+    node.host.helpers().kill("nvlink-a");
+    w.env().advance(Duration.ofSeconds(10));
+    assertThat(domainReady(w).status()).isEqualTo(Condition.Status.False);
+    assertThat(domainReady(w).reason()).isEqualTo("DaemonNotReady");
+    assertThat(ready(w, "nvlink-a").isTrue()).as("the domain lost its only member's daemon").isFalse();
+    assertThat(w.api().get(Kinds.TASK, "train-w-0").orElseThrow().status().phase()).as("told, not killed")
+        .isEqualTo(TaskPhase.Running);
+
+    node.host.helpers().failStarts("nvlink-a", false);
+    w.env().advance(Duration.ofSeconds(10));
+    assertThat(domainReady(w).status()).isEqualTo(Condition.Status.True);
+    assertThat(ready(w, "nvlink-a").isTrue()).isTrue();
+    assertThat(node.host.helpers().log()).containsSubsequence("start nvlink-a", "died nvlink-a", "start nvlink-a");
+  }
+
+  private static Condition domainReady(WholeCluster w) {
+    return Condition.find(w.api().get(Kinds.TASK, "train-w-0").orElseThrow().status().conditions(),
+        dev.quartermaster.agent.tasks.TaskSync.DOMAIN_READY).orElseThrow();
   }
 
   private static ComputeDomain domain(String name, int nodes) {
