@@ -64,7 +64,7 @@ public final class ControlPlane implements AutoCloseable {
     this.elector = new LeaderElector(store, env, options.identity(), options.leader(), new LeaderElector.Callbacks() {
       @Override
       public void startedLeading(long epoch) {
-        lead();
+        lead(epoch);
       }
 
       @Override
@@ -111,7 +111,7 @@ public final class ControlPlane implements AutoCloseable {
     return plane;
   }
 
-  private void lead() {
+  private void lead(long epoch) {
     LOG.info("{}: controllers starting", elector.identity());
     // Everything the last leader may have left half done.
     informers.tasks().cache().keys().forEach(k -> {
@@ -125,7 +125,7 @@ public final class ControlPlane implements AutoCloseable {
       nodes.loop().enqueue(k);
     });
     informers.workloads().cache().keys().forEach(workloads.loop()::enqueue);
-    volumes.startLeading();
+    volumes.startLeading(epoch);
     informers.volumes().cache().keys().forEach(volumes.loop()::enqueue);
     informers.computeDomains().cache().keys().forEach(domains.loop()::enqueue);
     loops.forEach(ControlLoop::start);

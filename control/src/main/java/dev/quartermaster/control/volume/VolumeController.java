@@ -4,6 +4,7 @@ import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.Condition;
+import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.volume.VolumeClaim;
@@ -55,6 +56,8 @@ public final class VolumeController {
   static final Duration RETRY_FAILED = Duration.ofSeconds(30);
   static final Duration NO_ROUTE_RECHECK = Duration.ofSeconds(10);
   static final Duration CACHE_WAIT = Duration.ofSeconds(2);
+  /** How long a new leader waits before its first destructive call: a deposed leader's last one may run this long. */
+  static final Duration TAKEOVER_QUIET = SocketPluginConnector.CALL_DEADLINE;
 
   private final Env env;
   private final ApiClient api;
@@ -69,6 +72,8 @@ public final class VolumeController {
   private final Map<String, PluginInfo> infos = new ConcurrentHashMap<>();
   private final Serializer<String> serializer;
   private volatile long term;
+  /** No destructive call of this term starts before this (see {@link #call}). */
+  private volatile java.time.Instant quietUntil = java.time.Instant.MIN;
 
   /** @param serializer destructive calls' per-plugin serializer ({@link KeyedSerializer}; tests pass naive ones) */
   public VolumeController(Env env, ApiClient api, Informers informers, PluginConnector connector,
@@ -100,7 +105,16 @@ public final class VolumeController {
    * first call of this term waits for them.
    */
   public synchronized void startLeading() {
+    startLeading(1);
+  }
+
+  /**
+   * As {@link #startLeading()}, as the {@code epoch}-th leader of the cluster: after the first, a
+   * predecessor's destructive call may still be running, so this term's wait {@link #TAKEOVER_QUIET}.
+   */
+  public synchronized void startLeading(long epoch) {
     term++;
+    quietUntil = epoch <= 1 ? java.time.Instant.MIN : env.now().plus(TAKEOVER_QUIET);
     inFlight.clear();
     outcomes.clear();
     if (serializer instanceof KeyedSerializer<String> k) {
@@ -223,8 +237,13 @@ public final class VolumeController {
     return Result.done();
   }
 
+  /**
+   * The claim's node as the cache has it, or, when the cache lacks it, as the store has it now: a
+   * node missing from a cache is not yet a deleted node, and a claim on a deleted node is detached
+   * on its behalf (taking the volume from whatever still runs there).
+   */
   private Optional<Node> node(String name) {
-    return informers.nodes().cache().get(name);
+    return informers.nodes().cache().get(name).or(() -> api.get(Kinds.NODE, name));
   }
 
   /** The plugin's info, or empty after starting to learn it (the volume is enqueued when it arrives). */
@@ -246,9 +265,18 @@ public final class VolumeController {
     return Optional.empty();
   }
 
-  /** Starts a destructive call through the serializer; its outcome comes back through the queue. */
+  /**
+   * Starts a destructive call through the serializer; its outcome comes back through the queue. Not
+   * in the first {@link #TAKEOVER_QUIET} of a term: the serializer orders this process's calls, but a
+   * deposed leader's call may still be running in its own process, up to its deadline, and two
+   * destructive calls must never overlap on one plugin (I5).
+   */
   private Result call(Volume v, ControllerRoute.Target target, CsiCall what, String detail,
       Function<dev.quartermaster.csi.plugin.CsiPlugin, CompletionStage<CallOutcome>> body) {
+    var wait = Duration.between(env.now(), quietUntil);
+    if (wait.isPositive()) {
+      return Result.requeueAfter(wait);
+    }
     var name = v.metadata().name();
     var mine = term;
     inFlight.put(name, mine);
