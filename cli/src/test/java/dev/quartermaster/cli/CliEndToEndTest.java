@@ -203,7 +203,8 @@ class CliEndToEndTest {
 
     assertThat(nodes.outLines().getFirst()).matches("NAME +READY +DEVICES +AGE");
     assertThat(nodes.outLines().get(1)).startsWith("gpu-node-1").contains("Unknown");
-    assertThat(workloads.outLines().get(1)).contains("head 0/1, workers 0/4");
+    assertThat(workloads.outLines()).filteredOn(l -> l.startsWith("training ")).singleElement()
+        .asString().contains("head 0/1, workers 0/4");
     assertThat(empty.exit()).isZero();
     assertThat(empty.out()).isEmpty();
     assertThat(empty.err()).isEqualTo("No tasks found.\n");
