@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -12,10 +14,10 @@ import java.nio.file.Path;
 /**
  * The agent's readiness check of a domain daemon: connect to its socket and read its one line. A
  * daemon that is alive but stuck never answers; the socket's accept backlog still connects, so the
- * read is bounded: a non-blocking channel polled for at most {@link #ATTEMPTS} short waits.
+ * read is bounded by {@link #TIMEOUT}.
  */
 public final class ReadinessProbe {
-  private static final int ATTEMPTS = 50;
+  private static final java.time.Duration TIMEOUT = java.time.Duration.ofMillis(500);
   private static final int MAX_LINE = 256;
 
   private ReadinessProbe() {}
@@ -24,25 +26,27 @@ public final class ReadinessProbe {
     if (!Files.exists(socket)) {
       return new DaemonAnswer.Silent("no socket at " + socket + " yet");
     }
-    try (var channel = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+    try (var channel = SocketChannel.open(StandardProtocolFamily.UNIX); var selector = Selector.open()) {
       channel.connect(UnixDomainSocketAddress.of(socket));
       channel.configureBlocking(false);
+      channel.register(selector, SelectionKey.OP_READ);
       var buffer = ByteBuffer.allocate(MAX_LINE);
-      for (int i = 0; i < ATTEMPTS && buffer.hasRemaining(); i++) {
+      long deadline = System.nanoTime() + TIMEOUT.toNanos();
+      while (buffer.hasRemaining()) {
+        long left = (deadline - System.nanoTime()) / 1_000_000;
+        if (left <= 0) {
+          break; // alive but silent: not ready
+        }
+        selector.select(left);
+        selector.selectedKeys().clear();
         int n = channel.read(buffer);
         if (n < 0 || (buffer.position() > 0 && buffer.get(buffer.position() - 1) == '\n')) {
           break;
-        }
-        if (n == 0) {
-          Thread.sleep(10); // a bounded poll of a local socket; the daemon answers at once when alive
         }
       }
       return parse(new String(buffer.array(), 0, buffer.position(), StandardCharsets.US_ASCII).strip());
     } catch (IOException e) {
       return new DaemonAnswer.Silent("cannot connect to " + socket + ": " + e.getMessage());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return new DaemonAnswer.Silent("interrupted");
     }
   }
 

@@ -2,10 +2,9 @@ package dev.quartermaster.control.domain;
 
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.domain.ComputeDomain;
-import dev.quartermaster.api.error.ApiError.Reason;
-import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.control.cluster.ControlLoop;
+import dev.quartermaster.control.cluster.StaleWrites;
 import dev.quartermaster.control.cluster.Informers;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.informer.EventHandler;
@@ -68,14 +67,7 @@ public final class ComputeDomainController {
   }
 
   Result reconcile(String name) {
-    try {
-      return sync(name);
-    } catch (ApiException e) {
-      if (e.is(Reason.Conflict) || e.is(Reason.NotFound)) {
-        return Result.requeue();
-      }
-      throw e;
-    }
+    return StaleWrites.requeued(this::sync).apply(name);
   }
 
   private Result sync(String name) {

@@ -4,8 +4,6 @@ import dev.quartermaster.api.claim.PrepareState;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.claim.ResourceClaimStatus;
 import dev.quartermaster.api.client.ApiClient;
-import dev.quartermaster.api.error.ApiError.Reason;
-import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.workload.TaskPhase;
@@ -14,6 +12,7 @@ import dev.quartermaster.control.allocator.Allocator;
 import dev.quartermaster.control.allocator.NodeReadiness;
 import dev.quartermaster.control.cluster.Conditions;
 import dev.quartermaster.control.cluster.ControlLoop;
+import dev.quartermaster.control.cluster.StaleWrites;
 import dev.quartermaster.control.cluster.Informers;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.informer.EventHandler;
@@ -79,14 +78,7 @@ public final class NodeLifecycle {
   }
 
   Result reconcile(String name) {
-    try {
-      return check(name);
-    } catch (ApiException e) {
-      if (e.is(Reason.Conflict) || e.is(Reason.NotFound)) {
-        return Result.requeue();
-      }
-      throw e;
-    }
+    return StaleWrites.requeued(this::check).apply(name);
   }
 
   private Result check(String name) {

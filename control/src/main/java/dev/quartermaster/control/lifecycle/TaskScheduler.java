@@ -2,8 +2,6 @@ package dev.quartermaster.control.lifecycle;
 
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.client.ApiClient;
-import dev.quartermaster.api.error.ApiError.Reason;
-import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.workload.Task;
@@ -11,6 +9,7 @@ import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.TaskStatus;
 import dev.quartermaster.control.allocator.NodeReadiness;
 import dev.quartermaster.control.cluster.ControlLoop;
+import dev.quartermaster.control.cluster.StaleWrites;
 import dev.quartermaster.control.cluster.Informers;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.informer.EventHandler;
@@ -85,14 +84,7 @@ public final class TaskScheduler {
   }
 
   Result reconcile(String name) {
-    try {
-      return schedule(name);
-    } catch (ApiException e) {
-      if (e.is(Reason.Conflict) || e.is(Reason.NotFound)) {
-        return Result.requeue();
-      }
-      throw e;
-    }
+    return StaleWrites.requeued(this::schedule).apply(name);
   }
 
   private Result schedule(String name) {

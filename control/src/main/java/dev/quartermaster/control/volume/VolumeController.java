@@ -1,8 +1,6 @@
 package dev.quartermaster.control.volume;
 
 import dev.quartermaster.api.client.ApiClient;
-import dev.quartermaster.api.error.ApiError.Reason;
-import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.node.Node;
@@ -13,6 +11,7 @@ import dev.quartermaster.api.volume.VolumeStatus;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.control.cluster.Conditions;
 import dev.quartermaster.control.cluster.ControlLoop;
+import dev.quartermaster.control.cluster.StaleWrites;
 import dev.quartermaster.control.cluster.Informers;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.informer.EventHandler;
@@ -131,14 +130,7 @@ public final class VolumeController {
   }
 
   Result reconcile(String name) {
-    try {
-      return sync(name);
-    } catch (ApiException e) {
-      if (e.is(Reason.Conflict) || e.is(Reason.NotFound)) {
-        return Result.requeue();
-      }
-      throw e;
-    }
+    return StaleWrites.requeued(this::sync).apply(name);
   }
 
   private Result sync(String name) {
