@@ -89,6 +89,7 @@ public final class NodeAgent implements AutoCloseable {
   private final NodeStatusWriter status;
   private final SlicePublisher slice;
   private final SerialExecutor deviceEvents;
+  private final java.util.concurrent.locks.ReentrantLock deviceWork = new java.util.concurrent.locks.ReentrantLock();
   private final WorkQueue<String> claimQueue;
   private final WorkQueue<String> taskQueue;
   private final WorkQueue<String> volumeQueue;
@@ -118,7 +119,7 @@ public final class NodeAgent implements AutoCloseable {
     this.status = new NodeStatusWriter(config.api(), config.nodeName());
     this.slice = new SlicePublisher(config.api(), config.nodeName());
     this.devices = NodeDevices.start(env, tree, HealthPolicy.defaults(config.healthCleanPeriod()),
-        () -> deviceEvents.submit(this::publishSlice));
+        () -> deviceEvents.submit(() -> whileOpen(this::publishSlice)));
     this.controlNodes = new AtomicReference<>(tree.checkControlNodes());
     this.preparer = new ClaimPreparer(durable, host.claimSpecs(), new EffectsReconciler(host.helpers(), status),
         devices::inventory, tree::checkControlNodes, tree::checkNode);
@@ -133,7 +134,7 @@ public final class NodeAgent implements AutoCloseable {
         NodeAgent::revisionOf).build();
     this.volumeQueue = new WorkQueue<>(env, new ExponentialBackoff<>(Duration.ofMillis(100), Duration.ofSeconds(10)));
     this.plugins = new PluginProber(env, config.nodeName(), host.csiPlugins(), PluginProber.DEFAULT_PERIOD,
-        PluginProber.DEFAULT_CALL_TIMEOUT, list -> deviceEvents.submit(this::pluginsChanged));
+        PluginProber.DEFAULT_CALL_TIMEOUT, list -> deviceEvents.submit(() -> whileOpen(this::pluginsChanged)));
     var nodeCalls = new NodeCalls(new VolumePaths(config.stateDir()), new KeyedSerializer<>(config.env()));
     var mounts = new VolumeMounts(config.nodeName(), name -> volumes.cache().get(name), plugins, nodeCalls,
         taskQueue::add, volumeQueue::add);
@@ -253,7 +254,7 @@ public final class NodeAgent implements AutoCloseable {
     volumeWorkers = Workers.start(config.env(), volumeQueue, config.workers(),
         name -> tasks.hasSynced() && volumes.hasSynced() ? releaser.sync(name) : Result.requeueAfter(Duration.ofMillis(50)));
     watcher = ControlNodeWatcher.start(config.env(), host.devices()::checkControlNodes, host.devices().watchDir(),
-        config.rescanPeriod(), s -> deviceEvents.submit(() -> controlNodesChanged(s)));
+        config.rescanPeriod(), s -> deviceEvents.submit(() -> whileOpen(() -> controlNodesChanged(s))));
     heartbeat = config.env().schedule(config.heartbeat(), this::beat);
     daemonWatch = config.env().schedule(DAEMON_WATCH, this::watchDaemons);
     LOG.info("agent for node {} started: state {}, CDI {}, {} GPUs ({}), control nodes {}", config.nodeName(),
@@ -434,8 +435,26 @@ public final class NodeAgent implements AutoCloseable {
     stop(false);
   }
 
+  /**
+   * Runs a device-event task unless the agent stopped: under {@link #deviceWork}, which {@link #stop}
+   * takes too, so once stop has passed it no such task is half done (one that rewrote CDI specs
+   * after the agent had stopped wrote into a directory its owner was removing).
+   */
+  private void whileOpen(Runnable task) {
+    deviceWork.lock();
+    try {
+      if (!closed) {
+        task.run();
+      }
+    } finally {
+      deviceWork.unlock();
+    }
+  }
+
   private void stop(boolean killTasks) throws IOException {
     closed = true;
+    deviceWork.lock(); // waits for a device-event task in progress; later ones see closed
+    deviceWork.unlock();
     heartbeat.cancel();
     daemonWatch.cancel();
     if (watcher != null) {

@@ -19,12 +19,14 @@ final class Readers implements AutoCloseable {
   }
 
   private final Path file;
+  private final int maxReaders;
   private final Semaphore permits;
   private final ConcurrentLinkedDeque<Connection> idle = new ConcurrentLinkedDeque<>();
   private volatile boolean closed;
 
   Readers(Path file, int maxReaders) {
     this.file = file;
+    this.maxReaders = maxReaders;
     this.permits = new Semaphore(maxReaders);
   }
 
@@ -95,11 +97,21 @@ final class Readers implements AutoCloseable {
     closeQuietly(c);
   }
 
+  /**
+   * Refuses new reads, waits for the reads in flight to end (they hold their permits), then closes
+   * every connection: once this returns nothing of the store touches its files (a read still running
+   * would recreate a WAL file under whoever removes the directory next).
+   */
   @Override
   public void close() {
     closed = true;
-    for (Connection c; (c = idle.pollFirst()) != null; ) {
-      closeQuietly(c);
+    permits.acquireUninterruptibly(maxReaders);
+    try {
+      for (Connection c; (c = idle.pollFirst()) != null; ) {
+        closeQuietly(c);
+      }
+    } finally {
+      permits.release(maxReaders);
     }
   }
 
