@@ -11,6 +11,8 @@ import dev.quartermaster.core.informer.EventHandler;
 import dev.quartermaster.core.queue.Result;
 import java.util.ArrayList;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -60,8 +62,8 @@ public final class ComputeDomainController {
     return loop;
   }
 
-  private static java.util.Set<String> domainsOf(Node n) {
-    var domains = new java.util.TreeSet<>(n.status().computeDomains());
+  private static Set<String> domainsOf(Node n) {
+    var domains = new TreeSet<>(n.status().computeDomains());
     n.status().domainDaemons().forEach(d -> domains.add(d.domain()));
     return domains;
   }

@@ -10,6 +10,7 @@ import dev.quartermaster.control.allocator.NodeReadiness;
 import dev.quartermaster.control.cluster.Conditions;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Optional;
@@ -41,7 +42,7 @@ public record DomainPlan(ComputeDomainStatus status, boolean releaseFinalizer) {
     domain.status().nodes().forEach(m -> previous.put(m.node(), m));
     var members = new ArrayList<Member>();
     var waiting = new ArrayList<String>();
-    for (var node : nodes.stream().sorted(java.util.Comparator.comparing(n -> n.metadata().name())).toList()) {
+    for (var node : nodes.stream().sorted(Comparator.comparing(n -> n.metadata().name())).toList()) {
       var nodeName = node.metadata().name();
       var daemon = node.status().daemonOf(name);
       if (!node.status().computeDomains().contains(name) && daemon.isEmpty()) {

@@ -16,11 +16,6 @@ import java.util.List;
 final class DomainGuard implements WriteRules {
 
   @Override
-  public List<Compare> beforeCreate(ApiObject next) {
-    return List.of();
-  }
-
-  @Override
   public List<Compare> beforeWrite(ApiObject current, ApiObject next) {
     if (current instanceof ComputeDomain c && next instanceof ComputeDomain n
         && !c.status().claims().isEmpty()
@@ -31,11 +26,6 @@ final class DomainGuard implements WriteRules {
               + String.join(", ", c.status().claims().stream().limit(10).toList())
               + (c.status().claims().size() > 10 ? ", ..." : "") + "); the controller removes it when none is left")));
     }
-    return List.of();
-  }
-
-  @Override
-  public List<Compare> beforeDelete(ApiObject current) {
     return List.of();
   }
 }

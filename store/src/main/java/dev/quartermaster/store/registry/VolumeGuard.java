@@ -17,11 +17,6 @@ import java.util.List;
 final class VolumeGuard implements WriteRules {
 
   @Override
-  public List<Compare> beforeCreate(ApiObject next) {
-    return List.of();
-  }
-
-  @Override
   public List<Compare> beforeWrite(ApiObject current, ApiObject next) {
     if (!(current instanceof Volume c) || !(next instanceof Volume n)) {
       return List.of();
@@ -37,11 +32,6 @@ final class VolumeGuard implements WriteRules {
           "must keep " + Volume.RELEASE_FINALIZER + " while the volume has claims or exists in its plugin"
               + " (the volume controller removes it after DeleteVolume)")));
     }
-    return List.of();
-  }
-
-  @Override
-  public List<Compare> beforeDelete(ApiObject current) {
     return List.of();
   }
 }

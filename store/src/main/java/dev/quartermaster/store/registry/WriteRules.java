@@ -11,14 +11,21 @@ import java.util.List;
  * the transaction fail, and the registry checks again).
  */
 interface WriteRules {
-  /** Throws an {@code ApiException} if creating {@code next} breaks a rule. */
-  List<Compare> beforeCreate(ApiObject next);
+  /** Throws an {@code ApiException} if creating {@code next} breaks a rule. None by default. */
+  default List<Compare> beforeCreate(ApiObject next) {
+    return List.of();
+  }
 
   /** Throws an {@code ApiException} if replacing {@code current} by {@code next} breaks a rule. */
   List<Compare> beforeWrite(ApiObject current, ApiObject next);
 
-  /** Throws an {@code ApiException} if deleting (or marking for deletion) {@code current} breaks a rule. */
-  List<Compare> beforeDelete(ApiObject current);
+  /**
+   * Throws an {@code ApiException} if deleting (or marking for deletion) {@code current} breaks a
+   * rule. None by default.
+   */
+  default List<Compare> beforeDelete(ApiObject current) {
+    return List.of();
+  }
 
   /** Every rule of {@code all}: each may refuse; the compares of all join the write's transaction. */
   static WriteRules all(List<WriteRules> all) {
