@@ -75,6 +75,7 @@ public final class NodeAgent implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(NodeAgent.class);
   public static final String AGENT_VERSION = "0.1.0";
   private static final String BY_VOLUME = "volume";
+  private static final String BY_CLAIM = "claim";
 
   private final NodeAgentConfig config;
   private final NodeHost host;
@@ -129,7 +130,8 @@ public final class NodeAgent implements AutoCloseable {
     this.claims = Informer.builder(env, new ApiListerWatcher<>(config.api(), Kinds.RESOURCE_CLAIM), NodeAgent::nameOf,
         NodeAgent::revisionOf).build();
     this.tasks = Informer.builder(env, new ApiListerWatcher<>(config.api(), Kinds.TASK), NodeAgent::nameOf,
-        NodeAgent::revisionOf).index(BY_VOLUME, t -> t.spec().volumes().stream().map(VolumeUse::name).toList()).build();
+        NodeAgent::revisionOf).index(BY_VOLUME, t -> t.spec().volumes().stream().map(VolumeUse::name).toList())
+        .index(BY_CLAIM, t -> t.spec().claims()).build();
     this.volumes = Informer.builder(env, new ApiListerWatcher<>(config.api(), Kinds.VOLUME), NodeAgent::nameOf,
         NodeAgent::revisionOf).build();
     this.volumeQueue = new WorkQueue<>(env, new ExponentialBackoff<>(Duration.ofMillis(100), Duration.ofSeconds(10)));
@@ -215,8 +217,13 @@ public final class NodeAgent implements AutoCloseable {
       if (claimSync.concerns(c)) {
         claimQueue.add(c.metadata().name());
       }
-      // A claim prepared (or not) here may be what one of our tasks waits for.
+      // A claim prepared (or not) here may be what one of our tasks waits for: its owner's, or a
+      // task made by hand that names a claim made by hand (it waited a whole recheck period).
       c.metadata().owner().filter(o -> o.kind().equals(Kinds.TASK.name())).ifPresent(o -> taskQueue.add(o.name()));
+      if (c.metadata().owner().isEmpty()) {
+        tasks.cache().byIndex(BY_CLAIM, c.metadata().name()).stream().filter(taskSync::concerns)
+            .forEach(t -> taskQueue.add(t.metadata().name()));
+      }
     }));
     tasks.addHandler(EventHandler.onAnyChange(t -> {
       if (taskSync.concerns(t)) {
@@ -336,6 +343,7 @@ public final class NodeAgent implements AutoCloseable {
           status.update(s -> s.withDomainDaemons(daemons));
           reportedDaemons = daemons;
           taskSync.daemonsChanged(); // running tasks of a domain say whether its daemon runs here
+          claimSync.wakeWaiters(); // prepares that wait for a daemon to be ready go on now
         }
       }
     } catch (RuntimeException e) {

@@ -48,52 +48,24 @@ class VolumesUpTest {
 
   @Test
   void upAppliesTheVolumesExampleAndItsVolumesFollowTheWorkers() throws Exception {
-    // Short, for the plugins' Unix sockets under data/nodes/<node>/plugins (sun_path is 108 bytes).
-    var dir = Files.createTempDirectory(Path.of("/tmp"), "qmu");
-    var data = dir.resolve("d");
-    var config = dir.resolve("config");
-    var log = dir.resolve("up.log");
-    var volumesDir = data.resolve("csi").resolve("hostpath").resolve("volumes");
-    int port = freePort();
-    var java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    var pb = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-XX:TieredStopAtLevel=1",
-        "-XX:+UseSerialGC", "-Xmx384m", "-cp", System.getProperty("java.class.path"), Main.class.getName(),
-        "up", "--data", data.toString(), "--listen", "127.0.0.1:" + port, "--nodes", "2")
-        .redirectErrorStream(true).redirectOutput(log.toFile());
-    // Its client config and anything under ~ go into the test directory, not the user's.
-    pb.environment().put("XDG_CONFIG_HOME", config.toString());
-    pb.environment().put("HOME", dir.resolve("home").toString());
-    Process child = null;
-    HttpApiClient api = null;
-    boolean passed = false;
-    try {
-      var t0 = Instant.now();
-      child = pb.start();
-      var up = child;
-      awaitTrue("qm up prints 'is up'", Duration.ofSeconds(120), up, log,
-          () -> !up.isAlive() ? fail("qm up exited " + up.exitValue()) : read(log).contains(" is up"));
-      var token = read(log).lines().map(String::trim).filter(l -> l.startsWith("Admin token")).findFirst()
-          .map(l -> Path.of(l.substring("Admin token".length()).trim())).orElseThrow();
-      api = new HttpApiClient(URI.create("http://127.0.0.1:" + port), Files.readString(token).trim());
+    var t0 = Instant.now();
+    try (var up = UpProcess.start("qmu", "--nodes", "2")) {
+      var api = up.api();
+      var data = up.data();
+      var volumesDir = data.resolve("csi").resolve("hostpath").resolve("volumes");
       phase("up", t0);
 
       // The user's next step, as the banner says, through the config file qm up wrote.
       var t1 = Instant.now();
-      var cli = new CliEnvironment(Map.of("XDG_CONFIG_HOME", config.toString()), ExamplesTest.REPO,
-          dir.resolve("home"), new ByteArrayInputStream(new byte[0]), Clock.systemUTC(), ApiConnector.http());
       var out = new StringWriter();
-      var err = new StringWriter();
-      var cl = Main.commandLine(cli);
-      cl.setOut(new PrintWriter(out, true));
-      cl.setErr(new PrintWriter(err, true));
       assertThat(Path.of("..", "examples", "volumes.yaml")).exists();
-      assertThat(cl.execute("apply", "-f", "examples/volumes.yaml")).as(err.toString()).isZero();
+      assertThat(up.cli(out, "apply", "-f", "examples/volumes.yaml")).as(out.toString()).isZero();
       assertThat(out.toString().lines().toList()).as(out.toString()).hasSize(2).allMatch(l -> l.endsWith(" created"));
 
       // 1. Every worker running, each with the dataset read and its own scratch volume written.
       var c = api;
-      awaitTrue("3 workers Running, dataset read by 3, each scratch volume written on its task's node, hello.txt with one line",
-          BOUND, child, log, () -> {
+      up.await("3 workers Running, dataset read by 3, each scratch volume written on its task's node, hello.txt with one line",
+          BOUND, () -> {
             var tasks = TASKS.stream().map(n -> c.get(Kinds.TASK, n)).toList();
             if (!tasks.stream().allMatch(t -> t.isPresent() && t.get().status().phase() == TaskPhase.Running)) {
               return false;
@@ -136,8 +108,8 @@ class VolumesUpTest {
       var old = api.get(Kinds.TASK, victim).orElseThrow();
       var scratch1 = api.get(Kinds.VOLUME, victim + "-scratch").orElseThrow();
       api.delete(Kinds.TASK, victim);
-      awaitTrue(victim + " replaced (new uid) and Running, its scratch claim attached for the new uid, hello.txt with two lines",
-          BOUND, child, log, () -> {
+      up.await(victim + " replaced (new uid) and Running, its scratch claim attached for the new uid, hello.txt with two lines",
+          BOUND, () -> {
             var t = c.get(Kinds.TASK, victim);
             if (t.isEmpty() || t.get().metadata().uid().equals(old.metadata().uid())
                 || t.get().status().phase() != TaskPhase.Running) {
@@ -150,7 +122,7 @@ class VolumesUpTest {
           });
       var node = api.get(Kinds.TASK, victim).orElseThrow().status().node().orElseThrow();
       var taskLog = NodeAgentConfig.taskLog(data.resolve("nodes").resolve(node).resolve("state"), victim);
-      awaitTrue(victim + "'s log shows both lines", BOUND, child, log,
+      up.await(victim + "'s log shows both lines", BOUND,
           () -> read(taskLog).lines().filter(l -> l.startsWith("written at ")).count() == 2);
       assertThat(lines(helloOf(volumesDir, scratch1))).hasSize(2).allMatch(l -> l.startsWith("written at "));
       phase("worker deleted -> replaced, sees its file again (on " + node + ")", t2);
@@ -161,8 +133,8 @@ class VolumesUpTest {
           .map(n -> volumesDir.resolve(c.get(Kinds.VOLUME, n + "-scratch").orElseThrow().status().externalId())).toList();
       var datasetDir = volumesDir.resolve(api.get(Kinds.VOLUME, "dataset").orElseThrow().status().externalId());
       api.delete(Kinds.WORKLOAD, WORKLOAD);
-      awaitTrue("workload deleted: no tasks, no claims, scratch volumes and directories gone, dataset kept",
-          BOUND, child, log, () -> {
+      up.await("workload deleted: no tasks, no claims, scratch volumes and directories gone, dataset kept",
+          BOUND, () -> {
             if (c.get(Kinds.WORKLOAD, WORKLOAD).isPresent()
                 || TASKS.stream().anyMatch(n -> c.get(Kinds.TASK, n).isPresent())) {
               return false;
@@ -179,27 +151,10 @@ class VolumesUpTest {
 
       // 4. Stopped as a user would (SIGTERM, as Ctrl-C): it exits.
       var t4 = Instant.now();
-      api.close();
-      api = null;
-      child.destroy();
-      assertThat(child.waitFor(60, TimeUnit.SECONDS)).as("qm up exits after SIGTERM").isTrue();
-      assertThat(child.isAlive()).isFalse();
-      phase("stopped (exit " + child.exitValue() + ")", t4);
-      passed = true;
-    } finally {
-      if (api != null) {
-        api.close();
-      }
-      if (child != null && child.isAlive()) {
-        child.destroyForcibly();
-        child.waitFor(30, TimeUnit.SECONDS);
-      }
-      if (!passed) {
-        System.out.println("qm up log " + log + ":\n" + tail(log));
-      }
-      if (passed || !Boolean.getBoolean("qm.uptest.keep")) {
-        deleteTree(dir);
-      }
+      int exit = up.stop();
+      assertThat(exit).as("qm up exits after SIGTERM").isNotEqualTo(-1);
+      phase("stopped (exit " + exit + ")", t4);
+      up.passed();
     }
   }
 
@@ -229,60 +184,4 @@ class VolumesUpTest {
     }
   }
 
-  private static boolean fail(String why) {
-    throw new AssertionError(why);
-  }
-
-  /** Polls {@code condition} until it holds, failing after {@code bound}; pauses on the child's exit. */
-  private static void awaitTrue(String what, Duration bound, Process child, Path log, Supplier<Boolean> condition)
-      throws Exception {
-    var deadline = Instant.now().plus(bound);
-    RuntimeException last = null;
-    while (true) {
-      try {
-        if (condition.get()) {
-          return;
-        }
-      } catch (RuntimeException e) {
-        last = e; // the API not answering yet, a volume between steps: look again
-      }
-      if (Instant.now().isAfter(deadline)) {
-        var e = new AssertionError("not within " + bound + ": " + what + "; qm up log:\n" + tail(log));
-        if (last != null) {
-          e.addSuppressed(last);
-        }
-        throw e;
-      }
-      if (!child.isAlive()) {
-        throw new AssertionError("qm up exited " + child.exitValue() + " while waiting for: " + what + "\n" + tail(log));
-      }
-      try {
-        child.onExit().get(100, TimeUnit.MILLISECONDS); // the next look, or at once if it died
-      } catch (TimeoutException stillRunning) {
-        // look again
-      }
-    }
-  }
-
-  private static String tail(Path log) {
-    var lines = read(log).lines().toList();
-    return String.join("\n", lines.subList(Math.max(0, lines.size() - 60), lines.size()));
-  }
-
-  private static int freePort() throws IOException {
-    try (var s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
-  }
-
-  private static void deleteTree(Path root) throws IOException {
-    if (!Files.exists(root)) {
-      return;
-    }
-    try (Stream<Path> walk = Files.walk(root)) {
-      for (var p : walk.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    }
-  }
 }

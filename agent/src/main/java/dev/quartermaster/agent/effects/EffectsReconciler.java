@@ -1,5 +1,6 @@
 package dev.quartermaster.agent.effects;
 
+import dev.quartermaster.agent.domaind.DaemonAnswer;
 import dev.quartermaster.agent.ledger.NodeEffects;
 import java.util.ArrayList;
 import java.util.List;
@@ -101,6 +102,11 @@ public final class EffectsReconciler {
       }
     }
     return new Outcome(started, stopped, published.orElse(Set.of()), errors);
+  }
+
+  /** Asks {@code domain}'s helper whether it is ready now (not under this reconciler's lock: it may take a while). */
+  public DaemonAnswer readiness(String domain) {
+    return helpers.readiness(domain);
   }
 
   /** Forgets what was published, so the next reconcile publishes again (after a Node was re-created). */

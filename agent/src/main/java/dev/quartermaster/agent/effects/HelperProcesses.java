@@ -1,5 +1,6 @@
 package dev.quartermaster.agent.effects;
 
+import dev.quartermaster.agent.domaind.DaemonAnswer;
 import dev.quartermaster.api.node.DomainDaemon;
 import java.io.IOException;
 import java.time.Instant;
@@ -27,4 +28,10 @@ public interface HelperProcesses {
    * that runs is {@code Ready} or {@code Starting} as its readiness check says.
    */
   List<DomainDaemon> daemons(java.util.Set<String> wanted, Instant now);
+
+  /**
+   * Asks {@code domain}'s helper now whether it is ready, as a claim's prepare must before it
+   * completes; one that is not running is {@link DaemonAnswer.Silent}. Changes nothing.
+   */
+  DaemonAnswer readiness(String domain);
 }

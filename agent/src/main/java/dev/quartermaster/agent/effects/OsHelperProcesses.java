@@ -160,6 +160,19 @@ public final class OsHelperProcesses implements HelperProcesses {
     return out;
   }
 
+  @Override
+  public DaemonAnswer readiness(String domain) {
+    Optional<ProcessHandle> handle;
+    synchronized (this) {
+      handle = Optional.ofNullable(running.get(domain)).filter(ProcessHandle::isAlive);
+    }
+    if (handle.isEmpty()) {
+      return new DaemonAnswer.Silent("the daemon is not running");
+    }
+    // Outside the lock: the check may take its whole timeout, and must not hold up a start or stop.
+    return usesSocket() ? ReadinessProbe.ask(socketOf(domain)) : new DaemonAnswer.Ready(domain, handle.get().pid());
+  }
+
   private boolean usesSocket() {
     return command.stream().anyMatch(a -> a.contains("{socket}"));
   }

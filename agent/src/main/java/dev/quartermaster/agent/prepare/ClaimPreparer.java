@@ -8,6 +8,7 @@ import dev.quartermaster.agent.discovery.DiscoveredChannel;
 import dev.quartermaster.agent.discovery.DiscoveredGpu;
 import dev.quartermaster.agent.discovery.NodeProblem;
 import dev.quartermaster.agent.discovery.VerifiedNode;
+import dev.quartermaster.agent.domaind.DaemonAnswer;
 import dev.quartermaster.agent.effects.EffectsReconciler;
 import dev.quartermaster.agent.host.HostDeviceTree;
 import dev.quartermaster.agent.ledger.ClaimRef;
@@ -34,7 +35,8 @@ import org.slf4j.LoggerFactory;
  * node-side work (CDI specs) and the derived side effects. The I/O shell around the pure ledger.
  *
  * <p>Prepare: ledger {@code prepare} → persist {@code PrepareStarted} → bring side effects in line
- * (the claim's domain is joined and its helper runs before anything else) → write the CDI spec →
+ * (the claim's domain is joined and its helper runs before anything else) → a claim in a domain
+ * waits, retryably and holding its devices, until the domain's daemon here answers ready → write the CDI spec →
  * ledger {@code complete} → persist → report Prepared. If the claim was unprepared meanwhile,
  * {@code complete} says so and the spec just written is removed again.
  *
@@ -169,6 +171,18 @@ public final class ClaimPreparer {
       // The entry stays started (holding its devices and wanting its domain); a retry goes on from here.
       return new PrepareOutcome.Waiting("compute domain " + domain.get() + " is not joined yet: "
           + String.join("; ", outcome.errors()));
+    }
+    if (domain.isPresent()) {
+      // The check NVIDIA's fix relies on: channels are no use until the domain's daemon here is ready.
+      var notReady = switch (effects.readiness(domain.get())) {
+        case DaemonAnswer.Ready _ -> Optional.<String>empty();
+        case DaemonAnswer.Starting st -> Optional.of("is starting (pid " + st.pid() + ")");
+        case DaemonAnswer.Silent silent -> Optional.of("is not ready: " + silent.reason());
+      };
+      if (notReady.isPresent()) {
+        return new PrepareOutcome.Waiting("the daemon of compute domain " + domain.get() + " on this node "
+            + notReady.get());
+      }
     }
     List<String> names;
     synchronized (specLock) {

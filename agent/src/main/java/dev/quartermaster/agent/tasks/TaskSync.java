@@ -75,6 +75,8 @@ public final class TaskSync {
   private static final Logger LOG = LoggerFactory.getLogger(TaskSync.class);
   /** A running task's condition: its compute domain's daemon runs on its node. */
   public static final String DOMAIN_READY = "ComputeDomainReady";
+  /** How often a task that waits for its compute domain to be Ready looks again. */
+  static final java.time.Duration DOMAIN_RECHECK = java.time.Duration.ofSeconds(1);
 
   /**
    * A process this agent started, for the task incarnation {@code uid}, with the claims (name and
@@ -260,7 +262,8 @@ public final class TaskSync {
       var notReady = domains.notReadyToStart(domain);
       if (notReady.isPresent()) {
         write(t, TaskStatuses.phase(t.status(), TaskPhase.Preparing, "WaitingForComputeDomain", notReady.get()));
-        return Result.requeueAfter(recheck);
+        // The domain's readiness comes from other nodes, with no event here: look again soon.
+        return Result.requeueAfter(DOMAIN_RECHECK);
       }
     }
     // Volumes after claims: a publish is only asked for once the task's devices are in place.

@@ -37,6 +37,11 @@ class EffectsReconcilerTest {
       public java.util.List<dev.quartermaster.api.node.DomainDaemon> daemons(Set<String> wanted, java.time.Instant now) {
         return inner.daemons(wanted, now);
       }
+
+      @Override
+      public dev.quartermaster.agent.domaind.DaemonAnswer readiness(String domain) {
+        return inner.readiness(domain);
+      }
     };
     DomainMembership membership = domains -> events.add("publish " + new java.util.TreeSet<>(domains));
     var reconciler = new EffectsReconciler(helpers, membership);

@@ -1,6 +1,7 @@
 package dev.quartermaster.api.validation;
 
 import dev.quartermaster.api.claim.ResourceClaimSpec;
+import dev.quartermaster.api.domain.ComputeDomainSpec;
 
 /** Rules for claim specs, also used for a workload's claim templates. */
 final class ClaimRules {
@@ -10,6 +11,11 @@ final class ClaimRules {
   private ClaimRules() {}
 
   static void spec(String field, ResourceClaimSpec spec, Violations v) {
+    spec(field, spec, false, v);
+  }
+
+  /** @param domainFromWorkload the spec is a workload's claim template, and the workload names a domain */
+  static void spec(String field, ResourceClaimSpec spec, boolean domainFromWorkload, Violations v) {
     var requests = spec.requests();
     v.check(!requests.isEmpty(), field + ".requests", "must have at least 1 request");
     v.check(requests.size() <= MAX_REQUESTS, field + ".requests", "must have at most " + MAX_REQUESTS + " requests");
@@ -23,5 +29,20 @@ final class ClaimRules {
       DeviceRules.selectors(at + ".selectors", r.selectors(), v);
     }
     spec.computeDomain().ifPresent(d -> v.dnsLabel(field + ".computeDomain", d));
+    channelsNeedDomain(field, spec, domainFromWorkload || spec.computeDomain().isPresent(), v);
+  }
+
+  /**
+   * IMEX channels are only any use inside a compute domain (its daemon on the node is what makes
+   * them work), so a request for them without one is refused rather than left to fail at run time.
+   */
+  static void channelsNeedDomain(String field, ResourceClaimSpec spec, boolean hasDomain, Violations v) {
+    var requests = spec.requests();
+    for (int i = 0; i < requests.size(); i++) {
+      v.check(hasDomain || !requests.get(i).deviceClassName().equals(ComputeDomainSpec.CHANNEL_DEVICE_CLASS),
+          field + ".requests[" + i + "].deviceClassName", "asks for IMEX channels ('"
+              + ComputeDomainSpec.CHANNEL_DEVICE_CLASS + "'), which need a compute domain: set "
+              + field + ".computeDomain, or the workload's spec.computeDomain");
+    }
   }
 }

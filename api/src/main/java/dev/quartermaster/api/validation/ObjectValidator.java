@@ -33,8 +33,13 @@ public final class ObjectValidator {
       case Workload w -> WorkloadRules.workload(w.metadata().name(), w.spec(), v);
       case Task t -> WorkloadRules.task(t.spec(), v);
       case Volume vol -> VolumeRules.volume(vol.spec(), v);
-      case ComputeDomain d -> v.check(d.spec().numNodes() >= 1 && d.spec().numNodes() <= ComputeDomainSpec.MAX_NODES,
-          "spec.numNodes", "must be from 1 to " + ComputeDomainSpec.MAX_NODES + " (the nodes the domain spans)");
+      case ComputeDomain d -> {
+        v.check(d.spec().numNodes() >= 1 && d.spec().numNodes() <= ComputeDomainSpec.MAX_NODES,
+            "spec.numNodes", "must be from 1 to " + ComputeDomainSpec.MAX_NODES + " (the nodes the domain spans)");
+        v.check(d.spec().channelsPerTask() >= 1 && d.spec().channelsPerTask() <= ComputeDomainSpec.MAX_CHANNELS_PER_TASK,
+            "spec.channelsPerTask", "must be from 1 to " + ComputeDomainSpec.MAX_CHANNELS_PER_TASK
+                + " (the IMEX channels each task of the domain gets)");
+      }
       case NodeAllocation a -> AllocationRules.spec(a.spec(), v);
       default -> v.add("kind", "unknown kind " + object.kind().name());
     }

@@ -16,6 +16,8 @@ final class WorkloadRules {
   static final int MAX_GROUPS = 32;
   static final int MAX_REPLICAS = 10_000;
   static final Set<String> RUNTIMES = Set.of("exec", "podman", "noop");
+  /** The claim template name a workload in a compute domain keeps for its tasks' channel claims. */
+  static final String CHANNEL_CLAIM = dev.quartermaster.api.workload.WorkloadSpec.CHANNEL_CLAIM;
 
   private WorkloadRules() {}
 
@@ -40,7 +42,10 @@ final class WorkloadRules {
         var claimName = longestTask + "-" + c.name();
         v.check(claimName.length() <= Names.MAX_LABEL, at + ".claimTemplates[" + j + "].name",
             "claim names '" + claimName + "' would exceed 63 characters");
-        ClaimRules.spec(at + ".claimTemplates[" + j + "].spec", c.spec(), v);
+        ClaimRules.spec(at + ".claimTemplates[" + j + "].spec", c.spec(), spec.computeDomain().isPresent(), v);
+        v.check(spec.computeDomain().isEmpty() || !c.name().equals(CHANNEL_CLAIM), at + ".claimTemplates[" + j + "].name",
+            "must not be '" + CHANNEL_CLAIM + "' in a workload with a compute domain: each task's claim <task>-"
+                + CHANNEL_CLAIM + " holds its IMEX channels");
       }
       volumeClaimTemplates(at, longestTask, g, v);
     }

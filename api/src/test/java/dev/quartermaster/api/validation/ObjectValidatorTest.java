@@ -92,6 +92,48 @@ class ObjectValidatorTest {
   }
 
   @Test
+  void aDomainGivesEachTaskOneToSixtyFourChannelsOneByDefault() {
+    var d = parse("kind: ComputeDomain\nmetadata: {name: nvlink-a}\nspec: {numNodes: 2}\n");
+    assertThat(ObjectValidator.validate(d)).isEmpty();
+    assertThat(((dev.quartermaster.api.domain.ComputeDomain) d).spec().channelsPerTask()).isEqualTo(1);
+    for (var count : new int[] {0, -1, 65}) {
+      var bad = parse("kind: ComputeDomain\nmetadata: {name: nvlink-a}\nspec: {numNodes: 2, channelsPerTask: " + count + "}\n");
+      assertThat(ObjectValidator.validate(bad)).as("channelsPerTask %d", count).containsExactly(new Violation(
+          "spec.channelsPerTask", "must be from 1 to 64 (the IMEX channels each task of the domain gets)"));
+    }
+  }
+
+  @Test
+  void aClaimForChannelsNeedsADomainAndAWorkloadInOneKeepsTheChannelClaimName() {
+    var claim = parse("kind: ResourceClaim\nmetadata: {name: c}\nspec: {requests: [{name: ch, deviceClassName: channel, count: 1}]}\n");
+    assertThat(ObjectValidator.validate(claim)).containsExactly(new Violation("spec.requests[0].deviceClassName",
+        "asks for IMEX channels ('channel'), which need a compute domain: set spec.computeDomain, or the workload's"
+            + " spec.computeDomain"));
+    var inDomain = parse("kind: ResourceClaim\nmetadata: {name: c}\nspec: {computeDomain: d,"
+        + " requests: [{name: ch, deviceClassName: channel, count: 1}]}\n");
+    assertThat(ObjectValidator.validate(inDomain)).isEmpty();
+
+    var workload = """
+        kind: Workload
+        metadata: {name: job}
+        spec:
+          %s
+          groups:
+            - name: w
+              replicas: 1
+              template: {command: [train]}
+              claimTemplates:
+                - name: channels
+                  spec: {requests: [{name: ch, deviceClassName: channel, count: 1}]}
+        """;
+    assertThat(ObjectValidator.validate(parse(workload.formatted("computeDomain: d")))).containsExactly(new Violation(
+        "spec.groups[0].claimTemplates[0].name", "must not be 'channels' in a workload with a compute domain: each"
+            + " task's claim <task>-channels holds its IMEX channels"));
+    assertThat(ObjectValidator.validate(parse(workload.formatted("")))).extracting(Violation::field)
+        .containsExactly("spec.groups[0].claimTemplates[0].spec.requests[0].deviceClassName");
+  }
+
+  @Test
   void pathLikeNamesAreRejected() {
     for (var name : new String[] {"../x", "a/b", "A", "-a", "a.b", "", "x".repeat(64)}) {
       var node = parse("kind: Node\nmetadata: {name: \"" + name + "\"}\n");

@@ -9,6 +9,7 @@ import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.claim.ResourceClaimStatus;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.device.DeviceClass;
+import dev.quartermaster.api.domain.ComputeDomainSpec;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.Condition;
@@ -203,6 +204,18 @@ public final class Allocator {
     }
     var classes = new HashMap<String, DeviceClass>();
     informers.deviceClasses().cache().list().forEach(c -> classes.put(c.metadata().name(), c));
+    for (var c : pending) {
+      // The API refuses a request for class "channel" without a domain; this catches any other class
+      // that selects channel devices, which would hand out channels no domain daemon serves.
+      var channels = c.spec().computeDomain().isPresent() ? Optional.<String>empty() : c.spec().requests().stream()
+          .filter(r -> Optional.ofNullable(classes.get(r.deviceClassName()))
+              .filter(cls -> cls.spec().deviceClass().equals(ComputeDomainSpec.CHANNEL_DEVICE_CLASS)).isPresent())
+          .map(r -> r.name() + " (device class " + r.deviceClassName() + ")").findFirst();
+      if (channels.isPresent()) {
+        return block(key, pending, "ChannelsNeedComputeDomain", "claim " + c.metadata().name() + " request "
+            + channels.get() + " asks for IMEX channels, which need a compute domain: set spec.computeDomain");
+      }
+    }
     var needs = pending.stream().map(c -> new ClaimNeed(c.metadata().name(), c.spec().requests())).toList();
 
     var resumed = resume(pending, needs, node, classes);

@@ -19,7 +19,14 @@ import dev.quartermaster.control.cluster.Labels;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.informer.EventHandler;
 import dev.quartermaster.core.queue.Result;
+import dev.quartermaster.api.claim.DeviceRequest;
+import dev.quartermaster.api.domain.ComputeDomain;
+import dev.quartermaster.api.domain.ComputeDomainSpec;
+import dev.quartermaster.api.workload.WorkloadSpec;
 import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -28,8 +35,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Per task: makes its claims (one per claim template, named {@code <task>-<template>}, owned by
- * this incarnation of the task, so every new task gets new claim uids), and, once the task is
+ * Per task: makes its claims (one per claim template, named {@code <task>-<template>}, and in a
+ * workload with a compute domain {@code <task>-channels} for the domain's IMEX channels on the
+ * task's node; each owned by this incarnation of the task, so every new task gets new claim uids), and, once the task is
  * deleting, lets it go only when none of its claims is still {@code Prepared} on a node that is
  * not fenced; then its claims are deleted and {@link Labels#CLAIMS_FINALIZER} removed.
  *
@@ -50,6 +58,8 @@ public final class TaskController {
     // its claims created concurrently (sharing the store's group commit), not one by one.
     this.loop = new ControlLoop("tasks", env, 8, this::reconcile);
     informers.tasks().addHandler(EventHandler.onAddOrUpdate(t -> loop.enqueue(t.metadata().name())));
+    // A domain created (or given another channel count) after its workloads: their channel claims follow.
+    informers.computeDomains().addHandler(EventHandler.onAddOrUpdate(this::enqueueUsers));
     informers.claims().addHandler(new EventHandler<>() {
       @Override
       public void onUpdate(ResourceClaim o, ResourceClaim c) {
@@ -65,6 +75,10 @@ public final class TaskController {
 
   public ControlLoop loop() {
     return loop;
+  }
+
+  private void enqueueUsers(ComputeDomain d) {
+    informers.claims().cache().byIndex(Informers.BY_DOMAIN, d.metadata().name()).forEach(this::enqueueOwner);
   }
 
   private void enqueueOwner(ResourceClaim c) {
@@ -105,29 +119,55 @@ public final class TaskController {
     boolean waiting = false;
     for (var template : group.get().claimTemplates()) {
       var claimName = TaskNames.claim(t.metadata().name(), template.name());
-      var existing = informers.claims().cache().get(claimName);
-      if (existing.isPresent()) {
-        boolean mine = existing.get().metadata().owner().map(o -> o.uid().equals(t.metadata().uid())).orElse(false);
-        if (!mine) {
-          // Left by an earlier incarnation of this task: it must go before ours can be made.
-          if (!existing.get().metadata().isDeleting()) {
-            deleteQuietly(claimName);
-          }
-          waiting = true;
-        }
-        continue;
-      }
-      api.create(newClaim(t, workload.get(), groupName, claimName, template.spec()));
+      waiting |= ensureClaim(t, claimName, () -> newClaim(t, workload.get(), groupName, claimName, template.spec()),
+          c -> true);
+    }
+    var domain = workload.get().spec().computeDomain();
+    if (domain.isPresent()) {
+      // Until the domain exists its channel claim asks for one channel (and the allocator says the
+      // domain is missing); a domain that then asks for more replaces the claim while it is unallocated.
+      int perTask = informers.computeDomains().cache().get(domain.get())
+          .map(d -> d.spec().channelsPerTask()).orElse(1);
+      var claimName = TaskNames.channelClaim(t.metadata().name());
+      waiting |= ensureClaim(t, claimName,
+          () -> newClaim(t, workload.get(), groupName, claimName, channelSpec(domain.get(), perTask)),
+          c -> c.status().allocation().isPresent() || c.spec().requests().getFirst().count() == perTask);
     }
     return waiting ? Result.requeue() : Result.done();
   }
 
+  /**
+   * Creates claim {@code name} of task {@code t} unless it exists; one left by an earlier
+   * incarnation of the task, or one of ours that is no longer {@code current}, is deleted first.
+   * Whether it must wait for such a delete.
+   */
+  private boolean ensureClaim(Task t, String name, Supplier<ResourceClaim> make, Predicate<ResourceClaim> current) {
+    var existing = informers.claims().cache().get(name);
+    if (existing.isEmpty()) {
+      api.create(make.get());
+      return false;
+    }
+    boolean mine = existing.get().metadata().owner().map(o -> o.uid().equals(t.metadata().uid())).orElse(false);
+    if (mine && current.test(existing.get())) {
+      return false;
+    }
+    // Left by an earlier incarnation of this task, or outdated: it must go before ours can be made.
+    if (!existing.get().metadata().isDeleting()) {
+      deleteQuietly(name);
+    }
+    return true;
+  }
+
+  /** The claim for a task's IMEX channels: {@code perTask} of class {@code channel}, in {@code domain}. */
+  static ResourceClaimSpec channelSpec(String domain, int perTask) {
+    return new ResourceClaimSpec(List.of(new DeviceRequest(WorkloadSpec.CHANNEL_CLAIM,
+        ComputeDomainSpec.CHANNEL_DEVICE_CLASS, perTask, List.of())), Optional.of(domain));
+  }
+
   private static ResourceClaim newClaim(Task t, Workload w, String group, String name, ResourceClaimSpec spec) {
     var labels = Map.of(Labels.WORKLOAD, w.metadata().name(), Labels.GROUP, group, Labels.TASK, t.metadata().name());
-    var withDomain = spec.computeDomain().isPresent() || w.spec().computeDomain().isEmpty()
-        ? spec : new ResourceClaimSpec(spec.requests(), w.spec().computeDomain());
     return new ResourceClaim(ObjectMeta.named(name).withLabels(labels).withOwner(OwnerReference.of(t)),
-        withDomain, ResourceClaimStatus.EMPTY);
+        spec, ResourceClaimStatus.EMPTY);
   }
 
   private Result finish(Task t) {

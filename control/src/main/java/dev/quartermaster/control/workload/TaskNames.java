@@ -1,5 +1,9 @@
 package dev.quartermaster.control.workload;
 
+import dev.quartermaster.api.workload.WorkerGroup;
+import dev.quartermaster.api.workload.WorkloadSpec;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.OptionalInt;
 
 /**
@@ -17,6 +21,22 @@ public final class TaskNames {
 
   public static String claim(String task, String template) {
     return task + "-" + template;
+  }
+
+  /**
+   * Every claim a task of {@code group} uses: one per claim template, and in a workload with a
+   * compute domain its channel claim ({@code <task>-channels}) last.
+   */
+  public static List<String> claims(String task, WorkerGroup group, WorkloadSpec spec) {
+    var names = new ArrayList<String>();
+    group.claimTemplates().forEach(c -> names.add(claim(task, c.name())));
+    spec.computeDomain().ifPresent(d -> names.add(channelClaim(task)));
+    return List.copyOf(names);
+  }
+
+  /** {@code <task>-channels}: the task's IMEX channels, in a workload with a compute domain. */
+  public static String channelClaim(String task) {
+    return claim(task, WorkloadSpec.CHANNEL_CLAIM);
   }
 
   public static String volume(String task, String template) {

@@ -114,7 +114,7 @@ final class TaskWriter {
     labels.put(Labels.ORDINAL, Integer.toString(ordinal));
     // The server creates it only while the workload is still at this generation (SpecDecision).
     labels.put(SpecDecision.CREATED_AT, Long.toString(w.metadata().generation()));
-    var claims = group.claimTemplates().stream().map(c -> TaskNames.claim(name, c.name())).toList();
+    var claims = TaskNames.claims(name, group, w.spec());
     var meta = ObjectMeta.named(name).withLabels(labels).withOwner(OwnerReference.of(w))
         .withFinalizers(List.of(Labels.CLAIMS_FINALIZER));
     var volumes = Stream.concat(tmpl.volumes().stream(), slotVolumes.stream()).toList();

@@ -3,7 +3,9 @@ package dev.quartermaster.sim.node;
 import dev.quartermaster.agent.controlnodes.ControlNodeStatus;
 import dev.quartermaster.agent.discovery.ControlNode;
 import dev.quartermaster.agent.discovery.DeviceNumber;
+import dev.quartermaster.agent.discovery.DiscoveredChannel;
 import dev.quartermaster.agent.discovery.DiscoveredGpu;
+import dev.quartermaster.agent.discovery.ImexChannels;
 import dev.quartermaster.agent.discovery.DiscoveryResult;
 import dev.quartermaster.agent.discovery.GpuDiscovery;
 import dev.quartermaster.agent.discovery.NodeProblem;
@@ -21,8 +23,8 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * A node's devices in memory: {@code gpus} GPUs with their device nodes, the control nodes, and
- * per-GPU health. The simulation removes and restores nodes ({@link #remove}, {@link #restore}) and
+ * A node's devices in memory: {@code gpus} GPUs with their device nodes, IMEX channels, the control
+ * nodes, and per-GPU health. The simulation removes and restores nodes ({@link #remove}, {@link #restore}) and
  * makes GPUs unhealthy; the agent sees it the way it sees a real host: discovery leaves out a GPU
  * whose node is missing (naming it), the control-node check names what is missing, and an
  * unhealthy GPU reports an XID on every health poll.
@@ -30,16 +32,34 @@ import java.util.TreeSet;
 public final class SimDeviceTree implements DeviceTree {
   private static final long NVIDIA_MAJOR = 195;
   private static final long UVM_MAJOR = 510;
+  private static final long IMEX_MAJOR = 234;
   private static final Duration HEALTH_POLL = Duration.ofSeconds(2);
 
   private final String node;
   private final int gpus;
+  private final int channels;
   private final Set<String> missing = new TreeSet<>();
   private final Set<String> unhealthy = new TreeSet<>();
 
-  public SimDeviceTree(String node, int gpus) {
+  /** @param channels how many IMEX channels ({@code channel-0..}) the node offers */
+  public SimDeviceTree(String node, int gpus, int channels) {
     this.node = node;
     this.gpus = gpus;
+    this.channels = channels;
+  }
+
+  @Override
+  public synchronized ImexChannels channels() {
+    if (channels == 0) {
+      return ImexChannels.NONE;
+    }
+    var found = new ArrayList<DiscoveredChannel>();
+    for (int i = 0; i < channels; i++) {
+      var file = ImexChannels.fileName(i);
+      found.add(new DiscoveredChannel(DiscoveredChannel.nameOf(i), i,
+          new VerifiedNode(ImexChannels.containerPath(i), hostPath(file), new DeviceNumber(IMEX_MAJOR, i))));
+    }
+    return new ImexChannels(found, List.of(), Optional.empty());
   }
 
   /** The device-node file names of this node: {@code nvidia<i>} and the control nodes. */

@@ -25,8 +25,13 @@ public final class SimNodeHost implements NodeHost {
   private boolean locked;
 
   public SimNodeHost(Env env, String node, int gpus) {
+    this(env, node, gpus, 0);
+  }
+
+  /** @param channels how many IMEX channels the node offers */
+  public SimNodeHost(Env env, String node, int gpus, int channels) {
     this.node = node;
-    this.devices = new SimDeviceTree(node, gpus);
+    this.devices = new SimDeviceTree(node, gpus, channels);
     this.processes = new SimProcesses(env, specs, devices);
   }
 

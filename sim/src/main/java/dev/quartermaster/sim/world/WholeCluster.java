@@ -3,10 +3,12 @@ package dev.quartermaster.sim.world;
 import dev.quartermaster.agent.NodeAgent;
 import dev.quartermaster.agent.NodeAgentConfig;
 import dev.quartermaster.agent.devices.DeviceRoot;
+import dev.quartermaster.agent.discovery.DiscoveredChannel;
 import dev.quartermaster.agent.ledger.ClaimLedger;
 import dev.quartermaster.agent.ledger.LedgerState;
 import dev.quartermaster.agent.nvml.NvmlLoad;
 import dev.quartermaster.agent.runtime.PodmanOptions;
+import dev.quartermaster.api.domain.ComputeDomainSpec;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.node.NodeSpec;
 import dev.quartermaster.control.ControlPlane;
@@ -89,13 +91,26 @@ public final class WholeCluster {
 
   /** @param variant the real system, or one with a naive piece plugged in */
   public WholeCluster(long seed, int nodeCount, int gpusPerNode, Variant variant) {
+    this(seed, nodeCount, gpusPerNode, 0, variant);
+  }
+
+  /**
+   * @param channelsPerNode IMEX channels on each node; with any, the {@code channel} device class
+   *     exists, as under {@code qm up} (the seed campaigns run without, so their schedules stay as
+   *     they were found)
+   */
+  public WholeCluster(long seed, int nodeCount, int gpusPerNode, int channelsPerNode, Variant variant) {
     this.variant = variant;
     this.cluster = new SimCluster(seed, watchFaults(seed));
     cluster.store().onCommit(view);
     cluster.deviceClass("gpu", "gpu");
+    if (channelsPerNode > 0) {
+      cluster.deviceClass(ComputeDomainSpec.CHANNEL_DEVICE_CLASS, DiscoveredChannel.CLASS);
+    }
     for (int i = 1; i <= nodeCount; i++) {
       var name = "node-" + i;
-      var slot = new NodeSlot(name, new SimNodeHost(env(), name, gpusPerNode), new FlakyApi(api(), env(), name));
+      var slot = new NodeSlot(name, new SimNodeHost(env(), name, gpusPerNode, channelsPerNode),
+          new FlakyApi(api(), env(), name));
       // The plugin runs beside the agent on every node, with the controller service on the first two.
       slot.plugin = new SimCsiPlugin(env(), storage, name, i <= 2, Duration.ofMillis(200));
       slot.host.csiPlugins().put(endpoint(name), slot.plugin);

@@ -26,10 +26,11 @@ import org.junit.jupiter.api.Test;
 
 /** Compute domains over the whole cluster: real controllers and real agents in the simulation. */
 class ComputeDomainFlowTest {
+  private static final int CHANNELS = 16;
 
   @Test
   void aTwoNodeJobMakesItsDomainReadyWithBothNodesAsMembers() {
-    var w = new WholeCluster(11, 2, 4, Variant.REAL);
+    var w = new WholeCluster(11, 2, 4, CHANNELS, Variant.REAL);
     w.api().create(domain("nvlink-a", 2));
     w.api().create(job("train", "nvlink-a", 2, 4)); // 4 GPUs each: one worker per node
     w.env().advance(Duration.ofSeconds(60));
@@ -37,18 +38,18 @@ class ComputeDomainFlowTest {
     var status = status(w, "nvlink-a");
     assertThat(status.nodes()).extracting(ComputeDomainStatus.Member::node).containsExactly("node-1", "node-2");
     assertThat(status.readyNodes()).isEqualTo(2);
-    assertThat(status.claims()).containsExactly("train-w-0-gpu", "train-w-1-gpu");
+    assertThat(status.claims()).containsExactly("train-w-0-channels", "train-w-1-channels");
     assertThat(ready(w, "nvlink-a").isTrue()).isTrue();
     assertThat(ready(w, "nvlink-a").message()).isEqualTo("2/2 member nodes have a ready daemon");
   }
 
   @Test
   void aClaimNamingAMissingDomainWaitsWithThatReasonAndNoNodeJoinsUntilItExists() {
-    var w = new WholeCluster(12, 2, 4, Variant.REAL);
+    var w = new WholeCluster(12, 2, 4, CHANNELS, Variant.REAL);
     w.api().create(job("late", "later", 1, 1));
     w.env().advance(Duration.ofSeconds(60));
 
-    var claim = w.api().get(Kinds.RESOURCE_CLAIM, "late-w-0-gpu").orElseThrow();
+    var claim = w.api().get(Kinds.RESOURCE_CLAIM, "late-w-0-channels").orElseThrow();
     assertThat(claim.status().allocation()).isEmpty();
     var allocated = Condition.find(claim.status().conditions(), "Allocated").orElseThrow();
     assertThat(allocated.reason()).isEqualTo("ComputeDomainNotFound");
@@ -59,12 +60,13 @@ class ComputeDomainFlowTest {
     w.api().create(domain("later", 1));
     w.env().advance(Duration.ofSeconds(60));
     assertThat(w.api().get(Kinds.RESOURCE_CLAIM, "late-w-0-gpu").orElseThrow().status().allocation()).isPresent();
+    assertThat(w.api().get(Kinds.RESOURCE_CLAIM, "late-w-0-channels").orElseThrow().status().allocation()).isPresent();
     assertThat(ready(w, "later").isTrue()).isTrue();
   }
 
   @Test
   void aDomainInUseIsDeletedOnlyAfterItsLastClaimIsGone() {
-    var w = new WholeCluster(13, 2, 4, Variant.REAL);
+    var w = new WholeCluster(13, 2, 4, CHANNELS, Variant.REAL);
     w.api().create(domain("nvlink-a", 1));
     w.api().create(job("train", "nvlink-a", 1, 1));
     w.env().advance(Duration.ofSeconds(60));
@@ -75,7 +77,7 @@ class ComputeDomainFlowTest {
     var deleting = w.api().get(Kinds.COMPUTE_DOMAIN, "nvlink-a");
     assertThat(deleting).as("held by its claim").isPresent();
     assertThat(ready(w, "nvlink-a").reason()).isEqualTo("Deleting");
-    assertThat(ready(w, "nvlink-a").message()).contains("train-w-0-gpu");
+    assertThat(ready(w, "nvlink-a").message()).contains("train-w-0-channels");
     // The running worker keeps its node in the domain meanwhile.
     assertThat(w.api().list(Kinds.NODE).items()).anyMatch(n -> n.status().computeDomains().contains("nvlink-a"));
 
@@ -87,7 +89,7 @@ class ComputeDomainFlowTest {
 
   @Test
   void aTaskStartsOnlyOnceItsDomainIsReadyOnAllItsNodes() {
-    var w = new WholeCluster(14, 2, 4, Variant.REAL);
+    var w = new WholeCluster(14, 2, 4, CHANNELS, Variant.REAL);
     w.api().create(domain("nvlink-a", 2));
     w.api().create(job("train", "nvlink-a", 1, 4)); // one rank: one member of two
     w.env().advance(Duration.ofSeconds(60));
@@ -104,7 +106,7 @@ class ComputeDomainFlowTest {
 
   @Test
   void aDaemonThatDiesIsStartedAgainAndItsTaskIsToldWhileItIsDown() {
-    var w = new WholeCluster(15, 2, 4, Variant.REAL);
+    var w = new WholeCluster(15, 2, 4, CHANNELS, Variant.REAL);
     w.api().create(domain("nvlink-a", 1));
     w.api().create(job("train", "nvlink-a", 1, 1));
     w.env().advance(Duration.ofSeconds(60));
@@ -127,6 +129,73 @@ class ComputeDomainFlowTest {
     assertThat(domainReady(w).status()).isEqualTo(Condition.Status.True);
     assertThat(ready(w, "nvlink-a").isTrue()).isTrue();
     assertThat(node.host.helpers().log()).containsSubsequence("start nvlink-a", "died nvlink-a", "start nvlink-a");
+  }
+
+  @Test
+  void eachTaskGetsItsOwnChannelsOnItsNodeAndADomainMadeLaterSetsHowMany() {
+    var w = new WholeCluster(16, 2, 4, CHANNELS, Variant.REAL);
+    w.api().create(job("train", "nvlink-a", 4, 2)); // two ranks per node
+    w.env().advance(Duration.ofSeconds(30));
+    assertThat(w.api().get(Kinds.RESOURCE_CLAIM, "train-w-0-channels").orElseThrow().spec().requests().getFirst().count())
+        .as("one channel while the domain is unknown").isEqualTo(1);
+
+    w.api().create(new ComputeDomain(ObjectMeta.named("nvlink-a"), new ComputeDomainSpec(2, 3), ComputeDomainStatus.EMPTY));
+    w.env().advance(Duration.ofSeconds(60));
+    var held = new java.util.HashSet<String>();
+    for (var task : w.api().list(Kinds.TASK).items()) {
+      assertThat(task.status().phase()).isEqualTo(TaskPhase.Running);
+      assertThat(task.spec().claims()).endsWith(task.metadata().name() + "-channels");
+      var claim = w.api().get(Kinds.RESOURCE_CLAIM, task.metadata().name() + "-channels").orElseThrow();
+      var allocation = claim.status().allocation().orElseThrow();
+      assertThat(allocation.node()).isEqualTo(task.spec().node().orElseThrow());
+      assertThat(allocation.devices()).hasSize(3)
+          .allMatch(d -> d.device().startsWith("channel-"))
+          .allMatch(d -> held.add(allocation.node() + "/" + d.device()));
+      assertThat(claim.spec().computeDomain()).contains("nvlink-a");
+    }
+    assertThat(held).hasSize(12);
+  }
+
+  @Test
+  void aChannelClaimIsPreparedOnlyOnceTheDomainDaemonOnItsNodeIsReady() {
+    var w = new WholeCluster(17, 2, 4, CHANNELS, Variant.REAL);
+    w.api().create(domain("nvlink-a", 1));
+    for (var name : List.of("node-1", "node-2")) {
+      w.node(name).host.helpers().holdStarting("nvlink-a", true);
+    }
+    w.api().create(job("train", "nvlink-a", 1, 1));
+    w.env().advance(Duration.ofSeconds(60));
+    var claim = w.api().get(Kinds.RESOURCE_CLAIM, "train-w-0-channels").orElseThrow();
+    var node = claim.status().allocation().orElseThrow().node();
+    var state = claim.status().prepare().get(node);
+    assertThat(state.phase()).isEqualTo(dev.quartermaster.api.claim.PrepareState.Phase.Pending);
+    assertThat(state.reason()).startsWith("the daemon of compute domain nvlink-a on this node is starting (pid ");
+    assertThat(w.api().get(Kinds.TASK, "train-w-0").orElseThrow().status().phase()).isEqualTo(TaskPhase.Preparing);
+    assertThat(w.node(node).host.helpers().running()).as("started, as the ledger wants").containsExactly("nvlink-a");
+
+    w.node(node).host.helpers().holdStarting("nvlink-a", false);
+    w.env().advance(Duration.ofSeconds(10));
+    assertThat(w.api().get(Kinds.RESOURCE_CLAIM, "train-w-0-channels").orElseThrow().status().prepare().get(node).phase())
+        .isEqualTo(dev.quartermaster.api.claim.PrepareState.Phase.Prepared);
+    assertThat(w.api().get(Kinds.TASK, "train-w-0").orElseThrow().status().phase()).isEqualTo(TaskPhase.Running);
+  }
+
+  @Test
+  void channelsThroughAnotherDeviceClassStillNeedADomain() {
+    var w = new WholeCluster(18, 1, 4, CHANNELS, Variant.REAL);
+    w.api().create(new dev.quartermaster.api.device.DeviceClass(ObjectMeta.named("imex"),
+        new dev.quartermaster.api.device.DeviceClassSpec("channel", List.of()),
+        dev.quartermaster.api.device.DeviceClassStatus.EMPTY));
+    w.api().create(new dev.quartermaster.api.claim.ResourceClaim(ObjectMeta.named("sneaky"), new ResourceClaimSpec(
+        List.of(new DeviceRequest("ch", "imex", 1, List.of())), Optional.empty()),
+        dev.quartermaster.api.claim.ResourceClaimStatus.EMPTY));
+    w.env().advance(Duration.ofSeconds(30));
+    var claim = w.api().get(Kinds.RESOURCE_CLAIM, "sneaky").orElseThrow();
+    assertThat(claim.status().allocation()).isEmpty();
+    var allocated = Condition.find(claim.status().conditions(), "Allocated").orElseThrow();
+    assertThat(allocated.reason()).isEqualTo("ChannelsNeedComputeDomain");
+    assertThat(allocated.message()).isEqualTo("claim sneaky request ch (device class imex) asks for IMEX channels,"
+        + " which need a compute domain: set spec.computeDomain");
   }
 
   private static Condition domainReady(WholeCluster w) {
