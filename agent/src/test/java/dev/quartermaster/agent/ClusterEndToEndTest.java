@@ -144,7 +144,7 @@ class ClusterEndToEndTest {
   }
 
   /**
-   * Issue 11: a worker that claims a GPU and an IMEX channel. The allocator picks a channel from the
+   * Issue 11: a worker of a domain workload, with a GPU and its IMEX channel. The allocator picks a channel from the
    * node's slice, the agent prepares it (before, "device channel-0 is not on this node" and the task
    * waited for ever), and the task's device check opened the channel's node.
    */
@@ -156,14 +156,15 @@ class ClusterEndToEndTest {
         Optional.empty(), List.of(), Map.of());
     var gpu = new ClaimTemplate("gpu",
         new ResourceClaimSpec(List.of(new DeviceRequest("gpus", "gpu", 1, List.of())), Optional.empty()));
-    var channel = new ClaimTemplate("channel",
-        new ResourceClaimSpec(List.of(new DeviceRequest("channel", "channel", 1, List.of())), Optional.empty()));
-    var group = new WorkerGroup("w", 1, template, List.of(gpu, channel), RestartPolicy.Never);
-    api.create(new Workload(ObjectMeta.named("imex"), new WorkloadSpec(List.of(group), Optional.empty()), null));
+    // In a compute domain, each task gets a channel claim of its own (<task>-channels).
+    api.create(new dev.quartermaster.api.domain.ComputeDomain(ObjectMeta.named("nvlink"),
+        new dev.quartermaster.api.domain.ComputeDomainSpec(1), null));
+    var group = new WorkerGroup("w", 1, template, List.of(gpu), RestartPolicy.Never);
+    api.create(new Workload(ObjectMeta.named("imex"), new WorkloadSpec(List.of(group), Optional.of("nvlink")), null));
 
     var tasks = ApiAwait.until(api, Kinds.TASK, "imex-w-0 Running", ts -> running(ts, "imex-w-0"));
 
-    var claim = api.get(Kinds.RESOURCE_CLAIM, "imex-w-0-channel").orElseThrow();
+    var claim = api.get(Kinds.RESOURCE_CLAIM, "imex-w-0-channels").orElseThrow();
     var allocated = claim.status().allocation().orElseThrow().devices();
     assertThat(allocated).hasSize(1);
     var device = allocated.getFirst().device();

@@ -232,7 +232,7 @@ class NodeAgentEndToEndTest {
     await(Kinds.NODE, NODE, n -> n.flatMap(x -> Condition.find(x.status().conditions(), "DevicesReady"))
         .filter(c -> c.isTrue() && c.message().contains("2048 IMEX channels")).isPresent());
 
-    var spec = new ResourceClaimSpec(List.of(new DeviceRequest("channel", "channel", 1, List.of())), Optional.empty());
+    var spec = new ResourceClaimSpec(List.of(new DeviceRequest("channel", "channel", 1, List.of())), Optional.of("nvlink"));
     var status = ResourceClaimStatus.EMPTY.withAllocation(
         new Allocation(NODE, List.of(new Allocation.AllocatedDevice("channel", "channel-7"))));
     var g = api.create(new ResourceClaim(ObjectMeta.named("claim-g"), spec, status));

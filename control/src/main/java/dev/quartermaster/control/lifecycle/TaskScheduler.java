@@ -131,7 +131,9 @@ public final class TaskScheduler {
       return Result.done(); // the update brings us back
     }
     if (!t.spec().node().equals(node)) {
-      return pending(t, "NodeMismatch", "pinned to " + t.spec().node().get() + " but its claims are on " + node.get());
+      return pending(t, "NodeMismatch", "pinned to " + t.spec().node().get() + " but its claims are on " + node.get()
+          + " (a claim made before the task that names it may be placed on any node: delete it and create it"
+          + " again, and it follows the task)");
     }
     var message = t.spec().claims().isEmpty()
         ? "placed on node " + node.get()
