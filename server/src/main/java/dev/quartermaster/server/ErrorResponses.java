@@ -55,10 +55,6 @@ final class ErrorResponses {
     return new ApiException(Reason.Unauthorized, message);
   }
 
-  static ApiException forbidden(String message) {
-    return new ApiException(Reason.Forbidden, message);
-  }
-
   static ApiException badRequest(String field, String rule) {
     return ApiException.badRequest(field + ": " + rule, List.of(new Violation(field, rule)));
   }

@@ -15,6 +15,7 @@ import dev.quartermaster.server.auth.Access;
 import dev.quartermaster.server.auth.Access.Verb;
 import dev.quartermaster.server.auth.AccessRule;
 import dev.quartermaster.server.auth.Principal;
+import dev.quartermaster.server.auth.WriteJudge;
 import java.util.List;
 import java.util.Optional;
 
@@ -24,11 +25,11 @@ import java.util.Optional;
  */
 final class ObjectRoutes {
   private final ApiClient api;
-  private final AccessRule access;
+  private final WriteJudge judge;
 
   ObjectRoutes(ApiClient api, AccessRule access) {
     this.api = api;
-    this.access = access;
+    this.judge = new WriteJudge(api, access);
   }
 
   <T extends ApiObject> Reply get(Principal who, Kind<T> kind, String name) {
@@ -45,14 +46,14 @@ final class ObjectRoutes {
   <T extends ApiObject> Reply create(Principal who, Kind<T> kind, byte[] body) {
     var object = ObjectCodec.fromJson(body, kind);
     ObjectValidator.requireCreate(object);
-    authorize(who, Access.write(Verb.CREATE, kind, object.metadata().name(), Optional.of(object)));
+    authorize(who, Access.write(Verb.CREATE, kind, object.metadata().name(), Optional.of(object)), kind, object);
     return Reply.object(201, api.create(object));
   }
 
   <T extends ApiObject> Reply update(Principal who, Kind<T> kind, String name, byte[] body) {
     var object = decodeNamed(kind, name, body);
     ObjectValidator.require(object);
-    authorize(who, Access.write(Verb.UPDATE, kind, name, Optional.of(object)));
+    authorize(who, Access.write(Verb.UPDATE, kind, name, Optional.of(object)), kind, object);
     return Reply.object(200, api.update(object));
   }
 
@@ -64,12 +65,12 @@ final class ObjectRoutes {
   <T extends ApiObject> Reply updateStatus(Principal who, Kind<T> kind, String name, byte[] body) {
     var object = decodeNamed(kind, name, body);
     ObjectValidator.requireStatus(object);
-    authorize(who, Access.write(Verb.UPDATE_STATUS, kind, name, Optional.of(object)));
+    authorize(who, Access.write(Verb.UPDATE_STATUS, kind, name, Optional.of(object)), kind, object);
     return Reply.object(200, api.updateStatus(object));
   }
 
   <T extends ApiObject> Reply delete(Principal who, Kind<T> kind, String name) {
-    authorize(who, Access.write(Verb.DELETE, kind, name, Optional.empty()));
+    judge.requireDelete(who, Access.write(Verb.DELETE, kind, name, Optional.empty()), kind, name);
     var result = api.delete(kind, name);
     var outcome = switch (result) {
       case DeleteResult.Deleted<T> _ -> HttpWire.DELETED;
@@ -78,10 +79,12 @@ final class ObjectRoutes {
     return Reply.object(200, result.object()).withHeader(HttpWire.DELETE_HEADER, outcome);
   }
 
+  private <T extends ApiObject> void authorize(Principal who, Access request, Kind<T> kind, T body) {
+    judge.requireWrite(who, request, kind, body);
+  }
+
   void authorize(Principal who, Access request) {
-    access.deny(who, request).ifPresent(reason -> {
-      throw ErrorResponses.forbidden(reason);
-    });
+    judge.require(who, request);
   }
 
   private static <T extends ApiObject> T decodeNamed(Kind<T> kind, String name, byte[] body) {

@@ -20,6 +20,9 @@ import dev.quartermaster.core.env.SystemEnv;
 import dev.quartermaster.core.files.OwnerOnly;
 import dev.quartermaster.csi.hostpath.HostpathConfig;
 import dev.quartermaster.csi.hostpath.grpc.HostpathServer;
+import dev.quartermaster.server.auth.AuthorizingApiClient;
+import dev.quartermaster.server.auth.NodeScopedAccess;
+import dev.quartermaster.server.auth.Principal;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -115,7 +118,9 @@ public final class UpCommand implements Callable<Integer> {
         Files.createDirectories(layout.state(node).toAbsolutePath().getParent());
         OwnerOnly.directory(layout.state(node)); // created 0700, not tightened later with a warning
         plugins.add(startHostpath(layout, node, i == 1));
-        var config = NodeAgentConfig.of(server.registry(), node, layout.state(node), root.root(), layout.cdi(node), system)
+        // In process, but held to exactly what an agent on another machine may write with its node's token.
+        var api = new AuthorizingApiClient(server.registry(), Principal.node(node), new NodeScopedAccess());
+        var config = NodeAgentConfig.of(api, node, layout.state(node), root.root(), layout.cdi(node), system)
             .withCsiPluginDir(layout.plugins(node))
             .withHelperCommand(DomainDaemonCommand.launcher(node));
         agents.add(NodeAgent.start(config, CsiClients.grpc()));

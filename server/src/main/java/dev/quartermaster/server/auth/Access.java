@@ -9,8 +9,12 @@ import java.util.Optional;
  *
  * @param name the object's name; empty for list, watch and create-before-decode
  * @param object the decoded body of a write; empty for reads and deletes
+ * @param stored the object as stored when the write was judged (for a principal that is not an
+ *     admin); an update is judged only at the revision it names, so the store's compare-and-set
+ *     replaces exactly the object judged
  */
-public record Access(Verb verb, Kind<?> kind, Optional<String> name, Optional<ApiObject> object) {
+public record Access(Verb verb, Kind<?> kind, Optional<String> name, Optional<ApiObject> object,
+    Optional<ApiObject> stored) {
 
   public enum Verb {
     GET,
@@ -27,10 +31,15 @@ public record Access(Verb verb, Kind<?> kind, Optional<String> name, Optional<Ap
   }
 
   public static Access read(Verb verb, Kind<?> kind, Optional<String> name) {
-    return new Access(verb, kind, name, Optional.empty());
+    return new Access(verb, kind, name, Optional.empty(), Optional.empty());
   }
 
   public static Access write(Verb verb, Kind<?> kind, String name, Optional<ApiObject> object) {
-    return new Access(verb, kind, Optional.of(name), object);
+    return new Access(verb, kind, Optional.of(name), object, Optional.empty());
+  }
+
+  /** This write, judged against {@code current} as stored now. */
+  public Access against(Optional<? extends ApiObject> current) {
+    return new Access(verb, kind, name, object, current.map(ApiObject.class::cast));
   }
 }

@@ -1,21 +1,43 @@
 package dev.quartermaster.server.auth;
 
+import dev.quartermaster.api.claim.ResourceClaim;
+import dev.quartermaster.api.claim.ResourceClaimStatus;
 import dev.quartermaster.api.device.DeviceSlice;
+import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.node.Node;
+import dev.quartermaster.api.node.NodeSpec;
+import dev.quartermaster.api.volume.Volume;
+import dev.quartermaster.api.workload.Task;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
 
 /**
- * The default rule: admins may do anything; a node agent may read everything and write only its own
- * node's objects (DESIGN.md, "an agent may write only its own node's objects").
- *
- * <p>This is a first cut, the hook the agent work (issue 3) fills in. It knows two kinds of
- * ownership today: the {@code Node} named after the agent, and a {@code DeviceSlice} whose {@code
- * spec.node} is the agent's node. Everything else an agent will legitimately write (task status on
- * its node, per-node prepare state of claims) needs the stored object to decide and is denied until
- * then.
+ * Admins may do anything; a node agent may read everything and write only what its own node owns
+ * (DESIGN.md), judged on the object <em>as stored</em> as well as on the request body, so an agent
+ * cannot take another node's object over by naming itself in it:
+ * <ul>
+ *   <li>its {@code Node} (named after it): create with an empty spec, write its status — never its
+ *       spec or labels (cordon and fence are the operator's);
+ *   <li>a {@code DeviceSlice} whose stored and new {@code spec.node} are its own;
+ *   <li>a {@code ResourceClaim} that concerns it (allocated there, prepared there, or carrying its
+ *       finalizer): in the status only {@code prepare[<node>]}, in the metadata only its own
+ *       finalizer {@code quartermaster.dev/agent-<node>};
+ *   <li>the status of a {@code Task} stored with {@code spec.node} its own;
+ *   <li>in a {@code Volume}'s status, only the claims of tasks on its node.
+ * </ul>
+ * Nothing else: no deletes, no workloads, classes, domains or allocation records. A refusal is a
+ * 403 naming the rule. {@code ObjectRoutes} reads the stored object at the revision the update
+ * names, so the judged object is the one the store's compare-and-set replaces.
  */
 public final class NodeScopedAccess implements AccessRule {
+  /** The finalizer an agent puts on the claims it prepares (the agent's {@code ClaimSync}). */
+  public static String agentFinalizer(String node) {
+    return "quartermaster.dev/agent-" + node;
+  }
 
   @Override
   public Optional<String> deny(Principal who, Access access) {
@@ -25,16 +47,93 @@ public final class NodeScopedAccess implements AccessRule {
     };
   }
 
-  private static Optional<String> denyWrite(String nodeName, Access access) {
-    var kind = access.kind();
-    var own = (kind.equals(Kinds.NODE) && access.name().filter(nodeName::equals).isPresent())
-        || (kind.equals(Kinds.DEVICE_SLICE) && access.object()
-            .filter(o -> o instanceof DeviceSlice s && s.spec().node().equals(nodeName)).isPresent());
-    if (own) {
-      return Optional.empty();
+  private static Optional<String> denyWrite(String n, Access a) {
+    var verb = a.verb();
+    var body = a.object();
+    var stored = a.stored();
+    if (verb == Access.Verb.DELETE) {
+      return refuse(n, a, "an agent deletes nothing");
     }
-    var what = access.kind().singular() + access.name().map(n -> "/" + n).orElse("");
-    return Optional.of("node " + nodeName + " may not " + access.verb().name().toLowerCase(Locale.ROOT)
-        + " " + what + ": an agent writes only its own node's objects");
+    var kind = a.kind();
+    if (kind.equals(Kinds.NODE)) {
+      if (!a.name().orElse("").equals(n)) {
+        return refuse(n, a, "an agent writes only its own Node");
+      }
+      return switch (verb) {
+        case CREATE -> body.filter(o -> ((Node) o).spec().equals(NodeSpec.EMPTY)).isPresent() ? ok()
+            : refuse(n, a, "an agent creates its Node with an empty spec (cordon and fence are the operator's)");
+        case UPDATE_STATUS -> ok();
+        default -> refuse(n, a, "an agent writes only its Node's status (spec and labels are the operator's)");
+      };
+    }
+    if (kind.equals(Kinds.DEVICE_SLICE) && (verb == Access.Verb.CREATE || verb == Access.Verb.UPDATE)) {
+      boolean mine = body.filter(o -> ((DeviceSlice) o).spec().node().equals(n)).isPresent()
+          && stored.map(o -> ((DeviceSlice) o).spec().node().equals(n)).orElse(true);
+      return mine ? ok() : refuse(n, a, "an agent writes only DeviceSlices of its own node (stored and new spec.node)");
+    }
+    if (kind.equals(Kinds.RESOURCE_CLAIM) && stored.isPresent() && body.isPresent()) {
+      var was = (ResourceClaim) stored.get();
+      var now = (ResourceClaim) body.get();
+      if (!concerns(was, n)) {
+        return refuse(n, a, "an agent writes only claims allocated to, prepared on, or finalized by its node");
+      }
+      if (verb == Access.Verb.UPDATE_STATUS) {
+        return onlyOwnPrepareState(was.status(), now.status(), n) ? ok()
+            : refuse(n, a, "an agent writes only status.prepare[" + n + "] of a claim");
+      }
+      if (verb == Access.Verb.UPDATE) {
+        return onlyOwnFinalizer(was, now, n) ? ok()
+            : refuse(n, a, "an agent changes only its own finalizer " + agentFinalizer(n) + " of a claim");
+      }
+    }
+    if (kind.equals(Kinds.TASK) && verb == Access.Verb.UPDATE_STATUS && stored.isPresent()) {
+      return ((Task) stored.get()).spec().node().equals(Optional.of(n)) ? ok()
+          : refuse(n, a, "an agent writes the status only of tasks on its node");
+    }
+    if (kind.equals(Kinds.VOLUME) && verb == Access.Verb.UPDATE_STATUS && stored.isPresent() && body.isPresent()) {
+      var was = ((Volume) stored.get()).status();
+      var now = ((Volume) body.get()).status();
+      boolean othersKept = was.claims().stream().filter(c -> !c.node().equals(n)).toList()
+          .equals(now.claims().stream().filter(c -> !c.node().equals(n)).toList());
+      return othersKept && was.withClaims(now.claims()).equals(now) ? ok()
+          : refuse(n, a, "an agent writes only the claims of its own node in a volume's status");
+    }
+    return refuse(n, a, "an agent writes only its own node's objects");
+  }
+
+  private static boolean concerns(ResourceClaim c, String n) {
+    return c.status().allocation().map(x -> x.node().equals(n)).orElse(false)
+        || c.status().prepare().containsKey(n)
+        || c.metadata().finalizers().contains(agentFinalizer(n));
+  }
+
+  private static boolean onlyOwnPrepareState(ResourceClaimStatus was, ResourceClaimStatus now, String n) {
+    var prepare = new HashMap<>(was.prepare());
+    prepare.remove(n);
+    Optional.ofNullable(now.prepare().get(n)).ifPresent(s -> prepare.put(n, s));
+    return new ResourceClaimStatus(was.allocation(), was.reservedFor(), prepare, was.conditions()).equals(now);
+  }
+
+  private static boolean onlyOwnFinalizer(ResourceClaim was, ResourceClaim now, String n) {
+    var w = was.metadata();
+    var m = now.metadata();
+    Set<String> changed = new HashSet<>(w.finalizers());
+    changed.addAll(m.finalizers());
+    var kept = new HashSet<>(w.finalizers());
+    kept.retainAll(m.finalizers());
+    changed.removeAll(kept);
+    return was.spec().equals(now.spec()) && w.labels().equals(m.labels()) && w.owner().equals(m.owner())
+        && changed.stream().allMatch(f -> f.equals(agentFinalizer(n)));
+  }
+
+  private static Optional<String> ok() {
+    return Optional.empty();
+  }
+
+  private static Optional<String> refuse(String node, Access a, String rule) {
+    Kind<?> kind = a.kind();
+    var what = kind.singular() + a.name().map(x -> "/" + x).orElse("");
+    return Optional.of("node " + node + " may not " + a.verb().name().toLowerCase(Locale.ROOT) + " " + what + ": "
+        + rule);
   }
 }

@@ -34,6 +34,8 @@ import java.util.Set;
  *       on its node (unless the node was fenced: declared dead, its volumes detached from under it).
  *   <li>I6: every claim a node acknowledged as prepared and has not released is still in its
  *       ledger after the agent crashed and came back ({@link #beforeCrash}, {@link #afterRestart}).
+ *   <li>ACCESS: no write of an agent was refused by its node's access rule (each agent is held to
+ *       the server's rule, so the rule must allow everything the real agent needs).
  * </ul>
  */
 final class Promises {
@@ -53,6 +55,8 @@ final class Promises {
 
   List<String> check() {
     var out = new ArrayList<String>();
+    // An agent refused a write by its node's access rule: the rule has a gap, or the agent overreaches.
+    world.refusals().forEach(r -> out.add("ACCESS: " + r));
     storeExclusive(out);
     for (var n : world.nodes()) {
       n.ledger().flatMap(l -> l.doubleHeld()).ifPresent(d -> out.add("I1 ledger of " + n.name + ": " + d));

@@ -81,6 +81,7 @@ public final class WholeCluster {
   record Replica(String identity, Plane plane, FlakyApi api) {}
 
   private final SimCluster cluster;
+  private final RefusalLog refusals = new RefusalLog();
   private final StoreView view = new StoreView();
   private final Variant variant;
   private final Map<String, NodeSlot> nodes = new LinkedHashMap<>();
@@ -110,7 +111,8 @@ public final class WholeCluster {
     for (int i = 1; i <= nodeCount; i++) {
       var name = "node-" + i;
       var slot = new NodeSlot(name, new SimNodeHost(env(), name, gpusPerNode, channelsPerNode),
-          new FlakyApi(api(), env(), name));
+          // Held to what its node's token allows (the server's own rule, judged on stored objects).
+          new FlakyApi(refusals.agentView(api(), name), env(), name));
       // The plugin runs beside the agent on every node, with the controller service on the first two.
       slot.plugin = new SimCsiPlugin(env(), storage, name, i <= 2, Duration.ofMillis(200));
       slot.host.csiPlugins().put(endpoint(name), slot.plugin);
@@ -142,6 +144,11 @@ public final class WholeCluster {
   /** An operator's scale of workload {@code name}'s first group. */
   void scale(String name, int replicas) {
     cluster.scale(name, replicas);
+  }
+
+  /** Every write of an agent that its node's access rule refused, as the rule said it. */
+  List<String> refusals() {
+    return refusals.refusals();
   }
 
   public DeterministicEnv env() {
