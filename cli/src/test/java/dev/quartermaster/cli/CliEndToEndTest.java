@@ -19,10 +19,12 @@ import dev.quartermaster.cli.config.ApiConnector;
 import dev.quartermaster.core.env.SystemEnv;
 import dev.quartermaster.server.ApiServer;
 import dev.quartermaster.server.ApiServerConfig;
+import dev.quartermaster.server.auth.NodeTokens;
 import dev.quartermaster.store.registry.ObjectRegistry;
 import dev.quartermaster.store.sqlite.SqliteStore;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetAddress;
@@ -61,7 +63,8 @@ class CliEndToEndTest {
     var data = dir.resolve("data");
     store = SqliteStore.open(dir.resolve("store.db"));
     registry = new ObjectRegistry(store, new SystemEnv());
-    server = ApiServer.start(ApiServerConfig.of(registry, data).withListen("127.0.0.1", 0));
+    server = ApiServer.start(ApiServerConfig.of(registry, data).withListen("127.0.0.1", 0)
+        .withNodeTokens(new NodeTokens(store)));
     var variables = Map.of(
         "QM_SERVER", server.baseUri().toString(),
         "QM_TOKEN_FILE", server.adminTokenFile().toString(),
@@ -112,6 +115,35 @@ class CliEndToEndTest {
       assertThat(back.getFirst().metadata().labels()).as(m.where()).isEqualTo(object.metadata().labels());
       assertThat(back.getFirst().metadata().uid()).isNotEmpty();
     }
+  }
+
+  @Test
+  void anAdminCreatesListsAndRevokesNodeTokens() throws IOException {
+    var created = run("token", "create", "--node", "gpu-7");
+    assertThat(created.exit()).as(created.err()).isZero();
+    assertThat(created.outLines()).hasSize(2);
+    assertThat(created.outLines().getFirst()).matches("token/[0-9a-f]{16} created for node gpu-7 \\(shown this once;"
+        + " give it to that node's agent: qm agent --token-file FILE\\):");
+    var token = created.outLines().get(1);
+    var id = token.split("\\.")[1];
+
+    var list = run("token", "list");
+    assertThat(list.outLines()).hasSize(2);
+    assertThat(list.outLines().get(0)).startsWith("ID").contains("NODE").contains("CREATED");
+    assertThat(list.outLines().get(1)).startsWith(id).contains("gpu-7").doesNotContain(token.substring(20));
+
+    // With its token, the node's agent writes its own Node and nothing else; no token management either.
+    var tokenFile = dir.resolve("gpu-7.token");
+    Files.writeString(tokenFile, token);
+    var asNode = run("--debug", "token", "list", "--token-file", tokenFile.toString());
+    assertThat(asNode.exit()).isEqualTo(1);
+    assertThat(asNode.err()).contains("only an admin");
+
+    assertThat(run("token", "revoke", id).out()).isEqualTo("token/" + id + " revoked (node gpu-7)\n");
+    var again = run("token", "revoke", id);
+    assertThat(again.exit()).isEqualTo(1);
+    assertThat(again.err()).contains("token " + id + " not found");
+    assertThat(run("token", "list").err()).isEqualTo("No node tokens found.\n");
   }
 
   @Test

@@ -54,13 +54,15 @@ public final class ApiServer implements AutoCloseable {
     // The data dir holds the store, the admin token and node state: no other local user may read it.
     OwnerOnly.directory(config.dataDir()).ifPresent(t -> log.warn("data directory was open to other users; tightened {}", t));
     var adminToken = AdminToken.loadOrCreate(config.dataDir());
-    var authenticator = config.authenticator().orElseGet(() -> TokenAuthenticator.admin(adminToken));
+    var authenticator = config.authenticator().orElseGet(() -> config.nodeTokens()
+        .map(t -> TokenAuthenticator.admin(adminToken).withNodeTokens(t)).orElseGet(() -> TokenAuthenticator.admin(adminToken)));
     var registry = config.meterRegistry().orElseGet(() -> new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
     var metrics = new Metrics(registry, config.storeRevision());
     var watches = new WatchStreams(config.api(), config.env(), config.watch(), metrics, config.storeRevision());
     var objects = new ObjectRoutes(config.api(), config.accessRule());
     var inFlight = new InFlightRequests(config.env());
-    var router = new Router(authenticator, objects, watches, metrics, config.env(), config.maxBodyBytes(), inFlight);
+    var tokens = new TokenRoutes(config.nodeTokens(), config.env());
+    var router = new Router(authenticator, objects, tokens, watches, metrics, config.env(), config.maxBodyBytes(), inFlight);
 
     var executor = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("qm-http-", 0).factory());
     var connections = config.connections();

@@ -8,6 +8,7 @@ import dev.quartermaster.core.env.SystemEnv;
 import dev.quartermaster.server.auth.AccessRule;
 import dev.quartermaster.server.auth.Authenticator;
 import dev.quartermaster.server.auth.NodeScopedAccess;
+import dev.quartermaster.server.auth.NodeTokens;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.nio.file.Path;
 import java.util.Objects;
@@ -29,6 +30,8 @@ import java.util.function.LongSupplier;
  * @param accessRule what each principal may do
  * @param storeRevision the store's current revision, exported as a gauge when present
  * @param meterRegistry where metrics go; empty means a registry of the server's own
+ * @param nodeTokens the node credentials in the store: accepted as tokens, and managed at {@code
+ *     /api/v1/tokens} by admins; empty means none (the admin token only)
  */
 public record ApiServerConfig(
     String host,
@@ -42,7 +45,8 @@ public record ApiServerConfig(
     Optional<Authenticator> authenticator,
     AccessRule accessRule,
     Optional<LongSupplier> storeRevision,
-    Optional<PrometheusMeterRegistry> meterRegistry) {
+    Optional<PrometheusMeterRegistry> meterRegistry,
+    Optional<NodeTokens> nodeTokens) {
 
   public static final String DEFAULT_HOST = "127.0.0.1";
   public static final int DEFAULT_PORT = 7480;
@@ -61,6 +65,7 @@ public record ApiServerConfig(
     Objects.requireNonNull(accessRule, "accessRule");
     Objects.requireNonNull(storeRevision, "storeRevision");
     Objects.requireNonNull(meterRegistry, "meterRegistry");
+    Objects.requireNonNull(nodeTokens, "nodeTokens");
     if (port < 0 || port > 65_535) {
       throw new IllegalArgumentException("port must be 0..65535, got " + port);
     }
@@ -72,42 +77,47 @@ public record ApiServerConfig(
   /** Defaults: localhost:7080, 1 MiB bodies, the system clock, admin token only, node-scoped access. */
   public static ApiServerConfig of(ApiClient api, Path dataDir) {
     return new ApiServerConfig(DEFAULT_HOST, DEFAULT_PORT, dataDir, DEFAULT_MAX_BODY_BYTES, api, new SystemEnv(),
-        WatchSettings.DEFAULTS, ConnectionSettings.DEFAULTS, Optional.empty(), new NodeScopedAccess(), Optional.empty(), Optional.empty());
+        WatchSettings.DEFAULTS, ConnectionSettings.DEFAULTS, Optional.empty(), new NodeScopedAccess(), Optional.empty(), Optional.empty(),
+        Optional.empty());
   }
 
   public ApiServerConfig withListen(String h, int p) {
-    return new ApiServerConfig(h, p, dataDir, maxBodyBytes, api, env, watch, connections, authenticator, accessRule, storeRevision, meterRegistry);
+    return new ApiServerConfig(h, p, dataDir, maxBodyBytes, api, env, watch, connections, authenticator, accessRule, storeRevision, meterRegistry, nodeTokens);
   }
 
   public ApiServerConfig withMaxBodyBytes(long limit) {
-    return new ApiServerConfig(host, port, dataDir, limit, api, env, watch, connections, authenticator, accessRule, storeRevision, meterRegistry);
+    return new ApiServerConfig(host, port, dataDir, limit, api, env, watch, connections, authenticator, accessRule, storeRevision, meterRegistry, nodeTokens);
   }
 
   public ApiServerConfig withEnv(Env e) {
-    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, e, watch, connections, authenticator, accessRule, storeRevision, meterRegistry);
+    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, e, watch, connections, authenticator, accessRule, storeRevision, meterRegistry, nodeTokens);
   }
 
   public ApiServerConfig withWatch(WatchSettings w) {
-    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, w, connections, authenticator, accessRule, storeRevision, meterRegistry);
+    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, w, connections, authenticator, accessRule, storeRevision, meterRegistry, nodeTokens);
   }
 
   public ApiServerConfig withAuthenticator(Authenticator a) {
-    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, watch, connections, Optional.of(a), accessRule, storeRevision, meterRegistry);
+    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, watch, connections, Optional.of(a), accessRule, storeRevision, meterRegistry, nodeTokens);
   }
 
   public ApiServerConfig withAccessRule(AccessRule r) {
-    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, watch, connections, authenticator, r, storeRevision, meterRegistry);
+    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, watch, connections, authenticator, r, storeRevision, meterRegistry, nodeTokens);
   }
 
   public ApiServerConfig withStoreRevision(LongSupplier s) {
-    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, watch, connections, authenticator, accessRule, Optional.of(s), meterRegistry);
+    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, watch, connections, authenticator, accessRule, Optional.of(s), meterRegistry, nodeTokens);
   }
 
   public ApiServerConfig withMeterRegistry(PrometheusMeterRegistry r) {
-    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, watch, connections, authenticator, accessRule, storeRevision, Optional.of(r));
+    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, watch, connections, authenticator, accessRule, storeRevision, Optional.of(r), nodeTokens);
+  }
+
+  public ApiServerConfig withNodeTokens(NodeTokens t) {
+    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, watch, connections, authenticator, accessRule, storeRevision, meterRegistry, Optional.of(t));
   }
 
   public ApiServerConfig withConnections(ConnectionSettings c) {
-    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, watch, c, authenticator, accessRule, storeRevision, meterRegistry);
+    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, watch, c, authenticator, accessRule, storeRevision, meterRegistry, nodeTokens);
   }
 }

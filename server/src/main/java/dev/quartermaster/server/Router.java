@@ -41,6 +41,7 @@ final class Router implements HttpHandler {
       Set.of(HttpWire.PARAM_LABEL_SELECTOR, HttpWire.PARAM_WATCH, HttpWire.PARAM_REVISION);
 
   private final Authenticator authenticator;
+  private final TokenRoutes tokens;
   private final ObjectRoutes objects;
   private final WatchStreams watches;
   private final Metrics metrics;
@@ -49,11 +50,12 @@ final class Router implements HttpHandler {
   private final AtomicLong requestIds = new AtomicLong();
   private final InFlightRequests inFlight;
 
-  Router(Authenticator authenticator, ObjectRoutes objects, WatchStreams watches, Metrics metrics, Env env,
-      long maxBodyBytes, InFlightRequests inFlight) {
+  Router(Authenticator authenticator, ObjectRoutes objects, TokenRoutes tokens, WatchStreams watches, Metrics metrics,
+      Env env, long maxBodyBytes, InFlightRequests inFlight) {
     this.inFlight = inFlight;
     this.authenticator = authenticator;
     this.objects = objects;
+    this.tokens = tokens;
     this.watches = watches;
     this.metrics = metrics;
     this.env = env;
@@ -123,6 +125,12 @@ final class Router implements HttpHandler {
       throw ErrorResponses.notFound("no such path " + path + "; the API is under " + HttpWire.API_PREFIX);
     }
     var who = authenticate(exchange);
+    var tokensPath = HttpWire.API_PREFIX + TokenRoutes.PATH;
+    if (path.equals(tokensPath) || path.startsWith(tokensPath + "/")) {
+      labels.route = tokensPath;
+      var id = path.equals(tokensPath) ? Optional.<String>empty() : Optional.of(path.substring(tokensPath.length() + 1));
+      return send(exchange, tokens.serve(who, method, id, method.equals("POST") ? body(exchange) : new byte[0]));
+    }
     var target = ApiPath.parse(path);
     labels.route = target.route();
     labels.kind = target.kind().plural();

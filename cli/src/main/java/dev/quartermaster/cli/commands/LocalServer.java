@@ -8,6 +8,7 @@ import dev.quartermaster.core.files.OwnerOnly;
 import dev.quartermaster.server.ApiServer;
 import dev.quartermaster.server.ApiServerConfig;
 import dev.quartermaster.server.auth.AdminToken;
+import dev.quartermaster.server.auth.NodeTokens;
 import dev.quartermaster.store.StoreException;
 import dev.quartermaster.store.compaction.HistoryCompactor;
 import dev.quartermaster.store.compaction.HistoryPlan;
@@ -104,7 +105,7 @@ public final class LocalServer implements AutoCloseable {
       var registry = new ObjectRegistry(store, env);
       var meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
       var config = ApiServerConfig.of(registry, dataDir).withListen(listen.host(), listen.port()).withEnv(env)
-          .withStoreRevision(store::currentRevision).withMeterRegistry(meters);
+          .withStoreRevision(store::currentRevision).withMeterRegistry(meters).withNodeTokens(new NodeTokens(store));
       var server = ApiServer.start(config);
       var controllers = ControlPlane.start(registry, store, env, ControlPlane.Options.defaults(options.identity()),
           new SocketPluginConnector());

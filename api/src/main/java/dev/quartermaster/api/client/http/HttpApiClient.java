@@ -163,6 +163,19 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
     return watch;
   }
 
+  /**
+   * A call under {@code /api/v1/} that is not about objects (node tokens): {@code method} on {@code
+   * path} with an optional JSON body; the answer's body, or the server's refusal as an {@link
+   * ApiException}.
+   */
+  public byte[] exchange(String method, String path, Optional<byte[]> json) {
+    var uri = uri(HttpWire.API_PREFIX + path);
+    var builder = request(uri);
+    json.ifPresentOrElse(b -> builder.header("Content-Type", HttpWire.JSON).method(method, BodyPublishers.ofByteArray(b)),
+        () -> builder.method(method, BodyPublishers.noBody()));
+    return success(send(builder.build(), BodyHandlers.ofByteArray()), uri);
+  }
+
   /** Ends every watch and releases the connections. */
   @Override
   public void close() {
