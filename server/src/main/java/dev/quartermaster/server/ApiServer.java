@@ -1,6 +1,8 @@
 package dev.quartermaster.server;
 
 import dev.quartermaster.server.auth.AdminToken;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
 import dev.quartermaster.server.auth.TokenAuthenticator;
 import dev.quartermaster.server.http.HttpTransport;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -10,6 +12,7 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -39,10 +42,12 @@ public final class ApiServer implements AutoCloseable {
   private final InFlightRequests inFlight;
   private final Path adminTokenFile;
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final boolean tls;
 
   private ApiServer(HttpTransport http, ExecutorService executor, WatchStreams watches, InFlightRequests inFlight,
-      Path adminTokenFile) {
+      Path adminTokenFile, boolean tls) {
     this.http = http;
+    this.tls = tls;
     this.inFlight = inFlight;
     this.executor = executor;
     this.watches = watches;
@@ -66,10 +71,15 @@ public final class ApiServer implements AutoCloseable {
 
     var executor = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("qm-http-", 0).factory());
     var connections = config.connections();
+    Optional<SslContext> tls = Optional.empty();
+    if (config.tls().isPresent()) {
+      var m = config.tls().get();
+      tls = Optional.of(SslContextBuilder.forServer(m.key(), m.certificate(), m.ca()).build());
+    }
     var http = HttpTransport.start(new InetSocketAddress(config.host(), config.port()), connections,
-        config.maxBodyBytes(), router, executor, metrics::rejected);
+        config.maxBodyBytes(), router, executor, metrics::rejected, tls);
     metrics.connections(http::openConnections);
-    var server = new ApiServer(http, executor, watches, inFlight, AdminToken.file(config.dataDir()));
+    var server = new ApiServer(http, executor, watches, inFlight, AdminToken.file(config.dataDir()), tls.isPresent());
     log.info("event=api_listening host={} port={} data={} max_body_bytes={} max_connections={} "
             + "max_connections_per_address={} request_timeout={} idle_timeout={}",
         config.host(), server.port(), config.dataDir(), config.maxBodyBytes(), http.maxConnections(),
@@ -82,11 +92,11 @@ public final class ApiServer implements AutoCloseable {
     return http.address().getPort();
   }
 
-  /** {@code http://host:port}, for clients. */
+  /** {@code http://host:port} ({@code https} when serving TLS), for clients. */
   public URI baseUri() {
     var address = http.address();
     var host = address.getAddress().isAnyLocalAddress() ? "127.0.0.1" : address.getHostString();
-    return URI.create("http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + address.getPort());
+    return URI.create((tls ? "https://" : "http://") + (host.contains(":") ? "[" + host + "]" : host) + ":" + address.getPort());
   }
 
   /** Connections open now (tests and the connections gauge). */

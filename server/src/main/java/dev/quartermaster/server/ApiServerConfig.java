@@ -9,6 +9,7 @@ import dev.quartermaster.server.auth.AccessRule;
 import dev.quartermaster.server.auth.Authenticator;
 import dev.quartermaster.server.auth.NodeScopedAccess;
 import dev.quartermaster.server.auth.NodeTokens;
+import dev.quartermaster.server.tls.ServerCertificates;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.nio.file.Path;
 import java.util.Objects;
@@ -32,6 +33,7 @@ import java.util.function.LongSupplier;
  * @param meterRegistry where metrics go; empty means a registry of the server's own
  * @param nodeTokens the node credentials in the store: accepted as tokens, and managed at {@code
  *     /api/v1/tokens} by admins; empty means none (the admin token only)
+ * @param tls the certificate to serve HTTPS with; empty means plain HTTP
  */
 public record ApiServerConfig(
     String host,
@@ -46,7 +48,8 @@ public record ApiServerConfig(
     AccessRule accessRule,
     Optional<LongSupplier> storeRevision,
     Optional<PrometheusMeterRegistry> meterRegistry,
-    Optional<NodeTokens> nodeTokens) {
+    Optional<NodeTokens> nodeTokens,
+    Optional<ServerCertificates.Material> tls) {
 
   public static final String DEFAULT_HOST = "127.0.0.1";
   public static final int DEFAULT_PORT = 7480;
@@ -66,6 +69,7 @@ public record ApiServerConfig(
     Objects.requireNonNull(storeRevision, "storeRevision");
     Objects.requireNonNull(meterRegistry, "meterRegistry");
     Objects.requireNonNull(nodeTokens, "nodeTokens");
+    Objects.requireNonNull(tls, "tls");
     if (port < 0 || port > 65_535) {
       throw new IllegalArgumentException("port must be 0..65535, got " + port);
     }
@@ -78,46 +82,50 @@ public record ApiServerConfig(
   public static ApiServerConfig of(ApiClient api, Path dataDir) {
     return new ApiServerConfig(DEFAULT_HOST, DEFAULT_PORT, dataDir, DEFAULT_MAX_BODY_BYTES, api, new SystemEnv(),
         WatchSettings.DEFAULTS, ConnectionSettings.DEFAULTS, Optional.empty(), new NodeScopedAccess(), Optional.empty(), Optional.empty(),
-        Optional.empty());
+        Optional.empty(), Optional.empty());
   }
 
   public ApiServerConfig withListen(String h, int p) {
-    return new ApiServerConfig(h, p, dataDir, maxBodyBytes, api, env, watch, connections, authenticator, accessRule, storeRevision, meterRegistry, nodeTokens);
+    return new ApiServerConfig(h, p, dataDir, maxBodyBytes, api, env, watch, connections, authenticator, accessRule, storeRevision, meterRegistry, nodeTokens, tls);
   }
 
   public ApiServerConfig withMaxBodyBytes(long limit) {
-    return new ApiServerConfig(host, port, dataDir, limit, api, env, watch, connections, authenticator, accessRule, storeRevision, meterRegistry, nodeTokens);
+    return new ApiServerConfig(host, port, dataDir, limit, api, env, watch, connections, authenticator, accessRule, storeRevision, meterRegistry, nodeTokens, tls);
   }
 
   public ApiServerConfig withEnv(Env e) {
-    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, e, watch, connections, authenticator, accessRule, storeRevision, meterRegistry, nodeTokens);
+    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, e, watch, connections, authenticator, accessRule, storeRevision, meterRegistry, nodeTokens, tls);
   }
 
   public ApiServerConfig withWatch(WatchSettings w) {
-    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, w, connections, authenticator, accessRule, storeRevision, meterRegistry, nodeTokens);
+    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, w, connections, authenticator, accessRule, storeRevision, meterRegistry, nodeTokens, tls);
   }
 
   public ApiServerConfig withAuthenticator(Authenticator a) {
-    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, watch, connections, Optional.of(a), accessRule, storeRevision, meterRegistry, nodeTokens);
+    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, watch, connections, Optional.of(a), accessRule, storeRevision, meterRegistry, nodeTokens, tls);
   }
 
   public ApiServerConfig withAccessRule(AccessRule r) {
-    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, watch, connections, authenticator, r, storeRevision, meterRegistry, nodeTokens);
+    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, watch, connections, authenticator, r, storeRevision, meterRegistry, nodeTokens, tls);
   }
 
   public ApiServerConfig withStoreRevision(LongSupplier s) {
-    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, watch, connections, authenticator, accessRule, Optional.of(s), meterRegistry, nodeTokens);
+    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, watch, connections, authenticator, accessRule, Optional.of(s), meterRegistry, nodeTokens, tls);
   }
 
   public ApiServerConfig withMeterRegistry(PrometheusMeterRegistry r) {
-    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, watch, connections, authenticator, accessRule, storeRevision, Optional.of(r), nodeTokens);
+    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, watch, connections, authenticator, accessRule, storeRevision, Optional.of(r), nodeTokens, tls);
   }
 
   public ApiServerConfig withNodeTokens(NodeTokens t) {
-    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, watch, connections, authenticator, accessRule, storeRevision, meterRegistry, Optional.of(t));
+    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, watch, connections, authenticator, accessRule, storeRevision, meterRegistry, Optional.of(t), tls);
+  }
+
+  public ApiServerConfig withTls(ServerCertificates.Material m) {
+    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, watch, connections, authenticator, accessRule, storeRevision, meterRegistry, nodeTokens, Optional.of(m));
   }
 
   public ApiServerConfig withConnections(ConnectionSettings c) {
-    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, watch, c, authenticator, accessRule, storeRevision, meterRegistry, nodeTokens);
+    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, watch, c, authenticator, accessRule, storeRevision, meterRegistry, nodeTokens, tls);
   }
 }

@@ -17,8 +17,13 @@ public final class ClientOptions {
           + ClientConfig.DEFAULT_TOKEN_FILE + ")")
   private String tokenFile;
 
+  @Option(names = "--ca-file", paramLabel = "FILE",
+      description = "CA certificate to trust for an https server, its <data>/tls/ca.crt (else $QM_CA_FILE, else the config file)")
+  private String caFile;
+
   public ClientConfig config(CliEnvironment env) {
-    return ClientConfig.resolve(Optional.ofNullable(server), Optional.ofNullable(tokenFile), env);
+    return ClientConfig.resolve(Optional.ofNullable(server), Optional.ofNullable(tokenFile), Optional.ofNullable(caFile),
+        env);
   }
 
   public Connection connect(CliEnvironment env) {

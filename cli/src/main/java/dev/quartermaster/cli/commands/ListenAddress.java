@@ -28,6 +28,17 @@ public record ListenAddress(String host, int port) {
     return new ListenAddress(host, port);
   }
 
+  /** Whether only this machine can reach it (plain HTTP is allowed only there). */
+  public boolean isLoopback() {
+    return host.equals("localhost") || host.startsWith("127.") || host.equals("::1");
+  }
+
+  /** As {@link #clientUri(int)}, with {@code https} when the server speaks TLS. */
+  public URI clientUri(int boundPort, boolean tls) {
+    var plain = clientUri(boundPort).toString();
+    return URI.create(tls ? "https" + plain.substring("http".length()) : plain);
+  }
+
   /** The URL a client on this machine uses: a wildcard address is reached through the loopback one. */
   public URI clientUri(int boundPort) {
     var reachable = switch (host) {

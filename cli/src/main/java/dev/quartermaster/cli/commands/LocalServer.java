@@ -9,6 +9,8 @@ import dev.quartermaster.server.ApiServer;
 import dev.quartermaster.server.ApiServerConfig;
 import dev.quartermaster.server.auth.AdminToken;
 import dev.quartermaster.server.auth.NodeTokens;
+import dev.quartermaster.server.tls.ServerCertificates;
+import java.security.cert.X509Certificate;
 import dev.quartermaster.store.StoreException;
 import dev.quartermaster.store.compaction.HistoryCompactor;
 import dev.quartermaster.store.compaction.HistoryPlan;
@@ -25,6 +27,7 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -47,11 +50,12 @@ public final class LocalServer implements AutoCloseable {
   private final Path dataDir;
   private final Path tokenFile;
   private final URI uri;
+  private final Optional<X509Certificate> ca;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final CountDownLatch stopped = new CountDownLatch(1);
 
   private LocalServer(SqliteStore store, ObjectRegistry registry, ApiServer server, ControlPlane controllers,
-      HistoryCompactor compactor, Path dataDir, Path tokenFile, URI uri) {
+      HistoryCompactor compactor, Path dataDir, Path tokenFile, URI uri, Optional<X509Certificate> ca) {
     this.store = store;
     this.registry = registry;
     this.server = server;
@@ -60,6 +64,7 @@ public final class LocalServer implements AutoCloseable {
     this.dataDir = dataDir;
     this.tokenFile = tokenFile;
     this.uri = uri;
+    this.ca = ca;
   }
 
   /**
@@ -68,13 +73,19 @@ public final class LocalServer implements AutoCloseable {
    * @param history how much store history (revisions, and bytes of superseded values) watchers
    *     can resume from; older history is compacted
    */
-  public record Options(HistoryPlan.Limits history, Duration compactEvery, String identity) {
+  public record Options(HistoryPlan.Limits history, Duration compactEvery, String identity, boolean tls) {
     public static Options defaults() {
-      return new Options(HistoryPlan.Limits.defaults(), Duration.ofMinutes(1), "qm-" + ProcessHandle.current().pid());
+      return new Options(HistoryPlan.Limits.defaults(), Duration.ofMinutes(1), "qm-" + ProcessHandle.current().pid(),
+          false);
     }
 
     public Options withHistory(HistoryPlan.Limits limits) {
-      return new Options(limits, compactEvery, identity);
+      return new Options(limits, compactEvery, identity, tls);
+    }
+
+    /** Serve HTTPS with the data directory's own CA and certificate ({@link ServerCertificates}), made at first start. */
+    public Options withTls(boolean on) {
+      return new Options(history, compactEvery, identity, on);
     }
   }
 
@@ -106,6 +117,12 @@ public final class LocalServer implements AutoCloseable {
       var meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
       var config = ApiServerConfig.of(registry, dataDir).withListen(listen.host(), listen.port()).withEnv(env)
           .withStoreRevision(store::currentRevision).withMeterRegistry(meters).withNodeTokens(new NodeTokens(store));
+      Optional<X509Certificate> ca = Optional.empty();
+      if (options.tls()) {
+        var material = ServerCertificates.loadOrCreate(dataDir, List.of(listen.host()), env.now());
+        config = config.withTls(material);
+        ca = Optional.of(material.ca());
+      }
       var server = ApiServer.start(config);
       var controllers = ControlPlane.start(registry, store, env, ControlPlane.Options.defaults(options.identity()),
           new SocketPluginConnector());
@@ -117,7 +134,7 @@ public final class LocalServer implements AutoCloseable {
           .strongReference(true).register(meters);
       // The server has created the admin token by now, so the config file written next points at a real file.
       return new LocalServer(store, registry, server, controllers, compactor, dataDir, server.adminTokenFile(),
-          listen.clientUri(server.port()));
+          listen.clientUri(server.port(), options.tls()), ca);
     } catch (IOException | RuntimeException e) {
       store.close();
       if (isBindFailure(e)) {
@@ -142,6 +159,15 @@ public final class LocalServer implements AutoCloseable {
   /** The URL clients on this machine use. */
   public URI uri() {
     return uri;
+  }
+
+  /** The CA clients must trust, when it serves HTTPS; its file is {@link #caFile()}. */
+  public Optional<X509Certificate> ca() {
+    return ca;
+  }
+
+  public Path caFile() {
+    return dataDir.resolve(ServerCertificates.DIR).resolve("ca.crt");
   }
 
   /** The cluster, in process: what {@code qm up}'s agents talk to. */

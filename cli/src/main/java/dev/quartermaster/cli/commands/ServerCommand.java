@@ -3,6 +3,7 @@ package dev.quartermaster.cli.commands;
 import dev.quartermaster.cli.CliEnvironment;
 import dev.quartermaster.cli.VersionInfo;
 import dev.quartermaster.cli.config.UserConfig;
+import dev.quartermaster.server.tls.ServerCertificates;
 import dev.quartermaster.core.env.SystemEnv;
 import java.io.PrintWriter;
 import java.util.Optional;
@@ -38,6 +39,10 @@ public final class ServerCommand implements Callable<Integer> {
   @Mixin
   private HistoryOptions history = new HistoryOptions();
 
+  @Option(names = "--tls",
+      description = "serve HTTPS on a loopback address too (on any other address it always does: plain HTTP only on loopback)")
+  private boolean tls;
+
   @Option(names = "--check",
       description = "run SQLite's full integrity check on the store in --data, print the result and exit (1 if damaged); safe while a server runs")
   private boolean check;
@@ -52,10 +57,11 @@ public final class ServerCommand implements Callable<Integer> {
       return StoreCheck.run(env.resolve(data).resolve(LocalServer.STORE_FILE), spec.commandLine().getOut());
     }
     var server = LocalServer.start(env.resolve(data), listen, new SystemEnv(),
-        LocalServer.Options.defaults().withHistory(history.limits()));
+        LocalServer.Options.defaults().withHistory(history.limits()).withTls(tls || !listen.isLoopback()));
     Runtime.getRuntime().addShutdownHook(new Thread(server::close, "qm-server-shutdown"));
     var configFile = UserConfig.location(env);
-    new UserConfig(Optional.of(server.uri().toString()), Optional.of(server.tokenFile().toString())).write(configFile);
+    new UserConfig(Optional.of(server.uri().toString()), Optional.of(server.tokenFile().toString()),
+        server.ca().map(c -> server.caFile().toString())).write(configFile);
     banner(spec.commandLine().getOut(), server, configFile.toString());
     server.awaitStopped();
     return 0;
@@ -66,6 +72,10 @@ public final class ServerCommand implements Callable<Integer> {
     row(out, "API", server.uri().toString());
     row(out, "State", server.dataDir() + " (" + LocalServer.STORE_FILE + ")");
     row(out, "Admin token", server.tokenFile().toString());
+    server.ca().ifPresent(ca -> {
+      row(out, "CA", server.caFile() + " (clients trust this: qm --ca-file, or copy it beside them)");
+      row(out, "CA fingerprint", ServerCertificates.fingerprint(ca));
+    });
     row(out, "Client config", configFile + " (qm commands on this machine use it)");
     out.println();
     out.println("Next:");

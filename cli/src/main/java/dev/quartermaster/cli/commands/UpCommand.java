@@ -23,6 +23,7 @@ import dev.quartermaster.csi.hostpath.grpc.HostpathServer;
 import dev.quartermaster.server.auth.AuthorizingApiClient;
 import dev.quartermaster.server.auth.NodeScopedAccess;
 import dev.quartermaster.server.auth.Principal;
+import dev.quartermaster.server.tls.ServerCertificates;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -103,7 +104,9 @@ public final class UpCommand implements Callable<Integer> {
     var dataDir = env.resolve(data);
     var layout = UpLayout.of(dataDir);
     Env system = new SystemEnv();
-    var server = LocalServer.start(dataDir, listen, system, LocalServer.Options.defaults().withHistory(limits));
+    // Plain HTTP only on loopback: on any other address the API speaks TLS with the data dir's own CA.
+    var server = LocalServer.start(dataDir, listen, system,
+        LocalServer.Options.defaults().withHistory(limits).withTls(!listen.isLoopback()));
     var agents = new ArrayList<NodeAgent>();
     var plugins = new ArrayList<HostpathServer>();
     Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(agents, plugins, server), "qm-up-shutdown"));
@@ -126,7 +129,8 @@ public final class UpCommand implements Callable<Integer> {
         agents.add(NodeAgent.start(config, CsiClients.grpc()));
       }
       var configFile = UserConfig.location(env);
-      new UserConfig(Optional.of(server.uri().toString()), Optional.of(server.tokenFile().toString())).write(configFile);
+      new UserConfig(Optional.of(server.uri().toString()), Optional.of(server.tokenFile().toString()),
+          server.ca().map(c -> server.caFile().toString())).write(configFile);
       banner(out, server, layout, descriptions, configFile);
     } catch (IOException | RuntimeException e) {
       stop(agents, plugins, server);
@@ -218,6 +222,10 @@ public final class UpCommand implements Callable<Integer> {
     out.printf("  %-14s %s%n", "API", server.uri());
     out.printf("  %-14s %s%n", "State", layout.dataDir() + " (store.db, nodes/<node>/..., csi/hostpath/volumes)");
     out.printf("  %-14s %s%n", "Admin token", server.tokenFile());
+    server.ca().ifPresent(ca -> {
+      out.printf("  %-14s %s%n", "CA", server.caFile());
+      out.printf("  %-14s %s%n", "CA fingerprint", ServerCertificates.fingerprint(ca));
+    });
     out.printf("  %-14s %s%n", "Client config", configFile + " (plain qm commands use it)");
     for (var n : nodes) {
       out.printf("  %-14s %s%n", "Node", n);

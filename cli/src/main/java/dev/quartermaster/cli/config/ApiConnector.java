@@ -2,6 +2,10 @@ package dev.quartermaster.cli.config;
 
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.client.http.HttpApiClient;
+import dev.quartermaster.api.client.http.TrustedCa;
+import dev.quartermaster.cli.CliException;
+import java.nio.file.Path;
+import java.util.Optional;
 import java.net.URI;
 
 /** Opens an {@link ApiClient} to a server; tests substitute one that needs no network. */
@@ -10,7 +14,29 @@ public interface ApiConnector {
 
   ApiClient connect(URI server, String token);
 
+  /** As {@link #connect(URI, String)}, trusting the CA in {@code caFile} for an https server. */
+  default ApiClient connect(URI server, String token, Optional<Path> caFile) {
+    return connect(server, token);
+  }
+
   static ApiConnector http() {
-    return HttpApiClient::new;
+    return new ApiConnector() {
+      @Override
+      public ApiClient connect(URI server, String token) {
+        return new HttpApiClient(server, token);
+      }
+
+      @Override
+      public ApiClient connect(URI server, String token, Optional<Path> caFile) {
+        if (caFile.isEmpty()) {
+          return connect(server, token);
+        }
+        try {
+          return new HttpApiClient(server, token, Optional.of(TrustedCa.sslContext(caFile.get())));
+        } catch (IllegalArgumentException e) {
+          throw new CliException(e.getMessage());
+        }
+      }
+    };
   }
 }

@@ -17,13 +17,24 @@ import java.util.Optional;
  *
  * @param tokenSource where {@code tokenFile} came from, so an error can say which setting to fix
  */
-public record ClientConfig(URI server, Path tokenFile, String tokenSource) {
+public record ClientConfig(URI server, Path tokenFile, String tokenSource, Optional<Path> caFile) {
   public static final String DEFAULT_SERVER = "http://127.0.0.1:7480";
   public static final String DEFAULT_TOKEN_FILE = ".qm/admin.token";
   public static final String SERVER_VARIABLE = "QM_SERVER";
   public static final String TOKEN_FILE_VARIABLE = "QM_TOKEN_FILE";
+  public static final String CA_FILE_VARIABLE = "QM_CA_FILE";
+
+  public ClientConfig(URI server, Path tokenFile, String tokenSource) {
+    this(server, tokenFile, tokenSource, Optional.empty());
+  }
 
   public static ClientConfig resolve(Optional<String> serverFlag, Optional<String> tokenFileFlag, CliEnvironment env) {
+    return resolve(serverFlag, tokenFileFlag, Optional.empty(), env);
+  }
+
+  /** Each setting from its flag, else its variable, else the config file, else the default. */
+  public static ClientConfig resolve(Optional<String> serverFlag, Optional<String> tokenFileFlag,
+      Optional<String> caFileFlag, CliEnvironment env) {
     var configFile = UserConfig.location(env);
     // Read the file only when a setting is still missing: a broken file must not break flag users.
     var needFile = (serverFlag.isEmpty() && env.variable(SERVER_VARIABLE).isEmpty())
@@ -39,7 +50,12 @@ public record ClientConfig(URI server, Path tokenFile, String tokenSource) {
         .or(() -> env.variable(TOKEN_FILE_VARIABLE).map(t -> new Setting(t, TOKEN_FILE_VARIABLE)))
         .or(() -> file.flatMap(UserConfig::tokenFile).map(t -> new Setting(t, configFile.toString())))
         .orElse(new Setting(DEFAULT_TOKEN_FILE, "the default"));
-    return new ClientConfig(parseServer(server), env.resolve(token.value()), token.source());
+    // The CA belongs with the server it came from: the file's only when the server is the file's too.
+    var serverFromFile = serverFlag.isEmpty() && env.variable(SERVER_VARIABLE).isEmpty();
+    var ca = caFileFlag.or(() -> env.variable(CA_FILE_VARIABLE))
+        .or(() -> serverFromFile ? file.flatMap(UserConfig::caFile) : Optional.empty())
+        .map(env::resolve);
+    return new ClientConfig(parseServer(server), env.resolve(token.value()), token.source(), ca);
   }
 
   /** The token in {@link #tokenFile}, trimmed; a missing file says how to get one. */

@@ -25,9 +25,10 @@ import java.util.Optional;
  *
  * @param server the server's base URL
  * @param tokenFile the absolute path of the file holding the bearer token
+ * @param caFile the absolute path of the CA certificate to trust, for an {@code https} server
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
-public record UserConfig(Optional<String> server, Optional<String> tokenFile) {
+public record UserConfig(Optional<String> server, Optional<String> tokenFile, Optional<String> caFile) {
   private static final YAMLMapper YAML = YAMLMapper.builder(
           YAMLFactory.builder().disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER).build())
       .addModule(new Jdk8Module())
@@ -37,6 +38,11 @@ public record UserConfig(Optional<String> server, Optional<String> tokenFile) {
   public UserConfig {
     server = server == null ? Optional.empty() : server.filter(s -> !s.isBlank());
     tokenFile = tokenFile == null ? Optional.empty() : tokenFile.filter(s -> !s.isBlank());
+    caFile = caFile == null ? Optional.empty() : caFile.filter(s -> !s.isBlank());
+  }
+
+  public UserConfig(Optional<String> server, Optional<String> tokenFile) {
+    this(server, tokenFile, Optional.empty());
   }
 
   public static Path location(CliEnvironment env) {
@@ -48,7 +54,7 @@ public record UserConfig(Optional<String> server, Optional<String> tokenFile) {
   public static Optional<UserConfig> read(Path file) {
     try {
       var text = Files.readString(file);
-      return text.isBlank() ? Optional.of(new UserConfig(Optional.empty(), Optional.empty()))
+      return text.isBlank() ? Optional.of(new UserConfig(Optional.empty(), Optional.empty(), Optional.empty()))
           : Optional.of(YAML.readValue(text, UserConfig.class));
     } catch (NoSuchFileException e) {
       return Optional.empty();

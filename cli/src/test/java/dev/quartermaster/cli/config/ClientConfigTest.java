@@ -51,6 +51,22 @@ class ClientConfigTest {
   }
 
   @Test
+  void theCaComesFromTheFlagTheVariableOrTheFileOfTheSameServer() {
+    new UserConfig(Optional.of("https://10.0.0.5:7480"), Optional.of("/srv/qm/admin.token"), Optional.of("/srv/qm/tls/ca.crt"))
+        .write(home.resolve(".config/quartermaster/config.yaml"));
+
+    assertThat(ClientConfig.resolve(Optional.empty(), Optional.empty(), Optional.empty(), env(Map.of())).caFile())
+        .contains(Path.of("/srv/qm/tls/ca.crt"));
+    assertThat(ClientConfig.resolve(Optional.empty(), Optional.empty(), Optional.empty(),
+        env(Map.of("QM_CA_FILE", "/etc/qm/ca.crt"))).caFile()).contains(Path.of("/etc/qm/ca.crt"));
+    assertThat(ClientConfig.resolve(Optional.empty(), Optional.empty(), Optional.of("mine.crt"), env(Map.of())).caFile())
+        .contains(work.resolve("mine.crt"));
+    // Another server than the file's: the file's CA is not that server's.
+    assertThat(ClientConfig.resolve(Optional.of("https://other:7480"), Optional.empty(), Optional.empty(), env(Map.of()))
+        .caFile()).isEmpty();
+  }
+
+  @Test
   void configFileBeatsDefaults() {
     writeUserConfig("http://10.0.0.5:7480", "/srv/qm/admin.token");
 

@@ -18,7 +18,9 @@ import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.netty.handler.ssl.SslContext;
 import java.io.IOException;
+import java.util.Optional;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.util.concurrent.Executor;
@@ -71,6 +73,13 @@ public final class HttpTransport implements AutoCloseable {
    */
   public static HttpTransport start(InetSocketAddress address, ConnectionSettings settings, long maxBodyBytes,
       HttpHandler handler, Executor executor, Consumer<Rejection> rejected) throws IOException {
+    return start(address, settings, maxBodyBytes, handler, executor, rejected, Optional.empty());
+  }
+
+  /** As above, speaking TLS on every connection when {@code tls} is given (HTTPS). */
+  public static HttpTransport start(InetSocketAddress address, ConnectionSettings settings, long maxBodyBytes,
+      HttpHandler handler, Executor executor, Consumer<Rejection> rejected, Optional<SslContext> tls)
+      throws IOException {
     int maxConnections = withinFileLimit(settings.maxConnections());
     var gate = new ConnectionGate(maxConnections, settings.maxConnectionsPerAddress(), rejected);
     var connections = new DefaultChannelGroup("qm-http", GlobalEventExecutor.INSTANCE);
@@ -92,7 +101,9 @@ public final class HttpTransport implements AutoCloseable {
           protected void initChannel(SocketChannel channel) {
             connections.add(channel);
             var deadlines = new RequestDeadlines(settings, rejected);
-            channel.pipeline().addLast("gate", gate).addLast("deadlines", deadlines)
+            channel.pipeline().addLast("gate", gate);
+            tls.ifPresent(ctx -> channel.pipeline().addLast("tls", ctx.newHandler(channel.alloc())));
+            channel.pipeline().addLast("deadlines", deadlines)
                 .addLast("codec", new HttpServerCodec(decoding))
                 .addLast("requests", new RequestReader(handler, executor, maxBodyBytes, MAX_LINE_BYTES,
                     MAX_HEADER_BYTES, deadlines, rejected));

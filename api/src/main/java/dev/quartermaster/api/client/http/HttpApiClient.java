@@ -23,6 +23,7 @@ import java.net.http.HttpResponse.BodyHandler;
 import java.net.http.HttpResponse.BodyHandlers;
 import java.time.Duration;
 import java.util.Optional;
+import javax.net.ssl.SSLContext;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -53,15 +54,25 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
 
   /** As above; {@code requestTimeout} bounds every call but a watch, which lasts until closed. */
   public HttpApiClient(URI baseUri, String token, Duration requestTimeout) {
+    this(baseUri, token, requestTimeout, Optional.empty());
+  }
+
+  /** A client of an {@code https} server, trusting what {@code tls} trusts ({@link TrustedCa}). */
+  public HttpApiClient(URI baseUri, String token, Optional<SSLContext> tls) {
+    this(baseUri, token, REQUEST_TIMEOUT, tls);
+  }
+
+  private HttpApiClient(URI baseUri, String token, Duration requestTimeout, Optional<SSLContext> tls) {
     var text = baseUri.toString();
     this.base = URI.create(text.endsWith("/") ? text.substring(0, text.length() - 1) : text);
     this.token = token;
     this.requestTimeout = requestTimeout;
-    this.http = HttpClient.newBuilder()
+    var builder = HttpClient.newBuilder()
         .version(HttpClient.Version.HTTP_1_1) // the server speaks HTTP/1.1 only; skip the h2c upgrade dance
         .connectTimeout(CONNECT_TIMEOUT)
-        .executor(executor)
-        .build();
+        .executor(executor);
+    tls.ifPresent(builder::sslContext);
+    this.http = builder.build();
   }
 
   @Override

@@ -53,7 +53,17 @@ final class ResponseErrors {
     if (e instanceof HttpTimeoutException) {
       return new ApiException(Reason.Unavailable, "the server at " + base + " did not answer " + uri + " in time");
     }
-    return new ApiException(Reason.Unavailable, "request to " + uri + " failed: " + describe(e));
+    var handshake = causeOf(e, javax.net.ssl.SSLHandshakeException.class);
+    if (handshake.isPresent()) {
+      var why = String.valueOf(handshake.get().getMessage());
+      return new ApiException(Reason.Unavailable, why.contains("PKIX") || why.contains("certificate")
+          ? "the server at " + base + " presented a certificate that the CA you trust did not sign (" + why + "); pass"
+              + " --ca-file with that server's <data>/tls/ca.crt, and compare its fingerprint with the one the server printed"
+          : "TLS with the server at " + base + " failed: " + why + " (is it serving plain http?)");
+    }
+    var hint = uri.getScheme().equals("http") && String.valueOf(e.getMessage()).contains("received no bytes")
+        ? " (is it serving https? then use https:// and --ca-file)" : "";
+    return new ApiException(Reason.Unavailable, "request to " + uri + " failed: " + describe(e) + hint);
   }
 
   static ApiException interrupted(URI uri) {
