@@ -8,6 +8,7 @@ import dev.quartermaster.cli.commands.DescribeCommand;
 import dev.quartermaster.cli.commands.DomainDaemonCommand;
 import dev.quartermaster.cli.commands.GetCommand;
 import dev.quartermaster.cli.commands.LogsCommand;
+import dev.quartermaster.cli.commands.ConfigCommand;
 import dev.quartermaster.cli.commands.NodeCommand;
 import dev.quartermaster.cli.commands.TokenCommand;
 import dev.quartermaster.cli.commands.ServerCommand;
@@ -54,6 +55,7 @@ public final class Main implements Runnable {
     cl.addSubcommand(new LogsCommand(env));
     cl.addSubcommand(NodeCommand.command(env));
     cl.addSubcommand(TokenCommand.command(env));
+    cl.addSubcommand(ConfigCommand.command(env));
     cl.addSubcommand(AgentCommand.command(env));
     cl.addSubcommand(CsiCommand.command(env));
     cl.addSubcommand(new DomainDaemonCommand(env));

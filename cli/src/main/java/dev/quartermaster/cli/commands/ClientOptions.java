@@ -21,9 +21,13 @@ public final class ClientOptions {
       description = "CA certificate to trust for an https server, its <data>/tls/ca.crt (else $QM_CA_FILE, else the config file)")
   private String caFile;
 
+  @Option(names = "--context", paramLabel = "NAME",
+      description = "the config file's cluster NAME instead of its current one (qm config list shows them)")
+  private String context;
+
   public ClientConfig config(CliEnvironment env) {
     return ClientConfig.resolve(Optional.ofNullable(server), Optional.ofNullable(tokenFile), Optional.ofNullable(caFile),
-        env);
+        Optional.ofNullable(context), env);
   }
 
   public Connection connect(CliEnvironment env) {

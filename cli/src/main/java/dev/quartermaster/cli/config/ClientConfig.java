@@ -35,11 +35,18 @@ public record ClientConfig(URI server, Path tokenFile, String tokenSource, Optio
   /** Each setting from its flag, else its variable, else the config file, else the default. */
   public static ClientConfig resolve(Optional<String> serverFlag, Optional<String> tokenFileFlag,
       Optional<String> caFileFlag, CliEnvironment env) {
+    return resolve(serverFlag, tokenFileFlag, caFileFlag, Optional.empty(), env);
+  }
+
+  /** As above, with the config file's cluster {@code context} instead of its current one. */
+  public static ClientConfig resolve(Optional<String> serverFlag, Optional<String> tokenFileFlag,
+      Optional<String> caFileFlag, Optional<String> context, CliEnvironment env) {
     var configFile = UserConfig.location(env);
     // Read the file only when a setting is still missing: a broken file must not break flag users.
-    var needFile = (serverFlag.isEmpty() && env.variable(SERVER_VARIABLE).isEmpty())
+    var needFile = context.isPresent() || (serverFlag.isEmpty() && env.variable(SERVER_VARIABLE).isEmpty())
         || (tokenFileFlag.isEmpty() && env.variable(TOKEN_FILE_VARIABLE).isEmpty());
-    var file = needFile ? UserConfig.read(configFile) : Optional.<UserConfig>empty();
+    var file = needFile ? ConfigFile.read(configFile).flatMap(f -> f.cluster(context, configFile))
+        : Optional.<UserConfig>empty();
 
     var server = serverFlag
         .or(() -> env.variable(SERVER_VARIABLE))

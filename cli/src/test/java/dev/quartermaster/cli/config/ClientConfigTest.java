@@ -67,6 +67,35 @@ class ClientConfigTest {
   }
 
   @Test
+  void eachServerKeepsItsOwnClusterAndTheLastStartedIsCurrent() throws IOException {
+    var file = home.resolve(".config/quartermaster/config.yaml");
+    new UserConfig(Optional.of("https://10.0.0.5:7480"), Optional.of("/srv/qm/admin.token"), Optional.of("/srv/qm/tls/ca.crt"))
+        .write(file); // qm server on a machine of the fleet
+    new UserConfig(Optional.of("http://127.0.0.1:7494"), Optional.of("/tmp/up/admin.token")).write(file); // then a qm up
+
+    var config = ConfigFile.read(file).orElseThrow();
+    assertThat(config.clusters()).containsOnlyKeys("10.0.0.5:7480", "127.0.0.1:7494");
+    assertThat(config.current()).contains("127.0.0.1:7494");
+    assertThat(resolve(Optional.empty(), Optional.empty(), env(Map.of())).server()).isEqualTo(URI.create("http://127.0.0.1:7494"));
+
+    var other = ClientConfig.resolve(Optional.empty(), Optional.empty(), Optional.empty(), Optional.of("10.0.0.5:7480"),
+        env(Map.of()));
+    assertThat(other.server()).isEqualTo(URI.create("https://10.0.0.5:7480"));
+    assertThat(other.caFile()).contains(Path.of("/srv/qm/tls/ca.crt"));
+
+    config.use("10.0.0.5:7480", file).write(file);
+    assertThat(resolve(Optional.empty(), Optional.empty(), env(Map.of())).server()).isEqualTo(URI.create("https://10.0.0.5:7480"));
+    assertThatThrownBy(() -> ClientConfig.resolve(Optional.empty(), Optional.empty(), Optional.empty(), Optional.of("prod"),
+        env(Map.of()))).hasMessage("no cluster 'prod' in " + file + "; it has [10.0.0.5:7480, 127.0.0.1:7494]");
+
+    // A file in the one-cluster form of earlier versions reads as cluster "default", current.
+    Files.writeString(file, "server: http://old:7480\ntokenFile: /old.token\n");
+    assertThat(resolve(Optional.empty(), Optional.empty(), env(Map.of())).server()).isEqualTo(URI.create("http://old:7480"));
+    new UserConfig(Optional.of("http://127.0.0.1:7494"), Optional.of("/tmp/up/admin.token")).write(file);
+    assertThat(ConfigFile.read(file).orElseThrow().clusters()).containsOnlyKeys("default", "127.0.0.1:7494");
+  }
+
+  @Test
   void configFileBeatsDefaults() {
     writeUserConfig("http://10.0.0.5:7480", "/srv/qm/admin.token");
 
