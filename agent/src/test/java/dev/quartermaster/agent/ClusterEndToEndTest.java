@@ -59,7 +59,7 @@ class ClusterEndToEndTest {
     var env = new SystemEnv();
     store = SqliteStore.open(tmp.resolve("store.db"));
     api = new ObjectRegistry(store, env);
-    plane = ControlPlane.start(api, store, env, ControlPlane.Options.defaults("t"));
+    plane = ControlPlane.start(api, new dev.quartermaster.store.StoreLeases(store), env, ControlPlane.Options.defaults("t"));
     sim = SimulatedDeviceRoot.ensure(tmp.resolve("devroot"), 4);
     var config = NodeAgentConfig.of(api, NODE, tmp.resolve("state"), DeviceRoot.at(sim.root()), tmp.resolve("cdi"), env)
         .withBootId("e2e-boot").withRescanPeriod(Duration.ofSeconds(1)).withHeartbeat(Duration.ofSeconds(2));

@@ -73,7 +73,7 @@ final class ControlPlaneBench implements Bench.Benchmark {
       // Heartbeats would be written by 1,000 agents; here nobody writes them, so give the nodes an hour of grace.
       var defaults = ControlPlane.Options.defaults("bench");
       var options = new ControlPlane.Options("bench", defaults.leader(), defaults.expectationBound(), Duration.ofHours(1));
-      try (var controllers = ControlPlane.start(api, cluster.store(), env, options)) {
+      try (var controllers = ControlPlane.start(api, new dev.quartermaster.store.StoreLeases(cluster.store()), env, options)) {
         var allocated = new CountDownLatch(CLAIMS);
         var seen = java.util.concurrent.ConcurrentHashMap.<String>newKeySet();
         var watch = api.watch(Kinds.RESOURCE_CLAIM, api.list(Kinds.RESOURCE_CLAIM).revision(), new WatchHandler<>() {

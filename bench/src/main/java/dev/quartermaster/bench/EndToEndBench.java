@@ -53,7 +53,7 @@ final class EndToEndBench implements Bench.Benchmark {
     var env = new SystemEnv();
     var agents = new ArrayList<NodeAgent>();
     try (var cluster = LocalServer.start(dir.resolve("e2e"));
-        var controllers = ControlPlane.start(cluster.registry(), cluster.store(), env, ControlPlane.Options.defaults("bench"))) {
+        var controllers = ControlPlane.start(cluster.registry(), new dev.quartermaster.store.StoreLeases(cluster.store()), env, ControlPlane.Options.defaults("bench"))) {
       var api = cluster.registry();
       api.create(new DeviceClass(ObjectMeta.named("gpu"), new DeviceClassSpec("gpu", List.of()), DeviceClassStatus.EMPTY));
       for (int i = 0; i < NODES; i++) {

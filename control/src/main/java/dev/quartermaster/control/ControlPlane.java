@@ -17,7 +17,7 @@ import dev.quartermaster.control.workload.WorkloadController;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.serial.KeyedSerializer;
 import dev.quartermaster.core.serial.Serializer;
-import dev.quartermaster.store.Store;
+import dev.quartermaster.core.lease.LeaseSlot;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -59,9 +59,9 @@ public final class ControlPlane implements AutoCloseable {
   private final ComputeDomainController domains;
   private final List<ControlLoop> loops;
 
-  private ControlPlane(ApiClient api, Store store, Env env, Options options, PluginConnector plugins,
+  private ControlPlane(ApiClient api, LeaseSlot leases, Env env, Options options, PluginConnector plugins,
       Serializer<String> volumeCalls) {
-    this.elector = new LeaderElector(store, env, options.identity(), options.leader(), new LeaderElector.Callbacks() {
+    this.elector = new LeaderElector(leases, env, options.identity(), options.leader(), new LeaderElector.Callbacks() {
       @Override
       public void startedLeading(long epoch) {
         lead(epoch);
@@ -86,8 +86,8 @@ public final class ControlPlane implements AutoCloseable {
   }
 
   /** Builds and starts the control plane with no way to reach CSI plugins (volumes stay Pending). */
-  public static ControlPlane start(ApiClient api, Store store, Env env, Options options) {
-    return start(api, store, env, options, PluginConnector.NONE);
+  public static ControlPlane start(ApiClient api, LeaseSlot leases, Env env, Options options) {
+    return start(api, leases, env, options, PluginConnector.NONE);
   }
 
   /**
@@ -95,17 +95,17 @@ public final class ControlPlane implements AutoCloseable {
    *
    * @param plugins how the volume controller reaches CSI plugins' controller services
    */
-  public static ControlPlane start(ApiClient api, Store store, Env env, Options options, PluginConnector plugins) {
-    return start(api, store, env, options, plugins, new KeyedSerializer<>(env));
+  public static ControlPlane start(ApiClient api, LeaseSlot leases, Env env, Options options, PluginConnector plugins) {
+    return start(api, leases, env, options, plugins, new KeyedSerializer<>(env));
   }
 
   /** As above, with the volume controller's serializer of destructive calls given (the simulation's naive variants). */
-  public static ControlPlane start(ApiClient api, Store store, Env env, Options options, PluginConnector plugins,
+  public static ControlPlane start(ApiClient api, LeaseSlot leases, Env env, Options options, PluginConnector plugins,
       Serializer<String> volumeCalls) {
     Objects.requireNonNull(api, "api");
-    Objects.requireNonNull(store, "store");
+    Objects.requireNonNull(leases, "leases");
     Objects.requireNonNull(env, "env");
-    var plane = new ControlPlane(api, store, env, options, plugins, volumeCalls);
+    var plane = new ControlPlane(api, leases, env, options, plugins, volumeCalls);
     plane.informers.start();
     plane.elector.start();
     return plane;

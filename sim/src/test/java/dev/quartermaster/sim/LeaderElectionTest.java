@@ -13,6 +13,7 @@ import dev.quartermaster.store.KeyValue;
 import dev.quartermaster.store.Range;
 import dev.quartermaster.store.Store;
 import dev.quartermaster.store.StoreException;
+import dev.quartermaster.store.StoreLeases;
 import dev.quartermaster.store.Txn;
 import dev.quartermaster.store.TxnResult;
 import dev.quartermaster.store.Watch;
@@ -89,8 +90,8 @@ class LeaderElectionTest {
       var c = new SimCluster(seed, WatchFaults.NONE);
       var storeA = new StallingStore(c.store());
       var events = new ArrayList<String>();
-      var a = new LeaderElector(storeA, c.env(), "a", LeaderConfig.DEFAULTS, callbacks("a", events));
-      var b = new LeaderElector(c.store(), c.env(), "b", LeaderConfig.DEFAULTS, callbacks("b", events));
+      var a = new LeaderElector(new StoreLeases(storeA), c.env(), "a", LeaderConfig.DEFAULTS, callbacks("a", events));
+      var b = new LeaderElector(new StoreLeases(c.store()), c.env(), "b", LeaderConfig.DEFAULTS, callbacks("b", events));
       a.start();
       c.env().advance(Duration.ofMillis(1));
       b.start();
@@ -133,8 +134,8 @@ class LeaderElectionTest {
     for (long seed : SimCluster.seeds(5)) {
       var c = new SimCluster(seed, WatchFaults.NONE);
       var events = new ArrayList<String>();
-      var a = new LeaderElector(c.store(), c.env(), "a", LeaderConfig.DEFAULTS, callbacks("a", events));
-      var b = new LeaderElector(c.store(), c.env(), "b", LeaderConfig.DEFAULTS, callbacks("b", events));
+      var a = new LeaderElector(new StoreLeases(c.store()), c.env(), "a", LeaderConfig.DEFAULTS, callbacks("a", events));
+      var b = new LeaderElector(new StoreLeases(c.store()), c.env(), "b", LeaderConfig.DEFAULTS, callbacks("b", events));
       a.start();
       c.env().advance(Duration.ofMillis(1));
       b.start();

@@ -10,6 +10,7 @@ import dev.quartermaster.server.ApiServerConfig;
 import dev.quartermaster.server.auth.AdminToken;
 import dev.quartermaster.server.auth.NodeTokens;
 import dev.quartermaster.server.tls.ServerCertificates;
+import dev.quartermaster.store.StoreLeases;
 import java.security.cert.X509Certificate;
 import dev.quartermaster.store.StoreException;
 import dev.quartermaster.store.compaction.HistoryCompactor;
@@ -124,7 +125,7 @@ public final class LocalServer implements AutoCloseable {
         ca = Optional.of(material.ca());
       }
       var server = ApiServer.start(config);
-      var controllers = ControlPlane.start(registry, store, env, ControlPlane.Options.defaults(options.identity()),
+      var controllers = ControlPlane.start(registry, new StoreLeases(store), env, ControlPlane.Options.defaults(options.identity()),
           new SocketPluginConnector());
       var compactor = HistoryCompactor.start(store, store, env, options.history(), options.compactEvery());
       // Measured (and compacted) once now, so the gauge has a size from the first scrape: never NaN.

@@ -2,18 +2,15 @@ package dev.quartermaster.control.leader;
 
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.env.Env.Cancellable;
-import dev.quartermaster.store.KeyValue;
-import dev.quartermaster.store.Store;
-import dev.quartermaster.store.Txn;
+import dev.quartermaster.core.lease.LeaseSlot;
 import java.time.Duration;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Leader election through one store key, compare-and-set on its modification revision.
+ * Leader election through one key of a {@link LeaseSlot}, compare-and-set on its revision.
  *
  * <p>Every {@code retryPeriod} each candidate reads the lease. The holder renews it; another
  * candidate takes it over only after the record has not changed for a whole {@code leaseDuration}
@@ -38,7 +35,7 @@ public final class LeaderElector implements Leadership {
 
   private static final Logger LOG = LoggerFactory.getLogger(LeaderElector.class);
 
-  private final Store store;
+  private final LeaseSlot leases;
   private final Env env;
   private final String identity;
   private final LeaderConfig config;
@@ -54,8 +51,8 @@ public final class LeaderElector implements Leadership {
   private boolean stopped;
   private Optional<Cancellable> next = Optional.empty();
 
-  public LeaderElector(Store store, Env env, String identity, LeaderConfig config, Callbacks callbacks) {
-    this.store = Objects.requireNonNull(store, "store");
+  public LeaderElector(LeaseSlot leases, Env env, String identity, LeaderConfig config, Callbacks callbacks) {
+    this.leases = Objects.requireNonNull(leases, "leases");
     this.env = Objects.requireNonNull(env, "env");
     this.identity = Objects.requireNonNull(identity, "identity");
     this.config = Objects.requireNonNull(config, "config");
@@ -88,15 +85,14 @@ public final class LeaderElector implements Leadership {
   /** Marks the lease free (no holder), only if it is still ours: never clobbers a newer holder. */
   private void release() {
     try {
-      var current = store.get(config.key());
+      var current = leases.read(config.key());
       if (current.isEmpty()) {
         return;
       }
       var record = LeaseRecord.decode(current.get().value());
       if (record.holder().equals(identity)) {
         var free = new LeaseRecord("", env.now().toEpochMilli(), 0, record.epoch());
-        store.txn(Txn.when(List.of(new Txn.Compare.ModRevision(config.key(), current.get().modRevision())),
-            List.of(new Txn.Op.Put(config.key(), free.encode()))));
+        leases.compareAndSet(config.key(), current.get().revision(), free.encode());
         LOG.info("{}: released lease {} (epoch {})", identity, config.key(), record.epoch());
       }
     } catch (RuntimeException e) {
@@ -165,7 +161,7 @@ public final class LeaderElector implements Leadership {
 
   /** The epoch if we hold the lease after this attempt. */
   private Optional<Long> tryAcquireOrRenew(long nowNanos) {
-    Optional<KeyValue> current = store.get(config.key());
+    Optional<LeaseSlot.Versioned> current = leases.read(config.key());
     long leaseMillis = config.leaseDuration().toMillis();
     long nowMillis = env.now().toEpochMilli();
     if (current.isEmpty()) {
@@ -175,14 +171,14 @@ public final class LeaderElector implements Leadership {
     var kv = current.get();
     var record = LeaseRecord.decode(kv.value());
     synchronized (lock) {
-      if (kv.modRevision() != observedModRevision) {
-        observedModRevision = kv.modRevision();
+      if (kv.revision() != observedModRevision) {
+        observedModRevision = kv.revision();
         observedAtNanos = nowNanos;
       }
       observedHolderIsOther = !record.holder().equals(identity);
     }
     if (record.holder().equals(identity) && isLeaderAt(nowNanos)) {
-      return write(kv.modRevision(), new LeaseRecord(identity, nowMillis, leaseMillis, record.epoch()));
+      return write(kv.revision(), new LeaseRecord(identity, nowMillis, leaseMillis, record.epoch()));
     }
     boolean expired;
     synchronized (lock) {
@@ -192,7 +188,7 @@ public final class LeaderElector implements Leadership {
       return Optional.empty();
     }
     // Released, expired, or ours from an earlier term (a restart, or a deadline we missed): a new term.
-    return write(kv.modRevision(), new LeaseRecord(identity, nowMillis, leaseMillis, record.epoch() + 1));
+    return write(kv.revision(), new LeaseRecord(identity, nowMillis, leaseMillis, record.epoch() + 1));
   }
 
   private boolean isLeaderAt(long nowNanos) {
@@ -202,13 +198,12 @@ public final class LeaderElector implements Leadership {
   }
 
   private Optional<Long> write(long expectedModRevision, LeaseRecord record) {
-    var result = store.txn(Txn.when(List.of(new Txn.Compare.ModRevision(config.key(), expectedModRevision)),
-        List.of(new Txn.Op.Put(config.key(), record.encode()))));
-    if (!result.succeeded()) {
+    var written = leases.compareAndSet(config.key(), expectedModRevision, record.encode());
+    if (written.isEmpty()) {
       return Optional.empty();
     }
     synchronized (lock) {
-      observedModRevision = result.revision();
+      observedModRevision = written.getAsLong();
       observedHolderIsOther = false;
     }
     return Optional.of(record.epoch());

@@ -239,7 +239,7 @@ public final class WholeCluster {
     }
     var options = new ControlPlane.Options(identity, LeaderConfig.DEFAULTS,
         WorkloadController.DEFAULT_EXPECTATION_BOUND, GRACE);
-    var plane = ControlPlane.start(api, store(), env(), options, (node, instance) -> nodes.get(node).plugin,
+    var plane = ControlPlane.start(api, new dev.quartermaster.store.StoreLeases(store()), env(), options, (node, instance) -> nodes.get(node).plugin,
         variant.volumeCalls().apply(env()));
     replicas.add(new Replica(identity, new Plane() {
       @Override
