@@ -5,6 +5,7 @@ import dev.quartermaster.agent.controlnodes.ControlNodeCreator;
 import dev.quartermaster.agent.controlnodes.ControlNodeStatus;
 import dev.quartermaster.agent.controlnodes.ControlNodeWatcher;
 import dev.quartermaster.agent.devices.NodeDevices;
+import dev.quartermaster.agent.domaind.DaemonWatch;
 import dev.quartermaster.agent.effects.EffectsReconciler;
 import dev.quartermaster.agent.health.HealthPolicy;
 import dev.quartermaster.agent.host.NodeHost;
@@ -80,9 +81,7 @@ public final class NodeAgent implements AutoCloseable {
   private final NodeAgentConfig config;
   private final NodeHost host;
   /** How often the compute domain daemons are checked while the node is in a domain. */
-  static final Duration DAEMON_WATCH = Duration.ofSeconds(1);
-  private volatile Cancellable daemonWatch = () -> false;
-  private volatile List<DomainDaemon> reportedDaemons = List.of();
+  private final DaemonWatch daemonWatch;
   private final NodeHost.StateLock lock;
   private final NodeDevices devices;
   private final AtomicReference<ControlNodeStatus> controlNodes;
@@ -144,13 +143,20 @@ public final class NodeAgent implements AutoCloseable {
         name -> tasks.hasSynced() ? tasks.cache().get(name) : Optional.empty(),
         name -> claims.cache().get(name), this::preparedHere, host.tasks(), config::taskLog, taskQueue::add,
         names -> names.forEach(claimQueue::add), mounts,
-        config.rescanPeriod(), new ReportedDomainGate(config.api(), config.nodeName(), () -> reportedDaemons));
+        config.rescanPeriod(), new ReportedDomainGate(config.api(), config.nodeName(), this::reportedDaemons));
     this.releaser = new VolumeReleaser(config.api(), config.nodeName(), name -> volumes.cache().get(name),
         name -> tasks.cache().get(name), taskSync::active, plugins, nodeCalls, mounts, volumeQueue::add,
         config.rescanPeriod());
     this.claimSync = new ClaimSync(config.api(), config.nodeName(), env, preparer,
         name -> claims.hasSynced() ? claims.cache().get(name) : Optional.empty(), claimQueue::add, this::taskDone,
         taskSync::usersOf);
+    // Running tasks of a domain say whether its daemon runs here; prepares waiting for it to be ready go on.
+    this.daemonWatch = new DaemonWatch(config.env(), config.nodeName(), preparer, host.helpers(),
+        daemons -> status.update(s -> s.withDomainDaemons(daemons)),
+        () -> {
+          taskSync.daemonsChanged();
+          claimSync.wakeWaiters();
+        });
   }
 
   /** Starts an agent on this machine; throws if the state directory is locked or the checkpoint is corrupt. */
@@ -263,7 +269,7 @@ public final class NodeAgent implements AutoCloseable {
     watcher = ControlNodeWatcher.start(config.env(), host.devices()::checkControlNodes, host.devices().watchDir(),
         config.rescanPeriod(), s -> deviceEvents.submit(() -> whileOpen(() -> controlNodesChanged(s))));
     heartbeat = config.env().schedule(config.heartbeat(), this::beat);
-    daemonWatch = config.env().schedule(DAEMON_WATCH, this::watchDaemons);
+    daemonWatch.start();
     LOG.info("agent for node {} started: state {}, CDI {}, {} GPUs ({}), control nodes {}", config.nodeName(),
         config.stateDir(), config.cdiDir(), devices.inventory().gpus().size(), devices.inventory().source(),
         controlNodes.get().ready() ? "complete" : controlNodes.get().message());
@@ -322,36 +328,8 @@ public final class NodeAgent implements AutoCloseable {
         plugins.instances(), s.domainDaemons());
   }
 
-  /**
-   * Every {@link #DAEMON_WATCH} while the ledger wants a compute domain here: starts a daemon that
-   * died again (the effects reconcile does, since the ledger still wants it) and reports each wanted
-   * daemon's state on the Node when it changed, which the domain's status and the tasks that wait
-   * for it read. Nothing is written while the node is in no domain.
-   */
-  private void watchDaemons() {
-    if (closed) {
-      return;
-    }
-    try {
-      var wanted = preparer.wantedDomains();
-      if (!wanted.isEmpty() || !reportedDaemons.isEmpty()) {
-        if (!wanted.isEmpty()) {
-          preparer.syncEffects();
-        }
-        var daemons = host.helpers().daemons(wanted, config.env().now());
-        if (!daemons.equals(reportedDaemons)) {
-          status.update(s -> s.withDomainDaemons(daemons));
-          reportedDaemons = daemons;
-          taskSync.daemonsChanged(); // running tasks of a domain say whether its daemon runs here
-          claimSync.wakeWaiters(); // prepares that wait for a daemon to be ready go on now
-        }
-      }
-    } catch (RuntimeException e) {
-      LOG.warn("watching the compute domain daemons of node {} failed; trying again", config.nodeName(), e);
-    }
-    if (!closed) {
-      daemonWatch = config.env().schedule(DAEMON_WATCH, this::watchDaemons);
-    }
+  private List<DomainDaemon> reportedDaemons() {
+    return daemonWatch.reported();
   }
 
   private void beat() {
@@ -464,7 +442,7 @@ public final class NodeAgent implements AutoCloseable {
     deviceWork.lock(); // waits for a device-event task in progress; later ones see closed
     deviceWork.unlock();
     heartbeat.cancel();
-    daemonWatch.cancel();
+    daemonWatch.close();
     if (watcher != null) {
       watcher.close();
     }
