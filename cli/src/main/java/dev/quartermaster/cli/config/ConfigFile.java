@@ -40,7 +40,8 @@ public record ConfigFile(Optional<String> current, Map<String, UserConfig> clust
 
   public ConfigFile {
     current = current == null ? Optional.empty() : current.filter(s -> !s.isBlank());
-    clusters = clusters == null ? Map.of() : Map.copyOf(new TreeMap<>(clusters));
+    // Sorted by name, so a listing (and the file) reads the same every time.
+    clusters = clusters == null ? Map.of() : java.util.Collections.unmodifiableSortedMap(new TreeMap<>(clusters));
     server = server == null ? Optional.empty() : server.filter(s -> !s.isBlank());
     tokenFile = tokenFile == null ? Optional.empty() : tokenFile.filter(s -> !s.isBlank());
     caFile = caFile == null ? Optional.empty() : caFile.filter(s -> !s.isBlank());
