@@ -49,7 +49,14 @@ public final class FileRunRecords implements RunRecords {
       p.info().startInstant().ifPresent(s -> text.append("start=").append(s).append('\n'));
     });
     handle.container().ifPresent(c -> text.append("container=").append(c).append('\n'));
-    Files.writeString(file(task), text, StandardCharsets.UTF_8);
+    // Owner-only from its first byte, like everything else in the state directory (it names pids).
+    var temp = dir.resolve(task + ".run.tmp");
+    Files.deleteIfExists(temp);
+    Files.createFile(temp, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+        java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+    Files.writeString(temp, text, StandardCharsets.UTF_8);
+    Files.move(temp, file(task), java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+        java.nio.file.StandardCopyOption.ATOMIC_MOVE);
   }
 
   @Override
