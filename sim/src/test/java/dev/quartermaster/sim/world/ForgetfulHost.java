@@ -1,10 +1,5 @@
 package dev.quartermaster.sim.world;
 
-import dev.quartermaster.agent.cdi.ClaimSpecs;
-import dev.quartermaster.agent.checkpoint.LedgerFile;
-import dev.quartermaster.agent.effects.HelperProcesses;
-import dev.quartermaster.agent.host.CsiEndpoints;
-import dev.quartermaster.agent.host.DeviceTree;
 import dev.quartermaster.agent.host.NodeHost;
 import dev.quartermaster.agent.host.RunRecords;
 import dev.quartermaster.agent.host.TaskHost;
@@ -19,41 +14,9 @@ import java.util.Optional;
  * its predecessor started (it finds only what the store still calls Running), so a process of a
  * task that was lost and replaced during a long outage goes on using its GPU.
  */
-final class ForgetfulHost implements NodeHost {
-  private final NodeHost host;
-
+final class ForgetfulHost extends ForwardingHost {
   ForgetfulHost(NodeHost host) {
-    this.host = host;
-  }
-
-  @Override
-  public StateLock lockState() throws IOException {
-    return host.lockState();
-  }
-
-  @Override
-  public LedgerFile ledgerFile() {
-    return host.ledgerFile();
-  }
-
-  @Override
-  public ClaimSpecs claimSpecs() {
-    return host.claimSpecs();
-  }
-
-  @Override
-  public HelperProcesses helpers() {
-    return host.helpers();
-  }
-
-  @Override
-  public DeviceTree devices() {
-    return host.devices();
-  }
-
-  @Override
-  public CsiEndpoints csiPlugins() {
-    return host.csiPlugins();
+    super(host);
   }
 
   @Override

@@ -1,15 +1,10 @@
 package dev.quartermaster.sim.world;
 
 import dev.quartermaster.agent.cdi.ClaimSpecs;
-import dev.quartermaster.agent.checkpoint.LedgerFile;
 import dev.quartermaster.agent.discovery.DiscoveredChannel;
 import dev.quartermaster.agent.discovery.DiscoveredGpu;
 import dev.quartermaster.agent.discovery.VerifiedNode;
-import dev.quartermaster.agent.effects.HelperProcesses;
-import dev.quartermaster.agent.host.CsiEndpoints;
-import dev.quartermaster.agent.host.DeviceTree;
 import dev.quartermaster.agent.host.NodeHost;
-import dev.quartermaster.agent.host.TaskHost;
 import dev.quartermaster.agent.ledger.ClaimRef;
 import java.io.IOException;
 import java.util.List;
@@ -21,21 +16,9 @@ import java.util.Set;
  * real agent then starts them again, since its ledger still wants them — a restart under running
  * workers, which {@link DomainPromises} must see.
  */
-final class TearDownOnUnprepareHost implements NodeHost {
-  private final NodeHost host;
-
+final class TearDownOnUnprepareHost extends ForwardingHost {
   TearDownOnUnprepareHost(NodeHost host) {
-    this.host = host;
-  }
-
-  @Override
-  public StateLock lockState() throws IOException {
-    return host.lockState();
-  }
-
-  @Override
-  public LedgerFile ledgerFile() {
-    return host.ledgerFile();
+    super(host);
   }
 
   @Override
@@ -63,23 +46,4 @@ final class TearDownOnUnprepareHost implements NodeHost {
     };
   }
 
-  @Override
-  public HelperProcesses helpers() {
-    return host.helpers();
-  }
-
-  @Override
-  public DeviceTree devices() {
-    return host.devices();
-  }
-
-  @Override
-  public CsiEndpoints csiPlugins() {
-    return host.csiPlugins();
-  }
-
-  @Override
-  public TaskHost tasks() {
-    return host.tasks();
-  }
 }
