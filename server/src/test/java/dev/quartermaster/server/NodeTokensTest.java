@@ -51,6 +51,7 @@ class NodeTokensTest {
       assertThat(tokens.revoke(issued.info().id())).contains(issued.info());
       assertThat(other.authenticate(issued.token())).isEmpty();
       assertThat(tokens.revoke(issued.info().id())).isEmpty();
+      assertThat(tokens.revoke("../../registry/nodes/x")).isEmpty();
       assertThat(tokens.list()).isEmpty();
       var invalid = catchThrowableOfType(ApiException.class, () -> tokens.create("../etc", Instant.EPOCH));
       assertThat(invalid.error().code()).isEqualTo(422);

@@ -27,6 +27,7 @@ import java.util.regex.Pattern;
 public final class NodeTokens {
   static final String PREFIX = "/auth/nodetokens/";
   private static final Pattern TOKEN = Pattern.compile("qmn\\.([0-9a-f]{16})\\.([0-9a-f]{64})");
+  private static final Pattern ID = Pattern.compile("[0-9a-f]{16}");
   private static final SecureRandom RANDOM = new SecureRandom();
 
   /** What is stored of a token: never the token. */
@@ -72,6 +73,9 @@ public final class NodeTokens {
 
   /** Revokes token {@code id}: from now on no server accepts it. What it was, if it existed. */
   public Optional<Info> revoke(String id) {
+    if (!ID.matcher(id).matches()) {
+      return Optional.empty(); // no token has such an id (and it names no other key)
+    }
     var found = store.get(PREFIX + id);
     if (found.isEmpty()) {
       return Optional.empty();
