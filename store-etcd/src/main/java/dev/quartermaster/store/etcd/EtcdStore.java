@@ -1,0 +1,262 @@
+package dev.quartermaster.store.etcd;
+
+import dev.quartermaster.store.CompactedException;
+import dev.quartermaster.store.FutureRevisionException;
+import dev.quartermaster.store.KeyValue;
+import dev.quartermaster.store.Range;
+import dev.quartermaster.store.Store;
+import dev.quartermaster.store.StoreEvent;
+import dev.quartermaster.store.StoreException;
+import dev.quartermaster.store.Txn;
+import dev.quartermaster.store.TxnResult;
+import dev.quartermaster.store.Watch;
+import dev.quartermaster.store.WatchListener;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.CompactOption;
+import io.etcd.jetcd.options.DeleteOption;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.PutOption;
+import io.etcd.jetcd.options.WatchOption;
+import io.etcd.jetcd.watch.WatchEvent;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The {@link Store} on etcd (jetcd), passing the same contract suite as SQLite against a real etcd
+ * 3.5. Keys live under {@code prefix}; revisions are etcd's minus one, so an empty etcd is at
+ * revision 0 as an empty store is. A transaction is one etcd transaction: compares on mod revision,
+ * the puts and deletes, then a get of every key put (what was written, its create revision and
+ * version), in the same transaction — so at most 64 puts fit etcd's 128 operations.
+ *
+ * <p>Compaction: ours at {@code c} keeps the state at {@code c} readable but not the change that
+ * made it, as every store here does; etcd keeps both, so a watch from below the compacted revision
+ * is told "compacted" here, before etcd is asked. etcd does not say where it was compacted: after a
+ * reopen the lowest readable revision is found by a binary search of reads.
+ *
+ * <p>Not yet wired into {@code qm server} ({@code --store etcd://…} is issue 12's next step).
+ */
+public final class EtcdStore implements Store {
+  private static final Duration CALL = Duration.ofSeconds(10);
+  /** etcd's revision of an empty cluster; ours starts at 0. */
+  private static final long BASE = 1;
+
+  private final Client client;
+  private final String prefix;
+  private final AtomicLong compacted = new AtomicLong();
+  /** Whether {@link #compacted} has been learnt from etcd (at the first need, after a reopen). */
+  private final AtomicBoolean compactedKnown = new AtomicBoolean();
+
+  public EtcdStore(List<String> endpoints, String prefix) {
+    this.client = Client.builder().endpoints(endpoints.toArray(String[]::new)).build();
+    this.prefix = prefix;
+  }
+
+  private ByteSequence key(String k) {
+    return ByteSequence.from(prefix + k, StandardCharsets.UTF_8);
+  }
+
+  private String ours(ByteSequence k) {
+    return k.toString(StandardCharsets.UTF_8).substring(prefix.length());
+  }
+
+  private KeyValue kv(io.etcd.jetcd.KeyValue e) {
+    return new KeyValue(ours(e.getKey()), e.getValue().getBytes(), e.getCreateRevision() - BASE,
+        e.getModRevision() - BASE, e.getVersion());
+  }
+
+  private <T> T await(CompletableFuture<T> call, long requested) {
+    try {
+      return call.get(CALL.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      var message = String.valueOf(e.getCause().getMessage());
+      if (message.contains("required revision has been compacted")) {
+        throw new CompactedException(requested, compactedRevision());
+      }
+      if (message.contains("future revision")) {
+        throw new FutureRevisionException(requested, currentRevision());
+      }
+      throw new StoreException("etcd: " + message, e.getCause());
+    } catch (TimeoutException e) {
+      throw new StoreException("etcd did not answer within " + CALL, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new StoreException("interrupted while waiting for etcd", e);
+    }
+  }
+
+  @Override
+  public Optional<KeyValue> get(String key) {
+    var response = await(client.getKVClient().get(key(key)), 0);
+    return response.getKvs().stream().findFirst().map(this::kv);
+  }
+
+  @Override
+  public Range range(String keyPrefix, long revision) {
+    var option = GetOption.builder().isPrefix(true).withRevision(revision == 0 ? 0 : revision + BASE).build();
+    var response = await(client.getKVClient().get(key(keyPrefix), option), revision);
+    var kvs = response.getKvs().stream().map(this::kv).sorted(Comparator.comparing(KeyValue::key)).toList();
+    return new Range(kvs, revision == 0 ? response.getHeader().getRevision() - BASE : revision);
+  }
+
+  @Override
+  public TxnResult txn(Txn txn) {
+    for (var branch : List.of(txn.onSuccess(), txn.onFailure())) {
+      var seen = new java.util.HashSet<String>();
+      for (var op : branch) {
+        if (!seen.add(op.key())) {
+          throw new IllegalArgumentException("key " + op.key() + " is touched twice in one branch of a transaction");
+        }
+      }
+    }
+    var cmps = txn.compares().stream().map(c -> switch (c) {
+      case Txn.Compare.ModRevision m -> new Cmp(key(m.key()), Cmp.Op.EQUAL,
+          CmpTarget.modRevision(m.modRevision() == 0 ? 0 : m.modRevision() + BASE));
+    }).toArray(Cmp[]::new);
+    var then = ops(txn.onSuccess());
+    var otherwise = ops(txn.onFailure());
+    TxnResponse response = await(client.getKVClient().txn().If(cmps).Then(then).Else(otherwise).commit(), 0);
+    long revision = response.getHeader().getRevision() - BASE;
+    var written = new ArrayList<KeyValue>();
+    response.getGetResponses().forEach(g -> g.getKvs().forEach(e -> written.add(kv(e))));
+    return new TxnResult(response.isSucceeded(), revision, written);
+  }
+
+  private Op[] ops(List<Txn.Op> ops) {
+    var out = new ArrayList<Op>();
+    for (var op : ops) {
+      switch (op) {
+        case Txn.Op.Put p -> out.add(Op.put(key(p.key()), ByteSequence.from(p.value()), PutOption.DEFAULT));
+        case Txn.Op.Delete d -> out.add(Op.delete(key(d.key()), DeleteOption.DEFAULT));
+      }
+    }
+    // What each put wrote (create revision, version), read inside the same transaction.
+    ops.stream().filter(Txn.Op.Put.class::isInstance).map(Txn.Op::key).distinct()
+        .forEach(k -> out.add(Op.get(key(k), GetOption.DEFAULT)));
+    return out.toArray(Op[]::new);
+  }
+
+  @Override
+  public Watch watch(String keyPrefix, long afterRevision, WatchListener listener) {
+    long done = compactedRevision();
+    if (afterRevision < done) {
+      // The change at the compacted revision is gone (only the state after it is kept), as in every store.
+      listener.onCompacted(done);
+      return () -> {};
+    }
+    var option = WatchOption.builder().isPrefix(true).withPrevKV(true).withRevision(afterRevision + 1 + BASE).build();
+    var ended = new AtomicBoolean();
+    var watcher = client.getWatchClient().watch(key(keyPrefix), option, io.etcd.jetcd.Watch.listener(
+        response -> {
+          for (var e : response.getEvents()) {
+            if (ended.get()) {
+              return;
+            }
+            var type = e.getEventType() == WatchEvent.EventType.DELETE ? StoreEvent.Type.DELETE : StoreEvent.Type.PUT;
+            var current = kv(e.getKeyValue());
+            var previous = e.getPrevKV() == null || e.getPrevKV().getKey().isEmpty() ? Optional.<KeyValue>empty()
+                : Optional.of(kv(e.getPrevKV()));
+            listener.onEvent(new StoreEvent(type, current, previous));
+          }
+        },
+        error -> {
+          if (ended.compareAndSet(false, true)) {
+            if (error instanceof io.etcd.jetcd.common.exception.CompactedException c) {
+              compacted.accumulateAndGet(c.getCompactedRevision() - BASE, Math::max);
+              listener.onCompacted(c.getCompactedRevision() - BASE);
+            } else {
+              listener.onClosed("etcd watch failed: " + error.getMessage());
+            }
+          }
+        },
+        () -> {
+          if (ended.compareAndSet(false, true)) {
+            listener.onClosed("etcd watch completed");
+          }
+        }));
+    return () -> {
+      ended.set(true);
+      watcher.close();
+    };
+  }
+
+  @Override
+  public void compact(long revision) {
+    long current = currentRevision();
+    if (revision > current) {
+      throw new FutureRevisionException(revision, current);
+    }
+    long done = compactedRevision();
+    if (revision < done) {
+      throw new CompactedException(revision, done);
+    }
+    if (revision == done) {
+      return;
+    }
+    await(client.getKVClient().compact(revision + BASE, CompactOption.newBuilder().withCompactPhysical(true).build()),
+        revision);
+    compacted.accumulateAndGet(revision, Math::max);
+  }
+
+  @Override
+  public long currentRevision() {
+    return await(client.getKVClient().get(key("\u0000")), 0).getHeader().getRevision() - BASE;
+  }
+
+  @Override
+  public long compactedRevision() {
+    if (compactedKnown.compareAndSet(false, true)) {
+      compacted.accumulateAndGet(firstReadable(), Math::max);
+    }
+    return compacted.get();
+  }
+
+  /** etcd does not say where it was compacted: the lowest revision still readable (0 if none is gone). */
+  private long firstReadable() {
+    long lo = 0;
+    long hi = currentRevision();
+    while (lo < hi) {
+      long mid = (lo + hi) >>> 1;
+      if (readable(mid)) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
+      }
+    }
+    return lo;
+  }
+
+  private boolean readable(long revision) {
+    try {
+      client.getKVClient().get(key("\u0000"), GetOption.builder().withRevision(revision + BASE).build())
+          .get(CALL.toMillis(), TimeUnit.MILLISECONDS);
+      return true;
+    } catch (ExecutionException e) {
+      if (String.valueOf(e.getCause().getMessage()).contains("compacted")) {
+        return false;
+      }
+      throw new StoreException("etcd: " + e.getCause().getMessage(), e.getCause());
+    } catch (TimeoutException | InterruptedException e) {
+      throw new StoreException("etcd did not answer", e);
+    }
+  }
+
+  @Override
+  public void close() {
+    client.close();
+  }
+}
