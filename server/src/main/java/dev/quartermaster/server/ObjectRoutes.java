@@ -46,14 +46,15 @@ final class ObjectRoutes {
   <T extends ApiObject> Reply create(Principal who, Kind<T> kind, byte[] body) {
     var object = ObjectCodec.fromJson(body, kind);
     ObjectValidator.requireCreate(object);
-    authorize(who, Access.write(Verb.CREATE, kind, object.metadata().name(), Optional.of(object)), kind, object);
+    judge.requireWrite(who, Access.write(Verb.CREATE, kind, object.metadata().name(), Optional.of(object)), kind,
+        object);
     return Reply.object(201, api.create(object));
   }
 
   <T extends ApiObject> Reply update(Principal who, Kind<T> kind, String name, byte[] body) {
     var object = decodeNamed(kind, name, body);
     ObjectValidator.require(object);
-    authorize(who, Access.write(Verb.UPDATE, kind, name, Optional.of(object)), kind, object);
+    judge.requireWrite(who, Access.write(Verb.UPDATE, kind, name, Optional.of(object)), kind, object);
     return Reply.object(200, api.update(object));
   }
 
@@ -65,7 +66,7 @@ final class ObjectRoutes {
   <T extends ApiObject> Reply updateStatus(Principal who, Kind<T> kind, String name, byte[] body) {
     var object = decodeNamed(kind, name, body);
     ObjectValidator.requireStatus(object);
-    authorize(who, Access.write(Verb.UPDATE_STATUS, kind, name, Optional.of(object)), kind, object);
+    judge.requireWrite(who, Access.write(Verb.UPDATE_STATUS, kind, name, Optional.of(object)), kind, object);
     return Reply.object(200, api.updateStatus(object));
   }
 
@@ -77,10 +78,6 @@ final class ObjectRoutes {
       case DeleteResult.Terminating<T> _ -> HttpWire.TERMINATING;
     };
     return Reply.object(200, result.object()).withHeader(HttpWire.DELETE_HEADER, outcome);
-  }
-
-  private <T extends ApiObject> void authorize(Principal who, Access request, Kind<T> kind, T body) {
-    judge.requireWrite(who, request, kind, body);
   }
 
   void authorize(Principal who, Access request) {

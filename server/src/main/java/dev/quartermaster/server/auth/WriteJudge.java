@@ -41,7 +41,7 @@ public final class WriteJudge {
       // As the store would answer: an update of what is gone is not a question of access.
       throw new ApiException(ApiError.Reason.NotFound, body.ref() + " not found");
     }
-    if (access.verb() != Access.Verb.CREATE && stored.isPresent()
+    if (access.verb() != Access.Verb.CREATE
         && stored.get().metadata().revision() != body.metadata().revision()) {
       throw new ApiException(ApiError.Reason.Conflict, body.ref() + " has changed: stored at revision "
           + stored.get().metadata().revision() + ", the update names revision " + body.metadata().revision()
