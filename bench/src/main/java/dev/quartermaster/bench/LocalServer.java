@@ -3,20 +3,21 @@ package dev.quartermaster.bench;
 import dev.quartermaster.core.env.SystemEnv;
 import dev.quartermaster.server.ApiServer;
 import dev.quartermaster.server.ApiServerConfig;
+import dev.quartermaster.store.Store;
 import dev.quartermaster.store.registry.ObjectRegistry;
 import dev.quartermaster.store.sqlite.SqliteStore;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** A real server on a loopback port over a fresh SQLite store, as `qm server` would run it. */
+/** A real server on a loopback port over a fresh SQLite store (or a given store), as `qm server` would run it. */
 final class LocalServer implements AutoCloseable {
-  private final SqliteStore store;
+  private final Store store;
   private final ObjectRegistry registry;
   private final ApiServer server;
   private final String token;
 
-  private LocalServer(SqliteStore store, ObjectRegistry registry, ApiServer server, String token) {
+  private LocalServer(Store store, ObjectRegistry registry, ApiServer server, String token) {
     this.store = store;
     this.registry = registry;
     this.server = server;
@@ -25,7 +26,12 @@ final class LocalServer implements AutoCloseable {
 
   static LocalServer start(Path dir) throws Exception {
     Files.createDirectories(dir);
-    var store = SqliteStore.open(dir.resolve("store.db"));
+    return start(dir, SqliteStore.open(dir.resolve("store.db")));
+  }
+
+  /** A server over {@code store}, which it closes when it closes. */
+  static LocalServer start(Path dir, Store store) throws Exception {
+    Files.createDirectories(dir);
     var registry = new ObjectRegistry(store, new SystemEnv());
     var server = ApiServer.start(ApiServerConfig.of(registry, dir).withListen("127.0.0.1", 0));
     var token = Files.readString(dir.resolve("admin.token")).trim();
@@ -36,7 +42,7 @@ final class LocalServer implements AutoCloseable {
     return URI.create("http://127.0.0.1:" + server.port());
   }
 
-  SqliteStore store() {
+  Store store() {
     return store;
   }
 

@@ -8,6 +8,7 @@ import dev.quartermaster.control.domain.ComputeDomainController;
 import dev.quartermaster.control.leader.FencedApiClient;
 import dev.quartermaster.control.leader.LeaderConfig;
 import dev.quartermaster.control.leader.LeaderElector;
+import dev.quartermaster.control.leader.Term;
 import dev.quartermaster.control.lifecycle.NodeLifecycle;
 import dev.quartermaster.control.lifecycle.TaskScheduler;
 import dev.quartermaster.control.volume.PluginConnector;
@@ -63,8 +64,8 @@ public final class ControlPlane implements AutoCloseable {
       Serializer<String> volumeCalls) {
     this.elector = new LeaderElector(leases, env, options.identity(), options.leader(), new LeaderElector.Callbacks() {
       @Override
-      public void startedLeading(long epoch) {
-        lead(epoch);
+      public void startedLeading(Term term) {
+        lead(term);
       }
 
       @Override
@@ -111,8 +112,11 @@ public final class ControlPlane implements AutoCloseable {
     return plane;
   }
 
-  private void lead(long epoch) {
-    LOG.info("{}: controllers starting", elector.identity());
+  private void lead(Term term) {
+    LOG.info("{}: controllers starting (epoch {}, writes fenced at revision {} of {}{})", elector.identity(), term.epoch(),
+        term.fenceRevision(), term.fenceKey(), fenced.fencesInStore() ? "" : "; this client cannot fence in the store");
+    fenced.beginTerm(term);
+    long epoch = term.epoch();
     // Everything the last leader may have left half done.
     informers.tasks().cache().keys().forEach(k -> {
       allocator.loop().enqueue("task/" + k);

@@ -129,6 +129,65 @@ class LeaderElectionTest {
     }
   }
 
+  /**
+   * A leader paused after its leadership check (a long GC, SIGSTOP) resumes after a newer term
+   * began: its write, made through its term's fenced client, is refused by the store and nothing of
+   * it lands. The naive variant, the same write without the store fence, lands under the new leader.
+   */
+  @Test
+  void aPausedLeadersWriteIsFencedInTheStoreOnceANewerTermBegan() {
+    for (long seed : SimCluster.seeds(10)) {
+      var c = new SimCluster(seed, WatchFaults.NONE);
+      var storeA = new StallingStore(c.store());
+      var terms = new java.util.HashMap<String, dev.quartermaster.control.leader.Term>();
+      var a = new LeaderElector(new StoreLeases(storeA), c.env(), "a", LeaderConfig.DEFAULTS, recording("a", terms));
+      var b = new LeaderElector(new StoreLeases(c.store()), c.env(), "b", LeaderConfig.DEFAULTS, recording("b", terms));
+      a.start();
+      c.env().advance(Duration.ofMillis(1));
+      b.start();
+      c.env().advance(Duration.ofSeconds(5));
+      assertThat(a.isLeader()).isTrue();
+      var termA = terms.get("a");
+      var pausedWrites = c.api().fencedBy(termA.fenceKey(), termA.fenceRevision());
+      var naive = c.api();
+
+      storeA.stalled = true; // a is paused: it neither renews nor writes
+      c.env().advance(Duration.ofSeconds(30));
+      assertThat(b.isLeader()).as("seed %d: b took over", seed).isTrue();
+      assertThat(terms.get("b").fenceRevision()).isGreaterThan(termA.fenceRevision());
+
+      // a wakes up holding a write it decided while it led.
+      assertThatThrownBy(() -> pausedWrites.create(deviceClass("late")))
+          .isInstanceOfSatisfying(ApiException.class, e -> {
+            assertThat(e.reason()).isEqualTo(Reason.Unavailable);
+            assertThat(e.getMessage()).contains("fenced").contains(termA.fenceKey());
+          });
+      assertThat(c.api().get(Kinds.DEVICE_CLASS, "late")).as("seed %d: nothing of the fenced write landed", seed).isEmpty();
+      // Without the fence the same late write lands under the new leader: what the fence prevents.
+      naive.create(deviceClass("late"));
+      assertThat(c.api().get(Kinds.DEVICE_CLASS, "late")).isPresent();
+      // b's own term writes go through.
+      c.api().fencedBy(terms.get("b").fenceKey(), terms.get("b").fenceRevision()).create(deviceClass("b-writes"));
+    }
+  }
+
+  private static dev.quartermaster.api.device.DeviceClass deviceClass(String name) {
+    return new dev.quartermaster.api.device.DeviceClass(dev.quartermaster.api.meta.ObjectMeta.named(name),
+        new dev.quartermaster.api.device.DeviceClassSpec("gpu", List.of()), dev.quartermaster.api.device.DeviceClassStatus.EMPTY);
+  }
+
+  private static LeaderElector.Callbacks recording(String who, java.util.Map<String, dev.quartermaster.control.leader.Term> terms) {
+    return new LeaderElector.Callbacks() {
+      @Override
+      public void startedLeading(dev.quartermaster.control.leader.Term term) {
+        terms.put(who, term);
+      }
+
+      @Override
+      public void stoppedLeading() {}
+    };
+  }
+
   @Test
   void aStoppedLeaderReleasesTheLeaseSoTheNextTakesOverWithinARetryPeriod() {
     for (long seed : SimCluster.seeds(5)) {
@@ -163,7 +222,7 @@ class LeaderElectionTest {
   private static LeaderElector.Callbacks callbacks(String who, List<String> events) {
     return new LeaderElector.Callbacks() {
       @Override
-      public void startedLeading(long epoch) {
+      public void startedLeading(dev.quartermaster.control.leader.Term term) {
         events.add(who + ":start");
       }
 

@@ -7,6 +7,7 @@ import dev.quartermaster.agent.NodeAgentConfig;
 import dev.quartermaster.agent.cdi.CdiDirs;
 import dev.quartermaster.agent.checkpoint.BootId;
 import dev.quartermaster.agent.devices.DeviceRoot;
+import dev.quartermaster.agent.discovery.SimulatedDeviceRoot;
 import dev.quartermaster.cli.CliEnvironment;
 import dev.quartermaster.cli.CliException;
 import dev.quartermaster.cli.VersionInfo;
@@ -55,6 +56,11 @@ public final class AgentCommand implements Callable<Integer> {
       description = "where CDI specs are written (default: /var/run/cdi when writable, else <state>/cdi)")
   private String cdiDir;
 
+  @Option(names = "--simulated-gpus", paramLabel = "N",
+      description = "a simulated node with N GPUs (and IMEX channels), as qm up's nodes: the tree is made under --device-root"
+          + " (default there: <state>/root) if it is not there yet")
+  private Integer simulatedGpus;
+
   @Option(names = "--create-control-nodes",
       description = "create missing /dev/nvidiactl, nvidia-uvm, nvidia-uvm-tools, nvidia-modeset at start, as nvidia-modprobe does")
   private boolean createControlNodes;
@@ -88,7 +94,17 @@ public final class AgentCommand implements Callable<Integer> {
     if (rescanSeconds < 1) {
       throw new CliException("--rescan: must be >= 1 second, got " + rescanSeconds);
     }
-    var config = NodeAgentConfig.of(connection.api(), node, stateDir, DeviceRoot.at(env.resolve(deviceRoot)), cdi,
+    var devices = env.resolve(deviceRoot);
+    if (simulatedGpus != null) {
+      if (simulatedGpus < 1 || simulatedGpus > 64) {
+        throw new CliException("--simulated-gpus: must be 1..64, got " + simulatedGpus);
+      }
+      devices = deviceRoot.equals("/") ? stateDir.resolve("root") : devices;
+      java.nio.file.Files.createDirectories(stateDir);
+      dev.quartermaster.core.files.OwnerOnly.directory(stateDir);
+      SimulatedDeviceRoot.ensure(devices, simulatedGpus);
+    }
+    var config = NodeAgentConfig.of(connection.api(), node, stateDir, DeviceRoot.at(devices), cdi,
             new SystemEnv())
         .withCreateControlNodes(createControlNodes)
         .withRescanPeriod(java.time.Duration.ofSeconds(rescanSeconds))
@@ -108,8 +124,9 @@ public final class AgentCommand implements Callable<Integer> {
     }, "qm-agent-shutdown"));
     var out = spec.commandLine().getOut();
     out.println("Quartermaster agent " + VersionInfo.version() + " for node " + node + " is running.");
-    out.printf("  %-12s %s%n  %-12s %s%n  %-12s %s%n  %-12s %s%n", "Server", client.config(env).server(),
-        "State", stateDir, "Devices", env.resolve(deviceRoot), "CDI specs", cdi);
+    out.printf("  %-12s %s%n  %-12s %s%n  %-12s %s%n  %-12s %s%n", "Server", client.config(env).servers().stream().map(Object::toString).collect(java.util.stream.Collectors.joining(", ")),
+        "State", stateDir, "Devices", devices + (simulatedGpus != null ? " (simulated, " + simulatedGpus + " GPUs)" : ""),
+        "CDI specs", cdi);
     out.println("Stop with Ctrl-C.");
     out.flush();
     stopped.await();

@@ -74,9 +74,10 @@ public final class ConfigCommand {
     @Override
     public Integer call() {
       var file = UserConfig.location(env);
-      var config = ConfigFile.read(file).orElseThrow(() -> new CliException("no config file at " + file
-          + " (qm server and qm up write one)"));
-      config.use(name, file).write(file);
+      if (ConfigFile.read(file).isEmpty()) {
+        throw new CliException("no config file at " + file + " (qm server and qm up write one)");
+      }
+      ConfigFile.update(file, config -> config.use(name, file));
       spec.commandLine().getOut().println("current cluster: " + name);
       return 0;
     }

@@ -10,7 +10,12 @@ import dev.quartermaster.server.ApiServerConfig;
 import dev.quartermaster.server.auth.AdminToken;
 import dev.quartermaster.server.auth.NodeTokens;
 import dev.quartermaster.server.tls.ServerCertificates;
+import dev.quartermaster.store.Store;
 import dev.quartermaster.store.StoreLeases;
+import dev.quartermaster.store.compaction.HistorySizes;
+import dev.quartermaster.store.etcd.EtcdStore;
+import dev.quartermaster.control.leader.LeaderConfig;
+import dev.quartermaster.server.replica.ClusterSecrets;
 import java.security.cert.X509Certificate;
 import dev.quartermaster.store.StoreException;
 import dev.quartermaster.store.compaction.HistoryCompactor;
@@ -34,16 +39,17 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The pieces {@code qm server} runs: the SQLite store in the data directory, the object registry
- * over it, the HTTP API server, the controllers (leader-elected through the store) and the history
- * compactor. Closing stops them in reverse order: no request reaches the store after it is closed.
+ * The pieces {@code qm server} runs: the store (SQLite in the data directory, or a shared etcd),
+ * the object registry over it, the HTTP API server, the controllers (leader-elected through the
+ * store, so that of several servers on one etcd only one runs them) and the history compactor.
+ * Closing stops them in reverse order: no request reaches the store after it is closed.
  */
 public final class LocalServer implements AutoCloseable {
   public static final String STORE_FILE = "store.db";
   /** Where {@code qm up} keeps each node's agent state. */
   public static final String NODES_DIR = "nodes";
 
-  private final SqliteStore store;
+  private final Store store;
   private final ObjectRegistry registry;
   private final ApiServer server;
   private final ControlPlane controllers;
@@ -55,7 +61,7 @@ public final class LocalServer implements AutoCloseable {
   private final AtomicBoolean closed = new AtomicBoolean();
   private final CountDownLatch stopped = new CountDownLatch(1);
 
-  private LocalServer(SqliteStore store, ObjectRegistry registry, ApiServer server, ControlPlane controllers,
+  private LocalServer(Store store, ObjectRegistry registry, ApiServer server, ControlPlane controllers,
       HistoryCompactor compactor, Path dataDir, Path tokenFile, URI uri, Optional<X509Certificate> ca) {
     this.store = store;
     this.registry = registry;
@@ -74,21 +80,38 @@ public final class LocalServer implements AutoCloseable {
    * @param history how much store history (revisions, and bytes of superseded values) watchers
    *     can resume from; older history is compacted
    */
-  public record Options(HistoryPlan.Limits history, Duration compactEvery, String identity, boolean tls) {
+  public record Options(HistoryPlan.Limits history, Duration compactEvery, String identity, boolean tls,
+      StoreLocation store, LeaderConfig leader) {
     public static Options defaults() {
       return new Options(HistoryPlan.Limits.defaults(), Duration.ofMinutes(1), "qm-" + ProcessHandle.current().pid(),
-          false);
+          false, new StoreLocation.Sqlite(), LeaderConfig.DEFAULTS);
     }
 
     public Options withHistory(HistoryPlan.Limits limits) {
-      return new Options(limits, compactEvery, identity, tls);
+      return new Options(limits, compactEvery, identity, tls, store, leader);
     }
 
     /** Serve HTTPS with the data directory's own CA and certificate ({@link ServerCertificates}), made at first start. */
     public Options withTls(boolean on) {
-      return new Options(history, compactEvery, identity, on);
+      return new Options(history, compactEvery, identity, on, store, leader);
+    }
+
+    public Options withStore(StoreLocation where) {
+      return new Options(history, compactEvery, identity, tls, where, leader);
+    }
+
+    /** This server's name in the controllers' lease: which server leads, in logs. */
+    public Options withIdentity(String name) {
+      return new Options(history, compactEvery, name, tls, store, leader);
+    }
+
+    public Options withLeader(LeaderConfig config) {
+      return new Options(history, compactEvery, identity, tls, store, config);
     }
   }
+
+  /** A store opened, with how much history it can measure (SQLite can; etcd cannot say). */
+  private record Opened(Store store, HistorySizes sizes) {}
 
   /** Opens the store and starts serving; a taken port is reported naming the address. */
   public static LocalServer start(Path dataDir, ListenAddress listen, Env env) {
@@ -103,19 +126,14 @@ public final class LocalServer implements AutoCloseable {
     } catch (IOException e) {
       throw new CliException("cannot prepare data directory " + dataDir + ": " + e.getMessage());
     }
-    SqliteStore store;
-    try {
-      store = SqliteStore.open(dataDir.resolve(STORE_FILE), SqliteStore.Options.defaults(), clusterEvidence(dataDir));
-    } catch (StoreInUseException e) {
-      // another qm server holds this data directory: the store's message says exactly that
-      throw new CliException(e.getMessage() + " (is another qm server using " + dataDir + "? pick another with --data)");
-    } catch (StoreException e) {
-      // a missing, emptied or damaged store: the message names the file, what was found and what to do
-      throw new CliException(e.getMessage());
-    }
+    var opened = open(dataDir, options.store());
+    var store = opened.store();
     try {
       var registry = new ObjectRegistry(store, env);
       var meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+      if (options.store() instanceof StoreLocation.Etcd etcd) {
+        ClusterSecrets.join(store, etcd.describe(), dataDir, options.tls(), List.of(listen.host()), env.now());
+      }
       var config = ApiServerConfig.of(registry, dataDir).withListen(listen.host(), listen.port()).withEnv(env)
           .withStoreRevision(store::currentRevision).withMeterRegistry(meters).withNodeTokens(new NodeTokens(store));
       Optional<X509Certificate> ca = Optional.empty();
@@ -125,17 +143,27 @@ public final class LocalServer implements AutoCloseable {
         ca = Optional.of(material.ca());
       }
       var server = ApiServer.start(config);
-      var controllers = ControlPlane.start(registry, new StoreLeases(store), env, ControlPlane.Options.defaults(options.identity()),
+      var controlOptions = ControlPlane.Options.defaults(options.identity());
+      var controllers = ControlPlane.start(registry, new StoreLeases(store), env,
+          new ControlPlane.Options(options.identity(), options.leader(), controlOptions.expectationBound(), controlOptions.heartbeatGrace()),
           new SocketPluginConnector());
-      var compactor = HistoryCompactor.start(store, store, env, options.history(), options.compactEvery());
+      Gauge.builder("qm.controllers.leader", controllers, c -> c.isLeader() ? 1 : 0)
+          .description("1 while this server's controllers lead (one server of those sharing a store), else 0")
+          .strongReference(true).register(meters);
+      var compactor = HistoryCompactor.start(store, opened.sizes(), env, options.history(), options.compactEvery());
       // Measured (and compacted) once now, so the gauge has a size from the first scrape: never NaN.
       compactor.compactNow();
-      Gauge.builder("qm.store.history.bytes", compactor, c -> Math.max(0, c.keptBytes()))
-          .description("bytes of superseded and deleted values kept for watches, as of the last compaction check")
-          .strongReference(true).register(meters);
+      if (opened.sizes() != HistorySizes.UNKNOWN) {
+        Gauge.builder("qm.store.history.bytes", compactor, c -> Math.max(0, c.keptBytes()))
+            .description("bytes of superseded and deleted values kept for watches, as of the last compaction check")
+            .strongReference(true).register(meters);
+      }
       // The server has created the admin token by now, so the config file written next points at a real file.
       return new LocalServer(store, registry, server, controllers, compactor, dataDir, server.adminTokenFile(),
           listen.clientUri(server.port(), options.tls()), ca);
+    } catch (ClusterSecrets.Refused e) {
+      store.close();
+      throw new CliException(e.getMessage());
     } catch (IOException | RuntimeException e) {
       store.close();
       if (isBindFailure(e)) {
@@ -146,6 +174,34 @@ public final class LocalServer implements AutoCloseable {
           ? new UncheckedIOException("cannot start the API server on " + listen + ": " + io.getMessage(), io)
           : (RuntimeException) e;
     }
+  }
+
+  private static Opened open(Path dataDir, StoreLocation where) {
+    return switch (where) {
+      case StoreLocation.Sqlite sqlite -> {
+        try {
+          var store = SqliteStore.open(dataDir.resolve(STORE_FILE), SqliteStore.Options.defaults(), clusterEvidence(dataDir));
+          yield new Opened(store, store);
+        } catch (StoreInUseException e) {
+          // another qm server holds this data directory: the store's message says exactly that
+          throw new CliException(e.getMessage() + " (is another qm server using " + dataDir + "? pick another with --data)");
+        } catch (StoreException e) {
+          // a missing, emptied or damaged store: the message names the file, what was found and what to do
+          throw new CliException(e.getMessage());
+        }
+      }
+      case StoreLocation.Etcd etcd -> {
+        var store = new EtcdStore(etcd.endpoints(), etcd.prefix());
+        try {
+          store.currentRevision();
+        } catch (StoreException e) {
+          store.close();
+          throw new CliException("cannot reach " + etcd.describe() + ": " + e.getMessage()
+              + " (is etcd running? every member listed must be one of the same cluster)");
+        }
+        yield new Opened(store, HistorySizes.UNKNOWN);
+      }
+    };
   }
 
   /**
@@ -176,8 +232,13 @@ public final class LocalServer implements AutoCloseable {
     return registry;
   }
 
-  public SqliteStore store() {
+  public Store store() {
     return store;
+  }
+
+  /** Whether this server's controllers lead now. */
+  public boolean leads() {
+    return controllers.isLeader();
   }
 
   public Path dataDir() {

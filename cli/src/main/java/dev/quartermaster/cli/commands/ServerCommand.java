@@ -1,6 +1,8 @@
 package dev.quartermaster.cli.commands;
 
 import dev.quartermaster.cli.CliEnvironment;
+import dev.quartermaster.cli.CliException;
+import dev.quartermaster.control.leader.LeaderConfig;
 import dev.quartermaster.cli.VersionInfo;
 import dev.quartermaster.cli.config.UserConfig;
 import dev.quartermaster.server.tls.ServerCertificates;
@@ -16,10 +18,12 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code qm server}: the control plane on this machine. Runs until SIGINT/SIGTERM; the shutdown hook
- * closes the HTTP server, then the store, so the last acknowledged write is on disk.
+ * closes the HTTP server, then the store, so the last acknowledged write is on disk. On etcd
+ * ({@code --store etcd://…}) any number of servers share one cluster: all serve the API, one (the
+ * elected leader) runs the controllers.
  */
 @Command(name = "server", mixinStandardHelpOptions = true, versionProvider = VersionInfo.class,
-    description = "Run the API server with its embedded store, until Ctrl-C.")
+    description = "Run the API server and the controllers, on SQLite in --data or on a shared etcd, until Ctrl-C.")
 public final class ServerCommand implements Callable<Integer> {
   public static final String DEFAULT_LISTEN = "127.0.0.1:7480";
 
@@ -43,6 +47,19 @@ public final class ServerCommand implements Callable<Integer> {
       description = "serve HTTPS on a loopback address too (on any other address it always does: plain HTTP only on loopback)")
   private boolean tls;
 
+  @Option(names = "--store", paramLabel = "STORE", defaultValue = "sqlite",
+      description = "sqlite (in --data; one server), or etcd://HOST:PORT[,HOST:PORT…] (shared by every server of the cluster) (default: ${DEFAULT-VALUE})")
+  private String store;
+
+  @Option(names = "--etcd-prefix", paramLabel = "PREFIX", defaultValue = "/qm",
+      description = "every key this cluster keeps in etcd starts with it; one etcd can hold several clusters (default: ${DEFAULT-VALUE})")
+  private String etcdPrefix;
+
+  @Option(names = "--leader-lease", paramLabel = "DURATION", defaultValue = "15s", converter = DurationConverter.class,
+      description = "how long a silent leader keeps the controllers before another server takes them over; the leader"
+          + " itself stops after 2/3 of it without a renewal (default: ${DEFAULT-VALUE})")
+  private java.time.Duration leaderLease;
+
   @Option(names = "--check",
       description = "run SQLite's full integrity check on the store in --data, print the result and exit (1 if damaged); safe while a server runs")
   private boolean check;
@@ -53,11 +70,17 @@ public final class ServerCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
+    var where = StoreLocation.parse(store, etcdPrefix);
     if (check) {
+      if (!(where instanceof StoreLocation.Sqlite)) {
+        throw new CliException("--check examines a SQLite store in --data; for etcd use etcdctl check / endpoint health");
+      }
       return StoreCheck.run(env.resolve(data).resolve(LocalServer.STORE_FILE), spec.commandLine().getOut());
     }
     var server = LocalServer.start(env.resolve(data), listen, new SystemEnv(),
-        LocalServer.Options.defaults().withHistory(history.limits()).withTls(tls || !listen.isLoopback()));
+        LocalServer.Options.defaults().withHistory(history.limits()).withTls(tls || !listen.isLoopback())
+            .withStore(where).withLeader(leaderConfig(leaderLease))
+            .withIdentity(hostName() + "/" + listen + "/pid-" + ProcessHandle.current().pid()));
     Runtime.getRuntime().addShutdownHook(new Thread(server::close, "qm-server-shutdown"));
     var configFile = UserConfig.location(env);
     new UserConfig(Optional.of(server.uri().toString()), Optional.of(server.tokenFile().toString()),
@@ -67,10 +90,35 @@ public final class ServerCommand implements Callable<Integer> {
     return 0;
   }
 
-  private static void banner(PrintWriter out, LocalServer server, String configFile) {
+  private static String hostName() {
+    try {
+      return java.net.InetAddress.getLocalHost().getHostName();
+    } catch (java.net.UnknownHostException e) {
+      return "localhost";
+    }
+  }
+
+  /** The lease, with the renew deadline at 2/3 of it and a retry every 2/15 (15 s: 10 s, 2 s). */
+  static LeaderConfig leaderConfig(java.time.Duration lease) {
+    if (lease.compareTo(java.time.Duration.ofSeconds(3)) < 0 || lease.compareTo(java.time.Duration.ofMinutes(10)) > 0) {
+      throw new CliException("--leader-lease: must be 3s..10m, got " + lease.toMillis() + " ms");
+    }
+    return new LeaderConfig(lease, lease.multipliedBy(2).dividedBy(3), lease.multipliedBy(2).dividedBy(15),
+        LeaderConfig.DEFAULTS.key());
+  }
+
+  private void banner(PrintWriter out, LocalServer server, String configFile) {
     out.println("Quartermaster server " + VersionInfo.version() + " is running.");
     row(out, "API", server.uri().toString());
-    row(out, "State", server.dataDir() + " (" + LocalServer.STORE_FILE + ")");
+    var where = StoreLocation.parse(store, etcdPrefix);
+    if (where instanceof StoreLocation.Etcd etcd) {
+      row(out, "Store", etcd.describe());
+      row(out, "Controllers", "run by one elected server of those on this store (lease " + leaderLease.toMillis() / 1000.0 + " s"
+          + "); this one " + (server.leads() ? "leads now" : "stands by"));
+      row(out, "Data", server.dataDir() + " (the cluster's admin token and CA, copied from etcd)");
+    } else {
+      row(out, "State", server.dataDir() + " (" + LocalServer.STORE_FILE + ")");
+    }
     row(out, "Admin token", server.tokenFile().toString());
     server.ca().ifPresent(ca -> {
       row(out, "CA", server.caFile() + " (clients trust this: qm --ca-file, or copy it beside them)");

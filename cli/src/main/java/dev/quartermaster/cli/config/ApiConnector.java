@@ -5,6 +5,7 @@ import dev.quartermaster.api.client.http.HttpApiClient;
 import dev.quartermaster.api.client.http.TrustedCa;
 import dev.quartermaster.cli.CliException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 import java.net.URI;
 
@@ -19,6 +20,11 @@ public interface ApiConnector {
     return connect(server, token);
   }
 
+  /** As above, for servers of one cluster: the client moves to the next when one cannot be reached. */
+  default ApiClient connect(List<URI> servers, String token, Optional<Path> caFile) {
+    return connect(servers.getFirst(), token, caFile);
+  }
+
   static ApiConnector http() {
     return new ApiConnector() {
       @Override
@@ -28,11 +34,13 @@ public interface ApiConnector {
 
       @Override
       public ApiClient connect(URI server, String token, Optional<Path> caFile) {
-        if (caFile.isEmpty()) {
-          return connect(server, token);
-        }
+        return connect(List.of(server), token, caFile);
+      }
+
+      @Override
+      public ApiClient connect(List<URI> servers, String token, Optional<Path> caFile) {
         try {
-          return new HttpApiClient(server, token, Optional.of(TrustedCa.sslContext(caFile.get())));
+          return HttpApiClient.of(servers, token, caFile.isEmpty() ? Optional.empty() : Optional.of(TrustedCa.sslContext(caFile.get())));
         } catch (IllegalArgumentException e) {
           throw new CliException(e.getMessage());
         }

@@ -8,6 +8,8 @@ import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -15,9 +17,22 @@ import java.util.Optional;
  * has it: the flag, then the environment ({@code QM_SERVER}, {@code QM_TOKEN_FILE}), then the user's
  * config file, then the defaults of a local {@code qm server} started in the working directory.
  *
+ * <p>The server may be several, comma-separated ({@code https://a:7480,https://b:7480}): servers
+ * of one cluster on a shared etcd. The client uses one at a time and moves to the next when it
+ * cannot reach it.
+ *
  * @param tokenSource where {@code tokenFile} came from, so an error can say which setting to fix
+ * @param servers every server given, {@code server} first
  */
-public record ClientConfig(URI server, Path tokenFile, String tokenSource, Optional<Path> caFile) {
+public record ClientConfig(URI server, Path tokenFile, String tokenSource, Optional<Path> caFile, List<URI> servers) {
+  public ClientConfig {
+    servers = servers.isEmpty() ? List.of(server) : List.copyOf(servers);
+  }
+
+  public ClientConfig(URI server, Path tokenFile, String tokenSource, Optional<Path> caFile) {
+    this(server, tokenFile, tokenSource, caFile, List.of(server));
+  }
+
   public static final String DEFAULT_SERVER = "http://127.0.0.1:7480";
   public static final String DEFAULT_TOKEN_FILE = ".qm/admin.token";
   public static final String SERVER_VARIABLE = "QM_SERVER";
@@ -62,7 +77,12 @@ public record ClientConfig(URI server, Path tokenFile, String tokenSource, Optio
     var ca = caFileFlag.or(() -> env.variable(CA_FILE_VARIABLE))
         .or(() -> serverFromFile ? file.flatMap(UserConfig::caFile) : Optional.empty())
         .map(env::resolve);
-    return new ClientConfig(parseServer(server), env.resolve(token.value()), token.source(), ca);
+    var servers = Arrays.stream(server.split(",")).map(String::strip).filter(t -> !t.isEmpty())
+        .map(ClientConfig::parseServer).toList();
+    if (servers.isEmpty()) {
+      throw new CliException("server '" + server + "' must be a URL like " + DEFAULT_SERVER);
+    }
+    return new ClientConfig(servers.getFirst(), env.resolve(token.value()), token.source(), ca, servers);
   }
 
   /** The token in {@link #tokenFile}, trimmed; a missing file says how to get one. */

@@ -94,11 +94,28 @@ public record ConfigFile(Optional<String> current, Map<String, UserConfig> clust
     return new ConfigFile(Optional.of(name), clusters, Optional.empty(), Optional.empty(), Optional.empty());
   }
 
+  /**
+   * Reads the file, changes it and writes it back while holding {@code <file>.lock}, so two servers
+   * started at once on one machine both end up in it (neither overwrites the other's entry).
+   */
+  public static void update(Path file, java.util.function.UnaryOperator<ConfigFile> change) {
+    try {
+      Files.createDirectories(file.getParent());
+      try (var lock = java.nio.channels.FileChannel.open(file.resolveSibling(file.getFileName() + ".lock"),
+          java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE);
+          var held = lock.lock()) {
+        change.apply(read(file).orElse(EMPTY)).write(file);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot update config file " + file + ": " + e.getMessage(), e);
+    }
+  }
+
   /** Writes the file atomically (temp file, then rename), so a reader never sees half of it. */
   public void write(Path file) {
     try {
       Files.createDirectories(file.getParent());
-      var temp = file.resolveSibling(file.getFileName() + ".tmp");
+      var temp = Files.createTempFile(file.getParent(), file.getFileName() + ".", ".tmp");
       Files.writeString(temp, "# Written by qm server, qm up and qm config; read by qm when no --server/--token-file is given.\n"
           + YAML.writeValueAsString(this));
       Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);

@@ -6,7 +6,7 @@ import dev.quartermaster.api.client.ApiClient;
 public record Connection(ApiClient api) implements AutoCloseable {
 
   public static Connection open(ClientConfig config, ApiConnector connector) {
-    return new Connection(connector.connect(config.server(), config.readToken(), config.caFile()));
+    return new Connection(connector.connect(config.servers(), config.readToken(), config.caFile()));
   }
 
   @Override

@@ -41,6 +41,6 @@ public record UserConfig(Optional<String> server, Optional<String> tokenFile, Op
    */
   public void write(Path file) {
     var name = server.map(s -> java.net.URI.create(s).getAuthority()).orElse(ConfigFile.LEGACY);
-    ConfigFile.read(file).orElse(ConfigFile.EMPTY).with(name, this).write(file);
+    ConfigFile.update(file, f -> f.with(name, this));
   }
 }

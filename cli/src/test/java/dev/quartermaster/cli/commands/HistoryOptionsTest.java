@@ -82,7 +82,7 @@ class HistoryOptionsTest {
     var defaults = LocalServer.Options.defaults();
     // The real clock (the HTTP server runs on it), compacting often; the first check sees all the writes.
     var options = new LocalServer.Options(new HistoryPlan.Limits(10_000, bound), Duration.ofMillis(20), defaults.identity(),
-        false);
+        false, defaults.store(), defaults.leader());
     try (var server = LocalServer.start(data, ListenAddress.parse("127.0.0.1:0"), new SystemEnv(), options)) {
       long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
       String value = metric(server);

@@ -2,6 +2,7 @@ package dev.quartermaster.control.leader;
 
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.client.DeleteResult;
+import dev.quartermaster.api.client.FencingClient;
 import dev.quartermaster.api.client.LabelSelector;
 import dev.quartermaster.api.client.ObjectList;
 import dev.quartermaster.api.client.WatchHandle;
@@ -17,16 +18,30 @@ import java.util.concurrent.atomic.AtomicLong;
  * The {@link ApiClient} controllers write through: reads pass, writes pass only while {@link
  * Leadership#isLeader} holds at the moment of the call, so a leader that lost (or cannot renew) its
  * lease stops writing at once. A write already past this check still carries its revision
- * precondition, so it fails if a newer leader changed the object.
+ * precondition, so it fails if a newer leader changed the object; and where the client beneath
+ * can fence ({@link FencingClient}), each term's writes go through a client fenced by that term's
+ * token ({@link #beginTerm}), so no write of an ended term lands at all.
  */
 public final class FencedApiClient implements ApiClient {
   private final ApiClient delegate;
   private final Leadership leadership;
+  private volatile ApiClient writer;
   private final AtomicLong refused = new AtomicLong();
 
   public FencedApiClient(ApiClient delegate, Leadership leadership) {
     this.delegate = delegate;
     this.leadership = leadership;
+    this.writer = delegate;
+  }
+
+  /** Writes from now on carry {@code term}'s fencing token, where the client beneath can. */
+  public void beginTerm(Term term) {
+    writer = delegate instanceof FencingClient f ? f.fencedBy(term.fenceKey(), term.fenceRevision()) : delegate;
+  }
+
+  /** Whether writes are fenced in the store, not only by the leadership check. */
+  public boolean fencesInStore() {
+    return delegate instanceof FencingClient;
   }
 
   /** Writes refused because this process was not the leader. */
@@ -54,25 +69,25 @@ public final class FencedApiClient implements ApiClient {
   @Override
   public <T extends ApiObject> T create(T object) {
     requireLeader("create " + object.ref());
-    return delegate.create(object);
+    return writer.create(object);
   }
 
   @Override
   public <T extends ApiObject> T update(T object) {
     requireLeader("update " + object.ref());
-    return delegate.update(object);
+    return writer.update(object);
   }
 
   @Override
   public <T extends ApiObject> T updateStatus(T object) {
     requireLeader("status update " + object.ref());
-    return delegate.updateStatus(object);
+    return writer.updateStatus(object);
   }
 
   @Override
   public <T extends ApiObject> DeleteResult<T> delete(Kind<T> kind, String name) {
     requireLeader("delete " + kind.singular() + "/" + name);
-    return delegate.delete(kind, name);
+    return writer.delete(kind, name);
   }
 
   @Override

@@ -21,14 +21,20 @@ import org.slf4j.LoggerFactory;
  * counted from the <em>start</em> of the last successful renewal: {@link #isLeader} reads the clock
  * on every call, so a leader whose store access hangs stops writing (through {@link
  * FencedApiClient}) without waiting for its own loop to notice. Since the deadline is shorter than
- * the lease, the old leader has stopped before anyone else can start. Writes that were already
- * decided still carry revision preconditions and fail against a newer leader's writes.
+ * the lease, the old leader has stopped before anyone else can start. No etcd lease is involved:
+ * an etcd lease's TTL restarts when etcd elects a new leader (a 5 s lease was seen to last ~9.5 s),
+ * while these durations are measured by each candidate's own clock from what it saw.
+ *
+ * <p>A new term also rewrites the fence key ({@code <key>/term}) before its controllers start; the
+ * revision of that write is the term's fencing token ({@link Term}). Writes made through a client
+ * fenced by it compare the key in their own transaction, so even a leader paused past every
+ * deadline (a long GC, SIGSTOP) cannot land a write once a newer term has begun.
  */
 public final class LeaderElector implements Leadership {
 
   /** What to run when leadership starts and ends. */
   public interface Callbacks {
-    void startedLeading(long epoch);
+    void startedLeading(Term term);
 
     void stoppedLeading();
   }
@@ -46,6 +52,7 @@ public final class LeaderElector implements Leadership {
   private boolean leading;
   private long lastRenewStartNanos;
   private long epoch;
+  private long fenceRevision;
   /** Whether the lease, when last read, named someone else. */
   private boolean observedHolderIsOther;
   private boolean stopped;
@@ -125,7 +132,7 @@ public final class LeaderElector implements Leadership {
       }
     }
     long started = env.nanoTime();
-    Optional<Long> won = Optional.empty();
+    Optional<Term> won = Optional.empty();
     try {
       won = tryAcquireOrRenew(started);
     } catch (RuntimeException e) {
@@ -141,7 +148,8 @@ public final class LeaderElector implements Leadership {
         lastRenewStartNanos = started;
         becameLeader = !leading;
         leading = true;
-        epoch = won.get();
+        epoch = won.get().epoch();
+        fenceRevision = won.get().fenceRevision();
       } else if (leading && (env.nanoTime() - lastRenewStartNanos >= config.renewDeadline().toNanos()
           || observedHolderIsOther)) {
         leading = false;
@@ -151,7 +159,7 @@ public final class LeaderElector implements Leadership {
     }
     if (becameLeader) {
       LOG.info("{}: leading (epoch {})", identity, epoch);
-      callbacks.startedLeading(epoch);
+      callbacks.startedLeading(new Term(epoch, fenceKey(), fenceRevision));
     }
     if (lost) {
       LOG.warn("{}: lost leadership", identity);
@@ -159,14 +167,18 @@ public final class LeaderElector implements Leadership {
     }
   }
 
-  /** The epoch if we hold the lease after this attempt. */
-  private Optional<Long> tryAcquireOrRenew(long nowNanos) {
+  private String fenceKey() {
+    return config.key() + "/term";
+  }
+
+  /** The term if we hold the lease after this attempt. */
+  private Optional<Term> tryAcquireOrRenew(long nowNanos) {
     Optional<LeaseSlot.Versioned> current = leases.read(config.key());
     long leaseMillis = config.leaseDuration().toMillis();
     long nowMillis = env.now().toEpochMilli();
     if (current.isEmpty()) {
       var fresh = new LeaseRecord(identity, nowMillis, leaseMillis, 1);
-      return write(0, fresh);
+      return write(0, fresh).flatMap(this::beginTerm);
     }
     var kv = current.get();
     var record = LeaseRecord.decode(kv.value());
@@ -178,7 +190,12 @@ public final class LeaderElector implements Leadership {
       observedHolderIsOther = !record.holder().equals(identity);
     }
     if (record.holder().equals(identity) && isLeaderAt(nowNanos)) {
-      return write(kv.revision(), new LeaseRecord(identity, nowMillis, leaseMillis, record.epoch()));
+      long fence;
+      synchronized (lock) {
+        fence = fenceRevision;
+      }
+      return write(kv.revision(), new LeaseRecord(identity, nowMillis, leaseMillis, record.epoch()))
+          .map(e -> new Term(e, fenceKey(), fence));
     }
     boolean expired;
     synchronized (lock) {
@@ -188,7 +205,20 @@ public final class LeaderElector implements Leadership {
       return Optional.empty();
     }
     // Released, expired, or ours from an earlier term (a restart, or a deadline we missed): a new term.
-    return write(kv.revision(), new LeaseRecord(identity, nowMillis, leaseMillis, record.epoch() + 1));
+    return write(kv.revision(), new LeaseRecord(identity, nowMillis, leaseMillis, record.epoch() + 1))
+        .flatMap(this::beginTerm);
+  }
+
+  /**
+   * Moves the fence key to {@code epoch}, after the lease is ours for that epoch and before any
+   * controller runs: from its revision on, every earlier term's fenced write fails. Empty if
+   * another candidate moved it first (a newer term than ours began: we do not lead).
+   */
+  private Optional<Term> beginTerm(long newEpoch) {
+    var current = leases.read(fenceKey());
+    long expected = current.map(LeaseSlot.Versioned::revision).orElse(0L);
+    var written = leases.compareAndSet(fenceKey(), expected, Long.toString(newEpoch).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    return written.isPresent() ? Optional.of(new Term(newEpoch, fenceKey(), written.getAsLong())) : Optional.empty();
   }
 
   private boolean isLeaderAt(long nowNanos) {

@@ -244,7 +244,12 @@ public final class Informer<T> {
     Duration backoff = ExponentialBackoff.delay(retryBase, retryCap, failures++);
     // Up to as much again, drawn from the env, so replicas don't re-list in lockstep.
     Duration delay = backoff.plusNanos(env.random().nextLong(backoff.toNanos() + 1));
-    LOG.log(Level.WARNING, () -> why + "; listing again in " + delay, cause);
+    // A server that cannot be reached is expected (a restart, a failover): its message says enough; the trace is for DEBUG.
+    var because = cause == null ? "" : ": " + cause.getMessage();
+    LOG.log(Level.WARNING, () -> why + because + "; listing again in " + delay.toMillis() + " ms");
+    if (cause != null) {
+      LOG.log(Level.DEBUG, "why the list failed", cause);
+    }
     retry = Optional.of(env.schedule(delay, () -> serial.submit(this::relist)));
   }
 

@@ -40,6 +40,29 @@ public final class AdminToken {
   }
 
   /**
+   * Makes {@code <dataDir>/admin.token} hold {@code token} (a cluster's shared token, from the
+   * store), replacing the file atomically when it differs.
+   */
+  public static void install(Path dataDir, String token) throws IOException {
+    var file = file(dataDir);
+    var content = token + "\n";
+    if (Files.exists(file) && Files.readString(file, StandardCharsets.UTF_8).equals(content)) {
+      return;
+    }
+    var temp = Files.createTempFile(dataDir, ".admin.token-", ".tmp",
+        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    try {
+      try (var channel = FileChannel.open(temp, StandardOpenOption.WRITE)) {
+        channel.write(ByteBuffer.wrap(content.getBytes(StandardCharsets.UTF_8)));
+        channel.force(true);
+      }
+      Files.move(temp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    } finally {
+      Files.deleteIfExists(temp);
+    }
+  }
+
+  /**
    * Writes the token to a private temp file, syncs it, then hard-links it into place: the link
    * either appears complete or fails because another process won the race, never half-written.
    */

@@ -56,7 +56,41 @@ public final class ServerCertificates {
   /** A certificate and key, with the CA that signed it. */
   public record Material(X509Certificate ca, X509Certificate certificate, PrivateKey key) {}
 
+  /** A CA's certificate and private key, PEM: what servers of one cluster share. */
+  public record CaPem(String certificatePem, String keyPem) {}
+
   private ServerCertificates() {}
+
+  /** A new CA, not written anywhere. */
+  public static CaPem newCa(Instant now) throws IOException {
+    try {
+      var pair = keyPair();
+      var ca = sign(new X500Name("CN=quartermaster-ca"), pair, new X500Name("CN=quartermaster-ca"), pair.getPrivate(),
+          now, CA_LIFETIME, true, List.of());
+      return new CaPem(pem("CERTIFICATE", ca.getEncoded()), pem("PRIVATE KEY", pair.getPrivate().getEncoded()));
+    } catch (GeneralSecurityException | OperatorCreationException e) {
+      throw new IOException("cannot make a CA: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Makes {@code <dataDir>/tls} hold the given CA (the cluster's, from the store); when it replaces
+   * another, the server certificate that CA signed goes too, to be made again by {@link #loadOrCreate}.
+   */
+  public static void installCa(Path dataDir, String certificatePem, String keyPem) throws IOException {
+    var dir = dataDir.resolve(DIR);
+    Files.createDirectories(dir);
+    OwnerOnly.directory(dir);
+    var caCert = dir.resolve("ca.crt");
+    if (Files.exists(caCert) && Files.readString(caCert).equals(certificatePem)) {
+      return;
+    }
+    var caKey = dir.resolve("ca.key");
+    Files.deleteIfExists(caKey);
+    Files.writeString(Files.createFile(caKey, OwnerOnly.fileAttribute(dir)), keyPem);
+    Files.writeString(caCert, certificatePem);
+    Files.deleteIfExists(dir.resolve("server.crt"));
+  }
 
   /** Loads {@code <dataDir>/tls}, making whatever is missing; {@code names} go into the server certificate. */
   public static Material loadOrCreate(Path dataDir, List<String> names, Instant now) throws IOException {
@@ -67,12 +101,8 @@ public final class ServerCertificates {
       var caCert = dir.resolve("ca.crt");
       var caKeyFile = dir.resolve("ca.key");
       if (!Files.exists(caCert) || !Files.exists(caKeyFile)) {
-        var pair = keyPair();
-        var ca = sign(new X500Name("CN=quartermaster-ca"), pair, new X500Name("CN=quartermaster-ca"), pair.getPrivate(),
-            now, CA_LIFETIME, true, List.of());
-        writeKey(caKeyFile, pair.getPrivate());
-        Files.writeString(caCert, pem("CERTIFICATE", ca.getEncoded()));
-        Files.deleteIfExists(dir.resolve("server.crt")); // signed by a CA that is gone
+        var made = newCa(now);
+        installCa(dataDir, made.certificatePem(), made.keyPem()); // and drops a server.crt signed by a CA that is gone
       }
       var ca = readCertificate(caCert);
       var caKey = readKey(caKeyFile);

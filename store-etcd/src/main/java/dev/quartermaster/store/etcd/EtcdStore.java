@@ -54,6 +54,10 @@ public final class EtcdStore implements Store {
   private static final Duration CALL = Duration.ofSeconds(10);
   /** etcd's revision of an empty cluster; ours starts at 0. */
   private static final long BASE = 1;
+  /** etcd's default {@code --max-txn-ops}: operations in one branch of a transaction. */
+  public static final int MAX_TXN_OPS = 128;
+  /** etcd's default {@code --max-request-bytes} (1.5 MiB); the API's 1 MiB body limit sits below it. */
+  public static final long MAX_REQUEST_BYTES = 1_572_864;
 
   private final Client client;
   private final String prefix;
@@ -123,6 +127,7 @@ public final class EtcdStore implements Store {
         }
       }
     }
+    requireWithinLimits(txn);
     var cmps = txn.compares().stream().map(c -> switch (c) {
       case Txn.Compare.ModRevision m -> new Cmp(key(m.key()), Cmp.Op.EQUAL,
           CmpTarget.modRevision(m.modRevision() == 0 ? 0 : m.modRevision() + BASE));
@@ -134,6 +139,34 @@ public final class EtcdStore implements Store {
     var written = new ArrayList<KeyValue>();
     response.getGetResponses().forEach(g -> g.getKvs().forEach(e -> written.add(kv(e))));
     return new TxnResult(response.isSucceeded(), revision, written);
+  }
+
+  /**
+   * etcd refuses a transaction over its limits with a bare gRPC error; say which limit, by how
+   * much, before sending. Each put costs two operations here (the put, and the get that reads back
+   * what it wrote), so one branch holds at most 64 puts.
+   */
+  private void requireWithinLimits(Txn txn) {
+    for (var branch : List.of(txn.onSuccess(), txn.onFailure())) {
+      long puts = branch.stream().filter(Txn.Op.Put.class::isInstance).count();
+      long ops = branch.size() + puts;
+      if (ops > MAX_TXN_OPS) {
+        throw new StoreException("a transaction of " + branch.size() + " writes (" + ops + " etcd operations, a put"
+            + " counting twice) is over etcd's limit of " + MAX_TXN_OPS + " operations per transaction (--max-txn-ops)");
+      }
+    }
+    if (txn.compares().size() > MAX_TXN_OPS) {
+      throw new StoreException("a transaction with " + txn.compares().size() + " compares is over etcd's limit of "
+          + MAX_TXN_OPS + " (--max-txn-ops)");
+    }
+    long bytes = 0;
+    for (var op : txn.onSuccess()) {
+      bytes += prefix.length() + op.key().length() + (op instanceof Txn.Op.Put p ? p.value().length : 0);
+    }
+    if (bytes > MAX_REQUEST_BYTES) {
+      throw new StoreException("a transaction of " + bytes + " bytes is over etcd's request limit of " + MAX_REQUEST_BYTES
+          + " bytes (1.5 MiB, --max-request-bytes)");
+    }
   }
 
   private Op[] ops(List<Txn.Op> ops) {
@@ -207,8 +240,14 @@ public final class EtcdStore implements Store {
     if (revision == done) {
       return;
     }
-    await(client.getKVClient().compact(revision + BASE, CompactOption.newBuilder().withCompactPhysical(true).build()),
-        revision);
+    try {
+      await(client.getKVClient().compact(revision + BASE, CompactOption.newBuilder().withCompactPhysical(true).build()),
+          revision);
+    } catch (CompactedException e) {
+      // Another server on this etcd compacted further since we last looked: learn how far, and that is enough.
+      compacted.accumulateAndGet(firstReadable(), Math::max);
+      return;
+    }
     compacted.accumulateAndGet(revision, Math::max);
   }
 

@@ -2,6 +2,7 @@ package dev.quartermaster.store.registry;
 
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.client.DeleteResult;
+import dev.quartermaster.api.client.FencingClient;
 import dev.quartermaster.api.client.LabelSelector;
 import dev.quartermaster.api.client.ObjectList;
 import dev.quartermaster.api.client.WatchHandle;
@@ -35,7 +36,7 @@ import java.util.UUID;
  * ({@link AllocationGuard}: no device held by two live claims) add the revisions of what they read
  * to that transaction, so they hold whoever writes.
  */
-public final class ObjectRegistry implements ApiClient {
+public final class ObjectRegistry implements FencingClient {
   private final Store store;
   private final Env env;
   private final StoredObjects stored = new StoredObjects();
@@ -62,6 +63,13 @@ public final class ObjectRegistry implements ApiClient {
    */
   public static ObjectRegistry withoutCrossObjectRules(Store store, Env env) {
     return new ObjectRegistry(store, env, WriteRules.NONE);
+  }
+
+  /** This registry with its rules, writing through a {@link FencedStore}. */
+  @Override
+  public ApiClient fencedBy(String key, long revision) {
+    // The rules only read (the same store either way) and name what to compare: they carry over.
+    return new ObjectRegistry(new FencedStore(store, key, revision), env, rules);
   }
 
   /** The store underneath, for the server's health and metrics. */

@@ -22,7 +22,9 @@ import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandler;
 import java.net.http.HttpResponse.BodyHandlers;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.SSLContext;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -35,12 +37,18 @@ import java.util.concurrent.Executors;
  * <p>Every failure is the server's own {@link dev.quartermaster.api.error.ApiError}, unchanged; a
  * server that cannot be reached is {@code Unavailable}. A watch reads its stream on a virtual thread
  * and calls its handler in order; a 410 answer becomes {@link WatchHandler#onGone}.
+ *
+ * <p>Given several servers (replicas of one cluster on a shared store), it talks to one at a time;
+ * a call that cannot reach it fails {@code Unavailable} as always, and the next call goes to the
+ * next server. A failed call is never resent on its own: a write whose answer was lost may have
+ * landed, and only the caller can tell (its retry meets {@code AlreadyExists} or {@code Conflict}).
  */
 public final class HttpApiClient implements ApiClient, AutoCloseable {
   private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
   private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
 
-  private final URI base;
+  private final List<URI> bases;
+  private final AtomicInteger current = new AtomicInteger();
   private final String token;
   private final Duration requestTimeout;
   private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
@@ -62,9 +70,23 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
     this(baseUri, token, REQUEST_TIMEOUT, tls);
   }
 
+  /** A client of the servers {@code baseUris} (one cluster), {@code https} ones trusting what {@code tls} trusts. */
+  public static HttpApiClient of(List<URI> baseUris, String token, Optional<SSLContext> tls) {
+    return new HttpApiClient(baseUris, token, REQUEST_TIMEOUT, tls);
+  }
+
   private HttpApiClient(URI baseUri, String token, Duration requestTimeout, Optional<SSLContext> tls) {
-    var text = baseUri.toString();
-    this.base = URI.create(text.endsWith("/") ? text.substring(0, text.length() - 1) : text);
+    this(List.of(baseUri), token, requestTimeout, tls);
+  }
+
+  private HttpApiClient(List<URI> baseUris, String token, Duration requestTimeout, Optional<SSLContext> tls) {
+    if (baseUris.isEmpty()) {
+      throw new IllegalArgumentException("no server given");
+    }
+    this.bases = baseUris.stream().map(u -> {
+      var text = u.toString();
+      return URI.create(text.endsWith("/") ? text.substring(0, text.length() - 1) : text);
+    }).toList();
     this.token = token;
     this.requestTimeout = requestTimeout;
     var builder = HttpClient.newBuilder()
@@ -208,14 +230,22 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
   }
 
   private URI uri(String pathAndQuery) {
-    return URI.create(base + pathAndQuery);
+    return URI.create(bases.get(current.get()) + pathAndQuery);
+  }
+
+  /** The server calls go to now. */
+  public URI server() {
+    return bases.get(current.get());
   }
 
   private <B> HttpResponse<B> send(HttpRequest request, BodyHandler<B> handler) {
+    int used = current.get();
     try {
       return http.send(request, handler);
     } catch (IOException e) {
-      throw ResponseErrors.fromTransport(e, base, request.uri());
+      // The next call tries the next server (unless another call already moved on).
+      current.compareAndSet(used, (used + 1) % bases.size());
+      throw ResponseErrors.fromTransport(e, bases.get(used), request.uri());
     } catch (InterruptedException e) {
       throw ResponseErrors.interrupted(request.uri());
     }

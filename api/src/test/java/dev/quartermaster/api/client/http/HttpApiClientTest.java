@@ -83,6 +83,31 @@ class HttpApiClientTest {
     assertThat(lastAuthorization.get()).isEqualTo("Bearer s3cret");
   }
 
+  /**
+   * Two servers of one cluster, the first down: the call that finds it down fails Unavailable (it is
+   * not resent: a write whose answer was lost may have landed), and the next call goes to the other.
+   */
+  @Test
+  void movesToTheNextServerWhenOneCannotBeReached() throws IOException {
+    int down;
+    try (var s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      down = s.getLocalPort(); // closed again: connections to it are refused
+    }
+    var up = URI.create("http://127.0.0.1:" + server.getAddress().getPort());
+    answer.set(new Answer(200, Map.of(), new String(ObjectCodec.toJson(NODE), StandardCharsets.UTF_8)));
+    try (var pair = HttpApiClient.of(java.util.List.of(URI.create("http://127.0.0.1:" + down), up), "s3cret",
+        java.util.Optional.empty())) {
+      var e = catchThrowableOfType(ApiException.class, () -> pair.get(Kinds.NODE, "gpu-1"));
+      assertThat(e.reason()).isEqualTo(Reason.Unavailable);
+      assertThat(e.getMessage()).contains("127.0.0.1:" + down);
+      assertThat(lastAuthorization.get()).as("nothing reached the other server yet").isNull();
+      assertThat(pair.server()).isEqualTo(up);
+      assertThat(pair.get(Kinds.NODE, "gpu-1")).contains(NODE);
+      assertThat(pair.get(Kinds.NODE, "gpu-1")).as("it stays with the one that answers").contains(NODE);
+      assertThat(pair.server()).isEqualTo(up);
+    }
+  }
+
   @Test
   void serverErrorsComeBackExactly() {
     var error = new ApiError(409, Reason.Conflict, "node/gpu-1 was modified", java.util.List.of());

@@ -1,0 +1,205 @@
+package dev.quartermaster.store.etcd;
+
+import io.etcd.jetcd.Client;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+/**
+ * An etcd cluster of one or more members on loopback ports, each an {@code etcd} process started
+ * as an operator would (its data and log under {@code dir/<member>}): for tests, benches and the
+ * README's recipe. Members can be killed ({@code SIGKILL}) and started again on the same ports and
+ * data, and the cluster can say which member leads.
+ */
+public final class EtcdProcesses implements AutoCloseable {
+  /** Where tests and benches look for etcd: {@code $QM_ETCD}, else the usual install paths. */
+  public static Optional<Path> binary() {
+    var given = Optional.ofNullable(System.getenv("QM_ETCD")).map(Path::of);
+    return given.or(() -> List.of("/usr/local/bin/etcd", "/usr/bin/etcd").stream().map(Path::of)
+        .filter(Files::isExecutable).findFirst());
+  }
+
+  /** What a test without etcd says: how to get one. */
+  public static final String HOW_TO_INSTALL =
+      "no etcd here: run .ci/install-etcd.sh (etcd 3.5 into /usr/local/bin) or set QM_ETCD";
+
+  private record Member(String name, int clientPort, int peerPort) {
+    String clientUrl() {
+      return "http://127.0.0.1:" + clientPort;
+    }
+
+    String peerUrl() {
+      return "http://127.0.0.1:" + peerPort;
+    }
+  }
+
+  private final Path binary;
+  private final Path dir;
+  private final List<Member> members;
+  private final Process[] processes;
+
+  private EtcdProcesses(Path binary, Path dir, List<Member> members) {
+    this.binary = binary;
+    this.dir = dir;
+    this.members = members;
+    this.processes = new Process[members.size()];
+  }
+
+  /** Starts {@code size} members under {@code dir} and waits until the cluster answers. */
+  public static EtcdProcesses start(Path binary, Path dir, int size) throws IOException {
+    var members = new ArrayList<Member>();
+    for (int i = 0; i < size; i++) {
+      members.add(new Member("m" + i, freePort(), freePort()));
+    }
+    var cluster = new EtcdProcesses(binary, dir, List.copyOf(members));
+    try {
+      for (int i = 0; i < size; i++) {
+        cluster.startMember(i);
+      }
+      cluster.awaitHealthy(Duration.ofSeconds(60));
+    } catch (IOException | RuntimeException e) {
+      cluster.close();
+      throw e;
+    }
+    return cluster;
+  }
+
+  public int size() {
+    return members.size();
+  }
+
+  /** Every member's client URL, as {@code --store etcd://} takes them. */
+  public List<String> endpoints() {
+    return members.stream().map(Member::clientUrl).toList();
+  }
+
+  /** {@code etcd://127.0.0.1:p1,127.0.0.1:p2,…}: the value of {@code qm server --store}. */
+  public String storeUri() {
+    return "etcd://" + members.stream().map(m -> "127.0.0.1:" + m.clientPort()).collect(Collectors.joining(","));
+  }
+
+  private void startMember(int i) throws IOException {
+    var m = members.get(i);
+    var memberDir = dir.resolve(m.name());
+    Files.createDirectories(memberDir);
+    var initial = members.stream().map(x -> x.name() + "=" + x.peerUrl()).collect(Collectors.joining(","));
+    var state = Files.exists(memberDir.resolve("data")) ? "existing" : "new";
+    processes[i] = new ProcessBuilder(binary.toString(), "--name", m.name(), "--data-dir", memberDir.resolve("data").toString(),
+        "--listen-client-urls", m.clientUrl(), "--advertise-client-urls", m.clientUrl(),
+        "--listen-peer-urls", m.peerUrl(), "--initial-advertise-peer-urls", m.peerUrl(),
+        "--initial-cluster", initial, "--initial-cluster-state", state, "--initial-cluster-token", "qm-" + dir.getFileName(),
+        "--log-level", "warn")
+        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(memberDir.resolve("etcd.log").toFile()))
+        .start();
+  }
+
+  /** {@code kill -9} of member {@code i}. */
+  public void kill(int i) throws InterruptedException {
+    var p = processes[i];
+    if (p != null) {
+      p.destroyForcibly();
+      p.waitFor(10, TimeUnit.SECONDS);
+    }
+  }
+
+  /** Starts member {@code i} again on its ports and data. */
+  public void restart(int i) throws IOException {
+    startMember(i);
+  }
+
+  public boolean isAlive(int i) {
+    return processes[i] != null && processes[i].isAlive();
+  }
+
+  /** The index of the member that leads now, as the live members report it. */
+  public OptionalInt leader() {
+    for (int i = 0; i < members.size(); i++) {
+      if (!isAlive(i)) {
+        continue;
+      }
+      try (var client = Client.builder().endpoints(members.get(i).clientUrl()).build()) {
+        var status = client.getMaintenanceClient().statusMember(members.get(i).clientUrl()).get(2, TimeUnit.SECONDS);
+        long leaderId = status.getLeader();
+        if (leaderId == 0) {
+          continue;
+        }
+        if (status.getHeader().getMemberId() == leaderId) {
+          return OptionalInt.of(i);
+        }
+        // A follower names the leader it last heard from, which may be dead: only a live one counts.
+        var ids = client.getClusterClient().listMember().get(2, TimeUnit.SECONDS).getMembers();
+        for (var member : ids) {
+          if (member.getId() == leaderId) {
+            var name = member.getName();
+            var found = IntStream.range(0, members.size()).filter(j -> members.get(j).name().equals(name)).findFirst();
+            if (found.isPresent() && isAlive(found.getAsInt())) {
+              return found;
+            }
+          }
+        }
+      } catch (Exception e) {
+        // this member cannot say now: ask the next
+      }
+    }
+    return OptionalInt.empty();
+  }
+
+  /** Waits until some live member reports a leader. */
+  public void awaitHealthy(Duration bound) {
+    long deadline = System.nanoTime() + bound.toNanos();
+    while (leader().isEmpty()) {
+      for (int i = 0; i < members.size(); i++) {
+        if (processes[i] != null && !processes[i].isAlive() && processes[i].exitValue() != 137 && processes[i].exitValue() != 143) {
+          throw new IllegalStateException("etcd member " + members.get(i).name() + " exited " + processes[i].exitValue()
+              + "; its log: " + dir.resolve(members.get(i).name()).resolve("etcd.log"));
+        }
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("etcd under " + dir + " has no leader after " + bound);
+      }
+      try {
+        Thread.sleep(100);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted", e);
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    for (var p : processes) {
+      if (p != null) {
+        p.destroyForcibly();
+      }
+    }
+    for (var p : processes) {
+      if (p != null) {
+        try {
+          p.waitFor(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    }
+  }
+
+  private static int freePort() {
+    try (var s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
