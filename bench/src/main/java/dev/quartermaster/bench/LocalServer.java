@@ -32,6 +32,7 @@ final class LocalServer implements AutoCloseable {
   /** A server over {@code store}, which it closes when it closes. */
   static LocalServer start(Path dir, Store store) throws Exception {
     Files.createDirectories(dir);
+    dev.quartermaster.core.files.OwnerOnly.directory(dir); // as qm server makes it, so it says nothing about it
     var registry = new ObjectRegistry(store, new SystemEnv());
     var server = ApiServer.start(ApiServerConfig.of(registry, dir).withListen("127.0.0.1", 0));
     var token = Files.readString(dir.resolve("admin.token")).trim();

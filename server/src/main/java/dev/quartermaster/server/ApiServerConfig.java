@@ -53,6 +53,7 @@ public record ApiServerConfig(
 
   public static final String DEFAULT_HOST = "127.0.0.1";
   public static final int DEFAULT_PORT = 7480;
+  /** 1 MiB: below etcd's 1.5 MiB per request, so that an object the API accepts always fits one etcd write. */
   public static final long DEFAULT_MAX_BODY_BYTES = 1L << 20;
   /** Bodies are read into one array, so the limit must stay well inside an array's size. */
   public static final long MAX_BODY_LIMIT = 1L << 30;

@@ -22,6 +22,10 @@ final class ErrorResponses {
     if (failure instanceof ApiException api) {
       return api.error();
     }
+    if (failure instanceof dev.quartermaster.store.StoreLimitException limit) {
+      log.warn("event=store_limit request={} method={} path={} cause='{}'", requestId, method, path, limit.getMessage());
+      return ApiError.of(Reason.PayloadTooLarge, "the store refuses this write: " + limit.getMessage());
+    }
     if (failure instanceof dev.quartermaster.store.StoreException store) {
       // The store is closed or its disk failed: say so, the client may retry elsewhere or later.
       log.error("event=store_error request={} method={} path={}", requestId, method, path, failure);

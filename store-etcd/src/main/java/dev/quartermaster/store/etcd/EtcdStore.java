@@ -7,6 +7,7 @@ import dev.quartermaster.store.Range;
 import dev.quartermaster.store.Store;
 import dev.quartermaster.store.StoreEvent;
 import dev.quartermaster.store.StoreException;
+import dev.quartermaster.store.StoreLimitException;
 import dev.quartermaster.store.Txn;
 import dev.quartermaster.store.TxnResult;
 import dev.quartermaster.store.Watch;
@@ -96,7 +97,7 @@ public final class EtcdStore implements Store {
       }
       throw new StoreException("etcd: " + message, e.getCause());
     } catch (TimeoutException e) {
-      throw new StoreException("etcd did not answer within " + CALL, e);
+      throw new StoreException("etcd did not answer within " + CALL.toSeconds() + " s", e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new StoreException("interrupted while waiting for etcd", e);
@@ -151,12 +152,12 @@ public final class EtcdStore implements Store {
       long puts = branch.stream().filter(Txn.Op.Put.class::isInstance).count();
       long ops = branch.size() + puts;
       if (ops > MAX_TXN_OPS) {
-        throw new StoreException("a transaction of " + branch.size() + " writes (" + ops + " etcd operations, a put"
+        throw new StoreLimitException("a transaction of " + branch.size() + " writes (" + ops + " etcd operations, a put"
             + " counting twice) is over etcd's limit of " + MAX_TXN_OPS + " operations per transaction (--max-txn-ops)");
       }
     }
     if (txn.compares().size() > MAX_TXN_OPS) {
-      throw new StoreException("a transaction with " + txn.compares().size() + " compares is over etcd's limit of "
+      throw new StoreLimitException("a transaction with " + txn.compares().size() + " compares is over etcd's limit of "
           + MAX_TXN_OPS + " (--max-txn-ops)");
     }
     long bytes = 0;
@@ -164,7 +165,7 @@ public final class EtcdStore implements Store {
       bytes += prefix.length() + op.key().length() + (op instanceof Txn.Op.Put p ? p.value().length : 0);
     }
     if (bytes > MAX_REQUEST_BYTES) {
-      throw new StoreException("a transaction of " + bytes + " bytes is over etcd's request limit of " + MAX_REQUEST_BYTES
+      throw new StoreLimitException("a transaction of " + bytes + " bytes is over etcd's request limit of " + MAX_REQUEST_BYTES
           + " bytes (1.5 MiB, --max-request-bytes)");
     }
   }
