@@ -225,7 +225,11 @@ public final class NodeAgent implements AutoCloseable {
       }
       // A claim prepared (or not) here may be what one of our tasks waits for: its owner's, or a
       // task made by hand that names a claim made by hand (it waited a whole recheck period).
-      c.metadata().owner().filter(o -> o.kind().equals(Kinds.TASK.name())).ifPresent(o -> taskQueue.add(o.name()));
+      // Only a task of this node: every agent sees every claim event of the cluster. A task pinned here
+      // that the cache does not show pinned yet is enqueued by its own update.
+      c.metadata().owner().filter(o -> o.kind().equals(Kinds.TASK.name()))
+          .filter(o -> tasks.cache().get(o.name()).filter(taskSync::concerns).isPresent())
+          .ifPresent(o -> taskQueue.add(o.name()));
       if (c.metadata().owner().isEmpty()) {
         tasks.cache().byIndex(BY_CLAIM, c.metadata().name()).stream().filter(taskSync::concerns)
             .forEach(t -> taskQueue.add(t.metadata().name()));

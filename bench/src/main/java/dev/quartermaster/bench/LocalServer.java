@@ -34,7 +34,7 @@ final class LocalServer implements AutoCloseable {
     Files.createDirectories(dir);
     dev.quartermaster.core.files.OwnerOnly.directory(dir); // as qm server makes it, so it says nothing about it
     var registry = new ObjectRegistry(store, new SystemEnv());
-    var server = ApiServer.start(ApiServerConfig.of(registry, dir).withListen("127.0.0.1", 0));
+    var server = ApiServer.start(ApiServerConfig.of(registry, dir).withListen("127.0.0.1", 0).withStoreRevision(store::currentRevision));
     var token = Files.readString(dir.resolve("admin.token")).trim();
     return new LocalServer(store, registry, server, token);
   }

@@ -90,6 +90,11 @@ public final class ClaimLedger {
     return new LedgerState(claims, version);
   }
 
+  /** Whether any entry is for a claim called {@code name} (any uid): a look, without a snapshot's copy. */
+  public synchronized boolean holdsName(String name) {
+    return claims.values().stream().anyMatch(c -> c.claim().name().equals(name));
+  }
+
   /** The current version; grows by one with every change. */
   public synchronized long version() {
     return version;

@@ -95,7 +95,8 @@ public final class ClaimSync {
     return claim.status().allocation().map(Allocation::node).filter(node::equals).isPresent()
         || claim.status().prepare().containsKey(node)
         || claim.metadata().finalizers().contains(finalizer(node))
-        || !preparer.durable().ledger().snapshot().byName(claim.metadata().name()).isEmpty();
+        // Asked for every claim event of the cluster: a look into the ledger, not a copy of it.
+        || preparer.durable().ledger().holdsName(claim.metadata().name());
   }
 
   /** One reconcile of the claim called {@code name}. */

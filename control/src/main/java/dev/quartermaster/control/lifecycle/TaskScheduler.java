@@ -14,6 +14,7 @@ import dev.quartermaster.control.cluster.Informers;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.informer.EventHandler;
 import dev.quartermaster.core.queue.Result;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -146,8 +147,22 @@ public final class TaskScheduler {
     return Result.done();
   }
 
+  /**
+   * How long a new task's claims may take to appear and be allocated before the task says why it
+   * waits: on the usual path they take milliseconds, and a reason written then is stale at once
+   * (two writes per task of a 1,000-task apply, each racing the claims' own writes).
+   */
+  static final Duration QUIET_START = Duration.ofSeconds(1);
+
   private Result pending(Task t, String reason, String message) {
     var s = t.status();
+    boolean soonOver = reason.equals("WaitingForClaims") || reason.equals("WaitingForAllocation");
+    if (soonOver && s.reason().isEmpty() && t.metadata().createdAt().isPresent()) {
+      var age = Duration.between(t.metadata().createdAt().get(), env.now());
+      if (age.compareTo(QUIET_START) < 0) {
+        return Result.requeueAfter(QUIET_START.minus(age)); // still waiting then: say why
+      }
+    }
     if (!s.reason().equals(reason) || !s.message().equals(message)) {
       LOG.debug("task {} (revision {}): Pending {}: {}", t.metadata().name(), t.metadata().revision(), reason, message);
       api.updateStatus(t.withStatus(new TaskStatus(TaskPhase.Pending, reason, message, s.node(), s.deviceCheck(),

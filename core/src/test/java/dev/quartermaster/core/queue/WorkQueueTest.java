@@ -185,11 +185,11 @@ class WorkQueueTest {
     // Per-key backoff dominates while the bucket has tokens.
     assertThat(limiter.when("a")).isEqualTo(Duration.ofMillis(5));
     assertThat(limiter.when("a")).isEqualTo(Duration.ofMillis(10));
-    for (int i = 0; i < 98; i++) {
+    for (int i = 0; i < 1_008; i++) {
       limiter.when("k" + i);
     }
-    // The bucket is dry: a fresh key waits for it, not for its own 5 ms.
-    assertThat(limiter.when("fresh")).isEqualTo(Duration.ofMillis(100));
+    // The bucket (500/s, bursts of 1,000) is 10 retries past dry: the 1,011th waits 11 × 2 ms, not its own 5 ms.
+    assertThat(limiter.when("fresh")).isEqualTo(Duration.ofMillis(22));
     assertThat(limiter.numRequeues("a")).isEqualTo(2);
     limiter.forget("a");
     assertThat(limiter.numRequeues("a")).isZero();
