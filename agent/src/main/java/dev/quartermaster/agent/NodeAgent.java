@@ -36,6 +36,7 @@ import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.core.env.Env.Cancellable;
 import dev.quartermaster.core.env.SerialExecutor;
 import dev.quartermaster.core.informer.EventHandler;
+import dev.quartermaster.core.informer.FilteredListerWatcher;
 import dev.quartermaster.core.informer.Informer;
 import dev.quartermaster.core.queue.ExponentialBackoff;
 import dev.quartermaster.core.queue.Result;
@@ -126,9 +127,14 @@ public final class NodeAgent implements AutoCloseable {
     var backoff = new ExponentialBackoff<String>(Duration.ofMillis(100), Duration.ofSeconds(10));
     this.claimQueue = new WorkQueue<>(env, backoff);
     this.taskQueue = new WorkQueue<>(env, new ExponentialBackoff<>(Duration.ofMillis(100), Duration.ofSeconds(10)));
-    this.claims = Informer.builder(env, new ApiListerWatcher<>(config.api(), Kinds.RESOURCE_CLAIM), NodeAgent::nameOf,
+    // Every agent is told of every claim and task of the cluster; its caches and handlers keep only
+    // those of its node (the rest cost a bookmark): with 100 nodes, a hundredth of the work each.
+    this.claims = Informer.builder(env, new FilteredListerWatcher<>(new ApiListerWatcher<>(config.api(),
+        Kinds.RESOURCE_CLAIM), this::keepsClaim, NodeAgent::nameOf), NodeAgent::nameOf,
         NodeAgent::revisionOf).build();
-    this.tasks = Informer.builder(env, new ApiListerWatcher<>(config.api(), Kinds.TASK), NodeAgent::nameOf,
+    // A task deleted before it was scheduled here may still leave its claim prepared here: kept too.
+    this.tasks = Informer.builder(env, new FilteredListerWatcher<>(new ApiListerWatcher<>(config.api(), Kinds.TASK),
+        this::keepsTask, NodeAgent::nameOf), NodeAgent::nameOf,
         NodeAgent::revisionOf).index(BY_VOLUME, t -> t.spec().volumes().stream().map(VolumeUse::name).toList())
         .index(BY_CLAIM, t -> t.spec().claims()).build();
     this.volumes = Informer.builder(env, new ApiListerWatcher<>(config.api(), Kinds.VOLUME), NodeAgent::nameOf,
@@ -200,6 +206,16 @@ public final class NodeAgent implements AutoCloseable {
       }
       throw e;
     }
+  }
+
+  /** Whether this node's claim cache keeps {@code c} (see {@link FilteredListerWatcher}). */
+  private boolean keepsClaim(ResourceClaim c) {
+    return claimSync.concerns(c);
+  }
+
+  /** Whether this node's task cache keeps {@code t}. */
+  private boolean keepsTask(Task t) {
+    return taskSync.concerns(t) || t.metadata().isDeleting();
   }
 
   private static String nameOf(ApiObject o) {
