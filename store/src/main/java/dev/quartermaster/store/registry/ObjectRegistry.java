@@ -80,7 +80,9 @@ public final class ObjectRegistry implements FencingClient {
   @Override
   public <T extends ApiObject> Optional<T> get(Kind<T> kind, String name) {
     requireName(name);
-    return store.get(StoredObjects.key(kind, name)).map(kv -> stored.decode(kind, kv));
+    // A recently changed object was decoded already for the watches: the same immutable object.
+    return store.get(StoredObjects.key(kind, name)).map(kv -> watchDecodes.decoded(kind, kv.key(), kv.modRevision(), kv.value())
+        .orElseGet(() -> stored.decode(kind, kv)));
   }
 
   @Override

@@ -49,6 +49,20 @@ final class WatchDecodes {
     }
   }
 
+  /**
+   * The object a watch already decoded for this key's put at {@code revision}, if it is still
+   * held and was decoded from the same bytes: what a read of a recently changed object can use
+   * instead of decoding again. Never adds an entry (a read must not push out an event that lagging
+   * watches still need).
+   */
+  <T extends ApiObject> java.util.Optional<T> decoded(Kind<T> kind, String storeKey, long revision, byte[] bytes) {
+    var seen = slots.get((int) (revision & (SLOTS - 1)));
+    if (seen == null || !seen.holds(new Key(kind, storeKey, revision, StoreEvent.Type.PUT), bytes)) {
+      return java.util.Optional.empty();
+    }
+    return java.util.Optional.ofNullable(seen.object).map(kind::cast);
+  }
+
   /** How many decodes actually ran; tests use it to check that fan-out decodes once per event. */
   long decodes() {
     return decodes.sum();
