@@ -64,7 +64,7 @@ public final class Allocator {
     // Several workers, so allocations share the store's group commit. Safe: every commit is a
     // compare-and-set on the node's allocation record; the index steers concurrent placements to
     // different nodes (DeviceIndex#place) so they rarely collide.
-    this.loop = new ControlLoop("allocator", env, Integer.getInteger("qm.allocatorWorkers", 4), this::reconcile);
+    this.loop = new ControlLoop("allocator", env, 4, this::reconcile);
     AllocatorTriggers.register(informers, index, loop, this);
   }
 

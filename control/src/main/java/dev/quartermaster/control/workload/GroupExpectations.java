@@ -12,6 +12,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * every one of its own writes. Deterministic names make a create from a stale view fail loudly
  * anyway; this keeps it from being tried.
  *
+ * <p>Creates of a slow-start batch run concurrently ({@link #expectCreates}): until each has ended
+ * (written, or failed) the group's revision is not known, so the gate stays shut while any is in
+ * flight, whatever the informer shows.
+ *
  * <p>If the informer does not catch up within the bound (a stuck watch), the caller stops trusting
  * the cache and reads live (counted in {@link #timeouts}). Keys are {@code <workload-uid>/<group>},
  * so a re-created workload starts clean. A key is only ever handled by one reconcile at a time (work
@@ -31,7 +35,7 @@ public final class GroupExpectations {
     record TimedOut(long revision, Map<String, String> names) implements Gate {}
   }
 
-  private record Pending(long revision, long sinceNanos, Map<String, String> names) {}
+  private record Pending(long revision, long sinceNanos, Map<String, String> names, int inFlight) {}
 
   private final Duration bound;
   private final Map<String, Pending> pending = new ConcurrentHashMap<>();
@@ -41,13 +45,32 @@ public final class GroupExpectations {
     this.bound = bound;
   }
 
-  /** Records our write of {@code task} ({@code action}: create or delete) at {@code revision}. */
+  /** {@code n} creates of {@code key} are about to run concurrently: the gate stays shut until each has ended. */
+  public void expectCreates(String key, int n, long nowNanos) {
+    pending.compute(key, (k, p) -> p == null ? new Pending(0, nowNanos, Map.of(), n)
+        : new Pending(p.revision(), p.sinceNanos(), p.names(), p.inFlight() + n));
+  }
+
+  /** Records our write of {@code task} ({@code action}: create or delete) at {@code revision}; a create ends one in flight. */
   public void wrote(String key, String task, String action, long revision, long nowNanos) {
     pending.compute(key, (k, p) -> {
       var names = new TreeMap<String, String>(p == null ? Map.of() : p.names());
       names.put(task, action);
-      return new Pending(Math.max(revision, p == null ? 0 : p.revision()), p == null ? nowNanos : p.sinceNanos(), names);
+      int inFlight = p == null ? 0 : Math.max(0, p.inFlight() - (action.equals("create") ? 1 : 0));
+      return new Pending(Math.max(revision, p == null ? 0 : p.revision()), p == null ? nowNanos : p.sinceNanos(), names,
+          inFlight);
     });
+  }
+
+  /** An expected create ended without a write (refused, or failed). */
+  public void createEnded(String key) {
+    pending.computeIfPresent(key, (k, p) -> new Pending(p.revision(), p.sinceNanos(), p.names(), Math.max(0, p.inFlight() - 1)));
+  }
+
+  /** Creates of {@code key} still in flight. */
+  public int inFlight(String key) {
+    var p = pending.get(key);
+    return p == null ? 0 : p.inFlight();
   }
 
   /** Where {@code key} stands, given the informer's caught-up revision. */
@@ -56,7 +79,7 @@ public final class GroupExpectations {
     if (p == null) {
       return new Gate.Open();
     }
-    if (syncedRevision >= p.revision()) {
+    if (p.inFlight() == 0 && syncedRevision >= p.revision()) {
       pending.remove(key, p);
       return new Gate.Open();
     }

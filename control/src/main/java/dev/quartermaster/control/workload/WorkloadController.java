@@ -74,8 +74,12 @@ public final class WorkloadController {
   private final SlotVolumes slotVolumes;
   /** Task names a create found held by a task we do not own → the workload that wants the name. */
   private final Map<String, String> takenBy = new ConcurrentHashMap<>();
+  /** Those names → who holds them ({@code kind/name}, or made by hand), for the report. */
+  private final Map<String, String> takenHolder = new ConcurrentHashMap<>();
   /** The same for slot volume names (a hand-made volume carries no label naming us). */
   private final Map<String, String> volumeTakenBy = new ConcurrentHashMap<>();
+  /** Groups whose template the store refused as invalid, by group key. */
+  private final Map<String, Refused> invalid = new ConcurrentHashMap<>();
 
   public WorkloadController(Env env, ApiClient api, Informers informers, Duration expectationBound) {
     this(env, api, informers, expectationBound, RestartBackoff.DEFAULT);
@@ -106,6 +110,7 @@ public final class WorkloadController {
       @Override
       public void onDelete(Workload w) {
         expectations.clearAll(w.metadata().uid() + "/");
+        invalid.keySet().removeIf(k -> k.startsWith(w.metadata().uid() + "/"));
         restarts.forgetAll(w.metadata().uid() + "/");
         slowStart.forgetAll(w.metadata().uid() + "/");
         loop.enqueue(w.metadata().name());
@@ -128,6 +133,7 @@ public final class WorkloadController {
       public void onDelete(Task t) {
         enqueueOwner(t);
         // A name another workload wanted is free now.
+        takenHolder.remove(t.metadata().name());
         Optional.ofNullable(takenBy.remove(t.metadata().name())).ifPresent(loop::enqueue);
       }
     });
@@ -275,29 +281,43 @@ public final class WorkloadController {
     return recheck.map(Result::requeueAfter).orElse(Result.done());
   }
 
-  /** One slow-start batch of the group's missing ordinals; names held by others are reported, not waited on. */
+  /**
+   * One slow-start batch of the group's missing ordinals, created concurrently (each an {@code Env}
+   * task, so the batch shares the store's group commit): the group's gate stays shut until every
+   * create of the batch has ended ({@link GroupExpectations#expectCreates}), and the last to end
+   * brings the workload back. Names held by others are reported, not waited on; a template the store
+   * refuses as invalid is reported and not tried again until the spec changes.
+   */
   private void create(String key, Workload w, WorkerGroup group, List<Integer> ordinals, List<String> problems,
       SpecFreshness freshness) {
+    var refused = invalid.get(key);
+    if (refused != null && refused.generation() == w.metadata().generation()) {
+      problems.add("group " + group.name() + ": " + refused.message());
+      slowStart.done(key, 0, 0);
+      return;
+    }
+    invalid.remove(key);
     int batch = slowStart.batch(key);
-    int created = 0;
     int left = 0;
+    var slots = new ArrayList<Slot>();
     for (int ordinal : ordinals) {
-      if (created >= batch || !freshness.stillNewest()) {
+      var name = TaskNames.task(w.metadata().name(), group.name(), ordinal);
+      if (w.metadata().name().equals(takenBy.get(name))) {
+        // Found held by another's task: reported, and tried again only once that task is gone.
+        problems.add(taken(w.metadata().name(), group.name(), name, takenHolder.getOrDefault(name, "another task")));
+        continue;
+      }
+      if (slots.size() >= batch) {
         left++;
         continue;
       }
       // The slot's volumes exist before its task, so the task never names a volume that is not there.
-      List<VolumeUse> uses;
       switch (slotVolumes.ensure(w, group, ordinal)) {
-        case SlotVolumes.Outcome.Ready r -> uses = r.uses();
-        case SlotVolumes.Outcome.Waiting wait -> {
-          left++;
-          continue;
-        }
+        case SlotVolumes.Outcome.Ready r -> slots.add(new Slot(ordinal, restarts.attemptFor(key, ordinal), r.uses()));
+        case SlotVolumes.Outcome.Waiting wait -> left++;
         case SlotVolumes.Outcome.Taken t -> {
           volumeTakenBy.put(t.volume(), w.metadata().name());
           problems.add(volumeTaken(group.name(), t.volume(), t.holder()));
-          continue;
         }
         case SlotVolumes.Outcome.Invalid i -> {
           problems.add("group " + group.name() + ": " + i.message());
@@ -305,22 +325,78 @@ public final class WorkloadController {
           return;
         }
       }
-      var outcome = writer.create(key, w, group, ordinal, restarts.attemptFor(key, ordinal), uses);
+    }
+    // One live look at the spec for the whole batch; the store refuses each create anyway if the
+    // workload's generation moved (SpecDecision).
+    if (slots.isEmpty() || !freshness.stillNewest()) {
+      slowStart.done(key, 0, left);
+      return;
+    }
+    expectations.expectCreates(key, slots.size(), env.nanoTime());
+    var batchOutcome = new BatchOutcome();
+    for (var slot : slots) {
+      env.execute(() -> createOne(key, w, group, slot, batchOutcome));
+    }
+    slowStart.done(key, slots.size(), left);
+  }
+
+  /** A slot of a batch: its ordinal, attempt and template volumes. */
+  private record Slot(int ordinal, int attempt, List<VolumeUse> uses) {}
+
+  /** What the creates of one batch came to, for whoever ends last. */
+  private static final class BatchOutcome {
+    final java.util.concurrent.atomic.AtomicBoolean wrote = new java.util.concurrent.atomic.AtomicBoolean();
+    final java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();
+    final java.util.concurrent.atomic.AtomicBoolean taken = new java.util.concurrent.atomic.AtomicBoolean();
+  }
+
+  /** A template the store refused, at the workload generation it was refused for. */
+  private record Refused(long generation, String message) {}
+
+  /**
+   * One create of a batch. The last of the batch to end brings the workload back: at once if the
+   * batch wrote (its gate now waits on a revision no pass has seen), after a pause if a create
+   * failed (as a thrown error would be retried), and at once if a name was found taken, so that the
+   * next pass reports it (that pass skips such names until their holder is gone); a batch the store
+   * refused as invalid waits for a change of spec.
+   */
+  private void createOne(String key, Workload w, WorkerGroup group, Slot slot, BatchOutcome batch) {
+    boolean written = false;
+    try {
+      var outcome = writer.create(key, w, group, slot.ordinal(), slot.attempt(), slot.uses());
       switch (outcome) {
-        case TaskWriter.Created.Done d -> created++;
+        case TaskWriter.Created.Done d -> written = true;
         case TaskWriter.Created.NameTaken t -> {
+          takenHolder.put(t.task(), t.holder());
           takenBy.put(t.task(), w.metadata().name());
-          problems.add(taken(w.metadata().name(), group.name(), t.task(), t.holder()));
+          batch.taken.set(true);
         }
-        case TaskWriter.Created.Invalid i -> {
-          problems.add("group " + group.name() + ": " + i.message());
-          slowStart.done(key, 0, 0);
-          return;
+        case TaskWriter.Created.Invalid i -> invalid.put(key, new Refused(w.metadata().generation(), i.message()));
+      }
+    } catch (RuntimeException e) {
+      // A stale view (the name exists), a spec that moved, the store unavailable: the next pass decides again.
+      batch.failed.set(true);
+      LOG.debug("workload {} group {}: create of ordinal {} failed: {}", w.metadata().name(), group.name(), slot.ordinal(),
+          e.getMessage());
+    } finally {
+      if (written) {
+        batch.wrote.set(true);
+      } else {
+        expectations.createEnded(key);
+      }
+      if (expectations.inFlight(key) == 0) {
+        if (batch.wrote.get() || batch.taken.get()) {
+          // A taken name is reported by that pass and not tried again until its holder is gone: no loop.
+          loop.enqueue(w.metadata().name());
+        } else if (batch.failed.get()) {
+          loop.enqueueAfter(w.metadata().name(), FAILED_BATCH_PAUSE);
         }
       }
     }
-    slowStart.done(key, created, left);
   }
+
+  /** How long a batch whose creates all failed waits before the group is decided again. */
+  private static final Duration FAILED_BATCH_PAUSE = Duration.ofSeconds(1);
 
   private static String volumeTaken(String group, String volume, String holder) {
     return "volume " + volume + " (group " + group + ") is taken by " + holder
