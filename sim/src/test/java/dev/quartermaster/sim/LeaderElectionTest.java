@@ -9,6 +9,7 @@ import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.control.leader.FencedApiClient;
 import dev.quartermaster.control.leader.LeaderConfig;
 import dev.quartermaster.control.leader.LeaderElector;
+import dev.quartermaster.store.ForwardingStore;
 import dev.quartermaster.store.KeyValue;
 import dev.quartermaster.store.Range;
 import dev.quartermaster.store.Store;
@@ -16,8 +17,6 @@ import dev.quartermaster.store.StoreException;
 import dev.quartermaster.store.StoreLeases;
 import dev.quartermaster.store.Txn;
 import dev.quartermaster.store.TxnResult;
-import dev.quartermaster.store.Watch;
-import dev.quartermaster.store.WatchListener;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,13 +26,12 @@ import org.junit.jupiter.api.Test;
 /** Two candidates; the leader's store access stalls past the lease; the other takes over; the old one's writes fail. */
 class LeaderElectionTest {
 
-  /** A store whose calls fail (as timed-out calls would) while stalled. */
-  static final class StallingStore implements Store {
-    private final Store delegate;
+  /** A store whose calls fail (as timed-out calls would) while stalled; watches and compaction go on. */
+  static final class StallingStore extends ForwardingStore {
     boolean stalled;
 
     StallingStore(Store delegate) {
-      this.delegate = delegate;
+      super(delegate);
     }
 
     private void check() {
@@ -58,26 +56,6 @@ class LeaderElectionTest {
     public TxnResult txn(Txn txn) {
       check();
       return delegate.txn(txn);
-    }
-
-    @Override
-    public Watch watch(String prefix, long afterRevision, WatchListener listener) {
-      return delegate.watch(prefix, afterRevision, listener);
-    }
-
-    @Override
-    public void compact(long revision) {
-      delegate.compact(revision);
-    }
-
-    @Override
-    public long currentRevision() {
-      return delegate.currentRevision();
-    }
-
-    @Override
-    public long compactedRevision() {
-      return delegate.compactedRevision();
     }
 
     @Override

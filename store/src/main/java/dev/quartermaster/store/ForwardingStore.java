@@ -1,0 +1,55 @@
+package dev.quartermaster.store;
+
+import java.util.Optional;
+
+/**
+ * A {@link Store} that passes every call to another: the base of views that change one thing (the
+ * fence of a leader's term; in tests, a stall or an interleaving) and leave the rest as it is.
+ */
+public abstract class ForwardingStore implements Store {
+  protected final Store delegate;
+
+  protected ForwardingStore(Store delegate) {
+    this.delegate = delegate;
+  }
+
+  @Override
+  public Optional<KeyValue> get(String key) {
+    return delegate.get(key);
+  }
+
+  @Override
+  public Range range(String prefix, long revision) {
+    return delegate.range(prefix, revision);
+  }
+
+  @Override
+  public TxnResult txn(Txn txn) {
+    return delegate.txn(txn);
+  }
+
+  @Override
+  public Watch watch(String prefix, long afterRevision, WatchListener listener) {
+    return delegate.watch(prefix, afterRevision, listener);
+  }
+
+  @Override
+  public void compact(long revision) {
+    delegate.compact(revision);
+  }
+
+  @Override
+  public long currentRevision() {
+    return delegate.currentRevision();
+  }
+
+  @Override
+  public long compactedRevision() {
+    return delegate.compactedRevision();
+  }
+
+  @Override
+  public void close() {
+    delegate.close();
+  }
+}
