@@ -3,11 +3,8 @@ package dev.quartermaster.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quartermaster.api.client.ApiClient;
-import dev.quartermaster.api.client.WatchEvent;
 import dev.quartermaster.api.client.WatchHandle;
-import dev.quartermaster.api.client.WatchHandler;
 import dev.quartermaster.api.domain.ComputeDomain;
-import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.api.meta.Kinds;
@@ -47,17 +44,15 @@ class DomainUpTest {
   static final String DOMAIN = "nvlink-job";
   static final int ROUNDS = Integer.getInteger("qm.domain.rounds", 100);
 
-  record Change(long revision, ApiObject object, boolean deleted) {}
-
   @Test
   void theDomainJobKeepsItsDomainThroughAHundredReplacementsAndADaemonKilled() throws Exception {
     try (var up = UpProcess.start("qmd", "--nodes", "2")) {
       var api = up.api();
-      var changes = new ArrayList<Change>();
+      var changes = new ArrayList<WatchedChange>();
       var watches = new ArrayList<WatchHandle>();
       long from = api.list(Kinds.NODE).revision();
       for (var kind : List.<Kind<?>>of(Kinds.NODE, Kinds.RESOURCE_CLAIM, Kinds.TASK, Kinds.COMPUTE_DOMAIN)) {
-        watches.add(record(api, kind, from, changes));
+        watches.add(WatchedChange.record(api, kind, from, changes));
       }
 
       var t0 = Instant.now();
@@ -117,11 +112,11 @@ class DomainUpTest {
       phase("daemon killed -> restarted, Ready again", t2);
 
       watches.forEach(WatchHandle::close);
-      List<Change> seen;
+      List<WatchedChange> seen;
       synchronized (changes) {
         seen = new ArrayList<>(changes);
       }
-      seen.sort(Comparator.comparingLong(Change::revision));
+      seen.sort(Comparator.comparingLong(WatchedChange::revision));
 
       // Judged in revision order, up to the kill (after it, a daemon is down under a worker on purpose).
       var promises = new DomainPromises();
@@ -142,30 +137,14 @@ class DomainUpTest {
       assertThat(states(after, Task.class, t -> t.metadata().name().equals(victimName)
           ? Condition.find(t.status().conditions(), TaskSync.DOMAIN_READY).map(Condition::isTrue) : Optional.empty()))
           .as("the worker's " + TaskSync.DOMAIN_READY).containsSubsequence(false, true);
-      assertThat(after.stream().map(Change::object).filter(o -> o instanceof Task t && t.metadata().name().equals(victimName))
+      assertThat(after.stream().map(WatchedChange::object).filter(o -> o instanceof Task t && t.metadata().name().equals(victimName))
           .map(o -> ((Task) o).status().phase())).as("told, not stopped").containsOnly(TaskPhase.Running);
       up.passed();
     }
   }
 
-  private static <T extends ApiObject> WatchHandle record(ApiClient api, Kind<T> kind, long from, List<Change> into) {
-    return api.watch(kind, from, new WatchHandler<T>() {
-      @Override
-      public void onEvent(WatchEvent<T> e) {
-        synchronized (into) {
-          into.add(new Change(e.revision(), e.object(), e.type() == WatchEvent.Type.DELETED));
-        }
-      }
-
-      @Override
-      public void onGone(long compactedRevision) {
-        throw new AssertionError(kind.plural() + " watch compacted at " + compactedRevision + ": changes were missed");
-      }
-    });
-  }
-
   /** The successive values {@code f} gives over changes of type {@code type}, repeats folded. */
-  private static <T> List<Boolean> states(List<Change> changes, Class<T> type, java.util.function.Function<T, Optional<Boolean>> f) {
+  private static <T> List<Boolean> states(List<WatchedChange> changes, Class<T> type, java.util.function.Function<T, Optional<Boolean>> f) {
     var out = new ArrayList<Boolean>();
     for (var c : changes) {
       if (type.isInstance(c.object())) {

@@ -44,6 +44,10 @@ public final class ControlPlane implements AutoCloseable {
       return new Options(identity, LeaderConfig.DEFAULTS, WorkloadController.DEFAULT_EXPECTATION_BOUND,
           NodeLifecycle.DEFAULT_GRACE);
     }
+
+    public Options withLeader(LeaderConfig config) {
+      return new Options(identity, config, expectationBound, heartbeatGrace);
+    }
   }
 
   private static final Logger LOG = LoggerFactory.getLogger(ControlPlane.class);

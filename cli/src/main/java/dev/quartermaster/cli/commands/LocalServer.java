@@ -143,9 +143,8 @@ public final class LocalServer implements AutoCloseable {
         ca = Optional.of(material.ca());
       }
       var server = ApiServer.start(config);
-      var controlOptions = ControlPlane.Options.defaults(options.identity());
       var controllers = ControlPlane.start(registry, new StoreLeases(store), env,
-          new ControlPlane.Options(options.identity(), options.leader(), controlOptions.expectationBound(), controlOptions.heartbeatGrace()),
+          ControlPlane.Options.defaults(options.identity()).withLeader(options.leader()),
           new SocketPluginConnector());
       Gauge.builder("qm.controllers.leader", controllers, c -> c.isLeader() ? 1 : 0)
           .description("1 while this server's controllers lead (one server of those sharing a store), else 0")

@@ -85,7 +85,7 @@ public final class ServerCommand implements Callable<Integer> {
     var configFile = UserConfig.location(env);
     new UserConfig(Optional.of(server.uri().toString()), Optional.of(server.tokenFile().toString()),
         server.ca().map(c -> server.caFile().toString())).write(configFile);
-    banner(spec.commandLine().getOut(), server, configFile.toString());
+    banner(spec.commandLine().getOut(), server, where, configFile.toString());
     server.awaitStopped();
     return 0;
   }
@@ -107,10 +107,9 @@ public final class ServerCommand implements Callable<Integer> {
         LeaderConfig.DEFAULTS.key());
   }
 
-  private void banner(PrintWriter out, LocalServer server, String configFile) {
+  private void banner(PrintWriter out, LocalServer server, StoreLocation where, String configFile) {
     out.println("Quartermaster server " + VersionInfo.version() + " is running.");
     row(out, "API", server.uri().toString());
-    var where = StoreLocation.parse(store, etcdPrefix);
     if (where instanceof StoreLocation.Etcd etcd) {
       row(out, "Store", etcd.describe());
       row(out, "Controllers", "run by one elected server of those on this store (lease " + leaderLease.toMillis() / 1000.0 + " s"

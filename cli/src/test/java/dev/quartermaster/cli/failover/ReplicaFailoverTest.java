@@ -4,16 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.quartermaster.api.client.ApiClient;
-import dev.quartermaster.api.client.WatchEvent;
 import dev.quartermaster.api.client.WatchHandle;
-import dev.quartermaster.api.client.WatchHandler;
 import dev.quartermaster.api.client.http.HttpApiClient;
 import dev.quartermaster.api.client.http.TrustedCa;
 import dev.quartermaster.api.codec.ObjectCodec;
-import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.workload.TaskPhase;
+import dev.quartermaster.cli.WatchedChange;
 import dev.quartermaster.core.env.SystemEnv;
 import dev.quartermaster.store.etcd.EtcdProcesses;
 import dev.quartermaster.store.etcd.EtcdStore;
@@ -166,17 +164,17 @@ class ReplicaFailoverTest {
       try (var store = new EtcdStore(etcd.endpoints(), "/qm")) {
         var history = new ObjectRegistry(store, new SystemEnv());
         long until = store.currentRevision();
-        var changes = new ArrayList<Change>();
-        var watches = List.of(record(history, Kinds.RESOURCE_CLAIM, changes), record(history, Kinds.TASK, changes),
-            record(history, Kinds.WORKLOAD, changes));
+        var changes = new ArrayList<WatchedChange>();
+        var watches = List.of(WatchedChange.record(history, Kinds.RESOURCE_CLAIM, 0, changes),
+            WatchedChange.record(history, Kinds.TASK, 0, changes), WatchedChange.record(history, Kinds.WORKLOAD, 0, changes));
         await("the history read back", Duration.ofSeconds(60), () -> {
           synchronized (changes) {
-            return changes.stream().mapToLong(Change::revision).max().orElse(0) >= lastObjectRevision(history, until);
+            return changes.stream().mapToLong(WatchedChange::revision).max().orElse(0) >= lastObjectRevision(history, until);
           }
         });
         watches.forEach(WatchHandle::close);
         synchronized (changes) {
-          changes.sort(Comparator.comparingLong(Change::revision));
+          changes.sort(Comparator.comparingLong(WatchedChange::revision));
           changes.forEach(c -> judge.changed(c.revision(), c.object(), c.deleted()));
         }
       }
@@ -199,24 +197,6 @@ class ReplicaFailoverTest {
         deleteTree(dir);
       }
     }
-  }
-
-  record Change(long revision, ApiObject object, boolean deleted) {}
-
-  private static <T extends ApiObject> WatchHandle record(ApiClient api, Kind<T> kind, List<Change> into) {
-    return api.watch(kind, 0, new WatchHandler<T>() {
-      @Override
-      public void onEvent(WatchEvent<T> e) {
-        synchronized (into) {
-          into.add(new Change(e.revision(), e.object(), e.type() == WatchEvent.Type.DELETED));
-        }
-      }
-
-      @Override
-      public void onGone(long compactedRevision) {
-        throw new AssertionError(kind.plural() + " history compacted at " + compactedRevision + ": it cannot be judged");
-      }
-    });
   }
 
   /** The revision of the newest change of the judged kinds at or before {@code until}. */

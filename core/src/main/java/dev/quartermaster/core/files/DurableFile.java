@@ -17,6 +17,15 @@ import java.util.Set;
 public final class DurableFile {
   private DurableFile() {}
 
+  /** {@link #replace}, unless the file holds exactly {@code bytes} already; whether it wrote. */
+  public static boolean replaceIfChanged(Path target, byte[] bytes) throws IOException {
+    if (Files.exists(target) && java.util.Arrays.equals(Files.readAllBytes(target), bytes)) {
+      return false;
+    }
+    replace(target, bytes);
+    return true;
+  }
+
   public static void replace(Path target, byte[] bytes) throws IOException {
     var temp = target.resolveSibling(target.getFileName() + ".tmp");
     try (var ch = FileChannel.open(temp, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE,

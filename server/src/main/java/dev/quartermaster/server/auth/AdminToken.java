@@ -1,5 +1,6 @@
 package dev.quartermaster.server.auth;
 
+import dev.quartermaster.core.files.DurableFile;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -44,22 +45,7 @@ public final class AdminToken {
    * store), replacing the file atomically when it differs.
    */
   public static void install(Path dataDir, String token) throws IOException {
-    var file = file(dataDir);
-    var content = token + "\n";
-    if (Files.exists(file) && Files.readString(file, StandardCharsets.UTF_8).equals(content)) {
-      return;
-    }
-    var temp = Files.createTempFile(dataDir, ".admin.token-", ".tmp",
-        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-    try {
-      try (var channel = FileChannel.open(temp, StandardOpenOption.WRITE)) {
-        channel.write(ByteBuffer.wrap(content.getBytes(StandardCharsets.UTF_8)));
-        channel.force(true);
-      }
-      Files.move(temp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-    } finally {
-      Files.deleteIfExists(temp);
-    }
+    DurableFile.replaceIfChanged(file(dataDir), (token + "\n").getBytes(StandardCharsets.UTF_8));
   }
 
   /**

@@ -2,7 +2,7 @@ package dev.quartermaster.server.replica;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.quartermaster.api.codec.ObjectCodec;
-import dev.quartermaster.core.files.OwnerOnly;
+import dev.quartermaster.core.files.DurableFile;
 import dev.quartermaster.server.auth.AdminToken;
 import dev.quartermaster.server.tls.ServerCertificates;
 import dev.quartermaster.store.KeyValue;
@@ -14,7 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Instant;
-import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
@@ -130,21 +129,7 @@ public final class ClusterSecrets {
     if (secrets.hasCa()) {
       ServerCertificates.installCa(dataDir, secrets.caCert(), secrets.caKey());
     }
-    writeIfChanged(dataDir.resolve(CLUSTER_ID_FILE), secrets.clusterId() + "\n");
-  }
-
-  static void writeIfChanged(Path file, String content) throws IOException {
-    var bytes = content.getBytes(StandardCharsets.UTF_8);
-    if (Files.exists(file) && Arrays.equals(Files.readAllBytes(file), bytes)) {
-      return;
-    }
-    var temp = Files.createTempFile(file.getParent(), "." + file.getFileName() + "-", ".tmp", OwnerOnly.fileAttribute(file.getParent()));
-    try {
-      Files.write(temp, bytes);
-      Files.move(temp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-    } finally {
-      Files.deleteIfExists(temp);
-    }
+    DurableFile.replaceIfChanged(dataDir.resolve(CLUSTER_ID_FILE), (secrets.clusterId() + "\n").getBytes(StandardCharsets.UTF_8));
   }
 
   private static String newToken() {

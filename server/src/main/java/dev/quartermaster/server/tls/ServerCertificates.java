@@ -1,5 +1,6 @@
 package dev.quartermaster.server.tls;
 
+import dev.quartermaster.core.files.DurableFile;
 import dev.quartermaster.core.files.OwnerOnly;
 import java.io.IOException;
 import java.math.BigInteger;
@@ -85,10 +86,8 @@ public final class ServerCertificates {
     if (Files.exists(caCert) && Files.readString(caCert).equals(certificatePem)) {
       return;
     }
-    var caKey = dir.resolve("ca.key");
-    Files.deleteIfExists(caKey);
-    Files.writeString(Files.createFile(caKey, OwnerOnly.fileAttribute(dir)), keyPem);
-    Files.writeString(caCert, certificatePem);
+    DurableFile.replace(dir.resolve("ca.key"), keyPem.getBytes(StandardCharsets.US_ASCII));
+    DurableFile.replace(caCert, certificatePem.getBytes(StandardCharsets.US_ASCII));
     Files.deleteIfExists(dir.resolve("server.crt"));
   }
 
