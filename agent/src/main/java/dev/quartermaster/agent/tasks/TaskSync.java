@@ -328,9 +328,11 @@ public final class TaskSync {
 
   /**
    * Why the task cannot start yet because of {@code claimName}; empty when this node's ledger holds
-   * the claim prepared. The ledger decides, not the claim's status: a status says what an agent
-   * reported once, and the claim it describes may since have been unprepared, deleted, or replaced
-   * by another of the same name (a task replaced in a crash loop finds its predecessor's claim).
+   * the claim prepared and the claim's status says so too. The ledger is what counts: a status says
+   * what an agent reported once, and the claim it describes may since have been unprepared, deleted,
+   * or replaced by another of the same name (a task replaced in a crash loop finds its predecessor's
+   * claim). The status must agree as well, or the task could be reported Running before the store
+   * shows its claim Prepared (seen once in 100 real-process replacements).
    */
   private Optional<String> waitingFor(Task t, String claimName) {
     var claim = claims.apply(claimName);
@@ -345,10 +347,12 @@ public final class TaskSync {
     if (c.metadata().isDeleting()) {
       return Optional.of("waiting for claim " + claimName + ": it is being deleted");
     }
-    if (preparedHere.apply(c.metadata().uid()).isPresent()) {
+    var state = c.status().prepare().get(node);
+    // Both: the ledger (what this node holds now) and the claim's status (what everyone else is told),
+    // so the task is never reported Running before its claim is Prepared in the store.
+    if (preparedHere.apply(c.metadata().uid()).isPresent() && state != null && state.phase() == PrepareState.Phase.Prepared) {
       return Optional.empty();
     }
-    var state = c.status().prepare().get(node);
     var why = state == null || state.phase() == PrepareState.Phase.Prepared ? "not prepared yet"
         : state.phase() + (state.reason().isEmpty() ? "" : ": " + state.reason());
     return Optional.of("waiting for claim " + claimName + " to be prepared on " + node + " (" + why + ")");
