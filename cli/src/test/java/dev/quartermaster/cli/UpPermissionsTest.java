@@ -151,8 +151,14 @@ class UpPermissionsTest {
     }
   }
 
+  /** Whether others may touch {@code p}; a file gone since the walk listed it (a run record of a task that ended) cannot be. */
   private static boolean groupOrOther(Path p) throws IOException {
-    var perms = Files.getPosixFilePermissions(p, LinkOption.NOFOLLOW_LINKS);
+    java.util.Set<PosixFilePermission> perms;
+    try {
+      perms = Files.getPosixFilePermissions(p, LinkOption.NOFOLLOW_LINKS);
+    } catch (java.nio.file.NoSuchFileException gone) {
+      return false;
+    }
     return perms.stream().anyMatch(x -> !(x == PosixFilePermission.OWNER_READ || x == PosixFilePermission.OWNER_WRITE
         || x == PosixFilePermission.OWNER_EXECUTE));
   }
