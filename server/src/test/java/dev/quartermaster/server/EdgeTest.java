@@ -1,5 +1,7 @@
 package dev.quartermaster.server;
 
+import java.util.List;
+import dev.quartermaster.api.client.Write;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
@@ -200,6 +202,11 @@ class EdgeTest {
 
     @Override
     public <T extends ApiObject> T updateStatus(T object) {
+      throw boom();
+    }
+
+    @Override
+    public List<ApiObject> commit(List<Write> writes) {
       throw boom();
     }
 

@@ -1,5 +1,6 @@
 package dev.quartermaster.server;
 
+import dev.quartermaster.api.client.Write;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.client.DeleteResult;
 import dev.quartermaster.api.client.LabelSelector;
@@ -125,6 +126,20 @@ final class InMemoryApiClient implements ApiClient {
     var current = current(object);
     var next = kind.cast(current.withStatusOf(object));
     return commit(WatchEvent.Type.MODIFIED, kind.cast(next.withMetadata(next.metadata().withRevision(revision + 1))));
+  }
+
+  /** One write only: the double has no transactions to make a larger batch all-or-nothing. */
+  @Override
+  public synchronized List<ApiObject> commit(List<Write> writes) {
+    if (writes.size() != 1) {
+      throw new UnsupportedOperationException("InMemoryApiClient commits one write at a time");
+    }
+    ApiObject written = switch (writes.getFirst()) {
+      case Write.Create c -> create(c.object());
+      case Write.Update u -> update(u.object());
+      case Write.UpdateStatus u -> updateStatus(u.object());
+    };
+    return List.of(written);
   }
 
   @Override

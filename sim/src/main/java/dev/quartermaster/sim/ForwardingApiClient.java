@@ -1,5 +1,7 @@
 package dev.quartermaster.sim;
 
+import java.util.List;
+import dev.quartermaster.api.client.Write;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.client.DeleteResult;
 import dev.quartermaster.api.client.LabelSelector;
@@ -41,6 +43,11 @@ public abstract class ForwardingApiClient implements ApiClient {
   @Override
   public <T extends ApiObject> T updateStatus(T object) {
     return api.updateStatus(object);
+  }
+
+  @Override
+  public List<ApiObject> commit(List<Write> writes) {
+    return api.commit(writes);
   }
 
   @Override

@@ -2,6 +2,7 @@ package dev.quartermaster.api.client;
 
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -39,6 +40,16 @@ public interface ApiClient {
 
   /** Replaces only the status, compare-and-set on {@code metadata.revision} like {@link #update}. */
   <T extends ApiObject> T updateStatus(T object);
+
+  /**
+   * Applies {@code writes} as one: every one of them, or none. Each is judged as it would be alone
+   * (validation, compare-and-set on its revision, the store's rules), in order, against the objects
+   * as the earlier writes of the batch leave them; an object may be written once per batch. Returns
+   * the written objects, in order, all at the batch's one revision. If any write cannot be applied,
+   * nothing is, and the exception is the one that write would get alone. One decision that changes
+   * several objects (the allocator's record and its claims) commits in one transaction this way.
+   */
+  List<ApiObject> commit(List<Write> writes);
 
   /**
    * Deletes {@code name}. Without finalizers the object is gone at once; with finalizers it is marked

@@ -1,5 +1,6 @@
 package dev.quartermaster.cli.watch;
 
+import dev.quartermaster.api.client.Write;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quartermaster.api.client.ApiClient;
@@ -98,6 +99,11 @@ class ListWatchTest {
 
     @Override
     public <T extends ApiObject> T updateStatus(T object) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public List<ApiObject> commit(List<Write> writes) {
       throw new UnsupportedOperationException();
     }
 

@@ -8,6 +8,7 @@ import dev.quartermaster.api.claim.Allocation;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.claim.ResourceClaimStatus;
 import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.api.client.Write;
 import dev.quartermaster.api.device.DeviceClass;
 import dev.quartermaster.api.domain.ComputeDomainSpec;
 import dev.quartermaster.api.error.ApiError.Reason;
@@ -17,6 +18,7 @@ import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.control.cluster.Conditions;
 import dev.quartermaster.control.cluster.ControlLoop;
+import dev.quartermaster.control.cluster.GroupCommit;
 import dev.quartermaster.control.cluster.Informers;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.queue.Result;
@@ -56,15 +58,17 @@ public final class Allocator {
   private final Set<String> blocked = ConcurrentHashMap.newKeySet();
   private final AtomicLong allocations = new AtomicLong();
   private final AtomicLong conflicts = new AtomicLong();
+  private final GroupCommit commits;
 
   public Allocator(Env env, ApiClient api, Informers informers) {
     this.env = env;
     this.api = api;
     this.informers = informers;
-    // Several workers, so allocations share the store's group commit. Safe: every commit is a
-    // compare-and-set on the node's allocation record; the index steers concurrent placements to
-    // different nodes (DeviceIndex#place) so they rarely collide.
-    this.loop = new ControlLoop("allocator", env, 4, this::reconcile);
+    this.commits = new GroupCommit(api);
+    // Many workers, so that while one batch of decisions is in the store the next one gathers
+    // (GroupCommit). Safe: every decision compares-and-sets the node's allocation record; the index
+    // steers concurrent placements to different nodes (DeviceIndex#place) so they rarely collide.
+    this.loop = new ControlLoop("allocator", env, 32, this::reconcile);
     AllocatorTriggers.register(informers, index, loop, this);
   }
 
@@ -314,11 +318,13 @@ public final class Allocator {
         }
       }
     }
+    // The record's new entries and the claims' allocations in one transaction (shared with other
+    // workers' decisions): the store judges each claim against the record as this same
+    // transaction leaves it. Nothing new to record (resuming): only the claims are written.
+    var writes = new ArrayList<Write>();
     if (!add.isEmpty()) {
-      var written = record.isPresent()
-          ? api.update(record.get().withSpec(held.with(add)))
-          : api.create(new NodeAllocation(ObjectMeta.named(placed.node()), held.with(add), null));
-      index.wrote(written, Optional.of(node), informers.slices().cache().byIndex(Informers.BY_NODE, placed.node()));
+      writes.add(record.isPresent() ? new Write.Update(record.get().withSpec(held.with(add)))
+          : new Write.Create(new NodeAllocation(ObjectMeta.named(placed.node()), held.with(add), null)));
     }
     for (var c : live) {
       var devices = placed.devices().get(c.metadata().name());
@@ -326,11 +332,16 @@ public final class Allocator {
           devices.size() + " device(s) on node " + placed.node() + ": "
               + String.join(",", devices.stream().map(AllocatedDevice::device).toList()));
       var s = c.status();
-      var status = new ResourceClaimStatus(Optional.of(new Allocation(placed.node(), devices)), s.reservedFor(),
-          s.prepare(), Conditions.set(s.conditions(), condition, env.now()));
-      api.updateStatus(c.withStatus(status));
-      allocations.incrementAndGet();
+      writes.add(new Write.UpdateStatus(c.withStatus(new ResourceClaimStatus(
+          Optional.of(new Allocation(placed.node(), devices)), s.reservedFor(), s.prepare(),
+          Conditions.set(s.conditions(), condition, env.now())))));
     }
+    var written = commits.commit(writes);
+    if (!add.isEmpty()) {
+      index.wrote((NodeAllocation) written.getFirst(), Optional.of(node),
+          informers.slices().cache().byIndex(Informers.BY_NODE, placed.node()));
+    }
+    allocations.addAndGet(live.size());
     blocked.remove(key);
     return Result.done();
   }

@@ -131,26 +131,43 @@ public final class DeviceIndex {
         }
       }
     }
-    List<String> candidates = pinned.map(List::of).orElseGet(() -> candidates(needs, classes));
     // Nodes another worker is committing to come last: their record is about to change, and two
     // workers picking the same best-fit devices would only make one of them lose the node's
-    // compare-and-set. Still tried, so a busy node never makes a claim look unplaceable.
-    var ordered = new ArrayList<String>(candidates.size());
-    candidates.stream().filter(n -> !committing.contains(n)).forEach(ordered::add);
-    candidates.stream().filter(committing::contains).forEach(ordered::add);
-    for (var name : ordered) {
-      var view = nodes.get(name);
-      if (view == null || !view.schedulable()) {
+    // compare-and-set. Still tried, so a busy node never makes a claim look unplaceable. The walk
+    // stops at the first fit: at 1,000 nodes, listing every candidate first cost more than the fit.
+    var busy = new ArrayList<String>();
+    Iterable<String> walk = pinned.isPresent() ? List.of(pinned.get()) : candidates(needs, classes);
+    for (var name : walk) {
+      if (committing.contains(name)) {
+        busy.add(name);
         continue;
       }
-      var fit = DeviceFit.fit(view.devices(), needs, classes,
-          d -> d.health() == Device.Health.Healthy && !view.held().containsKey(d.name()));
-      if (fit.isPresent()) {
-        committing.add(name);
-        return new Placement.Placed(name, fit.get());
+      var placed = tryPlace(name, needs, classes);
+      if (placed.isPresent()) {
+        return placed.get();
+      }
+    }
+    for (var name : busy) {
+      var placed = tryPlace(name, needs, classes);
+      if (placed.isPresent()) {
+        return placed.get();
       }
     }
     return whyNoPlace(needs, pinned, classes);
+  }
+
+  private Optional<Placement.Placed> tryPlace(String name, List<ClaimNeed> needs, Map<String, DeviceClass> classes) {
+    var view = nodes.get(name);
+    if (view == null || !view.schedulable()) {
+      return Optional.empty();
+    }
+    var fit = DeviceFit.fit(view.devices(), needs, classes,
+        d -> d.health() == Device.Health.Healthy && !view.held().containsKey(d.name()));
+    if (fit.isEmpty()) {
+      return Optional.empty();
+    }
+    committing.add(name);
+    return Optional.of(new Placement.Placed(name, fit.get()));
   }
 
   /** The commit of a placement on {@code node} that {@link #place} handed out has finished. */
@@ -196,7 +213,8 @@ public final class DeviceIndex {
     return Optional.of(out);
   }
 
-  private List<String> candidates(List<ClaimNeed> needs, Map<String, DeviceClass> classes) {
+  /** Nodes with enough free devices of the first request's base class, fewest free first; a view, walked lazily. */
+  private Iterable<String> candidates(List<ClaimNeed> needs, Map<String, DeviceClass> classes) {
     // The base class of the first request bounds the search: only nodes with enough of it.
     var first = needs.stream().flatMap(n -> n.requests().stream()).findFirst();
     if (first.isEmpty()) {
@@ -210,7 +228,8 @@ public final class DeviceIndex {
     if (set == null) {
       return List.of();
     }
-    return set.tailSet(new NodeFree(needed, ""), true).stream().map(NodeFree::node).toList();
+    var tail = set.tailSet(new NodeFree(needed, ""), true);
+    return () -> tail.stream().map(NodeFree::node).iterator();
   }
 
   private Placement whyNoPlace(List<ClaimNeed> needs, Optional<String> pinned, Map<String, DeviceClass> classes) {

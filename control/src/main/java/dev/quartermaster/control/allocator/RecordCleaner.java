@@ -12,6 +12,7 @@ import dev.quartermaster.control.cluster.Informers;
 import dev.quartermaster.core.queue.Result;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -59,15 +60,29 @@ final class RecordCleaner {
     if (garbage(cached, cachedByUid).isEmpty() && unrecorded(cached, allocatedHere).isEmpty()) {
       return Result.done();
     }
-    // Our caches may be behind: only live reads prove an entry is garbage or missing.
+    // Our caches may be behind: only live reads prove an entry is garbage or missing. Only the
+    // claims the suspects name are read (listing every claim on each node event was quadratic at
+    // fleet size); an entry the cache does not suspect yet is looked at when it does.
     var live = api.get(Kinds.NODE_ALLOCATION, nodeName);
     var record = live.map(NodeAllocation::spec).orElse(NodeAllocationSpec.EMPTY);
-    var claims = api.list(Kinds.RESOURCE_CLAIM).items();
-    Map<String, ResourceClaim> liveByUid = claims.stream()
-        .collect(Collectors.toMap(c -> c.metadata().uid(), c -> c, (a, b) -> a));
-    var adopt = unrecorded(record, claims.stream()
-        .filter(c -> c.status().allocation().filter(a -> a.node().equals(nodeName)).isPresent()).toList());
-    var next = record.without(garbage(record, uid -> Optional.ofNullable(liveByUid.get(uid)))).with(adopt);
+    var suspects = garbage(cached, cachedByUid);
+    var missing = unrecorded(cached, allocatedHere);
+    var claims = new HashMap<String, Optional<ResourceClaim>>();
+    Function<DeviceHolder, Optional<ResourceClaim>> liveClaim = holder -> claims
+        .computeIfAbsent(holder.claim(), name -> api.get(Kinds.RESOURCE_CLAIM, name))
+        .filter(c -> c.metadata().uid().equals(holder.uid()));
+    var drop = new HashSet<String>();
+    for (var device : suspects) {
+      record.holder(device).filter(h -> isGarbage(device, liveClaim.apply(h))).ifPresent(h -> drop.add(device));
+    }
+    var adopt = new HashMap<String, DeviceHolder>();
+    missing.forEach((device, holder) -> {
+      if (record.holder(device).isEmpty()
+          && liveClaim.apply(holder).filter(c -> Allocator.holds(c, nodeName, device)).isPresent()) {
+        adopt.put(device, holder);
+      }
+    });
+    var next = record.without(drop).with(adopt);
     if (next.equals(record)) {
       return Result.done();
     }

@@ -24,14 +24,17 @@
  *       stale).
  *   <li>Read the claims, the node and its record live; check every chosen device is free in the
  *       record or already held by the same claim uid (a reservation being resumed).
- *   <li>Write the record with the new entries, compare-and-set on the revision just read (or create
- *       it). A conflict (another allocator) means: retry from the top. Nothing new to record
- *       (resuming): no write.
- *   <li>Write each claim's {@code status.allocation}, compare-and-set on the revision read in 2.
+ *   <li>Write, in one transaction ({@code ApiClient#commit}): the record with the new entries,
+ *       compare-and-set on the revision just read (or created), and each claim's {@code
+ *       status.allocation}, compare-and-set on the revision read in 2. A conflict (another
+ *       allocator, a changed claim) means nothing of it landed: retry from the top. Nothing new to
+ *       record (resuming): only the claims are written. Concurrent workers' decisions share one
+ *       transaction ({@code GroupCommit}); if the shared one fails, each is committed on its own.
  * </ol>
- * A crash or a lost race between 3 and 4 leaves entries for a claim that is still pending; the
- * next attempt (by any allocator) finds them and <em>resumes</em>: it allocates exactly those
- * devices, without writing the record again.
+ * Entries for a claim that is still pending exist only where an allocator of an older version
+ * wrote the record and crashed before its claim writes, or a claim's allocation was cleared (a
+ * fence) after its entries were written; the next attempt (by any allocator) finds them and
+ * <em>resumes</em>: it allocates exactly those devices, without writing the record again.
  *
  * <h2>Why it is exclusive</h2>
  * Invariant R: every live claim whose allocation holds device d of node N is d's holder in N's
@@ -40,8 +43,8 @@
  * in the store's registry), inside the write's own transaction:
  * <ul>
  *   <li>a claim write whose allocation names a device the record does not give to its uid is
- *       refused (409 naming the holder) — step 4 succeeds only after step 3 (or an earlier
- *       attempt) recorded its devices;
+ *       refused (409 naming the holder) — a claim write succeeds only once the record gives it
+ *       its devices: earlier in its own transaction, or in an earlier one;
  *   <li>a record write that drops or changes an entry of a live claim allocated that device is
  *       refused, so only entries of claims that are gone, pending or placed elsewhere go (the
  *       {@link dev.quartermaster.control.allocator.RecordCleaner}'s job);

@@ -7,10 +7,12 @@ import dev.quartermaster.api.client.LabelSelector;
 import dev.quartermaster.api.client.ObjectList;
 import dev.quartermaster.api.client.WatchHandle;
 import dev.quartermaster.api.client.WatchHandler;
+import dev.quartermaster.api.client.Write;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -82,6 +84,13 @@ public final class FencedApiClient implements ApiClient {
   public <T extends ApiObject> T updateStatus(T object) {
     requireLeader("status update " + object.ref());
     return writer.updateStatus(object);
+  }
+
+  @Override
+  public List<ApiObject> commit(List<Write> writes) {
+    requireLeader("commit of " + writes.size() + " write(s), the first to "
+        + writes.stream().findFirst().map(w -> w.object().ref()).orElse("nothing"));
+    return writer.commit(writes);
   }
 
   @Override

@@ -6,9 +6,11 @@ import dev.quartermaster.api.client.LabelSelector;
 import dev.quartermaster.api.client.ObjectList;
 import dev.quartermaster.api.client.WatchHandle;
 import dev.quartermaster.api.client.WatchHandler;
+import dev.quartermaster.api.client.Write;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.api.meta.Kinds;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -62,6 +64,22 @@ public final class AuthorizingApiClient implements ApiClient {
     judge.requireWrite(who, Access.write(Access.Verb.UPDATE_STATUS, kind, object.metadata().name(),
         Optional.of(object)), kind, object);
     return api.updateStatus(object);
+  }
+
+  /** Every write of the batch is judged as it would be alone, before any of it is applied. */
+  @Override
+  public List<ApiObject> commit(List<Write> writes) {
+    for (var w : writes) {
+      var object = w.object();
+      var kind = Kinds.of(object);
+      var verb = switch (w) {
+        case Write.Create c -> Access.Verb.CREATE;
+        case Write.Update u -> Access.Verb.UPDATE;
+        case Write.UpdateStatus u -> Access.Verb.UPDATE_STATUS;
+      };
+      judge.requireWrite(who, Access.write(verb, kind, object.metadata().name(), Optional.of(object)), kind, object);
+    }
+    return api.commit(writes);
   }
 
   @Override

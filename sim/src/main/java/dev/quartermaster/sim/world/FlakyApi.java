@@ -1,5 +1,6 @@
 package dev.quartermaster.sim.world;
 
+import dev.quartermaster.api.client.Write;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.client.DeleteResult;
 import dev.quartermaster.api.client.LabelSelector;
@@ -99,6 +100,11 @@ final class FlakyApi implements ApiClient {
   @Override
   public <T extends ApiObject> T updateStatus(T object) {
     return write(() -> api.updateStatus(object));
+  }
+
+  @Override
+  public List<ApiObject> commit(List<Write> writes) {
+    return write(() -> api.commit(writes));
   }
 
   @Override

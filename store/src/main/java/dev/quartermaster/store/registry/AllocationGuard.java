@@ -11,7 +11,6 @@ import dev.quartermaster.api.error.Violation;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.node.Node;
-import dev.quartermaster.store.Store;
 import dev.quartermaster.store.Txn.Compare;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -39,16 +38,14 @@ import java.util.Optional;
 final class AllocationGuard implements WriteRules {
   private static final int NAMED = 5;
 
-  private final Store store;
   private final StoredObjects stored;
 
-  AllocationGuard(Store store, StoredObjects stored) {
-    this.store = store;
+  AllocationGuard(StoredObjects stored) {
     this.stored = stored;
   }
 
   @Override
-  public List<Compare> beforeCreate(ApiObject next) {
+  public List<Compare> beforeCreate(Reads reads, ApiObject next) {
     if (next instanceof ResourceClaim c && c.status().allocation().isPresent()) {
       throw ApiException.invalid(c.ref(), List.of(new Violation("status.allocation",
           "must be empty when a claim is created: only the allocator binds a claim, after recording its devices in the node's NodeAllocation")));
@@ -57,33 +54,33 @@ final class AllocationGuard implements WriteRules {
   }
 
   @Override
-  public List<Compare> beforeWrite(ApiObject current, ApiObject next) {
+  public List<Compare> beforeWrite(Reads reads, ApiObject current, ApiObject next) {
     return switch (next) {
       case ResourceClaim c -> ((ResourceClaim) current).status().allocation().equals(c.status().allocation())
           ? List.of() // R holds for the stored claim, so an allocation the write keeps needs no check
-          : claimWrite(c);
-      case NodeAllocation a -> recordWrite((NodeAllocation) current, a.spec());
+          : claimWrite(reads, c);
+      case NodeAllocation a -> recordWrite(reads, (NodeAllocation) current, a.spec());
       default -> List.of();
     };
   }
 
   @Override
-  public List<Compare> beforeDelete(ApiObject current) {
+  public List<Compare> beforeDelete(Reads reads, ApiObject current) {
     return switch (current) {
-      case NodeAllocation a -> recordWrite(a, NodeAllocationSpec.EMPTY);
-      case Node n -> nodeDelete(n);
+      case NodeAllocation a -> recordWrite(reads, a, NodeAllocationSpec.EMPTY);
+      case Node n -> nodeDelete(reads, n);
       default -> List.of();
     };
   }
 
-  private List<Compare> claimWrite(ResourceClaim claim) {
+  private List<Compare> claimWrite(Reads reads, ResourceClaim claim) {
     if (claim.status().allocation().isEmpty()) {
       return List.of();
     }
     var allocation = claim.status().allocation().get();
     var node = allocation.node();
     var key = StoredObjects.key(Kinds.NODE_ALLOCATION, node);
-    var kv = store.get(key);
+    var kv = reads.get(key);
     var record = kv.map(x -> stored.decode(Kinds.NODE_ALLOCATION, x).spec()).orElse(NodeAllocationSpec.EMPTY);
     for (AllocatedDevice d : allocation.devices()) {
       var holder = record.holder(d.device());
@@ -101,14 +98,14 @@ final class AllocationGuard implements WriteRules {
   }
 
   /** {@code current} may become {@code next} only if no entry of a live allocated claim is dropped or changed. */
-  private List<Compare> recordWrite(NodeAllocation current, NodeAllocationSpec next) {
+  private List<Compare> recordWrite(Reads reads, NodeAllocation current, NodeAllocationSpec next) {
     var node = current.metadata().name();
     var compares = new ArrayList<Compare>();
     var claims = new HashMap<String, Optional<ResourceClaim>>();
     var kept = new ArrayList<String>();
     current.spec().devices().entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(e -> {
       var holder = e.getValue();
-      if (next.holder(e.getKey()).filter(holder::equals).isEmpty() && holds(read(holder, claims, compares), holder, node, e.getKey())) {
+      if (next.holder(e.getKey()).filter(holder::equals).isEmpty() && holds(read(reads, holder, claims, compares), holder, node, e.getKey())) {
         kept.add("device " + e.getKey() + " is held by " + holder);
       }
     });
@@ -119,10 +116,10 @@ final class AllocationGuard implements WriteRules {
     return compares;
   }
 
-  private List<Compare> nodeDelete(Node node) {
+  private List<Compare> nodeDelete(Reads reads, Node node) {
     var name = node.metadata().name();
     var key = StoredObjects.key(Kinds.NODE_ALLOCATION, name);
-    var kv = store.get(key);
+    var kv = reads.get(key);
     var compares = new ArrayList<Compare>();
     compares.add(new Compare.ModRevision(key, kv.map(x -> x.modRevision()).orElse(0L)));
     if (kv.isEmpty()) {
@@ -132,7 +129,7 @@ final class AllocationGuard implements WriteRules {
     var claims = new HashMap<String, Optional<ResourceClaim>>();
     var held = new ArrayList<String>();
     record.devices().entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(e -> {
-      if (holds(read(e.getValue(), claims, compares), e.getValue(), name, e.getKey())) {
+      if (holds(read(reads, e.getValue(), claims, compares), e.getValue(), name, e.getKey())) {
         held.add(e.getKey() + " by " + e.getValue());
       }
     });
@@ -144,10 +141,10 @@ final class AllocationGuard implements WriteRules {
   }
 
   /** The holder's claim as stored now (once per claim), its read added to {@code compares}. */
-  private Optional<ResourceClaim> read(DeviceHolder holder, Map<String, Optional<ResourceClaim>> claims, List<Compare> compares) {
+  private Optional<ResourceClaim> read(Reads reads, DeviceHolder holder, Map<String, Optional<ResourceClaim>> claims, List<Compare> compares) {
     return claims.computeIfAbsent(holder.claim(), name -> {
       var key = StoredObjects.key(Kinds.RESOURCE_CLAIM, name);
-      var kv = store.get(key);
+      var kv = reads.get(key);
       compares.add(new Compare.ModRevision(key, kv.map(x -> x.modRevision()).orElse(0L)));
       return kv.map(x -> stored.decode(Kinds.RESOURCE_CLAIM, x));
     });

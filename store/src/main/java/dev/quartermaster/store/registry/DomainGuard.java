@@ -16,7 +16,7 @@ import java.util.List;
 final class DomainGuard implements WriteRules {
 
   @Override
-  public List<Compare> beforeWrite(ApiObject current, ApiObject next) {
+  public List<Compare> beforeWrite(Reads reads, ApiObject current, ApiObject next) {
     if (current instanceof ComputeDomain c && next instanceof ComputeDomain n
         && !c.status().claims().isEmpty()
         && c.metadata().finalizers().contains(ComputeDomain.IN_USE_FINALIZER)

@@ -7,6 +7,7 @@ import dev.quartermaster.api.client.LabelSelector;
 import dev.quartermaster.api.client.ObjectList;
 import dev.quartermaster.api.client.WatchHandle;
 import dev.quartermaster.api.client.WatchHandler;
+import dev.quartermaster.api.client.Write;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.error.Violation;
@@ -39,7 +40,7 @@ import java.util.UUID;
 public final class ObjectRegistry implements FencingClient {
   private final Store store;
   private final Env env;
-  private final StoredObjects stored = new StoredObjects();
+  private final StoredObjects stored;
   private final WriteRules rules;
   /** Shared by all watches, so that an event fanned out to many watchers is decoded once. */
   private final WatchDecodes watchDecodes = new WatchDecodes();
@@ -47,13 +48,15 @@ public final class ObjectRegistry implements FencingClient {
   public ObjectRegistry(Store store, Env env) {
     this.store = store;
     this.env = env;
-    this.rules = WriteRules.all(List.of(new AllocationGuard(store, stored), new SpecDecisionGuard(store, stored),
+    this.stored = new StoredObjects();
+    this.rules = WriteRules.all(List.of(new AllocationGuard(stored), new SpecDecisionGuard(stored),
         new VolumeGuard(), new DomainGuard()));
   }
 
-  private ObjectRegistry(Store store, Env env, WriteRules rules) {
+  private ObjectRegistry(Store store, Env env, StoredObjects stored, WriteRules rules) {
     this.store = store;
     this.env = env;
+    this.stored = stored;
     this.rules = rules;
   }
 
@@ -62,14 +65,14 @@ public final class ObjectRegistry implements FencingClient {
    * Only for tests that show what those rules prevent; never serve it.
    */
   public static ObjectRegistry withoutCrossObjectRules(Store store, Env env) {
-    return new ObjectRegistry(store, env, WriteRules.NONE);
+    return new ObjectRegistry(store, env, new StoredObjects(), WriteRules.NONE);
   }
 
   /** This registry with its rules, writing through a {@link FencedStore}. */
   @Override
   public ApiClient fencedBy(String key, long revision) {
     // The rules only read (the same store either way) and name what to compare: they carry over.
-    return new ObjectRegistry(new FencedStore(store, key, revision), env, rules);
+    return new ObjectRegistry(new FencedStore(store, key, revision), env, stored, rules);
   }
 
   /** The store underneath, for the server's health and metrics. */
@@ -97,51 +100,95 @@ public final class ObjectRegistry implements FencingClient {
 
   @Override
   public <T extends ApiObject> T create(T object) {
-    ObjectValidator.require(object);
-    var kind = Kinds.of(object);
-    var m = object.metadata();
-    var meta = new ObjectMeta(m.name(), newUid(), 0, 1, m.labels(), Optional.of(env.now()), Optional.empty(),
-        ServerFinalizers.atCreate(object), m.owner());
-    var fresh = kind.cast(object.withMetadata(meta));
-    var key = StoredObjects.key(kind, m.name());
+    return Kinds.of(object).cast(commit(List.of(new Write.Create(object))).getFirst());
+  }
+
+  @Override
+  public <T extends ApiObject> T update(T object) {
+    return Kinds.of(object).cast(commit(List.of(new Write.Update(object))).getFirst());
+  }
+
+  @Override
+  public <T extends ApiObject> T updateStatus(T object) {
+    return Kinds.of(object).cast(commit(List.of(new Write.UpdateStatus(object))).getFirst());
+  }
+
+  /**
+   * One store transaction for the whole batch: each write's compare-and-set, the compares of what
+   * the rules read, and every put or delete. The rules judge the writes in order, each against
+   * the store as the earlier ones leave it ({@link BatchReads}); since each write keeps the rules
+   * given the state before it, the batch keeps them. When the transaction fails only because
+   * something the rules read changed, they judge again; a write whose own object changed fails as
+   * it would alone, and nothing is applied.
+   */
+  @Override
+  public List<ApiObject> commit(List<Write> writes) {
+    var planned = PlannedWrite.all(writes, this::plan);
+    var keys = planned.stream().map(PlannedWrite::key).collect(java.util.stream.Collectors.toSet());
     while (true) {
-      var compares = new ArrayList<Compare>(rules.beforeCreate(fresh));
-      compares.add(new Compare.ModRevision(key, 0));
-      var result = store.txn(Txn.when(compares, List.of(new Op.Put(key, stored.encode(fresh)))));
-      if (result.succeeded()) {
-        return kind.cast(fresh.withMetadata(meta.withRevision(result.revision())));
+      var reads = new BatchReads(store);
+      var compares = new ArrayList<Compare>();
+      var ops = new ArrayList<Op>();
+      for (var w : planned) {
+        // A compare on a key the batch writes is that write's own compare-and-set already.
+        w.judge(rules, reads).stream().filter(c -> !keys.contains(c.key())).forEach(compares::add);
+        compares.add(new Compare.ModRevision(w.key(), w.expected()));
+        ops.add(w.op());
+        reads.wrote(w);
       }
-      if (store.get(key).isPresent()) {
-        throw new ApiException(Reason.AlreadyExists, object.ref() + " already exists");
+      var result = store.txn(Txn.when(compares, ops));
+      if (result.succeeded()) {
+        return planned.stream().map(w -> w.written(result.revision())).toList();
+      }
+      for (var w : planned) {
+        if (store.get(w.key()).map(kv -> kv.modRevision()).orElse(0L) != w.expected()) {
+          throw w.lost();
+        }
       }
       // Only something the rules read changed: they decide again.
     }
   }
 
-  @Override
-  public <T extends ApiObject> T update(T object) {
+  /** What {@code write} would store, read against the object it replaces (which must be current). */
+  private PlannedWrite plan(Write write) {
+    var object = write.object();
     ObjectValidator.require(object);
     var kind = Kinds.of(object);
-    var current = currentFor(object);
     var m = object.metadata();
-    var c = current.metadata();
-    if (c.isDeleting() && !c.finalizers().containsAll(m.finalizers())) {
-      throw ApiException.invalid(object.ref(), List.of(new Violation("metadata.finalizers",
-          "cannot add finalizers to an object that is being deleted")));
-    }
-    var specChanged = !current.spec().equals(object.spec());
-    var meta = new ObjectMeta(c.name(), c.uid(), c.revision(), specChanged ? c.generation() + 1 : c.generation(),
-        m.labels(), c.createdAt(), c.deletedAt(), m.finalizers(), m.owner());
-    var next = kind.cast(object.withMetadata(meta).withStatusOf(current));
-    return write(kind, current, next);
+    var key = StoredObjects.key(kind, m.name());
+    return switch (write) {
+      case Write.Create c -> {
+        var meta = new ObjectMeta(m.name(), newUid(), 0, 1, m.labels(), Optional.of(env.now()), Optional.empty(),
+            ServerFinalizers.atCreate(object), m.owner());
+        var fresh = kind.cast(object.withMetadata(meta));
+        yield new PlannedWrite(key, Optional.empty(), fresh, stored.encode(fresh),
+            new ApiException(Reason.AlreadyExists, object.ref() + " already exists"));
+      }
+      case Write.Update u -> {
+        var current = currentFor(object);
+        var c = current.metadata();
+        if (c.isDeleting() && !c.finalizers().containsAll(m.finalizers())) {
+          throw ApiException.invalid(object.ref(), List.of(new Violation("metadata.finalizers",
+              "cannot add finalizers to an object that is being deleted")));
+        }
+        var specChanged = !current.spec().equals(object.spec());
+        var meta = new ObjectMeta(c.name(), c.uid(), c.revision(), specChanged ? c.generation() + 1 : c.generation(),
+            m.labels(), c.createdAt(), c.deletedAt(), m.finalizers(), m.owner());
+        yield replacing(key, current, kind.cast(object.withMetadata(meta).withStatusOf(current)));
+      }
+      case Write.UpdateStatus u -> {
+        var current = currentFor(object);
+        yield replacing(key, current, kind.cast(current.withStatusOf(object)));
+      }
+    };
   }
 
-  @Override
-  public <T extends ApiObject> T updateStatus(T object) {
-    var kind = Kinds.of(object);
-    var current = currentFor(object);
-    var next = kind.cast(current.withStatusOf(object));
-    return write(kind, current, next);
+  /** {@code current} replaced by {@code next}; a deleting object whose last finalizer is gone is removed. */
+  private PlannedWrite replacing(String key, ApiObject current, ApiObject next) {
+    var m = next.metadata();
+    var finished = m.isDeleting() && m.finalizers().isEmpty();
+    return new PlannedWrite(key, Optional.of(current), next, finished ? new byte[0] : stored.encode(next),
+        conflict(next, current.metadata().revision()), finished);
   }
 
   @Override
@@ -154,7 +201,7 @@ public final class ObjectRegistry implements FencingClient {
         return new DeleteResult.Terminating<>(current);
       }
       var key = StoredObjects.key(kind, name);
-      var compares = new ArrayList<Compare>(rules.beforeDelete(current));
+      var compares = new ArrayList<Compare>(rules.beforeDelete(store::get, current));
       compares.add(new Compare.ModRevision(key, m.revision()));
       if (m.finalizers().isEmpty()) {
         var result = store.txn(Txn.when(compares, List.of(new Op.Delete(key))));
@@ -187,30 +234,6 @@ public final class ObjectRegistry implements FencingClient {
   /** How many watch events were decoded, for tests of fan-out cost. */
   long watchDecodes() {
     return watchDecodes.decodes();
-  }
-
-  /**
-   * Replaces {@code current} by {@code next} if the stored revision is still current's; a deleting
-   * object whose last finalizer is gone is removed. When only something the rules read changed,
-   * the rules decide again on the new state: the caller's compare-and-set still holds.
-   */
-  private <T extends ApiObject> T write(Kind<T> kind, T current, T next) {
-    var m = next.metadata();
-    var expected = current.metadata().revision();
-    var key = StoredObjects.key(kind, m.name());
-    var finished = m.isDeleting() && m.finalizers().isEmpty();
-    var op = finished ? new Op.Delete(key) : new Op.Put(key, stored.encode(next));
-    while (true) {
-      var compares = new ArrayList<Compare>(finished ? rules.beforeDelete(current) : rules.beforeWrite(current, next));
-      compares.add(new Compare.ModRevision(key, expected));
-      var result = store.txn(Txn.when(compares, List.of(op)));
-      if (result.succeeded()) {
-        return kind.cast(next.withMetadata(m.withRevision(result.revision())));
-      }
-      if (store.get(key).map(kv -> kv.modRevision()).orElse(0L) != expected) {
-        throw conflict(next, expected);
-      }
-    }
   }
 
   private <T extends ApiObject> T currentFor(T object) {

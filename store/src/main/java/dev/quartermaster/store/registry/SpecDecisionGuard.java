@@ -6,7 +6,6 @@ import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.workload.SpecDecision;
 import dev.quartermaster.api.workload.Task;
-import dev.quartermaster.store.Store;
 import dev.quartermaster.store.Txn.Compare;
 import java.util.List;
 
@@ -20,39 +19,37 @@ import java.util.List;
  * (removing its finalizers later is never held up).
  */
 final class SpecDecisionGuard implements WriteRules {
-  private final Store store;
   private final StoredObjects stored;
 
-  SpecDecisionGuard(Store store, StoredObjects stored) {
-    this.store = store;
+  SpecDecisionGuard(StoredObjects stored) {
     this.stored = stored;
   }
 
   @Override
-  public List<Compare> beforeCreate(ApiObject next) {
-    return next instanceof Task t ? judge(t, SpecDecision.CREATED_AT, "created") : List.of();
+  public List<Compare> beforeCreate(Reads reads, ApiObject next) {
+    return next instanceof Task t ? judge(reads, t, SpecDecision.CREATED_AT, "created") : List.of();
   }
 
   @Override
-  public List<Compare> beforeWrite(ApiObject current, ApiObject next) {
+  public List<Compare> beforeWrite(Reads reads, ApiObject current, ApiObject next) {
     return List.of();
   }
 
   @Override
-  public List<Compare> beforeDelete(ApiObject current) {
+  public List<Compare> beforeDelete(Reads reads, ApiObject current) {
     return current instanceof Task t && !t.metadata().isDeleting()
-        ? judge(t, SpecDecision.SCALE_DOWN_AT, "deleted for a scale-down")
+        ? judge(reads, t, SpecDecision.SCALE_DOWN_AT, "deleted for a scale-down")
         : List.of();
   }
 
-  private List<Compare> judge(Task t, String label, String what) {
+  private List<Compare> judge(Reads reads, Task t, String label, String what) {
     var mark = t.metadata().labels().get(label);
     var owner = t.metadata().owner().filter(o -> o.kind().equals(Kinds.WORKLOAD.name()));
     if (mark == null || owner.isEmpty()) {
       return List.of();
     }
     var key = StoredObjects.key(Kinds.WORKLOAD, owner.get().name());
-    var kv = store.get(key);
+    var kv = reads.get(key);
     if (kv.isEmpty()) {
       return List.of(new Compare.ModRevision(key, 0));
     }

@@ -12,6 +12,7 @@ import dev.quartermaster.store.KeyValue;
  * {@code metadata.revision} left out — the store's modification revision is the truth, set on read.
  */
 final class StoredObjects {
+  private final DecodedObjects decoded = new DecodedObjects();
 
   static String prefix(Kind<?> kind) {
     return "/registry/" + kind.plural() + "/";
@@ -30,7 +31,19 @@ final class StoredObjects {
   }
 
   <T extends ApiObject> T decode(Kind<T> kind, KeyValue kv) {
-    return decode(kind, kv, kv.modRevision());
+    var bytes = kv.value();
+    var known = decoded.get(kind, kv.key(), kv.modRevision(), bytes);
+    if (known.isPresent()) {
+      return known.get();
+    }
+    var object = decode(kind, kv, kv.modRevision());
+    decoded.put(kv.key(), kv.modRevision(), bytes, object);
+    return object;
+  }
+
+  /** Decodes answered without decoding; tests use it. */
+  long reused() {
+    return decoded.hits();
   }
 
   <T extends ApiObject> T decode(Kind<T> kind, KeyValue kv, long revision) {

@@ -17,7 +17,7 @@ import java.util.List;
 final class VolumeGuard implements WriteRules {
 
   @Override
-  public List<Compare> beforeWrite(ApiObject current, ApiObject next) {
+  public List<Compare> beforeWrite(Reads reads, ApiObject current, ApiObject next) {
     if (!(current instanceof Volume c) || !(next instanceof Volume n)) {
       return List.of();
     }

@@ -6,6 +6,7 @@ import dev.quartermaster.api.client.LabelSelector;
 import dev.quartermaster.api.client.ObjectList;
 import dev.quartermaster.api.client.WatchHandle;
 import dev.quartermaster.api.client.WatchHandler;
+import dev.quartermaster.api.client.Write;
 import dev.quartermaster.api.codec.ObjectCodec;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
@@ -141,6 +142,25 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
   public <T extends ApiObject> T updateStatus(T object) {
     var kind = Kinds.of(object);
     return write("PUT", uri(HttpWire.statusPath(kind, object.metadata().name())), object);
+  }
+
+  /**
+   * A batch of one is that write's own request. The HTTP API has no multi-object transaction yet
+   * (the controllers, which batch, run in the server's process), so a larger batch is refused
+   * before anything is sent rather than applied one write at a time.
+   */
+  @Override
+  public List<ApiObject> commit(List<Write> writes) {
+    if (writes.size() != 1) {
+      throw ApiException.badRequest("a commit of " + writes.size() + " writes cannot be sent over HTTP: the API "
+          + "applies one object per request; commit in-process, or write the objects one at a time", List.of());
+    }
+    ApiObject written = switch (writes.getFirst()) {
+      case Write.Create c -> create(c.object());
+      case Write.Update u -> update(u.object());
+      case Write.UpdateStatus u -> updateStatus(u.object());
+    };
+    return List.of(written);
   }
 
   @Override

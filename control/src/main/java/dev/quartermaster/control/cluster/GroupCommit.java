@@ -1,0 +1,170 @@
+package dev.quartermaster.control.cluster;
+
+import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.api.client.Write;
+import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.meta.ApiObject;
+import dev.quartermaster.api.meta.Kind;
+import dev.quartermaster.api.meta.Kinds;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Commits the writes of concurrent workers together: while one batch is in the store, the decisions
+ * that arrive queue up, and the next batch takes them all (up to {@link #MAX_WRITES} writes, each
+ * object once) in one {@link ApiClient#commit} — one transaction and one fsync for many decisions
+ * instead of one each.
+ *
+ * <p>Contract: {@link #commit} returns exactly what {@code api.commit(writes)} would have returned
+ * for the caller's own writes alone, or throws what it would have thrown. A caller's writes are
+ * applied all or none, never split across transactions. If a combined batch fails (one decision's
+ * compare-and-set lost, a rule refused one), each decision in it is committed again on its own, so
+ * one bad decision never fails the others. No thread waits for work: the first caller to find no
+ * batch in flight commits, for itself and whoever queued meanwhile, until the queue is empty.
+ */
+public final class GroupCommit {
+  /** Writes per transaction at most: etcd refuses a transaction of more than 128 operations. */
+  public static final int MAX_WRITES = 32;
+
+  private record Key(Kind<?> kind, String name) {}
+
+  private static final class Entry {
+    final List<Write> writes;
+    final Set<Key> keys = new HashSet<>();
+    final CompletableFuture<List<ApiObject>> done = new CompletableFuture<>();
+
+    Entry(List<Write> writes) {
+      this.writes = List.copyOf(writes);
+      writes.forEach(w -> keys.add(new Key(Kinds.of(w.object()), w.object().metadata().name())));
+    }
+  }
+
+  private final ApiClient api;
+  private final ReentrantLock lock = new ReentrantLock();
+  private final ArrayDeque<Entry> queue = new ArrayDeque<>();
+  private boolean committing;
+  private final LongAdder transactions = new LongAdder();
+  private final LongAdder decisions = new LongAdder();
+
+  public GroupCommit(ApiClient api) {
+    this.api = api;
+  }
+
+  /** Applies {@code writes} atomically, possibly in one transaction with other callers' writes. */
+  public List<ApiObject> commit(List<Write> writes) {
+    var mine = new Entry(writes);
+    boolean lead;
+    lock.lock();
+    try {
+      queue.add(mine);
+      lead = !committing;
+      committing = true;
+    } finally {
+      lock.unlock();
+    }
+    if (lead) {
+      drain();
+    }
+    try {
+      return mine.done.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      throw e;
+    }
+  }
+
+  /** Decisions queued behind the batch in flight. */
+  public int waiting() {
+    lock.lock();
+    try {
+      return queue.size();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Transactions committed so far, and the decisions they carried: their ratio is the batching. */
+  public long transactions() {
+    return transactions.sum();
+  }
+
+  public long decisions() {
+    return decisions.sum();
+  }
+
+  private void drain() {
+    while (true) {
+      List<Entry> batch;
+      lock.lock();
+      try {
+        if (queue.isEmpty()) {
+          committing = false;
+          return;
+        }
+        batch = take();
+      } finally {
+        lock.unlock();
+      }
+      run(batch);
+    }
+  }
+
+  /** The queue's head, and every later entry that fits and writes no object already in the batch. */
+  private List<Entry> take() {
+    var batch = new ArrayList<Entry>();
+    var keys = new HashSet<Key>();
+    int writes = 0;
+    for (var it = queue.iterator(); it.hasNext(); ) {
+      var e = it.next();
+      boolean first = batch.isEmpty();
+      if (!first && (writes + e.writes.size() > MAX_WRITES || e.keys.stream().anyMatch(keys::contains))) {
+        continue;
+      }
+      it.remove();
+      batch.add(e);
+      keys.addAll(e.keys);
+      writes += e.writes.size();
+    }
+    return batch;
+  }
+
+  private void run(List<Entry> batch) {
+    decisions.add(batch.size());
+    if (batch.size() > 1) {
+      var all = new ArrayList<Write>();
+      batch.forEach(e -> all.addAll(e.writes));
+      try {
+        transactions.increment();
+        var written = api.commit(all);
+        int at = 0;
+        for (var e : batch) {
+          e.done.complete(written.subList(at, at + e.writes.size()));
+          at += e.writes.size();
+        }
+        return;
+      } catch (ApiException e) {
+        // Whose write failed is not said; each decision is tried alone and meets its own fate.
+      } catch (RuntimeException e) {
+        batch.forEach(x -> x.done.completeExceptionally(e));
+        return;
+      }
+    }
+    for (var e : batch) {
+      try {
+        transactions.increment();
+        e.done.complete(api.commit(e.writes));
+      } catch (RuntimeException x) {
+        e.done.completeExceptionally(x);
+      }
+    }
+  }
+}

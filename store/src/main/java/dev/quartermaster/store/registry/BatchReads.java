@@ -1,0 +1,33 @@
+package dev.quartermaster.store.registry;
+
+import dev.quartermaster.store.KeyValue;
+import dev.quartermaster.store.Store;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The store as a batch's earlier writes leave it, for the rules judging its later writes. A key the
+ * batch wrote reads as written (absent once deleted), at the revision the write replaces; the
+ * registry pins that revision with the write's own compare, so no compare of a rule on such a key
+ * is needed.
+ */
+final class BatchReads implements Reads {
+  private final Store store;
+  private final Map<String, Optional<KeyValue>> written = new HashMap<>();
+
+  BatchReads(Store store) {
+    this.store = store;
+  }
+
+  @Override
+  public Optional<KeyValue> get(String key) {
+    var ours = written.get(key);
+    return ours != null ? ours : store.get(key);
+  }
+
+  void wrote(PlannedWrite w) {
+    written.put(w.key(), w.finished() ? Optional.empty()
+        : Optional.of(new KeyValue(w.key(), w.bytes(), w.expected(), w.expected(), 0)));
+  }
+}

@@ -1,0 +1,57 @@
+package dev.quartermaster.store.registry;
+
+import dev.quartermaster.api.meta.ApiObject;
+import dev.quartermaster.api.meta.Kind;
+import java.util.Arrays;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The last object decoded for each of many keys, so that reading an object that has
+ * not changed costs a point read and a byte comparison instead of a JSON decode. The allocator
+ * reads each claim, node and allocation record live before it writes, the store's rules read the
+ * record again, every update reads what it replaces, and every watch event of a write decodes it:
+ * decoding dominated those reads. (What a write encodes is not remembered as written: only a
+ * decode of the stored bytes is known to give exactly what every later decode gives.)
+ *
+ * <p>A direct-mapped table: each key hashes to one of {@value #SLOTS} slots and a newer entry simply
+ * replaces an older one, so the memory is bounded and no lock is taken. A hit must match the key,
+ * its modification revision and the stored bytes exactly, so a collision or a key rewritten by
+ * another server costs a decode, never a wrong object. Objects are immutable records: every reader
+ * may share one.
+ */
+final class DecodedObjects {
+  private static final int SLOTS = 1 << 14; // a power of two
+
+  private record Entry(String key, long revision, byte[] bytes, ApiObject object) {}
+
+  private final AtomicReferenceArray<Entry> slots = new AtomicReferenceArray<>(SLOTS);
+  private final LongAdder hits = new LongAdder();
+
+  /** The object held for exactly these bytes of {@code key} at {@code revision}. */
+  <T extends ApiObject> Optional<T> get(Kind<T> kind, String key, long revision, byte[] bytes) {
+    var e = slots.get(slot(key));
+    if (e == null || e.revision() != revision || !e.key().equals(key) || !kind.type().isInstance(e.object())
+        || !Arrays.equals(e.bytes(), bytes)) {
+      return Optional.empty();
+    }
+    hits.increment();
+    return Optional.of(kind.cast(e.object()));
+  }
+
+  /** Holds {@code object}, decoded from {@code bytes} of {@code key} at {@code revision}. */
+  void put(String key, long revision, byte[] bytes, ApiObject object) {
+    slots.set(slot(key), new Entry(key, revision, bytes, object));
+  }
+
+  /** Reads answered from the table; tests use it. */
+  long hits() {
+    return hits.sum();
+  }
+
+  private static int slot(String key) {
+    int h = key.hashCode();
+    return (h ^ (h >>> 16)) & (SLOTS - 1);
+  }
+}

@@ -1,0 +1,157 @@
+package dev.quartermaster.store.registry;
+
+import static dev.quartermaster.store.registry.AllocationGuardTest.allocated;
+import static dev.quartermaster.store.registry.AllocationGuardTest.claim;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.quartermaster.api.allocation.DeviceHolder;
+import dev.quartermaster.api.allocation.NodeAllocation;
+import dev.quartermaster.api.allocation.NodeAllocationSpec;
+import dev.quartermaster.api.claim.ResourceClaim;
+import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.api.client.Write;
+import dev.quartermaster.api.error.ApiError.Reason;
+import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.meta.ApiObject;
+import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.meta.ObjectMeta;
+import dev.quartermaster.api.node.Node;
+import dev.quartermaster.api.node.NodeSpec;
+import dev.quartermaster.api.node.NodeStatus;
+import dev.quartermaster.core.env.DeterministicEnv;
+import dev.quartermaster.store.Store;
+import dev.quartermaster.store.sqlite.SqliteStore;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@link ObjectRegistry#commit}: several writes as one transaction, each judged by the store's rules
+ * against the batch's earlier writes — what lets the allocator write a node's record and its claims
+ * together. Each property is also run against {@link #oneAtATime}, the naive commit that applies the
+ * writes in turn, to show the test can tell.
+ */
+class RegistryCommitTest {
+  @TempDir Path dir;
+  Store store;
+  ObjectRegistry api;
+
+  @BeforeEach
+  void open() {
+    store = SqliteStore.open(dir.resolve("store.db"));
+    api = new ObjectRegistry(store, new DeterministicEnv(3));
+    api.create(new Node(ObjectMeta.named("node-1"), NodeSpec.EMPTY, NodeStatus.EMPTY));
+  }
+
+  @AfterEach
+  void close() {
+    store.close();
+  }
+
+  /** The naive variant: each write applied alone, in order; a failure leaves the earlier ones applied. */
+  static List<ApiObject> oneAtATime(ApiClient api, List<Write> writes) {
+    var out = new ArrayList<ApiObject>();
+    for (var w : writes) {
+      out.add(switch (w) {
+        case Write.Create c -> api.create(c.object());
+        case Write.Update u -> api.update(u.object());
+        case Write.UpdateStatus u -> api.updateStatus(u.object());
+      });
+    }
+    return out;
+  }
+
+  static Write record(String node, Map<String, DeviceHolder> devices) {
+    return new Write.Create(new NodeAllocation(ObjectMeta.named(node), new NodeAllocationSpec(devices), null));
+  }
+
+  static DeviceHolder holder(ResourceClaim c) {
+    return new DeviceHolder(c.metadata().name(), c.metadata().uid());
+  }
+
+  @Test
+  void aRecordAndTheClaimsItBacksCommitTogetherAtOneRevision() {
+    var a = api.create(claim("a"));
+    var b = api.create(claim("b"));
+    long before = store.currentRevision();
+
+    var written = api.commit(List.of(record("node-1", Map.of("gpu-0", holder(a), "gpu-1", holder(b))),
+        new Write.UpdateStatus(allocated(a, "node-1", "gpu-0")), new Write.UpdateStatus(allocated(b, "node-1", "gpu-1"))));
+
+    assertThat(store.currentRevision()).as("one transaction").isEqualTo(before + 1);
+    assertThat(written).extracting(o -> o.metadata().revision()).containsOnly(before + 1);
+    assertThat(written.get(1)).isEqualTo(api.get(Kinds.RESOURCE_CLAIM, "a").orElseThrow());
+    assertThat(api.get(Kinds.RESOURCE_CLAIM, "b").orElseThrow().status().allocation()).isPresent();
+  }
+
+  @Test
+  void theRulesJudgeEachWriteAgainstTheBatchAsItsEarlierWritesLeaveIt() {
+    var a = api.create(claim("a"));
+    long before = store.currentRevision();
+
+    // The claim first: no record gives it gpu-0 yet, so it is refused, and so is the whole batch.
+    assertThatThrownBy(() -> api.commit(List.of(new Write.UpdateStatus(allocated(a, "node-1", "gpu-0")),
+        record("node-1", Map.of("gpu-0", holder(a))))))
+        .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.is(Reason.Conflict)).isTrue())
+        .hasMessageContaining("device gpu-0 on node node-1 is not recorded for this claim");
+    assertThat(store.currentRevision()).as("nothing applied").isEqualTo(before);
+  }
+
+  @Test
+  void aBatchThatHandsOneDeviceToTwoClaimsIsRefusedWhole() {
+    var a = api.create(claim("a"));
+    var b = api.create(claim("b"));
+    long before = store.currentRevision();
+
+    assertThatThrownBy(() -> api.commit(List.of(record("node-1", Map.of("gpu-0", holder(a))),
+        new Write.UpdateStatus(allocated(a, "node-1", "gpu-0")), new Write.UpdateStatus(allocated(b, "node-1", "gpu-0")))))
+        .hasMessageContaining("device gpu-0 on node node-1 is held by claim a");
+    assertThat(store.currentRevision()).isEqualTo(before);
+    assertThat(api.get(Kinds.NODE_ALLOCATION, "node-1")).isEmpty();
+  }
+
+  @Test
+  void oneLostCompareAndSetAppliesNothingOfTheBatch() {
+    assertThat(lostCompareAndSet(api::commit)).as("the registry's commit").isEmpty();
+  }
+
+  @Test
+  void theNaiveCommitLeavesTheWritesBeforeALostCompareAndSetApplied() {
+    assertThat(lostCompareAndSet(w -> oneAtATime(api, w))).as("one write at a time").isPresent();
+  }
+
+  /** Commits a record, claim a and a stale copy of claim b; the record as stored afterwards, if any. */
+  private java.util.Optional<NodeAllocation> lostCompareAndSet(Function<List<Write>, List<ApiObject>> commit) {
+    var a = api.create(claim("a"));
+    var b = api.create(claim("b"));
+    api.update(b.withMetadata(b.metadata().withLabels(Map.of("touched", "yes")))); // b moves on
+    var batch = List.of(record("node-1", Map.of("gpu-0", holder(a), "gpu-1", holder(b))),
+        new Write.UpdateStatus(allocated(a, "node-1", "gpu-0")), new Write.UpdateStatus(allocated(b, "node-1", "gpu-1")));
+
+    assertThatThrownBy(() -> commit.apply(batch))
+        .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.is(Reason.Conflict)).isTrue())
+        .hasMessageContaining("resourceclaim/b was modified since revision " + b.metadata().revision());
+    return api.get(Kinds.NODE_ALLOCATION, "node-1");
+  }
+
+  @Test
+  void anEmptyBatchAndAnObjectWrittenTwiceAreRefusedNamingTheWrite() {
+    var a = api.create(claim("a"));
+    long before = store.currentRevision();
+
+    assertThatThrownBy(() -> api.commit(List.of()))
+        .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.is(Reason.Invalid)).isTrue())
+        .hasMessageContaining("writes: must hold at least one write");
+    assertThatThrownBy(() -> api.commit(List.of(new Write.Update(a), new Write.UpdateStatus(a))))
+        .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.is(Reason.Invalid)).isTrue())
+        .hasMessageContaining("writes[1]: resourceclaim/a is written by writes[0] too");
+    assertThat(store.currentRevision()).isEqualTo(before);
+  }
+}
