@@ -38,7 +38,15 @@ public final class Main implements Runnable {
   private boolean debug;
 
   public static void main(String[] args) {
-    System.exit(commandLine(CliEnvironment.ofProcess()).execute(args));
+    System.exit(execute(commandLine(CliEnvironment.ofProcess()), args));
+  }
+
+  /**
+   * Runs one command line as {@link #main} does, client flags before the command included ({@code
+   * qm --server URL get nodes}); returns the exit code.
+   */
+  public static int execute(CommandLine commandLine, String... args) {
+    return commandLine.execute(GlobalFlags.hoist(args));
   }
 
   /** The whole command tree, bound to {@code env}; tests run it in-process with their own environment. */

@@ -93,7 +93,7 @@ class CliEndToEndTest {
     var cl = Main.commandLine(env);
     cl.setOut(new PrintWriter(out, true));
     cl.setErr(new PrintWriter(err, true));
-    int exit = cl.execute(args);
+    int exit = Main.execute(cl, args);
     return new Run(exit, out.toString(), err.toString());
   }
 
@@ -275,7 +275,7 @@ class CliEndToEndTest {
 
     JsonNode list = ObjectCodec.json().readTree(result.out());
     assertThat(list.get("kind").asText()).isEqualTo("List");
-    assertThat(list.get("items")).hasSize(3);
+    assertThat(list.get("items")).hasSize(4);
     assertThat(list.get("items").get(0).get("kind").asText()).isEqualTo("DeviceClass");
   }
 
@@ -340,6 +340,21 @@ class CliEndToEndTest {
         .isEqualTo("volume/scratch marked for deletion (waiting for finalizers: quartermaster.dev/volume-release, "
             + "volumes.quartermaster.dev/release)\n");
     assertThat(run("describe", "volume", "scratch").out()).contains("waiting for finalizers: quartermaster.dev/volume-release");
+  }
+
+  @Test
+  void clientFlagsWorkBeforeTheCommandAsAfterIt() {
+    run("apply", "-f", "examples/deviceclass.yaml");
+    var after = run("get", "deviceclasses", "-o", "json", "--server", server.baseUri().toString());
+
+    var before = run("--server", server.baseUri().toString(), "-o", "json", "get", "deviceclasses");
+    var equals = run("--server=" + server.baseUri(), "--output=json", "get", "deviceclasses");
+    var missing = run("--token-file", "/nonexistent/admin.token", "get", "nodes");
+
+    assertThat(before.exit()).as(before.err()).isZero();
+    assertThat(before.out()).isEqualTo(after.out()).contains("\"DeviceClass\"");
+    assertThat(equals.out()).isEqualTo(after.out());
+    assertThat(missing.err()).startsWith("error: token file /nonexistent/admin.token (from --token-file) does not exist");
   }
 
   @Test
@@ -413,6 +428,6 @@ class CliEndToEndTest {
     var result = runWithStdin(exported, "apply", "-f", "-");
 
     assertThat(result.exit()).as(result.err()).isZero();
-    assertThat(result.out()).isEqualTo("deviceclass/a100-80g unchanged\ndeviceclass/gpu unchanged\ndeviceclass/gpu-any unchanged\nworkload/finetune unchanged\n");
+    assertThat(result.out()).isEqualTo("deviceclass/a100-80g unchanged\ndeviceclass/gpu unchanged\ndeviceclass/gpu-any unchanged\ndeviceclass/h100-80g unchanged\nworkload/finetune unchanged\n");
   }
 }

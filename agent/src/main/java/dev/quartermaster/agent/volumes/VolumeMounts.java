@@ -4,6 +4,7 @@ import dev.quartermaster.agent.plugins.NodePlugins;
 import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.volume.VolumeClaim;
 import dev.quartermaster.api.volume.VolumePhase;
+import dev.quartermaster.api.volume.VolumeSpec;
 import dev.quartermaster.api.volume.VolumeUse;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.csi.plugin.CsiCall;
@@ -137,6 +138,13 @@ public final class VolumeMounts {
       }
       if (v.status().phase() == VolumePhase.Pending) {
         return waiting("volume " + name + " is not created yet (Pending)");
+      }
+      var access = v.spec().accessMode();
+      if (use.mode() == VolumeClaim.Mode.Write && (access == VolumeSpec.AccessMode.SingleNodeReaderOnly
+          || access == VolumeSpec.AccessMode.MultiNodeReaderOnly)) {
+        // The controller never grants it: say so rather than "waiting" forever.
+        return waiting("volume " + name + " is read-only (" + access + ") and this task writes it; use it with"
+            + " readOnly: true, e.g. volumes: [{name: " + name + ", readOnly: true}]");
       }
       return waiting(otherHolder(v, use, task, uid)
           .map(c -> "volume " + name + " is held by task " + c.task() + " (" + (c.mode() == VolumeClaim.Mode.Write

@@ -119,6 +119,16 @@ class VolumePublishTest {
   }
 
   @Test
+  void writingAReadOnlyVolumeSaysToMountItReadOnlyInsteadOfWaitingSilently() {
+    node.volume("weights", AccessMode.MultiNodeReaderOnly);
+    node.task("train-0", VolumeUse.writer("weights"));
+    node.settle();
+
+    assertThat(waiting()).isEqualTo("volume weights is read-only (MultiNodeReaderOnly) and this task writes it; use it"
+        + " with readOnly: true, e.g. volumes: [{name: weights, readOnly: true}]");
+  }
+
+  @Test
   void eachWaitNamesItsCause() {
     var t = node.task("train-0", VolumeUse.writer("data"));
     node.settle();

@@ -19,9 +19,15 @@ public final class ObjectPrinter<T extends ApiObject> {
   private final OutputFormat format;
   private final Clock clock;
   private final PrintWriter out;
-  /** The column widths fixed by the first rows of a stream; empty until the header is printed. */
+  /**
+   * A stream's column widths: at least {@link #STREAM_MIN_WIDTH} for names (those of workload tasks
+   * and their claims fit) and each column's {@code streamWidth}, grown to the widest cell shown so far, so that rows printed later line up with the
+   * header unless a cell is wider than any before it; empty until the header is printed.
+   */
   private Optional<List<Integer>> streamWidths = Optional.empty();
   private boolean streamedDocument;
+  /** The width a watched table's first column (NAME) starts at. */
+  static final int STREAM_MIN_WIDTH = 24;
 
   public ObjectPrinter(Kind<T> kind, OutputFormat format, Clock clock, PrintWriter out) {
     this.kind = kind;
@@ -55,8 +61,9 @@ public final class ObjectPrinter<T extends ApiObject> {
     if (format.isTable()) {
       if (!objects.isEmpty()) {
         var t = table().table(objects, wide());
-        streamWidths = Optional.of(t.widths());
-        out.print(t.render());
+        streamWidths = Optional.of(atLeastMinimum(t.widths(), table().streamWidths(wide())));
+        out.print(Table.line(t.headers(), streamWidths.get()));
+        t.rows().forEach(r -> out.print(Table.line(r, streamWidths.get())));
       }
     } else {
       objects.forEach(this::document);
@@ -71,14 +78,32 @@ public final class ObjectPrinter<T extends ApiObject> {
       var row = t.row(object, wide());
       if (streamWidths.isEmpty()) {
         var first = new Table(t.headers(wide()), List.of(row));
-        streamWidths = Optional.of(first.widths());
+        streamWidths = Optional.of(atLeastMinimum(first.widths(), t.streamWidths(wide())));
         out.print(Table.line(first.headers(), streamWidths.get()));
       }
+      streamWidths = Optional.of(grown(streamWidths.get(), row));
       out.print(Table.line(row, streamWidths.get()));
     } else {
       document(object);
     }
     out.flush();
+  }
+
+  /** {@code widths}, each at least its column's starting width (NAME's at least {@link #STREAM_MIN_WIDTH}). */
+  private static List<Integer> atLeastMinimum(List<Integer> widths, List<Integer> columns) {
+    var out = new java.util.ArrayList<Integer>(widths.size());
+    for (int c = 0; c < widths.size(); c++) {
+      out.add(Math.max(widths.get(c), c == 0 ? Math.max(STREAM_MIN_WIDTH, columns.get(c)) : columns.get(c)));
+    }
+    return out;
+  }
+
+  private static List<Integer> grown(List<Integer> widths, List<String> row) {
+    var out = new java.util.ArrayList<Integer>(widths);
+    for (int c = 0; c < Math.min(out.size(), row.size()); c++) {
+      out.set(c, Math.max(out.get(c), row.get(c).length()));
+    }
+    return out;
   }
 
   private void document(T object) {

@@ -18,6 +18,11 @@ public record KindTable<T extends ApiObject>(List<Column<T>> columns, List<Colum
     return shown(wide).stream().map(Column::header).toList();
   }
 
+  /** The widths a watched table starts its columns at (see {@link Column#streamWidth}). */
+  public List<Integer> streamWidths(boolean wide) {
+    return shown(wide).stream().map(Column::streamWidth).toList();
+  }
+
   public List<String> row(T object, boolean wide) {
     return shown(wide).stream().map(c -> c.cellOf(object)).toList();
   }

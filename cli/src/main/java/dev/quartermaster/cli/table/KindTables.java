@@ -97,9 +97,9 @@ public final class KindTables {
 
   private static KindTable<Task> task(Instant now) {
     return table(now, List.of(
-            col("PHASE", (Task t) -> t.status().phase().name()),
-            col("NODE", (Task t) -> t.status().node().or(() -> t.spec().node()).orElse("")),
-            col("REASON", (Task t) -> t.status().reason()),
+            col("PHASE", (Task t) -> t.status().phase().name(), "Succeeded".length()),
+            col("NODE", (Task t) -> t.status().node().or(() -> t.spec().node()).orElse(""), 12),
+            col("REASON", (Task t) -> t.status().reason(), "WaitingForAllocation".length()),
             // The restart count of the task's workload slot: how far into a crash loop it is.
             col("ATTEMPT", (Task t) -> Integer.toString(t.spec().attempt()))),
         List.of(
@@ -152,6 +152,10 @@ public final class KindTables {
 
   private static <T> Column<T> col(String header, java.util.function.Function<T, String> cell) {
     return new Column<>(header, cell);
+  }
+
+  private static <T> Column<T> col(String header, java.util.function.Function<T, String> cell, int streamWidth) {
+    return new Column<>(header, cell, streamWidth);
   }
 
   private static String conditionStatus(List<Condition> conditions, String type) {
