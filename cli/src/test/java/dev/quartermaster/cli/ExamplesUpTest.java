@@ -62,6 +62,12 @@ class ExamplesUpTest {
       assertThat(api.get(Kinds.DEVICE_SLICE, "gpu-node-1")).isPresent();
       assertThat(api.get(Kinds.NODE_ALLOCATION, "gpu-node-1")).isPresent();
       assertThat(api.get(Kinds.COMPUTE_DOMAIN, "nvlink-a")).isPresent();
+
+      // Two agents share one log: each of their lines names its node.
+      var agentLines = up.log().lines().filter(l -> l.contains(" TaskSync ") || l.contains(" DurableLedger ")).toList();
+      assertThat(agentLines).isNotEmpty().allMatch(l -> l.matches(".* (TaskSync|DurableLedger) node=node-[12] .*"));
+      assertThat(agentLines).anyMatch(l -> l.contains("node=node-1")).anyMatch(l -> l.contains("node=node-2"));
+      assertThat(up.log().lines().filter(l -> l.contains(" ApiServer "))).noneMatch(l -> l.contains("node="));
     }
     try (var files = Files.list(ExamplesTest.REPO.resolve("examples"))) {
       var all = files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".yaml")).collect(Collectors.toSet());

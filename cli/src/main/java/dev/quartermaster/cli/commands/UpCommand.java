@@ -123,10 +123,12 @@ public final class UpCommand implements Callable<Integer> {
         plugins.add(startHostpath(layout, node, i == 1));
         // In process, but held to exactly what an agent on another machine may write with its node's token.
         var api = new AuthorizingApiClient(server.registry(), Principal.node(node), new NodeScopedAccess());
-        var config = NodeAgentConfig.of(api, node, layout.state(node), root.root(), layout.cdi(node), system)
+        // Several agents share this process's log: each one's lines say node=NAME.
+        var nodeEnv = new NodeLogEnv(system, node);
+        var config = NodeAgentConfig.of(api, node, layout.state(node), root.root(), layout.cdi(node), nodeEnv)
             .withCsiPluginDir(layout.plugins(node))
             .withHelperCommand(DomainDaemonCommand.launcher(node));
-        agents.add(NodeAgent.start(config, CsiClients.grpc()));
+        agents.add(nodeEnv.call(() -> NodeAgent.start(config, CsiClients.grpc())));
       }
       var configFile = UserConfig.location(env);
       new UserConfig(Optional.of(server.uri().toString()), Optional.of(server.tokenFile().toString()),
