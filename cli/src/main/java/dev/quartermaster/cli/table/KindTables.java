@@ -55,9 +55,10 @@ public final class KindTables {
   private static KindTable<Node> node(Instant now) {
     return table(now, List.of(
             col("READY", (Node n) -> conditionStatus(n.status().conditions(), "AgentReady")),
-            col("DEVICES", (Node n) -> devicesReady(n.status().conditions()))),
+            col("DEVICES", (Node n) -> devicesReady(n.status().conditions())),
+            // A cordoned node must not look like any other: new work skips it.
+            col("SCHEDULING", (Node n) -> n.spec().fenced() ? "fenced" : n.spec().unschedulable() ? "cordoned" : "enabled")),
         List.of(
-            col("SCHEDULABLE", (Node n) -> n.spec().fenced() ? "fenced" : n.spec().unschedulable() ? "no" : "yes"),
             col("HEARTBEAT", (Node n) -> n.status().heartbeat().map(h -> Age.since(n.status().heartbeat(), now)).orElse("")),
             col("VERSION", (Node n) -> n.status().agentVersion())));
   }

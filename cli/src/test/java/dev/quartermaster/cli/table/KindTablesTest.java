@@ -75,11 +75,22 @@ class KindTablesTest {
     var text = KindTables.of(Kinds.NODE, NOW).table(List.of(ready, missing, silent), false).render();
 
     assertThat(text).isEqualTo("""
-        NAME         READY     DEVICES                   AGE
-        gpu-node-1   True      Ready                     5s
-        gpu-node-2   True      missing /dev/nvidia-uvm   4d
-        gpu-node-3   Unknown   Unknown                   3m20s
+        NAME         READY     DEVICES                   SCHEDULING   AGE
+        gpu-node-1   True      Ready                     enabled      5s
+        gpu-node-2   True      missing /dev/nvidia-uvm   enabled      4d
+        gpu-node-3   Unknown   Unknown                   enabled      3m20s
         """);
+  }
+
+  @Test
+  void aCordonedOrFencedNodeSaysSoInTheDefaultColumns() {
+    var cordoned = new Node(meta("cordoned", 5), new dev.quartermaster.api.node.NodeSpec(true, false), null);
+    var fenced = new Node(meta("fenced", 5), new dev.quartermaster.api.node.NodeSpec(true, true), null);
+
+    var table = KindTables.of(Kinds.NODE, NOW);
+
+    assertThat(table.row(cordoned, false)).contains("cordoned");
+    assertThat(table.row(fenced, false)).contains("fenced");
   }
 
   @Test
@@ -154,8 +165,8 @@ class KindTablesTest {
 
     var table = KindTables.of(Kinds.NODE, NOW);
 
-    assertThat(table.headers(true)).endsWith("AGE", "SCHEDULABLE", "HEARTBEAT", "VERSION", "REVISION", "UID", "LABELS");
-    assertThat(table.row(node, true)).endsWith("5s", "yes", "<none>", "<none>", "7", "uid-n1", "gpu=a100,zone=a");
+    assertThat(table.headers(true)).endsWith("AGE", "HEARTBEAT", "VERSION", "REVISION", "UID", "LABELS");
+    assertThat(table.row(node, true)).endsWith("5s", "<none>", "<none>", "7", "uid-n1", "gpu=a100,zone=a");
   }
 
   @Test
