@@ -134,12 +134,7 @@ final class InMemoryApiClient implements ApiClient {
     if (writes.size() != 1) {
       throw new UnsupportedOperationException("InMemoryApiClient commits one write at a time");
     }
-    ApiObject written = switch (writes.getFirst()) {
-      case Write.Create c -> create(c.object());
-      case Write.Update u -> update(u.object());
-      case Write.UpdateStatus u -> updateStatus(u.object());
-    };
-    return List.of(written);
+    return List.of(writes.getFirst().applyAlone(this));
   }
 
   @Override

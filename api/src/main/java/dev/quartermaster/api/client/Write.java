@@ -10,6 +10,15 @@ import java.util.Objects;
 public sealed interface Write {
   ApiObject object();
 
+  /** This write alone, through {@code api}'s own call for it: a batch of one where there is no batching. */
+  default ApiObject applyAlone(ApiClient api) {
+    return switch (this) {
+      case Create c -> api.create(c.object());
+      case Update u -> api.update(u.object());
+      case UpdateStatus u -> api.updateStatus(u.object());
+    };
+  }
+
   /** {@link ApiClient#create}: the name must be free. */
   record Create(ApiObject object) implements Write {
     public Create {

@@ -23,19 +23,23 @@ final class NodeLogEnv implements Env {
     this.node = node;
   }
 
-  /** Work that may fail with an I/O error, as an agent's start does. */
-  interface Work<T> {
-    T run() throws java.io.IOException;
+  /** Work that may fail with {@code X}, as an agent's start may with an I/O error. */
+  interface Work<T, X extends Exception> {
+    T run() throws X;
   }
 
   /** Runs {@code work} on this thread as the node's, as the agent's start-up runs. */
-  <T> T call(Work<T> work) throws java.io.IOException {
+  <T, X extends Exception> T call(Work<T, X> work) throws X {
     var previous = MDC.get(KEY);
     MDC.put(KEY, node);
     try {
       return work.run();
     } finally {
-      restore(previous);
+      if (previous == null) {
+        MDC.remove(KEY);
+      } else {
+        MDC.put(KEY, previous);
+      }
     }
   }
 
@@ -65,22 +69,9 @@ final class NodeLogEnv implements Env {
   }
 
   private Runnable tagged(Runnable task) {
-    return () -> {
-      var previous = MDC.get(KEY);
-      MDC.put(KEY, node);
-      try {
-        task.run();
-      } finally {
-        restore(previous);
-      }
-    };
-  }
-
-  private static void restore(String previous) {
-    if (previous == null) {
-      MDC.remove(KEY);
-    } else {
-      MDC.put(KEY, previous);
-    }
+    return () -> this.<Void, RuntimeException>call(() -> {
+      task.run();
+      return null;
+    });
   }
 }

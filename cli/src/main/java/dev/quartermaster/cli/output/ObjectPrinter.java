@@ -7,6 +7,7 @@ import dev.quartermaster.cli.table.KindTables;
 import dev.quartermaster.cli.table.Table;
 import java.io.PrintWriter;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -91,7 +92,7 @@ public final class ObjectPrinter<T extends ApiObject> {
 
   /** {@code widths}, each at least its column's starting width (NAME's at least {@link #STREAM_MIN_WIDTH}). */
   private static List<Integer> atLeastMinimum(List<Integer> widths, List<Integer> columns) {
-    var out = new java.util.ArrayList<Integer>(widths.size());
+    var out = new ArrayList<Integer>(widths.size());
     for (int c = 0; c < widths.size(); c++) {
       out.add(Math.max(widths.get(c), c == 0 ? Math.max(STREAM_MIN_WIDTH, columns.get(c)) : columns.get(c)));
     }
@@ -99,7 +100,7 @@ public final class ObjectPrinter<T extends ApiObject> {
   }
 
   private static List<Integer> grown(List<Integer> widths, List<String> row) {
-    var out = new java.util.ArrayList<Integer>(widths);
+    var out = new ArrayList<Integer>(widths);
     for (int c = 0; c < Math.min(out.size(), row.size()); c++) {
       out.set(c, Math.max(out.get(c), row.get(c).length()));
     }

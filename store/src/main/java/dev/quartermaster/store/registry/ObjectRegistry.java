@@ -26,6 +26,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.stream.Collectors;
 
 /**
  * The API's semantics over a revisioned store: validation, server-set metadata (uid, generation,
@@ -124,7 +125,7 @@ public final class ObjectRegistry implements FencingClient {
   @Override
   public List<ApiObject> commit(List<Write> writes) {
     var planned = PlannedWrite.all(writes, this::plan);
-    var keys = planned.stream().map(PlannedWrite::key).collect(java.util.stream.Collectors.toSet());
+    var keys = planned.stream().map(PlannedWrite::key).collect(Collectors.toSet());
     while (true) {
       var reads = new BatchReads(store);
       var compares = new ArrayList<Compare>();

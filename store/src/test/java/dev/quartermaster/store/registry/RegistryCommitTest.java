@@ -59,11 +59,7 @@ class RegistryCommitTest {
   static List<ApiObject> oneAtATime(ApiClient api, List<Write> writes) {
     var out = new ArrayList<ApiObject>();
     for (var w : writes) {
-      out.add(switch (w) {
-        case Write.Create c -> api.create(c.object());
-        case Write.Update u -> api.update(u.object());
-        case Write.UpdateStatus u -> api.updateStatus(u.object());
-      });
+      out.add(w.applyAlone(api));
     }
     return out;
   }

@@ -155,12 +155,7 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
       throw ApiException.badRequest("a commit of " + writes.size() + " writes cannot be sent over HTTP: the API "
           + "applies one object per request; commit in-process, or write the objects one at a time", List.of());
     }
-    ApiObject written = switch (writes.getFirst()) {
-      case Write.Create c -> create(c.object());
-      case Write.Update u -> update(u.object());
-      case Write.UpdateStatus u -> updateStatus(u.object());
-    };
-    return List.of(written);
+    return List.of(writes.getFirst().applyAlone(this));
   }
 
   @Override
