@@ -57,6 +57,14 @@ class EtcdClusterStoreContractTest extends StoreContractTest {
     }
   }
 
+  @Override
+  protected void discard(Path dir) {
+    var cluster = RUNNING.remove(dir);
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
   @AfterAll
   static void stopEtcd() {
     RUNNING.values().forEach(EtcdProcesses::close);

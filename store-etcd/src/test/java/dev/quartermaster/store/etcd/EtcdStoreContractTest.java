@@ -66,6 +66,14 @@ class EtcdStoreContractTest extends StoreContractTest {
     }
   }
 
+  @Override
+  protected void discard(Path dir) {
+    var process = RUNNING.remove(dir);
+    if (process != null) {
+      process.destroyForcibly();
+    }
+  }
+
   private static void awaitUp(EtcdStore store) {
     long deadline = System.nanoTime() + 30_000_000_000L;
     while (true) {
