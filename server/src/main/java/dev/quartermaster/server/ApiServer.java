@@ -1,5 +1,6 @@
 package dev.quartermaster.server;
 
+import dev.quartermaster.server.dashboard.DashboardFiles;
 import dev.quartermaster.server.auth.AdminToken;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
@@ -67,7 +68,8 @@ public final class ApiServer implements AutoCloseable {
     var objects = new ObjectRoutes(config.api(), config.accessRule());
     var inFlight = new InFlightRequests(config.env());
     var tokens = new TokenRoutes(config.nodeTokens(), config.env());
-    var router = new Router(authenticator, objects, tokens, watches, metrics, config.env(), config.maxBodyBytes(), inFlight);
+    var router = new Router(authenticator, objects, tokens, watches, metrics, config.env(), config.maxBodyBytes(), inFlight,
+        DashboardFiles.load());
 
     var executor = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("qm-http-", 0).factory());
     var connections = config.connections();

@@ -11,6 +11,8 @@ import dev.quartermaster.core.env.Env;
 import dev.quartermaster.server.auth.Access;
 import dev.quartermaster.server.auth.Authenticator;
 import dev.quartermaster.server.auth.Principal;
+import dev.quartermaster.server.dashboard.DashboardFile;
+import dev.quartermaster.server.dashboard.DashboardFiles;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -22,7 +24,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one HTTP handler: health and metrics without auth; everything under {@code /api/v1/}
+ * The one HTTP handler: health, metrics and the dashboard's fixed files without auth; everything under {@code /api/v1/}
  * authenticated, routed by path and method to {@link ObjectRoutes} or {@link WatchStreams}. Every
  * request is counted and timed, and every failure answered as an {@link
  * dev.quartermaster.api.error.ApiError}.
@@ -49,9 +51,11 @@ final class Router implements HttpHandler {
   private final long maxBodyBytes;
   private final AtomicLong requestIds = new AtomicLong();
   private final InFlightRequests inFlight;
+  private final DashboardFiles dashboard;
 
   Router(Authenticator authenticator, ObjectRoutes objects, TokenRoutes tokens, WatchStreams watches, Metrics metrics,
-      Env env, long maxBodyBytes, InFlightRequests inFlight) {
+      Env env, long maxBodyBytes, InFlightRequests inFlight, DashboardFiles dashboard) {
+    this.dashboard = dashboard;
     this.inFlight = inFlight;
     this.authenticator = authenticator;
     this.objects = objects;
@@ -122,7 +126,10 @@ final class Router implements HttpHandler {
           : send(exchange, Reply.text(200, Metrics.CONTENT_TYPE, metrics.scrape()));
     }
     if (!path.startsWith(HttpWire.API_PREFIX)) {
-      throw ErrorResponses.notFound("no such path " + path + "; the API is under " + HttpWire.API_PREFIX);
+      var file = dashboard.find(path).orElseThrow(
+          () -> ErrorResponses.notFound("no such path " + path + "; the API is under " + HttpWire.API_PREFIX));
+      labels.route = "/dashboard";
+      return !isGetOrHead(method) ? notAllowed(exchange, method, path, "GET, HEAD") : sendFile(exchange, file);
     }
     var who = authenticate(exchange);
     var tokensPath = HttpWire.API_PREFIX + TokenRoutes.PATH;
@@ -171,6 +178,14 @@ final class Router implements HttpHandler {
         return notAllowed(exchange, method, path, "GET, POST");
       }
     }
+  }
+
+  /** A dashboard file, or a bodiless 304 when the browser's copy is current (see DashboardHeaders). */
+  private int sendFile(HttpExchange exchange, DashboardFile file) throws IOException {
+    var current = file.etag().equals(exchange.getRequestHeaders().getFirst("If-None-Match"));
+    var reply = new Reply(current ? 304 : 200, dashboard.headers(file), file.contentType(),
+        current ? new byte[0] : file.body());
+    return send(exchange, reply);
   }
 
   private static boolean isGetOrHead(String method) {

@@ -1,0 +1,283 @@
+// What each view shows: the kinds it watches, its columns, and its rows derived from the live
+// collections. Rows come in groups (a node and its devices, a workload and its tasks); the filter
+// keeps a whole group when its head matches, else the head with just the rows that match.
+
+import { ago, byName, bytes, condition } from './dom.js';
+
+const cell = (text, cls) => ({ text: text ?? '', cls: cls ?? '' });
+// A condition in a word or two ("agent ready", "devices: MissingDeviceNodes"); its message goes in the detail column.
+const status = (c, what) => (!c ? cell(`${what} unknown`, 'muted')
+  : c.status === 'True' ? cell(`${what} ready`, 'ok') : cell(`${what}: ${c.reason || 'not ready'}`, 'bad'));
+
+function filterGroups(groups, filter) {
+  const rows = [];
+  const needle = filter.trim().toLowerCase();
+  for (const group of groups) {
+    if (!needle || group.head.text.includes(needle)) {
+      rows.push(group.head, ...group.rows);
+      continue;
+    }
+    const kept = group.rows.filter((r) => r.text.includes(needle));
+    if (kept.length) rows.push(group.head, ...kept);
+  }
+  return rows;
+}
+
+function row(key, level, cells, extra = {}) {
+  return { key, level, cells, text: cells.map((c) => c.text).join(' ').toLowerCase(), ...extra };
+}
+
+// ---- Nodes: each node, its GPUs, and its channels (held or unhealthy ones always; free ones on request)
+
+function nodeGroup(name, node, slice, allocation, expanded) {
+  const holders = allocation?.spec?.devices ?? {};
+  const devices = slice?.spec?.devices ?? [];
+  const gpus = devices.filter((d) => d.class !== 'channel');
+  const channels = devices.filter((d) => d.class === 'channel');
+  const held = (d) => holders[d.name]?.claim;
+  const spec = node?.spec ?? {};
+  const scheduling = spec.fenced ? cell('fenced', 'bad') : spec.unschedulable ? cell('cordoned', 'warn') : cell('enabled', 'ok');
+  const devicesReady = condition(node, 'DevicesReady');
+  const head = row(`node/${name}`, 0, [
+    cell(name, 'name'),
+    status(condition(node, 'AgentReady'), 'agent'),
+    status(devicesReady, 'devices'),
+    scheduling,
+    cell(`GPUs ${gpus.filter(held).length}/${gpus.length} held · channels ${channels.filter(held).length}/${channels.length}`),
+    cell(devicesReady?.message ?? (node ? '' : 'no Node object'), 'muted'),
+  ], { select: `Node/${name}` });
+  const deviceRow = (d) => {
+    const claim = held(d);
+    const a = d.attributes ?? {};
+    return row(`device/${name}/${d.name}`, 1, [
+      cell(d.name, 'name'),
+      cell(d.health ?? 'Unknown', d.health === 'Healthy' ? 'ok' : 'bad'),
+      cell(d.class),
+      cell(claim ? `held by ${claim}` : 'free', claim ? 'held' : 'muted'),
+      cell([a.model, a.memory ? bytes(Number(a.memory)) : '', a.uuid].filter(Boolean).join(' · '), 'muted'),
+      cell(''),
+    ], claim ? { select: `ResourceClaim/${claim}` } : {});
+  };
+  const rows = gpus.map(deviceRow);
+  const notable = channels.filter((d) => held(d) || d.health !== 'Healthy');
+  const quiet = channels.filter((d) => !held(d) && d.health === 'Healthy');
+  rows.push(...notable.map(deviceRow));
+  if (quiet.length) {
+    const open = expanded.has(name);
+    rows.push(row(`channels/${name}`, 1, [
+      cell(open ? '▾ channels' : '▸ channels', 'toggle'),
+      cell('Healthy', 'ok'),
+      cell('channel'),
+      cell(`${quiet.length} free`, 'muted'),
+      cell(open ? 'click to hide' : 'click to list each', 'muted'),
+      cell(''),
+    ], { toggle: name }));
+    if (open) rows.push(...quiet.map(deviceRow));
+  }
+  return { head, rows };
+}
+
+const nodes = {
+  id: 'nodes',
+  title: 'Nodes',
+  kinds: ['nodes', 'deviceslices', 'nodeallocations'],
+  columns: [['node / device', '12rem'], ['agent / health', '9rem'], ['devices / class', '10rem'], ['scheduling / holder', 'minmax(14rem, 1fr)'],
+    ['devices held / model', 'minmax(18rem, 1.3fr)'], ['detail', 'minmax(10rem, 1.2fr)']],
+  // Per node, the rows are kept until its Node, DeviceSlice or NodeAllocation changes: on a large
+  // cluster a watch event re-derives one node's rows, not a million channels.
+  cache: new Map(),
+  rows({ nodes: n, deviceslices: s, nodeallocations: a }, filter, ui) {
+    const names = [...new Set([...n.items.keys(), ...s.items.keys()])].sort(byName);
+    const groups = names.map((name) => {
+      const node = n.items.get(name);
+      const slice = s.items.get(name);
+      const allocation = a.items.get(name);
+      const stamp = [node?.metadata.revision, slice?.metadata.revision, allocation?.metadata.revision,
+        ui.expanded.has(name)].join('/');
+      const cached = this.cache.get(name);
+      if (cached?.stamp === stamp) return cached.group;
+      const group = nodeGroup(name, node, slice, allocation, ui.expanded);
+      this.cache.set(name, { stamp, group });
+      return group;
+    });
+    return filterGroups(groups, filter);
+  },
+};
+
+// ---- Workloads and their tasks, with why a task is where it is
+
+const phaseClass = { Running: 'ok', Succeeded: 'ok', Pending: 'warn', Failed: 'bad' };
+
+function taskRow(t) {
+  const s = t.status ?? {};
+  return row(`task/${t.metadata.name}`, 1, [
+    cell(t.metadata.name, 'name'),
+    cell(s.phase ?? 'Pending', `phase ${phaseClass[s.phase] ?? 'warn'}`),
+    cell(s.node ?? t.spec?.node ?? ''),
+    cell(s.reason ?? ''),
+    cell(s.message ?? '', 'muted'),
+  ], { select: `Task/${t.metadata.name}`, phase: s.phase ?? 'Pending' });
+}
+
+const workloads = {
+  id: 'workloads',
+  title: 'Workloads',
+  kinds: ['workloads', 'tasks', 'resourceclaims', 'events'],
+  columns: [['workload / task', '16rem'], ['phase', '7rem'], ['node', '7rem'], ['reason', '13rem'], ['message', 'minmax(12rem, 1fr)']],
+  rows({ workloads: w, tasks }, filter) {
+    const byOwner = new Map();
+    for (const t of tasks.items.values()) {
+      const owner = t.metadata.owner?.kind === 'Workload' ? t.metadata.owner.name : '';
+      if (!byOwner.has(owner)) byOwner.set(owner, []);
+      byOwner.get(owner).push(t);
+    }
+    const groups = [...w.items.values()].sort((x, y) => byName(x.metadata.name, y.metadata.name)).map((wl) => {
+      const groupsText = (wl.status?.groups ?? []).map((g) => `${g.name} ${g.running}/${g.replicas} running`).join(' · ');
+      const problem = (wl.status?.conditions ?? []).find((c) => c.status !== 'True');
+      const head = row(`workload/${wl.metadata.name}`, 0, [
+        cell(wl.metadata.name, 'name'),
+        cell(wl.metadata.deletedAt ? 'Deleting' : '', 'warn'),
+        cell(''),
+        cell(problem ? `${problem.type}: ${problem.reason}` : ''),
+        cell(problem?.message ?? groupsText, 'muted'),
+      ], { select: `Workload/${wl.metadata.name}` });
+      const rows = (byOwner.get(wl.metadata.name) ?? []).sort((x, y) => byName(x.metadata.name, y.metadata.name)).map(taskRow);
+      return { head, rows };
+    });
+    const lone = byOwner.get('') ?? [];
+    if (lone.length) {
+      groups.push({
+        head: row('workload/', 0, [cell('(tasks without a workload)', 'muted'), cell(''), cell(''), cell(''), cell('')]),
+        rows: lone.sort((x, y) => byName(x.metadata.name, y.metadata.name)).map(taskRow),
+      });
+    }
+    return filterGroups(groups, filter);
+  },
+};
+
+// ---- Claims
+
+const claims = {
+  id: 'claims',
+  title: 'Claims',
+  kinds: ['resourceclaims'],
+  columns: [['claim', '18rem'], ['node', '7rem'], ['devices', '12rem'], ['prepared', '8rem'], ['used by', '14rem'], ['allocation', 'minmax(12rem, 1fr)']],
+  rows({ resourceclaims: c }, filter) {
+    const groups = [...c.items.values()].sort((x, y) => byName(x.metadata.name, y.metadata.name)).map((claim) => {
+      const s = claim.status ?? {};
+      const node = s.allocation?.node ?? '';
+      const allocated = condition(claim, 'Allocated');
+      return {
+        head: row(`claim/${claim.metadata.name}`, 0, [
+          cell(claim.metadata.name, 'name'),
+          cell(node),
+          cell((s.allocation?.devices ?? []).map((d) => d.device).join(', ') || 'none', node ? '' : 'warn'),
+          cell(s.prepare?.[node]?.phase ?? '', s.prepare?.[node]?.phase === 'Prepared' ? 'ok' : 'muted'),
+          cell((s.reservedFor ?? []).join(', ')),
+          cell(allocated?.message ?? '', allocated?.status === 'True' ? 'muted' : 'bad'),
+        ], { select: `ResourceClaim/${claim.metadata.name}` }),
+        rows: [],
+      };
+    });
+    return filterGroups(groups, filter);
+  },
+};
+
+// ---- Volumes and the tasks that claim them
+
+const volumes = {
+  id: 'volumes',
+  title: 'Volumes',
+  kinds: ['volumes'],
+  columns: [['volume / task', '16rem'], ['phase / state', '9rem'], ['plugin / node', '16rem'], ['access', '13rem'], ['detail', 'minmax(12rem, 1fr)']],
+  rows({ volumes: v }, filter) {
+    const groups = [...v.items.values()].sort((x, y) => byName(x.metadata.name, y.metadata.name)).map((vol) => {
+      const s = vol.status ?? {};
+      const head = row(`volume/${vol.metadata.name}`, 0, [
+        cell(vol.metadata.name, 'name'),
+        cell(s.phase ?? '', s.phase === 'Available' ? 'ok' : 'warn'),
+        cell(vol.spec?.plugin ?? ''),
+        cell(vol.spec?.accessMode ?? ''),
+        cell(`${bytes(vol.spec?.capacityBytes)} · ${(s.claims ?? []).length} claims`, 'muted'),
+      ], { select: `Volume/${vol.metadata.name}` });
+      const rows = (s.claims ?? []).map((c) => row(`volumeclaim/${vol.metadata.name}/${c.task}`, 1, [
+        cell(c.task, 'name'),
+        cell(c.state ?? '', c.state === 'Taken' ? 'ok' : 'warn'),
+        cell(c.node ?? ''),
+        cell(c.mode ?? ''),
+        cell(c.attached ? 'attached' : 'not attached', 'muted'),
+      ], { select: `Task/${c.task}` }));
+      return { head, rows };
+    });
+    return filterGroups(groups, filter);
+  },
+};
+
+// ---- Compute domains and their member nodes
+
+const domains = {
+  id: 'domains',
+  title: 'Compute domains',
+  kinds: ['computedomains'],
+  columns: [['domain / node', '16rem'], ['ready', '10rem'], ['members', '9rem'], ['claims', '16rem'], ['detail', 'minmax(12rem, 1fr)']],
+  rows({ computedomains: d }, filter) {
+    const groups = [...d.items.values()].sort((x, y) => byName(x.metadata.name, y.metadata.name)).map((cd) => {
+      const s = cd.status ?? {};
+      const ready = condition(cd, 'Ready');
+      const members = s.nodes ?? [];
+      const head = row(`domain/${cd.metadata.name}`, 0, [
+        cell(cd.metadata.name, 'name'),
+        status(ready, 'domain'),
+        cell(`${members.filter((m) => m.daemonReady).length}/${cd.spec?.numNodes ?? '?'} ready`),
+        cell((s.claims ?? []).join(', ')),
+        cell(ready?.message ?? '', 'muted'),
+      ], { select: `ComputeDomain/${cd.metadata.name}` });
+      const rows = members.map((m) => row(`member/${cd.metadata.name}/${m.node}`, 1, [
+        cell(m.node, 'name'),
+        cell(m.daemonReady ? 'daemon ready' : 'daemon not ready', m.daemonReady ? 'ok' : 'bad'),
+        cell(''), cell(''),
+        cell(m.since ? `since ${ago(m.since)}` : '', 'muted'),
+      ], { select: `Node/${m.node}` }));
+      return { head, rows };
+    });
+    return filterGroups(groups, filter);
+  },
+};
+
+// ---- Events, newest first
+
+export function eventsFor(collection, kind, name) {
+  return [...collection.items.values()]
+    .filter((e) => e.spec?.involved?.kind === kind && e.spec?.involved?.name === name)
+    .sort((x, y) => (y.spec?.lastSeen ?? '').localeCompare(x.spec?.lastSeen ?? ''));
+}
+
+const events = {
+  id: 'events',
+  title: 'Events',
+  kinds: ['events'],
+  columns: [['last seen', '7rem'], ['type', '6rem'], ['object', '16rem'], ['reason', '11rem'], ['count', '4rem'],
+    ['message', 'minmax(12rem, 1fr)']],
+  rows({ events: e }, filter) {
+    const groups = [...e.items.values()]
+      .sort((x, y) => (y.spec?.lastSeen ?? '').localeCompare(x.spec?.lastSeen ?? ''))
+      .map((ev) => {
+        const s = ev.spec ?? {};
+        const involved = s.involved ?? {};
+        return {
+          head: row(`event/${ev.metadata.name}`, 0, [
+            cell(ago(s.lastSeen)),
+            cell(s.type ?? '', s.type === 'Warning' ? 'bad' : 'muted'),
+            cell(`${involved.kind ?? ''}/${involved.name ?? ''}`, 'name'),
+            cell(s.reason ?? ''),
+            cell(s.count ?? 1),
+            cell(`${s.message ?? ''}${s.source ? ` (${s.source})` : ''}`, 'muted'),
+          ], { select: `${involved.kind}/${involved.name}` }),
+          rows: [],
+        };
+      });
+    return filterGroups(groups, filter);
+  },
+};
+
+export const VIEWS = [nodes, workloads, claims, volumes, domains, events];
