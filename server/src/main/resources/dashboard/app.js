@@ -135,10 +135,13 @@ function render() {
   const rows = ui.view.rows(data, ui.filter, ui);
   ui.list.setRows(rows);
   $('count').textContent = `${rows.length} rows`;
+  $('summary').textContent = ui.view.summary ? ui.view.summary() : '';
   const absent = ui.view.kinds.map((p) => ui.collections[p]).filter((c) => c?.state === 'absent');
   const note = absent.length && ui.view.id === 'events' ? 'no events API on this server'
     : ui.view.kinds.every((p) => data[p].state !== 'loading') && !rows.length ? (ui.filter ? 'nothing matches the filter' : 'nothing here yet') : '';
   $('view-note').textContent = note;
+  $('empty').textContent = note;
+  $('empty').hidden = !note || rows.length > 0;
   renderConnection();
   const panel = $('detail');
   panel.hidden = !ui.selection;
@@ -146,13 +149,13 @@ function render() {
 }
 
 function renderConnection() {
-  const all = Object.values(ui.collections);
+  const all = Object.values(ui.collections).filter((c) => c.state !== 'absent');
   const trouble = all.find((c) => c.state === 'retrying');
   const loading = all.some((c) => c.state === 'loading');
   const revision = Math.max(0, ...all.map((c) => c.revision));
   const conn = $('conn');
   conn.className = trouble ? 'bad' : loading ? 'warn' : 'ok';
-  conn.textContent = trouble ? `reconnecting ${trouble.plural}: ${trouble.note}` : loading ? 'loading…' : `live · revision ${revision}`;
+  conn.textContent = trouble ? `reconnecting ${trouble.plural}: ${trouble.note}` : loading ? 'loading…' : revision ? `live · revision ${revision}` : 'live';
 }
 
 function renderRow(element, row) {

@@ -38,13 +38,14 @@ function nodeGroup(name, node, slice, allocation, expanded) {
   const spec = node?.spec ?? {};
   const scheduling = spec.fenced ? cell('fenced', 'bad') : spec.unschedulable ? cell('cordoned', 'warn') : cell('enabled', 'ok');
   const devicesReady = condition(node, 'DevicesReady');
+  const agentReady = condition(node, 'AgentReady');
   const head = row(`node/${name}`, 0, [
     cell(name, 'name'),
-    status(condition(node, 'AgentReady'), 'agent'),
+    status(agentReady, 'agent'),
     status(devicesReady, 'devices'),
     scheduling,
     cell(`GPUs ${gpus.filter(held).length}/${gpus.length} held · channels ${channels.filter(held).length}/${channels.length}`),
-    cell(devicesReady?.message ?? (node ? '' : 'no Node object'), 'muted'),
+    cell(!node ? 'no Node object' : agentReady?.status !== 'True' ? agentReady?.message ?? '' : devicesReady?.message ?? '', 'muted'),
   ], { select: `Node/${name}` });
   const deviceRow = (d) => {
     const claim = held(d);
@@ -54,8 +55,8 @@ function nodeGroup(name, node, slice, allocation, expanded) {
       cell(d.health ?? 'Unknown', d.health === 'Healthy' ? 'ok' : 'bad'),
       cell(d.class),
       cell(claim ? `held by ${claim}` : 'free', claim ? 'held' : 'muted'),
-      cell([a.model, a.memory ? bytes(Number(a.memory)) : '', a.uuid].filter(Boolean).join(' · '), 'muted'),
-      cell(''),
+      cell([a.model, a.memory ? bytes(Number(a.memory)) : ''].filter(Boolean).join(' · '), 'muted'),
+      cell(a.uuid ?? '', 'muted name'),
     ], claim ? { select: `ResourceClaim/${claim}` } : {});
   };
   const rows = gpus.map(deviceRow);
@@ -74,20 +75,36 @@ function nodeGroup(name, node, slice, allocation, expanded) {
     ], { toggle: name }));
     if (open) rows.push(...quiet.map(deviceRow));
   }
-  return { head, rows };
+  const stats = {
+    ready: agentReady?.status === 'True' && devicesReady?.status === 'True' ? 1 : 0,
+    gpus: gpus.length,
+    held: gpus.filter(held).length,
+    unhealthy: devices.filter((d) => d.health !== 'Healthy').length,
+  };
+  return { head, rows, stats };
 }
 
 const nodes = {
   id: 'nodes',
   title: 'Nodes',
   kinds: ['nodes', 'deviceslices', 'nodeallocations'],
-  columns: [['node / device', '12rem'], ['agent / health', '9rem'], ['devices / class', '10rem'], ['scheduling / holder', 'minmax(14rem, 1fr)'],
+  columns: [['node / device', '12rem'], ['agent / health', '12rem'], ['devices / class', '10rem'], ['scheduling / holder', 'minmax(14rem, 1fr)'],
     ['devices held / model', 'minmax(18rem, 1.3fr)'], ['detail', 'minmax(10rem, 1.2fr)']],
+  /** One line over the whole cluster, whatever the filter: how much is there, held and broken. */
+  summary() {
+    let nodeCount = 0; let ready = 0; let gpus = 0; let held = 0; let unhealthy = 0;
+    for (const { group } of this.cache.values()) {
+      nodeCount++;
+      ready += group.stats.ready; gpus += group.stats.gpus; held += group.stats.held; unhealthy += group.stats.unhealthy;
+    }
+    return `${nodeCount} nodes (${ready} ready) · ${gpus} GPUs, ${held} held · ${unhealthy} unhealthy devices`;
+  },
   // Per node, the rows are kept until its Node, DeviceSlice or NodeAllocation changes: on a large
   // cluster a watch event re-derives one node's rows, not a million channels.
   cache: new Map(),
   rows({ nodes: n, deviceslices: s, nodeallocations: a }, filter, ui) {
     const names = [...new Set([...n.items.keys(), ...s.items.keys()])].sort(byName);
+    for (const gone of [...this.cache.keys()].filter((k) => !n.items.has(k) && !s.items.has(k))) this.cache.delete(gone);
     const groups = names.map((name) => {
       const node = n.items.get(name);
       const slice = s.items.get(name);
@@ -168,7 +185,7 @@ const claims = {
       const node = s.allocation?.node ?? '';
       const allocated = condition(claim, 'Allocated');
       return {
-        head: row(`claim/${claim.metadata.name}`, 0, [
+        head: row(`claim/${claim.metadata.name}`, 2, [
           cell(claim.metadata.name, 'name'),
           cell(node),
           cell((s.allocation?.devices ?? []).map((d) => d.device).join(', ') || 'none', node ? '' : 'warn'),
@@ -265,7 +282,7 @@ const events = {
         const s = ev.spec ?? {};
         const involved = s.involved ?? {};
         return {
-          head: row(`event/${ev.metadata.name}`, 0, [
+          head: row(`event/${ev.metadata.name}`, 2, [
             cell(ago(s.lastSeen)),
             cell(s.type ?? '', s.type === 'Warning' ? 'bad' : 'muted'),
             cell(`${involved.kind ?? ''}/${involved.name ?? ''}`, 'name'),
