@@ -152,10 +152,17 @@ try {
   await page.fill('#filter', '');
   await page.click('#detail .close');
 
+  step('the nodes view shows which claim holds each GPU, updated live');
+  await tab('nodes').click();
+  await page.locator('[data-key="device/node-1/gpu-0"]', { hasText: 'held by training-workers-' }).waitFor();
+  await page.locator('[data-key="device/node-2/gpu-3"]', { hasText: 'held by training-workers-' }).waitFor();
+  await page.locator('#summary', { hasText: '8 GPUs, 8 held' }).waitFor();
+  await shot('06-nodes-held');
+
   step('the other views');
   await tab('claims').click();
   await row('claim/training-workers-0-gpu').waitFor();
-  await shot('06-claims');
+  await shot('07-claims');
   for (const [view, prefix] of [['volumes', 'volume/'], ['domains', 'domain/']]) {
     await tab(view).click();
     await page.waitForFunction((p) => document.querySelector('#view-note')?.textContent === 'nothing here yet'
@@ -166,7 +173,7 @@ try {
   await page.waitForFunction(() => document.querySelector('#view-note')?.textContent === 'no events API on this server'
     || document.querySelector('#list [data-key^="event/"]'));
   console.log(`events view: ${(await page.textContent('#view-note')) || `${await page.textContent('#count')} listed`}`);
-  await shot('07-events');
+  await shot('08-events');
 
   step('no reload happened; no script error; the token never left its header');
   if (navigations !== navigationsBefore) fail(`the page navigated ${navigations - navigationsBefore} time(s) after login`);

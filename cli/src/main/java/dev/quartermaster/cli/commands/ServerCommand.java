@@ -110,6 +110,7 @@ public final class ServerCommand implements Callable<Integer> {
   private void banner(PrintWriter out, LocalServer server, StoreLocation where, String configFile) {
     out.println("Quartermaster server " + VersionInfo.version() + " is running.");
     row(out, "API", server.uri().toString());
+    row(out, "Dashboard", server.uri() + "/ (in a browser; log in with the admin token)");
     if (where instanceof StoreLocation.Etcd etcd) {
       row(out, "Store", etcd.describe());
       row(out, "Controllers", "run by one elected server of those on this store (lease " + leaderLease.toMillis() / 1000.0 + " s"

@@ -222,6 +222,7 @@ public final class UpCommand implements Callable<Integer> {
     out.println("Quartermaster " + VersionInfo.version() + " is up: store, API, controllers and " + nodes.size()
         + " node agents, each with the hostpath CSI plugin.");
     out.printf("  %-14s %s%n", "API", server.uri());
+    out.printf("  %-14s %s%n", "Dashboard", server.uri() + "/ (in a browser; log in with the admin token)");
     out.printf("  %-14s %s%n", "State", layout.dataDir() + " (store.db, nodes/<node>/..., csi/hostpath/volumes)");
     out.printf("  %-14s %s%n", "Admin token", server.tokenFile());
     server.ca().ifPresent(ca -> {
