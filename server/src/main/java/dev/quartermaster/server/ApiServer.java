@@ -1,10 +1,10 @@
 package dev.quartermaster.server;
 
-import dev.quartermaster.server.dashboard.DashboardFiles;
 import dev.quartermaster.server.auth.AdminToken;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import dev.quartermaster.server.auth.TokenAuthenticator;
+import dev.quartermaster.server.dashboard.DashboardFiles;
 import dev.quartermaster.server.http.HttpTransport;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
