@@ -1,7 +1,9 @@
 package dev.quartermaster.control;
 
 import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.api.event.EventLog;
 import dev.quartermaster.control.allocator.Allocator;
+import dev.quartermaster.control.events.EventExpiry;
 import dev.quartermaster.control.cluster.ControlLoop;
 import dev.quartermaster.control.cluster.Informers;
 import dev.quartermaster.control.domain.ComputeDomainController;
@@ -13,6 +15,7 @@ import dev.quartermaster.control.lifecycle.NodeLifecycle;
 import dev.quartermaster.control.lifecycle.TaskScheduler;
 import dev.quartermaster.control.volume.PluginConnector;
 import dev.quartermaster.control.volume.VolumeController;
+import dev.quartermaster.control.workload.RestartBackoff;
 import dev.quartermaster.control.workload.TaskController;
 import dev.quartermaster.control.workload.WorkloadController;
 import dev.quartermaster.core.env.Env;
@@ -63,6 +66,8 @@ public final class ControlPlane implements AutoCloseable {
   private final VolumeController volumes;
   private final ComputeDomainController domains;
   private final List<ControlLoop> loops;
+  private final EventLog events;
+  private final EventExpiry expiry;
 
   private ControlPlane(ApiClient api, LeaseSlot leases, Env env, Options options, PluginConnector plugins,
       Serializer<String> volumeCalls) {
@@ -79,11 +84,14 @@ public final class ControlPlane implements AutoCloseable {
     });
     this.fenced = new FencedApiClient(api, elector);
     this.informers = new Informers(env, api);
-    this.allocator = new Allocator(env, fenced, informers);
-    this.workloads = new WorkloadController(env, fenced, informers, options.expectationBound());
+    this.events = new EventLog(fenced, env::now, env::schedule);
+    this.expiry = new EventExpiry(env, fenced, EventExpiry.TTL);
+    this.allocator = new Allocator(env, fenced, informers, events.recorder("allocator"));
+    this.workloads = new WorkloadController(env, fenced, informers, options.expectationBound(), RestartBackoff.DEFAULT,
+        events.recorder("workloads"));
     this.tasks = new TaskController(env, fenced, informers);
-    this.scheduler = new TaskScheduler(env, fenced, informers);
-    this.nodes = new NodeLifecycle(env, fenced, informers, options.heartbeatGrace());
+    this.scheduler = new TaskScheduler(env, fenced, informers, events.recorder("scheduler"));
+    this.nodes = new NodeLifecycle(env, fenced, informers, options.heartbeatGrace(), events.recorder("node-lifecycle"));
     this.volumes = new VolumeController(env, fenced, informers, plugins, volumeCalls);
     this.domains = new ComputeDomainController(env, fenced, informers);
     this.loops = List.of(allocator.loop(), workloads.loop(), tasks.loop(), scheduler.loop(), nodes.loop(),
@@ -137,11 +145,13 @@ public final class ControlPlane implements AutoCloseable {
     informers.volumes().cache().keys().forEach(volumes.loop()::enqueue);
     informers.computeDomains().cache().keys().forEach(domains.loop()::enqueue);
     loops.forEach(ControlLoop::start);
+    expiry.start();
   }
 
   private void follow() {
     LOG.info("{}: controllers stopping", elector.identity());
     loops.forEach(ControlLoop::stop);
+    expiry.stop();
     volumes.stopLeading();
   }
 
@@ -161,6 +171,11 @@ public final class ControlPlane implements AutoCloseable {
     return workloads;
   }
 
+  /** Where the controllers' events wait to be written. */
+  public EventLog events() {
+    return events;
+  }
+
   /** Writes refused because this instance was not the leader. */
   public long refusedWrites() {
     return fenced.refused();
@@ -168,6 +183,7 @@ public final class ControlPlane implements AutoCloseable {
 
   @Override
   public void close() {
+    expiry.stop();
     elector.stop();
     loops.forEach(ControlLoop::stop);
     informers.stop();

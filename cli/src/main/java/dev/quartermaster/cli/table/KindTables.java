@@ -9,6 +9,7 @@ import dev.quartermaster.api.device.DeviceClass;
 import dev.quartermaster.api.device.DeviceSlice;
 import dev.quartermaster.api.domain.ComputeDomain;
 import dev.quartermaster.api.domain.ComputeDomainStatus.Member;
+import dev.quartermaster.api.event.Event;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kind;
@@ -47,6 +48,7 @@ public final class KindTables {
       case "Volume" -> volume(now);
       case "ComputeDomain" -> computeDomain(now);
       case "NodeAllocation" -> nodeAllocation(now);
+      case "Event" -> event(now);
       default -> throw new IllegalArgumentException("no table for kind " + kind);
     };
     return (KindTable<T>) table;
@@ -136,6 +138,25 @@ public final class KindTables {
             col("CLAIMS", (NodeAllocation a) -> Long.toString(
                 a.spec().devices().values().stream().map(DeviceHolder::uid).distinct().count()))),
         List.of());
+  }
+
+  /**
+   * Events as kubectl shows them: when, what kind of news, why, about what, and what was said; the
+   * generated name only in the wide view, since nobody looks an event up by it.
+   */
+  private static KindTable<Event> event(Instant now) {
+    var columns = List.<Column<Event>>of(
+        col("LAST SEEN", (Event e) -> Age.since(java.util.Optional.of(e.spec().lastSeen()), now), 9),
+        col("TYPE", (Event e) -> e.spec().type().name(), "Warning".length()),
+        col("REASON", (Event e) -> e.spec().reason(), 20),
+        col("OBJECT", (Event e) -> e.spec().involved().toString(), 28),
+        col("COUNT", (Event e) -> Long.toString(e.spec().count())),
+        col("MESSAGE", (Event e) -> e.spec().message().replace('\n', ' ')));
+    var wide = List.<Column<Event>>of(
+        col("SOURCE", (Event e) -> e.spec().source()),
+        col("FIRST SEEN", (Event e) -> Age.since(java.util.Optional.of(e.spec().firstSeen()), now)),
+        col("NAME", (Event e) -> e.metadata().name()));
+    return new KindTable<>(columns, wide);
   }
 
   /** NAME, the kind's columns, AGE; wide adds the kind's extras, then REVISION, UID and LABELS. */
