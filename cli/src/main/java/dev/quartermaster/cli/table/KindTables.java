@@ -19,6 +19,7 @@ import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.api.workload.WorkloadStatus.GroupStatus;
+import dev.quartermaster.cli.drain.Drainer;
 import dev.quartermaster.cli.format.Age;
 import dev.quartermaster.cli.format.Bytes;
 import dev.quartermaster.cli.format.ClaimState;
@@ -59,7 +60,9 @@ public final class KindTables {
             col("READY", (Node n) -> conditionStatus(n.status().conditions(), "AgentReady")),
             col("DEVICES", (Node n) -> devicesReady(n.status().conditions())),
             // A cordoned node must not look like any other: new work skips it.
-            col("SCHEDULING", (Node n) -> n.spec().fenced() ? "fenced" : n.spec().unschedulable() ? "cordoned" : "enabled")),
+            col("SCHEDULING", (Node n) -> n.spec().fenced() ? "fenced"
+                : n.spec().unschedulable() && n.metadata().labels().containsKey(Drainer.DRAINING) ? "draining"
+                : n.spec().unschedulable() ? "cordoned" : "enabled")),
         List.of(
             col("HEARTBEAT", (Node n) -> n.status().heartbeat().map(h -> Age.since(n.status().heartbeat(), now)).orElse("")),
             col("VERSION", (Node n) -> n.status().agentVersion())));
