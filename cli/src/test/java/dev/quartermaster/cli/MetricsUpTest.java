@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Timeout;
  * {@code /metrics} of a real {@code qm up} with the README's training workload in it: Prometheus's
  * {@code promtool check metrics} accepts the scrape without a lint complaint, and the cluster
  * series say what the cluster holds: 5 tasks Running, 4 claims prepared on 4 of the 8 simulated
- * GPUs, both nodes ready, each allocation timed, and the controllers' work counted.
+ * GPUs, both nodes ready, each allocation timed, the controllers' work counted, and the in-process
+ * agents' prepares timed and their ledger commits counted.
  */
 @Timeout(300)
 class MetricsUpTest {
@@ -67,6 +68,10 @@ class MetricsUpTest {
           .isPositive();
       assertThat(scrape.value("qm_controller_reconcile_seconds_count", Map.of("controller", "scheduler"))).isPositive();
       assertThat(scrape.value("qm_controller_queue_depth", Map.of("controller", "workloads"))).isNotNegative();
+      // In-process agents: every claim was prepared at least once (a resync may prepare again, idempotently).
+      assertThat(scrape.value("qm_agent_prepare_seconds_count", Map.of("outcome", "prepared"))).isGreaterThanOrEqualTo(4);
+      assertThat(scrape.value("qm_agent_ledger_commits_total", Map.of("node", "node-1"))).isPositive();
+      assertThat(scrape.value("qm_agent_ledger_commits_total", Map.of("node", "node-2"))).isPositive();
       assertThat(scrape.text()).contains("qm_controller_reconcile_seconds_bucket{controller=\"allocator\",le=\"0.001\"}");
       up.passed();
     }
