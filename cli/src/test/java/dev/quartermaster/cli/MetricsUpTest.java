@@ -2,7 +2,10 @@ package dev.quartermaster.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quartermaster.api.client.WatchEvent;
+import dev.quartermaster.api.client.WatchHandler;
 import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
 import java.io.StringWriter;
 import java.net.http.HttpClient;
@@ -18,7 +21,7 @@ import org.junit.jupiter.api.Timeout;
  * {@code promtool check metrics} accepts the scrape without a lint complaint, and the cluster
  * series say what the cluster holds: 5 tasks Running, 4 claims prepared on 4 of the 8 simulated
  * GPUs, both nodes ready, each allocation timed, the controllers' work counted, and the in-process
- * agents' prepares timed and their ledger commits counted.
+ * agents' prepares timed and their ledger commits counted, and a watcher's changes timed.
  */
 @Timeout(300)
 class MetricsUpTest {
@@ -28,10 +31,23 @@ class MetricsUpTest {
   void aScrapeOfARunningClusterPassesPromtoolAndCountsWhatTheClusterHolds() throws Exception {
     var promtool = Promtool.require();
     try (var up = UpProcess.start("qmm")) {
+      // A watcher, as a dashboard or `qm get -w` would be: the changes it is sent are timed (fan-out lag).
+      var seen = new java.util.concurrent.atomic.AtomicInteger();
+      var watch = up.api().watch(Kinds.TASK, up.api().list(Kinds.TASK).revision(), new WatchHandler<Task>() {
+        @Override
+        public void onEvent(WatchEvent<Task> event) {
+          seen.incrementAndGet();
+        }
+
+        @Override
+        public void onGone(long compactedRevision) {}
+      });
       var out = new StringWriter();
       assertThat(up.cli(out, "apply", "-f", "examples/training.yaml")).as(out.toString()).isZero();
       up.await("the 5 tasks of workload training Running", BOUND, () -> up.api().list(Kinds.TASK).items().stream()
           .filter(t -> t.status().phase() == TaskPhase.Running).count() == 5);
+
+      up.await("the watcher was sent the tasks' changes", BOUND, () -> seen.get() >= 5);
 
       // The series come from the server's caches, which may trail the API by a watch event: await them.
       var http = HttpClient.newHttpClient();
@@ -49,6 +65,7 @@ class MetricsUpTest {
             && last[0].value("qm_claims", Map.of("phase", "prepared")) == 4;
       });
       var scrape = last[0];
+      watch.close();
 
       var verdict = Promtool.check(promtool, scrape.text());
       assertThat(verdict.exit()).as(verdict.output()).isZero();
@@ -72,6 +89,7 @@ class MetricsUpTest {
       assertThat(scrape.value("qm_agent_prepare_seconds_count", Map.of("outcome", "prepared"))).isGreaterThanOrEqualTo(4);
       assertThat(scrape.value("qm_agent_ledger_commits_total", Map.of("node", "node-1"))).isPositive();
       assertThat(scrape.value("qm_agent_ledger_commits_total", Map.of("node", "node-2"))).isPositive();
+      assertThat(scrape.value("qm_watch_fanout_seconds_count", Map.of())).isGreaterThanOrEqualTo(5);
       assertThat(scrape.text()).contains("qm_controller_reconcile_seconds_bucket{controller=\"allocator\",le=\"0.001\"}");
       up.passed();
     }
