@@ -78,6 +78,11 @@ final class UpProcess implements AutoCloseable {
     return api;
   }
 
+  /** Where it serves, e.g. for {@code /metrics}. */
+  URI uri() {
+    return api.server();
+  }
+
   /** The cluster's data directory ({@code --data}). */
   Path data() {
     return dir.resolve("d");

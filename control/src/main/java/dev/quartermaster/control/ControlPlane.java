@@ -5,6 +5,7 @@ import dev.quartermaster.api.event.EventLog;
 import dev.quartermaster.control.allocator.Allocator;
 import dev.quartermaster.control.events.EventExpiry;
 import dev.quartermaster.control.cluster.ControlLoop;
+import dev.quartermaster.control.cluster.ControllerMetrics;
 import dev.quartermaster.control.cluster.Informers;
 import dev.quartermaster.control.domain.ComputeDomainController;
 import dev.quartermaster.control.leader.FencedApiClient;
@@ -41,15 +42,30 @@ public final class ControlPlane implements AutoCloseable {
    * @param identity this instance's name in the lease (unique per process)
    * @param expectationBound how long a worker group waits for the cache before reading live
    * @param heartbeatGrace how long a node may be silent before it is NotReady
+   * @param metrics told about every reconcile of every controller
    */
-  public record Options(String identity, LeaderConfig leader, Duration expectationBound, Duration heartbeatGrace) {
+  public record Options(String identity, LeaderConfig leader, Duration expectationBound, Duration heartbeatGrace,
+      ControllerMetrics metrics) {
+    public Options {
+      Objects.requireNonNull(metrics, "metrics");
+    }
+
+    /** Without metrics, as the simulation and the benches run. */
+    public Options(String identity, LeaderConfig leader, Duration expectationBound, Duration heartbeatGrace) {
+      this(identity, leader, expectationBound, heartbeatGrace, ControllerMetrics.NONE);
+    }
+
     public static Options defaults(String identity) {
       return new Options(identity, LeaderConfig.DEFAULTS, WorkloadController.DEFAULT_EXPECTATION_BOUND,
           NodeLifecycle.DEFAULT_GRACE);
     }
 
     public Options withLeader(LeaderConfig config) {
-      return new Options(identity, config, expectationBound, heartbeatGrace);
+      return new Options(identity, config, expectationBound, heartbeatGrace, metrics);
+    }
+
+    public Options withMetrics(ControllerMetrics sink) {
+      return new Options(identity, leader, expectationBound, heartbeatGrace, sink);
     }
   }
 
@@ -96,6 +112,8 @@ public final class ControlPlane implements AutoCloseable {
     this.domains = new ComputeDomainController(env, fenced, informers);
     this.loops = List.of(allocator.loop(), workloads.loop(), tasks.loop(), scheduler.loop(), nodes.loop(),
         volumes.loop(), domains.loop());
+    // Before anything starts, so the first reconcile is counted too.
+    loops.forEach(loop -> loop.observeWith(options.metrics()));
   }
 
   /** Builds and starts the control plane with no way to reach CSI plugins (volumes stay Pending). */
@@ -174,6 +192,11 @@ public final class ControlPlane implements AutoCloseable {
   /** Where the controllers' events wait to be written. */
   public EventLog events() {
     return events;
+  }
+
+  /** Every controller's loop: their queues, for metrics. */
+  public List<ControlLoop> loops() {
+    return loops;
   }
 
   /** Writes refused because this instance was not the leader. */
