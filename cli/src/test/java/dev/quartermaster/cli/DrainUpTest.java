@@ -30,8 +30,11 @@ class DrainUpTest {
     try (var up = UpProcess.start("qmd")) {
       var api = up.api();
       var out = new StringWriter();
-      assertThat(up.cli(out, "apply", "-f", "examples/deviceclass.yaml", "-f", "examples/training.yaml",
-          "-f", "examples/volumes.yaml")).as(out.toString()).isZero();
+      assertThat(up.cli(out, "apply", "--wait", "--timeout", "90s", "-f", "examples/deviceclass.yaml",
+          "-f", "examples/training.yaml", "-f", "examples/volumes.yaml")).as(out.toString()).isZero();
+      // apply --wait returned only when every replica ran.
+      assertThat(out.toString()).contains("ready: 7 object(s)");
+      assertThat(running(api)).hasSize(8);
       up.await("8 tasks Running on both nodes", BOUND, () -> running(api).size() == 8
           && running(api).stream().map(DrainUpTest::node).distinct().count() == 2);
       var moved = running(api).stream().filter(t -> node(t).equals("node-1")).map(t -> t.metadata().name()).toList();
