@@ -27,6 +27,9 @@ import dev.quartermaster.agent.volumes.VolumeReleaser;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Condition;
+import dev.quartermaster.api.event.EventLog;
+import dev.quartermaster.api.event.EventType;
+import dev.quartermaster.api.event.InvolvedObject;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.node.DomainDaemon;
 import dev.quartermaster.api.node.NodeStatus;
@@ -87,6 +90,8 @@ public final class NodeAgent implements AutoCloseable {
   private final NodeDevices devices;
   private final AtomicReference<ControlNodeStatus> controlNodes;
   private final ClaimPreparer preparer;
+  /** This agent's events, written as {@code agent/<node>} (the only source its token may write). */
+  private final EventLog events;
   private final NodeStatusWriter status;
   private final SlicePublisher slice;
   private final SerialExecutor deviceEvents;
@@ -117,6 +122,7 @@ public final class NodeAgent implements AutoCloseable {
     var env = config.env();
     var tree = host.devices();
     this.deviceEvents = new SerialExecutor(env);
+    this.events = new EventLog(config.api(), env::now, env::schedule);
     this.status = new NodeStatusWriter(config.api(), config.nodeName());
     this.slice = new SlicePublisher(config.api(), config.nodeName());
     this.devices = NodeDevices.start(env, tree, HealthPolicy.defaults(config.healthCleanPeriod()),
@@ -149,7 +155,8 @@ public final class NodeAgent implements AutoCloseable {
         name -> tasks.hasSynced() ? tasks.cache().get(name) : Optional.empty(),
         name -> claims.cache().get(name), this::preparedHere, host.tasks(), config::taskLog, taskQueue::add,
         names -> names.forEach(claimQueue::add), mounts,
-        config.rescanPeriod(), new ReportedDomainGate(config.api(), config.nodeName(), this::reportedDaemons));
+        config.rescanPeriod(), new ReportedDomainGate(config.api(), config.nodeName(), this::reportedDaemons),
+        events.recorder(source()));
     this.releaser = new VolumeReleaser(config.api(), config.nodeName(), name -> volumes.cache().get(name),
         name -> tasks.cache().get(name), taskSync::active, plugins, nodeCalls, mounts, volumeQueue::add,
         config.rescanPeriod());
@@ -295,6 +302,10 @@ public final class NodeAgent implements AutoCloseable {
         controlNodes.get().ready() ? "complete" : controlNodes.get().message());
   }
 
+  private String source() {
+    return "agent/" + config.nodeName();
+  }
+
   /** The CDI devices of claim {@code uid} if this node's ledger holds it prepared. */
   private Optional<List<String>> preparedHere(String uid) {
     return preparer.durable().ledger().snapshot().get(uid)
@@ -314,8 +325,16 @@ public final class NodeAgent implements AutoCloseable {
     if (closed) {
       return;
     }
-    controlNodes.set(next);
+    var was = controlNodes.getAndSet(next);
     LOG.info("node {}: control nodes {}", config.nodeName(), next.ready() ? "complete" : next.message());
+    if (was.ready() != next.ready() || !was.message().equals(next.message())) {
+      var involved = new InvolvedObject(Kinds.NODE.name(), config.nodeName());
+      if (next.ready()) {
+        events.recorder(source()).record(involved, EventType.Normal, "DevicesReady", "every control node is present again");
+      } else {
+        events.recorder(source()).record(involved, EventType.Warning, "DevicesNotReady", next.message());
+      }
+    }
     try {
       devices.rescan();
       status.update(this::readyStatus);

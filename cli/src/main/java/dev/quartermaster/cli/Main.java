@@ -8,6 +8,7 @@ import dev.quartermaster.cli.commands.DescribeCommand;
 import dev.quartermaster.cli.commands.DomainDaemonCommand;
 import dev.quartermaster.cli.commands.GetCommand;
 import dev.quartermaster.cli.commands.LogsCommand;
+import dev.quartermaster.cli.commands.CompletionCommand;
 import dev.quartermaster.cli.commands.ConfigCommand;
 import dev.quartermaster.cli.commands.NodeCommand;
 import dev.quartermaster.cli.commands.TokenCommand;
@@ -68,6 +69,7 @@ public final class Main implements Runnable {
     cl.addSubcommand(CsiCommand.command(env));
     cl.addSubcommand(new DomainDaemonCommand(env));
     cl.addSubcommand(new VersionCommand());
+    cl.addSubcommand(new CompletionCommand());
     cl.setCaseInsensitiveEnumValuesAllowed(true);
     cl.setExecutionExceptionHandler(new ErrorReporter(
         () -> main.debug || env.variable("QM_DEBUG").filter(v -> !v.equals("0")).isPresent()));

@@ -34,11 +34,9 @@ final class UpProcess implements AutoCloseable {
   private final Path log;
   private final Process child;
   private final HttpApiClient api;
-  private final URI uri;
   private boolean passed;
 
-  private UpProcess(Path dir, Path log, Process child, HttpApiClient api, URI uri) {
-    this.uri = uri;
+  private UpProcess(Path dir, Path log, Process child, HttpApiClient api) {
     this.dir = dir;
     this.log = log;
     this.child = child;
@@ -63,14 +61,13 @@ final class UpProcess implements AutoCloseable {
     pb.environment().put("XDG_CONFIG_HOME", dir.resolve("config").toString());
     pb.environment().put("HOME", dir.resolve("home").toString());
     var child = pb.start();
-    var uri = URI.create("http://127.0.0.1:" + port);
-    var up = new UpProcess(dir, log, child, null, uri);
+    var up = new UpProcess(dir, log, child, null);
     try {
       up.await("qm up prints 'is up'", Duration.ofSeconds(120), () -> up.log().contains(" is up"));
       var token = up.log().lines().map(String::trim).filter(l -> l.startsWith("Admin token")).findFirst()
           .map(l -> Path.of(l.substring("Admin token".length()).trim())).orElseThrow();
-      var api = new HttpApiClient(uri, Files.readString(token).trim());
-      return new UpProcess(dir, log, child, api, uri);
+      var api = new HttpApiClient(URI.create("http://127.0.0.1:" + port), Files.readString(token).trim());
+      return new UpProcess(dir, log, child, api);
     } catch (Exception | AssertionError e) {
       child.destroyForcibly();
       throw e;
@@ -81,9 +78,9 @@ final class UpProcess implements AutoCloseable {
     return api;
   }
 
-  /** Where its API and dashboard listen, e.g. {@code http://127.0.0.1:40123}. */
+  /** Where it serves, e.g. for {@code /metrics}. */
   URI uri() {
-    return uri;
+    return api.server();
   }
 
   /** The cluster's data directory ({@code --data}). */

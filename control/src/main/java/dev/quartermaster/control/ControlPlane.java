@@ -1,8 +1,11 @@
 package dev.quartermaster.control;
 
 import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.api.event.EventLog;
 import dev.quartermaster.control.allocator.Allocator;
+import dev.quartermaster.control.events.EventExpiry;
 import dev.quartermaster.control.cluster.ControlLoop;
+import dev.quartermaster.control.cluster.ControllerMetrics;
 import dev.quartermaster.control.cluster.Informers;
 import dev.quartermaster.control.domain.ComputeDomainController;
 import dev.quartermaster.control.leader.FencedApiClient;
@@ -13,6 +16,7 @@ import dev.quartermaster.control.lifecycle.NodeLifecycle;
 import dev.quartermaster.control.lifecycle.TaskScheduler;
 import dev.quartermaster.control.volume.PluginConnector;
 import dev.quartermaster.control.volume.VolumeController;
+import dev.quartermaster.control.workload.RestartBackoff;
 import dev.quartermaster.control.workload.TaskController;
 import dev.quartermaster.control.workload.WorkloadController;
 import dev.quartermaster.core.env.Env;
@@ -38,15 +42,30 @@ public final class ControlPlane implements AutoCloseable {
    * @param identity this instance's name in the lease (unique per process)
    * @param expectationBound how long a worker group waits for the cache before reading live
    * @param heartbeatGrace how long a node may be silent before it is NotReady
+   * @param metrics told about every reconcile of every controller
    */
-  public record Options(String identity, LeaderConfig leader, Duration expectationBound, Duration heartbeatGrace) {
+  public record Options(String identity, LeaderConfig leader, Duration expectationBound, Duration heartbeatGrace,
+      ControllerMetrics metrics) {
+    public Options {
+      Objects.requireNonNull(metrics, "metrics");
+    }
+
+    /** Without metrics, as the simulation and the benches run. */
+    public Options(String identity, LeaderConfig leader, Duration expectationBound, Duration heartbeatGrace) {
+      this(identity, leader, expectationBound, heartbeatGrace, ControllerMetrics.NONE);
+    }
+
     public static Options defaults(String identity) {
       return new Options(identity, LeaderConfig.DEFAULTS, WorkloadController.DEFAULT_EXPECTATION_BOUND,
           NodeLifecycle.DEFAULT_GRACE);
     }
 
     public Options withLeader(LeaderConfig config) {
-      return new Options(identity, config, expectationBound, heartbeatGrace);
+      return new Options(identity, config, expectationBound, heartbeatGrace, metrics);
+    }
+
+    public Options withMetrics(ControllerMetrics sink) {
+      return new Options(identity, leader, expectationBound, heartbeatGrace, sink);
     }
   }
 
@@ -63,6 +82,8 @@ public final class ControlPlane implements AutoCloseable {
   private final VolumeController volumes;
   private final ComputeDomainController domains;
   private final List<ControlLoop> loops;
+  private final EventLog events;
+  private final EventExpiry expiry;
 
   private ControlPlane(ApiClient api, LeaseSlot leases, Env env, Options options, PluginConnector plugins,
       Serializer<String> volumeCalls) {
@@ -79,15 +100,20 @@ public final class ControlPlane implements AutoCloseable {
     });
     this.fenced = new FencedApiClient(api, elector);
     this.informers = new Informers(env, api);
-    this.allocator = new Allocator(env, fenced, informers);
-    this.workloads = new WorkloadController(env, fenced, informers, options.expectationBound());
+    this.events = new EventLog(fenced, env::now, env::schedule);
+    this.expiry = new EventExpiry(env, fenced, EventExpiry.TTL);
+    this.allocator = new Allocator(env, fenced, informers, events.recorder("allocator"));
+    this.workloads = new WorkloadController(env, fenced, informers, options.expectationBound(), RestartBackoff.DEFAULT,
+        events.recorder("workloads"));
     this.tasks = new TaskController(env, fenced, informers);
-    this.scheduler = new TaskScheduler(env, fenced, informers);
-    this.nodes = new NodeLifecycle(env, fenced, informers, options.heartbeatGrace());
+    this.scheduler = new TaskScheduler(env, fenced, informers, events.recorder("scheduler"));
+    this.nodes = new NodeLifecycle(env, fenced, informers, options.heartbeatGrace(), events.recorder("node-lifecycle"));
     this.volumes = new VolumeController(env, fenced, informers, plugins, volumeCalls);
     this.domains = new ComputeDomainController(env, fenced, informers);
     this.loops = List.of(allocator.loop(), workloads.loop(), tasks.loop(), scheduler.loop(), nodes.loop(),
         volumes.loop(), domains.loop());
+    // Before anything starts, so the first reconcile is counted too.
+    loops.forEach(loop -> loop.observeWith(options.metrics()));
   }
 
   /** Builds and starts the control plane with no way to reach CSI plugins (volumes stay Pending). */
@@ -137,11 +163,13 @@ public final class ControlPlane implements AutoCloseable {
     informers.volumes().cache().keys().forEach(volumes.loop()::enqueue);
     informers.computeDomains().cache().keys().forEach(domains.loop()::enqueue);
     loops.forEach(ControlLoop::start);
+    expiry.start();
   }
 
   private void follow() {
     LOG.info("{}: controllers stopping", elector.identity());
     loops.forEach(ControlLoop::stop);
+    expiry.stop();
     volumes.stopLeading();
   }
 
@@ -161,6 +189,16 @@ public final class ControlPlane implements AutoCloseable {
     return workloads;
   }
 
+  /** Where the controllers' events wait to be written. */
+  public EventLog events() {
+    return events;
+  }
+
+  /** Every controller's loop: their queues, for metrics. */
+  public List<ControlLoop> loops() {
+    return loops;
+  }
+
   /** Writes refused because this instance was not the leader. */
   public long refusedWrites() {
     return fenced.refused();
@@ -168,6 +206,7 @@ public final class ControlPlane implements AutoCloseable {
 
   @Override
   public void close() {
+    expiry.stop();
     elector.stop();
     loops.forEach(ControlLoop::stop);
     informers.stop();

@@ -18,6 +18,8 @@ import dev.quartermaster.server.http.Rejection;
  *   <li>{@code qm_http_requests_seconds{method,route,kind,code}}: count and latency per route; route
  *       and kind are templates and plurals, never object names, so the series stay few;
  *   <li>{@code qm_watches_active}: open watch streams;
+ *   <li>{@code qm_watch_fanout_seconds}: how long a change waited in a watch stream's queue until it
+ *       was written to the client (the fan-out's lag; the store's own notify delay not included);
  *   <li>{@code qm_http_connections_open}: connections open now;
  *   <li>{@code qm_http_rejected_total{reason}}: connections and requests the transport refused before a
  *       handler ran: {@code connections} and {@code connections_per_address} (caps at accept),
@@ -33,9 +35,14 @@ import dev.quartermaster.server.http.Rejection;
  */
 final class Metrics {
   static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+  /** A watcher keeping up sees a change in well under a millisecond; one falling behind, in seconds. */
+  private static final Duration[] FANOUT_BUCKETS = {Duration.ofNanos(100_000), Duration.ofMillis(1),
+      Duration.ofMillis(5), Duration.ofMillis(25), Duration.ofMillis(100), Duration.ofMillis(500),
+      Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofSeconds(30)};
 
   private final PrometheusMeterRegistry registry;
   private final AtomicInteger activeWatches = new AtomicInteger();
+  private final Timer watchFanout;
 
   Metrics(PrometheusMeterRegistry registry, Optional<LongSupplier> storeRevision) {
     this.registry = registry;
@@ -50,6 +57,9 @@ final class Metrics {
       Counter.builder("qm.watches.closed").description("watch streams ended by the server for a slow client")
           .tag("reason", reason).register(registry);
     }
+    watchFanout = Timer.builder("qm.watch.fanout")
+        .description("time a change waited in a watch stream's queue until written to its client")
+        .serviceLevelObjectives(FANOUT_BUCKETS).register(registry);
     storeRevision.ifPresent(supplier -> Gauge.builder("qm.store.revision", supplier, Metrics::readSafely)
         // Held strongly: a gauge keeps its state object weakly, and nothing else holds this lambda,
         // so after the first GC it read NaN.
@@ -78,6 +88,11 @@ final class Metrics {
   void connections(IntSupplier open) {
     Gauge.builder("qm.http.connections.open", open, IntSupplier::getAsInt).description("open HTTP connections")
         .strongReference(true).register(registry);
+  }
+
+  /** A change reached a watcher, {@code lag} after the server queued it for that stream. */
+  void watchDelivered(Duration lag) {
+    watchFanout.record(lag);
   }
 
   void watchStarted() {

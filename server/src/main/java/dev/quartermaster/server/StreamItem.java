@@ -6,8 +6,11 @@ import dev.quartermaster.api.error.ApiError;
 /** What a watch session's writer takes from its queue, in order. */
 sealed interface StreamItem {
 
-  /** A change from the store, and the size of its encoded line: what it counts against the queue's byte bound. */
-  record Change(WatchEvent<?> event, int bytes) implements StreamItem {}
+  /**
+   * A change from the store, the size of its encoded line (what it counts against the queue's byte
+   * bound) and when it was queued ({@code Env#nanoTime}), for the fan-out lag.
+   */
+  record Change(WatchEvent<?> event, int bytes, long queuedAt) implements StreamItem {}
 
   /** Time for a keep-alive line. */
   record Tick() implements StreamItem {}

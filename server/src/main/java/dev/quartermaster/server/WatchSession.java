@@ -87,7 +87,7 @@ final class WatchSession<T extends ApiObject> implements WatchHandler<T> {
       fellBehind(settings.maxQueueBytes() + " bytes");
       return;
     }
-    if (!queue.offer(new StreamItem.Change(event, bytes))) {
+    if (!queue.offer(new StreamItem.Change(event, bytes, env.nanoTime()))) {
       fellBehind(settings.queueCapacity() + " events");
     }
   }
@@ -183,6 +183,7 @@ final class WatchSession<T extends ApiObject> implements WatchHandler<T> {
           out.write(lines.line(shown.get())); // encoded once, shared by every stream that shows it
           out.flush();
         });
+        metrics.watchDelivered(Duration.ofNanos(env.nanoTime() - change.queuedAt()));
       }
       case StreamItem.Tick _ -> line(out, WatchLine.bookmark(lastRevision));
       case StreamItem.Gone gone -> {

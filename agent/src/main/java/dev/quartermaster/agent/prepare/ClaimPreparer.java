@@ -74,6 +74,8 @@ public final class ClaimPreparer {
   private final Object specLock = new Object();
   /** The device node of every GPU and channel discovery or a prepare has seen, by name: what must be there. */
   private final Map<String, VerifiedNode> gpuNodes = new ConcurrentHashMap<>();
+  // Set by whoever runs the agent (qm up) after start; volatile, as prepares run on other threads.
+  private volatile PrepareMetrics metrics = PrepareMetrics.NONE;
 
   /**
    * @param inventory the GPUs found by the last discovery
@@ -101,8 +103,30 @@ public final class ClaimPreparer {
     return durable;
   }
 
+  /** Reports each prepare and unprepare to {@code sink} from now on. */
+  public void observeWith(PrepareMetrics sink) {
+    this.metrics = Objects.requireNonNull(sink, "sink");
+  }
+
   /** Prepares {@code request} as described on the class. Throws only if the checkpoint cannot be written. */
   public PrepareOutcome prepare(PrepareRequest request) throws IOException {
+    var span = metrics.begin(PrepareMetrics.Operation.PREPARE);
+    var outcome = "error";
+    try {
+      var result = prepareNow(request);
+      outcome = switch (result) {
+        case PrepareOutcome.Prepared _ -> "prepared";
+        case PrepareOutcome.Waiting _ -> "waiting";
+        case PrepareOutcome.Refused _ -> "refused";
+        case PrepareOutcome.Failed _ -> "failed";
+      };
+      return result;
+    } finally {
+      span.end(outcome);
+    }
+  }
+
+  private PrepareOutcome prepareNow(PrepareRequest request) throws IOException {
     var claim = request.claim();
     // Checked before the ledger: a request for devices this node lacks must not reserve anything.
     var found = remember(inventory.get());
@@ -237,6 +261,18 @@ public final class ClaimPreparer {
 
   /** Unprepares {@code claim}; idempotent, needs nothing but the ledger. */
   public UnprepareOutcome unprepare(ClaimRef claim) throws IOException {
+    var span = metrics.begin(PrepareMetrics.Operation.UNPREPARE);
+    var outcome = "error";
+    try {
+      var result = unprepareNow(claim);
+      outcome = "unprepared";
+      return result;
+    } finally {
+      span.end(outcome);
+    }
+  }
+
+  private UnprepareOutcome unprepareNow(ClaimRef claim) throws IOException {
     var uid = claim.uid();
     var result = durable.ledger().unprepare(claim);
     durable.persist(); // also when unchanged: a concurrent caller's tombstone may not be synced yet

@@ -12,6 +12,7 @@ import dev.quartermaster.agent.volumes.VolumeMounts;
 import dev.quartermaster.api.claim.PrepareState;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.api.event.EventRecorder;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.Condition;
@@ -121,11 +122,24 @@ public final class TaskSync {
    * @param recheck how often a task waiting for its claims looks again without being told
    * @param domains what a task of a compute domain waits for
    */
+  private final EventRecorder events;
+
   public TaskSync(ApiClient api, String node, Env env, Function<String, Optional<Task>> tasks,
       Function<String, Optional<ResourceClaim>> claims, Function<String, Optional<List<String>>> preparedHere,
       TaskHost host, Function<String, Path> logOf,
       Consumer<String> requeue, Consumer<List<String>> releaseClaims, VolumeMounts volumes, Duration recheck,
       DomainGate domains) {
+    this(api, node, env, tasks, claims, preparedHere, host, logOf, requeue, releaseClaims, volumes, recheck, domains,
+        EventRecorder.NONE);
+  }
+
+  /** As above; {@code events} hears of each task started, ended, or losing a device node while it runs. */
+  public TaskSync(ApiClient api, String node, Env env, Function<String, Optional<Task>> tasks,
+      Function<String, Optional<ResourceClaim>> claims, Function<String, Optional<List<String>>> preparedHere,
+      TaskHost host, Function<String, Path> logOf,
+      Consumer<String> requeue, Consumer<List<String>> releaseClaims, VolumeMounts volumes, Duration recheck,
+      DomainGate domains, EventRecorder events) {
+    this.events = events;
     this.api = api;
     this.node = node;
     this.env = env;
@@ -431,7 +445,9 @@ public final class TaskSync {
       return t;
     }
     LOG.debug("task {}: {} {} -> {} {}", t.metadata().name(), s.phase(), s.reason(), next.phase(), next.reason());
-    return api.updateStatus(t.withStatus(next));
+    var written = api.updateStatus(t.withStatus(next));
+    TaskEvents.written(events, t, s, next);
+    return written;
   }
 
   /** Kills every task this agent runs (the agent is stopping: nobody would follow them). */

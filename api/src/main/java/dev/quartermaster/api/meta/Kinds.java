@@ -5,6 +5,7 @@ import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.device.DeviceClass;
 import dev.quartermaster.api.device.DeviceSlice;
 import dev.quartermaster.api.domain.ComputeDomain;
+import dev.quartermaster.api.event.Event;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.workload.Task;
@@ -29,9 +30,10 @@ public final class Kinds {
       new Kind<>("ComputeDomain", "computedomains", "cd", ComputeDomain.class);
   public static final Kind<NodeAllocation> NODE_ALLOCATION =
       new Kind<>("NodeAllocation", "nodeallocations", "na", NodeAllocation.class);
+  public static final Kind<Event> EVENT = new Kind<>("Event", "events", "ev", Event.class);
 
   public static final List<Kind<?>> ALL = List.of(
-      NODE, DEVICE_SLICE, DEVICE_CLASS, RESOURCE_CLAIM, WORKLOAD, TASK, VOLUME, COMPUTE_DOMAIN, NODE_ALLOCATION);
+      NODE, DEVICE_SLICE, DEVICE_CLASS, RESOURCE_CLAIM, WORKLOAD, TASK, VOLUME, COMPUTE_DOMAIN, NODE_ALLOCATION, EVENT);
 
   private Kinds() {}
 

@@ -7,6 +7,7 @@ import dev.quartermaster.api.device.DeviceSlice;
 import dev.quartermaster.api.domain.ComputeDomain;
 import dev.quartermaster.api.domain.ComputeDomainSpec;
 import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.event.Event;
 import dev.quartermaster.api.error.Violation;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.node.Node;
@@ -41,6 +42,7 @@ public final class ObjectValidator {
                 + " (the IMEX channels each task of the domain gets)");
       }
       case NodeAllocation a -> AllocationRules.spec(a.spec(), v);
+      case Event e -> EventRules.spec(e.spec(), v);
       default -> v.add("kind", "unknown kind " + object.kind().name());
     }
     return v.list();

@@ -7,6 +7,8 @@ import dev.quartermaster.cli.VersionInfo;
 import dev.quartermaster.cli.apply.Applier;
 import dev.quartermaster.cli.apply.Manifest;
 import dev.quartermaster.cli.apply.ManifestReader;
+import dev.quartermaster.cli.apply.ReadyWait;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -35,12 +37,20 @@ public final class ApplyCommand implements Callable<Integer> {
       description = "a manifest file, a directory of them, or - for standard input (repeatable)")
   private List<String> files = new ArrayList<>();
 
+  @Option(names = "--wait", description = "then wait until what was applied is running or ready: every replica of a"
+      + " workload Running, a task Running, a claim allocated, a volume Available, a domain Ready")
+  private boolean waitReady;
+
+  @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "5m", converter = DurationConverter.class,
+      description = "with --wait: give up after this long (default: ${DEFAULT-VALUE})")
+  private Duration timeout;
+
   public ApplyCommand(CliEnvironment env) {
     this.env = env;
   }
 
   @Override
-  public Integer call() {
+  public Integer call() throws InterruptedException {
     var manifests = new ManifestReader(env).read(files);
     if (manifests.isEmpty()) {
       throw new CliException("no objects in " + String.join(", ", files));
@@ -52,6 +62,10 @@ public final class ApplyCommand implements Callable<Integer> {
       for (var m : manifests) {
         out.println(m.object().ref() + " " + applier.apply(m.object()));
         out.flush();
+      }
+      if (waitReady) {
+        return new ReadyWait(connection.api(), env.clock(), out)
+            .await(manifests.stream().map(Manifest::object).toList(), timeout);
       }
     }
     return 0;

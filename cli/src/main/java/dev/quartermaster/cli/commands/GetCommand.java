@@ -5,11 +5,13 @@ import dev.quartermaster.api.client.LabelSelector;
 import dev.quartermaster.api.client.WatchEvent;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.event.InvolvedObject;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.cli.CliEnvironment;
 import dev.quartermaster.cli.VersionInfo;
+import dev.quartermaster.cli.events.EventQuery;
 import dev.quartermaster.cli.output.ObjectPrinter;
 import dev.quartermaster.cli.output.OutputFormat;
 import dev.quartermaster.cli.table.PluginTable;
@@ -43,7 +45,7 @@ public final class GetCommand implements Callable<Integer> {
   @Mixin
   private ClientOptions client = new ClientOptions();
 
-  @Parameters(index = "0", paramLabel = "KIND", description = "node, deviceslice, deviceclass, resourceclaim, workload, task, volume, computedomain (or plural or short name); "
+  @Parameters(index = "0", paramLabel = "KIND", description = "node, deviceslice, deviceclass, resourceclaim, workload, task, volume, computedomain, event (or plural or short name); "
       + "or plugins: the CSI plugin instances the nodes' agents found")
   private String kindName;
 
@@ -55,6 +57,10 @@ public final class GetCommand implements Callable<Integer> {
 
   @Option(names = {"-l", "--selector"}, paramLabel = "SELECTOR", description = "label selector, e.g. gpu=a100,zone!=b")
   private String selector;
+
+  @Option(names = "--for", paramLabel = "KIND/NAME",
+      description = "with events: only those about this object, e.g. --for task/training-workers-0")
+  private String forObject;
 
   @Option(names = {"-w", "--watch"}, description = "after listing, print changes as they happen (until Ctrl-C)")
   private boolean watch;
@@ -75,6 +81,15 @@ public final class GetCommand implements Callable<Integer> {
       throw new ParameterException(spec.commandLine(), "a NAME and --selector cannot be used together");
     }
     var parsed = LabelSelector.parse(labels.orElse(""));
+    if (forObject != null) {
+      if (!kind.equals(Kinds.EVENT)) {
+        throw new ParameterException(spec.commandLine(), "--for is for events: qm get events --for " + forObject);
+      }
+      if (labels.isPresent()) {
+        throw new ParameterException(spec.commandLine(), "--for and --selector cannot be used together");
+      }
+      parsed = EventQuery.about(involved(forObject));
+    }
     try (var connection = client.connect(env)) {
       run(connection.api(), kind, target, parsed);
     }
@@ -94,6 +109,9 @@ public final class GetCommand implements Callable<Integer> {
       return;
     }
     var items = api.list(kind, labels).items();
+    if (kind.equals(Kinds.EVENT)) {
+      items = items.stream().map(Kinds.EVENT::cast).sorted(EventQuery.CHRONOLOGICAL).map(kind::cast).toList();
+    }
     if (items.isEmpty()) {
       spec.commandLine().getErr().println("No " + kind.plural() + " found.");
       return;
@@ -122,6 +140,15 @@ public final class GetCommand implements Callable<Integer> {
       spec.commandLine().getOut().flush();
     }
     return 0;
+  }
+
+  /** {@code task/x} as typed: any spelling of a kind, a slash, a name. */
+  private InvolvedObject involved(String typed) {
+    var slash = typed.indexOf('/');
+    if (slash <= 0 || slash == typed.length() - 1) {
+      throw new ParameterException(spec.commandLine(), "--for takes KIND/NAME, e.g. task/training-workers-0; got '" + typed + "'");
+    }
+    return new InvolvedObject(KindNames.resolve(typed.substring(0, slash)).name(), typed.substring(slash + 1));
   }
 
   private static ApiException notFound(Kind<?> kind, String name) {

@@ -23,7 +23,11 @@ import dev.quartermaster.store.compaction.HistoryPlan;
 import dev.quartermaster.store.registry.ObjectRegistry;
 import dev.quartermaster.store.sqlite.SqliteStore;
 import dev.quartermaster.store.sqlite.StoreInUseException;
+import dev.quartermaster.cli.metrics.AllocationLatency;
+import dev.quartermaster.cli.metrics.ClusterCollector;
+import dev.quartermaster.cli.metrics.ControllerMeters;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
@@ -58,11 +62,13 @@ public final class LocalServer implements AutoCloseable {
   private final Path tokenFile;
   private final URI uri;
   private final Optional<X509Certificate> ca;
+  private final MeterRegistry meters;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final CountDownLatch stopped = new CountDownLatch(1);
 
   private LocalServer(Store store, ObjectRegistry registry, ApiServer server, ControlPlane controllers,
-      HistoryCompactor compactor, Path dataDir, Path tokenFile, URI uri, Optional<X509Certificate> ca) {
+      HistoryCompactor compactor, Path dataDir, Path tokenFile, URI uri, Optional<X509Certificate> ca,
+      MeterRegistry meters) {
     this.store = store;
     this.registry = registry;
     this.server = server;
@@ -72,6 +78,7 @@ public final class LocalServer implements AutoCloseable {
     this.tokenFile = tokenFile;
     this.uri = uri;
     this.ca = ca;
+    this.meters = meters;
   }
 
   /**
@@ -143,9 +150,13 @@ public final class LocalServer implements AutoCloseable {
         ca = Optional.of(material.ca());
       }
       var server = ApiServer.start(config);
+      var controllerMeters = new ControllerMeters(meters);
       var controllers = ControlPlane.start(registry, new StoreLeases(store), env,
-          ControlPlane.Options.defaults(options.identity()).withLeader(options.leader()),
+          ControlPlane.Options.defaults(options.identity()).withLeader(options.leader()).withMetrics(controllerMeters),
           new SocketPluginConnector());
+      controllerMeters.register(controllers.loops());
+      meters.getPrometheusRegistry().register(new ClusterCollector(controllers.informers()));
+      controllers.informers().claims().addHandler(new AllocationLatency(env, meters));
       Gauge.builder("qm.controllers.leader", controllers, c -> c.isLeader() ? 1 : 0)
           .description("1 while this server's controllers lead (one server of those sharing a store), else 0")
           .strongReference(true).register(meters);
@@ -159,7 +170,7 @@ public final class LocalServer implements AutoCloseable {
       }
       // The server has created the admin token by now, so the config file written next points at a real file.
       return new LocalServer(store, registry, server, controllers, compactor, dataDir, server.adminTokenFile(),
-          listen.clientUri(server.port(), options.tls()), ca);
+          listen.clientUri(server.port(), options.tls()), ca, meters);
     } catch (ClusterSecrets.Refused e) {
       store.close();
       throw new CliException(e.getMessage());
@@ -229,6 +240,11 @@ public final class LocalServer implements AutoCloseable {
   /** The cluster, in process: what {@code qm up}'s agents talk to. */
   public ObjectRegistry registry() {
     return registry;
+  }
+
+  /** What {@code /metrics} shows: {@code qm up} adds its in-process agents' meters here. */
+  public MeterRegistry meters() {
+    return meters;
   }
 
   public Store store() {

@@ -1,5 +1,11 @@
 package dev.quartermaster.cli.commands;
 
+import dev.quartermaster.cli.drain.Drainer;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import picocli.CommandLine.Option;
+
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.Kinds;
@@ -22,7 +28,7 @@ import picocli.CommandLine.Spec;
  * because the node may still be using them.
  */
 @Command(name = "node", mixinStandardHelpOptions = true, versionProvider = VersionInfo.class,
-    description = "Operate on a node: fence, cordon, uncordon.")
+    description = "Operate on a node: fence, cordon, uncordon, drain.")
 public final class NodeCommand {
 
   /** {@code qm node} with its subcommands, bound to {@code env}. */
@@ -30,7 +36,8 @@ public final class NodeCommand {
     return new picocli.CommandLine(new NodeCommand())
         .addSubcommand(new Fence(env))
         .addSubcommand(new Cordon(env))
-        .addSubcommand(new Uncordon(env));
+        .addSubcommand(new Uncordon(env))
+        .addSubcommand(new Drain(env));
   }
 
   abstract static class Change implements Callable<Integer> {
@@ -53,6 +60,11 @@ public final class NodeCommand {
 
     abstract String done();
 
+    /** What the change does to the node's labels: nothing, but for uncordon. */
+    UnaryOperator<Map<String, String>> labels() {
+      return l -> l;
+    }
+
     @Override
     public Integer call() {
       try (var connection = client.connect(env)) {
@@ -61,11 +73,12 @@ public final class NodeCommand {
         for (int attempt = 0; attempt < 10; attempt++) {
           var node = api.get(Kinds.NODE, name).orElseThrow(() -> new CliException("node/" + name + " not found"));
           var next = change().apply(node.spec());
-          if (next.equals(node.spec())) {
+          var labels = labels().apply(node.metadata().labels());
+          if (next.equals(node.spec()) && labels.equals(node.metadata().labels())) {
             return report("node/" + name + " already " + done());
           }
           try {
-            api.update(new Node(node.metadata(), next, node.status()));
+            api.update(new Node(node.metadata().withLabels(labels), next, node.status()));
             return report("node/" + name + " " + done());
           } catch (ApiException e) {
             if (!e.is(Reason.Conflict)) {
@@ -130,9 +143,53 @@ public final class NodeCommand {
       return s -> new NodeSpec(false, false);
     }
 
+    /** An unfinished drain's mark goes too: the node takes work again. */
+    @Override
+    UnaryOperator<Map<String, String>> labels() {
+      return l -> {
+        var next = new HashMap<>(l);
+        next.remove(Drainer.DRAINING);
+        return Map.copyOf(next);
+      };
+    }
+
     @Override
     String done() {
       return "uncordoned";
+    }
+  }
+
+  @Command(name = "drain", mixinStandardHelpOptions = true,
+      description = "Cordon the node, stop its tasks (their workloads start them elsewhere) and wait until its claims"
+          + " and volumes are released.")
+  static final class Drain implements Callable<Integer> {
+    private final CliEnvironment env;
+
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    ClientOptions client = new ClientOptions();
+
+    @Parameters(index = "0", paramLabel = "NAME")
+    String name;
+
+    @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "5m", converter = DurationConverter.class,
+        description = "give up after this long, leaving the node cordoned (default: ${DEFAULT-VALUE})")
+    Duration timeout;
+
+    @Option(names = "--force", description = "also delete tasks no workload owns (nobody starts them again)")
+    boolean force;
+
+    Drain(CliEnvironment env) {
+      this.env = env;
+    }
+
+    @Override
+    public Integer call() throws InterruptedException {
+      try (var connection = client.connect(env)) {
+        return new Drainer(connection.api(), env.clock(), spec.commandLine().getOut()).drain(name, timeout, force);
+      }
     }
   }
 }

@@ -2,6 +2,7 @@ package dev.quartermaster.cli.commands;
 
 import dev.quartermaster.agent.NodeAgent;
 import dev.quartermaster.agent.NodeAgentConfig;
+import dev.quartermaster.cli.metrics.AgentMeters;
 import dev.quartermaster.agent.devices.DeviceRoot;
 import dev.quartermaster.agent.discovery.SimulatedDeviceRoot;
 import dev.quartermaster.agent.effects.OsHelperProcesses;
@@ -128,7 +129,9 @@ public final class UpCommand implements Callable<Integer> {
         var config = NodeAgentConfig.of(api, node, layout.state(node), root.root(), layout.cdi(node), nodeEnv)
             .withCsiPluginDir(layout.plugins(node))
             .withHelperCommand(DomainDaemonCommand.launcher(node));
-        agents.add(nodeEnv.call(() -> NodeAgent.start(config, CsiClients.grpc())));
+        var agent = nodeEnv.call(() -> NodeAgent.start(config, CsiClients.grpc()));
+        agents.add(agent);
+        AgentMeters.register(server.meters(), agent);
       }
       var configFile = UserConfig.location(env);
       new UserConfig(Optional.of(server.uri().toString()), Optional.of(server.tokenFile().toString()),

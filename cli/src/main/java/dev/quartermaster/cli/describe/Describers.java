@@ -12,6 +12,9 @@ public final class Describers {
     var out = new Description();
     MetadataSection.write(object, context.now(), out);
     forKind(Kinds.of(object)).describe(object, context, out);
+    if (!Kinds.of(object).equals(Kinds.EVENT)) {
+      EventsSection.write(object, context, out);
+    }
     return out.render();
   }
 
@@ -27,6 +30,7 @@ public final class Describers {
       case "Volume" -> new VolumeDescriber();
       case "ComputeDomain" -> new ComputeDomainDescriber();
       case "NodeAllocation" -> new NodeAllocationDescriber();
+      case "Event" -> new EventDescriber();
       default -> throw new IllegalArgumentException("no describer for kind " + kind);
     };
     return (Describer<T>) describer;

@@ -9,6 +9,7 @@ import dev.quartermaster.api.device.DeviceClass;
 import dev.quartermaster.api.device.DeviceSlice;
 import dev.quartermaster.api.domain.ComputeDomain;
 import dev.quartermaster.api.domain.ComputeDomainStatus.Member;
+import dev.quartermaster.api.event.Event;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kind;
@@ -18,6 +19,7 @@ import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.api.workload.WorkloadStatus.GroupStatus;
+import dev.quartermaster.cli.drain.Drainer;
 import dev.quartermaster.cli.format.Age;
 import dev.quartermaster.cli.format.Bytes;
 import dev.quartermaster.cli.format.ClaimState;
@@ -47,6 +49,7 @@ public final class KindTables {
       case "Volume" -> volume(now);
       case "ComputeDomain" -> computeDomain(now);
       case "NodeAllocation" -> nodeAllocation(now);
+      case "Event" -> event(now);
       default -> throw new IllegalArgumentException("no table for kind " + kind);
     };
     return (KindTable<T>) table;
@@ -57,7 +60,9 @@ public final class KindTables {
             col("READY", (Node n) -> conditionStatus(n.status().conditions(), "AgentReady")),
             col("DEVICES", (Node n) -> devicesReady(n.status().conditions())),
             // A cordoned node must not look like any other: new work skips it.
-            col("SCHEDULING", (Node n) -> n.spec().fenced() ? "fenced" : n.spec().unschedulable() ? "cordoned" : "enabled")),
+            col("SCHEDULING", (Node n) -> n.spec().fenced() ? "fenced"
+                : n.spec().unschedulable() && n.metadata().labels().containsKey(Drainer.DRAINING) ? "draining"
+                : n.spec().unschedulable() ? "cordoned" : "enabled")),
         List.of(
             col("HEARTBEAT", (Node n) -> n.status().heartbeat().map(h -> Age.since(n.status().heartbeat(), now)).orElse("")),
             col("VERSION", (Node n) -> n.status().agentVersion())));
@@ -136,6 +141,25 @@ public final class KindTables {
             col("CLAIMS", (NodeAllocation a) -> Long.toString(
                 a.spec().devices().values().stream().map(DeviceHolder::uid).distinct().count()))),
         List.of());
+  }
+
+  /**
+   * Events as kubectl shows them: when, what kind of news, why, about what, and what was said; the
+   * generated name only in the wide view, since nobody looks an event up by it.
+   */
+  private static KindTable<Event> event(Instant now) {
+    var columns = List.<Column<Event>>of(
+        col("LAST SEEN", (Event e) -> Age.since(java.util.Optional.of(e.spec().lastSeen()), now), 9),
+        col("TYPE", (Event e) -> e.spec().type().name(), "Warning".length()),
+        col("REASON", (Event e) -> e.spec().reason(), 20),
+        col("OBJECT", (Event e) -> e.spec().involved().toString(), 28),
+        col("COUNT", (Event e) -> Long.toString(e.spec().count())),
+        col("MESSAGE", (Event e) -> e.spec().message().replace('\n', ' ')));
+    var wide = List.<Column<Event>>of(
+        col("SOURCE", (Event e) -> e.spec().source()),
+        col("FIRST SEEN", (Event e) -> Age.since(java.util.Optional.of(e.spec().firstSeen()), now)),
+        col("NAME", (Event e) -> e.metadata().name()));
+    return new KindTable<>(columns, wide);
   }
 
   /** NAME, the kind's columns, AGE; wide adds the kind's extras, then REVISION, UID and LABELS. */

@@ -8,6 +8,7 @@ import dev.quartermaster.api.claim.Allocation;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.claim.ResourceClaimStatus;
 import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.api.event.EventRecorder;
 import dev.quartermaster.api.client.Write;
 import dev.quartermaster.api.device.DeviceClass;
 import dev.quartermaster.api.domain.ComputeDomainSpec;
@@ -60,8 +61,19 @@ public final class Allocator {
   private final AtomicLong conflicts = new AtomicLong();
   private final GroupCommit commits;
 
+  private final EventRecorder events;
+
   public Allocator(Env env, ApiClient api, Informers informers) {
+    this(env, api, informers, EventRecorder.NONE);
+  }
+
+  /**
+   * @param events where a claim that cannot be placed says why (a successful allocation is not an
+   *     event: the task's Scheduled event names the node, and one write per claim is spared)
+   */
+  public Allocator(Env env, ApiClient api, Informers informers, EventRecorder events) {
     this.env = env;
+    this.events = events;
     this.api = api;
     this.informers = informers;
     this.commits = new GroupCommit(api);
@@ -363,6 +375,7 @@ public final class Allocator {
         var s = c.status();
         api.updateStatus(c.withStatus(new ResourceClaimStatus(s.allocation(), s.reservedFor(), s.prepare(),
             Conditions.set(s.conditions(), condition, env.now()))));
+        events.warning(c, reason, message);
       }
     }
     return Result.done();

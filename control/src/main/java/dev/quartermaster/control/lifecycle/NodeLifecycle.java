@@ -4,6 +4,7 @@ import dev.quartermaster.api.claim.PrepareState;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.claim.ResourceClaimStatus;
 import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.api.event.EventRecorder;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.workload.TaskPhase;
@@ -49,8 +50,15 @@ public final class NodeLifecycle {
   private final ControlLoop loop;
   private final ObservedHeartbeats heartbeats = new ObservedHeartbeats();
 
+  private final EventRecorder events;
+
   public NodeLifecycle(Env env, ApiClient api, Informers informers, Duration grace) {
+    this(env, api, informers, grace, EventRecorder.NONE);
+  }
+
+  public NodeLifecycle(Env env, ApiClient api, Informers informers, Duration grace, EventRecorder events) {
     this.env = env;
+    this.events = events;
     this.api = api;
     this.informers = informers;
     this.grace = grace;
@@ -116,6 +124,11 @@ public final class NodeLifecycle {
   private void setAgentReady(Node n, Condition c) {
     var s = n.status();
     api.updateStatus(n.withStatus(s.withConditions(Conditions.set(s.conditions(), c, env.now()))));
+    if (c.isTrue()) {
+      events.normal(n, c.reason(), c.message());
+    } else {
+      events.warning(n, c.reason(), c.message());
+    }
   }
 
   private void failTasks(String node, String reason, String message) {
@@ -126,6 +139,7 @@ public final class NodeLifecycle {
       var s = t.status();
       api.updateStatus(t.withStatus(new TaskStatus(TaskPhase.Failed, reason, message, s.node(), s.deviceCheck(),
           s.exitCode(), s.startedAt(), Optional.of(env.now()), s.conditions())));
+      events.warning(t, reason, message);
     }
   }
 

@@ -2,6 +2,7 @@ package dev.quartermaster.control.lifecycle;
 
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.api.event.EventRecorder;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.workload.Task;
@@ -38,8 +39,15 @@ public final class TaskScheduler {
   private final ControlLoop loop;
   private final ClaimReservations reservations;
 
+  private final EventRecorder events;
+
   public TaskScheduler(Env env, ApiClient api, Informers informers) {
+    this(env, api, informers, EventRecorder.NONE);
+  }
+
+  public TaskScheduler(Env env, ApiClient api, Informers informers, EventRecorder events) {
     this.env = env;
+    this.events = events;
     this.api = api;
     this.informers = informers;
     this.reservations = new ClaimReservations(api, informers);
@@ -144,6 +152,8 @@ public final class TaskScheduler {
     var s = t.status();
     api.updateStatus(t.withStatus(new TaskStatus(TaskPhase.Scheduled, "Scheduled", message, node, s.deviceCheck(),
         s.exitCode(), s.startedAt(), s.finishedAt(), s.conditions())));
+    events.normal(t, "Scheduled", "scheduled to node " + node.get()
+        + (t.spec().claims().isEmpty() ? "" : ": " + message));
     return Result.done();
   }
 
@@ -167,6 +177,12 @@ public final class TaskScheduler {
       LOG.debug("task {} (revision {}): Pending {}: {}", t.metadata().name(), t.metadata().revision(), reason, message);
       api.updateStatus(t.withStatus(new TaskStatus(TaskPhase.Pending, reason, message, s.node(), s.deviceCheck(),
           s.exitCode(), s.startedAt(), s.finishedAt(), s.conditions())));
+      // Waiting for claims to appear is routine; waiting for devices or a node may need an operator.
+      if (reason.equals("WaitingForClaims")) {
+        events.normal(t, reason, message);
+      } else {
+        events.warning(t, reason, message);
+      }
     }
     return Result.done();
   }

@@ -1,6 +1,7 @@
 package dev.quartermaster.control.workload;
 
 import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.api.event.EventRecorder;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskStatus;
@@ -31,8 +32,11 @@ final class Restarts {
   /** Slot ({@code <workload-uid>/<group>/<ordinal>}) → the attempt number its next task gets. */
   private final Map<String, Integer> nextAttempt = new ConcurrentHashMap<>();
 
-  Restarts(Env env, ApiClient api, RestartBackoff backoff) {
+  private final EventRecorder events;
+
+  Restarts(Env env, ApiClient api, RestartBackoff backoff, EventRecorder events) {
     this.env = env;
+    this.events = events;
     this.api = api;
     this.backoff = backoff;
   }
@@ -87,6 +91,7 @@ final class Restarts {
         "restarting in " + delay.toSeconds() + "s, attempt " + attempt + ": " + why);
     api.updateStatus(t.withStatus(new TaskStatus(s.phase(), s.reason(), s.message(), s.node(), s.deviceCheck(),
         s.exitCode(), s.startedAt(), s.finishedAt(), Conditions.set(s.conditions(), c, now))));
+    events.warning(t, "BackOff", c.message());
   }
 
   private static Optional<Duration> earliest(Optional<Duration> a, Duration b) {

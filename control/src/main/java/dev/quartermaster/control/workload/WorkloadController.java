@@ -2,6 +2,7 @@ package dev.quartermaster.control.workload;
 
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.api.event.EventRecorder;
 import dev.quartermaster.api.client.LabelSelector;
 import dev.quartermaster.api.device.DeviceClass;
 import dev.quartermaster.api.error.ApiError.Reason;
@@ -69,6 +70,7 @@ public final class WorkloadController {
   private final Map<String, Long> waitingFor = new ConcurrentHashMap<>();
   private final TaskWriter writer;
   private final Restarts restarts;
+  private final EventRecorder events;
   private final SlowStart slowStart = new SlowStart();
   private final WorkloadCascade cascade;
   private final SlotVolumes slotVolumes;
@@ -87,12 +89,18 @@ public final class WorkloadController {
 
   public WorkloadController(Env env, ApiClient api, Informers informers, Duration expectationBound,
       RestartBackoff backoff) {
+    this(env, api, informers, expectationBound, backoff, EventRecorder.NONE);
+  }
+
+  public WorkloadController(Env env, ApiClient api, Informers informers, Duration expectationBound,
+      RestartBackoff backoff, EventRecorder events) {
     this.env = env;
+    this.events = events;
     this.api = api;
     this.informers = informers;
     this.expectations = new GroupExpectations(expectationBound);
     this.writer = new TaskWriter(env, api, expectations);
-    this.restarts = new Restarts(env, api, backoff);
+    this.restarts = new Restarts(env, api, backoff, events);
     this.slotVolumes = new SlotVolumes(api);
     this.cascade = new WorkloadCascade(api, writer, expectations, slotVolumes);
     this.loop = new ControlLoop("workloads", env, 2, this::reconcile);
@@ -264,6 +272,8 @@ public final class WorkloadController {
           break;
         }
         writer.scaleDown(key, t, w.metadata().generation());
+        events.normal(w, "ScaledDown", "deleting task " + t.metadata().name() + " (group " + group.name() + " scaled to "
+            + group.replicas() + ")");
       }
       var deleting = view.stream().filter(t -> t.metadata().isDeleting()).toList();
       var restartDue = restarts.pace(key, plan.restart(), deleting, writer, t -> ordinalOf(name, group.name(), t));
@@ -365,13 +375,21 @@ public final class WorkloadController {
     try {
       var outcome = writer.create(key, w, group, slot.ordinal(), slot.attempt(), slot.uses());
       switch (outcome) {
-        case TaskWriter.Created.Done d -> written = true;
+        case TaskWriter.Created.Done d -> {
+          written = true;
+          // One event per workload counts every create; its message names the latest.
+          events.normal(w, "Created", "created task " + TaskNames.task(w.metadata().name(), group.name(), slot.ordinal())
+              + (slot.attempt() > 0 ? " (attempt " + slot.attempt() + ")" : ""));
+        }
         case TaskWriter.Created.NameTaken t -> {
           takenHolder.put(t.task(), t.holder());
           takenBy.put(t.task(), w.metadata().name());
           batch.taken.set(true);
         }
-        case TaskWriter.Created.Invalid i -> invalid.put(key, new Refused(w.metadata().generation(), i.message()));
+        case TaskWriter.Created.Invalid i -> {
+          invalid.put(key, new Refused(w.metadata().generation(), i.message()));
+          events.warning(w, "FailedCreate", i.message());
+        }
       }
     } catch (RuntimeException e) {
       // A stale view (the name exists), a spec that moved, the store unavailable: the next pass decides again.

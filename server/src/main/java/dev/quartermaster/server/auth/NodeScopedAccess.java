@@ -3,6 +3,7 @@ package dev.quartermaster.server.auth;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.claim.ResourceClaimStatus;
 import dev.quartermaster.api.device.DeviceSlice;
+import dev.quartermaster.api.event.Event;
 import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.node.Node;
@@ -27,7 +28,8 @@ import java.util.Set;
  *       finalizer): in the status only {@code prepare[<node>]}, in the metadata only its own
  *       finalizer {@code quartermaster.dev/agent-<node>};
  *   <li>the status of a {@code Task} stored with {@code spec.node} its own;
- *   <li>in a {@code Volume}'s status, only the claims of tasks on its node.
+ *   <li>in a {@code Volume}'s status, only the claims of tasks on its node;
+ *   <li>an {@code Event} whose stored and new {@code spec.source} is {@code agent/<node>}.
  * </ul>
  * Nothing else: no deletes, no workloads, classes, domains or allocation records. A refusal is a
  * 403 naming the rule. {@code ObjectRoutes} reads the stored object at the revision the update
@@ -89,6 +91,12 @@ public final class NodeScopedAccess implements AccessRule {
     if (kind.equals(Kinds.TASK) && verb == Access.Verb.UPDATE_STATUS && stored.isPresent()) {
       return ((Task) stored.get()).spec().node().equals(Optional.of(n)) ? ok()
           : refuse(n, a, "an agent writes the status only of tasks on its node");
+    }
+    if (kind.equals(Kinds.EVENT) && (verb == Access.Verb.CREATE || verb == Access.Verb.UPDATE)) {
+      var source = "agent/" + n;
+      boolean mine = body.filter(o -> ((Event) o).spec().source().equals(source)).isPresent()
+          && stored.map(o -> ((Event) o).spec().source().equals(source)).orElse(true);
+      return mine ? ok() : refuse(n, a, "an agent writes only events whose spec.source is " + source + " (stored and new)");
     }
     if (kind.equals(Kinds.VOLUME) && verb == Access.Verb.UPDATE_STATUS && stored.isPresent() && body.isPresent()) {
       var was = ((Volume) stored.get()).status();

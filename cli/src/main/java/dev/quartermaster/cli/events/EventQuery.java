@@ -1,0 +1,29 @@
+package dev.quartermaster.cli.events;
+
+import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.api.client.LabelSelector;
+import dev.quartermaster.api.event.Event;
+import dev.quartermaster.api.event.EventLog;
+import dev.quartermaster.api.event.InvolvedObject;
+import dev.quartermaster.api.meta.Kinds;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+
+/** The events about one object, oldest news first, as {@code describe} and {@code get events --for} show them. */
+public final class EventQuery {
+  /** Last seen first-to-last, then by reason: the order a person reads a history in. */
+  public static final Comparator<Event> CHRONOLOGICAL = Comparator.<Event, java.time.Instant>comparing(e -> e.spec().lastSeen())
+      .thenComparing(e -> e.spec().reason()).thenComparing(e -> e.metadata().name());
+
+  private EventQuery() {}
+
+  /** The label selector of the events about {@code involved}. */
+  public static LabelSelector about(InvolvedObject involved) {
+    return LabelSelector.equalTo(Map.of(EventLog.LABEL_KIND, involved.kind(), EventLog.LABEL_NAME, involved.name()));
+  }
+
+  public static List<Event> about(ApiClient api, InvolvedObject involved) {
+    return api.list(Kinds.EVENT, about(involved)).items().stream().sorted(CHRONOLOGICAL).toList();
+  }
+}
