@@ -36,7 +36,10 @@ function nodeGroup(name, node, slice, allocation, expanded) {
   const channels = devices.filter((d) => d.class === 'channel');
   const held = (d) => holders[d.name]?.claim;
   const spec = node?.spec ?? {};
-  const scheduling = spec.fenced ? cell('fenced', 'bad') : spec.unschedulable ? cell('cordoned', 'warn') : cell('enabled', 'ok');
+  // As `qm get nodes` says it: qm node drain marks the node it cordons with the draining label.
+  const draining = 'quartermaster.dev/draining' in (node?.metadata?.labels ?? {});
+  const scheduling = spec.fenced ? cell('fenced', 'bad') : spec.unschedulable ? cell(draining ? 'draining' : 'cordoned', 'warn')
+    : cell('enabled', 'ok');
   const devicesReady = condition(node, 'DevicesReady');
   const agentReady = condition(node, 'AgentReady');
   const head = row(`node/${name}`, 0, [
