@@ -142,6 +142,9 @@ try {
   const why = await page.textContent('#detail .why-message');
   if (!why.includes('no node can take')) fail(`the waiting task's message does not say why: '${why}'`);
   await page.locator('#detail .claim h4').first().waitFor();
+  // With the Event kind on the server, the task's own events say it too (live: it may come a moment later).
+  await page.waitForFunction(() => document.querySelector('#detail')?.textContent.includes('no events API on this server')
+    || [...document.querySelectorAll('#detail ul.events li')].some((li) => li.textContent.includes('WaitingForAllocation')));
   console.log(`waiting task: ${waitingKey.slice('task/'.length)}: WaitingForAllocation: ${why}`);
   await shot('04-waiting-task');
 

@@ -199,6 +199,8 @@ document.addEventListener('DOMContentLoaded', () => {
     if (token) login(token);
   });
   $('logout').addEventListener('click', () => showLogin('Logged out.'));
+  // "2s ago" ages even when nothing changes: redraw now and then (cheap: only visible rows are painted).
+  setInterval(scheduleRender, 10_000);
   const saved = sessionStorage.getItem(TOKEN_KEY);
   if (saved) login(saved); else showLogin();
 });

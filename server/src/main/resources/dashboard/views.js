@@ -276,7 +276,7 @@ const events = {
   id: 'events',
   title: 'Events',
   kinds: ['events'],
-  columns: [['last seen', '7rem'], ['type', '6rem'], ['object', '16rem'], ['reason', '11rem'], ['count', '4rem'],
+  columns: [['last seen', '6rem'], ['type', '5rem'], ['object', '22rem'], ['reason', '12rem'], ['count', '3.5rem'],
     ['message', 'minmax(12rem, 1fr)']],
   rows({ events: e }, filter) {
     const groups = [...e.items.values()]
