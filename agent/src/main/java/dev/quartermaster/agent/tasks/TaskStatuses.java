@@ -20,8 +20,10 @@ final class TaskStatuses {
 
   /** Running: only ever with a passed device check. */
   static TaskStatus running(TaskStatus s, DeviceCheck.Passed check, Instant now) {
-    return new TaskStatus(TaskPhase.Running, "DeviceCheckPassed", "opened " + check.opened().size()
-        + " device nodes: " + String.join(", ", check.opened()), s.node(), Optional.of(passed(check)), Optional.empty(),
+    // A task without devices has nothing to open: say so rather than "opened 0 device nodes: ".
+    var opened = check.opened().isEmpty() ? "no device nodes to open"
+        : "opened " + check.opened().size() + " device nodes: " + String.join(", ", check.opened());
+    return new TaskStatus(TaskPhase.Running, "DeviceCheckPassed", opened, s.node(), Optional.of(passed(check)), Optional.empty(),
         Optional.of(s.startedAt().orElse(now)), Optional.empty(), s.conditions());
   }
 
