@@ -75,7 +75,7 @@ function eventsBody(panel, kind, name, events) {
   }
   const list = eventsFor(events, kind, name);
   if (!list.length) {
-    panel.append(el('p', 'muted', 'none'));
+    panel.append(el('p', 'muted', events.state === 'loading' ? 'loading…' : 'none'));
     return;
   }
   const ul = el('ul', 'events');
