@@ -57,11 +57,14 @@ class ExamplesUpTest {
 
       // Objects an agent or the allocator normally writes, and a domain no claim has joined yet:
       // applied by hand they are stored as written and shown.
-      apply(up, covered, "node.yaml", "deviceslice.yaml", "nodeallocation.yaml", "computedomain.yaml");
+      apply(up, covered, "node.yaml", "deviceslice.yaml", "nodeallocation.yaml", "computedomain.yaml", "event.yaml");
       assertThat(api.get(Kinds.NODE, "gpu-node-1")).isPresent();
       assertThat(api.get(Kinds.DEVICE_SLICE, "gpu-node-1")).isPresent();
       assertThat(api.get(Kinds.NODE_ALLOCATION, "gpu-node-1")).isPresent();
       assertThat(api.get(Kinds.COMPUTE_DOMAIN, "nvlink-a")).isPresent();
+      var events = new StringWriter();
+      assertThat(up.cli(events, "get", "events", "--for", "node/node-1")).as(events.toString()).isZero();
+      assertThat(events.toString()).contains("MaintenancePlanned");
 
       // Two agents share one log: each of their lines names its node.
       var agentLines = up.log().lines().filter(l -> l.contains(" TaskSync ") || l.contains(" DurableLedger ")).toList();
