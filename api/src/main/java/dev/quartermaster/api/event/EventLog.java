@@ -1,6 +1,7 @@
 package dev.quartermaster.api.event;
 
 import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.api.client.Write;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.Kinds;
@@ -10,6 +11,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -37,6 +39,8 @@ public final class EventLog {
   public static final String LABEL_KIND = "events.quartermaster.dev/kind";
   public static final String LABEL_NAME = "events.quartermaster.dev/name";
   public static final int MAX_MESSAGE = 1024;
+  /** New events created in one commit at most (etcd takes 64 puts in a transaction). */
+  static final int CREATES_PER_COMMIT = 32;
   /** Flushes an event may fail before it is dropped. */
   static final int MAX_FAILURES = 60;
   /** How many written events are remembered with their revision, to update without reading first. */
@@ -133,7 +137,20 @@ public final class EventLog {
         it.remove();
       }
     }
-    for (var entry : batch) {
+    // Events this process has not written yet are created together, a transaction per chunk: a
+    // burst of new tasks brings as many new events, and one commit each would cost a transaction each.
+    var fresh = new ArrayList<Map.Entry<Key, Pending>>();
+    var rest = new ArrayList<Map.Entry<Key, Pending>>();
+    synchronized (this) {
+      batch.forEach(e -> (written.containsKey(e.getKey()) ? rest : fresh).add(e));
+    }
+    for (int from = 0; from < fresh.size(); from += CREATES_PER_COMMIT) {
+      var chunk = fresh.subList(from, Math.min(fresh.size(), from + CREATES_PER_COMMIT));
+      if (!createTogether(chunk)) {
+        rest.addAll(chunk); // one of them exists already, say: each on its own
+      }
+    }
+    for (var entry : rest) {
       try {
         write(entry.getKey(), entry.getValue());
       } catch (RuntimeException e) {
@@ -166,6 +183,32 @@ public final class EventLog {
     }
   }
 
+  /** Creates every event of {@code chunk} in one commit; false (nothing written) if the store refused it. */
+  private boolean createTogether(List<Map.Entry<Key, Pending>> chunk) {
+    if (chunk.size() < 2) {
+      return false;
+    }
+    var writes = new ArrayList<Write>();
+    for (var e : chunk) {
+      writes.add(new Write.Create(fresh(e.getKey(), e.getValue())));
+    }
+    try {
+      var created = api.commit(writes);
+      for (int i = 0; i < chunk.size(); i++) {
+        remember(chunk.get(i).getKey(), (Event) created.get(i));
+      }
+      return true;
+    } catch (RuntimeException e) {
+      return false;
+    }
+  }
+
+  private static Event fresh(Key key, Pending p) {
+    var spec = new EventSpec(key.involved(), key.type(), key.reason(), p.message, key.source(), p.times, p.first, p.last);
+    var labels = Map.of(LABEL_KIND, key.involved().kind(), LABEL_NAME, key.involved().name());
+    return new Event(ObjectMeta.named(nameOf(key)).withLabels(labels), spec, EventStatus.EMPTY);
+  }
+
   private void write(Key key, Pending p) {
     Optional<Event> known;
     synchronized (this) {
@@ -184,9 +227,7 @@ public final class EventLog {
     }
     var name = nameOf(key);
     try {
-      var spec = new EventSpec(key.involved(), key.type(), key.reason(), p.message, key.source(), p.times, p.first, p.last);
-      var labels = Map.of(LABEL_KIND, key.involved().kind(), LABEL_NAME, key.involved().name());
-      remember(key, api.create(new Event(ObjectMeta.named(name).withLabels(labels), spec, EventStatus.EMPTY)));
+      remember(key, api.create(fresh(key, p)));
     } catch (ApiException e) {
       if (!e.is(Reason.AlreadyExists)) {
         throw e;

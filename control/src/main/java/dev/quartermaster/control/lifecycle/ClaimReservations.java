@@ -3,15 +3,17 @@ package dev.quartermaster.control.lifecycle;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.claim.ResourceClaimStatus;
 import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.api.client.Write;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.control.cluster.Informers;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * {@code ResourceClaim.status.reservedFor}: the live tasks using a claim. A task is added to each
- * claim it names before it becomes {@code Scheduled} (so an agent never runs a task on a claim
- * that does not name it), and removed once it is finished or gone. Each write is a compare-and-set
+ * claim it names in the same transaction that makes it {@code Scheduled} (so an agent never runs a
+ * task on a claim that does not name it), and removed once it is finished or gone. Each write is a compare-and-set
  * on the claim as cached; a conflict comes back to the caller, which retries on a fresher view.
  */
 final class ClaimReservations {
@@ -23,17 +25,21 @@ final class ClaimReservations {
     this.informers = informers;
   }
 
-  /** Adds {@code task} to {@code claim}'s reservedFor unless it is there already. */
-  void reserve(ResourceClaim claim, Task task) {
+  /**
+   * The write that adds {@code task} to {@code claim}'s reservedFor, unless it is there already: the
+   * scheduler commits it in one transaction with the task's Scheduled status.
+   */
+  Optional<Write> reserve(ResourceClaim claim, Task task) {
     var name = task.metadata().name();
     var s = claim.status();
     if (s.reservedFor().contains(name)) {
-      return;
+      return Optional.empty();
     }
     var reserved = new ArrayList<>(s.reservedFor());
     reserved.add(name);
     reserved.sort(String::compareTo);
-    api.updateStatus(claim.withStatus(new ResourceClaimStatus(s.allocation(), reserved, s.prepare(), s.conditions())));
+    return Optional.of(new Write.UpdateStatus(
+        claim.withStatus(new ResourceClaimStatus(s.allocation(), reserved, s.prepare(), s.conditions()))));
   }
 
   /** Removes {@code task} from every claim reserved for it; returns how many it changed. */

@@ -2,6 +2,7 @@ package dev.quartermaster.control.lifecycle;
 
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.api.client.Write;
 import dev.quartermaster.api.event.EventRecorder;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kinds;
@@ -10,6 +11,7 @@ import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.TaskStatus;
 import dev.quartermaster.control.allocator.NodeReadiness;
 import dev.quartermaster.control.cluster.ControlLoop;
+import dev.quartermaster.control.cluster.GroupCommit;
 import dev.quartermaster.control.cluster.StaleWrites;
 import dev.quartermaster.control.cluster.Informers;
 import dev.quartermaster.core.env.Env;
@@ -38,6 +40,7 @@ public final class TaskScheduler {
   private final Informers informers;
   private final ControlLoop loop;
   private final ClaimReservations reservations;
+  private final GroupCommit commits;
 
   private final EventRecorder events;
 
@@ -51,6 +54,7 @@ public final class TaskScheduler {
     this.api = api;
     this.informers = informers;
     this.reservations = new ClaimReservations(api, informers);
+    this.commits = new GroupCommit(api);
     // Keys are tasks, each written compare-and-set on its own object: independent, so many workers
     // let a burst of tasks share the store's group commit instead of queueing one write at a time.
     this.loop = new ControlLoop("scheduler", env, 8, this::reconcile);
@@ -147,11 +151,14 @@ public final class TaskScheduler {
     var message = t.spec().claims().isEmpty()
         ? "placed on node " + node.get()
         : "claims " + String.join(",", t.spec().claims()) + " allocated on node " + node.get();
-    // Reserved before Scheduled: from then on the agent may run it, and the claim must say who uses it.
-    claims.forEach(c -> reservations.reserve(c, t));
+    // Reserved with Scheduled, in one transaction: from then on the agent may run it, and the claim
+    // must say who uses it. Concurrent decisions share the transaction (GroupCommit).
+    var writes = new ArrayList<Write>();
+    claims.forEach(c -> reservations.reserve(c, t).ifPresent(writes::add));
     var s = t.status();
-    api.updateStatus(t.withStatus(new TaskStatus(TaskPhase.Scheduled, "Scheduled", message, node, s.deviceCheck(),
-        s.exitCode(), s.startedAt(), s.finishedAt(), s.conditions())));
+    writes.add(new Write.UpdateStatus(t.withStatus(new TaskStatus(TaskPhase.Scheduled, "Scheduled", message, node,
+        s.deviceCheck(), s.exitCode(), s.startedAt(), s.finishedAt(), s.conditions()))));
+    commits.commit(writes);
     events.normal(t, "Scheduled", "scheduled to node " + node.get()
         + (t.spec().claims().isEmpty() ? "" : ": " + message));
     return Result.done();
