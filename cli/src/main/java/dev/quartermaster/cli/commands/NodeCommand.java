@@ -1,29 +1,25 @@
 package dev.quartermaster.cli.commands;
 
-import dev.quartermaster.cli.drain.Drainer;
-import java.time.Duration;
-import java.util.HashMap;
-import java.util.Map;
-import picocli.CommandLine.Option;
-
-import dev.quartermaster.api.error.ApiError.Reason;
-import dev.quartermaster.api.error.ApiException;
-import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.node.NodeSpec;
 import dev.quartermaster.cli.CliEnvironment;
-import dev.quartermaster.cli.CliException;
 import dev.quartermaster.cli.VersionInfo;
+import dev.quartermaster.cli.drain.Drainer;
+import dev.quartermaster.cli.nodes.NodeEdit;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.function.UnaryOperator;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code qm node fence|cordon|uncordon NAME}: an operator's word about a node. Fencing declares a
+ * {@code qm node fence|cordon|uncordon|drain NAME}: an operator's word about a node. Fencing declares a
  * silent node dead, so its claims may be given to others; until then they stay where they are,
  * because the node may still be using them.
  */
@@ -68,25 +64,10 @@ public final class NodeCommand {
     @Override
     public Integer call() {
       try (var connection = client.connect(env)) {
-        var api = connection.api();
-        // Read-modify-write of the whole object, so labels someone else set are kept.
-        for (int attempt = 0; attempt < 10; attempt++) {
-          var node = api.get(Kinds.NODE, name).orElseThrow(() -> new CliException("node/" + name + " not found"));
-          var next = change().apply(node.spec());
-          var labels = labels().apply(node.metadata().labels());
-          if (next.equals(node.spec()) && labels.equals(node.metadata().labels())) {
-            return report("node/" + name + " already " + done());
-          }
-          try {
-            api.update(new Node(node.metadata().withLabels(labels), next, node.status()));
-            return report("node/" + name + " " + done());
-          } catch (ApiException e) {
-            if (!e.is(Reason.Conflict)) {
-              throw e;
-            }
-          }
-        }
-        throw new CliException("node/" + name + " kept changing; try again");
+        boolean changed = NodeEdit.apply(connection.api(), name, node -> new Node(
+            node.metadata().withLabels(labels().apply(node.metadata().labels())), change().apply(node.spec()),
+            node.status()));
+        return report("node/" + name + (changed ? " " : " already ") + done());
       }
     }
 

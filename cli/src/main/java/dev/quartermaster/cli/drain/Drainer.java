@@ -10,6 +10,7 @@ import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.node.NodeSpec;
 import dev.quartermaster.cli.CliException;
+import dev.quartermaster.cli.nodes.NodeEdit;
 import java.io.PrintWriter;
 import java.time.Clock;
 import java.time.Duration;
@@ -17,7 +18,6 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.Set;
-import java.util.function.UnaryOperator;
 
 /**
  * {@code qm node drain}: cordons the node and marks it draining, deletes its tasks (their workloads
@@ -49,7 +49,7 @@ public final class Drainer {
       throw new CliException("node/" + node + " runs tasks no workload owns, which nobody would start again elsewhere: "
           + String.join(", ", first.standalone()) + "; --force deletes them too (nothing was changed)");
     }
-    change(node, n -> {
+    NodeEdit.apply(api, node, n -> {
       var labels = new HashMap<>(n.metadata().labels());
       labels.put(DRAINING, "true");
       return new Node(n.metadata().withLabels(labels), new NodeSpec(true, n.spec().fenced()), n.status());
@@ -88,7 +88,7 @@ public final class Drainer {
       Thread.sleep(POLL.toMillis());
       state = read(node);
     }
-    change(node, n -> {
+    NodeEdit.apply(api, node, n -> {
       var labels = new HashMap<>(n.metadata().labels());
       labels.remove(DRAINING);
       return n.withMetadata(n.metadata().withLabels(labels));
@@ -131,26 +131,6 @@ public final class Drainer {
         throw e;
       }
     }
-  }
-
-  /** Read-modify-write of the whole node, so what others set is kept. */
-  private void change(String node, UnaryOperator<Node> edit) {
-    for (int attempt = 0; attempt < 10; attempt++) {
-      var n = api.get(Kinds.NODE, node).orElseThrow(() -> new CliException("node/" + node + " not found"));
-      var next = edit.apply(n);
-      if (next.equals(n)) {
-        return;
-      }
-      try {
-        api.update(next);
-        return;
-      } catch (ApiException e) {
-        if (!e.is(Reason.Conflict)) {
-          throw e;
-        }
-      }
-    }
-    throw new CliException("node/" + node + " kept changing; try again");
   }
 
   private static String detail(DrainState s) {
