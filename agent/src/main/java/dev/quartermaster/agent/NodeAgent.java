@@ -1,5 +1,6 @@
 package dev.quartermaster.agent;
 
+import dev.quartermaster.api.event.EventRecorder;
 import dev.quartermaster.agent.checkpoint.DurableLedger;
 import dev.quartermaster.agent.controlnodes.ControlNodeCreator;
 import dev.quartermaster.agent.controlnodes.ControlNodeStatus;
@@ -91,7 +92,7 @@ public final class NodeAgent implements AutoCloseable {
   private final AtomicReference<ControlNodeStatus> controlNodes;
   private final ClaimPreparer preparer;
   /** This agent's events, written as {@code agent/<node>} (the only source its token may write). */
-  private final EventLog events;
+  private final EventRecorder recorder;
   private final NodeStatusWriter status;
   private final SlicePublisher slice;
   private final SerialExecutor deviceEvents;
@@ -122,7 +123,7 @@ public final class NodeAgent implements AutoCloseable {
     var env = config.env();
     var tree = host.devices();
     this.deviceEvents = new SerialExecutor(env);
-    this.events = new EventLog(config.api(), env::now, env::schedule);
+    this.recorder = new EventLog(config.api(), env::now, env::schedule).recorder("agent/" + config.nodeName());
     this.status = new NodeStatusWriter(config.api(), config.nodeName());
     this.slice = new SlicePublisher(config.api(), config.nodeName());
     this.devices = NodeDevices.start(env, tree, HealthPolicy.defaults(config.healthCleanPeriod()),
@@ -156,7 +157,7 @@ public final class NodeAgent implements AutoCloseable {
         name -> claims.cache().get(name), this::preparedHere, host.tasks(), config::taskLog, taskQueue::add,
         names -> names.forEach(claimQueue::add), mounts,
         config.rescanPeriod(), new ReportedDomainGate(config.api(), config.nodeName(), this::reportedDaemons),
-        events.recorder(source()));
+        recorder);
     this.releaser = new VolumeReleaser(config.api(), config.nodeName(), name -> volumes.cache().get(name),
         name -> tasks.cache().get(name), taskSync::active, plugins, nodeCalls, mounts, volumeQueue::add,
         config.rescanPeriod());
@@ -302,10 +303,6 @@ public final class NodeAgent implements AutoCloseable {
         controlNodes.get().ready() ? "complete" : controlNodes.get().message());
   }
 
-  private String source() {
-    return "agent/" + config.nodeName();
-  }
-
   /** The CDI devices of claim {@code uid} if this node's ledger holds it prepared. */
   private Optional<List<String>> preparedHere(String uid) {
     return preparer.durable().ledger().snapshot().get(uid)
@@ -330,9 +327,9 @@ public final class NodeAgent implements AutoCloseable {
     if (was.ready() != next.ready() || !was.message().equals(next.message())) {
       var involved = new InvolvedObject(Kinds.NODE.name(), config.nodeName());
       if (next.ready()) {
-        events.recorder(source()).record(involved, EventType.Normal, "DevicesReady", "every control node is present again");
+        recorder.record(involved, EventType.Normal, "DevicesReady", "every control node is present again");
       } else {
-        events.recorder(source()).record(involved, EventType.Warning, "DevicesNotReady", next.message());
+        recorder.record(involved, EventType.Warning, "DevicesNotReady", next.message());
       }
     }
     try {

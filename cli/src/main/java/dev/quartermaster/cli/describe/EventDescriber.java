@@ -1,5 +1,6 @@
 package dev.quartermaster.cli.describe;
 
+import dev.quartermaster.cli.format.Age;
 import dev.quartermaster.api.event.Event;
 import java.util.Optional;
 
@@ -13,8 +14,8 @@ final class EventDescriber implements Describer<Event> {
     out.field("Reason", s.reason());
     out.field("Source", s.source());
     out.field("Count", s.count());
-    out.field("First seen", s.firstSeen() + " (" + dev.quartermaster.cli.format.Age.since(Optional.of(s.firstSeen()), context.now()) + " ago)");
-    out.field("Last seen", s.lastSeen() + " (" + dev.quartermaster.cli.format.Age.since(Optional.of(s.lastSeen()), context.now()) + " ago)");
+    out.field("First seen", s.firstSeen() + " (" + Age.since(Optional.of(s.firstSeen()), context.now()) + " ago)");
+    out.field("Last seen", s.lastSeen() + " (" + Age.since(Optional.of(s.lastSeen()), context.now()) + " ago)");
     out.field("Message", s.message());
   }
 }

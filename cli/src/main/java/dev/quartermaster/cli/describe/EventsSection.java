@@ -1,5 +1,6 @@
 package dev.quartermaster.cli.describe;
 
+import dev.quartermaster.api.event.Event;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.event.InvolvedObject;
 import dev.quartermaster.api.meta.ApiObject;
@@ -17,7 +18,7 @@ final class EventsSection {
   private EventsSection() {}
 
   static void write(ApiObject object, DescribeContext context, Description out) {
-    List<dev.quartermaster.api.event.Event> events;
+    List<Event> events;
     try {
       events = EventQuery.about(context.api(), InvolvedObject.of(object));
     } catch (ApiException e) {

@@ -1,5 +1,6 @@
 package dev.quartermaster.cli.drain;
 
+import java.util.ArrayList;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
@@ -134,7 +135,7 @@ public final class Drainer {
   }
 
   private static String detail(DrainState s) {
-    var parts = new java.util.ArrayList<String>();
+    var parts = new ArrayList<String>();
     if (!s.tasks().isEmpty()) {
       parts.add("tasks " + String.join(", ", s.tasks().stream().map(t -> t.metadata().name()).toList()));
     }

@@ -1,5 +1,6 @@
 package dev.quartermaster.cli.table;
 
+import java.util.Optional;
 import dev.quartermaster.api.allocation.DeviceHolder;
 import dev.quartermaster.api.allocation.NodeAllocation;
 import dev.quartermaster.api.claim.Allocation;
@@ -149,7 +150,7 @@ public final class KindTables {
    */
   private static KindTable<Event> event(Instant now) {
     var columns = List.<Column<Event>>of(
-        col("LAST SEEN", (Event e) -> Age.since(java.util.Optional.of(e.spec().lastSeen()), now), 9),
+        col("LAST SEEN", (Event e) -> Age.since(Optional.of(e.spec().lastSeen()), now), 9),
         col("TYPE", (Event e) -> e.spec().type().name(), "Warning".length()),
         col("REASON", (Event e) -> e.spec().reason(), 20),
         col("OBJECT", (Event e) -> e.spec().involved().toString(), 28),
@@ -157,7 +158,7 @@ public final class KindTables {
         col("MESSAGE", (Event e) -> e.spec().message().replace('\n', ' ')));
     var wide = List.<Column<Event>>of(
         col("SOURCE", (Event e) -> e.spec().source()),
-        col("FIRST SEEN", (Event e) -> Age.since(java.util.Optional.of(e.spec().firstSeen()), now)),
+        col("FIRST SEEN", (Event e) -> Age.since(Optional.of(e.spec().firstSeen()), now)),
         col("NAME", (Event e) -> e.metadata().name()));
     return new KindTable<>(columns, wide);
   }
