@@ -5,6 +5,7 @@ import dev.quartermaster.agent.NodeAgentConfig;
 import dev.quartermaster.agent.devices.DeviceRoot;
 import dev.quartermaster.agent.discovery.SimulatedDeviceRoot;
 import dev.quartermaster.api.claim.DeviceRequest;
+import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.claim.ResourceClaimSpec;
 import dev.quartermaster.api.client.WatchEvent;
 import dev.quartermaster.api.client.WatchHandler;
@@ -48,6 +49,8 @@ final class EndToEndBench implements Bench.Benchmark {
   private static final int TASKS = Integer.getInteger("qm.bench.e2eTasks", 1_000);
   /** Enough for every task (10 a node for the default), and at least 8. */
   private static final int GPUS = Math.max(8, (TASKS + NODES - 1) / NODES);
+  /** Uncounted tasks run and deleted first, so the figure is not the JIT's. */
+  private static final int WARMUP_TASKS = Integer.getInteger("qm.bench.e2eWarmupTasks", Math.min(TASKS, 500));
   /** Issue 13's target, apply to all Running. */
   private static final double TARGET_TASKS_PER_SECOND = 1_000;
 
@@ -57,7 +60,13 @@ final class EndToEndBench implements Bench.Benchmark {
     var env = new SystemEnv();
     var agents = new ArrayList<NodeAgent>();
     try (var cluster = LocalServer.start(dir.resolve("e2e"));
-        var controllers = ControlPlane.start(cluster.registry(), new dev.quartermaster.store.StoreLeases(cluster.store()), env, ControlPlane.Options.defaults("bench"))) {
+        var controllers = ControlPlane.start(cluster.registry(), new dev.quartermaster.store.StoreLeases(cluster.store()), env, ControlPlane.Options.defaults("bench"));
+        // Closed first (resources close in reverse): agents before the store they watch, or each says its watch broke.
+        AutoCloseable closeAgents = () -> {
+          for (var a : agents) {
+            a.close();
+          }
+        }) {
       var api = cluster.registry();
       api.create(new DeviceClass(ObjectMeta.named("gpu"), new DeviceClassSpec("gpu", List.of()), DeviceClassStatus.EMPTY));
       for (int i = 0; i < NODES; i++) {
@@ -71,6 +80,7 @@ final class EndToEndBench implements Bench.Benchmark {
             nodeDir.resolve("state/cdi"), env)));
       }
       awaitReadyNodes(api);
+      warmUp(api, report);
       var running = new CountDownLatch(TASKS);
       var seen = ConcurrentHashMap.<String>newKeySet();
       var phases = new ConcurrentHashMap<TaskPhase, java.util.concurrent.atomic.AtomicLong>();
@@ -96,11 +106,26 @@ final class EndToEndBench implements Bench.Benchmark {
         @Override
         public void onGone(long compactedRevision) {}
       });
-      var claim = new ResourceClaimSpec(List.of(new DeviceRequest("gpu", "gpu", 1, List.of())), Optional.empty());
-      var template = new TaskTemplate(List.of("train"), Map.of(), "noop", Optional.empty(), List.of(), Map.of());
-      var workload = new Workload(ObjectMeta.named("bench"), new WorkloadSpec(List.of(new WorkerGroup("w", TASKS, template,
-          List.of(new ClaimTemplate("gpu", claim)), RestartPolicy.OnFailure)), Optional.empty()), WorkloadStatus.EMPTY);
+      // The claims' milestones, beside the tasks': when the last was made, allocated, prepared.
+      var claimMilestones = new ConcurrentHashMap<String, java.util.concurrent.atomic.AtomicLong>();
+      var claimWatch = api.watch(Kinds.RESOURCE_CLAIM, api.list(Kinds.RESOURCE_CLAIM).revision(), new WatchHandler<ResourceClaim>() {
+        @Override
+        public void onEvent(WatchEvent<ResourceClaim> e) {
+          var at = Stopwatch.nanos() - started[0];
+          var st = e.object().status();
+          var milestone = !st.prepare().isEmpty() ? "prepared" : st.allocation().isPresent() ? "allocated" : "created";
+          claimMilestones.computeIfAbsent(milestone, m -> new java.util.concurrent.atomic.AtomicLong()).accumulateAndGet(at, Math::max);
+        }
+
+        @Override
+        public void onGone(long compactedRevision) {}
+      });
+      var workload = workload("bench", TASKS);
+      // Every write from apply to all Running, by kind and by transaction: the path's cost in writes.
+      var census = WriteCensus.watch(cluster.store());
+      var reconciles = ReconcileCensus.observe(controllers.loops());
       var clock = Stopwatch.start();
+      long cpuBefore = CpuTime.nanos();
       started[0] = Stopwatch.nanos();
       api.create(workload);
       var done = false;
@@ -114,28 +139,79 @@ final class EndToEndBench implements Bench.Benchmark {
         }
       }
       double seconds = clock.seconds();
+      long cpu = CpuTime.nanos() - cpuBefore;
       watch.close();
+      claimWatch.close();
+      census.close();
       report.figure("tasks/s, apply to all Running" + (done ? "" : " (INCOMPLETE: " + running.getCount() + " not running)"),
           (TASKS - running.getCount()) / seconds, "tasks/s", raw);
       report.target("tasks/s", (TASKS - running.getCount()) / seconds, TARGET_TASKS_PER_SECOND);
       report.line("  time to all " + TASKS + " Running", String.format("%.2f s", seconds));
       report.line("  last task created", String.format("%.2f s", lastCreated.get() / 1e9));
+      for (var milestone : List.of("created", "allocated", "prepared")) {
+        var at = claimMilestones.get(milestone);
+        if (at != null) {
+          report.line("  last claim event while " + milestone, String.format("%.2f s", at.get() / 1e9));
+        }
+      }
       for (var phase : TaskPhase.values()) {
         var at = phases.get(phase);
         if (at != null) {
           report.line("  last event of a task in phase " + phase, String.format("%.2f s", at.get() / 1e9));
         }
       }
+      // Steadier than the rate from run to run: what the whole process spent per task, agents included.
+      report.line("  CPU per task (whole process: server, controllers, agents; JIT and GC)",
+          String.format("%.1f ms (%.1f cores busy)", cpu / 1e6 / TASKS, cpu / 1e9 / seconds));
+      report.line("  store transactions per task (all writers)", String.format("%.1f", census.transactions() / (double) TASKS));
+      report.line("  object writes per task, by kind", census.perKind(TASKS));
+      // Wall time, not CPU: on 2 busy cores a reconcile's time includes waiting for a core and for the store.
+      report.line("  reconciles per task (their wall time per task)", reconciles.perTask(TASKS));
       report.line("  resident memory (server, controllers and " + NODES + " agents in one JVM)", Memory.residentMiB() + " MiB");
       // Issue 13: 10,000 tasks over 1,000 nodes under 1 GiB of server heap; this JVM holds the agents
       // too, so the figure is an upper bound on the server's.
       report.line("  heap after a full GC (server, controllers and " + NODES + " agents; all " + TASKS + " tasks Running)",
           Memory.heapAfterGcMiB() + " MiB");
-    } finally {
-      for (var a : agents) {
-        a.close();
-      }
     }
+  }
+
+  /** A workload of {@code tasks} one-GPU workers with the no-op runtime. */
+  private static Workload workload(String name, int tasks) {
+    var claim = new ResourceClaimSpec(List.of(new DeviceRequest("gpu", "gpu", 1, List.of())), Optional.empty());
+    var template = new TaskTemplate(List.of("train"), Map.of(), "noop", Optional.empty(), List.of(), Map.of());
+    return new Workload(ObjectMeta.named(name), new WorkloadSpec(List.of(new WorkerGroup("w", tasks, template,
+        List.of(new ClaimTemplate("gpu", claim)), RestartPolicy.OnFailure)), Optional.empty()), WorkloadStatus.EMPTY);
+  }
+
+  /**
+   * Runs a smaller workload first, uncounted, and deletes it, waiting until every task, claim and
+   * allocation-record entry of it is gone: on 2 cores the JIT is still compiling for seconds, and a
+   * cold run's figure says more about the JIT than about the path (-Dqm.bench.e2eWarmupTasks=0 skips it).
+   */
+  private static void warmUp(dev.quartermaster.api.client.ApiClient api, Report report) throws InterruptedException {
+    if (WARMUP_TASKS == 0) {
+      return;
+    }
+    var clock = Stopwatch.start();
+    api.create(workload("warmup", WARMUP_TASKS));
+    awaitUntil(() -> api.list(Kinds.TASK).items().stream().filter(t -> t.status().phase() == TaskPhase.Running).count() == WARMUP_TASKS,
+        "the warm-up's " + WARMUP_TASKS + " tasks Running");
+    api.delete(Kinds.WORKLOAD, "warmup");
+    awaitUntil(() -> api.list(Kinds.TASK).items().isEmpty() && api.list(Kinds.RESOURCE_CLAIM).items().isEmpty()
+        && api.list(Kinds.NODE_ALLOCATION).items().stream().allMatch(a -> a.spec().devices().isEmpty()),
+        "the warm-up's tasks, claims and allocations gone");
+    report.line("  warm-up (uncounted): " + WARMUP_TASKS + " tasks applied, Running, deleted and released", String.format("%.1f s", clock.seconds()));
+  }
+
+  /** Polls (a bench, not a test: 100 ms apart, 300 s at most). */
+  private static void awaitUntil(java.util.function.BooleanSupplier done, String what) throws InterruptedException {
+    for (int i = 0; i < 3_000; i++) {
+      if (done.getAsBoolean()) {
+        return;
+      }
+      Thread.sleep(100);
+    }
+    throw new IllegalStateException("not reached in 300 s: " + what);
   }
 
   /** Waits, on the Node watch, until every agent has reported its node DevicesReady. */

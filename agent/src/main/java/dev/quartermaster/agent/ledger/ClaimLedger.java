@@ -92,7 +92,13 @@ public final class ClaimLedger {
 
   /** Whether any entry is for a claim called {@code name} (any uid): a look, without a snapshot's copy. */
   public synchronized boolean holdsName(String name) {
-    return claims.values().stream().anyMatch(c -> c.claim().name().equals(name));
+    // Asked by each agent for every claim event of the cluster: a plain loop, no stream per call.
+    for (var c : claims.values()) {
+      if (c.claim().name().equals(name)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The current version; grows by one with every change. */

@@ -57,6 +57,7 @@ public final class ClaimSync {
 
   private final ApiClient api;
   private final String node;
+  private final String finalizer;
   private final Env env;
   private final ClaimPreparer preparer;
   private final Function<String, Optional<ResourceClaim>> cache;
@@ -77,6 +78,7 @@ public final class ClaimSync {
       Function<ClaimRef, List<ClaimUser>> users) {
     this.api = api;
     this.node = node;
+    this.finalizer = finalizer(node);
     this.env = env;
     this.preparer = preparer;
     this.cache = cache;
@@ -94,7 +96,7 @@ public final class ClaimSync {
   public boolean concerns(ResourceClaim claim) {
     return claim.status().allocation().map(Allocation::node).filter(node::equals).isPresent()
         || claim.status().prepare().containsKey(node)
-        || claim.metadata().finalizers().contains(finalizer(node))
+        || claim.metadata().finalizers().contains(finalizer)
         // Asked for every claim event of the cluster: a look into the ledger, not a copy of it.
         || preparer.durable().ledger().holdsName(claim.metadata().name());
   }
@@ -156,9 +158,9 @@ public final class ClaimSync {
     if (released) {
       wakeWaiters();
     }
-    if (!c.metadata().finalizers().contains(finalizer(node))) {
+    if (!c.metadata().finalizers().contains(finalizer)) {
       var finalizers = new ArrayList<>(c.metadata().finalizers());
-      finalizers.add(finalizer(node));
+      finalizers.add(finalizer);
       c = api.update(c.withMetadata(c.metadata().withFinalizers(finalizers)));
     }
     var ref = new ClaimRef(c.metadata().uid(), c.metadata().name());
@@ -221,7 +223,7 @@ public final class ClaimSync {
   private Result release(ResourceClaim c, boolean alreadyReleased) throws IOException {
     var ref = new ClaimRef(c.metadata().uid(), c.metadata().name());
     var held = preparer.durable().ledger().snapshot().get(ref.uid());
-    boolean ours = c.metadata().finalizers().contains(finalizer(node)) || c.status().prepare().containsKey(node);
+    boolean ours = c.metadata().finalizers().contains(finalizer) || c.status().prepare().containsKey(node);
     if (held.isPresent() || ours) {
       var outcome = preparer.unprepare(ref);
       if (outcome.result().changed() || alreadyReleased) {
@@ -232,9 +234,9 @@ public final class ClaimSync {
         && c.status().prepare().get(node).phase() != PrepareState.Phase.Unprepared) {
       c = writeState(c, new PrepareState(PrepareState.Phase.Unprepared, "", java.util.List.of(), Optional.of(env.now())));
     }
-    if (c.metadata().finalizers().contains(finalizer(node))) {
+    if (c.metadata().finalizers().contains(finalizer)) {
       var finalizers = new ArrayList<>(c.metadata().finalizers());
-      finalizers.remove(finalizer(node));
+      finalizers.remove(finalizer);
       api.update(c.withMetadata(c.metadata().withFinalizers(finalizers)));
     }
     return Result.done();

@@ -17,6 +17,7 @@ import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
+import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.control.cluster.Conditions;
 import dev.quartermaster.control.cluster.ControlLoop;
 import dev.quartermaster.control.cluster.GroupCommit;
@@ -159,15 +160,16 @@ public final class Allocator {
       }
       claims.add(c.get());
     }
-    var pin = t.spec().node();
-    if (claims.stream().anyMatch(c -> c.status().allocation().isEmpty())) {
-      // The pin decides where the rest may go: read it live, since a cached task may not show it yet.
-      var live = api.get(Kinds.TASK, name).filter(x -> x.metadata().uid().equals(t.metadata().uid()));
-      if (live.isEmpty()) {
-        return Result.done();
-      }
-      pin = live.get().spec().node();
+    if (claims.stream().allMatch(c -> c.status().allocation().isPresent())) {
+      blocked.remove(key);
+      return Result.done();
     }
+    // The pin decides where the rest may go: read it live, since a cached task may not show it yet.
+    var live = api.get(Kinds.TASK, name).filter(x -> x.metadata().uid().equals(t.metadata().uid()));
+    if (live.isEmpty()) {
+      return Result.done();
+    }
+    var pin = live.get().spec().node();
     var nodes = new HashSet<String>();
     claims.forEach(c -> c.status().allocation().ifPresent(a -> nodes.add(a.node())));
     pin.ifPresent(nodes::add);
@@ -175,7 +177,8 @@ public final class Allocator {
       LOG.warn("task {} has claims on, or is pinned to, several nodes {}: cannot allocate the rest", name, nodes);
       return Result.done();
     }
-    return allocate(key, claims, nodes.stream().findFirst());
+    // Not pinned yet: pinned to the node of its claims in the same transaction that allocates them.
+    return allocate(key, claims, nodes.stream().findFirst(), live.filter(x -> x.spec().node().isEmpty()));
   }
 
   private Result reconcileClaim(String key, String name) {
@@ -195,10 +198,11 @@ public final class Allocator {
       users.forEach(t -> loop.enqueue("task/" + t.metadata().name()));
       return Result.done();
     }
-    return allocate(key, List.of(c.get()), Optional.empty());
+    return allocate(key, List.of(c.get()), Optional.empty(), Optional.empty());
   }
 
-  private Result allocate(String key, List<ResourceClaim> claims, Optional<String> node) {
+  /** @param unpinned the live task to pin to the node its claims get, if it is not pinned */
+  private Result allocate(String key, List<ResourceClaim> claims, Optional<String> node, Optional<Task> unpinned) {
     var pending = claims.stream().filter(c -> c.status().allocation().isEmpty()).toList();
     if (pending.isEmpty()) {
       blocked.remove(key);
@@ -236,13 +240,13 @@ public final class Allocator {
 
     var resumed = resume(pending, needs, node, classes);
     if (resumed.isPresent()) {
-      return commit(key, pending, resumed.get());
+      return commit(key, pending, resumed.get(), unpinned);
     }
     var placement = index.place(needs, node, classes);
     return switch (placement) {
       case Placement.Placed placed -> {
         try {
-          yield commit(key, pending, placed);
+          yield commit(key, pending, placed, unpinned);
         } finally {
           index.committed(placed.node());
         }
@@ -289,9 +293,10 @@ public final class Allocator {
    * The write protocol (see {@code package-info}): read the claims, the node and its record live;
    * record the devices for the claims (compare-and-set on the record) unless a reservation being
    * resumed already holds them; only then write each claim's allocation (compare-and-set on the
-   * claim; the store also checks it against the record).
+   * claim; the store also checks it against the record), and pin the task to the node (compare-and-set
+   * on the task) in the same transaction, so the scheduler finds it pinned and schedules it at once.
    */
-  private Result commit(String key, List<ResourceClaim> pending, Placement.Placed placed) {
+  private Result commit(String key, List<ResourceClaim> pending, Placement.Placed placed, Optional<Task> unpinned) {
     var live = new ArrayList<ResourceClaim>();
     for (var c : pending) {
       var l = api.get(Kinds.RESOURCE_CLAIM, c.metadata().name())
@@ -348,6 +353,7 @@ public final class Allocator {
           Optional.of(new Allocation(placed.node(), devices)), s.reservedFor(), s.prepare(),
           Conditions.set(s.conditions(), condition, env.now())))));
     }
+    unpinned.ifPresent(t -> writes.add(new Write.Update(t.withSpec(t.spec().withNode(Optional.of(placed.node()))))));
     var written = commits.commit(writes);
     if (!add.isEmpty()) {
       index.wrote((NodeAllocation) written.getFirst(), Optional.of(node),

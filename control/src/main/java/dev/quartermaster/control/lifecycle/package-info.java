@@ -5,9 +5,11 @@
  * <ul>
  *   <li>{@code Pending} — created by the workload controller (or a user).
  *   <li>{@code Scheduled} — set by {@link dev.quartermaster.control.lifecycle.TaskScheduler} once the
- *       node is chosen and every claim is allocated there; {@code spec.node} is set first, then each
- *       claim's {@code status.reservedFor} gets the task (removed again once the task is finished
- *       or gone). Any change to a claim wakes every task naming it, stand-alone claims included.
+ *       node is chosen and every claim is allocated there, in one transaction with each claim's
+ *       {@code status.reservedFor} getting the task (removed again once the task is finished or
+ *       gone). {@code spec.node} is set before: by the allocator, in the transaction that allocates
+ *       the task's claims; by the scheduler for a task whose claims were all allocated without it
+ *       (or that has none). Any change to a claim wakes every task naming it, stand-alone claims included.
  *   <li>{@code Preparing} — set by the node's agent when it starts preparing the task's claims
  *       (and publishing its volumes), reason naming what it waits for.
  *   <li>{@code Running} — set by the agent only after the device check opened every device node

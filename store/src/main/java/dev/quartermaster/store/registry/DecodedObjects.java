@@ -12,8 +12,8 @@ import java.util.concurrent.atomic.LongAdder;
  * not changed costs a point read and a byte comparison instead of a JSON decode. The allocator
  * reads each claim, node and allocation record live before it writes, the store's rules read the
  * record again, every update reads what it replaces, and every watch event of a write decodes it:
- * decoding dominated those reads. (What a write encodes is not remembered as written: only a
- * decode of the stored bytes is known to give exactly what every later decode gives.)
+ * decoding dominated those reads. (What this process wrote is held by {@link WatchDecodes}, which a
+ * read of a recently written object asks first.)
  *
  * <p>A direct-mapped table: each key hashes to one of {@value #SLOTS} slots and a newer entry simply
  * replaces an older one, so the memory is bounded and no lock is taken. A hit must match the key,

@@ -18,6 +18,7 @@ import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.validation.Names;
 import dev.quartermaster.api.validation.ObjectValidator;
 import dev.quartermaster.core.env.Env;
+import dev.quartermaster.store.KeyValue;
 import dev.quartermaster.store.Store;
 import dev.quartermaster.store.Txn.Compare;
 import dev.quartermaster.store.Txn.Op;
@@ -44,21 +45,23 @@ public final class ObjectRegistry implements FencingClient {
   private final StoredObjects stored;
   private final WriteRules rules;
   /** Shared by all watches, so that an event fanned out to many watchers is decoded once. */
-  private final WatchDecodes watchDecodes = new WatchDecodes();
+  private final WatchDecodes watchDecodes;
 
   public ObjectRegistry(Store store, Env env) {
-    this.store = store;
-    this.env = env;
-    this.stored = new StoredObjects();
-    this.rules = WriteRules.all(List.of(new AllocationGuard(stored), new SpecDecisionGuard(stored),
-        new VolumeGuard(), new DomainGuard()));
+    this(store, env, new StoredObjects(), new WatchDecodes());
   }
 
-  private ObjectRegistry(Store store, Env env, StoredObjects stored, WriteRules rules) {
+  private ObjectRegistry(Store store, Env env, StoredObjects stored, WatchDecodes watchDecodes) {
+    this(store, env, stored, WriteRules.all(List.of(new AllocationGuard(stored), new SpecDecisionGuard(stored),
+        new VolumeGuard(), new DomainGuard())), watchDecodes);
+  }
+
+  private ObjectRegistry(Store store, Env env, StoredObjects stored, WriteRules rules, WatchDecodes watchDecodes) {
     this.store = store;
     this.env = env;
     this.stored = stored;
     this.rules = rules;
+    this.watchDecodes = watchDecodes;
   }
 
   /**
@@ -66,14 +69,15 @@ public final class ObjectRegistry implements FencingClient {
    * Only for tests that show what those rules prevent; never serve it.
    */
   public static ObjectRegistry withoutCrossObjectRules(Store store, Env env) {
-    return new ObjectRegistry(store, env, new StoredObjects(), WriteRules.NONE);
+    return new ObjectRegistry(store, env, new StoredObjects(), WriteRules.NONE, new WatchDecodes());
   }
 
   /** This registry with its rules, writing through a {@link FencedStore}. */
   @Override
   public ApiClient fencedBy(String key, long revision) {
-    // The rules only read (the same store either way) and name what to compare: they carry over.
-    return new ObjectRegistry(new FencedStore(store, key, revision), env, stored, rules);
+    // The rules only read (the same store either way) and name what to compare: they carry over. The
+    // watches' decodes too: what the fenced writer puts is seeded for the watches of this registry.
+    return new ObjectRegistry(new FencedStore(store, key, revision), env, stored, rules, watchDecodes);
   }
 
   /** The store underneath, for the server's health and metrics. */
@@ -126,27 +130,49 @@ public final class ObjectRegistry implements FencingClient {
   public List<ApiObject> commit(List<Write> writes) {
     var planned = PlannedWrite.all(writes, this::plan);
     var keys = planned.stream().map(PlannedWrite::key).collect(Collectors.toSet());
-    while (true) {
-      var reads = new BatchReads(store);
-      var compares = new ArrayList<Compare>();
-      var ops = new ArrayList<Op>();
-      for (var w : planned) {
-        // A compare on a key the batch writes is that write's own compare-and-set already.
-        w.judge(rules, reads).stream().filter(c -> !keys.contains(c.key())).forEach(compares::add);
-        compares.add(new Compare.ModRevision(w.key(), w.expected()));
-        ops.add(w.op());
-        reads.wrote(w);
-      }
-      var result = store.txn(Txn.when(compares, ops));
-      if (result.succeeded()) {
-        return planned.stream().map(w -> w.written(result.revision())).toList();
-      }
-      for (var w : planned) {
-        if (store.get(w.key()).map(kv -> kv.modRevision()).orElse(0L) != w.expected()) {
-          throw w.lost();
+    var puts = planned.stream().filter(w -> !w.finished()).toList();
+    // A watch that meets these puts before this thread is back takes the objects instead of decoding them.
+    puts.forEach(w -> watchDecodes.writing(w.key(), w.bytes(), w.next()));
+    try {
+      while (true) {
+        var reads = new BatchReads(store);
+        var compares = new ArrayList<Compare>();
+        var ops = new ArrayList<Op>();
+        for (var w : planned) {
+          // A compare on a key the batch writes is that write's own compare-and-set already.
+          w.judge(rules, reads).stream().filter(c -> !keys.contains(c.key())).forEach(compares::add);
+          compares.add(new Compare.ModRevision(w.key(), w.expected()));
+          ops.add(w.op());
+          reads.wrote(w);
         }
+        var result = store.txn(Txn.when(compares, ops));
+        if (result.succeeded()) {
+          var written = planned.stream().map(w -> w.written(result.revision())).toList();
+          seedWatches(planned, written, result.revision());
+          return written;
+        }
+        for (var w : planned) {
+          if (store.get(w.key()).map(kv -> kv.modRevision()).orElse(0L) != w.expected()) {
+            throw w.lost();
+          }
+        }
+        // Only something the rules read changed: they decide again.
       }
-      // Only something the rules read changed: they decide again.
+    } finally {
+      puts.forEach(w -> watchDecodes.notWriting(w.key(), w.bytes()));
+    }
+  }
+
+  /** Hands each object put to the watches that will see it, so none of them decodes it. */
+  private void seedWatches(List<PlannedWrite> planned, List<ApiObject> written, long revision) {
+    for (int i = 0; i < planned.size(); i++) {
+      var w = planned.get(i);
+      if (!w.finished()) {
+        var object = written.get(i);
+        var kind = Kinds.of(object);
+        watchDecodes.seed(kind, w.key(), revision, w.bytes(), object,
+            () -> stored.decode(kind, new KeyValue(w.key(), w.bytes(), revision, revision, 1)));
+      }
     }
   }
 
@@ -235,6 +261,11 @@ public final class ObjectRegistry implements FencingClient {
   /** How many watch events were decoded, for tests of fan-out cost. */
   long watchDecodes() {
     return watchDecodes.decodes();
+  }
+
+  /** How many written objects were handed to the watches without a decode, for the same tests. */
+  long watchSeeds() {
+    return watchDecodes.seeds();
   }
 
   private <T extends ApiObject> T currentFor(T object) {

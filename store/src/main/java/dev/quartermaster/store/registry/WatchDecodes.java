@@ -4,6 +4,8 @@ import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.store.StoreEvent;
 import java.util.Arrays;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
@@ -13,20 +15,35 @@ import java.util.function.Supplier;
  * watches of a kind are handed the same store event, and decoding its JSON once per watch was most
  * of the cost of fanning it out; objects are immutable records, so all watches may share one.
  *
- * <p>Slots are indexed by revision: the registry writes one key per transaction, so no two of its
- * events within {@value #SLOTS} revisions share a slot, and only a watch lagging further behind than
- * that decodes again. A hit must match kind, key, revision, event type and the stored bytes, so a
- * collision (another writer putting several keys in one revision) costs a decode, never a wrong
- * object. The first watch to reach an event decodes it; the others wait for that one decode.
+ * <p>Slots are indexed by revision, each holding every key of that revision's transaction (a
+ * scheduling decision or a batch of allocations writes dozens), so only a watch lagging more than
+ * {@value #SLOTS} transactions behind decodes again. (When a slot held one key, the thirty claims
+ * of one batch pushed each other out, and each of a hundred watches decoded every one again.) A hit
+ * must match kind, key, revision, event type and the stored bytes, so anything else costs a decode,
+ * never a wrong object. The first watch to reach an event decodes it; the others wait for that one.
+ *
+ * <p>The registry that writes an object hands it over: {@linkplain #writing while the write is in
+ * the store} a watch that meets its bytes takes the writer's object (stamped with the revision), and
+ * {@linkplain #seed once it is written} the object is held for later watches and reads. No watch
+ * decodes what this process wrote. That relies on an object and the decode of its encoding being
+ * equal, which every run with assertions on (every test) checks at each hand-over.
  */
 final class WatchDecodes {
   private static final int SLOTS = 1024; // a power of two
 
-  private final AtomicReferenceArray<Entry> slots = new AtomicReferenceArray<>(SLOTS);
+  private final AtomicReferenceArray<Revision> slots = new AtomicReferenceArray<>(SLOTS);
   private final LongAdder decodes = new LongAdder();
+  private final LongAdder seeds = new LongAdder();
+  /** The writes of this registry now in the store, by store key: what a watch may meet before its writer is back. */
+  private final ConcurrentHashMap<String, Expected> writing = new ConcurrentHashMap<>();
+
+  private record Expected(byte[] bytes, ApiObject object) {}
 
   /** What a decoded object depends on besides the bytes. */
-  private record Key(Kind<?> kind, String storeKey, long revision, StoreEvent.Type type) {}
+  private record Key(Kind<?> kind, String storeKey, StoreEvent.Type type) {}
+
+  /** The entries of one revision. */
+  private record Revision(long revision, ConcurrentHashMap<Key, Entry> entries) {}
 
   /**
    * The object for one event: the one decoded already if {@code bytes} were decoded under this key
@@ -34,33 +51,80 @@ final class WatchDecodes {
    */
   <T extends ApiObject> T decode(Kind<T> kind, String storeKey, long revision, StoreEvent.Type type, byte[] bytes,
       Supplier<T> decoder) {
-    var key = new Key(kind, storeKey, revision, type);
-    int slot = (int) (revision & (SLOTS - 1));
-    while (true) {
-      var seen = slots.get(slot);
-      if (seen != null && seen.holds(key, bytes)) {
-        return kind.cast(seen.object(decoder));
+    var key = new Key(kind, storeKey, type);
+    Supplier<ApiObject> make = () -> {
+      var fromWriter = type == StoreEvent.Type.PUT ? fromWriter(storeKey, revision, bytes) : Optional.<ApiObject>empty();
+      if (fromWriter.isPresent()) {
+        assert fromWriter.get().equals(decoder.get()) : storeKey + " at " + revision + ": the written object differs from the decode of its bytes";
+        seeds.increment();
+        return fromWriter.get();
       }
-      var fresh = new Entry(key, bytes);
-      if (slots.compareAndSet(slot, seen, fresh)) {
-        return kind.cast(fresh.object(decoder));
+      decodes.increment();
+      return decoder.get();
+    };
+    var entries = entriesOf(revision);
+    var seen = entries.get(key);
+    if (seen == null || !seen.holds(bytes)) {
+      var fresh = new Entry(bytes);
+      // Another watch may have put this very event first: then its entry is the one to share.
+      seen = seen == null ? entries.putIfAbsent(key, fresh) : (entries.replace(key, seen, fresh) ? null : entries.get(key));
+      if (seen == null || !seen.holds(bytes)) {
+        seen = fresh;
       }
-      // Another watch filled the slot first, most likely with this very event: look again.
     }
+    return kind.cast(seen.object(make));
+  }
+
+  private Optional<ApiObject> fromWriter(String storeKey, long revision, byte[] bytes) {
+    var expected = writing.get(storeKey);
+    if (expected == null || !Arrays.equals(expected.bytes(), bytes)) {
+      return Optional.empty();
+    }
+    var o = expected.object();
+    return Optional.of(o.withMetadata(o.metadata().withRevision(revision)));
+  }
+
+  /** {@code object} is about to be put as {@code bytes} under {@code storeKey}: a watch that meets those bytes takes it. */
+  void writing(String storeKey, byte[] bytes, ApiObject object) {
+    writing.put(storeKey, new Expected(bytes, object));
+  }
+
+  /** The write of {@code bytes} under {@code storeKey} is over (done or failed). */
+  void notWriting(String storeKey, byte[] bytes) {
+    writing.computeIfPresent(storeKey, (k, e) -> e.bytes() == bytes ? null : e);
   }
 
   /**
-   * The object a watch already decoded for this key's put at {@code revision}, if it is still
-   * held and was decoded from the same bytes: what a read of a recently changed object can use
-   * instead of decoding again. Never adds an entry (a read must not push out an event that lagging
-   * watches still need).
+   * The object a watch already decoded (or its writer seeded) for this key's put at {@code
+   * revision}, if it is still held and came from the same bytes: what a read of a recently changed
+   * object can use instead of decoding again. Never adds an entry.
    */
-  <T extends ApiObject> java.util.Optional<T> decoded(Kind<T> kind, String storeKey, long revision, byte[] bytes) {
-    var seen = slots.get((int) (revision & (SLOTS - 1)));
-    if (seen == null || !seen.holds(new Key(kind, storeKey, revision, StoreEvent.Type.PUT), bytes)) {
-      return java.util.Optional.empty();
+  <T extends ApiObject> Optional<T> decoded(Kind<T> kind, String storeKey, long revision, byte[] bytes) {
+    var slot = slots.get(slot(revision));
+    if (slot == null || slot.revision() != revision) {
+      return Optional.empty();
     }
-    return java.util.Optional.ofNullable(seen.object).map(kind::cast);
+    var seen = slot.entries().get(new Key(kind, storeKey, StoreEvent.Type.PUT));
+    if (seen == null || !seen.holds(bytes)) {
+      return Optional.empty();
+    }
+    return Optional.ofNullable(seen.object).map(kind::cast);
+  }
+
+  /**
+   * Holds {@code object}, which this process just wrote as {@code bytes} under {@code storeKey} at
+   * {@code revision}, for the watches that will see that put: they share it instead of decoding.
+   *
+   * @param decoder the decode of {@code bytes}, run only to check the two are equal where assertions are on
+   */
+  void seed(Kind<?> kind, String storeKey, long revision, byte[] bytes, ApiObject object, Supplier<? extends ApiObject> decoder) {
+    assert object.equals(decoder.get()) : storeKey + " at " + revision + ": the written object differs from the decode of its bytes";
+    var entry = new Entry(bytes);
+    entry.object = object;
+    // A watch quick enough to see the put before its writer got back decoded it already: keep that one.
+    if (entriesOf(revision).putIfAbsent(new Key(kind, storeKey, StoreEvent.Type.PUT), entry) == null) {
+      seeds.increment();
+    }
   }
 
   /** How many decodes actually ran; tests use it to check that fan-out decodes once per event. */
@@ -68,19 +132,44 @@ final class WatchDecodes {
     return decodes.sum();
   }
 
+  /** How many objects their writer handed over; tests use it beside {@link #decodes}. */
+  long seeds() {
+    return seeds.sum();
+  }
+
+  /** The entries of {@code revision}, pushing out whatever older revision held its slot. */
+  private ConcurrentHashMap<Key, Entry> entriesOf(long revision) {
+    int slot = slot(revision);
+    while (true) {
+      var held = slots.get(slot);
+      if (held != null && held.revision() == revision) {
+        return held.entries();
+      }
+      if (held != null && held.revision() > revision) {
+        return new ConcurrentHashMap<>(); // a watch far behind: decode, and keep the newer revision's slot
+      }
+      var fresh = new Revision(revision, new ConcurrentHashMap<>(4));
+      if (slots.compareAndSet(slot, held, fresh)) {
+        return fresh.entries();
+      }
+    }
+  }
+
+  private static int slot(long revision) {
+    return (int) (revision & (SLOTS - 1));
+  }
+
   private final class Entry {
-    private final Key key;
     private final byte[] bytes;
     private volatile ApiObject object; // written under this; absent until the first caller decoded it
 
-    Entry(Key key, byte[] bytes) {
-      this.key = key;
+    Entry(byte[] bytes) {
       this.bytes = bytes;
     }
 
-    boolean holds(Key other, byte[] otherBytes) {
-      // Live events hand every watch the same array, so the identity check inside equals answers.
-      return key.equals(other) && Arrays.equals(bytes, otherBytes);
+    boolean holds(byte[] otherBytes) {
+      // Live events hand every watch the same array as the writer's, so the identity check inside equals answers.
+      return Arrays.equals(bytes, otherBytes);
     }
 
     ApiObject object(Supplier<? extends ApiObject> decoder) {
@@ -91,7 +180,6 @@ final class WatchDecodes {
       synchronized (this) {
         if (object == null) {
           object = decoder.get(); // a failure is not kept: the next caller tries again and fails alike
-          decodes.increment();
         }
         return object;
       }

@@ -55,6 +55,8 @@ class WatchFanOutTest {
   void everyWatcherSeesTheSameCompleteOrderedHistoryDecodedOnce() throws Exception {
     api.create(node("before")); // history before the watches' start, which none of them may see
     long from = store.currentRevision();
+    long decodesBefore = api.watchDecodes();
+    long seedsBefore = api.watchSeeds();
     var recorders = new ArrayList<BlockingQueue<WatchEvent<Node>>>();
     var handles = new ArrayList<WatchHandle>();
     for (int i = 0; i < WATCHERS; i++) {
@@ -98,8 +100,12 @@ class WatchFanOutTest {
     for (var recorder : recorders.subList(1, recorders.size())) {
       assertThat(take(recorder, expected)).containsExactlyElementsOf(reference);
     }
-    assertThat(api.watchDecodes()).as("decodes for %d events fanned out to %d watches", expected, recorders.size())
+    // Each create and update was handed over by its writer or (when a watch saw it before the writer
+    // got back) decoded once; each delete's last state decoded once.
+    assertThat(api.watchDecodes() - decodesBefore + api.watchSeeds() - seedsBefore)
+        .as("decodes and writer hand-overs for %d events fanned out to %d watches", expected, recorders.size())
         .isEqualTo(expected);
+    assertThat(api.watchSeeds() - seedsBefore).as("objects handed over by their writer").isPositive();
     handles.forEach(WatchHandle::close);
   }
 
