@@ -1,0 +1,143 @@
+package dev.quartermaster.sim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.quartermaster.api.claim.DeviceRequest;
+import dev.quartermaster.api.claim.ResourceClaim;
+import dev.quartermaster.api.claim.ResourceClaimSpec;
+import dev.quartermaster.api.claim.ResourceClaimStatus;
+import dev.quartermaster.api.codec.ObjectCodec;
+import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.meta.ObjectMeta;
+import dev.quartermaster.api.meta.OwnerReference;
+import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.api.workload.TaskPhase;
+import dev.quartermaster.api.workload.TaskSpec;
+import dev.quartermaster.api.workload.TaskStatus;
+import dev.quartermaster.control.allocator.Allocator;
+import dev.quartermaster.control.cluster.ControlLoop;
+import dev.quartermaster.control.cluster.Informers;
+import dev.quartermaster.control.lifecycle.TaskScheduler;
+import dev.quartermaster.store.StoreEvent;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 13, fewer writes per task: the allocator pins a task to the node its claims get in the very
+ * transaction that allocates them, so the scheduler's next pass schedules it (one task write and one
+ * pass fewer than pinning it afterwards). A task whose claim was allocated before it existed is
+ * still pinned by the scheduler. Every commit is read as it lands: which revision set each task's
+ * {@code spec.node}, and which allocated each claim.
+ */
+class PinWithAllocationTest {
+  private static final int TASKS = 6;
+
+  /** Revisions seen in commits: where each task was pinned, where each claim was allocated. */
+  private static final class Commits implements CommitListener {
+    final Map<String, Long> pinned = new HashMap<>();
+    final Map<String, Long> allocated = new HashMap<>();
+    final Map<String, Integer> taskWrites = new HashMap<>();
+
+    @Override
+    public synchronized void committed(long revision, List<StoreEvent> changes) {
+      for (var e : changes) {
+        if (e.type() != StoreEvent.Type.PUT) {
+          continue;
+        }
+        var key = e.kv().key();
+        if (key.startsWith("/registry/tasks/")) {
+          var t = ObjectCodec.fromJson(e.kv().value(), Kinds.TASK);
+          taskWrites.merge(t.metadata().name(), 1, Integer::sum);
+          if (t.spec().node().isPresent()) {
+            pinned.putIfAbsent(t.metadata().name(), revision);
+          }
+        } else if (key.startsWith("/registry/resourceclaims/")) {
+          var c = ObjectCodec.fromJson(e.kv().value(), Kinds.RESOURCE_CLAIM);
+          if (c.status().allocation().isPresent()) {
+            allocated.putIfAbsent(c.metadata().name(), revision);
+          }
+        }
+      }
+    }
+  }
+
+  @Test
+  void theAllocatorPinsTheTaskInTheTransactionThatAllocatesItsClaim() {
+    for (long seed : SimCluster.seeds(10)) {
+      var c = new SimCluster(seed, WatchFaults.staleCache());
+      var commits = new Commits();
+      c.store().onCommit(commits);
+      start(c);
+      c.addNode("node-0", 4);
+      c.addNode("node-1", 4);
+      for (int i = 0; i < TASKS; i++) {
+        var t = c.api().create(task("t" + i, "t" + i + "-gpu"));
+        c.api().create(claim("t" + i + "-gpu", Optional.of(OwnerReference.of(t))));
+      }
+      assertThat(c.runUntil(() -> allScheduled(c), Duration.ofMinutes(2))).as("seed %d: all Scheduled", seed).isTrue();
+      for (int i = 0; i < TASKS; i++) {
+        assertThat(commits.pinned.get("t" + i)).as("seed %d: t%d pinned in the revision that allocated its claim", seed, i)
+            .isNotNull().isEqualTo(commits.allocated.get("t" + i + "-gpu"));
+        var t = c.api().get(Kinds.TASK, "t" + i).orElseThrow();
+        var claim = c.api().get(Kinds.RESOURCE_CLAIM, "t" + i + "-gpu").orElseThrow();
+        assertThat(t.spec().node()).isEqualTo(claim.status().allocation().map(a -> a.node()));
+        // Created, pinned with the allocation, Scheduled with the reservation; a Pending reason at most besides.
+        assertThat(commits.taskWrites.get("t" + i)).as("seed %d: writes of t%d", seed, i).isBetween(3, 4);
+      }
+    }
+  }
+
+  @Test
+  void aTaskWhoseClaimWasAllocatedBeforeItIsPinnedByTheScheduler() {
+    for (long seed : SimCluster.seeds(10)) {
+      var c = new SimCluster(seed, WatchFaults.staleCache());
+      var commits = new Commits();
+      c.store().onCommit(commits);
+      start(c);
+      c.addNode("node-0", 4);
+      c.api().create(claim("shared", Optional.empty()));
+      assertThat(c.runUntil(() -> commits.allocated.containsKey("shared"), Duration.ofMinutes(1))).isTrue();
+      c.api().create(task("late", "shared"));
+      assertThat(c.runUntil(() -> allScheduledOf(c, "late"), Duration.ofMinutes(1))).as("seed %d", seed).isTrue();
+      assertThat(commits.pinned.get("late")).as("seed %d: pinned after the claim's allocation", seed)
+          .isGreaterThan(commits.allocated.get("shared"));
+      assertThat(c.api().get(Kinds.TASK, "late").orElseThrow().spec().node()).contains("node-0");
+    }
+  }
+
+  private static void start(SimCluster c) {
+    c.deviceClass("gpu", "gpu");
+    var inf = new Informers(c.env(), c.api());
+    var loops = List.of(new Allocator(c.env(), c.api(), inf).loop(), new TaskScheduler(c.env(), c.api(), inf).loop());
+    inf.start();
+    loops.forEach(ControlLoop::start);
+  }
+
+  private static boolean allScheduled(SimCluster c) {
+    for (int i = 0; i < TASKS; i++) {
+      if (!allScheduledOf(c, "t" + i)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean allScheduledOf(SimCluster c, String task) {
+    return c.api().get(Kinds.TASK, task).map(t -> t.status().phase() == TaskPhase.Scheduled).orElse(false);
+  }
+
+  private static ResourceClaim claim(String name, Optional<OwnerReference> owner) {
+    var spec = new ResourceClaimSpec(List.of(new DeviceRequest("gpu", "gpu", 1, List.of())), Optional.empty());
+    var meta = ObjectMeta.named(name);
+    return new ResourceClaim(owner.map(meta::withOwner).orElse(meta), spec, ResourceClaimStatus.EMPTY);
+  }
+
+  private static Task task(String name, String claim) {
+    return new Task(ObjectMeta.named(name), new TaskSpec(Optional.empty(), List.of("train"), Map.of(),
+        List.of(claim), List.of(), "exec", Optional.empty()), TaskStatus.EMPTY);
+  }
+}
