@@ -69,9 +69,7 @@ class PinWithAllocationTest {
   void theAllocatorPinsTheTaskInTheTransactionThatAllocatesItsClaim() {
     for (long seed : SimCluster.seeds(10)) {
       var c = new SimCluster(seed, WatchFaults.staleCache());
-      var commits = new Commits();
-      c.store().onCommit(commits);
-      start(c);
+      var commits = start(c);
       c.addNode("node-0", 4);
       c.addNode("node-1", 4);
       for (int i = 0; i < TASKS; i++) {
@@ -95,9 +93,7 @@ class PinWithAllocationTest {
   void aTaskWhoseClaimWasAllocatedBeforeItIsPinnedByTheScheduler() {
     for (long seed : SimCluster.seeds(10)) {
       var c = new SimCluster(seed, WatchFaults.staleCache());
-      var commits = new Commits();
-      c.store().onCommit(commits);
-      start(c);
+      var commits = start(c);
       c.addNode("node-0", 4);
       c.api().create(claim("shared", Optional.empty()));
       assertThat(c.runUntil(() -> commits.allocated.containsKey("shared"), Duration.ofMinutes(1))).isTrue();
@@ -109,12 +105,16 @@ class PinWithAllocationTest {
     }
   }
 
-  private static void start(SimCluster c) {
+  /** The allocator and the scheduler running on {@code c}, every commit read by the returned {@link Commits}. */
+  private static Commits start(SimCluster c) {
+    var commits = new Commits();
+    c.store().onCommit(commits);
     c.deviceClass("gpu", "gpu");
     var inf = new Informers(c.env(), c.api());
     var loops = List.of(new Allocator(c.env(), c.api(), inf).loop(), new TaskScheduler(c.env(), c.api(), inf).loop());
     inf.start();
     loops.forEach(ControlLoop::start);
+    return commits;
   }
 
   private static boolean allScheduled(SimCluster c) {
