@@ -29,6 +29,16 @@ public interface Env {
   /** The source of randomness; seeded in a deterministic env. */
   RandomGenerator random();
 
+  /**
+   * How many queued tasks a {@link SerialExecutor} may run in one {@link #execute} turn. The
+   * simulation keeps 1, so that other work may interleave between any two of them; in production
+   * threads interleave anyway, and each turn is a thread started (an informer of a node agent runs
+   * one task per watch event of the whole cluster).
+   */
+  default int serialTasksPerTurn() {
+    return 1;
+  }
+
   /** A scheduled task that can still be called off. */
   @FunctionalInterface
   interface Cancellable {

@@ -46,6 +46,12 @@ public final class SystemEnv implements Env {
     TASKS.newThread(task).start();
   }
 
+  /** Enough that a burst of watch events costs a few thread starts, few enough that one turn stays short. */
+  @Override
+  public int serialTasksPerTurn() {
+    return 64;
+  }
+
   @Override
   public RandomGenerator random() {
     return RANDOM;

@@ -63,4 +63,87 @@ class SerialExecutorTest {
     assertThat(maxRunning).hasValue(1);
     assertThat(order).hasSize(tasks).isSorted();
   }
+
+  /** The deterministic env with a turn of up to {@code perTurn} tasks, counting the turns started. */
+  private static final class BatchingEnv implements Env {
+    final DeterministicEnv inner = new DeterministicEnv(1);
+    final int perTurn;
+    int turns;
+
+    BatchingEnv(int perTurn) {
+      this.perTurn = perTurn;
+    }
+
+    @Override
+    public java.time.Instant now() {
+      return inner.now();
+    }
+
+    @Override
+    public long nanoTime() {
+      return inner.nanoTime();
+    }
+
+    @Override
+    public Cancellable schedule(java.time.Duration delay, Runnable task) {
+      return inner.schedule(delay, task);
+    }
+
+    @Override
+    public void execute(Runnable task) {
+      turns++;
+      inner.execute(task);
+    }
+
+    @Override
+    public java.util.random.RandomGenerator random() {
+      return inner.random();
+    }
+
+    @Override
+    public int serialTasksPerTurn() {
+      return perTurn;
+    }
+  }
+
+  @Test
+  void runsUpToTheEnvsTasksPerTurnInOneTurnInOrder() {
+    var env = new BatchingEnv(4);
+    var serial = new SerialExecutor(env);
+    List<Integer> ran = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      int n = i;
+      serial.submit(() -> ran.add(n));
+    }
+    env.inner.runUntilIdle();
+    assertThat(ran).containsExactly(0, 1, 2, 3, 4, 5, 6, 7, 8, 9);
+    assertThat(env.turns).as("turns for 10 tasks, 4 a turn").isEqualTo(3);
+    // Idle again: the next submit starts a turn of its own.
+    serial.submit(() -> ran.add(10));
+    env.inner.runUntilIdle();
+    assertThat(ran).endsWith(10);
+    assertThat(env.turns).isEqualTo(4);
+  }
+
+  @Test
+  void aFailingTaskEndsItsTurnAndTheRestRunInTheNext() {
+    var env = new BatchingEnv(8);
+    var serial = new SerialExecutor(env);
+    List<String> ran = new ArrayList<>();
+    serial.submit(() -> ran.add("before"));
+    serial.submit(() -> {
+      throw new IllegalStateException("boom");
+    });
+    serial.submit(() -> ran.add("after"));
+    assertThatThrownBy(env.inner::runUntilIdle).hasMessage("boom");
+    env.inner.runUntilIdle();
+    assertThat(ran).containsExactly("before", "after");
+    assertThat(env.turns).isEqualTo(2);
+  }
+
+  @Test
+  void theSimulationRunsOneTaskPerTurnAndProductionSeveral() {
+    assertThat(new DeterministicEnv(1).serialTasksPerTurn()).isEqualTo(1);
+    assertThat(new SystemEnv().serialTasksPerTurn()).isGreaterThan(1);
+  }
 }
