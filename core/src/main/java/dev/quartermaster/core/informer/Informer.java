@@ -271,6 +271,13 @@ public final class Informer<T> {
   /** Routes one watch's callbacks onto the serial executor, dropping them once it is stale. */
   private final class Sink implements WatchSink<T> {
     private final int watchGeneration;
+    /**
+     * The bookmarks queued since the last event and not yet taken, which a new bookmark joins
+     * instead of queueing a task of its own: a node agent's informer is told of every change of
+     * the cluster and keeps few, so most of what it receives is bookmarks in a row. Only the watch
+     * thread (calls to a sink never overlap) reads and replaces it.
+     */
+    private Bookmarks open;
 
     Sink(int watchGeneration) {
       this.watchGeneration = watchGeneration;
@@ -279,12 +286,19 @@ public final class Informer<T> {
     @Override
     public void event(WatchEvent<T> event) {
       Objects.requireNonNull(event, "event");
+      open = null; // a bookmark after this event must not be raised before it is applied
       whileCurrent(() -> apply(event));
     }
 
     @Override
     public void bookmark(long revision) {
-      whileCurrent(() -> synced.raise(revision));
+      var joined = open;
+      if (joined != null && joined.join(revision)) {
+        return;
+      }
+      var queued = new Bookmarks(revision);
+      open = queued;
+      whileCurrent(() -> synced.raise(queued.take()));
     }
 
     @Override
@@ -303,6 +317,30 @@ public final class Informer<T> {
           task.run();
         }
       });
+    }
+  }
+
+  /** Bookmarks in a row, raised as one: the highest, once the task queued for the first runs. */
+  private static final class Bookmarks {
+    private long highest;
+    private boolean taken;
+
+    Bookmarks(long revision) {
+      this.highest = revision;
+    }
+
+    /** Adds {@code revision} unless the queued task has taken the batch already. */
+    synchronized boolean join(long revision) {
+      if (taken) {
+        return false;
+      }
+      highest = Math.max(highest, revision);
+      return true;
+    }
+
+    synchronized long take() {
+      taken = true;
+      return highest;
     }
   }
 

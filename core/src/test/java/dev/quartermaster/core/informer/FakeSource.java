@@ -45,6 +45,11 @@ final class FakeSource implements ListerWatcher<FakeSource.Item> {
     dropping = true;
   }
 
+  /** Writes from now on are delivered again (what was dropped stays dropped). */
+  void deliverEvents() {
+    dropping = false;
+  }
+
   /** Forgets all history so far and tells the current watch it fell behind. */
   void compact() {
     compactedThrough = revision;

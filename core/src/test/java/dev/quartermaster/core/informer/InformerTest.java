@@ -261,6 +261,34 @@ class InformerTest {
     assertThat(informer.syncedRevision()).isEqualTo(1);
   }
 
+  /**
+   * A node agent's informer is told of every change of the cluster and keeps few: bookmarks in a
+   * row are raised by one queued task, and a bookmark never overtakes an event queued before it.
+   */
+  @Test
+  void bookmarksInARowAreRaisedOnceAndNeverBeforeAnEarlierEvent() {
+    startSynced();
+    source.dropEvents();
+    source.put("other-1", "n9", "v"); // @1, not ours: a bookmark
+    source.bookmark();
+    source.put("other-2", "n9", "v"); // @2
+    source.bookmark();
+    source.deliverEvents();
+    source.put("ours", "n1", "v"); // @3, an event
+    source.dropEvents();
+    source.put("other-3", "n9", "v"); // @4
+    source.bookmark();
+    var cachedWhenCaughtUp = new ArrayList<Boolean>();
+    informer.whenCaughtUp(3, () -> cachedWhenCaughtUp.add(informer.cache().get("ours").isPresent()));
+    int tasks = 0;
+    while (env.runNext()) {
+      tasks++;
+    }
+    assertThat(cachedWhenCaughtUp).as("when the informer says it reached 3, 'ours' is in its cache").containsExactly(true);
+    assertThat(informer.syncedRevision()).isEqualTo(4);
+    assertThat(tasks).as("queued tasks: bookmarks 1 and 2 as one, the event, bookmark 4").isEqualTo(3);
+  }
+
   @Test
   void secondaryIndexFollowsChanges() {
     source.put("a", "n1", "v");
