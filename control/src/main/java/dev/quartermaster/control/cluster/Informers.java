@@ -7,6 +7,7 @@ import dev.quartermaster.api.device.DeviceClass;
 import dev.quartermaster.api.device.DeviceSlice;
 import dev.quartermaster.api.domain.ComputeDomain;
 import dev.quartermaster.api.meta.ApiObject;
+import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.node.Node;
@@ -42,6 +43,12 @@ public final class Informers {
   public static final String BY_VOLUME = "volume";
   /** Claims by the compute domain they name ({@code spec.computeDomain}). */
   public static final String BY_DOMAIN = "domain";
+  /**
+   * Claims the allocator said it cannot place ({@code Allocated=False} for a reason other than
+   * waiting for devices), by {@code <workload>/<group>}: what makes a workload unschedulable, found
+   * without looking at each of its claims.
+   */
+  public static final String BY_UNPLACEABLE = "unplaceable";
 
   private final Informer<Node> nodes;
   private final Informer<NodeAllocation> nodeAllocations;
@@ -65,6 +72,7 @@ public final class Informers {
         .index(BY_UID, c -> List.of(c.metadata().uid()))
         .index(BY_RESERVED, c -> c.status().reservedFor())
         .index(BY_DOMAIN, c -> c.spec().computeDomain().map(List::of).orElse(List.of()))
+        .index(BY_UNPLACEABLE, c -> unplaceable(c) ? groupOf(c) : List.of())
         .build();
     workloads = base(env, api, Kinds.WORKLOAD).build();
     tasks = base(env, api, Kinds.TASK)
@@ -79,6 +87,12 @@ public final class Informers {
         .index(BY_WORKLOAD, v -> Optional.ofNullable(v.metadata().labels().get(Labels.WORKLOAD)).map(List::of).orElse(List.of()))
         .build();
     computeDomains = base(env, api, Kinds.COMPUTE_DOMAIN).build();
+  }
+
+  /** Whether the allocator said {@code c} cannot be placed, not merely that it waits for devices. */
+  public static boolean unplaceable(ResourceClaim c) {
+    return Condition.find(c.status().conditions(), "Allocated")
+        .filter(a -> !a.isTrue() && !a.reason().equals("WaitingForDevices")).isPresent();
   }
 
   /** {@code <workload>/<group>} from an object's labels, if it has both. */

@@ -464,7 +464,15 @@ public final class WorkloadController {
   private void deleteRemovedGroups(Workload w, SpecFreshness freshness) {
     Set<String> groups = new HashSet<>();
     w.spec().groups().forEach(g -> groups.add(g.name()));
-    for (var t : informers.tasks().cache().byIndex(Informers.BY_WORKLOAD, w.metadata().name())) {
+    var cache = informers.tasks().cache();
+    int inGroups = 0;
+    for (var g : groups) {
+      inGroups += cache.countByIndex(Informers.BY_GROUP, w.metadata().name() + "/" + g);
+    }
+    // Counted first: every pass of a workload of thousands of tasks comes here, and nearly always
+    // every task of the workload is in a group of its spec.
+    boolean tasksOutsideGroups = cache.countByIndex(Informers.BY_WORKLOAD, w.metadata().name()) != inGroups;
+    for (var t : tasksOutsideGroups ? cache.byIndex(Informers.BY_WORKLOAD, w.metadata().name()) : List.<Task>of()) {
       var g = t.metadata().labels().getOrDefault(Labels.GROUP, "");
       if (!groups.contains(g) && !t.metadata().isDeleting()) {
         writer.delete(w.metadata().uid() + "/" + g, t);

@@ -106,6 +106,16 @@ public final class Indexer<T> {
     }
   }
 
+  /** How many objects index {@code index} files under {@code value}: a count, without a copy. */
+  public int countByIndex(String index, String value) {
+    lock.readLock().lock();
+    try {
+      return keysIn(index, value).size();
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
   /** The keys whose index {@code index} yields {@code value}, in order. */
   public List<String> keysByIndex(String index, String value) {
     lock.readLock().lock();

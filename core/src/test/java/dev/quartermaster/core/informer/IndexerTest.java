@@ -26,6 +26,8 @@ class IndexerTest {
         old -> assertThat(old.revision()).isEqualTo(1));
     assertThat(indexer.keysByIndex("byNode", "n1")).isEmpty();
     assertThat(indexer.keysByIndex("byNode", "n2")).containsExactly("p2");
+    assertThat(indexer.countByIndex("byNode", "n2")).isEqualTo(1);
+    assertThat(indexer.countByIndex("byNode", "n1")).isZero();
     assertThat(indexer.byIndex("byNode", "n3")).containsExactly(new Pod("p1", List.of("n3")));
 
     assertThat(indexer.remove("p2")).isPresent();
