@@ -305,7 +305,7 @@ public final class NodeAgent implements AutoCloseable {
 
   /** The CDI devices of claim {@code uid} if this node's ledger holds it prepared. */
   private Optional<List<String>> preparedHere(String uid) {
-    return preparer.durable().ledger().snapshot().get(uid)
+    return preparer.durable().ledger().entry(uid)
         .map(e -> e instanceof ClaimState.PrepareCompleted c ? c.cdiDevices() : null);
   }
 

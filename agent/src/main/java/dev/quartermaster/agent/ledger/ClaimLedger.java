@@ -47,6 +47,8 @@ public final class ClaimLedger {
   private final TreeMap<String, ClaimState> claims = new TreeMap<>();
   /** device → uid of the started or completed entry that holds it; the I1 index. */
   private final Map<String, String> holders = new HashMap<>();
+  /** claim name → how many entries (uids, tombstones included) carry it: {@link #holdsName} without a scan. */
+  private final Map<String, Integer> names = new HashMap<>();
   private long version;
 
   /** An empty ledger. */
@@ -92,13 +94,21 @@ public final class ClaimLedger {
 
   /** Whether any entry is for a claim called {@code name} (any uid): a look, without a snapshot's copy. */
   public synchronized boolean holdsName(String name) {
-    // Asked by each agent for every claim event of the cluster: a plain loop, no stream per call.
-    for (var c : claims.values()) {
-      if (c.claim().name().equals(name)) {
-        return true;
-      }
+    // Asked by each agent for every claim event of the cluster: an index, not a scan of the entries.
+    return names.containsKey(name);
+  }
+
+  /** The entry for {@code uid}, if any: a look, without a snapshot's copy. */
+  public synchronized Optional<ClaimState> entry(String uid) {
+    return Optional.ofNullable(claims.get(uid));
+  }
+
+  /** The entries for claims called {@code name} (any uid), in uid order: a look, without a snapshot's copy. */
+  public synchronized List<ClaimState> entriesNamed(String name) {
+    if (!names.containsKey(name)) {
+      return List.of();
     }
-    return false;
+    return claims.values().stream().filter(c -> c.claim().name().equals(name)).toList();
   }
 
   /** The current version; grows by one with every change. */
@@ -197,7 +207,10 @@ public final class ClaimLedger {
         .filter(c -> c instanceof PrepareAborted a && !a.expiresAt().isAfter(now))
         .map(c -> c.claim().uid())
         .toList();
-    expired.forEach(claims::remove); // tombstones hold no devices: the index is unaffected
+    for (var uid : expired) {
+      var gone = claims.remove(uid); // tombstones hold no devices: the I1 index is unaffected
+      names.computeIfPresent(gone.claim().name(), (n, count) -> count == 1 ? null : count - 1);
+    }
     if (!expired.isEmpty()) {
       version++;
       listener.changed(new LedgerChange.Removed(version, expired));
@@ -214,6 +227,9 @@ public final class ClaimLedger {
   private void index(ClaimState next) {
     var uid = next.claim().uid();
     var previous = claims.put(uid, next);
+    if (previous == null) {
+      names.merge(next.claim().name(), 1, Integer::sum); // a uid keeps its name: only a new entry counts
+    }
     if (previous != null && previous.holdsDevices()) {
       previous.devices().forEach(d -> holders.remove(d, uid));
     }

@@ -122,7 +122,7 @@ public final class ClaimSync {
     var uid = claim.map(c -> c.metadata().uid());
     // Entries for this name that are not the claim we see (it was deleted, or re-created).
     boolean released = false;
-    for (var entry : preparer.durable().ledger().snapshot().byName(name)) {
+    for (var entry : preparer.durable().ledger().entriesNamed(name)) {
       if (entry.holdsDevices() && !uid.equals(Optional.of(entry.claim().uid()))) {
         var inUse = users.apply(entry.claim());
         if (!inUse.isEmpty()) {
@@ -204,7 +204,7 @@ public final class ClaimSync {
    */
   private Optional<Result> keepWhileInUse(ResourceClaim c) {
     var ref = new ClaimRef(c.metadata().uid(), c.metadata().name());
-    var held = preparer.durable().ledger().snapshot().get(ref.uid()).filter(e -> e.holdsDevices());
+    var held = preparer.durable().ledger().entry(ref.uid()).filter(e -> e.holdsDevices());
     if (held.isEmpty()) {
       return Optional.empty(); // nothing is prepared here to keep
     }
@@ -222,7 +222,7 @@ public final class ClaimSync {
   /** The claim is no longer for this node: unprepare, report, then let it go (finalizer last). */
   private Result release(ResourceClaim c, boolean alreadyReleased) throws IOException {
     var ref = new ClaimRef(c.metadata().uid(), c.metadata().name());
-    var held = preparer.durable().ledger().snapshot().get(ref.uid());
+    var held = preparer.durable().ledger().entry(ref.uid());
     boolean ours = c.metadata().finalizers().contains(finalizer) || c.status().prepare().containsKey(node);
     if (held.isPresent() || ours) {
       var outcome = preparer.unprepare(ref);

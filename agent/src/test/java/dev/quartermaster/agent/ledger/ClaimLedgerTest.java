@@ -131,6 +131,32 @@ class ClaimLedgerTest {
     assertThat(shortLedger.unprepare(a)).isInstanceOf(UnprepareResult.NeverPrepared.class);
   }
 
+  /** The name index agents ask on every claim event: held while any entry of that name is, tombstones included. */
+  @Test
+  void holdsNameFollowsEveryEntryOfThatNameUntilTheLastIsPruned() {
+    var shortLedger = new ClaimLedger(env, Duration.ofSeconds(10));
+    assertThat(shortLedger.holdsName("claim-a")).isFalse();
+    shortLedger.prepare(req(a, "gpu-0"));
+    shortLedger.unprepare(a);
+    env.advance(Duration.ofSeconds(5));
+    var again = new ClaimRef("aaaa-2", "claim-a"); // the claim made again: a new uid, the same name
+    shortLedger.prepare(req(again, "gpu-0"));
+    shortLedger.unprepare(again);
+    assertThat(shortLedger.holdsName("claim-a")).isTrue();
+    assertThat(shortLedger.entriesNamed("claim-a")).extracting(e -> e.claim().uid()).containsExactly("aaaa-1", "aaaa-2");
+    assertThat(shortLedger.entry("aaaa-2")).isEqualTo(shortLedger.snapshot().get("aaaa-2"));
+    assertThat(shortLedger.entriesNamed("claim-b")).isEmpty();
+    assertThat(new ClaimLedger(env, Duration.ofSeconds(10), shortLedger.snapshot()).holdsName("claim-a"))
+        .as("a ledger loaded from a checkpoint").isTrue();
+    env.advance(Duration.ofSeconds(5));
+    assertThat(shortLedger.pruneExpired()).isEqualTo(1);
+    assertThat(shortLedger.holdsName("claim-a")).as("the second tombstone is still held").isTrue();
+    env.advance(Duration.ofSeconds(5));
+    assertThat(shortLedger.pruneExpired()).isEqualTo(1);
+    assertThat(shortLedger.holdsName("claim-a")).isFalse();
+    assertThat(shortLedger.holdsName("claim-b")).isFalse();
+  }
+
   @Test
   void completeOfAnUnknownClaimSaysSo() {
     assertThat(ledger.complete("nobody", List.of())).isInstanceOf(CompleteResult.NotStarted.class);
