@@ -4,6 +4,7 @@ import dev.quartermaster.store.StoreEvent;
 import dev.quartermaster.store.Watch;
 import dev.quartermaster.store.WatchListener;
 import java.util.ArrayDeque;
+import java.util.List;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
@@ -65,22 +66,35 @@ final class SqliteWatch implements Watch {
     return capacity;
   }
 
-  boolean wants(StoreEvent event) {
-    return event.revision() > afterRevision && event.kv().key().startsWith(prefix);
+  String prefix() {
+    return prefix;
   }
 
-  /** Queues a live event; false when the queue is full. Called by the hub, under its lock. */
-  boolean offer(StoreEvent event) {
+  /**
+   * Queues the live events of one commit under this watch's prefix (those after its start
+   * revision), with one lock and one wake-up; false when the queue is full. Called by the hub,
+   * under its lock.
+   */
+  boolean offer(List<StoreEvent> events) {
     queueLock.lock();
     try {
       if (state != RUNNING) {
         return true; // ending anyway; nothing more will be delivered
       }
-      if (queue.size() >= capacity) {
-        return false;
+      boolean added = false;
+      for (var event : events) {
+        if (event.revision() <= afterRevision) {
+          continue;
+        }
+        if (queue.size() >= capacity) {
+          return false;
+        }
+        queue.addLast(event);
+        added = true;
       }
-      queue.addLast(event);
-      changed.signal();
+      if (added) {
+        changed.signal();
+      }
       return true;
     } finally {
       queueLock.unlock();

@@ -4,7 +4,9 @@ import dev.quartermaster.store.StoreEvent;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -16,7 +18,11 @@ import java.util.concurrent.locks.ReentrantLock;
 final class WatchHub {
   private final Path file;
   private final ReentrantLock lock = new ReentrantLock();
-  private final List<SqliteWatch> watches = new ArrayList<>(); // guarded by lock
+  /**
+   * The watches by prefix (guarded by lock): a commit's events are matched once per prefix, not
+   * once per watch (a node agent's informers are hundreds of watches of the same few prefixes).
+   */
+  private final Map<String, List<SqliteWatch>> watches = new LinkedHashMap<>();
   private long published; // guarded by lock
   private boolean closed; // guarded by lock
 
@@ -36,7 +42,7 @@ final class WatchHub {
       if (closed) {
         throw Errors.closed(file);
       }
-      watches.add(watch);
+      watches.computeIfAbsent(watch.prefix(), p -> new ArrayList<>()).add(watch);
       return published;
     } finally {
       lock.unlock();
@@ -47,16 +53,23 @@ final class WatchHub {
   void publish(List<StoreEvent> events, long revision) {
     lock.lock();
     try {
-      for (Iterator<SqliteWatch> it = watches.iterator(); it.hasNext(); ) {
-        SqliteWatch watch = it.next();
-        for (StoreEvent event : events) {
-          if (watch.wants(event) && !watch.offer(event)) {
+      for (var prefixed = watches.entrySet().iterator(); prefixed.hasNext(); ) {
+        var entry = prefixed.next();
+        var matching = events.stream().filter(e -> e.kv().key().startsWith(entry.getKey())).toList();
+        if (matching.isEmpty()) {
+          continue;
+        }
+        for (Iterator<SqliteWatch> it = entry.getValue().iterator(); it.hasNext(); ) {
+          SqliteWatch watch = it.next();
+          if (!watch.offer(matching)) {
             // Never block the writer on a slow watcher: end it; its client watches again.
             watch.end(new SqliteWatch.State.Closed("watcher fell behind: more than " + watch.capacity()
                 + " undelivered events; watch again from the last revision seen"));
             it.remove();
-            break;
           }
+        }
+        if (entry.getValue().isEmpty()) {
+          prefixed.remove();
         }
       }
       published = revision;
@@ -68,7 +81,10 @@ final class WatchHub {
   void remove(SqliteWatch watch) {
     lock.lock();
     try {
-      watches.remove(watch);
+      var same = watches.get(watch.prefix());
+      if (same != null && same.remove(watch) && same.isEmpty()) {
+        watches.remove(watch.prefix());
+      }
     } finally {
       lock.unlock();
     }
@@ -85,7 +101,7 @@ final class WatchHub {
     try {
       closed |= refuseNew;
       published = Math.max(published, revision);
-      ended = List.copyOf(watches);
+      ended = watches.values().stream().flatMap(List::stream).toList();
       watches.clear();
     } finally {
       lock.unlock();
