@@ -132,10 +132,11 @@ public final class Indexer<T> {
     lock.writeLock().lock();
     try {
       Entry<T> old = items.put(key, new Entry<>(object, revision));
-      if (old != null) {
-        unindex(key, old.object());
+      if (old == null) {
+        index(key, object);
+      } else {
+        reindex(key, old.object(), object);
       }
-      index(key, object);
       return Optional.ofNullable(old);
     } finally {
       lock.writeLock().unlock();
@@ -178,6 +179,33 @@ public final class Indexer<T> {
     indexFunctions.forEach((name, function) -> {
       Map<String, Set<String>> byValue = indexes.get(name);
       for (String value : function.apply(object)) {
+        byValue.computeIfAbsent(value, v -> new TreeSet<>()).add(key);
+      }
+    });
+  }
+
+  /**
+   * Moves {@code key} from where {@code old} is filed to where {@code object} is, index by index,
+   * touching only the values that changed: most updates (a status) change no index at all, and a
+   * value such as a workload's group files thousands of keys.
+   */
+  private void reindex(String key, T old, T object) {
+    indexFunctions.forEach((name, function) -> {
+      Collection<String> before = function.apply(old);
+      Collection<String> after = function.apply(object);
+      if (before.equals(after)) {
+        return;
+      }
+      Map<String, Set<String>> byValue = indexes.get(name);
+      for (String value : before) {
+        if (!after.contains(value)) {
+          Set<String> keys = byValue.get(value);
+          if (keys != null && keys.remove(key) && keys.isEmpty()) {
+            byValue.remove(value);
+          }
+        }
+      }
+      for (String value : after) {
         byValue.computeIfAbsent(value, v -> new TreeSet<>()).add(key);
       }
     });

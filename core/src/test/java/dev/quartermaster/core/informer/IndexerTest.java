@@ -30,11 +30,23 @@ class IndexerTest {
     assertThat(indexer.countByIndex("byNode", "n1")).isZero();
     assertThat(indexer.byIndex("byNode", "n3")).containsExactly(new Pod("p1", List.of("n3")));
 
+    // A move that keeps one value: only the changed values are touched, the kept one stays.
+    indexer.put(new Pod("p1", List.of("n3", "n4")), 4);
+    indexer.put(new Pod("p1", List.of("n4", "n5")), 5);
+    assertThat(indexer.keysByIndex("byNode", "n3")).isEmpty();
+    assertThat(indexer.keysByIndex("byNode", "n4")).containsExactly("p1");
+    assertThat(indexer.keysByIndex("byNode", "n5")).containsExactly("p1");
+    indexer.put(new Pod("p1", List.of("n4", "n5")), 6); // unchanged values: nothing moves
+    assertThat(indexer.keysByIndex("byNode", "n4")).containsExactly("p1");
+    indexer.put(new Pod("p1", List.of("n3")), 7);
+    assertThat(indexer.keysByIndex("byNode", "n4")).isEmpty();
+    assertThat(indexer.keysByIndex("byNode", "n5")).isEmpty();
+
     assertThat(indexer.remove("p2")).isPresent();
     assertThat(indexer.remove("p2")).isEmpty();
     assertThat(indexer.keysByIndex("byNode", "n2")).isEmpty();
     assertThat(indexer.size()).isEqualTo(1);
-    assertThat(indexer.revisionOf("p1")).hasValue(3);
+    assertThat(indexer.revisionOf("p1")).hasValue(7);
     assertThat(indexer.revisionOf("p2")).isEmpty();
   }
 
