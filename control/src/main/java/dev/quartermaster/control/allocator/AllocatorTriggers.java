@@ -19,6 +19,18 @@ import dev.quartermaster.core.informer.EventHandler;
 final class AllocatorTriggers {
   private AllocatorTriggers() {}
 
+  /**
+   * Whether a claim's change is one the allocator acts on: its request, owner or deletion, its
+   * allocation, or the allocator's own word on it. Not the agents' prepare states, finalizers or
+   * the scheduler's reservations, which make up most of a claim's writes.
+   */
+  static boolean allocatorReads(ResourceClaim o, ResourceClaim c) {
+    return !o.spec().equals(c.spec()) || !o.metadata().owner().equals(c.metadata().owner())
+        || o.metadata().isDeleting() != c.metadata().isDeleting()
+        || !o.status().allocation().equals(c.status().allocation())
+        || !o.status().conditions().equals(c.status().conditions());
+  }
+
   static void register(Informers informers, DeviceIndex index, ControlLoop loop, Allocator allocator) {
     // A claim that waits for its compute domain to exist (or to stop being deleted) is blocked.
     informers.computeDomains().addHandler(EventHandler.onAnyChange(d -> allocator.retryBlocked()));
@@ -92,7 +104,9 @@ final class AllocatorTriggers {
 
       @Override
       public void onUpdate(ResourceClaim o, ResourceClaim c) {
-        loop.enqueue(Allocator.keyOf(c));
+        if (allocatorReads(o, c)) {
+          loop.enqueue(Allocator.keyOf(c));
+        }
         if (c.status().allocation().isPresent() && o.status().allocation().isEmpty()) {
           // A reservation left on another node by a lost race is garbage now that the claim is placed.
           index.reservationsOf(c.metadata().uid()).keySet().stream()
@@ -116,7 +130,11 @@ final class AllocatorTriggers {
 
       @Override
       public void onUpdate(Task o, Task t) {
-        loop.enqueue("task/" + t.metadata().name());
+        // Its claims, its pin, or its end: not its progress through Scheduled, Preparing, Running.
+        if (!o.spec().equals(t.spec()) || o.metadata().isDeleting() != t.metadata().isDeleting()
+            || o.status().phase().isFinished() != t.status().phase().isFinished()) {
+          loop.enqueue("task/" + t.metadata().name());
+        }
       }
     });
   }
