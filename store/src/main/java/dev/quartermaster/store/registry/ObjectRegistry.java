@@ -48,7 +48,11 @@ public final class ObjectRegistry implements FencingClient {
   private final WatchDecodes watchDecodes;
 
   public ObjectRegistry(Store store, Env env) {
-    this(store, env, new StoredObjects(), new WatchDecodes());
+    this(store, env, new WatchDecodes());
+  }
+
+  private ObjectRegistry(Store store, Env env, WatchDecodes watchDecodes) {
+    this(store, env, new StoredObjects(watchDecodes), watchDecodes);
   }
 
   private ObjectRegistry(Store store, Env env, StoredObjects stored, WatchDecodes watchDecodes) {
@@ -69,7 +73,8 @@ public final class ObjectRegistry implements FencingClient {
    * Only for tests that show what those rules prevent; never serve it.
    */
   public static ObjectRegistry withoutCrossObjectRules(Store store, Env env) {
-    return new ObjectRegistry(store, env, new StoredObjects(), WriteRules.NONE, new WatchDecodes());
+    var watchDecodes = new WatchDecodes();
+    return new ObjectRegistry(store, env, new StoredObjects(watchDecodes), WriteRules.NONE, watchDecodes);
   }
 
   /** This registry with its rules, writing through a {@link FencedStore}. */
@@ -89,8 +94,7 @@ public final class ObjectRegistry implements FencingClient {
   public <T extends ApiObject> Optional<T> get(Kind<T> kind, String name) {
     requireName(name);
     // A recently changed object was decoded already for the watches: the same immutable object.
-    return store.get(StoredObjects.key(kind, name)).map(kv -> watchDecodes.decoded(kind, kv.key(), kv.modRevision(), kv.value())
-        .orElseGet(() -> stored.decode(kind, kv)));
+    return store.get(StoredObjects.key(kind, name)).map(kv -> stored.decode(kind, kv));
   }
 
   @Override
@@ -171,7 +175,7 @@ public final class ObjectRegistry implements FencingClient {
         var object = written.get(i);
         var kind = Kinds.of(object);
         watchDecodes.seed(kind, w.key(), revision, w.bytes(), object,
-            () -> stored.decode(kind, new KeyValue(w.key(), w.bytes(), revision, revision, 1)));
+            () -> stored.decode(kind, new KeyValue(w.key(), w.bytes(), revision, revision, 1), revision));
       }
     }
   }

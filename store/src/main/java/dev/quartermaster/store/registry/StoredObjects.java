@@ -13,6 +13,12 @@ import dev.quartermaster.store.KeyValue;
  */
 final class StoredObjects {
   private final DecodedObjects decoded = new DecodedObjects();
+  /** What this registry's writes handed over and its watches decoded: asked first. */
+  private final WatchDecodes recent;
+
+  StoredObjects(WatchDecodes recent) {
+    this.recent = recent;
+  }
 
   static String prefix(Kind<?> kind) {
     return "/registry/" + kind.plural() + "/";
@@ -30,8 +36,17 @@ final class StoredObjects {
     return ObjectCodec.toJson(object.withMetadata(object.metadata().withRevision(0)));
   }
 
+  /**
+   * The object stored as {@code kv}: the one a recent write of this registry handed over or a watch
+   * decoded if they hold it (the rules read the record the last allocation wrote), else the one
+   * decoded last for these bytes, else a decode.
+   */
   <T extends ApiObject> T decode(Kind<T> kind, KeyValue kv) {
     var bytes = kv.value();
+    var handedOver = recent.decoded(kind, kv.key(), kv.modRevision(), bytes);
+    if (handedOver.isPresent()) {
+      return handedOver.get();
+    }
     var known = decoded.get(kind, kv.key(), kv.modRevision(), bytes);
     if (known.isPresent()) {
       return known.get();
@@ -46,6 +61,7 @@ final class StoredObjects {
     return decoded.hits();
   }
 
+  /** A decode of {@code kv}'s bytes, stamped with {@code revision}: always decodes. */
   <T extends ApiObject> T decode(Kind<T> kind, KeyValue kv, long revision) {
     try {
       var object = ObjectCodec.fromJson(kv.value(), kind);
