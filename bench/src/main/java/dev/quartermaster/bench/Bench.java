@@ -8,7 +8,7 @@ import java.util.List;
  * Runs the benchmarks and prints each figure beside the raw SQLite commit rate measured on the same
  * disk in the same run, so that the ratios mean something on any machine.
  *
- * <p>Usage: {@code ./qm bench [store|api|watch|ledger|control|e2e|volumes|etcd|all] [--dir DIR]}. Never part of the tests.
+ * <p>Usage: {@code ./qm bench [store|api|watch|ledger|control|e2e|fleet|volumes|etcd|all] [--dir DIR]}. Never part of the tests.
  */
 public final class Bench {
   private Bench() {}
@@ -37,11 +37,12 @@ public final class Bench {
       case "ledger" -> List.of(new LedgerBench());
       case "control" -> List.of(new ControlPlaneBench());
       case "e2e" -> List.of(new EndToEndBench());
+      case "fleet" -> List.of(new FleetBench());
       case "volumes" -> List.of(new VolumeCallsBench());
       case "etcd" -> List.of(new EtcdBench());
       case "all" -> List.of(new StoreBench(), new ApiBench(), new WatchBench(), new LedgerBench(), new ControlPlaneBench(),
-          new EndToEndBench(), new VolumeCallsBench(), new EtcdBench());
-      default -> throw new IllegalArgumentException("unknown benchmark '" + what + "': use store, api, watch, ledger, control, e2e, volumes, etcd or all");
+          new EndToEndBench(), new FleetBench(), new VolumeCallsBench(), new EtcdBench());
+      default -> throw new IllegalArgumentException("unknown benchmark '" + what + "': use store, api, watch, ledger, control, e2e, fleet, volumes, etcd or all");
     };
   }
 

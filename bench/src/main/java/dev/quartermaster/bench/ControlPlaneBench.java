@@ -116,11 +116,16 @@ final class ControlPlaneBench implements Bench.Benchmark {
 
   /** The device class, and {@link #NODES} ready nodes with their slices. */
   private static void fleet(LocalServer cluster, Report report) throws Exception {
+    fleet(cluster, report, NODES, GPUS);
+  }
+
+  /** {@code nodes} ready nodes of {@code gpus} GPUs each, with their slices, written through the registry as agents would. */
+  static void fleet(LocalServer cluster, Report report, int nodes, int gpus) throws Exception {
     var env = new SystemEnv();
     var api = cluster.registry();
     api.create(new DeviceClass(ObjectMeta.named("gpu"), new DeviceClassSpec("gpu", List.of()), DeviceClassStatus.EMPTY));
     var setup = Stopwatch.start();
-    parallel(NODES, i -> {
+    parallel(nodes, i -> {
       var name = "node-" + i;
       var ready = List.of(
           new Condition("AgentReady", Condition.Status.True, "Heartbeat", "", Optional.of(env.now())),
@@ -128,16 +133,16 @@ final class ControlPlaneBench implements Bench.Benchmark {
       api.create(new Node(ObjectMeta.named(name), NodeSpec.EMPTY,
           new NodeStatus(ready, Optional.of(env.now()), "boot", "bench", List.of())));
       var devices = new ArrayList<Device>();
-      for (int g = 0; g < GPUS; g++) {
+      for (int g = 0; g < gpus; g++) {
         devices.add(new Device("gpu-" + g, "gpu", Map.of("model", "H100", "memory", "85899345920"), Device.Health.Healthy, ""));
       }
       api.create(new DeviceSlice(ObjectMeta.named(name), new DeviceSliceSpec(name, devices), DeviceSliceStatus.EMPTY));
       return null;
     });
-    report.line("cluster set-up (" + NODES + " nodes + slices through the registry)", String.format("%.1f s", setup.seconds()));
+    report.line("cluster set-up (" + nodes + " nodes + slices through the registry)", String.format("%.1f s", setup.seconds()));
   }
 
-  private static ControlPlane startControllers(LocalServer cluster) {
+  static ControlPlane startControllers(LocalServer cluster) {
     // Heartbeats would be written by 1,000 agents; here nobody writes them, so give the nodes an hour of grace.
     var defaults = ControlPlane.Options.defaults("bench");
     var options = new ControlPlane.Options("bench", defaults.leader(), defaults.expectationBound(), Duration.ofHours(1));
@@ -175,7 +180,7 @@ final class ControlPlaneBench implements Bench.Benchmark {
     }
   }
 
-  private static void parallel(int count, IntFunction<Object> task) throws Exception {
+  static void parallel(int count, IntFunction<Object> task) throws Exception {
     try (var pool = Executors.newFixedThreadPool(32, Thread.ofVirtual().factory())) {
       var futures = new ArrayList<java.util.concurrent.Future<?>>();
       for (int i = 0; i < count; i++) {

@@ -176,7 +176,7 @@ final class EndToEndBench implements Bench.Benchmark {
   }
 
   /** A workload of {@code tasks} one-GPU workers with the no-op runtime. */
-  private static Workload workload(String name, int tasks) {
+  static Workload workload(String name, int tasks) {
     var claim = new ResourceClaimSpec(List.of(new DeviceRequest("gpu", "gpu", 1, List.of())), Optional.empty());
     var template = new TaskTemplate(List.of("train"), Map.of(), "noop", Optional.empty(), List.of(), Map.of());
     return new Workload(ObjectMeta.named(name), new WorkloadSpec(List.of(new WorkerGroup("w", tasks, template,
