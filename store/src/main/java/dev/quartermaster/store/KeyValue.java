@@ -21,6 +21,11 @@ public record KeyValue(String key, byte[] value, long createRevision, long modRe
     return value.clone();
   }
 
+  /** Whether the value is {@code other}'s bytes, without copying it (a watch event is compared by each of hundreds of watches). */
+  public boolean valueEquals(byte[] other) {
+    return Arrays.equals(value, other);
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof KeyValue k

@@ -31,14 +31,13 @@ final class ObjectWatchListener<T extends ApiObject> implements WatchListener {
     switch (event.type()) {
       case PUT -> {
         var type = kv.createRevision() == kv.modRevision() ? WatchEvent.Type.ADDED : WatchEvent.Type.MODIFIED;
-        var object = decodes.decode(kind, kv.key(), kv.modRevision(), event.type(), kv.value(),
-            () -> stored.decode(kind, kv));
+        var object = decodes.decode(kind, kv.key(), kv.modRevision(), event.type(), kv, () -> stored.decode(kind, kv));
         handler.onEvent(new WatchEvent<>(type, object));
       }
       case DELETE -> {
         // The last state, stamped with the delete's revision so that watchers advance past it.
-        var bytes = event.previous().map(KeyValue::value).orElse(NO_PREVIOUS);
-        var last = decodes.decode(kind, kv.key(), event.revision(), event.type(), bytes, () -> event.previous()
+        var previous = event.previous().orElseGet(() -> new KeyValue(kv.key(), NO_PREVIOUS, 0, 0, 0));
+        var last = decodes.decode(kind, kv.key(), event.revision(), event.type(), previous, () -> event.previous()
             .map(prev -> stored.decode(kind, prev, event.revision()))
             .orElseGet(() -> emptyNamed(StoredObjects.nameOf(kv.key()), event.revision())));
         handler.onEvent(new WatchEvent<>(WatchEvent.Type.DELETED, last));

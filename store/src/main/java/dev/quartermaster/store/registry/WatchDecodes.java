@@ -2,6 +2,7 @@ package dev.quartermaster.store.registry;
 
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
+import dev.quartermaster.store.KeyValue;
 import dev.quartermaster.store.StoreEvent;
 import java.util.Arrays;
 import java.util.Optional;
@@ -49,11 +50,11 @@ final class WatchDecodes {
    * The object for one event: the one decoded already if {@code bytes} were decoded under this key
    * before, else {@code decoder}'s.
    */
-  <T extends ApiObject> T decode(Kind<T> kind, String storeKey, long revision, StoreEvent.Type type, byte[] bytes,
+  <T extends ApiObject> T decode(Kind<T> kind, String storeKey, long revision, StoreEvent.Type type, KeyValue source,
       Supplier<T> decoder) {
     var key = new Key(kind, storeKey, type);
     Supplier<ApiObject> make = () -> {
-      var fromWriter = type == StoreEvent.Type.PUT ? fromWriter(storeKey, revision, bytes) : Optional.<ApiObject>empty();
+      var fromWriter = type == StoreEvent.Type.PUT ? fromWriter(storeKey, revision, source) : Optional.<ApiObject>empty();
       if (fromWriter.isPresent()) {
         assert fromWriter.get().equals(decoder.get()) : storeKey + " at " + revision + ": the written object differs from the decode of its bytes";
         seeds.increment();
@@ -64,20 +65,20 @@ final class WatchDecodes {
     };
     var entries = entriesOf(revision);
     var seen = entries.get(key);
-    if (seen == null || !seen.holds(bytes)) {
-      var fresh = new Entry(bytes);
+    if (seen == null || !seen.holds(source)) {
+      var fresh = new Entry(source.value(), source);
       // Another watch may have put this very event first: then its entry is the one to share.
       seen = seen == null ? entries.putIfAbsent(key, fresh) : (entries.replace(key, seen, fresh) ? null : entries.get(key));
-      if (seen == null || !seen.holds(bytes)) {
+      if (seen == null || !seen.holds(source)) {
         seen = fresh;
       }
     }
     return kind.cast(seen.object(make));
   }
 
-  private Optional<ApiObject> fromWriter(String storeKey, long revision, byte[] bytes) {
+  private Optional<ApiObject> fromWriter(String storeKey, long revision, KeyValue source) {
     var expected = writing.get(storeKey);
-    if (expected == null || !Arrays.equals(expected.bytes(), bytes)) {
+    if (expected == null || !source.valueEquals(expected.bytes())) {
       return Optional.empty();
     }
     var o = expected.object();
@@ -105,7 +106,7 @@ final class WatchDecodes {
       return Optional.empty();
     }
     var seen = slot.entries().get(new Key(kind, storeKey, StoreEvent.Type.PUT));
-    if (seen == null || !seen.holds(bytes)) {
+    if (seen == null || !seen.holdsBytes(bytes)) {
       return Optional.empty();
     }
     return Optional.ofNullable(seen.object).map(kind::cast);
@@ -119,7 +120,7 @@ final class WatchDecodes {
    */
   void seed(Kind<?> kind, String storeKey, long revision, byte[] bytes, ApiObject object, Supplier<? extends ApiObject> decoder) {
     assert object.equals(decoder.get()) : storeKey + " at " + revision + ": the written object differs from the decode of its bytes";
-    var entry = new Entry(bytes);
+    var entry = new Entry(bytes, null);
     entry.object = object;
     // A watch quick enough to see the put before its writer got back decoded it already: keep that one.
     if (entriesOf(revision).putIfAbsent(new Key(kind, storeKey, StoreEvent.Type.PUT), entry) == null) {
@@ -161,14 +162,21 @@ final class WatchDecodes {
 
   private final class Entry {
     private final byte[] bytes;
+    /** The key-value it was made from, if a watch made it: live events hand every watch that same one. */
+    private final KeyValue source;
     private volatile ApiObject object; // written under this; absent until the first caller decoded it
 
-    Entry(byte[] bytes) {
+    Entry(byte[] bytes, KeyValue source) {
       this.bytes = bytes;
+      this.source = source;
     }
 
-    boolean holds(byte[] otherBytes) {
-      // Live events hand every watch the same array as the writer's, so the identity check inside equals answers.
+    /** Made from {@code kv}'s bytes: answered by identity for live events, else by comparing without a copy. */
+    boolean holds(KeyValue kv) {
+      return kv == source || kv.valueEquals(bytes);
+    }
+
+    boolean holdsBytes(byte[] otherBytes) {
       return Arrays.equals(bytes, otherBytes);
     }
 
