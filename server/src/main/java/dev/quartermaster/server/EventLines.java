@@ -6,6 +6,7 @@ import dev.quartermaster.api.client.http.WatchLine;
 import dev.quartermaster.api.codec.ObjectCodec;
 import dev.quartermaster.api.meta.ApiObject;
 import java.util.Arrays;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -14,37 +15,62 @@ import java.util.concurrent.atomic.LongAdder;
  * write the same event, and encoding its JSON once per stream was half the cost of fanning it out;
  * now the first stream to reach an event encodes it and the others write the same bytes.
  *
- * <p>Slots are indexed by revision and event type (a selector turns one revision's {@code MODIFIED}
- * into {@code ADDED} or {@code DELETED} for some streams). A hit must have the same type and an equal
- * object, which covers kind, name and revision; the registry hands every watch the same object, so
- * the check is an identity comparison. A collision costs an encode, never a wrong line.
+ * <p>Slots are indexed by revision, each holding the lines of every object of that revision's
+ * transaction (a batch of allocations writes dozens of claims in one), by event type, kind and name
+ * (a selector turns one revision's {@code MODIFIED} into {@code ADDED} or {@code DELETED} for some
+ * streams). When a slot held one line, the claims of one batch pushed each other out and each of a
+ * thousand streams encoded most of them again. A hit must also have an equal object; the registry
+ * hands every watch the same object, so the check is an identity comparison. Only a stream more than
+ * {@value #SLOTS} transactions behind encodes again, and nothing costs more than an encode.
  */
 final class EventLines {
-  /** Four per revision, one for each event type and one spare: lines for the last 1,024 revisions. */
-  private static final int SLOTS = 4096;
+  private static final int SLOTS = 1024; // a power of two
 
-  private final AtomicReferenceArray<Entry> slots = new AtomicReferenceArray<>(SLOTS);
+  private final AtomicReferenceArray<Revision> slots = new AtomicReferenceArray<>(SLOTS);
   private final LongAdder encodes = new LongAdder();
+
+  private record Key(WatchEvent.Type type, String kind, String name) {}
+
+  /** The lines of one revision. */
+  private record Revision(long revision, ConcurrentHashMap<Key, Entry> lines) {}
 
   /** The line for {@code event}: {@code {"type":..,"object":..}} and a newline. Callers must not change it. */
   byte[] line(WatchEvent<?> event) {
-    int slot = (int) (((event.revision() << 2) | event.type().ordinal()) & (SLOTS - 1));
-    while (true) {
-      var seen = slots.get(slot);
-      if (seen != null && seen.holds(event)) {
-        return seen.bytes();
-      }
+    var key = new Key(event.type(), event.object().kind().name(), event.object().metadata().name());
+    var lines = linesOf(event.revision());
+    var seen = lines.get(key);
+    if (seen == null || !seen.holds(event)) {
       var fresh = new Entry(event.type(), event.object());
-      if (slots.compareAndSet(slot, seen, fresh)) {
-        return fresh.bytes();
+      // Another stream may have put this very event first: then its entry is the one to share.
+      seen = seen == null ? lines.putIfAbsent(key, fresh) : (lines.replace(key, seen, fresh) ? null : lines.get(key));
+      if (seen == null || !seen.holds(event)) {
+        seen = fresh;
       }
-      // Another stream filled the slot first, most likely with this very event: look again.
     }
+    return seen.bytes();
   }
 
   /** How many lines were actually encoded; tests use it to check that fan-out encodes once per event. */
   long encodes() {
     return encodes.sum();
+  }
+
+  /** The lines of {@code revision}, pushing out whatever older revision held its slot. */
+  private ConcurrentHashMap<Key, Entry> linesOf(long revision) {
+    int slot = (int) (revision & (SLOTS - 1));
+    while (true) {
+      var held = slots.get(slot);
+      if (held != null && held.revision() == revision) {
+        return held.lines();
+      }
+      if (held != null && held.revision() > revision) {
+        return new ConcurrentHashMap<>(); // a stream far behind: encode, and keep the newer revision's slot
+      }
+      var fresh = new Revision(revision, new ConcurrentHashMap<>(4));
+      if (slots.compareAndSet(slot, held, fresh)) {
+        return fresh.lines();
+      }
+    }
   }
 
   private final class Entry {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quartermaster.api.client.WatchEvent;
 import dev.quartermaster.api.client.WatchHandle;
+import dev.quartermaster.api.client.Write;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.core.env.SystemEnv;
@@ -34,12 +35,14 @@ class WatchFanOutTest {
 
   @TempDir Path dataDir;
   SqliteStore store;
+  ObjectRegistry registry;
   TestServer t;
 
   @BeforeEach
   void start() throws IOException {
     store = SqliteStore.open(dataDir.resolve("store.db"));
-    t = TestServer.start(new ObjectRegistry(store, new SystemEnv()), dataDir);
+    registry = new ObjectRegistry(store, new SystemEnv());
+    t = TestServer.start(registry, dataDir);
   }
 
   @AfterEach
@@ -97,6 +100,36 @@ class WatchFanOutTest {
     assertThat(t.server.eventLines().encodes())
         .as("lines encoded for %d events streamed to %d watches", expected, recorders.size())
         .isEqualTo(expected);
+    handles.forEach(WatchHandle::close);
+  }
+
+  /**
+   * A transaction that writes many objects (a batch of allocations) is one revision: each of its
+   * objects is still encoded once for all streams. When the lines were kept one per revision they
+   * pushed each other out, and each stream encoded most of them again.
+   */
+  @Test
+  void theObjectsOfOneTransactionAreEachEncodedOnceForAllStreams() throws Exception {
+    long from = store.currentRevision();
+    var recorders = new ArrayList<RecordingHandler<Node>>();
+    var handles = new ArrayList<WatchHandle>();
+    for (int i = 0; i < WATCHERS; i++) {
+      recorders.add(new RecordingHandler<>());
+      handles.add(t.client.watch(Kinds.NODE, from, recorders.getLast()));
+    }
+    long before = t.server.eventLines().encodes();
+    int batch = 24;
+    var writes = new ArrayList<Write>();
+    for (int i = 0; i < batch; i++) {
+      writes.add(new Write.Create(Samples.node("batch-" + i)));
+    }
+    registry.commit(writes); // in-process: over HTTP the API takes one object per request
+    for (var recorder : recorders) {
+      assertThat(take(recorder, batch)).extracting(WatchEvent::revision).containsOnly(from + 1);
+    }
+    assertThat(t.server.eventLines().encodes() - before)
+        .as("lines encoded for %d objects of one transaction streamed to %d watches", batch, WATCHERS)
+        .isEqualTo(batch);
     handles.forEach(WatchHandle::close);
   }
 
