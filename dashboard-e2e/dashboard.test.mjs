@@ -130,9 +130,14 @@ try {
   await shot('03-running');
 
   step('scale the workers past the 8 GPUs: one task waits, and says why');
-  const current = (await api('GET', '/api/v1/workloads/training')).body;
-  current.spec.groups.find((g) => g.name === 'workers').replicas = 9;
-  const scaled = await api('PUT', '/api/v1/workloads/training', current);
+  // Read, change, write back; a 409 means the controllers wrote its status in between: read again.
+  let scaled;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const current = (await api('GET', '/api/v1/workloads/training')).body;
+    current.spec.groups.find((g) => g.name === 'workers').replicas = 9;
+    scaled = await api('PUT', '/api/v1/workloads/training', current);
+    if (scaled.status !== 409) break;
+  }
   if (scaled.status !== 200) fail(`PUT workload: ${scaled.status} ${JSON.stringify(scaled.body)}`);
   const waiting = page.locator('[data-key^="task/training-workers-"][data-phase="Pending"]', { hasText: 'WaitingForAllocation' });
   await waiting.first().waitFor();
