@@ -5,9 +5,8 @@ import dev.quartermaster.api.client.WatchEvent;
 import dev.quartermaster.api.client.http.WatchLine;
 import dev.quartermaster.api.codec.ObjectCodec;
 import dev.quartermaster.api.meta.ApiObject;
+import dev.quartermaster.core.recent.RecentRevisions;
 import java.util.Arrays;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -26,18 +25,15 @@ import java.util.concurrent.atomic.LongAdder;
 final class EventLines {
   private static final int SLOTS = 1024; // a power of two
 
-  private final AtomicReferenceArray<Revision> slots = new AtomicReferenceArray<>(SLOTS);
+  private final RecentRevisions<Key, Entry> recent = new RecentRevisions<>(SLOTS);
   private final LongAdder encodes = new LongAdder();
 
   private record Key(WatchEvent.Type type, String kind, String name) {}
 
-  /** The lines of one revision. */
-  private record Revision(long revision, ConcurrentHashMap<Key, Entry> lines) {}
-
   /** The line for {@code event}: {@code {"type":..,"object":..}} and a newline. Callers must not change it. */
   byte[] line(WatchEvent<?> event) {
     var key = new Key(event.type(), event.object().kind().name(), event.object().metadata().name());
-    var lines = linesOf(event.revision());
+    var lines = recent.at(event.revision());
     var seen = lines.get(key);
     if (seen == null || !seen.holds(event)) {
       var fresh = new Entry(event.type(), event.object());
@@ -53,24 +49,6 @@ final class EventLines {
   /** How many lines were actually encoded; tests use it to check that fan-out encodes once per event. */
   long encodes() {
     return encodes.sum();
-  }
-
-  /** The lines of {@code revision}, pushing out whatever older revision held its slot. */
-  private ConcurrentHashMap<Key, Entry> linesOf(long revision) {
-    int slot = (int) (revision & (SLOTS - 1));
-    while (true) {
-      var held = slots.get(slot);
-      if (held != null && held.revision() == revision) {
-        return held.lines();
-      }
-      if (held != null && held.revision() > revision) {
-        return new ConcurrentHashMap<>(); // a stream far behind: encode, and keep the newer revision's slot
-      }
-      var fresh = new Revision(revision, new ConcurrentHashMap<>(4));
-      if (slots.compareAndSet(slot, held, fresh)) {
-        return fresh.lines();
-      }
-    }
   }
 
   private final class Entry {

@@ -2,12 +2,12 @@ package dev.quartermaster.store.registry;
 
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
+import dev.quartermaster.core.recent.RecentRevisions;
 import dev.quartermaster.store.KeyValue;
 import dev.quartermaster.store.StoreEvent;
 import java.util.Arrays;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 
@@ -32,7 +32,7 @@ import java.util.function.Supplier;
 final class WatchDecodes {
   private static final int SLOTS = 1024; // a power of two
 
-  private final AtomicReferenceArray<Revision> slots = new AtomicReferenceArray<>(SLOTS);
+  private final RecentRevisions<Key, Entry> recent = new RecentRevisions<>(SLOTS);
   private final LongAdder decodes = new LongAdder();
   private final LongAdder seeds = new LongAdder();
   /** The writes of this registry now in the store, by store key: what a watch may meet before its writer is back. */
@@ -42,9 +42,6 @@ final class WatchDecodes {
 
   /** What a decoded object depends on besides the bytes. */
   private record Key(Kind<?> kind, String storeKey, StoreEvent.Type type) {}
-
-  /** The entries of one revision. */
-  private record Revision(long revision, ConcurrentHashMap<Key, Entry> entries) {}
 
   /**
    * The object for one event: the one decoded already if {@code bytes} were decoded under this key
@@ -63,7 +60,7 @@ final class WatchDecodes {
       decodes.increment();
       return decoder.get();
     };
-    var entries = entriesOf(revision);
+    var entries = recent.at(revision);
     var seen = entries.get(key);
     if (seen == null || !seen.holds(source)) {
       var fresh = new Entry(source.value(), source);
@@ -101,11 +98,11 @@ final class WatchDecodes {
    * object can use instead of decoding again. Never adds an entry.
    */
   <T extends ApiObject> Optional<T> decoded(Kind<T> kind, String storeKey, long revision, byte[] bytes) {
-    var slot = slots.get(slot(revision));
-    if (slot == null || slot.revision() != revision) {
+    var entries = recent.peek(revision);
+    if (entries.isEmpty()) {
       return Optional.empty();
     }
-    var seen = slot.entries().get(new Key(kind, storeKey, StoreEvent.Type.PUT));
+    var seen = entries.get().get(new Key(kind, storeKey, StoreEvent.Type.PUT));
     if (seen == null || !seen.holdsBytes(bytes)) {
       return Optional.empty();
     }
@@ -123,7 +120,7 @@ final class WatchDecodes {
     var entry = new Entry(bytes, null);
     entry.object = object;
     // A watch quick enough to see the put before its writer got back decoded it already: keep that one.
-    if (entriesOf(revision).putIfAbsent(new Key(kind, storeKey, StoreEvent.Type.PUT), entry) == null) {
+    if (recent.at(revision).putIfAbsent(new Key(kind, storeKey, StoreEvent.Type.PUT), entry) == null) {
       seeds.increment();
     }
   }
@@ -136,28 +133,6 @@ final class WatchDecodes {
   /** How many objects their writer handed over; tests use it beside {@link #decodes}. */
   long seeds() {
     return seeds.sum();
-  }
-
-  /** The entries of {@code revision}, pushing out whatever older revision held its slot. */
-  private ConcurrentHashMap<Key, Entry> entriesOf(long revision) {
-    int slot = slot(revision);
-    while (true) {
-      var held = slots.get(slot);
-      if (held != null && held.revision() == revision) {
-        return held.entries();
-      }
-      if (held != null && held.revision() > revision) {
-        return new ConcurrentHashMap<>(); // a watch far behind: decode, and keep the newer revision's slot
-      }
-      var fresh = new Revision(revision, new ConcurrentHashMap<>(4));
-      if (slots.compareAndSet(slot, held, fresh)) {
-        return fresh.entries();
-      }
-    }
-  }
-
-  private static int slot(long revision) {
-    return (int) (revision & (SLOTS - 1));
   }
 
   private final class Entry {
