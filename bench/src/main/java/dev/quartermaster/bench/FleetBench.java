@@ -10,8 +10,9 @@ import dev.quartermaster.api.workload.DeviceCheck;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.TaskStatus;
+import dev.quartermaster.core.env.Env;
+import dev.quartermaster.core.env.SystemEnv;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -45,6 +46,7 @@ final class FleetBench implements Bench.Benchmark {
     try (var cluster = LocalServer.start(dir.resolve("fleet"))) {
       ControlPlaneBench.fleet(cluster, report, NODES, GPUS);
       var api = cluster.registry();
+      var env = new SystemEnv();
       var running = new CountDownLatch(TASKS);
       var seen = ConcurrentHashMap.<String>newKeySet();
       var handled = ConcurrentHashMap.<String>newKeySet();
@@ -55,7 +57,7 @@ final class FleetBench implements Bench.Benchmark {
           public void onEvent(WatchEvent<Task> e) {
             var t = e.object();
             if (t.status().phase() == TaskPhase.Scheduled && handled.add(t.metadata().name())) {
-              agents.submit(() -> actAsAgent(api, t));
+              agents.submit(() -> actAsAgent(api, env, t));
             }
             if (t.status().phase() == TaskPhase.Running && seen.add(t.metadata().name())) {
               running.countDown();
@@ -93,7 +95,7 @@ final class FleetBench implements Bench.Benchmark {
   }
 
   /** What the node's agent writes for a task scheduled to it, in its order. */
-  private static Void actAsAgent(ApiClient api, Task scheduled) {
+  private static Void actAsAgent(ApiClient api, Env env, Task scheduled) {
     var node = scheduled.status().node().orElseThrow();
     var finalizer = "quartermaster.dev/agent-" + node;
     for (var name : scheduled.spec().claims()) {
@@ -103,7 +105,7 @@ final class FleetBench implements Bench.Benchmark {
       c = api.update(c.withMetadata(c.metadata().withFinalizers(finalizers)));
       var prepare = new HashMap<>(c.status().prepare());
       prepare.put(node, new PrepareState(PrepareState.Phase.Prepared, "", List.of("quartermaster.dev/gpu=" + c.metadata().uid()),
-          Optional.of(Instant.now())));
+          Optional.of(env.now())));
       var s = c.status();
       api.updateStatus(c.withStatus(new ResourceClaimStatus(s.allocation(), s.reservedFor(), prepare, s.conditions())));
     }
@@ -114,7 +116,7 @@ final class FleetBench implements Bench.Benchmark {
     var opened = List.of("/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia0");
     s = t.status();
     api.updateStatus(t.withStatus(new TaskStatus(TaskPhase.Running, "DeviceCheckPassed", "opened " + opened.size() + " device nodes",
-        s.node(), Optional.of(new DeviceCheck(true, opened, Optional.empty())), s.exitCode(), Optional.of(Instant.now()),
+        s.node(), Optional.of(new DeviceCheck(true, opened, Optional.empty())), s.exitCode(), Optional.of(env.now()),
         s.finishedAt(), s.conditions())));
     return null;
   }
