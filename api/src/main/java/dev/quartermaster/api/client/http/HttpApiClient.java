@@ -18,12 +18,12 @@ import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpRequest.BodyPublishers;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandler;
 import java.net.http.HttpResponse.BodyHandlers;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.SSLContext;
@@ -36,8 +36,9 @@ import java.util.concurrent.Executors;
  * {@link ApiClient} over the server's HTTP API ({@link HttpWire}), authenticated with a bearer token.
  *
  * <p>Every failure is the server's own {@link dev.quartermaster.api.error.ApiError}, unchanged; a
- * server that cannot be reached is {@code Unavailable}. A watch reads its stream on a virtual thread
- * and calls its handler in order; a 410 answer becomes {@link WatchHandler#onGone}.
+ * server that cannot be reached is {@code Unavailable}. Calls go over kept-alive connections of its
+ * own ({@link KeptConnections}); a watch, whose answer lasts, over the JDK's client, read on a virtual
+ * thread that calls its handler in order; a 410 answer becomes {@link WatchHandler#onGone}.
  *
  * <p>Given several servers (replicas of one cluster on a shared store), it talks to one at a time;
  * a call that cannot reach it fails {@code Unavailable} as always, and the next call goes to the
@@ -53,7 +54,12 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
   private final String token;
   private final Duration requestTimeout;
   private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
+  /** For watches, whose answers last until closed. */
   private final HttpClient http;
+  /** For every other call, one pool per server, in the order of {@link #bases}. */
+  private final List<KeptConnections> connections;
+  private final Map<String, String> plainHeaders;
+  private final Map<String, String> withJsonBody;
   private final Set<HttpWatch<?>> watches = ConcurrentHashMap.newKeySet();
 
   /** A client of the server at {@code baseUri} (e.g. {@code http://127.0.0.1:7443}). */
@@ -96,27 +102,32 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
         .executor(executor);
     tls.ifPresent(builder::sslContext);
     this.http = builder.build();
+    this.connections = bases.stream()
+        .map(base -> new KeptConnections(base, tls, (int) CONNECT_TIMEOUT.toMillis())).toList();
+    this.plainHeaders = Map.of("Authorization", "Bearer " + token, "Accept", HttpWire.JSON);
+    this.withJsonBody = Map.of("Authorization", "Bearer " + token, "Accept", HttpWire.JSON,
+        "Content-Type", HttpWire.JSON);
   }
 
   @Override
   public <T extends ApiObject> Optional<T> get(Kind<T> kind, String name) {
     var uri = uri(HttpWire.objectPath(kind, name));
-    var response = send(request(uri).GET().build(), BodyHandlers.ofByteArray());
-    if (response.statusCode() == 404) {
-      var error = ResponseErrors.fromResponse(404, response.body(), uri);
+    var answer = call("GET", uri, Optional.empty());
+    if (answer.status() == 404) {
+      var error = ResponseErrors.fromResponse(404, answer.body(), uri);
       if (error.is(Reason.NotFound)) {
         return Optional.empty();
       }
       throw error;
     }
-    return Optional.of(decodeObject(kind, success(response, uri), uri));
+    return Optional.of(decodeObject(kind, success(answer, uri), uri));
   }
 
   @Override
   public <T extends ApiObject> ObjectList<T> list(Kind<T> kind, LabelSelector selector) {
     var query = selector.isEmpty() ? "" : "?" + HttpWire.PARAM_LABEL_SELECTOR + "=" + HttpWire.encodeQueryValue(selector.toString());
     var uri = uri(HttpWire.collectionPath(kind) + query);
-    var body = success(send(request(uri).GET().build(), BodyHandlers.ofByteArray()), uri);
+    var body = success(call("GET", uri, Optional.empty()), uri);
     try {
       var document = ObjectCodec.json().readValue(body, ListDocument.class);
       var items = document.items().stream().map(o -> ObjectCodec.requireKind(o, kind)).toList();
@@ -161,10 +172,10 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
   @Override
   public <T extends ApiObject> DeleteResult<T> delete(Kind<T> kind, String name) {
     var uri = uri(HttpWire.objectPath(kind, name));
-    var response = send(request(uri).DELETE().build(), BodyHandlers.ofByteArray());
-    var object = decodeObject(kind, success(response, uri), uri);
+    var answer = call("DELETE", uri, Optional.empty());
+    var object = decodeObject(kind, success(answer, uri), uri);
     // The header is the server's word; an older server without it is read from the object itself.
-    var outcome = response.headers().firstValue(HttpWire.DELETE_HEADER)
+    var outcome = answer.header(HttpWire.DELETE_HEADER)
         .orElse(object.metadata().isDeleting() ? HttpWire.TERMINATING : HttpWire.DELETED);
     return switch (outcome) {
       case HttpWire.DELETED -> new DeleteResult.Deleted<>(object);
@@ -218,30 +229,42 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
    */
   public byte[] exchange(String method, String path, Optional<byte[]> json) {
     var uri = uri(HttpWire.API_PREFIX + path);
-    var builder = request(uri);
-    json.ifPresentOrElse(b -> builder.header("Content-Type", HttpWire.JSON).method(method, BodyPublishers.ofByteArray(b)),
-        () -> builder.method(method, BodyPublishers.noBody()));
-    return success(send(builder.build(), BodyHandlers.ofByteArray()), uri);
+    return success(call(method, uri, json), uri);
   }
 
   /** Ends every watch and releases the connections. */
   @Override
   public void close() {
     watches.forEach(HttpWatch::close);
+    connections.forEach(KeptConnections::close);
     http.shutdownNow();
     executor.shutdownNow();
   }
 
   private <T extends ApiObject> T write(String method, URI uri, T object) {
     var kind = Kinds.of(object);
-    var request = request(uri).header("Content-Type", HttpWire.JSON)
-        .method(method, BodyPublishers.ofByteArray(ObjectCodec.toJson(object))).build();
-    return decodeObject(kind, success(send(request, BodyHandlers.ofByteArray()), uri), uri);
+    return decodeObject(kind, success(call(method, uri, Optional.of(ObjectCodec.toJson(object))), uri), uri);
   }
 
-  private HttpRequest.Builder request(URI uri) {
-    return HttpRequest.newBuilder(uri).timeout(requestTimeout)
-        .header("Authorization", "Bearer " + token).header("Accept", HttpWire.JSON);
+  /**
+   * One call on a kept connection to the server calls go to now; a body is sent as JSON. A server
+   * that cannot be reached moves the next call to the next server.
+   */
+  private HttpAnswer call(String method, URI uri, Optional<byte[]> json) {
+    int used = current.get();
+    var headers = json.isPresent() ? withJsonBody : plainHeaders;
+    var target = uri.getRawPath() + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery());
+    try {
+      // A POST or PUT says its length even when empty; a GET or DELETE has no body to speak of.
+      var body = json.isPresent() || method.equals("GET") || method.equals("DELETE") ? json : Optional.of(new byte[0]);
+      return connections.get(used).exchange(method, target, headers, body, System.nanoTime() + requestTimeout.toNanos());
+    } catch (java.nio.channels.ClosedByInterruptException e) {
+      throw ResponseErrors.interrupted(uri);
+    } catch (IOException e) {
+      // The next call tries the next server (unless another call already moved on).
+      current.compareAndSet(used, (used + 1) % bases.size());
+      throw ResponseErrors.fromTransport(e, bases.get(used), uri);
+    }
   }
 
   private URI uri(String pathAndQuery) {
@@ -266,11 +289,11 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
     }
   }
 
-  private static byte[] success(HttpResponse<byte[]> response, URI uri) {
-    if (response.statusCode() / 100 != 2) {
-      throw ResponseErrors.fromResponse(response.statusCode(), response.body(), uri);
+  private static byte[] success(HttpAnswer answer, URI uri) {
+    if (answer.status() / 100 != 2) {
+      throw ResponseErrors.fromResponse(answer.status(), answer.body(), uri);
     }
-    return response.body();
+    return answer.body();
   }
 
   private static <T extends ApiObject> T decodeObject(Kind<T> kind, byte[] body, URI uri) {

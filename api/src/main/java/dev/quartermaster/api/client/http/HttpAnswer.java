@@ -1,0 +1,19 @@
+package dev.quartermaster.api.client.http;
+
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * One whole HTTP answer.
+ *
+ * @param headers the first value of each header, by its name in lower case
+ */
+record HttpAnswer(int status, Map<String, String> headers, byte[] body) {
+  HttpAnswer {
+    headers = Map.copyOf(headers);
+  }
+
+  Optional<String> header(String name) {
+    return Optional.ofNullable(headers.get(name.toLowerCase(java.util.Locale.ROOT)));
+  }
+}
