@@ -50,8 +50,8 @@ final class ChannelExchange extends HttpExchange {
   private boolean closed;
 
   /**
-   * @param done told once the answer is queued whole, with whether the connection may carry another
-   *     request
+   * @param done told on the event loop once the answer is queued whole, with whether the connection
+   *     may carry another request
    */
   ChannelExchange(Channel channel, HttpRequest request, URI uri, byte[] body, boolean closeAfter,
       Consumer<Boolean> done) {
@@ -170,7 +170,10 @@ final class ChannelExchange extends HttpExchange {
     return null; // the JDK contract for "no HTTP authenticator"; tokens are checked by the handler
   }
 
-  /** Ends the exchange: a handler that never answered gets a 500 said for it. Idempotent. */
+  /**
+   * Ends the exchange: a handler that never answered gets a 500 said for it. Idempotent. The
+   * completion callback runs on the event loop, after the answer's last write was queued there.
+   */
   @Override
   public void close() {
     if (closed) {
@@ -186,13 +189,14 @@ final class ChannelExchange extends HttpExchange {
         sendResponseHeaders(500, text.length);
         output.write(text);
       }
-      output.close();
-    } catch (IOException e) {
+    } catch (IOException | UncheckedIOException e) {
       ok = false; // the client is gone; nothing more to say on this connection
-    } catch (UncheckedIOException e) {
-      ok = false;
-    } finally {
-      done.accept(ok && keepOpen);
+    }
+    boolean answered = ok;
+    try {
+      output.finish(queued -> done.accept(answered && queued && keepOpen));
+    } catch (IOException | UncheckedIOException e) {
+      // finish told the callback already that the answer did not go out whole
     }
   }
 }

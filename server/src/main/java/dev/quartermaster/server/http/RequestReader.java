@@ -190,7 +190,7 @@ final class RequestReader extends ChannelInboundHandlerAdapter {
           .addListener(ChannelFutureListener.CLOSE);
       case Pending.Whole whole -> {
         var exchange = new ChannelExchange(ctx.channel(), whole.request(), whole.uri(), whole.body(),
-            whole.closeAfter(), keepOpen -> ctx.executor().execute(() -> answered(keepOpen)));
+            whole.closeAfter(), this::answered);
         current = exchange;
         executor.execute(() -> run(exchange));
       }
