@@ -69,6 +69,7 @@ final class Readers implements AutoCloseable {
   private Connection open() throws SQLException {
     SQLiteConfig config = new SQLiteConfig();
     config.setBusyTimeout(SqliteStore.BUSY_TIMEOUT_MS);
+    config.setGetGeneratedKeys(false); // readers insert nothing; no pattern match per statement
     // Never CREATE: a reader that opens after the file was removed (a late read racing a close and a
     // clean-up) must fail, not leave a new, empty store.db behind.
     config.resetOpenMode(org.sqlite.SQLiteOpenMode.CREATE);

@@ -8,7 +8,9 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -47,16 +49,19 @@ final class TxnApplier {
    */
   Applied apply(Txn txn, long last) throws SQLException {
     boolean holds = true;
+    // What the compares read, for the ops on the same keys (a compare-and-set reads its key once).
+    Map<String, Optional<LogRow>> read = new HashMap<>();
     for (Txn.Compare compare : txn.compares()) {
       holds &= switch (compare) {
-        case Txn.Compare.ModRevision m -> liveModRevision(m.key()) == m.modRevision();
+        case Txn.Compare.ModRevision m -> readOnce(read, m.key()).map(LogRow::revision).orElse(0L) == m.modRevision();
       };
     }
     long rev = last + 1;
     List<KeyValue> written = new ArrayList<>();
     List<StoreEvent> events = new ArrayList<>();
     for (Txn.Op op : holds ? txn.onSuccess() : txn.onFailure()) {
-      Optional<LogRow> previous = live(op.key());
+      // Ops touch distinct keys and compares come before them, so a key read above is unchanged.
+      Optional<LogRow> previous = read.containsKey(op.key()) ? read.get(op.key()) : live(op.key());
       switch (op) {
         case Txn.Op.Put put -> {
           LogRow row = new LogRow(rev, put.key(), false,
@@ -99,8 +104,14 @@ final class TxnApplier {
     setMeta("compacted", to);
   }
 
-  private long liveModRevision(String key) throws SQLException {
-    return live(key).map(LogRow::revision).orElse(0L);
+  private Optional<LogRow> readOnce(Map<String, Optional<LogRow>> read, String key) throws SQLException {
+    var known = read.get(key);
+    if (known != null) {
+      return known;
+    }
+    var row = live(key);
+    read.put(key, row);
+    return row;
   }
 
   private Optional<LogRow> live(String key) throws SQLException {

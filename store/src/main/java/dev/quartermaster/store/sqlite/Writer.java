@@ -8,6 +8,7 @@ import dev.quartermaster.store.Txn;
 import dev.quartermaster.store.TxnResult;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayDeque;
@@ -44,6 +45,9 @@ final class Writer {
   private final Connection conn;
   private final WatchHub hub;
   private final TxnApplier applier;
+  /** Prepared once: each batch's BEGIN and COMMIT were a parse and a statement's life each. */
+  private final PreparedStatement begin;
+  private final PreparedStatement commit;
   private final LinkedBlockingQueue<Request> queue = new LinkedBlockingQueue<>();
   private final Object submitLock = new Object();
   private boolean stopping; // guarded by submitLock
@@ -58,6 +62,8 @@ final class Writer {
     this.conn = conn;
     this.hub = hub;
     this.applier = new TxnApplier(conn);
+    this.begin = conn.prepareStatement("BEGIN IMMEDIATE");
+    this.commit = conn.prepareStatement("COMMIT");
     this.revision = meta.revision();
     this.compacted = meta.compacted();
     this.thread = Thread.ofPlatform().daemon().name("qm-store-writer " + file.getFileName()).start(this::runGuarded);
@@ -200,7 +206,7 @@ final class Writer {
     List<TxnResult> results = new ArrayList<>(batch.size());
     List<StoreEvent> events = new ArrayList<>();
     try {
-      execute("BEGIN IMMEDIATE");
+      begin.execute();
       for (TxnRequest request : batch) {
         TxnApplier.Applied applied = applier.apply(request.txn(), rev);
         rev = applied.result().revision();
@@ -210,7 +216,7 @@ final class Writer {
       if (rev != before) {
         applier.setMeta("revision", rev);
       }
-      execute("COMMIT");
+      commit.execute();
     } catch (SQLException | RuntimeException e) {
       failBatch(batch, before, e);
       return;
