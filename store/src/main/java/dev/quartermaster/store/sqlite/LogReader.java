@@ -39,10 +39,8 @@ final class LogReader {
   static final String LATEST_SQL =
       "SELECT " + LogRow.columns("l") + " FROM log AS l WHERE l.key = ? ORDER BY l.revision DESC LIMIT 1";
 
-  private static Optional<LogRow> latest(Connection c, String key) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(LATEST_SQL)) {
-      return latest(ps, key);
-    }
+  private static Optional<LogRow> latest(ReaderConnection c, String key) throws SQLException {
+    return latest(c.prepared(LATEST_SQL), key);
   }
 
   /** Runs {@link #LATEST_SQL}, prepared by the caller. */
@@ -58,7 +56,7 @@ final class LogReader {
       throw new IllegalArgumentException("revision must be >= 0, got " + revision);
     }
     return readers.read("range " + prefix, c -> {
-      Schema.Meta meta = Schema.readMeta(c, file);
+      Schema.Meta meta = Schema.readMeta(c.connection(), file);
       long at = revision == 0 ? meta.revision() : revision;
       if (at > meta.revision()) {
         throw new FutureRevisionException(at, meta.revision());
@@ -75,23 +73,22 @@ final class LogReader {
    * tombstone. The inner query finds (key, revision) pairs from the key index alone; only the
    * winning rows are then fetched with their values.
    */
-  private static List<KeyValue> rangeAt(Connection c, String prefix, long at) throws SQLException {
+  private static List<KeyValue> rangeAt(ReaderConnection c, String prefix, long at) throws SQLException {
     KeyRange keys = KeyRange.of(prefix);
     String sql = "SELECT " + LogRow.columns("l") + " FROM (SELECT key AS k, MAX(revision) AS r FROM log"
         + " WHERE " + keys.condition("key") + " AND revision <= ? GROUP BY key) AS latest"
         + " JOIN log AS l ON l.key = latest.k AND l.revision = latest.r"
         + " WHERE l.deleted = 0 ORDER BY l.key";
-    try (PreparedStatement ps = c.prepareStatement(sql)) {
-      int next = keys.bind(ps, 1);
-      ps.setLong(next, at);
-      List<KeyValue> kvs = new ArrayList<>();
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          kvs.add(LogRow.read(rs, 1).kv());
-        }
+    PreparedStatement ps = c.prepared(sql);
+    int next = keys.bind(ps, 1);
+    ps.setLong(next, at);
+    List<KeyValue> kvs = new ArrayList<>();
+    try (ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        kvs.add(LogRow.read(rs, 1).kv());
       }
-      return kvs;
     }
+    return kvs;
   }
 
   /**
@@ -101,26 +98,25 @@ final class LogReader {
    */
   HistoryPage history(String prefix, long upTo, long fromRevision, long fromId, int limit) {
     return readers.read("watch replay of " + prefix, c -> {
-      long compacted = Schema.readMeta(c, file).compacted();
+      long compacted = Schema.readMeta(c.connection(), file).compacted();
       KeyRange keys = KeyRange.of(prefix);
       String sql = "SELECT l.id, " + LogRow.columns("l") + ", p.create_revision, p.version, p.value"
           + " FROM log AS l LEFT JOIN log AS p ON p.key = l.key AND p.revision = l.prev_revision"
           + " WHERE (l.revision, l.id) > (?, ?) AND l.revision <= ? AND " + keys.condition("l.key")
           + " ORDER BY l.revision, l.id LIMIT ?";
-      try (PreparedStatement ps = c.prepareStatement(sql)) {
-        ps.setLong(1, fromRevision);
-        ps.setLong(2, fromId);
-        ps.setLong(3, upTo);
-        int next = keys.bind(ps, 4);
-        ps.setInt(next, limit);
-        List<Change> changes = new ArrayList<>();
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) {
-            changes.add(new Change(rs.getLong(1), toEvent(rs)));
-          }
+      PreparedStatement ps = c.prepared(sql);
+      ps.setLong(1, fromRevision);
+      ps.setLong(2, fromId);
+      ps.setLong(3, upTo);
+      int next = keys.bind(ps, 4);
+      ps.setInt(next, limit);
+      List<Change> changes = new ArrayList<>();
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          changes.add(new Change(rs.getLong(1), toEvent(rs)));
         }
-        return new HistoryPage(compacted, changes);
       }
+      return new HistoryPage(compacted, changes);
     });
   }
 
@@ -141,28 +137,27 @@ final class LogReader {
   List<HistorySizes.Freed> historySizes(long after, long enough) {
     return readers.read("history sizes", c -> {
       List<HistorySizes.Freed> freed = new ArrayList<>();
-      try (PreparedStatement ps = c.prepareStatement(HISTORY_SQL)) {
-        ps.setLong(1, after);
-        try (ResultSet rs = ps.executeQuery()) {
-          long revision = 0;
-          long bytes = 0;
-          long running = 0;
-          while (rs.next()) {
-            long r = rs.getLong(1);
-            if (r != revision && revision != 0) {
-              freed.add(new HistorySizes.Freed(revision, bytes));
-              running += bytes;
-              if (running > enough) {
-                return freed;
-              }
-              bytes = 0;
-            }
-            revision = r;
-            bytes += rs.getLong(2);
-          }
-          if (revision != 0) {
+      PreparedStatement ps = c.prepared(HISTORY_SQL);
+      ps.setLong(1, after);
+      try (ResultSet rs = ps.executeQuery()) {
+        long revision = 0;
+        long bytes = 0;
+        long running = 0;
+        while (rs.next()) {
+          long r = rs.getLong(1);
+          if (r != revision && revision != 0) {
             freed.add(new HistorySizes.Freed(revision, bytes));
+            running += bytes;
+            if (running > enough) {
+              return freed;
+            }
+            bytes = 0;
           }
+          revision = r;
+          bytes += rs.getLong(2);
+        }
+        if (revision != 0) {
+          freed.add(new HistorySizes.Freed(revision, bytes));
         }
       }
       return freed;

@@ -15,13 +15,13 @@ import org.sqlite.SQLiteConfig;
 final class Readers implements AutoCloseable {
   /** Work done inside one read transaction, so everything it reads is one consistent snapshot. */
   interface Work<T> {
-    T run(Connection c) throws SQLException;
+    T run(ReaderConnection c) throws SQLException;
   }
 
   private final Path file;
   private final int maxReaders;
   private final Semaphore permits;
-  private final ConcurrentLinkedDeque<Connection> idle = new ConcurrentLinkedDeque<>();
+  private final ConcurrentLinkedDeque<ReaderConnection> idle = new ConcurrentLinkedDeque<>();
   private volatile boolean closed;
 
   Readers(Path file, int maxReaders) {
@@ -35,23 +35,21 @@ final class Readers implements AutoCloseable {
       throw Errors.closed(file);
     }
     permits.acquireUninterruptibly();
-    Connection c = null;
+    ReaderConnection c = null;
     boolean healthy = false;
     try {
       if (closed) { // close() may have run while this read waited for a permit
         throw Errors.closed(file);
       }
       c = borrow();
-      try (Statement s = c.createStatement()) {
-        s.execute("BEGIN");
-        try {
-          return work.run(c);
-        } finally {
-          // A read transaction has nothing to commit; ending it releases the snapshot. Only a
-          // connection whose transaction ended cleanly goes back to the pool.
-          s.execute("ROLLBACK");
-          healthy = true;
-        }
+      c.prepared("BEGIN").execute();
+      try {
+        return work.run(c);
+      } finally {
+        // A read transaction has nothing to commit; ending it releases the snapshot. Only a
+        // connection whose transaction ended cleanly goes back to the pool.
+        c.prepared("ROLLBACK").execute();
+        healthy = true;
       }
     } catch (SQLException e) {
       throw closed ? Errors.closed(file) : Errors.wrap(file, action, e);
@@ -61,12 +59,12 @@ final class Readers implements AutoCloseable {
     }
   }
 
-  private Connection borrow() throws SQLException {
-    Connection c = idle.pollFirst();
+  private ReaderConnection borrow() throws SQLException {
+    ReaderConnection c = idle.pollFirst();
     return c != null ? c : open();
   }
 
-  private Connection open() throws SQLException {
+  private ReaderConnection open() throws SQLException {
     SQLiteConfig config = new SQLiteConfig();
     config.setBusyTimeout(SqliteStore.BUSY_TIMEOUT_MS);
     config.setGetGeneratedKeys(false); // readers insert nothing; no pattern match per statement
@@ -77,11 +75,11 @@ final class Readers implements AutoCloseable {
     try (Statement s = c.createStatement()) {
       s.execute("PRAGMA query_only = true"); // a reader must never write, even by mistake
     }
-    return c;
+    return new ReaderConnection(c);
   }
 
   /** Keeps a connection for reuse unless the store closed or the connection may be broken. */
-  private void giveBack(Connection c, boolean healthy) {
+  private void giveBack(ReaderConnection c, boolean healthy) {
     if (c == null) {
       return;
     }
@@ -108,7 +106,7 @@ final class Readers implements AutoCloseable {
     closed = true;
     permits.acquireUninterruptibly(maxReaders);
     try {
-      for (Connection c; (c = idle.pollFirst()) != null; ) {
+      for (ReaderConnection c; (c = idle.pollFirst()) != null; ) {
         closeQuietly(c);
       }
     } finally {
@@ -116,7 +114,7 @@ final class Readers implements AutoCloseable {
     }
   }
 
-  private static void closeQuietly(Connection c) {
+  private static void closeQuietly(ReaderConnection c) {
     try {
       c.close();
     } catch (SQLException ignored) {
