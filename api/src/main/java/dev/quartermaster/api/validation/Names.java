@@ -1,7 +1,5 @@
 package dev.quartermaster.api.validation;
 
-import java.util.regex.Pattern;
-
 /**
  * The name rules. Names become paths, file names (CDI specs, checkpoints) and labels, so only a
  * safe alphabet is accepted: no dots in labels, no slashes, no "..".
@@ -13,41 +11,97 @@ public final class Names {
   public static final String DNS_SUBDOMAIN_RULE = "must be a DNS subdomain: DNS labels joined by '.', "
       + "at most 253 characters";
 
-  private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
-  private static final Pattern LABEL_NAME = Pattern.compile("[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?");
-  private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
-
   private Names() {}
 
+  // Written out rather than as regular expressions: every write validates every name and label
+  // of its object, and a matcher per name was most of the cost of validation.
+
   public static boolean isDnsLabel(String s) {
-    return s.length() <= MAX_LABEL && DNS_LABEL.matcher(s).matches();
+    return isDnsLabel(s, 0, s.length());
   }
 
   public static boolean isDnsSubdomain(String s) {
     if (s.isEmpty() || s.length() > 253) {
       return false;
     }
-    for (var part : s.split("\\.", -1)) {
-      if (!isDnsLabel(part)) {
+    int from = 0;
+    while (true) {
+      int dot = s.indexOf('.', from);
+      int end = dot < 0 ? s.length() : dot;
+      if (!isDnsLabel(s, from, end)) {
+        return false;
+      }
+      if (dot < 0) {
+        return true;
+      }
+      from = dot + 1;
+    }
+  }
+
+  /** {@code [prefix/]name}, where prefix is a DNS subdomain and name is up to 63 safe characters. */
+  public static boolean isQualifiedName(String s) {
+    var slash = s.indexOf('/');
+    var prefixOk = slash < 0 || isDnsSubdomain(s.substring(0, slash));
+    int from = slash + 1;
+    return prefixOk && s.length() - from <= MAX_LABEL && isLabelName(s, from, s.length());
+  }
+
+  public static boolean isLabelValue(String s) {
+    return s.isEmpty() || (s.length() <= MAX_LABEL && isLabelName(s, 0, s.length()));
+  }
+
+  /** {@code [A-Za-z_][A-Za-z0-9_]*}. */
+  public static boolean isEnvName(String s) {
+    if (s.isEmpty() || isDigit(s.charAt(0))) {
+      return false;
+    }
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (!isLetter(c) && !isDigit(c) && c != '_') {
         return false;
       }
     }
     return true;
   }
 
-  /** {@code [prefix/]name}, where prefix is a DNS subdomain and name is up to 63 safe characters. */
-  public static boolean isQualifiedName(String s) {
-    var slash = s.indexOf('/');
-    var name = slash < 0 ? s : s.substring(slash + 1);
-    var prefixOk = slash < 0 || isDnsSubdomain(s.substring(0, slash));
-    return prefixOk && name.length() <= MAX_LABEL && LABEL_NAME.matcher(name).matches();
+  /** {@code s[from, end)} as {@code [a-z0-9]([-a-z0-9]*[a-z0-9])?}, at most 63 characters. */
+  private static boolean isDnsLabel(String s, int from, int end) {
+    int length = end - from;
+    if (length < 1 || length > MAX_LABEL || s.charAt(from) == '-' || s.charAt(end - 1) == '-') {
+      return false;
+    }
+    for (int i = from; i < end; i++) {
+      char c = s.charAt(i);
+      if (!(c >= 'a' && c <= 'z') && !isDigit(c) && c != '-') {
+        return false;
+      }
+    }
+    return true;
   }
 
-  public static boolean isLabelValue(String s) {
-    return s.isEmpty() || (s.length() <= MAX_LABEL && LABEL_NAME.matcher(s).matches());
+  /** {@code s[from, end)} as {@code [A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?}. */
+  private static boolean isLabelName(String s, int from, int end) {
+    if (end <= from || !isAlphanumeric(s.charAt(from)) || !isAlphanumeric(s.charAt(end - 1))) {
+      return false;
+    }
+    for (int i = from; i < end; i++) {
+      char c = s.charAt(i);
+      if (!isAlphanumeric(c) && c != '-' && c != '_' && c != '.') {
+        return false;
+      }
+    }
+    return true;
   }
 
-  public static boolean isEnvName(String s) {
-    return ENV_NAME.matcher(s).matches();
+  private static boolean isAlphanumeric(char c) {
+    return isLetter(c) || isDigit(c);
+  }
+
+  private static boolean isLetter(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+  }
+
+  private static boolean isDigit(char c) {
+    return c >= '0' && c <= '9';
   }
 }
