@@ -50,7 +50,8 @@ final class EndToEndBench implements Bench.Benchmark {
   /** Enough for every task (10 a node for the default), and at least 8. */
   private static final int GPUS = Math.max(8, (TASKS + NODES - 1) / NODES);
   /** Uncounted tasks run and deleted first, so the figure is not the JIT's. */
-  private static final int WARMUP_TASKS = Integer.getInteger("qm.bench.e2eWarmupTasks", Math.min(TASKS, 500));
+  private static final int WARMUP_TASKS = Integer.getInteger("qm.bench.e2eWarmupTasks", TASKS);
+  private static final int WARMUP_ROUNDS = Integer.getInteger("qm.bench.e2eWarmupRounds", 3);
   /** Issue 13's target, apply to all Running. */
   private static final double TARGET_TASKS_PER_SECOND = 1_000;
 
@@ -184,14 +185,21 @@ final class EndToEndBench implements Bench.Benchmark {
   }
 
   /**
-   * Runs a smaller workload first, uncounted, and deletes it, waiting until every task, claim and
-   * allocation-record entry of it is gone: on 2 cores the JIT is still compiling for seconds, and a
-   * cold run's figure says more about the JIT than about the path (-Dqm.bench.e2eWarmupTasks=0 skips it).
+   * Runs the same workload first, uncounted, {@value #WARMUP_ROUNDS} times over, each time deleting
+   * it and waiting until every task, claim and allocation-record entry of it is gone: on 2 cores the
+   * JIT compiles for tens of seconds (after one round of 500 tasks, its compiler threads still took a
+   * quarter of the CPU of the measured run, by perf), and a cold figure says more about the JIT than
+   * about the path. {@code -Dqm.bench.e2eWarmupRounds=0} skips it, {@code -Dqm.bench.e2eWarmupTasks}
+   * sizes it.
    */
   private static void warmUp(dev.quartermaster.api.client.ApiClient api, Report report) throws InterruptedException {
-    if (WARMUP_TASKS == 0) {
-      return;
+    for (int round = 1; round <= WARMUP_ROUNDS && WARMUP_TASKS > 0; round++) {
+      warmUpRound(api, report, round);
     }
+  }
+
+  private static void warmUpRound(dev.quartermaster.api.client.ApiClient api, Report report, int round)
+      throws InterruptedException {
     var clock = Stopwatch.start();
     api.create(workload("warmup", WARMUP_TASKS));
     awaitUntil(() -> api.list(Kinds.TASK).items().stream().filter(t -> t.status().phase() == TaskPhase.Running).count() == WARMUP_TASKS,
@@ -200,7 +208,8 @@ final class EndToEndBench implements Bench.Benchmark {
     awaitUntil(() -> api.list(Kinds.TASK).items().isEmpty() && api.list(Kinds.RESOURCE_CLAIM).items().isEmpty()
         && api.list(Kinds.NODE_ALLOCATION).items().stream().allMatch(a -> a.spec().devices().isEmpty()),
         "the warm-up's tasks, claims and allocations gone");
-    report.line("  warm-up (uncounted): " + WARMUP_TASKS + " tasks applied, Running, deleted and released", String.format("%.1f s", clock.seconds()));
+    report.line("  warm-up " + round + " of " + WARMUP_ROUNDS + " (uncounted): " + WARMUP_TASKS
+        + " tasks applied, Running, deleted and released", String.format("%.1f s", clock.seconds()));
   }
 
   /** Polls (a bench, not a test: 100 ms apart, 300 s at most). */
