@@ -146,6 +146,7 @@ public final class ControlPlane implements AutoCloseable {
     LOG.info("{}: controllers starting (epoch {}, writes fenced at revision {} of {}{})", elector.identity(), term.epoch(),
         term.fenceRevision(), term.fenceKey(), fenced.fencesInStore() ? "" : "; this client cannot fence in the store");
     fenced.beginTerm(term);
+    tasks.startLeading(term.fenceRevision());
     long epoch = term.epoch();
     // Everything the last leader may have left half done.
     informers.tasks().cache().keys().forEach(k -> {

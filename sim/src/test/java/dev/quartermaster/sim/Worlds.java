@@ -26,7 +26,9 @@ record Worlds(Informers informers, Allocator allocator, WorkloadController workl
     var inf = new Informers(c.env(), c.api());
     var allocator = new Allocator(c.env(), c.api(), inf);
     var wc = new WorkloadController(c.env(), c.api(), inf, WorkloadController.DEFAULT_EXPECTATION_BOUND);
-    var loops = List.of(allocator.loop(), wc.loop(), new TaskController(c.env(), c.api(), inf).loop(),
+    var tasks = new TaskController(c.env(), c.api(), inf);
+    tasks.startLeading(0); // the only controllers there are: no earlier leader's claims to wait for
+    var loops = List.of(allocator.loop(), wc.loop(), tasks.loop(),
         new TaskScheduler(c.env(), c.api(), inf).loop(),
         new NodeLifecycle(c.env(), c.api(), inf, NodeLifecycle.DEFAULT_GRACE).loop());
     inf.start();

@@ -31,6 +31,9 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,7 +45,13 @@ import org.slf4j.LoggerFactory;
  * not fenced; then its claims are deleted and {@link Labels#CLAIMS_FINALIZER} removed.
  *
  * <p>Both checks read live: removing a finalizer cannot be undone, so it must not rest on a cache
- * that has not yet seen the agent prepare a claim.
+ * that has not yet seen the agent prepare a claim. Which claims to read is known without listing
+ * them all (a list per deleted task made deleting a workload quadratic in its size): the task's own
+ * {@code spec.claims}, which its process uses; every claim it owns in the cache; and every claim this
+ * controller created for it, remembered until the task is gone ({@link #created}). Only the leading
+ * task controller creates claims owned by a task, so a claim of the task that the cache has not
+ * shown yet is one this one created, or one an earlier leader created before this term's fence
+ * revision: until the claims cache has seen that revision, the claims are listed live as before.
  */
 public final class TaskController {
   private static final Logger LOG = LoggerFactory.getLogger(TaskController.class);
@@ -50,6 +59,10 @@ public final class TaskController {
   private final ApiClient api;
   private final Informers informers;
   private final ControlLoop loop;
+  /** Claims this controller created, by the uid of the task they belong to; forgotten when it is gone. */
+  private final Map<String, Set<String>> created = new ConcurrentHashMap<>();
+  /** The revision that fenced the earlier leader's writes, once this one leads. */
+  private volatile long termFence = Long.MAX_VALUE;
 
   public TaskController(Env env, ApiClient api, Informers informers) {
     this.api = api;
@@ -57,7 +70,22 @@ public final class TaskController {
     // Keys are tasks and each writes only its own claims: independent, so a burst of new tasks gets
     // its claims created concurrently (sharing the store's group commit), not one by one.
     this.loop = new ControlLoop("tasks", env, 8, this::reconcile);
-    informers.tasks().addHandler(EventHandler.onAddOrUpdate(t -> loop.enqueue(t.metadata().name())));
+    informers.tasks().addHandler(new EventHandler<>() {
+      @Override
+      public void onAdd(Task t) {
+        loop.enqueue(t.metadata().name());
+      }
+
+      @Override
+      public void onUpdate(Task old, Task t) {
+        loop.enqueue(t.metadata().name());
+      }
+
+      @Override
+      public void onDelete(Task t) {
+        created.remove(t.metadata().uid());
+      }
+    });
     // A domain created (or given another channel count) after its workloads: their channel claims follow.
     informers.computeDomains().addHandler(EventHandler.onAddOrUpdate(this::enqueueUsers));
     informers.claims().addHandler(new EventHandler<>() {
@@ -75,6 +103,11 @@ public final class TaskController {
 
   public ControlLoop loop() {
     return loop;
+  }
+
+  /** This instance leads from {@code fenceRevision} on: no earlier leader wrote after it. */
+  public void startLeading(long fenceRevision) {
+    termFence = fenceRevision;
   }
 
   private void enqueueUsers(ComputeDomain d) {
@@ -144,6 +177,8 @@ public final class TaskController {
   private boolean ensureClaim(Task t, String name, Supplier<ResourceClaim> make, Predicate<ResourceClaim> current) {
     var existing = informers.claims().cache().get(name);
     if (existing.isEmpty()) {
+      // Remembered before the create: a create whose answer is lost may still have landed.
+      created.computeIfAbsent(t.metadata().uid(), uid -> ConcurrentHashMap.newKeySet()).add(name);
       api.create(make.get());
       return false;
     }
@@ -174,10 +209,22 @@ public final class TaskController {
     if (!t.metadata().finalizers().contains(Labels.CLAIMS_FINALIZER)) {
       return Result.done();
     }
+    var uid = t.metadata().uid();
     var claims = new LinkedHashMap<String, ResourceClaim>();
-    api.list(Kinds.RESOURCE_CLAIM, LabelSelector.equalTo(Map.of(Labels.TASK, t.metadata().name()))).items().stream()
-        .filter(c -> c.metadata().owner().map(o -> o.uid().equals(t.metadata().uid())).orElse(false))
-        .forEach(c -> claims.put(c.metadata().name(), c));
+    if (informers.claims().syncedRevision() < termFence) {
+      // An earlier leader's claims may not be in the cache yet: every claim of the task, listed live.
+      api.list(Kinds.RESOURCE_CLAIM, LabelSelector.equalTo(Map.of(Labels.TASK, t.metadata().name()))).items().stream()
+          .filter(c -> c.metadata().owner().map(o -> o.uid().equals(uid)).orElse(false))
+          .forEach(c -> claims.put(c.metadata().name(), c));
+    } else {
+      var owned = new TreeSet<String>(created.getOrDefault(uid, Set.of()));
+      informers.claims().cache().byIndex(Informers.BY_OWNER, t.metadata().name())
+          .forEach(c -> owned.add(c.metadata().name()));
+      for (var n : owned) {
+        api.get(Kinds.RESOURCE_CLAIM, n).filter(c -> c.metadata().owner().map(o -> o.uid().equals(uid)).orElse(false))
+            .ifPresent(c -> claims.put(n, c));
+      }
+    }
     for (var n : t.spec().claims()) {
       if (!claims.containsKey(n)) {
         api.get(Kinds.RESOURCE_CLAIM, n).ifPresent(c -> claims.put(n, c));
