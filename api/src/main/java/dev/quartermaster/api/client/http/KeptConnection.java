@@ -107,11 +107,24 @@ final class KeptConnection implements AutoCloseable {
     headers.forEach((name, value) -> head.append(name).append(": ").append(value).append("\r\n"));
     body.ifPresent(b -> head.append("Content-Length: ").append(b.length).append("\r\n"));
     head.append("\r\n");
-    out.write(head.toString().getBytes(StandardCharsets.ISO_8859_1));
-    if (body.isPresent()) {
-      out.write(body.get());
+    try {
+      out.write(head.toString().getBytes(StandardCharsets.ISO_8859_1));
+      if (body.isPresent()) {
+        out.write(body.get());
+      }
+      out.flush();
+    } catch (IOException sending) {
+      // A server may answer before it has read the whole body (a 413) and then close: its answer
+      // says more than the broken pipe does, when it is there to read.
+      try {
+        var answer = readAnswer(method);
+        reusable = false; // the request was cut short: nothing more goes on this connection
+        return answer;
+      } catch (IOException noAnswer) {
+        sending.addSuppressed(noAnswer);
+        throw sending;
+      }
     }
-    out.flush();
     return readAnswer(method);
   }
 

@@ -176,6 +176,24 @@ class KeptConnectionTest {
     }
   }
 
+  /** A server that refuses a body it will not read answers first and closes: that answer is the result. */
+  @Test
+  void anAnswerSentBeforeTheBodyWasReadIsStillRead() throws IOException {
+    script = (socket, in) -> {
+      for (var line = in.readLine(); line != null && !line.isEmpty(); line = in.readLine()) {
+        // the head only: the body is never read
+      }
+      answer(socket, "HTTP/1.1 413 Payload Too Large\r\nContent-Length: 8\r\nConnection: close\r\n\r\ntoo big!");
+      socket.setSoLinger(true, 0); // what is unread is thrown away: the client's writes fail
+      socket.close();
+    };
+    try (var pool = new KeptConnections(base, Optional.empty(), 5_000)) {
+      var answer = pool.exchange("POST", "/x", Map.of(), Optional.of(new byte[32 << 20]), System.nanoTime() + LONG);
+      assertThat(answer.status()).isEqualTo(413);
+      assertThat(new String(answer.body(), StandardCharsets.UTF_8)).isEqualTo("too big!");
+    }
+  }
+
   /** A server that takes the connection and says nothing (a TLS server spoken to in plain text). */
   @Test
   void aConnectionClosedWithoutAnAnswerIsUnavailableWithAHint() {
