@@ -118,6 +118,9 @@ final class ChannelOutput extends OutputStream {
       heldHead = null;
       count = 0;
       last = whole;
+      if (!channel.isActive()) {
+        failed = new IOException("the client closed the connection");
+      }
     } else {
       try {
         flushBuffer();
