@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
@@ -40,7 +41,10 @@ final class Metrics {
       Duration.ofMillis(5), Duration.ofMillis(25), Duration.ofMillis(100), Duration.ofMillis(500),
       Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofSeconds(30)};
 
+  private record RequestSeries(String method, String route, String kind, int code) {}
+
   private final PrometheusMeterRegistry registry;
+  private final ConcurrentHashMap<RequestSeries, Timer> requestTimers = new ConcurrentHashMap<>();
   private final AtomicInteger activeWatches = new AtomicInteger();
   private final Timer watchFanout;
 
@@ -67,10 +71,12 @@ final class Metrics {
   }
 
   void request(String method, String route, String kind, int code, Duration took) {
-    Timer.builder("qm.http.requests")
+    // Each series' timer found once: building its tags and id on every request cost more than the
+    // timer itself. The series are few (templates, plurals and codes).
+    requestTimers.computeIfAbsent(new RequestSeries(method, route, kind, code), s -> Timer.builder("qm.http.requests")
         .description("HTTP requests by route and status")
-        .tags("method", method, "route", route, "kind", kind, "code", Integer.toString(code))
-        .register(registry)
+        .tags("method", s.method(), "route", s.route(), "kind", s.kind(), "code", Integer.toString(s.code()))
+        .register(registry))
         .record(took);
   }
 

@@ -198,11 +198,16 @@ final class Router implements HttpHandler {
       throw ErrorResponses.unauthorized("missing bearer token: send 'Authorization: Bearer <token>' "
           + "(the admin token is in admin.token in the server's data directory)");
     }
-    var parts = header.strip().split("\\s+", 2);
-    if (parts.length != 2 || !parts[0].equalsIgnoreCase("Bearer")) {
+    // "Bearer", white space, the token: read without a regular expression (one per request).
+    var text = header.strip();
+    int space = 0;
+    while (space < text.length() && !Character.isWhitespace(text.charAt(space))) {
+      space++;
+    }
+    if (space == text.length() || !text.substring(0, space).equalsIgnoreCase("Bearer")) {
       throw ErrorResponses.unauthorized("the Authorization header must be 'Bearer <token>'");
     }
-    return authenticator.authenticate(parts[1].strip())
+    return authenticator.authenticate(text.substring(space).strip())
         .orElseThrow(() -> ErrorResponses.unauthorized("invalid bearer token"));
   }
 
