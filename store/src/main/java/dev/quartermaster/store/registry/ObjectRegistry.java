@@ -157,7 +157,7 @@ public final class ObjectRegistry implements FencingClient {
         }
         for (var w : planned) {
           if (store.get(w.key()).map(kv -> kv.modRevision()).orElse(0L) != w.expected()) {
-            throw w.lost();
+            throw w.lost().get();
           }
         }
         // Only something the rules read changed: they decide again.
@@ -193,7 +193,7 @@ public final class ObjectRegistry implements FencingClient {
             ServerFinalizers.atCreate(object), m.owner());
         var fresh = kind.cast(object.withMetadata(meta));
         yield new PlannedWrite(key, Optional.empty(), fresh, stored.encode(fresh),
-            new ApiException(Reason.AlreadyExists, object.ref() + " already exists"));
+            () -> new ApiException(Reason.AlreadyExists, object.ref() + " already exists"));
       }
       case Write.Update u -> {
         var current = currentFor(object);
@@ -219,7 +219,7 @@ public final class ObjectRegistry implements FencingClient {
     var m = next.metadata();
     var finished = m.isDeleting() && m.finalizers().isEmpty();
     return new PlannedWrite(key, Optional.of(current), next, finished ? new byte[0] : stored.encode(next),
-        conflict(next, current.metadata().revision()), finished);
+        () -> conflict(next, current.metadata().revision()), finished);
   }
 
   @Override
