@@ -70,7 +70,9 @@ public final class CdiSpecWriter implements ClaimSpecs {
   }
 
   private void writeSpec(Path path, byte[] bytes) throws IOException {
-    Files.createDirectories(dir);
+    if (!Files.isDirectory(dir)) { // asked first: on an existing directory the JDK throws and catches twice
+      Files.createDirectories(dir);
+    }
     AtomicLedgerFile.writeAtomically(path, dir.resolve("." + path.getFileName() + ".tmp"), bytes);
   }
 

@@ -42,7 +42,9 @@ public final class FileRunRecords implements RunRecords {
 
   @Override
   public void started(String task, String uid, TaskHandle handle) throws IOException {
-    Files.createDirectories(dir);
+    if (!Files.isDirectory(dir)) { // asked first: on an existing directory the JDK throws and catches twice
+      Files.createDirectories(dir);
+    }
     var text = new StringBuilder("uid=").append(uid).append('\n');
     handle.process().ifPresent(p -> {
       text.append("pid=").append(p.pid()).append('\n');
@@ -51,7 +53,9 @@ public final class FileRunRecords implements RunRecords {
     handle.container().ifPresent(c -> text.append("container=").append(c).append('\n'));
     // Owner-only from its first byte, like everything else in the state directory (it names pids).
     var temp = dir.resolve(task + ".run.tmp");
-    Files.deleteIfExists(temp);
+    if (Files.exists(temp)) { // a crash's leftover; asked first, as a missing file costs the JDK an exception
+      Files.delete(temp);
+    }
     Files.createFile(temp, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
         java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
     Files.writeString(temp, text, StandardCharsets.UTF_8);

@@ -62,7 +62,9 @@ public final class OwnerOnly {
 
   /** Tightens an existing file to 0600 (no change when it is absent or already 0600 or less). */
   public static Optional<Tightened> file(Path file) throws IOException {
-    if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS) || !Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
+    // Not also Files.exists(NOFOLLOW_LINKS): a missing path is not a regular file either, and that
+    // check costs the JDK an exception for every file about to be made.
+    if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
       return Optional.empty();
     }
     return tighten(file, FILE);
