@@ -84,8 +84,11 @@ class SlowWatcherTest {
   @Test
   void aWatcherThatNeverReadsIsDisconnectedAfterTheWriteTimeout() throws Exception {
     var api = new InMemoryApiClient();
+    // A queue bound above all the test writes (4,000 x ~4 KB): the write timeout is the only way out.
+    // With the 1 MiB bound the queue could fill first, and the watch then ended as too slow, its last
+    // line taken by the socket's buffers, with no write blocked long enough to time out (4 of 10 runs).
     var settings = new WatchSettings(Duration.ofMillis(500), Duration.ZERO, 100_000)
-        .withMaxQueueBytes(QUEUE_BYTES).withWriteTimeout(Duration.ofSeconds(1));
+        .withMaxQueueBytes(64L << 20).withWriteTimeout(Duration.ofSeconds(1));
     try (var t = TestServer.start(api, dataDir, c -> c.withWatch(settings))) {
       try (var socket = openStalledWatch(t)) {
         assertThat(api.awaitOpenWatches(1)).isTrue();
