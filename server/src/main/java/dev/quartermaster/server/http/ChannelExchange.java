@@ -193,10 +193,6 @@ final class ChannelExchange extends HttpExchange {
       ok = false; // the client is gone; nothing more to say on this connection
     }
     boolean answered = ok;
-    try {
-      output.finish(queued -> done.accept(answered && queued && keepOpen));
-    } catch (IOException | UncheckedIOException e) {
-      // finish told the callback already that the answer did not go out whole
-    }
+    output.finish(queued -> done.accept(answered && queued && keepOpen));
   }
 }

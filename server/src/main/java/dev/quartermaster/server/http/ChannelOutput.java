@@ -104,48 +104,40 @@ final class ChannelOutput extends OutputStream {
   /**
    * Ends the answer: what is buffered (with the held head, as one message when nothing was sent
    * yet), then the end of the body; then {@code then} runs on the event loop, told whether all of
-   * the answer was queued. Nothing happens the second time.
+   * the answer was queued (a client that is gone is told there, not thrown). Nothing happens the
+   * second time.
    */
-  void finish(Consumer<Boolean> then) throws IOException {
+  void finish(Consumer<Boolean> then) {
     if (finished) {
       return;
     }
     HttpObject last;
-    IOException failed = null;
+    boolean queued = true;
     if (heldHead != null) {
       var whole = new DefaultFullHttpResponse(heldHead.protocolVersion(), heldHead.status(),
           Unpooled.copiedBuffer(buffer, 0, count), heldHead.headers(), EmptyHttpHeaders.INSTANCE);
       heldHead = null;
       count = 0;
       last = whole;
-      if (!channel.isActive()) {
-        failed = new IOException("the client closed the connection");
-      }
+      queued = channel.isActive();
     } else {
       try {
         flushBuffer();
       } catch (IOException e) {
-        failed = e;
+        queued = false;
       }
       last = LastHttpContent.EMPTY_LAST_CONTENT;
     }
     finished = true;
-    boolean queued = failed == null;
+    boolean whole = queued;
     try {
       channel.eventLoop().execute(() -> {
         channel.writeAndFlush(last);
-        then.accept(queued);
+        then.accept(whole);
       });
     } catch (RejectedExecutionException e) {
       // The server is stopping: its loops run nothing more, and the connection goes with them.
     }
-    if (failed != null) {
-      throw failed;
-    }
-  }
-
-  boolean finished() {
-    return finished;
   }
 
   /** Called on the event loop when the connection's writability changed or it closed. */
