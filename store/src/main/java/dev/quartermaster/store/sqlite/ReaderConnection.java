@@ -12,7 +12,7 @@ import java.util.Map;
  * one read at a time, as the pool lends it.
  */
 final class ReaderConnection implements AutoCloseable {
-  /** Statement texts are few (each query's shape, not its values): past this many, none is kept. */
+  /** Statement texts are few (each query's shape, not its values): more is a query embedding values, refused. */
   private static final int MAX_KEPT = 32;
 
   private final Connection connection;

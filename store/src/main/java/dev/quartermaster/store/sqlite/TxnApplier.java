@@ -61,7 +61,7 @@ final class TxnApplier {
     List<StoreEvent> events = new ArrayList<>();
     for (Txn.Op op : holds ? txn.onSuccess() : txn.onFailure()) {
       // Ops touch distinct keys and compares come before them, so a key read above is unchanged.
-      Optional<LogRow> previous = read.containsKey(op.key()) ? read.get(op.key()) : live(op.key());
+      Optional<LogRow> previous = readOnce(read, op.key());
       switch (op) {
         case Txn.Op.Put put -> {
           LogRow row = new LogRow(rev, put.key(), false,

@@ -219,7 +219,7 @@ final class KeptConnection implements AutoCloseable {
       keep = false;
     }
     reusable = keep;
-    return new HttpAnswer(code, Map.copyOf(fields), body);
+    return new HttpAnswer(code, fields, body);
   }
 
   private byte[] readChunked() throws IOException {
