@@ -97,12 +97,13 @@ class VolumeCrashTest {
     }
   }
 
-  record Outcome(KillPoint point, Step persistedAtKill, List<Step> trajectory, Duration restartToLeader,
+  record Outcome(KillPoint point, Step persistedAtKill, String killSeen, String restartRead, List<Step> trajectory,
+      Duration restartToLeader,
       Duration restartToGone, long destructiveCalls, long overlaps, List<String> pluginVolumes,
       List<String> volumeDirs) {
     String line() {
-      return "kill after %-18s persisted at kill: %-18s steps: %s; after restart: first new step in %.1f s (lease takeover included), done in %.1f s; plugin: %d destructive calls, %d overlapping, %d volumes left"
-          .formatted(point, persistedAtKill, trajectory, restartToLeader.toMillis() / 1000.0,
+      return "kill after %-18s persisted at kill: %-18s (killed on seeing %s; restarted server read %s) steps: %s; after restart: first new step in %.1f s (lease takeover included), done in %.1f s; plugin: %d destructive calls, %d overlapping, %d volumes left"
+          .formatted(point, persistedAtKill, killSeen, restartRead, trajectory, restartToLeader.toMillis() / 1000.0,
               restartToGone.toMillis() / 1000.0, destructiveCalls, overlaps, pluginVolumes.size());
     }
   }
@@ -133,7 +134,9 @@ class VolumeCrashTest {
             .containsSubsequence(Step.Created, Step.Taken, Step.Attached, Step.NodeDetached, Step.ControllerDetached,
                 Step.Free, Step.Deleting, Step.Deleted, Step.Gone);
         assertThat(o.trajectory()).as(what + ": never backwards").isSortedAccordingTo(Comparator.naturalOrder());
-        assertThat(o.persistedAtKill().compareTo(o.point().step)).as(what + ": the step persisted at the kill")
+        assertThat(o.persistedAtKill().compareTo(o.point().step))
+            .as(what + ": the step persisted at the kill (killed on seeing " + o.killSeen() + "; the restarted server read "
+                + o.restartRead() + ")")
             .isGreaterThanOrEqualTo(0);
         assertThat(o.pluginVolumes()).as(what + ": volumes left in the plugin").isEmpty();
         assertThat(o.volumeDirs()).as(what + ": volume directories left").isEmpty();
@@ -161,6 +164,8 @@ class VolumeCrashTest {
     private final AtomicBoolean killed = new AtomicBoolean();
     private volatile boolean claimSeen;
     private volatile long lastRevision;
+    /** What made the test kill the server: the step, its revision and who saw it. */
+    private volatile String killSeen = "";
     private volatile Process child;
     private volatile HttpApiClient api;
     private volatile WatchHandle watch;
@@ -196,6 +201,7 @@ class VolumeCrashTest {
         Instant restartedAt = null;
         Instant leaderAt = null;
         Step stepAtRestart = null;
+        String restartRead = "";
         boolean deleteRequested = false;
         var deadline = Instant.now().plus(SCENARIO_BOUND);
         while (true) {
@@ -209,7 +215,9 @@ class VolumeCrashTest {
             restartedAt = Instant.now();
             start();
             // The new server waits for the dead one's lease: what it reads now is what was persisted.
-            persistedAtKill = step(this.api.get(Kinds.VOLUME, VOLUME));
+            var read = this.api.get(Kinds.VOLUME, VOLUME);
+            persistedAtKill = step(read);
+            restartRead = persistedAtKill + read.map(r -> " at revision " + r.metadata().revision()).orElse("");
             stepAtRestart = persistedAtKill;
             continue;
           }
@@ -294,7 +302,7 @@ class VolumeCrashTest {
           dirs = files.map(p -> p.getFileName().toString()).toList();
         }
         var stats = plugin.plugin().overlapStats();
-        return new Outcome(point, persistedAtKill, snapshot(),
+        return new Outcome(point, persistedAtKill, killSeen, restartRead, snapshot(),
             Duration.between(restartedAt, leaderAt == null ? gone : leaderAt), Duration.between(restartedAt, gone),
             stats.destructiveCalls(), stats.overlaps(), pluginVolumes, dirs);
       } finally {
@@ -309,6 +317,7 @@ class VolumeCrashTest {
       var s = step(v);
       if (s.compareTo(point.step) >= 0 && killed.compareAndSet(false, true)) {
         child.toHandle().destroyForcibly();
+        killSeen = s + " at revision " + v.metadata().revision() + " (" + Thread.currentThread().getName() + ")";
       }
       return s;
     }
