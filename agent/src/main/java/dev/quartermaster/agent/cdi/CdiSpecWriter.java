@@ -4,12 +4,12 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.quartermaster.agent.checkpoint.AtomicLedgerFile;
 import dev.quartermaster.agent.discovery.DiscoveredChannel;
 import dev.quartermaster.agent.discovery.DiscoveredGpu;
 import dev.quartermaster.agent.discovery.VerifiedNode;
 import dev.quartermaster.agent.ledger.ClaimRef;
 import dev.quartermaster.agent.names.SafeNames;
+import dev.quartermaster.core.files.BootScopedFile;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,8 +27,11 @@ import java.util.TreeSet;
  * IMEX channels go into a second spec, kind {@code quartermaster.dev/channel}, one device {@code
  * <claim-uid>-channel-<N>} per channel with its {@code /dev/nvidia-caps-imex-channels/channel<N>}
  * node (nothing else: the GPU nodes come with a GPU claim). Written at
- * the minimum {@code cdiVersion} its fields need, atomically (temp file, fsync, rename, fsync the
- * directory), so a runtime scanning the directory never sees half a spec.
+ * the minimum {@code cdiVersion} its fields need, atomically (temp file, then rename), so a runtime
+ * scanning the directory never sees half a spec. Not fsynced ({@link BootScopedFile}): a spec is
+ * for containers of this boot, and after a power loss the agent drops the earlier boot's claims and
+ * removes their specs ({@code ClaimPreparer#removeOrphanSpecs}), so a wait for the disk per spec
+ * (two, with the directory's) would protect nothing.
  *
  * <p>Names are validated before anything is written, and the file's resolved path must be directly
  * inside the directory: a claim uid or device name that would escape it is an {@link
@@ -73,7 +76,7 @@ public final class CdiSpecWriter implements ClaimSpecs {
     if (!Files.isDirectory(dir)) { // asked first: on an existing directory the JDK throws and catches twice
       Files.createDirectories(dir);
     }
-    AtomicLedgerFile.writeAtomically(path, dir.resolve("." + path.getFileName() + ".tmp"), bytes);
+    BootScopedFile.replace(path, dir.resolve("." + path.getFileName() + ".tmp"), bytes);
   }
 
   /**
@@ -167,14 +170,10 @@ public final class CdiSpecWriter implements ClaimSpecs {
     if (!Files.isDirectory(dir)) {
       return;
     }
-    boolean removed = false;
     for (var file : ours()) {
       if (uidOf(file).equals(uid)) {
-        removed |= Files.deleteIfExists(file);
+        Files.deleteIfExists(file); // not fsynced either: a spec a power loss brings back is an orphan then
       }
-    }
-    if (removed) {
-      AtomicLedgerFile.fsyncDirectory(dir);
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.quartermaster.agent.host;
 
 import dev.quartermaster.agent.runtime.TaskHandle;
+import dev.quartermaster.core.files.BootScopedFile;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -51,16 +52,9 @@ public final class FileRunRecords implements RunRecords {
       p.info().startInstant().ifPresent(s -> text.append("start=").append(s).append('\n'));
     });
     handle.container().ifPresent(c -> text.append("container=").append(c).append('\n'));
-    // Owner-only from its first byte, like everything else in the state directory (it names pids).
-    var temp = dir.resolve(task + ".run.tmp");
-    if (Files.exists(temp)) { // a crash's leftover; asked first, as a missing file costs the JDK an exception
-      Files.delete(temp);
-    }
-    Files.createFile(temp, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
-        java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
-    Files.writeString(temp, text, StandardCharsets.UTF_8);
-    Files.move(temp, file(task), java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-        java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    // Owner-only from its first byte, like everything else in the state directory (it names pids);
+    // a process does not outlive a reboot, so neither need its record (BootScopedFile: no fsync).
+    BootScopedFile.replace(file(task), dir.resolve(task + ".run.tmp"), text.toString().getBytes(StandardCharsets.UTF_8));
   }
 
   @Override

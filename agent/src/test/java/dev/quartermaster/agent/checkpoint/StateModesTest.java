@@ -7,6 +7,7 @@ import dev.quartermaster.agent.runtime.TaskImage;
 import dev.quartermaster.agent.runtime.TaskLaunch;
 import dev.quartermaster.agent.tasks.TaskRuntimes;
 import dev.quartermaster.core.env.SystemEnv;
+import dev.quartermaster.core.files.BootScopedFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,6 +40,19 @@ class StateModesTest {
     AtomicLedgerFile.writeAtomically(target, temp, "record\n".getBytes(StandardCharsets.UTF_8));
 
     assertThat(mode(target)).isEqualTo("rw-------");
+  }
+
+  @Test
+  void bootScopedFilesAre0600EvenOverAWiderLeftoverTempAndReplaceWhole() throws Exception {
+    var target = tmp.resolve("spec.json");
+    var temp = Files.writeString(tmp.resolve(".spec.json.tmp"), "a longer leftover of a crashed write");
+    Files.setPosixFilePermissions(temp, PosixFilePermissions.fromString("rw-r--r--"));
+
+    BootScopedFile.replace(target, temp, "new\n".getBytes(StandardCharsets.UTF_8));
+
+    assertThat(mode(target)).isEqualTo("rw-------");
+    assertThat(Files.readString(target)).isEqualTo("new\n");
+    assertThat(temp).doesNotExist();
   }
 
   @Test

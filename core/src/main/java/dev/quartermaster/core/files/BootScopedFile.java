@@ -1,0 +1,39 @@
+package dev.quartermaster.core.files;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.Set;
+
+/**
+ * Replaces a small file whose content means nothing after a reboot (a CDI spec names devices of
+ * this boot's claims; a run record names a process of this boot), so that anyone reading it sees the
+ * old content or the new, never a mix: written to a sibling temp file (owner-only from creation) and
+ * renamed over the target. Nothing is fsynced. An agent that crashes keeps what the kernel holds, so
+ * a renamed file is there whole for its successor; only a power loss can lose it, and that reboots
+ * the node, after which the agent drops every claim and process of the earlier boot and removes
+ * their files. Fsyncing would make each write wait for the disk (twice: the file, then the
+ * directory) for nothing. What must survive a power loss goes through {@link DurableFile}.
+ */
+public final class BootScopedFile {
+  private BootScopedFile() {}
+
+  /** Writes {@code bytes} to {@code temp} (in {@code target}'s directory) and renames it over {@code target}. */
+  public static void replace(Path target, Path temp, byte[] bytes) throws IOException {
+    // A temp file left by a crash (or an older version) is tightened before it is reused.
+    OwnerOnly.file(temp);
+    try (var ch = FileChannel.open(temp, Set.of(StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+        StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS), OwnerOnly.fileAttribute(temp))) {
+      var buffer = ByteBuffer.wrap(bytes);
+      while (buffer.hasRemaining()) {
+        ch.write(buffer);
+      }
+    }
+    Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+  }
+}
