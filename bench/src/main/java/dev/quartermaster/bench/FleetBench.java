@@ -86,6 +86,7 @@ final class FleetBench implements Bench.Benchmark {
             (TASKS - running.getCount()) / seconds, "tasks/s", raw);
         report.line("  CPU per task (server, controllers and the stand-in's writes)", String.format("%.2f ms", cpu / 1e6 / TASKS));
         report.line("  store transactions per task (all writers)", String.format("%.1f", census.transactions() / (double) TASKS));
+        report.line("  object writes per task, by kind", census.perKind(TASKS));
         long heap = Memory.heapAfterGcMiB();
         report.line("  heap after a full GC (server and controllers; all " + TASKS + " tasks Running)", heap + " MiB");
         report.line("  target for that heap: under " + TARGET_HEAP_MIB + " MiB", heap < TARGET_HEAP_MIB ? "met" : "NOT met");

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@link GroupCommit} on a real registry and threads: decisions that queue while a batch is in the
  * store go in one transaction, each caller gets exactly its own objects, and one stale decision in a
- * shared batch fails alone.
+ * shared batch fails alone while the others still land together.
  */
 class GroupCommitTest {
   @TempDir Path dir;
@@ -89,13 +89,52 @@ class GroupCommitTest {
         assertThat(r).isInstanceOf(ResourceClaim.class);
       }
     }
-    assertThat(outcome.transactions()).as("first alone, the shared batch refused, then each of the 7 alone").isEqualTo(9);
+    // The store names the write that lost: only that decision is tried alone, the 6 others land together.
+    // (Committing each of the 7 alone after the refusal, as before, took 9.)
+    assertThat(outcome.transactions()).as("first alone, the shared batch refused, the stale one alone, the 6 others")
+        .isEqualTo(4);
+  }
+
+  @Test
+  void twoStaleDecisionsAreTakenOutOneAtATime() throws Exception {
+    var outcome = run(List.of(2, 6));
+    for (int i = 0; i < outcome.results().size(); i++) {
+      var r = outcome.results().get(i);
+      if (i == 2 || i == 6) {
+        assertThat(r).isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.is(Reason.Conflict)).isTrue());
+      } else {
+        assertThat(r).isInstanceOf(ResourceClaim.class);
+      }
+    }
+    assertThat(outcome.transactions()).as("first; refused, stale alone; refused, stale alone; the 5 others").isEqualTo(6);
+  }
+
+  @Test
+  void anInvalidDecisionIsTakenOutLikeAStaleOne() throws Exception {
+    var outcome = run(List.of(), List.of(3));
+    for (int i = 0; i < outcome.results().size(); i++) {
+      var r = outcome.results().get(i);
+      if (i == 3) {
+        assertThat(r).isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.is(Reason.Invalid)).isTrue());
+      } else {
+        assertThat(r).isInstanceOf(ResourceClaim.class);
+      }
+    }
+    assertThat(outcome.transactions()).as("first alone, the shared batch refused, the invalid one alone, the 6 others")
+        .isEqualTo(4);
   }
 
   record Outcome(List<Object> results, long transactions) {}
 
-  /** 8 callers each label their own claim; those in {@code stale} send a revision that moved on. */
   private Outcome run(List<Integer> stale) throws Exception {
+    return run(stale, List.of());
+  }
+
+  /**
+   * 8 callers each label their own claim; those in {@code stale} send a revision that moved on, those
+   * in {@code invalid} a label the API refuses.
+   */
+  private Outcome run(List<Integer> stale, List<Integer> invalid) throws Exception {
     var store = SqliteStore.open(dir.resolve("store.db"));
     try {
       var registry = new ObjectRegistry(store, new SystemEnv());
@@ -111,7 +150,8 @@ class GroupCommitTest {
       var futures = new ArrayList<CompletableFuture<Object>>();
       for (int i = 0; i < 8; i++) {
         var c = claims.get(i);
-        var write = new Write.Update(c.withMetadata(c.metadata().withLabels(Map.of("decided", c.metadata().name()))));
+        var label = invalid.contains(i) ? "not a label!" : c.metadata().name();
+        var write = new Write.Update(c.withMetadata(c.metadata().withLabels(Map.of("decided", label))));
         futures.add(CompletableFuture.supplyAsync(() -> {
           try {
             return (Object) commits.commit(List.of(write)).getFirst();

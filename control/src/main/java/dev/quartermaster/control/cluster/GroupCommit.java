@@ -24,9 +24,12 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>Contract: {@link #commit} returns exactly what {@code api.commit(writes)} would have returned
  * for the caller's own writes alone, or throws what it would have thrown. A caller's writes are
- * applied all or none, never split across transactions. If a combined batch fails (one decision's
- * compare-and-set lost, a rule refused one), each decision in it is committed again on its own, so
- * one bad decision never fails the others. No thread waits for work: the first caller to find no
+ * applied all or none, never split across transactions. If a combined batch fails on one decision's
+ * own account (its compare-and-set lost, its write is invalid: the registry says which write, {@link
+ * ApiException#failedWrite}), that decision is committed alone (and fails as it would have alone) and
+ * the others are committed again together; if it fails otherwise (a rule refused a write given the
+ * batch's other writes), each decision in it is committed on its own.
+ * So one bad decision never fails the others, and a stale one does not cost the rest their batch. No thread waits for work: the first caller to find no
  * batch in flight commits, for itself and whoever queued meanwhile, until the queue is empty.
  */
 public final class GroupCommit {
@@ -139,32 +142,52 @@ public final class GroupCommit {
 
   private void run(List<Entry> batch) {
     decisions.add(batch.size());
-    if (batch.size() > 1) {
+    var rest = new ArrayList<>(batch);
+    while (rest.size() > 1) {
       var all = new ArrayList<Write>();
-      batch.forEach(e -> all.addAll(e.writes));
+      rest.forEach(e -> all.addAll(e.writes));
       try {
         transactions.increment();
         var written = api.commit(all);
         int at = 0;
-        for (var e : batch) {
+        for (var e : rest) {
           e.done.complete(written.subList(at, at + e.writes.size()));
           at += e.writes.size();
         }
         return;
       } catch (ApiException e) {
-        // Whose write failed is not said; each decision is tried alone and meets its own fate.
+        if (e.failedWrite().isEmpty()) {
+          break; // not one write's own failure: each decision is tried alone and meets its own fate
+        }
+        var failed = holding(rest, e.failedWrite().getAsInt());
+        rest.remove(failed);
+        alone(failed);
       } catch (RuntimeException e) {
-        batch.forEach(x -> x.done.completeExceptionally(e));
+        rest.forEach(x -> x.done.completeExceptionally(e));
         return;
       }
     }
+    rest.forEach(this::alone);
+  }
+
+  /** The entry of {@code batch} whose writes include the combined batch's write {@code index}. */
+  private static Entry holding(List<Entry> batch, int index) {
+    int at = 0;
     for (var e : batch) {
-      try {
-        transactions.increment();
-        e.done.complete(api.commit(e.writes));
-      } catch (RuntimeException x) {
-        e.done.completeExceptionally(x);
+      at += e.writes.size();
+      if (index < at) {
+        return e;
       }
+    }
+    throw new IllegalArgumentException("write " + index + " is past the batch's " + at + " writes");
+  }
+
+  private void alone(Entry e) {
+    try {
+      transactions.increment();
+      e.done.complete(api.commit(e.writes));
+    } catch (RuntimeException x) {
+      e.done.completeExceptionally(x);
     }
   }
 }

@@ -155,9 +155,11 @@ public final class ObjectRegistry implements FencingClient {
           seedWatches(planned, written, result.revision());
           return written;
         }
-        for (var w : planned) {
+        for (int i = 0; i < planned.size(); i++) {
+          var w = planned.get(i);
           if (store.get(w.key()).map(kv -> kv.modRevision()).orElse(0L) != w.expected()) {
-            throw w.lost().get();
+            // Which write lost, so that a caller batching several decisions can commit the others again.
+            throw planned.size() == 1 ? w.lost().get() : ApiException.ofWrite(w.lost().get(), i);
           }
         }
         // Only something the rules read changed: they decide again.

@@ -28,7 +28,12 @@ record PlannedWrite(String key, Optional<ApiObject> current, ApiObject next, byt
     this(key, current, next, bytes, lost, false);
   }
 
-  /** Plans each of {@code writes}; refuses an empty batch and an object written twice in one. */
+  /**
+   * Plans each of {@code writes}; refuses an empty batch and an object written twice in one. What
+   * refuses one write in planning (its object changed since it was read, or is gone, or the write is
+   * invalid) is that write's own failure: in a batch of several it says which write it was ({@link
+   * ApiException#ofWrite}), so a caller that batched several decisions can commit the others again.
+   */
   static List<PlannedWrite> all(List<Write> writes, Function<Write, PlannedWrite> plan) {
     if (writes.isEmpty()) {
       throw ApiException.invalid("commit", List.of(new Violation("writes", "must hold at least one write")));
@@ -36,7 +41,12 @@ record PlannedWrite(String key, Optional<ApiObject> current, ApiObject next, byt
     var out = new ArrayList<PlannedWrite>(writes.size());
     var first = new HashMap<String, Integer>();
     for (int i = 0; i < writes.size(); i++) {
-      var w = plan.apply(writes.get(i));
+      PlannedWrite w;
+      try {
+        w = plan.apply(writes.get(i));
+      } catch (ApiException e) {
+        throw writes.size() == 1 ? e : ApiException.ofWrite(e, i);
+      }
       var earlier = first.putIfAbsent(w.key(), i);
       if (earlier != null) {
         throw ApiException.invalid("commit", List.of(new Violation("writes[" + i + "]", w.next().ref()

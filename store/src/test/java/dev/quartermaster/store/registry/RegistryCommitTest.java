@@ -123,6 +123,25 @@ class RegistryCommitTest {
     assertThat(lostCompareAndSet(w -> oneAtATime(api, w))).as("one write at a time").isPresent();
   }
 
+  @Test
+  void aBatchSaysWhichWriteFailedOnItsOwnAccountSoABatcherCanRetryTheOthers() {
+    var a = api.create(claim("a"));
+    var b = api.create(claim("b"));
+    var staleB = b;
+    b = api.update(b.withMetadata(b.metadata().withLabels(Map.of("touched", "yes"))));
+    var fresh = new Write.Update(a.withMetadata(a.metadata().withLabels(Map.of("x", "y"))));
+
+    assertThatThrownBy(() -> api.commit(List.of(fresh, new Write.Update(staleB.withMetadata(staleB.metadata()
+        .withLabels(Map.of("x", "z")))))))
+        .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.failedWrite()).hasValue(1));
+    var invalid = b.withMetadata(b.metadata().withLabels(Map.of("x", "not a label!")));
+    assertThatThrownBy(() -> api.commit(List.of(new Write.Update(invalid), fresh)))
+        .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.failedWrite()).hasValue(0));
+    assertThatThrownBy(() -> api.commit(List.of(new Write.Update(invalid))))
+        .as("a single write is its own call: nothing to say which").isInstanceOfSatisfying(ApiException.class,
+            e -> assertThat(e.failedWrite()).isEmpty());
+  }
+
   /** Commits a record, claim a and a stale copy of claim b; the record as stored afterwards, if any. */
   private java.util.Optional<NodeAllocation> lostCompareAndSet(Function<List<Write>, List<ApiObject>> commit) {
     var a = api.create(claim("a"));
