@@ -81,14 +81,7 @@ class GroupCommitTest {
   @Test
   void oneStaleDecisionInASharedBatchFailsAloneAndTheOthersLand() throws Exception {
     var outcome = run(List.of(4));
-    for (int i = 0; i < outcome.results().size(); i++) {
-      var r = outcome.results().get(i);
-      if (i == 4) {
-        assertThat(r).isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.is(Reason.Conflict)).isTrue());
-      } else {
-        assertThat(r).isInstanceOf(ResourceClaim.class);
-      }
-    }
+    assertOnlyFailed(outcome, List.of(4), Reason.Conflict);
     // The store names the write that lost: only that decision is tried alone, the 6 others land together.
     // (Committing each of the 7 alone after the refusal, as before, took 9.)
     assertThat(outcome.transactions()).as("first alone, the shared batch refused, the stale one alone, the 6 others")
@@ -98,33 +91,31 @@ class GroupCommitTest {
   @Test
   void twoStaleDecisionsAreTakenOutOneAtATime() throws Exception {
     var outcome = run(List.of(2, 6));
-    for (int i = 0; i < outcome.results().size(); i++) {
-      var r = outcome.results().get(i);
-      if (i == 2 || i == 6) {
-        assertThat(r).isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.is(Reason.Conflict)).isTrue());
-      } else {
-        assertThat(r).isInstanceOf(ResourceClaim.class);
-      }
-    }
+    assertOnlyFailed(outcome, List.of(2, 6), Reason.Conflict);
     assertThat(outcome.transactions()).as("first; refused, stale alone; refused, stale alone; the 5 others").isEqualTo(6);
   }
 
   @Test
   void anInvalidDecisionIsTakenOutLikeAStaleOne() throws Exception {
     var outcome = run(List.of(), List.of(3));
-    for (int i = 0; i < outcome.results().size(); i++) {
-      var r = outcome.results().get(i);
-      if (i == 3) {
-        assertThat(r).isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.is(Reason.Invalid)).isTrue());
-      } else {
-        assertThat(r).isInstanceOf(ResourceClaim.class);
-      }
-    }
+    assertOnlyFailed(outcome, List.of(3), Reason.Invalid);
     assertThat(outcome.transactions()).as("first alone, the shared batch refused, the invalid one alone, the 6 others")
         .isEqualTo(4);
   }
 
   record Outcome(List<Object> results, long transactions) {}
+
+  /** The callers in {@code failed} got an error of {@code reason}; every other caller its claim. */
+  private static void assertOnlyFailed(Outcome outcome, List<Integer> failed, Reason reason) {
+    for (int i = 0; i < outcome.results().size(); i++) {
+      var r = outcome.results().get(i);
+      if (failed.contains(i)) {
+        assertThat(r).as("caller %d", i).isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.is(reason)).isTrue());
+      } else {
+        assertThat(r).as("caller %d", i).isInstanceOf(ResourceClaim.class);
+      }
+    }
+  }
 
   private Outcome run(List<Integer> stale) throws Exception {
     return run(stale, List.of());
