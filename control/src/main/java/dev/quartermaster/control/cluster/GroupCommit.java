@@ -28,9 +28,10 @@ import java.util.concurrent.atomic.LongAdder;
  * own account (its compare-and-set lost, its write is invalid: the registry says which write, {@link
  * ApiException#failedWrite}), that decision is committed alone (and fails as it would have alone) and
  * the others are committed again together; if it fails otherwise (a rule refused a write given the
- * batch's other writes), each decision in it is committed on its own.
- * So one bad decision never fails the others, and a stale one does not cost the rest their batch. No thread waits for work: the first caller to find no
- * batch in flight commits, for itself and whoever queued meanwhile, until the queue is empty.
+ * batch's other writes), each decision in it is committed on its own. So one bad decision never
+ * fails the others, and a stale one does not cost the rest their batch. No thread waits for work: the
+ * first caller to find no batch in flight commits, for itself and whoever queued meanwhile, until the
+ * queue is empty.
  */
 public final class GroupCommit {
   /** Writes per transaction at most: etcd refuses a transaction of more than 128 operations. */
