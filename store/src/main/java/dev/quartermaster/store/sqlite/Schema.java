@@ -18,9 +18,19 @@ import java.util.Map;
  *       key BLOB, deleted, create_revision, version, prev_revision, value BLOB)
  *       UNIQUE (key, revision)    -- a transaction touches a key at most once; serves reads
  *       INDEX (revision)          -- serves watch replay and compaction
- * meta (name PRIMARY KEY, value)  -- 'format', 'revision' (last committed), 'compacted',
+ * meta (name PRIMARY KEY, value)  -- 'format', 'revision' (a floor, see below), 'compacted',
  *                                 -- 'identity' (random; repeated in the marker, see StoreMarker)
  * </pre>
+ *
+ * The current revision is not written at each commit: it is the newest revision in the log, or the
+ * compacted revision if compaction removed everything newer (only a deleted key's tombstone can be
+ * the newest row, and compaction removes tombstones only up to the revision it records), or the
+ * 'revision' row if that is higher. Every revision used has a row in the log until compacted, since a
+ * transaction that changes nothing takes none. Format 1 wrote the 'revision' row at every commit: a
+ * fourth page per commit (beside the log row and its two index entries), 8 % of a single caller's
+ * commits. A format-1 store is upgraded when opened ({@link #upgrade}); its last 'revision' stays as
+ * the floor. A format-1 build refuses a format-2 store, since it would take that floor for the
+ * current revision and hand out revisions again.
  *
  * The file is marked with SQLite's {@code application_id} so a foreign database is recognised
  * before anything is written to it.
@@ -29,7 +39,9 @@ final class Schema {
   /** "QMST" in ASCII. */
   static final int APPLICATION_ID = 0x514D5354;
 
-  static final long FORMAT = 1;
+  static final long FORMAT = 2;
+  /** The format before the revision was derived; {@link #upgrade} turns it into {@link #FORMAT}. */
+  static final long FORMAT_WRITING_REVISION = 1;
 
   private Schema() {}
 
@@ -99,6 +111,14 @@ final class Schema {
     }
   }
 
+  /** Upgrades a format-1 store to format 2 (nothing else changes); returns whether it did. */
+  static boolean upgrade(Connection c) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      return s.executeUpdate("UPDATE meta SET value = " + FORMAT + " WHERE name = 'format' AND value = "
+          + FORMAT_WRITING_REVISION) == 1;
+    }
+  }
+
   /** Reads meta inside the caller's transaction, refusing a format this build does not know. */
   static Meta readMeta(Connection c, Path file) throws SQLException {
     Map<String, Long> meta = new HashMap<>();
@@ -113,11 +133,15 @@ final class Schema {
       throw new StoreException("store " + file + ": unsupported store format "
           + (format == null ? "(missing)" : format) + "; this build reads format " + FORMAT);
     }
-    Long revision = meta.get("revision");
+    Long floor = meta.get("revision");
     Long compacted = meta.get("compacted");
-    if (revision == null || compacted == null || compacted > revision) {
+    if (floor == null || compacted == null) {
       throw new StoreException("store " + file + ": meta table is damaged: " + meta);
     }
-    return new Meta(revision, compacted);
+    long newest;
+    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT MAX(revision) FROM log")) {
+      newest = rs.next() ? rs.getLong(1) : 0; // NULL (an empty log) reads as 0
+    }
+    return new Meta(Math.max(Math.max(floor, newest), compacted), compacted);
   }
 }

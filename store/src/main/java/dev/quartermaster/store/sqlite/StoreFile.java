@@ -91,6 +91,10 @@ final class StoreFile {
         Schema.create(c, IDENTITIES.nextLong());
       }
       bindMarker(c, file, marked);
+      if (!fresh && Schema.upgrade(c)) {
+        LoggerFactory.getLogger(StoreFile.class).info("store {}: upgraded to format {} (the revision is no longer"
+            + " written at every commit; builds before this one cannot open it)", file, Schema.FORMAT);
+      }
       s.execute("BEGIN");
       try {
         return Schema.readMeta(c, file);

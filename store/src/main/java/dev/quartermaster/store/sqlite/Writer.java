@@ -213,9 +213,7 @@ final class Writer {
         results.add(applied.result());
         events.addAll(applied.events());
       }
-      if (rev != before) {
-        applier.setMeta("revision", rev);
-      }
+      // The revision is not written: the log's newest row says it (Schema).
       commit.execute();
     } catch (SQLException | RuntimeException e) {
       failBatch(batch, before, e);
