@@ -52,6 +52,12 @@ final class EndToEndBench implements Bench.Benchmark {
   /** Uncounted tasks run and deleted first, so the figure is not the JIT's. */
   private static final int WARMUP_TASKS = Integer.getInteger("qm.bench.e2eWarmupTasks", TASKS);
   private static final int WARMUP_ROUNDS = Integer.getInteger("qm.bench.e2eWarmupRounds", 3);
+  /**
+   * Rounds after the detailed one: the same workload deleted, released and applied again, timed to
+   * all Running. The rate moves ±15 % from round to round on 2 busy cores, so one round cannot tell a
+   * 10 % change from noise; the median of all of them is steadier. {@code -Dqm.bench.e2eRepeats}.
+   */
+  private static final int REPEATS = Integer.getInteger("qm.bench.e2eRepeats", 2);
   /** Issue 13's target, apply to all Running. */
   private static final double TARGET_TASKS_PER_SECOND = 1_000;
 
@@ -173,7 +179,62 @@ final class EndToEndBench implements Bench.Benchmark {
       // too, so the figure is an upper bound on the server's.
       report.line("  heap after a full GC (server, controllers and " + NODES + " agents; all " + TASKS + " tasks Running)",
           Memory.heapAfterGcMiB() + " MiB");
+      var rates = new ArrayList<Double>(List.of((TASKS - running.getCount()) / seconds));
+      var cpus = new ArrayList<Double>(List.of(cpu / 1e6 / TASKS));
+      for (int r = 1; r <= REPEATS && done; r++) {
+        releaseAll(api, "bench");
+        var round = timedRound(api);
+        rates.add(round[0]);
+        cpus.add(round[1]);
+        report.line("  repeat " + r + " of " + REPEATS + ": apply to all Running",
+            String.format("%.0f tasks/s, %.1f ms CPU per task", round[0], round[1]));
+      }
+      if (rates.size() > 1) {
+        report.line("  over " + rates.size() + " rounds: tasks/s median (min-max); CPU per task median (min-max)",
+            String.format("%.0f (%.0f-%.0f); %.1f ms (%.1f-%.1f)", median(rates), min(rates), max(rates),
+                median(cpus), min(cpus), max(cpus)));
+        report.target("tasks/s, median of " + rates.size() + " rounds", median(rates), TARGET_TASKS_PER_SECOND);
+      }
     }
+  }
+
+  /** Applies the workload again and times it to all Running (on a task watch): {tasks/s, ms CPU per task}. */
+  private static double[] timedRound(dev.quartermaster.api.client.ApiClient api) throws InterruptedException {
+    var running = new CountDownLatch(TASKS);
+    var seen = ConcurrentHashMap.<String>newKeySet();
+    try (var watch = api.watch(Kinds.TASK, api.list(Kinds.TASK).revision(), new WatchHandler<Task>() {
+      @Override
+      public void onEvent(WatchEvent<Task> e) {
+        if (e.object().status().phase() == TaskPhase.Running && seen.add(e.object().metadata().name())) {
+          running.countDown();
+        }
+      }
+
+      @Override
+      public void onGone(long compactedRevision) {}
+    })) {
+      var clock = Stopwatch.start();
+      long cpuBefore = CpuTime.nanos();
+      api.create(workload("bench", TASKS));
+      if (!running.await(300, TimeUnit.SECONDS)) {
+        throw new IllegalStateException("a repeat round did not reach all Running in 300 s: " + running.getCount() + " left");
+      }
+      return new double[] {TASKS / clock.seconds(), (CpuTime.nanos() - cpuBefore) / 1e6 / TASKS};
+    }
+  }
+
+  private static double median(List<Double> xs) {
+    var sorted = xs.stream().sorted().toList();
+    int n = sorted.size();
+    return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+  }
+
+  private static double min(List<Double> xs) {
+    return xs.stream().mapToDouble(Double::doubleValue).min().orElse(0);
+  }
+
+  private static double max(List<Double> xs) {
+    return xs.stream().mapToDouble(Double::doubleValue).max().orElse(0);
   }
 
   /** A workload of {@code tasks} one-GPU workers with the no-op runtime. */
@@ -204,12 +265,17 @@ final class EndToEndBench implements Bench.Benchmark {
     api.create(workload("warmup", WARMUP_TASKS));
     awaitUntil(() -> api.list(Kinds.TASK).items().stream().filter(t -> t.status().phase() == TaskPhase.Running).count() == WARMUP_TASKS,
         "the warm-up's " + WARMUP_TASKS + " tasks Running");
-    api.delete(Kinds.WORKLOAD, "warmup");
-    awaitUntil(() -> api.list(Kinds.TASK).items().isEmpty() && api.list(Kinds.RESOURCE_CLAIM).items().isEmpty()
-        && api.list(Kinds.NODE_ALLOCATION).items().stream().allMatch(a -> a.spec().devices().isEmpty()),
-        "the warm-up's tasks, claims and allocations gone");
+    releaseAll(api, "warmup");
     report.line("  warm-up " + round + " of " + WARMUP_ROUNDS + " (uncounted): " + WARMUP_TASKS
         + " tasks applied, Running, deleted and released", String.format("%.1f s", clock.seconds()));
+  }
+
+  /** Deletes workload {@code name} and waits until every task, claim and allocation-record entry is gone. */
+  private static void releaseAll(dev.quartermaster.api.client.ApiClient api, String name) throws InterruptedException {
+    api.delete(Kinds.WORKLOAD, name);
+    awaitUntil(() -> api.list(Kinds.TASK).items().isEmpty() && api.list(Kinds.RESOURCE_CLAIM).items().isEmpty()
+        && api.list(Kinds.NODE_ALLOCATION).items().stream().allMatch(a -> a.spec().devices().isEmpty()),
+        "workload " + name + "'s tasks, claims and allocations gone");
   }
 
   /** Polls (a bench, not a test: 100 ms apart, 300 s at most). */
