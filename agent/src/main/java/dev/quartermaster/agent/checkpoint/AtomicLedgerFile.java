@@ -1,8 +1,7 @@
 package dev.quartermaster.agent.checkpoint;
 
-import dev.quartermaster.core.files.OwnerOnly;
+import dev.quartermaster.core.files.TempFile;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -69,17 +68,8 @@ public final class AtomicLedgerFile implements LedgerFile {
 
   /** Writes {@code bytes} to {@code target} through {@code temp}, as described on the class. */
   public static void writeAtomically(Path target, Path temp, byte[] bytes) throws IOException {
-    // Ledgers, checkpoints and CDI specs are state: 0600 from creation (the rename keeps the mode),
-    // and a temp left by an older version is tightened before it is reused.
-    OwnerOnly.file(temp);
-    try (var ch = FileChannel.open(temp, java.util.Set.of(StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
-        StandardOpenOption.WRITE), OwnerOnly.fileAttribute(temp))) {
-      var buffer = ByteBuffer.wrap(bytes);
-      while (buffer.hasRemaining()) {
-        ch.write(buffer);
-      }
-      ch.force(true);
-    }
+    // Ledgers and checkpoints are state: 0600 from creation (the rename keeps the mode).
+    TempFile.write(temp, bytes, true);
     Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     fsyncDirectory(target.toAbsolutePath().getParent());
   }

@@ -1,14 +1,9 @@
 package dev.quartermaster.core.files;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
-import java.util.Set;
 
 /**
  * Replaces a small file whose content means nothing after a reboot (a CDI spec names devices of
@@ -25,15 +20,7 @@ public final class BootScopedFile {
 
   /** Writes {@code bytes} to {@code temp} (in {@code target}'s directory) and renames it over {@code target}. */
   public static void replace(Path target, Path temp, byte[] bytes) throws IOException {
-    // A temp file left by a crash (or an older version) is tightened before it is reused.
-    OwnerOnly.file(temp);
-    try (var ch = FileChannel.open(temp, Set.of(StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
-        StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS), OwnerOnly.fileAttribute(temp))) {
-      var buffer = ByteBuffer.wrap(bytes);
-      while (buffer.hasRemaining()) {
-        ch.write(buffer);
-      }
-    }
+    TempFile.write(temp, bytes, false);
     Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
   }
 }

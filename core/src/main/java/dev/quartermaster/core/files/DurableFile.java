@@ -1,13 +1,11 @@
 package dev.quartermaster.core.files;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.util.Set;
 
 /**
  * Replaces a small file so that a crash leaves either the old content or the new, never a mix:
@@ -28,16 +26,7 @@ public final class DurableFile {
 
   public static void replace(Path target, byte[] bytes) throws IOException {
     var temp = target.resolveSibling(target.getFileName() + ".tmp");
-    try (var ch = FileChannel.open(temp, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-        StandardOpenOption.TRUNCATE_EXISTING), OwnerOnly.fileAttribute(temp))) {
-      var buffer = ByteBuffer.wrap(bytes);
-      while (buffer.hasRemaining()) {
-        ch.write(buffer);
-      }
-      ch.force(true);
-    }
-    // A temp file left by an older version may predate owner-only creation.
-    OwnerOnly.file(temp);
+    TempFile.write(temp, bytes, true);
     Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     var dir = target.toAbsolutePath().getParent();
     if (dir != null) {
