@@ -317,7 +317,9 @@ class VolumeCrashTest {
       var s = step(v);
       if (s.compareTo(point.step) >= 0 && killed.compareAndSet(false, true)) {
         child.toHandle().destroyForcibly();
-        killSeen = s + " at revision " + v.metadata().revision() + " (" + Thread.currentThread().getName() + ")";
+        // The scenario's own loop runs on the pool's "crash-" threads; everything else is the watch.
+        killSeen = s + " at revision " + v.metadata().revision() + " by "
+            + (Thread.currentThread().getName().startsWith("crash-") ? "a read" : "the watch");
       }
       return s;
     }

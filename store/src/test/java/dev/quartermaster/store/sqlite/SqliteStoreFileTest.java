@@ -101,11 +101,16 @@ class SqliteStoreFileTest {
       assertThat(store.txn(Txn.when(List.of(), List.of(new Txn.Op.Put("/k/c", new byte[] {3})))).revision())
           .isEqualTo(last + 1);
     }
+    assertThat(meta("revision")).as("not written at each commit any more").isZero();
+  }
+
+  /** A meta row as the file holds it, read with plain JDBC. */
+  private long meta(String name) throws Exception {
     try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file());
         Statement s = c.createStatement();
-        var rs = s.executeQuery("SELECT value FROM meta WHERE name = 'revision'")) {
-      assertThat(rs.next()).isTrue();
-      assertThat(rs.getLong(1)).as("not written at each commit any more").isZero();
+        var rs = s.executeQuery("SELECT value FROM meta WHERE name = '" + name + "'")) {
+      assertThat(rs.next()).as("meta row " + name).isTrue();
+      return rs.getLong(1);
     }
   }
 
@@ -126,12 +131,7 @@ class SqliteStoreFileTest {
       assertThat(store.txn(Txn.when(List.of(), List.of(new Txn.Op.Put("/k/b", new byte[] {2})))).revision())
           .isEqualTo(last + 11);
     }
-    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file());
-        Statement s = c.createStatement();
-        var rs = s.executeQuery("SELECT value FROM meta WHERE name = 'format'")) {
-      assertThat(rs.next()).isTrue();
-      assertThat(rs.getLong(1)).as("upgraded: a format-1 build now refuses it").isEqualTo(2);
-    }
+    assertThat(meta("format")).as("upgraded: a format-1 build now refuses it").isEqualTo(2);
   }
 
   @Test
