@@ -2,6 +2,7 @@ package dev.quartermaster.agent.cdi;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.quartermaster.api.codec.PooledJson;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,7 +24,7 @@ public final class CdiResolver {
   /** Where CDI runtimes look by default, lowest priority first. */
   public static final List<Path> DEFAULT_DIRS = List.of(Path.of("/etc/cdi"), Path.of("/var/run/cdi"));
 
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = PooledJson.mapper();
 
   private final List<Path> dirs;
 

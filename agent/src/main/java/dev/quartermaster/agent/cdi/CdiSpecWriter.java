@@ -9,6 +9,7 @@ import dev.quartermaster.agent.discovery.DiscoveredGpu;
 import dev.quartermaster.agent.discovery.VerifiedNode;
 import dev.quartermaster.agent.ledger.ClaimRef;
 import dev.quartermaster.agent.names.SafeNames;
+import dev.quartermaster.api.codec.PooledJson;
 import dev.quartermaster.core.files.BootScopedFile;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -38,7 +39,7 @@ import java.util.TreeSet;
  * dev.quartermaster.agent.names.UnsafeNameException}.
  */
 public final class CdiSpecWriter implements ClaimSpecs {
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = PooledJson.mapper();
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
   private final Path dir;

@@ -8,12 +8,13 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.quartermaster.agent.checkpoint.CorruptCheckpointException.Problem;
 import dev.quartermaster.agent.ledger.ClaimRef;
-import dev.quartermaster.agent.ledger.ClaimState;
 import dev.quartermaster.agent.ledger.ClaimState.PrepareAborted;
 import dev.quartermaster.agent.ledger.ClaimState.PrepareCompleted;
 import dev.quartermaster.agent.ledger.ClaimState.PrepareStarted;
+import dev.quartermaster.agent.ledger.ClaimState;
 import dev.quartermaster.agent.ledger.LedgerState;
 import dev.quartermaster.agent.names.SafeNames;
+import dev.quartermaster.api.codec.PooledJson;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -49,7 +50,7 @@ public final class CheckpointCodec {
   public static final String FORMAT = "quartermaster.dev/claim-ledger";
   public static final int VERSION = 1;
 
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = PooledJson.mapper();
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
   private CheckpointCodec() {}

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.quartermaster.agent.checkpoint.CorruptCheckpointException.Problem;
 import dev.quartermaster.agent.ledger.LedgerChange;
 import dev.quartermaster.agent.ledger.LedgerState;
+import dev.quartermaster.api.codec.PooledJson;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -43,7 +44,7 @@ public final class LedgerJournal {
   static final int MAX_FRAME = 64 << 20;
   private static final int FRAME_HEADER = 8;
 
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = PooledJson.mapper();
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
   private LedgerJournal() {}

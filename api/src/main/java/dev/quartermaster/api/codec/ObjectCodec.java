@@ -38,9 +38,9 @@ import java.util.List;
  * properties and map entries are sorted, empty values are left out.
  */
 public final class ObjectCodec {
-  private static final ObjectMapper JSON = configure(JsonMapper.builder()).build();
+  private static final ObjectMapper JSON = configure(JsonMapper.builder(PooledJson.factory())).build();
   private static final ObjectMapper YAML = configure(YAMLMapper.builder(
-          YAMLFactory.builder().disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER, YAMLGenerator.Feature.USE_NATIVE_TYPE_ID)
+          YAMLFactory.builder().recyclerPool(PooledJson.pool()).disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER, YAMLGenerator.Feature.USE_NATIVE_TYPE_ID)
               .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
               // "80" must be written "80", not 80: a number is never read back as a string.
               .enable(YAMLGenerator.Feature.ALWAYS_QUOTE_NUMBERS_AS_STRINGS).build()))

@@ -3,6 +3,7 @@ package dev.quartermaster.csi.hostpath;
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.quartermaster.api.codec.PooledJson;
 import dev.quartermaster.core.files.DurableFile;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -16,7 +17,7 @@ import java.util.Optional;
  * the new one, never half of each.
  */
 final class StateFile<T> {
-  private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+  private static final ObjectMapper JSON = PooledJson.mapper().enable(SerializationFeature.INDENT_OUTPUT);
 
   private final Path file;
   private final Class<T> type;
