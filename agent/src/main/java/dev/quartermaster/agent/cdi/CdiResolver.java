@@ -6,11 +6,17 @@ import dev.quartermaster.api.codec.PooledJson;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Resolves fully qualified CDI names against the JSON specs in a list of directories, the way a
@@ -19,6 +25,12 @@ import java.util.Map;
  * beats {@code /etc/cdi}); a spec's own {@code containerEdits} apply once when any of its devices
  * is asked for, before the device's edits. Only {@code .json} specs are read (the agent writes
  * JSON); YAML specs are not.
+ *
+ * <p>Each resolve lists the directories afresh, but a spec file is parsed again only when it
+ * changed: a parsed spec is kept with the file's identity (its inode, size and modification time),
+ * and the agent writes every spec through a new file renamed into place, so a new spec is a new
+ * inode. A node starts one task per claim and holds up to a spec per GPU, so without this every
+ * start parsed every spec of the node. Thread-safe: concurrent resolves share the kept specs.
  */
 public final class CdiResolver {
   /** Where CDI runtimes look by default, lowest priority first. */
@@ -27,9 +39,27 @@ public final class CdiResolver {
   private static final ObjectMapper JSON = PooledJson.mapper();
 
   private final List<Path> dirs;
+  /** Parsed specs by file, each with the identity of the file it was parsed from. */
+  private final Map<Path, Parsed> parsed = new ConcurrentHashMap<>();
+  private final LongAdder reads = new LongAdder();
 
   public CdiResolver(List<Path> dirs) {
     this.dirs = List.copyOf(dirs);
+  }
+
+  /** A spec as parsed, and the identity of the file it came from; a file with another identity is parsed again. */
+  private record Parsed(FileIdentity identity, JsonNode spec) {}
+
+  /** What tells one file's content from another's without reading it: inode, size, modification time. */
+  private record FileIdentity(Object fileKey, long size, FileTime modified) {
+    static FileIdentity of(BasicFileAttributes a) {
+      return new FileIdentity(a.fileKey(), a.size(), a.lastModifiedTime());
+    }
+  }
+
+  /** How many spec files were read and parsed so far (not answered from what was kept). */
+  public long specsRead() {
+    return reads.sum();
   }
 
   public List<Path> dirs() {
@@ -51,9 +81,12 @@ public final class CdiResolver {
     }
     var index = new HashMap<String, Found>();
     var problems = new ArrayList<String>();
+    var listed = new HashSet<Path>();
     for (var dir : dirs) {
-      index(dir, index, problems);
+      index(dir, index, problems, listed);
     }
+    // Forget the specs whose files are gone (released claims'), so what is kept does not grow.
+    parsed.keySet().retainAll(listed);
     var env = new ArrayList<String>();
     var nodes = new ArrayList<CdiDeviceNode>();
     var specsApplied = new LinkedHashSet<Path>();
@@ -75,7 +108,7 @@ public final class CdiResolver {
     return new ContainerEdits(env, nodes);
   }
 
-  private static void index(Path dir, Map<String, Found> index, List<String> problems) {
+  private void index(Path dir, Map<String, Found> index, List<String> problems, Set<Path> listed) {
     if (!Files.isDirectory(dir)) {
       return;
     }
@@ -86,9 +119,10 @@ public final class CdiResolver {
       problems.add("cannot list " + dir + ": " + e.getMessage());
       return;
     }
+    listed.addAll(files);
     for (var file : files) {
       try {
-        var spec = JSON.readTree(file.toFile());
+        var spec = spec(file);
         var kind = spec.path("kind").asText("");
         for (var device : spec.path("devices")) {
           var name = device.path("name").asText("");
@@ -100,6 +134,21 @@ public final class CdiResolver {
         problems.add(file + ": " + e.getMessage());
       }
     }
+  }
+
+  /** The file's spec: the one kept if the file is the one it was parsed from, else read and parsed now. */
+  private JsonNode spec(Path file) throws IOException {
+    var identity = FileIdentity.of(Files.readAttributes(file, BasicFileAttributes.class));
+    var kept = parsed.get(file);
+    if (kept != null && kept.identity().equals(identity)) {
+      return kept.spec();
+    }
+    var spec = JSON.readTree(file.toFile());
+    reads.increment();
+    // Kept under the identity read before the parse: a change during the parse shows as another
+    // identity on the next resolve, which then parses again.
+    parsed.put(file, new Parsed(identity, spec));
+    return spec;
   }
 
   private static void apply(JsonNode edits, List<String> env, List<CdiDeviceNode> nodes) {
