@@ -133,6 +133,7 @@ final class EndToEndBench implements Bench.Benchmark {
       var reconciles = ReconcileCensus.observe(controllers.loops());
       var clock = Stopwatch.start();
       long cpuBefore = CpuTime.nanos();
+      long jitBefore = CpuTime.jitMillis();
       started[0] = Stopwatch.nanos();
       api.create(workload);
       var done = false;
@@ -146,6 +147,7 @@ final class EndToEndBench implements Bench.Benchmark {
         }
       }
       double seconds = clock.seconds();
+      var jit = CpuTime.jitShare(jitBefore, cpuBefore);
       long cpu = CpuTime.nanos() - cpuBefore;
       watch.close();
       claimWatch.close();
@@ -169,7 +171,7 @@ final class EndToEndBench implements Bench.Benchmark {
       }
       // Steadier than the rate from run to run: what the whole process spent per task, agents included.
       report.line("  CPU per task (whole process: server, controllers, agents; JIT and GC)",
-          String.format("%.1f ms (%.1f cores busy)", cpu / 1e6 / TASKS, cpu / 1e9 / seconds));
+          String.format("%.1f ms (%.1f cores busy; %s)", cpu / 1e6 / TASKS, cpu / 1e9 / seconds, jit));
       report.line("  store transactions per task (all writers)", String.format("%.1f", census.transactions() / (double) TASKS));
       report.line("  object writes per task, by kind", census.perKind(TASKS));
       // Wall time, not CPU: on 2 busy cores a reconcile's time includes waiting for a core and for the store.
@@ -184,10 +186,10 @@ final class EndToEndBench implements Bench.Benchmark {
       for (int r = 1; r <= REPEATS && done; r++) {
         releaseAll(api, "bench");
         var round = timedRound(api);
-        rates.add(round[0]);
-        cpus.add(round[1]);
+        rates.add(round.tasksPerSecond());
+        cpus.add(round.cpuMillisPerTask());
         report.line("  repeat " + r + " of " + REPEATS + ": apply to all Running",
-            String.format("%.0f tasks/s, %.1f ms CPU per task", round[0], round[1]));
+            String.format("%.0f tasks/s, %.1f ms CPU per task; %s", round.tasksPerSecond(), round.cpuMillisPerTask(), round.jit()));
       }
       if (rates.size() > 1) {
         report.line("  over " + rates.size() + " rounds: tasks/s median (min-max); CPU per task median (min-max)",
@@ -199,7 +201,7 @@ final class EndToEndBench implements Bench.Benchmark {
   }
 
   /** Applies the workload again and times it to all Running (on a task watch): {tasks/s, ms CPU per task}. */
-  private static double[] timedRound(dev.quartermaster.api.client.ApiClient api) throws InterruptedException {
+  private static Round timedRound(dev.quartermaster.api.client.ApiClient api) throws InterruptedException {
     var running = new CountDownLatch(TASKS);
     var seen = ConcurrentHashMap.<String>newKeySet();
     try (var watch = api.watch(Kinds.TASK, api.list(Kinds.TASK).revision(), new WatchHandler<Task>() {
@@ -215,13 +217,19 @@ final class EndToEndBench implements Bench.Benchmark {
     })) {
       var clock = Stopwatch.start();
       long cpuBefore = CpuTime.nanos();
+      long jitBefore = CpuTime.jitMillis();
       api.create(workload("bench", TASKS));
       if (!running.await(300, TimeUnit.SECONDS)) {
         throw new IllegalStateException("a repeat round did not reach all Running in 300 s: " + running.getCount() + " left");
       }
-      return new double[] {TASKS / clock.seconds(), (CpuTime.nanos() - cpuBefore) / 1e6 / TASKS};
+      double seconds = clock.seconds();
+      var jit = CpuTime.jitShare(jitBefore, cpuBefore);
+      return new Round(TASKS / seconds, (CpuTime.nanos() - cpuBefore) / 1e6 / TASKS, jit);
     }
   }
+
+  /** A repeat round: its rate, CPU per task and how much of it the JIT took. */
+  private record Round(double tasksPerSecond, double cpuMillisPerTask, String jit) {}
 
   private static double median(List<Double> xs) {
     var sorted = xs.stream().sorted().toList();
@@ -262,20 +270,26 @@ final class EndToEndBench implements Bench.Benchmark {
   private static void warmUpRound(dev.quartermaster.api.client.ApiClient api, Report report, int round)
       throws InterruptedException {
     var clock = Stopwatch.start();
+    long cpuBefore = CpuTime.nanos();
+    long jitBefore = CpuTime.jitMillis();
     api.create(workload("warmup", WARMUP_TASKS));
     awaitUntil(() -> api.list(Kinds.TASK).items().stream().filter(t -> t.status().phase() == TaskPhase.Running).count() == WARMUP_TASKS,
         "the warm-up's " + WARMUP_TASKS + " tasks Running");
     releaseAll(api, "warmup");
     report.line("  warm-up " + round + " of " + WARMUP_ROUNDS + " (uncounted): " + WARMUP_TASKS
-        + " tasks applied, Running, deleted and released", String.format("%.1f s", clock.seconds()));
+        + " tasks applied, Running, deleted and released", String.format("%.1f s, %s", clock.seconds(),
+        CpuTime.jitShare(jitBefore, cpuBefore)));
   }
 
-  /** Deletes workload {@code name} and waits until every task, claim and allocation-record entry is gone. */
+  /** Deletes workload {@code name} and waits until it, every task, claim and allocation-record entry are gone. */
   private static void releaseAll(dev.quartermaster.api.client.ApiClient api, String name) throws InterruptedException {
     api.delete(Kinds.WORKLOAD, name);
+    // The workload itself too: its finalizer goes after its tasks, so the next round's create of the
+    // same name could otherwise find it still there ("already exists").
     awaitUntil(() -> api.list(Kinds.TASK).items().isEmpty() && api.list(Kinds.RESOURCE_CLAIM).items().isEmpty()
-        && api.list(Kinds.NODE_ALLOCATION).items().stream().allMatch(a -> a.spec().devices().isEmpty()),
-        "workload " + name + "'s tasks, claims and allocations gone");
+        && api.list(Kinds.NODE_ALLOCATION).items().stream().allMatch(a -> a.spec().devices().isEmpty())
+        && api.get(Kinds.WORKLOAD, name).isEmpty(),
+        "workload " + name + ", its tasks, claims and allocations gone");
   }
 
   /** Polls (a bench, not a test: 100 ms apart, 300 s at most). */
