@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * The node-local truth of which claim holds which device: a pure state machine over {@link
@@ -47,8 +48,8 @@ public final class ClaimLedger {
   private final TreeMap<String, ClaimState> claims = new TreeMap<>();
   /** device → uid of the started or completed entry that holds it; the I1 index. */
   private final Map<String, String> holders = new HashMap<>();
-  /** claim name → how many entries (uids, tombstones included) carry it: {@link #holdsName} without a scan. */
-  private final Map<String, Integer> names = new HashMap<>();
+  /** claim name → the uids of the entries (tombstones included) that carry it, in order: {@link #holdsName} and {@link #entriesNamed} without a scan. */
+  private final Map<String, TreeSet<String>> names = new HashMap<>();
   private long version;
 
   /** An empty ledger. */
@@ -105,10 +106,8 @@ public final class ClaimLedger {
 
   /** The entries for claims called {@code name} (any uid), in uid order: a look, without a snapshot's copy. */
   public synchronized List<ClaimState> entriesNamed(String name) {
-    if (!names.containsKey(name)) {
-      return List.of();
-    }
-    return claims.values().stream().filter(c -> c.claim().name().equals(name)).toList();
+    var uids = names.get(name);
+    return uids == null ? List.of() : uids.stream().map(claims::get).toList();
   }
 
   /** The current version; grows by one with every change. */
@@ -209,7 +208,7 @@ public final class ClaimLedger {
         .toList();
     for (var uid : expired) {
       var gone = claims.remove(uid); // tombstones hold no devices: the I1 index is unaffected
-      names.computeIfPresent(gone.claim().name(), (n, count) -> count == 1 ? null : count - 1);
+      names.computeIfPresent(gone.claim().name(), (n, uids) -> uids.remove(uid) && uids.isEmpty() ? null : uids);
     }
     if (!expired.isEmpty()) {
       version++;
@@ -228,7 +227,7 @@ public final class ClaimLedger {
     var uid = next.claim().uid();
     var previous = claims.put(uid, next);
     if (previous == null) {
-      names.merge(next.claim().name(), 1, Integer::sum); // a uid keeps its name: only a new entry counts
+      names.computeIfAbsent(next.claim().name(), n -> new TreeSet<>()).add(uid); // a uid keeps its name
     }
     if (previous != null && previous.holdsDevices()) {
       previous.devices().forEach(d -> holders.remove(d, uid));

@@ -151,6 +151,7 @@ class ClaimLedgerTest {
     env.advance(Duration.ofSeconds(5));
     assertThat(shortLedger.pruneExpired()).isEqualTo(1);
     assertThat(shortLedger.holdsName("claim-a")).as("the second tombstone is still held").isTrue();
+    assertThat(shortLedger.entriesNamed("claim-a")).extracting(e -> e.claim().uid()).containsExactly("aaaa-2");
     env.advance(Duration.ofSeconds(5));
     assertThat(shortLedger.pruneExpired()).isEqualTo(1);
     assertThat(shortLedger.holdsName("claim-a")).isFalse();
