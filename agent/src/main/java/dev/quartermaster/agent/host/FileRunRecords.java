@@ -2,91 +2,171 @@ package dev.quartermaster.agent.host;
 
 import dev.quartermaster.agent.runtime.TaskHandle;
 import dev.quartermaster.core.files.BootScopedFile;
+import dev.quartermaster.core.files.OwnerOnly;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Run records as one small file per task, {@code <dir>/<task>.run}: the task's uid, and the pid
- * and start time of its process (the pid alone could name a later, unrelated process).
+ * Run records as one append-only file per agent, {@code <dir>/runs.log}: a line when a task's
+ * process starts (the task's uid, and the pid and start time of its process, since the pid alone
+ * could name a later, unrelated process; or its container), and a line when it is known gone.
+ *
+ * <p>One file, not one per task: a file per task was made (through a temp file and a rename) and
+ * removed for every task, and on a busy node creating files is what the kernel spends most on
+ * (ext4 without a journal searches past every recently freed inode). An appended line is one
+ * {@code write}, which a crash of the agent cannot tear: the kernel holds it whole for the next
+ * agent. Nothing is fsynced: a process does not outlive a reboot, so neither need its record (as
+ * {@link BootScopedFile}). The file is rewritten with only the live records once it holds
+ * {@link #COMPACT_AFTER_ENDED} ended ones and more ended than live, so it stays small. Records in the
+ * earlier format ({@code <dir>/<task>.run}, one per task) are still read and stopped by
+ * {@link #stopAll}, so an agent upgraded under running tasks stops them too.
+ *
+ * <p>Thread-safe: appends, the rewrite and {@link #stopAll} hold one lock.
  */
 public final class FileRunRecords implements RunRecords {
   private static final Logger LOG = LoggerFactory.getLogger(FileRunRecords.class);
-  private static final String SUFFIX = ".run";
+  /** The file, in the run-record directory. */
+  public static final String FILE = "runs.log";
+  private static final String LEGACY_SUFFIX = ".run";
+  /** How many ended records the file may hold before it is rewritten with the live ones only. */
+  static final int COMPACT_AFTER_ENDED = 1024;
   /** How long a killed leftover may take to die before start-up goes on without it. */
   private static final long DEATH_WAIT_SECONDS = 10;
 
   private final Path dir;
+  private final Path file;
   private final List<String> podman;
+  private final ReentrantLock lock = new ReentrantLock();
+  /** The records of processes not known to be gone, by task: what a rewrite keeps. Guarded by lock. */
+  private final Map<String, RunLine.Started> live = new TreeMap<>();
+  /** Ended records in the file since it was last written whole. Guarded by lock. */
+  private int ended;
+  /** The file open for appending; empty until the first append after a start or a rewrite. Guarded by lock. */
+  private Optional<FileChannel> out = Optional.empty();
 
   /** @param podman podman and its global flags, to stop a container a record names */
   public FileRunRecords(Path dir, List<String> podman) {
     this.dir = dir;
+    this.file = dir.resolve(FILE);
     this.podman = List.copyOf(podman);
   }
 
-  /** What one record file says. */
-  private record Run(String uid, long pid, Optional<Instant> start, Optional<String> container) {}
-
   @Override
   public void started(String task, String uid, TaskHandle handle) throws IOException {
-    if (!Files.isDirectory(dir)) { // asked first: on an existing directory the JDK throws and catches twice
-      Files.createDirectories(dir);
+    var pid = handle.process().map(ProcessHandle::pid);
+    var start = handle.process().flatMap(p -> p.info().startInstant());
+    var record = new RunLine.Started(task, uid, pid, start, handle.container());
+    lock.lock();
+    try {
+      append(record);
+      live.put(task, record);
+    } finally {
+      lock.unlock();
     }
-    var text = new StringBuilder("uid=").append(uid).append('\n');
-    handle.process().ifPresent(p -> {
-      text.append("pid=").append(p.pid()).append('\n');
-      p.info().startInstant().ifPresent(s -> text.append("start=").append(s).append('\n'));
-    });
-    handle.container().ifPresent(c -> text.append("container=").append(c).append('\n'));
-    // Owner-only from its first byte, like everything else in the state directory (it names pids);
-    // a process does not outlive a reboot, so neither need its record (BootScopedFile: no fsync).
-    BootScopedFile.replace(file(task), dir.resolve(task + ".run.tmp"), text.toString().getBytes(StandardCharsets.UTF_8));
   }
 
   @Override
   public void remove(String task) {
+    lock.lock();
     try {
-      Files.deleteIfExists(file(task));
+      if (live.remove(task) == null) {
+        return; // never recorded by this agent: nothing in the file names it
+      }
+      append(new RunLine.Ended(task));
+      ended++;
+      if (ended >= COMPACT_AFTER_ENDED && ended > live.size()) {
+        rewrite();
+      }
     } catch (IOException e) {
       // a stale record only makes a later start look for a process that is gone
+      LOG.warn("cannot record in {} that task {} ended: {}", file, task, e.toString());
+    } finally {
+      lock.unlock();
     }
   }
 
   @Override
   public Map<String, Leftover> stopAll() {
-    var out = new TreeMap<String, Leftover>();
-    if (!Files.isDirectory(dir)) {
-      return out;
-    }
-    try (var files = Files.list(dir)) {
-      for (var f : files.filter(p -> p.getFileName().toString().endsWith(SUFFIX)).sorted().toList()) {
-        var name = f.getFileName().toString();
-        var task = name.substring(0, name.length() - SUFFIX.length());
-        read(f).ifPresent(run -> out.put(task, new Leftover(run.uid(), stop(run) + stopContainer(run))));
-        Files.deleteIfExists(f);
-      }
+    var leftovers = new TreeMap<String, Leftover>();
+    lock.lock();
+    try {
+      var found = new TreeMap<String, RunLine.Started>();
+      found.putAll(readLegacy());
+      found.putAll(read());
+      found.forEach((task, run) -> leftovers.put(task, new Leftover(run.uid(), stop(run) + stopContainer(run))));
+      closeOut();
+      live.clear();
+      ended = 0;
+      Files.deleteIfExists(file);
     } catch (IOException e) {
-      LOG.error("cannot read the run records in {}: processes an earlier agent started may still run", dir, e);
+      LOG.error("cannot read or clear the run records in {}: processes an earlier agent started may still run", dir, e);
+    } finally {
+      lock.unlock();
     }
-    out.forEach((task, l) -> LOG.info("task {} (uid {}) from an earlier agent: {}", task, l.uid(), l.found()));
-    return out;
+    leftovers.forEach((task, l) -> LOG.info("task {} (uid {}) from an earlier agent: {}", task, l.uid(), l.found()));
+    return leftovers;
   }
 
-  private static Optional<Run> read(Path f) {
+  /** The records in the file still live at its end (started and not ended), by task. */
+  private Map<String, RunLine.Started> read() throws IOException {
+    var found = new TreeMap<String, RunLine.Started>();
+    if (!Files.exists(file)) {
+      return found;
+    }
+    int number = 0;
+    for (var line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+      number++;
+      var parsed = RunLine.parse(line);
+      if (parsed.isEmpty()) {
+        // Only a power loss tears a line, and then no process of the record's boot runs any more.
+        LOG.warn("run records {}: line {} is not a record, skipped: {}", file, number, line);
+        continue;
+      }
+      switch (parsed.get()) {
+        case RunLine.Started started -> found.put(started.task(), started);
+        case RunLine.Ended gone -> found.remove(gone.task());
+      }
+    }
+    return found;
+  }
+
+  /** Records of the earlier format, one file per task; each file is removed once read. */
+  private Map<String, RunLine.Started> readLegacy() throws IOException {
+    var found = new TreeMap<String, RunLine.Started>();
+    if (!Files.isDirectory(dir)) {
+      return found;
+    }
+    try (var files = Files.list(dir)) {
+      for (var f : files.filter(p -> p.getFileName().toString().endsWith(LEGACY_SUFFIX)).sorted().toList()) {
+        var name = f.getFileName().toString();
+        var task = name.substring(0, name.length() - LEGACY_SUFFIX.length());
+        legacyRecord(task, f).ifPresent(run -> found.put(task, run));
+        Files.deleteIfExists(f);
+      }
+    }
+    return found;
+  }
+
+  private static Optional<RunLine.Started> legacyRecord(String task, Path f) {
     try {
       var fields = new HashMap<String, String>();
       for (var line : Files.readAllLines(f, StandardCharsets.UTF_8)) {
@@ -99,25 +179,61 @@ public final class FileRunRecords implements RunRecords {
       if (uid == null) {
         return Optional.empty();
       }
-      long pid = fields.containsKey("pid") ? Long.parseLong(fields.get("pid")) : -1;
-      return Optional.of(new Run(uid, pid, Optional.ofNullable(fields.get("start")).map(Instant::parse),
-          Optional.ofNullable(fields.get("container"))));
+      return Optional.of(new RunLine.Started(task, uid, Optional.ofNullable(fields.get("pid")).map(Long::parseLong),
+          Optional.ofNullable(fields.get("start")).map(Instant::parse), Optional.ofNullable(fields.get("container"))));
     } catch (IOException | RuntimeException e) {
       LOG.warn("unreadable run record {}: {}", f, e.toString());
       return Optional.empty();
     }
   }
 
+  private void append(RunLine line) throws IOException {
+    var channel = out.isPresent() ? out.get() : open();
+    var bytes = ByteBuffer.wrap((line.encode() + "\n").getBytes(StandardCharsets.UTF_8));
+    while (bytes.hasRemaining()) {
+      channel.write(bytes);
+    }
+  }
+
+  private FileChannel open() throws IOException {
+    if (!Files.isDirectory(dir)) { // asked first: on an existing directory the JDK throws and catches twice
+      Files.createDirectories(dir);
+    }
+    // Owner-only from its first byte, like everything else in the state directory (it names pids).
+    var channel = FileChannel.open(file, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+        StandardOpenOption.APPEND), OwnerOnly.fileAttribute(dir));
+    out = Optional.of(channel);
+    return channel;
+  }
+
+  /** Replaces the file with the live records alone (a temp file renamed over it: old or new, never a mix). */
+  private void rewrite() throws IOException {
+    var text = new StringBuilder();
+    live.values().forEach(r -> text.append(r.encode()).append('\n'));
+    closeOut();
+    BootScopedFile.replace(file, dir.resolve(FILE + ".tmp"), text.toString().getBytes(StandardCharsets.UTF_8));
+    ended = 0;
+  }
+
+  private void closeOut() throws IOException {
+    if (out.isPresent()) {
+      var channel = out.get();
+      out = Optional.empty();
+      channel.close();
+    }
+  }
+
   /** Kills the process {@code run} names if it still runs (same pid, same start time), and waits for it. */
-  private static String stop(Run run) {
-    if (run.pid() < 0) {
+  private static String stop(RunLine.Started run) {
+    if (run.pid().isEmpty()) {
       return "no process was recorded";
     }
-    var process = ProcessHandle.of(run.pid())
+    long pid = run.pid().get();
+    var process = ProcessHandle.of(pid)
         .filter(ProcessHandle::isAlive)
         .filter(p -> run.start().isPresent() && p.info().startInstant().equals(run.start()));
     if (process.isEmpty()) {
-      return "its process " + run.pid() + " was gone";
+      return "its process " + pid + " was gone";
     }
     process.get().descendants().forEach(ProcessHandle::destroyForcibly);
     process.get().destroyForcibly();
@@ -126,17 +242,17 @@ public final class FileRunRecords implements RunRecords {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (ExecutionException | TimeoutException e) {
-      return "its process " + run.pid() + " was still running; killed, but it had not exited after "
+      return "its process " + pid + " was still running; killed, but it had not exited after "
           + DEATH_WAIT_SECONDS + " s";
     }
-    return "its process " + run.pid() + " was still running and was killed";
+    return "its process " + pid + " was still running and was killed";
   }
 
   /**
    * Kills and removes the container a record names, if any: killing {@code podman run} leaves the
    * container running under its monitor. Says what happened, for the task's status.
    */
-  private String stopContainer(Run run) {
+  private String stopContainer(RunLine.Started run) {
     if (run.container().isEmpty()) {
       return "";
     }
@@ -156,9 +272,5 @@ public final class FileRunRecords implements RunRecords {
       Thread.currentThread().interrupt();
       return "; interrupted while removing its container " + name;
     }
-  }
-
-  private Path file(String task) {
-    return dir.resolve(task + SUFFIX);
   }
 }
