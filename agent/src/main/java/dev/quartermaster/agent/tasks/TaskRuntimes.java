@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * {@code podman} (a container; its CDI devices come from the agent's CDI directory, which is added
  * to podman's spec directories; podman itself must also read that directory, which it does for
  * {@code /etc/cdi} and {@code /var/run/cdi}), and {@code noop} (runs nothing; for benchmarks).
- * This is the machine's {@link TaskHost}: its run records are files beside the task logs.
+ * This is the machine's {@link TaskHost}: its run records are one file ({@code runs.log}) beside the task logs.
  */
 public final class TaskRuntimes implements TaskHost {
   private static final Logger LOG = LoggerFactory.getLogger(TaskRuntimes.class);
