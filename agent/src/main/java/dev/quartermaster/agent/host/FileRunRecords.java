@@ -110,15 +110,30 @@ public final class FileRunRecords implements RunRecords {
     lock.lock();
     try {
       var found = new TreeMap<String, RunLine.Started>();
-      found.putAll(readLegacy());
-      found.putAll(read());
+      try {
+        found.putAll(readLegacy());
+      } catch (IOException e) {
+        LOG.error("cannot read the run records of the earlier format in {}: processes an earlier agent started may still run", dir, e);
+      }
+      boolean read = false;
+      try {
+        found.putAll(read());
+        read = true;
+      } catch (IOException e) {
+        // Kept, not removed: the next start reads it again.
+        LOG.error("cannot read the run records {}: processes an earlier agent started may still run", file, e);
+      }
       found.forEach((task, run) -> leftovers.put(task, new Leftover(run.uid(), stop(run) + stopContainer(run))));
-      closeOut();
       live.clear();
       ended = 0;
-      Files.deleteIfExists(file);
-    } catch (IOException e) {
-      LOG.error("cannot read or clear the run records in {}: processes an earlier agent started may still run", dir, e);
+      try {
+        closeOut();
+        if (read) {
+          Files.deleteIfExists(file);
+        }
+      } catch (IOException e) {
+        LOG.warn("cannot remove the run records {} once read: {}", file, e.toString());
+      }
     } finally {
       lock.unlock();
     }
