@@ -194,12 +194,14 @@ public interface WatchContract extends StoreFixture {
   @Test
   default void aListenerMayCloseItsOwnWatch() throws Exception {
     CompletableFuture<Watch> self = new CompletableFuture<>();
+    CompletableFuture<Void> closedItself = new CompletableFuture<>();
     List<StoreEvent> seen = Collections.synchronizedList(new ArrayList<>());
     Watch watch = store().watch("/s/", 0, new WatchListener() {
       @Override
       public void onEvent(StoreEvent event) {
         seen.add(event);
         self.join().close(); // from inside the listener: must neither deadlock nor deliver more
+        closedItself.complete(null);
       }
 
       @Override
@@ -210,6 +212,10 @@ public interface WatchContract extends StoreFixture {
     self.complete(watch);
     put("/s/1", "1");
     put("/s/2", "2");
+    // The first event's call has closed the watch (a deadlock would time out here). The sentinel
+    // below only shows that both events were there to deliver: on its own it could finish before
+    // this watch's thread made its first call, and the close after it would then come first.
+    closedItself.get(10, java.util.concurrent.TimeUnit.SECONDS);
     Recorder sentinel = new Recorder();
     try (Watch ignored = store().watch("/s/", 0, sentinel)) {
       sentinel.events(2);
