@@ -60,8 +60,6 @@ public final class FileRunRecords implements RunRecords {
   private final Map<String, RunLine.Started> live = new TreeMap<>();
   /** Ended records in the file since it was last written whole. Guarded by lock. */
   private int ended;
-  /** The file open for appending; empty until the first append after a start or a rewrite. Guarded by lock. */
-  private Optional<FileChannel> out = Optional.empty();
 
   /** @param podman podman and its global flags, to stop a container a record names */
   public FileRunRecords(Path dir, List<String> podman) {
@@ -127,7 +125,6 @@ public final class FileRunRecords implements RunRecords {
       live.clear();
       ended = 0;
       try {
-        closeOut();
         if (read) {
           Files.deleteIfExists(file);
         }
@@ -202,40 +199,31 @@ public final class FileRunRecords implements RunRecords {
     }
   }
 
+  /**
+   * Appends {@code line} in one write. The file is opened for each record rather than kept open: the
+   * agent has no close to release it at, and opening an existing file is a lookup, not the inode
+   * search that creating one is.
+   */
   private void append(RunLine line) throws IOException {
-    var channel = out.isPresent() ? out.get() : open();
-    var bytes = ByteBuffer.wrap((line.encode() + "\n").getBytes(StandardCharsets.UTF_8));
-    while (bytes.hasRemaining()) {
-      channel.write(bytes);
-    }
-  }
-
-  private FileChannel open() throws IOException {
     if (!Files.isDirectory(dir)) { // asked first: on an existing directory the JDK throws and catches twice
       Files.createDirectories(dir);
     }
     // Owner-only from its first byte, like everything else in the state directory (it names pids).
-    var channel = FileChannel.open(file, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-        StandardOpenOption.APPEND), OwnerOnly.fileAttribute(dir));
-    out = Optional.of(channel);
-    return channel;
+    try (var channel = FileChannel.open(file, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+        StandardOpenOption.APPEND), OwnerOnly.fileAttribute(dir))) {
+      var bytes = ByteBuffer.wrap((line.encode() + "\n").getBytes(StandardCharsets.UTF_8));
+      while (bytes.hasRemaining()) {
+        channel.write(bytes);
+      }
+    }
   }
 
   /** Replaces the file with the live records alone (a temp file renamed over it: old or new, never a mix). */
   private void rewrite() throws IOException {
     var text = new StringBuilder();
     live.values().forEach(r -> text.append(r.encode()).append('\n'));
-    closeOut();
     BootScopedFile.replace(file, dir.resolve(FILE + ".tmp"), text.toString().getBytes(StandardCharsets.UTF_8));
     ended = 0;
-  }
-
-  private void closeOut() throws IOException {
-    if (out.isPresent()) {
-      var channel = out.get();
-      out = Optional.empty();
-      channel.close();
-    }
   }
 
   /** Kills the process {@code run} names if it still runs (same pid, same start time), and waits for it. */
