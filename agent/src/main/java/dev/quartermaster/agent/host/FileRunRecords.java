@@ -10,9 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -178,22 +176,17 @@ public final class FileRunRecords implements RunRecords {
     return found;
   }
 
+  /** An earlier-format file holds a started line's fields, one {@code key=value} a line: read by the same rules. */
   private static Optional<RunLine.Started> legacyRecord(String task, Path f) {
     try {
-      var fields = new HashMap<String, String>();
-      for (var line : Files.readAllLines(f, StandardCharsets.UTF_8)) {
-        int eq = line.indexOf('=');
-        if (eq > 0) {
-          fields.put(line.substring(0, eq), line.substring(eq + 1));
-        }
+      var fields = Files.readAllLines(f, StandardCharsets.UTF_8).stream().filter(l -> !l.isEmpty()).toList();
+      var record = RunLine.parse("started\t" + task + "\t" + String.join("\t", fields))
+          .filter(RunLine.Started.class::isInstance).map(RunLine.Started.class::cast);
+      if (record.isEmpty()) {
+        LOG.warn("unreadable run record {}", f);
       }
-      var uid = fields.get("uid");
-      if (uid == null) {
-        return Optional.empty();
-      }
-      return Optional.of(new RunLine.Started(task, uid, Optional.ofNullable(fields.get("pid")).map(Long::parseLong),
-          Optional.ofNullable(fields.get("start")).map(Instant::parse), Optional.ofNullable(fields.get("container"))));
-    } catch (IOException | RuntimeException e) {
+      return record;
+    } catch (IOException e) {
       LOG.warn("unreadable run record {}: {}", f, e.toString());
       return Optional.empty();
     }
