@@ -31,11 +31,17 @@ class StateModesTest {
     }
   }
 
+  /** A temp file a crashed write left behind, readable by others. */
+  private Path wideLeftover(String name, String content) throws Exception {
+    var temp = Files.writeString(tmp.resolve(name), content);
+    Files.setPosixFilePermissions(temp, PosixFilePermissions.fromString("rw-r--r--"));
+    return temp;
+  }
+
   @Test
   void atomicallyWrittenFilesAre0600EvenOverAWiderLeftoverTemp() throws Exception {
     var target = tmp.resolve("ledger");
-    var temp = Files.writeString(tmp.resolve(".ledger.tmp"), "leftover");
-    Files.setPosixFilePermissions(temp, PosixFilePermissions.fromString("rw-r--r--"));
+    var temp = wideLeftover(".ledger.tmp", "leftover");
 
     AtomicLedgerFile.writeAtomically(target, temp, "record\n".getBytes(StandardCharsets.UTF_8));
 
@@ -45,8 +51,7 @@ class StateModesTest {
   @Test
   void bootScopedFilesAre0600EvenOverAWiderLeftoverTempAndReplaceWhole() throws Exception {
     var target = tmp.resolve("spec.json");
-    var temp = Files.writeString(tmp.resolve(".spec.json.tmp"), "a longer leftover of a crashed write");
-    Files.setPosixFilePermissions(temp, PosixFilePermissions.fromString("rw-r--r--"));
+    var temp = wideLeftover(".spec.json.tmp", "a longer leftover of a crashed write");
 
     BootScopedFile.replace(target, temp, "new\n".getBytes(StandardCharsets.UTF_8));
 
