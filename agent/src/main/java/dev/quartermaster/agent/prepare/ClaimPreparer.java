@@ -34,8 +34,9 @@ import org.slf4j.LoggerFactory;
  * Prepare and unprepare on this node: the ledger's decisions, made durable, followed by the
  * node-side work (CDI specs) and the derived side effects. The I/O shell around the pure ledger.
  *
- * <p>Prepare: ledger {@code prepare} → persist {@code PrepareStarted} → bring side effects in line
- * (the claim's domain is joined and its helper runs before anything else) → a claim in a domain
+ * <p>Prepare: ledger {@code prepare} → for a claim in a compute domain, persist {@code PrepareStarted}
+ * → bring side effects in line (the claim's domain is joined and its helper runs before anything
+ * else) → a claim in a domain
  * waits, retryably and holding its devices, until the domain's daemon here answers ready → write the CDI spec →
  * ledger {@code complete} → persist → report Prepared. If the claim was unprepared meanwhile,
  * {@code complete} says so and the spec just written is removed again.
@@ -131,7 +132,7 @@ public final class ClaimPreparer {
     // Checked before the ledger: a request for devices this node lacks must not reserve anything.
     var found = remember(inventory.get());
     var ledger = durable.ledger();
-    boolean alreadyPrepared = ledger.snapshot().get(claim.uid()).filter(ClaimState.PrepareCompleted.class::isInstance).isPresent();
+    boolean alreadyPrepared = ledger.entry(claim.uid()).filter(ClaimState.PrepareCompleted.class::isInstance).isPresent();
     var gpus = new ArrayList<DiscoveredGpu>();
     var channels = new ArrayList<DiscoveredChannel>();
     for (var device : request.devices()) {
@@ -188,9 +189,15 @@ public final class ClaimPreparer {
         // fall through: do the work
       }
     }
-    durable.persist();
-    var outcome = syncEffects();
     var domain = request.computeDomain();
+    if (domain.isPresent()) {
+      // The entry calls for a side effect (the domain's membership and helper): durable before it
+      // starts, so a restarted agent finds the entry that wanted it. A claim without a domain has no
+      // effect but its spec, which the completion's persist covers: a crash before it leaves an
+      // orphan spec, removed at start-up, and nobody was told anything (one fsync per prepare, not two).
+      durable.persist();
+    }
+    var outcome = syncEffects();
     if (domain.isPresent() && !outcome.published().contains(domain.get())) {
       // The entry stays started (holding its devices and wanting its domain); a retry goes on from here.
       return new PrepareOutcome.Waiting("compute domain " + domain.get() + " is not joined yet: "
