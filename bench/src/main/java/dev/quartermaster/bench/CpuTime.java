@@ -1,9 +1,17 @@
 package dev.quartermaster.bench;
 
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
 
 /** CPU time this process has used (all threads, user and system), for "CPU per decision" figures. */
 final class CpuTime {
+  /** Linux reports thread times in clock ticks of 1/100 s on every architecture we run on. */
+  private static final long NANOS_PER_TICK = 10_000_000L;
+  private static final Path TASKS = Path.of("/proc/self/task");
+
   private CpuTime() {}
 
   /** Nanoseconds of CPU used by this JVM so far. */
@@ -12,17 +20,55 @@ final class CpuTime {
   }
 
   /**
-   * Milliseconds the JIT's compiler threads have spent compiling so far (their elapsed time, so on
-   * busy cores an upper bound on their CPU): how much of a round was the JVM still warming up.
+   * Milliseconds of CPU the JIT's compiler threads have used so far: how much of a round was the JVM
+   * still warming up. Read from each thread's {@code /proc} times, as the JVM's own figure ({@code
+   * CompilationMXBean}) is the compilers' elapsed time, which on two busy cores counted the time
+   * they waited for a core too and came out at twice their CPU or more. Where there is no {@code
+   * /proc}, that elapsed time stands in. The bench's JVM keeps its compiler threads for its whole
+   * life ({@code -XX:-UseDynamicNumberOfCompilerThreads}), so none takes its time away with it.
    */
   static long jitMillis() {
-    return ManagementFactory.getCompilationMXBean().getTotalCompilationTime();
+    if (!Files.isDirectory(TASKS)) {
+      return ManagementFactory.getCompilationMXBean().getTotalCompilationTime();
+    }
+    long ticks = 0;
+    try (Stream<Path> threads = Files.list(TASKS)) {
+      for (var thread : threads.toList()) {
+        ticks += compilerTicks(thread.resolve("stat"));
+      }
+    } catch (IOException e) {
+      return ManagementFactory.getCompilationMXBean().getTotalCompilationTime();
+    }
+    return ticks * NANOS_PER_TICK / 1_000_000;
   }
 
-  /** "JIT 310 ms (12 % of the CPU)": the compile time between two readings beside the CPU between them. */
+  /** utime + stime of a compiler thread ("C1 CompilerThre", "C2 CompilerThre"); 0 for any other. */
+  private static long compilerTicks(Path stat) {
+    String line;
+    try {
+      line = Files.readString(stat);
+    } catch (IOException e) {
+      return 0; // the thread ended meanwhile
+    }
+    int open = line.indexOf('(');
+    int close = line.lastIndexOf(')');
+    if (open < 0 || close < open || !line.substring(open + 1, close).contains("CompilerThre")) {
+      return 0;
+    }
+    // After the name: state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime stime
+    var fields = line.substring(close + 2).split(" ");
+    return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+  }
+
+  /** "JIT 310 ms (12 % of the CPU)": the compilers' CPU between two readings beside the process's. */
   static String jitShare(long jitMillisBefore, long cpuNanosBefore) {
-    long jit = jitMillis() - jitMillisBefore;
+    return String.format("JIT %d ms (%.0f %% of the CPU)", jitMillis() - jitMillisBefore,
+        100 * jitFraction(jitMillisBefore, cpuNanosBefore));
+  }
+
+  /** The compilers' share (0 to 1) of the process's CPU since the two readings. */
+  static double jitFraction(long jitMillisBefore, long cpuNanosBefore) {
     long cpu = nanos() - cpuNanosBefore;
-    return String.format("JIT %d ms (%.0f %% of the CPU)", jit, cpu <= 0 ? 0 : 100.0 * jit * 1e6 / cpu);
+    return cpu <= 0 ? 0 : (jitMillis() - jitMillisBefore) * 1e6 / cpu;
   }
 }

@@ -53,6 +53,14 @@ final class EndToEndBench implements Bench.Benchmark {
   private static final int WARMUP_TASKS = Integer.getInteger("qm.bench.e2eWarmupTasks", TASKS);
   private static final int WARMUP_ROUNDS = Integer.getInteger("qm.bench.e2eWarmupRounds", 3);
   /**
+   * Warm-up goes on past {@link #WARMUP_ROUNDS} until a round's compiler threads took at most this
+   * share of its CPU, {@link #WARMUP_MAX_ROUNDS} rounds at most: C2 compiles a method after some
+   * thousands of calls, and a per-task method is called once a task, so on 2 cores the JIT took 25 %
+   * of the round after three warm-ups and settled near 5 % only after eight or nine.
+   */
+  private static final double WARMUP_SETTLED_JIT = 0.10;
+  private static final int WARMUP_MAX_ROUNDS = Integer.getInteger("qm.bench.e2eWarmupMaxRounds", 15);
+  /**
    * Rounds after the detailed one: the same workload deleted, released and applied again, timed to
    * all Running. The rate moves ±15 % from round to round on 2 busy cores, so one round cannot tell a
    * 10 % change from noise; the median of all of them is steadier. {@code -Dqm.bench.e2eRepeats}.
@@ -254,20 +262,26 @@ final class EndToEndBench implements Bench.Benchmark {
   }
 
   /**
-   * Runs the same workload first, uncounted, {@value #WARMUP_ROUNDS} times over, each time deleting
-   * it and waiting until every task, claim and allocation-record entry of it is gone: on 2 cores the
-   * JIT compiles for tens of seconds (after one round of 500 tasks, its compiler threads still took a
-   * quarter of the CPU of the measured run, by perf), and a cold figure says more about the JIT than
-   * about the path. {@code -Dqm.bench.e2eWarmupRounds=0} skips it, {@code -Dqm.bench.e2eWarmupTasks}
-   * sizes it.
+   * Runs the same workload first, uncounted, at least {@value #WARMUP_ROUNDS} times over and on
+   * until the JIT has settled ({@link #WARMUP_SETTLED_JIT}), each time deleting it and waiting until
+   * every task, claim and allocation-record entry of it is gone: on 2 cores the JIT compiles for tens
+   * of seconds, and a cold figure says more about the JIT than about the path, which a server runs
+   * for days. {@code -Dqm.bench.e2eWarmupRounds=0} skips it, {@code -Dqm.bench.e2eWarmupTasks} sizes it.
    */
   private static void warmUp(dev.quartermaster.api.client.ApiClient api, Report report) throws InterruptedException {
-    for (int round = 1; round <= WARMUP_ROUNDS && WARMUP_TASKS > 0; round++) {
-      warmUpRound(api, report, round);
+    double jit = 1;
+    int round = 0;
+    while (WARMUP_TASKS > 0 && WARMUP_ROUNDS > 0 && round < WARMUP_MAX_ROUNDS && (round < WARMUP_ROUNDS || jit > WARMUP_SETTLED_JIT)) {
+      jit = warmUpRound(api, report, ++round);
+    }
+    if (round > 0) {
+      report.line(String.format("  warmed up after %d rounds (the JIT's share of the last: %.0f %%; the aim: %.0f %% or less)",
+          round, 100 * jit, 100 * WARMUP_SETTLED_JIT), "");
     }
   }
 
-  private static void warmUpRound(dev.quartermaster.api.client.ApiClient api, Report report, int round)
+  /** One uncounted round; returns the share of its CPU the compiler threads took. */
+  private static double warmUpRound(dev.quartermaster.api.client.ApiClient api, Report report, int round)
       throws InterruptedException {
     var clock = Stopwatch.start();
     long cpuBefore = CpuTime.nanos();
@@ -276,9 +290,10 @@ final class EndToEndBench implements Bench.Benchmark {
     awaitUntil(() -> api.list(Kinds.TASK).items().stream().filter(t -> t.status().phase() == TaskPhase.Running).count() == WARMUP_TASKS,
         "the warm-up's " + WARMUP_TASKS + " tasks Running");
     releaseAll(api, "warmup");
-    report.line("  warm-up " + round + " of " + WARMUP_ROUNDS + " (uncounted): " + WARMUP_TASKS
+    report.line("  warm-up " + round + " (uncounted): " + WARMUP_TASKS
         + " tasks applied, Running, deleted and released", String.format("%.1f s, %s", clock.seconds(),
         CpuTime.jitShare(jitBefore, cpuBefore)));
+    return CpuTime.jitFraction(jitBefore, cpuBefore);
   }
 
   /** Deletes workload {@code name} and waits until it, every task, claim and allocation-record entry are gone. */
