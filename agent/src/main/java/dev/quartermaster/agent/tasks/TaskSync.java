@@ -27,6 +27,7 @@ import dev.quartermaster.core.queue.Result;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -46,13 +47,14 @@ import org.slf4j.LoggerFactory;
  * Scheduled/Preparing --(all Prepared, a volume not published here)--> Preparing, reason
  *   WaitingForVolume naming why ({@link VolumeMounts}: missing, held by another, not attached, plugin
  *   not healthy here, publishing, a call failed)
- * Scheduled/Preparing --(all Prepared and every volume published)--> Preparing "Starting" → runtime.start
+ * Scheduled/Preparing --(all Prepared and every volume published, the task live as cached)--> runtime.start
  *   (exec: QM_VOLUME_* env pointing at the published paths; podman: bind mounts at /volumes/...)
+ *   → Preparing "Starting" only if its device check has not passed {@link #STARTING_SAID_AFTER} later
  *   → Running only after the device check passed (status.deviceCheck lists what opened)
  *   → Succeeded/Failed with exitCode, finishedAt and the reason (DeviceCheckFailed, StartFailed, ...)
  * deletedAt set → the process is killed; once it is gone the task's claims are handed back to the
  *   claim sync, which unprepares them and reports Unprepared (the controller's claims finalizer waits)
- * Running (or Preparing with a run record) but no process of ours → Failed AgentRestarted: never re-run
+ * Running (or Scheduled/Preparing with a run record) but no process of ours → Failed AgentRestarted: never re-run
  * Finished in the store (e.g. NodeLost) while our process still runs → the process is killed
  * Running and the node lost a device node the task opened → condition DevicesComplete=False
  *   (DeviceNodeMissing, naming the path), True again when it is back; with onDeviceLoss: Stop the
@@ -84,11 +86,19 @@ public final class TaskSync {
    * uid) it was started with: those stay prepared until it is gone. {@code deviceLoss}: why this
    * agent killed it for a lost device node (onDeviceLoss: Stop), for its final status.
    */
-  private record Run(String uid, TaskHandle handle, List<ClaimRef> claims, Optional<String> deviceLoss) {
+  private record Run(String uid, TaskHandle handle, List<ClaimRef> claims, Optional<String> deviceLoss,
+      Instant startedAt, String starting) {
     Run stoppedFor(String why) {
-      return new Run(uid, handle, claims, Optional.of(why));
+      return new Run(uid, handle, claims, Optional.of(why), startedAt, starting);
     }
   }
+
+  /**
+   * How long a started process may wait for its device check before the task says so (Preparing,
+   * reason Starting): a podman image pull, say. A quicker start writes nothing between the claims'
+   * wait and Running, one store write per task fewer.
+   */
+  public static final Duration STARTING_SAID_AFTER = Duration.ofSeconds(2);
 
   private final ApiClient api;
   private final String node;
@@ -245,7 +255,10 @@ public final class TaskSync {
     }
     var phase = t.status().phase();
     var leftover = Optional.ofNullable(leftovers.get(name)).filter(r -> r.uid().equals(t.metadata().uid()));
-    if (phase == TaskPhase.Running || (phase == TaskPhase.Preparing && leftover.isPresent())) {
+    // A record of this incarnation's process: an earlier agent started it (in any phase before Running,
+    // as the status is not written at the start).
+    if (phase == TaskPhase.Running
+        || ((phase == TaskPhase.Scheduled || phase == TaskPhase.Preparing) && leftover.isPresent())) {
       var found = leftover.map(RunRecords.Leftover::found).orElse("no record of its process");
       write(t, TaskStatuses.failed(t.status(), "AgentRestarted",
           "the agent on " + node + " restarted while the task ran and does not run it again (" + found + ")", env.now()));
@@ -308,13 +321,18 @@ public final class TaskSync {
       write(t, TaskStatuses.failed(t.status(), "InvalidTask", e.getMessage(), env.now()));
       return Result.done();
     }
-    t = write(t, TaskStatuses.phase(t.status(), TaskPhase.Preparing, "Starting",
-        (mounted.isEmpty() ? "claims prepared" : "claims prepared, volumes published") + "; starting with the "
-        + t.spec().runtime() + " runtime"));
+    // Only the task as cached may start: one deleted or replaced since (the cache not showing it yet)
+    // must not. A live read proves it, as a compare-and-set write did, without a write.
+    var live = api.get(Kinds.TASK, name);
+    if (live.isEmpty() || live.get().metadata().revision() != t.metadata().revision()) {
+      return Result.requeue(); // the cache catches up, and its event brings us back
+    }
     var uid = t.metadata().uid();
     var start = launch;
+    var starting = (mounted.isEmpty() ? "claims prepared" : "claims prepared, volumes published")
+        + "; starting with the " + t.spec().runtime() + " runtime";
     var started = volumes.startUnlessReleased(t, () -> {
-      var r = new Run(uid, runtime.get().start(start), List.copyOf(used), Optional.empty());
+      var r = new Run(uid, runtime.get().start(start), List.copyOf(used), Optional.empty(), env.now(), starting);
       runs.put(name, r); // the releaser sees it running from here on
       return r;
     });
@@ -385,6 +403,11 @@ public final class TaskSync {
     }
     switch (run.handle().state()) {
       case TaskState.Starting s -> {
+        var waited = Duration.between(run.startedAt(), env.now());
+        if (waited.compareTo(STARTING_SAID_AFTER) < 0) {
+          return Result.requeueAfter(STARTING_SAID_AFTER.minus(waited)); // or the check's completion, sooner
+        }
+        write(t, TaskStatuses.phase(t.status(), TaskPhase.Preparing, "Starting", run.starting()));
         return Result.done(); // the check's completion brings us back
       }
       case TaskState.Running r -> {

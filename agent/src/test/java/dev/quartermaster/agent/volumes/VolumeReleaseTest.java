@@ -5,6 +5,7 @@ import static dev.quartermaster.agent.volumes.VolumeNode.staging;
 import static dev.quartermaster.agent.volumes.VolumeNode.target;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quartermaster.agent.tasks.TaskSync;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kinds;
@@ -183,6 +184,52 @@ class VolumeReleaseTest {
   }
 
   @Test
+  void aStartThatTakesAWhileIsSaidAndARestartedAgentNeverRunsItAgain() {
+    node.volume("data", AccessMode.SingleNodeWriter);
+    node.holdChecks = true; // the process is started; its check has not passed (an image pull, say)
+    var t = node.task("train-0", VolumeUse.writer("data"));
+    node.grant("data", t, NODE, Mode.Write, true);
+    node.settle(Duration.ofMillis(500));
+    assertThat(node.log).containsOnlyOnce("start train-0 {QM_VOLUME_DATA=" + target(t, "data") + "}");
+    // A quick start writes nothing between the wait and Running: the status has not moved yet.
+    assertThat(node.read("train-0").status().phase()).isEqualTo(TaskPhase.Preparing);
+    assertThat(node.read("train-0").status().reason()).isNotEqualTo("Starting");
+    node.settle(TaskSync.STARTING_SAID_AFTER);
+    assertThat(node.read("train-0").status().reason()).isEqualTo("Starting");
+    assertThat(node.read("train-0").status().message()).endsWith("starting with the exec runtime");
+
+    node.restart(); // its process is found by its record and stopped: the task is not started again
+    node.settle();
+    assertThat(node.read("train-0").status().reason()).isEqualTo("AgentRestarted");
+    assertThat(node.log).filteredOn(l -> l.startsWith("start train-0")).hasSize(1);
+  }
+
+  @Test
+  void aTaskDeletedOnAStaleViewNeverStarts() {
+    node.holdChecks = true;
+    var stale = node.task("train-0");
+    node.taskSyncView = name -> Optional.of(stale); // the task sync's cache has not seen the delete yet
+    node.delete("train-0");
+    node.settle();
+    assertThat(node.log).isEmpty();
+  }
+
+  @Test
+  void aProcessStartedBeforeAnyStatusWriteIsNotRunAgainByARestartedAgent() {
+    node.holdChecks = true;
+    node.task("train-0");
+    node.settle(Duration.ofMillis(500));
+    assertThat(node.log).containsExactly("start train-0");
+    assertThat(node.read("train-0").status().phase()).isEqualTo(TaskPhase.Scheduled); // nothing written yet
+
+    node.restart();
+    node.settle();
+    assertThat(node.read("train-0").status().phase()).isEqualTo(TaskPhase.Failed);
+    assertThat(node.read("train-0").status().reason()).isEqualTo("AgentRestarted");
+    assertThat(node.log).containsExactly("start train-0");
+  }
+
+  @Test
   void theClaimOfAnEarlierIncarnationIsReleasedAndTheNewOneWaitsForItsOwn() {
     node.volume("data", AccessMode.SingleNodeWriter);
     var old = running("train-0", "data", Mode.Write);
@@ -243,8 +290,8 @@ class VolumeReleaseTest {
 
   /**
    * Two guards stand here: the start's retired-claim check ({@link VolumeMounts#startUnlessReleased})
-   * and the compare-and-set of the task's "Starting" write from the stale view; either keeps the
-   * process from starting on a released volume.
+   * and the live read that must find the task as the stale view has it; either keeps the process
+   * from starting on a released volume.
    */
   @Test
   void aTaskDeletedWhileItsVolumeIsPublishedNeverStartsOnAStaleView() {
