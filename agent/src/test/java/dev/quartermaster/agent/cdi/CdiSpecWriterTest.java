@@ -17,6 +17,7 @@ import dev.quartermaster.agent.ledger.ClaimRef;
 import dev.quartermaster.agent.names.UnsafeNameException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.List;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
@@ -77,6 +78,45 @@ class CdiSpecWriterTest {
     writer.remove(claim.uid());
     writer.remove(claim.uid()); // idempotent
     assertThat(file).doesNotExist();
+    assertThat(writer.claimUids()).isEmpty();
+  }
+
+  @Test
+  void aRemovedSpecsFileIsTheNextSpecsWithoutEverBeingReadAsASpec() throws Exception {
+    var sim = sim();
+    var writer = new CdiSpecWriter(cdi);
+    var gpu = gpus(sim).subList(0, 1);
+    var a = writer.write(new ClaimRef("uid-a", "a"), gpu, controlNodes(sim));
+    var fileA = cdi.resolve("quartermaster.dev-gpu_uid-a.json");
+    var inode = Files.readAttributes(fileA, BasicFileAttributes.class).fileKey();
+    writer.remove("uid-a");
+    assertThat(writer.claimUids()).isEmpty();
+    assertThatThrownBy(() -> new CdiResolver(List.of(cdi)).resolve(a)).isInstanceOf(CdiResolver.UnresolvableException.class);
+
+    var b = writer.write(new ClaimRef("uid-b", "b"), gpu, controlNodes(sim));
+    var fileB = cdi.resolve("quartermaster.dev-gpu_uid-b.json");
+    assertThat(Files.readAttributes(fileB, BasicFileAttributes.class).fileKey()).isEqualTo(inode); // no file created
+    try (var files = Files.list(cdi)) {
+      assertThat(files).containsExactly(fileB);
+    }
+    assertThat(new CdiResolver(List.of(cdi)).resolve(b).env()).contains("QUARTERMASTER_CLAIM_UID=uid-b");
+    assertThat(Files.readString(fileB)).doesNotContain("uid-a");
+  }
+
+  @Test
+  void sparesAreBoundedAndTheRestAreDeleted() throws Exception {
+    var sim = sim();
+    var writer = new CdiSpecWriter(cdi);
+    for (int i = 0; i < CdiSpecWriter.SPARES + 5; i++) {
+      writer.write(new ClaimRef("uid-" + i, "c" + i), gpus(sim).subList(0, 1), controlNodes(sim));
+    }
+    for (int i = 0; i < CdiSpecWriter.SPARES + 5; i++) {
+      writer.remove("uid-" + i);
+    }
+    try (var files = Files.list(cdi)) {
+      assertThat(files.map(f -> f.getFileName().toString())).hasSize(CdiSpecWriter.SPARES)
+          .allMatch(n -> n.startsWith(".spare-"));
+    }
     assertThat(writer.claimUids()).isEmpty();
   }
 
