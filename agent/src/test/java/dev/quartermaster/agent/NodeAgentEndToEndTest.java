@@ -148,7 +148,7 @@ class NodeAgentEndToEndTest {
     assertThat(agent.preparer().durable().ledger().snapshot().get(c.metadata().uid()).orElseThrow().holdsDevices())
         .isFalse();
     try (var files = Files.list(tmp.resolve("cdi"))) {
-      assertThat(files).isEmpty();
+      assertThat(files).noneMatch(f -> f.getFileName().toString().endsWith(".json")); // a spare may stay
     }
   }
 
