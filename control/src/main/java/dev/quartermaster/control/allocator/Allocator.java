@@ -242,15 +242,16 @@ public final class Allocator {
     if (resumed.isPresent()) {
       return commit(key, pending, resumed.get(), unpinned);
     }
-    var placement = index.place(needs, node, classes);
+    var placement = index.place(needs, node, classes, key);
     return switch (placement) {
       case Placement.Placed placed -> {
         try {
           yield commit(key, pending, placed, unpinned);
         } finally {
-          index.committed(placed.node());
+          index.committed(placed.node()).forEach(loop::enqueue);
         }
       }
+      case Placement.Busy busy -> Result.done(); // that node's commit, when it ends, queues us again
       case Placement.NoSuchDeviceClass p -> block(key, pending, "NoSuchDeviceClass", p.message());
       case Placement.Unsatisfiable p -> block(key, pending, "Unsatisfiable", p.message());
       case Placement.Waiting p -> block(key, pending, "WaitingForDevices", p.message());

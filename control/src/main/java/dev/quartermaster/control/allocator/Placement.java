@@ -22,4 +22,11 @@ public sealed interface Placement {
 
   /** Some node could, but none ready has enough free healthy devices now. */
   record Waiting(String message) implements Placement {}
+
+  /**
+   * The claims fit only on {@code node}, to which another worker's placement is being committed:
+   * picking its devices now would race that commit for the node's record (the same best-fit
+   * devices, or the record's compare-and-set) and lose. The caller is woken when that commit ends.
+   */
+  record Busy(String node) implements Placement {}
 }

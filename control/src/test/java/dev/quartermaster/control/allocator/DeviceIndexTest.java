@@ -1,0 +1,90 @@
+package dev.quartermaster.control.allocator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.quartermaster.api.allocation.DeviceHolder;
+import dev.quartermaster.api.allocation.NodeAllocation;
+import dev.quartermaster.api.allocation.NodeAllocationSpec;
+import dev.quartermaster.api.claim.Allocation.AllocatedDevice;
+import dev.quartermaster.api.claim.DeviceRequest;
+import dev.quartermaster.api.device.Device;
+import dev.quartermaster.api.device.DeviceClass;
+import dev.quartermaster.api.device.DeviceClassSpec;
+import dev.quartermaster.api.device.DeviceClassStatus;
+import dev.quartermaster.api.device.DeviceSlice;
+import dev.quartermaster.api.device.DeviceSliceSpec;
+import dev.quartermaster.api.device.DeviceSliceStatus;
+import dev.quartermaster.api.meta.Condition;
+import dev.quartermaster.api.meta.ObjectMeta;
+import dev.quartermaster.api.node.Node;
+import dev.quartermaster.api.node.NodeSpec;
+import dev.quartermaster.api.node.NodeStatus;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Concurrent placements on one node: the allocator's workers decide from this index while earlier
+ * decisions are still being committed. A second placement that fits only on a node being committed
+ * to must wait for that commit, not pick the same best-fit devices and lose the node's record.
+ */
+class DeviceIndexTest {
+  private static final Map<String, DeviceClass> CLASSES = Map.of("gpu",
+      new DeviceClass(ObjectMeta.named("gpu"), new DeviceClassSpec("gpu", List.of()), DeviceClassStatus.EMPTY));
+  private static final String NODE = "node-0";
+
+  private final DeviceIndex index = new DeviceIndex();
+  private final Node node = new Node(ObjectMeta.named(NODE), NodeSpec.EMPTY, new NodeStatus(List.of(
+      new Condition("AgentReady", Condition.Status.True, "Heartbeat", "", Optional.empty()),
+      new Condition("DevicesReady", Condition.Status.True, "AllPresent", "", Optional.empty())),
+      Optional.empty(), "b", "", List.of()));
+  private final List<DeviceSlice> slices = List.of(slice(2));
+
+  private static DeviceSlice slice(int gpus) {
+    var devices = new ArrayList<Device>();
+    for (int i = 0; i < gpus; i++) {
+      devices.add(new Device("gpu-" + i, "gpu", Map.of("model", "H100"), Device.Health.Healthy, ""));
+    }
+    return new DeviceSlice(ObjectMeta.named(NODE), new DeviceSliceSpec(NODE, devices), DeviceSliceStatus.EMPTY);
+  }
+
+  private static List<ClaimNeed> oneGpu(String claim) {
+    return List.of(new ClaimNeed(claim, List.of(new DeviceRequest("gpu", "gpu", 1, List.of()))));
+  }
+
+  private static String device(Placement placement, String claim) {
+    return ((Placement.Placed) placement).devices().get(claim).stream().map(AllocatedDevice::device).findFirst().orElseThrow();
+  }
+
+  @Test
+  void aFitOnlyOnANodeBeingCommittedToWaitsForThatCommitAndIsWokenByIt() {
+    index.refresh(NODE, Optional.of(node), Optional.empty(), slices);
+    var first = index.place(oneGpu("a"), Optional.empty(), CLASSES, "task/a");
+    assertThat(first).isInstanceOf(Placement.Placed.class);
+
+    // The node has a second free GPU, but until the first commit lands the index would hand out the
+    // first one again: the two commits would race for the node's record and one would lose.
+    assertThat(index.place(oneGpu("b"), Optional.empty(), CLASSES, "task/b")).isEqualTo(new Placement.Busy(NODE));
+    assertThat(index.place(oneGpu("c"), Optional.of(NODE), CLASSES, "task/c")).isEqualTo(new Placement.Busy(NODE));
+
+    // The first commit lands (indexed at once), then ends: the keys that waited are handed back.
+    var taken = device(first, "a");
+    index.wrote(new NodeAllocation(ObjectMeta.named(NODE),
+        NodeAllocationSpec.EMPTY.with(Map.of(taken, new DeviceHolder("a", "uid-a"))), null), Optional.of(node), slices);
+    assertThat(index.committed(NODE)).containsExactlyInAnyOrder("task/b", "task/c");
+    assertThat(index.committed(NODE)).isEmpty(); // handed back once
+
+    var second = index.place(oneGpu("b"), Optional.empty(), CLASSES, "task/b");
+    assertThat(device(second, "b")).isNotEqualTo(taken);
+  }
+
+  @Test
+  void aFullNodeIsWaitingForDevicesNotBusy() {
+    index.refresh(NODE, Optional.of(node), Optional.of(new NodeAllocation(ObjectMeta.named(NODE),
+        NodeAllocationSpec.EMPTY.with(Map.of("gpu-0", new DeviceHolder("x", "uid-x"), "gpu-1", new DeviceHolder("y", "uid-y"))),
+        null)), slices);
+    assertThat(index.place(oneGpu("a"), Optional.empty(), CLASSES, "task/a")).isInstanceOf(Placement.Waiting.class);
+  }
+}
