@@ -27,9 +27,9 @@ import java.util.concurrent.atomic.LongAdder;
  * JSON); YAML specs are not.
  *
  * <p>Each resolve lists the directories afresh, but a spec file is parsed again only when it
- * changed: a parsed spec is kept with the file's identity (its inode, size and modification time),
- * and the agent writes every spec through a new file renamed into place, so a new spec is a new
- * inode. A node starts one task per claim and holds up to a spec per GPU, so without this every
+ * changed: a parsed spec is kept with the file's identity (its inode, size and modification time).
+ * The agent writes every spec under a temp name and renames it into place, so a rewritten spec has
+ * another inode or (a recycled spare's) a new modification time. A node starts one task per claim and holds up to a spec per GPU, so without this every
  * start parsed every spec of the node. Thread-safe: concurrent resolves share the kept specs.
  */
 public final class CdiResolver {

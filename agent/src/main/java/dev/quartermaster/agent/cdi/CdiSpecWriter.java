@@ -45,8 +45,8 @@ import java.util.TreeSet;
  * creating a file: on a file system that searches for a free inode, ext4 without a journal
  * stepping over every inode freed in the last minute, creating the file of each prepare took a
  * twentieth of the whole end-to-end bench's CPU. Rewriting a spare is as atomic as a new file: it is
- * written under its hidden temp name and only then renamed over the spec. Callers serialize writes
- * and removals ({@code ClaimPreparer}).
+ * written under its hidden temp name and only then renamed over the spec. The spares are counted
+ * under this writer's lock.
  */
 public final class CdiSpecWriter implements ClaimSpecs {
   private static final ObjectMapper JSON = PooledJson.mapper();
