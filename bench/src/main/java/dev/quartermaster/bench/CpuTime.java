@@ -60,15 +60,18 @@ final class CpuTime {
     return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
   }
 
-  /** "JIT 310 ms (12 % of the CPU)": the compilers' CPU between two readings beside the process's. */
-  static String jitShare(long jitMillisBefore, long cpuNanosBefore) {
-    return String.format("JIT %d ms (%.0f %% of the CPU)", jitMillis() - jitMillisBefore,
-        100 * jitFraction(jitMillisBefore, cpuNanosBefore));
+  /** The compilers' CPU since two readings, and its share (0 to 1) of the process's. */
+  record Jit(long millis, double share) {
+    @Override
+    public String toString() {
+      return String.format("JIT %d ms (%.0f %% of the CPU)", millis, 100 * share);
+    }
   }
 
-  /** The compilers' share (0 to 1) of the process's CPU since the two readings. */
-  static double jitFraction(long jitMillisBefore, long cpuNanosBefore) {
+  /** The JIT's CPU since {@link #jitMillis} and {@link #nanos} read these, read once. */
+  static Jit jitSince(long jitMillisBefore, long cpuNanosBefore) {
+    long jit = jitMillis() - jitMillisBefore;
     long cpu = nanos() - cpuNanosBefore;
-    return cpu <= 0 ? 0 : (jitMillis() - jitMillisBefore) * 1e6 / cpu;
+    return new Jit(jit, cpu <= 0 ? 0 : jit * 1e6 / cpu);
   }
 }

@@ -155,7 +155,7 @@ final class EndToEndBench implements Bench.Benchmark {
         }
       }
       double seconds = clock.seconds();
-      var jit = CpuTime.jitShare(jitBefore, cpuBefore);
+      var jit = CpuTime.jitSince(jitBefore, cpuBefore);
       long cpu = CpuTime.nanos() - cpuBefore;
       watch.close();
       claimWatch.close();
@@ -231,13 +231,13 @@ final class EndToEndBench implements Bench.Benchmark {
         throw new IllegalStateException("a repeat round did not reach all Running in 300 s: " + running.getCount() + " left");
       }
       double seconds = clock.seconds();
-      var jit = CpuTime.jitShare(jitBefore, cpuBefore);
+      var jit = CpuTime.jitSince(jitBefore, cpuBefore);
       return new Round(TASKS / seconds, (CpuTime.nanos() - cpuBefore) / 1e6 / TASKS, jit);
     }
   }
 
   /** A repeat round: its rate, CPU per task and how much of it the JIT took. */
-  private record Round(double tasksPerSecond, double cpuMillisPerTask, String jit) {}
+  private record Round(double tasksPerSecond, double cpuMillisPerTask, CpuTime.Jit jit) {}
 
   private static double median(List<Double> xs) {
     var sorted = xs.stream().sorted().toList();
@@ -275,8 +275,9 @@ final class EndToEndBench implements Bench.Benchmark {
       jit = warmUpRound(api, report, ++round);
     }
     if (round > 0) {
-      report.line(String.format("  warmed up after %d rounds (the JIT's share of the last: %.0f %%; the aim: %.0f %% or less)",
-          round, 100 * jit, 100 * WARMUP_SETTLED_JIT), "");
+      report.line(String.format("  %s after %d rounds (the JIT's share of the last: %.0f %%; the aim: %.0f %% or less)",
+          jit > WARMUP_SETTLED_JIT ? "warm-up stopped unsettled, at its limit," : "warmed up", round, 100 * jit,
+          100 * WARMUP_SETTLED_JIT), "");
     }
   }
 
@@ -290,10 +291,10 @@ final class EndToEndBench implements Bench.Benchmark {
     awaitUntil(() -> api.list(Kinds.TASK).items().stream().filter(t -> t.status().phase() == TaskPhase.Running).count() == WARMUP_TASKS,
         "the warm-up's " + WARMUP_TASKS + " tasks Running");
     releaseAll(api, "warmup");
+    var jit = CpuTime.jitSince(jitBefore, cpuBefore);
     report.line("  warm-up " + round + " (uncounted): " + WARMUP_TASKS
-        + " tasks applied, Running, deleted and released", String.format("%.1f s, %s", clock.seconds(),
-        CpuTime.jitShare(jitBefore, cpuBefore)));
-    return CpuTime.jitFraction(jitBefore, cpuBefore);
+        + " tasks applied, Running, deleted and released", String.format("%.1f s, %s", clock.seconds(), jit));
+    return jit.share();
   }
 
   /** Deletes workload {@code name} and waits until it, every task, claim and allocation-record entry are gone. */
