@@ -11,6 +11,8 @@ import java.util.Optional;
  *   Taken, holder gone ──(agent: NodeUnpublish, NodeUnstage)──→ NodeDetached
  *   Taken, node fenced or deleted ──NodeDetachOnBehalf──→ NodeDetached
  *   NodeDetached ──Unpublish (ControllerUnpublishVolume) / DetachWithoutCall──→ ControllerDetached
+ *     (without the call while another claim taken on the same node still holds the attachment:
+ *     ControllerUnpublishVolume detaches the volume from the node, not from one claim)
  *   ControllerDetached ──Free──→ removed
  * </pre>
  *
@@ -34,9 +36,11 @@ public final class ClaimMachine {
    * @param holderLive the claim's task incarnation exists, is not finished and is not being deleted
    * @param publishes the plugin has PUBLISH_UNPUBLISH_VOLUME
    * @param nodeProblem why the node is not live (NotReady since ...), for the wait message
+   * @param attachmentShared another claim on the same node is attached and still taken: its process
+   *     may still use the volume there
    */
   public static ClaimStep next(VolumeClaim c, boolean holderLive, NodeFate node, boolean publishes,
-      Optional<String> nodeProblem) {
+      Optional<String> nodeProblem, boolean attachmentShared) {
     return switch (c.state()) {
       case Taken -> {
         if (node == NodeFate.Dead) {
@@ -51,7 +55,8 @@ public final class ClaimMachine {
         }
         yield publishes ? new ClaimStep.Publish() : new ClaimStep.AttachWithoutCall();
       }
-      case NodeDetached -> c.attached() && publishes ? new ClaimStep.Unpublish() : new ClaimStep.DetachWithoutCall();
+      case NodeDetached -> c.attached() && publishes && !attachmentShared ? new ClaimStep.Unpublish()
+          : new ClaimStep.DetachWithoutCall();
       case ControllerDetached, Free -> new ClaimStep.Free();
     };
   }

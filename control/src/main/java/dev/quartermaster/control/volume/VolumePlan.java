@@ -44,7 +44,8 @@ public record VolumePlan(VolumeStatus status, boolean edited, Optional<Call> cal
     for (var c : v.status().claims()) {
       var node = nodes.apply(c.node());
       var fate = node.isEmpty() || node.get().spec().fenced() ? ClaimMachine.NodeFate.Dead : ClaimMachine.NodeFate.MayReturn;
-      var step = ClaimMachine.next(c, holderLive(c, users), fate, publishes, node.flatMap(VolumePlan::problem));
+      var step = ClaimMachine.next(c, holderLive(c, users), fate, publishes, node.flatMap(VolumePlan::problem),
+          sharesAttachment(c, v.status().claims()));
       switch (step) {
         case ClaimStep.NodeDetachOnBehalf n -> {
           kept.add(c.withState(VolumeClaim.State.NodeDetached));
@@ -100,6 +101,16 @@ public record VolumePlan(VolumeStatus status, boolean edited, Optional<Call> cal
     return users.stream().anyMatch(t -> c.heldBy(t.metadata().name(), t.metadata().uid())
         && !t.status().phase().isFinished() && !t.metadata().isDeleting()
         && t.spec().node().filter(c.node()::equals).isPresent());
+  }
+
+  /**
+   * Another claim on {@code c}'s node is attached and still taken: two incarnations of a task, or
+   * two readers, on one node share the node's attachment, so the first to let go must not take it
+   * from a process of the other. (A claim its agent already released needs it no more.)
+   */
+  private static boolean sharesAttachment(VolumeClaim c, List<VolumeClaim> claims) {
+    return claims.stream().anyMatch(o -> o != c && o.node().equals(c.node()) && o.attached()
+        && o.state() == VolumeClaim.State.Taken);
   }
 
   /** "node-3 NotReady since 2026-...", for a node whose agent has gone quiet. */

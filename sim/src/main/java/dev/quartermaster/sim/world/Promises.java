@@ -5,6 +5,7 @@ import dev.quartermaster.api.claim.PrepareState;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.control.cluster.Labels;
+import dev.quartermaster.sim.node.SimProcesses;
 import dev.quartermaster.api.volume.VolumeClaim;
 import dev.quartermaster.api.volume.VolumeSpec.AccessMode;
 import java.util.ArrayList;
@@ -31,7 +32,8 @@ import java.util.Set;
  *       publications in the storage system; no single-node volume is claimed from, or attached to,
  *       two nodes; no two destructive controller calls overlap on the plugin.
  *   <li>I2 for volumes: every live process of a task that uses volumes has each of them published
- *       on its node (unless the node was fenced: declared dead, its volumes detached from under it).
+ *       on its node, unless the process ran while its node was fenced: declared dead, its volumes
+ *       detached from under it, it runs on (unfenced or not) only until its agent hears of it.
  *   <li>I6: every claim a node acknowledged as prepared and has not released is still in its
  *       ledger after the agent crashed and came back ({@link #beforeCrash}, {@link #afterRestart}).
  *   <li>ACCESS: no write of an agent was refused by its node's access rule (each agent is held to
@@ -43,6 +45,8 @@ final class Promises {
   private final Map<String, Task> lastTasks = new HashMap<>();
   private final Set<String> operatorDeleted = new HashSet<>();
   private final Map<String, Set<String>> acknowledged = new HashMap<>();
+  /** Processes that were alive while their node was fenced ({@link #processKey}). */
+  private final Set<String> declaredDead = new HashSet<>();
 
   Promises(WholeCluster world) {
     this.world = world;
@@ -100,10 +104,15 @@ final class Promises {
       if (world.fenced(n.name)) {
         // Declared dead by an operator: its claims were released on its behalf and detached, so what
         // still runs there has lost its volumes (as after an EBS detach); no Running task is there.
+        // That holds for those processes after an unfence too, until their agent hears and kills them.
+        n.host.tasks().alive().forEach(p -> declaredDead.add(processKey(n.name, p)));
         continue;
       }
       var published = storage.publishedOn(n.name);
       for (var p : n.host.tasks().alive()) {
+        if (declaredDead.contains(processKey(n.name, p))) {
+          continue;
+        }
         for (var path : p.volumePaths()) {
           if (!published.contains(path)) {
             out.add("I2 on " + n.name + ": pid " + p.pid() + " (task " + p.task() + ") runs with volume path " + path
@@ -112,6 +121,11 @@ final class Promises {
         }
       }
     }
+  }
+
+  /** One process of one node: its pid with its task and volume paths (which name the incarnation). */
+  private static String processKey(String node, SimProcesses.Proc p) {
+    return node + "|" + p.pid() + "|" + p.task() + "|" + p.volumePaths();
   }
 
   private void storeExclusive(List<String> out) {

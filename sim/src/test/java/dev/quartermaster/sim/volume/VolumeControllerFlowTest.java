@@ -97,6 +97,48 @@ class VolumeControllerFlowTest {
     assertThat(storage.overlaps()).isZero();
   }
 
+  /**
+   * Seed 839 of the whole-cluster campaign: a task re-created under the same name lands on the node
+   * where its old incarnation still runs (the node was partitioned while it was deleted), both
+   * readers of one attachment there. The new one's claim is released first; detaching the volume
+   * from the node (ControllerUnpublish is per node) would pull it from under the old process.
+   */
+  @Test
+  void releasingOneOfTwoClaimsOnANodeLeavesTheVolumeAttachedForTheOther() {
+    var c = new SimCluster(9, WatchFaults.NONE);
+    var storage = new SimStorage(PLUGIN, true);
+    start(c, storage);
+    c.api().create(new Volume(ObjectMeta.named("data"),
+        new VolumeSpec(PLUGIN, 1 << 20, AccessMode.MultiNodeReaderOnly, Map.of()), VolumeStatus.EMPTY));
+    var old = reader(c, "old", "node-1");
+    c.env().advance(Duration.ofMillis(1));
+    var young = reader(c, "young", "node-1");
+    assertThat(c.runUntil(() -> claims(c).size() == 2 && claims(c).stream().allMatch(VolumeClaim::attached),
+        Duration.ofSeconds(30))).isTrue();
+
+    finish(c, young);
+    c.env().advance(Duration.ofSeconds(5));
+    c.api().updateStatus(volume(c).withStatus(volume(c).status().withClaims(claims(c).stream()
+        .map(k -> k.task().equals("young") ? k.withState(VolumeClaim.State.NodeDetached) : k).toList())));
+    assertThat(c.runUntil(() -> claims(c).size() == 1, Duration.ofSeconds(30))).isTrue();
+    c.env().advance(Duration.ofSeconds(30));
+    assertThat(claims(c)).extracting(VolumeClaim::task).containsExactly("old");
+    assertThat(storage.attachedTo(volume(c).status().externalId())).as("still attached for old's process").containsExactly("node-1");
+
+    finish(c, old);
+    c.env().advance(Duration.ofSeconds(5));
+    c.api().updateStatus(volume(c).withStatus(volume(c).status().withClaims(
+        List.of(claims(c).getFirst().withState(VolumeClaim.State.NodeDetached)))));
+    assertThat(c.runUntil(() -> claims(c).isEmpty(), Duration.ofSeconds(30))).isTrue();
+    assertThat(storage.attachedTo(volume(c).status().externalId())).as("the last claim's release detaches it").isEmpty();
+  }
+
+  static Task reader(SimCluster c, String name, String node) {
+    var spec = new TaskSpec(Optional.of(node), List.of("run"), Map.of(), List.of(), List.of(VolumeUse.reader("data")),
+        "exec", Optional.empty());
+    return c.api().create(new Task(ObjectMeta.named(name), spec, TaskStatus.EMPTY));
+  }
+
   static void start(SimCluster c, SimStorage storage) {
     var plugins = new HashMap<String, SimCsiPlugin>();
     for (var n : List.of("node-1", "node-2")) {
