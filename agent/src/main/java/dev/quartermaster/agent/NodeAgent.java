@@ -26,6 +26,8 @@ import dev.quartermaster.agent.volumes.VolumeMounts;
 import dev.quartermaster.agent.volumes.VolumePaths;
 import dev.quartermaster.agent.volumes.VolumeReleaser;
 import dev.quartermaster.api.claim.ResourceClaim;
+import dev.quartermaster.api.client.NodeAudience;
+import dev.quartermaster.api.client.WatchScope;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.event.EventLog;
@@ -134,14 +136,17 @@ public final class NodeAgent implements AutoCloseable {
     var backoff = new ExponentialBackoff<String>(Duration.ofMillis(100), Duration.ofSeconds(10));
     this.claimQueue = new WorkQueue<>(env, backoff);
     this.taskQueue = new WorkQueue<>(env, new ExponentialBackoff<>(Duration.ofMillis(100), Duration.ofSeconds(10)));
-    // Every agent is told of every claim and task of the cluster; its caches and handlers keep only
-    // those of its node (the rest cost a bookmark): with 100 nodes, a hundredth of the work each.
+    // The server tells an agent of its node's claims and tasks (WatchScope.Node: each write wakes the
+    // agents it concerns, not all of them); its caches and handlers keep only those, by the agent's
+    // own rule, since a scope may tell more (a replay, a server that does not route) and the rule
+    // also keeps what this agent holds. A list is the whole cluster's, filtered here the same way.
+    var scope = WatchScope.node(config.nodeName());
     this.claims = Informer.builder(env, new FilteredListerWatcher<>(new ApiListerWatcher<>(config.api(),
-        Kinds.RESOURCE_CLAIM), this::keepsClaim, NodeAgent::nameOf), NodeAgent::nameOf,
+        Kinds.RESOURCE_CLAIM, scope), this::keepsClaim, NodeAgent::nameOf), NodeAgent::nameOf,
         NodeAgent::revisionOf).build();
     // A task deleted before it was scheduled here may still leave its claim prepared here: kept too.
-    this.tasks = Informer.builder(env, new FilteredListerWatcher<>(new ApiListerWatcher<>(config.api(), Kinds.TASK),
-        this::keepsTask, NodeAgent::nameOf), NodeAgent::nameOf,
+    this.tasks = Informer.builder(env, new FilteredListerWatcher<>(new ApiListerWatcher<>(config.api(), Kinds.TASK,
+        scope), this::keepsTask, NodeAgent::nameOf), NodeAgent::nameOf,
         NodeAgent::revisionOf).index(BY_VOLUME, t -> t.spec().volumes().stream().map(VolumeUse::name).toList())
         .index(BY_CLAIM, t -> t.spec().claims()).build();
     this.volumes = Informer.builder(env, new ApiListerWatcher<>(config.api(), Kinds.VOLUME), NodeAgent::nameOf,
@@ -221,9 +226,12 @@ public final class NodeAgent implements AutoCloseable {
     return claimSync.concerns(c);
   }
 
-  /** Whether this node's task cache keeps {@code t}. */
+  /**
+   * Whether this node's task cache keeps {@code t}: what the server routes to this node (a task
+   * being deleted goes to every node, see {@link NodeAudience}), or a task this agent runs.
+   */
   private boolean keepsTask(Task t) {
-    return taskSync.concerns(t) || t.metadata().isDeleting();
+    return NodeAudience.of(t).includes(config.nodeName()) || taskSync.concerns(t);
   }
 
   private static String nameOf(ApiObject o) {
@@ -249,7 +257,7 @@ public final class NodeAgent implements AutoCloseable {
       }
       // A claim prepared (or not) here may be what one of our tasks waits for: its owner's, or a
       // task made by hand that names a claim made by hand (it waited a whole recheck period).
-      // Only a task of this node: every agent sees every claim event of the cluster. A task pinned here
+      // Only a task of this node: a claim kept here may be another node's task's. A task pinned here
       // that the cache does not show pinned yet is enqueued by its own update.
       c.metadata().owner().filter(o -> o.kind().equals(Kinds.TASK.name()))
           .filter(o -> tasks.cache().get(o.name()).filter(taskSync::concerns).isPresent())

@@ -1,5 +1,6 @@
 package dev.quartermaster.bench;
 
+import dev.quartermaster.api.claim.AgentFinalizer;
 import dev.quartermaster.api.claim.PrepareState;
 import dev.quartermaster.api.claim.ResourceClaimStatus;
 import dev.quartermaster.api.client.ApiClient;
@@ -98,7 +99,7 @@ final class FleetBench implements Bench.Benchmark {
   /** What the node's agent writes for a task scheduled to it, in its order. */
   private static Void actAsAgent(ApiClient api, Env env, Task scheduled) {
     var node = scheduled.status().node().orElseThrow();
-    var finalizer = "quartermaster.dev/agent-" + node;
+    var finalizer = new AgentFinalizer(node).name();
     for (var name : scheduled.spec().claims()) {
       var c = api.get(Kinds.RESOURCE_CLAIM, name).orElseThrow();
       var finalizers = new ArrayList<>(c.metadata().finalizers());

@@ -3,10 +3,12 @@ package dev.quartermaster.server;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import dev.quartermaster.api.client.LabelSelector;
+import dev.quartermaster.api.client.WatchScope;
 import dev.quartermaster.api.client.http.HttpWire;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiError;
 import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.validation.Names;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.server.auth.Access;
 import dev.quartermaster.server.auth.Authenticator;
@@ -40,7 +42,7 @@ final class Router implements HttpHandler {
   static final int MAX_URI_CHARS = 8 * 1024;
   private static final Set<String> LIST_PARAMS = Set.of(HttpWire.PARAM_LABEL_SELECTOR, HttpWire.PARAM_WATCH);
   private static final Set<String> WATCH_PARAMS =
-      Set.of(HttpWire.PARAM_LABEL_SELECTOR, HttpWire.PARAM_WATCH, HttpWire.PARAM_REVISION);
+      Set.of(HttpWire.PARAM_LABEL_SELECTOR, HttpWire.PARAM_WATCH, HttpWire.PARAM_REVISION, HttpWire.PARAM_NODE);
 
   private final Authenticator authenticator;
   private final TokenRoutes tokens;
@@ -170,9 +172,15 @@ final class Router implements HttpHandler {
         }
         query.allowOnly(WATCH_PARAMS);
         var after = query.nonNegativeLong(HttpWire.PARAM_REVISION, 0);
+        var scope = query.get(HttpWire.PARAM_NODE).<WatchScope>map(node -> {
+          if (!Names.isDnsLabel(node)) {
+            throw ErrorResponses.badRequest(HttpWire.PARAM_NODE, "a node name " + Names.DNS_LABEL_RULE);
+          }
+          return WatchScope.node(node);
+        }).orElse(WatchScope.CLUSTER);
         objects.authorize(who, Access.read(Access.Verb.WATCH, c.kind(), Optional.empty()));
         labels.route = HttpWire.API_PREFIX + "{plural}?watch";
-        return watches.serve(exchange, c.kind(), after, selector);
+        return watches.serve(exchange, c.kind(), after, selector, scope);
       }
       default -> {
         return notAllowed(exchange, method, path, "GET, POST");

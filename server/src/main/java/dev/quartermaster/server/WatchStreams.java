@@ -4,6 +4,7 @@ import com.sun.net.httpserver.HttpExchange;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.client.LabelSelector;
 import dev.quartermaster.api.client.WatchHandle;
+import dev.quartermaster.api.client.WatchScope;
 import dev.quartermaster.api.error.ApiError;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
@@ -39,8 +40,8 @@ final class WatchStreams {
   }
 
   /** Streams until the watch ends or the client goes away; returns the HTTP status sent. */
-  <T extends ApiObject> int serve(HttpExchange exchange, Kind<T> kind, long afterRevision, LabelSelector selector)
-      throws IOException {
+  <T extends ApiObject> int serve(HttpExchange exchange, Kind<T> kind, long afterRevision, LabelSelector selector,
+      WatchScope scope) throws IOException {
     requireReached(kind, afterRevision);
     var session = new WatchSession<>(kind, afterRevision, selector, env, settings, lines, metrics);
     open.add(session);
@@ -50,8 +51,8 @@ final class WatchStreams {
     }
     WatchHandle handle = () -> {};
     try {
-      handle = api.watch(kind, afterRevision, session);
-      log.debug("event=watch_start kind={} after={} selector='{}'", kind.plural(), afterRevision, selector);
+      handle = api.watch(kind, afterRevision, scope, session);
+      log.debug("event=watch_start kind={} after={} selector='{}' scope={}", kind.plural(), afterRevision, selector, scope);
       return session.run(exchange);
     } catch (IOException e) {
       // The client went away mid-stream; that is how watches normally end.

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.quartermaster.api.allocation.NodeAllocation;
+import dev.quartermaster.api.claim.AgentFinalizer;
 import dev.quartermaster.api.claim.Allocation;
 import dev.quartermaster.api.claim.DeviceRequest;
 import dev.quartermaster.api.claim.PrepareState;
@@ -174,7 +175,7 @@ class HostileAgentTest {
     agent.updateStatus(nodeA);
     agent.update(admin.get(Kinds.DEVICE_SLICE, "a").orElseThrow());
     var prepared = agent.updateStatus(onA.withStatus(withPrepare(onA.status(), "a")));
-    agent.update(prepared.withMetadata(prepared.metadata().withFinalizers(List.of(NodeScopedAccess.agentFinalizer("a")))));
+    agent.update(prepared.withMetadata(prepared.metadata().withFinalizers(List.of(new AgentFinalizer("a").name()))));
     agent.updateStatus(taskA.withStatus(TaskStatus.EMPTY));
     agent.updateStatus(v.withStatus(v.status().withClaims(List.of(v.status().claims().getLast()))));
     return refusals;

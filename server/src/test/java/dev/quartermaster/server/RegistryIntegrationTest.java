@@ -11,12 +11,16 @@ import dev.quartermaster.api.claim.DeviceRequest;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.claim.ResourceClaimSpec;
 import dev.quartermaster.api.client.DeleteResult;
+import dev.quartermaster.api.client.WatchScope;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.error.Violation;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.node.Node;
+import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.api.workload.TaskSpec;
+import dev.quartermaster.api.workload.TaskStatus;
 import dev.quartermaster.core.env.SystemEnv;
 import dev.quartermaster.store.registry.ObjectRegistry;
 import dev.quartermaster.store.sqlite.SqliteStore;
@@ -123,6 +127,34 @@ class RegistryIntegrationTest {
       assertThat(events.getFirst().object()).isEqualTo(a);
       assertThat(events).extracting(e -> e.revision()).isSorted().doesNotHaveDuplicates();
     }
+  }
+
+  @Test
+  void aNodeScopedWatchHearsOnlyThatNodesTasksAndABadNodeNameIs400() {
+    var handler = new RecordingHandler<Task>();
+    try (var watch = t.client.watch(Kinds.TASK, store.currentRevision(), WatchScope.node("a"), handler)) {
+      t.client.create(task("on-b", "b"));
+      t.client.create(task("on-a", "a"));
+      t.client.create(task("nowhere", Optional.empty()));
+      t.client.delete(Kinds.TASK, "on-b");
+      t.client.create(task("on-a-too", "a"));
+
+      assertThat(List.of(handler.nextEvent(), handler.nextEvent()))
+          .extracting(e -> e.type() + " " + e.object().metadata().name())
+          .containsExactly("ADDED on-a", "ADDED on-a-too");
+    }
+    var bad = t.send(t.request("/api/v1/tasks?watch=true&node=Not_A_Node").GET().build());
+    assertThat(bad.statusCode()).isEqualTo(400);
+    assertThat(bad.body()).contains("node").contains("DNS label");
+  }
+
+  private static Task task(String name, String node) {
+    return task(name, Optional.of(node));
+  }
+
+  private static Task task(String name, Optional<String> node) {
+    return new Task(ObjectMeta.named(name), new TaskSpec(node, List.of("true"), Map.of(), List.of(), List.of(), "exec",
+        Optional.empty()), TaskStatus.EMPTY);
   }
 
   @Test

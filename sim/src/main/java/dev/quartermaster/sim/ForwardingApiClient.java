@@ -8,6 +8,7 @@ import dev.quartermaster.api.client.LabelSelector;
 import dev.quartermaster.api.client.ObjectList;
 import dev.quartermaster.api.client.WatchHandle;
 import dev.quartermaster.api.client.WatchHandler;
+import dev.quartermaster.api.client.WatchScope;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
 import java.util.Optional;
@@ -58,5 +59,11 @@ public abstract class ForwardingApiClient implements ApiClient {
   @Override
   public <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchHandler<T> handler) {
     return api.watch(kind, afterRevision, handler);
+  }
+
+  @Override
+  public <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchScope scope,
+      WatchHandler<T> handler) {
+    return api.watch(kind, afterRevision, scope, handler);
   }
 }

@@ -141,13 +141,14 @@ public final class SimStore implements Store {
                 : new KeyValue(put.key(), put.value(), prev.createRevision(), next, prev.version() + 1);
             live.put(put.key(), kv);
             written.add(kv);
-            changes.add(new StoreEvent(StoreEvent.Type.PUT, kv, Optional.ofNullable(prev)));
+            changes.add(new StoreEvent(StoreEvent.Type.PUT, kv, Optional.ofNullable(prev), put.audience()));
           }
           case Txn.Op.Delete delete -> {
             if (prev != null) {
               live.remove(delete.key());
               changes.add(new StoreEvent(StoreEvent.Type.DELETE,
-                  new KeyValue(delete.key(), new byte[0], prev.createRevision(), next, 0), Optional.of(prev)));
+                  new KeyValue(delete.key(), new byte[0], prev.createRevision(), next, 0), Optional.of(prev),
+                  delete.audience()));
             }
           }
         }
@@ -172,10 +173,20 @@ public final class SimStore implements Store {
 
   @Override
   public Watch watch(String prefix, long afterRevision, WatchListener listener) {
+    return watch(prefix, Optional.empty(), afterRevision, listener);
+  }
+
+  /** Routes replayed changes as well as live ones: stricter than a real store, which replays them all. */
+  @Override
+  public Watch watch(String prefix, String route, long afterRevision, WatchListener listener) {
+    return watch(prefix, Optional.of(route), afterRevision, listener);
+  }
+
+  private Watch watch(String prefix, Optional<String> route, long afterRevision, WatchListener listener) {
     lock.lock();
     try {
       checkOpen();
-      SimWatch w = new SimWatch(prefix, afterRevision, listener);
+      SimWatch w = new SimWatch(prefix, route, afterRevision, listener);
       if (afterRevision < compacted) {
         w.end(true, compacted);
         return w;
@@ -271,6 +282,7 @@ public final class SimStore implements Store {
    */
   private final class SimWatch implements Watch {
     private final String prefix;
+    private final Optional<String> route;
     /** Changes at or below this are not wanted (it may lie in the future). */
     private final long afterRevision;
     private final WatchListener listener;
@@ -281,8 +293,9 @@ public final class SimStore implements Store {
     private Optional<Runnable> ending = Optional.empty();
     private volatile boolean over;
 
-    SimWatch(String prefix, long afterRevision, WatchListener listener) {
+    SimWatch(String prefix, Optional<String> route, long afterRevision, WatchListener listener) {
       this.prefix = prefix;
+      this.route = route;
       this.afterRevision = afterRevision;
       this.listener = listener;
     }
@@ -291,7 +304,8 @@ public final class SimStore implements Store {
     void offer(List<StoreEvent> events) {
       WatchFaults f = faults;
       for (StoreEvent e : events) {
-        if (!e.kv().key().startsWith(prefix) || e.revision() <= afterRevision) {
+        if (!e.kv().key().startsWith(prefix) || e.revision() <= afterRevision
+            || route.filter(r -> !e.audience().includes(r)).isPresent()) {
           continue;
         }
         long now = env.nanoTime();

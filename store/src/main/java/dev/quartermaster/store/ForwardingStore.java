@@ -34,6 +34,11 @@ public abstract class ForwardingStore implements Store {
   }
 
   @Override
+  public Watch watch(String prefix, String route, long afterRevision, WatchListener listener) {
+    return delegate.watch(prefix, route, afterRevision, listener);
+  }
+
+  @Override
   public void compact(long revision) {
     delegate.compact(revision);
   }

@@ -38,6 +38,18 @@ public interface Store extends AutoCloseable {
   Watch watch(String prefix, long afterRevision, WatchListener listener);
 
   /**
+   * As {@link #watch(String, long, WatchListener)}, but a live change whose {@link Audience} leaves
+   * {@code route} out may be left out: the watch delivers at least every change that concerns
+   * {@code route}, in the same order, and may deliver others (a replayed history, or a store that
+   * does not route, delivers them all). What it skips, it skips without a trace: a watcher of a
+   * route cannot tell how far the store has moved on from what it is told. Routes let a thousand
+   * node agents watch the same prefix without each being woken by every change of the cluster.
+   */
+  default Watch watch(String prefix, String route, long afterRevision, WatchListener listener) {
+    return watch(prefix, afterRevision, listener);
+  }
+
+  /**
    * Discards history at and below {@code revision}: afterwards reads and watches must start at or
    * after it. The current value of every live key is kept.
    */

@@ -33,13 +33,26 @@ public record Txn(List<Compare> compares, List<Op> onSuccess, List<Op> onFailure
   public sealed interface Op {
     String key();
 
-    record Put(String key, byte[] value) implements Op {
+    /** Who must hear of the change ({@link Audience}): said by the writer, carried to the watches' events. */
+    Audience audience();
+
+    record Put(String key, byte[] value, Audience audience) implements Op {
       public Put {
         value = value.clone();
+      }
+
+      /** A put that concerns every routed watch. */
+      public Put(String key, byte[] value) {
+        this(key, value, Audience.EVERYONE);
       }
     }
 
     /** Deleting a key that does not exist is a no-op. */
-    record Delete(String key) implements Op {}
+    record Delete(String key, Audience audience) implements Op {
+      /** A delete that concerns every routed watch. */
+      public Delete(String key) {
+        this(key, Audience.EVERYONE);
+      }
+    }
   }
 }

@@ -116,6 +116,46 @@ public interface WatchContract extends StoreFixture {
     }
   }
 
+  /**
+   * Writes under {@code prefix}: for route a, for route b, for everyone, a delete for a and b, for no
+   * route, for a; returns the revisions a watch of route a must hear.
+   */
+  private List<Long> writeRoutedHistory(String prefix, List<Long> all) {
+    var a = Audience.routes(java.util.Set.of("a"));
+    var b = Audience.routes(java.util.Set.of("b"));
+    var mustHear = new ArrayList<Long>();
+    mustHear.add(routed(new Txn.Op.Put(prefix + "1", bytes("1"), a), all));
+    routed(new Txn.Op.Put(prefix + "2", bytes("2"), b), all);
+    mustHear.add(routed(new Txn.Op.Put(prefix + "3", bytes("3")), all));
+    mustHear.add(routed(new Txn.Op.Delete(prefix + "1", a.and(b)), all));
+    routed(new Txn.Op.Put(prefix + "4", bytes("4"), Audience.routes(java.util.Set.of())), all);
+    mustHear.add(routed(new Txn.Op.Put(prefix + "5", bytes("5"), a), all));
+    return mustHear;
+  }
+
+  private long routed(Txn.Op op, List<Long> all) {
+    long revision = store().txn(Txn.when(List.of(), List.of(op))).revision();
+    all.add(revision);
+    return revision;
+  }
+
+  @Test
+  default void aRoutedWatchHearsEveryChangeOfItsRouteInOrderAndAnUnroutedOneHearsAll() {
+    Recorder routed = new Recorder();
+    Recorder unrouted = new Recorder();
+    long from = store().currentRevision();
+    try (Watch r = store().watch("/r/", "a", from, routed); Watch u = store().watch("/r/", from, unrouted)) {
+      var all = new ArrayList<Long>();
+      var mustHear = writeRoutedHistory("/r/", all);
+      assertThat(Recorder.revisions(unrouted.events(all.size()))).isEqualTo(all);
+      // A store may tell a route more than it must (etcd does not route), never less, never out of order.
+      var heard = Recorder.revisions(routed.eventsThrough(mustHear.getLast()));
+      assertThat(heard).isSorted().doesNotHaveDuplicates().containsAll(mustHear);
+      assertThat(all).containsAll(heard);
+      assertSentinelIsNext(routed, "/r/");
+    }
+  }
+
   @Test
   default void watchSeesOnlyKeysUnderItsPrefix() {
     Recorder recorder = new Recorder();

@@ -2,6 +2,7 @@ package dev.quartermaster.agent.node;
 
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.client.WatchHandler;
+import dev.quartermaster.api.client.WatchScope;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.core.informer.ListerWatcher;
@@ -10,14 +11,23 @@ import dev.quartermaster.core.informer.Subscription;
 import dev.quartermaster.core.informer.WatchEvent;
 import dev.quartermaster.core.informer.WatchSink;
 
-/** Objects of one kind from an {@link ApiClient}, as core's informer wants them (claims, tasks). */
+/**
+ * Objects of one kind from an {@link ApiClient}, as core's informer wants them (claims, tasks),
+ * watched in a {@link WatchScope}: the list is the whole kind, the watch at least the scope's changes.
+ */
 public final class ApiListerWatcher<T extends ApiObject> implements ListerWatcher<T> {
   private final ApiClient api;
   private final Kind<T> kind;
+  private final WatchScope scope;
 
-  public ApiListerWatcher(ApiClient api, Kind<T> kind) {
+  public ApiListerWatcher(ApiClient api, Kind<T> kind, WatchScope scope) {
     this.api = api;
     this.kind = kind;
+    this.scope = scope;
+  }
+
+  public ApiListerWatcher(ApiClient api, Kind<T> kind) {
+    this(api, kind, WatchScope.CLUSTER);
   }
 
   @Override
@@ -28,7 +38,7 @@ public final class ApiListerWatcher<T extends ApiObject> implements ListerWatche
 
   @Override
   public Subscription watch(long afterRevision, WatchSink<T> sink) {
-    var handle = api.watch(kind, afterRevision, new WatchHandler<>() {
+    var handle = api.watch(kind, afterRevision, scope, new WatchHandler<>() {
       @Override
       public void onEvent(dev.quartermaster.api.client.WatchEvent<T> event) {
         var object = event.object();

@@ -5,11 +5,13 @@ import dev.quartermaster.agent.ledger.PrepareRequest;
 import dev.quartermaster.agent.prepare.ClaimPreparer;
 import dev.quartermaster.agent.prepare.PrepareOutcome;
 import dev.quartermaster.agent.tasks.ClaimUser;
+import dev.quartermaster.api.claim.AgentFinalizer;
 import dev.quartermaster.api.claim.Allocation;
 import dev.quartermaster.api.claim.PrepareState;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.claim.ResourceClaimStatus;
 import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.api.client.NodeAudience;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.Kinds;
@@ -89,15 +91,15 @@ public final class ClaimSync {
 
   /** The finalizer this agent puts on claims it prepares. */
   public static String finalizer(String node) {
-    return "quartermaster.dev/agent-" + node;
+    return new AgentFinalizer(node).name();
   }
 
   /** Whether a change to {@code claim} could concern this node. */
   public boolean concerns(ResourceClaim claim) {
-    return claim.status().allocation().map(Allocation::node).filter(node::equals).isPresent()
-        || claim.status().prepare().containsKey(node)
-        || claim.metadata().finalizers().contains(finalizer)
-        // Asked for every claim event of the cluster: a look into the ledger, not a copy of it.
+    // What the object says is the rule the server routes this node's watch by: one rule, so what
+    // this node keeps is always told to it.
+    return NodeAudience.of(claim).includes(node)
+        // Asked for every claim event this node is told of: a look into the ledger, not a copy of it.
         || preparer.durable().ledger().holdsName(claim.metadata().name());
   }
 

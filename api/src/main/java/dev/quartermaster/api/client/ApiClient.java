@@ -63,4 +63,13 @@ public interface ApiClient {
    * compacted, the handler's {@code onGone} is called and the caller re-lists.
    */
   <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchHandler<T> handler);
+
+  /**
+   * As {@link #watch(Kind, long, WatchHandler)}, for the changes {@code scope} asks for: at least
+   * those, maybe more. This default streams every change, which any scope allows.
+   */
+  default <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchScope scope,
+      WatchHandler<T> handler) {
+    return watch(kind, afterRevision, handler);
+  }
 }

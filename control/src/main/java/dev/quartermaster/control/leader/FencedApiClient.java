@@ -7,6 +7,7 @@ import dev.quartermaster.api.client.LabelSelector;
 import dev.quartermaster.api.client.ObjectList;
 import dev.quartermaster.api.client.WatchHandle;
 import dev.quartermaster.api.client.WatchHandler;
+import dev.quartermaster.api.client.WatchScope;
 import dev.quartermaster.api.client.Write;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
@@ -102,5 +103,11 @@ public final class FencedApiClient implements ApiClient {
   @Override
   public <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchHandler<T> handler) {
     return delegate.watch(kind, afterRevision, handler);
+  }
+
+  @Override
+  public <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchScope scope,
+      WatchHandler<T> handler) {
+    return delegate.watch(kind, afterRevision, scope, handler);
   }
 }

@@ -10,8 +10,9 @@ import java.util.function.Predicate;
  * Only the objects of a source that {@code keep} accepts, as if the source held nothing else: an
  * object that stops being kept arrives as deleted, one that starts being kept as added, and a
  * change to an object that is not kept becomes a bookmark (so the informer's synced revision still
- * moves on). For a node agent, which is told of every task and claim of the cluster but acts on
- * its own node's: its cache and handlers see only those.
+ * moves on). For a node agent, which lists every task and claim of the cluster, and whose watch may
+ * tell it more than its own node's (the server routes live changes by node, not a replayed
+ * history), but which acts on its own node's: its cache and handlers see only those.
  *
  * <p>{@code keep} may read state of its own (what the agent runs, what its ledger holds) as long
  * as an object that state makes kept is also told to the informer by a change of its own; it is

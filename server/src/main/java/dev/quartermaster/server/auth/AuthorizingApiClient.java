@@ -6,6 +6,7 @@ import dev.quartermaster.api.client.LabelSelector;
 import dev.quartermaster.api.client.ObjectList;
 import dev.quartermaster.api.client.WatchHandle;
 import dev.quartermaster.api.client.WatchHandler;
+import dev.quartermaster.api.client.WatchScope;
 import dev.quartermaster.api.client.Write;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
@@ -90,7 +91,13 @@ public final class AuthorizingApiClient implements ApiClient {
 
   @Override
   public <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchHandler<T> handler) {
+    return watch(kind, afterRevision, WatchScope.CLUSTER, handler);
+  }
+
+  @Override
+  public <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchScope scope,
+      WatchHandler<T> handler) {
     judge.require(who, Access.read(Access.Verb.WATCH, kind, Optional.empty()));
-    return api.watch(kind, afterRevision, handler);
+    return api.watch(kind, afterRevision, scope, handler);
   }
 }

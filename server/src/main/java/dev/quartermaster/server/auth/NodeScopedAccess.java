@@ -1,5 +1,6 @@
 package dev.quartermaster.server.auth;
 
+import dev.quartermaster.api.claim.AgentFinalizer;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.claim.ResourceClaimStatus;
 import dev.quartermaster.api.device.DeviceSlice;
@@ -36,11 +37,6 @@ import java.util.Set;
  * names, so the judged object is the one the store's compare-and-set replaces.
  */
 public final class NodeScopedAccess implements AccessRule {
-  /** The finalizer an agent puts on the claims it prepares (the agent's {@code ClaimSync}). */
-  public static String agentFinalizer(String node) {
-    return "quartermaster.dev/agent-" + node;
-  }
-
   @Override
   public Optional<String> deny(Principal who, Access access) {
     return switch (who.role()) {
@@ -85,7 +81,7 @@ public final class NodeScopedAccess implements AccessRule {
       }
       if (verb == Access.Verb.UPDATE) {
         return onlyOwnFinalizer(was, now, n) ? ok()
-            : refuse(n, a, "an agent changes only its own finalizer " + agentFinalizer(n) + " of a claim");
+            : refuse(n, a, "an agent changes only its own finalizer " + new AgentFinalizer(n).name() + " of a claim");
       }
     }
     if (kind.equals(Kinds.TASK) && verb == Access.Verb.UPDATE_STATUS && stored.isPresent()) {
@@ -112,7 +108,7 @@ public final class NodeScopedAccess implements AccessRule {
   private static boolean concerns(ResourceClaim c, String n) {
     return c.status().allocation().map(x -> x.node().equals(n)).orElse(false)
         || c.status().prepare().containsKey(n)
-        || c.metadata().finalizers().contains(agentFinalizer(n));
+        || c.metadata().finalizers().contains(new AgentFinalizer(n).name());
   }
 
   private static boolean onlyOwnPrepareState(ResourceClaimStatus was, ResourceClaimStatus now, String n) {
@@ -131,7 +127,7 @@ public final class NodeScopedAccess implements AccessRule {
     kept.retainAll(m.finalizers());
     changed.removeAll(kept);
     return was.spec().equals(now.spec()) && w.labels().equals(m.labels()) && w.owner().equals(m.owner())
-        && changed.stream().allMatch(f -> f.equals(agentFinalizer(n)));
+        && changed.stream().allMatch(f -> f.equals(new AgentFinalizer(n).name()));
   }
 
   private static Optional<String> ok() {

@@ -8,6 +8,7 @@ import dev.quartermaster.api.client.ObjectList;
 import dev.quartermaster.api.client.WatchEvent;
 import dev.quartermaster.api.client.WatchHandle;
 import dev.quartermaster.api.client.WatchHandler;
+import dev.quartermaster.api.client.WatchScope;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.ApiObject;
@@ -114,9 +115,15 @@ final class FlakyApi implements ApiClient {
 
   @Override
   public <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchHandler<T> handler) {
+    return watch(kind, afterRevision, WatchScope.CLUSTER, handler);
+  }
+
+  @Override
+  public <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchScope scope,
+      WatchHandler<T> handler) {
     before();
     var closed = new boolean[1];
-    var inner = api.watch(kind, afterRevision, new WatchHandler<T>() {
+    var inner = api.watch(kind, afterRevision, scope, new WatchHandler<T>() {
       @Override
       public void onEvent(WatchEvent<T> event) {
         if (!closed[0]) {

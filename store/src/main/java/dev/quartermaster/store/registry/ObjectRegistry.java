@@ -7,6 +7,7 @@ import dev.quartermaster.api.client.LabelSelector;
 import dev.quartermaster.api.client.ObjectList;
 import dev.quartermaster.api.client.WatchHandle;
 import dev.quartermaster.api.client.WatchHandler;
+import dev.quartermaster.api.client.WatchScope;
 import dev.quartermaster.api.client.Write;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
@@ -237,14 +238,15 @@ public final class ObjectRegistry implements FencingClient {
       var compares = new ArrayList<Compare>(rules.beforeDelete(store::get, current));
       compares.add(new Compare.ModRevision(key, m.revision()));
       if (m.finalizers().isEmpty()) {
-        var result = store.txn(Txn.when(compares, List.of(new Op.Delete(key))));
+        var result = store.txn(Txn.when(compares, List.of(new Op.Delete(key, WatchRoutes.of(Optional.of(current), Optional.empty())))));
         if (result.succeeded()) {
           return new DeleteResult.Deleted<>(kind.cast(current.withMetadata(m.withRevision(result.revision()))));
         }
         continue; // changed under us: decide again on the new state
       }
       var marked = kind.cast(current.withMetadata(m.withDeletedAt(env.now())));
-      var result = store.txn(Txn.when(compares, List.of(new Op.Put(key, stored.encode(marked)))));
+      var audience = WatchRoutes.of(Optional.of(current), Optional.of(marked));
+      var result = store.txn(Txn.when(compares, List.of(new Op.Put(key, stored.encode(marked), audience))));
       if (result.succeeded()) {
         return new DeleteResult.Terminating<>(kind.cast(marked.withMetadata(marked.metadata().withRevision(result.revision()))));
       }
@@ -253,6 +255,12 @@ public final class ObjectRegistry implements FencingClient {
 
   @Override
   public <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchHandler<T> handler) {
+    return watch(kind, afterRevision, WatchScope.CLUSTER, handler);
+  }
+
+  @Override
+  public <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchScope scope,
+      WatchHandler<T> handler) {
     // Said at once, before the call returns, so that an HTTP watch can answer 410 without waiting to
     // see what the store's watch thread reports; a compaction racing this check still arrives later.
     var compacted = store.compactedRevision();
@@ -260,7 +268,10 @@ public final class ObjectRegistry implements FencingClient {
       handler.onGone(compacted);
       return () -> {};
     }
-    var watch = store.watch(StoredObjects.prefix(kind), afterRevision, new ObjectWatchListener<>(kind, stored, watchDecodes, handler));
+    var listener = new ObjectWatchListener<>(kind, stored, watchDecodes, handler);
+    var prefix = StoredObjects.prefix(kind);
+    var watch = WatchRoutes.of(scope).map(route -> store.watch(prefix, route, afterRevision, listener))
+        .orElseGet(() -> store.watch(prefix, afterRevision, listener));
     return watch::close;
   }
 

@@ -63,7 +63,8 @@ record PlannedWrite(String key, Optional<ApiObject> current, ApiObject next, byt
   }
 
   Op op() {
-    return finished ? new Op.Delete(key) : new Op.Put(key, bytes);
+    var audience = WatchRoutes.of(current, finished ? Optional.empty() : Optional.of(next));
+    return finished ? new Op.Delete(key, audience) : new Op.Put(key, bytes, audience);
   }
 
   /** The rules' verdict on this write against {@code reads}: the compares to add, or an exception. */

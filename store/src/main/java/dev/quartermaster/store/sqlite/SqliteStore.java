@@ -168,12 +168,21 @@ public final class SqliteStore implements Store, HistorySizes {
 
   @Override
   public Watch watch(String prefix, long afterRevision, WatchListener listener) {
+    return watch(prefix, Optional.empty(), afterRevision, listener);
+  }
+
+  @Override
+  public Watch watch(String prefix, String route, long afterRevision, WatchListener listener) {
+    return watch(prefix, Optional.of(Objects.requireNonNull(route, "route")), afterRevision, listener);
+  }
+
+  private Watch watch(String prefix, Optional<String> route, long afterRevision, WatchListener listener) {
     Objects.requireNonNull(prefix, "prefix");
     Objects.requireNonNull(listener, "listener");
     if (afterRevision < 0) {
       throw new IllegalArgumentException("afterRevision must be >= 0, got " + afterRevision);
     }
-    SqliteWatch watch = new SqliteWatch(prefix, afterRevision, listener, options.watchQueueCapacity(), log, hub);
+    var watch = new SqliteWatch(prefix, route, afterRevision, listener, options.watchQueueCapacity(), log, hub);
     watch.start(hub.register(watch));
     return watch;
   }

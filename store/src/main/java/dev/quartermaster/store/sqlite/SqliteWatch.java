@@ -5,6 +5,7 @@ import dev.quartermaster.store.Watch;
 import dev.quartermaster.store.WatchListener;
 import java.util.ArrayDeque;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
@@ -34,6 +35,8 @@ final class SqliteWatch implements Watch {
   private static final State RUNNING = new State.Running();
 
   private final String prefix;
+  /** The route it hears ({@link dev.quartermaster.store.Audience}); empty: every change under its prefix. */
+  private final Optional<String> route;
   private final long afterRevision;
   private final WatchListener listener;
   private final int capacity;
@@ -48,8 +51,10 @@ final class SqliteWatch implements Watch {
   private final ReentrantLock deliveryLock = new ReentrantLock();
   private volatile boolean closedByCaller;
 
-  SqliteWatch(String prefix, long afterRevision, WatchListener listener, int capacity, LogReader log, WatchHub hub) {
+  SqliteWatch(String prefix, Optional<String> route, long afterRevision, WatchListener listener, int capacity,
+      LogReader log, WatchHub hub) {
     this.prefix = prefix;
+    this.route = route;
     this.afterRevision = afterRevision;
     this.listener = listener;
     this.capacity = capacity;
@@ -68,6 +73,10 @@ final class SqliteWatch implements Watch {
 
   String prefix() {
     return prefix;
+  }
+
+  Optional<String> route() {
+    return route;
   }
 
   /**

@@ -72,13 +72,13 @@ final class TxnApplier {
           insert(row);
           KeyValue kv = row.kv();
           written.add(kv);
-          events.add(new StoreEvent(StoreEvent.Type.PUT, kv, previous.map(LogRow::kv)));
+          events.add(new StoreEvent(StoreEvent.Type.PUT, kv, previous.map(LogRow::kv), put.audience()));
         }
         case Txn.Op.Delete delete -> {
           if (previous.isPresent()) { // deleting an absent key changes nothing
             LogRow row = new LogRow(rev, delete.key(), true, 0, 0, previous.get().revision(), new byte[0]);
             insert(row);
-            events.add(new StoreEvent(StoreEvent.Type.DELETE, row.kv(), previous.map(LogRow::kv)));
+            events.add(new StoreEvent(StoreEvent.Type.DELETE, row.kv(), previous.map(LogRow::kv), delete.audience()));
           }
         }
       }

@@ -1,19 +1,26 @@
 package dev.quartermaster.store.sqlite;
 
+import dev.quartermaster.store.Audience;
 import dev.quartermaster.store.StoreEvent;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.stream.Stream;
 
 /**
  * Hands committed events to the live watches. The writer publishes each commit's events here, in
  * revision order, after COMMIT returned; a new watch registers under the same lock and learns the
  * last published revision, so it replays history up to exactly that revision and receives every
  * later event live: no gap, no duplicate.
+ *
+ * <p>A routed watch is offered only the events whose {@link Audience} includes its route: a
+ * thousand node agents watching the tasks are not each woken (a queue, a lock, a thread) by every
+ * task of the cluster, only by their own node's.
  */
 final class WatchHub {
   private final Path file;
@@ -22,9 +29,36 @@ final class WatchHub {
    * The watches by prefix (guarded by lock): a commit's events are matched once per prefix, not
    * once per watch (a node agent's informers are hundreds of watches of the same few prefixes).
    */
-  private final Map<String, List<SqliteWatch>> watches = new LinkedHashMap<>();
+  private final Map<String, PrefixWatches> watches = new LinkedHashMap<>();
   private long published; // guarded by lock
   private boolean closed; // guarded by lock
+
+  /** The watches of one prefix: those that hear everything, and the routed ones by route. */
+  private static final class PrefixWatches {
+    final List<SqliteWatch> unrouted = new ArrayList<>();
+    final Map<String, List<SqliteWatch>> routed = new HashMap<>();
+
+    List<SqliteWatch> listOf(SqliteWatch watch) {
+      return watch.route().map(r -> routed.computeIfAbsent(r, x -> new ArrayList<>())).orElse(unrouted);
+    }
+
+    boolean remove(SqliteWatch watch) {
+      var same = watch.route().map(routed::get).orElse(unrouted);
+      boolean removed = same != null && same.remove(watch);
+      if (removed && same.isEmpty() && watch.route().isPresent()) {
+        routed.remove(watch.route().get());
+      }
+      return removed;
+    }
+
+    boolean isEmpty() {
+      return unrouted.isEmpty() && routed.isEmpty();
+    }
+
+    Stream<SqliteWatch> all() {
+      return Stream.concat(unrouted.stream(), routed.values().stream().flatMap(List::stream));
+    }
+  }
 
   WatchHub(Path file, long revision) {
     this.file = file;
@@ -32,7 +66,7 @@ final class WatchHub {
   }
 
   /**
-   * Adds a watch; from now on it is offered every published event.
+   * Adds a watch; from now on it is offered every published event (of its route, if it has one).
    *
    * @return the last published revision; everything at or below it is in the log already
    */
@@ -42,14 +76,14 @@ final class WatchHub {
       if (closed) {
         throw Errors.closed(file);
       }
-      watches.computeIfAbsent(watch.prefix(), p -> new ArrayList<>()).add(watch);
+      watches.computeIfAbsent(watch.prefix(), p -> new PrefixWatches()).listOf(watch).add(watch);
       return published;
     } finally {
       lock.unlock();
     }
   }
 
-  /** Offers one commit's events, in order, to every watch; a watch that cannot keep up is ended. */
+  /** Offers one commit's events, in order, to every watch they concern; a watch that cannot keep up is ended. */
   void publish(List<StoreEvent> events, long revision) {
     lock.lock();
     try {
@@ -59,22 +93,54 @@ final class WatchHub {
         if (matching.isEmpty()) {
           continue;
         }
-        for (Iterator<SqliteWatch> it = entry.getValue().iterator(); it.hasNext(); ) {
-          SqliteWatch watch = it.next();
-          if (!watch.offer(matching)) {
-            // Never block the writer on a slow watcher: end it; its client watches again.
-            watch.end(new SqliteWatch.State.Closed("watcher fell behind: more than " + watch.capacity()
-                + " undelivered events; watch again from the last revision seen"));
-            it.remove();
-          }
+        var group = entry.getValue();
+        offer(group.unrouted, matching);
+        if (!group.routed.isEmpty()) {
+          byRoute(group, matching).forEach((route, routedEvents) -> {
+            var same = group.routed.get(route);
+            offer(same, routedEvents);
+            if (same.isEmpty()) {
+              group.routed.remove(route);
+            }
+          });
         }
-        if (entry.getValue().isEmpty()) {
+        if (group.isEmpty()) {
           prefixed.remove();
         }
       }
       published = revision;
     } finally {
       lock.unlock();
+    }
+  }
+
+  /** The events each route of {@code group} must hear, in order; a route that hears none is absent. */
+  private static Map<String, List<StoreEvent>> byRoute(PrefixWatches group, List<StoreEvent> events) {
+    var out = new HashMap<String, List<StoreEvent>>();
+    for (var event : events) {
+      switch (event.audience()) {
+        case Audience.Everyone e -> group.routed.keySet().forEach(r -> out.computeIfAbsent(r, x -> new ArrayList<>()).add(event));
+        case Audience.Routes r -> {
+          for (var name : r.names()) {
+            if (group.routed.containsKey(name)) {
+              out.computeIfAbsent(name, x -> new ArrayList<>()).add(event);
+            }
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  private static void offer(List<SqliteWatch> same, List<StoreEvent> events) {
+    for (Iterator<SqliteWatch> it = same.iterator(); it.hasNext(); ) {
+      SqliteWatch watch = it.next();
+      if (!watch.offer(events)) {
+        // Never block the writer on a slow watcher: end it; its client watches again.
+        watch.end(new SqliteWatch.State.Closed("watcher fell behind: more than " + watch.capacity()
+            + " undelivered events; watch again from the last revision seen"));
+        it.remove();
+      }
     }
   }
 
@@ -101,7 +167,7 @@ final class WatchHub {
     try {
       closed |= refuseNew;
       published = Math.max(published, revision);
-      ended = watches.values().stream().flatMap(List::stream).toList();
+      ended = watches.values().stream().flatMap(PrefixWatches::all).toList();
       watches.clear();
     } finally {
       lock.unlock();

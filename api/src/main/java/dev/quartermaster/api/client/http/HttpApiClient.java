@@ -6,6 +6,7 @@ import dev.quartermaster.api.client.LabelSelector;
 import dev.quartermaster.api.client.ObjectList;
 import dev.quartermaster.api.client.WatchHandle;
 import dev.quartermaster.api.client.WatchHandler;
+import dev.quartermaster.api.client.WatchScope;
 import dev.quartermaster.api.client.Write;
 import dev.quartermaster.api.codec.ObjectCodec;
 import dev.quartermaster.api.error.ApiError.Reason;
@@ -190,6 +191,12 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
     return watch(kind, afterRevision, LabelSelector.ALL, handler);
   }
 
+  @Override
+  public <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchScope scope,
+      WatchHandler<T> handler) {
+    return watch(kind, afterRevision, LabelSelector.ALL, scope, handler);
+  }
+
   /**
    * As {@link #watch(Kind, long, WatchHandler)}, but only objects matching {@code selector}: an
    * object that stops matching arrives as {@code DELETED}, one that starts matching as {@code ADDED}.
@@ -198,9 +205,17 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
    */
   public <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, LabelSelector selector,
       WatchHandler<T> handler) {
+    return watch(kind, afterRevision, selector, WatchScope.CLUSTER, handler);
+  }
+
+  private <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, LabelSelector selector,
+      WatchScope scope, WatchHandler<T> handler) {
     var query = new StringBuilder("?" + HttpWire.PARAM_WATCH + "=true&" + HttpWire.PARAM_REVISION + "=" + afterRevision);
     if (!selector.isEmpty()) {
       query.append('&').append(HttpWire.PARAM_LABEL_SELECTOR).append('=').append(HttpWire.encodeQueryValue(selector.toString()));
+    }
+    if (scope instanceof WatchScope.Node node) {
+      query.append('&').append(HttpWire.PARAM_NODE).append('=').append(HttpWire.encodeQueryValue(node.name()));
     }
     var uri = uri(HttpWire.collectionPath(kind) + query);
     // No request timeout: a watch lasts until closed; the server's bookmarks keep the line busy.

@@ -39,6 +39,8 @@ public final class HttpWire {
   public static final String PARAM_WATCH = "watch";
   public static final String PARAM_REVISION = "revision";
   public static final String PARAM_LABEL_SELECTOR = "labelSelector";
+  /** On a watch: the node whose changes it asks for ({@link dev.quartermaster.api.client.WatchScope.Node}). */
+  public static final String PARAM_NODE = "node";
 
   private HttpWire() {}
 

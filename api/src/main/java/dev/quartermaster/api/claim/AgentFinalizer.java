@@ -1,0 +1,23 @@
+package dev.quartermaster.api.claim;
+
+import java.util.Optional;
+
+/**
+ * The finalizer a node's agent puts on a claim before it prepares the claim there, and takes off
+ * once the claim is unprepared: a deleted claim stays until that node has let its devices go.
+ */
+public record AgentFinalizer(String node) {
+  private static final String PREFIX = "quartermaster.dev/agent-";
+
+  /** The finalizer as it is written in {@code metadata.finalizers}. */
+  public String name() {
+    return PREFIX + node;
+  }
+
+  /** The agent finalizer {@code finalizer} is, if it is one. */
+  public static Optional<AgentFinalizer> parse(String finalizer) {
+    return finalizer.startsWith(PREFIX) && finalizer.length() > PREFIX.length()
+        ? Optional.of(new AgentFinalizer(finalizer.substring(PREFIX.length())))
+        : Optional.empty();
+  }
+}
