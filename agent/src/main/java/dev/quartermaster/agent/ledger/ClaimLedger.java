@@ -13,6 +13,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.stream.Stream;
 
 /**
  * The node-local truth of which claim holds which device: a pure state machine over {@link
@@ -50,6 +51,11 @@ public final class ClaimLedger {
   private final Map<String, String> holders = new HashMap<>();
   /** claim name → the uids of the entries (tombstones included) that carry it, in order: {@link #holdsName} and {@link #entriesNamed} without a scan. */
   private final Map<String, TreeSet<String>> names = new HashMap<>();
+  /**
+   * No tombstone expires before this (none: {@link Instant#MAX}): every prepare prunes, and a scan
+   * of a ledger holding the last minute and a half's tombstones was most of a prepare's own work.
+   */
+  private Instant nextExpiry = Instant.MAX;
   private long version;
 
   /** An empty ledger. */
@@ -202,6 +208,12 @@ public final class ClaimLedger {
 
   private int pruneExpiredLocked() {
     Instant now = env.now();
+    if (now.isBefore(nextExpiry)) {
+      return 0;
+    }
+    nextExpiry = claims.values().stream()
+        .flatMap(c -> c instanceof PrepareAborted a && a.expiresAt().isAfter(now) ? Stream.of(a.expiresAt()) : Stream.empty())
+        .min(Instant::compareTo).orElse(Instant.MAX);
     var expired = claims.values().stream()
         .filter(c -> c instanceof PrepareAborted a && !a.expiresAt().isAfter(now))
         .map(c -> c.claim().uid())
@@ -234,6 +246,9 @@ public final class ClaimLedger {
     }
     if (next.holdsDevices()) {
       next.devices().forEach(d -> holders.put(d, uid));
+    }
+    if (next instanceof PrepareAborted a && a.expiresAt().isBefore(nextExpiry)) {
+      nextExpiry = a.expiresAt();
     }
   }
 

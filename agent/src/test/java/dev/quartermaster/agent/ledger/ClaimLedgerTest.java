@@ -125,8 +125,11 @@ class ClaimLedgerTest {
     env.advance(Duration.ofSeconds(9));
     assertThat(shortLedger.pruneExpired()).isZero();
     assertThat(shortLedger.snapshot().get(a.uid())).get().isInstanceOf(PrepareAborted.class);
+    var loaded = new ClaimLedger(env, Duration.ofSeconds(10), shortLedger.snapshot());
+    assertThat(loaded.pruneExpired()).as("loaded from a checkpoint, before the expiry").isZero();
     env.advance(Duration.ofSeconds(1));
     assertThat(shortLedger.pruneExpired()).isEqualTo(1);
+    assertThat(loaded.pruneExpired()).as("loaded from a checkpoint, at the expiry").isEqualTo(1);
     assertThat(shortLedger.snapshot().claims()).isEmpty();
     assertThat(shortLedger.unprepare(a)).isInstanceOf(UnprepareResult.NeverPrepared.class);
   }
