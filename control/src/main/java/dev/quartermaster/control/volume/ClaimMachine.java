@@ -11,7 +11,8 @@ import java.util.Optional;
  *   Taken, holder gone ──(agent: NodeUnpublish, NodeUnstage)──→ NodeDetached
  *   Taken, node fenced or deleted ──NodeDetachOnBehalf──→ NodeDetached
  *   NodeDetached ──Unpublish (ControllerUnpublishVolume) / DetachWithoutCall──→ ControllerDetached
- *     (without the call while another claim taken on the same node still holds the attachment:
+ *     (the call also for a claim never recorded attached: its publish may have succeeded unrecorded;
+ *     without it while another claim taken on the same node still holds the attachment:
  *     ControllerUnpublishVolume detaches the volume from the node, not from one claim)
  *   ControllerDetached ──Free──→ removed
  * </pre>
@@ -55,8 +56,9 @@ public final class ClaimMachine {
         }
         yield publishes ? new ClaimStep.Publish() : new ClaimStep.AttachWithoutCall();
       }
-      case NodeDetached -> c.attached() && publishes && !attachmentShared ? new ClaimStep.Unpublish()
-          : new ClaimStep.DetachWithoutCall();
+      // Not only an attached claim: a publish whose success was never recorded (the agent released
+      // the claim first) left the volume attached all the same, and the call is idempotent.
+      case NodeDetached -> publishes && !attachmentShared ? new ClaimStep.Unpublish() : new ClaimStep.DetachWithoutCall();
       case ControllerDetached, Free -> new ClaimStep.Free();
     };
   }
