@@ -28,10 +28,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Issue 13, fewer writes per task: the allocator pins a task to the node its claims get in the very
- * transaction that allocates them, so the scheduler's next pass schedules it (one task write and one
- * pass fewer than pinning it afterwards). A task whose claim was allocated before it existed is
- * still pinned by the scheduler. Every commit is read as it lands: which revision set each task's
- * {@code spec.node}, and which allocated each claim.
+ * transaction that allocates them, and when those claims are all of the task's, reserves them for
+ * it and schedules it there too (one decision, one transaction: the scheduler's pass finds nothing
+ * to do). A task whose claim was allocated before it existed is still pinned and scheduled by the
+ * scheduler. Every commit is read as it lands: which revision set each task's {@code spec.node} and
+ * its {@code Scheduled}, and which allocated and reserved each claim.
  */
 class PinWithAllocationTest {
   private static final int TASKS = 6;
@@ -39,7 +40,9 @@ class PinWithAllocationTest {
   /** Revisions seen in commits: where each task was pinned, where each claim was allocated. */
   private static final class Commits implements CommitListener {
     final Map<String, Long> pinned = new HashMap<>();
+    final Map<String, Long> scheduled = new HashMap<>();
     final Map<String, Long> allocated = new HashMap<>();
+    final Map<String, Long> reserved = new HashMap<>();
     final Map<String, Integer> taskWrites = new HashMap<>();
 
     @Override
@@ -55,10 +58,16 @@ class PinWithAllocationTest {
           if (t.spec().node().isPresent()) {
             pinned.putIfAbsent(t.metadata().name(), revision);
           }
+          if (t.status().phase() == TaskPhase.Scheduled) {
+            scheduled.putIfAbsent(t.metadata().name(), revision);
+          }
         } else if (key.startsWith("/registry/resourceclaims/")) {
           var c = ObjectCodec.fromJson(e.kv().value(), Kinds.RESOURCE_CLAIM);
           if (c.status().allocation().isPresent()) {
             allocated.putIfAbsent(c.metadata().name(), revision);
+          }
+          if (!c.status().reservedFor().isEmpty()) {
+            reserved.putIfAbsent(c.metadata().name(), revision);
           }
         }
       }
@@ -66,7 +75,7 @@ class PinWithAllocationTest {
   }
 
   @Test
-  void theAllocatorPinsTheTaskInTheTransactionThatAllocatesItsClaim() {
+  void theAllocatorPinsReservesAndSchedulesTheTaskInTheTransactionThatAllocatesItsClaim() {
     for (long seed : SimCluster.seeds(10)) {
       var c = new SimCluster(seed, WatchFaults.staleCache());
       var commits = start(c);
@@ -78,13 +87,18 @@ class PinWithAllocationTest {
       }
       assertThat(c.runUntil(() -> allScheduled(c), Duration.ofMinutes(2))).as("seed %d: all Scheduled", seed).isTrue();
       for (int i = 0; i < TASKS; i++) {
+        var allocatedAt = commits.allocated.get("t" + i + "-gpu");
         assertThat(commits.pinned.get("t" + i)).as("seed %d: t%d pinned in the revision that allocated its claim", seed, i)
-            .isNotNull().isEqualTo(commits.allocated.get("t" + i + "-gpu"));
+            .isNotNull().isEqualTo(allocatedAt);
+        assertThat(commits.scheduled.get("t" + i)).as("seed %d: t%d Scheduled in that revision", seed, i).isEqualTo(allocatedAt);
+        assertThat(commits.reserved.get("t" + i + "-gpu")).as("seed %d: its claim reserved in it", seed).isEqualTo(allocatedAt);
         var t = c.api().get(Kinds.TASK, "t" + i).orElseThrow();
         var claim = c.api().get(Kinds.RESOURCE_CLAIM, "t" + i + "-gpu").orElseThrow();
         assertThat(t.spec().node()).isEqualTo(claim.status().allocation().map(a -> a.node()));
-        // Created, pinned with the allocation, Scheduled with the reservation; a Pending reason at most besides.
-        assertThat(commits.taskWrites.get("t" + i)).as("seed %d: writes of t%d", seed, i).isBetween(3, 4);
+        assertThat(t.status().node()).isEqualTo(t.spec().node());
+        assertThat(claim.status().reservedFor()).containsExactly("t" + i);
+        // Created, then pinned and Scheduled with the allocation; a Pending reason at most besides.
+        assertThat(commits.taskWrites.get("t" + i)).as("seed %d: writes of t%d", seed, i).isBetween(2, 3);
       }
     }
   }
@@ -101,6 +115,7 @@ class PinWithAllocationTest {
       assertThat(c.runUntil(() -> allScheduledOf(c, "late"), Duration.ofMinutes(1))).as("seed %d", seed).isTrue();
       assertThat(commits.pinned.get("late")).as("seed %d: pinned after the claim's allocation", seed)
           .isGreaterThan(commits.allocated.get("shared"));
+      assertThat(c.api().get(Kinds.RESOURCE_CLAIM, "shared").orElseThrow().status().reservedFor()).containsExactly("late");
       assertThat(c.api().get(Kinds.TASK, "late").orElseThrow().spec().node()).contains("node-0");
     }
   }

@@ -1,6 +1,8 @@
 package dev.quartermaster.api.client;
 
+import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.ApiObject;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -16,6 +18,8 @@ public sealed interface Write {
       case Create c -> api.create(c.object());
       case Update u -> api.update(u.object());
       case UpdateStatus u -> api.updateStatus(u.object());
+      case UpdateWithStatus u -> throw ApiException.badRequest("a write of " + u.object().ref() + "'s spec and "
+          + "status together has no request of its own: commit it in-process, or update and update the status", List.of());
     };
   }
 
@@ -36,6 +40,17 @@ public sealed interface Write {
   /** {@link ApiClient#updateStatus}: the status only, compare-and-set on {@code metadata.revision}. */
   record UpdateStatus(ApiObject object) implements Write {
     public UpdateStatus {
+      Objects.requireNonNull(object, "object");
+    }
+  }
+
+  /**
+   * {@link Update} and {@link UpdateStatus} as one write: metadata, spec and status, one
+   * compare-and-set, judged by both calls' rules. For one decision that changes both (the allocator
+   * pins a task to the node of its claims and schedules it there); in-process only.
+   */
+  record UpdateWithStatus(ApiObject object) implements Write {
+    public UpdateWithStatus {
       Objects.requireNonNull(object, "object");
     }
   }

@@ -18,10 +18,12 @@ import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.control.cluster.Conditions;
 import dev.quartermaster.control.cluster.ControlLoop;
 import dev.quartermaster.control.cluster.GroupCommit;
 import dev.quartermaster.control.cluster.Informers;
+import dev.quartermaster.control.cluster.Scheduling;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.queue.Result;
 import java.time.Duration;
@@ -34,13 +36,16 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Binds pending claims to devices: a task's claims all on one node (its pinned node, the node its
  * allocated claims are on, or the best-fitting ready node), a claim without a task on any. The
- * write protocol that makes double allocation impossible is described in {@code package-info}.
+ * write protocol that makes double allocation impossible is described in {@code package-info}. An
+ * unpinned task whose claims are all allocated in one decision is pinned, reserved and Scheduled in
+ * that same transaction ({@link Scheduling}).
  *
  * <p>Queue keys: {@code task/<name>}, {@code claim/<name>} (claims no task owns) and {@code
  * node/<name>} (clean-up of the node's allocation record).
@@ -344,18 +349,30 @@ public final class Allocator {
       writes.add(record.isPresent() ? new Write.Update(record.get().withSpec(held.with(add)))
           : new Write.Create(new NodeAllocation(ObjectMeta.named(placed.node()), held.with(add), null)));
     }
+    // Claims that are all of a task's make the decision whole: the task is pinned, its claims
+    // reserved for it and it is Scheduled in this same transaction (Scheduling), and the scheduler
+    // finds nothing left to do: one transaction and two writes fewer per task.
+    var scheduled = unpinned.filter(t -> wholeDecision(t, live))
+        .map(t -> Scheduling.scheduled(t.withSpec(t.spec().withNode(Optional.of(placed.node()))), placed.node()));
     for (var c : live) {
       var devices = placed.devices().get(c.metadata().name());
       var condition = Conditions.of(ALLOCATED, true, "Allocated",
           devices.size() + " device(s) on node " + placed.node() + ": "
               + String.join(",", devices.stream().map(AllocatedDevice::device).toList()));
       var s = c.status();
-      writes.add(new Write.UpdateStatus(c.withStatus(new ResourceClaimStatus(
+      var allocated = c.withStatus(new ResourceClaimStatus(
           Optional.of(new Allocation(placed.node(), devices)), s.reservedFor(), s.prepare(),
-          Conditions.set(s.conditions(), condition, env.now())))));
+          Conditions.set(s.conditions(), condition, env.now())));
+      var reserved = scheduled.flatMap(t -> Scheduling.reserved(allocated, t.metadata().name()));
+      writes.add(new Write.UpdateStatus(reserved.orElse(allocated)));
     }
-    unpinned.ifPresent(t -> writes.add(new Write.Update(t.withSpec(t.spec().withNode(Optional.of(placed.node()))))));
+    if (scheduled.isPresent()) {
+      writes.add(new Write.UpdateWithStatus(scheduled.get()));
+    } else {
+      unpinned.ifPresent(t -> writes.add(new Write.Update(t.withSpec(t.spec().withNode(Optional.of(placed.node()))))));
+    }
     var written = commits.commit(writes);
+    scheduled.ifPresent(t -> events.normal(t, "Scheduled", Scheduling.scheduledEvent(t)));
     if (!add.isEmpty()) {
       index.wrote((NodeAllocation) written.getFirst(), Optional.of(node),
           informers.slices().cache().byIndex(Informers.BY_NODE, placed.node()));
@@ -363,6 +380,18 @@ public final class Allocator {
     allocations.addAndGet(live.size());
     blocked.remove(key);
     return Result.done();
+  }
+
+  /**
+   * Whether allocating {@code claims} (read live) decides all of task {@code t}: they are every
+   * claim it names, each its own or stand-alone, and it is a live task still Pending. Otherwise
+   * the scheduler schedules it once every claim is allocated.
+   */
+  private static boolean wholeDecision(Task t, List<ResourceClaim> claims) {
+    var names = claims.stream().map(c -> c.metadata().name()).collect(Collectors.toSet());
+    return t.status().phase() == TaskPhase.Pending && !t.metadata().isDeleting()
+        && names.equals(new HashSet<>(t.spec().claims()))
+        && claims.stream().allMatch(c -> c.metadata().owner().map(o -> o.uid().equals(t.metadata().uid())).orElse(true));
   }
 
   /** Devices of {@code node} that claims in our cache are allocated. */

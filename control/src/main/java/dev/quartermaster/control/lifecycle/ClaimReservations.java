@@ -6,6 +6,7 @@ import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.client.Write;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.control.cluster.Informers;
+import dev.quartermaster.control.cluster.Scheduling;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -30,16 +31,7 @@ final class ClaimReservations {
    * scheduler commits it in one transaction with the task's Scheduled status.
    */
   Optional<Write> reserve(ResourceClaim claim, Task task) {
-    var name = task.metadata().name();
-    var s = claim.status();
-    if (s.reservedFor().contains(name)) {
-      return Optional.empty();
-    }
-    var reserved = new ArrayList<>(s.reservedFor());
-    reserved.add(name);
-    reserved.sort(String::compareTo);
-    return Optional.of(new Write.UpdateStatus(
-        claim.withStatus(new ResourceClaimStatus(s.allocation(), reserved, s.prepare(), s.conditions()))));
+    return Scheduling.reserved(claim, task.metadata().name()).map(Write.UpdateStatus::new);
   }
 
   /** Removes {@code task} from every claim reserved for it; returns how many it changed. */

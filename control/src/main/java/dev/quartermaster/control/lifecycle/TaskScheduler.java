@@ -14,6 +14,7 @@ import dev.quartermaster.control.cluster.ControlLoop;
 import dev.quartermaster.control.cluster.GroupCommit;
 import dev.quartermaster.control.cluster.StaleWrites;
 import dev.quartermaster.control.cluster.Informers;
+import dev.quartermaster.control.cluster.Scheduling;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.informer.EventHandler;
 import dev.quartermaster.core.queue.Result;
@@ -148,19 +149,15 @@ public final class TaskScheduler {
           + " (a claim made before the task that names it may be placed on any node: delete it and create it"
           + " again, and it follows the task)");
     }
-    var message = t.spec().claims().isEmpty()
-        ? "placed on node " + node.get()
-        : "claims " + String.join(",", t.spec().claims()) + " allocated on node " + node.get();
     // Reserved with Scheduled, in one transaction: from then on the agent may run it, and the claim
-    // must say who uses it. Concurrent decisions share the transaction (GroupCommit).
+    // must say who uses it. Concurrent decisions share the transaction (GroupCommit). (Usually the
+    // allocator did all of this already, with the allocation: see Scheduling.)
     var writes = new ArrayList<Write>();
     claims.forEach(c -> reservations.reserve(c, t).ifPresent(writes::add));
-    var s = t.status();
-    writes.add(new Write.UpdateStatus(t.withStatus(new TaskStatus(TaskPhase.Scheduled, "Scheduled", message, node,
-        s.deviceCheck(), s.exitCode(), s.startedAt(), s.finishedAt(), s.conditions()))));
+    var scheduled = Scheduling.scheduled(t, node.get());
+    writes.add(new Write.UpdateStatus(scheduled));
     commits.commit(writes);
-    events.normal(t, "Scheduled", "scheduled to node " + node.get()
-        + (t.spec().claims().isEmpty() ? "" : ": " + message));
+    events.normal(t, "Scheduled", Scheduling.scheduledEvent(scheduled));
     return Result.done();
   }
 

@@ -4,14 +4,17 @@
  * <h2>Task phases and who sets them</h2>
  * <ul>
  *   <li>{@code Pending} — created by the workload controller (or a user).
- *   <li>{@code Scheduled} — set by {@link dev.quartermaster.control.lifecycle.TaskScheduler} once the
- *       node is chosen and every claim is allocated there, in one transaction with each claim's
- *       {@code status.reservedFor} getting the task (removed again once the task is finished or
- *       gone). {@code spec.node} is set before: by the allocator, in the transaction that allocates
- *       the task's claims; by the scheduler for a task whose claims were all allocated without it
- *       (or that has none). Any change to a claim wakes every task naming it, stand-alone claims included.
- *   <li>{@code Preparing} — set by the node's agent when it starts preparing the task's claims
- *       (and publishing its volumes), reason naming what it waits for.
+ *   <li>{@code Scheduled} — once the node is chosen and every claim is allocated there, in one
+ *       transaction with each claim's {@code status.reservedFor} getting the task (removed again
+ *       once the task is finished or gone), as {@link dev.quartermaster.control.cluster.Scheduling}
+ *       writes it: usually by the allocator, in the very transaction that allocates all of an
+ *       unpinned task's claims and pins it ({@code spec.node}); else by {@link
+ *       dev.quartermaster.control.lifecycle.TaskScheduler} (a claim allocated before its task, a
+ *       task pinned by hand, a task without claims, which it also pins). Any change to a claim wakes
+ *       every task naming it, stand-alone claims included.
+ *   <li>{@code Preparing} — set by the node's agent when it waits for the task's claims to be
+ *       prepared (said only after 2 s: a prepare takes milliseconds), for its volumes, or for its
+ *       compute domain, reason naming what it waits for.
  *   <li>{@code Running} — set by the agent only after the device check opened every device node
  *       the task was given ({@code status.deviceCheck.passed}).
  *   <li>{@code Succeeded} / {@code Failed} — set by the agent from the exit code; {@code Failed} with

@@ -73,12 +73,15 @@ public final class AuthorizingApiClient implements ApiClient {
     for (var w : writes) {
       var object = w.object();
       var kind = Kinds.of(object);
-      var verb = switch (w) {
-        case Write.Create c -> Access.Verb.CREATE;
-        case Write.Update u -> Access.Verb.UPDATE;
-        case Write.UpdateStatus u -> Access.Verb.UPDATE_STATUS;
+      var verbs = switch (w) {
+        case Write.Create c -> List.of(Access.Verb.CREATE);
+        case Write.Update u -> List.of(Access.Verb.UPDATE);
+        case Write.UpdateStatus u -> List.of(Access.Verb.UPDATE_STATUS);
+        case Write.UpdateWithStatus u -> List.of(Access.Verb.UPDATE, Access.Verb.UPDATE_STATUS);
       };
-      judge.requireWrite(who, Access.write(verb, kind, object.metadata().name(), Optional.of(object)), kind, object);
+      for (var verb : verbs) {
+        judge.requireWrite(who, Access.write(verb, kind, object.metadata().name(), Optional.of(object)), kind, object);
+      }
     }
     return api.commit(writes);
   }

@@ -200,21 +200,31 @@ public final class ObjectRegistry implements FencingClient {
       }
       case Write.Update u -> {
         var current = currentFor(object);
-        var c = current.metadata();
-        if (c.isDeleting() && !c.finalizers().containsAll(m.finalizers())) {
-          throw ApiException.invalid(object.ref(), List.of(new Violation("metadata.finalizers",
-              "cannot add finalizers to an object that is being deleted")));
-        }
-        var specChanged = !current.spec().equals(object.spec());
-        var meta = new ObjectMeta(c.name(), c.uid(), c.revision(), specChanged ? c.generation() + 1 : c.generation(),
-            m.labels(), c.createdAt(), c.deletedAt(), m.finalizers(), m.owner());
-        yield replacing(key, current, kind.cast(object.withMetadata(meta).withStatusOf(current)));
+        yield replacing(key, current, kind.cast(updated(current, object).withStatusOf(current)));
       }
       case Write.UpdateStatus u -> {
         var current = currentFor(object);
         yield replacing(key, current, kind.cast(current.withStatusOf(object)));
       }
+      case Write.UpdateWithStatus u -> {
+        var current = currentFor(object);
+        yield replacing(key, current, kind.cast(updated(current, object)));
+      }
     };
+  }
+
+  /** {@code object}'s metadata (what a client may set of it) and spec over {@code current}; the status is {@code object}'s. */
+  private static ApiObject updated(ApiObject current, ApiObject object) {
+    var c = current.metadata();
+    var m = object.metadata();
+    if (c.isDeleting() && !c.finalizers().containsAll(m.finalizers())) {
+      throw ApiException.invalid(object.ref(), List.of(new Violation("metadata.finalizers",
+          "cannot add finalizers to an object that is being deleted")));
+    }
+    var specChanged = !current.spec().equals(object.spec());
+    var meta = new ObjectMeta(c.name(), c.uid(), c.revision(), specChanged ? c.generation() + 1 : c.generation(),
+        m.labels(), c.createdAt(), c.deletedAt(), m.finalizers(), m.owner());
+    return object.withMetadata(meta);
   }
 
   /** {@code current} replaced by {@code next}; a deleting object whose last finalizer is gone is removed. */
@@ -238,7 +248,8 @@ public final class ObjectRegistry implements FencingClient {
       var compares = new ArrayList<Compare>(rules.beforeDelete(store::get, current));
       compares.add(new Compare.ModRevision(key, m.revision()));
       if (m.finalizers().isEmpty()) {
-        var result = store.txn(Txn.when(compares, List.of(new Op.Delete(key, WatchRoutes.of(Optional.of(current), Optional.empty())))));
+        var gone = new Op.Delete(key, WatchRoutes.of(Optional.of(current), Optional.empty()));
+        var result = store.txn(Txn.when(compares, List.of(gone)));
         if (result.succeeded()) {
           return new DeleteResult.Deleted<>(kind.cast(current.withMetadata(m.withRevision(result.revision()))));
         }
