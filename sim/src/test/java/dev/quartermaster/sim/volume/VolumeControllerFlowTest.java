@@ -133,6 +133,32 @@ class VolumeControllerFlowTest {
     assertThat(storage.attachedTo(volume(c).status().externalId())).as("the last claim's release detaches it").isEmpty();
   }
 
+  /**
+   * Seed 77 of the whole-cluster campaign: the controller's ControllerPublish succeeded but the
+   * claim was released by its agent before the controller recorded it attached. The volume is
+   * attached all the same: the release must still call ControllerUnpublish, or the volume stays on
+   * that node and its next writer elsewhere waits forever.
+   */
+  @Test
+  void aClaimReleasedBeforeItsPublishWasRecordedIsStillUnpublished() {
+    var c = new SimCluster(10, WatchFaults.NONE);
+    var storage = new SimStorage(PLUGIN, true);
+    start(c, storage);
+    c.api().create(new Volume(ObjectMeta.named("data"),
+        new VolumeSpec(PLUGIN, 1 << 20, AccessMode.SingleNodeWriter, Map.of()), VolumeStatus.EMPTY));
+    var first = task(c, "first", "node-1");
+    assertThat(c.runUntil(() -> claims(c).size() == 1 && claims(c).getFirst().attached(), Duration.ofSeconds(30))).isTrue();
+    finish(c, first);
+    c.env().advance(Duration.ofSeconds(5));
+    // Released as the agent does it when it never saw the attachment recorded.
+    var unrecorded = claims(c).getFirst().withState(VolumeClaim.State.NodeDetached);
+    c.api().updateStatus(volume(c).withStatus(volume(c).status().withClaims(List.of(
+        new VolumeClaim(unrecorded.task(), unrecorded.taskUid(), unrecorded.node(), unrecorded.mode(),
+            VolumeClaim.State.NodeDetached, false, Map.of())))));
+    assertThat(c.runUntil(() -> claims(c).isEmpty(), Duration.ofSeconds(30))).isTrue();
+    assertThat(storage.attachedTo(volume(c).status().externalId())).as("detached from node-1").isEmpty();
+  }
+
   static Task reader(SimCluster c, String name, String node) {
     var spec = new TaskSpec(Optional.of(node), List.of("run"), Map.of(), List.of(), List.of(VolumeUse.reader("data")),
         "exec", Optional.empty());
