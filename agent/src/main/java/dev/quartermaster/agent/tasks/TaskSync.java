@@ -43,7 +43,8 @@ import org.slf4j.LoggerFactory;
  * control}'s {@code lifecycle/package-info}.
  *
  * <pre>
- * Scheduled --(claims not all Prepared here)--> Preparing, reason WaitingForClaims naming the claim
+ * Scheduled --(claims not all Prepared here {@link #CLAIMS_WAIT_SAID_AFTER} after it was first seen
+ *   waiting)--> Preparing, reason WaitingForClaims naming the claim
  * Scheduled/Preparing --(all Prepared, a volume not published here)--> Preparing, reason
  *   WaitingForVolume naming why ({@link VolumeMounts}: missing, held by another, not attached, plugin
  *   not healthy here, publishing, a call failed)
@@ -99,6 +100,19 @@ public final class TaskSync {
    * wait and Running, one store write per task fewer.
    */
   public static final Duration STARTING_SAID_AFTER = Duration.ofSeconds(2);
+
+  /**
+   * How long a Scheduled task may wait for its claims to be prepared here before it says so
+   * (Preparing, reason WaitingForClaims). The allocator schedules a task in the transaction that
+   * allocates its claims, before any agent has seen them, and a prepare takes milliseconds: said at
+   * once, it was one store write per task, stale as soon as it landed.
+   */
+  public static final Duration CLAIMS_WAIT_SAID_AFTER = Duration.ofSeconds(2);
+
+  /** When this agent first found a task incarnation (uid) of that name waiting for its claims. */
+  private record ClaimsWait(String uid, Instant since) {}
+
+  private final Map<String, ClaimsWait> claimsWaits = new ConcurrentHashMap<>();
 
   private final ApiClient api;
   private final String node;
@@ -240,10 +254,12 @@ public final class TaskSync {
       return stop(name, run.get(), cached);
     }
     if (cached.isEmpty()) {
+      claimsWaits.remove(name);
       return Result.done();
     }
     var t = cached.get();
     if (t.metadata().isDeleting()) {
+      claimsWaits.remove(name);
       releaseClaims.accept(t.spec().claims()); // never started here, or already stopped
       return Result.done();
     }
@@ -277,6 +293,13 @@ public final class TaskSync {
     for (var claimName : t.spec().claims()) {
       var waiting = waitingFor(t, claimName);
       if (waiting.isPresent()) {
+        var uid = t.metadata().uid();
+        var since = claimsWaits.compute(t.metadata().name(),
+            (n, w) -> w != null && w.uid().equals(uid) ? w : new ClaimsWait(uid, env.now())).since();
+        var waited = Duration.between(since, env.now());
+        if (t.status().phase() == TaskPhase.Scheduled && waited.compareTo(CLAIMS_WAIT_SAID_AFTER) < 0) {
+          return Result.requeueAfter(CLAIMS_WAIT_SAID_AFTER.minus(waited)); // or the claim's update, sooner
+        }
         write(t, TaskStatuses.phase(t.status(), TaskPhase.Preparing, "WaitingForClaims", waiting.get()));
         return Result.requeueAfter(recheck); // the claim's update normally brings us back sooner
       }
@@ -284,6 +307,7 @@ public final class TaskSync {
       cdiDevices.addAll(preparedHere.apply(claim.metadata().uid()).orElseThrow());
       used.add(new ClaimRef(claim.metadata().uid(), claimName));
     }
+    claimsWaits.remove(t.metadata().name());
     // A rank starts only once every member of its domain can be reached (the domain is Ready).
     for (var domain : domainsOf(t)) {
       var notReady = domains.notReadyToStart(domain);

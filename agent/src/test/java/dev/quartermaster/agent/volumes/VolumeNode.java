@@ -154,8 +154,17 @@ final class VolumeNode implements AutoCloseable {
   }
 
   Task task(String name, String runtime, VolumeUse... volumes) {
+    return task(name, runtime, List.of(), volumes);
+  }
+
+  /** A task Scheduled here naming {@code claims}, which this harness never prepares (the claim sync is not in it). */
+  Task taskWithClaims(String name, List<String> claims) {
+    return task(name, "exec", claims);
+  }
+
+  private Task task(String name, String runtime, List<String> claims, VolumeUse... volumes) {
     var image = runtime.equals("podman") ? Optional.of("docker.io/library/busybox:1.37") : Optional.<String>empty();
-    var spec = new TaskSpec(Optional.of(NODE), List.of("train"), Map.of("EPOCHS", "3"), List.of(),
+    var spec = new TaskSpec(Optional.of(NODE), List.of("train"), Map.of("EPOCHS", "3"), claims,
         List.of(volumes), runtime, image, 0, DeviceLossPolicy.Continue);
     var status = new TaskStatus(TaskPhase.Scheduled, "Scheduled", "", Optional.of(NODE), Optional.empty(),
         Optional.empty(), Optional.empty(), Optional.empty(), List.of());

@@ -204,6 +204,19 @@ class VolumeReleaseTest {
     assertThat(node.log).filteredOn(l -> l.startsWith("start train-0")).hasSize(1);
   }
 
+  /** The allocator schedules a task before its claims are prepared anywhere: a wait of milliseconds is not written. */
+  @Test
+  void aShortWaitForClaimsWritesNothingAndALongOneIsSaid() {
+    node.taskWithClaims("train-0", List.of("train-0-gpu"));
+    node.settle(TaskSync.CLAIMS_WAIT_SAID_AFTER.minusMillis(200));
+    assertThat(node.read("train-0").status().phase()).as("nothing written yet").isEqualTo(TaskPhase.Scheduled);
+    node.settle(Duration.ofMillis(400));
+    assertThat(node.read("train-0").status().phase()).isEqualTo(TaskPhase.Preparing);
+    assertThat(node.read("train-0").status().reason()).isEqualTo("WaitingForClaims");
+    assertThat(node.read("train-0").status().message()).isEqualTo("waiting for claim train-0-gpu: not found");
+    assertThat(node.log).isEmpty();
+  }
+
   @Test
   void aTaskDeletedOnAStaleViewNeverStarts() {
     node.holdChecks = true;
