@@ -288,8 +288,19 @@ final class EndToEndBench implements Bench.Benchmark {
     long cpuBefore = CpuTime.nanos();
     long jitBefore = CpuTime.jitMillis();
     api.create(workload("warmup", WARMUP_TASKS));
-    awaitUntil(() -> api.list(Kinds.TASK).items().stream().filter(t -> t.status().phase() == TaskPhase.Running).count() == WARMUP_TASKS,
-        "the warm-up's " + WARMUP_TASKS + " tasks Running");
+    for (int i = 1; ; i++) {
+      if (api.list(Kinds.TASK).items().stream().filter(t -> t.status().phase() == TaskPhase.Running).count() == WARMUP_TASKS) {
+        break;
+      }
+      if (i == 3_000) {
+        throw new IllegalStateException("not reached in 300 s: the warm-up's " + WARMUP_TASKS + " tasks Running; "
+            + taskCensus(api));
+      }
+      if (i % 100 == 0) {
+        report.line(String.format("  warm-up %d after %d s", round, i / 10), taskCensus(api));
+      }
+      Thread.sleep(100);
+    }
     releaseAll(api, "warmup");
     var jit = CpuTime.jitSince(jitBefore, cpuBefore);
     report.line("  warm-up " + round + " (uncounted): " + WARMUP_TASKS
@@ -306,6 +317,13 @@ final class EndToEndBench implements Bench.Benchmark {
         && api.list(Kinds.NODE_ALLOCATION).items().stream().allMatch(a -> a.spec().devices().isEmpty())
         && api.get(Kinds.WORKLOAD, name).isEmpty(),
         "workload " + name + ", its tasks, claims and allocations gone");
+  }
+
+  /** How many tasks are in each phase and reason: where a round that takes long stands. */
+  private static String taskCensus(dev.quartermaster.api.client.ApiClient api) {
+    var counts = new java.util.TreeMap<String, Long>();
+    api.list(Kinds.TASK).items().forEach(t -> counts.merge((t.status().phase() + " " + t.status().reason()).trim(), 1L, Long::sum));
+    return counts.toString();
   }
 
   /** Polls (a bench, not a test: 100 ms apart, 300 s at most). */
