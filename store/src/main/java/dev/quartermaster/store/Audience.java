@@ -1,6 +1,5 @@
 package dev.quartermaster.store;
 
-import java.util.HashSet;
 import java.util.Set;
 
 /**
@@ -16,9 +15,6 @@ public sealed interface Audience {
   /** Whether a watch of {@code route} must hear of the change. */
   boolean includes(String route);
 
-  /** The audience of a change that concerns both this audience and {@code other}. */
-  Audience and(Audience other);
-
   /** A change that concerns the watches of exactly {@code routes} (none: only unrouted watches). */
   static Audience routes(Set<String> routes) {
     return new Routes(routes);
@@ -29,11 +25,6 @@ public sealed interface Audience {
     @Override
     public boolean includes(String route) {
       return true;
-    }
-
-    @Override
-    public Audience and(Audience other) {
-      return this;
     }
   }
 
@@ -46,19 +37,6 @@ public sealed interface Audience {
     @Override
     public boolean includes(String route) {
       return names.contains(route);
-    }
-
-    @Override
-    public Audience and(Audience other) {
-      return switch (other) {
-        case Everyone e -> e;
-        case Routes r when names.containsAll(r.names) -> this;
-        case Routes r -> {
-          var both = new HashSet<>(names);
-          both.addAll(r.names);
-          yield new Routes(both);
-        }
-      };
     }
   }
 }

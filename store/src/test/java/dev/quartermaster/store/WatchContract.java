@@ -127,7 +127,7 @@ public interface WatchContract extends StoreFixture {
     mustHear.add(routed(new Txn.Op.Put(prefix + "1", bytes("1"), a), all));
     routed(new Txn.Op.Put(prefix + "2", bytes("2"), b), all);
     mustHear.add(routed(new Txn.Op.Put(prefix + "3", bytes("3")), all));
-    mustHear.add(routed(new Txn.Op.Delete(prefix + "1", a.and(b)), all));
+    mustHear.add(routed(new Txn.Op.Delete(prefix + "1", Audience.routes(java.util.Set.of("a", "b"))), all));
     routed(new Txn.Op.Put(prefix + "4", bytes("4"), Audience.routes(java.util.Set.of())), all);
     mustHear.add(routed(new Txn.Op.Put(prefix + "5", bytes("5"), a), all));
     return mustHear;

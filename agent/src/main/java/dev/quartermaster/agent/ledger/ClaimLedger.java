@@ -6,6 +6,7 @@ import dev.quartermaster.agent.ledger.ClaimState.PrepareStarted;
 import dev.quartermaster.core.env.Env;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,7 +14,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.stream.Stream;
 
 /**
  * The node-local truth of which claim holds which device: a pure state machine over {@link
@@ -211,13 +211,18 @@ public final class ClaimLedger {
     if (now.isBefore(nextExpiry)) {
       return 0;
     }
-    nextExpiry = claims.values().stream()
-        .flatMap(c -> c instanceof PrepareAborted a && a.expiresAt().isAfter(now) ? Stream.of(a.expiresAt()) : Stream.empty())
-        .min(Instant::compareTo).orElse(Instant.MAX);
-    var expired = claims.values().stream()
-        .filter(c -> c instanceof PrepareAborted a && !a.expiresAt().isAfter(now))
-        .map(c -> c.claim().uid())
-        .toList();
+    // One pass: the tombstones that expired, and the earliest expiry of those left.
+    var expired = new ArrayList<String>();
+    nextExpiry = Instant.MAX;
+    for (var c : claims.values()) {
+      if (c instanceof PrepareAborted a) {
+        if (a.expiresAt().isAfter(now)) {
+          nextExpiry = a.expiresAt().isBefore(nextExpiry) ? a.expiresAt() : nextExpiry;
+        } else {
+          expired.add(c.claim().uid());
+        }
+      }
+    }
     for (var uid : expired) {
       var gone = claims.remove(uid); // tombstones hold no devices: the I1 index is unaffected
       names.computeIfPresent(gone.claim().name(), (n, uids) -> uids.remove(uid) && uids.isEmpty() ? null : uids);

@@ -36,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * and not being deleted, unprepares it otherwise (deleted, deallocated, moved, or re-created under
  * a new uid), and reports the result in {@code status.prepare[<node>]}.
  *
- * <p>A claim this agent prepares carries the finalizer {@code quartermaster.dev/agent-<node>},
+ * <p>A claim this agent prepares carries its {@link AgentFinalizer} ({@code quartermaster.dev/agent-<node>}),
  * added before the prepare and removed only after the unprepare is durable, so a deleted claim
  * does not vanish from the API while this node still holds its devices.
  *
@@ -80,18 +80,13 @@ public final class ClaimSync {
       Function<ClaimRef, List<ClaimUser>> users) {
     this.api = api;
     this.node = node;
-    this.finalizer = finalizer(node);
+    this.finalizer = new AgentFinalizer(node).name();
     this.env = env;
     this.preparer = preparer;
     this.cache = cache;
     this.requeue = requeue;
     this.taskDone = taskDone;
     this.users = users;
-  }
-
-  /** The finalizer this agent puts on claims it prepares. */
-  public static String finalizer(String node) {
-    return new AgentFinalizer(node).name();
   }
 
   /** Whether a change to {@code claim} could concern this node. */

@@ -352,8 +352,8 @@ public final class Allocator {
     // Claims that are all of a task's make the decision whole: the task is pinned, its claims
     // reserved for it and it is Scheduled in this same transaction (Scheduling), and the scheduler
     // finds nothing left to do: one transaction and two writes fewer per task.
-    var scheduled = unpinned.filter(t -> wholeDecision(t, live))
-        .map(t -> Scheduling.scheduled(t.withSpec(t.spec().withNode(Optional.of(placed.node()))), placed.node()));
+    var pinned = unpinned.map(t -> t.withSpec(t.spec().withNode(Optional.of(placed.node()))));
+    var scheduled = pinned.filter(t -> wholeDecision(t, live)).map(t -> Scheduling.scheduled(t, placed.node()));
     for (var c : live) {
       var devices = placed.devices().get(c.metadata().name());
       var condition = Conditions.of(ALLOCATED, true, "Allocated",
@@ -369,7 +369,7 @@ public final class Allocator {
     if (scheduled.isPresent()) {
       writes.add(new Write.UpdateWithStatus(scheduled.get()));
     } else {
-      unpinned.ifPresent(t -> writes.add(new Write.Update(t.withSpec(t.spec().withNode(Optional.of(placed.node()))))));
+      pinned.ifPresent(t -> writes.add(new Write.Update(t)));
     }
     var written = commits.commit(writes);
     scheduled.ifPresent(t -> events.normal(t, "Scheduled", Scheduling.scheduledEvent(t)));

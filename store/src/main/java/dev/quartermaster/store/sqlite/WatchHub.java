@@ -43,12 +43,18 @@ final class WatchHub {
     }
 
     boolean remove(SqliteWatch watch) {
-      var same = watch.route().map(routed::get).orElse(unrouted);
-      boolean removed = same != null && same.remove(watch);
-      if (removed && same.isEmpty() && watch.route().isPresent()) {
-        routed.remove(watch.route().get());
+      if (watch.route().isEmpty()) {
+        return unrouted.remove(watch);
       }
-      return removed;
+      var route = watch.route().get();
+      var same = routed.get(route);
+      if (same == null || !same.remove(watch)) {
+        return false;
+      }
+      if (same.isEmpty()) {
+        routed.remove(route);
+      }
+      return true;
     }
 
     boolean isEmpty() {
