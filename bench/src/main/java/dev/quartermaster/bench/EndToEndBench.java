@@ -288,19 +288,9 @@ final class EndToEndBench implements Bench.Benchmark {
     long cpuBefore = CpuTime.nanos();
     long jitBefore = CpuTime.jitMillis();
     api.create(workload("warmup", WARMUP_TASKS));
-    for (int i = 1; ; i++) {
-      if (api.list(Kinds.TASK).items().stream().filter(t -> t.status().phase() == TaskPhase.Running).count() == WARMUP_TASKS) {
-        break;
-      }
-      if (i == 3_000) {
-        throw new IllegalStateException("not reached in 300 s: the warm-up's " + WARMUP_TASKS + " tasks Running; "
-            + taskCensus(api));
-      }
-      if (i % 100 == 0) {
-        report.line(String.format("  warm-up %d after %d s", round, i / 10), taskCensus(api));
-      }
-      Thread.sleep(100);
-    }
+    awaitUntil(() -> api.list(Kinds.TASK).items().stream().filter(t -> t.status().phase() == TaskPhase.Running).count() == WARMUP_TASKS,
+        "the warm-up's " + WARMUP_TASKS + " tasks Running",
+        seconds -> report.line(String.format("  warm-up %d after %d s", round, seconds), taskCensus(api)), () -> taskCensus(api));
     releaseAll(api, "warmup");
     var jit = CpuTime.jitSince(jitBefore, cpuBefore);
     report.line("  warm-up " + round + " (uncounted): " + WARMUP_TASKS
@@ -316,7 +306,7 @@ final class EndToEndBench implements Bench.Benchmark {
     awaitUntil(() -> api.list(Kinds.TASK).items().isEmpty() && api.list(Kinds.RESOURCE_CLAIM).items().isEmpty()
         && api.list(Kinds.NODE_ALLOCATION).items().stream().allMatch(a -> a.spec().devices().isEmpty())
         && api.get(Kinds.WORKLOAD, name).isEmpty(),
-        "workload " + name + ", its tasks, claims and allocations gone");
+        "workload " + name + ", its tasks, claims and allocations gone", seconds -> {}, () -> taskCensus(api));
   }
 
   /** How many tasks are in each phase and reason: where a round that takes long stands. */
@@ -326,15 +316,22 @@ final class EndToEndBench implements Bench.Benchmark {
     return counts.toString();
   }
 
-  /** Polls (a bench, not a test: 100 ms apart, 300 s at most). */
-  private static void awaitUntil(java.util.function.BooleanSupplier done, String what) throws InterruptedException {
-    for (int i = 0; i < 3_000; i++) {
+  /**
+   * Polls (a bench, not a test: 100 ms apart, 300 s at most), telling {@code progress} the seconds
+   * waited every 10 s; a timeout's error says {@code where} things stand.
+   */
+  private static void awaitUntil(java.util.function.BooleanSupplier done, String what,
+      java.util.function.IntConsumer progress, java.util.function.Supplier<String> where) throws InterruptedException {
+    for (int i = 1; i <= 3_000; i++) {
       if (done.getAsBoolean()) {
         return;
       }
+      if (i % 100 == 0) {
+        progress.accept(i / 10);
+      }
       Thread.sleep(100);
     }
-    throw new IllegalStateException("not reached in 300 s: " + what);
+    throw new IllegalStateException("not reached in 300 s: " + what + "; " + where.get());
   }
 
   /** Waits, on the Node watch, until every agent has reported its node DevicesReady. */
