@@ -1,10 +1,12 @@
 package dev.quartermaster.store.etcd;
 
+import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -12,7 +14,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
@@ -68,6 +72,7 @@ public final class EtcdProcesses implements AutoCloseable {
         cluster.startMember(i);
       }
       cluster.awaitHealthy(Duration.ofSeconds(60));
+      cluster.awaitWritable(Duration.ofSeconds(60));
     } catch (IOException | RuntimeException e) {
       cluster.close();
       throw e;
@@ -175,6 +180,36 @@ public final class EtcdProcesses implements AutoCloseable {
         throw new IllegalStateException("interrupted", e);
       }
     }
+  }
+
+  /**
+   * Waits until a write commits through the live members: a delete of an absent key outside every
+   * prefix we use, which goes through raft and the members' disks but adds no revision. A leader is
+   * not enough: on a slow disk its first proposals after a member dies can time out
+   * ({@code etcdserver: request timed out}) while the survivors catch up.
+   */
+  public void awaitWritable(Duration bound) {
+    var live = IntStream.range(0, members.size()).filter(this::isAlive).mapToObj(i -> members.get(i).clientUrl()).toList();
+    var probe = ByteSequence.from("/qm-etcd-probe", StandardCharsets.UTF_8);
+    long deadline = System.nanoTime() + bound.toNanos();
+    Exception last = null;
+    try (var client = Client.builder().endpoints(live.toArray(String[]::new)).build()) {
+      while (System.nanoTime() < deadline) {
+        try {
+          try {
+            client.getKVClient().delete(probe).get(10, TimeUnit.SECONDS);
+            return;
+          } catch (ExecutionException | TimeoutException e) {
+            last = e;
+          }
+          Thread.sleep(100);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IllegalStateException("interrupted", e);
+        }
+      }
+    }
+    throw new IllegalStateException("etcd under " + dir + " commits no write after " + bound + ": " + last);
   }
 
   @Override

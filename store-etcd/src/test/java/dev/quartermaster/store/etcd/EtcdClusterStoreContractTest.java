@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -35,6 +36,7 @@ class EtcdClusterStoreContractTest extends StoreContractTest {
       int leader = cluster.leader().orElseThrow();
       int victim = (leader + 1) % 3;
       cluster.kill(victim);
+      cluster.awaitWritable(Duration.ofSeconds(60));
       // The dead member first: the client must find the living ones.
       var endpoints = new ArrayList<String>(cluster.endpoints());
       endpoints.addFirst(endpoints.remove(victim));
