@@ -74,7 +74,8 @@ final class EndToEndBench implements Bench.Benchmark {
     report.heading("end to end: workload of " + TASKS + " x 1 GPU over " + NODES + " nodes x " + GPUS + " GPUs, real agents, noop runtime");
     var env = new SystemEnv();
     var agents = new ArrayList<NodeAgent>();
-    try (var cluster = LocalServer.start(dir.resolve("e2e"));
+    try (var specs = SpecDir.under(dir.resolve("e2e"));
+        var cluster = LocalServer.start(dir.resolve("e2e"));
         var controllers = ControlPlane.start(cluster.registry(), new dev.quartermaster.store.StoreLeases(cluster.store()), env, ControlPlane.Options.defaults("bench"));
         // Closed first (resources close in reverse): agents before the store they watch, or each says its watch broke.
         AutoCloseable closeAgents = () -> {
@@ -92,8 +93,9 @@ final class EndToEndBench implements Bench.Benchmark {
         Files.createDirectories(nodeDir.resolve("state"));
         dev.quartermaster.core.files.OwnerOnly.directory(nodeDir.resolve("state")); // as qm up makes it: no warning
         agents.add(NodeAgent.start(NodeAgentConfig.of(api, node, nodeDir.resolve("state"), DeviceRoot.at(nodeDir.resolve("root")),
-            nodeDir.resolve("state/cdi"), env)));
+            specs.of(node), env)));
       }
+      report.text("  " + specs.describe());
       awaitReadyNodes(api);
       warmUp(api, report);
       var running = new CountDownLatch(TASKS);

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.Collectors;
@@ -40,7 +41,14 @@ public final class DurableLedger {
   /** When the journal passes this size, the next commit writes a snapshot and starts a new journal. */
   public static final long DEFAULT_COMPACT_AT_BYTES = 4L << 20;
 
+  /**
+   * The mark is fsynced at the first commit this long after its last fsync ({@link JournalMark}:
+   * a late mark checks less after a power cut, never wrongly), so a commit costs one fsync.
+   */
+  public static final Duration MARK_SYNC_INTERVAL = Duration.ofSeconds(1);
+
   private final ClaimLedger ledger;
+  private final Env env;
   private final LedgerFile file;
   private final Optional<JournalFile> journal;
   private final String bootId;
@@ -59,6 +67,8 @@ public final class DurableLedger {
   private int journalFrames;
   /** The last mark written or found; null before the first. */
   private JournalMark mark;
+  /** {@link Env#nanoTime} of the last mark fsync; none yet, so the first mark is fsynced. */
+  private OptionalLong markSyncedAt = OptionalLong.empty();
   private boolean mustCompact;
 
   /** What {@link #open} found. */
@@ -72,6 +82,7 @@ public final class DurableLedger {
       LedgerState state, long generation, long durableVersion) {
     this.pending = new Pending();
     this.ledger = new ClaimLedger(env, tombstoneTtl, state, pending::add);
+    this.env = env;
     this.file = file;
     this.journal = file.journal();
     this.bootId = bootId;
@@ -301,13 +312,19 @@ public final class DurableLedger {
     writeMark(journalGeneration);
   }
 
-  /** Records durably how much of the journal of {@code journalGeneration} is acknowledged. */
+  /** Records how much of the journal of {@code journalGeneration} is acknowledged; fsynced at most once per interval. */
   private void writeMark(long journalGeneration) throws IOException {
     var next = mark == null
         ? new JournalMark(0, journalGeneration, journalSize, journalFrames)
         : mark.next(journalGeneration, journalSize, journalFrames);
-    journal.orElseThrow().writeMark(next);
+    var j = journal.orElseThrow();
+    j.writeMark(next);
     mark = next;
+    long now = env.nanoTime();
+    if (markSyncedAt.isEmpty() || now - markSyncedAt.getAsLong() >= MARK_SYNC_INTERVAL.toNanos()) {
+      j.forceMark();
+      markSyncedAt = OptionalLong.of(now);
+    }
   }
 
   /** Changes not yet committed, in version order; filled by the ledger under its own lock. */

@@ -11,8 +11,10 @@ import java.util.Optional;
 
 /**
  * The journal as a real file. Appends go through one channel kept open, and {@link #force} is
- * {@code fsync} ({@code force(true)}): the appended bytes and the file's new size must both reach
- * the disk, and we do not preallocate. A new generation replaces the file the way the snapshot is
+ * {@code fdatasync} ({@code force(false)}): it makes the appended bytes durable and the file's new
+ * size with them (the metadata needed to read them back), and skips only the modification time,
+ * which nothing reads. The mark is rewritten in place, so its {@code fdatasync} has no metadata to
+ * commit, only the block. A new generation replaces the file the way the snapshot is
  * replaced (temp file, fsync, rename, fsync of the directory), so a journal header is never torn.
  */
 public final class FileJournal implements JournalFile {
@@ -78,7 +80,13 @@ public final class FileJournal implements JournalFile {
     while (buffer.hasRemaining()) {
       at += markChannel.write(buffer, at);
     }
-    markChannel.force(true);
+  }
+
+  @Override
+  public void forceMark() throws IOException {
+    if (markChannel != null && markChannel.isOpen()) {
+      markChannel.force(false);
+    }
   }
 
   @Override
@@ -99,7 +107,7 @@ public final class FileJournal implements JournalFile {
 
   @Override
   public void force() throws IOException {
-    channel().force(true);
+    channel().force(false);
   }
 
   @Override

@@ -32,8 +32,11 @@ public interface JournalFile {
   /** The mark file's bytes; empty if there is none (a journal from before marks, or never committed). */
   Optional<byte[]> readMark() throws IOException;
 
-  /** Writes one mark slot in place and makes it durable before returning. */
+  /** Writes one mark slot in place; durable once {@link #forceMark} returns. */
   void writeMark(JournalMark mark) throws IOException;
+
+  /** Makes every mark written so far durable (fdatasync). */
+  void forceMark() throws IOException;
 
   /** Cuts the content to its first {@code size} bytes, durably (drops a torn tail before appending again). */
   void truncate(long size) throws IOException;

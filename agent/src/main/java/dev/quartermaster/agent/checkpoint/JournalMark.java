@@ -8,9 +8,16 @@ import java.util.zip.CRC32C;
  * The journal's durable watermark: how far the journal of a generation was acknowledged as durable.
  * A torn last frame alone cannot tell "the append never finished" from "acknowledged records were
  * cut off" (a truncation at a frame boundary leaves no trace at all), so after every journal fsync
- * the committer records the journal's length and frame count here, in a separately fsynced file,
- * before it acknowledges. Recovery then knows the minimum the journal must hold: anything short
- * of it is lost acknowledged data, named loudly; only bytes beyond it may be a torn write.
+ * the committer records the journal's length and frame count here, in a separate file, before it
+ * acknowledges. Recovery then knows the minimum the journal must hold: anything short of it is
+ * lost acknowledged data, named loudly; only bytes beyond it may be a torn write.
+ *
+ * <p>The mark is written at every commit but fsynced at most once per {@code
+ * DurableLedger#MARK_SYNC_INTERVAL}: it only ever vouches for journal bytes already fsynced, so a
+ * mark that reaches the disk late, or not at all, can never vouch for a byte that is not there
+ * (no false alarm). A killed agent loses nothing of it (the kernel holds the write); a power cut
+ * can leave it behind the acknowledged journal by up to that interval, so recovery then checks
+ * less than was acknowledged, never more. One fsync per commit instead of two.
  *
  * <p>Two fixed slots, written alternately in place (by {@code seq} parity), each with its own
  * CRC32C: a crash tearing one slot leaves the other, older but valid. Big-endian slot:

@@ -19,9 +19,11 @@ public final class SimulatedLedgerFile implements LedgerFile {
   private Optional<byte[]> journalDurable = Optional.empty();
   private final ByteArrayOutputStream journalUnsynced = new ByteArrayOutputStream();
   private final Journal journal = new Journal();
-  /** Marks are written in place and fsynced before they return, so the simulation keeps them durable at once. */
+  /** The mark file as written, and as last forced: a crash puts the first back to the second. */
   private final byte[] mark = new byte[2 * JournalMark.SLOT];
+  private final byte[] markDurable = new byte[2 * JournalMark.SLOT];
   private boolean marked;
+  private boolean markedDurable;
   private int failures;
   private boolean hold;
   private long writes;
@@ -62,6 +64,8 @@ public final class SimulatedLedgerFile implements LedgerFile {
   public synchronized void crash() {
     unsynced = Optional.empty();
     journalUnsynced.reset();
+    System.arraycopy(markDurable, 0, mark, 0, mark.length);
+    marked = markedDurable;
   }
 
   /** Makes the next {@code n} writes (snapshot writes, journal appends and replacements) fail. */
@@ -132,6 +136,14 @@ public final class SimulatedLedgerFile implements LedgerFile {
       synchronized (SimulatedLedgerFile.this) {
         System.arraycopy(next.encode(), 0, mark, (int) next.offset(), JournalMark.SLOT);
         marked = true;
+      }
+    }
+
+    @Override
+    public void forceMark() {
+      synchronized (SimulatedLedgerFile.this) {
+        System.arraycopy(mark, 0, markDurable, 0, mark.length);
+        markedDurable = marked;
       }
     }
 

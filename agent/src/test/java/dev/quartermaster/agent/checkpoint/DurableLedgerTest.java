@@ -70,6 +70,31 @@ class DurableLedgerTest {
   }
 
   @Test
+  void theMarkIsSyncedOncePerIntervalSoACrashLeavesItBehindTheJournalButNeverAhead() throws Exception {
+    var file = new SimulatedLedgerFile();
+    var durable = DurableLedger.open(file, "boot-1", env, TTL).ledger();
+    var journal = file.journal().orElseThrow();
+    env.advance(DurableLedger.MARK_SYNC_INTERVAL);
+    for (int i = 0; i < 5; i++) { // the first commit syncs the mark; the next four, within the interval, do not
+      durable.ledger().prepare(PrepareRequest.of(new ClaimRef("uid-" + i, "claim-" + i), List.of("gpu-" + i)));
+      durable.persist();
+    }
+    assertThat(JournalMark.decode(journal.readMark().orElseThrow()).orElseThrow().frames()).isEqualTo(5);
+
+    file.crash(); // a power cut: the unsynced marks are gone, every acknowledged journal frame is not
+    assertThat(JournalMark.decode(journal.readMark().orElseThrow()).orElseThrow().frames()).isEqualTo(1);
+    var reopened = DurableLedger.open(file, "boot-1", env, TTL).ledger();
+    assertThat(reopened.ledger().snapshot().claims()).hasSize(5);
+
+    env.advance(DurableLedger.MARK_SYNC_INTERVAL);
+    reopened.ledger().prepare(PrepareRequest.of(new ClaimRef("uid-5", "claim-5"), List.of("gpu-5")));
+    reopened.persist();
+    file.crash();
+    assertThat(JournalMark.decode(journal.readMark().orElseThrow()).orElseThrow().frames()).isEqualTo(6);
+    assertThat(DurableLedger.open(file, "boot-1", env, TTL).ledger().ledger().snapshot().claims()).hasSize(6);
+  }
+
+  @Test
   void concurrentChangesShareFsyncsAndEachReturnsOnlyOnceCovered(@TempDir Path dir) throws Exception {
     // Group commit needs real concurrency: this is the I/O edge, on virtual threads; no timing is asserted.
     var counting = new CountingFile(new AtomicLedgerFile(dir.resolve("ledger.json")));

@@ -339,6 +339,11 @@ class JournalTest {
         }
 
         @Override
+        public void forceMark() throws IOException {
+          j.forceMark();
+        }
+
+        @Override
         public void replace(byte[] content) throws IOException {
           if (crashOnJournalReplace) {
             throw new SimulatedCrash("after the snapshot, before the new journal");
