@@ -30,12 +30,13 @@ public interface Env {
   RandomGenerator random();
 
   /**
-   * How many queued tasks a {@link SerialExecutor} may run in one {@link #execute} turn. The
+   * How many queued tasks a {@link SerialExecutor}, or keys a {@link
+   * dev.quartermaster.core.queue.Workers} run, may take in one {@link #execute} turn. The
    * simulation keeps 1, so that other work may interleave between any two of them; in production
    * threads interleave anyway, and each turn is a thread started (an informer of a node agent runs
-   * one task per watch event of the whole cluster).
+   * one task per watch event of the whole cluster; a controller, one per key).
    */
-  default int serialTasksPerTurn() {
+  default int tasksPerTurn() {
     return 1;
   }
 

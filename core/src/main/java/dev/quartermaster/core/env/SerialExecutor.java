@@ -9,7 +9,7 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Callbacks that arrive from many threads (watch streams, timers) submit here to get a single
  * logical thread without owning one. A turn ({@link Env#execute}) runs up to {@link
- * Env#serialTasksPerTurn} queued tasks: one under {@link DeterministicEnv}, so that other work can
+ * Env#tasksPerTurn} queued tasks: one under {@link DeterministicEnv}, so that other work can
  * interleave between any two tasks, as it could in production; several under {@link SystemEnv},
  * where a turn is a thread started. A task that throws ends its turn, and does not stop the ones
  * after it: they run in the next.
@@ -25,7 +25,7 @@ public final class SerialExecutor {
   /** A serial executor whose tasks run on {@code env}. */
   public SerialExecutor(Env env) {
     this.env = Objects.requireNonNull(env, "env");
-    this.tasksPerTurn = Math.max(1, env.serialTasksPerTurn());
+    this.tasksPerTurn = Math.max(1, env.tasksPerTurn());
   }
 
   /** Queues {@code task} to run after every task submitted before it. */

@@ -48,7 +48,7 @@ public final class SystemEnv implements Env {
 
   /** Enough that a burst of watch events costs a few thread starts, few enough that one turn stays short. */
   @Override
-  public int serialTasksPerTurn() {
+  public int tasksPerTurn() {
     return 64;
   }
 

@@ -12,7 +12,9 @@ import java.util.function.Function;
 
 /**
  * Drains a {@link WorkQueue} by running a handler for each key it hands out, at most {@code count}
- * at a time, each run an {@link Env#execute} task.
+ * at a time, on {@link Env#execute} tasks. A task that finishes a key goes on to the next ready one,
+ * up to {@link Env#tasksPerTurn} keys: one in the simulation, so that anything may interleave
+ * between two keys; several in production, where each turn is a thread started.
  *
  * <p>No thread waits for work: the queue signals when a key is ready and a finished run looks for
  * the next, so the same code runs on virtual threads in production and step by step under a
@@ -28,6 +30,7 @@ public final class Workers<K> {
   private final WorkQueue<K> queue;
   private final int count;
   private final Function<? super K, Result> handler;
+  private final int keysPerTurn;
   private final ReentrantLock lock = new ReentrantLock();
   private final List<Runnable> idleCallbacks = new ArrayList<>();
   private volatile Cancellable subscription = () -> false;
@@ -40,6 +43,7 @@ public final class Workers<K> {
     this.queue = queue;
     this.count = count;
     this.handler = handler;
+    this.keysPerTurn = Math.max(1, env.tasksPerTurn());
   }
 
   /** Starts draining {@code queue} with up to {@code count} concurrent runs of {@code handler}. */
@@ -125,7 +129,37 @@ public final class Workers<K> {
     }
   }
 
-  private void run(K key) {
+  /** Runs {@code first}, then further ready keys while the turn lasts. */
+  private void run(K first) {
+    var key = Optional.of(first);
+    try {
+      for (int turn = 1; key.isPresent(); turn++) {
+        runOne(key.get());
+        key = turn < keysPerTurn ? nextInTurn() : Optional.empty();
+      }
+    } finally {
+      lock.lock();
+      try {
+        inFlight--;
+      } finally {
+        lock.unlock();
+      }
+      dispatch();
+      fireIdleCallbacksIfIdle();
+    }
+  }
+
+  /** The next ready key for the running task, which keeps its place in {@code inFlight}; empty once stopped. */
+  private Optional<K> nextInTurn() {
+    lock.lock();
+    try {
+      return stopped ? Optional.empty() : queue.poll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void runOne(K key) {
     Result result;
     try {
       result = Objects.requireNonNull(handler.apply(key), "handler returned null");
@@ -150,14 +184,6 @@ public final class Workers<K> {
       }
     } finally {
       queue.done(key);
-      lock.lock();
-      try {
-        inFlight--;
-      } finally {
-        lock.unlock();
-      }
-      dispatch();
-      fireIdleCallbacksIfIdle();
     }
   }
 

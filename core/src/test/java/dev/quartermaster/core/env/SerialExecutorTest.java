@@ -64,48 +64,6 @@ class SerialExecutorTest {
     assertThat(order).hasSize(tasks).isSorted();
   }
 
-  /** The deterministic env with a turn of up to {@code perTurn} tasks, counting the turns started. */
-  private static final class BatchingEnv implements Env {
-    final DeterministicEnv inner = new DeterministicEnv(1);
-    final int perTurn;
-    int turns;
-
-    BatchingEnv(int perTurn) {
-      this.perTurn = perTurn;
-    }
-
-    @Override
-    public java.time.Instant now() {
-      return inner.now();
-    }
-
-    @Override
-    public long nanoTime() {
-      return inner.nanoTime();
-    }
-
-    @Override
-    public Cancellable schedule(java.time.Duration delay, Runnable task) {
-      return inner.schedule(delay, task);
-    }
-
-    @Override
-    public void execute(Runnable task) {
-      turns++;
-      inner.execute(task);
-    }
-
-    @Override
-    public java.util.random.RandomGenerator random() {
-      return inner.random();
-    }
-
-    @Override
-    public int serialTasksPerTurn() {
-      return perTurn;
-    }
-  }
-
   @Test
   void runsUpToTheEnvsTasksPerTurnInOneTurnInOrder() {
     var env = new BatchingEnv(4);
@@ -143,7 +101,7 @@ class SerialExecutorTest {
 
   @Test
   void theSimulationRunsOneTaskPerTurnAndProductionSeveral() {
-    assertThat(new DeterministicEnv(1).serialTasksPerTurn()).isEqualTo(1);
-    assertThat(new SystemEnv().serialTasksPerTurn()).isGreaterThan(1);
+    assertThat(new DeterministicEnv(1).tasksPerTurn()).isEqualTo(1);
+    assertThat(new SystemEnv().tasksPerTurn()).isGreaterThan(1);
   }
 }

@@ -2,6 +2,7 @@ package dev.quartermaster.core.queue;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quartermaster.core.env.BatchingEnv;
 import dev.quartermaster.core.env.DeterministicEnv;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -116,6 +117,30 @@ class WorkersTest {
     assertThat(inFlightSeen).allSatisfy(n -> assertThat(n).isBetween(1, 3));
     assertThat(handledCount).hasSize(10).allSatisfy((k, n) -> assertThat(n).isEqualTo(1));
     assertThat(holder.get().inFlight()).isZero();
+  }
+
+  @Test
+  void aTurnGoesOnToReadyKeysUpToTheEnvsTasksPerTurnAndNeverPastCount() {
+    var batching = new BatchingEnv(4);
+    var batchQueue = new WorkQueue<String>(batching, new ExponentialBackoff<>(Duration.ofMillis(5), Duration.ofSeconds(1000)));
+    for (int i = 0; i < 10; i++) {
+      batchQueue.add("k" + i);
+    }
+    Map<String, Integer> handledCount = new HashMap<>();
+    AtomicReference<Workers<String>> holder = new AtomicReference<>();
+    List<Integer> inFlightSeen = new ArrayList<>();
+    holder.set(Workers.start(batching, batchQueue, 2, key -> {
+      inFlightSeen.add(holder.get().inFlight());
+      handledCount.merge(key, 1, Integer::sum);
+      return Result.done();
+    }));
+    batching.inner.runUntilIdle();
+    assertThat(handledCount).hasSize(10).allSatisfy((k, n) -> assertThat(n).isEqualTo(1));
+    assertThat(inFlightSeen).allSatisfy(n -> assertThat(n).isBetween(1, 2));
+    // Ten keys in turns of up to four: a few threads started, not one per key.
+    assertThat(batching.turns).isBetween(3, 5);
+    assertThat(holder.get().inFlight()).isZero();
+    assertThat(batchQueue.processingCount()).isZero();
   }
 
   @Test
