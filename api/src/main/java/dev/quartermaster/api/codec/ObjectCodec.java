@@ -109,12 +109,13 @@ public final class ObjectCodec {
   public static ApiObject fromJson(byte[] bytes) {
     // An empty body or a JSON null decodes to no object at all: refuse it here, with what was expected,
     // rather than let a null travel on to the validator.
-    if (bytes == null || new String(bytes, java.nio.charset.StandardCharsets.UTF_8).isBlank()) {
+    // Looked at in place: every stored object read passes here, and a String of the body is a copy.
+    char first = bytes == null ? ' ' : firstNonBlank(bytes);
+    if (first == ' ') {
       throw notAnObject("empty body");
     }
     // Jackson would read an array as [kind, object] (its wrapper-array form for typed values): only
     // an object is an object.
-    char first = firstNonBlank(bytes);
     if (first != '{') {
       throw notAnObject(switch (first) {
         case '[' -> "got an array";
@@ -135,7 +136,7 @@ public final class ObjectCodec {
     }
   }
 
-  /** The first byte that is not blank, after a UTF-8 byte order mark (which Jackson accepts). */
+  /** The first byte that is not JSON whitespace, after a UTF-8 byte order mark (which Jackson accepts); ' ' if none. */
   private static char firstNonBlank(byte[] bytes) {
     boolean bom = bytes.length >= 3 && bytes[0] == (byte) 0xEF && bytes[1] == (byte) 0xBB && bytes[2] == (byte) 0xBF;
     for (int i = bom ? 3 : 0; i < bytes.length; i++) {

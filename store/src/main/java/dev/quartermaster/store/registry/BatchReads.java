@@ -28,6 +28,6 @@ final class BatchReads implements Reads {
 
   void wrote(PlannedWrite w) {
     written.put(w.key(), w.finished() ? Optional.empty()
-        : Optional.of(new KeyValue(w.key(), w.bytes(), w.expected(), w.expected(), 0)));
+        : Optional.of(KeyValue.owning(w.key(), w.bytes(), w.expected(), w.expected(), 0))); // a planned write's bytes stay as encoded
   }
 }

@@ -1,8 +1,8 @@
 package dev.quartermaster.store.registry;
 
+import dev.quartermaster.store.KeyValue;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
-import java.util.Arrays;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
@@ -24,25 +24,25 @@ import java.util.concurrent.atomic.LongAdder;
 final class DecodedObjects {
   private static final int SLOTS = 1 << 14; // a power of two
 
-  private record Entry(String key, long revision, byte[] bytes, ApiObject object) {}
+  private record Entry(KeyValue kv, ApiObject object) {}
 
   private final AtomicReferenceArray<Entry> slots = new AtomicReferenceArray<>(SLOTS);
   private final LongAdder hits = new LongAdder();
 
-  /** The object held for exactly these bytes of {@code key} at {@code revision}. */
-  <T extends ApiObject> Optional<T> get(Kind<T> kind, String key, long revision, byte[] bytes) {
-    var e = slots.get(slot(key));
-    if (e == null || e.revision() != revision || !e.key().equals(key) || !kind.type().isInstance(e.object())
-        || !Arrays.equals(e.bytes(), bytes)) {
+  /** The object held for exactly {@code kv}: its key, modification revision and bytes. */
+  <T extends ApiObject> Optional<T> get(Kind<T> kind, KeyValue kv) {
+    var e = slots.get(slot(kv.key()));
+    if (e == null || e.kv().modRevision() != kv.modRevision() || !e.kv().key().equals(kv.key())
+        || !kind.type().isInstance(e.object()) || !e.kv().sameValue(kv)) {
       return Optional.empty();
     }
     hits.increment();
     return Optional.of(kind.cast(e.object()));
   }
 
-  /** Holds {@code object}, decoded from {@code bytes} of {@code key} at {@code revision}. */
-  void put(String key, long revision, byte[] bytes, ApiObject object) {
-    slots.set(slot(key), new Entry(key, revision, bytes, object));
+  /** Holds {@code object}, decoded from {@code kv}. */
+  void put(KeyValue kv, ApiObject object) {
+    slots.set(slot(kv.key()), new Entry(kv, object));
   }
 
   /** Reads answered from the table; tests use it. */

@@ -42,17 +42,16 @@ final class StoredObjects {
    * decoded last for these bytes, else a decode.
    */
   <T extends ApiObject> T decode(Kind<T> kind, KeyValue kv) {
-    var bytes = kv.value();
-    var handedOver = recent.decoded(kind, kv.key(), kv.modRevision(), bytes);
+    var handedOver = recent.decoded(kind, kv);
     if (handedOver.isPresent()) {
       return handedOver.get();
     }
-    var known = decoded.get(kind, kv.key(), kv.modRevision(), bytes);
+    var known = decoded.get(kind, kv);
     if (known.isPresent()) {
       return known.get();
     }
     var object = decode(kind, kv, kv.modRevision());
-    decoded.put(kv.key(), kv.modRevision(), bytes, object);
+    decoded.put(kv, object);
     return object;
   }
 

@@ -5,7 +5,6 @@ import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.core.recent.RecentRevisions;
 import dev.quartermaster.store.KeyValue;
 import dev.quartermaster.store.StoreEvent;
-import java.util.Arrays;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
@@ -63,7 +62,7 @@ final class WatchDecodes {
     var entries = recent.at(revision);
     var seen = entries.get(key);
     if (seen == null || !seen.holds(source)) {
-      var fresh = new Entry(source.value(), source);
+      var fresh = new Entry(source);
       // Another watch may have put this very event first: then its entry is the one to share.
       seen = seen == null ? entries.putIfAbsent(key, fresh) : (entries.replace(key, seen, fresh) ? null : entries.get(key));
       if (seen == null || !seen.holds(source)) {
@@ -93,17 +92,17 @@ final class WatchDecodes {
   }
 
   /**
-   * The object a watch already decoded (or its writer seeded) for this key's put at {@code
-   * revision}, if it is still held and came from the same bytes: what a read of a recently changed
+   * The object a watch already decoded (or its writer seeded) for {@code kv}'s put, if it is still
+   * held and came from the same bytes: what a read of a recently changed
    * object can use instead of decoding again. Never adds an entry.
    */
-  <T extends ApiObject> Optional<T> decoded(Kind<T> kind, String storeKey, long revision, byte[] bytes) {
-    var entries = recent.peek(revision);
+  <T extends ApiObject> Optional<T> decoded(Kind<T> kind, KeyValue kv) {
+    var entries = recent.peek(kv.modRevision());
     if (entries.isEmpty()) {
       return Optional.empty();
     }
-    var seen = entries.get().get(new Key(kind, storeKey, StoreEvent.Type.PUT));
-    if (seen == null || !seen.holdsBytes(bytes)) {
+    var seen = entries.get().get(new Key(kind, kv.key(), StoreEvent.Type.PUT));
+    if (seen == null || !seen.holds(kv)) {
       return Optional.empty();
     }
     return Optional.ofNullable(seen.object).map(kind::cast);
@@ -117,7 +116,8 @@ final class WatchDecodes {
    */
   void seed(Kind<?> kind, String storeKey, long revision, byte[] bytes, ApiObject object, Supplier<? extends ApiObject> decoder) {
     assert object.equals(decoder.get()) : storeKey + " at " + revision + ": the written object differs from the decode of its bytes";
-    var entry = new Entry(bytes, null);
+    // The writer's bytes are never written to again: the entry may hold them as they are.
+    var entry = new Entry(KeyValue.owning(storeKey, bytes, revision, revision, 1));
     entry.object = object;
     // A watch quick enough to see the put before its writer got back decoded it already: keep that one.
     if (recent.at(revision).putIfAbsent(new Key(kind, storeKey, StoreEvent.Type.PUT), entry) == null) {
@@ -136,23 +136,17 @@ final class WatchDecodes {
   }
 
   private final class Entry {
-    private final byte[] bytes;
-    /** The key-value it was made from, if a watch made it: live events hand every watch that same one. */
+    /** The key-value it was made from: live events hand every watch that same one. */
     private final KeyValue source;
     private volatile ApiObject object; // written under this; absent until the first caller decoded it
 
-    Entry(byte[] bytes, KeyValue source) {
-      this.bytes = bytes;
+    Entry(KeyValue source) {
       this.source = source;
     }
 
     /** Made from {@code kv}'s bytes: answered by identity for live events, else by comparing without a copy. */
     boolean holds(KeyValue kv) {
-      return kv == source || kv.valueEquals(bytes);
-    }
-
-    boolean holdsBytes(byte[] otherBytes) {
-      return Arrays.equals(bytes, otherBytes);
+      return kv == source || kv.sameValue(source);
     }
 
     ApiObject object(Supplier<? extends ApiObject> decoder) {

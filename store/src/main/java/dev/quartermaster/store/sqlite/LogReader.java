@@ -169,7 +169,9 @@ final class LogReader {
     // The previous value is gone when compaction removed it; etcd reports no prev_kv then too.
     Optional<KeyValue> previous = Optional.empty();
     if (rs.getObject(9) != null) {
-      previous = Optional.of(new KeyValue(row.key(), rs.getBytes(11), rs.getLong(9), row.prevRevision(), rs.getLong(10)));
+      byte[] value = rs.getBytes(11);
+      previous = Optional.of(KeyValue.owning(row.key(), value == null ? new byte[0] : value, rs.getLong(9), row.prevRevision(),
+          rs.getLong(10)));
     }
     return new StoreEvent(row.deleted() ? StoreEvent.Type.DELETE : StoreEvent.Type.PUT, row.kv(), previous);
   }

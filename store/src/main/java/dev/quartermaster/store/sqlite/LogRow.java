@@ -39,8 +39,12 @@ record LogRow(
         value == null ? new byte[0] : value);
   }
 
-  /** As a watch or a read sees it; for a tombstone, the key with the delete's revision. */
+  /**
+   * As a watch or a read sees it; for a tombstone, the key with the delete's revision. Shares the
+   * row's value, which no one writes to: a row read from the database has a fresh array, and the
+   * writer builds its rows with a copy of the put's.
+   */
   KeyValue kv() {
-    return new KeyValue(key, value, createRevision, revision, version);
+    return KeyValue.owning(key, value, createRevision, revision, version);
   }
 }

@@ -68,7 +68,7 @@ final class TxnApplier {
               previous.map(LogRow::createRevision).orElse(rev),
               previous.map(p -> p.version() + 1).orElse(1L),
               previous.map(LogRow::revision).orElse(0L),
-              put.value());
+              put.value().clone()); // the row's own: its key values share it (LogRow#kv)
           insert(row);
           KeyValue kv = row.kv();
           written.add(kv);
