@@ -4,12 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quartermaster.agent.NodeAgentConfig;
 import dev.quartermaster.cli.config.ApiConnector;
+import dev.quartermaster.core.net.LoopbackPorts;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -204,10 +203,8 @@ class UpPermissionsTest {
     }
   }
 
-  private static int freePort() throws IOException {
-    try (var s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
+  private static int freePort() {
+    return LoopbackPorts.free();
   }
 
   private static void deleteTree(Path root) throws IOException {

@@ -25,11 +25,10 @@ import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.TaskSpec;
 import dev.quartermaster.api.workload.TaskStatus;
+import dev.quartermaster.core.net.LoopbackPorts;
 import dev.quartermaster.csi.hostpath.HostpathConfig;
 import dev.quartermaster.csi.hostpath.grpc.HostpathServer;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -488,10 +487,8 @@ class VolumeCrashTest {
     }
   }
 
-  private static int freePort() throws IOException {
-    try (var s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
+  private static int freePort() {
+    return LoopbackPorts.free();
   }
 
   private static String tail(Path file) {

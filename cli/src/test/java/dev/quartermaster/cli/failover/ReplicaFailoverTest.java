@@ -13,11 +13,10 @@ import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.cli.WatchedChange;
 import dev.quartermaster.core.env.SystemEnv;
+import dev.quartermaster.core.net.LoopbackPorts;
 import dev.quartermaster.store.etcd.EtcdProcesses;
 import dev.quartermaster.store.etcd.EtcdStore;
 import dev.quartermaster.store.registry.ObjectRegistry;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -284,10 +283,8 @@ class ReplicaFailoverTest {
     return nanos / 1e9;
   }
 
-  private static int freePort() throws java.io.IOException {
-    try (var s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
+  private static int freePort() {
+    return LoopbackPorts.free();
   }
 
   private static void deleteTree(Path dir) throws java.io.IOException {

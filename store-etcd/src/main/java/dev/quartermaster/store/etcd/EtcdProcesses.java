@@ -1,11 +1,9 @@
 package dev.quartermaster.store.etcd;
 
+import dev.quartermaster.core.net.LoopbackPorts;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -60,24 +58,56 @@ public final class EtcdProcesses implements AutoCloseable {
     this.processes = new Process[members.size()];
   }
 
-  /** Starts {@code size} members under {@code dir} and waits until the cluster answers. */
+  /**
+   * Starts {@code size} members under {@code dir} and waits until the cluster commits a write. A
+   * member that died at start (its log says why, and the error quotes it) fails the attempt, and
+   * the cluster is started again on other ports with fresh data, twice at most: a cluster that
+   * answers with a majority and one member dead would lose its quorum at the first kill a test makes.
+   */
   public static EtcdProcesses start(Path binary, Path dir, int size) throws IOException {
-    var members = new ArrayList<Member>();
-    for (int i = 0; i < size; i++) {
-      members.add(new Member("m" + i, freePort(), freePort()));
-    }
-    var cluster = new EtcdProcesses(binary, dir, List.copyOf(members));
-    try {
+    for (int attempt = 1; ; attempt++) {
+      var members = new ArrayList<Member>();
       for (int i = 0; i < size; i++) {
-        cluster.startMember(i);
+        members.add(new Member("m" + i, freePort(), freePort()));
       }
-      cluster.awaitHealthy(Duration.ofSeconds(60));
-      cluster.awaitWritable(Duration.ofSeconds(60));
-    } catch (IOException | RuntimeException e) {
-      cluster.close();
-      throw e;
+      var cluster = new EtcdProcesses(binary, dir, List.copyOf(members));
+      try {
+        for (int i = 0; i < size; i++) {
+          cluster.startMember(i);
+        }
+        cluster.awaitHealthy(Duration.ofSeconds(60));
+        var dead = IntStream.range(0, size).filter(i -> !cluster.isAlive(i)).mapToObj(i -> members.get(i).name()).toList();
+        if (!dead.isEmpty()) {
+          var diagnosis = cluster.diagnosis();
+          cluster.close();
+          if (attempt == 3) {
+            throw new IllegalStateException("etcd members " + dead + " died at start, 3 times: " + diagnosis);
+          }
+          System.getLogger(EtcdProcesses.class.getName()).log(System.Logger.Level.WARNING,
+              "etcd members " + dead + " died at start; starting the cluster again on other ports: " + diagnosis);
+          for (var m : members) {
+            deleteTree(dir.resolve(m.name()).resolve("data"));
+          }
+          continue;
+        }
+        cluster.awaitWritable(Duration.ofSeconds(60));
+        return cluster;
+      } catch (IOException | RuntimeException e) {
+        cluster.close();
+        throw e;
+      }
     }
-    return cluster;
+  }
+
+  private static void deleteTree(Path root) throws IOException {
+    if (!Files.exists(root)) {
+      return;
+    }
+    try (var walk = Files.walk(root)) {
+      for (var p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    }
   }
 
   public int size() {
@@ -209,7 +239,27 @@ public final class EtcdProcesses implements AutoCloseable {
         }
       }
     }
-    throw new IllegalStateException("etcd under " + dir + " commits no write after " + bound + ": " + last);
+    throw new IllegalStateException("etcd under " + dir + " commits no write after " + bound + ": " + last + "; " + diagnosis());
+  }
+
+  /** Each member: running or how it exited, and the end of its log. */
+  public String diagnosis() {
+    var out = new StringBuilder();
+    for (int i = 0; i < members.size(); i++) {
+      var m = members.get(i);
+      var p = processes[i];
+      out.append("member ").append(m.name()).append(" (client ").append(m.clientPort()).append(", peer ").append(m.peerPort())
+          .append("): ").append(p == null ? "not started" : p.isAlive() ? "running" : "exited " + p.exitValue());
+      var log = dir.resolve(m.name()).resolve("etcd.log");
+      try {
+        var lines = Files.readAllLines(log);
+        out.append(", its log ends: ").append(String.join(" | ", lines.subList(Math.max(0, lines.size() - 3), lines.size())));
+      } catch (IOException | RuntimeException e) {
+        out.append(", no log at ").append(log);
+      }
+      out.append("; ");
+    }
+    return out.toString();
   }
 
   @Override
@@ -231,10 +281,6 @@ public final class EtcdProcesses implements AutoCloseable {
   }
 
   private static int freePort() {
-    try (var s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return LoopbackPorts.free();
   }
 }

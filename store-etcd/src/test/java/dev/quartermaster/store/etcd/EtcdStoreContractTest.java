@@ -2,12 +2,11 @@ package dev.quartermaster.store.etcd;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.quartermaster.core.net.LoopbackPorts;
 import dev.quartermaster.store.Store;
 import dev.quartermaster.store.StoreContractTest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -94,9 +93,7 @@ class EtcdStoreContractTest extends StoreContractTest {
     RUNNING.clear();
   }
 
-  private static int freePort() throws IOException {
-    try (var s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
+  private static int freePort() {
+    return LoopbackPorts.free();
   }
 }
