@@ -1,9 +1,12 @@
 package dev.quartermaster.control.workload;
 
 import java.time.Duration;
+import java.util.Collections;
 import java.util.Map;
+import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
 
 /**
  * Read-your-own-writes for worker groups. After the controller creates or deletes a group's tasks
@@ -35,7 +38,16 @@ public final class GroupExpectations {
     record TimedOut(long revision, Map<String, String> names) implements Gate {}
   }
 
-  private record Pending(long revision, long sinceNanos, Map<String, String> names, int inFlight) {}
+  /**
+   * One key's expectation. {@code names} grows in place with each write of a slow-start batch (up to
+   * hundreds): a copy per write was quadratic in the batch. It is a concurrent map because a gate may
+   * read it while a create of the same batch records its write; a gate hands out a copy.
+   */
+  private record Pending(long revision, long sinceNanos, ConcurrentSkipListMap<String, String> names, int inFlight) {
+    SortedMap<String, String> namesNow() {
+      return Collections.unmodifiableSortedMap(new TreeMap<>(names));
+    }
+  }
 
   private final Duration bound;
   private final Map<String, Pending> pending = new ConcurrentHashMap<>();
@@ -47,14 +59,14 @@ public final class GroupExpectations {
 
   /** {@code n} creates of {@code key} are about to run concurrently: the gate stays shut until each has ended. */
   public void expectCreates(String key, int n, long nowNanos) {
-    pending.compute(key, (k, p) -> p == null ? new Pending(0, nowNanos, Map.of(), n)
+    pending.compute(key, (k, p) -> p == null ? new Pending(0, nowNanos, new ConcurrentSkipListMap<>(), n)
         : new Pending(p.revision(), p.sinceNanos(), p.names(), p.inFlight() + n));
   }
 
   /** Records our write of {@code task} ({@code action}: create or delete) at {@code revision}; a create ends one in flight. */
   public void wrote(String key, String task, String action, long revision, long nowNanos) {
     pending.compute(key, (k, p) -> {
-      var names = new TreeMap<String, String>(p == null ? Map.of() : p.names());
+      var names = p == null ? new ConcurrentSkipListMap<String, String>() : p.names();
       names.put(task, action);
       int inFlight = p == null ? 0 : Math.max(0, p.inFlight() - (action.equals("create") ? 1 : 0));
       return new Pending(Math.max(revision, p == null ? 0 : p.revision()), p == null ? nowNanos : p.sinceNanos(), names,
@@ -86,9 +98,9 @@ public final class GroupExpectations {
     var waited = Duration.ofNanos(nowNanos - p.sinceNanos());
     if (waited.compareTo(bound) >= 0) {
       timeouts.incrementAndGet();
-      return new Gate.TimedOut(p.revision(), p.names());
+      return new Gate.TimedOut(p.revision(), p.namesNow());
     }
-    return new Gate.Waiting(p.revision(), bound.minus(waited), p.names());
+    return new Gate.Waiting(p.revision(), bound.minus(waited), p.namesNow());
   }
 
   /** Forgets {@code key}: after a live read, or when its workload is gone. */
