@@ -71,23 +71,20 @@ public final class SqliteStore implements Store, HistorySizes {
   private final Connection writeConnection;
   private final Writer writer;
   private final Readers readers;
-  private final LatestRows latestRows;
-  private final java.util.concurrent.atomic.LongAdder readsFromLatestRows = new java.util.concurrent.atomic.LongAdder();
   private final LogReader log;
   private final WatchHub hub;
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  private SqliteStore(Path file, Options options, FileGuard guard, Connection writeConnection, Schema.Meta meta,
-      LatestRows latestRows) throws SQLException {
+  private SqliteStore(Path file, Options options, FileGuard guard, Connection writeConnection, Schema.Meta meta)
+      throws SQLException {
     this.file = file;
-    this.latestRows = latestRows;
     this.options = options;
     this.guard = guard;
     this.writeConnection = writeConnection;
     this.readers = new Readers(file, options.maxReaders());
     this.log = new LogReader(file, readers);
     this.hub = new WatchHub(file, meta.revision());
-    this.writer = new Writer(file, writeConnection, hub, meta, latestRows);
+    this.writer = new Writer(file, writeConnection, hub, meta);
   }
 
   /** Opens the store in {@code file}, creating it if the file does not exist or is empty. */
@@ -111,11 +108,6 @@ public final class SqliteStore implements Store, HistorySizes {
    * shows a store was here before, for data dirs that predate the store's own marker.
    */
   public static SqliteStore open(Path file, Options options, List<Path> evidence) {
-    return open(file, options, evidence, new LatestRows());
-  }
-
-  /** As {@link #open(Path, Options, List)}, with the writer's table of newest rows given: tests watch it. */
-  static SqliteStore open(Path file, Options options, List<Path> evidence, LatestRows latestRows) {
     Path path = file.toAbsolutePath();
     FileGuard guard = FileGuard.acquire(path);
     boolean existed = Files.exists(path);
@@ -123,7 +115,7 @@ public final class SqliteStore implements Store, HistorySizes {
     try {
       c = StoreFile.openWriter(path);
       Schema.Meta meta = StoreFile.prepare(c, path, evidence);
-      return new SqliteStore(path, options, guard, c, meta, latestRows);
+      return new SqliteStore(path, options, guard, c, meta);
     } catch (SQLException e) {
       StoreFile.closeQuietly(c);
       StoreFile.removeIfCreated(path, existed);
@@ -159,17 +151,7 @@ public final class SqliteStore implements Store, HistorySizes {
   @Override
   public Optional<KeyValue> get(String key) {
     Objects.requireNonNull(key, "key");
-    var held = latestRows.find(key);
-    if (held.isPresent()) {
-      readsFromLatestRows.increment();
-      return held.get().map(LogRow::kv);
-    }
     return log.get(key);
-  }
-
-  /** Point reads answered without SQLite ({@link LatestRows}); tests use it. */
-  long readsFromLatestRows() {
-    return readsFromLatestRows.sum();
   }
 
   @Override

@@ -26,12 +26,8 @@ final class TxnApplier {
   private final PreparedStatement setMeta;
   private final PreparedStatement deleteSuperseded;
   private final PreparedStatement deleteTombstones;
-  private final LatestRows latestRows;
-  /** Each key this batch wrote, with its newest row (empty: deleted): uncommitted, so not in {@link #latestRows}. */
-  private final Map<String, Optional<LogRow>> batch = new HashMap<>();
 
-  TxnApplier(Connection c, LatestRows latestRows) throws SQLException {
-    this.latestRows = latestRows;
+  TxnApplier(Connection c) throws SQLException {
     latest = c.prepareStatement(LogReader.LATEST_SQL);
     insert = c.prepareStatement("INSERT INTO log (revision, key, deleted, create_revision, version,"
         + " prev_revision, value) VALUES (?, ?, ?, ?, ?, ?, ?)");
@@ -74,7 +70,6 @@ final class TxnApplier {
               previous.map(LogRow::revision).orElse(0L),
               put.value().clone()); // the row's own: its key values share it (LogRow#kv)
           insert(row);
-          batch.put(row.key(), Optional.of(row));
           KeyValue kv = row.kv();
           written.add(kv);
           events.add(new StoreEvent(StoreEvent.Type.PUT, kv, previous.map(LogRow::kv), put.audience()));
@@ -83,7 +78,6 @@ final class TxnApplier {
           if (previous.isPresent()) { // deleting an absent key changes nothing
             LogRow row = new LogRow(rev, delete.key(), true, 0, 0, previous.get().revision(), new byte[0]);
             insert(row);
-            batch.put(row.key(), Optional.empty());
             events.add(new StoreEvent(StoreEvent.Type.DELETE, row.kv(), previous.map(LogRow::kv), delete.audience()));
           }
         }
@@ -120,24 +114,8 @@ final class TxnApplier {
     return row;
   }
 
-  /** The key's newest live row: as this batch left it, else as committed (held, or read). */
   private Optional<LogRow> live(String key) throws SQLException {
-    var written = batch.get(key);
-    if (written != null) {
-      return written;
-    }
-    var held = latestRows.find(key);
-    if (held.isPresent()) {
-      return held.get();
-    }
     return LogReader.latest(latest, key).filter(r -> !r.deleted());
-  }
-
-  /** The keys the batch so far wrote, with their newest rows; the next batch starts empty. */
-  Map<String, Optional<LogRow>> endBatch() {
-    var written = Map.copyOf(batch);
-    batch.clear();
-    return written;
   }
 
   private void insert(LogRow row) throws SQLException {

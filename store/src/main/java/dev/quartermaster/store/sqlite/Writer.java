@@ -14,8 +14,6 @@ import java.sql.Statement;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -47,7 +45,6 @@ final class Writer {
   private final Connection conn;
   private final WatchHub hub;
   private final TxnApplier applier;
-  private final LatestRows latestRows;
   /** Prepared once: each batch's BEGIN and COMMIT were a parse and a statement's life each. */
   private final PreparedStatement begin;
   private final PreparedStatement commit;
@@ -60,12 +57,11 @@ final class Writer {
   private volatile long revision;
   private volatile long compacted;
 
-  Writer(Path file, Connection conn, WatchHub hub, Schema.Meta meta, LatestRows latestRows) throws SQLException {
+  Writer(Path file, Connection conn, WatchHub hub, Schema.Meta meta) throws SQLException {
     this.file = file;
     this.conn = conn;
     this.hub = hub;
-    this.latestRows = latestRows;
-    this.applier = new TxnApplier(conn, latestRows);
+    this.applier = new TxnApplier(conn);
     this.begin = conn.prepareStatement("BEGIN IMMEDIATE");
     this.commit = conn.prepareStatement("COMMIT");
     this.revision = meta.revision();
@@ -209,7 +205,6 @@ final class Writer {
     long rev = before;
     List<TxnResult> results = new ArrayList<>(batch.size());
     List<StoreEvent> events = new ArrayList<>();
-    Map<String, Optional<LogRow>> written;
     try {
       begin.execute();
       for (TxnRequest request : batch) {
@@ -218,21 +213,15 @@ final class Writer {
         results.add(applied.result());
         events.addAll(applied.events());
       }
-      written = applier.endBatch();
-      // Forgotten before the commit, so that a read racing it asks SQLite (LatestRows).
-      written.keySet().forEach(latestRows::forget);
       // The revision is not written: the log's newest row says it (Schema).
       commit.execute();
     } catch (SQLException | RuntimeException e) {
-      applier.endBatch().keySet().forEach(latestRows::forget);
       failBatch(batch, before, e);
       return;
     } catch (Error e) {
-      applier.endBatch().keySet().forEach(latestRows::forget);
       failBatch(batch, before, e); // these callers are no longer in `pending`: answer them first
       throw e;
     }
-    written.forEach(latestRows::hold); // before any caller or watch hears of the commit
     hub.publish(events, rev);
     revision = rev;
     for (int i = 0; i < batch.size(); i++) {
