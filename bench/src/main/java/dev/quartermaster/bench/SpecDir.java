@@ -1,9 +1,9 @@
 package dev.quartermaster.bench;
 
+import dev.quartermaster.core.files.FileTrees;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 
 /**
  * Where the bench's agents write CDI specs: a tmpfs, as {@code /var/run/cdi} (the agent's default)
@@ -36,10 +36,6 @@ record SpecDir(Path root, boolean tmpfs) implements AutoCloseable {
     if (!tmpfs) {
       return; // the data directory's, kept with the rest of the run
     }
-    try (var walk = Files.walk(root)) {
-      for (var p : walk.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    }
+    FileTrees.delete(root);
   }
 }

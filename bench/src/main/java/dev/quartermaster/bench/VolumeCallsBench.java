@@ -2,21 +2,18 @@ package dev.quartermaster.bench;
 
 import dev.quartermaster.api.volume.VolumeSpec.AccessMode;
 import dev.quartermaster.core.env.SystemEnv;
+import dev.quartermaster.core.files.FileTrees;
 import dev.quartermaster.core.serial.KeyedSerializer;
 import dev.quartermaster.csi.grpc.GrpcCsiPlugin;
 import dev.quartermaster.csi.hostpath.HostpathConfig;
 import dev.quartermaster.csi.hostpath.HostpathPlugin;
 import dev.quartermaster.csi.hostpath.grpc.HostpathServer;
 import dev.quartermaster.csi.plugin.CsiPlugin;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -138,7 +135,7 @@ final class VolumeCallsBench implements Bench.Benchmark {
       for (var s : servers) {
         s.close();
       }
-      deleteTree(root);
+      FileTrees.delete(root);
     }
   }
 
@@ -218,19 +215,6 @@ final class VolumeCallsBench implements Bench.Benchmark {
       throw new IllegalStateException("call failed: " + e.getCause(), e.getCause());
     } catch (InterruptedException | TimeoutException e) {
       throw new IllegalStateException("call did not finish in 120 s", e);
-    }
-  }
-
-  private static void deleteTree(Path root) throws IOException {
-    if (!Files.exists(root, LinkOption.NOFOLLOW_LINKS)) {
-      return;
-    }
-    try (var walk = Files.walk(root)) {
-      for (var p : walk.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    } catch (UncheckedIOException e) {
-      throw e.getCause();
     }
   }
 }

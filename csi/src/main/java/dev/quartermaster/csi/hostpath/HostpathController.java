@@ -1,6 +1,7 @@
 package dev.quartermaster.csi.hostpath;
 
 import dev.quartermaster.api.volume.VolumeSpec.AccessMode;
+import dev.quartermaster.core.files.FileTrees;
 import dev.quartermaster.csi.plugin.CreatedVolume;
 import dev.quartermaster.csi.plugin.CsiCall;
 import dev.quartermaster.csi.plugin.CsiCode;
@@ -8,10 +9,8 @@ import dev.quartermaster.csi.plugin.CsiException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -383,13 +382,8 @@ public final class HostpathController {
   }
 
   static void deleteTree(Path root) {
-    if (!Files.exists(root, LinkOption.NOFOLLOW_LINKS)) {
-      return;
-    }
-    try (Stream<Path> walk = Files.walk(root)) {
-      for (var p : walk.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
+    try {
+      FileTrees.delete(root);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot delete " + root, e);
     }

@@ -1,5 +1,6 @@
 package dev.quartermaster.store.etcd;
 
+import dev.quartermaster.core.files.FileTrees;
 import dev.quartermaster.core.net.LoopbackPorts;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
@@ -86,7 +87,7 @@ public final class EtcdProcesses implements AutoCloseable {
           System.getLogger(EtcdProcesses.class.getName()).log(System.Logger.Level.WARNING,
               "etcd members " + dead + " died at start; starting the cluster again on other ports: " + diagnosis);
           for (var m : members) {
-            deleteTree(dir.resolve(m.name()).resolve("data"));
+            FileTrees.delete(dir.resolve(m.name()).resolve("data"));
           }
           continue;
         }
@@ -95,17 +96,6 @@ public final class EtcdProcesses implements AutoCloseable {
       } catch (IOException | RuntimeException e) {
         cluster.close();
         throw e;
-      }
-    }
-  }
-
-  private static void deleteTree(Path root) throws IOException {
-    if (!Files.exists(root)) {
-      return;
-    }
-    try (var walk = Files.walk(root)) {
-      for (var p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
       }
     }
   }
@@ -203,12 +193,17 @@ public final class EtcdProcesses implements AutoCloseable {
       if (System.nanoTime() > deadline) {
         throw new IllegalStateException("etcd under " + dir + " has no leader after " + bound);
       }
-      try {
-        Thread.sleep(100);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted", e);
-      }
+      pause();
+    }
+  }
+
+  /** Between two polls of a process we do not control. */
+  private static void pause() {
+    try {
+      Thread.sleep(100);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
     }
   }
 
@@ -226,17 +221,15 @@ public final class EtcdProcesses implements AutoCloseable {
     try (var client = Client.builder().endpoints(live.toArray(String[]::new)).build()) {
       while (System.nanoTime() < deadline) {
         try {
-          try {
-            client.getKVClient().delete(probe).get(10, TimeUnit.SECONDS);
-            return;
-          } catch (ExecutionException | TimeoutException e) {
-            last = e;
-          }
-          Thread.sleep(100);
+          client.getKVClient().delete(probe).get(10, TimeUnit.SECONDS);
+          return;
+        } catch (ExecutionException | TimeoutException e) {
+          last = e;
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           throw new IllegalStateException("interrupted", e);
         }
+        pause();
       }
     }
     throw new IllegalStateException("etcd under " + dir + " commits no write after " + bound + ": " + last + "; " + diagnosis());

@@ -1,8 +1,8 @@
 package dev.quartermaster.store.registry;
 
-import dev.quartermaster.store.KeyValue;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
+import dev.quartermaster.store.KeyValue;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
