@@ -33,8 +33,10 @@ public final class DeviceIndex {
    *
    * @param notReady why the node takes no allocations (empty: it does)
    * @param held the node's allocation record: device → the holder's claim uid
+   * @param sources the revisions it was built from
    */
-  record NodeView(String name, Optional<String> notReady, List<Device> devices, Map<String, String> held) {
+  record NodeView(String name, Optional<String> notReady, List<Device> devices, Map<String, String> held,
+      Sources sources) {
     boolean schedulable() {
       return notReady.isEmpty();
     }
@@ -44,6 +46,29 @@ public final class DeviceIndex {
           .filter(d -> d.health() == Device.Health.Healthy && d.deviceClass().equals(baseClass)
               && !held.containsKey(d.name()))
           .count();
+    }
+  }
+
+  /**
+   * The revisions of the node object, its record and its slices (0: absent) that a view was built
+   * from: the same again means the same view. Each allocation reaches the index twice, from our own
+   * write ({@link #wrote}) and then from the informer's event of that same write; the second need
+   * not rebuild the node. An object never stored (revision 0, as in tests) makes it unknown.
+   */
+  record Sources(long node, long record, List<Long> slices, boolean known) {
+    static Sources of(Optional<Node> node, Optional<NodeAllocation> record, List<DeviceSlice> slices) {
+      var revisions = new ArrayList<Long>();
+      node.ifPresent(n -> revisions.add(n.metadata().revision()));
+      record.ifPresent(r -> revisions.add(r.metadata().revision()));
+      slices.forEach(s -> revisions.add(s.metadata().revision()));
+      return new Sources(node.map(n -> n.metadata().revision()).orElse(0L),
+          record.map(r -> r.metadata().revision()).orElse(0L),
+          slices.stream().map(s -> s.metadata().revision()).sorted().toList(),
+          revisions.stream().allMatch(r -> r > 0));
+    }
+
+    boolean same(Sources other) {
+      return known && equals(other);
     }
   }
 
@@ -80,6 +105,11 @@ public final class DeviceIndex {
     } else {
       written.remove(name);
     }
+    var sources = Sources.of(node, record, slices);
+    var indexed = nodes.get(name);
+    if (indexed != null && indexed.sources().same(sources)) {
+      return;
+    }
     unindex(name);
     if (node.isEmpty() && slices.isEmpty()) {
       return;
@@ -89,7 +119,7 @@ public final class DeviceIndex {
     var notReady = node.isEmpty() ? Optional.of("node " + name + " has no Node object") : NodeReadiness.whyNot(node.get());
     var held = new HashMap<String, String>();
     record.ifPresent(r -> r.spec().devices().forEach((device, holder) -> held.put(device, holder.uid())));
-    var view = new NodeView(name, notReady, List.copyOf(devices), Map.copyOf(held));
+    var view = new NodeView(name, notReady, List.copyOf(devices), Map.copyOf(held), sources);
     nodes.put(name, view);
     view.held().forEach((device, uid) ->
         reservations.computeIfAbsent(uid, u -> new HashMap<>()).computeIfAbsent(name, n -> new TreeSet<>()).add(device));

@@ -87,4 +87,46 @@ class DeviceIndexTest {
         null)), slices);
     assertThat(index.place(oneGpu("a"), Optional.empty(), CLASSES, "task/a")).isInstanceOf(Placement.Waiting.class);
   }
+
+  /**
+   * The index skips rebuilding a node whose node, record and slice revisions it has already seen
+   * (our own write, then the informer's event of it): any one of them moving must rebuild it.
+   */
+  @Test
+  void aNodeIsRebuiltWhenItsNodeRecordOrSlicesMoveAndOnlyThen() {
+    var ready = withRevision(node, 3);
+    var slices2 = List.of(sliceAt(slice(2), 4));
+    index.refresh(NODE, Optional.of(ready), Optional.empty(), slices2);
+    assertThat(index.place(oneGpu("a"), Optional.empty(), CLASSES, "task/a")).isInstanceOf(Placement.Placed.class);
+    index.committed(NODE);
+
+    // The record moves (revision 5): both GPUs held.
+    var full = new NodeAllocation(ObjectMeta.named(NODE).withRevision(5), NodeAllocationSpec.EMPTY.with(Map.of(
+        "gpu-0", new DeviceHolder("x", "uid-x"), "gpu-1", new DeviceHolder("y", "uid-y"))), null);
+    index.refresh(NODE, Optional.of(ready), Optional.of(full), slices2);
+    assertThat(index.place(oneGpu("b"), Optional.empty(), CLASSES, "task/b")).isInstanceOf(Placement.Waiting.class);
+
+    // The slices move (revision 6): two more GPUs published.
+    var slices4 = List.of(sliceAt(slice(4), 6));
+    index.refresh(NODE, Optional.of(ready), Optional.of(full), slices4);
+    assertThat(index.place(oneGpu("c"), Optional.empty(), CLASSES, "task/c")).isInstanceOf(Placement.Placed.class);
+    index.committed(NODE);
+
+    // The node moves (revision 7): cordoned.
+    var cordoned = withRevision(new Node(node.metadata(), new NodeSpec(true, false), node.status()), 7);
+    index.refresh(NODE, Optional.of(cordoned), Optional.of(full), slices4);
+    assertThat(index.isSchedulable(NODE)).isFalse();
+
+    // The same revisions again are the same view (a stored revision names one content): not rebuilt.
+    index.refresh(NODE, Optional.of(withRevision(node, 7)), Optional.of(full), slices4);
+    assertThat(index.isSchedulable(NODE)).isFalse();
+  }
+
+  private static Node withRevision(Node n, long revision) {
+    return new Node(n.metadata().withRevision(revision), n.spec(), n.status());
+  }
+
+  private static DeviceSlice sliceAt(DeviceSlice s, long revision) {
+    return new DeviceSlice(s.metadata().withRevision(revision), s.spec(), s.status());
+  }
 }

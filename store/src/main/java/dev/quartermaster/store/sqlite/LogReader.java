@@ -56,7 +56,7 @@ final class LogReader {
       throw new IllegalArgumentException("revision must be >= 0, got " + revision);
     }
     return readers.read("range " + prefix, c -> {
-      Schema.Meta meta = Schema.readMeta(c.connection(), file);
+      Schema.Meta meta = Schema.readMeta(c, file);
       long at = revision == 0 ? meta.revision() : revision;
       if (at > meta.revision()) {
         throw new FutureRevisionException(at, meta.revision());
@@ -98,7 +98,7 @@ final class LogReader {
    */
   HistoryPage history(String prefix, long upTo, long fromRevision, long fromId, int limit) {
     return readers.read("watch replay of " + prefix, c -> {
-      long compacted = Schema.readMeta(c.connection(), file).compacted();
+      long compacted = Schema.readMeta(c, file).compacted();
       KeyRange keys = KeyRange.of(prefix);
       String sql = "SELECT l.id, " + LogRow.columns("l") + ", p.create_revision, p.version, p.value"
           + " FROM log AS l LEFT JOIN log AS p ON p.key = l.key AND p.revision = l.prev_revision"

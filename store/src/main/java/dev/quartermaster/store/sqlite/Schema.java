@@ -3,9 +3,11 @@ package dev.quartermaster.store.sqlite;
 import dev.quartermaster.store.StoreException;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -121,9 +123,36 @@ final class Schema {
 
   /** Reads meta inside the caller's transaction, refusing a format this build does not know. */
   static Meta readMeta(Connection c, Path file) throws SQLException {
+    var opened = new ArrayList<PreparedStatement>();
+    try {
+      return readMeta(sql -> {
+        var statement = c.prepareStatement(sql);
+        opened.add(statement);
+        return statement;
+      }, file);
+    } finally {
+      for (var statement : opened) {
+        statement.close();
+      }
+    }
+  }
+
+  /**
+   * As {@link #readMeta(Connection, Path)}, on a reader's kept statements: every range and watch
+   * replay reads meta, and parsing its two queries each time cost more than running them.
+   */
+  static Meta readMeta(ReaderConnection c, Path file) throws SQLException {
+    return readMeta(c::prepared, file);
+  }
+
+  /** Prepares a statement for a query; the caller of {@code readMeta} decides who closes it. */
+  private interface Statements {
+    PreparedStatement prepare(String sql) throws SQLException;
+  }
+
+  private static Meta readMeta(Statements statements, Path file) throws SQLException {
     Map<String, Long> meta = new HashMap<>();
-    try (Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT name, value FROM meta")) {
+    try (ResultSet rs = statements.prepare("SELECT name, value FROM meta").executeQuery()) {
       while (rs.next()) {
         meta.put(rs.getString(1), rs.getLong(2));
       }
@@ -139,7 +168,7 @@ final class Schema {
       throw new StoreException("store " + file + ": meta table is damaged: " + meta);
     }
     long newest;
-    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT MAX(revision) FROM log")) {
+    try (ResultSet rs = statements.prepare("SELECT MAX(revision) FROM log").executeQuery()) {
       newest = rs.next() ? rs.getLong(1) : 0; // NULL (an empty log) reads as 0
     }
     return new Meta(Math.max(Math.max(floor, newest), compacted), compacted);
