@@ -1,5 +1,7 @@
 package dev.quartermaster.bench;
 
+import dev.quartermaster.core.files.FileTrees;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -15,7 +17,14 @@ public final class Bench {
 
   public static void main(String[] args) throws Exception {
     var what = args.length > 0 && !args[0].startsWith("--") ? args[0] : "all";
-    var dir = args.length > 2 && args[1].equals("--dir") ? Path.of(args[2]) : Files.createTempDirectory("qm-bench");
+    var benchmarks = selected(what);
+    var given = args.length > 2 && args[1].equals("--dir");
+    var dir = given ? Path.of(args[2]) : Files.createTempDirectory("qm-bench");
+    if (!given) {
+      // Each run's stores, ledgers and logs take 100-200 MiB: a directory of our own goes with us,
+      // also when the run is interrupted (a directory given with --dir is the caller's to keep).
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> removeQuietly(dir), "qm-bench-cleanup"));
+    }
     var report = new Report(System.out);
     report.heading("Quartermaster benchmarks — " + Runtime.getRuntime().availableProcessors() + " cores, "
         + "Java " + Runtime.version() + ", data in " + dir);
@@ -23,7 +32,7 @@ public final class Bench {
     var raw = RawSqlite.commitsPerSecond(dir.resolve("raw.db"), 2_000);
     report.figure("raw SQLite commits/s (WAL, synchronous=FULL, 1 row per commit)", raw, "commits/s", raw);
 
-    for (var b : selected(what)) {
+    for (var b : benchmarks) {
       b.run(dir, raw, report);
     }
     report.heading("done");
@@ -44,6 +53,14 @@ public final class Bench {
           new EndToEndBench(), new FleetBench(), new VolumeCallsBench(), new EtcdBench());
       default -> throw new IllegalArgumentException("unknown benchmark '" + what + "': use store, api, watch, ledger, control, e2e, fleet, volumes, etcd or all");
     };
+  }
+
+  private static void removeQuietly(Path dir) {
+    try {
+      FileTrees.delete(dir);
+    } catch (IOException e) {
+      System.err.println("qm bench: could not remove its data directory " + dir + ": " + e.getMessage());
+    }
   }
 
   /** One group of measurements. */
