@@ -16,9 +16,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,8 +45,8 @@ public final class FileRunRecords implements RunRecords {
   private static final String LEGACY_SUFFIX = ".run";
   /** How many ended records the file may hold before it is rewritten with the live ones only. */
   static final int COMPACT_AFTER_ENDED = 1024;
-  /** How long a killed leftover may take to die before start-up goes on without it. */
-  private static final long DEATH_WAIT_SECONDS = 10;
+  /** How long {@code podman rm} of a leftover container may take. */
+  private static final long DEATH_WAIT_SECONDS = LeftoverProcesses.DEATH_WAIT_SECONDS;
 
   private final Path dir;
   private final Path file;
@@ -119,7 +117,8 @@ public final class FileRunRecords implements RunRecords {
         // Kept, not removed: the next start reads it again.
         LOG.error("cannot read the run records {}: processes an earlier agent started may still run", file, e);
       }
-      found.forEach((task, run) -> leftovers.put(task, new Leftover(run.uid(), stop(run) + stopContainer(run))));
+      var stopped = LeftoverProcesses.stop(found);
+      found.forEach((task, run) -> leftovers.put(task, new Leftover(run.uid(), stopped.get(task) + stopContainer(run))));
       live.clear();
       ended = 0;
       try {
@@ -217,31 +216,6 @@ public final class FileRunRecords implements RunRecords {
     live.values().forEach(r -> text.append(r.encode()).append('\n'));
     BootScopedFile.replace(file, dir.resolve(FILE + ".tmp"), text.toString().getBytes(StandardCharsets.UTF_8));
     ended = 0;
-  }
-
-  /** Kills the process {@code run} names if it still runs (same pid, same start time), and waits for it. */
-  private static String stop(RunLine.Started run) {
-    if (run.pid().isEmpty()) {
-      return "no process was recorded";
-    }
-    long pid = run.pid().get();
-    var process = ProcessHandle.of(pid)
-        .filter(ProcessHandle::isAlive)
-        .filter(p -> run.start().isPresent() && p.info().startInstant().equals(run.start()));
-    if (process.isEmpty()) {
-      return "its process " + pid + " was gone";
-    }
-    process.get().descendants().forEach(ProcessHandle::destroyForcibly);
-    process.get().destroyForcibly();
-    try {
-      process.get().onExit().get(DEATH_WAIT_SECONDS, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (ExecutionException | TimeoutException e) {
-      return "its process " + pid + " was still running; killed, but it had not exited after "
-          + DEATH_WAIT_SECONDS + " s";
-    }
-    return "its process " + pid + " was still running and was killed";
   }
 
   /**

@@ -99,6 +99,36 @@ class FileRunRecordsTest {
     assertThat(new FileRunRecords(dir, List.of("podman")).stopAll()).isEmpty();
   }
 
+  /**
+   * A leftover's parent is init, which may reap it late or never (a container's first process
+   * often does not): once killed it is a zombie, which holds nothing, and counts as gone. Here the
+   * leftovers' parent is a shell turned into {@code sleep}, which never reaps; the naive wait, for
+   * the process to vanish, gave up after 10 s on each in turn and said they had not exited.
+   */
+  @Test
+  void killedLeftoversThatNobodyReapsCountAsGone() throws Exception {
+    var earlier = new FileRunRecords(dir, List.of("podman"));
+    var children = new ArrayList<ProcessHandle>();
+    for (int i = 0; i < 3; i++) {
+      // The shell starts a child, prints its pid, then becomes a sleep that never waits for it.
+      var parent = new ProcessBuilder("sh", "-c", "sleep 300 & echo $!; exec sleep 300").start();
+      started.add(parent);
+      long pid = Long.parseLong(parent.inputReader().readLine().strip());
+      var child = ProcessHandle.of(pid).orElseThrow();
+      children.add(child);
+      earlier.started("train-w-" + i, "uid-" + i, handle("train-w-" + i, Optional.of(child)));
+    }
+
+    var leftovers = new FileRunRecords(dir, List.of("podman")).stopAll();
+
+    for (int i = 0; i < 3; i++) {
+      assertThat(leftovers.get("train-w-" + i).found())
+          .isEqualTo("its process " + children.get(i).pid() + " was still running and was killed");
+      assertThat(LeftoverProcesses.running(children.get(i))).isFalse();
+      assertThat(LeftoverProcesses.state(children.get(i).pid())).contains('Z'); // not reaped: a zombie
+    }
+  }
+
   @Test
   void aRecordIsOwnerOnlyFromItsFirstByte() throws Exception {
     var records = new FileRunRecords(dir, List.of("podman"));
