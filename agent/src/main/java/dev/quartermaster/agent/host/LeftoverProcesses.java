@@ -3,7 +3,10 @@ package dev.quartermaster.agent.host;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,6 +39,11 @@ final class LeftoverProcesses {
   static Map<String, String> stop(Map<String, RunLine.Started> runs) {
     var found = new LinkedHashMap<String, String>();
     var killed = new LinkedHashMap<String, ProcessHandle>();
+    // One look at every process on the host for all the leftovers: the JDK's descendants() looks at
+    // them all for each one, and a node that ran many tasks has many processes.
+    Map<Long, List<ProcessHandle>> children = new HashMap<>();
+    ProcessHandle.allProcesses().forEach(p ->
+        p.parent().ifPresent(parent -> children.computeIfAbsent(parent.pid(), k -> new ArrayList<>()).add(p)));
     runs.forEach((task, run) -> {
       if (run.pid().isEmpty()) {
         found.put(task, "no process was recorded");
@@ -47,7 +55,7 @@ final class LeftoverProcesses {
         found.put(task, "its process " + run.pid().get() + " was gone");
         return;
       }
-      process.get().descendants().forEach(ProcessHandle::destroyForcibly);
+      descendants(process.get().pid(), children).forEach(ProcessHandle::destroyForcibly);
       process.get().destroyForcibly();
       killed.put(task, process.get());
     });
@@ -56,6 +64,22 @@ final class LeftoverProcesses {
         ? "its process " + p.pid() + " was still running; killed, but it had not exited after " + DEATH_WAIT_SECONDS + " s"
         : "its process " + p.pid() + " was still running and was killed"));
     return found;
+  }
+
+  /** Every process under {@code pid} in the tree {@code children} (parent pid → its children). */
+  private static List<ProcessHandle> descendants(long pid, Map<Long, List<ProcessHandle>> children) {
+    var out = new ArrayList<ProcessHandle>();
+    var seen = new HashSet<Long>(List.of(pid)); // parents are read one by one: a pid reused meanwhile must not loop
+    var next = new ArrayDeque<Long>(List.of(pid));
+    while (!next.isEmpty()) {
+      for (var child : children.getOrDefault(next.poll(), List.of())) {
+        if (seen.add(child.pid())) {
+          out.add(child);
+          next.add(child.pid());
+        }
+      }
+    }
+    return out;
   }
 
   /**

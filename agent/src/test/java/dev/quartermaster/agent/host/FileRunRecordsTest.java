@@ -130,6 +130,28 @@ class FileRunRecordsTest {
   }
 
   @Test
+  void aLeftoversDescendantsAreKilledWithIt() throws Exception {
+    // A task's shell that started a worker of its own, which must not keep running (and holding a GPU).
+    var shell = new ProcessBuilder("sh", "-c", "sleep 300 & echo $!; wait").start();
+    started.add(shell);
+    var worker = ProcessHandle.of(Long.parseLong(shell.inputReader().readLine().strip())).orElseThrow();
+    new FileRunRecords(dir, List.of("podman")).started("train-w-0", "uid-a", handle("train-w-0", Optional.of(shell.toHandle())));
+
+    var leftovers = new FileRunRecords(dir, List.of("podman")).stopAll();
+
+    assertThat(leftovers.get("train-w-0").found()).endsWith("was still running and was killed");
+    // Killed, it is gone once reaped or a zombie (its new parent, init, may reap it late): await that, bounded.
+    for (int i = 0; i < 200 && LeftoverProcesses.running(worker); i++) {
+      try {
+        worker.onExit().get(50, TimeUnit.MILLISECONDS);
+      } catch (java.util.concurrent.TimeoutException e) {
+        // look again
+      }
+    }
+    assertThat(LeftoverProcesses.running(worker)).isFalse();
+  }
+
+  @Test
   void aRecordIsOwnerOnlyFromItsFirstByte() throws Exception {
     var records = new FileRunRecords(dir, List.of("podman"));
     records.started("train-w-0", "uid-a", handle("train-w-0", Optional.empty()));
