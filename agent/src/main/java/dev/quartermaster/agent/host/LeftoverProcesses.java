@@ -1,16 +1,10 @@
 package dev.quartermaster.agent.host;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayDeque;
+import dev.quartermaster.agent.runtime.ProcessTree;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -39,24 +33,19 @@ final class LeftoverProcesses {
   static Map<String, String> stop(Map<String, RunLine.Started> runs) {
     var found = new LinkedHashMap<String, String>();
     var killed = new LinkedHashMap<String, ProcessHandle>();
-    // One look at every process on the host for all the leftovers: the JDK's descendants() looks at
-    // them all for each one, and a node that ran many tasks has many processes.
-    Map<Long, List<ProcessHandle>> children = new HashMap<>();
-    ProcessHandle.allProcesses().forEach(p ->
-        p.parent().ifPresent(parent -> children.computeIfAbsent(parent.pid(), k -> new ArrayList<>()).add(p)));
+    var tree = ProcessTree.onDemand(); // one look at the host's processes for all of them
     runs.forEach((task, run) -> {
       if (run.pid().isEmpty()) {
         found.put(task, "no process was recorded");
         return;
       }
-      var process = ProcessHandle.of(run.pid().get()).filter(LeftoverProcesses::running)
+      var process = ProcessHandle.of(run.pid().get()).filter(ProcessTree::running)
           .filter(p -> run.start().isPresent() && p.info().startInstant().equals(run.start()));
       if (process.isEmpty()) {
         found.put(task, "its process " + run.pid().get() + " was gone");
         return;
       }
-      descendants(process.get().pid(), children).forEach(ProcessHandle::destroyForcibly);
-      process.get().destroyForcibly();
+      tree.kill(process.get());
       killed.put(task, process.get());
     });
     var alive = awaitGone(List.copyOf(killed.values()));
@@ -64,22 +53,6 @@ final class LeftoverProcesses {
         ? "its process " + p.pid() + " was still running; killed, but it had not exited after " + DEATH_WAIT_SECONDS + " s"
         : "its process " + p.pid() + " was still running and was killed"));
     return found;
-  }
-
-  /** Every process under {@code pid} in the tree {@code children} (parent pid → its children). */
-  private static List<ProcessHandle> descendants(long pid, Map<Long, List<ProcessHandle>> children) {
-    var out = new ArrayList<ProcessHandle>();
-    var seen = new HashSet<Long>(List.of(pid)); // parents are read one by one: a pid reused meanwhile must not loop
-    var next = new ArrayDeque<Long>(List.of(pid));
-    while (!next.isEmpty()) {
-      for (var child : children.getOrDefault(next.poll(), List.of())) {
-        if (seen.add(child.pid())) {
-          out.add(child);
-          next.add(child.pid());
-        }
-      }
-    }
-    return out;
   }
 
   /**
@@ -91,7 +64,7 @@ final class LeftoverProcesses {
     var left = new ArrayList<>(processes);
     long passes = TimeUnit.SECONDS.toMillis(DEATH_WAIT_SECONDS) / POLL_MILLIS;
     for (long pass = 0; pass < passes; pass++) {
-      left.removeIf(p -> !running(p));
+      left.removeIf(p -> !ProcessTree.running(p));
       if (left.isEmpty()) {
         break;
       }
@@ -104,28 +77,7 @@ final class LeftoverProcesses {
         break;
       }
     }
-    left.removeIf(p -> !running(p));
+    left.removeIf(p -> !ProcessTree.running(p));
     return left;
-  }
-
-  /** Alive and not a zombie: a process that exited but was not reaped yet holds nothing any more. */
-  static boolean running(ProcessHandle p) {
-    return p.isAlive() && state(p.pid()).filter(s -> s == 'Z' || s == 'X').isEmpty();
-  }
-
-  /**
-   * The state letter of process {@code pid} in {@code /proc/<pid>/stat} ('R', 'S', 'Z', …), the
-   * field after the name in parentheses, which may itself hold spaces and parentheses. Empty when
-   * it cannot be read: gone, or not Linux (then only {@link ProcessHandle#isAlive} says).
-   */
-  static Optional<Character> state(long pid) {
-    // Read by line: procfs reports a size of 0, which a whole-file read may take at its word.
-    try (var reader = Files.newBufferedReader(Path.of("/proc", Long.toString(pid), "stat"))) {
-      var stat = reader.readLine();
-      int close = stat == null ? -1 : stat.lastIndexOf(')');
-      return close >= 0 && close + 2 < stat.length() ? Optional.of(stat.charAt(close + 2)) : Optional.empty();
-    } catch (IOException e) {
-      return Optional.empty(); // gone meanwhile, or no procfs
-    }
   }
 }

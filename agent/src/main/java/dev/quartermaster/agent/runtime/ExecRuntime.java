@@ -62,10 +62,7 @@ public final class ExecRuntime implements TaskRuntime {
       return task;
     }
     task.started(process.toHandle());
-    task.onKill(() -> {
-      process.descendants().forEach(ProcessHandle::destroyForcibly);
-      process.destroyForcibly();
-    });
+    task.onKill(tree -> tree.kill(process.toHandle()));
     task.running(passed);
     process.onExit().thenAccept(p -> task.finish(new TaskResult.Exited(p.exitValue(), passed)));
     return task;

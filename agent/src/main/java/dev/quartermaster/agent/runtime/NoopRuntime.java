@@ -31,7 +31,7 @@ public final class NoopRuntime implements TaskRuntime {
       return task;
     }
     var passed = new DeviceCheck.Passed(paths);
-    task.onKill(() -> task.finish(new TaskResult.Exited(KILLED, passed)));
+    task.onKill(tree -> task.finish(new TaskResult.Exited(KILLED, passed)));
     task.running(passed);
     return task;
   }

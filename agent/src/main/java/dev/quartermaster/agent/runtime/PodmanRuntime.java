@@ -77,7 +77,7 @@ public final class PodmanRuntime implements TaskRuntime {
     }
     task.started(process.toHandle());
     task.inContainer(container);
-    task.onKill(() -> kill(container, process));
+    task.onKill(tree -> kill(container, process));
     env.execute(() -> follow(process, launch, task));
     return task;
   }

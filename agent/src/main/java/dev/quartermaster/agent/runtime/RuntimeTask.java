@@ -3,6 +3,7 @@ package dev.quartermaster.agent.runtime;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 
 /** The handle every runtime returns (the simulation's too); the runtime drives its state. */
 public final class RuntimeTask implements TaskHandle {
@@ -11,7 +12,7 @@ public final class RuntimeTask implements TaskHandle {
   private final CompletableFuture<DeviceCheck> check = new CompletableFuture<>();
   private final CompletableFuture<TaskResult> result = new CompletableFuture<>();
   private TaskState state = new TaskState.Starting();
-  private Runnable killer = () -> {};
+  private Consumer<ProcessTree> killer = tree -> {};
   private Optional<ProcessHandle> process = Optional.empty();
   private Optional<String> container = Optional.empty();
 
@@ -46,15 +47,15 @@ public final class RuntimeTask implements TaskHandle {
   }
 
   @Override
-  public void kill() {
-    Runnable k;
+  public void kill(ProcessTree tree) {
+    Consumer<ProcessTree> k;
     synchronized (this) {
       if (state instanceof TaskState.Finished) {
         return;
       }
       k = killer;
     }
-    k.run();
+    k.accept(tree);
   }
 
   @Override
@@ -76,7 +77,8 @@ public final class RuntimeTask implements TaskHandle {
     this.container = Optional.of(name);
   }
 
-  public synchronized void onKill(Runnable killer) {
+  /** How the runtime kills it; the tree is for a runtime whose task is a local process tree. */
+  public synchronized void onKill(Consumer<ProcessTree> killer) {
     this.killer = killer;
   }
 

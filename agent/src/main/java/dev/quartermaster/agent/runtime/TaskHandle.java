@@ -36,5 +36,10 @@ public interface TaskHandle {
   }
 
   /** Kills the task (SIGKILL); idempotent. */
-  void kill();
+  default void kill() {
+    kill(ProcessTree.onDemand());
+  }
+
+  /** As {@link #kill()}, one of a batch that shares {@code tree} (read at most once for them all). */
+  void kill(ProcessTree tree);
 }

@@ -4,6 +4,7 @@ import dev.quartermaster.agent.discovery.NodeProblem;
 import dev.quartermaster.agent.host.RunRecords;
 import dev.quartermaster.agent.host.TaskHost;
 import dev.quartermaster.agent.ledger.ClaimRef;
+import dev.quartermaster.agent.runtime.ProcessTree;
 import dev.quartermaster.agent.runtime.TaskHandle;
 import dev.quartermaster.agent.runtime.TaskLaunch;
 import dev.quartermaster.agent.runtime.TaskState;
@@ -499,6 +500,7 @@ public final class TaskSync {
 
   /** Kills every task this agent runs (the agent is stopping: nobody would follow them). */
   public void killAll() {
-    runs.values().forEach(r -> r.handle().kill());
+    var tree = ProcessTree.onDemand(); // read once for them all
+    runs.values().forEach(r -> r.handle().kill(tree));
   }
 }

@@ -71,7 +71,7 @@ class FileRunRecordsTest {
       }
 
       @Override
-      public void kill() {}
+      public void kill(dev.quartermaster.agent.runtime.ProcessTree tree) {}
     };
   }
 
@@ -124,8 +124,8 @@ class FileRunRecordsTest {
     for (int i = 0; i < 3; i++) {
       assertThat(leftovers.get("train-w-" + i).found())
           .isEqualTo("its process " + children.get(i).pid() + " was still running and was killed");
-      assertThat(LeftoverProcesses.running(children.get(i))).isFalse();
-      assertThat(LeftoverProcesses.state(children.get(i).pid())).contains('Z'); // not reaped: a zombie
+      assertThat(dev.quartermaster.agent.runtime.ProcessTree.running(children.get(i))).isFalse();
+      assertThat(dev.quartermaster.agent.runtime.ProcessTree.state(children.get(i).pid())).contains('Z'); // not reaped: a zombie
     }
   }
 
@@ -141,14 +141,14 @@ class FileRunRecordsTest {
 
     assertThat(leftovers.get("train-w-0").found()).endsWith("was still running and was killed");
     // Killed, it is gone once reaped or a zombie (its new parent, init, may reap it late): await that, bounded.
-    for (int i = 0; i < 200 && LeftoverProcesses.running(worker); i++) {
+    for (int i = 0; i < 200 && dev.quartermaster.agent.runtime.ProcessTree.running(worker); i++) {
       try {
         worker.onExit().get(50, TimeUnit.MILLISECONDS);
       } catch (java.util.concurrent.TimeoutException e) {
         // look again
       }
     }
-    assertThat(LeftoverProcesses.running(worker)).isFalse();
+    assertThat(dev.quartermaster.agent.runtime.ProcessTree.running(worker)).isFalse();
   }
 
   @Test

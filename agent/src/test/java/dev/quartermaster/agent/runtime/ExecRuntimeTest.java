@@ -60,6 +60,49 @@ class ExecRuntimeTest {
     assertThat(task.deviceCheck().get()).isInstanceOf(DeviceCheck.Passed.class);
   }
 
+  /**
+   * A task's own children die with it, also when several tasks are killed as one batch sharing one
+   * look at the host's processes (an agent stopping): none is left holding its GPU.
+   */
+  @Test
+  void killingTasksKillsTheProcessesTheyStartedToo() throws Exception {
+    var device = spec("claim3-gpu-0", List.of());
+    var tasks = new java.util.ArrayList<TaskHandle>();
+    var workers = new java.util.ArrayList<ProcessHandle>();
+    for (int i = 0; i < 3; i++) {
+      // The task starts a worker and says its pid through a FIFO, which the test's read waits on.
+      var fifo = dir.resolve("k" + i + ".pid");
+      assertThat(new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor()).isZero();
+      tasks.add(runtime.start(launch("k" + i, List.of("/bin/sh", "-c", "sleep 300 & echo $! > " + fifo + "; wait"),
+          Map.of(), List.of(device))));
+      var pid = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+        try {
+          return Long.parseLong(Files.readString(fifo).strip());
+        } catch (java.io.IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      }).get(60, TimeUnit.SECONDS);
+      workers.add(ProcessHandle.of(pid).orElseThrow());
+    }
+
+    var tree = ProcessTree.onDemand();
+    tasks.forEach(t -> t.kill(tree));
+
+    for (int i = 0; i < 3; i++) {
+      assertThat(tasks.get(i).result().get(60, TimeUnit.SECONDS)).isInstanceOf(TaskResult.Exited.class);
+      // Its parent killed too, the worker goes to init, which may reap it late: gone or a zombie, bounded.
+      var worker = workers.get(i);
+      for (int tries = 0; tries < 1200 && ProcessTree.running(worker); tries++) {
+        try {
+          worker.onExit().get(50, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+          // look again
+        }
+      }
+      assertThat(ProcessTree.running(worker)).as("worker %d", i).isFalse();
+    }
+  }
+
   @Test
   void aNodeThatIsGoneFailsTheCheckNamingItAndTheCommandNeverRuns() throws Exception {
     var device = spec("claim2-gpu-0", List.of());

@@ -247,7 +247,7 @@ final class VolumeNode implements AutoCloseable {
       log.add("start " + launch.name() + (volumeEnv.isEmpty() ? "" : " " + volumeEnv)
           + (launch.mounts().isEmpty() ? "" : " " + launch.mounts()));
       var task = new RuntimeTask(launch.name(), launch.output());
-      task.onKill(() -> log.add("kill " + launch.name())); // it dies when the test says (exit)
+      task.onKill(tree -> log.add("kill " + launch.name())); // it dies when the test says (exit)
       processes.put(launch.name(), task);
       if (!holdChecks) {
         env.execute(() -> task.running(new DeviceCheck.Passed(List.of())));

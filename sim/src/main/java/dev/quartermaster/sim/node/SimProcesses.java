@@ -148,7 +148,7 @@ public final class SimProcesses implements TaskHost {
       opened.add("/dev/" + file);
     }
     var passed = new DeviceCheck.Passed(opened);
-    handle.onKill(() -> handle.finish(new TaskResult.Exited(KILLED, passed)));
+    handle.onKill(tree -> handle.finish(new TaskResult.Exited(KILLED, passed)));
     handle.running(passed);
     var command = launch.command().getFirst();
     if (command.equals("fail") || command.equals("done")) {
