@@ -12,20 +12,31 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The host's processes as one tree, read once (at the first question) for a batch of kills. The
- * JDK's {@code descendants()} reads every process of the host for each call: stopping an agent
- * with a thousand tasks on a host with as many processes read a million {@code /proc} entries
- * (fifteen seconds for {@code qm up} to stop). Not thread-safe: one batch, one thread.
+ * The processes under a task's process, found without reading every process of the host: the
+ * JDK's {@code descendants()} does read them all, for each call, so stopping an agent with a
+ * thousand tasks on a host with as many processes read a million {@code /proc} entries (fifteen
+ * seconds for {@code qm up} to stop). Where the kernel lists each process's children, only the
+ * subtree is read; elsewhere the host's tree is read once for a batch of kills. Not thread-safe:
+ * one batch, one thread.
  */
 public final class ProcessTree {
-  /** Parent pid → its children; null until first asked. */
+  /** Whether to ask the kernel's lists of children first. */
+  private final boolean listed;
+  /** The host's whole tree, parent pid → its children, once it had to be read; null before. */
   private Map<Long, List<ProcessHandle>> children;
 
-  private ProcessTree() {}
+  private ProcessTree(boolean listed) {
+    this.listed = listed;
+  }
 
-  /** A tree read when first asked, then kept. */
+  /** For one kill, or a batch of them: reads what it must when first asked. */
   public static ProcessTree onDemand() {
-    return new ProcessTree();
+    return new ProcessTree(true);
+  }
+
+  /** As on a kernel without lists of children: the host's whole tree, read once (tests of that path). */
+  static ProcessTree scanning() {
+    return new ProcessTree(false);
   }
 
   /** Kills {@code root} and every process under it (SIGKILL): the children first, found before their parent dies. */
@@ -34,18 +45,17 @@ public final class ProcessTree {
     root.destroyForcibly();
   }
 
-  /** Every process under {@code pid}, as the tree was read. */
+  /**
+   * Every process under {@code pid}. Linux lists each thread's children in {@code
+   * /proc/<pid>/task/<tid>/children}: walking those reads the subtree alone. Where the kernel does
+   * not offer them, the host's whole tree is read (once for this batch).
+   */
   public List<ProcessHandle> descendants(long pid) {
-    if (children == null) {
-      children = new HashMap<>();
-      ProcessHandle.allProcesses().forEach(p ->
-          p.parent().ifPresent(parent -> children.computeIfAbsent(parent.pid(), k -> new ArrayList<>()).add(p)));
-    }
     var out = new ArrayList<ProcessHandle>();
-    var seen = new HashSet<Long>(List.of(pid)); // parents are read one by one: a pid reused meanwhile must not loop
+    var seen = new HashSet<Long>(List.of(pid)); // a pid reused meanwhile must not loop
     var next = new ArrayDeque<Long>(List.of(pid));
     while (!next.isEmpty()) {
-      for (var child : children.getOrDefault(next.poll(), List.of())) {
+      for (var child : childrenOf(next.poll())) {
         if (seen.add(child.pid())) {
           out.add(child);
           next.add(child.pid());
@@ -53,6 +63,44 @@ public final class ProcessTree {
       }
     }
     return out;
+  }
+
+  private List<ProcessHandle> childrenOf(long pid) {
+    if (children == null) {
+      var kernel = listed ? listedChildren(pid) : Optional.<List<ProcessHandle>>empty();
+      if (kernel.isPresent()) {
+        return kernel.get();
+      }
+      children = new HashMap<>();
+      ProcessHandle.allProcesses().forEach(p ->
+          p.parent().ifPresent(parent -> children.computeIfAbsent(parent.pid(), k -> new ArrayList<>()).add(p)));
+    }
+    return children.getOrDefault(pid, List.of());
+  }
+
+  /** The children the kernel lists for {@code pid}'s threads; empty if it lists none (no such files). */
+  private static Optional<List<ProcessHandle>> listedChildren(long pid) {
+    var tasks = Path.of("/proc", Long.toString(pid), "task");
+    var out = new ArrayList<ProcessHandle>();
+    try (var threads = Files.list(tasks)) {
+      for (var thread : threads.toList()) {
+        var file = thread.resolve("children");
+        if (!Files.exists(file)) {
+          return Optional.empty();
+        }
+        try (var reader = Files.newBufferedReader(file)) { // procfs: read by line, see state()
+          var line = reader.readLine();
+          if (line != null && !line.isBlank()) {
+            for (var child : line.strip().split(" ")) {
+              ProcessHandle.of(Long.parseLong(child)).ifPresent(out::add);
+            }
+          }
+        }
+      }
+    } catch (IOException | java.io.UncheckedIOException e) {
+      // gone meanwhile: nothing under it any more
+    }
+    return Optional.of(out);
   }
 
   /** Alive and not a zombie: a process that exited but was not reaped yet holds nothing any more. */
