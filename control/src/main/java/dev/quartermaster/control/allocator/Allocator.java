@@ -1,32 +1,22 @@
 package dev.quartermaster.control.allocator;
 
-import dev.quartermaster.api.allocation.DeviceHolder;
-import dev.quartermaster.api.allocation.NodeAllocation;
-import dev.quartermaster.api.allocation.NodeAllocationSpec;
-import dev.quartermaster.api.claim.Allocation.AllocatedDevice;
-import dev.quartermaster.api.claim.Allocation;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.claim.ResourceClaimStatus;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.event.EventRecorder;
-import dev.quartermaster.api.client.Write;
 import dev.quartermaster.api.device.DeviceClass;
 import dev.quartermaster.api.domain.ComputeDomainSpec;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kinds;
-import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.workload.Task;
-import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.control.cluster.Conditions;
 import dev.quartermaster.control.cluster.ControlLoop;
-import dev.quartermaster.control.cluster.GroupCommit;
 import dev.quartermaster.control.cluster.Informers;
 import dev.quartermaster.control.cluster.Scheduling;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.queue.Result;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -36,14 +26,14 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Binds pending claims to devices: a task's claims all on one node (its pinned node, the node its
- * allocated claims are on, or the best-fitting ready node), a claim without a task on any. The
- * write protocol that makes double allocation impossible is described in {@code package-info}. An
+ * allocated claims are on, or the best-fitting ready node), a claim without a task on any. This
+ * class decides (from its {@link DeviceIndex}); the write protocol that makes double allocation
+ * impossible is described in {@code package-info} and carried out by {@link AllocationWrite}. An
  * unpinned task whose claims are all allocated in one decision is pinned, reserved and Scheduled in
  * that same transaction ({@link Scheduling}).
  *
@@ -63,9 +53,9 @@ public final class Allocator {
   private final ControlLoop loop;
   /** Keys that could not be placed; retried when nodes, slices or classes change. */
   private final Set<String> blocked = ConcurrentHashMap.newKeySet();
-  private final AtomicLong allocations = new AtomicLong();
+  /** Lost compare-and-set races of the decisions (the writes count their own). */
   private final AtomicLong conflicts = new AtomicLong();
-  private final GroupCommit commits;
+  private final AllocationWrite write;
 
   private final EventRecorder events;
 
@@ -82,11 +72,11 @@ public final class Allocator {
     this.events = events;
     this.api = api;
     this.informers = informers;
-    this.commits = new GroupCommit(api);
     // Many workers, so that while one batch of decisions is in the store the next one gathers
-    // (GroupCommit). Safe: every decision compares-and-sets the node's allocation record; the index
+    // (AllocationWrite's group commit). Safe: every decision compares-and-sets the node's allocation record; the index
     // steers concurrent placements to different nodes (DeviceIndex#place) so they rarely collide.
     this.loop = new ControlLoop("allocator", env, 32, this::reconcile);
+    this.write = new AllocationWrite(env, api, informers, index, events, loop::enqueue);
     AllocatorTriggers.register(informers, index, loop, this);
   }
 
@@ -97,12 +87,12 @@ public final class Allocator {
 
   /** Claims bound so far by this allocator. */
   public long allocations() {
-    return allocations.get();
+    return write.allocations();
   }
 
   /** Writes that lost a compare-and-set race and were retried. */
   public long conflicts() {
-    return conflicts.get();
+    return conflicts.get() + write.conflicts();
   }
 
   /** The queue key a change to {@code c} concerns: its owning task's, or its own. */
@@ -295,112 +285,13 @@ public final class Allocator {
     return Optional.empty();
   }
 
-  /**
-   * The write protocol (see {@code package-info}): read the claims, the node and its record live;
-   * record the devices for the claims (compare-and-set on the record) unless a reservation being
-   * resumed already holds them; only then write each claim's allocation (compare-and-set on the
-   * claim; the store also checks it against the record), and pin the task to the node (compare-and-set
-   * on the task) in the same transaction, so the scheduler finds it pinned and schedules it at once.
-   */
+  /** Writes a decision (steps 2 and 3 of the protocol); a key whose claims are now allocated is no longer blocked. */
   private Result commit(String key, List<ResourceClaim> pending, Placement.Placed placed, Optional<Task> unpinned) {
-    var live = new ArrayList<ResourceClaim>();
-    for (var c : pending) {
-      var l = api.get(Kinds.RESOURCE_CLAIM, c.metadata().name())
-          .filter(x -> x.metadata().uid().equals(c.metadata().uid()) && !x.metadata().isDeleting()
-              && x.status().allocation().isEmpty());
-      if (l.isEmpty()) {
-        return Result.requeue(); // changed under us; the cache will show how
-      }
-      live.add(l.get());
+    var result = write.commit(pending, placed, unpinned);
+    if (result instanceof Result.Done) {
+      blocked.remove(key);
     }
-    var node = api.get(Kinds.NODE, placed.node())
-        .orElseThrow(() -> new ApiException(Reason.NotFound, "node " + placed.node() + " is gone"));
-    if (!NodeReadiness.isSchedulable(node)) {
-      return Result.requeue();
-    }
-    var record = api.get(Kinds.NODE_ALLOCATION, placed.node());
-    var held = record.map(NodeAllocation::spec).orElse(NodeAllocationSpec.EMPTY);
-    var named = namedByAllocatedClaims(placed.node());
-    var add = new HashMap<String, DeviceHolder>();
-    for (var c : live) {
-      var holder = new DeviceHolder(c.metadata().name(), c.metadata().uid());
-      for (var d : placed.devices().get(c.metadata().name())) {
-        var now = held.holder(d.device());
-        if (now.isPresent() && !now.get().uid().equals(holder.uid())) {
-          conflicts.incrementAndGet();
-          return Result.requeue(); // our index was stale: someone holds it
-        }
-        if (named.contains(d.device())) {
-          // An allocated claim names it but the record does not give it to that claim (a store from
-          // before records): have the cleaner record it first.
-          loop.enqueue("node/" + placed.node());
-          return Result.requeueAfter(Duration.ofSeconds(1));
-        }
-        if (now.isEmpty()) {
-          add.put(d.device(), holder);
-        }
-      }
-    }
-    // The record's new entries and the claims' allocations in one transaction (shared with other
-    // workers' decisions): the store judges each claim against the record as this same
-    // transaction leaves it. Nothing new to record (resuming): only the claims are written.
-    var writes = new ArrayList<Write>();
-    if (!add.isEmpty()) {
-      writes.add(record.isPresent() ? new Write.Update(record.get().withSpec(held.with(add)))
-          : new Write.Create(new NodeAllocation(ObjectMeta.named(placed.node()), held.with(add), null)));
-    }
-    // Claims that are all of a task's make the decision whole: the task is pinned, its claims
-    // reserved for it and it is Scheduled in this same transaction (Scheduling), and the scheduler
-    // finds nothing left to do: one transaction and two writes fewer per task.
-    var pinned = unpinned.map(t -> t.withSpec(t.spec().withNode(Optional.of(placed.node()))));
-    var scheduled = pinned.filter(t -> wholeDecision(t, live)).map(t -> Scheduling.scheduled(t, placed.node()));
-    for (var c : live) {
-      var devices = placed.devices().get(c.metadata().name());
-      var condition = Conditions.of(ALLOCATED, true, "Allocated",
-          devices.size() + " device(s) on node " + placed.node() + ": "
-              + String.join(",", devices.stream().map(AllocatedDevice::device).toList()));
-      var s = c.status();
-      var allocated = c.withStatus(new ResourceClaimStatus(
-          Optional.of(new Allocation(placed.node(), devices)), s.reservedFor(), s.prepare(),
-          Conditions.set(s.conditions(), condition, env.now())));
-      var reserved = scheduled.flatMap(t -> Scheduling.reserved(allocated, t.metadata().name()));
-      writes.add(new Write.UpdateStatus(reserved.orElse(allocated)));
-    }
-    if (scheduled.isPresent()) {
-      writes.add(new Write.UpdateWithStatus(scheduled.get()));
-    } else {
-      pinned.ifPresent(t -> writes.add(new Write.Update(t)));
-    }
-    var written = commits.commit(writes);
-    scheduled.ifPresent(t -> events.normal(t, "Scheduled", Scheduling.scheduledEvent(t)));
-    if (!add.isEmpty()) {
-      index.wrote((NodeAllocation) written.getFirst(), Optional.of(node),
-          informers.slices().cache().byIndex(Informers.BY_NODE, placed.node()));
-    }
-    allocations.addAndGet(live.size());
-    blocked.remove(key);
-    return Result.done();
-  }
-
-  /**
-   * Whether allocating {@code claims} (read live) decides all of task {@code t}: they are every
-   * claim it names, each its own or stand-alone, and it is a live task still Pending. Otherwise
-   * the scheduler schedules it once every claim is allocated.
-   */
-  private static boolean wholeDecision(Task t, List<ResourceClaim> claims) {
-    var names = claims.stream().map(c -> c.metadata().name()).collect(Collectors.toSet());
-    return t.status().phase() == TaskPhase.Pending && !t.metadata().isDeleting()
-        && names.equals(new HashSet<>(t.spec().claims()))
-        && claims.stream().allMatch(c -> c.metadata().owner().map(o -> o.uid().equals(t.metadata().uid())).orElse(true));
-  }
-
-  /** Devices of {@code node} that claims in our cache are allocated. */
-  private Set<String> namedByAllocatedClaims(String node) {
-    var out = new HashSet<String>();
-    for (var c : informers.claims().cache().byIndex(Informers.BY_NODE, node)) {
-      c.status().allocation().ifPresent(a -> a.devices().forEach(d -> out.add(d.device())));
-    }
-    return out;
+    return result;
   }
 
   private Result block(String key, List<ResourceClaim> pending, String reason, String message) {

@@ -1,0 +1,182 @@
+package dev.quartermaster.control.allocator;
+
+import dev.quartermaster.api.allocation.DeviceHolder;
+import dev.quartermaster.api.allocation.NodeAllocation;
+import dev.quartermaster.api.allocation.NodeAllocationSpec;
+import dev.quartermaster.api.claim.Allocation;
+import dev.quartermaster.api.claim.Allocation.AllocatedDevice;
+import dev.quartermaster.api.claim.ResourceClaim;
+import dev.quartermaster.api.claim.ResourceClaimStatus;
+import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.api.client.Write;
+import dev.quartermaster.api.error.ApiError.Reason;
+import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.event.EventRecorder;
+import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.meta.ObjectMeta;
+import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.api.workload.TaskPhase;
+import dev.quartermaster.control.cluster.Conditions;
+import dev.quartermaster.control.cluster.GroupCommit;
+import dev.quartermaster.control.cluster.Informers;
+import dev.quartermaster.control.cluster.Scheduling;
+import dev.quartermaster.core.env.Env;
+import dev.quartermaster.core.queue.Result;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+
+/**
+ * Steps 2 and 3 of the allocator's write protocol ({@code package-info}) for one decision of its
+ * {@link DeviceIndex}: the claims, the node and its record read live and the decision checked
+ * against them, then the record's new entries, the claims' allocations and the task's pin written
+ * in one transaction, shared with other workers' decisions ({@link GroupCommit}). Thread-safe: the
+ * allocator's workers call it at once.
+ */
+final class AllocationWrite {
+  private final Env env;
+  private final ApiClient api;
+  private final Informers informers;
+  private final DeviceIndex index;
+  private final EventRecorder events;
+  /** Queues an allocator key (the node's record cleaner). */
+  private final Consumer<String> enqueue;
+  private final GroupCommit commits;
+  private final AtomicLong allocations = new AtomicLong();
+  private final AtomicLong conflicts = new AtomicLong();
+
+  AllocationWrite(Env env, ApiClient api, Informers informers, DeviceIndex index, EventRecorder events,
+      Consumer<String> enqueue) {
+    this.env = env;
+    this.api = api;
+    this.informers = informers;
+    this.index = index;
+    this.events = events;
+    this.enqueue = enqueue;
+    this.commits = new GroupCommit(api);
+  }
+
+  /** Claims bound by these writes. */
+  long allocations() {
+    return allocations.get();
+  }
+
+  /** Decisions found stale against the live record (someone holds a chosen device). */
+  long conflicts() {
+    return conflicts.get();
+  }
+
+  /**
+   * The write protocol (see {@code package-info}): read the claims, the node and its record live;
+   * record the devices for the claims (compare-and-set on the record) unless a reservation being
+   * resumed already holds them; only then write each claim's allocation (compare-and-set on the
+   * claim; the store also checks it against the record), and pin the task to the node (compare-and-set
+   * on the task) in the same transaction, so the scheduler finds it pinned and schedules it at once.
+   */
+  Result commit(List<ResourceClaim> pending, Placement.Placed placed, Optional<Task> unpinned) {
+    var live = new ArrayList<ResourceClaim>();
+    for (var c : pending) {
+      var l = api.get(Kinds.RESOURCE_CLAIM, c.metadata().name())
+          .filter(x -> x.metadata().uid().equals(c.metadata().uid()) && !x.metadata().isDeleting()
+              && x.status().allocation().isEmpty());
+      if (l.isEmpty()) {
+        return Result.requeue(); // changed under us; the cache will show how
+      }
+      live.add(l.get());
+    }
+    var node = api.get(Kinds.NODE, placed.node())
+        .orElseThrow(() -> new ApiException(Reason.NotFound, "node " + placed.node() + " is gone"));
+    if (!NodeReadiness.isSchedulable(node)) {
+      return Result.requeue();
+    }
+    var record = api.get(Kinds.NODE_ALLOCATION, placed.node());
+    var held = record.map(NodeAllocation::spec).orElse(NodeAllocationSpec.EMPTY);
+    var named = namedByAllocatedClaims(placed.node());
+    var add = new HashMap<String, DeviceHolder>();
+    for (var c : live) {
+      var holder = new DeviceHolder(c.metadata().name(), c.metadata().uid());
+      for (var d : placed.devices().get(c.metadata().name())) {
+        var now = held.holder(d.device());
+        if (now.isPresent() && !now.get().uid().equals(holder.uid())) {
+          conflicts.incrementAndGet();
+          return Result.requeue(); // our index was stale: someone holds it
+        }
+        if (named.contains(d.device())) {
+          // An allocated claim names it but the record does not give it to that claim (a store from
+          // before records): have the cleaner record it first.
+          enqueue.accept("node/" + placed.node());
+          return Result.requeueAfter(Duration.ofSeconds(1));
+        }
+        if (now.isEmpty()) {
+          add.put(d.device(), holder);
+        }
+      }
+    }
+    // The record's new entries and the claims' allocations in one transaction (shared with other
+    // workers' decisions): the store judges each claim against the record as this same
+    // transaction leaves it. Nothing new to record (resuming): only the claims are written.
+    var writes = new ArrayList<Write>();
+    if (!add.isEmpty()) {
+      writes.add(record.isPresent() ? new Write.Update(record.get().withSpec(held.with(add)))
+          : new Write.Create(new NodeAllocation(ObjectMeta.named(placed.node()), held.with(add), null)));
+    }
+    // Claims that are all of a task's make the decision whole: the task is pinned, its claims
+    // reserved for it and it is Scheduled in this same transaction (Scheduling), and the scheduler
+    // finds nothing left to do: one transaction and two writes fewer per task.
+    var pinned = unpinned.map(t -> t.withSpec(t.spec().withNode(Optional.of(placed.node()))));
+    var scheduled = pinned.filter(t -> wholeDecision(t, live)).map(t -> Scheduling.scheduled(t, placed.node()));
+    for (var c : live) {
+      var devices = placed.devices().get(c.metadata().name());
+      var condition = Conditions.of(Allocator.ALLOCATED, true, "Allocated",
+          devices.size() + " device(s) on node " + placed.node() + ": "
+              + String.join(",", devices.stream().map(AllocatedDevice::device).toList()));
+      var s = c.status();
+      var allocated = c.withStatus(new ResourceClaimStatus(
+          Optional.of(new Allocation(placed.node(), devices)), s.reservedFor(), s.prepare(),
+          Conditions.set(s.conditions(), condition, env.now())));
+      var reserved = scheduled.flatMap(t -> Scheduling.reserved(allocated, t.metadata().name()));
+      writes.add(new Write.UpdateStatus(reserved.orElse(allocated)));
+    }
+    if (scheduled.isPresent()) {
+      writes.add(new Write.UpdateWithStatus(scheduled.get()));
+    } else {
+      pinned.ifPresent(t -> writes.add(new Write.Update(t)));
+    }
+    var written = commits.commit(writes);
+    scheduled.ifPresent(t -> events.normal(t, "Scheduled", Scheduling.scheduledEvent(t)));
+    if (!add.isEmpty()) {
+      index.wrote((NodeAllocation) written.getFirst(), Optional.of(node),
+          informers.slices().cache().byIndex(Informers.BY_NODE, placed.node()));
+    }
+    allocations.addAndGet(live.size());
+    return Result.done();
+  }
+
+  /**
+   * Whether allocating {@code claims} (read live) decides all of task {@code t}: they are every
+   * claim it names, each its own or stand-alone, and it is a live task still Pending. Otherwise
+   * the scheduler schedules it once every claim is allocated.
+   */
+  private static boolean wholeDecision(Task t, List<ResourceClaim> claims) {
+    var names = claims.stream().map(c -> c.metadata().name()).collect(Collectors.toSet());
+    return t.status().phase() == TaskPhase.Pending && !t.metadata().isDeleting()
+        && names.equals(new HashSet<>(t.spec().claims()))
+        && claims.stream().allMatch(c -> c.metadata().owner().map(o -> o.uid().equals(t.metadata().uid())).orElse(true));
+  }
+
+  /** Devices of {@code node} that claims in our cache are allocated. */
+  private Set<String> namedByAllocatedClaims(String node) {
+    var out = new HashSet<String>();
+    for (var c : informers.claims().cache().byIndex(Informers.BY_NODE, node)) {
+      c.status().allocation().ifPresent(a -> a.devices().forEach(d -> out.add(d.device())));
+    }
+    return out;
+  }
+}
