@@ -1,15 +1,12 @@
 package dev.quartermaster.control.workload;
 
-import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.event.EventRecorder;
 import dev.quartermaster.api.client.LabelSelector;
-import dev.quartermaster.api.device.DeviceClass;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kinds;
-import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.volume.VolumeUse;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.WorkerGroup;
@@ -21,7 +18,6 @@ import dev.quartermaster.control.cluster.ControlLoop;
 import dev.quartermaster.control.cluster.Informers;
 import dev.quartermaster.control.cluster.Labels;
 import dev.quartermaster.core.env.Env;
-import dev.quartermaster.core.informer.EventHandler;
 import dev.quartermaster.core.queue.Result;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -106,86 +102,7 @@ public final class WorkloadController {
     this.slotVolumes = new SlotVolumes(api);
     this.cascade = new WorkloadCascade(api, writer, expectations, slotVolumes);
     this.loop = new ControlLoop("workloads", env, 2, this::reconcile);
-    informers.workloads().addHandler(new EventHandler<>() {
-      @Override
-      public void onAdd(Workload w) {
-        loop.enqueue(w.metadata().name());
-      }
-
-      @Override
-      public void onUpdate(Workload o, Workload w) {
-        loop.enqueue(w.metadata().name());
-      }
-
-      @Override
-      public void onDelete(Workload w) {
-        expectations.clearAll(w.metadata().uid() + "/");
-        invalid.keySet().removeIf(k -> k.startsWith(w.metadata().uid() + "/"));
-        restarts.forgetAll(w.metadata().uid() + "/");
-        slowStart.forgetAll(w.metadata().uid() + "/");
-        loop.enqueue(w.metadata().name());
-      }
-    });
-    informers.tasks().addHandler(new EventHandler<>() {
-      @Override
-      public void onAdd(Task t) {
-        enqueueOwner(t);
-      }
-
-      @Override
-      public void onUpdate(Task o, Task t) {
-        if (o.metadata().isDeleting() != t.metadata().isDeleting() || o.status().phase().isFinished() != t.status().phase().isFinished()) {
-          enqueueOwner(t); // a slot to refill or a restart to pace: a decision
-        } else if (o.status().phase() != t.status().phase()) {
-          // Pending, Scheduled, Preparing, Running: only the status counts change. One pass for a
-          // burst of them (a 1,000-task apply moves each task three times, and a pass reads every task).
-          Optional.ofNullable(t.metadata().labels().get(Labels.WORKLOAD)).ifPresent(w -> loop.enqueueAfter(w, COUNTS_PASS_DELAY));
-        }
-      }
-
-      @Override
-      public void onDelete(Task t) {
-        enqueueOwner(t);
-        // A name another workload wanted is free now.
-        takenHolder.remove(t.metadata().name());
-        Optional.ofNullable(takenBy.remove(t.metadata().name())).ifPresent(loop::enqueue);
-      }
-    });
-    informers.volumes().addHandler(new EventHandler<>() {
-      @Override
-      public void onUpdate(Volume o, Volume v) {
-        // A slot waits for its volume to go, or to be let go by an earlier workload of its name.
-        if (o.metadata().isDeleting() != v.metadata().isDeleting() || !o.metadata().owner().equals(v.metadata().owner())) {
-          enqueueWorkloadOf(v);
-        }
-      }
-
-      @Override
-      public void onDelete(Volume v) {
-        enqueueWorkloadOf(v);
-        Optional.ofNullable(volumeTakenBy.remove(v.metadata().name())).ifPresent(loop::enqueue);
-      }
-    });
-    informers.claims().addHandler(new EventHandler<>() {
-      @Override
-      public void onUpdate(ResourceClaim o, ResourceClaim c) {
-        // Only what the Schedulable condition reads: a claim the allocator cannot place, or no longer.
-        if ((Informers.unplaceable(o) || Informers.unplaceable(c)) && !o.status().conditions().equals(c.status().conditions())) {
-          Optional.ofNullable(c.metadata().labels().get(Labels.WORKLOAD)).ifPresent(loop::enqueue);
-        }
-      }
-    });
-    informers.deviceClasses().addHandler(new EventHandler<>() {
-      @Override
-      public void onAdd(DeviceClass c) {
-        informers.workloads().cache().keys().forEach(loop::enqueue);
-      }
-
-      @Override
-      public void onDelete(DeviceClass c) {
-        informers.workloads().cache().keys().forEach(loop::enqueue);
-      }
-    });
+    WorkloadTriggers.register(informers, loop, this);
   }
 
   public ControlLoop loop() {
@@ -207,12 +124,28 @@ public final class WorkloadController {
     return writer.duplicateCreates();
   }
 
-  private void enqueueOwner(Task t) {
-    enqueueWorkloadOf(t);
+  /** Queues the workload {@code o} belongs to (its label), if any. */
+  void enqueueWorkloadOf(ApiObject o) {
+    Optional.ofNullable(o.metadata().labels().get(Labels.WORKLOAD)).ifPresent(loop::enqueue);
   }
 
-  private void enqueueWorkloadOf(ApiObject o) {
-    Optional.ofNullable(o.metadata().labels().get(Labels.WORKLOAD)).ifPresent(loop::enqueue);
+  /** Workload {@code uid} is gone: what this controller kept about its groups goes too. */
+  void forget(String uid) {
+    expectations.clearAll(uid + "/");
+    invalid.keySet().removeIf(k -> k.startsWith(uid + "/"));
+    restarts.forgetAll(uid + "/");
+    slowStart.forgetAll(uid + "/");
+  }
+
+  /** Task name {@code name} is free: a workload that wanted it (it was held by another) looks again. */
+  void taskNameFreed(String name) {
+    takenHolder.remove(name);
+    Optional.ofNullable(takenBy.remove(name)).ifPresent(loop::enqueue);
+  }
+
+  /** The same for a slot volume's name. */
+  void volumeNameFreed(String name) {
+    Optional.ofNullable(volumeTakenBy.remove(name)).ifPresent(loop::enqueue);
   }
 
   Result reconcile(String name) {
