@@ -10,7 +10,6 @@ import dev.quartermaster.agent.runtime.TaskLaunch;
 import dev.quartermaster.agent.runtime.TaskState;
 import dev.quartermaster.agent.volumes.MountedVolume;
 import dev.quartermaster.agent.volumes.VolumeMounts;
-import dev.quartermaster.api.claim.PrepareState;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.event.EventRecorder;
@@ -110,17 +109,13 @@ public final class TaskSync {
    */
   public static final Duration CLAIMS_WAIT_SAID_AFTER = Duration.ofSeconds(2);
 
-  /** When this agent first found a task incarnation (uid) of that name waiting for its claims. */
-  private record ClaimsWait(String uid, Instant since) {}
-
-  private final Map<String, ClaimsWait> claimsWaits = new ConcurrentHashMap<>();
+  private final ClaimsGate claimsGate;
 
   private final ApiClient api;
   private final String node;
   private final Env env;
   private final Function<String, Optional<Task>> tasks;
   private final Function<String, Optional<ResourceClaim>> claims;
-  private final Function<String, Optional<List<String>>> preparedHere;
   private final TaskHost host;
   private final Function<String, Path> logOf;
   private final RunRecords records;
@@ -170,7 +165,7 @@ public final class TaskSync {
     this.env = env;
     this.tasks = tasks;
     this.claims = claims;
-    this.preparedHere = preparedHere;
+    this.claimsGate = new ClaimsGate(node, env, claims, preparedHere);
     this.host = host;
     this.logOf = logOf;
     this.records = host.records();
@@ -255,12 +250,12 @@ public final class TaskSync {
       return stop(name, run.get(), cached);
     }
     if (cached.isEmpty()) {
-      claimsWaits.remove(name);
+      claimsGate.forget(name);
       return Result.done();
     }
     var t = cached.get();
     if (t.metadata().isDeleting()) {
-      claimsWaits.remove(name);
+      claimsGate.forget(name);
       releaseClaims.accept(t.spec().claims()); // never started here, or already stopped
       return Result.done();
     }
@@ -289,26 +284,21 @@ public final class TaskSync {
   }
 
   private Result prepareAndStart(Task t) {
-    var cdiDevices = new ArrayList<String>();
-    var used = new ArrayList<ClaimRef>();
-    for (var claimName : t.spec().claims()) {
-      var waiting = waitingFor(t, claimName);
-      if (waiting.isPresent()) {
-        var uid = t.metadata().uid();
-        var since = claimsWaits.compute(t.metadata().name(),
-            (n, w) -> w != null && w.uid().equals(uid) ? w : new ClaimsWait(uid, env.now())).since();
-        var waited = Duration.between(since, env.now());
-        if (t.status().phase() == TaskPhase.Scheduled && waited.compareTo(CLAIMS_WAIT_SAID_AFTER) < 0) {
-          return Result.requeueAfter(CLAIMS_WAIT_SAID_AFTER.minus(waited)); // or the claim's update, sooner
+    List<String> cdiDevices;
+    List<ClaimRef> used;
+    switch (claimsGate.check(t)) {
+      case ClaimsGate.Closed closed -> {
+        if (t.status().phase() == TaskPhase.Scheduled && closed.waited().compareTo(CLAIMS_WAIT_SAID_AFTER) < 0) {
+          return Result.requeueAfter(CLAIMS_WAIT_SAID_AFTER.minus(closed.waited())); // or the claim's update, sooner
         }
-        write(t, TaskStatuses.phase(t.status(), TaskPhase.Preparing, "WaitingForClaims", waiting.get()));
+        write(t, TaskStatuses.phase(t.status(), TaskPhase.Preparing, "WaitingForClaims", closed.why()));
         return Result.requeueAfter(recheck); // the claim's update normally brings us back sooner
       }
-      var claim = claims.apply(claimName).orElseThrow();
-      cdiDevices.addAll(preparedHere.apply(claim.metadata().uid()).orElseThrow());
-      used.add(new ClaimRef(claim.metadata().uid(), claimName));
+      case ClaimsGate.Open open -> {
+        cdiDevices = open.cdiDevices();
+        used = open.used();
+      }
     }
-    claimsWaits.remove(t.metadata().name());
     // A rank starts only once every member of its domain can be reached (the domain is Ready).
     for (var domain : domainsOf(t)) {
       var notReady = domains.notReadyToStart(domain);
@@ -381,38 +371,6 @@ public final class TaskSync {
     });
     LOG.info("task {}: started with {} devices {}", name, t.spec().runtime(), cdiDevices);
     return report(t, run);
-  }
-
-  /**
-   * Why the task cannot start yet because of {@code claimName}; empty when this node's ledger holds
-   * the claim prepared and the claim's status says so too. The ledger is what counts: a status says
-   * what an agent reported once, and the claim it describes may since have been unprepared, deleted,
-   * or replaced by another of the same name (a task replaced in a crash loop finds its predecessor's
-   * claim). The status must agree as well, or the task could be reported Running before the store
-   * shows its claim Prepared (seen once in 100 real-process replacements).
-   */
-  private Optional<String> waitingFor(Task t, String claimName) {
-    var claim = claims.apply(claimName);
-    if (claim.isEmpty()) {
-      return Optional.of("waiting for claim " + claimName + ": not found");
-    }
-    var c = claim.get();
-    var owner = c.metadata().owner().filter(o -> o.kind().equals(Kinds.TASK.name()));
-    if (owner.isPresent() && !owner.get().uid().equals(t.metadata().uid())) {
-      return Optional.of("waiting for claim " + claimName + ": the one there belongs to an earlier task of this name");
-    }
-    if (c.metadata().isDeleting()) {
-      return Optional.of("waiting for claim " + claimName + ": it is being deleted");
-    }
-    var state = c.status().prepare().get(node);
-    // Both: the ledger (what this node holds now) and the claim's status (what everyone else is told),
-    // so the task is never reported Running before its claim is Prepared in the store.
-    if (preparedHere.apply(c.metadata().uid()).isPresent() && state != null && state.phase() == PrepareState.Phase.Prepared) {
-      return Optional.empty();
-    }
-    var why = state == null || state.phase() == PrepareState.Phase.Prepared ? "not prepared yet"
-        : state.phase() + (state.reason().isEmpty() ? "" : ": " + state.reason());
-    return Optional.of("waiting for claim " + claimName + " to be prepared on " + node + " (" + why + ")");
   }
 
   /** Brings the task's status in line with its process. */
