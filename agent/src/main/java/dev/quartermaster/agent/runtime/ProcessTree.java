@@ -1,7 +1,9 @@
 package dev.quartermaster.agent.runtime;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -78,7 +80,10 @@ public final class ProcessTree {
     return children.getOrDefault(pid, List.of());
   }
 
-  /** The children the kernel lists for {@code pid}'s threads; empty if it lists none (no such files). */
+  /**
+   * The children the kernel lists for {@code pid}'s threads (none if it is gone); empty when the
+   * kernel keeps no such lists or they cannot be read.
+   */
   private static Optional<List<ProcessHandle>> listedChildren(long pid) {
     var tasks = Path.of("/proc", Long.toString(pid), "task");
     var out = new ArrayList<ProcessHandle>();
@@ -86,7 +91,10 @@ public final class ProcessTree {
       for (var thread : threads.toList()) {
         var file = thread.resolve("children");
         if (!Files.exists(file)) {
-          return Optional.empty();
+          if (Files.exists(thread)) {
+            return Optional.empty(); // a kernel without the lists
+          }
+          continue; // the thread ended meanwhile
         }
         try (var reader = Files.newBufferedReader(file)) { // procfs: read by line, see state()
           var line = reader.readLine();
@@ -95,10 +103,14 @@ public final class ProcessTree {
               ProcessHandle.of(Long.parseLong(child)).ifPresent(out::add);
             }
           }
+        } catch (NoSuchFileException e) {
+          // the thread ended meanwhile
         }
       }
-    } catch (IOException | java.io.UncheckedIOException e) {
-      // gone meanwhile: nothing under it any more
+    } catch (NoSuchFileException e) {
+      return Optional.of(List.of()); // the process is gone: nothing under it any more
+    } catch (IOException | UncheckedIOException e) {
+      return Optional.empty(); // cannot be read (not ours to read?): the whole tree says
     }
     return Optional.of(out);
   }
