@@ -33,7 +33,7 @@ final class LeftoverProcesses {
   static Map<String, String> stop(Map<String, RunLine.Started> runs) {
     var found = new LinkedHashMap<String, String>();
     var killed = new LinkedHashMap<String, ProcessHandle>();
-    var tree = ProcessTree.onDemand(); // one look at the host's processes for all of them
+    var tree = ProcessTree.onDemand(); // shared: where the whole tree must be read, it is read once
     runs.forEach((task, run) -> {
       if (run.pid().isEmpty()) {
         found.put(task, "no process was recorded");

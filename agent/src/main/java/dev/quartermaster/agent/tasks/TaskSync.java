@@ -458,7 +458,7 @@ public final class TaskSync {
 
   /** Kills every task this agent runs (the agent is stopping: nobody would follow them). */
   public void killAll() {
-    var tree = ProcessTree.onDemand(); // read once for them all
+    var tree = ProcessTree.onDemand(); // shared: where the whole tree must be read, it is read once
     runs.values().forEach(r -> r.handle().kill(tree));
   }
 }
