@@ -57,14 +57,11 @@ public final class DeviceIndex {
    */
   record Sources(long node, long record, List<Long> slices, boolean known) {
     static Sources of(Optional<Node> node, Optional<NodeAllocation> record, List<DeviceSlice> slices) {
-      var revisions = new ArrayList<Long>();
-      node.ifPresent(n -> revisions.add(n.metadata().revision()));
-      record.ifPresent(r -> revisions.add(r.metadata().revision()));
-      slices.forEach(s -> revisions.add(s.metadata().revision()));
-      return new Sources(node.map(n -> n.metadata().revision()).orElse(0L),
-          record.map(r -> r.metadata().revision()).orElse(0L),
-          slices.stream().map(s -> s.metadata().revision()).sorted().toList(),
-          revisions.stream().allMatch(r -> r > 0));
+      long n = node.map(x -> x.metadata().revision()).orElse(0L);
+      long r = record.map(x -> x.metadata().revision()).orElse(0L);
+      var s = slices.stream().map(x -> x.metadata().revision()).sorted().toList();
+      boolean known = (node.isEmpty() || n > 0) && (record.isEmpty() || r > 0) && s.stream().allMatch(x -> x > 0);
+      return new Sources(n, r, s, known);
     }
 
     boolean same(Sources other) {
