@@ -102,7 +102,16 @@ final class AgentFixture implements AutoCloseable {
 
   @Override
   public void close() throws Exception {
-    agent.close();
+    stop(agent);
     store.close();
+  }
+
+  /**
+   * Closes {@code agent} and stops its domain helpers, as {@code qm up} does: a real agent leaves
+   * them running for the next agent (I2), so a test that ends without this leaves a process behind.
+   */
+  static void stop(NodeAgent agent) throws java.io.IOException {
+    agent.close();
+    dev.quartermaster.agent.effects.OsHelperProcesses.stopAll(agent.config().stateDir().resolve("helpers"));
   }
 }

@@ -69,7 +69,7 @@ class ClusterEndToEndTest {
   @AfterEach
   void tearDown() throws Exception {
     if (agent != null) {
-      agent.close();
+      AgentFixture.stop(agent);
     }
     if (plane != null) {
       plane.close();

@@ -67,7 +67,7 @@ class NodeAgentEndToEndTest {
   @AfterEach
   void tearDown() throws Exception {
     if (agent != null) {
-      agent.close();
+      AgentFixture.stop(agent);
     }
     store.close();
   }

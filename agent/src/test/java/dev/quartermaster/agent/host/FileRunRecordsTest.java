@@ -3,6 +3,7 @@ package dev.quartermaster.agent.host;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quartermaster.agent.runtime.DeviceCheck;
+import dev.quartermaster.agent.runtime.ProcessTree;
 import dev.quartermaster.agent.runtime.TaskHandle;
 import dev.quartermaster.agent.runtime.TaskResult;
 import dev.quartermaster.agent.runtime.TaskState;
@@ -71,7 +72,7 @@ class FileRunRecordsTest {
       }
 
       @Override
-      public void kill(dev.quartermaster.agent.runtime.ProcessTree tree) {}
+      public void kill(ProcessTree tree) {}
     };
   }
 
@@ -94,7 +95,7 @@ class FileRunRecordsTest {
     assertThat(leftovers.get("train-w-0").found()).isEqualTo("its process " + a.process().orElseThrow().pid()
         + " was still running and was killed");
     assertThat(leftovers.get("noop-0").found()).isEqualTo("no process was recorded");
-    assertThat(started.get(0).isAlive()).isFalse();
+    assertThat(ProcessTree.running(started.get(0).toHandle())).isFalse(); // gone, or a zombie: it holds nothing
     // Every record is forgotten: a third agent finds nothing.
     assertThat(new FileRunRecords(dir, List.of("podman")).stopAll()).isEmpty();
   }
@@ -116,6 +117,15 @@ class FileRunRecordsTest {
       long pid = Long.parseLong(parent.inputReader().readLine().strip());
       var child = ProcessHandle.of(pid).orElseThrow();
       children.add(child);
+      // Until the shell has become sleep it may still reap the child itself: wait for that (bounded).
+      for (int tries = 0; tries < 1000 && !parent.info().command().orElse("").endsWith("sleep"); tries++) {
+        try {
+          parent.onExit().get(10, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+          // look again
+        }
+      }
+      assertThat(parent.info().command()).hasValueSatisfying(c -> assertThat(c).endsWith("sleep"));
       earlier.started("train-w-" + i, "uid-" + i, handle("train-w-" + i, Optional.of(child)));
     }
 
@@ -124,8 +134,8 @@ class FileRunRecordsTest {
     for (int i = 0; i < 3; i++) {
       assertThat(leftovers.get("train-w-" + i).found())
           .isEqualTo("its process " + children.get(i).pid() + " was still running and was killed");
-      assertThat(dev.quartermaster.agent.runtime.ProcessTree.running(children.get(i))).isFalse();
-      assertThat(dev.quartermaster.agent.runtime.ProcessTree.state(children.get(i).pid())).contains('Z'); // not reaped: a zombie
+      assertThat(ProcessTree.running(children.get(i))).isFalse();
+      assertThat(ProcessTree.state(children.get(i).pid())).contains('Z'); // not reaped: a zombie
     }
   }
 
@@ -141,14 +151,14 @@ class FileRunRecordsTest {
 
     assertThat(leftovers.get("train-w-0").found()).endsWith("was still running and was killed");
     // Killed, it is gone once reaped or a zombie (its new parent, init, may reap it late): await that, bounded.
-    for (int i = 0; i < 200 && dev.quartermaster.agent.runtime.ProcessTree.running(worker); i++) {
+    for (int i = 0; i < 200 && ProcessTree.running(worker); i++) {
       try {
         worker.onExit().get(50, TimeUnit.MILLISECONDS);
       } catch (java.util.concurrent.TimeoutException e) {
         // look again
       }
     }
-    assertThat(dev.quartermaster.agent.runtime.ProcessTree.running(worker)).isFalse();
+    assertThat(ProcessTree.running(worker)).isFalse();
   }
 
   @Test
@@ -197,7 +207,7 @@ class FileRunRecordsTest {
     var leftovers = new FileRunRecords(dir, List.of("podman")).stopAll();
 
     assertThat(leftovers).containsOnlyKeys("train-w-0");
-    assertThat(started.get(0).isAlive()).isFalse();
+    assertThat(ProcessTree.running(started.get(0).toHandle())).isFalse(); // gone, or a zombie: it holds nothing
   }
 
   @Test

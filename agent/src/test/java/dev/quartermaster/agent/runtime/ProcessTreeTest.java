@@ -16,7 +16,10 @@ class ProcessTreeTest {
 
   @AfterEach
   void killStarted() {
-    started.forEach(Process::destroyForcibly);
+    for (var p : started) {
+      p.descendants().forEach(ProcessHandle::destroyForcibly); // the nested shell's sleep too
+      p.destroyForcibly();
+    }
   }
 
   /** A shell that starts a shell that starts a sleep: returns the outer shell and the pids it printed. */
