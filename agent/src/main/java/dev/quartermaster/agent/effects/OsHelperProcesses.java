@@ -2,6 +2,7 @@ package dev.quartermaster.agent.effects;
 
 import dev.quartermaster.agent.domaind.DaemonAnswer;
 import dev.quartermaster.agent.domaind.ReadinessProbe;
+import dev.quartermaster.agent.runtime.ProcessTree;
 import dev.quartermaster.api.node.DomainDaemon;
 import dev.quartermaster.api.validation.Names;
 import java.io.IOException;
@@ -16,9 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,7 +58,7 @@ public final class OsHelperProcesses implements HelperProcesses {
 
   @Override
   public synchronized Set<String> running() {
-    running.values().removeIf(h -> !h.isAlive());
+    running.values().removeIf(h -> !ProcessTree.running(h));
     return Set.copyOf(running.keySet());
   }
 
@@ -68,7 +66,7 @@ public final class OsHelperProcesses implements HelperProcesses {
   public synchronized void start(String domain) throws IOException {
     requireDomain(domain);
     var current = running.get(domain);
-    if (current != null && current.isAlive()) {
+    if (current != null && ProcessTree.running(current)) {
       return;
     }
     var args = new ArrayList<String>();
@@ -93,19 +91,17 @@ public final class OsHelperProcesses implements HelperProcesses {
     starts.remove(domain);
     reported.remove(domain);
     var handle = running.remove(domain);
-    if (handle != null && handle.isAlive()) {
+    if (handle != null && ProcessTree.running(handle)) {
       handle.destroy();
-      try {
-        handle.onExit().get(STOP_GRACE.toMillis(), TimeUnit.MILLISECONDS);
-      } catch (TimeoutException e) {
+      // An adopted helper is init's child: gone once a zombie, whenever init reaps it.
+      var left = ProcessTree.awaitGone(List.of(handle), STOP_GRACE);
+      if (Thread.currentThread().isInterrupted()) {
+        throw new IOException("interrupted while stopping helper for " + domain);
+      }
+      if (!left.isEmpty()) {
         LOG.warn("helper for compute domain {} (pid {}) ignored SIGTERM for {}; killing it", domain, handle.pid(),
             STOP_GRACE);
         handle.destroyForcibly();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IOException("interrupted while stopping helper for " + domain, e);
-      } catch (ExecutionException e) {
-        throw new IOException("waiting for helper for " + domain + " to exit failed", e);
       }
       LOG.info("stopped helper for compute domain {} (pid {})", domain, handle.pid());
     }
@@ -129,7 +125,7 @@ public final class OsHelperProcesses implements HelperProcesses {
     starts.keySet().retainAll(wanted);
     reported.keySet().retainAll(wanted);
     for (var domain : new java.util.TreeSet<>(wanted)) {
-      var handle = Optional.ofNullable(running.get(domain)).filter(ProcessHandle::isAlive);
+      var handle = Optional.ofNullable(running.get(domain)).filter(ProcessTree::running);
       int restarts = Math.max(0, starts.getOrDefault(domain, 1) - 1);
       DomainDaemon.DaemonState state;
       var message = "";
@@ -164,7 +160,7 @@ public final class OsHelperProcesses implements HelperProcesses {
   public DaemonAnswer readiness(String domain) {
     Optional<ProcessHandle> handle;
     synchronized (this) {
-      handle = Optional.ofNullable(running.get(domain)).filter(ProcessHandle::isAlive);
+      handle = Optional.ofNullable(running.get(domain)).filter(ProcessTree::running);
     }
     if (handle.isEmpty()) {
       return new DaemonAnswer.Silent("the daemon is not running");
@@ -214,7 +210,7 @@ public final class OsHelperProcesses implements HelperProcesses {
       return Optional.empty();
     }
     return ProcessHandle.of(pid)
-        .filter(ProcessHandle::isAlive)
+        .filter(ProcessTree::running)
         // The start time guards against a recycled pid now belonging to another program.
         .filter(h -> h.info().startInstant().map(Instant::toString).orElse("-").equals(parts[1]));
   }

@@ -1,13 +1,10 @@
 package dev.quartermaster.agent.host;
 
 import dev.quartermaster.agent.runtime.ProcessTree;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * Stops the processes an earlier agent started (its run records), before this agent prepares any
@@ -24,8 +21,6 @@ import java.util.concurrent.TimeoutException;
 final class LeftoverProcesses {
   /** How long killed leftovers may take, together, to die before start-up goes on without them. */
   static final long DEATH_WAIT_SECONDS = 10;
-  /** How often a wait looks again (the JDK's wait for a process not our child is a poll as well). */
-  private static final long POLL_MILLIS = 50;
 
   private LeftoverProcesses() {}
 
@@ -48,36 +43,10 @@ final class LeftoverProcesses {
       tree.kill(process.get());
       killed.put(task, process.get());
     });
-    var alive = awaitGone(List.copyOf(killed.values()));
+    var alive = ProcessTree.awaitGone(List.copyOf(killed.values()), Duration.ofSeconds(DEATH_WAIT_SECONDS));
     killed.forEach((task, p) -> found.put(task, alive.contains(p)
         ? "its process " + p.pid() + " was still running; killed, but it had not exited after " + DEATH_WAIT_SECONDS + " s"
         : "its process " + p.pid() + " was still running and was killed"));
     return found;
-  }
-
-  /**
-   * Waits until every one of {@code processes} is gone, at most about {@link #DEATH_WAIT_SECONDS};
-   * returns those still running then. Each pass either takes a poll's time or finds one exited, so
-   * the passes bound the wait without a clock.
-   */
-  private static List<ProcessHandle> awaitGone(List<ProcessHandle> processes) {
-    var left = new ArrayList<>(processes);
-    long passes = TimeUnit.SECONDS.toMillis(DEATH_WAIT_SECONDS) / POLL_MILLIS;
-    for (long pass = 0; pass < passes; pass++) {
-      left.removeIf(p -> !ProcessTree.running(p));
-      if (left.isEmpty()) {
-        break;
-      }
-      try {
-        left.getFirst().onExit().get(POLL_MILLIS, TimeUnit.MILLISECONDS);
-      } catch (TimeoutException | ExecutionException e) {
-        // not gone yet (or its exit cannot be awaited): look at all of them again
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        break;
-      }
-    }
-    left.removeIf(p -> !ProcessTree.running(p));
-    return left;
   }
 }

@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -12,6 +13,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The processes under a task's process, found without reading every process of the host: the
@@ -22,6 +26,9 @@ import java.util.Optional;
  * one batch, one thread.
  */
 public final class ProcessTree {
+  /** How often {@link #awaitGone} looks again. */
+  private static final long POLL_MILLIS = 50;
+
   /** Whether to ask the kernel's lists of children first. */
   private final boolean listed;
   /** The host's whole tree, parent pid → its children, once it had to be read; null before. */
@@ -113,6 +120,33 @@ public final class ProcessTree {
       return Optional.empty(); // cannot be read (not ours to read?): the whole tree says
     }
     return Optional.of(out);
+  }
+
+  /**
+   * Waits until every one of {@code processes} has stopped {@link #running}, for about {@code bound}
+   * at most; returns those still running then. A process that is not our child is awaited by the
+   * JDK's own poll, which counts a zombie as alive: after an agent restart, processes of the earlier
+   * one are init's, and an init that reaps late, or never, made each wait its whole bound. Each pass
+   * either takes a poll's time or finds one exited, so the passes bound the wait without a clock.
+   */
+  public static List<ProcessHandle> awaitGone(List<ProcessHandle> processes, Duration bound) {
+    var left = new ArrayList<>(processes);
+    for (long pass = 0, passes = bound.toMillis() / POLL_MILLIS; pass < passes; pass++) {
+      left.removeIf(p -> !running(p));
+      if (left.isEmpty()) {
+        break;
+      }
+      try {
+        left.getFirst().onExit().get(POLL_MILLIS, TimeUnit.MILLISECONDS);
+      } catch (TimeoutException | ExecutionException e) {
+        // not gone yet (or its exit cannot be awaited): look at all of them again
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    left.removeIf(p -> !running(p));
+    return left;
   }
 
   /** Alive and not a zombie: a process that exited but was not reaped yet holds nothing any more. */

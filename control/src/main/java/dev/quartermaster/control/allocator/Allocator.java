@@ -73,8 +73,9 @@ public final class Allocator {
     this.api = api;
     this.informers = informers;
     // Many workers, so that while one batch of decisions is in the store the next one gathers
-    // (AllocationWrite's group commit). Safe: every decision compares-and-sets the node's allocation record; the index
-    // steers concurrent placements to different nodes (DeviceIndex#place) so they rarely collide.
+    // (AllocationWrite's group commit). Safe: every decision compares-and-sets the node's
+    // allocation record; the index steers concurrent placements to different nodes
+    // (DeviceIndex#place) so they rarely collide.
     this.loop = new ControlLoop("allocator", env, 32, this::reconcile);
     this.write = new AllocationWrite(env, api, informers, index, events, loop::enqueue);
     AllocatorTriggers.register(informers, index, loop, this);
