@@ -15,6 +15,10 @@ import dev.quartermaster.cli.commands.TokenCommand;
 import dev.quartermaster.cli.commands.ServerCommand;
 import dev.quartermaster.cli.commands.UpCommand;
 import dev.quartermaster.cli.commands.VersionCommand;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.SequencedMap;
+import java.util.function.Function;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -39,7 +43,8 @@ public final class Main implements Runnable {
   private boolean debug;
 
   public static void main(String[] args) {
-    System.exit(execute(commandLine(CliEnvironment.ofProcess()), args));
+    var hoisted = GlobalFlags.hoist(args);
+    System.exit(commandLine(CliEnvironment.ofProcess(), hoisted).execute(hoisted));
   }
 
   /**
@@ -50,26 +55,60 @@ public final class Main implements Runnable {
     return commandLine.execute(GlobalFlags.hoist(args));
   }
 
+  /**
+   * Every top-level command by its name, in the order help lists them. Picocli reads each command's
+   * annotations by reflection when it is added (a quarter of a second for all of them), so a process
+   * adds only the one it runs ({@link #commandLine(CliEnvironment, String...)}).
+   */
+  static SequencedMap<String, Function<CliEnvironment, Object>> commands() {
+    var all = new LinkedHashMap<String, Function<CliEnvironment, Object>>();
+    all.put("up", UpCommand::new);
+    all.put("server", ServerCommand::new);
+    all.put("apply", ApplyCommand::new);
+    all.put("get", GetCommand::new);
+    all.put("describe", DescribeCommand::new);
+    all.put("delete", DeleteCommand::new);
+    all.put("logs", LogsCommand::new);
+    all.put("node", NodeCommand::command);
+    all.put("token", TokenCommand::command);
+    all.put("config", ConfigCommand::command);
+    all.put("agent", AgentCommand::command);
+    all.put("csi", CsiCommand::command);
+    all.put("domain-daemon", DomainDaemonCommand::new);
+    all.put("version", env -> new VersionCommand());
+    all.put("completion", env -> new CompletionCommand());
+    return all;
+  }
+
   /** The whole command tree, bound to {@code env}; tests run it in-process with their own environment. */
   public static CommandLine commandLine(CliEnvironment env) {
+    return build(env, commands());
+  }
+
+  /**
+   * The tree {@code args} needs (already {@linkplain GlobalFlags#hoist hoisted}): only the command it
+   * names when it names one; the whole tree for help, completion, no command or an unknown one (so
+   * picocli lists them all or suggests the nearest).
+   */
+  public static CommandLine commandLine(CliEnvironment env, String... args) {
+    var all = commands();
+    if (args.length == 0 || !all.containsKey(args[0]) || args[0].equals("completion")) {
+      return build(env, all);
+    }
+    return build(env, Map.of(args[0], all.get(args[0])));
+  }
+
+  private static CommandLine build(CliEnvironment env, Map<String, Function<CliEnvironment, Object>> commands) {
     var main = new Main();
     var cl = new CommandLine(main);
-    // One line per command.
-    cl.addSubcommand(new UpCommand(env));
-    cl.addSubcommand(new ServerCommand(env));
-    cl.addSubcommand(new ApplyCommand(env));
-    cl.addSubcommand(new GetCommand(env));
-    cl.addSubcommand(new DescribeCommand(env));
-    cl.addSubcommand(new DeleteCommand(env));
-    cl.addSubcommand(new LogsCommand(env));
-    cl.addSubcommand(NodeCommand.command(env));
-    cl.addSubcommand(TokenCommand.command(env));
-    cl.addSubcommand(ConfigCommand.command(env));
-    cl.addSubcommand(AgentCommand.command(env));
-    cl.addSubcommand(CsiCommand.command(env));
-    cl.addSubcommand(new DomainDaemonCommand(env));
-    cl.addSubcommand(new VersionCommand());
-    cl.addSubcommand(new CompletionCommand());
+    commands.values().forEach(command -> {
+      var made = command.apply(env);
+      if (made instanceof CommandLine line) {
+        cl.addSubcommand(line);
+      } else {
+        cl.addSubcommand(made);
+      }
+    });
     cl.setCaseInsensitiveEnumValuesAllowed(true);
     cl.setExecutionExceptionHandler(new ErrorReporter(
         () -> main.debug || env.variable("QM_DEBUG").filter(v -> !v.equals("0")).isPresent()));
