@@ -10,7 +10,7 @@ import java.util.List;
  * Runs the benchmarks and prints each figure beside the raw SQLite commit rate measured on the same
  * disk in the same run, so that the ratios mean something on any machine.
  *
- * <p>Usage: {@code ./qm bench [store|api|watch|ledger|control|e2e|fleet|volumes|etcd|all] [--dir DIR]}. Never part of the tests.
+ * <p>Usage: {@code ./qm bench [store|api|watch|ledger|control|e2e|fleet|volumes|etcd|cli|all] [--dir DIR]}. Never part of the tests.
  */
 public final class Bench {
   private Bench() {}
@@ -49,9 +49,10 @@ public final class Bench {
       case "fleet" -> List.of(new FleetBench());
       case "volumes" -> List.of(new VolumeCallsBench());
       case "etcd" -> List.of(new EtcdBench());
+      case "cli" -> List.of(new CliBench());
       case "all" -> List.of(new StoreBench(), new ApiBench(), new WatchBench(), new LedgerBench(), new ControlPlaneBench(),
-          new EndToEndBench(), new FleetBench(), new VolumeCallsBench(), new EtcdBench());
-      default -> throw new IllegalArgumentException("unknown benchmark '" + what + "': use store, api, watch, ledger, control, e2e, fleet, volumes, etcd or all");
+          new EndToEndBench(), new FleetBench(), new VolumeCallsBench(), new EtcdBench(), new CliBench());
+      default -> throw new IllegalArgumentException("unknown benchmark '" + what + "': use store, api, watch, ledger, control, e2e, fleet, volumes, etcd, cli or all");
     };
   }
 
