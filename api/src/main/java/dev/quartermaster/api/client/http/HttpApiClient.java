@@ -282,8 +282,9 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
     for (int i = 0; i < bases.size(); i++) {
       int used = (first + i) % bases.size();
       var uri = URI.create(bases.get(used) + pathAndQuery);
+      var target = uri.getRawPath() + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery()); // with a base's own path
       try {
-        var answer = connections.get(used).exchange(method, pathAndQuery, headers, body,
+        var answer = connections.get(used).exchange(method, target, headers, body,
             System.nanoTime() + requestTimeout.toNanos());
         current.compareAndSet(first, used); // stay with the one that answered (unless another call moved on)
         return new ServedAnswer(uri, answer);

@@ -13,8 +13,8 @@ import javax.net.ssl.SSLContext;
  * whose answer left it clean comes back afterwards, others are closed. At most {@link #MAX_IDLE} wait,
  * as many as callers ran at once is enough.
  *
- * <p>A request is never sent again on a fresh connection after failing on a kept one: a write whose
- * answer was lost may have landed. What makes that rare is the check before use: a connection the
+ * <p>A request is never sent again here on a fresh connection after failing on a kept one: a write
+ * whose answer was lost may have landed (a GET, {@link HttpApiClient} sends on to the next server). What makes that rare is the check before use: a connection the
  * server closed while idle is seen closed and dropped, never written to. A connection that cannot be
  * opened at all is a {@link NotConnected}: then nothing was sent, and the caller may go elsewhere.
  */
