@@ -1,5 +1,6 @@
 package dev.quartermaster.bench;
 
+import dev.quartermaster.store.sqlite.nativelib.SqliteNativeLibrary;
 import java.nio.file.Path;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -9,6 +10,7 @@ final class RawSqlite {
   private RawSqlite() {}
 
   static double commitsPerSecond(Path file, int commits) throws SQLException {
+    SqliteNativeLibrary.prepare(); // the store's kept copy, not one more in /tmp
     try (var c = DriverManager.getConnection("jdbc:sqlite:" + file)) {
       try (var s = c.createStatement()) {
         s.execute("PRAGMA journal_mode=WAL");

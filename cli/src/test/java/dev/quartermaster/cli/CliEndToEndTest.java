@@ -357,6 +357,60 @@ class CliEndToEndTest {
     assertThat(missing.err()).startsWith("error: token file /nonexistent/admin.token (from --token-file) does not exist");
   }
 
+  /** A loopback address nothing listens on: connecting to it is refused. */
+  private static String deadServer() throws IOException {
+    try (var s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return "http://127.0.0.1:" + s.getLocalPort();
+    }
+  }
+
+  private Run runWithVariables(Map<String, String> variables, String... args) {
+    var withVariables = new CliEnvironment(variables, env.workingDir(), env.home(), new ByteArrayInputStream(new byte[0]),
+        env.clock(), env.connector());
+    return runWith(withVariables, args);
+  }
+
+  /**
+   * Several servers, the first down: a one-shot command goes on to the next within itself, however
+   * the servers were given (flag, variable, config file).
+   */
+  @Test
+  void aCommandGoesOnPastAServerThatCannotBeReached() throws IOException {
+    run("apply", "-f", "examples/deviceclass.yaml");
+    var servers = deadServer() + "," + server.baseUri();
+    var nodes = run("get", "nodes", "--server", servers);
+    assertThat(nodes.exit()).as(nodes.err()).isZero();
+    assertThat(nodes.err()).isEqualTo("No nodes found.\n"); // the live server's answer, no error
+    var fromFlag = run("get", "deviceclasses", "-o", "json", "--server", servers);
+    assertThat(fromFlag.exit()).as(fromFlag.err()).isZero();
+    assertThat(fromFlag.out()).contains("\"DeviceClass\"");
+
+    var fromVariable = runWithVariables(Map.of("QM_SERVER", servers,
+        "QM_TOKEN_FILE", server.adminTokenFile().toString(), "XDG_CONFIG_HOME", dir.resolve("config").toString()),
+        "get", "deviceclasses", "-o", "json");
+    assertThat(fromVariable.exit()).as(fromVariable.err()).isZero();
+    assertThat(fromVariable.out()).isEqualTo(fromFlag.out());
+
+    var config = dir.resolve("pair-config");
+    Files.createDirectories(config.resolve("quartermaster"));
+    Files.writeString(config.resolve("quartermaster/config.yaml"), "current: pair\nclusters:\n  pair:\n"
+        + "    server: " + servers + "\n    tokenFile: " + server.adminTokenFile() + "\n");
+    var fromFile = runWithVariables(Map.of("XDG_CONFIG_HOME", config.toString()), "get", "deviceclasses", "-o", "json");
+    assertThat(fromFile.exit()).as(fromFile.err()).isZero();
+    assertThat(fromFile.out()).isEqualTo(fromFlag.out());
+  }
+
+  @Test
+  void whenNoServerCanBeReachedTheErrorNamesEach() throws IOException {
+    var first = deadServer();
+    var second = deadServer();
+    var result = run("get", "nodes", "--server", first + "," + second);
+    assertThat(result.exit()).isEqualTo(1);
+    assertThat(result.err()).startsWith("error: none of the 2 servers answered: ")
+        .contains("cannot reach the server at " + first + ": connection refused")
+        .contains("cannot reach the server at " + second + ": connection refused");
+  }
+
   @Test
   void aMissingTokenFileSaysHowToGetOne() {
     var result = run("get", "nodes", "--token-file", "/nonexistent/admin.token");

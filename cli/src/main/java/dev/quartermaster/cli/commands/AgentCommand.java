@@ -15,6 +15,7 @@ import dev.quartermaster.core.env.SystemEnv;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -53,7 +54,8 @@ public final class AgentCommand implements Callable<Integer> {
   private String deviceRoot;
 
   @Option(names = "--cdi-dir", paramLabel = "DIR",
-      description = "where CDI specs are written (default: /var/run/cdi when writable, else <state>/cdi)")
+      description = "where CDI specs are written (default: <state>/cdi for a simulated node; else /var/run/cdi when"
+          + " writable, else <state>/cdi)")
   private String cdiDir;
 
   @Option(names = "--simulated-gpus", paramLabel = "N",
@@ -89,7 +91,7 @@ public final class AgentCommand implements Callable<Integer> {
       throw new CommandLine.ParameterException(spec.commandLine(), "Missing required option: '--node=NAME'");
     }
     var stateDir = env.resolve(state);
-    var cdi = cdiDir != null ? env.resolve(cdiDir) : CdiDirs.defaultFor(stateDir);
+    var cdi = cdiDir(CdiDirs.Probe.HOST);
     var connection = client.connect(env);
     if (rescanSeconds < 1) {
       throw new CliException("--rescan: must be >= 1 second, got " + rescanSeconds);
@@ -131,6 +133,11 @@ public final class AgentCommand implements Callable<Integer> {
     out.flush();
     stopped.await();
     return 0;
+  }
+
+  /** {@code --cdi-dir}, or the default for this node, simulated or not ({@link CdiDirs}). */
+  Path cdiDir(CdiDirs.Probe probe) {
+    return cdiDir != null ? env.resolve(cdiDir) : CdiDirs.defaultFor(env.resolve(state), simulatedGpus != null, probe);
   }
 
   @Command(name = "ledger", mixinStandardHelpOptions = true, description = "Inspect or reset an agent's claim ledger.")

@@ -39,7 +39,7 @@ final class IntegrityCheck {
     SQLiteConfig config = new SQLiteConfig();
     config.setReadOnly(true);
     config.setBusyTimeout(SqliteStore.BUSY_TIMEOUT_MS);
-    try (Connection c = config.createConnection("jdbc:sqlite:" + file)) {
+    try (Connection c = SqliteConnections.open(config, file)) {
       if (Schema.identify(c, file)) {
         // Sound as SQLite goes, but a store file with no store in it is what a truncation leaves.
         return List.of("the file holds no store (it is empty or has no tables): nothing to serve");

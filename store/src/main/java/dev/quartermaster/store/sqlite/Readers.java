@@ -71,7 +71,7 @@ final class Readers implements AutoCloseable {
     // Never CREATE: a reader that opens after the file was removed (a late read racing a close and a
     // clean-up) must fail, not leave a new, empty store.db behind.
     config.resetOpenMode(org.sqlite.SQLiteOpenMode.CREATE);
-    Connection c = config.createConnection("jdbc:sqlite:" + file);
+    Connection c = SqliteConnections.open(config, file);
     try (Statement s = c.createStatement()) {
       s.execute("PRAGMA query_only = true"); // a reader must never write, even by mistake
     }

@@ -37,7 +37,7 @@ final class StoreFile {
       }
     }
     // No pragmas here: a foreign file must be recognised before anything is written to it.
-    var c = config.createConnection("jdbc:sqlite:" + file);
+    var c = SqliteConnections.open(config, file);
     ownerOnly(file);
     return c;
   }

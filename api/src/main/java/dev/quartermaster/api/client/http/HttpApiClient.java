@@ -16,6 +16,7 @@ import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.api.meta.Kinds;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.channels.ClosedByInterruptException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -41,10 +42,13 @@ import java.util.concurrent.Executors;
  * own ({@link KeptConnections}); a watch, whose answer lasts, over the JDK's client, read on a virtual
  * thread that calls its handler in order; a 410 answer becomes {@link WatchHandler#onGone}.
  *
- * <p>Given several servers (replicas of one cluster on a shared store), it talks to one at a time;
- * a call that cannot reach it fails {@code Unavailable} as always, and the next call goes to the
- * next server. A failed call is never resent on its own: a write whose answer was lost may have
- * landed, and only the caller can tell (its retry meets {@code AlreadyExists} or {@code Conflict}).
+ * <p>Given several servers (replicas of one cluster on a shared store), it talks to one at a time
+ * and stays with the last that answered. A call that cannot connect to it (refused, no route,
+ * connect timeout, unknown host: nothing was sent) goes on to the next, round them all once, within
+ * the same call; so does a GET or a watch that failed after it was sent. A write that failed after
+ * it was sent is never resent: its answer may have been lost after it landed, and only the caller
+ * can tell (its retry meets {@code AlreadyExists} or {@code Conflict}); the next call starts at the
+ * next server. When every server tried failed, the error names each and why.
  */
 public final class HttpApiClient implements ApiClient, AutoCloseable {
   private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
@@ -55,8 +59,14 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
   private final String token;
   private final Duration requestTimeout;
   private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
-  /** For watches, whose answers last until closed. */
-  private final HttpClient http;
+  private final Optional<SSLContext> tls;
+  /**
+   * For watches, whose answers last until closed; built by the first watch, since building one
+   * loads the JDK's default TLS context and CA store (~100 ms), a cost a one-shot command that
+   * never watches should not pay. Empty until then; guarded by {@code this}.
+   */
+  private Optional<HttpClient> http = Optional.empty();
+  private boolean closed; // guarded by this
   /** For every other call, one pool per server, in the order of {@link #bases}. */
   private final List<KeptConnections> connections;
   private final Map<String, String> plainHeaders;
@@ -97,12 +107,7 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
     }).toList();
     this.token = token;
     this.requestTimeout = requestTimeout;
-    var builder = HttpClient.newBuilder()
-        .version(HttpClient.Version.HTTP_1_1) // the server speaks HTTP/1.1 only; skip the h2c upgrade dance
-        .connectTimeout(CONNECT_TIMEOUT)
-        .executor(executor);
-    tls.ifPresent(builder::sslContext);
-    this.http = builder.build();
+    this.tls = tls;
     this.connections = bases.stream()
         .map(base -> new KeptConnections(base, tls, (int) CONNECT_TIMEOUT.toMillis())).toList();
     this.plainHeaders = Map.of("Authorization", "Bearer " + token, "Accept", HttpWire.JSON);
@@ -112,23 +117,23 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
 
   @Override
   public <T extends ApiObject> Optional<T> get(Kind<T> kind, String name) {
-    var uri = uri(HttpWire.objectPath(kind, name));
-    var answer = call("GET", uri, Optional.empty());
-    if (answer.status() == 404) {
-      var error = ResponseErrors.fromResponse(404, answer.body(), uri);
+    var served = call("GET", HttpWire.objectPath(kind, name), Optional.empty());
+    if (served.answer().status() == 404) {
+      var error = ResponseErrors.fromResponse(404, served.answer().body(), served.uri());
       if (error.is(Reason.NotFound)) {
         return Optional.empty();
       }
       throw error;
     }
-    return Optional.of(decodeObject(kind, success(answer, uri), uri));
+    return Optional.of(decodeObject(kind, success(served), served.uri()));
   }
 
   @Override
   public <T extends ApiObject> ObjectList<T> list(Kind<T> kind, LabelSelector selector) {
     var query = selector.isEmpty() ? "" : "?" + HttpWire.PARAM_LABEL_SELECTOR + "=" + HttpWire.encodeQueryValue(selector.toString());
-    var uri = uri(HttpWire.collectionPath(kind) + query);
-    var body = success(call("GET", uri, Optional.empty()), uri);
+    var served = call("GET", HttpWire.collectionPath(kind) + query, Optional.empty());
+    var uri = served.uri();
+    var body = success(served);
     try {
       var document = ObjectCodec.json().readValue(body, ListDocument.class);
       var items = document.items().stream().map(o -> ObjectCodec.requireKind(o, kind)).toList();
@@ -141,19 +146,19 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
   @Override
   public <T extends ApiObject> T create(T object) {
     var kind = Kinds.of(object);
-    return write("POST", uri(HttpWire.collectionPath(kind)), object);
+    return write("POST", HttpWire.collectionPath(kind), object);
   }
 
   @Override
   public <T extends ApiObject> T update(T object) {
     var kind = Kinds.of(object);
-    return write("PUT", uri(HttpWire.objectPath(kind, object.metadata().name())), object);
+    return write("PUT", HttpWire.objectPath(kind, object.metadata().name()), object);
   }
 
   @Override
   public <T extends ApiObject> T updateStatus(T object) {
     var kind = Kinds.of(object);
-    return write("PUT", uri(HttpWire.statusPath(kind, object.metadata().name())), object);
+    return write("PUT", HttpWire.statusPath(kind, object.metadata().name()), object);
   }
 
   /**
@@ -172,9 +177,10 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
 
   @Override
   public <T extends ApiObject> DeleteResult<T> delete(Kind<T> kind, String name) {
-    var uri = uri(HttpWire.objectPath(kind, name));
-    var answer = call("DELETE", uri, Optional.empty());
-    var object = decodeObject(kind, success(answer, uri), uri);
+    var served = call("DELETE", HttpWire.objectPath(kind, name), Optional.empty());
+    var uri = served.uri();
+    var answer = served.answer();
+    var object = decodeObject(kind, success(served), uri);
     // The header is the server's word; an older server without it is read from the object itself.
     var outcome = answer.header(HttpWire.DELETE_HEADER)
         .orElse(object.metadata().isDeleting() ? HttpWire.TERMINATING : HttpWire.DELETED);
@@ -217,11 +223,8 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
     if (scope instanceof WatchScope.Node node) {
       query.append('&').append(HttpWire.PARAM_NODE).append('=').append(HttpWire.encodeQueryValue(node.name()));
     }
-    var uri = uri(HttpWire.collectionPath(kind) + query);
-    // No request timeout: a watch lasts until closed; the server's bookmarks keep the line busy.
-    var request = HttpRequest.newBuilder(uri).header("Authorization", "Bearer " + token)
-        .header("Accept", HttpWire.JSON).GET().build();
-    var response = send(request, BodyHandlers.ofInputStream());
+    var response = send(HttpWire.collectionPath(kind) + query, BodyHandlers.ofInputStream());
+    var uri = response.request().uri();
     if (response.statusCode() != 200) {
       var body = readErrorBody(response.body());
       var error = ResponseErrors.fromResponse(response.statusCode(), body, uri);
@@ -243,8 +246,7 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
    * ApiException}.
    */
   public byte[] exchange(String method, String path, Optional<byte[]> json) {
-    var uri = uri(HttpWire.API_PREFIX + path);
-    return success(call(method, uri, json), uri);
+    return success(call(method, HttpWire.API_PREFIX + path, json));
   }
 
   /** Ends every watch and releases the connections. */
@@ -252,38 +254,58 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
   public void close() {
     watches.forEach(HttpWatch::close);
     connections.forEach(KeptConnections::close);
-    http.shutdownNow();
+    synchronized (this) {
+      closed = true;
+      http.ifPresent(HttpClient::shutdownNow);
+    }
     executor.shutdownNow();
   }
 
-  private <T extends ApiObject> T write(String method, URI uri, T object) {
+  private <T extends ApiObject> T write(String method, String path, T object) {
     var kind = Kinds.of(object);
-    return decodeObject(kind, success(call(method, uri, Optional.of(ObjectCodec.toJson(object))), uri), uri);
+    var served = call(method, path, Optional.of(ObjectCodec.toJson(object)));
+    return decodeObject(kind, success(served), served.uri());
   }
 
   /**
-   * One call on a kept connection to the server calls go to now; a body is sent as JSON. A server
-   * that cannot be reached moves the next call to the next server.
+   * One call on a kept connection, to the server calls go to now and on to the next ones as far as
+   * {@code method} allows (see the class comment); a body is sent as JSON.
+   *
+   * @param pathAndQuery the request's path and query, already encoded
    */
-  private HttpAnswer call(String method, URI uri, Optional<byte[]> json) {
-    int used = current.get();
+  private ServedAnswer call(String method, String pathAndQuery, Optional<byte[]> json) {
     var headers = json.isPresent() ? withJsonBody : plainHeaders;
-    var target = uri.getRawPath() + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery());
-    try {
-      // A POST or PUT says its length even when empty; a GET or DELETE has no body to speak of.
-      var body = json.isPresent() || method.equals("GET") || method.equals("DELETE") ? json : Optional.of(new byte[0]);
-      return connections.get(used).exchange(method, target, headers, body, System.nanoTime() + requestTimeout.toNanos());
-    } catch (java.nio.channels.ClosedByInterruptException e) {
-      throw ResponseErrors.interrupted(uri);
-    } catch (IOException e) {
-      // The next call tries the next server (unless another call already moved on).
-      current.compareAndSet(used, (used + 1) % bases.size());
-      throw ResponseErrors.fromTransport(e, bases.get(used), uri);
+    // A POST or PUT says its length even when empty; a GET or DELETE has no body to speak of.
+    var body = json.isPresent() || method.equals("GET") || method.equals("DELETE") ? json : Optional.of(new byte[0]);
+    var tried = new Failures(bases.size());
+    int first = current.get();
+    for (int i = 0; i < bases.size(); i++) {
+      int used = (first + i) % bases.size();
+      var uri = URI.create(bases.get(used) + pathAndQuery);
+      var target = uri.getRawPath() + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery()); // with a base's own path
+      try {
+        var answer = connections.get(used).exchange(method, target, headers, body,
+            System.nanoTime() + requestTimeout.toNanos());
+        current.compareAndSet(first, used); // stay with the one that answered (unless another call moved on)
+        return new ServedAnswer(uri, answer);
+      } catch (NotConnected e) {
+        if (e.reason() instanceof ClosedByInterruptException) {
+          throw ResponseErrors.interrupted(uri);
+        }
+        tried.add(ResponseErrors.fromTransport(e.reason(), bases.get(used), uri));
+      } catch (ClosedByInterruptException e) {
+        throw ResponseErrors.interrupted(uri);
+      } catch (IOException e) {
+        tried.add(ResponseErrors.fromTransport(e, bases.get(used), uri));
+        if (!method.equals("GET")) {
+          // Sent, and perhaps applied: not resent. The next call starts at the next server.
+          current.compareAndSet(first, (used + 1) % bases.size());
+          throw tried.error(i + 1 < bases.size());
+        }
+      }
     }
-  }
-
-  private URI uri(String pathAndQuery) {
-    return URI.create(bases.get(current.get()) + pathAndQuery);
+    current.compareAndSet(first, (first + 1) % bases.size());
+    throw tried.error(false);
   }
 
   /** The server calls go to now. */
@@ -291,22 +313,59 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
     return bases.get(current.get());
   }
 
-  private <B> HttpResponse<B> send(HttpRequest request, BodyHandler<B> handler) {
-    int used = current.get();
-    try {
-      return http.send(request, handler);
-    } catch (IOException e) {
-      // The next call tries the next server (unless another call already moved on).
-      current.compareAndSet(used, (used + 1) % bases.size());
-      throw ResponseErrors.fromTransport(e, bases.get(used), request.uri());
-    } catch (InterruptedException e) {
-      throw ResponseErrors.interrupted(request.uri());
+  /**
+   * Opens a watch ({@code GET pathAndQuery}) on the server calls go to now, or the next ones: a watch
+   * is a read, so any failure to get its answer's head moves on. The answer's request names the
+   * server that gave it.
+   */
+  private <B> HttpResponse<B> send(String pathAndQuery, BodyHandler<B> handler) {
+    var client = watchClient();
+    var tried = new Failures(bases.size());
+    int first = current.get();
+    for (int i = 0; i < bases.size(); i++) {
+      int used = (first + i) % bases.size();
+      // No request timeout: a watch lasts until closed; the server's bookmarks keep the line busy.
+      var request = HttpRequest.newBuilder(URI.create(bases.get(used) + pathAndQuery))
+          .header("Authorization", "Bearer " + token).header("Accept", HttpWire.JSON).GET().build();
+      try {
+        var response = client.send(request, handler);
+        current.compareAndSet(first, used);
+        return response;
+      } catch (IOException e) {
+        tried.add(ResponseErrors.fromTransport(e, bases.get(used), request.uri()));
+      } catch (InterruptedException e) {
+        throw ResponseErrors.interrupted(request.uri());
+      }
     }
+    current.compareAndSet(first, (first + 1) % bases.size());
+    throw tried.error(false);
   }
 
-  private static byte[] success(HttpAnswer answer, URI uri) {
+  /** The JDK client for watches, built on first use. */
+  private synchronized HttpClient watchClient() {
+    if (closed) {
+      throw new ApiException(Reason.Unavailable, "the client was closed");
+    }
+    if (http.isEmpty()) {
+      var builder = HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1) // the server speaks HTTP/1.1 only; skip the h2c upgrade dance
+          .connectTimeout(CONNECT_TIMEOUT)
+          .executor(executor);
+      tls.ifPresent(builder::sslContext);
+      http = Optional.of(builder.build());
+    }
+    return http.get();
+  }
+
+  /** Whether a watch has built the JDK client yet (for the test that no plain call does). */
+  synchronized boolean watchClientBuilt() {
+    return http.isPresent();
+  }
+
+  private static byte[] success(ServedAnswer served) {
+    var answer = served.answer();
     if (answer.status() / 100 != 2) {
-      throw ResponseErrors.fromResponse(answer.status(), answer.body(), uri);
+      throw ResponseErrors.fromResponse(answer.status(), answer.body(), served.uri());
     }
     return answer.body();
   }

@@ -13,9 +13,10 @@ import javax.net.ssl.SSLContext;
  * whose answer left it clean comes back afterwards, others are closed. At most {@link #MAX_IDLE} wait,
  * as many as callers ran at once is enough.
  *
- * <p>A request is never sent again on a fresh connection after failing on a kept one: a write whose
- * answer was lost may have landed. What makes that rare is the check before use: a connection the
- * server closed while idle is seen closed and dropped, never written to.
+ * <p>A request is never sent again here on a fresh connection after failing on a kept one: a write
+ * whose answer was lost may have landed (a GET, {@link HttpApiClient} sends on to the next server). What makes that rare is the check before use: a connection the
+ * server closed while idle is seen closed and dropped, never written to. A connection that cannot be
+ * opened at all is a {@link NotConnected}: then nothing was sent, and the caller may go elsewhere.
  */
 final class KeptConnections implements AutoCloseable {
   private static final int MAX_IDLE = 32;
@@ -32,7 +33,11 @@ final class KeptConnections implements AutoCloseable {
     this.connectTimeoutMillis = connectTimeoutMillis;
   }
 
-  /** One request and its whole answer, by {@code deadlineNanos}; see {@link KeptConnection#exchange}. */
+  /**
+   * One request and its whole answer, by {@code deadlineNanos}; see {@link KeptConnection#exchange}.
+   *
+   * @throws NotConnected when no connection could be opened: nothing was sent
+   */
   HttpAnswer exchange(String method, String target, Map<String, String> headers, Optional<byte[]> body,
       long deadlineNanos) throws IOException {
     var connection = take();
@@ -58,7 +63,11 @@ final class KeptConnections implements AutoCloseable {
         connection = idle.pollFirst();
       }
       if (connection == null) {
-        return KeptConnection.open(base, tls, connectTimeoutMillis);
+        try {
+          return KeptConnection.open(base, tls, connectTimeoutMillis);
+        } catch (IOException e) {
+          throw new NotConnected(e);
+        }
       }
       if (connection.stillOpen()) {
         return connection;

@@ -40,7 +40,7 @@ final class ResponseErrors {
 
   /** A transport failure: the request may not have reached the server, or its answer was lost. */
   static ApiException fromTransport(IOException e, URI base, URI uri) {
-    if (e instanceof HttpConnectTimeoutException) {
+    if (causeOf(e, HttpConnectTimeoutException.class).isPresent()) {
       return new ApiException(Reason.Unavailable, "cannot reach the server at " + base + ": connect timed out");
     }
     var connect = causeOf(e, ConnectException.class);
@@ -49,6 +49,9 @@ final class ResponseErrors {
       var why = Optional.ofNullable(connect.get().getMessage()).filter(m -> !m.isBlank())
           .filter(m -> !m.equalsIgnoreCase("connection refused")).orElse("connection refused");
       return new ApiException(Reason.Unavailable, "cannot reach the server at " + base + ": " + why);
+    }
+    if (causeOf(e, java.net.UnknownHostException.class).isPresent()) {
+      return new ApiException(Reason.Unavailable, "cannot reach the server at " + base + ": unknown host " + base.getHost());
     }
     if (e instanceof HttpTimeoutException) {
       return new ApiException(Reason.Unavailable, "the server at " + base + " did not answer " + uri + " in time");

@@ -16,10 +16,14 @@ import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.node.Node;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -40,6 +44,7 @@ class HttpApiClientTest {
 
   private final AtomicReference<Answer> answer = new AtomicReference<>();
   private final AtomicReference<String> lastAuthorization = new AtomicReference<>();
+  private final AtomicReference<String> lastMethod = new AtomicReference<>();
   private HttpServer server;
   private HttpApiClient client;
 
@@ -59,6 +64,7 @@ class HttpApiClientTest {
 
   private void answer(HttpExchange exchange) throws IOException {
     lastAuthorization.set(exchange.getRequestHeaders().getFirst("Authorization"));
+    lastMethod.set(exchange.getRequestMethod());
     var a = answer.get();
     a.headers().forEach(exchange.getResponseHeaders()::set);
     var bytes = a.body().getBytes(StandardCharsets.UTF_8);
@@ -83,29 +89,111 @@ class HttpApiClientTest {
     assertThat(lastAuthorization.get()).isEqualTo("Bearer s3cret");
   }
 
+  /** A port nothing listens on: connections to it are refused. */
+  private static URI deadServer() throws IOException {
+    try (var s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return URI.create("http://127.0.0.1:" + s.getLocalPort()); // closed again on return
+    }
+  }
+
+  private URI liveServer() {
+    return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
+  }
+
+  private void answerWithTheNode() {
+    answer.set(new Answer(200, Map.of(), new String(ObjectCodec.toJson(NODE), StandardCharsets.UTF_8)));
+  }
+
   /**
-   * Two servers of one cluster, the first down: the call that finds it down fails Unavailable (it is
-   * not resent: a write whose answer was lost may have landed), and the next call goes to the other.
+   * Two servers of one cluster, the first down: the same call goes on to the other, reads and
+   * writes alike (nothing reached the first, so nothing can have landed there), and the client stays
+   * with the one that answered.
    */
   @Test
-  void movesToTheNextServerWhenOneCannotBeReached() throws IOException {
-    int down;
-    try (var s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-      down = s.getLocalPort(); // closed again: connections to it are refused
-    }
-    var up = URI.create("http://127.0.0.1:" + server.getAddress().getPort());
-    answer.set(new Answer(200, Map.of(), new String(ObjectCodec.toJson(NODE), StandardCharsets.UTF_8)));
-    try (var pair = HttpApiClient.of(java.util.List.of(URI.create("http://127.0.0.1:" + down), up), "s3cret",
-        java.util.Optional.empty())) {
-      var e = catchThrowableOfType(ApiException.class, () -> pair.get(Kinds.NODE, "gpu-1"));
-      assertThat(e.reason()).isEqualTo(Reason.Unavailable);
-      assertThat(e.getMessage()).contains("127.0.0.1:" + down);
-      assertThat(lastAuthorization.get()).as("nothing reached the other server yet").isNull();
-      assertThat(pair.server()).isEqualTo(up);
+  void aCallThatCannotConnectGoesOnToTheNextServer() throws IOException {
+    var up = liveServer();
+    answerWithTheNode();
+    try (var pair = HttpApiClient.of(List.of(deadServer(), up), "s3cret", Optional.empty())) {
       assertThat(pair.get(Kinds.NODE, "gpu-1")).contains(NODE);
-      assertThat(pair.get(Kinds.NODE, "gpu-1")).as("it stays with the one that answers").contains(NODE);
-      assertThat(pair.server()).isEqualTo(up);
+      assertThat(lastAuthorization.get()).isEqualTo("Bearer s3cret");
+      assertThat(pair.server()).as("it stays with the one that answered").isEqualTo(up);
     }
+    try (var pair = HttpApiClient.of(List.of(deadServer(), up), "s3cret", Optional.empty())) {
+      assertThat(pair.update(NODE)).as("a write that was never sent goes on too").isEqualTo(NODE);
+      assertThat(lastMethod.get()).isEqualTo("PUT");
+    }
+  }
+
+  @Test
+  void anUnknownHostIsSkippedLikeADeadServer() {
+    answerWithTheNode();
+    try (var pair = HttpApiClient.of(List.of(URI.create("http://no-such-host.invalid:7480"), liveServer()), "s3cret",
+        Optional.empty())) {
+      assertThat(pair.get(Kinds.NODE, "gpu-1")).contains(NODE);
+    }
+  }
+
+  @Test
+  void whenNoServerAnswersTheErrorNamesEachAndWhy() throws IOException {
+    var first = deadServer();
+    var second = deadServer();
+    try (var pair = HttpApiClient.of(List.of(first, second), "s3cret", Optional.empty())) {
+      var e = catchThrowableOfType(ApiException.class, () -> pair.create(NODE));
+      assertThat(e.reason()).isEqualTo(Reason.Unavailable);
+      assertThat(e.getMessage()).startsWith("none of the 2 servers answered: ")
+          .contains("cannot reach the server at " + first + ": connection refused")
+          .contains("cannot reach the server at " + second + ": connection refused");
+    }
+  }
+
+  /**
+   * The first server takes the request and drops the connection without an answer: a GET is safe to
+   * send again and goes on to the next server; a write may have landed and is not resent.
+   */
+  @Test
+  void afterTheRequestWasSentOnlyAGetGoesOnToTheNextServer() throws Exception {
+    answerWithTheNode();
+    try (var dropper = new RequestDropper()) {
+      try (var pair = HttpApiClient.of(List.of(dropper.uri(), liveServer()), "s3cret", Optional.empty())) {
+        assertThat(pair.get(Kinds.NODE, "gpu-1")).contains(NODE);
+        assertThat(dropper.requests()).as("the GET went to the dropper first").isEqualTo(1);
+        assertThat(lastMethod.get()).isEqualTo("GET");
+      }
+      lastMethod.set(null);
+      try (var pair = HttpApiClient.of(List.of(dropper.uri(), liveServer()), "s3cret", Optional.empty())) {
+        var e = catchThrowableOfType(ApiException.class, () -> pair.update(NODE));
+        assertThat(e.reason()).isEqualTo(Reason.Unavailable);
+        assertThat(e.getMessage()).contains(dropper.uri().toString()).contains("not sent to the other server");
+        assertThat(dropper.requests()).isEqualTo(2);
+        assertThat(lastMethod.get()).as("the write reached no other server").isNull();
+        assertThat(pair.server()).as("the next call starts at the next server").isEqualTo(liveServer());
+      }
+    }
+  }
+
+  @Test
+  void aWatchThatCannotConnectGoesOnToTheNextServer() throws Exception {
+    answer.set(new Answer(410, Map.of(HttpWire.COMPACTED_REVISION_HEADER, "41"), json(ApiError.of(Reason.Gone, "compacted"))));
+    var heard = new Recording();
+    try (var pair = HttpApiClient.of(List.of(deadServer(), liveServer()), "s3cret", Optional.empty())) {
+      pair.watch(Kinds.NODE, 3, heard).close();
+      assertThat(heard.next()).isEqualTo("gone 41");
+      assertThat(pair.server()).isEqualTo(liveServer());
+    }
+  }
+
+  /** Building the JDK's client loads its TLS context and CA store: only a watch needs it. */
+  @Test
+  void onlyAWatchBuildsTheJdkClient() throws InterruptedException {
+    answerWithTheNode();
+    client.get(Kinds.NODE, "gpu-1");
+    client.update(NODE);
+    assertThat(client.watchClientBuilt()).isFalse();
+    answer.set(new Answer(410, Map.of(HttpWire.COMPACTED_REVISION_HEADER, "41"), json(ApiError.of(Reason.Gone, "compacted"))));
+    var heard = new Recording();
+    client.watch(Kinds.NODE, 3, heard).close();
+    assertThat(heard.next()).isEqualTo("gone 41");
+    assertThat(client.watchClientBuilt()).isTrue();
   }
 
   @Test
