@@ -3,10 +3,10 @@ package dev.quartermaster.server;
 import dev.quartermaster.api.codec.ObjectCodec;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.error.Violation;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.server.auth.NodeTokens;
 import dev.quartermaster.server.auth.Principal;
-import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -56,16 +56,10 @@ final class TokenRoutes {
   }
 
   private static TokenRequest request(byte[] body) {
-    TokenRequest r;
-    try {
-      r = ObjectCodec.json().readValue(body, TokenRequest.class);
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-      throw ApiException.badRequest("expected {\"node\": NAME}: " + e.getOriginalMessage(), List.of());
-    } catch (IOException e) {
-      throw ApiException.badRequest("expected {\"node\": NAME}: " + e.getMessage(), List.of());
-    }
-    if (r == null || r.node() == null) {
-      throw ApiException.badRequest("expected {\"node\": NAME}: node is missing", List.of());
+    var r = ObjectCodec.fromJsonBody(body, TokenRequest.class);
+    if (r.node() == null || r.node().isBlank()) {
+      throw ApiException.badRequest("node: required (the name of the node the token is for)",
+          List.of(new Violation("node", "required (the name of the node the token is for)")));
     }
     return r;
   }

@@ -88,4 +88,30 @@ class NodeTokensTest {
       }
     }
   }
+
+  /** A token request is decoded as strictly as an object, and its errors name the field, never a Java type. */
+  @Test
+  void aBadTokenRequestIsA400NamingTheFieldAndTheRule() throws Exception {
+    try (var store = SqliteStore.open(dataDir.resolve("store.db"))) {
+      var registry = new ObjectRegistry(store, new SystemEnv());
+      try (var t = TestServer.start(registry, dataDir, c -> c.withNodeTokens(new NodeTokens(store)))) {
+        var cases = java.util.Map.of(
+            "{\"node\":1}", "node: must be",
+            "{\"node\":\"gpu-1\",\"admin\":true}", "admin: unknown field",
+            "{}", "node: required",
+            "{\"node\":\"\"}", "node: required",
+            "[\"gpu-1\"]", "expected a JSON object",
+            "", "expected a JSON object",
+            "{\"node\":\"a\",\"node\":\"b\"}", "duplicate key 'node'");
+        for (var c : cases.entrySet()) {
+          var answer = t.send("POST", "/api/v1/tokens", c.getKey());
+          assertThat(answer.statusCode()).as(c.getKey() + " -> " + answer.body()).isEqualTo(400);
+          assertThat(answer.body()).as(c.getKey()).contains(c.getValue())
+              .doesNotContain("java.").doesNotContain("dev.quartermaster").doesNotContain("Coercion")
+              .doesNotContain("TokenRequest");
+        }
+        assertThat(new NodeTokens(store).list()).isEmpty();
+      }
+    }
+  }
 }

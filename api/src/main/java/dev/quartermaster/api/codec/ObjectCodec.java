@@ -153,6 +153,23 @@ public final class ObjectCodec {
         List.of(new dev.quartermaster.api.error.Violation("", EXPECTED_OBJECT)));
   }
 
+  /**
+   * Decodes a request body that is not an API object (a node token's request) with the same strict
+   * rules and the same errors as an object: a 400 naming the field and the rule, never a Java type.
+   */
+  public static <T> T fromJsonBody(byte[] bytes, Class<T> type) {
+    char first = bytes == null ? ' ' : firstNonBlank(bytes);
+    if (first != '{') {
+      throw ApiException.badRequest("expected a JSON object" + (first == ' ' ? "; empty body" : ""),
+          List.of(new dev.quartermaster.api.error.Violation("", "expected a JSON object")));
+    }
+    try {
+      return JSON.readValue(bytes, type);
+    } catch (IOException e) {
+      throw DecodeErrors.toApiException(e, "");
+    }
+  }
+
   /** Decodes one object that must be of {@code kind}. */
   public static <T extends ApiObject> T fromJson(byte[] bytes, Kind<T> kind) {
     return requireKind(fromJson(bytes), kind);
