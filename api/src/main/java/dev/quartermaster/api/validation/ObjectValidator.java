@@ -53,10 +53,11 @@ public final class ObjectValidator {
     fail(object, validate(object));
   }
 
-  /** The rules for a client's create: {@link #validate} and no server-owned metadata. */
+  /** The rules for a client's create: {@link #validate}, no server-owned metadata, and no system-owned status. */
   public static List<Violation> validateCreate(ApiObject object) {
     var v = new Violations();
     CreateRules.check(object.metadata(), v);
+    StatusOnCreate.check(object, v);
     var all = new java.util.ArrayList<>(validate(object));
     all.addAll(v.list());
     return List.copyOf(all);

@@ -245,4 +245,57 @@ class ObjectValidatorTest {
         new Violation("spec.volumes[1].mountAs", "must be unique, 'a' is also the mountAs of spec.volumes[0]"),
         new Violation("spec.volumes[2].mountAs", Names.DNS_LABEL_RULE));
   }
+
+  /** A client cannot create a task Succeeded, a volume already claimed or a claim already prepared. */
+  @Test
+  void aCreateCarriesNoStatusOfAKindWhoseStatusTheSystemWrites() {
+    var rule = "must be empty on create: the system writes the status; leave it out";
+    var task = parse("""
+        kind: Task
+        metadata: {name: t}
+        spec: {command: [sh, -c, "true"]}
+        status: {phase: Succeeded}
+        """);
+    assertThat(ObjectValidator.validateCreate(task)).contains(new Violation("status.phase", rule));
+    var volume = parse("""
+        kind: Volume
+        metadata: {name: datasets}
+        spec: {plugin: hostpath.csi.quartermaster.dev, capacityBytes: 1024, accessMode: MultiNodeReaderOnly}
+        status:
+          claims: [{task: x, taskUid: u, node: node-1, mode: Write}]
+        """);
+    assertThat(ObjectValidator.validateCreate(volume)).contains(new Violation("status.claims", rule));
+    var claim = parse("""
+        kind: ResourceClaim
+        metadata: {name: c}
+        spec: {requests: [{name: gpu, deviceClassName: gpu, count: 1}]}
+        status:
+          prepare: {node-1: {phase: Prepared}}
+        """);
+    assertThat(ObjectValidator.validateCreate(claim)).contains(new Violation("status.prepare", rule));
+    // The same objects without status are fine; and updates (a status writer's own path) are not judged here.
+    for (var object : java.util.List.of(task, volume, claim)) {
+      var bare = ObjectCodec.fromJson(stripStatus(ObjectCodec.toJson(object)));
+      assertThat(ObjectValidator.validateCreate(bare)).as(bare.ref()).isEmpty();
+      assertThat(ObjectValidator.validate(object)).as(object.ref()).isEmpty();
+    }
+    // A node's status is its agent's, which registers the node with it.
+    var node = parse("""
+        kind: Node
+        metadata: {name: gpu-1}
+        spec: {}
+        status: {conditions: [{type: Ready, status: "True", reason: Heartbeat}]}
+        """);
+    assertThat(ObjectValidator.validateCreate(node)).isEmpty();
+  }
+
+  private static byte[] stripStatus(byte[] json) {
+    try {
+      var tree = (com.fasterxml.jackson.databind.node.ObjectNode) ObjectCodec.json().readTree(json);
+      tree.remove("status");
+      return ObjectCodec.json().writeValueAsBytes(tree);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
 }
