@@ -63,7 +63,8 @@ public record ApiError(int code, Reason reason, String message, List<Violation> 
     HeadersTooLarge(431),
     Invalid(422),
     Internal(500),
-    Unavailable(503);
+    Unavailable(503),
+    VersionNotSupported(505);
 
     private final int code;
 

@@ -115,6 +115,11 @@ final class RequestReader extends ChannelInboundHandlerAdapter {
         refuse(codecError(request.decoderResult().cause()));
         return;
       }
+      var head = RequestHead.problem(request);
+      if (head.isPresent()) {
+        refuse(head.get());
+        return;
+      }
       var uri = target(request.uri());
       if (uri instanceof Target.Bad bad) {
         refuse(bad.error());
@@ -155,6 +160,17 @@ final class RequestReader extends ChannelInboundHandlerAdapter {
         queue(whole);
       }
     }
+  }
+
+  private ApiError cutShort(Assembly cut) {
+    long declared = HttpUtil.getContentLength(cut.request, -1L);
+    long received = cut.body.size() + cut.dropped;
+    if (declared > maxBodyBytes) {
+      return new ApiError(413, Reason.PayloadTooLarge, "request body is " + declared + " bytes; the limit is "
+          + maxBodyBytes + " bytes", List.of());
+    }
+    return new ApiError(400, Reason.BadRequest, "the request body ended after " + received + " bytes"
+        + (declared >= 0 ? " of the " + declared + " that Content-Length declared" : ", before its last chunk"), List.of());
   }
 
   private void refuse(ApiError error) {
@@ -237,6 +253,12 @@ final class RequestReader extends ChannelInboundHandlerAdapter {
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
     if (event instanceof ChannelInputShutdownEvent) {
+      if (assembly != null) {
+        // The client stopped sending inside a body: the request can never be whole. Say why, rather
+        // than wait for bytes that cannot come.
+        refuse(cutShort(assembly));
+        return;
+      }
       ending = true;
       if (current == null && waiting.isEmpty()) {
         ctx.close();
