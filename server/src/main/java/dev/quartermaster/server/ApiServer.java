@@ -64,7 +64,8 @@ public final class ApiServer implements AutoCloseable {
         .map(t -> TokenAuthenticator.admin(adminToken).withNodeTokens(t)).orElseGet(() -> TokenAuthenticator.admin(adminToken)));
     var registry = config.meterRegistry().orElseGet(() -> new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
     var metrics = new Metrics(registry, config.storeRevision());
-    var watches = new WatchStreams(config.api(), config.env(), config.watch(), metrics, config.storeRevision());
+    var watches = new WatchStreams(config.api(), config.env(), config.watch(), metrics, config.storeRevision(),
+        authenticator);
     var objects = new ObjectRoutes(config.api(), config.accessRule());
     var inFlight = new InFlightRequests(config.env());
     var tokens = new TokenRoutes(config.nodeTokens(), config.env());

@@ -180,7 +180,7 @@ final class Router implements HttpHandler {
         }).orElse(WatchScope.CLUSTER);
         objects.authorize(who, Access.read(Access.Verb.WATCH, c.kind(), Optional.empty()));
         labels.route = HttpWire.API_PREFIX + "{plural}?watch";
-        return watches.serve(exchange, c.kind(), after, selector, scope);
+        return watches.serve(exchange, c.kind(), after, selector, scope, bearer(exchange));
       }
       default -> {
         return notAllowed(exchange, method, path, "GET, POST");
@@ -201,6 +201,12 @@ final class Router implements HttpHandler {
   }
 
   private Principal authenticate(HttpExchange exchange) {
+    return authenticator.authenticate(bearer(exchange))
+        .orElseThrow(() -> ErrorResponses.unauthorized("invalid bearer token"));
+  }
+
+  /** The token of the request's {@code Authorization: Bearer <token>}; 401 when there is none. */
+  private static String bearer(HttpExchange exchange) {
     var header = exchange.getRequestHeaders().getFirst("Authorization");
     if (header == null || header.isBlank()) {
       throw ErrorResponses.unauthorized("missing bearer token: send 'Authorization: Bearer <token>' "
@@ -215,8 +221,7 @@ final class Router implements HttpHandler {
     if (space == text.length() || !text.substring(0, space).equalsIgnoreCase("Bearer")) {
       throw ErrorResponses.unauthorized("the Authorization header must be 'Bearer <token>'");
     }
-    return authenticator.authenticate(text.substring(space).strip())
-        .orElseThrow(() -> ErrorResponses.unauthorized("invalid bearer token"));
+    return text.substring(space).strip();
   }
 
   private byte[] body(HttpExchange exchange) throws IOException {

@@ -9,16 +9,24 @@ import dev.quartermaster.api.error.ApiError;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.core.env.Env;
+import dev.quartermaster.server.auth.Authenticator;
 import dev.quartermaster.api.client.http.HttpWire;
 import java.io.IOException;
 import java.util.Optional;
 import java.util.function.LongSupplier;
-import java.util.Set;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Serves watch requests and keeps the open ones, so that stopping the server can end them. */
+/**
+ * Serves watch requests and keeps the open ones, so that stopping the server can end them, and so
+ * that a watch whose token was revoked ends: every {@link #CREDENTIALS_RECHECKED} each open watch's
+ * token is authenticated again (once per distinct token), on every server alike, since the tokens
+ * live in the shared store. A revoked token's watches end within that bound with a 401 line.
+ */
 final class WatchStreams {
   private static final Logger log = LoggerFactory.getLogger(WatchStreams.class);
 
@@ -27,24 +35,31 @@ final class WatchStreams {
   private final WatchSettings settings;
   private final Metrics metrics;
   private final Optional<LongSupplier> storeRevision;
-  private final Set<WatchSession<?>> open = ConcurrentHashMap.newKeySet();
+  static final Duration CREDENTIALS_RECHECKED = Duration.ofSeconds(2);
+
+  /** Each open stream, with the bearer token it was opened with. */
+  private final Map<WatchSession<?>, String> open = new ConcurrentHashMap<>();
+  private final Authenticator authenticator;
   private final EventLines lines = new EventLines();
   private volatile boolean stopping;
 
-  WatchStreams(ApiClient api, Env env, WatchSettings settings, Metrics metrics, Optional<LongSupplier> storeRevision) {
+  WatchStreams(ApiClient api, Env env, WatchSettings settings, Metrics metrics, Optional<LongSupplier> storeRevision,
+      Authenticator authenticator) {
     this.api = api;
+    this.authenticator = authenticator;
     this.storeRevision = storeRevision;
     this.env = env;
     this.settings = settings;
     this.metrics = metrics;
+    scheduleRecheck();
   }
 
   /** Streams until the watch ends or the client goes away; returns the HTTP status sent. */
   <T extends ApiObject> int serve(HttpExchange exchange, Kind<T> kind, long afterRevision, LabelSelector selector,
-      WatchScope scope) throws IOException {
+      WatchScope scope, String bearerToken) throws IOException {
     requireReached(kind, afterRevision);
     var session = new WatchSession<>(kind, afterRevision, selector, env, settings, lines, metrics);
-    open.add(session);
+    open.put(session, bearerToken);
     metrics.watchStarted();
     if (stopping) {
       session.abort(stoppingError());
@@ -92,7 +107,33 @@ final class WatchStreams {
   /** Ends every open stream with a 503 line; new ones end at once. */
   void stop() {
     stopping = true;
-    open.forEach(s -> s.abort(stoppingError()));
+    open.keySet().forEach(s -> s.abort(stoppingError()));
+  }
+
+  private void scheduleRecheck() {
+    env.schedule(CREDENTIALS_RECHECKED, () -> {
+      if (!stopping) {
+        recheckCredentials();
+        scheduleRecheck();
+      }
+    });
+  }
+
+  /** Ends, with a 401 line, every open watch whose token no longer authenticates. */
+  void recheckCredentials() {
+    var valid = new HashMap<String, Boolean>();
+    open.forEach((session, token) -> {
+      boolean still;
+      try {
+        still = valid.computeIfAbsent(token, t -> authenticator.authenticate(t).isPresent());
+      } catch (RuntimeException e) {
+        return; // the store could not say (e.g. etcd between leaders): judge it at the next round
+      }
+      if (!still) {
+        session.abort(ApiError.of(ApiError.Reason.Unauthorized, "the token this watch was opened with "
+            + "no longer authenticates (revoked); watch again with a valid token"));
+      }
+    });
   }
 
   private static ApiError stoppingError() {

@@ -25,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * listed without secrets, revoked at once for every server reading that store; managed by admins
  * only, over {@code /api/v1/tokens}.
  */
+@org.junit.jupiter.api.Timeout(60)
 class NodeTokensTest {
   @TempDir
   Path dataDir;
@@ -111,6 +112,26 @@ class NodeTokensTest {
               .doesNotContain("TokenRequest");
         }
         assertThat(new NodeTokens(store).list()).isEmpty();
+      }
+    }
+  }
+
+  /** Revoking a token ends the watches it opened (within WatchStreams.CREDENTIALS_RECHECKED), not only its next call. */
+  @Test
+  void revokingATokenEndsTheWatchesItOpened() throws Exception {
+    try (var store = SqliteStore.open(dataDir.resolve("store.db"))) {
+      var registry = new ObjectRegistry(store, new SystemEnv());
+      try (var t = TestServer.start(registry, dataDir, c -> c.withNodeTokens(new NodeTokens(store)))) {
+        var created = t.send("POST", "/api/v1/tokens", "{\"node\":\"gpu-7\"}");
+        var token = created.body().replaceAll(".*\"token\":\"([^\"]+)\".*", "$1");
+        var watch = java.net.http.HttpRequest.newBuilder(t.server.baseUri().resolve("/api/v1/nodes?watch=true"))
+            .header("Authorization", "Bearer " + token).build();
+        var response = t.raw.send(watch, java.net.http.HttpResponse.BodyHandlers.ofLines());
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(t.send("DELETE", "/api/v1/tokens/" + token.split("\\.")[1], "").statusCode()).isEqualTo(200);
+        // The stream ends with a 401 line; until then only bookmarks may come. The test's timeout bounds the wait.
+        var last = response.body().filter(l -> !l.contains("BOOKMARK")).findFirst();
+        assertThat(last).hasValueSatisfying(l -> assertThat(l).contains("\"ERROR\"").contains("401").contains("revoked"));
       }
     }
   }
