@@ -156,6 +156,19 @@ class HostileAgentTest {
     refuse(refusals, "a new task", () -> agent.create(task("mine", "a")));
     refuse(refusals, "another node's claim of a volume", () -> agent.updateStatus(v.withStatus(v.status().withClaims(
         List.of(v.status().claims().getFirst())))));
+    var own = v.status().claims().getFirst();
+    var other = v.status().claims().getLast();
+    refuse(refusals, "a writer claim of its own node for a task that was never granted one",
+        () -> agent.updateStatus(v.withStatus(v.status().withClaims(List.of(own, other,
+            new VolumeClaim("x", "u", "a", VolumeClaim.Mode.Write, VolumeClaim.State.Taken, false, Map.of()))))));
+    refuse(refusals, "its own claim removed", () -> agent.updateStatus(v.withStatus(v.status().withClaims(List.of(other)))));
+    refuse(refusals, "its own claim's mode changed", () -> agent.updateStatus(v.withStatus(v.status().withClaims(List.of(
+        new VolumeClaim(own.task(), own.taskUid(), own.node(), VolumeClaim.Mode.Read, own.state(), own.attached(),
+            own.publishContext()), other)))));
+    refuse(refusals, "its own claim let go past NodeDetached", () -> agent.updateStatus(v.withStatus(v.status().withClaims(
+        List.of(own.withState(VolumeClaim.State.ControllerDetached), other)))));
+    refuse(refusals, "another node's claim marked released", () -> agent.updateStatus(v.withStatus(v.status().withClaims(
+        List.of(own, other.withState(VolumeClaim.State.NodeDetached))))));
     refuse(refusals, "a device class", () -> agent.create(new DeviceClass(ObjectMeta.named("x"),
         new DeviceClassSpec("gpu", List.of()), null)));
     refuse(refusals, "a compute domain", () -> agent.create(new ComputeDomain(ObjectMeta.named("d"),
@@ -177,7 +190,7 @@ class HostileAgentTest {
     var prepared = agent.updateStatus(onA.withStatus(withPrepare(onA.status(), "a")));
     agent.update(prepared.withMetadata(prepared.metadata().withFinalizers(List.of(new AgentFinalizer("a").name()))));
     agent.updateStatus(taskA.withStatus(TaskStatus.EMPTY));
-    agent.updateStatus(v.withStatus(v.status().withClaims(List.of(v.status().claims().getLast()))));
+    agent.updateStatus(v.withStatus(v.status().withClaims(List.of(own.withState(VolumeClaim.State.NodeDetached), other))));
     return refusals;
   }
 

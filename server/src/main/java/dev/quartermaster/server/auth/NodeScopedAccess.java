@@ -10,9 +10,11 @@ import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.node.NodeSpec;
 import dev.quartermaster.api.volume.Volume;
+import dev.quartermaster.api.volume.VolumeClaim;
 import dev.quartermaster.api.workload.Task;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
@@ -29,7 +31,7 @@ import java.util.Set;
  *       finalizer): in the status only {@code prepare[<node>]}, in the metadata only its own
  *       finalizer {@code quartermaster.dev/agent-<node>};
  *   <li>the status of a {@code Task} stored with {@code spec.node} its own;
- *   <li>in a {@code Volume}'s status, only the claims of tasks on its node;
+ *   <li>in a {@code Volume}'s status, only its own node's claims, from {@code Taken} to {@code NodeDetached};
  *   <li>an {@code Event} whose stored and new {@code spec.source} is {@code agent/<node>}.
  * </ul>
  * Nothing else: no deletes, no workloads, classes, domains or allocation records. A refusal is a
@@ -97,10 +99,9 @@ public final class NodeScopedAccess implements AccessRule {
     if (kind.equals(Kinds.VOLUME) && verb == Access.Verb.UPDATE_STATUS && stored.isPresent() && body.isPresent()) {
       var was = ((Volume) stored.get()).status();
       var now = ((Volume) body.get()).status();
-      boolean othersKept = was.claims().stream().filter(c -> !c.node().equals(n)).toList()
-          .equals(now.claims().stream().filter(c -> !c.node().equals(n)).toList());
-      return othersKept && was.withClaims(now.claims()).equals(now) ? ok()
-          : refuse(n, a, "an agent writes only the claims of its own node in a volume's status");
+      return was.withClaims(now.claims()).equals(now) && onlyOwnDetached(was.claims(), now.claims(), n) ? ok()
+          : refuse(n, a, "in a volume's status an agent only marks its own node's claims released (Taken -> "
+              + "NodeDetached); it adds, removes and changes no claim otherwise (the volume controller grants them)");
     }
     return refuse(n, a, "an agent writes only its own node's objects");
   }
@@ -109,6 +110,27 @@ public final class NodeScopedAccess implements AccessRule {
     return c.status().allocation().map(x -> x.node().equals(n)).orElse(false)
         || c.status().prepare().containsKey(n)
         || c.metadata().finalizers().contains(new AgentFinalizer(n).name());
+  }
+
+  /**
+   * Whether {@code now} is {@code was} with some of node {@code n}'s {@code Taken} claims moved to
+   * {@code NodeDetached} and nothing else: the one volume-status write an agent makes, after it
+   * unpublished and unstaged them. A claim it could add would be a writer the controller never granted.
+   */
+  private static boolean onlyOwnDetached(List<VolumeClaim> was, List<VolumeClaim> now, String n) {
+    if (was.size() != now.size()) {
+      return false;
+    }
+    for (int i = 0; i < was.size(); i++) {
+      var before = was.get(i);
+      var after = now.get(i);
+      boolean detached = before.node().equals(n) && before.state() == VolumeClaim.State.Taken
+          && after.equals(before.withState(VolumeClaim.State.NodeDetached));
+      if (!after.equals(before) && !detached) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static boolean onlyOwnPrepareState(ResourceClaimStatus was, ResourceClaimStatus now, String n) {
