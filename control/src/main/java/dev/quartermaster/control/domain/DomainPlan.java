@@ -27,11 +27,11 @@ import java.util.Optional;
  *       alive ({@code AgentReady=True}): a dead agent's last word is not a running daemon.
  *   <li>The domain is {@code Ready} when at least {@code numNodes} members are ready.
  *   <li>{@code claims} lists the claims that name the domain; the in-use finalizer goes only when
- *       the domain is being deleted and that list is empty.
+ *       the domain is being deleted and none of them is allocated or prepared anywhere.
  * </ul>
  *
  * @param status the status to write (equal to the current one when nothing changed)
- * @param releaseFinalizer the domain is being deleted and nothing names it any more
+ * @param releaseFinalizer the domain is being deleted and no claim that may have joined it names it any more
  */
 public record DomainPlan(ComputeDomainStatus status, boolean releaseFinalizer) {
   public static final String READY = "Ready";
@@ -60,14 +60,20 @@ public record DomainPlan(ComputeDomainStatus status, boolean releaseFinalizer) {
                 .orElse("no daemon reported yet")));
       }
     }
-    var users = claims.stream().filter(c -> c.spec().computeDomain().map(name::equals).orElse(false))
-        .map(c -> c.metadata().name()).sorted().toList();
+    var naming = claims.stream().filter(c -> c.spec().computeDomain().map(name::equals).orElse(false)).toList();
+    var users = naming.stream().map(c -> c.metadata().name()).sorted().toList();
+    // A claim holds the domain once it may have joined: allocated, or prepared on some node. One that
+    // never was never will be (no claim joins a domain being deleted), so it must not keep the
+    // domain, and its workload, waiting on each other for ever.
+    var holders = naming.stream().filter(DomainPlan::mayHaveJoined).map(c -> c.metadata().name()).sorted().toList();
+    int outside = users.size() - holders.size();
     long ready = members.stream().filter(Member::daemonReady).count();
     int wanted = domain.spec().numNodes();
     Condition condition;
     if (domain.metadata().isDeleting()) {
-      condition = Conditions.of(READY, false, "Deleting", users.isEmpty() ? "no claim names the domain; deleting it"
-          : "waiting for " + users.size() + " claim(s) that name it: " + shortList(users));
+      condition = Conditions.of(READY, false, "Deleting", (holders.isEmpty() ? "no allocated claim names the domain; deleting it"
+          : "waiting for " + holders.size() + " allocated claim(s) that name it: " + shortList(holders))
+          + (outside == 0 ? "" : "; " + outside + " unallocated claim(s) name it and will not join it"));
     } else if (ready >= wanted) {
       condition = Conditions.of(READY, true, "MembersReady", ready + "/" + wanted + " member nodes have a ready daemon");
     } else if (members.isEmpty()) {
@@ -78,8 +84,12 @@ public record DomainPlan(ComputeDomainStatus status, boolean releaseFinalizer) {
           + (waiting.isEmpty() ? "" : "; " + shortList(waiting)));
     }
     var status = new ComputeDomainStatus(members, users, Conditions.set(domain.status().conditions(), condition, now));
-    return new DomainPlan(status, domain.metadata().isDeleting() && users.isEmpty()
+    return new DomainPlan(status, domain.metadata().isDeleting() && holders.isEmpty()
         && domain.metadata().finalizers().contains(ComputeDomain.IN_USE_FINALIZER));
+  }
+
+  private static boolean mayHaveJoined(ResourceClaim c) {
+    return c.status().allocation().isPresent() || !c.status().prepare().isEmpty();
   }
 
   private static String shortList(List<String> items) {

@@ -57,15 +57,32 @@ class DomainPlanTest {
   }
 
   @Test
-  void aDeletedDomainIsReleasedOnlyWhenNoClaimNamesIt() {
+  void aDeletedDomainIsReleasedOnlyWhenNoAllocatedClaimNamesIt() {
     var deleting = domain(1).withMetadata(domain(1).metadata().withDeletedAt(NOW));
-    var held = DomainPlan.of(deleting, List.of(), List.of(claim("c1", "nvlink-a"), claim("c2", "other")), NOW);
+    var held = DomainPlan.of(deleting, List.of(), List.of(allocated("c1", "nvlink-a"), claim("c2", "other")), NOW);
     assertThat(held.releaseFinalizer()).isFalse();
     assertThat(ready(held).reason()).isEqualTo("Deleting");
-    assertThat(ready(held).message()).isEqualTo("waiting for 1 claim(s) that name it: c1");
+    assertThat(ready(held).message()).isEqualTo("waiting for 1 allocated claim(s) that name it: c1");
 
     assertThat(DomainPlan.of(deleting, List.of(), List.of(claim("c2", "other")), NOW).releaseFinalizer()).isTrue();
     assertThat(DomainPlan.of(domain(1), List.of(), List.of(), NOW).releaseFinalizer()).as("not deleting").isFalse();
+  }
+
+  /**
+   * A worker replaced under a domain being deleted gets a claim that can never be allocated (no claim
+   * joins a deleting domain): it must not hold the domain, or each waits for the other for ever.
+   */
+  @Test
+  void claimsThatNeverJoinedDoNotHoldADeletedDomain() {
+    var deleting = domain(1).withMetadata(domain(1).metadata().withDeletedAt(NOW));
+    var plan = DomainPlan.of(deleting, List.of(), List.of(claim("w-0", "nvlink-a"), claim("w-1", "nvlink-a")), NOW);
+    assertThat(plan.releaseFinalizer()).isTrue();
+    assertThat(ready(plan).message())
+        .isEqualTo("no allocated claim names the domain; deleting it; 2 unallocated claim(s) name it and will not join it");
+    var prepared = claim("w-2", "nvlink-a").withStatus(new ResourceClaimStatus(Optional.empty(), List.of(),
+        java.util.Map.of("node-1", new dev.quartermaster.api.claim.PrepareState(dev.quartermaster.api.claim.PrepareState.Phase.Prepared, "", List.of(), Optional.empty())), List.of()));
+    assertThat(DomainPlan.of(deleting, List.of(), List.of(prepared), NOW).releaseFinalizer())
+        .as("prepared somewhere: it may hold channels of the domain").isFalse();
   }
 
   @Test
@@ -97,6 +114,12 @@ class DomainPlanTest {
 
   private static Node other(String name) {
     return new Node(ObjectMeta.named(name), NodeSpec.EMPTY, NodeStatus.EMPTY);
+  }
+
+  private static ResourceClaim allocated(String name, String domain) {
+    return claim(name, domain).withStatus(new ResourceClaimStatus(Optional.of(new dev.quartermaster.api.claim.Allocation(
+        "node-1", List.of(new dev.quartermaster.api.claim.Allocation.AllocatedDevice("ch", "channel-0")))), List.of(),
+        java.util.Map.of(), List.of()));
   }
 
   private static ResourceClaim claim(String name, String domain) {
