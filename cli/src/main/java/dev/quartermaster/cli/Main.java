@@ -12,6 +12,7 @@ import dev.quartermaster.cli.commands.CompletionCommand;
 import dev.quartermaster.cli.commands.ConfigCommand;
 import dev.quartermaster.cli.commands.NodeCommand;
 import dev.quartermaster.cli.commands.TokenCommand;
+import dev.quartermaster.cli.commands.ScaleCommand;
 import dev.quartermaster.cli.commands.ServerCommand;
 import dev.quartermaster.cli.commands.UpCommand;
 import dev.quartermaster.cli.commands.VersionCommand;
@@ -68,6 +69,7 @@ public final class Main implements Runnable {
     all.put("get", GetCommand::new);
     all.put("describe", DescribeCommand::new);
     all.put("delete", DeleteCommand::new);
+    all.put("scale", ScaleCommand::new);
     all.put("logs", LogsCommand::new);
     all.put("node", NodeCommand::command);
     all.put("token", TokenCommand::command);

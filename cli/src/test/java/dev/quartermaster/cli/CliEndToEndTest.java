@@ -47,54 +47,36 @@ class CliEndToEndTest {
   @TempDir
   Path dir;
 
+  private CliServer cli;
   private SqliteStore store;
   private ObjectRegistry registry;
   private ApiServer server;
   private CliEnvironment env;
 
-  record Run(int exit, String out, String err) {
-    List<String> outLines() {
-      return out.lines().toList();
-    }
-  }
-
   @BeforeEach
   void startServer() throws IOException {
-    var data = dir.resolve("data");
-    store = SqliteStore.open(dir.resolve("store.db"));
-    registry = new ObjectRegistry(store, new SystemEnv());
-    server = ApiServer.start(ApiServerConfig.of(registry, data).withListen("127.0.0.1", 0)
-        .withNodeTokens(new NodeTokens(store)));
-    var variables = Map.of(
-        "QM_SERVER", server.baseUri().toString(),
-        "QM_TOKEN_FILE", server.adminTokenFile().toString(),
-        "XDG_CONFIG_HOME", dir.resolve("config").toString());
-    env = new CliEnvironment(variables, ExamplesTest.REPO, dir.resolve("home"), new ByteArrayInputStream(new byte[0]),
-        Clock.systemUTC(), ApiConnector.http());
+    cli = CliServer.start(dir);
+    store = cli.store;
+    registry = cli.registry;
+    server = cli.server;
+    env = cli.env;
   }
 
   @AfterEach
   void stopServer() {
-    server.close();
-    store.close();
+    cli.close();
   }
 
-  private Run run(String... args) {
-    return runWith(env, args);
+  private CliServer.Run run(String... args) {
+    return cli.run(args);
   }
 
-  private Run runWithStdin(String stdin, String... args) {
-    return runWith(TestEnvironments.withStdin(env, stdin), args);
+  private CliServer.Run runWithStdin(String stdin, String... args) {
+    return cli.runWithStdin(stdin, args);
   }
 
-  private static Run runWith(CliEnvironment env, String... args) {
-    var out = new StringWriter();
-    var err = new StringWriter();
-    var cl = Main.commandLine(env);
-    cl.setOut(new PrintWriter(out, true));
-    cl.setErr(new PrintWriter(err, true));
-    int exit = Main.execute(cl, args);
-    return new Run(exit, out.toString(), err.toString());
+  private static CliServer.Run runWith(CliEnvironment env, String... args) {
+    return CliServer.runWith(env, args);
   }
 
   @Test
@@ -364,7 +346,7 @@ class CliEndToEndTest {
     }
   }
 
-  private Run runWithVariables(Map<String, String> variables, String... args) {
+  private CliServer.Run runWithVariables(Map<String, String> variables, String... args) {
     var withVariables = new CliEnvironment(variables, env.workingDir(), env.home(), new ByteArrayInputStream(new byte[0]),
         env.clock(), env.connector());
     return runWith(withVariables, args);

@@ -33,4 +33,9 @@ public record WorkerGroup(
       RestartPolicy restartPolicy) {
     this(name, replicas, template, claimTemplates, restartPolicy, List.of(), VolumeRetention.Delete);
   }
+
+  /** This group with {@code n} replicas ({@code qm scale}). */
+  public WorkerGroup withReplicas(int n) {
+    return new WorkerGroup(name, n, template, claimTemplates, restartPolicy, volumeClaimTemplates, volumeRetention);
+  }
 }

@@ -1,17 +1,35 @@
 package dev.quartermaster.cli.commands;
 
+import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.client.DeleteResult;
+import dev.quartermaster.api.client.LabelSelector;
+import dev.quartermaster.api.error.ApiError.Reason;
+import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.meta.ApiObject;
+import dev.quartermaster.api.meta.Kind;
+import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.cli.CliEnvironment;
+import dev.quartermaster.cli.CliException;
 import dev.quartermaster.cli.VersionInfo;
+import dev.quartermaster.cli.apply.ManifestReader;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-/** {@code qm delete KIND NAME}: deletes at once, or marks for deletion and says which finalizers it waits for. */
-@Command(name = "delete", mixinStandardHelpOptions = true, versionProvider = VersionInfo.class, description = "Delete one object.")
+/**
+ * {@code qm delete KIND NAME}, {@code qm delete KIND -l SELECTOR} and {@code qm delete -f FILE}: each
+ * object is deleted at once, or marked for deletion with the finalizers it waits for, one line each.
+ */
+@Command(name = "delete", mixinStandardHelpOptions = true, versionProvider = VersionInfo.class,
+    description = "Delete objects: one by name, those of a kind matching a label selector, or those in manifests.")
 public final class DeleteCommand implements Callable<Integer> {
   private final CliEnvironment env;
 
@@ -21,11 +39,19 @@ public final class DeleteCommand implements Callable<Integer> {
   @Mixin
   private ClientOptions client = new ClientOptions();
 
-  @Parameters(index = "0", paramLabel = "KIND")
+  @Parameters(index = "0", arity = "0..1", paramLabel = "KIND")
   private String kindName;
 
-  @Parameters(index = "1", paramLabel = "NAME")
+  @Parameters(index = "1", arity = "0..1", paramLabel = "NAME")
   private String name;
+
+  @Option(names = {"-l", "--selector"}, paramLabel = "SELECTOR",
+      description = "every object of KIND whose labels match, e.g. -l quartermaster.dev/workload=training")
+  private String selector;
+
+  @Option(names = {"-f", "--filename"}, paramLabel = "FILE|DIR|-",
+      description = "the objects of a manifest file, a directory of them, or - for standard input (repeatable)")
+  private List<String> files = new ArrayList<>();
 
   public DeleteCommand(CliEnvironment env) {
     this.env = env;
@@ -33,18 +59,114 @@ public final class DeleteCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    var kind = KindNames.resolve(kindName);
+    var targets = targets();
+    var out = spec.commandLine().getOut();
     try (var connection = client.connect(env)) {
-      var result = connection.api().delete(kind, name);
-      var ref = kind.singular() + "/" + name;
-      var out = spec.commandLine().getOut();
-      switch (result) {
-        case DeleteResult.Deleted<?> d -> out.println(ref + " deleted");
-        case DeleteResult.Terminating<?> t -> out.println(ref + " marked for deletion (waiting for finalizers: "
-            + String.join(", ", t.object().metadata().finalizers()) + ")");
+      var api = connection.api();
+      var resolved = targets.resolve(api);
+      if (resolved.isEmpty()) {
+        spec.commandLine().getErr().println("No resources found");
+        spec.commandLine().getErr().flush();
+        return 0;
       }
-      out.flush();
+      var missing = 0;
+      for (var target : resolved) {
+        boolean found = delete(api, target.kind(), target.name(), out, targets.tolerateMissing());
+        missing += found || targets instanceof Targets.Selected ? 0 : 1;
+      }
+      return missing == 0 ? 0 : 1; // a manifest's object that was not there fails the command, as kubectl's
     }
-    return 0;
+  }
+
+  /** Which form was given; anything else is a usage error that says the three forms. */
+  private Targets targets() {
+    boolean byFile = !files.isEmpty();
+    if (byFile && (kindName != null || selector != null)) {
+      throw usage("-f takes no KIND, NAME or --selector: the manifests name the objects");
+    }
+    if (byFile) {
+      var manifests = new ManifestReader(env).read(files);
+      if (manifests.isEmpty()) {
+        throw new CliException("no objects in " + String.join(", ", files));
+      }
+      return new Targets.Listed(manifests.stream()
+          .map(m -> new Target(Kinds.of(m.object()), m.object().metadata().name())).toList());
+    }
+    if (kindName == null) {
+      throw usage("say what to delete: KIND NAME, KIND -l SELECTOR, or -f FILE");
+    }
+    var kind = KindNames.resolve(kindName);
+    if (selector != null && name != null) {
+      throw usage("a NAME and --selector cannot be used together");
+    }
+    if (selector != null) {
+      return new Targets.Selected(kind, LabelSelector.parse(selector));
+    }
+    if (name == null) {
+      throw usage("which " + kind.singular() + "? give its NAME, or -l SELECTOR for those matching labels");
+    }
+    return new Targets.Listed(List.of(new Target(kind, name)));
+  }
+
+  /** Deletes one object and says what happened; false when it was not there. */
+  private static boolean delete(ApiClient api, Kind<?> kind, String name, PrintWriter out, boolean tolerateMissing) {
+    var ref = kind.singular() + "/" + name;
+    DeleteResult<?> result;
+    try {
+      result = api.delete(kind, name);
+    } catch (ApiException e) {
+      if (!e.is(Reason.NotFound) || !tolerateMissing) {
+        throw e;
+      }
+      out.println(ref + " not found");
+      out.flush();
+      return false;
+    }
+    switch (result) {
+      case DeleteResult.Deleted<?> d -> out.println(ref + " deleted");
+      case DeleteResult.Terminating<?> t -> out.println(ref + " marked for deletion (waiting for finalizers: "
+          + String.join(", ", t.object().metadata().finalizers()) + ")");
+    }
+    out.flush();
+    return true;
+  }
+
+  private ParameterException usage(String message) {
+    return new ParameterException(spec.commandLine(), message);
+  }
+
+  private record Target(Kind<?> kind, String name) {}
+
+  /** The objects a command names: a list (by name or manifests), or those matching a selector when it runs. */
+  private sealed interface Targets {
+    List<Target> resolve(ApiClient api);
+
+    /** With manifests, one object already gone is said and the rest still deleted, as kubectl does. */
+    boolean tolerateMissing();
+
+    record Listed(List<Target> targets) implements Targets {
+      @Override
+      public List<Target> resolve(ApiClient api) {
+        return targets;
+      }
+
+      @Override
+      public boolean tolerateMissing() {
+        return targets.size() > 1;
+      }
+    }
+
+    record Selected(Kind<?> kind, LabelSelector selector) implements Targets {
+      @Override
+      public List<Target> resolve(ApiClient api) {
+        return api.list(kind, selector).items().stream()
+            .map(o -> new Target(kind, ((ApiObject) o).metadata().name())).toList();
+      }
+
+      @Override
+      public boolean tolerateMissing() {
+        return true; // deleted by someone else between the list and the delete: nothing left to do
+      }
+    }
   }
 }

@@ -10,6 +10,7 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -31,6 +32,9 @@ public final class DescribeCommand implements Callable<Integer> {
   @Parameters(index = "1", paramLabel = "NAME")
   private String name;
 
+  @Option(names = "--channels", description = "with a node: list every IMEX channel, not only the held ones")
+  private boolean everyChannel;
+
   public DescribeCommand(CliEnvironment env) {
     this.env = env;
   }
@@ -43,7 +47,7 @@ public final class DescribeCommand implements Callable<Integer> {
       var object = api.get(kind, name)
           .orElseThrow(() -> new ApiException(Reason.NotFound, kind.singular() + "/" + name + " not found"));
       var out = spec.commandLine().getOut();
-      out.print(Describers.describe(object, new DescribeContext(api, env.clock().instant())));
+      out.print(Describers.describe(object, new DescribeContext(api, env.clock().instant(), everyChannel)));
       out.flush();
     }
     return 0;

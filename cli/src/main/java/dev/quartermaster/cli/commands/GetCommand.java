@@ -108,15 +108,20 @@ public final class GetCommand implements Callable<Integer> {
       printer.printOne(api.get(kind, target.get()).orElseThrow(() -> notFound(kind, target.get())));
       return;
     }
-    var items = api.list(kind, labels).items();
-    if (kind.equals(Kinds.EVENT)) {
-      items = items.stream().map(Kinds.EVENT::cast).sorted(EventQuery.CHRONOLOGICAL).map(kind::cast).toList();
-    }
-    if (items.isEmpty()) {
+    var items = inListingOrder(kind, api.list(kind, labels).items());
+    if (items.isEmpty() && output.isTable()) {
       spec.commandLine().getErr().println("No " + kind.plural() + " found.");
       return;
     }
-    printer.printList(items);
+    printer.printList(items); // as a document even when empty, so that `-o json | jq` reads one
+  }
+
+  /** Events oldest first, as kubectl lists them; other kinds as the server lists them (by name). */
+  private static <T extends ApiObject> List<T> inListingOrder(Kind<T> kind, List<T> items) {
+    if (!kind.equals(Kinds.EVENT)) {
+      return items;
+    }
+    return items.stream().map(Kinds.EVENT::cast).sorted(EventQuery.CHRONOLOGICAL).map(kind::cast).toList();
   }
 
   /** {@code qm get plugins [NODE]}: one row per plugin instance, across nodes (or on NODE). */
@@ -172,7 +177,7 @@ public final class GetCommand implements Callable<Integer> {
       if (target.isPresent() && objects.isEmpty()) {
         throw notFound(kind, target.get());
       }
-      printer.startStream(objects);
+      printer.startStream(inListingOrder(kind, objects));
     }
 
     @Override

@@ -1,11 +1,14 @@
 package dev.quartermaster.cli.commands;
 
+import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.node.NodeSpec;
 import dev.quartermaster.cli.CliEnvironment;
+import dev.quartermaster.cli.CliException;
 import dev.quartermaster.cli.VersionInfo;
 import dev.quartermaster.cli.drain.Drainer;
-import dev.quartermaster.cli.nodes.NodeEdit;
+import dev.quartermaster.cli.edit.ObjectEdit;
+import dev.quartermaster.cli.nodes.FenceReport;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -19,18 +22,19 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code qm node fence|cordon|uncordon|drain NAME}: an operator's word about a node. Fencing declares a
+ * {@code qm node fence|unfence|cordon|uncordon|drain NAME}: an operator's word about a node. Fencing declares a
  * silent node dead, so its claims may be given to others; until then they stay where they are,
  * because the node may still be using them.
  */
 @Command(name = "node", mixinStandardHelpOptions = true, versionProvider = VersionInfo.class,
-    description = "Operate on a node: fence, cordon, uncordon, drain.")
+    description = "Operate on a node: fence, unfence, cordon, uncordon, drain.")
 public final class NodeCommand {
 
   /** {@code qm node} with its subcommands, bound to {@code env}. */
   public static picocli.CommandLine command(CliEnvironment env) {
     return new picocli.CommandLine(new NodeCommand())
         .addSubcommand(new Fence(env))
+        .addSubcommand(new Unfence(env))
         .addSubcommand(new Cordon(env))
         .addSubcommand(new Uncordon(env))
         .addSubcommand(new Drain(env));
@@ -64,7 +68,7 @@ public final class NodeCommand {
     @Override
     public Integer call() {
       try (var connection = client.connect(env)) {
-        boolean changed = NodeEdit.apply(connection.api(), name, node -> new Node(
+        boolean changed = ObjectEdit.apply(connection.api(), Kinds.NODE, name, node -> new Node(
             node.metadata().withLabels(labels().apply(node.metadata().labels())), change().apply(node.spec()),
             node.status()));
         return report("node/" + name + (changed ? " " : " already ") + done());
@@ -79,10 +83,38 @@ public final class NodeCommand {
   }
 
   @Command(name = "fence", mixinStandardHelpOptions = true,
-      description = "Declare the node dead: its claims are released and its tasks replaced elsewhere.")
+      description = "Declare the node down: its tasks are replaced elsewhere, its device and volume claims released "
+          + "without it. Refused while its agent heartbeats, unless --force.")
   static final class Fence extends Change {
+    @Option(names = "--force",
+        description = "fence even though the node's agent still heartbeats (only if you know the node is down)")
+    boolean force;
+
     Fence(CliEnvironment env) {
       super(env);
+    }
+
+    /** Refuses an alive node unless --force, fences, then says what was handed over. */
+    @Override
+    public Integer call() {
+      try (var connection = client.connect(env)) {
+        var api = connection.api();
+        var node = api.get(Kinds.NODE, name).orElseThrow(() -> new CliException("node/" + name + " not found"));
+        var report = FenceReport.of(api, node);
+        if (report.alive().isPresent() && !force && !node.spec().fenced()) {
+          throw new CliException(report.refusal(name));
+        }
+        boolean changed = ObjectEdit.apply(api, Kinds.NODE, name, n -> new Node(n.metadata(), change().apply(n.spec()),
+            n.status()));
+        var out = spec.commandLine().getOut();
+        out.println("node/" + name + (changed ? " " : " already ") + done()
+            + (report.alive().isPresent() && changed ? " (forced: its agent was alive)" : ""));
+        if (changed) {
+          report.handedOverLines().forEach(out::println);
+        }
+        out.flush();
+        return 0;
+      }
     }
 
     @Override
@@ -93,6 +125,24 @@ public final class NodeCommand {
     @Override
     String done() {
       return "fenced";
+    }
+  }
+
+  @Command(name = "unfence", mixinStandardHelpOptions = true,
+      description = "Take back a fence: the node's agent is trusted again; it stays cordoned until uncordoned.")
+  static final class Unfence extends Change {
+    Unfence(CliEnvironment env) {
+      super(env);
+    }
+
+    @Override
+    UnaryOperator<NodeSpec> change() {
+      return s -> new NodeSpec(s.unschedulable(), false);
+    }
+
+    @Override
+    String done() {
+      return "unfenced";
     }
   }
 
@@ -113,7 +163,8 @@ public final class NodeCommand {
     }
   }
 
-  @Command(name = "uncordon", mixinStandardHelpOptions = true, description = "Allow new allocations on the node again.")
+  @Command(name = "uncordon", mixinStandardHelpOptions = true,
+      description = "Allow new allocations on the node again (a fenced node is unfenced too).")
   static final class Uncordon extends Change {
     Uncordon(CliEnvironment env) {
       super(env);

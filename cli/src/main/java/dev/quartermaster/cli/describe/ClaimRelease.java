@@ -73,7 +73,7 @@ final class ClaimRelease {
     }
     var since = ready.flatMap(Condition::lastTransition).map(t -> " since " + Times.at(t, now)).orElse("");
     var why = ready.map(r -> r.reason().isEmpty() ? "" : " (" + r.reason() + ")").orElse(" (AgentReady never reported)");
-    return waiting + "; " + name + " NotReady" + since + why + "; `qm node fence " + name + "` releases it";
+    return waiting + "; " + name + " NotReady" + since + why + "; if " + name + " is down, `qm node fence " + name + "` releases it";
   }
 
   /**

@@ -5,6 +5,11 @@ import java.time.Instant;
 
 /**
  * What a describer may use besides the object: the API, to look up related objects (a node's
- * slices, a task's claims), and the time ages are measured at.
+ * slices, a task's claims), the time ages are measured at, and whether to list every channel of a
+ * node ({@code describe node --channels}) instead of counting them.
  */
-public record DescribeContext(ApiClient api, Instant now) {}
+public record DescribeContext(ApiClient api, Instant now, boolean everyChannel) {
+  public DescribeContext(ApiClient api, Instant now) {
+    this(api, now, false);
+  }
+}

@@ -3,6 +3,7 @@ package dev.quartermaster.cli.describe;
 import dev.quartermaster.api.claim.Allocation;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.device.Device;
+import dev.quartermaster.api.domain.ComputeDomainSpec;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.cli.format.Bytes;
@@ -13,7 +14,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-/** A node: its state, its conditions, and each of its devices with its health and the claim holding it. */
+/**
+ * A node: its state, its conditions, and each of its devices with its health and the claim holding
+ * it; free IMEX channels are counted by health (a node has 2,048), all listed with {@code --channels}.
+ */
 final class NodeDescriber implements Describer<Node> {
 
   @Override
@@ -32,16 +36,45 @@ final class NodeDescriber implements Describer<Node> {
 
     var holders = holdersOn(name, context);
     var rows = new ArrayList<List<String>>();
+    var channels = new ChannelCounts();
     for (var slice : context.api().list(Kinds.DEVICE_SLICE).items()) {
       if (!slice.spec().node().equals(name)) {
         continue;
       }
       for (var device : slice.spec().devices()) {
+        var holder = holders.getOrDefault(device.name(), Table.NONE);
+        // A node has thousands of IMEX channels: counted, with the held ones listed, unless asked for all.
+        if (device.deviceClass().equals(ComputeDomainSpec.CHANNEL_DEVICE_CLASS) && !context.everyChannel()
+            && holder.equals(Table.NONE)) {
+          channels.add(health(device));
+          continue;
+        }
         rows.add(List.of(device.name(), device.deviceClass(), attribute(device, "model"), memory(device),
-            health(device), holders.getOrDefault(device.name(), Table.NONE)));
+            health(device), holder));
       }
     }
     out.table("Devices", new Table(List.of("DEVICE", "CLASS", "MODEL", "MEMORY", "HEALTH", "HELD BY"), rows));
+    if (!channels.isEmpty()) {
+      out.section("Free Channels (counted; --channels lists each)", d ->
+          channels.byHealth().forEach((health, count) -> d.field(health, Integer.toString(count))));
+    }
+  }
+
+  /** The channels not listed, by health. */
+  private static final class ChannelCounts {
+    private final Map<String, Integer> counts = new java.util.TreeMap<>();
+
+    void add(String health) {
+      counts.merge(health, 1, Integer::sum);
+    }
+
+    boolean isEmpty() {
+      return counts.isEmpty();
+    }
+
+    Map<String, Integer> byHealth() {
+      return counts;
+    }
   }
 
   /**

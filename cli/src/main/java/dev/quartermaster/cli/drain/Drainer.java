@@ -11,7 +11,7 @@ import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.node.NodeSpec;
 import dev.quartermaster.cli.CliException;
-import dev.quartermaster.cli.nodes.NodeEdit;
+import dev.quartermaster.cli.edit.ObjectEdit;
 import java.io.PrintWriter;
 import java.time.Clock;
 import java.time.Duration;
@@ -50,7 +50,7 @@ public final class Drainer {
       throw new CliException("node/" + node + " runs tasks no workload owns, which nobody would start again elsewhere: "
           + String.join(", ", first.standalone()) + "; --force deletes them too (nothing was changed)");
     }
-    NodeEdit.apply(api, node, n -> {
+    ObjectEdit.apply(api, Kinds.NODE, node, n -> {
       var labels = new HashMap<>(n.metadata().labels());
       labels.put(DRAINING, "true");
       return new Node(n.metadata().withLabels(labels), new NodeSpec(true, n.spec().fenced()), n.status());
@@ -89,7 +89,7 @@ public final class Drainer {
       Thread.sleep(POLL.toMillis());
       state = read(node);
     }
-    NodeEdit.apply(api, node, n -> {
+    ObjectEdit.apply(api, Kinds.NODE, node, n -> {
       var labels = new HashMap<>(n.metadata().labels());
       labels.remove(DRAINING);
       return n.withMetadata(n.metadata().withLabels(labels));

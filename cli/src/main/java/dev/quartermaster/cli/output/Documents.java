@@ -27,6 +27,14 @@ public final class Documents {
     return String.join(SEPARATOR, objects.stream().map(ObjectCodec::toYaml).toList());
   }
 
+  /**
+   * No objects, as YAML: the list object JSON prints ({@code kind: List}, {@code items: []}), so a
+   * pipe into a YAML reader gets a document rather than nothing.
+   */
+  public static String emptyYamlList() {
+    return "kind: List\nitems: []\n";
+  }
+
   /** One object as indented JSON. */
   public static String json(ApiObject object) {
     return pretty(tree(object));

@@ -21,9 +21,9 @@ public final class ObjectPrinter<T extends ApiObject> {
   private final Clock clock;
   private final PrintWriter out;
   /**
-   * A stream's column widths: at least {@link #STREAM_MIN_WIDTH} for names (those of workload tasks
-   * and their claims fit) and each column's {@code streamWidth}, grown to the widest cell shown so far, so that rows printed later line up with the
-   * header unless a cell is wider than any before it; empty until the header is printed.
+   * A stream's column widths: the first list's, as {@code get} without {@code -w} prints it (or,
+   * when the stream starts empty, at least {@link #STREAM_MIN_WIDTH} for names and each column's
+   * {@code streamWidth}), grown to the widest cell shown so far; empty until the header is printed.
    */
   private Optional<List<Integer>> streamWidths = Optional.empty();
   private boolean streamedDocument;
@@ -47,8 +47,13 @@ public final class ObjectPrinter<T extends ApiObject> {
     out.flush();
   }
 
-  /** Every object of a list, as {@code get KIND} shows it. */
+  /** Every object of a list, as {@code get KIND} shows it; an empty list is an empty list document in YAML and JSON. */
   public void printList(List<T> objects) {
+    if (objects.isEmpty() && format == OutputFormat.YAML) {
+      out.print(Documents.emptyYamlList());
+      out.flush();
+      return;
+    }
     switch (format) {
       case TABLE, WIDE -> out.print(table().table(objects, wide()).render());
       case YAML -> out.print(Documents.yaml(objects));
@@ -61,8 +66,10 @@ public final class ObjectPrinter<T extends ApiObject> {
   public void startStream(List<T> objects) {
     if (format.isTable()) {
       if (!objects.isEmpty()) {
+        // The first lines are the plain listing's, to the column: later rows widen a column only
+        // when a cell is wider than any before it.
         var t = table().table(objects, wide());
-        streamWidths = Optional.of(atLeastMinimum(t.widths(), table().streamWidths(wide())));
+        streamWidths = Optional.of(t.widths());
         out.print(Table.line(t.headers(), streamWidths.get()));
         t.rows().forEach(r -> out.print(Table.line(r, streamWidths.get())));
       }

@@ -45,7 +45,7 @@ class ClaimReleaseTest {
         Optional.empty(), "", "", List.of()));
     var text = ClaimRelease.waitingFor(claim(State.Taken), PLUGIN, Optional.empty(), Optional.of(lost), List.of(), NOW);
     assertThat(text).isEqualTo("node-3 to unpublish; node-3 NotReady since 2026-03-01T12:04:00Z (6m ago) (HeartbeatMissed); "
-        + "`qm node fence node-3` releases it");
+        + "if node-3 is down, `qm node fence node-3` releases it");
   }
 
   @Test

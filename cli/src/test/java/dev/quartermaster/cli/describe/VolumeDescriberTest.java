@@ -68,7 +68,7 @@ class VolumeDescriberTest {
           .contains("Read").contains("Taken (attached)").endsWith("<none>");
       assertThat(text.lines().filter(l -> l.contains("train-0")).findFirst().orElseThrow())
           .contains("node-3 to unpublish; node-3 NotReady since 2026-03-01T12:04:00Z (6m ago) (HeartbeatMissed); "
-              + "`qm node fence node-3` releases it");
+              + "if node-3 is down, `qm node fence node-3` releases it");
       assertThat(text.lines().filter(l -> l.contains("train-1")).findFirst().orElseThrow())
           .contains("NodeDetached")
           .contains("ControllerUnpublish through plugin hostpath.csi.quartermaster.dev (instance on node-1)");

@@ -49,7 +49,7 @@ public final class ClaimMachine {
         }
         if (!holderLive) {
           yield new ClaimStep.AwaitNode("waiting for " + c.node() + " to unpublish"
-              + nodeProblem.map(p -> "; " + p + "; `qm node fence " + c.node() + "` releases it").orElse(""));
+              + nodeProblem.map(p -> "; " + p + "; if " + c.node() + " is down, `qm node fence " + c.node() + "` releases it").orElse(""));
         }
         if (c.attached()) {
           yield new ClaimStep.Hold();
