@@ -63,12 +63,14 @@ public final class LocalServer implements AutoCloseable {
   private final URI uri;
   private final Optional<X509Certificate> ca;
   private final MeterRegistry meters;
+  private final Optional<ClusterSecrets.Joined> joined;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final CountDownLatch stopped = new CountDownLatch(1);
 
   private LocalServer(Store store, ObjectRegistry registry, ApiServer server, ControlPlane controllers,
       HistoryCompactor compactor, Path dataDir, Path tokenFile, URI uri, Optional<X509Certificate> ca,
-      MeterRegistry meters) {
+      MeterRegistry meters, Optional<ClusterSecrets.Joined> joined) {
+    this.joined = joined;
     this.store = store;
     this.registry = registry;
     this.server = server;
@@ -138,8 +140,10 @@ public final class LocalServer implements AutoCloseable {
     try {
       var registry = new ObjectRegistry(store, env);
       var meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+      Optional<ClusterSecrets.Joined> joined = Optional.empty();
       if (options.store() instanceof StoreLocation.Etcd etcd) {
-        ClusterSecrets.join(store, etcd.describe(), dataDir, options.tls(), List.of(listen.host()), env.now());
+        joined = Optional.of(ClusterSecrets.join(store, etcd.describe(), dataDir, options.tls(), List.of(listen.host()),
+            env.now()));
       }
       var config = ApiServerConfig.of(registry, dataDir).withListen(listen.host(), listen.port()).withEnv(env)
           .withStoreRevision(store::currentRevision).withMeterRegistry(meters).withNodeTokens(new NodeTokens(store));
@@ -170,7 +174,7 @@ public final class LocalServer implements AutoCloseable {
       }
       // The server has created the admin token by now, so the config file written next points at a real file.
       return new LocalServer(store, registry, server, controllers, compactor, dataDir, server.adminTokenFile(),
-          listen.clientUri(server.port(), options.tls()), ca, meters);
+          listen.clientUri(server.port(), options.tls()), ca, meters, joined);
     } catch (ClusterSecrets.Refused e) {
       store.close();
       throw new CliException(e.getMessage());
@@ -252,6 +256,11 @@ public final class LocalServer implements AutoCloseable {
   }
 
   /** Whether this server's controllers lead now. */
+  /** On etcd: the cluster this server joined, and whether it made the admin token and CA or copied them. */
+  public Optional<ClusterSecrets.Joined> joined() {
+    return joined;
+  }
+
   public boolean leads() {
     return controllers.isLeader();
   }

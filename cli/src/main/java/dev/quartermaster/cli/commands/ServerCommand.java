@@ -107,6 +107,17 @@ public final class ServerCommand implements Callable<Integer> {
         LeaderConfig.DEFAULTS.key());
   }
 
+  /** Whether this server made the cluster's admin token and CA (the first on an empty etcd) or copied them. */
+  static String secretsOrigin(LocalServer server) {
+    var joined = server.joined();
+    boolean token = joined.map(j -> j.madeToken()).orElse(false);
+    boolean ca = joined.map(j -> j.madeCa()).orElse(false);
+    return token && ca ? "the cluster's admin token and CA: made by this server, kept in etcd"
+        : token ? "the cluster's admin token: made by this server, kept in etcd"
+        : ca ? "the cluster's CA: made by this server, kept in etcd; its admin token copied from etcd"
+        : "the cluster's admin token and CA, copied from etcd";
+  }
+
   private void banner(PrintWriter out, LocalServer server, StoreLocation where, String configFile) {
     out.println("Quartermaster server " + VersionInfo.version() + " is running.");
     row(out, "API", server.uri().toString());
@@ -115,7 +126,7 @@ public final class ServerCommand implements Callable<Integer> {
       row(out, "Store", etcd.describe());
       row(out, "Controllers", "run by one elected server of those on this store (lease " + leaderLease.toMillis() / 1000.0 + " s"
           + "); this one " + (server.leads() ? "leads now" : "stands by"));
-      row(out, "Data", server.dataDir() + " (the cluster's admin token and CA, copied from etcd)");
+      row(out, "Data", server.dataDir() + " (" + secretsOrigin(server) + ")");
     } else {
       row(out, "State", server.dataDir() + " (" + LocalServer.STORE_FILE + ")");
     }

@@ -77,15 +77,17 @@ public final class ClusterSecrets {
   /**
    * Makes {@code dataDir} hold the store's cluster's secrets, creating them first if the store has
    * none; with {@code tls}, the cluster's CA too (made by the first server that serves TLS). Returns
-   * the cluster id.
+   * the cluster id and what this server made.
    *
    * @param storeName how to name the store in a refusal (its endpoints and prefix)
    * @throws Refused when the directory belongs to another cluster, or to one the store lost
    */
-  public static String join(Store store, String storeName, Path dataDir, boolean tls, List<String> tlsNames, Instant now)
+  public static Joined join(Store store, String storeName, Path dataDir, boolean tls, List<String> tlsNames, Instant now)
       throws IOException {
     var idFile = dataDir.resolve(CLUSTER_ID_FILE);
     Optional<String> remembered = Files.exists(idFile) ? Optional.of(Files.readString(idFile).strip()) : Optional.empty();
+    boolean madeToken = false;
+    boolean madeCa = false;
     while (true) {
       var current = store.get(KEY);
       if (current.isEmpty()) {
@@ -99,7 +101,7 @@ public final class ClusterSecrets {
               + " (a SQLite data directory?); use a fresh --data for a server on etcd");
         }
         var fresh = new Stored(UUID.randomUUID().toString(), newToken(), "", "");
-        created(store, fresh); // or another server created it first: either way, read back what is there
+        madeToken = created(store, fresh); // or another server created it first: either way, read back what is there
         continue;
       }
       var secrets = Stored.decode(current.get());
@@ -110,17 +112,24 @@ public final class ClusterSecrets {
       if (tls && !secrets.hasCa()) {
         var ca = ServerCertificates.newCa(now);
         var withCa = new Stored(secrets.clusterId(), secrets.adminToken(), ca.certificatePem(), ca.keyPem());
-        store.txn(Txn.when(List.of(new Txn.Compare.ModRevision(KEY, current.get().modRevision())),
-            List.of(new Txn.Op.Put(KEY, withCa.encode()))));
+        madeCa = store.txn(Txn.when(List.of(new Txn.Compare.ModRevision(KEY, current.get().modRevision())),
+            List.of(new Txn.Op.Put(KEY, withCa.encode())))).succeeded();
         continue; // ours or a racing server's CA: read it back
       }
       install(dataDir, secrets);
-      return secrets.clusterId();
+      return new Joined(secrets.clusterId(), madeToken, madeCa && secrets.hasCa());
     }
   }
 
-  private static void created(Store store, Stored fresh) {
-    store.txn(Txn.when(List.of(new Txn.Compare.ModRevision(KEY, 0)), List.of(new Txn.Op.Put(KEY, fresh.encode()))));
+  /**
+   * A server's place in its cluster: the cluster's id, and whether this server made the admin token
+   * and the CA (the first on an empty store does) or copied what another made.
+   */
+  public record Joined(String clusterId, boolean madeToken, boolean madeCa) {}
+
+  private static boolean created(Store store, Stored fresh) {
+    return store.txn(Txn.when(List.of(new Txn.Compare.ModRevision(KEY, 0)), List.of(new Txn.Op.Put(KEY, fresh.encode()))))
+        .succeeded();
   }
 
   /** Writes the secrets where the server and local clients read them; the id last, so a crash before it leaves no claim. */

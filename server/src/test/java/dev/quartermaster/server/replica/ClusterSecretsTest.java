@@ -29,15 +29,18 @@ class ClusterSecretsTest {
       for (int i = 0; i < 4; i++) {
         dirs.add(Files.createDirectories(dir.resolve("server-" + i)));
       }
-      var ids = new ArrayList<String>();
+      var joined = new ArrayList<ClusterSecrets.Joined>();
       try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
-        var futures = dirs.stream().map(d -> pool.submit((Callable<String>) () ->
+        var futures = dirs.stream().map(d -> pool.submit((Callable<ClusterSecrets.Joined>) () ->
             ClusterSecrets.join(store, "the store", d, true, List.of("127.0.0.1"), NOW))).toList();
         for (var f : futures) {
-          ids.add(f.get());
+          joined.add(f.get());
         }
       }
+      var ids = joined.stream().map(ClusterSecrets.Joined::clusterId).toList();
       assertThat(ids).as("one cluster").containsOnly(ids.getFirst());
+      assertThat(joined.stream().filter(ClusterSecrets.Joined::madeToken)).as("one server made the token").hasSize(1);
+      assertThat(joined.stream().filter(ClusterSecrets.Joined::madeCa)).as("one server made the CA").hasSize(1);
       for (var d : dirs) {
         assertThat(Files.readString(AdminToken.file(d))).isEqualTo(Files.readString(AdminToken.file(dirs.getFirst())));
         assertThat(Files.readString(d.resolve("tls/ca.crt"))).isEqualTo(Files.readString(dirs.getFirst().resolve("tls/ca.crt")));
