@@ -10,6 +10,7 @@ import dev.quartermaster.api.volume.VolumeSpec;
 import dev.quartermaster.api.volume.VolumeUse;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.cli.apply.ManifestReader;
+import dev.quartermaster.csi.hostpath.HostpathConfig;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -61,5 +62,29 @@ class ExamplesTest {
       assertThat(t.spec().accessMode()).isEqualTo(VolumeSpec.AccessMode.SingleNodeWriter);
     });
     assertThat(String.join(" ", group.template().command())).contains("$QM_VOLUME_SCRATCH").contains("$QM_VOLUME_DATASET");
+  }
+
+  /**
+   * The README tour leaves volumes.yaml's dataset behind, and the examples' volumes are applied in
+   * any order: all of them together must fit in what qm up's hostpath plugin offers, or the last
+   * one waits for ever (RESOURCE_EXHAUSTED).
+   */
+  @Test
+  void everyExampleVolumeFitsTogetherInQmUpsHostpathPlugin() {
+    var env = TestEnvironments.of(Map.of(), REPO, REPO);
+    long total = 0;
+    for (var m : new ManifestReader(env).read(List.of("examples"))) {
+      if (m.object() instanceof Volume v && v.spec().plugin().equals(HostpathConfig.PLUGIN_NAME)) {
+        total += v.spec().capacityBytes();
+      } else if (m.object() instanceof Workload w) {
+        for (var g : w.spec().groups()) {
+          for (var t : g.volumeClaimTemplates()) {
+            total += t.spec().capacityBytes() * g.replicas();
+          }
+        }
+      }
+    }
+    assertThat(total).as("bytes the examples' volumes ask for").isPositive()
+        .isLessThanOrEqualTo(HostpathConfig.DEFAULT_CAPACITY);
   }
 }

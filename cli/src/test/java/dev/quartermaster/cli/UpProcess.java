@@ -63,7 +63,9 @@ final class UpProcess implements AutoCloseable {
     var child = pb.start();
     var up = new UpProcess(dir, log, child, null);
     try {
-      up.await("qm up prints 'is up'", Duration.ofSeconds(120), () -> up.log().contains(" is up"));
+      // The banner is several writes: wait for the line read next, not only for its first line.
+      up.await("qm up prints 'is up' and its admin token", Duration.ofSeconds(120),
+          () -> up.log().contains(" is up") && up.log().lines().anyMatch(l -> l.trim().startsWith("Admin token")));
       var token = up.log().lines().map(String::trim).filter(l -> l.startsWith("Admin token")).findFirst()
           .map(l -> Path.of(l.substring("Admin token".length()).trim())).orElseThrow();
       var api = new HttpApiClient(URI.create("http://127.0.0.1:" + port), Files.readString(token).trim());

@@ -138,7 +138,8 @@ public final class ServerCommand implements Callable<Integer> {
     row(out, "Client config", configFile + " (qm commands on this machine use it)");
     out.println();
     out.println("Next:");
-    out.println("  ./qm apply -f examples/");
+    // Not all of examples/: a server starts with no device classes, and together they ask for 17 GPUs.
+    out.println("  ./qm apply -f examples/deviceclass.yaml -f examples/training.yaml   (once agents have joined)");
     out.println("  ./qm get nodes");
     out.println("  ./qm get workloads -w");
     out.println();

@@ -13,7 +13,11 @@ import java.time.ZoneOffset;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** {@code get -w}: rows printed long after the header still line up with it. */
+/**
+ * {@code get -w}: a stream that starts with objects prints the plain listing's lines (see
+ * KubectlHabitsTest); one that starts empty gives its columns room, so rows printed long after the
+ * header still line up with it; a cell wider than any before widens its column from then on.
+ */
 class ObjectPrinterStreamTest {
   static final Instant NOW = Instant.parse("2026-03-01T12:00:00Z");
 
@@ -22,11 +26,12 @@ class ObjectPrinterStreamTest {
   }
 
   @Test
-  void longerNamesArrivingLaterKeepTheColumnsAlignedWithTheHeader() {
+  void inAStreamThatStartsEmptyLongerNamesArrivingLaterKeepTheColumnsAlignedWithTheHeader() {
     var out = new StringWriter();
     var printer = new ObjectPrinter<>(Kinds.NODE, OutputFormat.TABLE, Clock.fixed(NOW, ZoneOffset.UTC), new PrintWriter(out));
 
-    printer.startStream(List.of(node("a")));
+    printer.startStream(List.of());
+    printer.streamOne(node("a"));
     printer.streamOne(node("gpu-node-17-rack-b"));
     printer.streamOne(node("b"));
 
