@@ -4,6 +4,7 @@ import dev.quartermaster.agent.plugins.NodePlugins;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.event.EventRecorder;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.volume.VolumeClaim;
@@ -44,6 +45,8 @@ import org.slf4j.LoggerFactory;
 public final class VolumeReleaser {
   private static final Logger LOG = LoggerFactory.getLogger(VolumeReleaser.class);
   private static final int ATTEMPTS = 8;
+  /** The reason of the Warning event a failed release records on its volume. */
+  public static final String RELEASE_FAILED = "ReleaseFailed";
 
   /** The node calls done for a volume: these task uids unpublished, and whether the volume was unstaged after. */
   private record Done(Set<String> uids, boolean unstaged) {}
@@ -58,6 +61,7 @@ public final class VolumeReleaser {
   private final VolumeMounts mounts;
   private final Consumer<String> requeue;
   private final Duration recheck;
+  private final EventRecorder events;
   private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
   private final Map<String, Done> done = new ConcurrentHashMap<>();
   private final Map<String, CsiException> failed = new ConcurrentHashMap<>();
@@ -72,6 +76,18 @@ public final class VolumeReleaser {
   public VolumeReleaser(ApiClient api, String node, Function<String, Optional<Volume>> volumes,
       Function<String, Optional<Task>> tasks, BiPredicate<String, String> processRuns, NodePlugins plugins,
       NodeCalls calls, VolumeMounts mounts, Consumer<String> requeue, Duration recheck) {
+    this(api, node, volumes, tasks, processRuns, plugins, calls, mounts, requeue, recheck, EventRecorder.NONE);
+  }
+
+  /**
+   * As above; a release that fails is said on the volume as a Warning event ({@code ReleaseFailed},
+   * with the plugin's message), each repetition counted into it: a volume that cannot be released
+   * holds its next writer, and the operator must see why without reading the agent's log.
+   */
+  public VolumeReleaser(ApiClient api, String node, Function<String, Optional<Volume>> volumes,
+      Function<String, Optional<Task>> tasks, BiPredicate<String, String> processRuns, NodePlugins plugins,
+      NodeCalls calls, VolumeMounts mounts, Consumer<String> requeue, Duration recheck, EventRecorder events) {
+    this.events = Objects.requireNonNull(events, "events");
     this.api = Objects.requireNonNull(api, "api");
     this.node = Objects.requireNonNull(node, "node");
     this.volumes = Objects.requireNonNull(volumes, "volumes");
@@ -130,6 +146,8 @@ public final class VolumeReleaser {
     var error = failed.remove(name);
     if (error != null) {
       LOG.info("volume {}: releasing on {} failed: {}", name, node, error.getMessage());
+      events.warning(v, RELEASE_FAILED, "releasing the claims of " + dead.stream().map(VolumeClaim::task).toList()
+          + " on " + node + " failed: " + error.getMessage() + "; the claims stay Taken and the release is retried");
       return error.code().retryable() ? Result.requeue() : Result.requeueAfter(recheck);
     }
     var deadUids = dead.stream().map(VolumeClaim::taskUid).collect(Collectors.toSet());

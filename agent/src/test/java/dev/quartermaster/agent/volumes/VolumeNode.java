@@ -58,6 +58,8 @@ final class VolumeNode implements AutoCloseable {
 
   final DeterministicEnv env = new DeterministicEnv(26831);
   final List<String> log = new ArrayList<>();
+  /** The events the agents recorded, as {@code TYPE REASON KIND/NAME MESSAGE}. */
+  final List<String> events = java.util.Collections.synchronizedList(new ArrayList<>());
   final FakeCsiPlugin plugin = new FakeCsiPlugin(env, log);
   final MapCsiEndpoints endpoints = new MapCsiEndpoints();
   /** The node's processes by task name (the latest of each). */
@@ -113,7 +115,9 @@ final class VolumeNode implements AutoCloseable {
           uid -> Optional.empty(), new Host(), name -> tmp.resolve(name + ".log"), taskQueue::add, names -> {}, mounts,
           Duration.ofSeconds(1), dev.quartermaster.agent.tasks.DomainGate.NONE);
       releaser = new VolumeReleaser(api, NODE, name -> api.get(Kinds.VOLUME, name), taskCache,
-          tasks::active, prober, calls, mounts, volumeQueue::add, Duration.ofSeconds(1));
+          tasks::active, prober, calls, mounts, volumeQueue::add, Duration.ofSeconds(1),
+          (involved, type, reason, message) -> events.add(type + " " + reason + " " + involved.kind().toLowerCase(
+              java.util.Locale.ROOT) + "/" + involved.name() + " " + message));
       taskWorkers = Workers.start(env, taskQueue, 2, tasks::sync);
       volumeWorkers = Workers.start(env, volumeQueue, 2, releaser::sync);
       prober.start();

@@ -63,6 +63,20 @@ class VolumeReleaseTest {
     return node.claim(volume, t).orElseThrow().state();
   }
 
+  /** A release the plugin refuses is said on the volume (the operator's `describe volume`), and retried. */
+  @Test
+  void aReleaseThatFailsIsAWarningOnTheVolumeAndIsRetried() {
+    node.volume("data", AccessMode.SingleNodeWriter);
+    var t = running("train-0", "data", Mode.Write);
+    node.plugin.failNext(CsiCall.NodeUnstageVolume, dev.quartermaster.csi.plugin.CsiCode.FAILED_PRECONDITION);
+    node.exit("train-0", 0);
+    node.settle();
+    assertThat(node.events).anyMatch(e -> e.startsWith("Warning " + VolumeReleaser.RELEASE_FAILED + " volume/data ")
+        && e.contains("[train-0]") && e.contains("NodeUnstageVolume") && e.contains("FAILED_PRECONDITION"));
+    node.settle(Duration.ofSeconds(5));
+    assertThat(state("data", t)).as("released on the retry").isEqualTo(VolumeClaim.State.NodeDetached);
+  }
+
   @Test
   void aDeletedTaskKeepsItsVolumeUntilItsProcessIsGone() {
     node.volume("data", AccessMode.SingleNodeWriter);
