@@ -12,7 +12,6 @@ import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.node.NodeSpec;
 import dev.quartermaster.api.node.NodeStatus;
-import dev.quartermaster.api.workload.Workload;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;

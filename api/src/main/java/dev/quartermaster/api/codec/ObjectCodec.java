@@ -170,6 +170,14 @@ public final class ObjectCodec {
     }
   }
 
+  /**
+   * An object of {@code kind} with every field at its default: its status is the kind's empty
+   * status, what a create without one stores.
+   */
+  public static <T extends ApiObject> T blank(Kind<T> kind) {
+    return fromJson(("{\"kind\":\"" + kind.name() + "\"}").getBytes(java.nio.charset.StandardCharsets.UTF_8), kind);
+  }
+
   /** Decodes one object that must be of {@code kind}. */
   public static <T extends ApiObject> T fromJson(byte[] bytes, Kind<T> kind) {
     return requireKind(fromJson(bytes), kind);

@@ -4,7 +4,6 @@ import dev.quartermaster.api.codec.ObjectCodec;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.api.meta.Kinds;
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -31,7 +30,7 @@ final class StatusOnCreate {
       return;
     }
     var given = object.status();
-    var empty = EMPTY.computeIfAbsent(kind, StatusOnCreate::emptyStatus);
+    var empty = EMPTY.computeIfAbsent(kind, k -> ObjectCodec.blank(k).status());
     if (given.equals(empty)) {
       return;
     }
@@ -40,12 +39,6 @@ final class StatusOnCreate {
         v.add("status." + component.getName(), RULE);
       }
     }
-  }
-
-  /** The status a create without one decodes to. */
-  private static Record emptyStatus(Kind<?> kind) {
-    var json = "{\"kind\":\"" + kind.name() + "\",\"metadata\":{\"name\":\"x\"}}";
-    return ObjectCodec.fromJson(json.getBytes(StandardCharsets.UTF_8)).status();
   }
 
   private static Object read(java.lang.reflect.RecordComponent component, Record status) {

@@ -9,7 +9,6 @@ import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.cli.CliException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.Locale;
@@ -77,7 +76,7 @@ public final class Applier {
   private static <T extends ApiObject> T forCreate(Kind<T> kind, ApiObject desired) {
     var m = desired.metadata();
     var meta = new ObjectMeta(m.name(), "", 0, 0, m.labels(), Optional.empty(), Optional.empty(), m.finalizers(), m.owner());
-    return kind.cast(desired.withMetadata(meta).withStatusOf(blank(kind)));
+    return kind.cast(desired.withMetadata(meta).withStatusOf(ObjectCodec.blank(kind)));
   }
 
   private static <T extends ApiObject> T forUpdate(Kind<T> kind, ApiObject desired, T current) {
@@ -96,11 +95,5 @@ public final class Applier {
     var c = current.metadata();
     return n.labels().equals(c.labels()) && n.finalizers().equals(c.finalizers()) && n.owner().equals(c.owner())
         && next.spec().equals(current.spec());
-  }
-
-  /** An object of {@code kind} with every field at its default, whose status is the empty status. */
-  private static <T extends ApiObject> T blank(Kind<T> kind) {
-    var json = "{\"kind\":\"" + kind.name() + "\"}";
-    return ObjectCodec.fromJson(json.getBytes(StandardCharsets.UTF_8), kind);
   }
 }

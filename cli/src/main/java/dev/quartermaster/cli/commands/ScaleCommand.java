@@ -8,6 +8,7 @@ import dev.quartermaster.cli.CliException;
 import dev.quartermaster.cli.VersionInfo;
 import dev.quartermaster.cli.edit.ObjectEdit;
 import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine.Command;
@@ -82,7 +83,7 @@ public final class ScaleCommand implements Callable<Integer> {
   }
 
   /** The group named by --group, or the only one; an unknown or missing name lists the groups. */
-  private String chosen(java.util.List<String> groups) {
+  private String chosen(List<String> groups) {
     if (group != null) {
       if (!groups.contains(group)) {
         throw new CliException("workload/" + name + " has no group " + group + "; its groups: " + String.join(", ", groups));

@@ -36,7 +36,7 @@ final class NodeDescriber implements Describer<Node> {
 
     var holders = holdersOn(name, context);
     var rows = new ArrayList<List<String>>();
-    var channels = new ChannelCounts();
+    var freeChannels = new java.util.TreeMap<String, Integer>(); // by health
     for (var slice : context.api().list(Kinds.DEVICE_SLICE).items()) {
       if (!slice.spec().node().equals(name)) {
         continue;
@@ -46,7 +46,7 @@ final class NodeDescriber implements Describer<Node> {
         // A node has thousands of IMEX channels: counted, with the held ones listed, unless asked for all.
         if (device.deviceClass().equals(ComputeDomainSpec.CHANNEL_DEVICE_CLASS) && !context.everyChannel()
             && holder.equals(Table.NONE)) {
-          channels.add(health(device));
+          freeChannels.merge(health(device), 1, Integer::sum);
           continue;
         }
         rows.add(List.of(device.name(), device.deviceClass(), attribute(device, "model"), memory(device),
@@ -54,26 +54,9 @@ final class NodeDescriber implements Describer<Node> {
       }
     }
     out.table("Devices", new Table(List.of("DEVICE", "CLASS", "MODEL", "MEMORY", "HEALTH", "HELD BY"), rows));
-    if (!channels.isEmpty()) {
+    if (!freeChannels.isEmpty()) {
       out.section("Free Channels (counted; --channels lists each)", d ->
-          channels.byHealth().forEach((health, count) -> d.field(health, Integer.toString(count))));
-    }
-  }
-
-  /** The channels not listed, by health. */
-  private static final class ChannelCounts {
-    private final Map<String, Integer> counts = new java.util.TreeMap<>();
-
-    void add(String health) {
-      counts.merge(health, 1, Integer::sum);
-    }
-
-    boolean isEmpty() {
-      return counts.isEmpty();
-    }
-
-    Map<String, Integer> byHealth() {
-      return counts;
+          freeChannels.forEach((health, count) -> d.field(health, Integer.toString(count))));
     }
   }
 
