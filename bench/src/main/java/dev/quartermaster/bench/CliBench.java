@@ -20,8 +20,9 @@ import java.util.Map;
  * the same way, beside the same request made by curl (a process of its own too) and by a kept
  * connection inside this JVM, in the same run. Each command's CPU (user + system, from this
  * process's waited-for children in {@code /proc/self/stat}) is printed beside its wall time, as it
- * moves less with a busy machine. The first {@code get} after a build records the classes the CLI's
- * cache is made of, and a background process makes it: the bench runs one and waits for the cache.
+ * moves less with a busy machine. The first {@code get} and the first {@code describe} after a build
+ * record the classes of the CLI's two caches, and a background process makes each: the bench runs
+ * them and waits for both.
  */
 final class CliBench implements Bench.Benchmark {
   static final double TARGET_MILLIS = 200;
@@ -39,7 +40,8 @@ final class CliBench implements Bench.Benchmark {
     Files.createDirectories(upDir);
     int port = 7470 + (int) (ProcessHandle.current().pid() % 9);
     var env = Map.of("XDG_CONFIG_HOME", upDir.resolve("config").toString());
-    var cache = qm.resolveSibling("cli/target/qm-cli.aot");
+    var listingCache = qm.resolveSibling("cli/target/qm-get.aot");
+    var commandCache = qm.resolveSibling("cli/target/qm-cli.aot");
     run(qm, env, upDir, "version"); // builds the jar if the sources changed
     var up = new ProcessBuilder(qm.toString(), "up", "--data", upDir.resolve("data").toString(),
         "--listen", "127.0.0.1:" + port).directory(upDir.toFile())
@@ -52,13 +54,17 @@ final class CliBench implements Bench.Benchmark {
       // The client config is written once the agents are up, after the API answers: wait for it.
       awaitFile(upDir.resolve("config/quartermaster/config.yaml"), Duration.ofSeconds(120));
       var token = Files.readString(upDir.resolve("data/admin.token")).trim();
-      var nodes = base.resolve("/api/v1/nodes");
-      run(qm, env, upDir, "get", "nodes"); // a user's first get: it records the classes the cache is made of
-      awaitFile(cache, Duration.ofSeconds(120));
+      // What `qm get nodes` asks: the nodes' table, rendered by the server.
+      var nodes = base.resolve("/api/v1/nodes?as=table");
+      run(qm, env, upDir, "get", "nodes"); // a user's first get: it records the classes its cache is made of
+      awaitFile(listingCache, Duration.ofSeconds(120));
+      run(qm, env, upDir, "describe", "node", "node-1"); // and the first describe, the other commands' cache
+      awaitFile(commandCache, Duration.ofSeconds(120));
       for (int i = 0; i < 3; i++) {
         run(qm, env, upDir, "get", "nodes"); // the page cache warm, as for a user's next commands
       }
       var qmTimes = measure(() -> run(qm, env, upDir, "get", "nodes"));
+      var describeTimes = measure(() -> run(qm, env, upDir, "describe", "node", "node-1"));
       var versionTimes = measure(() -> run(qm, env, upDir, "version"));
       var curl = Files.isExecutable(Path.of("/usr/bin/curl"))
           ? measure(() -> run(Path.of("/usr/bin/curl"), Map.of(), upDir, "-fsS", "-o", "/dev/null",
@@ -69,15 +75,16 @@ final class CliBench implements Bench.Benchmark {
       double qmMedian = median(qmTimes.wallNanos) / 1e6;
       report.line("`./qm get nodes` (launcher + JVM + request), " + RUNS + " runs",
           qmTimes.describe());
-      report.line("`./qm version` (launcher + JVM, no request: the start-up floor)", versionTimes.describe());
+      report.line("`./qm describe node node-1` (the command tree and object model)", describeTimes.describe());
+      report.line("`./qm version` (launcher + JVM + command tree, no request)", versionTimes.describe());
       if (curl != null) {
-        report.line("curl of GET /api/v1/nodes (a process per request)", curl.describe());
+        report.line("curl of GET /api/v1/nodes?as=table (a process per request)", curl.describe());
         report.line("  `qm get nodes` / curl, medians",
             String.format(Locale.ROOT, "%.1fx", qmMedian / (median(curl.wallNanos) / 1e6)));
       } else {
         report.line("curl of GET /api/v1/nodes", "skipped: no /usr/bin/curl (apt-get install curl)");
       }
-      report.line("GET /api/v1/nodes in this JVM on a kept connection (warm)",
+      report.line("GET /api/v1/nodes?as=table in this JVM on a kept connection (warm)",
           String.format(Locale.ROOT, "median %.2f ms", median(inProcess) / 1e6));
       report.line("  target for `qm get nodes` median: " + (int) TARGET_MILLIS + " ms",
           String.format(Locale.ROOT, "%s (%.0f ms, %.2fx of the target)",

@@ -34,7 +34,8 @@ public final class ErrorReporter implements IExecutionExceptionHandler {
     return EXIT_ERROR;
   }
 
-  static void report(Throwable ex, PrintWriter err, boolean debug) {
+  /** Prints {@code ex} as a failed command's {@code error:} line (and its details, and with {@code debug} its stack). */
+  public static void report(Throwable ex, PrintWriter err, boolean debug) {
     switch (ex) {
       case ApiException api -> print(err, headline(api), detailLines(api));
       case CliException cli -> print(err, cli.getMessage(), cli.details());

@@ -1,6 +1,7 @@
 package dev.quartermaster.cli;
 
 import dev.quartermaster.cli.config.ApiConnector;
+import dev.quartermaster.cli.fast.FastGet;
 import dev.quartermaster.core.env.SystemEnv;
 import dev.quartermaster.server.ApiServer;
 import dev.quartermaster.server.ApiServerConfig;
@@ -15,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * A real server for CLI tests (SQLite store, object registry, HTTP API on a free port) and the CLI
@@ -69,6 +71,18 @@ final class CliServer implements AutoCloseable {
     cl.setErr(new PrintWriter(err, true));
     int exit = Main.execute(cl, args);
     return new Run(exit, out.toString(), err.toString());
+  }
+
+  /** As {@link #run}, through {@link FastGet} as {@link Main#main} runs it; empty when FastGet leaves the line to the command tree. */
+  Optional<Run> runFast(String... args) {
+    var fast = FastGet.parse(GlobalFlags.hoist(args));
+    if (fast.isEmpty()) {
+      return Optional.empty();
+    }
+    var out = new StringWriter();
+    var err = new StringWriter();
+    int exit = fast.get().run(env, new PrintWriter(out, true), new PrintWriter(err, true));
+    return Optional.of(new Run(exit, out.toString(), err.toString()));
   }
 
   @Override

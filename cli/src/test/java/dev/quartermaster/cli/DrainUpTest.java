@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.cli.drain.Drainer;
@@ -54,7 +55,7 @@ class DrainUpTest {
           .filteredOn(h -> h.node().equals("node-1")).isEmpty();
       var node1 = api.get(Kinds.NODE, "node-1").orElseThrow();
       assertThat(node1.spec().unschedulable()).isTrue();
-      assertThat(node1.metadata().labels()).doesNotContainKey(Drainer.DRAINING);
+      assertThat(node1.metadata().labels()).doesNotContainKey(Node.DRAINING_LABEL);
 
       up.await("every replica Running again, all on node-2", BOUND, () -> running(api).size() == 8
           && running(api).stream().allMatch(t -> node(t).equals("node-2")));

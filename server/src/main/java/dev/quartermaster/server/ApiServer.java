@@ -66,7 +66,7 @@ public final class ApiServer implements AutoCloseable {
     var metrics = new Metrics(registry, config.storeRevision());
     var watches = new WatchStreams(config.api(), config.env(), config.watch(), metrics, config.storeRevision(),
         authenticator);
-    var objects = new ObjectRoutes(config.api(), config.accessRule());
+    var objects = new ObjectRoutes(config.api(), config.accessRule(), config.env()::now);
     var inFlight = new InFlightRequests(config.env());
     var tokens = new TokenRoutes(config.nodeTokens(), config.env());
     var router = new Router(authenticator, objects, tokens, watches, metrics, config.env(), config.maxBodyBytes(), inFlight,

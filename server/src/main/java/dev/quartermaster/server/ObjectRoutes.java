@@ -16,8 +16,10 @@ import dev.quartermaster.server.auth.Access.Verb;
 import dev.quartermaster.server.auth.AccessRule;
 import dev.quartermaster.server.auth.Principal;
 import dev.quartermaster.server.auth.WriteJudge;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * The non-streaming object operations. Each one checks everything it can (decode, kind, name,
@@ -26,10 +28,12 @@ import java.util.Optional;
 final class ObjectRoutes {
   private final ApiClient api;
   private final WriteJudge judge;
+  private final Supplier<Instant> now;
 
-  ObjectRoutes(ApiClient api, AccessRule access) {
+  ObjectRoutes(ApiClient api, AccessRule access, Supplier<Instant> now) {
     this.api = api;
     this.judge = new WriteJudge(api, access);
+    this.now = now;
   }
 
   <T extends ApiObject> Reply get(Principal who, Kind<T> kind, String name) {
@@ -41,6 +45,12 @@ final class ObjectRoutes {
   <T extends ApiObject> Reply list(Principal who, Kind<T> kind, LabelSelector selector) {
     authorize(who, Access.read(Verb.LIST, kind, Optional.empty()));
     return Reply.json(200, ListDocument.of(api.list(kind, selector)));
+  }
+
+  /** {@code GET …?as=table}: the kind's table of one object or of a listing, AGE measured now. */
+  <T extends ApiObject> Reply table(Principal who, Kind<T> kind, Optional<String> name, LabelSelector selector) {
+    authorize(who, Access.read(name.isPresent() ? Verb.GET : Verb.LIST, kind, name));
+    return Reply.text(200, HttpWire.JSON, api.table(kind, name, selector, now.get()).toJson());
   }
 
   <T extends ApiObject> Reply create(Principal who, Kind<T> kind, byte[] body) {

@@ -40,7 +40,9 @@ final class Router implements HttpHandler {
    * line or headers over sun.net.httpserver.maxReqHeaderSize, 384 KiB by default.)
    */
   static final int MAX_URI_CHARS = 8 * 1024;
-  private static final Set<String> LIST_PARAMS = Set.of(HttpWire.PARAM_LABEL_SELECTOR, HttpWire.PARAM_WATCH);
+  private static final Set<String> LIST_PARAMS = Set.of(HttpWire.PARAM_LABEL_SELECTOR, HttpWire.PARAM_WATCH,
+      HttpWire.PARAM_AS);
+  private static final Set<String> ITEM_PARAMS = Set.of(HttpWire.PARAM_AS);
   private static final Set<String> WATCH_PARAMS =
       Set.of(HttpWire.PARAM_LABEL_SELECTOR, HttpWire.PARAM_WATCH, HttpWire.PARAM_REVISION, HttpWire.PARAM_NODE);
 
@@ -146,7 +148,12 @@ final class Router implements HttpHandler {
     return switch (target) {
       case ApiPath.Collection c -> collection(exchange, method, path, who, c, labels);
       case ApiPath.Item i -> switch (method) {
-        case "GET" -> send(exchange, objects.get(who, i.kind(), i.name()));
+        case "GET" -> {
+          var query = QueryParams.parse(exchange.getRequestURI().getRawQuery());
+          query.allowOnly(ITEM_PARAMS);
+          yield send(exchange, asTable(query) ? objects.table(who, i.kind(), Optional.of(i.name()), LabelSelector.parse(""))
+              : objects.get(who, i.kind(), i.name()));
+        }
         case "PUT" -> send(exchange, objects.update(who, i.kind(), i.name(), body(exchange)));
         case "DELETE" -> send(exchange, objects.delete(who, i.kind(), i.name()));
         default -> notAllowed(exchange, method, path, "GET, PUT, DELETE");
@@ -168,7 +175,8 @@ final class Router implements HttpHandler {
         var selector = LabelSelector.parse(query.get(HttpWire.PARAM_LABEL_SELECTOR).orElse(""));
         if (!query.flag(HttpWire.PARAM_WATCH)) {
           query.allowOnly(LIST_PARAMS);
-          return send(exchange, objects.list(who, c.kind(), selector));
+          return send(exchange, asTable(query) ? objects.table(who, c.kind(), Optional.empty(), selector)
+              : objects.list(who, c.kind(), selector));
         }
         query.allowOnly(WATCH_PARAMS);
         var after = query.nonNegativeLong(HttpWire.PARAM_REVISION, 0);
@@ -194,6 +202,15 @@ final class Router implements HttpHandler {
     var reply = new Reply(current ? 304 : 200, dashboard.headers(file), file.contentType(),
         current ? new byte[0] : file.body());
     return send(exchange, reply);
+  }
+
+  /** {@code as=table}; any other {@code as} is a 400 naming it. */
+  private static boolean asTable(QueryParams query) {
+    var as = query.get(HttpWire.PARAM_AS);
+    if (as.isPresent() && !as.get().equals(HttpWire.AS_TABLE)) {
+      throw ErrorResponses.badRequest(HttpWire.PARAM_AS, "must be '" + HttpWire.AS_TABLE + "' (or absent, for the objects)");
+    }
+    return as.isPresent();
   }
 
   private static boolean isGetOrHead(String method) {

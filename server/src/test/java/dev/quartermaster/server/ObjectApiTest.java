@@ -232,4 +232,41 @@ class ObjectApiTest {
     assertThat(revision.statusCode()).isEqualTo(400);
     assertThat(TestServer.error(revision).details()).extracting(Violation::field).containsExactly("revision");
   }
+
+  /**
+   * {@code ?as=table}: the kind's table as the server renders it, what {@code qm get} prints: the
+   * HTTP client's table equals the one the object listing gives, and a typo in {@code as} is a 400
+   * naming it, as for every other query parameter.
+   */
+  @Test
+  void asTableAnswersTheKindsTableForAListingAndForOneObject() {
+    t.client.create(Samples.node("a", Map.of("gpu", "h100")));
+    t.client.create(Samples.node("b", Map.of("gpu", "a100")));
+    var now = java.time.Instant.now();
+
+    var served = t.client.table(Kinds.NODE, java.util.Optional.empty(), LabelSelector.parse("gpu=a100"), now);
+    assertThat(served.view(false).headers()).containsExactly("NAME", "READY", "DEVICES", "SCHEDULING", "AGE");
+    assertThat(served.view(true).headers()).contains("REVISION", "UID", "LABELS");
+    assertThat(served.rows()).extracting(r -> r.getFirst()).containsExactly("b");
+    var local = api.table(Kinds.NODE, java.util.Optional.empty(), LabelSelector.parse("gpu=a100"), now);
+    assertThat(served.columns()).isEqualTo(local.columns());
+
+    var one = t.client.table(Kinds.NODE, java.util.Optional.of("a"), LabelSelector.parse(""), now);
+    assertThat(one.rows()).extracting(r -> r.getFirst()).containsExactly("a");
+    var missing = catchThrowableOfType(ApiException.class,
+        () -> t.client.table(Kinds.NODE, java.util.Optional.of("nope"), LabelSelector.parse(""), now));
+    assertThat(missing.error().reason()).isEqualTo(Reason.NotFound);
+    assertThat(missing).hasMessageContaining("node/nope not found");
+
+    var raw = t.send("GET", "/api/v1/nodes?as=table", "");
+    assertThat(raw.statusCode()).isEqualTo(200);
+    assertThat(TestServer.json(raw.body()).get("kind").asText()).isEqualTo("Table");
+    var typo = t.send("GET", "/api/v1/nodes?as=tabel", "");
+    assertThat(typo.statusCode()).isEqualTo(400);
+    assertThat(TestServer.error(typo).details()).extracting(Violation::field).containsExactly("as");
+    var itemTypo = t.send("GET", "/api/v1/nodes/a?as=yaml", "");
+    assertThat(itemTypo.statusCode()).isEqualTo(400);
+    var itemUnknown = t.send("GET", "/api/v1/nodes/a?pretty=true", "");
+    assertThat(itemUnknown.statusCode()).isEqualTo(400);
+  }
 }

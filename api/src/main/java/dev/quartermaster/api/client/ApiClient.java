@@ -2,6 +2,11 @@ package dev.quartermaster.api.client;
 
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
+import dev.quartermaster.api.error.ApiError.Reason;
+import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.table.KindTables;
+import dev.quartermaster.api.table.ObjectTable;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
@@ -22,6 +27,21 @@ public interface ApiClient {
 
   default <T extends ApiObject> ObjectList<T> list(Kind<T> kind) {
     return list(kind, LabelSelector.ALL);
+  }
+
+  /**
+   * {@code kind}'s table, as {@code qm get} prints it: of the object {@code name} (not found is a
+   * {@code NotFound} error), else of those {@code selector} matches. This default renders what
+   * {@link #get} and {@link #list} return, with AGE measured at {@code now}; the HTTP client asks the
+   * server to render it (its AGE is the server's).
+   */
+  default <T extends ApiObject> ObjectTable table(Kind<T> kind, Optional<String> name, LabelSelector selector,
+      Instant now) {
+    var objects = name.isPresent()
+        ? List.of(get(kind, name.get()).orElseThrow(
+            () -> new ApiException(Reason.NotFound, kind.singular() + "/" + name.get() + " not found")))
+        : list(kind, selector).items();
+    return ObjectTable.of(KindTables.of(kind, now), objects);
   }
 
   /**

@@ -4,6 +4,8 @@ import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
+import java.time.Instant;
+import java.util.Comparator;
 
 /**
  * A record of a decision a user would ask about ("scheduled to node-2", "waiting: no node can take
@@ -13,6 +15,10 @@ import dev.quartermaster.api.meta.ObjectMeta;
  * hour. Events are best effort: losing one never changes what the cluster does.
  */
 public record Event(ObjectMeta metadata, EventSpec spec, EventStatus status) implements ApiObject {
+  /** Oldest first, as kubectl lists events; ties by reason, then name, so a listing reads the same every time. */
+  public static final Comparator<Event> CHRONOLOGICAL = Comparator.<Event, Instant>comparing(e -> e.spec().lastSeen())
+      .thenComparing(e -> e.spec().reason()).thenComparing(e -> e.metadata().name());
+
   public Event {
     metadata = metadata == null ? ObjectMeta.named("") : metadata;
     spec = spec == null ? EventSpec.EMPTY : spec;

@@ -5,7 +5,7 @@ import dev.quartermaster.cli.CliException;
 import dev.quartermaster.cli.VersionInfo;
 import dev.quartermaster.cli.config.ConfigFile;
 import dev.quartermaster.cli.config.UserConfig;
-import dev.quartermaster.cli.table.Table;
+import dev.quartermaster.api.table.Table;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;

@@ -9,11 +9,13 @@ import dev.quartermaster.api.event.InvolvedObject;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.table.KindTables;
 import dev.quartermaster.cli.CliEnvironment;
 import dev.quartermaster.cli.VersionInfo;
 import dev.quartermaster.cli.events.EventQuery;
 import dev.quartermaster.cli.output.ObjectPrinter;
 import dev.quartermaster.cli.output.OutputFormat;
+import dev.quartermaster.cli.output.TableListing;
 import dev.quartermaster.cli.table.PluginTable;
 import dev.quartermaster.cli.watch.ListWatch;
 import dev.quartermaster.cli.watch.WatchSink;
@@ -98,6 +100,11 @@ public final class GetCommand implements Callable<Integer> {
 
   private <T extends ApiObject> void run(ApiClient api, Kind<T> kind, Optional<String> target, LabelSelector labels)
       throws InterruptedException {
+    if (!watch && output.isTable()) {
+      TableListing.print(api, kind, target, labels, output == OutputFormat.WIDE, env.clock().instant(),
+          spec.commandLine().getOut(), spec.commandLine().getErr());
+      return;
+    }
     var printer = new ObjectPrinter<>(kind, output, env.clock(), spec.commandLine().getOut());
     if (watch) {
       Predicate<T> filter = o -> target.map(n -> n.equals(o.metadata().name())).orElse(true);
@@ -108,20 +115,12 @@ public final class GetCommand implements Callable<Integer> {
       printer.printOne(api.get(kind, target.get()).orElseThrow(() -> notFound(kind, target.get())));
       return;
     }
-    var items = inListingOrder(kind, api.list(kind, labels).items());
-    if (items.isEmpty() && output.isTable()) {
-      spec.commandLine().getErr().println("No " + kind.plural() + " found.");
-      return;
-    }
-    printer.printList(items); // as a document even when empty, so that `-o json | jq` reads one
+    printer.printList(inListingOrder(kind, api.list(kind, labels).items())); // a document even when empty, for `| jq`
   }
 
-  /** Events oldest first, as kubectl lists them; other kinds as the server lists them (by name). */
-  private static <T extends ApiObject> List<T> inListingOrder(Kind<T> kind, List<T> items) {
-    if (!kind.equals(Kinds.EVENT)) {
-      return items;
-    }
-    return items.stream().map(Kinds.EVENT::cast).sorted(EventQuery.CHRONOLOGICAL).map(kind::cast).toList();
+  /** In the kind's listing order (events oldest first, as kubectl lists them; the rest by name). */
+  private <T extends ApiObject> List<T> inListingOrder(Kind<T> kind, List<T> items) {
+    return KindTables.of(kind, env.clock().instant()).inOrder(items);
   }
 
   /** {@code qm get plugins [NODE]}: one row per plugin instance, across nodes (or on NODE). */

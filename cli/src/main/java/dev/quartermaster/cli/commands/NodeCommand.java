@@ -180,7 +180,7 @@ public final class NodeCommand {
     UnaryOperator<Map<String, String>> labels() {
       return l -> {
         var next = new HashMap<>(l);
-        next.remove(Drainer.DRAINING);
+        next.remove(Node.DRAINING_LABEL);
         return Map.copyOf(next);
       };
     }

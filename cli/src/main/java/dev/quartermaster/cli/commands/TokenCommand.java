@@ -6,7 +6,7 @@ import dev.quartermaster.api.codec.ObjectCodec;
 import dev.quartermaster.cli.CliEnvironment;
 import dev.quartermaster.cli.CliException;
 import dev.quartermaster.cli.VersionInfo;
-import dev.quartermaster.cli.table.Table;
+import dev.quartermaster.api.table.Table;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;

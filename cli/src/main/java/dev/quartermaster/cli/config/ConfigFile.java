@@ -32,11 +32,15 @@ import java.util.TreeMap;
 public record ConfigFile(Optional<String> current, Map<String, UserConfig> clusters,
     Optional<String> server, Optional<String> tokenFile, Optional<String> caFile) {
   static final String LEGACY = "default";
-  private static final YAMLMapper YAML = YAMLMapper.builder(
-          YAMLFactory.builder().disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER).build())
-      .addModule(new Jdk8Module())
-      .defaultPropertyInclusion(JsonInclude.Value.construct(JsonInclude.Include.NON_ABSENT, JsonInclude.Include.NON_ABSENT))
-      .build();
+
+  /** Built on first use, not with this class: a client command that reads the file as {@link ConfigText} never needs it. */
+  private static final class Yaml {
+    static final YAMLMapper MAPPER = YAMLMapper.builder(
+            YAMLFactory.builder().disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER).build())
+        .addModule(new Jdk8Module())
+        .defaultPropertyInclusion(JsonInclude.Value.construct(JsonInclude.Include.NON_ABSENT, JsonInclude.Include.NON_ABSENT))
+        .build();
+  }
 
   public ConfigFile {
     current = current == null ? Optional.empty() : current.filter(s -> !s.isBlank());
@@ -62,7 +66,11 @@ public record ConfigFile(Optional<String> current, Map<String, UserConfig> clust
   public static Optional<ConfigFile> read(Path file) {
     try {
       var text = Files.readString(file);
-      return Optional.of(text.isBlank() ? EMPTY : YAML.readValue(text, ConfigFile.class));
+      if (text.isBlank()) {
+        return Optional.of(EMPTY);
+      }
+      var plain = ConfigText.parse(text);
+      return Optional.of(plain.isPresent() ? plain.get() : Yaml.MAPPER.readValue(text, ConfigFile.class));
     } catch (NoSuchFileException e) {
       return Optional.empty();
     } catch (JacksonException e) {
@@ -117,7 +125,7 @@ public record ConfigFile(Optional<String> current, Map<String, UserConfig> clust
       Files.createDirectories(file.getParent());
       var temp = Files.createTempFile(file.getParent(), file.getFileName() + ".", ".tmp");
       Files.writeString(temp, "# Written by qm server, qm up and qm config; read by qm when no --server/--token-file is given.\n"
-          + YAML.writeValueAsString(this));
+          + Yaml.MAPPER.writeValueAsString(this));
       Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write config file " + file + ": " + e.getMessage(), e);

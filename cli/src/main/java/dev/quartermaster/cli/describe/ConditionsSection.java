@@ -1,8 +1,8 @@
 package dev.quartermaster.cli.describe;
 
 import dev.quartermaster.api.meta.Condition;
-import dev.quartermaster.cli.format.Age;
-import dev.quartermaster.cli.table.Table;
+import dev.quartermaster.api.format.Age;
+import dev.quartermaster.api.table.Table;
 import java.time.Instant;
 import java.util.List;
 

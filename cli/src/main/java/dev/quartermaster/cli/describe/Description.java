@@ -1,6 +1,6 @@
 package dev.quartermaster.cli.describe;
 
-import dev.quartermaster.cli.table.Table;
+import dev.quartermaster.api.table.Table;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;

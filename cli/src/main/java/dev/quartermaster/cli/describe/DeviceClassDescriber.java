@@ -3,7 +3,7 @@ package dev.quartermaster.cli.describe;
 import dev.quartermaster.api.device.Device;
 import dev.quartermaster.api.device.DeviceClass;
 import dev.quartermaster.api.meta.Kinds;
-import dev.quartermaster.cli.format.SelectorText;
+import dev.quartermaster.api.format.SelectorText;
 import java.util.TreeMap;
 
 /** A device class: what it selects, and which devices in the cluster match it now. */

@@ -1,7 +1,7 @@
 package dev.quartermaster.cli.describe;
 
 import dev.quartermaster.api.device.DeviceSlice;
-import dev.quartermaster.cli.table.Table;
+import dev.quartermaster.api.table.Table;
 import java.util.List;
 import java.util.TreeMap;
 import java.util.stream.Collectors;

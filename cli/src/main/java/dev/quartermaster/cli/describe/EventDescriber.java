@@ -1,6 +1,6 @@
 package dev.quartermaster.cli.describe;
 
-import dev.quartermaster.cli.format.Age;
+import dev.quartermaster.api.format.Age;
 import dev.quartermaster.api.event.Event;
 import java.util.Optional;
 

@@ -5,8 +5,8 @@ import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.event.InvolvedObject;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.cli.events.EventQuery;
-import dev.quartermaster.cli.format.Age;
-import dev.quartermaster.cli.table.Table;
+import dev.quartermaster.api.format.Age;
+import dev.quartermaster.api.table.Table;
 import java.util.List;
 import java.util.Optional;
 

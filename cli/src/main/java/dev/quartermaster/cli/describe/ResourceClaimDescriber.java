@@ -2,10 +2,10 @@ package dev.quartermaster.cli.describe;
 
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.meta.Kinds;
-import dev.quartermaster.cli.format.Age;
-import dev.quartermaster.cli.format.ClaimState;
-import dev.quartermaster.cli.format.SelectorText;
-import dev.quartermaster.cli.table.Table;
+import dev.quartermaster.api.format.Age;
+import dev.quartermaster.api.format.ClaimState;
+import dev.quartermaster.api.format.SelectorText;
+import dev.quartermaster.api.table.Table;
 import java.util.List;
 import java.util.TreeMap;
 

@@ -2,9 +2,9 @@ package dev.quartermaster.cli.describe;
 
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.volume.Volume;
-import dev.quartermaster.cli.format.Bytes;
-import dev.quartermaster.cli.format.VolumeState;
-import dev.quartermaster.cli.table.Table;
+import dev.quartermaster.api.format.Bytes;
+import dev.quartermaster.api.format.VolumeState;
+import dev.quartermaster.api.table.Table;
 import java.util.List;
 import java.util.TreeMap;
 

@@ -6,7 +6,7 @@ import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.api.workload.WorkloadStatus.GroupStatus;
 import dev.quartermaster.cli.format.CommandText;
-import dev.quartermaster.cli.table.Table;
+import dev.quartermaster.api.table.Table;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;

@@ -28,8 +28,6 @@ import java.util.Set;
  * the node cordoned and marked, and running it again carries on.
  */
 public final class Drainer {
-  /** Set on a node while a drain works on it; {@code qm get nodes} shows {@code draining}. */
-  public static final String DRAINING = "quartermaster.dev/draining";
   static final Duration POLL = Duration.ofMillis(500);
 
   private final ApiClient api;
@@ -52,7 +50,7 @@ public final class Drainer {
     }
     ObjectEdit.apply(api, Kinds.NODE, node, n -> {
       var labels = new HashMap<>(n.metadata().labels());
-      labels.put(DRAINING, "true");
+      labels.put(Node.DRAINING_LABEL, "true");
       return new Node(n.metadata().withLabels(labels), new NodeSpec(true, n.spec().fenced()), n.status());
     });
     event(node, "Draining", "cordoned; stopping " + first.tasks().size() + " task(s)");
@@ -91,7 +89,7 @@ public final class Drainer {
     }
     ObjectEdit.apply(api, Kinds.NODE, node, n -> {
       var labels = new HashMap<>(n.metadata().labels());
-      labels.remove(DRAINING);
+      labels.remove(Node.DRAINING_LABEL);
       return n.withMetadata(n.metadata().withLabels(labels));
     });
     var summary = stopped.size() + " task(s) stopped, " + claims.size() + " claim(s) and " + volumeClaims.size()

@@ -6,16 +6,11 @@ import dev.quartermaster.api.event.Event;
 import dev.quartermaster.api.event.EventLog;
 import dev.quartermaster.api.event.InvolvedObject;
 import dev.quartermaster.api.meta.Kinds;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 
 /** The events about one object, oldest news first, as {@code describe} and {@code get events --for} show them. */
 public final class EventQuery {
-  /** Last seen first-to-last, then by reason: the order a person reads a history in. */
-  public static final Comparator<Event> CHRONOLOGICAL = Comparator.<Event, java.time.Instant>comparing(e -> e.spec().lastSeen())
-      .thenComparing(e -> e.spec().reason()).thenComparing(e -> e.metadata().name());
-
   private EventQuery() {}
 
   /** The label selector of the events about {@code involved}. */
@@ -24,6 +19,6 @@ public final class EventQuery {
   }
 
   public static List<Event> about(ApiClient api, InvolvedObject involved) {
-    return api.list(Kinds.EVENT, about(involved)).items().stream().sorted(CHRONOLOGICAL).toList();
+    return api.list(Kinds.EVENT, about(involved)).items().stream().sorted(Event.CHRONOLOGICAL).toList();
   }
 }

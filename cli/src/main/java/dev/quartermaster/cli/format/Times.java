@@ -1,5 +1,6 @@
 package dev.quartermaster.cli.format;
 
+import dev.quartermaster.api.format.Age;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Optional;

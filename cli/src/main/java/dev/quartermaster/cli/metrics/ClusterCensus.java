@@ -8,7 +8,7 @@ import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
-import dev.quartermaster.cli.format.ClaimState;
+import dev.quartermaster.api.format.ClaimState;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;

@@ -2,9 +2,9 @@ package dev.quartermaster.cli.output;
 
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
-import dev.quartermaster.cli.table.KindTable;
-import dev.quartermaster.cli.table.KindTables;
-import dev.quartermaster.cli.table.Table;
+import dev.quartermaster.api.table.KindTable;
+import dev.quartermaster.api.table.KindTables;
+import dev.quartermaster.api.table.Table;
 import java.io.PrintWriter;
 import java.time.Clock;
 import java.util.ArrayList;

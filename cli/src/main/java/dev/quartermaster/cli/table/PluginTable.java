@@ -1,6 +1,8 @@
 package dev.quartermaster.cli.table;
 
 import dev.quartermaster.api.node.Node;
+import dev.quartermaster.api.table.Column;
+import dev.quartermaster.api.table.Table;
 import dev.quartermaster.api.node.PluginInstance;
 import java.util.Comparator;
 import java.util.List;

@@ -2,7 +2,7 @@ package dev.quartermaster.cli.describe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.quartermaster.cli.table.Table;
+import dev.quartermaster.api.table.Table;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -16,7 +16,7 @@ import dev.quartermaster.api.node.NodeStatus;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.TaskStatus;
-import dev.quartermaster.cli.format.ClaimState;
+import dev.quartermaster.api.format.ClaimState;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;

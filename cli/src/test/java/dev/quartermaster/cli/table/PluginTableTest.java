@@ -1,6 +1,6 @@
 package dev.quartermaster.cli.table;
 
-import static dev.quartermaster.cli.table.Fixtures.meta;
+import dev.quartermaster.api.meta.ObjectMeta;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quartermaster.api.node.Node;
@@ -39,6 +39,6 @@ class PluginTableTest {
   }
 
   private static Node node(String name, PluginInstance... plugins) {
-    return new Node(meta(name, 5), null, new NodeStatus(List.of(), Optional.empty(), "", "", List.of(), List.of(plugins)));
+    return new Node(ObjectMeta.named(name).withUid("uid-" + name), null, new NodeStatus(List.of(), Optional.empty(), "", "", List.of(), List.of(plugins)));
   }
 }

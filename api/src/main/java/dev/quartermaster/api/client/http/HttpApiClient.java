@@ -14,6 +14,7 @@ import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.table.ObjectTable;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.channels.ClosedByInterruptException;
@@ -24,6 +25,7 @@ import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandler;
 import java.net.http.HttpResponse.BodyHandlers;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -140,6 +142,22 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
       return new ObjectList<>(items, document.revision());
     } catch (IOException | ApiException e) {
       throw ResponseErrors.undecodable(uri, e);
+    }
+  }
+
+  /** Asks the server to render the table ({@code as=table}): no object is decoded here, see {@link ObjectTable}. */
+  @Override
+  public <T extends ApiObject> ObjectTable table(Kind<T> kind, Optional<String> name, LabelSelector selector,
+      Instant now) {
+    var as = HttpWire.PARAM_AS + "=" + HttpWire.AS_TABLE;
+    var path = name.map(n -> HttpWire.objectPath(kind, n) + "?" + as).orElseGet(() -> HttpWire.collectionPath(kind) + "?" + as
+        + (selector.isEmpty() ? "" : "&" + HttpWire.PARAM_LABEL_SELECTOR + "=" + HttpWire.encodeQueryValue(selector.toString())));
+    var served = call("GET", path, Optional.empty());
+    var body = success(served);
+    try {
+      return ObjectTable.fromJson(body);
+    } catch (IllegalArgumentException e) {
+      throw ResponseErrors.undecodable(served.uri(), e);
     }
   }
 

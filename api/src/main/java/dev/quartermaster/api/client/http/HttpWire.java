@@ -41,6 +41,9 @@ public final class HttpWire {
   public static final String PARAM_LABEL_SELECTOR = "labelSelector";
   /** On a watch: the node whose changes it asks for ({@link dev.quartermaster.api.client.WatchScope.Node}). */
   public static final String PARAM_NODE = "node";
+  /** On a GET: {@code as=table} answers the kind's table ({@link dev.quartermaster.api.table.ObjectTable}), not its objects. */
+  public static final String PARAM_AS = "as";
+  public static final String AS_TABLE = "table";
 
   private HttpWire() {}
 

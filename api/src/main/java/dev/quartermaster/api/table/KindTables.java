@@ -1,4 +1,4 @@
-package dev.quartermaster.cli.table;
+package dev.quartermaster.api.table;
 
 import java.util.Optional;
 import dev.quartermaster.api.allocation.DeviceHolder;
@@ -20,12 +20,11 @@ import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.api.workload.WorkloadStatus.GroupStatus;
-import dev.quartermaster.cli.drain.Drainer;
-import dev.quartermaster.cli.format.Age;
-import dev.quartermaster.cli.format.Bytes;
-import dev.quartermaster.cli.format.ClaimState;
-import dev.quartermaster.cli.format.SelectorText;
-import dev.quartermaster.cli.format.VolumeState;
+import dev.quartermaster.api.format.Age;
+import dev.quartermaster.api.format.Bytes;
+import dev.quartermaster.api.format.ClaimState;
+import dev.quartermaster.api.format.SelectorText;
+import dev.quartermaster.api.format.VolumeState;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -62,7 +61,7 @@ public final class KindTables {
             col("DEVICES", (Node n) -> devicesReady(n.status().conditions())),
             // A cordoned node must not look like any other: new work skips it.
             col("SCHEDULING", (Node n) -> n.spec().fenced() ? "fenced"
-                : n.spec().unschedulable() && n.metadata().labels().containsKey(Drainer.DRAINING) ? "draining"
+                : n.spec().unschedulable() && n.metadata().labels().containsKey(Node.DRAINING_LABEL) ? "draining"
                 : n.spec().unschedulable() ? "cordoned" : "enabled")),
         List.of(
             col("HEARTBEAT", (Node n) -> n.status().heartbeat().map(h -> Age.since(n.status().heartbeat(), now)).orElse("")),
@@ -160,7 +159,7 @@ public final class KindTables {
         col("SOURCE", (Event e) -> e.spec().source()),
         col("FIRST SEEN", (Event e) -> Age.since(Optional.of(e.spec().firstSeen()), now)),
         col("NAME", (Event e) -> e.metadata().name()));
-    return new KindTable<>(columns, wide);
+    return new KindTable<>(columns, wide, Event.CHRONOLOGICAL);
   }
 
   /** NAME, the kind's columns, AGE; wide adds the kind's extras, then REVISION, UID and LABELS. */

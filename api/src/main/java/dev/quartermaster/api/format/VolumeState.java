@@ -1,4 +1,4 @@
-package dev.quartermaster.cli.format;
+package dev.quartermaster.api.format;
 
 import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.volume.VolumeClaim;

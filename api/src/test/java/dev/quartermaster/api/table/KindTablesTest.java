@@ -1,7 +1,7 @@
-package dev.quartermaster.cli.table;
+package dev.quartermaster.api.table;
 
-import static dev.quartermaster.cli.table.Fixtures.NOW;
-import static dev.quartermaster.cli.table.Fixtures.meta;
+import static dev.quartermaster.api.table.Fixtures.NOW;
+import static dev.quartermaster.api.table.Fixtures.meta;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quartermaster.api.claim.Allocation;

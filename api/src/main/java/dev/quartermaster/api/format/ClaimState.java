@@ -1,4 +1,4 @@
-package dev.quartermaster.cli.format;
+package dev.quartermaster.api.format;
 
 import dev.quartermaster.api.claim.PrepareState;
 import dev.quartermaster.api.claim.ResourceClaim;

@@ -1,4 +1,4 @@
-package dev.quartermaster.cli.table;
+package dev.quartermaster.api.table;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,17 +1,29 @@
-package dev.quartermaster.cli.table;
+package dev.quartermaster.api.table;
 
 import dev.quartermaster.api.meta.ApiObject;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 
 /**
  * The columns {@code qm get} shows for one kind; {@code wideColumns} are added by {@code -o wide}.
+ * {@code order} is the listing order of its rows (a stable sort: equal objects keep the server's order).
  */
-public record KindTable<T extends ApiObject>(List<Column<T>> columns, List<Column<T>> wideColumns) {
+public record KindTable<T extends ApiObject>(List<Column<T>> columns, List<Column<T>> wideColumns,
+    Comparator<? super T> order) {
 
   public KindTable {
     columns = List.copyOf(columns);
     wideColumns = List.copyOf(wideColumns);
+  }
+
+  /** Rows in the order the server lists them (by name). */
+  public KindTable(List<Column<T>> columns, List<Column<T>> wideColumns) {
+    this(columns, wideColumns, (a, b) -> 0);
+  }
+
+  public List<T> inOrder(List<T> objects) {
+    return objects.stream().sorted(order).toList();
   }
 
   public List<String> headers(boolean wide) {
@@ -28,7 +40,7 @@ public record KindTable<T extends ApiObject>(List<Column<T>> columns, List<Colum
   }
 
   public Table table(List<T> objects, boolean wide) {
-    return new Table(headers(wide), objects.stream().map(o -> row(o, wide)).toList());
+    return new Table(headers(wide), inOrder(objects).stream().map(o -> row(o, wide)).toList());
   }
 
   private List<Column<T>> shown(boolean wide) {

@@ -1,4 +1,4 @@
-package dev.quartermaster.cli.table;
+package dev.quartermaster.api.table;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package dev.quartermaster.cli.format;
+package dev.quartermaster.api.format;
 
 import java.time.Duration;
 import java.time.Instant;
