@@ -165,7 +165,7 @@ public final class NodeAgent implements AutoCloseable {
         recorder);
     this.releaser = new VolumeReleaser(config.api(), config.nodeName(), name -> volumes.cache().get(name),
         name -> tasks.cache().get(name), taskSync::active, plugins, nodeCalls, mounts, volumeQueue::add,
-        config.rescanPeriod(), recorder);
+        config.rescanPeriod(), recorder, host.publications());
     this.claimSync = new ClaimSync(config.api(), config.nodeName(), env, preparer,
         name -> claims.hasSynced() ? claims.cache().get(name) : Optional.empty(), claimQueue::add, this::taskDone,
         taskSync::usersOf);

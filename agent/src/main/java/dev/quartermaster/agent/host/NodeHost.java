@@ -8,8 +8,8 @@ import java.io.IOException;
 /**
  * Everything of the node itself that a {@link dev.quartermaster.agent.NodeAgent} touches, as one
  * bundle: the state directory's lock, the ledger's durable file, the CDI specs, the per-domain
- * helper daemons, the device tree, the task processes with their records, and the CSI plugins
- * listening on the node. {@link OsNodeHost}
+ * helper daemons, the device tree, the task processes with their records, the CSI plugins
+ * listening on the node and the volume publications they made. {@link OsNodeHost}
  * is the machine's; the simulation passes one whose files lose unsynced writes on a crash and whose
  * processes outlive their agent as real ones do, so the whole agent runs in virtual time.
  *
@@ -33,6 +33,9 @@ public interface NodeHost {
 
   /** The CSI plugin endpoints on this node. */
   CsiEndpoints csiPlugins();
+
+  /** The volume publications on this node, whichever agent made them. */
+  NodePublications publications();
 
   /** A held state-directory lock; closing releases it (as the kernel does when the process dies). */
   @FunctionalInterface

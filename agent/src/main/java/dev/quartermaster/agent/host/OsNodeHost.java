@@ -9,6 +9,7 @@ import dev.quartermaster.agent.checkpoint.StateDirLock;
 import dev.quartermaster.agent.effects.HelperProcesses;
 import dev.quartermaster.agent.effects.OsHelperProcesses;
 import dev.quartermaster.agent.tasks.TaskRuntimes;
+import dev.quartermaster.agent.volumes.VolumePaths;
 import dev.quartermaster.csi.plugin.CsiCall;
 import dev.quartermaster.csi.plugin.CsiCode;
 import dev.quartermaster.csi.plugin.CsiException;
@@ -34,6 +35,7 @@ public final class OsNodeHost implements NodeHost {
   private final DeviceTree devices;
   private final TaskHost tasks;
   private final CsiEndpoints plugins;
+  private final NodePublications publications;
 
   /** A host whose CSI plugins (if a plugin directory is configured) cannot be connected: no client wired. */
   public OsNodeHost(NodeAgentConfig config) throws IOException {
@@ -53,6 +55,7 @@ public final class OsNodeHost implements NodeHost {
         NodeAgentConfig.tasksDir(config.stateDir()));
     this.plugins = config.csiPluginDir().<CsiEndpoints>map(dir -> new OsCsiEndpoints(dir, connect))
         .orElse(CsiEndpoints.NONE);
+    this.publications = new FilePublications(new VolumePaths(config.stateDir()).publishDir());
   }
 
   @Override
@@ -88,5 +91,10 @@ public final class OsNodeHost implements NodeHost {
   @Override
   public CsiEndpoints csiPlugins() {
     return plugins;
+  }
+
+  @Override
+  public NodePublications publications() {
+    return publications;
   }
 }

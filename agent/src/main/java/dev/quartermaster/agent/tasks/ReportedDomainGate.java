@@ -35,6 +35,12 @@ public final class ReportedDomainGate implements DomainGate {
       return Optional.of("compute domain " + domain + " does not exist");
     }
     var ready = Condition.find(found.get().status().conditions(), "Ready");
+    if (found.get().metadata().isDeleting()) {
+      // It will never be Ready again: say so, and what ends the wait, rather than a plain "not Ready".
+      return Optional.of("compute domain " + domain + " is being deleted, so this task never starts in it ("
+          + ready.map(Condition::message).orElse("") + "); delete this task's workload, or wait for the deletion"
+          + " and make the domain again");
+    }
     if (ready.map(Condition::isTrue).orElse(false)) {
       return Optional.empty();
     }

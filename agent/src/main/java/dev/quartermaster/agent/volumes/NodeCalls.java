@@ -7,6 +7,7 @@ import dev.quartermaster.api.volume.VolumeClaim;
 import dev.quartermaster.csi.plugin.CsiCall;
 import dev.quartermaster.csi.plugin.CsiCode;
 import dev.quartermaster.csi.plugin.CsiException;
+import java.util.Collection;
 import java.util.List;
 import dev.quartermaster.core.serial.Serializer;
 import java.util.Objects;
@@ -68,18 +69,20 @@ public final class NodeCalls {
   }
 
   /**
-   * NodeUnpublish of every claim in {@code claims}, then NodeUnstage when {@code unstage} (no live
-   * claim of this node needs the staging path) and the plugin stages.
+   * NodeUnpublish of the targets of task incarnations {@code taskUids} (claims released, or
+   * publications no claim names), then NodeUnstage when {@code unstage} (no live claim of this node
+   * needs the staging path) and the plugin stages.
    */
-  public CompletionStage<Void> release(Volume volume, List<VolumeClaim> claims, boolean unstage, NodePlugin plugin) {
+  public CompletionStage<Void> release(Volume volume, Collection<String> taskUids, boolean unstage, NodePlugin plugin) {
     var name = volume.metadata().name();
     var id = volume.status().externalId();
     var client = plugin.client();
-    claims.forEach(c -> released.add(key(name, c.taskUid())));
+    taskUids.forEach(uid -> released.add(key(name, uid)));
+    var uids = List.copyOf(taskUids);
     return gate.submit(name, () -> {
       CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
-      for (var c : claims) {
-        var target = paths.target(c.taskUid(), name);
+      for (var uid : uids) {
+        var target = paths.target(uid, name);
         chain = chain.thenCompose(v -> CsiCalls.named(CsiCall.NodeUnpublishVolume, () -> client.nodeUnpublish(id, target)));
       }
       if (unstage && plugin.stages()) {

@@ -2,6 +2,7 @@ package dev.quartermaster.agent.volumes;
 
 import java.nio.file.Path;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Where the node's CSI paths are: {@code <state>/csi/staging/<volume>} (one per volume on the
@@ -20,6 +21,21 @@ public record VolumePaths(Path stateDir) {
   }
 
   public String target(String taskUid, String volume) {
-    return stateDir.resolve("csi").resolve("publish").resolve(taskUid).resolve(volume).toString();
+    return publishDir().resolve(taskUid).resolve(volume).toString();
+  }
+
+  /** Where every publish target of this node is, one directory per task incarnation. */
+  public Path publishDir() {
+    return stateDir.resolve("csi").resolve("publish");
+  }
+
+  /** The task uid of {@code target} when it is a target of {@code volume} here; empty for any other path. */
+  public Optional<String> taskUidOf(String target, String volume) {
+    var path = Path.of(target);
+    var parent = path.getParent();
+    if (parent == null || !path.getFileName().toString().equals(volume) || !publishDir().equals(parent.getParent())) {
+      return Optional.empty();
+    }
+    return Optional.of(parent.getFileName().toString());
   }
 }

@@ -1,5 +1,6 @@
 package dev.quartermaster.agent.volumes;
 
+import dev.quartermaster.agent.host.NodePublications;
 import dev.quartermaster.agent.plugins.NodePlugins;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.error.ApiError.Reason;
@@ -62,6 +63,7 @@ public final class VolumeReleaser {
   private final Consumer<String> requeue;
   private final Duration recheck;
   private final EventRecorder events;
+  private final NodePublications publications;
   private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
   private final Map<String, Done> done = new ConcurrentHashMap<>();
   private final Map<String, CsiException> failed = new ConcurrentHashMap<>();
@@ -76,7 +78,7 @@ public final class VolumeReleaser {
   public VolumeReleaser(ApiClient api, String node, Function<String, Optional<Volume>> volumes,
       Function<String, Optional<Task>> tasks, BiPredicate<String, String> processRuns, NodePlugins plugins,
       NodeCalls calls, VolumeMounts mounts, Consumer<String> requeue, Duration recheck) {
-    this(api, node, volumes, tasks, processRuns, plugins, calls, mounts, requeue, recheck, EventRecorder.NONE);
+    this(api, node, volumes, tasks, processRuns, plugins, calls, mounts, requeue, recheck, EventRecorder.NONE, Set::of);
   }
 
   /**
@@ -87,6 +89,19 @@ public final class VolumeReleaser {
   public VolumeReleaser(ApiClient api, String node, Function<String, Optional<Volume>> volumes,
       Function<String, Optional<Task>> tasks, BiPredicate<String, String> processRuns, NodePlugins plugins,
       NodeCalls calls, VolumeMounts mounts, Consumer<String> requeue, Duration recheck, EventRecorder events) {
+    this(api, node, volumes, tasks, processRuns, plugins, calls, mounts, requeue, recheck, events, Set::of);
+  }
+
+  /**
+   * As above; {@code publications} are the node's own: a target there that no claim of this node
+   * names (a fenced task's, whose claim was freed without the node) is unpublished, and the volume
+   * unstaged when no live claim here needs it, so that the volume can be handed over at all.
+   */
+  public VolumeReleaser(ApiClient api, String node, Function<String, Optional<Volume>> volumes,
+      Function<String, Optional<Task>> tasks, BiPredicate<String, String> processRuns, NodePlugins plugins,
+      NodeCalls calls, VolumeMounts mounts, Consumer<String> requeue, Duration recheck, EventRecorder events,
+      NodePublications publications) {
+    this.publications = Objects.requireNonNull(publications, "publications");
     this.events = Objects.requireNonNull(events, "events");
     this.api = Objects.requireNonNull(api, "api");
     this.node = Objects.requireNonNull(node, "node");
@@ -100,9 +115,25 @@ public final class VolumeReleaser {
     this.recheck = Objects.requireNonNull(recheck, "recheck");
   }
 
-  /** Whether {@code v} has a claim for this node (in any state: a change may concern us). */
+  /**
+   * Whether {@code v} has a claim for this node (in any state: a change may concern us), or a
+   * publication here that no claim names.
+   */
   public boolean concerns(Volume v) {
-    return v.status().claims().stream().anyMatch(c -> c.node().equals(node));
+    return v.status().claims().stream().anyMatch(c -> c.node().equals(node)) || !orphans(v).isEmpty();
+  }
+
+  /**
+   * The task uids of {@code v}'s publications on this node that no claim of this node names: a
+   * fenced task's (its claim freed without the node) or one a crash left between a publish and the
+   * claim's end. Their tasks never run here again, so their targets only keep the volume staged.
+   */
+  private Set<String> orphans(Volume v) {
+    var name = v.metadata().name();
+    var named = v.status().claims().stream().filter(c -> c.node().equals(node)).map(VolumeClaim::taskUid)
+        .collect(Collectors.toSet());
+    return publications.targets().stream().map(t -> calls.paths().taskUidOf(t, name)).flatMap(Optional::stream)
+        .filter(uid -> !named.contains(uid)).collect(Collectors.toCollection(java.util.TreeSet::new));
   }
 
   /** One reconcile of the Volume called {@code name}. */
@@ -125,11 +156,16 @@ public final class VolumeReleaser {
     var v = found.get();
     var taken = takenHere(v);
     var dead = taken.stream().filter(c -> !ClaimLiveness.live(c, node, tasks.apply(c.task()), running(c))).toList();
-    if (dead.isEmpty()) {
+    var orphans = orphans(v);
+    if (dead.isEmpty() && orphans.isEmpty()) {
       return Result.done(); // a task's end or its process's end brings us back
     }
-    // Released on the store's word only: a fresh read, not the cache (it may not know a new task yet).
+    // Released on the store's word only: a fresh read, not the cache (it may not know a new task yet,
+    // nor the claim a publication here was just made for).
     dead = dead.stream().filter(c -> !ClaimLiveness.live(c, node, api.get(Kinds.TASK, c.task()), running(c))).toList();
+    if (!orphans.isEmpty()) {
+      orphans = api.get(Kinds.VOLUME, name).map(this::orphans).orElse(Set.of());
+    }
     // Decided where no process can be started meanwhile: those retired never start or publish again.
     var candidates = dead;
     dead = calls.exclusively(() -> {
@@ -137,7 +173,7 @@ public final class VolumeReleaser {
       over.forEach(c -> calls.retire(name, c.taskUid()));
       return over;
     });
-    if (dead.isEmpty()) {
+    if (dead.isEmpty() && orphans.isEmpty()) {
       return Result.done();
     }
     if (inFlight.contains(name)) {
@@ -146,24 +182,28 @@ public final class VolumeReleaser {
     var error = failed.remove(name);
     if (error != null) {
       LOG.info("volume {}: releasing on {} failed: {}", name, node, error.getMessage());
-      events.warning(v, RELEASE_FAILED, "releasing the claims of " + dead.stream().map(VolumeClaim::task).toList()
+      events.warning(v, RELEASE_FAILED, "releasing " + what(dead, orphans)
           + " on " + node + " failed: " + error.getMessage() + "; the claims stay Taken and the release is retried");
       return error.code().retryable() ? Result.requeue() : Result.requeueAfter(recheck);
     }
     var deadUids = dead.stream().map(VolumeClaim::taskUid).collect(Collectors.toSet());
     var stillLive = taken.stream().filter(c -> !deadUids.contains(c.taskUid())).toList();
-    var attached = dead.stream().filter(VolumeClaim::attached).toList();
-    if (!attached.isEmpty() && !covered(done.get(name), attached, stillLive.isEmpty())) {
+    var unpublish = new java.util.TreeSet<>(orphans);
+    dead.stream().filter(VolumeClaim::attached).map(VolumeClaim::taskUid).forEach(unpublish::add);
+    if (!unpublish.isEmpty() && !covered(done.get(name), unpublish, stillLive.isEmpty())) {
       var plugin = plugins.nodePlugin(v.spec().plugin());
       if (plugin.isEmpty()) {
         LOG.info("volume {}: cannot release its claims on {} yet: {}", name, node, plugins.whyNot(v.spec().plugin()));
         return Result.requeueAfter(recheck);
       }
-      var uids = attached.stream().map(VolumeClaim::taskUid).collect(Collectors.toSet());
+      var uids = Set.copyOf(unpublish);
       boolean unstage = stillLive.isEmpty();
       inFlight.add(name);
       done.remove(name);
-      calls.release(v, attached, unstage, plugin.get()).whenComplete((x, e) -> {
+      if (!orphans.isEmpty()) {
+        LOG.info("volume {}: unpublishing on {} the targets no claim names (task uids {})", name, node, orphans);
+      }
+      calls.release(v, uids, unstage, plugin.get()).whenComplete((x, e) -> {
         if (e != null) {
           var why = CsiException.of(CsiCall.NodeUnpublishVolume, e);
           failed.put(name, why);
@@ -178,11 +218,19 @@ public final class VolumeReleaser {
       });
       return Result.done();
     }
-    markDetached(name, dead);
+    if (!dead.isEmpty()) {
+      markDetached(name, dead);
+    }
     done.remove(name);
     dead.forEach(c -> mounts.forget(name, c.taskUid()));
-    LOG.info("volume {}: claims of {} released on {}", name, dead.stream().map(VolumeClaim::task).toList(), node);
+    LOG.info("volume {}: {} released on {}", name, what(dead, orphans), node);
     return Result.done();
+  }
+
+  private static String what(List<VolumeClaim> dead, Set<String> orphans) {
+    var claims = dead.isEmpty() ? "" : "the claims of " + dead.stream().map(VolumeClaim::task).toList();
+    var left = orphans.isEmpty() ? "" : "the publications of task uids " + orphans + " (no claim names them)";
+    return claims.isEmpty() ? left : left.isEmpty() ? claims : claims + " and " + left;
   }
 
   private boolean running(VolumeClaim c) {
@@ -195,9 +243,9 @@ public final class VolumeReleaser {
         .toList();
   }
 
-  /** Whether the calls done cover these claims (and the unstage, when nothing live needs the staging path). */
-  private static boolean covered(Done d, List<VolumeClaim> attached, boolean needUnstage) {
-    return d != null && attached.stream().allMatch(c -> d.uids().contains(c.taskUid())) && (d.unstaged() || !needUnstage);
+  /** Whether the calls done cover these targets (and the unstage, when nothing live needs the staging path). */
+  private static boolean covered(Done d, Set<String> uids, boolean needUnstage) {
+    return d != null && d.uids().containsAll(uids) && (d.unstaged() || !needUnstage);
   }
 
   /** {@code Taken → NodeDetached} for {@code dead}, compare-and-set on the Volume read afresh. */

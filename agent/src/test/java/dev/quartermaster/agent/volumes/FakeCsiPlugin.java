@@ -44,6 +44,8 @@ final class FakeCsiPlugin implements CsiPlugin {
   private final Map<CsiCall, ArrayDeque<CsiCode>> failures = new HashMap<>();
   private final Map<String, Integer> inFlight = new HashMap<>();
   int maxInFlightPerVolume;
+  /** The targets published and not unpublished, to their volume ids: the node's publications. */
+  final Map<String, String> published = new java.util.TreeMap<>();
 
   FakeCsiPlugin(DeterministicEnv env, List<String> log) {
     this.env = env;
@@ -140,8 +142,17 @@ final class FakeCsiPlugin implements CsiPlugin {
     return answer(CsiCall.NodeStageVolume, volumeId, volumeId + " " + stagingPath, () -> null);
   }
 
+  /**
+   * Refused while a target of the volume is still published on the node, as the hostpath plugin
+   * (and a real mount's busy staging path) refuses it.
+   */
   @Override
   public CompletionStage<Void> nodeUnstage(String volumeId, String stagingPath) {
+    var still = published.entrySet().stream().filter(e -> e.getValue().equals(volumeId)).map(Map.Entry::getKey).toList();
+    if (!still.isEmpty()) {
+      return CompletableFuture.failedFuture(new CsiException(CsiCall.NodeUnstageVolume, CsiCode.FAILED_PRECONDITION,
+          "volume " + volumeId + " is still published at " + still));
+    }
     return answer(CsiCall.NodeUnstageVolume, volumeId, volumeId + " " + stagingPath, () -> null);
   }
 
@@ -149,12 +160,18 @@ final class FakeCsiPlugin implements CsiPlugin {
   public CompletionStage<Void> nodePublish(String volumeId, Map<String, String> publishContext, String stagingPath,
       String targetPath, AccessMode mode, boolean readOnly) {
     return answer(CsiCall.NodePublishVolume, volumeId, volumeId + " " + targetPath + (readOnly ? " ro" : ""),
-        () -> null);
+        () -> {
+          published.put(targetPath, volumeId);
+          return null;
+        });
   }
 
   @Override
   public CompletionStage<Void> nodeUnpublish(String volumeId, String targetPath) {
-    return answer(CsiCall.NodeUnpublishVolume, volumeId, volumeId + " " + targetPath, () -> null);
+    return answer(CsiCall.NodeUnpublishVolume, volumeId, volumeId + " " + targetPath, () -> {
+      published.remove(targetPath);
+      return null;
+    });
   }
 
   @Override

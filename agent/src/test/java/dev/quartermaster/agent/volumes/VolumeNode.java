@@ -77,6 +77,8 @@ final class VolumeNode implements AutoCloseable {
   Function<String, Optional<Task>> taskSyncView;
   /** Processes started from now on stay before their device check (an image being pulled) until {@link #pass}. */
   boolean holdChecks;
+  /** Whether the next agent sees the node's publications; false is the naive agent that knows only the store's claims. */
+  boolean seesPublications = true;
   Agent agent;
 
   VolumeNode(Path tmp) throws Exception {
@@ -117,7 +119,8 @@ final class VolumeNode implements AutoCloseable {
       releaser = new VolumeReleaser(api, NODE, name -> api.get(Kinds.VOLUME, name), taskCache,
           tasks::active, prober, calls, mounts, volumeQueue::add, Duration.ofSeconds(1),
           (involved, type, reason, message) -> events.add(type + " " + reason + " " + involved.kind().toLowerCase(
-              java.util.Locale.ROOT) + "/" + involved.name() + " " + message));
+              java.util.Locale.ROOT) + "/" + involved.name() + " " + message),
+          () -> seesPublications ? java.util.Set.copyOf(plugin.published.keySet()) : java.util.Set.of());
       taskWorkers = Workers.start(env, taskQueue, 2, tasks::sync);
       volumeWorkers = Workers.start(env, volumeQueue, 2, releaser::sync);
       prober.start();
@@ -190,6 +193,14 @@ final class VolumeNode implements AutoCloseable {
     var claims = new ArrayList<>(v.status().claims());
     claims.removeIf(c -> c.heldBy(claim.task(), claim.taskUid()));
     claims.add(claim);
+    api.updateStatus(v.withStatus(v.status().withClaims(claims)));
+  }
+
+  /** A fence's hand-over: the claim of {@code task} freed by the controller without its node (only the node keeps its publication). */
+  void freeWithoutNode(String volume, Task task) {
+    var v = api.get(Kinds.VOLUME, volume).orElseThrow();
+    var claims = new ArrayList<>(v.status().claims());
+    claims.removeIf(c -> c.heldBy(task.metadata().name(), task.metadata().uid()));
     api.updateStatus(v.withStatus(v.status().withClaims(claims)));
   }
 

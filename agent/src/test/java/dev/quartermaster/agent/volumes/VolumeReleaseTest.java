@@ -77,6 +77,47 @@ class VolumeReleaseTest {
     assertThat(state("data", t)).as("released on the retry").isEqualTo(VolumeClaim.State.NodeDetached);
   }
 
+  /**
+   * Issue 30, seed 3: a writer's node was fenced, so the controller freed its claim without the node
+   * and only the node still has its publication. The agent unpublishes a target no claim names and
+   * unstages the volume, and the next writer here is released in turn; an agent that knows only the
+   * store's claims (the naive one) leaves the target, and every later release here fails on the
+   * unstage for ever, holding the volume from every other writer.
+   */
+  @Test
+  void aPublicationNoClaimNamesIsUnpublishedSoTheVolumeCanBeUnstagedAndHandedOver() {
+    node.volume("sw", AccessMode.SingleNodeWriter);
+    var fenced = running("w-0", "sw", Mode.Write);
+    node.freeWithoutNode("sw", fenced);
+    node.exit("w-0", 137); // the returning agent stopped the fenced task's process
+    node.settle();
+    assertThat(node.plugin.published).as("the fenced writer's target is gone").isEmpty();
+    assertThat(node.log).contains("NodeUnstageVolume vol-sw " + VolumeNode.staging("sw"));
+
+    var next = running("w-1", "sw", Mode.Write);
+    node.exit("w-1", 0);
+    node.settle();
+    assertThat(state("sw", next)).as("the next writer is released").isEqualTo(VolumeClaim.State.NodeDetached);
+    assertThat(node.events).noneMatch(e -> e.contains(VolumeReleaser.RELEASE_FAILED));
+  }
+
+  @Test
+  void theNaiveAgentThatKnowsOnlyTheStoresClaimsHoldsTheVolumeForEver() {
+    node.seesPublications = false;
+    node.restart();
+    node.volume("sw", AccessMode.SingleNodeWriter);
+    var fenced = running("w-0", "sw", Mode.Write);
+    node.freeWithoutNode("sw", fenced);
+    node.exit("w-0", 137);
+    node.settle();
+    var next = running("w-1", "sw", Mode.Write);
+    node.exit("w-1", 0);
+    node.settle(Duration.ofSeconds(30));
+    assertThat(state("sw", next)).isEqualTo(VolumeClaim.State.Taken);
+    assertThat(node.events).anyMatch(e -> e.startsWith("Warning " + VolumeReleaser.RELEASE_FAILED + " volume/sw ")
+        && e.contains("still published"));
+  }
+
   @Test
   void aDeletedTaskKeepsItsVolumeUntilItsProcessIsGone() {
     node.volume("data", AccessMode.SingleNodeWriter);

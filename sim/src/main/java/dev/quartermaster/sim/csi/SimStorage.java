@@ -33,8 +33,17 @@ public final class SimStorage {
 
   private record Vol(String id, String name, long bytes, Map<String, String> attachedTo) {}
 
+  /**
+   * What a detach does to the node's own mounts of the volume: drops them, as pulling a block device
+   * does (EBS), or keeps them, as a directory bound in place stays (hostpath, NFS). With the second
+   * a fenced node keeps its publications until its agent unpublishes them, and an unstage is
+   * refused while any is left.
+   */
+  public enum DetachEffect { DropsNodeMounts, KeepsNodeMounts }
+
   private final String plugin;
   private final boolean detectOverlap;
+  private DetachEffect detachEffect = DetachEffect.DropsNodeMounts;
   private final Map<String, Vol> volumes = new LinkedHashMap<>();
   private final Map<String, Set<String>> staged = new HashMap<>();
   /** node|volume → target → read-only. */
@@ -51,6 +60,14 @@ public final class SimStorage {
 
   public String plugin() {
     return plugin;
+  }
+
+  public DetachEffect detachEffect() {
+    return detachEffect;
+  }
+
+  public void detachEffect(DetachEffect effect) {
+    detachEffect = effect;
   }
 
   /** A destructive call begins; throws ABORTED on overlap when detecting. Pair with {@link #end}. */
@@ -129,8 +146,10 @@ public final class SimStorage {
     if (v != null) {
       v.attachedTo().remove(node);
     }
-    staged.remove(node + "|" + id);
-    published.remove(node + "|" + id);
+    if (detachEffect == DetachEffect.DropsNodeMounts) {
+      staged.remove(node + "|" + id);
+      published.remove(node + "|" + id);
+    }
   }
 
   void stage(String id, String node, String path) {
@@ -138,7 +157,13 @@ public final class SimStorage {
     staged.computeIfAbsent(node + "|" + id, k -> new TreeSet<>()).add(path);
   }
 
+  /** Refused while a target of the volume is still published on the node (its mount would be torn from under it). */
   void unstage(String id, String node) {
+    var still = published.get(node + "|" + id);
+    if (still != null && !still.isEmpty()) {
+      throw new CsiException(CsiCall.NodeUnstageVolume, CsiCode.FAILED_PRECONDITION,
+          "volume " + id + " is still published at " + still.keySet());
+    }
     staged.remove(node + "|" + id);
   }
 

@@ -5,6 +5,7 @@ import dev.quartermaster.agent.checkpoint.SimulatedLedgerFile;
 import dev.quartermaster.agent.effects.InMemoryHelperProcesses;
 import dev.quartermaster.agent.host.MapCsiEndpoints;
 import dev.quartermaster.agent.host.NodeHost;
+import dev.quartermaster.agent.host.NodePublications;
 import dev.quartermaster.core.env.Env;
 import java.io.IOException;
 
@@ -22,6 +23,7 @@ public final class SimNodeHost implements NodeHost {
   private final SimProcesses processes;
   /** The node's CSI plugins by endpoint; the simulation puts its simulated plugins here. */
   private final MapCsiEndpoints plugins = new MapCsiEndpoints();
+  private volatile NodePublications publications = java.util.Set::of;
   private boolean locked;
 
   public SimNodeHost(Env env, String node, int gpus) {
@@ -86,5 +88,16 @@ public final class SimNodeHost implements NodeHost {
   @Override
   public MapCsiEndpoints csiPlugins() {
     return plugins;
+  }
+
+  /** What the node's simulated plugins published ({@link #publicationsFrom}); none until told. */
+  @Override
+  public NodePublications publications() {
+    return () -> publications.targets();
+  }
+
+  /** The publications on this node are those {@code source} (the simulated storage) holds. */
+  public void publicationsFrom(NodePublications source) {
+    publications = source;
   }
 }

@@ -6,6 +6,7 @@ import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.control.cluster.Labels;
 import dev.quartermaster.sim.node.SimProcesses;
+import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.volume.VolumeClaim;
 import dev.quartermaster.api.volume.VolumeSpec.AccessMode;
 import java.util.ArrayList;
@@ -47,6 +48,8 @@ final class Promises {
   private final Map<String, Set<String>> acknowledged = new HashMap<>();
   /** Processes that were alive while their node was fenced ({@link #processKey}). */
   private final Set<String> declaredDead = new HashSet<>();
+  /** Nodes an operator fenced at some point of the run. */
+  private final Set<String> fencedEver = new HashSet<>();
 
   Promises(WholeCluster world) {
     this.world = world;
@@ -73,6 +76,7 @@ final class Promises {
 
   private void volumes(List<String> out) {
     var storage = world.storage();
+    world.nodes().stream().filter(n -> world.fenced(n.name)).forEach(n -> fencedEver.add(n.name));
     if (storage.overlaps() > 0) {
       out.add("I5 plugin " + storage.plugin() + ": " + storage.overlaps() + " destructive calls overlapped");
     }
@@ -91,7 +95,10 @@ final class Promises {
       if (v.status().externalId().isEmpty()) {
         continue;
       }
-      var published = storage.writers(v.status().externalId());
+      // A fenced node's leftover target (its storage keeps node mounts on detach, as hostpath does) is
+      // the operator's declared-dead writer, not a second grant: its agent unpublishes it on return (L1).
+      var published = storage.writers(v.status().externalId()).stream()
+          .filter(w -> !leftOnFencedNode(v, w)).toList();
       if (singleWriter && published.size() > 1) {
         out.add("I5 storage: volume " + v.metadata().name() + " (" + mode + ") is published writable at " + published);
       }
@@ -121,6 +128,12 @@ final class Promises {
         }
       }
     }
+  }
+
+  /** Whether {@code nodeAndTarget} ({@code node:target}) is on a node once fenced, for a task uid no claim of that node names. */
+  private boolean leftOnFencedNode(Volume v, String nodeAndTarget) {
+    var node = nodeAndTarget.substring(0, nodeAndTarget.indexOf(':'));
+    return fencedEver.contains(node) && WholeCluster.orphan(v, node, nodeAndTarget.substring(node.length() + 1));
   }
 
   /** One process of one node: its pid with its task and volume paths (which name the incarnation). */

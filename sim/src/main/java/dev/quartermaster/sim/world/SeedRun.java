@@ -6,6 +6,7 @@ import dev.quartermaster.api.claim.ResourceClaimSpec;
 import dev.quartermaster.api.claim.ResourceClaimStatus;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.sim.csi.SimStorage;
 import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.workload.ClaimTemplate;
 import dev.quartermaster.api.workload.Task;
@@ -73,6 +74,10 @@ public final class SeedRun {
     this.seed = seed;
     this.steps = steps;
     this.world = new WholeCluster(seed, 3, 4, variant);
+    // Half the seeds run on storage that keeps a node's mounts on detach (hostpath), where a fenced
+    // writer's target outlives its claim until its agent comes back and unpublishes it.
+    world.storage().detachEffect(seed % 2 == 0 ? SimStorage.DetachEffect.KeepsNodeMounts
+        : SimStorage.DetachEffect.DropsNodeMounts);
     this.promises = new Promises(world);
   }
 
@@ -167,6 +172,12 @@ public final class SeedRun {
             + (t.metadata().isDeleting() ? "(deleting)" : "")).toList() + "; " + group.stream().filter(t -> t.status().phase() != TaskPhase.Running)
             .map(t -> t.status().message() + "; " + claimsOf(t)).toList();
       }
+    }
+    // A leftover publication (a fenced writer's, on storage that keeps node mounts) is unpublished by
+    // its node's agent, or the volume can never be unstaged there and handed over.
+    var leftovers = world.orphanPublications();
+    if (!leftovers.isEmpty()) {
+      return "publications no claim names are left on nodes whose agents run: " + leftovers;
     }
     // A stand-alone task is never replaced: once it has ended (lost with its node, say), that is final.
     var solo = world.api().get(Kinds.TASK, SOLO)

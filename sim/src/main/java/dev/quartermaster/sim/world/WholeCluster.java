@@ -8,9 +8,11 @@ import dev.quartermaster.agent.ledger.ClaimLedger;
 import dev.quartermaster.agent.ledger.LedgerState;
 import dev.quartermaster.agent.nvml.NvmlLoad;
 import dev.quartermaster.agent.runtime.PodmanOptions;
+import dev.quartermaster.agent.volumes.VolumePaths;
 import dev.quartermaster.api.domain.ComputeDomainSpec;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.node.NodeSpec;
+import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.control.ControlPlane;
 import dev.quartermaster.control.leader.LeaderConfig;
 import dev.quartermaster.control.lifecycle.NodeLifecycle;
@@ -116,6 +118,7 @@ public final class WholeCluster {
       // The plugin runs beside the agent on every node, with the controller service on the first two.
       slot.plugin = new SimCsiPlugin(env(), storage, name, i <= 2, Duration.ofMillis(200));
       slot.host.csiPlugins().put(endpoint(name), slot.plugin);
+      slot.host.publicationsFrom(() -> storage.publishedOn(name));
       nodes.put(name, slot);
       startAgent(slot);
     }
@@ -129,6 +132,32 @@ public final class WholeCluster {
   static WatchFaults watchFaults(long seed) {
     var random = new java.util.SplittableRandom(seed);
     return new WatchFaults(Duration.ofMillis(random.nextLong(2001)), random.nextDouble(0.02), 0.5);
+  }
+
+  /**
+   * Whether {@code target}, published on {@code node}, is of a task incarnation no claim of that node
+   * on {@code v} names: a leftover only the node's agent can remove (VolumeReleaser's orphans).
+   */
+  static boolean orphan(Volume v, String node, String target) {
+    var uid = new VolumePaths(Path.of("/sim", node, "state")).taskUidOf(target, v.metadata().name());
+    return uid.isPresent() && v.status().claims().stream().noneMatch(c -> c.node().equals(node) && c.taskUid().equals(uid.get()));
+  }
+
+  /** Every leftover publication on the nodes whose agents run, as {@code node:target}. */
+  List<String> orphanPublications() {
+    var out = new ArrayList<String>();
+    for (var v : view().volumes()) {
+      if (v.status().externalId().isEmpty()) {
+        continue;
+      }
+      for (var n : nodes()) {
+        if (n.agent.isPresent()) {
+          storage.publishedOn(n.name, v.status().externalId()).stream().filter(t -> orphan(v, n.name, t))
+              .forEach(t -> out.add(n.name + ":" + t));
+        }
+      }
+    }
+    return out;
   }
 
   /** Read-modify-write of a node's spec, as {@code qm node cordon|fence} does. */

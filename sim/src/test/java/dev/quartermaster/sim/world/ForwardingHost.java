@@ -6,6 +6,7 @@ import dev.quartermaster.agent.effects.HelperProcesses;
 import dev.quartermaster.agent.host.CsiEndpoints;
 import dev.quartermaster.agent.host.DeviceTree;
 import dev.quartermaster.agent.host.NodeHost;
+import dev.quartermaster.agent.host.NodePublications;
 import dev.quartermaster.agent.host.TaskHost;
 import java.io.IOException;
 
@@ -45,6 +46,11 @@ abstract class ForwardingHost implements NodeHost {
   @Override
   public CsiEndpoints csiPlugins() {
     return host.csiPlugins();
+  }
+
+  @Override
+  public NodePublications publications() {
+    return host.publications();
   }
 
   @Override

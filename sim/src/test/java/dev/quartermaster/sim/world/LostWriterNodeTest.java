@@ -2,6 +2,7 @@ package dev.quartermaster.sim.world;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quartermaster.agent.host.NodePublications;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.node.NodeSpec;
@@ -15,6 +16,7 @@ import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.TaskSpec;
 import dev.quartermaster.api.workload.TaskStatus;
+import dev.quartermaster.sim.csi.SimStorage;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,6 +53,46 @@ class LostWriterNodeTest {
     s.expectHandOver();
   }
 
+  /**
+   * Issue 30, seed 3, on storage that keeps a node's mounts on detach (hostpath): the fenced writer's
+   * target outlives its claim. When node-2 comes back its agent unpublishes that leftover, so a later
+   * writer there is released in turn and the volume moves on; the naive agent, blind to the node's
+   * publications, leaves it, every later release on node-2 fails on the unstage, and the volume never
+   * moves again.
+   */
+  @Test
+  void aFencedWritersLeftoverTargetIsUnpublishedWhenItsNodeComesBack() {
+    Campaign.quiet();
+    var s = fencedThenBack(Variant.REAL);
+    assertThat(s.run(() -> s.world.orphanPublications().isEmpty(), Duration.ofMinutes(5)))
+        .as("the leftover target is unpublished: " + s.world.orphanPublications()).isTrue();
+    assertThat(s.laterWritersGetTheVolume()).as("a writer on node-2, then one on node-3").isTrue();
+  }
+
+  @Test
+  void theNaiveAgentBlindToItsNodesPublicationsHoldsTheVolumeForEver() {
+    Campaign.quiet();
+    var s = fencedThenBack(Variant.host(host -> new ForwardingHost(host) {
+      @Override
+      public NodePublications publications() {
+        return java.util.Set::of;
+      }
+    }));
+    assertThat(s.laterWritersGetTheVolume()).isFalse();
+    assertThat(s.world.orphanPublications()).isNotEmpty();
+  }
+
+  /** {@code first} on node-2 cut off and fenced; {@code second} gets the volume on node-3; node-2 back and unfenced. */
+  private static Scenario fencedThenBack(Variant variant) {
+    var s = new Scenario(12, variant, SimStorage.DetachEffect.KeepsNodeMounts);
+    s.cut("node-2");
+    s.world.nodeSpec("node-2", sp -> new NodeSpec(sp.unschedulable(), true));
+    s.expectHandOver();
+    s.heal("node-2");
+    s.world.nodeSpec("node-2", sp -> new NodeSpec(sp.unschedulable(), false));
+    return s;
+  }
+
   /** A writer on node-2 holds {@code data}; its replacement waits on node-3. */
   static final class Scenario {
     final WholeCluster world;
@@ -58,7 +100,12 @@ class LostWriterNodeTest {
     final List<String> violations = new ArrayList<>();
 
     Scenario(long seed) {
-      world = new WholeCluster(seed, 3, 1, Variant.REAL);
+      this(seed, Variant.REAL, SimStorage.DetachEffect.DropsNodeMounts);
+    }
+
+    Scenario(long seed, Variant variant, SimStorage.DetachEffect detach) {
+      world = new WholeCluster(seed, 3, 1, variant);
+      world.storage().detachEffect(detach);
       promises = new Promises(world);
       world.api().create(new Volume(ObjectMeta.named("data"),
           new VolumeSpec(WholeCluster.PLUGIN, 1 << 20, AccessMode.SingleNodeWriter, Map.of()), VolumeStatus.EMPTY));
@@ -92,6 +139,21 @@ class LostWriterNodeTest {
       assertThat(claims()).extracting(VolumeClaim::task).containsExactly("second");
       var id = world.api().get(Kinds.VOLUME, "data").orElseThrow().status().externalId();
       assertThat(world.storage().attachedTo(id)).containsExactly("node-3");
+    }
+
+    /**
+     * {@code second} deleted; {@code third} writes on node-2 and is deleted; {@code fourth} on node-3:
+     * whether {@code fourth} runs (the volume was released on node-2 after {@code third}).
+     */
+    boolean laterWritersGetTheVolume() {
+      world.api().delete(Kinds.TASK, "second");
+      task("third", "node-2");
+      if (!run(() -> phase("third") == TaskPhase.Running, Duration.ofMinutes(5))) {
+        return false;
+      }
+      world.api().delete(Kinds.TASK, "third");
+      task("fourth", "node-3");
+      return run(() -> phase("fourth") == TaskPhase.Running, Duration.ofMinutes(10));
     }
 
     boolean run(java.util.function.BooleanSupplier done, Duration limit) {

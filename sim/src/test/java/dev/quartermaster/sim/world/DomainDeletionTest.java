@@ -1,0 +1,133 @@
+package dev.quartermaster.sim.world;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.quartermaster.api.claim.DeviceRequest;
+import dev.quartermaster.api.claim.ResourceClaimSpec;
+import dev.quartermaster.api.codec.ObjectCodec;
+import dev.quartermaster.api.domain.ComputeDomain;
+import dev.quartermaster.api.domain.ComputeDomainSpec;
+import dev.quartermaster.api.domain.ComputeDomainStatus;
+import dev.quartermaster.api.meta.Kind;
+import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.meta.ObjectMeta;
+import dev.quartermaster.api.workload.ClaimTemplate;
+import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.api.workload.TaskPhase;
+import dev.quartermaster.api.workload.TaskTemplate;
+import dev.quartermaster.api.workload.WorkerGroup;
+import dev.quartermaster.api.workload.Workload;
+import dev.quartermaster.api.workload.WorkloadSpec;
+import dev.quartermaster.api.workload.WorkloadStatus;
+import dev.quartermaster.store.StoreEvent;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 30, seed 1, over the whole simulated cluster and many seeds: a compute domain is deleted
+ * under its running job, and a worker is replaced (before or after the delete, by seed). The
+ * replacement's claim, never allocated, must not hold the deleting domain: the replacement says why
+ * it waits (the domain is being deleted); once the operator deletes the job, the domain's deletion
+ * completes, the domain can be made again, and the job made again runs in it. Every change is
+ * judged by {@link DomainPromises} as it commits.
+ */
+class DomainDeletionTest {
+  private static final List<Kind<?>> WATCHED = List.of(Kinds.NODE, Kinds.RESOURCE_CLAIM, Kinds.TASK);
+  private static final int SEEDS = 20;
+
+  @Test
+  void aDomainDeletedUnderItsJobNeverDeadlocksWhateverTheOrder() {
+    int waited = 0;
+    for (long seed = 1; seed <= SEEDS; seed++) {
+      waited += run(seed) ? 1 : 0;
+    }
+    assertThat(waited).as("seeds whose replacement waited for the deleting domain").isPositive();
+    System.out.println("domain deleted under its running job: " + SEEDS + " seeds (" + waited
+        + " with a replacement waiting for it), 0 violations, no deadlock");
+  }
+
+  /** One seed; whether its replacement had to wait for the deleting domain (not allocated before the delete). */
+  private static boolean run(long seed) {
+    var random = new Random(seed);
+    var w = new WholeCluster(seed, 2, 4, 16, Variant.REAL);
+    var promises = new DomainPromises();
+    w.store().onCommit((revision, changes) -> changes.forEach(e -> judge(promises, revision, e)));
+    w.api().create(domain());
+    w.api().create(job());
+    await(w, seed, "the job running", () -> running(w) == 2);
+
+    boolean replaceFirst = random.nextBoolean();
+    var worker = w.api().list(Kinds.TASK).items().get(random.nextInt(2)).metadata().name();
+    if (replaceFirst) {
+      SeedRun.tolerant(() -> w.api().delete(Kinds.TASK, worker));
+      w.env().advance(Duration.ofMillis(random.nextInt(5_000)));
+    }
+    w.api().delete(Kinds.COMPUTE_DOMAIN, "nvlink");
+    w.env().advance(Duration.ofMillis(random.nextInt(5_000)));
+    if (!replaceFirst) {
+      SeedRun.tolerant(() -> w.api().delete(Kinds.TASK, worker));
+    }
+    // A replacement allocated before the delete runs in the domain; one made after waits, and says for
+    // what. The domain waits only for the claims still running in it.
+    await(w, seed, "the replacement running, or saying it waits for the deleting domain", () -> running(w) == 2
+        || w.api().list(Kinds.TASK).items().stream().anyMatch(t -> t.status().phase() != TaskPhase.Running
+            && t.status().message().contains("is being deleted")));
+    assertThat(w.api().get(Kinds.COMPUTE_DOMAIN, "nvlink")).as("seed %d: the domain waits for its running claims", seed)
+        .get().matches(d -> d.metadata().isDeleting());
+    boolean waited = running(w) < 2;
+
+    SeedRun.tolerant(() -> w.api().delete(Kinds.WORKLOAD, "job"));
+    await(w, seed, "the domain's deletion completing", () -> w.api().get(Kinds.COMPUTE_DOMAIN, "nvlink").isEmpty());
+    await(w, seed, "the job's tasks gone", () -> w.api().list(Kinds.TASK).items().isEmpty());
+    w.api().create(domain());
+    w.api().create(job());
+    await(w, seed, "the job made again running in the new domain", () -> running(w) == 2);
+    assertThat(promises.violations()).as("seed %d", seed).isEmpty();
+    return waited;
+  }
+
+  private static long running(WholeCluster w) {
+    return w.api().list(Kinds.TASK).items().stream().map(Task::status).filter(s -> s.phase() == TaskPhase.Running).count();
+  }
+
+  private static void await(WholeCluster w, long seed, String what, BooleanSupplier done) {
+    for (int i = 0; i < 1_200 && !done.getAsBoolean(); i++) {
+      w.env().advance(Duration.ofMillis(100));
+    }
+    assertThat(done.getAsBoolean()).as("seed %d: %s within two simulated minutes; tasks %s; domain %s", seed, what,
+        w.api().list(Kinds.TASK).items().stream().map(t -> t.metadata().name() + "=" + t.status().phase() + "/"
+            + t.status().reason() + ": " + t.status().message()).toList(),
+        w.api().get(Kinds.COMPUTE_DOMAIN, "nvlink").map(d -> (d.metadata().isDeleting() ? "deleting " : "") + d.status())
+            .orElse("none")).isTrue();
+  }
+
+  private static void judge(DomainPromises promises, long revision, StoreEvent e) {
+    for (var kind : WATCHED) {
+      var prefix = "/registry/" + kind.plural() + "/";
+      if (e.kv().key().startsWith(prefix)) {
+        boolean deleted = e.type() == StoreEvent.Type.DELETE;
+        var value = deleted ? e.previous().orElseThrow().value() : e.kv().value();
+        promises.changed(revision, ObjectCodec.fromJson(value, kind), deleted);
+      }
+    }
+  }
+
+  private static ComputeDomain domain() {
+    return new ComputeDomain(ObjectMeta.named("nvlink"), new ComputeDomainSpec(2), ComputeDomainStatus.EMPTY);
+  }
+
+  /** Two workers of 4 GPUs each (one per node) in domain nvlink. */
+  private static Workload job() {
+    var template = new TaskTemplate(List.of("train"), Map.of(), "exec", Optional.empty(), List.of(), Map.of());
+    var claim = new ClaimTemplate("gpus", new ResourceClaimSpec(
+        List.of(new DeviceRequest("gpus", "gpu", 4, List.of())), Optional.empty()));
+    var group = new WorkerGroup("workers", 2, template, List.of(claim), null);
+    return new Workload(ObjectMeta.named("job"), new WorkloadSpec(List.of(group), Optional.of("nvlink")),
+        WorkloadStatus.EMPTY);
+  }
+}
