@@ -1,6 +1,7 @@
 package dev.quartermaster.agent;
 
 import dev.quartermaster.agent.checkpoint.AtomicLedgerFile;
+import dev.quartermaster.agent.checkpoint.JournalMark;
 import dev.quartermaster.agent.checkpoint.LedgerRecovery;
 import dev.quartermaster.agent.checkpoint.LedgerRecovery.JournalStatus;
 import dev.quartermaster.agent.ledger.ClaimState;
@@ -33,6 +34,11 @@ public final class LedgerShow {
     return journal.resolveSibling(journal.getFileName() + ".mark");
   }
 
+  private static String describe(JournalMark m) {
+    return "generation " + m.generation() + "  " + m.frames() + " records (" + m.length() + " bytes"
+        + (m.version().isPresent() ? ", through ledger version " + m.version().getAsLong() : "") + ") acknowledged";
+  }
+
   /** Prints the ledger; throws {@link dev.quartermaster.agent.checkpoint.CorruptCheckpointException} if corrupt. */
   public static void run(Path stateDir, PrintStream out) throws IOException {
     var file = ledgerFile(stateDir);
@@ -57,9 +63,11 @@ public final class LedgerShow {
               + ": an unacknowledged append, cut off when the agent next starts)" : "");
     });
     out.println(recovered.mark()
-        .map(m -> "mark " + markFile(stateDir) + "  generation " + m.generation() + "  " + m.frames()
-            + " records (" + m.length() + " bytes) acknowledged; all present")
-        .orElse("mark: none (a journal from before marks: truncation of acknowledged records cannot be detected)"));
+        .map(m -> "mark " + markFile(stateDir) + "  " + describe(m) + "; all present")
+        .orElse("mark: none (" + markFile(stateDir) + " is missing or unreadable)"));
+    out.println(recovered.headerMark()
+        .map(m -> "journal header count  " + describe(m) + "; all present")
+        .orElse("journal header count: none (a format-1 journal, or none committed to yet)"));
     out.printf("%-38s %-24s %-17s %-20s %-12s %s%n", "UID", "NAME", "STATE", "DEVICES", "DOMAIN", "SINCE");
     for (var e : state.claims().values()) {
       var since = e.since().toString();

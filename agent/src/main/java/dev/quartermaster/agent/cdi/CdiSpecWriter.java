@@ -29,7 +29,12 @@ import java.util.TreeSet;
  * c}, major and minor, so that the runtime's device cgroup allows exactly these (I3). A claim's
  * IMEX channels go into a second spec, kind {@code quartermaster.dev/channel}, one device {@code
  * <claim-uid>-channel-<N>} per channel with its {@code /dev/nvidia-caps-imex-channels/channel<N>}
- * node (nothing else: the GPU nodes come with a GPU claim). Written at
+ * node (nothing else: the GPU nodes come with a GPU claim).
+ *
+ * <p>Environment goes only on devices, never at spec level: a spec-level value is applied for any
+ * one device of the claim and overwritten by another claim's, so a container given three claims,
+ * or one GPU of four, was told something else than what it got. Each device carries its own
+ * entries, whose keys no other device on the node uses ({@link DeviceVariables}). Written at
  * the minimum {@code cdiVersion} its fields need, atomically (temp file, then rename), so a runtime
  * scanning the directory never sees half a spec. Not fsynced ({@link BootScopedFile}): a spec is
  * for containers of this boot, and after a power loss the agent drops the earlier boot's claims and
@@ -110,8 +115,8 @@ public final class CdiSpecWriter implements ClaimSpecs {
   }
 
   /**
-   * The channel spec's bytes: one device per channel with its own node, the claim uid and the
-   * channel ids ({@code QUARTERMASTER_IMEX_CHANNELS=0,5}) in the environment.
+   * The channel spec's bytes: one device per channel with its own node and its own entry naming
+   * the claim ({@code QUARTERMASTER_IMEX_CHANNEL_5_CLAIM_UID=<uid>}).
    */
   public static byte[] renderChannels(ClaimRef claim, List<DiscoveredChannel> channels) {
     var names = new ArrayList<String>();
@@ -124,18 +129,14 @@ public final class CdiSpecWriter implements ClaimSpecs {
       nodes.add(node);
       var device = devices.addObject();
       device.put("name", name);
-      device.putObject("containerEdits").putArray("deviceNodes").add(deviceNode(node));
+      var edits = device.putObject("containerEdits");
+      edits.putArray("env").add(DeviceVariables.channelClaimUid(channel.id(), claim.uid()));
+      edits.putArray("deviceNodes").add(deviceNode(node));
     }
     var spec = NODES.objectNode();
-    var common = NODES.objectNode();
-    var env = common.putArray("env");
-    env.add("QUARTERMASTER_CLAIM_UID=" + claim.uid());
-    env.add("QUARTERMASTER_IMEX_CHANNELS="
-        + String.join(",", channels.stream().map(c -> Integer.toString(c.id())).toList()));
     spec.put("cdiVersion", CdiVersion.minimumFor(names, nodes));
     spec.put("kind", CdiNames.kind(DiscoveredChannel.CLASS));
     spec.set("devices", devices);
-    spec.set("containerEdits", common);
     try {
       return JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(spec);
     } catch (JsonProcessingException e) {
@@ -155,13 +156,14 @@ public final class CdiSpecWriter implements ClaimSpecs {
       nodes.add(node);
       var device = devices.addObject();
       device.put("name", name);
-      device.putObject("containerEdits").putArray("deviceNodes").add(deviceNode(node));
+      var edits = device.putObject("containerEdits");
+      edits.putArray("env")
+          .add(DeviceVariables.gpuUuid(gpu.index(), gpu.uuid()))
+          .add(DeviceVariables.gpuClaimUid(gpu.index(), claim.uid()));
+      edits.putArray("deviceNodes").add(deviceNode(node));
     }
     var spec = NODES.objectNode();
     var common = NODES.objectNode();
-    var env = common.putArray("env");
-    env.add("QUARTERMASTER_CLAIM_UID=" + claim.uid());
-    env.add("QUARTERMASTER_GPU_UUIDS=" + String.join(",", gpus.stream().map(DiscoveredGpu::uuid).toList()));
     if (!controlNodes.isEmpty()) {
       var shared = common.putArray("deviceNodes");
       for (var n : controlNodes) {
@@ -173,7 +175,9 @@ public final class CdiSpecWriter implements ClaimSpecs {
     spec.put("cdiVersion", CdiVersion.minimumFor(names, nodes));
     spec.put("kind", CdiNames.kind(DiscoveredGpu.CLASS));
     spec.set("devices", devices);
-    spec.set("containerEdits", common);
+    if (!common.isEmpty()) {
+      spec.set("containerEdits", common);
+    }
     try {
       return JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(spec);
     } catch (JsonProcessingException e) {

@@ -8,4 +8,12 @@ public record ContainerEdits(List<String> env, List<CdiDeviceNode> deviceNodes) 
     env = List.copyOf(env);
     deviceNodes = List.copyOf(deviceNodes);
   }
+
+  /**
+   * What CDI cannot say, composed from exactly these devices' own entries ({@link
+   * DeviceVariables#composed}): for a runtime to set after the task's environment, before {@link #env}.
+   */
+  public List<String> composedEnv() {
+    return DeviceVariables.composed(env);
+  }
 }

@@ -21,7 +21,7 @@ public final class CorruptCheckpointException extends IOException {
     /** The payload does not match its checksum: bytes changed after writing. */
     CHECKSUM_MISMATCH,
     /**
-     * Journal records that were acknowledged as durable (its mark says so) are missing or no longer
+     * Journal records that were acknowledged as durable (its mark or its header count says so) are missing or no longer
      * valid: the file was truncated, replaced or damaged after the fact, never a torn write.
      */
     ACKNOWLEDGED_LOST,

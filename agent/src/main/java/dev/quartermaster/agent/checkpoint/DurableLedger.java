@@ -42,8 +42,9 @@ public final class DurableLedger {
   public static final long DEFAULT_COMPACT_AT_BYTES = 4L << 20;
 
   /**
-   * The mark is fsynced at the first commit this long after its last fsync ({@link JournalMark}:
-   * a late mark checks less after a power cut, never wrongly), so a commit costs one fsync.
+   * The mark file is fsynced at the first commit this long after its last fsync ({@link JournalMark}:
+   * a late mark checks less after a power cut, never wrongly), so a commit costs one fsync. (The
+   * copy in the journal's header rides along with the next commit's journal fsync.)
    */
   public static final Duration MARK_SYNC_INTERVAL = Duration.ofSeconds(1);
 
@@ -128,15 +129,34 @@ public final class DurableLedger {
           dropped.size(), describe(dropped));
       var fresh = new LedgerState(Map.of(), recovered.state().version() + 1);
       var durable = new DurableLedger(file, bootId, env, tombstoneTtl, compactAtBytes, fresh, generation, -1);
-      durable.mark = recovered.mark().orElse(null);
+      durable.mark = recovered.newestMark().orElse(null);
       durable.compactOnNextCommit();
       durable.awaitDurable(fresh.version());
       return new Opened(durable, dropped, false);
     }
     var state = recovered.state();
+    if (recovered.journal() instanceof LedgerRecovery.JournalStatus.Replayed replayed
+        && replayed.scan().header().format() == LedgerJournal.LEGACY_VERSION) {
+      // A format-1 journal has no acknowledged count of its own: a new snapshot holds all of it, and
+      // the journal after it keeps its count in two places from the first commit on.
+      LOG.info("ledger journal {} is format {}, without an acknowledged count in its header; writing a snapshot of"
+          + " all {} changes it holds and starting a format-{} journal", file.journal().orElseThrow().location(),
+          LedgerJournal.LEGACY_VERSION, replayed.scan().changes(), LedgerJournal.VERSION);
+      if (replayed.scan().torn()) {
+        LOG.warn("ledger journal {}: its last {} bytes are a torn write, dropped with it{}",
+            file.journal().orElseThrow().location(), replayed.scan().size() - replayed.scan().validEnd(),
+            recovered.mark().isPresent() ? " (they lie beyond its mark)" : "; without a mark, records acknowledged"
+                + " before a crash cannot be told from a torn write in a format-1 journal");
+      }
+      var durable = new DurableLedger(file, bootId, env, tombstoneTtl, compactAtBytes, state, generation, -1);
+      durable.mark = recovered.newestMark().orElse(null);
+      durable.compactOnNextCommit();
+      durable.awaitDurable(state.version());
+      return new Opened(durable, List.of(), false);
+    }
     var durable = new DurableLedger(file, bootId, env, tombstoneTtl, compactAtBytes, state, generation,
         state.version());
-    durable.mark = recovered.mark().orElse(null);
+    durable.mark = recovered.newestMark().orElse(null);
     durable.adopt(recovered);
     return new Opened(durable, List.of(), false);
   }
@@ -152,12 +172,13 @@ public final class DurableLedger {
         var scan = replayed.scan();
         if (scan.torn()) {
           // LedgerRecovery has held the journal to its mark already: what is torn lies beyond it.
-          String vouched = recovered.mark().isPresent()
-              ? "; they lie beyond the " + recovered.mark().get().frames() + " records (" + recovered.mark().get().length()
-                  + " bytes) its mark " + j.markLocation() + " says were acknowledged, so no caller was told they were"
-                  + " durable"
-              : "; this journal has no mark to check that against (written before marks), so records acknowledged"
-                  + " before a crash cannot be told from a torn write here";
+          var newest = recovered.newestMark().filter(m -> m.generation() == generation);
+          String vouched = newest.isPresent()
+              ? "; they lie beyond the " + newest.get().frames() + " records (" + newest.get().length()
+                  + " bytes) its acknowledged count (its header and its mark " + j.markLocation() + ") says were"
+                  + " acknowledged, so no caller was told they were durable"
+              : "; this journal has no acknowledged count to check that against, so records acknowledged before a"
+                  + " crash cannot be told from a torn write here";
           LOG.warn("ledger journal {}: the last {} bytes, from byte offset {}, are a torn write (cut short or failing"
               + " their CRC32C check, with nothing valid after them){}. Cutting them off; {} records before them"
               + " are replayed.", j.location(), scan.size() - scan.validEnd(), scan.validEnd(), vouched,
@@ -166,15 +187,45 @@ public final class DurableLedger {
         }
         journalSize = scan.validEnd();
         journalFrames = scan.frames().size();
+        restoreLostCopy(recovered, j);
       }
       case LedgerRecovery.JournalStatus.Stale stale -> {
         LOG.info("ledger journal {} is generation {}, older than the {} its snapshot names: a compaction was cut short"
             + " after its snapshot, which holds every change of that journal; starting the new one", j.location(),
             stale.generation(), recovered.snapshot().journalGeneration());
-        startJournal(recovered.snapshot().journalGeneration());
+        startJournal(recovered.snapshot().journalGeneration(), recovered.state().version());
       }
-      case LedgerRecovery.JournalStatus.Absent _ -> startJournal(recovered.snapshot().journalGeneration());
+      case LedgerRecovery.JournalStatus.Absent _ ->
+          startJournal(recovered.snapshot().journalGeneration(), recovered.state().version());
     }
+  }
+
+  /**
+   * Writes the acknowledged count back where one copy of it was lost (the mark file, or the
+   * journal header's cells), now, so the next loss is caught by two again. Recovery already held
+   * the journal to the copy that is left ({@link AcknowledgedRecords}), so the journal is whole.
+   */
+  private void restoreLostCopy(LedgerRecovery.Recovered recovered, JournalFile j) throws IOException {
+    var header = recovered.headerMark();
+    var markFile = recovered.mark().filter(m -> m.generation() == generation);
+    String lost;
+    // A mark file of an older generation is not lost: its fsync trailed the last compaction's.
+    if (recovered.mark().isEmpty() && header.filter(m -> m.frames() > 0).isPresent()) {
+      // Not a crash: the mark file is made durable before the first record a header count vouches for.
+      lost = "its mark file " + j.markLocation() + " is missing or unreadable; the journal's own header vouches for "
+          + header.get().frames() + " acknowledged records, all present";
+    } else if (header.isEmpty() && markFile.filter(m -> m.frames() > 0).isPresent()) {
+      // Not a crash either: the first record's fsync made the header's first count durable.
+      lost = "the acknowledged count in its header is unreadable; its mark file " + j.markLocation() + " vouches for "
+          + markFile.get().frames() + " acknowledged records, all present";
+    } else {
+      return;
+    }
+    LOG.warn("ledger journal {}: {}. Writing the count back to both places.", j.location(), lost);
+    writeMark(generation, recovered.state().version());
+    j.force();
+    j.forceMark();
+    markSyncedAt = OptionalLong.of(env.nanoTime());
   }
 
   /** One line per entry: uid (name) state devices. */
@@ -273,7 +324,7 @@ public final class DurableLedger {
       journalSize += frame.length;
       journalFrames++;
       // Only once the mark says so is the frame acknowledged: recovery then treats its loss as loss.
-      writeMark(generation);
+      writeMark(generation, batch.getLast().version());
     } catch (IOException e) {
       // These changes have left the queue, and the file may end in part of the frame (or, after a
       // failed fsync, in pages the kernel no longer promises to write). A snapshot covers them all
@@ -297,27 +348,33 @@ public final class DurableLedger {
     generation++; // also on a retry after a failure, so no generation is ever reused
     file.write(CheckpointCodec.encode(snapshot, bootId, generation));
     if (journal.isPresent()) {
-      startJournal(generation);
+      startJournal(generation, snapshot.version());
     }
     mustCompact = false;
     compactions++;
     return snapshot.version();
   }
 
-  private void startJournal(long journalGeneration) throws IOException {
+  /** Starts the journal of {@code journalGeneration}, continuing a snapshot of ledger version {@code version}. */
+  private void startJournal(long journalGeneration, long version) throws IOException {
     var header = LedgerJournal.header(journalGeneration, bootId);
     journal.orElseThrow().replace(header);
     journalSize = header.length;
     journalFrames = 0;
-    writeMark(journalGeneration);
+    writeMark(journalGeneration, version);
   }
 
-  /** Records how much of the journal of {@code journalGeneration} is acknowledged; fsynced at most once per interval. */
-  private void writeMark(long journalGeneration) throws IOException {
+  /**
+   * Records how much of the journal of {@code journalGeneration} is acknowledged, through ledger
+   * version {@code version}, in both places: the journal's header (durable with the next journal
+   * fsync) and the mark file (fsynced at most once per interval).
+   */
+  private void writeMark(long journalGeneration, long version) throws IOException {
     var next = mark == null
-        ? new JournalMark(0, journalGeneration, journalSize, journalFrames)
-        : mark.next(journalGeneration, journalSize, journalFrames);
+        ? new JournalMark(0, journalGeneration, journalSize, journalFrames, version)
+        : mark.next(journalGeneration, journalSize, journalFrames, version);
     var j = journal.orElseThrow();
+    j.writeHeaderMark(next);
     j.writeMark(next);
     mark = next;
     long now = env.nanoTime();

@@ -14,7 +14,8 @@ import java.util.Optional;
  * {@code fdatasync} ({@code force(false)}): it makes the appended bytes durable and the file's new
  * size with them (the metadata needed to read them back), and skips only the modification time,
  * which nothing reads. The mark is rewritten in place, so its {@code fdatasync} has no metadata to
- * commit, only the block. A new generation replaces the file the way the snapshot is
+ * commit, only the block; so is the mark's copy in the journal's header, which the next {@code
+ * force} makes durable with the next append. A new generation replaces the file the way the snapshot is
  * replaced (temp file, fsync, rename, fsync of the directory), so a journal header is never torn.
  */
 public final class FileJournal implements JournalFile {
@@ -79,6 +80,16 @@ public final class FileJournal implements JournalFile {
     long at = next.offset();
     while (buffer.hasRemaining()) {
       at += markChannel.write(buffer, at);
+    }
+  }
+
+  @Override
+  public void writeHeaderMark(JournalMark next) throws IOException {
+    var ch = channel();
+    var buffer = ByteBuffer.wrap(next.encode());
+    long at = LedgerJournal.markOffset(next);
+    while (buffer.hasRemaining()) {
+      at += ch.write(buffer, at); // positional: the append position stays at the end
     }
   }
 

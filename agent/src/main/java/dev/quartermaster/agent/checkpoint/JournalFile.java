@@ -35,6 +35,13 @@ public interface JournalFile {
   /** Writes one mark slot in place; durable once {@link #forceMark} returns. */
   void writeMark(JournalMark mark) throws IOException;
 
+  /**
+   * Writes {@code mark} into its cell in the journal's own header ({@link LedgerJournal#markOffset}),
+   * in place: the second copy of the acknowledged count. Like an append, durable once {@link #force}
+   * returns.
+   */
+  void writeHeaderMark(JournalMark mark) throws IOException;
+
   /** Makes every mark written so far durable (fdatasync). */
   void forceMark() throws IOException;
 

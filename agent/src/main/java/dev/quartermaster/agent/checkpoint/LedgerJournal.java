@@ -14,32 +14,48 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.zip.CRC32C;
 
 /**
  * The journal's bytes: the ledger's changes since the last snapshot, appended, one frame per
- * group commit (one fsync). Big-endian:
+ * group commit (one fsync). Big-endian, format 2:
  *
  * <pre>
- * header: "qmledgjr" (8) | format version u32 = 1 | generation u64 | boot id length u16 | boot id UTF-8
- *         | CRC32C u32 of all the header bytes before it
+ * header: "qmledgjr" (8) | format version u32 = 2 | generation u64 | boot id length u16 | boot id UTF-8
+ *         | CRC32C u32 of all the header bytes before it | zeros to byte 256
+ *         | two {@link JournalMark} cells of 64 bytes (the acknowledged count, rewritten in place) | zeros to byte 512
  * frame:  payload length u32 | CRC32C u32 of (the length's 4 bytes, payload) | payload
  * payload (UTF-8 JSON): {"changes":[{"version":7,"put":{…entry as in the snapshot…}},
  *                                   {"version":8,"removed":["uid", …]}]}
  * </pre>
+ *
+ * <p>Format 1 (read, never written) is the same without the mark cells: its first frame follows the
+ * header's CRC. An agent that opens one compacts at once, so the journal it appends to is format 2.
  *
  * <p>One frame per fsync, not per change, so that recovery can tell a torn write from corruption:
  * a frame is appended only after the previous frame's fsync returned, so a bad frame can only be
  * the victim of a crash if nothing valid follows it (then no caller was told it was durable, and
  * it is cut off). A bad frame followed by a valid one means bytes that were acknowledged changed:
  * that is corruption, reported with the file and the byte offset, never skipped. The changes
- * inside carry consecutive ledger versions, which replay checks, so a lost or repeated frame is
- * caught too.
+ * inside carry consecutive ledger versions (each record's sequence), which replay checks, so a lost
+ * or repeated frame is caught too. What a valid tail cannot show, that whole records after it were
+ * cut off, the acknowledged count in the header's cells (and in the mark file) shows: a tail is
+ * only cut as torn when it lies beyond every count found ({@link AcknowledgedRecords}).
  */
 public final class LedgerJournal {
   static final byte[] MAGIC = "qmledgjr".getBytes(StandardCharsets.US_ASCII);
-  public static final int VERSION = 1;
+  public static final int VERSION = 2;
+  /** The format before the header's mark cells: read (and compacted away), never written. */
+  public static final int LEGACY_VERSION = 1;
+  /** Where the header's two mark cells start, in format 2. */
+  public static final int MARK_CELLS_AT = 256;
+  /** Where the first frame starts, in format 2: the mark cells never share a disk sector with a frame. */
+  public static final int FIRST_FRAME = 512;
+  /** The longest boot id a format-2 header holds (a boot id is a 36-character UUID). */
+  static final int MAX_BOOT_ID = MARK_CELLS_AT - (8 + 4 + 8 + 2 + 4);
   /** Larger than any frame we write (a frame holds one commit's changes); a larger length is damage. */
   static final int MAX_FRAME = 64 << 20;
   private static final int FRAME_HEADER = 8;
@@ -49,8 +65,17 @@ public final class LedgerJournal {
 
   private LedgerJournal() {}
 
-  /** The header of a journal that continues the snapshot naming {@code generation}. */
-  public record Header(long generation, String bootId, int length) {}
+  /**
+   * The header of a journal that continues the snapshot naming {@code generation}: its format, and
+   * where its first frame starts ({@code length}). {@code acknowledged} is the newest valid mark in
+   * its cells (format 2); empty for format 1 or before the first commit wrote one.
+   */
+  public record Header(int format, long generation, String bootId, int length, Optional<JournalMark> acknowledged) {
+    public Header {
+      Objects.requireNonNull(bootId, "bootId");
+      Objects.requireNonNull(acknowledged, "acknowledged");
+    }
+  }
 
   /** One valid frame: where it starts and the changes it holds. */
   public record Frame(long offset, List<LedgerChange> changes) {
@@ -72,17 +97,39 @@ public final class LedgerJournal {
     public int changes() {
       return frames.stream().mapToInt(f -> f.changes().size()).sum();
     }
+
+    /** The ledger version of the last change in a valid frame; empty when no frame holds one. */
+    public OptionalLong lastVersion() {
+      for (int i = frames.size() - 1; i >= 0; i--) {
+        var changes = frames.get(i).changes();
+        if (!changes.isEmpty()) {
+          return OptionalLong.of(changes.getLast().version());
+        }
+      }
+      return OptionalLong.empty();
+    }
   }
 
-  /** The header bytes for a new journal of {@code generation} on boot {@code bootId}. */
+  /**
+   * The header bytes for a new journal of {@code generation} on boot {@code bootId}; its mark cells
+   * are empty until the first mark is written into them.
+   */
   public static byte[] header(long generation, String bootId) {
     var id = bootId.getBytes(StandardCharsets.UTF_8);
-    var buffer = ByteBuffer.allocate(MAGIC.length + 4 + 8 + 2 + id.length + 4);
+    if (id.length > MAX_BOOT_ID) {
+      throw new IllegalArgumentException("boot id longer than " + MAX_BOOT_ID + " bytes: " + bootId);
+    }
+    var buffer = ByteBuffer.allocate(FIRST_FRAME);
     buffer.put(MAGIC).putInt(VERSION).putLong(generation).putShort((short) id.length).put(id);
     var crc = new CRC32C();
     crc.update(buffer.array(), 0, buffer.position());
     buffer.putInt((int) crc.getValue());
     return buffer.array();
+  }
+
+  /** Where {@code mark} goes in a format-2 journal: one of the header's two cells. */
+  public static long markOffset(JournalMark mark) {
+    return MARK_CELLS_AT + mark.offset();
   }
 
   /** One frame holding {@code changes} (in version order). */
@@ -172,10 +219,10 @@ public final class LedgerJournal {
           "the file does not start with a ledger journal header (\"qmledgjr\")");
     }
     var buffer = ByteBuffer.wrap(bytes);
-    int version = buffer.getInt(MAGIC.length);
-    if (version != VERSION) {
-      throw new CorruptCheckpointException(location, Problem.UNSUPPORTED_VERSION, "journal format version " + version
-          + " is not supported by this agent (it reads version " + VERSION + ")");
+    int format = buffer.getInt(MAGIC.length);
+    if (format != VERSION && format != LEGACY_VERSION) {
+      throw new CorruptCheckpointException(location, Problem.UNSUPPORTED_VERSION, "journal format version " + format
+          + " is not supported by this agent (it reads versions " + LEGACY_VERSION + " and " + VERSION + ")");
     }
     long generation = buffer.getLong(MAGIC.length + 4);
     int idLength = Short.toUnsignedInt(buffer.getShort(MAGIC.length + 12));
@@ -189,7 +236,26 @@ public final class LedgerJournal {
       throw new CorruptCheckpointException(location, Problem.CHECKSUM_MISMATCH, "the journal header fails its CRC32C check");
     }
     var bootId = new String(bytes, fixed, idLength, StandardCharsets.UTF_8);
-    return new Header(generation, bootId, length);
+    if (format == LEGACY_VERSION) {
+      return new Header(format, generation, bootId, length, Optional.empty());
+    }
+    if (length > MARK_CELLS_AT) {
+      throw new CorruptCheckpointException(location, Problem.MALFORMED, "the journal header's boot id runs into its"
+          + " mark cells at byte " + MARK_CELLS_AT);
+    }
+    // The whole header region, mark cells included, is written by one atomic replace: a crash never
+    // leaves part of it, so a shorter file lost bytes after the fact.
+    if (bytes.length < FIRST_FRAME) {
+      throw new CorruptCheckpointException(location, Problem.MALFORMED, "the journal is " + bytes.length
+          + " bytes, shorter than its " + FIRST_FRAME + "-byte header (it holds the acknowledged count): truncated");
+    }
+    var acknowledged = JournalMark.decode(bytes, MARK_CELLS_AT);
+    if (acknowledged.isPresent() && acknowledged.get().generation() != generation) {
+      throw new CorruptCheckpointException(location, Problem.INVALID_CONTENT, "the acknowledged count in the journal"
+          + " header names generation " + acknowledged.get().generation() + ", but the header is generation "
+          + generation);
+    }
+    return new Header(format, generation, bootId, FIRST_FRAME, acknowledged);
   }
 
   /** The payload length of the frame at {@code offset} if it is whole and its CRC matches; else -1. */

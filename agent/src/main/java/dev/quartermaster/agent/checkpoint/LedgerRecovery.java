@@ -38,7 +38,8 @@ public final class LedgerRecovery {
 
   /**
    * The ledger on disk: the snapshot, the state after replaying its journal, what the journal was,
-   * and the journal's durable mark (empty for a journal from before marks).
+   * and the mark file's acknowledged count (empty for a journal from before marks, or a mark file
+   * lost or unreadable; the journal's header keeps a second count, {@link #newestMark}).
    */
   public record Recovered(Checkpoint snapshot, LedgerState state, JournalStatus journal, Optional<JournalMark> mark) {
     public Recovered {
@@ -50,6 +51,18 @@ public final class LedgerRecovery {
 
     public String bootId() {
       return snapshot.bootId();
+    }
+
+    /** The journal header's acknowledged count, if the journal was replayed and holds one. */
+    public Optional<JournalMark> headerMark() {
+      return journal instanceof JournalStatus.Replayed replayed ? replayed.scan().header().acknowledged()
+          : Optional.empty();
+    }
+
+    /** The newest acknowledged count found in either place: where the next mark continues. */
+    public Optional<JournalMark> newestMark() {
+      var header = headerMark();
+      return header.isPresent() ? JournalMark.newer(mark, header.get()) : mark;
     }
   }
 

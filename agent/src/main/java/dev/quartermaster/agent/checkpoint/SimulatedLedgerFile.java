@@ -2,16 +2,20 @@ package dev.quartermaster.agent.checkpoint;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
  * A ledger file (snapshot and journal) in memory with a crash model: what was written but not yet
  * synced is lost on {@link #crash}. By default every snapshot {@link #write} and journal {@code
  * replace} is synced before it returns, as the real file's; journal appends stay unsynced until
- * the journal's {@code force}. {@link #failNextWrites} makes the next writes of either kind throw
- * before they sync (the crash-in-the-middle case), and {@link #holdUnsynced} keeps the next snapshot
- * writes unsynced until {@link #sync}, for a simulation that crashes between a write and its fsync.
+ * the journal's {@code force}, and so do the in-place writes of the journal header's mark cells.
+ * {@link #failNextWrites} makes the next writes of either kind throw before they sync (the
+ * crash-in-the-middle case), and {@link #holdUnsynced} keeps the next snapshot writes unsynced
+ * until {@link #sync}, for a simulation that crashes between a write and its fsync.
  */
 public final class SimulatedLedgerFile implements LedgerFile {
   private Optional<byte[]> durable = Optional.empty();
@@ -20,8 +24,10 @@ public final class SimulatedLedgerFile implements LedgerFile {
   private final ByteArrayOutputStream journalUnsynced = new ByteArrayOutputStream();
   private final Journal journal = new Journal();
   /** The mark file as written, and as last forced: a crash puts the first back to the second. */
-  private final byte[] mark = new byte[2 * JournalMark.SLOT];
-  private final byte[] markDurable = new byte[2 * JournalMark.SLOT];
+  private final byte[] mark = new byte[2 * JournalMark.CELL];
+  private final byte[] markDurable = new byte[2 * JournalMark.CELL];
+  /** In-place writes into the journal header's mark cells since its last force, in order: a crash drops them. */
+  private final List<Map.Entry<Long, byte[]>> headerUnsynced = new ArrayList<>();
   private boolean marked;
   private boolean markedDurable;
   private int failures;
@@ -64,6 +70,7 @@ public final class SimulatedLedgerFile implements LedgerFile {
   public synchronized void crash() {
     unsynced = Optional.empty();
     journalUnsynced.reset();
+    headerUnsynced.clear();
     System.arraycopy(markDurable, 0, mark, 0, mark.length);
     marked = markedDurable;
   }
@@ -115,7 +122,7 @@ public final class SimulatedLedgerFile implements LedgerFile {
     @Override
     public Optional<byte[]> read() {
       synchronized (SimulatedLedgerFile.this) {
-        return journalDurable.map(d -> concat(d, journalUnsynced.toByteArray()));
+        return journalDurable.map(d -> withHeader(concat(d, journalUnsynced.toByteArray())));
       }
     }
 
@@ -140,6 +147,13 @@ public final class SimulatedLedgerFile implements LedgerFile {
     }
 
     @Override
+    public void writeHeaderMark(JournalMark next) {
+      synchronized (SimulatedLedgerFile.this) {
+        headerUnsynced.add(Map.entry(LedgerJournal.markOffset(next), next.encode()));
+      }
+    }
+
+    @Override
     public void forceMark() {
       synchronized (SimulatedLedgerFile.this) {
         System.arraycopy(mark, 0, markDurable, 0, mark.length);
@@ -152,6 +166,7 @@ public final class SimulatedLedgerFile implements LedgerFile {
       synchronized (SimulatedLedgerFile.this) {
         failIfAsked();
         journalUnsynced.reset();
+        headerUnsynced.clear();
         journalDurable = Optional.of(content.clone());
       }
     }
@@ -168,19 +183,32 @@ public final class SimulatedLedgerFile implements LedgerFile {
     public void force() {
       synchronized (SimulatedLedgerFile.this) {
         forces++;
-        journalDurable = journalDurable.map(d -> concat(d, journalUnsynced.toByteArray()));
+        journalDurable = journalDurable.map(d -> withHeader(concat(d, journalUnsynced.toByteArray())));
         journalUnsynced.reset();
+        headerUnsynced.clear();
       }
     }
 
     @Override
     public void truncate(long size) {
       synchronized (SimulatedLedgerFile.this) {
-        var all = concat(journalDurable.orElse(new byte[0]), journalUnsynced.toByteArray());
+        var all = withHeader(concat(journalDurable.orElse(new byte[0]), journalUnsynced.toByteArray()));
         journalUnsynced.reset();
+        headerUnsynced.clear();
         journalDurable = Optional.of(Arrays.copyOf(all, (int) size));
       }
     }
+  }
+
+  /** {@code journal} (a fresh copy) with the unsynced header-cell writes applied. */
+  private byte[] withHeader(byte[] journal) {
+    for (var write : headerUnsynced) {
+      int at = Math.toIntExact(write.getKey());
+      if (at < journal.length) {
+        System.arraycopy(write.getValue(), 0, journal, at, Math.min(write.getValue().length, journal.length - at));
+      }
+    }
+    return journal;
   }
 
   private static byte[] concat(byte[] a, byte[] b) {

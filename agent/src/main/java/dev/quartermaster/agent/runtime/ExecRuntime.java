@@ -4,12 +4,15 @@ import dev.quartermaster.agent.cdi.CdiResolver;
 import dev.quartermaster.agent.cdi.ContainerEdits;
 import java.io.IOException;
 import java.lang.ProcessBuilder.Redirect;
+import java.util.ArrayList;
 import java.util.Objects;
 
 /**
  * Runs a task as a local process on the host. Its CDI devices are resolved like a container
  * runtime would ({@link CdiResolver}): their {@code env} edits are applied after the task's own
- * environment, and every device node's host path is opened read-only before the process starts. A
+ * environment and the values composed from exactly those devices ({@link
+ * dev.quartermaster.agent.cdi.DeviceVariables}, as the podman runtime passes them), and every
+ * device node's host path is opened read-only before the process starts. A
  * node that does not open fails the task with the path and the error, and the command never runs.
  *
  * <p>There is no device cgroup here: the check is what keeps a task from running without a node.
@@ -48,7 +51,9 @@ public final class ExecRuntime implements TaskRuntime {
         .redirectInput(Redirect.from(new java.io.File("/dev/null")));
     var environment = builder.environment();
     environment.putAll(launch.env());
-    for (var entry : edits.env()) {
+    var deviceEnv = new ArrayList<>(edits.composedEnv());
+    deviceEnv.addAll(edits.env()); // CDI's own edits last, as a container runtime applies them
+    for (var entry : deviceEnv) {
       int eq = entry.indexOf('=');
       if (eq > 0) {
         environment.put(entry.substring(0, eq), entry.substring(eq + 1));

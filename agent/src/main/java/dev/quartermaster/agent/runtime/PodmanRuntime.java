@@ -2,6 +2,7 @@ package dev.quartermaster.agent.runtime;
 
 import dev.quartermaster.agent.cdi.CdiDeviceNode;
 import dev.quartermaster.agent.cdi.CdiResolver;
+import dev.quartermaster.agent.cdi.DeviceVariables;
 import dev.quartermaster.core.env.Env;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -28,6 +29,10 @@ import java.util.concurrent.TimeUnit;
  * and only then moves the task to Running; a failure ends the task with the path and the error,
  * and the command never runs. Output (check lines included) goes to the launch's output file.
  *
+ * <p>Podman applies the CDI specs' environment itself; what CDI cannot compose over several
+ * claims (the GPU list, the claim uids, {@code NVIDIA_VISIBLE_DEVICES}) the runtime passes as
+ * {@code --env}, built from exactly the devices it injects ({@link DeviceVariables}).
+ *
  * <p>An I/O edge: reading the container's output blocks, so it runs on {@link Env#execute}
  * (production's virtual threads). Podman must find the specs: they must be in {@link
  * PodmanOptions#cdiSpecDirs()}, which must be where this podman reads them.
@@ -53,8 +58,11 @@ public final class PodmanRuntime implements TaskRuntime {
       return task;
     }
     List<String> paths;
+    List<String> composed;
     try {
-      paths = resolver.resolve(launch.cdiDevices()).deviceNodes().stream().map(CdiDeviceNode::path).distinct().toList();
+      var edits = resolver.resolve(launch.cdiDevices());
+      paths = edits.deviceNodes().stream().map(CdiDeviceNode::path).distinct().toList();
+      composed = edits.composedEnv();
     } catch (CdiResolver.UnresolvableException e) {
       task.finish(new TaskResult.StartFailed(e.getMessage()));
       return task;
@@ -67,7 +75,7 @@ public final class PodmanRuntime implements TaskRuntime {
     var container = "qm-" + launch.name() + "-" + Long.toHexString(env.random().nextLong() & 0xffff_ffffL);
     Process process;
     try {
-      process = new ProcessBuilder(runArgs(launch, container, paths))
+      process = new ProcessBuilder(runArgs(launch, container, paths, composed))
           .redirectErrorStream(true)
           .redirectInput(Redirect.from(new java.io.File("/dev/null")))
           .start();
@@ -82,7 +90,7 @@ public final class PodmanRuntime implements TaskRuntime {
     return task;
   }
 
-  private List<String> runArgs(TaskLaunch launch, String container, List<String> paths) {
+  private List<String> runArgs(TaskLaunch launch, String container, List<String> paths, List<String> composed) {
     var args = new ArrayList<>(options.command());
     args.addAll(List.of("run", "--rm", "--name", container, "--network", options.network()));
     options.ulimits().forEach(u -> args.addAll(List.of("--ulimit", u)));
@@ -91,6 +99,8 @@ public final class PodmanRuntime implements TaskRuntime {
       args.addAll(List.of("--volume", m.hostPath() + ":" + m.containerPath() + (m.readOnly() ? ":ro" : "")));
     }
     launch.env().forEach((k, v) -> args.addAll(List.of("--env", k + "=" + v)));
+    // After the task's own (a later --env wins); podman applies the CDI edits after both.
+    composed.forEach(e -> args.addAll(List.of("--env", e)));
     switch (launch.image()) {
       case TaskImage.Rootfs r -> args.addAll(List.of("--rootfs", r.dir().toAbsolutePath().toString()));
       case TaskImage.Image i -> args.add(i.reference());

@@ -12,7 +12,9 @@ import java.util.TreeMap;
  *
  * @param name the task's name (a DNS label); containers are named after it
  * @param command the program and its arguments
- * @param env the task's own environment; CDI {@code containerEdits.env} is applied after it
+ * @param env the task's own environment; the device variables composed from {@code cdiDevices}
+ *     ({@link dev.quartermaster.agent.cdi.DeviceVariables}) and then CDI {@code containerEdits.env}
+ *     are applied after it
  * @param cdiDevices fully qualified CDI names ({@code quartermaster.dev/gpu=<claim-uid>-gpu-0}):
  *     the devices of the task's claims; every device node their specs list is opened by the device
  *     check before the task counts as running

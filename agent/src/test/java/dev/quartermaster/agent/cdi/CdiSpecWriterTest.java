@@ -99,7 +99,7 @@ class CdiSpecWriterTest {
     try (var files = Files.list(cdi)) {
       assertThat(files).containsExactly(fileB);
     }
-    assertThat(new CdiResolver(List.of(cdi)).resolve(b).env()).contains("QUARTERMASTER_CLAIM_UID=uid-b");
+    assertThat(new CdiResolver(List.of(cdi)).resolve(b).env()).contains("QUARTERMASTER_GPU_0_CLAIM_UID=uid-b");
     assertThat(Files.readString(fileB)).doesNotContain("uid-a");
   }
 
@@ -128,7 +128,10 @@ class CdiSpecWriterTest {
     var edits = new CdiResolver(List.of(cdi)).resolve(names);
     assertThat(edits.deviceNodes()).extracting(CdiDeviceNode::path)
         .containsExactly("/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/nvidia-modeset", "/dev/nvidia0");
-    assertThat(edits.env()).contains("QUARTERMASTER_CLAIM_UID=abc-1");
+    assertThat(edits.env()).containsExactly("QUARTERMASTER_GPU_0_UUID=" + gpus(sim).getFirst().uuid(),
+        "QUARTERMASTER_GPU_0_CLAIM_UID=abc-1");
+    assertThat(edits.composedEnv()).contains("QUARTERMASTER_CLAIM_UID=abc-1", "QUARTERMASTER_CLAIM_UIDS=abc-1",
+        "QUARTERMASTER_GPU_UUIDS=" + gpus(sim).getFirst().uuid());
   }
 
   @Test

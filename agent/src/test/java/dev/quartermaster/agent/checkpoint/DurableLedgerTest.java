@@ -95,6 +95,26 @@ class DurableLedgerTest {
   }
 
   @Test
+  void aPowerCutLeavesTheJournalHeadersCountBehindTheJournalNeverAhead() throws Exception {
+    var file = new SimulatedLedgerFile();
+    var durable = DurableLedger.open(file, "boot-1", env, TTL).ledger();
+    for (int i = 0; i < 3; i++) {
+      durable.ledger().prepare(PrepareRequest.of(new ClaimRef("uid-" + i, "claim-" + i), List.of("gpu-" + i)));
+      durable.persist();
+    }
+    long forces = file.forces();
+
+    file.crash(); // the count written after the last fsync is lost; the record it vouched for is not
+
+    assertThat(file.forces()).as("no fsync beyond one per commit").isEqualTo(forces);
+    var journal = file.journal().orElseThrow().read().orElseThrow();
+    var scan = LedgerJournal.scan(journal, "x");
+    assertThat(scan.frames()).hasSize(3);
+    assertThat(scan.header().acknowledged()).get().extracting(JournalMark::frames).isEqualTo(2);
+    assertThat(DurableLedger.open(file, "boot-1", env, TTL).ledger().ledger().snapshot().claims()).hasSize(3);
+  }
+
+  @Test
   void concurrentChangesShareFsyncsAndEachReturnsOnlyOnceCovered(@TempDir Path dir) throws Exception {
     // Group commit needs real concurrency: this is the I/O edge, on virtual threads; no timing is asserted.
     var counting = new CountingFile(new AtomicLedgerFile(dir.resolve("ledger.json")));

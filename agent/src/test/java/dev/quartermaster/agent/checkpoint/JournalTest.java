@@ -339,6 +339,11 @@ class JournalTest {
         }
 
         @Override
+        public void writeHeaderMark(JournalMark mark) throws IOException {
+          j.writeHeaderMark(mark);
+        }
+
+        @Override
         public void forceMark() throws IOException {
           j.forceMark();
         }

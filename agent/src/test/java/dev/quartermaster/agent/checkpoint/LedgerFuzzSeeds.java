@@ -13,7 +13,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Writes the seed inputs of {@link LedgerFuzzTest} from a real {@link DurableLedger} (snapshot,
- * journal, mark): {@code -Dqm.fuzz.seeds=agent/src/test/resources/dev/quartermaster/agent/checkpoint/LedgerFuzzTestInputs}.
+ * journal, mark; those from before journal format 2 are kept as {@code recovery/v1-*}):
+ * {@code -Dqm.fuzz.seeds=agent/src/test/resources/dev/quartermaster/agent/checkpoint/LedgerFuzzTestInputs}.
  */
 @EnabledIfSystemProperty(named = "qm.fuzz.seeds", matches = ".+")
 class LedgerFuzzSeeds {
@@ -47,5 +48,9 @@ class LedgerFuzzSeeds {
     Files.write(out.resolve("recovery").resolve(name), LedgerFuzzTest.container(0x3f, snapshot, journalBytes, mark));
     Files.write(out.resolve("recovery").resolve(name + "-no-mark"), LedgerFuzzTest.container(0x1b, snapshot, journalBytes, new byte[0]));
     Files.write(out.resolve("recovery").resolve(name + "-journal-only"), LedgerFuzzTest.container(0x16, snapshot, journalBytes, mark));
+    // Issue 30 item 8: the mark deleted and the journal's tail cut; its header's count must still show the loss.
+    var cut = java.util.Arrays.copyOf(journalBytes, Math.max(LedgerJournal.FIRST_FRAME, journalBytes.length - 100));
+    Files.write(out.resolve("recovery").resolve(name + "-no-mark-cut"),
+        LedgerFuzzTest.container(0x03, snapshot, cut, new byte[0]));
   }
 }

@@ -79,13 +79,17 @@ class ChannelPrepareTest {
     assertThat(node.path("type").asText()).isEqualTo("c");
     assertThat(new DeviceNumber(node.path("major").asLong(), node.path("minor").asLong()))
         .isEqualTo(sim.standIn("nvidia-caps-imex-channels/channel5"));
-    assertThat(spec.path("containerEdits").path("env")).extracting(JsonNode::asText)
-        .contains("QUARTERMASTER_CLAIM_UID=uid-ch", "QUARTERMASTER_IMEX_CHANNELS=5");
+    assertThat(device.path("containerEdits").path("env")).extracting(JsonNode::asText)
+        .containsExactly("QUARTERMASTER_IMEX_CHANNEL_5_CLAIM_UID=uid-ch");
+    assertThat(spec.has("containerEdits")).as("nothing at spec level: another claim's would overwrite it")
+        .isFalse();
     assertThat(Files.exists(tmp.resolve(cdi).resolve("quartermaster.dev-gpu_uid-ch.json"))).as("no GPU spec").isFalse();
 
     // What a runtime resolves for the claim: exactly the channel's node.
     var edits = new CdiResolver(List.of(tmp.resolve(cdi))).resolve(((PrepareOutcome.Prepared) outcome).cdiDevices());
     assertThat(edits.deviceNodes()).extracting(CdiDeviceNode::path).containsExactly("/dev/nvidia-caps-imex-channels/channel5");
+    assertThat(edits.composedEnv()).contains("QUARTERMASTER_CLAIM_UID=uid-ch", "QUARTERMASTER_IMEX_CHANNELS=5",
+        "NVIDIA_VISIBLE_DEVICES=void");
 
     // Unprepare removes it: no spec is left for a runtime to read (its file may stay as a spare).
     preparer.unprepare(new ClaimRef("uid-ch", "claim-uid-ch"));

@@ -61,6 +61,33 @@ class ExecRuntimeTest {
   }
 
   /**
+   * Issue 30 item 12, exec: a process given one GPU of a two-GPU claim plus a channel claim is told
+   * that GPU and both claims, composed from exactly the devices it got, as the podman runtime does.
+   */
+  @Test
+  void theComposedDeviceEnvironmentNamesExactlyTheDevicesGiven() throws Exception {
+    var node = SimulatedDeviceRoot.builder(dir.resolve("node2")).gpus(2).channels(2).build();
+    var gpus = ((dev.quartermaster.agent.discovery.DiscoveryResult.Found)
+        new dev.quartermaster.agent.discovery.ProcGpuDiscovery(node.root()).discover()).gpus();
+    var channels = dev.quartermaster.agent.discovery.ImexChannels.scan(node.root()).channels();
+    var controlNodes = ((ControlNodeStatus.Complete) new ControlNodeCheck(node.root()).check()).nodes();
+    var writer = new dev.quartermaster.agent.cdi.CdiSpecWriter(cdi);
+    var gpuNames = writer.write(new dev.quartermaster.agent.ledger.ClaimRef("uid-g", "g"), gpus, controlNodes);
+    var channelNames = writer.write(new dev.quartermaster.agent.ledger.ClaimRef("uid-c", "c"), List.of(),
+        channels.subList(1, 2), controlNodes);
+    var devices = List.of(gpuNames.get(1), channelNames.getFirst());
+
+    var task = runtime.start(launch("t9", List.of("/bin/sh", "-c",
+        "echo $QUARTERMASTER_GPU_UUIDS/$QUARTERMASTER_CLAIM_UIDS/${QUARTERMASTER_CLAIM_UID-unset}"
+            + "/$QUARTERMASTER_IMEX_CHANNELS/$CUDA_VISIBLE_DEVICES/$QUARTERMASTER_GPU_1_CLAIM_UID/${QUARTERMASTER_GPU_0_UUID-unset}"),
+        Map.of("QUARTERMASTER_GPU_UUIDS", "the task's own"), devices));
+
+    assertThat(task.result().get(60, TimeUnit.SECONDS)).isInstanceOf(TaskResult.Exited.class);
+    var uuid = gpus.get(1).uuid();
+    assertThat(Files.readString(task.output())).isEqualTo(uuid + "/uid-g,uid-c/unset/1/" + uuid + "/uid-g/unset\n");
+  }
+
+  /**
    * A task's own children die with it, also when several tasks are killed as one batch sharing one
    * look at the host's processes (an agent stopping): none is left holding its GPU.
    */

@@ -15,7 +15,8 @@ import java.util.concurrent.TimeUnit;
  */
 final class PodmanSupport {
   static final Path CDI_DIR = Path.of("/var/run/cdi");
-  private static final List<String> APPLETS = List.of("sh", "cat", "echo", "sleep", "ls", "touch", "true", "false");
+  private static final List<String> APPLETS =
+      List.of("sh", "cat", "echo", "sleep", "ls", "touch", "true", "false", "env");
   private static Optional<String> unavailable;
 
   private PodmanSupport() {}
