@@ -2,28 +2,11 @@ package dev.quartermaster.sim.world;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.quartermaster.api.claim.DeviceRequest;
-import dev.quartermaster.api.claim.ResourceClaimSpec;
 import dev.quartermaster.api.client.ApiClient;
-import dev.quartermaster.api.codec.ObjectCodec;
-import dev.quartermaster.api.domain.ComputeDomain;
-import dev.quartermaster.api.domain.ComputeDomainSpec;
-import dev.quartermaster.api.domain.ComputeDomainStatus;
-import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.api.meta.Kinds;
-import dev.quartermaster.api.meta.ObjectMeta;
-import dev.quartermaster.api.workload.ClaimTemplate;
 import dev.quartermaster.api.workload.TaskPhase;
-import dev.quartermaster.api.workload.TaskTemplate;
-import dev.quartermaster.api.workload.WorkerGroup;
-import dev.quartermaster.api.workload.Workload;
-import dev.quartermaster.api.workload.WorkloadSpec;
-import dev.quartermaster.api.workload.WorkloadStatus;
-import dev.quartermaster.store.StoreEvent;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 
@@ -35,7 +18,6 @@ import org.junit.jupiter.api.Test;
  * unprepare, is caught.
  */
 class DomainChurnTest {
-  private static final List<Kind<?>> WATCHED = List.of(Kinds.NODE, Kinds.RESOURCE_CLAIM, Kinds.TASK);
 
   @Test
   void theRealAgentKeepsTheDomainUnderEveryWorkerThroughAHundredReplacements() {
@@ -59,9 +41,9 @@ class DomainChurnTest {
   private static Run churn(Variant variant, int rounds) {
     var w = new WholeCluster(1, 2, 4, 16, variant);
     var promises = new DomainPromises();
-    w.store().onCommit((revision, changes) -> changes.forEach(e -> judge(promises, revision, e)));
-    w.api().create(new ComputeDomain(ObjectMeta.named("nvlink"), new ComputeDomainSpec(2), ComputeDomainStatus.EMPTY));
-    w.api().create(job());
+    DomainJob.judgedBy(w, promises);
+    w.api().create(DomainJob.domain());
+    w.api().create(DomainJob.job());
     var driver = new DomainChurn.Driver() {
       @Override
       public ApiClient api() {
@@ -82,26 +64,5 @@ class DomainChurnTest {
     driver.await("the job's workers running again", () -> w.api().list(Kinds.TASK).items().stream()
         .filter(t -> t.metadata().owner().isPresent() && t.status().phase() == TaskPhase.Running).count() == 2);
     return new Run(w, promises);
-  }
-
-  private static void judge(DomainPromises promises, long revision, StoreEvent e) {
-    for (var kind : WATCHED) {
-      var prefix = "/registry/" + kind.plural() + "/";
-      if (e.kv().key().startsWith(prefix)) {
-        boolean deleted = e.type() == StoreEvent.Type.DELETE;
-        var value = deleted ? e.previous().orElseThrow().value() : e.kv().value();
-        promises.changed(revision, ObjectCodec.fromJson(value, kind), deleted);
-      }
-    }
-  }
-
-  /** The example's job: two workers of 4 GPUs each (one per node) in domain nvlink. */
-  private static Workload job() {
-    var template = new TaskTemplate(List.of("train"), Map.of(), "exec", Optional.empty(), List.of(), Map.of());
-    var claim = new ClaimTemplate("gpus", new ResourceClaimSpec(
-        List.of(new DeviceRequest("gpus", "gpu", 4, List.of())), Optional.empty()));
-    var group = new WorkerGroup("workers", 2, template, List.of(claim), null);
-    return new Workload(ObjectMeta.named("job"), new WorkloadSpec(List.of(group), Optional.of("nvlink")),
-        WorkloadStatus.EMPTY);
   }
 }

@@ -2,28 +2,10 @@ package dev.quartermaster.sim.world;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.quartermaster.api.claim.DeviceRequest;
-import dev.quartermaster.api.claim.ResourceClaimSpec;
-import dev.quartermaster.api.codec.ObjectCodec;
-import dev.quartermaster.api.domain.ComputeDomain;
-import dev.quartermaster.api.domain.ComputeDomainSpec;
-import dev.quartermaster.api.domain.ComputeDomainStatus;
-import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.api.meta.Kinds;
-import dev.quartermaster.api.meta.ObjectMeta;
-import dev.quartermaster.api.workload.ClaimTemplate;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
-import dev.quartermaster.api.workload.TaskTemplate;
-import dev.quartermaster.api.workload.WorkerGroup;
-import dev.quartermaster.api.workload.Workload;
-import dev.quartermaster.api.workload.WorkloadSpec;
-import dev.quartermaster.api.workload.WorkloadStatus;
-import dev.quartermaster.store.StoreEvent;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.Random;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
@@ -37,7 +19,6 @@ import org.junit.jupiter.api.Test;
  * judged by {@link DomainPromises} as it commits.
  */
 class DomainDeletionTest {
-  private static final List<Kind<?>> WATCHED = List.of(Kinds.NODE, Kinds.RESOURCE_CLAIM, Kinds.TASK);
   private static final int SEEDS = 20;
 
   @Test
@@ -56,9 +37,9 @@ class DomainDeletionTest {
     var random = new Random(seed);
     var w = new WholeCluster(seed, 2, 4, 16, Variant.REAL);
     var promises = new DomainPromises();
-    w.store().onCommit((revision, changes) -> changes.forEach(e -> judge(promises, revision, e)));
-    w.api().create(domain());
-    w.api().create(job());
+    DomainJob.judgedBy(w, promises);
+    w.api().create(DomainJob.domain());
+    w.api().create(DomainJob.job());
     await(w, seed, "the job running", () -> running(w) == 2);
 
     boolean replaceFirst = random.nextBoolean();
@@ -84,8 +65,8 @@ class DomainDeletionTest {
     SeedRun.tolerant(() -> w.api().delete(Kinds.WORKLOAD, "job"));
     await(w, seed, "the domain's deletion completing", () -> w.api().get(Kinds.COMPUTE_DOMAIN, "nvlink").isEmpty());
     await(w, seed, "the job's tasks gone", () -> w.api().list(Kinds.TASK).items().isEmpty());
-    w.api().create(domain());
-    w.api().create(job());
+    w.api().create(DomainJob.domain());
+    w.api().create(DomainJob.job());
     await(w, seed, "the job made again running in the new domain", () -> running(w) == 2);
     assertThat(promises.violations()).as("seed %d", seed).isEmpty();
     return waited;
@@ -104,30 +85,5 @@ class DomainDeletionTest {
             + t.status().reason() + ": " + t.status().message()).toList(),
         w.api().get(Kinds.COMPUTE_DOMAIN, "nvlink").map(d -> (d.metadata().isDeleting() ? "deleting " : "") + d.status())
             .orElse("none")).isTrue();
-  }
-
-  private static void judge(DomainPromises promises, long revision, StoreEvent e) {
-    for (var kind : WATCHED) {
-      var prefix = "/registry/" + kind.plural() + "/";
-      if (e.kv().key().startsWith(prefix)) {
-        boolean deleted = e.type() == StoreEvent.Type.DELETE;
-        var value = deleted ? e.previous().orElseThrow().value() : e.kv().value();
-        promises.changed(revision, ObjectCodec.fromJson(value, kind), deleted);
-      }
-    }
-  }
-
-  private static ComputeDomain domain() {
-    return new ComputeDomain(ObjectMeta.named("nvlink"), new ComputeDomainSpec(2), ComputeDomainStatus.EMPTY);
-  }
-
-  /** Two workers of 4 GPUs each (one per node) in domain nvlink. */
-  private static Workload job() {
-    var template = new TaskTemplate(List.of("train"), Map.of(), "exec", Optional.empty(), List.of(), Map.of());
-    var claim = new ClaimTemplate("gpus", new ResourceClaimSpec(
-        List.of(new DeviceRequest("gpus", "gpu", 4, List.of())), Optional.empty()));
-    var group = new WorkerGroup("workers", 2, template, List.of(claim), null);
-    return new Workload(ObjectMeta.named("job"), new WorkloadSpec(List.of(group), Optional.of("nvlink")),
-        WorkloadStatus.EMPTY);
   }
 }
