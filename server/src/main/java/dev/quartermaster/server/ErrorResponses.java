@@ -10,8 +10,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Every failure becomes an {@link ApiError} body with its code as the HTTP status. An {@link
- * ApiException} is sent exactly as raised; anything else is a bug, logged with its stack trace and
- * answered with a generic 500 that names the request, so nothing internal leaks to the client.
+ * ApiException} is sent exactly as raised; a store failure is a 503 (a corrupt stored value a 500
+ * naming its key, as retrying cannot help) and a write over the store's limits a 413; anything
+ * else is a bug, logged with its stack trace and answered with a generic 500 that names the
+ * request, so nothing internal leaks to the client.
  */
 final class ErrorResponses {
   private static final Logger log = LoggerFactory.getLogger(ErrorResponses.class);
@@ -25,6 +27,12 @@ final class ErrorResponses {
     if (failure instanceof dev.quartermaster.store.StoreLimitException limit) {
       log.warn("event=store_limit request={} method={} path={} cause='{}'", requestId, method, path, limit.getMessage());
       return ApiError.of(Reason.PayloadTooLarge, "the store refuses this write: " + limit.getMessage());
+    }
+    if (failure instanceof dev.quartermaster.store.CorruptValueException corrupt) {
+      // Not unavailable (a retry reads the same bytes) and never a guess at the object: a 500 naming the key.
+      log.error("event=store_corrupt_value request={} method={} path={} key='{}' revision={} cause='{}'", requestId,
+          method, path, corrupt.key(), corrupt.revision(), corrupt.getMessage());
+      return ApiError.of(Reason.Internal, "the store holds a corrupt value: " + corrupt.getMessage());
     }
     if (failure instanceof dev.quartermaster.store.StoreException store) {
       // The store is closed or its disk failed: say so, the client may retry elsewhere or later.

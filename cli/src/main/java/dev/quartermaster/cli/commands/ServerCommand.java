@@ -61,7 +61,8 @@ public final class ServerCommand implements Callable<Integer> {
   private java.time.Duration leaderLease;
 
   @Option(names = "--check",
-      description = "run SQLite's full integrity check on the store in --data, print the result and exit (1 if damaged); safe while a server runs")
+      description = "run SQLite's full integrity check on the store in --data and verify every stored value against its"
+          + " checksum, print the result (each corrupt value by key) and exit (1 if damaged); safe while a server runs")
   private boolean check;
 
   public ServerCommand(CliEnvironment env) {

@@ -92,4 +92,35 @@ class StoreDamageTest {
         .hasMessageContaining(storeFile().toAbsolutePath().toString())
         .satisfies(e -> assertThat(e.getMessage()).containsAnyOf("damaged", "corrupt"));
   }
+
+  /**
+   * A byte changed inside a stored value leaves every SQLite page well formed, so integrity_check
+   * alone said ok: the checksums name each corrupt value by key, and the exit code is 1.
+   */
+  @Test
+  void checkNamesEachValueThatDoesNotMatchItsChecksum() throws Exception {
+    try (var store = SqliteStore.open(storeFile())) {
+      for (var name : List.of("a", "b", "c")) {
+        store.txn(Txn.when(List.of(), List.of(new Txn.Op.Put("/registry/nodes/" + name,
+            ("{\"metadata\":{\"name\":\"" + name + "\"}}").getBytes(java.nio.charset.StandardCharsets.UTF_8)))));
+      }
+    }
+    var sound = new StringWriter();
+    assertThat(StoreCheck.run(storeFile(), new PrintWriter(sound))).isZero();
+    assertThat(sound.toString()).contains(": ok (integrity_check found no problems; 3 stored values match their CRC32C checksums)");
+
+    // As an edit of the file would: node a renamed b, node c renamed d, their checksums left alone.
+    try (var c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + storeFile());
+        var s = c.createStatement()) {
+      s.executeUpdate("UPDATE log SET value = CAST('{\"metadata\":{\"name\":\"b\"}}' AS BLOB) WHERE revision = 1");
+      s.executeUpdate("UPDATE log SET value = CAST('{\"metadata\":{\"name\":\"d\"}}' AS BLOB) WHERE revision = 3");
+    }
+    var damaged = new StringWriter();
+    assertThat(StoreCheck.run(storeFile(), new PrintWriter(damaged))).isEqualTo(1);
+    assertThat(damaged.toString())
+        .contains(storeFile() + ": DAMAGED, 2 problem(s):")
+        .contains("  key /registry/nodes/a at revision 1 (log row 1) is corrupt: its CRC32C is 0x")
+        .contains("  key /registry/nodes/c at revision 3 (log row 3) is corrupt: its CRC32C is 0x")
+        .doesNotContain("/registry/nodes/b at");
+  }
 }

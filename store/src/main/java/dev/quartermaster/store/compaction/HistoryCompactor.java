@@ -1,6 +1,7 @@
 package dev.quartermaster.store.compaction;
 
 import dev.quartermaster.core.env.Env;
+import dev.quartermaster.store.CorruptValueException;
 import dev.quartermaster.store.Store;
 import dev.quartermaster.store.StoreException;
 import java.time.Duration;
@@ -88,6 +89,10 @@ public final class HistoryCompactor implements AutoCloseable {
   private void tick() {
     try {
       compactNow();
+    } catch (CorruptValueException e) {
+      // Not transient: every period until the file is restored says so, naming the key.
+      log.error("event=compaction_refused_corrupt_value key='{}' revision={} cause='{}'", e.key(), e.revision(),
+          e.getMessage());
     } catch (StoreException e) {
       log.warn("event=compaction_failed cause='{}'", e.getMessage());
     }

@@ -12,8 +12,10 @@ import java.util.List;
 import org.sqlite.SQLiteConfig;
 
 /**
- * SQLite's own checks of the file. The quick one runs on every open, so a damaged page is named
- * before the store serves (or writes over) it; the full one backs {@code qm server --check}.
+ * Checks of the file. SQLite's quick check runs on every open, so a damaged page is named before
+ * the store serves (or writes over) it. {@code qm server --check} runs SQLite's full check and
+ * then verifies every log row against its checksum, which catches what SQLite cannot see: a
+ * changed byte inside a value, where the page is still well formed.
  */
 final class IntegrityCheck {
   /** How many of SQLite's findings a refusal quotes; the full list is what --check is for. */
@@ -31,24 +33,63 @@ final class IntegrityCheck {
     }
   }
 
-  /** Runs {@code PRAGMA integrity_check} read-only; an empty list means the file is sound. */
-  static List<String> full(Path file) {
+  /**
+   * Runs {@code PRAGMA integrity_check} and verifies every row's checksum, read-only; the report
+   * lists each row that fails, by key and revision.
+   */
+  static CheckReport full(Path file) {
     if (!Files.isRegularFile(file)) {
       throw new StoreException("store " + file + " does not exist");
     }
     SQLiteConfig config = new SQLiteConfig();
     config.setReadOnly(true);
     config.setBusyTimeout(SqliteStore.BUSY_TIMEOUT_MS);
+    List<String> problems = new ArrayList<>();
     try (Connection c = SqliteConnections.open(config, file)) {
       if (Schema.identify(c, file)) {
         // Sound as SQLite goes, but a store file with no store in it is what a truncation leaves.
-        return List.of("the file holds no store (it is empty or has no tables): nothing to serve");
+        return new CheckReport(List.of("the file holds no store (it is empty or has no tables): nothing to serve"), 0, false);
       }
-      return run(c, "integrity_check");
+      problems.addAll(run(c, "integrity_check"));
+      long format = format(c);
+      if (format == Schema.FORMAT_WITHOUT_CHECKSUMS || format == Schema.FORMAT_WRITING_REVISION) {
+        return new CheckReport(problems, 0, false);
+      }
+      if (format != Schema.FORMAT) {
+        problems.add("unsupported store format " + format + "; this build reads format " + Schema.FORMAT);
+        return new CheckReport(problems, 0, false);
+      }
+      return new CheckReport(problems, verifyRows(c, problems), true);
     } catch (SQLException e) {
-      // A file too damaged for the check to run at all is damage too, and says so.
-      return List.of(Errors.wrap(file, "integrity check", e).getMessage());
+      // A file too damaged for the check to run (or finish) is damage too, and says so.
+      problems.add(Errors.wrap(file, "integrity check", e).getMessage());
+      return new CheckReport(problems, 0, true);
     }
+  }
+
+  private static long format(Connection c) throws SQLException {
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT value FROM meta WHERE name = 'format'")) {
+      return rs.next() ? rs.getLong(1) : 0;
+    }
+  }
+
+  /** Adds a line to {@code problems} for each row that does not match its checksum; returns how many did. */
+  private static long verifyRows(Connection c, List<String> problems) throws SQLException {
+    long verified = 0;
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT l.id, " + LogRow.columns("l") + " FROM log AS l ORDER BY l.id")) {
+      while (rs.next()) {
+        LogRow.Checked row = LogRow.readChecked(rs, 2, rs.getLong(1));
+        if (row.intact()) {
+          verified++;
+        } else {
+          problems.add("key " + row.row().key() + " at revision " + row.row().revision() + " (log row " + row.id()
+              + ") is corrupt: " + Errors.mismatch(row));
+        }
+      }
+    }
+    return verified;
   }
 
   private static List<String> run(Connection c, String pragma) throws SQLException {

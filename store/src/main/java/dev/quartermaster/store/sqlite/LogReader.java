@@ -32,22 +32,22 @@ final class LogReader {
   }
 
   Optional<KeyValue> get(String key) {
-    return readers.read("get " + key, c -> latest(c, key).filter(r -> !r.deleted()).map(LogRow::kv));
+    return readers.read("get " + key, c -> latest(c, key, file).filter(r -> !r.deleted()).map(LogRow::kv));
   }
 
   /** Selects the newest row of a key, tombstone or not; shared with the writer. */
   static final String LATEST_SQL =
       "SELECT " + LogRow.columns("l") + " FROM log AS l WHERE l.key = ? ORDER BY l.revision DESC LIMIT 1";
 
-  private static Optional<LogRow> latest(ReaderConnection c, String key) throws SQLException {
-    return latest(c.prepared(LATEST_SQL), key);
+  private static Optional<LogRow> latest(ReaderConnection c, String key, Path file) throws SQLException {
+    return latest(c.prepared(LATEST_SQL), key, file);
   }
 
-  /** Runs {@link #LATEST_SQL}, prepared by the caller. */
-  static Optional<LogRow> latest(PreparedStatement ps, String key) throws SQLException {
+  /** Runs {@link #LATEST_SQL}, prepared by the caller; the row is verified against its checksum. */
+  static Optional<LogRow> latest(PreparedStatement ps, String key, Path file) throws SQLException {
     ps.setBytes(1, Keys.encode(key));
     try (ResultSet rs = ps.executeQuery()) {
-      return rs.next() ? Optional.of(LogRow.read(rs, 1)) : Optional.empty();
+      return rs.next() ? Optional.of(LogRow.read(rs, 1, file)) : Optional.empty();
     }
   }
 
@@ -64,28 +64,32 @@ final class LogReader {
       if (at < meta.compacted()) {
         throw new CompactedException(at, meta.compacted());
       }
-      return new Range(rangeAt(c, prefix, at), meta.revision());
+      return new Range(rangeAt(c, prefix, at, file), meta.revision());
     });
   }
 
   /**
    * For each key under the prefix, its newest row at or below {@code at}, unless that row is a
    * tombstone. The inner query finds (key, revision) pairs from the key index alone; only the
-   * winning rows are then fetched with their values.
+   * winning rows are then fetched with their values. Tombstones are skipped here, after their
+   * checksum is verified, not by the query: a flipped deleted flag would otherwise hide a live
+   * object from every list without a word.
    */
-  private static List<KeyValue> rangeAt(ReaderConnection c, String prefix, long at) throws SQLException {
+  private static List<KeyValue> rangeAt(ReaderConnection c, String prefix, long at, Path file) throws SQLException {
     KeyRange keys = KeyRange.of(prefix);
     String sql = "SELECT " + LogRow.columns("l") + " FROM (SELECT key AS k, MAX(revision) AS r FROM log"
         + " WHERE " + keys.condition("key") + " AND revision <= ? GROUP BY key) AS latest"
-        + " JOIN log AS l ON l.key = latest.k AND l.revision = latest.r"
-        + " WHERE l.deleted = 0 ORDER BY l.key";
+        + " JOIN log AS l ON l.key = latest.k AND l.revision = latest.r ORDER BY l.key";
     PreparedStatement ps = c.prepared(sql);
     int next = keys.bind(ps, 1);
     ps.setLong(next, at);
     List<KeyValue> kvs = new ArrayList<>();
     try (ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
-        kvs.add(LogRow.read(rs, 1).kv());
+        LogRow row = LogRow.read(rs, 1, file);
+        if (!row.deleted()) {
+          kvs.add(row.kv());
+        }
       }
     }
     return kvs;
@@ -100,7 +104,8 @@ final class LogReader {
     return readers.read("watch replay of " + prefix, c -> {
       long compacted = Schema.readMeta(c, file).compacted();
       KeyRange keys = KeyRange.of(prefix);
-      String sql = "SELECT l.id, " + LogRow.columns("l") + ", p.create_revision, p.version, p.value"
+      // The previous row is read whole, as its checksum covers every column.
+      String sql = "SELECT l.id, " + LogRow.columns("l") + ", " + LogRow.columns("p")
           + " FROM log AS l LEFT JOIN log AS p ON p.key = l.key AND p.revision = l.prev_revision"
           + " WHERE (l.revision, l.id) > (?, ?) AND l.revision <= ? AND " + keys.condition("l.key")
           + " ORDER BY l.revision, l.id LIMIT ?";
@@ -113,7 +118,7 @@ final class LogReader {
       List<Change> changes = new ArrayList<>();
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          changes.add(new Change(rs.getLong(1), toEvent(rs)));
+          changes.add(new Change(rs.getLong(1), toEvent(rs, file)));
         }
       }
       return new HistoryPage(compacted, changes);
@@ -164,14 +169,14 @@ final class LogReader {
     });
   }
 
-  private static StoreEvent toEvent(ResultSet rs) throws SQLException {
-    LogRow row = LogRow.read(rs, 2);
+  /** Column 2 on: the change's row, then (all NULL when compaction removed it) the row it replaced. */
+  private static StoreEvent toEvent(ResultSet rs, Path file) throws SQLException {
+    LogRow row = LogRow.read(rs, 2, file);
     // The previous value is gone when compaction removed it; etcd reports no prev_kv then too.
     Optional<KeyValue> previous = Optional.empty();
-    if (rs.getObject(9) != null) {
-      byte[] value = rs.getBytes(11);
-      previous = Optional.of(KeyValue.owning(row.key(), value == null ? new byte[0] : value, rs.getLong(9), row.prevRevision(),
-          rs.getLong(10)));
+    int previousFirst = 2 + LogRow.COLUMNS;
+    if (rs.getObject(previousFirst) != null) {
+      previous = Optional.of(LogRow.read(rs, previousFirst, file).kv());
     }
     return new StoreEvent(row.deleted() ? StoreEvent.Type.DELETE : StoreEvent.Type.PUT, row.kv(), previous);
   }

@@ -1,6 +1,8 @@
 package dev.quartermaster.store.sqlite;
 
+import dev.quartermaster.store.CorruptValueException;
 import dev.quartermaster.store.KeyValue;
+import java.nio.file.Path;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 
@@ -21,22 +23,58 @@ record LogRow(
     long prevRevision,
     byte[] value) {
 
+  /**
+   * A row as the file holds it, with the checksum stored beside it and the one its bytes give now.
+   *
+   * @param id the row's position in the log, or 0 where the query did not select it
+   */
+  record Checked(long id, LogRow row, long stored, long computed) {
+    boolean intact() {
+      return stored == computed;
+    }
+
+    /** Refuses the row, naming its key, revision and the store file, unless it is intact. */
+    LogRow verified(Path file) {
+      if (!intact()) {
+        throw Errors.corrupt(file, this);
+      }
+      return row;
+    }
+  }
+
+  /** How many {@link #columns} there are. */
+  static final int COLUMNS = 8;
+
   /** The columns {@link #read} expects, in order, for a table aliased {@code alias}. */
   static String columns(String alias) {
     return String.join(", ", alias + ".revision", alias + ".key", alias + ".deleted",
-        alias + ".create_revision", alias + ".version", alias + ".prev_revision", alias + ".value");
+        alias + ".create_revision", alias + ".version", alias + ".prev_revision", alias + ".value",
+        alias + ".checksum");
   }
 
-  static LogRow read(ResultSet rs, int first) throws SQLException {
+  /**
+   * Reads the row whose {@link #columns} start at column {@code first}, verified: a row that does
+   * not match its checksum is a {@link CorruptValueException} naming its key, revision and {@code
+   * file}, never a row handed on.
+   */
+  static LogRow read(ResultSet rs, int first, Path file) throws SQLException {
+    return readChecked(rs, first, 0).verified(file);
+  }
+
+  /** Reads the row whose {@link #columns} start at column {@code first}, and checks it without judging. */
+  static Checked readChecked(ResultSet rs, int first, long id) throws SQLException {
+    byte[] key = rs.getBytes(first + 1);
     byte[] value = rs.getBytes(first + 6);
-    return new LogRow(
+    key = key == null ? new byte[0] : key;
+    LogRow row = new LogRow(
         rs.getLong(first),
-        Keys.decode(rs.getBytes(first + 1)),
+        Keys.decode(key),
         rs.getInt(first + 2) != 0,
         rs.getLong(first + 3),
         rs.getLong(first + 4),
         rs.getLong(first + 5),
         value == null ? new byte[0] : value);
+    return new Checked(id, row, rs.getLong(first + 7), RowChecksum.of(row, key));
   }
 
   /**

@@ -9,7 +9,9 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The on-disk layout, and the checks that refuse a file that is not ours.
@@ -17,7 +19,8 @@ import java.util.Map;
  * <pre>
  * log  (id INTEGER PRIMARY KEY,   -- append order; orders the rows of one revision in op order
  *       revision,                 -- the transaction's revision, shared by all its rows
- *       key BLOB, deleted, create_revision, version, prev_revision, value BLOB)
+ *       key BLOB, deleted, create_revision, version, prev_revision, value BLOB,
+ *       checksum)                 -- CRC32C of the row, verified on every read (RowChecksum)
  *       UNIQUE (key, revision)    -- a transaction touches a key at most once; serves reads
  *       INDEX (revision)          -- serves watch replay and compaction
  * meta (name PRIMARY KEY, value)  -- 'format', 'revision' (a floor, see below), 'compacted',
@@ -34,6 +37,10 @@ import java.util.Map;
  * the floor. A format-1 build refuses a format-2 store, since it would take that floor for the
  * current revision and hand out revisions again.
  *
+ * <p>Format 3 added the {@code checksum} column. A format-2 store gets it when opened, filled from
+ * its rows as they read then, in one transaction ({@link #upgrade}); a format-2 build refuses a
+ * format-3 store, so rows written without a checksum never reach it.
+ *
  * The file is marked with SQLite's {@code application_id} so a foreign database is recognised
  * before anything is written to it.
  */
@@ -41,9 +48,13 @@ final class Schema {
   /** "QMST" in ASCII. */
   static final int APPLICATION_ID = 0x514D5354;
 
-  static final long FORMAT = 2;
-  /** The format before the revision was derived; {@link #upgrade} turns it into {@link #FORMAT}. */
+  static final long FORMAT = 3;
+  /** The format before rows had checksums; {@link #upgrade} turns it into {@link #FORMAT}. */
+  static final long FORMAT_WITHOUT_CHECKSUMS = 2;
+  /** The format before the revision was derived; {@link #upgrade} turns it into format 2, then 3. */
   static final long FORMAT_WRITING_REVISION = 1;
+  /** Rows checksummed per statement while upgrading, so a large store is not read into memory at once. */
+  private static final int UPGRADE_PAGE = 1_000;
 
   private Schema() {}
 
@@ -88,7 +99,8 @@ final class Schema {
             create_revision INTEGER NOT NULL,
             version INTEGER NOT NULL,
             prev_revision INTEGER NOT NULL,
-            value BLOB NOT NULL)""");
+            value BLOB NOT NULL,
+            checksum INTEGER NOT NULL)""");
       s.execute("CREATE UNIQUE INDEX log_key_revision ON log (key, revision)");
       s.execute("CREATE INDEX log_revision ON log (revision)");
       s.execute("CREATE TABLE meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID");
@@ -113,11 +125,75 @@ final class Schema {
     }
   }
 
-  /** Upgrades a format-1 store to format 2 (nothing else changes); returns whether it did. */
-  static boolean upgrade(Connection c) throws SQLException {
+  /**
+   * What {@link #upgrade} did to an older store.
+   *
+   * @param from the format the store had
+   * @param checksummed how many log rows were given a checksum
+   */
+  record Upgrade(long from, long checksummed) {}
+
+  /**
+   * Brings a format-1 or format-2 store to {@link #FORMAT}, in one transaction, so a crash leaves
+   * it as it was; returns what it did, or empty when the store is current (or of a format this
+   * build refuses, which {@link #readMeta} then names).
+   */
+  static Optional<Upgrade> upgrade(Connection c) throws SQLException {
     try (Statement s = c.createStatement()) {
-      return s.executeUpdate("UPDATE meta SET value = " + FORMAT + " WHERE name = 'format' AND value = "
-          + FORMAT_WRITING_REVISION) == 1;
+      s.execute("BEGIN IMMEDIATE");
+      try {
+        long from;
+        try (ResultSet rs = s.executeQuery("SELECT value FROM meta WHERE name = 'format'")) {
+          from = rs.next() ? rs.getLong(1) : FORMAT;
+        }
+        if (from != FORMAT_WRITING_REVISION && from != FORMAT_WITHOUT_CHECKSUMS) {
+          s.execute("ROLLBACK");
+          return Optional.empty();
+        }
+        // Format 1 to 2 changed only what the revision row means; 2 to 3 adds the checksums. The
+        // default never matches a CRC32C, so a row this fill missed would fail loudly, not pass.
+        s.execute("ALTER TABLE log ADD COLUMN checksum INTEGER NOT NULL DEFAULT -1");
+        long checksummed = fillChecksums(c);
+        s.executeUpdate("UPDATE meta SET value = " + FORMAT + " WHERE name = 'format'");
+        s.execute("COMMIT");
+        return Optional.of(new Upgrade(from, checksummed));
+      } catch (SQLException | RuntimeException e) {
+        try {
+          s.execute("ROLLBACK");
+        } catch (SQLException ignored) {
+          // SQLite may have rolled back already; the failure that brought us here is what matters.
+        }
+        throw e;
+      }
+    }
+  }
+
+  /** Writes each row's checksum from its bytes as they are now, a page of rows at a time, by id. */
+  private static long fillChecksums(Connection c) throws SQLException {
+    long filled = 0;
+    long after = 0;
+    try (PreparedStatement page = c.prepareStatement("SELECT l.id, " + LogRow.columns("l")
+            + " FROM log AS l WHERE l.id > ? ORDER BY l.id LIMIT " + UPGRADE_PAGE);
+        PreparedStatement set = c.prepareStatement("UPDATE log SET checksum = ? WHERE id = ?")) {
+      while (true) {
+        List<LogRow.Checked> rows = new ArrayList<>(UPGRADE_PAGE);
+        page.setLong(1, after);
+        try (ResultSet rs = page.executeQuery()) {
+          while (rs.next()) {
+            rows.add(LogRow.readChecked(rs, 2, rs.getLong(1)));
+          }
+        }
+        if (rows.isEmpty()) {
+          return filled;
+        }
+        for (LogRow.Checked row : rows) {
+          set.setLong(1, row.computed());
+          set.setLong(2, row.id());
+          set.executeUpdate();
+          after = row.id();
+        }
+        filled += rows.size();
+      }
     }
   }
 

@@ -30,8 +30,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * and a {@code revision}: all rows written by one transaction share that transaction's revision,
  * as in etcd, and are told apart by id, which also keeps their op order. {@code (key, revision)}
  * is unique because a transaction touches a key at most once. A key's value at revision R is its
- * newest row at or below R, unless that is a tombstone. A {@code meta} table holds the format, the
- * last committed revision and the compacted revision; see {@link Schema}.
+ * newest row at or below R, unless that is a tombstone. Each row carries a CRC32C of its columns
+ * ({@link RowChecksum}), verified wherever a row is read: a mismatch is a {@link
+ * dev.quartermaster.store.CorruptValueException} naming the key, never a value served. A {@code
+ * meta} table holds the format, the last committed revision and the compacted revision; see
+ * {@link Schema}.
  *
  * <p><b>Concurrency.</b> One writer thread owns the only writing connection and commits queued
  * transactions in groups ({@link Writer}); reads run on a small pool of read-only connections,
@@ -130,11 +133,10 @@ public final class SqliteStore implements Store, HistorySizes {
   }
 
   /**
-   * Runs SQLite's full integrity check on {@code file}, read-only (safe while a store serves it).
-   *
-   * @return SQLite's findings; empty when the file is sound
+   * Runs SQLite's full integrity check on {@code file} and verifies every log row against its
+   * checksum, read-only (safe while a store serves it).
    */
-  public static List<String> check(Path file) {
+  public static CheckReport check(Path file) {
     return IntegrityCheck.full(file.toAbsolutePath());
   }
 

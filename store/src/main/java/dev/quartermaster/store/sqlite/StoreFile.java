@@ -91,9 +91,8 @@ final class StoreFile {
         Schema.create(c, IDENTITIES.nextLong());
       }
       bindMarker(c, file, marked);
-      if (!fresh && Schema.upgrade(c)) {
-        LoggerFactory.getLogger(StoreFile.class).info("store {}: upgraded to format {} (the revision is no longer"
-            + " written at every commit; builds before this one cannot open it)", file, Schema.FORMAT);
+      if (!fresh) {
+        Schema.upgrade(c).ifPresent(upgrade -> logUpgrade(file, upgrade));
       }
       s.execute("BEGIN");
       try {
@@ -102,6 +101,18 @@ final class StoreFile {
         s.execute("ROLLBACK");
       }
     }
+  }
+
+  /**
+   * Loudly, as it changes the file for good: a build before this one no longer opens it, and the
+   * checksums vouch only for the bytes as they were at the upgrade.
+   */
+  private static void logUpgrade(Path file, Schema.Upgrade upgrade) {
+    LoggerFactory.getLogger(StoreFile.class).warn("store {}: upgraded from format {} to format {}: computed a CRC32C"
+        + " checksum for each of its {} log rows from their bytes as they are now; from here on every read, watch"
+        + " replay, compaction and `qm server --check` verifies them (a value damaged before this upgrade is not"
+        + " detected). Builds before this one cannot open the store any more", file, upgrade.from(), Schema.FORMAT,
+        upgrade.checksummed());
   }
 
   /**

@@ -1,6 +1,7 @@
 package dev.quartermaster.store.sqlite;
 
 import dev.quartermaster.store.CompactedException;
+import dev.quartermaster.store.CorruptValueException;
 import dev.quartermaster.store.FutureRevisionException;
 import dev.quartermaster.store.StoreEvent;
 import dev.quartermaster.store.StoreException;
@@ -61,7 +62,7 @@ final class Writer {
     this.file = file;
     this.conn = conn;
     this.hub = hub;
-    this.applier = new TxnApplier(conn);
+    this.applier = new TxnApplier(conn, file);
     this.begin = conn.prepareStatement("BEGIN IMMEDIATE");
     this.commit = conn.prepareStatement("COMMIT");
     this.revision = meta.revision();
@@ -203,14 +204,25 @@ final class Writer {
   private void commitBatch(List<TxnRequest> batch) {
     long before = revision;
     long rev = before;
-    List<TxnResult> results = new ArrayList<>(batch.size());
+    // Per request, its result, or (then its result is null) the corrupt row that refused it.
+    TxnResult[] results = new TxnResult[batch.size()];
+    CorruptValueException[] refused = new CorruptValueException[batch.size()];
     List<StoreEvent> events = new ArrayList<>();
     try {
       begin.execute();
-      for (TxnRequest request : batch) {
-        TxnApplier.Applied applied = applier.apply(request.txn(), rev);
+      for (int i = 0; i < batch.size(); i++) {
+        TxnApplier.Applied applied;
+        try {
+          applied = applier.apply(batch.get(i).txn(), rev);
+        } catch (CorruptValueException e) {
+          // Found before this transaction wrote anything (TxnApplier#apply): refuse it alone, so
+          // one damaged key does not fail every write that happens to share its batch.
+          LOG.error("store {}: refused a transaction: {}", file, e.getMessage());
+          refused[i] = e;
+          continue;
+        }
         rev = applied.result().revision();
-        results.add(applied.result());
+        results[i] = applied.result();
         events.addAll(applied.events());
       }
       // The revision is not written: the log's newest row says it (Schema).
@@ -225,7 +237,11 @@ final class Writer {
     hub.publish(events, rev);
     revision = rev;
     for (int i = 0; i < batch.size(); i++) {
-      batch.get(i).done().complete(results.get(i));
+      if (refused[i] != null) {
+        batch.get(i).done().completeExceptionally(refused[i]);
+      } else {
+        batch.get(i).done().complete(results[i]);
+      }
     }
   }
 
@@ -286,9 +302,12 @@ final class Writer {
       execute("COMMIT");
     } catch (SQLException | RuntimeException e) {
       rollbackQuietly();
-      request.done().completeExceptionally(e instanceof SQLException sql
-          ? Errors.wrap(file, "compact to " + target, sql)
-          : new StoreException("store " + file + ": compact failed: " + e, e));
+      // A corrupt row is passed on as it is: its message names the key, and its type says no retry helps.
+      request.done().completeExceptionally(switch (e) {
+        case SQLException sql -> Errors.wrap(file, "compact to " + target, sql);
+        case CorruptValueException corrupt -> corrupt;
+        default -> new StoreException("store " + file + ": compact failed: " + e, e);
+      });
       return false;
     }
     compacted = to;

@@ -72,7 +72,7 @@ class SqliteStoreDamageTest {
         .isInstanceOf(StoreException.class)
         .hasMessageContaining(file().toString())
         .hasMessageContaining("missing or empty");
-    assertThat(SqliteStore.check(file())).singleElement().asString().contains("holds no store");
+    assertThat(SqliteStore.check(file()).problems()).singleElement().asString().contains("holds no store");
   }
 
   @Test
@@ -100,7 +100,7 @@ class SqliteStoreDamageTest {
         .hasMessageContaining(file().toString())
         .satisfies(e -> assertThat(e.getMessage()).containsAnyOf("damaged", "corrupt"));
     assertThat(Files.readAllBytes(file())).as("a damaged file is left as found").isEqualTo(before);
-    assertThat(SqliteStore.check(file())).isNotEmpty();
+    assertThat(SqliteStore.check(file()).problems()).isNotEmpty();
   }
 
   @Test
@@ -118,13 +118,13 @@ class SqliteStoreDamageTest {
         .isInstanceOf(StoreException.class)
         .hasMessageContaining(file().toString())
         .satisfies(e -> assertThat(e.getMessage()).containsAnyOf("damaged", "corrupt"));
-    assertThat(SqliteStore.check(file())).isNotEmpty();
+    assertThat(SqliteStore.check(file()).problems()).isNotEmpty();
   }
 
   @Test
   void aSoundStorePassesTheFullCheck() {
     populate();
-    assertThat(SqliteStore.check(file())).isEmpty();
+    assertThat(SqliteStore.check(file()).problems()).isEmpty();
   }
 
   @Test

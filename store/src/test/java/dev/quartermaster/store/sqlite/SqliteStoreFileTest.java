@@ -120,9 +120,11 @@ class SqliteStoreFileTest {
     try (SqliteStore store = SqliteStore.open(file())) {
       last = store.txn(Txn.when(List.of(), List.of(new Txn.Op.Put("/k/a", new byte[] {1})))).revision();
     }
-    // As a format-1 build left it: its revision row is current (here: 10 ahead of the log, as the floor must win).
+    // As a format-1 build left it: its revision row is current (here: 10 ahead of the log, as the floor must win),
+    // and its rows have no checksums.
     try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file());
         Statement s = c.createStatement()) {
+      s.execute("ALTER TABLE log DROP COLUMN checksum");
       s.execute("UPDATE meta SET value = 1 WHERE name = 'format'");
       s.execute("UPDATE meta SET value = " + (last + 10) + " WHERE name = 'revision'");
     }
@@ -131,7 +133,42 @@ class SqliteStoreFileTest {
       assertThat(store.txn(Txn.when(List.of(), List.of(new Txn.Op.Put("/k/b", new byte[] {2})))).revision())
           .isEqualTo(last + 11);
     }
-    assertThat(meta("format")).as("upgraded: a format-1 build now refuses it").isEqualTo(2);
+    assertThat(meta("format")).as("upgraded: a format-1 or -2 build now refuses it").isEqualTo(3);
+    assertThat(SqliteStore.check(file()).verified()).as("both rows got checksums").isEqualTo(2);
+  }
+
+  /**
+   * A store from before checksums gets one for every row when opened, in one transaction, and is
+   * served as before; --check tells such a store apart until then instead of calling it verified.
+   */
+  @Test
+  void aFormatTwoStoreGetsChecksumsForEveryRowWhenOpened() throws Exception {
+    try (SqliteStore store = SqliteStore.open(file())) {
+      for (int i = 0; i < 2_500; i++) { // more than one page of the upgrade's fill
+        store.txn(Txn.when(List.of(), List.of(new Txn.Op.Put("/k/" + i % 1_000, ("v" + i).getBytes(StandardCharsets.UTF_8)))));
+      }
+      store.txn(Txn.when(List.of(), List.of(new Txn.Op.Delete("/k/7"))));
+    }
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file());
+        Statement s = c.createStatement()) {
+      s.execute("ALTER TABLE log DROP COLUMN checksum");
+      s.execute("UPDATE meta SET value = 2 WHERE name = 'format'");
+    }
+    var before = SqliteStore.check(file());
+    assertThat(before.sound()).isTrue();
+    assertThat(before.checksummed()).as("nothing to verify yet, and it says so").isFalse();
+
+    try (SqliteStore store = SqliteStore.open(file())) {
+      assertThat(store.get("/k/499")).map(kv -> new String(kv.value(), StandardCharsets.UTF_8)).contains("v2499");
+      assertThat(store.get("/k/7")).isEmpty();
+      assertThat(store.range("/k/", 0).kvs()).hasSize(999);
+      assertThat(store.txn(Txn.when(List.of(), List.of(new Txn.Op.Put("/k/new", new byte[] {1})))).succeeded()).isTrue();
+    }
+    assertThat(meta("format")).isEqualTo(3);
+    var after = SqliteStore.check(file());
+    assertThat(after.problems()).isEmpty();
+    assertThat(after.checksummed()).isTrue();
+    assertThat(after.verified()).as("every row, the tombstone and the write after the upgrade too").isEqualTo(logRows());
   }
 
   @Test
