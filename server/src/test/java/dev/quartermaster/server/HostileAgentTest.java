@@ -169,6 +169,11 @@ class HostileAgentTest {
         List.of(own.withState(VolumeClaim.State.ControllerDetached), other)))));
     refuse(refusals, "another node's claim marked released", () -> agent.updateStatus(v.withStatus(v.status().withClaims(
         List.of(own, other.withState(VolumeClaim.State.NodeDetached))))));
+    refuse(refusals, "a release error said on another node's claim", () -> agent.updateStatus(v.withStatus(
+        v.status().withClaims(List.of(own, other.withReleaseError("NodeUnstageVolume: FAILED_PRECONDITION"))))));
+    refuse(refusals, "its own claim's mode changed along with a release error", () -> agent.updateStatus(v.withStatus(
+        v.status().withClaims(List.of(new VolumeClaim(own.task(), own.taskUid(), own.node(), VolumeClaim.Mode.Read,
+            own.state(), own.attached(), own.publishContext(), "failing"), other)))));
     refuse(refusals, "a device class", () -> agent.create(new DeviceClass(ObjectMeta.named("x"),
         new DeviceClassSpec("gpu", List.of()), null)));
     refuse(refusals, "a compute domain", () -> agent.create(new ComputeDomain(ObjectMeta.named("d"),
@@ -190,7 +195,10 @@ class HostileAgentTest {
     var prepared = agent.updateStatus(onA.withStatus(withPrepare(onA.status(), "a")));
     agent.update(prepared.withMetadata(prepared.metadata().withFinalizers(List.of(new AgentFinalizer("a").name()))));
     agent.updateStatus(taskA.withStatus(TaskStatus.EMPTY));
-    agent.updateStatus(v.withStatus(v.status().withClaims(List.of(own.withState(VolumeClaim.State.NodeDetached), other))));
+    var said = agent.updateStatus(v.withStatus(v.status().withClaims(List.of(
+        own.withReleaseError("NodeUnstageVolume: FAILED_PRECONDITION: still published"), other))));
+    agent.updateStatus(said.withStatus(said.status().withClaims(List.of(
+        said.status().claims().getFirst().withState(VolumeClaim.State.NodeDetached), other))));
     return refusals;
   }
 

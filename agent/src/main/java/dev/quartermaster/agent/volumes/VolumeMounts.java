@@ -148,7 +148,8 @@ public final class VolumeMounts {
       }
       return waiting(otherHolder(v, use, task, uid)
           .map(c -> "volume " + name + " is held by task " + c.task() + " (" + (c.mode() == VolumeClaim.Mode.Write
-              ? "writer" : "reader") + ") on " + c.node())
+              ? "writer" : "reader") + ") on " + c.node() + (c.releaseError().isEmpty() ? ""
+              : "; its release there keeps failing: " + c.releaseError()))
           .orElse("waiting for the volume controller to grant the claim on volume " + name));
     }
     var claim = mine.get();

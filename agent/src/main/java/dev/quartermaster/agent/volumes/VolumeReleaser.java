@@ -24,6 +24,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiPredicate;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,6 +47,8 @@ import org.slf4j.LoggerFactory;
 public final class VolumeReleaser {
   private static final Logger LOG = LoggerFactory.getLogger(VolumeReleaser.class);
   private static final int ATTEMPTS = 8;
+  /** The longest release error said on a claim; the event carries the whole message. */
+  private static final int MAX_SAID = 500;
   /** The reason of the Warning event a failed release records on its volume. */
   public static final String RELEASE_FAILED = "ReleaseFailed";
 
@@ -184,6 +187,7 @@ public final class VolumeReleaser {
       LOG.info("volume {}: releasing on {} failed: {}", name, node, error.getMessage());
       events.warning(v, RELEASE_FAILED, "releasing " + what(dead, orphans)
           + " on " + node + " failed: " + error.getMessage() + "; the claims stay Taken and the release is retried");
+      sayFailing(name, dead, error.getMessage());
       return error.code().retryable() ? Result.requeue() : Result.requeueAfter(recheck);
     }
     var deadUids = dead.stream().map(VolumeClaim::taskUid).collect(Collectors.toSet());
@@ -248,8 +252,28 @@ public final class VolumeReleaser {
     return d != null && d.uids().containsAll(uids) && (d.unstaged() || !needUnstage);
   }
 
+  /**
+   * The failure said on each of {@code dead}'s claims ({@code releaseError}), so the task waiting for
+   * the volume and {@code describe volume} show it; written only when it changed, so a release retried
+   * every few seconds does not rewrite the volume each time. Best effort: the event says it anyway.
+   */
+  private void sayFailing(String name, List<VolumeClaim> dead, String message) {
+    var said = message.length() > MAX_SAID ? message.substring(0, MAX_SAID) + "…" : message;
+    try {
+      updateOwnClaims(name, c -> dead.stream().anyMatch(d -> c.heldBy(d.task(), d.taskUid())) ? c.withReleaseError(said) : c);
+    } catch (ApiException e) {
+      LOG.info("volume {}: could not say on its claims why their release on {} fails: {}", name, node, e.getMessage());
+    }
+  }
+
   /** {@code Taken → NodeDetached} for {@code dead}, compare-and-set on the Volume read afresh. */
   private void markDetached(String name, List<VolumeClaim> dead) {
+    updateOwnClaims(name, c -> dead.stream().anyMatch(d -> c.heldBy(d.task(), d.taskUid()))
+        ? c.withState(VolumeClaim.State.NodeDetached) : c);
+  }
+
+  /** {@code change} applied to this node's {@code Taken} claims of the Volume, compare-and-set on a fresh read. */
+  private void updateOwnClaims(String name, UnaryOperator<VolumeClaim> change) {
     ApiException last = null;
     for (int i = 0; i < ATTEMPTS; i++) {
       var current = api.get(Kinds.VOLUME, name);
@@ -258,9 +282,7 @@ public final class VolumeReleaser {
       }
       var v = current.get();
       var next = v.status().claims().stream()
-          .map(c -> c.node().equals(node) && c.state() == VolumeClaim.State.Taken
-              && dead.stream().anyMatch(d -> c.heldBy(d.task(), d.taskUid()))
-              ? c.withState(VolumeClaim.State.NodeDetached) : c)
+          .map(c -> c.node().equals(node) && c.state() == VolumeClaim.State.Taken ? change.apply(c) : c)
           .toList();
       if (next.equals(v.status().claims())) {
         return;

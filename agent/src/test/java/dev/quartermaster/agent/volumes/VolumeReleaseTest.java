@@ -116,6 +116,13 @@ class VolumeReleaseTest {
     assertThat(state("sw", next)).isEqualTo(VolumeClaim.State.Taken);
     assertThat(node.events).anyMatch(e -> e.startsWith("Warning " + VolumeReleaser.RELEASE_FAILED + " volume/sw ")
         && e.contains("still published"));
+    // Said where the operator looks: on the claim (describe volume), and by the task waiting for it.
+    assertThat(node.claim("sw", next).orElseThrow().releaseError()).contains("NodeUnstageVolume")
+        .contains("still published");
+    node.task("w-2", VolumeUse.writer("sw"));
+    node.settle();
+    assertThat(node.read("w-2").status().message()).contains("volume sw is held by task w-1 (writer) on " + NODE
+        + "; its release there keeps failing: ").contains("still published");
   }
 
   @Test

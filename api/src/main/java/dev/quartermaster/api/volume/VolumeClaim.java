@@ -15,10 +15,13 @@ import java.util.Map;
  * @param attached ControllerPublish to {@code node} succeeded (always true for a plugin without
  *     PUBLISH_UNPUBLISH_VOLUME)
  * @param publishContext what ControllerPublish returned, handed to NodeStage/NodePublish
+ * @param releaseError while the node's release of a {@code Taken} claim keeps failing, the plugin's
+ *     answer (empty otherwise): a claim that cannot be released holds the volume from every other
+ *     task, and the task waiting for it says why ({@code describe volume} too)
  */
 public record VolumeClaim(
     String task, String taskUid, String node, Mode mode, State state, boolean attached,
-    Map<String, String> publishContext) {
+    Map<String, String> publishContext, String releaseError) {
 
   public enum Mode {
     Read,
@@ -39,18 +42,30 @@ public record VolumeClaim(
     mode = mode == null ? Mode.Read : mode;
     state = state == null ? State.Taken : state;
     publishContext = publishContext == null ? Map.of() : Map.copyOf(publishContext);
+    releaseError = releaseError == null ? "" : releaseError;
+  }
+
+  public VolumeClaim(String task, String taskUid, String node, Mode mode, State state, boolean attached,
+      Map<String, String> publishContext) {
+    this(task, taskUid, node, mode, state, attached, publishContext, "");
   }
 
   public VolumeClaim(String task, String node, Mode mode, State state) {
     this(task, "", node, mode, state, false, Map.of());
   }
 
+  /** The claim moved to {@code s}; a release error belongs to the state it was in, so it goes. */
   public VolumeClaim withState(State s) {
-    return new VolumeClaim(task, taskUid, node, mode, s, attached, publishContext);
+    return new VolumeClaim(task, taskUid, node, mode, s, attached, publishContext, s == state ? releaseError : "");
   }
 
   public VolumeClaim attachedWith(Map<String, String> context) {
-    return new VolumeClaim(task, taskUid, node, mode, state, true, context);
+    return new VolumeClaim(task, taskUid, node, mode, state, true, context, releaseError);
+  }
+
+  /** The claim with the node's latest release failure said ({@code ""}: none). */
+  public VolumeClaim withReleaseError(String error) {
+    return new VolumeClaim(task, taskUid, node, mode, state, attached, publishContext, error);
   }
 
   /** Whether this claim belongs to the task incarnation {@code name}/{@code uid}. */

@@ -36,7 +36,9 @@ final class ClaimRelease {
         if (holds(c, task)) {
           yield c.attached() ? "" : "ControllerPublish to " + c.node() + " through " + controller(plugin, nodes);
         }
-        yield unpublish(c.node(), node, now);
+        var unpublish = unpublish(c.node(), node, now);
+        yield c.releaseError().isEmpty() ? unpublish
+            : unpublish + "; its release there keeps failing: " + c.releaseError();
       }
       case NodeDetached -> c.attached()
           ? "ControllerUnpublish through " + controller(plugin, nodes)

@@ -48,6 +48,15 @@ class ClaimReleaseTest {
         + "if node-3 is down, `qm node fence node-3` releases it");
   }
 
+  /** Issue 30, seed 3: a release the plugin keeps refusing says so where the operator looks, with the plugin's words. */
+  @Test
+  void aReleaseThatKeepsFailingSaysThePluginsAnswer() {
+    var failing = claim(State.Taken).withReleaseError("NodeUnstageVolume: FAILED_PRECONDITION: volume v is still published");
+    assertThat(ClaimRelease.waitingFor(failing, PLUGIN, Optional.empty(), Optional.of(ready("node-3")), List.of(), NOW))
+        .isEqualTo("node-3 to unpublish (its agent runs NodeUnpublish and NodeUnstage); its release there keeps failing: "
+            + "NodeUnstageVolume: FAILED_PRECONDITION: volume v is still published");
+  }
+
   @Test
   void aReplacedTaskOfTheSameNameDoesNotHoldTheOldIncarnationsClaim() {
     var successor = task("train-0", "uid-2", TaskPhase.Running, false);

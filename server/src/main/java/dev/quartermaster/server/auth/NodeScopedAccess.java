@@ -31,7 +31,8 @@ import java.util.Set;
  *       finalizer): in the status only {@code prepare[<node>]}, in the metadata only its own
  *       finalizer {@code quartermaster.dev/agent-<node>};
  *   <li>the status of a {@code Task} stored with {@code spec.node} its own;
- *   <li>in a {@code Volume}'s status, only its own node's claims, from {@code Taken} to {@code NodeDetached};
+ *   <li>in a {@code Volume}'s status, only its own node's {@code Taken} claims: to {@code NodeDetached}, or
+ *       their {@code releaseError};
  *   <li>an {@code Event} whose stored and new {@code spec.source} is {@code agent/<node>}.
  * </ul>
  * Nothing else: no deletes, no workloads, classes, domains or allocation records. A refusal is a
@@ -101,7 +102,8 @@ public final class NodeScopedAccess implements AccessRule {
       var now = ((Volume) body.get()).status();
       return was.withClaims(now.claims()).equals(now) && onlyOwnDetached(was.claims(), now.claims(), n) ? ok()
           : refuse(n, a, "in a volume's status an agent only marks its own node's claims released (Taken -> "
-              + "NodeDetached); it adds, removes and changes no claim otherwise (the volume controller grants them)");
+              + "NodeDetached) or says why their release fails (releaseError); it adds, removes and changes no claim "
+              + "otherwise (the volume controller grants them)");
     }
     return refuse(n, a, "an agent writes only its own node's objects");
   }
@@ -114,8 +116,8 @@ public final class NodeScopedAccess implements AccessRule {
 
   /**
    * Whether {@code now} is {@code was} with some of node {@code n}'s {@code Taken} claims moved to
-   * {@code NodeDetached} and nothing else: the one volume-status write an agent makes, after it
-   * unpublished and unstaged them. A claim it could add would be a writer the controller never granted.
+   * {@code NodeDetached} (after it unpublished and unstaged them), or their release error said, and
+   * nothing else: the volume-status writes an agent makes. A claim it could add would be a writer the controller never granted.
    */
   private static boolean onlyOwnDetached(List<VolumeClaim> was, List<VolumeClaim> now, String n) {
     if (was.size() != now.size()) {
@@ -124,9 +126,10 @@ public final class NodeScopedAccess implements AccessRule {
     for (int i = 0; i < was.size(); i++) {
       var before = was.get(i);
       var after = now.get(i);
-      boolean detached = before.node().equals(n) && before.state() == VolumeClaim.State.Taken
-          && after.equals(before.withState(VolumeClaim.State.NodeDetached));
-      if (!after.equals(before) && !detached) {
+      boolean own = before.node().equals(n) && before.state() == VolumeClaim.State.Taken;
+      boolean detached = own && after.equals(before.withState(VolumeClaim.State.NodeDetached));
+      boolean failureSaid = own && after.equals(before.withReleaseError(after.releaseError()));
+      if (!after.equals(before) && !detached && !failureSaid) {
         return false;
       }
     }
