@@ -41,7 +41,8 @@ import org.slf4j.LoggerFactory;
  * answers, and a JSON error for everything it refuses (never an HTML page).
  *
  * <pre>
- * socket → ConnectionGate → RequestDeadlines → HttpServerCodec → RequestReader → handler (virtual thread)
+ * socket → ConnectionGate → RequestDeadlines → FoldedLines → HttpServerCodec → (FoldedLines' boundaries)
+ *        → RequestReader → handler (virtual thread)
  * </pre>
  */
 public final class HttpTransport implements AutoCloseable {
@@ -109,10 +110,13 @@ public final class HttpTransport implements AutoCloseable {
           protected void initChannel(SocketChannel channel) {
             connections.add(channel);
             var deadlines = new RequestDeadlines(settings, rejected);
+            var folds = new FoldedLines();
             channel.pipeline().addLast("gate", gate);
             tls.ifPresent(ctx -> channel.pipeline().addLast("tls", ctx.newHandler(channel.alloc())));
             channel.pipeline().addLast("deadlines", deadlines)
+                .addLast("folds", folds)
                 .addLast("codec", new HttpServerCodec(decoding))
+                .addLast("boundaries", folds.boundaries())
                 .addLast("requests", new RequestReader(handler, executor, maxBodyBytes, MAX_LINE_BYTES,
                     MAX_HEADER_BYTES, deadlines, rejected));
           }

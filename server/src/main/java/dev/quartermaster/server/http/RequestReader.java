@@ -32,8 +32,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Turns the HTTP codec's pieces into whole requests and runs them, one at a time per connection and
  * in order, each on the executor (a virtual thread per request). Whatever the codec could not read,
- * a target that is not a URI path, or a body declared past the limit with {@code Expect:
- * 100-continue}, is answered here with a JSON error and the connection closed.
+ * a head {@link FoldedLines} refused, a target that is not a URI path, or a body declared past the
+ * limit with {@code Expect: 100-continue}, is answered here with a JSON error and the connection
+ * closed.
  *
  * <p>A body is kept up to the body limit plus one byte: enough for the handler to answer 413. The
  * rest is read and dropped (so the client, still sending, sees the answer and not a reset) up to
@@ -110,6 +111,10 @@ final class RequestReader extends ChannelInboundHandlerAdapter {
   }
 
   private void read(Object msg) {
+    if (msg instanceof HeadRefusal refusal) {
+      refuse(refusal.error());
+      return;
+    }
     if (msg instanceof HttpRequest request) {
       if (request.decoderResult().isFailure()) {
         refuse(codecError(request.decoderResult().cause()));
