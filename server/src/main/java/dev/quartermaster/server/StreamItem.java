@@ -15,6 +15,9 @@ sealed interface StreamItem {
   /** Time for a keep-alive line. */
   record Tick() implements StreamItem {}
 
+  /** The store's replay reached {@code revision}: the stream's first bookmark names it. */
+  record CaughtUp(long revision) implements StreamItem {}
+
   /** The history was compacted; the last item. */
   record Gone(long compactedRevision) implements StreamItem {}
 

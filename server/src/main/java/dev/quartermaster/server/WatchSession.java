@@ -61,6 +61,10 @@ final class WatchSession<T extends ApiObject> implements WatchHandler<T> {
   private volatile long writingSince = Long.MIN_VALUE;
   /** The highest revision the writer took from the queue; read by the callback thread for the "too slow" line. */
   private volatile long lastRevision;
+  /** Whether the store said its replay is done ({@link #onCaughtUp}); the writer's own. */
+  private boolean caughtUp;
+  /** Whether a keep-alive came before that; the writer's own. */
+  private boolean tickedBeforeCaughtUp;
 
   WatchSession(Kind<T> kind, long afterRevision, LabelSelector selector, Env env, WatchSettings settings,
       EventLines lines, Metrics metrics) {
@@ -90,6 +94,11 @@ final class WatchSession<T extends ApiObject> implements WatchHandler<T> {
     if (!queue.offer(new StreamItem.Change(event, bytes, env.nanoTime()))) {
       fellBehind(settings.queueCapacity() + " events");
     }
+  }
+
+  @Override
+  public void onCaughtUp(long revision) {
+    enqueue(new StreamItem.CaughtUp(revision));
   }
 
   @Override
@@ -185,7 +194,22 @@ final class WatchSession<T extends ApiObject> implements WatchHandler<T> {
         });
         metrics.watchDelivered(Duration.ofNanos(env.nanoTime() - change.queuedAt()));
       }
-      case StreamItem.Tick _ -> line(out, WatchLine.bookmark(lastRevision));
+      case StreamItem.Tick _ -> {
+        // Before the store said its replay is done, a bookmark could only name where the replay has
+        // got to (0 for a quiet kind): the first tick sends just the response's head, and only a
+        // store that stays silent past it gets keep-alives of that kind.
+        if (caughtUp || tickedBeforeCaughtUp) {
+          line(out, WatchLine.bookmark(lastRevision));
+        } else {
+          timed(out::flush);
+        }
+        tickedBeforeCaughtUp = true;
+      }
+      case StreamItem.CaughtUp c -> {
+        lastRevision = Math.max(lastRevision, c.revision());
+        caughtUp = true;
+        line(out, WatchLine.bookmark(lastRevision)); // the revision the stream starts from
+      }
       case StreamItem.Gone gone -> {
         line(out, WatchLine.gone(goneError(gone.compactedRevision()), gone.compactedRevision()));
         return false;

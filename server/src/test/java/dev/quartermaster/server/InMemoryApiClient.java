@@ -159,6 +159,7 @@ final class InMemoryApiClient implements ApiClient {
     }
     var watcher = new Watcher<>(kind, handler);
     history.stream().filter(e -> e.revision() > afterRevision).forEach(watcher::deliver);
+    handler.onCaughtUp(Math.max(revision, afterRevision)); // the replay is done, as a store says
     watchers.add(watcher);
     notifyAll();
     return () -> {

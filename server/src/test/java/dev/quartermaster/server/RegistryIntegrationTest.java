@@ -157,6 +157,27 @@ class RegistryIntegrationTest {
         Optional.empty()), TaskStatus.EMPTY);
   }
 
+  /**
+   * Issue 30 item 11: a watch with a label selector and no revision starts with a bookmark naming
+   * the revision it starts from (the store's, once its replay is done), for every kind: quiet kinds
+   * too, which used to start at 0, and kinds whose history the selector hides.
+   */
+  @Test
+  void theFirstBookmarkNamesTheRevisionTheStreamStartsFromForEveryKind() throws Exception {
+    t.client.create(Samples.node("a"));
+    long current = store.currentRevision();
+    for (var kind : Kinds.ALL) {
+      var request = t.request("/api/v1/" + kind.plural() + "?watch=true&labelSelector=nobody%3Dhere").GET().build();
+      var response = t.raw.send(request, java.net.http.HttpResponse.BodyHandlers.ofInputStream());
+      try (var body = response.body(); var lines = new java.io.BufferedReader(new java.io.InputStreamReader(body,
+          java.nio.charset.StandardCharsets.UTF_8))) {
+        var first = TestServer.json(lines.readLine());
+        assertThat(first.get("type").asText()).as(kind.plural()).isEqualTo("BOOKMARK");
+        assertThat(first.get("revision").asLong()).as(kind.plural()).isEqualTo(current);
+      }
+    }
+  }
+
   @Test
   void watchFromACompactedRevisionIsGone() {
     t.client.create(Samples.node("a"));

@@ -193,6 +193,7 @@ public final class SimStore implements Store {
       }
       // Replay and registration under one lock: no change falls between them.
       w.offer(log.stream().filter(e -> e.revision() > afterRevision).toList());
+      w.caughtUpAt(Math.max(revision, afterRevision));
       watches.add(w);
       return w;
     } finally {
@@ -292,6 +293,8 @@ public final class SimStore implements Store {
     /** Set when the watch must end at its next delivery; read and written under {@link #delivery}. */
     private Optional<Runnable> ending = Optional.empty();
     private volatile boolean over;
+    /** The revision the replay reaches, told to the listener once ({@link WatchListener#onCaughtUp}); -1 once told. */
+    private long caughtUp = -1;
 
     SimWatch(String prefix, Optional<String> route, long afterRevision, WatchListener listener) {
       this.prefix = prefix;
@@ -316,6 +319,33 @@ public final class SimStore implements Store {
           queue.addLast(e);
         }
         env.schedule(java.time.Duration.ofNanos(due - now), this::deliverOne);
+      }
+    }
+
+    /** After the replay just offered (in delivery order, behind it), the listener hears it reached {@code revision}. */
+    void caughtUpAt(long revision) {
+      caughtUp = revision;
+      long now = env.nanoTime();
+      long due = Math.max(lastDue, now);
+      lastDue = due;
+      env.schedule(java.time.Duration.ofNanos(due - now), () -> {
+        delivery.lock();
+        try {
+          if (!over && ending.isEmpty()) {
+            tellCaughtUp();
+          }
+        } finally {
+          delivery.unlock();
+        }
+      });
+    }
+
+    /** Called under {@link #delivery}. */
+    private void tellCaughtUp() {
+      if (caughtUp >= 0) {
+        long at = caughtUp;
+        caughtUp = -1;
+        listener.onCaughtUp(at);
       }
     }
 
@@ -344,6 +374,9 @@ public final class SimStore implements Store {
               : () -> listener.onClosed("connection dropped (simulated)"));
           finish();
           return;
+        }
+        if (caughtUp >= 0 && e.revision() > caughtUp) {
+          tellCaughtUp(); // a live event never comes before the word that the replay is done
         }
         listener.onEvent(e);
       } finally {

@@ -11,6 +11,14 @@ public interface WatchListener {
    */
   void onCompacted(long compactedRevision);
 
+  /**
+   * Every change under the prefix up to {@code revision} has been delivered: the watch has replayed
+   * its history up to (at least) the store's revision when it began, and what follows is live. Told
+   * once, before any event above that revision. A listener learns from it the revision a stream
+   * starts from, which no event says when nothing under the prefix changed (a server's first bookmark).
+   */
+  default void onCaughtUp(long revision) {}
+
   /** The watch ended for another reason (store closed, watcher too slow); it will not resume. */
   default void onClosed(String reason) {}
 }

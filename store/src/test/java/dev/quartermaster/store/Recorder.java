@@ -22,10 +22,59 @@ final class Recorder implements WatchListener {
   }
 
   private final BlockingQueue<Signal> signals = new LinkedBlockingQueue<>();
+  /** What {@link #onCaughtUp} said, kept beside the signals so that tests of events need not skip it. */
+  private final java.util.concurrent.CountDownLatch caught = new java.util.concurrent.CountDownLatch(1);
+  private final List<String> caughtUpBroken = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private volatile long caughtUpAt = -1;
+  private volatile int eventsBeforeCaughtUp = -1;
+  private volatile long lastRevision = -1;
+  private volatile int events;
 
   @Override
   public void onEvent(StoreEvent event) {
+    if (caughtUpAt >= 0 && event.revision() <= caughtUpAt) {
+      caughtUpBroken.add("event at revision " + event.revision() + " after caught-up at " + caughtUpAt);
+    }
+    lastRevision = event.revision();
+    events++;
     signals.add(new Signal.Event(event));
+  }
+
+  @Override
+  public void onCaughtUp(long revision) {
+    if (caughtUpAt >= 0) {
+      caughtUpBroken.add("told caught-up twice: " + caughtUpAt + " and " + revision);
+    }
+    if (revision < lastRevision) {
+      caughtUpBroken.add("caught-up at " + revision + " after an event at " + lastRevision);
+    }
+    eventsBeforeCaughtUp = events;
+    caughtUpAt = revision;
+    caught.countDown();
+  }
+
+  /** The revision {@link #onCaughtUp} named, awaited; fails if it broke its promise (twice, or out of order). */
+  long awaitCaughtUp() {
+    try {
+      if (!caught.await(StoreFixture.AWAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+        fail("the watch never said it caught up within " + StoreFixture.AWAIT);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    }
+    assertThat(caughtUpBroken).isEmpty();
+    return caughtUpAt;
+  }
+
+  /** How many events came before {@link #onCaughtUp}. */
+  int eventsBeforeCaughtUp() {
+    return eventsBeforeCaughtUp;
+  }
+
+  /** Broken promises of {@link #onCaughtUp} seen so far (an event at or below it after it, a second one). */
+  List<String> caughtUpBroken() {
+    return List.copyOf(caughtUpBroken);
   }
 
   @Override

@@ -47,6 +47,34 @@ public interface WatchContract extends StoreFixture {
     }
   }
 
+  /**
+   * A watch says when its replay reached the revision current when it began (the revision a
+   * server's first bookmark names), after every replayed change and before any later one: for a
+   * prefix with history, for a quiet prefix (no change to say it), and from the current revision.
+   */
+  @Test
+  default void aWatchSaysWhenItsReplayReachedTheRevisionItBeganAt() {
+    writeHistory("/w/");
+    long began = store().currentRevision();
+    Recorder all = new Recorder();
+    Recorder quiet = new Recorder();
+    Recorder fromNow = new Recorder();
+    try (Watch a = store().watch("/w/", 0, all); Watch q = store().watch("/quiet/", 0, quiet);
+        Watch n = store().watch("/w/", began, fromNow)) {
+      assertThat(all.events(5)).hasSize(5);
+      assertThat(all.awaitCaughtUp()).isGreaterThanOrEqualTo(began);
+      assertThat(all.eventsBeforeCaughtUp()).isEqualTo(5);
+      assertThat(quiet.awaitCaughtUp()).isGreaterThanOrEqualTo(began);
+      assertThat(quiet.eventsBeforeCaughtUp()).isZero();
+      assertThat(fromNow.awaitCaughtUp()).isGreaterThanOrEqualTo(began);
+      long later = put("/w/z", "1").revision();
+      assertThat(all.nextEvent().revision()).isEqualTo(later);
+      assertThat(fromNow.nextEvent().revision()).isEqualTo(later);
+      assertThat(all.caughtUpBroken()).isEmpty();
+      assertThat(fromNow.caughtUpBroken()).isEmpty();
+    }
+  }
+
   @Test
   default void watchResumesAfterTheGivenRevision() {
     List<Long> revisions = writeHistory("/w/");

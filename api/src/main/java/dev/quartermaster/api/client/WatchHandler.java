@@ -13,6 +13,12 @@ public interface WatchHandler<T extends ApiObject> {
    */
   void onGone(long compactedRevision);
 
+  /**
+   * Every change up to {@code revision} has been delivered: the replay of the history the watch
+   * asked for reached the revision current when it began. Told at most once, before any later change.
+   */
+  default void onCaughtUp(long revision) {}
+
   /** The watch ended (connection lost, server shut down, client too slow). */
   default void onClosed(String reason) {}
 }

@@ -139,6 +139,13 @@ final class FlakyApi implements ApiClient {
       }
 
       @Override
+      public void onCaughtUp(long revision) {
+        if (!closed[0]) {
+          handler.onCaughtUp(revision);
+        }
+      }
+
+      @Override
       public void onClosed(String reason) {
         if (!closed[0]) {
           handler.onClosed(reason);

@@ -52,6 +52,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Not yet wired into {@code qm server} ({@code --store etcd://…} is issue 12's next step).
  */
 public final class EtcdStore implements Store {
+  /** How often a watch still replaying its history asks etcd whether it has caught up. */
+  private static final Duration PROGRESS_ASKED_EVERY = Duration.ofMillis(50);
+
   private static final Duration CALL = Duration.ofSeconds(10);
   /** etcd's revision of an empty cluster; ours starts at 0. */
   private static final long BASE = 1;
@@ -194,11 +197,31 @@ public final class EtcdStore implements Store {
     }
     var option = WatchOption.builder().isPrefix(true).withPrevKV(true).withRevision(afterRevision + 1 + BASE).build();
     var ended = new AtomicBoolean();
-    var watcher = client.getWatchClient().watch(key(keyPrefix), option, io.etcd.jetcd.Watch.listener(
+    // Caught up (WatchListener#onCaughtUp) at the revision current now: once an event at or past it
+    // is delivered, or etcd's progress notification (sent only to a watcher that has replayed its
+    // history) says so; a watch from at or past it has nothing to replay.
+    long startedAt = currentRevision();
+    var caughtUp = new AtomicBoolean(afterRevision >= startedAt);
+    if (caughtUp.get()) {
+      listener.onCaughtUp(afterRevision);
+    }
+    var watchClient = client.getWatchClient();
+    var watcher = watchClient.watch(key(keyPrefix), option, io.etcd.jetcd.Watch.listener(
         response -> {
+          if (response.isProgressNotify()) {
+            long at = response.getHeader().getRevision() - BASE;
+            if (!ended.get() && at >= startedAt && caughtUp.compareAndSet(false, true)) {
+              listener.onCaughtUp(at);
+            }
+            return;
+          }
           for (var e : response.getEvents()) {
             if (ended.get()) {
               return;
+            }
+            long revision = e.getKeyValue().getModRevision() - BASE;
+            if (revision > startedAt && caughtUp.compareAndSet(false, true)) {
+              listener.onCaughtUp(startedAt); // every change up to it came before this one
             }
             var type = e.getEventType() == WatchEvent.EventType.DELETE ? StoreEvent.Type.DELETE : StoreEvent.Type.PUT;
             var current = kv(e.getKeyValue());
@@ -222,6 +245,21 @@ public final class EtcdStore implements Store {
             listener.onClosed("etcd watch completed");
           }
         }));
+    if (!caughtUp.get()) {
+      // etcd answers a progress request only on watchers that have replayed their history: ask until ours has.
+      Thread.ofVirtual().name("etcd-watch-progress").start(() -> {
+        while (!caughtUp.get() && !ended.get()) {
+          try {
+            Thread.sleep(PROGRESS_ASKED_EVERY);
+            watchClient.requestProgress();
+          } catch (InterruptedException e) {
+            return;
+          } catch (RuntimeException e) {
+            // the client is closing, or between members: ask again, or stop with the watch
+          }
+        }
+      });
+    }
     return () -> {
       ended.set(true);
       watcher.close();

@@ -57,6 +57,11 @@ final class ObjectWatchListener<T extends ApiObject> implements WatchListener {
   }
 
   @Override
+  public void onCaughtUp(long revision) {
+    handler.onCaughtUp(revision);
+  }
+
+  @Override
   public void onClosed(String reason) {
     handler.onClosed(reason);
   }

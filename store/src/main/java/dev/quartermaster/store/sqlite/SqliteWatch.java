@@ -136,7 +136,7 @@ final class SqliteWatch implements Watch {
 
   private void run(long upTo) {
     try {
-      if (replay(upTo)) {
+      if (replay(upTo) && caughtUp(Math.max(upTo, afterRevision))) {
         deliverLive();
       }
     } catch (RuntimeException e) {
@@ -213,6 +213,24 @@ final class SqliteWatch implements Watch {
         return false;
       }
       listener.onEvent(event);
+      return true;
+    } catch (RuntimeException e) {
+      LOG.warn("watch listener for prefix '{}' failed; ending the watch", prefix, e);
+      end(new State.Closed("listener failed: " + e));
+      return false;
+    } finally {
+      deliveryLock.unlock();
+    }
+  }
+
+  /** Tells the listener the replay reached {@code revision}; false once the watch ended. */
+  private boolean caughtUp(long revision) {
+    deliveryLock.lock();
+    try {
+      if (state != RUNNING || closedByCaller) {
+        return false;
+      }
+      listener.onCaughtUp(revision);
       return true;
     } catch (RuntimeException e) {
       LOG.warn("watch listener for prefix '{}' failed; ending the watch", prefix, e);
