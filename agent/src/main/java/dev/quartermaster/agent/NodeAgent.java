@@ -65,8 +65,8 @@ import org.slf4j.LoggerFactory;
  * directory's lock, loads the ledger (refusing a corrupt one), cleans up after a crash, discovers
  * the GPUs and watches their health ({@link NodeDevices}), watches the control nodes ({@link
  * ControlNodeWatcher}: file watch plus periodic rescan) into the Node's {@code DevicesReady}
- * condition, registers its Node and heartbeats into its status (status writes only, so the
- * allocator's ledger labels on the Node are never touched), publishes its DeviceSlice, prepares the
+ * condition, registers its Node and heartbeats into its status (status writes only: the Node's spec
+ * and labels are the operator's), publishes its DeviceSlice, prepares the
  * ResourceClaims allocated to it ({@link ClaimSync}) and runs the Tasks scheduled to it ({@link
  * TaskSync}; output in {@code <state>/tasks/<task>.log}), each through an informer and a work queue.
  * It probes the node's CSI plugins ({@link PluginProber}) into {@code Node.status.plugins}, publishes

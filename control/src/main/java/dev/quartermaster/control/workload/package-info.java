@@ -18,8 +18,9 @@
  * Before any write to a group (delete, restart, create) the workload is read live; if its
  * generation is newer than the cached one, nothing is written until the cache shows it. Creation
  * goes in slow-start batches (1, 2, 4, …), one per pass, so each batch is preceded by that check and
- * by the cache catching up with the previous batch. Between the live read and the write there is
- * still a window (a reconcile is not a transaction); it is one pass, not a whole scale.
+ * by the cache catching up with the previous batch. The window between the live read and the write
+ * is closed by the store: each create and scale-down carries the spec generation it was decided on
+ * and is refused once the workload has moved ({@code SpecDecisionGuard}).
  *
  * <h2>Restarts and names</h2>
  * Finished tasks are replaced per restart policy, paced by {@link
