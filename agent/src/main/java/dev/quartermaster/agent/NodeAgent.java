@@ -35,6 +35,7 @@ import dev.quartermaster.api.event.EventType;
 import dev.quartermaster.api.event.InvolvedObject;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.node.DomainDaemon;
+import dev.quartermaster.api.node.NodeConditions;
 import dev.quartermaster.api.node.NodeStatus;
 import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.volume.VolumeUse;
@@ -366,7 +367,7 @@ public final class NodeAgent implements AutoCloseable {
   private NodeStatus readyStatus(NodeStatus s) {
     var now = config.env().now();
     var conditions = Condition.set(s.conditions(),
-        new Condition("AgentReady", Condition.Status.True, "Heartbeat", "agent is running", Optional.empty()), now);
+        new Condition(NodeConditions.AGENT_READY, Condition.Status.True, "Heartbeat", "agent is running", Optional.empty()), now);
     conditions = Condition.set(conditions, DevicesReady.of(controlNodes.get(), devices.inventory()), now);
     return new NodeStatus(conditions, Optional.of(now), config.bootId(), AGENT_VERSION, s.computeDomains(),
         plugins.instances(), s.domainDaemons());

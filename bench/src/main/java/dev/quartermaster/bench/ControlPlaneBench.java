@@ -19,6 +19,7 @@ import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.node.Node;
+import dev.quartermaster.api.node.NodeConditions;
 import dev.quartermaster.api.node.NodeSpec;
 import dev.quartermaster.api.node.NodeStatus;
 import dev.quartermaster.control.ControlPlane;
@@ -128,8 +129,8 @@ final class ControlPlaneBench implements Bench.Benchmark {
     parallel(nodes, i -> {
       var name = "node-" + i;
       var ready = List.of(
-          new Condition("AgentReady", Condition.Status.True, "Heartbeat", "", Optional.of(env.now())),
-          new Condition("DevicesReady", Condition.Status.True, "Complete", "", Optional.of(env.now())));
+          new Condition(NodeConditions.AGENT_READY, Condition.Status.True, "Heartbeat", "", Optional.of(env.now())),
+          new Condition(NodeConditions.DEVICES_READY, Condition.Status.True, "Complete", "", Optional.of(env.now())));
       api.create(new Node(ObjectMeta.named(name), NodeSpec.EMPTY,
           new NodeStatus(ready, Optional.of(env.now()), "boot", "bench", List.of())));
       var devices = new ArrayList<Device>();

@@ -15,6 +15,7 @@ import dev.quartermaster.api.device.DeviceClassStatus;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.node.Node;
+import dev.quartermaster.api.node.NodeConditions;
 import dev.quartermaster.api.workload.ClaimTemplate;
 import dev.quartermaster.api.workload.RestartPolicy;
 import dev.quartermaster.api.workload.Task;
@@ -363,6 +364,6 @@ final class EndToEndBench implements Bench.Benchmark {
   }
 
   private static boolean ready(Node n) {
-    return n.status().conditions().stream().anyMatch(c -> c.type().equals("DevicesReady") && c.isTrue());
+    return n.status().conditions().stream().anyMatch(c -> c.type().equals(NodeConditions.DEVICES_READY) && c.isTrue());
   }
 }

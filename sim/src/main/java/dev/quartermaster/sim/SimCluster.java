@@ -13,6 +13,7 @@ import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.node.Node;
+import dev.quartermaster.api.node.NodeConditions;
 import dev.quartermaster.api.node.NodeSpec;
 import dev.quartermaster.api.node.NodeStatus;
 import dev.quartermaster.api.workload.WorkerGroup;
@@ -99,8 +100,8 @@ public final class SimCluster {
   /** Creates the {@code Node} object, ready, as its agent does when it starts (its slice is not touched). */
   public Node registerNode(String name) {
     var conditions = List.of(
-        new Condition("AgentReady", Condition.Status.True, "Heartbeat", "", Optional.of(env.now())),
-        new Condition("DevicesReady", Condition.Status.True, "AllPresent", "", Optional.of(env.now())));
+        new Condition(NodeConditions.AGENT_READY, Condition.Status.True, "Heartbeat", "", Optional.of(env.now())),
+        new Condition(NodeConditions.DEVICES_READY, Condition.Status.True, "AllPresent", "", Optional.of(env.now())));
     return api.create(new Node(ObjectMeta.named(name), NodeSpec.EMPTY,
         new NodeStatus(conditions, Optional.of(env.now()), "boot-1", "sim", List.of())));
   }
@@ -109,7 +110,7 @@ public final class SimCluster {
   public void heartbeat(String node) {
     updateStatus(node, n -> {
       var s = n.status();
-      var c = Condition.set(s.conditions(), new Condition("AgentReady", Condition.Status.True, "Heartbeat", "",
+      var c = Condition.set(s.conditions(), new Condition(NodeConditions.AGENT_READY, Condition.Status.True, "Heartbeat", "",
           Optional.empty()), env.now());
       return n.withStatus(new NodeStatus(c, Optional.of(env.now()), s.bootId(), s.agentVersion(), s.computeDomains(),
           s.plugins(), s.domainDaemons()));

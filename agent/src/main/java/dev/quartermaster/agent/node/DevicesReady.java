@@ -3,6 +3,7 @@ package dev.quartermaster.agent.node;
 import dev.quartermaster.agent.controlnodes.ControlNodeStatus;
 import dev.quartermaster.agent.devices.Inventory;
 import dev.quartermaster.api.meta.Condition;
+import dev.quartermaster.api.node.NodeConditions;
 import java.util.ArrayList;
 import java.util.Optional;
 
@@ -12,7 +13,7 @@ import java.util.Optional;
  * discovery left out are named in the message, but do not make the others unusable.
  */
 public final class DevicesReady {
-  public static final String TYPE = "DevicesReady";
+  public static final String TYPE = NodeConditions.DEVICES_READY;
 
   private DevicesReady() {}
 

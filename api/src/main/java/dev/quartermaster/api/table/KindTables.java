@@ -16,6 +16,7 @@ import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.node.Node;
+import dev.quartermaster.api.node.NodeConditions;
 import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.Workload;
@@ -57,7 +58,7 @@ public final class KindTables {
 
   private static KindTable<Node> node(Instant now) {
     return table(now, List.of(
-            col("READY", (Node n) -> conditionStatus(n.status().conditions(), "AgentReady")),
+            col("READY", (Node n) -> conditionStatus(n.status().conditions(), NodeConditions.AGENT_READY)),
             col("DEVICES", (Node n) -> devicesReady(n.status().conditions())),
             // A cordoned node must not look like any other: new work skips it.
             col("SCHEDULING", (Node n) -> n.spec().fenced() ? "fenced"
@@ -189,7 +190,7 @@ public final class KindTables {
 
   /** "Ready", or why not, as precisely as the agent said it ("missing /dev/nvidia-uvm"). */
   static String devicesReady(List<Condition> conditions) {
-    return Condition.find(conditions, "DevicesReady")
+    return Condition.find(conditions, NodeConditions.DEVICES_READY)
         .map(c -> c.isTrue() ? "Ready" : !c.message().isEmpty() ? c.message() : !c.reason().isEmpty() ? c.reason() : "NotReady")
         .orElse("Unknown");
   }

@@ -2,6 +2,7 @@ package dev.quartermaster.cli.describe;
 
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.node.Node;
+import dev.quartermaster.api.node.NodeConditions;
 import dev.quartermaster.api.node.PluginRole;
 import dev.quartermaster.api.volume.VolumeClaim;
 import dev.quartermaster.api.workload.Task;
@@ -69,7 +70,7 @@ final class ClaimRelease {
     if (n.spec().fenced()) {
       return "the volume controller to mark it NodeDetached (" + name + " is fenced)";
     }
-    var ready = Condition.find(n.status().conditions(), "AgentReady");
+    var ready = Condition.find(n.status().conditions(), NodeConditions.AGENT_READY);
     if (ready.isPresent() && ready.get().isTrue()) {
       return waiting + " (its agent runs NodeUnpublish and NodeUnstage)";
     }

@@ -2,6 +2,7 @@ package dev.quartermaster.control.allocator;
 
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.node.Node;
+import dev.quartermaster.api.node.NodeConditions;
 import java.util.Optional;
 
 /**
@@ -14,8 +15,8 @@ import java.util.Optional;
  * a complete device set (I3).
  */
 public final class NodeReadiness {
-  public static final String AGENT_READY = "AgentReady";
-  public static final String DEVICES_READY = "DevicesReady";
+  public static final String AGENT_READY = NodeConditions.AGENT_READY;
+  public static final String DEVICES_READY = NodeConditions.DEVICES_READY;
 
   private NodeReadiness() {}
 
