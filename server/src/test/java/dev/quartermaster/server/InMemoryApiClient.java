@@ -8,6 +8,7 @@ import dev.quartermaster.api.client.ObjectList;
 import dev.quartermaster.api.client.WatchEvent;
 import dev.quartermaster.api.client.WatchHandle;
 import dev.quartermaster.api.client.WatchHandler;
+import dev.quartermaster.api.client.WatchScope;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.ApiObject;
@@ -152,7 +153,8 @@ final class InMemoryApiClient implements ApiClient {
   }
 
   @Override
-  public synchronized <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchHandler<T> handler) {
+  public synchronized <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchScope scope,
+      WatchHandler<T> handler) {
     if (afterRevision < compacted) {
       handler.onGone(compacted);
       return () -> {};

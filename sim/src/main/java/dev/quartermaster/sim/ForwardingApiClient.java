@@ -56,10 +56,6 @@ public abstract class ForwardingApiClient implements ApiClient {
     return api.delete(kind, name);
   }
 
-  @Override
-  public <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchHandler<T> handler) {
-    return api.watch(kind, afterRevision, handler);
-  }
 
   @Override
   public <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchScope scope,

@@ -79,17 +79,17 @@ public interface ApiClient {
   <T extends ApiObject> DeleteResult<T> delete(Kind<T> kind, String name);
 
   /**
-   * Streams every change of {@code kind} after {@code afterRevision}, in order. If that history was
-   * compacted, the handler's {@code onGone} is called and the caller re-lists.
+   * Streams every change of {@code kind} after {@code afterRevision}, in order: the whole cluster's
+   * ({@link WatchScope#CLUSTER}).
    */
-  <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchHandler<T> handler);
+  default <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchHandler<T> handler) {
+    return watch(kind, afterRevision, WatchScope.CLUSTER, handler);
+  }
 
   /**
-   * As {@link #watch(Kind, long, WatchHandler)}, for the changes {@code scope} asks for: at least
-   * those, maybe more. This default streams every change, which any scope allows.
+   * Streams the changes of {@code kind} after {@code afterRevision} that {@code scope} asks for, in
+   * order: at least those, maybe more (every change is always allowed). If that history was
+   * compacted, the handler's {@code onGone} is called and the caller re-lists.
    */
-  default <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchScope scope,
-      WatchHandler<T> handler) {
-    return watch(kind, afterRevision, handler);
-  }
+  <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchScope scope, WatchHandler<T> handler);
 }

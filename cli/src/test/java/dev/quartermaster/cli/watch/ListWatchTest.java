@@ -10,6 +10,7 @@ import dev.quartermaster.api.client.ObjectList;
 import dev.quartermaster.api.client.WatchEvent;
 import dev.quartermaster.api.client.WatchHandle;
 import dev.quartermaster.api.client.WatchHandler;
+import dev.quartermaster.api.client.WatchScope;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.api.meta.Kinds;
@@ -76,7 +77,8 @@ class ListWatchTest {
 
     @Override
     @SuppressWarnings("unchecked")
-    public <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchHandler<T> handler) {
+    public <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchScope scope,
+      WatchHandler<T> handler) {
       watchedFrom.add(afterRevision);
       watches.removeFirst().accept(afterRevision, (WatchHandler<Node>) handler);
       return () -> {};

@@ -100,10 +100,6 @@ public final class FencedApiClient implements ApiClient {
     return writer.delete(kind, name);
   }
 
-  @Override
-  public <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchHandler<T> handler) {
-    return delegate.watch(kind, afterRevision, handler);
-  }
 
   @Override
   public <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchScope scope,

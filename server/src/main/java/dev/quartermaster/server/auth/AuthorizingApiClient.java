@@ -92,10 +92,6 @@ public final class AuthorizingApiClient implements ApiClient {
     return api.delete(kind, name);
   }
 
-  @Override
-  public <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchHandler<T> handler) {
-    return watch(kind, afterRevision, WatchScope.CLUSTER, handler);
-  }
 
   @Override
   public <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchScope scope,

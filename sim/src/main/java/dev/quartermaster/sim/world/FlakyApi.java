@@ -113,10 +113,6 @@ final class FlakyApi implements ApiClient {
     return write(() -> api.delete(kind, name));
   }
 
-  @Override
-  public <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchHandler<T> handler) {
-    return watch(kind, afterRevision, WatchScope.CLUSTER, handler);
-  }
 
   @Override
   public <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchScope scope,

@@ -264,10 +264,6 @@ public final class ObjectRegistry implements FencingClient {
     }
   }
 
-  @Override
-  public <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchHandler<T> handler) {
-    return watch(kind, afterRevision, WatchScope.CLUSTER, handler);
-  }
 
   @Override
   public <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchScope scope,

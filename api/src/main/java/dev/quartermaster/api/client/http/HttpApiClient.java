@@ -210,10 +210,6 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
     };
   }
 
-  @Override
-  public <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchHandler<T> handler) {
-    return watch(kind, afterRevision, LabelSelector.ALL, handler);
-  }
 
   @Override
   public <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchScope scope,
