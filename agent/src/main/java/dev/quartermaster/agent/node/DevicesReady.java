@@ -13,7 +13,6 @@ import java.util.Optional;
  * discovery left out are named in the message, but do not make the others unusable.
  */
 public final class DevicesReady {
-  public static final String TYPE = NodeConditions.DEVICES_READY;
 
   private DevicesReady() {}
 
@@ -24,7 +23,7 @@ public final class DevicesReady {
    */
   public static Condition of(ControlNodeStatus controlNodes, Inventory inventory) {
     if (controlNodes instanceof ControlNodeStatus.Incomplete) {
-      return new Condition(TYPE, Condition.Status.False, controlNodes.reason(), controlNodes.message(), Optional.empty());
+      return new Condition(NodeConditions.DEVICES_READY, Condition.Status.False, controlNodes.reason(), controlNodes.message(), Optional.empty());
     }
     var parts = new ArrayList<String>();
     parts.add(inventory.gpus().size() + " GPUs (" + inventory.source() + ")");
@@ -39,6 +38,6 @@ public final class DevicesReady {
       // "no IMEX channels: /proc/devices lists no nvidia-caps-imex-channels major (...)"
       parts.add(channels.summary());
     }
-    return new Condition(TYPE, Condition.Status.True, "AllDevicesFound", String.join("; ", parts), Optional.empty());
+    return new Condition(NodeConditions.DEVICES_READY, Condition.Status.True, "AllDevicesFound", String.join("; ", parts), Optional.empty());
   }
 }

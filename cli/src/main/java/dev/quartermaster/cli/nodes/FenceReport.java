@@ -4,8 +4,8 @@ import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.node.Node;
+import dev.quartermaster.api.node.NodeConditions;
 import dev.quartermaster.api.volume.VolumeClaim;
-import dev.quartermaster.control.allocator.NodeReadiness;
 import dev.quartermaster.control.lifecycle.NodeLifecycle;
 import java.util.List;
 import java.util.Optional;
@@ -25,7 +25,7 @@ public record FenceReport(Optional<String> alive, List<String> tasks, List<Strin
 
   public static FenceReport of(ApiClient api, Node node) {
     var name = node.metadata().name();
-    var ready = Condition.find(node.status().conditions(), NodeReadiness.AGENT_READY);
+    var ready = Condition.find(node.status().conditions(), NodeConditions.AGENT_READY);
     var alive = ready.filter(Condition::isTrue).map(c -> "AgentReady True (" + c.reason()
         + (c.message().isEmpty() ? "" : ": " + c.message()) + "), last heartbeat "
         + node.status().heartbeat().map(Object::toString).orElse("never"));

@@ -15,8 +15,6 @@ import java.util.Optional;
  * a complete device set (I3).
  */
 public final class NodeReadiness {
-  public static final String AGENT_READY = NodeConditions.AGENT_READY;
-  public static final String DEVICES_READY = NodeConditions.DEVICES_READY;
 
   private NodeReadiness() {}
 
@@ -32,12 +30,12 @@ public final class NodeReadiness {
       return Optional.of("node " + node.metadata().name() + " is unschedulable");
     }
     var conditions = node.status().conditions();
-    var agent = Condition.find(conditions, AGENT_READY);
+    var agent = Condition.find(conditions, NodeConditions.AGENT_READY);
     if (agent.isEmpty() || !agent.get().isTrue()) {
       return Optional.of("node " + node.metadata().name() + " is not AgentReady"
           + agent.map(c -> " (" + c.reason() + ")").orElse(""));
     }
-    var devices = Condition.find(conditions, DEVICES_READY);
+    var devices = Condition.find(conditions, NodeConditions.DEVICES_READY);
     if (devices.isEmpty()) {
       return Optional.of("node " + node.metadata().name() + " has not reported DevicesReady");
     }

@@ -6,7 +6,7 @@ import dev.quartermaster.api.domain.ComputeDomainStatus.Member;
 import dev.quartermaster.api.domain.ComputeDomainStatus;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.node.Node;
-import dev.quartermaster.control.allocator.NodeReadiness;
+import dev.quartermaster.api.node.NodeConditions;
 import dev.quartermaster.control.cluster.Conditions;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -48,7 +48,7 @@ public record DomainPlan(ComputeDomainStatus status, boolean releaseFinalizer) {
       if (!node.status().computeDomains().contains(name) && daemon.isEmpty()) {
         continue;
       }
-      boolean agentAlive = Condition.find(node.status().conditions(), NodeReadiness.AGENT_READY)
+      boolean agentAlive = Condition.find(node.status().conditions(), NodeConditions.AGENT_READY)
           .map(Condition::isTrue).orElse(false);
       boolean ready = agentAlive && daemon.map(d -> d.ready()).orElse(false);
       var before = Optional.ofNullable(previous.get(nodeName));

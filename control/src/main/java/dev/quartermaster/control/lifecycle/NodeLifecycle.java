@@ -7,10 +7,10 @@ import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.event.EventRecorder;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.node.Node;
+import dev.quartermaster.api.node.NodeConditions;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.TaskStatus;
 import dev.quartermaster.control.allocator.Allocator;
-import dev.quartermaster.control.allocator.NodeReadiness;
 import dev.quartermaster.control.cluster.Conditions;
 import dev.quartermaster.control.cluster.ControlLoop;
 import dev.quartermaster.control.cluster.StaleWrites;
@@ -98,7 +98,7 @@ public final class NodeLifecycle {
     var reported = n.status().heartbeat();
     var silent = heartbeats.silence(name, reported, env.nanoTime());
     var last = reported.map(Instant::toString).orElse("none");
-    var agent = Condition.find(n.status().conditions(), NodeReadiness.AGENT_READY);
+    var agent = Condition.find(n.status().conditions(), NodeConditions.AGENT_READY);
     boolean markedLost = agent.filter(c -> !c.isTrue() && c.reason().equals(HEARTBEAT_MISSED)).isPresent();
     if (n.spec().fenced()) {
       failTasks(name, NODE_FENCED, "node " + name + " was fenced by an operator");
@@ -106,7 +106,7 @@ public final class NodeLifecycle {
     }
     if (silent.compareTo(grace) > 0) {
       if (!markedLost) {
-        setAgentReady(n, Conditions.of(NodeReadiness.AGENT_READY, false, HEARTBEAT_MISSED,
+        setAgentReady(n, Conditions.of(NodeConditions.AGENT_READY, false, HEARTBEAT_MISSED,
             "no new heartbeat seen for " + silent.toSeconds() + "s (grace " + grace.toSeconds()
                 + "s; last reported heartbeat " + last + ")"));
       }
@@ -115,7 +115,7 @@ public final class NodeLifecycle {
       return Result.requeueAfter(grace);
     }
     if (markedLost) {
-      setAgentReady(n, Conditions.of(NodeReadiness.AGENT_READY, true, "HeartbeatResumed", "new heartbeat " + last));
+      setAgentReady(n, Conditions.of(NodeConditions.AGENT_READY, true, "HeartbeatResumed", "new heartbeat " + last));
     }
     // Look again just after the heartbeat would go stale.
     return Result.requeueAfter(grace.minus(silent).plusSeconds(1));

@@ -2,9 +2,9 @@ package dev.quartermaster.control.volume;
 
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.node.Node;
+import dev.quartermaster.api.node.NodeConditions;
 import dev.quartermaster.api.node.PluginInstance;
 import dev.quartermaster.api.node.PluginRole;
-import dev.quartermaster.control.allocator.NodeReadiness;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.Optional;
@@ -41,6 +41,6 @@ public final class ControllerRoute {
 
   public static boolean live(Node n) {
     return !n.spec().fenced() && !n.metadata().isDeleting()
-        && Condition.find(n.status().conditions(), NodeReadiness.AGENT_READY).map(Condition::isTrue).orElse(false);
+        && Condition.find(n.status().conditions(), NodeConditions.AGENT_READY).map(Condition::isTrue).orElse(false);
   }
 }

@@ -2,11 +2,11 @@ package dev.quartermaster.control.volume;
 
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.node.Node;
+import dev.quartermaster.api.node.NodeConditions;
 import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.volume.VolumeClaim;
 import dev.quartermaster.api.volume.VolumeStatus;
 import dev.quartermaster.api.workload.Task;
-import dev.quartermaster.control.allocator.NodeReadiness;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -118,7 +118,7 @@ public record VolumePlan(VolumeStatus status, boolean edited, Optional<Call> cal
     if (ControllerRoute.live(n)) {
       return Optional.empty();
     }
-    var since = Condition.find(n.status().conditions(), NodeReadiness.AGENT_READY)
+    var since = Condition.find(n.status().conditions(), NodeConditions.AGENT_READY)
         .flatMap(Condition::lastTransition).map(t -> " since " + t).orElse("");
     return Optional.of("node " + n.metadata().name() + " NotReady" + since);
   }

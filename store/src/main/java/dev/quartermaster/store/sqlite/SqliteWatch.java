@@ -207,30 +207,22 @@ final class SqliteWatch implements Watch {
   }
 
   private boolean deliver(StoreEvent event) {
-    deliveryLock.lock();
-    try {
-      if (state != RUNNING || closedByCaller) {
-        return false;
-      }
-      listener.onEvent(event);
-      return true;
-    } catch (RuntimeException e) {
-      LOG.warn("watch listener for prefix '{}' failed; ending the watch", prefix, e);
-      end(new State.Closed("listener failed: " + e));
-      return false;
-    } finally {
-      deliveryLock.unlock();
-    }
+    return tell(() -> listener.onEvent(event));
   }
 
   /** Tells the listener the replay reached {@code revision}; false once the watch ended. */
   private boolean caughtUp(long revision) {
+    return tell(() -> listener.onCaughtUp(revision));
+  }
+
+  /** One call to the listener while the watch runs, under the delivery lock; false once the watch ended. */
+  private boolean tell(Runnable call) {
     deliveryLock.lock();
     try {
       if (state != RUNNING || closedByCaller) {
         return false;
       }
-      listener.onCaughtUp(revision);
+      call.run();
       return true;
     } catch (RuntimeException e) {
       LOG.warn("watch listener for prefix '{}' failed; ending the watch", prefix, e);
