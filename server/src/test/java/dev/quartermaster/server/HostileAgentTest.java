@@ -125,8 +125,10 @@ class HostileAgentTest {
     var volume = admin.create(new Volume(ObjectMeta.named("vol"), new dev.quartermaster.api.volume.VolumeSpec("hostpath.csi.quartermaster.dev", 1L << 30,
         dev.quartermaster.api.volume.VolumeSpec.AccessMode.MultiNodeMultiWriter, Map.of()), null));
     volume = admin.updateStatus(volume.withStatus(volume.status().withClaims(List.of(
-        new VolumeClaim("task-a", "uid-a", "a", VolumeClaim.Mode.Write, VolumeClaim.State.Taken, true, Map.of()),
-        new VolumeClaim("task-b", "uid-b", "b", VolumeClaim.Mode.Read, VolumeClaim.State.Taken, true, Map.of())))));
+        new VolumeClaim("task-a", taskA.metadata().uid(), "a", VolumeClaim.Mode.Write, VolumeClaim.State.Taken, true,
+            Map.of()),
+        new VolumeClaim("task-b", taskB.metadata().uid(), "b", VolumeClaim.Mode.Read, VolumeClaim.State.Taken, true,
+            Map.of())))));
     var nodeB = admin.get(Kinds.NODE, "b").orElseThrow();
     var nodeA = admin.get(Kinds.NODE, "a").orElseThrow();
     var sliceB = admin.get(Kinds.DEVICE_SLICE, "b").orElseThrow();

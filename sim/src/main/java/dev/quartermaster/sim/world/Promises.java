@@ -35,6 +35,9 @@ import java.util.Set;
  *   <li>I2 for volumes: every live process of a task that uses volumes has each of them published
  *       on its node, unless the process ran while its node was fenced: declared dead, its volumes
  *       detached from under it, it runs on (unfenced or not) only until its agent hears of it.
+ *   <li>GRANT: a volume claim appears only for a task incarnation that may still run on the claim's
+ *       node (exists, not finished, not being deleted, bound there): a claim granted from a stale
+ *       task cache holds the volume for nobody.
  *   <li>I6: every claim a node acknowledged as prepared and has not released is still in its
  *       ledger after the agent crashed and came back ({@link #beforeCrash}, {@link #afterRestart}).
  *   <li>ACCESS: no write of an agent was refused by its node's access rule (each agent is held to
@@ -50,6 +53,8 @@ final class Promises {
   private final Set<String> declaredDead = new HashSet<>();
   /** Nodes an operator fenced at some point of the run. */
   private final Set<String> fencedEver = new HashSet<>();
+  /** The volume claims in the store after the last step ({@link #claimKey}). */
+  private final Set<String> lastClaims = new HashSet<>();
 
   Promises(WholeCluster world) {
     this.world = world;
@@ -80,6 +85,7 @@ final class Promises {
     if (storage.overlaps() > 0) {
       out.add("I5 plugin " + storage.plugin() + ": " + storage.overlaps() + " destructive calls overlapped");
     }
+    grants(out);
     for (var v : world.view().volumes()) {
       var mode = v.spec().accessMode();
       boolean singleWriter = mode != AccessMode.MultiNodeMultiWriter;
@@ -128,6 +134,36 @@ final class Promises {
         }
       }
     }
+  }
+
+  private void grants(List<String> out) {
+    var tasks = new HashMap<String, Task>();
+    world.view().tasks().forEach(t -> tasks.put(t.metadata().name(), t));
+    var claims = new HashSet<String>();
+    for (var v : world.view().volumes()) {
+      for (var c : v.status().claims()) {
+        var key = claimKey(v, c);
+        claims.add(key);
+        if (lastClaims.contains(key)) {
+          continue;
+        }
+        var t = tasks.get(c.task());
+        var live = t != null && t.metadata().uid().equals(c.taskUid()) && !t.status().phase().isFinished()
+            && !t.metadata().isDeleting() && t.spec().node().filter(c.node()::equals).isPresent();
+        if (!live) {
+          out.add("GRANT volume " + v.metadata().name() + ": claim for task " + c.task() + " (uid " + c.taskUid()
+              + ") on " + c.node() + " granted while the task is " + (t == null ? "gone" : t.status().phase()
+              + (t.metadata().isDeleting() ? ", deleting" : "") + ", uid " + t.metadata().uid() + ", bound to "
+              + t.spec().node().orElse("no node")));
+        }
+      }
+    }
+    lastClaims.clear();
+    lastClaims.addAll(claims);
+  }
+
+  private static String claimKey(Volume v, VolumeClaim c) {
+    return v.metadata().uid() + "/" + c.task() + "/" + c.taskUid();
   }
 
   /** Whether {@code nodeAndTarget} ({@code node:target}) is on a node once fenced, for a task uid no claim of that node names. */
