@@ -1,5 +1,6 @@
 package dev.quartermaster.sim.world;
 
+import dev.quartermaster.agent.discovery.ControlNode;
 import dev.quartermaster.agent.ledger.ClaimState;
 import dev.quartermaster.api.claim.PrepareState;
 import dev.quartermaster.api.workload.Task;
@@ -26,6 +27,8 @@ import java.util.Set;
  *       claims. Among processes: no device used by two live processes of one node.
  *   <li>I2: every live process's claims are prepared (PrepareCompleted, with the devices it opened)
  *       in its node's ledger, whenever that node's agent runs.
+ *   <li>I3: no claim with GPUs is prepared on a node (enters its ledger as PrepareCompleted) while
+ *       one of the control nodes every GPU container needs is missing from the node's /dev.
  *   <li>I4: no task of a workload group is created while the group already has as many live tasks
  *       as the newest spec's replicas; no Running task that the newest spec still wants is deleted
  *       by a controller (operator deletions are told to {@link #operatorDeleted}).
@@ -53,6 +56,8 @@ final class Promises {
   private final Set<String> declaredDead = new HashSet<>();
   /** Nodes an operator fenced at some point of the run. */
   private final Set<String> fencedEver = new HashSet<>();
+  /** Per node, the claims its ledger held prepared with GPUs after the last step. */
+  private final Map<String, Set<String>> lastPreparedGpus = new HashMap<>();
   /** The volume claims in the store after the last step ({@link #claimKey}). */
   private final Set<String> lastClaims = new HashSet<>();
 
@@ -72,6 +77,7 @@ final class Promises {
     storeExclusive(out);
     for (var n : world.nodes()) {
       n.ledger().flatMap(l -> l.doubleHeld()).ifPresent(d -> out.add("I1 ledger of " + n.name + ": " + d));
+      complete(n, out);
       processes(n, out);
     }
     bounded(out);
@@ -188,6 +194,27 @@ final class Promises {
         }
       }));
     }
+  }
+
+  private void complete(WholeCluster.NodeSlot n, List<String> out) {
+    var ledger = n.ledger();
+    if (ledger.isEmpty()) {
+      return; // no agent runs: nothing is prepared meanwhile, and its next ledger is checked against this one
+    }
+    var missing = ControlNode.requiredNodes().stream().map(ControlNode::fileName)
+        .filter(f -> !n.host.devices().present(f)).toList();
+    var prepared = new HashSet<String>();
+    ledger.get().claims().forEach((uid, e) -> {
+      if (e instanceof ClaimState.PrepareCompleted && e.devices().stream().anyMatch(d -> d.startsWith("gpu-"))) {
+        prepared.add(uid);
+      }
+    });
+    var before = lastPreparedGpus.getOrDefault(n.name, Set.of());
+    if (!missing.isEmpty()) {
+      prepared.stream().filter(uid -> !before.contains(uid)).forEach(uid -> out.add("I3 on " + n.name + ": claim " + uid
+          + " was prepared with GPUs while /dev/" + String.join(", /dev/", missing) + " is missing"));
+    }
+    lastPreparedGpus.put(n.name, prepared);
   }
 
   private void processes(WholeCluster.NodeSlot n, List<String> out) {

@@ -25,7 +25,12 @@ public class NaiveVariantsTest {
    * or -1 within {@link #BOUND}.
    */
   public static int firstCaught(Variant variant) {
-    for (int seed = 1; seed <= BOUND; seed++) {
+    return firstCaught(variant, BOUND);
+  }
+
+  /** As above, within {@code bound} seeds. */
+  public static int firstCaught(Variant variant, int bound) {
+    for (int seed = 1; seed <= bound; seed++) {
       if (new SeedRun(seed, STEPS, variant).run() instanceof SeedRun.Outcome.Violated v
           && SeedRun.run(seed, STEPS) instanceof SeedRun.Outcome.Passed) {
         System.out.println(Campaign.describe(v));
