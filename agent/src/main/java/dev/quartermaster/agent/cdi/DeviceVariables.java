@@ -7,7 +7,7 @@ import java.util.regex.Pattern;
 
 /**
  * The environment that tells a container which Quartermaster devices it was given: the contract
- * (issue 30 item 12). A container is told exactly what it was given, whatever mix of claims and
+ * that README.md documents. A container is told exactly what it was given, whatever mix of claims and
  * devices it gets.
  *
  * <p>CDI cannot compose a value: a spec's common {@code env} applies whenever any of its devices is

@@ -16,7 +16,7 @@ import java.util.zip.CRC32C;
  * hold: anything short of it is lost acknowledged data, named loudly with how many changes are
  * gone; only bytes beyond it may be a torn write.
  *
- * <p>Kept in two places, so that no single lost file hides a loss (issue 30 item 8): the mark file
+ * <p>Kept in two places, so that no single lost file hides a loss: the mark file
  * ({@code ledger.journal.mark}) and two slots in the journal's own header ({@link LedgerJournal}).
  * Deleting the mark leaves the journal's header count, which survives a truncation of the
  * journal's tail; deleting or replacing the journal leaves the mark file.
