@@ -1,5 +1,6 @@
 package dev.quartermaster.agent;
 
+import dev.quartermaster.api.client.ApiListerWatcher;
 import dev.quartermaster.api.event.EventRecorder;
 import dev.quartermaster.agent.checkpoint.DurableLedger;
 import dev.quartermaster.agent.controlnodes.ControlNodeCreator;
@@ -12,7 +13,6 @@ import dev.quartermaster.agent.health.HealthPolicy;
 import dev.quartermaster.agent.host.NodeHost;
 import dev.quartermaster.agent.host.OsNodeHost;
 import dev.quartermaster.agent.ledger.ClaimState;
-import dev.quartermaster.agent.node.ApiListerWatcher;
 import dev.quartermaster.agent.node.ClaimSync;
 import dev.quartermaster.agent.node.DevicesReady;
 import dev.quartermaster.agent.node.NodeStatusWriter;

@@ -1,8 +1,5 @@
-package dev.quartermaster.agent.node;
+package dev.quartermaster.api.client;
 
-import dev.quartermaster.api.client.ApiClient;
-import dev.quartermaster.api.client.WatchHandler;
-import dev.quartermaster.api.client.WatchScope;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.core.informer.ListerWatcher;
