@@ -8,7 +8,7 @@ import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.workload.TaskPhase;
-import dev.quartermaster.control.workload.WorkloadController;
+import dev.quartermaster.api.workload.WorkloadConditions;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -31,7 +31,7 @@ class BadInputTest {
     var c = world();
     c.api().create(Worlds.gpuWorkload("a", 1, "h100", 1));
     c.env().advance(Duration.ofSeconds(10));
-    var w = condition(c, "a", WorkloadController.SCHEDULABLE);
+    var w = condition(c, "a", WorkloadConditions.SCHEDULABLE);
     assertThat(w.status()).isEqualTo(Condition.Status.False);
     assertThat(w.reason()).isEqualTo("NoSuchDeviceClass");
     assertThat(w.message()).contains("'h100'", "group w", "claim template gpu");
@@ -50,7 +50,7 @@ class BadInputTest {
     var allocated = Condition.find(claim.status().conditions(), "Allocated").orElseThrow();
     assertThat(allocated.reason()).isEqualTo("Unsatisfiable");
     assertThat(allocated.message()).contains("8 x gpu", "only 4");
-    var w = condition(c, "b", WorkloadController.SCHEDULABLE);
+    var w = condition(c, "b", WorkloadConditions.SCHEDULABLE);
     assertThat(w.reason()).isEqualTo("Unsatisfiable");
     assertThat(w.message()).contains("b-w-0-gpu");
   }
@@ -76,6 +76,6 @@ class BadInputTest {
     // 2 nodes x 4 GPUs hold all three 2-GPU tasks.
     assertThat(scheduled).hasSize(3);
     assertThat(scheduled).allMatch(t -> t.spec().node().isPresent() && t.status().reason().equals("Scheduled"));
-    assertThat(condition(c, "ok", WorkloadController.SCHEDULABLE).isTrue()).isTrue();
+    assertThat(condition(c, "ok", WorkloadConditions.SCHEDULABLE).isTrue()).isTrue();
   }
 }

@@ -17,6 +17,7 @@ import dev.quartermaster.api.workload.WorkloadStatus;
 import dev.quartermaster.control.cluster.ControlLoop;
 import dev.quartermaster.control.cluster.Informers;
 import dev.quartermaster.control.workload.TaskController;
+import dev.quartermaster.api.workload.WorkloadConditions;
 import dev.quartermaster.control.workload.WorkloadController;
 import java.time.Duration;
 import java.util.List;
@@ -111,8 +112,8 @@ class NameCollisionTest {
   /** The workload's NameTaken report, if it makes one. */
   private static Optional<String> nameTaken(SimCluster c, String workload) {
     return c.api().get(Kinds.WORKLOAD, workload)
-        .flatMap(w -> Condition.find(w.status().conditions(), WorkloadController.TASKS_CREATED))
-        .filter(x -> !x.isTrue() && x.reason().equals(WorkloadController.NAME_TAKEN)).map(Condition::message);
+        .flatMap(w -> Condition.find(w.status().conditions(), WorkloadConditions.TASKS_CREATED))
+        .filter(x -> !x.isTrue() && x.reason().equals(WorkloadConditions.NAME_TAKEN)).map(Condition::message);
   }
 
   private static Task handMade(String name) {

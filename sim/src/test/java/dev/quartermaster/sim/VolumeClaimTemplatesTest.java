@@ -24,6 +24,7 @@ import dev.quartermaster.control.volume.VolumeController;
 import dev.quartermaster.core.serial.KeyedSerializer;
 import dev.quartermaster.control.cluster.Labels;
 import dev.quartermaster.control.workload.TaskController;
+import dev.quartermaster.api.workload.WorkloadConditions;
 import dev.quartermaster.control.workload.WorkloadController;
 import java.time.Duration;
 import java.util.List;
@@ -203,8 +204,8 @@ class VolumeClaimTemplatesTest {
 
   private static Optional<String> nameTaken(SimCluster c) {
     return c.api().get(Kinds.WORKLOAD, "train")
-        .flatMap(w -> Condition.find(w.status().conditions(), WorkloadController.TASKS_CREATED))
-        .filter(x -> !x.isTrue() && x.reason().equals(WorkloadController.NAME_TAKEN)).map(Condition::message);
+        .flatMap(w -> Condition.find(w.status().conditions(), WorkloadConditions.TASKS_CREATED))
+        .filter(x -> !x.isTrue() && x.reason().equals(WorkloadConditions.NAME_TAKEN)).map(Condition::message);
   }
 
   private static Workload workload(String name, int replicas, VolumeRetention retention) {

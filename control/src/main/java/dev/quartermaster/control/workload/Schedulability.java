@@ -2,13 +2,14 @@ package dev.quartermaster.control.workload;
 
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.workload.Workload;
+import dev.quartermaster.api.workload.WorkloadConditions;
 import dev.quartermaster.control.cluster.Conditions;
 import dev.quartermaster.control.cluster.Informers;
 import java.util.HashSet;
 
 /** The workload's {@code Schedulable} condition, from the cached device classes and claims. */
 final class Schedulability {
-  private static final String SCHEDULABLE = WorkloadController.SCHEDULABLE;
+  private static final String SCHEDULABLE = WorkloadConditions.SCHEDULABLE;
 
   private Schedulability() {}
 
@@ -22,7 +23,7 @@ final class Schedulability {
       for (var ct : g.claimTemplates()) {
         for (var r : ct.spec().requests()) {
           if (!classes.contains(r.deviceClassName())) {
-            return Conditions.of(SCHEDULABLE, false, "NoSuchDeviceClass", "group " + g.name() + " claim template "
+            return Conditions.of(SCHEDULABLE, false, WorkloadConditions.NO_SUCH_DEVICE_CLASS, "group " + g.name() + " claim template "
                 + ct.name() + " request " + r.name() + " names device class '" + r.deviceClassName()
                 + "', which does not exist");
           }

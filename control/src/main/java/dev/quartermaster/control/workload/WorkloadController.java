@@ -11,6 +11,7 @@ import dev.quartermaster.api.volume.VolumeUse;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.WorkerGroup;
 import dev.quartermaster.api.workload.Workload;
+import dev.quartermaster.api.workload.WorkloadConditions;
 import dev.quartermaster.api.workload.WorkloadStatus;
 import dev.quartermaster.api.workload.WorkloadStatus.GroupStatus;
 import dev.quartermaster.control.cluster.Conditions;
@@ -38,7 +39,7 @@ import org.slf4j.LoggerFactory;
  * any write ({@link SpecFreshness}: a scale-down or scale-up the cache has not shown yet stops us),
  * creation in {@link SlowStart} batches with that check between them, restarts paced by {@link
  * RestartBackoff}, and a live list of tasks when the cache stays behind too long. A task name held
- * by a task this workload does not own is reported ({@link #NAME_TAKEN}), and the rest of the
+ * by a task this workload does not own is reported ({@link WorkloadConditions#NAME_TAKEN}), and the rest of the
  * group goes on.
  *
  * <p>Deletion cascades: the workload carries {@link Labels#TASKS_FINALIZER}; once it is deleting,
@@ -48,12 +49,6 @@ import org.slf4j.LoggerFactory;
 public final class WorkloadController {
   /** How long a group waits for the cache to show our writes before it reads live. */
   public static final Duration DEFAULT_EXPECTATION_BOUND = Duration.ofSeconds(30);
-  /** The workload condition about whether its claims can be allocated. */
-  public static final String SCHEDULABLE = "Schedulable";
-  /** The workload condition about whether its tasks could be created. */
-  public static final String TASKS_CREATED = "TasksCreated";
-  /** The {@link #TASKS_CREATED} reason when a task name is held by a task this workload does not own. */
-  public static final String NAME_TAKEN = "NameTaken";
 
   private static final Logger LOG = LoggerFactory.getLogger(WorkloadController.class);
   /** How late the status counts may follow a task moving between unfinished phases. */
@@ -179,7 +174,7 @@ public final class WorkloadController {
     var freshness = new SpecFreshness(api, w);
     Optional<Duration> recheck = Optional.empty();
     var groups = new ArrayList<GroupStatus>();
-    var problems = new ArrayList<String>();
+    var problems = new ArrayList<CreateProblem>();
     for (var group : w.spec().groups()) {
       var key = w.metadata().uid() + "/" + group.name();
       var gate = expectations.gate(key, informers.tasks().syncedRevision(), env.nanoTime());
@@ -200,7 +195,7 @@ public final class WorkloadController {
         }
       }
       var plan = GroupPlan.decide(name, w.metadata().uid(), group, view);
-      plan.taken().forEach(t -> problems.add(taken(name, group.name(), t.metadata().name(), TaskWriter.holder(t))));
+      plan.taken().forEach(t -> problems.add(CreateProblem.nameTaken(taken(name, group.name(), t.metadata().name(), TaskWriter.holder(t)))));
       // Every write, and above all a destructive one, acts on the newest spec only: a scale-down
       // from a cache that has not shown the newest replicas would delete wanted, running workers.
       if (plan.acts() && !freshness.isNewest()) {
@@ -238,11 +233,11 @@ public final class WorkloadController {
    * brings the workload back. Names held by others are reported, not waited on; a template the store
    * refuses as invalid is reported and not tried again until the spec changes.
    */
-  private void create(String key, Workload w, WorkerGroup group, List<Integer> ordinals, List<String> problems,
+  private void create(String key, Workload w, WorkerGroup group, List<Integer> ordinals, List<CreateProblem> problems,
       SpecFreshness freshness) {
     var refused = invalid.get(key);
     if (refused != null && refused.generation() == w.metadata().generation()) {
-      problems.add("group " + group.name() + ": " + refused.message());
+      problems.add(CreateProblem.invalid("group " + group.name() + ": " + refused.message()));
       slowStart.done(key, 0, 0);
       return;
     }
@@ -254,7 +249,7 @@ public final class WorkloadController {
       var name = TaskNames.task(w.metadata().name(), group.name(), ordinal);
       if (w.metadata().name().equals(takenBy.get(name))) {
         // Found held by another's task: reported, and tried again only once that task is gone.
-        problems.add(taken(w.metadata().name(), group.name(), name, takenHolder.getOrDefault(name, "another task")));
+        problems.add(CreateProblem.nameTaken(taken(w.metadata().name(), group.name(), name, takenHolder.getOrDefault(name, "another task"))));
         continue;
       }
       if (slots.size() >= batch) {
@@ -267,10 +262,10 @@ public final class WorkloadController {
         case SlotVolumes.Outcome.Waiting wait -> left++;
         case SlotVolumes.Outcome.Taken t -> {
           volumeTakenBy.put(t.volume(), w.metadata().name());
-          problems.add(volumeTaken(group.name(), t.volume(), t.holder()));
+          problems.add(CreateProblem.nameTaken(volumeTaken(group.name(), t.volume(), t.holder())));
         }
         case SlotVolumes.Outcome.Invalid i -> {
-          problems.add("group " + group.name() + ": " + i.message());
+          problems.add(CreateProblem.invalid("group " + group.name() + ": " + i.message()));
           slowStart.done(key, 0, 0);
           return;
         }
@@ -430,14 +425,15 @@ public final class WorkloadController {
     }
   }
 
-  private void writeStatus(Workload w, List<GroupStatus> groups, List<String> problems) {
+  private void writeStatus(Workload w, List<GroupStatus> groups, List<CreateProblem> problems) {
     var now = env.now();
     var conditions = w.status().conditions();
     conditions = Conditions.set(conditions, Schedulability.of(w, informers), now);
     var created = problems.isEmpty()
-        ? Conditions.of(TASKS_CREATED, true, "Created", "every wanted task exists or is being replaced")
-        : Conditions.of(TASKS_CREATED, false, problems.stream().allMatch(p -> p.startsWith("task ") || p.startsWith("volume ")) ? NAME_TAKEN : "Invalid",
-            String.join("; ", problems.stream().distinct().sorted().toList()));
+        ? Conditions.of(WorkloadConditions.TASKS_CREATED, true, WorkloadConditions.CREATED,
+            "every wanted task exists or is being replaced")
+        : Conditions.of(WorkloadConditions.TASKS_CREATED, false, CreateProblem.reasonOf(problems),
+            String.join("; ", problems.stream().map(CreateProblem::message).distinct().sorted().toList()));
     conditions = Conditions.set(conditions, created, now);
     var status = new WorkloadStatus(w.metadata().generation(), groups, conditions);
     if (!status.equals(w.status())) {
