@@ -1,5 +1,6 @@
 package dev.quartermaster.server;
 
+import dev.quartermaster.core.env.OutsideEnv;
 import dev.quartermaster.server.auth.AdminToken;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
@@ -32,6 +33,7 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  */
+@OutsideEnv("the HTTP server's request threads")
 public final class ApiServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ApiServer.class);
   /** How long {@link #close} lets in-flight requests finish once watch streams were told to end. */

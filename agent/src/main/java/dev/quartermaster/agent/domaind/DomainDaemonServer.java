@@ -1,5 +1,6 @@
 package dev.quartermaster.agent.domaind;
 
+import dev.quartermaster.core.env.OutsideEnv;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
@@ -20,6 +21,7 @@ import org.slf4j.LoggerFactory;
  * IMEX daemon takes a moment to connect to its peers). Each connection is answered on a virtual
  * thread. {@link #close} stops listening and removes the socket file.
  */
+@OutsideEnv("the compute-domain daemon is its own process: its readiness deadline and its threads are the daemon's, not a controller's")
 public final class DomainDaemonServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(DomainDaemonServer.class);
   /** The longest path a Unix socket may have on Linux (sun_path, with its terminating NUL). */

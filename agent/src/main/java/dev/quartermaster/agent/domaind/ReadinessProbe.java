@@ -1,5 +1,6 @@
 package dev.quartermaster.agent.domaind;
 
+import dev.quartermaster.core.env.OutsideEnv;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
@@ -16,6 +17,7 @@ import java.nio.file.Path;
  * daemon that is alive but stuck never answers; the socket's accept backlog still connects, so the
  * read is bounded by {@link #TIMEOUT}.
  */
+@OutsideEnv("probes a real daemon's socket with a real deadline; the simulation has its own daemons")
 public final class ReadinessProbe {
   private static final java.time.Duration TIMEOUT = java.time.Duration.ofMillis(500);
   private static final int MAX_LINE = 256;

@@ -17,6 +17,7 @@ import java.util.random.RandomGenerator;
  * single shared daemon thread whose only job is to hand each due task to a fresh virtual thread, so
  * a slow task never delays another's timer.
  */
+@OutsideEnv("the production Env: the system clock, threads and randomness")
 public final class SystemEnv implements Env {
 
   private static final ScheduledThreadPoolExecutor TIMER = newTimer();
@@ -77,6 +78,7 @@ public final class SystemEnv implements Env {
    * Safe to share across threads: every draw goes to the calling thread's own generator. All
    * other {@link RandomGenerator} methods derive from {@code nextLong}.
    */
+  @OutsideEnv("the production Env's randomness")
   private static final class ThreadLocalRandomView implements RandomGenerator {
     @Override
     public long nextLong() {

@@ -1,5 +1,6 @@
 package dev.quartermaster.core.net;
 
+import dev.quartermaster.core.env.OutsideEnv;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -17,6 +18,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * in use" and, in a three-member etcd, the kill of a second member leaves no quorum. Below the
  * range, only another listener can take it.
  */
+@OutsideEnv("picks a real loopback port for a real listener; random so that parallel runs rarely collide")
 public final class LoopbackPorts {
   private static final Path RANGE = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
   private static final int LOWEST = 10_000;

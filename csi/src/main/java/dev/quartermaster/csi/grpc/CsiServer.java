@@ -1,5 +1,6 @@
 package dev.quartermaster.csi.grpc;
 
+import dev.quartermaster.core.env.OutsideEnv;
 import io.grpc.BindableService;
 import io.grpc.Server;
 import io.grpc.netty.NettyServerBuilder;
@@ -26,6 +27,7 @@ import java.util.concurrent.TimeUnit;
  * other kind of file at that path is left alone and the start fails, since it is not ours to delete.
  * {@link #close()} stops the server and removes the socket.
  */
+@OutsideEnv("a gRPC server's threads serve a real Unix socket")
 public final class CsiServer implements AutoCloseable {
 
   private final Path socket;

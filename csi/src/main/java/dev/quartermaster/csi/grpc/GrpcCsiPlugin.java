@@ -2,6 +2,7 @@ package dev.quartermaster.csi.grpc;
 
 import com.google.common.util.concurrent.ListenableFuture;
 import dev.quartermaster.api.volume.VolumeSpec.AccessMode;
+import dev.quartermaster.core.env.OutsideEnv;
 import dev.quartermaster.csi.plugin.Capability;
 import dev.quartermaster.csi.plugin.CreatedVolume;
 import dev.quartermaster.csi.plugin.CsiCall;
@@ -62,6 +63,7 @@ import java.util.function.Function;
  * <p>The plugin's access modes are not something CSI lets it say, so {@link PluginInfo#accessModes()}
  * is empty ("assume all").
  */
+@OutsideEnv("a gRPC client's calls on a real Unix socket")
 public final class GrpcCsiPlugin implements CsiPlugin {
 
   /**

@@ -1,5 +1,6 @@
 package dev.quartermaster.csi.hostpath;
 
+import dev.quartermaster.core.env.OutsideEnv;
 import dev.quartermaster.csi.plugin.CsiCall;
 import dev.quartermaster.csi.plugin.CsiCode;
 import dev.quartermaster.csi.plugin.CsiException;
@@ -14,6 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * way, so that a CO's serialization (one destructive call at a time per plugin) can be checked from
  * outside through the metrics.
  */
+@OutsideEnv("the hostpath plugin's configured call latency is a real delay inside a real plugin process")
 final class CallGate {
   private final boolean detectOverlap;
   private final Duration latency;

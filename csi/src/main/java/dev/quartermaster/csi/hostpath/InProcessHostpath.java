@@ -1,6 +1,7 @@
 package dev.quartermaster.csi.hostpath;
 
 import dev.quartermaster.api.volume.VolumeSpec.AccessMode;
+import dev.quartermaster.core.env.OutsideEnv;
 import dev.quartermaster.csi.plugin.CreatedVolume;
 import dev.quartermaster.csi.plugin.CsiPlugin;
 import dev.quartermaster.csi.plugin.NodeInfo;
@@ -17,6 +18,7 @@ import java.util.function.Supplier;
  * The hostpath plugin in this process, as a {@link CsiPlugin}: each call runs on its own virtual
  * thread (the calls do file I/O and may carry artificial latency), so callers never block.
  */
+@OutsideEnv("the real hostpath plugin's own threads, run in-process")
 final class InProcessHostpath implements CsiPlugin {
   private final HostpathPlugin plugin;
   private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();

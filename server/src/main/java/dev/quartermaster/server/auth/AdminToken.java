@@ -1,5 +1,6 @@
 package dev.quartermaster.server.auth;
 
+import dev.quartermaster.core.env.OutsideEnv;
 import dev.quartermaster.core.files.DurableFile;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -17,6 +18,7 @@ import java.util.HexFormat;
  * The admin token file, {@code <data>/admin.token}: created on first start (32 random bytes as hex,
  * mode 0600) and read on every later one, so restarts keep the token operators already use.
  */
+@OutsideEnv("a credential must come from a cryptographic source, never a seeded one")
 public final class AdminToken {
   public static final String FILE_NAME = "admin.token";
   private static final int BYTES = 32;

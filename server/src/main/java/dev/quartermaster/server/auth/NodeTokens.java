@@ -5,6 +5,7 @@ import dev.quartermaster.api.error.ApiError;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.error.Violation;
 import dev.quartermaster.api.validation.Names;
+import dev.quartermaster.core.env.OutsideEnv;
 import dev.quartermaster.store.Store;
 import dev.quartermaster.store.Txn;
 import java.io.IOException;
@@ -24,6 +25,7 @@ import java.util.regex.Pattern;
  * the token itself is shown once, when it is made. A token reads {@code qmn.<id>.<secret>}; its id
  * finds the record, and the digests are compared in constant time.
  */
+@OutsideEnv("a credential must come from a cryptographic source, never a seeded one")
 public final class NodeTokens {
   static final String PREFIX = "/auth/nodetokens/";
   private static final Pattern TOKEN = Pattern.compile("qmn\\.([0-9a-f]{16})\\.([0-9a-f]{64})");

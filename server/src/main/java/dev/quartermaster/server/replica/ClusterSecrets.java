@@ -2,6 +2,7 @@ package dev.quartermaster.server.replica;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.quartermaster.api.codec.ObjectCodec;
+import dev.quartermaster.core.env.OutsideEnv;
 import dev.quartermaster.core.files.DurableFile;
 import dev.quartermaster.server.auth.AdminToken;
 import dev.quartermaster.server.tls.ServerCertificates;
@@ -31,6 +32,7 @@ import java.util.UUID;
  * the directory was a replica of one, or holds another cluster, is refused naming both: an etcd
  * wiped or named with the wrong prefix must not start an empty cluster silently.
  */
+@OutsideEnv("the cluster's identity and secrets must come from a cryptographic source, never a seeded one")
 public final class ClusterSecrets {
   public static final String KEY = "/bootstrap/secrets";
   public static final String CLUSTER_ID_FILE = "cluster.id";

@@ -1,5 +1,6 @@
 package dev.quartermaster.server.tls;
 
+import dev.quartermaster.core.env.OutsideEnv;
 import dev.quartermaster.core.files.DurableFile;
 import dev.quartermaster.core.files.OwnerOnly;
 import java.io.IOException;
@@ -48,6 +49,7 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
  * 0600). The server certificate names {@code localhost}, the loopback addresses, this host's name
  * and every name given (the address it listens on, say); one that lacks a name now is made again.
  */
+@OutsideEnv("key generation needs a cryptographic source")
 public final class ServerCertificates {
   public static final String DIR = "tls";
   private static final Duration CA_LIFETIME = Duration.ofDays(3650);

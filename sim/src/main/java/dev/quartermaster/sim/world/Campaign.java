@@ -1,5 +1,6 @@
 package dev.quartermaster.sim.world;
 
+import dev.quartermaster.core.env.OutsideEnv;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -8,6 +9,7 @@ import java.util.List;
  * (or {@code --seed S} to replay one). Prints progress, every violation with its seed and the last
  * events before it, and a summary with wall time and steps per second.
  */
+@OutsideEnv("the campaign runner reports how long the seeds took on the real clock; the seeds themselves run on virtual time")
 public final class Campaign {
   private Campaign() {}
 

@@ -1,5 +1,6 @@
 package dev.quartermaster.store.etcd;
 
+import dev.quartermaster.core.env.OutsideEnv;
 import dev.quartermaster.core.files.FileTrees;
 import dev.quartermaster.core.net.LoopbackPorts;
 import io.etcd.jetcd.ByteSequence;
@@ -25,6 +26,7 @@ import java.util.stream.IntStream;
  * README's recipe. Members can be killed ({@code SIGKILL}) and started again on the same ports and
  * data, and the cluster can say which member leads.
  */
+@OutsideEnv("starts and waits for real etcd processes")
 public final class EtcdProcesses implements AutoCloseable {
   /** Where tests and benches look for etcd: {@code $QM_ETCD}, else the usual install paths. */
   public static Optional<Path> binary() {

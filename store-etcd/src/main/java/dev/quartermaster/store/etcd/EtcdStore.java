@@ -1,5 +1,6 @@
 package dev.quartermaster.store.etcd;
 
+import dev.quartermaster.core.env.OutsideEnv;
 import dev.quartermaster.store.CompactedException;
 import dev.quartermaster.store.FutureRevisionException;
 import dev.quartermaster.store.KeyValue;
@@ -51,6 +52,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Not yet wired into {@code qm server} ({@code --store etcd://…} is issue 12's next step).
  */
+@OutsideEnv("the etcd client's watch threads and reconnect pauses are I/O at the edge")
 public final class EtcdStore implements Store {
   /** How often a watch still replaying its history asks etcd whether it has caught up. */
   private static final Duration PROGRESS_ASKED_EVERY = Duration.ofMillis(50);

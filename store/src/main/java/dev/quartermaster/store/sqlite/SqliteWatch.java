@@ -1,5 +1,6 @@
 package dev.quartermaster.store.sqlite;
 
+import dev.quartermaster.core.env.OutsideEnv;
 import dev.quartermaster.store.StoreEvent;
 import dev.quartermaster.store.Watch;
 import dev.quartermaster.store.WatchListener;
@@ -17,6 +18,7 @@ import org.slf4j.LoggerFactory;
  * {@code deliveryLock}, after checking that the watch still runs; {@link #close} takes the same
  * lock, so once it returns no further call can start.
  */
+@OutsideEnv("a watch's reader thread on a real database file")
 final class SqliteWatch implements Watch {
   private static final Logger LOG = LoggerFactory.getLogger(SqliteWatch.class);
   private static final int REPLAY_PAGE = 512;

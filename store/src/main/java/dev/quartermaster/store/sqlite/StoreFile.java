@@ -1,5 +1,6 @@
 package dev.quartermaster.store.sqlite;
 
+import dev.quartermaster.core.env.OutsideEnv;
 import dev.quartermaster.core.files.OwnerOnly;
 import dev.quartermaster.store.StoreException;
 import java.io.IOException;
@@ -16,6 +17,7 @@ import java.util.OptionalLong;
 import org.sqlite.SQLiteConfig;
 
 /** Opens the writer connection and brings the file into service: checked first, then configured. */
+@OutsideEnv("a new store's identity must not repeat across machines")
 final class StoreFile {
   private static final SecureRandom IDENTITIES = new SecureRandom();
 

@@ -1,5 +1,6 @@
 package dev.quartermaster.store.sqlite;
 
+import dev.quartermaster.core.env.OutsideEnv;
 import dev.quartermaster.store.CompactedException;
 import dev.quartermaster.store.CorruptValueException;
 import dev.quartermaster.store.FutureRevisionException;
@@ -28,6 +29,7 @@ import org.slf4j.LoggerFactory;
  * before it, and each that writes gets the next revision: compares are exact, and revision order
  * is commit order. Results are handed back, and events published, only after COMMIT returned.
  */
+@OutsideEnv("the store's single writer thread owns the database connection")
 final class Writer {
   private static final Logger LOG = LoggerFactory.getLogger(Writer.class);
   private static final int MAX_BATCH = 512;

@@ -15,6 +15,7 @@ import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.table.ObjectTable;
+import dev.quartermaster.core.env.OutsideEnv;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.channels.ClosedByInterruptException;
@@ -52,6 +53,7 @@ import java.util.concurrent.Executors;
  * can tell (its retry meets {@code AlreadyExists} or {@code Conflict}); the next call starts at the
  * next server. When every server tried failed, the error names each and why.
  */
+@OutsideEnv("the HTTP client's socket deadlines and watch readers are I/O at the edge; the simulation calls the store directly")
 public final class HttpApiClient implements ApiClient, AutoCloseable {
   private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
   private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);

@@ -1,5 +1,6 @@
 package dev.quartermaster.api.client.http;
 
+import dev.quartermaster.core.env.OutsideEnv;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.ByteArrayOutputStream;
@@ -35,6 +36,7 @@ import javax.net.ssl.SSLSocket;
  * look without blocking whether the server closed the connection while it sat idle: that is the
  * case its keep-alive timer creates, and a request sent into it would fail for nothing.
  */
+@OutsideEnv("socket read deadlines are I/O at the edge")
 final class KeptConnection implements AutoCloseable {
   /** Longest status line or header line read; longer answers are not from our server. */
   private static final int MAX_LINE = 16 * 1024;
@@ -297,6 +299,7 @@ final class KeptConnection implements AutoCloseable {
    * The socket's stream read against a deadline: each read waits at most the time left, and a read
    * past it is an {@link HttpTimeoutException}, as the JDK client reports it.
    */
+  @OutsideEnv("socket read deadlines are I/O at the edge")
   private static final class DeadlineInput extends FilterInputStream {
     private final Socket socket;
     private long deadlineNanos;

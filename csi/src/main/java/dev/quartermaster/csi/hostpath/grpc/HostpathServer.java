@@ -1,6 +1,7 @@
 package dev.quartermaster.csi.hostpath.grpc;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.quartermaster.core.env.OutsideEnv;
 import dev.quartermaster.csi.grpc.CsiServer;
 import dev.quartermaster.csi.hostpath.HostpathConfig;
 import dev.quartermaster.csi.hostpath.HostpathPlugin;
@@ -17,6 +18,7 @@ import java.util.concurrent.Executors;
  * A running hostpath plugin: its CSI services on a Unix socket (Identity always; Controller and Node
  * as configured) and, when asked, its overlap counters as Prometheus text at {@code /metrics}.
  */
+@OutsideEnv("the hostpath plugin's gRPC server threads")
 public final class HostpathServer implements AutoCloseable {
   private final HostpathPlugin plugin;
   private final CsiServer csi;
