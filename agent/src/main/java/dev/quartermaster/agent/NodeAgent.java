@@ -25,9 +25,11 @@ import dev.quartermaster.agent.tasks.TaskHosting;
 import dev.quartermaster.agent.tasks.TaskSync;
 import dev.quartermaster.agent.tasks.TaskViews;
 import dev.quartermaster.agent.volumes.NodeCalls;
+import dev.quartermaster.agent.volumes.NodeVolumes;
 import dev.quartermaster.agent.volumes.VolumeMounts;
 import dev.quartermaster.agent.volumes.VolumePaths;
 import dev.quartermaster.agent.volumes.VolumeReleaser;
+import dev.quartermaster.agent.volumes.VolumeViews;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.client.NodeAudience;
 import dev.quartermaster.api.client.WatchScope;
@@ -170,9 +172,9 @@ public final class NodeAgent implements AutoCloseable {
     this.taskSync = new TaskSync(agent, views, new TaskHosting(host.tasks(), config::taskLog, mounts,
         new ReportedDomainGate(config.api(), config.nodeName(), this::reportedDaemons)), claimUse, taskQueue::add,
         config.rescanPeriod());
-    this.releaser = new VolumeReleaser(config.api(), config.nodeName(), name -> volumes.cache().get(name),
-        name -> tasks.cache().get(name), claimUse::mayRun, plugins, nodeCalls, mounts, volumeQueue::add,
-        config.rescanPeriod(), recorder, host.publications());
+    this.releaser = new VolumeReleaser(agent,
+        new VolumeViews(name -> volumes.cache().get(name), name -> tasks.cache().get(name), claimUse::mayRun),
+        new NodeVolumes(plugins, nodeCalls, mounts, host.publications()), volumeQueue::add, config.rescanPeriod());
     this.claimSync = new ClaimSync(agent, preparer,
         name -> claims.hasSynced() ? claims.cache().get(name) : Optional.empty(), claimQueue::add, claimUse);
     // Running tasks of a domain say whether its daemon runs here; prepares waiting for it to be ready go on.

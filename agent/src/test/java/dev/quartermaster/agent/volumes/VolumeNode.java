@@ -124,11 +124,12 @@ final class VolumeNode implements AutoCloseable {
           new TaskHosting(new Host(), name -> tmp.resolve(name + ".log"), mounts, DomainGate.NONE), runs,
           taskQueue::add, Duration.ofSeconds(1));
       tasks.stopLeftovers(); // a new agent stops what the one before it left running
-      releaser = new VolumeReleaser(api, NODE, name -> api.get(Kinds.VOLUME, name), taskCache,
-          runs::mayRun, prober, calls, mounts, volumeQueue::add, Duration.ofSeconds(1),
-          (involved, type, reason, message) -> events.add(type + " " + reason + " " + involved.kind().toLowerCase(
-              java.util.Locale.ROOT) + "/" + involved.name() + " " + message),
-          () -> seesPublications ? java.util.Set.copyOf(plugin.published.keySet()) : java.util.Set.of());
+      var agent = new AgentContext(api, NODE, env, (involved, type, reason, message) -> events.add(type + " "
+          + reason + " " + involved.kind().toLowerCase(java.util.Locale.ROOT) + "/" + involved.name() + " " + message));
+      releaser = new VolumeReleaser(agent, new VolumeViews(name -> api.get(Kinds.VOLUME, name), taskCache,
+          runs::mayRun), new NodeVolumes(prober, calls, mounts,
+          () -> seesPublications ? java.util.Set.copyOf(plugin.published.keySet()) : java.util.Set.of()),
+          volumeQueue::add, Duration.ofSeconds(1));
       taskWorkers = Workers.start(env, taskQueue, 2, tasks::sync);
       volumeWorkers = Workers.start(env, volumeQueue, 2, releaser::sync);
       prober.start();
