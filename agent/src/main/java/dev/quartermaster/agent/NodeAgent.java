@@ -12,19 +12,24 @@ import dev.quartermaster.agent.effects.EffectsReconciler;
 import dev.quartermaster.agent.health.HealthPolicy;
 import dev.quartermaster.agent.host.NodeHost;
 import dev.quartermaster.agent.host.OsNodeHost;
-import dev.quartermaster.agent.ledger.ClaimState;
 import dev.quartermaster.agent.node.ClaimSync;
 import dev.quartermaster.agent.node.DevicesReady;
 import dev.quartermaster.agent.node.NodeStatusWriter;
 import dev.quartermaster.agent.node.SlicePublisher;
 import dev.quartermaster.agent.plugins.PluginProber;
 import dev.quartermaster.agent.prepare.ClaimPreparer;
+import dev.quartermaster.agent.sync.AgentContext;
+import dev.quartermaster.agent.tasks.ClaimUse;
 import dev.quartermaster.agent.tasks.ReportedDomainGate;
+import dev.quartermaster.agent.tasks.TaskHosting;
 import dev.quartermaster.agent.tasks.TaskSync;
+import dev.quartermaster.agent.tasks.TaskViews;
 import dev.quartermaster.agent.volumes.NodeCalls;
+import dev.quartermaster.agent.volumes.NodeVolumes;
 import dev.quartermaster.agent.volumes.VolumeMounts;
 import dev.quartermaster.agent.volumes.VolumePaths;
 import dev.quartermaster.agent.volumes.VolumeReleaser;
+import dev.quartermaster.agent.volumes.VolumeViews;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.client.NodeAudience;
 import dev.quartermaster.api.client.WatchScope;
@@ -74,7 +79,8 @@ import org.slf4j.LoggerFactory;
  * a task's volumes before the task starts ({@link VolumeMounts}) and releases the volume claims of
  * task incarnations that are over ({@link VolumeReleaser}, through a third queue, by volume name).
  *
- * <p>Start-up order matters: side effects are reconciled from the loaded ledger before any claim
+ * <p>Start-up order matters: the task processes an earlier agent left are stopped first ({@link
+ * TaskSync#stopLeftovers}); side effects are reconciled from the loaded ledger before any claim
  * is looked at, so a restart never drops a domain that a prepared claim needs; and nothing is
  * reconciled before its informer's first list, so an empty cache is never mistaken for "all
  * deleted". When the control nodes change, every prepared claim's CDI spec is rewritten and the
@@ -158,18 +164,19 @@ public final class NodeAgent implements AutoCloseable {
     var nodeCalls = new NodeCalls(new VolumePaths(config.stateDir()), new KeyedSerializer<>(config.env()));
     var mounts = new VolumeMounts(config.nodeName(), name -> volumes.cache().get(name), plugins, nodeCalls,
         taskQueue::add, volumeQueue::add);
-    this.taskSync = new TaskSync(config.api(), config.nodeName(), env,
-        name -> tasks.hasSynced() ? tasks.cache().get(name) : Optional.empty(),
-        name -> claims.cache().get(name), this::preparedHere, host.tasks(), config::taskLog, taskQueue::add,
-        names -> names.forEach(claimQueue::add), mounts,
-        config.rescanPeriod(), new ReportedDomainGate(config.api(), config.nodeName(), this::reportedDaemons),
-        recorder);
-    this.releaser = new VolumeReleaser(config.api(), config.nodeName(), name -> volumes.cache().get(name),
-        name -> tasks.cache().get(name), taskSync::active, plugins, nodeCalls, mounts, volumeQueue::add,
-        config.rescanPeriod(), recorder, host.publications());
-    this.claimSync = new ClaimSync(config.api(), config.nodeName(), env, preparer,
-        name -> claims.hasSynced() ? claims.cache().get(name) : Optional.empty(), claimQueue::add, this::taskDone,
-        taskSync::usersOf);
+    var agent = new AgentContext(config.api(), config.nodeName(), env, recorder);
+    // Which claims the task processes here use: the task sync records them, the claim sync and releaser ask.
+    var claimUse = new ClaimUse(config.nodeName(), name -> tasks.cache().get(name), claimQueue::add);
+    var views = TaskViews.of(name -> tasks.hasSynced() ? tasks.cache().get(name) : Optional.empty(),
+        name -> claims.cache().get(name), preparer::preparedWith);
+    this.taskSync = new TaskSync(agent, views, new TaskHosting(host.tasks(), config::taskLog, mounts,
+        new ReportedDomainGate(config.api(), config.nodeName(), this::reportedDaemons)), claimUse, taskQueue::add,
+        config.rescanPeriod());
+    this.releaser = new VolumeReleaser(agent,
+        new VolumeViews(name -> volumes.cache().get(name), name -> tasks.cache().get(name), claimUse::mayRun),
+        new NodeVolumes(plugins, nodeCalls, mounts, host.publications()), volumeQueue::add, config.rescanPeriod());
+    this.claimSync = new ClaimSync(agent, preparer,
+        name -> claims.hasSynced() ? claims.cache().get(name) : Optional.empty(), claimQueue::add, claimUse);
     // Running tasks of a domain say whether its daemon runs here; prepares waiting for it to be ready go on.
     this.daemonWatch = new DaemonWatch(config.env(), config.nodeName(), preparer, host.helpers(),
         daemons -> status.update(s -> s.withDomainDaemons(daemons)),
@@ -244,6 +251,7 @@ public final class NodeAgent implements AutoCloseable {
   }
 
   private void begin() throws IOException {
+    taskSync.stopLeftovers(); // before any claim is prepared again: no process nobody follows keeps a GPU
     begun = true;
     preparer.removeOrphanSpecs();
     var node = status.update(this::readyStatus);
@@ -310,20 +318,6 @@ public final class NodeAgent implements AutoCloseable {
     LOG.info("agent for node {} started: state {}, CDI {}, {} GPUs ({}), control nodes {}", config.nodeName(),
         config.stateDir(), config.cdiDir(), devices.inventory().gpus().size(), devices.inventory().source(),
         controlNodes.get().ready() ? "complete" : controlNodes.get().message());
-  }
-
-  /** The CDI devices of claim {@code uid} if this node's ledger holds it prepared. */
-  private Optional<List<String>> preparedHere(String uid) {
-    return preparer.durable().ledger().entry(uid)
-        .map(e -> e instanceof ClaimState.PrepareCompleted c ? c.cdiDevices() : null);
-  }
-
-  /** A claim whose task is deleting and whose process here is gone: the claim sync unprepares it. */
-  private boolean taskDone(ResourceClaim c) {
-    return c.metadata().owner().filter(o -> o.kind().equals(Kinds.TASK.name()))
-        .flatMap(o -> tasks.cache().get(o.name()).filter(t -> t.metadata().uid().equals(o.uid())))
-        .filter(t -> t.metadata().isDeleting() && !taskSync.active(t.metadata().name(), t.metadata().uid()))
-        .isPresent();
   }
 
   /** On the device-event executor, in order: report, rewrite specs, retry waiting claims. */

@@ -4,7 +4,11 @@ import dev.quartermaster.agent.ledger.ClaimRef;
 import dev.quartermaster.agent.ledger.PrepareRequest;
 import dev.quartermaster.agent.prepare.ClaimPreparer;
 import dev.quartermaster.agent.prepare.PrepareOutcome;
+import dev.quartermaster.agent.sync.AgentContext;
+import dev.quartermaster.agent.tasks.ClaimRelease;
+import dev.quartermaster.agent.tasks.ClaimUse;
 import dev.quartermaster.agent.tasks.ClaimUser;
+import dev.quartermaster.agent.tasks.ClaimVerdict;
 import dev.quartermaster.api.claim.AgentFinalizer;
 import dev.quartermaster.api.claim.Allocation;
 import dev.quartermaster.api.claim.PrepareState;
@@ -27,7 +31,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,14 +43,15 @@ import org.slf4j.LoggerFactory;
  * added before the prepare and removed only after the unprepare is durable, so a deleted claim
  * does not vanish from the API while this node still holds its devices.
  *
- * <p>A claim whose task is deleting and whose process on this node is gone ({@code taskDone}) is
- * unprepared too, and reported {@code Unprepared}: the controller's {@code quartermaster.dev/claims}
- * finalizer on the task waits until no claim of it is {@code Prepared} anywhere, then deletes the
- * claims. While the process may still run, the claim stays prepared (I2).
+ * <p>Whether a claim may be released is asked of {@link ClaimRelease} ({@link ClaimUse}, which
+ * knows the task processes of this node). A claim whose task is deleting and whose process on this
+ * node is gone is unprepared too, and reported {@code Unprepared}: the controller's {@code
+ * quartermaster.dev/claims} finalizer on the task waits until no claim of it is {@code Prepared}
+ * anywhere, then deletes the claims. While the process may still run, the claim stays prepared (I2).
  *
  * <p>More generally, a claim is never unprepared here while a task process of this node that was
- * started with it (same name and uid) may still run ({@code users}): not when the claim is
- * deleted, deallocated, moved, or re-created under a new uid. Its deletion waits (the finalizer
+ * started with it (same name and uid) may still run ({@link ClaimVerdict.InUse}): not when the
+ * claim is deleted, deallocated, moved, or re-created under a new uid. Its deletion waits (the finalizer
  * stays) and {@code status.prepare[<node>]} says for whom; the process's end requeues the claim.
  *
  * <p>A claim that waits for a device held by another claim, or for the node's control nodes, is
@@ -64,29 +68,25 @@ public final class ClaimSync {
   private final ClaimPreparer preparer;
   private final Function<String, Optional<ResourceClaim>> cache;
   private final Consumer<String> requeue;
-  private final Predicate<ResourceClaim> taskDone;
-  private final Function<ClaimRef, List<ClaimUser>> users;
+  private final ClaimRelease release;
   private final Set<String> waiting = ConcurrentHashMap.newKeySet();
 
   /**
+   * @param agent the API, this node, the clock
    * @param cache the informer's view of a claim by name
    * @param requeue queues a claim name for another sync
-   * @param taskDone whether the claim's user on this node is done with it (its task is deleting
-   *     and its process is gone), so that it is unprepared although still allocated here
-   * @param users the task processes here that were started with a claim and may still run
+   * @param release whether a claim may be released: wanted here, in use by a task process here, or free
    */
-  public ClaimSync(ApiClient api, String node, Env env, ClaimPreparer preparer,
-      Function<String, Optional<ResourceClaim>> cache, Consumer<String> requeue, Predicate<ResourceClaim> taskDone,
-      Function<ClaimRef, List<ClaimUser>> users) {
-    this.api = api;
-    this.node = node;
+  public ClaimSync(AgentContext agent, ClaimPreparer preparer, Function<String, Optional<ResourceClaim>> cache,
+      Consumer<String> requeue, ClaimRelease release) {
+    this.api = agent.api();
+    this.node = agent.node();
     this.finalizer = new AgentFinalizer(node).name();
-    this.env = env;
+    this.env = agent.env();
     this.preparer = preparer;
     this.cache = cache;
     this.requeue = requeue;
-    this.taskDone = taskDone;
-    this.users = users;
+    this.release = release;
   }
 
   /** Whether a change to {@code claim} could concern this node. */
@@ -95,7 +95,7 @@ public final class ClaimSync {
     // this node keeps is always told to it.
     return NodeAudience.of(claim).includes(node)
         // Asked for every claim event this node is told of: a look into the ledger, not a copy of it.
-        || preparer.durable().ledger().holdsName(claim.metadata().name());
+        || preparer.knowsName(claim.metadata().name());
   }
 
   /** One reconcile of the claim called {@code name}. */
@@ -119,15 +119,14 @@ public final class ClaimSync {
     var uid = claim.map(c -> c.metadata().uid());
     // Entries for this name that are not the claim we see (it was deleted, or re-created).
     boolean released = false;
-    for (var entry : preparer.durable().ledger().entriesNamed(name)) {
-      if (entry.holdsDevices() && !uid.equals(Optional.of(entry.claim().uid()))) {
-        var inUse = users.apply(entry.claim());
-        if (!inUse.isEmpty()) {
+    for (var held : preparer.heldNamed(name)) {
+      if (!uid.equals(Optional.of(held.uid()))) {
+        if (release.verdict(held) instanceof ClaimVerdict.InUse inUse) {
           // The claim object is gone or new, but a process started with this one still runs (I2).
-          LOG.info("claim {}: kept prepared, {}", entry.claim(), ClaimUser.reason(inUse));
+          LOG.info("claim {}: kept prepared, {}", held, ClaimUser.reason(inUse.users()));
           continue;
         }
-        preparer.unprepare(entry.claim());
+        preparer.unprepare(held);
         released = true;
       }
     }
@@ -139,16 +138,15 @@ public final class ClaimSync {
       return Result.done();
     }
     var c = claim.get();
-    boolean wanted = c.status().allocation().map(Allocation::node).filter(node::equals).isPresent()
-        && !c.metadata().isDeleting() && !taskDone.test(c);
-    if (!wanted) {
+    var verdict = release.verdict(c);
+    if (!(verdict instanceof ClaimVerdict.Wanted)) {
       waiting.remove(name);
-      var kept = keepWhileInUse(c);
-      if (kept.isPresent()) {
+      if (verdict instanceof ClaimVerdict.InUse inUse && preparer.holds(c.metadata().uid())) {
+        keep(c, inUse.users());
         if (released) {
           wakeWaiters();
         }
-        return kept.get();
+        return Result.done();
       }
       return release(c, released);
     }
@@ -197,31 +195,20 @@ public final class ClaimSync {
 
   /**
    * A claim no longer wanted here that a task process started with it may still use stays
-   * prepared, and says for whom; the process's end requeues it. Empty when nobody uses it.
+   * prepared, and says for whom; the process's end requeues it.
    */
-  private Optional<Result> keepWhileInUse(ResourceClaim c) {
-    var ref = new ClaimRef(c.metadata().uid(), c.metadata().name());
-    var held = preparer.durable().ledger().entry(ref.uid()).filter(e -> e.holdsDevices());
-    if (held.isEmpty()) {
-      return Optional.empty(); // nothing is prepared here to keep
-    }
-    var inUse = users.apply(ref);
-    if (inUse.isEmpty()) {
-      return Optional.empty();
-    }
+  private void keep(ResourceClaim c, List<ClaimUser> inUse) {
     var current = Optional.ofNullable(c.status().prepare().get(node));
     var cdi = current.filter(s -> s.phase() == PrepareState.Phase.Prepared).map(PrepareState::cdiDevices)
         .orElse(List.of());
     writeState(c, new PrepareState(PrepareState.Phase.Prepared, ClaimUser.reason(inUse), cdi, Optional.of(env.now())));
-    return Optional.of(Result.done());
   }
 
   /** The claim is no longer for this node: unprepare, report, then let it go (finalizer last). */
   private Result release(ResourceClaim c, boolean alreadyReleased) throws IOException {
     var ref = new ClaimRef(c.metadata().uid(), c.metadata().name());
-    var held = preparer.durable().ledger().entry(ref.uid());
     boolean ours = c.metadata().finalizers().contains(finalizer) || c.status().prepare().containsKey(node);
-    if (held.isPresent() || ours) {
+    if (preparer.knows(ref.uid()) || ours) {
       var outcome = preparer.unprepare(ref);
       if (outcome.result().changed() || alreadyReleased) {
         wakeWaiters();

@@ -104,6 +104,33 @@ public final class ClaimPreparer {
     return durable;
   }
 
+  /** Whether the ledger has an entry for a claim called {@code name} (any uid, any state): a look, not a copy. */
+  public boolean knowsName(String name) {
+    return durable.ledger().holdsName(name);
+  }
+
+  /** Whether the ledger has an entry for claim {@code uid}, a tombstone included. */
+  public boolean knows(String uid) {
+    return durable.ledger().entry(uid).isPresent();
+  }
+
+  /** Whether claim {@code uid} holds its devices here (prepared, or its prepare begun). */
+  public boolean holds(String uid) {
+    return durable.ledger().entry(uid).filter(ClaimState::holdsDevices).isPresent();
+  }
+
+  /** The claims called {@code name} (any uid) that hold their devices here, in uid order. */
+  public List<ClaimRef> heldNamed(String name) {
+    return durable.ledger().entriesNamed(name).stream().filter(ClaimState::holdsDevices).map(ClaimState::claim)
+        .toList();
+  }
+
+  /** The CDI devices claim {@code uid} is prepared with here; empty unless its prepare completed. */
+  public Optional<List<String>> preparedWith(String uid) {
+    return durable.ledger().entry(uid).filter(ClaimState.PrepareCompleted.class::isInstance)
+        .map(e -> ((ClaimState.PrepareCompleted) e).cdiDevices());
+  }
+
   /** Reports each prepare and unprepare to {@code sink} from now on. */
   public void observeWith(PrepareMetrics sink) {
     this.metrics = Objects.requireNonNull(sink, "sink");

@@ -2,7 +2,6 @@ package dev.quartermaster.agent.tasks;
 
 import dev.quartermaster.agent.ledger.ClaimRef;
 import dev.quartermaster.api.claim.PrepareState;
-import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.core.env.Env;
@@ -13,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Function;
 
 /**
  * Whether a task's claims let it start on this node: each one prepared here in the ledger and said
@@ -36,20 +34,14 @@ final class ClaimsGate {
 
   private final String node;
   private final Env env;
-  private final Function<String, Optional<ResourceClaim>> claims;
-  private final Function<String, Optional<List<String>>> preparedHere;
+  private final TaskViews views;
   private final Map<String, Wait> waits = new ConcurrentHashMap<>();
 
-  /**
-   * @param claims the informer's view of a claim by name
-   * @param preparedHere by claim uid, the CDI devices this node's ledger holds it prepared with
-   */
-  ClaimsGate(String node, Env env, Function<String, Optional<ResourceClaim>> claims,
-      Function<String, Optional<List<String>>> preparedHere) {
+  /** @param views the claims as cached, and which of them this node's ledger holds prepared */
+  ClaimsGate(String node, Env env, TaskViews views) {
     this.node = node;
     this.env = env;
-    this.claims = claims;
-    this.preparedHere = preparedHere;
+    this.views = views;
   }
 
   Verdict check(Task t) {
@@ -63,8 +55,8 @@ final class ClaimsGate {
             (n, w) -> w != null && w.uid().equals(uid) ? w : new Wait(uid, env.now())).since();
         return new Closed(waiting.get(), Duration.between(since, env.now()));
       }
-      var claim = claims.apply(claimName).orElseThrow();
-      cdiDevices.addAll(preparedHere.apply(claim.metadata().uid()).orElseThrow());
+      var claim = views.claim(claimName).orElseThrow();
+      cdiDevices.addAll(views.preparedHere(claim.metadata().uid()).orElseThrow());
       used.add(new ClaimRef(claim.metadata().uid(), claimName));
     }
     waits.remove(t.metadata().name());
@@ -85,7 +77,7 @@ final class ClaimsGate {
    * shows its claim Prepared (seen once in 100 real-process replacements).
    */
   private Optional<String> waitingFor(Task t, String claimName) {
-    var claim = claims.apply(claimName);
+    var claim = views.claim(claimName);
     if (claim.isEmpty()) {
       return Optional.of("waiting for claim " + claimName + ": not found");
     }
@@ -100,7 +92,8 @@ final class ClaimsGate {
     var state = c.status().prepare().get(node);
     // Both: the ledger (what this node holds now) and the claim's status (what everyone else is told),
     // so the task is never reported Running before its claim is Prepared in the store.
-    if (preparedHere.apply(c.metadata().uid()).isPresent() && state != null && state.phase() == PrepareState.Phase.Prepared) {
+    if (views.preparedHere(c.metadata().uid()).isPresent() && state != null
+        && state.phase() == PrepareState.Phase.Prepared) {
       return Optional.empty();
     }
     var why = state == null || state.phase() == PrepareState.Phase.Prepared ? "not prepared yet"

@@ -5,12 +5,11 @@ import dev.quartermaster.agent.host.RunRecords;
 import dev.quartermaster.agent.host.TaskHost;
 import dev.quartermaster.agent.ledger.ClaimRef;
 import dev.quartermaster.agent.runtime.ProcessTree;
-import dev.quartermaster.agent.runtime.TaskHandle;
 import dev.quartermaster.agent.runtime.TaskLaunch;
 import dev.quartermaster.agent.runtime.TaskState;
+import dev.quartermaster.agent.sync.AgentContext;
 import dev.quartermaster.agent.volumes.MountedVolume;
 import dev.quartermaster.agent.volumes.VolumeMounts;
-import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.event.EventRecorder;
 import dev.quartermaster.api.error.ApiError.Reason;
@@ -27,8 +26,6 @@ import dev.quartermaster.core.queue.Result;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -66,10 +63,13 @@ import org.slf4j.LoggerFactory;
  *   daemon's state) while the domain's daemon here is down, True again when it is back
  * </pre>
  *
- * <p>On start, before any claim is prepared again, every process an earlier agent started here is
- * stopped ({@link RunRecords#stopAll}), whatever the store says of its task: the task may have been
- * marked lost and replaced meanwhile, and a process nobody follows would go on using a GPU that a
- * new claim is about to be given (I1 among processes).
+ * <p>On start ({@link #stopLeftovers}), before any claim is prepared again, every process an earlier
+ * agent started here is stopped ({@link RunRecords#stopAll}), whatever the store says of its task:
+ * the task may have been marked lost and replaced meanwhile, and a process nobody follows would go
+ * on using a GPU that a new claim is about to be given (I1 among processes).
+ *
+ * <p>The processes it starts, and the claims each was started with, are recorded in {@link
+ * ClaimUse}, which the claim sync asks before it releases a claim.
  *
  * Output goes to {@code <state>/tasks/<task>.log}; the previous attempt's (an earlier incarnation
  * of the same name) is kept as {@code <task>.previous.log}. Handle events (check done, exit) come back
@@ -81,18 +81,6 @@ public final class TaskSync {
   public static final String DOMAIN_READY = "ComputeDomainReady";
   /** How often a task that waits for its compute domain to be Ready looks again. */
   static final java.time.Duration DOMAIN_RECHECK = java.time.Duration.ofSeconds(1);
-
-  /**
-   * A process this agent started, for the task incarnation {@code uid}, with the claims (name and
-   * uid) it was started with: those stay prepared until it is gone. {@code deviceLoss}: why this
-   * agent killed it for a lost device node (onDeviceLoss: Stop), for its final status.
-   */
-  private record Run(String uid, TaskHandle handle, List<ClaimRef> claims, Optional<String> deviceLoss,
-      Instant startedAt, String starting) {
-    Run stoppedFor(String why) {
-      return new Run(uid, handle, claims, Optional.of(why), startedAt, starting);
-    }
-  }
 
   /**
    * How long a started process may wait for its device check before the task says so (Preparing,
@@ -110,112 +98,76 @@ public final class TaskSync {
   public static final Duration CLAIMS_WAIT_SAID_AFTER = Duration.ofSeconds(2);
 
   private final ClaimsGate claimsGate;
-
   private final ApiClient api;
   private final String node;
   private final Env env;
-  private final Function<String, Optional<Task>> tasks;
-  private final Function<String, Optional<ResourceClaim>> claims;
+  private final EventRecorder events;
+  private final TaskViews views;
   private final TaskHost host;
   private final Function<String, Path> logOf;
   private final RunRecords records;
-  /** What the processes of an earlier agent were, per task; each is reported once, then forgotten. */
-  private final Map<String, RunRecords.Leftover> leftovers;
-  private final Consumer<String> requeue;
-  private final Consumer<List<String>> releaseClaims;
   private final VolumeMounts volumes;
-  private final Duration recheck;
   private final DomainGate domains;
-  private final Map<String, Run> runs = new ConcurrentHashMap<>();
+  private final ClaimUse runs;
+  private final Consumer<String> requeue;
+  private final Duration recheck;
+  /** What the processes of an earlier agent were, per task; each is reported once, then forgotten. */
+  private final Map<String, RunRecords.Leftover> leftovers = new ConcurrentHashMap<>();
+  private volatile boolean leftoversStopped;
   /** The node's device-node problems as last checked (control nodes, held GPUs' nodes). */
   private volatile List<NodeProblem> nodeProblems = List.of();
 
   /**
-   * @param tasks the informer's view of a task by name
-   * @param claims the informer's view of a claim by name
-   * @param preparedHere by claim uid, the CDI devices this node's ledger holds it prepared with
-   * @param host where processes run and are recorded
-   * @param logOf where a task's output goes
+   * @param agent the API, this node, the clock; {@code events} hears of each task started, ended,
+   *     or losing a device node while it runs
+   * @param views the tasks and claims as cached, and the claims this node's ledger holds prepared
+   * @param hosting where processes run and are recorded, their volumes and compute domains
+   * @param runs where each process started here is recorded with its claims, and its claims let go
    * @param requeue queues a task name for another sync
-   * @param releaseClaims hands a deleted task's claims to the claim sync once its process is gone
-   * @param volumes publishes a task's volumes before it starts; told when a process ended
    * @param recheck how often a task waiting for its claims looks again without being told
-   * @param domains what a task of a compute domain waits for
    */
-  private final EventRecorder events;
-
-  public TaskSync(ApiClient api, String node, Env env, Function<String, Optional<Task>> tasks,
-      Function<String, Optional<ResourceClaim>> claims, Function<String, Optional<List<String>>> preparedHere,
-      TaskHost host, Function<String, Path> logOf,
-      Consumer<String> requeue, Consumer<List<String>> releaseClaims, VolumeMounts volumes, Duration recheck,
-      DomainGate domains) {
-    this(api, node, env, tasks, claims, preparedHere, host, logOf, requeue, releaseClaims, volumes, recheck, domains,
-        EventRecorder.NONE);
+  public TaskSync(AgentContext agent, TaskViews views, TaskHosting hosting, ClaimUse runs, Consumer<String> requeue,
+      Duration recheck) {
+    this.api = agent.api();
+    this.node = agent.node();
+    this.env = agent.env();
+    this.events = agent.events();
+    this.views = views;
+    this.claimsGate = new ClaimsGate(node, env, views);
+    this.host = hosting.host();
+    this.logOf = hosting.logOf();
+    this.records = host.records();
+    this.volumes = hosting.volumes();
+    this.domains = hosting.domains();
+    this.runs = runs;
+    this.requeue = requeue;
+    this.recheck = recheck;
   }
 
-  /** As above; {@code events} hears of each task started, ended, or losing a device node while it runs. */
-  public TaskSync(ApiClient api, String node, Env env, Function<String, Optional<Task>> tasks,
-      Function<String, Optional<ResourceClaim>> claims, Function<String, Optional<List<String>>> preparedHere,
-      TaskHost host, Function<String, Path> logOf,
-      Consumer<String> requeue, Consumer<List<String>> releaseClaims, VolumeMounts volumes, Duration recheck,
-      DomainGate domains, EventRecorder events) {
-    this.events = events;
-    this.api = api;
-    this.node = node;
-    this.env = env;
-    this.tasks = tasks;
-    this.claims = claims;
-    this.claimsGate = new ClaimsGate(node, env, claims, preparedHere);
-    this.host = host;
-    this.logOf = logOf;
-    this.records = host.records();
-    this.leftovers = new ConcurrentHashMap<>(records.stopAll());
-    this.requeue = requeue;
-    this.releaseClaims = releaseClaims;
-    this.volumes = volumes;
-    this.recheck = recheck;
-    this.domains = domains;
+  /**
+   * The start step, once, before the first sync: stops every process an earlier agent started here
+   * and keeps what was found, for those tasks' statuses.
+   */
+  public void stopLeftovers() {
+    leftovers.putAll(records.stopAll());
+    leftoversStopped = true;
   }
 
   /** The state of a compute domain's daemon here changed: every running task looks again. */
   public void daemonsChanged() {
-    runs.keySet().forEach(requeue);
+    runs.tasks().forEach(requeue);
   }
 
   /** The compute domains the task's claims name. */
   private java.util.SortedSet<String> domainsOf(Task t) {
     var out = new java.util.TreeSet<String>();
-    t.spec().claims().forEach(c -> claims.apply(c).flatMap(x -> x.spec().computeDomain()).ifPresent(out::add));
+    t.spec().claims().forEach(c -> views.claim(c).flatMap(x -> x.spec().computeDomain()).ifPresent(out::add));
     return out;
   }
 
   /** Whether a change to {@code task} could concern this node. */
   public boolean concerns(Task task) {
-    return task.spec().node().filter(node::equals).isPresent() || runs.containsKey(task.metadata().name());
-  }
-
-  /** Whether a process of this task incarnation may still run here (its claims must stay prepared: I2). */
-  public boolean active(String name, String uid) {
-    var run = runs.get(name);
-    return run != null && run.uid().equals(uid) && !(run.handle().state() instanceof TaskState.Finished);
-  }
-
-  /**
-   * The task processes here that were started with {@code claim} (same name, same uid) and may
-   * still run; the claim sync keeps such a claim prepared whatever happens to the claim object.
-   */
-  public List<ClaimUser> usersOf(ClaimRef claim) {
-    var users = new ArrayList<ClaimUser>();
-    runs.forEach((name, run) -> {
-      if (run.claims().contains(claim) && !(run.handle().state() instanceof TaskState.Finished)) {
-        boolean stopping = tasks.apply(name).filter(t -> t.metadata().uid().equals(run.uid()))
-            .map(t -> t.metadata().isDeleting()).orElse(true);
-        var state = stopping ? "stopping" : run.handle().state() instanceof TaskState.Running ? "running" : "starting";
-        users.add(new ClaimUser(name, state));
-      }
-    });
-    users.sort(java.util.Comparator.comparing(ClaimUser::task));
-    return users;
+    return task.spec().node().filter(node::equals).isPresent() || runs.hasRun(task.metadata().name());
   }
 
   /**
@@ -226,12 +178,15 @@ public final class TaskSync {
     var next = List.copyOf(problems);
     if (!next.equals(nodeProblems)) {
       nodeProblems = next;
-      runs.keySet().forEach(requeue);
+      runs.tasks().forEach(requeue);
     }
   }
 
   /** One reconcile of the task called {@code name}. */
   public Result sync(String name) {
+    if (!leftoversStopped) {
+      throw new IllegalStateException("stopLeftovers() comes before the first sync");
+    }
     try {
       return syncOrThrow(name);
     } catch (ApiException e) {
@@ -243,8 +198,8 @@ public final class TaskSync {
   }
 
   private Result syncOrThrow(String name) {
-    var cached = tasks.apply(name);
-    var run = Optional.ofNullable(runs.get(name));
+    var cached = views.task(name);
+    var run = runs.run(name);
     if (run.isPresent() && (cached.isEmpty() || !cached.get().metadata().uid().equals(run.get().uid())
         || cached.get().metadata().isDeleting())) {
       return stop(name, run.get(), cached);
@@ -256,7 +211,7 @@ public final class TaskSync {
     var t = cached.get();
     if (t.metadata().isDeleting()) {
       claimsGate.forget(name);
-      releaseClaims.accept(t.spec().claims()); // never started here, or already stopped
+      runs.letGo(t.spec().claims()); // never started here, or already stopped
       return Result.done();
     }
     if (t.spec().node().filter(node::equals).isEmpty()) {
@@ -347,8 +302,8 @@ public final class TaskSync {
     var starting = (mounted.isEmpty() ? "claims prepared" : "claims prepared, volumes published")
         + "; starting with the " + t.spec().runtime() + " runtime";
     var started = volumes.startUnlessReleased(t, () -> {
-      var r = new Run(uid, runtime.get().start(start), List.copyOf(used), Optional.empty(), env.now(), starting);
-      runs.put(name, r); // the releaser sees it running from here on
+      var r = new TaskRun(uid, runtime.get().start(start), List.copyOf(used), Optional.empty(), env.now(), starting);
+      runs.started(name, r); // the releasers see it running from here on
       return r;
     });
     if (started.isEmpty()) { // the task was deleted or replaced while its volumes were published
@@ -367,14 +322,14 @@ public final class TaskSync {
       requeue.accept(name);
       volumes.processEnded(volumeNames); // only now may its volume claims be released (I2)
       // Whatever ended it (exit, kill): the claims it kept prepared may now be let go.
-      releaseClaims.accept(run.claims().stream().map(ClaimRef::name).toList());
+      runs.letGo(run.claims().stream().map(ClaimRef::name).toList());
     });
     LOG.info("task {}: started with {} devices {}", name, t.spec().runtime(), cdiDevices);
     return report(t, run);
   }
 
   /** Brings the task's status in line with its process. */
-  private Result report(Task t, Run run) {
+  private Result report(Task t, TaskRun run) {
     var phase = t.status().phase();
     if (phase.isFinished() && !(run.handle().state() instanceof TaskState.Finished)) {
       // The control plane ended the task while its process still runs here (marked lost while this
@@ -415,7 +370,7 @@ public final class TaskSync {
       case TaskState.Finished f -> {
         if (phase.isFinished()) {
           // Our final write is in the cache: nothing of this run is left to follow.
-          runs.remove(t.metadata().name(), run);
+          runs.forget(t.metadata().name(), run);
           records.remove(t.metadata().name());
           return Result.done();
         }
@@ -428,15 +383,15 @@ public final class TaskSync {
   }
 
   /** The task was deleted (or replaced): kill its process; once it is gone, let its claims go. */
-  private Result stop(String name, Run run, Optional<Task> cached) {
+  private Result stop(String name, TaskRun run, Optional<Task> cached) {
     if (!(run.handle().state() instanceof TaskState.Finished)) {
       run.handle().kill();
       return Result.done(); // the result's completion brings us back
     }
-    runs.remove(name, run);
+    runs.forget(name, run);
     records.remove(name);
     LOG.info("task {}: process stopped after deletion", name);
-    cached.filter(t -> t.metadata().uid().equals(run.uid())).ifPresent(t -> releaseClaims.accept(t.spec().claims()));
+    cached.filter(t -> t.metadata().uid().equals(run.uid())).ifPresent(t -> runs.letGo(t.spec().claims()));
     return Result.requeue(); // look at the current object (e.g. a new incarnation) again
   }
 
@@ -459,6 +414,6 @@ public final class TaskSync {
   /** Kills every task this agent runs (the agent is stopping: nobody would follow them). */
   public void killAll() {
     var tree = ProcessTree.onDemand(); // shared: where the whole tree must be read, it is read once
-    runs.values().forEach(r -> r.handle().kill(tree));
+    runs.runs().forEach(r -> r.handle().kill(tree));
   }
 }

@@ -2,6 +2,7 @@ package dev.quartermaster.agent.volumes;
 
 import dev.quartermaster.agent.host.NodePublications;
 import dev.quartermaster.agent.plugins.NodePlugins;
+import dev.quartermaster.agent.sync.AgentContext;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
@@ -72,48 +73,26 @@ public final class VolumeReleaser {
   private final Map<String, CsiException> failed = new ConcurrentHashMap<>();
 
   /**
-   * @param volumes the informer's view of a Volume by name
-   * @param tasks the informer's view of a Task by name
-   * @param processRuns whether a process of ours for task (name, uid) may still run here
+   * A release that fails is said on the volume as a Warning event ({@code ReleaseFailed}, with the
+   * plugin's message, each repetition counted into it): a volume that cannot be released holds its
+   * next writer, and the operator must see why without reading the agent's log.
+   *
+   * @param agent the API, this node, where its events go
    * @param requeue queues a volume name for another sync (the node calls completed)
    * @param recheck how long to wait before looking again when the plugin is missing or a call failed for good
    */
-  public VolumeReleaser(ApiClient api, String node, Function<String, Optional<Volume>> volumes,
-      Function<String, Optional<Task>> tasks, BiPredicate<String, String> processRuns, NodePlugins plugins,
-      NodeCalls calls, VolumeMounts mounts, Consumer<String> requeue, Duration recheck) {
-    this(api, node, volumes, tasks, processRuns, plugins, calls, mounts, requeue, recheck, EventRecorder.NONE, Set::of);
-  }
-
-  /**
-   * As above; a release that fails is said on the volume as a Warning event ({@code ReleaseFailed},
-   * with the plugin's message), each repetition counted into it: a volume that cannot be released
-   * holds its next writer, and the operator must see why without reading the agent's log.
-   */
-  public VolumeReleaser(ApiClient api, String node, Function<String, Optional<Volume>> volumes,
-      Function<String, Optional<Task>> tasks, BiPredicate<String, String> processRuns, NodePlugins plugins,
-      NodeCalls calls, VolumeMounts mounts, Consumer<String> requeue, Duration recheck, EventRecorder events) {
-    this(api, node, volumes, tasks, processRuns, plugins, calls, mounts, requeue, recheck, events, Set::of);
-  }
-
-  /**
-   * As above; {@code publications} are the node's own: a target there that no claim of this node
-   * names (a fenced task's, whose claim was freed without the node) is unpublished, and the volume
-   * unstaged when no live claim here needs it, so that the volume can be handed over at all.
-   */
-  public VolumeReleaser(ApiClient api, String node, Function<String, Optional<Volume>> volumes,
-      Function<String, Optional<Task>> tasks, BiPredicate<String, String> processRuns, NodePlugins plugins,
-      NodeCalls calls, VolumeMounts mounts, Consumer<String> requeue, Duration recheck, EventRecorder events,
-      NodePublications publications) {
-    this.publications = Objects.requireNonNull(publications, "publications");
-    this.events = Objects.requireNonNull(events, "events");
-    this.api = Objects.requireNonNull(api, "api");
-    this.node = Objects.requireNonNull(node, "node");
-    this.volumes = Objects.requireNonNull(volumes, "volumes");
-    this.tasks = Objects.requireNonNull(tasks, "tasks");
-    this.processRuns = Objects.requireNonNull(processRuns, "processRuns");
-    this.plugins = Objects.requireNonNull(plugins, "plugins");
-    this.calls = Objects.requireNonNull(calls, "calls");
-    this.mounts = Objects.requireNonNull(mounts, "mounts");
+  public VolumeReleaser(AgentContext agent, VolumeViews views, NodeVolumes here, Consumer<String> requeue,
+      Duration recheck) {
+    this.api = agent.api();
+    this.node = agent.node();
+    this.events = agent.events();
+    this.volumes = views.volumes();
+    this.tasks = views.tasks();
+    this.processRuns = views.processRuns();
+    this.plugins = here.plugins();
+    this.calls = here.calls();
+    this.mounts = here.mounts();
+    this.publications = here.publications();
     this.requeue = Objects.requireNonNull(requeue, "requeue");
     this.recheck = Objects.requireNonNull(recheck, "recheck");
   }

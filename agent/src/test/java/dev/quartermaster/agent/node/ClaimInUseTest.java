@@ -15,7 +15,10 @@ import dev.quartermaster.agent.effects.InMemoryHelperProcesses;
 import dev.quartermaster.agent.ledger.ClaimLedger;
 import dev.quartermaster.agent.ledger.ClaimRef;
 import dev.quartermaster.agent.prepare.ClaimPreparer;
-import dev.quartermaster.agent.tasks.ClaimUser;
+import dev.quartermaster.agent.sync.AgentContext;
+import dev.quartermaster.agent.tasks.ClaimUse;
+import dev.quartermaster.agent.tasks.NaiveClaimRelease;
+import dev.quartermaster.agent.tasks.TestRuns;
 import dev.quartermaster.api.claim.Allocation;
 import dev.quartermaster.api.claim.DeviceRequest;
 import dev.quartermaster.api.claim.PrepareState;
@@ -25,6 +28,9 @@ import dev.quartermaster.api.claim.ResourceClaimStatus;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
+import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.api.workload.TaskSpec;
+import dev.quartermaster.api.workload.TaskStatus;
 import dev.quartermaster.core.env.DeterministicEnv;
 import dev.quartermaster.store.registry.ObjectRegistry;
 import dev.quartermaster.store.sqlite.SqliteStore;
@@ -35,7 +41,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -44,8 +49,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Hole 1 (I2) at the claim sync's depth, deterministically: a claim deleted, deallocated or
- * re-created under its running task. The same steps run with the real in-use rule and with a naive
- * one kept here (unprepare whenever the claim object says so, as the agent did); after each step
+ * re-created under its running task. The same steps run with the real seam ({@link ClaimUse}, told
+ * of the task's process as the task sync tells it) and with a naive answer ({@link
+ * NaiveClaimRelease#claimObjectOnly}: unprepare whenever the claim object says so); after each step
  * the test checks I2 (the task's claim is still held in the ledger while it runs) and I1 on the
  * node (no second claim is prepared on its GPU meanwhile). The naive rule must be caught.
  */
@@ -72,6 +78,11 @@ class ClaimInUseTest {
   private ClaimPreparer preparer;
   /** The "task processes" that run: task name → the claim it was started with. */
   private final Map<String, ClaimRef> running = new HashMap<>();
+  /** The tasks as cached: task-a, live. */
+  private final Task taskA =
+      new Task(ObjectMeta.named("task-a").withUid("task-a-uid"), TaskSpec.EMPTY, TaskStatus.EMPTY);
+  private final ClaimUse use = new ClaimUse(NODE, name -> Optional.of(taskA).filter(t -> name.equals("task-a")),
+      name -> {});
   private final List<String> violations = new ArrayList<>();
 
   @BeforeEach
@@ -95,11 +106,9 @@ class ClaimInUseTest {
   }
 
   private ClaimSync sync(Rule rule) {
-    Function<ClaimRef, List<ClaimUser>> users = rule == Rule.NAIVE ? ref -> List.of()
-        : ref -> running.entrySet().stream().filter(e -> e.getValue().equals(ref))
-            .map(e -> new ClaimUser(e.getKey(), "running")).toList();
-    return new ClaimSync(api, NODE, new DeterministicEnv(2), preparer, name -> api.get(Kinds.RESOURCE_CLAIM, name),
-        name -> {}, c -> false, users);
+    var release = rule == Rule.NAIVE ? NaiveClaimRelease.claimObjectOnly(NODE) : use;
+    return new ClaimSync(AgentContext.withoutEvents(api, NODE, new DeterministicEnv(2)), preparer,
+        name -> api.get(Kinds.RESOURCE_CLAIM, name), name -> {}, release);
   }
 
   private static ResourceClaim claim(String name, String node) {
@@ -136,6 +145,8 @@ class ClaimInUseTest {
     assertThat(state("claim-a").orElseThrow().phase()).isEqualTo(PrepareState.Phase.Prepared);
     var refA = new ClaimRef(a.metadata().uid(), "claim-a");
     running.put("task-a", refA);
+    var process = TestRuns.start(use, "task-a", "task-a-uid", List.of(refA));
+    TestRuns.pass(process);
 
     var current = api.get(Kinds.RESOURCE_CLAIM, "claim-a").orElseThrow();
     switch (change) {
@@ -170,6 +181,7 @@ class ClaimInUseTest {
 
     // The process stops: now the first claim-a is let go, and the second claim gets the GPU.
     running.remove("task-a");
+    TestRuns.exit(process);
     sync.sync("claim-a");
     sync.sync(second);
     check("task-a stopped");

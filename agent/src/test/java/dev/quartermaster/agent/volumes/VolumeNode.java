@@ -10,7 +10,12 @@ import dev.quartermaster.agent.runtime.TaskHandle;
 import dev.quartermaster.agent.runtime.TaskLaunch;
 import dev.quartermaster.agent.runtime.TaskResult;
 import dev.quartermaster.agent.runtime.TaskRuntime;
+import dev.quartermaster.agent.sync.AgentContext;
+import dev.quartermaster.agent.tasks.ClaimUse;
+import dev.quartermaster.agent.tasks.DomainGate;
+import dev.quartermaster.agent.tasks.TaskHosting;
 import dev.quartermaster.agent.tasks.TaskSync;
+import dev.quartermaster.agent.tasks.TaskViews;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
@@ -96,6 +101,7 @@ final class VolumeNode implements AutoCloseable {
     final PluginProber prober;
     final NodeCalls calls;
     final VolumeMounts mounts;
+    final ClaimUse runs;
     final TaskSync tasks;
     final VolumeReleaser releaser;
     final WorkQueue<String> taskQueue;
@@ -112,15 +118,18 @@ final class VolumeNode implements AutoCloseable {
       calls = new NodeCalls(new VolumePaths(STATE), new KeyedSerializer<>(env));
       mounts = new VolumeMounts(NODE, name -> api.get(Kinds.VOLUME, name), prober, calls, taskQueue::add,
           volumeQueue::add);
-      // taskSyncView is read at each call: a test may swap it while the agent runs.
-      tasks = new TaskSync(api, NODE, env, name -> taskSyncView.apply(name), name -> Optional.empty(),
-          uid -> Optional.empty(), new Host(), name -> tmp.resolve(name + ".log"), taskQueue::add, names -> {}, mounts,
-          Duration.ofSeconds(1), dev.quartermaster.agent.tasks.DomainGate.NONE);
-      releaser = new VolumeReleaser(api, NODE, name -> api.get(Kinds.VOLUME, name), taskCache,
-          tasks::active, prober, calls, mounts, volumeQueue::add, Duration.ofSeconds(1),
-          (involved, type, reason, message) -> events.add(type + " " + reason + " " + involved.kind().toLowerCase(
-              java.util.Locale.ROOT) + "/" + involved.name() + " " + message),
-          () -> seesPublications ? java.util.Set.copyOf(plugin.published.keySet()) : java.util.Set.of());
+      runs = new ClaimUse(NODE, name -> taskSyncView.apply(name), claim -> {}); // no claim sync here
+      tasks = new TaskSync(AgentContext.withoutEvents(api, NODE, env),
+          TaskViews.of(name -> taskSyncView.apply(name), name -> Optional.empty(), uid -> Optional.empty()),
+          new TaskHosting(new Host(), name -> tmp.resolve(name + ".log"), mounts, DomainGate.NONE), runs,
+          taskQueue::add, Duration.ofSeconds(1));
+      tasks.stopLeftovers(); // a new agent stops what the one before it left running
+      var agent = new AgentContext(api, NODE, env, (involved, type, reason, message) -> events.add(type + " "
+          + reason + " " + involved.kind().toLowerCase(java.util.Locale.ROOT) + "/" + involved.name() + " " + message));
+      releaser = new VolumeReleaser(agent, new VolumeViews(name -> api.get(Kinds.VOLUME, name), taskCache,
+          runs::mayRun), new NodeVolumes(prober, calls, mounts,
+          () -> seesPublications ? java.util.Set.copyOf(plugin.published.keySet()) : java.util.Set.of()),
+          volumeQueue::add, Duration.ofSeconds(1));
       taskWorkers = Workers.start(env, taskQueue, 2, tasks::sync);
       volumeWorkers = Workers.start(env, volumeQueue, 2, releaser::sync);
       prober.start();
