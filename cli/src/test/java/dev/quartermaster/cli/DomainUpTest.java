@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.client.WatchHandle;
 import dev.quartermaster.api.domain.ComputeDomain;
+import dev.quartermaster.api.domain.DomainConditions;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.api.meta.Kinds;
@@ -13,7 +14,6 @@ import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.agent.tasks.TaskSync;
-import dev.quartermaster.control.domain.DomainPlan;
 import dev.quartermaster.sim.world.DomainChurn;
 import dev.quartermaster.sim.world.DomainPromises;
 import java.io.StringWriter;
@@ -131,7 +131,7 @@ class DomainUpTest {
       assertThat(states(after, Node.class, n -> n.metadata().name().equals("node-2")
           ? n.status().domainDaemons().stream().filter(d -> d.domain().equals(DOMAIN)).map(d -> d.ready()).findFirst()
           : Optional.empty())).as("node-2's daemon reported down, then ready").containsSubsequence(false, true);
-      assertThat(states(after, ComputeDomain.class, d -> Condition.find(d.status().conditions(), DomainPlan.READY)
+      assertThat(states(after, ComputeDomain.class, d -> Condition.find(d.status().conditions(), DomainConditions.READY)
           .map(Condition::isTrue))).as("the domain's Ready").containsSubsequence(false, true);
       var victimName = victim.metadata().name();
       assertThat(states(after, Task.class, t -> t.metadata().name().equals(victimName)
@@ -163,7 +163,7 @@ class DomainUpTest {
 
   private static boolean domainReady(ApiClient api) {
     return api.get(Kinds.COMPUTE_DOMAIN, DOMAIN)
-        .flatMap(d -> Condition.find(d.status().conditions(), DomainPlan.READY)).map(Condition::isTrue).orElse(false);
+        .flatMap(d -> Condition.find(d.status().conditions(), DomainConditions.READY)).map(Condition::isTrue).orElse(false);
   }
 
   private static Optional<DomainDaemon> daemon(ApiClient api, String node) {

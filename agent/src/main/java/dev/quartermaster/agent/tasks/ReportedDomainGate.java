@@ -1,6 +1,7 @@
 package dev.quartermaster.agent.tasks;
 
 import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.api.domain.DomainConditions;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.node.DomainDaemon;
@@ -34,7 +35,7 @@ public final class ReportedDomainGate implements DomainGate {
     if (found.isEmpty()) {
       return Optional.of("compute domain " + domain + " does not exist");
     }
-    var ready = Condition.find(found.get().status().conditions(), "Ready");
+    var ready = Condition.find(found.get().status().conditions(), DomainConditions.READY);
     if (found.get().metadata().isDeleting()) {
       // It will never be Ready again: say so, and what ends the wait, rather than a plain "not Ready".
       return Optional.of("compute domain " + domain + " is being deleted, so this task never starts in it ("

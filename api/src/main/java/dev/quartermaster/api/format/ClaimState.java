@@ -1,5 +1,6 @@
 package dev.quartermaster.api.format;
 
+import dev.quartermaster.api.claim.ClaimConditions;
 import dev.quartermaster.api.claim.PrepareState;
 import dev.quartermaster.api.claim.ResourceClaim;
 import java.util.Locale;
@@ -42,7 +43,7 @@ public enum ClaimState {
     if (prepared.isPresent()) {
       return prepared.get();
     }
-    return dev.quartermaster.api.meta.Condition.find(claim.status().conditions(), "Allocated")
+    return dev.quartermaster.api.meta.Condition.find(claim.status().conditions(), ClaimConditions.ALLOCATED)
         .filter(c -> !c.isTrue()).map(c -> c.reason() + ": " + c.message()).orElse("");
   }
 

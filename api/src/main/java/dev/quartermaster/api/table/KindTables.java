@@ -1,5 +1,6 @@
 package dev.quartermaster.api.table;
 
+import dev.quartermaster.api.domain.DomainConditions;
 import java.util.Optional;
 import dev.quartermaster.api.allocation.DeviceHolder;
 import dev.quartermaster.api.allocation.NodeAllocation;
@@ -129,7 +130,7 @@ public final class KindTables {
     return table(now, List.of(
             // ready members / the nodes the domain spans
             col("NODES", (ComputeDomain d) -> d.status().readyNodes() + "/" + d.spec().numNodes()),
-            col("STATUS", (ComputeDomain d) -> Condition.find(d.status().conditions(), "Ready")
+            col("STATUS", (ComputeDomain d) -> Condition.find(d.status().conditions(), DomainConditions.READY)
                 .map(c -> c.isTrue() ? "Ready" : c.reason()).orElse("Pending")),
             col("CLAIMS", (ComputeDomain d) -> Integer.toString(d.status().claims().size()))),
         List.of(col("MEMBERS", (ComputeDomain d) ->

@@ -1,7 +1,9 @@
 package dev.quartermaster.cli.apply;
 
+import dev.quartermaster.api.claim.ClaimConditions;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.domain.ComputeDomain;
+import dev.quartermaster.api.domain.DomainConditions;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.volume.Volume;
@@ -41,10 +43,10 @@ public sealed interface Readiness {
             + (t.status().message().isEmpty() ? "" : ": " + t.status().message()));
       };
       case ResourceClaim c -> c.status().allocation().isPresent() ? new Ready()
-          : new Waiting("not allocated" + Condition.find(c.status().conditions(), "Allocated")
+          : new Waiting("not allocated" + Condition.find(c.status().conditions(), ClaimConditions.ALLOCATED)
               .map(x -> ": " + x.message()).orElse(""));
       case Volume v -> v.status().phase() == VolumePhase.Available ? new Ready() : new Waiting(v.status().phase().name());
-      case ComputeDomain d -> Condition.find(d.status().conditions(), "Ready").filter(Condition::isTrue).isPresent()
+      case ComputeDomain d -> Condition.find(d.status().conditions(), DomainConditions.READY).filter(Condition::isTrue).isPresent()
           ? new Ready() : new Waiting(d.status().readyNodes() + "/" + d.spec().numNodes() + " nodes ready");
       default -> new Ready();
     };

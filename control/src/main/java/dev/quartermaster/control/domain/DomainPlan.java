@@ -4,6 +4,7 @@ import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.domain.ComputeDomain;
 import dev.quartermaster.api.domain.ComputeDomainStatus.Member;
 import dev.quartermaster.api.domain.ComputeDomainStatus;
+import dev.quartermaster.api.domain.DomainConditions;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.node.NodeConditions;
@@ -34,7 +35,6 @@ import java.util.Optional;
  * @param releaseFinalizer the domain is being deleted and no claim that may have joined it names it any more
  */
 public record DomainPlan(ComputeDomainStatus status, boolean releaseFinalizer) {
-  public static final String READY = "Ready";
 
   public static DomainPlan of(ComputeDomain domain, List<Node> nodes, List<ResourceClaim> claims, Instant now) {
     var name = domain.metadata().name();
@@ -71,16 +71,16 @@ public record DomainPlan(ComputeDomainStatus status, boolean releaseFinalizer) {
     int wanted = domain.spec().numNodes();
     Condition condition;
     if (domain.metadata().isDeleting()) {
-      condition = Conditions.of(READY, false, "Deleting", (holders.isEmpty() ? "no allocated claim names the domain; deleting it"
+      condition = Conditions.of(DomainConditions.READY, false, "Deleting", (holders.isEmpty() ? "no allocated claim names the domain; deleting it"
           : "waiting for " + holders.size() + " allocated claim(s) that name it: " + shortList(holders))
           + (outside == 0 ? "" : "; " + outside + " unallocated claim(s) name it and will not join it"));
     } else if (ready >= wanted) {
-      condition = Conditions.of(READY, true, "MembersReady", ready + "/" + wanted + " member nodes have a ready daemon");
+      condition = Conditions.of(DomainConditions.READY, true, "MembersReady", ready + "/" + wanted + " member nodes have a ready daemon");
     } else if (members.isEmpty()) {
-      condition = Conditions.of(READY, false, "NoMembers", "0/" + wanted + " member nodes: nodes join when a claim"
+      condition = Conditions.of(DomainConditions.READY, false, "NoMembers", "0/" + wanted + " member nodes: nodes join when a claim"
           + " naming the domain is prepared there (" + users.size() + " claim(s) name it)");
     } else {
-      condition = Conditions.of(READY, false, "WaitingForMembers", ready + "/" + wanted + " member nodes ready"
+      condition = Conditions.of(DomainConditions.READY, false, "WaitingForMembers", ready + "/" + wanted + " member nodes ready"
           + (waiting.isEmpty() ? "" : "; " + shortList(waiting)));
     }
     var status = new ComputeDomainStatus(members, users, Conditions.set(domain.status().conditions(), condition, now));

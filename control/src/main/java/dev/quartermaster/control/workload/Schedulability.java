@@ -1,5 +1,6 @@
 package dev.quartermaster.control.workload;
 
+import dev.quartermaster.api.claim.ClaimConditions;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.api.workload.WorkloadConditions;
@@ -35,7 +36,7 @@ final class Schedulability {
       var unplaceable = informers.claims().cache().byIndex(Informers.BY_UNPLACEABLE, w.metadata().name() + "/" + g.name());
       if (!unplaceable.isEmpty()) {
         var c = unplaceable.getFirst();
-        var allocated = Condition.find(c.status().conditions(), "Allocated").orElseThrow();
+        var allocated = Condition.find(c.status().conditions(), ClaimConditions.ALLOCATED).orElseThrow();
         return Conditions.of(SCHEDULABLE, false, allocated.reason(), "claim " + c.metadata().name() + ": " + allocated.message());
       }
     }

@@ -8,6 +8,7 @@ import dev.quartermaster.api.claim.ResourceClaimStatus;
 import dev.quartermaster.api.domain.ComputeDomain;
 import dev.quartermaster.api.domain.ComputeDomainSpec;
 import dev.quartermaster.api.domain.ComputeDomainStatus;
+import dev.quartermaster.api.domain.DomainConditions;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.node.DomainDaemon.DaemonState;
@@ -94,7 +95,7 @@ class DomainPlanTest {
   }
 
   private static Condition ready(DomainPlan plan) {
-    return Condition.find(plan.status().conditions(), DomainPlan.READY).orElseThrow();
+    return Condition.find(plan.status().conditions(), DomainConditions.READY).orElseThrow();
   }
 
   private static ComputeDomain domain(int nodes) {

@@ -7,6 +7,7 @@ import dev.quartermaster.api.claim.ResourceClaimSpec;
 import dev.quartermaster.api.domain.ComputeDomain;
 import dev.quartermaster.api.domain.ComputeDomainSpec;
 import dev.quartermaster.api.domain.ComputeDomainStatus;
+import dev.quartermaster.api.domain.DomainConditions;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
@@ -17,7 +18,6 @@ import dev.quartermaster.api.workload.WorkerGroup;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.api.workload.WorkloadSpec;
 import dev.quartermaster.api.workload.WorkloadStatus;
-import dev.quartermaster.control.domain.DomainPlan;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -220,6 +220,6 @@ class ComputeDomainFlowTest {
   }
 
   private static Condition ready(WholeCluster w, String name) {
-    return Condition.find(status(w, name).conditions(), DomainPlan.READY).orElseThrow();
+    return Condition.find(status(w, name).conditions(), DomainConditions.READY).orElseThrow();
   }
 }
