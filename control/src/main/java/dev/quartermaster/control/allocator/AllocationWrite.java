@@ -19,6 +19,7 @@ import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.control.cluster.Conditions;
 import dev.quartermaster.control.cluster.GroupCommit;
 import dev.quartermaster.control.cluster.Informers;
+import dev.quartermaster.control.cluster.NodeReadiness;
 import dev.quartermaster.control.cluster.Scheduling;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.queue.Result;

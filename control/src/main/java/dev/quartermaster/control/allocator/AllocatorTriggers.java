@@ -8,6 +8,7 @@ import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.control.cluster.ControlLoop;
 import dev.quartermaster.control.cluster.Informers;
+import dev.quartermaster.control.cluster.NodeReadiness;
 import dev.quartermaster.core.informer.EventHandler;
 
 /**

@@ -6,6 +6,7 @@ import dev.quartermaster.api.device.Device;
 import dev.quartermaster.api.device.DeviceClass;
 import dev.quartermaster.api.device.DeviceSlice;
 import dev.quartermaster.api.node.Node;
+import dev.quartermaster.control.cluster.NodeReadiness;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
