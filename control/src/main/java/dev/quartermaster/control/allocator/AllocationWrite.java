@@ -48,13 +48,13 @@ final class AllocationWrite {
   private final DeviceIndex index;
   private final EventRecorder events;
   /** Queues an allocator key (the node's record cleaner). */
-  private final Consumer<String> enqueue;
+  private final Consumer<AllocatorKey> enqueue;
   private final GroupCommit commits;
   private final AtomicLong allocations = new AtomicLong();
   private final AtomicLong conflicts = new AtomicLong();
 
   AllocationWrite(Env env, ApiClient api, Informers informers, DeviceIndex index, EventRecorder events,
-      Consumer<String> enqueue) {
+      Consumer<AllocatorKey> enqueue) {
     this.env = env;
     this.api = api;
     this.informers = informers;
@@ -112,7 +112,7 @@ final class AllocationWrite {
         if (named.contains(d.device())) {
           // An allocated claim names it but the record does not give it to that claim (a store from
           // before records): have the cleaner record it first.
-          enqueue.accept("node/" + placed.node());
+          enqueue.accept(AllocatorKey.node(placed.node()));
           return Result.requeueAfter(Duration.ofSeconds(1));
         }
         if (now.isEmpty()) {
