@@ -55,6 +55,7 @@ public final class Allocator {
   private final DeviceIndex index = new DeviceIndex(commits);
   private final ControlLoop loop;
   private final Waiters waiters;
+  private final LegacyAdoption adoption;
   /** Lost compare-and-set races of the decisions (the writes count their own). */
   private final AtomicLong conflicts = new AtomicLong();
   private final AllocationWrite write;
@@ -80,7 +81,8 @@ public final class Allocator {
     // (DeviceIndex#place) so they rarely collide.
     this.loop = new ControlLoop("allocator", env, 32, this::reconcile);
     this.waiters = new Waiters(this::enqueue);
-    this.write = new AllocationWrite(env, api, informers, index, events, this::enqueue);
+    this.adoption = new LegacyAdoption(api, informers);
+    this.write = new AllocationWrite(env, api, informers, index, adoption, events);
     AllocatorTriggers.register(informers, this);
   }
 
@@ -140,7 +142,7 @@ public final class Allocator {
       return switch (key) {
         case ForTask t -> reconcileTask(t, ticket);
         case ForClaim c -> reconcileClaim(c, ticket);
-        case ForNode n -> new RecordCleaner(api, informers, n.name()).run();
+        case ForNode n -> keepRecord(n.name());
       };
     } catch (ApiException e) {
       if (e.is(Reason.Conflict) || e.is(Reason.NotFound) || e.is(Reason.AlreadyExists)) {
@@ -246,13 +248,13 @@ public final class Allocator {
 
     var resumed = resume(pending, needs, node, classes);
     if (resumed.isPresent()) {
-      return write.commit(pending, resumed.get(), unpinned);
+      return commit(key, ticket, pending, resumed.get(), unpinned);
     }
     var placement = index.place(needs, node, classes);
     return switch (placement) {
       case Placement.Placed placed -> {
         try {
-          yield write.commit(pending, placed, unpinned);
+          yield commit(key, ticket, pending, placed, unpinned);
         } finally {
           commits.end(placed.node());
           waiters.happened(new WakeEvent.CommitEnded(placed.node()));
@@ -298,6 +300,32 @@ public final class Allocator {
       }
     }
     return Optional.empty();
+  }
+
+  /** Writes a decision (steps 2 and 3 of the protocol), or says why not. */
+  private Result commit(AllocatorKey key, Waiters.Ticket ticket, List<ResourceClaim> pending, Placement.Placed placed,
+      Optional<Task> unpinned) {
+    return switch (write.commit(pending, placed, unpinned)) {
+      case WritePlan.Commit c -> Result.done();
+      case WritePlan.Stale s -> Result.requeue();
+      case WritePlan.Taken t -> Result.requeue();
+      case WritePlan.AwaitAdoption a -> {
+        waiters.park(key, ticket, Waiters.Wait.forAdoption(a.node()));
+        enqueue(AllocatorKey.node(a.node()));
+        yield Result.done();
+      }
+    };
+  }
+
+  /** A node's record: adopts its claims from before records on its first run, then cleans out garbage. */
+  private Result keepRecord(String node) {
+    if (!adoption.isDone(node)) {
+      if (!adoption.run(node)) {
+        return Result.requeue(); // the claims' cache has not listed yet
+      }
+      waiters.happened(new WakeEvent.RecordAdopted(node));
+    }
+    return new RecordCleaner(api, informers, node).run();
   }
 
   /** Says on each pending claim why it got no devices, and parks the key until something could change that. */
