@@ -198,9 +198,14 @@ public final class Allocator {
     }
     // A stand-alone claim that a live task names is placed with that task's other claims and on
     // the node it is pinned to (a claim deleted and created again under a scheduled task must come
-    // back to the task's node, or the task waits forever).
-    // Read live: a task that the cache does not show yet may already be pinned.
-    var users = api.list(Kinds.TASK).items().stream().filter(t -> t.spec().claims().contains(name))
+    // back to the task's node, or the task waits forever); the task's own key reads its pin live.
+    // Found by claim name in the tasks' cache, not by listing every task live on each claim event;
+    // a task the cache shows only later queues its own key then. Before the cache has listed it
+    // would say that no task names the claim.
+    if (!informers.tasks().hasSynced()) {
+      return Result.requeue();
+    }
+    var users = informers.tasks().cache().byIndex(Informers.BY_CLAIM, name).stream()
         .filter(t -> !t.metadata().isDeleting() && !t.status().phase().isFinished()).toList();
     if (!users.isEmpty()) {
       users.forEach(t -> enqueue(AllocatorKey.task(t.metadata().name())));
