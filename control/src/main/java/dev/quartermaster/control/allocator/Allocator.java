@@ -226,8 +226,8 @@ public final class Allocator {
       if (domain.isPresent()) {
         var found = informers.computeDomains().cache().get(domain.get());
         if (found.isEmpty()) {
-          return block(key, ticket, pending, NoPlacement.COMPUTE_DOMAIN_NOT_FOUND, "compute domain " + domain.get() + " does not exist;"
-              + " create it (kind ComputeDomain) or fix spec.computeDomain of claim " + c.metadata().name());
+          return block(key, ticket, pending, NoPlacement.COMPUTE_DOMAIN_NOT_FOUND, "compute domain " + domain.get()
+              + " does not exist; create it (kind ComputeDomain) or fix spec.computeDomain of claim " + c.metadata().name());
         }
         if (found.get().metadata().isDeleting()) {
           return block(key, ticket, pending, NoPlacement.COMPUTE_DOMAIN_DELETING, "compute domain " + domain.get()
@@ -245,8 +245,8 @@ public final class Allocator {
               .filter(cls -> cls.spec().deviceClass().equals(ComputeDomainSpec.CHANNEL_DEVICE_CLASS)).isPresent())
           .map(r -> r.name() + " (device class " + r.deviceClassName() + ")").findFirst();
       if (channels.isPresent()) {
-        return block(key, ticket, pending, NoPlacement.CHANNELS_NEED_COMPUTE_DOMAIN, "claim " + c.metadata().name() + " request "
-            + channels.get() + " asks for IMEX channels, which need a compute domain: set spec.computeDomain");
+        return block(key, ticket, pending, NoPlacement.CHANNELS_NEED_COMPUTE_DOMAIN, "claim " + c.metadata().name()
+            + " request " + channels.get() + " asks for IMEX channels, which need a compute domain: set spec.computeDomain");
       }
     }
     var needs = pending.stream().map(c -> new ClaimNeed(c.metadata().name(), c.spec().requests())).toList();

@@ -61,7 +61,8 @@ final class LegacyAdoption {
     if (!informers.claims().hasSynced()) {
       return false;
     }
-    var cached = informers.nodeAllocations().cache().get(node).map(NodeAllocation::spec).orElse(NodeAllocationSpec.EMPTY);
+    var cached = informers.nodeAllocations().cache().get(node).map(NodeAllocation::spec)
+        .orElse(NodeAllocationSpec.EMPTY);
     var allocatedHere = informers.claims().cache().byIndex(Informers.BY_NODE, node);
     var missing = unrecorded(node, cached, allocatedHere);
     if (!missing.isEmpty()) {
@@ -92,7 +93,8 @@ final class LegacyAdoption {
   }
 
   /** Devices that {@code claims} are allocated on {@code node} and that no one holds in {@code record}. */
-  static Map<String, DeviceHolder> unrecorded(String node, NodeAllocationSpec record, Collection<ResourceClaim> claims) {
+  static Map<String, DeviceHolder> unrecorded(String node, NodeAllocationSpec record,
+      Collection<ResourceClaim> claims) {
     var out = new HashMap<String, DeviceHolder>();
     for (var c : claims) {
       c.status().allocation().filter(a -> a.node().equals(node)).ifPresent(a -> a.devices().stream()

@@ -66,8 +66,8 @@ class AllocationWriteTest {
             List.of(C1), READY, record(Map.of("gpu-1", "x")), gpu0, Optional.empty(), Set.of(),
             List.of("update record {gpu-0=c1, gpu-1=x}", "allocate c1 on node-0: gpu-0 for []")),
         new Row("two claims in one decision: one record write holds both",
-            List.of(C1, C2), READY, Optional.empty(), placed(Map.of("c1", List.of("gpu-0"), "c2", List.of("gpu-1", "gpu-2"))),
-            Optional.empty(), Set.of(),
+            List.of(C1, C2), READY, Optional.empty(),
+            placed(Map.of("c1", List.of("gpu-0"), "c2", List.of("gpu-1", "gpu-2"))), Optional.empty(), Set.of(),
             List.of("create record {gpu-0=c1, gpu-1=c2, gpu-2=c2}", "allocate c1 on node-0: gpu-0 for []",
                 "allocate c2 on node-0: gpu-1,gpu-2 for []")),
         new Row("resuming: the record gives the device to this claim's uid already, so only the claim is written",
@@ -117,7 +117,7 @@ class AllocationWriteTest {
         AllocationWrite.plan(live, node, record, placed, unpinned, unadopted, NOW))).isEmpty();
   }
 
-  /** The naive planner trusts the index and never reads the record: it takes held devices and re-records reservations. */
+  /** The naive planner trusts the index, never the record: it takes held devices and records reservations again. */
   @Test
   void aPlannerThatDoesNotReadTheRecordIsCaught() {
     assertThat(wrong((live, node, record, placed, unpinned, unadopted) ->
@@ -148,9 +148,12 @@ class AllocationWriteTest {
         for (var w : c.writes()) {
           lines.add(switch (w.object()) {
             case NodeAllocation r -> (w instanceof Write.Create ? "create" : "update") + " record " + holders(r);
-            case ResourceClaim rc -> "allocate " + rc.metadata().name() + " on " + rc.status().allocation().orElseThrow().node()
-                + ": " + String.join(",", rc.status().allocation().orElseThrow().devices().stream()
-                    .map(AllocatedDevice::device).toList()) + " for " + rc.status().reservedFor();
+            case ResourceClaim rc -> {
+              var a = rc.status().allocation().orElseThrow();
+              yield "allocate " + rc.metadata().name() + " on " + a.node() + ": "
+                  + String.join(",", a.devices().stream().map(AllocatedDevice::device).toList())
+                  + " for " + rc.status().reservedFor();
+            }
             case Task t when w instanceof Write.UpdateWithStatus -> "schedule " + t.metadata().name() + " on "
                 + t.status().node().orElseThrow();
             case Task t -> "pin " + t.metadata().name() + " to " + t.spec().node().orElseThrow();
@@ -179,7 +182,8 @@ class AllocationWriteTest {
   private static Optional<NodeAllocation> record(Map<String, String> holders) {
     var m = new TreeMap<String, DeviceHolder>();
     holders.forEach((d, claim) -> m.put(d, new DeviceHolder(claim, "uid-" + claim)));
-    return Optional.of(new NodeAllocation(ObjectMeta.named(NODE).withRevision(5), NodeAllocationSpec.EMPTY.with(m), null));
+    return Optional.of(new NodeAllocation(ObjectMeta.named(NODE).withRevision(5), NodeAllocationSpec.EMPTY.with(m),
+        null));
   }
 
   private static ResourceClaim claim(String name, Optional<Task> owner) {

@@ -34,7 +34,8 @@ class WaitersTest {
       NoPlacement.NO_SUCH_DEVICE_CLASS, EnumSet.of(Cluster.DEVICE_CLASSES),
       // Devices freed cannot make a request that no empty node could hold fit.
       NoPlacement.UNSATISFIABLE, EnumSet.of(Cluster.NODES, Cluster.SLICES, Cluster.DEVICE_CLASSES),
-      NoPlacement.WAITING_FOR_DEVICES, EnumSet.of(Cluster.NODES, Cluster.RECORDS, Cluster.SLICES, Cluster.DEVICE_CLASSES));
+      NoPlacement.WAITING_FOR_DEVICES,
+      EnumSet.of(Cluster.NODES, Cluster.RECORDS, Cluster.SLICES, Cluster.DEVICE_CLASSES));
 
   @Test
   void eachReasonIsWokenByTheEventsThatCouldMakeItFitAndOnlyThose() {
@@ -75,6 +76,17 @@ class WaitersTest {
     assertThat(queued).containsExactly(A);
     waiters.happened(new WakeEvent.CommitEnded("node-2"));
     assertThat(queued).containsExactly(A, B);
+  }
+
+  /** Only an event it would wait for, told since its ticket, sends a parking key back at once. */
+  @Test
+  void anEventItDoesNotWaitForDoesNotSendItBack() {
+    var ticket = waiters.take(A);
+    waiters.happened(Cluster.RECORDS);
+    waiters.happened(new WakeEvent.CommitEnded("node-2"));
+    waiters.park(A, ticket, Waiters.Wait.forCommit("node-1"));
+    assertThat(queued).isEmpty();
+    assertThat(waiters.parked()).containsOnlyKeys(A);
   }
 
   /** Its own claim changed and it is decided again: it no longer waits, and a later event does not queue it. */
