@@ -3,6 +3,7 @@ package dev.quartermaster.control;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.event.EventLog;
 import dev.quartermaster.control.allocator.Allocator;
+import dev.quartermaster.control.allocator.AllocatorKey;
 import dev.quartermaster.control.events.EventExpiry;
 import dev.quartermaster.control.cluster.ControlLoop;
 import dev.quartermaster.control.cluster.ControllerMetrics;
@@ -150,13 +151,13 @@ public final class ControlPlane implements AutoCloseable {
     long epoch = term.epoch();
     // Everything the last leader may have left half done.
     informers.tasks().cache().keys().forEach(k -> {
-      allocator.loop().enqueue("task/" + k);
+      allocator.enqueue(AllocatorKey.task(k));
       tasks.loop().enqueue(k);
       scheduler.loop().enqueue(k);
     });
-    informers.claims().cache().keys().forEach(k -> allocator.loop().enqueue("claim/" + k));
+    informers.claims().cache().keys().forEach(k -> allocator.enqueue(AllocatorKey.claim(k)));
     informers.nodes().cache().keys().forEach(k -> {
-      allocator.loop().enqueue("node/" + k);
+      allocator.enqueue(AllocatorKey.node(k));
       nodes.loop().enqueue(k);
     });
     informers.workloads().cache().keys().forEach(workloads.loop()::enqueue);

@@ -14,15 +14,16 @@ import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.event.EventRecorder;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
+import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.control.cluster.Conditions;
 import dev.quartermaster.control.cluster.GroupCommit;
 import dev.quartermaster.control.cluster.Informers;
+import dev.quartermaster.control.cluster.NodeReadiness;
 import dev.quartermaster.control.cluster.Scheduling;
 import dev.quartermaster.core.env.Env;
-import dev.quartermaster.core.queue.Result;
-import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -30,36 +31,34 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 /**
  * Steps 2 and 3 of the allocator's write protocol ({@code package-info}) for one decision of its
- * {@link DeviceIndex}: the claims, the node and its record read live and the decision checked
- * against them, then the record's new entries, the claims' allocations and the task's pin written
- * in one transaction, shared with other workers' decisions ({@link GroupCommit}). Thread-safe: the
- * allocator's workers call it at once.
+ * {@link DeviceIndex}: the claims, the node and its record read live; the decision checked against
+ * them ({@link #plan}, pure); then the record's new entries, the claims' allocations and the task's
+ * pin written in one transaction, shared with other workers' decisions ({@link GroupCommit}).
+ * Thread-safe: the allocator's workers call it at once.
  */
 final class AllocationWrite {
   private final Env env;
   private final ApiClient api;
   private final Informers informers;
   private final DeviceIndex index;
+  private final LegacyAdoption adoption;
   private final EventRecorder events;
-  /** Queues an allocator key (the node's record cleaner). */
-  private final Consumer<String> enqueue;
   private final GroupCommit commits;
   private final AtomicLong allocations = new AtomicLong();
   private final AtomicLong conflicts = new AtomicLong();
 
-  AllocationWrite(Env env, ApiClient api, Informers informers, DeviceIndex index, EventRecorder events,
-      Consumer<String> enqueue) {
+  AllocationWrite(Env env, ApiClient api, Informers informers, DeviceIndex index, LegacyAdoption adoption,
+      EventRecorder events) {
     this.env = env;
     this.api = api;
     this.informers = informers;
     this.index = index;
+    this.adoption = adoption;
     this.events = events;
-    this.enqueue = enqueue;
     this.commits = new GroupCommit(api);
   }
 
@@ -79,42 +78,66 @@ final class AllocationWrite {
    * resumed already holds them; only then write each claim's allocation (compare-and-set on the
    * claim; the store also checks it against the record), and pin the task to the node (compare-and-set
    * on the task) in the same transaction, so the scheduler finds it pinned and schedules it at once.
+   * Returns the plan it carried out, or why it wrote nothing.
    */
-  Result commit(List<ResourceClaim> pending, Placement.Placed placed, Optional<Task> unpinned) {
+  WritePlan commit(List<ResourceClaim> pending, Placement.Placed placed, Optional<Task> unpinned) {
     var live = new ArrayList<ResourceClaim>();
     for (var c : pending) {
       var l = api.get(Kinds.RESOURCE_CLAIM, c.metadata().name())
           .filter(x -> x.metadata().uid().equals(c.metadata().uid()) && !x.metadata().isDeleting()
               && x.status().allocation().isEmpty());
       if (l.isEmpty()) {
-        return Result.requeue(); // changed under us; the cache will show how
+        return new WritePlan.Stale("claim " + c.metadata().name() + " changed"); // the cache will show how
       }
       live.add(l.get());
     }
     var node = api.get(Kinds.NODE, placed.node())
         .orElseThrow(() -> new ApiException(Reason.NotFound, "node " + placed.node() + " is gone"));
-    if (!NodeReadiness.isSchedulable(node)) {
-      return Result.requeue();
-    }
     var record = api.get(Kinds.NODE_ALLOCATION, placed.node());
+    var unadopted = adoption.isDone(placed.node()) ? Set.<String>of() : namedByAllocatedClaims(placed.node());
+    var plan = plan(live, node, record, placed, unpinned, unadopted, env.now());
+    switch (plan) {
+      case WritePlan.Taken t -> conflicts.incrementAndGet();
+      case WritePlan.Commit c -> {
+        var written = commits.commit(c.writes());
+        c.scheduled().ifPresent(t -> events.normal(t, "Scheduled", Scheduling.scheduledEvent(t)));
+        if (c.recordsNew()) {
+          index.wrote((NodeAllocation) written.getFirst(), Optional.of(node),
+              informers.slices().cache().byIndex(Informers.BY_NODE, placed.node()));
+        }
+        allocations.addAndGet(live.size());
+      }
+      case WritePlan.Stale s -> {}
+      case WritePlan.AwaitAdoption a -> {}
+    }
+    return plan;
+  }
+
+  /**
+   * What to write for decision {@code placed}, given the claims ({@code live}, each still pending),
+   * the node and its record as read live; {@code unadopted}: the node's devices that allocated
+   * claims name, while its record has not adopted the claims from before records (else empty).
+   *
+   * @param unpinned the live task to pin to the node, if it is not pinned yet
+   */
+  static WritePlan plan(List<ResourceClaim> live, Node node, Optional<NodeAllocation> record, Placement.Placed placed,
+      Optional<Task> unpinned, Set<String> unadopted, Instant now) {
+    if (!NodeReadiness.isSchedulable(node)) {
+      return new WritePlan.Stale("node " + placed.node() + " takes no allocations now");
+    }
     var held = record.map(NodeAllocation::spec).orElse(NodeAllocationSpec.EMPTY);
-    var named = namedByAllocatedClaims(placed.node());
     var add = new HashMap<String, DeviceHolder>();
     for (var c : live) {
       var holder = new DeviceHolder(c.metadata().name(), c.metadata().uid());
       for (var d : placed.devices().get(c.metadata().name())) {
-        var now = held.holder(d.device());
-        if (now.isPresent() && !now.get().uid().equals(holder.uid())) {
-          conflicts.incrementAndGet();
-          return Result.requeue(); // our index was stale: someone holds it
+        var holds = held.holder(d.device());
+        if (holds.isPresent() && !holds.get().uid().equals(holder.uid())) {
+          return new WritePlan.Taken(d.device(), holds.get());
         }
-        if (named.contains(d.device())) {
-          // An allocated claim names it but the record does not give it to that claim (a store from
-          // before records): have the cleaner record it first.
-          enqueue.accept("node/" + placed.node());
-          return Result.requeueAfter(Duration.ofSeconds(1));
+        if (unadopted.contains(d.device())) {
+          return new WritePlan.AwaitAdoption(placed.node());
         }
-        if (now.isEmpty()) {
+        if (holds.isEmpty()) {
           add.put(d.device(), holder);
         }
       }
@@ -140,7 +163,7 @@ final class AllocationWrite {
       var s = c.status();
       var allocated = c.withStatus(new ResourceClaimStatus(
           Optional.of(new Allocation(placed.node(), devices)), s.reservedFor(), s.prepare(),
-          Conditions.set(s.conditions(), condition, env.now())));
+          Conditions.set(s.conditions(), condition, now)));
       var reserved = scheduled.flatMap(t -> Scheduling.reserved(allocated, t.metadata().name()));
       writes.add(new Write.UpdateStatus(reserved.orElse(allocated)));
     }
@@ -149,14 +172,7 @@ final class AllocationWrite {
     } else {
       pinned.ifPresent(t -> writes.add(new Write.Update(t)));
     }
-    var written = commits.commit(writes);
-    scheduled.ifPresent(t -> events.normal(t, "Scheduled", Scheduling.scheduledEvent(t)));
-    if (!add.isEmpty()) {
-      index.wrote((NodeAllocation) written.getFirst(), Optional.of(node),
-          informers.slices().cache().byIndex(Informers.BY_NODE, placed.node()));
-    }
-    allocations.addAndGet(live.size());
-    return Result.done();
+    return new WritePlan.Commit(writes, !add.isEmpty(), scheduled);
   }
 
   /**

@@ -11,6 +11,9 @@ import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.control.allocator.AllocatorKey.ForClaim;
+import dev.quartermaster.control.allocator.AllocatorKey.ForNode;
+import dev.quartermaster.control.allocator.AllocatorKey.ForTask;
 import dev.quartermaster.control.cluster.Conditions;
 import dev.quartermaster.control.cluster.ControlLoop;
 import dev.quartermaster.control.cluster.Informers;
@@ -24,7 +27,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,8 +39,8 @@ import org.slf4j.LoggerFactory;
  * unpinned task whose claims are all allocated in one decision is pinned, reserved and Scheduled in
  * that same transaction ({@link Scheduling}).
  *
- * <p>Queue keys: {@code task/<name>}, {@code claim/<name>} (claims no task owns) and {@code
- * node/<name>} (clean-up of the node's allocation record).
+ * <p>Queue keys: {@link AllocatorKey}. A key whose claims do not fit waits in its {@link Waiters}
+ * for the cluster events that could make them fit.
  */
 public final class Allocator {
   /** The claim condition the allocator owns. */
@@ -49,10 +51,11 @@ public final class Allocator {
   private final Env env;
   private final ApiClient api;
   private final Informers informers;
-  private final DeviceIndex index = new DeviceIndex();
+  private final InFlightCommits commits = new InFlightCommits();
+  private final DeviceIndex index = new DeviceIndex(commits);
   private final ControlLoop loop;
-  /** Keys that could not be placed; retried when nodes, slices or classes change. */
-  private final Set<String> blocked = ConcurrentHashMap.newKeySet();
+  private final Waiters waiters;
+  private final LegacyAdoption adoption;
   /** Lost compare-and-set races of the decisions (the writes count their own). */
   private final AtomicLong conflicts = new AtomicLong();
   private final AllocationWrite write;
@@ -77,13 +80,20 @@ public final class Allocator {
     // allocation record; the index steers concurrent placements to different nodes
     // (DeviceIndex#place) so they rarely collide.
     this.loop = new ControlLoop("allocator", env, 32, this::reconcile);
-    this.write = new AllocationWrite(env, api, informers, index, events, loop::enqueue);
-    AllocatorTriggers.register(informers, index, loop, this);
+    this.waiters = new Waiters(this::enqueue);
+    this.adoption = new LegacyAdoption(api, informers);
+    this.write = new AllocationWrite(env, api, informers, index, adoption, events);
+    AllocatorTriggers.register(informers, this);
   }
 
   /** The queue and workers; {@link ControlLoop#start} to begin allocating. */
   public ControlLoop loop() {
     return loop;
+  }
+
+  /** Queues {@code key} (the queue dedupes). */
+  public void enqueue(AllocatorKey key) {
+    loop.enqueue(key.queueKey());
   }
 
   /** Claims bound so far by this allocator. */
@@ -96,54 +106,58 @@ public final class Allocator {
     return conflicts.get() + write.conflicts();
   }
 
-  /** The queue key a change to {@code c} concerns: its owning task's, or its own. */
-  static String keyOf(ResourceClaim c) {
-    return c.metadata().owner().filter(o -> o.kind().equals(Kinds.TASK.name()))
-        .map(o -> "task/" + o.name()).orElse("claim/" + c.metadata().name());
-  }
-
-  void nodeChanged(String node, boolean capacityMayHaveChanged) {
+  /**
+   * Something about {@code node} changed in the caches: it is indexed again and its record's
+   * cleaner queued; {@code event}, if the change could make a waiting key fit, is told.
+   */
+  void nodeChanged(String node, Optional<WakeEvent> event) {
     if (node.isEmpty()) {
       return;
     }
     index.refresh(node, informers.nodes().cache().get(node), informers.nodeAllocations().cache().get(node),
         informers.slices().cache().byIndex(Informers.BY_NODE, node));
-    loop.enqueue("node/" + node);
-    if (capacityMayHaveChanged) {
-      retryBlocked();
-    }
+    enqueue(AllocatorKey.node(node));
+    event.ifPresent(waiters::happened);
   }
 
-  void retryBlocked() {
-    for (var key : List.copyOf(blocked)) {
-      loop.enqueue(key);
-    }
+  /** The record of {@code node} was deleted: our own last write of it no longer stands for it. */
+  void recordDeleted(String node) {
+    commits.recordDeleted(node);
   }
 
-  Result reconcile(String key) {
+  /** A change the index does not see (a device class, a compute domain): keys waiting for it are queued. */
+  void happened(WakeEvent event) {
+    waiters.happened(event);
+  }
+
+  /** The record entries held by claim {@code uid}: node → devices. */
+  Map<String, Set<String>> reservationsOf(String uid) {
+    return index.reservationsOf(uid);
+  }
+
+  Result reconcile(String queueKey) {
+    var key = AllocatorKey.parse(queueKey);
     try {
-      int slash = key.indexOf('/');
-      var name = key.substring(slash + 1);
-      return switch (key.substring(0, slash)) {
-        case "task" -> reconcileTask(key, name);
-        case "claim" -> reconcileClaim(key, name);
-        case "node" -> new RecordCleaner(api, informers, name).run();
-        default -> throw new IllegalArgumentException("unknown key " + key);
+      var ticket = waiters.take(key);
+      return switch (key) {
+        case ForTask t -> reconcileTask(t, ticket);
+        case ForClaim c -> reconcileClaim(c, ticket);
+        case ForNode n -> keepRecord(n.name());
       };
     } catch (ApiException e) {
       if (e.is(Reason.Conflict) || e.is(Reason.NotFound) || e.is(Reason.AlreadyExists)) {
         conflicts.incrementAndGet();
-        LOG.debug("{}: {}; retrying", key, e.getMessage());
+        LOG.debug("{}: {}; retrying", key.queueKey(), e.getMessage());
         return Result.requeue();
       }
       throw e;
     }
   }
 
-  private Result reconcileTask(String key, String name) {
+  private Result reconcileTask(ForTask key, Waiters.Ticket ticket) {
+    var name = key.name();
     var task = informers.tasks().cache().get(name);
     if (task.isEmpty() || task.get().metadata().isDeleting() || task.get().status().phase().isFinished()) {
-      blocked.remove(key);
       return Result.done();
     }
     var t = task.get();
@@ -157,7 +171,6 @@ public final class Allocator {
       claims.add(c.get());
     }
     if (claims.stream().allMatch(c -> c.status().allocation().isPresent())) {
-      blocked.remove(key);
       return Result.done();
     }
     // The pin decides where the rest may go: read it live, since a cached task may not show it yet.
@@ -174,34 +187,38 @@ public final class Allocator {
       return Result.done();
     }
     // Not pinned yet: pinned to the node of its claims in the same transaction that allocates them.
-    return allocate(key, claims, nodes.stream().findFirst(), live.filter(x -> x.spec().node().isEmpty()));
+    return allocate(key, ticket, claims, nodes.stream().findFirst(), live.filter(x -> x.spec().node().isEmpty()));
   }
 
-  private Result reconcileClaim(String key, String name) {
+  private Result reconcileClaim(ForClaim key, Waiters.Ticket ticket) {
+    var name = key.name();
     var c = informers.claims().cache().get(name);
     if (c.isEmpty() || c.get().metadata().isDeleting() || c.get().status().allocation().isPresent()) {
-      blocked.remove(key);
       return Result.done(); // nothing to place; agents' prepare-state writes land here often
     }
     // A stand-alone claim that a live task names is placed with that task's other claims and on
     // the node it is pinned to (a claim deleted and created again under a scheduled task must come
-    // back to the task's node, or the task waits forever).
-    // Read live: a task that the cache does not show yet may already be pinned.
-    var users = api.list(Kinds.TASK).items().stream().filter(t -> t.spec().claims().contains(name))
+    // back to the task's node, or the task waits forever); the task's own key reads its pin live.
+    // Found by claim name in the tasks' cache, not by listing every task live on each claim event;
+    // a task the cache shows only later queues its own key then. Before the cache has listed it
+    // would say that no task names the claim.
+    if (!informers.tasks().hasSynced()) {
+      return Result.requeue();
+    }
+    var users = informers.tasks().cache().byIndex(Informers.BY_CLAIM, name).stream()
         .filter(t -> !t.metadata().isDeleting() && !t.status().phase().isFinished()).toList();
     if (!users.isEmpty()) {
-      blocked.remove(key);
-      users.forEach(t -> loop.enqueue("task/" + t.metadata().name()));
+      users.forEach(t -> enqueue(AllocatorKey.task(t.metadata().name())));
       return Result.done();
     }
-    return allocate(key, List.of(c.get()), Optional.empty(), Optional.empty());
+    return allocate(key, ticket, List.of(c.get()), Optional.empty(), Optional.empty());
   }
 
   /** @param unpinned the live task to pin to the node its claims get, if it is not pinned */
-  private Result allocate(String key, List<ResourceClaim> claims, Optional<String> node, Optional<Task> unpinned) {
+  private Result allocate(AllocatorKey key, Waiters.Ticket ticket, List<ResourceClaim> claims, Optional<String> node,
+      Optional<Task> unpinned) {
     var pending = claims.stream().filter(c -> c.status().allocation().isEmpty()).toList();
     if (pending.isEmpty()) {
-      blocked.remove(key);
       return Result.done();
     }
     for (var c : pending) {
@@ -209,11 +226,11 @@ public final class Allocator {
       if (domain.isPresent()) {
         var found = informers.computeDomains().cache().get(domain.get());
         if (found.isEmpty()) {
-          return block(key, pending, "ComputeDomainNotFound", "compute domain " + domain.get() + " does not exist;"
-              + " create it (kind ComputeDomain) or fix spec.computeDomain of claim " + c.metadata().name());
+          return block(key, ticket, pending, NoPlacement.COMPUTE_DOMAIN_NOT_FOUND, "compute domain " + domain.get()
+              + " does not exist; create it (kind ComputeDomain) or fix spec.computeDomain of claim " + c.metadata().name());
         }
         if (found.get().metadata().isDeleting()) {
-          return block(key, pending, "ComputeDomainDeleting", "compute domain " + domain.get()
+          return block(key, ticket, pending, NoPlacement.COMPUTE_DOMAIN_DELETING, "compute domain " + domain.get()
               + " is being deleted; no new claims join it");
         }
       }
@@ -228,29 +245,33 @@ public final class Allocator {
               .filter(cls -> cls.spec().deviceClass().equals(ComputeDomainSpec.CHANNEL_DEVICE_CLASS)).isPresent())
           .map(r -> r.name() + " (device class " + r.deviceClassName() + ")").findFirst();
       if (channels.isPresent()) {
-        return block(key, pending, "ChannelsNeedComputeDomain", "claim " + c.metadata().name() + " request "
-            + channels.get() + " asks for IMEX channels, which need a compute domain: set spec.computeDomain");
+        return block(key, ticket, pending, NoPlacement.CHANNELS_NEED_COMPUTE_DOMAIN, "claim " + c.metadata().name()
+            + " request " + channels.get() + " asks for IMEX channels, which need a compute domain: set spec.computeDomain");
       }
     }
     var needs = pending.stream().map(c -> new ClaimNeed(c.metadata().name(), c.spec().requests())).toList();
 
     var resumed = resume(pending, needs, node, classes);
     if (resumed.isPresent()) {
-      return commit(key, pending, resumed.get(), unpinned);
+      return commit(key, ticket, pending, resumed.get(), unpinned);
     }
-    var placement = index.place(needs, node, classes, key);
+    var placement = index.place(needs, node, classes);
     return switch (placement) {
       case Placement.Placed placed -> {
         try {
-          yield commit(key, pending, placed, unpinned);
+          yield commit(key, ticket, pending, placed, unpinned);
         } finally {
-          index.committed(placed.node()).forEach(loop::enqueue);
+          commits.end(placed.node());
+          waiters.happened(new WakeEvent.CommitEnded(placed.node()));
         }
       }
-      case Placement.Busy busy -> Result.done(); // that node's commit, when it ends, queues us again
-      case Placement.NoSuchDeviceClass p -> block(key, pending, "NoSuchDeviceClass", p.message());
-      case Placement.Unsatisfiable p -> block(key, pending, "Unsatisfiable", p.message());
-      case Placement.Waiting p -> block(key, pending, "WaitingForDevices", p.message());
+      case Placement.Busy busy -> {
+        waiters.park(key, ticket, Waiters.Wait.forCommit(busy.node()));
+        yield Result.done();
+      }
+      case Placement.NoSuchDeviceClass p -> block(key, ticket, pending, NoPlacement.NO_SUCH_DEVICE_CLASS, p.message());
+      case Placement.Unsatisfiable p -> block(key, ticket, pending, NoPlacement.UNSATISFIABLE, p.message());
+      case Placement.Waiting p -> block(key, ticket, pending, NoPlacement.WAITING_FOR_DEVICES, p.message());
     };
   }
 
@@ -286,17 +307,38 @@ public final class Allocator {
     return Optional.empty();
   }
 
-  /** Writes a decision (steps 2 and 3 of the protocol); a key whose claims are now allocated is no longer blocked. */
-  private Result commit(String key, List<ResourceClaim> pending, Placement.Placed placed, Optional<Task> unpinned) {
-    var result = write.commit(pending, placed, unpinned);
-    if (result instanceof Result.Done) {
-      blocked.remove(key);
-    }
-    return result;
+  /** Writes a decision (steps 2 and 3 of the protocol), or says why not. */
+  private Result commit(AllocatorKey key, Waiters.Ticket ticket, List<ResourceClaim> pending, Placement.Placed placed,
+      Optional<Task> unpinned) {
+    return switch (write.commit(pending, placed, unpinned)) {
+      case WritePlan.Commit c -> Result.done();
+      case WritePlan.Stale s -> Result.requeue();
+      case WritePlan.Taken t -> Result.requeue();
+      case WritePlan.AwaitAdoption a -> {
+        waiters.park(key, ticket, Waiters.Wait.forAdoption(a.node()));
+        enqueue(AllocatorKey.node(a.node()));
+        yield Result.done();
+      }
+    };
   }
 
-  private Result block(String key, List<ResourceClaim> pending, String reason, String message) {
-    blocked.add(key);
+  /** A node's record: adopts its claims from before records on its first run, then cleans out garbage. */
+  private Result keepRecord(String node) {
+    if (!adoption.isDone(node)) {
+      if (!adoption.run(node)) {
+        return Result.requeue(); // the claims' cache has not listed yet
+      }
+      waiters.happened(new WakeEvent.RecordAdopted(node));
+    }
+    return new RecordCleaner(api, informers, node).run();
+  }
+
+  /** Says on each pending claim why it got no devices, and parks the key until something could change that. */
+  private Result block(AllocatorKey key, Waiters.Ticket ticket, List<ResourceClaim> pending, NoPlacement why,
+      String message) {
+    boolean namesDomain = pending.stream().anyMatch(c -> c.spec().computeDomain().isPresent());
+    waiters.park(key, ticket, why.waitFor(namesDomain));
+    var reason = why.reason();
     var condition = Conditions.of(ALLOCATED, false, reason, message);
     for (var c : pending) {
       if (!Conditions.has(c.status().conditions(), condition)) {

@@ -6,15 +6,18 @@ import dev.quartermaster.api.device.DeviceClass;
 import dev.quartermaster.api.device.DeviceSlice;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.workload.Task;
-import dev.quartermaster.control.cluster.ControlLoop;
+import dev.quartermaster.control.allocator.WakeEvent.Cluster;
 import dev.quartermaster.control.cluster.Informers;
+import dev.quartermaster.control.cluster.NodeReadiness;
 import dev.quartermaster.core.informer.EventHandler;
+import java.util.Optional;
 
 /**
- * What wakes the allocator: a node's readiness or spec, its allocation record or device slice
- * (capacity: the index is refreshed and blocked keys retried), a device class (blocked keys
- * retried), a claim (its key; a placed claim's stray reservations and a deleted claim's entries are
- * garbage for the node's cleaner), a task (its key).
+ * What the allocator hears from its informers. A node, its allocation record or device slice is
+ * indexed again, and told to the waiting room ({@link Waiters}) as the {@link WakeEvent} it is when
+ * it could change where claims fit; a device class or compute domain is told; a claim or task
+ * queues its own key (a placed claim's stray reservations and a deleted claim's entries are
+ * garbage for the node's cleaner, whose key is queued).
  */
 final class AllocatorTriggers {
   private AllocatorTriggers() {}
@@ -31,101 +34,103 @@ final class AllocatorTriggers {
         || !o.status().conditions().equals(c.status().conditions());
   }
 
-  static void register(Informers informers, DeviceIndex index, ControlLoop loop, Allocator allocator) {
-    // A claim that waits for its compute domain to exist (or to stop being deleted) is blocked.
-    informers.computeDomains().addHandler(EventHandler.onAnyChange(d -> allocator.retryBlocked()));
+  static void register(Informers informers, Allocator allocator) {
+    var nodes = Optional.<WakeEvent>of(Cluster.NODES);
+    var records = Optional.<WakeEvent>of(Cluster.RECORDS);
+    var slices = Optional.<WakeEvent>of(Cluster.SLICES);
+    informers.computeDomains().addHandler(EventHandler.onAnyChange(d -> allocator.happened(Cluster.COMPUTE_DOMAINS)));
     informers.nodes().addHandler(new EventHandler<>() {
       @Override
       public void onAdd(Node n) {
-        allocator.nodeChanged(n.metadata().name(), true);
+        allocator.nodeChanged(n.metadata().name(), nodes);
       }
 
       @Override
       public void onUpdate(Node old, Node n) {
         boolean matters = NodeReadiness.isSchedulable(old) != NodeReadiness.isSchedulable(n) || !old.spec().equals(n.spec());
-        allocator.nodeChanged(n.metadata().name(), matters);
+        allocator.nodeChanged(n.metadata().name(), matters ? nodes : Optional.empty());
       }
 
       @Override
       public void onDelete(Node n) {
-        allocator.nodeChanged(n.metadata().name(), true);
+        allocator.nodeChanged(n.metadata().name(), nodes);
       }
     });
     informers.nodeAllocations().addHandler(new EventHandler<>() {
       @Override
       public void onAdd(NodeAllocation a) {
-        allocator.nodeChanged(a.metadata().name(), true);
+        allocator.nodeChanged(a.metadata().name(), records);
       }
 
       @Override
       public void onUpdate(NodeAllocation old, NodeAllocation a) {
-        allocator.nodeChanged(a.metadata().name(), !old.spec().equals(a.spec()));
+        allocator.nodeChanged(a.metadata().name(), old.spec().equals(a.spec()) ? Optional.empty() : records);
       }
 
       @Override
       public void onDelete(NodeAllocation a) {
-        index.recordDeleted(a.metadata().name());
-        allocator.nodeChanged(a.metadata().name(), true);
+        allocator.recordDeleted(a.metadata().name());
+        allocator.nodeChanged(a.metadata().name(), records);
       }
     });
     informers.slices().addHandler(new EventHandler<>() {
       @Override
       public void onAdd(DeviceSlice s) {
-        allocator.nodeChanged(s.spec().node(), true);
+        allocator.nodeChanged(s.spec().node(), slices);
       }
 
       @Override
       public void onUpdate(DeviceSlice old, DeviceSlice s) {
-        allocator.nodeChanged(old.spec().node(), true);
-        allocator.nodeChanged(s.spec().node(), true);
+        allocator.nodeChanged(old.spec().node(), slices);
+        allocator.nodeChanged(s.spec().node(), slices);
       }
 
       @Override
       public void onDelete(DeviceSlice s) {
-        allocator.nodeChanged(s.spec().node(), true);
+        allocator.nodeChanged(s.spec().node(), slices);
       }
     });
     informers.deviceClasses().addHandler(new EventHandler<>() {
       @Override
       public void onAdd(DeviceClass c) {
-        allocator.retryBlocked();
+        allocator.happened(Cluster.DEVICE_CLASSES);
       }
 
       @Override
       public void onUpdate(DeviceClass o, DeviceClass c) {
-        allocator.retryBlocked();
+        allocator.happened(Cluster.DEVICE_CLASSES);
       }
     });
     informers.claims().addHandler(new EventHandler<>() {
       @Override
       public void onAdd(ResourceClaim c) {
-        loop.enqueue(Allocator.keyOf(c));
+        allocator.enqueue(AllocatorKey.of(c));
       }
 
       @Override
       public void onUpdate(ResourceClaim o, ResourceClaim c) {
         if (allocatorReads(o, c)) {
-          loop.enqueue(Allocator.keyOf(c));
+          allocator.enqueue(AllocatorKey.of(c));
         }
         if (c.status().allocation().isPresent() && o.status().allocation().isEmpty()) {
           // A reservation left on another node by a lost race is garbage now that the claim is placed.
-          index.reservationsOf(c.metadata().uid()).keySet().stream()
+          allocator.reservationsOf(c.metadata().uid()).keySet().stream()
               .filter(n -> !n.equals(c.status().allocation().get().node()))
-              .forEach(n -> loop.enqueue("node/" + n));
+              .forEach(n -> allocator.enqueue(AllocatorKey.node(n)));
         }
       }
 
       @Override
       public void onDelete(ResourceClaim c) {
         // Its record entries are garbage now.
-        c.status().allocation().ifPresent(a -> loop.enqueue("node/" + a.node()));
-        index.reservationsOf(c.metadata().uid()).keySet().forEach(n -> loop.enqueue("node/" + n));
+        c.status().allocation().ifPresent(a -> allocator.enqueue(AllocatorKey.node(a.node())));
+        allocator.reservationsOf(c.metadata().uid()).keySet().forEach(n -> allocator.enqueue(AllocatorKey.node(n)));
       }
     });
     informers.tasks().addHandler(new EventHandler<>() {
       @Override
       public void onAdd(Task t) {
-        loop.enqueue("task/" + t.metadata().name());
+        allocator.enqueue(AllocatorKey.task(t.metadata().name()));
       }
 
       @Override
@@ -133,7 +138,7 @@ final class AllocatorTriggers {
         // Its claims, its pin, or its end: not its progress through Scheduled, Preparing, Running.
         if (!o.spec().equals(t.spec()) || o.metadata().isDeleting() != t.metadata().isDeleting()
             || o.status().phase().isFinished() != t.status().phase().isFinished()) {
-          loop.enqueue("task/" + t.metadata().name());
+          allocator.enqueue(AllocatorKey.task(t.metadata().name()));
         }
       }
     });

@@ -3,14 +3,11 @@ package dev.quartermaster.control.allocator;
 import dev.quartermaster.api.allocation.DeviceHolder;
 import dev.quartermaster.api.allocation.NodeAllocation;
 import dev.quartermaster.api.allocation.NodeAllocationSpec;
-import dev.quartermaster.api.claim.Allocation.AllocatedDevice;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.meta.Kinds;
-import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.control.cluster.Informers;
 import dev.quartermaster.core.queue.Result;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -18,20 +15,14 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Collectors;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * Keeps a node's allocation record true to the claims:
- * <ul>
- *   <li>removes entries that can never be used again: the claim is gone (a claim re-created under
- *       its name has another uid), or it is allocated and its allocation does not hold that device
- *       (a race between two allocators left a second reservation on another node). Entries of
- *       pending claims are kept: an allocator may resume them;
- *   <li>adopts a device that an allocated claim names but the record lacks. The store never lets
- *       that happen; a store written before records existed (the record was Node labels) has it,
- *       and adopting makes the record back those claims again.
- * </ul>
+ * Keeps a node's allocation record true to the claims: removes entries that can never be used
+ * again — the claim is gone (a claim re-created under its name has another uid), or it is allocated
+ * and its allocation does not hold that device (a race between two allocators left a second
+ * reservation on another node). Entries of pending claims are kept: an allocator may resume them.
+ * (Devices that allocated claims name and the record lacks, from a store written before records,
+ * are {@link LegacyAdoption}'s, once per node.)
  *
  * <p>Why removing is safe: the store refuses to drop an entry whose claim is live and allocated
  * that device, checking the claim in the same transaction as the write (see {@code
@@ -40,8 +31,6 @@ import org.slf4j.LoggerFactory;
  * allocator decides again.
  */
 final class RecordCleaner {
-  private static final Logger LOG = LoggerFactory.getLogger(RecordCleaner.class);
-
   private final ApiClient api;
   private final Informers informers;
   private final String nodeName;
@@ -56,17 +45,15 @@ final class RecordCleaner {
     var cached = informers.nodeAllocations().cache().get(nodeName).map(NodeAllocation::spec).orElse(NodeAllocationSpec.EMPTY);
     Function<String, Optional<ResourceClaim>> cachedByUid =
         uid -> informers.claims().cache().byIndex(Informers.BY_UID, uid).stream().findFirst();
-    var allocatedHere = informers.claims().cache().byIndex(Informers.BY_NODE, nodeName);
-    if (garbage(cached, cachedByUid).isEmpty() && unrecorded(cached, allocatedHere).isEmpty()) {
+    var suspects = garbage(cached, cachedByUid);
+    if (suspects.isEmpty()) {
       return Result.done();
     }
-    // Our caches may be behind: only live reads prove an entry is garbage or missing. Only the
-    // claims the suspects name are read (listing every claim on each node event was quadratic at
-    // fleet size); an entry the cache does not suspect yet is looked at when it does.
+    // Our caches may be behind: only live reads prove an entry is garbage. Only the claims the
+    // suspects name are read (listing every claim on each node event was quadratic at fleet size);
+    // an entry the cache does not suspect yet is looked at when it does.
     var live = api.get(Kinds.NODE_ALLOCATION, nodeName);
     var record = live.map(NodeAllocation::spec).orElse(NodeAllocationSpec.EMPTY);
-    var suspects = garbage(cached, cachedByUid);
-    var missing = unrecorded(cached, allocatedHere);
     var claims = new HashMap<String, Optional<ResourceClaim>>();
     Function<DeviceHolder, Optional<ResourceClaim>> liveClaim = holder -> claims
         .computeIfAbsent(holder.claim(), name -> api.get(Kinds.RESOURCE_CLAIM, name))
@@ -75,26 +62,10 @@ final class RecordCleaner {
     for (var device : suspects) {
       record.holder(device).filter(h -> isGarbage(device, liveClaim.apply(h))).ifPresent(h -> drop.add(device));
     }
-    var adopt = new HashMap<String, DeviceHolder>();
-    missing.forEach((device, holder) -> {
-      if (record.holder(device).isEmpty()
-          && liveClaim.apply(holder).filter(c -> Allocator.holds(c, nodeName, device)).isPresent()) {
-        adopt.put(device, holder);
-      }
-    });
-    var next = record.without(drop).with(adopt);
-    if (next.equals(record)) {
+    if (drop.isEmpty() || live.isEmpty()) {
       return Result.done();
     }
-    if (!adopt.isEmpty()) {
-      LOG.warn("node {}: recording {} device(s) that allocated claims name but its record lacks: {}",
-          nodeName, adopt.size(), adopt);
-    }
-    if (live.isPresent()) {
-      api.update(live.get().withSpec(next));
-    } else {
-      api.create(new NodeAllocation(ObjectMeta.named(nodeName), next, null));
-    }
+    api.update(live.get().withSpec(record.without(drop)));
     return Result.done();
   }
 
@@ -104,18 +75,6 @@ final class RecordCleaner {
         .filter(e -> isGarbage(e.getKey(), byUid.apply(e.getValue().uid())))
         .map(Map.Entry::getKey)
         .collect(Collectors.toSet());
-  }
-
-  /** Devices that {@code claims} are allocated here and that no one holds in {@code record}. */
-  private Map<String, DeviceHolder> unrecorded(NodeAllocationSpec record, Collection<ResourceClaim> claims) {
-    var out = new HashMap<String, DeviceHolder>();
-    for (var c : claims) {
-      c.status().allocation().filter(a -> a.node().equals(nodeName)).ifPresent(a -> a.devices().stream()
-          .map(AllocatedDevice::device)
-          .filter(d -> record.holder(d).isEmpty())
-          .forEach(d -> out.putIfAbsent(d, new DeviceHolder(c.metadata().name(), c.metadata().uid()))));
-    }
-    return out;
   }
 
   /** Whether the entry for {@code device} here can never be used by its claim (empty: gone). */

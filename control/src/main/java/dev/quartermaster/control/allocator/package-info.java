@@ -20,8 +20,8 @@
  *
  * <h2>Protocol</h2>
  * <ol>
- *   <li>Decide from the {@link dev.quartermaster.control.allocator.DeviceIndex} (informer-fed; may be
- *       stale).
+ *   <li>Decide from the {@link dev.quartermaster.control.allocator.DeviceIndex} (informer-fed and
+ *       ahead of the informers on our own writes, {@code InFlightCommits}; may be stale).
  *   <li>Read the claims, the node and its record live; check every chosen device is free in the
  *       record or already held by the same claim uid (a reservation being resumed).
  *   <li>Write, in one transaction ({@code ApiClient#commit}): the record with the new entries,
@@ -56,9 +56,10 @@
  * succeed (liveness); the store is what makes it exclusive.
  *
  * <p>A store written before records existed holds allocated claims and no record (the labels are
- * not migrated). The {@link dev.quartermaster.control.allocator.RecordCleaner} adopts them: it
- * records a device an allocated claim names and no one holds, and until it has, step 2 does not
- * hand out a device that a cached allocated claim names. From then on R holds for them too.
+ * not migrated). {@code LegacyAdoption} migrates it, once per node: it records each device an
+ * allocated claim names and no one holds, and until it has, step 2 does not hand out a device that
+ * a cached allocated claim names (the decision waits for the adoption). From then on R holds for
+ * them too, and the store keeps it, so the commit path never looks again.
  *
  * <p>The price: entries of a claim that lost a race (a second reservation elsewhere) or whose
  * allocation a fence cleared stay until the cleaner sees the claim placed elsewhere or gone. They
@@ -69,6 +70,16 @@
  * A request for a device class that does not exist, or for more matching devices than any node has
  * at all, gets {@code Allocated=False} with reason {@code NoSuchDeviceClass} or {@code
  * Unsatisfiable} and a message naming what was asked; one that some node could satisfy later gets
- * {@code WaitingForDevices}. Such claims are retried when nodes, slices or device classes change.
+ * {@code WaitingForDevices}.
+ *
+ * <h2>Waiting</h2>
+ * A key (a task's claims, or a stand-alone claim) that gets no devices waits in one place, {@code
+ * Waiters}, with the cluster events that could change that ({@code NoPlacement}: a missing compute
+ * domain waits for domains, a missing class for classes, {@code Unsatisfiable} for nodes, slices
+ * and classes, {@code WaitingForDevices} for any change of capacity; a fit only on a node being
+ * committed to waits for that commit; a device named by a claim from before records for the
+ * node's adoption). The event moves it back to the queue; so do changes to its own claims or
+ * task. A decision takes a ticket before it reads, so an event between its failed fit and its park
+ * sends it back at once rather than being lost.
  */
 package dev.quartermaster.control.allocator;

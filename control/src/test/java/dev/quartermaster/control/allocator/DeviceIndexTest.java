@@ -28,14 +28,16 @@ import org.junit.jupiter.api.Test;
 /**
  * Concurrent placements on one node: the allocator's workers decide from this index while earlier
  * decisions are still being committed. A second placement that fits only on a node being committed
- * to must wait for that commit, not pick the same best-fit devices and lose the node's record.
+ * to must wait for that commit, not pick the same best-fit devices and lose the node's record (how
+ * it is woken when the commit ends: {@link WaitersTest}).
  */
 class DeviceIndexTest {
   private static final Map<String, DeviceClass> CLASSES = Map.of("gpu",
       new DeviceClass(ObjectMeta.named("gpu"), new DeviceClassSpec("gpu", List.of()), DeviceClassStatus.EMPTY));
   private static final String NODE = "node-0";
 
-  private final DeviceIndex index = new DeviceIndex();
+  private final InFlightCommits commits = new InFlightCommits();
+  private final DeviceIndex index = new DeviceIndex(commits);
   private final Node node = new Node(ObjectMeta.named(NODE), NodeSpec.EMPTY, new NodeStatus(List.of(
       new Condition("AgentReady", Condition.Status.True, "Heartbeat", "", Optional.empty()),
       new Condition("DevicesReady", Condition.Status.True, "AllPresent", "", Optional.empty())),
@@ -59,25 +61,46 @@ class DeviceIndexTest {
   }
 
   @Test
-  void aFitOnlyOnANodeBeingCommittedToWaitsForThatCommitAndIsWokenByIt() {
+  void aFitOnlyOnANodeBeingCommittedToIsBusyUntilThatCommitEnds() {
     index.refresh(NODE, Optional.of(node), Optional.empty(), slices);
-    var first = index.place(oneGpu("a"), Optional.empty(), CLASSES, "task/a");
+    var first = index.place(oneGpu("a"), Optional.empty(), CLASSES);
     assertThat(first).isInstanceOf(Placement.Placed.class);
+    assertThat(commits.isCommitting(NODE)).isTrue();
 
     // The node has a second free GPU, but until the first commit lands the index would hand out the
     // first one again: the two commits would race for the node's record and one would lose.
-    assertThat(index.place(oneGpu("b"), Optional.empty(), CLASSES, "task/b")).isEqualTo(new Placement.Busy(NODE));
-    assertThat(index.place(oneGpu("c"), Optional.of(NODE), CLASSES, "task/c")).isEqualTo(new Placement.Busy(NODE));
+    assertThat(index.place(oneGpu("b"), Optional.empty(), CLASSES)).isEqualTo(new Placement.Busy(NODE));
+    assertThat(index.place(oneGpu("c"), Optional.of(NODE), CLASSES)).isEqualTo(new Placement.Busy(NODE));
 
-    // The first commit lands (indexed at once), then ends: the keys that waited are handed back.
+    // The first commit lands (indexed at once), then ends: the node is placed on again, around it.
     var taken = device(first, "a");
     index.wrote(new NodeAllocation(ObjectMeta.named(NODE),
         NodeAllocationSpec.EMPTY.with(Map.of(taken, new DeviceHolder("a", "uid-a"))), null), Optional.of(node), slices);
-    assertThat(index.committed(NODE)).containsExactlyInAnyOrder("task/b", "task/c");
-    assertThat(index.committed(NODE)).isEmpty(); // handed back once
+    commits.end(NODE);
 
-    var second = index.place(oneGpu("b"), Optional.empty(), CLASSES, "task/b");
+    var second = index.place(oneGpu("b"), Optional.empty(), CLASSES);
     assertThat(device(second, "b")).isNotEqualTo(taken);
+  }
+
+  /** Our own write stands in the index until the cache shows it, and no longer. */
+  @Test
+  void ourOwnWriteStandsUntilTheCacheCatchesUp() {
+    var ready = withRevision(node, 3);
+    var slices2 = List.of(sliceAt(slice(2), 4));
+    index.refresh(NODE, Optional.of(ready), Optional.empty(), slices2);
+    var ours = new NodeAllocation(ObjectMeta.named(NODE).withRevision(10), NodeAllocationSpec.EMPTY.with(Map.of(
+        "gpu-0", new DeviceHolder("x", "uid-x"), "gpu-1", new DeviceHolder("y", "uid-y"))), null);
+    index.wrote(ours, Optional.of(ready), slices2);
+
+    // An informer event of an older revision (no record yet) does not undo our write.
+    index.refresh(NODE, Optional.of(ready), Optional.empty(), slices2);
+    assertThat(index.place(oneGpu("a"), Optional.empty(), CLASSES)).isInstanceOf(Placement.Waiting.class);
+
+    // The cache moves past it (a claim released gpu-1 at revision 11): the cache is what counts now.
+    var later = new NodeAllocation(ObjectMeta.named(NODE).withRevision(11), NodeAllocationSpec.EMPTY.with(Map.of(
+        "gpu-0", new DeviceHolder("x", "uid-x"))), null);
+    index.refresh(NODE, Optional.of(ready), Optional.of(later), slices2);
+    assertThat(device(index.place(oneGpu("a"), Optional.empty(), CLASSES), "a")).isEqualTo("gpu-1");
   }
 
   @Test
@@ -85,7 +108,7 @@ class DeviceIndexTest {
     index.refresh(NODE, Optional.of(node), Optional.of(new NodeAllocation(ObjectMeta.named(NODE),
         NodeAllocationSpec.EMPTY.with(Map.of("gpu-0", new DeviceHolder("x", "uid-x"), "gpu-1", new DeviceHolder("y", "uid-y"))),
         null)), slices);
-    assertThat(index.place(oneGpu("a"), Optional.empty(), CLASSES, "task/a")).isInstanceOf(Placement.Waiting.class);
+    assertThat(index.place(oneGpu("a"), Optional.empty(), CLASSES)).isInstanceOf(Placement.Waiting.class);
   }
 
   /**
@@ -97,20 +120,20 @@ class DeviceIndexTest {
     var ready = withRevision(node, 3);
     var slices2 = List.of(sliceAt(slice(2), 4));
     index.refresh(NODE, Optional.of(ready), Optional.empty(), slices2);
-    assertThat(index.place(oneGpu("a"), Optional.empty(), CLASSES, "task/a")).isInstanceOf(Placement.Placed.class);
-    index.committed(NODE);
+    assertThat(index.place(oneGpu("a"), Optional.empty(), CLASSES)).isInstanceOf(Placement.Placed.class);
+    commits.end(NODE);
 
     // The record moves (revision 5): both GPUs held.
     var full = new NodeAllocation(ObjectMeta.named(NODE).withRevision(5), NodeAllocationSpec.EMPTY.with(Map.of(
         "gpu-0", new DeviceHolder("x", "uid-x"), "gpu-1", new DeviceHolder("y", "uid-y"))), null);
     index.refresh(NODE, Optional.of(ready), Optional.of(full), slices2);
-    assertThat(index.place(oneGpu("b"), Optional.empty(), CLASSES, "task/b")).isInstanceOf(Placement.Waiting.class);
+    assertThat(index.place(oneGpu("b"), Optional.empty(), CLASSES)).isInstanceOf(Placement.Waiting.class);
 
     // The slices move (revision 6): two more GPUs published.
     var slices4 = List.of(sliceAt(slice(4), 6));
     index.refresh(NODE, Optional.of(ready), Optional.of(full), slices4);
-    assertThat(index.place(oneGpu("c"), Optional.empty(), CLASSES, "task/c")).isInstanceOf(Placement.Placed.class);
-    index.committed(NODE);
+    assertThat(index.place(oneGpu("c"), Optional.empty(), CLASSES)).isInstanceOf(Placement.Placed.class);
+    commits.end(NODE);
 
     // The node moves (revision 7): cordoned.
     var cordoned = withRevision(new Node(node.metadata(), new NodeSpec(true, false), node.status()), 7);

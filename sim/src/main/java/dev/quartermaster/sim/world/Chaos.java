@@ -3,7 +3,7 @@ package dev.quartermaster.sim.world;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.node.NodeSpec;
 import dev.quartermaster.api.workload.TaskPhase;
-import dev.quartermaster.control.allocator.NodeReadiness;
+import dev.quartermaster.control.cluster.NodeReadiness;
 import dev.quartermaster.core.env.Env;
 import java.time.Duration;
 import java.util.ArrayList;

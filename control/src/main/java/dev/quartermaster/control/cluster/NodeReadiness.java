@@ -1,4 +1,4 @@
-package dev.quartermaster.control.allocator;
+package dev.quartermaster.control.cluster;
 
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.node.Node;

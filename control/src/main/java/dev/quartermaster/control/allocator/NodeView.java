@@ -1,0 +1,53 @@
+package dev.quartermaster.control.allocator;
+
+import dev.quartermaster.api.allocation.NodeAllocation;
+import dev.quartermaster.api.device.Device;
+import dev.quartermaster.api.device.DeviceSlice;
+import dev.quartermaster.api.node.Node;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * One node as the {@link DeviceIndex} sees it.
+ *
+ * @param notReady why the node takes no allocations (empty: it does)
+ * @param held the node's allocation record: device → the holder's claim uid
+ * @param sources the revisions it was built from
+ */
+record NodeView(String name, Optional<String> notReady, List<Device> devices, Map<String, String> held,
+    NodeView.Sources sources) {
+
+  boolean schedulable() {
+    return notReady.isEmpty();
+  }
+
+  /** Whether {@code d} may be handed out now: healthy and held by no one. */
+  boolean isFree(Device d) {
+    return d.health() == Device.Health.Healthy && !held.containsKey(d.name());
+  }
+
+  int free(String baseClass) {
+    return (int) devices.stream().filter(d -> isFree(d) && d.deviceClass().equals(baseClass)).count();
+  }
+
+  /**
+   * The revisions of the node object, its record and its slices (0: absent) that a view was built
+   * from: the same again means the same view. Each allocation reaches the index twice, from our own
+   * write and then from the informer's event of that same write; the second need not rebuild the
+   * node. An object never stored (revision 0, as in tests) makes it unknown.
+   */
+  record Sources(long node, long record, List<Long> slices, boolean known) {
+    static Sources of(Optional<Node> node, Optional<NodeAllocation> record, List<DeviceSlice> slices) {
+      long n = node.map(x -> x.metadata().revision()).orElse(0L);
+      long r = record.map(x -> x.metadata().revision()).orElse(0L);
+      var s = slices.stream().map(x -> x.metadata().revision()).sorted().toList();
+      boolean known = (node.isEmpty() || n > 0) && (record.isEmpty() || r > 0) && s.stream().allMatch(x -> x > 0);
+      return new Sources(n, r, s, known);
+    }
+
+    boolean same(Sources other) {
+      return known && equals(other);
+    }
+  }
+}
