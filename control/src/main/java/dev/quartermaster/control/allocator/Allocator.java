@@ -199,13 +199,18 @@ public final class Allocator {
     // A stand-alone claim that a live task names is placed with that task's other claims and on
     // the node it is pinned to (a claim deleted and created again under a scheduled task must come
     // back to the task's node, or the task waits forever); the task's own key reads its pin live.
-    // Found by claim name in the tasks' cache, not by listing every task live on each claim event;
-    // a task the cache shows only later queues its own key then. Before the cache has listed it
-    // would say that no task names the claim.
+    // Found by claim name in the tasks' cache, not by listing every task live on each claim event,
+    // once the cache has seen the store at the claim's revision: a task created before the claim
+    // (pinned, say, and then its claim) is in it. A cache behind the claim may not show that task
+    // yet, and the claim would be placed on any node while the task waits on its own for ever: then
+    // the tasks are read live, as the store has them now.
     if (!informers.tasks().hasSynced()) {
       return Result.requeue();
     }
-    var users = informers.tasks().cache().byIndex(Informers.BY_CLAIM, name).stream()
+    var named = informers.tasks().syncedRevision() >= c.get().metadata().revision()
+        ? informers.tasks().cache().byIndex(Informers.BY_CLAIM, name)
+        : api.list(Kinds.TASK).items().stream().filter(t -> t.spec().claims().contains(name)).toList();
+    var users = named.stream()
         .filter(t -> !t.metadata().isDeleting() && !t.status().phase().isFinished()).toList();
     if (!users.isEmpty()) {
       users.forEach(t -> enqueue(AllocatorKey.task(t.metadata().name())));
