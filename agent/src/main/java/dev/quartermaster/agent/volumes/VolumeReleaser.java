@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Reconciles one Volume (by name) with this node: the agent's step of the claim protocol ({@link
  * VolumeClaim}). Every claim {@code Taken} for this node whose task incarnation no longer lives
- * here ({@link ClaimLiveness}: never while our process for it may still run) is NodeUnpublished,
+ * here ({@link VolumeClaimLiveness}: never while our process for it may still run) is NodeUnpublished,
  * the volume NodeUnstaged when no live claim of this node still needs the staging path, and then
  * the claim is moved to {@code NodeDetached} in the Volume's status (compare-and-set, re-read on
  * conflict) — the persisted step, after the calls. A crash anywhere before that write leaves the
@@ -158,14 +158,14 @@ public final class VolumeReleaser {
     }
     var v = found.get();
     var taken = takenHere(v);
-    var dead = taken.stream().filter(c -> !ClaimLiveness.live(c, node, tasks.apply(c.task()), running(c))).toList();
+    var dead = taken.stream().filter(c -> !VolumeClaimLiveness.live(c, node, tasks.apply(c.task()), running(c))).toList();
     var orphans = orphans(v);
     if (dead.isEmpty() && orphans.isEmpty()) {
       return Result.done(); // a task's end or its process's end brings us back
     }
     // Released on the store's word only: a fresh read, not the cache (it may not know a new task yet,
     // nor the claim a publication here was just made for).
-    dead = dead.stream().filter(c -> !ClaimLiveness.live(c, node, api.get(Kinds.TASK, c.task()), running(c))).toList();
+    dead = dead.stream().filter(c -> !VolumeClaimLiveness.live(c, node, api.get(Kinds.TASK, c.task()), running(c))).toList();
     if (!orphans.isEmpty()) {
       orphans = api.get(Kinds.VOLUME, name).map(this::orphans).orElse(Set.of());
     }
