@@ -9,6 +9,8 @@ import dev.quartermaster.api.event.EventRecorder;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.volume.VolumeClaim;
+import dev.quartermaster.api.volume.VolumeClaimEvent;
+import dev.quartermaster.api.volume.VolumeClaimMachine;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.core.queue.Result;
 import dev.quartermaster.csi.plugin.CsiCall;
@@ -24,7 +26,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiPredicate;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -260,7 +261,7 @@ public final class VolumeReleaser {
   private void sayFailing(String name, List<VolumeClaim> dead, String message) {
     var said = message.length() > MAX_SAID ? message.substring(0, MAX_SAID) + "…" : message;
     try {
-      updateOwnClaims(name, c -> dead.stream().anyMatch(d -> c.heldBy(d.task(), d.taskUid())) ? c.withReleaseError(said) : c);
+      applyToOwn(name, dead, new VolumeClaimEvent.ReleaseFailed(said));
     } catch (ApiException e) {
       LOG.info("volume {}: could not say on its claims why their release on {} fails: {}", name, node, e.getMessage());
     }
@@ -268,12 +269,14 @@ public final class VolumeReleaser {
 
   /** {@code Taken → NodeDetached} for {@code dead}, compare-and-set on the Volume read afresh. */
   private void markDetached(String name, List<VolumeClaim> dead) {
-    updateOwnClaims(name, c -> dead.stream().anyMatch(d -> c.heldBy(d.task(), d.taskUid()))
-        ? c.withState(VolumeClaim.State.NodeDetached) : c);
+    applyToOwn(name, dead, new VolumeClaimEvent.NodeReleased());
   }
 
-  /** {@code change} applied to this node's {@code Taken} claims of the Volume, compare-and-set on a fresh read. */
-  private void updateOwnClaims(String name, UnaryOperator<VolumeClaim> change) {
+  /**
+   * {@code done} applied to this node's claims of {@code dead} in the Volume, compare-and-set on a
+   * fresh read; a claim the machine will not move (no longer {@code Taken}) stays as it is.
+   */
+  private void applyToOwn(String name, List<VolumeClaim> dead, VolumeClaimEvent done) {
     ApiException last = null;
     for (int i = 0; i < ATTEMPTS; i++) {
       var current = api.get(Kinds.VOLUME, name);
@@ -282,7 +285,8 @@ public final class VolumeReleaser {
       }
       var v = current.get();
       var next = v.status().claims().stream()
-          .map(c -> c.node().equals(node) && c.state() == VolumeClaim.State.Taken ? change.apply(c) : c)
+          .map(c -> c.node().equals(node) && dead.stream().anyMatch(d -> c.heldBy(d.task(), d.taskUid()))
+              ? VolumeClaimMachine.apply(c, done).orElse(c) : c)
           .toList();
       if (next.equals(v.status().claims())) {
         return;
