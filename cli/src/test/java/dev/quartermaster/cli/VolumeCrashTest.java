@@ -17,7 +17,8 @@ import dev.quartermaster.api.node.NodeStatus;
 import dev.quartermaster.api.node.PluginInstance;
 import dev.quartermaster.api.node.PluginRole;
 import dev.quartermaster.api.volume.Volume;
-import dev.quartermaster.api.volume.VolumeClaim;
+import dev.quartermaster.api.volume.VolumeClaimEvent;
+import dev.quartermaster.api.volume.VolumeClaimMachine;
 import dev.quartermaster.api.volume.VolumeSpec;
 import dev.quartermaster.api.volume.VolumeSpec.AccessMode;
 import dev.quartermaster.api.volume.VolumeUse;
@@ -261,8 +262,8 @@ class VolumeCrashTest {
                 } else {
                   // The agent unpublished and unstaged it: NodeDetached, compare-and-set on the volume.
                   var claims = v.status().claims().stream()
-                      .map(c -> c.task().equals(TASK) && c.state() == VolumeClaim.State.Taken
-                          ? c.withState(VolumeClaim.State.NodeDetached) : c)
+                      .map(c -> c.task().equals(TASK)
+                          ? VolumeClaimMachine.apply(c, new VolumeClaimEvent.NodeReleased()).orElse(c) : c)
                       .toList();
                   observe(this.api.updateStatus(v.withStatus(v.status().withClaims(claims))));
                 }

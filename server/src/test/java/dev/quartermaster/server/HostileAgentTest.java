@@ -28,6 +28,8 @@ import dev.quartermaster.api.node.NodeSpec;
 import dev.quartermaster.api.node.NodeStatus;
 import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.volume.VolumeClaim;
+import dev.quartermaster.api.volume.VolumeClaimEvent;
+import dev.quartermaster.api.volume.VolumeClaimMachine;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskSpec;
 import dev.quartermaster.api.workload.TaskStatus;
@@ -168,11 +170,13 @@ class HostileAgentTest {
         new VolumeClaim(own.task(), own.taskUid(), own.node(), VolumeClaim.Mode.Read, own.state(), own.attached(),
             own.publishContext()), other)))));
     refuse(refusals, "its own claim let go past NodeDetached", () -> agent.updateStatus(v.withStatus(v.status().withClaims(
-        List.of(own.withState(VolumeClaim.State.ControllerDetached), other)))));
+        List.of(new VolumeClaim(own.task(), own.taskUid(), own.node(), own.mode(),
+            VolumeClaim.State.ControllerDetached, own.attached(), own.publishContext()), other)))));
     refuse(refusals, "another node's claim marked released", () -> agent.updateStatus(v.withStatus(v.status().withClaims(
-        List.of(own, other.withState(VolumeClaim.State.NodeDetached))))));
+        List.of(own, VolumeClaimMachine.apply(other, new VolumeClaimEvent.NodeReleased()).orThrow())))));
     refuse(refusals, "a release error said on another node's claim", () -> agent.updateStatus(v.withStatus(
-        v.status().withClaims(List.of(own, other.withReleaseError("NodeUnstageVolume: FAILED_PRECONDITION"))))));
+        v.status().withClaims(List.of(own, VolumeClaimMachine.apply(other,
+            new VolumeClaimEvent.ReleaseFailed("NodeUnstageVolume: FAILED_PRECONDITION")).orThrow())))));
     refuse(refusals, "its own claim's mode changed along with a release error", () -> agent.updateStatus(v.withStatus(
         v.status().withClaims(List.of(new VolumeClaim(own.task(), own.taskUid(), own.node(), VolumeClaim.Mode.Read,
             own.state(), own.attached(), own.publishContext(), "failing"), other)))));
@@ -198,9 +202,10 @@ class HostileAgentTest {
     agent.update(prepared.withMetadata(prepared.metadata().withFinalizers(List.of(new AgentFinalizer("a").name()))));
     agent.updateStatus(taskA.withStatus(TaskStatus.EMPTY));
     var said = agent.updateStatus(v.withStatus(v.status().withClaims(List.of(
-        own.withReleaseError("NodeUnstageVolume: FAILED_PRECONDITION: still published"), other))));
+        VolumeClaimMachine.apply(own,
+            new VolumeClaimEvent.ReleaseFailed("NodeUnstageVolume: FAILED_PRECONDITION: still published")).orThrow(), other))));
     agent.updateStatus(said.withStatus(said.status().withClaims(List.of(
-        said.status().claims().getFirst().withState(VolumeClaim.State.NodeDetached), other))));
+        VolumeClaimMachine.apply(said.status().claims().getFirst(), new VolumeClaimEvent.NodeReleased()).orThrow(), other))));
     return refusals;
   }
 

@@ -45,25 +45,25 @@ public final class NodeCalls {
     return paths;
   }
 
-  /** Stages (if the plugin stages and this agent has not yet) and publishes {@code claim}'s volume; returns the target path. */
-  public CompletionStage<String> publish(Volume volume, VolumeClaim claim, boolean readOnly, NodePlugin plugin) {
+  /** Stages (if the plugin stages and this agent has not yet) and publishes {@code volumeClaim}'s volume; returns the target path. */
+  public CompletionStage<String> publish(Volume volume, VolumeClaim volumeClaim, boolean readOnly, NodePlugin plugin) {
     var name = volume.metadata().name();
     var id = volume.status().externalId();
     var mode = volume.spec().accessMode();
     var staging = paths.staging(name);
-    var target = paths.target(claim.taskUid(), name);
+    var target = paths.target(volumeClaim.taskUid(), name);
     var client = plugin.client();
     return gate.submit(name, () -> {
-      if (released.contains(key(name, claim.taskUid()))) {
+      if (released.contains(key(name, volumeClaim.taskUid()))) {
         return CompletableFuture.<String>failedFuture(new CsiException(CsiCall.NodePublishVolume,
-            CsiCode.FAILED_PRECONDITION, "the claim of task " + claim.task() + " on " + name + " was released"));
+            CsiCode.FAILED_PRECONDITION, "the claim of task " + volumeClaim.task() + " on " + name + " was released"));
       }
       CompletableFuture<Void> stage = plugin.stages() && !staged.contains(name)
           ? CsiCalls.named(CsiCall.NodeStageVolume,
-              () -> client.nodeStage(id, claim.publishContext(), staging, mode)).thenRun(() -> staged.add(name))
+              () -> client.nodeStage(id, volumeClaim.publishContext(), staging, mode)).thenRun(() -> staged.add(name))
           : CompletableFuture.completedFuture(null);
       return stage.thenCompose(v -> CsiCalls.named(CsiCall.NodePublishVolume, () -> client.nodePublish(id,
-          claim.publishContext(), plugin.stages() ? staging : "", target, mode, readOnly)))
+          volumeClaim.publishContext(), plugin.stages() ? staging : "", target, mode, readOnly)))
           .thenApply(v -> target);
     });
   }

@@ -152,14 +152,14 @@ public final class VolumeMounts {
               : "; its release there keeps failing: " + c.releaseError()))
           .orElse("waiting for the volume controller to grant the claim on volume " + name));
     }
-    var claim = mine.get();
-    if (!claim.node().equals(node)) {
-      return waiting("the claim on volume " + name + " is for node " + claim.node() + ", not " + node);
+    var volumeClaim = mine.get();
+    if (!volumeClaim.node().equals(node)) {
+      return waiting("the claim on volume " + name + " is for node " + volumeClaim.node() + ", not " + node);
     }
-    if (claim.state() != VolumeClaim.State.Taken) {
-      return waiting("the claim on volume " + name + " is being released (" + claim.state() + ")");
+    if (volumeClaim.state() != VolumeClaim.State.Taken) {
+      return waiting("the claim on volume " + name + " is being released (" + volumeClaim.state() + ")");
     }
-    if (!claim.attached()) {
+    if (!volumeClaim.attached()) {
       return waiting("waiting for ControllerPublish of " + name + " to " + node);
     }
     var key = key(name, uid);
@@ -184,7 +184,7 @@ public final class VolumeMounts {
       return waiting("volume " + name + ": " + plugins.whyNot(v.spec().plugin()));
     }
     jobs.put(key, new InFlight());
-    calls.publish(v, claim, use.readOnly(), plugin.get()).whenComplete((target, e) -> {
+    calls.publish(v, volumeClaim, use.readOnly(), plugin.get()).whenComplete((target, e) -> {
       if (e != null) {
         var error = CsiException.of(CsiCall.NodePublishVolume, e);
         LOG.info("task {}: publishing volume {} failed: {}", task, name, error.getMessage());

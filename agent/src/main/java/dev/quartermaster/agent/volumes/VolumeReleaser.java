@@ -10,6 +10,8 @@ import dev.quartermaster.api.event.EventRecorder;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.volume.VolumeClaim;
+import dev.quartermaster.api.volume.VolumeClaimEvent;
+import dev.quartermaster.api.volume.VolumeClaimMachine;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.core.queue.Result;
 import dev.quartermaster.csi.plugin.CsiCall;
@@ -25,7 +27,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiPredicate;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,7 +34,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Reconciles one Volume (by name) with this node: the agent's step of the claim protocol ({@link
  * VolumeClaim}). Every claim {@code Taken} for this node whose task incarnation no longer lives
- * here ({@link ClaimLiveness}: never while our process for it may still run) is NodeUnpublished,
+ * here ({@link VolumeClaimLiveness}: never while our process for it may still run) is NodeUnpublished,
  * the volume NodeUnstaged when no live claim of this node still needs the staging path, and then
  * the claim is moved to {@code NodeDetached} in the Volume's status (compare-and-set, re-read on
  * conflict) — the persisted step, after the calls. A crash anywhere before that write leaves the
@@ -137,14 +138,14 @@ public final class VolumeReleaser {
     }
     var v = found.get();
     var taken = takenHere(v);
-    var dead = taken.stream().filter(c -> !ClaimLiveness.live(c, node, tasks.apply(c.task()), running(c))).toList();
+    var dead = taken.stream().filter(c -> !VolumeClaimLiveness.live(c, node, tasks.apply(c.task()), running(c))).toList();
     var orphans = orphans(v);
     if (dead.isEmpty() && orphans.isEmpty()) {
       return Result.done(); // a task's end or its process's end brings us back
     }
     // Released on the store's word only: a fresh read, not the cache (it may not know a new task yet,
     // nor the claim a publication here was just made for).
-    dead = dead.stream().filter(c -> !ClaimLiveness.live(c, node, api.get(Kinds.TASK, c.task()), running(c))).toList();
+    dead = dead.stream().filter(c -> !VolumeClaimLiveness.live(c, node, api.get(Kinds.TASK, c.task()), running(c))).toList();
     if (!orphans.isEmpty()) {
       orphans = api.get(Kinds.VOLUME, name).map(this::orphans).orElse(Set.of());
     }
@@ -239,7 +240,7 @@ public final class VolumeReleaser {
   private void sayFailing(String name, List<VolumeClaim> dead, String message) {
     var said = message.length() > MAX_SAID ? message.substring(0, MAX_SAID) + "…" : message;
     try {
-      updateOwnClaims(name, c -> dead.stream().anyMatch(d -> c.heldBy(d.task(), d.taskUid())) ? c.withReleaseError(said) : c);
+      applyToOwn(name, dead, new VolumeClaimEvent.ReleaseFailed(said));
     } catch (ApiException e) {
       LOG.info("volume {}: could not say on its claims why their release on {} fails: {}", name, node, e.getMessage());
     }
@@ -247,12 +248,14 @@ public final class VolumeReleaser {
 
   /** {@code Taken → NodeDetached} for {@code dead}, compare-and-set on the Volume read afresh. */
   private void markDetached(String name, List<VolumeClaim> dead) {
-    updateOwnClaims(name, c -> dead.stream().anyMatch(d -> c.heldBy(d.task(), d.taskUid()))
-        ? c.withState(VolumeClaim.State.NodeDetached) : c);
+    applyToOwn(name, dead, new VolumeClaimEvent.NodeReleased());
   }
 
-  /** {@code change} applied to this node's {@code Taken} claims of the Volume, compare-and-set on a fresh read. */
-  private void updateOwnClaims(String name, UnaryOperator<VolumeClaim> change) {
+  /**
+   * {@code done} applied to this node's claims of {@code dead} in the Volume, compare-and-set on a
+   * fresh read; a claim the machine will not move (no longer {@code Taken}) stays as it is.
+   */
+  private void applyToOwn(String name, List<VolumeClaim> dead, VolumeClaimEvent done) {
     ApiException last = null;
     for (int i = 0; i < ATTEMPTS; i++) {
       var current = api.get(Kinds.VOLUME, name);
@@ -261,7 +264,8 @@ public final class VolumeReleaser {
       }
       var v = current.get();
       var next = v.status().claims().stream()
-          .map(c -> c.node().equals(node) && c.state() == VolumeClaim.State.Taken ? change.apply(c) : c)
+          .map(c -> c.node().equals(node) && dead.stream().anyMatch(d -> c.heldBy(d.task(), d.taskUid()))
+              ? VolumeClaimMachine.apply(c, done).orElse(c) : c)
           .toList();
       if (next.equals(v.status().claims())) {
         return;

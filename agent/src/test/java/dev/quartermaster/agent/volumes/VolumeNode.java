@@ -21,6 +21,8 @@ import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.volume.VolumeClaim;
+import dev.quartermaster.api.volume.VolumeClaimEvent;
+import dev.quartermaster.api.volume.VolumeClaimMachine;
 import dev.quartermaster.api.volume.VolumePhase;
 import dev.quartermaster.api.volume.VolumeSpec.AccessMode;
 import dev.quartermaster.api.volume.VolumeSpec;
@@ -208,6 +210,14 @@ final class VolumeNode implements AutoCloseable {
   /** A fence's hand-over: the claim of {@code task} freed by the controller without its node (only the node keeps its publication). */
   void freeWithoutNode(String volume, Task task) {
     var v = api.get(Kinds.VOLUME, volume).orElseThrow();
+    // Its steps as the controller writes them: detached on the node's behalf, then removed.
+    var detached = v.status().claims().stream()
+        .map(c -> c.heldBy(task.metadata().name(), task.metadata().uid())
+            ? VolumeClaimMachine.apply(VolumeClaimMachine.apply(c, new VolumeClaimEvent.NodeGone()).orThrow(),
+                new VolumeClaimEvent.ControllerReleased()).orThrow()
+            : c)
+        .toList();
+    v = api.updateStatus(v.withStatus(v.status().withClaims(detached)));
     var claims = new ArrayList<>(v.status().claims());
     claims.removeIf(c -> c.heldBy(task.metadata().name(), task.metadata().uid()));
     api.updateStatus(v.withStatus(v.status().withClaims(claims)));

@@ -7,7 +7,8 @@ import java.util.Map;
  * attached} once ControllerPublish returned, with the plugin's publish context for the node); released
  * step by step, each step persisted before the next call: {@code Taken → NodeDetached} (the node
  * unpublished and unstaged it, or the node was fenced) {@code → ControllerDetached}
- * (ControllerUnpublish returned) {@code → Free} (removed from the list).
+ * (ControllerUnpublish returned) {@code → Free} (removed from the list). Only {@link
+ * VolumeClaimMachine} moves a claim from one state to the next.
  *
  * @param task the task's name
  * @param taskUid the task incarnation that holds it; a re-created task of the same name is another holder
@@ -52,20 +53,6 @@ public record VolumeClaim(
 
   public VolumeClaim(String task, String node, Mode mode, State state) {
     this(task, "", node, mode, state, false, Map.of());
-  }
-
-  /** The claim moved to {@code s}; a release error belongs to the state it was in, so it goes. */
-  public VolumeClaim withState(State s) {
-    return new VolumeClaim(task, taskUid, node, mode, s, attached, publishContext, s == state ? releaseError : "");
-  }
-
-  public VolumeClaim attachedWith(Map<String, String> context) {
-    return new VolumeClaim(task, taskUid, node, mode, state, true, context, releaseError);
-  }
-
-  /** The claim with the node's latest release failure said ({@code ""}: none). */
-  public VolumeClaim withReleaseError(String error) {
-    return new VolumeClaim(task, taskUid, node, mode, state, attached, publishContext, error);
   }
 
   /** Whether this claim belongs to the task incarnation {@code name}/{@code uid}. */

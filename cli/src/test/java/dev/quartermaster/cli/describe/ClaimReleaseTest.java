@@ -30,7 +30,7 @@ class ClaimReleaseTest {
   @Test
   void aClaimHeldByItsRunningTaskWaitsForNothingOnceAttached() {
     var task = task("train-0", "uid-1", TaskPhase.Running, false);
-    var attached = claim(State.Taken).attachedWith(Map.of());
+    var attached = attached(State.Taken);
     assertThat(ClaimRelease.waitingFor(attached, PLUGIN, Optional.of(task), Optional.of(ready("node-3")), List.of(), NOW))
         .isEmpty();
     assertThat(ClaimRelease.waitingFor(claim(State.Taken), PLUGIN, Optional.of(task), Optional.of(ready("node-3")),
@@ -51,7 +51,8 @@ class ClaimReleaseTest {
   /** Issue 30, seed 3: a release the plugin keeps refusing says so where the operator looks, with the plugin's words. */
   @Test
   void aReleaseThatKeepsFailingSaysThePluginsAnswer() {
-    var failing = claim(State.Taken).withReleaseError("NodeUnstageVolume: FAILED_PRECONDITION: volume v is still published");
+    var failing = new VolumeClaim("train-0", "uid-1", "node-3", Mode.Write, State.Taken, false, Map.of(),
+        "NodeUnstageVolume: FAILED_PRECONDITION: volume v is still published");
     assertThat(ClaimRelease.waitingFor(failing, PLUGIN, Optional.empty(), Optional.of(ready("node-3")), List.of(), NOW))
         .isEqualTo("node-3 to unpublish (its agent runs NodeUnpublish and NodeUnstage); its release there keeps failing: "
             + "NodeUnstageVolume: FAILED_PRECONDITION: volume v is still published");
@@ -78,7 +79,7 @@ class ClaimReleaseTest {
 
   @Test
   void controllerUnpublishNamesTheInstanceOrWhyThereIsNone() {
-    var detached = claim(State.NodeDetached).attachedWith(Map.of());
+    var detached = attached(State.NodeDetached);
     var nodes = List.of(withController("node-2", true, ""), withController("node-1", false, "Probe: UNAVAILABLE"),
         withController("node-0", true, ""));
     assertThat(ClaimRelease.waitingFor(detached, PLUGIN, Optional.empty(), Optional.empty(), nodes, NOW))
@@ -98,6 +99,10 @@ class ClaimReleaseTest {
 
   private static VolumeClaim claim(State state) {
     return new VolumeClaim("train-0", "uid-1", "node-3", Mode.Write, state, false, Map.of());
+  }
+
+  private static VolumeClaim attached(State state) {
+    return new VolumeClaim("train-0", "uid-1", "node-3", Mode.Write, state, true, Map.of());
   }
 
   private static Task task(String name, String uid, TaskPhase phase, boolean deleting) {

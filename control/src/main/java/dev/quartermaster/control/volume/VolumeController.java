@@ -6,6 +6,8 @@ import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.volume.VolumeClaim;
+import dev.quartermaster.api.volume.VolumeClaimEvent;
+import dev.quartermaster.api.volume.VolumeClaimMachine;
 import dev.quartermaster.api.volume.VolumePhase;
 import dev.quartermaster.api.volume.VolumeStatus;
 import dev.quartermaster.api.workload.Task;
@@ -36,7 +38,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Makes volumes real (I5): creates each in its plugin, grants claims by access mode, and drives
- * every claim through {@link ClaimMachine}, persisting each step in the volume's status before the
+ * every claim through {@link VolumeClaimMachine}, persisting each step in the volume's status before the
  * next call. Deleting a volume waits, behind {@link Volume#RELEASE_FINALIZER}, until no claim is left,
  * then DeleteVolume, then the finalizer goes.
  *
@@ -191,28 +193,28 @@ public final class VolumeController {
         return noRoute(v);
       }
       var c = plan.call().get();
-      var node = node(c.claim().node());
+      var node = node(c.volumeClaim().node());
       var nodeId = node.flatMap(n -> ControllerRoute.nodeInstance(n, v.spec().plugin())).map(p -> p.csiNodeId())
           .filter(id -> !id.isEmpty());
       if (nodeId.isEmpty() && c instanceof VolumePlan.Call.Publish) {
-        setCondition(v, Conditions.of(CALLS, false, "NoNodePlugin", "node " + c.claim().node()
+        setCondition(v, Conditions.of(CALLS, false, "NoNodePlugin", "node " + c.volumeClaim().node()
             + " has no healthy node instance of plugin " + v.spec().plugin()));
         return Result.requeueAfter(NO_ROUTE_RECHECK);
       }
       // A node gone for good may have no instance left: unpublish by the node name (the plugin's id for it
       // is the node name for our plugins; others treat an unknown node as already unpublished).
-      var csiNode = nodeId.orElse(c.claim().node());
-      var claim = c.claim();
+      var csiNode = nodeId.orElse(c.volumeClaim().node());
+      var volumeClaim = c.volumeClaim();
       return switch (c) {
         case VolumePlan.Call.Publish p -> call(v, route.get(), CsiCall.ControllerPublishVolume,
-            "task " + claim.task() + " on " + claim.node(),
+            "task " + volumeClaim.task() + " on " + volumeClaim.node(),
             plugin -> plugin.controllerPublish(v.status().externalId(), csiNode, v.spec().accessMode(),
-                claim.mode() == VolumeClaim.Mode.Read)
-                .thenApply(ctx -> new CallOutcome.Published(claim.task(), claim.taskUid(), ctx)));
+                volumeClaim.mode() == VolumeClaim.Mode.Read)
+                .thenApply(ctx -> new CallOutcome.Published(volumeClaim.task(), volumeClaim.taskUid(), ctx)));
         case VolumePlan.Call.Unpublish u -> call(v, route.get(), CsiCall.ControllerUnpublishVolume,
-            "task " + claim.task() + " on " + claim.node(),
+            "task " + volumeClaim.task() + " on " + volumeClaim.node(),
             plugin -> plugin.controllerUnpublish(v.status().externalId(), csiNode)
-                .thenApply(x -> new CallOutcome.Unpublished(claim.task(), claim.taskUid())));
+                .thenApply(x -> new CallOutcome.Unpublished(volumeClaim.task(), volumeClaim.taskUid())));
       };
     }
     if (v.metadata().isDeleting() && v.status().claims().isEmpty()) {
@@ -306,20 +308,15 @@ public final class VolumeController {
         yield Result.done();
       }
       case CallOutcome.Published p -> {
-        var claims = s.claims().stream()
-            .map(c -> c.heldBy(p.task(), p.taskUid()) && c.state() == VolumeClaim.State.Taken ? c.attachedWith(p.context()) : c)
-            .toList();
+        var claims = applied(s.claims(), p.task(), p.taskUid(), new VolumeClaimEvent.Attached(p.context()));
         write(v, s.withClaims(claims).withConditions(Conditions.set(s.conditions(),
             Conditions.of(CALLS, true, "Succeeded", "ControllerPublishVolume for task " + p.task() + " succeeded"),
             env.now())), s.phase());
         yield Result.done();
       }
       case CallOutcome.Unpublished u -> {
-        var claims = s.claims().stream()
-            .map(c -> c.heldBy(u.task(), u.taskUid()) && c.state() == VolumeClaim.State.NodeDetached
-                ? c.withState(VolumeClaim.State.ControllerDetached) : c)
-            .toList();
-        write(v, s.withClaims(claims), s.phase());
+        write(v, s.withClaims(applied(s.claims(), u.task(), u.taskUid(), new VolumeClaimEvent.ControllerReleased())),
+            s.phase());
         yield Result.done();
       }
       case CallOutcome.Deleted d -> {
@@ -334,6 +331,15 @@ public final class VolumeController {
         yield e.code().retryable() ? Result.requeue() : Result.requeueAfter(RETRY_FAILED);
       }
     };
+  }
+
+  /**
+   * {@code claims} with the claim of task incarnation {@code task}/{@code uid} moved by a call's
+   * outcome; one that moved on meanwhile (its agent released it before the publish was recorded)
+   * stays as it is.
+   */
+  private static List<VolumeClaim> applied(List<VolumeClaim> claims, String task, String uid, VolumeClaimEvent done) {
+    return claims.stream().map(c -> c.heldBy(task, uid) ? VolumeClaimMachine.apply(c, done).orElse(c) : c).toList();
   }
 
   private Result noRoute(Volume v) {

@@ -5,6 +5,10 @@ import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.node.NodeConditions;
 import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.volume.VolumeClaim;
+import dev.quartermaster.api.volume.VolumeClaimEvent;
+import dev.quartermaster.api.volume.VolumeClaimMachine;
+import dev.quartermaster.api.volume.VolumeClaimMachine.NodeFate;
+import dev.quartermaster.api.volume.VolumeClaimStep;
 import dev.quartermaster.api.volume.VolumeStatus;
 import dev.quartermaster.api.workload.Task;
 import java.util.ArrayList;
@@ -23,13 +27,13 @@ import java.util.function.Function;
  */
 public record VolumePlan(VolumeStatus status, boolean edited, Optional<Call> call) {
 
-  /** The controller call a claim needs. */
+  /** The controller call a volume claim needs. */
   public sealed interface Call {
-    VolumeClaim claim();
+    VolumeClaim volumeClaim();
 
-    record Publish(VolumeClaim claim) implements Call {}
+    record Publish(VolumeClaim volumeClaim) implements Call {}
 
-    record Unpublish(VolumeClaim claim) implements Call {}
+    record Unpublish(VolumeClaim volumeClaim) implements Call {}
   }
 
   /**
@@ -43,34 +47,22 @@ public record VolumePlan(VolumeStatus status, boolean edited, Optional<Call> cal
     boolean edited = false;
     for (var c : v.status().claims()) {
       var node = nodes.apply(c.node());
-      var fate = node.isEmpty() || node.get().spec().fenced() ? ClaimMachine.NodeFate.Dead : ClaimMachine.NodeFate.MayReturn;
-      var step = ClaimMachine.next(c, holderLive(c, users), fate, publishes, node.flatMap(VolumePlan::problem),
+      var fate = node.isEmpty() || node.get().spec().fenced() ? NodeFate.Dead : NodeFate.MayReturn;
+      var step = VolumeClaimMachine.next(c, holderLive(c, users), fate, publishes, node.flatMap(VolumePlan::problem),
           sharesAttachment(c, v.status().claims()));
-      switch (step) {
-        case ClaimStep.NodeDetachOnBehalf n -> {
-          kept.add(c.withState(VolumeClaim.State.NodeDetached));
-          edited = true;
-        }
-        case ClaimStep.AttachWithoutCall a -> {
-          kept.add(c.attachedWith(c.publishContext()));
-          edited = true;
-        }
-        case ClaimStep.DetachWithoutCall d -> {
-          kept.add(c.withState(VolumeClaim.State.ControllerDetached));
-          edited = true;
-        }
-        case ClaimStep.Free f -> edited = true;
-        case ClaimStep.Publish p -> {
-          kept.add(c);
-          publish = publish.or(() -> Optional.of(new Call.Publish(c)));
-        }
-        case ClaimStep.Unpublish u -> {
-          kept.add(c);
-          unpublish = unpublish.or(() -> Optional.of(new Call.Unpublish(c)));
-        }
-        case ClaimStep.Hold h -> kept.add(c);
-        case ClaimStep.AwaitNode w -> kept.add(c);
+      if (step instanceof VolumeClaimStep.Publish && publish.isEmpty()) {
+        publish = Optional.of(new Call.Publish(c));
       }
+      if (step instanceof VolumeClaimStep.Unpublish && unpublish.isEmpty()) {
+        unpublish = Optional.of(new Call.Unpublish(c));
+      }
+      // The steps with no call are applied here, all of them in one write; a freed claim leaves the list.
+      var done = withoutCall(step, c);
+      var moved = done.map(e -> VolumeClaimMachine.apply(c, e).orThrow()).orElse(c);
+      if (moved.state() != VolumeClaim.State.Free) {
+        kept.add(moved);
+      }
+      edited |= done.isPresent();
     }
     if (!v.metadata().isDeleting()) {
       for (var t : candidates(users)) {
@@ -84,8 +76,7 @@ public record VolumePlan(VolumeStatus status, boolean edited, Optional<Call> cal
               || AccessRules.whyNot(v.spec().accessMode(), kept, use.mode(), taskNode).isPresent()) {
             continue;
           }
-          kept.add(new VolumeClaim(t.metadata().name(), t.metadata().uid(), taskNode, use.mode(),
-              VolumeClaim.State.Taken, false, java.util.Map.of()));
+          kept.add(VolumeClaimMachine.grant(t.metadata().name(), t.metadata().uid(), taskNode, use.mode()));
           edited = true;
           break;
         }
@@ -94,6 +85,18 @@ public record VolumePlan(VolumeStatus status, boolean edited, Optional<Call> cal
     var next = unpublish.isPresent() ? unpublish : publish;
     var call = edited ? Optional.<Call>empty() : next;
     return new VolumePlan(v.status().withClaims(kept), edited, call);
+  }
+
+  /** What a step that needs no call records at once; empty for a call or a wait. */
+  private static Optional<VolumeClaimEvent> withoutCall(VolumeClaimStep step, VolumeClaim c) {
+    return switch (step) {
+      case VolumeClaimStep.NodeDetachOnBehalf n -> Optional.of(new VolumeClaimEvent.NodeGone());
+      case VolumeClaimStep.AttachWithoutCall a -> Optional.of(new VolumeClaimEvent.Attached(c.publishContext()));
+      case VolumeClaimStep.DetachWithoutCall d -> Optional.of(new VolumeClaimEvent.ControllerReleased());
+      case VolumeClaimStep.Free f -> Optional.of(new VolumeClaimEvent.Freed());
+      case VolumeClaimStep.Publish _, VolumeClaimStep.Unpublish _, VolumeClaimStep.Hold _,
+          VolumeClaimStep.AwaitNode _ -> Optional.empty();
+    };
   }
 
   /** The claim's task incarnation still runs, or may yet run, on the claim's node. */

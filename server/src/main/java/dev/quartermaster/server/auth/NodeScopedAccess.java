@@ -11,6 +11,8 @@ import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.node.NodeSpec;
 import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.volume.VolumeClaim;
+import dev.quartermaster.api.volume.VolumeClaimEvent.Writer;
+import dev.quartermaster.api.volume.VolumeClaimMachine;
 import dev.quartermaster.api.workload.Task;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -115,9 +117,9 @@ public final class NodeScopedAccess implements AccessRule {
   }
 
   /**
-   * Whether {@code now} is {@code was} with some of node {@code n}'s {@code Taken} claims moved to
-   * {@code NodeDetached} (after it unpublished and unstaged them), or their release error said, and
-   * nothing else: the volume-status writes an agent makes. A claim it could add would be a writer the controller never granted.
+   * Whether {@code now} is {@code was} with some of node {@code n}'s claims moved by an agent's event
+   * of the {@link VolumeClaimMachine} ({@code Taken → NodeDetached} after it unpublished and unstaged
+   * them, or their release error said), and nothing else: the volume-status writes an agent makes. A claim it could add would be a writer the controller never granted.
    */
   private static boolean onlyOwnDetached(List<VolumeClaim> was, List<VolumeClaim> now, String n) {
     if (was.size() != now.size()) {
@@ -126,10 +128,8 @@ public final class NodeScopedAccess implements AccessRule {
     for (int i = 0; i < was.size(); i++) {
       var before = was.get(i);
       var after = now.get(i);
-      boolean own = before.node().equals(n) && before.state() == VolumeClaim.State.Taken;
-      boolean detached = own && after.equals(before.withState(VolumeClaim.State.NodeDetached));
-      boolean failureSaid = own && after.equals(before.withReleaseError(after.releaseError()));
-      if (!after.equals(before) && !detached && !failureSaid) {
+      boolean agentsMove = before.node().equals(n) && VolumeClaimMachine.movedBy(before, after, Writer.Agent);
+      if (!after.equals(before) && !agentsMove) {
         return false;
       }
     }

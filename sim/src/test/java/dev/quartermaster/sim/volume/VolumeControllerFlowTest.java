@@ -8,6 +8,8 @@ import dev.quartermaster.api.node.PluginInstance;
 import dev.quartermaster.api.node.PluginRole;
 import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.volume.VolumeClaim;
+import dev.quartermaster.api.volume.VolumeClaimEvent;
+import dev.quartermaster.api.volume.VolumeClaimMachine;
 import dev.quartermaster.api.volume.VolumePhase;
 import dev.quartermaster.api.volume.VolumeSpec;
 import dev.quartermaster.api.volume.VolumeSpec.AccessMode;
@@ -68,7 +70,7 @@ class VolumeControllerFlowTest {
     assertThat(claims(c)).extracting(VolumeClaim::state).containsExactly(VolumeClaim.State.Taken);
     // The agent of node-1 unpublished and unstaged: NodeDetached.
     c.api().updateStatus(volume(c).withStatus(volume(c).status().withClaims(
-        List.of(claims(c).getFirst().withState(VolumeClaim.State.NodeDetached)))));
+        List.of(released(claims(c).getFirst())))));
     // Deleting: the second writer gets no claim; once the first is free, the volume goes.
     assertThat(c.runUntil(() -> c.api().get(Kinds.VOLUME, "data").isEmpty(), Duration.ofSeconds(60))).isTrue();
     assertThat(storage.volumeIds()).isEmpty();
@@ -90,7 +92,7 @@ class VolumeControllerFlowTest {
     finish(c, first);
     c.env().advance(Duration.ofSeconds(5));
     c.api().updateStatus(volume(c).withStatus(volume(c).status().withClaims(
-        List.of(claims(c).getFirst().withState(VolumeClaim.State.NodeDetached)))));
+        List.of(released(claims(c).getFirst())))));
     assertThat(c.runUntil(() -> claims(c).size() == 1 && claims(c).getFirst().task().equals("second")
         && claims(c).getFirst().attached(), Duration.ofSeconds(30))).isTrue();
     assertThat(storage.attachedTo(volume(c).status().externalId())).containsExactly("node-2");
@@ -119,7 +121,7 @@ class VolumeControllerFlowTest {
     finish(c, young);
     c.env().advance(Duration.ofSeconds(5));
     c.api().updateStatus(volume(c).withStatus(volume(c).status().withClaims(claims(c).stream()
-        .map(k -> k.task().equals("young") ? k.withState(VolumeClaim.State.NodeDetached) : k).toList())));
+        .map(k -> k.task().equals("young") ? released(k) : k).toList())));
     assertThat(c.runUntil(() -> claims(c).size() == 1, Duration.ofSeconds(30))).isTrue();
     c.env().advance(Duration.ofSeconds(30));
     assertThat(claims(c)).extracting(VolumeClaim::task).containsExactly("old");
@@ -128,7 +130,7 @@ class VolumeControllerFlowTest {
     finish(c, old);
     c.env().advance(Duration.ofSeconds(5));
     c.api().updateStatus(volume(c).withStatus(volume(c).status().withClaims(
-        List.of(claims(c).getFirst().withState(VolumeClaim.State.NodeDetached)))));
+        List.of(released(claims(c).getFirst())))));
     assertThat(c.runUntil(() -> claims(c).isEmpty(), Duration.ofSeconds(30))).isTrue();
     assertThat(storage.attachedTo(volume(c).status().externalId())).as("the last claim's release detaches it").isEmpty();
   }
@@ -151,12 +153,17 @@ class VolumeControllerFlowTest {
     finish(c, first);
     c.env().advance(Duration.ofSeconds(5));
     // Released as the agent does it when it never saw the attachment recorded.
-    var unrecorded = claims(c).getFirst().withState(VolumeClaim.State.NodeDetached);
+    var unrecorded = claims(c).getFirst();
     c.api().updateStatus(volume(c).withStatus(volume(c).status().withClaims(List.of(
         new VolumeClaim(unrecorded.task(), unrecorded.taskUid(), unrecorded.node(), unrecorded.mode(),
             VolumeClaim.State.NodeDetached, false, Map.of())))));
     assertThat(c.runUntil(() -> claims(c).isEmpty(), Duration.ofSeconds(30))).isTrue();
     assertThat(storage.attachedTo(volume(c).status().externalId())).as("detached from node-1").isEmpty();
+  }
+
+  /** As the agent records it once it unpublished and unstaged the claim. */
+  static VolumeClaim released(VolumeClaim k) {
+    return VolumeClaimMachine.apply(k, new VolumeClaimEvent.NodeReleased()).orThrow();
   }
 
   static Task reader(SimCluster c, String name, String node) {

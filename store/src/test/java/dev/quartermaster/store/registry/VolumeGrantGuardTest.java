@@ -9,6 +9,9 @@ import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.volume.VolumeClaim;
+import dev.quartermaster.api.volume.VolumeClaimEvent;
+import dev.quartermaster.api.volume.VolumeClaimMachine;
+import dev.quartermaster.api.volume.VolumeClaimMove;
 import dev.quartermaster.api.volume.VolumeSpec;
 import dev.quartermaster.api.volume.VolumeSpec.AccessMode;
 import dev.quartermaster.api.volume.VolumeStatus;
@@ -72,6 +75,11 @@ class VolumeGrantGuardTest {
         AccessMode.SingleNodeWriter, Map.of()), VolumeStatus.EMPTY));
   }
 
+  private static Volume moved(ObjectRegistry api, Volume v, VolumeClaimEvent e) {
+    var next = ((VolumeClaimMove.Moved) VolumeClaimMachine.apply(v.status().claims().getFirst(), e)).claim();
+    return api.updateStatus(v.withStatus(v.status().withClaims(List.of(next))));
+  }
+
   /** The controller's stale plan, written: the task finished after the claim it held was freed. */
   private static Volume staleGrant(ObjectRegistry api) {
     var t = inPhase(api, api.create(task("node-1")), TaskPhase.Scheduled);
@@ -79,6 +87,8 @@ class VolumeGrantGuardTest {
     var v = granted(api, volume(api), t, "node-1");
     var stale = t; // what the lagging task cache still says: Running
     inPhase(api, t, TaskPhase.Succeeded);
+    v = moved(api, v, new VolumeClaimEvent.NodeReleased());
+    v = moved(api, v, new VolumeClaimEvent.ControllerReleased());
     v = api.updateStatus(v.withStatus(v.status().withClaims(List.of()))); // released: Free
     return granted(api, v, stale, "node-1");
   }
@@ -122,9 +132,7 @@ class VolumeGrantGuardTest {
     var t = inPhase(api, api.create(task("node-1")), TaskPhase.Scheduled);
     var v = granted(api, volume(api), t, "node-1");
     inPhase(api, t, TaskPhase.Failed);
-    var c = v.status().claims().getFirst();
-    var released = api.updateStatus(v.withStatus(v.status().withClaims(
-        List.of(c.withState(VolumeClaim.State.NodeDetached)))));
+    var released = moved(api, v, new VolumeClaimEvent.NodeReleased());
     assertThat(released.status().claims().getFirst().state()).isEqualTo(VolumeClaim.State.NodeDetached);
   }
 }
