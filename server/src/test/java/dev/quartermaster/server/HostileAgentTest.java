@@ -31,6 +31,7 @@ import dev.quartermaster.api.volume.VolumeClaim;
 import dev.quartermaster.api.volume.VolumeClaimEvent;
 import dev.quartermaster.api.volume.VolumeClaimMachine;
 import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.TaskSpec;
 import dev.quartermaster.api.workload.TaskStatus;
 import dev.quartermaster.core.env.SystemEnv;
@@ -53,7 +54,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * An agent with node a's credential, over HTTP against the real registry, tries to write what is
  * not its own, kind by kind, including by naming itself in another node's object (the stored object
- * is judged too). Every attempt is a 403 naming the rule, or a 409 for a stale revision, and the
+ * is judged too). Every attempt is a 403 naming the rule, or a 409 for a stale revision or a
+ * change of a task's phase that no writer may make (naming that rule), and the
  * store's revision does not move; what an agent legitimately writes still succeeds.
  */
 class HostileAgentTest {
@@ -201,6 +203,19 @@ class HostileAgentTest {
     var prepared = agent.updateStatus(onA.withStatus(withPrepare(onA.status(), "a")));
     agent.update(prepared.withMetadata(prepared.metadata().withFinalizers(List.of(new AgentFinalizer("a").name()))));
     agent.updateStatus(taskA.withStatus(TaskStatus.EMPTY));
+
+    // The task's phase machine holds for its own node's agent too (TaskPhaseGuard): 409 naming the rule.
+    var pending = admin.get(Kinds.TASK, "task-a").orElseThrow();
+    long unmoved = revision.get();
+    refuseMove(refusals, "its own task run unscheduled", () -> agent.updateStatus(pending.withStatus(phase(TaskPhase.Running))),
+        "Pending → Running refused: a task runs only once scheduled");
+    assertThat(revision.get()).as("nothing written").isEqualTo(unmoved);
+    var scheduled = admin.updateStatus(pending.withStatus(phase(TaskPhase.Scheduled)));
+    var done = agent.updateStatus(scheduled.withStatus(phase(TaskPhase.Succeeded)));
+    long finished = revision.get();
+    refuseMove(refusals, "its own finished task run again", () -> agent.updateStatus(done.withStatus(phase(TaskPhase.Running))),
+        "Succeeded → Running refused: a finished task never runs again");
+    assertThat(revision.get()).as("nothing written").isEqualTo(finished);
     var said = agent.updateStatus(v.withStatus(v.status().withClaims(List.of(
         VolumeClaimMachine.apply(own,
             new VolumeClaimEvent.ReleaseFailed("NodeUnstageVolume: FAILED_PRECONDITION: still published")).orThrow(), other))));
@@ -225,6 +240,22 @@ class HostileAgentTest {
         refusals.add(what + ": " + e.error().code() + " " + e.getMessage());
       }
     }
+  }
+
+  private static void refuseMove(List<String> refusals, String what, Runnable write, String rule) {
+    try {
+      write.run();
+      refusals.add(what + ": accepted");
+    } catch (ApiException e) {
+      if (e.error().code() != 409 || !e.getMessage().contains(rule)) {
+        refusals.add(what + ": " + e.error().code() + " " + e.getMessage());
+      }
+    }
+  }
+
+  private static TaskStatus phase(TaskPhase phase) {
+    return new TaskStatus(phase, "", "", Optional.of("a"), Optional.empty(), Optional.empty(), Optional.empty(),
+        Optional.empty(), List.of());
   }
 
   private static <T extends ApiObject> T withRevision(T o, long revision) {

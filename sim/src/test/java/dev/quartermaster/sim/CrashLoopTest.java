@@ -9,6 +9,7 @@ import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.TaskStatus;
+import dev.quartermaster.api.workload.TaskTransitions;
 import dev.quartermaster.api.workload.TaskTemplate;
 import dev.quartermaster.api.workload.WorkerGroup;
 import dev.quartermaster.api.workload.Workload;
@@ -128,7 +129,7 @@ class CrashLoopTest {
   }
 
   /**
-   * A stand-in agent: starts each Pending task, and fails it (exit code 1) a second later — except
+   * A stand-in scheduler and agent: schedules and starts each Pending task, and fails it (exit code 1) a second later — except
    * run number {@code longRun} (0-based), which runs 11 minutes first.
    */
   private static void crashingAgent(SimCluster c, List<Run> runs, int longRun) {
@@ -139,7 +140,9 @@ class CrashLoopTest {
         var runFor = runs.size() - 1 == longRun ? Duration.ofMinutes(11) : Duration.ofSeconds(1);
         try {
           if (s.phase() == TaskPhase.Pending && !t.metadata().isDeleting()) {
-            c.api().updateStatus(t.withStatus(new TaskStatus(TaskPhase.Running, "Started", "", Optional.of("node-1"),
+            // Scheduled first, as the scheduler would: the store runs no task that was not.
+            var scheduled = c.api().updateStatus(t.withStatus(TaskTransitions.scheduled(s, "node-1", "")));
+            c.api().updateStatus(scheduled.withStatus(new TaskStatus(TaskPhase.Running, "Started", "", Optional.of("node-1"),
                 Optional.empty(), Optional.empty(), Optional.of(c.env().now()), Optional.empty(), List.of())));
           } else if (s.phase() == TaskPhase.Running && ranFor.compareTo(runFor) >= 0) {
             c.api().updateStatus(t.withStatus(new TaskStatus(TaskPhase.Failed, "Error", "exited", s.node(), Optional.empty(),

@@ -8,6 +8,7 @@ import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.TaskStatus;
+import dev.quartermaster.api.workload.TaskTransitions;
 import dev.quartermaster.api.workload.TaskTemplate;
 import dev.quartermaster.api.workload.WorkerGroup;
 import dev.quartermaster.api.workload.Workload;
@@ -122,13 +123,15 @@ class StaleSpecScaleTest {
     return new Outcome(violations, wanted.wantedDeletes(), converged);
   }
 
-  /** A stand-in agent: every Pending task starts running within a quarter second. */
+  /** A stand-in scheduler and agent: every Pending task is scheduled and starts running within a quarter second. */
   private static void runTasks(SimCluster c) {
     c.env().schedule(Duration.ofMillis(250), () -> {
       for (var t : c.api().list(Kinds.TASK).items()) {
         if (t.status().phase() == TaskPhase.Pending && !t.metadata().isDeleting()) {
           try {
-            c.api().updateStatus(t.withStatus(new TaskStatus(TaskPhase.Running, "Started", "", Optional.of("node-1"),
+            // Scheduled first, as the scheduler would: the store runs no task that was not.
+            var scheduled = c.api().updateStatus(t.withStatus(TaskTransitions.scheduled(t.status(), "node-1", "")));
+            c.api().updateStatus(scheduled.withStatus(new TaskStatus(TaskPhase.Running, "Started", "", Optional.of("node-1"),
                 Optional.empty(), Optional.empty(), Optional.of(c.env().now()), Optional.empty(), List.of())));
           } catch (ApiException e) {
             // raced with the controller; next round

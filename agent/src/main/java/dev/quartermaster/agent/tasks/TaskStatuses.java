@@ -3,19 +3,20 @@ package dev.quartermaster.agent.tasks;
 import dev.quartermaster.agent.runtime.DeviceCheck;
 import dev.quartermaster.agent.runtime.TaskResult;
 import dev.quartermaster.api.meta.Condition;
-import dev.quartermaster.api.workload.TaskPhase;
+import dev.quartermaster.api.workload.PhaseWriter;
 import dev.quartermaster.api.workload.TaskStatus;
+import dev.quartermaster.api.workload.TaskTransitions;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
-/** The task statuses the agent writes, built from the current one (pure functions). */
+/** The task statuses the agent writes, in its words, each through its move of {@link TaskTransitions} (pure functions). */
 final class TaskStatuses {
   private TaskStatuses() {}
 
-  static TaskStatus phase(TaskStatus s, TaskPhase phase, String reason, String message) {
-    return new TaskStatus(phase, reason, message, s.node(), s.deviceCheck(), s.exitCode(), s.startedAt(),
-        s.finishedAt(), s.conditions());
+  /** Preparing, saying what the task waits for. */
+  static TaskStatus preparing(TaskStatus s, String reason, String message) {
+    return TaskTransitions.preparing(s, reason, message);
   }
 
   /** Running: only ever with a passed device check. */
@@ -23,34 +24,29 @@ final class TaskStatuses {
     // A task without devices has nothing to open: say so rather than "opened 0 device nodes: ".
     var opened = check.opened().isEmpty() ? "no device nodes to open"
         : "opened " + check.opened().size() + " device nodes: " + String.join(", ", check.opened());
-    return new TaskStatus(TaskPhase.Running, "DeviceCheckPassed", opened, s.node(), Optional.of(passed(check)), Optional.empty(),
-        Optional.of(s.startedAt().orElse(now)), Optional.empty(), s.conditions());
+    return TaskTransitions.running(s, passed(check), "DeviceCheckPassed", opened, now);
   }
 
   /** Succeeded (exit 0) or Failed, with why, the exit code where there is one, and the device check. */
   static TaskStatus finished(TaskStatus s, TaskResult result, Instant now) {
     return switch (result) {
-      case TaskResult.Exited e -> new TaskStatus(e.code() == 0 ? TaskPhase.Succeeded : TaskPhase.Failed,
-          e.code() == 0 ? "Completed" : "Error", "exited with code " + e.code(), s.node(),
-          Optional.of(passed(e.check())), Optional.of(e.code()), Optional.of(s.startedAt().orElse(now)),
-          Optional.of(now), s.conditions());
-      case TaskResult.DeviceCheckFailed f -> new TaskStatus(TaskPhase.Failed, "DeviceCheckFailed",
-          "device check failed: " + f.check().message(), s.node(),
+      case TaskResult.Exited e -> TaskTransitions.exited(s, e.code(), passed(e.check()),
+          e.code() == 0 ? "Completed" : "Error", "exited with code " + e.code(), now);
+      case TaskResult.DeviceCheckFailed f -> TaskTransitions.failed(s,
           Optional.of(new dev.quartermaster.api.workload.DeviceCheck(false, f.check().opened(),
-              Optional.of(f.check().message()))), Optional.empty(), s.startedAt(), Optional.of(now), s.conditions());
+              Optional.of(f.check().message()))), "DeviceCheckFailed", "device check failed: " + f.check().message(), now);
       case TaskResult.StartFailed f -> failed(s, "StartFailed", f.reason(), now);
     };
   }
 
   /** {@code s} with {@code condition} set (its transition time kept while its status is unchanged). */
   static TaskStatus withCondition(TaskStatus s, Condition condition, Instant now) {
-    return new TaskStatus(s.phase(), s.reason(), s.message(), s.node(), s.deviceCheck(), s.exitCode(), s.startedAt(),
-        s.finishedAt(), Condition.set(s.conditions(), condition, now));
+    return TaskTransitions.withConditions(PhaseWriter.AGENT, s, Condition.set(s.conditions(), condition, now));
   }
 
+  /** Failed without an exit code, the device check as it was. */
   static TaskStatus failed(TaskStatus s, String reason, String message, Instant now) {
-    return new TaskStatus(TaskPhase.Failed, reason, message, s.node(), s.deviceCheck(), Optional.empty(),
-        s.startedAt(), Optional.of(now), s.conditions());
+    return TaskTransitions.failed(s, s.deviceCheck(), reason, message, now);
   }
 
   private static dev.quartermaster.api.workload.DeviceCheck passed(DeviceCheck.Passed check) {

@@ -246,7 +246,7 @@ public final class TaskSync {
         if (t.status().phase() == TaskPhase.Scheduled && closed.waited().compareTo(CLAIMS_WAIT_SAID_AFTER) < 0) {
           return Result.requeueAfter(CLAIMS_WAIT_SAID_AFTER.minus(closed.waited())); // or the claim's update, sooner
         }
-        write(t, TaskStatuses.phase(t.status(), TaskPhase.Preparing, "WaitingForClaims", closed.why()));
+        write(t, TaskStatuses.preparing(t.status(), "WaitingForClaims", closed.why()));
         return Result.requeueAfter(recheck); // the claim's update normally brings us back sooner
       }
       case ClaimsGate.Open open -> {
@@ -258,7 +258,7 @@ public final class TaskSync {
     for (var domain : domainsOf(t)) {
       var notReady = domains.notReadyToStart(domain);
       if (notReady.isPresent()) {
-        write(t, TaskStatuses.phase(t.status(), TaskPhase.Preparing, "WaitingForComputeDomain", notReady.get()));
+        write(t, TaskStatuses.preparing(t.status(), "WaitingForComputeDomain", notReady.get()));
         // The domain's readiness comes from other nodes, with no event here: look again soon.
         return Result.requeueAfter(DOMAIN_RECHECK);
       }
@@ -268,7 +268,7 @@ public final class TaskSync {
     if (!t.spec().volumes().isEmpty()) {
       switch (volumes.ensure(t)) {
         case VolumeMounts.Waiting w -> {
-          write(t, TaskStatuses.phase(t.status(), TaskPhase.Preparing, VolumeMounts.WAITING, w.message()));
+          write(t, TaskStatuses.preparing(t.status(), VolumeMounts.WAITING, w.message()));
           return w.backoff() ? Result.requeue() : Result.requeueAfter(recheck);
         }
         case VolumeMounts.Ready r -> mounted = r.volumes();
@@ -345,7 +345,7 @@ public final class TaskSync {
         if (waited.compareTo(STARTING_SAID_AFTER) < 0) {
           return Result.requeueAfter(STARTING_SAID_AFTER.minus(waited)); // or the check's completion, sooner
         }
-        write(t, TaskStatuses.phase(t.status(), TaskPhase.Preparing, "Starting", run.starting()));
+        write(t, TaskStatuses.preparing(t.status(), "Starting", run.starting()));
         return Result.done(); // the check's completion brings us back
       }
       case TaskState.Running r -> {

@@ -1,6 +1,9 @@
 package dev.quartermaster.api.workload;
 
-/** A task's lifecycle: Pending → Scheduled → [Preparing, while its node sets up what it waits for] → Running → Succeeded | Failed. */
+/**
+ * A task's lifecycle: Pending → Scheduled → [Preparing, while its node sets up what it waits for] →
+ * Running → Succeeded | Failed. Who moves it, from what to what, is {@link TaskTransitions}.
+ */
 public enum TaskPhase {
   Pending,
   /** A node is chosen and the task's claims are allocated there. */

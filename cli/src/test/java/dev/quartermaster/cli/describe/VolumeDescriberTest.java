@@ -39,9 +39,9 @@ class VolumeDescriberTest {
   void eachClaimShowsItsStepAndWhatItsReleaseWaitsFor() {
     try (var store = SqliteStore.open(dir.resolve("store.db"))) {
       var api = new ObjectRegistry(store, new DeterministicEnv(1));
+      // Created Running (a create is no move of its phase; Pending → Running is refused).
       var reader = api.create(new Task(ObjectMeta.named("eval-0"), new TaskSpec(Optional.empty(), List.of("eval"), Map.of(),
-          List.of(), List.of(), "exec", Optional.empty()), TaskStatus.EMPTY));
-      api.updateStatus(reader.withStatus(new TaskStatus(TaskPhase.Running, "", "", Optional.of("node-1"),
+          List.of(), List.of(), "exec", Optional.empty()), new TaskStatus(TaskPhase.Running, "", "", Optional.of("node-1"),
           Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), List.of())));
       var plugin = new PluginInstance(PLUGIN, "unix:///run/qm/csi/hostpath.sock", "0.3.0",
           Set.of(PluginRole.Controller, PluginRole.Node), true, "", "node-1");

@@ -3,8 +3,7 @@ package dev.quartermaster.control.cluster;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.claim.ResourceClaimStatus;
 import dev.quartermaster.api.workload.Task;
-import dev.quartermaster.api.workload.TaskPhase;
-import dev.quartermaster.api.workload.TaskStatus;
+import dev.quartermaster.api.workload.TaskTransitions;
 import java.util.ArrayList;
 import java.util.Optional;
 
@@ -23,9 +22,7 @@ public final class Scheduling {
     var message = t.spec().claims().isEmpty()
         ? "placed on node " + node
         : "claims " + String.join(",", t.spec().claims()) + " allocated on node " + node;
-    var s = t.status();
-    return t.withStatus(new TaskStatus(TaskPhase.Scheduled, "Scheduled", message, Optional.of(node), s.deviceCheck(),
-        s.exitCode(), s.startedAt(), s.finishedAt(), s.conditions()));
+    return t.withStatus(TaskTransitions.scheduled(t.status(), node, message));
   }
 
   /** The event that says so, for the task's events. */

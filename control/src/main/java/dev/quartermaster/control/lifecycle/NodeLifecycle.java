@@ -8,8 +8,7 @@ import dev.quartermaster.api.event.EventRecorder;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.node.NodeConditions;
-import dev.quartermaster.api.workload.TaskPhase;
-import dev.quartermaster.api.workload.TaskStatus;
+import dev.quartermaster.api.workload.TaskTransitions;
 import dev.quartermaster.control.allocator.Allocator;
 import dev.quartermaster.control.cluster.Conditions;
 import dev.quartermaster.control.cluster.ControlLoop;
@@ -136,9 +135,7 @@ public final class NodeLifecycle {
       if (t.status().phase().isFinished()) {
         continue;
       }
-      var s = t.status();
-      api.updateStatus(t.withStatus(new TaskStatus(TaskPhase.Failed, reason, message, s.node(), s.deviceCheck(),
-          s.exitCode(), s.startedAt(), Optional.of(env.now()), s.conditions())));
+      api.updateStatus(t.withStatus(TaskTransitions.lost(t.status(), reason, message, env.now())));
       events.warning(t, reason, message);
     }
   }

@@ -8,7 +8,7 @@ import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
-import dev.quartermaster.api.workload.TaskStatus;
+import dev.quartermaster.api.workload.TaskTransitions;
 import dev.quartermaster.control.cluster.ControlLoop;
 import dev.quartermaster.control.cluster.GroupCommit;
 import dev.quartermaster.control.cluster.StaleWrites;
@@ -179,8 +179,7 @@ public final class TaskScheduler {
     }
     if (!s.reason().equals(reason) || !s.message().equals(message)) {
       LOG.debug("task {} (revision {}): Pending {}: {}", t.metadata().name(), t.metadata().revision(), reason, message);
-      api.updateStatus(t.withStatus(new TaskStatus(TaskPhase.Pending, reason, message, s.node(), s.deviceCheck(),
-          s.exitCode(), s.startedAt(), s.finishedAt(), s.conditions())));
+      api.updateStatus(t.withStatus(TaskTransitions.waiting(s, reason, message)));
       // Waiting for claims to appear is routine; waiting for devices or a node may need an operator.
       if (reason.equals("WaitingForClaims")) {
         events.normal(t, reason, message);

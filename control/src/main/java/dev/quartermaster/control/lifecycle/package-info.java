@@ -2,6 +2,9 @@
  * Task and node lifecycle on the controller side.
  *
  * <h2>Task phases and who sets them</h2>
+ * Each writer moves a phase only through its move of {@link
+ * dev.quartermaster.api.workload.TaskTransitions}, the table of who may move a task from what to
+ * what; the store refuses any other change of phase, whoever writes it.
  * <ul>
  *   <li>{@code Pending} — created by the workload controller (or a user).
  *   <li>{@code Scheduled} — once the node is chosen and every claim is allocated there, in one

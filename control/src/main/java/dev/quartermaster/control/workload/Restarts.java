@@ -4,7 +4,8 @@ import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.event.EventRecorder;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.workload.Task;
-import dev.quartermaster.api.workload.TaskStatus;
+import dev.quartermaster.api.workload.PhaseWriter;
+import dev.quartermaster.api.workload.TaskTransitions;
 import dev.quartermaster.control.cluster.Conditions;
 import dev.quartermaster.core.env.Env;
 import java.time.Duration;
@@ -89,8 +90,8 @@ final class Restarts {
     var why = s.exitCode().map(c -> "exit code " + c).orElse(s.reason().isEmpty() ? s.phase().name() : s.reason());
     var c = Conditions.of(RESTARTING, true, "BackOff",
         "restarting in " + delay.toSeconds() + "s, attempt " + attempt + ": " + why);
-    api.updateStatus(t.withStatus(new TaskStatus(s.phase(), s.reason(), s.message(), s.node(), s.deviceCheck(),
-        s.exitCode(), s.startedAt(), s.finishedAt(), Conditions.set(s.conditions(), c, now))));
+    api.updateStatus(t.withStatus(TaskTransitions.withConditions(PhaseWriter.RESTARTS, s,
+        Conditions.set(s.conditions(), c, now))));
     events.warning(t, "BackOff", c.message());
   }
 

@@ -5,6 +5,7 @@ import dev.quartermaster.agent.ledger.ClaimState;
 import dev.quartermaster.api.claim.PrepareState;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
+import dev.quartermaster.api.workload.TaskTransitions;
 import dev.quartermaster.control.cluster.Labels;
 import dev.quartermaster.sim.node.SimProcesses;
 import dev.quartermaster.api.volume.Volume;
@@ -45,6 +46,7 @@ import java.util.Set;
  *       ledger after the agent crashed and came back ({@link #beforeCrash}, {@link #afterRestart}).
  *   <li>ACCESS: no write of an agent was refused by its node's access rule (each agent is held to
  *       the server's rule, so the rule must allow everything the real agent needs).
+ *   <li>PHASE: a finished task keeps its phase: it never runs again ({@link TaskTransitions}).
  * </ul>
  */
 final class Promises {
@@ -80,9 +82,27 @@ final class Promises {
       complete(n, out);
       processes(n, out);
     }
+    finishedStayFinished(out);
     bounded(out);
     volumes(out);
     return out;
+  }
+
+  /**
+   * PHASE: a task finished at the last check is still in that phase (same uid) — it never runs
+   * again. Only a finished task is judged: between two checks a live one may make several moves.
+   */
+  private void finishedStayFinished(List<String> out) {
+    for (var t : world.view().tasks()) {
+      var before = lastTasks.get(t.metadata().name());
+      if (before == null || !before.metadata().uid().equals(t.metadata().uid()) || !before.status().phase().isFinished()) {
+        continue;
+      }
+      var from = before.status().phase();
+      var to = t.status().phase();
+      TaskTransitions.refusal(from, to).ifPresent(rule -> out.add("PHASE task " + t.metadata().name() + ": " + from
+          + " → " + to + " (" + rule.text() + ")"));
+    }
   }
 
   private void volumes(List<String> out) {

@@ -19,6 +19,7 @@ import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.TaskSpec;
 import dev.quartermaster.api.workload.TaskStatus;
+import dev.quartermaster.api.workload.TaskTransitions;
 import dev.quartermaster.control.cluster.Informers;
 import dev.quartermaster.control.volume.VolumeController;
 import dev.quartermaster.core.serial.KeyedSerializer;
@@ -203,8 +204,12 @@ class VolumeControllerFlowTest {
     return c.api().create(new Task(ObjectMeta.named(name), spec, TaskStatus.EMPTY));
   }
 
+  /** The task ran and exited 0; no scheduler runs here, so it is scheduled first (the store runs no task that was not). */
   static void finish(SimCluster c, Task t) {
     var now = c.api().get(Kinds.TASK, t.metadata().name()).orElseThrow();
+    if (now.status().phase() == TaskPhase.Pending) {
+      now = c.api().updateStatus(now.withStatus(TaskTransitions.scheduled(now.status(), now.spec().node().orElseThrow(), "")));
+    }
     var s = now.status();
     c.api().updateStatus(now.withStatus(new TaskStatus(TaskPhase.Succeeded, "Exited", "", s.node(), s.deviceCheck(),
         Optional.of(0), s.startedAt(), Optional.of(c.env().now()), s.conditions())));

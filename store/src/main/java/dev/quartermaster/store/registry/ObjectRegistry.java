@@ -58,7 +58,7 @@ public final class ObjectRegistry implements FencingClient {
 
   private ObjectRegistry(Store store, Env env, StoredObjects stored, WatchDecodes watchDecodes) {
     this(store, env, stored, WriteRules.all(List.of(new AllocationGuard(stored), new SpecDecisionGuard(stored),
-        new VolumeGuard(stored), new DomainGuard())), watchDecodes);
+        new VolumeGuard(stored), new DomainGuard(), new TaskPhaseGuard())), watchDecodes);
   }
 
   private ObjectRegistry(Store store, Env env, StoredObjects stored, WriteRules rules, WatchDecodes watchDecodes) {
