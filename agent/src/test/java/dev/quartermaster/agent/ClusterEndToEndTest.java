@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.quartermaster.agent.devices.DeviceRoot;
 import dev.quartermaster.agent.discovery.ControlNode;
 import dev.quartermaster.agent.discovery.SimulatedDeviceRoot;
+import dev.quartermaster.api.claim.ClaimConditions;
 import dev.quartermaster.api.claim.DeviceRequest;
 import dev.quartermaster.api.claim.ResourceClaimSpec;
 import dev.quartermaster.api.client.ApiClient;
@@ -130,7 +131,7 @@ class ClusterEndToEndTest {
     api.update(new Workload(w.metadata(), new WorkloadSpec(List.of(group(3)), Optional.empty()), w.status()));
     ApiAwait.until(api, Kinds.RESOURCE_CLAIM, "train-w-2-gpu held back with a reason",
         cs -> cs.stream().anyMatch(c -> c.metadata().name().equals("train-w-2-gpu") && c.status().allocation().isEmpty()
-            && Condition.find(c.status().conditions(), "Allocated").filter(x -> !x.isTrue()).isPresent()));
+            && Condition.find(c.status().conditions(), ClaimConditions.ALLOCATED).filter(x -> !x.isTrue()).isPresent()));
     var waiting = task(api.list(Kinds.TASK).items(), "train-w-2").orElseThrow();
     assertThat(waiting.status().phase()).isIn(TaskPhase.Pending, TaskPhase.Scheduled, TaskPhase.Preparing);
 

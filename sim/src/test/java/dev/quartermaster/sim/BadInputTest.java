@@ -3,6 +3,7 @@ package dev.quartermaster.sim;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.quartermaster.api.claim.ClaimConditions;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.Condition;
@@ -36,7 +37,7 @@ class BadInputTest {
     assertThat(w.reason()).isEqualTo("NoSuchDeviceClass");
     assertThat(w.message()).contains("'h100'", "group w", "claim template gpu");
     var claim = c.api().get(Kinds.RESOURCE_CLAIM, "a-w-0-gpu").orElseThrow();
-    assertThat(Condition.find(claim.status().conditions(), "Allocated").orElseThrow())
+    assertThat(Condition.find(claim.status().conditions(), ClaimConditions.ALLOCATED).orElseThrow())
         .extracting(Condition::reason).isEqualTo("NoSuchDeviceClass");
     assertThat(c.api().get(Kinds.TASK, "a-w-0").orElseThrow().status().phase()).isEqualTo(TaskPhase.Pending);
   }
@@ -47,7 +48,7 @@ class BadInputTest {
     c.api().create(Worlds.gpuWorkload("b", 1, "gpu", 8));
     c.env().advance(Duration.ofSeconds(10));
     var claim = c.api().get(Kinds.RESOURCE_CLAIM, "b-w-0-gpu").orElseThrow();
-    var allocated = Condition.find(claim.status().conditions(), "Allocated").orElseThrow();
+    var allocated = Condition.find(claim.status().conditions(), ClaimConditions.ALLOCATED).orElseThrow();
     assertThat(allocated.reason()).isEqualTo("Unsatisfiable");
     assertThat(allocated.message()).contains("8 x gpu", "only 4");
     var w = condition(c, "b", WorkloadConditions.SCHEDULABLE);

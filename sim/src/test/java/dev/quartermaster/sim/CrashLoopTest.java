@@ -7,6 +7,7 @@ import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
+import dev.quartermaster.api.workload.TaskConditions;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.TaskStatus;
 import dev.quartermaster.api.workload.TaskTransitions;
@@ -123,7 +124,7 @@ class CrashLoopTest {
         var last = runs.removeLast();
         runs.add(new Run(last.createdNanos(), last.attempt(), c.env().nanoTime()));
       }
-      Condition.find(t.status().conditions(), "Restarting").map(Condition::message).filter(m -> !messages.contains(m))
+      Condition.find(t.status().conditions(), TaskConditions.RESTARTING).map(Condition::message).filter(m -> !messages.contains(m))
           .ifPresent(messages::add);
     }
   }

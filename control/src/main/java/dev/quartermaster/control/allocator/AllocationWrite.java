@@ -5,6 +5,7 @@ import dev.quartermaster.api.allocation.NodeAllocation;
 import dev.quartermaster.api.allocation.NodeAllocationSpec;
 import dev.quartermaster.api.claim.Allocation;
 import dev.quartermaster.api.claim.Allocation.AllocatedDevice;
+import dev.quartermaster.api.claim.ClaimConditions;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.claim.ResourceClaimStatus;
 import dev.quartermaster.api.client.ApiClient;
@@ -157,7 +158,7 @@ final class AllocationWrite {
     var scheduled = pinned.filter(t -> wholeDecision(t, live)).map(t -> Scheduling.scheduled(t, placed.node()));
     for (var c : live) {
       var devices = placed.devices().get(c.metadata().name());
-      var condition = Conditions.of(Allocator.ALLOCATED, true, "Allocated",
+      var condition = Conditions.of(ClaimConditions.ALLOCATED, true, "Allocated",
           devices.size() + " device(s) on node " + placed.node() + ": "
               + String.join(",", devices.stream().map(AllocatedDevice::device).toList()));
       var s = c.status();

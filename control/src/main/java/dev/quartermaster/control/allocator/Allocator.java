@@ -1,5 +1,6 @@
 package dev.quartermaster.control.allocator;
 
+import dev.quartermaster.api.claim.ClaimConditions;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.claim.ResourceClaimStatus;
 import dev.quartermaster.api.client.ApiClient;
@@ -44,7 +45,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class Allocator {
   /** The claim condition the allocator owns. */
-  public static final String ALLOCATED = "Allocated";
 
   private static final Logger LOG = LoggerFactory.getLogger(Allocator.class);
 
@@ -344,7 +344,7 @@ public final class Allocator {
     boolean namesDomain = pending.stream().anyMatch(c -> c.spec().computeDomain().isPresent());
     waiters.park(key, ticket, why.waitFor(namesDomain));
     var reason = why.reason();
-    var condition = Conditions.of(ALLOCATED, false, reason, message);
+    var condition = Conditions.of(ClaimConditions.ALLOCATED, false, reason, message);
     for (var c : pending) {
       if (!Conditions.has(c.status().conditions(), condition)) {
         var s = c.status();
@@ -364,6 +364,6 @@ public final class Allocator {
   }
 
   static Optional<Condition> allocatedCondition(ResourceClaim c) {
-    return Condition.find(c.status().conditions(), ALLOCATED);
+    return Condition.find(c.status().conditions(), ClaimConditions.ALLOCATED);
   }
 }

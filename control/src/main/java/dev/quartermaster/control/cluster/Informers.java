@@ -1,6 +1,7 @@
 package dev.quartermaster.control.cluster;
 
 import dev.quartermaster.api.allocation.NodeAllocation;
+import dev.quartermaster.api.claim.ClaimConditions;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.client.ApiListerWatcher;
@@ -92,7 +93,7 @@ public final class Informers {
 
   /** Whether the allocator said {@code c} cannot be placed, not merely that it waits for devices. */
   public static boolean unplaceable(ResourceClaim c) {
-    return Condition.find(c.status().conditions(), "Allocated")
+    return Condition.find(c.status().conditions(), ClaimConditions.ALLOCATED)
         .filter(a -> !a.isTrue() && !a.reason().equals("WaitingForDevices")).isPresent();
   }
 

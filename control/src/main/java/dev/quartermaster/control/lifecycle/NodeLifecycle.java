@@ -1,5 +1,6 @@
 package dev.quartermaster.control.lifecycle;
 
+import dev.quartermaster.api.claim.ClaimConditions;
 import dev.quartermaster.api.claim.PrepareState;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.claim.ResourceClaimStatus;
@@ -146,7 +147,7 @@ public final class NodeLifecycle {
       var s = c.status();
       var prepare = new HashMap<String, PrepareState>(s.prepare());
       prepare.remove(node);
-      var condition = Conditions.of(Allocator.ALLOCATED, false, NODE_FENCED, "node " + node + " was fenced; allocation cleared");
+      var condition = Conditions.of(ClaimConditions.ALLOCATED, false, NODE_FENCED, "node " + node + " was fenced; allocation cleared");
       api.updateStatus(c.withStatus(new ResourceClaimStatus(Optional.empty(), s.reservedFor(), prepare,
           Conditions.set(s.conditions(), condition, env.now()))));
     }

@@ -1,5 +1,6 @@
 package dev.quartermaster.control.lifecycle;
 
+import dev.quartermaster.api.claim.ClaimConditions;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.client.Write;
@@ -126,7 +127,7 @@ public final class TaskScheduler {
       }
       if (c.get().status().allocation().isEmpty()) {
         // The allocation brings us back; meanwhile the task says why it waits, in the allocator's words.
-        var why = Condition.find(c.get().status().conditions(), "Allocated").filter(x -> !x.isTrue())
+        var why = Condition.find(c.get().status().conditions(), ClaimConditions.ALLOCATED).filter(x -> !x.isTrue())
             .map(x -> x.message()).orElse("not allocated yet");
         return pending(t, "WaitingForAllocation", "claim " + claimName + ": " + why);
       }

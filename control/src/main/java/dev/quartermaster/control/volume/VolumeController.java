@@ -8,6 +8,7 @@ import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.volume.VolumeClaim;
 import dev.quartermaster.api.volume.VolumeClaimEvent;
 import dev.quartermaster.api.volume.VolumeClaimMachine;
+import dev.quartermaster.api.volume.VolumeConditions;
 import dev.quartermaster.api.volume.VolumePhase;
 import dev.quartermaster.api.volume.VolumeStatus;
 import dev.quartermaster.api.workload.Task;
@@ -52,8 +53,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class VolumeController {
   private static final Logger LOG = LoggerFactory.getLogger(VolumeController.class);
-  public static final String READY = "Ready";
-  public static final String CALLS = "CallsSucceeding";
   static final Duration RETRY_FAILED = Duration.ofSeconds(30);
   static final Duration NO_ROUTE_RECHECK = Duration.ofSeconds(10);
   static final Duration CACHE_WAIT = Duration.ofSeconds(2);
@@ -168,7 +167,7 @@ public final class VolumeController {
         return Result.done();
       }
       if (!info.get().accessModes().isEmpty() && !info.get().accessModes().contains(v.spec().accessMode())) {
-        setCondition(v, Conditions.of(READY, false, "AccessModeUnsupported", "plugin " + v.spec().plugin()
+        setCondition(v, Conditions.of(VolumeConditions.READY, false, "AccessModeUnsupported", "plugin " + v.spec().plugin()
             + " does not support access mode " + v.spec().accessMode() + " (it supports " + info.get().accessModes() + ")"));
         return Result.requeueAfter(RETRY_FAILED);
       }
@@ -197,7 +196,7 @@ public final class VolumeController {
       var nodeId = node.flatMap(n -> ControllerRoute.nodeInstance(n, v.spec().plugin())).map(p -> p.csiNodeId())
           .filter(id -> !id.isEmpty());
       if (nodeId.isEmpty() && c instanceof VolumePlan.Call.Publish) {
-        setCondition(v, Conditions.of(CALLS, false, "NoNodePlugin", "node " + c.volumeClaim().node()
+        setCondition(v, Conditions.of(VolumeConditions.CALLS, false, "NoNodePlugin", "node " + c.volumeClaim().node()
             + " has no healthy node instance of plugin " + v.spec().plugin()));
         return Result.requeueAfter(NO_ROUTE_RECHECK);
       }
@@ -302,15 +301,15 @@ public final class VolumeController {
       }
       case CallOutcome.Created c -> {
         write(v, new VolumeStatus(VolumePhase.Available, c.volume().volumeId(), c.volume().capacityBytes(), s.claims(),
-            Conditions.set(Conditions.set(s.conditions(), Conditions.of(READY, true, "Created",
+            Conditions.set(Conditions.set(s.conditions(), Conditions.of(VolumeConditions.READY, true, "Created",
                 "created in plugin " + v.spec().plugin() + " as " + c.volume().volumeId()), env.now()),
-                Conditions.of(CALLS, true, "Succeeded", "CreateVolume succeeded"), env.now())), VolumePhase.Available);
+                Conditions.of(VolumeConditions.CALLS, true, "Succeeded", "CreateVolume succeeded"), env.now())), VolumePhase.Available);
         yield Result.done();
       }
       case CallOutcome.Published p -> {
         var claims = applied(s.claims(), p.task(), p.taskUid(), new VolumeClaimEvent.Attached(p.context()));
         write(v, s.withClaims(claims).withConditions(Conditions.set(s.conditions(),
-            Conditions.of(CALLS, true, "Succeeded", "ControllerPublishVolume for task " + p.task() + " succeeded"),
+            Conditions.of(VolumeConditions.CALLS, true, "Succeeded", "ControllerPublishVolume for task " + p.task() + " succeeded"),
             env.now())), s.phase());
         yield Result.done();
       }
@@ -326,7 +325,7 @@ public final class VolumeController {
       case CallOutcome.Failed f -> {
         var e = f.error();
         LOG.info("volume {}: {} ({}) failed: {}", v.metadata().name(), e.call(), f.detail(), e.getMessage());
-        setCondition(v, Conditions.of(CALLS, false, e.call() + "Failed", e.call() + " (" + f.detail() + "): "
+        setCondition(v, Conditions.of(VolumeConditions.CALLS, false, e.call() + "Failed", e.call() + " (" + f.detail() + "): "
             + e.code() + (e.detail().isEmpty() ? "" : ": " + e.detail())));
         yield e.code().retryable() ? Result.requeue() : Result.requeueAfter(RETRY_FAILED);
       }
@@ -343,7 +342,7 @@ public final class VolumeController {
   }
 
   private Result noRoute(Volume v) {
-    setCondition(v, Conditions.of(CALLS, false, "NoController", "no healthy controller instance of plugin "
+    setCondition(v, Conditions.of(VolumeConditions.CALLS, false, "NoController", "no healthy controller instance of plugin "
         + v.spec().plugin() + " on a live node (`qm get plugins` lists the instances)"));
     return Result.requeueAfter(NO_ROUTE_RECHECK);
   }

@@ -5,6 +5,7 @@ import dev.quartermaster.api.event.EventRecorder;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.PhaseWriter;
+import dev.quartermaster.api.workload.TaskConditions;
 import dev.quartermaster.api.workload.TaskTransitions;
 import dev.quartermaster.control.cluster.Conditions;
 import dev.quartermaster.core.env.Env;
@@ -24,8 +25,6 @@ import java.util.concurrent.ConcurrentHashMap;
  * controller that restarts after the old task is gone starts that slot at attempt 0.
  */
 final class Restarts {
-  /** The condition on a finished task that waits to be replaced. */
-  static final String RESTARTING = "Restarting";
 
   private final Env env;
   private final ApiClient api;
@@ -49,7 +48,7 @@ final class Restarts {
   Optional<Duration> pace(String key, List<Task> finished, List<Task> deleting, TaskWriter writer,
       java.util.function.ToIntFunction<Task> ordinal) {
     for (var t : deleting) {
-      if (Condition.find(t.status().conditions(), RESTARTING).isPresent()) {
+      if (Condition.find(t.status().conditions(), TaskConditions.RESTARTING).isPresent()) {
         nextAttempt.putIfAbsent(key + "/" + ordinal.applyAsInt(t), backoff.nextAttempt(t));
       }
     }
@@ -58,7 +57,7 @@ final class Restarts {
     for (var t : finished) {
       int attempt = backoff.nextAttempt(t);
       var delay = backoff.delayBefore(attempt);
-      var since = Condition.find(t.status().conditions(), RESTARTING).flatMap(Condition::lastTransition);
+      var since = Condition.find(t.status().conditions(), TaskConditions.RESTARTING).flatMap(Condition::lastTransition);
       if (!delay.isZero() && since.isEmpty()) {
         mark(t, attempt, delay, now);
         recheck = earliest(recheck, delay);
@@ -88,7 +87,7 @@ final class Restarts {
   private void mark(Task t, int attempt, Duration delay, Instant now) {
     var s = t.status();
     var why = s.exitCode().map(c -> "exit code " + c).orElse(s.reason().isEmpty() ? s.phase().name() : s.reason());
-    var c = Conditions.of(RESTARTING, true, "BackOff",
+    var c = Conditions.of(TaskConditions.RESTARTING, true, "BackOff",
         "restarting in " + delay.toSeconds() + "s, attempt " + attempt + ": " + why);
     api.updateStatus(t.withStatus(TaskTransitions.withConditions(PhaseWriter.RESTARTS, s,
         Conditions.set(s.conditions(), c, now))));

@@ -2,6 +2,7 @@ package dev.quartermaster.sim.world;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quartermaster.api.claim.ClaimConditions;
 import dev.quartermaster.api.claim.DeviceRequest;
 import dev.quartermaster.api.claim.ResourceClaimSpec;
 import dev.quartermaster.api.domain.ComputeDomain;
@@ -51,7 +52,7 @@ class ComputeDomainFlowTest {
 
     var claim = w.api().get(Kinds.RESOURCE_CLAIM, "late-w-0-channels").orElseThrow();
     assertThat(claim.status().allocation()).isEmpty();
-    var allocated = Condition.find(claim.status().conditions(), "Allocated").orElseThrow();
+    var allocated = Condition.find(claim.status().conditions(), ClaimConditions.ALLOCATED).orElseThrow();
     assertThat(allocated.reason()).isEqualTo("ComputeDomainNotFound");
     assertThat(allocated.message()).contains("compute domain later does not exist");
     assertThat(w.api().list(Kinds.NODE).items()).allMatch(n -> n.status().computeDomains().isEmpty()
@@ -192,7 +193,7 @@ class ComputeDomainFlowTest {
     w.env().advance(Duration.ofSeconds(30));
     var claim = w.api().get(Kinds.RESOURCE_CLAIM, "sneaky").orElseThrow();
     assertThat(claim.status().allocation()).isEmpty();
-    var allocated = Condition.find(claim.status().conditions(), "Allocated").orElseThrow();
+    var allocated = Condition.find(claim.status().conditions(), ClaimConditions.ALLOCATED).orElseThrow();
     assertThat(allocated.reason()).isEqualTo("ChannelsNeedComputeDomain");
     assertThat(allocated.message()).isEqualTo("claim sneaky request ch (device class imex) asks for IMEX channels,"
         + " which need a compute domain: set spec.computeDomain");
