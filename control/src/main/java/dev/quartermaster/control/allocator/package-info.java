@@ -11,10 +11,10 @@
  * whose revision serializes every allocator's writes about that node.
  *
  * <h2>Why an object of its own</h2>
- * The record used to be labels on the {@code Node}. Everything else that writes a node then wrote
- * it too: an operator's {@code qm apply} of the node with other labels wiped it, a node deleted
- * and re-registered by its agent came back empty, every heartbeat conflicted with the allocator's
- * compare-and-set, and labels capped a node at about 60 devices. A {@code NodeAllocation} is
+ * Not labels on the {@code Node}: everything else that writes a node would write them too (an
+ * operator's {@code qm apply} of the node with other labels would wipe them, a node deleted and
+ * re-registered by its agent would come back empty), every heartbeat would conflict with the
+ * allocator's compare-and-set, and labels would cap a node at about 60 devices. A {@code NodeAllocation} is
  * written by the allocator only (agents may not write it, see {@code NodeScopedAccess}), outlives
  * its node object, and is a plain map, so 2,048 IMEX channels cost two short strings each.
  *
