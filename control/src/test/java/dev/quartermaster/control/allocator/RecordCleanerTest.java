@@ -33,8 +33,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link RecordCleaner}, case by case: which entries of a node's allocation record go (their claim
- * can never use them), which stay (a pending claim may resume), and which devices are adopted;
- * decided on live reads, never on a cache that may lag.
+ * can never use them) and which stay (a pending claim may resume), decided on live reads, never on
+ * a cache that may lag; and which devices the one-time {@link LegacyAdoption} records.
  */
 class RecordCleanerTest {
   private static final String NODE = "node-1";
@@ -141,12 +141,26 @@ class RecordCleanerTest {
     assertThat(cleaned(api, synced(api))).containsOnlyKeys("gpu-1", "gpu-2", "gpu-5");
   }
 
+  /** The one-time migration of a store from before records ({@link LegacyAdoption}), not the cleaner. */
+  private static Map<String, DeviceHolder> adopted(ObjectsByName api, Informers informers) {
+    assertThat(new LegacyAdoption(api, informers).run(NODE)).isTrue();
+    return api.get(Kinds.NODE_ALLOCATION, NODE).map(r -> r.spec().devices()).orElse(Map.of());
+  }
+
+  @Test
+  void theCleanerOnlyRemovesItLeavesAdoptionToTheMigration() {
+    var api = new ObjectsByName();
+    api.put(claim("legacy", "u-legacy", on(NODE, "gpu-0", "gpu-1")));
+    api.put(record(Map.of("gpu-1", new DeviceHolder("legacy", "u-legacy"))));
+    assertThat(cleaned(api, synced(api))).containsOnlyKeys("gpu-1");
+  }
+
   @Test
   void aDeviceAnAllocatedClaimNamesButTheRecordLacksIsAdopted() {
     var api = new ObjectsByName();
     api.put(claim("legacy", "u-legacy", on(NODE, "gpu-0", "gpu-1")));
     api.put(record(Map.of("gpu-1", new DeviceHolder("legacy", "u-legacy"))));
-    assertThat(cleaned(api, synced(api)))
+    assertThat(adopted(api, synced(api)))
         .containsEntry("gpu-0", new DeviceHolder("legacy", "u-legacy"))
         .containsEntry("gpu-1", new DeviceHolder("legacy", "u-legacy"));
   }
@@ -157,7 +171,7 @@ class RecordCleanerTest {
     api.put(claim("a", "u-a", on(NODE, "gpu-0")));
     api.put(claim("b", "u-b", Optional.empty()));
     api.put(record(Map.of("gpu-0", new DeviceHolder("b", "u-b"))));
-    assertThat(cleaned(api, synced(api))).containsExactly(Map.entry("gpu-0", new DeviceHolder("b", "u-b")));
+    assertThat(adopted(api, synced(api))).containsExactly(Map.entry("gpu-0", new DeviceHolder("b", "u-b")));
   }
 
   @Test
