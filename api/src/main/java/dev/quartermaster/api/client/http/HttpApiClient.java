@@ -70,7 +70,7 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
   private Optional<HttpClient> http = Optional.empty();
   private boolean closed; // guarded by this
   /** For every other call, one pool per server, in the order of {@link #bases}. */
-  private final List<KeptConnections> connections;
+  private final List<Connections> connections;
   private final Map<String, String> plainHeaders;
   private final Map<String, String> withJsonBody;
   private final Set<HttpWatch<?>> watches = ConcurrentHashMap.newKeySet();
@@ -100,6 +100,12 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
   }
 
   private HttpApiClient(List<URI> baseUris, String token, Duration requestTimeout, Optional<SSLContext> tls) {
+    this(baseUris, token, requestTimeout, tls, KeptConnections::new);
+  }
+
+  /** As above, with calls carried by the connections {@code opener} makes (for the bench's side-by-side). */
+  HttpApiClient(List<URI> baseUris, String token, Duration requestTimeout, Optional<SSLContext> tls,
+      Connections.Opener opener) {
     if (baseUris.isEmpty()) {
       throw new IllegalArgumentException("no server given");
     }
@@ -111,7 +117,7 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
     this.requestTimeout = requestTimeout;
     this.tls = tls;
     this.connections = bases.stream()
-        .map(base -> new KeptConnections(base, tls, (int) CONNECT_TIMEOUT.toMillis())).toList();
+        .map(base -> opener.to(base, tls, (int) CONNECT_TIMEOUT.toMillis())).toList();
     this.plainHeaders = Map.of("Authorization", "Bearer " + token, "Accept", HttpWire.JSON);
     this.withJsonBody = Map.of("Authorization", "Bearer " + token, "Accept", HttpWire.JSON,
         "Content-Type", HttpWire.JSON);
