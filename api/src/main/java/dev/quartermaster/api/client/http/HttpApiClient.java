@@ -41,8 +41,9 @@ import java.util.concurrent.Executors;
  *
  * <p>Every failure is the server's own {@link dev.quartermaster.api.error.ApiError}, unchanged; a
  * server that cannot be reached is {@code Unavailable}. Calls go over kept-alive connections of its
- * own ({@link KeptConnections}); a watch, whose answer lasts, over the JDK's client, read on a virtual
- * thread that calls its handler in order; a 410 answer becomes {@link WatchHandler#onGone}.
+ * own ({@link KeptConnections}; {@link KeptConnection} says why not the JDK's or Apache's client);
+ * a watch, whose answer lasts, over the JDK's client, read on a virtual thread that calls its
+ * handler in order; a 410 answer becomes {@link WatchHandler#onGone}.
  *
  * <p>Given several servers (replicas of one cluster on a shared store), it talks to one at a time
  * and stays with the last that answered. A call that cannot connect to it (refused, no route,
@@ -273,7 +274,7 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
   @Override
   public void close() {
     watches.forEach(HttpWatch::close);
-    connections.forEach(KeptConnections::close);
+    connections.forEach(Connections::close);
     synchronized (this) {
       closed = true;
       http.ifPresent(HttpClient::shutdownNow);
