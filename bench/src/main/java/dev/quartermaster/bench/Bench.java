@@ -10,7 +10,7 @@ import java.util.List;
  * Runs the benchmarks and prints each figure beside the raw SQLite commit rate measured on the same
  * disk in the same run, so that the ratios mean something on any machine.
  *
- * <p>Usage: {@code ./qm bench [store|api|watch|ledger|control|e2e|fleet|volumes|etcd|cli|all] [--dir DIR]}. Never part of the tests.
+ * <p>Usage: {@code ./qm bench [store|api|clients|watch|ledger|control|e2e|fleet|volumes|etcd|cli|all] [--dir DIR]}. Never part of the tests.
  */
 public final class Bench {
   private Bench() {}
@@ -41,7 +41,8 @@ public final class Bench {
   private static List<Benchmark> selected(String what) {
     return switch (what) {
       case "store" -> List.of(new StoreBench());
-      case "api" -> List.of(new ApiBench());
+      case "api" -> List.of(new ApiBench(), new HttpClientBench());
+      case "clients" -> List.of(new HttpClientBench());
       case "watch" -> List.of(new WatchBench());
       case "ledger" -> List.of(new LedgerBench());
       case "control" -> List.of(new ControlPlaneBench());
@@ -50,9 +51,9 @@ public final class Bench {
       case "volumes" -> List.of(new VolumeCallsBench());
       case "etcd" -> List.of(new EtcdBench());
       case "cli" -> List.of(new CliBench());
-      case "all" -> List.of(new StoreBench(), new ApiBench(), new WatchBench(), new LedgerBench(), new ControlPlaneBench(),
+      case "all" -> List.of(new StoreBench(), new ApiBench(), new HttpClientBench(), new WatchBench(), new LedgerBench(), new ControlPlaneBench(),
           new EndToEndBench(), new FleetBench(), new VolumeCallsBench(), new EtcdBench(), new CliBench());
-      default -> throw new IllegalArgumentException("unknown benchmark '" + what + "': use store, api, watch, ledger, control, e2e, fleet, volumes, etcd, cli or all");
+      default -> throw new IllegalArgumentException("unknown benchmark '" + what + "': use store, api, clients, watch, ledger, control, e2e, fleet, volumes, etcd, cli or all");
     };
   }
 

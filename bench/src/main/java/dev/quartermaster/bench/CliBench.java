@@ -27,7 +27,6 @@ import java.util.Map;
 final class CliBench implements Bench.Benchmark {
   static final double TARGET_MILLIS = 200;
   private static final int RUNS = Integer.getInteger("qm.bench.cliRuns", 21);
-  private static final long NANOS_PER_TICK = 10_000_000L;
 
   @Override
   public void run(Path dir, double raw, Report report) throws Exception {
@@ -100,11 +99,11 @@ final class CliBench implements Bench.Benchmark {
   private static Samples measure(Command command) throws Exception {
     var samples = new Samples(new long[RUNS], new long[RUNS]);
     for (int i = 0; i < RUNS; i++) {
-      long cpuBefore = childCpuNanos();
+      long cpuBefore = CpuTime.childrenNanos();
       long start = System.nanoTime();
       command.run();
       samples.wallNanos[i] = System.nanoTime() - start;
-      samples.cpuNanos[i] = childCpuNanos() - cpuBefore;
+      samples.cpuNanos[i] = CpuTime.childrenNanos() - cpuBefore;
     }
     return samples;
   }
@@ -171,14 +170,6 @@ final class CliBench implements Bench.Benchmark {
       }
       Thread.sleep(200);
     }
-  }
-
-  /** CPU used by this process's children that it has waited for: cutime + cstime. */
-  private static long childCpuNanos() throws IOException {
-    var line = Files.readString(Path.of("/proc/self/stat"));
-    var fields = line.substring(line.lastIndexOf(')') + 2).split(" ");
-    // After the name: state(0) ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime(11) stime cutime(13) cstime(14)
-    return (Long.parseLong(fields[13]) + Long.parseLong(fields[14])) * NANOS_PER_TICK;
   }
 
   private static double median(long[] values) {

@@ -8,6 +8,7 @@ import java.util.stream.Stream;
 
 /** CPU time this process has used (all threads, user and system), for "CPU per decision" figures. */
 final class CpuTime {
+  private static final Path STAT = Path.of("/proc/self/stat");
   /** Linux reports thread times in clock ticks of 1/100 s on every architecture we run on. */
   private static final long NANOS_PER_TICK = 10_000_000L;
   private static final Path TASKS = Path.of("/proc/self/task");
@@ -17,6 +18,14 @@ final class CpuTime {
   /** Nanoseconds of CPU used by this JVM so far. */
   static long nanos() {
     return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+  }
+
+  /** Nanoseconds of CPU used by this process's children that it has waited for: cutime + cstime. */
+  static long childrenNanos() throws IOException {
+    var line = Files.readString(STAT);
+    var fields = line.substring(line.lastIndexOf(')') + 2).split(" ");
+    // After the name: state(0) ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime(11) stime cutime(13) cstime(14)
+    return (Long.parseLong(fields[13]) + Long.parseLong(fields[14])) * NANOS_PER_TICK;
   }
 
   /**

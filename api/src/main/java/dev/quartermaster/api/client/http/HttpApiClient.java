@@ -42,8 +42,9 @@ import java.util.concurrent.Executors;
  *
  * <p>Every failure is the server's own {@link dev.quartermaster.api.error.ApiError}, unchanged; a
  * server that cannot be reached is {@code Unavailable}. Calls go over kept-alive connections of its
- * own ({@link KeptConnections}); a watch, whose answer lasts, over the JDK's client, read on a virtual
- * thread that calls its handler in order; a 410 answer becomes {@link WatchHandler#onGone}.
+ * own ({@link KeptConnections}; {@link KeptConnection} says why not the JDK's or Apache's client);
+ * a watch, whose answer lasts, over the JDK's client, read on a virtual thread that calls its
+ * handler in order; a 410 answer becomes {@link WatchHandler#onGone}.
  *
  * <p>Given several servers (replicas of one cluster on a shared store), it talks to one at a time
  * and stays with the last that answered. A call that cannot connect to it (refused, no route,
@@ -72,7 +73,7 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
   private Optional<HttpClient> http = Optional.empty();
   private boolean closed; // guarded by this
   /** For every other call, one pool per server, in the order of {@link #bases}. */
-  private final List<KeptConnections> connections;
+  private final List<Connections> connections;
   private final Map<String, String> plainHeaders;
   private final Map<String, String> withJsonBody;
   private final Set<HttpWatch<?>> watches = ConcurrentHashMap.newKeySet();
@@ -102,6 +103,12 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
   }
 
   private HttpApiClient(List<URI> baseUris, String token, Duration requestTimeout, Optional<SSLContext> tls) {
+    this(baseUris, token, requestTimeout, tls, KeptConnections::new);
+  }
+
+  /** As above, with calls carried by the connections {@code opener} makes (for the bench's side-by-side). */
+  HttpApiClient(List<URI> baseUris, String token, Duration requestTimeout, Optional<SSLContext> tls,
+      Connections.Opener opener) {
     if (baseUris.isEmpty()) {
       throw new IllegalArgumentException("no server given");
     }
@@ -113,7 +120,7 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
     this.requestTimeout = requestTimeout;
     this.tls = tls;
     this.connections = bases.stream()
-        .map(base -> new KeptConnections(base, tls, (int) CONNECT_TIMEOUT.toMillis())).toList();
+        .map(base -> opener.to(base, tls, (int) CONNECT_TIMEOUT.toMillis())).toList();
     this.plainHeaders = Map.of("Authorization", "Bearer " + token, "Accept", HttpWire.JSON);
     this.withJsonBody = Map.of("Authorization", "Bearer " + token, "Accept", HttpWire.JSON,
         "Content-Type", HttpWire.JSON);
@@ -269,7 +276,7 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
   @Override
   public void close() {
     watches.forEach(HttpWatch::close);
-    connections.forEach(KeptConnections::close);
+    connections.forEach(Connections::close);
     synchronized (this) {
       closed = true;
       http.ifPresent(HttpClient::shutdownNow);

@@ -31,6 +31,15 @@ import javax.net.ssl.SSLSocket;
  * exchanges crosses to its selector thread and back through futures, which cost a single client
  * about 0.2 ms per call on loopback, as much as the server's own work on a create.
  *
+ * <p>Nor Apache HttpClient 5.6 (classic, pooled), measured beside this by {@code ./qm bench clients}
+ * (part of {@code ./qm bench api}; one server, rounds interleaved, 2 busy cores). Its rates were
+ * 0.79-1.08x of these (GET, LIST, status PUT, 8 callers; four runs of 15-21 rounds), within the 20 %
+ * it was allowed to lose, but each call cost the caller 7-52 % more CPU, and the CLI decided it: the
+ * library loads some 310 classes and starts SLF4J and with it logback, so {@code qm get nodes}
+ * (AOT-cached, same server, interleaved) took 398 ms of CPU against 177 here (453 ms wall against
+ * 229), and with logging switched off still 243 ms: past the 200 ms that command has. Netty's client
+ * codec was not tried: it is asynchronous, each call would cross threads as the JDK's does.
+ *
  * <p>Every read runs against the call's deadline, so a server that stops answering (or trickles
  * bytes) costs at most that. The socket is a {@link SocketChannel}'s, so that {@link #stillOpen} can
  * look without blocking whether the server closed the connection while it sat idle: that is the

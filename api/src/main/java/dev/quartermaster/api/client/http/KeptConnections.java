@@ -18,7 +18,7 @@ import javax.net.ssl.SSLContext;
  * server closed while idle is seen closed and dropped, never written to. A connection that cannot be
  * opened at all is a {@link NotConnected}: then nothing was sent, and the caller may go elsewhere.
  */
-final class KeptConnections implements AutoCloseable {
+final class KeptConnections implements Connections {
   private static final int MAX_IDLE = 32;
 
   private final URI base;
@@ -33,12 +33,8 @@ final class KeptConnections implements AutoCloseable {
     this.connectTimeoutMillis = connectTimeoutMillis;
   }
 
-  /**
-   * One request and its whole answer, by {@code deadlineNanos}; see {@link KeptConnection#exchange}.
-   *
-   * @throws NotConnected when no connection could be opened: nothing was sent
-   */
-  HttpAnswer exchange(String method, String target, Map<String, String> headers, Optional<byte[]> body,
+  @Override
+  public HttpAnswer exchange(String method, String target, Map<String, String> headers, Optional<byte[]> body,
       long deadlineNanos) throws IOException {
     var connection = take();
     boolean kept = false;

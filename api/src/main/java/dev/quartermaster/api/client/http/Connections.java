@@ -1,0 +1,33 @@
+package dev.quartermaster.api.client.http;
+
+import java.io.IOException;
+import java.net.URI;
+import java.util.Map;
+import java.util.Optional;
+import javax.net.ssl.SSLContext;
+
+/**
+ * The connections to one server that carry {@link HttpApiClient}'s calls (all but watches): one
+ * request and its whole answer at a time per caller, connections kept between calls.
+ */
+interface Connections extends AutoCloseable {
+  /**
+   * Sends one request and reads its whole answer by {@code deadlineNanos} ({@link System#nanoTime}).
+   *
+   * @param target the path and query, already encoded
+   * @param headers sent as given; {@code Content-Length} is added for a body
+   * @throws NotConnected when no connection could be opened: nothing was sent
+   */
+  HttpAnswer exchange(String method, String target, Map<String, String> headers, Optional<byte[]> body,
+      long deadlineNanos) throws IOException;
+
+  /** Closes the idle connections; those in use close when their call ends. */
+  @Override
+  void close();
+
+  /** Makes the connections to one server. */
+  @FunctionalInterface
+  interface Opener {
+    Connections to(URI base, Optional<SSLContext> tls, int connectTimeoutMillis);
+  }
+}
