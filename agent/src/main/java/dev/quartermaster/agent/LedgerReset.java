@@ -24,20 +24,26 @@ import java.util.Map;
 public final class LedgerReset {
   private LedgerReset() {}
 
-  /** What was dropped; empty if the old ledger was unreadable (then {@code unreadable} says why). */
+  /**
+   * What was dropped; empty if the old ledger was unreadable (then {@code unreadable} says why).
+   */
   public record Report(List<ClaimState> dropped, Path backup, String unreadable) {
     public Report {
       dropped = List.copyOf(dropped);
     }
   }
 
-  /** Resets the ledger of {@code stateDir} to empty for boot {@code bootId}, printing what it drops. */
-  public static Report run(Path stateDir, String bootId, Env env, PrintStream out) throws IOException {
+  /**
+   * Resets the ledger of {@code stateDir} to empty for boot {@code bootId}, printing what it drops.
+   */
+  public static Report run(Path stateDir, String bootId, Env env, PrintStream out)
+      throws IOException {
     try (var lock = StateDirLock.acquire(stateDir)) {
       var file = LedgerShow.ledgerFile(stateDir);
       var journal = LedgerShow.journalFile(stateDir);
       var mark = LedgerShow.markFile(stateDir);
-      // A mark alone still counts: it is what makes the agent refuse a ledger whose files were lost.
+      // A mark alone still counts: it is what makes the agent refuse a ledger whose files were
+      // lost.
       if (!Files.exists(file) && !Files.exists(journal) && !Files.exists(mark)) {
         out.println("no ledger at " + file + "; nothing to reset");
         return new Report(List.of(), file, "");
@@ -73,15 +79,31 @@ public final class LedgerReset {
       // refused at start. With none, the agent starts a journal for the snapshot's generation.
       Files.deleteIfExists(journal);
       AtomicLedgerFile.fsyncDirectory(stateDir);
-      new AtomicLedgerFile(file).write(CheckpointCodec.encode(new LedgerState(Map.of(), version + 1), bootId));
-      out.println("reset ledger " + file + "; the old one is kept as " + backup
-          + (Files.exists(journal.resolveSibling(journal.getFileName() + stamp)) ? " (and its journal beside it)" : ""));
+      new AtomicLedgerFile(file)
+          .write(CheckpointCodec.encode(new LedgerState(Map.of(), version + 1), bootId));
+      out.println(
+          "reset ledger "
+              + file
+              + "; the old one is kept as "
+              + backup
+              + (Files.exists(journal.resolveSibling(journal.getFileName() + stamp))
+                  ? " (and its journal beside it)"
+                  : ""));
       if (!unreadable.isEmpty()) {
-        out.println("the old ledger could not be read, so what it held cannot be listed: " + unreadable);
+        out.println(
+            "the old ledger could not be read, so what it held cannot be listed: " + unreadable);
       } else {
         out.println("dropped " + dropped.size() + " entries:");
         for (var e : dropped) {
-          out.println("  " + e.claim() + " " + e.stateName() + " " + e.devices() + " " + e.computeDomain().orElse("-"));
+          out.println(
+              "  "
+                  + e.claim()
+                  + " "
+                  + e.stateName()
+                  + " "
+                  + e.devices()
+                  + " "
+                  + e.computeDomain().orElse("-"));
         }
       }
       return new Report(dropped, backup, unreadable);

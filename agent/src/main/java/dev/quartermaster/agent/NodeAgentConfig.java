@@ -38,8 +38,10 @@ import java.util.function.Supplier;
  *     --create-control-nodes}) before the first check and on every change
  * @param healthCleanPeriod how long a GPU must go without a fault to be healthy again
  * @param nvml loads NVML (used only when the device root is {@code /})
- * @param podman how the {@code podman} task runtime calls podman (the CDI dir is added to its spec dirs)
- * @param csiPluginDir where CSI plugins put their sockets ({@code *.sock}); empty: no plugins are looked for
+ * @param podman how the {@code podman} task runtime calls podman (the CDI dir is added to its spec
+ *     dirs)
+ * @param csiPluginDir where CSI plugins put their sockets ({@code *.sock}); empty: no plugins are
+ *     looked for
  */
 public record NodeAgentConfig(
     ApiClient api,
@@ -85,12 +87,41 @@ public record NodeAgentConfig(
   }
 
   /** Without a CSI plugin directory (the shape callers had before volumes). */
-  public NodeAgentConfig(ApiClient api, String nodeName, Path stateDir, DeviceRoot deviceRoot, Path cdiDir, Env env,
-      String bootId, Duration heartbeat, Duration tombstoneTtl, List<String> helperCommand, int workers,
-      Duration rescanPeriod, boolean createControlNodes, Duration healthCleanPeriod, Supplier<NvmlLoad> nvml,
+  public NodeAgentConfig(
+      ApiClient api,
+      String nodeName,
+      Path stateDir,
+      DeviceRoot deviceRoot,
+      Path cdiDir,
+      Env env,
+      String bootId,
+      Duration heartbeat,
+      Duration tombstoneTtl,
+      List<String> helperCommand,
+      int workers,
+      Duration rescanPeriod,
+      boolean createControlNodes,
+      Duration healthCleanPeriod,
+      Supplier<NvmlLoad> nvml,
       PodmanOptions podman) {
-    this(api, nodeName, stateDir, deviceRoot, cdiDir, env, bootId, heartbeat, tombstoneTtl, helperCommand, workers,
-        rescanPeriod, createControlNodes, healthCleanPeriod, nvml, podman, Optional.empty());
+    this(
+        api,
+        nodeName,
+        stateDir,
+        deviceRoot,
+        cdiDir,
+        env,
+        bootId,
+        heartbeat,
+        tombstoneTtl,
+        helperCommand,
+        workers,
+        rescanPeriod,
+        createControlNodes,
+        healthCleanPeriod,
+        nvml,
+        podman,
+        Optional.empty());
   }
 
   private static void requirePositive(String what, Duration d) {
@@ -104,14 +135,32 @@ public record NodeAgentConfig(
    * infinity} helpers, 5 s control-node rescan, no creation of control nodes, 5 min health clean
    * period, NVML from the system, podman with {@link PodmanOptions#defaults()}.
    */
-  public static NodeAgentConfig of(ApiClient api, String nodeName, Path stateDir, DeviceRoot deviceRoot, Path cdiDir,
-      Env env) throws IOException {
-    return new NodeAgentConfig(api, nodeName, stateDir, deviceRoot, cdiDir, env, BootId.current(),
-        Duration.ofSeconds(10), ClaimLedger.DEFAULT_TOMBSTONE_TTL, OsHelperProcesses.DEFAULT_COMMAND, 4,
-        DEFAULT_RESCAN, false, DEFAULT_HEALTH_CLEAN_PERIOD, NvmlLibrary::load, PodmanOptions.defaults());
+  public static NodeAgentConfig of(
+      ApiClient api, String nodeName, Path stateDir, DeviceRoot deviceRoot, Path cdiDir, Env env)
+      throws IOException {
+    return new NodeAgentConfig(
+        api,
+        nodeName,
+        stateDir,
+        deviceRoot,
+        cdiDir,
+        env,
+        BootId.current(),
+        Duration.ofSeconds(10),
+        ClaimLedger.DEFAULT_TOMBSTONE_TTL,
+        OsHelperProcesses.DEFAULT_COMMAND,
+        4,
+        DEFAULT_RESCAN,
+        false,
+        DEFAULT_HEALTH_CLEAN_PERIOD,
+        NvmlLibrary::load,
+        PodmanOptions.defaults());
   }
 
-  /** Where task {@code name}'s output goes: {@code <state>/tasks/<name>.log} ({@code qm logs} reads it). */
+  /**
+   * Where task {@code name}'s output goes: {@code <state>/tasks/<name>.log} ({@code qm logs} reads
+   * it).
+   */
   public Path taskLog(String name) {
     return taskLog(stateDir, name);
   }
@@ -121,7 +170,10 @@ public record NodeAgentConfig(
     return tasksDir(stateDir).resolve(name + ".log");
   }
 
-  /** Where the output of the task's previous attempt on this node is kept ({@code <task>.previous.log}). */
+  /**
+   * Where the output of the task's previous attempt on this node is kept ({@code
+   * <task>.previous.log}).
+   */
   public static Path previousTaskLog(Path stateDir, String name) {
     return dev.quartermaster.agent.tasks.TaskLogs.previous(taskLog(stateDir, name));
   }
@@ -131,55 +183,215 @@ public record NodeAgentConfig(
   }
 
   public NodeAgentConfig withBootId(String id) {
-    return new NodeAgentConfig(api, nodeName, stateDir, deviceRoot, cdiDir, env, id, heartbeat, tombstoneTtl,
-        helperCommand, workers, rescanPeriod, createControlNodes, healthCleanPeriod, nvml, podman, csiPluginDir);
+    return new NodeAgentConfig(
+        api,
+        nodeName,
+        stateDir,
+        deviceRoot,
+        cdiDir,
+        env,
+        id,
+        heartbeat,
+        tombstoneTtl,
+        helperCommand,
+        workers,
+        rescanPeriod,
+        createControlNodes,
+        healthCleanPeriod,
+        nvml,
+        podman,
+        csiPluginDir);
   }
 
   public NodeAgentConfig withHeartbeat(Duration every) {
-    return new NodeAgentConfig(api, nodeName, stateDir, deviceRoot, cdiDir, env, bootId, every, tombstoneTtl,
-        helperCommand, workers, rescanPeriod, createControlNodes, healthCleanPeriod, nvml, podman, csiPluginDir);
+    return new NodeAgentConfig(
+        api,
+        nodeName,
+        stateDir,
+        deviceRoot,
+        cdiDir,
+        env,
+        bootId,
+        every,
+        tombstoneTtl,
+        helperCommand,
+        workers,
+        rescanPeriod,
+        createControlNodes,
+        healthCleanPeriod,
+        nvml,
+        podman,
+        csiPluginDir);
   }
 
   public NodeAgentConfig withHelperCommand(List<String> command) {
-    return new NodeAgentConfig(api, nodeName, stateDir, deviceRoot, cdiDir, env, bootId, heartbeat, tombstoneTtl,
-        command, workers, rescanPeriod, createControlNodes, healthCleanPeriod, nvml, podman, csiPluginDir);
+    return new NodeAgentConfig(
+        api,
+        nodeName,
+        stateDir,
+        deviceRoot,
+        cdiDir,
+        env,
+        bootId,
+        heartbeat,
+        tombstoneTtl,
+        command,
+        workers,
+        rescanPeriod,
+        createControlNodes,
+        healthCleanPeriod,
+        nvml,
+        podman,
+        csiPluginDir);
   }
 
   public NodeAgentConfig withRescanPeriod(Duration every) {
-    return new NodeAgentConfig(api, nodeName, stateDir, deviceRoot, cdiDir, env, bootId, heartbeat, tombstoneTtl,
-        helperCommand, workers, every, createControlNodes, healthCleanPeriod, nvml, podman, csiPluginDir);
+    return new NodeAgentConfig(
+        api,
+        nodeName,
+        stateDir,
+        deviceRoot,
+        cdiDir,
+        env,
+        bootId,
+        heartbeat,
+        tombstoneTtl,
+        helperCommand,
+        workers,
+        every,
+        createControlNodes,
+        healthCleanPeriod,
+        nvml,
+        podman,
+        csiPluginDir);
   }
 
   /** {@code --create-control-nodes}. */
   public NodeAgentConfig withCreateControlNodes(boolean create) {
-    return new NodeAgentConfig(api, nodeName, stateDir, deviceRoot, cdiDir, env, bootId, heartbeat, tombstoneTtl,
-        helperCommand, workers, rescanPeriod, create, healthCleanPeriod, nvml, podman, csiPluginDir);
+    return new NodeAgentConfig(
+        api,
+        nodeName,
+        stateDir,
+        deviceRoot,
+        cdiDir,
+        env,
+        bootId,
+        heartbeat,
+        tombstoneTtl,
+        helperCommand,
+        workers,
+        rescanPeriod,
+        create,
+        healthCleanPeriod,
+        nvml,
+        podman,
+        csiPluginDir);
   }
 
   public NodeAgentConfig withHealthCleanPeriod(Duration period) {
-    return new NodeAgentConfig(api, nodeName, stateDir, deviceRoot, cdiDir, env, bootId, heartbeat, tombstoneTtl,
-        helperCommand, workers, rescanPeriod, createControlNodes, period, nvml, podman, csiPluginDir);
+    return new NodeAgentConfig(
+        api,
+        nodeName,
+        stateDir,
+        deviceRoot,
+        cdiDir,
+        env,
+        bootId,
+        heartbeat,
+        tombstoneTtl,
+        helperCommand,
+        workers,
+        rescanPeriod,
+        createControlNodes,
+        period,
+        nvml,
+        podman,
+        csiPluginDir);
   }
 
   /** Where NVML comes from (tests pass a stub, or one that is always unavailable). */
   public NodeAgentConfig withNvml(Supplier<NvmlLoad> loader) {
-    return new NodeAgentConfig(api, nodeName, stateDir, deviceRoot, cdiDir, env, bootId, heartbeat, tombstoneTtl,
-        helperCommand, workers, rescanPeriod, createControlNodes, healthCleanPeriod, loader, podman, csiPluginDir);
+    return new NodeAgentConfig(
+        api,
+        nodeName,
+        stateDir,
+        deviceRoot,
+        cdiDir,
+        env,
+        bootId,
+        heartbeat,
+        tombstoneTtl,
+        helperCommand,
+        workers,
+        rescanPeriod,
+        createControlNodes,
+        healthCleanPeriod,
+        loader,
+        podman,
+        csiPluginDir);
   }
 
   public NodeAgentConfig withPodman(PodmanOptions options) {
-    return new NodeAgentConfig(api, nodeName, stateDir, deviceRoot, cdiDir, env, bootId, heartbeat, tombstoneTtl,
-        helperCommand, workers, rescanPeriod, createControlNodes, healthCleanPeriod, nvml, options, csiPluginDir);
+    return new NodeAgentConfig(
+        api,
+        nodeName,
+        stateDir,
+        deviceRoot,
+        cdiDir,
+        env,
+        bootId,
+        heartbeat,
+        tombstoneTtl,
+        helperCommand,
+        workers,
+        rescanPeriod,
+        createControlNodes,
+        healthCleanPeriod,
+        nvml,
+        options,
+        csiPluginDir);
   }
 
   /** Where CSI plugin sockets are looked for ({@code --csi-plugin-dir}). */
   public NodeAgentConfig withCsiPluginDir(Path dir) {
-    return new NodeAgentConfig(api, nodeName, stateDir, deviceRoot, cdiDir, env, bootId, heartbeat, tombstoneTtl,
-        helperCommand, workers, rescanPeriod, createControlNodes, healthCleanPeriod, nvml, podman, Optional.of(dir));
+    return new NodeAgentConfig(
+        api,
+        nodeName,
+        stateDir,
+        deviceRoot,
+        cdiDir,
+        env,
+        bootId,
+        heartbeat,
+        tombstoneTtl,
+        helperCommand,
+        workers,
+        rescanPeriod,
+        createControlNodes,
+        healthCleanPeriod,
+        nvml,
+        podman,
+        Optional.of(dir));
   }
 
   public NodeAgentConfig withWorkers(int count) {
-    return new NodeAgentConfig(api, nodeName, stateDir, deviceRoot, cdiDir, env, bootId, heartbeat, tombstoneTtl,
-        helperCommand, count, rescanPeriod, createControlNodes, healthCleanPeriod, nvml, podman, csiPluginDir);
+    return new NodeAgentConfig(
+        api,
+        nodeName,
+        stateDir,
+        deviceRoot,
+        cdiDir,
+        env,
+        bootId,
+        heartbeat,
+        tombstoneTtl,
+        helperCommand,
+        count,
+        rescanPeriod,
+        createControlNodes,
+        healthCleanPeriod,
+        nvml,
+        podman,
+        csiPluginDir);
   }
 }

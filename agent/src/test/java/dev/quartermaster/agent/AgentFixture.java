@@ -30,8 +30,8 @@ import java.util.function.Predicate;
 
 /**
  * One real agent over an in-process API (SQLite + ObjectRegistry) on a simulated device root with
- * two GPUs, and builders for the claims and tasks the agent-level tests hand it (no control
- * plane: claims come allocated, tasks come scheduled).
+ * two GPUs, and builders for the claims and tasks the agent-level tests hand it (no control plane:
+ * claims come allocated, tasks come scheduled).
  */
 final class AgentFixture implements AutoCloseable {
   static final String NODE = "node-1";
@@ -43,19 +43,32 @@ final class AgentFixture implements AutoCloseable {
 
   AgentFixture(Path tmp) throws Exception {
     store = SqliteStore.open(tmp.resolve("store.db"));
-    // Claims are bound by hand here (no allocator): the allocation record's guard is tested in store and sim.
+    // Claims are bound by hand here (no allocator): the allocation record's guard is tested in
+    // store and sim.
     api = ObjectRegistry.withoutCrossObjectRules(store, new SystemEnv());
     sim = SimulatedDeviceRoot.builder(tmp.resolve("devroot")).gpus(2).build();
-    var config = NodeAgentConfig.of(api, NODE, tmp.resolve("state"), DeviceRoot.at(sim.root()), tmp.resolve("cdi"),
-        new SystemEnv()).withBootId("fixture-boot").withRescanPeriod(Duration.ofSeconds(1)).withHeartbeat(Duration.ofSeconds(1));
+    var config =
+        NodeAgentConfig.of(
+                api,
+                NODE,
+                tmp.resolve("state"),
+                DeviceRoot.at(sim.root()),
+                tmp.resolve("cdi"),
+                new SystemEnv())
+            .withBootId("fixture-boot")
+            .withRescanPeriod(Duration.ofSeconds(1))
+            .withHeartbeat(Duration.ofSeconds(1));
     agent = NodeAgent.start(config);
   }
 
   /** A claim already allocated to {@code device} on this node. */
   static ResourceClaim claim(String name, String device) {
-    var spec = new ResourceClaimSpec(List.of(new DeviceRequest("gpus", "gpu", 1, List.of())), Optional.empty());
-    var status = ResourceClaimStatus.EMPTY.withAllocation(
-        new Allocation(NODE, List.of(new Allocation.AllocatedDevice("gpus", device))));
+    var spec =
+        new ResourceClaimSpec(
+            List.of(new DeviceRequest("gpus", "gpu", 1, List.of())), Optional.empty());
+    var status =
+        ResourceClaimStatus.EMPTY.withAllocation(
+            new Allocation(NODE, List.of(new Allocation.AllocatedDevice("gpus", device))));
     return new ResourceClaim(ObjectMeta.named(name), spec, status);
   }
 
@@ -64,11 +77,30 @@ final class AgentFixture implements AutoCloseable {
     return task(name, claims, command, DeviceLossPolicy.Continue);
   }
 
-  static Task task(String name, List<String> claims, List<String> command, DeviceLossPolicy onDeviceLoss) {
-    var spec = new TaskSpec(Optional.of(NODE), command, Map.of(), claims, List.of(), "exec", Optional.empty(), 0,
-        onDeviceLoss);
-    var status = new TaskStatus(TaskPhase.Scheduled, "Scheduled", "", Optional.of(NODE), Optional.empty(),
-        Optional.empty(), Optional.empty(), Optional.empty(), List.of());
+  static Task task(
+      String name, List<String> claims, List<String> command, DeviceLossPolicy onDeviceLoss) {
+    var spec =
+        new TaskSpec(
+            Optional.of(NODE),
+            command,
+            Map.of(),
+            claims,
+            List.of(),
+            "exec",
+            Optional.empty(),
+            0,
+            onDeviceLoss);
+    var status =
+        new TaskStatus(
+            TaskPhase.Scheduled,
+            "Scheduled",
+            "",
+            Optional.of(NODE),
+            Optional.empty(),
+            Optional.empty(),
+            Optional.empty(),
+            Optional.empty(),
+            List.of());
     return new Task(ObjectMeta.named(name), spec, status);
   }
 
@@ -84,7 +116,8 @@ final class AgentFixture implements AutoCloseable {
     return t -> t.filter(x -> x.status().phase() == phase).isPresent();
   }
 
-  <T extends ApiObject> T await(Kind<T> kind, String name, Predicate<Optional<T>> condition) throws Exception {
+  <T extends ApiObject> T await(Kind<T> kind, String name, Predicate<Optional<T>> condition)
+      throws Exception {
     return ApiAwait.object(api, kind, name, condition).orElseThrow();
   }
 
@@ -93,7 +126,14 @@ final class AgentFixture implements AutoCloseable {
   }
 
   boolean holds(String claimUid) {
-    return agent.preparer().durable().ledger().snapshot().get(claimUid).filter(e -> e.holdsDevices()).isPresent();
+    return agent
+        .preparer()
+        .durable()
+        .ledger()
+        .snapshot()
+        .get(claimUid)
+        .filter(e -> e.holdsDevices())
+        .isPresent();
   }
 
   Task awaitTask(String name, Predicate<Optional<Task>> condition) throws Exception {
@@ -112,6 +152,7 @@ final class AgentFixture implements AutoCloseable {
    */
   static void stop(NodeAgent agent) throws java.io.IOException {
     agent.close();
-    dev.quartermaster.agent.effects.OsHelperProcesses.stopAll(agent.config().stateDir().resolve("helpers"));
+    dev.quartermaster.agent.effects.OsHelperProcesses.stopAll(
+        agent.config().stateDir().resolve("helpers"));
   }
 }

@@ -19,8 +19,8 @@ import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
- * Bounded waits for tests, driven by events (API watch events, file-system events) with a
- * generous deadline: only a real hang fails them. No sleeping, no timing assertions.
+ * Bounded waits for tests, driven by events (API watch events, file-system events) with a generous
+ * deadline: only a real hang fails them. No sleeping, no timing assertions.
  */
 final class ApiAwait {
   static final Duration DEADLINE = Duration.ofSeconds(90);
@@ -28,33 +28,47 @@ final class ApiAwait {
   private ApiAwait() {}
 
   /** Waits until {@code condition} holds for every object of {@code kind}; returns them. */
-  static <T extends ApiObject> List<T> until(ApiClient api, Kind<T> kind, String what, Predicate<List<T>> condition)
+  static <T extends ApiObject> List<T> until(
+      ApiClient api, Kind<T> kind, String what, Predicate<List<T>> condition)
       throws InterruptedException {
     return onChanges(api, kind, () -> api.list(kind).items(), condition, what);
   }
 
-  /** Waits until {@code condition} holds for the object {@code name} (empty: it does not exist); returns it. */
-  static <T extends ApiObject> Optional<T> object(ApiClient api, Kind<T> kind, String name,
-      Predicate<Optional<T>> condition) throws InterruptedException {
-    return onChanges(api, kind, () -> api.get(kind, name), condition, kind + " " + name + " to match");
+  /**
+   * Waits until {@code condition} holds for the object {@code name} (empty: it does not exist);
+   * returns it.
+   */
+  static <T extends ApiObject> Optional<T> object(
+      ApiClient api, Kind<T> kind, String name, Predicate<Optional<T>> condition)
+      throws InterruptedException {
+    return onChanges(
+        api, kind, () -> api.get(kind, name), condition, kind + " " + name + " to match");
   }
 
-  /** Re-reads after every watch event of {@code kind} until {@code condition} holds for what it read. */
-  private static <T extends ApiObject, R> R onChanges(ApiClient api, Kind<T> kind, Supplier<R> read,
-      Predicate<R> condition, String what) throws InterruptedException {
+  /**
+   * Re-reads after every watch event of {@code kind} until {@code condition} holds for what it
+   * read.
+   */
+  private static <T extends ApiObject, R> R onChanges(
+      ApiClient api, Kind<T> kind, Supplier<R> read, Predicate<R> condition, String what)
+      throws InterruptedException {
     var changes = new LinkedBlockingQueue<Long>();
     var start = api.list(kind).revision();
-    try (var watch = api.watch(kind, start, new WatchHandler<T>() {
-      @Override
-      public void onEvent(dev.quartermaster.api.client.WatchEvent<T> event) {
-        changes.add(event.revision());
-      }
+    try (var watch =
+        api.watch(
+            kind,
+            start,
+            new WatchHandler<T>() {
+              @Override
+              public void onEvent(dev.quartermaster.api.client.WatchEvent<T> event) {
+                changes.add(event.revision());
+              }
 
-      @Override
-      public void onGone(long compactedRevision) {
-        changes.add(-1L);
-      }
-    })) {
+              @Override
+              public void onGone(long compactedRevision) {
+                changes.add(-1L);
+              }
+            })) {
       long deadline = System.nanoTime() + DEADLINE.toNanos();
       while (true) {
         var current = read.get();
@@ -74,7 +88,10 @@ final class ApiAwait {
     return fileUntil(file, content -> content.contains(text), "'" + text + "' in " + file);
   }
 
-  /** Waits, on file-system events in its directory, until {@code file} no longer contains {@code text}. */
+  /**
+   * Waits, on file-system events in its directory, until {@code file} no longer contains {@code
+   * text}.
+   */
   static String fileLacks(Path file, String text) throws IOException, InterruptedException {
     return fileUntil(file, content -> !content.contains(text), "'" + text + "' gone from " + file);
   }
@@ -82,7 +99,9 @@ final class ApiAwait {
   private static String fileUntil(Path file, Predicate<String> condition, String what)
       throws IOException, InterruptedException {
     try (var service = file.getFileSystem().newWatchService()) {
-      file.getParent().register(service, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_MODIFY);
+      file.getParent()
+          .register(
+              service, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_MODIFY);
       long deadline = System.nanoTime() + DEADLINE.toNanos();
       while (true) {
         var content = read(file);

@@ -25,9 +25,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Hole 6 (I2 "for its whole life") and hole 4b through the real agent on a simulated device root:
- * a running task is told, in its {@code DevicesComplete} condition, when its node loses a device
- * node it was given (a control node, or its GPU's own node) and when it is back; with {@code
+ * Hole 6 (I2 "for its whole life") and hole 4b through the real agent on a simulated device root: a
+ * running task is told, in its {@code DevicesComplete} condition, when its node loses a device node
+ * it was given (a control node, or its GPU's own node) and when it is back; with {@code
  * onDeviceLoss: Stop} it is killed and ends Failed DeviceNodeMissing. A claim for a GPU whose node
  * is missing waits at prepare time, naming the path, instead of being prepared.
  */
@@ -46,15 +46,18 @@ class DeviceLossEndToEndTest {
   }
 
   private static Predicate<Optional<Task>> devicesComplete(Condition.Status status) {
-    return t -> t.flatMap(x -> Condition.find(x.status().conditions(), "DevicesComplete"))
-        .filter(c -> c.status() == status).isPresent();
+    return t ->
+        t.flatMap(x -> Condition.find(x.status().conditions(), "DevicesComplete"))
+            .filter(c -> c.status() == status)
+            .isPresent();
   }
 
   private Task runningTaskOn(String gpu, String name, DeviceLossPolicy policy) throws Exception {
     f.api.create(claim(name + "-gpu", gpu));
     f.await(Kinds.RESOURCE_CLAIM, name + "-gpu", prepareIs(PrepareState.Phase.Prepared));
     f.api.create(task(name, List.of(name + "-gpu"), List.of("sleep", "600"), policy));
-    return f.awaitTask(name, phaseIs(TaskPhase.Running).and(devicesComplete(Condition.Status.True)));
+    return f.awaitTask(
+        name, phaseIs(TaskPhase.Running).and(devicesComplete(Condition.Status.True)));
   }
 
   @Test
@@ -80,12 +83,16 @@ class DeviceLossEndToEndTest {
     f.sim.removeNode(ControlNode.NVIDIA_UVM);
     var failed = f.awaitTask("task-s", phaseIs(TaskPhase.Failed));
     assertThat(failed.status().reason()).isEqualTo("DeviceNodeMissing");
-    assertThat(failed.status().message()).contains("missing " + f.sim.nodePath(ControlNode.NVIDIA_UVM));
-    assertThat(Condition.find(failed.status().conditions(), "DevicesComplete").orElseThrow().isTrue()).isFalse();
+    assertThat(failed.status().message())
+        .contains("missing " + f.sim.nodePath(ControlNode.NVIDIA_UVM));
+    assertThat(
+            Condition.find(failed.status().conditions(), "DevicesComplete").orElseThrow().isTrue())
+        .isFalse();
   }
 
   @Test
-  void aRunningTaskIsToldWhenItsGpuNodeGoesAndANewClaimForAGpuWithoutItsNodeWaits() throws Exception {
+  void aRunningTaskIsToldWhenItsGpuNodeGoesAndANewClaimForAGpuWithoutItsNodeWaits()
+      throws Exception {
     runningTaskOn("gpu-0", "task-g", DeviceLossPolicy.Continue);
     var gpu0 = f.sim.devDir().resolve("nvidia0");
     var gpu1 = f.sim.devDir().resolve("nvidia1");
@@ -94,17 +101,26 @@ class DeviceLossEndToEndTest {
 
     Files.move(gpu0, away.resolve("nvidia0"));
     var told = f.awaitTask("task-g", devicesComplete(Condition.Status.False));
-    assertThat(Condition.find(told.status().conditions(), "DevicesComplete").orElseThrow().message())
+    assertThat(
+            Condition.find(told.status().conditions(), "DevicesComplete").orElseThrow().message())
         .contains("missing " + gpu0);
 
-    // Hole 4b: a claim for a GPU whose own node is gone waits, naming the path, with nothing reserved.
+    // Hole 4b: a claim for a GPU whose own node is gone waits, naming the path, with nothing
+    // reserved.
     Files.move(gpu1, away.resolve("nvidia1"));
     var c = f.api.create(claim("claim-1", "gpu-1"));
     var waiting = f.await(Kinds.RESOURCE_CLAIM, "claim-1", prepareIs(PrepareState.Phase.Pending));
-    assertThat(prepareState(Optional.of(waiting)).orElseThrow().reason()).contains("missing " + gpu1);
+    assertThat(prepareState(Optional.of(waiting)).orElseThrow().reason())
+        .contains("missing " + gpu1);
     assertThat(f.holds(c.metadata().uid())).isFalse();
-    var node = f.await(Kinds.NODE, AgentFixture.NODE, n -> n.flatMap(x -> Condition.find(x.status().conditions(),
-        "DevicesReady")).filter(x -> x.message().contains("missing " + gpu1)).isPresent());
+    var node =
+        f.await(
+            Kinds.NODE,
+            AgentFixture.NODE,
+            n ->
+                n.flatMap(x -> Condition.find(x.status().conditions(), "DevicesReady"))
+                    .filter(x -> x.message().contains("missing " + gpu1))
+                    .isPresent());
     assertThat(node).isNotNull();
 
     Files.move(away.resolve("nvidia1"), gpu1);

@@ -35,53 +35,99 @@ class LedgerToolsTest {
   }
 
   @Test
-  void showPrintsEveryEntryAndResetIsExplicitListsWhatItDropsAndKeepsTheOldFile(@TempDir Path state) throws Exception {
-    var durable = DurableLedger.open(new AtomicLedgerFile(LedgerShow.ledgerFile(state)), "boot-1", env,
-        ClaimLedger.DEFAULT_TOMBSTONE_TTL).ledger();
+  void showPrintsEveryEntryAndResetIsExplicitListsWhatItDropsAndKeepsTheOldFile(@TempDir Path state)
+      throws Exception {
+    var durable =
+        DurableLedger.open(
+                new AtomicLedgerFile(LedgerShow.ledgerFile(state)),
+                "boot-1",
+                env,
+                ClaimLedger.DEFAULT_TOMBSTONE_TTL)
+            .ledger();
     durable.ledger().prepare(PrepareRequest.of(new ClaimRef("uid-a", "claim-a"), List.of("gpu-0")));
     durable.persist();
-    assertThat(capture(out -> LedgerShow.run(state, out))).contains("uid-a").contains("claim-a")
-        .contains("PrepareStarted").contains("gpu-0").contains("boot boot-1");
+    assertThat(capture(out -> LedgerShow.run(state, out)))
+        .contains("uid-a")
+        .contains("claim-a")
+        .contains("PrepareStarted")
+        .contains("gpu-0")
+        .contains("boot boot-1");
 
     try (var held = StateDirLock.acquire(state)) {
       assertThatThrownBy(() -> LedgerReset.run(state, "boot-1", env, System.out))
           .isInstanceOf(StateDirLockedException.class);
     }
-    var printed = capture(out -> {
-      var report = LedgerReset.run(state, "boot-1", env, out);
-      assertThat(report.dropped()).extracting(c -> c.claim().uid()).containsExactly("uid-a");
-      assertThat(report.backup()).exists();
-    });
+    var printed =
+        capture(
+            out -> {
+              var report = LedgerReset.run(state, "boot-1", env, out);
+              assertThat(report.dropped())
+                  .extracting(c -> c.claim().uid())
+                  .containsExactly("uid-a");
+              assertThat(report.backup()).exists();
+            });
     assertThat(printed).contains("dropped 1 entries").contains("uid-a (claim-a)");
     assertThat(capture(out -> LedgerShow.run(state, out))).contains("0 entries");
-    var reopened = DurableLedger.open(new AtomicLedgerFile(LedgerShow.ledgerFile(state)), "boot-1", env,
-        ClaimLedger.DEFAULT_TOMBSTONE_TTL);
-    assertThat(reopened.ledger().ledger().snapshot().claims()).as("the agent starts on the reset ledger").isEmpty();
+    var reopened =
+        DurableLedger.open(
+            new AtomicLedgerFile(LedgerShow.ledgerFile(state)),
+            "boot-1",
+            env,
+            ClaimLedger.DEFAULT_TOMBSTONE_TTL);
+    assertThat(reopened.ledger().ledger().snapshot().claims())
+        .as("the agent starts on the reset ledger")
+        .isEmpty();
   }
 
   @Test
-  void aLedgerWhoseFilesWereLostIsRefusedUntilResetDeliberately(@TempDir Path state) throws Exception {
-    var durable = DurableLedger.open(new AtomicLedgerFile(LedgerShow.ledgerFile(state)), "boot-1", env,
-        ClaimLedger.DEFAULT_TOMBSTONE_TTL).ledger();
+  void aLedgerWhoseFilesWereLostIsRefusedUntilResetDeliberately(@TempDir Path state)
+      throws Exception {
+    var durable =
+        DurableLedger.open(
+                new AtomicLedgerFile(LedgerShow.ledgerFile(state)),
+                "boot-1",
+                env,
+                ClaimLedger.DEFAULT_TOMBSTONE_TTL)
+            .ledger();
     durable.ledger().prepare(PrepareRequest.of(new ClaimRef("uid-a", "claim-a"), List.of("gpu-0")));
     durable.persist();
     Files.delete(LedgerShow.ledgerFile(state));
     Files.delete(LedgerShow.journalFile(state));
 
-    assertThatThrownBy(() -> DurableLedger.open(new AtomicLedgerFile(LedgerShow.ledgerFile(state)), "boot-1", env,
-        ClaimLedger.DEFAULT_TOMBSTONE_TTL)).isInstanceOf(CorruptCheckpointException.class)
-        .hasMessageContaining("ACKNOWLEDGED_LOST").hasMessageContaining(LedgerShow.markFile(state).toString());
+    assertThatThrownBy(
+            () ->
+                DurableLedger.open(
+                    new AtomicLedgerFile(LedgerShow.ledgerFile(state)),
+                    "boot-1",
+                    env,
+                    ClaimLedger.DEFAULT_TOMBSTONE_TTL))
+        .isInstanceOf(CorruptCheckpointException.class)
+        .hasMessageContaining("ACKNOWLEDGED_LOST")
+        .hasMessageContaining(LedgerShow.markFile(state).toString());
     var printed = capture(out -> LedgerReset.run(state, "boot-1", env, out));
     assertThat(printed).contains("could not be read").contains("ACKNOWLEDGED_LOST");
-    assertThat(DurableLedger.open(new AtomicLedgerFile(LedgerShow.ledgerFile(state)), "boot-1", env,
-        ClaimLedger.DEFAULT_TOMBSTONE_TTL).ledger().ledger().snapshot().claims()).isEmpty();
+    assertThat(
+            DurableLedger.open(
+                    new AtomicLedgerFile(LedgerShow.ledgerFile(state)),
+                    "boot-1",
+                    env,
+                    ClaimLedger.DEFAULT_TOMBSTONE_TTL)
+                .ledger()
+                .ledger()
+                .snapshot()
+                .claims())
+        .isEmpty();
   }
 
   @Test
-  void showReportsACorruptLedgerAndResetStillWorksSayingItCouldNotList(@TempDir Path state) throws Exception {
+  void showReportsACorruptLedgerAndResetStillWorksSayingItCouldNotList(@TempDir Path state)
+      throws Exception {
     Files.createDirectories(state);
-    Files.writeString(LedgerShow.ledgerFile(state), "{\"format\":\"quartermaster.dev/claim-ledger\",\"version\":9}");
-    assertThatThrownBy(() -> LedgerShow.run(state, System.out)).isInstanceOf(CorruptCheckpointException.class)
+    Files.writeString(
+        LedgerShow.ledgerFile(state),
+        "{\"format\":\"quartermaster.dev/claim-ledger\",\"version\":9}");
+    assertThatThrownBy(() -> LedgerShow.run(state, System.out))
+        .isInstanceOf(CorruptCheckpointException.class)
         .hasMessageContaining("UNSUPPORTED_VERSION");
     var printed = capture(out -> LedgerReset.run(state, "boot-1", env, out));
     assertThat(printed).contains("could not be read").contains("UNSUPPORTED_VERSION");

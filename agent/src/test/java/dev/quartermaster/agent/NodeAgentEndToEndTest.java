@@ -38,9 +38,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The agent library against a real store (in-process SQLite + ObjectRegistry as the ApiClient):
  * registers its node, publishes its slice, prepares a claim allocated to it (status, CDI file,
- * finalizer), and makes a second claim for the same device wait, naming the first, until the
- * first is deleted. Waits are driven by watch events with a generous deadline (only a real hang
- * fails them), never by sleeping.
+ * finalizer), and makes a second claim for the same device wait, naming the first, until the first
+ * is deleted. Waits are driven by watch events with a generous deadline (only a real hang fails
+ * them), never by sleeping.
  */
 class NodeAgentEndToEndTest {
   private static final String NODE = "node-1";
@@ -59,8 +59,16 @@ class NodeAgentEndToEndTest {
     // so these claims go straight into a registry without that guard.
     api = ObjectRegistry.withoutCrossObjectRules(store, new SystemEnv());
     sim = SimulatedDeviceRoot.builder(tmp.resolve("devroot")).gpus(2).build();
-    var config = NodeAgentConfig.of(api, NODE, tmp.resolve("state"), DeviceRoot.at(sim.root()), tmp.resolve("cdi"),
-        new SystemEnv()).withBootId("e2e-boot").withRescanPeriod(Duration.ofSeconds(1));
+    var config =
+        NodeAgentConfig.of(
+                api,
+                NODE,
+                tmp.resolve("state"),
+                DeviceRoot.at(sim.root()),
+                tmp.resolve("cdi"),
+                new SystemEnv())
+            .withBootId("e2e-boot")
+            .withRescanPeriod(Duration.ofSeconds(1));
     agent = NodeAgent.start(config);
   }
 
@@ -73,9 +81,12 @@ class NodeAgentEndToEndTest {
   }
 
   private static ResourceClaim claim(String name, String device) {
-    var spec = new ResourceClaimSpec(List.of(new DeviceRequest("gpus", "gpu", 1, List.of())), Optional.empty());
-    var status = ResourceClaimStatus.EMPTY.withAllocation(
-        new Allocation(NODE, List.of(new Allocation.AllocatedDevice("gpus", device))));
+    var spec =
+        new ResourceClaimSpec(
+            List.of(new DeviceRequest("gpus", "gpu", 1, List.of())), Optional.empty());
+    var status =
+        ResourceClaimStatus.EMPTY.withAllocation(
+            new Allocation(NODE, List.of(new Allocation.AllocatedDevice("gpus", device))));
     return new ResourceClaim(ObjectMeta.named(name), spec, status);
   }
 
@@ -84,60 +95,113 @@ class NodeAgentEndToEndTest {
   }
 
   @Test
-  void preparesAClaimAndMakesTheNextOneForTheSameDeviceWaitUntilTheFirstIsDeleted() throws Exception {
-    var node = await(Kinds.NODE, NODE, n -> n.filter(x -> Condition.find(x.status().conditions(), "AgentReady")
-        .map(Condition::isTrue).orElse(false)).isPresent());
+  void preparesAClaimAndMakesTheNextOneForTheSameDeviceWaitUntilTheFirstIsDeleted()
+      throws Exception {
+    var node =
+        await(
+            Kinds.NODE,
+            NODE,
+            n ->
+                n.filter(
+                        x ->
+                            Condition.find(x.status().conditions(), "AgentReady")
+                                .map(Condition::isTrue)
+                                .orElse(false))
+                    .isPresent());
     assertThat(node.orElseThrow().status().bootId()).isEqualTo("e2e-boot");
     assertThat(node.orElseThrow().status().heartbeat()).isPresent();
     var slice = await(Kinds.DEVICE_SLICE, NODE, s -> s.isPresent());
-    assertThat(slice.orElseThrow().spec().devices()).filteredOn(d -> d.deviceClass().equals("gpu"))
-        .extracting(d -> d.name()).containsExactly("gpu-0", "gpu-1");
-    assertThat(slice.orElseThrow().spec().devices().getFirst().attributes()).containsKey("uuid").containsEntry("minor", "0");
-    assertThat(node.orElseThrow().status().conditions()).anyMatch(c -> c.type().equals("DevicesReady") && c.isTrue());
+    assertThat(slice.orElseThrow().spec().devices())
+        .filteredOn(d -> d.deviceClass().equals("gpu"))
+        .extracting(d -> d.name())
+        .containsExactly("gpu-0", "gpu-1");
+    assertThat(slice.orElseThrow().spec().devices().getFirst().attributes())
+        .containsKey("uuid")
+        .containsEntry("minor", "0");
+    assertThat(node.orElseThrow().status().conditions())
+        .anyMatch(c -> c.type().equals("DevicesReady") && c.isTrue());
 
     // Claim A, allocated to gpu-0 on this node, gets prepared.
     var a = api.create(claim("claim-a", "gpu-0"));
-    var preparedA = await(Kinds.RESOURCE_CLAIM, "claim-a", c -> c.flatMap(NodeAgentEndToEndTest::prepareState)
-        .filter(s -> s.phase() == PrepareState.Phase.Prepared).isPresent()).orElseThrow();
+    var preparedA =
+        await(
+                Kinds.RESOURCE_CLAIM,
+                "claim-a",
+                c ->
+                    c.flatMap(NodeAgentEndToEndTest::prepareState)
+                        .filter(s -> s.phase() == PrepareState.Phase.Prepared)
+                        .isPresent())
+            .orElseThrow();
     var uidA = a.metadata().uid();
     assertThat(prepareState(preparedA).orElseThrow().cdiDevices())
         .containsExactly("quartermaster.dev/gpu=" + uidA + "-gpu-0");
     assertThat(preparedA.metadata().finalizers()).contains("quartermaster.dev/agent-" + NODE);
     var specA = tmp.resolve("cdi").resolve("quartermaster.dev-gpu_" + uidA + ".json");
     assertThat(specA).exists();
-    assertThat(new ObjectMapper().readTree(specA.toFile()).path("kind").asText()).isEqualTo("quartermaster.dev/gpu");
+    assertThat(new ObjectMapper().readTree(specA.toFile()).path("kind").asText())
+        .isEqualTo("quartermaster.dev/gpu");
 
     // Claim B for the same device waits, and says for whom.
     var b = api.create(claim("claim-b", "gpu-0"));
-    var waitingB = await(Kinds.RESOURCE_CLAIM, "claim-b", c -> c.flatMap(NodeAgentEndToEndTest::prepareState)
-        .filter(s -> s.phase() == PrepareState.Phase.Pending).isPresent()).orElseThrow();
-    assertThat(prepareState(waitingB).orElseThrow().reason()).contains("gpu-0").contains(uidA).contains("claim-a");
+    var waitingB =
+        await(
+                Kinds.RESOURCE_CLAIM,
+                "claim-b",
+                c ->
+                    c.flatMap(NodeAgentEndToEndTest::prepareState)
+                        .filter(s -> s.phase() == PrepareState.Phase.Pending)
+                        .isPresent())
+            .orElseThrow();
+    assertThat(prepareState(waitingB).orElseThrow().reason())
+        .contains("gpu-0")
+        .contains(uidA)
+        .contains("claim-a");
 
     // A second agent on the same state directory is refused while this one runs.
     assertThatThrownBy(() -> NodeAgent.start(agent.config()))
-        .isInstanceOf(StateDirLockedException.class).hasMessageContaining("pid " + ProcessHandle.current().pid());
+        .isInstanceOf(StateDirLockedException.class)
+        .hasMessageContaining("pid " + ProcessHandle.current().pid());
 
-    // Deleting A: it stays (finalizer) until the agent let go, then vanishes, and B gets the device.
+    // Deleting A: it stays (finalizer) until the agent let go, then vanishes, and B gets the
+    // device.
     api.delete(Kinds.RESOURCE_CLAIM, "claim-a");
     await(Kinds.RESOURCE_CLAIM, "claim-a", Optional::isEmpty);
-    var preparedB = await(Kinds.RESOURCE_CLAIM, "claim-b", c -> c.flatMap(NodeAgentEndToEndTest::prepareState)
-        .filter(s -> s.phase() == PrepareState.Phase.Prepared).isPresent()).orElseThrow();
+    var preparedB =
+        await(
+                Kinds.RESOURCE_CLAIM,
+                "claim-b",
+                c ->
+                    c.flatMap(NodeAgentEndToEndTest::prepareState)
+                        .filter(s -> s.phase() == PrepareState.Phase.Prepared)
+                        .isPresent())
+            .orElseThrow();
     assertThat(prepareState(preparedB).orElseThrow().cdiDevices())
         .containsExactly("quartermaster.dev/gpu=" + b.metadata().uid() + "-gpu-0");
     assertThat(specA).doesNotExist();
-    assertThat(tmp.resolve("cdi").resolve("quartermaster.dev-gpu_" + b.metadata().uid() + ".json")).exists();
+    assertThat(tmp.resolve("cdi").resolve("quartermaster.dev-gpu_" + b.metadata().uid() + ".json"))
+        .exists();
 
     var shown = new ByteArrayOutputStream();
     LedgerShow.run(tmp.resolve("state"), new PrintStream(shown, true, "UTF-8"));
-    assertThat(shown.toString("UTF-8")).contains(b.metadata().uid()).contains("PrepareCompleted")
-        .contains(uidA).contains("PrepareAborted");
+    assertThat(shown.toString("UTF-8"))
+        .contains(b.metadata().uid())
+        .contains("PrepareCompleted")
+        .contains(uidA)
+        .contains("PrepareAborted");
   }
 
   @Test
   void aRestartedAgentKeepsWhatItPreparedAndUnpreparesWhatWasDeletedMeanwhile() throws Exception {
     api.create(claim("claim-c", "gpu-1"));
-    var c = await(Kinds.RESOURCE_CLAIM, "claim-c", x -> x.flatMap(NodeAgentEndToEndTest::prepareState)
-        .filter(s -> s.phase() == PrepareState.Phase.Prepared).isPresent()).orElseThrow();
+    var c =
+        await(
+                Kinds.RESOURCE_CLAIM,
+                "claim-c",
+                x ->
+                    x.flatMap(NodeAgentEndToEndTest::prepareState)
+                        .filter(s -> s.phase() == PrepareState.Phase.Prepared)
+                        .isPresent())
+            .orElseThrow();
     var config = agent.config();
     agent.close();
     agent = null;
@@ -145,26 +209,43 @@ class NodeAgentEndToEndTest {
     assertThat(api.get(Kinds.RESOURCE_CLAIM, "claim-c")).isPresent();
     agent = NodeAgent.start(config);
     await(Kinds.RESOURCE_CLAIM, "claim-c", Optional::isEmpty);
-    assertThat(agent.preparer().durable().ledger().snapshot().get(c.metadata().uid()).orElseThrow().holdsDevices())
+    assertThat(
+            agent
+                .preparer()
+                .durable()
+                .ledger()
+                .snapshot()
+                .get(c.metadata().uid())
+                .orElseThrow()
+                .holdsDevices())
         .isFalse();
     try (var files = Files.list(tmp.resolve("cdi"))) {
-      assertThat(files).noneMatch(f -> f.getFileName().toString().endsWith(".json")); // a spare may stay
+      assertThat(files)
+          .noneMatch(f -> f.getFileName().toString().endsWith(".json")); // a spare may stay
     }
   }
 
   @Test
   void aLedgerThatLostAcknowledgedRecordsStopsTheAgentBeforeItTouchesAnything() throws Exception {
     var f = api.create(claim("claim-f", "gpu-0"));
-    await(Kinds.RESOURCE_CLAIM, "claim-f", x -> x.flatMap(NodeAgentEndToEndTest::prepareState)
-        .filter(s -> s.phase() == PrepareState.Phase.Prepared).isPresent());
+    await(
+        Kinds.RESOURCE_CLAIM,
+        "claim-f",
+        x ->
+            x.flatMap(NodeAgentEndToEndTest::prepareState)
+                .filter(s -> s.phase() == PrepareState.Phase.Prepared)
+                .isPresent());
     var spec = tmp.resolve("cdi").resolve("quartermaster.dev-gpu_" + f.metadata().uid() + ".json");
     assertThat(spec).exists();
     var config = agent.config();
     agent.close();
     agent = null;
-    // Cut the journal at its last record boundary: no torn bytes, the kind of loss only the mark shows.
+    // Cut the journal at its last record boundary: no torn bytes, the kind of loss only the mark
+    // shows.
     var journal = LedgerShow.journalFile(tmp.resolve("state"));
-    var scan = dev.quartermaster.agent.checkpoint.LedgerJournal.scan(Files.readAllBytes(journal), journal.toString());
+    var scan =
+        dev.quartermaster.agent.checkpoint.LedgerJournal.scan(
+            Files.readAllBytes(journal), journal.toString());
     try (var raf = new java.io.RandomAccessFile(journal.toFile(), "rw")) {
       raf.setLength(scan.frames().getLast().offset());
     }
@@ -177,34 +258,71 @@ class NodeAgentEndToEndTest {
   }
 
   @Test
-  void aClaimWaitsNamingTheMissingControlNodeAndItsSpecListsEveryNodeOnceItIsBack() throws Exception {
+  void aClaimWaitsNamingTheMissingControlNodeAndItsSpecListsEveryNodeOnceItIsBack()
+      throws Exception {
     sim.removeNode(dev.quartermaster.agent.discovery.ControlNode.NVIDIA_UVM);
     var uvm = sim.nodePath(dev.quartermaster.agent.discovery.ControlNode.NVIDIA_UVM).toString();
-    await(Kinds.NODE, NODE, n -> n.flatMap(x -> Condition.find(x.status().conditions(), "DevicesReady"))
-        .filter(c -> !c.isTrue() && c.message().contains(uvm)).isPresent());
-    // Prepared at prepare time against the host's tree now: the claim waits, retryably, naming the path.
+    await(
+        Kinds.NODE,
+        NODE,
+        n ->
+            n.flatMap(x -> Condition.find(x.status().conditions(), "DevicesReady"))
+                .filter(c -> !c.isTrue() && c.message().contains(uvm))
+                .isPresent());
+    // Prepared at prepare time against the host's tree now: the claim waits, retryably, naming the
+    // path.
     var d = api.create(claim("claim-d", "gpu-0"));
-    var waiting = await(Kinds.RESOURCE_CLAIM, "claim-d", c -> c.flatMap(NodeAgentEndToEndTest::prepareState)
-        .filter(s -> s.phase() == PrepareState.Phase.Pending).isPresent()).orElseThrow();
+    var waiting =
+        await(
+                Kinds.RESOURCE_CLAIM,
+                "claim-d",
+                c ->
+                    c.flatMap(NodeAgentEndToEndTest::prepareState)
+                        .filter(s -> s.phase() == PrepareState.Phase.Pending)
+                        .isPresent())
+            .orElseThrow();
     assertThat(prepareState(waiting).orElseThrow().reason()).contains("missing " + uvm);
-    assertThat(agent.preparer().durable().ledger().snapshot().get(d.metadata().uid())).isEmpty(); // nothing reserved
+    assertThat(agent.preparer().durable().ledger().snapshot().get(d.metadata().uid()))
+        .isEmpty(); // nothing reserved
 
     sim.restoreNode(dev.quartermaster.agent.discovery.ControlNode.NVIDIA_UVM);
-    await(Kinds.RESOURCE_CLAIM, "claim-d", c -> c.flatMap(NodeAgentEndToEndTest::prepareState)
-        .filter(s -> s.phase() == PrepareState.Phase.Prepared).isPresent());
-    var spec = new ObjectMapper().readTree(tmp.resolve("cdi").resolve("quartermaster.dev-gpu_" + d.metadata().uid() + ".json")
-        .toFile());
-    assertThat(spec.path("containerEdits").path("deviceNodes")).extracting(n -> n.path("path").asText())
+    await(
+        Kinds.RESOURCE_CLAIM,
+        "claim-d",
+        c ->
+            c.flatMap(NodeAgentEndToEndTest::prepareState)
+                .filter(s -> s.phase() == PrepareState.Phase.Prepared)
+                .isPresent());
+    var spec =
+        new ObjectMapper()
+            .readTree(
+                tmp.resolve("cdi")
+                    .resolve("quartermaster.dev-gpu_" + d.metadata().uid() + ".json")
+                    .toFile());
+    assertThat(spec.path("containerEdits").path("deviceNodes"))
+        .extracting(n -> n.path("path").asText())
         .contains("/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools");
-    assertThat(spec.path("devices").get(0).path("containerEdits").path("deviceNodes").get(0).path("path").asText())
+    assertThat(
+            spec.path("devices")
+                .get(0)
+                .path("containerEdits")
+                .path("deviceNodes")
+                .get(0)
+                .path("path")
+                .asText())
         .isEqualTo("/dev/nvidia0");
   }
 
   @Test
   void preparedSpecsAreRewrittenWhenTheControlNodesChange() throws Exception {
     var e = api.create(claim("claim-e", "gpu-1"));
-    await(Kinds.RESOURCE_CLAIM, "claim-e", c -> c.flatMap(NodeAgentEndToEndTest::prepareState)
-        .filter(s -> s.phase() == PrepareState.Phase.Prepared).isPresent());
+    await(
+        Kinds.RESOURCE_CLAIM,
+        "claim-e",
+        c ->
+            c.flatMap(NodeAgentEndToEndTest::prepareState)
+                .filter(s -> s.phase() == PrepareState.Phase.Prepared)
+                .isPresent());
     var file = tmp.resolve("cdi").resolve("quartermaster.dev-gpu_" + e.metadata().uid() + ".json");
     assertThat(Files.readString(file)).contains("/dev/nvidia-modeset");
     // The optional modeset node goes away: the node stays ready, and the spec no longer lists it.
@@ -221,27 +339,48 @@ class NodeAgentEndToEndTest {
   @Test
   void publishesItsImexChannelsAndPreparesAChannelClaim() throws Exception {
     var slice = await(Kinds.DEVICE_SLICE, NODE, s -> s.isPresent()).orElseThrow();
-    var channels = slice.spec().devices().stream().filter(d -> d.deviceClass().equals("channel")).toList();
+    var channels =
+        slice.spec().devices().stream().filter(d -> d.deviceClass().equals("channel")).toList();
     assertThat(channels).hasSize(2048);
     assertThat(channels.getFirst().name()).isEqualTo("channel-0");
     assertThat(channels.getLast().name()).isEqualTo("channel-2047");
-    assertThat(channels).allSatisfy(d -> {
-      assertThat(d.health()).isEqualTo(dev.quartermaster.api.device.Device.Health.Healthy);
-      assertThat(d.attributes()).isEmpty();
-    });
-    await(Kinds.NODE, NODE, n -> n.flatMap(x -> Condition.find(x.status().conditions(), "DevicesReady"))
-        .filter(c -> c.isTrue() && c.message().contains("2048 IMEX channels")).isPresent());
+    assertThat(channels)
+        .allSatisfy(
+            d -> {
+              assertThat(d.health()).isEqualTo(dev.quartermaster.api.device.Device.Health.Healthy);
+              assertThat(d.attributes()).isEmpty();
+            });
+    await(
+        Kinds.NODE,
+        NODE,
+        n ->
+            n.flatMap(x -> Condition.find(x.status().conditions(), "DevicesReady"))
+                .filter(c -> c.isTrue() && c.message().contains("2048 IMEX channels"))
+                .isPresent());
 
-    var spec = new ResourceClaimSpec(List.of(new DeviceRequest("channel", "channel", 1, List.of())), Optional.of("nvlink"));
-    var status = ResourceClaimStatus.EMPTY.withAllocation(
-        new Allocation(NODE, List.of(new Allocation.AllocatedDevice("channel", "channel-7"))));
+    var spec =
+        new ResourceClaimSpec(
+            List.of(new DeviceRequest("channel", "channel", 1, List.of())), Optional.of("nvlink"));
+    var status =
+        ResourceClaimStatus.EMPTY.withAllocation(
+            new Allocation(NODE, List.of(new Allocation.AllocatedDevice("channel", "channel-7"))));
     var g = api.create(new ResourceClaim(ObjectMeta.named("claim-g"), spec, status));
-    var prepared = await(Kinds.RESOURCE_CLAIM, "claim-g", c -> c.flatMap(NodeAgentEndToEndTest::prepareState)
-        .filter(s -> s.phase() == PrepareState.Phase.Prepared).isPresent()).orElseThrow();
+    var prepared =
+        await(
+                Kinds.RESOURCE_CLAIM,
+                "claim-g",
+                c ->
+                    c.flatMap(NodeAgentEndToEndTest::prepareState)
+                        .filter(s -> s.phase() == PrepareState.Phase.Prepared)
+                        .isPresent())
+            .orElseThrow();
     var uid = g.metadata().uid();
     assertThat(prepareState(prepared).orElseThrow().cdiDevices())
         .containsExactly("quartermaster.dev/channel=" + uid + "-channel-7");
-    var file = new ObjectMapper().readTree(tmp.resolve("cdi").resolve("quartermaster.dev-channel_" + uid + ".json").toFile());
+    var file =
+        new ObjectMapper()
+            .readTree(
+                tmp.resolve("cdi").resolve("quartermaster.dev-channel_" + uid + ".json").toFile());
     var node = file.path("devices").get(0).path("containerEdits").path("deviceNodes").get(0);
     assertThat(node.path("path").asText()).isEqualTo("/dev/nvidia-caps-imex-channels/channel7");
     assertThat(node.path("hostPath").asText()).isEqualTo(sim.channelPath(7).toString());
@@ -250,8 +389,8 @@ class NodeAgentEndToEndTest {
     assertThat(node.path("minor").asLong()).isEqualTo(number.minor());
   }
 
-  private <T extends ApiObject> Optional<T> await(Kind<T> kind, String name, Predicate<Optional<T>> condition)
-      throws Exception {
+  private <T extends ApiObject> Optional<T> await(
+      Kind<T> kind, String name, Predicate<Optional<T>> condition) throws Exception {
     return ApiAwait.object(api, kind, name, condition);
   }
 }

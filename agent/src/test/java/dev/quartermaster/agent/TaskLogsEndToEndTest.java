@@ -37,7 +37,9 @@ class TaskLogsEndToEndTest {
     f.close();
   }
 
-  /** The promise: after a second attempt, the first attempt's output is still readable on the node. */
+  /**
+   * The promise: after a second attempt, the first attempt's output is still readable on the node.
+   */
   private static boolean firstAttemptReadable(Path log, String firstOutput) throws IOException {
     var previous = TaskLogs.previous(log);
     return Files.exists(previous) && Files.readString(previous).contains(firstOutput);
@@ -45,7 +47,8 @@ class TaskLogsEndToEndTest {
 
   @Test
   void theNextAttemptKeepsThePreviousAttemptsOutput() throws Exception {
-    f.api.create(task("crashy", List.of(), List.of("sh", "-c", "echo attempt-one failing; exit 3")));
+    f.api.create(
+        task("crashy", List.of(), List.of("sh", "-c", "echo attempt-one failing; exit 3")));
     var failed = f.awaitTask("crashy", phaseIs(TaskPhase.Failed));
     assertThat(failed.status().exitCode()).hasValue(3);
     f.api.delete(Kinds.TASK, "crashy");
@@ -56,7 +59,8 @@ class TaskLogsEndToEndTest {
     var log = f.agent.config().taskLog("crashy");
     assertThat(Files.readString(log)).contains("attempt-two").doesNotContain("attempt-one");
     assertThat(firstAttemptReadable(log, "attempt-one failing")).isTrue();
-    assertThat(TaskLogs.previous(log)).isEqualTo(NodeAgentConfig.previousTaskLog(tmp.resolve("state"), "crashy"));
+    assertThat(TaskLogs.previous(log))
+        .isEqualTo(NodeAgentConfig.previousTaskLog(tmp.resolve("state"), "crashy"));
   }
 
   @Test

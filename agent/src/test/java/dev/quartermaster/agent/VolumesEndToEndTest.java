@@ -50,7 +50,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The agent's volume wiring through its real informers and queues on real threads: the plugin
  * socket found in the plugin directory is probed into {@code Node.status.plugins}; a task granted
  * an attached claim runs with {@code QM_VOLUME_DATA} pointing at the published path, and once its
- * process has exited its claim is released ({@code NodeDetached}) after NodeUnpublish and NodeUnstage.
+ * process has exited its claim is released ({@code NodeDetached}) after NodeUnpublish and
+ * NodeUnstage.
  */
 class VolumesEndToEndTest {
   private static final String PLUGIN = "instant.csi.quartermaster.dev";
@@ -68,11 +69,20 @@ class VolumesEndToEndTest {
     api = ObjectRegistry.withoutCrossObjectRules(store, new SystemEnv());
     var sim = SimulatedDeviceRoot.builder(tmp.resolve("devroot")).gpus(1).build();
     var plugins = Files.createDirectories(tmp.resolve("plugins"));
-    var socket = Files.createFile(plugins.resolve("instant.sock")); // only its name matters to discovery
+    var socket =
+        Files.createFile(plugins.resolve("instant.sock")); // only its name matters to discovery
     endpoint = "unix://" + socket.toAbsolutePath();
-    var config = NodeAgentConfig.of(api, NODE, tmp.resolve("state"), DeviceRoot.at(sim.root()), tmp.resolve("cdi"),
-        new SystemEnv()).withBootId("volumes-boot").withRescanPeriod(Duration.ofSeconds(1))
-        .withCsiPluginDir(plugins);
+    var config =
+        NodeAgentConfig.of(
+                api,
+                NODE,
+                tmp.resolve("state"),
+                DeviceRoot.at(sim.root()),
+                tmp.resolve("cdi"),
+                new SystemEnv())
+            .withBootId("volumes-boot")
+            .withRescanPeriod(Duration.ofSeconds(1))
+            .withCsiPluginDir(plugins);
     agent = NodeAgent.start(config, ep -> new InstantPlugin(ep));
   }
 
@@ -84,34 +94,101 @@ class VolumesEndToEndTest {
 
   @Test
   void theProbedPluginIsInTheNodesStatus() throws Exception {
-    var node = ApiAwait.object(api, Kinds.NODE, NODE, n -> n.filter(x -> !x.status().plugins().isEmpty()).isPresent())
-        .orElseThrow();
-    assertThat(node.status().plugins()).containsExactly(new PluginInstance(PLUGIN, endpoint, "9.9",
-        Set.of(PluginRole.Controller, PluginRole.Node), true, "", "csi-" + NODE));
+    var node =
+        ApiAwait.object(
+                api,
+                Kinds.NODE,
+                NODE,
+                n -> n.filter(x -> !x.status().plugins().isEmpty()).isPresent())
+            .orElseThrow();
+    assertThat(node.status().plugins())
+        .containsExactly(
+            new PluginInstance(
+                PLUGIN,
+                endpoint,
+                "9.9",
+                Set.of(PluginRole.Controller, PluginRole.Node),
+                true,
+                "",
+                "csi-" + NODE));
   }
 
   @Test
   void aTaskRunsWithItsPublishedVolumeAndReleasesItAfterItsExit() throws Exception {
-    var v = api.create(new Volume(ObjectMeta.named("data"), new VolumeSpec(PLUGIN, 1L << 30,
-        AccessMode.SingleNodeWriter, Map.of()), VolumeStatus.EMPTY));
-    v = api.updateStatus(v.withStatus(new VolumeStatus(VolumePhase.Available, "vol-data", 1L << 30, List.of(), List.of())));
-    var spec = new TaskSpec(Optional.of(NODE), List.of("sh", "-c", "echo \"data at $QM_VOLUME_DATA\""), Map.of(),
-        List.of(), List.of(VolumeUse.writer("data")), "exec", Optional.empty(), 0, DeviceLossPolicy.Continue);
-    var t = api.create(new Task(ObjectMeta.named("train-0"), spec, new TaskStatus(TaskPhase.Scheduled, "Scheduled", "",
-        Optional.of(NODE), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), List.of())));
-    var claim = new VolumeClaim("train-0", t.metadata().uid(), NODE, VolumeClaim.Mode.Write, VolumeClaim.State.Taken,
-        true, Map.of());
+    var v =
+        api.create(
+            new Volume(
+                ObjectMeta.named("data"),
+                new VolumeSpec(PLUGIN, 1L << 30, AccessMode.SingleNodeWriter, Map.of()),
+                VolumeStatus.EMPTY));
+    v =
+        api.updateStatus(
+            v.withStatus(
+                new VolumeStatus(
+                    VolumePhase.Available, "vol-data", 1L << 30, List.of(), List.of())));
+    var spec =
+        new TaskSpec(
+            Optional.of(NODE),
+            List.of("sh", "-c", "echo \"data at $QM_VOLUME_DATA\""),
+            Map.of(),
+            List.of(),
+            List.of(VolumeUse.writer("data")),
+            "exec",
+            Optional.empty(),
+            0,
+            DeviceLossPolicy.Continue);
+    var t =
+        api.create(
+            new Task(
+                ObjectMeta.named("train-0"),
+                spec,
+                new TaskStatus(
+                    TaskPhase.Scheduled,
+                    "Scheduled",
+                    "",
+                    Optional.of(NODE),
+                    Optional.empty(),
+                    Optional.empty(),
+                    Optional.empty(),
+                    Optional.empty(),
+                    List.of())));
+    var claim =
+        new VolumeClaim(
+            "train-0",
+            t.metadata().uid(),
+            NODE,
+            VolumeClaim.Mode.Write,
+            VolumeClaim.State.Taken,
+            true,
+            Map.of());
     api.updateStatus(v.withStatus(v.status().withClaims(List.of(claim))));
 
     ApiAwait.object(api, Kinds.TASK, "train-0", phaseIs(TaskPhase.Succeeded));
-    var target = tmp.resolve("state").resolve("csi/publish").resolve(t.metadata().uid()).resolve("data").toString();
+    var target =
+        tmp.resolve("state")
+            .resolve("csi/publish")
+            .resolve(t.metadata().uid())
+            .resolve("data")
+            .toString();
     assertThat(Files.readString(agent.config().taskLog("train-0"))).contains("data at " + target);
 
-    ApiAwait.object(api, Kinds.VOLUME, "data", o -> o.filter(x -> x.status().claims().stream()
-        .allMatch(c -> c.state() == VolumeClaim.State.NodeDetached)).isPresent());
+    ApiAwait.object(
+        api,
+        Kinds.VOLUME,
+        "data",
+        o ->
+            o.filter(
+                    x ->
+                        x.status().claims().stream()
+                            .allMatch(c -> c.state() == VolumeClaim.State.NodeDetached))
+                .isPresent());
     var staging = tmp.resolve("state").resolve("csi/staging/data").toString();
-    assertThat(calls).containsSubsequence("NodeStageVolume " + staging, "NodePublishVolume " + target,
-        "NodeUnpublishVolume " + target, "NodeUnstageVolume " + staging);
+    assertThat(calls)
+        .containsSubsequence(
+            "NodeStageVolume " + staging,
+            "NodePublishVolume " + target,
+            "NodeUnpublishVolume " + target,
+            "NodeUnstageVolume " + staging);
   }
 
   /** A plugin that answers at once and logs the node calls. */
@@ -128,8 +205,15 @@ class VolumesEndToEndTest {
 
     @Override
     public CompletionStage<PluginInfo> pluginInfo() {
-      return now(new PluginInfo(PLUGIN, "9.9", Set.of(Capability.ControllerService, Capability.StageUnstageVolume,
-          Capability.PublishUnpublishVolume), Set.of()));
+      return now(
+          new PluginInfo(
+              PLUGIN,
+              "9.9",
+              Set.of(
+                  Capability.ControllerService,
+                  Capability.StageUnstageVolume,
+                  Capability.PublishUnpublishVolume),
+              Set.of()));
     }
 
     @Override
@@ -138,8 +222,8 @@ class VolumesEndToEndTest {
     }
 
     @Override
-    public CompletionStage<CreatedVolume> createVolume(String name, long capacityBytes, AccessMode mode,
-        Map<String, String> parameters) {
+    public CompletionStage<CreatedVolume> createVolume(
+        String name, long capacityBytes, AccessMode mode, Map<String, String> parameters) {
       return now(new CreatedVolume("vol-" + name, capacityBytes, Map.of()));
     }
 
@@ -149,8 +233,8 @@ class VolumesEndToEndTest {
     }
 
     @Override
-    public CompletionStage<Map<String, String>> controllerPublish(String volumeId, String csiNodeId, AccessMode mode,
-        boolean readOnly) {
+    public CompletionStage<Map<String, String>> controllerPublish(
+        String volumeId, String csiNodeId, AccessMode mode, boolean readOnly) {
       return now(Map.of());
     }
 
@@ -170,8 +254,8 @@ class VolumesEndToEndTest {
     }
 
     @Override
-    public CompletionStage<Void> nodeStage(String volumeId, Map<String, String> publishContext, String stagingPath,
-        AccessMode mode) {
+    public CompletionStage<Void> nodeStage(
+        String volumeId, Map<String, String> publishContext, String stagingPath, AccessMode mode) {
       calls.add("NodeStageVolume " + stagingPath);
       return now(null);
     }
@@ -183,8 +267,13 @@ class VolumesEndToEndTest {
     }
 
     @Override
-    public CompletionStage<Void> nodePublish(String volumeId, Map<String, String> publishContext, String stagingPath,
-        String targetPath, AccessMode mode, boolean readOnly) {
+    public CompletionStage<Void> nodePublish(
+        String volumeId,
+        Map<String, String> publishContext,
+        String stagingPath,
+        String targetPath,
+        AccessMode mode,
+        boolean readOnly) {
       calls.add("NodePublishVolume " + targetPath);
       return now(null);
     }

@@ -10,7 +10,9 @@ import java.util.List;
  * Runs the benchmarks and prints each figure beside the raw SQLite commit rate measured on the same
  * disk in the same run, so that the ratios mean something on any machine.
  *
- * <p>Usage: {@code ./qm bench [store|api|clients|watch|ledger|control|e2e|fleet|volumes|etcd|cli|all] [--dir DIR]}. Never part of the tests.
+ * <p>Usage: {@code ./qm bench
+ * [store|api|clients|watch|ledger|control|e2e|fleet|volumes|etcd|cli|all] [--dir DIR]}. Never part
+ * of the tests.
  */
 public final class Bench {
   private Bench() {}
@@ -23,14 +25,22 @@ public final class Bench {
     if (!given) {
       // Each run's stores, ledgers and logs take 100-200 MiB: a directory of our own goes with us,
       // also when the run is interrupted (a directory given with --dir is the caller's to keep).
-      Runtime.getRuntime().addShutdownHook(new Thread(() -> removeQuietly(dir), "qm-bench-cleanup"));
+      Runtime.getRuntime()
+          .addShutdownHook(new Thread(() -> removeQuietly(dir), "qm-bench-cleanup"));
     }
     var report = new Report(System.out);
-    report.heading("Quartermaster benchmarks — " + Runtime.getRuntime().availableProcessors() + " cores, "
-        + "Java " + Runtime.version() + ", data in " + dir);
+    report.heading(
+        "Quartermaster benchmarks — "
+            + Runtime.getRuntime().availableProcessors()
+            + " cores, "
+            + "Java "
+            + Runtime.version()
+            + ", data in "
+            + dir);
 
     var raw = RawSqlite.commitsPerSecond(dir.resolve("raw.db"), 2_000);
-    report.figure("raw SQLite commits/s (WAL, synchronous=FULL, 1 row per commit)", raw, "commits/s", raw);
+    report.figure(
+        "raw SQLite commits/s (WAL, synchronous=FULL, 1 row per commit)", raw, "commits/s", raw);
 
     for (var b : benchmarks) {
       b.run(dir, raw, report);
@@ -51,9 +61,24 @@ public final class Bench {
       case "volumes" -> List.of(new VolumeCallsBench());
       case "etcd" -> List.of(new EtcdBench());
       case "cli" -> List.of(new CliBench());
-      case "all" -> List.of(new StoreBench(), new ApiBench(), new HttpClientBench(), new WatchBench(), new LedgerBench(), new ControlPlaneBench(),
-          new EndToEndBench(), new FleetBench(), new VolumeCallsBench(), new EtcdBench(), new CliBench());
-      default -> throw new IllegalArgumentException("unknown benchmark '" + what + "': use store, api, clients, watch, ledger, control, e2e, fleet, volumes, etcd, cli or all");
+      case "all" ->
+          List.of(
+              new StoreBench(),
+              new ApiBench(),
+              new HttpClientBench(),
+              new WatchBench(),
+              new LedgerBench(),
+              new ControlPlaneBench(),
+              new EndToEndBench(),
+              new FleetBench(),
+              new VolumeCallsBench(),
+              new EtcdBench(),
+              new CliBench());
+      default ->
+          throw new IllegalArgumentException(
+              "unknown benchmark '"
+                  + what
+                  + "': use store, api, clients, watch, ledger, control, e2e, fleet, volumes, etcd, cli or all");
     };
   }
 
@@ -61,7 +86,8 @@ public final class Bench {
     try {
       FileTrees.delete(dir);
     } catch (IOException e) {
-      System.err.println("qm bench: could not remove its data directory " + dir + ": " + e.getMessage());
+      System.err.println(
+          "qm bench: could not remove its data directory " + dir + ": " + e.getMessage());
     }
   }
 

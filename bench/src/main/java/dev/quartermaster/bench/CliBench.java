@@ -20,9 +20,9 @@ import java.util.Map;
  * the same way, beside the same request made by curl (a process of its own too) and by a kept
  * connection inside this JVM, in the same run. Each command's CPU (user + system, from this
  * process's waited-for children in {@code /proc/self/stat}) is printed beside its wall time, as it
- * moves less with a busy machine. The first {@code get} and the first {@code describe} after a build
- * record the classes of the CLI's two caches, and a background process makes each: the bench runs
- * them and waits for both.
+ * moves less with a busy machine. The first {@code get} and the first {@code describe} after a
+ * build record the classes of the CLI's two caches, and a background process makes each: the bench
+ * runs them and waits for both.
  */
 final class CliBench implements Bench.Benchmark {
   static final double TARGET_MILLIS = 200;
@@ -42,9 +42,17 @@ final class CliBench implements Bench.Benchmark {
     var listingCache = qm.resolveSibling("cli/target/qm-get.aot");
     var commandCache = qm.resolveSibling("cli/target/qm-cli.aot");
     run(qm, env, upDir, "version"); // builds the jar if the sources changed
-    var up = new ProcessBuilder(qm.toString(), "up", "--data", upDir.resolve("data").toString(),
-        "--listen", "127.0.0.1:" + port).directory(upDir.toFile())
-        .redirectErrorStream(true).redirectOutput(upDir.resolve("up.log").toFile());
+    var up =
+        new ProcessBuilder(
+                qm.toString(),
+                "up",
+                "--data",
+                upDir.resolve("data").toString(),
+                "--listen",
+                "127.0.0.1:" + port)
+            .directory(upDir.toFile())
+            .redirectErrorStream(true)
+            .redirectOutput(upDir.resolve("up.log").toFile());
     up.environment().putAll(env);
     var upProcess = up.start();
     try {
@@ -55,9 +63,17 @@ final class CliBench implements Bench.Benchmark {
       var token = Files.readString(upDir.resolve("data/admin.token")).trim();
       // What `qm get nodes` asks: the nodes' table, rendered by the server.
       var nodes = base.resolve("/api/v1/nodes?as=table");
-      run(qm, env, upDir, "get", "nodes"); // a user's first get: it records the classes its cache is made of
+      run(
+          qm, env, upDir, "get",
+          "nodes"); // a user's first get: it records the classes its cache is made of
       awaitFile(listingCache, Duration.ofSeconds(120));
-      run(qm, env, upDir, "describe", "node", "node-1"); // and the first describe, the other commands' cache
+      run(
+          qm,
+          env,
+          upDir,
+          "describe",
+          "node",
+          "node-1"); // and the first describe, the other commands' cache
       awaitFile(commandCache, Duration.ofSeconds(120));
       for (int i = 0; i < 3; i++) {
         run(qm, env, upDir, "get", "nodes"); // the page cache warm, as for a user's next commands
@@ -65,29 +81,51 @@ final class CliBench implements Bench.Benchmark {
       var qmTimes = measure(() -> run(qm, env, upDir, "get", "nodes"));
       var describeTimes = measure(() -> run(qm, env, upDir, "describe", "node", "node-1"));
       var versionTimes = measure(() -> run(qm, env, upDir, "version"));
-      var curl = Files.isExecutable(Path.of("/usr/bin/curl"))
-          ? measure(() -> run(Path.of("/usr/bin/curl"), Map.of(), upDir, "-fsS", "-o", "/dev/null",
-              "-H", "Authorization: Bearer " + token, nodes.toString()))
-          : null;
+      var curl =
+          Files.isExecutable(Path.of("/usr/bin/curl"))
+              ? measure(
+                  () ->
+                      run(
+                          Path.of("/usr/bin/curl"),
+                          Map.of(),
+                          upDir,
+                          "-fsS",
+                          "-o",
+                          "/dev/null",
+                          "-H",
+                          "Authorization: Bearer " + token,
+                          nodes.toString()))
+              : null;
       var inProcess = inProcess(nodes, token);
 
       double qmMedian = median(qmTimes.wallNanos) / 1e6;
-      report.line("`./qm get nodes` (launcher + JVM + request), " + RUNS + " runs",
-          qmTimes.describe());
-      report.line("`./qm describe node node-1` (the command tree and object model)", describeTimes.describe());
-      report.line("`./qm version` (launcher + JVM + command tree, no request)", versionTimes.describe());
+      report.line(
+          "`./qm get nodes` (launcher + JVM + request), " + RUNS + " runs", qmTimes.describe());
+      report.line(
+          "`./qm describe node node-1` (the command tree and object model)",
+          describeTimes.describe());
+      report.line(
+          "`./qm version` (launcher + JVM + command tree, no request)", versionTimes.describe());
       if (curl != null) {
         report.line("curl of GET /api/v1/nodes?as=table (a process per request)", curl.describe());
-        report.line("  `qm get nodes` / curl, medians",
+        report.line(
+            "  `qm get nodes` / curl, medians",
             String.format(Locale.ROOT, "%.1fx", qmMedian / (median(curl.wallNanos) / 1e6)));
       } else {
-        report.line("curl of GET /api/v1/nodes", "skipped: no /usr/bin/curl (apt-get install curl)");
+        report.line(
+            "curl of GET /api/v1/nodes", "skipped: no /usr/bin/curl (apt-get install curl)");
       }
-      report.line("GET /api/v1/nodes?as=table in this JVM on a kept connection (warm)",
+      report.line(
+          "GET /api/v1/nodes?as=table in this JVM on a kept connection (warm)",
           String.format(Locale.ROOT, "median %.2f ms", median(inProcess) / 1e6));
-      report.line("  target for `qm get nodes` median: " + (int) TARGET_MILLIS + " ms",
-          String.format(Locale.ROOT, "%s (%.0f ms, %.2fx of the target)",
-              qmMedian <= TARGET_MILLIS ? "met" : "missed", qmMedian, qmMedian / TARGET_MILLIS));
+      report.line(
+          "  target for `qm get nodes` median: " + (int) TARGET_MILLIS + " ms",
+          String.format(
+              Locale.ROOT,
+              "%s (%.0f ms, %.2fx of the target)",
+              qmMedian <= TARGET_MILLIS ? "met" : "missed",
+              qmMedian,
+              qmMedian / TARGET_MILLIS));
     } finally {
       upProcess.destroy();
       if (!upProcess.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)) {
@@ -110,9 +148,11 @@ final class CliBench implements Bench.Benchmark {
 
   private static long[] inProcess(URI uri, String token) throws Exception {
     try (var client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
-      var request = HttpRequest.newBuilder(uri).header("Authorization", "Bearer " + token).GET().build();
+      var request =
+          HttpRequest.newBuilder(uri).header("Authorization", "Bearer " + token).GET().build();
       for (int i = 0; i < 200; i++) {
-        client.send(request, HttpResponse.BodyHandlers.ofByteArray()); // warm the JIT and the connection
+        client.send(
+            request, HttpResponse.BodyHandlers.ofByteArray()); // warm the JIT and the connection
       }
       var nanos = new long[RUNS];
       for (int i = 0; i < RUNS; i++) {
@@ -145,11 +185,14 @@ final class CliBench implements Bench.Benchmark {
       long deadline = System.nanoTime() + bound.toNanos();
       while (System.nanoTime() < deadline) {
         if (!up.isAlive()) {
-          throw new IllegalStateException("qm up exited with " + up.exitValue() + " before it was healthy");
+          throw new IllegalStateException(
+              "qm up exited with " + up.exitValue() + " before it was healthy");
         }
         try {
-          var response = client.send(HttpRequest.newBuilder(base.resolve("/healthz")).build(),
-              HttpResponse.BodyHandlers.discarding());
+          var response =
+              client.send(
+                  HttpRequest.newBuilder(base.resolve("/healthz")).build(),
+                  HttpResponse.BodyHandlers.discarding());
           if (response.statusCode() == 200) {
             return;
           }
@@ -182,8 +225,12 @@ final class CliBench implements Bench.Benchmark {
     String describe() {
       var sorted = wallNanos.clone();
       Arrays.sort(sorted);
-      return String.format(Locale.ROOT, "median %.0f ms (min %.0f, max %.0f), CPU %.0f ms per command",
-          sorted[sorted.length / 2] / 1e6, sorted[0] / 1e6, sorted[sorted.length - 1] / 1e6,
+      return String.format(
+          Locale.ROOT,
+          "median %.0f ms (min %.0f, max %.0f), CPU %.0f ms per command",
+          sorted[sorted.length / 2] / 1e6,
+          sorted[0] / 1e6,
+          sorted[sorted.length - 1] / 1e6,
           Arrays.stream(cpuNanos).average().orElse(0) / 1e6);
     }
   }

@@ -38,8 +38,8 @@ import java.util.function.IntFunction;
 /**
  * The control plane at fleet size: 1,000 ready nodes of 8 GPUs, 8,000 one-GPU claims. Measures the
  * allocator's decisions per second end to end (each decision is two compare-and-set commits: the
- * node's NodeAllocation record and the claim's status), then the heap after a full GC and the resident
- * memory with everything loaded and 1,000 HTTP watchers attached.
+ * node's NodeAllocation record and the claim's status), then the heap after a full GC and the
+ * resident memory with everything loaded and 1,000 HTTP watchers attached.
  */
 final class ControlPlaneBench implements Bench.Benchmark {
   private static final int NODES = 1_000;
@@ -51,8 +51,18 @@ final class ControlPlaneBench implements Bench.Benchmark {
 
   @Override
   public void run(Path dir, double raw, Report report) throws Exception {
-    report.heading("control plane: " + NODES + " nodes x " + GPUS + " GPUs, " + CLAIMS + " claims, " + WATCHERS + " watchers");
-    report.text("created and allocated together: 32 writers create the claims while the controllers run");
+    report.heading(
+        "control plane: "
+            + NODES
+            + " nodes x "
+            + GPUS
+            + " GPUs, "
+            + CLAIMS
+            + " claims, "
+            + WATCHERS
+            + " watchers");
+    report.text(
+        "created and allocated together: 32 writers create the claims while the controllers run");
     try (var cluster = LocalServer.start(dir.resolve("together"))) {
       var api = cluster.registry();
       fleet(cluster, report);
@@ -64,9 +74,15 @@ final class ControlPlaneBench implements Bench.Benchmark {
         var left = awaitAllocated(cluster, from);
         double all = clock.seconds();
         report.line("claims created (32 writers)", String.format("%.1f s", created));
-        report.figure("claims/s, create of the first claim to the last allocation" + (left == 0 ? "" : " (INCOMPLETE)"),
-            (CLAIMS - left) / all, "claims/s", raw);
-        report.line("control plane heap after a full GC (" + NODES + " nodes, " + CLAIMS + " claims)", Memory.heapAfterGcMiB() + " MiB");
+        report.figure(
+            "claims/s, create of the first claim to the last allocation"
+                + (left == 0 ? "" : " (INCOMPLETE)"),
+            (CLAIMS - left) / all,
+            "claims/s",
+            raw);
+        report.line(
+            "control plane heap after a full GC (" + NODES + " nodes, " + CLAIMS + " claims)",
+            Memory.heapAfterGcMiB() + " MiB");
         report.line("resident memory, same", Memory.residentMiB() + " MiB");
         var clients = new ArrayList<HttpApiClient>();
         var watches = new ArrayList<WatchHandle>();
@@ -74,15 +90,23 @@ final class ControlPlaneBench implements Bench.Benchmark {
         for (int w = 0; w < WATCHERS; w++) {
           var client = new HttpApiClient(cluster.uri(), cluster.token());
           clients.add(client);
-          watches.add(client.watch(Kinds.RESOURCE_CLAIM, now, new WatchHandler<>() {
-            @Override
-            public void onEvent(WatchEvent<ResourceClaim> event) {}
+          watches.add(
+              client.watch(
+                  Kinds.RESOURCE_CLAIM,
+                  now,
+                  new WatchHandler<>() {
+                    @Override
+                    public void onEvent(WatchEvent<ResourceClaim> event) {}
 
-            @Override
-            public void onGone(long compactedRevision) {}
-          }));
+                    @Override
+                    public void onGone(long compactedRevision) {}
+                  }));
         }
-        report.line("heap after a full GC with " + WATCHERS + " HTTP watchers too (server and clients in one JVM)", Memory.heapAfterGcMiB() + " MiB");
+        report.line(
+            "heap after a full GC with "
+                + WATCHERS
+                + " HTTP watchers too (server and clients in one JVM)",
+            Memory.heapAfterGcMiB() + " MiB");
         report.line("resident memory, same", Memory.residentMiB() + " MiB");
         watches.forEach(WatchHandle::close);
         clients.forEach(HttpApiClient::close);
@@ -90,8 +114,13 @@ final class ControlPlaneBench implements Bench.Benchmark {
     }
     // The JIT is still compiling after the first phase: on 2 cores the allocator's rate kept rising
     // over 3 rounds of 8,000 claims (596, 1,020, 1,464 claims/s), so each round is shown.
-    report.text("allocator alone: " + CLAIMS + " claims created first, then the controllers started (one list, then the queue"
-        + " drained); " + ALONE_ROUNDS + " rounds, each on a fresh store, the JVM warmer each time");
+    report.text(
+        "allocator alone: "
+            + CLAIMS
+            + " claims created first, then the controllers started (one list, then the queue"
+            + " drained); "
+            + ALONE_ROUNDS
+            + " rounds, each on a fresh store, the JVM warmer each time");
     for (int round = 1; round <= ALONE_ROUNDS; round++) {
       try (var cluster = LocalServer.start(dir.resolve("alone-" + round))) {
         fleet(cluster, Report.QUIET);
@@ -103,9 +132,18 @@ final class ControlPlaneBench implements Bench.Benchmark {
           double seconds = clock.seconds();
           long used = CpuTime.nanos() - cpu;
           double rate = (CLAIMS - left) / seconds;
-          report.figure("round " + round + ": allocator claims/s, controllers started to the last allocation"
-              + (left == 0 ? "" : " (INCOMPLETE)"), rate, "claims/s", raw);
-          report.line("  CPU per allocation (all threads; " + Runtime.getRuntime().availableProcessors() + " cores)",
+          report.figure(
+              "round "
+                  + round
+                  + ": allocator claims/s, controllers started to the last allocation"
+                  + (left == 0 ? "" : " (INCOMPLETE)"),
+              rate,
+              "claims/s",
+              raw);
+          report.line(
+              "  CPU per allocation (all threads; "
+                  + Runtime.getRuntime().availableProcessors()
+                  + " cores)",
               String.format("%.0f µs", used / 1e3 / Math.max(1, CLAIMS - left)));
           if (round == ALONE_ROUNDS) {
             report.target("allocator claims/s", rate, TARGET_CLAIMS_PER_SECOND);
@@ -120,59 +158,115 @@ final class ControlPlaneBench implements Bench.Benchmark {
     fleet(cluster, report, NODES, GPUS);
   }
 
-  /** {@code nodes} ready nodes of {@code gpus} GPUs each, with their slices, written through the registry as agents would. */
+  /**
+   * {@code nodes} ready nodes of {@code gpus} GPUs each, with their slices, written through the
+   * registry as agents would.
+   */
   static void fleet(LocalServer cluster, Report report, int nodes, int gpus) throws Exception {
     var env = new SystemEnv();
     var api = cluster.registry();
-    api.create(new DeviceClass(ObjectMeta.named("gpu"), new DeviceClassSpec("gpu", List.of()), DeviceClassStatus.EMPTY));
+    api.create(
+        new DeviceClass(
+            ObjectMeta.named("gpu"),
+            new DeviceClassSpec("gpu", List.of()),
+            DeviceClassStatus.EMPTY));
     var setup = Stopwatch.start();
-    parallel(nodes, i -> {
-      var name = "node-" + i;
-      var ready = List.of(
-          new Condition(NodeConditions.AGENT_READY, Condition.Status.True, "Heartbeat", "", Optional.of(env.now())),
-          new Condition(NodeConditions.DEVICES_READY, Condition.Status.True, "Complete", "", Optional.of(env.now())));
-      api.create(new Node(ObjectMeta.named(name), NodeSpec.EMPTY,
-          new NodeStatus(ready, Optional.of(env.now()), "boot", "bench", List.of())));
-      var devices = new ArrayList<Device>();
-      for (int g = 0; g < gpus; g++) {
-        devices.add(new Device("gpu-" + g, "gpu", Map.of("model", "H100", "memory", "85899345920"), Device.Health.Healthy, ""));
-      }
-      api.create(new DeviceSlice(ObjectMeta.named(name), new DeviceSliceSpec(name, devices), DeviceSliceStatus.EMPTY));
-      return null;
-    });
-    report.line("cluster set-up (" + nodes + " nodes + slices through the registry)", String.format("%.1f s", setup.seconds()));
+    parallel(
+        nodes,
+        i -> {
+          var name = "node-" + i;
+          var ready =
+              List.of(
+                  new Condition(
+                      NodeConditions.AGENT_READY,
+                      Condition.Status.True,
+                      "Heartbeat",
+                      "",
+                      Optional.of(env.now())),
+                  new Condition(
+                      NodeConditions.DEVICES_READY,
+                      Condition.Status.True,
+                      "Complete",
+                      "",
+                      Optional.of(env.now())));
+          api.create(
+              new Node(
+                  ObjectMeta.named(name),
+                  NodeSpec.EMPTY,
+                  new NodeStatus(ready, Optional.of(env.now()), "boot", "bench", List.of())));
+          var devices = new ArrayList<Device>();
+          for (int g = 0; g < gpus; g++) {
+            devices.add(
+                new Device(
+                    "gpu-" + g,
+                    "gpu",
+                    Map.of("model", "H100", "memory", "85899345920"),
+                    Device.Health.Healthy,
+                    ""));
+          }
+          api.create(
+              new DeviceSlice(
+                  ObjectMeta.named(name),
+                  new DeviceSliceSpec(name, devices),
+                  DeviceSliceStatus.EMPTY));
+          return null;
+        });
+    report.line(
+        "cluster set-up (" + nodes + " nodes + slices through the registry)",
+        String.format("%.1f s", setup.seconds()));
   }
 
   static ControlPlane startControllers(LocalServer cluster) {
-    // Heartbeats would be written by 1,000 agents; here nobody writes them, so give the nodes an hour of grace.
+    // Heartbeats would be written by 1,000 agents; here nobody writes them, so give the nodes an
+    // hour of grace.
     var defaults = ControlPlane.Options.defaults("bench");
-    var options = new ControlPlane.Options("bench", defaults.leader(), defaults.expectationBound(), Duration.ofHours(1));
-    return ControlPlane.start(cluster.registry(), new dev.quartermaster.store.StoreLeases(cluster.store()), new SystemEnv(), options);
+    var options =
+        new ControlPlane.Options(
+            "bench", defaults.leader(), defaults.expectationBound(), Duration.ofHours(1));
+    return ControlPlane.start(
+        cluster.registry(),
+        new dev.quartermaster.store.StoreLeases(cluster.store()),
+        new SystemEnv(),
+        options);
   }
 
   private static void createClaims(LocalServer cluster) throws Exception {
     var api = cluster.registry();
-    parallel(CLAIMS, i -> api.create(new ResourceClaim(ObjectMeta.named("claim-" + i),
-        new ResourceClaimSpec(List.of(new DeviceRequest("gpu", "gpu", 1, List.of())), Optional.empty()),
-        ResourceClaimStatus.EMPTY)));
+    parallel(
+        CLAIMS,
+        i ->
+            api.create(
+                new ResourceClaim(
+                    ObjectMeta.named("claim-" + i),
+                    new ResourceClaimSpec(
+                        List.of(new DeviceRequest("gpu", "gpu", 1, List.of())), Optional.empty()),
+                    ResourceClaimStatus.EMPTY)));
   }
 
-  /** Waits (10 minutes at most) until every claim is allocated, watching from {@code from}; how many are not. */
+  /**
+   * Waits (10 minutes at most) until every claim is allocated, watching from {@code from}; how many
+   * are not.
+   */
   private static long awaitAllocated(LocalServer cluster, long from) throws InterruptedException {
     var api = cluster.registry();
     var allocated = new CountDownLatch(CLAIMS);
     var seen = java.util.concurrent.ConcurrentHashMap.<String>newKeySet();
-    var watch = api.watch(Kinds.RESOURCE_CLAIM, from, new WatchHandler<>() {
-      @Override
-      public void onEvent(WatchEvent<ResourceClaim> event) {
-        if (event.object().status().allocation().isPresent() && seen.add(event.object().metadata().name())) {
-          allocated.countDown();
-        }
-      }
+    var watch =
+        api.watch(
+            Kinds.RESOURCE_CLAIM,
+            from,
+            new WatchHandler<>() {
+              @Override
+              public void onEvent(WatchEvent<ResourceClaim> event) {
+                if (event.object().status().allocation().isPresent()
+                    && seen.add(event.object().metadata().name())) {
+                  allocated.countDown();
+                }
+              }
 
-      @Override
-      public void onGone(long compactedRevision) {}
-    });
+              @Override
+              public void onGone(long compactedRevision) {}
+            });
     try {
       allocated.await(600, TimeUnit.SECONDS);
       return allocated.getCount();
@@ -193,5 +287,4 @@ final class ControlPlaneBench implements Bench.Benchmark {
       }
     }
   }
-
 }

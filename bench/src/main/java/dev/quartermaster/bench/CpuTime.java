@@ -6,35 +6,42 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Stream;
 
-/** CPU time this process has used (all threads, user and system), for "CPU per decision" figures. */
+/**
+ * CPU time this process has used (all threads, user and system), for "CPU per decision" figures.
+ */
 final class CpuTime {
   private static final Path STAT = Path.of("/proc/self/stat");
+
   /** Linux reports thread times in clock ticks of 1/100 s on every architecture we run on. */
   private static final long NANOS_PER_TICK = 10_000_000L;
+
   private static final Path TASKS = Path.of("/proc/self/task");
 
   private CpuTime() {}
 
   /** Nanoseconds of CPU used by this JVM so far. */
   static long nanos() {
-    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
   }
 
   /** Nanoseconds of CPU used by this process's children that it has waited for: cutime + cstime. */
   static long childrenNanos() throws IOException {
     var line = Files.readString(STAT);
     var fields = line.substring(line.lastIndexOf(')') + 2).split(" ");
-    // After the name: state(0) ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime(11) stime cutime(13) cstime(14)
+    // After the name: state(0) ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt
+    // utime(11) stime cutime(13) cstime(14)
     return (Long.parseLong(fields[13]) + Long.parseLong(fields[14])) * NANOS_PER_TICK;
   }
 
   /**
-   * Milliseconds of CPU the JIT's compiler threads have used so far: how much of a round was the JVM
-   * still warming up. Read from each thread's {@code /proc} times, as the JVM's own figure ({@code
-   * CompilationMXBean}) is the compilers' elapsed time, which on two busy cores counted the time
-   * they waited for a core too and came out at twice their CPU or more. Where there is no {@code
-   * /proc}, that elapsed time stands in. The bench's JVM keeps its compiler threads for its whole
-   * life ({@code -XX:-UseDynamicNumberOfCompilerThreads}), so none takes its time away with it.
+   * Milliseconds of CPU the JIT's compiler threads have used so far: how much of a round was the
+   * JVM still warming up. Read from each thread's {@code /proc} times, as the JVM's own figure
+   * ({@code CompilationMXBean}) is the compilers' elapsed time, which on two busy cores counted the
+   * time they waited for a core too and came out at twice their CPU or more. Where there is no
+   * {@code /proc}, that elapsed time stands in. The bench's JVM keeps its compiler threads for its
+   * whole life ({@code -XX:-UseDynamicNumberOfCompilerThreads}), so none takes its time away with
+   * it.
    */
   static long jitMillis() {
     if (!Files.isDirectory(TASKS)) {
@@ -64,7 +71,8 @@ final class CpuTime {
     if (open < 0 || close < open || !line.substring(open + 1, close).contains("CompilerThre")) {
       return 0;
     }
-    // After the name: state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime stime
+    // After the name: state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt
+    // utime stime
     var fields = line.substring(close + 2).split(" ");
     return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
   }

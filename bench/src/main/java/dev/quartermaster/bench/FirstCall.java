@@ -12,7 +12,8 @@ import java.util.Optional;
 /**
  * A fresh JVM's one call, as {@code qm get nodes} makes it (the nodes' table), through the client
  * named first ({@code kept} or {@code apache}): {@link HttpClientBench} times a process of it to
- * weigh what each client costs a command's start. Arguments: the client, the server, its token file.
+ * weigh what each client costs a command's start. Arguments: the client, the server, its token
+ * file.
  */
 final class FirstCall {
   private FirstCall() {}
@@ -20,7 +21,10 @@ final class FirstCall {
   public static void main(String[] args) throws Exception {
     var base = URI.create(args[1]);
     var token = Files.readString(Path.of(args[2])).trim();
-    try (var api = args[0].equals("apache") ? BenchClients.pooled(base, token) : BenchClients.kept(base, token)) {
+    try (var api =
+        args[0].equals("apache")
+            ? BenchClients.pooled(base, token)
+            : BenchClients.kept(base, token)) {
       api.table(Kinds.NODE, Optional.empty(), LabelSelector.ALL, Instant.EPOCH);
     }
   }

@@ -37,13 +37,20 @@ final class FleetBench implements Bench.Benchmark {
   private static final int NODES = Integer.getInteger("qm.bench.fleetNodes", 1_000);
   private static final int TASKS = Integer.getInteger("qm.bench.fleetTasks", 10_000);
   private static final int GPUS = Math.max(8, (TASKS + NODES - 1) / NODES);
+
   /** Issue 13: the server's heap after a full GC, with every task Running. */
   private static final long TARGET_HEAP_MIB = 1_024;
 
   @Override
   public void run(Path dir, double raw, Report report) throws Exception {
-    report.heading("fleet: workload of " + TASKS + " x 1 GPU over " + NODES + " nodes x " + GPUS
-        + " GPUs; server and controllers, agents' writes by a stand-in");
+    report.heading(
+        "fleet: workload of "
+            + TASKS
+            + " x 1 GPU over "
+            + NODES
+            + " nodes x "
+            + GPUS
+            + " GPUs; server and controllers, agents' writes by a stand-in");
     try (var cluster = LocalServer.start(dir.resolve("fleet"))) {
       ControlPlaneBench.fleet(cluster, report, NODES, GPUS);
       var api = cluster.registry();
@@ -53,21 +60,26 @@ final class FleetBench implements Bench.Benchmark {
       var handled = ConcurrentHashMap.<String>newKeySet();
       try (var controllers = ControlPlaneBench.startControllers(cluster);
           ExecutorService agents = Executors.newFixedThreadPool(32, Thread.ofVirtual().factory())) {
-        var watch = api.watch(Kinds.TASK, api.list(Kinds.TASK).revision(), new WatchHandler<Task>() {
-          @Override
-          public void onEvent(WatchEvent<Task> e) {
-            var t = e.object();
-            if (t.status().phase() == TaskPhase.Scheduled && handled.add(t.metadata().name())) {
-              agents.submit(() -> actAsAgent(api, env, t));
-            }
-            if (t.status().phase() == TaskPhase.Running && seen.add(t.metadata().name())) {
-              running.countDown();
-            }
-          }
+        var watch =
+            api.watch(
+                Kinds.TASK,
+                api.list(Kinds.TASK).revision(),
+                new WatchHandler<Task>() {
+                  @Override
+                  public void onEvent(WatchEvent<Task> e) {
+                    var t = e.object();
+                    if (t.status().phase() == TaskPhase.Scheduled
+                        && handled.add(t.metadata().name())) {
+                      agents.submit(() -> actAsAgent(api, env, t));
+                    }
+                    if (t.status().phase() == TaskPhase.Running && seen.add(t.metadata().name())) {
+                      running.countDown();
+                    }
+                  }
 
-          @Override
-          public void onGone(long compactedRevision) {}
-        });
+                  @Override
+                  public void onGone(long compactedRevision) {}
+                });
         var census = WriteCensus.watch(cluster.store());
         var clock = Stopwatch.start();
         long cpuBefore = CpuTime.nanos();
@@ -76,21 +88,35 @@ final class FleetBench implements Bench.Benchmark {
         for (int waited = 0; waited < 600 && !done; waited += 10) {
           done = running.await(10, TimeUnit.SECONDS);
           if (!done) {
-            report.line(String.format("  after %d s", waited + 10), (TASKS - running.getCount()) + " Running");
+            report.line(
+                String.format("  after %d s", waited + 10),
+                (TASKS - running.getCount()) + " Running");
           }
         }
         double seconds = clock.seconds();
         long cpu = CpuTime.nanos() - cpuBefore;
         watch.close();
         census.close();
-        report.figure("tasks/s, apply to all Running" + (done ? "" : " (INCOMPLETE: " + running.getCount() + " not running)"),
-            (TASKS - running.getCount()) / seconds, "tasks/s", raw);
-        report.line("  CPU per task (server, controllers and the stand-in's writes)", String.format("%.2f ms", cpu / 1e6 / TASKS));
-        report.line("  store transactions per task (all writers)", String.format("%.1f", census.transactions() / (double) TASKS));
+        report.figure(
+            "tasks/s, apply to all Running"
+                + (done ? "" : " (INCOMPLETE: " + running.getCount() + " not running)"),
+            (TASKS - running.getCount()) / seconds,
+            "tasks/s",
+            raw);
+        report.line(
+            "  CPU per task (server, controllers and the stand-in's writes)",
+            String.format("%.2f ms", cpu / 1e6 / TASKS));
+        report.line(
+            "  store transactions per task (all writers)",
+            String.format("%.1f", census.transactions() / (double) TASKS));
         report.line("  object writes per task, by kind", census.perKind(TASKS));
         long heap = Memory.heapAfterGcMiB();
-        report.line("  heap after a full GC (server and controllers; all " + TASKS + " tasks Running)", heap + " MiB");
-        report.line("  target for that heap: under " + TARGET_HEAP_MIB + " MiB", heap < TARGET_HEAP_MIB ? "met" : "NOT met");
+        report.line(
+            "  heap after a full GC (server and controllers; all " + TASKS + " tasks Running)",
+            heap + " MiB");
+        report.line(
+            "  target for that heap: under " + TARGET_HEAP_MIB + " MiB",
+            heap < TARGET_HEAP_MIB ? "met" : "NOT met");
         report.line("  resident memory", Memory.residentMiB() + " MiB");
       }
     }
@@ -106,18 +132,34 @@ final class FleetBench implements Bench.Benchmark {
       finalizers.add(finalizer);
       c = api.update(c.withMetadata(c.metadata().withFinalizers(finalizers)));
       var prepare = new HashMap<>(c.status().prepare());
-      prepare.put(node, new PrepareState(PrepareState.Phase.Prepared, "", List.of("quartermaster.dev/gpu=" + c.metadata().uid()),
-          Optional.of(env.now())));
+      prepare.put(
+          node,
+          new PrepareState(
+              PrepareState.Phase.Prepared,
+              "",
+              List.of("quartermaster.dev/gpu=" + c.metadata().uid()),
+              Optional.of(env.now())));
       var s = c.status();
-      api.updateStatus(c.withStatus(new ResourceClaimStatus(s.allocation(), s.reservedFor(), prepare, s.conditions())));
+      api.updateStatus(
+          c.withStatus(
+              new ResourceClaimStatus(s.allocation(), s.reservedFor(), prepare, s.conditions())));
     }
     // The agent reads the task live before the start (no status write: the start is quick here).
     var t = api.get(Kinds.TASK, scheduled.metadata().name()).orElseThrow();
     var opened = List.of("/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia0");
     var s = t.status();
-    api.updateStatus(t.withStatus(new TaskStatus(TaskPhase.Running, "DeviceCheckPassed", "opened " + opened.size() + " device nodes",
-        s.node(), Optional.of(new DeviceCheck(true, opened, Optional.empty())), s.exitCode(), Optional.of(env.now()),
-        s.finishedAt(), s.conditions())));
+    api.updateStatus(
+        t.withStatus(
+            new TaskStatus(
+                TaskPhase.Running,
+                "DeviceCheckPassed",
+                "opened " + opened.size() + " device nodes",
+                s.node(),
+                Optional.of(new DeviceCheck(true, opened, Optional.empty())),
+                s.exitCode(),
+                Optional.of(env.now()),
+                s.finishedAt(),
+                s.conditions())));
     return null;
   }
 }

@@ -22,10 +22,10 @@ import java.util.concurrent.Future;
  * HttpClient 5 (classic, pooled), against one server in one run: GET one object, LIST a kind, PUT a
  * status, and GETs from several callers sharing one client. The two alternate round by round (A,B
  * then B,A), so a busy spell of the machine falls on both; each round's ratio is taken between its
- * two halves, and the median of those ratios is printed beside the median rates. CPU per call is the
- * calling thread's (both clients do all their work on it) and the whole process's (the server's too).
- * Watches are not compared: both sides read them with the JDK's client. Last, what each costs a
- * command's start ({@link FirstCall}). {@code KeptConnection}'s doc says what these decided.
+ * two halves, and the median of those ratios is printed beside the median rates. CPU per call is
+ * the calling thread's (both clients do all their work on it) and the whole process's (the server's
+ * too). Watches are not compared: both sides read them with the JDK's client. Last, what each costs
+ * a command's start ({@link FirstCall}). {@code KeptConnection}'s doc says what these decided.
  */
 final class HttpClientBench implements Bench.Benchmark {
   private static final int NODES = 50;
@@ -59,23 +59,44 @@ final class HttpClientBench implements Bench.Benchmark {
 
   @Override
   public void run(Path dir, double raw, Report report) throws Exception {
-    report.heading("HTTP clients side by side: own kept connections (A) vs Apache HttpClient 5 classic, pooled (B)");
+    report.heading(
+        "HTTP clients side by side: own kept connections (A) vs Apache HttpClient 5 classic, pooled (B)");
     try (var cluster = LocalServer.start(dir.resolve("clients"));
         var kept = BenchClients.kept(cluster.uri(), cluster.token());
         var pooled = BenchClients.pooled(cluster.uri(), cluster.token())) {
       for (int i = 0; i < NODES; i++) {
         kept.create(new Node(ObjectMeta.named("n-" + i), NodeSpec.EMPTY, NodeStatus.EMPTY));
       }
-      var a = new Side(kept, kept.create(new Node(ObjectMeta.named("status-a"), NodeSpec.EMPTY, NodeStatus.EMPTY)));
-      var b = new Side(pooled, kept.create(new Node(ObjectMeta.named("status-b"), NodeSpec.EMPTY, NodeStatus.EMPTY)));
-      var workloads = List.of(
-          new Workload("GET one node", 1_000, HttpClientBench::gets),
-          new Workload("LIST " + NODES + " nodes", 150, HttpClientBench::lists),
-          new Workload("PUT a node's status", 200, HttpClientBench::statusWrites),
-          new Workload("GET one node, " + CALLERS + " callers on one client", 2_000, HttpClientBench::sharedGets));
+      var a =
+          new Side(
+              kept,
+              kept.create(
+                  new Node(ObjectMeta.named("status-a"), NodeSpec.EMPTY, NodeStatus.EMPTY)));
+      var b =
+          new Side(
+              pooled,
+              kept.create(
+                  new Node(ObjectMeta.named("status-b"), NodeSpec.EMPTY, NodeStatus.EMPTY)));
+      var workloads =
+          List.of(
+              new Workload("GET one node", 1_000, HttpClientBench::gets),
+              new Workload("LIST " + NODES + " nodes", 150, HttpClientBench::lists),
+              new Workload("PUT a node's status", 200, HttpClientBench::statusWrites),
+              new Workload(
+                  "GET one node, " + CALLERS + " callers on one client",
+                  2_000,
+                  HttpClientBench::sharedGets));
       report.text("  " + warmUp(workloads, a, b));
-      report.text(String.format(Locale.ROOT, "  %-40s %9s %9s %6s  %18s %18s", "median of " + ROUNDS + " rounds",
-          "A calls/s", "B calls/s", "B/A", "caller µs/call A B", "process µs/call A B"));
+      report.text(
+          String.format(
+              Locale.ROOT,
+              "  %-40s %9s %9s %6s  %18s %18s",
+              "median of " + ROUNDS + " rounds",
+              "A calls/s",
+              "B calls/s",
+              "B/A",
+              "caller µs/call A B",
+              "process µs/call A B"));
       for (var w : workloads) {
         var as = new Round[ROUNDS];
         var bs = new Round[ROUNDS];
@@ -91,12 +112,20 @@ final class HttpClientBench implements Bench.Benchmark {
           ratios[r] = bs[r].callsPerSecond() / as[r].callsPerSecond();
         }
         boolean shared = w.name().contains("callers");
-        report.text(String.format(Locale.ROOT, "  %-40s %9.0f %9.0f %6.2f  %8s %9s %8.1f %9.1f   (B/A per round %.2f-%.2f)",
-            w.name(), median(as, Round::callsPerSecond), median(bs, Round::callsPerSecond), median(ratios),
-            shared ? "-" : String.format(Locale.ROOT, "%.1f", median(as, Round::callerMicros)),
-            shared ? "-" : String.format(Locale.ROOT, "%.1f", median(bs, Round::callerMicros)),
-            median(as, Round::processMicros), median(bs, Round::processMicros),
-            Arrays.stream(ratios).min().orElse(0), Arrays.stream(ratios).max().orElse(0)));
+        report.text(
+            String.format(
+                Locale.ROOT,
+                "  %-40s %9.0f %9.0f %6.2f  %8s %9s %8.1f %9.1f   (B/A per round %.2f-%.2f)",
+                w.name(),
+                median(as, Round::callsPerSecond),
+                median(bs, Round::callsPerSecond),
+                median(ratios),
+                shared ? "-" : String.format(Locale.ROOT, "%.1f", median(as, Round::callerMicros)),
+                shared ? "-" : String.format(Locale.ROOT, "%.1f", median(bs, Round::callerMicros)),
+                median(as, Round::processMicros),
+                median(bs, Round::processMicros),
+                Arrays.stream(ratios).min().orElse(0),
+                Arrays.stream(ratios).max().orElse(0)));
       }
       firstCalls(cluster.uri(), dir.resolve("clients").resolve("admin.token"), report);
     }
@@ -106,7 +135,8 @@ final class HttpClientBench implements Bench.Benchmark {
    * A command's start: {@link FirstCall} in a fresh JVM with the CLI's flags (but no ahead-of-time
    * cache), through each client in turn, the order swapped every round.
    */
-  private static void firstCalls(java.net.URI server, Path tokenFile, Report report) throws Exception {
+  private static void firstCalls(java.net.URI server, Path tokenFile, Report report)
+      throws Exception {
     var names = List.of("kept", "apache");
     var wall = new double[2][FIRST_CALLS];
     var cpu = new double[2][FIRST_CALLS];
@@ -115,13 +145,25 @@ final class HttpClientBench implements Bench.Benchmark {
         int side = r % 2 == 0 ? k : 1 - k;
         long cpuBefore = CpuTime.childrenNanos();
         var watch = Stopwatch.start();
-        var process = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-XX:-UsePerfData", "--enable-native-access=ALL-UNNAMED",
-            "-cp", System.getProperty("java.class.path"), FirstCall.class.getName(), names.get(side), server.toString(),
-            tokenFile.toString()).redirectErrorStream(true).start();
+        var process =
+            new ProcessBuilder(
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-XX:TieredStopAtLevel=1",
+                    "-XX:+UseSerialGC",
+                    "-XX:-UsePerfData",
+                    "--enable-native-access=ALL-UNNAMED",
+                    "-cp",
+                    System.getProperty("java.class.path"),
+                    FirstCall.class.getName(),
+                    names.get(side),
+                    server.toString(),
+                    tokenFile.toString())
+                .redirectErrorStream(true)
+                .start();
         var output = new String(process.getInputStream().readAllBytes());
         if (process.waitFor() != 0) {
-          throw new IllegalStateException("the first call through " + names.get(side) + " failed:\n" + output);
+          throw new IllegalStateException(
+              "the first call through " + names.get(side) + " failed:\n" + output);
         }
         if (r >= 0) {
           wall[side][r] = watch.seconds() * 1e3;
@@ -133,12 +175,24 @@ final class HttpClientBench implements Bench.Benchmark {
     for (int r = 0; r < FIRST_CALLS; r++) {
       ratios[r] = cpu[1][r] / cpu[0][r];
     }
-    report.text(String.format(Locale.ROOT, "  %-40s A %.0f ms wall, %.0f ms CPU; B %.0f ms wall, %.0f ms CPU; B/A CPU %.2f "
-            + "(medians of %d, no AOT cache)", "one table GET from a fresh JVM", median(wall[0]), median(cpu[0]),
-        median(wall[1]), median(cpu[1]), median(ratios), FIRST_CALLS));
+    report.text(
+        String.format(
+            Locale.ROOT,
+            "  %-40s A %.0f ms wall, %.0f ms CPU; B %.0f ms wall, %.0f ms CPU; B/A CPU %.2f "
+                + "(medians of %d, no AOT cache)",
+            "one table GET from a fresh JVM",
+            median(wall[0]),
+            median(cpu[0]),
+            median(wall[1]),
+            median(cpu[1]),
+            median(ratios),
+            FIRST_CALLS));
   }
 
-  /** Rounds of every workload on both sides until the JIT's share of one is at most a tenth; says how far it went. */
+  /**
+   * Rounds of every workload on both sides until the JIT's share of one is at most a tenth; says
+   * how far it went.
+   */
   private static String warmUp(List<Workload> workloads, Side a, Side b) throws Exception {
     int rounds = 0;
     CpuTime.Jit jit;
@@ -152,8 +206,11 @@ final class HttpClientBench implements Bench.Benchmark {
       rounds++;
       jit = CpuTime.jitSince(jitBefore, cpuBefore);
     } while (jit.share() > WARM_UP_SETTLED_JIT && rounds < WARM_UP_MOST);
-    return String.format(Locale.ROOT, "warmed up after %d rounds of every workload on both (the JIT's share of the last: %.0f %%)",
-        rounds, 100 * jit.share());
+    return String.format(
+        Locale.ROOT,
+        "warmed up after %d rounds of every workload on both (the JIT's share of the last: %.0f %%)",
+        rounds,
+        100 * jit.share());
   }
 
   private static Round round(Workload w, Side side) throws Exception {
@@ -163,7 +220,9 @@ final class HttpClientBench implements Bench.Benchmark {
     var watch = Stopwatch.start();
     w.calls().run(side, w.count());
     double seconds = watch.seconds();
-    return new Round(w.count() / seconds, (threads.getCurrentThreadCpuTime() - caller) / 1e3 / w.count(),
+    return new Round(
+        w.count() / seconds,
+        (threads.getCurrentThreadCpuTime() - caller) / 1e3 / w.count(),
         (CpuTime.nanos() - process) / 1e3 / w.count());
   }
 
@@ -182,8 +241,17 @@ final class HttpClientBench implements Bench.Benchmark {
   private static void statusWrites(Side side, int count) {
     for (int i = 0; i < count; i++) {
       var status = side.written.status();
-      side.written = side.api.updateStatus(side.written.withStatus(new NodeStatus(status.conditions(), Optional.empty(),
-          "boot-" + i, status.agentVersion(), status.computeDomains(), status.plugins(), status.domainDaemons())));
+      side.written =
+          side.api.updateStatus(
+              side.written.withStatus(
+                  new NodeStatus(
+                      status.conditions(),
+                      Optional.empty(),
+                      "boot-" + i,
+                      status.agentVersion(),
+                      status.computeDomains(),
+                      status.plugins(),
+                      status.domainDaemons())));
     }
   }
 
@@ -191,10 +259,12 @@ final class HttpClientBench implements Bench.Benchmark {
     try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
       var futures = new ArrayList<Future<?>>();
       for (int c = 0; c < CALLERS; c++) {
-        futures.add(pool.submit(() -> {
-          gets(side, count / CALLERS);
-          return null;
-        }));
+        futures.add(
+            pool.submit(
+                () -> {
+                  gets(side, count / CALLERS);
+                  return null;
+                }));
       }
       for (var f : futures) {
         f.get();

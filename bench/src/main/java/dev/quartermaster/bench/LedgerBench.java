@@ -36,8 +36,12 @@ final class LedgerBench implements Bench.Benchmark {
     report.line("agent resident memory before the ledger runs", Memory.residentMiB() + " MiB");
     for (int callers : new int[] {1, 16}) {
       var ledgerDir = Files.createDirectories(dir.resolve("ledger-" + callers));
-      var opened = DurableLedger.open(new AtomicLedgerFile(ledgerDir.resolve("ledger.json")), "bench-boot",
-          new SystemEnv(), ClaimLedger.DEFAULT_TOMBSTONE_TTL);
+      var opened =
+          DurableLedger.open(
+              new AtomicLedgerFile(ledgerDir.resolve("ledger.json")),
+              "bench-boot",
+              new SystemEnv(),
+              ClaimLedger.DEFAULT_TOMBSTONE_TTL);
       var durable = opened.ledger();
       int perCaller = callers == 1 ? 300 : 1_600 / callers;
       var latencies = new long[callers * perCaller];
@@ -47,24 +51,34 @@ final class LedgerBench implements Bench.Benchmark {
         var futures = new ArrayList<java.util.concurrent.Future<?>>();
         for (int c = 0; c < callers; c++) {
           var device = "gpu-" + c;
-          futures.add(pool.submit(() -> {
-            for (int i = 0; i < perCaller; i++) {
-              long t0 = Stopwatch.nanos();
-              pair(durable, device);
-              latencies[next.getAndIncrement()] = Stopwatch.nanos() - t0;
-            }
-            return null;
-          }));
+          futures.add(
+              pool.submit(
+                  () -> {
+                    for (int i = 0; i < perCaller; i++) {
+                      long t0 = Stopwatch.nanos();
+                      pair(durable, device);
+                      latencies[next.getAndIncrement()] = Stopwatch.nanos() - t0;
+                    }
+                    return null;
+                  }));
         }
         for (var f : futures) {
           f.get();
         }
       }
       double pairs = callers * perCaller / watch.seconds();
-      report.line("agent resident memory under load (" + callers + " callers)", Memory.residentMiB() + " MiB");
-      report.figure(String.format("prepare+unprepare pairs/s, %d caller%s (3 durable steps per pair, %d checkpoint writes)",
-          callers, callers == 1 ? "" : "s", durable.writes()), pairs, "pairs/s", fsyncs);
-      report.latencies("  pair latency, " + callers + " caller" + (callers == 1 ? "" : "s"), latencies);
+      report.line(
+          "agent resident memory under load (" + callers + " callers)",
+          Memory.residentMiB() + " MiB");
+      report.figure(
+          String.format(
+              "prepare+unprepare pairs/s, %d caller%s (3 durable steps per pair, %d checkpoint writes)",
+              callers, callers == 1 ? "" : "s", durable.writes()),
+          pairs,
+          "pairs/s",
+          fsyncs);
+      report.latencies(
+          "  pair latency, " + callers + " caller" + (callers == 1 ? "" : "s"), latencies);
     }
     loadTime(dir, report);
   }
@@ -87,7 +101,12 @@ final class LedgerBench implements Bench.Benchmark {
   private static void loadTime(Path dir, Report report) throws IOException {
     var ledgerDir = Files.createDirectories(dir.resolve("ledger-load"));
     var file = ledgerDir.resolve("ledger.json");
-    var opened = DurableLedger.open(new AtomicLedgerFile(file), "bench-boot", new SystemEnv(), ClaimLedger.DEFAULT_TOMBSTONE_TTL);
+    var opened =
+        DurableLedger.open(
+            new AtomicLedgerFile(file),
+            "bench-boot",
+            new SystemEnv(),
+            ClaimLedger.DEFAULT_TOMBSTONE_TTL);
     var ledger = opened.ledger().ledger();
     for (int i = 0; i < 10_000; i++) {
       var claim = new ClaimRef(UUID.randomUUID().toString(), "claim-" + i);
@@ -98,11 +117,16 @@ final class LedgerBench implements Bench.Benchmark {
     var samples = new long[5];
     for (int i = 0; i < samples.length; i++) {
       long t0 = Stopwatch.nanos();
-      DurableLedger.open(new AtomicLedgerFile(file), "bench-boot", new SystemEnv(), ClaimLedger.DEFAULT_TOMBSTONE_TTL);
+      DurableLedger.open(
+          new AtomicLedgerFile(file),
+          "bench-boot",
+          new SystemEnv(),
+          ClaimLedger.DEFAULT_TOMBSTONE_TTL);
       samples[i] = Stopwatch.nanos() - t0;
     }
     report.line("checkpoint size with 10,000 prepared claims", Files.size(file) / 1024 + " KiB");
-    report.latencies("ledger load time, 10,000 prepared claims (verify checksum, decode, index)", samples);
+    report.latencies(
+        "ledger load time, 10,000 prepared claims (verify checksum, decode, index)", samples);
   }
 
   static double rawFsyncsPerSecond(Path file, int count) throws IOException {

@@ -10,7 +10,10 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** A real server on a loopback port over a fresh SQLite store (or a given store), as `qm server` would run it. */
+/**
+ * A real server on a loopback port over a fresh SQLite store (or a given store), as `qm server`
+ * would run it.
+ */
 final class LocalServer implements AutoCloseable {
   private final Store store;
   private final ObjectRegistry registry;
@@ -32,9 +35,14 @@ final class LocalServer implements AutoCloseable {
   /** A server over {@code store}, which it closes when it closes. */
   static LocalServer start(Path dir, Store store) throws Exception {
     Files.createDirectories(dir);
-    dev.quartermaster.core.files.OwnerOnly.directory(dir); // as qm server makes it, so it says nothing about it
+    dev.quartermaster.core.files.OwnerOnly.directory(
+        dir); // as qm server makes it, so it says nothing about it
     var registry = new ObjectRegistry(store, new SystemEnv());
-    var server = ApiServer.start(ApiServerConfig.of(registry, dir).withListen("127.0.0.1", 0).withStoreRevision(store::currentRevision));
+    var server =
+        ApiServer.start(
+            ApiServerConfig.of(registry, dir)
+                .withListen("127.0.0.1", 0)
+                .withStoreRevision(store::currentRevision));
     var token = Files.readString(dir.resolve("admin.token")).trim();
     return new LocalServer(store, registry, server, token);
   }

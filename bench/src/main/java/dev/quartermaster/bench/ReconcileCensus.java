@@ -29,12 +29,20 @@ final class ReconcileCensus implements ControllerMetrics {
     t.nanos().add(took.toNanos());
   }
 
-  /** Per {@code per} (e.g. per task): each controller's reconciles and their wall time, busiest first. */
+  /**
+   * Per {@code per} (e.g. per task): each controller's reconciles and their wall time, busiest
+   * first.
+   */
   String perTask(int per) {
     return tallies.entrySet().stream()
         .sorted((a, b) -> Long.compare(b.getValue().nanos().sum(), a.getValue().nanos().sum()))
-        .map(e -> String.format("%s %.1f (%.2f ms)", e.getKey(), e.getValue().count().sum() / (double) per,
-            e.getValue().nanos().sum() / 1e6 / per))
+        .map(
+            e ->
+                String.format(
+                    "%s %.1f (%.2f ms)",
+                    e.getKey(),
+                    e.getValue().count().sum() / (double) per,
+                    e.getValue().nanos().sum() / 1e6 / per))
         .collect(Collectors.joining(", "));
   }
 }

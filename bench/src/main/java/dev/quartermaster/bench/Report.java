@@ -21,16 +21,26 @@ final class Report {
   }
 
   void figure(String what, double value, String unit, double rawCommitsPerSecond) {
-    out.printf(Locale.ROOT, "%-72s %12.0f %-10s (%.2fx raw commit rate)%n", what, value, unit, value / rawCommitsPerSecond);
+    out.printf(
+        Locale.ROOT,
+        "%-72s %12.0f %-10s (%.2fx raw commit rate)%n",
+        what,
+        value,
+        unit,
+        value / rawCommitsPerSecond);
   }
 
   void line(String what, String value) {
     out.printf(Locale.ROOT, "%-72s %s%n", what, value);
   }
 
-  /** How far {@code value} is from issue 13's target for it: "target 5000 claims/s: reached 0.42x". */
+  /**
+   * How far {@code value} is from issue 13's target for it: "target 5000 claims/s: reached 0.42x".
+   */
   void target(String what, double value, double target) {
-    line("  target for " + what + ": " + String.format(Locale.ROOT, "%.0f", target), String.format(Locale.ROOT, "reached %.2fx", value / target));
+    line(
+        "  target for " + what + ": " + String.format(Locale.ROOT, "%.0f", target),
+        String.format(Locale.ROOT, "reached %.2fx", value / target));
   }
 
   /** A line as it is (a table row). */
@@ -42,8 +52,14 @@ final class Report {
   void latencies(String what, long[] nanos) {
     var sorted = nanos.clone();
     Arrays.sort(sorted);
-    out.printf(Locale.ROOT, "%-72s p50 %.2f ms  p99 %.2f ms  max %.2f ms  (n=%d)%n", what,
-        ms(sorted, 0.50), ms(sorted, 0.99), sorted[sorted.length - 1] / 1e6, sorted.length);
+    out.printf(
+        Locale.ROOT,
+        "%-72s p50 %.2f ms  p99 %.2f ms  max %.2f ms  (n=%d)%n",
+        what,
+        ms(sorted, 0.50),
+        ms(sorted, 0.99),
+        sorted[sorted.length - 1] / 1e6,
+        sorted.length);
   }
 
   private static double ms(long[] sorted, double q) {

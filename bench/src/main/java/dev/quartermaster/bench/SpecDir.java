@@ -14,7 +14,9 @@ record SpecDir(Path root, boolean tmpfs) implements AutoCloseable {
   private static final Path SHM = Path.of("/dev/shm");
 
   static SpecDir under(Path dataDir) throws IOException {
-    if (Files.isDirectory(SHM) && Files.isWritable(SHM) && "tmpfs".equals(Files.getFileStore(SHM).type())) {
+    if (Files.isDirectory(SHM)
+        && Files.isWritable(SHM)
+        && "tmpfs".equals(Files.getFileStore(SHM).type())) {
       return new SpecDir(Files.createTempDirectory(SHM, "qm-bench-cdi-"), true);
     }
     return new SpecDir(Files.createDirectories(dataDir.resolve("cdi")), false);
@@ -27,7 +29,8 @@ record SpecDir(Path root, boolean tmpfs) implements AutoCloseable {
 
   /** For the heading: where the specs go and why. */
   String describe() {
-    return tmpfs ? "CDI specs on tmpfs (" + root + "), as /var/run/cdi is"
+    return tmpfs
+        ? "CDI specs on tmpfs (" + root + "), as /var/run/cdi is"
         : "CDI specs in the data directory (no writable tmpfs at /dev/shm; /var/run/cdi is one in production)";
   }
 

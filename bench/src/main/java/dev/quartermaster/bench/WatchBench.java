@@ -36,20 +36,24 @@ final class WatchBench implements Bench.Benchmark {
       for (int w = 0; w < WATCHERS; w++) {
         var client = new HttpApiClient(cluster.uri(), cluster.token());
         clients.add(client);
-        watches.add(client.watch(Kinds.NODE, from, new WatchHandler<>() {
-          @Override
-          public void onEvent(WatchEvent<Node> event) {
-            long now = Stopwatch.nanos();
-            var t0 = started.get(event.object().metadata().name());
-            if (t0 != null) {
-              latencies.set(received.getAndIncrement() % latencies.length(), now - t0);
-            }
-            all.countDown();
-          }
+        watches.add(
+            client.watch(
+                Kinds.NODE,
+                from,
+                new WatchHandler<>() {
+                  @Override
+                  public void onEvent(WatchEvent<Node> event) {
+                    long now = Stopwatch.nanos();
+                    var t0 = started.get(event.object().metadata().name());
+                    if (t0 != null) {
+                      latencies.set(received.getAndIncrement() % latencies.length(), now - t0);
+                    }
+                    all.countDown();
+                  }
 
-          @Override
-          public void onGone(long compactedRevision) {}
-        }));
+                  @Override
+                  public void onGone(long compactedRevision) {}
+                }));
       }
       for (int i = 0; i < WRITES; i++) {
         var name = "w-" + i;
@@ -61,7 +65,9 @@ final class WatchBench implements Bench.Benchmark {
       for (int i = 0; i < samples.length; i++) {
         samples[i] = latencies.get(i);
       }
-      report.line("events delivered", received.get() + " of " + WATCHERS * WRITES + (complete ? "" : " (timed out)"));
+      report.line(
+          "events delivered",
+          received.get() + " of " + WATCHERS * WRITES + (complete ? "" : " (timed out)"));
       if (samples.length > 0) {
         report.latencies("write start → event at watcher, " + WATCHERS + " watchers", samples);
       }

@@ -21,17 +21,23 @@ final class WriteCensus implements AutoCloseable {
   private WriteCensus(Store store) {
     this.fromRevision = store.currentRevision();
     this.lastRevision.set(fromRevision);
-    this.watch = store.watch(REGISTRY, fromRevision, new WatchListener() {
-      @Override
-      public void onEvent(StoreEvent event) {
-        var rest = event.kv().key().substring(REGISTRY.length());
-        byKind.computeIfAbsent(rest.substring(0, rest.indexOf('/')), k -> new AtomicLong()).incrementAndGet();
-        lastRevision.accumulateAndGet(event.revision(), Math::max);
-      }
+    this.watch =
+        store.watch(
+            REGISTRY,
+            fromRevision,
+            new WatchListener() {
+              @Override
+              public void onEvent(StoreEvent event) {
+                var rest = event.kv().key().substring(REGISTRY.length());
+                byKind
+                    .computeIfAbsent(rest.substring(0, rest.indexOf('/')), k -> new AtomicLong())
+                    .incrementAndGet();
+                lastRevision.accumulateAndGet(event.revision(), Math::max);
+              }
 
-      @Override
-      public void onCompacted(long compactedRevision) {}
-    });
+              @Override
+              public void onCompacted(long compactedRevision) {}
+            });
   }
 
   static WriteCensus watch(Store store) {
@@ -45,10 +51,11 @@ final class WriteCensus implements AutoCloseable {
 
   /** Object writes per {@code per} (e.g. per task), by kind, most first. */
   String perKind(int per) {
-    return new TreeMap<>(byKind).entrySet().stream()
-        .sorted((a, b) -> Long.compare(b.getValue().get(), a.getValue().get()))
-        .map(e -> String.format("%s %.1f", e.getKey(), e.getValue().get() / (double) per))
-        .collect(Collectors.joining(", "));
+    return new TreeMap<>(byKind)
+        .entrySet().stream()
+            .sorted((a, b) -> Long.compare(b.getValue().get(), a.getValue().get()))
+            .map(e -> String.format("%s %.1f", e.getKey(), e.getValue().get() / (double) per))
+            .collect(Collectors.joining(", "));
   }
 
   @Override

@@ -27,20 +27,29 @@ public final class ErrorReporter implements IExecutionExceptionHandler {
   }
 
   @Override
-  public int handleExecutionException(Exception ex, CommandLine commandLine, ParseResult parseResult) {
+  public int handleExecutionException(
+      Exception ex, CommandLine commandLine, ParseResult parseResult) {
     var err = commandLine.getErr();
     report(ex, err, debug.getAsBoolean());
     err.flush();
     return EXIT_ERROR;
   }
 
-  /** Prints {@code ex} as a failed command's {@code error:} line (and its details, and with {@code debug} its stack). */
+  /**
+   * Prints {@code ex} as a failed command's {@code error:} line (and its details, and with {@code
+   * debug} its stack).
+   */
   public static void report(Throwable ex, PrintWriter err, boolean debug) {
     switch (ex) {
       case ApiException api -> print(err, headline(api), detailLines(api));
       case CliException cli -> print(err, cli.getMessage(), cli.details());
-      case UncheckedIOException io -> print(err, String.valueOf(io.getCause().getMessage()), List.of());
-      default -> print(err, describe(ex) + (debug ? "" : " (run with --debug for the stack trace)"), List.of());
+      case UncheckedIOException io ->
+          print(err, String.valueOf(io.getCause().getMessage()), List.of());
+      default ->
+          print(
+              err,
+              describe(ex) + (debug ? "" : " (run with --debug for the stack trace)"),
+              List.of());
     }
     if (debug) {
       ex.printStackTrace(err);
@@ -61,7 +70,8 @@ public final class ErrorReporter implements IExecutionExceptionHandler {
     if (detailLines(api).isEmpty()) {
       return message;
     }
-    var joined = api.error().details().stream().map(Violation::toString).collect(Collectors.joining("; "));
+    var joined =
+        api.error().details().stream().map(Violation::toString).collect(Collectors.joining("; "));
     if (!joined.isEmpty() && message.endsWith(joined) && message.length() > joined.length()) {
       return message.substring(0, message.length() - joined.length()).replaceAll("[:;\\s]+$", "");
     }
@@ -70,7 +80,8 @@ public final class ErrorReporter implements IExecutionExceptionHandler {
 
   // One violation already reads well inside the message; several get a line each.
   private static List<String> detailLines(ApiException api) {
-    var multiline = (api.is(Reason.Invalid) || api.is(Reason.BadRequest)) && api.error().details().size() > 1;
+    var multiline =
+        (api.is(Reason.Invalid) || api.is(Reason.BadRequest)) && api.error().details().size() > 1;
     return multiline ? api.error().details().stream().map(Violation::toString).toList() : List.of();
   }
 

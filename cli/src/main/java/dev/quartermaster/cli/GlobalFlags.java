@@ -7,13 +7,15 @@ import java.util.Set;
 /**
  * Lets the flags every client command takes come before the command, as kubectl allows: {@code qm
  * --server URL get nodes} runs as {@code qm get nodes --server URL}. Only the leading flags in
- * {@link #WITH_VALUE} are moved (with their values, as {@code --flag value} or {@code --flag=value}),
- * to the end of the command line, before a {@code --} if there is one; the command then accepts them
- * or refuses them by name as usual. {@code --debug} needs no moving: every command inherits it.
+ * {@link #WITH_VALUE} are moved (with their values, as {@code --flag value} or {@code
+ * --flag=value}), to the end of the command line, before a {@code --} if there is one; the command
+ * then accepts them or refuses them by name as usual. {@code --debug} needs no moving: every
+ * command inherits it.
  */
 final class GlobalFlags {
   /** Flags taken before the command, each followed by a value. */
-  static final Set<String> WITH_VALUE = Set.of("--server", "--token-file", "--ca-file", "--context", "-o", "--output");
+  static final Set<String> WITH_VALUE =
+      Set.of("--server", "--token-file", "--ca-file", "--context", "-o", "--output");
 
   private GlobalFlags() {}
 

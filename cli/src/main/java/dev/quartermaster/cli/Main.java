@@ -2,18 +2,18 @@ package dev.quartermaster.cli;
 
 import dev.quartermaster.cli.commands.AgentCommand;
 import dev.quartermaster.cli.commands.ApplyCommand;
+import dev.quartermaster.cli.commands.CompletionCommand;
+import dev.quartermaster.cli.commands.ConfigCommand;
 import dev.quartermaster.cli.commands.CsiCommand;
 import dev.quartermaster.cli.commands.DeleteCommand;
 import dev.quartermaster.cli.commands.DescribeCommand;
 import dev.quartermaster.cli.commands.DomainDaemonCommand;
 import dev.quartermaster.cli.commands.GetCommand;
 import dev.quartermaster.cli.commands.LogsCommand;
-import dev.quartermaster.cli.commands.CompletionCommand;
-import dev.quartermaster.cli.commands.ConfigCommand;
 import dev.quartermaster.cli.commands.NodeCommand;
-import dev.quartermaster.cli.commands.TokenCommand;
 import dev.quartermaster.cli.commands.ScaleCommand;
 import dev.quartermaster.cli.commands.ServerCommand;
+import dev.quartermaster.cli.commands.TokenCommand;
 import dev.quartermaster.cli.commands.UpCommand;
 import dev.quartermaster.cli.commands.VersionCommand;
 import dev.quartermaster.cli.fast.FastGet;
@@ -23,27 +23,33 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.SequencedMap;
 import java.util.function.Function;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine;
 
 /**
- * {@code qm}: the command line. Exit codes: 0 success; 1 an error, reported as one line {@code error:
- * <reason>} on stderr (plus indented details where there are several); 2 a usage error.
+ * {@code qm}: the command line. Exit codes: 0 success; 1 an error, reported as one line {@code
+ * error: <reason>} on stderr (plus indented details where there are several); 2 a usage error.
  */
-@Command(name = "qm", mixinStandardHelpOptions = true, versionProvider = VersionInfo.class,
-    description = "Quartermaster: hands GPUs, interconnect channels and volumes to workloads, and takes them back.",
+@Command(
+    name = "qm",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionInfo.class,
+    description =
+        "Quartermaster: hands GPUs, interconnect channels and volumes to workloads, and takes them back.",
     subcommands = CommandLine.HelpCommand.class)
 public final class Main implements Runnable {
 
-  @Spec
-  private CommandSpec spec;
+  @Spec private CommandSpec spec;
 
-  @Option(names = "--debug", scope = ScopeType.INHERIT, description = "show stack traces of errors (or set QM_DEBUG=1)")
+  @Option(
+      names = "--debug",
+      scope = ScopeType.INHERIT,
+      description = "show stack traces of errors (or set QM_DEBUG=1)")
   private boolean debug;
 
   public static void main(String[] args) {
@@ -58,8 +64,10 @@ public final class Main implements Runnable {
       if (exit != 0) {
         System.exit(exit);
       }
-      // A success ends by returning: System.exit logs the exit through the platform logger, which here
-      // is SLF4J's bridge, and starting logging would cost the listing a fifth of its time. The fast
+      // A success ends by returning: System.exit logs the exit through the platform logger, which
+      // here
+      // is SLF4J's bridge, and starting logging would cost the listing a fifth of its time. The
+      // fast
       // path starts no thread that could keep the JVM alive.
       return;
     }
@@ -67,10 +75,10 @@ public final class Main implements Runnable {
   }
 
   /**
-   * Names the platform's selector provider, which every socket needs, unless the user named one. The
-   * JDK otherwise asks {@link java.util.ServiceLoader} for one, which opens and indexes the whole jar
-   * (30,000 entries): a fifth of a listing's time, when nothing else needed the jar. {@link
-   * SelectorProviders} says which class that is; its test fails when a JDK changes it.
+   * Names the platform's selector provider, which every socket needs, unless the user named one.
+   * The JDK otherwise asks {@link java.util.ServiceLoader} for one, which opens and indexes the
+   * whole jar (30,000 entries): a fifth of a listing's time, when nothing else needed the jar.
+   * {@link SelectorProviders} says which class that is; its test fails when a JDK changes it.
    */
   private static void nameSelectorProvider() {
     if (System.getProperty(SelectorProviders.PROPERTY) == null) {
@@ -89,8 +97,8 @@ public final class Main implements Runnable {
 
   /**
    * Every top-level command by its name, in the order help lists them. Picocli reads each command's
-   * annotations by reflection when it is added (a quarter of a second for all of them), so a process
-   * adds only the one it runs ({@link #commandLine(CliEnvironment, String...)}).
+   * annotations by reflection when it is added (a quarter of a second for all of them), so a
+   * process adds only the one it runs ({@link #commandLine(CliEnvironment, String...)}).
    */
   static SequencedMap<String, Function<CliEnvironment, Object>> commands() {
     var all = new LinkedHashMap<String, Function<CliEnvironment, Object>>();
@@ -113,15 +121,18 @@ public final class Main implements Runnable {
     return all;
   }
 
-  /** The whole command tree, bound to {@code env}; tests run it in-process with their own environment. */
+  /**
+   * The whole command tree, bound to {@code env}; tests run it in-process with their own
+   * environment.
+   */
   public static CommandLine commandLine(CliEnvironment env) {
     return build(env, commands());
   }
 
   /**
-   * The tree {@code args} needs (already {@linkplain GlobalFlags#hoist hoisted}): only the command it
-   * names when it names one; the whole tree for help, completion, no command or an unknown one (so
-   * picocli lists them all or suggests the nearest).
+   * The tree {@code args} needs (already {@linkplain GlobalFlags#hoist hoisted}): only the command
+   * it names when it names one; the whole tree for help, completion, no command or an unknown one
+   * (so picocli lists them all or suggests the nearest).
    */
   public static CommandLine commandLine(CliEnvironment env, String... args) {
     var all = commands();
@@ -131,20 +142,25 @@ public final class Main implements Runnable {
     return build(env, Map.of(args[0], all.get(args[0])));
   }
 
-  private static CommandLine build(CliEnvironment env, Map<String, Function<CliEnvironment, Object>> commands) {
+  private static CommandLine build(
+      CliEnvironment env, Map<String, Function<CliEnvironment, Object>> commands) {
     var main = new Main();
     var cl = new CommandLine(main);
-    commands.values().forEach(command -> {
-      var made = command.apply(env);
-      if (made instanceof CommandLine line) {
-        cl.addSubcommand(line);
-      } else {
-        cl.addSubcommand(made);
-      }
-    });
+    commands
+        .values()
+        .forEach(
+            command -> {
+              var made = command.apply(env);
+              if (made instanceof CommandLine line) {
+                cl.addSubcommand(line);
+              } else {
+                cl.addSubcommand(made);
+              }
+            });
     cl.setCaseInsensitiveEnumValuesAllowed(true);
-    cl.setExecutionExceptionHandler(new ErrorReporter(
-        () -> main.debug || env.variable("QM_DEBUG").filter(v -> !v.equals("0")).isPresent()));
+    cl.setExecutionExceptionHandler(
+        new ErrorReporter(
+            () -> main.debug || env.variable("QM_DEBUG").filter(v -> !v.equals("0")).isPresent()));
     return cl;
   }
 

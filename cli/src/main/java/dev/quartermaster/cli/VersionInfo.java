@@ -5,7 +5,10 @@ import java.io.InputStream;
 import java.util.Properties;
 import picocli.CommandLine.IVersionProvider;
 
-/** The build's version, from the resource Maven filters at build time; "dev" when run from an unfiltered tree. */
+/**
+ * The build's version, from the resource Maven filters at build time; "dev" when run from an
+ * unfiltered tree.
+ */
 public final class VersionInfo implements IVersionProvider {
   private static final String RESOURCE = "/qm-version.properties";
 

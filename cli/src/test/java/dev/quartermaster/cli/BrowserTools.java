@@ -9,25 +9,36 @@ import java.util.stream.Stream;
 
 /**
  * What the dashboard's browser test needs on this machine: Node, Debian's Chromium, and
- * playwright-core installed in {@code dashboard-e2e/} by {@code npm ci}. Looked up, never installed:
- * a test must not download browsers (that fails on these machines) or change the system.
+ * playwright-core installed in {@code dashboard-e2e/} by {@code npm ci}. Looked up, never
+ * installed: a test must not download browsers (that fails on these machines) or change the system.
  */
 record BrowserTools(Path node, Path chromium, Path e2eDir) {
-  static final String HOW_TO_INSTALL = "apt-get install -y chromium nodejs npm && (cd dashboard-e2e && npm ci)";
+  static final String HOW_TO_INSTALL =
+      "apt-get install -y chromium nodejs npm && (cd dashboard-e2e && npm ci)";
 
   /** The tools, or what is missing and how to get it. */
   static Result find(Path repo) {
     var e2e = repo.resolve("dashboard-e2e");
     var node = onPath("node");
-    var chromium = Optional.ofNullable(System.getenv("CHROMIUM")).map(Path::of).filter(Files::isExecutable)
-        .or(() -> Stream.of("/usr/bin/chromium", "/usr/bin/chromium-browser").map(Path::of).filter(Files::isExecutable).findFirst());
+    var chromium =
+        Optional.ofNullable(System.getenv("CHROMIUM"))
+            .map(Path::of)
+            .filter(Files::isExecutable)
+            .or(
+                () ->
+                    Stream.of("/usr/bin/chromium", "/usr/bin/chromium-browser")
+                        .map(Path::of)
+                        .filter(Files::isExecutable)
+                        .findFirst());
     var missing = new ArrayList<String>();
     node.ifPresentOrElse(p -> {}, () -> missing.add("node (not on PATH)"));
-    chromium.ifPresentOrElse(p -> {}, () -> missing.add("chromium (no /usr/bin/chromium; or set CHROMIUM)"));
+    chromium.ifPresentOrElse(
+        p -> {}, () -> missing.add("chromium (no /usr/bin/chromium; or set CHROMIUM)"));
     if (!Files.isDirectory(e2e.resolve("node_modules/playwright-core"))) {
       missing.add("playwright-core (no dashboard-e2e/node_modules/playwright-core)");
     }
-    return missing.isEmpty() ? new Result(Optional.of(new BrowserTools(node.get(), chromium.get(), e2e)), List.of())
+    return missing.isEmpty()
+        ? new Result(Optional.of(new BrowserTools(node.get(), chromium.get(), e2e)), List.of())
         : new Result(Optional.empty(), List.copyOf(missing));
   }
 

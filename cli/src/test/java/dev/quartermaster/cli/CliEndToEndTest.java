@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.quartermaster.api.allocation.DeviceHolder;
-import dev.quartermaster.api.claim.Allocation.AllocatedDevice;
 import dev.quartermaster.api.claim.Allocation;
+import dev.quartermaster.api.claim.Allocation.AllocatedDevice;
 import dev.quartermaster.api.claim.ResourceClaimStatus;
 import dev.quartermaster.api.codec.ObjectCodec;
 import dev.quartermaster.api.meta.Kinds;
@@ -15,22 +15,15 @@ import dev.quartermaster.api.node.NodeStatus;
 import dev.quartermaster.api.node.PluginInstance;
 import dev.quartermaster.api.node.PluginRole;
 import dev.quartermaster.cli.apply.ManifestReader;
-import dev.quartermaster.cli.config.ApiConnector;
-import dev.quartermaster.core.env.SystemEnv;
 import dev.quartermaster.server.ApiServer;
-import dev.quartermaster.server.ApiServerConfig;
-import dev.quartermaster.server.auth.NodeTokens;
 import dev.quartermaster.store.registry.ObjectRegistry;
 import dev.quartermaster.store.sqlite.SqliteStore;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -44,8 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
  * registry and HTTP API on a free port, reached over HTTP with the admin token.
  */
 class CliEndToEndTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private CliServer cli;
   private SqliteStore store;
@@ -94,7 +86,9 @@ class CliEndToEndTest {
       var back = ObjectCodec.fromYaml(get.out());
       assertThat(back).hasSize(1);
       assertThat(back.getFirst().spec()).as(m.where()).isEqualTo(object.spec());
-      assertThat(back.getFirst().metadata().labels()).as(m.where()).isEqualTo(object.metadata().labels());
+      assertThat(back.getFirst().metadata().labels())
+          .as(m.where())
+          .isEqualTo(object.metadata().labels());
       assertThat(back.getFirst().metadata().uid()).isNotEmpty();
     }
   }
@@ -104,24 +98,31 @@ class CliEndToEndTest {
     var created = run("token", "create", "--node", "gpu-7");
     assertThat(created.exit()).as(created.err()).isZero();
     assertThat(created.outLines()).hasSize(2);
-    assertThat(created.outLines().getFirst()).matches("token/[0-9a-f]{16} created for node gpu-7 \\(shown this once;"
-        + " give it to that node's agent: qm agent --token-file FILE\\):");
+    assertThat(created.outLines().getFirst())
+        .matches(
+            "token/[0-9a-f]{16} created for node gpu-7 \\(shown this once;"
+                + " give it to that node's agent: qm agent --token-file FILE\\):");
     var token = created.outLines().get(1);
     var id = token.split("\\.")[1];
 
     var list = run("token", "list");
     assertThat(list.outLines()).hasSize(2);
     assertThat(list.outLines().get(0)).startsWith("ID").contains("NODE").contains("CREATED");
-    assertThat(list.outLines().get(1)).startsWith(id).contains("gpu-7").doesNotContain(token.substring(20));
+    assertThat(list.outLines().get(1))
+        .startsWith(id)
+        .contains("gpu-7")
+        .doesNotContain(token.substring(20));
 
-    // With its token, the node's agent writes its own Node and nothing else; no token management either.
+    // With its token, the node's agent writes its own Node and nothing else; no token management
+    // either.
     var tokenFile = dir.resolve("gpu-7.token");
     Files.writeString(tokenFile, token);
     var asNode = run("--debug", "token", "list", "--token-file", tokenFile.toString());
     assertThat(asNode.exit()).isEqualTo(1);
     assertThat(asNode.err()).contains("only an admin");
 
-    assertThat(run("token", "revoke", id).out()).isEqualTo("token/" + id + " revoked (node gpu-7)\n");
+    assertThat(run("token", "revoke", id).out())
+        .isEqualTo("token/" + id + " revoked (node gpu-7)\n");
     var again = run("token", "revoke", id);
     assertThat(again.exit()).isEqualTo(1);
     assertThat(again.err()).contains("token " + id + " not found");
@@ -144,21 +145,29 @@ class CliEndToEndTest {
   void applyingAChangedSpecConfiguresTheObject() {
     assertThat(run("apply", "-f", "examples/computedomain.yaml").exit()).isZero();
 
-    var changed = runWithStdin("""
+    var changed =
+        runWithStdin(
+            """
         kind: ComputeDomain
         metadata:
           name: nvlink-a
         spec:
           numNodes: 4
-        """, "apply", "-f", "-");
+        """,
+            "apply",
+            "-f",
+            "-");
 
     assertThat(changed.out()).isEqualTo("computedomain/nvlink-a configured\n");
-    assertThat(registry.get(Kinds.COMPUTE_DOMAIN, "nvlink-a").orElseThrow().spec().numNodes()).isEqualTo(4);
+    assertThat(registry.get(Kinds.COMPUTE_DOMAIN, "nvlink-a").orElseThrow().spec().numNodes())
+        .isEqualTo(4);
   }
 
   @Test
   void anInvalidDocumentStopsTheWholeApply() {
-    var result = runWithStdin("""
+    var result =
+        runWithStdin(
+            """
         kind: Node
         metadata:
           name: fine-node
@@ -172,22 +181,28 @@ class CliEndToEndTest {
               replicas: -1
               template:
                 command: [train]
-        """, "apply", "-f", "-");
+        """,
+            "apply",
+            "-f",
+            "-");
 
     assertThat(result.exit()).isEqualTo(1);
     assertThat(result.out()).isEmpty();
-    assertThat(result.err().lines().toList()).containsExactly(
-        "error: 1 of 2 documents is invalid; nothing was applied",
-        "  <stdin> document 2 (workload/broken): spec.groups[0].replicas: must be >= 0");
+    assertThat(result.err().lines().toList())
+        .containsExactly(
+            "error: 1 of 2 documents is invalid; nothing was applied",
+            "  <stdin> document 2 (workload/broken): spec.groups[0].replicas: must be >= 0");
     assertThat(registry.get(Kinds.NODE, "fine-node")).isEmpty();
   }
 
   @Test
   void aDocumentThatDoesNotDecodeNamesTheFileAndField() {
-    var result = runWithStdin("kind: Node\nmetadata:\n  name: n\n  colour: blue\n", "apply", "-f", "-");
+    var result =
+        runWithStdin("kind: Node\nmetadata:\n  name: n\n  colour: blue\n", "apply", "-f", "-");
 
     assertThat(result.exit()).isEqualTo(1);
-    assertThat(result.err()).isEqualTo("error: <stdin>: document 1: metadata.colour: unknown field\n");
+    assertThat(result.err())
+        .isEqualTo("error: <stdin>: document 1: metadata.colour: unknown field\n");
   }
 
   @Test
@@ -196,7 +211,8 @@ class CliEndToEndTest {
 
     assertThat(result.exit()).isEqualTo(1);
     assertThat(result.err().lines().toList()).hasSize(1);
-    assertThat(result.err()).startsWith("error: unknown kind 'gizmos'; known kinds: node (no), deviceslice (ds)");
+    assertThat(result.err())
+        .startsWith("error: unknown kind 'gizmos'; known kinds: node (no), deviceslice (ds)");
   }
 
   @Test
@@ -217,8 +233,11 @@ class CliEndToEndTest {
 
     assertThat(nodes.outLines().getFirst()).matches("NAME +READY +DEVICES +SCHEDULING +AGE");
     assertThat(nodes.outLines().get(1)).startsWith("gpu-node-1").contains("Unknown");
-    assertThat(workloads.outLines()).filteredOn(l -> l.startsWith("training ")).singleElement()
-        .asString().contains("head 0/1, workers 0/4");
+    assertThat(workloads.outLines())
+        .filteredOn(l -> l.startsWith("training "))
+        .singleElement()
+        .asString()
+        .contains("head 0/1, workers 0/4");
     assertThat(empty.exit()).isZero();
     assertThat(empty.out()).isEmpty();
     assertThat(empty.err()).isEqualTo("No tasks found.\n");
@@ -227,23 +246,35 @@ class CliEndToEndTest {
   @Test
   void getVolumesAndPlugins() {
     run("apply", "-f", "examples/volumes.yaml");
-    var node = registry.create(new Node(ObjectMeta.named("node-1"),
-        null, null));
-    registry.updateStatus(node.withStatus(NodeStatus.EMPTY.withPlugins(List.of(
-        new PluginInstance("hostpath.csi.quartermaster.dev", "unix:///run/qm/csi/hostpath.sock",
-            "0.3.0", Set.of(PluginRole.Node), true, "", "node-1")))));
+    var node = registry.create(new Node(ObjectMeta.named("node-1"), null, null));
+    registry.updateStatus(
+        node.withStatus(
+            NodeStatus.EMPTY.withPlugins(
+                List.of(
+                    new PluginInstance(
+                        "hostpath.csi.quartermaster.dev",
+                        "unix:///run/qm/csi/hostpath.sock",
+                        "0.3.0",
+                        Set.of(PluginRole.Node),
+                        true,
+                        "",
+                        "node-1")))));
 
     var volumes = run("get", "volumes");
     var plugins = run("get", "plugins");
     var onNode = run("get", "plugins", "node-1", "-o", "wide");
     var yaml = run("get", "plugins", "-o", "yaml");
 
-    assertThat(volumes.outLines().getFirst()).matches("NAME +PLUGIN +CAPACITY +ACCESS +CLAIMS +PHASE +AGE");
-    assertThat(volumes.outLines().get(1)).matches("dataset +hostpath.csi.quartermaster.dev +1Gi +MultiNodeReaderOnly +0/0 +Pending +.*");
+    assertThat(volumes.outLines().getFirst())
+        .matches("NAME +PLUGIN +CAPACITY +ACCESS +CLAIMS +PHASE +AGE");
+    assertThat(volumes.outLines().get(1))
+        .matches(
+            "dataset +hostpath.csi.quartermaster.dev +1Gi +MultiNodeReaderOnly +0/0 +Pending +.*");
     assertThat(plugins.exit()).as(plugins.err()).isZero();
-    assertThat(plugins.outLines()).containsExactly(
-        "NAME                             NODE     ROLES   VERSION   HEALTHY   ENDPOINT",
-        "hostpath.csi.quartermaster.dev   node-1   Node    0.3.0     yes       unix:///run/qm/csi/hostpath.sock");
+    assertThat(plugins.outLines())
+        .containsExactly(
+            "NAME                             NODE     ROLES   VERSION   HEALTHY   ENDPOINT",
+            "hostpath.csi.quartermaster.dev   node-1   Node    0.3.0     yes       unix:///run/qm/csi/hostpath.sock");
     assertThat(onNode.outLines().getFirst()).endsWith("CSI-NODE-ID");
     assertThat(yaml.exit()).isEqualTo(2);
     assertThat(yaml.err()).contains("plugins take no -o yaml").contains("qm get nodes -o yaml");
@@ -267,11 +298,18 @@ class CliEndToEndTest {
     var claim = registry.get(Kinds.RESOURCE_CLAIM, "single-gpu").orElseThrow();
     // As the allocator binds: the node's record first, then the claim.
     var record = registry.get(Kinds.NODE_ALLOCATION, "gpu-node-1").orElseThrow();
-    registry.update(record.withSpec(record.spec().with(Map.of(
-        "gpu-1", new DeviceHolder("single-gpu", claim.metadata().uid()),
-        "gpu-2", new DeviceHolder("reserved-gpu", "uid-of-a-pending-claim")))));
-    registry.updateStatus(claim.withStatus(ResourceClaimStatus.EMPTY.withAllocation(
-        new Allocation("gpu-node-1", List.of(new AllocatedDevice("gpu", "gpu-1"))))));
+    registry.update(
+        record.withSpec(
+            record
+                .spec()
+                .with(
+                    Map.of(
+                        "gpu-1", new DeviceHolder("single-gpu", claim.metadata().uid()),
+                        "gpu-2", new DeviceHolder("reserved-gpu", "uid-of-a-pending-claim")))));
+    registry.updateStatus(
+        claim.withStatus(
+            ResourceClaimStatus.EMPTY.withAllocation(
+                new Allocation("gpu-node-1", List.of(new AllocatedDevice("gpu", "gpu-1"))))));
 
     var result = run("describe", "node", "gpu-node-1");
 
@@ -281,8 +319,10 @@ class CliEndToEndTest {
         .contains("gpu-node-1")
         .containsPattern("quartermaster.dev/zone=rack-a")
         .containsPattern("gpu-1 +gpu +A100-SXM4-80GB +80Gi +Healthy +claim/single-gpu")
-        .containsPattern("gpu-2 +gpu +A100-SXM4-80GB +80Gi +Healthy +claim/reserved-gpu \\(reserved\\)")
-        .containsPattern("gpu-3 +gpu +A100-SXM4-80GB +80Gi +Unhealthy \\(XID 79 \\(GPU has fallen off the bus\\)\\) +<none>")
+        .containsPattern(
+            "gpu-2 +gpu +A100-SXM4-80GB +80Gi +Healthy +claim/reserved-gpu \\(reserved\\)")
+        .containsPattern(
+            "gpu-3 +gpu +A100-SXM4-80GB +80Gi +Unhealthy \\(XID 79 \\(GPU has fallen off the bus\\)\\) +<none>")
         .contains("Conditions:  <none>");
     var records = run("get", "nodeallocations");
     assertThat(records.out()).as(records.err()).containsPattern("gpu-node-1 +2 +2 ");
@@ -303,7 +343,8 @@ class CliEndToEndTest {
   @Test
   void deleteRemovesAnObjectOrMarksItWhileFinalizersRemain() {
     run("apply", "-f", "examples/deviceclass.yaml");
-    runWithStdin("""
+    runWithStdin(
+        """
         kind: Volume
         metadata:
           name: scratch
@@ -311,7 +352,10 @@ class CliEndToEndTest {
         spec:
           plugin: hostpath.csi.quartermaster.dev
           capacityBytes: 1073741824
-        """, "apply", "-f", "-");
+        """,
+        "apply",
+        "-f",
+        "-");
 
     var gone = run("delete", "deviceclass", "gpu");
     var marked = run("delete", "volume", "scratch");
@@ -319,9 +363,11 @@ class CliEndToEndTest {
     assertThat(gone.out()).isEqualTo("deviceclass/gpu deleted\n");
     assertThat(registry.get(Kinds.DEVICE_CLASS, "gpu")).isEmpty();
     assertThat(marked.out())
-        .isEqualTo("volume/scratch marked for deletion (waiting for finalizers: quartermaster.dev/volume-release, "
-            + "volumes.quartermaster.dev/release)\n");
-    assertThat(run("describe", "volume", "scratch").out()).contains("waiting for finalizers: quartermaster.dev/volume-release");
+        .isEqualTo(
+            "volume/scratch marked for deletion (waiting for finalizers: quartermaster.dev/volume-release, "
+                + "volumes.quartermaster.dev/release)\n");
+    assertThat(run("describe", "volume", "scratch").out())
+        .contains("waiting for finalizers: quartermaster.dev/volume-release");
   }
 
   @Test
@@ -336,7 +382,9 @@ class CliEndToEndTest {
     assertThat(before.exit()).as(before.err()).isZero();
     assertThat(before.out()).isEqualTo(after.out()).contains("\"DeviceClass\"");
     assertThat(equals.out()).isEqualTo(after.out());
-    assertThat(missing.err()).startsWith("error: token file /nonexistent/admin.token (from --token-file) does not exist");
+    assertThat(missing.err())
+        .startsWith(
+            "error: token file /nonexistent/admin.token (from --token-file) does not exist");
   }
 
   /** A loopback address nothing listens on: connecting to it is refused. */
@@ -347,8 +395,14 @@ class CliEndToEndTest {
   }
 
   private CliServer.Run runWithVariables(Map<String, String> variables, String... args) {
-    var withVariables = new CliEnvironment(variables, env.workingDir(), env.home(), new ByteArrayInputStream(new byte[0]),
-        env.clock(), env.connector());
+    var withVariables =
+        new CliEnvironment(
+            variables,
+            env.workingDir(),
+            env.home(),
+            new ByteArrayInputStream(new byte[0]),
+            env.clock(),
+            env.connector());
     return runWith(withVariables, args);
   }
 
@@ -367,17 +421,35 @@ class CliEndToEndTest {
     assertThat(fromFlag.exit()).as(fromFlag.err()).isZero();
     assertThat(fromFlag.out()).contains("\"DeviceClass\"");
 
-    var fromVariable = runWithVariables(Map.of("QM_SERVER", servers,
-        "QM_TOKEN_FILE", server.adminTokenFile().toString(), "XDG_CONFIG_HOME", dir.resolve("config").toString()),
-        "get", "deviceclasses", "-o", "json");
+    var fromVariable =
+        runWithVariables(
+            Map.of(
+                "QM_SERVER",
+                servers,
+                "QM_TOKEN_FILE",
+                server.adminTokenFile().toString(),
+                "XDG_CONFIG_HOME",
+                dir.resolve("config").toString()),
+            "get",
+            "deviceclasses",
+            "-o",
+            "json");
     assertThat(fromVariable.exit()).as(fromVariable.err()).isZero();
     assertThat(fromVariable.out()).isEqualTo(fromFlag.out());
 
     var config = dir.resolve("pair-config");
     Files.createDirectories(config.resolve("quartermaster"));
-    Files.writeString(config.resolve("quartermaster/config.yaml"), "current: pair\nclusters:\n  pair:\n"
-        + "    server: " + servers + "\n    tokenFile: " + server.adminTokenFile() + "\n");
-    var fromFile = runWithVariables(Map.of("XDG_CONFIG_HOME", config.toString()), "get", "deviceclasses", "-o", "json");
+    Files.writeString(
+        config.resolve("quartermaster/config.yaml"),
+        "current: pair\nclusters:\n  pair:\n"
+            + "    server: "
+            + servers
+            + "\n    tokenFile: "
+            + server.adminTokenFile()
+            + "\n");
+    var fromFile =
+        runWithVariables(
+            Map.of("XDG_CONFIG_HOME", config.toString()), "get", "deviceclasses", "-o", "json");
     assertThat(fromFile.exit()).as(fromFile.err()).isZero();
     assertThat(fromFile.out()).isEqualTo(fromFlag.out());
   }
@@ -388,7 +460,8 @@ class CliEndToEndTest {
     var second = deadServer();
     var result = run("get", "nodes", "--server", first + "," + second);
     assertThat(result.exit()).isEqualTo(1);
-    assertThat(result.err()).startsWith("error: none of the 2 servers answered: ")
+    assertThat(result.err())
+        .startsWith("error: none of the 2 servers answered: ")
         .contains("cannot reach the server at " + first + ": connection refused")
         .contains("cannot reach the server at " + second + ": connection refused");
   }
@@ -398,8 +471,10 @@ class CliEndToEndTest {
     var result = run("get", "nodes", "--token-file", "/nonexistent/admin.token");
 
     assertThat(result.exit()).isEqualTo(1);
-    assertThat(result.err()).isEqualTo("error: token file /nonexistent/admin.token (from --token-file) does not exist; "
-        + "start a server with ./qm server, or pass --token-file\n");
+    assertThat(result.err())
+        .isEqualTo(
+            "error: token file /nonexistent/admin.token (from --token-file) does not exist; "
+                + "start a server with ./qm server, or pass --token-file\n");
   }
 
   @Test
@@ -407,7 +482,9 @@ class CliEndToEndTest {
     var result = run("get", "gizmos", "--debug");
 
     assertThat(result.exit()).isEqualTo(1);
-    assertThat(result.err()).startsWith("error: unknown kind 'gizmos'").contains("\tat dev.quartermaster.cli");
+    assertThat(result.err())
+        .startsWith("error: unknown kind 'gizmos'")
+        .contains("\tat dev.quartermaster.cli");
   }
 
   @Test
@@ -437,7 +514,8 @@ class CliEndToEndTest {
 
       assertThat(result.exit()).isEqualTo(1);
       assertThat(result.err().lines().toList()).hasSize(1);
-      assertThat(result.err()).startsWith("error: cannot listen on " + address + ": address already in use");
+      assertThat(result.err())
+          .startsWith("error: cannot listen on " + address + ": address already in use");
     }
   }
 
@@ -449,8 +527,10 @@ class CliEndToEndTest {
 
       assertThat(result.exit()).isEqualTo(1);
       assertThat(result.err().lines().toList()).hasSize(1);
-      // In-process the store says "already open in this process"; across processes "in use by another process".
-      assertThat(result.err()).startsWith("error: store " + data.resolve("store.db") + " is ")
+      // In-process the store says "already open in this process"; across processes "in use by
+      // another process".
+      assertThat(result.err())
+          .startsWith("error: store " + data.resolve("store.db") + " is ")
           .contains("pick another with --data");
       assertThat(holder.currentRevision()).as("the holder's store is untouched").isZero();
     }
@@ -459,11 +539,16 @@ class CliEndToEndTest {
   @Test
   void whatGetPrintsCanBeAppliedBack() {
     run("apply", "-f", "examples/workload.yaml", "-f", "examples/deviceclass.yaml");
-    var exported = run("get", "deviceclasses", "-o", "yaml").out() + "---\n" + run("get", "wl", "finetune", "-o", "yaml").out();
+    var exported =
+        run("get", "deviceclasses", "-o", "yaml").out()
+            + "---\n"
+            + run("get", "wl", "finetune", "-o", "yaml").out();
 
     var result = runWithStdin(exported, "apply", "-f", "-");
 
     assertThat(result.exit()).as(result.err()).isZero();
-    assertThat(result.out()).isEqualTo("deviceclass/a100-80g unchanged\ndeviceclass/gpu unchanged\ndeviceclass/gpu-any unchanged\ndeviceclass/h100-80g unchanged\nworkload/finetune unchanged\n");
+    assertThat(result.out())
+        .isEqualTo(
+            "deviceclass/a100-80g unchanged\ndeviceclass/gpu unchanged\ndeviceclass/gpu-any unchanged\ndeviceclass/h100-80g unchanged\nworkload/finetune unchanged\n");
   }
 }

@@ -34,7 +34,8 @@ final class CliServer implements AutoCloseable {
     }
   }
 
-  private CliServer(SqliteStore store, ObjectRegistry registry, ApiServer server, CliEnvironment env) {
+  private CliServer(
+      SqliteStore store, ObjectRegistry registry, ApiServer server, CliEnvironment env) {
     this.store = store;
     this.registry = registry;
     this.server = server;
@@ -44,14 +45,24 @@ final class CliServer implements AutoCloseable {
   static CliServer start(Path dir) throws IOException {
     var store = SqliteStore.open(dir.resolve("store.db"));
     var registry = new ObjectRegistry(store, new SystemEnv());
-    var server = ApiServer.start(ApiServerConfig.of(registry, dir.resolve("data")).withListen("127.0.0.1", 0)
-        .withNodeTokens(new NodeTokens(store)));
-    var variables = Map.of(
-        "QM_SERVER", server.baseUri().toString(),
-        "QM_TOKEN_FILE", server.adminTokenFile().toString(),
-        "XDG_CONFIG_HOME", dir.resolve("config").toString());
-    var env = new CliEnvironment(variables, ExamplesTest.REPO, dir.resolve("home"), new ByteArrayInputStream(new byte[0]),
-        Clock.systemUTC(), ApiConnector.http());
+    var server =
+        ApiServer.start(
+            ApiServerConfig.of(registry, dir.resolve("data"))
+                .withListen("127.0.0.1", 0)
+                .withNodeTokens(new NodeTokens(store)));
+    var variables =
+        Map.of(
+            "QM_SERVER", server.baseUri().toString(),
+            "QM_TOKEN_FILE", server.adminTokenFile().toString(),
+            "XDG_CONFIG_HOME", dir.resolve("config").toString());
+    var env =
+        new CliEnvironment(
+            variables,
+            ExamplesTest.REPO,
+            dir.resolve("home"),
+            new ByteArrayInputStream(new byte[0]),
+            Clock.systemUTC(),
+            ApiConnector.http());
     return new CliServer(store, registry, server, env);
   }
 
@@ -73,7 +84,10 @@ final class CliServer implements AutoCloseable {
     return new Run(exit, out.toString(), err.toString());
   }
 
-  /** As {@link #run}, through {@link FastGet} as {@link Main#main} runs it; empty when FastGet leaves the line to the command tree. */
+  /**
+   * As {@link #run}, through {@link FastGet} as {@link Main#main} runs it; empty when FastGet
+   * leaves the line to the command tree.
+   */
   Optional<Run> runFast(String... args) {
     var fast = FastGet.parse(GlobalFlags.hoist(args));
     if (fast.isEmpty()) {

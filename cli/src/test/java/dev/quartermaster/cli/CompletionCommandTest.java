@@ -14,12 +14,17 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** {@code qm completion}: a script bash can load that knows every command, subcommand and flag. */
 class CompletionCommandTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private String run(String... args) {
-    var env = new CliEnvironment(Map.of(), dir, dir, new ByteArrayInputStream(new byte[0]), Clock.systemUTC(),
-        ApiConnector.http());
+    var env =
+        new CliEnvironment(
+            Map.of(),
+            dir,
+            dir,
+            new ByteArrayInputStream(new byte[0]),
+            Clock.systemUTC(),
+            ApiConnector.http());
     var out = new StringWriter();
     var cl = Main.commandLine(env);
     cl.setOut(new PrintWriter(out, true));
@@ -31,7 +36,11 @@ class CompletionCommandTest {
   @Test
   void bashCompletesCommandsSubcommandsAndFlags() throws Exception {
     var script = run("completion", "bash");
-    assertThat(script).contains("complete -F").contains("drain").contains("--for").contains("--wait");
+    assertThat(script)
+        .contains("complete -F")
+        .contains("drain")
+        .contains("--for")
+        .contains("--wait");
     var file = dir.resolve("qm.bash");
     java.nio.file.Files.writeString(file, script);
     // bash itself must accept it.
@@ -41,6 +50,9 @@ class CompletionCommandTest {
 
   @Test
   void zshLoadsTheBashScriptThroughBashcompinit() {
-    assertThat(run("completion", "zsh")).startsWith("# qm completion for zsh").contains("bashcompinit").contains("complete -F");
+    assertThat(run("completion", "zsh"))
+        .startsWith("# qm completion for zsh")
+        .contains("bashcompinit")
+        .contains("complete -F");
   }
 }

@@ -10,11 +10,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The dashboard end to end in a real browser: a default {@code qm up} in a child JVM, and
- * {@code dashboard-e2e/dashboard.test.mjs} driving Debian's headless Chromium through playwright-core
+ * The dashboard end to end in a real browser: a default {@code qm up} in a child JVM, and {@code
+ * dashboard-e2e/dashboard.test.mjs} driving Debian's headless Chromium through playwright-core
  * against it (log in, see the nodes, apply a workload through the API, watch its tasks become
- * Running without a reload, read why a task waits). Screenshots go to
- * {@code cli/target/dashboard-screenshots/}.
+ * Running without a reload, read why a task waits). Screenshots go to {@code
+ * cli/target/dashboard-screenshots/}.
  *
  * <p>Without Node, Chromium or playwright-core the test is skipped with how to install them, except
  * under {@code CI=true}, where {@code .ci/run} installs them and their absence is a failure.
@@ -36,10 +36,11 @@ class DashboardBrowserTest {
     var shots = Path.of("target", "dashboard-screenshots").toAbsolutePath();
     try (var up = UpProcess.start("qmd")) {
       var output = up.data().getParent().resolve("browser.log");
-      var pb = new ProcessBuilder(tools.node().toString(), "dashboard.test.mjs")
-          .directory(tools.e2eDir().toFile())
-          .redirectErrorStream(true)
-          .redirectOutput(output.toFile());
+      var pb =
+          new ProcessBuilder(tools.node().toString(), "dashboard.test.mjs")
+              .directory(tools.e2eDir().toFile())
+              .redirectErrorStream(true)
+              .redirectOutput(output.toFile());
       pb.environment().put("QM_URL", up.uri().toString());
       pb.environment().put("QM_TOKEN_FILE", up.data().resolve("admin.token").toString());
       pb.environment().put("QM_SCREENSHOTS", shots.toString());
@@ -51,9 +52,13 @@ class DashboardBrowserTest {
       }
       var log = Files.readString(output);
       System.out.println("dashboard.test.mjs:\n" + log + "screenshots: " + shots);
-      assertThat(ended).as("the browser script ended within %ss:\n%s", SCRIPT_BOUND_SECONDS, log).isTrue();
+      assertThat(ended)
+          .as("the browser script ended within %ss:\n%s", SCRIPT_BOUND_SECONDS, log)
+          .isTrue();
       assertThat(script.exitValue()).as("the browser script's exit code:\n%s", log).isZero();
-      assertThat(log).contains("step: scale the workers past the 8 GPUs").contains("WaitingForAllocation")
+      assertThat(log)
+          .contains("step: scale the workers past the 8 GPUs")
+          .contains("WaitingForAllocation")
           .endsWith("PASS\n");
       assertThat(shots.resolve("04-waiting-task.png")).isRegularFile();
       up.passed();

@@ -20,18 +20,26 @@ class ErrorReporterTest {
 
   @Test
   void oneViolationStaysOnOneLine() {
-    var e = ApiException.invalid("workload/train", List.of(new Violation("spec.groups[0].replicas", "must be >= 0")));
+    var e =
+        ApiException.invalid(
+            "workload/train", List.of(new Violation("spec.groups[0].replicas", "must be >= 0")));
 
-    assertThat(report(e, false)).isEqualTo("error: workload/train is invalid: spec.groups[0].replicas: must be >= 0\n");
+    assertThat(report(e, false))
+        .isEqualTo("error: workload/train is invalid: spec.groups[0].replicas: must be >= 0\n");
   }
 
   @Test
   void severalViolationsGetALineEach() {
-    var e = ApiException.invalid("workload/train", List.of(
-        new Violation("spec.groups[0].replicas", "must be >= 0"),
-        new Violation("spec.groups[0].template.command", "must not be empty")));
+    var e =
+        ApiException.invalid(
+            "workload/train",
+            List.of(
+                new Violation("spec.groups[0].replicas", "must be >= 0"),
+                new Violation("spec.groups[0].template.command", "must not be empty")));
 
-    assertThat(report(e, false)).isEqualTo("""
+    assertThat(report(e, false))
+        .isEqualTo(
+            """
         error: workload/train is invalid
           spec.groups[0].replicas: must be >= 0
           spec.groups[0].template.command: must not be empty
@@ -40,7 +48,12 @@ class ErrorReporterTest {
 
   @Test
   void otherApiErrorsPrintTheirMessage() {
-    assertThat(report(new ApiException(Reason.Conflict, "task/t was modified since revision 3; read it again and retry"), false))
+    assertThat(
+            report(
+                new ApiException(
+                    Reason.Conflict,
+                    "task/t was modified since revision 3; read it again and retry"),
+                false))
         .isEqualTo("error: task/t was modified since revision 3; read it again and retry\n");
   }
 

@@ -17,7 +17,9 @@ import java.util.Map;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
-/** The manifests in examples/ are what new users apply first: every one must decode and validate. */
+/**
+ * The manifests in examples/ are what new users apply first: every one must decode and validate.
+ */
 class ExamplesTest {
   /** The repository root; Maven runs tests in the module directory. */
   static final Path REPO = Path.of("..").toAbsolutePath().normalize();
@@ -36,32 +38,46 @@ class ExamplesTest {
   @Test
   void thereIsAnExampleOfEveryKind() {
     var env = TestEnvironments.of(Map.of(), REPO, REPO);
-    var kinds = new ManifestReader(env).read(List.of("examples")).stream()
-        .map(m -> m.object().kind().name()).collect(Collectors.toSet());
+    var kinds =
+        new ManifestReader(env)
+            .read(List.of("examples")).stream()
+                .map(m -> m.object().kind().name())
+                .collect(Collectors.toSet());
 
-    assertThat(kinds).containsExactlyInAnyOrderElementsOf(Kinds.ALL.stream().map(Kind::name).toList());
+    assertThat(kinds)
+        .containsExactlyInAnyOrderElementsOf(Kinds.ALL.stream().map(Kind::name).toList());
   }
 
-  /** examples/volumes.yaml: parsed and validated only; running it is the integration tests' work. */
+  /**
+   * examples/volumes.yaml: parsed and validated only; running it is the integration tests' work.
+   */
   @Test
   void theVolumesExampleHasASharedReadOnlyDatasetAndAScratchVolumePerWorker() {
     var env = TestEnvironments.of(Map.of(), REPO, REPO);
     var manifests = new ManifestReader(env).read(List.of("examples/volumes.yaml"));
 
-    assertThat(manifests).extracting(m -> m.object().kind().name()).containsExactly("Volume", "Workload");
-    manifests.forEach(m -> assertThat(ObjectValidator.validate(m.object())).as(m.where()).isEmpty());
+    assertThat(manifests)
+        .extracting(m -> m.object().kind().name())
+        .containsExactly("Volume", "Workload");
+    manifests.forEach(
+        m -> assertThat(ObjectValidator.validate(m.object())).as(m.where()).isEmpty());
     var dataset = (Volume) manifests.get(0).object();
     assertThat(dataset.spec().accessMode()).isEqualTo(VolumeSpec.AccessMode.MultiNodeReaderOnly);
     assertThat(dataset.spec().capacityBytes()).isEqualTo(1L << 30);
     var group = ((Workload) manifests.get(1).object()).spec().groups().getFirst();
     assertThat(group.replicas()).isEqualTo(3);
     assertThat(group.template().volumes()).containsExactly(VolumeUse.reader("dataset"));
-    assertThat(group.volumeClaimTemplates()).singleElement().satisfies(t -> {
-      assertThat(t.name()).isEqualTo("scratch");
-      assertThat(t.spec().capacityBytes()).isEqualTo(100L << 20);
-      assertThat(t.spec().accessMode()).isEqualTo(VolumeSpec.AccessMode.SingleNodeWriter);
-    });
-    assertThat(String.join(" ", group.template().command())).contains("$QM_VOLUME_SCRATCH").contains("$QM_VOLUME_DATASET");
+    assertThat(group.volumeClaimTemplates())
+        .singleElement()
+        .satisfies(
+            t -> {
+              assertThat(t.name()).isEqualTo("scratch");
+              assertThat(t.spec().capacityBytes()).isEqualTo(100L << 20);
+              assertThat(t.spec().accessMode()).isEqualTo(VolumeSpec.AccessMode.SingleNodeWriter);
+            });
+    assertThat(String.join(" ", group.template().command()))
+        .contains("$QM_VOLUME_SCRATCH")
+        .contains("$QM_VOLUME_DATASET");
   }
 
   /**
@@ -84,7 +100,9 @@ class ExamplesTest {
         }
       }
     }
-    assertThat(total).as("bytes the examples' volumes ask for").isPositive()
+    assertThat(total)
+        .as("bytes the examples' volumes ask for")
+        .isPositive()
         .isLessThanOrEqualTo(HostpathConfig.DEFAULT_CAPACITY);
   }
 }

@@ -25,6 +25,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(400)
 class ExamplesUpTest {
   static final Duration BOUND = Duration.ofSeconds(90);
+
   /** Run, with their own checks, elsewhere. */
   static final Set<String> ELSEWHERE = Set.of("volumes.yaml", "domain-job.yaml");
 
@@ -36,52 +37,87 @@ class ExamplesUpTest {
 
       // The README's first step: a workload of GPU workers, all Running.
       apply(up, covered, "deviceclass.yaml", "training.yaml");
-      up.await("every task of workload training Running", BOUND, () -> allRunning(api, "training", 5));
+      up.await(
+          "every task of workload training Running", BOUND, () -> allRunning(api, "training", 5));
       delete(up, "workload", "training");
       up.await("workload training's tasks gone", BOUND, () -> tasksOf(api, "training").isEmpty());
 
       // The fine-tune on H100-80GB, reading the datasets volume.
       apply(up, covered, "volume.yaml", "workload.yaml");
-      up.await("every task of workload finetune Running, the workers on h100-80g GPUs", BOUND,
+      up.await(
+          "every task of workload finetune Running, the workers on h100-80g GPUs",
+          BOUND,
           () -> allRunning(api, "finetune", 5));
       delete(up, "workload", "finetune");
       up.await("workload finetune's tasks gone", BOUND, () -> tasksOf(api, "finetune").isEmpty());
 
       // The one-off smoke test with its stand-alone claim: it runs to the end.
       apply(up, covered, "resourceclaim.yaml", "task.yaml");
-      up.await("task smoke-test Succeeded", BOUND, () -> api.get(Kinds.TASK, "smoke-test")
-          .filter(t -> t.status().phase() == TaskPhase.Succeeded).isPresent());
+      up.await(
+          "task smoke-test Succeeded",
+          BOUND,
+          () ->
+              api.get(Kinds.TASK, "smoke-test")
+                  .filter(t -> t.status().phase() == TaskPhase.Succeeded)
+                  .isPresent());
       var logs = new StringWriter();
       assertThat(up.cli(logs, "logs", "smoke-test")).as(logs.toString()).isZero();
       assertThat(logs.toString()).contains("GPUs GPU-").contains("no nvidia-smi on this node");
 
       // Objects an agent or the allocator normally writes, and a domain no claim has joined yet:
       // applied by hand they are stored as written and shown.
-      apply(up, covered, "node.yaml", "deviceslice.yaml", "nodeallocation.yaml", "computedomain.yaml", "event.yaml");
+      apply(
+          up,
+          covered,
+          "node.yaml",
+          "deviceslice.yaml",
+          "nodeallocation.yaml",
+          "computedomain.yaml",
+          "event.yaml");
       assertThat(api.get(Kinds.NODE, "gpu-node-1")).isPresent();
       assertThat(api.get(Kinds.DEVICE_SLICE, "gpu-node-1")).isPresent();
       assertThat(api.get(Kinds.NODE_ALLOCATION, "gpu-node-1")).isPresent();
       assertThat(api.get(Kinds.COMPUTE_DOMAIN, "nvlink-a")).isPresent();
       var events = new StringWriter();
-      assertThat(up.cli(events, "get", "events", "--for", "node/node-1")).as(events.toString()).isZero();
+      assertThat(up.cli(events, "get", "events", "--for", "node/node-1"))
+          .as(events.toString())
+          .isZero();
       assertThat(events.toString()).contains("MaintenancePlanned");
 
       // Two agents share one log: each of their lines names its node.
-      var agentLines = up.log().lines().filter(l -> l.contains(" TaskSync ") || l.contains(" DurableLedger ")).toList();
-      assertThat(agentLines).isNotEmpty().allMatch(l -> l.matches(".* (TaskSync|DurableLedger) node=node-[12] .*"));
-      assertThat(agentLines).anyMatch(l -> l.contains("node=node-1")).anyMatch(l -> l.contains("node=node-2"));
-      assertThat(up.log().lines().filter(l -> l.contains(" ApiServer "))).noneMatch(l -> l.contains("node="));
+      var agentLines =
+          up.log()
+              .lines()
+              .filter(l -> l.contains(" TaskSync ") || l.contains(" DurableLedger "))
+              .toList();
+      assertThat(agentLines)
+          .isNotEmpty()
+          .allMatch(l -> l.matches(".* (TaskSync|DurableLedger) node=node-[12] .*"));
+      assertThat(agentLines)
+          .anyMatch(l -> l.contains("node=node-1"))
+          .anyMatch(l -> l.contains("node=node-2"));
+      assertThat(up.log().lines().filter(l -> l.contains(" ApiServer ")))
+          .noneMatch(l -> l.contains("node="));
     }
     try (var files = Files.list(ExamplesTest.REPO.resolve("examples"))) {
-      var all = files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".yaml")).collect(Collectors.toSet());
+      var all =
+          files
+              .map(p -> p.getFileName().toString())
+              .filter(n -> n.endsWith(".yaml"))
+              .collect(Collectors.toSet());
       covered.addAll(ELSEWHERE);
-      assertThat(covered).as("every example is run by a test").containsExactlyInAnyOrderElementsOf(all);
+      assertThat(covered)
+          .as("every example is run by a test")
+          .containsExactlyInAnyOrderElementsOf(all);
     }
   }
 
   private static void apply(UpProcess up, Set<String> covered, String... files) {
     var out = new StringWriter();
-    var args = Stream.concat(Stream.of("apply"), Stream.of(files).flatMap(f -> Stream.of("-f", "examples/" + f))).toArray(String[]::new);
+    var args =
+        Stream.concat(
+                Stream.of("apply"), Stream.of(files).flatMap(f -> Stream.of("-f", "examples/" + f)))
+            .toArray(String[]::new);
     assertThat(up.cli(out, args)).as(out.toString()).isZero();
     covered.addAll(List.of(files));
   }
@@ -93,12 +129,13 @@ class ExamplesUpTest {
 
   private static List<Task> tasksOf(ApiClient api, String workload) {
     return api.list(Kinds.TASK).items().stream()
-        .filter(t -> t.metadata().owner().filter(o -> o.name().equals(workload)).isPresent()).toList();
+        .filter(t -> t.metadata().owner().filter(o -> o.name().equals(workload)).isPresent())
+        .toList();
   }
 
   private static boolean allRunning(ApiClient api, String workload, int count) {
     var tasks = tasksOf(api, workload);
-    return tasks.size() == count && tasks.stream().allMatch(t -> t.status().phase() == TaskPhase.Running);
+    return tasks.size() == count
+        && tasks.stream().allMatch(t -> t.status().phase() == TaskPhase.Running);
   }
-
 }

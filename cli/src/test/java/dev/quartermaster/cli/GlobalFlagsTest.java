@@ -17,9 +17,12 @@ class GlobalFlagsTest {
 
   @Test
   void anythingElseIsLeftAsItIs() {
-    assertThat(GlobalFlags.hoist("get", "tasks", "--server", "x")).containsExactly("get", "tasks", "--server", "x");
+    assertThat(GlobalFlags.hoist("get", "tasks", "--server", "x"))
+        .containsExactly("get", "tasks", "--server", "x");
     assertThat(GlobalFlags.hoist("--server")).containsExactly("--server");
     assertThat(GlobalFlags.hoist("--version")).containsExactly("--version");
-    assertThat(GlobalFlags.hoist("--server", "x")).as("no command to move it behind").containsExactly("--server", "x");
+    assertThat(GlobalFlags.hoist("--server", "x"))
+        .as("no command to move it behind")
+        .containsExactly("--server", "x");
   }
 }

@@ -24,10 +24,12 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** What a kubectl user expects of the CLI: documents for empty lists, scale, delete by file or selector, fence's care. */
+/**
+ * What a kubectl user expects of the CLI: documents for empty lists, scale, delete by file or
+ * selector, fence's care.
+ */
 class KubectlHabitsTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private CliServer cli;
 
@@ -62,13 +64,17 @@ class KubectlHabitsTest {
 
   @Test
   void scaleSetsOneGroupsReplicasAndSaysFromWhatToWhat() {
-    assertThat(cli.run("apply", "-f", "examples/deviceclass.yaml", "-f", "examples/training.yaml").exit()).isZero();
+    assertThat(
+            cli.run("apply", "-f", "examples/deviceclass.yaml", "-f", "examples/training.yaml")
+                .exit())
+        .isZero();
 
     var scaled = cli.run("scale", "workload", "training", "--group", "workers", "--replicas", "6");
     assertThat(scaled.exit()).as(scaled.err()).isZero();
     assertThat(scaled.out()).isEqualTo("workload/training scaled (group workers: 4 -> 6)\n");
     var workload = cli.registry.get(Kinds.WORKLOAD, "training").orElseThrow();
-    assertThat(workload.spec().groups()).extracting(g -> g.name() + "=" + g.replicas())
+    assertThat(workload.spec().groups())
+        .extracting(g -> g.name() + "=" + g.replicas())
         .containsExactly("head=1", "workers=6");
 
     var ambiguous = cli.run("scale", "workload", "training", "--replicas", "2");
@@ -76,22 +82,34 @@ class KubectlHabitsTest {
     assertThat(ambiguous.err()).contains("has 2 groups (head, workers): say which with --group");
     var unknown = cli.run("scale", "workload", "training", "--group", "nope", "--replicas", "2");
     assertThat(unknown.err()).contains("has no group nope; its groups: head, workers");
-    var negative = cli.run("scale", "workload", "training", "--group", "workers", "--replicas", "-1");
+    var negative =
+        cli.run("scale", "workload", "training", "--group", "workers", "--replicas", "-1");
     assertThat(negative.exit()).isEqualTo(2);
     assertThat(negative.err()).contains("--replicas must be >= 0");
     var missing = cli.run("scale", "workload", "ghost", "--group", "workers", "--replicas", "1");
     assertThat(missing.err()).contains("workload/ghost not found");
-    assertThat(cli.registry.get(Kinds.WORKLOAD, "training").orElseThrow().spec().groups().getLast().replicas())
-        .as("nothing changed by the refused ones").isEqualTo(6);
+    assertThat(
+            cli.registry
+                .get(Kinds.WORKLOAD, "training")
+                .orElseThrow()
+                .spec()
+                .groups()
+                .getLast()
+                .replicas())
+        .as("nothing changed by the refused ones")
+        .isEqualTo(6);
   }
 
   @Test
   void deleteTakesManifestsAndSelectors() throws Exception {
-    var applied = cli.run("apply", "-f", "examples/deviceclass.yaml", "-f", "examples/computedomain.yaml");
+    var applied =
+        cli.run("apply", "-f", "examples/deviceclass.yaml", "-f", "examples/computedomain.yaml");
     assertThat(applied.exit()).as(applied.err()).isZero();
-    var byFile = cli.run("delete", "-f", "examples/deviceclass.yaml", "-f", "examples/computedomain.yaml");
+    var byFile =
+        cli.run("delete", "-f", "examples/deviceclass.yaml", "-f", "examples/computedomain.yaml");
     assertThat(byFile.exit()).as(byFile.err()).isZero();
-    assertThat(byFile.outLines()).hasSameSizeAs(applied.outLines())
+    assertThat(byFile.outLines())
+        .hasSameSizeAs(applied.outLines())
         .allMatch(l -> l.endsWith(" deleted") || l.contains("marked for deletion"));
     assertThat(cli.registry.get(Kinds.DEVICE_CLASS, "gpu")).isEmpty();
 
@@ -100,7 +118,8 @@ class KubectlHabitsTest {
 
     for (var name : List.of("a", "b", "c")) {
       var labels = name.equals("c") ? Map.of("team", "other") : Map.of("team", "ml");
-      cli.registry.create(new Node(ObjectMeta.named(name).withLabels(labels), NodeSpec.EMPTY, NodeStatus.EMPTY));
+      cli.registry.create(
+          new Node(ObjectMeta.named(name).withLabels(labels), NodeSpec.EMPTY, NodeStatus.EMPTY));
     }
     var bySelector = cli.run("delete", "node", "-l", "team=ml");
     assertThat(bySelector.exit()).as(bySelector.err()).isZero();
@@ -111,21 +130,40 @@ class KubectlHabitsTest {
     assertThat(none.exit()).isZero();
     assertThat(none.err()).contains("No resources found");
 
-    var stdin = cli.runWithStdin(Files.readString(ExamplesTest.REPO.resolve("examples/deviceclass.yaml")), "apply", "-f", "-");
+    var stdin =
+        cli.runWithStdin(
+            Files.readString(ExamplesTest.REPO.resolve("examples/deviceclass.yaml")),
+            "apply",
+            "-f",
+            "-");
     assertThat(stdin.exit()).isZero();
-    var fromStdin = cli.runWithStdin(Files.readString(ExamplesTest.REPO.resolve("examples/deviceclass.yaml")), "delete", "-f", "-");
-    assertThat(fromStdin.outLines()).contains("deviceclass/gpu deleted").allMatch(l -> l.endsWith(" deleted"));
+    var fromStdin =
+        cli.runWithStdin(
+            Files.readString(ExamplesTest.REPO.resolve("examples/deviceclass.yaml")),
+            "delete",
+            "-f",
+            "-");
+    assertThat(fromStdin.outLines())
+        .contains("deviceclass/gpu deleted")
+        .allMatch(l -> l.endsWith(" deleted"));
 
     assertThat(cli.run("delete", "node").err()).contains("give its NAME, or -l SELECTOR");
-    assertThat(cli.run("delete", "node", "c", "-l", "team=ml").err()).contains("cannot be used together");
-    assertThat(cli.run("delete", "-f", "examples/deviceclass.yaml", "node").err()).contains("-f takes no KIND");
+    assertThat(cli.run("delete", "node", "c", "-l", "team=ml").err())
+        .contains("cannot be used together");
+    assertThat(cli.run("delete", "-f", "examples/deviceclass.yaml", "node").err())
+        .contains("-f takes no KIND");
   }
 
   @Test
   void fenceRefusesANodeWhoseAgentIsAliveUnlessForcedAndSaysWhatItHandsOver() {
-    var alive = new Condition("AgentReady", Condition.Status.True, "Heartbeat", "agent is running", Optional.empty());
-    cli.registry.create(new Node(ObjectMeta.named("node-3"), NodeSpec.EMPTY,
-        NodeStatus.EMPTY.withConditions(List.of(alive))));
+    var alive =
+        new Condition(
+            "AgentReady", Condition.Status.True, "Heartbeat", "agent is running", Optional.empty());
+    cli.registry.create(
+        new Node(
+            ObjectMeta.named("node-3"),
+            NodeSpec.EMPTY,
+            NodeStatus.EMPTY.withConditions(List.of(alive))));
 
     var refused = cli.run("node", "fence", "node-3");
     assertThat(refused.exit()).isEqualTo(1);
@@ -134,8 +172,11 @@ class KubectlHabitsTest {
 
     var forced = cli.run("node", "fence", "node-3", "--force");
     assertThat(forced.exit()).as(forced.err()).isZero();
-    assertThat(forced.outLines().getFirst()).isEqualTo("node/node-3 fenced (forced: its agent was alive)");
-    assertThat(forced.out()).contains("tasks failed and replaced: none").contains("volume claims released without the node: none");
+    assertThat(forced.outLines().getFirst())
+        .isEqualTo("node/node-3 fenced (forced: its agent was alive)");
+    assertThat(forced.out())
+        .contains("tasks failed and replaced: none")
+        .contains("volume claims released without the node: none");
     assertThat(cli.registry.get(Kinds.NODE, "node-3").orElseThrow().spec().fenced()).isTrue();
 
     var unfenced = cli.run("node", "unfence", "node-3");
@@ -144,9 +185,21 @@ class KubectlHabitsTest {
     assertThat(spec.fenced()).isFalse();
     assertThat(spec.unschedulable()).as("unfence leaves the cordon to uncordon").isTrue();
 
-    var lost = new Condition("AgentReady", Condition.Status.False, "HeartbeatMissed", "no heartbeat", Optional.empty());
-    cli.registry.create(new Node(ObjectMeta.named("node-4"), NodeSpec.EMPTY, NodeStatus.EMPTY.withConditions(List.of(lost))));
-    assertThat(cli.run("node", "fence", "node-4").exit()).as("a node whose agent is lost is fenced without --force").isZero();
+    var lost =
+        new Condition(
+            "AgentReady",
+            Condition.Status.False,
+            "HeartbeatMissed",
+            "no heartbeat",
+            Optional.empty());
+    cli.registry.create(
+        new Node(
+            ObjectMeta.named("node-4"),
+            NodeSpec.EMPTY,
+            NodeStatus.EMPTY.withConditions(List.of(lost))));
+    assertThat(cli.run("node", "fence", "node-4").exit())
+        .as("a node whose agent is lost is fenced without --force")
+        .isZero();
   }
 
   @Test
@@ -157,31 +210,49 @@ class KubectlHabitsTest {
     for (int i = 0; i < 2048; i++) {
       devices.add(new Device("channel-" + i, "channel", null, Device.Health.Healthy, null));
     }
-    cli.registry.create(new DeviceSlice(ObjectMeta.named("node-1"), new DeviceSliceSpec("node-1", devices), null));
+    cli.registry.create(
+        new DeviceSlice(ObjectMeta.named("node-1"), new DeviceSliceSpec("node-1", devices), null));
 
     var summary = cli.run("describe", "node", "node-1");
     assertThat(summary.exit()).as(summary.err()).isZero();
-    assertThat(summary.out()).contains("gpu-0").doesNotContain("channel-7 ")
-        .contains("Free Channels (counted; --channels lists each):").containsPattern("Healthy:\\s+2048");
+    assertThat(summary.out())
+        .contains("gpu-0")
+        .doesNotContain("channel-7 ")
+        .contains("Free Channels (counted; --channels lists each):")
+        .containsPattern("Healthy:\\s+2048");
     assertThat(summary.outLines().size()).as("fits a screen").isLessThan(40);
 
     var all = cli.run("describe", "node", "node-1", "--channels");
     assertThat(all.out()).contains("channel-2047").doesNotContain("Free Channels");
   }
 
-  /** {@code get -w} starts with exactly the lines {@code get} prints, columns and order (events oldest first). */
+  /**
+   * {@code get -w} starts with exactly the lines {@code get} prints, columns and order (events
+   * oldest first).
+   */
   @Test
   void aWatchStartsWithThePlainListingsLines() {
-    var clock = java.time.Clock.fixed(Instant.parse("2026-03-01T12:00:00Z"), java.time.ZoneOffset.UTC);
-    var nodes = List.of(
-        new Node(ObjectMeta.named("node-1"), NodeSpec.EMPTY, NodeStatus.EMPTY),
-        new Node(ObjectMeta.named("a-much-longer-node-name-7"), NodeSpec.EMPTY, NodeStatus.EMPTY));
+    var clock =
+        java.time.Clock.fixed(Instant.parse("2026-03-01T12:00:00Z"), java.time.ZoneOffset.UTC);
+    var nodes =
+        List.of(
+            new Node(ObjectMeta.named("node-1"), NodeSpec.EMPTY, NodeStatus.EMPTY),
+            new Node(
+                ObjectMeta.named("a-much-longer-node-name-7"), NodeSpec.EMPTY, NodeStatus.EMPTY));
     var plain = new java.io.StringWriter();
-    new dev.quartermaster.cli.output.ObjectPrinter<>(Kinds.NODE, dev.quartermaster.cli.output.OutputFormat.TABLE, clock,
-        new java.io.PrintWriter(plain)).printList(nodes);
+    new dev.quartermaster.cli.output.ObjectPrinter<>(
+            Kinds.NODE,
+            dev.quartermaster.cli.output.OutputFormat.TABLE,
+            clock,
+            new java.io.PrintWriter(plain))
+        .printList(nodes);
     var watched = new java.io.StringWriter();
-    new dev.quartermaster.cli.output.ObjectPrinter<>(Kinds.NODE, dev.quartermaster.cli.output.OutputFormat.TABLE, clock,
-        new java.io.PrintWriter(watched)).startStream(nodes);
+    new dev.quartermaster.cli.output.ObjectPrinter<>(
+            Kinds.NODE,
+            dev.quartermaster.cli.output.OutputFormat.TABLE,
+            clock,
+            new java.io.PrintWriter(watched))
+        .startStream(nodes);
     assertThat(watched.toString()).isEqualTo(plain.toString());
   }
 }

@@ -13,15 +13,17 @@ import org.junit.jupiter.api.io.TempDir;
  * run under no name or not be found.
  */
 class LeanCommandTreeTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void theTableNamesEveryCommandAsItNamesItself() {
     var env = TestEnvironments.of(Map.of(), dir, dir);
     var whole = Main.commandLine(env).getSubcommands().keySet();
-    assertThat(whole).containsExactlyInAnyOrderElementsOf(
-        java.util.stream.Stream.concat(Main.commands().keySet().stream(), java.util.stream.Stream.of("help")).toList());
+    assertThat(whole)
+        .containsExactlyInAnyOrderElementsOf(
+            java.util.stream.Stream.concat(
+                    Main.commands().keySet().stream(), java.util.stream.Stream.of("help"))
+                .toList());
     for (var name : Main.commands().keySet()) {
       var lean = Main.commandLine(env, name, "--help").getSubcommands().keySet();
       var expected = name.equals("completion") ? whole : java.util.Set.of(name, "help");

@@ -47,13 +47,30 @@ class LogsCommandTest {
     store = SqliteStore.open(dir.resolve("store.db"));
     var registry = new ObjectRegistry(store, new SystemEnv());
     server = ApiServer.start(ApiServerConfig.of(registry, data).withListen("127.0.0.1", 0));
-    env = new CliEnvironment(Map.of("QM_SERVER", server.baseUri().toString(),
-        "QM_TOKEN_FILE", server.adminTokenFile().toString(), "XDG_CONFIG_HOME", dir.resolve("config").toString()),
-        ExamplesTest.REPO, dir.resolve("home"), new ByteArrayInputStream(new byte[0]), Clock.systemUTC(),
-        ApiConnector.http());
+    env =
+        new CliEnvironment(
+            Map.of(
+                "QM_SERVER",
+                server.baseUri().toString(),
+                "QM_TOKEN_FILE",
+                server.adminTokenFile().toString(),
+                "XDG_CONFIG_HOME",
+                dir.resolve("config").toString()),
+            ExamplesTest.REPO,
+            dir.resolve("home"),
+            new ByteArrayInputStream(new byte[0]),
+            Clock.systemUTC(),
+            ApiConnector.http());
     layout = UpLayout.of(server.adminTokenFile().toAbsolutePath().getParent());
-    var spec = new TaskSpec(Optional.of("node-1"), List.of("train"), Map.of(), List.of(), List.of(), "exec",
-        Optional.empty());
+    var spec =
+        new TaskSpec(
+            Optional.of("node-1"),
+            List.of("train"),
+            Map.of(),
+            List.of(),
+            List.of(),
+            "exec",
+            Optional.empty());
     registry.create(new Task(ObjectMeta.named("crashy"), spec, TaskStatus.EMPTY));
   }
 
@@ -80,7 +97,8 @@ class LogsCommandTest {
 
     var none = run("logs", "--previous", "crashy");
     assertThat(none[0]).isNotEqualTo("0");
-    assertThat(none[2]).contains("no previous attempt of task/crashy on node-1")
+    assertThat(none[2])
+        .contains("no previous attempt of task/crashy on node-1")
         .contains(layout.previousTaskLog("node-1", "crashy").toString());
 
     Files.writeString(layout.previousTaskLog("node-1", "crashy"), "attempt one: CUDA error\n");

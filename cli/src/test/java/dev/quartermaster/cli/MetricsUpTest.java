@@ -31,39 +31,56 @@ class MetricsUpTest {
   void aScrapeOfARunningClusterPassesPromtoolAndCountsWhatTheClusterHolds() throws Exception {
     var promtool = Promtool.require();
     try (var up = UpProcess.start("qmm")) {
-      // A watcher, as a dashboard or `qm get -w` would be: the changes it is sent are timed (fan-out lag).
+      // A watcher, as a dashboard or `qm get -w` would be: the changes it is sent are timed
+      // (fan-out lag).
       var seen = new java.util.concurrent.atomic.AtomicInteger();
-      var watch = up.api().watch(Kinds.TASK, up.api().list(Kinds.TASK).revision(), new WatchHandler<Task>() {
-        @Override
-        public void onEvent(WatchEvent<Task> event) {
-          seen.incrementAndGet();
-        }
+      var watch =
+          up.api()
+              .watch(
+                  Kinds.TASK,
+                  up.api().list(Kinds.TASK).revision(),
+                  new WatchHandler<Task>() {
+                    @Override
+                    public void onEvent(WatchEvent<Task> event) {
+                      seen.incrementAndGet();
+                    }
 
-        @Override
-        public void onGone(long compactedRevision) {}
-      });
+                    @Override
+                    public void onGone(long compactedRevision) {}
+                  });
       var out = new StringWriter();
       assertThat(up.cli(out, "apply", "-f", "examples/training.yaml")).as(out.toString()).isZero();
-      up.await("the 5 tasks of workload training Running", BOUND, () -> up.api().list(Kinds.TASK).items().stream()
-          .filter(t -> t.status().phase() == TaskPhase.Running).count() == 5);
+      up.await(
+          "the 5 tasks of workload training Running",
+          BOUND,
+          () ->
+              up.api().list(Kinds.TASK).items().stream()
+                      .filter(t -> t.status().phase() == TaskPhase.Running)
+                      .count()
+                  == 5);
 
       up.await("the watcher was sent the tasks' changes", BOUND, () -> seen.get() >= 5);
 
-      // The series come from the server's caches, which may trail the API by a watch event: await them.
+      // The series come from the server's caches, which may trail the API by a watch event: await
+      // them.
       var http = HttpClient.newHttpClient();
       var request = HttpRequest.newBuilder(up.uri().resolve("/metrics")).build();
       var last = new Scrape[] {Scrape.parse("")};
-      up.await("the scrape shows 5 tasks Running and 4 claims prepared", BOUND, () -> {
-        try {
-          last[0] = Scrape.parse(http.send(request, HttpResponse.BodyHandlers.ofString()).body());
-        } catch (java.io.IOException e) {
-          throw new java.io.UncheckedIOException(e);
-        } catch (InterruptedException e) {
-          throw new IllegalStateException(e);
-        }
-        return last[0].value("qm_tasks", Map.of("phase", "Running")) == 5
-            && last[0].value("qm_claims", Map.of("phase", "prepared")) == 4;
-      });
+      up.await(
+          "the scrape shows 5 tasks Running and 4 claims prepared",
+          BOUND,
+          () -> {
+            try {
+              last[0] =
+                  Scrape.parse(http.send(request, HttpResponse.BodyHandlers.ofString()).body());
+            } catch (java.io.IOException e) {
+              throw new java.io.UncheckedIOException(e);
+            } catch (InterruptedException e) {
+              throw new IllegalStateException(e);
+            }
+            return last[0].value("qm_tasks", Map.of("phase", "Running")) == 5
+                && last[0].value("qm_claims", Map.of("phase", "prepared")) == 4;
+          });
       var scrape = last[0];
       watch.close();
 
@@ -73,24 +90,40 @@ class MetricsUpTest {
 
       assertThat(scrape.value("qm_tasks", Map.of("phase", "Pending"))).isZero();
       assertThat(scrape.value("qm_claims", Map.of("phase", "pending"))).isZero();
-      assertThat(scrape.value("qm_devices", Map.of("class", "gpu", "state", "prepared"))).isEqualTo(4);
+      assertThat(scrape.value("qm_devices", Map.of("class", "gpu", "state", "prepared")))
+          .isEqualTo(4);
       assertThat(scrape.value("qm_devices", Map.of("class", "gpu", "state", "free"))).isEqualTo(4);
       assertThat(scrape.value("qm_devices", Map.of("class", "gpu", "state", "allocated"))).isZero();
       assertThat(scrape.value("qm_devices", Map.of("class", "gpu", "state", "unhealthy"))).isZero();
       assertThat(scrape.value("qm_devices", Map.of("node", "node-1", "class", "gpu"))).isEqualTo(4);
-      assertThat(scrape.value("qm_nodes", Map.of("condition", "DevicesReady", "status", "True"))).isEqualTo(2);
-      assertThat(scrape.value("qm_nodes", Map.of("condition", "AgentReady", "status", "False"))).isZero();
+      assertThat(scrape.value("qm_nodes", Map.of("condition", "DevicesReady", "status", "True")))
+          .isEqualTo(2);
+      assertThat(scrape.value("qm_nodes", Map.of("condition", "AgentReady", "status", "False")))
+          .isZero();
       assertThat(scrape.value("qm_claim_allocation_seconds_count", Map.of())).isEqualTo(4);
-      assertThat(scrape.value("qm_controller_reconciles_total", Map.of("controller", "allocator", "result", "done")))
+      assertThat(
+              scrape.value(
+                  "qm_controller_reconciles_total",
+                  Map.of("controller", "allocator", "result", "done")))
           .isPositive();
-      assertThat(scrape.value("qm_controller_reconcile_seconds_count", Map.of("controller", "scheduler"))).isPositive();
-      assertThat(scrape.value("qm_controller_queue_depth", Map.of("controller", "workloads"))).isNotNegative();
-      // In-process agents: every claim was prepared at least once (a resync may prepare again, idempotently).
-      assertThat(scrape.value("qm_agent_prepare_seconds_count", Map.of("outcome", "prepared"))).isGreaterThanOrEqualTo(4);
-      assertThat(scrape.value("qm_agent_ledger_commits_total", Map.of("node", "node-1"))).isPositive();
-      assertThat(scrape.value("qm_agent_ledger_commits_total", Map.of("node", "node-2"))).isPositive();
+      assertThat(
+              scrape.value(
+                  "qm_controller_reconcile_seconds_count", Map.of("controller", "scheduler")))
+          .isPositive();
+      assertThat(scrape.value("qm_controller_queue_depth", Map.of("controller", "workloads")))
+          .isNotNegative();
+      // In-process agents: every claim was prepared at least once (a resync may prepare again,
+      // idempotently).
+      assertThat(scrape.value("qm_agent_prepare_seconds_count", Map.of("outcome", "prepared")))
+          .isGreaterThanOrEqualTo(4);
+      assertThat(scrape.value("qm_agent_ledger_commits_total", Map.of("node", "node-1")))
+          .isPositive();
+      assertThat(scrape.value("qm_agent_ledger_commits_total", Map.of("node", "node-2")))
+          .isPositive();
       assertThat(scrape.value("qm_watch_fanout_seconds_count", Map.of())).isGreaterThanOrEqualTo(5);
-      assertThat(scrape.text()).contains("qm_controller_reconcile_seconds_bucket{controller=\"allocator\",le=\"0.001\"}");
+      assertThat(scrape.text())
+          .contains(
+              "qm_controller_reconcile_seconds_bucket{controller=\"allocator\",le=\"0.001\"}");
       up.passed();
     }
   }

@@ -11,12 +11,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * Prometheus's own {@code promtool check metrics}, run on a scrape: the real parser and linter,
- * not our reading of the format. Missing locally, a test skips saying how to install it; under
- * {@code CI=true} a missing promtool fails, since CI ({@code .ci/run}) installs it.
+ * Prometheus's own {@code promtool check metrics}, run on a scrape: the real parser and linter, not
+ * our reading of the format. Missing locally, a test skips saying how to install it; under {@code
+ * CI=true} a missing promtool fails, since CI ({@code .ci/run}) installs it.
  */
 final class Promtool {
-  static final String HOW_TO_INSTALL = "no promtool here: apt-get install -y prometheus (Debian's package has /usr/bin/promtool)";
+  static final String HOW_TO_INSTALL =
+      "no promtool here: apt-get install -y prometheus (Debian's package has /usr/bin/promtool)";
 
   /** What {@code promtool check metrics} said: its exit code and everything it printed. */
   record Verdict(int exit, String output) {}
@@ -27,7 +28,8 @@ final class Promtool {
   static Path require() {
     var found = find();
     if (found.isEmpty() && "true".equals(System.getenv("CI"))) {
-      throw new AssertionError("CI=true and no promtool: .ci/run must install it (" + HOW_TO_INSTALL + ")");
+      throw new AssertionError(
+          "CI=true and no promtool: .ci/run must install it (" + HOW_TO_INSTALL + ")");
     }
     assumeTrue(found.isPresent(), HOW_TO_INSTALL);
     return found.get();
@@ -35,13 +37,19 @@ final class Promtool {
 
   static Optional<Path> find() {
     var path = Optional.ofNullable(System.getenv("PATH")).orElse("/usr/bin");
-    return Stream.of(path.split(":")).filter(d -> !d.isEmpty()).map(d -> Path.of(d, "promtool"))
-        .filter(Files::isExecutable).findFirst();
+    return Stream.of(path.split(":"))
+        .filter(d -> !d.isEmpty())
+        .map(d -> Path.of(d, "promtool"))
+        .filter(Files::isExecutable)
+        .findFirst();
   }
 
   /** Runs {@code promtool check metrics} with {@code scrape} on its stdin. */
   static Verdict check(Path promtool, String scrape) throws IOException, InterruptedException {
-    var process = new ProcessBuilder(promtool.toString(), "check", "metrics").redirectErrorStream(true).start();
+    var process =
+        new ProcessBuilder(promtool.toString(), "check", "metrics")
+            .redirectErrorStream(true)
+            .start();
     try (var in = process.getOutputStream()) {
       in.write(scrape.getBytes(StandardCharsets.UTF_8));
     }

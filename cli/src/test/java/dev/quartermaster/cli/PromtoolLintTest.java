@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
  * milliseconds), is refused, and the same metrics named by the conventions pass.
  */
 class PromtoolLintTest {
-  static final String NAIVE = """
+  static final String NAIVE =
+      """
       # HELP qm_claims_allocated claims allocated
       # TYPE qm_claims_allocated counter
       qm_claims_allocated 3
@@ -19,7 +20,8 @@ class PromtoolLintTest {
       qm_allocation_latency_milliseconds 12
       """;
 
-  static final String CONVENTIONAL = """
+  static final String CONVENTIONAL =
+      """
       # HELP qm_claims_allocated_total claims allocated
       # TYPE qm_claims_allocated_total counter
       qm_claims_allocated_total 3
@@ -33,7 +35,9 @@ class PromtoolLintTest {
     var promtool = Promtool.require();
     var verdict = Promtool.check(promtool, NAIVE);
     assertThat(verdict.exit()).as(verdict.output()).isNotZero();
-    assertThat(verdict.output()).contains("qm_claims_allocated").contains("_total")
+    assertThat(verdict.output())
+        .contains("qm_claims_allocated")
+        .contains("_total")
         .contains("qm_allocation_latency_milliseconds");
   }
 

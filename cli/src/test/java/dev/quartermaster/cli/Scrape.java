@@ -34,7 +34,10 @@ record Scrape(String text, List<Sample> samples) {
 
   /** The sum over the samples of {@code name} that carry every label in {@code match}. */
   double value(String name, Map<String, String> match) {
-    return samples.stream().filter(s -> s.name().equals(name))
-        .filter(s -> s.labels().entrySet().containsAll(match.entrySet())).mapToDouble(Sample::value).sum();
+    return samples.stream()
+        .filter(s -> s.name().equals(name))
+        .filter(s -> s.labels().entrySet().containsAll(match.entrySet()))
+        .mapToDouble(Sample::value)
+        .sum();
   }
 }

@@ -15,14 +15,18 @@ class SelectorProvidersTest {
   void theNamedProviderIsTheOneThisJdkPicksOnThisPlatform() {
     var named = SelectorProviders.platformDefault(System.getProperty("os.name"));
     assertThat(named).as("a platform qm runs on (Linux, macOS)").isPresent();
-    assertThat(System.getProperty(SelectorProviders.PROPERTY)).as("the test JVM searches as usual").isNull();
+    assertThat(System.getProperty(SelectorProviders.PROPERTY))
+        .as("the test JVM searches as usual")
+        .isNull();
     assertThat(SelectorProvider.provider().getClass().getName()).isEqualTo(named.get());
   }
 
   @Test
   void anUnknownPlatformIsLeftToTheJdk() {
     assertThat(SelectorProviders.platformDefault("Windows 11")).isEmpty();
-    assertThat(SelectorProviders.platformDefault("Linux")).contains("sun.nio.ch.EPollSelectorProvider");
-    assertThat(SelectorProviders.platformDefault("Mac OS X")).contains("sun.nio.ch.KQueueSelectorProvider");
+    assertThat(SelectorProviders.platformDefault("Linux"))
+        .contains("sun.nio.ch.EPollSelectorProvider");
+    assertThat(SelectorProviders.platformDefault("Mac OS X"))
+        .contains("sun.nio.ch.KQueueSelectorProvider");
   }
 }

@@ -16,13 +16,23 @@ public final class TestEnvironments {
   private TestEnvironments() {}
 
   public static CliEnvironment of(Map<String, String> variables, Path workingDir, Path home) {
-    return new CliEnvironment(variables, workingDir, home, new ByteArrayInputStream(new byte[0]),
-        Clock.fixed(NOW, ZoneOffset.UTC), noNetwork());
+    return new CliEnvironment(
+        variables,
+        workingDir,
+        home,
+        new ByteArrayInputStream(new byte[0]),
+        Clock.fixed(NOW, ZoneOffset.UTC),
+        noNetwork());
   }
 
   public static CliEnvironment withStdin(CliEnvironment env, String stdin) {
-    return new CliEnvironment(env.variables(), env.workingDir(), env.home(),
-        new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)), env.clock(), env.connector());
+    return new CliEnvironment(
+        env.variables(),
+        env.workingDir(),
+        env.home(),
+        new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)),
+        env.clock(),
+        env.connector());
   }
 
   private static ApiConnector noNetwork() {

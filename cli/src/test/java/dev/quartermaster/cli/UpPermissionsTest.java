@@ -43,17 +43,37 @@ class UpPermissionsTest {
     var data = dir.resolve("d");
     var log = dir.resolve("up.log");
     var java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    var pb = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-XX:TieredStopAtLevel=1",
-        "-XX:+UseSerialGC", "-Xmx384m", "-cp", System.getProperty("java.class.path"), Main.class.getName(),
-        "up", "--data", data.toString(), "--listen", "127.0.0.1:" + freePort(), "--nodes", "1", "--gpus", "2")
-        .redirectErrorStream(true).redirectOutput(log.toFile());
+    var pb =
+        new ProcessBuilder(
+                java,
+                "--enable-native-access=ALL-UNNAMED",
+                "-XX:TieredStopAtLevel=1",
+                "-XX:+UseSerialGC",
+                "-Xmx384m",
+                "-cp",
+                System.getProperty("java.class.path"),
+                Main.class.getName(),
+                "up",
+                "--data",
+                data.toString(),
+                "--listen",
+                "127.0.0.1:" + freePort(),
+                "--nodes",
+                "1",
+                "--gpus",
+                "2")
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile());
     pb.environment().put("XDG_CONFIG_HOME", dir.resolve("config").toString());
     pb.environment().put("HOME", dir.resolve("home").toString());
     var child = pb.start();
     try {
       awaitUp(child, log);
       // A task with a GPU claim: its output (task log) and its claim's CDI spec are state too.
-      var task = Files.writeString(dir.resolve("task.yaml"), """
+      var task =
+          Files.writeString(
+              dir.resolve("task.yaml"),
+              """
           kind: Task
           metadata:
             name: perm-check
@@ -62,19 +82,38 @@ class UpPermissionsTest {
             claims: [single-gpu]
             runtime: exec
           """);
-      var cli = new CliEnvironment(Map.of("XDG_CONFIG_HOME", dir.resolve("config").toString()), ExamplesTest.REPO,
-          dir.resolve("home"), new ByteArrayInputStream(new byte[0]), Clock.systemUTC(), ApiConnector.http());
+      var cli =
+          new CliEnvironment(
+              Map.of("XDG_CONFIG_HOME", dir.resolve("config").toString()),
+              ExamplesTest.REPO,
+              dir.resolve("home"),
+              new ByteArrayInputStream(new byte[0]),
+              Clock.systemUTC(),
+              ApiConnector.http());
       var err = new StringWriter();
       var cl = Main.commandLine(cli);
       cl.setOut(new PrintWriter(new StringWriter(), true));
       cl.setErr(new PrintWriter(err, true));
-      assertThat(cl.execute("apply", "-f", "examples/deviceclass.yaml", "-f", "examples/resourceclaim.yaml",
-          "-f", task.toString())).as(err.toString()).isZero();
+      assertThat(
+              cl.execute(
+                  "apply",
+                  "-f",
+                  "examples/deviceclass.yaml",
+                  "-f",
+                  "examples/resourceclaim.yaml",
+                  "-f",
+                  task.toString()))
+          .as(err.toString())
+          .isZero();
       var stateDir = data.resolve("nodes").resolve("node-1").resolve("state");
       var taskLog = NodeAgentConfig.taskLog(stateDir, "perm-check");
-      await("the task's log says hello and its claim's CDI spec is written", child, log,
+      await(
+          "the task's log says hello and its claim's CDI spec is written",
+          child,
+          log,
           () -> read(taskLog).contains("hello") && hasFile(stateDir.resolve("cdi")));
-      System.out.println("task log " + mode(taskLog) + " in " + mode(taskLog.getParent()) + "; CDI specs:");
+      System.out.println(
+          "task log " + mode(taskLog) + " in " + mode(taskLog.getParent()) + "; CDI specs:");
       try (var specs = Files.list(stateDir.resolve("cdi"))) {
         for (var spec : specs.toList()) {
           System.out.println("  " + mode(spec) + " " + spec.getFileName());
@@ -93,7 +132,8 @@ class UpPermissionsTest {
           var state = node.resolve("state");
           assertThat(mode(state)).as(state.toString()).isEqualTo("rwx------");
           try (var walk = Files.walk(state)) {
-            for (var p : walk.filter(p -> Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)).toList()) {
+            for (var p :
+                walk.filter(p -> Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)).toList()) {
               assertThat(groupOrOther(p)).as(p + " " + mode(p)).isFalse();
             }
           }
@@ -108,7 +148,8 @@ class UpPermissionsTest {
           if (p.getFileName().toString().equals("dev") && Files.isDirectory(p)) {
             devDirs.add(p);
           }
-          if (Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS) && p.getFileName().toString().contains("token")) {
+          if (Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)
+              && p.getFileName().toString().contains("token")) {
             assertThat(mode(p)).as(p.toString()).isEqualTo("rw-------");
           }
           if (!Files.isSymbolicLink(p) && groupOrOther(p)) {
@@ -119,15 +160,18 @@ class UpPermissionsTest {
       for (var dev : devDirs) {
         assertThat(mode(dev)).as(dev.toString()).isEqualTo("rwx------");
         assertThat(mode(dev.getParent())).as(dev.getParent().toString()).isEqualTo("rwx------");
-        // qm up's default: 2,048 IMEX channels, laid out as on a real node, as root-only as the rest
+        // qm up's default: 2,048 IMEX channels, laid out as on a real node, as root-only as the
+        // rest
         var channels = dev.resolve("nvidia-caps-imex-channels");
         assertThat(channels.resolve("channel0")).exists();
         assertThat(channels.resolve("channel2047")).exists();
         assertThat(channels.resolve("channel2048")).doesNotExist();
         try (var walk = Files.walk(dev)) {
           for (var node : walk.filter(p -> !p.equals(dev)).toList()) {
-            assertThat(mode(node)).as(node.toString())
-                .isEqualTo(Files.isDirectory(node, LinkOption.NOFOLLOW_LINKS) ? "rwx------" : "rw-------");
+            assertThat(mode(node))
+                .as(node.toString())
+                .isEqualTo(
+                    Files.isDirectory(node, LinkOption.NOFOLLOW_LINKS) ? "rwx------" : "rw-------");
           }
         }
       }
@@ -136,10 +180,16 @@ class UpPermissionsTest {
       var get = Main.commandLine(cli);
       get.setOut(new PrintWriter(classes, true));
       get.setErr(new PrintWriter(err, true));
-      assertThat(get.execute("get", "deviceclasses", "channel", "-o", "yaml")).as(err.toString()).isZero();
+      assertThat(get.execute("get", "deviceclasses", "channel", "-o", "yaml"))
+          .as(err.toString())
+          .isZero();
       assertThat(classes.toString()).contains("name: channel").contains("class: channel");
       assertThat(devDirs).isNotEmpty();
-      System.out.println("qm up made " + count + " paths; with group/other bits, behind the 0700 data dir: " + others.size());
+      System.out.println(
+          "qm up made "
+              + count
+              + " paths; with group/other bits, behind the 0700 data dir: "
+              + others.size());
       others.forEach(o -> System.out.println("  " + o));
     } finally {
       child.destroy();
@@ -150,7 +200,10 @@ class UpPermissionsTest {
     }
   }
 
-  /** Whether others may touch {@code p}; a file gone since the walk listed it (a run record of a task that ended) cannot be. */
+  /**
+   * Whether others may touch {@code p}; a file gone since the walk listed it (a run record of a
+   * task that ended) cannot be.
+   */
   private static boolean groupOrOther(Path p) throws IOException {
     java.util.Set<PosixFilePermission> perms;
     try {
@@ -158,12 +211,17 @@ class UpPermissionsTest {
     } catch (java.nio.file.NoSuchFileException gone) {
       return false;
     }
-    return perms.stream().anyMatch(x -> !(x == PosixFilePermission.OWNER_READ || x == PosixFilePermission.OWNER_WRITE
-        || x == PosixFilePermission.OWNER_EXECUTE));
+    return perms.stream()
+        .anyMatch(
+            x ->
+                !(x == PosixFilePermission.OWNER_READ
+                    || x == PosixFilePermission.OWNER_WRITE
+                    || x == PosixFilePermission.OWNER_EXECUTE));
   }
 
   private static String mode(Path p) throws IOException {
-    return PosixFilePermissions.toString(Files.getPosixFilePermissions(p, LinkOption.NOFOLLOW_LINKS));
+    return PosixFilePermissions.toString(
+        Files.getPosixFilePermissions(p, LinkOption.NOFOLLOW_LINKS));
   }
 
   private static void awaitUp(Process child, Path log) throws Exception {
@@ -178,7 +236,9 @@ class UpPermissionsTest {
     }
   }
 
-  private static void await(String what, Process child, Path log, java.util.function.BooleanSupplier done) throws Exception {
+  private static void await(
+      String what, Process child, Path log, java.util.function.BooleanSupplier done)
+      throws Exception {
     var deadline = Instant.now().plus(BOUND);
     while (!done.getAsBoolean()) {
       if (!child.isAlive()) {

@@ -24,9 +24,9 @@ import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 /**
- * {@code qm up} in a child JVM, as a user starts it, in a fresh directory under {@code /tmp} (short,
- * for the Unix sockets under it): its API client, its log, the CLI pointed at it through the
- * config file it wrote, and a bounded wait that stops at once if it dies. Closing it stops the
+ * {@code qm up} in a child JVM, as a user starts it, in a fresh directory under {@code /tmp}
+ * (short, for the Unix sockets under it): its API client, its log, the CLI pointed at it through
+ * the config file it wrote, and a bounded wait that stops at once if it dies. Closing it stops the
  * child and removes the directory (kept with {@code -Dqm.uptest.keep=true} or when a test failed).
  */
 final class UpProcess implements AutoCloseable {
@@ -52,9 +52,22 @@ final class UpProcess implements AutoCloseable {
       port = s.getLocalPort();
     }
     var java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    var command = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "-XX:TieredStopAtLevel=1",
-        "-XX:+UseSerialGC", "-Xmx384m", "-cp", System.getProperty("java.class.path"), Main.class.getName(),
-        "up", "--data", dir.resolve("d").toString(), "--listen", "127.0.0.1:" + port));
+    var command =
+        new ArrayList<>(
+            List.of(
+                java,
+                "--enable-native-access=ALL-UNNAMED",
+                "-XX:TieredStopAtLevel=1",
+                "-XX:+UseSerialGC",
+                "-Xmx384m",
+                "-cp",
+                System.getProperty("java.class.path"),
+                Main.class.getName(),
+                "up",
+                "--data",
+                dir.resolve("d").toString(),
+                "--listen",
+                "127.0.0.1:" + port));
     command.addAll(List.of(args));
     var pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
     // Its client config and anything under ~ go into the test directory, not the user's.
@@ -64,11 +77,22 @@ final class UpProcess implements AutoCloseable {
     var up = new UpProcess(dir, log, child, null);
     try {
       // The banner is several writes: wait for the line read next, not only for its first line.
-      up.await("qm up prints 'is up' and its admin token", Duration.ofSeconds(120),
-          () -> up.log().contains(" is up") && up.log().lines().anyMatch(l -> l.trim().startsWith("Admin token")));
-      var token = up.log().lines().map(String::trim).filter(l -> l.startsWith("Admin token")).findFirst()
-          .map(l -> Path.of(l.substring("Admin token".length()).trim())).orElseThrow();
-      var api = new HttpApiClient(URI.create("http://127.0.0.1:" + port), Files.readString(token).trim());
+      up.await(
+          "qm up prints 'is up' and its admin token",
+          Duration.ofSeconds(120),
+          () ->
+              up.log().contains(" is up")
+                  && up.log().lines().anyMatch(l -> l.trim().startsWith("Admin token")));
+      var token =
+          up.log()
+              .lines()
+              .map(String::trim)
+              .filter(l -> l.startsWith("Admin token"))
+              .findFirst()
+              .map(l -> Path.of(l.substring("Admin token".length()).trim()))
+              .orElseThrow();
+      var api =
+          new HttpApiClient(URI.create("http://127.0.0.1:" + port), Files.readString(token).trim());
       return new UpProcess(dir, log, child, api);
     } catch (Exception | AssertionError e) {
       child.destroyForcibly();
@@ -90,17 +114,29 @@ final class UpProcess implements AutoCloseable {
     return dir.resolve("d");
   }
 
-  /** Stops it as a user would (SIGTERM, as Ctrl-C) and waits up to a minute; its exit code, or -1 if it did not exit. */
+  /**
+   * Stops it as a user would (SIGTERM, as Ctrl-C) and waits up to a minute; its exit code, or -1 if
+   * it did not exit.
+   */
   int stop() throws InterruptedException {
     api.close();
     child.destroy();
     return child.waitFor(60, TimeUnit.SECONDS) ? child.exitValue() : -1;
   }
 
-  /** Runs {@code qm ARGS} against this cluster from the repository root; its exit code, and output in {@code out}. */
+  /**
+   * Runs {@code qm ARGS} against this cluster from the repository root; its exit code, and output
+   * in {@code out}.
+   */
   int cli(StringWriter out, String... args) {
-    var env = new CliEnvironment(Map.of("XDG_CONFIG_HOME", dir.resolve("config").toString()), ExamplesTest.REPO,
-        dir.resolve("home"), new ByteArrayInputStream(new byte[0]), Clock.systemUTC(), ApiConnector.http());
+    var env =
+        new CliEnvironment(
+            Map.of("XDG_CONFIG_HOME", dir.resolve("config").toString()),
+            ExamplesTest.REPO,
+            dir.resolve("home"),
+            new ByteArrayInputStream(new byte[0]),
+            Clock.systemUTC(),
+            ApiConnector.http());
     var cl = Main.commandLine(env);
     cl.setOut(new PrintWriter(out, true));
     cl.setErr(new PrintWriter(out, true));
@@ -115,7 +151,10 @@ final class UpProcess implements AutoCloseable {
     }
   }
 
-  /** Polls {@code condition} until it holds, failing after {@code bound} or as soon as {@code qm up} exits. */
+  /**
+   * Polls {@code condition} until it holds, failing after {@code bound} or as soon as {@code qm up}
+   * exits.
+   */
   void await(String what, Duration bound, Supplier<Boolean> condition) throws Exception {
     var deadline = Instant.now().plus(bound);
     RuntimeException last = null;
@@ -135,7 +174,8 @@ final class UpProcess implements AutoCloseable {
         throw e;
       }
       if (!child.isAlive()) {
-        throw new AssertionError("qm up exited " + child.exitValue() + " while waiting for: " + what + "\n" + tail());
+        throw new AssertionError(
+            "qm up exited " + child.exitValue() + " while waiting for: " + what + "\n" + tail());
       }
       try {
         child.onExit().get(50, TimeUnit.MILLISECONDS); // the next look, or at once if it died

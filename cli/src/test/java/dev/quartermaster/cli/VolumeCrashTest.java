@@ -2,7 +2,6 @@ package dev.quartermaster.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.client.WatchEvent;
 import dev.quartermaster.api.client.WatchHandle;
 import dev.quartermaster.api.client.WatchHandler;
@@ -53,23 +52,23 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The issue's "Crash" test (I6 for volumes, I5 across restarts): a real {@code qm server} in a child
- * JVM is killed with SIGKILL at each step of a volume claim and restarted on the same data directory
- * and port; the claim must resume from the step it had persisted and run to the end.
+ * The issue's "Crash" test (I6 for volumes, I5 across restarts): a real {@code qm server} in a
+ * child JVM is killed with SIGKILL at each step of a volume claim and restarted on the same data
+ * directory and port; the claim must resume from the step it had persisted and run to the end.
  *
- * <p>The test JVM runs the real hostpath plugin (gRPC on a Unix socket, with call latency, so a call's
- * result arrives well after the step before it was persisted) and plays the node agent over the HTTP
- * API: it registers node-1 with the plugin instance and heartbeats it, creates the volume and a task
- * pinned to node-1, finishes the task once the claim is attached, reports the node side detached
- * ({@code NodeDetached}, as the agent would after NodeUnpublish/NodeUnstage) and finally deletes the
- * volume. A watch on volumes, resumed after every restart from the last revision seen, records every
- * persisted step, including those the dying server wrote after the test last looked.
+ * <p>The test JVM runs the real hostpath plugin (gRPC on a Unix socket, with call latency, so a
+ * call's result arrives well after the step before it was persisted) and plays the node agent over
+ * the HTTP API: it registers node-1 with the plugin instance and heartbeats it, creates the volume
+ * and a task pinned to node-1, finishes the task once the claim is attached, reports the node side
+ * detached ({@code NodeDetached}, as the agent would after NodeUnpublish/NodeUnstage) and finally
+ * deletes the volume. A watch on volumes, resumed after every restart from the last revision seen,
+ * records every persisted step, including those the dying server wrote after the test last looked.
  *
- * <p>A restarted server takes the controllers' lease only after the dead one's expires
- * ({@code LeaderConfig.DEFAULTS}: 15 s), so the kill points run side by side ({@code
- * -Dqm.crash.parallel}, default all six), each with its own plugin, data directory and port. {@code
- * -Dqm.crash.points=Taken,Deleting} runs only those; {@code -Dqm.crash.trace=true} prints every step
- * as the watch sees it, runs the servers at DEBUG and keeps their directories under /tmp/qmc*.
+ * <p>A restarted server takes the controllers' lease only after the dead one's expires ({@code
+ * LeaderConfig.DEFAULTS}: 15 s), so the kill points run side by side ({@code -Dqm.crash.parallel},
+ * default all six), each with its own plugin, data directory and port. {@code
+ * -Dqm.crash.points=Taken,Deleting} runs only those; {@code -Dqm.crash.trace=true} prints every
+ * step as the watch sees it, runs the servers at DEBUG and keeps their directories under /tmp/qmc*.
  */
 @Timeout(300)
 class VolumeCrashTest {
@@ -82,13 +81,26 @@ class VolumeCrashTest {
 
   /** What the test can see of a volume claim's life, in order. */
   enum Step {
-    Pending, Created, Taken, Attached, NodeDetached, ControllerDetached, Free, Deleting, Deleted, Gone
+    Pending,
+    Created,
+    Taken,
+    Attached,
+    NodeDetached,
+    ControllerDetached,
+    Free,
+    Deleting,
+    Deleted,
+    Gone
   }
 
   /** Where the server is killed: as soon as the test sees this step persisted. */
   enum KillPoint {
-    Created(Step.Created), Taken(Step.Taken), Attached(Step.Attached), NodeDetached(Step.NodeDetached),
-    ControllerDetached(Step.ControllerDetached), Deleting(Step.Deleting);
+    Created(Step.Created),
+    Taken(Step.Taken),
+    Attached(Step.Attached),
+    NodeDetached(Step.NodeDetached),
+    ControllerDetached(Step.ControllerDetached),
+    Deleting(Step.Deleting);
 
     final Step step;
 
@@ -97,14 +109,31 @@ class VolumeCrashTest {
     }
   }
 
-  record Outcome(KillPoint point, Step persistedAtKill, String killSeen, String restartRead, List<Step> trajectory,
+  record Outcome(
+      KillPoint point,
+      Step persistedAtKill,
+      String killSeen,
+      String restartRead,
+      List<Step> trajectory,
       Duration restartToLeader,
-      Duration restartToGone, long destructiveCalls, long overlaps, List<String> pluginVolumes,
+      Duration restartToGone,
+      long destructiveCalls,
+      long overlaps,
+      List<String> pluginVolumes,
       List<String> volumeDirs) {
     String line() {
       return "kill after %-18s persisted at kill: %-18s (killed on seeing %s; restarted server read %s) steps: %s; after restart: first new step in %.1f s (lease takeover included), done in %.1f s; plugin: %d destructive calls, %d overlapping, %d volumes left"
-          .formatted(point, persistedAtKill, killSeen, restartRead, trajectory, restartToLeader.toMillis() / 1000.0,
-              restartToGone.toMillis() / 1000.0, destructiveCalls, overlaps, pluginVolumes.size());
+          .formatted(
+              point,
+              persistedAtKill,
+              killSeen,
+              restartRead,
+              trajectory,
+              restartToLeader.toMillis() / 1000.0,
+              restartToGone.toMillis() / 1000.0,
+              destructiveCalls,
+              overlaps,
+              pluginVolumes.size());
     }
   }
 
@@ -113,7 +142,8 @@ class VolumeCrashTest {
     // Short, for the Unix sockets (sun_path is 108 bytes).
     var root = Files.createTempDirectory(Path.of("/tmp"), "qmc");
     int parallel = Integer.getInteger("qm.crash.parallel", KillPoint.values().length);
-    var pool = Executors.newFixedThreadPool(parallel, Thread.ofPlatform().name("crash-", 0).factory());
+    var pool =
+        Executors.newFixedThreadPool(parallel, Thread.ofPlatform().name("crash-", 0).factory());
     try {
       var futures = new ArrayList<Future<Outcome>>();
       var only = System.getProperty("qm.crash.points", "");
@@ -130,18 +160,35 @@ class VolumeCrashTest {
       outcomes.forEach(o -> System.out.println(o.line()));
       for (var o : outcomes) {
         var what = "kill after " + o.point();
-        assertThat(o.trajectory()).as(what + ": every step, in order")
-            .containsSubsequence(Step.Created, Step.Taken, Step.Attached, Step.NodeDetached, Step.ControllerDetached,
-                Step.Free, Step.Deleting, Step.Deleted, Step.Gone);
-        assertThat(o.trajectory()).as(what + ": never backwards").isSortedAccordingTo(Comparator.naturalOrder());
+        assertThat(o.trajectory())
+            .as(what + ": every step, in order")
+            .containsSubsequence(
+                Step.Created,
+                Step.Taken,
+                Step.Attached,
+                Step.NodeDetached,
+                Step.ControllerDetached,
+                Step.Free,
+                Step.Deleting,
+                Step.Deleted,
+                Step.Gone);
+        assertThat(o.trajectory())
+            .as(what + ": never backwards")
+            .isSortedAccordingTo(Comparator.naturalOrder());
         assertThat(o.persistedAtKill().compareTo(o.point().step))
-            .as(what + ": the step persisted at the kill (killed on seeing " + o.killSeen() + "; the restarted server read "
-                + o.restartRead() + ")")
+            .as(
+                what
+                    + ": the step persisted at the kill (killed on seeing "
+                    + o.killSeen()
+                    + "; the restarted server read "
+                    + o.restartRead()
+                    + ")")
             .isGreaterThanOrEqualTo(0);
         assertThat(o.pluginVolumes()).as(what + ": volumes left in the plugin").isEmpty();
         assertThat(o.volumeDirs()).as(what + ": volume directories left").isEmpty();
         assertThat(o.overlaps()).as(what + ": overlapping destructive calls (I5)").isZero();
-        assertThat(o.destructiveCalls()).as(what + ": Create, Publish, Unpublish, Delete at least")
+        assertThat(o.destructiveCalls())
+            .as(what + ": Create, Publish, Unpublish, Delete at least")
             .isGreaterThanOrEqualTo(4);
       }
     } finally {
@@ -164,8 +211,10 @@ class VolumeCrashTest {
     private final AtomicBoolean killed = new AtomicBoolean();
     private volatile boolean claimSeen;
     private volatile long lastRevision;
+
     /** What made the test kill the server: the step, its revision and who saw it. */
     private volatile String killSeen = "";
+
     private volatile Process child;
     private volatile HttpApiClient api;
     private volatile WatchHandle watch;
@@ -180,22 +229,35 @@ class VolumeCrashTest {
 
     Outcome run() throws Exception {
       var sock = dir.resolve("csi.sock");
-      var config = HostpathConfig.of(NODE, dir.resolve("plugin")).withRoles(true, true)
-          .withOverlapDetection(false, LATENCY);
+      var config =
+          HostpathConfig.of(NODE, dir.resolve("plugin"))
+              .withRoles(true, true)
+              .withOverlapDetection(false, LATENCY);
       var plugin = HostpathServer.start(config, "unix://" + sock, Optional.empty());
       ScheduledExecutorService heartbeats = Executors.newSingleThreadScheduledExecutor();
       try {
-        var instance = new PluginInstance(PLUGIN, "unix://" + sock, "1", Set.of(PluginRole.Controller, PluginRole.Node),
-            true, "", NODE);
+        var instance =
+            new PluginInstance(
+                PLUGIN,
+                "unix://" + sock,
+                "1",
+                Set.of(PluginRole.Controller, PluginRole.Node),
+                true,
+                "",
+                NODE);
         start();
         var api = this.api;
         var since = Instant.now();
         var node = api.create(new Node(ObjectMeta.named(NODE), null, null));
         api.updateStatus(node.withStatus(nodeStatus(instance, since)));
-        // The agent's heartbeat: a new status.heartbeat every 2 s (NotReady after 40 s without one).
+        // The agent's heartbeat: a new status.heartbeat every 2 s (NotReady after 40 s without
+        // one).
         heartbeats.scheduleWithFixedDelay(() -> heartbeat(instance, since), 2, 2, TimeUnit.SECONDS);
-        api.create(new Volume(ObjectMeta.named(VOLUME), new VolumeSpec(PLUGIN, 1 << 20, AccessMode.SingleNodeWriter, Map.of()),
-            null));
+        api.create(
+            new Volume(
+                ObjectMeta.named(VOLUME),
+                new VolumeSpec(PLUGIN, 1 << 20, AccessMode.SingleNodeWriter, Map.of()),
+                null));
 
         Step persistedAtKill = null;
         Instant restartedAt = null;
@@ -206,18 +268,35 @@ class VolumeCrashTest {
         var deadline = Instant.now().plus(SCENARIO_BOUND);
         while (true) {
           if (Instant.now().isAfter(deadline)) {
-            throw new AssertionError("kill after " + point + ": not done within " + SCENARIO_BOUND + "; steps "
-                + snapshot() + "; last volume " + safeGet() + "; server log " + log + ":\n" + tail(log));
+            throw new AssertionError(
+                "kill after "
+                    + point
+                    + ": not done within "
+                    + SCENARIO_BOUND
+                    + "; steps "
+                    + snapshot()
+                    + "; last volume "
+                    + safeGet()
+                    + "; server log "
+                    + log
+                    + ":\n"
+                    + tail(log));
           }
           if (killed.get() && restartedAt == null) {
-            // Killed (by this loop or by the watch): a new server on the same data directory and port.
-            assertThat(child.waitFor(30, TimeUnit.SECONDS)).as("child exits after SIGKILL").isTrue();
+            // Killed (by this loop or by the watch): a new server on the same data directory and
+            // port.
+            assertThat(child.waitFor(30, TimeUnit.SECONDS))
+                .as("child exits after SIGKILL")
+                .isTrue();
             restartedAt = Instant.now();
             start();
-            // The new server waits for the dead one's lease: what it reads now is what was persisted.
+            // The new server waits for the dead one's lease: what it reads now is what was
+            // persisted.
             var read = this.api.get(Kinds.VOLUME, VOLUME);
             persistedAtKill = step(read);
-            restartRead = persistedAtKill + read.map(r -> " at revision " + r.metadata().revision()).orElse("");
+            restartRead =
+                persistedAtKill
+                    + read.map(r -> " at revision " + r.metadata().revision()).orElse("");
             stepAtRestart = persistedAtKill;
             continue;
           }
@@ -247,8 +326,18 @@ class VolumeCrashTest {
             switch (s) {
               case Created -> {
                 if (this.api.get(Kinds.TASK, TASK).isEmpty()) {
-                  this.api.create(new Task(ObjectMeta.named(TASK), new TaskSpec(Optional.of(NODE), List.of("true"),
-                      Map.of(), List.of(), List.of(VolumeUse.writer(VOLUME)), "exec", Optional.empty()), null));
+                  this.api.create(
+                      new Task(
+                          ObjectMeta.named(TASK),
+                          new TaskSpec(
+                              Optional.of(NODE),
+                              List.of("true"),
+                              Map.of(),
+                              List.of(),
+                              List.of(VolumeUse.writer(VOLUME)),
+                              "exec",
+                              Optional.empty()),
+                          null));
                 }
               }
               case Attached -> {
@@ -256,15 +345,31 @@ class VolumeCrashTest {
                 if (!t.status().phase().isFinished()) {
                   // The task ran and exited: the agent says so.
                   var st = t.status();
-                  this.api.updateStatus(t.withStatus(new TaskStatus(TaskPhase.Succeeded, "Completed", "exited 0",
-                      Optional.of(NODE), st.deviceCheck(), Optional.of(0), st.startedAt().or(() -> Optional.of(Instant.now())),
-                      Optional.of(Instant.now()), st.conditions())));
+                  this.api.updateStatus(
+                      t.withStatus(
+                          new TaskStatus(
+                              TaskPhase.Succeeded,
+                              "Completed",
+                              "exited 0",
+                              Optional.of(NODE),
+                              st.deviceCheck(),
+                              Optional.of(0),
+                              st.startedAt().or(() -> Optional.of(Instant.now())),
+                              Optional.of(Instant.now()),
+                              st.conditions())));
                 } else {
-                  // The agent unpublished and unstaged it: NodeDetached, compare-and-set on the volume.
-                  var claims = v.status().claims().stream()
-                      .map(c -> c.task().equals(TASK)
-                          ? VolumeClaimMachine.apply(c, new VolumeClaimEvent.NodeReleased()).orElse(c) : c)
-                      .toList();
+                  // The agent unpublished and unstaged it: NodeDetached, compare-and-set on the
+                  // volume.
+                  var claims =
+                      v.status().claims().stream()
+                          .map(
+                              c ->
+                                  c.task().equals(TASK)
+                                      ? VolumeClaimMachine.apply(
+                                              c, new VolumeClaimEvent.NodeReleased())
+                                          .orElse(c)
+                                      : c)
+                          .toList();
                   observe(this.api.updateStatus(v.withStatus(v.status().withClaims(claims))));
                 }
               }
@@ -279,7 +384,10 @@ class VolumeCrashTest {
           } catch (ApiException e) {
             // A conflict is a race with the controller (read again); a failed request, our own kill
             // landing before its answer did.
-            if (!e.is(Reason.Conflict) && !e.is(Reason.NotFound) && !e.is(Reason.AlreadyExists) && !killed.get()) {
+            if (!e.is(Reason.Conflict)
+                && !e.is(Reason.NotFound)
+                && !e.is(Reason.AlreadyExists)
+                && !killed.get()) {
               throw e;
             }
           } catch (RuntimeException e) {
@@ -295,16 +403,27 @@ class VolumeCrashTest {
         }
         // The watch's DELETED event arrives just after the GET that found the volume gone.
         awaitStep(Step.Gone);
-        var pluginVolumes = plugin.plugin().listVolumes(100, "").entries().stream()
-            .map(e -> e.volumeId() + " published to " + e.publishedNodeIds()).toList();
+        var pluginVolumes =
+            plugin.plugin().listVolumes(100, "").entries().stream()
+                .map(e -> e.volumeId() + " published to " + e.publishedNodeIds())
+                .toList();
         List<String> dirs;
         try (var files = Files.list(config.stateDir().resolve("volumes"))) {
           dirs = files.map(p -> p.getFileName().toString()).toList();
         }
         var stats = plugin.plugin().overlapStats();
-        return new Outcome(point, persistedAtKill, killSeen, restartRead, snapshot(),
-            Duration.between(restartedAt, leaderAt == null ? gone : leaderAt), Duration.between(restartedAt, gone),
-            stats.destructiveCalls(), stats.overlaps(), pluginVolumes, dirs);
+        return new Outcome(
+            point,
+            persistedAtKill,
+            killSeen,
+            restartRead,
+            snapshot(),
+            Duration.between(restartedAt, leaderAt == null ? gone : leaderAt),
+            Duration.between(restartedAt, gone),
+            stats.destructiveCalls(),
+            stats.overlaps(),
+            pluginVolumes,
+            dirs);
       } finally {
         heartbeats.shutdownNow();
         stop();
@@ -317,9 +436,14 @@ class VolumeCrashTest {
       var s = step(v);
       if (s.compareTo(point.step) >= 0 && killed.compareAndSet(false, true)) {
         child.toHandle().destroyForcibly();
-        // The scenario's own loop runs on the pool's "crash-" threads; everything else is the watch.
-        killSeen = s + " at revision " + v.metadata().revision() + " by "
-            + (Thread.currentThread().getName().startsWith("crash-") ? "a read" : "the watch");
+        // The scenario's own loop runs on the pool's "crash-" threads; everything else is the
+        // watch.
+        killSeen =
+            s
+                + " at revision "
+                + v.metadata().revision()
+                + " by "
+                + (Thread.currentThread().getName().startsWith("crash-") ? "a read" : "the watch");
       }
       return s;
     }
@@ -350,18 +474,35 @@ class VolumeCrashTest {
       };
     }
 
-    /** Starts a server on the data directory and waits until it answers; opens the client and the watch. */
+    /**
+     * Starts a server on the data directory and waits until it answers; opens the client and the
+     * watch.
+     */
     private void start() throws Exception {
       var old = this.api;
       if (old != null) {
         old.close();
       }
       var java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-      var command = List.of(java, "--enable-native-access=ALL-UNNAMED", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-          "-Xmx256m", "-cp", System.getProperty("java.class.path"), Main.class.getName(),
-          "server", "--data", data.toString(), "--listen", "127.0.0.1:" + port);
-      var pb = new ProcessBuilder(command).redirectErrorStream(true)
-          .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+      var command =
+          List.of(
+              java,
+              "--enable-native-access=ALL-UNNAMED",
+              "-XX:TieredStopAtLevel=1",
+              "-XX:+UseSerialGC",
+              "-Xmx256m",
+              "-cp",
+              System.getProperty("java.class.path"),
+              Main.class.getName(),
+              "server",
+              "--data",
+              data.toString(),
+              "--listen",
+              "127.0.0.1:" + port);
+      var pb =
+          new ProcessBuilder(command)
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
       // Its client config goes here, not into the user's ~/.config.
       pb.environment().put("XDG_CONFIG_HOME", dir.resolve("config").toString());
       if (Boolean.getBoolean("qm.crash.trace")) {
@@ -372,13 +513,17 @@ class VolumeCrashTest {
       var deadline = Instant.now().plus(Duration.ofSeconds(60));
       while (true) {
         if (!child.isAlive()) {
-          throw new AssertionError("qm server exited " + child.exitValue() + " at start; " + log + ":\n" + tail(log));
+          throw new AssertionError(
+              "qm server exited " + child.exitValue() + " at start; " + log + ":\n" + tail(log));
         }
         if (Instant.now().isAfter(deadline)) {
-          throw new AssertionError("qm server did not answer within 60 s; " + log + ":\n" + tail(log));
+          throw new AssertionError(
+              "qm server did not answer within 60 s; " + log + ":\n" + tail(log));
         }
         if (Files.exists(token)) {
-          var client = new HttpApiClient(URI.create("http://127.0.0.1:" + port), Files.readString(token).trim());
+          var client =
+              new HttpApiClient(
+                  URI.create("http://127.0.0.1:" + port), Files.readString(token).trim());
           try {
             client.list(Kinds.VOLUME);
             api = client;
@@ -393,31 +538,44 @@ class VolumeCrashTest {
           // look again
         }
       }
-      watch = api.watch(Kinds.VOLUME, lastRevision, new WatchHandler<Volume>() {
-        @Override
-        public void onEvent(WatchEvent<Volume> e) {
-          if (!e.object().metadata().name().equals(VOLUME)) {
-            return;
-          }
-          lastRevision = e.revision();
-          var s = e.type() == WatchEvent.Type.DELETED ? Step.Gone : observe(e.object());
-          synchronized (trajectory) {
-            if (trajectory.isEmpty() || trajectory.getLast() != s) {
-              trajectory.add(s);
-              if (Boolean.getBoolean("qm.crash.trace")) {
-                System.out.println(Instant.now() + " " + point + " rev " + e.revision() + " " + s + " " + e.object().status());
-              }
-            }
-          }
-          changes.offer(true);
-        }
+      watch =
+          api.watch(
+              Kinds.VOLUME,
+              lastRevision,
+              new WatchHandler<Volume>() {
+                @Override
+                public void onEvent(WatchEvent<Volume> e) {
+                  if (!e.object().metadata().name().equals(VOLUME)) {
+                    return;
+                  }
+                  lastRevision = e.revision();
+                  var s = e.type() == WatchEvent.Type.DELETED ? Step.Gone : observe(e.object());
+                  synchronized (trajectory) {
+                    if (trajectory.isEmpty() || trajectory.getLast() != s) {
+                      trajectory.add(s);
+                      if (Boolean.getBoolean("qm.crash.trace")) {
+                        System.out.println(
+                            Instant.now()
+                                + " "
+                                + point
+                                + " rev "
+                                + e.revision()
+                                + " "
+                                + s
+                                + " "
+                                + e.object().status());
+                      }
+                    }
+                  }
+                  changes.offer(true);
+                }
 
-        @Override
-        public void onGone(long compactedRevision) {
-          trajectory.add(Step.Pending); // fails the order check: history was lost
-          changes.offer(true);
-        }
-      });
+                @Override
+                public void onGone(long compactedRevision) {
+                  trajectory.add(Step.Pending); // fails the order check: history was lost
+                  changes.offer(true);
+                }
+              });
     }
 
     private void stop() {
@@ -451,10 +609,22 @@ class VolumeCrashTest {
     }
 
     private static NodeStatus nodeStatus(PluginInstance instance, Instant since) {
-      var conditions = List.of(
-          new Condition("AgentReady", Condition.Status.True, "Heartbeat", "test agent", Optional.of(since)),
-          new Condition("DevicesReady", Condition.Status.True, "AllPresent", "no devices", Optional.of(since)));
-      return new NodeStatus(conditions, Optional.of(Instant.now()), "boot-1", "test", List.of(), List.of(instance));
+      var conditions =
+          List.of(
+              new Condition(
+                  "AgentReady",
+                  Condition.Status.True,
+                  "Heartbeat",
+                  "test agent",
+                  Optional.of(since)),
+              new Condition(
+                  "DevicesReady",
+                  Condition.Status.True,
+                  "AllPresent",
+                  "no devices",
+                  Optional.of(since)));
+      return new NodeStatus(
+          conditions, Optional.of(Instant.now()), "boot-1", "test", List.of(), List.of(instance));
     }
 
     /**

@@ -16,34 +16,43 @@ public record WatchedChange(long revision, ApiObject object, boolean deleted) {
    * Records every change of {@code kind} after {@code from} into {@code into} (synchronized on it);
    * a compacted history fails the test, since changes would be missed.
    */
-  public static <T extends ApiObject> WatchHandle record(ApiClient api, Kind<T> kind, long from, List<WatchedChange> into) {
+  public static <T extends ApiObject> WatchHandle record(
+      ApiClient api, Kind<T> kind, long from, List<WatchedChange> into) {
     return record(api, kind, from, into, new AtomicLong(-1));
   }
 
   /**
    * As above; {@code caughtUp} is set to the revision the watch's replay reached once it has (every
-   * change of {@code kind} up to it is then in {@code into}): what a test reading back a history waits
-   * for, kind by kind, since one kind's watch may lag behind another's.
+   * change of {@code kind} up to it is then in {@code into}): what a test reading back a history
+   * waits for, kind by kind, since one kind's watch may lag behind another's.
    */
-  public static <T extends ApiObject> WatchHandle record(ApiClient api, Kind<T> kind, long from, List<WatchedChange> into,
-      AtomicLong caughtUp) {
-    return api.watch(kind, from, new WatchHandler<T>() {
-      @Override
-      public void onEvent(WatchEvent<T> e) {
-        synchronized (into) {
-          into.add(new WatchedChange(e.revision(), e.object(), e.type() == WatchEvent.Type.DELETED));
-        }
-      }
+  public static <T extends ApiObject> WatchHandle record(
+      ApiClient api, Kind<T> kind, long from, List<WatchedChange> into, AtomicLong caughtUp) {
+    return api.watch(
+        kind,
+        from,
+        new WatchHandler<T>() {
+          @Override
+          public void onEvent(WatchEvent<T> e) {
+            synchronized (into) {
+              into.add(
+                  new WatchedChange(e.revision(), e.object(), e.type() == WatchEvent.Type.DELETED));
+            }
+          }
 
-      @Override
-      public void onCaughtUp(long revision) {
-        caughtUp.set(revision);
-      }
+          @Override
+          public void onCaughtUp(long revision) {
+            caughtUp.set(revision);
+          }
 
-      @Override
-      public void onGone(long compactedRevision) {
-        throw new AssertionError(kind.plural() + " watch compacted at " + compactedRevision + ": changes were missed");
-      }
-    });
+          @Override
+          public void onGone(long compactedRevision) {
+            throw new AssertionError(
+                kind.plural()
+                    + " watch compacted at "
+                    + compactedRevision
+                    + ": changes were missed");
+          }
+        });
   }
 }

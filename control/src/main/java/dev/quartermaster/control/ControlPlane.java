@@ -4,11 +4,11 @@ import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.event.EventLog;
 import dev.quartermaster.control.allocator.Allocator;
 import dev.quartermaster.control.allocator.AllocatorKey;
-import dev.quartermaster.control.events.EventExpiry;
 import dev.quartermaster.control.cluster.ControlLoop;
 import dev.quartermaster.control.cluster.ControllerMetrics;
 import dev.quartermaster.control.cluster.Informers;
 import dev.quartermaster.control.domain.ComputeDomainController;
+import dev.quartermaster.control.events.EventExpiry;
 import dev.quartermaster.control.leader.FencedApiClient;
 import dev.quartermaster.control.leader.LeaderConfig;
 import dev.quartermaster.control.leader.LeaderElector;
@@ -21,9 +21,9 @@ import dev.quartermaster.control.workload.RestartBackoff;
 import dev.quartermaster.control.workload.TaskController;
 import dev.quartermaster.control.workload.WorkloadController;
 import dev.quartermaster.core.env.Env;
+import dev.quartermaster.core.lease.LeaseSlot;
 import dev.quartermaster.core.serial.KeyedSerializer;
 import dev.quartermaster.core.serial.Serializer;
-import dev.quartermaster.core.lease.LeaseSlot;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -34,8 +34,8 @@ import org.slf4j.LoggerFactory;
  * Every controller, wired for production: shared informers (which run whether or not this instance
  * leads, so a new leader starts warm), one work queue and set of workers per controller, and leader
  * election. Controllers write through a {@link FencedApiClient}; their workers run only while this
- * instance leads. On becoming leader every cached object is re-enqueued, since the previous leader's
- * work is ours now.
+ * instance leads. On becoming leader every cached object is re-enqueued, since the previous
+ * leader's work is ours now.
  */
 public final class ControlPlane implements AutoCloseable {
 
@@ -45,19 +45,27 @@ public final class ControlPlane implements AutoCloseable {
    * @param heartbeatGrace how long a node may be silent before it is NotReady
    * @param metrics told about every reconcile of every controller
    */
-  public record Options(String identity, LeaderConfig leader, Duration expectationBound, Duration heartbeatGrace,
+  public record Options(
+      String identity,
+      LeaderConfig leader,
+      Duration expectationBound,
+      Duration heartbeatGrace,
       ControllerMetrics metrics) {
     public Options {
       Objects.requireNonNull(metrics, "metrics");
     }
 
     /** Without metrics, as the simulation and the benches run. */
-    public Options(String identity, LeaderConfig leader, Duration expectationBound, Duration heartbeatGrace) {
+    public Options(
+        String identity, LeaderConfig leader, Duration expectationBound, Duration heartbeatGrace) {
       this(identity, leader, expectationBound, heartbeatGrace, ControllerMetrics.NONE);
     }
 
     public static Options defaults(String identity) {
-      return new Options(identity, LeaderConfig.DEFAULTS, WorkloadController.DEFAULT_EXPECTATION_BOUND,
+      return new Options(
+          identity,
+          LeaderConfig.DEFAULTS,
+          WorkloadController.DEFAULT_EXPECTATION_BOUND,
           NodeLifecycle.DEFAULT_GRACE);
     }
 
@@ -86,38 +94,66 @@ public final class ControlPlane implements AutoCloseable {
   private final EventLog events;
   private final EventExpiry expiry;
 
-  private ControlPlane(ApiClient api, LeaseSlot leases, Env env, Options options, PluginConnector plugins,
+  private ControlPlane(
+      ApiClient api,
+      LeaseSlot leases,
+      Env env,
+      Options options,
+      PluginConnector plugins,
       Serializer<String> volumeCalls) {
-    this.elector = new LeaderElector(leases, env, options.identity(), options.leader(), new LeaderElector.Callbacks() {
-      @Override
-      public void startedLeading(Term term) {
-        lead(term);
-      }
+    this.elector =
+        new LeaderElector(
+            leases,
+            env,
+            options.identity(),
+            options.leader(),
+            new LeaderElector.Callbacks() {
+              @Override
+              public void startedLeading(Term term) {
+                lead(term);
+              }
 
-      @Override
-      public void stoppedLeading() {
-        follow();
-      }
-    });
+              @Override
+              public void stoppedLeading() {
+                follow();
+              }
+            });
     this.fenced = new FencedApiClient(api, elector);
     this.informers = new Informers(env, api);
     this.events = new EventLog(fenced, env::now, env::schedule);
     this.expiry = new EventExpiry(env, fenced, EventExpiry.TTL);
     this.allocator = new Allocator(env, fenced, informers, events.recorder("allocator"));
-    this.workloads = new WorkloadController(env, fenced, informers, options.expectationBound(), RestartBackoff.DEFAULT,
-        events.recorder("workloads"));
+    this.workloads =
+        new WorkloadController(
+            env,
+            fenced,
+            informers,
+            options.expectationBound(),
+            RestartBackoff.DEFAULT,
+            events.recorder("workloads"));
     this.tasks = new TaskController(env, fenced, informers);
     this.scheduler = new TaskScheduler(env, fenced, informers, events.recorder("scheduler"));
-    this.nodes = new NodeLifecycle(env, fenced, informers, options.heartbeatGrace(), events.recorder("node-lifecycle"));
+    this.nodes =
+        new NodeLifecycle(
+            env, fenced, informers, options.heartbeatGrace(), events.recorder("node-lifecycle"));
     this.volumes = new VolumeController(env, fenced, informers, plugins, volumeCalls);
     this.domains = new ComputeDomainController(env, fenced, informers);
-    this.loops = List.of(allocator.loop(), workloads.loop(), tasks.loop(), scheduler.loop(), nodes.loop(),
-        volumes.loop(), domains.loop());
+    this.loops =
+        List.of(
+            allocator.loop(),
+            workloads.loop(),
+            tasks.loop(),
+            scheduler.loop(),
+            nodes.loop(),
+            volumes.loop(),
+            domains.loop());
     // Before anything starts, so the first reconcile is counted too.
     loops.forEach(loop -> loop.observeWith(options.metrics()));
   }
 
-  /** Builds and starts the control plane with no way to reach CSI plugins (volumes stay Pending). */
+  /**
+   * Builds and starts the control plane with no way to reach CSI plugins (volumes stay Pending).
+   */
   public static ControlPlane start(ApiClient api, LeaseSlot leases, Env env, Options options) {
     return start(api, leases, env, options, PluginConnector.NONE);
   }
@@ -127,12 +163,21 @@ public final class ControlPlane implements AutoCloseable {
    *
    * @param plugins how the volume controller reaches CSI plugins' controller services
    */
-  public static ControlPlane start(ApiClient api, LeaseSlot leases, Env env, Options options, PluginConnector plugins) {
+  public static ControlPlane start(
+      ApiClient api, LeaseSlot leases, Env env, Options options, PluginConnector plugins) {
     return start(api, leases, env, options, plugins, new KeyedSerializer<>(env));
   }
 
-  /** As above, with the volume controller's serializer of destructive calls given (the simulation's naive variants). */
-  public static ControlPlane start(ApiClient api, LeaseSlot leases, Env env, Options options, PluginConnector plugins,
+  /**
+   * As above, with the volume controller's serializer of destructive calls given (the simulation's
+   * naive variants).
+   */
+  public static ControlPlane start(
+      ApiClient api,
+      LeaseSlot leases,
+      Env env,
+      Options options,
+      PluginConnector plugins,
       Serializer<String> volumeCalls) {
     Objects.requireNonNull(api, "api");
     Objects.requireNonNull(leases, "leases");
@@ -144,22 +189,37 @@ public final class ControlPlane implements AutoCloseable {
   }
 
   private void lead(Term term) {
-    LOG.info("{}: controllers starting (epoch {}, writes fenced at revision {} of {}{})", elector.identity(), term.epoch(),
-        term.fenceRevision(), term.fenceKey(), fenced.fencesInStore() ? "" : "; this client cannot fence in the store");
+    LOG.info(
+        "{}: controllers starting (epoch {}, writes fenced at revision {} of {}{})",
+        elector.identity(),
+        term.epoch(),
+        term.fenceRevision(),
+        term.fenceKey(),
+        fenced.fencesInStore() ? "" : "; this client cannot fence in the store");
     fenced.beginTerm(term);
     tasks.startLeading(term.fenceRevision());
     long epoch = term.epoch();
     // Everything the last leader may have left half done.
-    informers.tasks().cache().keys().forEach(k -> {
-      allocator.enqueue(AllocatorKey.task(k));
-      tasks.loop().enqueue(k);
-      scheduler.loop().enqueue(k);
-    });
+    informers
+        .tasks()
+        .cache()
+        .keys()
+        .forEach(
+            k -> {
+              allocator.enqueue(AllocatorKey.task(k));
+              tasks.loop().enqueue(k);
+              scheduler.loop().enqueue(k);
+            });
     informers.claims().cache().keys().forEach(k -> allocator.enqueue(AllocatorKey.claim(k)));
-    informers.nodes().cache().keys().forEach(k -> {
-      allocator.enqueue(AllocatorKey.node(k));
-      nodes.loop().enqueue(k);
-    });
+    informers
+        .nodes()
+        .cache()
+        .keys()
+        .forEach(
+            k -> {
+              allocator.enqueue(AllocatorKey.node(k));
+              nodes.loop().enqueue(k);
+            });
     informers.workloads().cache().keys().forEach(workloads.loop()::enqueue);
     volumes.startLeading(epoch);
     informers.volumes().cache().keys().forEach(volumes.loop()::enqueue);

@@ -41,14 +41,24 @@ sealed interface ApiPath {
   static ApiPath parse(String rawPath) {
     var segments = rawPath.substring(HttpWire.API_PREFIX.length()).split("/", -1);
     var plural = decode(segments[0], "kind");
-    var kind = Kinds.byPlural(plural).orElseThrow(() -> ErrorResponses.notFound(
-        "unknown kind '" + plural + "'; the API serves " + Kinds.ALL.stream().map(Kind::plural).collect(Collectors.joining(", "))));
+    var kind =
+        Kinds.byPlural(plural)
+            .orElseThrow(
+                () ->
+                    ErrorResponses.notFound(
+                        "unknown kind '"
+                            + plural
+                            + "'; the API serves "
+                            + Kinds.ALL.stream()
+                                .map(Kind::plural)
+                                .collect(Collectors.joining(", "))));
     return switch (segments.length) {
       case 1 -> new Collection(kind);
       case 2 -> new Item(kind, name(segments[1]));
       case 3 -> {
         if (!segments[2].equals(HttpWire.STATUS_SUFFIX)) {
-          throw ErrorResponses.notFound("no such path " + rawPath + "; the only sub-resource is /status");
+          throw ErrorResponses.notFound(
+              "no such path " + rawPath + "; the only sub-resource is /status");
         }
         yield new Status(kind, name(segments[1]));
       }
@@ -59,7 +69,8 @@ sealed interface ApiPath {
   private static String name(String rawSegment) {
     var name = decode(rawSegment, "metadata.name");
     if (!Names.isDnsLabel(name)) {
-      throw ApiException.invalid("name '" + name + "'", List.of(new Violation("metadata.name", Names.DNS_LABEL_RULE)));
+      throw ApiException.invalid(
+          "name '" + name + "'", List.of(new Violation("metadata.name", Names.DNS_LABEL_RULE)));
     }
     return name;
   }

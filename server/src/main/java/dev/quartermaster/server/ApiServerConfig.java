@@ -1,7 +1,5 @@
 package dev.quartermaster.server;
 
-import dev.quartermaster.server.http.ConnectionSettings;
-
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.env.SystemEnv;
@@ -9,6 +7,7 @@ import dev.quartermaster.server.auth.AccessRule;
 import dev.quartermaster.server.auth.Authenticator;
 import dev.quartermaster.server.auth.NodeScopedAccess;
 import dev.quartermaster.server.auth.NodeTokens;
+import dev.quartermaster.server.http.ConnectionSettings;
 import dev.quartermaster.server.tls.ServerCertificates;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.nio.file.Path;
@@ -19,7 +18,8 @@ import java.util.function.LongSupplier;
 /**
  * What {@link ApiServer#start} needs. Start from {@link #of} and change what differs.
  *
- * @param host the address to listen on; {@code 127.0.0.1} by default, so nothing is exposed by accident
+ * @param host the address to listen on; {@code 127.0.0.1} by default, so nothing is exposed by
+ *     accident
  * @param port the port; 0 picks a free one (tests)
  * @param dataDir where {@code admin.token} lives
  * @param maxBodyBytes the largest request body accepted; larger ones get 413 unread
@@ -53,8 +53,13 @@ public record ApiServerConfig(
 
   public static final String DEFAULT_HOST = "127.0.0.1";
   public static final int DEFAULT_PORT = 7480;
-  /** 1 MiB: below etcd's 1.5 MiB per request, so that an object the API accepts always fits one etcd write. */
+
+  /**
+   * 1 MiB: below etcd's 1.5 MiB per request, so that an object the API accepts always fits one etcd
+   * write.
+   */
   public static final long DEFAULT_MAX_BODY_BYTES = 1L << 20;
+
   /** Bodies are read into one array, so the limit must stay well inside an array's size. */
   public static final long MAX_BODY_LIMIT = 1L << 30;
 
@@ -75,58 +80,227 @@ public record ApiServerConfig(
       throw new IllegalArgumentException("port must be 0..65535, got " + port);
     }
     if (maxBodyBytes < 1 || maxBodyBytes > MAX_BODY_LIMIT) {
-      throw new IllegalArgumentException("maxBodyBytes must be 1.." + MAX_BODY_LIMIT + ", got " + maxBodyBytes);
+      throw new IllegalArgumentException(
+          "maxBodyBytes must be 1.." + MAX_BODY_LIMIT + ", got " + maxBodyBytes);
     }
   }
 
-  /** Defaults: localhost:7080, 1 MiB bodies, the system clock, admin token only, node-scoped access. */
+  /**
+   * Defaults: localhost:7080, 1 MiB bodies, the system clock, admin token only, node-scoped access.
+   */
   public static ApiServerConfig of(ApiClient api, Path dataDir) {
-    return new ApiServerConfig(DEFAULT_HOST, DEFAULT_PORT, dataDir, DEFAULT_MAX_BODY_BYTES, api, new SystemEnv(),
-        WatchSettings.DEFAULTS, ConnectionSettings.DEFAULTS, Optional.empty(), new NodeScopedAccess(), Optional.empty(), Optional.empty(),
-        Optional.empty(), Optional.empty());
+    return new ApiServerConfig(
+        DEFAULT_HOST,
+        DEFAULT_PORT,
+        dataDir,
+        DEFAULT_MAX_BODY_BYTES,
+        api,
+        new SystemEnv(),
+        WatchSettings.DEFAULTS,
+        ConnectionSettings.DEFAULTS,
+        Optional.empty(),
+        new NodeScopedAccess(),
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty());
   }
 
   public ApiServerConfig withListen(String h, int p) {
-    return new ApiServerConfig(h, p, dataDir, maxBodyBytes, api, env, watch, connections, authenticator, accessRule, storeRevision, meterRegistry, nodeTokens, tls);
+    return new ApiServerConfig(
+        h,
+        p,
+        dataDir,
+        maxBodyBytes,
+        api,
+        env,
+        watch,
+        connections,
+        authenticator,
+        accessRule,
+        storeRevision,
+        meterRegistry,
+        nodeTokens,
+        tls);
   }
 
   public ApiServerConfig withMaxBodyBytes(long limit) {
-    return new ApiServerConfig(host, port, dataDir, limit, api, env, watch, connections, authenticator, accessRule, storeRevision, meterRegistry, nodeTokens, tls);
+    return new ApiServerConfig(
+        host,
+        port,
+        dataDir,
+        limit,
+        api,
+        env,
+        watch,
+        connections,
+        authenticator,
+        accessRule,
+        storeRevision,
+        meterRegistry,
+        nodeTokens,
+        tls);
   }
 
   public ApiServerConfig withEnv(Env e) {
-    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, e, watch, connections, authenticator, accessRule, storeRevision, meterRegistry, nodeTokens, tls);
+    return new ApiServerConfig(
+        host,
+        port,
+        dataDir,
+        maxBodyBytes,
+        api,
+        e,
+        watch,
+        connections,
+        authenticator,
+        accessRule,
+        storeRevision,
+        meterRegistry,
+        nodeTokens,
+        tls);
   }
 
   public ApiServerConfig withWatch(WatchSettings w) {
-    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, w, connections, authenticator, accessRule, storeRevision, meterRegistry, nodeTokens, tls);
+    return new ApiServerConfig(
+        host,
+        port,
+        dataDir,
+        maxBodyBytes,
+        api,
+        env,
+        w,
+        connections,
+        authenticator,
+        accessRule,
+        storeRevision,
+        meterRegistry,
+        nodeTokens,
+        tls);
   }
 
   public ApiServerConfig withAuthenticator(Authenticator a) {
-    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, watch, connections, Optional.of(a), accessRule, storeRevision, meterRegistry, nodeTokens, tls);
+    return new ApiServerConfig(
+        host,
+        port,
+        dataDir,
+        maxBodyBytes,
+        api,
+        env,
+        watch,
+        connections,
+        Optional.of(a),
+        accessRule,
+        storeRevision,
+        meterRegistry,
+        nodeTokens,
+        tls);
   }
 
   public ApiServerConfig withAccessRule(AccessRule r) {
-    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, watch, connections, authenticator, r, storeRevision, meterRegistry, nodeTokens, tls);
+    return new ApiServerConfig(
+        host,
+        port,
+        dataDir,
+        maxBodyBytes,
+        api,
+        env,
+        watch,
+        connections,
+        authenticator,
+        r,
+        storeRevision,
+        meterRegistry,
+        nodeTokens,
+        tls);
   }
 
   public ApiServerConfig withStoreRevision(LongSupplier s) {
-    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, watch, connections, authenticator, accessRule, Optional.of(s), meterRegistry, nodeTokens, tls);
+    return new ApiServerConfig(
+        host,
+        port,
+        dataDir,
+        maxBodyBytes,
+        api,
+        env,
+        watch,
+        connections,
+        authenticator,
+        accessRule,
+        Optional.of(s),
+        meterRegistry,
+        nodeTokens,
+        tls);
   }
 
   public ApiServerConfig withMeterRegistry(PrometheusMeterRegistry r) {
-    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, watch, connections, authenticator, accessRule, storeRevision, Optional.of(r), nodeTokens, tls);
+    return new ApiServerConfig(
+        host,
+        port,
+        dataDir,
+        maxBodyBytes,
+        api,
+        env,
+        watch,
+        connections,
+        authenticator,
+        accessRule,
+        storeRevision,
+        Optional.of(r),
+        nodeTokens,
+        tls);
   }
 
   public ApiServerConfig withNodeTokens(NodeTokens t) {
-    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, watch, connections, authenticator, accessRule, storeRevision, meterRegistry, Optional.of(t), tls);
+    return new ApiServerConfig(
+        host,
+        port,
+        dataDir,
+        maxBodyBytes,
+        api,
+        env,
+        watch,
+        connections,
+        authenticator,
+        accessRule,
+        storeRevision,
+        meterRegistry,
+        Optional.of(t),
+        tls);
   }
 
   public ApiServerConfig withTls(ServerCertificates.Material m) {
-    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, watch, connections, authenticator, accessRule, storeRevision, meterRegistry, nodeTokens, Optional.of(m));
+    return new ApiServerConfig(
+        host,
+        port,
+        dataDir,
+        maxBodyBytes,
+        api,
+        env,
+        watch,
+        connections,
+        authenticator,
+        accessRule,
+        storeRevision,
+        meterRegistry,
+        nodeTokens,
+        Optional.of(m));
   }
 
   public ApiServerConfig withConnections(ConnectionSettings c) {
-    return new ApiServerConfig(host, port, dataDir, maxBodyBytes, api, env, watch, c, authenticator, accessRule, storeRevision, meterRegistry, nodeTokens, tls);
+    return new ApiServerConfig(
+        host,
+        port,
+        dataDir,
+        maxBodyBytes,
+        api,
+        env,
+        watch,
+        c,
+        authenticator,
+        accessRule,
+        storeRevision,
+        meterRegistry,
+        nodeTokens,
+        tls);
   }
 }

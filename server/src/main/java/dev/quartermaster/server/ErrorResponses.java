@@ -11,9 +11,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Every failure becomes an {@link ApiError} body with its code as the HTTP status. An {@link
  * ApiException} is sent exactly as raised; a store failure is a 503 (a corrupt stored value a 500
- * naming its key, as retrying cannot help) and a write over the store's limits a 413; anything
- * else is a bug, logged with its stack trace and answered with a generic 500 that names the
- * request, so nothing internal leaks to the client.
+ * naming its key, as retrying cannot help) and a write over the store's limits a 413; anything else
+ * is a bug, logged with its stack trace and answered with a generic 500 that names the request, so
+ * nothing internal leaks to the client.
  */
 final class ErrorResponses {
   private static final Logger log = LoggerFactory.getLogger(ErrorResponses.class);
@@ -25,22 +25,38 @@ final class ErrorResponses {
       return api.error();
     }
     if (failure instanceof dev.quartermaster.store.StoreLimitException limit) {
-      log.warn("event=store_limit request={} method={} path={} cause='{}'", requestId, method, path, limit.getMessage());
-      return ApiError.of(Reason.PayloadTooLarge, "the store refuses this write: " + limit.getMessage());
+      log.warn(
+          "event=store_limit request={} method={} path={} cause='{}'",
+          requestId,
+          method,
+          path,
+          limit.getMessage());
+      return ApiError.of(
+          Reason.PayloadTooLarge, "the store refuses this write: " + limit.getMessage());
     }
     if (failure instanceof dev.quartermaster.store.CorruptValueException corrupt) {
-      // Not unavailable (a retry reads the same bytes) and never a guess at the object: a 500 naming the key.
-      log.error("event=store_corrupt_value request={} method={} path={} key='{}' revision={} cause='{}'", requestId,
-          method, path, corrupt.key(), corrupt.revision(), corrupt.getMessage());
-      return ApiError.of(Reason.Internal, "the store holds a corrupt value: " + corrupt.getMessage());
+      // Not unavailable (a retry reads the same bytes) and never a guess at the object: a 500
+      // naming the key.
+      log.error(
+          "event=store_corrupt_value request={} method={} path={} key='{}' revision={} cause='{}'",
+          requestId,
+          method,
+          path,
+          corrupt.key(),
+          corrupt.revision(),
+          corrupt.getMessage());
+      return ApiError.of(
+          Reason.Internal, "the store holds a corrupt value: " + corrupt.getMessage());
     }
     if (failure instanceof dev.quartermaster.store.StoreException store) {
       // The store is closed or its disk failed: say so, the client may retry elsewhere or later.
       log.error("event=store_error request={} method={} path={}", requestId, method, path, failure);
       return ApiError.of(Reason.Unavailable, "the store is unavailable: " + store.getMessage());
     }
-    log.error("event=internal_error request={} method={} path={}", requestId, method, path, failure);
-    return ApiError.of(Reason.Internal, "internal error; the server log has the details of request " + requestId);
+    log.error(
+        "event=internal_error request={} method={} path={}", requestId, method, path, failure);
+    return ApiError.of(
+        Reason.Internal, "internal error; the server log has the details of request " + requestId);
   }
 
   static Reply reply(ApiError uncapped) {
@@ -49,7 +65,8 @@ final class ErrorResponses {
     var reply = Reply.json(status, error);
     return switch (error.reason()) {
       case Unauthorized -> reply.withHeader("WWW-Authenticate", "Bearer realm=\"quartermaster\"");
-      case PayloadTooLarge -> reply.withHeader("Connection", "close"); // a body past the drain cap was not read
+      case PayloadTooLarge ->
+          reply.withHeader("Connection", "close"); // a body past the drain cap was not read
       default -> reply;
     };
   }
@@ -59,8 +76,12 @@ final class ErrorResponses {
   }
 
   static ApiException methodNotAllowed(String method, String path, String allowed) {
-    return new ApiException(new ApiError(405, Reason.MethodNotAllowed,
-        method + " is not allowed on " + path + "; allowed: " + allowed, List.of()));
+    return new ApiException(
+        new ApiError(
+            405,
+            Reason.MethodNotAllowed,
+            method + " is not allowed on " + path + "; allowed: " + allowed,
+            List.of()));
   }
 
   static ApiException unauthorized(String message) {

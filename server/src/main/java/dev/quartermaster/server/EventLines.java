@@ -19,8 +19,8 @@ import java.util.concurrent.atomic.LongAdder;
  * (a selector turns one revision's {@code MODIFIED} into {@code ADDED} or {@code DELETED} for some
  * streams). When a slot held one line, the claims of one batch pushed each other out and each of a
  * thousand streams encoded most of them again. A hit must also have an equal object; the registry
- * hands every watch the same object, so the check is an identity comparison. Only a stream more than
- * {@value #SLOTS} transactions behind encodes again, and nothing costs more than an encode.
+ * hands every watch the same object, so the check is an identity comparison. Only a stream more
+ * than {@value #SLOTS} transactions behind encodes again, and nothing costs more than an encode.
  */
 final class EventLines {
   private static final int SLOTS = 1024; // a power of two
@@ -30,7 +30,10 @@ final class EventLines {
 
   private record Key(WatchEvent.Type type, String kind, String name) {}
 
-  /** The line for {@code event}: {@code {"type":..,"object":..}} and a newline. Callers must not change it. */
+  /**
+   * The line for {@code event}: {@code {"type":..,"object":..}} and a newline. Callers must not
+   * change it.
+   */
   byte[] line(WatchEvent<?> event) {
     var key = new Key(event.type(), event.object().kind().name(), event.object().metadata().name());
     var lines = recent.at(event.revision());
@@ -38,7 +41,10 @@ final class EventLines {
     if (seen == null || !seen.holds(event)) {
       var fresh = new Entry(event.type(), event.object());
       // Another stream may have put this very event first: then its entry is the one to share.
-      seen = seen == null ? lines.putIfAbsent(key, fresh) : (lines.replace(key, seen, fresh) ? null : lines.get(key));
+      seen =
+          seen == null
+              ? lines.putIfAbsent(key, fresh)
+              : (lines.replace(key, seen, fresh) ? null : lines.get(key));
       if (seen == null || !seen.holds(event)) {
         seen = fresh;
       }
@@ -46,7 +52,10 @@ final class EventLines {
     return seen.bytes();
   }
 
-  /** How many lines were actually encoded; tests use it to check that fan-out encodes once per event. */
+  /**
+   * How many lines were actually encoded; tests use it to check that fan-out encodes once per
+   * event.
+   */
   long encodes() {
     return encodes.sum();
   }

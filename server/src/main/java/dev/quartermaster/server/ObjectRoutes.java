@@ -38,7 +38,8 @@ final class ObjectRoutes {
 
   <T extends ApiObject> Reply get(Principal who, Kind<T> kind, String name) {
     authorize(who, Access.read(Verb.GET, kind, Optional.of(name)));
-    return api.get(kind, name).map(o -> Reply.object(200, o))
+    return api.get(kind, name)
+        .map(o -> Reply.object(200, o))
         .orElseThrow(() -> ErrorResponses.notFound(kind.singular() + "/" + name + " not found"));
   }
 
@@ -48,7 +49,8 @@ final class ObjectRoutes {
   }
 
   /** {@code GET …?as=table}: the kind's table of one object or of a listing, AGE measured now. */
-  <T extends ApiObject> Reply table(Principal who, Kind<T> kind, Optional<String> name, LabelSelector selector) {
+  <T extends ApiObject> Reply table(
+      Principal who, Kind<T> kind, Optional<String> name, LabelSelector selector) {
     authorize(who, Access.read(name.isPresent() ? Verb.GET : Verb.LIST, kind, name));
     return Reply.text(200, HttpWire.JSON, api.table(kind, name, selector, now.get()).toJson());
   }
@@ -56,7 +58,10 @@ final class ObjectRoutes {
   <T extends ApiObject> Reply create(Principal who, Kind<T> kind, byte[] body) {
     var object = ObjectCodec.fromJson(body, kind);
     ObjectValidator.requireCreate(object);
-    judge.requireWrite(who, Access.write(Verb.CREATE, kind, object.metadata().name(), Optional.of(object)), kind,
+    judge.requireWrite(
+        who,
+        Access.write(Verb.CREATE, kind, object.metadata().name(), Optional.of(object)),
+        kind,
         object);
     return Reply.object(201, api.create(object));
   }
@@ -64,29 +69,32 @@ final class ObjectRoutes {
   <T extends ApiObject> Reply update(Principal who, Kind<T> kind, String name, byte[] body) {
     var object = decodeNamed(kind, name, body);
     ObjectValidator.require(object);
-    judge.requireWrite(who, Access.write(Verb.UPDATE, kind, name, Optional.of(object)), kind, object);
+    judge.requireWrite(
+        who, Access.write(Verb.UPDATE, kind, name, Optional.of(object)), kind, object);
     return Reply.object(200, api.update(object));
   }
 
   /**
    * The status is checked (names well-formed, text without control characters, sizes bounded), the
-   * spec is not: a status writer (an agent, a controller) sends the spec it read, and spec rules are
-   * the spec writer's business.
+   * spec is not: a status writer (an agent, a controller) sends the spec it read, and spec rules
+   * are the spec writer's business.
    */
   <T extends ApiObject> Reply updateStatus(Principal who, Kind<T> kind, String name, byte[] body) {
     var object = decodeNamed(kind, name, body);
     ObjectValidator.requireStatus(object);
-    judge.requireWrite(who, Access.write(Verb.UPDATE_STATUS, kind, name, Optional.of(object)), kind, object);
+    judge.requireWrite(
+        who, Access.write(Verb.UPDATE_STATUS, kind, name, Optional.of(object)), kind, object);
     return Reply.object(200, api.updateStatus(object));
   }
 
   <T extends ApiObject> Reply delete(Principal who, Kind<T> kind, String name) {
     judge.requireDelete(who, Access.write(Verb.DELETE, kind, name, Optional.empty()), kind, name);
     var result = api.delete(kind, name);
-    var outcome = switch (result) {
-      case DeleteResult.Deleted<T> _ -> HttpWire.DELETED;
-      case DeleteResult.Terminating<T> _ -> HttpWire.TERMINATING;
-    };
+    var outcome =
+        switch (result) {
+          case DeleteResult.Deleted<T> _ -> HttpWire.DELETED;
+          case DeleteResult.Terminating<T> _ -> HttpWire.TERMINATING;
+        };
     return Reply.object(200, result.object()).withHeader(HttpWire.DELETE_HEADER, outcome);
   }
 
@@ -97,8 +105,16 @@ final class ObjectRoutes {
   private static <T extends ApiObject> T decodeNamed(Kind<T> kind, String name, byte[] body) {
     var object = ObjectCodec.fromJson(body, kind);
     if (!object.metadata().name().equals(name)) {
-      throw ApiException.invalid(object.ref(), List.of(new Violation("metadata.name",
-          "must match the name in the URL ('" + name + "'), got '" + object.metadata().name() + "'")));
+      throw ApiException.invalid(
+          object.ref(),
+          List.of(
+              new Violation(
+                  "metadata.name",
+                  "must match the name in the URL ('"
+                      + name
+                      + "'), got '"
+                      + object.metadata().name()
+                      + "'")));
     }
     return object;
   }

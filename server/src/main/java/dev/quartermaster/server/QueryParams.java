@@ -40,7 +40,10 @@ record QueryParams(Map<String, String> values) {
   QueryParams allowOnly(Set<String> allowed) {
     for (var name : values.keySet()) {
       if (!allowed.contains(name)) {
-        throw ErrorResponses.badRequest(name, "unknown query parameter; allowed here: " + String.join(", ", allowed.stream().sorted().toList()));
+        throw ErrorResponses.badRequest(
+            name,
+            "unknown query parameter; allowed here: "
+                + String.join(", ", allowed.stream().sorted().toList()));
       }
     }
     return this;
@@ -51,25 +54,32 @@ record QueryParams(Map<String, String> values) {
   }
 
   boolean flag(String name) {
-    return get(name).map(v -> switch (v) {
-      case "true", "1" -> true;
-      case "false", "0" -> false;
-      default -> throw ErrorResponses.badRequest(name, "must be true or false");
-    }).orElse(false);
+    return get(name)
+        .map(
+            v ->
+                switch (v) {
+                  case "true", "1" -> true;
+                  case "false", "0" -> false;
+                  default -> throw ErrorResponses.badRequest(name, "must be true or false");
+                })
+        .orElse(false);
   }
 
   long nonNegativeLong(String name, long fallback) {
-    return get(name).map(v -> {
-      try {
-        var n = Long.parseLong(v);
-        if (n >= 0) {
-          return n;
-        }
-      } catch (NumberFormatException e) {
-        // reported below
-      }
-      throw ErrorResponses.badRequest(name, "must be a non-negative integer");
-    }).orElse(fallback);
+    return get(name)
+        .map(
+            v -> {
+              try {
+                var n = Long.parseLong(v);
+                if (n >= 0) {
+                  return n;
+                }
+              } catch (NumberFormatException e) {
+                // reported below
+              }
+              throw ErrorResponses.badRequest(name, "must be a non-negative integer");
+            })
+        .orElse(fallback);
   }
 
   private static String decode(String raw, String field) {

@@ -23,7 +23,8 @@ record Reply(int status, Map<String, String> headers, String contentType, byte[]
   /** Any wire record (errors, lists) written by the API's JSON mapper, so the format is one. */
   static Reply json(int status, Object value) {
     try {
-      return new Reply(status, Map.of(), HttpWire.JSON, ObjectCodec.json().writeValueAsBytes(value));
+      return new Reply(
+          status, Map.of(), HttpWire.JSON, ObjectCodec.json().writeValueAsBytes(value));
     } catch (JsonProcessingException e) {
       throw new UncheckedIOException(e);
     }

@@ -1,8 +1,8 @@
 package dev.quartermaster.server;
 
 import com.sun.net.httpserver.HttpExchange;
-import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiError;
+import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import java.io.IOException;
 import java.util.List;
@@ -12,8 +12,8 @@ import java.util.List;
  *
  * <p>The rest of an oversized body is read and thrown away, up to {@link #DRAIN_CAP}, before the
  * answer: a server that answers and closes while the client is still sending makes the client see a
- * reset connection instead of the 413 that says what is wrong. Past the cap the connection is simply
- * closed — nobody gets to make the server read without end.
+ * reset connection instead of the 413 that says what is wrong. Past the cap the connection is
+ * simply closed — nobody gets to make the server read without end.
  */
 final class RequestBody {
   static final long DRAIN_CAP = 64L << 20;
@@ -71,7 +71,11 @@ final class RequestBody {
   }
 
   private static ApiException tooLarge(String size, long limit) {
-    return new ApiException(new ApiError(413, Reason.PayloadTooLarge,
-        "request body " + size + "; the limit is " + limit + " bytes", List.of()));
+    return new ApiException(
+        new ApiError(
+            413,
+            Reason.PayloadTooLarge,
+            "request body " + size + "; the limit is " + limit + " bytes",
+            List.of()));
   }
 }

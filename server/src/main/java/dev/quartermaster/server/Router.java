@@ -5,8 +5,8 @@ import com.sun.net.httpserver.HttpHandler;
 import dev.quartermaster.api.client.LabelSelector;
 import dev.quartermaster.api.client.WatchScope;
 import dev.quartermaster.api.client.http.HttpWire;
-import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiError;
+import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.validation.Names;
 import dev.quartermaster.core.env.Env;
@@ -26,25 +26,31 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one HTTP handler: health, metrics and the dashboard's fixed files without auth; everything under {@code /api/v1/}
- * authenticated, routed by path and method to {@link ObjectRoutes} or {@link WatchStreams}. Every
- * request is counted and timed, and every failure answered as an {@link
+ * The one HTTP handler: health, metrics and the dashboard's fixed files without auth; everything
+ * under {@code /api/v1/} authenticated, routed by path and method to {@link ObjectRoutes} or {@link
+ * WatchStreams}. Every request is counted and timed, and every failure answered as an {@link
  * dev.quartermaster.api.error.ApiError}.
  */
 final class Router implements HttpHandler {
   private static final Logger log = LoggerFactory.getLogger(Router.class);
   private static final Set<String> METHODS = Set.of("GET", "POST", "PUT", "DELETE");
+
   /**
    * The longest request target (path and query) answered; longer is a 414. Real targets are a kind,
-   * a name and a selector: far below this. (The JDK server itself closes the connection on a request
-   * line or headers over sun.net.httpserver.maxReqHeaderSize, 384 KiB by default.)
+   * a name and a selector: far below this. (The JDK server itself closes the connection on a
+   * request line or headers over sun.net.httpserver.maxReqHeaderSize, 384 KiB by default.)
    */
   static final int MAX_URI_CHARS = 8 * 1024;
-  private static final Set<String> LIST_PARAMS = Set.of(HttpWire.PARAM_LABEL_SELECTOR, HttpWire.PARAM_WATCH,
-      HttpWire.PARAM_AS);
+
+  private static final Set<String> LIST_PARAMS =
+      Set.of(HttpWire.PARAM_LABEL_SELECTOR, HttpWire.PARAM_WATCH, HttpWire.PARAM_AS);
   private static final Set<String> ITEM_PARAMS = Set.of(HttpWire.PARAM_AS);
   private static final Set<String> WATCH_PARAMS =
-      Set.of(HttpWire.PARAM_LABEL_SELECTOR, HttpWire.PARAM_WATCH, HttpWire.PARAM_REVISION, HttpWire.PARAM_NODE);
+      Set.of(
+          HttpWire.PARAM_LABEL_SELECTOR,
+          HttpWire.PARAM_WATCH,
+          HttpWire.PARAM_REVISION,
+          HttpWire.PARAM_NODE);
 
   private final Authenticator authenticator;
   private final TokenRoutes tokens;
@@ -57,8 +63,16 @@ final class Router implements HttpHandler {
   private final InFlightRequests inFlight;
   private final DashboardFiles dashboard;
 
-  Router(Authenticator authenticator, ObjectRoutes objects, TokenRoutes tokens, WatchStreams watches, Metrics metrics,
-      Env env, long maxBodyBytes, InFlightRequests inFlight, DashboardFiles dashboard) {
+  Router(
+      Authenticator authenticator,
+      ObjectRoutes objects,
+      TokenRoutes tokens,
+      WatchStreams watches,
+      Metrics metrics,
+      Env env,
+      long maxBodyBytes,
+      InFlightRequests inFlight,
+      DashboardFiles dashboard) {
     this.dashboard = dashboard;
     this.inFlight = inFlight;
     this.authenticator = authenticator;
@@ -103,68 +117,118 @@ final class Router implements HttpHandler {
       exchange.close();
     }
     var took = Duration.ofNanos(env.nanoTime() - started);
-    metrics.request(METHODS.contains(method) ? method : "other", labels.route, labels.kind, status, took);
+    metrics.request(
+        METHODS.contains(method) ? method : "other", labels.route, labels.kind, status, took);
     if (status >= 500) {
-      log.warn("event=request id={} method={} path={} status={} micros={}", id, method, path, status, took.toNanos() / 1000);
+      log.warn(
+          "event=request id={} method={} path={} status={} micros={}",
+          id,
+          method,
+          path,
+          status,
+          took.toNanos() / 1000);
     } else {
-      log.debug("event=request id={} method={} path={} status={} micros={}", id, method, path, status, took.toNanos() / 1000);
+      log.debug(
+          "event=request id={} method={} path={} status={} micros={}",
+          id,
+          method,
+          path,
+          status,
+          took.toNanos() / 1000);
     }
   }
 
-  private int dispatch(HttpExchange exchange, String method, String path, Labels labels) throws IOException {
-    var targetLength = path.length()
-        + Optional.ofNullable(exchange.getRequestURI().getRawQuery()).map(String::length).orElse(0);
+  private int dispatch(HttpExchange exchange, String method, String path, Labels labels)
+      throws IOException {
+    var targetLength =
+        path.length()
+            + Optional.ofNullable(exchange.getRequestURI().getRawQuery())
+                .map(String::length)
+                .orElse(0);
     if (targetLength > MAX_URI_CHARS) {
-      throw new ApiException(new ApiError(414, Reason.UriTooLong,
-          "the request target is " + targetLength + " characters; the limit is " + MAX_URI_CHARS, List.of()));
+      throw new ApiException(
+          new ApiError(
+              414,
+              Reason.UriTooLong,
+              "the request target is "
+                  + targetLength
+                  + " characters; the limit is "
+                  + MAX_URI_CHARS,
+              List.of()));
     }
     if (path.equals("/healthz")) {
       labels.route = path;
       // HEAD is what load balancers and uptime checks send: headers of the GET answer, no body.
-      return !isGetOrHead(method) ? notAllowed(exchange, method, path, "GET, HEAD")
+      return !isGetOrHead(method)
+          ? notAllowed(exchange, method, path, "GET, HEAD")
           : send(exchange, Reply.text(200, "text/plain; charset=utf-8", "ok\n"));
     }
     if (path.equals("/metrics")) {
       labels.route = path;
-      return !isGetOrHead(method) ? notAllowed(exchange, method, path, "GET, HEAD")
+      return !isGetOrHead(method)
+          ? notAllowed(exchange, method, path, "GET, HEAD")
           : send(exchange, Reply.text(200, Metrics.CONTENT_TYPE, metrics.scrape()));
     }
     if (!path.startsWith(HttpWire.API_PREFIX)) {
-      var file = dashboard.find(path).orElseThrow(
-          () -> ErrorResponses.notFound("no such path " + path + "; the API is under " + HttpWire.API_PREFIX));
+      var file =
+          dashboard
+              .find(path)
+              .orElseThrow(
+                  () ->
+                      ErrorResponses.notFound(
+                          "no such path " + path + "; the API is under " + HttpWire.API_PREFIX));
       labels.route = "/dashboard";
-      return !isGetOrHead(method) ? notAllowed(exchange, method, path, "GET, HEAD") : sendFile(exchange, file);
+      return !isGetOrHead(method)
+          ? notAllowed(exchange, method, path, "GET, HEAD")
+          : sendFile(exchange, file);
     }
     var who = authenticate(exchange);
     var tokensPath = HttpWire.API_PREFIX + TokenRoutes.PATH;
     if (path.equals(tokensPath) || path.startsWith(tokensPath + "/")) {
       labels.route = tokensPath;
-      var id = path.equals(tokensPath) ? Optional.<String>empty() : Optional.of(path.substring(tokensPath.length() + 1));
-      return send(exchange, tokens.serve(who, method, id, method.equals("POST") ? body(exchange) : new byte[0]));
+      var id =
+          path.equals(tokensPath)
+              ? Optional.<String>empty()
+              : Optional.of(path.substring(tokensPath.length() + 1));
+      return send(
+          exchange,
+          tokens.serve(who, method, id, method.equals("POST") ? body(exchange) : new byte[0]));
     }
     var target = ApiPath.parse(path);
     labels.route = target.route();
     labels.kind = target.kind().plural();
     return switch (target) {
       case ApiPath.Collection c -> collection(exchange, method, path, who, c, labels);
-      case ApiPath.Item i -> switch (method) {
-        case "GET" -> {
-          var query = QueryParams.parse(exchange.getRequestURI().getRawQuery());
-          query.allowOnly(ITEM_PARAMS);
-          yield send(exchange, asTable(query) ? objects.table(who, i.kind(), Optional.of(i.name()), LabelSelector.parse(""))
-              : objects.get(who, i.kind(), i.name()));
-        }
-        case "PUT" -> send(exchange, objects.update(who, i.kind(), i.name(), body(exchange)));
-        case "DELETE" -> send(exchange, objects.delete(who, i.kind(), i.name()));
-        default -> notAllowed(exchange, method, path, "GET, PUT, DELETE");
-      };
-      case ApiPath.Status s -> !method.equals("PUT") ? notAllowed(exchange, method, path, "PUT")
-          : send(exchange, objects.updateStatus(who, s.kind(), s.name(), body(exchange)));
+      case ApiPath.Item i ->
+          switch (method) {
+            case "GET" -> {
+              var query = QueryParams.parse(exchange.getRequestURI().getRawQuery());
+              query.allowOnly(ITEM_PARAMS);
+              yield send(
+                  exchange,
+                  asTable(query)
+                      ? objects.table(who, i.kind(), Optional.of(i.name()), LabelSelector.parse(""))
+                      : objects.get(who, i.kind(), i.name()));
+            }
+            case "PUT" -> send(exchange, objects.update(who, i.kind(), i.name(), body(exchange)));
+            case "DELETE" -> send(exchange, objects.delete(who, i.kind(), i.name()));
+            default -> notAllowed(exchange, method, path, "GET, PUT, DELETE");
+          };
+      case ApiPath.Status s ->
+          !method.equals("PUT")
+              ? notAllowed(exchange, method, path, "PUT")
+              : send(exchange, objects.updateStatus(who, s.kind(), s.name(), body(exchange)));
     };
   }
 
-  private int collection(HttpExchange exchange, String method, String path, Principal who, ApiPath.Collection c,
-      Labels labels) throws IOException {
+  private int collection(
+      HttpExchange exchange,
+      String method,
+      String path,
+      Principal who,
+      ApiPath.Collection c,
+      Labels labels)
+      throws IOException {
     var query = QueryParams.parse(exchange.getRequestURI().getRawQuery());
     switch (method) {
       case "POST" -> {
@@ -175,17 +239,26 @@ final class Router implements HttpHandler {
         var selector = LabelSelector.parse(query.get(HttpWire.PARAM_LABEL_SELECTOR).orElse(""));
         if (!query.flag(HttpWire.PARAM_WATCH)) {
           query.allowOnly(LIST_PARAMS);
-          return send(exchange, asTable(query) ? objects.table(who, c.kind(), Optional.empty(), selector)
-              : objects.list(who, c.kind(), selector));
+          return send(
+              exchange,
+              asTable(query)
+                  ? objects.table(who, c.kind(), Optional.empty(), selector)
+                  : objects.list(who, c.kind(), selector));
         }
         query.allowOnly(WATCH_PARAMS);
         var after = query.nonNegativeLong(HttpWire.PARAM_REVISION, 0);
-        var scope = query.get(HttpWire.PARAM_NODE).<WatchScope>map(node -> {
-          if (!Names.isDnsLabel(node)) {
-            throw ErrorResponses.badRequest(HttpWire.PARAM_NODE, "a node name " + Names.DNS_LABEL_RULE);
-          }
-          return WatchScope.node(node);
-        }).orElse(WatchScope.CLUSTER);
+        var scope =
+            query
+                .get(HttpWire.PARAM_NODE)
+                .<WatchScope>map(
+                    node -> {
+                      if (!Names.isDnsLabel(node)) {
+                        throw ErrorResponses.badRequest(
+                            HttpWire.PARAM_NODE, "a node name " + Names.DNS_LABEL_RULE);
+                      }
+                      return WatchScope.node(node);
+                    })
+                .orElse(WatchScope.CLUSTER);
         objects.authorize(who, Access.read(Access.Verb.WATCH, c.kind(), Optional.empty()));
         labels.route = HttpWire.API_PREFIX + "{plural}?watch";
         return watches.serve(exchange, c.kind(), after, selector, scope, bearer(exchange));
@@ -196,11 +269,17 @@ final class Router implements HttpHandler {
     }
   }
 
-  /** A dashboard file, or a bodiless 304 when the browser's copy is current (see DashboardHeaders). */
+  /**
+   * A dashboard file, or a bodiless 304 when the browser's copy is current (see DashboardHeaders).
+   */
   private int sendFile(HttpExchange exchange, DashboardFile file) throws IOException {
     var current = file.etag().equals(exchange.getRequestHeaders().getFirst("If-None-Match"));
-    var reply = new Reply(current ? 304 : 200, dashboard.headers(file), file.contentType(),
-        current ? new byte[0] : file.body());
+    var reply =
+        new Reply(
+            current ? 304 : 200,
+            dashboard.headers(file),
+            file.contentType(),
+            current ? new byte[0] : file.body());
     return send(exchange, reply);
   }
 
@@ -208,7 +287,8 @@ final class Router implements HttpHandler {
   private static boolean asTable(QueryParams query) {
     var as = query.get(HttpWire.PARAM_AS);
     if (as.isPresent() && !as.get().equals(HttpWire.AS_TABLE)) {
-      throw ErrorResponses.badRequest(HttpWire.PARAM_AS, "must be '" + HttpWire.AS_TABLE + "' (or absent, for the objects)");
+      throw ErrorResponses.badRequest(
+          HttpWire.PARAM_AS, "must be '" + HttpWire.AS_TABLE + "' (or absent, for the objects)");
     }
     return as.isPresent();
   }
@@ -218,7 +298,8 @@ final class Router implements HttpHandler {
   }
 
   private Principal authenticate(HttpExchange exchange) {
-    return authenticator.authenticate(bearer(exchange))
+    return authenticator
+        .authenticate(bearer(exchange))
         .orElseThrow(() -> ErrorResponses.unauthorized("invalid bearer token"));
   }
 
@@ -226,8 +307,9 @@ final class Router implements HttpHandler {
   private static String bearer(HttpExchange exchange) {
     var header = exchange.getRequestHeaders().getFirst("Authorization");
     if (header == null || header.isBlank()) {
-      throw ErrorResponses.unauthorized("missing bearer token: send 'Authorization: Bearer <token>' "
-          + "(the admin token is in admin.token in the server's data directory)");
+      throw ErrorResponses.unauthorized(
+          "missing bearer token: send 'Authorization: Bearer <token>' "
+              + "(the admin token is in admin.token in the server's data directory)");
     }
     // "Bearer", white space, the token: read without a regular expression (one per request).
     var text = header.strip();
@@ -248,7 +330,8 @@ final class Router implements HttpHandler {
 
   /**
    * A body declared as something else than JSON is refused by name, rather than parsed as JSON and
-   * failing on its first token: YAML is read by {@code qm apply}, and {@code curl -d} declares a form.
+   * failing on its first token: YAML is read by {@code qm apply}, and {@code curl -d} declares a
+   * form.
    */
   private static void requireJson(String contentType) {
     if (contentType == null || contentType.isBlank()) {
@@ -256,9 +339,16 @@ final class Router implements HttpHandler {
     }
     var media = contentType.split(";", 2)[0].strip().toLowerCase(Locale.ROOT);
     if (!media.equals("application/json") && !media.endsWith("+json")) {
-      throw new ApiException(new ApiError(415, Reason.UnsupportedMediaType, "Content-Type: the API takes JSON bodies"
-          + " (application/json), got '" + RequestBody.printable(media) + "'; qm apply -f reads YAML and sends JSON,"
-          + " and curl needs -H 'Content-Type: application/json' with -d", List.of()));
+      throw new ApiException(
+          new ApiError(
+              415,
+              Reason.UnsupportedMediaType,
+              "Content-Type: the API takes JSON bodies"
+                  + " (application/json), got '"
+                  + RequestBody.printable(media)
+                  + "'; qm apply -f reads YAML and sends JSON,"
+                  + " and curl needs -H 'Content-Type: application/json' with -d",
+              List.of()));
     }
   }
 
@@ -266,12 +356,14 @@ final class Router implements HttpHandler {
     return Exchanges.send(exchange, reply);
   }
 
-  private static int notAllowed(HttpExchange exchange, String method, String path, String allowed) throws IOException {
+  private static int notAllowed(HttpExchange exchange, String method, String path, String allowed)
+      throws IOException {
     var error = ErrorResponses.methodNotAllowed(method, path, allowed).error();
     return send(exchange, ErrorResponses.reply(error).withHeader("Allow", allowed));
   }
 
-  private static int fail(HttpExchange exchange, Throwable failure, long id, String method, String path) {
+  private static int fail(
+      HttpExchange exchange, Throwable failure, long id, String method, String path) {
     var error = ErrorResponses.toError(failure, id, method, path);
     if (exchange.getResponseCode() != -1) {
       // Headers are out (a stream broke mid-way): nothing more can be said to the client.

@@ -21,6 +21,9 @@ sealed interface StreamItem {
   /** The history was compacted; the last item. */
   record Gone(long compactedRevision) implements StreamItem {}
 
-  /** The stream must end with this error (store closed, client too slow, server stopping); the last item. */
+  /**
+   * The stream must end with this error (store closed, client too slow, server stopping); the last
+   * item.
+   */
   record End(ApiError error) implements StreamItem {}
 }

@@ -33,32 +33,53 @@ final class TokenRoutes {
   /** Serves {@code method} on {@code /api/v1/tokens[/id]}; {@code id} empty for the collection. */
   Reply serve(Principal who, String method, Optional<String> id, byte[] body) {
     if (!(who.role() instanceof Principal.Admin)) {
-      throw new ApiException(Reason.Forbidden, who.name() + " may not manage node tokens: only an admin does");
+      throw new ApiException(
+          Reason.Forbidden, who.name() + " may not manage node tokens: only an admin does");
     }
-    var store = tokens.orElseThrow(() -> new ApiException(Reason.NotFound,
-        "this server keeps no node tokens (it serves a store given to it in process)"));
+    var store =
+        tokens.orElseThrow(
+            () ->
+                new ApiException(
+                    Reason.NotFound,
+                    "this server keeps no node tokens (it serves a store given to it in process)"));
     if (id.isEmpty()) {
       return switch (method) {
         case "GET" -> Reply.json(200, Map.of("items", store.list()));
         case "POST" -> {
           var issued = store.create(request(body).node(), env.now());
-          yield Reply.json(201, Map.of("id", issued.info().id(), "node", issued.info().node(),
-              "created", issued.info().created().toString(), "token", issued.token()));
+          yield Reply.json(
+              201,
+              Map.of(
+                  "id",
+                  issued.info().id(),
+                  "node",
+                  issued.info().node(),
+                  "created",
+                  issued.info().created().toString(),
+                  "token",
+                  issued.token()));
         }
-        default -> throw new ApiException(Reason.MethodNotAllowed, method + " is not allowed on /api/v1/tokens; use GET or POST");
+        default ->
+            throw new ApiException(
+                Reason.MethodNotAllowed,
+                method + " is not allowed on /api/v1/tokens; use GET or POST");
       };
     }
     if (!method.equals("DELETE")) {
-      throw new ApiException(Reason.MethodNotAllowed, method + " is not allowed on /api/v1/tokens/ID; use DELETE");
+      throw new ApiException(
+          Reason.MethodNotAllowed, method + " is not allowed on /api/v1/tokens/ID; use DELETE");
     }
-    return store.revoke(id.get()).map(info -> Reply.json(200, info))
+    return store
+        .revoke(id.get())
+        .map(info -> Reply.json(200, info))
         .orElseThrow(() -> new ApiException(Reason.NotFound, "token " + id.get() + " not found"));
   }
 
   private static TokenRequest request(byte[] body) {
     var r = ObjectCodec.fromJsonBody(body, TokenRequest.class);
     if (r.node() == null || r.node().isBlank()) {
-      throw ApiException.badRequest("node: required (the name of the node the token is for)",
+      throw ApiException.badRequest(
+          "node: required (the name of the node the token is for)",
           List.of(new Violation("node", "required (the name of the node the token is for)")));
     }
     return r;

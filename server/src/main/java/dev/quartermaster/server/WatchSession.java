@@ -24,16 +24,17 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * One watch stream. The {@link dev.quartermaster.api.client.ApiClient} calls this handler on its own
- * thread; the handler only enqueues. The request's thread is the single writer: it takes items in
- * order, filters, writes one JSON line each and flushes, so no two threads ever write the response.
+ * One watch stream. The {@link dev.quartermaster.api.client.ApiClient} calls this handler on its
+ * own thread; the handler only enqueues. The request's thread is the single writer: it takes items
+ * in order, filters, writes one JSON line each and flushes, so no two threads ever write the
+ * response.
  *
  * <p>What one slow client can pin is bounded twice: the queue holds at most {@code queueCapacity}
  * events and {@code maxQueueBytes} of their encoded lines; past either the queue is dropped and the
- * stream ends with a 410 {@code ERROR} line saying the client was too slow and must re-list (clients
- * treat 410 as "list again"). A client that stops reading altogether blocks the writer in a socket
- * write, where it would never see that line: a watchdog interrupts a write blocked longer than
- * {@code writeTimeout}, which closes the connection.
+ * stream ends with a 410 {@code ERROR} line saying the client was too slow and must re-list
+ * (clients treat 410 as "list again"). A client that stops reading altogether blocks the writer in
+ * a socket write, where it would never see that line: a watchdog interrupts a write blocked longer
+ * than {@code writeTimeout}, which closes the connection.
  *
  * <p>The response status is decided by the first item: a compacted history before anything else
  * becomes a 410 answer; anything else (including the first keep-alive tick, due after the grace
@@ -48,26 +49,48 @@ final class WatchSession<T extends ApiObject> implements WatchHandler<T> {
   private final EventLines lines;
   private final Metrics metrics;
   private final BlockingQueue<StreamItem> queue;
+
   /** The encoded size of the changes queued; bounded by {@code maxQueueBytes}. */
   private final AtomicLong queuedBytes = new AtomicLong();
-  /** Set when the stream must end now, whatever is still queued (client too slow, server stopping). */
+
+  /**
+   * Set when the stream must end now, whatever is still queued (client too slow, server stopping).
+   */
   private final AtomicReference<StreamItem.End> abort = new AtomicReference<>();
+
   private volatile boolean finished;
   private volatile Env.Cancellable timer = () -> false;
   private volatile Env.Cancellable watchdog = () -> false;
+
   /** The writer's thread, once it runs: what the watchdog interrupts. */
   private volatile Thread writer;
-  /** When the write in progress began ({@link Env#nanoTime}), or {@link Long#MIN_VALUE} when none is. */
+
+  /**
+   * When the write in progress began ({@link Env#nanoTime}), or {@link Long#MIN_VALUE} when none
+   * is.
+   */
   private volatile long writingSince = Long.MIN_VALUE;
-  /** The highest revision the writer took from the queue; read by the callback thread for the "too slow" line. */
+
+  /**
+   * The highest revision the writer took from the queue; read by the callback thread for the "too
+   * slow" line.
+   */
   private volatile long lastRevision;
+
   /** Whether the store said its replay is done ({@link #onCaughtUp}); the writer's own. */
   private boolean caughtUp;
+
   /** Whether a keep-alive came before that; the writer's own. */
   private boolean tickedBeforeCaughtUp;
 
-  WatchSession(Kind<T> kind, long afterRevision, LabelSelector selector, Env env, WatchSettings settings,
-      EventLines lines, Metrics metrics) {
+  WatchSession(
+      Kind<T> kind,
+      long afterRevision,
+      LabelSelector selector,
+      Env env,
+      WatchSettings settings,
+      EventLines lines,
+      Metrics metrics) {
     this.kind = kind;
     this.metrics = metrics;
     this.lines = lines;
@@ -85,7 +108,8 @@ final class WatchSession<T extends ApiObject> implements WatchHandler<T> {
       return; // the stream is ending: queue nothing more
     }
     // The shared line, encoded once for all streams (the writer reuses it): its size is what this
-    // event costs the queue. A selector may later change the type, which changes the size by a few bytes.
+    // event costs the queue. A selector may later change the type, which changes the size by a few
+    // bytes.
     int bytes = lines.line(event).length;
     if (queuedBytes.addAndGet(bytes) > settings.maxQueueBytes()) {
       fellBehind(settings.maxQueueBytes() + " bytes");
@@ -108,7 +132,9 @@ final class WatchSession<T extends ApiObject> implements WatchHandler<T> {
 
   @Override
   public void onClosed(String reason) {
-    enqueue(new StreamItem.End(ApiError.of(Reason.Unavailable, kind.plural() + " watch ended: " + reason)));
+    enqueue(
+        new StreamItem.End(
+            ApiError.of(Reason.Unavailable, kind.plural() + " watch ended: " + reason)));
   }
 
   /** Ends the stream at the writer's next step, e.g. because the server is stopping. */
@@ -129,8 +155,17 @@ final class WatchSession<T extends ApiObject> implements WatchHandler<T> {
    * recover the dropped events.
    */
   private void fellBehind(String by) {
-    var error = new ApiError(410, Reason.Gone, kind.plural() + " watch too slow: fell behind by more than " + by
-        + "; re-list from revision " + lastRevision + " (list again and watch from the list's revision)", List.of());
+    var error =
+        new ApiError(
+            410,
+            Reason.Gone,
+            kind.plural()
+                + " watch too slow: fell behind by more than "
+                + by
+                + "; re-list from revision "
+                + lastRevision
+                + " (list again and watch from the list's revision)",
+            List.of());
     if (abort.compareAndSet(null, new StreamItem.End(error))) {
       metrics.watchClosed("too_slow");
     }
@@ -147,7 +182,9 @@ final class WatchSession<T extends ApiObject> implements WatchHandler<T> {
     try {
       var first = next();
       if (first instanceof StreamItem.Gone gone) {
-        exchange.getResponseHeaders().set(HttpWire.COMPACTED_REVISION_HEADER, Long.toString(gone.compactedRevision()));
+        exchange
+            .getResponseHeaders()
+            .set(HttpWire.COMPACTED_REVISION_HEADER, Long.toString(gone.compactedRevision()));
         return Exchanges.send(exchange, ErrorResponses.reply(goneError(gone.compactedRevision())));
       }
       if (first instanceof StreamItem.End end) {
@@ -165,7 +202,8 @@ final class WatchSession<T extends ApiObject> implements WatchHandler<T> {
       timer.cancel();
       watchdog.cancel();
       queue.clear();
-      // A watchdog interrupt that raced with the end of a write must not leak into the request's thread.
+      // A watchdog interrupt that raced with the end of a write must not leak into the request's
+      // thread.
       Thread.interrupted();
     }
   }
@@ -188,10 +226,12 @@ final class WatchSession<T extends ApiObject> implements WatchHandler<T> {
         if (shown.isEmpty()) {
           return true;
         }
-        timed(() -> {
-          out.write(lines.line(shown.get())); // encoded once, shared by every stream that shows it
-          out.flush();
-        });
+        timed(
+            () -> {
+              out.write(
+                  lines.line(shown.get())); // encoded once, shared by every stream that shows it
+              out.flush();
+            });
         metrics.watchDelivered(Duration.ofNanos(env.nanoTime() - change.queuedAt()));
       }
       case StreamItem.Tick _ -> {
@@ -229,11 +269,12 @@ final class WatchSession<T extends ApiObject> implements WatchHandler<T> {
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("a watch line does not encode", e);
     }
-    timed(() -> {
-      out.write(bytes);
-      out.write('\n');
-      out.flush(); // one chunk per line: a watcher sees each event as it happens
-    });
+    timed(
+        () -> {
+          out.write(bytes);
+          out.write('\n');
+          out.flush(); // one chunk per line: a watcher sees each event as it happens
+        });
   }
 
   private interface Write {
@@ -257,36 +298,56 @@ final class WatchSession<T extends ApiObject> implements WatchHandler<T> {
    */
   private void scheduleWatchdog() {
     var period = settings.writeTimeout().dividedBy(2);
-    watchdog = env.schedule(period.isPositive() ? period : settings.writeTimeout(), () -> {
-      if (finished) {
-        return;
-      }
-      long since = writingSince;
-      if (since != Long.MIN_VALUE && env.nanoTime() - since >= settings.writeTimeout().toNanos()) {
-        metrics.watchClosed("write_timeout");
-        abort.compareAndSet(null, new StreamItem.End(ApiError.of(Reason.Unavailable,
-            kind.plural() + " watch: the client did not read for " + settings.writeTimeout())));
-        queue.clear(); // free what is queued now, not when the interrupted write unwinds
-        writer.interrupt();
-        return;
-      }
-      scheduleWatchdog();
-    });
+    watchdog =
+        env.schedule(
+            period.isPositive() ? period : settings.writeTimeout(),
+            () -> {
+              if (finished) {
+                return;
+              }
+              long since = writingSince;
+              if (since != Long.MIN_VALUE
+                  && env.nanoTime() - since >= settings.writeTimeout().toNanos()) {
+                metrics.watchClosed("write_timeout");
+                abort.compareAndSet(
+                    null,
+                    new StreamItem.End(
+                        ApiError.of(
+                            Reason.Unavailable,
+                            kind.plural()
+                                + " watch: the client did not read for "
+                                + settings.writeTimeout())));
+                queue.clear(); // free what is queued now, not when the interrupted write unwinds
+                writer.interrupt();
+                return;
+              }
+              scheduleWatchdog();
+            });
   }
 
   private ApiError goneError(long compactedRevision) {
-    return new ApiError(410, Reason.Gone, kind.plural() + ": the history after revision " + afterRevision
-        + " was compacted (compacted revision " + compactedRevision + "); list again and watch from the list's revision",
+    return new ApiError(
+        410,
+        Reason.Gone,
+        kind.plural()
+            + ": the history after revision "
+            + afterRevision
+            + " was compacted (compacted revision "
+            + compactedRevision
+            + "); list again and watch from the list's revision",
         List.of(new Violation(HttpWire.PARAM_REVISION, "must be >= " + compactedRevision)));
   }
 
   /** Keep-alive ticks go through the queue like everything else, so only the writer writes. */
   private void scheduleTick(Duration delay) {
-    timer = env.schedule(delay, () -> {
-      if (!finished) {
-        queue.offer(new StreamItem.Tick()); // a full queue already keeps the line busy
-        scheduleTick(settings.bookmarkInterval());
-      }
-    });
+    timer =
+        env.schedule(
+            delay,
+            () -> {
+              if (!finished) {
+                queue.offer(new StreamItem.Tick()); // a full queue already keeps the line busy
+                scheduleTick(settings.bookmarkInterval());
+              }
+            });
   }
 }

@@ -5,19 +5,19 @@ import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.client.LabelSelector;
 import dev.quartermaster.api.client.WatchHandle;
 import dev.quartermaster.api.client.WatchScope;
+import dev.quartermaster.api.client.http.HttpWire;
 import dev.quartermaster.api.error.ApiError;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.server.auth.Authenticator;
-import dev.quartermaster.api.client.http.HttpWire;
 import java.io.IOException;
-import java.util.Optional;
-import java.util.function.LongSupplier;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,11 +39,17 @@ final class WatchStreams {
 
   /** Each open stream, with the bearer token it was opened with. */
   private final Map<WatchSession<?>, String> open = new ConcurrentHashMap<>();
+
   private final Authenticator authenticator;
   private final EventLines lines = new EventLines();
   private volatile boolean stopping;
 
-  WatchStreams(ApiClient api, Env env, WatchSettings settings, Metrics metrics, Optional<LongSupplier> storeRevision,
+  WatchStreams(
+      ApiClient api,
+      Env env,
+      WatchSettings settings,
+      Metrics metrics,
+      Optional<LongSupplier> storeRevision,
       Authenticator authenticator) {
     this.api = api;
     this.authenticator = authenticator;
@@ -55,8 +61,14 @@ final class WatchStreams {
   }
 
   /** Streams until the watch ends or the client goes away; returns the HTTP status sent. */
-  <T extends ApiObject> int serve(HttpExchange exchange, Kind<T> kind, long afterRevision, LabelSelector selector,
-      WatchScope scope, String bearerToken) throws IOException {
+  <T extends ApiObject> int serve(
+      HttpExchange exchange,
+      Kind<T> kind,
+      long afterRevision,
+      LabelSelector selector,
+      WatchScope scope,
+      String bearerToken)
+      throws IOException {
     requireReached(kind, afterRevision);
     var session = new WatchSession<>(kind, afterRevision, selector, env, settings, lines, metrics);
     open.put(session, bearerToken);
@@ -67,7 +79,12 @@ final class WatchStreams {
     WatchHandle handle = () -> {};
     try {
       handle = api.watch(kind, afterRevision, scope, session);
-      log.debug("event=watch_start kind={} after={} selector='{}' scope={}", kind.plural(), afterRevision, selector, scope);
+      log.debug(
+          "event=watch_start kind={} after={} selector='{}' scope={}",
+          kind.plural(),
+          afterRevision,
+          selector,
+          scope);
       return session.run(exchange);
     } catch (IOException e) {
       // The client went away mid-stream; that is how watches normally end.
@@ -92,9 +109,11 @@ final class WatchStreams {
       return;
     }
     // The store's own counter when the server was given one; else a list, which carries it too.
-    var current = storeRevision.map(LongSupplier::getAsLong).orElseGet(() -> api.list(kind).revision());
+    var current =
+        storeRevision.map(LongSupplier::getAsLong).orElseGet(() -> api.list(kind).revision());
     if (afterRevision > current) {
-      throw ErrorResponses.badRequest(HttpWire.PARAM_REVISION,
+      throw ErrorResponses.badRequest(
+          HttpWire.PARAM_REVISION,
           "must be at most the store's current revision " + current + ", got " + afterRevision);
     }
   }
@@ -111,29 +130,36 @@ final class WatchStreams {
   }
 
   private void scheduleRecheck() {
-    env.schedule(CREDENTIALS_RECHECKED, () -> {
-      if (!stopping) {
-        recheckCredentials();
-        scheduleRecheck();
-      }
-    });
+    env.schedule(
+        CREDENTIALS_RECHECKED,
+        () -> {
+          if (!stopping) {
+            recheckCredentials();
+            scheduleRecheck();
+          }
+        });
   }
 
   /** Ends, with a 401 line, every open watch whose token no longer authenticates. */
   void recheckCredentials() {
     var valid = new HashMap<String, Boolean>();
-    open.forEach((session, token) -> {
-      boolean still;
-      try {
-        still = valid.computeIfAbsent(token, t -> authenticator.authenticate(t).isPresent());
-      } catch (RuntimeException e) {
-        return; // the store could not say (e.g. etcd between leaders): judge it at the next round
-      }
-      if (!still) {
-        session.abort(ApiError.of(ApiError.Reason.Unauthorized, "the token this watch was opened with "
-            + "no longer authenticates (revoked); watch again with a valid token"));
-      }
-    });
+    open.forEach(
+        (session, token) -> {
+          boolean still;
+          try {
+            still = valid.computeIfAbsent(token, t -> authenticator.authenticate(t).isPresent());
+          } catch (RuntimeException e) {
+            return; // the store could not say (e.g. etcd between leaders): judge it at the next
+            // round
+          }
+          if (!still) {
+            session.abort(
+                ApiError.of(
+                    ApiError.Reason.Unauthorized,
+                    "the token this watch was opened with "
+                        + "no longer authenticates (revoked); watch again with a valid token"));
+          }
+        });
   }
 
   private static ApiError stoppingError() {

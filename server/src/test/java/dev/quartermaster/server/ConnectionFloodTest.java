@@ -16,29 +16,41 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Clients that connect and stall, or hold many connections: the server stays answerable and sheds them. */
+/**
+ * Clients that connect and stall, or hold many connections: the server stays answerable and sheds
+ * them.
+ */
 @Timeout(180)
 class ConnectionFloodTest {
-  /** Within this box's open-file limit with room to spare: each stalled connection costs two descriptors here. */
+  /**
+   * Within this box's open-file limit with room to spare: each stalled connection costs two
+   * descriptors here.
+   */
   private static final int STALLED = 3_000;
 
   @TempDir Path dataDir;
 
   @Test
-  void healthzAnswersUnderAFloodOfStalledConnectionsAndEachIsAnswered408AfterTheRequestTimeout() throws Exception {
-    var settings = new ConnectionSettings(Duration.ofSeconds(2), Duration.ofSeconds(2), 10_000, 10_000);
-    try (var t = TestServer.start(new InMemoryApiClient(), dataDir, c -> c.withConnections(settings))) {
+  void healthzAnswersUnderAFloodOfStalledConnectionsAndEachIsAnswered408AfterTheRequestTimeout()
+      throws Exception {
+    var settings =
+        new ConnectionSettings(Duration.ofSeconds(2), Duration.ofSeconds(2), 10_000, 10_000);
+    try (var t =
+        TestServer.start(new InMemoryApiClient(), dataDir, c -> c.withConnections(settings))) {
       var stalled = new ArrayList<Socket>(STALLED);
       try {
         for (int i = 0; i < STALLED; i++) {
           stalled.add(connect(t, "GET /api/v1/nod")); // and nothing more
         }
         long started = System.nanoTime();
-        var health = t.raw.send(HttpRequest.newBuilder(t.uri("/healthz")).timeout(Duration.ofSeconds(10)).build(),
-            java.net.http.HttpResponse.BodyHandlers.ofString());
+        var health =
+            t.raw.send(
+                HttpRequest.newBuilder(t.uri("/healthz")).timeout(Duration.ofSeconds(10)).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
         assertThat(health.statusCode()).isEqualTo(200);
-        System.out.printf("healthz under %d stalled connections answered in %d us%n", STALLED,
-            (System.nanoTime() - started) / 1_000);
+        System.out.printf(
+            "healthz under %d stalled connections answered in %d us%n",
+            STALLED, (System.nanoTime() - started) / 1_000);
 
         // Every stalled connection is told why and closed by the server.
         for (var socket : stalled) {
@@ -50,24 +62,32 @@ class ConnectionFloodTest {
       } finally {
         closeAll(stalled);
       }
-      assertThat(t.send(HttpRequest.newBuilder(t.uri("/healthz")).build()).statusCode()).isEqualTo(200);
-      assertThat(metrics(t)).contains("qm_http_rejected_total{reason=\"request_timeout\"} " + STALLED + ".0");
+      assertThat(t.send(HttpRequest.newBuilder(t.uri("/healthz")).build()).statusCode())
+          .isEqualTo(200);
+      assertThat(metrics(t))
+          .contains("qm_http_rejected_total{reason=\"request_timeout\"} " + STALLED + ".0");
     }
   }
 
   @Test
   void aConnectionThatSendsNothingIsClosedAfterTheIdleTimeout() throws Exception {
-    var settings = new ConnectionSettings(Duration.ofSeconds(30), Duration.ofSeconds(1), 10_000, 10_000);
-    try (var t = TestServer.start(new InMemoryApiClient(), dataDir, c -> c.withConnections(settings));
+    var settings =
+        new ConnectionSettings(Duration.ofSeconds(30), Duration.ofSeconds(1), 10_000, 10_000);
+    try (var t =
+            TestServer.start(new InMemoryApiClient(), dataDir, c -> c.withConnections(settings));
         var silent = connect(t, "")) {
-      assertThat(withTimeout(silent, 30_000).getInputStream().read()).as("closed without a word").isEqualTo(-1);
+      assertThat(withTimeout(silent, 30_000).getInputStream().read())
+          .as("closed without a word")
+          .isEqualTo(-1);
     }
   }
 
   @Test
   void connectionsPastThePerAddressCapAre503AtAcceptAndCounted() throws Exception {
-    var settings = new ConnectionSettings(Duration.ofSeconds(30), Duration.ofSeconds(30), 10_000, 3);
-    try (var t = TestServer.start(new InMemoryApiClient(), dataDir, c -> c.withConnections(settings))) {
+    var settings =
+        new ConnectionSettings(Duration.ofSeconds(30), Duration.ofSeconds(30), 10_000, 3);
+    try (var t =
+        TestServer.start(new InMemoryApiClient(), dataDir, c -> c.withConnections(settings))) {
       var held = new ArrayList<Socket>();
       try {
         for (int i = 0; i < 3; i++) {
@@ -81,15 +101,18 @@ class ConnectionFloodTest {
         closeAll(held);
       }
       awaitOpenConnections(t, 0);
-      assertThat(t.send(HttpRequest.newBuilder(t.uri("/healthz")).build()).statusCode()).isEqualTo(200);
-      assertThat(metrics(t)).contains("qm_http_rejected_total{reason=\"connections_per_address\"} 1.0");
+      assertThat(t.send(HttpRequest.newBuilder(t.uri("/healthz")).build()).statusCode())
+          .isEqualTo(200);
+      assertThat(metrics(t))
+          .contains("qm_http_rejected_total{reason=\"connections_per_address\"} 1.0");
     }
   }
 
   @Test
   void connectionsPastTheServerCapAre503AtAccept() throws Exception {
     var settings = new ConnectionSettings(Duration.ofSeconds(30), Duration.ofSeconds(30), 4, 100);
-    try (var t = TestServer.start(new InMemoryApiClient(), dataDir, c -> c.withConnections(settings))) {
+    try (var t =
+        TestServer.start(new InMemoryApiClient(), dataDir, c -> c.withConnections(settings))) {
       var held = new ArrayList<Socket>();
       try {
         for (int i = 0; i < 4; i++) {
@@ -125,11 +148,16 @@ class ConnectionFloodTest {
     }
   }
 
-  /** Waits (bounded) until the server counts {@code n} connections; /metrics itself is one more while it runs. */
+  /**
+   * Waits (bounded) until the server counts {@code n} connections; /metrics itself is one more
+   * while it runs.
+   */
   private static void awaitOpenConnections(TestServer t, int n) throws InterruptedException {
     long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
     while (t.server.openConnections() != n) {
-      assertThat(System.nanoTime()).as("%d connections open before the deadline", n).isLessThan(deadline);
+      assertThat(System.nanoTime())
+          .as("%d connections open before the deadline", n)
+          .isLessThan(deadline);
       Thread.sleep(10);
     }
   }

@@ -34,7 +34,11 @@ class CorruptStoredValueTest {
   @BeforeEach
   void start() throws Exception {
     store = SqliteStore.open(dataDir.resolve("store.db"));
-    t = TestServer.start(new ObjectRegistry(store, new SystemEnv()), dataDir, c -> c.withStoreRevision(store::currentRevision));
+    t =
+        TestServer.start(
+            new ObjectRegistry(store, new SystemEnv()),
+            dataDir,
+            c -> c.withStoreRevision(store::currentRevision));
     t.client.create(Samples.node("a"));
     t.client.create(Samples.node("b"));
     // As an edit of the data file would: one byte of node a's stored JSON, its checksum left alone.
@@ -48,7 +52,8 @@ class CorruptStoredValueTest {
         json = new String(rs.getBytes(1), StandardCharsets.UTF_8);
       }
       assertThat(json).contains("\"name\":\"a\"");
-      write.setBytes(1, json.replace("\"name\":\"a\"", "\"name\":\"z\"").getBytes(StandardCharsets.UTF_8));
+      write.setBytes(
+          1, json.replace("\"name\":\"a\"", "\"name\":\"z\"").getBytes(StandardCharsets.UTF_8));
       write.setString(2, KEY);
       assertThat(write.executeUpdate()).isEqualTo(1);
     }
@@ -83,8 +88,8 @@ class CorruptStoredValueTest {
 
   /**
    * Whether the refusal comes before the stream began (a 5xx answer) or after (the stream's ERROR
-   * line, perhaps after a keep-alive) is timing; either way it is a 5xx naming the key, and no event made of
-   * the changed bytes comes before it.
+   * line, perhaps after a keep-alive) is timing; either way it is a 5xx naming the key, and no
+   * event made of the changed bytes comes before it.
    */
   @Test
   void aWatchReplayingItEndsWithA5xxNamingTheKey() {
@@ -92,7 +97,10 @@ class CorruptStoredValueTest {
     com.fasterxml.jackson.databind.JsonNode error;
     if (response.statusCode() == 200) {
       var lines = response.body().lines().map(TestServer::json).toList();
-      assertThat(lines).extracting(l -> l.get("type").asText()).isSubsetOf("BOOKMARK", "ERROR").endsWith("ERROR");
+      assertThat(lines)
+          .extracting(l -> l.get("type").asText())
+          .isSubsetOf("BOOKMARK", "ERROR")
+          .endsWith("ERROR");
       error = lines.getLast().get("error");
     } else {
       error = TestServer.json(response.body());
@@ -104,7 +112,11 @@ class CorruptStoredValueTest {
 
   @Test
   void anUpdateOverItIsA500NamingTheKey() throws IOException {
-    var response = t.send("PUT", "/api/v1/nodes/a", "{\"kind\":\"Node\",\"metadata\":{\"name\":\"a\",\"revision\":1}}");
+    var response =
+        t.send(
+            "PUT",
+            "/api/v1/nodes/a",
+            "{\"kind\":\"Node\",\"metadata\":{\"name\":\"a\",\"revision\":1}}");
     assertThat(response.statusCode()).isEqualTo(500);
     assertThat(TestServer.error(response).message()).contains("key " + KEY);
   }

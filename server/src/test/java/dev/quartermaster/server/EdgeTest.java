@@ -1,7 +1,5 @@
 package dev.quartermaster.server;
 
-import java.util.List;
-import dev.quartermaster.api.client.Write;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
@@ -13,6 +11,7 @@ import dev.quartermaster.api.client.ObjectList;
 import dev.quartermaster.api.client.WatchHandle;
 import dev.quartermaster.api.client.WatchHandler;
 import dev.quartermaster.api.client.WatchScope;
+import dev.quartermaster.api.client.Write;
 import dev.quartermaster.api.client.http.HttpApiClient;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
@@ -33,6 +32,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -54,8 +54,11 @@ class EdgeTest {
 
       // No Content-Length: counted while read.
       var bytes = big.getBytes(StandardCharsets.UTF_8);
-      var chunked = t.send(t.request("/api/v1/nodes")
-          .POST(BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(bytes))).build());
+      var chunked =
+          t.send(
+              t.request("/api/v1/nodes")
+                  .POST(BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(bytes)))
+                  .build());
       assertThat(chunked.statusCode()).isEqualTo(413);
 
       assertThat(api.writes()).isZero();
@@ -67,7 +70,9 @@ class EdgeTest {
   void bodyLimitIsConfigurable() throws IOException {
     var api = new InMemoryApiClient();
     try (var t = TestServer.start(api, dataDir, c -> c.withMaxBodyBytes(200))) {
-      var e = catchThrowableOfType(ApiException.class, () -> t.client.create(Samples.workload("train", 1)));
+      var e =
+          catchThrowableOfType(
+              ApiException.class, () -> t.client.create(Samples.workload("train", 1)));
       assertThat(e.error().code()).isEqualTo(413);
       assertThat(t.client.create(Samples.node("a")).metadata().name()).isEqualTo("a");
     }
@@ -79,13 +84,18 @@ class EdgeTest {
       var none = t.send(HttpRequest.newBuilder(t.uri("/api/v1/nodes")).GET().build());
       assertThat(none.statusCode()).isEqualTo(401);
       assertThat(TestServer.error(none).reason()).isEqualTo(Reason.Unauthorized);
-      assertThat(none.headers().firstValue("WWW-Authenticate")).hasValueSatisfying(v -> assertThat(v).startsWith("Bearer"));
+      assertThat(none.headers().firstValue("WWW-Authenticate"))
+          .hasValueSatisfying(v -> assertThat(v).startsWith("Bearer"));
 
       try (var wrong = new HttpApiClient(t.server.baseUri(), "not-the-token")) {
         var e = catchThrowableOfType(ApiException.class, () -> wrong.list(Kinds.NODE));
         assertThat(e.error().code()).isEqualTo(401);
       }
-      var basic = t.send(HttpRequest.newBuilder(t.uri("/api/v1/nodes")).header("Authorization", "Basic " + t.token).build());
+      var basic =
+          t.send(
+              HttpRequest.newBuilder(t.uri("/api/v1/nodes"))
+                  .header("Authorization", "Basic " + t.token)
+                  .build());
       assertThat(basic.statusCode()).isEqualTo(401);
     }
   }
@@ -108,7 +118,9 @@ class EdgeTest {
   @Test
   void nodePrincipalMayNotWriteAnotherNodesObjects() throws IOException {
     var api = new InMemoryApiClient();
-    var authenticator = TokenAuthenticator.admin("admin-secret-0123456789").with("node-a-secret-0123456789", Principal.node("a"));
+    var authenticator =
+        TokenAuthenticator.admin("admin-secret-0123456789")
+            .with("node-a-secret-0123456789", Principal.node("a"));
     try (var t = TestServer.start(api, dataDir, c -> c.withAuthenticator(authenticator));
         var agent = new HttpApiClient(t.server.baseUri(), "node-a-secret-0123456789")) {
       assertThat(agent.create(Samples.node("a")).metadata().name()).isEqualTo("a");
@@ -118,7 +130,10 @@ class EdgeTest {
       assertThat(e.getMessage()).contains("node a").contains("node/b");
       assertThat(agent.list(Kinds.NODE).items()).hasSize(1);
       // Its own node's allocation record is the allocator's alone.
-      var record = catchThrowableOfType(ApiException.class, () -> agent.create(new NodeAllocation(ObjectMeta.named("a"), null, null)));
+      var record =
+          catchThrowableOfType(
+              ApiException.class,
+              () -> agent.create(new NodeAllocation(ObjectMeta.named("a"), null, null)));
       assertThat(record.error().code()).isEqualTo(403);
       assertThat(api.writes()).isEqualTo(1);
     }
@@ -150,7 +165,8 @@ class EdgeTest {
       var metrics = t.send(HttpRequest.newBuilder(t.uri("/metrics")).build());
       assertThat(metrics.statusCode()).isEqualTo(200);
       assertThat(metrics.body())
-          .containsPattern("qm_http_requests_seconds_count\\{[^}]*code=\"201\"[^}]*kind=\"nodes\"[^}]*route=\"/api/v1/\\{plural\\}\"[^}]*\\} 2")
+          .containsPattern(
+              "qm_http_requests_seconds_count\\{[^}]*code=\"201\"[^}]*kind=\"nodes\"[^}]*route=\"/api/v1/\\{plural\\}\"[^}]*\\} 2")
           .contains("qm_watches_active 0")
           .contains("qm_store_revision 2");
     }
@@ -165,14 +181,18 @@ class EdgeTest {
     try (var client = new HttpApiClient(URI.create("http://127.0.0.1:" + port), "token")) {
       var e = catchThrowableOfType(ApiException.class, () -> client.get(Kinds.NODE, "a"));
       assertThat(e.reason()).isEqualTo(Reason.Unavailable);
-      assertThat(e.getMessage()).isEqualTo("cannot reach the server at http://127.0.0.1:" + port + ": connection refused");
+      assertThat(e.getMessage())
+          .isEqualTo(
+              "cannot reach the server at http://127.0.0.1:" + port + ": connection refused");
     }
   }
 
   private static String hugeNodeJson(int size) {
     var padding = new char[size];
     Arrays.fill(padding, 'x');
-    return "{\"kind\":\"Node\",\"metadata\":{\"name\":\"big\",\"labels\":{\"pad\":\"" + new String(padding) + "\"}}}";
+    return "{\"kind\":\"Node\",\"metadata\":{\"name\":\"big\",\"labels\":{\"pad\":\""
+        + new String(padding)
+        + "\"}}}";
   }
 
   /** Fails every call with an unexpected exception whose message must not reach the client. */
@@ -217,8 +237,8 @@ class EdgeTest {
     }
 
     @Override
-    public <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchScope scope,
-      WatchHandler<T> handler) {
+    public <T extends ApiObject> WatchHandle watch(
+        Kind<T> kind, long afterRevision, WatchScope scope, WatchHandler<T> handler) {
       throw boom();
     }
   }

@@ -54,16 +54,15 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * An agent with node a's credential, over HTTP against the real registry, tries to write what is
  * not its own, kind by kind, including by naming itself in another node's object (the stored object
- * is judged too). Every attempt is a 403 naming the rule, or a 409 for a stale revision or a
- * change of a task's phase that no writer may make (naming that rule), and the
- * store's revision does not move; what an agent legitimately writes still succeeds.
+ * is judged too). Every attempt is a 403 naming the rule, or a 409 for a stale revision or a change
+ * of a task's phase that no writer may make (naming that rule), and the store's revision does not
+ * move; what an agent legitimately writes still succeeds.
  */
 class HostileAgentTest {
   private static final String ADMIN = "admin-secret-0123456789";
   private static final String NODE_A = "node-a-secret-0123456789";
 
-  @TempDir
-  Path dataDir;
+  @TempDir Path dataDir;
   SqliteStore store;
   TestServer server;
   HttpApiClient admin;
@@ -73,7 +72,8 @@ class HostileAgentTest {
     store = SqliteStore.open(dataDir.resolve("store.db"));
     var registry = new ObjectRegistry(store, new SystemEnv());
     var tokens = TokenAuthenticator.admin(ADMIN).with(NODE_A, Principal.node("a"));
-    server = TestServer.start(registry, dataDir, c -> c.withAuthenticator(tokens).withAccessRule(rule));
+    server =
+        TestServer.start(registry, dataDir, c -> c.withAuthenticator(tokens).withAccessRule(rule));
     admin = new HttpApiClient(server.server.baseUri(), ADMIN);
     agent = new HttpApiClient(server.server.baseUri(), NODE_A);
   }
@@ -82,15 +82,20 @@ class HostileAgentTest {
    * The rule as it was: it judged only the request body, so naming itself in another node's
    * DeviceSlice was enough to take it over.
    */
-  static final AccessRule BODY_ONLY = (who, access) -> {
-    if (!(who.role() instanceof Principal.NodeAgent(var node)) || !access.verb().writes()) {
-      return Optional.empty();
-    }
-    boolean own = (access.kind().equals(Kinds.NODE) && access.name().filter(node::equals).isPresent())
-        || (access.kind().equals(Kinds.DEVICE_SLICE)
-            && access.object().filter(o -> o instanceof DeviceSlice ds && ds.spec().node().equals(node)).isPresent());
-    return own ? Optional.empty() : Optional.of("node " + node + " may not write that");
-  };
+  static final AccessRule BODY_ONLY =
+      (who, access) -> {
+        if (!(who.role() instanceof Principal.NodeAgent(var node)) || !access.verb().writes()) {
+          return Optional.empty();
+        }
+        boolean own =
+            (access.kind().equals(Kinds.NODE) && access.name().filter(node::equals).isPresent())
+                || (access.kind().equals(Kinds.DEVICE_SLICE)
+                    && access
+                        .object()
+                        .filter(o -> o instanceof DeviceSlice ds && ds.spec().node().equals(node))
+                        .isPresent());
+        return own ? Optional.empty() : Optional.of("node " + node + " may not write that");
+      };
 
   @Test
   void theRuleThatJudgedOnlyTheBodyIsCaught() throws Exception {
@@ -116,23 +121,53 @@ class HostileAgentTest {
     assertThat(refusals).as("every hostile write refused with 403 naming the rule").isEmpty();
   }
 
-  /** Sets up two nodes' objects as admin, then tries every hostile write as node a; what got through or was refused wrongly. */
+  /**
+   * Sets up two nodes' objects as admin, then tries every hostile write as node a; what got through
+   * or was refused wrongly.
+   */
   private List<String> hostileWrites() {
     for (var n : List.of("a", "b")) {
       admin.create(new Node(ObjectMeta.named(n), NodeSpec.EMPTY, NodeStatus.EMPTY));
-      admin.create(new DeviceSlice(ObjectMeta.named(n), new DeviceSliceSpec(n, List.of(gpu())), null));
+      admin.create(
+          new DeviceSlice(ObjectMeta.named(n), new DeviceSliceSpec(n, List.of(gpu())), null));
     }
     var onB = allocate(admin.create(claim("on-b")), "b");
     var onA = allocate(admin.create(claim("on-a")), "a");
     var taskB = admin.create(task("task-b", "b"));
     var taskA = admin.create(task("task-a", "a"));
-    var volume = admin.create(new Volume(ObjectMeta.named("vol"), new dev.quartermaster.api.volume.VolumeSpec("hostpath.csi.quartermaster.dev", 1L << 30,
-        dev.quartermaster.api.volume.VolumeSpec.AccessMode.MultiNodeMultiWriter, Map.of()), null));
-    volume = admin.updateStatus(volume.withStatus(volume.status().withClaims(List.of(
-        new VolumeClaim("task-a", taskA.metadata().uid(), "a", VolumeClaim.Mode.Write, VolumeClaim.State.Taken, true,
-            Map.of()),
-        new VolumeClaim("task-b", taskB.metadata().uid(), "b", VolumeClaim.Mode.Read, VolumeClaim.State.Taken, true,
-            Map.of())))));
+    var volume =
+        admin.create(
+            new Volume(
+                ObjectMeta.named("vol"),
+                new dev.quartermaster.api.volume.VolumeSpec(
+                    "hostpath.csi.quartermaster.dev",
+                    1L << 30,
+                    dev.quartermaster.api.volume.VolumeSpec.AccessMode.MultiNodeMultiWriter,
+                    Map.of()),
+                null));
+    volume =
+        admin.updateStatus(
+            volume.withStatus(
+                volume
+                    .status()
+                    .withClaims(
+                        List.of(
+                            new VolumeClaim(
+                                "task-a",
+                                taskA.metadata().uid(),
+                                "a",
+                                VolumeClaim.Mode.Write,
+                                VolumeClaim.State.Taken,
+                                true,
+                                Map.of()),
+                            new VolumeClaim(
+                                "task-b",
+                                taskB.metadata().uid(),
+                                "b",
+                                VolumeClaim.Mode.Read,
+                                VolumeClaim.State.Taken,
+                                true,
+                                Map.of())))));
     var nodeB = admin.get(Kinds.NODE, "b").orElseThrow();
     var nodeA = admin.get(Kinds.NODE, "a").orElseThrow();
     var sliceB = admin.get(Kinds.DEVICE_SLICE, "b").orElseThrow();
@@ -142,51 +177,187 @@ class HostileAgentTest {
     Supplier<Long> revision = store::currentRevision;
     long before = revision.get();
     refuse(refusals, "another node's status", () -> agent.updateStatus(nodeB));
-    refuse(refusals, "its own node's spec (cordon and fence are the operator's)",
+    refuse(
+        refusals,
+        "its own node's spec (cordon and fence are the operator's)",
         () -> agent.update(new Node(nodeA.metadata(), new NodeSpec(false, true), nodeA.status())));
-    refuse(refusals, "a node of another name", () -> agent.create(new Node(ObjectMeta.named("c"), NodeSpec.EMPTY, null)));
-    refuse(refusals, "another node's slice, naming itself in it",
-        () -> agent.update(new DeviceSlice(sliceB.metadata(), new DeviceSliceSpec("a", List.of()), null)));
-    refuse(refusals, "a slice for another node", () -> agent.create(new DeviceSlice(ObjectMeta.named("c"),
-        new DeviceSliceSpec("b", List.of(gpu())), null)));
-    refuse(refusals, "the prepare state of a claim on another node",
+    refuse(
+        refusals,
+        "a node of another name",
+        () -> agent.create(new Node(ObjectMeta.named("c"), NodeSpec.EMPTY, null)));
+    refuse(
+        refusals,
+        "another node's slice, naming itself in it",
+        () ->
+            agent.update(
+                new DeviceSlice(sliceB.metadata(), new DeviceSliceSpec("a", List.of()), null)));
+    refuse(
+        refusals,
+        "a slice for another node",
+        () ->
+            agent.create(
+                new DeviceSlice(
+                    ObjectMeta.named("c"), new DeviceSliceSpec("b", List.of(gpu())), null)));
+    refuse(
+        refusals,
+        "the prepare state of a claim on another node",
         () -> agent.updateStatus(onB.withStatus(withPrepare(onB.status(), "a"))));
-    refuse(refusals, "another node's prepare state of its own claim",
+    refuse(
+        refusals,
+        "another node's prepare state of its own claim",
         () -> agent.updateStatus(onA.withStatus(withPrepare(onA.status(), "b"))));
-    refuse(refusals, "the allocation of its own claim", () -> agent.updateStatus(onA.withStatus(allocatedTo("b"))));
-    refuse(refusals, "another finalizer on its own claim", () -> agent.update(onA.withMetadata(
-        onA.metadata().withFinalizers(List.of("quartermaster.dev/agent-b")))));
-    refuse(refusals, "the spec of its own claim", () -> agent.update(new ResourceClaim(onA.metadata(),
-        new ResourceClaimSpec(List.of(new DeviceRequest("g", "gpu", 2, List.of())), Optional.empty()), onA.status())));
+    refuse(
+        refusals,
+        "the allocation of its own claim",
+        () -> agent.updateStatus(onA.withStatus(allocatedTo("b"))));
+    refuse(
+        refusals,
+        "another finalizer on its own claim",
+        () ->
+            agent.update(
+                onA.withMetadata(
+                    onA.metadata().withFinalizers(List.of("quartermaster.dev/agent-b")))));
+    refuse(
+        refusals,
+        "the spec of its own claim",
+        () ->
+            agent.update(
+                new ResourceClaim(
+                    onA.metadata(),
+                    new ResourceClaimSpec(
+                        List.of(new DeviceRequest("g", "gpu", 2, List.of())), Optional.empty()),
+                    onA.status())));
     refuse(refusals, "a task on another node", () -> agent.updateStatus(taskB));
     refuse(refusals, "a new task", () -> agent.create(task("mine", "a")));
-    refuse(refusals, "another node's claim of a volume", () -> agent.updateStatus(v.withStatus(v.status().withClaims(
-        List.of(v.status().claims().getFirst())))));
+    refuse(
+        refusals,
+        "another node's claim of a volume",
+        () ->
+            agent.updateStatus(
+                v.withStatus(v.status().withClaims(List.of(v.status().claims().getFirst())))));
     var own = v.status().claims().getFirst();
     var other = v.status().claims().getLast();
-    refuse(refusals, "a writer claim of its own node for a task that was never granted one",
-        () -> agent.updateStatus(v.withStatus(v.status().withClaims(List.of(own, other,
-            new VolumeClaim("x", "u", "a", VolumeClaim.Mode.Write, VolumeClaim.State.Taken, false, Map.of()))))));
-    refuse(refusals, "its own claim removed", () -> agent.updateStatus(v.withStatus(v.status().withClaims(List.of(other)))));
-    refuse(refusals, "its own claim's mode changed", () -> agent.updateStatus(v.withStatus(v.status().withClaims(List.of(
-        new VolumeClaim(own.task(), own.taskUid(), own.node(), VolumeClaim.Mode.Read, own.state(), own.attached(),
-            own.publishContext()), other)))));
-    refuse(refusals, "its own claim let go past NodeDetached", () -> agent.updateStatus(v.withStatus(v.status().withClaims(
-        List.of(new VolumeClaim(own.task(), own.taskUid(), own.node(), own.mode(),
-            VolumeClaim.State.ControllerDetached, own.attached(), own.publishContext()), other)))));
-    refuse(refusals, "another node's claim marked released", () -> agent.updateStatus(v.withStatus(v.status().withClaims(
-        List.of(own, VolumeClaimMachine.apply(other, new VolumeClaimEvent.NodeReleased()).orThrow())))));
-    refuse(refusals, "a release error said on another node's claim", () -> agent.updateStatus(v.withStatus(
-        v.status().withClaims(List.of(own, VolumeClaimMachine.apply(other,
-            new VolumeClaimEvent.ReleaseFailed("NodeUnstageVolume: FAILED_PRECONDITION")).orThrow())))));
-    refuse(refusals, "its own claim's mode changed along with a release error", () -> agent.updateStatus(v.withStatus(
-        v.status().withClaims(List.of(new VolumeClaim(own.task(), own.taskUid(), own.node(), VolumeClaim.Mode.Read,
-            own.state(), own.attached(), own.publishContext(), "failing"), other)))));
-    refuse(refusals, "a device class", () -> agent.create(new DeviceClass(ObjectMeta.named("x"),
-        new DeviceClassSpec("gpu", List.of()), null)));
-    refuse(refusals, "a compute domain", () -> agent.create(new ComputeDomain(ObjectMeta.named("d"),
-        new ComputeDomainSpec(1), null)));
-    refuse(refusals, "its allocation record", () -> agent.create(new NodeAllocation(ObjectMeta.named("a"), null, null)));
+    refuse(
+        refusals,
+        "a writer claim of its own node for a task that was never granted one",
+        () ->
+            agent.updateStatus(
+                v.withStatus(
+                    v.status()
+                        .withClaims(
+                            List.of(
+                                own,
+                                other,
+                                new VolumeClaim(
+                                    "x",
+                                    "u",
+                                    "a",
+                                    VolumeClaim.Mode.Write,
+                                    VolumeClaim.State.Taken,
+                                    false,
+                                    Map.of()))))));
+    refuse(
+        refusals,
+        "its own claim removed",
+        () -> agent.updateStatus(v.withStatus(v.status().withClaims(List.of(other)))));
+    refuse(
+        refusals,
+        "its own claim's mode changed",
+        () ->
+            agent.updateStatus(
+                v.withStatus(
+                    v.status()
+                        .withClaims(
+                            List.of(
+                                new VolumeClaim(
+                                    own.task(),
+                                    own.taskUid(),
+                                    own.node(),
+                                    VolumeClaim.Mode.Read,
+                                    own.state(),
+                                    own.attached(),
+                                    own.publishContext()),
+                                other)))));
+    refuse(
+        refusals,
+        "its own claim let go past NodeDetached",
+        () ->
+            agent.updateStatus(
+                v.withStatus(
+                    v.status()
+                        .withClaims(
+                            List.of(
+                                new VolumeClaim(
+                                    own.task(),
+                                    own.taskUid(),
+                                    own.node(),
+                                    own.mode(),
+                                    VolumeClaim.State.ControllerDetached,
+                                    own.attached(),
+                                    own.publishContext()),
+                                other)))));
+    refuse(
+        refusals,
+        "another node's claim marked released",
+        () ->
+            agent.updateStatus(
+                v.withStatus(
+                    v.status()
+                        .withClaims(
+                            List.of(
+                                own,
+                                VolumeClaimMachine.apply(other, new VolumeClaimEvent.NodeReleased())
+                                    .orThrow())))));
+    refuse(
+        refusals,
+        "a release error said on another node's claim",
+        () ->
+            agent.updateStatus(
+                v.withStatus(
+                    v.status()
+                        .withClaims(
+                            List.of(
+                                own,
+                                VolumeClaimMachine.apply(
+                                        other,
+                                        new VolumeClaimEvent.ReleaseFailed(
+                                            "NodeUnstageVolume: FAILED_PRECONDITION"))
+                                    .orThrow())))));
+    refuse(
+        refusals,
+        "its own claim's mode changed along with a release error",
+        () ->
+            agent.updateStatus(
+                v.withStatus(
+                    v.status()
+                        .withClaims(
+                            List.of(
+                                new VolumeClaim(
+                                    own.task(),
+                                    own.taskUid(),
+                                    own.node(),
+                                    VolumeClaim.Mode.Read,
+                                    own.state(),
+                                    own.attached(),
+                                    own.publishContext(),
+                                    "failing"),
+                                other)))));
+    refuse(
+        refusals,
+        "a device class",
+        () ->
+            agent.create(
+                new DeviceClass(
+                    ObjectMeta.named("x"), new DeviceClassSpec("gpu", List.of()), null)));
+    refuse(
+        refusals,
+        "a compute domain",
+        () ->
+            agent.create(new ComputeDomain(ObjectMeta.named("d"), new ComputeDomainSpec(1), null)));
+    refuse(
+        refusals,
+        "its allocation record",
+        () -> agent.create(new NodeAllocation(ObjectMeta.named("a"), null, null)));
     refuse(refusals, "a delete of its own node", () -> agent.delete(Kinds.NODE, "a"));
     refuse(refusals, "a delete of a claim", () -> agent.delete(Kinds.RESOURCE_CLAIM, "on-a"));
     if (!refusals.isEmpty()) {
@@ -194,40 +365,76 @@ class HostileAgentTest {
     }
     assertThat(revision.get()).as("nothing written").isEqualTo(before);
 
-    var stale = catchThrowableOfType(ApiException.class, () -> agent.updateStatus(withRevision(nodeA, nodeA.metadata().revision() - 1)));
+    var stale =
+        catchThrowableOfType(
+            ApiException.class,
+            () -> agent.updateStatus(withRevision(nodeA, nodeA.metadata().revision() - 1)));
     assertThat(stale.error().code()).isEqualTo(409);
 
     // What an agent does write still goes through.
     agent.updateStatus(nodeA);
     agent.update(admin.get(Kinds.DEVICE_SLICE, "a").orElseThrow());
     var prepared = agent.updateStatus(onA.withStatus(withPrepare(onA.status(), "a")));
-    agent.update(prepared.withMetadata(prepared.metadata().withFinalizers(List.of(new AgentFinalizer("a").name()))));
+    agent.update(
+        prepared.withMetadata(
+            prepared.metadata().withFinalizers(List.of(new AgentFinalizer("a").name()))));
     agent.updateStatus(taskA.withStatus(TaskStatus.EMPTY));
 
-    // The task's phase machine holds for its own node's agent too (TaskPhaseGuard): 409 naming the rule.
+    // The task's phase machine holds for its own node's agent too (TaskPhaseGuard): 409 naming the
+    // rule.
     var pending = admin.get(Kinds.TASK, "task-a").orElseThrow();
     long unmoved = revision.get();
-    refuseMove(refusals, "its own task run unscheduled", () -> agent.updateStatus(pending.withStatus(phase(TaskPhase.Running))),
+    refuseMove(
+        refusals,
+        "its own task run unscheduled",
+        () -> agent.updateStatus(pending.withStatus(phase(TaskPhase.Running))),
         "Pending → Running refused: a task runs only once scheduled");
     assertThat(revision.get()).as("nothing written").isEqualTo(unmoved);
     var scheduled = admin.updateStatus(pending.withStatus(phase(TaskPhase.Scheduled)));
     var done = agent.updateStatus(scheduled.withStatus(phase(TaskPhase.Succeeded)));
     long finished = revision.get();
-    refuseMove(refusals, "its own finished task run again", () -> agent.updateStatus(done.withStatus(phase(TaskPhase.Running))),
+    refuseMove(
+        refusals,
+        "its own finished task run again",
+        () -> agent.updateStatus(done.withStatus(phase(TaskPhase.Running))),
         "Succeeded → Running refused: a finished task never runs again");
     assertThat(revision.get()).as("nothing written").isEqualTo(finished);
-    var said = agent.updateStatus(v.withStatus(v.status().withClaims(List.of(
-        VolumeClaimMachine.apply(own,
-            new VolumeClaimEvent.ReleaseFailed("NodeUnstageVolume: FAILED_PRECONDITION: still published")).orThrow(), other))));
-    agent.updateStatus(said.withStatus(said.status().withClaims(List.of(
-        VolumeClaimMachine.apply(said.status().claims().getFirst(), new VolumeClaimEvent.NodeReleased()).orThrow(), other))));
+    var said =
+        agent.updateStatus(
+            v.withStatus(
+                v.status()
+                    .withClaims(
+                        List.of(
+                            VolumeClaimMachine.apply(
+                                    own,
+                                    new VolumeClaimEvent.ReleaseFailed(
+                                        "NodeUnstageVolume: FAILED_PRECONDITION: still published"))
+                                .orThrow(),
+                            other))));
+    agent.updateStatus(
+        said.withStatus(
+            said.status()
+                .withClaims(
+                    List.of(
+                        VolumeClaimMachine.apply(
+                                said.status().claims().getFirst(),
+                                new VolumeClaimEvent.NodeReleased())
+                            .orThrow(),
+                        other))));
     return refusals;
   }
 
   /** As the allocator does: the record first, then the claim. */
   private ResourceClaim allocate(ResourceClaim c, String node) {
-    admin.create(new NodeAllocation(ObjectMeta.named(node), new dev.quartermaster.api.allocation.NodeAllocationSpec(
-        Map.of("gpu-0", new dev.quartermaster.api.allocation.DeviceHolder(c.metadata().name(), c.metadata().uid()))), null));
+    admin.create(
+        new NodeAllocation(
+            ObjectMeta.named(node),
+            new dev.quartermaster.api.allocation.NodeAllocationSpec(
+                Map.of(
+                    "gpu-0",
+                    new dev.quartermaster.api.allocation.DeviceHolder(
+                        c.metadata().name(), c.metadata().uid()))),
+            null));
     return admin.updateStatus(c.withStatus(allocatedTo(node)));
   }
 
@@ -254,8 +461,16 @@ class HostileAgentTest {
   }
 
   private static TaskStatus phase(TaskPhase phase) {
-    return new TaskStatus(phase, "", "", Optional.of("a"), Optional.empty(), Optional.empty(), Optional.empty(),
-        Optional.empty(), List.of());
+    return new TaskStatus(
+        phase,
+        "",
+        "",
+        Optional.of("a"),
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty(),
+        List.of());
   }
 
   private static <T extends ApiObject> T withRevision(T o, long revision) {
@@ -269,22 +484,36 @@ class HostileAgentTest {
   }
 
   private static ResourceClaim claim(String name) {
-    return new ResourceClaim(ObjectMeta.named(name), new ResourceClaimSpec(
-        List.of(new DeviceRequest("g", "gpu", 1, List.of())), Optional.empty()), null);
+    return new ResourceClaim(
+        ObjectMeta.named(name),
+        new ResourceClaimSpec(
+            List.of(new DeviceRequest("g", "gpu", 1, List.of())), Optional.empty()),
+        null);
   }
 
   private static ResourceClaimStatus allocatedTo(String node) {
-    return ResourceClaimStatus.EMPTY.withAllocation(new Allocation(node, List.of(new Allocation.AllocatedDevice("g", "gpu-0"))));
+    return ResourceClaimStatus.EMPTY.withAllocation(
+        new Allocation(node, List.of(new Allocation.AllocatedDevice("g", "gpu-0"))));
   }
 
   private static ResourceClaimStatus withPrepare(ResourceClaimStatus s, String node) {
     var prepare = new java.util.HashMap<>(s.prepare());
-    prepare.put(node, new PrepareState(PrepareState.Phase.Prepared, "", List.of(), Optional.empty()));
+    prepare.put(
+        node, new PrepareState(PrepareState.Phase.Prepared, "", List.of(), Optional.empty()));
     return new ResourceClaimStatus(s.allocation(), s.reservedFor(), prepare, s.conditions());
   }
 
   private static Task task(String name, String node) {
-    return new Task(ObjectMeta.named(name), new TaskSpec(Optional.of(node), List.of("train"), Map.of(), List.of(),
-        List.of(), "exec", Optional.empty()), null);
+    return new Task(
+        ObjectMeta.named(name),
+        new TaskSpec(
+            Optional.of(node),
+            List.of("train"),
+            Map.of(),
+            List.of(),
+            List.of(),
+            "exec",
+            Optional.empty()),
+        null);
   }
 }

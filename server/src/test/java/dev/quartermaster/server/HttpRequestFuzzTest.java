@@ -30,12 +30,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link #rawRequest} writes the bytes as they are to a real {@link ApiServer} on loopback (one per
  * JVM) and reads the answer.
  *
- * <p>The promise: a bad request is a 4xx {@link ApiError} in JSON from our handler, never a 5xx, and
- * the server answers {@code /healthz} afterwards. What the transport refuses itself (an unreadable
- * request line, a header too large) is a JSON error too: an HTML page, as the JDK's HttpServer gave
- * before the transport moved to Netty, fails. A connection closed without an answer is counted in
- * {@code target/fuzz/no-answer.txt}. {@code $TOKEN} in an input is replaced by the admin token,
- * so inputs get past authentication.
+ * <p>The promise: a bad request is a 4xx {@link ApiError} in JSON from our handler, never a 5xx,
+ * and the server answers {@code /healthz} afterwards. What the transport refuses itself (an
+ * unreadable request line, a header too large) is a JSON error too: an HTML page, as the JDK's
+ * HttpServer gave before the transport moved to Netty, fails. A connection closed without an answer
+ * is counted in {@code target/fuzz/no-answer.txt}. {@code $TOKEN} in an input is replaced by the
+ * admin token, so inputs get past authentication.
  */
 class HttpRequestFuzzTest {
   private static final Set<String> WATCH_PARAMS =
@@ -46,33 +46,42 @@ class HttpRequestFuzzTest {
     var text = new String(bytes, StandardCharsets.UTF_8);
     var newline = text.indexOf('\n');
     var target = newline < 0 ? text : text.substring(0, newline);
-    var body = newline < 0 ? new byte[0] : text.substring(newline + 1).getBytes(StandardCharsets.UTF_8);
+    var body =
+        newline < 0 ? new byte[0] : text.substring(newline + 1).getBytes(StandardCharsets.UTF_8);
     var q = target.indexOf('?');
     var rawPath = HttpWire.API_PREFIX + (q < 0 ? target : target.substring(0, q));
     var rawQuery = q < 0 ? null : target.substring(q + 1);
 
-    onlyClientErrors(() -> {
-      var path = ApiPath.parse(rawPath);
-      // The metrics label is one of three, never a name from the request.
-      assertThat(path.route()).isIn(HttpWire.API_PREFIX + "{plural}", HttpWire.API_PREFIX + "{plural}/{name}",
-          HttpWire.API_PREFIX + "{plural}/{name}/status");
-      switch (path) {
-        case ApiPath.Item i -> assertThat(Names.isDnsLabel(i.name())).isTrue();
-        case ApiPath.Status s -> assertThat(Names.isDnsLabel(s.name())).isTrue();
-        case ApiPath.Collection c -> { }
-      }
-    });
-    onlyClientErrors(() -> {
-      var query = QueryParams.parse(rawQuery);
-      LabelSelector.parse(query.get(HttpWire.PARAM_LABEL_SELECTOR).orElse(""));
-      query.flag(HttpWire.PARAM_WATCH);
-      assertThat(query.nonNegativeLong(HttpWire.PARAM_REVISION, 0)).isNotNegative();
-      query.allowOnly(WATCH_PARAMS);
-    });
+    onlyClientErrors(
+        () -> {
+          var path = ApiPath.parse(rawPath);
+          // The metrics label is one of three, never a name from the request.
+          assertThat(path.route())
+              .isIn(
+                  HttpWire.API_PREFIX + "{plural}",
+                  HttpWire.API_PREFIX + "{plural}/{name}",
+                  HttpWire.API_PREFIX + "{plural}/{name}/status");
+          switch (path) {
+            case ApiPath.Item i -> assertThat(Names.isDnsLabel(i.name())).isTrue();
+            case ApiPath.Status s -> assertThat(Names.isDnsLabel(s.name())).isTrue();
+            case ApiPath.Collection c -> {}
+          }
+        });
+    onlyClientErrors(
+        () -> {
+          var query = QueryParams.parse(rawQuery);
+          LabelSelector.parse(query.get(HttpWire.PARAM_LABEL_SELECTOR).orElse(""));
+          query.flag(HttpWire.PARAM_WATCH);
+          assertThat(query.nonNegativeLong(HttpWire.PARAM_REVISION, 0)).isNotNegative();
+          query.allowOnly(WATCH_PARAMS);
+        });
     onlyClientErrors(() -> ObjectValidator.validateCreate(ObjectCodec.fromJson(body)));
   }
 
-  /** Runs {@code step}; what it may throw is an {@link ApiException} that the server answers with a 4xx. */
+  /**
+   * Runs {@code step}; what it may throw is an {@link ApiException} that the server answers with a
+   * 4xx.
+   */
   private static void onlyClientErrors(Runnable step) {
     try {
       step.run();
@@ -90,7 +99,8 @@ class HttpRequestFuzzTest {
   // ---- raw bytes to a real server ----
 
   private static final AtomicLong NO_ANSWER = new AtomicLong();
-  private static final Set<String> LOOPBACK = Set.of("127.0.0.1", "localhost", "::1", "0:0:0:0:0:0:0:1");
+  private static final Set<String> LOOPBACK =
+      Set.of("127.0.0.1", "localhost", "::1", "0:0:0:0:0:0:0:1");
   private static TestServer server;
 
   private static synchronized TestServer server() {
@@ -108,7 +118,8 @@ class HttpRequestFuzzTest {
 
   @FuzzTest
   void rawRequest(byte[] bytes) throws IOException {
-    // Jazzer's SSRF detector flags every connection while fuzzing, and forgets what was allowed when
+    // Jazzer's SSRF detector flags every connection while fuzzing, and forgets what was allowed
+    // when
     // fuzzing starts after the inputs' replay: allow ours, to loopback only, on every run.
     BugDetectors.allowNetworkConnections((host, port) -> LOOPBACK.contains(host));
     var t = server();
@@ -128,9 +139,16 @@ class HttpRequestFuzzTest {
         }
       }
     }
-    var health = exchange(t.server.port(),
-        "GET /healthz HTTP/1.1\r\nHost: fuzz\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.US_ASCII), false, 10_000);
-    assertThat(health).as("healthz after " + new String(request, StandardCharsets.ISO_8859_1)).isNotNull();
+    var health =
+        exchange(
+            t.server.port(),
+            "GET /healthz HTTP/1.1\r\nHost: fuzz\r\nConnection: close\r\n\r\n"
+                .getBytes(StandardCharsets.US_ASCII),
+            false,
+            10_000);
+    assertThat(health)
+        .as("healthz after " + new String(request, StandardCharsets.ISO_8859_1))
+        .isNotNull();
     assertThat(health.status()).isEqualTo(200);
     assertThat(health.body()).isEqualTo("ok\n");
   }
@@ -143,15 +161,19 @@ class HttpRequestFuzzTest {
   }
 
   private static boolean startsWithHead(byte[] request) {
-    return new String(request, 0, Math.min(5, request.length), StandardCharsets.ISO_8859_1).toUpperCase(Locale.ROOT)
+    return new String(request, 0, Math.min(5, request.length), StandardCharsets.ISO_8859_1)
+        .toUpperCase(Locale.ROOT)
         .startsWith("HEAD");
   }
 
-  private static Answer exchange(int port, byte[] request, boolean headRequest, int timeoutMillis) throws IOException {
+  private static Answer exchange(int port, byte[] request, boolean headRequest, int timeoutMillis)
+      throws IOException {
     try (var socket = new Socket()) {
       socket.connect(new InetSocketAddress("127.0.0.1", port), 2000);
-      // Short for the request: a watch sends nothing until its first event (the JDK holds the headers
-      // until the first write) and never ends. Long for /healthz, which must answer, even on a busy machine.
+      // Short for the request: a watch sends nothing until its first event (the JDK holds the
+      // headers
+      // until the first write) and never ends. Long for /healthz, which must answer, even on a busy
+      // machine.
       socket.setSoTimeout(timeoutMillis);
       var out = socket.getOutputStream();
       try {
@@ -159,7 +181,8 @@ class HttpRequestFuzzTest {
         out.flush();
         socket.shutdownOutput();
       } catch (IOException e) {
-        // The server may answer and close before it has read everything (413, a rejected request line).
+        // The server may answer and close before it has read everything (413, a rejected request
+        // line).
       }
       var in = socket.getInputStream();
       while (true) {
@@ -199,7 +222,8 @@ class HttpRequestFuzzTest {
         } catch (SocketTimeoutException e) {
           return new Answer(status, type, false, body.toString(StandardCharsets.UTF_8));
         }
-        return new Answer(status, type, body.size() == length, body.toString(StandardCharsets.UTF_8));
+        return new Answer(
+            status, type, body.size() == length, body.toString(StandardCharsets.UTF_8));
       }
     }
   }
@@ -211,7 +235,8 @@ class HttpRequestFuzzTest {
     int b;
     while ((b = in.read()) != -1) {
       head.write(b);
-      matched = (b == '\r' && matched % 2 == 0) || (b == '\n' && matched % 2 == 1) ? matched + 1 : 0;
+      matched =
+          (b == '\r' && matched % 2 == 0) || (b == '\n' && matched % 2 == 1) ? matched + 1 : 0;
       if (matched == 4) {
         var text = head.toString(StandardCharsets.ISO_8859_1);
         return text.substring(0, text.length() - 4);

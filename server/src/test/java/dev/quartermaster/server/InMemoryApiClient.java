@@ -1,6 +1,5 @@
 package dev.quartermaster.server;
 
-import dev.quartermaster.api.client.Write;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.client.DeleteResult;
 import dev.quartermaster.api.client.LabelSelector;
@@ -9,6 +8,7 @@ import dev.quartermaster.api.client.WatchEvent;
 import dev.quartermaster.api.client.WatchHandle;
 import dev.quartermaster.api.client.WatchHandler;
 import dev.quartermaster.api.client.WatchScope;
+import dev.quartermaster.api.client.Write;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.ApiObject;
@@ -85,9 +85,13 @@ final class InMemoryApiClient implements ApiClient {
   }
 
   @Override
-  public synchronized <T extends ApiObject> ObjectList<T> list(Kind<T> kind, LabelSelector selector) {
-    var items = table(kind).values().stream().map(kind::cast)
-        .filter(o -> selector.matches(o.metadata().labels())).toList();
+  public synchronized <T extends ApiObject> ObjectList<T> list(
+      Kind<T> kind, LabelSelector selector) {
+    var items =
+        table(kind).values().stream()
+            .map(kind::cast)
+            .filter(o -> selector.matches(o.metadata().labels()))
+            .toList();
     return new ObjectList<>(items, revision);
   }
 
@@ -99,8 +103,17 @@ final class InMemoryApiClient implements ApiClient {
     if (table(kind).containsKey(m.name())) {
       throw new ApiException(Reason.AlreadyExists, object.ref() + " already exists");
     }
-    var meta = new ObjectMeta(m.name(), "uid-" + (revision + 1), revision + 1, 1, m.labels(), Optional.of(CREATED),
-        Optional.empty(), m.finalizers(), m.owner());
+    var meta =
+        new ObjectMeta(
+            m.name(),
+            "uid-" + (revision + 1),
+            revision + 1,
+            1,
+            m.labels(),
+            Optional.of(CREATED),
+            Optional.empty(),
+            m.finalizers(),
+            m.owner());
     return commit(WatchEvent.Type.ADDED, kind.cast(object.withMetadata(meta)));
   }
 
@@ -112,8 +125,17 @@ final class InMemoryApiClient implements ApiClient {
     var c = current.metadata();
     var m = object.metadata();
     var generation = current.spec().equals(object.spec()) ? c.generation() : c.generation() + 1;
-    var meta = new ObjectMeta(c.name(), c.uid(), revision + 1, generation, m.labels(), c.createdAt(), c.deletedAt(),
-        m.finalizers(), m.owner());
+    var meta =
+        new ObjectMeta(
+            c.name(),
+            c.uid(),
+            revision + 1,
+            generation,
+            m.labels(),
+            c.createdAt(),
+            c.deletedAt(),
+            m.finalizers(),
+            m.owner());
     var next = kind.cast(object.withMetadata(meta).withStatusOf(current));
     if (meta.isDeleting() && meta.finalizers().isEmpty()) {
       return commit(WatchEvent.Type.DELETED, next);
@@ -126,7 +148,9 @@ final class InMemoryApiClient implements ApiClient {
     var kind = Kinds.of(object);
     var current = current(object);
     var next = kind.cast(current.withStatusOf(object));
-    return commit(WatchEvent.Type.MODIFIED, kind.cast(next.withMetadata(next.metadata().withRevision(revision + 1))));
+    return commit(
+        WatchEvent.Type.MODIFIED,
+        kind.cast(next.withMetadata(next.metadata().withRevision(revision + 1))));
   }
 
   /** One write only: the double has no transactions to make a larger batch all-or-nothing. */
@@ -140,21 +164,29 @@ final class InMemoryApiClient implements ApiClient {
 
   @Override
   public synchronized <T extends ApiObject> DeleteResult<T> delete(Kind<T> kind, String name) {
-    var current = get(kind, name).orElseThrow(() -> new ApiException(Reason.NotFound, kind.singular() + "/" + name + " not found"));
+    var current =
+        get(kind, name)
+            .orElseThrow(
+                () ->
+                    new ApiException(Reason.NotFound, kind.singular() + "/" + name + " not found"));
     var m = current.metadata();
     if (m.isDeleting()) {
       return new DeleteResult.Terminating<>(current);
     }
     if (m.finalizers().isEmpty()) {
-      return new DeleteResult.Deleted<>(commit(WatchEvent.Type.DELETED, kind.cast(current.withMetadata(m.withRevision(revision + 1)))));
+      return new DeleteResult.Deleted<>(
+          commit(
+              WatchEvent.Type.DELETED,
+              kind.cast(current.withMetadata(m.withRevision(revision + 1)))));
     }
-    var marked = kind.cast(current.withMetadata(m.withDeletedAt(CREATED).withRevision(revision + 1)));
+    var marked =
+        kind.cast(current.withMetadata(m.withDeletedAt(CREATED).withRevision(revision + 1)));
     return new DeleteResult.Terminating<>(commit(WatchEvent.Type.MODIFIED, marked));
   }
 
   @Override
-  public synchronized <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchScope scope,
-      WatchHandler<T> handler) {
+  public synchronized <T extends ApiObject> WatchHandle watch(
+      Kind<T> kind, long afterRevision, WatchScope scope, WatchHandler<T> handler) {
     if (afterRevision < compacted) {
       handler.onGone(compacted);
       return () -> {};
@@ -190,10 +222,15 @@ final class InMemoryApiClient implements ApiClient {
   private <T extends ApiObject> T current(T object) {
     var kind = Kinds.of(object);
     var m = object.metadata();
-    var current = get(kind, m.name())
-        .orElseThrow(() -> new ApiException(Reason.NotFound, kind.singular() + "/" + m.name() + " not found"));
+    var current =
+        get(kind, m.name())
+            .orElseThrow(
+                () ->
+                    new ApiException(
+                        Reason.NotFound, kind.singular() + "/" + m.name() + " not found"));
     if (m.revision() != current.metadata().revision()) {
-      throw new ApiException(Reason.Conflict, object.ref() + " was modified since revision " + m.revision());
+      throw new ApiException(
+          Reason.Conflict, object.ref() + " was modified since revision " + m.revision());
     }
     return current;
   }

@@ -21,7 +21,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Object operations over HTTP, through {@link dev.quartermaster.api.client.http.HttpApiClient} and raw requests. */
+/**
+ * Object operations over HTTP, through {@link dev.quartermaster.api.client.http.HttpApiClient} and
+ * raw requests.
+ */
 class ObjectApiTest {
   @TempDir Path dataDir;
   InMemoryApiClient api;
@@ -55,7 +58,8 @@ class ObjectApiTest {
     assertThat(updated.metadata().generation()).isEqualTo(2);
     assertThat(updated.metadata().revision()).isGreaterThan(created.metadata().revision());
 
-    var observed = t.client.updateStatus(updated.withStatus(new WorkloadStatus(2, List.of(), List.of())));
+    var observed =
+        t.client.updateStatus(updated.withStatus(new WorkloadStatus(2, List.of(), List.of())));
     assertThat(observed.status().observedGeneration()).isEqualTo(2);
     assertThat(t.client.get(Kinds.WORKLOAD, "train")).contains(observed);
 
@@ -84,7 +88,8 @@ class ObjectApiTest {
   @Test
   void deleteWithFinalizersSaysTerminating() {
     var node = Samples.node("gpu-1");
-    t.client.create(node.withMetadata(node.metadata().withFinalizers(List.of("quartermaster.dev/claims"))));
+    t.client.create(
+        node.withMetadata(node.metadata().withFinalizers(List.of("quartermaster.dev/claims"))));
 
     var raw = t.send("DELETE", "/api/v1/nodes/gpu-1", "");
     assertThat(raw.statusCode()).isEqualTo(200);
@@ -102,7 +107,10 @@ class ObjectApiTest {
     var current = t.client.get(Kinds.WORKLOAD, "train").orElseThrow();
     var writes = api.writes();
 
-    var e = catchThrowableOfType(ApiException.class, () -> t.client.update(created.withSpec(Samples.workload("train", 5).spec())));
+    var e =
+        catchThrowableOfType(
+            ApiException.class,
+            () -> t.client.update(created.withSpec(Samples.workload("train", 5).spec())));
 
     assertThat(e.error().code()).isEqualTo(409);
     assertThat(e.reason()).isEqualTo(Reason.Conflict);
@@ -112,9 +120,15 @@ class ObjectApiTest {
 
   @Test
   void errorsArriveExactlyAsTheApiClientRaisedThem() {
-    var e = catchThrowableOfType(ApiException.class, () -> t.client.update(Samples.node("ghost").withMetadata(
-        Samples.node("ghost").metadata().withRevision(3))));
-    assertThat(e.error()).isEqualTo(new ApiException(Reason.NotFound, "node/ghost not found").error());
+    var e =
+        catchThrowableOfType(
+            ApiException.class,
+            () ->
+                t.client.update(
+                    Samples.node("ghost")
+                        .withMetadata(Samples.node("ghost").metadata().withRevision(3))));
+    assertThat(e.error())
+        .isEqualTo(new ApiException(Reason.NotFound, "node/ghost not found").error());
 
     t.client.create(Samples.node("dup"));
     var dup = catchThrowableOfType(ApiException.class, () -> t.client.create(Samples.node("dup")));
@@ -124,7 +138,8 @@ class ObjectApiTest {
 
   @Test
   void unknownFieldIs400NamingIt() {
-    var body = """
+    var body =
+        """
         {"kind":"Workload","metadata":{"name":"train"},
          "spec":{"groups":[{"name":"workers","replicas":2,"replicaz":2,"template":{"command":["python"]}}]}}""";
     var response = t.send("POST", "/api/v1/workloads", body);
@@ -146,29 +161,45 @@ class ObjectApiTest {
 
   @Test
   void negativeReplicasIs422NamingTheField() {
-    var e = catchThrowableOfType(ApiException.class, () -> t.client.create(Samples.workload("train", -1)));
+    var e =
+        catchThrowableOfType(
+            ApiException.class, () -> t.client.create(Samples.workload("train", -1)));
 
     assertThat(e.error().code()).isEqualTo(422);
-    assertThat(e.error().details()).contains(new Violation("spec.groups[0].replicas", "must be >= 0"));
+    assertThat(e.error().details())
+        .contains(new Violation("spec.groups[0].replicas", "must be >= 0"));
     assertThat(api.writes()).isZero();
     assertThat(t.client.get(Kinds.WORKLOAD, "train")).isEmpty();
   }
 
   @Test
   void pathLikeNamesAreRefusedNamingMetadataName() {
-    var viaClient = catchThrowableOfType(ApiException.class, () -> t.client.get(Kinds.NODE, "../x"));
+    var viaClient =
+        catchThrowableOfType(ApiException.class, () -> t.client.get(Kinds.NODE, "../x"));
     assertThat(viaClient.error().code()).isEqualTo(422);
-    assertThat(viaClient.error().details()).extracting(Violation::field).containsExactly("metadata.name");
+    assertThat(viaClient.error().details())
+        .extracting(Violation::field)
+        .containsExactly("metadata.name");
 
-    for (var path : List.of("/api/v1/nodes/%2e%2e%2fx", "/api/v1/nodes/%2E%2E", "/api/v1/nodes/a%2Fb", "/api/v1/nodes/A")) {
-      var response = t.send("PUT", path, "{\"kind\":\"Node\",\"metadata\":{\"name\":\"x\",\"revision\":1}}");
+    for (var path :
+        List.of(
+            "/api/v1/nodes/%2e%2e%2fx",
+            "/api/v1/nodes/%2E%2E", "/api/v1/nodes/a%2Fb", "/api/v1/nodes/A")) {
+      var response =
+          t.send("PUT", path, "{\"kind\":\"Node\",\"metadata\":{\"name\":\"x\",\"revision\":1}}");
       assertThat(response.statusCode()).as(path).isEqualTo(422);
-      assertThat(TestServer.error(response).details()).as(path).extracting(Violation::field).containsExactly("metadata.name");
+      assertThat(TestServer.error(response).details())
+          .as(path)
+          .extracting(Violation::field)
+          .containsExactly("metadata.name");
     }
 
-    var created = t.send("POST", "/api/v1/nodes", "{\"kind\":\"Node\",\"metadata\":{\"name\":\"../x\"}}");
+    var created =
+        t.send("POST", "/api/v1/nodes", "{\"kind\":\"Node\",\"metadata\":{\"name\":\"../x\"}}");
     assertThat(created.statusCode()).isEqualTo(422);
-    assertThat(TestServer.error(created).details()).extracting(Violation::field).contains("metadata.name");
+    assertThat(TestServer.error(created).details())
+        .extracting(Violation::field)
+        .contains("metadata.name");
     assertThat(api.writes()).isZero();
   }
 
@@ -176,14 +207,23 @@ class ObjectApiTest {
   void urlAndBodyMustAgreeOnNameAndKind() {
     var node = t.client.create(Samples.node("a"));
 
-    var renamed = t.send("PUT", "/api/v1/nodes/b", "{\"kind\":\"Node\",\"metadata\":{\"name\":\"a\",\"revision\":"
-        + node.metadata().revision() + "}}");
+    var renamed =
+        t.send(
+            "PUT",
+            "/api/v1/nodes/b",
+            "{\"kind\":\"Node\",\"metadata\":{\"name\":\"a\",\"revision\":"
+                + node.metadata().revision()
+                + "}}");
     assertThat(renamed.statusCode()).isEqualTo(422);
-    assertThat(TestServer.error(renamed).details()).extracting(Violation::field).containsExactly("metadata.name");
+    assertThat(TestServer.error(renamed).details())
+        .extracting(Violation::field)
+        .containsExactly("metadata.name");
 
     var wrongKind = t.send("POST", "/api/v1/nodes", Samples.workloadJson("train", 1));
     assertThat(wrongKind.statusCode()).isEqualTo(400);
-    assertThat(TestServer.error(wrongKind).details()).extracting(Violation::field).containsExactly("kind");
+    assertThat(TestServer.error(wrongKind).details())
+        .extracting(Violation::field)
+        .containsExactly("kind");
     assertThat(api.writes()).isEqualTo(1);
   }
 
@@ -194,7 +234,9 @@ class ObjectApiTest {
     var updated = t.client.updateStatus(node.withStatus(status));
     assertThat(updated.status().bootId()).isEqualTo("boot-1");
 
-    var stale = catchThrowableOfType(ApiException.class, () -> t.client.updateStatus(node.withStatus(status)));
+    var stale =
+        catchThrowableOfType(
+            ApiException.class, () -> t.client.updateStatus(node.withStatus(status)));
     assertThat(stale.reason()).isEqualTo(Reason.Conflict);
   }
 
@@ -222,15 +264,21 @@ class ObjectApiTest {
   void unknownOrBadQueryParametersAre400NamingThem() {
     var typo = t.send("GET", "/api/v1/nodes?labelselector=a%3Db", "");
     assertThat(typo.statusCode()).isEqualTo(400);
-    assertThat(TestServer.error(typo).details()).extracting(Violation::field).containsExactly("labelselector");
+    assertThat(TestServer.error(typo).details())
+        .extracting(Violation::field)
+        .containsExactly("labelselector");
 
     var selector = t.send("GET", "/api/v1/nodes?labelSelector=a%3D%3D%3Db", "");
     assertThat(selector.statusCode()).isEqualTo(400);
-    assertThat(TestServer.error(selector).details()).extracting(Violation::field).containsExactly("labelSelector");
+    assertThat(TestServer.error(selector).details())
+        .extracting(Violation::field)
+        .containsExactly("labelSelector");
 
     var revision = t.send("GET", "/api/v1/nodes?watch=true&revision=-3", "");
     assertThat(revision.statusCode()).isEqualTo(400);
-    assertThat(TestServer.error(revision).details()).extracting(Violation::field).containsExactly("revision");
+    assertThat(TestServer.error(revision).details())
+        .extracting(Violation::field)
+        .containsExactly("revision");
   }
 
   /**
@@ -244,17 +292,25 @@ class ObjectApiTest {
     t.client.create(Samples.node("b", Map.of("gpu", "a100")));
     var now = java.time.Instant.now();
 
-    var served = t.client.table(Kinds.NODE, java.util.Optional.empty(), LabelSelector.parse("gpu=a100"), now);
-    assertThat(served.view(false).headers()).containsExactly("NAME", "READY", "DEVICES", "SCHEDULING", "AGE");
+    var served =
+        t.client.table(
+            Kinds.NODE, java.util.Optional.empty(), LabelSelector.parse("gpu=a100"), now);
+    assertThat(served.view(false).headers())
+        .containsExactly("NAME", "READY", "DEVICES", "SCHEDULING", "AGE");
     assertThat(served.view(true).headers()).contains("REVISION", "UID", "LABELS");
     assertThat(served.rows()).extracting(r -> r.getFirst()).containsExactly("b");
-    var local = api.table(Kinds.NODE, java.util.Optional.empty(), LabelSelector.parse("gpu=a100"), now);
+    var local =
+        api.table(Kinds.NODE, java.util.Optional.empty(), LabelSelector.parse("gpu=a100"), now);
     assertThat(served.columns()).isEqualTo(local.columns());
 
     var one = t.client.table(Kinds.NODE, java.util.Optional.of("a"), LabelSelector.parse(""), now);
     assertThat(one.rows()).extracting(r -> r.getFirst()).containsExactly("a");
-    var missing = catchThrowableOfType(ApiException.class,
-        () -> t.client.table(Kinds.NODE, java.util.Optional.of("nope"), LabelSelector.parse(""), now));
+    var missing =
+        catchThrowableOfType(
+            ApiException.class,
+            () ->
+                t.client.table(
+                    Kinds.NODE, java.util.Optional.of("nope"), LabelSelector.parse(""), now));
     assertThat(missing.error().reason()).isEqualTo(Reason.NotFound);
     assertThat(missing).hasMessageContaining("node/nope not found");
 

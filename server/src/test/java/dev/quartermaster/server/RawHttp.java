@@ -17,18 +17,25 @@ import java.util.Map;
 final class RawHttp {
   private RawHttp() {}
 
-  /** One response as read off the wire; {@code status} is 0 when the server closed without a word. */
+  /**
+   * One response as read off the wire; {@code status} is 0 when the server closed without a word.
+   */
   record Response(int status, Map<String, String> headers, String body) {
     String header(String name) {
       return headers.getOrDefault(name.toLowerCase(Locale.ROOT), "");
     }
 
     boolean isJson() {
-      return header("content-type").startsWith("application/json") && body.startsWith("{") && body.endsWith("}");
+      return header("content-type").startsWith("application/json")
+          && body.startsWith("{")
+          && body.endsWith("}");
     }
   }
 
-  /** Sends {@code request} on a new connection and reads every response until the server closes or goes quiet. */
+  /**
+   * Sends {@code request} on a new connection and reads every response until the server closes or
+   * goes quiet.
+   */
   static List<Response> exchange(int port, byte[] request) throws IOException {
     try (var socket = new Socket()) {
       socket.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
@@ -59,7 +66,9 @@ final class RawHttp {
         var headers = new LinkedHashMap<String, String>();
         for (String h; (h = line(in)) != null && !h.isEmpty(); ) {
           int colon = h.indexOf(':');
-          headers.put(h.substring(0, colon).strip().toLowerCase(Locale.ROOT), h.substring(colon + 1).strip());
+          headers.put(
+              h.substring(0, colon).strip().toLowerCase(Locale.ROOT),
+              h.substring(colon + 1).strip());
         }
         int status = Integer.parseInt(statusLine.split(" ")[1]);
         var body = new ByteArrayOutputStream();

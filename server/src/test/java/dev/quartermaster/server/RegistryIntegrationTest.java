@@ -79,37 +79,64 @@ class RegistryIntegrationTest {
   void refusedRequestsLeaveTheStoreUntouched() {
     var before = store.currentRevision();
 
-    var invalid = catchThrowableOfType(ApiException.class, () -> t.client.create(Samples.workload("train", -1)));
-    assertThat(invalid.error().details()).contains(new Violation("spec.groups[0].replicas", "must be >= 0"));
-    var pathLike = t.send("PUT", "/api/v1/nodes/%2e%2e%2fx", "{\"kind\":\"Node\",\"metadata\":{\"name\":\"x\"}}");
+    var invalid =
+        catchThrowableOfType(
+            ApiException.class, () -> t.client.create(Samples.workload("train", -1)));
+    assertThat(invalid.error().details())
+        .contains(new Violation("spec.groups[0].replicas", "must be >= 0"));
+    var pathLike =
+        t.send(
+            "PUT", "/api/v1/nodes/%2e%2e%2fx", "{\"kind\":\"Node\",\"metadata\":{\"name\":\"x\"}}");
     assertThat(pathLike.statusCode()).isEqualTo(422);
-    var big = t.send(t.request("/api/v1/nodes").POST(HttpRequest.BodyPublishers.ofByteArray(new byte[2 << 20])).build());
+    var big =
+        t.send(
+            t.request("/api/v1/nodes")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(new byte[2 << 20]))
+                .build());
     assertThat(big.statusCode()).isEqualTo(413);
 
     assertThat(store.currentRevision()).isEqualTo(before);
   }
 
-  /** Issue 8, hole 7, as an operator with curl meets it: a PUT that would take a device from its claim is a 409 naming it. */
+  /**
+   * Issue 8, hole 7, as an operator with curl meets it: a PUT that would take a device from its
+   * claim is a 409 naming it.
+   */
   @Test
   void writesThatWouldDoubleAllocateAreConflictsNamingTheHolder() {
-    var spec = new ResourceClaimSpec(List.of(new DeviceRequest("gpu", "gpu", 1, List.of())), Optional.empty());
+    var spec =
+        new ResourceClaimSpec(
+            List.of(new DeviceRequest("gpu", "gpu", 1, List.of())), Optional.empty());
     var holder = t.client.create(new ResourceClaim(ObjectMeta.named("train-0-gpu"), spec, null));
     var other = t.client.create(new ResourceClaim(ObjectMeta.named("train-5-gpu"), spec, null));
-    var record = t.client.create(new NodeAllocation(ObjectMeta.named("node-1"),
-        new NodeAllocationSpec(Map.of("gpu-0", new DeviceHolder("train-0-gpu", holder.metadata().uid()))), null));
+    var record =
+        t.client.create(
+            new NodeAllocation(
+                ObjectMeta.named("node-1"),
+                new NodeAllocationSpec(
+                    Map.of("gpu-0", new DeviceHolder("train-0-gpu", holder.metadata().uid()))),
+                null));
     var gpu0 = new Allocation("node-1", List.of(new Allocation.AllocatedDevice("gpu", "gpu-0")));
     t.client.updateStatus(holder.withStatus(holder.status().withAllocation(gpu0)));
     long before = store.currentRevision();
 
-    var claimWrite = catchThrowableOfType(ApiException.class,
-        () -> t.client.updateStatus(other.withStatus(other.status().withAllocation(gpu0))));
-    var wipe = catchThrowableOfType(ApiException.class, () -> t.client.update(record.withSpec(NodeAllocationSpec.EMPTY)));
+    var claimWrite =
+        catchThrowableOfType(
+            ApiException.class,
+            () -> t.client.updateStatus(other.withStatus(other.status().withAllocation(gpu0))));
+    var wipe =
+        catchThrowableOfType(
+            ApiException.class, () -> t.client.update(record.withSpec(NodeAllocationSpec.EMPTY)));
 
     assertThat(claimWrite.error().code()).isEqualTo(409);
-    assertThat(claimWrite.getMessage()).contains("device gpu-0 on node node-1 is held by claim train-0-gpu (uid "
-        + holder.metadata().uid() + ")");
+    assertThat(claimWrite.getMessage())
+        .contains(
+            "device gpu-0 on node node-1 is held by claim train-0-gpu (uid "
+                + holder.metadata().uid()
+                + ")");
     assertThat(wipe.error().code()).isEqualTo(409);
-    assertThat(wipe.getMessage()).contains("nodeallocation/node-1: spec.devices: device gpu-0 is held by claim train-0-gpu");
+    assertThat(wipe.getMessage())
+        .contains("nodeallocation/node-1: spec.devices: device gpu-0 is held by claim train-0-gpu");
     assertThat(store.currentRevision()).isEqualTo(before);
   }
 
@@ -122,7 +149,8 @@ class RegistryIntegrationTest {
       t.client.delete(Kinds.NODE, "a");
 
       var events = List.of(handler.nextEvent(), handler.nextEvent(), handler.nextEvent());
-      assertThat(events).extracting(e -> e.type() + " " + e.object().metadata().name())
+      assertThat(events)
+          .extracting(e -> e.type() + " " + e.object().metadata().name())
           .containsExactly("ADDED a", "ADDED b", "DELETED a");
       assertThat(events.getFirst().object()).isEqualTo(a);
       assertThat(events).extracting(e -> e.revision()).isSorted().doesNotHaveDuplicates();
@@ -132,7 +160,8 @@ class RegistryIntegrationTest {
   @Test
   void aNodeScopedWatchHearsOnlyThatNodesTasksAndABadNodeNameIs400() {
     var handler = new RecordingHandler<Task>();
-    try (var watch = t.client.watch(Kinds.TASK, store.currentRevision(), WatchScope.node("a"), handler)) {
+    try (var watch =
+        t.client.watch(Kinds.TASK, store.currentRevision(), WatchScope.node("a"), handler)) {
       t.client.create(task("on-b", "b"));
       t.client.create(task("on-a", "a"));
       t.client.create(task("nowhere", Optional.empty()));
@@ -153,8 +182,11 @@ class RegistryIntegrationTest {
   }
 
   private static Task task(String name, Optional<String> node) {
-    return new Task(ObjectMeta.named(name), new TaskSpec(node, List.of("true"), Map.of(), List.of(), List.of(), "exec",
-        Optional.empty()), TaskStatus.EMPTY);
+    return new Task(
+        ObjectMeta.named(name),
+        new TaskSpec(
+            node, List.of("true"), Map.of(), List.of(), List.of(), "exec", Optional.empty()),
+        TaskStatus.EMPTY);
   }
 
   /**
@@ -167,10 +199,15 @@ class RegistryIntegrationTest {
     t.client.create(Samples.node("a"));
     long current = store.currentRevision();
     for (var kind : Kinds.ALL) {
-      var request = t.request("/api/v1/" + kind.plural() + "?watch=true&labelSelector=nobody%3Dhere").GET().build();
+      var request =
+          t.request("/api/v1/" + kind.plural() + "?watch=true&labelSelector=nobody%3Dhere")
+              .GET()
+              .build();
       var response = t.raw.send(request, java.net.http.HttpResponse.BodyHandlers.ofInputStream());
-      try (var body = response.body(); var lines = new java.io.BufferedReader(new java.io.InputStreamReader(body,
-          java.nio.charset.StandardCharsets.UTF_8))) {
+      try (var body = response.body();
+          var lines =
+              new java.io.BufferedReader(
+                  new java.io.InputStreamReader(body, java.nio.charset.StandardCharsets.UTF_8))) {
         var first = TestServer.json(lines.readLine());
         assertThat(first.get("type").asText()).as(kind.plural()).isEqualTo("BOOKMARK");
         assertThat(first.get("revision").asLong()).as(kind.plural()).isEqualTo(current);
@@ -197,7 +234,8 @@ class RegistryIntegrationTest {
   void metricsShowTheStoreRevision() {
     t.client.create(Samples.node("a"));
     var metrics = t.send(HttpRequest.newBuilder(t.uri("/metrics")).build());
-    assertThat(metrics.body()).containsPattern("qm_store_revision " + store.currentRevision() + "(\\.0)?\\n");
+    assertThat(metrics.body())
+        .containsPattern("qm_store_revision " + store.currentRevision() + "(\\.0)?\\n");
   }
 
   @Test

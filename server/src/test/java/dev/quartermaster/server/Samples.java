@@ -15,9 +15,12 @@ final class Samples {
   private Samples() {}
 
   static Workload workload(String name, int replicas) {
-    var template = new TaskTemplate(List.of("python", "train.py"), Map.of(), "exec", Optional.empty(), List.of(), Map.of());
+    var template =
+        new TaskTemplate(
+            List.of("python", "train.py"), Map.of(), "exec", Optional.empty(), List.of(), Map.of());
     var group = new WorkerGroup("workers", replicas, template, List.of(), null);
-    return new Workload(ObjectMeta.named(name), new WorkloadSpec(List.of(group), Optional.empty()), null);
+    return new Workload(
+        ObjectMeta.named(name), new WorkloadSpec(List.of(group), Optional.empty()), null);
   }
 
   static Node node(String name) {

@@ -23,11 +23,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Watchers that stop reading while writes flow: bounded memory, a clear end for them, no harm to the others. */
+/**
+ * Watchers that stop reading while writes flow: bounded memory, a clear end for them, no harm to
+ * the others.
+ */
 @Timeout(180)
 class SlowWatcherTest {
   private static final int STALLED = 20;
   private static final long QUEUE_BYTES = 1L << 20;
+
   /** About 4 KB per event, so the byte bound, not the count, is what a stalled watcher reaches. */
   private static final Map<String, String> BULK = bulkLabels();
 
@@ -36,8 +40,10 @@ class SlowWatcherTest {
   @Test
   void watchersThatFallBehindAreEndedWithATooSlowLineAndMemoryStaysBounded() throws Exception {
     var api = new InMemoryApiClient();
-    var settings = new WatchSettings(Duration.ofMillis(500), Duration.ZERO, 100_000)
-        .withMaxQueueBytes(QUEUE_BYTES).withWriteTimeout(Duration.ofSeconds(120));
+    var settings =
+        new WatchSettings(Duration.ofMillis(500), Duration.ZERO, 100_000)
+            .withMaxQueueBytes(QUEUE_BYTES)
+            .withWriteTimeout(Duration.ofSeconds(120));
     try (var t = TestServer.start(api, dataDir, c -> c.withWatch(settings))) {
       var stalled = new ArrayList<Socket>();
       try (var healthy = new Follower(openStalledWatch(t))) {
@@ -48,7 +54,8 @@ class SlowWatcherTest {
         long usedBefore = usedHeapAfterGc();
 
         // Writes flow at the pace the healthy watcher keeps up with; the stalled ones read nothing.
-        int writes = 4_000; // ~16 MB of lines per watcher: past the queue bound plus the socket buffers
+        int writes =
+            4_000; // ~16 MB of lines per watcher: past the queue bound plus the socket buffers
         long written = 0;
         for (int i = 0; i < writes; i++) {
           written = api.create(Samples.node("n" + i, BULK)).metadata().revision();
@@ -59,14 +66,19 @@ class SlowWatcherTest {
         awaitRevision(healthy, written);
         long usedAfter = usedHeapAfterGc();
         long grew = usedAfter - usedBefore;
-        System.out.printf("heap used with %d stalled watchers: before %d MiB, after %d MiB, grew %d MiB (bound %d x %d MiB)%n",
+        System.out.printf(
+            "heap used with %d stalled watchers: before %d MiB, after %d MiB, grew %d MiB (bound %d x %d MiB)%n",
             STALLED, usedBefore >> 20, usedAfter >> 20, grew >> 20, STALLED, QUEUE_BYTES >> 20);
         assertThat(grew).isLessThan(STALLED * QUEUE_BYTES + (64L << 20));
 
-        // Each stalled watcher, once it reads, finds its buffered lines and then the final 410 line.
+        // Each stalled watcher, once it reads, finds its buffered lines and then the final 410
+        // line.
         for (var socket : stalled) {
           var last = lastLine(socket);
-          assertThat(last).contains("\"type\":\"ERROR\"").contains("\"code\":410").contains("too slow")
+          assertThat(last)
+              .contains("\"type\":\"ERROR\"")
+              .contains("\"code\":410")
+              .contains("too slow")
               .contains("re-list from revision");
         }
         // The healthy watcher is still open and receiving.
@@ -77,22 +89,29 @@ class SlowWatcherTest {
         }
       }
       var metrics = t.send(HttpRequest.newBuilder(t.uri("/metrics")).build()).body();
-      assertThat(metrics).contains("qm_watches_closed_total{reason=\"too_slow\"} " + STALLED + ".0");
+      assertThat(metrics)
+          .contains("qm_watches_closed_total{reason=\"too_slow\"} " + STALLED + ".0");
     }
   }
 
   @Test
   void aWatcherThatNeverReadsIsDisconnectedAfterTheWriteTimeout() throws Exception {
     var api = new InMemoryApiClient();
-    // A queue bound above all the test writes (4,000 x ~4 KB): the write timeout is the only way out.
-    // With the 1 MiB bound the queue could fill first, and the watch then ended as too slow, its last
-    // line taken by the socket's buffers, with no write blocked long enough to time out (4 of 10 runs).
-    var settings = new WatchSettings(Duration.ofMillis(500), Duration.ZERO, 100_000)
-        .withMaxQueueBytes(64L << 20).withWriteTimeout(Duration.ofSeconds(1));
+    // A queue bound above all the test writes (4,000 x ~4 KB): the write timeout is the only way
+    // out.
+    // With the 1 MiB bound the queue could fill first, and the watch then ended as too slow, its
+    // last
+    // line taken by the socket's buffers, with no write blocked long enough to time out (4 of 10
+    // runs).
+    var settings =
+        new WatchSettings(Duration.ofMillis(500), Duration.ZERO, 100_000)
+            .withMaxQueueBytes(64L << 20)
+            .withWriteTimeout(Duration.ofSeconds(1));
     try (var t = TestServer.start(api, dataDir, c -> c.withWatch(settings))) {
       try (var socket = openStalledWatch(t)) {
         assertThat(api.awaitOpenWatches(1)).isTrue();
-        // Enough to fill the socket buffers and block the writer, which the watchdog then interrupts.
+        // Enough to fill the socket buffers and block the writer, which the watchdog then
+        // interrupts.
         for (int i = 0; i < 4_000 && api.awaitOpenWatches(1); i++) {
           api.create(Samples.node("n" + i, BULK));
         }
@@ -101,7 +120,8 @@ class SlowWatcherTest {
         assertThat(lines).doesNotContain("too slow"); // it could not be told: it was not reading
       }
       var metrics = t.send(HttpRequest.newBuilder(t.uri("/metrics")).build()).body();
-      assertThat(metrics).containsPattern("qm_watches_closed_total\\{reason=\"write_timeout\"} [1-9]");
+      assertThat(metrics)
+          .containsPattern("qm_watches_closed_total\\{reason=\"write_timeout\"} [1-9]");
     }
   }
 
@@ -110,8 +130,10 @@ class SlowWatcherTest {
     var socket = new Socket();
     socket.setReceiveBufferSize(4096);
     socket.connect(new InetSocketAddress("127.0.0.1", t.server.port()), 5_000);
-    var request = "GET /api/v1/nodes?watch=true&revision=0 HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer "
-        + t.token + "\r\n\r\n";
+    var request =
+        "GET /api/v1/nodes?watch=true&revision=0 HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer "
+            + t.token
+            + "\r\n\r\n";
     socket.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
     socket.getOutputStream().flush();
     return socket;
@@ -120,7 +142,8 @@ class SlowWatcherTest {
   /** Reads the stream up to its ERROR line (the connection itself stays open for keep-alive). */
   private static String lastLine(Socket socket) throws IOException {
     socket.setSoTimeout(30_000);
-    var reader = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
+    var reader =
+        new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
     String last = "";
     for (String line; (line = reader.readLine()) != null; ) {
       if (!line.isBlank()) {
@@ -137,7 +160,8 @@ class SlowWatcherTest {
   private static List<String> drain(Socket socket) throws IOException {
     socket.setSoTimeout(30_000);
     var lines = new ArrayList<String>();
-    var reader = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
+    var reader =
+        new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
     try {
       for (String line; (line = reader.readLine()) != null; ) {
         lines.add(line);
@@ -151,8 +175,8 @@ class SlowWatcherTest {
   private static final Pattern REVISION = Pattern.compile("\"revision\":(\\d+)");
 
   /**
-   * Waits until the follower was sent every change up to {@code revision}: an event line at it or
-   * a bookmark past it (bookmarks come every 500 ms). Any ERROR line fails the test.
+   * Waits until the follower was sent every change up to {@code revision}: an event line at it or a
+   * bookmark past it (bookmarks come every 500 ms). Any ERROR line fails the test.
    */
   private static void awaitRevision(Follower follower, long revision) throws InterruptedException {
     while (true) {
@@ -182,27 +206,30 @@ class SlowWatcherTest {
     Follower(Socket socket) throws IOException {
       this.socket = socket;
       socket.setReceiveBufferSize(1 << 20);
-      var in = new java.io.DataInputStream(new java.io.BufferedInputStream(socket.getInputStream()));
-      Thread.ofVirtual().start(() -> {
-        try {
-          skipHeaders(in);
-          var line = new java.io.ByteArrayOutputStream();
-          for (int size; (size = Integer.parseInt(asciiLine(in).trim(), 16)) > 0; ) {
-            var chunk = in.readNBytes(size);
-            asciiLine(in); // the CRLF after the chunk
-            for (byte b : chunk) {
-              if (b == '\n') {
-                lines.add(line.toString(StandardCharsets.UTF_8));
-                line.reset();
-              } else {
-                line.write(b);
-              }
-            }
-          }
-        } catch (IOException | NumberFormatException e) {
-          // closed by the test
-        }
-      });
+      var in =
+          new java.io.DataInputStream(new java.io.BufferedInputStream(socket.getInputStream()));
+      Thread.ofVirtual()
+          .start(
+              () -> {
+                try {
+                  skipHeaders(in);
+                  var line = new java.io.ByteArrayOutputStream();
+                  for (int size; (size = Integer.parseInt(asciiLine(in).trim(), 16)) > 0; ) {
+                    var chunk = in.readNBytes(size);
+                    asciiLine(in); // the CRLF after the chunk
+                    for (byte b : chunk) {
+                      if (b == '\n') {
+                        lines.add(line.toString(StandardCharsets.UTF_8));
+                        line.reset();
+                      } else {
+                        line.write(b);
+                      }
+                    }
+                  }
+                } catch (IOException | NumberFormatException e) {
+                  // closed by the test
+                }
+              });
     }
 
     private static void skipHeaders(java.io.DataInputStream in) throws IOException {

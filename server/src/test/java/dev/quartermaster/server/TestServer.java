@@ -17,7 +17,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.function.UnaryOperator;
 
-/** An {@link ApiServer} on a free port over a given {@link ApiClient}, with an HTTP client and a raw one. */
+/**
+ * An {@link ApiServer} on a free port over a given {@link ApiClient}, with an HTTP client and a raw
+ * one.
+ */
 final class TestServer implements AutoCloseable {
   final ApiServer server;
   final String token;
@@ -34,7 +37,8 @@ final class TestServer implements AutoCloseable {
     return start(api, dataDir, UnaryOperator.identity());
   }
 
-  static TestServer start(ApiClient api, Path dataDir, UnaryOperator<ApiServerConfig> customize) throws IOException {
+  static TestServer start(ApiClient api, Path dataDir, UnaryOperator<ApiServerConfig> customize)
+      throws IOException {
     var config = customize.apply(ApiServerConfig.of(api, dataDir).withListen("127.0.0.1", 0));
     return new TestServer(ApiServer.start(config));
   }

@@ -26,12 +26,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Many HTTP watches of one kind write shared lines: each sees the whole history, and each event is encoded once. */
+/**
+ * Many HTTP watches of one kind write shared lines: each sees the whole history, and each event is
+ * encoded once.
+ */
 @Timeout(60)
 class WatchFanOutTest {
   private static final int WATCHERS = 12;
   private static final int WRITERS = 3;
-  private static final int OBJECTS_PER_WRITER = 20; // x3 events each: well inside the line cache's window
+  private static final int OBJECTS_PER_WRITER =
+      20; // x3 events each: well inside the line cache's window
 
   @TempDir Path dataDir;
   SqliteStore store;
@@ -53,7 +57,8 @@ class WatchFanOutTest {
 
   @Test
   void everyStreamCarriesTheSameCompleteOrderedHistoryEncodedOnce() throws Exception {
-    t.client.create(Samples.node("before")); // history before the watches' start, which none of them may see
+    t.client.create(
+        Samples.node("before")); // history before the watches' start, which none of them may see
     long from = store.currentRevision();
     var recorders = new ArrayList<RecordingHandler<Node>>();
     var handles = new ArrayList<WatchHandle>();
@@ -66,19 +71,24 @@ class WatchFanOutTest {
     try (var writers = Executors.newVirtualThreadPerTaskExecutor()) {
       for (int w = 0; w < WRITERS; w++) {
         int writer = w;
-        done.add(writers.submit(() -> {
-          for (int j = 0; j < OBJECTS_PER_WRITER; j++) {
-            var created = t.client.create(Samples.node("w" + writer + "-" + j));
-            t.client.update(created.withMetadata(created.metadata().withLabels(Map.of("step", "updated"))));
-            t.client.delete(Kinds.NODE, created.metadata().name());
-            if (j == OBJECTS_PER_WRITER / 2) {
-              halfway.countDown();
-            }
-          }
-          return null;
-        }));
+        done.add(
+            writers.submit(
+                () -> {
+                  for (int j = 0; j < OBJECTS_PER_WRITER; j++) {
+                    var created = t.client.create(Samples.node("w" + writer + "-" + j));
+                    t.client.update(
+                        created.withMetadata(
+                            created.metadata().withLabels(Map.of("step", "updated"))));
+                    t.client.delete(Kinds.NODE, created.metadata().name());
+                    if (j == OBJECTS_PER_WRITER / 2) {
+                      halfway.countDown();
+                    }
+                  }
+                  return null;
+                }));
       }
-      // Mid-stream, a stream from the old revision: it replays what the others got live, then joins them.
+      // Mid-stream, a stream from the old revision: it replays what the others got live, then joins
+      // them.
       assertThat(halfway.await(30, TimeUnit.SECONDS)).isTrue();
       recorders.add(new RecordingHandler<>());
       handles.add(t.client.watch(Kinds.NODE, from, recorders.getLast()));
@@ -92,7 +102,8 @@ class WatchFanOutTest {
 
     var reference = take(recorders.getFirst(), expected);
     // Every write is one Node revision, so the complete history is exactly (from, end], in order.
-    assertThat(reference).extracting(WatchEvent::revision)
+    assertThat(reference)
+        .extracting(WatchEvent::revision)
         .containsExactlyElementsOf(LongStream.rangeClosed(from + 1, end).boxed().toList());
     for (var recorder : recorders.subList(1, recorders.size())) {
       assertThat(take(recorder, expected)).containsExactlyElementsOf(reference);
@@ -128,7 +139,9 @@ class WatchFanOutTest {
       assertThat(take(recorder, batch)).extracting(WatchEvent::revision).containsOnly(from + 1);
     }
     assertThat(t.server.eventLines().encodes() - before)
-        .as("lines encoded for %d objects of one transaction streamed to %d watches", batch, WATCHERS)
+        .as(
+            "lines encoded for %d objects of one transaction streamed to %d watches",
+            batch, WATCHERS)
         .isEqualTo(batch);
     handles.forEach(WatchHandle::close);
   }

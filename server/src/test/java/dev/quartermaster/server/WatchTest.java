@@ -21,7 +21,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Watch streaming: order, selectors, compaction before and after the stream starts, keep-alives, shutdown. */
+/**
+ * Watch streaming: order, selectors, compaction before and after the stream starts, keep-alives,
+ * shutdown.
+ */
 @Timeout(60)
 @SuppressWarnings("try") // the watch handles are closed by try-with-resources on purpose
 class WatchTest {
@@ -39,8 +42,11 @@ class WatchTest {
         t.client.update(a.withMetadata(a.metadata().withLabels(Map.of("zone", "z1"))));
         t.client.delete(Kinds.NODE, "b");
 
-        var events = java.util.List.of(handler.nextEvent(), handler.nextEvent(), handler.nextEvent(), handler.nextEvent());
-        assertThat(events).extracting(e -> e.type() + " " + e.object().metadata().name())
+        var events =
+            java.util.List.of(
+                handler.nextEvent(), handler.nextEvent(), handler.nextEvent(), handler.nextEvent());
+        assertThat(events)
+            .extracting(e -> e.type() + " " + e.object().metadata().name())
             .containsExactly("ADDED a", "ADDED b", "MODIFIED a", "DELETED b");
         assertThat(events).extracting(e -> e.revision()).isSorted().doesNotHaveDuplicates();
         assertThat(events.get(2).object().metadata().labels()).containsEntry("zone", "z1");
@@ -124,7 +130,10 @@ class WatchTest {
     var quick = new WatchSettings(Duration.ofMillis(20), Duration.ZERO, 100);
     try (var t = TestServer.start(api, dataDir, c -> c.withWatch(quick))) {
       t.client.create(Samples.node("a"));
-      var response = t.raw.send(t.request("/api/v1/nodes?watch=true&revision=0").build(), BodyHandlers.ofInputStream());
+      var response =
+          t.raw.send(
+              t.request("/api/v1/nodes?watch=true&revision=0").build(),
+              BodyHandlers.ofInputStream());
       assertThat(response.statusCode()).isEqualTo(200);
       try (var lines = lines(response.body())) {
         var first = TestServer.json(lines.readLine());
@@ -148,8 +157,9 @@ class WatchTest {
       t.client.create(Samples.node("a"));
       assertThat(handler.nextEvent().type()).isEqualTo(Type.ADDED);
       t.server.close();
-      assertThat(handler.next()).isInstanceOfSatisfying(RecordingHandler.Closed.class,
-          c -> assertThat(c.reason()).contains("shutting down"));
+      assertThat(handler.next())
+          .isInstanceOfSatisfying(
+              RecordingHandler.Closed.class, c -> assertThat(c.reason()).contains("shutting down"));
     } finally {
       t.close();
     }
@@ -173,7 +183,11 @@ class WatchTest {
   @Test
   void slowClientIsCutOffInsteadOfBufferingWithoutBound() throws IOException {
     var api = new InMemoryApiClient();
-    try (var t = TestServer.start(api, dataDir, c -> c.withWatch(new WatchSettings(Duration.ofSeconds(10), Duration.ZERO, 2)))) {
+    try (var t =
+        TestServer.start(
+            api,
+            dataDir,
+            c -> c.withWatch(new WatchSettings(Duration.ofSeconds(10), Duration.ZERO, 2)))) {
       for (var name : java.util.List.of("a", "b", "c", "d")) {
         t.client.create(Samples.node(name));
       }
@@ -185,15 +199,21 @@ class WatchTest {
   }
 
   @Test
-  void theHttpClientHearsATooSlowEndAsGoneWhichInformersAndGetWatchAnswerByListingAgain() throws IOException {
+  void theHttpClientHearsATooSlowEndAsGoneWhichInformersAndGetWatchAnswerByListingAgain()
+      throws IOException {
     var api = new InMemoryApiClient();
-    try (var t = TestServer.start(api, dataDir, c -> c.withWatch(new WatchSettings(Duration.ofSeconds(10), Duration.ZERO, 2)))) {
+    try (var t =
+        TestServer.start(
+            api,
+            dataDir,
+            c -> c.withWatch(new WatchSettings(Duration.ofSeconds(10), Duration.ZERO, 2)))) {
       for (var name : java.util.List.of("a", "b", "c", "d")) {
         t.client.create(Samples.node(name));
       }
       var handler = new RecordingHandler<Node>();
       try (var watch = t.client.watch(Kinds.NODE, 0, handler)) {
-        // onGone is what ListWatch (qm get -w) and the informer's ApiListerWatcher turn into a re-list.
+        // onGone is what ListWatch (qm get -w) and the informer's ApiListerWatcher turn into a
+        // re-list.
         assertThat(handler.next()).isInstanceOf(RecordingHandler.Gone.class);
       }
     }

@@ -1,7 +1,5 @@
 package dev.quartermaster.sim;
 
-import java.util.List;
-import dev.quartermaster.api.client.Write;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.client.DeleteResult;
 import dev.quartermaster.api.client.LabelSelector;
@@ -9,8 +7,10 @@ import dev.quartermaster.api.client.ObjectList;
 import dev.quartermaster.api.client.WatchHandle;
 import dev.quartermaster.api.client.WatchHandler;
 import dev.quartermaster.api.client.WatchScope;
+import dev.quartermaster.api.client.Write;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
+import java.util.List;
 import java.util.Optional;
 
 /** Every call goes to {@code api}; a naive variant overrides the one call it changes. */
@@ -56,10 +56,9 @@ public abstract class ForwardingApiClient implements ApiClient {
     return api.delete(kind, name);
   }
 
-
   @Override
-  public <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchScope scope,
-      WatchHandler<T> handler) {
+  public <T extends ApiObject> WatchHandle watch(
+      Kind<T> kind, long afterRevision, WatchScope scope, WatchHandler<T> handler) {
     return api.watch(kind, afterRevision, scope, handler);
   }
 }

@@ -44,7 +44,10 @@ public final class SimCluster {
   private SimCluster(long seed, WatchFaults faults, boolean guarded) {
     this.env = new DeterministicEnv(seed);
     this.store = new SimStore(env, faults);
-    this.api = guarded ? new ObjectRegistry(store, env) : ObjectRegistry.withoutCrossObjectRules(store, env);
+    this.api =
+        guarded
+            ? new ObjectRegistry(store, env)
+            : ObjectRegistry.withoutCrossObjectRules(store, env);
   }
 
   /**
@@ -79,7 +82,9 @@ public final class SimCluster {
 
   /** Creates a device class selecting devices of base class {@code cls}. */
   public DeviceClass deviceClass(String name, String cls) {
-    return api.create(new DeviceClass(ObjectMeta.named(name), new DeviceClassSpec(cls, List.of()), DeviceClassStatus.EMPTY));
+    return api.create(
+        new DeviceClass(
+            ObjectMeta.named(name), new DeviceClassSpec(cls, List.of()), DeviceClassStatus.EMPTY));
   }
 
   /**
@@ -90,41 +95,85 @@ public final class SimCluster {
     var node = registerNode(name);
     var devices = new ArrayList<Device>();
     for (int i = 0; i < gpus; i++) {
-      devices.add(new Device("gpu-" + i, "gpu", Map.of("uuid", name + "-gpu-" + i, "model", "H100"),
-          Device.Health.Healthy, ""));
+      devices.add(
+          new Device(
+              "gpu-" + i,
+              "gpu",
+              Map.of("uuid", name + "-gpu-" + i, "model", "H100"),
+              Device.Health.Healthy,
+              ""));
     }
-    api.create(new DeviceSlice(ObjectMeta.named(name), new DeviceSliceSpec(name, devices), DeviceSliceStatus.EMPTY));
+    api.create(
+        new DeviceSlice(
+            ObjectMeta.named(name), new DeviceSliceSpec(name, devices), DeviceSliceStatus.EMPTY));
     return node;
   }
 
-  /** Creates the {@code Node} object, ready, as its agent does when it starts (its slice is not touched). */
+  /**
+   * Creates the {@code Node} object, ready, as its agent does when it starts (its slice is not
+   * touched).
+   */
   public Node registerNode(String name) {
-    var conditions = List.of(
-        new Condition(NodeConditions.AGENT_READY, Condition.Status.True, "Heartbeat", "", Optional.of(env.now())),
-        new Condition(NodeConditions.DEVICES_READY, Condition.Status.True, "AllPresent", "", Optional.of(env.now())));
-    return api.create(new Node(ObjectMeta.named(name), NodeSpec.EMPTY,
-        new NodeStatus(conditions, Optional.of(env.now()), "boot-1", "sim", List.of())));
+    var conditions =
+        List.of(
+            new Condition(
+                NodeConditions.AGENT_READY,
+                Condition.Status.True,
+                "Heartbeat",
+                "",
+                Optional.of(env.now())),
+            new Condition(
+                NodeConditions.DEVICES_READY,
+                Condition.Status.True,
+                "AllPresent",
+                "",
+                Optional.of(env.now())));
+    return api.create(
+        new Node(
+            ObjectMeta.named(name),
+            NodeSpec.EMPTY,
+            new NodeStatus(conditions, Optional.of(env.now()), "boot-1", "sim", List.of())));
   }
 
   /** Sends a heartbeat for {@code node} now (AgentReady=True), retrying lost compare-and-sets. */
   public void heartbeat(String node) {
-    updateStatus(node, n -> {
-      var s = n.status();
-      var c = Condition.set(s.conditions(), new Condition(NodeConditions.AGENT_READY, Condition.Status.True, "Heartbeat", "",
-          Optional.empty()), env.now());
-      return n.withStatus(new NodeStatus(c, Optional.of(env.now()), s.bootId(), s.agentVersion(), s.computeDomains(),
-          s.plugins(), s.domainDaemons()));
-    });
+    updateStatus(
+        node,
+        n -> {
+          var s = n.status();
+          var c =
+              Condition.set(
+                  s.conditions(),
+                  new Condition(
+                      NodeConditions.AGENT_READY,
+                      Condition.Status.True,
+                      "Heartbeat",
+                      "",
+                      Optional.empty()),
+                  env.now());
+          return n.withStatus(
+              new NodeStatus(
+                  c,
+                  Optional.of(env.now()),
+                  s.bootId(),
+                  s.agentVersion(),
+                  s.computeDomains(),
+                  s.plugins(),
+                  s.domainDaemons()));
+        });
   }
 
   /** Sends heartbeats for {@code node} every {@code every}, while {@code alive} says so. */
-  public void heartbeatEvery(String node, Duration every, java.util.function.BooleanSupplier alive) {
-    env.schedule(every, () -> {
-      if (alive.getAsBoolean()) {
-        heartbeat(node);
-      }
-      heartbeatEvery(node, every, alive);
-    });
+  public void heartbeatEvery(
+      String node, Duration every, java.util.function.BooleanSupplier alive) {
+    env.schedule(
+        every,
+        () -> {
+          if (alive.getAsBoolean()) {
+            heartbeat(node);
+          }
+          heartbeatEvery(node, every, alive);
+        });
   }
 
   /** Read-modify-write of a node's status, retried on conflict. */
@@ -155,13 +204,23 @@ public final class SimCluster {
     }
   }
 
-  /** Sets the replicas of workload {@code name}'s first group, as an operator's apply would; retried on conflict. */
+  /**
+   * Sets the replicas of workload {@code name}'s first group, as an operator's apply would; retried
+   * on conflict.
+   */
   public void scale(String name, int replicas) {
     while (true) {
       var w = api.get(Kinds.WORKLOAD, name).orElseThrow();
       var g = w.spec().groups().getFirst();
-      var scaled = new WorkerGroup(g.name(), replicas, g.template(), g.claimTemplates(), g.restartPolicy(),
-          g.volumeClaimTemplates(), g.volumeRetention());
+      var scaled =
+          new WorkerGroup(
+              g.name(),
+              replicas,
+              g.template(),
+              g.claimTemplates(),
+              g.restartPolicy(),
+              g.volumeClaimTemplates(),
+              g.volumeRetention());
       try {
         api.update(w.withSpec(new WorkloadSpec(List.of(scaled), w.spec().computeDomain())));
         return;

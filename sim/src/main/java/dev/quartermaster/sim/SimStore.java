@@ -37,8 +37,10 @@ public final class SimStore implements Store {
   private final Env env;
   private final ReentrantLock lock = new ReentrantLock();
   private final TreeMap<String, KeyValue> live = new TreeMap<>();
+
   /** Every change after {@link #compacted}, in revision order. */
   private final ArrayList<StoreEvent> log = new ArrayList<>();
+
   private final List<SimWatch> watches = new CopyOnWriteArrayList<>();
   private final List<CommitListener> commitListeners = new CopyOnWriteArrayList<>();
   private volatile WatchFaults faults;
@@ -57,7 +59,9 @@ public final class SimStore implements Store {
     this(env, WatchFaults.NONE);
   }
 
-  /** Changes how later deliveries are mistreated (e.g. heal the network: {@link WatchFaults#NONE}). */
+  /**
+   * Changes how later deliveries are mistreated (e.g. heal the network: {@link WatchFaults#NONE}).
+   */
   public void setFaults(WatchFaults faults) {
     this.faults = Objects.requireNonNull(faults, "faults");
   }
@@ -104,7 +108,8 @@ public final class SimStore implements Store {
       if (atRevision != 0 && atRevision < compacted) {
         throw new CompactedException(atRevision, compacted);
       }
-      TreeMap<String, KeyValue> view = new TreeMap<>(live.subMap(prefix, true, prefix + Character.MAX_VALUE, true));
+      TreeMap<String, KeyValue> view =
+          new TreeMap<>(live.subMap(prefix, true, prefix + Character.MAX_VALUE, true));
       long at = atRevision == 0 ? revision : atRevision;
       // Undo the changes after the requested revision, newest first.
       for (int i = log.size() - 1; i >= 0 && log.get(i).revision() > at; i--) {
@@ -136,19 +141,25 @@ public final class SimStore implements Store {
         KeyValue prev = live.get(op.key());
         switch (op) {
           case Txn.Op.Put put -> {
-            KeyValue kv = prev == null
-                ? new KeyValue(put.key(), put.value(), next, next, 1)
-                : new KeyValue(put.key(), put.value(), prev.createRevision(), next, prev.version() + 1);
+            KeyValue kv =
+                prev == null
+                    ? new KeyValue(put.key(), put.value(), next, next, 1)
+                    : new KeyValue(
+                        put.key(), put.value(), prev.createRevision(), next, prev.version() + 1);
             live.put(put.key(), kv);
             written.add(kv);
-            changes.add(new StoreEvent(StoreEvent.Type.PUT, kv, Optional.ofNullable(prev), put.audience()));
+            changes.add(
+                new StoreEvent(StoreEvent.Type.PUT, kv, Optional.ofNullable(prev), put.audience()));
           }
           case Txn.Op.Delete delete -> {
             if (prev != null) {
               live.remove(delete.key());
-              changes.add(new StoreEvent(StoreEvent.Type.DELETE,
-                  new KeyValue(delete.key(), new byte[0], prev.createRevision(), next, 0), Optional.of(prev),
-                  delete.audience()));
+              changes.add(
+                  new StoreEvent(
+                      StoreEvent.Type.DELETE,
+                      new KeyValue(delete.key(), new byte[0], prev.createRevision(), next, 0),
+                      Optional.of(prev),
+                      delete.audience()));
             }
           }
         }
@@ -176,13 +187,17 @@ public final class SimStore implements Store {
     return watch(prefix, Optional.empty(), afterRevision, listener);
   }
 
-  /** Routes replayed changes as well as live ones: stricter than a real store, which replays them all. */
+  /**
+   * Routes replayed changes as well as live ones: stricter than a real store, which replays them
+   * all.
+   */
   @Override
   public Watch watch(String prefix, String route, long afterRevision, WatchListener listener) {
     return watch(prefix, Optional.of(route), afterRevision, listener);
   }
 
-  private Watch watch(String prefix, Optional<String> route, long afterRevision, WatchListener listener) {
+  private Watch watch(
+      String prefix, Optional<String> route, long afterRevision, WatchListener listener) {
     lock.lock();
     try {
       checkOpen();
@@ -284,16 +299,26 @@ public final class SimStore implements Store {
   private final class SimWatch implements Watch {
     private final String prefix;
     private final Optional<String> route;
+
     /** Changes at or below this are not wanted (it may lie in the future). */
     private final long afterRevision;
+
     private final WatchListener listener;
     private final ReentrantLock delivery = new ReentrantLock();
     private final java.util.ArrayDeque<StoreEvent> queue = new java.util.ArrayDeque<>();
     private long lastDue;
-    /** Set when the watch must end at its next delivery; read and written under {@link #delivery}. */
+
+    /**
+     * Set when the watch must end at its next delivery; read and written under {@link #delivery}.
+     */
     private Optional<Runnable> ending = Optional.empty();
+
     private volatile boolean over;
-    /** The revision the replay reaches, told to the listener once ({@link WatchListener#onCaughtUp}); -1 once told. */
+
+    /**
+     * The revision the replay reaches, told to the listener once ({@link
+     * WatchListener#onCaughtUp}); -1 once told.
+     */
     private long caughtUp = -1;
 
     SimWatch(String prefix, Optional<String> route, long afterRevision, WatchListener listener) {
@@ -307,7 +332,8 @@ public final class SimStore implements Store {
     void offer(List<StoreEvent> events) {
       WatchFaults f = faults;
       for (StoreEvent e : events) {
-        if (!e.kv().key().startsWith(prefix) || e.revision() <= afterRevision
+        if (!e.kv().key().startsWith(prefix)
+            || e.revision() <= afterRevision
             || route.filter(r -> !e.audience().includes(r)).isPresent()) {
           continue;
         }
@@ -322,22 +348,27 @@ public final class SimStore implements Store {
       }
     }
 
-    /** After the replay just offered (in delivery order, behind it), the listener hears it reached {@code revision}. */
+    /**
+     * After the replay just offered (in delivery order, behind it), the listener hears it reached
+     * {@code revision}.
+     */
     void caughtUpAt(long revision) {
       caughtUp = revision;
       long now = env.nanoTime();
       long due = Math.max(lastDue, now);
       lastDue = due;
-      env.schedule(java.time.Duration.ofNanos(due - now), () -> {
-        delivery.lock();
-        try {
-          if (!over && ending.isEmpty()) {
-            tellCaughtUp();
-          }
-        } finally {
-          delivery.unlock();
-        }
-      });
+      env.schedule(
+          java.time.Duration.ofNanos(due - now),
+          () -> {
+            delivery.lock();
+            try {
+              if (!over && ending.isEmpty()) {
+                tellCaughtUp();
+              }
+            } finally {
+              delivery.unlock();
+            }
+          });
     }
 
     /** Called under {@link #delivery}. */
@@ -369,9 +400,11 @@ public final class SimStore implements Store {
         WatchFaults f = faults;
         if (f.dropChance() > 0 && env.random().nextDouble() < f.dropChance()) {
           boolean compactedDrop = env.random().nextDouble() < f.compactedShare();
-          ending = Optional.of(compactedDrop
-              ? () -> listener.onCompacted(compactedRevision())
-              : () -> listener.onClosed("connection dropped (simulated)"));
+          ending =
+              Optional.of(
+                  compactedDrop
+                      ? () -> listener.onCompacted(compactedRevision())
+                      : () -> listener.onClosed("connection dropped (simulated)"));
           finish();
           return;
         }
@@ -388,16 +421,20 @@ public final class SimStore implements Store {
       end(asCompacted, asCompacted ? compactedRevision() : 0);
     }
 
-    /** Ends the watch at its next delivery, which is scheduled now, ahead of what it still holds. */
+    /**
+     * Ends the watch at its next delivery, which is scheduled now, ahead of what it still holds.
+     */
     void end(boolean asCompacted, long compactedRev) {
       delivery.lock();
       try {
         if (over || ending.isPresent()) {
           return;
         }
-        ending = Optional.of(asCompacted
-            ? () -> listener.onCompacted(compactedRev)
-            : () -> listener.onClosed("watch dropped (simulated)"));
+        ending =
+            Optional.of(
+                asCompacted
+                    ? () -> listener.onCompacted(compactedRev)
+                    : () -> listener.onClosed("watch dropped (simulated)"));
       } finally {
         delivery.unlock();
       }
@@ -416,7 +453,8 @@ public final class SimStore implements Store {
 
     @Override
     public void close() {
-      // Holding the delivery lock means no delivery is running (re-entrant for a listener that closes its own watch).
+      // Holding the delivery lock means no delivery is running (re-entrant for a listener that
+      // closes its own watch).
       delivery.lock();
       try {
         over = true;

@@ -17,12 +17,19 @@ public record WatchFaults(Duration maxDelay, double dropChance, double compacted
   public static final WatchFaults NONE = new WatchFaults(Duration.ZERO, 0, 0);
 
   public WatchFaults {
-    if (maxDelay.isNegative() || dropChance < 0 || dropChance > 1 || compactedShare < 0 || compactedShare > 1) {
-      throw new IllegalArgumentException("bad watch faults: " + maxDelay + ", " + dropChance + ", " + compactedShare);
+    if (maxDelay.isNegative()
+        || dropChance < 0
+        || dropChance > 1
+        || compactedShare < 0
+        || compactedShare > 1) {
+      throw new IllegalArgumentException(
+          "bad watch faults: " + maxDelay + ", " + dropChance + ", " + compactedShare);
     }
   }
 
-  /** The incident's stale cache: events late by up to 2 s, and about one delivery in 50 re-lists. */
+  /**
+   * The incident's stale cache: events late by up to 2 s, and about one delivery in 50 re-lists.
+   */
   public static WatchFaults staleCache() {
     return new WatchFaults(Duration.ofSeconds(2), 0.02, 0.5);
   }

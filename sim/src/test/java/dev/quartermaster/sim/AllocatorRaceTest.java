@@ -52,16 +52,20 @@ class AllocatorRaceTest {
     var failures = new ArrayList<String>();
     int allocatedTotal = 0;
     for (long seed : SimCluster.seeds(20)) {
-      var o = race(new SimCluster(seed, WatchFaults.staleCache()), (env, pair) -> {
-        var a = new Allocator(env, pair.api(), pair.informers());
-        return a.loop();
-      });
+      var o =
+          race(
+              new SimCluster(seed, WatchFaults.staleCache()),
+              (env, pair) -> {
+                var a = new Allocator(env, pair.api(), pair.informers());
+                return a.loop();
+              });
       allocatedTotal += o.allocated();
       if (!o.violations().isEmpty()) {
         failures.add("seed " + seed + ": " + o.violations().stream().limit(3).toList());
       }
     }
-    System.out.println("allocator race: claims allocated at the end, summed over seeds: " + allocatedTotal);
+    System.out.println(
+        "allocator race: claims allocated at the end, summed over seeds: " + allocatedTotal);
     assertThat(allocatedTotal).isPositive();
     assertThat(failures).as("replay a failing seed with -Dqm.seeds").isEmpty();
   }
@@ -84,13 +88,29 @@ class AllocatorRaceTest {
       loop.start();
       var first = c.api().create(claim("c0", 1));
       c.env().advance(Duration.ofSeconds(5));
-      var placed = c.api().get(Kinds.RESOURCE_CLAIM, "c0").orElseThrow().status().allocation().orElseThrow().node();
-      var other = c.api().list(Kinds.NODE).items().stream().filter(n -> !n.metadata().name().equals(placed))
-          .findFirst().orElseThrow();
-      var stray = Map.of("gpu-0", new DeviceHolder(first.metadata().name(), first.metadata().uid()));
+      var placed =
+          c.api()
+              .get(Kinds.RESOURCE_CLAIM, "c0")
+              .orElseThrow()
+              .status()
+              .allocation()
+              .orElseThrow()
+              .node();
+      var other =
+          c.api().list(Kinds.NODE).items().stream()
+              .filter(n -> !n.metadata().name().equals(placed))
+              .findFirst()
+              .orElseThrow();
+      var stray =
+          Map.of("gpu-0", new DeviceHolder(first.metadata().name(), first.metadata().uid()));
       var record = c.api().get(Kinds.NODE_ALLOCATION, other.metadata().name());
       if (record.isEmpty()) {
-        c.api().create(new NodeAllocation(ObjectMeta.named(other.metadata().name()), new NodeAllocationSpec(stray), null));
+        c.api()
+            .create(
+                new NodeAllocation(
+                    ObjectMeta.named(other.metadata().name()),
+                    new NodeAllocationSpec(stray),
+                    null));
       } else if (record.get().spec().devices().isEmpty()) {
         c.api().update(record.get().withSpec(new NodeAllocationSpec(stray)));
       }
@@ -104,13 +124,18 @@ class AllocatorRaceTest {
     }
   }
 
-  /** The naive allocators write claims only; on a store without the allocation guard they double-allocate. */
+  /**
+   * The naive allocators write claims only; on a store without the allocation guard they
+   * double-allocate.
+   */
   @Test
   void theCheckerCatchesTwoNaiveAllocators() {
     int caught = 0;
     for (long seed : SimCluster.seeds(20)) {
-      var o = race(SimCluster.withoutCrossObjectRules(seed, WatchFaults.staleCache()),
-          (env, pair) -> new NaiveAllocator(env, pair.api(), pair.informers()).loop());
+      var o =
+          race(
+              SimCluster.withoutCrossObjectRules(seed, WatchFaults.staleCache()),
+              (env, pair) -> new NaiveAllocator(env, pair.api(), pair.informers()).loop());
       if (!o.violations().isEmpty()) {
         caught++;
       }
@@ -119,14 +144,21 @@ class AllocatorRaceTest {
     assertThat(caught).isPositive();
   }
 
-  /** The same naive allocators on the real store: every claim write they try without a record is refused. */
+  /**
+   * The same naive allocators on the real store: every claim write they try without a record is
+   * refused.
+   */
   @Test
   void theStoreRefusesWhatTwoNaiveAllocatorsWrite() {
     for (long seed : SimCluster.seeds(5)) {
-      var o = race(new SimCluster(seed, WatchFaults.staleCache()),
-          (env, pair) -> new NaiveAllocator(env, pair.api(), pair.informers()).loop());
+      var o =
+          race(
+              new SimCluster(seed, WatchFaults.staleCache()),
+              (env, pair) -> new NaiveAllocator(env, pair.api(), pair.informers()).loop());
       assertThat(o.violations()).as("seed %d", seed).isEmpty();
-      assertThat(o.allocated()).as("seed %d: nothing bound without the allocator's record", seed).isZero();
+      assertThat(o.allocated())
+          .as("seed %d: nothing bound without the allocator's record", seed)
+          .isZero();
     }
   }
 
@@ -152,18 +184,20 @@ class AllocatorRaceTest {
       api.create(claim("c" + i, 1));
     }
     var done = new CompletableFuture<Void>();
-    store.onCommit((r, ch) -> {
-      if (checker.allocated() == 12) {
-        done.complete(null);
-      }
-    });
+    store.onCommit(
+        (r, ch) -> {
+          if (checker.allocated() == 12) {
+            done.complete(null);
+          }
+        });
     if (checker.allocated() < 12) {
       done.get(60, TimeUnit.SECONDS); // a hang bound only
     }
     loops.forEach(ControlLoop::stop);
     informers.forEach(Informers::stop);
     assertThat(checker.violations()).isEmpty();
-    assertThat(api.list(Kinds.RESOURCE_CLAIM).items()).allMatch(x -> x.status().allocation().isPresent());
+    assertThat(api.list(Kinds.RESOURCE_CLAIM).items())
+        .allMatch(x -> x.status().allocation().isPresent());
   }
 
   record Pair(ObjectRegistry api, Informers informers) {}
@@ -200,7 +234,9 @@ class AllocatorRaceTest {
   }
 
   static ResourceClaim claim(String name, int gpus) {
-    var spec = new ResourceClaimSpec(List.of(new DeviceRequest("gpu", "gpu", gpus, List.of())), Optional.empty());
+    var spec =
+        new ResourceClaimSpec(
+            List.of(new DeviceRequest("gpu", "gpu", gpus, List.of())), Optional.empty());
     return new ResourceClaim(ObjectMeta.named(name), spec, ResourceClaimStatus.EMPTY);
   }
 }

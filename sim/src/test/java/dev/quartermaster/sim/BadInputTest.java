@@ -24,7 +24,10 @@ class BadInputTest {
   }
 
   private static Condition condition(SimCluster c, String workload, String type) {
-    return c.api().get(Kinds.WORKLOAD, workload).flatMap(w -> Condition.find(w.status().conditions(), type)).orElseThrow();
+    return c.api()
+        .get(Kinds.WORKLOAD, workload)
+        .flatMap(w -> Condition.find(w.status().conditions(), type))
+        .orElseThrow();
   }
 
   @Test
@@ -38,8 +41,10 @@ class BadInputTest {
     assertThat(w.message()).contains("'h100'", "group w", "claim template gpu");
     var claim = c.api().get(Kinds.RESOURCE_CLAIM, "a-w-0-gpu").orElseThrow();
     assertThat(Condition.find(claim.status().conditions(), ClaimConditions.ALLOCATED).orElseThrow())
-        .extracting(Condition::reason).isEqualTo("NoSuchDeviceClass");
-    assertThat(c.api().get(Kinds.TASK, "a-w-0").orElseThrow().status().phase()).isEqualTo(TaskPhase.Pending);
+        .extracting(Condition::reason)
+        .isEqualTo("NoSuchDeviceClass");
+    assertThat(c.api().get(Kinds.TASK, "a-w-0").orElseThrow().status().phase())
+        .isEqualTo(TaskPhase.Pending);
   }
 
   @Test
@@ -48,7 +53,8 @@ class BadInputTest {
     c.api().create(Worlds.gpuWorkload("b", 1, "gpu", 8));
     c.env().advance(Duration.ofSeconds(10));
     var claim = c.api().get(Kinds.RESOURCE_CLAIM, "b-w-0-gpu").orElseThrow();
-    var allocated = Condition.find(claim.status().conditions(), ClaimConditions.ALLOCATED).orElseThrow();
+    var allocated =
+        Condition.find(claim.status().conditions(), ClaimConditions.ALLOCATED).orElseThrow();
     assertThat(allocated.reason()).isEqualTo("Unsatisfiable");
     assertThat(allocated.message()).contains("8 x gpu", "only 4");
     var w = condition(c, "b", WorkloadConditions.SCHEDULABLE);
@@ -61,10 +67,12 @@ class BadInputTest {
     var c = world();
     var longName = "x".repeat(60);
     assertThatThrownBy(() -> c.api().create(Worlds.gpuWorkload(longName, 12, "gpu", 1)))
-        .isInstanceOfSatisfying(ApiException.class, e -> {
-          assertThat(e.reason()).isEqualTo(Reason.Invalid);
-          assertThat(e.getMessage()).contains("exceed 63 characters");
-        });
+        .isInstanceOfSatisfying(
+            ApiException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(Reason.Invalid);
+              assertThat(e.getMessage()).contains("exceed 63 characters");
+            });
   }
 
   @Test
@@ -76,7 +84,8 @@ class BadInputTest {
     var scheduled = tasks.stream().filter(t -> t.status().phase() == TaskPhase.Scheduled).toList();
     // 2 nodes x 4 GPUs hold all three 2-GPU tasks.
     assertThat(scheduled).hasSize(3);
-    assertThat(scheduled).allMatch(t -> t.spec().node().isPresent() && t.status().reason().equals("Scheduled"));
+    assertThat(scheduled)
+        .allMatch(t -> t.spec().node().isPresent() && t.status().reason().equals("Scheduled"));
     assertThat(condition(c, "ok", WorkloadConditions.SCHEDULABLE).isTrue()).isTrue();
   }
 }

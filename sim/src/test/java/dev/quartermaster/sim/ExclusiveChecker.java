@@ -10,8 +10,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * I1 on the true store state, at every commit: no device of a node is in the allocation of two
- * live claims. Thread-safe (the store calls it under its lock, but tests read it from others).
+ * I1 on the true store state, at every commit: no device of a node is in the allocation of two live
+ * claims. Thread-safe (the store calls it under its lock, but tests read it from others).
  */
 final class ExclusiveChecker implements CommitListener {
   private final Map<String, ResourceClaim> claims = new HashMap<>();
@@ -48,8 +48,17 @@ final class ExclusiveChecker implements CommitListener {
       for (var d : a.devices()) {
         var was = holder.put(a.node() + "/" + d.device(), c.metadata().name());
         if (was != null) {
-          violations.add("revision " + revision + ": device " + a.node() + "/" + d.device() + " allocated to both "
-              + was + " and " + c.metadata().name());
+          violations.add(
+              "revision "
+                  + revision
+                  + ": device "
+                  + a.node()
+                  + "/"
+                  + d.device()
+                  + " allocated to both "
+                  + was
+                  + " and "
+                  + c.metadata().name());
         }
       }
     }

@@ -57,16 +57,29 @@ final class GroupBoundChecker implements CommitListener {
       maxLive = Math.max(maxLive, live);
       int replicas = replicas(group);
       if (live > replicas) {
-        violations.add("revision " + revision + ": group " + group + " has " + live + " live tasks but "
-            + replicas + " replicas right after a create");
+        violations.add(
+            "revision "
+                + revision
+                + ": group "
+                + group
+                + " has "
+                + live
+                + " live tasks but "
+                + replicas
+                + " replicas right after a create");
       }
     }
   }
 
   int live(String group) {
-    return (int) tasks.values().stream()
-        .filter(t -> groupOf(t).equals(group) && !t.metadata().isDeleting() && !t.status().phase().isFinished())
-        .count();
+    return (int)
+        tasks.values().stream()
+            .filter(
+                t ->
+                    groupOf(t).equals(group)
+                        && !t.metadata().isDeleting()
+                        && !t.status().phase().isFinished())
+            .count();
   }
 
   int taskCount() {
@@ -79,8 +92,11 @@ final class GroupBoundChecker implements CommitListener {
     if (w == null) {
       return 0;
     }
-    return w.spec().groups().stream().filter(g -> g.name().equals(group.substring(slash + 1)))
-        .mapToInt(g -> g.replicas()).findFirst().orElse(0);
+    return w.spec().groups().stream()
+        .filter(g -> g.name().equals(group.substring(slash + 1)))
+        .mapToInt(g -> g.replicas())
+        .findFirst()
+        .orElse(0);
   }
 
   private static String groupOf(Task t) {
@@ -92,7 +108,9 @@ final class GroupBoundChecker implements CommitListener {
     return violations;
   }
 
-  /** Creates per task name over the run (a name may come back after its previous task was deleted). */
+  /**
+   * Creates per task name over the run (a name may come back after its previous task was deleted).
+   */
   Map<String, Integer> createsByName() {
     return createsByName;
   }

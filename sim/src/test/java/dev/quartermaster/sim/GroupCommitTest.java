@@ -31,8 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@link GroupCommit} on a real registry and threads: decisions that queue while a batch is in the
- * store go in one transaction, each caller gets exactly its own objects, and one stale decision in a
- * shared batch fails alone while the others still land together.
+ * store go in one transaction, each caller gets exactly its own objects, and one stale decision in
+ * a shared batch fails alone while the others still land together.
  */
 class GroupCommitTest {
   @TempDir Path dir;
@@ -62,8 +62,11 @@ class GroupCommitTest {
   }
 
   static ResourceClaim claim(String name) {
-    return new ResourceClaim(ObjectMeta.named(name),
-        new ResourceClaimSpec(List.of(new DeviceRequest("gpu", "gpu", 1, List.of())), Optional.empty()), ResourceClaimStatus.EMPTY);
+    return new ResourceClaim(
+        ObjectMeta.named(name),
+        new ResourceClaimSpec(
+            List.of(new DeviceRequest("gpu", "gpu", 1, List.of())), Optional.empty()),
+        ResourceClaimStatus.EMPTY);
   }
 
   @Test
@@ -75,16 +78,20 @@ class GroupCommitTest {
       assertThat(c.metadata().name()).isEqualTo("c" + i);
       assertThat(c.metadata().labels()).containsEntry("decided", "c" + i);
     }
-    assertThat(outcome.transactions()).as("the first alone, the 7 queued behind it in one").isEqualTo(2);
+    assertThat(outcome.transactions())
+        .as("the first alone, the 7 queued behind it in one")
+        .isEqualTo(2);
   }
 
   @Test
   void oneStaleDecisionInASharedBatchFailsAloneAndTheOthersLand() throws Exception {
     var outcome = run(List.of(4));
     assertOnlyFailed(outcome, List.of(4), Reason.Conflict);
-    // The store names the write that lost: only that decision is tried alone, the 6 others land together.
+    // The store names the write that lost: only that decision is tried alone, the 6 others land
+    // together.
     // (Committing each of the 7 alone after the refusal, as before, took 9.)
-    assertThat(outcome.transactions()).as("first alone, the shared batch refused, the stale one alone, the 6 others")
+    assertThat(outcome.transactions())
+        .as("first alone, the shared batch refused, the stale one alone, the 6 others")
         .isEqualTo(4);
   }
 
@@ -92,14 +99,17 @@ class GroupCommitTest {
   void twoStaleDecisionsAreTakenOutOneAtATime() throws Exception {
     var outcome = run(List.of(2, 6));
     assertOnlyFailed(outcome, List.of(2, 6), Reason.Conflict);
-    assertThat(outcome.transactions()).as("first; refused, stale alone; refused, stale alone; the 5 others").isEqualTo(6);
+    assertThat(outcome.transactions())
+        .as("first; refused, stale alone; refused, stale alone; the 5 others")
+        .isEqualTo(6);
   }
 
   @Test
   void anInvalidDecisionIsTakenOutLikeAStaleOne() throws Exception {
     var outcome = run(List.of(), List.of(3));
     assertOnlyFailed(outcome, List.of(3), Reason.Invalid);
-    assertThat(outcome.transactions()).as("first alone, the shared batch refused, the invalid one alone, the 6 others")
+    assertThat(outcome.transactions())
+        .as("first alone, the shared batch refused, the invalid one alone, the 6 others")
         .isEqualTo(4);
   }
 
@@ -110,7 +120,9 @@ class GroupCommitTest {
     for (int i = 0; i < outcome.results().size(); i++) {
       var r = outcome.results().get(i);
       if (failed.contains(i)) {
-        assertThat(r).as("caller %d", i).isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.is(reason)).isTrue());
+        assertThat(r)
+            .as("caller %d", i)
+            .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.is(reason)).isTrue());
       } else {
         assertThat(r).as("caller %d", i).isInstanceOf(ResourceClaim.class);
       }
@@ -122,8 +134,8 @@ class GroupCommitTest {
   }
 
   /**
-   * 8 callers each label their own claim; those in {@code stale} send a revision that moved on, those
-   * in {@code invalid} a label the API refuses.
+   * 8 callers each label their own claim; those in {@code stale} send a revision that moved on,
+   * those in {@code invalid} a label the API refuses.
    */
   private Outcome run(List<Integer> stale, List<Integer> invalid) throws Exception {
     var store = SqliteStore.open(dir.resolve("store.db"));
@@ -134,7 +146,8 @@ class GroupCommitTest {
         claims.add(registry.create(claim("c" + i)));
       }
       for (int i : stale) {
-        registry.update(claims.get(i).withMetadata(claims.get(i).metadata().withLabels(Map.of("moved", "on"))));
+        registry.update(
+            claims.get(i).withMetadata(claims.get(i).metadata().withLabels(Map.of("moved", "on"))));
       }
       var api = new GatedApi(registry);
       var commits = new GroupCommit(api);
@@ -142,14 +155,18 @@ class GroupCommitTest {
       for (int i = 0; i < 8; i++) {
         var c = claims.get(i);
         var label = invalid.contains(i) ? "not a label!" : c.metadata().name();
-        var write = new Write.Update(c.withMetadata(c.metadata().withLabels(Map.of("decided", label))));
-        futures.add(CompletableFuture.supplyAsync(() -> {
-          try {
-            return (Object) commits.commit(List.of(write)).getFirst();
-          } catch (ApiException e) {
-            return e;
-          }
-        }, runnable -> Thread.ofVirtual().start(runnable)));
+        var write =
+            new Write.Update(c.withMetadata(c.metadata().withLabels(Map.of("decided", label))));
+        futures.add(
+            CompletableFuture.supplyAsync(
+                () -> {
+                  try {
+                    return (Object) commits.commit(List.of(write)).getFirst();
+                  } catch (ApiException e) {
+                    return e;
+                  }
+                },
+                runnable -> Thread.ofVirtual().start(runnable)));
         if (i == 0) {
           await(api.entered);
         }

@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Issue 8, hole 8: a node posts a heartbeat dated 2099 and then goes silent. Liveness must follow
- * what the control plane saw change, so the node is NotReady once the grace period has passed
- * after its last heartbeat was seen; the naive lifecycle, trusting the reported time, keeps it Ready.
+ * what the control plane saw change, so the node is NotReady once the grace period has passed after
+ * its last heartbeat was seen; the naive lifecycle, trusting the reported time, keeps it Ready.
  */
 class HeartbeatTrustTest {
   private static final Duration GRACE = NodeLifecycle.DEFAULT_GRACE;
@@ -25,8 +25,10 @@ class HeartbeatTrustTest {
   @Test
   void aHeartbeatFromTheFutureDoesNotKeepASilentNodeReady() {
     for (long seed : SimCluster.seeds(5)) {
-      var notReadyAfter = run(seed, (c, inf) -> new NodeLifecycle(c.env(), c.api(), inf, GRACE).loop());
-      assertThat(notReadyAfter).as("seed %d: NotReady within a grace period and a bit", seed)
+      var notReadyAfter =
+          run(seed, (c, inf) -> new NodeLifecycle(c.env(), c.api(), inf, GRACE).loop());
+      assertThat(notReadyAfter)
+          .as("seed %d: NotReady within a grace period and a bit", seed)
           .hasValueSatisfying(d -> assertThat(d).isBetween(GRACE, GRACE.plusSeconds(5)));
     }
   }
@@ -35,17 +37,25 @@ class HeartbeatTrustTest {
   void theNaiveLifecycleTrustingTheReportedTimeIsCaught() {
     int caught = 0;
     for (long seed : SimCluster.seeds(5)) {
-      if (run(seed, (c, inf) -> new NaiveNodeLifecycle(c.env(), c.api(), inf, GRACE).loop()).isEmpty()) {
+      if (run(seed, (c, inf) -> new NaiveNodeLifecycle(c.env(), c.api(), inf, GRACE).loop())
+          .isEmpty()) {
         caught++;
       }
     }
-    System.out.println("heartbeat-trust: naive lifecycle kept the silent node Ready in " + caught + " of "
-        + SimCluster.seeds(5).length + " seeds");
+    System.out.println(
+        "heartbeat-trust: naive lifecycle kept the silent node Ready in "
+            + caught
+            + " of "
+            + SimCluster.seeds(5).length
+            + " seeds");
     assertThat(caught).isEqualTo(SimCluster.seeds(5).length);
   }
 
-  /** How long after its last heartbeat the node was marked NotReady, if it was within 10 minutes. */
-  private Optional<Duration> run(long seed, BiFunction<SimCluster, Informers, ControlLoop> lifecycle) {
+  /**
+   * How long after its last heartbeat the node was marked NotReady, if it was within 10 minutes.
+   */
+  private Optional<Duration> run(
+      long seed, BiFunction<SimCluster, Informers, ControlLoop> lifecycle) {
     var c = new SimCluster(seed, WatchFaults.staleCache());
     c.addNode("node-1", 1);
     var inf = new Informers(c.env(), c.api());
@@ -58,15 +68,30 @@ class HeartbeatTrustTest {
       c.heartbeat("node-1");
     }
     c.env().advance(Duration.ofMillis(c.env().random().nextLong(10_000)));
-    c.updateStatus("node-1", n -> {
-      var s = n.status();
-      return n.withStatus(new NodeStatus(s.conditions(), Optional.of(Instant.parse("2099-01-01T00:00:00Z")), s.bootId(),
-          s.agentVersion(), s.computeDomains()));
-    });
+    c.updateStatus(
+        "node-1",
+        n -> {
+          var s = n.status();
+          return n.withStatus(
+              new NodeStatus(
+                  s.conditions(),
+                  Optional.of(Instant.parse("2099-01-01T00:00:00Z")),
+                  s.bootId(),
+                  s.agentVersion(),
+                  s.computeDomains()));
+        });
     var silentSince = c.env().nanoTime();
-    boolean notReady = c.runUntil(() -> c.api().get(Kinds.NODE, "node-1")
-        .flatMap(n -> Condition.find(n.status().conditions(), "AgentReady")).map(x -> !x.isTrue()).orElse(false),
-        Duration.ofMinutes(10));
-    return notReady ? Optional.of(Duration.ofNanos(c.env().nanoTime() - silentSince)) : Optional.empty();
+    boolean notReady =
+        c.runUntil(
+            () ->
+                c.api()
+                    .get(Kinds.NODE, "node-1")
+                    .flatMap(n -> Condition.find(n.status().conditions(), "AgentReady"))
+                    .map(x -> !x.isTrue())
+                    .orElse(false),
+            Duration.ofMinutes(10));
+    return notReady
+        ? Optional.of(Duration.ofNanos(c.env().nanoTime() - silentSince))
+        : Optional.empty();
   }
 }

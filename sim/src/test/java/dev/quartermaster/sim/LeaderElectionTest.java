@@ -23,10 +23,16 @@ import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-/** Two candidates; the leader's store access stalls past the lease; the other takes over; the old one's writes fail. */
+/**
+ * Two candidates; the leader's store access stalls past the lease; the other takes over; the old
+ * one's writes fail.
+ */
 class LeaderElectionTest {
 
-  /** A store whose calls fail (as timed-out calls would) while stalled; watches and compaction go on. */
+  /**
+   * A store whose calls fail (as timed-out calls would) while stalled; watches and compaction go
+   * on.
+   */
   static final class StallingStore extends ForwardingStore {
     boolean stalled;
 
@@ -68,8 +74,16 @@ class LeaderElectionTest {
       var c = new SimCluster(seed, WatchFaults.NONE);
       var storeA = new StallingStore(c.store());
       var events = new ArrayList<String>();
-      var a = new LeaderElector(new StoreLeases(storeA), c.env(), "a", LeaderConfig.DEFAULTS, callbacks("a", events));
-      var b = new LeaderElector(new StoreLeases(c.store()), c.env(), "b", LeaderConfig.DEFAULTS, callbacks("b", events));
+      var a =
+          new LeaderElector(
+              new StoreLeases(storeA), c.env(), "a", LeaderConfig.DEFAULTS, callbacks("a", events));
+      var b =
+          new LeaderElector(
+              new StoreLeases(c.store()),
+              c.env(),
+              "b",
+              LeaderConfig.DEFAULTS,
+              callbacks("b", events));
       a.start();
       c.env().advance(Duration.ofMillis(1));
       b.start();
@@ -88,7 +102,8 @@ class LeaderElectionTest {
       c.env().advance(Duration.ofSeconds(11));
       assertThat(a.isLeader()).as("renew deadline passed: a stops at once").isFalse();
       assertThatThrownBy(() -> fencedA.delete(Kinds.DEVICE_CLASS, "gpu"))
-          .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.reason()).isEqualTo(Reason.Unavailable));
+          .isInstanceOfSatisfying(
+              ApiException.class, e -> assertThat(e.reason()).isEqualTo(Reason.Unavailable));
       c.env().advance(Duration.ofSeconds(10));
       assertThat(b.isLeader()).as("seed %d: b took over", seed).isTrue();
       assertThat(b.epoch()).isEqualTo(a.epoch() + 1);
@@ -96,7 +111,8 @@ class LeaderElectionTest {
       var fencedB = new FencedApiClient(c.api(), b);
       fencedB.update(c.api().get(Kinds.DEVICE_CLASS, "gpu").orElseThrow());
       assertThatThrownBy(() -> c.api().update(stale))
-          .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.reason()).isEqualTo(Reason.Conflict));
+          .isInstanceOfSatisfying(
+              ApiException.class, e -> assertThat(e.reason()).isEqualTo(Reason.Conflict));
 
       storeA.stalled = false;
       c.env().advance(Duration.ofSeconds(30));
@@ -110,7 +126,8 @@ class LeaderElectionTest {
   /**
    * A leader paused after its leadership check (a long GC, SIGSTOP) resumes after a newer term
    * began: its write, made through its term's fenced client, is refused by the store and nothing of
-   * it lands. The naive variant, the same write without the store fence, lands under the new leader.
+   * it lands. The naive variant, the same write without the store fence, lands under the new
+   * leader.
    */
   @Test
   void aPausedLeadersWriteIsFencedInTheStoreOnceANewerTermBegan() {
@@ -118,8 +135,16 @@ class LeaderElectionTest {
       var c = new SimCluster(seed, WatchFaults.NONE);
       var storeA = new StallingStore(c.store());
       var terms = new java.util.HashMap<String, dev.quartermaster.control.leader.Term>();
-      var a = new LeaderElector(new StoreLeases(storeA), c.env(), "a", LeaderConfig.DEFAULTS, recording("a", terms));
-      var b = new LeaderElector(new StoreLeases(c.store()), c.env(), "b", LeaderConfig.DEFAULTS, recording("b", terms));
+      var a =
+          new LeaderElector(
+              new StoreLeases(storeA), c.env(), "a", LeaderConfig.DEFAULTS, recording("a", terms));
+      var b =
+          new LeaderElector(
+              new StoreLeases(c.store()),
+              c.env(),
+              "b",
+              LeaderConfig.DEFAULTS,
+              recording("b", terms));
       a.start();
       c.env().advance(Duration.ofMillis(1));
       b.start();
@@ -136,25 +161,34 @@ class LeaderElectionTest {
 
       // a wakes up holding a write it decided while it led.
       assertThatThrownBy(() -> pausedWrites.create(deviceClass("late")))
-          .isInstanceOfSatisfying(ApiException.class, e -> {
-            assertThat(e.reason()).isEqualTo(Reason.Unavailable);
-            assertThat(e.getMessage()).contains("fenced").contains(termA.fenceKey());
-          });
-      assertThat(c.api().get(Kinds.DEVICE_CLASS, "late")).as("seed %d: nothing of the fenced write landed", seed).isEmpty();
+          .isInstanceOfSatisfying(
+              ApiException.class,
+              e -> {
+                assertThat(e.reason()).isEqualTo(Reason.Unavailable);
+                assertThat(e.getMessage()).contains("fenced").contains(termA.fenceKey());
+              });
+      assertThat(c.api().get(Kinds.DEVICE_CLASS, "late"))
+          .as("seed %d: nothing of the fenced write landed", seed)
+          .isEmpty();
       // Without the fence the same late write lands under the new leader: what the fence prevents.
       naive.create(deviceClass("late"));
       assertThat(c.api().get(Kinds.DEVICE_CLASS, "late")).isPresent();
       // b's own term writes go through.
-      c.api().fencedBy(terms.get("b").fenceKey(), terms.get("b").fenceRevision()).create(deviceClass("b-writes"));
+      c.api()
+          .fencedBy(terms.get("b").fenceKey(), terms.get("b").fenceRevision())
+          .create(deviceClass("b-writes"));
     }
   }
 
   private static dev.quartermaster.api.device.DeviceClass deviceClass(String name) {
-    return new dev.quartermaster.api.device.DeviceClass(dev.quartermaster.api.meta.ObjectMeta.named(name),
-        new dev.quartermaster.api.device.DeviceClassSpec("gpu", List.of()), dev.quartermaster.api.device.DeviceClassStatus.EMPTY);
+    return new dev.quartermaster.api.device.DeviceClass(
+        dev.quartermaster.api.meta.ObjectMeta.named(name),
+        new dev.quartermaster.api.device.DeviceClassSpec("gpu", List.of()),
+        dev.quartermaster.api.device.DeviceClassStatus.EMPTY);
   }
 
-  private static LeaderElector.Callbacks recording(String who, java.util.Map<String, dev.quartermaster.control.leader.Term> terms) {
+  private static LeaderElector.Callbacks recording(
+      String who, java.util.Map<String, dev.quartermaster.control.leader.Term> terms) {
     return new LeaderElector.Callbacks() {
       @Override
       public void startedLeading(dev.quartermaster.control.leader.Term term) {
@@ -171,8 +205,20 @@ class LeaderElectionTest {
     for (long seed : SimCluster.seeds(5)) {
       var c = new SimCluster(seed, WatchFaults.NONE);
       var events = new ArrayList<String>();
-      var a = new LeaderElector(new StoreLeases(c.store()), c.env(), "a", LeaderConfig.DEFAULTS, callbacks("a", events));
-      var b = new LeaderElector(new StoreLeases(c.store()), c.env(), "b", LeaderConfig.DEFAULTS, callbacks("b", events));
+      var a =
+          new LeaderElector(
+              new StoreLeases(c.store()),
+              c.env(),
+              "a",
+              LeaderConfig.DEFAULTS,
+              callbacks("a", events));
+      var b =
+          new LeaderElector(
+              new StoreLeases(c.store()),
+              c.env(),
+              "b",
+              LeaderConfig.DEFAULTS,
+              callbacks("b", events));
       a.start();
       c.env().advance(Duration.ofMillis(1));
       b.start();
@@ -189,12 +235,15 @@ class LeaderElectionTest {
   }
 
   private static void probe(SimCluster c, LeaderElector a, LeaderElector b, List<String> overlap) {
-    c.env().schedule(Duration.ofMillis(100), () -> {
-      if (a.isLeader() && b.isLeader()) {
-        overlap.add("both lead at " + c.env().now());
-      }
-      probe(c, a, b, overlap);
-    });
+    c.env()
+        .schedule(
+            Duration.ofMillis(100),
+            () -> {
+              if (a.isLeader() && b.isLeader()) {
+                overlap.add("both lead at " + c.env().now());
+              }
+              probe(c, a, b, overlap);
+            });
   }
 
   private static LeaderElector.Callbacks callbacks(String who, List<String> events) {

@@ -27,12 +27,15 @@ final class NaiveAllocator {
     this.api = api;
     this.informers = informers;
     this.loop = new ControlLoop("naive-allocator", env, 1, this::reconcile);
-    informers.claims().addHandler(new EventHandler<>() {
-      @Override
-      public void onAdd(ResourceClaim c) {
-        loop.enqueue(c.metadata().name());
-      }
-    });
+    informers
+        .claims()
+        .addHandler(
+            new EventHandler<>() {
+              @Override
+              public void onAdd(ResourceClaim c) {
+                loop.enqueue(c.metadata().name());
+              }
+            });
   }
 
   ControlLoop loop() {
@@ -48,19 +51,31 @@ final class NaiveAllocator {
     for (var slice : informers.slices().cache().list()) {
       var node = slice.spec().node();
       var taken = new HashSet<String>();
-      informers.claims().cache().byIndex(Informers.BY_NODE, node)
-          .forEach(x -> x.status().allocation().get().devices().forEach(d -> taken.add(d.device())));
+      informers
+          .claims()
+          .cache()
+          .byIndex(Informers.BY_NODE, node)
+          .forEach(
+              x -> x.status().allocation().get().devices().forEach(d -> taken.add(d.device())));
       var pick = new ArrayList<Allocation.AllocatedDevice>();
       for (var d : slice.spec().devices()) {
         if (pick.size() < want && !taken.contains(d.name())) {
-          pick.add(new Allocation.AllocatedDevice(c.get().spec().requests().getFirst().name(), d.name()));
+          pick.add(
+              new Allocation.AllocatedDevice(
+                  c.get().spec().requests().getFirst().name(), d.name()));
         }
       }
       if (pick.size() == want) {
         try {
           var s = c.get().status();
-          api.updateStatus(c.get().withStatus(new ResourceClaimStatus(Optional.of(new Allocation(node, pick)),
-              s.reservedFor(), s.prepare(), s.conditions())));
+          api.updateStatus(
+              c.get()
+                  .withStatus(
+                      new ResourceClaimStatus(
+                          Optional.of(new Allocation(node, pick)),
+                          s.reservedFor(),
+                          s.prepare(),
+                          s.conditions())));
         } catch (RuntimeException e) {
           return Result.requeue();
         }

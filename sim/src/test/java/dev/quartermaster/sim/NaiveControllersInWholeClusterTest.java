@@ -29,30 +29,38 @@ class NaiveControllersInWholeClusterTest {
   }
 
   private static Variant with(Naive naive) {
-    return Variant.controllers((env, api) -> {
-      var inf = new Informers(env, api);
-      var loops = new ArrayList<ControlLoop>();
-      loops.add(new Allocator(env, api, inf).loop());
-      loops.add(naive == Naive.WORKLOADS ? new NaiveWorkloadController(env, api, inf).loop()
-          : new WorkloadController(env, api, inf, WorkloadController.DEFAULT_EXPECTATION_BOUND).loop());
-      loops.add(new TaskController(env, api, inf).loop());
-      loops.add(naive == Naive.SCHEDULER ? new NaiveTaskScheduler(env, api, inf).loop()
-          : new TaskScheduler(env, api, inf).loop());
-      loops.add(new NodeLifecycle(env, api, inf, NodeLifecycle.DEFAULT_GRACE).loop());
-      inf.start();
-      loops.forEach(ControlLoop::start);
-      return () -> {
-        loops.forEach(ControlLoop::stop);
-        inf.stop();
-      };
-    });
+    return Variant.controllers(
+        (env, api) -> {
+          var inf = new Informers(env, api);
+          var loops = new ArrayList<ControlLoop>();
+          loops.add(new Allocator(env, api, inf).loop());
+          loops.add(
+              naive == Naive.WORKLOADS
+                  ? new NaiveWorkloadController(env, api, inf).loop()
+                  : new WorkloadController(
+                          env, api, inf, WorkloadController.DEFAULT_EXPECTATION_BOUND)
+                      .loop());
+          loops.add(new TaskController(env, api, inf).loop());
+          loops.add(
+              naive == Naive.SCHEDULER
+                  ? new NaiveTaskScheduler(env, api, inf).loop()
+                  : new TaskScheduler(env, api, inf).loop());
+          loops.add(new NodeLifecycle(env, api, inf, NodeLifecycle.DEFAULT_GRACE).loop());
+          inf.start();
+          loops.forEach(ControlLoop::start);
+          return () -> {
+            loops.forEach(ControlLoop::stop);
+            inf.stop();
+          };
+        });
   }
 
   @Test
   void theIncidentsWorkloadControllerIsCaught() {
     Campaign.quiet();
     int seed = NaiveVariantsTest.firstCaught(with(Naive.WORKLOADS));
-    System.out.println("naive variant 'workload controller trusting its cache' caught at seed " + seed);
+    System.out.println(
+        "naive variant 'workload controller trusting its cache' caught at seed " + seed);
     assertTrue(seed > 0, "the naive workload controller went unnoticed");
   }
 
@@ -60,7 +68,8 @@ class NaiveControllersInWholeClusterTest {
   void aSchedulerThatWakesOnlyForOwnedClaimsIsCaught() {
     Campaign.quiet();
     int seed = NaiveVariantsTest.firstCaught(with(Naive.SCHEDULER));
-    System.out.println("naive variant 'scheduler deaf to stand-alone claims' caught at seed " + seed);
+    System.out.println(
+        "naive variant 'scheduler deaf to stand-alone claims' caught at seed " + seed);
     assertTrue(seed > 0, "the naive scheduler went unnoticed");
   }
 }

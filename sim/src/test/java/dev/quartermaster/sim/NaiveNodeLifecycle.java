@@ -19,21 +19,37 @@ final class NaiveNodeLifecycle {
   private final ControlLoop loop;
 
   NaiveNodeLifecycle(Env env, ApiClient api, Informers informers, Duration grace) {
-    this.loop = new ControlLoop("naive-nodes", env, 1, name -> {
-      var n = informers.nodes().cache().get(name).orElseThrow();
-      var last = n.status().heartbeat().orElse(env.now());
-      var silent = Duration.between(last, env.now());
-      if (silent.compareTo(grace) > 0) {
-        var s = n.status();
-        var c = Conditions.set(s.conditions(), Conditions.of("AgentReady", false, "HeartbeatMissed", ""), env.now());
-        if (!Condition.find(s.conditions(), "AgentReady").map(x -> !x.isTrue()).orElse(false)) {
-          api.updateStatus(n.withStatus(new NodeStatus(c, s.heartbeat(), s.bootId(), s.agentVersion(), s.computeDomains())));
-        }
-        return Result.requeueAfter(grace);
-      }
-      return Result.requeueAfter(grace.minus(silent).plusSeconds(1));
-    });
-    informers.nodes().addHandler(EventHandler.onAddOrUpdate(n -> loop.enqueue(n.metadata().name())));
+    this.loop =
+        new ControlLoop(
+            "naive-nodes",
+            env,
+            1,
+            name -> {
+              var n = informers.nodes().cache().get(name).orElseThrow();
+              var last = n.status().heartbeat().orElse(env.now());
+              var silent = Duration.between(last, env.now());
+              if (silent.compareTo(grace) > 0) {
+                var s = n.status();
+                var c =
+                    Conditions.set(
+                        s.conditions(),
+                        Conditions.of("AgentReady", false, "HeartbeatMissed", ""),
+                        env.now());
+                if (!Condition.find(s.conditions(), "AgentReady")
+                    .map(x -> !x.isTrue())
+                    .orElse(false)) {
+                  api.updateStatus(
+                      n.withStatus(
+                          new NodeStatus(
+                              c, s.heartbeat(), s.bootId(), s.agentVersion(), s.computeDomains())));
+                }
+                return Result.requeueAfter(grace);
+              }
+              return Result.requeueAfter(grace.minus(silent).plusSeconds(1));
+            });
+    informers
+        .nodes()
+        .addHandler(EventHandler.onAddOrUpdate(n -> loop.enqueue(n.metadata().name())));
   }
 
   ControlLoop loop() {

@@ -22,43 +22,77 @@ final class NaiveTaskScheduler {
   private final ControlLoop loop;
 
   NaiveTaskScheduler(Env env, ApiClient api, Informers informers) {
-    this.loop = new ControlLoop("naive-scheduler", env, 1, name -> {
-      var t = informers.tasks().cache().get(name).orElse(null);
-      if (t == null || t.metadata().isDeleting() || t.status().phase() != TaskPhase.Pending) {
-        return Result.done();
-      }
-      Optional<String> node = Optional.empty();
-      for (var claim : t.spec().claims()) {
-        var c = informers.claims().cache().get(claim).flatMap(x -> x.status().allocation());
-        if (c.isEmpty()) {
-          return Result.done();
-        }
-        node = Optional.of(c.get().node());
-      }
-      if (node.isEmpty()) {
-        return Result.done();
-      }
-      try {
-        if (t.spec().node().isEmpty()) {
-          var s = t.spec();
-          api.update(t.withSpec(new TaskSpec(node, s.command(), s.env(), s.claims(), s.volumes(), s.runtime(), s.image())));
-          return Result.done();
-        }
-        var s = t.status();
-        api.updateStatus(t.withStatus(new TaskStatus(TaskPhase.Scheduled, "Scheduled", "", node, s.deviceCheck(),
-            s.exitCode(), s.startedAt(), s.finishedAt(), s.conditions())));
-      } catch (RuntimeException e) {
-        return Result.requeue();
-      }
-      return Result.done();
-    });
-    informers.tasks().addHandler(EventHandler.onAddOrUpdate(t -> loop.enqueue(t.metadata().name())));
-    informers.claims().addHandler(new EventHandler<ResourceClaim>() {
-      @Override
-      public void onUpdate(ResourceClaim o, ResourceClaim c) {
-        c.metadata().owner().filter(x -> x.kind().equals(Kinds.TASK.name())).ifPresent(x -> loop.enqueue(x.name()));
-      }
-    });
+    this.loop =
+        new ControlLoop(
+            "naive-scheduler",
+            env,
+            1,
+            name -> {
+              var t = informers.tasks().cache().get(name).orElse(null);
+              if (t == null
+                  || t.metadata().isDeleting()
+                  || t.status().phase() != TaskPhase.Pending) {
+                return Result.done();
+              }
+              Optional<String> node = Optional.empty();
+              for (var claim : t.spec().claims()) {
+                var c = informers.claims().cache().get(claim).flatMap(x -> x.status().allocation());
+                if (c.isEmpty()) {
+                  return Result.done();
+                }
+                node = Optional.of(c.get().node());
+              }
+              if (node.isEmpty()) {
+                return Result.done();
+              }
+              try {
+                if (t.spec().node().isEmpty()) {
+                  var s = t.spec();
+                  api.update(
+                      t.withSpec(
+                          new TaskSpec(
+                              node,
+                              s.command(),
+                              s.env(),
+                              s.claims(),
+                              s.volumes(),
+                              s.runtime(),
+                              s.image())));
+                  return Result.done();
+                }
+                var s = t.status();
+                api.updateStatus(
+                    t.withStatus(
+                        new TaskStatus(
+                            TaskPhase.Scheduled,
+                            "Scheduled",
+                            "",
+                            node,
+                            s.deviceCheck(),
+                            s.exitCode(),
+                            s.startedAt(),
+                            s.finishedAt(),
+                            s.conditions())));
+              } catch (RuntimeException e) {
+                return Result.requeue();
+              }
+              return Result.done();
+            });
+    informers
+        .tasks()
+        .addHandler(EventHandler.onAddOrUpdate(t -> loop.enqueue(t.metadata().name())));
+    informers
+        .claims()
+        .addHandler(
+            new EventHandler<ResourceClaim>() {
+              @Override
+              public void onUpdate(ResourceClaim o, ResourceClaim c) {
+                c.metadata()
+                    .owner()
+                    .filter(x -> x.kind().equals(Kinds.TASK.name()))
+                    .ifPresent(x -> loop.enqueue(x.name()));
+              }
+            });
   }
 
   ControlLoop loop() {

@@ -12,12 +12,12 @@ import dev.quartermaster.api.workload.TaskStatus;
 import dev.quartermaster.api.workload.TaskTemplate;
 import dev.quartermaster.api.workload.WorkerGroup;
 import dev.quartermaster.api.workload.Workload;
+import dev.quartermaster.api.workload.WorkloadConditions;
 import dev.quartermaster.api.workload.WorkloadSpec;
 import dev.quartermaster.api.workload.WorkloadStatus;
 import dev.quartermaster.control.cluster.ControlLoop;
 import dev.quartermaster.control.cluster.Informers;
 import dev.quartermaster.control.workload.TaskController;
-import dev.quartermaster.api.workload.WorkloadConditions;
 import dev.quartermaster.control.workload.WorkloadController;
 import java.time.Duration;
 import java.util.List;
@@ -44,13 +44,24 @@ class NameCollisionTest {
       c.api().create(workload("ww-x", "y", 1));
       assertThat(c.runUntil(() -> exists(c, "ww-x-y-0"), SETTLE)).isTrue();
       c.api().create(workload("ww", "x-y", 3));
-      assertThat(c.runUntil(() -> exists(c, "ww-x-y-1") && exists(c, "ww-x-y-2")
-          && nameTaken(c, "ww").isPresent(), SETTLE)).as("seed %d: the rest of the group, and the report", seed).isTrue();
+      assertThat(
+              c.runUntil(
+                  () ->
+                      exists(c, "ww-x-y-1")
+                          && exists(c, "ww-x-y-2")
+                          && nameTaken(c, "ww").isPresent(),
+                  SETTLE))
+          .as("seed %d: the rest of the group, and the report", seed)
+          .isTrue();
       assertThat(nameTaken(c, "ww").orElseThrow()).contains("ww-x-y-0").contains("workload/ww-x");
       // The holder goes: the slot is filled, and the report clears.
       c.api().delete(Kinds.WORKLOAD, "ww-x");
-      assertThat(c.runUntil(() -> owner(c, "ww-x-y-0").equals("ww") && nameTaken(c, "ww").isEmpty(),
-          Duration.ofMinutes(2))).as("seed %d", seed).isTrue();
+      assertThat(
+              c.runUntil(
+                  () -> owner(c, "ww-x-y-0").equals("ww") && nameTaken(c, "ww").isEmpty(),
+                  Duration.ofMinutes(2)))
+          .as("seed %d", seed)
+          .isTrue();
     }
   }
 
@@ -62,14 +73,28 @@ class NameCollisionTest {
       assertThat(c.runUntil(() -> exists(c, "training-workers-3"), SETTLE)).isTrue();
       c.api().create(handMade("training-workers-4"));
       c.scale("training", 6);
-      assertThat(c.runUntil(() -> exists(c, "training-workers-5") && nameTaken(c, "training").isPresent(), SETTLE))
-          .as("seed %d", seed).isTrue();
-      assertThat(nameTaken(c, "training").orElseThrow()).contains("training-workers-4").contains("nobody (made by hand)");
-      assertThat(c.api().get(Kinds.TASK, "training-workers-4").orElseThrow().metadata().isDeleting())
-          .as("not ours to delete").isFalse();
+      assertThat(
+              c.runUntil(
+                  () -> exists(c, "training-workers-5") && nameTaken(c, "training").isPresent(),
+                  SETTLE))
+          .as("seed %d", seed)
+          .isTrue();
+      assertThat(nameTaken(c, "training").orElseThrow())
+          .contains("training-workers-4")
+          .contains("nobody (made by hand)");
+      assertThat(
+              c.api().get(Kinds.TASK, "training-workers-4").orElseThrow().metadata().isDeleting())
+          .as("not ours to delete")
+          .isFalse();
       c.api().delete(Kinds.TASK, "training-workers-4");
-      assertThat(c.runUntil(() -> owner(c, "training-workers-4").equals("training")
-          && nameTaken(c, "training").isEmpty(), Duration.ofMinutes(2))).as("seed %d", seed).isTrue();
+      assertThat(
+              c.runUntil(
+                  () ->
+                      owner(c, "training-workers-4").equals("training")
+                          && nameTaken(c, "training").isEmpty(),
+                  Duration.ofMinutes(2)))
+          .as("seed %d", seed)
+          .isTrue();
     }
   }
 
@@ -82,20 +107,33 @@ class NameCollisionTest {
       c.runUntil(() -> exists(c, "training-workers-3"), SETTLE);
       c.api().create(handMade("training-workers-4"));
       c.scale("training", 6);
-      boolean ok = c.runUntil(() -> exists(c, "training-workers-5") && nameTaken(c, "training").isPresent(),
-          Duration.ofMinutes(2));
+      boolean ok =
+          c.runUntil(
+              () -> exists(c, "training-workers-5") && nameTaken(c, "training").isPresent(),
+              Duration.ofMinutes(2));
       caught += ok ? 0 : 1;
     }
-    System.out.println("name-collision: naive controller stalled silently in " + caught + " of "
-        + SimCluster.seeds(5).length + " seeds");
+    System.out.println(
+        "name-collision: naive controller stalled silently in "
+            + caught
+            + " of "
+            + SimCluster.seeds(5).length
+            + " seeds");
     assertThat(caught).isEqualTo(SimCluster.seeds(5).length);
   }
 
   private static SimCluster world(long seed, Function<ApiClient, ApiClient> controllerApi) {
     var c = new SimCluster(seed, WatchFaults.staleCache());
     var inf = new Informers(c.env(), c.api());
-    var loops = List.of(new WorkloadController(c.env(), controllerApi.apply(c.api()), inf,
-        WorkloadController.DEFAULT_EXPECTATION_BOUND).loop(), new TaskController(c.env(), c.api(), inf).loop());
+    var loops =
+        List.of(
+            new WorkloadController(
+                    c.env(),
+                    controllerApi.apply(c.api()),
+                    inf,
+                    WorkloadController.DEFAULT_EXPECTATION_BOUND)
+                .loop(),
+            new TaskController(c.env(), c.api(), inf).loop());
     inf.start();
     loops.forEach(ControlLoop::start);
     return c;
@@ -106,25 +144,43 @@ class NameCollisionTest {
   }
 
   private static String owner(SimCluster c, String task) {
-    return c.api().get(Kinds.TASK, task).flatMap(t -> t.metadata().owner()).map(o -> o.name()).orElse("");
+    return c.api()
+        .get(Kinds.TASK, task)
+        .flatMap(t -> t.metadata().owner())
+        .map(o -> o.name())
+        .orElse("");
   }
 
   /** The workload's NameTaken report, if it makes one. */
   private static Optional<String> nameTaken(SimCluster c, String workload) {
-    return c.api().get(Kinds.WORKLOAD, workload)
+    return c.api()
+        .get(Kinds.WORKLOAD, workload)
         .flatMap(w -> Condition.find(w.status().conditions(), WorkloadConditions.TASKS_CREATED))
-        .filter(x -> !x.isTrue() && x.reason().equals(WorkloadConditions.NAME_TAKEN)).map(Condition::message);
+        .filter(x -> !x.isTrue() && x.reason().equals(WorkloadConditions.NAME_TAKEN))
+        .map(Condition::message);
   }
 
   private static Task handMade(String name) {
-    return new Task(ObjectMeta.named(name), new TaskSpec(Optional.empty(), List.of("sleep", "1000"), Map.of(), List.of(),
-        List.of(), "exec", Optional.empty()), TaskStatus.EMPTY);
+    return new Task(
+        ObjectMeta.named(name),
+        new TaskSpec(
+            Optional.empty(),
+            List.of("sleep", "1000"),
+            Map.of(),
+            List.of(),
+            List.of(),
+            "exec",
+            Optional.empty()),
+        TaskStatus.EMPTY);
   }
 
   private static Workload workload(String name, String group, int replicas) {
-    var template = new TaskTemplate(List.of("train"), Map.of(), "exec", Optional.empty(), List.of(), Map.of());
+    var template =
+        new TaskTemplate(List.of("train"), Map.of(), "exec", Optional.empty(), List.of(), Map.of());
     var g = new WorkerGroup(group, replicas, template, List.of(), null);
-    return new Workload(ObjectMeta.named(name), new WorkloadSpec(List.of(g), Optional.empty()), WorkloadStatus.EMPTY);
+    return new Workload(
+        ObjectMeta.named(name),
+        new WorkloadSpec(List.of(g), Optional.empty()),
+        WorkloadStatus.EMPTY);
   }
-
 }

@@ -12,7 +12,6 @@ import dev.quartermaster.api.workload.TaskStatus;
 import dev.quartermaster.control.lifecycle.NodeLifecycle;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
@@ -35,22 +34,44 @@ class NodeLifecycleTest {
     c.heartbeatEvery("node-b", Duration.ofSeconds(10), () -> true);
     Worlds.start(c);
     // Pin the one task to node-a by making node-b unschedulable until it is placed.
-    c.update("node-b", n -> new dev.quartermaster.api.node.Node(n.metadata(), new NodeSpec(true, false), n.status()));
+    c.update(
+        "node-b",
+        n ->
+            new dev.quartermaster.api.node.Node(
+                n.metadata(), new NodeSpec(true, false), n.status()));
     c.api().create(Worlds.gpuWorkload("job", 1, "gpu", 2));
     c.env().advance(Duration.ofSeconds(5));
     var task = c.api().get(Kinds.TASK, "job-w-0").orElseThrow();
     assertThat(task.status().phase()).isEqualTo(TaskPhase.Scheduled);
     assertThat(task.spec().node()).contains("node-a");
-    c.update("node-b", n -> new dev.quartermaster.api.node.Node(n.metadata(), NodeSpec.EMPTY, n.status()));
+    c.update(
+        "node-b",
+        n -> new dev.quartermaster.api.node.Node(n.metadata(), NodeSpec.EMPTY, n.status()));
     // The agent on node-a prepares the claim and runs the task.
     var claim = c.api().get(Kinds.RESOURCE_CLAIM, "job-w-0-gpu").orElseThrow();
     var s = claim.status();
     var prepare = new HashMap<>(s.prepare());
-    prepare.put("node-a", new PrepareState(PrepareState.Phase.Prepared, "", java.util.List.of(), Optional.empty()));
-    c.api().updateStatus(claim.withStatus(new ResourceClaimStatus(s.allocation(), s.reservedFor(), prepare, s.conditions())));
+    prepare.put(
+        "node-a",
+        new PrepareState(PrepareState.Phase.Prepared, "", java.util.List.of(), Optional.empty()));
+    c.api()
+        .updateStatus(
+            claim.withStatus(
+                new ResourceClaimStatus(s.allocation(), s.reservedFor(), prepare, s.conditions())));
     task = c.api().get(Kinds.TASK, "job-w-0").orElseThrow();
-    c.api().updateStatus(task.withStatus(new TaskStatus(TaskPhase.Running, "Started", "", task.status().node(),
-        Optional.empty(), Optional.empty(), Optional.of(c.env().now()), Optional.empty(), java.util.List.of())));
+    c.api()
+        .updateStatus(
+            task.withStatus(
+                new TaskStatus(
+                    TaskPhase.Running,
+                    "Started",
+                    "",
+                    task.status().node(),
+                    Optional.empty(),
+                    Optional.empty(),
+                    Optional.of(c.env().now()),
+                    Optional.empty(),
+                    java.util.List.of())));
     var firstUid = task.metadata().uid();
 
     aAlive.set(false);
@@ -63,17 +84,24 @@ class NodeLifecycleTest {
     assertThat(lost.metadata().uid()).isEqualTo(firstUid);
     assertThat(lost.status().phase()).isEqualTo(TaskPhase.Failed);
     assertThat(lost.status().reason()).isEqualTo(NodeLifecycle.NODE_LOST);
-    assertThat(lost.metadata().isDeleting()).as("replaced per OnFailure: deleting, held by its claims").isTrue();
+    assertThat(lost.metadata().isDeleting())
+        .as("replaced per OnFailure: deleting, held by its claims")
+        .isTrue();
     // Not re-allocated while node-a may still use it.
     assertThat(c.api().get(Kinds.RESOURCE_CLAIM, "job-w-0-gpu").orElseThrow().status().allocation())
         .hasValueSatisfying(a -> assertThat(a.node()).isEqualTo("node-a"));
 
-    c.update("node-a", n -> new dev.quartermaster.api.node.Node(n.metadata(), new NodeSpec(false, true), n.status()));
+    c.update(
+        "node-a",
+        n ->
+            new dev.quartermaster.api.node.Node(
+                n.metadata(), new NodeSpec(false, true), n.status()));
     c.env().advance(Duration.ofSeconds(30));
     var replaced = c.api().get(Kinds.TASK, "job-w-0").orElseThrow();
     assertThat(replaced.metadata().uid()).isNotEqualTo(firstUid);
     var newClaim = c.api().get(Kinds.RESOURCE_CLAIM, "job-w-0-gpu").orElseThrow();
-    assertThat(newClaim.status().allocation()).hasValueSatisfying(a -> assertThat(a.node()).isEqualTo("node-b"));
+    assertThat(newClaim.status().allocation())
+        .hasValueSatisfying(a -> assertThat(a.node()).isEqualTo("node-b"));
     assertThat(replaced.status().phase()).isEqualTo(TaskPhase.Scheduled);
     assertThat(replaced.spec().node()).contains("node-b");
   }

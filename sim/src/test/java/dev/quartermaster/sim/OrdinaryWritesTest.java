@@ -19,14 +19,18 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Issue 8, hole 7: ordinary writes must not wipe the allocation record and so let the allocator
- * hand a GPU out twice. The three paths found black-box — a node applied with other labels, a
- * node deleted while its tasks run and re-registered by its agent, a claim status written naming a
- * held device — plus a record PUT that drops entries, each followed by more claims than free GPUs.
- * I1 is checked on the true store state at every commit.
+ * hand a GPU out twice. The three paths found black-box — a node applied with other labels, a node
+ * deleted while its tasks run and re-registered by its agent, a claim status written naming a held
+ * device — plus a record PUT that drops entries, each followed by more claims than free GPUs. I1 is
+ * checked on the true store state at every commit.
  */
 class OrdinaryWritesTest {
 
-  record Outcome(List<String> violations, List<String> refused, int allocated, Map<String, ?> recordBefore,
+  record Outcome(
+      List<String> violations,
+      List<String> refused,
+      int allocated,
+      Map<String, ?> recordBefore,
       Map<String, ?> recordAfterNodeWrites) {}
 
   @Test
@@ -35,12 +39,19 @@ class OrdinaryWritesTest {
       var o = scenario(new SimCluster(seed, WatchFaults.staleCache()));
 
       assertThat(o.violations()).as("seed %d", seed).isEmpty();
-      assertThat(o.recordAfterNodeWrites()).as("seed %d: record after the node's apply, delete and re-registration", seed)
-          .isEqualTo(o.recordBefore()).isNotEmpty();
+      assertThat(o.recordAfterNodeWrites())
+          .as("seed %d: record after the node's apply, delete and re-registration", seed)
+          .isEqualTo(o.recordBefore())
+          .isNotEmpty();
       assertThat(o.refused()).as("seed %d", seed).hasSize(3);
-      assertThat(o.refused().get(0)).contains("node/node-0 cannot be deleted while live claims hold its devices: gpu-0 by claim c");
-      assertThat(o.refused().get(1)).contains("resourceclaim/intruder: status.allocation: device gpu-0 on node node-0 is held by claim c");
-      assertThat(o.refused().get(2)).contains("nodeallocation/node-0: spec.devices: device gpu-0 is held by claim c");
+      assertThat(o.refused().get(0))
+          .contains(
+              "node/node-0 cannot be deleted while live claims hold its devices: gpu-0 by claim c");
+      assertThat(o.refused().get(1))
+          .contains(
+              "resourceclaim/intruder: status.allocation: device gpu-0 on node node-0 is held by claim c");
+      assertThat(o.refused().get(2))
+          .contains("nodeallocation/node-0: spec.devices: device gpu-0 is held by claim c");
       assertThat(o.allocated()).as("seed %d: every GPU in use once, none twice", seed).isEqualTo(8);
     }
   }
@@ -56,8 +67,12 @@ class OrdinaryWritesTest {
         caught++;
       }
     }
-    System.out.println("ordinary writes: without the guard, double allocation in " + caught + " of "
-        + SimCluster.seeds(5).length + " seeds");
+    System.out.println(
+        "ordinary writes: without the guard, double allocation in "
+            + caught
+            + " of "
+            + SimCluster.seeds(5).length
+            + " seeds");
     assertThat(caught).isEqualTo(SimCluster.seeds(5).length);
   }
 
@@ -78,8 +93,12 @@ class OrdinaryWritesTest {
       var before = ObjectRegistry.withoutCrossObjectRules(c.store(), c.env());
       for (int i = 0; i < 3; i++) {
         var old = before.create(AllocatorRaceTest.claim("old-" + i, 1));
-        before.updateStatus(old.withStatus(old.status().withAllocation(
-            new Allocation("node-0", List.of(new AllocatedDevice("gpu", "gpu-" + i))))));
+        before.updateStatus(
+            old.withStatus(
+                old.status()
+                    .withAllocation(
+                        new Allocation(
+                            "node-0", List.of(new AllocatedDevice("gpu", "gpu-" + i))))));
       }
       var informers = new Informers(c.env(), c.api());
       var loop = new Allocator(c.env(), c.api(), informers).loop();
@@ -91,7 +110,9 @@ class OrdinaryWritesTest {
       c.env().advance(Duration.ofMinutes(1));
 
       assertThat(checker.violations()).as("seed %d", seed).isEmpty();
-      assertThat(checker.allocated()).as("seed %d: all 8 GPUs in use, once each", seed).isEqualTo(8);
+      assertThat(checker.allocated())
+          .as("seed %d: all 8 GPUs in use, once each", seed)
+          .isEqualTo(8);
       assertThat(record(c, "node-0")).as("seed %d", seed).containsKeys("gpu-0", "gpu-1", "gpu-2");
     }
   }
@@ -117,22 +138,37 @@ class OrdinaryWritesTest {
     var before = record(c, "node-0");
 
     // 1. An operator applies node-0's manifest, with other labels.
-    c.update("node-0", n -> n.withMetadata(n.metadata().withLabels(Map.of("quartermaster.dev/zone", "rack-b"))));
+    c.update(
+        "node-0",
+        n -> n.withMetadata(n.metadata().withLabels(Map.of("quartermaster.dev/zone", "rack-b"))));
     // 2. node-0 is deleted while its tasks run; its agent registers it again.
-    refuse(refused, () -> {
-      c.api().delete(Kinds.NODE, "node-0");
-      c.registerNode("node-0");
-    });
+    refuse(
+        refused,
+        () -> {
+          c.api().delete(Kinds.NODE, "node-0");
+          c.registerNode("node-0");
+        });
     var afterNodeWrites = record(c, "node-0");
     // 3. Someone writes a claim's status naming node-0's gpu-0, which another claim holds.
     var intruder = c.api().create(AllocatorRaceTest.claim("intruder", 1));
-    refuse(refused, () -> c.api().updateStatus(intruder.withStatus(intruder.status().withAllocation(
-        new Allocation("node-0", List.of(new AllocatedDevice("gpu", "gpu-0")))))));
+    refuse(
+        refused,
+        () ->
+            c.api()
+                .updateStatus(
+                    intruder.withStatus(
+                        intruder
+                            .status()
+                            .withAllocation(
+                                new Allocation(
+                                    "node-0", List.of(new AllocatedDevice("gpu", "gpu-0")))))));
     // 4. Someone PUTs node-0's record without its entries.
-    refuse(refused, () -> {
-      var r = c.api().get(Kinds.NODE_ALLOCATION, "node-0").orElseThrow();
-      c.api().update(r.withSpec(NodeAllocationSpec.EMPTY));
-    });
+    refuse(
+        refused,
+        () -> {
+          var r = c.api().get(Kinds.NODE_ALLOCATION, "node-0").orElseThrow();
+          c.api().update(r.withSpec(NodeAllocationSpec.EMPTY));
+        });
 
     // More claims than free GPUs: the allocator must give out only what is really free.
     for (int i = 6; i < 12; i++) {

@@ -85,20 +85,30 @@ class PinWithAllocationTest {
         var t = c.api().create(task("t" + i, "t" + i + "-gpu"));
         c.api().create(claim("t" + i + "-gpu", Optional.of(OwnerReference.of(t))));
       }
-      assertThat(c.runUntil(() -> allScheduled(c), Duration.ofMinutes(2))).as("seed %d: all Scheduled", seed).isTrue();
+      assertThat(c.runUntil(() -> allScheduled(c), Duration.ofMinutes(2)))
+          .as("seed %d: all Scheduled", seed)
+          .isTrue();
       for (int i = 0; i < TASKS; i++) {
         var allocatedAt = commits.allocated.get("t" + i + "-gpu");
-        assertThat(commits.pinned.get("t" + i)).as("seed %d: t%d pinned in the revision that allocated its claim", seed, i)
-            .isNotNull().isEqualTo(allocatedAt);
-        assertThat(commits.scheduled.get("t" + i)).as("seed %d: t%d Scheduled in that revision", seed, i).isEqualTo(allocatedAt);
-        assertThat(commits.reserved.get("t" + i + "-gpu")).as("seed %d: its claim reserved in it", seed).isEqualTo(allocatedAt);
+        assertThat(commits.pinned.get("t" + i))
+            .as("seed %d: t%d pinned in the revision that allocated its claim", seed, i)
+            .isNotNull()
+            .isEqualTo(allocatedAt);
+        assertThat(commits.scheduled.get("t" + i))
+            .as("seed %d: t%d Scheduled in that revision", seed, i)
+            .isEqualTo(allocatedAt);
+        assertThat(commits.reserved.get("t" + i + "-gpu"))
+            .as("seed %d: its claim reserved in it", seed)
+            .isEqualTo(allocatedAt);
         var t = c.api().get(Kinds.TASK, "t" + i).orElseThrow();
         var claim = c.api().get(Kinds.RESOURCE_CLAIM, "t" + i + "-gpu").orElseThrow();
         assertThat(t.spec().node()).isEqualTo(claim.status().allocation().map(a -> a.node()));
         assertThat(t.status().node()).isEqualTo(t.spec().node());
         assertThat(claim.status().reservedFor()).containsExactly("t" + i);
         // Created, then pinned and Scheduled with the allocation; a Pending reason at most besides.
-        assertThat(commits.taskWrites.get("t" + i)).as("seed %d: writes of t%d", seed, i).isBetween(2, 3);
+        assertThat(commits.taskWrites.get("t" + i))
+            .as("seed %d: writes of t%d", seed, i)
+            .isBetween(2, 3);
       }
     }
   }
@@ -110,23 +120,34 @@ class PinWithAllocationTest {
       var commits = start(c);
       c.addNode("node-0", 4);
       c.api().create(claim("shared", Optional.empty()));
-      assertThat(c.runUntil(() -> commits.allocated.containsKey("shared"), Duration.ofMinutes(1))).isTrue();
+      assertThat(c.runUntil(() -> commits.allocated.containsKey("shared"), Duration.ofMinutes(1)))
+          .isTrue();
       c.api().create(task("late", "shared"));
-      assertThat(c.runUntil(() -> allScheduledOf(c, "late"), Duration.ofMinutes(1))).as("seed %d", seed).isTrue();
-      assertThat(commits.pinned.get("late")).as("seed %d: pinned after the claim's allocation", seed)
+      assertThat(c.runUntil(() -> allScheduledOf(c, "late"), Duration.ofMinutes(1)))
+          .as("seed %d", seed)
+          .isTrue();
+      assertThat(commits.pinned.get("late"))
+          .as("seed %d: pinned after the claim's allocation", seed)
           .isGreaterThan(commits.allocated.get("shared"));
-      assertThat(c.api().get(Kinds.RESOURCE_CLAIM, "shared").orElseThrow().status().reservedFor()).containsExactly("late");
+      assertThat(c.api().get(Kinds.RESOURCE_CLAIM, "shared").orElseThrow().status().reservedFor())
+          .containsExactly("late");
       assertThat(c.api().get(Kinds.TASK, "late").orElseThrow().spec().node()).contains("node-0");
     }
   }
 
-  /** The allocator and the scheduler running on {@code c}, every commit read by the returned {@link Commits}. */
+  /**
+   * The allocator and the scheduler running on {@code c}, every commit read by the returned {@link
+   * Commits}.
+   */
   private static Commits start(SimCluster c) {
     var commits = new Commits();
     c.store().onCommit(commits);
     c.deviceClass("gpu", "gpu");
     var inf = new Informers(c.env(), c.api());
-    var loops = List.of(new Allocator(c.env(), c.api(), inf).loop(), new TaskScheduler(c.env(), c.api(), inf).loop());
+    var loops =
+        List.of(
+            new Allocator(c.env(), c.api(), inf).loop(),
+            new TaskScheduler(c.env(), c.api(), inf).loop());
     inf.start();
     loops.forEach(ControlLoop::start);
     return commits;
@@ -142,17 +163,32 @@ class PinWithAllocationTest {
   }
 
   private static boolean allScheduledOf(SimCluster c, String task) {
-    return c.api().get(Kinds.TASK, task).map(t -> t.status().phase() == TaskPhase.Scheduled).orElse(false);
+    return c.api()
+        .get(Kinds.TASK, task)
+        .map(t -> t.status().phase() == TaskPhase.Scheduled)
+        .orElse(false);
   }
 
   private static ResourceClaim claim(String name, Optional<OwnerReference> owner) {
-    var spec = new ResourceClaimSpec(List.of(new DeviceRequest("gpu", "gpu", 1, List.of())), Optional.empty());
+    var spec =
+        new ResourceClaimSpec(
+            List.of(new DeviceRequest("gpu", "gpu", 1, List.of())), Optional.empty());
     var meta = ObjectMeta.named(name);
-    return new ResourceClaim(owner.map(meta::withOwner).orElse(meta), spec, ResourceClaimStatus.EMPTY);
+    return new ResourceClaim(
+        owner.map(meta::withOwner).orElse(meta), spec, ResourceClaimStatus.EMPTY);
   }
 
   private static Task task(String name, String claim) {
-    return new Task(ObjectMeta.named(name), new TaskSpec(Optional.empty(), List.of("train"), Map.of(),
-        List.of(claim), List.of(), "exec", Optional.empty()), TaskStatus.EMPTY);
+    return new Task(
+        ObjectMeta.named(name),
+        new TaskSpec(
+            Optional.empty(),
+            List.of("train"),
+            Map.of(),
+            List.of(claim),
+            List.of(),
+            "exec",
+            Optional.empty()),
+        TaskStatus.EMPTY);
   }
 }

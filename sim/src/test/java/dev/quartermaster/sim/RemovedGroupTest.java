@@ -26,18 +26,36 @@ class RemovedGroupTest {
       var one = Worlds.gpuWorkload("train", 2, "gpu", 1);
       var first = one.spec().groups().getFirst();
       var second = new WorkerGroup("eval", 2, first.template(), first.claimTemplates(), null);
-      c.api().create(one.withSpec(new WorkloadSpec(List.of(first, second), one.spec().computeDomain())));
-      assertThat(c.runUntil(() -> names(c).equals(List.of("train-eval-0", "train-eval-1", "train-w-0", "train-w-1")),
-          Duration.ofMinutes(1))).as("seed %d: both groups' tasks", seed).isTrue();
+      c.api()
+          .create(
+              one.withSpec(new WorkloadSpec(List.of(first, second), one.spec().computeDomain())));
+      assertThat(
+              c.runUntil(
+                  () ->
+                      names(c)
+                          .equals(
+                              List.of("train-eval-0", "train-eval-1", "train-w-0", "train-w-1")),
+                  Duration.ofMinutes(1)))
+          .as("seed %d: both groups' tasks", seed)
+          .isTrue();
 
       var current = c.api().get(Kinds.WORKLOAD, "train").orElseThrow();
-      c.api().update(current.withSpec(new WorkloadSpec(List.of(first), current.spec().computeDomain())));
-      assertThat(c.runUntil(() -> names(c).equals(List.of("train-w-0", "train-w-1")), Duration.ofMinutes(2)))
-          .as("seed %d: only group w's tasks left, got %s", seed, names(c)).isTrue();
+      c.api()
+          .update(
+              current.withSpec(new WorkloadSpec(List.of(first), current.spec().computeDomain())));
+      assertThat(
+              c.runUntil(
+                  () -> names(c).equals(List.of("train-w-0", "train-w-1")), Duration.ofMinutes(2)))
+          .as("seed %d: only group w's tasks left, got %s", seed, names(c))
+          .isTrue();
     }
   }
 
   private static List<String> names(SimCluster c) {
-    return c.api().list(Kinds.TASK).items().stream().map(Task::metadata).map(m -> m.name()).sorted().toList();
+    return c.api().list(Kinds.TASK).items().stream()
+        .map(Task::metadata)
+        .map(m -> m.name())
+        .sorted()
+        .toList();
   }
 }

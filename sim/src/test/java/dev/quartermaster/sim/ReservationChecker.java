@@ -46,14 +46,21 @@ final class ReservationChecker implements CommitListener {
       }
       var t = ObjectCodec.fromJson(e.kv().value(), Kinds.TASK);
       var before = tasks.put(name, t);
-      boolean nowScheduled = t.status().phase() == TaskPhase.Scheduled
-          && (before == null || before.status().phase() != TaskPhase.Scheduled);
+      boolean nowScheduled =
+          t.status().phase() == TaskPhase.Scheduled
+              && (before == null || before.status().phase() != TaskPhase.Scheduled);
       if (nowScheduled) {
         for (var claim : t.spec().claims()) {
           var c = claims.get(claim);
           if (c == null || !c.status().reservedFor().contains(name)) {
-            violations.add("revision " + revision + ": task " + name + " Scheduled but claim " + claim
-                + " is not reserved for it");
+            violations.add(
+                "revision "
+                    + revision
+                    + ": task "
+                    + name
+                    + " Scheduled but claim "
+                    + claim
+                    + " is not reserved for it");
           }
         }
       }
@@ -67,12 +74,17 @@ final class ReservationChecker implements CommitListener {
   /** Reservations naming a task that is gone or finished. */
   List<String> stale() {
     var out = new ArrayList<String>();
-    claims.forEach((name, c) -> c.status().reservedFor().forEach(t -> {
-      var task = tasks.get(t);
-      if (task == null || task.status().phase().isFinished()) {
-        out.add("claim " + name + " reserved for " + t);
-      }
-    }));
+    claims.forEach(
+        (name, c) ->
+            c.status()
+                .reservedFor()
+                .forEach(
+                    t -> {
+                      var task = tasks.get(t);
+                      if (task == null || task.status().phase().isFinished()) {
+                        out.add("claim " + name + " reserved for " + t);
+                      }
+                    }));
     return out;
   }
 }

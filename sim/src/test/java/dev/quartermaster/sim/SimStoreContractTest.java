@@ -14,7 +14,8 @@ import org.junit.jupiter.api.BeforeEach;
  * The SimStore against the store contract (all but durability: it is in memory), with prompt
  * watches on real threads.
  */
-class SimStoreContractTest implements KeyValueContract, TxnContract, WatchContract, CompactionContract {
+class SimStoreContractTest
+    implements KeyValueContract, TxnContract, WatchContract, CompactionContract {
   private Store store;
 
   @BeforeEach

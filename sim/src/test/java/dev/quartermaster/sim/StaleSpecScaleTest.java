@@ -8,8 +8,8 @@ import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.TaskStatus;
-import dev.quartermaster.api.workload.TaskTransitions;
 import dev.quartermaster.api.workload.TaskTemplate;
+import dev.quartermaster.api.workload.TaskTransitions;
 import dev.quartermaster.api.workload.WorkerGroup;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.api.workload.WorkloadSpec;
@@ -56,13 +56,22 @@ class StaleSpecScaleTest {
     for (long seed : SimCluster.seeds(20)) {
       var o = run(seed, (c, inf) -> c.api(), true);
       if (!o.violations().isEmpty() || !o.converged()) {
-        failures.add("seed " + seed + ": " + o.violations().stream().limit(3).toList() + " converged=" + o.converged());
+        failures.add(
+            "seed "
+                + seed
+                + ": "
+                + o.violations().stream().limit(3).toList()
+                + " converged="
+                + o.converged());
       }
     }
     assertThat(failures).as("replay a failing seed with -Dqm.seeds").isEmpty();
   }
 
-  /** On a store without the spec-decision guard, so that the controller's own check is what is tested. */
+  /**
+   * On a store without the spec-decision guard, so that the controller's own check is what is
+   * tested.
+   */
   @Test
   void theNaiveScaleDownFromACachedSpecIsCaught() {
     int caught = 0;
@@ -72,8 +81,14 @@ class StaleSpecScaleTest {
       caught += o.violations().isEmpty() ? 0 : 1;
       wantedDeletes += o.wantedDeletes();
     }
-    System.out.println("stale-spec: naive controller caught in " + caught + " of " + SimCluster.seeds(20).length
-        + " seeds; it deleted " + wantedDeletes + " wanted, unfinished tasks in all");
+    System.out.println(
+        "stale-spec: naive controller caught in "
+            + caught
+            + " of "
+            + SimCluster.seeds(20).length
+            + " seeds; it deleted "
+            + wantedDeletes
+            + " wanted, unfinished tasks in all");
     assertThat(caught).isPositive();
   }
 
@@ -90,17 +105,23 @@ class StaleSpecScaleTest {
     assertThat(failures).isEmpty();
   }
 
-  private Outcome run(long seed, BiFunction<SimCluster, Informers, ApiClient> controllerApi, boolean guarded) {
-    var c = guarded ? new SimCluster(seed, WatchFaults.staleCache())
-        : SimCluster.withoutCrossObjectRules(seed, WatchFaults.staleCache());
+  private Outcome run(
+      long seed, BiFunction<SimCluster, Informers, ApiClient> controllerApi, boolean guarded) {
+    var c =
+        guarded
+            ? new SimCluster(seed, WatchFaults.staleCache())
+            : SimCluster.withoutCrossObjectRules(seed, WatchFaults.staleCache());
     var bound = new GroupBoundChecker();
     var wanted = new WantedTaskChecker();
     c.store().onCommit(bound);
     c.store().onCommit(wanted);
     var inf = new Informers(c.env(), c.api());
     var api = controllerApi.apply(c, inf);
-    var loops = List.of(new WorkloadController(c.env(), api, inf, WorkloadController.DEFAULT_EXPECTATION_BOUND).loop(),
-        new TaskController(c.env(), c.api(), inf).loop());
+    var loops =
+        List.of(
+            new WorkloadController(c.env(), api, inf, WorkloadController.DEFAULT_EXPECTATION_BOUND)
+                .loop(),
+            new TaskController(c.env(), c.api(), inf).loop());
     inf.start();
     loops.forEach(ControlLoop::start);
     runTasks(c);
@@ -117,37 +138,62 @@ class StaleSpecScaleTest {
       c.env().advance(Duration.ofMillis(random.nextBoolean() ? 20_000 : random.nextLong(3000)));
     }
     int last = replicas;
-    boolean converged = c.runUntil(() -> bound.live("w/g") == last && bound.taskCount() == last, Duration.ofMinutes(5));
+    boolean converged =
+        c.runUntil(
+            () -> bound.live("w/g") == last && bound.taskCount() == last, Duration.ofMinutes(5));
     var violations = new ArrayList<String>(bound.violations());
     violations.addAll(wanted.violations());
     return new Outcome(violations, wanted.wantedDeletes(), converged);
   }
 
-  /** A stand-in scheduler and agent: every Pending task is scheduled and starts running within a quarter second. */
+  /**
+   * A stand-in scheduler and agent: every Pending task is scheduled and starts running within a
+   * quarter second.
+   */
   private static void runTasks(SimCluster c) {
-    c.env().schedule(Duration.ofMillis(250), () -> {
-      for (var t : c.api().list(Kinds.TASK).items()) {
-        if (t.status().phase() == TaskPhase.Pending && !t.metadata().isDeleting()) {
-          try {
-            // Scheduled first, as the scheduler would: the store runs no task that was not.
-            var scheduled = c.api().updateStatus(t.withStatus(TaskTransitions.scheduled(t.status(), "node-1", "")));
-            c.api().updateStatus(scheduled.withStatus(new TaskStatus(TaskPhase.Running, "Started", "", Optional.of("node-1"),
-                Optional.empty(), Optional.empty(), Optional.of(c.env().now()), Optional.empty(), List.of())));
-          } catch (ApiException e) {
-            // raced with the controller; next round
-          }
-        }
-      }
-      if (c.env().nanoTime() < Duration.ofMinutes(30).toNanos()) {
-        runTasks(c);
-      }
-    });
+    c.env()
+        .schedule(
+            Duration.ofMillis(250),
+            () -> {
+              for (var t : c.api().list(Kinds.TASK).items()) {
+                if (t.status().phase() == TaskPhase.Pending && !t.metadata().isDeleting()) {
+                  try {
+                    // Scheduled first, as the scheduler would: the store runs no task that was not.
+                    var scheduled =
+                        c.api()
+                            .updateStatus(
+                                t.withStatus(TaskTransitions.scheduled(t.status(), "node-1", "")));
+                    c.api()
+                        .updateStatus(
+                            scheduled.withStatus(
+                                new TaskStatus(
+                                    TaskPhase.Running,
+                                    "Started",
+                                    "",
+                                    Optional.of("node-1"),
+                                    Optional.empty(),
+                                    Optional.empty(),
+                                    Optional.of(c.env().now()),
+                                    Optional.empty(),
+                                    List.of())));
+                  } catch (ApiException e) {
+                    // raced with the controller; next round
+                  }
+                }
+              }
+              if (c.env().nanoTime() < Duration.ofMinutes(30).toNanos()) {
+                runTasks(c);
+              }
+            });
   }
 
   private static Workload workload(int replicas) {
-    var template = new TaskTemplate(List.of("train"), Map.of(), "exec", Optional.empty(), List.of(), Map.of());
+    var template =
+        new TaskTemplate(List.of("train"), Map.of(), "exec", Optional.empty(), List.of(), Map.of());
     var group = new WorkerGroup("g", replicas, template, List.of(), null);
-    return new Workload(ObjectMeta.named("w"), new WorkloadSpec(List.of(group), Optional.empty()), WorkloadStatus.EMPTY);
+    return new Workload(
+        ObjectMeta.named("w"),
+        new WorkloadSpec(List.of(group), Optional.empty()),
+        WorkloadStatus.EMPTY);
   }
-
 }

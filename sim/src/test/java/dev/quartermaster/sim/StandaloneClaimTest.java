@@ -41,7 +41,8 @@ class StandaloneClaimTest {
     var failures = new ArrayList<String>();
     for (long seed : SimCluster.seeds(20)) {
       for (boolean allocatedFirst : new boolean[] {false, true}) {
-        var o = run(seed, allocatedFirst, (c, inf) -> new TaskScheduler(c.env(), c.api(), inf).loop());
+        var o =
+            run(seed, allocatedFirst, (c, inf) -> new TaskScheduler(c.env(), c.api(), inf).loop());
         if (!o.scheduled() || !o.violations().isEmpty() || !o.staleReservations().isEmpty()) {
           failures.add("seed " + seed + " allocatedFirst=" + allocatedFirst + ": " + o);
         }
@@ -57,17 +58,26 @@ class StandaloneClaimTest {
     for (long seed : SimCluster.seeds(20)) {
       var late = run(seed, false, (c, inf) -> new NaiveTaskScheduler(c.env(), c.api(), inf).loop());
       stuck += late.scheduled() ? 0 : 1;
-      // Allocated before the task exists, the naive scheduler does schedule it: without a reservation.
+      // Allocated before the task exists, the naive scheduler does schedule it: without a
+      // reservation.
       var early = run(seed, true, (c, inf) -> new NaiveTaskScheduler(c.env(), c.api(), inf).loop());
       unreserved += early.violations().isEmpty() ? 0 : 1;
     }
-    System.out.println("standalone-claim: naive scheduler left the task Pending in " + stuck + " and scheduled it"
-        + " without a reservation in " + unreserved + " of " + SimCluster.seeds(20).length + " seeds");
+    System.out.println(
+        "standalone-claim: naive scheduler left the task Pending in "
+            + stuck
+            + " and scheduled it"
+            + " without a reservation in "
+            + unreserved
+            + " of "
+            + SimCluster.seeds(20).length
+            + " seeds");
     assertThat(stuck).isPositive();
     assertThat(unreserved).isPositive();
   }
 
-  private Outcome run(long seed, boolean allocatedFirst, BiFunction<SimCluster, Informers, ControlLoop> scheduler) {
+  private Outcome run(
+      long seed, boolean allocatedFirst, BiFunction<SimCluster, Informers, ControlLoop> scheduler) {
     var c = new SimCluster(seed, WatchFaults.staleCache());
     var checker = new ReservationChecker();
     c.store().onCommit(checker);
@@ -80,13 +90,21 @@ class StandaloneClaimTest {
     if (allocatedFirst) {
       c.addNode("node-1", 1);
       c.api().create(claim());
-      c.runUntil(() -> c.api().get(Kinds.RESOURCE_CLAIM, "single-gpu").orElseThrow().status().allocation().isPresent(),
+      c.runUntil(
+          () ->
+              c.api()
+                  .get(Kinds.RESOURCE_CLAIM, "single-gpu")
+                  .orElseThrow()
+                  .status()
+                  .allocation()
+                  .isPresent(),
           Duration.ofMinutes(1));
       c.api().create(task("smoke-test"));
     } else {
       lateAllocation(c, random);
     }
-    boolean scheduled = c.runUntil(() -> phase(c, "smoke-test") == TaskPhase.Scheduled, Duration.ofMinutes(2));
+    boolean scheduled =
+        c.runUntil(() -> phase(c, "smoke-test") == TaskPhase.Scheduled, Duration.ofMinutes(2));
     if (!scheduled) {
       return new Outcome(false, checker.violations(), List.of());
     }
@@ -95,8 +113,19 @@ class StandaloneClaimTest {
     c.runUntil(() -> phase(c, "smoke-again") == TaskPhase.Scheduled, Duration.ofMinutes(1));
     var t = c.api().get(Kinds.TASK, "smoke-test").orElseThrow();
     var s = t.status();
-    c.api().updateStatus(t.withStatus(new TaskStatus(TaskPhase.Succeeded, "Exited", "", s.node(), s.deviceCheck(),
-        Optional.of(0), Optional.of(c.env().now()), Optional.of(c.env().now()), s.conditions())));
+    c.api()
+        .updateStatus(
+            t.withStatus(
+                new TaskStatus(
+                    TaskPhase.Succeeded,
+                    "Exited",
+                    "",
+                    s.node(),
+                    s.deviceCheck(),
+                    Optional.of(0),
+                    Optional.of(c.env().now()),
+                    Optional.of(c.env().now()),
+                    s.conditions())));
     c.api().delete(Kinds.TASK, "smoke-again");
     c.runUntil(() -> reserved(c).isEmpty(), Duration.ofMinutes(1));
     return new Outcome(true, checker.violations(), checker.stale());
@@ -119,7 +148,10 @@ class StandaloneClaimTest {
   }
 
   private static List<String> reserved(SimCluster c) {
-    return c.api().get(Kinds.RESOURCE_CLAIM, "single-gpu").map(x -> x.status().reservedFor()).orElse(List.of());
+    return c.api()
+        .get(Kinds.RESOURCE_CLAIM, "single-gpu")
+        .map(x -> x.status().reservedFor())
+        .orElse(List.of());
   }
 
   private static TaskPhase phase(SimCluster c, String task) {
@@ -127,8 +159,12 @@ class StandaloneClaimTest {
   }
 
   private static ResourceClaim claim() {
-    var spec = new ResourceClaimSpec(List.of(new DeviceRequest("gpu", "gpu-any", 1, List.of())), Optional.empty());
-    return new ResourceClaim(ObjectMeta.named("single-gpu").withLabels(Map.of("team", "research")), spec,
+    var spec =
+        new ResourceClaimSpec(
+            List.of(new DeviceRequest("gpu", "gpu-any", 1, List.of())), Optional.empty());
+    return new ResourceClaim(
+        ObjectMeta.named("single-gpu").withLabels(Map.of("team", "research")),
+        spec,
         ResourceClaimStatus.EMPTY);
   }
 
@@ -137,7 +173,16 @@ class StandaloneClaimTest {
   }
 
   private static Task task(String name, Optional<String> node) {
-    return new Task(ObjectMeta.named(name), new TaskSpec(node, List.of("nvidia-smi"), Map.of(),
-        List.of("single-gpu"), List.of(), "exec", Optional.empty()), TaskStatus.EMPTY);
+    return new Task(
+        ObjectMeta.named(name),
+        new TaskSpec(
+            node,
+            List.of("nvidia-smi"),
+            Map.of(),
+            List.of("single-gpu"),
+            List.of(),
+            "exec",
+            Optional.empty()),
+        TaskStatus.EMPTY);
   }
 }

@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A deleted task takes every claim made for it along, even one its controller created a moment
- * before and no cache has shown yet: the task controller finds a task's claims without listing
- * them all (it used to list every claim per deleted task), so what it reads must still be complete.
+ * before and no cache has shown yet: the task controller finds a task's claims without listing them
+ * all (it used to list every claim per deleted task), so what it reads must still be complete.
  * Tried: finding them from the claims cache alone leaves claims behind in most seeds.
  */
 class TaskDeletionClaimsTest {
@@ -34,7 +34,9 @@ class TaskDeletionClaimsTest {
   private static List<String> run(long seed) {
     var c = new SimCluster(seed, WatchFaults.staleCache());
     var informers = new Informers(c.env(), c.api());
-    var workloads = new WorkloadController(c.env(), c.api(), informers, WorkloadController.DEFAULT_EXPECTATION_BOUND);
+    var workloads =
+        new WorkloadController(
+            c.env(), c.api(), informers, WorkloadController.DEFAULT_EXPECTATION_BOUND);
     var tasks = new TaskController(c.env(), c.api(), informers);
     tasks.startLeading(0);
     informers.start();
@@ -47,8 +49,13 @@ class TaskDeletionClaimsTest {
       claim.metadata().owner().ifPresent(o -> c.api().delete(Kinds.TASK, o.name()));
     }
     c.api().delete(Kinds.WORKLOAD, "w");
-    c.runUntil(() -> c.api().list(Kinds.TASK).items().isEmpty() && c.api().list(Kinds.RESOURCE_CLAIM).items().isEmpty(),
+    c.runUntil(
+        () ->
+            c.api().list(Kinds.TASK).items().isEmpty()
+                && c.api().list(Kinds.RESOURCE_CLAIM).items().isEmpty(),
         Duration.ofMinutes(5));
-    return c.api().list(Kinds.RESOURCE_CLAIM).items().stream().map(x -> x.metadata().name()).toList();
+    return c.api().list(Kinds.RESOURCE_CLAIM).items().stream()
+        .map(x -> x.metadata().name())
+        .toList();
   }
 }

@@ -64,17 +64,30 @@ final class WantedTaskChecker implements CommitListener {
     }
     var l = t.metadata().labels();
     var w = workloads.get(l.getOrDefault(Labels.WORKLOAD, ""));
-    if (w == null || w.metadata().isDeleting()
+    if (w == null
+        || w.metadata().isDeleting()
         || !t.metadata().owner().map(o -> o.uid().equals(w.metadata().uid())).orElse(false)) {
       return;
     }
     int ordinal = Integer.parseInt(l.getOrDefault(Labels.ORDINAL, "-1"));
-    int replicas = w.spec().groups().stream().filter(g -> g.name().equals(l.get(Labels.GROUP)))
-        .mapToInt(g -> g.replicas()).findFirst().orElse(0);
+    int replicas =
+        w.spec().groups().stream()
+            .filter(g -> g.name().equals(l.get(Labels.GROUP)))
+            .mapToInt(g -> g.replicas())
+            .findFirst()
+            .orElse(0);
     if (ordinal >= 0 && ordinal < replicas) {
       wantedDeletes++;
-      violations.add("revision " + revision + ": deleted " + t.status().phase() + " task " + t.metadata().name()
-          + " that the newest spec wants (replicas " + replicas + ")");
+      violations.add(
+          "revision "
+              + revision
+              + ": deleted "
+              + t.status().phase()
+              + " task "
+              + t.metadata().name()
+              + " that the newest spec wants (replicas "
+              + replicas
+              + ")");
     }
   }
 

@@ -25,22 +25,34 @@ record Worlds(Informers informers, Allocator allocator, WorkloadController workl
   static Worlds start(SimCluster c) {
     var inf = new Informers(c.env(), c.api());
     var allocator = new Allocator(c.env(), c.api(), inf);
-    var wc = new WorkloadController(c.env(), c.api(), inf, WorkloadController.DEFAULT_EXPECTATION_BOUND);
+    var wc =
+        new WorkloadController(c.env(), c.api(), inf, WorkloadController.DEFAULT_EXPECTATION_BOUND);
     var tasks = new TaskController(c.env(), c.api(), inf);
     tasks.startLeading(0); // the only controllers there are: no earlier leader's claims to wait for
-    var loops = List.of(allocator.loop(), wc.loop(), tasks.loop(),
-        new TaskScheduler(c.env(), c.api(), inf).loop(),
-        new NodeLifecycle(c.env(), c.api(), inf, NodeLifecycle.DEFAULT_GRACE).loop());
+    var loops =
+        List.of(
+            allocator.loop(),
+            wc.loop(),
+            tasks.loop(),
+            new TaskScheduler(c.env(), c.api(), inf).loop(),
+            new NodeLifecycle(c.env(), c.api(), inf, NodeLifecycle.DEFAULT_GRACE).loop());
     inf.start();
     loops.forEach(ControlLoop::start);
     return new Worlds(inf, allocator, wc);
   }
 
   static Workload gpuWorkload(String name, int replicas, String deviceClass, int gpus) {
-    var template = new TaskTemplate(List.of("train"), Map.of(), "exec", Optional.empty(), List.of(), Map.of());
-    var claim = new ClaimTemplate("gpu", new ResourceClaimSpec(
-        List.of(new DeviceRequest("gpu", deviceClass, gpus, List.of())), Optional.empty()));
+    var template =
+        new TaskTemplate(List.of("train"), Map.of(), "exec", Optional.empty(), List.of(), Map.of());
+    var claim =
+        new ClaimTemplate(
+            "gpu",
+            new ResourceClaimSpec(
+                List.of(new DeviceRequest("gpu", deviceClass, gpus, List.of())), Optional.empty()));
     var group = new WorkerGroup("w", replicas, template, List.of(claim), null);
-    return new Workload(ObjectMeta.named(name), new WorkloadSpec(List.of(group), Optional.empty()), WorkloadStatus.EMPTY);
+    return new Workload(
+        ObjectMeta.named(name),
+        new WorkloadSpec(List.of(group), Optional.empty()),
+        WorkloadStatus.EMPTY);
   }
 }

@@ -5,7 +5,12 @@ public final class CompactedException extends StoreException {
   private final long compactedRevision;
 
   public CompactedException(long requested, long compactedRevision) {
-    super("revision " + requested + " has been compacted (compacted revision is " + compactedRevision + ")");
+    super(
+        "revision "
+            + requested
+            + " has been compacted (compacted revision is "
+            + compactedRevision
+            + ")");
     this.compactedRevision = compactedRevision;
   }
 

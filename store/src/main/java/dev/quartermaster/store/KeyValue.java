@@ -23,10 +23,22 @@ public final class KeyValue {
    * @param version how many puts this incarnation has seen (1 after create)
    */
   public KeyValue(String key, byte[] value, long createRevision, long modRevision, long version) {
-    this(key, value == null ? new byte[0] : value.clone(), createRevision, modRevision, version, true);
+    this(
+        key,
+        value == null ? new byte[0] : value.clone(),
+        createRevision,
+        modRevision,
+        version,
+        true);
   }
 
-  private KeyValue(String key, byte[] owned, long createRevision, long modRevision, long version, boolean unused) {
+  private KeyValue(
+      String key,
+      byte[] owned,
+      long createRevision,
+      long modRevision,
+      long version,
+      boolean unused) {
     this.key = Objects.requireNonNull(key, "key");
     this.value = owned;
     this.createRevision = createRevision;
@@ -38,8 +50,10 @@ public final class KeyValue {
    * A key value that takes {@code value} over without copying it: for a store handing on bytes it
    * has just read and holds no other reference to. The caller must never touch the array again.
    */
-  public static KeyValue owning(String key, byte[] value, long createRevision, long modRevision, long version) {
-    return new KeyValue(key, Objects.requireNonNull(value, "value"), createRevision, modRevision, version, true);
+  public static KeyValue owning(
+      String key, byte[] value, long createRevision, long modRevision, long version) {
+    return new KeyValue(
+        key, Objects.requireNonNull(value, "value"), createRevision, modRevision, version, true);
   }
 
   public String key() {
@@ -63,7 +77,10 @@ public final class KeyValue {
     return version;
   }
 
-  /** Whether the value is {@code other}'s bytes, without copying it (a watch event is compared by each of hundreds of watches). */
+  /**
+   * Whether the value is {@code other}'s bytes, without copying it (a watch event is compared by
+   * each of hundreds of watches).
+   */
   public boolean valueEquals(byte[] other) {
     return Arrays.equals(value, other);
   }
@@ -90,7 +107,16 @@ public final class KeyValue {
 
   @Override
   public String toString() {
-    return "KeyValue[" + key + " create=" + createRevision + " mod=" + modRevision + " v=" + version
-        + " " + value.length + "B]";
+    return "KeyValue["
+        + key
+        + " create="
+        + createRevision
+        + " mod="
+        + modRevision
+        + " v="
+        + version
+        + " "
+        + value.length
+        + "B]";
   }
 }

@@ -3,14 +3,15 @@ package dev.quartermaster.store;
 import java.util.Optional;
 
 /**
- * A revisioned key-value store, with etcd's semantics so that SQLite and etcd can both implement it.
+ * A revisioned key-value store, with etcd's semantics so that SQLite and etcd can both implement
+ * it.
  *
- * <p>Every successful write transaction gets the next store revision (strictly increasing, no
- * gaps between committed transactions). Each key remembers the revision that created it and the
- * revision of its last modification. A transaction compares key revisions and then applies its
- * puts and deletes atomically; a write is acknowledged only after it is durable. A watch delivers
- * every change after a given revision, in revision order, exactly once, or reports that the
- * history it needs was compacted.
+ * <p>Every successful write transaction gets the next store revision (strictly increasing, no gaps
+ * between committed transactions). Each key remembers the revision that created it and the revision
+ * of its last modification. A transaction compares key revisions and then applies its puts and
+ * deletes atomically; a write is acknowledged only after it is durable. A watch delivers every
+ * change after a given revision, in revision order, exactly once, or reports that the history it
+ * needs was compacted.
  */
 public interface Store extends AutoCloseable {
 

@@ -16,7 +16,10 @@ public record StoreEvent(Type type, KeyValue kv, Optional<KeyValue> previous, Au
     DELETE
   }
 
-  /** A change that concerns every routed watch (one read back from the log, or whose writer did not say). */
+  /**
+   * A change that concerns every routed watch (one read back from the log, or whose writer did not
+   * say).
+   */
   public StoreEvent(Type type, KeyValue kv, Optional<KeyValue> previous) {
     this(type, kv, previous, Audience.EVERYONE);
   }

@@ -5,7 +5,9 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 
-/** Leader election's key in a {@link Store}: a read, and a transaction comparing its mod revision. */
+/**
+ * Leader election's key in a {@link Store}: a read, and a transaction comparing its mod revision.
+ */
 public final class StoreLeases implements LeaseSlot {
   private final Store store;
 
@@ -20,8 +22,11 @@ public final class StoreLeases implements LeaseSlot {
 
   @Override
   public OptionalLong compareAndSet(String key, long expectedRevision, byte[] value) {
-    var result = store.txn(Txn.when(List.of(new Txn.Compare.ModRevision(key, expectedRevision)),
-        List.of(new Txn.Op.Put(key, value))));
+    var result =
+        store.txn(
+            Txn.when(
+                List.of(new Txn.Compare.ModRevision(key, expectedRevision)),
+                List.of(new Txn.Op.Put(key, value))));
     return result.succeeded() ? OptionalLong.of(result.revision()) : OptionalLong.empty();
   }
 }

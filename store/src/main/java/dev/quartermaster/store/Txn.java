@@ -33,7 +33,10 @@ public record Txn(List<Compare> compares, List<Op> onSuccess, List<Op> onFailure
   public sealed interface Op {
     String key();
 
-    /** Who must hear of the change ({@link Audience}): said by the writer, carried to the watches' events. */
+    /**
+     * Who must hear of the change ({@link Audience}): said by the writer, carried to the watches'
+     * events.
+     */
     Audience audience();
 
     record Put(String key, byte[] value, Audience audience) implements Op {

@@ -15,7 +15,8 @@ public interface WatchListener {
    * Every change under the prefix up to {@code revision} has been delivered: the watch has replayed
    * its history up to (at least) the store's revision when it began, and what follows is live. Told
    * once, before any event above that revision. A listener learns from it the revision a stream
-   * starts from, which no event says when nothing under the prefix changed (a server's first bookmark).
+   * starts from, which no event says when nothing under the prefix changed (a server's first
+   * bookmark).
    */
   default void onCaughtUp(long revision) {}
 

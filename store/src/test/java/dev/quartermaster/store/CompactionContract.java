@@ -7,7 +7,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** Compaction: history at and after the compacted revision stays exact; older history is refused. */
+/**
+ * Compaction: history at and after the compacted revision stays exact; older history is refused.
+ */
 // Watches and stores are opened in try-with-resources only to be closed, hence "try".
 @SuppressWarnings("try")
 public interface CompactionContract extends StoreFixture {
@@ -31,15 +33,21 @@ public interface CompactionContract extends StoreFixture {
   default void readsAtAndAfterTheCompactedRevisionAreUnchanged() {
     long compactAt = historyAroundCompaction();
     long now = store().currentRevision();
-    List<Range> before = List.of(store().range("/h/", compactAt), store().range("/h/", compactAt + 1),
-        store().range("/h/", now));
+    List<Range> before =
+        List.of(
+            store().range("/h/", compactAt),
+            store().range("/h/", compactAt + 1),
+            store().range("/h/", now));
 
     store().compact(compactAt);
 
     assertThat(store().compactedRevision()).isEqualTo(compactAt);
     assertThat(store().currentRevision()).isEqualTo(now);
-    List<Range> after = List.of(store().range("/h/", compactAt), store().range("/h/", compactAt + 1),
-        store().range("/h/", now));
+    List<Range> after =
+        List.of(
+            store().range("/h/", compactAt),
+            store().range("/h/", compactAt + 1),
+            store().range("/h/", now));
     for (int i = 0; i < before.size(); i++) {
       assertThat(after.get(i).kvs()).as("range %d", i).isEqualTo(before.get(i).kvs());
     }
@@ -47,8 +55,8 @@ public interface CompactionContract extends StoreFixture {
     assertThat(store().get("/h/gone")).isEmpty();
     assertThat(store().get("/h/b").orElseThrow().version()).isEqualTo(1);
     assertThatThrownBy(() -> store().range("/h/", compactAt - 1))
-        .isInstanceOfSatisfying(CompactedException.class,
-            e -> assertThat(e.compactedRevision()).isEqualTo(compactAt));
+        .isInstanceOfSatisfying(
+            CompactedException.class, e -> assertThat(e.compactedRevision()).isEqualTo(compactAt));
   }
 
   @Test

@@ -46,7 +46,8 @@ public interface DurabilityContract extends StoreFixture {
     assertThat(put("/d", "1").revision()).isEqualTo(last + 1);
     Recorder recorder = new Recorder();
     try (Watch ignored = store().watch("", compactAt, recorder)) {
-      assertThat(Recorder.revisions(recorder.eventsThrough(last + 1))).containsExactly(compactAt + 1, compactAt + 2, last, last + 1);
+      assertThat(Recorder.revisions(recorder.eventsThrough(last + 1)))
+          .containsExactly(compactAt + 1, compactAt + 2, last, last + 1);
     }
   }
 
@@ -65,8 +66,11 @@ public interface DurabilityContract extends StoreFixture {
       Store store = reopenStore();
       Map<Integer, Long> lastIndex = new HashMap<>();
       for (Ack ack : acks) {
-        KeyValue kv = store.get(prefix + ack.writer() + "/" + ack.index()).orElseThrow(
-            () -> new AssertionError("acknowledged write lost after kill -9: " + ack));
+        KeyValue kv =
+            store
+                .get(prefix + ack.writer() + "/" + ack.index())
+                .orElseThrow(
+                    () -> new AssertionError("acknowledged write lost after kill -9: " + ack));
         assertThat(kv.modRevision()).as("revision of %s", ack).isEqualTo(ack.revision());
         assertThat(text(kv)).isEqualTo("v" + ack.index());
         lastIndex.merge(ack.writer(), ack.index(), Math::max);
@@ -75,27 +79,41 @@ public interface DurabilityContract extends StoreFixture {
       long maxAcked = acks.stream().mapToLong(Ack::revision).max().orElseThrow();
       assertThat(store.currentRevision()).isGreaterThanOrEqualTo(maxAcked);
       // Both puts of a transaction land together: the "last" marker never points past a lost key.
-      lastIndex.forEach((writer, acked) -> {
-        long last = Long.parseLong(text(store.get(prefix + "last/" + writer).orElseThrow()));
-        assertThat(last).isGreaterThanOrEqualTo(acked);
-        assertThat(store.get(prefix + writer + "/" + last)).isPresent();
-      });
+      lastIndex.forEach(
+          (writer, acked) -> {
+            long last = Long.parseLong(text(store.get(prefix + "last/" + writer).orElseThrow()));
+            assertThat(last).isGreaterThanOrEqualTo(acked);
+            assertThat(store.get(prefix + writer + "/" + last)).isPresent();
+          });
       assertThat(put("/after-crash/" + round, "x").revision()).isEqualTo(store.currentRevision());
       closeStore();
     }
     reopenStore();
   }
 
-  /** Starts the writer process, kills it with SIGKILL after {@code count} acks, returns all acks. */
+  /**
+   * Starts the writer process, kills it with SIGKILL after {@code count} acks, returns all acks.
+   */
   private List<Ack> runAndKill(String prefix, int count) throws Exception {
     Path stderr = storeDir().resolve("crash-writer.err");
-    String java = ProcessHandle.current().info().command()
-        .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    Process process = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-XX:TieredStopAtLevel=1",
-            "-cp", System.getProperty("java.class.path"), CrashWriter.class.getName(),
-            getClass().getName(), storeDir().toString(), prefix)
-        .redirectError(stderr.toFile())
-        .start();
+    String java =
+        ProcessHandle.current()
+            .info()
+            .command()
+            .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    Process process =
+        new ProcessBuilder(
+                java,
+                "--enable-native-access=ALL-UNNAMED",
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                System.getProperty("java.class.path"),
+                CrashWriter.class.getName(),
+                getClass().getName(),
+                storeDir().toString(),
+                prefix)
+            .redirectError(stderr.toFile())
+            .start();
     BlockingQueue<Optional<String>> lines = new LinkedBlockingQueue<>();
     Thread.ofVirtual().start(() -> readLines(process.getInputStream(), lines));
     List<Ack> acks = new ArrayList<>();
@@ -103,8 +121,13 @@ public interface DurabilityContract extends StoreFixture {
       while (acks.size() < count) {
         Optional<String> line = lines.poll(AWAIT.toMillis(), TimeUnit.MILLISECONDS);
         if (line == null || line.isEmpty()) {
-          throw new AssertionError("writer process gave " + acks.size() + " acks, then "
-              + (line == null ? "nothing for " + AWAIT : "exited") + "; its stderr:\n" + Files.readString(stderr));
+          throw new AssertionError(
+              "writer process gave "
+                  + acks.size()
+                  + " acks, then "
+                  + (line == null ? "nothing for " + AWAIT : "exited")
+                  + "; its stderr:\n"
+                  + Files.readString(stderr));
         }
         parse(line.get()).ifPresent(acks::add);
       }
@@ -113,8 +136,9 @@ public interface DurabilityContract extends StoreFixture {
       assertThat(process.waitFor(AWAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
     }
     // Acks printed before the kill may still be in the pipe.
-    for (Optional<String> line; (line = lines.poll(AWAIT.toMillis(), TimeUnit.MILLISECONDS)) != null
-        && line.isPresent(); ) {
+    for (Optional<String> line;
+        (line = lines.poll(AWAIT.toMillis(), TimeUnit.MILLISECONDS)) != null
+            && line.isPresent(); ) {
       parse(line.get()).ifPresent(acks::add);
     }
     return acks;
@@ -128,7 +152,9 @@ public interface DurabilityContract extends StoreFixture {
     return Optional.of(new Ack(Integer.parseInt(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3])));
   }
 
-  /** Queues each complete line, then an empty Optional at end of stream; a cut-off line is dropped. */
+  /**
+   * Queues each complete line, then an empty Optional at end of stream; a cut-off line is dropped.
+   */
   private static void readLines(InputStream in, BlockingQueue<Optional<String>> lines) {
     try (Reader reader = new InputStreamReader(in, StandardCharsets.UTF_8)) {
       StringBuilder line = new StringBuilder();

@@ -79,7 +79,8 @@ public interface KeyValueContract extends StoreFixture {
     assertThat(keys(store().range("/c/", 0))).isEmpty();
     assertThat(keys(store().range("", 0)))
         .containsExactly("/a", "/a/", "/a/1", "/a/10", "/a/2", "/a0", "/ab/1", "/b/1");
-    assertThat(store().range("/a/", 0).kvs()).allSatisfy(kv -> assertThat(text(kv)).isEqualTo(kv.key()));
+    assertThat(store().range("/a/", 0).kvs())
+        .allSatisfy(kv -> assertThat(text(kv)).isEqualTo(kv.key()));
   }
 
   @Test
@@ -108,16 +109,21 @@ public interface KeyValueContract extends StoreFixture {
   @Test
   default void rangeBeyondTheCurrentRevisionFails() {
     long rev = put("/a", "1").revision();
-    assertThatThrownBy(() -> store().range("/", rev + 1)).isInstanceOf(FutureRevisionException.class);
+    assertThatThrownBy(() -> store().range("/", rev + 1))
+        .isInstanceOf(FutureRevisionException.class);
   }
 
   @Test
   default void keysAndValuesRoundTripExactly() {
     byte[] binary = {0, 1, (byte) 0xFF, (byte) 0x80, 0, 127};
-    store().txn(Txn.when(List.of(), List.of(
-        new Txn.Op.Put("/bin", binary),
-        new Txn.Op.Put("/empty", new byte[0]),
-        new Txn.Op.Put("/ü/ключ/🙂", bytes("unicode")))));
+    store()
+        .txn(
+            Txn.when(
+                List.of(),
+                List.of(
+                    new Txn.Op.Put("/bin", binary),
+                    new Txn.Op.Put("/empty", new byte[0]),
+                    new Txn.Op.Put("/ü/ключ/🙂", bytes("unicode")))));
     assertThat(store().get("/bin").orElseThrow().value()).isEqualTo(binary);
     assertThat(store().get("/empty").orElseThrow().value()).isEmpty();
     assertThat(text(store().get("/ü/ключ/🙂").orElseThrow())).isEqualTo("unicode");

@@ -22,8 +22,14 @@ final class Recorder implements WatchListener {
   }
 
   private final BlockingQueue<Signal> signals = new LinkedBlockingQueue<>();
-  /** What {@link #onCaughtUp} said, kept beside the signals so that tests of events need not skip it. */
-  private final java.util.concurrent.CountDownLatch caught = new java.util.concurrent.CountDownLatch(1);
+
+  /**
+   * What {@link #onCaughtUp} said, kept beside the signals so that tests of events need not skip
+   * it.
+   */
+  private final java.util.concurrent.CountDownLatch caught =
+      new java.util.concurrent.CountDownLatch(1);
+
   private final List<String> caughtUpBroken = new java.util.concurrent.CopyOnWriteArrayList<>();
   private volatile long caughtUpAt = -1;
   private volatile int eventsBeforeCaughtUp = -1;
@@ -33,7 +39,8 @@ final class Recorder implements WatchListener {
   @Override
   public void onEvent(StoreEvent event) {
     if (caughtUpAt >= 0 && event.revision() <= caughtUpAt) {
-      caughtUpBroken.add("event at revision " + event.revision() + " after caught-up at " + caughtUpAt);
+      caughtUpBroken.add(
+          "event at revision " + event.revision() + " after caught-up at " + caughtUpAt);
     }
     lastRevision = event.revision();
     events++;
@@ -53,7 +60,10 @@ final class Recorder implements WatchListener {
     caught.countDown();
   }
 
-  /** The revision {@link #onCaughtUp} named, awaited; fails if it broke its promise (twice, or out of order). */
+  /**
+   * The revision {@link #onCaughtUp} named, awaited; fails if it broke its promise (twice, or out
+   * of order).
+   */
   long awaitCaughtUp() {
     try {
       if (!caught.await(StoreFixture.AWAIT.toMillis(), TimeUnit.MILLISECONDS)) {
@@ -72,7 +82,10 @@ final class Recorder implements WatchListener {
     return eventsBeforeCaughtUp;
   }
 
-  /** Broken promises of {@link #onCaughtUp} seen so far (an event at or below it after it, a second one). */
+  /**
+   * Broken promises of {@link #onCaughtUp} seen so far (an event at or below it after it, a second
+   * one).
+   */
   List<String> caughtUpBroken() {
     return List.copyOf(caughtUpBroken);
   }

@@ -11,14 +11,18 @@ import org.junit.jupiter.api.io.TempDir;
  * class implements, one per topic, so each stays readable.
  *
  * <p>The tests are deterministic: no sleeps and no timing assertions. They wait for what must
- * happen with a generous bound ({@link StoreFixture#AWAIT}) that only a real hang exceeds, and
- * show that something did <em>not</em> happen by waiting for a later sentinel event instead.
+ * happen with a generous bound ({@link StoreFixture#AWAIT}) that only a real hang exceeds, and show
+ * that something did <em>not</em> happen by waiting for a later sentinel event instead.
  *
  * <p>The durability test runs {@link CrashWriter} in a child JVM, which instantiates the concrete
  * subclass reflectively and calls {@link #reopen}: subclasses need a no-argument constructor.
  */
 public abstract class StoreContractTest
-    implements KeyValueContract, TxnContract, WatchContract, CompactionContract, DurabilityContract {
+    implements KeyValueContract,
+        TxnContract,
+        WatchContract,
+        CompactionContract,
+        DurabilityContract {
 
   private Path dir;
   private Store store;
@@ -30,9 +34,9 @@ public abstract class StoreContractTest
   protected abstract Store reopen(Path dir);
 
   /**
-   * Called after each test, once its store is closed: stops whatever {@link #openStore} started
-   * for {@code dir} (an etcd process). Left running, 35 tests' worth of etcd members starve a
-   * small machine's CPU until their elections flap and a later test's writes stall.
+   * Called after each test, once its store is closed: stops whatever {@link #openStore} started for
+   * {@code dir} (an etcd process). Left running, 35 tests' worth of etcd members starve a small
+   * machine's CPU until their elections flap and a later test's writes stall.
    */
   protected void discard(Path dir) {}
 

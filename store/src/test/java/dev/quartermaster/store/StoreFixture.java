@@ -38,8 +38,11 @@ public interface StoreFixture {
 
   /** Put if {@code key} is still at {@code modRevision} (0: absent). */
   default TxnResult putIf(String key, long modRevision, String value) {
-    return store().txn(Txn.when(List.of(new Txn.Compare.ModRevision(key, modRevision)),
-        List.of(new Txn.Op.Put(key, bytes(value)))));
+    return store()
+        .txn(
+            Txn.when(
+                List.of(new Txn.Compare.ModRevision(key, modRevision)),
+                List.of(new Txn.Op.Put(key, bytes(value)))));
   }
 
   static byte[] bytes(String s) {

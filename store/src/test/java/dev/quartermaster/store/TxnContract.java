@@ -48,10 +48,13 @@ public interface TxnContract extends StoreFixture {
   @Test
   default void failedCompareWritesNothingAndRunsTheFailureBranch() {
     long before = put("/a", "1").revision();
-    TxnResult result = store().txn(new Txn(
-        List.of(new Txn.Compare.ModRevision("/a", before + 100)),
-        List.of(new Txn.Op.Put("/yes", bytes("y")), new Txn.Op.Delete("/a")),
-        List.of(new Txn.Op.Put("/no", bytes("n")))));
+    TxnResult result =
+        store()
+            .txn(
+                new Txn(
+                    List.of(new Txn.Compare.ModRevision("/a", before + 100)),
+                    List.of(new Txn.Op.Put("/yes", bytes("y")), new Txn.Op.Delete("/a")),
+                    List.of(new Txn.Op.Put("/no", bytes("n")))));
     assertThat(result.succeeded()).isFalse();
     assertThat(result.revision()).isEqualTo(before + 1);
     assertThat(result.written()).extracting(KeyValue::key).containsExactly("/no");
@@ -76,16 +79,26 @@ public interface TxnContract extends StoreFixture {
     long before = store().currentRevision();
     Recorder recorder = new Recorder();
     try (Watch ignored = store().watch("/t/", before, recorder)) {
-      TxnResult result = store().txn(Txn.when(List.of(), List.of(
-          new Txn.Op.Put("/t/b", bytes("b")), new Txn.Op.Delete("/t/c"), new Txn.Op.Put("/t/a", bytes("a")))));
+      TxnResult result =
+          store()
+              .txn(
+                  Txn.when(
+                      List.of(),
+                      List.of(
+                          new Txn.Op.Put("/t/b", bytes("b")),
+                          new Txn.Op.Delete("/t/c"),
+                          new Txn.Op.Put("/t/a", bytes("a")))));
       long rev = result.revision();
       assertThat(rev).isEqualTo(before + 1);
       assertThat(result.written()).extracting(KeyValue::key).containsExactly("/t/b", "/t/a");
-      assertThat(store().range("/t/", 0).kvs()).extracting(KeyValue::modRevision).containsExactly(rev, rev);
+      assertThat(store().range("/t/", 0).kvs())
+          .extracting(KeyValue::modRevision)
+          .containsExactly(rev, rev);
 
       List<StoreEvent> events = recorder.events(3);
       assertThat(events).extracting(e -> e.kv().key()).containsExactly("/t/b", "/t/c", "/t/a");
-      assertThat(events).extracting(StoreEvent::type)
+      assertThat(events)
+          .extracting(StoreEvent::type)
           .containsExactly(StoreEvent.Type.PUT, StoreEvent.Type.DELETE, StoreEvent.Type.PUT);
       assertThat(Recorder.revisions(events)).containsOnly(rev);
     }
@@ -94,8 +107,13 @@ public interface TxnContract extends StoreFixture {
   @Test
   default void touchingAKeyTwiceInOneBranchIsRejected() {
     long before = store().currentRevision();
-    assertThatThrownBy(() -> store().txn(Txn.when(List.of(),
-            List.of(new Txn.Op.Put("/a", bytes("1")), new Txn.Op.Delete("/a")))))
+    assertThatThrownBy(
+            () ->
+                store()
+                    .txn(
+                        Txn.when(
+                            List.of(),
+                            List.of(new Txn.Op.Put("/a", bytes("1")), new Txn.Op.Delete("/a")))))
         .isInstanceOf(IllegalArgumentException.class);
     assertThat(store().currentRevision()).isEqualTo(before);
     assertThat(store().get("/a")).isEmpty();
@@ -109,14 +127,16 @@ public interface TxnContract extends StoreFixture {
     List<Future<List<Long>>> results = new ArrayList<>();
     try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
       for (int t = 0; t < threads; t++) {
-        results.add(pool.submit(() -> {
-          start.await();
-          List<Long> revisions = new ArrayList<>();
-          for (int i = 0; i < increments; i++) {
-            revisions.add(increment("/counter"));
-          }
-          return revisions;
-        }));
+        results.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  List<Long> revisions = new ArrayList<>();
+                  for (int i = 0; i < increments; i++) {
+                    revisions.add(increment("/counter"));
+                  }
+                  return revisions;
+                }));
       }
       start.countDown();
     }
@@ -135,7 +155,8 @@ public interface TxnContract extends StoreFixture {
     while (true) {
       Optional<KeyValue> current = store().get(key);
       long n = current.map(kv -> Long.parseLong(text(kv))).orElse(0L);
-      TxnResult result = putIf(key, current.map(KeyValue::modRevision).orElse(0L), String.valueOf(n + 1));
+      TxnResult result =
+          putIf(key, current.map(KeyValue::modRevision).orElse(0L), String.valueOf(n + 1));
       if (result.succeeded()) {
         return result.revision();
       }
@@ -150,10 +171,12 @@ public interface TxnContract extends StoreFixture {
     try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
       for (int i = 0; i < contenders; i++) {
         String mine = "contender-" + i;
-        results.add(pool.submit(() -> {
-          start.await();
-          return putIf("/leader", 0, mine);
-        }));
+        results.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  return putIf("/leader", 0, mine);
+                }));
       }
       start.countDown();
     }

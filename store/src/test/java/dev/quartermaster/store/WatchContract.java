@@ -38,9 +38,17 @@ public interface WatchContract extends StoreFixture {
     try (Watch ignored = store().watch("", 0, recorder)) {
       List<StoreEvent> events = recorder.events(5);
       assertThat(Recorder.revisions(events)).isEqualTo(revisions);
-      assertThat(events).extracting(e -> e.kv().key()).containsExactly("/w/a", "/w/b", "/w/a", "/w/b", "/w/c");
-      assertThat(events).extracting(StoreEvent::type).containsExactly(StoreEvent.Type.PUT, StoreEvent.Type.PUT,
-          StoreEvent.Type.PUT, StoreEvent.Type.DELETE, StoreEvent.Type.PUT);
+      assertThat(events)
+          .extracting(e -> e.kv().key())
+          .containsExactly("/w/a", "/w/b", "/w/a", "/w/b", "/w/c");
+      assertThat(events)
+          .extracting(StoreEvent::type)
+          .containsExactly(
+              StoreEvent.Type.PUT,
+              StoreEvent.Type.PUT,
+              StoreEvent.Type.PUT,
+              StoreEvent.Type.DELETE,
+              StoreEvent.Type.PUT);
       assertThat(text(events.get(2).kv())).isEqualTo("a2");
       assertThat(events.get(2).kv().version()).isEqualTo(2);
       assertSentinelIsNext(recorder, "/w/");
@@ -59,7 +67,8 @@ public interface WatchContract extends StoreFixture {
     Recorder all = new Recorder();
     Recorder quiet = new Recorder();
     Recorder fromNow = new Recorder();
-    try (Watch a = store().watch("/w/", 0, all); Watch q = store().watch("/quiet/", 0, quiet);
+    try (Watch a = store().watch("/w/", 0, all);
+        Watch q = store().watch("/quiet/", 0, quiet);
         Watch n = store().watch("/w/", began, fromNow)) {
       assertThat(all.events(5)).hasSize(5);
       assertThat(all.awaitCaughtUp()).isGreaterThanOrEqualTo(began);
@@ -90,7 +99,8 @@ public interface WatchContract extends StoreFixture {
     long now = put("/w/a", "1").revision();
     Recorder fromNow = new Recorder();
     Recorder fromFuture = new Recorder();
-    try (Watch a = store().watch("/w/", now, fromNow); Watch b = store().watch("/w/", now + 2, fromFuture)) {
+    try (Watch a = store().watch("/w/", now, fromNow);
+        Watch b = store().watch("/w/", now + 2, fromFuture)) {
       long r1 = put("/w/b", "1").revision();
       long r2 = put("/w/c", "1").revision();
       long r3 = put("/w/d", "1").revision();
@@ -112,13 +122,15 @@ public interface WatchContract extends StoreFixture {
     try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
       for (int w = 0; w < writers; w++) {
         int writer = w;
-        done.add(pool.submit(() -> {
-          for (int i = 0; i < writesEach; i++) {
-            committed.add(put("/live/" + writer + "/" + i, "v").revision());
-            halfway.countDown();
-          }
-          return null;
-        }));
+        done.add(
+            pool.submit(
+                () -> {
+                  for (int i = 0; i < writesEach; i++) {
+                    committed.add(put("/live/" + writer + "/" + i, "v").revision());
+                    halfway.countDown();
+                  }
+                  return null;
+                }));
       }
       // Start watching from the middle of the history while the writers keep going.
       long deadline = System.nanoTime() + AWAIT.toNanos();
@@ -128,7 +140,9 @@ public interface WatchContract extends StoreFixture {
             f.get(); // a writer's failure shows as itself, not as a timeout
           }
         }
-        assertThat(System.nanoTime()).as("half of the writes committed within %s", AWAIT).isLessThan(deadline);
+        assertThat(System.nanoTime())
+            .as("half of the writes committed within %s", AWAIT)
+            .isLessThan(deadline);
       }
       after = store().currentRevision() - 10;
       watch = store().watch("/live/", after, recorder);
@@ -138,15 +152,17 @@ public interface WatchContract extends StoreFixture {
     }
     try (watch) {
       List<Long> expected = committed.stream().filter(r -> r > after).sorted().toList();
-      assertThat(expected).isEqualTo(LongStream.rangeClosed(after + 1, expected.getLast()).boxed().toList());
-      assertThat(Recorder.revisions(recorder.eventsThrough(expected.getLast()))).isEqualTo(expected);
+      assertThat(expected)
+          .isEqualTo(LongStream.rangeClosed(after + 1, expected.getLast()).boxed().toList());
+      assertThat(Recorder.revisions(recorder.eventsThrough(expected.getLast())))
+          .isEqualTo(expected);
       assertSentinelIsNext(recorder, "/live/");
     }
   }
 
   /**
-   * Writes under {@code prefix}: for route a, for route b, for everyone, a delete for a and b, for no
-   * route, for a; returns the revisions a watch of route a must hear.
+   * Writes under {@code prefix}: for route a, for route b, for everyone, a delete for a and b, for
+   * no route, for a; returns the revisions a watch of route a must hear.
    */
   private List<Long> writeRoutedHistory(String prefix, List<Long> all) {
     var a = Audience.routes(java.util.Set.of("a"));
@@ -155,7 +171,8 @@ public interface WatchContract extends StoreFixture {
     mustHear.add(routed(new Txn.Op.Put(prefix + "1", bytes("1"), a), all));
     routed(new Txn.Op.Put(prefix + "2", bytes("2"), b), all);
     mustHear.add(routed(new Txn.Op.Put(prefix + "3", bytes("3")), all));
-    mustHear.add(routed(new Txn.Op.Delete(prefix + "1", Audience.routes(java.util.Set.of("a", "b"))), all));
+    mustHear.add(
+        routed(new Txn.Op.Delete(prefix + "1", Audience.routes(java.util.Set.of("a", "b"))), all));
     routed(new Txn.Op.Put(prefix + "4", bytes("4"), Audience.routes(java.util.Set.of())), all);
     mustHear.add(routed(new Txn.Op.Put(prefix + "5", bytes("5"), a), all));
     return mustHear;
@@ -172,11 +189,13 @@ public interface WatchContract extends StoreFixture {
     Recorder routed = new Recorder();
     Recorder unrouted = new Recorder();
     long from = store().currentRevision();
-    try (Watch r = store().watch("/r/", "a", from, routed); Watch u = store().watch("/r/", from, unrouted)) {
+    try (Watch r = store().watch("/r/", "a", from, routed);
+        Watch u = store().watch("/r/", from, unrouted)) {
       var all = new ArrayList<Long>();
       var mustHear = writeRoutedHistory("/r/", all);
       assertThat(Recorder.revisions(unrouted.events(all.size()))).isEqualTo(all);
-      // A store may tell a route more than it must (etcd does not route), never less, never out of order.
+      // A store may tell a route more than it must (etcd does not route), never less, never out of
+      // order.
       var heard = Recorder.revisions(routed.eventsThrough(mustHear.getLast()));
       assertThat(heard).isSorted().doesNotHaveDuplicates().containsAll(mustHear);
       assertThat(all).containsAll(heard);
@@ -234,10 +253,13 @@ public interface WatchContract extends StoreFixture {
       long recreated = put("/p/k", "v3").revision();
       List<StoreEvent> events = recorder.events(4);
       assertThat(events.get(0).previous()).isEmpty();
-      assertThat(events.get(1).previous()).contains(new KeyValue("/p/k", bytes("v1"), created, created, 1));
-      assertThat(events.get(1).kv()).isEqualTo(new KeyValue("/p/k", bytes("v2"), created, updated, 2));
+      assertThat(events.get(1).previous())
+          .contains(new KeyValue("/p/k", bytes("v1"), created, created, 1));
+      assertThat(events.get(1).kv())
+          .isEqualTo(new KeyValue("/p/k", bytes("v2"), created, updated, 2));
       assertThat(events.get(3).previous()).isEmpty();
-      assertThat(events.get(3).kv()).isEqualTo(new KeyValue("/p/k", bytes("v3"), recreated, recreated, 1));
+      assertThat(events.get(3).kv())
+          .isEqualTo(new KeyValue("/p/k", bytes("v3"), recreated, recreated, 1));
     }
   }
 
@@ -264,19 +286,26 @@ public interface WatchContract extends StoreFixture {
     CompletableFuture<Watch> self = new CompletableFuture<>();
     CompletableFuture<Void> closedItself = new CompletableFuture<>();
     List<StoreEvent> seen = Collections.synchronizedList(new ArrayList<>());
-    Watch watch = store().watch("/s/", 0, new WatchListener() {
-      @Override
-      public void onEvent(StoreEvent event) {
-        seen.add(event);
-        self.join().close(); // from inside the listener: must neither deadlock nor deliver more
-        closedItself.complete(null);
-      }
+    Watch watch =
+        store()
+            .watch(
+                "/s/",
+                0,
+                new WatchListener() {
+                  @Override
+                  public void onEvent(StoreEvent event) {
+                    seen.add(event);
+                    self.join()
+                        .close(); // from inside the listener: must neither deadlock nor deliver
+                    // more
+                    closedItself.complete(null);
+                  }
 
-      @Override
-      public void onCompacted(long compactedRevision) {
-        seen.add(null); // fails the size check below
-      }
-    });
+                  @Override
+                  public void onCompacted(long compactedRevision) {
+                    seen.add(null); // fails the size check below
+                  }
+                });
     self.complete(watch);
     put("/s/1", "1");
     put("/s/2", "2");
@@ -302,7 +331,9 @@ public interface WatchContract extends StoreFixture {
     assertThat(recorder.awaitClosed()).isNotBlank();
   }
 
-  /** Writes a sentinel under {@code prefix} and asserts it is the very next thing the watch tells. */
+  /**
+   * Writes a sentinel under {@code prefix} and asserts it is the very next thing the watch tells.
+   */
   private void assertSentinelIsNext(Recorder recorder, String prefix) {
     long rev = put(prefix + "~sentinel", "s").revision();
     Recorder.Signal next = recorder.next();

@@ -4,11 +4,12 @@ import dev.quartermaster.agent.discovery.VerifiedNode;
 import java.util.Objects;
 
 /**
- * One {@code deviceNodes} entry of a CDI spec, as the agent writes it and as a runtime resolves
- * it: the path inside the container, the host path (defaults to the path), and what the device
- * cgroup is told (type, major, minor, permissions).
+ * One {@code deviceNodes} entry of a CDI spec, as the agent writes it and as a runtime resolves it:
+ * the path inside the container, the host path (defaults to the path), and what the device cgroup
+ * is told (type, major, minor, permissions).
  */
-public record CdiDeviceNode(String path, String hostPath, String type, long major, long minor, String permissions) {
+public record CdiDeviceNode(
+    String path, String hostPath, String type, long major, long minor, String permissions) {
   public CdiDeviceNode {
     Objects.requireNonNull(path, "path");
     Objects.requireNonNull(hostPath, "hostPath");
@@ -21,7 +22,12 @@ public record CdiDeviceNode(String path, String hostPath, String type, long majo
 
   /** A checked character device, read-write (what CUDA opens its nodes with). */
   public static CdiDeviceNode of(VerifiedNode node) {
-    return new CdiDeviceNode(node.path(), node.hostPath().toString(), "c", node.number().major(), node.number().minor(),
+    return new CdiDeviceNode(
+        node.path(),
+        node.hostPath().toString(),
+        "c",
+        node.number().major(),
+        node.number().minor(),
         "rw");
   }
 

@@ -9,20 +9,24 @@ public final class CdiDirs {
   /** The CDI dynamic directory, highest priority for runtimes, cleared on reboot. */
   public static final Path DYNAMIC = Path.of("/var/run/cdi");
 
-  /** Whether this process can write specs into a directory, making it if need be (it touches the host). */
+  /**
+   * Whether this process can write specs into a directory, making it if need be (it touches the
+   * host).
+   */
   @FunctionalInterface
   public interface Probe {
     boolean writable(Path dir);
 
     /** The real one: creates the directory when it can, then asks whether it is writable. */
-    Probe HOST = dir -> {
-      try {
-        Files.createDirectories(dir);
-        return Files.isWritable(dir);
-      } catch (IOException | SecurityException e) {
-        return false; // not root
-      }
-    };
+    Probe HOST =
+        dir -> {
+          try {
+            Files.createDirectories(dir);
+            return Files.isWritable(dir);
+          } catch (IOException | SecurityException e) {
+            return false; // not root
+          }
+        };
   }
 
   private CdiDirs() {}

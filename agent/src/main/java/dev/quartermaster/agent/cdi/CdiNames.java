@@ -13,7 +13,9 @@ public final class CdiNames {
     return VENDOR + "/" + deviceClass;
   }
 
-  /** {@code <claim-uid>-<device>}: unique per claim, never reused (the claim uid is never reused). */
+  /**
+   * {@code <claim-uid>-<device>}: unique per claim, never reused (the claim uid is never reused).
+   */
   public static String deviceName(String claimUid, String device) {
     return SafeNames.requireClaimUid(claimUid) + "-" + SafeNames.requireDeviceName(device);
   }
@@ -23,8 +25,16 @@ public final class CdiNames {
     return kind(deviceClass) + "=" + deviceName(claimUid, device);
   }
 
-  /** {@code quartermaster.dev-<class>_<claim-uid>.json}, the CDI convention {@code <vendor>-<class>_<name>}. */
+  /**
+   * {@code quartermaster.dev-<class>_<claim-uid>.json}, the CDI convention {@code
+   * <vendor>-<class>_<name>}.
+   */
   public static String specFileName(String deviceClass, String claimUid) {
-    return VENDOR + "-" + SafeNames.requireDeviceName(deviceClass) + "_" + SafeNames.requireClaimUid(claimUid) + ".json";
+    return VENDOR
+        + "-"
+        + SafeNames.requireDeviceName(deviceClass)
+        + "_"
+        + SafeNames.requireClaimUid(claimUid)
+        + ".json";
   }
 }

@@ -19,38 +19,48 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Resolves fully qualified CDI names against the JSON specs in a list of directories, the way a
- * CDI runtime does, so that a runtime knows which device nodes a task was given (and, for exec,
- * which environment to apply). A later directory wins a name conflict (as {@code /var/run/cdi}
- * beats {@code /etc/cdi}); a spec's own {@code containerEdits} apply once when any of its devices
- * is asked for, before the device's edits. Only {@code .json} specs are read (the agent writes
- * JSON); YAML specs are not.
+ * Resolves fully qualified CDI names against the JSON specs in a list of directories, the way a CDI
+ * runtime does, so that a runtime knows which device nodes a task was given (and, for exec, which
+ * environment to apply). A later directory wins a name conflict (as {@code /var/run/cdi} beats
+ * {@code /etc/cdi}); a spec's own {@code containerEdits} apply once when any of its devices is
+ * asked for, before the device's edits. Only {@code .json} specs are read (the agent writes JSON);
+ * YAML specs are not.
  *
  * <p>Each resolve lists the directories afresh, but a spec file is parsed again only when it
  * changed: a parsed spec is kept with the file's identity (its inode, size and modification time).
  * The agent writes every spec under a temp name and renames it into place, so a rewritten spec has
- * another inode or (a recycled spare's) a new modification time. A node starts one task per claim and holds up to a spec per GPU, so without this every
- * start parsed every spec of the node. Thread-safe: concurrent resolves share the kept specs.
+ * another inode or (a recycled spare's) a new modification time. A node starts one task per claim
+ * and holds up to a spec per GPU, so without this every start parsed every spec of the node.
+ * Thread-safe: concurrent resolves share the kept specs.
  */
 public final class CdiResolver {
   /** Where CDI runtimes look by default, lowest priority first. */
-  public static final List<Path> DEFAULT_DIRS = List.of(Path.of("/etc/cdi"), Path.of("/var/run/cdi"));
+  public static final List<Path> DEFAULT_DIRS =
+      List.of(Path.of("/etc/cdi"), Path.of("/var/run/cdi"));
 
   private static final ObjectMapper JSON = PooledJson.mapper();
 
   private final List<Path> dirs;
+
   /** Parsed specs by file, each with the identity of the file it was parsed from. */
   private final Map<Path, Parsed> parsed = new ConcurrentHashMap<>();
+
   private final LongAdder reads = new LongAdder();
 
   public CdiResolver(List<Path> dirs) {
     this.dirs = List.copyOf(dirs);
   }
 
-  /** A spec as parsed, and the identity of the file it came from; a file with another identity is parsed again. */
+  /**
+   * A spec as parsed, and the identity of the file it came from; a file with another identity is
+   * parsed again.
+   */
   private record Parsed(FileIdentity identity, JsonNode spec) {}
 
-  /** What tells one file's content from another's without reading it: inode, size, modification time. */
+  /**
+   * What tells one file's content from another's without reading it: inode, size, modification
+   * time.
+   */
   private record FileIdentity(Object fileKey, long size, FileTime modified) {
     static FileIdentity of(BasicFileAttributes a) {
       return new FileIdentity(a.fileKey(), a.size(), a.lastModifiedTime());
@@ -93,8 +103,13 @@ public final class CdiResolver {
     for (var name : qualifiedNames) {
       var found = index.get(name);
       if (found == null) {
-        throw new UnresolvableException("unresolvable CDI device " + name + ": no spec in " + dirs + " defines it"
-            + (problems.isEmpty() ? "" : " (skipped: " + String.join("; ", problems) + ")"));
+        throw new UnresolvableException(
+            "unresolvable CDI device "
+                + name
+                + ": no spec in "
+                + dirs
+                + " defines it"
+                + (problems.isEmpty() ? "" : " (skipped: " + String.join("; ", problems) + ")"));
       }
       try {
         if (specsApplied.add(found.file())) {
@@ -102,7 +117,8 @@ public final class CdiResolver {
         }
         apply(found.device().path("containerEdits"), env, nodes);
       } catch (IllegalArgumentException e) {
-        throw new UnresolvableException("CDI spec " + found.file() + ", device " + name + ": " + e.getMessage());
+        throw new UnresolvableException(
+            "CDI spec " + found.file() + ", device " + name + ": " + e.getMessage());
       }
     }
     return new ContainerEdits(env, nodes);
@@ -136,7 +152,10 @@ public final class CdiResolver {
     }
   }
 
-  /** The file's spec: the one kept if the file is the one it was parsed from, else read and parsed now. */
+  /**
+   * The file's spec: the one kept if the file is the one it was parsed from, else read and parsed
+   * now.
+   */
   private JsonNode spec(Path file) throws IOException {
     var identity = FileIdentity.of(Files.readAttributes(file, BasicFileAttributes.class));
     var kept = parsed.get(file);
@@ -160,8 +179,14 @@ public final class CdiResolver {
       if (path.isEmpty()) {
         throw new IllegalArgumentException("a deviceNodes entry has no path");
       }
-      nodes.add(new CdiDeviceNode(path, n.path("hostPath").asText(path), n.path("type").asText(""),
-          n.path("major").asLong(0), n.path("minor").asLong(0), n.path("permissions").asText("rwm")));
+      nodes.add(
+          new CdiDeviceNode(
+              path,
+              n.path("hostPath").asText(path),
+              n.path("type").asText(""),
+              n.path("major").asLong(0),
+              n.path("minor").asLong(0),
+              n.path("permissions").asText("rwm")));
     }
   }
 }

@@ -32,12 +32,12 @@ import java.util.TreeSet;
  * node (nothing else: the GPU nodes come with a GPU claim).
  *
  * <p>Environment goes only on devices, never at spec level: a spec-level value is applied for any
- * one device of the claim and overwritten by another claim's, so a container given three claims,
- * or one GPU of four, was told something else than what it got. Each device carries its own
- * entries, whose keys no other device on the node uses ({@link DeviceVariables}). Written at
- * the minimum {@code cdiVersion} its fields need, atomically (temp file, then rename), so a runtime
- * scanning the directory never sees half a spec. Not fsynced ({@link BootScopedFile}): a spec is
- * for containers of this boot, and after a power loss the agent drops the earlier boot's claims and
+ * one device of the claim and overwritten by another claim's, so a container given three claims, or
+ * one GPU of four, was told something else than what it got. Each device carries its own entries,
+ * whose keys no other device on the node uses ({@link DeviceVariables}). Written at the minimum
+ * {@code cdiVersion} its fields need, atomically (temp file, then rename), so a runtime scanning
+ * the directory never sees half a spec. Not fsynced ({@link BootScopedFile}): a spec is for
+ * containers of this boot, and after a power loss the agent drops the earlier boot's claims and
  * removes their specs ({@code ClaimPreparer#removeOrphanSpecs}), so a wait for the disk per spec
  * (two, with the directory's) would protect nothing.
  *
@@ -47,11 +47,11 @@ import java.util.TreeSet;
  *
  * <p>A removed spec's file is kept as a spare ({@code .spare-<n>}, at most {@value #SPARES}; no
  * {@code .json}, so no CDI reader looks at it) and renamed into place for the next write instead of
- * creating a file: on a file system that searches for a free inode, ext4 without a journal
- * stepping over every inode freed in the last minute, creating the file of each prepare took a
- * twentieth of the whole end-to-end bench's CPU. Rewriting a spare is as atomic as a new file: it is
- * written under its hidden temp name and only then renamed over the spec. The spares are counted
- * under this writer's lock.
+ * creating a file: on a file system that searches for a free inode, ext4 without a journal stepping
+ * over every inode freed in the last minute, creating the file of each prepare took a twentieth of
+ * the whole end-to-end bench's CPU. Rewriting a spare is as atomic as a new file: it is written
+ * under its hidden temp name and only then renamed over the spec. The spares are counted under this
+ * writer's lock.
  */
 public final class CdiSpecWriter implements ClaimSpecs {
   private static final ObjectMapper JSON = PooledJson.mapper();
@@ -60,6 +60,7 @@ public final class CdiSpecWriter implements ClaimSpecs {
   static final int SPARES = 16;
 
   private final Path dir;
+
   /** Spares {@code .spare-0} to {@code .spare-<spares - 1>} are there (left by this writer). */
   private int spares;
 
@@ -72,10 +73,15 @@ public final class CdiSpecWriter implements ClaimSpecs {
   }
 
   @Override
-  public List<String> write(ClaimRef claim, List<DiscoveredGpu> gpus, List<DiscoveredChannel> channels,
-      List<VerifiedNode> controlNodes) throws IOException {
+  public List<String> write(
+      ClaimRef claim,
+      List<DiscoveredGpu> gpus,
+      List<DiscoveredChannel> channels,
+      List<VerifiedNode> controlNodes)
+      throws IOException {
     if (gpus.isEmpty() && channels.isEmpty()) {
-      throw new IllegalArgumentException("claim " + claim + ": a CDI spec needs at least one device");
+      throw new IllegalArgumentException(
+          "claim " + claim + ": a CDI spec needs at least one device");
     }
     var uid = SafeNames.requireClaimUid(claim.uid());
     gpus.forEach(g -> SafeNames.requireDeviceName(g.name()));
@@ -93,7 +99,8 @@ public final class CdiSpecWriter implements ClaimSpecs {
   }
 
   private void writeSpec(Path path, byte[] bytes) throws IOException {
-    if (!Files.isDirectory(dir)) { // asked first: on an existing directory the JDK throws and catches twice
+    if (!Files.isDirectory(
+        dir)) { // asked first: on an existing directory the JDK throws and catches twice
       Files.createDirectories(dir);
     }
     var temp = dir.resolve("." + path.getFileName() + ".tmp");
@@ -115,8 +122,8 @@ public final class CdiSpecWriter implements ClaimSpecs {
   }
 
   /**
-   * The channel spec's bytes: one device per channel with its own node and its own entry naming
-   * the claim ({@code QUARTERMASTER_IMEX_CHANNEL_5_CLAIM_UID=<uid>}).
+   * The channel spec's bytes: one device per channel with its own node and its own entry naming the
+   * claim ({@code QUARTERMASTER_IMEX_CHANNEL_5_CLAIM_UID=<uid>}).
    */
   public static byte[] renderChannels(ClaimRef claim, List<DiscoveredChannel> channels) {
     var names = new ArrayList<String>();
@@ -145,7 +152,8 @@ public final class CdiSpecWriter implements ClaimSpecs {
   }
 
   /** The spec's bytes (exposed for tests that validate it against the CDI schema). */
-  public static byte[] render(ClaimRef claim, List<DiscoveredGpu> gpus, List<VerifiedNode> controlNodes) {
+  public static byte[] render(
+      ClaimRef claim, List<DiscoveredGpu> gpus, List<VerifiedNode> controlNodes) {
     var names = new ArrayList<String>();
     var nodes = new ArrayList<CdiDeviceNode>();
     var devices = NODES.arrayNode();
@@ -157,7 +165,8 @@ public final class CdiSpecWriter implements ClaimSpecs {
       var device = devices.addObject();
       device.put("name", name);
       var edits = device.putObject("containerEdits");
-      edits.putArray("env")
+      edits
+          .putArray("env")
           .add(DeviceVariables.gpuUuid(gpu.index(), gpu.uuid()))
           .add(DeviceVariables.gpuClaimUid(gpu.index(), claim.uid()));
       edits.putArray("deviceNodes").add(deviceNode(node));
@@ -210,7 +219,10 @@ public final class CdiSpecWriter implements ClaimSpecs {
       synchronized (this) {
         if (spares < SPARES) {
           try {
-            Files.move(file, spare(spares), StandardCopyOption.ATOMIC_MOVE); // replaces an earlier agent's spare
+            Files.move(
+                file,
+                spare(spares),
+                StandardCopyOption.ATOMIC_MOVE); // replaces an earlier agent's spare
             spares++;
           } catch (NoSuchFileException e) {
             // this claim has no spec of this class
@@ -233,7 +245,9 @@ public final class CdiSpecWriter implements ClaimSpecs {
     return out;
   }
 
-  /** Where the spec of class {@code deviceClass} for {@code uid} lives; never outside {@link #dir}. */
+  /**
+   * Where the spec of class {@code deviceClass} for {@code uid} lives; never outside {@link #dir}.
+   */
   public Path specPath(String deviceClass, String uid) {
     var path = dir.resolve(CdiNames.specFileName(deviceClass, uid)).normalize();
     if (!dir.equals(path.getParent())) {
@@ -244,10 +258,15 @@ public final class CdiSpecWriter implements ClaimSpecs {
 
   private List<Path> ours() throws IOException {
     try (var files = Files.list(dir)) {
-      return files.filter(f -> {
-        var n = f.getFileName().toString();
-        return n.startsWith(CdiNames.VENDOR + "-") && n.endsWith(".json") && n.indexOf('_') > 0;
-      }).toList();
+      return files
+          .filter(
+              f -> {
+                var n = f.getFileName().toString();
+                return n.startsWith(CdiNames.VENDOR + "-")
+                    && n.endsWith(".json")
+                    && n.indexOf('_') > 0;
+              })
+          .toList();
     }
   }
 

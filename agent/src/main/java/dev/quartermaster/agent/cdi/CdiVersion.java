@@ -9,14 +9,16 @@ import java.util.List;
  */
 public final class CdiVersion {
   public static final String BASE = "0.3.0";
+
   /** {@code hostPath} on device nodes, and device names starting with a digit. */
   public static final String HOST_PATH = "0.5.0";
 
   private CdiVersion() {}
 
   public static String minimumFor(List<String> deviceNames, List<CdiDeviceNode> nodes) {
-    boolean needs050 = nodes.stream().anyMatch(CdiDeviceNode::hasHostPath)
-        || deviceNames.stream().anyMatch(n -> !n.isEmpty() && Character.isDigit(n.charAt(0)));
+    boolean needs050 =
+        nodes.stream().anyMatch(CdiDeviceNode::hasHostPath)
+            || deviceNames.stream().anyMatch(n -> !n.isEmpty() && Character.isDigit(n.charAt(0)));
     return needs050 ? HOST_PATH : BASE;
   }
 }

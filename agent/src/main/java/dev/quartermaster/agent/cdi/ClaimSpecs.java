@@ -19,7 +19,8 @@ public interface ClaimSpecs {
    * {@code controlNodes} (the nodes every GPU container needs besides its GPU's); returns the
    * qualified CDI names.
    */
-  default List<String> write(ClaimRef claim, List<DiscoveredGpu> gpus, List<VerifiedNode> controlNodes)
+  default List<String> write(
+      ClaimRef claim, List<DiscoveredGpu> gpus, List<VerifiedNode> controlNodes)
       throws IOException {
     return write(claim, gpus, List.of(), controlNodes);
   }
@@ -29,8 +30,12 @@ public interface ClaimSpecs {
    * channels}, each with its own {@code /dev/nvidia-caps-imex-channels/channel<N>} node; returns
    * the qualified CDI names, GPUs first. At least one device.
    */
-  List<String> write(ClaimRef claim, List<DiscoveredGpu> gpus, List<DiscoveredChannel> channels,
-      List<VerifiedNode> controlNodes) throws IOException;
+  List<String> write(
+      ClaimRef claim,
+      List<DiscoveredGpu> gpus,
+      List<DiscoveredChannel> channels,
+      List<VerifiedNode> controlNodes)
+      throws IOException;
 
   /** Removes every spec of the claim with {@code uid}; nothing if there is none. */
   void remove(String uid) throws IOException;

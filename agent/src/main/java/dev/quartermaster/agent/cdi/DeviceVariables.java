@@ -7,8 +7,8 @@ import java.util.regex.Pattern;
 
 /**
  * The environment that tells a container which Quartermaster devices it was given: the contract
- * that README.md documents. A container is told exactly what it was given, whatever mix of claims and
- * devices it gets.
+ * that README.md documents. A container is told exactly what it was given, whatever mix of claims
+ * and devices it gets.
  *
  * <p>CDI cannot compose a value: a spec's common {@code env} applies whenever any of its devices is
  * asked for, and when two edits set one key the last one wins. So a claim's uid or GPU list at spec
@@ -18,22 +18,24 @@ import java.util.regex.Pattern;
  * <ul>
  *   <li><b>Per device, in the CDI spec</b> (each device's own {@code containerEdits.env}; the keys
  *       are unique on a node, so any set of devices composes, in any runtime that applies CDI):
- *       <br>{@code QUARTERMASTER_GPU_<index>_UUID=<uuid>} and {@code
- *       QUARTERMASTER_GPU_<index>_CLAIM_UID=<claim uid>} for GPU {@code gpu-<index>};
- *       <br>{@code QUARTERMASTER_IMEX_CHANNEL_<id>_CLAIM_UID=<claim uid>} for channel {@code channel-<id>}.
+ *       <br>
+ *       {@code QUARTERMASTER_GPU_<index>_UUID=<uuid>} and {@code
+ *       QUARTERMASTER_GPU_<index>_CLAIM_UID=<claim uid>} for GPU {@code gpu-<index>}; <br>
+ *       {@code QUARTERMASTER_IMEX_CHANNEL_<id>_CLAIM_UID=<claim uid>} for channel {@code
+ *       channel-<id>}.
  *   <li><b>Composed by Quartermaster's runtimes</b> (podman passes them as {@code --env}, exec sets
- *       them), from exactly the devices they inject, in the task's order ({@link #composed}):
- *       <br>{@code QUARTERMASTER_GPU_UUIDS}, {@code CUDA_VISIBLE_DEVICES}: the GPUs' UUIDs,
- *       comma-separated (empty when none); {@code NVIDIA_VISIBLE_DEVICES}: the same, or {@code void}
- *       when none (so an image's {@code all} never reaches a container runtime hook);
- *       <br>{@code QUARTERMASTER_IMEX_CHANNELS}: the channel ids, comma-separated;
- *       <br>{@code QUARTERMASTER_CLAIM_UIDS}: every claim that gave a device, once, comma-separated;
+ *       them), from exactly the devices they inject, in the task's order ({@link #composed}): <br>
+ *       {@code QUARTERMASTER_GPU_UUIDS}, {@code CUDA_VISIBLE_DEVICES}: the GPUs' UUIDs,
+ *       comma-separated (empty when none); {@code NVIDIA_VISIBLE_DEVICES}: the same, or {@code
+ *       void} when none (so an image's {@code all} never reaches a container runtime hook); <br>
+ *       {@code QUARTERMASTER_IMEX_CHANNELS}: the channel ids, comma-separated; <br>
+ *       {@code QUARTERMASTER_CLAIM_UIDS}: every claim that gave a device, once, comma-separated;
  *       {@code QUARTERMASTER_CLAIM_UID}: that claim, only when there is exactly one.
  * </ul>
  *
  * The composed values are derived from the per-device entries of the specs injected, so they can
- * say nothing the specs do not. They come after the task's own environment and before CDI's
- * edits, which a runtime applies last. A task with no Quartermaster device gets none of them.
+ * say nothing the specs do not. They come after the task's own environment and before CDI's edits,
+ * which a runtime applies last. A task with no Quartermaster device gets none of them.
  */
 public final class DeviceVariables {
   public static final String GPU_UUIDS = "QUARTERMASTER_GPU_UUIDS";
@@ -44,8 +46,10 @@ public final class DeviceVariables {
   public static final String CUDA_VISIBLE_DEVICES = "CUDA_VISIBLE_DEVICES";
 
   private static final Pattern GPU_UUID = Pattern.compile("QUARTERMASTER_GPU_([0-9]+)_UUID=(.*)");
-  private static final Pattern GPU_CLAIM = Pattern.compile("QUARTERMASTER_GPU_([0-9]+)_CLAIM_UID=(.*)");
-  private static final Pattern CHANNEL_CLAIM = Pattern.compile("QUARTERMASTER_IMEX_CHANNEL_([0-9]+)_CLAIM_UID=(.*)");
+  private static final Pattern GPU_CLAIM =
+      Pattern.compile("QUARTERMASTER_GPU_([0-9]+)_CLAIM_UID=(.*)");
+  private static final Pattern CHANNEL_CLAIM =
+      Pattern.compile("QUARTERMASTER_IMEX_CHANNEL_([0-9]+)_CLAIM_UID=(.*)");
 
   private DeviceVariables() {}
 
@@ -54,12 +58,18 @@ public final class DeviceVariables {
     return "QUARTERMASTER_GPU_" + index + "_UUID=" + uuid;
   }
 
-  /** {@code QUARTERMASTER_GPU_<index>_CLAIM_UID=<claim uid>}: which claim gave GPU {@code gpu-<index>}. */
+  /**
+   * {@code QUARTERMASTER_GPU_<index>_CLAIM_UID=<claim uid>}: which claim gave GPU {@code
+   * gpu-<index>}.
+   */
   public static String gpuClaimUid(int index, String claimUid) {
     return "QUARTERMASTER_GPU_" + index + "_CLAIM_UID=" + claimUid;
   }
 
-  /** {@code QUARTERMASTER_IMEX_CHANNEL_<id>_CLAIM_UID=<claim uid>}: which claim gave channel {@code channel-<id>}. */
+  /**
+   * {@code QUARTERMASTER_IMEX_CHANNEL_<id>_CLAIM_UID=<claim uid>}: which claim gave channel {@code
+   * channel-<id>}.
+   */
   public static String channelClaimUid(int id, String claimUid) {
     return "QUARTERMASTER_IMEX_CHANNEL_" + id + "_CLAIM_UID=" + claimUid;
   }

@@ -15,11 +15,15 @@ public final class InMemoryClaimSpecs implements ClaimSpecs {
   private final Map<String, List<VerifiedNode>> controlNodes = new TreeMap<>();
 
   @Override
-  public synchronized List<String> write(ClaimRef claim, List<DiscoveredGpu> gpus, List<DiscoveredChannel> channels,
+  public synchronized List<String> write(
+      ClaimRef claim,
+      List<DiscoveredGpu> gpus,
+      List<DiscoveredChannel> channels,
       List<VerifiedNode> control) {
     var names = new java.util.ArrayList<String>();
     gpus.forEach(g -> names.add(CdiNames.qualified(DiscoveredGpu.CLASS, claim.uid(), g.name())));
-    channels.forEach(c -> names.add(CdiNames.qualified(DiscoveredChannel.CLASS, claim.uid(), c.name())));
+    channels.forEach(
+        c -> names.add(CdiNames.qualified(DiscoveredChannel.CLASS, claim.uid(), c.name())));
     specs.put(claim.uid(), List.copyOf(names));
     controlNodes.put(claim.uid(), List.copyOf(control));
     return names;

@@ -12,8 +12,8 @@ import java.util.Optional;
 
 /**
  * A file replaced atomically: write a temp file in the same directory, fsync it, rename it over the
- * target, fsync the directory. A crash leaves either the old file or the new one, never a mix,
- * and once {@link #write} returns the rename itself is on disk. (NVIDIA's checkpoint skips the
+ * target, fsync the directory. A crash leaves either the old file or the new one, never a mix, and
+ * once {@link #write} returns the rename itself is on disk. (NVIDIA's checkpoint skips the
  * directory fsync, so a crash right after "success" could bring the old file back.)
  *
  * <p>One writer at a time: the agent holds the state-directory lock, and writes are serialized by
@@ -26,7 +26,8 @@ public final class AtomicLedgerFile implements LedgerFile {
 
   public AtomicLedgerFile(Path path) {
     this.path = path.toAbsolutePath();
-    // A leading dot and no .json suffix: nothing that scans the directory mistakes it for the real file.
+    // A leading dot and no .json suffix: nothing that scans the directory mistakes it for the real
+    // file.
     this.temp = this.path.resolveSibling("." + this.path.getFileName() + ".tmp");
     this.journal = new FileJournal(journalPath(this.path));
   }
@@ -74,7 +75,9 @@ public final class AtomicLedgerFile implements LedgerFile {
     fsyncDirectory(target.toAbsolutePath().getParent());
   }
 
-  /** Makes a rename or unlink in {@code dir} durable (works on Linux: a directory opens read-only). */
+  /**
+   * Makes a rename or unlink in {@code dir} durable (works on Linux: a directory opens read-only).
+   */
   public static void fsyncDirectory(Path dir) throws IOException {
     try (var ch = FileChannel.open(dir, StandardOpenOption.READ)) {
       ch.force(true);

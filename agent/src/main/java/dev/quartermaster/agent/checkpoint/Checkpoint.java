@@ -8,7 +8,8 @@ import java.util.Objects;
  * to, the ledger, and the generation of the journal that continues it (0 when written by an agent
  * without a journal; see {@link LedgerJournal}).
  */
-public record Checkpoint(int formatVersion, String bootId, LedgerState state, long journalGeneration) {
+public record Checkpoint(
+    int formatVersion, String bootId, LedgerState state, long journalGeneration) {
   public Checkpoint {
     Objects.requireNonNull(bootId, "bootId");
     Objects.requireNonNull(state, "state");

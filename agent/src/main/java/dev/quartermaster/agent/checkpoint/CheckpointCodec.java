@@ -16,7 +16,6 @@ import dev.quartermaster.agent.ledger.LedgerState;
 import dev.quartermaster.agent.names.SafeNames;
 import dev.quartermaster.api.codec.PooledJson;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
@@ -29,8 +28,8 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * The checkpoint's bytes. Our own format, written field by field (never a serialized library
- * type, whose fields could change under us and break old checksums, as NVIDIA's did):
+ * The checkpoint's bytes. Our own format, written field by field (never a serialized library type,
+ * whose fields could change under us and break old checksums, as NVIDIA's did):
  *
  * <pre>
  * { "format": "quartermaster.dev/claim-ledger", "version": 1, "bootId": "…",
@@ -55,7 +54,10 @@ public final class CheckpointCodec {
 
   private CheckpointCodec() {}
 
-  /** The checkpoint for {@code state} on the boot {@code bootId}, continued by no journal (generation 0). */
+  /**
+   * The checkpoint for {@code state} on the boot {@code bootId}, continued by no journal
+   * (generation 0).
+   */
   public static byte[] encode(LedgerState state, String bootId) {
     return encode(state, bootId, 0);
   }
@@ -99,51 +101,69 @@ public final class CheckpointCodec {
     try {
       top = JSON.readTree(bytes);
     } catch (IOException e) {
-      throw new CorruptCheckpointException(location, Problem.MALFORMED, "not valid JSON: " + firstLine(e), e);
+      throw new CorruptCheckpointException(
+          location, Problem.MALFORMED, "not valid JSON: " + firstLine(e), e);
     }
     if (top == null || !top.isObject()) {
       throw new CorruptCheckpointException(location, Problem.MALFORMED, "not a JSON object");
     }
     var format = top.path("format");
     if (!format.isTextual() || !format.asText().equals(FORMAT)) {
-      throw new CorruptCheckpointException(location, Problem.NOT_A_LEDGER,
+      throw new CorruptCheckpointException(
+          location,
+          Problem.NOT_A_LEDGER,
           "\"format\" is " + format + ", expected \"" + FORMAT + "\"");
     }
     var version = top.path("version");
     if (!version.isInt()) {
-      throw new CorruptCheckpointException(location, Problem.UNSUPPORTED_VERSION,
+      throw new CorruptCheckpointException(
+          location,
+          Problem.UNSUPPORTED_VERSION,
           "\"version\" is " + version + ", expected the integer " + VERSION);
     }
     if (version.asInt() != VERSION) {
-      throw new CorruptCheckpointException(location, Problem.UNSUPPORTED_VERSION,
-          "format version " + version.asInt() + " is not supported by this agent (it reads version " + VERSION
+      throw new CorruptCheckpointException(
+          location,
+          Problem.UNSUPPORTED_VERSION,
+          "format version "
+              + version.asInt()
+              + " is not supported by this agent (it reads version "
+              + VERSION
               + "); was it written by a newer agent?");
     }
     var stored = top.path("checksum");
     if (!stored.isTextual()) {
-      throw new CorruptCheckpointException(location, Problem.CHECKSUM_MISMATCH, "\"checksum\" is missing");
+      throw new CorruptCheckpointException(
+          location, Problem.CHECKSUM_MISMATCH, "\"checksum\" is missing");
     }
     var withoutChecksum = ((ObjectNode) top).deepCopy();
     withoutChecksum.remove("checksum");
     var computed = checksum(withoutChecksum);
     if (!computed.equals(stored.asText())) {
-      throw new CorruptCheckpointException(location, Problem.CHECKSUM_MISMATCH,
+      throw new CorruptCheckpointException(
+          location,
+          Problem.CHECKSUM_MISMATCH,
           "stored " + stored.asText() + ", computed " + computed + " over the content");
     }
     var bootId = top.path("bootId");
     if (!bootId.isTextual()) {
-      throw new CorruptCheckpointException(location, Problem.INVALID_CONTENT, "\"bootId\" must be a string");
+      throw new CorruptCheckpointException(
+          location, Problem.INVALID_CONTENT, "\"bootId\" must be a string");
     }
     var generation = top.path("journalGeneration");
-    if (!generation.isMissingNode() && !(generation.isIntegralNumber() && generation.canConvertToLong()
-        && generation.asLong() >= 0)) {
-      throw new CorruptCheckpointException(location, Problem.INVALID_CONTENT,
-          "\"journalGeneration\" must be an integer >= 0");
+    if (!generation.isMissingNode()
+        && !(generation.isIntegralNumber()
+            && generation.canConvertToLong()
+            && generation.asLong() >= 0)) {
+      throw new CorruptCheckpointException(
+          location, Problem.INVALID_CONTENT, "\"journalGeneration\" must be an integer >= 0");
     }
     try {
-      return new Checkpoint(VERSION, bootId.asText(), decodePayload(top.path("payload")), generation.asLong(0));
+      return new Checkpoint(
+          VERSION, bootId.asText(), decodePayload(top.path("payload")), generation.asLong(0));
     } catch (InvalidContent e) {
-      throw new CorruptCheckpointException(location, Problem.INVALID_CONTENT, e.getMessage(), e.getCause());
+      throw new CorruptCheckpointException(
+          location, Problem.INVALID_CONTENT, e.getMessage(), e.getCause());
     }
   }
 
@@ -172,7 +192,9 @@ public final class CheckpointCodec {
       throw new InvalidContent("\"payload\" must be an object");
     }
     var ledgerVersion = payload.path("ledgerVersion");
-    if (!ledgerVersion.canConvertToLong() || !ledgerVersion.isIntegralNumber() || ledgerVersion.asLong() < 0) {
+    if (!ledgerVersion.canConvertToLong()
+        || !ledgerVersion.isIntegralNumber()
+        || ledgerVersion.asLong() < 0) {
       throw new InvalidContent("payload.ledgerVersion must be an integer >= 0");
     }
     var claims = payload.path("claims");
@@ -220,10 +242,16 @@ public final class CheckpointCodec {
     var state = text(node, "state", at);
     return switch (state) {
       case "PrepareStarted" -> new PrepareStarted(claim, devices, domain, since);
-      case "PrepareCompleted" -> new PrepareCompleted(claim, devices, domain, since, strings(node, "cdiDevices", at));
-      case "PrepareAborted" -> new PrepareAborted(claim, devices, domain, since, instant(node, "expiresAt", at));
-      default -> throw new InvalidContent(at + ".state: unknown state '" + state
-          + "' (known: PrepareStarted, PrepareCompleted, PrepareAborted)");
+      case "PrepareCompleted" ->
+          new PrepareCompleted(claim, devices, domain, since, strings(node, "cdiDevices", at));
+      case "PrepareAborted" ->
+          new PrepareAborted(claim, devices, domain, since, instant(node, "expiresAt", at));
+      default ->
+          throw new InvalidContent(
+              at
+                  + ".state: unknown state '"
+                  + state
+                  + "' (known: PrepareStarted, PrepareCompleted, PrepareAborted)");
     };
   }
 
@@ -235,7 +263,8 @@ public final class CheckpointCodec {
     return value.asText();
   }
 
-  private static List<String> strings(JsonNode node, String field, String at) throws InvalidContent {
+  private static List<String> strings(JsonNode node, String field, String at)
+      throws InvalidContent {
     var value = node.get(field);
     if (value == null || !value.isArray()) {
       throw new InvalidContent(at + "." + field + " must be an array of strings");

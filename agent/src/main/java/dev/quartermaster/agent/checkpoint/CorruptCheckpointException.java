@@ -21,11 +21,15 @@ public final class CorruptCheckpointException extends IOException {
     /** The payload does not match its checksum: bytes changed after writing. */
     CHECKSUM_MISMATCH,
     /**
-     * Journal records that were acknowledged as durable (its mark or its header count says so) are missing or no longer
-     * valid: the file was truncated, replaced or damaged after the fact, never a torn write.
+     * Journal records that were acknowledged as durable (its mark or its header count says so) are
+     * missing or no longer valid: the file was truncated, replaced or damaged after the fact, never
+     * a torn write.
      */
     ACKNOWLEDGED_LOST,
-    /** Well-formed and checksummed, but its content breaks a rule (bad name, two holders of a device). */
+    /**
+     * Well-formed and checksummed, but its content breaks a rule (bad name, two holders of a
+     * device).
+     */
     INVALID_CONTENT
   }
 
@@ -36,10 +40,18 @@ public final class CorruptCheckpointException extends IOException {
     this(location, problem, detail, null);
   }
 
-  public CorruptCheckpointException(String location, Problem problem, String detail, Throwable cause) {
-    super("checkpoint " + location + " is unusable (" + problem + "): " + detail
-        + ". The agent will not start from it. Inspect it with `qm agent ledger show --state DIR`;"
-        + " `qm agent ledger reset --state DIR` starts over and lists what it drops.", cause);
+  public CorruptCheckpointException(
+      String location, Problem problem, String detail, Throwable cause) {
+    super(
+        "checkpoint "
+            + location
+            + " is unusable ("
+            + problem
+            + "): "
+            + detail
+            + ". The agent will not start from it. Inspect it with `qm agent ledger show --state DIR`;"
+            + " `qm agent ledger reset --state DIR` starts over and lists what it drops.",
+        cause);
     this.location = location;
     this.problem = problem;
   }

@@ -38,13 +38,15 @@ import org.slf4j.LoggerFactory;
 public final class DurableLedger {
   private static final Logger LOG = LoggerFactory.getLogger(DurableLedger.class);
 
-  /** When the journal passes this size, the next commit writes a snapshot and starts a new journal. */
+  /**
+   * When the journal passes this size, the next commit writes a snapshot and starts a new journal.
+   */
   public static final long DEFAULT_COMPACT_AT_BYTES = 4L << 20;
 
   /**
-   * The mark file is fsynced at the first commit this long after its last fsync ({@link JournalMark}:
-   * a late mark checks less after a power cut, never wrongly), so a commit costs one fsync. (The
-   * copy in the journal's header rides along with the next commit's journal fsync.)
+   * The mark file is fsynced at the first commit this long after its last fsync ({@link
+   * JournalMark}: a late mark checks less after a power cut, never wrongly), so a commit costs one
+   * fsync. (The copy in the journal's header rides along with the next commit's journal fsync.)
    */
   public static final Duration MARK_SYNC_INTERVAL = Duration.ofSeconds(1);
 
@@ -60,16 +62,21 @@ public final class DurableLedger {
   private long durableVersion;
   private boolean writing;
   private long writes;
+
   /** Written by the committing caller outside the lock, read by anyone. */
   private volatile long compactions;
+
   // Touched only by the one caller that is committing (writing == true), so unguarded:
   private long generation;
   private long journalSize;
   private int journalFrames;
+
   /** The last mark written or found; null before the first. */
   private JournalMark mark;
+
   /** {@link Env#nanoTime} of the last mark fsync; none yet, so the first mark is fsynced. */
   private OptionalLong markSyncedAt = OptionalLong.empty();
+
   private boolean mustCompact;
 
   /** What {@link #open} found. */
@@ -79,8 +86,15 @@ public final class DurableLedger {
     }
   }
 
-  private DurableLedger(LedgerFile file, String bootId, Env env, Duration tombstoneTtl, long compactAtBytes,
-      LedgerState state, long generation, long durableVersion) {
+  private DurableLedger(
+      LedgerFile file,
+      String bootId,
+      Env env,
+      Duration tombstoneTtl,
+      long compactAtBytes,
+      LedgerState state,
+      long generation,
+      long durableVersion) {
     this.pending = new Pending();
     this.ledger = new ClaimLedger(env, tombstoneTtl, state, pending::add);
     this.env = env;
@@ -92,8 +106,12 @@ public final class DurableLedger {
     this.durableVersion = durableVersion;
   }
 
-  /** {@link #open(LedgerFile, String, Env, Duration, long)} compacting at {@link #DEFAULT_COMPACT_AT_BYTES}. */
-  public static Opened open(LedgerFile file, String bootId, Env env, Duration tombstoneTtl) throws IOException {
+  /**
+   * {@link #open(LedgerFile, String, Env, Duration, long)} compacting at {@link
+   * #DEFAULT_COMPACT_AT_BYTES}.
+   */
+  public static Opened open(LedgerFile file, String bootId, Env env, Duration tombstoneTtl)
+      throws IOException {
     return open(file, bootId, env, tombstoneTtl, DEFAULT_COMPACT_AT_BYTES);
   }
 
@@ -105,30 +123,43 @@ public final class DurableLedger {
    * claims: nothing prepared survives a reboot (CDI specs under /var/run are gone, device state is
    * reset), so keeping those entries would only hold devices forever.
    */
-  public static Opened open(LedgerFile file, String bootId, Env env, Duration tombstoneTtl, long compactAtBytes)
+  public static Opened open(
+      LedgerFile file, String bootId, Env env, Duration tombstoneTtl, long compactAtBytes)
       throws IOException {
     Objects.requireNonNull(bootId, "bootId");
     var found = LedgerRecovery.read(file);
     if (found.isEmpty()) {
-      var durable = new DurableLedger(file, bootId, env, tombstoneTtl, compactAtBytes, LedgerState.EMPTY, 0, -1);
+      var durable =
+          new DurableLedger(
+              file, bootId, env, tombstoneTtl, compactAtBytes, LedgerState.EMPTY, 0, -1);
       durable.compactOnNextCommit();
       durable.awaitDurable(0);
       LOG.info("no checkpoint at {}; starting with an empty ledger", file.location());
       return new Opened(durable, List.of(), true);
     }
     var recovered = found.get();
-    long generation = Math.max(recovered.snapshot().journalGeneration(), switch (recovered.journal()) {
-      case LedgerRecovery.JournalStatus.Stale stale -> stale.generation();
-      case LedgerRecovery.JournalStatus.Replayed replayed -> replayed.scan().header().generation();
-      case LedgerRecovery.JournalStatus.Absent _ -> 0L;
-    });
+    long generation =
+        Math.max(
+            recovered.snapshot().journalGeneration(),
+            switch (recovered.journal()) {
+              case LedgerRecovery.JournalStatus.Stale stale -> stale.generation();
+              case LedgerRecovery.JournalStatus.Replayed replayed ->
+                  replayed.scan().header().generation();
+              case LedgerRecovery.JournalStatus.Absent _ -> 0L;
+            });
     if (!recovered.bootId().equals(bootId)) {
       var dropped = List.copyOf(recovered.state().claims().values());
-      LOG.warn("checkpoint {} was written during boot {}, this is boot {}: the machine rebooted and nothing"
-          + " prepared survived. Discarding {} ledger entries: {}", file.location(), recovered.bootId(), bootId,
-          dropped.size(), describe(dropped));
+      LOG.warn(
+          "checkpoint {} was written during boot {}, this is boot {}: the machine rebooted and nothing"
+              + " prepared survived. Discarding {} ledger entries: {}",
+          file.location(),
+          recovered.bootId(),
+          bootId,
+          dropped.size(),
+          describe(dropped));
       var fresh = new LedgerState(Map.of(), recovered.state().version() + 1);
-      var durable = new DurableLedger(file, bootId, env, tombstoneTtl, compactAtBytes, fresh, generation, -1);
+      var durable =
+          new DurableLedger(file, bootId, env, tombstoneTtl, compactAtBytes, fresh, generation, -1);
       durable.mark = recovered.newestMark().orElse(null);
       durable.compactOnNextCommit();
       durable.awaitDurable(fresh.version());
@@ -137,31 +168,45 @@ public final class DurableLedger {
     var state = recovered.state();
     if (recovered.journal() instanceof LedgerRecovery.JournalStatus.Replayed replayed
         && replayed.scan().header().format() == LedgerJournal.LEGACY_VERSION) {
-      // A format-1 journal has no acknowledged count of its own: a new snapshot holds all of it, and
+      // A format-1 journal has no acknowledged count of its own: a new snapshot holds all of it,
+      // and
       // the journal after it keeps its count in two places from the first commit on.
-      LOG.info("ledger journal {} is format {}, without an acknowledged count in its header; writing a snapshot of"
-          + " all {} changes it holds and starting a format-{} journal", file.journal().orElseThrow().location(),
-          LedgerJournal.LEGACY_VERSION, replayed.scan().changes(), LedgerJournal.VERSION);
+      LOG.info(
+          "ledger journal {} is format {}, without an acknowledged count in its header; writing a snapshot of"
+              + " all {} changes it holds and starting a format-{} journal",
+          file.journal().orElseThrow().location(),
+          LedgerJournal.LEGACY_VERSION,
+          replayed.scan().changes(),
+          LedgerJournal.VERSION);
       if (replayed.scan().torn()) {
-        LOG.warn("ledger journal {}: its last {} bytes are a torn write, dropped with it{}",
-            file.journal().orElseThrow().location(), replayed.scan().size() - replayed.scan().validEnd(),
-            recovered.mark().isPresent() ? " (they lie beyond its mark)" : "; without a mark, records acknowledged"
-                + " before a crash cannot be told from a torn write in a format-1 journal");
+        LOG.warn(
+            "ledger journal {}: its last {} bytes are a torn write, dropped with it{}",
+            file.journal().orElseThrow().location(),
+            replayed.scan().size() - replayed.scan().validEnd(),
+            recovered.mark().isPresent()
+                ? " (they lie beyond its mark)"
+                : "; without a mark, records acknowledged"
+                    + " before a crash cannot be told from a torn write in a format-1 journal");
       }
-      var durable = new DurableLedger(file, bootId, env, tombstoneTtl, compactAtBytes, state, generation, -1);
+      var durable =
+          new DurableLedger(file, bootId, env, tombstoneTtl, compactAtBytes, state, generation, -1);
       durable.mark = recovered.newestMark().orElse(null);
       durable.compactOnNextCommit();
       durable.awaitDurable(state.version());
       return new Opened(durable, List.of(), false);
     }
-    var durable = new DurableLedger(file, bootId, env, tombstoneTtl, compactAtBytes, state, generation,
-        state.version());
+    var durable =
+        new DurableLedger(
+            file, bootId, env, tombstoneTtl, compactAtBytes, state, generation, state.version());
     durable.mark = recovered.newestMark().orElse(null);
     durable.adopt(recovered);
     return new Opened(durable, List.of(), false);
   }
 
-  /** Makes the journal found on disk ready for appends: cut a torn tail, or start one where there is none. */
+  /**
+   * Makes the journal found on disk ready for appends: cut a torn tail, or start one where there is
+   * none.
+   */
   private void adopt(LedgerRecovery.Recovered recovered) throws IOException {
     if (journal.isEmpty()) {
       return;
@@ -173,15 +218,26 @@ public final class DurableLedger {
         if (scan.torn()) {
           // LedgerRecovery has held the journal to its mark already: what is torn lies beyond it.
           var newest = recovered.newestMark().filter(m -> m.generation() == generation);
-          String vouched = newest.isPresent()
-              ? "; they lie beyond the " + newest.get().frames() + " records (" + newest.get().length()
-                  + " bytes) its acknowledged count (its header and its mark " + j.markLocation() + ") says were"
-                  + " acknowledged, so no caller was told they were durable"
-              : "; this journal has no acknowledged count to check that against, so records acknowledged before a"
-                  + " crash cannot be told from a torn write here";
-          LOG.warn("ledger journal {}: the last {} bytes, from byte offset {}, are a torn write (cut short or failing"
-              + " their CRC32C check, with nothing valid after them){}. Cutting them off; {} records before them"
-              + " are replayed.", j.location(), scan.size() - scan.validEnd(), scan.validEnd(), vouched,
+          String vouched =
+              newest.isPresent()
+                  ? "; they lie beyond the "
+                      + newest.get().frames()
+                      + " records ("
+                      + newest.get().length()
+                      + " bytes) its acknowledged count (its header and its mark "
+                      + j.markLocation()
+                      + ") says were"
+                      + " acknowledged, so no caller was told they were durable"
+                  : "; this journal has no acknowledged count to check that against, so records acknowledged before a"
+                      + " crash cannot be told from a torn write here";
+          LOG.warn(
+              "ledger journal {}: the last {} bytes, from byte offset {}, are a torn write (cut short or failing"
+                  + " their CRC32C check, with nothing valid after them){}. Cutting them off; {} records before them"
+                  + " are replayed.",
+              j.location(),
+              scan.size() - scan.validEnd(),
+              scan.validEnd(),
+              vouched,
               scan.frames().size());
           j.truncate(scan.validEnd());
         }
@@ -190,9 +246,12 @@ public final class DurableLedger {
         restoreLostCopy(recovered, j);
       }
       case LedgerRecovery.JournalStatus.Stale stale -> {
-        LOG.info("ledger journal {} is generation {}, older than the {} its snapshot names: a compaction was cut short"
-            + " after its snapshot, which holds every change of that journal; starting the new one", j.location(),
-            stale.generation(), recovered.snapshot().journalGeneration());
+        LOG.info(
+            "ledger journal {} is generation {}, older than the {} its snapshot names: a compaction was cut short"
+                + " after its snapshot, which holds every change of that journal; starting the new one",
+            j.location(),
+            stale.generation(),
+            recovered.snapshot().journalGeneration());
         startJournal(recovered.snapshot().journalGeneration(), recovered.state().version());
       }
       case LedgerRecovery.JournalStatus.Absent _ ->
@@ -201,23 +260,33 @@ public final class DurableLedger {
   }
 
   /**
-   * Writes the acknowledged count back where one copy of it was lost (the mark file, or the
-   * journal header's cells), now, so the next loss is caught by two again. Recovery already held
-   * the journal to the copy that is left ({@link AcknowledgedRecords}), so the journal is whole.
+   * Writes the acknowledged count back where one copy of it was lost (the mark file, or the journal
+   * header's cells), now, so the next loss is caught by two again. Recovery already held the
+   * journal to the copy that is left ({@link AcknowledgedRecords}), so the journal is whole.
    */
-  private void restoreLostCopy(LedgerRecovery.Recovered recovered, JournalFile j) throws IOException {
+  private void restoreLostCopy(LedgerRecovery.Recovered recovered, JournalFile j)
+      throws IOException {
     var header = recovered.headerMark();
     var markFile = recovered.mark().filter(m -> m.generation() == generation);
     String lost;
     // A mark file of an older generation is not lost: its fsync trailed the last compaction's.
     if (recovered.mark().isEmpty() && header.filter(m -> m.frames() > 0).isPresent()) {
-      // Not a crash: the mark file is made durable before the first record a header count vouches for.
-      lost = "its mark file " + j.markLocation() + " is missing or unreadable; the journal's own header vouches for "
-          + header.get().frames() + " acknowledged records, all present";
+      // Not a crash: the mark file is made durable before the first record a header count vouches
+      // for.
+      lost =
+          "its mark file "
+              + j.markLocation()
+              + " is missing or unreadable; the journal's own header vouches for "
+              + header.get().frames()
+              + " acknowledged records, all present";
     } else if (header.isEmpty() && markFile.filter(m -> m.frames() > 0).isPresent()) {
       // Not a crash either: the first record's fsync made the header's first count durable.
-      lost = "the acknowledged count in its header is unreadable; its mark file " + j.markLocation() + " vouches for "
-          + markFile.get().frames() + " acknowledged records, all present";
+      lost =
+          "the acknowledged count in its header is unreadable; its mark file "
+              + j.markLocation()
+              + " vouches for "
+              + markFile.get().frames()
+              + " acknowledged records, all present";
     } else {
       return;
     }
@@ -288,7 +357,10 @@ public final class DurableLedger {
     }
   }
 
-  /** Commits (fsyncs) so far: journal appends and snapshots; with group commit, fewer than the changes. */
+  /**
+   * Commits (fsyncs) so far: journal appends and snapshots; with group commit, fewer than the
+   * changes.
+   */
   public long writes() {
     lock.lock();
     try {
@@ -298,7 +370,10 @@ public final class DurableLedger {
     }
   }
 
-  /** Snapshots written so far (at open, when the journal grew past its limit, after a failed append). */
+  /**
+   * Snapshots written so far (at open, when the journal grew past its limit, after a failed
+   * append).
+   */
   public long compactions() {
     return compactions;
   }
@@ -307,7 +382,10 @@ public final class DurableLedger {
     mustCompact = true;
   }
 
-  /** Makes every change so far durable; returns the ledger version it covers. Run by one caller at a time. */
+  /**
+   * Makes every change so far durable; returns the ledger version it covers. Run by one caller at a
+   * time.
+   */
   private long commit() throws IOException {
     var batch = pending.drain();
     if (journal.isEmpty() || mustCompact || batch.isEmpty()) {
@@ -323,7 +401,8 @@ public final class DurableLedger {
       j.force();
       journalSize += frame.length;
       journalFrames++;
-      // Only once the mark says so is the frame acknowledged: recovery then treats its loss as loss.
+      // Only once the mark says so is the frame acknowledged: recovery then treats its loss as
+      // loss.
       writeMark(generation, batch.getLast().version());
     } catch (IOException e) {
       // These changes have left the queue, and the file may end in part of the frame (or, after a
@@ -355,7 +434,10 @@ public final class DurableLedger {
     return snapshot.version();
   }
 
-  /** Starts the journal of {@code journalGeneration}, continuing a snapshot of ledger version {@code version}. */
+  /**
+   * Starts the journal of {@code journalGeneration}, continuing a snapshot of ledger version {@code
+   * version}.
+   */
   private void startJournal(long journalGeneration, long version) throws IOException {
     var header = LedgerJournal.header(journalGeneration, bootId);
     journal.orElseThrow().replace(header);
@@ -370,9 +452,10 @@ public final class DurableLedger {
    * fsync) and the mark file (fsynced at most once per interval).
    */
   private void writeMark(long journalGeneration, long version) throws IOException {
-    var next = mark == null
-        ? new JournalMark(0, journalGeneration, journalSize, journalFrames, version)
-        : mark.next(journalGeneration, journalSize, journalFrames, version);
+    var next =
+        mark == null
+            ? new JournalMark(0, journalGeneration, journalSize, journalFrames, version)
+            : mark.next(journalGeneration, journalSize, journalFrames, version);
     var j = journal.orElseThrow();
     j.writeHeaderMark(next);
     j.writeMark(next);

@@ -15,16 +15,21 @@ import java.util.Optional;
  * size with them (the metadata needed to read them back), and skips only the modification time,
  * which nothing reads. The mark is rewritten in place, so its {@code fdatasync} has no metadata to
  * commit, only the block; so is the mark's copy in the journal's header, which the next {@code
- * force} makes durable with the next append. A new generation replaces the file the way the snapshot is
- * replaced (temp file, fsync, rename, fsync of the directory), so a journal header is never torn.
+ * force} makes durable with the next append. A new generation replaces the file the way the
+ * snapshot is replaced (temp file, fsync, rename, fsync of the directory), so a journal header is
+ * never torn.
  */
 public final class FileJournal implements JournalFile {
   private final Path path;
   private final Path temp;
   private final Path mark;
+
   /** The mark file, open from the first mark written; only the committing caller touches it. */
   private FileChannel markChannel;
-  /** Open from the first append until the file is replaced; only the committing caller touches it. */
+
+  /**
+   * Open from the first append until the file is replaced; only the committing caller touches it.
+   */
   private FileChannel channel;
 
   public FileJournal(Path path) {
@@ -69,8 +74,11 @@ public final class FileJournal implements JournalFile {
   public void writeMark(JournalMark next) throws IOException {
     if (markChannel == null || !markChannel.isOpen()) {
       boolean created = !Files.exists(mark);
-      markChannel = FileChannel.open(mark, java.util.Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE),
-          dev.quartermaster.core.files.OwnerOnly.fileAttribute(mark));
+      markChannel =
+          FileChannel.open(
+              mark,
+              java.util.Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE),
+              dev.quartermaster.core.files.OwnerOnly.fileAttribute(mark));
       if (created) {
         // The new name must be durable too, or a power cut could lose the whole mark file.
         AtomicLedgerFile.fsyncDirectory(mark.getParent());

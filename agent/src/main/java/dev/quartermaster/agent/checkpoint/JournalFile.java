@@ -14,10 +14,16 @@ public interface JournalFile {
   /** Where it is, for messages. */
   String location();
 
-  /** Everything in it now (a reader racing an append may see a torn tail); empty if there is no journal. */
+  /**
+   * Everything in it now (a reader racing an append may see a torn tail); empty if there is no
+   * journal.
+   */
   Optional<byte[]> read() throws IOException;
 
-  /** Replaces the whole content with {@code content}, atomically and durably (a new generation's header). */
+  /**
+   * Replaces the whole content with {@code content}, atomically and durably (a new generation's
+   * header).
+   */
   void replace(byte[] content) throws IOException;
 
   /** Appends {@code bytes} at the end; durable only once {@link #force} returns. */
@@ -29,22 +35,28 @@ public interface JournalFile {
   /** Where the durable mark ({@link JournalMark}) is kept, for messages. */
   String markLocation();
 
-  /** The mark file's bytes; empty if there is none (a journal from before marks, or never committed). */
+  /**
+   * The mark file's bytes; empty if there is none (a journal from before marks, or never
+   * committed).
+   */
   Optional<byte[]> readMark() throws IOException;
 
   /** Writes one mark slot in place; durable once {@link #forceMark} returns. */
   void writeMark(JournalMark mark) throws IOException;
 
   /**
-   * Writes {@code mark} into its cell in the journal's own header ({@link LedgerJournal#markOffset}),
-   * in place: the second copy of the acknowledged count. Like an append, durable once {@link #force}
-   * returns.
+   * Writes {@code mark} into its cell in the journal's own header ({@link
+   * LedgerJournal#markOffset}), in place: the second copy of the acknowledged count. Like an
+   * append, durable once {@link #force} returns.
    */
   void writeHeaderMark(JournalMark mark) throws IOException;
 
   /** Makes every mark written so far durable (fdatasync). */
   void forceMark() throws IOException;
 
-  /** Cuts the content to its first {@code size} bytes, durably (drops a torn tail before appending again). */
+  /**
+   * Cuts the content to its first {@code size} bytes, durably (drops a torn tail before appending
+   * again).
+   */
   void truncate(long size) throws IOException;
 }

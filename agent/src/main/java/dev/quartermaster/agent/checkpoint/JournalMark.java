@@ -9,17 +9,17 @@ import java.util.zip.CRC32C;
 
 /**
  * The journal's durable watermark: how far the journal of a generation was acknowledged as durable
- * (its length, its record count, and the ledger version its last record brought). A torn last
- * frame alone cannot tell "the append never finished" from "acknowledged records were cut off" (a
+ * (its length, its record count, and the ledger version its last record brought). A torn last frame
+ * alone cannot tell "the append never finished" from "acknowledged records were cut off" (a
  * truncation at a frame boundary leaves no trace at all), so after every journal fsync the
  * committer records this, before it acknowledges. Recovery then knows the minimum the journal must
  * hold: anything short of it is lost acknowledged data, named loudly with how many changes are
  * gone; only bytes beyond it may be a torn write.
  *
- * <p>Kept in two places, so that no single lost file hides a loss: the mark file
- * ({@code ledger.journal.mark}) and two slots in the journal's own header ({@link LedgerJournal}).
- * Deleting the mark leaves the journal's header count, which survives a truncation of the
- * journal's tail; deleting or replacing the journal leaves the mark file.
+ * <p>Kept in two places, so that no single lost file hides a loss: the mark file ({@code
+ * ledger.journal.mark}) and two slots in the journal's own header ({@link LedgerJournal}). Deleting
+ * the mark leaves the journal's header count, which survives a truncation of the journal's tail;
+ * deleting or replacing the journal leaves the mark file.
  *
  * <p>Both are written at every commit but fsynced lazily: the mark file at most once per {@code
  * DurableLedger#MARK_SYNC_INTERVAL}, the header slots by the next commit's journal fsync. Either
@@ -28,8 +28,9 @@ import java.util.zip.CRC32C;
  * nothing of them (the kernel holds the write); a power cut can leave them behind the acknowledged
  * journal, so recovery then checks less than was acknowledged, never more. One fsync per commit.
  *
- * <p>Two fixed cells per place, written alternately in place (by {@code seq} parity), each slot with
- * its own CRC32C: a crash tearing one leaves the other, older but valid. Big-endian slot (format 2):
+ * <p>Two fixed cells per place, written alternately in place (by {@code seq} parity), each slot
+ * with its own CRC32C: a crash tearing one leaves the other, older but valid. Big-endian slot
+ * (format 2):
  *
  * <pre>
  * "qmak" | seq u64 | generation u64 | length u64 | frames u32 | ledger version u64
@@ -39,11 +40,14 @@ import java.util.zip.CRC32C;
  * Format 1 (agents before the header copy) wrote 32-byte slots at 0 and 32 without the magic and
  * the version; they are still read, with the version unknown.
  */
-public record JournalMark(long seq, long generation, long length, int frames, OptionalLong version) {
+public record JournalMark(
+    long seq, long generation, long length, int frames, OptionalLong version) {
   /** Bytes of one slot. */
   public static final int SLOT = 44;
+
   /** Slots start every CELL bytes (0 and 64): room to grow, and never a slot across two cells. */
   public static final int CELL = 64;
+
   private static final byte[] MAGIC = "qmak".getBytes(StandardCharsets.US_ASCII);
   private static final int LEGACY_SLOT = 32;
 
@@ -65,23 +69,31 @@ public record JournalMark(long seq, long generation, long length, int frames, Op
 
   public byte[] encode() {
     var buffer = ByteBuffer.allocate(SLOT);
-    buffer.put(MAGIC).putLong(seq).putLong(generation).putLong(length).putInt(frames)
-        .putLong(version.orElseThrow(() -> new IllegalStateException("a format-1 mark is never written")));
+    buffer
+        .put(MAGIC)
+        .putLong(seq)
+        .putLong(generation)
+        .putLong(length)
+        .putInt(frames)
+        .putLong(
+            version.orElseThrow(
+                () -> new IllegalStateException("a format-1 mark is never written")));
     buffer.putInt(crc(buffer.array(), 0, SLOT - 4));
     return buffer.array();
   }
 
   /**
    * The newest valid slot of the two cells starting at {@code from} in {@code bytes}; empty when
-   * neither is whole and checksummed. A format-1 mark file is read too, but any valid format-2
-   * slot wins: an upgraded agent writes its slots over the old ones, and what is left of those is
-   * from an older generation anyway.
+   * neither is whole and checksummed. A format-1 mark file is read too, but any valid format-2 slot
+   * wins: an upgraded agent writes its slots over the old ones, and what is left of those is from
+   * an older generation anyway.
    */
   public static Optional<JournalMark> decode(byte[] bytes, int from) {
     Optional<JournalMark> best = Optional.empty();
     for (int cell = 0; cell < 2; cell++) {
       int at = from + cell * CELL;
-      if (at + SLOT > bytes.length || !Arrays.equals(bytes, at, at + MAGIC.length, MAGIC, 0, MAGIC.length)
+      if (at + SLOT > bytes.length
+          || !Arrays.equals(bytes, at, at + MAGIC.length, MAGIC, 0, MAGIC.length)
           || crc(bytes, at, SLOT - 4) != ByteBuffer.wrap(bytes).getInt(at + SLOT - 4)) {
         continue;
       }
@@ -112,7 +124,11 @@ public record JournalMark(long seq, long generation, long length, int frames, Op
         continue;
       }
       var b = ByteBuffer.wrap(bytes, at, LEGACY_SLOT);
-      best = newer(best, new JournalMark(b.getLong(), b.getLong(), b.getLong(), b.getInt(), OptionalLong.empty()));
+      best =
+          newer(
+              best,
+              new JournalMark(
+                  b.getLong(), b.getLong(), b.getLong(), b.getInt(), OptionalLong.empty()));
     }
     return best;
   }
@@ -122,7 +138,10 @@ public record JournalMark(long seq, long generation, long length, int frames, Op
     return a.isPresent() && a.get().seq() >= b.seq() ? a : Optional.of(b);
   }
 
-  /** The mark after this one: the next slot, for a journal now {@code length} bytes with {@code frames} frames. */
+  /**
+   * The mark after this one: the next slot, for a journal now {@code length} bytes with {@code
+   * frames} frames.
+   */
   public JournalMark next(long generation, long length, int frames, long version) {
     return new JournalMark(seq + 1, generation, length, frames, version);
   }

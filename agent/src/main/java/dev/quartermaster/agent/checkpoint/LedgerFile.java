@@ -4,9 +4,9 @@ import java.io.IOException;
 import java.util.Optional;
 
 /**
- * The ledger's durable snapshot file (and, through {@link #journal}, the journal beside it). Real: {@link AtomicLedgerFile} (temp file, fsync, rename, fsync of
- * the directory). Simulated: {@link SimulatedLedgerFile}, where writes not yet synced are lost on a
- * crash.
+ * The ledger's durable snapshot file (and, through {@link #journal}, the journal beside it). Real:
+ * {@link AtomicLedgerFile} (temp file, fsync, rename, fsync of the directory). Simulated: {@link
+ * SimulatedLedgerFile}, where writes not yet synced are lost on a crash.
  */
 public interface LedgerFile {
 

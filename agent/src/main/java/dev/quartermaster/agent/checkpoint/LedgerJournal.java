@@ -20,8 +20,8 @@ import java.util.OptionalLong;
 import java.util.zip.CRC32C;
 
 /**
- * The journal's bytes: the ledger's changes since the last snapshot, appended, one frame per
- * group commit (one fsync). Big-endian, format 2:
+ * The journal's bytes: the ledger's changes since the last snapshot, appended, one frame per group
+ * commit (one fsync). Big-endian, format 2:
  *
  * <pre>
  * header: "qmledgjr" (8) | format version u32 = 2 | generation u64 | boot id length u16 | boot id UTF-8
@@ -35,29 +35,40 @@ import java.util.zip.CRC32C;
  * <p>Format 1 (read, never written) is the same without the mark cells: its first frame follows the
  * header's CRC. An agent that opens one compacts at once, so the journal it appends to is format 2.
  *
- * <p>One frame per fsync, not per change, so that recovery can tell a torn write from corruption:
- * a frame is appended only after the previous frame's fsync returned, so a bad frame can only be
- * the victim of a crash if nothing valid follows it (then no caller was told it was durable, and
- * it is cut off). A bad frame followed by a valid one means bytes that were acknowledged changed:
- * that is corruption, reported with the file and the byte offset, never skipped. The changes
- * inside carry consecutive ledger versions (each record's sequence), which replay checks, so a lost
- * or repeated frame is caught too. What a valid tail cannot show, that whole records after it were
- * cut off, the acknowledged count in the header's cells (and in the mark file) shows: a tail is
- * only cut as torn when it lies beyond every count found ({@link AcknowledgedRecords}).
+ * <p>One frame per fsync, not per change, so that recovery can tell a torn write from corruption: a
+ * frame is appended only after the previous frame's fsync returned, so a bad frame can only be the
+ * victim of a crash if nothing valid follows it (then no caller was told it was durable, and it is
+ * cut off). A bad frame followed by a valid one means bytes that were acknowledged changed: that is
+ * corruption, reported with the file and the byte offset, never skipped. The changes inside carry
+ * consecutive ledger versions (each record's sequence), which replay checks, so a lost or repeated
+ * frame is caught too. What a valid tail cannot show, that whole records after it were cut off, the
+ * acknowledged count in the header's cells (and in the mark file) shows: a tail is only cut as torn
+ * when it lies beyond every count found ({@link AcknowledgedRecords}).
  */
 public final class LedgerJournal {
   static final byte[] MAGIC = "qmledgjr".getBytes(StandardCharsets.US_ASCII);
   public static final int VERSION = 2;
+
   /** The format before the header's mark cells: read (and compacted away), never written. */
   public static final int LEGACY_VERSION = 1;
+
   /** Where the header's two mark cells start, in format 2. */
   public static final int MARK_CELLS_AT = 256;
-  /** Where the first frame starts, in format 2: the mark cells never share a disk sector with a frame. */
+
+  /**
+   * Where the first frame starts, in format 2: the mark cells never share a disk sector with a
+   * frame.
+   */
   public static final int FIRST_FRAME = 512;
+
   /** The longest boot id a format-2 header holds (a boot id is a 36-character UUID). */
   static final int MAX_BOOT_ID = MARK_CELLS_AT - (8 + 4 + 8 + 2 + 4);
-  /** Larger than any frame we write (a frame holds one commit's changes); a larger length is damage. */
+
+  /**
+   * Larger than any frame we write (a frame holds one commit's changes); a larger length is damage.
+   */
   static final int MAX_FRAME = 64 << 20;
+
   private static final int FRAME_HEADER = 8;
 
   private static final ObjectMapper JSON = PooledJson.mapper();
@@ -70,7 +81,8 @@ public final class LedgerJournal {
    * where its first frame starts ({@code length}). {@code acknowledged} is the newest valid mark in
    * its cells (format 2); empty for format 1 or before the first commit wrote one.
    */
-  public record Header(int format, long generation, String bootId, int length, Optional<JournalMark> acknowledged) {
+  public record Header(
+      int format, long generation, String bootId, int length, Optional<JournalMark> acknowledged) {
     public Header {
       Objects.requireNonNull(bootId, "bootId");
       Objects.requireNonNull(acknowledged, "acknowledged");
@@ -84,7 +96,9 @@ public final class LedgerJournal {
     }
   }
 
-  /** What a read found: the valid frames, and where they end ({@code validEnd < size}: a torn tail). */
+  /**
+   * What a read found: the valid frames, and where they end ({@code validEnd < size}: a torn tail).
+   */
   public record Scan(Header header, List<Frame> frames, long validEnd, long size) {
     public Scan {
       frames = List.copyOf(frames);
@@ -117,7 +131,8 @@ public final class LedgerJournal {
   public static byte[] header(long generation, String bootId) {
     var id = bootId.getBytes(StandardCharsets.UTF_8);
     if (id.length > MAX_BOOT_ID) {
-      throw new IllegalArgumentException("boot id longer than " + MAX_BOOT_ID + " bytes: " + bootId);
+      throw new IllegalArgumentException(
+          "boot id longer than " + MAX_BOOT_ID + " bytes: " + bootId);
     }
     var buffer = ByteBuffer.allocate(FIRST_FRAME);
     buffer.put(MAGIC).putInt(VERSION).putLong(generation).putShort((short) id.length).put(id);
@@ -158,7 +173,10 @@ public final class LedgerJournal {
     return bytes;
   }
 
-  /** Reads and verifies {@code bytes} from {@code location}; see the class comment for the torn-tail rule. */
+  /**
+   * Reads and verifies {@code bytes} from {@code location}; see the class comment for the torn-tail
+   * rule.
+   */
   public static Scan scan(byte[] bytes, String location) throws CorruptCheckpointException {
     var header = readHeader(bytes, location);
     var frames = new ArrayList<Frame>();
@@ -168,10 +186,15 @@ public final class LedgerJournal {
       if (length < 0) {
         var later = nextValidFrame(bytes, offset + 1);
         if (later.isPresent()) {
-          throw new CorruptCheckpointException(location, Problem.CHECKSUM_MISMATCH, "the journal record at byte offset "
-              + offset + " is cut short or fails its CRC32C check, yet a valid record follows at byte offset "
-              + later.getAsLong() + ": records that were acknowledged as durable changed on disk (not a torn write,"
-              + " which can only be the last record)");
+          throw new CorruptCheckpointException(
+              location,
+              Problem.CHECKSUM_MISMATCH,
+              "the journal record at byte offset "
+                  + offset
+                  + " is cut short or fails its CRC32C check, yet a valid record follows at byte offset "
+                  + later.getAsLong()
+                  + ": records that were acknowledged as durable changed on disk (not a torn write,"
+                  + " which can only be the last record)");
         }
         return new Scan(header, frames, offset, bytes.length);
       }
@@ -186,15 +209,23 @@ public final class LedgerJournal {
    * carry the version after the snapshot's and each the one after its predecessor; the result must
    * hold no device twice.
    */
-  public static LedgerState replay(LedgerState base, Scan scan, String location) throws CorruptCheckpointException {
+  public static LedgerState replay(LedgerState base, Scan scan, String location)
+      throws CorruptCheckpointException {
     var claims = new HashMap<>(base.claims());
     long version = base.version();
     for (var frame : scan.frames()) {
       for (var change : frame.changes()) {
         if (change.version() != version + 1) {
-          throw new CorruptCheckpointException(location, Problem.INVALID_CONTENT, "the journal record at byte offset "
-              + frame.offset() + " holds ledger version " + change.version() + " where version " + (version + 1)
-              + " comes next (a change is missing or repeated)");
+          throw new CorruptCheckpointException(
+              location,
+              Problem.INVALID_CONTENT,
+              "the journal record at byte offset "
+                  + frame.offset()
+                  + " holds ledger version "
+                  + change.version()
+                  + " where version "
+                  + (version + 1)
+                  + " comes next (a change is missing or repeated)");
         }
         switch (change) {
           case LedgerChange.Put put -> claims.put(put.entry().claim().uid(), put.entry());
@@ -206,59 +237,88 @@ public final class LedgerJournal {
     var state = new LedgerState(claims, version);
     var doubleHeld = state.doubleHeld();
     if (doubleHeld.isPresent()) {
-      throw new CorruptCheckpointException(location, Problem.INVALID_CONTENT,
-          "after replaying the journal, " + doubleHeld.get());
+      throw new CorruptCheckpointException(
+          location, Problem.INVALID_CONTENT, "after replaying the journal, " + doubleHeld.get());
     }
     return state;
   }
 
-  private static Header readHeader(byte[] bytes, String location) throws CorruptCheckpointException {
+  private static Header readHeader(byte[] bytes, String location)
+      throws CorruptCheckpointException {
     int fixed = MAGIC.length + 4 + 8 + 2;
-    if (bytes.length < fixed + 4 || !Arrays.equals(bytes, 0, MAGIC.length, MAGIC, 0, MAGIC.length)) {
-      throw new CorruptCheckpointException(location, Problem.NOT_A_LEDGER,
+    if (bytes.length < fixed + 4
+        || !Arrays.equals(bytes, 0, MAGIC.length, MAGIC, 0, MAGIC.length)) {
+      throw new CorruptCheckpointException(
+          location,
+          Problem.NOT_A_LEDGER,
           "the file does not start with a ledger journal header (\"qmledgjr\")");
     }
     var buffer = ByteBuffer.wrap(bytes);
     int format = buffer.getInt(MAGIC.length);
     if (format != VERSION && format != LEGACY_VERSION) {
-      throw new CorruptCheckpointException(location, Problem.UNSUPPORTED_VERSION, "journal format version " + format
-          + " is not supported by this agent (it reads versions " + LEGACY_VERSION + " and " + VERSION + ")");
+      throw new CorruptCheckpointException(
+          location,
+          Problem.UNSUPPORTED_VERSION,
+          "journal format version "
+              + format
+              + " is not supported by this agent (it reads versions "
+              + LEGACY_VERSION
+              + " and "
+              + VERSION
+              + ")");
     }
     long generation = buffer.getLong(MAGIC.length + 4);
     int idLength = Short.toUnsignedInt(buffer.getShort(MAGIC.length + 12));
     int length = fixed + idLength + 4;
     if (bytes.length < length) {
-      throw new CorruptCheckpointException(location, Problem.MALFORMED, "the journal header is cut short");
+      throw new CorruptCheckpointException(
+          location, Problem.MALFORMED, "the journal header is cut short");
     }
     var crc = new CRC32C();
     crc.update(bytes, 0, length - 4);
     if ((int) crc.getValue() != buffer.getInt(length - 4)) {
-      throw new CorruptCheckpointException(location, Problem.CHECKSUM_MISMATCH, "the journal header fails its CRC32C check");
+      throw new CorruptCheckpointException(
+          location, Problem.CHECKSUM_MISMATCH, "the journal header fails its CRC32C check");
     }
     var bootId = new String(bytes, fixed, idLength, StandardCharsets.UTF_8);
     if (format == LEGACY_VERSION) {
       return new Header(format, generation, bootId, length, Optional.empty());
     }
     if (length > MARK_CELLS_AT) {
-      throw new CorruptCheckpointException(location, Problem.MALFORMED, "the journal header's boot id runs into its"
-          + " mark cells at byte " + MARK_CELLS_AT);
+      throw new CorruptCheckpointException(
+          location,
+          Problem.MALFORMED,
+          "the journal header's boot id runs into its" + " mark cells at byte " + MARK_CELLS_AT);
     }
     // The whole header region, mark cells included, is written by one atomic replace: a crash never
     // leaves part of it, so a shorter file lost bytes after the fact.
     if (bytes.length < FIRST_FRAME) {
-      throw new CorruptCheckpointException(location, Problem.MALFORMED, "the journal is " + bytes.length
-          + " bytes, shorter than its " + FIRST_FRAME + "-byte header (it holds the acknowledged count): truncated");
+      throw new CorruptCheckpointException(
+          location,
+          Problem.MALFORMED,
+          "the journal is "
+              + bytes.length
+              + " bytes, shorter than its "
+              + FIRST_FRAME
+              + "-byte header (it holds the acknowledged count): truncated");
     }
     var acknowledged = JournalMark.decode(bytes, MARK_CELLS_AT);
     if (acknowledged.isPresent() && acknowledged.get().generation() != generation) {
-      throw new CorruptCheckpointException(location, Problem.INVALID_CONTENT, "the acknowledged count in the journal"
-          + " header names generation " + acknowledged.get().generation() + ", but the header is generation "
-          + generation);
+      throw new CorruptCheckpointException(
+          location,
+          Problem.INVALID_CONTENT,
+          "the acknowledged count in the journal"
+              + " header names generation "
+              + acknowledged.get().generation()
+              + ", but the header is generation "
+              + generation);
     }
     return new Header(format, generation, bootId, FIRST_FRAME, acknowledged);
   }
 
-  /** The payload length of the frame at {@code offset} if it is whole and its CRC matches; else -1. */
+  /**
+   * The payload length of the frame at {@code offset} if it is whole and its CRC matches; else -1.
+   */
   private static int validFrameLength(byte[] bytes, int offset) {
     if (bytes.length - offset < FRAME_HEADER) {
       return -1;
@@ -288,8 +348,8 @@ public final class LedgerJournal {
     return (int) crc.getValue();
   }
 
-  private static List<LedgerChange> decodeFrame(byte[] bytes, int offset, int length, String location)
-      throws CorruptCheckpointException {
+  private static List<LedgerChange> decodeFrame(
+      byte[] bytes, int offset, int length, String location) throws CorruptCheckpointException {
     var at = "the journal record at byte offset " + offset;
     try {
       var top = JSON.readTree(bytes, offset + FRAME_HEADER, length);
@@ -303,14 +363,18 @@ public final class LedgerJournal {
       }
       return out;
     } catch (IOException e) {
-      throw new CorruptCheckpointException(location, Problem.MALFORMED, at + " passes its CRC32C check but is not"
-          + " valid JSON", e);
+      throw new CorruptCheckpointException(
+          location,
+          Problem.MALFORMED,
+          at + " passes its CRC32C check but is not" + " valid JSON",
+          e);
     } catch (CheckpointCodec.InvalidContent e) {
       throw new CorruptCheckpointException(location, Problem.INVALID_CONTENT, e.getMessage());
     }
   }
 
-  private static LedgerChange decodeChange(JsonNode node, String at) throws CheckpointCodec.InvalidContent {
+  private static LedgerChange decodeChange(JsonNode node, String at)
+      throws CheckpointCodec.InvalidContent {
     var version = node.path("version");
     if (!version.isIntegralNumber() || !version.canConvertToLong() || version.asLong() <= 0) {
       throw new CheckpointCodec.InvalidContent(at + ": \"version\" must be an integer > 0");

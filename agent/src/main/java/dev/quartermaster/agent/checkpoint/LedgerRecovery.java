@@ -41,7 +41,8 @@ public final class LedgerRecovery {
    * and the mark file's acknowledged count (empty for a journal from before marks, or a mark file
    * lost or unreadable; the journal's header keeps a second count, {@link #newestMark}).
    */
-  public record Recovered(Checkpoint snapshot, LedgerState state, JournalStatus journal, Optional<JournalMark> mark) {
+  public record Recovered(
+      Checkpoint snapshot, LedgerState state, JournalStatus journal, Optional<JournalMark> mark) {
     public Recovered {
       Objects.requireNonNull(snapshot, "snapshot");
       Objects.requireNonNull(state, "state");
@@ -55,7 +56,8 @@ public final class LedgerRecovery {
 
     /** The journal header's acknowledged count, if the journal was replayed and holds one. */
     public Optional<JournalMark> headerMark() {
-      return journal instanceof JournalStatus.Replayed replayed ? replayed.scan().header().acknowledged()
+      return journal instanceof JournalStatus.Replayed replayed
+          ? replayed.scan().header().acknowledged()
           : Optional.empty();
     }
 
@@ -66,25 +68,42 @@ public final class LedgerRecovery {
     }
   }
 
-  /** The ledger of {@code file}; empty if there is none yet. Corruption is a {@link CorruptCheckpointException}. */
+  /**
+   * The ledger of {@code file}; empty if there is none yet. Corruption is a {@link
+   * CorruptCheckpointException}.
+   */
   public static Optional<Recovered> read(LedgerFile file) throws IOException {
     var journal = file.journal();
     // The mark first: it only ever trails the journal, so a reader racing a commit sees a mark no
     // further than the journal it reads next.
-    Optional<JournalMark> mark = journal.isPresent()
-        ? journal.get().readMark().flatMap(JournalMark::decode) : Optional.empty();
+    Optional<JournalMark> mark =
+        journal.isPresent()
+            ? journal.get().readMark().flatMap(JournalMark::decode)
+            : Optional.empty();
     Optional<byte[]> journalBytes = journal.isPresent() ? journal.get().read() : Optional.empty();
     var snapshotBytes = file.read();
     if (snapshotBytes.isEmpty()) {
       if (mark.isPresent()) {
-        throw new CorruptCheckpointException(file.location(), Problem.ACKNOWLEDGED_LOST, "the snapshot is missing"
-            + (journalBytes.isPresent() ? "" : " and so is its journal") + ", but the journal's mark "
-            + journal.get().markLocation() + " shows a ledger was committed here (journal generation "
-            + mark.get().generation() + ", " + mark.get().frames() + " records acknowledged)");
+        throw new CorruptCheckpointException(
+            file.location(),
+            Problem.ACKNOWLEDGED_LOST,
+            "the snapshot is missing"
+                + (journalBytes.isPresent() ? "" : " and so is its journal")
+                + ", but the journal's mark "
+                + journal.get().markLocation()
+                + " shows a ledger was committed here (journal generation "
+                + mark.get().generation()
+                + ", "
+                + mark.get().frames()
+                + " records acknowledged)");
       }
       if (journalBytes.isPresent()) {
-        throw new CorruptCheckpointException(journal.get().location(), Problem.INVALID_CONTENT,
-            "a ledger journal exists but its snapshot " + file.location() + " does not; the journal alone does not"
+        throw new CorruptCheckpointException(
+            journal.get().location(),
+            Problem.INVALID_CONTENT,
+            "a ledger journal exists but its snapshot "
+                + file.location()
+                + " does not; the journal alone does not"
                 + " hold the whole ledger");
       }
       return Optional.empty();
@@ -104,13 +123,27 @@ public final class LedgerRecovery {
       return Optional.of(new Recovered(snapshot, snapshot.state(), status, mark));
     }
     if (generation > snapshot.journalGeneration()) {
-      throw new CorruptCheckpointException(location, Problem.INVALID_CONTENT, "journal generation " + generation
-          + " is newer than the generation " + snapshot.journalGeneration() + " named by the snapshot "
-          + file.location() + "; the snapshot is always written first, so one of the two was replaced from elsewhere");
+      throw new CorruptCheckpointException(
+          location,
+          Problem.INVALID_CONTENT,
+          "journal generation "
+              + generation
+              + " is newer than the generation "
+              + snapshot.journalGeneration()
+              + " named by the snapshot "
+              + file.location()
+              + "; the snapshot is always written first, so one of the two was replaced from elsewhere");
     }
     if (!scan.header().bootId().equals(snapshot.bootId())) {
-      throw new CorruptCheckpointException(location, Problem.INVALID_CONTENT, "the journal was written during boot "
-          + scan.header().bootId() + " but its snapshot " + file.location() + " during boot " + snapshot.bootId());
+      throw new CorruptCheckpointException(
+          location,
+          Problem.INVALID_CONTENT,
+          "the journal was written during boot "
+              + scan.header().bootId()
+              + " but its snapshot "
+              + file.location()
+              + " during boot "
+              + snapshot.bootId());
     }
     var status = new JournalStatus.Replayed(scan);
     // Before replay: a journal cut short of its mark must be named as lost records, not as whatever

@@ -11,9 +11,9 @@ import java.util.Optional;
 /**
  * A ledger file (snapshot and journal) in memory with a crash model: what was written but not yet
  * synced is lost on {@link #crash}. By default every snapshot {@link #write} and journal {@code
- * replace} is synced before it returns, as the real file's; journal appends stay unsynced until
- * the journal's {@code force}, and so do the in-place writes of the journal header's mark cells.
- * {@link #failNextWrites} makes the next writes of either kind throw before they sync (the
+ * replace} is synced before it returns, as the real file's; journal appends stay unsynced until the
+ * journal's {@code force}, and so do the in-place writes of the journal header's mark cells. {@link
+ * #failNextWrites} makes the next writes of either kind throw before they sync (the
  * crash-in-the-middle case), and {@link #holdUnsynced} keeps the next snapshot writes unsynced
  * until {@link #sync}, for a simulation that crashes between a write and its fsync.
  */
@@ -23,11 +23,18 @@ public final class SimulatedLedgerFile implements LedgerFile {
   private Optional<byte[]> journalDurable = Optional.empty();
   private final ByteArrayOutputStream journalUnsynced = new ByteArrayOutputStream();
   private final Journal journal = new Journal();
+
   /** The mark file as written, and as last forced: a crash puts the first back to the second. */
   private final byte[] mark = new byte[2 * JournalMark.CELL];
+
   private final byte[] markDurable = new byte[2 * JournalMark.CELL];
-  /** In-place writes into the journal header's mark cells since its last force, in order: a crash drops them. */
+
+  /**
+   * In-place writes into the journal header's mark cells since its last force, in order: a crash
+   * drops them.
+   */
   private final List<Map.Entry<Long, byte[]>> headerUnsynced = new ArrayList<>();
+
   private boolean marked;
   private boolean markedDurable;
   private int failures;
@@ -183,7 +190,8 @@ public final class SimulatedLedgerFile implements LedgerFile {
     public void force() {
       synchronized (SimulatedLedgerFile.this) {
         forces++;
-        journalDurable = journalDurable.map(d -> withHeader(concat(d, journalUnsynced.toByteArray())));
+        journalDurable =
+            journalDurable.map(d -> withHeader(concat(d, journalUnsynced.toByteArray())));
         journalUnsynced.reset();
         headerUnsynced.clear();
       }
@@ -192,7 +200,8 @@ public final class SimulatedLedgerFile implements LedgerFile {
     @Override
     public void truncate(long size) {
       synchronized (SimulatedLedgerFile.this) {
-        var all = withHeader(concat(journalDurable.orElse(new byte[0]), journalUnsynced.toByteArray()));
+        var all =
+            withHeader(concat(journalDurable.orElse(new byte[0]), journalUnsynced.toByteArray()));
         journalUnsynced.reset();
         headerUnsynced.clear();
         journalDurable = Optional.of(Arrays.copyOf(all, (int) size));
@@ -205,7 +214,12 @@ public final class SimulatedLedgerFile implements LedgerFile {
     for (var write : headerUnsynced) {
       int at = Math.toIntExact(write.getKey());
       if (at < journal.length) {
-        System.arraycopy(write.getValue(), 0, journal, at, Math.min(write.getValue().length, journal.length - at));
+        System.arraycopy(
+            write.getValue(),
+            0,
+            journal,
+            at,
+            Math.min(write.getValue().length, journal.length - at));
       }
     }
     return journal;

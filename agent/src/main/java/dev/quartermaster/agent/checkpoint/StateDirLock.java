@@ -2,15 +2,14 @@ package dev.quartermaster.agent.checkpoint;
 
 import dev.quartermaster.core.files.OwnerOnly;
 import java.io.IOException;
-import org.slf4j.LoggerFactory;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import org.slf4j.LoggerFactory;
 
 /**
  * An exclusive lock on {@code <state>/agent.lock} (an OS file lock, released by the kernel when the
@@ -30,20 +29,31 @@ public final class StateDirLock implements AutoCloseable {
     this.lock = lock;
   }
 
-  /** Takes the lock of {@code stateDir}, creating the directory; throws if another process has it. */
+  /**
+   * Takes the lock of {@code stateDir}, creating the directory; throws if another process has it.
+   */
   public static StateDirLock acquire(Path stateDir) throws IOException {
-    // The state dir holds ledgers, journals, checkpoints and task output: no other local user may read it.
-    OwnerOnly.directory(stateDir).ifPresent(t -> LoggerFactory.getLogger(StateDirLock.class)
-        .warn("agent state directory was open to other users; tightened {}", t));
+    // The state dir holds ledgers, journals, checkpoints and task output: no other local user may
+    // read it.
+    OwnerOnly.directory(stateDir)
+        .ifPresent(
+            t ->
+                LoggerFactory.getLogger(StateDirLock.class)
+                    .warn("agent state directory was open to other users; tightened {}", t));
     var path = stateDir.resolve(FILE_NAME).toAbsolutePath();
-    var channel = FileChannel.open(path, java.util.Set.of(StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE),
-        OwnerOnly.fileAttribute(path));
+    var channel =
+        FileChannel.open(
+            path,
+            java.util.Set.of(
+                StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE),
+            OwnerOnly.fileAttribute(path));
     FileLock lock;
     try {
       lock = channel.tryLock();
     } catch (OverlappingFileLockException e) {
       channel.close();
-      throw new StateDirLockedException(path, "pid " + ProcessHandle.current().pid() + ", this very process");
+      throw new StateDirLockedException(
+          path, "pid " + ProcessHandle.current().pid() + ", this very process");
     } catch (IOException e) {
       channel.close();
       throw e;
@@ -54,7 +64,8 @@ public final class StateDirLock implements AutoCloseable {
       throw new StateDirLockedException(path, holder);
     }
     try {
-      var text = ("pid " + ProcessHandle.current().pid() + "\n").getBytes(StandardCharsets.US_ASCII);
+      var text =
+          ("pid " + ProcessHandle.current().pid() + "\n").getBytes(StandardCharsets.US_ASCII);
       channel.truncate(0);
       channel.write(ByteBuffer.wrap(text), 0);
       channel.force(true);

@@ -11,8 +11,14 @@ public final class StateDirLockedException extends IOException {
   private final String holder;
 
   public StateDirLockedException(Path lockFile, String holder) {
-    super("state directory " + lockFile.getParent() + " is in use by another agent (" + holder + ", lock "
-        + lockFile + "); stop that agent first, or give this one another --state directory");
+    super(
+        "state directory "
+            + lockFile.getParent()
+            + " is in use by another agent ("
+            + holder
+            + ", lock "
+            + lockFile
+            + "); stop that agent first, or give this one another --state directory");
     this.lockFile = lockFile;
     this.holder = holder;
   }

@@ -42,7 +42,8 @@ public final class ControlNodeCreator {
     try {
       numbering = Numbering.load(root);
     } catch (IOException | IllegalArgumentException e) {
-      return new Result(created, List.of("cannot read the device numbers under " + root + ": " + e.getMessage()));
+      return new Result(
+          created, List.of("cannot read the device numbers under " + root + ": " + e.getMessage()));
     }
     var dev = root.resolve("dev");
     for (var node : ControlNode.values()) {
@@ -50,7 +51,8 @@ public final class ControlNodeCreator {
       switch (numbering.control(node)) {
         case Numbering.Expected.Unknown u -> failures.add("cannot create " + path + ": " + u.why());
         case Numbering.Expected.Known k -> {
-          if (NodeVerifier.verify(node.containerPath(), path, k.expectation()) instanceof NodeVerifier.Verdict.Bad) {
+          if (NodeVerifier.verify(node.containerPath(), path, k.expectation())
+              instanceof NodeVerifier.Verdict.Bad) {
             try {
               create(path, k.expectation(), modeFor(numbering));
               created.add(path);

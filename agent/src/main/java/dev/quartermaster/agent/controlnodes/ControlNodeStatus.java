@@ -49,7 +49,8 @@ public sealed interface ControlNodeStatus {
   }
 
   /** Some required node is missing or wrong; {@code present}: those that are right. */
-  record Incomplete(List<NodeProblem> problems, List<VerifiedNode> present) implements ControlNodeStatus {
+  record Incomplete(List<NodeProblem> problems, List<VerifiedNode> present)
+      implements ControlNodeStatus {
     public Incomplete {
       if (problems.isEmpty()) {
         throw new IllegalArgumentException("an incomplete status needs at least one problem");
@@ -63,7 +64,10 @@ public sealed interface ControlNodeStatus {
       return false;
     }
 
-    /** {@code DriverNotLoaded}, {@code ControlNodeMissing} or {@code ControlNodeWrong}, after the first problem. */
+    /**
+     * {@code DriverNotLoaded}, {@code ControlNodeMissing} or {@code ControlNodeWrong}, after the
+     * first problem.
+     */
     @Override
     public String reason() {
       return switch (problems.getFirst().kind()) {

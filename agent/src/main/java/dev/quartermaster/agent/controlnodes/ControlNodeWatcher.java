@@ -14,15 +14,15 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
- * Re-checks the control nodes on change and tells a listener whenever the status differs from
- * the last one it was told (and once at start). Two triggers: a periodic rescan on {@link
- * Env#schedule} (the guarantee: a node that appears is seen within one period), and, with {@link
- * FileWatch#ON}, a {@link WatchService} on the device directory (the fast path; inotify on {@code
- * /dev}). Each rescan runs a fresh {@link ControlNodeCheck}: the host's tree at that moment.
+ * Re-checks the control nodes on change and tells a listener whenever the status differs from the
+ * last one it was told (and once at start). Two triggers: a periodic rescan on {@link Env#schedule}
+ * (the guarantee: a node that appears is seen within one period), and, with {@link FileWatch#ON}, a
+ * {@link WatchService} on the device directory (the fast path; inotify on {@code /dev}). Each
+ * rescan runs a fresh {@link ControlNodeCheck}: the host's tree at that moment.
  *
  * <p>The listener is called under the watcher's lock, in order, and must be quick (update a
- * condition, rewrite specs asynchronously). A simulation (single-threaded {@code Env}) uses
- * {@link FileWatch#OFF}: the file watch blocks a thread of its own.
+ * condition, rewrite specs asynchronously). A simulation (single-threaded {@code Env}) uses {@link
+ * FileWatch#OFF}: the file watch blocks a thread of its own.
  */
 public final class ControlNodeWatcher implements AutoCloseable {
 
@@ -42,7 +42,11 @@ public final class ControlNodeWatcher implements AutoCloseable {
   private Optional<WatchService> watch = Optional.empty();
   private boolean closed;
 
-  private ControlNodeWatcher(Env env, Supplier<ControlNodeStatus> check, Optional<Path> watchDir, Duration period,
+  private ControlNodeWatcher(
+      Env env,
+      Supplier<ControlNodeStatus> check,
+      Optional<Path> watchDir,
+      Duration period,
       Consumer<ControlNodeStatus> listener) {
     this.env = Objects.requireNonNull(env, "env");
     this.check = Objects.requireNonNull(check, "check");
@@ -55,9 +59,17 @@ public final class ControlNodeWatcher implements AutoCloseable {
   }
 
   /** Checks now (telling the listener), then keeps watching until {@link #close()}. */
-  public static ControlNodeWatcher start(Env env, ControlNodeCheck check, Duration period, FileWatch fileWatch,
+  public static ControlNodeWatcher start(
+      Env env,
+      ControlNodeCheck check,
+      Duration period,
+      FileWatch fileWatch,
       Consumer<ControlNodeStatus> listener) {
-    return start(env, check::check, fileWatch == FileWatch.ON ? Optional.of(check.devDir()) : Optional.empty(), period,
+    return start(
+        env,
+        check::check,
+        fileWatch == FileWatch.ON ? Optional.of(check.devDir()) : Optional.empty(),
+        period,
         listener);
   }
 
@@ -65,8 +77,12 @@ public final class ControlNodeWatcher implements AutoCloseable {
    * Checks now (telling the listener), then keeps watching until {@link #close()}: every {@code
    * period}, and at once when an entry of {@code watchDir} (if any) is created or deleted.
    */
-  public static ControlNodeWatcher start(Env env, Supplier<ControlNodeStatus> check, Optional<Path> watchDir,
-      Duration period, Consumer<ControlNodeStatus> listener) {
+  public static ControlNodeWatcher start(
+      Env env,
+      Supplier<ControlNodeStatus> check,
+      Optional<Path> watchDir,
+      Duration period,
+      Consumer<ControlNodeStatus> listener) {
     var watcher = new ControlNodeWatcher(env, check, watchDir, period, listener);
     if (watchDir.isPresent()) {
       watcher.startFileWatch();
@@ -107,7 +123,8 @@ public final class ControlNodeWatcher implements AutoCloseable {
     try {
       var service = dir.getFileSystem().newWatchService();
       // Create and delete only: writes to a host's ttys would make "modify" fire all the time.
-      dir.register(service, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_DELETE);
+      dir.register(
+          service, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_DELETE);
       synchronized (this) {
         watch = Optional.of(service);
       }
@@ -138,12 +155,13 @@ public final class ControlNodeWatcher implements AutoCloseable {
   public synchronized void close() {
     closed = true;
     nextRescan.cancel();
-    watch.ifPresent(w -> {
-      try {
-        w.close();
-      } catch (IOException e) {
-        // closing anyway
-      }
-    });
+    watch.ifPresent(
+        w -> {
+          try {
+            w.close();
+          } catch (IOException e) {
+            // closing anyway
+          }
+        });
   }
 }

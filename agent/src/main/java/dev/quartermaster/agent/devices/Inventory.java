@@ -9,11 +9,12 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * What one discovery found: the usable GPUs, which backend found them, and every problem with
- * what it left out, each naming the exact path (never silently dropped: an incomplete device set
- * must be visible); and the IMEX channels, with their own problems or why there are none.
+ * What one discovery found: the usable GPUs, which backend found them, and every problem with what
+ * it left out, each naming the exact path (never silently dropped: an incomplete device set must be
+ * visible); and the IMEX channels, with their own problems or why there are none.
  */
-public record Inventory(String source, List<DiscoveredGpu> gpus, List<String> problems, ImexChannels channels) {
+public record Inventory(
+    String source, List<DiscoveredGpu> gpus, List<String> problems, ImexChannels channels) {
   public Inventory {
     Objects.requireNonNull(source, "source");
     gpus = List.copyOf(gpus);
@@ -26,7 +27,10 @@ public record Inventory(String source, List<DiscoveredGpu> gpus, List<String> pr
     this(source, gpus, problems, ImexChannels.NONE);
   }
 
-  /** The inventory a discovery result describes; a backend that could not look found nothing, and says why. */
+  /**
+   * The inventory a discovery result describes; a backend that could not look found nothing, and
+   * says why.
+   */
   public static Inventory of(DiscoveryResult result) {
     return of(result, ImexChannels.NONE);
   }
@@ -35,7 +39,8 @@ public record Inventory(String source, List<DiscoveredGpu> gpus, List<String> pr
   public static Inventory of(DiscoveryResult result, ImexChannels channels) {
     return switch (result) {
       case DiscoveryResult.Found f -> new Inventory(f.source(), f.gpus(), f.problems(), channels);
-      case DiscoveryResult.Unavailable u -> new Inventory(u.source(), List.of(), List.of(u.reason()), channels);
+      case DiscoveryResult.Unavailable u ->
+          new Inventory(u.source(), List.of(), List.of(u.reason()), channels);
     };
   }
 

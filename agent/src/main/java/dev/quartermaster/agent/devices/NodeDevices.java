@@ -32,7 +32,11 @@ public final class NodeDevices implements AutoCloseable {
   private final AtomicReference<Inventory> inventory;
   private AutoCloseable healthSource = () -> {};
 
-  private NodeDevices(GpuDiscovery discovery, Supplier<ImexChannels> channels, HealthTracker tracker, Runnable changed) {
+  private NodeDevices(
+      GpuDiscovery discovery,
+      Supplier<ImexChannels> channels,
+      HealthTracker tracker,
+      Runnable changed) {
     this.discovery = discovery;
     this.channels = channels;
     this.tracker = tracker;
@@ -48,12 +52,16 @@ public final class NodeDevices implements AutoCloseable {
   public static NodeDevices start(Env env, DeviceTree tree, HealthPolicy policy, Runnable changed) {
     Objects.requireNonNull(changed, "changed");
     var holder = new AtomicReference<NodeDevices>();
-    var tracker = new HealthTracker(env, policy, (device, health) -> {
-      var self = holder.get();
-      if (self != null) {
-        self.changed.run();
-      }
-    });
+    var tracker =
+        new HealthTracker(
+            env,
+            policy,
+            (device, health) -> {
+              var self = holder.get();
+              if (self != null) {
+                self.changed.run();
+              }
+            });
     var devices = new NodeDevices(tree.discovery(), tree::channels, tracker, changed);
     holder.set(devices);
     devices.healthSource = tree.startHealth(env, devices.inventory().gpus(), tracker);
@@ -75,11 +83,16 @@ public final class NodeDevices implements AutoCloseable {
     return next;
   }
 
-  /** The GPUs as published in the node's DeviceSlice, each with its health now, then the IMEX channels. */
+  /**
+   * The GPUs as published in the node's DeviceSlice, each with its health now, then the IMEX
+   * channels.
+   */
   public List<Device> devices() {
     var found = inventory();
-    return Stream.concat(found.gpus().stream().map(g -> tracker.health(g.name()).applyTo(g.toDevice())),
-        found.channels().channels().stream().map(DiscoveredChannel::toDevice)).toList();
+    return Stream.concat(
+            found.gpus().stream().map(g -> tracker.health(g.name()).applyTo(g.toDevice())),
+            found.channels().channels().stream().map(DiscoveredChannel::toDevice))
+        .toList();
   }
 
   public HealthTracker health() {

@@ -11,7 +11,13 @@ import java.util.OptionalLong;
  * @param name {@code gpu-<index>}, the device's name in the node's DeviceSlice and in CDI names
  */
 public record DiscoveredGpu(
-    String name, int index, String uuid, String model, OptionalLong memoryBytes, int minor, String pciBusId,
+    String name,
+    int index,
+    String uuid,
+    String model,
+    OptionalLong memoryBytes,
+    int minor,
+    String pciBusId,
     VerifiedNode node) {
   public static final String CLASS = "gpu";
 
@@ -25,8 +31,15 @@ public record DiscoveredGpu(
   }
 
   static DiscoveredGpu of(GpuInfo info, VerifiedNode node) {
-    return new DiscoveredGpu("gpu-" + info.index(), info.index(), info.uuid(), info.model(), info.memoryBytes(),
-        info.minor(), info.pciBusId(), node);
+    return new DiscoveredGpu(
+        "gpu-" + info.index(),
+        info.index(),
+        info.uuid(),
+        info.model(),
+        info.memoryBytes(),
+        info.minor(),
+        info.pciBusId(),
+        node);
   }
 
   /**

@@ -10,7 +10,8 @@ public sealed interface DiscoveryResult {
    * GPUs found by {@code source} ("nvml", "proc"). {@code problems} names every GPU that was seen
    * and left out, with the exact path or call at fault; nothing is dropped silently.
    */
-  record Found(String source, List<DiscoveredGpu> gpus, List<String> problems) implements DiscoveryResult {
+  record Found(String source, List<DiscoveredGpu> gpus, List<String> problems)
+      implements DiscoveryResult {
     public Found {
       Objects.requireNonNull(source, "source");
       gpus = List.copyOf(gpus);

@@ -7,8 +7,8 @@ import java.util.Objects;
  * nvidia-modprobe's numbering on a real host: {@code nvidiactl} 255 and {@code nvidia-modeset} 254
  * under the {@code nvidia} (else {@code nvidia-frontend}) major, {@code nvidia<N>} N under it too,
  * {@code nvidia-uvm} 0 and {@code nvidia-uvm-tools} 1 under the dynamic {@code nvidia-uvm} major,
- * {@code nvidia-caps-imex-channels/channel<N>} N under the dynamic {@code nvidia-caps-imex-channels}
- * major.
+ * {@code nvidia-caps-imex-channels/channel<N>} N under the dynamic {@code
+ * nvidia-caps-imex-channels} major.
  */
 public record DriverNumbering(ProcDevices devices, Path source) implements Numbering {
 
@@ -19,10 +19,19 @@ public record DriverNumbering(ProcDevices devices, Path source) implements Numbe
 
   @Override
   public Expected control(ControlNode node) {
-    var major = node.driver().equals(ProcDevices.NVIDIA) ? devices.nvidiaMajor() : devices.major(node.driver());
+    var major =
+        node.driver().equals(ProcDevices.NVIDIA)
+            ? devices.nvidiaMajor()
+            : devices.major(node.driver());
     if (major.isEmpty()) {
-      return new Expected.Unknown(source + " lists no " + driverText(node.driver()) + " major"
-          + (node.driver().equals(ProcDevices.NVIDIA_UVM) ? " (the nvidia-uvm module is not loaded)" : " (the NVIDIA driver is not loaded)"));
+      return new Expected.Unknown(
+          source
+              + " lists no "
+              + driverText(node.driver())
+              + " major"
+              + (node.driver().equals(ProcDevices.NVIDIA_UVM)
+                  ? " (the nvidia-uvm module is not loaded)"
+                  : " (the NVIDIA driver is not loaded)"));
     }
     return new Expected.Known(NodeExpectation.charDevice(major.getAsLong(), node.minor()));
   }
@@ -31,7 +40,8 @@ public record DriverNumbering(ProcDevices devices, Path source) implements Numbe
   public Expected gpu(long minor) {
     var major = devices.nvidiaMajor();
     if (major.isEmpty()) {
-      return new Expected.Unknown(source + " lists no nvidia or nvidia-frontend major (the NVIDIA driver is not loaded)");
+      return new Expected.Unknown(
+          source + " lists no nvidia or nvidia-frontend major (the NVIDIA driver is not loaded)");
     }
     return new Expected.Known(NodeExpectation.charDevice(major.getAsLong(), minor));
   }
@@ -40,8 +50,11 @@ public record DriverNumbering(ProcDevices devices, Path source) implements Numbe
   public Expected channel(long id) {
     var major = devices.imexChannelsMajor();
     if (major.isEmpty()) {
-      return new Expected.Unknown(source + " lists no " + ProcDevices.NVIDIA_CAPS_IMEX_CHANNELS
-          + " major (the NVIDIA driver offers no IMEX channels)");
+      return new Expected.Unknown(
+          source
+              + " lists no "
+              + ProcDevices.NVIDIA_CAPS_IMEX_CHANNELS
+              + " major (the NVIDIA driver offers no IMEX channels)");
     }
     return new Expected.Known(NodeExpectation.charDevice(major.getAsLong(), id));
   }

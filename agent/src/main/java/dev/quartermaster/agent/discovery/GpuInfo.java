@@ -12,14 +12,16 @@ import java.util.OptionalLong;
  * @param minor the N of {@code /dev/nvidia<N>}
  * @param pciBusId e.g. {@code 0000:06:00.0}
  */
-public record GpuInfo(int index, String uuid, String model, OptionalLong memoryBytes, int minor, String pciBusId) {
+public record GpuInfo(
+    int index, String uuid, String model, OptionalLong memoryBytes, int minor, String pciBusId) {
   public GpuInfo {
     Objects.requireNonNull(uuid, "uuid");
     Objects.requireNonNull(model, "model");
     Objects.requireNonNull(memoryBytes, "memoryBytes");
     Objects.requireNonNull(pciBusId, "pciBusId");
     if (index < 0 || minor < 0) {
-      throw new IllegalArgumentException("index and minor must not be negative: " + index + ", " + minor);
+      throw new IllegalArgumentException(
+          "index and minor must not be negative: " + index + ", " + minor);
     }
   }
 }

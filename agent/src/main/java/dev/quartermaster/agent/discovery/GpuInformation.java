@@ -10,8 +10,8 @@ import java.util.OptionalLong;
  * the first colon, both sides trimmed; later keys do not overwrite earlier ones).
  *
  * <p>Real drivers write Model, IRQ, GPU UUID, Video BIOS, Bus Type, DMA Size, DMA Mask, Bus
- * Location, Device Minor and GPU Excluded. They do not write the memory size; a simulated root
- * adds a {@code Memory: <bytes>} line that real files never have (see {@link SimulatedDeviceRoot}).
+ * Location, Device Minor and GPU Excluded. They do not write the memory size; a simulated root adds
+ * a {@code Memory: <bytes>} line that real files never have (see {@link SimulatedDeviceRoot}).
  */
 public record GpuInformation(Map<String, String> fields) {
   public static final String MODEL = "Model";

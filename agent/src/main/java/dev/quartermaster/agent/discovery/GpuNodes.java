@@ -13,7 +13,8 @@ import java.util.List;
 public final class GpuNodes {
   private GpuNodes() {}
 
-  public static DiscoveryResult.Found verify(Path root, String source, List<GpuInfo> infos, List<String> problemsSoFar) {
+  public static DiscoveryResult.Found verify(
+      Path root, String source, List<GpuInfo> infos, List<String> problemsSoFar) {
     var problems = new ArrayList<>(problemsSoFar);
     var gpus = new ArrayList<DiscoveredGpu>();
     Numbering numbering;
@@ -27,12 +28,14 @@ public final class GpuNodes {
       var containerPath = "/dev/nvidia" + info.minor();
       var hostPath = root.resolve("dev").resolve("nvidia" + info.minor());
       switch (numbering.gpu(info.minor())) {
-        case Numbering.Expected.Unknown u -> problems.add("gpu-" + info.index() + " (" + info.uuid() + "): " + u.why());
+        case Numbering.Expected.Unknown u ->
+            problems.add("gpu-" + info.index() + " (" + info.uuid() + "): " + u.why());
         case Numbering.Expected.Known k -> {
           switch (NodeVerifier.verify(containerPath, hostPath, k.expectation())) {
             case NodeVerifier.Verdict.Ok ok -> gpus.add(DiscoveredGpu.of(info, ok.node()));
             case NodeVerifier.Verdict.Bad bad ->
-                problems.add("gpu-" + info.index() + " (" + info.uuid() + "): " + bad.problem().message());
+                problems.add(
+                    "gpu-" + info.index() + " (" + info.uuid() + "): " + bad.problem().message());
           }
         }
       }

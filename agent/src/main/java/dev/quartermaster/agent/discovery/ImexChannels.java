@@ -13,21 +13,23 @@ import java.util.regex.Pattern;
 /**
  * This node's IMEX channels, as one look found them: {@code
  * <root>/dev/nvidia-caps-imex-channels/channel<N>}, character devices whose major is the {@code
- * nvidia-caps-imex-channels} entry of {@code <root>/proc/devices} and whose minor is N (a
- * simulated root's stand-ins instead, from {@code <root>/sim/stand-ins}). Published as devices of
- * class {@code channel} named {@code channel-<N>}.
+ * nvidia-caps-imex-channels} entry of {@code <root>/proc/devices} and whose minor is N (a simulated
+ * root's stand-ins instead, from {@code <root>/sim/stand-ins}). Published as devices of class
+ * {@code channel} named {@code channel-<N>}.
  *
- * <p>Without that /proc/devices entry the driver offers no channels: there are none, whatever is
- * in {@code dev/}, and {@link #absentReason()} says why. A node that is there but wrong is left out
+ * <p>Without that /proc/devices entry the driver offers no channels: there are none, whatever is in
+ * {@code dev/}, and {@link #absentReason()} says why. A node that is there but wrong is left out
  * and named in {@link #problems()}.
  *
  * @param channels the usable channels, by id
  * @param problems every channel node seen and left out, naming its path
  * @param absentReason why there are no channels at all, when there are none for a reason
  */
-public record ImexChannels(List<DiscoveredChannel> channels, List<String> problems, Optional<String> absentReason) {
+public record ImexChannels(
+    List<DiscoveredChannel> channels, List<String> problems, Optional<String> absentReason) {
   /** The directory under {@code dev/}. */
   public static final String DIR = "nvidia-caps-imex-channels";
+
   /** A device tree that does not look for channels (the in-memory simulation). */
   public static final ImexChannels NONE = new ImexChannels(List.of(), List.of(), Optional.empty());
 
@@ -44,7 +46,10 @@ public record ImexChannels(List<DiscoveredChannel> channels, List<String> proble
     return new ImexChannels(List.of(), List.of(), Optional.of(why));
   }
 
-  /** {@code nvidia-caps-imex-channels/channel<id>}, relative to the device directory (and a stand-in's name). */
+  /**
+   * {@code nvidia-caps-imex-channels/channel<id>}, relative to the device directory (and a
+   * stand-in's name).
+   */
   public static String fileName(long id) {
     return DIR + "/channel" + id;
   }
@@ -82,8 +87,12 @@ public record ImexChannels(List<DiscoveredChannel> channels, List<String> proble
     if (!problems.isEmpty()) {
       // 2,048 broken nodes must not make a condition of 2,048 lines: the first few and a count
       var shown = problems.subList(0, Math.min(problems.size(), SHOWN_PROBLEMS));
-      parts.add("channels left out: " + String.join("; ", shown)
-          + (problems.size() > shown.size() ? "; and " + (problems.size() - shown.size()) + " more" : ""));
+      parts.add(
+          "channels left out: "
+              + String.join("; ", shown)
+              + (problems.size() > shown.size()
+                  ? "; and " + (problems.size() - shown.size()) + " more"
+                  : ""));
     }
     return String.join("; ", parts);
   }
@@ -98,8 +107,11 @@ public record ImexChannels(List<DiscoveredChannel> channels, List<String> proble
       return absent("cannot read " + procDevices + ": " + e.getMessage());
     }
     if (devices.imexChannelsMajor().isEmpty()) {
-      return absent(procDevices + " lists no " + ProcDevices.NVIDIA_CAPS_IMEX_CHANNELS
-          + " major (the NVIDIA driver offers no IMEX channels)");
+      return absent(
+          procDevices
+              + " lists no "
+              + ProcDevices.NVIDIA_CAPS_IMEX_CHANNELS
+              + " major (the NVIDIA driver offers no IMEX channels)");
     }
     var dir = root.resolve("dev").resolve(DIR);
     if (!Files.isDirectory(dir)) {
@@ -130,9 +142,12 @@ public record ImexChannels(List<DiscoveredChannel> channels, List<String> proble
       switch (numbering.channel(id)) {
         case Numbering.Expected.Unknown u -> problems.add(name + ": " + u.why());
         case Numbering.Expected.Known k -> {
-          switch (NodeVerifier.verify(containerPath(id), dir.resolve("channel" + id), k.expectation())) {
-            case NodeVerifier.Verdict.Ok ok -> channels.add(new DiscoveredChannel(name, id, ok.node()));
-            case NodeVerifier.Verdict.Bad bad -> problems.add(name + ": " + bad.problem().message());
+          switch (NodeVerifier.verify(
+              containerPath(id), dir.resolve("channel" + id), k.expectation())) {
+            case NodeVerifier.Verdict.Ok ok ->
+                channels.add(new DiscoveredChannel(name, id, ok.node()));
+            case NodeVerifier.Verdict.Bad bad ->
+                problems.add(name + ": " + bad.problem().message());
           }
         }
       }

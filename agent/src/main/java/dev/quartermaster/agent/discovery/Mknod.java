@@ -37,8 +37,8 @@ public final class Mknod {
   public static final int DRIVER_MODE = 0666;
 
   /**
-   * A simulated root's mode: its nodes are real devices standing in for NVIDIA's, so only root
-   * may open them (see {@link SimulatedDeviceRoot}).
+   * A simulated root's mode: its nodes are real devices standing in for NVIDIA's, so only root may
+   * open them (see {@link SimulatedDeviceRoot}).
    */
   public static final int SIMULATED_MODE = 0600;
 
@@ -65,7 +65,10 @@ public final class Mknod {
   static long rdev(DeviceNumber number) {
     long major = number.major();
     long minor = number.minor();
-    return ((major & 0xfffL) << 8) | ((major & ~0xfffL) << 32) | (minor & 0xffL) | ((minor & ~0xffL) << 12);
+    return ((major & 0xfffL) << 8)
+        | ((major & ~0xfffL) << 32)
+        | (minor & 0xffL)
+        | ((minor & ~0xffL) << 12);
   }
 
   private static Set<PosixFilePermission> permissions(int mode) {
@@ -80,23 +83,40 @@ public final class Mknod {
   }
 
   private static void tool(Path path, DeviceNumber number, int mode) throws IOException {
-    var process = new ProcessBuilder("mknod", "-m", String.format("0%03o", mode), path.toString(), "c",
-        Long.toString(number.major()), Long.toString(number.minor()))
-        .redirectErrorStream(true)
-        .start();
+    var process =
+        new ProcessBuilder(
+                "mknod",
+                "-m",
+                String.format("0%03o", mode),
+                path.toString(),
+                "c",
+                Long.toString(number.major()),
+                Long.toString(number.minor()))
+            .redirectErrorStream(true)
+            .start();
     try {
       if (!process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
         process.destroyForcibly();
-        throw new IOException("mknod " + path + " c " + number + ": no answer in " + TIMEOUT_SECONDS + " s");
+        throw new IOException(
+            "mknod " + path + " c " + number + ": no answer in " + TIMEOUT_SECONDS + " s");
       }
     } catch (InterruptedException e) {
       process.destroyForcibly();
       Thread.currentThread().interrupt();
       throw new IOException("interrupted while creating " + path, e);
     }
-    var output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+    var output =
+        new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
     if (process.exitValue() != 0) {
-      throw new IOException("mknod " + path + " c " + number + " failed (exit " + process.exitValue() + "): " + output);
+      throw new IOException(
+          "mknod "
+              + path
+              + " c "
+              + number
+              + " failed (exit "
+              + process.exitValue()
+              + "): "
+              + output);
     }
   }
 
@@ -115,13 +135,24 @@ public final class Mknod {
         }
         var state = Linker.Option.captureStateLayout();
         var capture = Linker.Option.captureCallState("errno");
-        var mknod = linker.downcallHandle(mknodAddress.get(),
-            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG),
-            capture);
-        var strerror = linker.downcallHandle(strerrorAddress.get(),
-            FunctionDescriptor.of(ValueLayout.ADDRESS.withTargetLayout(
-                java.lang.foreign.MemoryLayout.sequenceLayout(1024, ValueLayout.JAVA_BYTE)), ValueLayout.JAVA_INT));
-        var errno = state.varHandle(java.lang.foreign.MemoryLayout.PathElement.groupElement("errno"));
+        var mknod =
+            linker.downcallHandle(
+                mknodAddress.get(),
+                FunctionDescriptor.of(
+                    ValueLayout.JAVA_INT,
+                    ValueLayout.ADDRESS,
+                    ValueLayout.JAVA_INT,
+                    ValueLayout.JAVA_LONG),
+                capture);
+        var strerror =
+            linker.downcallHandle(
+                strerrorAddress.get(),
+                FunctionDescriptor.of(
+                    ValueLayout.ADDRESS.withTargetLayout(
+                        java.lang.foreign.MemoryLayout.sequenceLayout(1024, ValueLayout.JAVA_BYTE)),
+                    ValueLayout.JAVA_INT));
+        var errno =
+            state.varHandle(java.lang.foreign.MemoryLayout.PathElement.groupElement("errno"));
         return Optional.of(new Libc(mknod, strerror, errno, state.byteSize()));
       } catch (RuntimeException | LinkageError e) {
         return Optional.empty(); // no native access here: the tool does it
@@ -135,7 +166,16 @@ public final class Mknod {
         int rc = (int) mknod.invokeExact(state, name, S_IFCHR | mode, rdev(number));
         if (rc != 0) {
           int err = (int) errno.get(state, 0L);
-          throw new IOException("mknod " + path + " c " + number + " failed: " + message(err) + " (errno " + err + ")");
+          throw new IOException(
+              "mknod "
+                  + path
+                  + " c "
+                  + number
+                  + " failed: "
+                  + message(err)
+                  + " (errno "
+                  + err
+                  + ")");
         }
       } catch (IOException | RuntimeException | Error e) {
         throw e;

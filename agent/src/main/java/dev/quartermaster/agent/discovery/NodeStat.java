@@ -22,10 +22,15 @@ public sealed interface NodeStat {
   /** A character device and its number. */
   record CharDevice(DeviceNumber number, int permissions) implements NodeStat {}
 
-  /** Something that is not a character device: "a regular file", "a directory", "a block device 7:0"... */
+  /**
+   * Something that is not a character device: "a regular file", "a directory", "a block device
+   * 7:0"...
+   */
   record NotCharDevice(String kind) implements NodeStat {}
 
-  /** Looks at {@code path} now. An unreadable path is reported as {@link NotCharDevice}, with why. */
+  /**
+   * Looks at {@code path} now. An unreadable path is reported as {@link NotCharDevice}, with why.
+   */
   static NodeStat of(Path path) {
     try {
       var attrs = Files.readAttributes(path, "unix:mode,rdev", LinkOption.NOFOLLOW_LINKS);

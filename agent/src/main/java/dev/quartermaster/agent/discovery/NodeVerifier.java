@@ -24,14 +24,21 @@ public final class NodeVerifier {
     var ok = new Verdict.Ok(new VerifiedNode(containerPath, hostPath, expected.number()));
     var wanted = "a character device " + expected.number();
     return switch (NodeStat.of(hostPath)) {
-      case NodeStat.Missing m ->
-          bad(hostPath, NodeProblem.Kind.Missing, "missing " + hostPath);
+      case NodeStat.Missing m -> bad(hostPath, NodeProblem.Kind.Missing, "missing " + hostPath);
       case NodeStat.CharDevice c when c.number().equals(expected.number()) -> ok;
       case NodeStat.CharDevice c ->
-          bad(hostPath, NodeProblem.Kind.Wrong, hostPath + " is a character device " + c.number() + ", expected " + wanted);
-      case NodeStat.NotCharDevice n when expected.regularFileAccepted() && n.kind().equals("a regular file") -> ok;
+          bad(
+              hostPath,
+              NodeProblem.Kind.Wrong,
+              hostPath + " is a character device " + c.number() + ", expected " + wanted);
+      case NodeStat.NotCharDevice n
+          when expected.regularFileAccepted() && n.kind().equals("a regular file") ->
+          ok;
       case NodeStat.NotCharDevice n ->
-          bad(hostPath, NodeProblem.Kind.Wrong, hostPath + " is " + n.kind() + ", expected " + wanted);
+          bad(
+              hostPath,
+              NodeProblem.Kind.Wrong,
+              hostPath + " is " + n.kind() + ", expected " + wanted);
     };
   }
 

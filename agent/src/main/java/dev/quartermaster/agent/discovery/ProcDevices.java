@@ -12,17 +12,21 @@ import java.util.OptionalLong;
 /**
  * The {@code Character devices:} section of {@code /proc/devices}: driver name to major.
  *
- * <p>NVIDIA's GPU driver registers major 195 as {@code nvidia} (drivers 550.40 and later) or
- * {@code nvidia-frontend} (older); {@code nvidia-uvm}, {@code nvidia-caps} and friends get a
- * dynamic major, so they must be read from here, never assumed. Like nvidia-modprobe, parsing
- * stops at the first blank line after the section header (the block devices follow).
+ * <p>NVIDIA's GPU driver registers major 195 as {@code nvidia} (drivers 550.40 and later) or {@code
+ * nvidia-frontend} (older); {@code nvidia-uvm}, {@code nvidia-caps} and friends get a dynamic
+ * major, so they must be read from here, never assumed. Like nvidia-modprobe, parsing stops at the
+ * first blank line after the section header (the block devices follow).
  */
 public record ProcDevices(Map<String, Long> charMajors) {
   public static final String NVIDIA = "nvidia";
   public static final String NVIDIA_FRONTEND = "nvidia-frontend";
   public static final String NVIDIA_UVM = "nvidia-uvm";
   public static final String NVIDIA_CAPS = "nvidia-caps";
-  /** The IMEX channels' (dynamic) major: {@code /dev/nvidia-caps-imex-channels/channel<N>} is {@code <major>:N}. */
+
+  /**
+   * The IMEX channels' (dynamic) major: {@code /dev/nvidia-caps-imex-channels/channel<N>} is {@code
+   * <major>:N}.
+   */
   public static final String NVIDIA_CAPS_IMEX_CHANNELS = "nvidia-caps-imex-channels";
 
   public ProcDevices {

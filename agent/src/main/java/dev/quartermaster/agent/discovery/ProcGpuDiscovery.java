@@ -32,11 +32,15 @@ public final class ProcGpuDiscovery implements GpuDiscovery {
   public DiscoveryResult discover() {
     var gpusDir = root.resolve("proc/driver/nvidia/gpus");
     if (!Files.isDirectory(gpusDir)) {
-      return new DiscoveryResult.Unavailable(SOURCE, "no " + gpusDir + " (the NVIDIA driver is not loaded)");
+      return new DiscoveryResult.Unavailable(
+          SOURCE, "no " + gpusDir + " (the NVIDIA driver is not loaded)");
     }
     List<Path> dirs;
     try (var list = Files.list(gpusDir)) {
-      dirs = list.filter(Files::isDirectory).sorted(Comparator.comparing(p -> p.getFileName().toString())).toList();
+      dirs =
+          list.filter(Files::isDirectory)
+              .sorted(Comparator.comparing(p -> p.getFileName().toString()))
+              .toList();
     } catch (IOException e) {
       return new DiscoveryResult.Unavailable(SOURCE, "cannot list " + gpusDir + ": " + e);
     }
@@ -57,17 +61,35 @@ public final class ProcGpuDiscovery implements GpuDiscovery {
       var uuid = info.field(GpuInformation.UUID);
       var model = info.field(GpuInformation.MODEL);
       var minor = info.deviceMinor();
-      if (uuid.isEmpty() || model.isEmpty() || minor.isEmpty() || minor.getAsLong() > Integer.MAX_VALUE) {
-        problems.add(file + ": needs '" + GpuInformation.MODEL + "', '" + GpuInformation.UUID + "' and a numeric '"
-            + GpuInformation.DEVICE_MINOR + "'");
+      if (uuid.isEmpty()
+          || model.isEmpty()
+          || minor.isEmpty()
+          || minor.getAsLong() > Integer.MAX_VALUE) {
+        problems.add(
+            file
+                + ": needs '"
+                + GpuInformation.MODEL
+                + "', '"
+                + GpuInformation.UUID
+                + "' and a numeric '"
+                + GpuInformation.DEVICE_MINOR
+                + "'");
         continue;
       }
       if (info.excluded()) {
-        problems.add(file + ": GPU " + uuid.get() + " is excluded by the driver (GPU Excluded: Yes)");
+        problems.add(
+            file + ": GPU " + uuid.get() + " is excluded by the driver (GPU Excluded: Yes)");
         continue;
       }
       var bus = info.field(GpuInformation.BUS_LOCATION).orElse(dir.getFileName().toString());
-      infos.add(new GpuInfo(infos.size(), uuid.get(), model.get(), info.memoryBytes(), (int) minor.getAsLong(), bus));
+      infos.add(
+          new GpuInfo(
+              infos.size(),
+              uuid.get(),
+              model.get(),
+              info.memoryBytes(),
+              (int) minor.getAsLong(),
+              bus));
     }
     return GpuNodes.verify(root, SOURCE, infos, problems);
   }

@@ -33,23 +33,23 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The device nodes are real character devices made with {@code mknod}, using harmless host
  * devices as stand-ins ({@link StandIns}): a container given a node through CDI can open it, one
- * not given it gets "Operation not permitted" from the device cgroup, as with NVIDIA's nodes.
- * Where {@code mknod} is not permitted (not root), the nodes are regular files instead, {@link
+ * not given it gets "Operation not permitted" from the device cgroup, as with NVIDIA's nodes. Where
+ * {@code mknod} is not permitted (not root), the nodes are regular files instead, {@link
  * #charDevices()} is false and {@link #fallbackReason()} says why; checks accept them, containers
  * cannot test with them.
  *
  * <p><b>Only root may reach the nodes.</b> A stand-in is an alias of a real host device (10:232 is
  * {@code /dev/kvm}, 10:257 {@code /dev/userfaultfd}): an alias anyone can open would hand every
  * local user a device the host keeps root-only. So the nodes are made 0600 and the root and its
- * {@code dev/} are 0700 (an older root found wider is tightened on {@link #open}, with a log
- * line), and the control-node creator recreates stand-ins with 0600 too. The same holds for the
- * IMEX channel nodes and their {@code dev/nvidia-caps-imex-channels/} directory (0700). Numbers no driver serves
- * (an unregistered major from the kernel's local/experimental ranges, which would alias nothing)
- * were considered and not taken: opening such a node fails with ENXIO, and the device check opens
- * every node a task is given, on the host and inside the container, and must see a successful
- * open where the device cgroup lets it through and "Operation not permitted" where it does not;
- * an unserved number would make every simulated task fail that check. Root can open the real
- * devices anyway, so a root-only alias grants nobody anything new.
+ * {@code dev/} are 0700 (an older root found wider is tightened on {@link #open}, with a log line),
+ * and the control-node creator recreates stand-ins with 0600 too. The same holds for the IMEX
+ * channel nodes and their {@code dev/nvidia-caps-imex-channels/} directory (0700). Numbers no
+ * driver serves (an unregistered major from the kernel's local/experimental ranges, which would
+ * alias nothing) were considered and not taken: opening such a node fails with ENXIO, and the
+ * device check opens every node a task is given, on the host and inside the container, and must see
+ * a successful open where the device cgroup lets it through and "Operation not permitted" where it
+ * does not; an unserved number would make every simulated task fail that check. Root can open the
+ * real devices anyway, so a root-only alias grants nobody anything new.
  */
 public final class SimulatedDeviceRoot {
   private static final Logger log = LoggerFactory.getLogger(SimulatedDeviceRoot.class);
@@ -62,7 +62,11 @@ public final class SimulatedDeviceRoot {
   /** How many IMEX channels a simulated root has unless told otherwise: as many as a real node. */
   public static final int DEFAULT_CHANNELS = 2048;
 
-  private SimulatedDeviceRoot(Path root, Map<String, NodeExpectation> standIns, List<String> gpuNames, int channels,
+  private SimulatedDeviceRoot(
+      Path root,
+      Map<String, NodeExpectation> standIns,
+      List<String> gpuNames,
+      int channels,
       Optional<String> fallbackReason) {
     this.root = root;
     this.standIns = Map.copyOf(standIns);
@@ -86,7 +90,9 @@ public final class SimulatedDeviceRoot {
     return ensure(dir, gpus, DEFAULT_CHANNELS);
   }
 
-  /** As {@link #ensure(Path, int)}, with {@code channels} IMEX channels when the root is built now. */
+  /**
+   * As {@link #ensure(Path, int)}, with {@code channels} IMEX channels when the root is built now.
+   */
   public static SimulatedDeviceRoot ensure(Path dir, int gpus, int channels) throws IOException {
     if (Files.exists(dir.resolve(Numbering.STAND_INS))) {
       return open(dir);
@@ -94,7 +100,10 @@ public final class SimulatedDeviceRoot {
     return builder(dir).gpus(gpus).channels(channels).build();
   }
 
-  /** Opens an existing simulated root (one {@link Builder#build()} made), reading its stand-in numbers. */
+  /**
+   * Opens an existing simulated root (one {@link Builder#build()} made), reading its stand-in
+   * numbers.
+   */
   public static SimulatedDeviceRoot open(Path dir) throws IOException {
     var root = dir.toAbsolutePath();
     var numbering = StandInNumbering.read(root.resolve(Numbering.STAND_INS));
@@ -109,9 +118,18 @@ public final class SimulatedDeviceRoot {
         }
       }
     }
-    boolean files = numbering.byFileName().values().stream().anyMatch(NodeExpectation::regularFileAccepted);
-    int channels = (int) numbering.byFileName().keySet().stream().filter(n -> n.startsWith(ImexChannels.DIR + "/")).count();
-    return new SimulatedDeviceRoot(root, numbering.byFileName(), names, channels,
+    boolean files =
+        numbering.byFileName().values().stream().anyMatch(NodeExpectation::regularFileAccepted);
+    int channels =
+        (int)
+            numbering.byFileName().keySet().stream()
+                .filter(n -> n.startsWith(ImexChannels.DIR + "/"))
+                .count();
+    return new SimulatedDeviceRoot(
+        root,
+        numbering.byFileName(),
+        names,
+        channels,
         files ? Optional.of("the root was built with regular files") : Optional.empty());
   }
 
@@ -128,7 +146,9 @@ public final class SimulatedDeviceRoot {
     return gpuNames;
   }
 
-  /** How many IMEX channels the root was built with ({@code channel0} .. {@code channel<count-1>}). */
+  /**
+   * How many IMEX channels the root was built with ({@code channel0} .. {@code channel<count-1>}).
+   */
   public int channelCount() {
     return channels;
   }
@@ -143,7 +163,10 @@ public final class SimulatedDeviceRoot {
     return devDir().resolve(ImexChannels.fileName(id));
   }
 
-  /** Whether the nodes are real character devices (else regular files; see {@link #fallbackReason()}). */
+  /**
+   * Whether the nodes are real character devices (else regular files; see {@link
+   * #fallbackReason()}).
+   */
   public boolean charDevices() {
     return fallbackReason.isEmpty();
   }
@@ -153,7 +176,10 @@ public final class SimulatedDeviceRoot {
     return fallbackReason;
   }
 
-  /** The number the node called {@code fileName} (e.g. {@code nvidia-uvm}, {@code nvidia0}) really has. */
+  /**
+   * The number the node called {@code fileName} (e.g. {@code nvidia-uvm}, {@code nvidia0}) really
+   * has.
+   */
   public DeviceNumber standIn(String fileName) {
     var e = standIns.get(fileName);
     if (e == null) {
@@ -188,7 +214,8 @@ public final class SimulatedDeviceRoot {
     if (!gpuNames.contains(gpuName)) {
       throw new IllegalArgumentException("no GPU " + gpuName + " in " + root);
     }
-    Files.writeString(root.resolve("health").resolve(gpuName), content + "\n", StandardCharsets.UTF_8);
+    Files.writeString(
+        root.resolve("health").resolve(gpuName), content + "\n", StandardCharsets.UTF_8);
   }
 
   private static void makeNode(Path path, NodeExpectation e) throws IOException {
@@ -201,16 +228,19 @@ public final class SimulatedDeviceRoot {
   }
 
   /**
-   * Makes a root (perhaps built by an older version with 0666 nodes in a 0755 tree) root-only:
-   * the root and dev/ 0700, every node in dev/ without group and other bits.
+   * Makes a root (perhaps built by an older version with 0666 nodes in a 0755 tree) root-only: the
+   * root and dev/ 0700, every node in dev/ without group and other bits.
    */
   private static void restrict(Path root) throws IOException {
-    OwnerOnly.directory(root).ifPresent(t -> log.warn("simulated device root was open to other users; tightened {}", t));
+    OwnerOnly.directory(root)
+        .ifPresent(t -> log.warn("simulated device root was open to other users; tightened {}", t));
     var dev = root.resolve("dev");
     if (!Files.isDirectory(dev)) {
       return;
     }
-    OwnerOnly.directory(dev).ifPresent(t -> log.warn("simulated device directory was open to other users; tightened {}", t));
+    OwnerOnly.directory(dev)
+        .ifPresent(
+            t -> log.warn("simulated device directory was open to other users; tightened {}", t));
     restrictNodes(dev);
   }
 
@@ -221,7 +251,11 @@ public final class SimulatedDeviceRoot {
           continue;
         }
         if (Files.isDirectory(node, LinkOption.NOFOLLOW_LINKS)) {
-          OwnerOnly.directory(node).ifPresent(t -> log.warn("simulated device directory was open to other users; tightened {}", t));
+          OwnerOnly.directory(node)
+              .ifPresent(
+                  t ->
+                      log.warn(
+                          "simulated device directory was open to other users; tightened {}", t));
           restrictNodes(node);
           continue;
         }
@@ -231,14 +265,18 @@ public final class SimulatedDeviceRoot {
         kept.retainAll(OwnerOnly.FILE);
         if (!kept.equals(perms)) {
           Files.setPosixFilePermissions(node, kept);
-          log.warn("simulated device node {} was open to other users; now {}", node,
+          log.warn(
+              "simulated device node {} was open to other users; now {}",
+              node,
               java.nio.file.attribute.PosixFilePermissions.toString(kept));
         }
       }
     }
   }
 
-  /** Builds a root; every option has a realistic default (2 H100s, all control nodes, driver 550+). */
+  /**
+   * Builds a root; every option has a realistic default (2 H100s, all control nodes, driver 550+).
+   */
   public static final class Builder {
     private final Path root;
     private int gpus = 2;
@@ -270,7 +308,10 @@ public final class SimulatedDeviceRoot {
       return this;
     }
 
-    /** How many IMEX channel nodes to make, {@code channel0} .. {@code channel<count-1>} (default 2,048). */
+    /**
+     * How many IMEX channel nodes to make, {@code channel0} .. {@code channel<count-1>} (default
+     * 2,048).
+     */
     public Builder channels(int count) {
       if (count < 0) {
         throw new IllegalArgumentException("channel count must not be negative: " + count);
@@ -300,10 +341,14 @@ public final class SimulatedDeviceRoot {
       return this;
     }
 
-    /** {@code nvidia} (drivers 550.40+) or {@code nvidia-frontend} (older), as /proc/devices names major 195. */
+    /**
+     * {@code nvidia} (drivers 550.40+) or {@code nvidia-frontend} (older), as /proc/devices names
+     * major 195.
+     */
     public Builder driverName(String name) {
       if (!name.equals(ProcDevices.NVIDIA) && !name.equals(ProcDevices.NVIDIA_FRONTEND)) {
-        throw new IllegalArgumentException("driver name must be nvidia or nvidia-frontend: " + name);
+        throw new IllegalArgumentException(
+            "driver name must be nvidia or nvidia-frontend: " + name);
       }
       this.driverName = name;
       return this;
@@ -333,17 +378,26 @@ public final class SimulatedDeviceRoot {
         Files.writeString(health.resolve("gpu-" + i), "healthy\n");
       }
 
-      Optional<String> fallback = forceRegularFiles ? Optional.of("regular files were asked for") : Optional.empty();
+      Optional<String> fallback =
+          forceRegularFiles ? Optional.of("regular files were asked for") : Optional.empty();
       var numbers = StandIns.available();
       int needed = ControlNode.values().length + Math.min(gpus + channels, 1);
       if (fallback.isEmpty() && numbers.size() < needed) {
-        fallback = Optional.of("this host registers only " + numbers.size() + " usable stand-in devices in /proc/misc, "
-            + needed + " needed");
+        fallback =
+            Optional.of(
+                "this host registers only "
+                    + numbers.size()
+                    + " usable stand-in devices in /proc/misc, "
+                    + needed
+                    + " needed");
       }
       var standIns = assign(numbers, fallback.isPresent());
       if (fallback.isEmpty()) {
         try {
-          Mknod.charDevice(dev.resolve(".probe"), standIns.get(ControlNode.NVIDIACTL.fileName()).number(), Mknod.SIMULATED_MODE);
+          Mknod.charDevice(
+              dev.resolve(".probe"),
+              standIns.get(ControlNode.NVIDIACTL.fileName()).number(),
+              Mknod.SIMULATED_MODE);
           Files.delete(dev.resolve(".probe"));
         } catch (IOException e) {
           Files.deleteIfExists(dev.resolve(".probe"));
@@ -351,9 +405,13 @@ public final class SimulatedDeviceRoot {
           standIns = assign(numbers, true);
         }
       }
-      Files.writeString(root.resolve(Numbering.STAND_INS), StandInNumbering.render(standIns), StandardCharsets.UTF_8);
+      Files.writeString(
+          root.resolve(Numbering.STAND_INS),
+          StandInNumbering.render(standIns),
+          StandardCharsets.UTF_8);
       for (var node : ControlNode.values()) {
-        boolean present = !omitted.contains(node) && (node != ControlNode.NVIDIA_MODESET || modeset);
+        boolean present =
+            !omitted.contains(node) && (node != ControlNode.NVIDIA_MODESET || modeset);
         if (present) {
           makeNode(dev.resolve(node.fileName()), standIns.get(node.fileName()));
         }
@@ -370,7 +428,10 @@ public final class SimulatedDeviceRoot {
       return new SimulatedDeviceRoot(root, standIns, names, channels, fallback);
     }
 
-    /** Control nodes take the first distinct stand-ins; GPUs, then channels, share the rest round-robin. */
+    /**
+     * Control nodes take the first distinct stand-ins; GPUs, then channels, share the rest
+     * round-robin.
+     */
     private Map<String, NodeExpectation> assign(List<DeviceNumber> numbers, boolean files) {
       var pool = new ArrayList<>(numbers);
       // Without a usable host list the numbers only matter for what a spec would carry.
@@ -387,7 +448,9 @@ public final class SimulatedDeviceRoot {
         out.put("nvidia" + i, new NodeExpectation(pool.get(next + i % gpuPool), files));
       }
       for (int i = 0; i < channels; i++) {
-        out.put(ImexChannels.fileName(i), new NodeExpectation(pool.get(next + (gpus + i) % gpuPool), files));
+        out.put(
+            ImexChannels.fileName(i),
+            new NodeExpectation(pool.get(next + (gpus + i) % gpuPool), files));
       }
       return out;
     }
@@ -409,13 +472,20 @@ public final class SimulatedDeviceRoot {
           %d nvidia-uvm
           %d nvidia-caps
           %s226 drm
-          
+
           Block devices:
             7 loop
             8 sd
           259 blkext
-          """.formatted(DeviceNumbers.NVIDIA_MAJOR, driverName, uvmMajor, uvmMajor + 2,
-              imexChannelsMajor ? (uvmMajor + 1) + " " + ProcDevices.NVIDIA_CAPS_IMEX_CHANNELS + "\n" : "");
+          """
+          .formatted(
+              DeviceNumbers.NVIDIA_MAJOR,
+              driverName,
+              uvmMajor,
+              uvmMajor + 2,
+              imexChannelsMajor
+                  ? (uvmMajor + 1) + " " + ProcDevices.NVIDIA_CAPS_IMEX_CHANNELS + "\n"
+                  : "");
     }
 
     private String information(int i, String bus) {
@@ -431,7 +501,8 @@ public final class SimulatedDeviceRoot {
           Device Minor:    %d
           GPU Excluded:    No
           Memory:          %d
-          """.formatted(model, 130 + i, 0x51a7e000 + i, (long) i, bus, i, memoryBytes);
+          """
+          .formatted(model, 130 + i, 0x51a7e000 + i, (long) i, bus, i, memoryBytes);
     }
   }
 }

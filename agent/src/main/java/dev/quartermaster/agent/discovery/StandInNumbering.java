@@ -20,7 +20,8 @@ import java.util.Map;
  * Lines starting with {@code #} and blank lines are skipped; a malformed line is an error naming
  * the file and the line, never silently skipped.
  */
-public record StandInNumbering(Map<String, NodeExpectation> byFileName, Path source) implements Numbering {
+public record StandInNumbering(Map<String, NodeExpectation> byFileName, Path source)
+    implements Numbering {
 
   public StandInNumbering {
     byFileName = Map.copyOf(byFileName);
@@ -41,7 +42,13 @@ public record StandInNumbering(Map<String, NodeExpectation> byFileName, Path sou
       }
       var parts = line.split("\\s+");
       if (parts.length != 3 || !(parts[1].equals("c") || parts[1].equals("f"))) {
-        throw new IllegalArgumentException(source + " line " + lineNo + ": expected '<name> c|f <major>:<minor>', got '" + line + "'");
+        throw new IllegalArgumentException(
+            source
+                + " line "
+                + lineNo
+                + ": expected '<name> c|f <major>:<minor>', got '"
+                + line
+                + "'");
       }
       try {
         out.put(parts[0], new NodeExpectation(DeviceNumber.parse(parts[2]), parts[1].equals("f")));
@@ -54,9 +61,17 @@ public record StandInNumbering(Map<String, NodeExpectation> byFileName, Path sou
 
   /** The file's text for {@code entries} (name to expectation), in their order. */
   public static String render(Map<String, NodeExpectation> entries) {
-    var sb = new StringBuilder("# Stand-in device numbers of this simulated root (see dev.quartermaster.agent.discovery).\n");
-    entries.forEach((name, e) -> sb.append(name).append(' ').append(e.regularFileAccepted() ? 'f' : 'c').append(' ')
-        .append(e.number()).append('\n'));
+    var sb =
+        new StringBuilder(
+            "# Stand-in device numbers of this simulated root (see dev.quartermaster.agent.discovery).\n");
+    entries.forEach(
+        (name, e) ->
+            sb.append(name)
+                .append(' ')
+                .append(e.regularFileAccepted() ? 'f' : 'c')
+                .append(' ')
+                .append(e.number())
+                .append('\n'));
     return sb.toString();
   }
 
@@ -77,6 +92,8 @@ public record StandInNumbering(Map<String, NodeExpectation> byFileName, Path sou
 
   private Expected lookup(String name) {
     var e = byFileName.get(name);
-    return e == null ? new Expected.Unknown(source + " has no stand-in for " + name) : new Expected.Known(e);
+    return e == null
+        ? new Expected.Unknown(source + " has no stand-in for " + name)
+        : new Expected.Known(e);
   }
 }

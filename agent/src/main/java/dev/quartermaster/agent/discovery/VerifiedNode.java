@@ -6,8 +6,8 @@ import java.util.Objects;
 /**
  * A device node checked on the host just now: where a container sees it ({@code path}, e.g. {@code
  * /dev/nvidia-uvm}), where it is on this machine ({@code hostPath}; different under a simulated
- * root), and the character-device number a CDI spec's {@code deviceNodes} entry must carry
- * ({@code type "c"}, major, minor) so that the runtime's device cgroup allows it.
+ * root), and the character-device number a CDI spec's {@code deviceNodes} entry must carry ({@code
+ * type "c"}, major, minor) so that the runtime's device cgroup allows it.
  */
 public record VerifiedNode(String path, Path hostPath, DeviceNumber number) {
   public VerifiedNode {

@@ -32,8 +32,13 @@ public final class DaemonWatch implements AutoCloseable {
   private volatile Cancellable next = () -> false;
   private volatile boolean closed;
 
-  public DaemonWatch(Env env, String node, ClaimPreparer preparer, HelperProcesses helpers,
-      Consumer<List<DomainDaemon>> report, Runnable changed) {
+  public DaemonWatch(
+      Env env,
+      String node,
+      ClaimPreparer preparer,
+      HelperProcesses helpers,
+      Consumer<List<DomainDaemon>> report,
+      Runnable changed) {
     this.env = env;
     this.node = node;
     this.preparer = preparer;

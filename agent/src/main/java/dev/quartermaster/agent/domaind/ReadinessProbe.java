@@ -17,7 +17,8 @@ import java.nio.file.Path;
  * daemon that is alive but stuck never answers; the socket's accept backlog still connects, so the
  * read is bounded by {@link #TIMEOUT}.
  */
-@OutsideEnv("probes a real daemon's socket with a real deadline; the simulation has its own daemons")
+@OutsideEnv(
+    "probes a real daemon's socket with a real deadline; the simulation has its own daemons")
 public final class ReadinessProbe {
   private static final java.time.Duration TIMEOUT = java.time.Duration.ofMillis(500);
   private static final int MAX_LINE = 256;
@@ -28,7 +29,8 @@ public final class ReadinessProbe {
     if (!Files.exists(socket)) {
       return new DaemonAnswer.Silent("no socket at " + socket + " yet");
     }
-    try (var channel = SocketChannel.open(StandardProtocolFamily.UNIX); var selector = Selector.open()) {
+    try (var channel = SocketChannel.open(StandardProtocolFamily.UNIX);
+        var selector = Selector.open()) {
       channel.connect(UnixDomainSocketAddress.of(socket));
       channel.configureBlocking(false);
       channel.register(selector, SelectionKey.OP_READ);
@@ -46,7 +48,8 @@ public final class ReadinessProbe {
           break;
         }
       }
-      return parse(new String(buffer.array(), 0, buffer.position(), StandardCharsets.US_ASCII).strip());
+      return parse(
+          new String(buffer.array(), 0, buffer.position(), StandardCharsets.US_ASCII).strip());
     } catch (IOException e) {
       return new DaemonAnswer.Silent("cannot connect to " + socket + ": " + e.getMessage());
     }
@@ -55,7 +58,8 @@ public final class ReadinessProbe {
   static DaemonAnswer parse(String line) {
     var parts = line.split(" ");
     if (parts.length != 4 || !(parts[0].equals("READY") || parts[0].equals("STARTING"))) {
-      return new DaemonAnswer.Silent(line.isEmpty() ? "no answer" : "unexpected answer '" + line + "'");
+      return new DaemonAnswer.Silent(
+          line.isEmpty() ? "no answer" : "unexpected answer '" + line + "'");
     }
     long pid;
     try {
@@ -63,6 +67,8 @@ public final class ReadinessProbe {
     } catch (NumberFormatException e) {
       return new DaemonAnswer.Silent("unexpected answer '" + line + "'");
     }
-    return parts[0].equals("READY") ? new DaemonAnswer.Ready(parts[1], pid) : new DaemonAnswer.Starting(parts[1], pid);
+    return parts[0].equals("READY")
+        ? new DaemonAnswer.Ready(parts[1], pid)
+        : new DaemonAnswer.Starting(parts[1], pid);
   }
 }

@@ -3,8 +3,8 @@ package dev.quartermaster.agent.effects;
 import java.util.Set;
 
 /**
- * Where the node's compute-domain membership is published: the agent's implementation writes
- * {@code Node.status.computeDomains}; tests keep it in memory.
+ * Where the node's compute-domain membership is published: the agent's implementation writes {@code
+ * Node.status.computeDomains}; tests keep it in memory.
  */
 public interface DomainMembership {
 

@@ -32,7 +32,8 @@ public final class EffectsReconciler {
   }
 
   /** What one reconcile did, and what it could not do (empty when the node matches the ledger). */
-  public record Outcome(Set<String> started, Set<String> stopped, Set<String> published, List<String> errors) {
+  public record Outcome(
+      Set<String> started, Set<String> stopped, Set<String> published, List<String> errors) {
     public Outcome {
       started = Set.copyOf(started);
       stopped = Set.copyOf(stopped);
@@ -96,7 +97,8 @@ public final class EffectsReconciler {
             helpers.stop(domain);
             stopped.add(domain);
           } catch (Exception e) {
-            errors.add("helper for compute domain " + domain + " failed to stop: " + e.getMessage());
+            errors.add(
+                "helper for compute domain " + domain + " failed to stop: " + e.getMessage());
           }
         }
       }
@@ -104,12 +106,18 @@ public final class EffectsReconciler {
     return new Outcome(started, stopped, published.orElse(Set.of()), errors);
   }
 
-  /** Asks {@code domain}'s helper whether it is ready now (not under this reconciler's lock: it may take a while). */
+  /**
+   * Asks {@code domain}'s helper whether it is ready now (not under this reconciler's lock: it may
+   * take a while).
+   */
   public DaemonAnswer readiness(String domain) {
     return helpers.readiness(domain);
   }
 
-  /** Forgets what was published, so the next reconcile publishes again (after a Node was re-created). */
+  /**
+   * Forgets what was published, so the next reconcile publishes again (after a Node was
+   * re-created).
+   */
   public synchronized void invalidate() {
     published = Optional.empty();
   }

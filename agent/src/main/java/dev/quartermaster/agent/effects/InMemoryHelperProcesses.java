@@ -18,9 +18,14 @@ public final class InMemoryHelperProcesses implements HelperProcesses {
   private final TreeSet<String> running = new TreeSet<>();
   private final List<String> log = new ArrayList<>();
   private final Set<String> failingStarts = new TreeSet<>();
-  /** A stand-in pid per running helper, new at every start, so a restart shows as it does for real. */
+
+  /**
+   * A stand-in pid per running helper, new at every start, so a restart shows as it does for real.
+   */
   private final java.util.Map<String, Long> pids = new java.util.HashMap<>();
+
   private long nextPid = 1_000;
+
   /** Domains whose helper runs but does not say it is ready yet. */
   private final Set<String> starting = new TreeSet<>();
 
@@ -50,16 +55,27 @@ public final class InMemoryHelperProcesses implements HelperProcesses {
   /** A running helper is ready at once, unless {@link #holdStarting} keeps it starting. */
   @Override
   public synchronized List<DomainDaemon> daemons(Set<String> wanted, Instant now) {
-    return new TreeSet<>(wanted).stream().map(d -> new DomainDaemon(d, state(d),
-        running.contains(d) ? Optional.of(pids.get(d)) : Optional.empty(), 0,
-        running.contains(d) ? "" : "not running", Optional.empty())).toList();
+    return new TreeSet<>(wanted)
+        .stream()
+            .map(
+                d ->
+                    new DomainDaemon(
+                        d,
+                        state(d),
+                        running.contains(d) ? Optional.of(pids.get(d)) : Optional.empty(),
+                        0,
+                        running.contains(d) ? "" : "not running",
+                        Optional.empty()))
+            .toList();
   }
 
   private DomainDaemon.DaemonState state(String domain) {
     if (!running.contains(domain)) {
       return DomainDaemon.DaemonState.Restarting;
     }
-    return starting.contains(domain) ? DomainDaemon.DaemonState.Starting : DomainDaemon.DaemonState.Ready;
+    return starting.contains(domain)
+        ? DomainDaemon.DaemonState.Starting
+        : DomainDaemon.DaemonState.Ready;
   }
 
   @Override
@@ -71,7 +87,10 @@ public final class InMemoryHelperProcesses implements HelperProcesses {
     };
   }
 
-  /** Keeps {@code domain}'s helper answering "starting" (or lets it be ready again), as a slow daemon would. */
+  /**
+   * Keeps {@code domain}'s helper answering "starting" (or lets it be ready again), as a slow
+   * daemon would.
+   */
   public synchronized void holdStarting(String domain, boolean hold) {
     if (hold) {
       starting.add(domain);
@@ -80,7 +99,10 @@ public final class InMemoryHelperProcesses implements HelperProcesses {
     }
   }
 
-  /** The helper of {@code domain} dies (as under {@code kill -9}): not running, and not stopped on purpose. */
+  /**
+   * The helper of {@code domain} dies (as under {@code kill -9}): not running, and not stopped on
+   * purpose.
+   */
   public synchronized void kill(String domain) {
     if (running.remove(domain)) {
       log.add("died " + domain);

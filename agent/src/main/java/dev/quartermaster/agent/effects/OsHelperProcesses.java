@@ -22,15 +22,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Helpers as real OS processes: one per domain, started from a command template in which {@code
- * {domain}} is replaced by the domain name and {@code {socket}} by {@code <dir>/<domain>.sock}, where
- * the daemon answers its readiness check ({@code qm domain-daemon}; {@link
- * dev.quartermaster.agent.domaind.ReadinessProbe}). A command without {@code {socket}} (the default,
- * {@code sleep infinity}) has no readiness check: running is ready. Each helper's pid and start time
- * are kept in {@code <dir>/<domain>.pid}, and its output goes to {@code <dir>/<domain>.log}.
+ * {domain}} is replaced by the domain name and {@code {socket}} by {@code <dir>/<domain>.sock},
+ * where the daemon answers its readiness check ({@code qm domain-daemon}; {@link
+ * dev.quartermaster.agent.domaind.ReadinessProbe}). A command without {@code {socket}} (the
+ * default, {@code sleep infinity}) has no readiness check: running is ready. Each helper's pid and
+ * start time are kept in {@code <dir>/<domain>.pid}, and its output goes to {@code
+ * <dir>/<domain>.log}.
  *
- * <p>A helper outlives an agent restart (it is not killed with the agent), and the next agent adopts
- * it from its pid file when the process with that pid and start time is still alive, so restarting
- * the agent never takes a helper away from a running workload (I2).
+ * <p>A helper outlives an agent restart (it is not killed with the agent), and the next agent
+ * adopts it from its pid file when the process with that pid and start time is still alive, so
+ * restarting the agent never takes a helper away from a running workload (I2).
  */
 public final class OsHelperProcesses implements HelperProcesses {
   private static final Logger LOG = LoggerFactory.getLogger(OsHelperProcesses.class);
@@ -40,8 +41,13 @@ public final class OsHelperProcesses implements HelperProcesses {
   private final Path dir;
   private final List<String> command;
   private final Map<String, ProcessHandle> running = new HashMap<>();
-  /** Starts of each domain's helper since it was last stopped on purpose; more than one is a restart. */
+
+  /**
+   * Starts of each domain's helper since it was last stopped on purpose; more than one is a
+   * restart.
+   */
   private final Map<String, Integer> starts = new HashMap<>();
+
   /** The state each domain's daemon was last reported in, and since when. */
   private final Map<String, DomainDaemon> reported = new HashMap<>();
 
@@ -70,19 +76,27 @@ public final class OsHelperProcesses implements HelperProcesses {
       return;
     }
     var args = new ArrayList<String>();
-    command.forEach(a -> args.add(a.replace("{domain}", domain).replace("{socket}", socketOf(domain).toString())));
+    command.forEach(
+        a ->
+            args.add(
+                a.replace("{domain}", domain).replace("{socket}", socketOf(domain).toString())));
     var log = dir.resolve(domain + ".log");
-    var process = new ProcessBuilder(args)
-        .redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-        .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
-        .start();
+    var process =
+        new ProcessBuilder(args)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+            .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
+            .start();
     var handle = process.toHandle();
     var started = handle.info().startInstant().map(Instant::toString).orElse("-");
     Files.writeString(pidFile(domain), handle.pid() + " " + started + "\n", StandardCharsets.UTF_8);
     running.put(domain, handle);
     starts.merge(domain, 1, Integer::sum);
-    LOG.info("started helper for compute domain {}: pid {} ({})", domain, handle.pid(), String.join(" ", args));
+    LOG.info(
+        "started helper for compute domain {}: pid {} ({})",
+        domain,
+        handle.pid(),
+        String.join(" ", args));
   }
 
   @Override
@@ -99,7 +113,10 @@ public final class OsHelperProcesses implements HelperProcesses {
         throw new IOException("interrupted while stopping helper for " + domain);
       }
       if (!left.isEmpty()) {
-        LOG.warn("helper for compute domain {} (pid {}) ignored SIGTERM for {}; killing it", domain, handle.pid(),
+        LOG.warn(
+            "helper for compute domain {} (pid {}) ignored SIGTERM for {}; killing it",
+            domain,
+            handle.pid(),
             STOP_GRACE);
         handle.destroyForcibly();
       }
@@ -108,7 +125,9 @@ public final class OsHelperProcesses implements HelperProcesses {
     Files.deleteIfExists(pidFile(domain));
   }
 
-  /** Stops every helper recorded under {@code dir} that still runs (when the whole node goes away). */
+  /**
+   * Stops every helper recorded under {@code dir} that still runs (when the whole node goes away).
+   */
   public static void stopAll(Path dir) throws IOException {
     if (!Files.isDirectory(dir)) {
       return;
@@ -138,18 +157,25 @@ public final class OsHelperProcesses implements HelperProcesses {
         switch (ReadinessProbe.ask(socketOf(domain))) {
           case DaemonAnswer.Ready r -> state = DomainDaemon.DaemonState.Ready;
           case DaemonAnswer.Starting st -> {
-            state = restarts > 0 ? DomainDaemon.DaemonState.Restarting : DomainDaemon.DaemonState.Starting;
+            state =
+                restarts > 0
+                    ? DomainDaemon.DaemonState.Restarting
+                    : DomainDaemon.DaemonState.Starting;
             message = "the daemon is starting";
           }
           case DaemonAnswer.Silent silent -> {
-            state = restarts > 0 ? DomainDaemon.DaemonState.Restarting : DomainDaemon.DaemonState.Starting;
+            state =
+                restarts > 0
+                    ? DomainDaemon.DaemonState.Restarting
+                    : DomainDaemon.DaemonState.Starting;
             message = "no readiness answer: " + silent.reason();
           }
         }
       }
       var before = reported.get(domain);
       var since = before != null && before.state() == state ? before.since() : Optional.of(now);
-      var daemon = new DomainDaemon(domain, state, handle.map(ProcessHandle::pid), restarts, message, since);
+      var daemon =
+          new DomainDaemon(domain, state, handle.map(ProcessHandle::pid), restarts, message, since);
       reported.put(domain, daemon);
       out.add(daemon);
     }
@@ -166,7 +192,9 @@ public final class OsHelperProcesses implements HelperProcesses {
       return new DaemonAnswer.Silent("the daemon is not running");
     }
     // Outside the lock: the check may take its whole timeout, and must not hold up a start or stop.
-    return usesSocket() ? ReadinessProbe.ask(socketOf(domain)) : new DaemonAnswer.Ready(domain, handle.get().pid());
+    return usesSocket()
+        ? ReadinessProbe.ask(socketOf(domain))
+        : new DaemonAnswer.Ready(domain, handle.get().pid());
   }
 
   private boolean usesSocket() {
@@ -189,7 +217,8 @@ public final class OsHelperProcesses implements HelperProcesses {
         var handle = readLive(file);
         if (handle.isPresent()) {
           running.put(domain, handle.get());
-          LOG.info("adopted running helper for compute domain {}: pid {}", domain, handle.get().pid());
+          LOG.info(
+              "adopted running helper for compute domain {}: pid {}", domain, handle.get().pid());
         } else {
           Files.deleteIfExists(file);
         }
@@ -197,7 +226,10 @@ public final class OsHelperProcesses implements HelperProcesses {
     }
   }
 
-  /** The process recorded in {@code file}, if that very process (same pid and start time) still runs. */
+  /**
+   * The process recorded in {@code file}, if that very process (same pid and start time) still
+   * runs.
+   */
   private static Optional<ProcessHandle> readLive(Path file) throws IOException {
     var parts = Files.readString(file, StandardCharsets.UTF_8).trim().split(" ");
     if (parts.length != 2) {
@@ -221,7 +253,8 @@ public final class OsHelperProcesses implements HelperProcesses {
 
   private static void requireDomain(String domain) {
     if (!Names.isDnsLabel(domain)) {
-      throw new IllegalArgumentException("compute domain '" + domain + "': " + Names.DNS_LABEL_RULE);
+      throw new IllegalArgumentException(
+          "compute domain '" + domain + "': " + Names.DNS_LABEL_RULE);
     }
   }
 }

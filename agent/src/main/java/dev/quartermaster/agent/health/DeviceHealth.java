@@ -5,8 +5,8 @@ import java.time.Instant;
 import java.util.Objects;
 
 /**
- * One device's health: {@link Healthy}, {@link Unhealthy} with the reason and since when, or
- * {@link Unknown} with why (monitoring never started or failed: no new allocations, fail closed).
+ * One device's health: {@link Healthy}, {@link Unhealthy} with the reason and since when, or {@link
+ * Unknown} with why (monitoring never started or failed: no new allocations, fail closed).
  */
 public sealed interface DeviceHealth {
 
@@ -28,10 +28,23 @@ public sealed interface DeviceHealth {
   /** {@code device} with this health and its reason, as published in the DeviceSlice. */
   default Device applyTo(Device device) {
     return switch (this) {
-      case Healthy h -> new Device(device.name(), device.deviceClass(), device.attributes(), Device.Health.Healthy, "");
-      case Unhealthy u -> new Device(device.name(), device.deviceClass(), device.attributes(), Device.Health.Unhealthy,
-          u.reason() + " (since " + u.since() + ")");
-      case Unknown u -> new Device(device.name(), device.deviceClass(), device.attributes(), Device.Health.Unknown, u.reason());
+      case Healthy h ->
+          new Device(
+              device.name(), device.deviceClass(), device.attributes(), Device.Health.Healthy, "");
+      case Unhealthy u ->
+          new Device(
+              device.name(),
+              device.deviceClass(),
+              device.attributes(),
+              Device.Health.Unhealthy,
+              u.reason() + " (since " + u.since() + ")");
+      case Unknown u ->
+          new Device(
+              device.name(),
+              device.deviceClass(),
+              device.attributes(),
+              Device.Health.Unknown,
+              u.reason());
     };
   }
 

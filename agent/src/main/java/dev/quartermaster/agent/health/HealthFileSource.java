@@ -27,7 +27,8 @@ public final class HealthFileSource {
   private Env.Cancellable next = () -> false;
   private boolean stopped;
 
-  public HealthFileSource(Env env, Path root, List<String> devices, Duration period, HealthTracker tracker) {
+  public HealthFileSource(
+      Env env, Path root, List<String> devices, Duration period, HealthTracker tracker) {
     this.env = Objects.requireNonNull(env, "env");
     this.dir = root.resolve("health");
     this.devices = List.copyOf(devices);
@@ -89,6 +90,8 @@ public final class HealthFileSource {
         // falls through to "cannot parse"
       }
     }
-    tracker.fault(device, "health file " + file + " says '" + text + "' (expected 'healthy' or 'xid <n> <text>')");
+    tracker.fault(
+        device,
+        "health file " + file + " says '" + text + "' (expected 'healthy' or 'xid <n> <text>')");
   }
 }

@@ -13,8 +13,8 @@ import java.util.Set;
  */
 public record HealthPolicy(Duration cleanPeriod, Set<Long> ignoredXids) {
   /**
-   * NVIDIA's device plugin's built-in "application" XIDs (13, 31, 43, 45, 68, 109). The XID
-   * catalog disputes some (NVIDIA/k8s-device-plugin#1974), which is why the list is configurable.
+   * NVIDIA's device plugin's built-in "application" XIDs (13, 31, 43, 45, 68, 109). The XID catalog
+   * disputes some (NVIDIA/k8s-device-plugin#1974), which is why the list is configurable.
    */
   public static final Set<Long> APPLICATION_XIDS = Set.of(13L, 31L, 43L, 45L, 68L, 109L);
 

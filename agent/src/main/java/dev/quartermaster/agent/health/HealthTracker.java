@@ -31,6 +31,7 @@ public final class HealthTracker {
   private final HealthPolicy policy;
   private final HealthListener listener;
   private final Map<String, State> devices = new TreeMap<>();
+
   /** Why monitoring is not running; empty while it is. */
   private String monitorDown = "health monitoring has not started";
 
@@ -52,7 +53,8 @@ public final class HealthTracker {
       monitorDown = "";
       for (var name : names) {
         var s = devices.getOrDefault(name, new State(new DeviceHealth.Unknown(""), NEVER, ""));
-        var health = s.health() instanceof DeviceHealth.Unhealthy ? s.health() : new DeviceHealth.Healthy();
+        var health =
+            s.health() instanceof DeviceHealth.Unhealthy ? s.health() : new DeviceHealth.Healthy();
         set(name, new State(health, s.lastFaultNanos(), ""), changes);
       }
     }
@@ -65,7 +67,13 @@ public final class HealthTracker {
     synchronized (this) {
       monitorDown = reason.isBlank() ? "health monitoring failed" : reason;
       for (var e : List.copyOf(devices.entrySet())) {
-        set(e.getKey(), new State(new DeviceHealth.Unknown(monitorDown), e.getValue().lastFaultNanos(), e.getValue().unwatched()), changes);
+        set(
+            e.getKey(),
+            new State(
+                new DeviceHealth.Unknown(monitorDown),
+                e.getValue().lastFaultNanos(),
+                e.getValue().unwatched()),
+            changes);
       }
     }
     tell(changes);
@@ -89,16 +97,23 @@ public final class HealthTracker {
     fault(device, "XID " + xid + (detail.isBlank() ? "" : ": " + detail.strip()));
   }
 
-  /** A fault on {@code device}: unhealthy now, back to its baseline after a clean period without faults. */
+  /**
+   * A fault on {@code device}: unhealthy now, back to its baseline after a clean period without
+   * faults.
+   */
   public void fault(String device, String reason) {
     var changes = new ArrayList<Change>();
     synchronized (this) {
       var previous = devices.get(device);
       // Keep "since" while the device stays unhealthy: it says how long it has been down.
-      var health = previous != null && previous.health() instanceof DeviceHealth.Unhealthy u
-          ? new DeviceHealth.Unhealthy(reason, u.since())
-          : new DeviceHealth.Unhealthy(reason, env.now());
-      set(device, new State(health, env.nanoTime(), previous == null ? "" : previous.unwatched()), changes);
+      var health =
+          previous != null && previous.health() instanceof DeviceHealth.Unhealthy u
+              ? new DeviceHealth.Unhealthy(reason, u.since())
+              : new DeviceHealth.Unhealthy(reason, env.now());
+      set(
+          device,
+          new State(health, env.nanoTime(), previous == null ? "" : previous.unwatched()),
+          changes);
     }
     env.schedule(policy.cleanPeriod(), () -> recheck(device));
     tell(changes);
@@ -107,7 +122,10 @@ public final class HealthTracker {
   /** The health of {@code device} now; a device no source has named is Unknown. */
   public synchronized DeviceHealth health(String device) {
     var s = devices.get(device);
-    return s == null ? new DeviceHealth.Unknown(monitorDown.isEmpty() ? "no health source reports " + device : monitorDown) : s.health();
+    return s == null
+        ? new DeviceHealth.Unknown(
+            monitorDown.isEmpty() ? "no health source reports " + device : monitorDown)
+        : s.health();
   }
 
   /** Every device's health now, by name. */
@@ -122,7 +140,8 @@ public final class HealthTracker {
     synchronized (this) {
       var s = devices.get(device);
       // Only the last fault's recheck can find the period clean; earlier ones see a later fault.
-      if (s != null && s.health() instanceof DeviceHealth.Unhealthy
+      if (s != null
+          && s.health() instanceof DeviceHealth.Unhealthy
           && env.nanoTime() - s.lastFaultNanos() >= policy.cleanPeriod().toNanos()) {
         set(device, new State(baseline(s), s.lastFaultNanos(), s.unwatched()), changes);
       }
@@ -134,7 +153,9 @@ public final class HealthTracker {
     if (!monitorDown.isEmpty()) {
       return new DeviceHealth.Unknown(monitorDown);
     }
-    return s.unwatched().isEmpty() ? new DeviceHealth.Healthy() : new DeviceHealth.Unknown(s.unwatched());
+    return s.unwatched().isEmpty()
+        ? new DeviceHealth.Healthy()
+        : new DeviceHealth.Unknown(s.unwatched());
   }
 
   private void set(String device, State next, List<Change> changes) {

@@ -18,15 +18,16 @@ public interface CsiEndpoints {
   CsiPlugin connect(String endpoint);
 
   /** A node without CSI plugins. */
-  CsiEndpoints NONE = new CsiEndpoints() {
-    @Override
-    public List<String> list() {
-      return List.of();
-    }
+  CsiEndpoints NONE =
+      new CsiEndpoints() {
+        @Override
+        public List<String> list() {
+          return List.of();
+        }
 
-    @Override
-    public CsiPlugin connect(String endpoint) {
-      throw new IllegalArgumentException("no CSI plugin at " + endpoint);
-    }
-  };
+        @Override
+        public CsiPlugin connect(String endpoint) {
+          throw new IllegalArgumentException("no CSI plugin at " + endpoint);
+        }
+      };
 }

@@ -39,9 +39,15 @@ public interface DeviceTree {
    */
   Optional<NodeProblem> checkNode(VerifiedNode node);
 
-  /** A directory whose changes are worth a re-check at once, besides the periodic rescan; none in a simulation. */
+  /**
+   * A directory whose changes are worth a re-check at once, besides the periodic rescan; none in a
+   * simulation.
+   */
   Optional<Path> watchDir();
 
-  /** Starts reporting the health of {@code gpus} to {@code tracker} until the returned handle is closed. */
+  /**
+   * Starts reporting the health of {@code gpus} to {@code tracker} until the returned handle is
+   * closed.
+   */
   AutoCloseable startHealth(Env env, List<DiscoveredGpu> gpus, HealthTracker tracker);
 }

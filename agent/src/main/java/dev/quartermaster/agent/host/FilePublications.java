@@ -11,9 +11,9 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * The machine's publications: the entries under {@code <state>/csi/publish/<task uid>/}, where every
- * plugin was asked to publish (a plugin removes the target on NodeUnpublish, as CSI asks). A target
- * is an entry whatever it is (a bind-mount directory, a link), so links are not followed.
+ * The machine's publications: the entries under {@code <state>/csi/publish/<task uid>/}, where
+ * every plugin was asked to publish (a plugin removes the target on NodeUnpublish, as CSI asks). A
+ * target is an entry whatever it is (a bind-mount directory, a link), so links are not followed.
  */
 public record FilePublications(Path publishDir) implements NodePublications {
 
@@ -34,7 +34,8 @@ public record FilePublications(Path publishDir) implements NodePublications {
     } catch (NoSuchFileException none) {
       return Set.of(); // nothing was ever published on this node
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot list the publications under " + publishDir + ": " + e.getMessage(), e);
+      throw new UncheckedIOException(
+          "cannot list the publications under " + publishDir + ": " + e.getMessage(), e);
     }
     return out;
   }

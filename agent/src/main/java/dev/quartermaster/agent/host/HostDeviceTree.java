@@ -63,7 +63,10 @@ public final class HostDeviceTree implements DeviceTree {
     return useNvml ? new NvmlDiscovery(nvml, root.path()) : new ProcGpuDiscovery(root.path());
   }
 
-  /** {@code <root>/dev/nvidia-caps-imex-channels/channel<N>}, NVML or not: the driver has no call for them. */
+  /**
+   * {@code <root>/dev/nvidia-caps-imex-channels/channel<N>}, NVML or not: the driver has no call
+   * for them.
+   */
   @Override
   public ImexChannels channels() {
     return ImexChannels.scan(root.path());
@@ -84,7 +87,8 @@ public final class HostDeviceTree implements DeviceTree {
    * accepted one (a simulated root built without mknod); a missing node or another number is not.
    */
   public static Optional<NodeProblem> check(VerifiedNode node) {
-    return switch (NodeVerifier.verify(node.path(), node.hostPath(), new NodeExpectation(node.number(), true))) {
+    return switch (NodeVerifier.verify(
+        node.path(), node.hostPath(), new NodeExpectation(node.number(), true))) {
       case NodeVerifier.Verdict.Ok ok -> Optional.empty();
       case NodeVerifier.Verdict.Bad bad -> Optional.of(bad.problem());
     };
@@ -102,8 +106,13 @@ public final class HostDeviceTree implements DeviceTree {
       gpus.forEach(g -> byUuid.put(g.uuid(), g.name()));
       return NvmlXidMonitor.start(env, nvml, byUuid, NVML_WAIT, tracker);
     }
-    var files = new HealthFileSource(env, root.path(), gpus.stream().map(DiscoveredGpu::name).toList(), healthPeriod,
-        tracker);
+    var files =
+        new HealthFileSource(
+            env,
+            root.path(),
+            gpus.stream().map(DiscoveredGpu::name).toList(),
+            healthPeriod,
+            tracker);
     files.start();
     return files::stop;
   }

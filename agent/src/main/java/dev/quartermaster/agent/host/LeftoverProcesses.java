@@ -24,29 +24,44 @@ final class LeftoverProcesses {
 
   private LeftoverProcesses() {}
 
-  /** Stops what each record names; says, per task, what was found ("its process 12 was gone", …). */
+  /**
+   * Stops what each record names; says, per task, what was found ("its process 12 was gone", …).
+   */
   static Map<String, String> stop(Map<String, RunLine.Started> runs) {
     var found = new LinkedHashMap<String, String>();
     var killed = new LinkedHashMap<String, ProcessHandle>();
     var tree = ProcessTree.onDemand(); // shared: where the whole tree must be read, it is read once
-    runs.forEach((task, run) -> {
-      if (run.pid().isEmpty()) {
-        found.put(task, "no process was recorded");
-        return;
-      }
-      var process = ProcessHandle.of(run.pid().get()).filter(ProcessTree::running)
-          .filter(p -> run.start().isPresent() && p.info().startInstant().equals(run.start()));
-      if (process.isEmpty()) {
-        found.put(task, "its process " + run.pid().get() + " was gone");
-        return;
-      }
-      tree.kill(process.get());
-      killed.put(task, process.get());
-    });
-    var alive = ProcessTree.awaitGone(List.copyOf(killed.values()), Duration.ofSeconds(DEATH_WAIT_SECONDS));
-    killed.forEach((task, p) -> found.put(task, alive.contains(p)
-        ? "its process " + p.pid() + " was still running; killed, but it had not exited after " + DEATH_WAIT_SECONDS + " s"
-        : "its process " + p.pid() + " was still running and was killed"));
+    runs.forEach(
+        (task, run) -> {
+          if (run.pid().isEmpty()) {
+            found.put(task, "no process was recorded");
+            return;
+          }
+          var process =
+              ProcessHandle.of(run.pid().get())
+                  .filter(ProcessTree::running)
+                  .filter(
+                      p -> run.start().isPresent() && p.info().startInstant().equals(run.start()));
+          if (process.isEmpty()) {
+            found.put(task, "its process " + run.pid().get() + " was gone");
+            return;
+          }
+          tree.kill(process.get());
+          killed.put(task, process.get());
+        });
+    var alive =
+        ProcessTree.awaitGone(List.copyOf(killed.values()), Duration.ofSeconds(DEATH_WAIT_SECONDS));
+    killed.forEach(
+        (task, p) ->
+            found.put(
+                task,
+                alive.contains(p)
+                    ? "its process "
+                        + p.pid()
+                        + " was still running; killed, but it had not exited after "
+                        + DEATH_WAIT_SECONDS
+                        + " s"
+                    : "its process " + p.pid() + " was still running and was killed"));
     return found;
   }
 }

@@ -60,8 +60,8 @@ public final class MapCsiEndpoints implements CsiEndpoints {
     }
 
     @Override
-    public CompletionStage<CreatedVolume> createVolume(String name,
-        long capacityBytes, AccessMode mode, Map<String, String> parameters) {
+    public CompletionStage<CreatedVolume> createVolume(
+        String name, long capacityBytes, AccessMode mode, Map<String, String> parameters) {
       return p.createVolume(name, capacityBytes, mode, parameters);
     }
 
@@ -71,8 +71,8 @@ public final class MapCsiEndpoints implements CsiEndpoints {
     }
 
     @Override
-    public CompletionStage<Map<String, String>> controllerPublish(String volumeId,
-        String csiNodeId, AccessMode mode, boolean readOnly) {
+    public CompletionStage<Map<String, String>> controllerPublish(
+        String volumeId, String csiNodeId, AccessMode mode, boolean readOnly) {
       return p.controllerPublish(volumeId, csiNodeId, mode, readOnly);
     }
 
@@ -92,8 +92,8 @@ public final class MapCsiEndpoints implements CsiEndpoints {
     }
 
     @Override
-    public CompletionStage<Void> nodeStage(String volumeId, Map<String, String> publishContext,
-        String stagingPath, AccessMode mode) {
+    public CompletionStage<Void> nodeStage(
+        String volumeId, Map<String, String> publishContext, String stagingPath, AccessMode mode) {
       return p.nodeStage(volumeId, publishContext, stagingPath, mode);
     }
 
@@ -103,8 +103,12 @@ public final class MapCsiEndpoints implements CsiEndpoints {
     }
 
     @Override
-    public CompletionStage<Void> nodePublish(String volumeId, Map<String, String> publishContext,
-        String stagingPath, String targetPath, AccessMode mode,
+    public CompletionStage<Void> nodePublish(
+        String volumeId,
+        Map<String, String> publishContext,
+        String stagingPath,
+        String targetPath,
+        AccessMode mode,
         boolean readOnly) {
       return p.nodePublish(volumeId, publishContext, stagingPath, targetPath, mode, readOnly);
     }

@@ -11,7 +11,8 @@ import java.util.function.Function;
 /**
  * The plugin directory of a real node: every {@code *.sock} in it is a plugin endpoint ({@code
  * unix://<absolute path>}), connected through {@code connect} (the gRPC client, wired by the
- * command line; this module does not depend on gRPC). A missing directory is a node without plugins.
+ * command line; this module does not depend on gRPC). A missing directory is a node without
+ * plugins.
  */
 public final class OsCsiEndpoints implements CsiEndpoints {
   private final Path dir;
@@ -28,7 +29,8 @@ public final class OsCsiEndpoints implements CsiEndpoints {
       return List.of();
     }
     try (var files = Files.list(dir)) {
-      return files.filter(p -> p.getFileName().toString().endsWith(".sock"))
+      return files
+          .filter(p -> p.getFileName().toString().endsWith(".sock"))
           .map(p -> "unix://" + p.toAbsolutePath())
           .sorted()
           .toList();

@@ -37,24 +37,42 @@ public final class OsNodeHost implements NodeHost {
   private final CsiEndpoints plugins;
   private final NodePublications publications;
 
-  /** A host whose CSI plugins (if a plugin directory is configured) cannot be connected: no client wired. */
+  /**
+   * A host whose CSI plugins (if a plugin directory is configured) cannot be connected: no client
+   * wired.
+   */
   public OsNodeHost(NodeAgentConfig config) throws IOException {
-    this(config, endpoint -> {
-      throw new CsiException(CsiCall.GetPluginInfo, CsiCode.UNAVAILABLE, "no CSI client is wired into this agent");
-    });
+    this(
+        config,
+        endpoint -> {
+          throw new CsiException(
+              CsiCall.GetPluginInfo, CsiCode.UNAVAILABLE, "no CSI client is wired into this agent");
+        });
   }
 
-  /** @param connect the CSI client for an endpoint ({@code GrpcCsiPlugin.open}, wired by the command line) */
-  public OsNodeHost(NodeAgentConfig config, Function<String, CsiPlugin> connect) throws IOException {
+  /**
+   * @param connect the CSI client for an endpoint ({@code GrpcCsiPlugin.open}, wired by the command
+   *     line)
+   */
+  public OsNodeHost(NodeAgentConfig config, Function<String, CsiPlugin> connect)
+      throws IOException {
     this.config = config;
     this.ledger = new AtomicLedgerFile(config.stateDir().resolve("ledger.json"));
     this.specs = new CdiSpecWriter(config.cdiDir());
-    this.helpers = new OsHelperProcesses(config.stateDir().resolve("helpers"), config.helperCommand());
+    this.helpers =
+        new OsHelperProcesses(config.stateDir().resolve("helpers"), config.helperCommand());
     this.devices = new HostDeviceTree(config.deviceRoot(), config.nvml(), HEALTH_POLL);
-    this.tasks = new TaskRuntimes(config.env(), config.cdiDir(), config.podman(),
-        NodeAgentConfig.tasksDir(config.stateDir()));
-    this.plugins = config.csiPluginDir().<CsiEndpoints>map(dir -> new OsCsiEndpoints(dir, connect))
-        .orElse(CsiEndpoints.NONE);
+    this.tasks =
+        new TaskRuntimes(
+            config.env(),
+            config.cdiDir(),
+            config.podman(),
+            NodeAgentConfig.tasksDir(config.stateDir()));
+    this.plugins =
+        config
+            .csiPluginDir()
+            .<CsiEndpoints>map(dir -> new OsCsiEndpoints(dir, connect))
+            .orElse(CsiEndpoints.NONE);
     this.publications = new FilePublications(new VolumePaths(config.stateDir()).publishDir());
   }
 

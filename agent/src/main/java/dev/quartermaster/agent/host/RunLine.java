@@ -22,7 +22,12 @@ sealed interface RunLine {
   String encode();
 
   /** A task's process (or container) started. */
-  record Started(String task, String uid, Optional<Long> pid, Optional<Instant> start, Optional<String> container)
+  record Started(
+      String task,
+      String uid,
+      Optional<Long> pid,
+      Optional<Instant> start,
+      Optional<String> container)
       implements RunLine {
     @Override
     public String encode() {
@@ -68,8 +73,13 @@ sealed interface RunLine {
       return Optional.empty();
     }
     try {
-      return Optional.of(new Started(task, uid, Optional.ofNullable(fields.get("pid")).map(Long::parseLong),
-          Optional.ofNullable(fields.get("start")).map(Instant::parse), Optional.ofNullable(fields.get("container"))));
+      return Optional.of(
+          new Started(
+              task,
+              uid,
+              Optional.ofNullable(fields.get("pid")).map(Long::parseLong),
+              Optional.ofNullable(fields.get("start")).map(Instant::parse),
+              Optional.ofNullable(fields.get("container"))));
     } catch (NumberFormatException | DateTimeParseException e) {
       return Optional.empty();
     }

@@ -8,8 +8,8 @@ import java.util.Map;
  * What this node's agents started: per task, the incarnation (uid) and how to find its process
  * again. A restarted agent cannot follow a process an earlier agent started (no exit code, no
  * device check), so on start it stops every one still there ({@link #stopAll}) before it prepares
- * any device again: a process nobody follows would go on using a GPU that its claim no longer
- * holds (I1, I2) — whatever the store says about its task.
+ * any device again: a process nobody follows would go on using a GPU that its claim no longer holds
+ * (I1, I2) — whatever the store says about its task.
  */
 public interface RunRecords {
 

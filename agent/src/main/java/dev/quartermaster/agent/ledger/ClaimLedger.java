@@ -47,15 +47,22 @@ public final class ClaimLedger {
   private final Duration tombstoneTtl;
   private final LedgerChange.Listener listener;
   private final TreeMap<String, ClaimState> claims = new TreeMap<>();
+
   /** device → uid of the started or completed entry that holds it; the I1 index. */
   private final Map<String, String> holders = new HashMap<>();
-  /** claim name → the uids of the entries (tombstones included) that carry it, in order: {@link #holdsName} and {@link #entriesNamed} without a scan. */
+
+  /**
+   * claim name → the uids of the entries (tombstones included) that carry it, in order: {@link
+   * #holdsName} and {@link #entriesNamed} without a scan.
+   */
   private final Map<String, TreeSet<String>> names = new HashMap<>();
+
   /**
    * No tombstone expires before this (none: {@link Instant#MAX}): every prepare prunes, and a scan
    * of a ledger holding the last minute and a half's tombstones was most of a prepare's own work.
    */
   private Instant nextExpiry = Instant.MAX;
+
   private long version;
 
   /** An empty ledger. */
@@ -64,8 +71,8 @@ public final class ClaimLedger {
   }
 
   /**
-   * A ledger starting from {@code state} (as loaded from a checkpoint). A state in which two entries
-   * hold one device is refused: that is exactly what the ledger exists to prevent.
+   * A ledger starting from {@code state} (as loaded from a checkpoint). A state in which two
+   * entries hold one device is refused: that is exactly what the ledger exists to prevent.
    */
   public ClaimLedger(Env env, Duration tombstoneTtl, LedgerState state) {
     this(env, tombstoneTtl, state, LedgerChange.Listener.NONE);
@@ -76,16 +83,21 @@ public final class ClaimLedger {
    * (under this ledger's lock, in version order), which is how the durable journal learns what to
    * append without rewriting the whole state.
    */
-  public ClaimLedger(Env env, Duration tombstoneTtl, LedgerState state, LedgerChange.Listener listener) {
+  public ClaimLedger(
+      Env env, Duration tombstoneTtl, LedgerState state, LedgerChange.Listener listener) {
     this.env = Objects.requireNonNull(env, "env");
     this.listener = Objects.requireNonNull(listener, "listener");
     this.tombstoneTtl = Objects.requireNonNull(tombstoneTtl, "tombstoneTtl");
     if (tombstoneTtl.isNegative() || tombstoneTtl.isZero()) {
       throw new IllegalArgumentException("tombstone TTL must be positive: " + tombstoneTtl);
     }
-    state.doubleHeld().ifPresent(problem -> {
-      throw new IllegalArgumentException("refusing a ledger state that breaks I1: " + problem);
-    });
+    state
+        .doubleHeld()
+        .ifPresent(
+            problem -> {
+              throw new IllegalArgumentException(
+                  "refusing a ledger state that breaks I1: " + problem);
+            });
     state.claims().values().forEach(this::index);
     this.version = state.version();
   }
@@ -99,9 +111,13 @@ public final class ClaimLedger {
     return new LedgerState(claims, version);
   }
 
-  /** Whether any entry is for a claim called {@code name} (any uid): a look, without a snapshot's copy. */
+  /**
+   * Whether any entry is for a claim called {@code name} (any uid): a look, without a snapshot's
+   * copy.
+   */
   public synchronized boolean holdsName(String name) {
-    // Asked by each agent for every claim event of the cluster: an index, not a scan of the entries.
+    // Asked by each agent for every claim event of the cluster: an index, not a scan of the
+    // entries.
     return names.containsKey(name);
   }
 
@@ -110,7 +126,10 @@ public final class ClaimLedger {
     return Optional.ofNullable(claims.get(uid));
   }
 
-  /** The entries for claims called {@code name} (any uid), in uid order: a look, without a snapshot's copy. */
+  /**
+   * The entries for claims called {@code name} (any uid), in uid order: a look, without a
+   * snapshot's copy.
+   */
   public synchronized List<ClaimState> entriesNamed(String name) {
     var uids = names.get(name);
     return uids == null ? List.of() : uids.stream().map(claims::get).toList();
@@ -128,13 +147,15 @@ public final class ClaimLedger {
     var existing = claims.get(uid);
     switch (existing) {
       case PrepareCompleted done -> {
-        // Checked before anything is written: a repeated prepare must not regress a completed claim.
+        // Checked before anything is written: a repeated prepare must not regress a completed
+        // claim.
         return sameDevices(done, request)
             ? new PrepareResult.AlreadyPrepared(done)
             : new PrepareResult.Mismatch(done.claim(), done.devices(), request.devices());
       }
       case PrepareAborted tombstone -> {
-        return new PrepareResult.Aborted(tombstone.claim(), tombstone.since(), tombstone.expiresAt());
+        return new PrepareResult.Aborted(
+            tombstone.claim(), tombstone.since(), tombstone.expiresAt());
       }
       case PrepareStarted started -> {
         // A retry of an interrupted prepare: its node-side work is idempotent, so let it redo it.
@@ -153,7 +174,8 @@ public final class ClaimLedger {
         return new PrepareResult.Held(device, holder.claim(), holder);
       }
     }
-    var started = new PrepareStarted(request.claim(), request.devices(), request.computeDomain(), env.now());
+    var started =
+        new PrepareStarted(request.claim(), request.devices(), request.computeDomain(), env.now());
     put(started);
     return new PrepareResult.Started(started, true);
   }
@@ -163,8 +185,9 @@ public final class ClaimLedger {
     var existing = claims.get(uid);
     return switch (existing) {
       case PrepareStarted started -> {
-        var done = new PrepareCompleted(
-            started.claim(), started.devices(), started.computeDomain(), env.now(), cdiDevices);
+        var done =
+            new PrepareCompleted(
+                started.claim(), started.devices(), started.computeDomain(), env.now(), cdiDevices);
         put(done);
         yield new CompleteResult.Completed(done, true);
       }
@@ -186,7 +209,8 @@ public final class ClaimLedger {
       case PrepareAborted tombstone -> new UnprepareResult.AlreadyUnprepared(tombstone);
       case null -> {
         var now = env.now();
-        var tombstone = new PrepareAborted(claim, List.of(), Optional.empty(), now, now.plus(tombstoneTtl));
+        var tombstone =
+            new PrepareAborted(claim, List.of(), Optional.empty(), now, now.plus(tombstoneTtl));
         put(tombstone);
         yield new UnprepareResult.NeverPrepared(tombstone);
       }
@@ -200,8 +224,13 @@ public final class ClaimLedger {
 
   private UnprepareResult release(ClaimState previous) {
     var now = env.now();
-    var tombstone = new PrepareAborted(
-        previous.claim(), previous.devices(), previous.computeDomain(), now, now.plus(tombstoneTtl));
+    var tombstone =
+        new PrepareAborted(
+            previous.claim(),
+            previous.devices(),
+            previous.computeDomain(),
+            now,
+            now.plus(tombstoneTtl));
     put(tombstone);
     return new UnprepareResult.Released(previous, tombstone);
   }
@@ -225,7 +254,8 @@ public final class ClaimLedger {
     }
     for (var uid : expired) {
       var gone = claims.remove(uid); // tombstones hold no devices: the I1 index is unaffected
-      names.computeIfPresent(gone.claim().name(), (n, uids) -> uids.remove(uid) && uids.isEmpty() ? null : uids);
+      names.computeIfPresent(
+          gone.claim().name(), (n, uids) -> uids.remove(uid) && uids.isEmpty() ? null : uids);
     }
     if (!expired.isEmpty()) {
       version++;
@@ -244,7 +274,9 @@ public final class ClaimLedger {
     var uid = next.claim().uid();
     var previous = claims.put(uid, next);
     if (previous == null) {
-      names.computeIfAbsent(next.claim().name(), n -> new TreeSet<>()).add(uid); // a uid keeps its name
+      names
+          .computeIfAbsent(next.claim().name(), n -> new TreeSet<>())
+          .add(uid); // a uid keeps its name
     }
     if (previous != null && previous.holdsDevices()) {
       previous.devices().forEach(d -> holders.remove(d, uid));
@@ -258,6 +290,7 @@ public final class ClaimLedger {
   }
 
   private static boolean sameDevices(ClaimState entry, PrepareRequest request) {
-    return entry.devices().size() == request.devices().size() && entry.devices().containsAll(request.devices());
+    return entry.devices().size() == request.devices().size()
+        && entry.devices().containsAll(request.devices());
   }
 }

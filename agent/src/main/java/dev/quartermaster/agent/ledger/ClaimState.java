@@ -43,7 +43,8 @@ public sealed interface ClaimState {
   }
 
   /** Prepare began: devices are reserved; the node-side work (CDI spec) may be half done. */
-  record PrepareStarted(ClaimRef claim, List<String> devices, Optional<String> computeDomain, Instant since)
+  record PrepareStarted(
+      ClaimRef claim, List<String> devices, Optional<String> computeDomain, Instant since)
       implements ClaimState {
     public PrepareStarted {
       Objects.requireNonNull(claim, "claim");
@@ -55,7 +56,11 @@ public sealed interface ClaimState {
 
   /** Prepare finished: the claim's containers get {@code cdiDevices}. */
   record PrepareCompleted(
-      ClaimRef claim, List<String> devices, Optional<String> computeDomain, Instant since, List<String> cdiDevices)
+      ClaimRef claim,
+      List<String> devices,
+      Optional<String> computeDomain,
+      Instant since,
+      List<String> cdiDevices)
       implements ClaimState {
     public PrepareCompleted {
       Objects.requireNonNull(claim, "claim");
@@ -71,7 +76,11 @@ public sealed interface ClaimState {
    * from before the unprepare cannot bring the claim back.
    */
   record PrepareAborted(
-      ClaimRef claim, List<String> devices, Optional<String> computeDomain, Instant since, Instant expiresAt)
+      ClaimRef claim,
+      List<String> devices,
+      Optional<String> computeDomain,
+      Instant since,
+      Instant expiresAt)
       implements ClaimState {
     public PrepareAborted {
       Objects.requireNonNull(claim, "claim");

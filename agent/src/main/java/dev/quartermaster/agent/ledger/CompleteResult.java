@@ -19,7 +19,9 @@ public sealed interface CompleteResult {
     }
   }
 
-  /** No prepare was started for this uid (or its tombstone already expired); undo as for Aborted. */
+  /**
+   * No prepare was started for this uid (or its tombstone already expired); undo as for Aborted.
+   */
   record NotStarted(String uid) implements CompleteResult {
     @Override
     public boolean changed() {

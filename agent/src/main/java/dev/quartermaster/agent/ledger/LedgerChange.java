@@ -27,7 +27,10 @@ public sealed interface LedgerChange {
     }
   }
 
-  /** Receives every change in version order, under the ledger's lock: must be quick and never block on I/O. */
+  /**
+   * Receives every change in version order, under the ledger's lock: must be quick and never block
+   * on I/O.
+   */
   @FunctionalInterface
   interface Listener {
     Listener NONE = change -> {};

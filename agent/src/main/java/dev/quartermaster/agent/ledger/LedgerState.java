@@ -48,8 +48,18 @@ public record LedgerState(Map<String, ClaimState> claims, long version) {
         for (var device : entry.devices()) {
           var other = holders.putIfAbsent(device, entry);
           if (other != null) {
-            return Optional.of("device " + device + " is held by two claims: " + other.claim() + " ("
-                + other.stateName() + ") and " + entry.claim() + " (" + entry.stateName() + ")");
+            return Optional.of(
+                "device "
+                    + device
+                    + " is held by two claims: "
+                    + other.claim()
+                    + " ("
+                    + other.stateName()
+                    + ") and "
+                    + entry.claim()
+                    + " ("
+                    + entry.stateName()
+                    + ")");
           }
         }
       }
@@ -57,7 +67,10 @@ public record LedgerState(Map<String, ClaimState> claims, long version) {
     return Optional.empty();
   }
 
-  /** Entries whose claim is called {@code name} (a re-created claim has a new uid and the same name). */
+  /**
+   * Entries whose claim is called {@code name} (a re-created claim has a new uid and the same
+   * name).
+   */
   public List<ClaimState> byName(String name) {
     return claims.values().stream().filter(c -> c.claim().name().equals(name)).toList();
   }

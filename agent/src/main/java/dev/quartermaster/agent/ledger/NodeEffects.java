@@ -11,9 +11,9 @@ import java.util.TreeSet;
  * <p>Derived, never toggled: a domain is wanted exactly while some entry that holds devices
  * (started or completed) names it. NVIDIA's plugin added the domain label on prepare and removed it
  * on unprepare, so a late unprepare of an old claim removed the label under a new claim prepared in
- * between. Here a late unprepare only removes its own entry; the domain stays while any other
- * claim still names it. Started entries count too, so membership is in place before a prepare
- * completes and never drops while one is half done.
+ * between. Here a late unprepare only removes its own entry; the domain stays while any other claim
+ * still names it. Started entries count too, so membership is in place before a prepare completes
+ * and never drops while one is half done.
  */
 public record NodeEffects(Set<String> computeDomains) {
   public static final NodeEffects NONE = new NodeEffects(Set.of());
@@ -22,7 +22,9 @@ public record NodeEffects(Set<String> computeDomains) {
     computeDomains = Collections.unmodifiableSet(new TreeSet<>(computeDomains));
   }
 
-  /** The effects {@code state} needs. A pure function: call it after every change and at start-up. */
+  /**
+   * The effects {@code state} needs. A pure function: call it after every change and at start-up.
+   */
   public static NodeEffects of(LedgerState state) {
     var domains = new TreeSet<String>();
     for (var entry : state.claims().values()) {

@@ -29,11 +29,13 @@ public record PrepareRequest(ClaimRef claim, List<String> devices, Optional<Stri
         throw new IllegalArgumentException("claim " + claim + ": device " + d + " listed twice");
       }
     }
-    computeDomain.ifPresent(d -> {
-      if (!Names.isDnsLabel(d)) {
-        throw new IllegalArgumentException("claim " + claim + ": compute domain '" + d + "': " + Names.DNS_LABEL_RULE);
-      }
-    });
+    computeDomain.ifPresent(
+        d -> {
+          if (!Names.isDnsLabel(d)) {
+            throw new IllegalArgumentException(
+                "claim " + claim + ": compute domain '" + d + "': " + Names.DNS_LABEL_RULE);
+          }
+        });
   }
 
   /** A request without a compute domain. */

@@ -36,13 +36,19 @@ public sealed interface PrepareResult {
 
     /** "device gpu-0 is held by claim 7f3c… (train-a)". */
     public String reason() {
-      return "device " + device + " is held by claim " + holder + " (" + holderState.stateName() + ")";
+      return "device "
+          + device
+          + " is held by claim "
+          + holder
+          + " ("
+          + holderState.stateName()
+          + ")";
     }
   }
 
   /**
-   * Refused: the claim was unprepared at {@code since}; this is a late retry of a prepare from before
-   * that. A prepare for this uid is accepted again after {@code expiresAt}.
+   * Refused: the claim was unprepared at {@code since}; this is a late retry of a prepare from
+   * before that. A prepare for this uid is accepted again after {@code expiresAt}.
    */
   record Aborted(ClaimRef claim, Instant since, Instant expiresAt) implements PrepareResult {
     @Override
@@ -51,7 +57,12 @@ public sealed interface PrepareResult {
     }
 
     public String reason() {
-      return "claim " + claim + " was unprepared at " + since + "; a prepare for it is refused until " + expiresAt;
+      return "claim "
+          + claim
+          + " was unprepared at "
+          + since
+          + "; a prepare for it is refused until "
+          + expiresAt;
     }
   }
 
@@ -59,7 +70,8 @@ public sealed interface PrepareResult {
    * Refused, permanently: the claim is already prepared or started with other devices. A claim's
    * allocation does not change under one uid, so this is a caller bug or a re-used uid.
    */
-  record Mismatch(ClaimRef claim, List<String> held, List<String> requested) implements PrepareResult {
+  record Mismatch(ClaimRef claim, List<String> held, List<String> requested)
+      implements PrepareResult {
     @Override
     public boolean changed() {
       return false;

@@ -9,7 +9,8 @@ public sealed interface UnprepareResult {
    * The claim held devices and now is a tombstone: persist, then remove its node-side state (CDI
    * spec). {@code previous} was {@code PrepareStarted} or {@code PrepareCompleted}.
    */
-  record Released(ClaimState previous, ClaimState.PrepareAborted tombstone) implements UnprepareResult {
+  record Released(ClaimState previous, ClaimState.PrepareAborted tombstone)
+      implements UnprepareResult {
     @Override
     public boolean changed() {
       return true;

@@ -7,21 +7,27 @@ import java.util.regex.Pattern;
  * and device names arrive from the API (and from a checkpoint a person may have edited), so they
  * are checked here, once, before any ledger entry or file is written.
  *
- * <p>The alphabet is deliberately narrow: letters, digits and {@code -} inside, alphanumeric at both
- * ends. That excludes {@code /}, {@code ..}, NUL and whitespace, and it also satisfies the CDI rule
- * for device names (alphanumeric at both ends).
+ * <p>The alphabet is deliberately narrow: letters, digits and {@code -} inside, alphanumeric at
+ * both ends. That excludes {@code /}, {@code ..}, NUL and whitespace, and it also satisfies the CDI
+ * rule for device names (alphanumeric at both ends).
  */
 public final class SafeNames {
-  /** Longer than a UUID (36), short enough for a CDI name {@code <uid>-<device>} to stay readable. */
+  /**
+   * Longer than a UUID (36), short enough for a CDI name {@code <uid>-<device>} to stay readable.
+   */
   public static final int MAX_UID = 64;
 
   public static final int MAX_DEVICE = 63;
 
   public static final String UID_RULE =
-      "must be 1-" + MAX_UID + " letters, digits and '-', starting and ending with a letter or digit"
+      "must be 1-"
+          + MAX_UID
+          + " letters, digits and '-', starting and ending with a letter or digit"
           + " (no '/', '..', NUL or spaces)";
   public static final String DEVICE_RULE =
-      "must be a DNS label: 1-" + MAX_DEVICE + " lower-case letters, digits and '-', starting and ending"
+      "must be a DNS label: 1-"
+          + MAX_DEVICE
+          + " lower-case letters, digits and '-', starting and ending"
           + " with a letter or digit (no '/', '..', NUL or spaces)";
 
   private static final Pattern UID = Pattern.compile("[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?");
@@ -29,7 +35,9 @@ public final class SafeNames {
 
   private SafeNames() {}
 
-  /** Returns {@code uid} if it is a safe claim uid; throws {@link UnsafeNameException} otherwise. */
+  /**
+   * Returns {@code uid} if it is a safe claim uid; throws {@link UnsafeNameException} otherwise.
+   */
   public static String requireClaimUid(String uid) {
     if (uid == null || uid.length() > MAX_UID || !UID.matcher(uid).matches()) {
       throw new UnsafeNameException("claim uid", String.valueOf(uid), UID_RULE);
@@ -37,7 +45,9 @@ public final class SafeNames {
     return uid;
   }
 
-  /** Returns {@code name} if it is a safe device name; throws {@link UnsafeNameException} otherwise. */
+  /**
+   * Returns {@code name} if it is a safe device name; throws {@link UnsafeNameException} otherwise.
+   */
   public static String requireDeviceName(String name) {
     if (name == null || name.length() > MAX_DEVICE || !DEVICE.matcher(name).matches()) {
       throw new UnsafeNameException("device name", String.valueOf(name), DEVICE_RULE);

@@ -18,7 +18,6 @@ import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.client.NodeAudience;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
-import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.queue.Result;
 import java.io.IOException;
@@ -35,24 +34,27 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reconciles one ResourceClaim (by name) with this node: prepares it while it is allocated here
- * and not being deleted, unprepares it otherwise (deleted, deallocated, moved, or re-created under
- * a new uid), and reports the result in {@code status.prepare[<node>]}.
+ * Reconciles one ResourceClaim (by name) with this node: prepares it while it is allocated here and
+ * not being deleted, unprepares it otherwise (deleted, deallocated, moved, or re-created under a
+ * new uid), and reports the result in {@code status.prepare[<node>]}.
  *
- * <p>A claim this agent prepares carries its {@link AgentFinalizer} ({@code quartermaster.dev/agent-<node>}),
- * added before the prepare and removed only after the unprepare is durable, so a deleted claim
- * does not vanish from the API while this node still holds its devices.
+ * <p>A claim this agent prepares carries its {@link AgentFinalizer} ({@code
+ * quartermaster.dev/agent-<node>}), added before the prepare and removed only after the unprepare
+ * is durable, so a deleted claim does not vanish from the API while this node still holds its
+ * devices.
  *
  * <p>Whether a claim may be released is asked of {@link ClaimRelease} ({@link ClaimUse}, which
  * knows the task processes of this node). A claim whose task is deleting and whose process on this
  * node is gone is unprepared too, and reported {@code Unprepared}: the controller's {@code
  * quartermaster.dev/claims} finalizer on the task waits until no claim of it is {@code Prepared}
- * anywhere, then deletes the claims. While the process may still run, the claim stays prepared (I2).
+ * anywhere, then deletes the claims. While the process may still run, the claim stays prepared
+ * (I2).
  *
  * <p>More generally, a claim is never unprepared here while a task process of this node that was
  * started with it (same name and uid) may still run ({@link ClaimVerdict.InUse}): not when the
- * claim is deleted, deallocated, moved, or re-created under a new uid. Its deletion waits (the finalizer
- * stays) and {@code status.prepare[<node>]} says for whom; the process's end requeues the claim.
+ * claim is deleted, deallocated, moved, or re-created under a new uid. Its deletion waits (the
+ * finalizer stays) and {@code status.prepare[<node>]} says for whom; the process's end requeues the
+ * claim.
  *
  * <p>A claim that waits for a device held by another claim, or for the node's control nodes, is
  * retried with backoff, and at once whenever some claim is unprepared on this node or the control
@@ -75,10 +77,15 @@ public final class ClaimSync {
    * @param agent the API, this node, the clock
    * @param cache the informer's view of a claim by name
    * @param requeue queues a claim name for another sync
-   * @param release whether a claim may be released: wanted here, in use by a task process here, or free
+   * @param release whether a claim may be released: wanted here, in use by a task process here, or
+   *     free
    */
-  public ClaimSync(AgentContext agent, ClaimPreparer preparer, Function<String, Optional<ResourceClaim>> cache,
-      Consumer<String> requeue, ClaimRelease release) {
+  public ClaimSync(
+      AgentContext agent,
+      ClaimPreparer preparer,
+      Function<String, Optional<ResourceClaim>> cache,
+      Consumer<String> requeue,
+      ClaimRelease release) {
     this.api = agent.api();
     this.node = agent.node();
     this.finalizer = new AgentFinalizer(node).name();
@@ -94,7 +101,8 @@ public final class ClaimSync {
     // What the object says is the rule the server routes this node's watch by: one rule, so what
     // this node keeps is always told to it.
     return NodeAudience.of(claim).includes(node)
-        // Asked for every claim event this node is told of: a look into the ledger, not a copy of it.
+        // Asked for every claim event this node is told of: a look into the ledger, not a copy of
+        // it.
         || preparer.knowsName(claim.metadata().name());
   }
 
@@ -161,62 +169,105 @@ public final class ClaimSync {
     var ref = new ClaimRef(c.metadata().uid(), c.metadata().name());
     PrepareRequest request;
     try {
-      request = new PrepareRequest(ref,
-          c.status().allocation().orElseThrow().devices().stream().map(Allocation.AllocatedDevice::device).toList(),
-          c.spec().computeDomain());
+      request =
+          new PrepareRequest(
+              ref,
+              c.status().allocation().orElseThrow().devices().stream()
+                  .map(Allocation.AllocatedDevice::device)
+                  .toList(),
+              c.spec().computeDomain());
     } catch (IllegalArgumentException e) {
-      writeState(c, new PrepareState(PrepareState.Phase.Failed, e.getMessage(), java.util.List.of(), Optional.of(env.now())));
+      writeState(
+          c,
+          new PrepareState(
+              PrepareState.Phase.Failed,
+              e.getMessage(),
+              java.util.List.of(),
+              Optional.of(env.now())));
       return Result.done();
     }
     var outcome = preparer.prepare(request);
     switch (outcome) {
       case PrepareOutcome.Prepared p -> {
         waiting.remove(name);
-        writeState(c, new PrepareState(PrepareState.Phase.Prepared, "", p.cdiDevices(), Optional.of(env.now())));
+        writeState(
+            c,
+            new PrepareState(
+                PrepareState.Phase.Prepared, "", p.cdiDevices(), Optional.of(env.now())));
         return Result.done();
       }
       case PrepareOutcome.Waiting w -> {
         waiting.add(name);
-        writeState(c, new PrepareState(PrepareState.Phase.Pending, w.reason(), java.util.List.of(), Optional.of(env.now())));
+        writeState(
+            c,
+            new PrepareState(
+                PrepareState.Phase.Pending,
+                w.reason(),
+                java.util.List.of(),
+                Optional.of(env.now())));
         return Result.requeue();
       }
       case PrepareOutcome.Refused r -> {
-        writeState(c, new PrepareState(PrepareState.Phase.Pending, r.reason(), java.util.List.of(), Optional.of(env.now())));
+        writeState(
+            c,
+            new PrepareState(
+                PrepareState.Phase.Pending,
+                r.reason(),
+                java.util.List.of(),
+                Optional.of(env.now())));
         var wait = Duration.between(env.now(), r.retryAt());
         return Result.requeueAfter(wait.isNegative() ? Duration.ZERO : wait.plusMillis(1));
       }
       case PrepareOutcome.Failed f -> {
         waiting.remove(name);
-        writeState(c, new PrepareState(PrepareState.Phase.Failed, f.reason(), java.util.List.of(), Optional.of(env.now())));
+        writeState(
+            c,
+            new PrepareState(
+                PrepareState.Phase.Failed,
+                f.reason(),
+                java.util.List.of(),
+                Optional.of(env.now())));
         return Result.done();
       }
     }
   }
 
   /**
-   * A claim no longer wanted here that a task process started with it may still use stays
-   * prepared, and says for whom; the process's end requeues it.
+   * A claim no longer wanted here that a task process started with it may still use stays prepared,
+   * and says for whom; the process's end requeues it.
    */
   private void keep(ResourceClaim c, List<ClaimUser> inUse) {
     var current = Optional.ofNullable(c.status().prepare().get(node));
-    var cdi = current.filter(s -> s.phase() == PrepareState.Phase.Prepared).map(PrepareState::cdiDevices)
-        .orElse(List.of());
-    writeState(c, new PrepareState(PrepareState.Phase.Prepared, ClaimUser.reason(inUse), cdi, Optional.of(env.now())));
+    var cdi =
+        current
+            .filter(s -> s.phase() == PrepareState.Phase.Prepared)
+            .map(PrepareState::cdiDevices)
+            .orElse(List.of());
+    writeState(
+        c,
+        new PrepareState(
+            PrepareState.Phase.Prepared, ClaimUser.reason(inUse), cdi, Optional.of(env.now())));
   }
 
   /** The claim is no longer for this node: unprepare, report, then let it go (finalizer last). */
   private Result release(ResourceClaim c, boolean alreadyReleased) throws IOException {
     var ref = new ClaimRef(c.metadata().uid(), c.metadata().name());
-    boolean ours = c.metadata().finalizers().contains(finalizer) || c.status().prepare().containsKey(node);
+    boolean ours =
+        c.metadata().finalizers().contains(finalizer) || c.status().prepare().containsKey(node);
     if (preparer.knows(ref.uid()) || ours) {
       var outcome = preparer.unprepare(ref);
       if (outcome.result().changed() || alreadyReleased) {
         wakeWaiters();
       }
     }
-    if (!c.metadata().isDeleting() && c.status().prepare().containsKey(node)
+    if (!c.metadata().isDeleting()
+        && c.status().prepare().containsKey(node)
         && c.status().prepare().get(node).phase() != PrepareState.Phase.Unprepared) {
-      c = writeState(c, new PrepareState(PrepareState.Phase.Unprepared, "", java.util.List.of(), Optional.of(env.now())));
+      c =
+          writeState(
+              c,
+              new PrepareState(
+                  PrepareState.Phase.Unprepared, "", java.util.List.of(), Optional.of(env.now())));
     }
     if (c.metadata().finalizers().contains(finalizer)) {
       var finalizers = new ArrayList<>(c.metadata().finalizers());
@@ -229,18 +280,25 @@ public final class ClaimSync {
   /** Sets {@code status.prepare[node]} unless it already says the same (the time aside). */
   private ResourceClaim writeState(ResourceClaim c, PrepareState state) {
     var current = c.status().prepare().get(node);
-    if (current != null && current.phase() == state.phase() && current.reason().equals(state.reason())
+    if (current != null
+        && current.phase() == state.phase()
+        && current.reason().equals(state.reason())
         && current.cdiDevices().equals(state.cdiDevices())) {
       return c;
     }
     var prepare = new HashMap<>(c.status().prepare());
     prepare.put(node, state);
     var s = c.status();
-    var next = c.withStatus(new ResourceClaimStatus(s.allocation(), s.reservedFor(), prepare, s.conditions()));
+    var next =
+        c.withStatus(
+            new ResourceClaimStatus(s.allocation(), s.reservedFor(), prepare, s.conditions()));
     return api.updateStatus(next);
   }
 
-  /** Syncs every claim that waits on this node again now (a device was freed, the control nodes changed). */
+  /**
+   * Syncs every claim that waits on this node again now (a device was freed, the control nodes
+   * changed).
+   */
   public void wakeWaiters() {
     for (var name : Set.copyOf(waiting)) {
       requeue.accept(name);

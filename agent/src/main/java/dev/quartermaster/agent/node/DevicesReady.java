@@ -23,7 +23,12 @@ public final class DevicesReady {
    */
   public static Condition of(ControlNodeStatus controlNodes, Inventory inventory) {
     if (controlNodes instanceof ControlNodeStatus.Incomplete) {
-      return new Condition(NodeConditions.DEVICES_READY, Condition.Status.False, controlNodes.reason(), controlNodes.message(), Optional.empty());
+      return new Condition(
+          NodeConditions.DEVICES_READY,
+          Condition.Status.False,
+          controlNodes.reason(),
+          controlNodes.message(),
+          Optional.empty());
     }
     var parts = new ArrayList<String>();
     parts.add(inventory.gpus().size() + " GPUs (" + inventory.source() + ")");
@@ -34,10 +39,17 @@ public final class DevicesReady {
       parts.add(String.join("; ", c.notes()));
     }
     var channels = inventory.channels();
-    if (!channels.channels().isEmpty() || channels.absentReason().isPresent() || !channels.problems().isEmpty()) {
+    if (!channels.channels().isEmpty()
+        || channels.absentReason().isPresent()
+        || !channels.problems().isEmpty()) {
       // "no IMEX channels: /proc/devices lists no nvidia-caps-imex-channels major (...)"
       parts.add(channels.summary());
     }
-    return new Condition(NodeConditions.DEVICES_READY, Condition.Status.True, "AllDevicesFound", String.join("; ", parts), Optional.empty());
+    return new Condition(
+        NodeConditions.DEVICES_READY,
+        Condition.Status.True,
+        "AllDevicesFound",
+        String.join("; ", parts),
+        Optional.empty());
   }
 }

@@ -32,7 +32,10 @@ public final class NodeStatusWriter implements DomainMembership {
     this.node = Objects.requireNonNull(node, "node");
   }
 
-  /** Applies {@code change} to the Node's status; returns the Node as written (or as it was, if unchanged). */
+  /**
+   * Applies {@code change} to the Node's status; returns the Node as written (or as it was, if
+   * unchanged).
+   */
   public synchronized Node update(UnaryOperator<NodeStatus> change) {
     ApiException last = null;
     for (int i = 0; i < ATTEMPTS; i++) {
@@ -58,13 +61,21 @@ public final class NodeStatusWriter implements DomainMembership {
   }
 
   /**
-   * Publishes the membership. The daemons' states are the agent's daemon watch's to report; an entry
-   * for a domain no longer published is dropped with it.
+   * Publishes the membership. The daemons' states are the agent's daemon watch's to report; an
+   * entry for a domain no longer published is dropped with it.
    */
   @Override
   public void publish(Set<String> domains) {
     var sorted = List.copyOf(new TreeSet<>(domains));
-    update(s -> new NodeStatus(s.conditions(), s.heartbeat(), s.bootId(), s.agentVersion(), sorted, s.plugins(),
-        s.domainDaemons().stream().filter(d -> domains.contains(d.domain())).toList()));
+    update(
+        s ->
+            new NodeStatus(
+                s.conditions(),
+                s.heartbeat(),
+                s.bootId(),
+                s.agentVersion(),
+                sorted,
+                s.plugins(),
+                s.domainDaemons().stream().filter(d -> domains.contains(d.domain())).toList()));
   }
 }

@@ -12,8 +12,8 @@ import java.util.List;
 
 /**
  * Writes this node's DeviceSlice (named after the node) when what it offers changed: created if
- * absent, else updated with compare-and-set, re-read on conflict. Serialized, so that an older
- * view never overwrites a newer one.
+ * absent, else updated with compare-and-set, re-read on conflict. Serialized, so that an older view
+ * never overwrites a newer one.
  */
 public final class SlicePublisher {
   private static final int ATTEMPTS = 8;

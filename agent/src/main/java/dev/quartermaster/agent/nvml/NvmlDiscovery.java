@@ -22,7 +22,10 @@ public final class NvmlDiscovery implements GpuDiscovery {
   private final Supplier<NvmlLoad> loader;
   private final Path root;
 
-  /** NVML from {@code loader} (normally {@link NvmlLibrary#load()}), device nodes under {@code root}. */
+  /**
+   * NVML from {@code loader} (normally {@link NvmlLibrary#load()}), device nodes under {@code
+   * root}.
+   */
   public NvmlDiscovery(Supplier<NvmlLoad> loader, Path root) {
     this.loader = loader;
     this.root = root.toAbsolutePath();
@@ -56,8 +59,14 @@ public final class NvmlDiscovery implements GpuDiscovery {
           try {
             var device = nvml.handleByIndex(i);
             var uuid = nvml.uuid(device);
-            infos.add(new GpuInfo(i, uuid, nvml.deviceName(device), OptionalLong.of(nvml.memoryTotal(device)),
-                nvml.minorNumber(device), nvml.pciBusId(device).orElse("")));
+            infos.add(
+                new GpuInfo(
+                    i,
+                    uuid,
+                    nvml.deviceName(device),
+                    OptionalLong.of(nvml.memoryTotal(device)),
+                    nvml.minorNumber(device),
+                    nvml.pciBusId(device).orElse("")));
           } catch (NvmlException e) {
             problems.add("gpu-" + i + ": " + e.getMessage());
           }

@@ -1,10 +1,11 @@
 package dev.quartermaster.agent.nvml;
 
 /**
- * One {@code nvmlEventData_t}: the device (as its handle's address, matched against the handles
- * we registered), the event type mask bit, and its data (the Xid for XID events, 999 if unknown).
+ * One {@code nvmlEventData_t}: the device (as its handle's address, matched against the handles we
+ * registered), the event type mask bit, and its data (the Xid for XID events, 999 if unknown).
  */
-public record NvmlEvent(long device, long eventType, long eventData, int gpuInstanceId, int computeInstanceId) {
+public record NvmlEvent(
+    long device, long eventType, long eventData, int gpuInstanceId, int computeInstanceId) {
   /** {@code nvmlEventTypeXidCriticalError}. */
   public static final long XID_CRITICAL_ERROR = 0x8L;
 

@@ -56,9 +56,18 @@ public final class NvmlLibrary implements AutoCloseable {
     init = bind(lookup, VOID_TO_INT, "nvmlInit_v2", "nvmlInit");
     shutdown = bind(lookup, VOID_TO_INT, "nvmlShutdown");
     errorString = bind(lookup, FunctionDescriptor.of(ADDRESS, JAVA_INT), "nvmlErrorString");
-    getCount = bind(lookup, FunctionDescriptor.of(JAVA_INT, ADDRESS), "nvmlDeviceGetCount_v2", "nvmlDeviceGetCount");
-    getHandleByIndex = bind(lookup, FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS),
-        "nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex");
+    getCount =
+        bind(
+            lookup,
+            FunctionDescriptor.of(JAVA_INT, ADDRESS),
+            "nvmlDeviceGetCount_v2",
+            "nvmlDeviceGetCount");
+    getHandleByIndex =
+        bind(
+            lookup,
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS),
+            "nvmlDeviceGetHandleByIndex_v2",
+            "nvmlDeviceGetHandleByIndex");
     var stringCall = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT);
     getUuid = bind(lookup, stringCall, "nvmlDeviceGetUUID");
     getName = bind(lookup, stringCall, "nvmlDeviceGetName");
@@ -67,8 +76,17 @@ public final class NvmlLibrary implements AutoCloseable {
     getMemoryInfo = bind(lookup, outParam, "nvmlDeviceGetMemoryInfo");
     getPciInfo = optional(lookup, outParam, "nvmlDeviceGetPciInfo_v3");
     eventSetCreate = bind(lookup, FunctionDescriptor.of(JAVA_INT, ADDRESS), "nvmlEventSetCreate");
-    registerEvents = bind(lookup, FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS), "nvmlDeviceRegisterEvents");
-    eventSetWait = bind(lookup, FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT), "nvmlEventSetWait_v2", "nvmlEventSetWait");
+    registerEvents =
+        bind(
+            lookup,
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS),
+            "nvmlDeviceRegisterEvents");
+    eventSetWait =
+        bind(
+            lookup,
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT),
+            "nvmlEventSetWait_v2",
+            "nvmlEventSetWait");
     eventSetFree = bind(lookup, FunctionDescriptor.of(JAVA_INT, ADDRESS), "nvmlEventSetFree");
   }
 
@@ -85,13 +103,17 @@ public final class NvmlLibrary implements AutoCloseable {
       return new NvmlLoad.Loaded(new NvmlLibrary(arena, nameOrPath, lookup));
     } catch (IllegalArgumentException e) {
       arena.close();
-      return new NvmlLoad.Unavailable("cannot load " + nameOrPath + " (no NVIDIA driver on this machine?): " + e.getMessage());
+      return new NvmlLoad.Unavailable(
+          "cannot load " + nameOrPath + " (no NVIDIA driver on this machine?): " + e.getMessage());
     } catch (MissingSymbol e) {
       arena.close();
-      return new NvmlLoad.Unavailable(nameOrPath + " has no " + e.getMessage() + " (driver too old?)");
+      return new NvmlLoad.Unavailable(
+          nameOrPath + " has no " + e.getMessage() + " (driver too old?)");
     } catch (IllegalCallerException e) {
       arena.close();
-      return new NvmlLoad.Unavailable("native access is not enabled (run java with --enable-native-access=ALL-UNNAMED): " + e.getMessage());
+      return new NvmlLoad.Unavailable(
+          "native access is not enabled (run java with --enable-native-access=ALL-UNNAMED): "
+              + e.getMessage());
     }
   }
 
@@ -99,7 +121,9 @@ public final class NvmlLibrary implements AutoCloseable {
     return name;
   }
 
-  /** {@code nvmlInit_v2}; pair every successful call with {@link #shutdown()} (NVML counts them). */
+  /**
+   * {@code nvmlInit_v2}; pair every successful call with {@link #shutdown()} (NVML counts them).
+   */
   public void init() throws NvmlException {
     check("nvmlInit_v2", call(() -> (int) init.invokeExact()));
   }
@@ -113,7 +137,9 @@ public final class NvmlLibrary implements AutoCloseable {
   public String errorString(int code) {
     try {
       var text = (MemorySegment) errorString.invokeExact(code);
-      return text.equals(MemorySegment.NULL) ? NvmlReturn.name(code) : text.reinterpret(Long.MAX_VALUE).getString(0);
+      return text.equals(MemorySegment.NULL)
+          ? NvmlReturn.name(code)
+          : text.reinterpret(Long.MAX_VALUE).getString(0);
     } catch (Throwable t) {
       return NvmlReturn.name(code);
     }
@@ -131,7 +157,9 @@ public final class NvmlLibrary implements AutoCloseable {
   public MemorySegment handleByIndex(int index) throws NvmlException {
     try (var local = Arena.ofConfined()) {
       var out = local.allocate(ADDRESS);
-      check("nvmlDeviceGetHandleByIndex_v2(" + index + ")", call(() -> (int) getHandleByIndex.invokeExact(index, out)));
+      check(
+          "nvmlDeviceGetHandleByIndex_v2(" + index + ")",
+          call(() -> (int) getHandleByIndex.invokeExact(index, out)));
       return out.get(ADDRESS, 0);
     }
   }
@@ -170,7 +198,8 @@ public final class NvmlLibrary implements AutoCloseable {
     try (var local = Arena.ofConfined()) {
       var out = local.allocate(NvmlStructs.PCI_INFO_SIZE, 8);
       check("nvmlDeviceGetPciInfo_v3", call(() -> (int) handle.invokeExact(device, out)));
-      return Optional.of(NvmlStructs.cString(out, NvmlStructs.PCI_BUS_ID_OFFSET, NvmlStructs.PCI_BUS_ID_LENGTH));
+      return Optional.of(
+          NvmlStructs.cString(out, NvmlStructs.PCI_BUS_ID_OFFSET, NvmlStructs.PCI_BUS_ID_LENGTH));
     }
   }
 
@@ -184,11 +213,17 @@ public final class NvmlLibrary implements AutoCloseable {
   }
 
   /** {@code nvmlDeviceRegisterEvents}; events before this call are lost. */
-  public void registerEvents(MemorySegment device, long eventTypes, MemorySegment set) throws NvmlException {
-    check("nvmlDeviceRegisterEvents", call(() -> (int) registerEvents.invokeExact(device, eventTypes, set)));
+  public void registerEvents(MemorySegment device, long eventTypes, MemorySegment set)
+      throws NvmlException {
+    check(
+        "nvmlDeviceRegisterEvents",
+        call(() -> (int) registerEvents.invokeExact(device, eventTypes, set)));
   }
 
-  /** {@code nvmlEventSetWait_v2}: the next event, or empty on timeout (NVML also says timeout when interrupted). */
+  /**
+   * {@code nvmlEventSetWait_v2}: the next event, or empty on timeout (NVML also says timeout when
+   * interrupted).
+   */
   public Optional<NvmlEvent> eventSetWait(MemorySegment set, int timeoutMs) throws NvmlException {
     try (var local = Arena.ofConfined()) {
       var data = local.allocate(NvmlStructs.EVENT_DATA);
@@ -211,10 +246,13 @@ public final class NvmlLibrary implements AutoCloseable {
     arena.close();
   }
 
-  private String string(String function, MethodHandle handle, MemorySegment device) throws NvmlException {
+  private String string(String function, MethodHandle handle, MemorySegment device)
+      throws NvmlException {
     try (var local = Arena.ofConfined()) {
       var buffer = local.allocate(NvmlStructs.STRING_BUFFER);
-      check(function, call(() -> (int) handle.invokeExact(device, buffer, NvmlStructs.STRING_BUFFER)));
+      check(
+          function,
+          call(() -> (int) handle.invokeExact(device, buffer, NvmlStructs.STRING_BUFFER)));
       return NvmlStructs.cString(buffer, 0, NvmlStructs.STRING_BUFFER);
     }
   }
@@ -241,7 +279,8 @@ public final class NvmlLibrary implements AutoCloseable {
     }
   }
 
-  private static MethodHandle bind(SymbolLookup lookup, FunctionDescriptor descriptor, String... names) throws MissingSymbol {
+  private static MethodHandle bind(
+      SymbolLookup lookup, FunctionDescriptor descriptor, String... names) throws MissingSymbol {
     for (var n : names) {
       var symbol = lookup.find(n);
       if (symbol.isPresent()) {
@@ -251,7 +290,8 @@ public final class NvmlLibrary implements AutoCloseable {
     throw new MissingSymbol(String.join(" or ", names));
   }
 
-  private static Optional<MethodHandle> optional(SymbolLookup lookup, FunctionDescriptor descriptor, String name) {
+  private static Optional<MethodHandle> optional(
+      SymbolLookup lookup, FunctionDescriptor descriptor, String name) {
     return lookup.find(name).map(s -> LINKER.downcallHandle(s, descriptor));
   }
 

@@ -18,15 +18,26 @@ public final class NvmlReturn {
   public static final int GPU_IS_LOST = 15;
   public static final int UNKNOWN = 999;
 
-  private static final Map<Integer, String> NAMES = Map.ofEntries(
-      Map.entry(SUCCESS, "SUCCESS"), Map.entry(UNINITIALIZED, "UNINITIALIZED"),
-      Map.entry(INVALID_ARGUMENT, "INVALID_ARGUMENT"), Map.entry(NOT_SUPPORTED, "NOT_SUPPORTED"),
-      Map.entry(NO_PERMISSION, "NO_PERMISSION"), Map.entry(NOT_FOUND, "NOT_FOUND"),
-      Map.entry(INSUFFICIENT_SIZE, "INSUFFICIENT_SIZE"), Map.entry(DRIVER_NOT_LOADED, "DRIVER_NOT_LOADED"),
-      Map.entry(TIMEOUT, "TIMEOUT"), Map.entry(LIBRARY_NOT_FOUND, "LIBRARY_NOT_FOUND"),
-      Map.entry(FUNCTION_NOT_FOUND, "FUNCTION_NOT_FOUND"), Map.entry(GPU_IS_LOST, "GPU_IS_LOST"),
-      Map.entry(16, "RESET_REQUIRED"), Map.entry(17, "OPERATING_SYSTEM"), Map.entry(18, "LIB_RM_VERSION_MISMATCH"),
-      Map.entry(27, "NOT_READY"), Map.entry(28, "GPU_NOT_FOUND"), Map.entry(UNKNOWN, "UNKNOWN"));
+  private static final Map<Integer, String> NAMES =
+      Map.ofEntries(
+          Map.entry(SUCCESS, "SUCCESS"),
+          Map.entry(UNINITIALIZED, "UNINITIALIZED"),
+          Map.entry(INVALID_ARGUMENT, "INVALID_ARGUMENT"),
+          Map.entry(NOT_SUPPORTED, "NOT_SUPPORTED"),
+          Map.entry(NO_PERMISSION, "NO_PERMISSION"),
+          Map.entry(NOT_FOUND, "NOT_FOUND"),
+          Map.entry(INSUFFICIENT_SIZE, "INSUFFICIENT_SIZE"),
+          Map.entry(DRIVER_NOT_LOADED, "DRIVER_NOT_LOADED"),
+          Map.entry(TIMEOUT, "TIMEOUT"),
+          Map.entry(LIBRARY_NOT_FOUND, "LIBRARY_NOT_FOUND"),
+          Map.entry(FUNCTION_NOT_FOUND, "FUNCTION_NOT_FOUND"),
+          Map.entry(GPU_IS_LOST, "GPU_IS_LOST"),
+          Map.entry(16, "RESET_REQUIRED"),
+          Map.entry(17, "OPERATING_SYSTEM"),
+          Map.entry(18, "LIB_RM_VERSION_MISMATCH"),
+          Map.entry(27, "NOT_READY"),
+          Map.entry(28, "GPU_NOT_FOUND"),
+          Map.entry(UNKNOWN, "UNKNOWN"));
 
   private NvmlReturn() {}
 

@@ -15,16 +15,25 @@ import java.nio.charset.StandardCharsets;
  */
 final class NvmlStructs {
   /** {@code nvmlMemory_t}: total, free, used. */
-  static final StructLayout MEMORY = MemoryLayout.structLayout(
-      JAVA_LONG.withName("total"), JAVA_LONG.withName("free"), JAVA_LONG.withName("used"));
+  static final StructLayout MEMORY =
+      MemoryLayout.structLayout(
+          JAVA_LONG.withName("total"), JAVA_LONG.withName("free"), JAVA_LONG.withName("used"));
 
   /** {@code nvmlEventData_t}. */
-  static final StructLayout EVENT_DATA = MemoryLayout.structLayout(
-      ADDRESS.withName("device"), JAVA_LONG.withName("eventType"), JAVA_LONG.withName("eventData"),
-      JAVA_INT.withName("gpuInstanceId"), JAVA_INT.withName("computeInstanceId"));
+  static final StructLayout EVENT_DATA =
+      MemoryLayout.structLayout(
+          ADDRESS.withName("device"),
+          JAVA_LONG.withName("eventType"),
+          JAVA_LONG.withName("eventData"),
+          JAVA_INT.withName("gpuInstanceId"),
+          JAVA_INT.withName("computeInstanceId"));
 
-  /** {@code nvmlPciInfo_t}: busIdLegacy[16], domain, bus, device, pciDeviceId, pciSubSystemId, busId[32]. */
+  /**
+   * {@code nvmlPciInfo_t}: busIdLegacy[16], domain, bus, device, pciDeviceId, pciSubSystemId,
+   * busId[32].
+   */
   static final long PCI_INFO_SIZE = 68;
+
   static final long PCI_BUS_ID_OFFSET = 36;
   static final int PCI_BUS_ID_LENGTH = 32;
 
@@ -38,8 +47,12 @@ final class NvmlStructs {
   }
 
   static NvmlEvent event(MemorySegment data) {
-    return new NvmlEvent(data.get(ADDRESS, 0).address(), data.get(JAVA_LONG, 8), data.get(JAVA_LONG, 16),
-        data.get(JAVA_INT, 24), data.get(JAVA_INT, 28));
+    return new NvmlEvent(
+        data.get(ADDRESS, 0).address(),
+        data.get(JAVA_LONG, 8),
+        data.get(JAVA_LONG, 16),
+        data.get(JAVA_INT, 24),
+        data.get(JAVA_INT, 28));
   }
 
   /** A NUL-terminated string in a buffer of {@code length} bytes (never reads past it). */

@@ -36,8 +36,12 @@ public final class NvmlXidMonitor implements AutoCloseable {
    * Starts watching the GPUs in {@code namesByUuid} (UUID to device name). Never throws for NVML
    * trouble: that is reported to {@code tracker}.
    */
-  public static NvmlXidMonitor start(Env env, Supplier<NvmlLoad> loader, Map<String, String> namesByUuid,
-      Duration waitTimeout, HealthTracker tracker) {
+  public static NvmlXidMonitor start(
+      Env env,
+      Supplier<NvmlLoad> loader,
+      Map<String, String> namesByUuid,
+      Duration waitTimeout,
+      HealthTracker tracker) {
     Objects.requireNonNull(env, "env");
     var monitor = new NvmlXidMonitor(tracker);
     switch (loader.get()) {
@@ -45,12 +49,14 @@ public final class NvmlXidMonitor implements AutoCloseable {
         monitor.stopped = true;
         tracker.monitorFailed("XID monitoring cannot start: " + u.reason());
       }
-      case NvmlLoad.Loaded l -> monitor.begin(env, l.library(), Map.copyOf(namesByUuid), waitTimeout);
+      case NvmlLoad.Loaded l ->
+          monitor.begin(env, l.library(), Map.copyOf(namesByUuid), waitTimeout);
     }
     return monitor;
   }
 
-  private void begin(Env env, NvmlLibrary nvml, Map<String, String> namesByUuid, Duration waitTimeout) {
+  private void begin(
+      Env env, NvmlLibrary nvml, Map<String, String> namesByUuid, Duration waitTimeout) {
     try {
       nvml.init();
     } catch (NvmlException e) {
@@ -86,8 +92,13 @@ public final class NvmlXidMonitor implements AutoCloseable {
     env.execute(() -> loop(nvml, set, byHandle, timeoutMs));
   }
 
-  private static void register(NvmlLibrary nvml, MemorySegment set, int index, Map<String, String> namesByUuid,
-      Map<Long, String> byHandle, Map<String, String> unwatched) {
+  private static void register(
+      NvmlLibrary nvml,
+      MemorySegment set,
+      int index,
+      Map<String, String> namesByUuid,
+      Map<Long, String> byHandle,
+      Map<String, String> unwatched) {
     String name = "";
     try {
       var device = nvml.handleByIndex(index);
@@ -107,7 +118,8 @@ public final class NvmlXidMonitor implements AutoCloseable {
     }
   }
 
-  private void loop(NvmlLibrary nvml, MemorySegment set, Map<Long, String> byHandle, int timeoutMs) {
+  private void loop(
+      NvmlLibrary nvml, MemorySegment set, Map<Long, String> byHandle, int timeoutMs) {
     try {
       while (!stopped) {
         var event = nvml.eventSetWait(set, timeoutMs);
@@ -121,7 +133,8 @@ public final class NvmlXidMonitor implements AutoCloseable {
       }
     } catch (NvmlException | RuntimeException e) {
       if (!stopped) {
-        // Stopped first: whoever hears "Unknown" from the tracker may already ask whether we stopped.
+        // Stopped first: whoever hears "Unknown" from the tracker may already ask whether we
+        // stopped.
         stopped = true;
         tracker.monitorFailed("XID monitoring stopped: " + e.getMessage());
       }

@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
  * every {@code period}, sooner while one is unhealthy, and when asked ({@link #probeSoon}, e.g.
  * after a node call found a plugin unreachable). A plugin that hangs or answers garbage is reported
  * unhealthy with a message naming the call; it never stops the agent or the other plugins' probes.
- * Every change of the list goes to {@code onChange} (the agent writes it into {@code Node.status.plugins}).
+ * Every change of the list goes to {@code onChange} (the agent writes it into {@code
+ * Node.status.plugins}).
  *
  * <p>One round at a time: a request during a round runs one more round after it.
  */
@@ -41,6 +42,7 @@ public final class PluginProber implements NodePlugins, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(PluginProber.class);
   public static final Duration DEFAULT_PERIOD = Duration.ofSeconds(30);
   public static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofSeconds(10);
+
   /** How soon an unhealthy plugin (or an unreadable plugin directory) is looked at again. */
   private static final Duration UNHEALTHY_RETRY = Duration.ofSeconds(5);
 
@@ -60,7 +62,12 @@ public final class PluginProber implements NodePlugins, AutoCloseable {
   private boolean closed;
   private Cancellable next = () -> false;
 
-  public PluginProber(Env env, String node, CsiEndpoints endpoints, Duration period, Duration timeout,
+  public PluginProber(
+      Env env,
+      String node,
+      CsiEndpoints endpoints,
+      Duration period,
+      Duration timeout,
       Consumer<List<PluginInstance>> onChange) {
     this.env = Objects.requireNonNull(env, "env");
     this.node = Objects.requireNonNull(node, "node");
@@ -94,7 +101,9 @@ public final class PluginProber implements NodePlugins, AutoCloseable {
 
   /** The plugins as last probed, by endpoint. */
   public synchronized List<PluginInstance> instances() {
-    return probed.values().stream().map(Probed::instance).sorted(Comparator.comparing(PluginInstance::endpoint))
+    return probed.values().stream()
+        .map(Probed::instance)
+        .sorted(Comparator.comparing(PluginInstance::endpoint))
         .toList();
   }
 
@@ -103,23 +112,39 @@ public final class PluginProber implements NodePlugins, AutoCloseable {
     return probed.entrySet().stream()
         .sorted(Map.Entry.comparingByKey())
         .map(Map.Entry::getValue)
-        .filter(p -> p.instance().name().equals(name) && p.instance().healthy()
-            && p.instance().roles().contains(PluginRole.Node) && p.info().isPresent())
+        .filter(
+            p ->
+                p.instance().name().equals(name)
+                    && p.instance().healthy()
+                    && p.instance().roles().contains(PluginRole.Node)
+                    && p.info().isPresent())
         .findFirst()
-        .map(p -> new NodePlugin(p.instance(), p.info().orElseThrow(), clients.get(p.instance().endpoint())))
+        .map(
+            p ->
+                new NodePlugin(
+                    p.instance(), p.info().orElseThrow(), clients.get(p.instance().endpoint())))
         .filter(p -> p.client() != null);
   }
 
   @Override
   public synchronized String whyNot(String name) {
-    var found = probed.values().stream().map(Probed::instance).filter(i -> i.name().equals(name))
-        .sorted(Comparator.comparing(PluginInstance::endpoint)).toList();
+    var found =
+        probed.values().stream()
+            .map(Probed::instance)
+            .filter(i -> i.name().equals(name))
+            .sorted(Comparator.comparing(PluginInstance::endpoint))
+            .toList();
     if (found.isEmpty()) {
       return "CSI plugin " + name + " is not running on node " + node;
     }
     var unhealthy = found.stream().filter(i -> !i.healthy()).findFirst();
     if (found.stream().noneMatch(PluginInstance::healthy) && unhealthy.isPresent()) {
-      return "CSI plugin " + name + " on node " + node + " is unhealthy: " + unhealthy.get().message();
+      return "CSI plugin "
+          + name
+          + " on node "
+          + node
+          + " is unhealthy: "
+          + unhealthy.get().message();
     }
     if (found.stream().noneMatch(i -> i.roles().contains(PluginRole.Node))) {
       return "CSI plugin " + name + " on node " + node + " serves no node service (NodeGetInfo)";
@@ -132,7 +157,11 @@ public final class PluginProber implements NodePlugins, AutoCloseable {
     try {
       list = endpoints.list();
     } catch (IOException | RuntimeException e) {
-      LOG.warn("node {}: cannot list the CSI plugin directory; trying again in {}", node, UNHEALTHY_RETRY, e);
+      LOG.warn(
+          "node {}: cannot list the CSI plugin directory; trying again in {}",
+          node,
+          UNHEALTHY_RETRY,
+          e);
       finish(null);
       return;
     }
@@ -140,14 +169,16 @@ public final class PluginProber implements NodePlugins, AutoCloseable {
     for (var endpoint : list) {
       rounds.add(probeOne(endpoint));
     }
-    CompletableFuture.allOf(rounds.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> {
-      var next = new HashMap<String, Probed>();
-      for (var r : rounds) {
-        var p = r.join(); // each one completes normally: failures are unhealthy instances
-        next.put(p.instance().endpoint(), p);
-      }
-      finish(next);
-    });
+    CompletableFuture.allOf(rounds.toArray(CompletableFuture[]::new))
+        .whenComplete(
+            (v, e) -> {
+              var next = new HashMap<String, Probed>();
+              for (var r : rounds) {
+                var p = r.join(); // each one completes normally: failures are unhealthy instances
+                next.put(p.instance().endpoint(), p);
+              }
+              finish(next);
+            });
   }
 
   /** Never fails: a failure of any call is an unhealthy instance naming the call. */
@@ -168,37 +199,64 @@ public final class PluginProber implements NodePlugins, AutoCloseable {
     }
     var c = client;
     return CsiCalls.within(env, CsiCall.GetPluginInfo, timeout, c::pluginInfo)
-        .thenCompose(info -> {
-          if (info == null || info.name().isEmpty()) {
-            throw new CsiException(CsiCall.GetPluginInfo, CsiCode.UNKNOWN, "answered no plugin name");
-          }
-          return CsiCalls.within(env, CsiCall.Probe, timeout, c::probe).thenCompose(ready -> {
-            if (ready == null) {
-              throw new CsiException(CsiCall.Probe, CsiCode.UNKNOWN, "answered nothing");
-            }
-            if (!ready) {
-              return CompletableFuture.completedFuture(
-                  instance(endpoint, info, false, "Probe: the plugin says it is not ready", Optional.empty()));
-            }
-            return CsiCalls.within(env, CsiCall.NodeGetInfo, timeout, c::nodeInfo)
-                .thenApply(n -> {
-                  if (n == null || n.nodeId().isEmpty()) {
-                    throw new CsiException(CsiCall.NodeGetInfo, CsiCode.UNKNOWN, "answered no node id");
-                  }
-                  return instance(endpoint, info, true, "", Optional.of(n));
-                })
-                .exceptionally(e -> {
-                  var csi = CsiException.of(CsiCall.NodeGetInfo, e);
-                  // A controller-only plugin has no node service: healthy, without the Node role.
-                  return csi.code() == CsiCode.UNIMPLEMENTED ? instance(endpoint, info, true, "", Optional.empty())
-                      : instance(endpoint, info, false, csi.getMessage(), Optional.empty());
-                });
-          });
-        })
-        .exceptionally(e -> unhealthy(endpoint, CsiException.of(CsiCall.GetPluginInfo, e).getMessage()));
+        .thenCompose(
+            info -> {
+              if (info == null || info.name().isEmpty()) {
+                throw new CsiException(
+                    CsiCall.GetPluginInfo, CsiCode.UNKNOWN, "answered no plugin name");
+              }
+              return CsiCalls.within(env, CsiCall.Probe, timeout, c::probe)
+                  .thenCompose(
+                      ready -> {
+                        if (ready == null) {
+                          throw new CsiException(
+                              CsiCall.Probe, CsiCode.UNKNOWN, "answered nothing");
+                        }
+                        if (!ready) {
+                          return CompletableFuture.completedFuture(
+                              instance(
+                                  endpoint,
+                                  info,
+                                  false,
+                                  "Probe: the plugin says it is not ready",
+                                  Optional.empty()));
+                        }
+                        return CsiCalls.within(env, CsiCall.NodeGetInfo, timeout, c::nodeInfo)
+                            .thenApply(
+                                n -> {
+                                  if (n == null || n.nodeId().isEmpty()) {
+                                    throw new CsiException(
+                                        CsiCall.NodeGetInfo,
+                                        CsiCode.UNKNOWN,
+                                        "answered no node id");
+                                  }
+                                  return instance(endpoint, info, true, "", Optional.of(n));
+                                })
+                            .exceptionally(
+                                e -> {
+                                  var csi = CsiException.of(CsiCall.NodeGetInfo, e);
+                                  // A controller-only plugin has no node service: healthy, without
+                                  // the Node role.
+                                  return csi.code() == CsiCode.UNIMPLEMENTED
+                                      ? instance(endpoint, info, true, "", Optional.empty())
+                                      : instance(
+                                          endpoint,
+                                          info,
+                                          false,
+                                          csi.getMessage(),
+                                          Optional.empty());
+                                });
+                      });
+            })
+        .exceptionally(
+            e -> unhealthy(endpoint, CsiException.of(CsiCall.GetPluginInfo, e).getMessage()));
   }
 
-  private static Probed instance(String endpoint, PluginInfo info, boolean healthy, String message,
+  private static Probed instance(
+      String endpoint,
+      PluginInfo info,
+      boolean healthy,
+      String message,
       Optional<NodeInfo> nodeInfo) {
     var roles = EnumSet.noneOf(PluginRole.class);
     if (info.has(Capability.ControllerService)) {
@@ -207,36 +265,64 @@ public final class PluginProber implements NodePlugins, AutoCloseable {
     if (nodeInfo.isPresent()) {
       roles.add(PluginRole.Node);
     }
-    return new Probed(new PluginInstance(word(info.name()), endpoint, word(info.vendorVersion()), roles, healthy,
-        text(message), word(nodeInfo.map(NodeInfo::nodeId).orElse(""))), Optional.of(info));
+    return new Probed(
+        new PluginInstance(
+            word(info.name()),
+            endpoint,
+            word(info.vendorVersion()),
+            roles,
+            healthy,
+            text(message),
+            word(nodeInfo.map(NodeInfo::nodeId).orElse(""))),
+        Optional.of(info));
   }
 
   /**
-   * What a plugin says goes into the node's status, which the server validates (one line, at most 256
-   * characters): a plugin answering an odd name must not get every status write of its node refused,
-   * heartbeats included, so its text is made to fit here.
+   * What a plugin says goes into the node's status, which the server validates (one line, at most
+   * 256 characters): a plugin answering an odd name must not get every status write of its node
+   * refused, heartbeats included, so its text is made to fit here.
    */
   static String word(String s) {
-    var clean = s.codePoints().filter(c -> !Character.isISOControl(c))
-        .collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append).toString();
+    var clean =
+        s.codePoints()
+            .filter(c -> !Character.isISOControl(c))
+            .collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append)
+            .toString();
     return clean.length() <= 256 ? clean : clean.substring(0, 255) + "…";
   }
 
   /** A message: newlines and tabs kept, other control characters shown as '?', at most 4 KiB. */
   static String text(String s) {
-    var clean = s.codePoints().map(c -> Character.isISOControl(c) && c != '\n' && c != '\t' ? '?' : c)
-        .collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append).toString();
+    var clean =
+        s.codePoints()
+            .map(c -> Character.isISOControl(c) && c != '\n' && c != '\t' ? '?' : c)
+            .collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append)
+            .toString();
     return clean.length() <= 4096 ? clean : clean.substring(0, 4095) + "…";
   }
 
-  /** Keeps the name and version last learnt for the endpoint, so the status still says which plugin failed. */
+  /**
+   * Keeps the name and version last learnt for the endpoint, so the status still says which plugin
+   * failed.
+   */
   private synchronized Probed unhealthy(String endpoint, String message) {
     var last = Optional.ofNullable(probed.get(endpoint)).map(Probed::instance);
-    return new Probed(new PluginInstance(last.map(PluginInstance::name).orElse(""), endpoint,
-        last.map(PluginInstance::version).orElse(""), Set.of(), false, text(message), ""), Optional.empty());
+    return new Probed(
+        new PluginInstance(
+            last.map(PluginInstance::name).orElse(""),
+            endpoint,
+            last.map(PluginInstance::version).orElse(""),
+            Set.of(),
+            false,
+            text(message),
+            ""),
+        Optional.empty());
   }
 
-  /** {@code next}: the round's result; null when the directory could not be listed (keep what we had). */
+  /**
+   * {@code next}: the round's result; null when the directory could not be listed (keep what we
+   * had).
+   */
   private void finish(Map<String, Probed> result) {
     List<PluginInstance> changed = null;
     var gone = new ArrayList<CsiPlugin>();
@@ -244,7 +330,9 @@ public final class PluginProber implements NodePlugins, AutoCloseable {
     synchronized (this) {
       if (result != null) {
         var before = instances();
-        clients.keySet().stream().filter(ep -> !result.containsKey(ep)).toList()
+        clients.keySet().stream()
+            .filter(ep -> !result.containsKey(ep))
+            .toList()
             .forEach(ep -> gone.add(clients.remove(ep)));
         probed = Map.copyOf(result);
         var after = instances();
@@ -256,8 +344,10 @@ public final class PluginProber implements NodePlugins, AutoCloseable {
       runAgain = again && !closed;
       again = false;
       if (!runAgain && !closed) {
-        boolean allWell = result != null && result.values().stream().allMatch(p -> p.instance().healthy());
-        var delay = allWell ? period : UNHEALTHY_RETRY.compareTo(period) < 0 ? UNHEALTHY_RETRY : period;
+        boolean allWell =
+            result != null && result.values().stream().allMatch(p -> p.instance().healthy());
+        var delay =
+            allWell ? period : UNHEALTHY_RETRY.compareTo(period) < 0 ? UNHEALTHY_RETRY : period;
         next = env.schedule(delay, this::probeSoon);
       }
     }
@@ -267,7 +357,8 @@ public final class PluginProber implements NodePlugins, AutoCloseable {
       try {
         onChange.accept(changed);
       } catch (RuntimeException e) {
-        LOG.warn("node {}: publishing the CSI plugins failed; the next report carries them", node, e);
+        LOG.warn(
+            "node {}: publishing the CSI plugins failed; the next report carries them", node, e);
       }
     }
     if (runAgain) {

@@ -34,31 +34,31 @@ import org.slf4j.LoggerFactory;
  * Prepare and unprepare on this node: the ledger's decisions, made durable, followed by the
  * node-side work (CDI specs) and the derived side effects. The I/O shell around the pure ledger.
  *
- * <p>Prepare: ledger {@code prepare} → for a claim in a compute domain, persist {@code PrepareStarted}
- * → bring side effects in line (the claim's domain is joined and its helper runs before anything
- * else) → a claim in a domain
- * waits, retryably and holding its devices, until the domain's daemon here answers ready → write the CDI spec →
- * ledger {@code complete} → persist → report Prepared. If the claim was unprepared meanwhile,
- * {@code complete} says so and the spec just written is removed again.
+ * <p>Prepare: ledger {@code prepare} → for a claim in a compute domain, persist {@code
+ * PrepareStarted} → bring side effects in line (the claim's domain is joined and its helper runs
+ * before anything else) → a claim in a domain waits, retryably and holding its devices, until the
+ * domain's daemon here answers ready → write the CDI spec → ledger {@code complete} → persist →
+ * report Prepared. If the claim was unprepared meanwhile, {@code complete} says so and the spec
+ * just written is removed again.
  *
- * <p>Unprepare: ledger {@code unprepare} (tombstone) → persist → remove the CDI spec → side effects.
- * Persisting first means a crash can leave an orphan spec (removed at start-up), never a ledger that
- * says "free" while a spec still hands the device out.
+ * <p>Unprepare: ledger {@code unprepare} (tombstone) → persist → remove the CDI spec → side
+ * effects. Persisting first means a crash can leave an orphan spec (removed at start-up), never a
+ * ledger that says "free" while a spec still hands the device out.
  *
- * <p>Completeness (I3): a GPU claim is prepared only while every required control node is right
- * on the host <em>now</em>: {@code controlNodes} runs a fresh check before a new prepare (an
+ * <p>Completeness (I3): a GPU claim is prepared only while every required control node is right on
+ * the host <em>now</em>: {@code controlNodes} runs a fresh check before a new prepare (an
  * incomplete node set makes it wait, retryably, naming the path, with nothing reserved) and again
  * when the spec is written, and the spec lists the GPU's node and every control node. The GPU's own
  * node ({@code /dev/nvidia<minor>}) is checked at prepare time too: discovery sees it go only at
  * its next rescan, and a GPU that discovery has dropped since it was seen waits (naming the path)
- * rather than failing, so that it is prepared again once its node is back. When the
- * node set changes, {@link #rewriteSpecs()} rewrites the spec of every prepared claim. Spec writes
- * and removals are serialized, so a rewrite never brings back the spec of a claim just unprepared.
+ * rather than failing, so that it is prepared again once its node is back. When the node set
+ * changes, {@link #rewriteSpecs()} rewrites the spec of every prepared claim. Spec writes and
+ * removals are serialized, so a rewrite never brings back the spec of a claim just unprepared.
  *
  * <p>IMEX channels ({@code channel-<N>}) are found in the same inventory and prepared the same way:
  * their node ({@code /dev/nvidia-caps-imex-channels/channel<N>}) is checked at prepare time and
- * goes into the claim's channel spec with its number. A node without channels fails a channel
- * claim and says why (no {@code nvidia-caps-imex-channels} major, say).
+ * goes into the claim's channel spec with its number. A node without channels fails a channel claim
+ * and says why (no {@code nvidia-caps-imex-channels} major, say).
  *
  * <p>Nothing is reported before the change is durable, so whatever a caller was told survives a
  * crash (I6). Safe to call concurrently, for different claims or the same one.
@@ -73,8 +73,13 @@ public final class ClaimPreparer {
   private final Supplier<ControlNodeStatus> controlNodes;
   private final Function<VerifiedNode, Optional<NodeProblem>> nodeNow;
   private final Object specLock = new Object();
-  /** The device node of every GPU and channel discovery or a prepare has seen, by name: what must be there. */
+
+  /**
+   * The device node of every GPU and channel discovery or a prepare has seen, by name: what must be
+   * there.
+   */
   private final Map<String, VerifiedNode> gpuNodes = new ConcurrentHashMap<>();
+
   // Set by whoever runs the agent (qm up) after start; volatile, as prepares run on other threads.
   private volatile PrepareMetrics metrics = PrepareMetrics.NONE;
 
@@ -83,14 +88,24 @@ public final class ClaimPreparer {
    * @param controlNodes checks the host's control nodes now, on every call ({@code
    *     ControlNodeCheck::check})
    */
-  public ClaimPreparer(DurableLedger durable, ClaimSpecs specs, EffectsReconciler effects,
-      Supplier<Inventory> inventory, Supplier<ControlNodeStatus> controlNodes) {
+  public ClaimPreparer(
+      DurableLedger durable,
+      ClaimSpecs specs,
+      EffectsReconciler effects,
+      Supplier<Inventory> inventory,
+      Supplier<ControlNodeStatus> controlNodes) {
     this(durable, specs, effects, inventory, controlNodes, HostDeviceTree::check);
   }
 
-  /** @param nodeNow checks a device node discovery saw, now ({@code DeviceTree::checkNode}) */
-  public ClaimPreparer(DurableLedger durable, ClaimSpecs specs, EffectsReconciler effects,
-      Supplier<Inventory> inventory, Supplier<ControlNodeStatus> controlNodes,
+  /**
+   * @param nodeNow checks a device node discovery saw, now ({@code DeviceTree::checkNode})
+   */
+  public ClaimPreparer(
+      DurableLedger durable,
+      ClaimSpecs specs,
+      EffectsReconciler effects,
+      Supplier<Inventory> inventory,
+      Supplier<ControlNodeStatus> controlNodes,
       Function<VerifiedNode, Optional<NodeProblem>> nodeNow) {
     this.nodeNow = Objects.requireNonNull(nodeNow, "nodeNow");
     this.durable = Objects.requireNonNull(durable, "durable");
@@ -104,7 +119,10 @@ public final class ClaimPreparer {
     return durable;
   }
 
-  /** Whether the ledger has an entry for a claim called {@code name} (any uid, any state): a look, not a copy. */
+  /**
+   * Whether the ledger has an entry for a claim called {@code name} (any uid, any state): a look,
+   * not a copy.
+   */
   public boolean knowsName(String name) {
     return durable.ledger().holdsName(name);
   }
@@ -121,13 +139,20 @@ public final class ClaimPreparer {
 
   /** The claims called {@code name} (any uid) that hold their devices here, in uid order. */
   public List<ClaimRef> heldNamed(String name) {
-    return durable.ledger().entriesNamed(name).stream().filter(ClaimState::holdsDevices).map(ClaimState::claim)
+    return durable.ledger().entriesNamed(name).stream()
+        .filter(ClaimState::holdsDevices)
+        .map(ClaimState::claim)
         .toList();
   }
 
-  /** The CDI devices claim {@code uid} is prepared with here; empty unless its prepare completed. */
+  /**
+   * The CDI devices claim {@code uid} is prepared with here; empty unless its prepare completed.
+   */
   public Optional<List<String>> preparedWith(String uid) {
-    return durable.ledger().entry(uid).filter(ClaimState.PrepareCompleted.class::isInstance)
+    return durable
+        .ledger()
+        .entry(uid)
+        .filter(ClaimState.PrepareCompleted.class::isInstance)
         .map(e -> ((ClaimState.PrepareCompleted) e).cdiDevices());
   }
 
@@ -136,18 +161,22 @@ public final class ClaimPreparer {
     this.metrics = Objects.requireNonNull(sink, "sink");
   }
 
-  /** Prepares {@code request} as described on the class. Throws only if the checkpoint cannot be written. */
+  /**
+   * Prepares {@code request} as described on the class. Throws only if the checkpoint cannot be
+   * written.
+   */
   public PrepareOutcome prepare(PrepareRequest request) throws IOException {
     var span = metrics.begin(PrepareMetrics.Operation.PREPARE);
     var outcome = "error";
     try {
       var result = prepareNow(request);
-      outcome = switch (result) {
-        case PrepareOutcome.Prepared _ -> "prepared";
-        case PrepareOutcome.Waiting _ -> "waiting";
-        case PrepareOutcome.Refused _ -> "refused";
-        case PrepareOutcome.Failed _ -> "failed";
-      };
+      outcome =
+          switch (result) {
+            case PrepareOutcome.Prepared _ -> "prepared";
+            case PrepareOutcome.Waiting _ -> "waiting";
+            case PrepareOutcome.Refused _ -> "refused";
+            case PrepareOutcome.Failed _ -> "failed";
+          };
       return result;
     } finally {
       span.end(outcome);
@@ -159,37 +188,55 @@ public final class ClaimPreparer {
     // Checked before the ledger: a request for devices this node lacks must not reserve anything.
     var found = remember(inventory.get());
     var ledger = durable.ledger();
-    boolean alreadyPrepared = ledger.entry(claim.uid()).filter(ClaimState.PrepareCompleted.class::isInstance).isPresent();
+    boolean alreadyPrepared =
+        ledger.entry(claim.uid()).filter(ClaimState.PrepareCompleted.class::isInstance).isPresent();
     var gpus = new ArrayList<DiscoveredGpu>();
     var channels = new ArrayList<DiscoveredChannel>();
     for (var device : request.devices()) {
       var gpu = found.gpu(device);
       var channel = gpu.isPresent() ? Optional.<DiscoveredChannel>empty() : found.channel(device);
-      var problem = alreadyPrepared ? Optional.<NodeProblem>empty()
-          : Optional.ofNullable(gpuNodes.get(device)).flatMap(nodeNow);
+      var problem =
+          alreadyPrepared
+              ? Optional.<NodeProblem>empty()
+              : Optional.ofNullable(gpuNodes.get(device)).flatMap(nodeNow);
       if (problem.isPresent()) {
-        // Checked now, not at the last rescan: a GPU without its node fails every container given it.
-        return new PrepareOutcome.Waiting("device node of " + device + ": " + problem.get().message());
+        // Checked now, not at the last rescan: a GPU without its node fails every container given
+        // it.
+        return new PrepareOutcome.Waiting(
+            "device node of " + device + ": " + problem.get().message());
       }
       if (channel.isPresent()) {
         channels.add(channel.get());
         continue;
       }
       if (gpu.isEmpty() && alreadyPrepared) {
-        continue; // prepared while it was there: the ledger answers without it, and it stays held (I2)
+        continue; // prepared while it was there: the ledger answers without it, and it stays held
+        // (I2)
       }
       // Seen before, or the last discovery left something out (a missing node, say): it may be this
-      // device, which may come back — an agent started while its node was away never saw it (seed 2553).
+      // device, which may come back — an agent started while its node was away never saw it (seed
+      // 2553).
       var leftOut = device.startsWith("channel-") ? found.channels().problems() : found.problems();
       if (gpu.isEmpty() && (gpuNodes.containsKey(device) || !leftOut.isEmpty())) {
-        return new PrepareOutcome.Waiting("device " + device + " was left out by the last discovery ("
-            + String.join("; ", leftOut) + "); waiting for the next rescan");
+        return new PrepareOutcome.Waiting(
+            "device "
+                + device
+                + " was left out by the last discovery ("
+                + String.join("; ", leftOut)
+                + "); waiting for the next rescan");
       }
       if (gpu.isEmpty()) {
-        return new PrepareOutcome.Failed("device " + device + " is not on this node (found: "
-            + found.gpus().stream().map(DiscoveredGpu::name).toList()
-            + (found.problems().isEmpty() ? "" : "; left out: " + String.join("; ", found.problems()))
-            + "; " + found.channels().summary() + ")");
+        return new PrepareOutcome.Failed(
+            "device "
+                + device
+                + " is not on this node (found: "
+                + found.gpus().stream().map(DiscoveredGpu::name).toList()
+                + (found.problems().isEmpty()
+                    ? ""
+                    : "; left out: " + String.join("; ", found.problems()))
+                + "; "
+                + found.channels().summary()
+                + ")");
       }
       gpus.add(gpu.get());
     }
@@ -219,27 +266,35 @@ public final class ClaimPreparer {
     var domain = request.computeDomain();
     if (domain.isPresent()) {
       // The entry calls for a side effect (the domain's membership and helper): durable before it
-      // starts, so a restarted agent finds the entry that wanted it. A claim without a domain has no
+      // starts, so a restarted agent finds the entry that wanted it. A claim without a domain has
+      // no
       // effect but its spec, which the completion's persist covers: a crash before it leaves an
-      // orphan spec, removed at start-up, and nobody was told anything (one fsync per prepare, not two).
+      // orphan spec, removed at start-up, and nobody was told anything (one fsync per prepare, not
+      // two).
       durable.persist();
     }
     var outcome = syncEffects();
     if (domain.isPresent() && !outcome.published().contains(domain.get())) {
-      // The entry stays started (holding its devices and wanting its domain); a retry goes on from here.
-      return new PrepareOutcome.Waiting("compute domain " + domain.get() + " is not joined yet: "
-          + String.join("; ", outcome.errors()));
+      // The entry stays started (holding its devices and wanting its domain); a retry goes on from
+      // here.
+      return new PrepareOutcome.Waiting(
+          "compute domain "
+              + domain.get()
+              + " is not joined yet: "
+              + String.join("; ", outcome.errors()));
     }
     if (domain.isPresent()) {
-      // The check NVIDIA's fix relies on: channels are no use until the domain's daemon here is ready.
-      var notReady = switch (effects.readiness(domain.get())) {
-        case DaemonAnswer.Ready _ -> Optional.<String>empty();
-        case DaemonAnswer.Starting st -> Optional.of("is starting (pid " + st.pid() + ")");
-        case DaemonAnswer.Silent silent -> Optional.of("is not ready: " + silent.reason());
-      };
+      // The check NVIDIA's fix relies on: channels are no use until the domain's daemon here is
+      // ready.
+      var notReady =
+          switch (effects.readiness(domain.get())) {
+            case DaemonAnswer.Ready _ -> Optional.<String>empty();
+            case DaemonAnswer.Starting st -> Optional.of("is starting (pid " + st.pid() + ")");
+            case DaemonAnswer.Silent silent -> Optional.of("is not ready: " + silent.reason());
+          };
       if (notReady.isPresent()) {
-        return new PrepareOutcome.Waiting("the daemon of compute domain " + domain.get() + " on this node "
-            + notReady.get());
+        return new PrepareOutcome.Waiting(
+            "the daemon of compute domain " + domain.get() + " on this node " + notReady.get());
       }
     }
     List<String> names;
@@ -264,13 +319,15 @@ public final class ClaimPreparer {
       case CompleteResult.Aborted a -> {
         removeSpec(claim.uid());
         syncEffects();
-        return new PrepareOutcome.Refused("claim " + claim + " was unprepared while its prepare was running",
+        return new PrepareOutcome.Refused(
+            "claim " + claim + " was unprepared while its prepare was running",
             a.tombstone().expiresAt());
       }
       case CompleteResult.NotStarted _ -> {
         removeSpec(claim.uid());
         syncEffects();
-        return new PrepareOutcome.Failed("claim " + claim + " vanished from the ledger while its prepare was running");
+        return new PrepareOutcome.Failed(
+            "claim " + claim + " vanished from the ledger while its prepare was running");
       }
     }
   }
@@ -282,8 +339,15 @@ public final class ClaimPreparer {
   public List<NodeProblem> checkHeldGpuNodes() {
     remember(inventory.get());
     var problems = new ArrayList<NodeProblem>();
-    durable.ledger().snapshot().holding().stream().flatMap(e -> e.devices().stream()).distinct().sorted()
-        .forEach(device -> Optional.ofNullable(gpuNodes.get(device)).flatMap(nodeNow).ifPresent(problems::add));
+    durable.ledger().snapshot().holding().stream()
+        .flatMap(e -> e.devices().stream())
+        .distinct()
+        .sorted()
+        .forEach(
+            device ->
+                Optional.ofNullable(gpuNodes.get(device))
+                    .flatMap(nodeNow)
+                    .ifPresent(problems::add));
     return problems;
   }
 
@@ -315,7 +379,10 @@ public final class ClaimPreparer {
     }
     var outcome = syncEffects();
     if (result instanceof UnprepareResult.Released r) {
-      LOG.info("unprepared claim {} ({} was {})", r.previous().claim(), r.previous().devices(),
+      LOG.info(
+          "unprepared claim {} ({} was {})",
+          r.previous().claim(),
+          r.previous().devices(),
           r.previous().stateName());
     }
     return new UnprepareOutcome(result, outcome.errors());
@@ -324,8 +391,8 @@ public final class ClaimPreparer {
   /**
    * Rewrites the spec of every prepared claim with the control nodes as they are now (their set or
    * numbers changed). Only when the set is complete: an incomplete one leaves the specs as they
-   * are, so that a container started from them fails loudly on the missing node instead of
-   * silently running without it. Returns what could not be rewritten.
+   * are, so that a container started from them fails loudly on the missing node instead of silently
+   * running without it. Returns what could not be rewritten.
    */
   public List<String> rewriteSpecs() {
     var errors = new ArrayList<String>();
@@ -342,13 +409,20 @@ public final class ClaimPreparer {
       }
       for (var entry : durable.ledger().snapshot().holding()) {
         // A started prepare that has not written its spec yet writes it itself, under this lock.
-        if (!(entry instanceof ClaimState.PrepareCompleted) && !written.contains(entry.claim().uid())) {
+        if (!(entry instanceof ClaimState.PrepareCompleted)
+            && !written.contains(entry.claim().uid())) {
           continue;
         }
-        var gpus = entry.devices().stream().map(found::gpu).flatMap(java.util.Optional::stream).toList();
-        var channels = entry.devices().stream().map(found::channel).flatMap(java.util.Optional::stream).toList();
+        var gpus =
+            entry.devices().stream().map(found::gpu).flatMap(java.util.Optional::stream).toList();
+        var channels =
+            entry.devices().stream()
+                .map(found::channel)
+                .flatMap(java.util.Optional::stream)
+                .toList();
         if (gpus.size() + channels.size() != entry.devices().size()) {
-          errors.add("claim " + entry.claim() + ": devices " + entry.devices() + " are not all found now");
+          errors.add(
+              "claim " + entry.claim() + ": devices " + entry.devices() + " are not all found now");
           continue;
         }
         try {
@@ -389,7 +463,10 @@ public final class ClaimPreparer {
     return outcome;
   }
 
-  /** Removes CDI specs of claims the ledger does not hold (left by a crash between persist and removal). */
+  /**
+   * Removes CDI specs of claims the ledger does not hold (left by a crash between persist and
+   * removal).
+   */
   public List<String> removeOrphanSpecs() throws IOException {
     var holding = durable.ledger().snapshot().holding().stream().map(c -> c.claim().uid()).toList();
     var removed = new ArrayList<String>();

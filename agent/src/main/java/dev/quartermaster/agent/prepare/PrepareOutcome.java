@@ -13,12 +13,17 @@ public sealed interface PrepareOutcome {
     }
   }
 
-  /** Not yet, for a reason that goes away (a device held by another claim, a helper not up). Retry. */
+  /**
+   * Not yet, for a reason that goes away (a device held by another claim, a helper not up). Retry.
+   */
   record Waiting(String reason) implements PrepareOutcome {}
 
   /** Refused until {@code retryAt}: the claim was unprepared and this is a late prepare. */
   record Refused(String reason, Instant retryAt) implements PrepareOutcome {}
 
-  /** Failed for a reason retrying will not fix without a change (unknown device, allocation mismatch). */
+  /**
+   * Failed for a reason retrying will not fix without a change (unknown device, allocation
+   * mismatch).
+   */
   record Failed(String reason) implements PrepareOutcome {}
 }

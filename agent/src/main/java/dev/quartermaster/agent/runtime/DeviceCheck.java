@@ -4,8 +4,8 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * The result of opening, read-only, every device node a task was given, before it counts as
- * running (inside the container for podman). Recorded in the task's status.
+ * The result of opening, read-only, every device node a task was given, before it counts as running
+ * (inside the container for podman). Recorded in the task's status.
  *
  * <p>The exec runtime reports host paths (what it opened); podman reports container paths.
  */
@@ -23,7 +23,8 @@ public sealed interface DeviceCheck {
    * {@code Operation not permitted}; {@code detail} is the full text where the error came from a
    * shell; {@code opened} lists those that opened before it.
    */
-  record Failed(String path, String error, String detail, List<String> opened) implements DeviceCheck {
+  record Failed(String path, String error, String detail, List<String> opened)
+      implements DeviceCheck {
     public Failed {
       Objects.requireNonNull(path, "path");
       Objects.requireNonNull(error, "error");

@@ -8,12 +8,12 @@ import java.util.ArrayList;
 import java.util.Objects;
 
 /**
- * Runs a task as a local process on the host. Its CDI devices are resolved like a container
- * runtime would ({@link CdiResolver}): their {@code env} edits are applied after the task's own
- * environment and the values composed from exactly those devices ({@link
+ * Runs a task as a local process on the host. Its CDI devices are resolved like a container runtime
+ * would ({@link CdiResolver}): their {@code env} edits are applied after the task's own environment
+ * and the values composed from exactly those devices ({@link
  * dev.quartermaster.agent.cdi.DeviceVariables}, as the podman runtime passes them), and every
- * device node's host path is opened read-only before the process starts. A
- * node that does not open fails the task with the path and the error, and the command never runs.
+ * device node's host path is opened read-only before the process starts. A node that does not open
+ * fails the task with the path and the error, and the command never runs.
  *
  * <p>There is no device cgroup here: the check is what keeps a task from running without a node.
  */
@@ -28,8 +28,11 @@ public final class ExecRuntime implements TaskRuntime {
   public TaskHandle start(TaskLaunch launch) {
     var task = new RuntimeTask(launch.name(), launch.output());
     if (!(launch.image() instanceof TaskImage.Host)) {
-      task.finish(new TaskResult.StartFailed("the exec runtime runs tasks on the host file system; "
-          + launch.image() + " needs the podman runtime"));
+      task.finish(
+          new TaskResult.StartFailed(
+              "the exec runtime runs tasks on the host file system; "
+                  + launch.image()
+                  + " needs the podman runtime"));
       return task;
     }
     ContainerEdits edits;
@@ -45,10 +48,11 @@ public final class ExecRuntime implements TaskRuntime {
       return task;
     }
     var passed = (DeviceCheck.Passed) check;
-    var builder = new ProcessBuilder(launch.command())
-        .redirectErrorStream(true)
-        .redirectOutput(Redirect.to(launch.output().toFile()))
-        .redirectInput(Redirect.from(new java.io.File("/dev/null")));
+    var builder =
+        new ProcessBuilder(launch.command())
+            .redirectErrorStream(true)
+            .redirectOutput(Redirect.to(launch.output().toFile()))
+            .redirectInput(Redirect.from(new java.io.File("/dev/null")));
     var environment = builder.environment();
     environment.putAll(launch.env());
     var deviceEnv = new ArrayList<>(edits.composedEnv());
@@ -63,7 +67,9 @@ public final class ExecRuntime implements TaskRuntime {
     try {
       process = builder.start();
     } catch (IOException e) {
-      task.finish(new TaskResult.StartFailed("cannot start " + launch.command().getFirst() + ": " + e.getMessage()));
+      task.finish(
+          new TaskResult.StartFailed(
+              "cannot start " + launch.command().getFirst() + ": " + e.getMessage()));
       return task;
     }
     task.started(process.toHandle());

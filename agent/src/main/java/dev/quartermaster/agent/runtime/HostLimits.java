@@ -14,10 +14,14 @@ import java.util.OptionalLong;
 public final class HostLimits {
   private HostLimits() {}
 
-  /** The hard limit named {@code what} ("Max open files", "Max processes"); empty if unlimited or unknown. */
+  /**
+   * The hard limit named {@code what} ("Max open files", "Max processes"); empty if unlimited or
+   * unknown.
+   */
   public static OptionalLong hard(String what) {
     try {
-      return parseHard(Files.readString(Path.of("/proc/self/limits"), StandardCharsets.UTF_8), what);
+      return parseHard(
+          Files.readString(Path.of("/proc/self/limits"), StandardCharsets.UTF_8), what);
     } catch (IOException e) {
       return OptionalLong.empty();
     }

@@ -8,8 +8,11 @@ public record Mount(Path hostPath, String containerPath, boolean readOnly) {
   public Mount {
     Objects.requireNonNull(hostPath, "hostPath");
     Objects.requireNonNull(containerPath, "containerPath");
-    if (!containerPath.startsWith("/") || containerPath.contains(":") || containerPath.contains(",")) {
-      throw new IllegalArgumentException("container path must be absolute, without ':' or ',': " + containerPath);
+    if (!containerPath.startsWith("/")
+        || containerPath.contains(":")
+        || containerPath.contains(",")) {
+      throw new IllegalArgumentException(
+          "container path must be absolute, without ':' or ',': " + containerPath);
     }
     if (hostPath.toString().contains(":") || hostPath.toString().contains(",")) {
       throw new IllegalArgumentException("host path must not contain ':' or ',': " + hostPath);

@@ -20,7 +20,11 @@ import java.util.Objects;
  *     runtime resolves the same names there to know which nodes to check inside the container
  * @param killTimeout how long {@code podman kill} may take
  */
-public record PodmanOptions(List<String> command, String network, List<String> ulimits, List<Path> cdiSpecDirs,
+public record PodmanOptions(
+    List<String> command,
+    String network,
+    List<String> ulimits,
+    List<Path> cdiSpecDirs,
     Duration killTimeout) {
   private static final long PODMAN_DEFAULT_NPROC = 32_768;
 
@@ -44,10 +48,13 @@ public record PodmanOptions(List<String> command, String network, List<String> u
   public static PodmanOptions defaults() {
     var ulimits = new ArrayList<String>();
     long nofile = Math.min(HostLimits.hard("Max open files").orElse(1_048_576L), 1_048_576L);
-    long nproc = Math.min(HostLimits.hard("Max processes").orElse(PODMAN_DEFAULT_NPROC), PODMAN_DEFAULT_NPROC);
+    long nproc =
+        Math.min(
+            HostLimits.hard("Max processes").orElse(PODMAN_DEFAULT_NPROC), PODMAN_DEFAULT_NPROC);
     ulimits.add("nofile=" + nofile + ":" + nofile);
     ulimits.add("nproc=" + nproc + ":" + nproc);
-    return new PodmanOptions(List.of("podman"), "none", ulimits, CdiResolver.DEFAULT_DIRS, Duration.ofSeconds(30));
+    return new PodmanOptions(
+        List.of("podman"), "none", ulimits, CdiResolver.DEFAULT_DIRS, Duration.ofSeconds(30));
   }
 
   /** These options with {@code flags} added to podman's global flags. */

@@ -18,20 +18,20 @@ import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs a task in a container: {@code podman run --rm --network none --device <cdi-name>... }
- * with a rootfs directory or an image. The devices come from the claims' CDI specs, so runc's
- * device cgroup allows exactly the nodes those specs list: a node left out of a spec really fails
+ * Runs a task in a container: {@code podman run --rm --network none --device <cdi-name>... } with a
+ * rootfs directory or an image. The devices come from the claims' CDI specs, so runc's device
+ * cgroup allows exactly the nodes those specs list: a node left out of a spec really fails
  * ("Operation not permitted").
  *
  * <p>Before the task counts as running, the container opens every node its CDI devices list,
  * <em>inside the container</em> ({@link DeviceCheckScript} runs first and then {@code exec}s the
  * command). The runtime reads the check's lines from the container's output, records the result,
- * and only then moves the task to Running; a failure ends the task with the path and the error,
- * and the command never runs. Output (check lines included) goes to the launch's output file.
+ * and only then moves the task to Running; a failure ends the task with the path and the error, and
+ * the command never runs. Output (check lines included) goes to the launch's output file.
  *
- * <p>Podman applies the CDI specs' environment itself; what CDI cannot compose over several
- * claims (the GPU list, the claim uids, {@code NVIDIA_VISIBLE_DEVICES}) the runtime passes as
- * {@code --env}, built from exactly the devices it injects ({@link DeviceVariables}).
+ * <p>Podman applies the CDI specs' environment itself; what CDI cannot compose over several claims
+ * (the GPU list, the claim uids, {@code NVIDIA_VISIBLE_DEVICES}) the runtime passes as {@code
+ * --env}, built from exactly the devices it injects ({@link DeviceVariables}).
  *
  * <p>An I/O edge: reading the container's output blocks, so it runs on {@link Env#execute}
  * (production's virtual threads). Podman must find the specs: they must be in {@link
@@ -54,7 +54,8 @@ public final class PodmanRuntime implements TaskRuntime {
   public TaskHandle start(TaskLaunch launch) {
     var task = new RuntimeTask(launch.name(), launch.output());
     if (launch.image() instanceof TaskImage.Host) {
-      task.finish(new TaskResult.StartFailed("the podman runtime needs a rootfs directory or an image"));
+      task.finish(
+          new TaskResult.StartFailed("the podman runtime needs a rootfs directory or an image"));
       return task;
     }
     List<String> paths;
@@ -69,18 +70,23 @@ public final class PodmanRuntime implements TaskRuntime {
     }
     var unsafe = paths.stream().filter(p -> !DeviceCheckScript.safePath(p)).toList();
     if (!unsafe.isEmpty()) {
-      task.finish(new TaskResult.StartFailed("device paths the check cannot pass to a shell: " + unsafe));
+      task.finish(
+          new TaskResult.StartFailed("device paths the check cannot pass to a shell: " + unsafe));
       return task;
     }
-    var container = "qm-" + launch.name() + "-" + Long.toHexString(env.random().nextLong() & 0xffff_ffffL);
+    var container =
+        "qm-" + launch.name() + "-" + Long.toHexString(env.random().nextLong() & 0xffff_ffffL);
     Process process;
     try {
-      process = new ProcessBuilder(runArgs(launch, container, paths, composed))
-          .redirectErrorStream(true)
-          .redirectInput(Redirect.from(new java.io.File("/dev/null")))
-          .start();
+      process =
+          new ProcessBuilder(runArgs(launch, container, paths, composed))
+              .redirectErrorStream(true)
+              .redirectInput(Redirect.from(new java.io.File("/dev/null")))
+              .start();
     } catch (IOException e) {
-      task.finish(new TaskResult.StartFailed("cannot run " + options.command().getFirst() + ": " + e.getMessage()));
+      task.finish(
+          new TaskResult.StartFailed(
+              "cannot run " + options.command().getFirst() + ": " + e.getMessage()));
       return task;
     }
     task.started(process.toHandle());
@@ -90,19 +96,23 @@ public final class PodmanRuntime implements TaskRuntime {
     return task;
   }
 
-  private List<String> runArgs(TaskLaunch launch, String container, List<String> paths, List<String> composed) {
+  private List<String> runArgs(
+      TaskLaunch launch, String container, List<String> paths, List<String> composed) {
     var args = new ArrayList<>(options.command());
     args.addAll(List.of("run", "--rm", "--name", container, "--network", options.network()));
     options.ulimits().forEach(u -> args.addAll(List.of("--ulimit", u)));
     launch.cdiDevices().forEach(d -> args.addAll(List.of("--device", d)));
     for (var m : launch.mounts()) {
-      args.addAll(List.of("--volume", m.hostPath() + ":" + m.containerPath() + (m.readOnly() ? ":ro" : "")));
+      args.addAll(
+          List.of(
+              "--volume", m.hostPath() + ":" + m.containerPath() + (m.readOnly() ? ":ro" : "")));
     }
     launch.env().forEach((k, v) -> args.addAll(List.of("--env", k + "=" + v)));
     // After the task's own (a later --env wins); podman applies the CDI edits after both.
     composed.forEach(e -> args.addAll(List.of("--env", e)));
     switch (launch.image()) {
-      case TaskImage.Rootfs r -> args.addAll(List.of("--rootfs", r.dir().toAbsolutePath().toString()));
+      case TaskImage.Rootfs r ->
+          args.addAll(List.of("--rootfs", r.dir().toAbsolutePath().toString()));
       case TaskImage.Image i -> args.add(i.reference());
       case TaskImage.Host h -> throw new IllegalStateException("checked in start");
     }
@@ -116,7 +126,8 @@ public final class PodmanRuntime implements TaskRuntime {
     var tail = new ArrayDeque<String>();
     DeviceCheck.Failed failed = null;
     DeviceCheck.Passed passed = null;
-    try (var in = process.getInputStream(); var out = Files.newOutputStream(launch.output())) {
+    try (var in = process.getInputStream();
+        var out = Files.newOutputStream(launch.output())) {
       while (passed == null) {
         var line = readLine(in, out);
         if (line == null) {
@@ -132,7 +143,8 @@ public final class PodmanRuntime implements TaskRuntime {
         }
         switch (parsed.get()) {
           case DeviceCheckScript.Line.Opened o -> opened.add(o.path());
-          case DeviceCheckScript.Line.Failed f -> failed = new DeviceCheck.Failed(f.path(), f.error(), f.detail(), opened);
+          case DeviceCheckScript.Line.Failed f ->
+              failed = new DeviceCheck.Failed(f.path(), f.error(), f.detail(), opened);
           case DeviceCheckScript.Line.AllOpened a -> {
             passed = new DeviceCheck.Passed(opened);
             task.running(passed);
@@ -159,14 +171,18 @@ public final class PodmanRuntime implements TaskRuntime {
     } else if (failed != null) {
       task.finish(new TaskResult.DeviceCheckFailed(failed));
     } else {
-      task.finish(new TaskResult.StartFailed("podman exited " + code + " before the device check ran: "
-          + String.join(" | ", tail)));
+      task.finish(
+          new TaskResult.StartFailed(
+              "podman exited "
+                  + code
+                  + " before the device check ran: "
+                  + String.join(" | ", tail)));
     }
   }
 
   /**
-   * One line (without its newline), copied to {@code out} whole (one write per line, not per
-   * byte); null at the end of the stream. {@code in} is buffered (the JDK's process streams are).
+   * One line (without its newline), copied to {@code out} whole (one write per line, not per byte);
+   * null at the end of the stream. {@code in} is buffered (the JDK's process streams are).
    */
   private static String readLine(InputStream in, OutputStream out) throws IOException {
     var line = new ByteArrayOutputStream();
@@ -191,8 +207,13 @@ public final class PodmanRuntime implements TaskRuntime {
       var args = new ArrayList<>(options.command());
       args.addAll(List.of("kill", "--signal", "KILL", container));
       try {
-        var killer = new ProcessBuilder(args).redirectErrorStream(true).redirectOutput(Redirect.DISCARD).start();
-        if (killer.waitFor(options.killTimeout().toMillis(), TimeUnit.MILLISECONDS) && killer.exitValue() == 0) {
+        var killer =
+            new ProcessBuilder(args)
+                .redirectErrorStream(true)
+                .redirectOutput(Redirect.DISCARD)
+                .start();
+        if (killer.waitFor(options.killTimeout().toMillis(), TimeUnit.MILLISECONDS)
+            && killer.exitValue() == 0) {
           return;
         }
         killer.destroyForcibly();

@@ -18,12 +18,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The processes under a task's process, found without reading every process of the host: the
- * JDK's {@code descendants()} does read them all, for each call, so stopping an agent with a
- * thousand tasks on a host with as many processes read a million {@code /proc} entries (fifteen
- * seconds for {@code qm up} to stop). Where the kernel lists each process's children, only the
- * subtree is read; elsewhere the host's tree is read once for a batch of kills. Not thread-safe:
- * one batch, one thread.
+ * The processes under a task's process, found without reading every process of the host: the JDK's
+ * {@code descendants()} does read them all, for each call, so stopping an agent with a thousand
+ * tasks on a host with as many processes read a million {@code /proc} entries (fifteen seconds for
+ * {@code qm up} to stop). Where the kernel lists each process's children, only the subtree is read;
+ * elsewhere the host's tree is read once for a batch of kills. Not thread-safe: one batch, one
+ * thread.
  */
 public final class ProcessTree {
   /** How often {@link #awaitGone} looks again. */
@@ -31,6 +31,7 @@ public final class ProcessTree {
 
   /** Whether to ask the kernel's lists of children first. */
   private final boolean listed;
+
   /** The host's whole tree, parent pid → its children, once it had to be read; null before. */
   private Map<Long, List<ProcessHandle>> children;
 
@@ -43,12 +44,18 @@ public final class ProcessTree {
     return new ProcessTree(true);
   }
 
-  /** As on a kernel without lists of children: the host's whole tree, read once (tests of that path). */
+  /**
+   * As on a kernel without lists of children: the host's whole tree, read once (tests of that
+   * path).
+   */
   static ProcessTree scanning() {
     return new ProcessTree(false);
   }
 
-  /** Kills {@code root} and every process under it (SIGKILL): the children first, found before their parent dies. */
+  /**
+   * Kills {@code root} and every process under it (SIGKILL): the children first, found before their
+   * parent dies.
+   */
   public void kill(ProcessHandle root) {
     descendants(root.pid()).forEach(ProcessHandle::destroyForcibly);
     root.destroyForcibly();
@@ -81,8 +88,15 @@ public final class ProcessTree {
         return kernel.get();
       }
       children = new HashMap<>();
-      ProcessHandle.allProcesses().forEach(p ->
-          p.parent().ifPresent(parent -> children.computeIfAbsent(parent.pid(), k -> new ArrayList<>()).add(p)));
+      ProcessHandle.allProcesses()
+          .forEach(
+              p ->
+                  p.parent()
+                      .ifPresent(
+                          parent ->
+                              children
+                                  .computeIfAbsent(parent.pid(), k -> new ArrayList<>())
+                                  .add(p)));
     }
     return children.getOrDefault(pid, List.of());
   }
@@ -123,11 +137,12 @@ public final class ProcessTree {
   }
 
   /**
-   * Waits until every one of {@code processes} has stopped {@link #running}, for about {@code bound}
-   * at most; returns those still running then. A process that is not our child is awaited by the
-   * JDK's own poll, which counts a zombie as alive: after an agent restart, processes of the earlier
-   * one are init's, and an init that reaps late, or never, made each wait its whole bound. Each pass
-   * either takes a poll's time or finds one exited, so the passes bound the wait without a clock.
+   * Waits until every one of {@code processes} has stopped {@link #running}, for about {@code
+   * bound} at most; returns those still running then. A process that is not our child is awaited by
+   * the JDK's own poll, which counts a zombie as alive: after an agent restart, processes of the
+   * earlier one are init's, and an init that reaps late, or never, made each wait its whole bound.
+   * Each pass either takes a poll's time or finds one exited, so the passes bound the wait without
+   * a clock.
    */
   public static List<ProcessHandle> awaitGone(List<ProcessHandle> processes, Duration bound) {
     var left = new ArrayList<>(processes);
@@ -149,7 +164,9 @@ public final class ProcessTree {
     return left;
   }
 
-  /** Alive and not a zombie: a process that exited but was not reaped yet holds nothing any more. */
+  /**
+   * Alive and not a zombie: a process that exited but was not reaped yet holds nothing any more.
+   */
   public static boolean running(ProcessHandle p) {
     return p.isAlive() && state(p.pid()).filter(s -> s == 'Z' || s == 'X').isEmpty();
   }
@@ -164,7 +181,9 @@ public final class ProcessTree {
     try (var reader = Files.newBufferedReader(Path.of("/proc", Long.toString(pid), "stat"))) {
       var stat = reader.readLine();
       int close = stat == null ? -1 : stat.lastIndexOf(')');
-      return close >= 0 && close + 2 < stat.length() ? Optional.of(stat.charAt(close + 2)) : Optional.empty();
+      return close >= 0 && close + 2 < stat.length()
+          ? Optional.of(stat.charAt(close + 2))
+          : Optional.empty();
     } catch (IOException e) {
       return Optional.empty(); // gone meanwhile, or no procfs
     }

@@ -14,7 +14,9 @@ public interface TaskHandle {
   /** The file with the task's stdout and stderr (for podman also the device check's lines). */
   Path output();
 
-  /** Completes when the device check is done (passed or failed), or with a failure if nothing ran. */
+  /**
+   * Completes when the device check is done (passed or failed), or with a failure if nothing ran.
+   */
   CompletableFuture<DeviceCheck> deviceCheck();
 
   /** Completes when the task has ended. */
@@ -40,6 +42,8 @@ public interface TaskHandle {
     kill(ProcessTree.onDemand());
   }
 
-  /** As {@link #kill()}, one of a batch that shares {@code tree} (read at most once for them all). */
+  /**
+   * As {@link #kill()}, one of a batch that shares {@code tree} (read at most once for them all).
+   */
   void kill(ProcessTree tree);
 }

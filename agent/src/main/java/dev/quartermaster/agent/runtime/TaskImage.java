@@ -21,7 +21,8 @@ public sealed interface TaskImage {
     public Image {
       Objects.requireNonNull(reference, "reference");
       if (reference.isBlank() || reference.startsWith("-")) {
-        throw new IllegalArgumentException("image reference must be a name, not '" + reference + "'");
+        throw new IllegalArgumentException(
+            "image reference must be a name, not '" + reference + "'");
       }
     }
   }

@@ -23,8 +23,13 @@ import java.util.TreeMap;
  * @param output where the task's stdout and stderr go (created or truncated)
  */
 public record TaskLaunch(
-    String name, List<String> command, Map<String, String> env, List<String> cdiDevices, List<Mount> mounts,
-    TaskImage image, Path output) {
+    String name,
+    List<String> command,
+    Map<String, String> env,
+    List<String> cdiDevices,
+    List<Mount> mounts,
+    TaskImage image,
+    Path output) {
 
   public TaskLaunch {
     Objects.requireNonNull(name, "name");
@@ -38,7 +43,8 @@ public record TaskLaunch(
     env = new TreeMap<>(env);
     for (var key : env.keySet()) {
       if (!Names.isEnvName(key)) {
-        throw new IllegalArgumentException("task " + name + ": '" + key + "' is not an environment variable name");
+        throw new IllegalArgumentException(
+            "task " + name + ": '" + key + "' is not an environment variable name");
       }
     }
     env = Map.copyOf(env);

@@ -2,10 +2,15 @@ package dev.quartermaster.agent.runtime;
 
 import java.util.Objects;
 
-/** How a task ended: it ran and exited, its device check failed (it never ran), or it could not start. */
+/**
+ * How a task ended: it ran and exited, its device check failed (it never ran), or it could not
+ * start.
+ */
 public sealed interface TaskResult {
 
-  /** The task ran (its device check passed) and exited with {@code code} (128+signal when killed). */
+  /**
+   * The task ran (its device check passed) and exited with {@code code} (128+signal when killed).
+   */
   record Exited(int code, DeviceCheck.Passed check) implements TaskResult {
     public Exited {
       Objects.requireNonNull(check, "check");

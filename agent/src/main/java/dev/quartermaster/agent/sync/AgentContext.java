@@ -7,8 +7,8 @@ import java.util.Objects;
 
 /**
  * What every sync of one node's agent works with: the API it reads and writes through, the name of
- * its node, its clock and timers, and where its events go ({@link EventRecorder#NONE} in tests
- * that do not look at them).
+ * its node, its clock and timers, and where its events go ({@link EventRecorder#NONE} in tests that
+ * do not look at them).
  */
 public record AgentContext(ApiClient api, String node, Env env, EventRecorder events) {
   public AgentContext {

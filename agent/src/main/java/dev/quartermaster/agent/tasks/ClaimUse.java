@@ -42,7 +42,10 @@ public final class ClaimUse implements ClaimRelease {
   private final String node;
   private final Function<String, Optional<Task>> tasks;
   private final Consumer<String> recheckClaim;
-  /** The processes this agent started, by task name; a run is forgotten once its end is reported. */
+
+  /**
+   * The processes this agent started, by task name; a run is forgotten once its end is reported.
+   */
   private final Map<String, TaskRun> runs = new ConcurrentHashMap<>();
 
   /**
@@ -50,7 +53,8 @@ public final class ClaimUse implements ClaimRelease {
    *     too: a deleting task's event queues its claims before the informer says it has synced)
    * @param recheckClaim queues a claim name for the claim sync
    */
-  public ClaimUse(String node, Function<String, Optional<Task>> tasks, Consumer<String> recheckClaim) {
+  public ClaimUse(
+      String node, Function<String, Optional<Task>> tasks, Consumer<String> recheckClaim) {
     this.node = Objects.requireNonNull(node, "node");
     this.tasks = Objects.requireNonNull(tasks, "tasks");
     this.recheckClaim = Objects.requireNonNull(recheckClaim, "recheckClaim");
@@ -58,9 +62,13 @@ public final class ClaimUse implements ClaimRelease {
 
   @Override
   public ClaimVerdict verdict(ResourceClaim claim) {
-    boolean wanted = claim.status().allocation().map(Allocation::node).filter(node::equals).isPresent()
-        && !claim.metadata().isDeleting() && !ownerDone(claim);
-    return wanted ? new ClaimVerdict.Wanted() : verdict(new ClaimRef(claim.metadata().uid(), claim.metadata().name()));
+    boolean wanted =
+        claim.status().allocation().map(Allocation::node).filter(node::equals).isPresent()
+            && !claim.metadata().isDeleting()
+            && !ownerDone(claim);
+    return wanted
+        ? new ClaimVerdict.Wanted()
+        : verdict(new ClaimRef(claim.metadata().uid(), claim.metadata().name()));
   }
 
   @Override
@@ -69,7 +77,10 @@ public final class ClaimUse implements ClaimRelease {
     return users.isEmpty() ? new ClaimVerdict.Free() : new ClaimVerdict.InUse(users);
   }
 
-  /** Whether a process of this task incarnation may still run here (its claims and volumes stay: I2). */
+  /**
+   * Whether a process of this task incarnation may still run here (its claims and volumes stay:
+   * I2).
+   */
   public boolean mayRun(String task, String uid) {
     var run = runs.get(task);
     return run != null && run.uid().equals(uid) && run.mayRun();
@@ -77,23 +88,37 @@ public final class ClaimUse implements ClaimRelease {
 
   /** The claim's owner task (same uid) is deleting and no process of it may still run here. */
   private boolean ownerDone(ResourceClaim claim) {
-    return claim.metadata().owner().filter(o -> o.kind().equals(Kinds.TASK.name()))
+    return claim
+        .metadata()
+        .owner()
+        .filter(o -> o.kind().equals(Kinds.TASK.name()))
         .flatMap(o -> tasks.apply(o.name()).filter(t -> t.metadata().uid().equals(o.uid())))
         .filter(t -> t.metadata().isDeleting() && !mayRun(t.metadata().name(), t.metadata().uid()))
         .isPresent();
   }
 
-  /** The task processes here that were started with {@code claim} (same name, same uid) and may still run. */
+  /**
+   * The task processes here that were started with {@code claim} (same name, same uid) and may
+   * still run.
+   */
   private List<ClaimUser> usersOf(ClaimRef claim) {
     var users = new ArrayList<ClaimUser>();
-    runs.forEach((name, run) -> {
-      if (run.claims().contains(claim) && run.mayRun()) {
-        boolean stopping = tasks.apply(name).filter(t -> t.metadata().uid().equals(run.uid()))
-            .map(t -> t.metadata().isDeleting()).orElse(true);
-        var state = stopping ? "stopping" : run.handle().state() instanceof TaskState.Running ? "running" : "starting";
-        users.add(new ClaimUser(name, state));
-      }
-    });
+    runs.forEach(
+        (name, run) -> {
+          if (run.claims().contains(claim) && run.mayRun()) {
+            boolean stopping =
+                tasks
+                    .apply(name)
+                    .filter(t -> t.metadata().uid().equals(run.uid()))
+                    .map(t -> t.metadata().isDeleting())
+                    .orElse(true);
+            var state =
+                stopping
+                    ? "stopping"
+                    : run.handle().state() instanceof TaskState.Running ? "running" : "starting";
+            users.add(new ClaimUser(name, state));
+          }
+        });
     users.sort(Comparator.comparing(ClaimUser::task));
     return users;
   }
@@ -106,7 +131,9 @@ public final class ClaimUse implements ClaimRelease {
     claimNames.forEach(recheckClaim);
   }
 
-  /** The run of the task called {@code task}, if a process was started for it and not yet forgotten. */
+  /**
+   * The run of the task called {@code task}, if a process was started for it and not yet forgotten.
+   */
   Optional<TaskRun> run(String task) {
     return Optional.ofNullable(runs.get(task));
   }
@@ -116,7 +143,9 @@ public final class ClaimUse implements ClaimRelease {
     runs.put(task, run);
   }
 
-  /** {@code task}'s run is now {@code next} (the same process), unless it is no longer {@code run}. */
+  /**
+   * {@code task}'s run is now {@code next} (the same process), unless it is no longer {@code run}.
+   */
   void replace(String task, TaskRun run, TaskRun next) {
     runs.replace(task, run, next);
   }

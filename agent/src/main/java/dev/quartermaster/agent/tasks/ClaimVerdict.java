@@ -9,8 +9,8 @@ public sealed interface ClaimVerdict {
   record Wanted() implements ClaimVerdict {}
 
   /**
-   * Not wanted any more, but a task process here that was started with it may still run (I2):
-   * keep it prepared and say for whom; the process's end looks at it again.
+   * Not wanted any more, but a task process here that was started with it may still run (I2): keep
+   * it prepared and say for whom; the process's end looks at it again.
    */
   record InUse(List<ClaimUser> users) implements ClaimVerdict {
     public InUse {

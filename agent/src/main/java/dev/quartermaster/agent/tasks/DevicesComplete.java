@@ -20,10 +20,17 @@ public final class DevicesComplete {
 
   private DevicesComplete() {}
 
-  /** The problems among {@code problems} that concern a task whose device check opened {@code opened}. */
+  /**
+   * The problems among {@code problems} that concern a task whose device check opened {@code
+   * opened}.
+   */
   public static List<NodeProblem> affecting(List<String> opened, List<NodeProblem> problems) {
-    return problems.stream().filter(p -> opened.contains(p.path().toString())
-        || opened.contains("/dev/" + p.path().getFileName())).toList();
+    return problems.stream()
+        .filter(
+            p ->
+                opened.contains(p.path().toString())
+                    || opened.contains("/dev/" + p.path().getFileName()))
+        .toList();
   }
 
   /**
@@ -33,11 +40,20 @@ public final class DevicesComplete {
   public static Condition of(List<String> opened, List<NodeProblem> problems) {
     var affecting = affecting(opened, problems);
     if (affecting.isEmpty()) {
-      return new Condition(TYPE, Condition.Status.True, "AllDeviceNodesPresent", opened.isEmpty()
-          ? "the task was given no device nodes" : "all " + opened.size() + " device nodes the task was given are present",
+      return new Condition(
+          TYPE,
+          Condition.Status.True,
+          "AllDeviceNodesPresent",
+          opened.isEmpty()
+              ? "the task was given no device nodes"
+              : "all " + opened.size() + " device nodes the task was given are present",
           Optional.empty());
     }
-    return new Condition(TYPE, Condition.Status.False, MISSING,
-        affecting.stream().map(NodeProblem::message).collect(Collectors.joining("; ")), Optional.empty());
+    return new Condition(
+        TYPE,
+        Condition.Status.False,
+        MISSING,
+        affecting.stream().map(NodeProblem::message).collect(Collectors.joining("; ")),
+        Optional.empty());
   }
 }

@@ -37,16 +37,24 @@ public final class ReportedDomainGate implements DomainGate {
     }
     var ready = Condition.find(found.get().status().conditions(), DomainConditions.READY);
     if (found.get().metadata().isDeleting()) {
-      // It will never be Ready again: say so, and what ends the wait, rather than a plain "not Ready".
-      return Optional.of("compute domain " + domain + " is being deleted, so this task never starts in it ("
-          + ready.map(Condition::message).orElse("") + "); delete this task's workload, or wait for the deletion"
-          + " and make the domain again");
+      // It will never be Ready again: say so, and what ends the wait, rather than a plain "not
+      // Ready".
+      return Optional.of(
+          "compute domain "
+              + domain
+              + " is being deleted, so this task never starts in it ("
+              + ready.map(Condition::message).orElse("")
+              + "); delete this task's workload, or wait for the deletion"
+              + " and make the domain again");
     }
     if (ready.map(Condition::isTrue).orElse(false)) {
       return Optional.empty();
     }
-    return Optional.of("compute domain " + domain + " is not Ready: "
-        + ready.map(Condition::message).orElse("its controller has not reported on it yet"));
+    return Optional.of(
+        "compute domain "
+            + domain
+            + " is not Ready: "
+            + ready.map(Condition::message).orElse("its controller has not reported on it yet"));
   }
 
   @Override
@@ -55,7 +63,14 @@ public final class ReportedDomainGate implements DomainGate {
     if (daemon.isEmpty()) {
       return Optional.of("its daemon on " + node + " has not been checked yet");
     }
-    return daemon.filter(d -> !d.ready()).map(d -> "its daemon on " + node + " is " + d.state()
-        + (d.message().isEmpty() ? "" : " (" + d.message() + ")"));
+    return daemon
+        .filter(d -> !d.ready())
+        .map(
+            d ->
+                "its daemon on "
+                    + node
+                    + " is "
+                    + d.state()
+                    + (d.message().isEmpty() ? "" : " (" + d.message() + ")"));
   }
 }

@@ -8,8 +8,8 @@ import java.util.regex.Pattern;
 
 /**
  * The events of a task's life on its node, read off each status the agent wrote: started (with the
- * device nodes its check opened), ended, and device nodes lost or back while it runs. Routine
- * steps in between (preparing, waiting for a claim) are in the status already and not repeated.
+ * device nodes its check opened), ended, and device nodes lost or back while it runs. Routine steps
+ * in between (preparing, waiting for a claim) are in the status already and not repeated.
  */
 final class TaskEvents {
   private static final Pattern REASON = Pattern.compile("[A-Z][A-Za-z0-9]{0,63}");
@@ -27,7 +27,8 @@ final class TaskEvents {
     }
     var devicesWas = Condition.find(was.conditions(), DevicesComplete.TYPE);
     var devicesNow = Condition.find(now.conditions(), DevicesComplete.TYPE);
-    if (devicesNow.isPresent() && !devicesNow.map(Condition::status).equals(devicesWas.map(Condition::status))
+    if (devicesNow.isPresent()
+        && !devicesNow.map(Condition::status).equals(devicesWas.map(Condition::status))
         && (devicesWas.isPresent() || !devicesNow.get().isTrue())) {
       var c = devicesNow.get();
       if (c.isTrue()) {

@@ -11,7 +11,8 @@ import java.util.function.Function;
  * host}), where its output goes ({@code logOf}), its volumes published ({@code volumes}, told too
  * when a process ended) and what a task of a compute domain waits for ({@code domains}).
  */
-public record TaskHosting(TaskHost host, Function<String, Path> logOf, VolumeMounts volumes, DomainGate domains) {
+public record TaskHosting(
+    TaskHost host, Function<String, Path> logOf, VolumeMounts volumes, DomainGate domains) {
   public TaskHosting {
     Objects.requireNonNull(host, "host");
     Objects.requireNonNull(logOf, "logOf");

@@ -21,10 +21,14 @@ public final class TaskLogs {
     return log.resolveSibling(base + ".previous.log");
   }
 
-  /** Moves an existing {@code log} aside (replacing the one before it); nothing to do when there is none. */
+  /**
+   * Moves an existing {@code log} aside (replacing the one before it); nothing to do when there is
+   * none.
+   */
   static void keepPrevious(Path log) throws IOException {
     if (Files.exists(log)) {
-      Files.move(log, previous(log), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      Files.move(
+          log, previous(log), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
   }
 }

@@ -15,7 +15,6 @@ import dev.quartermaster.agent.runtime.TaskRuntime;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.files.OwnerOnly;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,8 +27,9 @@ import org.slf4j.LoggerFactory;
  * The runtimes a task's {@code spec.runtime} names: {@code exec} (a local process, the default),
  * {@code podman} (a container; its CDI devices come from the agent's CDI directory, which is added
  * to podman's spec directories; podman itself must also read that directory, which it does for
- * {@code /etc/cdi} and {@code /var/run/cdi}), and {@code noop} (runs nothing; for benchmarks).
- * This is the machine's {@link TaskHost}: its run records are one file ({@code runs.log}) beside the task logs.
+ * {@code /etc/cdi} and {@code /var/run/cdi}), and {@code noop} (runs nothing; for benchmarks). This
+ * is the machine's {@link TaskHost}: its run records are one file ({@code runs.log}) beside the
+ * task logs.
  */
 public final class TaskRuntimes implements TaskHost {
   private static final Logger LOG = LoggerFactory.getLogger(TaskRuntimes.class);
@@ -41,7 +41,9 @@ public final class TaskRuntimes implements TaskHost {
   private final Map<String, TaskRuntime> byName;
   private final RunRecords records;
 
-  /** @param runDir where run records are kept */
+  /**
+   * @param runDir where run records are kept
+   */
   public TaskRuntimes(Env env, Path cdiDir, PodmanOptions podman, Path runDir) {
     this.records = new FileRunRecords(runDir, podman.command());
     var resolver = new CdiResolver(List.of(cdiDir));
@@ -49,9 +51,17 @@ public final class TaskRuntimes implements TaskHost {
     if (!dirs.contains(cdiDir)) {
       dirs.add(cdiDir);
     }
-    var options = new PodmanOptions(podman.command(), podman.network(), podman.ulimits(), dirs, podman.killTimeout());
-    this.byName = Map.of(EXEC, new ExecRuntime(resolver), PODMAN, new PodmanRuntime(env, options),
-        NOOP, new NoopRuntime(resolver));
+    var options =
+        new PodmanOptions(
+            podman.command(), podman.network(), podman.ulimits(), dirs, podman.killTimeout());
+    this.byName =
+        Map.of(
+            EXEC,
+            new ExecRuntime(resolver),
+            PODMAN,
+            new PodmanRuntime(env, options),
+            NOOP,
+            new NoopRuntime(resolver));
   }
 
   @Override
@@ -72,31 +82,42 @@ public final class TaskRuntimes implements TaskHost {
   private static TaskRuntime withOutputDir(TaskRuntime runtime) {
     return launch -> {
       try {
-        // Task output carries the task's environment and results: owner-only, like the rest of the state.
+        // Task output carries the task's environment and results: owner-only, like the rest of the
+        // state.
         OwnerOnly.directory(launch.output().toAbsolutePath().getParent())
-            .ifPresent(t -> LOG.warn("task output directory was open to other users; tightened {}", t));
+            .ifPresent(
+                t -> LOG.warn("task output directory was open to other users; tightened {}", t));
       } catch (IOException e) {
         var failed = new RuntimeTask(launch.name(), launch.output());
-        failed.finish(new TaskResult.StartFailed("cannot create " + launch.output().getParent() + ": " + e.getMessage()));
+        failed.finish(
+            new TaskResult.StartFailed(
+                "cannot create " + launch.output().getParent() + ": " + e.getMessage()));
         return failed;
       }
       try {
         TaskLogs.keepPrevious(launch.output());
       } catch (IOException e) {
-        LOG.warn("task {}: cannot keep the previous attempt's output; it is overwritten", launch.name(), e);
+        LOG.warn(
+            "task {}: cannot keep the previous attempt's output; it is overwritten",
+            launch.name(),
+            e);
       }
       try {
         OwnerOnly.createFile(launch.output());
       } catch (IOException e) {
         var failed = new RuntimeTask(launch.name(), launch.output());
-        failed.finish(new TaskResult.StartFailed("cannot create " + launch.output() + ": " + e.getMessage()));
+        failed.finish(
+            new TaskResult.StartFailed("cannot create " + launch.output() + ": " + e.getMessage()));
         return failed;
       }
       return runtime.start(launch);
     };
   }
 
-  /** The file system a task gets: the host's without an image; an absolute path is a rootfs directory. */
+  /**
+   * The file system a task gets: the host's without an image; an absolute path is a rootfs
+   * directory.
+   */
   public static TaskImage image(Optional<String> image) {
     if (image.isEmpty()) {
       return new TaskImage.Host();

@@ -10,7 +10,10 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
-/** The task statuses the agent writes, in its words, each through its move of {@link TaskTransitions} (pure functions). */
+/**
+ * The task statuses the agent writes, in its words, each through its move of {@link
+ * TaskTransitions} (pure functions).
+ */
 final class TaskStatuses {
   private TaskStatuses() {}
 
@@ -22,26 +25,48 @@ final class TaskStatuses {
   /** Running: only ever with a passed device check. */
   static TaskStatus running(TaskStatus s, DeviceCheck.Passed check, Instant now) {
     // A task without devices has nothing to open: say so rather than "opened 0 device nodes: ".
-    var opened = check.opened().isEmpty() ? "no device nodes to open"
-        : "opened " + check.opened().size() + " device nodes: " + String.join(", ", check.opened());
+    var opened =
+        check.opened().isEmpty()
+            ? "no device nodes to open"
+            : "opened "
+                + check.opened().size()
+                + " device nodes: "
+                + String.join(", ", check.opened());
     return TaskTransitions.running(s, passed(check), "DeviceCheckPassed", opened, now);
   }
 
-  /** Succeeded (exit 0) or Failed, with why, the exit code where there is one, and the device check. */
+  /**
+   * Succeeded (exit 0) or Failed, with why, the exit code where there is one, and the device check.
+   */
   static TaskStatus finished(TaskStatus s, TaskResult result, Instant now) {
     return switch (result) {
-      case TaskResult.Exited e -> TaskTransitions.exited(s, e.code(), passed(e.check()),
-          e.code() == 0 ? "Completed" : "Error", "exited with code " + e.code(), now);
-      case TaskResult.DeviceCheckFailed f -> TaskTransitions.failed(s,
-          Optional.of(new dev.quartermaster.api.workload.DeviceCheck(false, f.check().opened(),
-              Optional.of(f.check().message()))), "DeviceCheckFailed", "device check failed: " + f.check().message(), now);
+      case TaskResult.Exited e ->
+          TaskTransitions.exited(
+              s,
+              e.code(),
+              passed(e.check()),
+              e.code() == 0 ? "Completed" : "Error",
+              "exited with code " + e.code(),
+              now);
+      case TaskResult.DeviceCheckFailed f ->
+          TaskTransitions.failed(
+              s,
+              Optional.of(
+                  new dev.quartermaster.api.workload.DeviceCheck(
+                      false, f.check().opened(), Optional.of(f.check().message()))),
+              "DeviceCheckFailed",
+              "device check failed: " + f.check().message(),
+              now);
       case TaskResult.StartFailed f -> failed(s, "StartFailed", f.reason(), now);
     };
   }
 
-  /** {@code s} with {@code condition} set (its transition time kept while its status is unchanged). */
+  /**
+   * {@code s} with {@code condition} set (its transition time kept while its status is unchanged).
+   */
   static TaskStatus withCondition(TaskStatus s, Condition condition, Instant now) {
-    return TaskTransitions.withConditions(PhaseWriter.AGENT, s, Condition.set(s.conditions(), condition, now));
+    return TaskTransitions.withConditions(
+        PhaseWriter.AGENT, s, Condition.set(s.conditions(), condition, now));
   }
 
   /** Failed without an exit code, the device check as it was. */
@@ -50,6 +75,7 @@ final class TaskStatuses {
   }
 
   private static dev.quartermaster.api.workload.DeviceCheck passed(DeviceCheck.Passed check) {
-    return new dev.quartermaster.api.workload.DeviceCheck(true, List.copyOf(check.opened()), Optional.empty());
+    return new dev.quartermaster.api.workload.DeviceCheck(
+        true, List.copyOf(check.opened()), Optional.empty());
   }
 }

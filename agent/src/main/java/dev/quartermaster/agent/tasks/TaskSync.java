@@ -11,9 +11,9 @@ import dev.quartermaster.agent.sync.AgentContext;
 import dev.quartermaster.agent.volumes.MountedVolume;
 import dev.quartermaster.agent.volumes.VolumeMounts;
 import dev.quartermaster.api.client.ApiClient;
-import dev.quartermaster.api.event.EventRecorder;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.event.EventRecorder;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.volume.VolumeUse;
@@ -63,22 +63,24 @@ import org.slf4j.LoggerFactory;
  *   daemon's state) while the domain's daemon here is down, True again when it is back
  * </pre>
  *
- * <p>On start ({@link #stopLeftovers}), before any claim is prepared again, every process an earlier
- * agent started here is stopped ({@link RunRecords#stopAll}), whatever the store says of its task:
- * the task may have been marked lost and replaced meanwhile, and a process nobody follows would go
- * on using a GPU that a new claim is about to be given (I1 among processes).
+ * <p>On start ({@link #stopLeftovers}), before any claim is prepared again, every process an
+ * earlier agent started here is stopped ({@link RunRecords#stopAll}), whatever the store says of
+ * its task: the task may have been marked lost and replaced meanwhile, and a process nobody follows
+ * would go on using a GPU that a new claim is about to be given (I1 among processes).
  *
  * <p>The processes it starts, and the claims each was started with, are recorded in {@link
  * ClaimUse}, which the claim sync asks before it releases a claim.
  *
- * Output goes to {@code <state>/tasks/<task>.log}; the previous attempt's (an earlier incarnation
- * of the same name) is kept as {@code <task>.previous.log}. Handle events (check done, exit) come back
- * through the work queue, so each task's status has one writer at a time.
+ * <p>Output goes to {@code <state>/tasks/<task>.log}; the previous attempt's (an earlier
+ * incarnation of the same name) is kept as {@code <task>.previous.log}. Handle events (check done,
+ * exit) come back through the work queue, so each task's status has one writer at a time.
  */
 public final class TaskSync {
   private static final Logger LOG = LoggerFactory.getLogger(TaskSync.class);
+
   /** A running task's condition: its compute domain's daemon runs on its node. */
   public static final String DOMAIN_READY = "ComputeDomainReady";
+
   /** How often a task that waits for its compute domain to be Ready looks again. */
   static final java.time.Duration DOMAIN_RECHECK = java.time.Duration.ofSeconds(1);
 
@@ -111,9 +113,14 @@ public final class TaskSync {
   private final ClaimUse runs;
   private final Consumer<String> requeue;
   private final Duration recheck;
-  /** What the processes of an earlier agent were, per task; each is reported once, then forgotten. */
+
+  /**
+   * What the processes of an earlier agent were, per task; each is reported once, then forgotten.
+   */
   private final Map<String, RunRecords.Leftover> leftovers = new ConcurrentHashMap<>();
+
   private volatile boolean leftoversStopped;
+
   /** The node's device-node problems as last checked (control nodes, held GPUs' nodes). */
   private volatile List<NodeProblem> nodeProblems = List.of();
 
@@ -126,7 +133,12 @@ public final class TaskSync {
    * @param requeue queues a task name for another sync
    * @param recheck how often a task waiting for its claims looks again without being told
    */
-  public TaskSync(AgentContext agent, TaskViews views, TaskHosting hosting, ClaimUse runs, Consumer<String> requeue,
+  public TaskSync(
+      AgentContext agent,
+      TaskViews views,
+      TaskHosting hosting,
+      ClaimUse runs,
+      Consumer<String> requeue,
       Duration recheck) {
     this.api = agent.api();
     this.node = agent.node();
@@ -161,13 +173,16 @@ public final class TaskSync {
   /** The compute domains the task's claims name. */
   private java.util.SortedSet<String> domainsOf(Task t) {
     var out = new java.util.TreeSet<String>();
-    t.spec().claims().forEach(c -> views.claim(c).flatMap(x -> x.spec().computeDomain()).ifPresent(out::add));
+    t.spec()
+        .claims()
+        .forEach(c -> views.claim(c).flatMap(x -> x.spec().computeDomain()).ifPresent(out::add));
     return out;
   }
 
   /** Whether a change to {@code task} could concern this node. */
   public boolean concerns(Task task) {
-    return task.spec().node().filter(node::equals).isPresent() || runs.hasRun(task.metadata().name());
+    return task.spec().node().filter(node::equals).isPresent()
+        || runs.hasRun(task.metadata().name());
   }
 
   /**
@@ -200,8 +215,10 @@ public final class TaskSync {
   private Result syncOrThrow(String name) {
     var cached = views.task(name);
     var run = runs.run(name);
-    if (run.isPresent() && (cached.isEmpty() || !cached.get().metadata().uid().equals(run.get().uid())
-        || cached.get().metadata().isDeleting())) {
+    if (run.isPresent()
+        && (cached.isEmpty()
+            || !cached.get().metadata().uid().equals(run.get().uid())
+            || cached.get().metadata().isDeleting())) {
       return stop(name, run.get(), cached);
     }
     if (cached.isEmpty()) {
@@ -221,14 +238,26 @@ public final class TaskSync {
       return report(t, run.get());
     }
     var phase = t.status().phase();
-    var leftover = Optional.ofNullable(leftovers.get(name)).filter(r -> r.uid().equals(t.metadata().uid()));
-    // A record of this incarnation's process: an earlier agent started it (in any phase before Running,
+    var leftover =
+        Optional.ofNullable(leftovers.get(name)).filter(r -> r.uid().equals(t.metadata().uid()));
+    // A record of this incarnation's process: an earlier agent started it (in any phase before
+    // Running,
     // as the status is not written at the start).
     if (phase == TaskPhase.Running
-        || ((phase == TaskPhase.Scheduled || phase == TaskPhase.Preparing) && leftover.isPresent())) {
+        || ((phase == TaskPhase.Scheduled || phase == TaskPhase.Preparing)
+            && leftover.isPresent())) {
       var found = leftover.map(RunRecords.Leftover::found).orElse("no record of its process");
-      write(t, TaskStatuses.failed(t.status(), "AgentRestarted",
-          "the agent on " + node + " restarted while the task ran and does not run it again (" + found + ")", env.now()));
+      write(
+          t,
+          TaskStatuses.failed(
+              t.status(),
+              "AgentRestarted",
+              "the agent on "
+                  + node
+                  + " restarted while the task ran and does not run it again ("
+                  + found
+                  + ")",
+              env.now()));
       leftovers.remove(name);
       return Result.done();
     }
@@ -243,8 +272,10 @@ public final class TaskSync {
     List<ClaimRef> used;
     switch (claimsGate.check(t)) {
       case ClaimsGate.Closed closed -> {
-        if (t.status().phase() == TaskPhase.Scheduled && closed.waited().compareTo(CLAIMS_WAIT_SAID_AFTER) < 0) {
-          return Result.requeueAfter(CLAIMS_WAIT_SAID_AFTER.minus(closed.waited())); // or the claim's update, sooner
+        if (t.status().phase() == TaskPhase.Scheduled
+            && closed.waited().compareTo(CLAIMS_WAIT_SAID_AFTER) < 0) {
+          return Result.requeueAfter(
+              CLAIMS_WAIT_SAID_AFTER.minus(closed.waited())); // or the claim's update, sooner
         }
         write(t, TaskStatuses.preparing(t.status(), "WaitingForClaims", closed.why()));
         return Result.requeueAfter(recheck); // the claim's update normally brings us back sooner
@@ -277,21 +308,33 @@ public final class TaskSync {
     var name = t.metadata().name();
     var runtime = host.runtime(t.spec().runtime());
     if (runtime.isEmpty()) {
-      write(t, TaskStatuses.failed(t.status(), "UnknownRuntime", "runtime '" + t.spec().runtime()
-          + "' is not one of exec, podman, noop", env.now()));
+      write(
+          t,
+          TaskStatuses.failed(
+              t.status(),
+              "UnknownRuntime",
+              "runtime '" + t.spec().runtime() + "' is not one of exec, podman, noop",
+              env.now()));
       return Result.done();
     }
     TaskLaunch launch;
     try {
       boolean container = t.spec().runtime().equals("podman");
-      launch = new TaskLaunch(name, t.spec().command(),
-          container ? t.spec().env() : MountedVolume.env(t.spec().env(), mounted), cdiDevices,
-          container ? MountedVolume.mounts(mounted) : List.of(), TaskRuntimes.image(t.spec().image()), logOf.apply(name));
+      launch =
+          new TaskLaunch(
+              name,
+              t.spec().command(),
+              container ? t.spec().env() : MountedVolume.env(t.spec().env(), mounted),
+              cdiDevices,
+              container ? MountedVolume.mounts(mounted) : List.of(),
+              TaskRuntimes.image(t.spec().image()),
+              logOf.apply(name));
     } catch (IllegalArgumentException e) {
       write(t, TaskStatuses.failed(t.status(), "InvalidTask", e.getMessage(), env.now()));
       return Result.done();
     }
-    // Only the task as cached may start: one deleted or replaced since (the cache not showing it yet)
+    // Only the task as cached may start: one deleted or replaced since (the cache not showing it
+    // yet)
     // must not. A live read proves it, as a compare-and-set write did, without a write.
     var live = api.get(Kinds.TASK, name);
     if (live.isEmpty() || live.get().metadata().revision() != t.metadata().revision()) {
@@ -299,13 +342,26 @@ public final class TaskSync {
     }
     var uid = t.metadata().uid();
     var start = launch;
-    var starting = (mounted.isEmpty() ? "claims prepared" : "claims prepared, volumes published")
-        + "; starting with the " + t.spec().runtime() + " runtime";
-    var started = volumes.startUnlessReleased(t, () -> {
-      var r = new TaskRun(uid, runtime.get().start(start), List.copyOf(used), Optional.empty(), env.now(), starting);
-      runs.started(name, r); // the releasers see it running from here on
-      return r;
-    });
+    var starting =
+        (mounted.isEmpty() ? "claims prepared" : "claims prepared, volumes published")
+            + "; starting with the "
+            + t.spec().runtime()
+            + " runtime";
+    var started =
+        volumes.startUnlessReleased(
+            t,
+            () -> {
+              var r =
+                  new TaskRun(
+                      uid,
+                      runtime.get().start(start),
+                      List.copyOf(used),
+                      Optional.empty(),
+                      env.now(),
+                      starting);
+              runs.started(name, r); // the releasers see it running from here on
+              return r;
+            });
     if (started.isEmpty()) { // the task was deleted or replaced while its volumes were published
       return Result.requeue();
     }
@@ -318,12 +374,15 @@ public final class TaskSync {
     }
     handle.deviceCheck().whenComplete((c, e) -> requeue.accept(name));
     var volumeNames = t.spec().volumes().stream().map(VolumeUse::name).toList();
-    handle.result().whenComplete((r, e) -> {
-      requeue.accept(name);
-      volumes.processEnded(volumeNames); // only now may its volume claims be released (I2)
-      // Whatever ended it (exit, kill): the claims it kept prepared may now be let go.
-      runs.letGo(run.claims().stream().map(ClaimRef::name).toList());
-    });
+    handle
+        .result()
+        .whenComplete(
+            (r, e) -> {
+              requeue.accept(name);
+              volumes.processEnded(volumeNames); // only now may its volume claims be released (I2)
+              // Whatever ended it (exit, kill): the claims it kept prepared may now be let go.
+              runs.letGo(run.claims().stream().map(ClaimRef::name).toList());
+            });
     LOG.info("task {}: started with {} devices {}", name, t.spec().runtime(), cdiDevices);
     return report(t, run);
   }
@@ -334,8 +393,11 @@ public final class TaskSync {
     if (phase.isFinished() && !(run.handle().state() instanceof TaskState.Finished)) {
       // The control plane ended the task while its process still runs here (marked lost while this
       // node was cut off, then fenced, say): its claims may already be another's, so it must stop.
-      LOG.warn("task {}: {} ({}) in the store while its process still runs here; killing it", t.metadata().name(),
-          phase, t.status().reason());
+      LOG.warn(
+          "task {}: {} ({}) in the store while its process still runs here; killing it",
+          t.metadata().name(),
+          phase,
+          t.status().reason());
       run.handle().kill();
       return Result.done(); // the result's completion brings us back to forget the run
     }
@@ -343,25 +405,47 @@ public final class TaskSync {
       case TaskState.Starting s -> {
         var waited = Duration.between(run.startedAt(), env.now());
         if (waited.compareTo(STARTING_SAID_AFTER) < 0) {
-          return Result.requeueAfter(STARTING_SAID_AFTER.minus(waited)); // or the check's completion, sooner
+          return Result.requeueAfter(
+              STARTING_SAID_AFTER.minus(waited)); // or the check's completion, sooner
         }
         write(t, TaskStatuses.preparing(t.status(), "Starting", run.starting()));
         return Result.done(); // the check's completion brings us back
       }
       case TaskState.Running r -> {
         var devices = DevicesComplete.of(r.check().opened(), nodeProblems);
-        var next = phase != TaskPhase.Running ? TaskStatuses.running(t.status(), r.check(), env.now()) : t.status();
+        var next =
+            phase != TaskPhase.Running
+                ? TaskStatuses.running(t.status(), r.check(), env.now())
+                : t.status();
         next = TaskStatuses.withCondition(next, devices, env.now());
         for (var domain : domainsOf(t)) {
           var down = domains.daemonDown(domain);
-          next = TaskStatuses.withCondition(next, down.map(why -> new Condition(DOMAIN_READY, Condition.Status.False,
-                  "DaemonNotReady", "compute domain " + domain + ": " + why, Optional.empty()))
-              .orElse(new Condition(DOMAIN_READY, Condition.Status.True, "DaemonReady",
-                  "the daemon of compute domain " + domain + " runs on " + node, Optional.empty())), env.now());
+          next =
+              TaskStatuses.withCondition(
+                  next,
+                  down.map(
+                          why ->
+                              new Condition(
+                                  DOMAIN_READY,
+                                  Condition.Status.False,
+                                  "DaemonNotReady",
+                                  "compute domain " + domain + ": " + why,
+                                  Optional.empty()))
+                      .orElse(
+                          new Condition(
+                              DOMAIN_READY,
+                              Condition.Status.True,
+                              "DaemonReady",
+                              "the daemon of compute domain " + domain + " runs on " + node,
+                              Optional.empty())),
+                  env.now());
         }
         write(t, next);
-        if (!devices.isTrue() && t.spec().onDeviceLoss() == DeviceLossPolicy.Stop && run.deviceLoss().isEmpty()) {
-          LOG.info("task {}: stopped, onDeviceLoss is Stop: {}", t.metadata().name(), devices.message());
+        if (!devices.isTrue()
+            && t.spec().onDeviceLoss() == DeviceLossPolicy.Stop
+            && run.deviceLoss().isEmpty()) {
+          LOG.info(
+              "task {}: stopped, onDeviceLoss is Stop: {}", t.metadata().name(), devices.message());
           runs.replace(t.metadata().name(), run, run.stoppedFor(devices.message()));
           run.handle().kill(); // the result's completion brings us back
         }
@@ -374,9 +458,18 @@ public final class TaskSync {
           records.remove(t.metadata().name());
           return Result.done();
         }
-        write(t, run.deviceLoss().map(why -> TaskStatuses.failed(t.status(), DevicesComplete.MISSING,
-            "stopped because the node lost a device node it was given (onDeviceLoss: Stop): " + why, env.now()))
-            .orElseGet(() -> TaskStatuses.finished(t.status(), f.result(), env.now())));
+        write(
+            t,
+            run.deviceLoss()
+                .map(
+                    why ->
+                        TaskStatuses.failed(
+                            t.status(),
+                            DevicesComplete.MISSING,
+                            "stopped because the node lost a device node it was given (onDeviceLoss: Stop): "
+                                + why,
+                            env.now()))
+                .orElseGet(() -> TaskStatuses.finished(t.status(), f.result(), env.now())));
         return Result.done(); // the update's event brings us back to forget the run
       }
     }
@@ -391,7 +484,9 @@ public final class TaskSync {
     runs.forget(name, run);
     records.remove(name);
     LOG.info("task {}: process stopped after deletion", name);
-    cached.filter(t -> t.metadata().uid().equals(run.uid())).ifPresent(t -> runs.letGo(t.spec().claims()));
+    cached
+        .filter(t -> t.metadata().uid().equals(run.uid()))
+        .ifPresent(t -> runs.letGo(t.spec().claims()));
     return Result.requeue(); // look at the current object (e.g. a new incarnation) again
   }
 
@@ -400,12 +495,21 @@ public final class TaskSync {
       return t;
     }
     var s = t.status();
-    if (next.phase() == s.phase() && next.reason().equals(s.reason()) && next.message().equals(s.message())
-        && next.deviceCheck().equals(s.deviceCheck()) && next.exitCode().equals(s.exitCode())
+    if (next.phase() == s.phase()
+        && next.reason().equals(s.reason())
+        && next.message().equals(s.message())
+        && next.deviceCheck().equals(s.deviceCheck())
+        && next.exitCode().equals(s.exitCode())
         && next.conditions().equals(s.conditions())) {
       return t;
     }
-    LOG.debug("task {}: {} {} -> {} {}", t.metadata().name(), s.phase(), s.reason(), next.phase(), next.reason());
+    LOG.debug(
+        "task {}: {} {} -> {} {}",
+        t.metadata().name(),
+        s.phase(),
+        s.reason(),
+        next.phase(),
+        next.reason());
     var written = api.updateStatus(t.withStatus(next));
     TaskEvents.written(events, t, s, next);
     return written;

@@ -6,7 +6,10 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
 
-/** What the task sync reads of this node's world, without a call: the informers' caches and the ledger. */
+/**
+ * What the task sync reads of this node's world, without a call: the informers' caches and the
+ * ledger.
+ */
 public interface TaskViews {
 
   /** The informer's view of a task by name (empty until the informer has synced). */
@@ -19,7 +22,9 @@ public interface TaskViews {
   Optional<List<String>> preparedHere(String claimUid);
 
   /** The views that these lookups give, each read at every call. */
-  static TaskViews of(Function<String, Optional<Task>> tasks, Function<String, Optional<ResourceClaim>> claims,
+  static TaskViews of(
+      Function<String, Optional<Task>> tasks,
+      Function<String, Optional<ResourceClaim>> claims,
       Function<String, Optional<List<String>>> preparedHere) {
     return new TaskViews() {
       @Override

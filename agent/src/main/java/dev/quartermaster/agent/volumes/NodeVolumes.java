@@ -9,7 +9,8 @@ import java.util.Objects;
  * tasks that run here, and the publications the node keeps (a target there that no claim of this
  * node names, a fenced task's, is unpublished too, so that the volume can be handed over at all).
  */
-public record NodeVolumes(NodePlugins plugins, NodeCalls calls, VolumeMounts mounts, NodePublications publications) {
+public record NodeVolumes(
+    NodePlugins plugins, NodeCalls calls, VolumeMounts mounts, NodePublications publications) {
   public NodeVolumes {
     Objects.requireNonNull(plugins, "plugins");
     Objects.requireNonNull(calls, "calls");

@@ -50,7 +50,10 @@ public final class VolumeMounts {
     }
   }
 
-  /** Not yet: {@code message} says why; {@code backoff}: a retryable call failed, retry with the queue's backoff. */
+  /**
+   * Not yet: {@code message} says why; {@code backoff}: a retryable call failed, retry with the
+   * queue's backoff.
+   */
   public record Waiting(String message, boolean backoff) implements Readiness {}
 
   /** One publish of a volume for a task incarnation. */
@@ -68,6 +71,7 @@ public final class VolumeMounts {
   private final NodeCalls calls;
   private final Consumer<String> requeueTask;
   private final Consumer<String> releaseVolume;
+
   /** By {@code volume/taskUid}. */
   private final Map<String, Job> jobs = new ConcurrentHashMap<>();
 
@@ -76,8 +80,13 @@ public final class VolumeMounts {
    * @param requeueTask queues a task name for another sync (a publish completed)
    * @param releaseVolume queues a volume name for the release sync (a task's process ended)
    */
-  public VolumeMounts(String node, Function<String, Optional<Volume>> volumes, NodePlugins plugins, NodeCalls calls,
-      Consumer<String> requeueTask, Consumer<String> releaseVolume) {
+  public VolumeMounts(
+      String node,
+      Function<String, Optional<Volume>> volumes,
+      NodePlugins plugins,
+      NodeCalls calls,
+      Consumer<String> requeueTask,
+      Consumer<String> releaseVolume) {
     this.node = Objects.requireNonNull(node, "node");
     this.volumes = Objects.requireNonNull(volumes, "volumes");
     this.plugins = Objects.requireNonNull(plugins, "plugins");
@@ -102,22 +111,30 @@ public final class VolumeMounts {
   }
 
   /**
-   * Runs {@code start} (the task's process start and its registration as running) unless one of
-   * the task's volume claims was retired by the releaser meanwhile; atomically with the releaser's
+   * Runs {@code start} (the task's process start and its registration as running) unless one of the
+   * task's volume claims was retired by the releaser meanwhile; atomically with the releaser's
    * decision, so that a claim is never released under a process being started.
    */
   public <T> Optional<T> startUnlessReleased(Task t, Supplier<T> start) {
     var uid = t.metadata().uid();
-    return calls.exclusively(() -> t.spec().volumes().stream().anyMatch(u -> calls.retired(u.name(), uid))
-        ? Optional.<T>empty() : Optional.of(start.get()));
+    return calls.exclusively(
+        () ->
+            t.spec().volumes().stream().anyMatch(u -> calls.retired(u.name(), uid))
+                ? Optional.<T>empty()
+                : Optional.of(start.get()));
   }
 
-  /** The process of a task that used {@code volumeNames} is gone: its claims may be released now. */
+  /**
+   * The process of a task that used {@code volumeNames} is gone: its claims may be released now.
+   */
   public void processEnded(List<String> volumeNames) {
     volumeNames.forEach(releaseVolume);
   }
 
-  /** The release of {@code volume}'s claim of incarnation {@code taskUid} is done: nothing of it is kept. */
+  /**
+   * The release of {@code volume}'s claim of incarnation {@code taskUid} is done: nothing of it is
+   * kept.
+   */
   void forget(String volume, String taskUid) {
     jobs.remove(key(volume, taskUid));
   }
@@ -140,24 +157,45 @@ public final class VolumeMounts {
         return waiting("volume " + name + " is not created yet (Pending)");
       }
       var access = v.spec().accessMode();
-      if (use.mode() == VolumeClaim.Mode.Write && (access == VolumeSpec.AccessMode.SingleNodeReaderOnly
-          || access == VolumeSpec.AccessMode.MultiNodeReaderOnly)) {
+      if (use.mode() == VolumeClaim.Mode.Write
+          && (access == VolumeSpec.AccessMode.SingleNodeReaderOnly
+              || access == VolumeSpec.AccessMode.MultiNodeReaderOnly)) {
         // The controller never grants it: say so rather than "waiting" forever.
-        return waiting("volume " + name + " is read-only (" + access + ") and this task writes it; use it with"
-            + " readOnly: true, e.g. volumes: [{name: " + name + ", readOnly: true}]");
+        return waiting(
+            "volume "
+                + name
+                + " is read-only ("
+                + access
+                + ") and this task writes it; use it with"
+                + " readOnly: true, e.g. volumes: [{name: "
+                + name
+                + ", readOnly: true}]");
       }
-      return waiting(otherHolder(v, use, task, uid)
-          .map(c -> "volume " + name + " is held by task " + c.task() + " (" + (c.mode() == VolumeClaim.Mode.Write
-              ? "writer" : "reader") + ") on " + c.node() + (c.releaseError().isEmpty() ? ""
-              : "; its release there keeps failing: " + c.releaseError()))
-          .orElse("waiting for the volume controller to grant the claim on volume " + name));
+      return waiting(
+          otherHolder(v, use, task, uid)
+              .map(
+                  c ->
+                      "volume "
+                          + name
+                          + " is held by task "
+                          + c.task()
+                          + " ("
+                          + (c.mode() == VolumeClaim.Mode.Write ? "writer" : "reader")
+                          + ") on "
+                          + c.node()
+                          + (c.releaseError().isEmpty()
+                              ? ""
+                              : "; its release there keeps failing: " + c.releaseError()))
+              .orElse("waiting for the volume controller to grant the claim on volume " + name));
     }
     var volumeClaim = mine.get();
     if (!volumeClaim.node().equals(node)) {
-      return waiting("the claim on volume " + name + " is for node " + volumeClaim.node() + ", not " + node);
+      return waiting(
+          "the claim on volume " + name + " is for node " + volumeClaim.node() + ", not " + node);
     }
     if (volumeClaim.state() != VolumeClaim.State.Taken) {
-      return waiting("the claim on volume " + name + " is being released (" + volumeClaim.state() + ")");
+      return waiting(
+          "the claim on volume " + name + " is being released (" + volumeClaim.state() + ")");
     }
     if (!volumeClaim.attached()) {
       return waiting("waiting for ControllerPublish of " + name + " to " + node);
@@ -173,7 +211,8 @@ public final class VolumeMounts {
       }
       case Failed f -> {
         jobs.remove(key, f); // the next look calls again
-        return new Waiting("volume " + name + ": " + f.error().getMessage(), f.error().code().retryable());
+        return new Waiting(
+            "volume " + name + ": " + f.error().getMessage(), f.error().code().retryable());
       }
       case null -> {
         // below
@@ -184,32 +223,46 @@ public final class VolumeMounts {
       return waiting("volume " + name + ": " + plugins.whyNot(v.spec().plugin()));
     }
     jobs.put(key, new InFlight());
-    calls.publish(v, volumeClaim, use.readOnly(), plugin.get()).whenComplete((target, e) -> {
-      if (e != null) {
-        var error = CsiException.of(CsiCall.NodePublishVolume, e);
-        LOG.info("task {}: publishing volume {} failed: {}", task, name, error.getMessage());
-        jobs.put(key, new Failed(error));
-        if (error.code() == CsiCode.UNAVAILABLE || error.code() == CsiCode.DEADLINE_EXCEEDED) {
-          plugins.probeSoon(); // the task's status should say if the plugin itself is down
-        }
-      } else {
-        jobs.put(key, new Published(target));
-      }
-      requeueTask.accept(task);
-    });
+    calls
+        .publish(v, volumeClaim, use.readOnly(), plugin.get())
+        .whenComplete(
+            (target, e) -> {
+              if (e != null) {
+                var error = CsiException.of(CsiCall.NodePublishVolume, e);
+                LOG.info(
+                    "task {}: publishing volume {} failed: {}", task, name, error.getMessage());
+                jobs.put(key, new Failed(error));
+                if (error.code() == CsiCode.UNAVAILABLE
+                    || error.code() == CsiCode.DEADLINE_EXCEEDED) {
+                  plugins.probeSoon(); // the task's status should say if the plugin itself is down
+                }
+              } else {
+                jobs.put(key, new Published(target));
+              }
+              requeueTask.accept(task);
+            });
     // A plugin that completes at once has already answered.
     var now = jobs.get(key);
-    return now instanceof Published || now instanceof Failed ? one(t, use) : waiting("publishing volume " + name
-        + " on " + node);
+    return now instanceof Published || now instanceof Failed
+        ? one(t, use)
+        : waiting("publishing volume " + name + " on " + node);
   }
 
-  /** Another holder that may be why ours is not granted: a writer first, else anyone when we write. */
-  private static Optional<VolumeClaim> otherHolder(Volume v, VolumeUse use, String task, String uid) {
-    var others = v.status().claims().stream()
-        .filter(c -> !c.heldBy(task, uid) && c.state() != VolumeClaim.State.Free)
-        .sorted(Comparator.comparing((VolumeClaim c) -> c.mode() != VolumeClaim.Mode.Write).thenComparing(VolumeClaim::task))
-        .toList();
-    return others.stream().filter(c -> c.mode() == VolumeClaim.Mode.Write || !use.readOnly()).findFirst();
+  /**
+   * Another holder that may be why ours is not granted: a writer first, else anyone when we write.
+   */
+  private static Optional<VolumeClaim> otherHolder(
+      Volume v, VolumeUse use, String task, String uid) {
+    var others =
+        v.status().claims().stream()
+            .filter(c -> !c.heldBy(task, uid) && c.state() != VolumeClaim.State.Free)
+            .sorted(
+                Comparator.comparing((VolumeClaim c) -> c.mode() != VolumeClaim.Mode.Write)
+                    .thenComparing(VolumeClaim::task))
+            .toList();
+    return others.stream()
+        .filter(c -> c.mode() == VolumeClaim.Mode.Write || !use.readOnly())
+        .findFirst();
   }
 
   private static Waiting waiting(String message) {

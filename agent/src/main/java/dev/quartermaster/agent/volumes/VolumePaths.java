@@ -5,9 +5,9 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Where the node's CSI paths are: {@code <state>/csi/staging/<volume>} (one per volume on the
- * node) and {@code <state>/csi/publish/<task uid>/<volume>} (one per task incarnation and volume).
- * Both derive from the claim alone (volume, task uid), so a claim whose task is gone can still be
+ * Where the node's CSI paths are: {@code <state>/csi/staging/<volume>} (one per volume on the node)
+ * and {@code <state>/csi/publish/<task uid>/<volume>} (one per task incarnation and volume). Both
+ * derive from the claim alone (volume, task uid), so a claim whose task is gone can still be
  * unpublished: the name the task sees the volume by ({@code mountAs}) is only in the task's spec,
  * and is applied where the task sees it (the env variable's name, the container path).
  */
@@ -29,11 +29,16 @@ public record VolumePaths(Path stateDir) {
     return stateDir.resolve("csi").resolve("publish");
   }
 
-  /** The task uid of {@code target} when it is a target of {@code volume} here; empty for any other path. */
+  /**
+   * The task uid of {@code target} when it is a target of {@code volume} here; empty for any other
+   * path.
+   */
   public Optional<String> taskUidOf(String target, String volume) {
     var path = Path.of(target);
     var parent = path.getParent();
-    if (parent == null || !path.getFileName().toString().equals(volume) || !publishDir().equals(parent.getParent())) {
+    if (parent == null
+        || !path.getFileName().toString().equals(volume)
+        || !publishDir().equals(parent.getParent())) {
       return Optional.empty();
     }
     return Optional.of(parent.getFileName().toString());

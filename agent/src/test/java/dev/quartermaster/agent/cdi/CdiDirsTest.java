@@ -10,15 +10,17 @@ class CdiDirsTest {
 
   @Test
   void aSimulatedNodeKeepsItsSpecsUnderItsStateAndNeverLooksAtTheHosts() {
-    CdiDirs.Probe mustNotLook = dir -> {
-      throw new AssertionError("a simulated node looked at " + dir);
-    };
+    CdiDirs.Probe mustNotLook =
+        dir -> {
+          throw new AssertionError("a simulated node looked at " + dir);
+        };
     assertThat(CdiDirs.defaultFor(STATE, true, mustNotLook)).isEqualTo(STATE.resolve("cdi"));
   }
 
   @Test
   void aRealNodeWritesTheHostsDynamicDirectoryWhenItCan() {
-    assertThat(CdiDirs.defaultFor(STATE, false, dir -> dir.equals(CdiDirs.DYNAMIC))).isEqualTo(Path.of("/var/run/cdi"));
+    assertThat(CdiDirs.defaultFor(STATE, false, dir -> dir.equals(CdiDirs.DYNAMIC)))
+        .isEqualTo(Path.of("/var/run/cdi"));
     assertThat(CdiDirs.defaultFor(STATE, false, dir -> false)).isEqualTo(STATE.resolve("cdi"));
   }
 }

@@ -10,14 +10,18 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The resolver parses a spec again exactly when its file changed, and never answers from a spec that is gone or replaced. */
+/**
+ * The resolver parses a spec again exactly when its file changed, and never answers from a spec
+ * that is gone or replaced.
+ */
 class CdiResolverTest {
   @TempDir Path cdi;
 
   private static String spec(String device, String node) {
     return """
         {"cdiVersion":"0.5.0","kind":"nvidia.com/gpu","devices":[{"name":"%s",
-         "containerEdits":{"deviceNodes":[{"path":"%s"}]}}]}""".formatted(device, node);
+         "containerEdits":{"deviceNodes":[{"path":"%s"}]}}]}"""
+        .formatted(device, node);
   }
 
   private static List<String> nodes(CdiResolver resolver, String name) throws Exception {
@@ -28,7 +32,11 @@ class CdiResolverTest {
   private void replace(String file, String content) throws Exception {
     var temp = cdi.resolve(file + ".tmp");
     Files.writeString(temp, content);
-    Files.move(temp, cdi.resolve(file), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    Files.move(
+        temp,
+        cdi.resolve(file),
+        StandardCopyOption.REPLACE_EXISTING,
+        StandardCopyOption.ATOMIC_MOVE);
   }
 
   @Test

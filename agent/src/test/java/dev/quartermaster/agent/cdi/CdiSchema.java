@@ -9,13 +9,14 @@ import java.util.List;
 import java.util.regex.Pattern;
 
 /**
- * Validates a CDI spec against the CDI project's JSON schema (test resources, spec 1.1.0), plus
- * the rules the schema does not state but runtimes enforce: the kind and name alphabets, and
- * {@code cdiVersion} at least what the fields need.
+ * Validates a CDI spec against the CDI project's JSON schema (test resources, spec 1.1.0), plus the
+ * rules the schema does not state but runtimes enforce: the kind and name alphabets, and {@code
+ * cdiVersion} at least what the fields need.
  */
 final class CdiSchema {
   private static final JsonSchema SCHEMA = load();
-  private static final Pattern KIND = Pattern.compile("[A-Za-z][A-Za-z0-9_.-]*[A-Za-z0-9]/[A-Za-z][A-Za-z0-9_.-]*[A-Za-z0-9]");
+  private static final Pattern KIND =
+      Pattern.compile("[A-Za-z][A-Za-z0-9_.-]*[A-Za-z0-9]/[A-Za-z][A-Za-z0-9_.-]*[A-Za-z0-9]");
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9]([A-Za-z0-9_.:-]*[A-Za-z0-9])?");
 
   private CdiSchema() {}
@@ -23,7 +24,8 @@ final class CdiSchema {
   private static JsonSchema load() {
     try {
       var uri = CdiSchema.class.getResource("/cdi-schema/schema.json").toURI().toString();
-      return JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V7).getSchema(SchemaLocation.of(uri));
+      return JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V7)
+          .getSchema(SchemaLocation.of(uri));
     } catch (java.net.URISyntaxException e) {
       throw new IllegalStateException(e);
     }
@@ -50,7 +52,8 @@ final class CdiSchema {
     }
     var version = spec.path("cdiVersion").asText();
     if (needs050 && !version.equals("0.5.0")) {
-      out.add("cdiVersion " + version + ": hostPath or a digit-first name needs 0.5.0 (and no more)");
+      out.add(
+          "cdiVersion " + version + ": hostPath or a digit-first name needs 0.5.0 (and no more)");
     }
     if (!needs050 && !version.equals("0.3.0")) {
       out.add("cdiVersion " + version + " is above the minimum 0.3.0");

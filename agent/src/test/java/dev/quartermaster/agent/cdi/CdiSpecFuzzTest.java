@@ -14,12 +14,14 @@ import java.util.List;
 /**
  * A CDI spec file on disk, as any bytes, beside a valid one: {@link CdiResolver#resolve} gives the
  * edits or an {@link CdiResolver.UnresolvableException} naming the device (and the spec file, where
- * the spec is at fault), never another throwable. A broken spec never hides the valid one's devices.
+ * the spec is at fault), never another throwable. A broken spec never hides the valid one's
+ * devices.
  */
 class CdiSpecFuzzTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String GOOD_NAME = "quartermaster.dev/gpu=uid-good-gpu-0";
-  private static final String GOOD = """
+  private static final String GOOD =
+      """
       {"cdiVersion": "0.5.0", "kind": "quartermaster.dev/gpu",
        "devices": [{"name": "uid-good-gpu-0", "containerEdits": {"deviceNodes": [
          {"path": "/dev/nvidia0", "type": "c", "major": 195, "minor": 0, "permissions": "rw"}]}}],
@@ -51,15 +53,20 @@ class CdiSpecFuzzTest {
     }
     if (!namesIn(bytes).contains(GOOD_NAME)) {
       try {
-        assertThat(resolver.resolve(List.of(GOOD_NAME)).deviceNodes()).extracting(CdiDeviceNode::path)
+        assertThat(resolver.resolve(List.of(GOOD_NAME)).deviceNodes())
+            .extracting(CdiDeviceNode::path)
             .containsExactly("/dev/nvidia0");
       } catch (CdiResolver.UnresolvableException e) {
-        throw new AssertionError("a broken spec beside it hid a valid device: " + e.getMessage(), e);
+        throw new AssertionError(
+            "a broken spec beside it hid a valid device: " + e.getMessage(), e);
       }
     }
   }
 
-  /** The qualified names the spec means to define (and a malformed one), as a runtime would ask for them. */
+  /**
+   * The qualified names the spec means to define (and a malformed one), as a runtime would ask for
+   * them.
+   */
   private static List<String> namesIn(byte[] bytes) {
     var names = new ArrayList<String>(List.of("quartermaster.dev/gpu=nope"));
     try {

@@ -49,9 +49,10 @@ class CdiSpecWriterTest {
     var writer = new CdiSpecWriter(cdi);
     var claim = new ClaimRef("7f3c0d2e-1111-4222-8333-444455556666", "train-a");
     var names = writer.write(claim, gpus(sim), controlNodes(sim));
-    assertThat(names).containsExactly(
-        "quartermaster.dev/gpu=7f3c0d2e-1111-4222-8333-444455556666-gpu-0",
-        "quartermaster.dev/gpu=7f3c0d2e-1111-4222-8333-444455556666-gpu-1");
+    assertThat(names)
+        .containsExactly(
+            "quartermaster.dev/gpu=7f3c0d2e-1111-4222-8333-444455556666-gpu-0",
+            "quartermaster.dev/gpu=7f3c0d2e-1111-4222-8333-444455556666-gpu-1");
     var file = cdi.resolve("quartermaster.dev-gpu_7f3c0d2e-1111-4222-8333-444455556666.json");
     var spec = JSON.readTree(file.toFile());
     assertThat(CdiSchema.problems(spec)).isEmpty();
@@ -61,15 +62,19 @@ class CdiSpecWriterTest {
     assertThat(node.path("hostPath").asText()).isEqualTo(root.resolve("dev/nvidia0").toString());
     assertThat(node.path("type").asText()).isEqualTo("c");
     var gpu0 = sim.standIn("nvidia0");
-    assertThat(new DeviceNumber(node.path("major").asLong(), node.path("minor").asLong())).isEqualTo(gpu0);
+    assertThat(new DeviceNumber(node.path("major").asLong(), node.path("minor").asLong()))
+        .isEqualTo(gpu0);
     // The control nodes, once, at spec level: applied whenever any device of the spec is asked for.
     var shared = spec.path("containerEdits").path("deviceNodes");
-    assertThat(shared).extracting(n -> n.path("path").asText())
-        .containsExactly("/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/nvidia-modeset");
+    assertThat(shared)
+        .extracting(n -> n.path("path").asText())
+        .containsExactly(
+            "/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/nvidia-modeset");
     for (var n : shared) {
       assertThat(n.path("type").asText()).isEqualTo("c");
       var name = n.path("path").asText().substring("/dev/".length());
-      assertThat(new DeviceNumber(n.path("major").asLong(), n.path("minor").asLong())).isEqualTo(sim.standIn(name));
+      assertThat(new DeviceNumber(n.path("major").asLong(), n.path("minor").asLong()))
+          .isEqualTo(sim.standIn(name));
     }
     assertThat(writer.claimUids()).containsExactly(claim.uid());
     try (var files = Files.list(cdi)) {
@@ -91,15 +96,18 @@ class CdiSpecWriterTest {
     var inode = Files.readAttributes(fileA, BasicFileAttributes.class).fileKey();
     writer.remove("uid-a");
     assertThat(writer.claimUids()).isEmpty();
-    assertThatThrownBy(() -> new CdiResolver(List.of(cdi)).resolve(a)).isInstanceOf(CdiResolver.UnresolvableException.class);
+    assertThatThrownBy(() -> new CdiResolver(List.of(cdi)).resolve(a))
+        .isInstanceOf(CdiResolver.UnresolvableException.class);
 
     var b = writer.write(new ClaimRef("uid-b", "b"), gpu, controlNodes(sim));
     var fileB = cdi.resolve("quartermaster.dev-gpu_uid-b.json");
-    assertThat(Files.readAttributes(fileB, BasicFileAttributes.class).fileKey()).isEqualTo(inode); // no file created
+    assertThat(Files.readAttributes(fileB, BasicFileAttributes.class).fileKey())
+        .isEqualTo(inode); // no file created
     try (var files = Files.list(cdi)) {
       assertThat(files).containsExactly(fileB);
     }
-    assertThat(new CdiResolver(List.of(cdi)).resolve(b).env()).contains("QUARTERMASTER_GPU_0_CLAIM_UID=uid-b");
+    assertThat(new CdiResolver(List.of(cdi)).resolve(b).env())
+        .contains("QUARTERMASTER_GPU_0_CLAIM_UID=uid-b");
     assertThat(Files.readString(fileB)).doesNotContain("uid-a");
   }
 
@@ -114,7 +122,8 @@ class CdiSpecWriterTest {
       writer.remove("uid-" + i);
     }
     try (var files = Files.list(cdi)) {
-      assertThat(files.map(f -> f.getFileName().toString())).hasSize(CdiSpecWriter.SPARES)
+      assertThat(files.map(f -> f.getFileName().toString()))
+          .hasSize(CdiSpecWriter.SPARES)
           .allMatch(n -> n.startsWith(".spare-"));
     }
     assertThat(writer.claimUids()).isEmpty();
@@ -124,26 +133,42 @@ class CdiSpecWriterTest {
   void whatTheWriterWritesTheResolverReadsBack() throws Exception {
     var sim = sim();
     var writer = new CdiSpecWriter(cdi);
-    var names = writer.write(new ClaimRef("abc-1", "c"), gpus(sim).subList(0, 1), controlNodes(sim));
+    var names =
+        writer.write(new ClaimRef("abc-1", "c"), gpus(sim).subList(0, 1), controlNodes(sim));
     var edits = new CdiResolver(List.of(cdi)).resolve(names);
-    assertThat(edits.deviceNodes()).extracting(CdiDeviceNode::path)
-        .containsExactly("/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/nvidia-modeset", "/dev/nvidia0");
-    assertThat(edits.env()).containsExactly("QUARTERMASTER_GPU_0_UUID=" + gpus(sim).getFirst().uuid(),
-        "QUARTERMASTER_GPU_0_CLAIM_UID=abc-1");
-    assertThat(edits.composedEnv()).contains("QUARTERMASTER_CLAIM_UID=abc-1", "QUARTERMASTER_CLAIM_UIDS=abc-1",
-        "QUARTERMASTER_GPU_UUIDS=" + gpus(sim).getFirst().uuid());
+    assertThat(edits.deviceNodes())
+        .extracting(CdiDeviceNode::path)
+        .containsExactly(
+            "/dev/nvidiactl",
+            "/dev/nvidia-uvm",
+            "/dev/nvidia-uvm-tools",
+            "/dev/nvidia-modeset",
+            "/dev/nvidia0");
+    assertThat(edits.env())
+        .containsExactly(
+            "QUARTERMASTER_GPU_0_UUID=" + gpus(sim).getFirst().uuid(),
+            "QUARTERMASTER_GPU_0_CLAIM_UID=abc-1");
+    assertThat(edits.composedEnv())
+        .contains(
+            "QUARTERMASTER_CLAIM_UID=abc-1",
+            "QUARTERMASTER_CLAIM_UIDS=abc-1",
+            "QUARTERMASTER_GPU_UUIDS=" + gpus(sim).getFirst().uuid());
   }
 
   @Test
   void usesTheMinimumVersionWhenNoFeatureNeedsMore() throws Exception {
     var node = new VerifiedNode("/dev/nvidia0", Path.of("/dev/nvidia0"), new DeviceNumber(195, 0));
-    var gpu = new DiscoveredGpu("gpu-0", 0, "GPU-x", "m", OptionalLong.of(1), 0, "0000:18:00.0", node);
-    var ctl = new VerifiedNode("/dev/nvidiactl", Path.of("/dev/nvidiactl"), new DeviceNumber(195, 255));
-    var spec = JSON.readTree(CdiSpecWriter.render(new ClaimRef("abc-1", "c"), List.of(gpu), List.of(ctl)));
+    var gpu =
+        new DiscoveredGpu("gpu-0", 0, "GPU-x", "m", OptionalLong.of(1), 0, "0000:18:00.0", node);
+    var ctl =
+        new VerifiedNode("/dev/nvidiactl", Path.of("/dev/nvidiactl"), new DeviceNumber(195, 255));
+    var spec =
+        JSON.readTree(CdiSpecWriter.render(new ClaimRef("abc-1", "c"), List.of(gpu), List.of(ctl)));
     assertThat(spec.path("cdiVersion").asText()).isEqualTo("0.3.0");
     assertThat(CdiSchema.problems(spec)).isEmpty();
     // A claim uid starting with a digit makes the device name start with one: 0.5.0.
-    var digit = JSON.readTree(CdiSpecWriter.render(new ClaimRef("1bc-1", "c"), List.of(gpu), List.of(ctl)));
+    var digit =
+        JSON.readTree(CdiSpecWriter.render(new ClaimRef("1bc-1", "c"), List.of(gpu), List.of(ctl)));
     assertThat(digit.path("cdiVersion").asText()).isEqualTo("0.5.0");
     assertThat(CdiSchema.problems(digit)).isEmpty();
   }
@@ -154,26 +179,40 @@ class CdiSpecWriterTest {
     var channels = ImexChannels.scan(sim.root()).channels();
     var writer = new CdiSpecWriter(cdi);
 
-    var names = writer.write(new ClaimRef("abc-2", "c"), List.of(), channels.subList(1, 3), List.of());
+    var names =
+        writer.write(new ClaimRef("abc-2", "c"), List.of(), channels.subList(1, 3), List.of());
 
-    assertThat(names).containsExactly("quartermaster.dev/channel=abc-2-channel-1", "quartermaster.dev/channel=abc-2-channel-2");
+    assertThat(names)
+        .containsExactly(
+            "quartermaster.dev/channel=abc-2-channel-1",
+            "quartermaster.dev/channel=abc-2-channel-2");
     var spec = JSON.readTree(cdi.resolve("quartermaster.dev-channel_abc-2.json").toFile());
     assertThat(CdiSchema.problems(spec)).isEmpty();
     assertThat(spec.path("containerEdits").has("deviceNodes")).as("no GPU control nodes").isFalse();
     var edits = new CdiResolver(List.of(cdi)).resolve(names.subList(1, 2));
-    assertThat(edits.deviceNodes()).containsExactly(new CdiDeviceNode("/dev/nvidia-caps-imex-channels/channel2",
-        sim.channelPath(2).toString(), "c", sim.standIn("nvidia-caps-imex-channels/channel2").major(),
-        sim.standIn("nvidia-caps-imex-channels/channel2").minor(), "rw"));
+    assertThat(edits.deviceNodes())
+        .containsExactly(
+            new CdiDeviceNode(
+                "/dev/nvidia-caps-imex-channels/channel2",
+                sim.channelPath(2).toString(),
+                "c",
+                sim.standIn("nvidia-caps-imex-channels/channel2").major(),
+                sim.standIn("nvidia-caps-imex-channels/channel2").minor(),
+                "rw"));
     assertThat(writer.claimUids()).containsExactly("abc-2");
     writer.remove("abc-2");
     assertThat(writer.claimUids()).isEmpty();
-    assertThatThrownBy(() -> writer.write(new ClaimRef("abc-3", "c"), List.of(), List.of(), List.of()))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least one device");
+    assertThatThrownBy(
+            () -> writer.write(new ClaimRef("abc-3", "c"), List.of(), List.of(), List.of()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("at least one device");
   }
 
   @Test
   void theSchemaCheckCatchesABrokenSpec() throws Exception {
-    var broken = JSON.readTree("{\"cdiVersion\":\"0.5.0\",\"kind\":\"nokind\",\"devices\":[{\"name\":\"-x\"}]}");
+    var broken =
+        JSON.readTree(
+            "{\"cdiVersion\":\"0.5.0\",\"kind\":\"nokind\",\"devices\":[{\"name\":\"-x\"}]}");
     assertThat(CdiSchema.problems(broken)).hasSizeGreaterThanOrEqualTo(3);
   }
 
@@ -182,9 +221,12 @@ class CdiSpecWriterTest {
     var sim = sim();
     var writer = new CdiSpecWriter(cdi);
     var good = gpus(sim).getFirst();
-    var evil = new DiscoveredGpu("../../etc", 0, "u", "m", OptionalLong.empty(), 0, "", good.node());
-    assertThatThrownBy(() -> writer.write(new ClaimRef("ok-1", "c"), List.of(evil), controlNodes(sim)))
-        .isInstanceOf(UnsafeNameException.class).hasMessageContaining("device name '../../etc'");
+    var evil =
+        new DiscoveredGpu("../../etc", 0, "u", "m", OptionalLong.empty(), 0, "", good.node());
+    assertThatThrownBy(
+            () -> writer.write(new ClaimRef("ok-1", "c"), List.of(evil), controlNodes(sim)))
+        .isInstanceOf(UnsafeNameException.class)
+        .hasMessageContaining("device name '../../etc'");
     for (var uid : List.of("../x", "a/b", "..", "a\0b", "", " x")) {
       assertThatThrownBy(() -> writer.remove(uid)).isInstanceOf(UnsafeNameException.class);
       assertThatThrownBy(() -> writer.specPath("gpu", uid)).isInstanceOf(UnsafeNameException.class);

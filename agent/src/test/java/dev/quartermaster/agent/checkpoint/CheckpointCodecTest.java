@@ -25,7 +25,8 @@ class CheckpointCodecTest {
     var ledger = new ClaimLedger(env, ClaimLedger.DEFAULT_TOMBSTONE_TTL);
     var a = new ClaimRef("uid-a", "claim-a");
     ledger.prepare(new PrepareRequest(a, List.of("gpu-0", "gpu-1"), Optional.of("cd-1")));
-    ledger.complete(a.uid(), List.of("quartermaster.dev/gpu=uid-a-gpu-0", "quartermaster.dev/gpu=uid-a-gpu-1"));
+    ledger.complete(
+        a.uid(), List.of("quartermaster.dev/gpu=uid-a-gpu-0", "quartermaster.dev/gpu=uid-a-gpu-1"));
     ledger.prepare(PrepareRequest.of(new ClaimRef("uid-b", "claim-b"), List.of("gpu-2")));
     var c = new ClaimRef("uid-c", "claim-c");
     ledger.prepare(PrepareRequest.of(c, List.of("gpu-3")));
@@ -49,17 +50,20 @@ class CheckpointCodecTest {
   @Test
   void reformattingTheJsonKeepsTheChecksumValid() throws Exception {
     var compact = text(sample()).replaceAll("\\n\\s*", "");
-    assertThat(CheckpointCodec.decode(compact.getBytes(StandardCharsets.UTF_8), LOC).state()).isEqualTo(sample());
+    assertThat(CheckpointCodec.decode(compact.getBytes(StandardCharsets.UTF_8), LOC).state())
+        .isEqualTo(sample());
   }
 
   @Test
   void malformedBytesAreALoudErrorNamingTheFile() {
     for (var bad : List.of("", "{", "not json", "[1,2]", "\u0000\u0001garbage")) {
       assertThatThrownBy(() -> CheckpointCodec.decode(bad.getBytes(StandardCharsets.UTF_8), LOC))
-          .isInstanceOfSatisfying(CorruptCheckpointException.class, e -> {
-            assertThat(e.problem()).isEqualTo(Problem.MALFORMED);
-            assertThat(e.getMessage()).contains(LOC).contains("MALFORMED");
-          });
+          .isInstanceOfSatisfying(
+              CorruptCheckpointException.class,
+              e -> {
+                assertThat(e.problem()).isEqualTo(Problem.MALFORMED);
+                assertThat(e.getMessage()).contains(LOC).contains("MALFORMED");
+              });
     }
   }
 
@@ -68,7 +72,8 @@ class CheckpointCodecTest {
     var full = CheckpointCodec.encode(sample(), "boot-1");
     for (int cut : new int[] {1, full.length / 3, full.length / 2, full.length - 2}) {
       var truncated = java.util.Arrays.copyOf(full, cut);
-      assertThatThrownBy(() -> CheckpointCodec.decode(truncated, LOC)).isInstanceOf(CorruptCheckpointException.class);
+      assertThatThrownBy(() -> CheckpointCodec.decode(truncated, LOC))
+          .isInstanceOf(CorruptCheckpointException.class);
     }
   }
 
@@ -76,13 +81,20 @@ class CheckpointCodecTest {
   void aChangedByteIsAChecksumMismatch() {
     var tampered = text(sample()).replace("\"gpu-2\"", "\"gpu-9\"");
     assertThatThrownBy(() -> CheckpointCodec.decode(tampered.getBytes(StandardCharsets.UTF_8), LOC))
-        .isInstanceOfSatisfying(CorruptCheckpointException.class, e -> {
-          assertThat(e.problem()).isEqualTo(Problem.CHECKSUM_MISMATCH);
-          assertThat(e.getMessage()).contains(LOC).contains("stored sha256:").contains("computed sha256:");
-        });
+        .isInstanceOfSatisfying(
+            CorruptCheckpointException.class,
+            e -> {
+              assertThat(e.problem()).isEqualTo(Problem.CHECKSUM_MISMATCH);
+              assertThat(e.getMessage())
+                  .contains(LOC)
+                  .contains("stored sha256:")
+                  .contains("computed sha256:");
+            });
     var otherBoot = text(sample()).replace("\"boot-1\"", "\"boot-2\"");
-    assertThatThrownBy(() -> CheckpointCodec.decode(otherBoot.getBytes(StandardCharsets.UTF_8), LOC))
-        .isInstanceOfSatisfying(CorruptCheckpointException.class,
+    assertThatThrownBy(
+            () -> CheckpointCodec.decode(otherBoot.getBytes(StandardCharsets.UTF_8), LOC))
+        .isInstanceOfSatisfying(
+            CorruptCheckpointException.class,
             e -> assertThat(e.problem()).isEqualTo(Problem.CHECKSUM_MISMATCH));
   }
 
@@ -91,39 +103,49 @@ class CheckpointCodecTest {
     for (var version : List.of("2", "0", "999", "\"1\"", "1.5")) {
       var other = text(sample()).replaceFirst("\"version\" : 1", "\"version\" : " + version);
       assertThatThrownBy(() -> CheckpointCodec.decode(other.getBytes(StandardCharsets.UTF_8), LOC))
-          .isInstanceOfSatisfying(CorruptCheckpointException.class, e -> {
-            assertThat(e.problem()).isEqualTo(Problem.UNSUPPORTED_VERSION);
-            assertThat(e.getMessage()).contains(LOC).contains(version.replace("\"", ""));
-          });
+          .isInstanceOfSatisfying(
+              CorruptCheckpointException.class,
+              e -> {
+                assertThat(e.problem()).isEqualTo(Problem.UNSUPPORTED_VERSION);
+                assertThat(e.getMessage()).contains(LOC).contains(version.replace("\"", ""));
+              });
     }
   }
 
   @Test
   void aForeignJsonFileIsNotALedger() {
-    assertThatThrownBy(() -> CheckpointCodec.decode("{\"kind\":\"Node\"}".getBytes(StandardCharsets.UTF_8), LOC))
-        .isInstanceOfSatisfying(CorruptCheckpointException.class,
+    assertThatThrownBy(
+            () ->
+                CheckpointCodec.decode("{\"kind\":\"Node\"}".getBytes(StandardCharsets.UTF_8), LOC))
+        .isInstanceOfSatisfying(
+            CorruptCheckpointException.class,
             e -> assertThat(e.problem()).isEqualTo(Problem.NOT_A_LEDGER));
   }
 
   @Test
   void checksummedButInvalidContentIsRefused() throws Exception {
     // Rebuild the checksum so that only the content rule can catch these.
-    for (var edit : List.of(
-        new String[] {"\"uid-b\"", "\"../../etc\"", "uid"},
-        new String[] {"\"gpu-2\"", "\"../gpu\"", "device name"},
-        new String[] {"\"gpu-2\"", "\"gpu-0\"", "held by two claims"},
-        new String[] {"\"PrepareStarted\"", "\"PrepareMaybe\"", "unknown state"})) {
-      var node = (com.fasterxml.jackson.databind.node.ObjectNode) new com.fasterxml.jackson.databind.ObjectMapper()
-          .readTree(text(sample()).replace(edit[0], edit[1]));
+    for (var edit :
+        List.of(
+            new String[] {"\"uid-b\"", "\"../../etc\"", "uid"},
+            new String[] {"\"gpu-2\"", "\"../gpu\"", "device name"},
+            new String[] {"\"gpu-2\"", "\"gpu-0\"", "held by two claims"},
+            new String[] {"\"PrepareStarted\"", "\"PrepareMaybe\"", "unknown state"})) {
+      var node =
+          (com.fasterxml.jackson.databind.node.ObjectNode)
+              new com.fasterxml.jackson.databind.ObjectMapper()
+                  .readTree(text(sample()).replace(edit[0], edit[1]));
       node.remove("checksum");
       node.put("checksum", CheckpointCodec.checksum(node));
       var bytes = node.toString().getBytes(StandardCharsets.UTF_8);
       assertThatThrownBy(() -> CheckpointCodec.decode(bytes, LOC))
           .as(edit[1])
-          .isInstanceOfSatisfying(CorruptCheckpointException.class, e -> {
-            assertThat(e.problem()).isEqualTo(Problem.INVALID_CONTENT);
-            assertThat(e.getMessage()).contains(LOC).contains(edit[2]);
-          });
+          .isInstanceOfSatisfying(
+              CorruptCheckpointException.class,
+              e -> {
+                assertThat(e.problem()).isEqualTo(Problem.INVALID_CONTENT);
+                assertThat(e.getMessage()).contains(LOC).contains(edit[2]);
+              });
     }
   }
 
@@ -132,9 +154,15 @@ class CheckpointCodecTest {
     var path = dir.resolve("ledger.json");
     Files.writeString(path, "{ half a ledger");
     var before = Files.readAllBytes(path);
-    assertThatThrownBy(() -> DurableLedger.open(new AtomicLedgerFile(path), "boot-1", new DeterministicEnv(1),
-        ClaimLedger.DEFAULT_TOMBSTONE_TTL))
-        .isInstanceOf(CorruptCheckpointException.class).hasMessageContaining(path.toString());
+    assertThatThrownBy(
+            () ->
+                DurableLedger.open(
+                    new AtomicLedgerFile(path),
+                    "boot-1",
+                    new DeterministicEnv(1),
+                    ClaimLedger.DEFAULT_TOMBSTONE_TTL))
+        .isInstanceOf(CorruptCheckpointException.class)
+        .hasMessageContaining(path.toString());
     assertThat(Files.readAllBytes(path)).isEqualTo(before);
     try (var files = Files.list(dir)) {
       assertThat(files).containsExactly(path);

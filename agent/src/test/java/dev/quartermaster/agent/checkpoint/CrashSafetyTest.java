@@ -24,9 +24,9 @@ import org.junit.jupiter.api.io.TempDir;
  * I6 with real processes: a child JVM prepares and unprepares over the real snapshot and journal
  * (compacting every few kilobytes, so kills land in appends, fsyncs and compactions alike) and is
  * killed with SIGKILL at random points ({@code -Dqm.kills}, default 50). After every kill the
- * ledger must load, hold no device twice (I1), and contain every acknowledged prepare that was
- * not later unprepared; no acknowledged unprepare may come back. An unprepare the child began but
- * was killed before acknowledging may or may not stand, as with any write a crash interrupts.
+ * ledger must load, hold no device twice (I1), and contain every acknowledged prepare that was not
+ * later unprepared; no acknowledged unprepare may come back. An unprepare the child began but was
+ * killed before acknowledging may or may not stand, as with any write a crash interrupts.
  */
 class CrashSafetyTest {
   static final String BOOT = "crash-test-boot";
@@ -36,20 +36,26 @@ class CrashSafetyTest {
     int kills = Integer.getInteger("qm.kills", 50);
     long seed = Long.getLong("qm.seed", 6L);
     var random = new SplittableRandom(seed);
-    var prepared = new HashMap<String, List<String>>(); // acknowledged prepared, not acknowledged unprepared
+    var prepared =
+        new HashMap<String, List<String>>(); // acknowledged prepared, not acknowledged unprepared
     var unprepared = new HashSet<String>();
     var begun = new HashSet<String>(); // unprepares begun, acknowledged or not
     int acks = 0;
     for (int cycle = 0; cycle < kills; cycle++) {
       var child = start(stateDir, seed * 1_000 + cycle);
-      try (var out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+      try (var out =
+          new BufferedReader(
+              new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
         var ready = out.readLine();
-        assertThat(ready).as("child %d said (see %s)", cycle, stateDir.resolve("child.err")).startsWith("READY ");
+        assertThat(ready)
+            .as("child %d said (see %s)", cycle, stateDir.resolve("child.err"))
+            .startsWith("READY ");
         if (cycle == 0) {
           // A second agent on the same state directory is refused, naming the holder's pid.
           var pid = ready.substring("READY ".length(), ready.length() - 1);
           assertThatThrownBy(() -> StateDirLock.acquire(stateDir))
-              .isInstanceOf(StateDirLockedException.class).hasMessageContaining("pid " + pid);
+              .isInstanceOf(StateDirLockedException.class)
+              .hasMessageContaining("pid " + pid);
         }
         int killAfter = 1 + random.nextInt(20);
         for (int seen = 0; seen < killAfter; ) {
@@ -75,15 +81,26 @@ class CrashSafetyTest {
       assertThat(child.waitFor(60, TimeUnit.SECONDS)).as("child exits after SIGKILL").isTrue();
       verify(stateDir, prepared, unprepared, begun, cycle);
     }
-    assertThat(acks).as("acknowledged operations over %d kills", kills).isGreaterThanOrEqualTo(kills);
-    // The kills ran across compactions (each one starts a new journal generation), not only appends.
+    assertThat(acks)
+        .as("acknowledged operations over %d kills", kills)
+        .isGreaterThanOrEqualTo(kills);
+    // The kills ran across compactions (each one starts a new journal generation), not only
+    // appends.
     var snapshot = stateDir.resolve("ledger.json");
-    assertThat(CheckpointCodec.decode(Files.readAllBytes(snapshot), snapshot.toString()).journalGeneration())
-        .as("journal generations over %d kills", kills).isGreaterThan(Math.min(kills / 10, 3));
+    assertThat(
+            CheckpointCodec.decode(Files.readAllBytes(snapshot), snapshot.toString())
+                .journalGeneration())
+        .as("journal generations over %d kills", kills)
+        .isGreaterThan(Math.min(kills / 10, 3));
   }
 
-  private static void verify(Path stateDir, Map<String, List<String>> prepared, Set<String> unprepared,
-      Set<String> begun, int cycle) throws Exception {
+  private static void verify(
+      Path stateDir,
+      Map<String, List<String>> prepared,
+      Set<String> unprepared,
+      Set<String> begun,
+      int cycle)
+      throws Exception {
     var file = stateDir.resolve("ledger.json");
     // Loads snapshot + journal (corruption would throw; a torn last frame is not corruption), and
     // decoding and replay both refuse a doubly held device (I1).
@@ -93,29 +110,45 @@ class CrashSafetyTest {
       var entry = state.get(e.getKey());
       if (begun.contains(e.getKey()) && !entry.map(ClaimState::holdsDevices).orElse(false)) {
         // An unprepare the kill cut off after its frame was written: it may stand, unacknowledged
-        // (the caller retries it; unprepare is idempotent), and its tombstone may since have expired
+        // (the caller retries it; unprepare is idempotent), and its tombstone may since have
+        // expired
         // in a long run. Never the reverse: see `unprepared`.
         continue;
       }
-      assertThat(entry).as("acknowledged prepare of %s after kill %d", e.getKey(), cycle)
-          .get().isInstanceOfSatisfying(ClaimState.PrepareCompleted.class,
+      assertThat(entry)
+          .as("acknowledged prepare of %s after kill %d", e.getKey(), cycle)
+          .get()
+          .isInstanceOfSatisfying(
+              ClaimState.PrepareCompleted.class,
               c -> assertThat(c.devices()).containsExactlyElementsOf(e.getValue()));
     }
     for (var uid : unprepared) {
-      assertThat(state.get(uid).map(ClaimState::holdsDevices)).as("acknowledged unprepare of %s", uid)
+      assertThat(state.get(uid).map(ClaimState::holdsDevices))
+          .as("acknowledged unprepare of %s", uid)
           .isNotEqualTo(java.util.Optional.of(true));
     }
     try (var files = Files.list(stateDir)) {
       // Only our files; a leftover temp file from a kill is fine, a second ledger is not.
       assertThat(files.map(p -> p.getFileName().toString()))
-          .allMatch(n -> List.of("ledger.json", ".ledger.json.tmp", "ledger.journal", ".ledger.journal.tmp", "ledger.journal.mark",
-              "agent.lock", "child.err").contains(n));
+          .allMatch(
+              n ->
+                  List.of(
+                          "ledger.json",
+                          ".ledger.json.tmp",
+                          "ledger.journal",
+                          ".ledger.journal.tmp",
+                          "ledger.journal.mark",
+                          "agent.lock",
+                          "child.err")
+                      .contains(n));
     }
   }
 
-  /** Records a complete acknowledgement line; false for anything else (e.g. a line cut by the kill). */
-  private static boolean record(String line, Map<String, List<String>> prepared, Set<String> unprepared,
-      Set<String> begun) {
+  /**
+   * Records a complete acknowledgement line; false for anything else (e.g. a line cut by the kill).
+   */
+  private static boolean record(
+      String line, Map<String, List<String>> prepared, Set<String> unprepared, Set<String> begun) {
     if (!line.endsWith(";")) {
       return false;
     }
@@ -137,12 +170,26 @@ class CrashSafetyTest {
   }
 
   private static Process start(Path stateDir, long seed) throws Exception {
-    var java = ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    var command = new ArrayList<>(List.of(java, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto",
-        "-Xmx64m",
-        // No logging backend start-up in the child: it would only make each cycle slower.
-        "-Dslf4j.provider=org.slf4j.helpers.NOP_FallbackServiceProvider", "-cp", System.getProperty("java.class.path"), LedgerCrashChild.class.getName(),
-        stateDir.toString(), Long.toString(seed)));
+    var java =
+        ProcessHandle.current()
+            .info()
+            .command()
+            .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    var command =
+        new ArrayList<>(
+            List.of(
+                java,
+                "-XX:TieredStopAtLevel=1",
+                "-XX:+UseSerialGC",
+                "-Xshare:auto",
+                "-Xmx64m",
+                // No logging backend start-up in the child: it would only make each cycle slower.
+                "-Dslf4j.provider=org.slf4j.helpers.NOP_FallbackServiceProvider",
+                "-cp",
+                System.getProperty("java.class.path"),
+                LedgerCrashChild.class.getName(),
+                stateDir.toString(),
+                Long.toString(seed)));
     return new ProcessBuilder(command)
         .redirectError(ProcessBuilder.Redirect.appendTo(stateDir.resolve("child.err").toFile()))
         .start();

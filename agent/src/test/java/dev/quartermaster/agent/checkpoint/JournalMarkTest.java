@@ -38,7 +38,10 @@ class JournalMarkTest {
     journal = AtomicLedgerFile.journalPath(snapshot);
     var opened = DurableLedger.open(new AtomicLedgerFile(snapshot), "boot-1", env, TTL);
     for (int i = 0; i < RECORDS; i++) {
-      opened.ledger().ledger().prepare(PrepareRequest.of(new ClaimRef("uid-" + i, "claim-" + i), List.of("gpu-" + i)));
+      opened
+          .ledger()
+          .ledger()
+          .prepare(PrepareRequest.of(new ClaimRef("uid-" + i, "claim-" + i), List.of("gpu-" + i)));
       opened.ledger().persist();
     }
     assertThat(scan().frames()).hasSize(RECORDS);
@@ -60,7 +63,8 @@ class JournalMarkTest {
 
   private void assertLost(String records) {
     assertThatThrownBy(this::reopen)
-        .isInstanceOfSatisfying(CorruptCheckpointException.class,
+        .isInstanceOfSatisfying(
+            CorruptCheckpointException.class,
             e -> assertThat(e.problem()).isEqualTo(Problem.ACKNOWLEDGED_LOST))
         .hasMessageContaining(journal.toString())
         .hasMessageContaining(journal + ".mark")
@@ -74,7 +78,9 @@ class JournalMarkTest {
     truncateTo(before.length / 2);
 
     assertLost("to " + RECORDS + " of that journal were lost");
-    assertThat(Files.size(journal)).as("nothing is cut off a journal that failed its check").isEqualTo(before.length / 2);
+    assertThat(Files.size(journal))
+        .as("nothing is cut off a journal that failed its check")
+        .isEqualTo(before.length / 2);
   }
 
   @Test
@@ -110,7 +116,8 @@ class JournalMarkTest {
     Files.delete(snapshot);
 
     assertThatThrownBy(this::reopen)
-        .isInstanceOfSatisfying(CorruptCheckpointException.class,
+        .isInstanceOfSatisfying(
+            CorruptCheckpointException.class,
             e -> assertThat(e.problem()).isEqualTo(Problem.ACKNOWLEDGED_LOST))
         .hasMessageContaining(snapshot.toString())
         .hasMessageContaining(RECORDS + " records acknowledged");
@@ -121,13 +128,19 @@ class JournalMarkTest {
     long acknowledged = Files.size(journal);
     // An append the crash interrupted before its fsync (and so before its mark): half a frame.
     byte[] frame = LedgerJournal.frame(List.of());
-    Files.write(journal, Arrays.copyOf(frame, frame.length / 2), java.nio.file.StandardOpenOption.APPEND);
+    Files.write(
+        journal, Arrays.copyOf(frame, frame.length / 2), java.nio.file.StandardOpenOption.APPEND);
 
     var opened = reopen();
 
     assertThat(opened.ledger().ledger().snapshot().claims()).hasSize(RECORDS);
-    assertThat(Files.size(journal)).as("the torn tail is cut, nothing acknowledged").isEqualTo(acknowledged);
-    opened.ledger().ledger().prepare(PrepareRequest.of(new ClaimRef("uid-x", "claim-x"), List.of("gpu-x")));
+    assertThat(Files.size(journal))
+        .as("the torn tail is cut, nothing acknowledged")
+        .isEqualTo(acknowledged);
+    opened
+        .ledger()
+        .ledger()
+        .prepare(PrepareRequest.of(new ClaimRef("uid-x", "claim-x"), List.of("gpu-x")));
     opened.ledger().persist();
     assertThat(reopen().ledger().ledger().snapshot().claims()).hasSize(RECORDS + 1);
   }
@@ -145,22 +158,27 @@ class JournalMarkTest {
     long size = Files.size(journal);
     long cut = size - 300;
     // The records the cut removes or tears: one change (one prepare) each.
-    long missing = scan.frames().stream().filter(f -> f.offset() >= cut || nextOffset(scan, f) > cut).count();
+    long missing =
+        scan.frames().stream().filter(f -> f.offset() >= cut || nextOffset(scan, f) > cut).count();
     assertThat(missing).as("the cut removes whole acknowledged records").isGreaterThanOrEqualTo(2);
     Files.delete(mark());
     truncateTo(cut);
 
     assertThatThrownBy(this::reopen)
-        .isInstanceOfSatisfying(CorruptCheckpointException.class, e -> {
-          assertThat(e.problem()).isEqualTo(Problem.ACKNOWLEDGED_LOST);
-          assertThat(e.location()).isEqualTo(journal.toString());
-        })
+        .isInstanceOfSatisfying(
+            CorruptCheckpointException.class,
+            e -> {
+              assertThat(e.problem()).isEqualTo(Problem.ACKNOWLEDGED_LOST);
+              assertThat(e.location()).isEqualTo(journal.toString());
+            })
         .hasMessageContaining(journal.toString())
         .hasMessageContaining(missing + " acknowledged changes")
         .hasMessageContaining("records " + (RECORDS - missing + 1) + " to " + RECORDS)
         .hasMessageContaining(mark() + " is missing or unreadable too")
         .hasMessageContaining("Restore the journal");
-    assertThat(Files.size(journal)).as("nothing is cut off a journal that failed its check").isEqualTo(cut);
+    assertThat(Files.size(journal))
+        .as("nothing is cut off a journal that failed its check")
+        .isEqualTo(cut);
   }
 
   private static long nextOffset(LedgerJournal.Scan scan, LedgerJournal.Frame frame) {
@@ -194,7 +212,8 @@ class JournalMarkTest {
     truncateTo(scan().frames().getLast().offset());
 
     assertThatThrownBy(this::reopen)
-        .isInstanceOfSatisfying(CorruptCheckpointException.class,
+        .isInstanceOfSatisfying(
+            CorruptCheckpointException.class,
             e -> assertThat(e.problem()).isEqualTo(Problem.ACKNOWLEDGED_LOST))
         .hasMessageContaining(journal.toString())
         .hasMessageContaining("(1 acknowledged change,")
@@ -211,7 +230,10 @@ class JournalMarkTest {
     Files.write(journal, bytes);
 
     assertThat(reopen().ledger().ledger().snapshot()).isEqualTo(before);
-    assertThat(scan().header().acknowledged()).get().extracting(JournalMark::frames).isEqualTo(RECORDS);
+    assertThat(scan().header().acknowledged())
+        .get()
+        .extracting(JournalMark::frames)
+        .isEqualTo(RECORDS);
   }
 
   @Test
@@ -219,7 +241,8 @@ class JournalMarkTest {
     // A crash mid-append: half a frame after the last acknowledged one, and (worse luck) no mark.
     long acknowledged = Files.size(journal);
     byte[] frame = LedgerJournal.frame(List.of());
-    Files.write(journal, Arrays.copyOf(frame, frame.length / 2), java.nio.file.StandardOpenOption.APPEND);
+    Files.write(
+        journal, Arrays.copyOf(frame, frame.length / 2), java.nio.file.StandardOpenOption.APPEND);
     Files.delete(mark());
 
     var opened = reopen();
@@ -242,15 +265,20 @@ class JournalMarkTest {
     }
     var outcomes = new java.util.ArrayList<String>();
     for (var damaged : files) {
-      for (var damage : List.of("deleted", "cut by 300 bytes", "a byte flipped in the middle",
-          "its last byte flipped")) {
+      for (var damage :
+          List.of(
+              "deleted",
+              "cut by 300 bytes",
+              "a byte flipped in the middle",
+              "its last byte flipped")) {
         for (var f : files) {
           Files.write(f, originals.get(f));
         }
         byte[] bytes = originals.get(damaged).clone();
         switch (damage) {
           case "deleted" -> Files.delete(damaged);
-          case "cut by 300 bytes" -> Files.write(damaged, Arrays.copyOf(bytes, Math.max(0, bytes.length - 300)));
+          case "cut by 300 bytes" ->
+              Files.write(damaged, Arrays.copyOf(bytes, Math.max(0, bytes.length - 300)));
           case "a byte flipped in the middle" -> {
             bytes[bytes.length / 2] ^= 0x40;
             Files.write(damaged, bytes);
@@ -271,19 +299,20 @@ class JournalMarkTest {
       }
     }
     // The mark alone is redundant (the journal's header holds the same count); the others are not.
-    assertThat(outcomes).containsExactly(
-        "ledger.json deleted: ACKNOWLEDGED_LOST",
-        "ledger.json cut by 300 bytes: MALFORMED",
-        "ledger.json a byte flipped in the middle: MALFORMED",
-        "ledger.json its last byte flipped: MALFORMED",
-        "ledger.journal deleted: ACKNOWLEDGED_LOST",
-        "ledger.journal cut by 300 bytes: ACKNOWLEDGED_LOST",
-        "ledger.journal a byte flipped in the middle: CHECKSUM_MISMATCH",
-        "ledger.journal its last byte flipped: ACKNOWLEDGED_LOST",
-        "ledger.journal.mark deleted: recovered",
-        "ledger.journal.mark cut by 300 bytes: recovered",
-        "ledger.journal.mark a byte flipped in the middle: recovered",
-        "ledger.journal.mark its last byte flipped: recovered");
+    assertThat(outcomes)
+        .containsExactly(
+            "ledger.json deleted: ACKNOWLEDGED_LOST",
+            "ledger.json cut by 300 bytes: MALFORMED",
+            "ledger.json a byte flipped in the middle: MALFORMED",
+            "ledger.json its last byte flipped: MALFORMED",
+            "ledger.journal deleted: ACKNOWLEDGED_LOST",
+            "ledger.journal cut by 300 bytes: ACKNOWLEDGED_LOST",
+            "ledger.journal a byte flipped in the middle: CHECKSUM_MISMATCH",
+            "ledger.journal its last byte flipped: ACKNOWLEDGED_LOST",
+            "ledger.journal.mark deleted: recovered",
+            "ledger.journal.mark cut by 300 bytes: recovered",
+            "ledger.journal.mark a byte flipped in the middle: recovered",
+            "ledger.journal.mark its last byte flipped: recovered");
   }
 
   @Test
@@ -295,8 +324,11 @@ class JournalMarkTest {
     // The same records as a format-1 journal (no mark cells) with a format-1 mark beside it.
     var legacyHeader = legacyHeader(scan.header().generation(), scan.header().bootId());
     var frames = Arrays.copyOfRange(current, LedgerJournal.FIRST_FRAME, current.length);
-    var legacy = java.nio.ByteBuffer.allocate(legacyHeader.length + frames.length).put(legacyHeader).put(frames)
-        .array();
+    var legacy =
+        java.nio.ByteBuffer.allocate(legacyHeader.length + frames.length)
+            .put(legacyHeader)
+            .put(frames)
+            .array();
     Files.write(journal, legacy);
     Files.write(mark(), legacyMark(7, scan.header().generation(), legacy.length, RECORDS));
 
@@ -318,7 +350,10 @@ class JournalMarkTest {
   private static byte[] legacyHeader(long generation, String bootId) {
     var id = bootId.getBytes(java.nio.charset.StandardCharsets.UTF_8);
     var b = java.nio.ByteBuffer.allocate(8 + 4 + 8 + 2 + id.length + 4);
-    b.put(LedgerJournal.MAGIC).putInt(LedgerJournal.LEGACY_VERSION).putLong(generation).putShort((short) id.length)
+    b.put(LedgerJournal.MAGIC)
+        .putInt(LedgerJournal.LEGACY_VERSION)
+        .putLong(generation)
+        .putShort((short) id.length)
         .put(id);
     var crc = new java.util.zip.CRC32C();
     crc.update(b.array(), 0, b.position());

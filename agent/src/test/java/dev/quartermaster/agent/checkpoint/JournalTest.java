@@ -42,7 +42,8 @@ class JournalTest {
   }
 
   private DurableLedger open(Path dir) throws IOException {
-    return DurableLedger.open(new AtomicLedgerFile(dir.resolve("ledger.json")), BOOT, env, TTL).ledger();
+    return DurableLedger.open(new AtomicLedgerFile(dir.resolve("ledger.json")), BOOT, env, TTL)
+        .ledger();
   }
 
   @Test
@@ -55,7 +56,9 @@ class JournalTest {
     durable.ledger().complete("uid-0", List.of("quartermaster.dev/gpu=uid-0-gpu-0"));
     durable.ledger().unprepare(claim(1));
     durable.persist();
-    assertThat(Files.readAllBytes(dir.resolve("ledger.json"))).as("the snapshot is not rewritten").isEqualTo(snapshot);
+    assertThat(Files.readAllBytes(dir.resolve("ledger.json")))
+        .as("the snapshot is not rewritten")
+        .isEqualTo(snapshot);
     assertThat(durable.compactions()).isEqualTo(1); // the one at open
     var again = open(dir).ledger().snapshot();
     assertThat(again).isEqualTo(durable.ledger().snapshot());
@@ -71,25 +74,31 @@ class JournalTest {
     var journal = dir.resolve("ledger.journal");
     long acknowledged = Files.size(journal);
     // Half a frame (an append cut short by a crash), then a whole frame with a flipped byte (an
-    // append whose pages only partly reached the disk): both are the tail, neither was acknowledged.
+    // append whose pages only partly reached the disk): both are the tail, neither was
+    // acknowledged.
     var expected = new ArrayList<>(List.of("uid-0", "uid-1"));
     int n = 2;
     for (var tail : List.of(half(nextFrame(n)), flipped(nextFrame(n)))) {
       Files.write(journal, tail, StandardOpenOption.APPEND);
       var reopened = open(dir);
-      assertThat(reopened.ledger().snapshot().claims().keySet()).containsExactlyElementsOf(expected);
-      assertThat(Files.size(journal)).as("cut back to the last whole frame").isEqualTo(acknowledged);
+      assertThat(reopened.ledger().snapshot().claims().keySet())
+          .containsExactlyElementsOf(expected);
+      assertThat(Files.size(journal))
+          .as("cut back to the last whole frame")
+          .isEqualTo(acknowledged);
       // Appending after the cut works, and what is appended survives the next open.
       prepare(reopened, n);
       expected.add("uid-" + n);
-      assertThat(open(dir).ledger().snapshot().claims().keySet()).containsExactlyElementsOf(expected);
+      assertThat(open(dir).ledger().snapshot().claims().keySet())
+          .containsExactlyElementsOf(expected);
       acknowledged = Files.size(journal);
       n++;
     }
   }
 
   @Test
-  void aBadFrameFollowedByAValidOneIsCorruptionNamingFileAndOffset(@TempDir Path dir) throws Exception {
+  void aBadFrameFollowedByAValidOneIsCorruptionNamingFileAndOffset(@TempDir Path dir)
+      throws Exception {
     var durable = open(dir);
     prepare(durable, 0);
     prepare(durable, 1);
@@ -99,14 +108,16 @@ class JournalTest {
     int firstFrame = LedgerJournal.header(1, BOOT).length;
     bytes[firstFrame + 20] ^= 0x01; // inside the first frame's payload
     Files.write(journal, bytes);
-    assertThatThrownBy(() -> open(dir)).isInstanceOf(CorruptCheckpointException.class)
+    assertThatThrownBy(() -> open(dir))
+        .isInstanceOf(CorruptCheckpointException.class)
         .hasMessageContaining(journal.toString())
         .hasMessageContaining("byte offset " + firstFrame)
         .hasMessageContaining("CHECKSUM_MISMATCH");
     assertThat(Files.readAllBytes(journal)).as("nothing is cut off or rewritten").isEqualTo(bytes);
     // `ledger show` reports the same error instead of printing a partial ledger.
     assertThatThrownBy(() -> LedgerRecovery.read(new AtomicLedgerFile(dir.resolve("ledger.json"))))
-        .isInstanceOf(CorruptCheckpointException.class).hasMessageContaining("byte offset " + firstFrame);
+        .isInstanceOf(CorruptCheckpointException.class)
+        .hasMessageContaining("byte offset " + firstFrame);
   }
 
   @Test
@@ -115,11 +126,18 @@ class JournalTest {
     prepare(durable, 0);
     var journal = dir.resolve("ledger.journal");
     // A frame that skips a version: whole and checksummed, but a change before it is missing.
-    var skip = LedgerJournal.frame(List.of(new LedgerChange.Put(durable.ledger().version() + 2,
-        new ClaimState.PrepareStarted(claim(9), List.of("gpu-9"), Optional.empty(), env.now()))));
+    var skip =
+        LedgerJournal.frame(
+            List.of(
+                new LedgerChange.Put(
+                    durable.ledger().version() + 2,
+                    new ClaimState.PrepareStarted(
+                        claim(9), List.of("gpu-9"), Optional.empty(), env.now()))));
     Files.write(journal, skip, StandardOpenOption.APPEND);
-    assertThatThrownBy(() -> open(dir)).isInstanceOf(CorruptCheckpointException.class)
-        .hasMessageContaining("INVALID_CONTENT").hasMessageContaining("comes next");
+    assertThatThrownBy(() -> open(dir))
+        .isInstanceOf(CorruptCheckpointException.class)
+        .hasMessageContaining("INVALID_CONTENT")
+        .hasMessageContaining("comes next");
   }
 
   @Test
@@ -155,7 +173,8 @@ class JournalTest {
   }
 
   @Test
-  void aCrashBeforeTheSnapshotsRenameKeepsTheOldPairWithEveryAcknowledgedChange(@TempDir Path dir) throws Exception {
+  void aCrashBeforeTheSnapshotsRenameKeepsTheOldPairWithEveryAcknowledgedChange(@TempDir Path dir)
+      throws Exception {
     var files = new CrashingFiles(dir.resolve("ledger.json"));
     var durable = DurableLedger.open(files, BOOT, env, TTL, 2_000).ledger();
     files.crashOnSnapshotWrite = true;
@@ -182,7 +201,8 @@ class JournalTest {
     var durable = open(dir);
     prepare(durable, 0);
     Files.write(dir.resolve("ledger.journal"), LedgerJournal.header(7, BOOT));
-    assertThatThrownBy(() -> open(dir)).isInstanceOf(CorruptCheckpointException.class)
+    assertThatThrownBy(() -> open(dir))
+        .isInstanceOf(CorruptCheckpointException.class)
         .hasMessageContaining("journal generation 7 is newer");
   }
 
@@ -190,7 +210,8 @@ class JournalTest {
   void aJournalWithoutItsSnapshotIsRefused(@TempDir Path dir) throws Exception {
     prepare(open(dir), 0);
     Files.delete(dir.resolve("ledger.json"));
-    assertThatThrownBy(() -> open(dir)).isInstanceOf(CorruptCheckpointException.class)
+    assertThatThrownBy(() -> open(dir))
+        .isInstanceOf(CorruptCheckpointException.class)
         .hasMessageContaining("snapshot");
   }
 
@@ -207,7 +228,8 @@ class JournalTest {
   }
 
   @Test
-  void concurrentCallersShareJournalFsyncsAndEachReturnsOnlyOnceDurable(@TempDir Path dir) throws Exception {
+  void concurrentCallersShareJournalFsyncsAndEachReturnsOnlyOnceDurable(@TempDir Path dir)
+      throws Exception {
     // Real fsyncs and real concurrency (virtual threads): no timing is asserted, only that 16
     // callers' changes needed fewer fsyncs than changes, and that each saw its own change on disk.
     var files = new CrashingFiles(dir.resolve("ledger.json"));
@@ -221,27 +243,34 @@ class JournalTest {
       var futures = new ArrayList<Future<?>>();
       for (int c = 0; c < callers; c++) {
         int caller = c;
-        futures.add(pool.submit(() -> {
-          start.await();
-          for (int i = 0; i < perCaller; i++) {
-            var ref = new ClaimRef("uid-" + caller + "-" + i, "claim-" + caller);
-            var ledger = durable.ledger();
-            ledger.prepare(PrepareRequest.of(ref, List.of("gpu-" + caller)));
-            durable.awaitDurable(ledger.version());
-            ledger.complete(ref.uid(), List.of());
-            durable.awaitDurable(ledger.version());
-            if (i % 5 == 0) {
-              // What is on disk now (snapshot + journal) already holds this caller's completion.
-              var onDisk = LedgerRecovery.read(new AtomicLedgerFile(dir.resolve("ledger.json"))).orElseThrow().state();
-              if (!(onDisk.get(ref.uid()).orElseThrow() instanceof ClaimState.PrepareCompleted)) {
-                missing.incrementAndGet();
-              }
-            }
-            ledger.unprepare(ref);
-            durable.awaitDurable(ledger.version());
-          }
-          return null;
-        }));
+        futures.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  for (int i = 0; i < perCaller; i++) {
+                    var ref = new ClaimRef("uid-" + caller + "-" + i, "claim-" + caller);
+                    var ledger = durable.ledger();
+                    ledger.prepare(PrepareRequest.of(ref, List.of("gpu-" + caller)));
+                    durable.awaitDurable(ledger.version());
+                    ledger.complete(ref.uid(), List.of());
+                    durable.awaitDurable(ledger.version());
+                    if (i % 5 == 0) {
+                      // What is on disk now (snapshot + journal) already holds this caller's
+                      // completion.
+                      var onDisk =
+                          LedgerRecovery.read(new AtomicLedgerFile(dir.resolve("ledger.json")))
+                              .orElseThrow()
+                              .state();
+                      if (!(onDisk.get(ref.uid()).orElseThrow()
+                          instanceof ClaimState.PrepareCompleted)) {
+                        missing.incrementAndGet();
+                      }
+                    }
+                    ledger.unprepare(ref);
+                    durable.awaitDurable(ledger.version());
+                  }
+                  return null;
+                }));
       }
       start.countDown();
       for (var f : futures) {
@@ -251,14 +280,23 @@ class JournalTest {
     int changes = callers * perCaller * 3;
     long forces = files.forces.get() - forcesBefore;
     assertThat(missing).hasValue(0);
-    assertThat(forces).as("journal fsyncs for %d changes", changes).isPositive().isLessThan(changes);
+    assertThat(forces)
+        .as("journal fsyncs for %d changes", changes)
+        .isPositive()
+        .isLessThan(changes);
     assertThat(open(dir).ledger().snapshot()).isEqualTo(durable.ledger().snapshot());
   }
 
-  /** The next frame a ledger would append for claim {@code n} (its content does not matter here). */
+  /**
+   * The next frame a ledger would append for claim {@code n} (its content does not matter here).
+   */
   private byte[] nextFrame(int n) {
-    return LedgerJournal.frame(List.of(new LedgerChange.Put(1_000,
-        new ClaimState.PrepareStarted(claim(n), List.of("gpu-" + n), Optional.empty(), env.now()))));
+    return LedgerJournal.frame(
+        List.of(
+            new LedgerChange.Put(
+                1_000,
+                new ClaimState.PrepareStarted(
+                    claim(n), List.of("gpu-" + n), Optional.empty(), env.now()))));
   }
 
   private static byte[] half(byte[] frame) {
@@ -280,7 +318,10 @@ class JournalTest {
     }
   }
 
-  /** Real files with a crash point before the snapshot's write or the journal's replacement, and an fsync count. */
+  /**
+   * Real files with a crash point before the snapshot's write or the journal's replacement, and an
+   * fsync count.
+   */
   private static final class CrashingFiles implements LedgerFile {
     final AtomicLedgerFile inner;
     final AtomicInteger forces = new AtomicInteger();
@@ -312,66 +353,67 @@ class JournalTest {
     @Override
     public Optional<JournalFile> journal() {
       var j = inner.journal().orElseThrow();
-      return Optional.of(new JournalFile() {
-        @Override
-        public String location() {
-          return j.location();
-        }
+      return Optional.of(
+          new JournalFile() {
+            @Override
+            public String location() {
+              return j.location();
+            }
 
-        @Override
-        public Optional<byte[]> read() throws IOException {
-          return j.read();
-        }
+            @Override
+            public Optional<byte[]> read() throws IOException {
+              return j.read();
+            }
 
-        @Override
-        public String markLocation() {
-          return j.markLocation();
-        }
+            @Override
+            public String markLocation() {
+              return j.markLocation();
+            }
 
-        @Override
-        public Optional<byte[]> readMark() throws IOException {
-          return j.readMark();
-        }
+            @Override
+            public Optional<byte[]> readMark() throws IOException {
+              return j.readMark();
+            }
 
-        @Override
-        public void writeMark(JournalMark mark) throws IOException {
-          j.writeMark(mark);
-        }
+            @Override
+            public void writeMark(JournalMark mark) throws IOException {
+              j.writeMark(mark);
+            }
 
-        @Override
-        public void writeHeaderMark(JournalMark mark) throws IOException {
-          j.writeHeaderMark(mark);
-        }
+            @Override
+            public void writeHeaderMark(JournalMark mark) throws IOException {
+              j.writeHeaderMark(mark);
+            }
 
-        @Override
-        public void forceMark() throws IOException {
-          j.forceMark();
-        }
+            @Override
+            public void forceMark() throws IOException {
+              j.forceMark();
+            }
 
-        @Override
-        public void replace(byte[] content) throws IOException {
-          if (crashOnJournalReplace) {
-            throw new SimulatedCrash("after the snapshot, before the new journal");
-          }
-          j.replace(content);
-        }
+            @Override
+            public void replace(byte[] content) throws IOException {
+              if (crashOnJournalReplace) {
+                throw new SimulatedCrash("after the snapshot, before the new journal");
+              }
+              j.replace(content);
+            }
 
-        @Override
-        public void append(byte[] bytes) throws IOException {
-          j.append(bytes);
-        }
+            @Override
+            public void append(byte[] bytes) throws IOException {
+              j.append(bytes);
+            }
 
-        @Override
-        public void force() throws IOException {
-          forces.incrementAndGet();
-          j.force();
-        }
+            @Override
+            public void force() throws IOException {
+              forces.incrementAndGet();
+              j.force();
+            }
 
-        @Override
-        public void truncate(long size) throws IOException {
-          j.truncate(size);
-        }
-      });
+            @Override
+            public void truncate(long size) throws IOException {
+              j.truncate(size);
+            }
+          });
     }
   }
 }

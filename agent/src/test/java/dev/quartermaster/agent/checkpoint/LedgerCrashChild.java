@@ -44,8 +44,14 @@ public final class LedgerCrashChild {
     try (var lock = StateDirLock.acquire(stateDir)) {
       // A small journal limit, so that compactions (snapshot, then a new journal) happen every few
       // cycles and the kills land inside them too, not only in appends.
-      var durable = DurableLedger.open(new AtomicLedgerFile(stateDir.resolve("ledger.json")), CrashSafetyTest.BOOT,
-          new SystemEnv(), ClaimLedger.DEFAULT_TOMBSTONE_TTL, COMPACT_AT_BYTES).ledger();
+      var durable =
+          DurableLedger.open(
+                  new AtomicLedgerFile(stateDir.resolve("ledger.json")),
+                  CrashSafetyTest.BOOT,
+                  new SystemEnv(),
+                  ClaimLedger.DEFAULT_TOMBSTONE_TTL,
+                  COMPACT_AT_BYTES)
+              .ledger();
       var ledger = durable.ledger();
       var out = System.out;
       out.println("READY " + ProcessHandle.current().pid() + ";");

@@ -16,9 +16,9 @@ import java.util.Optional;
 import java.util.zip.CRC32C;
 
 /**
- * The ledger's on-disk state, as any bytes: a valid recovery, or a {@link CorruptCheckpointException}
- * naming the file and the problem. Never a silent reset (an empty ledger where a snapshot exists),
- * never another throwable.
+ * The ledger's on-disk state, as any bytes: a valid recovery, or a {@link
+ * CorruptCheckpointException} naming the file and the problem. Never a silent reset (an empty
+ * ledger where a snapshot exists), never another throwable.
  *
  * <p>Checksums would stop almost every mutation at the door, so the inputs can ask for them to be
  * recomputed ("resealed") after the mutation: then the content checks behind them get fuzzed too.
@@ -46,14 +46,16 @@ class LedgerFuzzTest {
     assertThat(decoded.formatVersion()).isEqualTo(CheckpointCodec.VERSION);
     assertThat(decoded.state().doubleHeld()).isEmpty();
     // What was read is written back the same: the agent's next snapshot loses nothing.
-    var again = decodeOrFail(CheckpointCodec.encode(decoded.state(), decoded.bootId(), decoded.journalGeneration()));
+    var again =
+        decodeOrFail(
+            CheckpointCodec.encode(decoded.state(), decoded.bootId(), decoded.journalGeneration()));
     assertThat(again).isEqualTo(decoded);
   }
 
   /**
-   * A snapshot, its journal and the journal's mark as files: flags (byte 0: bit 0 snapshot, 1 journal,
-   * 2 mark exist; bit 3 reseal the snapshot, 4 the journal's CRCs, 5 the mark's), then the snapshot
-   * and the journal, each after a big-endian u16 length, then the mark.
+   * A snapshot, its journal and the journal's mark as files: flags (byte 0: bit 0 snapshot, 1
+   * journal, 2 mark exist; bit 3 reseal the snapshot, 4 the journal's CRCs, 5 the mark's), then the
+   * snapshot and the journal, each after a big-endian u16 length, then the mark.
    */
   @FuzzTest
   void recovery(byte[] bytes) throws IOException {
@@ -87,24 +89,36 @@ class LedgerFuzzTest {
       return;
     }
     if ((flags & 1) != 0) {
-      assertThat(found).as("a snapshot exists: an empty ledger would be a silent reset").isPresent();
+      assertThat(found)
+          .as("a snapshot exists: an empty ledger would be a silent reset")
+          .isPresent();
     } else {
-      // Nothing to start from is fine only where nothing was ever committed: no journal, no valid mark.
+      // Nothing to start from is fine only where nothing was ever committed: no journal, no valid
+      // mark.
       assertThat(found).isEmpty();
       assertThat((flags & 2) == 0).as("a journal without its snapshot").isTrue();
-      assertThat(JournalMark.decode((flags & 4) != 0 ? mark : new byte[0])).as("a mark without a snapshot").isEmpty();
+      assertThat(JournalMark.decode((flags & 4) != 0 ? mark : new byte[0]))
+          .as("a mark without a snapshot")
+          .isEmpty();
       return;
     }
     var recovered = found.get();
     assertThat(recovered.state().doubleHeld()).isEmpty();
-    assertThat(recovered.state().version()).isGreaterThanOrEqualTo(recovered.snapshot().state().version());
+    assertThat(recovered.state().version())
+        .isGreaterThanOrEqualTo(recovered.snapshot().state().version());
     if (recovered.journal() instanceof LedgerRecovery.JournalStatus.Replayed replayed) {
-      assertThat(replayed.scan().validEnd()).isBetween((long) replayed.scan().header().length(), replayed.scan().size());
-      // Each count found, the mark file's and the journal header's, is held up: no truncation hides behind the other.
-      for (var m : java.util.stream.Stream.of(recovered.mark(), recovered.headerMark()).flatMap(Optional::stream)
-          .toList()) {
+      assertThat(replayed.scan().validEnd())
+          .isBetween((long) replayed.scan().header().length(), replayed.scan().size());
+      // Each count found, the mark file's and the journal header's, is held up: no truncation hides
+      // behind the other.
+      for (var m :
+          java.util.stream.Stream.of(recovered.mark(), recovered.headerMark())
+              .flatMap(Optional::stream)
+              .toList()) {
         if (m.generation() == recovered.snapshot().journalGeneration()) {
-          assertThat(replayed.scan().validEnd()).as("acknowledged records are all there").isGreaterThanOrEqualTo(m.length());
+          assertThat(replayed.scan().validEnd())
+              .as("acknowledged records are all there")
+              .isGreaterThanOrEqualTo(m.length());
           assertThat(replayed.scan().frames().size()).isGreaterThanOrEqualTo(m.frames());
         }
       }
@@ -139,7 +153,10 @@ class LedgerFuzzTest {
     }
   }
 
-  /** Recomputes the header's CRC, its mark cells' (format 2) and each frame's, as far as the lengths lead. */
+  /**
+   * Recomputes the header's CRC, its mark cells' (format 2) and each frame's, as far as the lengths
+   * lead.
+   */
   private static void resealJournal(byte[] bytes) {
     int fixed = LedgerJournal.MAGIC.length + 4 + 8 + 2;
     if (bytes.length < fixed + 4) {
@@ -188,7 +205,8 @@ class LedgerFuzzTest {
   }
 
   private static byte[] section(ByteBuffer in) {
-    int length = in.remaining() >= 2 ? Math.min(Short.toUnsignedInt(in.getShort()), in.remaining()) : 0;
+    int length =
+        in.remaining() >= 2 ? Math.min(Short.toUnsignedInt(in.getShort()), in.remaining()) : 0;
     var out = new byte[length];
     in.get(out);
     return out;
@@ -212,7 +230,11 @@ class LedgerFuzzTest {
 
   static byte[] container(int flags, byte[] snapshot, byte[] journal, byte[] mark) {
     var out = ByteBuffer.allocate(1 + 2 + snapshot.length + 2 + journal.length + mark.length);
-    out.put((byte) flags).putShort((short) snapshot.length).put(snapshot).putShort((short) journal.length).put(journal)
+    out.put((byte) flags)
+        .putShort((short) snapshot.length)
+        .put(snapshot)
+        .putShort((short) journal.length)
+        .put(journal)
         .put(mark);
     return Arrays.copyOf(out.array(), out.position());
   }

@@ -12,11 +12,16 @@ class StateDirLockTest {
   @Test
   void writesItsPidAndRefusesASecondHolderSayingWho(@TempDir Path dir) throws Exception {
     try (var lock = StateDirLock.acquire(dir)) {
-      assertThat(Files.readString(lock.path())).isEqualTo("pid " + ProcessHandle.current().pid() + "\n");
+      assertThat(Files.readString(lock.path()))
+          .isEqualTo("pid " + ProcessHandle.current().pid() + "\n");
       assertThatThrownBy(() -> StateDirLock.acquire(dir))
-          .isInstanceOfSatisfying(StateDirLockedException.class, e -> {
-            assertThat(e.getMessage()).contains("pid " + ProcessHandle.current().pid()).contains(dir.toString());
-          });
+          .isInstanceOfSatisfying(
+              StateDirLockedException.class,
+              e -> {
+                assertThat(e.getMessage())
+                    .contains("pid " + ProcessHandle.current().pid())
+                    .contains(dir.toString());
+              });
     }
     // Released on close: a later agent gets it.
     try (var again = StateDirLock.acquire(dir)) {

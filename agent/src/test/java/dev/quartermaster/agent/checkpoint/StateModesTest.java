@@ -17,13 +17,19 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The agent's state is owner-only: its directory 0700, ledgers, checkpoints, specs and task output 0600. */
+/**
+ * The agent's state is owner-only: its directory 0700, ledgers, checkpoints, specs and task output
+ * 0600.
+ */
 class StateModesTest {
   @TempDir Path tmp;
 
   @Test
   void theStateDirIsTightenedTo0700AndItsLockIs0600() throws Exception {
-    var state = Files.createDirectory(tmp.resolve("state"), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
+    var state =
+        Files.createDirectory(
+            tmp.resolve("state"),
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
 
     try (var lock = StateDirLock.acquire(state)) {
       assertThat(mode(state)).isEqualTo("rwx------");
@@ -62,11 +68,24 @@ class StateModesTest {
 
   @Test
   void taskOutputIs0600InA0700Directory() throws Exception {
-    var runtimes = new TaskRuntimes(new SystemEnv(), tmp.resolve("cdi"), PodmanOptions.defaults(), tmp.resolve("run"));
+    var runtimes =
+        new TaskRuntimes(
+            new SystemEnv(), tmp.resolve("cdi"), PodmanOptions.defaults(), tmp.resolve("run"));
     var output = tmp.resolve("logs").resolve("t.out");
 
-    var task = runtimes.runtime(TaskRuntimes.NOOP).orElseThrow().start(new TaskLaunch("t", List.of("true"), Map.of("SECRET", "x"),
-        List.of(), List.of(), new TaskImage.Host(), output));
+    var task =
+        runtimes
+            .runtime(TaskRuntimes.NOOP)
+            .orElseThrow()
+            .start(
+                new TaskLaunch(
+                    "t",
+                    List.of("true"),
+                    Map.of("SECRET", "x"),
+                    List.of(),
+                    List.of(),
+                    new TaskImage.Host(),
+                    output));
 
     assertThat(task).isNotNull();
     assertThat(mode(output.getParent())).isEqualTo("rwx------");

@@ -20,7 +20,9 @@ class ControlNodeCheckTest {
 
   private SimulatedDeviceRoot charRoot(SimulatedDeviceRoot.Builder builder) throws Exception {
     var sim = builder.build();
-    assumeTrue(sim.charDevices(), () -> "needs real character devices: " + sim.fallbackReason().orElse(""));
+    assumeTrue(
+        sim.charDevices(),
+        () -> "needs real character devices: " + sim.fallbackReason().orElse(""));
     return sim;
   }
 
@@ -30,13 +32,25 @@ class ControlNodeCheckTest {
 
     var status = new ControlNodeCheck(sim.root()).check();
 
-    assertThat(status).isInstanceOfSatisfying(ControlNodeStatus.Complete.class, c -> {
-      assertThat(c.nodes()).extracting(VerifiedNode::path)
-          .containsExactly("/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/nvidia-modeset");
-      assertThat(c.nodes().get(1)).isEqualTo(new VerifiedNode("/dev/nvidia-uvm", sim.nodePath(ControlNode.NVIDIA_UVM),
-          sim.standIn("nvidia-uvm")));
-      assertThat(c.notes()).isEmpty();
-    });
+    assertThat(status)
+        .isInstanceOfSatisfying(
+            ControlNodeStatus.Complete.class,
+            c -> {
+              assertThat(c.nodes())
+                  .extracting(VerifiedNode::path)
+                  .containsExactly(
+                      "/dev/nvidiactl",
+                      "/dev/nvidia-uvm",
+                      "/dev/nvidia-uvm-tools",
+                      "/dev/nvidia-modeset");
+              assertThat(c.nodes().get(1))
+                  .isEqualTo(
+                      new VerifiedNode(
+                          "/dev/nvidia-uvm",
+                          sim.nodePath(ControlNode.NVIDIA_UVM),
+                          sim.standIn("nvidia-uvm")));
+              assertThat(c.notes()).isEmpty();
+            });
     assertThat(status.ready()).isTrue();
   }
 
@@ -47,11 +61,21 @@ class ControlNodeCheckTest {
 
     var status = check.check();
 
-    assertThat(status).isInstanceOfSatisfying(ControlNodeStatus.Incomplete.class, i -> {
-      assertThat(i.problems()).containsExactly(new NodeProblem(sim.nodePath(ControlNode.NVIDIA_UVM), NodeProblem.Kind.Missing,
-          "missing " + sim.nodePath(ControlNode.NVIDIA_UVM)));
-      assertThat(i.present()).extracting(VerifiedNode::path).contains("/dev/nvidiactl").doesNotContain("/dev/nvidia-uvm");
-    });
+    assertThat(status)
+        .isInstanceOfSatisfying(
+            ControlNodeStatus.Incomplete.class,
+            i -> {
+              assertThat(i.problems())
+                  .containsExactly(
+                      new NodeProblem(
+                          sim.nodePath(ControlNode.NVIDIA_UVM),
+                          NodeProblem.Kind.Missing,
+                          "missing " + sim.nodePath(ControlNode.NVIDIA_UVM)));
+              assertThat(i.present())
+                  .extracting(VerifiedNode::path)
+                  .contains("/dev/nvidiactl")
+                  .doesNotContain("/dev/nvidia-uvm");
+            });
     assertThat(status.reason()).isEqualTo("ControlNodeMissing");
     assertThat(status.message()).endsWith("/dev/nvidia-uvm");
 
@@ -65,14 +89,22 @@ class ControlNodeCheckTest {
     var check = new ControlNodeCheck(sim.root());
 
     sim.replaceWithRegularFile(ControlNode.NVIDIACTL);
-    assertThat(check.check().message()).isEqualTo(
-        sim.nodePath(ControlNode.NVIDIACTL) + " is a regular file, expected a character device " + sim.standIn("nvidiactl"));
+    assertThat(check.check().message())
+        .isEqualTo(
+            sim.nodePath(ControlNode.NVIDIACTL)
+                + " is a regular file, expected a character device "
+                + sim.standIn("nvidiactl"));
     assertThat(check.check().reason()).isEqualTo("ControlNodeWrong");
 
     Files.delete(sim.nodePath(ControlNode.NVIDIACTL));
     Mknod.charDevice(sim.nodePath(ControlNode.NVIDIACTL), sim.standIn("nvidia-uvm"));
-    assertThat(check.check().message()).isEqualTo(sim.nodePath(ControlNode.NVIDIACTL) + " is a character device "
-        + sim.standIn("nvidia-uvm") + ", expected a character device " + sim.standIn("nvidiactl"));
+    assertThat(check.check().message())
+        .isEqualTo(
+            sim.nodePath(ControlNode.NVIDIACTL)
+                + " is a character device "
+                + sim.standIn("nvidia-uvm")
+                + ", expected a character device "
+                + sim.standIn("nvidiactl"));
   }
 
   @Test
@@ -81,10 +113,16 @@ class ControlNodeCheckTest {
 
     var status = new ControlNodeCheck(sim.root()).check();
 
-    assertThat(status).isInstanceOfSatisfying(ControlNodeStatus.Complete.class, c -> {
-      assertThat(c.nodes()).extracting(VerifiedNode::path).doesNotContain("/dev/nvidia-modeset").hasSize(3);
-      assertThat(c.notes()).singleElement().asString().contains("nvidia-modeset");
-    });
+    assertThat(status)
+        .isInstanceOfSatisfying(
+            ControlNodeStatus.Complete.class,
+            c -> {
+              assertThat(c.nodes())
+                  .extracting(VerifiedNode::path)
+                  .doesNotContain("/dev/nvidia-modeset")
+                  .hasSize(3);
+              assertThat(c.notes()).singleElement().asString().contains("nvidia-modeset");
+            });
   }
 
   @Test
@@ -92,18 +130,32 @@ class ControlNodeCheckTest {
     Files.createDirectories(dir.resolve("proc"));
     var dev = Files.createDirectories(dir.resolve("dev"));
     assumeTrue(canMknod(dev), "needs mknod (run as root)");
-    Files.writeString(dir.resolve("proc/devices"), "Character devices:\n  1 mem\n195 nvidia\n 10 misc\n\nBlock devices:\n  8 sd\n");
+    Files.writeString(
+        dir.resolve("proc/devices"),
+        "Character devices:\n  1 mem\n195 nvidia\n 10 misc\n\nBlock devices:\n  8 sd\n");
     Mknod.charDevice(dev.resolve("nvidiactl"), new DeviceNumber(195, 255));
 
     var status = new ControlNodeCheck(dir).check();
 
     // No nvidia-uvm major: the module is not loaded, and the message says so for both uvm nodes.
-    assertThat(status).isInstanceOfSatisfying(ControlNodeStatus.Incomplete.class, i -> {
-      assertThat(i.problems()).extracting(NodeProblem::kind).containsOnly(NodeProblem.Kind.DriverNotLoaded);
-      assertThat(i.problems()).extracting(NodeProblem::path).containsExactly(dev.resolve("nvidia-uvm"), dev.resolve("nvidia-uvm-tools"));
-      assertThat(i.present()).containsExactly(new VerifiedNode("/dev/nvidiactl", dev.resolve("nvidiactl"), new DeviceNumber(195, 255)));
-    });
-    assertThat(status.message()).contains("nvidia-uvm module is not loaded").contains(dir.resolve("proc/devices").toString());
+    assertThat(status)
+        .isInstanceOfSatisfying(
+            ControlNodeStatus.Incomplete.class,
+            i -> {
+              assertThat(i.problems())
+                  .extracting(NodeProblem::kind)
+                  .containsOnly(NodeProblem.Kind.DriverNotLoaded);
+              assertThat(i.problems())
+                  .extracting(NodeProblem::path)
+                  .containsExactly(dev.resolve("nvidia-uvm"), dev.resolve("nvidia-uvm-tools"));
+              assertThat(i.present())
+                  .containsExactly(
+                      new VerifiedNode(
+                          "/dev/nvidiactl", dev.resolve("nvidiactl"), new DeviceNumber(195, 255)));
+            });
+    assertThat(status.message())
+        .contains("nvidia-uvm module is not loaded")
+        .contains(dir.resolve("proc/devices").toString());
     assertThat(status.reason()).isEqualTo("DriverNotLoaded");
   }
 

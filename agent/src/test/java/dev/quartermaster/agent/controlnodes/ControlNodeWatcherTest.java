@@ -26,16 +26,26 @@ class ControlNodeWatcherTest {
     var env = new DeterministicEnv(3);
     var seen = new ArrayList<ControlNodeStatus>();
 
-    try (var watcher = ControlNodeWatcher.start(env, new ControlNodeCheck(sim.root()), PERIOD,
-        ControlNodeWatcher.FileWatch.OFF, seen::add)) {
+    try (var watcher =
+        ControlNodeWatcher.start(
+            env,
+            new ControlNodeCheck(sim.root()),
+            PERIOD,
+            ControlNodeWatcher.FileWatch.OFF,
+            seen::add)) {
       assertThat(seen).singleElement().isInstanceOf(ControlNodeStatus.Complete.class);
 
       sim.removeNode(ControlNode.NVIDIA_UVM);
       env.advance(PERIOD);
-      assertThat(seen).hasSize(2).last().satisfies(s -> {
-        assertThat(s.ready()).isFalse();
-        assertThat(s.message()).isEqualTo("missing " + sim.nodePath(ControlNode.NVIDIA_UVM));
-      });
+      assertThat(seen)
+          .hasSize(2)
+          .last()
+          .satisfies(
+              s -> {
+                assertThat(s.ready()).isFalse();
+                assertThat(s.message())
+                    .isEqualTo("missing " + sim.nodePath(ControlNode.NVIDIA_UVM));
+              });
 
       env.advance(PERIOD.multipliedBy(3));
       assertThat(seen).as("no news while nothing changes").hasSize(2);
@@ -53,8 +63,13 @@ class ControlNodeWatcherTest {
     var seen = new LinkedBlockingQueue<ControlNodeStatus>();
 
     // A rescan period of an hour: only the file watch can report within the test's bound.
-    try (var watcher = ControlNodeWatcher.start(new SystemEnv(), new ControlNodeCheck(sim.root()), Duration.ofHours(1),
-        ControlNodeWatcher.FileWatch.ON, seen::add)) {
+    try (var watcher =
+        ControlNodeWatcher.start(
+            new SystemEnv(),
+            new ControlNodeCheck(sim.root()),
+            Duration.ofHours(1),
+            ControlNodeWatcher.FileWatch.ON,
+            seen::add)) {
       await(seen, ControlNodeStatus::ready);
 
       sim.removeNode(ControlNode.NVIDIA_UVM);
@@ -67,7 +82,8 @@ class ControlNodeWatcherTest {
     }
   }
 
-  static ControlNodeStatus await(LinkedBlockingQueue<ControlNodeStatus> seen, Predicate<ControlNodeStatus> wanted)
+  static ControlNodeStatus await(
+      LinkedBlockingQueue<ControlNodeStatus> seen, Predicate<ControlNodeStatus> wanted)
       throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (true) {

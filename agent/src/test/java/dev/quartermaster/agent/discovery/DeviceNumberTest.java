@@ -21,8 +21,10 @@ class DeviceNumberTest {
 
   @Test
   void readsTheHostsDevNull() {
-    assertThat(NodeStat.of(Path.of("/dev/null"))).isInstanceOfSatisfying(NodeStat.CharDevice.class,
-        c -> assertThat(c.number()).isEqualTo(new DeviceNumber(1, 3)));
+    assertThat(NodeStat.of(Path.of("/dev/null")))
+        .isInstanceOfSatisfying(
+            NodeStat.CharDevice.class,
+            c -> assertThat(c.number()).isEqualTo(new DeviceNumber(1, 3)));
     assertThat(NodeStat.of(Path.of("/no/such/node"))).isInstanceOf(NodeStat.Missing.class);
     assertThat(NodeStat.of(Path.of("/"))).isEqualTo(new NodeStat.NotCharDevice("a directory"));
   }
@@ -35,8 +37,13 @@ class DeviceNumberTest {
 
   @Test
   void picksStandInsFromProcMiscInPreferenceOrder() {
-    var misc = "234 btrfs-control\n259 cpu_dma_latency\n200 tun\n237 loop-control\n229 fuse\n235 autofs\n";
-    assertThat(StandIns.fromProcMisc(misc)).containsExactly(
-        new DeviceNumber(10, 229), new DeviceNumber(10, 235), new DeviceNumber(10, 237), new DeviceNumber(10, 234));
+    var misc =
+        "234 btrfs-control\n259 cpu_dma_latency\n200 tun\n237 loop-control\n229 fuse\n235 autofs\n";
+    assertThat(StandIns.fromProcMisc(misc))
+        .containsExactly(
+            new DeviceNumber(10, 229),
+            new DeviceNumber(10, 235),
+            new DeviceNumber(10, 237),
+            new DeviceNumber(10, 234));
   }
 }

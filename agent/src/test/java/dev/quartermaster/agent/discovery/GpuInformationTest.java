@@ -10,7 +10,8 @@ class GpuInformationTest {
   void parsesTheDriversInformationFile() {
     var info = GpuInformation.parse(Samples.read("information-v100.txt"));
     assertThat(info.field(GpuInformation.MODEL)).hasValue("Tesla V100-SXM2-16GB");
-    assertThat(info.field(GpuInformation.UUID)).hasValue("GPU-edfee158-11c1-52b8-0517-92f30e7fac88");
+    assertThat(info.field(GpuInformation.UUID))
+        .hasValue("GPU-edfee158-11c1-52b8-0517-92f30e7fac88");
     assertThat(info.field(GpuInformation.BUS_LOCATION)).hasValue("0000:06:00.0");
     assertThat(info.deviceMinor()).hasValue(0);
     assertThat(info.excluded()).isFalse();

@@ -17,11 +17,13 @@ class ImexChannelsTest {
     var sim = SimulatedDeviceRoot.builder(dir.resolve("node")).gpus(8).build();
 
     assertThat(sim.channelCount()).isEqualTo(SimulatedDeviceRoot.DEFAULT_CHANNELS).isEqualTo(2048);
-    assertThat(Files.readString(sim.root().resolve("proc/devices"))).containsPattern("(?m)^\\d+ nvidia-caps-imex-channels$");
+    assertThat(Files.readString(sim.root().resolve("proc/devices")))
+        .containsPattern("(?m)^\\d+ nvidia-caps-imex-channels$");
     assertThat(sim.channelDir()).isEqualTo(sim.root().resolve("dev/nvidia-caps-imex-channels"));
     try (var list = Files.list(sim.channelDir())) {
       assertThat(list.map(p -> p.getFileName().toString()).sorted())
-          .containsExactlyInAnyOrderElementsOf(IntStream.range(0, 2048).mapToObj(i -> "channel" + i).toList());
+          .containsExactlyInAnyOrderElementsOf(
+              IntStream.range(0, 2048).mapToObj(i -> "channel" + i).toList());
     }
 
     var found = ImexChannels.scan(sim.root());
@@ -54,9 +56,12 @@ class ImexChannelsTest {
   void theCountIsConfigurable() throws Exception {
     var sim = SimulatedDeviceRoot.builder(dir.resolve("node")).gpus(1).channels(3).build();
 
-    assertThat(ImexChannels.scan(sim.root()).channels()).extracting(DiscoveredChannel::name)
+    assertThat(ImexChannels.scan(sim.root()).channels())
+        .extracting(DiscoveredChannel::name)
         .containsExactly("channel-0", "channel-1", "channel-2");
-    assertThat(SimulatedDeviceRoot.ensure(sim.root(), 1, 99).channelCount()).as("an existing root is opened as it is").isEqualTo(3);
+    assertThat(SimulatedDeviceRoot.ensure(sim.root(), 1, 99).channelCount())
+        .as("an existing root is opened as it is")
+        .isEqualTo(3);
   }
 
   @Test
@@ -64,7 +69,9 @@ class ImexChannelsTest {
     assumeTrue(Samples.canMknod(dir), "needs mknod (run as root)");
     var root = dir.resolve("host");
     Files.createDirectories(root.resolve("proc"));
-    Files.writeString(root.resolve("proc/devices"), """
+    Files.writeString(
+        root.resolve("proc/devices"),
+        """
         Character devices:
         195 nvidia
         508 nvidia-caps-imex-channels
@@ -83,26 +90,44 @@ class ImexChannelsTest {
 
     var found = ImexChannels.scan(root);
 
-    assertThat(found.channels()).extracting(DiscoveredChannel::name)
+    assertThat(found.channels())
+        .extracting(DiscoveredChannel::name)
         .containsExactly("channel-0", "channel-1", "channel-2", "channel-7", "channel-300");
-    assertThat(found.channels()).allSatisfy(c -> assertThat(c.node().number()).isEqualTo(new DeviceNumber(508, c.id())));
-    assertThat(found.channel("channel-300")).map(c -> c.node().path()).contains("/dev/nvidia-caps-imex-channels/channel300");
-    assertThat(found.problems()).containsExactly(
-        "channel-5: " + channels.resolve("channel5") + " is a character device 508:4, expected a character device 508:5",
-        "channel-6: " + channels.resolve("channel6") + " is a regular file, expected a character device 508:6");
+    assertThat(found.channels())
+        .allSatisfy(c -> assertThat(c.node().number()).isEqualTo(new DeviceNumber(508, c.id())));
+    assertThat(found.channel("channel-300"))
+        .map(c -> c.node().path())
+        .contains("/dev/nvidia-caps-imex-channels/channel300");
+    assertThat(found.problems())
+        .containsExactly(
+            "channel-5: "
+                + channels.resolve("channel5")
+                + " is a character device 508:4, expected a character device 508:5",
+            "channel-6: "
+                + channels.resolve("channel6")
+                + " is a regular file, expected a character device 508:6");
     assertThat(found.summary()).startsWith("5 IMEX channels; channels left out: channel-5: ");
   }
 
   @Test
   void withoutTheChannelMajorTheNodeHasNoChannelsAndSaysWhy() throws Exception {
-    var sim = SimulatedDeviceRoot.builder(dir.resolve("node")).gpus(1).channels(4).withoutImexChannelsMajor().build();
-    assertThat(Files.exists(sim.channelPath(0))).as("the nodes are there; the driver does not offer them").isTrue();
+    var sim =
+        SimulatedDeviceRoot.builder(dir.resolve("node"))
+            .gpus(1)
+            .channels(4)
+            .withoutImexChannelsMajor()
+            .build();
+    assertThat(Files.exists(sim.channelPath(0)))
+        .as("the nodes are there; the driver does not offer them")
+        .isTrue();
 
     var found = ImexChannels.scan(sim.root());
 
     assertThat(found.channels()).isEmpty();
-    assertThat(found.absentReason()).contains(sim.root().resolve("proc/devices")
-        + " lists no nvidia-caps-imex-channels major (the NVIDIA driver offers no IMEX channels)");
+    assertThat(found.absentReason())
+        .contains(
+            sim.root().resolve("proc/devices")
+                + " lists no nvidia-caps-imex-channels major (the NVIDIA driver offers no IMEX channels)");
     assertThat(found.summary()).startsWith("no IMEX channels: ");
   }
 
@@ -113,6 +138,7 @@ class ImexChannelsTest {
     var found = ImexChannels.scan(sim.root());
 
     assertThat(found.channels()).isEmpty();
-    assertThat(found.absentReason()).contains("no directory " + sim.channelDir() + " (no IMEX channel node was made)");
+    assertThat(found.absentReason())
+        .contains("no directory " + sim.channelDir() + " (no IMEX channel node was made)");
   }
 }

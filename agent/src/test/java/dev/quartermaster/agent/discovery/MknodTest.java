@@ -14,8 +14,14 @@ class MknodTest {
 
   @Test
   void packsDeviceNumbersAsTheKernelUnpacksThem() {
-    for (var n : new DeviceNumber[] {new DeviceNumber(1, 3), new DeviceNumber(10, 258), new DeviceNumber(511, 2047),
-        new DeviceNumber(4095, 1_048_575), new DeviceNumber(4096, 256)}) {
+    for (var n :
+        new DeviceNumber[] {
+          new DeviceNumber(1, 3),
+          new DeviceNumber(10, 258),
+          new DeviceNumber(511, 2047),
+          new DeviceNumber(4095, 1_048_575),
+          new DeviceNumber(4096, 256)
+        }) {
       assertThat(DeviceNumber.fromRdev(Mknod.rdev(n))).isEqualTo(n);
     }
   }
@@ -28,18 +34,23 @@ class MknodTest {
     var open = dir.resolve("open");
     Mknod.charDevice(open, new DeviceNumber(10, 258)); // 0666 despite any umask
 
-    assertThat(NodeStat.of(channel)).isInstanceOfSatisfying(NodeStat.CharDevice.class, c -> {
-      assertThat(c.number()).isEqualTo(new DeviceNumber(511, 2047));
-      assertThat(c.permissions()).isEqualTo(0600);
-    });
-    assertThat(NodeStat.of(open)).isInstanceOfSatisfying(NodeStat.CharDevice.class,
-        c -> assertThat(c.permissions()).isEqualTo(0666));
+    assertThat(NodeStat.of(channel))
+        .isInstanceOfSatisfying(
+            NodeStat.CharDevice.class,
+            c -> {
+              assertThat(c.number()).isEqualTo(new DeviceNumber(511, 2047));
+              assertThat(c.permissions()).isEqualTo(0600);
+            });
+    assertThat(NodeStat.of(open))
+        .isInstanceOfSatisfying(
+            NodeStat.CharDevice.class, c -> assertThat(c.permissions()).isEqualTo(0666));
   }
 
   @Test
   void aFailureNamesThePathAndTheReason() {
     var nowhere = dir.resolve("no-such-dir/channel0");
-    assertThatThrownBy(() -> Mknod.charDevice(nowhere, new DeviceNumber(10, 229), Mknod.SIMULATED_MODE))
+    assertThatThrownBy(
+            () -> Mknod.charDevice(nowhere, new DeviceNumber(10, 229), Mknod.SIMULATED_MODE))
         .isInstanceOf(IOException.class)
         .hasMessageContaining(nowhere.toString())
         .hasMessageContaining("No such file or directory");

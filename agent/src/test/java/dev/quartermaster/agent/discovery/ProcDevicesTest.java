@@ -28,7 +28,9 @@ class ProcDevicesTest {
   @Test
   void blockDevicesAreNotCharDevices() {
     var d = ProcDevices.parse(Samples.read("proc-devices-550.txt"));
-    assertThat(d.charMajors()).doesNotContainKey("nvidia-not-a-char-device").doesNotContainKey("sd");
+    assertThat(d.charMajors())
+        .doesNotContainKey("nvidia-not-a-char-device")
+        .doesNotContainKey("sd");
   }
 
   @Test
@@ -40,22 +42,29 @@ class ProcDevicesTest {
 
   @Test
   void noDriverMeansNoNvidiaMajors(@TempDir Path dir) throws Exception {
-    assertThat(ProcDevices.parse(Samples.read("proc-devices-no-driver.txt")).nvidiaMajor()).isEmpty();
+    assertThat(ProcDevices.parse(Samples.read("proc-devices-no-driver.txt")).nvidiaMajor())
+        .isEmpty();
     assertThat(ProcDevices.read(dir.resolve("absent")).charMajors()).isEmpty();
   }
 
   @Test
   void driverNumberingFollowsNvidiaModprobe() {
-    var n = new DriverNumbering(ProcDevices.parse(Samples.read("proc-devices-550.txt")), Path.of("/proc/devices"));
+    var n =
+        new DriverNumbering(
+            ProcDevices.parse(Samples.read("proc-devices-550.txt")), Path.of("/proc/devices"));
     assertThat(n.control(ControlNode.NVIDIACTL)).isEqualTo(known(195, 255));
     assertThat(n.control(ControlNode.NVIDIA_MODESET)).isEqualTo(known(195, 254));
     assertThat(n.control(ControlNode.NVIDIA_UVM)).isEqualTo(known(509, 0));
     assertThat(n.control(ControlNode.NVIDIA_UVM_TOOLS)).isEqualTo(known(509, 1));
     assertThat(n.gpu(3)).isEqualTo(known(195, 3));
 
-    var noUvm = new DriverNumbering(ProcDevices.parse(Samples.read("proc-devices-no-uvm.txt")), Path.of("/proc/devices"));
-    assertThat(noUvm.control(ControlNode.NVIDIA_UVM)).isInstanceOfSatisfying(Numbering.Expected.Unknown.class,
-        u -> assertThat(u.why()).contains("nvidia-uvm").contains("/proc/devices"));
+    var noUvm =
+        new DriverNumbering(
+            ProcDevices.parse(Samples.read("proc-devices-no-uvm.txt")), Path.of("/proc/devices"));
+    assertThat(noUvm.control(ControlNode.NVIDIA_UVM))
+        .isInstanceOfSatisfying(
+            Numbering.Expected.Unknown.class,
+            u -> assertThat(u.why()).contains("nvidia-uvm").contains("/proc/devices"));
   }
 
   private static Numbering.Expected known(long major, long minor) {

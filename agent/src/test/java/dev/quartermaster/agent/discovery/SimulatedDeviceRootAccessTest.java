@@ -31,8 +31,10 @@ class SimulatedDeviceRootAccessTest {
     assertThat(mode(sim.devDir())).isEqualTo("rwx------");
     assertThat(mode(sim.channelDir())).isEqualTo("rwx------");
     for (var node : nodes(sim)) {
-      assertThat(NodeStat.of(node)).isInstanceOfSatisfying(NodeStat.CharDevice.class,
-          c -> assertThat(c.permissions()).as(node.toString()).isEqualTo(0600));
+      assertThat(NodeStat.of(node))
+          .isInstanceOfSatisfying(
+              NodeStat.CharDevice.class,
+              c -> assertThat(c.permissions()).as(node.toString()).isEqualTo(0600));
     }
   }
 
@@ -45,16 +47,22 @@ class SimulatedDeviceRootAccessTest {
     try {
       Files.setPosixFilePermissions(world, PosixFilePermissions.fromString("rw-rw-rw-"));
       assertThat(run(asNobody, "id -u")).isEqualTo(new Outcome(0, Integer.toString(NOBODY)));
-      assertThat(openAsNobody(asNobody, world).exit()).as("nobody opens a world-writable file read-write").isZero();
+      assertThat(openAsNobody(asNobody, world).exit())
+          .as("nobody opens a world-writable file read-write")
+          .isZero();
     } finally {
       Files.delete(world);
     }
 
     var nodes = nodes(sim);
-    assertThat(nodes).as("IMEX channel nodes are among those tried").contains(sim.channelPath(0), sim.channelPath(15));
+    assertThat(nodes)
+        .as("IMEX channel nodes are among those tried")
+        .contains(sim.channelPath(0), sim.channelPath(15));
     for (var node : nodes) {
       var outcome = openAsNobody(asNobody, node);
-      assertThat(outcome.exit()).as("exit of opening %s as nobody: %s", node, outcome.output()).isNotZero();
+      assertThat(outcome.exit())
+          .as("exit of opening %s as nobody: %s", node, outcome.output())
+          .isNotZero();
       assertThat(outcome.output()).as(node.toString()).contains("Permission denied");
     }
   }
@@ -94,7 +102,10 @@ class SimulatedDeviceRootAccessTest {
     }
   }
 
-  /** The command prefix that runs as nobody; a missing tool skips, except under CI=true where it fails. */
+  /**
+   * The command prefix that runs as nobody; a missing tool skips, except under CI=true where it
+   * fails.
+   */
   private static List<String> asNobody() {
     boolean root = "root".equals(System.getProperty("user.name"));
     boolean ci = "true".equals(System.getenv("CI"));
@@ -106,7 +117,8 @@ class SimulatedDeviceRootAccessTest {
         return List.of(dirName, "--reuid=" + NOBODY, "--regid=" + NOBODY, "--clear-groups");
       }
     }
-    var message = "setpriv (util-linux) is not installed: cannot open the nodes as an unprivileged user";
+    var message =
+        "setpriv (util-linux) is not installed: cannot open the nodes as an unprivileged user";
     if (ci) {
       fail(message + " (CI=true: a missing tool fails)");
     }
@@ -129,7 +141,8 @@ class SimulatedDeviceRootAccessTest {
 
   private static Outcome run(List<String> command) throws Exception {
     var process = new ProcessBuilder(command).redirectErrorStream(true).start();
-    var output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+    var output =
+        new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
     if (!process.waitFor(60, TimeUnit.SECONDS)) {
       process.destroyForcibly();
       fail("no answer from " + command);

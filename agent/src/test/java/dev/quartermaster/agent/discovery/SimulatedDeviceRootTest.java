@@ -33,13 +33,21 @@ class SimulatedDeviceRootTest {
     assumeTrue(sim.charDevices(), () -> "no stand-ins here: " + sim.fallbackReason().orElse(""));
 
     for (var node : ControlNode.values()) {
-      assertThat(NodeStat.of(sim.nodePath(node))).isInstanceOfSatisfying(NodeStat.CharDevice.class,
-          c -> assertThat(c.number()).isEqualTo(sim.standIn(node.fileName())));
+      assertThat(NodeStat.of(sim.nodePath(node)))
+          .isInstanceOfSatisfying(
+              NodeStat.CharDevice.class,
+              c -> assertThat(c.number()).isEqualTo(sim.standIn(node.fileName())));
     }
-    assertThat(java.util.Arrays.stream(ControlNode.values()).map(n -> sim.standIn(n.fileName())).distinct()).hasSize(4);
+    assertThat(
+            java.util.Arrays.stream(ControlNode.values())
+                .map(n -> sim.standIn(n.fileName()))
+                .distinct())
+        .hasSize(4);
     // The host can open each one read-only (the container test relies on it).
     for (var node : ControlNode.values()) {
-      try (var ch = java.nio.channels.FileChannel.open(sim.nodePath(node), java.nio.file.StandardOpenOption.READ)) {
+      try (var ch =
+          java.nio.channels.FileChannel.open(
+              sim.nodePath(node), java.nio.file.StandardOpenOption.READ)) {
         assertThat(ch.isOpen()).isTrue();
       }
     }
@@ -47,19 +55,31 @@ class SimulatedDeviceRootTest {
 
   @Test
   void fallsBackToRegularFilesAndSaysSo() throws Exception {
-    var sim = SimulatedDeviceRoot.builder(dir).gpus(1).driverName(ProcDevices.NVIDIA_FRONTEND).regularFiles().build();
+    var sim =
+        SimulatedDeviceRoot.builder(dir)
+            .gpus(1)
+            .driverName(ProcDevices.NVIDIA_FRONTEND)
+            .regularFiles()
+            .build();
 
     assertThat(sim.charDevices()).isFalse();
     assertThat(sim.fallbackReason()).isPresent();
     assertThat(Files.isRegularFile(sim.nodePath(ControlNode.NVIDIACTL))).isTrue();
     var found = (DiscoveryResult.Found) new ProcGpuDiscovery(sim.root()).discover();
     assertThat(found.gpus()).hasSize(1);
-    assertThat(ProcDevices.read(sim.root().resolve("proc/devices")).major(ProcDevices.NVIDIA_FRONTEND)).hasValue(195);
+    assertThat(
+            ProcDevices.read(sim.root().resolve("proc/devices")).major(ProcDevices.NVIDIA_FRONTEND))
+        .hasValue(195);
   }
 
   @Test
   void omittedNodesAreAbsentAndRestorable() throws Exception {
-    var sim = SimulatedDeviceRoot.builder(dir).gpus(1).without(ControlNode.NVIDIA_UVM).modeset(false).build();
+    var sim =
+        SimulatedDeviceRoot.builder(dir)
+            .gpus(1)
+            .without(ControlNode.NVIDIA_UVM)
+            .modeset(false)
+            .build();
 
     assertThat(sim.nodePath(ControlNode.NVIDIA_UVM)).doesNotExist();
     assertThat(sim.nodePath(ControlNode.NVIDIA_MODESET)).doesNotExist();
@@ -78,6 +98,8 @@ class SimulatedDeviceRootTest {
     assertThat(again.charDevices()).isEqualTo(first.charDevices());
     assertThat(Files.exists(again.nodePath(ControlNode.NVIDIA_UVM))).isFalse();
     again.restoreNode(ControlNode.NVIDIA_UVM);
-    assertThat(new dev.quartermaster.agent.controlnodes.ControlNodeCheck(again.root()).check().ready()).isTrue();
+    assertThat(
+            new dev.quartermaster.agent.controlnodes.ControlNodeCheck(again.root()).check().ready())
+        .isTrue();
   }
 }

@@ -16,8 +16,11 @@ class ReadinessProbeTest {
 
   @Test
   void aDaemonIsStartingUntilItsStartupHasPassedThenReady() throws Exception {
-    try (var ready = DomainDaemonServer.start("nvlink-a", "node-1", dir.resolve("a.sock"), Duration.ZERO);
-        var starting = DomainDaemonServer.start("nvlink-b", "node-1", dir.resolve("b.sock"), Duration.ofHours(1))) {
+    try (var ready =
+            DomainDaemonServer.start("nvlink-a", "node-1", dir.resolve("a.sock"), Duration.ZERO);
+        var starting =
+            DomainDaemonServer.start(
+                "nvlink-b", "node-1", dir.resolve("b.sock"), Duration.ofHours(1))) {
       assertThat(ReadinessProbe.ask(dir.resolve("a.sock")))
           .isEqualTo(new DaemonAnswer.Ready("nvlink-a", ProcessHandle.current().pid()));
       assertThat(ReadinessProbe.ask(dir.resolve("b.sock")))
@@ -28,23 +31,29 @@ class ReadinessProbeTest {
 
   @Test
   void noSocketOrASocketNobodyAnswersIsSilentWithinTheTimeout() throws Exception {
-    assertThat(ReadinessProbe.ask(dir.resolve("none.sock"))).isInstanceOf(DaemonAnswer.Silent.class);
+    assertThat(ReadinessProbe.ask(dir.resolve("none.sock")))
+        .isInstanceOf(DaemonAnswer.Silent.class);
     try (var stuck = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
-      stuck.bind(UnixDomainSocketAddress.of(dir.resolve("stuck.sock"))); // listens, never accepts or writes
-      assertThat(ReadinessProbe.ask(dir.resolve("stuck.sock"))).isEqualTo(new DaemonAnswer.Silent("no answer"));
+      stuck.bind(
+          UnixDomainSocketAddress.of(
+              dir.resolve("stuck.sock"))); // listens, never accepts or writes
+      assertThat(ReadinessProbe.ask(dir.resolve("stuck.sock")))
+          .isEqualTo(new DaemonAnswer.Silent("no answer"));
     }
   }
 
   @Test
   void answersThatAreNotTheProtocolAreSilent() {
     assertThat(ReadinessProbe.parse("READY a b notapid")).isInstanceOf(DaemonAnswer.Silent.class);
-    assertThat(ReadinessProbe.parse("HELLO")).isEqualTo(new DaemonAnswer.Silent("unexpected answer 'HELLO'"));
+    assertThat(ReadinessProbe.parse("HELLO"))
+        .isEqualTo(new DaemonAnswer.Silent("unexpected answer 'HELLO'"));
   }
 
   @Test
   void aSocketPathTooLongForLinuxIsRefusedByName() {
     var deep = dir.resolve("x".repeat(120) + ".sock");
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> DomainDaemonServer.start("a", "n", deep, Duration.ZERO))
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> DomainDaemonServer.start("a", "n", deep, Duration.ZERO))
         .hasMessageContaining("a Unix socket path may have at most 107");
   }
 }

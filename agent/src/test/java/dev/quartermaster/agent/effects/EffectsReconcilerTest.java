@@ -15,35 +15,38 @@ class EffectsReconcilerTest {
   void startsHelpersBeforePublishingAndUnpublishesBeforeStopping() {
     var events = new ArrayList<String>();
     var inner = new InMemoryHelperProcesses();
-    var helpers = new HelperProcesses() {
-      @Override
-      public Set<String> running() {
-        return inner.running();
-      }
+    var helpers =
+        new HelperProcesses() {
+          @Override
+          public Set<String> running() {
+            return inner.running();
+          }
 
-      @Override
-      public void start(String domain) throws java.io.IOException {
-        events.add("start " + domain);
-        inner.start(domain);
-      }
+          @Override
+          public void start(String domain) throws java.io.IOException {
+            events.add("start " + domain);
+            inner.start(domain);
+          }
 
-      @Override
-      public void stop(String domain) {
-        events.add("stop " + domain);
-        inner.stop(domain);
-      }
+          @Override
+          public void stop(String domain) {
+            events.add("stop " + domain);
+            inner.stop(domain);
+          }
 
-      @Override
-      public java.util.List<dev.quartermaster.api.node.DomainDaemon> daemons(Set<String> wanted, java.time.Instant now) {
-        return inner.daemons(wanted, now);
-      }
+          @Override
+          public java.util.List<dev.quartermaster.api.node.DomainDaemon> daemons(
+              Set<String> wanted, java.time.Instant now) {
+            return inner.daemons(wanted, now);
+          }
 
-      @Override
-      public dev.quartermaster.agent.domaind.DaemonAnswer readiness(String domain) {
-        return inner.readiness(domain);
-      }
-    };
-    DomainMembership membership = domains -> events.add("publish " + new java.util.TreeSet<>(domains));
+          @Override
+          public dev.quartermaster.agent.domaind.DaemonAnswer readiness(String domain) {
+            return inner.readiness(domain);
+          }
+        };
+    DomainMembership membership =
+        domains -> events.add("publish " + new java.util.TreeSet<>(domains));
     var reconciler = new EffectsReconciler(helpers, membership);
     reconciler.reconcile(new NodeEffects(Set.of("cd-1")));
     reconciler.reconcile(new NodeEffects(Set.of("cd-1"))); // nothing to do
@@ -62,23 +65,28 @@ class EffectsReconcilerTest {
     assertThat(outcome.errors()).anyMatch(e -> e.contains("cd-1"));
     assertThat(outcome.published()).isEmpty();
     helpers.failStarts("cd-1", false);
-    assertThat(reconciler.reconcile(new NodeEffects(Set.of("cd-1"))).published()).containsExactly("cd-1");
+    assertThat(reconciler.reconcile(new NodeEffects(Set.of("cd-1"))).published())
+        .containsExactly("cd-1");
   }
 
   @Test
   void aFailedPublishStopsNoHelper() {
     var helpers = new InMemoryHelperProcesses();
     var fail = new boolean[] {false};
-    var reconciler = new EffectsReconciler(helpers, d -> {
-      if (fail[0]) {
-        throw new IllegalStateException("api down");
-      }
-    });
+    var reconciler =
+        new EffectsReconciler(
+            helpers,
+            d -> {
+              if (fail[0]) {
+                throw new IllegalStateException("api down");
+              }
+            });
     reconciler.reconcile(new NodeEffects(Set.of("cd-1")));
     fail[0] = true;
     var outcome = reconciler.reconcile(NodeEffects.NONE);
     assertThat(outcome.ok()).isFalse();
-    assertThat(helpers.running()).containsExactly("cd-1"); // still published as member: keep the helper
+    assertThat(helpers.running())
+        .containsExactly("cd-1"); // still published as member: keep the helper
   }
 
   @Test

@@ -16,7 +16,8 @@ class HealthFileSourceTest {
 
   @TempDir Path dir;
   private final DeterministicEnv env = new DeterministicEnv(11);
-  private final HealthTracker tracker = new HealthTracker(env, HealthPolicy.defaults(CLEAN), (d, h) -> {});
+  private final HealthTracker tracker =
+      new HealthTracker(env, HealthPolicy.defaults(CLEAN), (d, h) -> {});
 
   @Test
   void aHealthFileMakesTheDeviceUnhealthyUntilItIsCleanForTheCleanPeriod() throws Exception {
@@ -27,8 +28,10 @@ class HealthFileSourceTest {
 
     sim.setHealth("gpu-1", "xid 79 GPU has fallen off the bus");
     env.advance(POLL);
-    assertThat(tracker.health("gpu-1")).isInstanceOfSatisfying(DeviceHealth.Unhealthy.class,
-        u -> assertThat(u.reason()).isEqualTo("XID 79: GPU has fallen off the bus"));
+    assertThat(tracker.health("gpu-1"))
+        .isInstanceOfSatisfying(
+            DeviceHealth.Unhealthy.class,
+            u -> assertThat(u.reason()).isEqualTo("XID 79: GPU has fallen off the bus"));
     assertThat(tracker.health("gpu-0")).isEqualTo(new DeviceHealth.Healthy());
 
     // Still faulty a while: stays unhealthy (the file is a level, read on every poll).
@@ -47,8 +50,13 @@ class HealthFileSourceTest {
     new HealthFileSource(env, sim.root(), sim.gpuNames(), POLL, tracker).start();
     sim.setHealth("gpu-0", "on fire");
     env.advance(POLL);
-    assertThat(tracker.health("gpu-0")).isInstanceOfSatisfying(DeviceHealth.Unhealthy.class,
-        u -> assertThat(u.reason()).contains(sim.root().resolve("health/gpu-0").toString()).contains("on fire"));
+    assertThat(tracker.health("gpu-0"))
+        .isInstanceOfSatisfying(
+            DeviceHealth.Unhealthy.class,
+            u ->
+                assertThat(u.reason())
+                    .contains(sim.root().resolve("health/gpu-0").toString())
+                    .contains("on fire"));
   }
 
   @Test
@@ -56,7 +64,12 @@ class HealthFileSourceTest {
     Files.createDirectories(dir.resolve("dev"));
     var source = new HealthFileSource(env, dir, java.util.List.of("gpu-0"), POLL, tracker);
     source.start();
-    assertThat(tracker.health("gpu-0")).isInstanceOfSatisfying(DeviceHealth.Unknown.class,
-        u -> assertThat(u.reason()).contains("cannot start").contains(dir.resolve("health").toString()));
+    assertThat(tracker.health("gpu-0"))
+        .isInstanceOfSatisfying(
+            DeviceHealth.Unknown.class,
+            u ->
+                assertThat(u.reason())
+                    .contains("cannot start")
+                    .contains(dir.resolve("health").toString()));
   }
 }

@@ -15,17 +15,23 @@ class HealthTrackerTest {
 
   private final DeterministicEnv env = new DeterministicEnv(7);
   private final List<String> changes = new ArrayList<>();
-  private final HealthTracker tracker = new HealthTracker(env, HealthPolicy.defaults(CLEAN),
-      (device, health) -> changes.add(device + "=" + health.getClass().getSimpleName()));
+  private final HealthTracker tracker =
+      new HealthTracker(
+          env,
+          HealthPolicy.defaults(CLEAN),
+          (device, health) -> changes.add(device + "=" + health.getClass().getSimpleName()));
 
   @Test
   void unknownUntilMonitoringStarts() {
-    assertThat(tracker.health("gpu-0")).isInstanceOfSatisfying(DeviceHealth.Unknown.class,
-        u -> assertThat(u.reason()).contains("not started"));
+    assertThat(tracker.health("gpu-0"))
+        .isInstanceOfSatisfying(
+            DeviceHealth.Unknown.class, u -> assertThat(u.reason()).contains("not started"));
     assertThat(tracker.health("gpu-0").allocatable()).isFalse();
     tracker.monitoring(List.of("gpu-0", "gpu-1"));
-    assertThat(tracker.snapshot()).containsOnly(
-        Map.entry("gpu-0", new DeviceHealth.Healthy()), Map.entry("gpu-1", new DeviceHealth.Healthy()));
+    assertThat(tracker.snapshot())
+        .containsOnly(
+            Map.entry("gpu-0", new DeviceHealth.Healthy()),
+            Map.entry("gpu-1", new DeviceHealth.Healthy()));
   }
 
   @Test
@@ -33,10 +39,13 @@ class HealthTrackerTest {
     tracker.monitoring(List.of("gpu-0", "gpu-1"));
     tracker.xid("gpu-0", 79, "GPU has fallen off the bus");
 
-    assertThat(tracker.health("gpu-0")).isInstanceOfSatisfying(DeviceHealth.Unhealthy.class, u -> {
-      assertThat(u.reason()).isEqualTo("XID 79: GPU has fallen off the bus");
-      assertThat(u.since()).isEqualTo(DeterministicEnv.DEFAULT_START);
-    });
+    assertThat(tracker.health("gpu-0"))
+        .isInstanceOfSatisfying(
+            DeviceHealth.Unhealthy.class,
+            u -> {
+              assertThat(u.reason()).isEqualTo("XID 79: GPU has fallen off the bus");
+              assertThat(u.since()).isEqualTo(DeterministicEnv.DEFAULT_START);
+            });
     assertThat(tracker.health("gpu-1")).isEqualTo(new DeviceHealth.Healthy());
 
     env.advance(CLEAN.minusSeconds(1));
@@ -54,10 +63,13 @@ class HealthTrackerTest {
     tracker.xid("gpu-0", 63, "row remapping");
 
     env.advance(Duration.ofMinutes(4));
-    assertThat(tracker.health("gpu-0")).isInstanceOfSatisfying(DeviceHealth.Unhealthy.class, u -> {
-      assertThat(u.reason()).startsWith("XID 63");
-      assertThat(u.since()).isEqualTo(DeterministicEnv.DEFAULT_START);
-    });
+    assertThat(tracker.health("gpu-0"))
+        .isInstanceOfSatisfying(
+            DeviceHealth.Unhealthy.class,
+            u -> {
+              assertThat(u.reason()).startsWith("XID 63");
+              assertThat(u.since()).isEqualTo(DeterministicEnv.DEFAULT_START);
+            });
     env.advance(Duration.ofMinutes(1));
     assertThat(tracker.health("gpu-0")).isEqualTo(new DeviceHealth.Healthy());
   }
@@ -75,10 +87,14 @@ class HealthTrackerTest {
     tracker.monitoring(List.of("gpu-0", "gpu-1"));
     tracker.monitorFailed("nvmlEventSetWait_v2: GPU is lost (GPU_IS_LOST)");
 
-    assertThat(tracker.snapshot().values()).allSatisfy(h -> {
-      assertThat(h).isEqualTo(new DeviceHealth.Unknown("nvmlEventSetWait_v2: GPU is lost (GPU_IS_LOST)"));
-      assertThat(h.allocatable()).isFalse();
-    });
+    assertThat(tracker.snapshot().values())
+        .allSatisfy(
+            h -> {
+              assertThat(h)
+                  .isEqualTo(
+                      new DeviceHealth.Unknown("nvmlEventSetWait_v2: GPU is lost (GPU_IS_LOST)"));
+              assertThat(h.allocatable()).isFalse();
+            });
     tracker.fault("gpu-0", "something else saw a fault");
     env.advance(CLEAN);
     assertThat(tracker.health("gpu-0")).isInstanceOf(DeviceHealth.Unknown.class);
@@ -93,7 +109,8 @@ class HealthTrackerTest {
     tracker.unmonitored("gpu-0", "XID events not supported on gpu-0");
     tracker.xid("gpu-0", 79, "");
     env.advance(CLEAN);
-    assertThat(tracker.health("gpu-0")).isEqualTo(new DeviceHealth.Unknown("XID events not supported on gpu-0"));
+    assertThat(tracker.health("gpu-0"))
+        .isEqualTo(new DeviceHealth.Unknown("XID events not supported on gpu-0"));
   }
 
   @Test
@@ -105,7 +122,9 @@ class HealthTrackerTest {
     var published = tracker.health("gpu-0").applyTo(device);
 
     assertThat(published.health()).isEqualTo(Device.Health.Unhealthy);
-    assertThat(published.healthReason()).contains("XID 79: fell off the bus").contains("since 2026-01-01T00:00:00Z");
+    assertThat(published.healthReason())
+        .contains("XID 79: fell off the bus")
+        .contains("since 2026-01-01T00:00:00Z");
     assertThat(new DeviceHealth.Unknown("why").applyTo(device).healthReason()).isEqualTo("why");
   }
 }

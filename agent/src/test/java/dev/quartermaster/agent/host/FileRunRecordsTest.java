@@ -92,17 +92,19 @@ class FileRunRecordsTest {
 
     assertThat(leftovers).containsOnlyKeys("train-w-0", "noop-0");
     assertThat(leftovers.get("train-w-0").uid()).isEqualTo("uid-a");
-    assertThat(leftovers.get("train-w-0").found()).isEqualTo("its process " + a.process().orElseThrow().pid()
-        + " was still running and was killed");
+    assertThat(leftovers.get("train-w-0").found())
+        .isEqualTo(
+            "its process " + a.process().orElseThrow().pid() + " was still running and was killed");
     assertThat(leftovers.get("noop-0").found()).isEqualTo("no process was recorded");
-    assertThat(ProcessTree.running(started.get(0).toHandle())).isFalse(); // gone, or a zombie: it holds nothing
+    assertThat(ProcessTree.running(started.get(0).toHandle()))
+        .isFalse(); // gone, or a zombie: it holds nothing
     // Every record is forgotten: a third agent finds nothing.
     assertThat(new FileRunRecords(dir, List.of("podman")).stopAll()).isEmpty();
   }
 
   /**
-   * A leftover's parent is init, which may reap it late or never (a container's first process
-   * often does not): once killed it is a zombie, which holds nothing, and counts as gone. Here the
+   * A leftover's parent is init, which may reap it late or never (a container's first process often
+   * does not): once killed it is a zombie, which holds nothing, and counts as gone. Here the
    * leftovers' parent is a shell turned into {@code sleep}, which never reaps; the naive wait, for
    * the process to vanish, gave up after 10 s on each in turn and said they had not exited.
    */
@@ -117,8 +119,11 @@ class FileRunRecordsTest {
       long pid = Long.parseLong(parent.inputReader().readLine().strip());
       var child = ProcessHandle.of(pid).orElseThrow();
       children.add(child);
-      // Until the shell has become sleep it may still reap the child itself: wait for that (bounded).
-      for (int tries = 0; tries < 1000 && !parent.info().command().orElse("").endsWith("sleep"); tries++) {
+      // Until the shell has become sleep it may still reap the child itself: wait for that
+      // (bounded).
+      for (int tries = 0;
+          tries < 1000 && !parent.info().command().orElse("").endsWith("sleep");
+          tries++) {
         try {
           parent.onExit().get(10, TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.TimeoutException e) {
@@ -141,16 +146,20 @@ class FileRunRecordsTest {
 
   @Test
   void aLeftoversDescendantsAreKilledWithIt() throws Exception {
-    // A task's shell that started a worker of its own, which must not keep running (and holding a GPU).
+    // A task's shell that started a worker of its own, which must not keep running (and holding a
+    // GPU).
     var shell = new ProcessBuilder("sh", "-c", "sleep 300 & echo $!; wait").start();
     started.add(shell);
-    var worker = ProcessHandle.of(Long.parseLong(shell.inputReader().readLine().strip())).orElseThrow();
-    new FileRunRecords(dir, List.of("podman")).started("train-w-0", "uid-a", handle("train-w-0", Optional.of(shell.toHandle())));
+    var worker =
+        ProcessHandle.of(Long.parseLong(shell.inputReader().readLine().strip())).orElseThrow();
+    new FileRunRecords(dir, List.of("podman"))
+        .started("train-w-0", "uid-a", handle("train-w-0", Optional.of(shell.toHandle())));
 
     var leftovers = new FileRunRecords(dir, List.of("podman")).stopAll();
 
     assertThat(leftovers.get("train-w-0").found()).endsWith("was still running and was killed");
-    // Killed, it is gone once reaped or a zombie (its new parent, init, may reap it late): await that, bounded.
+    // Killed, it is gone once reaped or a zombie (its new parent, init, may reap it late): await
+    // that, bounded.
     for (int i = 0; i < 200 && ProcessTree.running(worker); i++) {
       try {
         worker.onExit().get(50, TimeUnit.MILLISECONDS);
@@ -166,7 +175,9 @@ class FileRunRecordsTest {
     var records = new FileRunRecords(dir, List.of("podman"));
     records.started("train-w-0", "uid-a", handle("train-w-0", Optional.empty()));
 
-    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve(FileRunRecords.FILE))))
+    assertThat(
+            PosixFilePermissions.toString(
+                Files.getPosixFilePermissions(dir.resolve(FileRunRecords.FILE))))
         .isEqualTo("rw-------");
   }
 
@@ -179,16 +190,24 @@ class FileRunRecordsTest {
       records.remove("short-" + i);
     }
 
-    // Without the rewrite: 6,145 lines; with it, never more than the live record and 2 × 1,024 more.
-    assertThat(Files.readAllLines(dir.resolve(FileRunRecords.FILE)).size()).isLessThanOrEqualTo(1 + 2 * FileRunRecords.COMPACT_AFTER_ENDED);
-    assertThat(new FileRunRecords(dir, List.of("podman")).stopAll()).containsOnlyKeys("long-running");
+    // Without the rewrite: 6,145 lines; with it, never more than the live record and 2 × 1,024
+    // more.
+    assertThat(Files.readAllLines(dir.resolve(FileRunRecords.FILE)).size())
+        .isLessThanOrEqualTo(1 + 2 * FileRunRecords.COMPACT_AFTER_ENDED);
+    assertThat(new FileRunRecords(dir, List.of("podman")).stopAll())
+        .containsOnlyKeys("long-running");
   }
 
   @Test
   void recordsOfTheEarlierOneFilePerTaskFormatAreStoppedToo() throws Exception {
     var a = sleeping("train-w-0");
-    Files.writeString(dir.resolve("train-w-0.run"), "uid=uid-a\npid=" + a.process().orElseThrow().pid() + "\nstart="
-        + a.process().orElseThrow().info().startInstant().orElseThrow() + "\n");
+    Files.writeString(
+        dir.resolve("train-w-0.run"),
+        "uid=uid-a\npid="
+            + a.process().orElseThrow().pid()
+            + "\nstart="
+            + a.process().orElseThrow().info().startInstant().orElseThrow()
+            + "\n");
 
     var leftovers = new FileRunRecords(dir, List.of("podman")).stopAll();
 
@@ -201,20 +220,32 @@ class FileRunRecordsTest {
   void aLineThatIsNotARecordIsSkippedAndTheRestStillCount() throws Exception {
     var a = sleeping("train-w-0");
     new FileRunRecords(dir, List.of("podman")).started("train-w-0", "uid-a", a);
-    Files.writeString(dir.resolve(FileRunRecords.FILE), "started\ttrain-w-1\tuid=uid-b\tpid=12", java.nio.file.StandardOpenOption.APPEND);
-    Files.writeString(dir.resolve(FileRunRecords.FILE), "x\n", java.nio.file.StandardOpenOption.APPEND);
+    Files.writeString(
+        dir.resolve(FileRunRecords.FILE),
+        "started\ttrain-w-1\tuid=uid-b\tpid=12",
+        java.nio.file.StandardOpenOption.APPEND);
+    Files.writeString(
+        dir.resolve(FileRunRecords.FILE), "x\n", java.nio.file.StandardOpenOption.APPEND);
 
     var leftovers = new FileRunRecords(dir, List.of("podman")).stopAll();
 
     assertThat(leftovers).containsOnlyKeys("train-w-0");
-    assertThat(ProcessTree.running(started.get(0).toHandle())).isFalse(); // gone, or a zombie: it holds nothing
+    assertThat(ProcessTree.running(started.get(0).toHandle()))
+        .isFalse(); // gone, or a zombie: it holds nothing
   }
 
   @Test
   void linesRoundTrip() {
-    var full = new RunLine.Started("train-w-0", "uid-a", Optional.of(21393L),
-        Optional.of(java.time.Instant.parse("2026-11-25T22:40:55.120Z")), Optional.of("qm-train-w-0"));
-    var bare = new RunLine.Started("noop-0", "uid-c", Optional.empty(), Optional.empty(), Optional.empty());
+    var full =
+        new RunLine.Started(
+            "train-w-0",
+            "uid-a",
+            Optional.of(21393L),
+            Optional.of(java.time.Instant.parse("2026-11-25T22:40:55.120Z")),
+            Optional.of("qm-train-w-0"));
+    var bare =
+        new RunLine.Started(
+            "noop-0", "uid-c", Optional.empty(), Optional.empty(), Optional.empty());
     var ended = new RunLine.Ended("train-w-0");
 
     for (RunLine line : List.of(full, bare, ended)) {

@@ -43,9 +43,9 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Hole 1 (I2) at the claim sync's depth, deterministically: a claim deleted, deallocated or
@@ -76,28 +76,53 @@ class ClaimInUseTest {
   private SqliteStore store;
   private ApiClient api;
   private ClaimPreparer preparer;
+
   /** The "task processes" that run: task name → the claim it was started with. */
   private final Map<String, ClaimRef> running = new HashMap<>();
+
   /** The tasks as cached: task-a, live. */
   private final Task taskA =
       new Task(ObjectMeta.named("task-a").withUid("task-a-uid"), TaskSpec.EMPTY, TaskStatus.EMPTY);
-  private final ClaimUse use = new ClaimUse(NODE, name -> Optional.of(taskA).filter(t -> name.equals("task-a")),
-      name -> {});
+
+  private final ClaimUse use =
+      new ClaimUse(NODE, name -> Optional.of(taskA).filter(t -> name.equals("task-a")), name -> {});
   private final List<String> violations = new ArrayList<>();
 
   @BeforeEach
   void setUp() throws Exception {
     var env = new DeterministicEnv(1);
     store = SqliteStore.open(tmp.resolve("store.db"));
-    // Claims are bound by hand here (no allocator): the allocation record's guard is tested in store and sim.
+    // Claims are bound by hand here (no allocator): the allocation record's guard is tested in
+    // store and sim.
     api = ObjectRegistry.withoutCrossObjectRules(store, env);
-    var gpuNode = java.nio.file.Files.createFile(tmp.resolve("nvidia0")); // a regular-file stand-in: prepare checks it
-    var inventory = new Inventory("sim", List.of(new DiscoveredGpu(GPU, 0, "GPU-0", "sim", OptionalLong.of(1), 0,
-        "0000:18:00.0", new VerifiedNode("/dev/nvidia0", gpuNode, new DeviceNumber(195, 0)))), List.of());
-    var durable = DurableLedger.open(new SimulatedLedgerFile(), "boot", env, ClaimLedger.DEFAULT_TOMBSTONE_TTL).ledger();
-    preparer = new ClaimPreparer(durable, new InMemoryClaimSpecs(),
-        new EffectsReconciler(new InMemoryHelperProcesses(), domains -> {}), () -> inventory,
-        () -> new ControlNodeStatus.Complete(List.of(), List.of()));
+    var gpuNode =
+        java.nio.file.Files.createFile(
+            tmp.resolve("nvidia0")); // a regular-file stand-in: prepare checks it
+    var inventory =
+        new Inventory(
+            "sim",
+            List.of(
+                new DiscoveredGpu(
+                    GPU,
+                    0,
+                    "GPU-0",
+                    "sim",
+                    OptionalLong.of(1),
+                    0,
+                    "0000:18:00.0",
+                    new VerifiedNode("/dev/nvidia0", gpuNode, new DeviceNumber(195, 0)))),
+            List.of());
+    var durable =
+        DurableLedger.open(
+                new SimulatedLedgerFile(), "boot", env, ClaimLedger.DEFAULT_TOMBSTONE_TTL)
+            .ledger();
+    preparer =
+        new ClaimPreparer(
+            durable,
+            new InMemoryClaimSpecs(),
+            new EffectsReconciler(new InMemoryHelperProcesses(), domains -> {}),
+            () -> inventory,
+            () -> new ControlNodeStatus.Complete(List.of(), List.of()));
   }
 
   @AfterEach
@@ -107,32 +132,51 @@ class ClaimInUseTest {
 
   private ClaimSync sync(Rule rule) {
     var release = rule == Rule.NAIVE ? NaiveClaimRelease.claimObjectOnly(NODE) : use;
-    return new ClaimSync(AgentContext.withoutEvents(api, NODE, new DeterministicEnv(2)), preparer,
-        name -> api.get(Kinds.RESOURCE_CLAIM, name), name -> {}, release);
+    return new ClaimSync(
+        AgentContext.withoutEvents(api, NODE, new DeterministicEnv(2)),
+        preparer,
+        name -> api.get(Kinds.RESOURCE_CLAIM, name),
+        name -> {},
+        release);
   }
 
   private static ResourceClaim claim(String name, String node) {
-    var spec = new ResourceClaimSpec(List.of(new DeviceRequest("gpus", "gpu", 1, List.of())), Optional.empty());
-    var status = ResourceClaimStatus.EMPTY.withAllocation(
-        new Allocation(node, List.of(new Allocation.AllocatedDevice("gpus", GPU))));
+    var spec =
+        new ResourceClaimSpec(
+            List.of(new DeviceRequest("gpus", "gpu", 1, List.of())), Optional.empty());
+    var status =
+        ResourceClaimStatus.EMPTY.withAllocation(
+            new Allocation(node, List.of(new Allocation.AllocatedDevice("gpus", GPU))));
     return new ResourceClaim(ObjectMeta.named(name), spec, status);
   }
 
   private Optional<PrepareState> state(String name) {
-    return api.get(Kinds.RESOURCE_CLAIM, name).flatMap(c -> Optional.ofNullable(c.status().prepare().get(NODE)));
+    return api.get(Kinds.RESOURCE_CLAIM, name)
+        .flatMap(c -> Optional.ofNullable(c.status().prepare().get(NODE)));
   }
 
   /** I2 for every running task, and I1 on this node's GPU. */
   private void check(String step) {
     var snapshot = preparer.durable().ledger().snapshot();
-    running.forEach((task, ref) -> {
-      if (snapshot.get(ref.uid()).filter(e -> e.holdsDevices()).isEmpty()) {
-        violations.add("I2: after " + step + ", task " + task + " runs but its claim " + ref + " is not held");
-      }
-    });
+    running.forEach(
+        (task, ref) -> {
+          if (snapshot.get(ref.uid()).filter(e -> e.holdsDevices()).isEmpty()) {
+            violations.add(
+                "I2: after "
+                    + step
+                    + ", task "
+                    + task
+                    + " runs but its claim "
+                    + ref
+                    + " is not held");
+          }
+        });
     // The GPU's users: the claims prepared for it and the claims of processes that still run on it.
-    var holders = new java.util.TreeSet<String>(running.values().stream().map(ClaimRef::uid).toList());
-    snapshot.holding().stream().filter(e -> e.devices().contains(GPU)).forEach(e -> holders.add(e.claim().uid()));
+    var holders =
+        new java.util.TreeSet<String>(running.values().stream().map(ClaimRef::uid).toList());
+    snapshot.holding().stream()
+        .filter(e -> e.devices().contains(GPU))
+        .forEach(e -> holders.add(e.claim().uid()));
     if (holders.size() > 1) {
       violations.add("I1: after " + step + ", " + GPU + " is used by claims " + holders);
     }
@@ -151,12 +195,26 @@ class ClaimInUseTest {
     var current = api.get(Kinds.RESOURCE_CLAIM, "claim-a").orElseThrow();
     switch (change) {
       case DELETED -> api.delete(Kinds.RESOURCE_CLAIM, "claim-a");
-      case DEALLOCATED -> api.updateStatus(current.withStatus(new ResourceClaimStatus(Optional.empty(),
-          current.status().reservedFor(), current.status().prepare(), current.status().conditions())));
-      case MOVED -> api.updateStatus(current.withStatus(current.status().withAllocation(
-          new Allocation("node-2", List.of(new Allocation.AllocatedDevice("gpus", GPU))))));
+      case DEALLOCATED ->
+          api.updateStatus(
+              current.withStatus(
+                  new ResourceClaimStatus(
+                      Optional.empty(),
+                      current.status().reservedFor(),
+                      current.status().prepare(),
+                      current.status().conditions())));
+      case MOVED ->
+          api.updateStatus(
+              current.withStatus(
+                  current
+                      .status()
+                      .withAllocation(
+                          new Allocation(
+                              "node-2", List.of(new Allocation.AllocatedDevice("gpus", GPU))))));
       case RECREATED -> {
-        api.update(current.withMetadata(current.metadata().withFinalizers(List.of()))); // force it out of the way
+        api.update(
+            current.withMetadata(
+                current.metadata().withFinalizers(List.of()))); // force it out of the way
         api.delete(Kinds.RESOURCE_CLAIM, "claim-a");
         api.create(claim("claim-a", NODE));
       }
@@ -164,8 +222,11 @@ class ClaimInUseTest {
     sync.sync("claim-a");
     check(change + " of claim-a");
     if (change == Change.DELETED && rule == Rule.REAL) {
-      assertThat(api.get(Kinds.RESOURCE_CLAIM, "claim-a")).as("deletion waits for the task").isPresent();
-      assertThat(state("claim-a").orElseThrow().reason()).isEqualTo("in use by task task-a (running); unprepared when it stops");
+      assertThat(api.get(Kinds.RESOURCE_CLAIM, "claim-a"))
+          .as("deletion waits for the task")
+          .isPresent();
+      assertThat(state("claim-a").orElseThrow().reason())
+          .isEqualTo("in use by task task-a (running); unprepared when it stops");
     }
     // A second claim for the same GPU (the re-created claim-a is one) must wait while task-a runs.
     var second = change == Change.RECREATED ? "claim-a" : "claim-b";
@@ -185,7 +246,8 @@ class ClaimInUseTest {
     sync.sync("claim-a");
     sync.sync(second);
     check("task-a stopped");
-    assertThat(preparer.durable().ledger().snapshot().get(refA.uid()).filter(e -> e.holdsDevices())).isEmpty();
+    assertThat(preparer.durable().ledger().snapshot().get(refA.uid()).filter(e -> e.holdsDevices()))
+        .isEmpty();
     assertThat(state(second).orElseThrow().phase()).isEqualTo(PrepareState.Phase.Prepared);
     if (change == Change.DELETED) {
       assertThat(api.get(Kinds.RESOURCE_CLAIM, "claim-a")).isEmpty();
@@ -202,6 +264,8 @@ class ClaimInUseTest {
   @ParameterizedTest
   @EnumSource(Change.class)
   void theNaiveRuleIsCaught(Change change) throws Exception {
-    assertThat(scenario(Rule.NAIVE, change)).anyMatch(v -> v.startsWith("I2:")).anyMatch(v -> v.startsWith("I1:"));
+    assertThat(scenario(Rule.NAIVE, change))
+        .anyMatch(v -> v.startsWith("I2:"))
+        .anyMatch(v -> v.startsWith("I1:"));
   }
 }

@@ -19,7 +19,10 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A node's DeviceSlice with 8 GPUs and 2,048 IMEX channels stays compact: channels carry a name and a class, no attributes. */
+/**
+ * A node's DeviceSlice with 8 GPUs and 2,048 IMEX channels stays compact: channels carry a name and
+ * a class, no attributes.
+ */
 class SliceSizeTest {
   @TempDir Path dir;
 
@@ -30,17 +33,35 @@ class SliceSizeTest {
     var channels = ImexChannels.scan(sim.root()).channels();
     assertThat(gpus).hasSize(8);
     assertThat(channels).hasSize(2048);
-    var devices = Stream.concat(
-        gpus.stream().map(DiscoveredGpu::toDevice)
-            .map(d -> new Device(d.name(), d.deviceClass(), d.attributes(), Device.Health.Healthy, "")),
-        channels.stream().map(DiscoveredChannel::toDevice)).toList();
-    var slice = new DeviceSlice(ObjectMeta.named("node-1"), new DeviceSliceSpec("node-1", devices), null);
+    var devices =
+        Stream.concat(
+                gpus.stream()
+                    .map(DiscoveredGpu::toDevice)
+                    .map(
+                        d ->
+                            new Device(
+                                d.name(),
+                                d.deviceClass(),
+                                d.attributes(),
+                                Device.Health.Healthy,
+                                "")),
+                channels.stream().map(DiscoveredChannel::toDevice))
+            .toList();
+    var slice =
+        new DeviceSlice(ObjectMeta.named("node-1"), new DeviceSliceSpec("node-1", devices), null);
 
     var json = ObjectCodec.toJson(slice);
 
-    System.out.printf("DeviceSlice of 8 GPUs + 2,048 IMEX channels: %d bytes of JSON%n", json.length);
-    assertThat(new String(ObjectCodec.toJson(new DeviceSlice(ObjectMeta.named("n"),
-        new DeviceSliceSpec("n", java.util.List.of(channels.getFirst().toDevice())), null)), java.nio.charset.StandardCharsets.UTF_8))
+    System.out.printf(
+        "DeviceSlice of 8 GPUs + 2,048 IMEX channels: %d bytes of JSON%n", json.length);
+    assertThat(
+            new String(
+                ObjectCodec.toJson(
+                    new DeviceSlice(
+                        ObjectMeta.named("n"),
+                        new DeviceSliceSpec("n", java.util.List.of(channels.getFirst().toDevice())),
+                        null)),
+                java.nio.charset.StandardCharsets.UTF_8))
         .contains("{\"name\":\"channel-0\",\"class\":\"channel\",\"health\":\"Healthy\"}");
     // about 61 bytes a channel (their names, the class, "Healthy"): far below the 1 MiB body limit
     assertThat(json.length).isLessThan(2048 * 62 + 8 * 400);

@@ -7,28 +7,37 @@ import dev.quartermaster.agent.discovery.DiscoveryResult;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
-/** The real library: runs where libnvidia-ml.so.1 loads (a GPU machine), skips cleanly elsewhere. */
+/**
+ * The real library: runs where libnvidia-ml.so.1 loads (a GPU machine), skips cleanly elsewhere.
+ */
 class NvmlLibraryTest {
 
   @Test
   void anAbsentLibraryIsUnavailableWithTheReason() {
     var load = NvmlLibrary.load("libnvidia-ml-absent-for-test.so.1");
-    assertThat(load).isInstanceOfSatisfying(NvmlLoad.Unavailable.class,
-        u -> assertThat(u.reason()).contains("cannot load libnvidia-ml-absent-for-test.so.1"));
+    assertThat(load)
+        .isInstanceOfSatisfying(
+            NvmlLoad.Unavailable.class,
+            u -> assertThat(u.reason()).contains("cannot load libnvidia-ml-absent-for-test.so.1"));
   }
 
   @Test
   void discoveryWithoutTheLibraryIsUnavailableNotACrash() {
-    assumeTrue(NvmlLibrary.load() instanceof NvmlLoad.Unavailable, "libnvidia-ml.so.1 is present here");
+    assumeTrue(
+        NvmlLibrary.load() instanceof NvmlLoad.Unavailable, "libnvidia-ml.so.1 is present here");
     var result = new NvmlDiscovery(NvmlLibrary::load, Path.of("/")).discover();
-    assertThat(result).isInstanceOfSatisfying(DiscoveryResult.Unavailable.class,
-        u -> assertThat(u.reason()).contains(NvmlLibrary.LIBRARY));
+    assertThat(result)
+        .isInstanceOfSatisfying(
+            DiscoveryResult.Unavailable.class,
+            u -> assertThat(u.reason()).contains(NvmlLibrary.LIBRARY));
   }
 
   @Test
   void theRealLibraryListsItsGpus() throws Exception {
     var load = NvmlLibrary.load();
-    assumeTrue(load instanceof NvmlLoad.Loaded, () -> "no NVML here: " + ((NvmlLoad.Unavailable) load).reason());
+    assumeTrue(
+        load instanceof NvmlLoad.Loaded,
+        () -> "no NVML here: " + ((NvmlLoad.Unavailable) load).reason());
     try (var nvml = ((NvmlLoad.Loaded) load).library()) {
       nvml.init();
       try {

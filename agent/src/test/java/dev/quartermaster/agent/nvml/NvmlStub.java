@@ -31,10 +31,18 @@ final class NvmlStub implements AutoCloseable {
     this.library = library;
     var lookup = SymbolLookup.libraryLookup(library, arena);
     var linker = Linker.nativeLinker();
-    pushXid = linker.downcallHandle(lookup.find("stub_push_xid").orElseThrow(), FunctionDescriptor.ofVoid(JAVA_INT, JAVA_LONG));
-    failWait = linker.downcallHandle(lookup.find("stub_fail_wait").orElseThrow(), FunctionDescriptor.ofVoid(JAVA_INT));
-    inits = linker.downcallHandle(lookup.find("stub_inits").orElseThrow(), FunctionDescriptor.of(JAVA_INT));
-    reset = linker.downcallHandle(lookup.find("stub_reset").orElseThrow(), FunctionDescriptor.ofVoid());
+    pushXid =
+        linker.downcallHandle(
+            lookup.find("stub_push_xid").orElseThrow(),
+            FunctionDescriptor.ofVoid(JAVA_INT, JAVA_LONG));
+    failWait =
+        linker.downcallHandle(
+            lookup.find("stub_fail_wait").orElseThrow(), FunctionDescriptor.ofVoid(JAVA_INT));
+    inits =
+        linker.downcallHandle(
+            lookup.find("stub_inits").orElseThrow(), FunctionDescriptor.of(JAVA_INT));
+    reset =
+        linker.downcallHandle(lookup.find("stub_reset").orElseThrow(), FunctionDescriptor.ofVoid());
   }
 
   static Optional<NvmlStub> build(Path dir) throws IOException, InterruptedException {
@@ -45,8 +53,17 @@ final class NvmlStub implements AutoCloseable {
     var library = dir.resolve("libnvidia-ml-stub.so.1");
     Process gcc;
     try {
-      gcc = new ProcessBuilder("gcc", "-shared", "-fPIC", "-o", library.toString(), source.toString(), "-lpthread")
-          .redirectErrorStream(true).start();
+      gcc =
+          new ProcessBuilder(
+                  "gcc",
+                  "-shared",
+                  "-fPIC",
+                  "-o",
+                  library.toString(),
+                  source.toString(),
+                  "-lpthread")
+              .redirectErrorStream(true)
+              .start();
     } catch (IOException e) {
       return Optional.empty();
     }

@@ -61,49 +61,81 @@ class NvmlStubTest {
     assertThat(gpu1.memoryBytes()).hasValue(85_520_809_985L);
     assertThat(gpu1.minor()).isEqualTo(1);
     assertThat(gpu1.pciBusId()).isEqualTo("00000000:19:00.0");
-    assertThat(found.problems()).containsExactly("gpu-2: nvmlDeviceGetUUID: GPU is lost (GPU_IS_LOST)");
+    assertThat(found.problems())
+        .containsExactly("gpu-2: nvmlDeviceGetUUID: GPU is lost (GPU_IS_LOST)");
     assertThat(stub.inits()).as("every nvmlInit_v2 matched by nvmlShutdown").isZero();
   }
 
   @Test
   void xidEventsMarkTheRightDeviceAndAWaitErrorFailsClosed() throws Throwable {
     var changes = new LinkedBlockingQueue<Map.Entry<String, DeviceHealth>>();
-    var tracker = new HealthTracker(new SystemEnv(), HealthPolicy.defaults(Duration.ofHours(1)),
-        (device, health) -> changes.add(Map.entry(device, health)));
+    var tracker =
+        new HealthTracker(
+            new SystemEnv(),
+            HealthPolicy.defaults(Duration.ofHours(1)),
+            (device, health) -> changes.add(Map.entry(device, health)));
     var names = Map.of(UUID0, "gpu-0", UUID1, "gpu-1", "GPU-not-listed", "gpu-9");
 
-    try (var monitor = NvmlXidMonitor.start(new SystemEnv(), () -> NvmlLibrary.load(stub.path()), names,
-        Duration.ofMillis(200), tracker)) {
+    try (var monitor =
+        NvmlXidMonitor.start(
+            new SystemEnv(),
+            () -> NvmlLibrary.load(stub.path()),
+            names,
+            Duration.ofMillis(200),
+            tracker)) {
       assertThat(tracker.health("gpu-0")).isEqualTo(new DeviceHealth.Healthy());
-      assertThat(tracker.health("gpu-9")).isEqualTo(new DeviceHealth.Unknown("NVML does not list gpu-9"));
+      assertThat(tracker.health("gpu-9"))
+          .isEqualTo(new DeviceHealth.Unknown("NVML does not list gpu-9"));
 
       stub.pushXid(1, 13); // an application XID: ignored
       stub.pushXid(1, 79);
-      await(changes, e -> e.getKey().equals("gpu-1") && e.getValue() instanceof DeviceHealth.Unhealthy);
-      assertThat(tracker.health("gpu-1")).isInstanceOfSatisfying(DeviceHealth.Unhealthy.class,
-          u -> assertThat(u.reason()).startsWith("XID 79"));
+      await(
+          changes,
+          e -> e.getKey().equals("gpu-1") && e.getValue() instanceof DeviceHealth.Unhealthy);
+      assertThat(tracker.health("gpu-1"))
+          .isInstanceOfSatisfying(
+              DeviceHealth.Unhealthy.class, u -> assertThat(u.reason()).startsWith("XID 79"));
       assertThat(tracker.health("gpu-0")).isEqualTo(new DeviceHealth.Healthy());
 
       stub.failWait(999);
-      await(changes, e -> e.getKey().equals("gpu-0") && e.getValue() instanceof DeviceHealth.Unknown);
-      assertThat(tracker.health("gpu-0")).isInstanceOfSatisfying(DeviceHealth.Unknown.class,
-          u -> assertThat(u.reason()).contains("XID monitoring stopped").contains("nvmlEventSetWait_v2"));
+      await(
+          changes, e -> e.getKey().equals("gpu-0") && e.getValue() instanceof DeviceHealth.Unknown);
+      assertThat(tracker.health("gpu-0"))
+          .isInstanceOfSatisfying(
+              DeviceHealth.Unknown.class,
+              u ->
+                  assertThat(u.reason())
+                      .contains("XID monitoring stopped")
+                      .contains("nvmlEventSetWait_v2"));
       assertThat(monitor.stopped()).isTrue();
     }
   }
 
   @Test
   void noLibraryMeansMonitoringCannotStart() {
-    var tracker = new HealthTracker(new SystemEnv(), HealthPolicy.defaults(Duration.ofHours(1)), (d, h) -> {});
-    NvmlXidMonitor.start(new SystemEnv(), () -> NvmlLibrary.load("libnvidia-ml-absent-for-test.so.1"),
-        Map.of(UUID0, "gpu-0"), Duration.ofMillis(200), tracker);
-    assertThat(tracker.health("gpu-0")).isInstanceOfSatisfying(DeviceHealth.Unknown.class,
-        u -> assertThat(u.reason()).contains("XID monitoring cannot start").contains("libnvidia-ml-absent-for-test.so.1"));
+    var tracker =
+        new HealthTracker(
+            new SystemEnv(), HealthPolicy.defaults(Duration.ofHours(1)), (d, h) -> {});
+    NvmlXidMonitor.start(
+        new SystemEnv(),
+        () -> NvmlLibrary.load("libnvidia-ml-absent-for-test.so.1"),
+        Map.of(UUID0, "gpu-0"),
+        Duration.ofMillis(200),
+        tracker);
+    assertThat(tracker.health("gpu-0"))
+        .isInstanceOfSatisfying(
+            DeviceHealth.Unknown.class,
+            u ->
+                assertThat(u.reason())
+                    .contains("XID monitoring cannot start")
+                    .contains("libnvidia-ml-absent-for-test.so.1"));
   }
 
   /** Waits, bounded, for a change matching {@code wanted}. */
-  private static void await(LinkedBlockingQueue<Map.Entry<String, DeviceHealth>> changes,
-      Predicate<Map.Entry<String, DeviceHealth>> wanted) throws InterruptedException {
+  private static void await(
+      LinkedBlockingQueue<Map.Entry<String, DeviceHealth>> changes,
+      Predicate<Map.Entry<String, DeviceHealth>> wanted)
+      throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (true) {
       var next = changes.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);

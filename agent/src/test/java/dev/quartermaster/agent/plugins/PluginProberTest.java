@@ -41,36 +41,53 @@ class PluginProberTest {
 
   /** Answers of a plugin, by call; a call not in the map never answers (hangs). */
   private static CsiPlugin plugin(Map<CsiCall, Function<Object[], Object>> answers) {
-    return (CsiPlugin) Proxy.newProxyInstance(CsiPlugin.class.getClassLoader(), new Class<?>[] {CsiPlugin.class},
-        (proxy, method, args) -> {
-          if (method.getName().equals("close")) {
-            return null;
-          }
-          var call = switch (method.getName()) {
-            case "pluginInfo" -> CsiCall.GetPluginInfo;
-            case "probe" -> CsiCall.Probe;
-            case "nodeInfo" -> CsiCall.NodeGetInfo;
-            default -> throw new UnsupportedOperationException(method.getName());
-          };
-          var answer = answers.get(call);
-          if (answer == null) {
-            return new CompletableFuture<>();
-          }
-          var value = answer.apply(args);
-          return value instanceof Throwable t ? CompletableFuture.failedFuture(t) : CompletableFuture.completedFuture(value);
-        });
+    return (CsiPlugin)
+        Proxy.newProxyInstance(
+            CsiPlugin.class.getClassLoader(),
+            new Class<?>[] {CsiPlugin.class},
+            (proxy, method, args) -> {
+              if (method.getName().equals("close")) {
+                return null;
+              }
+              var call =
+                  switch (method.getName()) {
+                    case "pluginInfo" -> CsiCall.GetPluginInfo;
+                    case "probe" -> CsiCall.Probe;
+                    case "nodeInfo" -> CsiCall.NodeGetInfo;
+                    default -> throw new UnsupportedOperationException(method.getName());
+                  };
+              var answer = answers.get(call);
+              if (answer == null) {
+                return new CompletableFuture<>();
+              }
+              var value = answer.apply(args);
+              return value instanceof Throwable t
+                  ? CompletableFuture.failedFuture(t)
+                  : CompletableFuture.completedFuture(value);
+            });
   }
 
-  private static final PluginInfo INFO = new PluginInfo("hostpath.csi.quartermaster.dev", "0.3.0",
-      Set.of(Capability.ControllerService, Capability.StageUnstageVolume), Set.of());
+  private static final PluginInfo INFO =
+      new PluginInfo(
+          "hostpath.csi.quartermaster.dev",
+          "0.3.0",
+          Set.of(Capability.ControllerService, Capability.StageUnstageVolume),
+          Set.of());
 
   private static Map<CsiCall, Function<Object[], Object>> healthy() {
-    return new HashMap<>(Map.of(CsiCall.GetPluginInfo, a -> INFO, CsiCall.Probe, a -> true,
-        CsiCall.NodeGetInfo, a -> new NodeInfo("node-1-id", 0)));
+    return new HashMap<>(
+        Map.of(
+            CsiCall.GetPluginInfo,
+            a -> INFO,
+            CsiCall.Probe,
+            a -> true,
+            CsiCall.NodeGetInfo,
+            a -> new NodeInfo("node-1-id", 0)));
   }
 
   private PluginProber prober(CsiEndpoints endpoints) {
-    var p = new PluginProber(env, "node-1", endpoints, Duration.ofSeconds(30), TIMEOUT, published::add);
+    var p =
+        new PluginProber(env, "node-1", endpoints, Duration.ofSeconds(30), TIMEOUT, published::add);
     p.start();
     return p;
   }
@@ -86,9 +103,19 @@ class PluginProberTest {
     var p = prober(endpoints);
     env.advance(Duration.ofSeconds(1));
 
-    assertThat(only(p)).isEqualTo(new PluginInstance("hostpath.csi.quartermaster.dev", A, "0.3.0",
-        Set.of(PluginRole.Controller, PluginRole.Node), true, "", "node-1-id"));
-    assertThat(p.nodePlugin("hostpath.csi.quartermaster.dev")).isPresent().get()
+    assertThat(only(p))
+        .isEqualTo(
+            new PluginInstance(
+                "hostpath.csi.quartermaster.dev",
+                A,
+                "0.3.0",
+                Set.of(PluginRole.Controller, PluginRole.Node),
+                true,
+                "",
+                "node-1-id"));
+    assertThat(p.nodePlugin("hostpath.csi.quartermaster.dev"))
+        .isPresent()
+        .get()
         .satisfies(n -> assertThat(n.stages()).isTrue());
     assertThat(published).hasSize(1);
   }
@@ -107,7 +134,9 @@ class PluginProberTest {
     assertThat(a.healthy()).isFalse();
     assertThat(a.message()).isEqualTo("GetPluginInfo: DEADLINE_EXCEEDED: no answer within PT5S");
     assertThat(p.instances().get(1).healthy()).isTrue();
-    assertThat(p.nodePlugin("hostpath.csi.quartermaster.dev")).get().extracting(n -> n.instance().endpoint())
+    assertThat(p.nodePlugin("hostpath.csi.quartermaster.dev"))
+        .get()
+        .extracting(n -> n.instance().endpoint())
         .isEqualTo(B);
   }
 
@@ -123,8 +152,10 @@ class PluginProberTest {
     assertThat(a.name()).isEqualTo("hostpath.csi.quartermaster.dev");
     assertThat(a.healthy()).isFalse();
     assertThat(a.message()).isEqualTo("NodeGetInfo: DEADLINE_EXCEEDED: no answer within PT5S");
-    assertThat(p.whyNot("hostpath.csi.quartermaster.dev")).isEqualTo("CSI plugin hostpath.csi.quartermaster.dev on node "
-        + "node-1 is unhealthy: NodeGetInfo: DEADLINE_EXCEEDED: no answer within PT5S");
+    assertThat(p.whyNot("hostpath.csi.quartermaster.dev"))
+        .isEqualTo(
+            "CSI plugin hostpath.csi.quartermaster.dev on node "
+                + "node-1 is unhealthy: NodeGetInfo: DEADLINE_EXCEEDED: no answer within PT5S");
   }
 
   @Test
@@ -138,44 +169,53 @@ class PluginProberTest {
     var p = prober(endpoints);
     env.advance(Duration.ofSeconds(1));
 
-    assertThat(p.instances()).extracting(PluginInstance::message).containsExactly(
-        "GetPluginInfo: UNKNOWN: answered no plugin name", "NodeGetInfo: UNKNOWN: answered no node id");
+    assertThat(p.instances())
+        .extracting(PluginInstance::message)
+        .containsExactly(
+            "GetPluginInfo: UNKNOWN: answered no plugin name",
+            "NodeGetInfo: UNKNOWN: answered no node id");
     assertThat(p.instances()).noneMatch(PluginInstance::healthy);
   }
 
   @Test
   void aClientThatThrowsOrCannotConnectIsUnhealthy() {
     var throwing = healthy();
-    throwing.put(CsiCall.Probe, a -> {
-      throw new IllegalStateException("decoder: unexpected wire type 7");
-    });
+    throwing.put(
+        CsiCall.Probe,
+        a -> {
+          throw new IllegalStateException("decoder: unexpected wire type 7");
+        });
     endpoints.put(A, plugin(throwing));
-    var failingConnect = new CsiEndpoints() {
-      @Override
-      public List<String> list() {
-        return List.of(A, B);
-      }
+    var failingConnect =
+        new CsiEndpoints() {
+          @Override
+          public List<String> list() {
+            return List.of(A, B);
+          }
 
-      @Override
-      public CsiPlugin connect(String endpoint) {
-        if (endpoint.equals(B)) {
-          throw new IllegalStateException("connection refused");
-        }
-        return endpoints.connect(endpoint);
-      }
-    };
+          @Override
+          public CsiPlugin connect(String endpoint) {
+            if (endpoint.equals(B)) {
+              throw new IllegalStateException("connection refused");
+            }
+            return endpoints.connect(endpoint);
+          }
+        };
     var p = prober(failingConnect);
     env.advance(Duration.ofSeconds(1));
 
-    assertThat(p.instances()).extracting(PluginInstance::message).containsExactly(
-        "Probe: UNKNOWN: java.lang.IllegalStateException: decoder: unexpected wire type 7",
-        "connect: connection refused");
+    assertThat(p.instances())
+        .extracting(PluginInstance::message)
+        .containsExactly(
+            "Probe: UNKNOWN: java.lang.IllegalStateException: decoder: unexpected wire type 7",
+            "connect: connection refused");
   }
 
   @Test
   void aControllerOnlyPluginIsHealthyWithoutTheNodeRole() {
     var controllerOnly = healthy();
-    controllerOnly.put(CsiCall.NodeGetInfo, a -> new CsiException(CsiCall.NodeGetInfo, CsiCode.UNIMPLEMENTED, ""));
+    controllerOnly.put(
+        CsiCall.NodeGetInfo, a -> new CsiException(CsiCall.NodeGetInfo, CsiCode.UNIMPLEMENTED, ""));
     endpoints.put(A, plugin(controllerOnly));
     var p = prober(endpoints);
     env.advance(Duration.ofSeconds(1));

@@ -44,21 +44,34 @@ class ChannelPrepareTest {
   @TempDir Path tmp;
   private final Path cdi = Path.of("cdi");
 
-  private ClaimPreparer preparer(Path root, Supplier<ControlNodeStatus> controlNodes) throws Exception {
-    var durable = DurableLedger.open(new SimulatedLedgerFile(), "boot", new DeterministicEnv(4),
-        ClaimLedger.DEFAULT_TOMBSTONE_TTL).ledger();
-    return new ClaimPreparer(durable, new CdiSpecWriter(tmp.resolve(cdi)),
+  private ClaimPreparer preparer(Path root, Supplier<ControlNodeStatus> controlNodes)
+      throws Exception {
+    var durable =
+        DurableLedger.open(
+                new SimulatedLedgerFile(),
+                "boot",
+                new DeterministicEnv(4),
+                ClaimLedger.DEFAULT_TOMBSTONE_TTL)
+            .ledger();
+    return new ClaimPreparer(
+        durable,
+        new CdiSpecWriter(tmp.resolve(cdi)),
         new EffectsReconciler(new InMemoryHelperProcesses(), domains -> {}),
-        () -> Inventory.of(new ProcGpuDiscovery(root).discover(), ImexChannels.scan(root)), controlNodes,
+        () -> Inventory.of(new ProcGpuDiscovery(root).discover(), ImexChannels.scan(root)),
+        controlNodes,
         HostDeviceTree::check);
   }
 
   private static PrepareRequest request(String uid, String... devices) {
-    return new PrepareRequest(new ClaimRef(uid, "claim-" + uid), List.of(devices), Optional.empty());
+    return new PrepareRequest(
+        new ClaimRef(uid, "claim-" + uid), List.of(devices), Optional.empty());
   }
 
   private JsonNode spec(String deviceClass, String uid) throws Exception {
-    return JSON.readTree(tmp.resolve(cdi).resolve("quartermaster.dev-" + deviceClass + "_" + uid + ".json").toFile());
+    return JSON.readTree(
+        tmp.resolve(cdi)
+            .resolve("quartermaster.dev-" + deviceClass + "_" + uid + ".json")
+            .toFile());
   }
 
   @Test
@@ -68,7 +81,9 @@ class ChannelPrepareTest {
 
     var outcome = preparer.prepare(request("uid-ch", "channel-5"));
 
-    assertThat(outcome).isEqualTo(new PrepareOutcome.Prepared(List.of("quartermaster.dev/channel=uid-ch-channel-5")));
+    assertThat(outcome)
+        .isEqualTo(
+            new PrepareOutcome.Prepared(List.of("quartermaster.dev/channel=uid-ch-channel-5")));
     var spec = spec("channel", "uid-ch");
     assertThat(spec.path("kind").asText()).isEqualTo("quartermaster.dev/channel");
     var device = spec.path("devices").get(0);
@@ -79,17 +94,28 @@ class ChannelPrepareTest {
     assertThat(node.path("type").asText()).isEqualTo("c");
     assertThat(new DeviceNumber(node.path("major").asLong(), node.path("minor").asLong()))
         .isEqualTo(sim.standIn("nvidia-caps-imex-channels/channel5"));
-    assertThat(device.path("containerEdits").path("env")).extracting(JsonNode::asText)
+    assertThat(device.path("containerEdits").path("env"))
+        .extracting(JsonNode::asText)
         .containsExactly("QUARTERMASTER_IMEX_CHANNEL_5_CLAIM_UID=uid-ch");
-    assertThat(spec.has("containerEdits")).as("nothing at spec level: another claim's would overwrite it")
+    assertThat(spec.has("containerEdits"))
+        .as("nothing at spec level: another claim's would overwrite it")
         .isFalse();
-    assertThat(Files.exists(tmp.resolve(cdi).resolve("quartermaster.dev-gpu_uid-ch.json"))).as("no GPU spec").isFalse();
+    assertThat(Files.exists(tmp.resolve(cdi).resolve("quartermaster.dev-gpu_uid-ch.json")))
+        .as("no GPU spec")
+        .isFalse();
 
     // What a runtime resolves for the claim: exactly the channel's node.
-    var edits = new CdiResolver(List.of(tmp.resolve(cdi))).resolve(((PrepareOutcome.Prepared) outcome).cdiDevices());
-    assertThat(edits.deviceNodes()).extracting(CdiDeviceNode::path).containsExactly("/dev/nvidia-caps-imex-channels/channel5");
-    assertThat(edits.composedEnv()).contains("QUARTERMASTER_CLAIM_UID=uid-ch", "QUARTERMASTER_IMEX_CHANNELS=5",
-        "NVIDIA_VISIBLE_DEVICES=void");
+    var edits =
+        new CdiResolver(List.of(tmp.resolve(cdi)))
+            .resolve(((PrepareOutcome.Prepared) outcome).cdiDevices());
+    assertThat(edits.deviceNodes())
+        .extracting(CdiDeviceNode::path)
+        .containsExactly("/dev/nvidia-caps-imex-channels/channel5");
+    assertThat(edits.composedEnv())
+        .contains(
+            "QUARTERMASTER_CLAIM_UID=uid-ch",
+            "QUARTERMASTER_IMEX_CHANNELS=5",
+            "NVIDIA_VISIBLE_DEVICES=void");
 
     // Unprepare removes it: no spec is left for a runtime to read (its file may stay as a spare).
     preparer.unprepare(new ClaimRef("uid-ch", "claim-uid-ch"));
@@ -99,11 +125,14 @@ class ChannelPrepareTest {
   }
 
   @Test
-  void onADriverRootTheSpecCarriesTheChannelMajorFromProcDevicesAndTheChannelAsMinor() throws Exception {
+  void onADriverRootTheSpecCarriesTheChannelMajorFromProcDevicesAndTheChannelAsMinor()
+      throws Exception {
     assumeTrue(canMknod(), "needs mknod (run as root)");
     var root = tmp.resolve("host");
     Files.createDirectories(root.resolve("proc"));
-    Files.writeString(root.resolve("proc/devices"), "Character devices:\n195 nvidia\n508 nvidia-caps-imex-channels\n\n");
+    Files.writeString(
+        root.resolve("proc/devices"),
+        "Character devices:\n195 nvidia\n508 nvidia-caps-imex-channels\n\n");
     var dir = Files.createDirectories(root.resolve("dev/nvidia-caps-imex-channels"));
     for (int id = 0; id < 4; id++) {
       Mknod.charDevice(dir.resolve("channel" + id), new DeviceNumber(508, id));
@@ -112,13 +141,18 @@ class ChannelPrepareTest {
 
     var outcome = preparer.prepare(request("uid-d", "channel-0", "channel-3"));
 
-    assertThat(outcome).isEqualTo(new PrepareOutcome.Prepared(List.of(
-        "quartermaster.dev/channel=uid-d-channel-0", "quartermaster.dev/channel=uid-d-channel-3")));
+    assertThat(outcome)
+        .isEqualTo(
+            new PrepareOutcome.Prepared(
+                List.of(
+                    "quartermaster.dev/channel=uid-d-channel-0",
+                    "quartermaster.dev/channel=uid-d-channel-3")));
     var devices = spec("channel", "uid-d").path("devices");
     for (int i = 0; i < 2; i++) {
       int id = i == 0 ? 0 : 3;
       var node = devices.get(i).path("containerEdits").path("deviceNodes").get(0);
-      assertThat(node.path("path").asText()).isEqualTo("/dev/nvidia-caps-imex-channels/channel" + id);
+      assertThat(node.path("path").asText())
+          .isEqualTo("/dev/nvidia-caps-imex-channels/channel" + id);
       assertThat(node.path("major").asLong()).isEqualTo(508);
       assertThat(node.path("minor").asLong()).isEqualTo(id);
     }
@@ -131,25 +165,57 @@ class ChannelPrepareTest {
 
     var outcome = preparer.prepare(request("uid-m", "gpu-1", "channel-0"));
 
-    assertThat(outcome).isEqualTo(new PrepareOutcome.Prepared(List.of(
-        "quartermaster.dev/gpu=uid-m-gpu-1", "quartermaster.dev/channel=uid-m-channel-0")));
-    assertThat(spec("gpu", "uid-m").path("devices").get(0).path("containerEdits").path("deviceNodes").get(0)
-        .path("path").asText()).isEqualTo("/dev/nvidia1");
-    assertThat(spec("channel", "uid-m").path("devices").get(0).path("containerEdits").path("deviceNodes").get(0)
-        .path("path").asText()).isEqualTo("/dev/nvidia-caps-imex-channels/channel0");
+    assertThat(outcome)
+        .isEqualTo(
+            new PrepareOutcome.Prepared(
+                List.of(
+                    "quartermaster.dev/gpu=uid-m-gpu-1",
+                    "quartermaster.dev/channel=uid-m-channel-0")));
+    assertThat(
+            spec("gpu", "uid-m")
+                .path("devices")
+                .get(0)
+                .path("containerEdits")
+                .path("deviceNodes")
+                .get(0)
+                .path("path")
+                .asText())
+        .isEqualTo("/dev/nvidia1");
+    assertThat(
+            spec("channel", "uid-m")
+                .path("devices")
+                .get(0)
+                .path("containerEdits")
+                .path("deviceNodes")
+                .get(0)
+                .path("path")
+                .asText())
+        .isEqualTo("/dev/nvidia-caps-imex-channels/channel0");
     assertThat(preparer.rewriteSpecs()).isEmpty();
   }
 
   @Test
   void withoutTheChannelMajorAChannelClaimFailsSayingWhy() throws Exception {
-    var sim = SimulatedDeviceRoot.builder(tmp.resolve("root")).gpus(1).channels(4).withoutImexChannelsMajor().build();
+    var sim =
+        SimulatedDeviceRoot.builder(tmp.resolve("root"))
+            .gpus(1)
+            .channels(4)
+            .withoutImexChannelsMajor()
+            .build();
     var preparer = preparer(sim.root(), () -> new ControlNodeCheck(sim.root()).check());
 
     var outcome = preparer.prepare(request("uid-n", "channel-0"));
 
-    assertThat(outcome).isInstanceOfSatisfying(PrepareOutcome.Failed.class, f -> assertThat(f.reason())
-        .contains("device channel-0 is not on this node")
-        .contains("no IMEX channels: " + sim.root().resolve("proc/devices") + " lists no nvidia-caps-imex-channels major"));
+    assertThat(outcome)
+        .isInstanceOfSatisfying(
+            PrepareOutcome.Failed.class,
+            f ->
+                assertThat(f.reason())
+                    .contains("device channel-0 is not on this node")
+                    .contains(
+                        "no IMEX channels: "
+                            + sim.root().resolve("proc/devices")
+                            + " lists no nvidia-caps-imex-channels major"));
     assertThat(preparer.durable().ledger().snapshot().holding()).as("nothing reserved").isEmpty();
   }
 
@@ -157,17 +223,25 @@ class ChannelPrepareTest {
   void aChannelWhoseNodeWentAwayWaitsNamingThePath() throws Exception {
     var sim = SimulatedDeviceRoot.builder(tmp.resolve("root")).gpus(1).channels(4).build();
     var preparer = preparer(sim.root(), () -> new ControlNodeCheck(sim.root()).check());
-    assertThat(preparer.prepare(request("uid-1", "channel-1"))).isInstanceOf(PrepareOutcome.Prepared.class);
+    assertThat(preparer.prepare(request("uid-1", "channel-1")))
+        .isInstanceOf(PrepareOutcome.Prepared.class);
     Files.delete(sim.channelPath(2));
 
     var outcome = preparer.prepare(request("uid-2", "channel-2"));
 
     // The rescan inside this prepare no longer lists channel-2, but it was seen: wait, naming it.
-    assertThat(outcome).isInstanceOfSatisfying(PrepareOutcome.Waiting.class,
-        w -> assertThat(w.reason()).contains("channel-2").contains(sim.channelPath(2).toString()));
+    assertThat(outcome)
+        .isInstanceOfSatisfying(
+            PrepareOutcome.Waiting.class,
+            w ->
+                assertThat(w.reason())
+                    .contains("channel-2")
+                    .contains(sim.channelPath(2).toString()));
     assertThat(preparer.checkHeldGpuNodes()).isEmpty();
     Files.delete(sim.channelPath(1));
-    assertThat(preparer.checkHeldGpuNodes()).extracting(p -> p.path()).containsExactly(sim.channelPath(1));
+    assertThat(preparer.checkHeldGpuNodes())
+        .extracting(p -> p.path())
+        .containsExactly(sim.channelPath(1));
   }
 
   private boolean canMknod() {

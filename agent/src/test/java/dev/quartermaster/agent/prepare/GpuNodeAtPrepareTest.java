@@ -46,19 +46,40 @@ class GpuNodeAtPrepareTest {
   void setUp() throws Exception {
     node = tmp.resolve("dev/nvidia0");
     Files.createDirectories(node.getParent());
-    Files.writeString(node, ""); // a regular-file stand-in, as on a simulated root built without mknod
-    withGpu = new Inventory("sim", List.of(new DiscoveredGpu("gpu-0", 0, "GPU-0", "sim", OptionalLong.of(1), 0,
-        "0000:18:00.0", new VerifiedNode("/dev/nvidia0", node, new DeviceNumber(195, 0)))), List.of());
+    Files.writeString(
+        node, ""); // a regular-file stand-in, as on a simulated root built without mknod
+    withGpu =
+        new Inventory(
+            "sim",
+            List.of(
+                new DiscoveredGpu(
+                    "gpu-0",
+                    0,
+                    "GPU-0",
+                    "sim",
+                    OptionalLong.of(1),
+                    0,
+                    "0000:18:00.0",
+                    new VerifiedNode("/dev/nvidia0", node, new DeviceNumber(195, 0)))),
+            List.of());
     inventory.set(withGpu);
     var env = new DeterministicEnv(4);
-    var durable = DurableLedger.open(new SimulatedLedgerFile(), "boot", env, ClaimLedger.DEFAULT_TOMBSTONE_TTL).ledger();
-    preparer = new ClaimPreparer(durable, new InMemoryClaimSpecs(),
-        new EffectsReconciler(new InMemoryHelperProcesses(), domains -> {}), inventory::get,
-        () -> new ControlNodeStatus.Complete(List.of(), List.of()));
+    var durable =
+        DurableLedger.open(
+                new SimulatedLedgerFile(), "boot", env, ClaimLedger.DEFAULT_TOMBSTONE_TTL)
+            .ledger();
+    preparer =
+        new ClaimPreparer(
+            durable,
+            new InMemoryClaimSpecs(),
+            new EffectsReconciler(new InMemoryHelperProcesses(), domains -> {}),
+            inventory::get,
+            () -> new ControlNodeStatus.Complete(List.of(), List.of()));
   }
 
   private static PrepareRequest request(String claim) {
-    return new PrepareRequest(new ClaimRef("uid-" + claim, claim), List.of("gpu-0"), Optional.empty());
+    return new PrepareRequest(
+        new ClaimRef("uid-" + claim, claim), List.of("gpu-0"), Optional.empty());
   }
 
   private PrepareOutcome real(PrepareRequest r) {
@@ -71,7 +92,8 @@ class GpuNodeAtPrepareTest {
 
   /** Before the fix: whatever the last discovery found is prepared. */
   private PrepareOutcome naive(PrepareRequest r) {
-    return inventory.get().gpu("gpu-0").isPresent() ? new PrepareOutcome.Prepared(List.of("cdi-" + r.claim().uid()))
+    return inventory.get().gpu("gpu-0").isPresent()
+        ? new PrepareOutcome.Prepared(List.of("cdi-" + r.claim().uid()))
         : new PrepareOutcome.Failed("device gpu-0 is not on this node");
   }
 
@@ -80,7 +102,8 @@ class GpuNodeAtPrepareTest {
     var violations = new java.util.ArrayList<String>();
     Files.delete(node);
     if (prepare.apply(request("a")) instanceof PrepareOutcome.Prepared) {
-      violations.add("claim a prepared while " + node + " is missing (discovery not yet rescanned)");
+      violations.add(
+          "claim a prepared while " + node + " is missing (discovery not yet rescanned)");
     }
     inventory.set(new Inventory("sim", List.of(), List.of("gpu-0 (GPU-0): missing " + node)));
     var afterRescan = prepare.apply(request("b"));
@@ -97,8 +120,9 @@ class GpuNodeAtPrepareTest {
   void theRealPreparerWaitsNamingThePathAndPreparesOnceTheNodeIsBack() throws Exception {
     assertThat(scenario(this::real)).isEmpty();
     var waiting = real(request("a"));
-    assertThat(waiting).isInstanceOfSatisfying(PrepareOutcome.Waiting.class,
-        w -> assertThat(w.reason()).contains("missing " + node));
+    assertThat(waiting)
+        .isInstanceOfSatisfying(
+            PrepareOutcome.Waiting.class, w -> assertThat(w.reason()).contains("missing " + node));
     assertThat(preparer.durable().ledger().snapshot().holding()).isEmpty();
     assertThat(preparer.checkHeldGpuNodes()).isEmpty(); // nothing held, nothing to report
 
@@ -107,12 +131,15 @@ class GpuNodeAtPrepareTest {
     assertThat(real(request("a"))).isInstanceOf(PrepareOutcome.Prepared.class);
     Files.delete(node);
     assertThat(preparer.checkHeldGpuNodes()).extracting(p -> p.path()).containsExactly(node);
-    assertThat(real(request("a"))).as("an already prepared claim stays prepared (I2)")
+    assertThat(real(request("a")))
+        .as("an already prepared claim stays prepared (I2)")
         .isInstanceOf(PrepareOutcome.Prepared.class);
   }
 
   @Test
   void theNaivePreparerIsCaught() throws Exception {
-    assertThat(scenario(this::naive)).hasSize(2).anyMatch(v -> v.startsWith("claim a prepared while"));
+    assertThat(scenario(this::naive))
+        .hasSize(2)
+        .anyMatch(v -> v.startsWith("claim a prepared while"));
   }
 }

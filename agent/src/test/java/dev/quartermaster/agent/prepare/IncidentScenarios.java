@@ -14,23 +14,30 @@ import java.util.function.Supplier;
  * domain) is prepared, before, between or after A's unprepare, with retries on both sides and a
  * stale retry of A's prepare, and agent restarts in between.
  *
- * <p>After every step the invariants are checked from the caller's side (what it was told):
- * I1 (no device held by two acknowledged claims, and none in the node's own books either), B
- * refused until A is gone, no claim acknowledged prepared after its unprepare was acknowledged,
- * and I2 (while a claim is acknowledged prepared, cd-1 is published and its helper runs). At the
- * end, once A is gone, B must get prepared (the tombstone must not block it forever).
+ * <p>After every step the invariants are checked from the caller's side (what it was told): I1 (no
+ * device held by two acknowledged claims, and none in the node's own books either), B refused until
+ * A is gone, no claim acknowledged prepared after its unprepare was acknowledged, and I2 (while a
+ * claim is acknowledged prepared, cd-1 is published and its helper runs). At the end, once A is
+ * gone, B must get prepared (the tombstone must not block it forever).
  */
 final class IncidentScenarios {
   static final String DEVICE = "gpu-0";
   static final String DOMAIN = "cd-1";
 
   enum Op {
-    PREPARE_A, PREPARE_B, UNPREPARE_A, UNPREPARE_B, RESTART
+    PREPARE_A,
+    PREPARE_B,
+    UNPREPARE_A,
+    UNPREPARE_B,
+    RESTART
   }
 
   private IncidentScenarios() {}
 
-  /** Every distinct order of: prepare B twice, unprepare A twice, a stale prepare-A retry; with and without a restart. */
+  /**
+   * Every distinct order of: prepare B twice, unprepare A twice, a stale prepare-A retry; with and
+   * without a restart.
+   */
   static List<List<Op>> exhaustive() {
     var base = List.of(Op.PREPARE_B, Op.PREPARE_B, Op.UNPREPARE_A, Op.UNPREPARE_A, Op.PREPARE_A);
     var orders = new LinkedHashSet<List<Op>>();
@@ -73,11 +80,15 @@ final class IncidentScenarios {
     }
   }
 
-  /** Runs {@code ops} on a fresh node; returns the violations found (empty when all invariants held). */
+  /**
+   * Runs {@code ops} on a fresh node; returns the violations found (empty when all invariants
+   * held).
+   */
   static List<String> run(Supplier<NodeUnderTest> nodes, List<Op> ops) {
     var node = nodes.get();
     var violations = new ArrayList<String>();
-    var prepared = new LinkedHashSet<String>(); // acknowledged prepared, not yet acknowledged unprepared
+    var prepared =
+        new LinkedHashSet<String>(); // acknowledged prepared, not yet acknowledged unprepared
     var unprepared = new LinkedHashSet<String>();
     var trace = new ArrayList<String>();
 
@@ -96,8 +107,12 @@ final class IncidentScenarios {
           var claim = op == Op.PREPARE_A ? "a" : "b";
           if (node.prepare(claim)) {
             if (unprepared.contains(claim)) {
-              violations.add("claim " + claim + " acknowledged prepared after its unprepare was acknowledged"
-                  + " (a late retry resurrected it) after " + trace);
+              violations.add(
+                  "claim "
+                      + claim
+                      + " acknowledged prepared after its unprepare was acknowledged"
+                      + " (a late retry resurrected it) after "
+                      + trace);
             }
             if (claim.equals("b") && !unprepared.contains("a")) {
               violations.add("B prepared before A was unprepared, after " + trace);
@@ -132,21 +147,41 @@ final class IncidentScenarios {
     return violations;
   }
 
-  private static void check(NodeUnderTest node, Set<String> prepared, List<String> trace, List<String> violations) {
+  private static void check(
+      NodeUnderTest node, Set<String> prepared, List<String> trace, List<String> violations) {
     if (prepared.size() > 1) {
-      violations.add("I1: device " + DEVICE + " acknowledged to " + prepared + " at once, after " + trace);
+      violations.add(
+          "I1: device " + DEVICE + " acknowledged to " + prepared + " at once, after " + trace);
     }
     for (Map.Entry<String, Set<String>> e : node.holdersByDevice().entrySet()) {
       if (e.getValue().size() > 1) {
-        violations.add("I1: the node's books hold " + e.getKey() + " for " + e.getValue() + ", after " + trace);
+        violations.add(
+            "I1: the node's books hold "
+                + e.getKey()
+                + " for "
+                + e.getValue()
+                + ", after "
+                + trace);
       }
     }
     if (!prepared.isEmpty()) {
       if (!node.membership().contains(DOMAIN)) {
-        violations.add("I2: " + prepared + " prepared but domain " + DOMAIN + " not published, after " + trace);
+        violations.add(
+            "I2: "
+                + prepared
+                + " prepared but domain "
+                + DOMAIN
+                + " not published, after "
+                + trace);
       }
       if (!node.helpers().contains(DOMAIN)) {
-        violations.add("I2: " + prepared + " prepared but the helper of " + DOMAIN + " is not running, after " + trace);
+        violations.add(
+            "I2: "
+                + prepared
+                + " prepared but the helper of "
+                + DOMAIN
+                + " is not running, after "
+                + trace);
       }
     }
   }

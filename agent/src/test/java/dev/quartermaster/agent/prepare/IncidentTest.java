@@ -55,7 +55,9 @@ class IncidentTest {
   void randomSequencesFromASeed(Implementation impl) {
     var violations = runAll(impl, IncidentScenarios.random(SEED, 2000));
     if (impl.mustHold) {
-      assertThat(violations).as("violations with seed %d (replay with -Dqm.seed=%d)", SEED, SEED).isEmpty();
+      assertThat(violations)
+          .as("violations with seed %d (replay with -Dqm.seed=%d)", SEED, SEED)
+          .isEmpty();
     } else {
       assertThat(violations).as("the naive ledger must be caught").isNotEmpty();
     }

@@ -45,7 +45,8 @@ final class NaiveNode implements NodeUnderTest {
   @Override
   public Map<String, Set<String>> holdersByDevice() {
     var out = new HashMap<String, Set<String>>();
-    prepared.forEach((claim, device) -> out.computeIfAbsent(device, d -> new TreeSet<>()).add(claim));
+    prepared.forEach(
+        (claim, device) -> out.computeIfAbsent(device, d -> new TreeSet<>()).add(claim));
     return out;
   }
 

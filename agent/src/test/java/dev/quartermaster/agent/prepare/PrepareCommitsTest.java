@@ -34,21 +34,37 @@ import org.junit.jupiter.api.Test;
  */
 class PrepareCommitsTest {
   private static final ClaimRef CLAIM = new ClaimRef("uid-a", "claim-a");
-  private static final Inventory INVENTORY = new Inventory("sim", List.of(
-      new DiscoveredGpu("gpu-0", 0, "GPU-0", "sim", OptionalLong.of(1), 0, "0000:18:00.0",
-          new VerifiedNode("/dev/nvidia0", RealNode.GPU_NODE, new DeviceNumber(195, 0)))),
-      List.of());
+  private static final Inventory INVENTORY =
+      new Inventory(
+          "sim",
+          List.of(
+              new DiscoveredGpu(
+                  "gpu-0",
+                  0,
+                  "GPU-0",
+                  "sim",
+                  OptionalLong.of(1),
+                  0,
+                  "0000:18:00.0",
+                  new VerifiedNode("/dev/nvidia0", RealNode.GPU_NODE, new DeviceNumber(195, 0)))),
+          List.of());
 
   private final DeterministicEnv env = new DeterministicEnv(7);
   private final SimulatedLedgerFile file = new SimulatedLedgerFile();
+
   /** The node's spec directory: it outlives an agent that crashes. */
   private final InMemoryClaimSpecs specs = new InMemoryClaimSpecs();
+
   private final InMemoryHelperProcesses helpers = new InMemoryHelperProcesses();
 
   private ClaimPreparer agent(ClaimSpecs specs) throws IOException {
     var opened = DurableLedger.open(file, "boot-1", env, ClaimLedger.DEFAULT_TOMBSTONE_TTL);
-    return new ClaimPreparer(opened.ledger(), specs, new EffectsReconciler(helpers, next -> {}),
-        () -> INVENTORY, () -> new ControlNodeStatus.Complete(List.of(), List.of()));
+    return new ClaimPreparer(
+        opened.ledger(),
+        specs,
+        new EffectsReconciler(helpers, next -> {}),
+        () -> INVENTORY,
+        () -> new ControlNodeStatus.Complete(List.of(), List.of()));
   }
 
   @Test
@@ -69,7 +85,8 @@ class PrepareCommitsTest {
     // The domain's daemon stays starting, so the prepare waits after joining: the started entry,
     // which wants the membership and the helper, is durable by then.
     helpers.holdStarting("domain-1", true);
-    var outcome = preparer.prepare(new PrepareRequest(CLAIM, List.of("gpu-0"), Optional.of("domain-1")));
+    var outcome =
+        preparer.prepare(new PrepareRequest(CLAIM, List.of("gpu-0"), Optional.of("domain-1")));
     assertThat(outcome).isInstanceOf(PrepareOutcome.Waiting.class);
     assertThat(preparer.durable().writes() - before).isEqualTo(1);
     file.crash();
@@ -78,24 +95,29 @@ class PrepareCommitsTest {
 
   @Test
   void aCrashAfterTheSpecBeforeTheCommitLeavesAnOrphanThatStartUpRemoves() throws IOException {
-    var crashing = new ClaimSpecs() {
-      @Override
-      public List<String> write(ClaimRef claim, List<DiscoveredGpu> gpus, List<DiscoveredChannel> channels,
-          List<VerifiedNode> controlNodes) throws IOException {
-        specs.write(claim, gpus, channels, controlNodes);
-        throw new IllegalStateException("the agent dies here");
-      }
+    var crashing =
+        new ClaimSpecs() {
+          @Override
+          public List<String> write(
+              ClaimRef claim,
+              List<DiscoveredGpu> gpus,
+              List<DiscoveredChannel> channels,
+              List<VerifiedNode> controlNodes)
+              throws IOException {
+            specs.write(claim, gpus, channels, controlNodes);
+            throw new IllegalStateException("the agent dies here");
+          }
 
-      @Override
-      public void remove(String uid) throws IOException {
-        specs.remove(uid);
-      }
+          @Override
+          public void remove(String uid) throws IOException {
+            specs.remove(uid);
+          }
 
-      @Override
-      public Set<String> claimUids() {
-        return specs.claimUids();
-      }
-    };
+          @Override
+          public Set<String> claimUids() {
+            return specs.claimUids();
+          }
+        };
     var request = new PrepareRequest(CLAIM, List.of("gpu-0"), Optional.empty());
     assertThatThrownBy(() -> agent(crashing).prepare(request)).hasMessageContaining("dies here");
     file.crash();

@@ -27,9 +27,13 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
 
-/** The real ledger, checkpoint (simulated file), CDI specs (in memory) and effects, behind the scenario API. */
+/**
+ * The real ledger, checkpoint (simulated file), CDI specs (in memory) and effects, behind the
+ * scenario API.
+ */
 final class RealNode implements NodeUnderTest {
   static final String BOOT = "boot-1";
+
   /** A regular-file stand-in for the GPU's node: prepare checks that it is there. */
   static final Path GPU_NODE = standIn();
 
@@ -38,10 +42,20 @@ final class RealNode implements NodeUnderTest {
   private final InMemoryClaimSpecs specs = new InMemoryClaimSpecs();
   private final InMemoryHelperProcesses helpers = new InMemoryHelperProcesses();
   private final Published membership = new Published();
-  private final Inventory inventory = new Inventory("sim", List.of(
-      new DiscoveredGpu(IncidentScenarios.DEVICE, 0, "GPU-0", "sim", OptionalLong.of(1), 0, "0000:18:00.0",
-          new VerifiedNode("/dev/nvidia0", GPU_NODE, new DeviceNumber(195, 0)))),
-      List.of());
+  private final Inventory inventory =
+      new Inventory(
+          "sim",
+          List.of(
+              new DiscoveredGpu(
+                  IncidentScenarios.DEVICE,
+                  0,
+                  "GPU-0",
+                  "sim",
+                  OptionalLong.of(1),
+                  0,
+                  "0000:18:00.0",
+                  new VerifiedNode("/dev/nvidia0", GPU_NODE, new DeviceNumber(195, 0)))),
+          List.of());
   private ClaimPreparer preparer;
 
   RealNode(long seed) {
@@ -52,9 +66,15 @@ final class RealNode implements NodeUnderTest {
   private void start() {
     try {
       var opened = DurableLedger.open(file, BOOT, env, ClaimLedger.DEFAULT_TOMBSTONE_TTL);
-      // Helpers and the Node's published membership outlive the agent process; the reconciler is new.
-      preparer = new ClaimPreparer(opened.ledger(), specs, new EffectsReconciler(helpers, membership), () -> inventory,
-          () -> new ControlNodeStatus.Complete(List.of(), List.of()));
+      // Helpers and the Node's published membership outlive the agent process; the reconciler is
+      // new.
+      preparer =
+          new ClaimPreparer(
+              opened.ledger(),
+              specs,
+              new EffectsReconciler(helpers, membership),
+              () -> inventory,
+              () -> new ControlNodeStatus.Complete(List.of(), List.of()));
       preparer.removeOrphanSpecs();
       preparer.syncEffects();
     } catch (IOException e) {
@@ -79,7 +99,9 @@ final class RealNode implements NodeUnderTest {
   @Override
   public boolean prepare(String claim) {
     try {
-      var request = new PrepareRequest(ref(claim), List.of(IncidentScenarios.DEVICE), Optional.of(IncidentScenarios.DOMAIN));
+      var request =
+          new PrepareRequest(
+              ref(claim), List.of(IncidentScenarios.DEVICE), Optional.of(IncidentScenarios.DOMAIN));
       return preparer.prepare(request) instanceof PrepareOutcome.Prepared;
     } catch (IOException e) {
       throw new UncheckedIOException(e);

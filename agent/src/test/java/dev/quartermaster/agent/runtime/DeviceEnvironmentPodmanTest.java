@@ -31,11 +31,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 30 item 12, with a real podman: what a container is told about its devices is exactly
- * what it was given, over several claims and over part of a claim. The agent's own spec writer
- * writes the specs, podman applies them (and the runtime's composed {@code --env}), busybox's
- * {@code env} prints what the container sees. Skipped with the reason where podman or busybox is
- * missing; under {@code CI=true} that is a failure.
+ * Issue 30 item 12, with a real podman: what a container is told about its devices is exactly what
+ * it was given, over several claims and over part of a claim. The agent's own spec writer writes
+ * the specs, podman applies them (and the runtime's composed {@code --env}), busybox's {@code env}
+ * prints what the container sees. Skipped with the reason where podman or busybox is missing; under
+ * {@code CI=true} that is a failure.
  */
 class DeviceEnvironmentPodmanTest {
   private static final int TIMEOUT_S = 180;
@@ -58,12 +58,15 @@ class DeviceEnvironmentPodmanTest {
     }
     assumeTrue(why.isEmpty(), () -> "podman tests skipped: " + why.orElse(""));
     sim = SimulatedDeviceRoot.builder(dir.resolve("node")).gpus(4).channels(8).build();
-    assumeTrue(sim.charDevices(), () -> "needs character-device stand-ins: " + sim.fallbackReason().orElse(""));
+    assumeTrue(
+        sim.charDevices(),
+        () -> "needs character-device stand-ins: " + sim.fallbackReason().orElse(""));
     gpus = ((DiscoveryResult.Found) new ProcGpuDiscovery(sim.root()).discover()).gpus();
     channels = ImexChannels.scan(sim.root()).channels();
     controlNodes = ((ControlNodeStatus.Complete) new ControlNodeCheck(sim.root()).check()).nodes();
     // Debian's podman 4.3.1 has no --cdi-spec-dir: the specs go where it reads them, under claim
-    // uids of their own, and are deleted after (not kept as the writer's spares in a shared directory).
+    // uids of their own, and are deleted after (not kept as the writer's spares in a shared
+    // directory).
     writer = new CdiSpecWriter(PodmanSupport.CDI_DIR);
     rootfs = PodmanSupport.busyboxRootfs(dir.resolve("rootfs"));
     runtime = new PodmanRuntime(new SystemEnv(), PodmanSupport.options());
@@ -88,15 +91,26 @@ class DeviceEnvironmentPodmanTest {
   }
 
   /** Writes {@code uid}'s specs; returns its CDI names. */
-  private List<String> prepare(String uid, List<DiscoveredGpu> g, List<DiscoveredChannel> c) throws Exception {
+  private List<String> prepare(String uid, List<DiscoveredGpu> g, List<DiscoveredChannel> c)
+      throws Exception {
     return writer.write(new ClaimRef(uid, "claim-" + uid.substring(0, 8)), g, c, controlNodes);
   }
 
   /** The environment a container given {@code devices} sees, through the podman runtime. */
-  private Map<String, String> seenThroughTheRuntime(String name, List<String> devices) throws Exception {
-    var task = runtime.start(new TaskLaunch(name, List.of("/bin/env"), Map.of(), devices, List.of(),
-        new TaskImage.Rootfs(rootfs), dir.resolve(name + ".out")));
-    assertThat(task.result().get(TIMEOUT_S, TimeUnit.SECONDS)).as(Files.readString(task.output()))
+  private Map<String, String> seenThroughTheRuntime(String name, List<String> devices)
+      throws Exception {
+    var task =
+        runtime.start(
+            new TaskLaunch(
+                name,
+                List.of("/bin/env"),
+                Map.of(),
+                devices,
+                List.of(),
+                new TaskImage.Rootfs(rootfs),
+                dir.resolve(name + ".out")));
+    assertThat(task.result().get(TIMEOUT_S, TimeUnit.SECONDS))
+        .as(Files.readString(task.output()))
         .isInstanceOfSatisfying(TaskResult.Exited.class, e -> assertThat(e.code()).isZero());
     return deviceEnv(Files.readString(task.output()));
   }
@@ -119,7 +133,10 @@ class DeviceEnvironmentPodmanTest {
     var env = new TreeMap<String, String>();
     for (var line : output.split("\n")) {
       int eq = line.indexOf('=');
-      if (eq > 0 && (line.startsWith("QUARTERMASTER_") || line.startsWith("NVIDIA_") || line.startsWith("CUDA_"))) {
+      if (eq > 0
+          && (line.startsWith("QUARTERMASTER_")
+              || line.startsWith("NVIDIA_")
+              || line.startsWith("CUDA_"))) {
         env.put(line.substring(0, eq), line.substring(eq + 1));
       }
     }
@@ -136,10 +153,20 @@ class DeviceEnvironmentPodmanTest {
     devices.addAll(prepare(b, gpus.subList(1, 2), List.of()));
     devices.addAll(prepare(c, gpus.subList(2, 3), List.of()));
     var u = gpus.stream().map(DiscoveredGpu::uuid).toList();
-    var perDevice = Map.of(
-        "QUARTERMASTER_GPU_0_UUID", u.get(0), "QUARTERMASTER_GPU_0_CLAIM_UID", a,
-        "QUARTERMASTER_GPU_1_UUID", u.get(1), "QUARTERMASTER_GPU_1_CLAIM_UID", b,
-        "QUARTERMASTER_GPU_2_UUID", u.get(2), "QUARTERMASTER_GPU_2_CLAIM_UID", c);
+    var perDevice =
+        Map.of(
+            "QUARTERMASTER_GPU_0_UUID",
+            u.get(0),
+            "QUARTERMASTER_GPU_0_CLAIM_UID",
+            a,
+            "QUARTERMASTER_GPU_1_UUID",
+            u.get(1),
+            "QUARTERMASTER_GPU_1_CLAIM_UID",
+            b,
+            "QUARTERMASTER_GPU_2_UUID",
+            u.get(2),
+            "QUARTERMASTER_GPU_2_CLAIM_UID",
+            c);
 
     // The specs alone: each device's own entries, nothing one claim could overwrite for another.
     assertThat(seenThroughCdiAlone(devices)).isEqualTo(perDevice);
@@ -147,8 +174,18 @@ class DeviceEnvironmentPodmanTest {
     var seen = seenThroughTheRuntime("env-three", devices);
     var expected = new TreeMap<>(perDevice);
     String all = u.get(0) + "," + u.get(1) + "," + u.get(2);
-    expected.putAll(Map.of("QUARTERMASTER_GPU_UUIDS", all, "NVIDIA_VISIBLE_DEVICES", all, "CUDA_VISIBLE_DEVICES", all,
-        "QUARTERMASTER_IMEX_CHANNELS", "", "QUARTERMASTER_CLAIM_UIDS", a + "," + b + "," + c));
+    expected.putAll(
+        Map.of(
+            "QUARTERMASTER_GPU_UUIDS",
+            all,
+            "NVIDIA_VISIBLE_DEVICES",
+            all,
+            "CUDA_VISIBLE_DEVICES",
+            all,
+            "QUARTERMASTER_IMEX_CHANNELS",
+            "",
+            "QUARTERMASTER_CLAIM_UIDS",
+            a + "," + b + "," + c));
     assertThat(seen).as("no QUARTERMASTER_CLAIM_UID: there are three").isEqualTo(expected);
   }
 
@@ -162,11 +199,19 @@ class DeviceEnvironmentPodmanTest {
     devices.addAll(prepare(ch, List.of(), List.of(five)));
     String uuid = gpus.getFirst().uuid();
 
-    assertThat(seenThroughCdiAlone(devices)).isEqualTo(Map.of("QUARTERMASTER_GPU_0_UUID", uuid,
-        "QUARTERMASTER_GPU_0_CLAIM_UID", g, "QUARTERMASTER_IMEX_CHANNEL_5_CLAIM_UID", ch));
+    assertThat(seenThroughCdiAlone(devices))
+        .isEqualTo(
+            Map.of(
+                "QUARTERMASTER_GPU_0_UUID",
+                uuid,
+                "QUARTERMASTER_GPU_0_CLAIM_UID",
+                g,
+                "QUARTERMASTER_IMEX_CHANNEL_5_CLAIM_UID",
+                ch));
 
     var seen = seenThroughTheRuntime("env-gpu-channel", devices);
-    assertThat(seen).containsEntry("QUARTERMASTER_GPU_0_CLAIM_UID", g)
+    assertThat(seen)
+        .containsEntry("QUARTERMASTER_GPU_0_CLAIM_UID", g)
         .containsEntry("QUARTERMASTER_IMEX_CHANNEL_5_CLAIM_UID", ch)
         .containsEntry("QUARTERMASTER_CLAIM_UIDS", g + "," + ch)
         .containsEntry("QUARTERMASTER_GPU_UUIDS", uuid)
@@ -184,12 +229,29 @@ class DeviceEnvironmentPodmanTest {
     String uuid = gpus.get(2).uuid();
 
     assertThat(seenThroughCdiAlone(List.of(one)))
-        .isEqualTo(Map.of("QUARTERMASTER_GPU_2_UUID", uuid, "QUARTERMASTER_GPU_2_CLAIM_UID", claim));
+        .isEqualTo(
+            Map.of("QUARTERMASTER_GPU_2_UUID", uuid, "QUARTERMASTER_GPU_2_CLAIM_UID", claim));
 
     var seen = seenThroughTheRuntime("env-one-of-four", List.of(one));
-    assertThat(seen).isEqualTo(new TreeMap<>(Map.of("QUARTERMASTER_GPU_2_UUID", uuid,
-        "QUARTERMASTER_GPU_2_CLAIM_UID", claim, "QUARTERMASTER_GPU_UUIDS", uuid, "NVIDIA_VISIBLE_DEVICES", uuid,
-        "CUDA_VISIBLE_DEVICES", uuid, "QUARTERMASTER_IMEX_CHANNELS", "", "QUARTERMASTER_CLAIM_UIDS", claim,
-        "QUARTERMASTER_CLAIM_UID", claim)));
+    assertThat(seen)
+        .isEqualTo(
+            new TreeMap<>(
+                Map.of(
+                    "QUARTERMASTER_GPU_2_UUID",
+                    uuid,
+                    "QUARTERMASTER_GPU_2_CLAIM_UID",
+                    claim,
+                    "QUARTERMASTER_GPU_UUIDS",
+                    uuid,
+                    "NVIDIA_VISIBLE_DEVICES",
+                    uuid,
+                    "CUDA_VISIBLE_DEVICES",
+                    uuid,
+                    "QUARTERMASTER_IMEX_CHANNELS",
+                    "",
+                    "QUARTERMASTER_CLAIM_UIDS",
+                    claim,
+                    "QUARTERMASTER_CLAIM_UID",
+                    claim)));
   }
 }

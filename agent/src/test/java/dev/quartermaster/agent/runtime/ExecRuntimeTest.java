@@ -38,24 +38,37 @@ class ExecRuntimeTest {
     return TestSpecs.write(cdi, device, complete.nodes(), env, "rw");
   }
 
-  private TaskLaunch launch(String name, List<String> command, Map<String, String> env, List<String> devices) {
-    return new TaskLaunch(name, command, env, devices, List.of(), new TaskImage.Host(), dir.resolve(name + ".out"));
+  private TaskLaunch launch(
+      String name, List<String> command, Map<String, String> env, List<String> devices) {
+    return new TaskLaunch(
+        name, command, env, devices, List.of(), new TaskImage.Host(), dir.resolve(name + ".out"));
   }
 
   @Test
   void runsAProcessWithTheCdiEnvAppliedAfterItsOwn() throws Exception {
     var device = spec("claim1-gpu-0", List.of("QM_GPU=GPU-1", "SHARED=from-cdi"));
 
-    var task = runtime.start(launch("t1", List.of("/bin/sh", "-c", "echo gpu=$QM_GPU own=$OWN shared=$SHARED"),
-        Map.of("OWN", "yes", "SHARED", "from-task"), List.of(device)));
+    var task =
+        runtime.start(
+            launch(
+                "t1",
+                List.of("/bin/sh", "-c", "echo gpu=$QM_GPU own=$OWN shared=$SHARED"),
+                Map.of("OWN", "yes", "SHARED", "from-task"),
+                List.of(device)));
 
     var result = task.result().get(60, TimeUnit.SECONDS);
-    assertThat(result).isInstanceOfSatisfying(TaskResult.Exited.class, e -> {
-      assertThat(e.code()).isZero();
-      assertThat(e.check().opened()).containsExactly(sim.nodePath(ControlNode.NVIDIACTL).toString(),
-          sim.nodePath(ControlNode.NVIDIA_UVM).toString(), sim.nodePath(ControlNode.NVIDIA_UVM_TOOLS).toString(),
-          sim.nodePath(ControlNode.NVIDIA_MODESET).toString());
-    });
+    assertThat(result)
+        .isInstanceOfSatisfying(
+            TaskResult.Exited.class,
+            e -> {
+              assertThat(e.code()).isZero();
+              assertThat(e.check().opened())
+                  .containsExactly(
+                      sim.nodePath(ControlNode.NVIDIACTL).toString(),
+                      sim.nodePath(ControlNode.NVIDIA_UVM).toString(),
+                      sim.nodePath(ControlNode.NVIDIA_UVM_TOOLS).toString(),
+                      sim.nodePath(ControlNode.NVIDIA_MODESET).toString());
+            });
     assertThat(Files.readString(task.output())).isEqualTo("gpu=GPU-1 own=yes shared=from-cdi\n");
     assertThat(task.deviceCheck().get()).isInstanceOf(DeviceCheck.Passed.class);
   }
@@ -67,24 +80,40 @@ class ExecRuntimeTest {
   @Test
   void theComposedDeviceEnvironmentNamesExactlyTheDevicesGiven() throws Exception {
     var node = SimulatedDeviceRoot.builder(dir.resolve("node2")).gpus(2).channels(2).build();
-    var gpus = ((dev.quartermaster.agent.discovery.DiscoveryResult.Found)
-        new dev.quartermaster.agent.discovery.ProcGpuDiscovery(node.root()).discover()).gpus();
+    var gpus =
+        ((dev.quartermaster.agent.discovery.DiscoveryResult.Found)
+                new dev.quartermaster.agent.discovery.ProcGpuDiscovery(node.root()).discover())
+            .gpus();
     var channels = dev.quartermaster.agent.discovery.ImexChannels.scan(node.root()).channels();
-    var controlNodes = ((ControlNodeStatus.Complete) new ControlNodeCheck(node.root()).check()).nodes();
+    var controlNodes =
+        ((ControlNodeStatus.Complete) new ControlNodeCheck(node.root()).check()).nodes();
     var writer = new dev.quartermaster.agent.cdi.CdiSpecWriter(cdi);
-    var gpuNames = writer.write(new dev.quartermaster.agent.ledger.ClaimRef("uid-g", "g"), gpus, controlNodes);
-    var channelNames = writer.write(new dev.quartermaster.agent.ledger.ClaimRef("uid-c", "c"), List.of(),
-        channels.subList(1, 2), controlNodes);
+    var gpuNames =
+        writer.write(new dev.quartermaster.agent.ledger.ClaimRef("uid-g", "g"), gpus, controlNodes);
+    var channelNames =
+        writer.write(
+            new dev.quartermaster.agent.ledger.ClaimRef("uid-c", "c"),
+            List.of(),
+            channels.subList(1, 2),
+            controlNodes);
     var devices = List.of(gpuNames.get(1), channelNames.getFirst());
 
-    var task = runtime.start(launch("t9", List.of("/bin/sh", "-c",
-        "echo $QUARTERMASTER_GPU_UUIDS/$QUARTERMASTER_CLAIM_UIDS/${QUARTERMASTER_CLAIM_UID-unset}"
-            + "/$QUARTERMASTER_IMEX_CHANNELS/$CUDA_VISIBLE_DEVICES/$QUARTERMASTER_GPU_1_CLAIM_UID/${QUARTERMASTER_GPU_0_UUID-unset}"),
-        Map.of("QUARTERMASTER_GPU_UUIDS", "the task's own"), devices));
+    var task =
+        runtime.start(
+            launch(
+                "t9",
+                List.of(
+                    "/bin/sh",
+                    "-c",
+                    "echo $QUARTERMASTER_GPU_UUIDS/$QUARTERMASTER_CLAIM_UIDS/${QUARTERMASTER_CLAIM_UID-unset}"
+                        + "/$QUARTERMASTER_IMEX_CHANNELS/$CUDA_VISIBLE_DEVICES/$QUARTERMASTER_GPU_1_CLAIM_UID/${QUARTERMASTER_GPU_0_UUID-unset}"),
+                Map.of("QUARTERMASTER_GPU_UUIDS", "the task's own"),
+                devices));
 
     assertThat(task.result().get(60, TimeUnit.SECONDS)).isInstanceOf(TaskResult.Exited.class);
     var uuid = gpus.get(1).uuid();
-    assertThat(Files.readString(task.output())).isEqualTo(uuid + "/uid-g,uid-c/unset/1/" + uuid + "/uid-g/unset\n");
+    assertThat(Files.readString(task.output()))
+        .isEqualTo(uuid + "/uid-g,uid-c/unset/1/" + uuid + "/uid-g/unset\n");
   }
 
   /**
@@ -100,15 +129,23 @@ class ExecRuntimeTest {
       // The task starts a worker and says its pid through a FIFO, which the test's read waits on.
       var fifo = dir.resolve("k" + i + ".pid");
       assertThat(new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor()).isZero();
-      tasks.add(runtime.start(launch("k" + i, List.of("/bin/sh", "-c", "sleep 300 & echo $! > " + fifo + "; wait"),
-          Map.of(), List.of(device))));
-      var pid = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
-        try {
-          return Long.parseLong(Files.readString(fifo).strip());
-        } catch (java.io.IOException e) {
-          throw new java.io.UncheckedIOException(e);
-        }
-      }).get(60, TimeUnit.SECONDS);
+      tasks.add(
+          runtime.start(
+              launch(
+                  "k" + i,
+                  List.of("/bin/sh", "-c", "sleep 300 & echo $! > " + fifo + "; wait"),
+                  Map.of(),
+                  List.of(device))));
+      var pid =
+          java.util.concurrent.CompletableFuture.supplyAsync(
+                  () -> {
+                    try {
+                      return Long.parseLong(Files.readString(fifo).strip());
+                    } catch (java.io.IOException e) {
+                      throw new java.io.UncheckedIOException(e);
+                    }
+                  })
+              .get(60, TimeUnit.SECONDS);
       workers.add(ProcessHandle.of(pid).orElseThrow());
     }
 
@@ -116,8 +153,10 @@ class ExecRuntimeTest {
     tasks.forEach(t -> t.kill(tree));
 
     for (int i = 0; i < 3; i++) {
-      assertThat(tasks.get(i).result().get(60, TimeUnit.SECONDS)).isInstanceOf(TaskResult.Exited.class);
-      // Its parent killed too, the worker goes to init, which may reap it late: gone or a zombie, bounded.
+      assertThat(tasks.get(i).result().get(60, TimeUnit.SECONDS))
+          .isInstanceOf(TaskResult.Exited.class);
+      // Its parent killed too, the worker goes to init, which may reap it late: gone or a zombie,
+      // bounded.
       var worker = workers.get(i);
       for (int tries = 0; tries < 1200 && ProcessTree.running(worker); tries++) {
         try {
@@ -136,13 +175,19 @@ class ExecRuntimeTest {
     sim.removeNode(ControlNode.NVIDIA_UVM);
     var marker = dir.resolve("ran");
 
-    var task = runtime.start(launch("t2", List.of("/bin/touch", marker.toString()), Map.of(), List.of(device)));
+    var task =
+        runtime.start(
+            launch("t2", List.of("/bin/touch", marker.toString()), Map.of(), List.of(device)));
 
     var uvm = sim.nodePath(ControlNode.NVIDIA_UVM).toString();
-    assertThat(task.result().get(60, TimeUnit.SECONDS)).isInstanceOfSatisfying(TaskResult.DeviceCheckFailed.class, f -> {
-      assertThat(f.check().message()).isEqualTo(uvm + ": No such file or directory");
-      assertThat(f.check().opened()).containsExactly(sim.nodePath(ControlNode.NVIDIACTL).toString());
-    });
+    assertThat(task.result().get(60, TimeUnit.SECONDS))
+        .isInstanceOfSatisfying(
+            TaskResult.DeviceCheckFailed.class,
+            f -> {
+              assertThat(f.check().message()).isEqualTo(uvm + ": No such file or directory");
+              assertThat(f.check().opened())
+                  .containsExactly(sim.nodePath(ControlNode.NVIDIACTL).toString());
+            });
     assertThat(task.state()).isInstanceOf(TaskState.Finished.class);
     assertThat(marker).doesNotExist();
   }
@@ -155,20 +200,34 @@ class ExecRuntimeTest {
     } catch (java.io.IOException e) {
       assumeTrue(false, "needs mknod (run as root)");
     }
-    var device = TestSpecs.write(cdi, "claim3-gpu-0", List.of(new VerifiedNode("/dev/nvidia0", node, new DeviceNumber(10, 1))),
-        List.of(), "rw");
+    var device =
+        TestSpecs.write(
+            cdi,
+            "claim3-gpu-0",
+            List.of(new VerifiedNode("/dev/nvidia0", node, new DeviceNumber(10, 1))),
+            List.of(),
+            "rw");
 
     var task = runtime.start(launch("t3", List.of("/bin/true"), Map.of(), List.of(device)));
 
-    assertThat(task.result().get(60, TimeUnit.SECONDS)).isInstanceOfSatisfying(TaskResult.DeviceCheckFailed.class,
-        f -> assertThat(f.check().message()).isEqualTo(node + ": No such device"));
+    assertThat(task.result().get(60, TimeUnit.SECONDS))
+        .isInstanceOfSatisfying(
+            TaskResult.DeviceCheckFailed.class,
+            f -> assertThat(f.check().message()).isEqualTo(node + ": No such device"));
   }
 
   @Test
   void anUnresolvableDeviceIsAStartFailure() throws Exception {
-    var task = runtime.start(launch("t4", List.of("/bin/true"), Map.of(), List.of("test.quartermaster.dev/gpu=nope")));
-    assertThat(task.result().get(60, TimeUnit.SECONDS)).isInstanceOfSatisfying(TaskResult.StartFailed.class,
-        s -> assertThat(s.reason()).contains("unresolvable CDI device test.quartermaster.dev/gpu=nope"));
+    var task =
+        runtime.start(
+            launch(
+                "t4", List.of("/bin/true"), Map.of(), List.of("test.quartermaster.dev/gpu=nope")));
+    assertThat(task.result().get(60, TimeUnit.SECONDS))
+        .isInstanceOfSatisfying(
+            TaskResult.StartFailed.class,
+            s ->
+                assertThat(s.reason())
+                    .contains("unresolvable CDI device test.quartermaster.dev/gpu=nope"));
     assertThat(task.deviceCheck().get()).isInstanceOf(DeviceCheck.NotRun.class);
   }
 
@@ -179,6 +238,7 @@ class ExecRuntimeTest {
 
     task.kill();
 
-    assertThat(task.result().get(60, TimeUnit.SECONDS)).isEqualTo(new TaskResult.Exited(137, new DeviceCheck.Passed(List.of())));
+    assertThat(task.result().get(60, TimeUnit.SECONDS))
+        .isEqualTo(new TaskResult.Exited(137, new DeviceCheck.Passed(List.of())));
   }
 }

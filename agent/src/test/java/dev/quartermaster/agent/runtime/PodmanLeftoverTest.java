@@ -18,9 +18,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Hole 2 with containers: when the agent dies, its {@code podman run} client dies with it but the
- * container goes on under its monitor, on its GPU. Stopping the recorded pid — all a restarted agent
- * did before — leaves the container running (the naive restart, checked first); the run record also
- * names the container, and the next agent's {@link FileRunRecords#stopAll} removes it.
+ * container goes on under its monitor, on its GPU. Stopping the recorded pid — all a restarted
+ * agent did before — leaves the container running (the naive restart, checked first); the run
+ * record also names the container, and the next agent's {@link FileRunRecords#stopAll} removes it.
  */
 class PodmanLeftoverTest {
   private static final int TIMEOUT_S = 180;
@@ -45,9 +45,18 @@ class PodmanLeftoverTest {
   void aContainerThatOutlivesItsAgentIsRemovedByTheNextOne() throws Exception {
     var runtime = new PodmanRuntime(new SystemEnv(), PodmanSupport.options());
     var rootfs = PodmanSupport.busyboxRootfs(dir.resolve("rootfs"));
-    var task = runtime.start(new TaskLaunch("leftover", List.of("/bin/sleep", "600"), Map.of(), List.of(), List.of(),
-        new TaskImage.Rootfs(rootfs), dir.resolve("leftover.out")));
-    assertThat(task.deviceCheck().get(TIMEOUT_S, TimeUnit.SECONDS)).isInstanceOf(DeviceCheck.Passed.class);
+    var task =
+        runtime.start(
+            new TaskLaunch(
+                "leftover",
+                List.of("/bin/sleep", "600"),
+                Map.of(),
+                List.of(),
+                List.of(),
+                new TaskImage.Rootfs(rootfs),
+                dir.resolve("leftover.out")));
+    assertThat(task.deviceCheck().get(TIMEOUT_S, TimeUnit.SECONDS))
+        .isInstanceOf(DeviceCheck.Passed.class);
     container = task.container();
     var name = container.orElseThrow();
     var records = new FileRunRecords(dir.resolve("runs"), PodmanSupport.options().command());
@@ -57,7 +66,9 @@ class PodmanLeftoverTest {
     var client = task.process().orElseThrow();
     client.destroyForcibly();
     client.onExit().get(TIMEOUT_S, TimeUnit.SECONDS);
-    assertThat(running(name)).as("the naive restart: the pid is gone, the container is not").isTrue();
+    assertThat(running(name))
+        .as("the naive restart: the pid is gone, the container is not")
+        .isTrue();
 
     var found = records.stopAll();
 
@@ -66,7 +77,9 @@ class PodmanLeftoverTest {
   }
 
   private static boolean running(String name) throws Exception {
-    return podman("ps", "--filter", "name=^" + name + "$", "--format", "{{.Names}}").strip().equals(name);
+    return podman("ps", "--filter", "name=^" + name + "$", "--format", "{{.Names}}")
+        .strip()
+        .equals(name);
   }
 
   private static String podman(String... args) throws Exception {

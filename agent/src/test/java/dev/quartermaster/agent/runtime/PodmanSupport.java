@@ -22,7 +22,8 @@ final class PodmanSupport {
   private PodmanSupport() {}
 
   static PodmanOptions options() {
-    return PodmanOptions.defaults().withGlobalFlags("--cgroup-manager=cgroupfs", "--storage-driver=vfs", "--runtime=runc");
+    return PodmanOptions.defaults()
+        .withGlobalFlags("--cgroup-manager=cgroupfs", "--storage-driver=vfs", "--runtime=runc");
   }
 
   /** A root file system with busybox and its applets under {@code dir}. */
@@ -58,7 +59,8 @@ final class PodmanSupport {
 
   private static Optional<String> probe() {
     if (!Files.isExecutable(Path.of("/bin/busybox"))) {
-      return Optional.of("no /bin/busybox (apt-get install busybox-static) for the test root file system");
+      return Optional.of(
+          "no /bin/busybox (apt-get install busybox-static) for the test root file system");
     }
     try {
       Files.createDirectories(CDI_DIR);
@@ -78,8 +80,10 @@ final class PodmanSupport {
           return Optional.of("podman run did not finish in 180 s");
         }
         var out = new String(p.getInputStream().readAllBytes()).strip();
-        return p.exitValue() == 0 ? Optional.empty()
-            : Optional.of("podman cannot run a container here (exit " + p.exitValue() + "): " + out);
+        return p.exitValue() == 0
+            ? Optional.empty()
+            : Optional.of(
+                "podman cannot run a container here (exit " + p.exitValue() + "): " + out);
       } finally {
         deleteTree(probeDir);
       }

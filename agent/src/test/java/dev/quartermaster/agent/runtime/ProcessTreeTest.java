@@ -22,7 +22,10 @@ class ProcessTreeTest {
     }
   }
 
-  /** A shell that starts a shell that starts a sleep: returns the outer shell and the pids it printed. */
+  /**
+   * A shell that starts a shell that starts a sleep: returns the outer shell and the pids it
+   * printed.
+   */
   private List<Long> nested(Process[] outer) throws Exception {
     var p = new ProcessBuilder("sh", "-c", "sh -c 'sleep 300 & echo $$ $!; wait' & wait").start();
     started.add(p);

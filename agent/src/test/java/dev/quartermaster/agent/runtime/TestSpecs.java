@@ -9,10 +9,10 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * Writes CDI specs for tests (the agent's own writer lives in the cdi package): one device with
- * the given nodes ({@code type c}, major, minor, hostPath) at cdiVersion 0.5.0 (what Debian's
- * podman 4.3.1 accepts with hostPath). Vendor {@code test.quartermaster.dev}, so the agent's
- * writer never mistakes these files for its own.
+ * Writes CDI specs for tests (the agent's own writer lives in the cdi package): one device with the
+ * given nodes ({@code type c}, major, minor, hostPath) at cdiVersion 0.5.0 (what Debian's podman
+ * 4.3.1 accepts with hostPath). Vendor {@code test.quartermaster.dev}, so the agent's writer never
+ * mistakes these files for its own.
  */
 final class TestSpecs {
   static final String KIND = "test.quartermaster.dev/gpu";
@@ -20,7 +20,8 @@ final class TestSpecs {
   private TestSpecs() {}
 
   /** Writes {@code <dir>/test.quartermaster.dev-gpu_<device>.json}; returns the qualified name. */
-  static String write(Path dir, String device, List<VerifiedNode> nodes, List<String> env, String permissions)
+  static String write(
+      Path dir, String device, List<VerifiedNode> nodes, List<String> env, String permissions)
       throws IOException {
     var f = JsonNodeFactory.instance;
     var spec = f.objectNode();
@@ -41,7 +42,9 @@ final class TestSpecs {
     var envArray = spec.putObject("containerEdits").putArray("env");
     env.forEach(envArray::add);
     Files.createDirectories(dir);
-    Files.write(file(dir, device), new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsBytes(spec));
+    Files.write(
+        file(dir, device),
+        new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsBytes(spec));
     return KIND + "=" + device;
   }
 

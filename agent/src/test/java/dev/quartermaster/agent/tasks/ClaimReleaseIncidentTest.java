@@ -54,7 +54,9 @@ class ClaimReleaseIncidentTest {
   private static final class World {
     Task task = ClaimUseTest.task(TASK, TASK_UID, false);
     ResourceClaim claim = claim(CLAIM.uid(), NODE);
-    final ClaimUse use = new ClaimUse(NODE, name -> name.equals(TASK) ? Optional.of(task) : Optional.empty(), c -> {});
+    final ClaimUse use =
+        new ClaimUse(
+            NODE, name -> name.equals(TASK) ? Optional.of(task) : Optional.empty(), c -> {});
     final RuntimeTask process = TestRuns.start(use, TASK, TASK_UID, List.of(CLAIM));
     boolean exited;
 
@@ -66,16 +68,23 @@ class ClaimReleaseIncidentTest {
       return switch (answer) {
         case REAL -> use;
         case CLAIM_OBJECT_ONLY -> NaiveClaimRelease.claimObjectOnly(NODE);
-        case ON_THE_STORES_WORD -> NaiveClaimRelease.onTheStoresWord(NODE, name -> Optional.of(task));
+        case ON_THE_STORES_WORD ->
+            NaiveClaimRelease.onTheStoresWord(NODE, name -> Optional.of(task));
       };
     }
 
     void apply(Step step) {
       switch (step) {
-        case DELETE_CLAIM -> claim = new ResourceClaim(claim.metadata().withDeletedAt(Instant.EPOCH), claim.spec(),
-            claim.status());
-        case MOVE_CLAIM -> claim = new ResourceClaim(claim.metadata(), claim.spec(),
-            claim.status().withAllocation(new Allocation("node-2", List.of())));
+        case DELETE_CLAIM ->
+            claim =
+                new ResourceClaim(
+                    claim.metadata().withDeletedAt(Instant.EPOCH), claim.spec(), claim.status());
+        case MOVE_CLAIM ->
+            claim =
+                new ResourceClaim(
+                    claim.metadata(),
+                    claim.spec(),
+                    claim.status().withAllocation(new Allocation("node-2", List.of())));
         case RECREATE_CLAIM -> claim = claim("c-2", NODE);
         case DELETE_TASK -> task = ClaimUseTest.task(TASK, TASK_UID, true);
         case EXIT -> {
@@ -87,14 +96,20 @@ class ClaimReleaseIncidentTest {
 
     /** What the claim sync would be told of the claim the process was started with. */
     ClaimVerdict asked(ClaimRelease release) {
-      return claim.metadata().uid().equals(CLAIM.uid()) ? release.verdict(claim) : release.verdict(CLAIM);
+      return claim.metadata().uid().equals(CLAIM.uid())
+          ? release.verdict(claim)
+          : release.verdict(CLAIM);
     }
   }
 
   private static ResourceClaim claim(String uid, String node) {
-    var meta = ObjectMeta.named(CLAIM.name()).withUid(uid)
-        .withOwner(new OwnerReference(Kinds.TASK.name(), TASK, TASK_UID));
-    return new ResourceClaim(meta, ResourceClaimSpec.EMPTY,
+    var meta =
+        ObjectMeta.named(CLAIM.name())
+            .withUid(uid)
+            .withOwner(new OwnerReference(Kinds.TASK.name(), TASK, TASK_UID));
+    return new ResourceClaim(
+        meta,
+        ResourceClaimSpec.EMPTY,
         ResourceClaimStatus.EMPTY.withAllocation(new Allocation(node, List.of())));
   }
 
@@ -128,15 +143,33 @@ class ClaimReleaseIncidentTest {
       done.add(step);
       var verdict = world.asked(release);
       if (!world.exited && verdict instanceof ClaimVerdict.Free) {
-        violations.add("I2: after " + done + ", claim " + CLAIM + " is free while task " + TASK + "'s process runs");
+        violations.add(
+            "I2: after "
+                + done
+                + ", claim "
+                + CLAIM
+                + " is free while task "
+                + TASK
+                + "'s process runs");
       }
       boolean unwanted = done.stream().anyMatch(s -> s != Step.EXIT);
       if (world.exited && unwanted && !(verdict instanceof ClaimVerdict.Free)) {
-        violations.add("held for ever: after " + done + ", claim " + CLAIM + " is " + ClaimUseTest.said(verdict));
+        violations.add(
+            "held for ever: after "
+                + done
+                + ", claim "
+                + CLAIM
+                + " is "
+                + ClaimUseTest.said(verdict));
       }
       if (world.exited && !unwanted && !(verdict instanceof ClaimVerdict.Wanted)) {
-        violations.add("released early: after " + done + ", claim " + CLAIM + " of a live task is "
-            + ClaimUseTest.said(verdict));
+        violations.add(
+            "released early: after "
+                + done
+                + ", claim "
+                + CLAIM
+                + " of a live task is "
+                + ClaimUseTest.said(verdict));
       }
     }
     return violations;
@@ -150,12 +183,16 @@ class ClaimReleaseIncidentTest {
     var violations = orders.stream().flatMap(o -> run(answer, o).stream()).toList();
     switch (answer) {
       case REAL -> assertThat(violations).isEmpty();
-      case CLAIM_OBJECT_ONLY -> assertThat(violations).as("the claim object alone must be caught")
-          .anyMatch(v -> v.startsWith("I2: after [DELETE_CLAIM]"))
-          .anyMatch(v -> v.startsWith("I2: after [MOVE_CLAIM]"))
-          .anyMatch(v -> v.startsWith("I2: after [RECREATE_CLAIM]"));
-      case ON_THE_STORES_WORD -> assertThat(violations).as("the store's word must be caught")
-          .anyMatch(v -> v.startsWith("I2: after [DELETE_TASK]"));
+      case CLAIM_OBJECT_ONLY ->
+          assertThat(violations)
+              .as("the claim object alone must be caught")
+              .anyMatch(v -> v.startsWith("I2: after [DELETE_CLAIM]"))
+              .anyMatch(v -> v.startsWith("I2: after [MOVE_CLAIM]"))
+              .anyMatch(v -> v.startsWith("I2: after [RECREATE_CLAIM]"));
+      case ON_THE_STORES_WORD ->
+          assertThat(violations)
+              .as("the store's word must be caught")
+              .anyMatch(v -> v.startsWith("I2: after [DELETE_TASK]"));
     }
   }
 }

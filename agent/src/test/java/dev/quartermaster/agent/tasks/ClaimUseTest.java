@@ -17,7 +17,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -72,7 +71,10 @@ class ClaimUseTest {
   }
 
   @ParameterizedTest(name = "run {0}, task {1}, claim {2} → {3}")
-  @CsvSource(delimiter = '|', textBlock = """
+  @CsvSource(
+      delimiter = '|',
+      textBlock =
+          """
       # allocated here and not deleting: wanted unless its owner task is deleting with no process left
       NONE                        | LIVE     | OWNED_HERE          | Wanted
       RUNNING                     | LIVE     | OWNED_HERE          | Wanted
@@ -109,7 +111,10 @@ class ClaimUseTest {
   }
 
   @ParameterizedTest(name = "held claim, run {0}, task {1} → {2}")
-  @CsvSource(delimiter = '|', textBlock = """
+  @CsvSource(
+      delimiter = '|',
+      textBlock =
+          """
       # the ledger holds c-1 but the object is gone or another uid: only the process decides
       NONE                        | LIVE     | Free
       STARTING                    | LIVE     | InUse train (starting)
@@ -126,8 +131,14 @@ class ClaimUseTest {
   }
 
   @ParameterizedTest(name = "run {0} → may run: {1}")
-  @CsvSource({"NONE, false", "STARTING, true", "RUNNING, true", "EXITED, false", "RUNNING_WITH_EARLIER_CLAIM, true",
-      "EARLIER_INCARNATION_RUNNING, false"})
+  @CsvSource({
+    "NONE, false",
+    "STARTING, true",
+    "RUNNING, true",
+    "EXITED, false",
+    "RUNNING_WITH_EARLIER_CLAIM, true",
+    "EARLIER_INCARNATION_RUNNING, false"
+  })
   void mayTheTaskIncarnationsProcessStillRun(Run run, boolean expected) {
     var use = use(TaskSeen.LIVE);
     start(use, run);
@@ -169,12 +180,13 @@ class ClaimUseTest {
   }
 
   private static ClaimUse use(TaskSeen seen) {
-    var cached = switch (seen) {
-      case LIVE -> Optional.of(task(TASK, TASK_UID, false));
-      case DELETING -> Optional.of(task(TASK, TASK_UID, true));
-      case GONE -> Optional.<Task>empty();
-      case REPLACED -> Optional.of(task(TASK, "uid-2", false));
-    };
+    var cached =
+        switch (seen) {
+          case LIVE -> Optional.of(task(TASK, TASK_UID, false));
+          case DELETING -> Optional.of(task(TASK, TASK_UID, true));
+          case GONE -> Optional.<Task>empty();
+          case REPLACED -> Optional.of(task(TASK, "uid-2", false));
+        };
     return new ClaimUse(NODE, name -> name.equals(TASK) ? cached : Optional.empty(), name -> {});
   }
 
@@ -185,14 +197,17 @@ class ClaimUseTest {
       case RUNNING -> TestRuns.pass(TestRuns.start(use, TASK, TASK_UID, List.of(CLAIM)));
       case EXITED -> TestRuns.exit(TestRuns.start(use, TASK, TASK_UID, List.of(CLAIM)));
       case RUNNING_WITH_EARLIER_CLAIM ->
-          TestRuns.pass(TestRuns.start(use, TASK, TASK_UID, List.of(new ClaimRef("c-0", CLAIM.name()))));
-      case EARLIER_INCARNATION_RUNNING -> TestRuns.pass(TestRuns.start(use, TASK, "uid-0", List.of(CLAIM)));
+          TestRuns.pass(
+              TestRuns.start(use, TASK, TASK_UID, List.of(new ClaimRef("c-0", CLAIM.name()))));
+      case EARLIER_INCARNATION_RUNNING ->
+          TestRuns.pass(TestRuns.start(use, TASK, "uid-0", List.of(CLAIM)));
     }
   }
 
   static Task task(String name, String uid, boolean deleting) {
     var meta = ObjectMeta.named(name).withUid(uid);
-    return new Task(deleting ? meta.withDeletedAt(Instant.EPOCH) : meta, TaskSpec.EMPTY, TaskStatus.EMPTY);
+    return new Task(
+        deleting ? meta.withDeletedAt(Instant.EPOCH) : meta, TaskSpec.EMPTY, TaskStatus.EMPTY);
   }
 
   private static ResourceClaim claim(Claim shape) {
@@ -203,11 +218,13 @@ class ClaimUseTest {
     if (shape == Claim.DELETING) {
       meta = meta.withDeletedAt(Instant.EPOCH);
     }
-    var status = switch (shape) {
-      case ALLOCATED_ELSEWHERE -> ResourceClaimStatus.EMPTY.withAllocation(new Allocation("node-2", List.of()));
-      case DEALLOCATED -> ResourceClaimStatus.EMPTY;
-      default -> ResourceClaimStatus.EMPTY.withAllocation(new Allocation(NODE, List.of()));
-    };
+    var status =
+        switch (shape) {
+          case ALLOCATED_ELSEWHERE ->
+              ResourceClaimStatus.EMPTY.withAllocation(new Allocation("node-2", List.of()));
+          case DEALLOCATED -> ResourceClaimStatus.EMPTY;
+          default -> ResourceClaimStatus.EMPTY.withAllocation(new Allocation(NODE, List.of()));
+        };
     return new ResourceClaim(meta, ResourceClaimSpec.EMPTY, status);
   }
 
@@ -216,8 +233,11 @@ class ClaimUseTest {
     return switch (verdict) {
       case ClaimVerdict.Wanted w -> "Wanted";
       case ClaimVerdict.Free f -> "Free";
-      case ClaimVerdict.InUse u -> "InUse " + u.users().stream().map(x -> x.task() + " (" + x.state() + ")")
-          .collect(Collectors.joining(", "));
+      case ClaimVerdict.InUse u ->
+          "InUse "
+              + u.users().stream()
+                  .map(x -> x.task() + " (" + x.state() + ")")
+                  .collect(Collectors.joining(", "));
     };
   }
 }

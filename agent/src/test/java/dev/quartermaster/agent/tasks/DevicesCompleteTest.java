@@ -21,15 +21,25 @@ import org.junit.jupiter.api.Test;
 class DevicesCompleteTest {
   private static final Path UVM = Path.of("/sim/root/dev/nvidia-uvm");
   private static final Path GPU0 = Path.of("/sim/root/dev/nvidia0");
-  private static final NodeProblem UVM_MISSING = new NodeProblem(UVM, NodeProblem.Kind.Missing, "missing " + UVM);
-  private static final NodeProblem GPU0_MISSING = new NodeProblem(GPU0, NodeProblem.Kind.Missing, "missing " + GPU0);
+  private static final NodeProblem UVM_MISSING =
+      new NodeProblem(UVM, NodeProblem.Kind.Missing, "missing " + UVM);
+  private static final NodeProblem GPU0_MISSING =
+      new NodeProblem(GPU0, NodeProblem.Kind.Missing, "missing " + GPU0);
 
-  private static final List<List<String>> TASKS = List.of(
-      List.of("/sim/root/dev/nvidia0", "/sim/root/dev/nvidiactl", "/sim/root/dev/nvidia-uvm"), // exec
-      List.of("/dev/nvidia1", "/dev/nvidiactl", "/dev/nvidia-uvm"), // podman, noop
-      List.of()); // no GPU
+  private static final List<List<String>> TASKS =
+      List.of(
+          List.of(
+              "/sim/root/dev/nvidia0",
+              "/sim/root/dev/nvidiactl",
+              "/sim/root/dev/nvidia-uvm"), // exec
+          List.of("/dev/nvidia1", "/dev/nvidiactl", "/dev/nvidia-uvm"), // podman, noop
+          List.of()); // no GPU
   private static final List<List<NodeProblem>> PROBLEMS =
-      List.of(List.of(), List.of(UVM_MISSING), List.of(GPU0_MISSING), List.of(UVM_MISSING, GPU0_MISSING));
+      List.of(
+          List.of(),
+          List.of(UVM_MISSING),
+          List.of(GPU0_MISSING),
+          List.of(UVM_MISSING, GPU0_MISSING));
 
   /** Before the fix: no condition at all. */
   private static Optional<Condition> naive(List<String> opened, List<NodeProblem> problems) {
@@ -40,15 +50,28 @@ class DevicesCompleteTest {
     return Optional.of(DevicesComplete.of(opened, problems));
   }
 
-  private static List<String> violations(BiFunction<List<String>, List<NodeProblem>, Optional<Condition>> rule) {
+  private static List<String> violations(
+      BiFunction<List<String>, List<NodeProblem>, Optional<Condition>> rule) {
     var out = new ArrayList<String>();
     for (var opened : TASKS) {
       for (var problems : PROBLEMS) {
         var condition = rule.apply(opened, problems);
-        var lost = problems.stream().filter(p -> opened.contains(p.path().toString())
-            || opened.contains("/dev/" + p.path().getFileName())).toList();
-        if (!lost.isEmpty() && condition.filter(c -> !c.isTrue() && c.reason().equals("DeviceNodeMissing")
-            && lost.stream().allMatch(p -> c.message().contains(p.path().toString()))).isEmpty()) {
+        var lost =
+            problems.stream()
+                .filter(
+                    p ->
+                        opened.contains(p.path().toString())
+                            || opened.contains("/dev/" + p.path().getFileName()))
+                .toList();
+        if (!lost.isEmpty()
+            && condition
+                .filter(
+                    c ->
+                        !c.isTrue()
+                            && c.reason().equals("DeviceNodeMissing")
+                            && lost.stream()
+                                .allMatch(p -> c.message().contains(p.path().toString())))
+                .isEmpty()) {
           out.add("task with " + opened + " not told of " + lost + ": " + condition);
         }
         if (lost.isEmpty() && condition.filter(c -> !c.isTrue()).isPresent()) {
@@ -66,7 +89,9 @@ class DevicesCompleteTest {
 
   @Test
   void theNaiveRuleIsCaught() {
-    assertThat(violations(DevicesCompleteTest::naive)).isNotEmpty().anyMatch(v -> v.contains("nvidia-uvm"));
+    assertThat(violations(DevicesCompleteTest::naive))
+        .isNotEmpty()
+        .anyMatch(v -> v.contains("nvidia-uvm"));
   }
 
   @Test

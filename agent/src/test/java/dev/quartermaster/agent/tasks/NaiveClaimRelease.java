@@ -21,7 +21,10 @@ public final class NaiveClaimRelease implements ClaimRelease {
     this.tasks = tasks;
   }
 
-  /** The claim object alone decides: released as soon as it is deleted, moved, deallocated or replaced. */
+  /**
+   * The claim object alone decides: released as soon as it is deleted, moved, deallocated or
+   * replaced.
+   */
   public static ClaimRelease claimObjectOnly(String node) {
     return new NaiveClaimRelease(node, name -> Optional.empty());
   }
@@ -36,11 +39,18 @@ public final class NaiveClaimRelease implements ClaimRelease {
 
   @Override
   public ClaimVerdict verdict(ResourceClaim claim) {
-    boolean ownerDeleting = claim.metadata().owner().filter(o -> o.kind().equals(Kinds.TASK.name()))
-        .flatMap(o -> tasks.apply(o.name()).filter(t -> t.metadata().uid().equals(o.uid())))
-        .filter(t -> t.metadata().isDeleting()).isPresent();
-    boolean wanted = claim.status().allocation().map(Allocation::node).filter(node::equals).isPresent()
-        && !claim.metadata().isDeleting() && !ownerDeleting;
+    boolean ownerDeleting =
+        claim
+            .metadata()
+            .owner()
+            .filter(o -> o.kind().equals(Kinds.TASK.name()))
+            .flatMap(o -> tasks.apply(o.name()).filter(t -> t.metadata().uid().equals(o.uid())))
+            .filter(t -> t.metadata().isDeleting())
+            .isPresent();
+    boolean wanted =
+        claim.status().allocation().map(Allocation::node).filter(node::equals).isPresent()
+            && !claim.metadata().isDeleting()
+            && !ownerDeleting;
     return wanted ? new ClaimVerdict.Wanted() : new ClaimVerdict.Free();
   }
 

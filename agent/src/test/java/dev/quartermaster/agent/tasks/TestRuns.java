@@ -17,10 +17,15 @@ import java.util.Optional;
 public final class TestRuns {
   private TestRuns() {}
 
-  /** A process of task incarnation ({@code task}, {@code uid}) started with {@code claims}, before its device check. */
+  /**
+   * A process of task incarnation ({@code task}, {@code uid}) started with {@code claims}, before
+   * its device check.
+   */
   public static RuntimeTask start(ClaimUse use, String task, String uid, List<ClaimRef> claims) {
     var handle = new RuntimeTask(task, Path.of(task + ".log"));
-    use.started(task, new TaskRun(uid, handle, List.copyOf(claims), Optional.empty(), Instant.EPOCH, "starting"));
+    use.started(
+        task,
+        new TaskRun(uid, handle, List.copyOf(claims), Optional.empty(), Instant.EPOCH, "starting"));
     return handle;
   }
 

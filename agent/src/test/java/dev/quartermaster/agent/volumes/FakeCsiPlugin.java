@@ -34,16 +34,26 @@ final class FakeCsiPlugin implements CsiPlugin {
   private final DeterministicEnv env;
   private final List<String> log;
   Duration latency = Duration.ofMillis(10);
-  PluginInfo info = new PluginInfo(NAME, "1.2.3",
-      Set.of(Capability.ControllerService, Capability.PublishUnpublishVolume, Capability.StageUnstageVolume), Set.of());
+  PluginInfo info =
+      new PluginInfo(
+          NAME,
+          "1.2.3",
+          Set.of(
+              Capability.ControllerService,
+              Capability.PublishUnpublishVolume,
+              Capability.StageUnstageVolume),
+          Set.of());
   boolean ready = true;
   String nodeId = "fake-node-1";
+
   /** Calls whose answers are held until {@link #releaseHeld}. */
   final Set<CsiCall> hold = EnumSet.noneOf(CsiCall.class);
+
   private final List<Runnable> held = new ArrayList<>();
   private final Map<CsiCall, ArrayDeque<CsiCode>> failures = new HashMap<>();
   private final Map<String, Integer> inFlight = new HashMap<>();
   int maxInFlightPerVolume;
+
   /** The targets published and not unpublished, to their volume ids: the node's publications. */
   final Map<String, String> published = new java.util.TreeMap<>();
 
@@ -64,33 +74,37 @@ final class FakeCsiPlugin implements CsiPlugin {
     now.forEach(Runnable::run);
   }
 
-  private <T> CompletionStage<T> answer(CsiCall call, String volume, String detail, Supplier<T> value) {
+  private <T> CompletionStage<T> answer(
+      CsiCall call, String volume, String detail, Supplier<T> value) {
     var f = new CompletableFuture<T>();
     if (!volume.isEmpty()) {
       int n = inFlight.merge(volume, 1, Integer::sum);
       maxInFlightPerVolume = Math.max(maxInFlightPerVolume, n);
     }
-    Runnable complete = () -> {
-      if (!volume.isEmpty()) {
-        inFlight.merge(volume, -1, Integer::sum);
-      }
-      var code = failures.getOrDefault(call, new ArrayDeque<>()).poll();
-      if (code != null) {
-        f.completeExceptionally(new CsiException(call, code, "injected"));
-        return;
-      }
-      if (!detail.isEmpty()) {
-        log.add(call + " " + detail);
-      }
-      f.complete(value.get());
-    };
-    env.schedule(latency, () -> {
-      if (hold.contains(call)) {
-        held.add(complete);
-      } else {
-        complete.run();
-      }
-    });
+    Runnable complete =
+        () -> {
+          if (!volume.isEmpty()) {
+            inFlight.merge(volume, -1, Integer::sum);
+          }
+          var code = failures.getOrDefault(call, new ArrayDeque<>()).poll();
+          if (code != null) {
+            f.completeExceptionally(new CsiException(call, code, "injected"));
+            return;
+          }
+          if (!detail.isEmpty()) {
+            log.add(call + " " + detail);
+          }
+          f.complete(value.get());
+        };
+    env.schedule(
+        latency,
+        () -> {
+          if (hold.contains(call)) {
+            held.add(complete);
+          } else {
+            complete.run();
+          }
+        });
     return f;
   }
 
@@ -105,9 +119,13 @@ final class FakeCsiPlugin implements CsiPlugin {
   }
 
   @Override
-  public CompletionStage<CreatedVolume> createVolume(String name, long capacityBytes, AccessMode mode,
-      Map<String, String> parameters) {
-    return answer(CsiCall.CreateVolume, "", "", () -> new CreatedVolume("vol-" + name, capacityBytes, Map.of()));
+  public CompletionStage<CreatedVolume> createVolume(
+      String name, long capacityBytes, AccessMode mode, Map<String, String> parameters) {
+    return answer(
+        CsiCall.CreateVolume,
+        "",
+        "",
+        () -> new CreatedVolume("vol-" + name, capacityBytes, Map.of()));
   }
 
   @Override
@@ -116,8 +134,8 @@ final class FakeCsiPlugin implements CsiPlugin {
   }
 
   @Override
-  public CompletionStage<Map<String, String>> controllerPublish(String volumeId, String csiNodeId, AccessMode mode,
-      boolean readOnly) {
+  public CompletionStage<Map<String, String>> controllerPublish(
+      String volumeId, String csiNodeId, AccessMode mode, boolean readOnly) {
     return answer(CsiCall.ControllerPublishVolume, "", "", Map::of);
   }
 
@@ -137,8 +155,8 @@ final class FakeCsiPlugin implements CsiPlugin {
   }
 
   @Override
-  public CompletionStage<Void> nodeStage(String volumeId, Map<String, String> publishContext, String stagingPath,
-      AccessMode mode) {
+  public CompletionStage<Void> nodeStage(
+      String volumeId, Map<String, String> publishContext, String stagingPath, AccessMode mode) {
     return answer(CsiCall.NodeStageVolume, volumeId, volumeId + " " + stagingPath, () -> null);
   }
 
@@ -148,18 +166,33 @@ final class FakeCsiPlugin implements CsiPlugin {
    */
   @Override
   public CompletionStage<Void> nodeUnstage(String volumeId, String stagingPath) {
-    var still = published.entrySet().stream().filter(e -> e.getValue().equals(volumeId)).map(Map.Entry::getKey).toList();
+    var still =
+        published.entrySet().stream()
+            .filter(e -> e.getValue().equals(volumeId))
+            .map(Map.Entry::getKey)
+            .toList();
     if (!still.isEmpty()) {
-      return CompletableFuture.failedFuture(new CsiException(CsiCall.NodeUnstageVolume, CsiCode.FAILED_PRECONDITION,
-          "volume " + volumeId + " is still published at " + still));
+      return CompletableFuture.failedFuture(
+          new CsiException(
+              CsiCall.NodeUnstageVolume,
+              CsiCode.FAILED_PRECONDITION,
+              "volume " + volumeId + " is still published at " + still));
     }
     return answer(CsiCall.NodeUnstageVolume, volumeId, volumeId + " " + stagingPath, () -> null);
   }
 
   @Override
-  public CompletionStage<Void> nodePublish(String volumeId, Map<String, String> publishContext, String stagingPath,
-      String targetPath, AccessMode mode, boolean readOnly) {
-    return answer(CsiCall.NodePublishVolume, volumeId, volumeId + " " + targetPath + (readOnly ? " ro" : ""),
+  public CompletionStage<Void> nodePublish(
+      String volumeId,
+      Map<String, String> publishContext,
+      String stagingPath,
+      String targetPath,
+      AccessMode mode,
+      boolean readOnly) {
+    return answer(
+        CsiCall.NodePublishVolume,
+        volumeId,
+        volumeId + " " + targetPath + (readOnly ? " ro" : ""),
         () -> {
           published.put(targetPath, volumeId);
           return null;
@@ -168,10 +201,14 @@ final class FakeCsiPlugin implements CsiPlugin {
 
   @Override
   public CompletionStage<Void> nodeUnpublish(String volumeId, String targetPath) {
-    return answer(CsiCall.NodeUnpublishVolume, volumeId, volumeId + " " + targetPath, () -> {
-      published.remove(targetPath);
-      return null;
-    });
+    return answer(
+        CsiCall.NodeUnpublishVolume,
+        volumeId,
+        volumeId + " " + targetPath,
+        () -> {
+          published.remove(targetPath);
+          return null;
+        });
   }
 
   @Override

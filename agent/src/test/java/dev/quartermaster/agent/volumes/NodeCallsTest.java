@@ -26,7 +26,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 /** The retirement of a released claim, below the task and volume syncs. */
@@ -38,42 +37,69 @@ class NodeCallsTest {
     var log = new ArrayList<String>();
     var calls = new NodeCalls(new VolumePaths(Path.of("/state")), new KeyedSerializer<>(env));
     var plugin = new FakeCsiPlugin(env, log);
-    var nodePlugin = new NodePlugin(new PluginInstance(FakeCsiPlugin.NAME, "unix:///p.sock", "1", Set.of(),
-        true, "", "n1"), plugin.info, plugin);
-    var volume = new Volume(ObjectMeta.named("data"), new VolumeSpec(FakeCsiPlugin.NAME, 1, null, Map.of()),
-        new VolumeStatus(VolumePhase.Available, "vol-data", 1, List.of(), List.of()));
-    var claim = new VolumeClaim("train-0", "uid-1", "node-1", VolumeClaim.Mode.Write, VolumeClaim.State.Taken, true,
-        Map.of());
-    var task = new Task(ObjectMeta.named("train-0").withUid("uid-1"),
-        new TaskSpec(Optional.of("node-1"), List.of("x"), Map.of(), List.of(), List.of(VolumeUse.writer("data")),
-            "exec", Optional.empty()), TaskStatus.EMPTY);
-    var noPlugins = new NodePlugins() {
-      @Override
-      public Optional<NodePlugin> nodePlugin(String name) {
-        return Optional.empty();
-      }
+    var nodePlugin =
+        new NodePlugin(
+            new PluginInstance(FakeCsiPlugin.NAME, "unix:///p.sock", "1", Set.of(), true, "", "n1"),
+            plugin.info,
+            plugin);
+    var volume =
+        new Volume(
+            ObjectMeta.named("data"),
+            new VolumeSpec(FakeCsiPlugin.NAME, 1, null, Map.of()),
+            new VolumeStatus(VolumePhase.Available, "vol-data", 1, List.of(), List.of()));
+    var claim =
+        new VolumeClaim(
+            "train-0",
+            "uid-1",
+            "node-1",
+            VolumeClaim.Mode.Write,
+            VolumeClaim.State.Taken,
+            true,
+            Map.of());
+    var task =
+        new Task(
+            ObjectMeta.named("train-0").withUid("uid-1"),
+            new TaskSpec(
+                Optional.of("node-1"),
+                List.of("x"),
+                Map.of(),
+                List.of(),
+                List.of(VolumeUse.writer("data")),
+                "exec",
+                Optional.empty()),
+            TaskStatus.EMPTY);
+    var noPlugins =
+        new NodePlugins() {
+          @Override
+          public Optional<NodePlugin> nodePlugin(String name) {
+            return Optional.empty();
+          }
 
-      @Override
-      public String whyNot(String name) {
-        return "none";
-      }
+          @Override
+          public String whyNot(String name) {
+            return "none";
+          }
 
-      @Override
-      public void probeSoon() {}
-    };
-    var mounts = new VolumeMounts("node-1", name -> Optional.of(volume), noPlugins, calls, t -> {}, v -> {});
+          @Override
+          public void probeSoon() {}
+        };
+    var mounts =
+        new VolumeMounts("node-1", name -> Optional.of(volume), noPlugins, calls, t -> {}, v -> {});
 
     assertThat(mounts.startUnlessReleased(task, () -> "started")).contains("started");
-    calls.exclusively(() -> {
-      calls.retire("data", "uid-1");
-      return null;
-    });
+    calls.exclusively(
+        () -> {
+          calls.retire("data", "uid-1");
+          return null;
+        });
     assertThat(mounts.startUnlessReleased(task, () -> "started")).isEmpty();
 
     var publish = calls.publish(volume, claim, false, nodePlugin).toCompletableFuture();
     env.runUntilIdle();
     assertThat(publish).isCompletedExceptionally();
-    assertThat(publish.handle((v, e) -> CsiException.of(CsiCall.NodePublishVolume, e).code()).join()).isEqualTo(CsiCode.FAILED_PRECONDITION);
+    assertThat(
+            publish.handle((v, e) -> CsiException.of(CsiCall.NodePublishVolume, e).code()).join())
+        .isEqualTo(CsiCode.FAILED_PRECONDITION);
     assertThat(log).isEmpty();
   }
 }

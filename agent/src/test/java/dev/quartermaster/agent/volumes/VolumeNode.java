@@ -24,8 +24,8 @@ import dev.quartermaster.api.volume.VolumeClaim;
 import dev.quartermaster.api.volume.VolumeClaimEvent;
 import dev.quartermaster.api.volume.VolumeClaimMachine;
 import dev.quartermaster.api.volume.VolumePhase;
-import dev.quartermaster.api.volume.VolumeSpec.AccessMode;
 import dev.quartermaster.api.volume.VolumeSpec;
+import dev.quartermaster.api.volume.VolumeSpec.AccessMode;
 import dev.quartermaster.api.volume.VolumeStatus;
 import dev.quartermaster.api.volume.VolumeUse;
 import dev.quartermaster.api.workload.DeviceLossPolicy;
@@ -65,27 +65,47 @@ final class VolumeNode implements AutoCloseable {
 
   final DeterministicEnv env = new DeterministicEnv(26831);
   final List<String> log = new ArrayList<>();
+
   /** The events the agents recorded, as {@code TYPE REASON KIND/NAME MESSAGE}. */
   final List<String> events = java.util.Collections.synchronizedList(new ArrayList<>());
+
   final FakeCsiPlugin plugin = new FakeCsiPlugin(env, log);
   final MapCsiEndpoints endpoints = new MapCsiEndpoints();
+
   /** The node's processes by task name (the latest of each). */
   final Map<String, RuntimeTask> processes = new HashMap<>();
+
   /** What the agents recorded: task → (uid, process); survives the agent. */
   private final Map<String, Map.Entry<String, RuntimeTask>> records = new HashMap<>();
+
   private final SqliteStore store;
   final ApiClient api;
   private final Path tmp;
-  /** The API as the next agent sees it (a test may wrap it); the test itself writes through {@link #api}. */
+
+  /**
+   * The API as the next agent sees it (a test may wrap it); the test itself writes through {@link
+   * #api}.
+   */
   UnaryOperator<ApiClient> agentApi = UnaryOperator.identity();
+
   /** The tasks the next agent's releaser finds in its cache; by default what the store has. */
   Function<String, Optional<Task>> taskCache;
+
   /** The tasks the next agent's task sync sees; by default what the store has. */
   Function<String, Optional<Task>> taskSyncView;
-  /** Processes started from now on stay before their device check (an image being pulled) until {@link #pass}. */
+
+  /**
+   * Processes started from now on stay before their device check (an image being pulled) until
+   * {@link #pass}.
+   */
   boolean holdChecks;
-  /** Whether the next agent sees the node's publications; false is the naive agent that knows only the store's claims. */
+
+  /**
+   * Whether the next agent sees the node's publications; false is the naive agent that knows only
+   * the store's claims.
+   */
   boolean seesPublications = true;
+
   Agent agent;
 
   VolumeNode(Path tmp) throws Exception {
@@ -113,25 +133,70 @@ final class VolumeNode implements AutoCloseable {
 
     Agent() {
       var api = agentApi.apply(VolumeNode.this.api);
-      taskQueue = new WorkQueue<>(env, new ExponentialBackoff<>(Duration.ofMillis(100), Duration.ofSeconds(10)));
-      volumeQueue = new WorkQueue<>(env, new ExponentialBackoff<>(Duration.ofMillis(100), Duration.ofSeconds(10)));
+      taskQueue =
+          new WorkQueue<>(
+              env, new ExponentialBackoff<>(Duration.ofMillis(100), Duration.ofSeconds(10)));
+      volumeQueue =
+          new WorkQueue<>(
+              env, new ExponentialBackoff<>(Duration.ofMillis(100), Duration.ofSeconds(10)));
       // As the agent does: a plugin change is looked at by every task and volume at once.
-      prober = new PluginProber(env, NODE, endpoints, Duration.ofSeconds(30), Duration.ofSeconds(5), list -> kick());
+      prober =
+          new PluginProber(
+              env, NODE, endpoints, Duration.ofSeconds(30), Duration.ofSeconds(5), list -> kick());
       calls = new NodeCalls(new VolumePaths(STATE), new KeyedSerializer<>(env));
-      mounts = new VolumeMounts(NODE, name -> api.get(Kinds.VOLUME, name), prober, calls, taskQueue::add,
-          volumeQueue::add);
-      runs = new ClaimUse(NODE, name -> taskSyncView.apply(name), claim -> {}); // no claim sync here
-      tasks = new TaskSync(AgentContext.withoutEvents(api, NODE, env),
-          TaskViews.of(name -> taskSyncView.apply(name), name -> Optional.empty(), uid -> Optional.empty()),
-          new TaskHosting(new Host(), name -> tmp.resolve(name + ".log"), mounts, DomainGate.NONE), runs,
-          taskQueue::add, Duration.ofSeconds(1));
+      mounts =
+          new VolumeMounts(
+              NODE,
+              name -> api.get(Kinds.VOLUME, name),
+              prober,
+              calls,
+              taskQueue::add,
+              volumeQueue::add);
+      runs =
+          new ClaimUse(NODE, name -> taskSyncView.apply(name), claim -> {}); // no claim sync here
+      tasks =
+          new TaskSync(
+              AgentContext.withoutEvents(api, NODE, env),
+              TaskViews.of(
+                  name -> taskSyncView.apply(name),
+                  name -> Optional.empty(),
+                  uid -> Optional.empty()),
+              new TaskHosting(
+                  new Host(), name -> tmp.resolve(name + ".log"), mounts, DomainGate.NONE),
+              runs,
+              taskQueue::add,
+              Duration.ofSeconds(1));
       tasks.stopLeftovers(); // a new agent stops what the one before it left running
-      var agent = new AgentContext(api, NODE, env, (involved, type, reason, message) -> events.add(type + " "
-          + reason + " " + involved.kind().toLowerCase(java.util.Locale.ROOT) + "/" + involved.name() + " " + message));
-      releaser = new VolumeReleaser(agent, new VolumeViews(name -> api.get(Kinds.VOLUME, name), taskCache,
-          runs::mayRun), new NodeVolumes(prober, calls, mounts,
-          () -> seesPublications ? java.util.Set.copyOf(plugin.published.keySet()) : java.util.Set.of()),
-          volumeQueue::add, Duration.ofSeconds(1));
+      var agent =
+          new AgentContext(
+              api,
+              NODE,
+              env,
+              (involved, type, reason, message) ->
+                  events.add(
+                      type
+                          + " "
+                          + reason
+                          + " "
+                          + involved.kind().toLowerCase(java.util.Locale.ROOT)
+                          + "/"
+                          + involved.name()
+                          + " "
+                          + message));
+      releaser =
+          new VolumeReleaser(
+              agent,
+              new VolumeViews(name -> api.get(Kinds.VOLUME, name), taskCache, runs::mayRun),
+              new NodeVolumes(
+                  prober,
+                  calls,
+                  mounts,
+                  () ->
+                      seesPublications
+                          ? java.util.Set.copyOf(plugin.published.keySet())
+                          : java.util.Set.of()),
+              volumeQueue::add,
+              Duration.ofSeconds(1));
       taskWorkers = Workers.start(env, taskQueue, 2, tasks::sync);
       volumeWorkers = Workers.start(env, volumeQueue, 2, releaser::sync);
       prober.start();
@@ -146,7 +211,10 @@ final class VolumeNode implements AutoCloseable {
     }
   }
 
-  /** A {@code kill -9} of the agent and a new one on the same node (processes are stopped by the new one). */
+  /**
+   * A {@code kill -9} of the agent and a new one on the same node (processes are stopped by the new
+   * one).
+   */
   void restart() {
     agent.halt();
     agent = new Agent();
@@ -175,48 +243,97 @@ final class VolumeNode implements AutoCloseable {
     return task(name, runtime, List.of(), volumes);
   }
 
-  /** A task Scheduled here naming {@code claims}, which this harness never prepares (the claim sync is not in it). */
+  /**
+   * A task Scheduled here naming {@code claims}, which this harness never prepares (the claim sync
+   * is not in it).
+   */
   Task taskWithClaims(String name, List<String> claims) {
     return task(name, "exec", claims);
   }
 
   private Task task(String name, String runtime, List<String> claims, VolumeUse... volumes) {
-    var image = runtime.equals("podman") ? Optional.of("docker.io/library/busybox:1.37") : Optional.<String>empty();
-    var spec = new TaskSpec(Optional.of(NODE), List.of("train"), Map.of("EPOCHS", "3"), claims,
-        List.of(volumes), runtime, image, 0, DeviceLossPolicy.Continue);
-    var status = new TaskStatus(TaskPhase.Scheduled, "Scheduled", "", Optional.of(NODE), Optional.empty(),
-        Optional.empty(), Optional.empty(), Optional.empty(), List.of());
+    var image =
+        runtime.equals("podman")
+            ? Optional.of("docker.io/library/busybox:1.37")
+            : Optional.<String>empty();
+    var spec =
+        new TaskSpec(
+            Optional.of(NODE),
+            List.of("train"),
+            Map.of("EPOCHS", "3"),
+            claims,
+            List.of(volumes),
+            runtime,
+            image,
+            0,
+            DeviceLossPolicy.Continue);
+    var status =
+        new TaskStatus(
+            TaskPhase.Scheduled,
+            "Scheduled",
+            "",
+            Optional.of(NODE),
+            Optional.empty(),
+            Optional.empty(),
+            Optional.empty(),
+            Optional.empty(),
+            List.of());
     return api.create(new Task(ObjectMeta.named(name), spec, status));
   }
 
   Volume volume(String name, AccessMode mode) {
-    var v = api.create(new Volume(ObjectMeta.named(name), new VolumeSpec(FakeCsiPlugin.NAME, 1L << 30, mode, Map.of()),
-        VolumeStatus.EMPTY));
-    return api.updateStatus(v.withStatus(new VolumeStatus(VolumePhase.Available, "vol-" + name, 1L << 30, List.of(),
-        List.of())));
+    var v =
+        api.create(
+            new Volume(
+                ObjectMeta.named(name),
+                new VolumeSpec(FakeCsiPlugin.NAME, 1L << 30, mode, Map.of()),
+                VolumeStatus.EMPTY));
+    return api.updateStatus(
+        v.withStatus(
+            new VolumeStatus(
+                VolumePhase.Available, "vol-" + name, 1L << 30, List.of(), List.of())));
   }
 
-  /** The volume controller's grant, for {@code task} on {@code node}; {@code attached}: ControllerPublish done. */
+  /**
+   * The volume controller's grant, for {@code task} on {@code node}; {@code attached}:
+   * ControllerPublish done.
+   */
   void grant(String volume, Task task, String node, VolumeClaim.Mode mode, boolean attached) {
     var v = api.get(Kinds.VOLUME, volume).orElseThrow();
-    var claim = new VolumeClaim(task.metadata().name(), task.metadata().uid(), node, mode, VolumeClaim.State.Taken,
-        attached, attached ? Map.of("device", "/dev/fake0") : Map.of());
+    var claim =
+        new VolumeClaim(
+            task.metadata().name(),
+            task.metadata().uid(),
+            node,
+            mode,
+            VolumeClaim.State.Taken,
+            attached,
+            attached ? Map.of("device", "/dev/fake0") : Map.of());
     var claims = new ArrayList<>(v.status().claims());
     claims.removeIf(c -> c.heldBy(claim.task(), claim.taskUid()));
     claims.add(claim);
     api.updateStatus(v.withStatus(v.status().withClaims(claims)));
   }
 
-  /** A fence's hand-over: the claim of {@code task} freed by the controller without its node (only the node keeps its publication). */
+  /**
+   * A fence's hand-over: the claim of {@code task} freed by the controller without its node (only
+   * the node keeps its publication).
+   */
   void freeWithoutNode(String volume, Task task) {
     var v = api.get(Kinds.VOLUME, volume).orElseThrow();
     // Its steps as the controller writes them: detached on the node's behalf, then removed.
-    var detached = v.status().claims().stream()
-        .map(c -> c.heldBy(task.metadata().name(), task.metadata().uid())
-            ? VolumeClaimMachine.apply(VolumeClaimMachine.apply(c, new VolumeClaimEvent.NodeGone()).orThrow(),
-                new VolumeClaimEvent.ControllerReleased()).orThrow()
-            : c)
-        .toList();
+    var detached =
+        v.status().claims().stream()
+            .map(
+                c ->
+                    c.heldBy(task.metadata().name(), task.metadata().uid())
+                        ? VolumeClaimMachine.apply(
+                                VolumeClaimMachine.apply(c, new VolumeClaimEvent.NodeGone())
+                                    .orThrow(),
+                                new VolumeClaimEvent.ControllerReleased())
+                            .orThrow()
+                        : c)
+            .toList();
     v = api.updateStatus(v.withStatus(v.status().withClaims(detached)));
     var claims = new ArrayList<>(v.status().claims());
     claims.removeIf(c -> c.heldBy(task.metadata().name(), task.metadata().uid()));
@@ -225,10 +342,14 @@ final class VolumeNode implements AutoCloseable {
 
   Optional<VolumeClaim> claim(String volume, Task task) {
     return api.get(Kinds.VOLUME, volume).orElseThrow().status().claims().stream()
-        .filter(c -> c.heldBy(task.metadata().name(), task.metadata().uid())).findFirst();
+        .filter(c -> c.heldBy(task.metadata().name(), task.metadata().uid()))
+        .findFirst();
   }
 
-  /** Deletes the task and delivers the delete event to the task and volume queues, as the informers would. */
+  /**
+   * Deletes the task and delivers the delete event to the task and volume queues, as the informers
+   * would.
+   */
   void delete(String task) {
     var t = read(task);
     api.delete(Kinds.TASK, task);
@@ -258,7 +379,10 @@ final class VolumeNode implements AutoCloseable {
     return STATE.resolve("csi/staging").resolve(volume).toString();
   }
 
-  /** Where processes run: each start is logged; it "passes its device check" at once, and is killed only when told. */
+  /**
+   * Where processes run: each start is logged; it "passes its device check" at once, and is killed
+   * only when told.
+   */
   private final class Host implements TaskHost, RunRecords, TaskRuntime {
     @Override
     public Optional<TaskRuntime> runtime(String name) {
@@ -273,13 +397,19 @@ final class VolumeNode implements AutoCloseable {
     @Override
     public TaskHandle start(TaskLaunch launch) {
       var volumeEnv = new TreeMap<String, String>();
-      launch.env().forEach((k, v) -> {
-        if (k.startsWith("QM_VOLUME_")) {
-          volumeEnv.put(k, v);
-        }
-      });
-      log.add("start " + launch.name() + (volumeEnv.isEmpty() ? "" : " " + volumeEnv)
-          + (launch.mounts().isEmpty() ? "" : " " + launch.mounts()));
+      launch
+          .env()
+          .forEach(
+              (k, v) -> {
+                if (k.startsWith("QM_VOLUME_")) {
+                  volumeEnv.put(k, v);
+                }
+              });
+      log.add(
+          "start "
+              + launch.name()
+              + (volumeEnv.isEmpty() ? "" : " " + volumeEnv)
+              + (launch.mounts().isEmpty() ? "" : " " + launch.mounts()));
       var task = new RuntimeTask(launch.name(), launch.output());
       task.onKill(tree -> log.add("kill " + launch.name())); // it dies when the test says (exit)
       processes.put(launch.name(), task);
@@ -302,10 +432,11 @@ final class VolumeNode implements AutoCloseable {
     @Override
     public Map<String, Leftover> stopAll() {
       var found = new HashMap<String, Leftover>();
-      records.forEach((task, r) -> {
-        r.getValue().finish(new TaskResult.Exited(137, new DeviceCheck.Passed(List.of())));
-        found.put(task, new Leftover(r.getKey(), "killed at agent start"));
-      });
+      records.forEach(
+          (task, r) -> {
+            r.getValue().finish(new TaskResult.Exited(137, new DeviceCheck.Passed(List.of())));
+            found.put(task, new Leftover(r.getKey(), "killed at agent start"));
+          });
       records.clear();
       return found;
     }

@@ -48,10 +48,11 @@ class VolumePublishTest {
     node.grant("data", t, NODE, Mode.Write, true);
     node.settle();
 
-    assertThat(node.log).containsExactly(
-        "NodeStageVolume vol-data " + staging("data"),
-        "NodePublishVolume vol-data " + target(t, "data"),
-        "start train-0 {QM_VOLUME_DATA=" + target(t, "data") + "}");
+    assertThat(node.log)
+        .containsExactly(
+            "NodeStageVolume vol-data " + staging("data"),
+            "NodePublishVolume vol-data " + target(t, "data"),
+            "start train-0 {QM_VOLUME_DATA=" + target(t, "data") + "}");
     assertThat(node.read("train-0").status().phase()).isEqualTo(TaskPhase.Running);
   }
 
@@ -63,21 +64,29 @@ class VolumePublishTest {
     node.grant("data", t, NODE, Mode.Read, true);
     node.settle();
 
-    assertThat(node.log).last().asString()
-        .isEqualTo("start infer-0 [Mount[hostPath=" + target(t, "data") + ", containerPath=/volumes/weights, readOnly=true]]");
+    assertThat(node.log)
+        .last()
+        .asString()
+        .isEqualTo(
+            "start infer-0 [Mount[hostPath="
+                + target(t, "data")
+                + ", containerPath=/volumes/weights, readOnly=true]]");
     assertThat(node.log).contains("NodePublishVolume vol-data " + target(t, "data") + " ro");
   }
 
   @Test
   void aPluginWithoutStagingIsOnlyPublished() {
-    node.plugin.info = new PluginInfo(FakeCsiPlugin.NAME, "1", Set.of(Capability.ControllerService), Set.of());
+    node.plugin.info =
+        new PluginInfo(FakeCsiPlugin.NAME, "1", Set.of(Capability.ControllerService), Set.of());
     node.volume("data", AccessMode.SingleNodeWriter);
     var t = node.task("train-0", VolumeUse.writer("data"));
     node.grant("data", t, NODE, Mode.Write, true);
     node.settle();
 
-    assertThat(node.log).containsExactly("NodePublishVolume vol-data " + target(t, "data"),
-        "start train-0 {QM_VOLUME_DATA=" + target(t, "data") + "}");
+    assertThat(node.log)
+        .containsExactly(
+            "NodePublishVolume vol-data " + target(t, "data"),
+            "start train-0 {QM_VOLUME_DATA=" + target(t, "data") + "}");
   }
 
   @Test
@@ -96,8 +105,10 @@ class VolumePublishTest {
 
     node.plugin.releaseHeld();
     node.settle();
-    assertThat(node.log).endsWith("NodePublishVolume vol-data " + target(t, "data"),
-        "start train-0 {QM_VOLUME_DATA=" + target(t, "data") + "}");
+    assertThat(node.log)
+        .endsWith(
+            "NodePublishVolume vol-data " + target(t, "data"),
+            "start train-0 {QM_VOLUME_DATA=" + target(t, "data") + "}");
   }
 
   @Test
@@ -109,7 +120,8 @@ class VolumePublishTest {
     node.grant("weights", t, NODE, Mode.Read, false); // not attached yet
     node.settle();
     assertThat(node.log).noneMatch(l -> l.startsWith("start"));
-    assertThat(node.read("train-0").status().message()).isEqualTo("waiting for ControllerPublish of weights to node-1");
+    assertThat(node.read("train-0").status().message())
+        .isEqualTo("waiting for ControllerPublish of weights to node-1");
 
     node.grant("weights", t, NODE, Mode.Read, true);
     node.settle();
@@ -124,8 +136,10 @@ class VolumePublishTest {
     node.task("train-0", VolumeUse.writer("weights"));
     node.settle();
 
-    assertThat(waiting()).isEqualTo("volume weights is read-only (MultiNodeReaderOnly) and this task writes it; use it"
-        + " with readOnly: true, e.g. volumes: [{name: weights, readOnly: true}]");
+    assertThat(waiting())
+        .isEqualTo(
+            "volume weights is read-only (MultiNodeReaderOnly) and this task writes it; use it"
+                + " with readOnly: true, e.g. volumes: [{name: weights, readOnly: true}]");
   }
 
   @Test
@@ -136,7 +150,8 @@ class VolumePublishTest {
 
     node.volume("data", AccessMode.SingleNodeWriter);
     node.settle();
-    assertThat(waiting()).isEqualTo("waiting for the volume controller to grant the claim on volume data");
+    assertThat(waiting())
+        .isEqualTo("waiting for the volume controller to grant the claim on volume data");
 
     var other = node.task("eval-0");
     node.grant("data", other, "node-3", Mode.Write, true);
@@ -151,13 +166,18 @@ class VolumePublishTest {
     node.settle(Duration.ofSeconds(35)); // a probe round finds it gone
     node.grant("data", t, NODE, Mode.Write, true);
     node.settle();
-    assertThat(waiting()).isEqualTo("volume data: CSI plugin " + FakeCsiPlugin.NAME + " is not running on node node-1");
+    assertThat(waiting())
+        .isEqualTo(
+            "volume data: CSI plugin " + FakeCsiPlugin.NAME + " is not running on node node-1");
 
     node.endpoints.put(VolumeNode.ENDPOINT, node.plugin);
     node.plugin.ready = false;
     node.settle(Duration.ofSeconds(35));
-    assertThat(waiting()).isEqualTo("volume data: CSI plugin " + FakeCsiPlugin.NAME
-        + " on node node-1 is unhealthy: Probe: the plugin says it is not ready");
+    assertThat(waiting())
+        .isEqualTo(
+            "volume data: CSI plugin "
+                + FakeCsiPlugin.NAME
+                + " on node node-1 is unhealthy: Probe: the plugin says it is not ready");
     assertThat(node.log).noneMatch(l -> l.startsWith("Node") || l.contains("train-0"));
 
     node.plugin.ready = true;
@@ -179,8 +199,11 @@ class VolumePublishTest {
     assertThat(node.log).containsExactly("NodeStageVolume vol-data " + staging("data"));
 
     node.settle(); // the recheck calls again; the stage done before is not repeated
-    assertThat(node.log).containsExactly("NodeStageVolume vol-data " + staging("data"),
-        "NodePublishVolume vol-data " + target(t, "data"), "start train-0 {QM_VOLUME_DATA=" + target(t, "data") + "}");
+    assertThat(node.log)
+        .containsExactly(
+            "NodeStageVolume vol-data " + staging("data"),
+            "NodePublishVolume vol-data " + target(t, "data"),
+            "start train-0 {QM_VOLUME_DATA=" + target(t, "data") + "}");
   }
 
   @Test
@@ -192,15 +215,21 @@ class VolumePublishTest {
     node.grant("data", t, NODE, Mode.Write, true);
     node.settle();
 
-    assertThat(node.log).containsExactly("NodeStageVolume vol-data " + staging("data"),
-        "NodePublishVolume vol-data " + target(t, "data"), "start train-0 {QM_VOLUME_DATA=" + target(t, "data") + "}");
+    assertThat(node.log)
+        .containsExactly(
+            "NodeStageVolume vol-data " + staging("data"),
+            "NodePublishVolume vol-data " + target(t, "data"),
+            "start train-0 {QM_VOLUME_DATA=" + target(t, "data") + "}");
   }
 
   @Test
   void oneNodeCallPerVolumeAtATime() {
     node.volume("weights", AccessMode.MultiNodeReaderOnly);
-    var tasks = List.of(node.task("infer-0", VolumeUse.reader("weights")), node.task("infer-1", VolumeUse.reader("weights")),
-        node.task("infer-2", VolumeUse.reader("weights")));
+    var tasks =
+        List.of(
+            node.task("infer-0", VolumeUse.reader("weights")),
+            node.task("infer-1", VolumeUse.reader("weights")),
+            node.task("infer-2", VolumeUse.reader("weights")));
     tasks.forEach(t -> node.grant("weights", t, NODE, Mode.Read, true));
     node.settle();
 

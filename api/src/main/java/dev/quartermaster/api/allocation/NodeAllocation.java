@@ -9,10 +9,11 @@ import dev.quartermaster.api.meta.ObjectMeta;
  * The allocation record of one node (same name as the node): which claim holds which of its
  * devices. Only the allocator writes it — never an agent's heartbeat or an operator's apply of the
  * node — and the store refuses any write, by anyone, that would let one device be held by two live
- * claims (see {@code ObjectRegistry}). A separate object, so deleting and re-creating the
- * {@code Node} does not lose it.
+ * claims (see {@code ObjectRegistry}). A separate object, so deleting and re-creating the {@code
+ * Node} does not lose it.
  */
-public record NodeAllocation(ObjectMeta metadata, NodeAllocationSpec spec, NodeAllocationStatus status)
+public record NodeAllocation(
+    ObjectMeta metadata, NodeAllocationSpec spec, NodeAllocationStatus status)
     implements ApiObject {
   public NodeAllocation {
     metadata = metadata == null ? ObjectMeta.named("") : metadata;

@@ -9,7 +9,9 @@ public record Allocation(String node, List<AllocatedDevice> devices) {
     devices = devices == null ? List.of() : List.copyOf(devices);
   }
 
-  /** @param request the claim request this device satisfies */
+  /**
+   * @param request the claim request this device satisfies
+   */
   public record AllocatedDevice(String request, String device) {
     public AllocatedDevice {
       request = request == null ? "" : request;

@@ -7,10 +7,12 @@ import java.util.Optional;
 /**
  * The agent's view of one claim on its node.
  *
- * @param reason why it is not prepared yet, e.g. "device gpu-0 is held by claim 7f3c… (train-w-1-gpu)"
+ * @param reason why it is not prepared yet, e.g. "device gpu-0 is held by claim 7f3c…
+ *     (train-w-1-gpu)"
  * @param cdiDevices the fully qualified CDI device names a container gets
  */
-public record PrepareState(Phase phase, String reason, List<String> cdiDevices, Optional<Instant> updatedAt) {
+public record PrepareState(
+    Phase phase, String reason, List<String> cdiDevices, Optional<Instant> updatedAt) {
 
   public enum Phase {
     /** Waiting: a device is held by another claim, or a device node is missing. Retried. */

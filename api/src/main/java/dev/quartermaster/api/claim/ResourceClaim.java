@@ -5,8 +5,12 @@ import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
 
-/** A request for devices; the allocator binds it to devices on one node, the node's agent prepares it. */
-public record ResourceClaim(ObjectMeta metadata, ResourceClaimSpec spec, ResourceClaimStatus status) implements ApiObject {
+/**
+ * A request for devices; the allocator binds it to devices on one node, the node's agent prepares
+ * it.
+ */
+public record ResourceClaim(ObjectMeta metadata, ResourceClaimSpec spec, ResourceClaimStatus status)
+    implements ApiObject {
   public ResourceClaim {
     metadata = metadata == null ? ObjectMeta.named("") : metadata;
     spec = spec == null ? ResourceClaimSpec.EMPTY : spec;

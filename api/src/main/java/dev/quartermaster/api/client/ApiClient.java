@@ -1,9 +1,9 @@
 package dev.quartermaster.api.client;
 
-import dev.quartermaster.api.meta.ApiObject;
-import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.meta.ApiObject;
+import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.api.table.KindTables;
 import dev.quartermaster.api.table.ObjectTable;
 import java.time.Instant;
@@ -11,8 +11,9 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The cluster, as controllers, agents and the CLI see it. Implemented over HTTP and directly over a store (in the store module), so the same controller code runs
- * in the server, in {@code qm up} and in the simulation.
+ * The cluster, as controllers, agents and the CLI see it. Implemented over HTTP and directly over a
+ * store (in the store module), so the same controller code runs in the server, in {@code qm up} and
+ * in the simulation.
  *
  * <p>Every failure is an {@link dev.quartermaster.api.error.ApiException} whose reason says what
  * happened: {@code NotFound}, {@code AlreadyExists}, {@code Conflict} (stale revision), {@code
@@ -32,15 +33,21 @@ public interface ApiClient {
   /**
    * {@code kind}'s table, as {@code qm get} prints it: of the object {@code name} (not found is a
    * {@code NotFound} error), else of those {@code selector} matches. This default renders what
-   * {@link #get} and {@link #list} return, with AGE measured at {@code now}; the HTTP client asks the
-   * server to render it (its AGE is the server's).
+   * {@link #get} and {@link #list} return, with AGE measured at {@code now}; the HTTP client asks
+   * the server to render it (its AGE is the server's).
    */
-  default <T extends ApiObject> ObjectTable table(Kind<T> kind, Optional<String> name, LabelSelector selector,
-      Instant now) {
-    var objects = name.isPresent()
-        ? List.of(get(kind, name.get()).orElseThrow(
-            () -> new ApiException(Reason.NotFound, kind.singular() + "/" + name.get() + " not found")))
-        : list(kind, selector).items();
+  default <T extends ApiObject> ObjectTable table(
+      Kind<T> kind, Optional<String> name, LabelSelector selector, Instant now) {
+    var objects =
+        name.isPresent()
+            ? List.of(
+                get(kind, name.get())
+                    .orElseThrow(
+                        () ->
+                            new ApiException(
+                                Reason.NotFound,
+                                kind.singular() + "/" + name.get() + " not found")))
+            : list(kind, selector).items();
     return ObjectTable.of(KindTables.of(kind, now), objects);
   }
 
@@ -52,13 +59,15 @@ public interface ApiClient {
   <T extends ApiObject> T create(T object);
 
   /**
-   * Replaces metadata (labels, finalizers, owner) and spec, if {@code metadata.revision} is still the
-   * current revision ({@code Conflict} otherwise). Status is left as stored. When a deleting
+   * Replaces metadata (labels, finalizers, owner) and spec, if {@code metadata.revision} is still
+   * the current revision ({@code Conflict} otherwise). Status is left as stored. When a deleting
    * object's last finalizer is removed, the object goes away.
    */
   <T extends ApiObject> T update(T object);
 
-  /** Replaces only the status, compare-and-set on {@code metadata.revision} like {@link #update}. */
+  /**
+   * Replaces only the status, compare-and-set on {@code metadata.revision} like {@link #update}.
+   */
   <T extends ApiObject> T updateStatus(T object);
 
   /**
@@ -72,9 +81,9 @@ public interface ApiClient {
   List<ApiObject> commit(List<Write> writes);
 
   /**
-   * Deletes {@code name}. Without finalizers the object is gone at once; with finalizers it is marked
-   * with {@code deletedAt} and stays until they are removed. Deleting a deleting object changes
-   * nothing.
+   * Deletes {@code name}. Without finalizers the object is gone at once; with finalizers it is
+   * marked with {@code deletedAt} and stays until they are removed. Deleting a deleting object
+   * changes nothing.
    */
   <T extends ApiObject> DeleteResult<T> delete(Kind<T> kind, String name);
 
@@ -82,7 +91,8 @@ public interface ApiClient {
    * Streams every change of {@code kind} after {@code afterRevision}, in order: the whole cluster's
    * ({@link WatchScope#CLUSTER}).
    */
-  default <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchHandler<T> handler) {
+  default <T extends ApiObject> WatchHandle watch(
+      Kind<T> kind, long afterRevision, WatchHandler<T> handler) {
     return watch(kind, afterRevision, WatchScope.CLUSTER, handler);
   }
 
@@ -91,5 +101,6 @@ public interface ApiClient {
    * order: at least those, maybe more (every change is always allowed). If that history was
    * compacted, the handler's {@code onGone} is called and the caller re-lists.
    */
-  <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchScope scope, WatchHandler<T> handler);
+  <T extends ApiObject> WatchHandle watch(
+      Kind<T> kind, long afterRevision, WatchScope scope, WatchHandler<T> handler);
 }

@@ -10,7 +10,8 @@ import dev.quartermaster.core.informer.WatchSink;
 
 /**
  * Objects of one kind from an {@link ApiClient}, as core's informer wants them (claims, tasks),
- * watched in a {@link WatchScope}: the list is the whole kind, the watch at least the scope's changes.
+ * watched in a {@link WatchScope}: the list is the whole kind, the watch at least the scope's
+ * changes.
  */
 public final class ApiListerWatcher<T extends ApiObject> implements ListerWatcher<T> {
   private final ApiClient api;
@@ -35,28 +36,34 @@ public final class ApiListerWatcher<T extends ApiObject> implements ListerWatche
 
   @Override
   public Subscription watch(long afterRevision, WatchSink<T> sink) {
-    var handle = api.watch(kind, afterRevision, scope, new WatchHandler<>() {
-      @Override
-      public void onEvent(dev.quartermaster.api.client.WatchEvent<T> event) {
-        var object = event.object();
-        var revision = event.revision();
-        sink.event(switch (event.type()) {
-          case ADDED -> new WatchEvent.Added<>(object, revision);
-          case MODIFIED -> new WatchEvent.Modified<>(object, revision);
-          case DELETED -> new WatchEvent.Deleted<>(object, revision);
-        });
-      }
+    var handle =
+        api.watch(
+            kind,
+            afterRevision,
+            scope,
+            new WatchHandler<>() {
+              @Override
+              public void onEvent(dev.quartermaster.api.client.WatchEvent<T> event) {
+                var object = event.object();
+                var revision = event.revision();
+                sink.event(
+                    switch (event.type()) {
+                      case ADDED -> new WatchEvent.Added<>(object, revision);
+                      case MODIFIED -> new WatchEvent.Modified<>(object, revision);
+                      case DELETED -> new WatchEvent.Deleted<>(object, revision);
+                    });
+              }
 
-      @Override
-      public void onGone(long compactedRevision) {
-        sink.compacted();
-      }
+              @Override
+              public void onGone(long compactedRevision) {
+                sink.compacted();
+              }
 
-      @Override
-      public void onClosed(String reason) {
-        sink.closed(reason);
-      }
-    });
+              @Override
+              public void onClosed(String reason) {
+                sink.closed(reason);
+              }
+            });
     return handle::close;
   }
 }

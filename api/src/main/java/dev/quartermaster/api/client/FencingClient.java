@@ -7,10 +7,10 @@ package dev.quartermaster.api.client;
 public interface FencingClient extends ApiClient {
 
   /**
-   * This client, except that each write also compares {@code key}'s revision with {@code
-   * revision} in its own transaction: once the key has moved (a newer leader's term began), every
-   * write fails {@code Unavailable} naming the fence, and nothing of it is applied. Reads and
-   * watches are unchanged.
+   * This client, except that each write also compares {@code key}'s revision with {@code revision}
+   * in its own transaction: once the key has moved (a newer leader's term began), every write fails
+   * {@code Unavailable} naming the fence, and nothing of it is applied. Reads and watches are
+   * unchanged.
    */
   ApiClient fencedBy(String key, long revision);
 }

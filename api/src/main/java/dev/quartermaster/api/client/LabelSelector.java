@@ -11,14 +11,16 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
- * A conjunction of label requirements, written as in kubectl: {@code gpu=a100,zone!=b,spot,!draining,
- * tier in (x,y),env notin (dev)}.
+ * A conjunction of label requirements, written as in kubectl: {@code
+ * gpu=a100,zone!=b,spot,!draining, tier in (x,y),env notin (dev)}.
  */
 public record LabelSelector(List<Requirement> requirements) {
   public static final LabelSelector ALL = new LabelSelector(List.of());
 
-  private static final Pattern SET = Pattern.compile("^\\s*(!?)\\s*([^\\s!=(),]+)\\s*(?:(notin|in)\\s*\\(([^)]*)\\))?\\s*$");
-  private static final Pattern EQUALITY = Pattern.compile("^\\s*([^\\s!=(),]+)\\s*(==|=|!=)\\s*([^\\s!=(),]*)\\s*$");
+  private static final Pattern SET =
+      Pattern.compile("^\\s*(!?)\\s*([^\\s!=(),]+)\\s*(?:(notin|in)\\s*\\(([^)]*)\\))?\\s*$");
+  private static final Pattern EQUALITY =
+      Pattern.compile("^\\s*([^\\s!=(),]+)\\s*(==|=|!=)\\s*([^\\s!=(),]*)\\s*$");
 
   public LabelSelector {
     requirements = List.copyOf(requirements);
@@ -26,9 +28,10 @@ public record LabelSelector(List<Requirement> requirements) {
 
   /** A selector requiring each given label to have the given value. */
   public static LabelSelector equalTo(Map<String, String> labels) {
-    return new LabelSelector(labels.entrySet().stream()
-        .map(e -> new Requirement(e.getKey(), Operator.In, Set.of(e.getValue())))
-        .toList());
+    return new LabelSelector(
+        labels.entrySet().stream()
+            .map(e -> new Requirement(e.getKey(), Operator.In, Set.of(e.getValue())))
+            .toList());
   }
 
   /** Parses a selector; an empty string selects everything. */
@@ -44,13 +47,23 @@ public record LabelSelector(List<Requirement> requirements) {
         var op = eq.group(2).equals("!=") ? Operator.NotIn : Operator.In;
         out.add(new Requirement(eq.group(1), op, Set.of(eq.group(3))));
       } else if (set.matches() && set.group(3) != null && set.group(1).isEmpty()) {
-        var values = Set.of(set.group(4).split("\\s*,\\s*")).stream().map(String::trim)
-            .filter(s -> !s.isEmpty()).collect(Collectors.toUnmodifiableSet());
-        out.add(new Requirement(set.group(2), set.group(3).equals("in") ? Operator.In : Operator.NotIn, values));
+        var values =
+            Set.of(set.group(4).split("\\s*,\\s*")).stream()
+                .map(String::trim)
+                .filter(s -> !s.isEmpty())
+                .collect(Collectors.toUnmodifiableSet());
+        out.add(
+            new Requirement(
+                set.group(2), set.group(3).equals("in") ? Operator.In : Operator.NotIn, values));
       } else if (set.matches() && set.group(3) == null) {
-        out.add(new Requirement(set.group(2), set.group(1).isEmpty() ? Operator.Exists : Operator.DoesNotExist, Set.of()));
+        out.add(
+            new Requirement(
+                set.group(2),
+                set.group(1).isEmpty() ? Operator.Exists : Operator.DoesNotExist,
+                Set.of()));
       } else {
-        throw ApiException.badRequest("labelSelector: cannot parse '" + part.trim() + "'",
+        throw ApiException.badRequest(
+            "labelSelector: cannot parse '" + part.trim() + "'",
             List.of(new Violation("labelSelector", "must be like a=b,c!=d,e,!f,g in (x,y)")));
       }
     }
@@ -64,19 +77,28 @@ public record LabelSelector(List<Requirement> requirements) {
    */
   private static void requireValid(Requirement r) {
     if (!Names.isQualifiedName(r.key())) {
-      throw invalid("key '" + r.key() + "' must be [prefix/]name: a DNS subdomain prefix and a name of "
-          + "letters, digits, '-', '_', '.' (at most 63), like a label key");
+      throw invalid(
+          "key '"
+              + r.key()
+              + "' must be [prefix/]name: a DNS subdomain prefix and a name of "
+              + "letters, digits, '-', '_', '.' (at most 63), like a label key");
     }
     for (var value : r.values()) {
       if (!Names.isLabelValue(value)) {
-        throw invalid("value '" + value + "' of '" + r.key() + "' must be at most 63 letters, digits, '-', '_', "
-            + "'.', starting and ending with a letter or digit, like a label value");
+        throw invalid(
+            "value '"
+                + value
+                + "' of '"
+                + r.key()
+                + "' must be at most 63 letters, digits, '-', '_', "
+                + "'.', starting and ending with a letter or digit, like a label value");
       }
     }
   }
 
   private static ApiException invalid(String rule) {
-    return ApiException.badRequest("labelSelector: " + rule, List.of(new Violation("labelSelector", rule)));
+    return ApiException.badRequest(
+        "labelSelector: " + rule, List.of(new Violation("labelSelector", rule)));
   }
 
   private static List<String> splitTopLevel(String text) {

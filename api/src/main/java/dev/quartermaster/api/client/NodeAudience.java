@@ -37,7 +37,9 @@ public sealed interface NodeAudience {
       case ResourceClaim c -> {
         var nodes = new HashSet<>(c.status().prepare().keySet());
         c.status().allocation().map(Allocation::node).ifPresent(nodes::add);
-        c.metadata().finalizers().forEach(f -> AgentFinalizer.parse(f).ifPresent(a -> nodes.add(a.node())));
+        c.metadata()
+            .finalizers()
+            .forEach(f -> AgentFinalizer.parse(f).ifPresent(a -> nodes.add(a.node())));
         yield new Nodes(nodes);
       }
       default -> ALL;

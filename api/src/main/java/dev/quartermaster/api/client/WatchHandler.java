@@ -15,7 +15,8 @@ public interface WatchHandler<T extends ApiObject> {
 
   /**
    * Every change up to {@code revision} has been delivered: the replay of the history the watch
-   * asked for reached the revision current when it began. Told at most once, before any later change.
+   * asked for reached the revision current when it began. Told at most once, before any later
+   * change.
    */
   default void onCaughtUp(long revision) {}
 

@@ -1,6 +1,9 @@
 package dev.quartermaster.api.client;
 
-/** Which changes of a kind a watch asks for ({@link ApiClient#watch(dev.quartermaster.api.meta.Kind, long, WatchScope, WatchHandler)}). */
+/**
+ * Which changes of a kind a watch asks for ({@link ApiClient#watch(dev.quartermaster.api.meta.Kind,
+ * long, WatchScope, WatchHandler)}).
+ */
 public sealed interface WatchScope {
   WatchScope CLUSTER = new Cluster();
 

@@ -12,14 +12,22 @@ import java.util.Objects;
 public sealed interface Write {
   ApiObject object();
 
-  /** This write alone, through {@code api}'s own call for it: a batch of one where there is no batching. */
+  /**
+   * This write alone, through {@code api}'s own call for it: a batch of one where there is no
+   * batching.
+   */
   default ApiObject applyAlone(ApiClient api) {
     return switch (this) {
       case Create c -> api.create(c.object());
       case Update u -> api.update(u.object());
       case UpdateStatus u -> api.updateStatus(u.object());
-      case UpdateWithStatus u -> throw ApiException.badRequest("a write of " + u.object().ref() + "'s spec and "
-          + "status together has no request of its own: commit it in-process, or update and update the status", List.of());
+      case UpdateWithStatus u ->
+          throw ApiException.badRequest(
+              "a write of "
+                  + u.object().ref()
+                  + "'s spec and "
+                  + "status together has no request of its own: commit it in-process, or update and update the status",
+              List.of());
     };
   }
 
@@ -37,7 +45,9 @@ public sealed interface Write {
     }
   }
 
-  /** {@link ApiClient#updateStatus}: the status only, compare-and-set on {@code metadata.revision}. */
+  /**
+   * {@link ApiClient#updateStatus}: the status only, compare-and-set on {@code metadata.revision}.
+   */
   record UpdateStatus(ApiObject object) implements Write {
     public UpdateStatus {
       Objects.requireNonNull(object, "object");

@@ -19,7 +19,8 @@ import java.util.stream.Collectors;
 
 /** Turns Jackson's decode failures into one violation naming the field path and the rule. */
 final class DecodeErrors {
-  private static final Pattern MISSING_CREATOR = Pattern.compile("Missing required creator property '([^']+)'");
+  private static final Pattern MISSING_CREATOR =
+      Pattern.compile("Missing required creator property '([^']+)'");
   private static final Pattern DUPLICATE = Pattern.compile("Duplicate (?:field|key) '([^']*)'");
 
   private DecodeErrors() {}
@@ -33,31 +34,37 @@ final class DecodeErrors {
     if (e instanceof ApiException api && !api.error().details().isEmpty()) {
       return api.error().details().getFirst();
     }
-    var text = e instanceof JacksonException j ? j.getOriginalMessage() : String.valueOf(e.getMessage());
+    var text =
+        e instanceof JacksonException j ? j.getOriginalMessage() : String.valueOf(e.getMessage());
     var duplicate = DUPLICATE.matcher(String.valueOf(text));
     if (duplicate.find()) {
       // Last-wins would silently drop what the user wrote first: name the key so they can pick one.
       var at = e instanceof JsonMappingException m ? pathOf(m) : parsePath(e);
       var key = duplicate.group(1);
-      return new Violation(at.endsWith(key) ? at : join(at, key), "duplicate key '" + key + "'; give each key once");
+      return new Violation(
+          at.endsWith(key) ? at : join(at, key), "duplicate key '" + key + "'; give each key once");
     }
     if (!(e instanceof JsonMappingException m)) {
       return new Violation("", "malformed document: " + firstLine(text));
     }
     var path = pathOf(m);
     return switch (m) {
-      case UnrecognizedPropertyException u ->
-          new Violation(path, "unknown field");
+      case UnrecognizedPropertyException u -> new Violation(path, "unknown field");
       case InvalidTypeIdException t when t.getTypeId() == null || t.getTypeId().isEmpty() ->
           new Violation(join(path, "kind"), "required (one of " + kindNames() + ")");
       case InvalidTypeIdException t ->
-          new Violation(join(path, "kind"), "unknown kind '" + t.getTypeId() + "' (one of " + kindNames() + ")");
+          new Violation(
+              join(path, "kind"),
+              "unknown kind '" + t.getTypeId() + "' (one of " + kindNames() + ")");
       case InvalidFormatException f when f.getTargetType() != null && f.getTargetType().isEnum() ->
-          new Violation(path, "must be one of " + Arrays.toString(f.getTargetType().getEnumConstants()));
-      case InvalidFormatException f -> new Violation(path, "must be " + typeName(f.getTargetType()));
+          new Violation(
+              path, "must be one of " + Arrays.toString(f.getTargetType().getEnumConstants()));
+      case InvalidFormatException f ->
+          new Violation(path, "must be " + typeName(f.getTargetType()));
       case MismatchedInputException mi -> mismatched(mi, path);
       // A record's constructor copies lists and maps, and a copy refuses null: a null entry ("[~]",
-      // {"a": null}) is the user's mistake, not a server fault, and Jackson's text names a Java class.
+      // {"a": null}) is the user's mistake, not a server fault, and Jackson's text names a Java
+      // class.
       case ValueInstantiationException vi when vi.getCause() instanceof NullPointerException ->
           new Violation(path, "must not hold null: a list entry or map value is empty");
       case ValueInstantiationException vi -> new Violation(path, "is not a valid value");
@@ -160,5 +167,6 @@ final class DecodeErrors {
     return JAVA_REFERENCE.matcher(line).replaceAll("").strip();
   }
 
-  private static final Pattern JAVA_REFERENCE = Pattern.compile(",? *from `[A-Za-z.]+\\(\\)`|\\(use `[^`]*`[^)]*\\)");
+  private static final Pattern JAVA_REFERENCE =
+      Pattern.compile(",? *from `[A-Za-z.]+\\(\\)`|\\(use `[^`]*`[^)]*\\)");
 }

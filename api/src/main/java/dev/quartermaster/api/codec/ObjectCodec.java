@@ -38,16 +38,25 @@ import java.util.List;
  * properties and map entries are sorted, empty values are left out.
  */
 public final class ObjectCodec {
-  private static final ObjectMapper JSON = configure(JsonMapper.builder(PooledJson.factory())).build();
-  private static final ObjectMapper YAML = configure(YAMLMapper.builder(
-          YAMLFactory.builder().recyclerPool(PooledJson.pool()).disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER, YAMLGenerator.Feature.USE_NATIVE_TYPE_ID)
-              .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
-              // "80" must be written "80", not 80: a number is never read back as a string.
-              .enable(YAMLGenerator.Feature.ALWAYS_QUOTE_NUMBERS_AS_STRINGS).build()))
-      // YAML 1.2 booleans: only true/false are booleans. yes/no/on/off/y/n stay the text the user wrote
-      // (a node named 'no' is 'no', not 'false'); where a boolean is expected they are refused.
-      .enable(YAMLParser.Feature.PARSE_BOOLEAN_LIKE_WORDS_AS_STRINGS)
-      .build();
+  private static final ObjectMapper JSON =
+      configure(JsonMapper.builder(PooledJson.factory())).build();
+  private static final ObjectMapper YAML =
+      configure(
+              YAMLMapper.builder(
+                  YAMLFactory.builder()
+                      .recyclerPool(PooledJson.pool())
+                      .disable(
+                          YAMLGenerator.Feature.WRITE_DOC_START_MARKER,
+                          YAMLGenerator.Feature.USE_NATIVE_TYPE_ID)
+                      .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
+                      // "80" must be written "80", not 80: a number is never read back as a string.
+                      .enable(YAMLGenerator.Feature.ALWAYS_QUOTE_NUMBERS_AS_STRINGS)
+                      .build()))
+          // YAML 1.2 booleans: only true/false are booleans. yes/no/on/off/y/n stay the text the
+          // user wrote
+          // (a node named 'no' is 'no', not 'false'); where a boolean is expected they are refused.
+          .enable(YAMLParser.Feature.PARSE_BOOLEAN_LIKE_WORDS_AS_STRINGS)
+          .build();
   private static final String EXPECTED_OBJECT = "expected an object with kind, metadata, spec";
 
   private ObjectCodec() {}
@@ -66,18 +75,24 @@ public final class ObjectCodec {
         .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
         .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
         .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
-        // Strict: a key given twice is an error (not "last wins"), 1.7 is not an integer, and a number
+        // Strict: a key given twice is an error (not "last wins"), 1.7 is not an integer, and a
+        // number
         // or boolean is not a string (an env value 8080 must be written "8080").
         .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
         .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY)
         .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
-        .withCoercionConfig(LogicalType.Textual, c -> c
-            .setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
-            .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
-            .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail))
-        // Empty fields are left out, but never an entry of a map: a label or env value "" is what the
+        .withCoercionConfig(
+            LogicalType.Textual,
+            c ->
+                c.setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
+                    .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
+                    .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail))
+        // Empty fields are left out, but never an entry of a map: a label or env value "" is what
+        // the
         // user wrote, and leaving it out would drop the key (found by ObjectCodecFuzzTest).
-        .defaultPropertyInclusion(JsonInclude.Value.construct(JsonInclude.Include.NON_EMPTY, JsonInclude.Include.NON_NULL));
+        .defaultPropertyInclusion(
+            JsonInclude.Value.construct(
+                JsonInclude.Include.NON_EMPTY, JsonInclude.Include.NON_NULL));
     for (var kind : Kinds.ALL) {
       builder.registerSubtypes(new NamedType(kind.type(), kind.name()));
     }
@@ -107,7 +122,8 @@ public final class ObjectCodec {
 
   /** Decodes one object of any kind. */
   public static ApiObject fromJson(byte[] bytes) {
-    // An empty body or a JSON null decodes to no object at all: refuse it here, with what was expected,
+    // An empty body or a JSON null decodes to no object at all: refuse it here, with what was
+    // expected,
     // rather than let a null travel on to the validator.
     // Looked at in place: every stored object read passes here, and a String of the body is a copy.
     char first = bytes == null ? ' ' : firstNonBlank(bytes);
@@ -117,13 +133,17 @@ public final class ObjectCodec {
     // Jackson would read an array as [kind, object] (its wrapper-array form for typed values): only
     // an object is an object.
     if (first != '{') {
-      throw notAnObject(switch (first) {
-        case '[' -> "got an array";
-        case '"' -> "got a string";
-        case 'n' -> "got null";
-        case 't', 'f' -> "got a boolean";
-        default -> first == '-' || Character.isDigit(first) ? "got a number" : "got something that is not JSON";
-      });
+      throw notAnObject(
+          switch (first) {
+            case '[' -> "got an array";
+            case '"' -> "got a string";
+            case 'n' -> "got null";
+            case 't', 'f' -> "got a boolean";
+            default ->
+                first == '-' || Character.isDigit(first)
+                    ? "got a number"
+                    : "got something that is not JSON";
+          });
     }
     try {
       var object = JSON.readValue(bytes, ApiObject.class);
@@ -136,9 +156,16 @@ public final class ObjectCodec {
     }
   }
 
-  /** The first byte that is not JSON whitespace, after a UTF-8 byte order mark (which Jackson accepts); ' ' if none. */
+  /**
+   * The first byte that is not JSON whitespace, after a UTF-8 byte order mark (which Jackson
+   * accepts); ' ' if none.
+   */
   private static char firstNonBlank(byte[] bytes) {
-    boolean bom = bytes.length >= 3 && bytes[0] == (byte) 0xEF && bytes[1] == (byte) 0xBB && bytes[2] == (byte) 0xBF;
+    boolean bom =
+        bytes.length >= 3
+            && bytes[0] == (byte) 0xEF
+            && bytes[1] == (byte) 0xBB
+            && bytes[2] == (byte) 0xBF;
     for (int i = bom ? 3 : 0; i < bytes.length; i++) {
       var b = bytes[i];
       if (b != ' ' && b != '\t' && b != '\n' && b != '\r') {
@@ -149,7 +176,8 @@ public final class ObjectCodec {
   }
 
   private static ApiException notAnObject(String got) {
-    return ApiException.badRequest(EXPECTED_OBJECT + "; " + got,
+    return ApiException.badRequest(
+        EXPECTED_OBJECT + "; " + got,
         List.of(new dev.quartermaster.api.error.Violation("", EXPECTED_OBJECT)));
   }
 
@@ -160,7 +188,8 @@ public final class ObjectCodec {
   public static <T> T fromJsonBody(byte[] bytes, Class<T> type) {
     char first = bytes == null ? ' ' : firstNonBlank(bytes);
     if (first != '{') {
-      throw ApiException.badRequest("expected a JSON object" + (first == ' ' ? "; empty body" : ""),
+      throw ApiException.badRequest(
+          "expected a JSON object" + (first == ' ' ? "; empty body" : ""),
           List.of(new dev.quartermaster.api.error.Violation("", "expected a JSON object")));
     }
     try {
@@ -175,7 +204,9 @@ public final class ObjectCodec {
    * status, what a create without one stores.
    */
   public static <T extends ApiObject> T blank(Kind<T> kind) {
-    return fromJson(("{\"kind\":\"" + kind.name() + "\"}").getBytes(java.nio.charset.StandardCharsets.UTF_8), kind);
+    return fromJson(
+        ("{\"kind\":\"" + kind.name() + "\"}").getBytes(java.nio.charset.StandardCharsets.UTF_8),
+        kind);
   }
 
   /** Decodes one object that must be of {@code kind}. */
@@ -193,18 +224,23 @@ public final class ObjectCodec {
       while (trees.hasNextValue()) {
         document++;
         var tree = trees.nextValue();
-        if (tree == null || tree.isNull() || tree.isMissingNode() || (tree.isTextual() && tree.asText().isBlank())) {
+        if (tree == null
+            || tree.isNull()
+            || tree.isMissingNode()
+            || (tree.isTextual() && tree.asText().isBlank())) {
           continue;
         }
         if (!tree.isObject()) {
           // A list would be read as a type id and its object ("- Node"), or as nothing at all.
-          throw ApiException.badRequest("document " + document + ": " + EXPECTED_OBJECT,
+          throw ApiException.badRequest(
+              "document " + document + ": " + EXPECTED_OBJECT,
               List.of(new dev.quartermaster.api.error.Violation("", EXPECTED_OBJECT)));
         }
         try {
           out.add(YAML.treeToValue(tree, ApiObject.class));
         } catch (IOException | IllegalArgumentException e) {
-          throw DecodeErrors.toApiException(e.getCause() instanceof IOException io ? io : e, "document " + document + ": ");
+          throw DecodeErrors.toApiException(
+              e.getCause() instanceof IOException io ? io : e, "document " + document + ": ");
         }
       }
     } catch (IOException | RuntimeException e) {

@@ -6,7 +6,8 @@ import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
 
 /** A named selector over devices, which claims request by name (e.g. {@code a100-80g}). */
-public record DeviceClass(ObjectMeta metadata, DeviceClassSpec spec, DeviceClassStatus status) implements ApiObject {
+public record DeviceClass(ObjectMeta metadata, DeviceClassSpec spec, DeviceClassStatus status)
+    implements ApiObject {
   public DeviceClass {
     metadata = metadata == null ? ObjectMeta.named("") : metadata;
     spec = spec == null ? DeviceClassSpec.EMPTY : spec;

@@ -7,7 +7,8 @@ import java.util.List;
  * @param deviceClass the device class it selects from ({@code gpu} or {@code channel})
  * @param selectors every selector must hold for a device to match
  */
-public record DeviceClassSpec(@JsonProperty("class") String deviceClass, List<DeviceSelector> selectors) {
+public record DeviceClassSpec(
+    @JsonProperty("class") String deviceClass, List<DeviceSelector> selectors) {
   public static final DeviceClassSpec EMPTY = new DeviceClassSpec("", List.of());
 
   public DeviceClassSpec {

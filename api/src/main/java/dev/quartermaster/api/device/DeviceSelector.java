@@ -46,7 +46,8 @@ public record DeviceSelector(String attribute, Operator operator, List<String> v
       return java.util.Optional.empty();
     }
     try {
-      return java.util.Optional.of(new BigDecimal(value).compareTo(new BigDecimal(values.getFirst())));
+      return java.util.Optional.of(
+          new BigDecimal(value).compareTo(new BigDecimal(values.getFirst())));
     } catch (NumberFormatException e) {
       return java.util.Optional.empty();
     }

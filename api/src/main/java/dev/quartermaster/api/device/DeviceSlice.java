@@ -6,7 +6,8 @@ import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
 
 /** The devices one node offers, as its agent found them. */
-public record DeviceSlice(ObjectMeta metadata, DeviceSliceSpec spec, DeviceSliceStatus status) implements ApiObject {
+public record DeviceSlice(ObjectMeta metadata, DeviceSliceSpec spec, DeviceSliceStatus status)
+    implements ApiObject {
   public DeviceSlice {
     metadata = metadata == null ? ObjectMeta.named("") : metadata;
     spec = spec == null ? DeviceSliceSpec.EMPTY : spec;

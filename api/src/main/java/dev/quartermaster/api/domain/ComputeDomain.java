@@ -6,7 +6,8 @@ import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
 
 /** A set of nodes that share an interconnect domain, with a helper daemon per member node. */
-public record ComputeDomain(ObjectMeta metadata, ComputeDomainSpec spec, ComputeDomainStatus status) implements ApiObject {
+public record ComputeDomain(ObjectMeta metadata, ComputeDomainSpec spec, ComputeDomainStatus status)
+    implements ApiObject {
   /**
    * Every domain is stored with this finalizer; the compute domain controller removes it once no
    * claim names the domain, so a delete waits for the domain's users instead of pulling it from

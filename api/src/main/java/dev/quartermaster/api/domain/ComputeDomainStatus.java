@@ -12,8 +12,10 @@ import java.util.Optional;
  * @param claims the claims that name this domain: what keeps nodes in it, and it from being deleted
  * @param conditions {@code Ready}: {@code numNodes} members have a ready daemon
  */
-public record ComputeDomainStatus(List<Member> nodes, List<String> claims, List<Condition> conditions) {
-  public static final ComputeDomainStatus EMPTY = new ComputeDomainStatus(List.of(), List.of(), List.of());
+public record ComputeDomainStatus(
+    List<Member> nodes, List<String> claims, List<Condition> conditions) {
+  public static final ComputeDomainStatus EMPTY =
+      new ComputeDomainStatus(List.of(), List.of(), List.of());
 
   public long readyNodes() {
     return nodes.stream().filter(Member::daemonReady).count();

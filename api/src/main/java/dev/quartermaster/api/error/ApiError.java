@@ -22,7 +22,8 @@ public record ApiError(int code, Reason reason, String message, List<Violation> 
   public static ApiError invalid(String what, List<Violation> violations) {
     var shown = cap(violations);
     var text = shown.stream().map(Violation::toString).collect(Collectors.joining("; "));
-    return new ApiError(Reason.Invalid.code(), Reason.Invalid, what + " is invalid: " + text, shown);
+    return new ApiError(
+        Reason.Invalid.code(), Reason.Invalid, what + " is invalid: " + text, shown);
   }
 
   /** The most violations an error lists; 50,000 bad label keys must not make a 13 MB answer. */
@@ -30,9 +31,11 @@ public record ApiError(int code, Reason reason, String message, List<Violation> 
 
   /** This error with at most {@link #MAX_DETAILS} details and a message of bounded length. */
   public ApiError capped() {
-    var shownMessage = message.length() <= 16_384 ? message : message.substring(0, 16_384) + " ... (cut)";
+    var shownMessage =
+        message.length() <= 16_384 ? message : message.substring(0, 16_384) + " ... (cut)";
     var shown = cap(details);
-    return shownMessage.equals(message) && shown.size() == details.size() ? this
+    return shownMessage.equals(message) && shown.size() == details.size()
+        ? this
         : new ApiError(code, reason, shownMessage, shown);
   }
 

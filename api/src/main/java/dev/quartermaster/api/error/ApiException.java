@@ -6,6 +6,7 @@ import java.util.OptionalInt;
 /** An API call failed; {@link #error()} says how, exactly as the server sent it. */
 public final class ApiException extends RuntimeException {
   private final ApiError error;
+
   /** For a batch commit: the index of the write that failed on its own account, else -1. */
   private final int failedWrite;
 
@@ -26,14 +27,17 @@ public final class ApiException extends RuntimeException {
   /**
    * {@code failure}, the error of write {@code index} of a batch commit, which failed on its own
    * account (its object changed since it was read, or is gone, or the write is invalid): the batch
-   * applied nothing, and a caller that batched several decisions can commit the others again without
-   * the one that wrote it.
+   * applied nothing, and a caller that batched several decisions can commit the others again
+   * without the one that wrote it.
    */
   public static ApiException ofWrite(ApiException failure, int index) {
     return new ApiException(failure.error, index);
   }
 
-  /** Which write of a batch commit failed on its own account (see {@link #ofWrite}); empty otherwise. */
+  /**
+   * Which write of a batch commit failed on its own account (see {@link #ofWrite}); empty
+   * otherwise.
+   */
   public OptionalInt failedWrite() {
     return failedWrite < 0 ? OptionalInt.empty() : OptionalInt.of(failedWrite);
   }

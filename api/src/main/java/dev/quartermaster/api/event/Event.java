@@ -15,9 +15,14 @@ import java.util.Comparator;
  * hour. Events are best effort: losing one never changes what the cluster does.
  */
 public record Event(ObjectMeta metadata, EventSpec spec, EventStatus status) implements ApiObject {
-  /** Oldest first, as kubectl lists events; ties by reason, then name, so a listing reads the same every time. */
-  public static final Comparator<Event> CHRONOLOGICAL = Comparator.<Event, Instant>comparing(e -> e.spec().lastSeen())
-      .thenComparing(e -> e.spec().reason()).thenComparing(e -> e.metadata().name());
+  /**
+   * Oldest first, as kubectl lists events; ties by reason, then name, so a listing reads the same
+   * every time.
+   */
+  public static final Comparator<Event> CHRONOLOGICAL =
+      Comparator.<Event, Instant>comparing(e -> e.spec().lastSeen())
+          .thenComparing(e -> e.spec().reason())
+          .thenComparing(e -> e.metadata().name());
 
   public Event {
     metadata = metadata == null ? ObjectMeta.named("") : metadata;

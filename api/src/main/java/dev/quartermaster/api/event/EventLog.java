@@ -35,15 +35,25 @@ public final class EventLog {
   public static final Duration FLUSH_EVERY = Duration.ofSeconds(1);
   public static final int MAX_WRITES_PER_FLUSH = 500;
   public static final int MAX_PENDING = 10_000;
-  /** Events carry their involved object in labels, so {@code qm get events --for task/x} is a label selector. */
+
+  /**
+   * Events carry their involved object in labels, so {@code qm get events --for task/x} is a label
+   * selector.
+   */
   public static final String LABEL_KIND = "events.quartermaster.dev/kind";
+
   public static final String LABEL_NAME = "events.quartermaster.dev/name";
   public static final int MAX_MESSAGE = 1024;
+
   /** New events created in one commit at most (etcd takes 64 puts in a transaction). */
   static final int CREATES_PER_COMMIT = 32;
+
   /** Flushes an event may fail before it is dropped. */
   static final int MAX_FAILURES = 60;
-  /** How many written events are remembered with their revision, to update without reading first. */
+
+  /**
+   * How many written events are remembered with their revision, to update without reading first.
+   */
   private static final int REMEMBERED = 10_000;
 
   /** Runs a task after a delay: the component's {@code Env}. */
@@ -83,12 +93,13 @@ public final class EventLog {
   private final Supplier<Instant> clock;
   private final Scheduler scheduler;
   private final Map<Key, Pending> pending = new LinkedHashMap<>();
-  private final Map<Key, Event> written = new LinkedHashMap<>(16, 0.75f, true) {
-    @Override
-    protected boolean removeEldestEntry(Map.Entry<Key, Event> eldest) {
-      return size() > REMEMBERED;
-    }
-  };
+  private final Map<Key, Event> written =
+      new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Key, Event> eldest) {
+          return size() > REMEMBERED;
+        }
+      };
   private boolean flushScheduled;
   private long dropped;
   private long writes;
@@ -99,13 +110,18 @@ public final class EventLog {
     this.scheduler = scheduler;
   }
 
-  /** The recorder of one component; {@code source} names it in every event ({@code scheduler}, {@code agent/node-1}). */
+  /**
+   * The recorder of one component; {@code source} names it in every event ({@code scheduler},
+   * {@code agent/node-1}).
+   */
   public EventRecorder recorder(String source) {
-    return (involved, type, reason, message) -> note(new Key(involved, type, reason, source), message);
+    return (involved, type, reason, message) ->
+        note(new Key(involved, type, reason, source), message);
   }
 
   private void note(Key key, String message) {
-    var text = message.length() <= MAX_MESSAGE ? message : message.substring(0, MAX_MESSAGE - 3) + "...";
+    var text =
+        message.length() <= MAX_MESSAGE ? message : message.substring(0, MAX_MESSAGE - 3) + "...";
     var at = clock.get();
     boolean schedule;
     synchronized (this) {
@@ -127,7 +143,10 @@ public final class EventLog {
     }
   }
 
-  /** Writes what is pending (at most {@link #MAX_WRITES_PER_FLUSH} keys); what is left or failed waits for the next flush. */
+  /**
+   * Writes what is pending (at most {@link #MAX_WRITES_PER_FLUSH} keys); what is left or failed
+   * waits for the next flush.
+   */
   public void flush() {
     var batch = new ArrayList<Map.Entry<Key, Pending>>();
     synchronized (this) {
@@ -138,7 +157,8 @@ public final class EventLog {
       }
     }
     // Events this process has not written yet are created together, a transaction per chunk: a
-    // burst of new tasks brings as many new events, and one commit each would cost a transaction each.
+    // burst of new tasks brings as many new events, and one commit each would cost a transaction
+    // each.
     var fresh = new ArrayList<Map.Entry<Key, Pending>>();
     var rest = new ArrayList<Map.Entry<Key, Pending>>();
     synchronized (this) {
@@ -154,12 +174,17 @@ public final class EventLog {
       try {
         write(entry.getKey(), entry.getValue());
       } catch (RuntimeException e) {
-        // Unavailable, fenced, partitioned: keep it for the next flush. Refused (invalid, forbidden)
+        // Unavailable, fenced, partitioned: keep it for the next flush. Refused (invalid,
+        // forbidden)
         // or failing for a minute: drop it, counted, rather than retry for ever.
         var p = entry.getValue();
         p.failures++;
-        boolean refused = e instanceof ApiException a && (a.is(Reason.Invalid) || a.is(Reason.Forbidden)
-            || a.is(Reason.BadRequest) || a.is(Reason.PayloadTooLarge));
+        boolean refused =
+            e instanceof ApiException a
+                && (a.is(Reason.Invalid)
+                    || a.is(Reason.Forbidden)
+                    || a.is(Reason.BadRequest)
+                    || a.is(Reason.PayloadTooLarge));
         synchronized (this) {
           var now = pending.get(entry.getKey());
           if (refused || p.failures > MAX_FAILURES) {
@@ -183,7 +208,10 @@ public final class EventLog {
     }
   }
 
-  /** Creates every event of {@code chunk} in one commit; false (nothing written) if the store refused it. */
+  /**
+   * Creates every event of {@code chunk} in one commit; false (nothing written) if the store
+   * refused it.
+   */
   private boolean createTogether(List<Map.Entry<Key, Pending>> chunk) {
     if (chunk.size() < 2) {
       return false;
@@ -204,7 +232,16 @@ public final class EventLog {
   }
 
   private static Event fresh(Key key, Pending p) {
-    var spec = new EventSpec(key.involved(), key.type(), key.reason(), p.message, key.source(), p.times, p.first, p.last);
+    var spec =
+        new EventSpec(
+            key.involved(),
+            key.type(),
+            key.reason(),
+            p.message,
+            key.source(),
+            p.times,
+            p.first,
+            p.last);
     var labels = Map.of(LABEL_KIND, key.involved().kind(), LABEL_NAME, key.involved().name());
     return new Event(ObjectMeta.named(nameOf(key)).withLabels(labels), spec, EventStatus.EMPTY);
   }
@@ -216,7 +253,10 @@ public final class EventLog {
     }
     if (known.isPresent()) {
       try {
-        remember(key, api.update(known.get().withSpec(known.get().spec().repeated(p.times, p.last, p.message))));
+        remember(
+            key,
+            api.update(
+                known.get().withSpec(known.get().spec().repeated(p.times, p.last, p.message))));
         return;
       } catch (ApiException e) {
         if (!e.is(Reason.Conflict) && !e.is(Reason.NotFound)) {
@@ -255,8 +295,9 @@ public final class EventLog {
    */
   static String nameOf(InvolvedObject involved, EventType type, String reason, String source) {
     var crc = new CRC32();
-    crc.update(String.join("\u0000", involved.kind(), involved.name(), type.name(), reason, source)
-        .getBytes(StandardCharsets.UTF_8));
+    crc.update(
+        String.join("\u0000", involved.kind(), involved.name(), type.name(), reason, source)
+            .getBytes(StandardCharsets.UTF_8));
     var base = involved.name().toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9-]", "-");
     base = base.length() > 50 ? base.substring(0, 50) : base;
     base = base.replaceAll("^-+|-+$", "");
@@ -267,7 +308,10 @@ public final class EventLog {
     return nameOf(key.involved(), key.type(), key.reason(), key.source());
   }
 
-  /** Events dropped: new ones while {@link #MAX_PENDING} were waiting, and those the store refused or kept failing. */
+  /**
+   * Events dropped: new ones while {@link #MAX_PENDING} were waiting, and those the store refused
+   * or kept failing.
+   */
   public synchronized long dropped() {
     return dropped;
   }

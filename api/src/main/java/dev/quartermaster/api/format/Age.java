@@ -6,8 +6,8 @@ import java.util.Optional;
 
 /**
  * How long ago something happened, as kubectl shows it: short, with more precision while the age is
- * small ({@code 45s}, {@code 3m20s}, {@code 25m}, {@code 2h5m}, {@code 20h}, {@code 3d4h}, {@code 40d},
- * {@code 3y}).
+ * small ({@code 45s}, {@code 3m20s}, {@code 25m}, {@code 2h5m}, {@code 20h}, {@code 3d4h}, {@code
+ * 40d}, {@code 3y}).
  */
 public final class Age {
   private static final long MINUTE = 60;
@@ -17,7 +17,10 @@ public final class Age {
 
   private Age() {}
 
-  /** The age at {@code now} of something that happened {@code at}; {@code <unknown>} when there is no time. */
+  /**
+   * The age at {@code now} of something that happened {@code at}; {@code <unknown>} when there is
+   * no time.
+   */
   public static String since(Optional<Instant> at, Instant now) {
     return at.map(t -> of(Duration.between(t, now))).orElse("<unknown>");
   }

@@ -3,7 +3,10 @@ package dev.quartermaster.api.format;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 
-/** Byte counts in binary units, as capacities are written: {@code 10Gi}, {@code 512Mi}, {@code 1.5Ti}. */
+/**
+ * Byte counts in binary units, as capacities are written: {@code 10Gi}, {@code 512Mi}, {@code
+ * 1.5Ti}.
+ */
 public final class Bytes {
   private static final String[] UNITS = {"Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
 
@@ -23,7 +26,8 @@ public final class Bytes {
       return bytes / scale + UNITS[unit];
     }
     // Not a whole number of units: one decimal is enough to read a size at a glance.
-    var value = BigDecimal.valueOf(bytes).divide(BigDecimal.valueOf(scale), 1, RoundingMode.HALF_UP);
+    var value =
+        BigDecimal.valueOf(bytes).divide(BigDecimal.valueOf(scale), 1, RoundingMode.HALF_UP);
     return value.stripTrailingZeros().toPlainString() + UNITS[unit];
   }
 }

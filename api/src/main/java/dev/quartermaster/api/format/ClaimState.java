@@ -5,7 +5,9 @@ import dev.quartermaster.api.claim.PrepareState;
 import dev.quartermaster.api.claim.ResourceClaim;
 import java.util.Locale;
 
-/** Where a claim is in its life, in one word: pending → allocated → prepared (or failed to prepare). */
+/**
+ * Where a claim is in its life, in one word: pending → allocated → prepared (or failed to prepare).
+ */
 public enum ClaimState {
   PENDING,
   ALLOCATED,
@@ -17,7 +19,8 @@ public enum ClaimState {
     if (allocation.isEmpty()) {
       return PENDING;
     }
-    // Only the allocated node's prepare state counts; others are leftovers of an earlier allocation.
+    // Only the allocated node's prepare state counts; others are leftovers of an earlier
+    // allocation.
     var prepare = claim.status().prepare().get(allocation.get().node());
     if (prepare == null) {
       return ALLOCATED;
@@ -36,15 +39,19 @@ public enum ClaimState {
 
   /**
    * Why the claim is not prepared, in the words of whoever holds it up: the agent's prepare reason
-   * once it is allocated, else the allocator's {@code Allocated=False} message. Empty when nothing waits.
+   * once it is allocated, else the allocator's {@code Allocated=False} message. Empty when nothing
+   * waits.
    */
   public static String reason(ResourceClaim claim) {
     var prepared = preparation(claim).map(PrepareState::reason).filter(r -> !r.isEmpty());
     if (prepared.isPresent()) {
       return prepared.get();
     }
-    return dev.quartermaster.api.meta.Condition.find(claim.status().conditions(), ClaimConditions.ALLOCATED)
-        .filter(c -> !c.isTrue()).map(c -> c.reason() + ": " + c.message()).orElse("");
+    return dev.quartermaster.api.meta.Condition.find(
+            claim.status().conditions(), ClaimConditions.ALLOCATED)
+        .filter(c -> !c.isTrue())
+        .map(c -> c.reason() + ": " + c.message())
+        .orElse("");
   }
 
   @Override

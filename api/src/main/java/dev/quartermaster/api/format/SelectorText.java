@@ -11,8 +11,14 @@ public final class SelectorText {
   public static String of(DeviceSelector s) {
     var values = String.join(",", s.values());
     return switch (s.operator()) {
-      case In -> s.values().size() == 1 ? s.attribute() + "=" + values : s.attribute() + " in (" + values + ")";
-      case NotIn -> s.values().size() == 1 ? s.attribute() + "!=" + values : s.attribute() + " notin (" + values + ")";
+      case In ->
+          s.values().size() == 1
+              ? s.attribute() + "=" + values
+              : s.attribute() + " in (" + values + ")";
+      case NotIn ->
+          s.values().size() == 1
+              ? s.attribute() + "!=" + values
+              : s.attribute() + " notin (" + values + ")";
       case Exists -> s.attribute();
       case DoesNotExist -> "!" + s.attribute();
       case Gte -> s.attribute() + ">=" + values;

@@ -6,9 +6,9 @@ import java.util.List;
 
 /**
  * A volume's state in one word for a person: {@code Deleting} once a delete was asked for (with
- * {@code (in use)} while claims hold it), else from its claims before its phase: {@code InUse} while
- * any task holds it, {@code Releasing} while a claim is being let go (past {@code Taken}), else the
- * controller's phase ({@code Pending}, {@code Available}, {@code Deleting}).
+ * {@code (in use)} while claims hold it), else from its claims before its phase: {@code InUse}
+ * while any task holds it, {@code Releasing} while a claim is being let go (past {@code Taken}),
+ * else the controller's phase ({@code Pending}, {@code Available}, {@code Deleting}).
  */
 public final class VolumeState {
   private VolumeState() {}

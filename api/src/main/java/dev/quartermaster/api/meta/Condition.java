@@ -11,7 +11,8 @@ import java.util.Optional;
  * @param reason a CamelCase word a program can match on
  * @param message what a person needs to know, naming the exact thing at fault
  */
-public record Condition(String type, Status status, String reason, String message, Optional<Instant> lastTransition) {
+public record Condition(
+    String type, Status status, String reason, String message, Optional<Instant> lastTransition) {
 
   public enum Status {
     True,
@@ -43,7 +44,11 @@ public record Condition(String type, Status status, String reason, String messag
    */
   public static List<Condition> set(List<Condition> conditions, Condition next, Instant now) {
     var previous = find(conditions, next.type);
-    var at = previous.filter(p -> p.status == next.status).flatMap(Condition::lastTransition).orElse(now);
+    var at =
+        previous
+            .filter(p -> p.status == next.status)
+            .flatMap(Condition::lastTransition)
+            .orElse(now);
     var updated = new Condition(next.type, next.status, next.reason, next.message, Optional.of(at));
     var out = new java.util.ArrayList<Condition>();
     for (var c : conditions) {

@@ -23,7 +23,8 @@ public final class Kinds {
       new Kind<>("DeviceClass", "deviceclasses", "dc", DeviceClass.class);
   public static final Kind<ResourceClaim> RESOURCE_CLAIM =
       new Kind<>("ResourceClaim", "resourceclaims", "claim", ResourceClaim.class);
-  public static final Kind<Workload> WORKLOAD = new Kind<>("Workload", "workloads", "wl", Workload.class);
+  public static final Kind<Workload> WORKLOAD =
+      new Kind<>("Workload", "workloads", "wl", Workload.class);
   public static final Kind<Task> TASK = new Kind<>("Task", "tasks", "t", Task.class);
   public static final Kind<Volume> VOLUME = new Kind<>("Volume", "volumes", "vol", Volume.class);
   public static final Kind<ComputeDomain> COMPUTE_DOMAIN =
@@ -32,8 +33,18 @@ public final class Kinds {
       new Kind<>("NodeAllocation", "nodeallocations", "na", NodeAllocation.class);
   public static final Kind<Event> EVENT = new Kind<>("Event", "events", "ev", Event.class);
 
-  public static final List<Kind<?>> ALL = List.of(
-      NODE, DEVICE_SLICE, DEVICE_CLASS, RESOURCE_CLAIM, WORKLOAD, TASK, VOLUME, COMPUTE_DOMAIN, NODE_ALLOCATION, EVENT);
+  public static final List<Kind<?>> ALL =
+      List.of(
+          NODE,
+          DEVICE_SLICE,
+          DEVICE_CLASS,
+          RESOURCE_CLAIM,
+          WORKLOAD,
+          TASK,
+          VOLUME,
+          COMPUTE_DOMAIN,
+          NODE_ALLOCATION,
+          EVENT);
 
   private Kinds() {}
 

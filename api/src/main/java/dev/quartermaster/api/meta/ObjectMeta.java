@@ -40,19 +40,23 @@ public record ObjectMeta(
 
   /** Metadata for a new object: just a name. */
   public static ObjectMeta named(String name) {
-    return new ObjectMeta(name, "", 0, 0, Map.of(), Optional.empty(), Optional.empty(), List.of(), Optional.empty());
+    return new ObjectMeta(
+        name, "", 0, 0, Map.of(), Optional.empty(), Optional.empty(), List.of(), Optional.empty());
   }
 
   public ObjectMeta withName(String n) {
-    return new ObjectMeta(n, uid, revision, generation, labels, createdAt, deletedAt, finalizers, owner);
+    return new ObjectMeta(
+        n, uid, revision, generation, labels, createdAt, deletedAt, finalizers, owner);
   }
 
   public ObjectMeta withUid(String u) {
-    return new ObjectMeta(name, u, revision, generation, labels, createdAt, deletedAt, finalizers, owner);
+    return new ObjectMeta(
+        name, u, revision, generation, labels, createdAt, deletedAt, finalizers, owner);
   }
 
   public ObjectMeta withRevision(long r) {
-    return new ObjectMeta(name, uid, r, generation, labels, createdAt, deletedAt, finalizers, owner);
+    return new ObjectMeta(
+        name, uid, r, generation, labels, createdAt, deletedAt, finalizers, owner);
   }
 
   public ObjectMeta withGeneration(long g) {
@@ -60,15 +64,18 @@ public record ObjectMeta(
   }
 
   public ObjectMeta withLabels(Map<String, String> l) {
-    return new ObjectMeta(name, uid, revision, generation, l, createdAt, deletedAt, finalizers, owner);
+    return new ObjectMeta(
+        name, uid, revision, generation, l, createdAt, deletedAt, finalizers, owner);
   }
 
   public ObjectMeta withCreatedAt(Instant t) {
-    return new ObjectMeta(name, uid, revision, generation, labels, Optional.of(t), deletedAt, finalizers, owner);
+    return new ObjectMeta(
+        name, uid, revision, generation, labels, Optional.of(t), deletedAt, finalizers, owner);
   }
 
   public ObjectMeta withDeletedAt(Instant t) {
-    return new ObjectMeta(name, uid, revision, generation, labels, createdAt, Optional.of(t), finalizers, owner);
+    return new ObjectMeta(
+        name, uid, revision, generation, labels, createdAt, Optional.of(t), finalizers, owner);
   }
 
   public ObjectMeta withFinalizers(List<String> f) {
@@ -76,12 +83,22 @@ public record ObjectMeta(
   }
 
   public ObjectMeta withOwner(OwnerReference o) {
-    return new ObjectMeta(name, uid, revision, generation, labels, createdAt, deletedAt, finalizers, Optional.of(o));
+    return new ObjectMeta(
+        name, uid, revision, generation, labels, createdAt, deletedAt, finalizers, Optional.of(o));
   }
 
   /** This metadata with no owner: the object outlives what owned it (e.g. a retained volume). */
   public ObjectMeta withoutOwner() {
-    return new ObjectMeta(name, uid, revision, generation, labels, createdAt, deletedAt, finalizers, Optional.empty());
+    return new ObjectMeta(
+        name,
+        uid,
+        revision,
+        generation,
+        labels,
+        createdAt,
+        deletedAt,
+        finalizers,
+        Optional.empty());
   }
 
   @com.fasterxml.jackson.annotation.JsonIgnore

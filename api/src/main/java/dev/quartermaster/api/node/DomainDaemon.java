@@ -13,7 +13,12 @@ import java.util.Optional;
  * @param message why it is not ready, or empty
  * @param since when it entered {@code state}
  */
-public record DomainDaemon(String domain, DaemonState state, Optional<Long> pid, int restarts, String message,
+public record DomainDaemon(
+    String domain,
+    DaemonState state,
+    Optional<Long> pid,
+    int restarts,
+    String message,
     Optional<Instant> since) {
   public DomainDaemon {
     domain = domain == null ? "" : domain;

@@ -5,7 +5,10 @@ import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
 
-/** A machine that runs an agent. Its status says whether it is alive and whether its devices are complete. */
+/**
+ * A machine that runs an agent. Its status says whether it is alive and whether its devices are
+ * complete.
+ */
 public record Node(ObjectMeta metadata, NodeSpec spec, NodeStatus status) implements ApiObject {
   /** Set on a node while {@code qm node drain} works on it; its table shows {@code draining}. */
   public static final String DRAINING_LABEL = "quartermaster.dev/draining";

@@ -24,8 +24,8 @@ public record NodeStatus(
     List<String> computeDomains,
     List<PluginInstance> plugins,
     List<DomainDaemon> domainDaemons) {
-  public static final NodeStatus EMPTY = new NodeStatus(List.of(), Optional.empty(), "", "", List.of(), List.of(),
-      List.of());
+  public static final NodeStatus EMPTY =
+      new NodeStatus(List.of(), Optional.empty(), "", "", List.of(), List.of(), List.of());
 
   public NodeStatus {
     conditions = conditions == null ? List.of() : List.copyOf(conditions);
@@ -37,22 +37,33 @@ public record NodeStatus(
     domainDaemons = domainDaemons == null ? List.of() : List.copyOf(domainDaemons);
   }
 
-  public NodeStatus(List<Condition> conditions, Optional<Instant> heartbeat, String bootId, String agentVersion,
-      List<String> computeDomains, List<PluginInstance> plugins) {
+  public NodeStatus(
+      List<Condition> conditions,
+      Optional<Instant> heartbeat,
+      String bootId,
+      String agentVersion,
+      List<String> computeDomains,
+      List<PluginInstance> plugins) {
     this(conditions, heartbeat, bootId, agentVersion, computeDomains, plugins, List.of());
   }
 
-  public NodeStatus(List<Condition> conditions, Optional<Instant> heartbeat, String bootId, String agentVersion,
+  public NodeStatus(
+      List<Condition> conditions,
+      Optional<Instant> heartbeat,
+      String bootId,
+      String agentVersion,
       List<String> computeDomains) {
     this(conditions, heartbeat, bootId, agentVersion, computeDomains, List.of());
   }
 
   public NodeStatus withConditions(List<Condition> c) {
-    return new NodeStatus(c, heartbeat, bootId, agentVersion, computeDomains, plugins, domainDaemons);
+    return new NodeStatus(
+        c, heartbeat, bootId, agentVersion, computeDomains, plugins, domainDaemons);
   }
 
   public NodeStatus withPlugins(List<PluginInstance> p) {
-    return new NodeStatus(conditions, heartbeat, bootId, agentVersion, computeDomains, p, domainDaemons);
+    return new NodeStatus(
+        conditions, heartbeat, bootId, agentVersion, computeDomains, p, domainDaemons);
   }
 
   public NodeStatus withDomainDaemons(List<DomainDaemon> d) {

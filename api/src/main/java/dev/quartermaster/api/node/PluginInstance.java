@@ -14,7 +14,12 @@ import java.util.Set;
  * @param csiNodeId the plugin's id for this node (NodeGetInfo), used in ControllerPublish
  */
 public record PluginInstance(
-    String name, String endpoint, String version, Set<PluginRole> roles, boolean healthy, String message,
+    String name,
+    String endpoint,
+    String version,
+    Set<PluginRole> roles,
+    boolean healthy,
+    String message,
     String csiNodeId) {
   public PluginInstance {
     name = name == null ? "" : name;

@@ -7,10 +7,11 @@ import java.util.List;
 
 /**
  * The columns {@code qm get} shows for one kind; {@code wideColumns} are added by {@code -o wide}.
- * {@code order} is the listing order of its rows (a stable sort: equal objects keep the server's order).
+ * {@code order} is the listing order of its rows (a stable sort: equal objects keep the server's
+ * order).
  */
-public record KindTable<T extends ApiObject>(List<Column<T>> columns, List<Column<T>> wideColumns,
-    Comparator<? super T> order) {
+public record KindTable<T extends ApiObject>(
+    List<Column<T>> columns, List<Column<T>> wideColumns, Comparator<? super T> order) {
 
   public KindTable {
     columns = List.copyOf(columns);

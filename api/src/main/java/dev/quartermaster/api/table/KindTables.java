@@ -1,7 +1,5 @@
 package dev.quartermaster.api.table;
 
-import dev.quartermaster.api.domain.DomainConditions;
-import java.util.Optional;
 import dev.quartermaster.api.allocation.DeviceHolder;
 import dev.quartermaster.api.allocation.NodeAllocation;
 import dev.quartermaster.api.claim.Allocation;
@@ -11,26 +9,27 @@ import dev.quartermaster.api.device.DeviceClass;
 import dev.quartermaster.api.device.DeviceSlice;
 import dev.quartermaster.api.domain.ComputeDomain;
 import dev.quartermaster.api.domain.ComputeDomainStatus.Member;
+import dev.quartermaster.api.domain.DomainConditions;
 import dev.quartermaster.api.event.Event;
+import dev.quartermaster.api.format.Age;
+import dev.quartermaster.api.format.Bytes;
+import dev.quartermaster.api.format.ClaimState;
+import dev.quartermaster.api.format.SelectorText;
+import dev.quartermaster.api.format.VolumeState;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kind;
-import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.node.NodeConditions;
 import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.api.workload.WorkloadStatus.GroupStatus;
-import dev.quartermaster.api.format.Age;
-import dev.quartermaster.api.format.Bytes;
-import dev.quartermaster.api.format.ClaimState;
-import dev.quartermaster.api.format.SelectorText;
-import dev.quartermaster.api.format.VolumeState;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 
@@ -41,70 +40,112 @@ public final class KindTables {
   /** The table for {@code kind}; AGE is measured at {@code now}. */
   @SuppressWarnings("unchecked")
   public static <T extends ApiObject> KindTable<T> of(Kind<T> kind, Instant now) {
-    KindTable<?> table = switch (kind.name()) {
-      case "Node" -> node(now);
-      case "DeviceSlice" -> deviceSlice(now);
-      case "DeviceClass" -> deviceClass(now);
-      case "ResourceClaim" -> resourceClaim(now);
-      case "Workload" -> workload(now);
-      case "Task" -> task(now);
-      case "Volume" -> volume(now);
-      case "ComputeDomain" -> computeDomain(now);
-      case "NodeAllocation" -> nodeAllocation(now);
-      case "Event" -> event(now);
-      default -> throw new IllegalArgumentException("no table for kind " + kind);
-    };
+    KindTable<?> table =
+        switch (kind.name()) {
+          case "Node" -> node(now);
+          case "DeviceSlice" -> deviceSlice(now);
+          case "DeviceClass" -> deviceClass(now);
+          case "ResourceClaim" -> resourceClaim(now);
+          case "Workload" -> workload(now);
+          case "Task" -> task(now);
+          case "Volume" -> volume(now);
+          case "ComputeDomain" -> computeDomain(now);
+          case "NodeAllocation" -> nodeAllocation(now);
+          case "Event" -> event(now);
+          default -> throw new IllegalArgumentException("no table for kind " + kind);
+        };
     return (KindTable<T>) table;
   }
 
   private static KindTable<Node> node(Instant now) {
-    return table(now, List.of(
-            col("READY", (Node n) -> conditionStatus(n.status().conditions(), NodeConditions.AGENT_READY)),
+    return table(
+        now,
+        List.of(
+            col(
+                "READY",
+                (Node n) -> conditionStatus(n.status().conditions(), NodeConditions.AGENT_READY)),
             col("DEVICES", (Node n) -> devicesReady(n.status().conditions())),
             // A cordoned node must not look like any other: new work skips it.
-            col("SCHEDULING", (Node n) -> n.spec().fenced() ? "fenced"
-                : n.spec().unschedulable() && n.metadata().labels().containsKey(Node.DRAINING_LABEL) ? "draining"
-                : n.spec().unschedulable() ? "cordoned" : "enabled")),
+            col(
+                "SCHEDULING",
+                (Node n) ->
+                    n.spec().fenced()
+                        ? "fenced"
+                        : n.spec().unschedulable()
+                                && n.metadata().labels().containsKey(Node.DRAINING_LABEL)
+                            ? "draining"
+                            : n.spec().unschedulable() ? "cordoned" : "enabled")),
         List.of(
-            col("HEARTBEAT", (Node n) -> n.status().heartbeat().map(h -> Age.since(n.status().heartbeat(), now)).orElse("")),
+            col(
+                "HEARTBEAT",
+                (Node n) ->
+                    n.status()
+                        .heartbeat()
+                        .map(h -> Age.since(n.status().heartbeat(), now))
+                        .orElse("")),
             col("VERSION", (Node n) -> n.status().agentVersion())));
   }
 
   private static KindTable<DeviceSlice> deviceSlice(Instant now) {
-    return table(now, List.of(
+    return table(
+        now,
+        List.of(
             col("NODE", (DeviceSlice s) -> s.spec().node()),
             col("DEVICES", (DeviceSlice s) -> Integer.toString(s.spec().devices().size())),
-            col("HEALTHY", (DeviceSlice s) -> Long.toString(
-                s.spec().devices().stream().filter(d -> d.health() == Device.Health.Healthy).count()))),
+            col(
+                "HEALTHY",
+                (DeviceSlice s) ->
+                    Long.toString(
+                        s.spec().devices().stream()
+                            .filter(d -> d.health() == Device.Health.Healthy)
+                            .count()))),
         List.of(col("CLASSES", (DeviceSlice s) -> countsByClass(s.spec().devices()))));
   }
 
   private static KindTable<DeviceClass> deviceClass(Instant now) {
-    return table(now, List.of(
+    return table(
+        now,
+        List.of(
             col("CLASS", (DeviceClass c) -> c.spec().deviceClass()),
             col("SELECTORS", (DeviceClass c) -> SelectorText.of(c.spec().selectors()))),
         List.of());
   }
 
   private static KindTable<ResourceClaim> resourceClaim(Instant now) {
-    return table(now, List.of(
+    return table(
+        now,
+        List.of(
             col("STATE", (ResourceClaim c) -> ClaimState.of(c).toString()),
-            col("NODE", (ResourceClaim c) -> c.status().allocation().map(Allocation::node).orElse("")),
-            col("DEVICES", (ResourceClaim c) -> c.status().allocation()
-                .map(a -> a.devices().stream().map(Allocation.AllocatedDevice::device).collect(Collectors.joining(",")))
-                .orElse(""))),
+            col(
+                "NODE",
+                (ResourceClaim c) -> c.status().allocation().map(Allocation::node).orElse("")),
+            col(
+                "DEVICES",
+                (ResourceClaim c) ->
+                    c.status()
+                        .allocation()
+                        .map(
+                            a ->
+                                a.devices().stream()
+                                    .map(Allocation.AllocatedDevice::device)
+                                    .collect(Collectors.joining(",")))
+                        .orElse(""))),
         List.of(
             col("RESERVED-FOR", (ResourceClaim c) -> String.join(",", c.status().reservedFor())),
             col("DOMAIN", (ResourceClaim c) -> c.spec().computeDomain().orElse(""))));
   }
 
   private static KindTable<Workload> workload(Instant now) {
-    return table(now, List.of(col("GROUPS", (Workload w) -> groups(w))),
+    return table(
+        now,
+        List.of(col("GROUPS", (Workload w) -> groups(w))),
         List.of(col("DOMAIN", (Workload w) -> w.spec().computeDomain().orElse(""))));
   }
 
   private static KindTable<Task> task(Instant now) {
-    return table(now, List.of(
+    return table(
+        now,
+        List.of(
             col("PHASE", (Task t) -> t.status().phase().name(), "Succeeded".length()),
             col("NODE", (Task t) -> t.status().node().or(() -> t.spec().node()).orElse(""), 12),
             col("REASON", (Task t) -> t.status().reason(), "WaitingForAllocation".length()),
@@ -116,7 +157,9 @@ public final class KindTables {
   }
 
   private static KindTable<Volume> volume(Instant now) {
-    return table(now, List.of(
+    return table(
+        now,
+        List.of(
             col("PLUGIN", (Volume v) -> v.spec().plugin()),
             col("CAPACITY", (Volume v) -> Bytes.human(v.spec().capacityBytes())),
             col("ACCESS", (Volume v) -> v.spec().accessMode().name()),
@@ -127,21 +170,40 @@ public final class KindTables {
   }
 
   private static KindTable<ComputeDomain> computeDomain(Instant now) {
-    return table(now, List.of(
+    return table(
+        now,
+        List.of(
             // ready members / the nodes the domain spans
             col("NODES", (ComputeDomain d) -> d.status().readyNodes() + "/" + d.spec().numNodes()),
-            col("STATUS", (ComputeDomain d) -> Condition.find(d.status().conditions(), DomainConditions.READY)
-                .map(c -> c.isTrue() ? "Ready" : c.reason()).orElse("Pending")),
+            col(
+                "STATUS",
+                (ComputeDomain d) ->
+                    Condition.find(d.status().conditions(), DomainConditions.READY)
+                        .map(c -> c.isTrue() ? "Ready" : c.reason())
+                        .orElse("Pending")),
             col("CLAIMS", (ComputeDomain d) -> Integer.toString(d.status().claims().size()))),
-        List.of(col("MEMBERS", (ComputeDomain d) ->
-            d.status().nodes().stream().map(Member::node).collect(Collectors.joining(",")))));
+        List.of(
+            col(
+                "MEMBERS",
+                (ComputeDomain d) ->
+                    d.status().nodes().stream()
+                        .map(Member::node)
+                        .collect(Collectors.joining(",")))));
   }
 
   private static KindTable<NodeAllocation> nodeAllocation(Instant now) {
-    return table(now, List.of(
+    return table(
+        now,
+        List.of(
             col("DEVICES", (NodeAllocation a) -> Integer.toString(a.spec().devices().size())),
-            col("CLAIMS", (NodeAllocation a) -> Long.toString(
-                a.spec().devices().values().stream().map(DeviceHolder::uid).distinct().count()))),
+            col(
+                "CLAIMS",
+                (NodeAllocation a) ->
+                    Long.toString(
+                        a.spec().devices().values().stream()
+                            .map(DeviceHolder::uid)
+                            .distinct()
+                            .count()))),
         List.of());
   }
 
@@ -150,22 +212,25 @@ public final class KindTables {
    * generated name only in the wide view, since nobody looks an event up by it.
    */
   private static KindTable<Event> event(Instant now) {
-    var columns = List.<Column<Event>>of(
-        col("LAST SEEN", (Event e) -> Age.since(Optional.of(e.spec().lastSeen()), now), 9),
-        col("TYPE", (Event e) -> e.spec().type().name(), "Warning".length()),
-        col("REASON", (Event e) -> e.spec().reason(), 20),
-        col("OBJECT", (Event e) -> e.spec().involved().toString(), 28),
-        col("COUNT", (Event e) -> Long.toString(e.spec().count())),
-        col("MESSAGE", (Event e) -> e.spec().message().replace('\n', ' ')));
-    var wide = List.<Column<Event>>of(
-        col("SOURCE", (Event e) -> e.spec().source()),
-        col("FIRST SEEN", (Event e) -> Age.since(Optional.of(e.spec().firstSeen()), now)),
-        col("NAME", (Event e) -> e.metadata().name()));
+    var columns =
+        List.<Column<Event>>of(
+            col("LAST SEEN", (Event e) -> Age.since(Optional.of(e.spec().lastSeen()), now), 9),
+            col("TYPE", (Event e) -> e.spec().type().name(), "Warning".length()),
+            col("REASON", (Event e) -> e.spec().reason(), 20),
+            col("OBJECT", (Event e) -> e.spec().involved().toString(), 28),
+            col("COUNT", (Event e) -> Long.toString(e.spec().count())),
+            col("MESSAGE", (Event e) -> e.spec().message().replace('\n', ' ')));
+    var wide =
+        List.<Column<Event>>of(
+            col("SOURCE", (Event e) -> e.spec().source()),
+            col("FIRST SEEN", (Event e) -> Age.since(Optional.of(e.spec().firstSeen()), now)),
+            col("NAME", (Event e) -> e.metadata().name()));
     return new KindTable<>(columns, wide, Event.CHRONOLOGICAL);
   }
 
   /** NAME, the kind's columns, AGE; wide adds the kind's extras, then REVISION, UID and LABELS. */
-  private static <T extends ApiObject> KindTable<T> table(Instant now, List<Column<T>> middle, List<Column<T>> wideExtras) {
+  private static <T extends ApiObject> KindTable<T> table(
+      Instant now, List<Column<T>> middle, List<Column<T>> wideExtras) {
     var columns = new ArrayList<Column<T>>();
     columns.add(new Column<>("NAME", o -> o.metadata().name()));
     columns.addAll(middle);
@@ -181,7 +246,8 @@ public final class KindTables {
     return new Column<>(header, cell);
   }
 
-  private static <T> Column<T> col(String header, java.util.function.Function<T, String> cell, int streamWidth) {
+  private static <T> Column<T> col(
+      String header, java.util.function.Function<T, String> cell, int streamWidth) {
     return new Column<>(header, cell, streamWidth);
   }
 
@@ -192,27 +258,46 @@ public final class KindTables {
   /** "Ready", or why not, as precisely as the agent said it ("missing /dev/nvidia-uvm"). */
   static String devicesReady(List<Condition> conditions) {
     return Condition.find(conditions, NodeConditions.DEVICES_READY)
-        .map(c -> c.isTrue() ? "Ready" : !c.message().isEmpty() ? c.message() : !c.reason().isEmpty() ? c.reason() : "NotReady")
+        .map(
+            c ->
+                c.isTrue()
+                    ? "Ready"
+                    : !c.message().isEmpty()
+                        ? c.message()
+                        : !c.reason().isEmpty() ? c.reason() : "NotReady")
         .orElse("Unknown");
   }
 
   /** {@code head 1/1, workers 3/4}: live tasks over replicas per group, in spec order. */
   static String groups(Workload w) {
-    Map<String, GroupStatus> observed = w.status().groups().stream()
-        .collect(Collectors.toMap(GroupStatus::name, g -> g, (a, b) -> b));
+    Map<String, GroupStatus> observed =
+        w.status().groups().stream()
+            .collect(Collectors.toMap(GroupStatus::name, g -> g, (a, b) -> b));
     return w.spec().groups().stream()
-        .map(g -> g.name() + " " + (observed.containsKey(g.name()) ? observed.get(g.name()).live() : 0) + "/" + g.replicas())
+        .map(
+            g ->
+                g.name()
+                    + " "
+                    + (observed.containsKey(g.name()) ? observed.get(g.name()).live() : 0)
+                    + "/"
+                    + g.replicas())
         .collect(Collectors.joining(", "));
   }
 
   private static String countsByClass(List<Device> devices) {
-    var counts = new TreeMap<String, Long>(devices.stream()
-        .collect(Collectors.groupingBy(Device::deviceClass, Collectors.counting())));
-    return counts.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(","));
+    var counts =
+        new TreeMap<String, Long>(
+            devices.stream()
+                .collect(Collectors.groupingBy(Device::deviceClass, Collectors.counting())));
+    return counts.entrySet().stream()
+        .map(e -> e.getKey() + "=" + e.getValue())
+        .collect(Collectors.joining(","));
   }
 
   static String labels(Map<String, String> labels) {
-    return new TreeMap<>(labels).entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
-        .collect(Collectors.joining(","));
+    return new TreeMap<>(labels)
+        .entrySet().stream()
+            .map(e -> e.getKey() + "=" + e.getValue())
+            .collect(Collectors.joining(","));
   }
 }

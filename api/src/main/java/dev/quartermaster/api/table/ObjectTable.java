@@ -12,13 +12,14 @@ import java.util.List;
 import java.util.stream.IntStream;
 
 /**
- * A kind's table as the server renders it ({@code GET …?as=table}, Kubernetes' server-side printing):
- * every column, the wide ones flagged, and one row of cells per object, in listing order. The client
- * only picks the columns and aligns them, so {@code qm get} needs no object model on its start path;
- * it reads this with Jackson's streaming parser alone, which costs a few milliseconds where binding
- * the objects costs a hundred.
+ * A kind's table as the server renders it ({@code GET …?as=table}, Kubernetes' server-side
+ * printing): every column, the wide ones flagged, and one row of cells per object, in listing
+ * order. The client only picks the columns and aligns them, so {@code qm get} needs no object model
+ * on its start path; it reads this with Jackson's streaming parser alone, which costs a few
+ * milliseconds where binding the objects costs a hundred.
  *
- * <p>Wire form: {@code {"kind":"Table","columns":[{"name":"NAME","wide":false},…],"rows":[["node-1",…],…]}}.
+ * <p>Wire form: {@code
+ * {"kind":"Table","columns":[{"name":"NAME","wide":false},…],"rows":[["node-1",…],…]}}.
  */
 public record ObjectTable(List<TableColumn> columns, List<List<String>> rows) {
   public static final String KIND = "Table";
@@ -28,7 +29,8 @@ public record ObjectTable(List<TableColumn> columns, List<List<String>> rows) {
     rows = rows.stream().map(List::copyOf).toList();
     for (var row : rows) {
       if (row.size() != columns.size()) {
-        throw new IllegalArgumentException("a row has " + row.size() + " cells for " + columns.size() + " columns");
+        throw new IllegalArgumentException(
+            "a row has " + row.size() + " cells for " + columns.size() + " columns");
       }
     }
   }
@@ -38,13 +40,16 @@ public record ObjectTable(List<TableColumn> columns, List<List<String>> rows) {
     var columns = new ArrayList<TableColumn>();
     table.headers(false).forEach(h -> columns.add(new TableColumn(h, false)));
     table.wideColumns().forEach(c -> columns.add(new TableColumn(c.header(), true)));
-    return new ObjectTable(columns, table.inOrder(objects).stream().map(o -> table.row(o, true)).toList());
+    return new ObjectTable(
+        columns, table.inOrder(objects).stream().map(o -> table.row(o, true)).toList());
   }
 
   /** The text table {@code qm get} prints: the narrow columns, or with {@code wide} every one. */
   public Table view(boolean wide) {
-    var shown = IntStream.range(0, columns.size()).filter(i -> wide || !columns.get(i).wide()).toArray();
-    return new Table(IntStream.of(shown).mapToObj(i -> columns.get(i).name()).toList(),
+    var shown =
+        IntStream.range(0, columns.size()).filter(i -> wide || !columns.get(i).wide()).toArray();
+    return new Table(
+        IntStream.of(shown).mapToObj(i -> columns.get(i).name()).toList(),
         rows.stream().map(r -> IntStream.of(shown).mapToObj(r::get).toList()).toList());
   }
 
@@ -77,7 +82,10 @@ public record ObjectTable(List<TableColumn> columns, List<List<String>> rows) {
     return out.toString();
   }
 
-  /** The table in {@code body}; anything but the wire form above is an {@link IllegalArgumentException}. */
+  /**
+   * The table in {@code body}; anything but the wire form above is an {@link
+   * IllegalArgumentException}.
+   */
   public static ObjectTable fromJson(byte[] body) {
     try (var json = FACTORY.createParser(body)) {
       expect(json, JsonToken.START_OBJECT);
@@ -134,14 +142,16 @@ public record ObjectTable(List<TableColumn> columns, List<List<String>> rows) {
 
   private static void expect(JsonParser json, JsonToken token) throws IOException {
     if (json.nextToken() != token) {
-      throw new IllegalArgumentException("a table that does not parse: expected " + token + " at " + json.currentLocation());
+      throw new IllegalArgumentException(
+          "a table that does not parse: expected " + token + " at " + json.currentLocation());
     }
   }
 
   /** The token the parser is at must be {@code token}. */
   private static void at(JsonParser json, JsonToken token) {
     if (json.currentToken() != token) {
-      throw new IllegalArgumentException("a table that does not parse: expected " + token + " at " + json.currentLocation());
+      throw new IllegalArgumentException(
+          "a table that does not parse: expected " + token + " at " + json.currentLocation());
     }
   }
 

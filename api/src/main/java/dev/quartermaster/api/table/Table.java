@@ -38,8 +38,8 @@ public record Table(List<String> headers, List<List<String>> rows) {
   }
 
   /**
-   * One row padded to {@code widths}; a cell wider than its column pushes the rest right rather than
-   * being cut, because a watch prints rows long after the widths were fixed.
+   * One row padded to {@code widths}; a cell wider than its column pushes the rest right rather
+   * than being cut, because a watch prints rows long after the widths were fixed.
    */
   public static String line(List<String> cells, List<Integer> widths) {
     var out = new StringBuilder();

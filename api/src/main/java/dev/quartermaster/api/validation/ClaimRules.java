@@ -14,11 +14,17 @@ final class ClaimRules {
     spec(field, spec, false, v);
   }
 
-  /** @param domainFromWorkload the spec is a workload's claim template, and the workload names a domain */
+  /**
+   * @param domainFromWorkload the spec is a workload's claim template, and the workload names a
+   *     domain
+   */
   static void spec(String field, ResourceClaimSpec spec, boolean domainFromWorkload, Violations v) {
     var requests = spec.requests();
     v.check(!requests.isEmpty(), field + ".requests", "must have at least 1 request");
-    v.check(requests.size() <= MAX_REQUESTS, field + ".requests", "must have at most " + MAX_REQUESTS + " requests");
+    v.check(
+        requests.size() <= MAX_REQUESTS,
+        field + ".requests",
+        "must have at most " + MAX_REQUESTS + " requests");
     v.uniqueDnsLabels(field + ".requests[*].name", requests.stream().map(r -> r.name()).toList());
     for (int i = 0; i < requests.size(); i++) {
       var r = requests.get(i);
@@ -36,13 +42,19 @@ final class ClaimRules {
    * IMEX channels are only any use inside a compute domain (its daemon on the node is what makes
    * them work), so a request for them without one is refused rather than left to fail at run time.
    */
-  static void channelsNeedDomain(String field, ResourceClaimSpec spec, boolean hasDomain, Violations v) {
+  static void channelsNeedDomain(
+      String field, ResourceClaimSpec spec, boolean hasDomain, Violations v) {
     var requests = spec.requests();
     for (int i = 0; i < requests.size(); i++) {
-      v.check(hasDomain || !requests.get(i).deviceClassName().equals(ComputeDomainSpec.CHANNEL_DEVICE_CLASS),
-          field + ".requests[" + i + "].deviceClassName", "asks for IMEX channels ('"
-              + ComputeDomainSpec.CHANNEL_DEVICE_CLASS + "'), which need a compute domain: set "
-              + field + ".computeDomain, or the workload's spec.computeDomain");
+      v.check(
+          hasDomain
+              || !requests.get(i).deviceClassName().equals(ComputeDomainSpec.CHANNEL_DEVICE_CLASS),
+          field + ".requests[" + i + "].deviceClassName",
+          "asks for IMEX channels ('"
+              + ComputeDomainSpec.CHANNEL_DEVICE_CLASS
+              + "'), which need a compute domain: set "
+              + field
+              + ".computeDomain, or the workload's spec.computeDomain");
     }
   }
 }

@@ -6,10 +6,11 @@ package dev.quartermaster.api.validation;
  */
 public final class Names {
   public static final int MAX_LABEL = 63;
-  public static final String DNS_LABEL_RULE = "must be a DNS label: lower-case letters, digits and '-', "
-      + "starting and ending with a letter or digit, at most 63 characters";
-  public static final String DNS_SUBDOMAIN_RULE = "must be a DNS subdomain: DNS labels joined by '.', "
-      + "at most 253 characters";
+  public static final String DNS_LABEL_RULE =
+      "must be a DNS label: lower-case letters, digits and '-', "
+          + "starting and ending with a letter or digit, at most 63 characters";
+  public static final String DNS_SUBDOMAIN_RULE =
+      "must be a DNS subdomain: DNS labels joined by '.', " + "at most 253 characters";
 
   private Names() {}
 
@@ -38,7 +39,9 @@ public final class Names {
     }
   }
 
-  /** {@code [prefix/]name}, where prefix is a DNS subdomain and name is up to 63 safe characters. */
+  /**
+   * {@code [prefix/]name}, where prefix is a DNS subdomain and name is up to 63 safe characters.
+   */
   public static boolean isQualifiedName(String s) {
     var slash = s.indexOf('/');
     var prefixOk = slash < 0 || isDnsSubdomain(s.substring(0, slash));

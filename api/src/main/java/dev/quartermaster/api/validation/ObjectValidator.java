@@ -7,8 +7,8 @@ import dev.quartermaster.api.device.DeviceSlice;
 import dev.quartermaster.api.domain.ComputeDomain;
 import dev.quartermaster.api.domain.ComputeDomainSpec;
 import dev.quartermaster.api.error.ApiException;
-import dev.quartermaster.api.event.Event;
 import dev.quartermaster.api.error.Violation;
+import dev.quartermaster.api.event.Event;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.volume.Volume;
@@ -35,10 +35,16 @@ public final class ObjectValidator {
       case Task t -> WorkloadRules.task(t.spec(), v);
       case Volume vol -> VolumeRules.volume(vol.spec(), v);
       case ComputeDomain d -> {
-        v.check(d.spec().numNodes() >= 1 && d.spec().numNodes() <= ComputeDomainSpec.MAX_NODES,
-            "spec.numNodes", "must be from 1 to " + ComputeDomainSpec.MAX_NODES + " (the nodes the domain spans)");
-        v.check(d.spec().channelsPerTask() >= 1 && d.spec().channelsPerTask() <= ComputeDomainSpec.MAX_CHANNELS_PER_TASK,
-            "spec.channelsPerTask", "must be from 1 to " + ComputeDomainSpec.MAX_CHANNELS_PER_TASK
+        v.check(
+            d.spec().numNodes() >= 1 && d.spec().numNodes() <= ComputeDomainSpec.MAX_NODES,
+            "spec.numNodes",
+            "must be from 1 to " + ComputeDomainSpec.MAX_NODES + " (the nodes the domain spans)");
+        v.check(
+            d.spec().channelsPerTask() >= 1
+                && d.spec().channelsPerTask() <= ComputeDomainSpec.MAX_CHANNELS_PER_TASK,
+            "spec.channelsPerTask",
+            "must be from 1 to "
+                + ComputeDomainSpec.MAX_CHANNELS_PER_TASK
                 + " (the IMEX channels each task of the domain gets)");
       }
       case NodeAllocation a -> AllocationRules.spec(a.spec(), v);
@@ -53,7 +59,10 @@ public final class ObjectValidator {
     fail(object, validate(object));
   }
 
-  /** The rules for a client's create: {@link #validate}, no server-owned metadata, and no system-owned status. */
+  /**
+   * The rules for a client's create: {@link #validate}, no server-owned metadata, and no
+   * system-owned status.
+   */
   public static List<Violation> validateCreate(ApiObject object) {
     var v = new Violations();
     CreateRules.check(object.metadata(), v);

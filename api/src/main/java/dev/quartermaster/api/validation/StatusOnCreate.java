@@ -11,19 +11,23 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A client's create carries no status of a kind whose status the system writes (controllers and
- * agents): a task created {@code Succeeded}, a volume with a claim, a claim {@code Prepared} on a node
- * would be believed by every reader and acted on by none. A node's status is its agent's, which
- * registers the node with it; the other kinds keep no status.
+ * agents): a task created {@code Succeeded}, a volume with a claim, a claim {@code Prepared} on a
+ * node would be believed by every reader and acted on by none. A node's status is its agent's,
+ * which registers the node with it; the other kinds keep no status.
  */
 final class StatusOnCreate {
   static final Set<Kind<?>> SYSTEM_OWNED =
       Set.of(Kinds.TASK, Kinds.WORKLOAD, Kinds.RESOURCE_CLAIM, Kinds.VOLUME, Kinds.COMPUTE_DOMAIN);
-  private static final String RULE = "must be empty on create: the system writes the status; leave it out";
+  private static final String RULE =
+      "must be empty on create: the system writes the status; leave it out";
   private static final Map<Kind<?>, Record> EMPTY = new ConcurrentHashMap<>();
 
   private StatusOnCreate() {}
 
-  /** One violation per status field that differs from the kind's empty status, named {@code status.FIELD}. */
+  /**
+   * One violation per status field that differs from the kind's empty status, named {@code
+   * status.FIELD}.
+   */
   static void check(ApiObject object, Violations v) {
     var kind = object.kind();
     if (!SYSTEM_OWNED.contains(kind) || object.status() == null) {

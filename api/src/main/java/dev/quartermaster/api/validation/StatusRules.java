@@ -7,47 +7,57 @@ import dev.quartermaster.api.node.NodeStatus;
 import java.util.List;
 
 /**
- * Rules for the status fields that other parts act on. A status writer is trusted with the state
- * it reports, not with the shape of names: a node name becomes a lookup key and a device name a CDI
+ * Rules for the status fields that other parts act on. A status writer is trusted with the state it
+ * reports, not with the shape of names: a node name becomes a lookup key and a device name a CDI
  * file name, so "../../etc", "NOPE" or a NUL byte is refused exactly as it would be in a spec.
  */
 final class StatusRules {
   /** Identifiers (boot id, versions, reasons): one line, short. */
   static final int MAX_WORD = 256;
+
   /**
    * Human messages may span lines, within reason: generous, because an agent's status write that is
    * refused for a long error text would be retried for ever, hiding the error it wanted to report.
    */
   static final int MAX_MESSAGE = 32 * 1024;
+
   static final int MAX_ENTRIES = 1024;
 
   private StatusRules() {}
 
   static void claim(ResourceClaimStatus s, Violations v) {
-    s.allocation().ifPresent(a -> {
-      v.dnsLabel("status.allocation.node", a.node());
-      v.check(a.devices().size() <= ClaimRules.MAX_REQUESTS * ClaimRules.MAX_COUNT, "status.allocation.devices",
-          "must have at most " + ClaimRules.MAX_REQUESTS * ClaimRules.MAX_COUNT + " entries");
-      for (int i = 0; i < a.devices().size(); i++) {
-        var d = a.devices().get(i);
-        v.dnsLabel("status.allocation.devices[" + i + "].request", d.request());
-        v.dnsLabel("status.allocation.devices[" + i + "].device", d.device());
-      }
-    });
+    s.allocation()
+        .ifPresent(
+            a -> {
+              v.dnsLabel("status.allocation.node", a.node());
+              v.check(
+                  a.devices().size() <= ClaimRules.MAX_REQUESTS * ClaimRules.MAX_COUNT,
+                  "status.allocation.devices",
+                  "must have at most "
+                      + ClaimRules.MAX_REQUESTS * ClaimRules.MAX_COUNT
+                      + " entries");
+              for (int i = 0; i < a.devices().size(); i++) {
+                var d = a.devices().get(i);
+                v.dnsLabel("status.allocation.devices[" + i + "].request", d.request());
+                v.dnsLabel("status.allocation.devices[" + i + "].device", d.device());
+              }
+            });
     bounded("status.reservedFor", s.reservedFor().size(), v);
     for (int i = 0; i < s.reservedFor().size(); i++) {
       v.dnsLabel("status.reservedFor[" + i + "]", s.reservedFor().get(i));
     }
     bounded("status.prepare", s.prepare().size(), v);
-    s.prepare().forEach((node, state) -> {
-      var at = "status.prepare." + node;
-      v.check(Names.isDnsLabel(node), at, "key " + Names.DNS_LABEL_RULE);
-      message(at + ".reason", state.reason(), v);
-      bounded(at + ".cdiDevices", state.cdiDevices().size(), v);
-      for (int i = 0; i < state.cdiDevices().size(); i++) {
-        word(at + ".cdiDevices[" + i + "]", state.cdiDevices().get(i), v);
-      }
-    });
+    s.prepare()
+        .forEach(
+            (node, state) -> {
+              var at = "status.prepare." + node;
+              v.check(Names.isDnsLabel(node), at, "key " + Names.DNS_LABEL_RULE);
+              message(at + ".reason", state.reason(), v);
+              bounded(at + ".cdiDevices", state.cdiDevices().size(), v);
+              for (int i = 0; i < state.cdiDevices().size(); i++) {
+                word(at + ".cdiDevices[" + i + "]", state.cdiDevices().get(i), v);
+              }
+            });
     conditions(s.conditions(), v);
   }
 
@@ -109,13 +119,18 @@ final class StatusRules {
   /** One line of printable text: no control characters at all. */
   static void word(String field, String value, Violations v) {
     v.check(value.length() <= MAX_WORD, field, "must be at most " + MAX_WORD + " characters");
-    v.check(value.chars().noneMatch(Character::isISOControl), field, "must not contain control characters");
+    v.check(
+        value.chars().noneMatch(Character::isISOControl),
+        field,
+        "must not contain control characters");
   }
 
   /** Text for people: newlines and tabs allowed, other control characters (NUL, ESC) not. */
   static void message(String field, String value, Violations v) {
     v.check(value.length() <= MAX_MESSAGE, field, "must be at most " + MAX_MESSAGE + " characters");
-    v.check(value.chars().noneMatch(c -> Character.isISOControl(c) && c != '\n' && c != '\t'), field,
+    v.check(
+        value.chars().noneMatch(c -> Character.isISOControl(c) && c != '\n' && c != '\t'),
+        field,
         "must not contain control characters other than newline and tab");
   }
 }

@@ -39,7 +39,10 @@ final class Violations {
     var seen = new java.util.HashSet<String>();
     for (int i = 0; i < names.size(); i++) {
       dnsLabel(field + "[" + i + "]", names.get(i));
-      check(seen.add(names.get(i)) || names.get(i).isEmpty(), field + "[" + i + "]", "must be unique, '" + names.get(i) + "' appears twice");
+      check(
+          seen.add(names.get(i)) || names.get(i).isEmpty(),
+          field + "[" + i + "]",
+          "must be unique, '" + names.get(i) + "' appears twice");
     }
   }
 

@@ -1,10 +1,10 @@
 package dev.quartermaster.api.validation;
 
+import dev.quartermaster.api.volume.VolumeUse;
 import dev.quartermaster.api.workload.TaskSpec;
 import dev.quartermaster.api.workload.TaskTemplate;
 import dev.quartermaster.api.workload.WorkerGroup;
 import dev.quartermaster.api.workload.WorkloadSpec;
-import dev.quartermaster.api.volume.VolumeUse;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,6 +16,7 @@ final class WorkloadRules {
   static final int MAX_GROUPS = 32;
   static final int MAX_REPLICAS = 10_000;
   static final Set<String> RUNTIMES = Set.of("exec", "podman", "noop");
+
   /** The claim template name a workload in a compute domain keeps for its tasks' channel claims. */
   static final String CHANNEL_CLAIM = dev.quartermaster.api.workload.WorkloadSpec.CHANNEL_CLAIM;
 
@@ -24,28 +25,43 @@ final class WorkloadRules {
   static void workload(String name, WorkloadSpec spec, Violations v) {
     var groups = spec.groups();
     v.check(!groups.isEmpty(), "spec.groups", "must have at least 1 group");
-    v.check(groups.size() <= MAX_GROUPS, "spec.groups", "must have at most " + MAX_GROUPS + " groups");
+    v.check(
+        groups.size() <= MAX_GROUPS, "spec.groups", "must have at most " + MAX_GROUPS + " groups");
     v.uniqueDnsLabels("spec.groups[*].name", groups.stream().map(g -> g.name()).toList());
     for (int i = 0; i < groups.size(); i++) {
       var g = groups.get(i);
       var at = "spec.groups[" + i + "]";
       v.check(g.replicas() >= 0, at + ".replicas", "must be >= 0");
       v.check(g.replicas() <= MAX_REPLICAS, at + ".replicas", "must be <= " + MAX_REPLICAS);
-      // Task names are <workload>-<group>-<ordinal>; claims add -<template>. Both must stay DNS labels.
+      // Task names are <workload>-<group>-<ordinal>; claims add -<template>. Both must stay DNS
+      // labels.
       var longestTask = name + "-" + g.name() + "-" + Math.max(0, g.replicas() - 1);
-      v.check(longestTask.length() <= Names.MAX_LABEL, at + ".name",
-          "task names '" + longestTask + "' would exceed 63 characters; shorten the workload or group name");
+      v.check(
+          longestTask.length() <= Names.MAX_LABEL,
+          at + ".name",
+          "task names '"
+              + longestTask
+              + "' would exceed 63 characters; shorten the workload or group name");
       template(at + ".template", g.template(), v);
-      v.uniqueDnsLabels(at + ".claimTemplates[*].name", g.claimTemplates().stream().map(c -> c.name()).toList());
+      v.uniqueDnsLabels(
+          at + ".claimTemplates[*].name", g.claimTemplates().stream().map(c -> c.name()).toList());
       for (int j = 0; j < g.claimTemplates().size(); j++) {
         var c = g.claimTemplates().get(j);
         var claimName = longestTask + "-" + c.name();
-        v.check(claimName.length() <= Names.MAX_LABEL, at + ".claimTemplates[" + j + "].name",
+        v.check(
+            claimName.length() <= Names.MAX_LABEL,
+            at + ".claimTemplates[" + j + "].name",
             "claim names '" + claimName + "' would exceed 63 characters");
-        ClaimRules.spec(at + ".claimTemplates[" + j + "].spec", c.spec(), spec.computeDomain().isPresent(), v);
-        v.check(spec.computeDomain().isEmpty() || !c.name().equals(CHANNEL_CLAIM), at + ".claimTemplates[" + j + "].name",
-            "must not be '" + CHANNEL_CLAIM + "' in a workload with a compute domain: each task's claim <task>-"
-                + CHANNEL_CLAIM + " holds its IMEX channels");
+        ClaimRules.spec(
+            at + ".claimTemplates[" + j + "].spec", c.spec(), spec.computeDomain().isPresent(), v);
+        v.check(
+            spec.computeDomain().isEmpty() || !c.name().equals(CHANNEL_CLAIM),
+            at + ".claimTemplates[" + j + "].name",
+            "must not be '"
+                + CHANNEL_CLAIM
+                + "' in a workload with a compute domain: each task's claim <task>-"
+                + CHANNEL_CLAIM
+                + " holds its IMEX channels");
       }
       volumeClaimTemplates(at, longestTask, g, v);
     }
@@ -53,25 +69,37 @@ final class WorkloadRules {
   }
 
   /**
-   * A template's volumes are named {@code <task>-<template>} and seen by the template's name, so the
-   * name must fit a label and must not be the {@code mountAs} of one of the template's own volumes
-   * (two volumes behind one {@code $QM_VOLUME_} variable).
+   * A template's volumes are named {@code <task>-<template>} and seen by the template's name, so
+   * the name must fit a label and must not be the {@code mountAs} of one of the template's own
+   * volumes (two volumes behind one {@code $QM_VOLUME_} variable).
    */
-  private static void volumeClaimTemplates(String at, String longestTask, WorkerGroup g, Violations v) {
+  private static void volumeClaimTemplates(
+      String at, String longestTask, WorkerGroup g, Violations v) {
     var templates = g.volumeClaimTemplates();
-    v.uniqueDnsLabels(at + ".volumeClaimTemplates[*].name", templates.stream().map(t -> t.name()).toList());
+    v.uniqueDnsLabels(
+        at + ".volumeClaimTemplates[*].name", templates.stream().map(t -> t.name()).toList());
     var mounts = g.template().volumes().stream().map(VolumeUse::mountAs).toList();
     for (int j = 0; j < templates.size(); j++) {
       var t = templates.get(j);
       var field = at + ".volumeClaimTemplates[" + j + "]";
       var volumeName = longestTask + "-" + t.name();
-      v.check(volumeName.length() <= Names.MAX_LABEL, field + ".name",
+      v.check(
+          volumeName.length() <= Names.MAX_LABEL,
+          field + ".name",
           "volume names '" + volumeName + "' would exceed 63 characters");
       int clash = mounts.indexOf(t.name());
-      v.check(clash < 0, field + ".name", "must not be the mountAs of template.volumes[" + clash + "] ('"
-          + t.name() + "'): both would be seen by one name");
+      v.check(
+          clash < 0,
+          field + ".name",
+          "must not be the mountAs of template.volumes["
+              + clash
+              + "] ('"
+              + t.name()
+              + "'): both would be seen by one name");
       VolumeRules.spec(field + ".spec", t.spec(), v);
-      v.check(VolumeRules.WRITABLE.contains(t.spec().accessMode()), field + ".spec.accessMode",
+      v.check(
+          VolumeRules.WRITABLE.contains(t.spec().accessMode()),
+          field + ".spec.accessMode",
           "must allow a writer (SingleNodeWriter, MultiNodeSingleWriter or MultiNodeMultiWriter): each task writes its own volume");
     }
   }
@@ -99,17 +127,38 @@ final class WorkloadRules {
         v.dnsLabel(field + "[" + i + "].mountAs", u.mountAs());
       }
       var first = seen.putIfAbsent(u.mountAs(), i);
-      v.check(first == null || u.mountAs().isEmpty(), field + "[" + i + "].mountAs",
-          "must be unique, '" + u.mountAs() + "' is also the mountAs of " + field + "[" + first + "]");
+      v.check(
+          first == null || u.mountAs().isEmpty(),
+          field + "[" + i + "].mountAs",
+          "must be unique, '"
+              + u.mountAs()
+              + "' is also the mountAs of "
+              + field
+              + "["
+              + first
+              + "]");
     }
   }
 
-  private static void process(String field, List<String> command, Map<String, String> env, String runtime,
-      Optional<String> image, Violations v) {
+  private static void process(
+      String field,
+      List<String> command,
+      Map<String, String> env,
+      String runtime,
+      Optional<String> image,
+      Violations v) {
     v.check(!command.isEmpty(), field + ".command", "must not be empty");
-    env.keySet().forEach(k -> v.check(Names.isEnvName(k), field + ".env." + k,
-        "must be an environment variable name: letters, digits and '_', not starting with a digit"));
+    env.keySet()
+        .forEach(
+            k ->
+                v.check(
+                    Names.isEnvName(k),
+                    field + ".env." + k,
+                    "must be an environment variable name: letters, digits and '_', not starting with a digit"));
     v.check(RUNTIMES.contains(runtime), field + ".runtime", "must be one of exec, podman, noop");
-    v.check(!runtime.equals("podman") || image.isPresent(), field + ".image", "required for runtime podman");
+    v.check(
+        !runtime.equals("podman") || image.isPresent(),
+        field + ".image",
+        "required for runtime podman");
   }
 }

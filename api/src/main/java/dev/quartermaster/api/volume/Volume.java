@@ -6,7 +6,8 @@ import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
 
 /** A CSI volume and who holds it. */
-public record Volume(ObjectMeta metadata, VolumeSpec spec, VolumeStatus status) implements ApiObject {
+public record Volume(ObjectMeta metadata, VolumeSpec spec, VolumeStatus status)
+    implements ApiObject {
   /**
    * Set by the server on every new volume; removed by the volume controller only once no claim is
    * left and the plugin deleted it, so a delete never takes a volume from under a task.

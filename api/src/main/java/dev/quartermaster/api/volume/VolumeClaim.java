@@ -4,14 +4,15 @@ import java.util.Map;
 
 /**
  * One task's hold on a volume. Granted by the volume controller ({@code Taken}, then {@code
- * attached} once ControllerPublish returned, with the plugin's publish context for the node); released
- * step by step, each step persisted before the next call: {@code Taken → NodeDetached} (the node
- * unpublished and unstaged it, or the node was fenced) {@code → ControllerDetached}
+ * attached} once ControllerPublish returned, with the plugin's publish context for the node);
+ * released step by step, each step persisted before the next call: {@code Taken → NodeDetached}
+ * (the node unpublished and unstaged it, or the node was fenced) {@code → ControllerDetached}
  * (ControllerUnpublish returned) {@code → Free} (removed from the list). Only {@link
  * VolumeClaimMachine} moves a claim from one state to the next.
  *
  * @param task the task's name
- * @param taskUid the task incarnation that holds it; a re-created task of the same name is another holder
+ * @param taskUid the task incarnation that holds it; a re-created task of the same name is another
+ *     holder
  * @param node the node the task runs on
  * @param attached ControllerPublish to {@code node} succeeded (always true for a plugin without
  *     PUBLISH_UNPUBLISH_VOLUME)
@@ -21,8 +22,14 @@ import java.util.Map;
  *     task, and the task waiting for it says why ({@code describe volume} too)
  */
 public record VolumeClaim(
-    String task, String taskUid, String node, Mode mode, State state, boolean attached,
-    Map<String, String> publishContext, String releaseError) {
+    String task,
+    String taskUid,
+    String node,
+    Mode mode,
+    State state,
+    boolean attached,
+    Map<String, String> publishContext,
+    String releaseError) {
 
   public enum Mode {
     Read,
@@ -46,7 +53,13 @@ public record VolumeClaim(
     releaseError = releaseError == null ? "" : releaseError;
   }
 
-  public VolumeClaim(String task, String taskUid, String node, Mode mode, State state, boolean attached,
+  public VolumeClaim(
+      String task,
+      String taskUid,
+      String node,
+      Mode mode,
+      State state,
+      boolean attached,
       Map<String, String> publishContext) {
     this(task, taskUid, node, mode, state, attached, publishContext, "");
   }

@@ -33,7 +33,9 @@ public sealed interface VolumeClaimEvent {
     }
   }
 
-  /** The node's agent unpublished and unstaged the volume for the claim: the node's part is let go. */
+  /**
+   * The node's agent unpublished and unstaged the volume for the claim: the node's part is let go.
+   */
   record NodeReleased() implements VolumeClaimEvent {
     @Override
     public Writer writer() {
@@ -41,7 +43,9 @@ public sealed interface VolumeClaimEvent {
     }
   }
 
-  /** The node's release keeps failing with {@code error} (the plugin's answer), said on the claim. */
+  /**
+   * The node's release keeps failing with {@code error} (the plugin's answer), said on the claim.
+   */
   record ReleaseFailed(String error) implements VolumeClaimEvent {
     public ReleaseFailed {
       error = error == null ? "" : error;
@@ -53,7 +57,10 @@ public sealed interface VolumeClaimEvent {
     }
   }
 
-  /** The node was fenced or its Node removed: nothing runs there any more, its part is let go on its behalf. */
+  /**
+   * The node was fenced or its Node removed: nothing runs there any more, its part is let go on its
+   * behalf.
+   */
   record NodeGone() implements VolumeClaimEvent {
     @Override
     public Writer writer() {

@@ -33,8 +33,8 @@ import java.util.Optional;
  *
  * Each arrow is persisted in the volume's status before the next call is made, so a controller that
  * dies anywhere resumes from the last persisted step, and every call is one the spec makes
- * idempotent. A node that is merely NotReady keeps its claims: it may still be writing (I5 — never a
- * second writer); only its agent or an operator's fence lets go. No state is left but forward: a
+ * idempotent. A node that is merely NotReady keeps its claims: it may still be writing (I5 — never
+ * a second writer); only its agent or an operator's fence lets go. No state is left but forward: a
  * claim that began letting go is never taken, attached or held again.
  */
 public final class VolumeClaimMachine {
@@ -42,13 +42,18 @@ public final class VolumeClaimMachine {
 
   /** What the claim's node is, as far as the controller knows. */
   public enum NodeFate {
-    /** The agent heartbeats (or has merely gone quiet: it may come back and may still be writing). */
+    /**
+     * The agent heartbeats (or has merely gone quiet: it may come back and may still be writing).
+     */
     MayReturn,
     /** Fenced by an operator, or the Node object is gone: nothing on it runs any more. */
     Dead
   }
 
-  /** A new claim of task incarnation {@code task}/{@code taskUid} on {@code node}, as granted by the access rules. */
+  /**
+   * A new claim of task incarnation {@code task}/{@code taskUid} on {@code node}, as granted by the
+   * access rules.
+   */
   public static VolumeClaim grant(String task, String taskUid, String node, VolumeClaim.Mode mode) {
     return new VolumeClaim(task, taskUid, node, mode, State.Taken, false, Map.of());
   }
@@ -60,16 +65,35 @@ public final class VolumeClaimMachine {
    * @param attachmentShared another claim on the same node is attached and still taken: its process
    *     may still use the volume there
    */
-  public static VolumeClaimStep next(VolumeClaim c, boolean holderLive, NodeFate node, boolean publishes,
-      Optional<String> nodeProblem, boolean attachmentShared) {
+  public static VolumeClaimStep next(
+      VolumeClaim c,
+      boolean holderLive,
+      NodeFate node,
+      boolean publishes,
+      Optional<String> nodeProblem,
+      boolean attachmentShared) {
     return switch (c.state()) {
       case Taken -> {
         if (node == NodeFate.Dead) {
-          yield new VolumeClaimStep.NodeDetachOnBehalf("node " + c.node() + " was fenced or removed");
+          yield new VolumeClaimStep.NodeDetachOnBehalf(
+              "node " + c.node() + " was fenced or removed");
         }
         if (!holderLive) {
-          yield new VolumeClaimStep.AwaitNode("waiting for " + c.node() + " to unpublish"
-              + nodeProblem.map(p -> "; " + p + "; if " + c.node() + " is down, `qm node fence " + c.node() + "` releases it").orElse(""));
+          yield new VolumeClaimStep.AwaitNode(
+              "waiting for "
+                  + c.node()
+                  + " to unpublish"
+                  + nodeProblem
+                      .map(
+                          p ->
+                              "; "
+                                  + p
+                                  + "; if "
+                                  + c.node()
+                                  + " is down, `qm node fence "
+                                  + c.node()
+                                  + "` releases it")
+                      .orElse(""));
         }
         if (c.attached()) {
           yield new VolumeClaimStep.Hold();
@@ -78,7 +102,10 @@ public final class VolumeClaimMachine {
       }
       // Not only an attached claim: a publish whose success was never recorded (the agent released
       // the claim first) left the volume attached all the same, and the call is idempotent.
-      case NodeDetached -> publishes && !attachmentShared ? new VolumeClaimStep.Unpublish() : new VolumeClaimStep.DetachWithoutCall();
+      case NodeDetached ->
+          publishes && !attachmentShared
+              ? new VolumeClaimStep.Unpublish()
+              : new VolumeClaimStep.DetachWithoutCall();
       case ControllerDetached, Free -> new VolumeClaimStep.Free();
     };
   }
@@ -90,22 +117,36 @@ public final class VolumeClaimMachine {
    */
   public static VolumeClaimMove apply(VolumeClaim c, VolumeClaimEvent e) {
     return switch (e) {
-      case Attached a -> c.state() == State.Taken
-          ? moved(c, State.Taken, true, a.publishContext(), c.releaseError())
-          : refused(c, e, "only a Taken claim is attached: one that began letting go is never published again");
+      case Attached a ->
+          c.state() == State.Taken
+              ? moved(c, State.Taken, true, a.publishContext(), c.releaseError())
+              : refused(
+                  c,
+                  e,
+                  "only a Taken claim is attached: one that began letting go is never published again");
       case NodeReleased n -> fromTaken(c, e);
       case NodeGone g -> fromTaken(c, e);
-      case ReleaseFailed f -> c.state() == State.Taken
-          ? moved(c, State.Taken, c.attached(), c.publishContext(), f.error())
-          : refused(c, e, "a release error is said only on a Taken claim, whose node has not let go");
-      case ControllerReleased r -> c.state() == State.NodeDetached
-          ? moved(c, State.ControllerDetached, c.attached(), c.publishContext(), "")
-          : refused(c, e, "the controller detaches only a NodeDetached claim: never from under the node's"
-              + " processes, and only once");
-      case Freed f -> c.state() == State.ControllerDetached || c.state() == State.Free
-          ? moved(c, State.Free, c.attached(), c.publishContext(), "")
-          : refused(c, e, "a claim is freed only once the controller detached it: until then it holds the volume"
-              + " from any other writer");
+      case ReleaseFailed f ->
+          c.state() == State.Taken
+              ? moved(c, State.Taken, c.attached(), c.publishContext(), f.error())
+              : refused(
+                  c, e, "a release error is said only on a Taken claim, whose node has not let go");
+      case ControllerReleased r ->
+          c.state() == State.NodeDetached
+              ? moved(c, State.ControllerDetached, c.attached(), c.publishContext(), "")
+              : refused(
+                  c,
+                  e,
+                  "the controller detaches only a NodeDetached claim: never from under the node's"
+                      + " processes, and only once");
+      case Freed f ->
+          c.state() == State.ControllerDetached || c.state() == State.Free
+              ? moved(c, State.Free, c.attached(), c.publishContext(), "")
+              : refused(
+                  c,
+                  e,
+                  "a claim is freed only once the controller detached it: until then it holds the volume"
+                      + " from any other writer");
     };
   }
 
@@ -114,9 +155,16 @@ public final class VolumeClaimMachine {
    * how the server judges what an agent writes of a claim.
    */
   public static boolean movedBy(VolumeClaim before, VolumeClaim after, Writer writer) {
-    List<VolumeClaimEvent> events = List.of(new Attached(after.publishContext()), new NodeReleased(),
-        new ReleaseFailed(after.releaseError()), new NodeGone(), new ControllerReleased(), new Freed());
-    return events.stream().filter(e -> e.writer() == writer)
+    List<VolumeClaimEvent> events =
+        List.of(
+            new Attached(after.publishContext()),
+            new NodeReleased(),
+            new ReleaseFailed(after.releaseError()),
+            new NodeGone(),
+            new ControllerReleased(),
+            new Freed());
+    return events.stream()
+        .filter(e -> e.writer() == writer)
         .anyMatch(e -> apply(before, e) instanceof Moved m && m.claim().equals(after));
   }
 
@@ -132,13 +180,23 @@ public final class VolumeClaimMachine {
         : refused(c, e, "the node lets go only of a Taken claim, once");
   }
 
-  private static VolumeClaimMove moved(VolumeClaim c, State s, boolean attached, Map<String, String> context,
-      String releaseError) {
-    return new Moved(new VolumeClaim(c.task(), c.taskUid(), c.node(), c.mode(), s, attached, context, releaseError));
+  private static VolumeClaimMove moved(
+      VolumeClaim c, State s, boolean attached, Map<String, String> context, String releaseError) {
+    return new Moved(
+        new VolumeClaim(
+            c.task(), c.taskUid(), c.node(), c.mode(), s, attached, context, releaseError));
   }
 
   private static VolumeClaimMove refused(VolumeClaim c, VolumeClaimEvent e, String rule) {
-    return new Refused(e.getClass().getSimpleName() + " of task " + c.task() + "'s " + c.state() + " claim on "
-        + c.node() + ": " + rule);
+    return new Refused(
+        e.getClass().getSimpleName()
+            + " of task "
+            + c.task()
+            + "'s "
+            + c.state()
+            + " claim on "
+            + c.node()
+            + ": "
+            + rule);
   }
 }

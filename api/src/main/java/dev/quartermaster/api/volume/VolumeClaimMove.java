@@ -1,6 +1,9 @@
 package dev.quartermaster.api.volume;
 
-/** What {@link VolumeClaimMachine#apply} makes of a claim: the claim moved, or the rule that refuses it. */
+/**
+ * What {@link VolumeClaimMachine#apply} makes of a claim: the claim moved, or the rule that refuses
+ * it.
+ */
 public sealed interface VolumeClaimMove {
 
   /** The claim after the event; in state {@code Free} it leaves the volume's list. */
@@ -9,7 +12,9 @@ public sealed interface VolumeClaimMove {
   /** The event cannot happen to the claim in its state; {@code rule} says why. */
   record Refused(String rule) implements VolumeClaimMove {}
 
-  /** The moved claim, where the event was decided from the claim's own state (a refusal is a bug). */
+  /**
+   * The moved claim, where the event was decided from the claim's own state (a refusal is a bug).
+   */
   default VolumeClaim orThrow() {
     return switch (this) {
       case Moved m -> m.claim();

@@ -6,8 +6,10 @@ import java.util.Map;
  * @param plugin the CSI plugin that serves the volume, e.g. {@code hostpath.csi.quartermaster.dev}
  * @param capacityBytes the size to provision
  */
-public record VolumeSpec(String plugin, long capacityBytes, AccessMode accessMode, Map<String, String> parameters) {
-  public static final VolumeSpec EMPTY = new VolumeSpec("", 0, AccessMode.SingleNodeWriter, Map.of());
+public record VolumeSpec(
+    String plugin, long capacityBytes, AccessMode accessMode, Map<String, String> parameters) {
+  public static final VolumeSpec EMPTY =
+      new VolumeSpec("", 0, AccessMode.SingleNodeWriter, Map.of());
 
   public VolumeSpec {
     plugin = plugin == null ? "" : plugin;

@@ -10,8 +10,13 @@ import java.util.List;
  * @param conditions e.g. {@code Ready}, {@code CallFailed} naming the CSI call and its code
  */
 public record VolumeStatus(
-    VolumePhase phase, String externalId, long capacityBytes, List<VolumeClaim> claims, List<Condition> conditions) {
-  public static final VolumeStatus EMPTY = new VolumeStatus(VolumePhase.Pending, "", 0, List.of(), List.of());
+    VolumePhase phase,
+    String externalId,
+    long capacityBytes,
+    List<VolumeClaim> claims,
+    List<Condition> conditions) {
+  public static final VolumeStatus EMPTY =
+      new VolumeStatus(VolumePhase.Pending, "", 0, List.of(), List.of());
 
   public VolumeStatus {
     phase = phase == null ? VolumePhase.Pending : phase;

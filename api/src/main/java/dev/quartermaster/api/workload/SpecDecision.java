@@ -11,6 +11,7 @@ package dev.quartermaster.api.workload;
 public final class SpecDecision {
   /** On a created task: the spec generation that wanted it. Judged at its creation only. */
   public static final String CREATED_AT = "quartermaster.dev/created-at-generation";
+
   /** Put on a surplus task just before it is deleted: the spec generation that made it surplus. */
   public static final String SCALE_DOWN_AT = "quartermaster.dev/scale-down-at-generation";
 

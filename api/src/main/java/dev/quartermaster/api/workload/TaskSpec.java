@@ -26,7 +26,8 @@ public record TaskSpec(
     int attempt,
     DeviceLossPolicy onDeviceLoss) {
   public static final TaskSpec EMPTY =
-      new TaskSpec(Optional.empty(), List.of(), Map.of(), List.of(), List.of(), "exec", Optional.empty());
+      new TaskSpec(
+          Optional.empty(), List.of(), Map.of(), List.of(), List.of(), "exec", Optional.empty());
 
   public TaskSpec {
     node = node == null ? Optional.empty() : node;
@@ -40,8 +41,14 @@ public record TaskSpec(
   }
 
   /** A first run ({@code attempt} 0) that keeps running when a device node goes missing. */
-  public TaskSpec(Optional<String> node, List<String> command, Map<String, String> env, List<String> claims,
-      List<VolumeUse> volumes, String runtime, Optional<String> image) {
+  public TaskSpec(
+      Optional<String> node,
+      List<String> command,
+      Map<String, String> env,
+      List<String> claims,
+      List<VolumeUse> volumes,
+      String runtime,
+      Optional<String> image) {
     this(node, command, env, claims, volumes, runtime, image, 0, DeviceLossPolicy.Continue);
   }
 

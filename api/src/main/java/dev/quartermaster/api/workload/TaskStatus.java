@@ -19,9 +19,17 @@ public record TaskStatus(
     Optional<Instant> startedAt,
     Optional<Instant> finishedAt,
     List<Condition> conditions) {
-  public static final TaskStatus EMPTY = new TaskStatus(
-      TaskPhase.Pending, "", "", Optional.empty(), Optional.empty(), Optional.empty(),
-      Optional.empty(), Optional.empty(), List.of());
+  public static final TaskStatus EMPTY =
+      new TaskStatus(
+          TaskPhase.Pending,
+          "",
+          "",
+          Optional.empty(),
+          Optional.empty(),
+          Optional.empty(),
+          Optional.empty(),
+          Optional.empty(),
+          List.of());
 
   public TaskStatus {
     phase = phase == null ? TaskPhase.Pending : phase;

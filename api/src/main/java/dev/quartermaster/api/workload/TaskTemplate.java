@@ -26,8 +26,13 @@ public record TaskTemplate(
       new TaskTemplate(List.of(), Map.of(), "exec", Optional.empty(), List.of(), Map.of());
 
   /** A template with the default device-loss policy ({@link DeviceLossPolicy#Continue}). */
-  public TaskTemplate(List<String> command, Map<String, String> env, String runtime, Optional<String> image,
-      List<VolumeUse> volumes, Map<String, String> labels) {
+  public TaskTemplate(
+      List<String> command,
+      Map<String, String> env,
+      String runtime,
+      Optional<String> image,
+      List<VolumeUse> volumes,
+      Map<String, String> labels) {
     this(command, env, runtime, image, volumes, labels, DeviceLossPolicy.Continue);
   }
 

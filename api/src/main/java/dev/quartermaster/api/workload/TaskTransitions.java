@@ -37,27 +37,66 @@ import java.util.Optional;
 public final class TaskTransitions {
   private TaskTransitions() {}
 
-  /** Every move any writer makes; a pair of phases not here is refused (a write that keeps the phase aside). */
-  public static final List<TaskMove> MOVES = List.of(
-      new TaskMove(SCHEDULER, Pending, Pending, "it says why it waits: its claims, their allocation, a ready node"),
-      new TaskMove(SCHEDULER, Pending, Scheduled, "its node is known, and its claims are reserved for it in the same transaction"),
-      new TaskMove(AGENT, Scheduled, Preparing, "it waits for its claims, volumes or compute domain, or its process to start"),
-      new TaskMove(AGENT, Preparing, Preparing, "it says what it waits for now"),
-      new TaskMove(AGENT, Scheduled, Running, "the device check passed before a wait was worth saying"),
-      new TaskMove(AGENT, Preparing, Running, "the device check passed"),
-      new TaskMove(AGENT, Running, Running, "its conditions: devices complete, compute domain ready"),
-      new TaskMove(AGENT, Scheduled, Succeeded, "it exited 0 before Running was written"),
-      new TaskMove(AGENT, Preparing, Succeeded, "it exited 0 before Running was written"),
-      new TaskMove(AGENT, Running, Succeeded, "it exited 0"),
-      new TaskMove(AGENT, Scheduled, Failed, "it could not start (runtime, device check), or the agent restarted"),
-      new TaskMove(AGENT, Preparing, Failed, "it could not start (runtime, device check), or the agent restarted"),
-      new TaskMove(AGENT, Running, Failed, "it exited non-zero, lost a device node, or the agent restarted"),
-      new TaskMove(NODE_LIFECYCLE, Pending, Failed, "its node stopped heartbeating or was fenced"),
-      new TaskMove(NODE_LIFECYCLE, Scheduled, Failed, "its node stopped heartbeating or was fenced"),
-      new TaskMove(NODE_LIFECYCLE, Preparing, Failed, "its node stopped heartbeating or was fenced"),
-      new TaskMove(NODE_LIFECYCLE, Running, Failed, "its node stopped heartbeating or was fenced"),
-      new TaskMove(RESTARTS, Succeeded, Succeeded, "it says it waits to be replaced (condition Restarting)"),
-      new TaskMove(RESTARTS, Failed, Failed, "it says it waits to be replaced (condition Restarting)"));
+  /**
+   * Every move any writer makes; a pair of phases not here is refused (a write that keeps the phase
+   * aside).
+   */
+  public static final List<TaskMove> MOVES =
+      List.of(
+          new TaskMove(
+              SCHEDULER,
+              Pending,
+              Pending,
+              "it says why it waits: its claims, their allocation, a ready node"),
+          new TaskMove(
+              SCHEDULER,
+              Pending,
+              Scheduled,
+              "its node is known, and its claims are reserved for it in the same transaction"),
+          new TaskMove(
+              AGENT,
+              Scheduled,
+              Preparing,
+              "it waits for its claims, volumes or compute domain, or its process to start"),
+          new TaskMove(AGENT, Preparing, Preparing, "it says what it waits for now"),
+          new TaskMove(
+              AGENT, Scheduled, Running, "the device check passed before a wait was worth saying"),
+          new TaskMove(AGENT, Preparing, Running, "the device check passed"),
+          new TaskMove(
+              AGENT, Running, Running, "its conditions: devices complete, compute domain ready"),
+          new TaskMove(AGENT, Scheduled, Succeeded, "it exited 0 before Running was written"),
+          new TaskMove(AGENT, Preparing, Succeeded, "it exited 0 before Running was written"),
+          new TaskMove(AGENT, Running, Succeeded, "it exited 0"),
+          new TaskMove(
+              AGENT,
+              Scheduled,
+              Failed,
+              "it could not start (runtime, device check), or the agent restarted"),
+          new TaskMove(
+              AGENT,
+              Preparing,
+              Failed,
+              "it could not start (runtime, device check), or the agent restarted"),
+          new TaskMove(
+              AGENT,
+              Running,
+              Failed,
+              "it exited non-zero, lost a device node, or the agent restarted"),
+          new TaskMove(
+              NODE_LIFECYCLE, Pending, Failed, "its node stopped heartbeating or was fenced"),
+          new TaskMove(
+              NODE_LIFECYCLE, Scheduled, Failed, "its node stopped heartbeating or was fenced"),
+          new TaskMove(
+              NODE_LIFECYCLE, Preparing, Failed, "its node stopped heartbeating or was fenced"),
+          new TaskMove(
+              NODE_LIFECYCLE, Running, Failed, "its node stopped heartbeating or was fenced"),
+          new TaskMove(
+              RESTARTS,
+              Succeeded,
+              Succeeded,
+              "it says it waits to be replaced (condition Restarting)"),
+          new TaskMove(
+              RESTARTS, Failed, Failed, "it says it waits to be replaced (condition Restarting)"));
 
   /** Whether {@code who} may write {@code to} over {@code from}. */
   public static boolean allowed(PhaseWriter who, TaskPhase from, TaskPhase to) {
@@ -80,62 +119,169 @@ public final class TaskTransitions {
 
   /** Scheduler: a Pending task says why it waits. */
   public static TaskStatus waiting(TaskStatus s, String reason, String message) {
-    return move(SCHEDULER, s, new TaskStatus(Pending, reason, message, s.node(), s.deviceCheck(), s.exitCode(),
-        s.startedAt(), s.finishedAt(), s.conditions()));
+    return move(
+        SCHEDULER,
+        s,
+        new TaskStatus(
+            Pending,
+            reason,
+            message,
+            s.node(),
+            s.deviceCheck(),
+            s.exitCode(),
+            s.startedAt(),
+            s.finishedAt(),
+            s.conditions()));
   }
 
-  /** Scheduler (or the allocator): Scheduled on {@code node}; the writer reserves its claims in the same transaction. */
+  /**
+   * Scheduler (or the allocator): Scheduled on {@code node}; the writer reserves its claims in the
+   * same transaction.
+   */
   public static TaskStatus scheduled(TaskStatus s, String node, String message) {
-    return move(SCHEDULER, s, new TaskStatus(Scheduled, "Scheduled", message, Optional.of(node), s.deviceCheck(),
-        s.exitCode(), s.startedAt(), s.finishedAt(), s.conditions()));
+    return move(
+        SCHEDULER,
+        s,
+        new TaskStatus(
+            Scheduled,
+            "Scheduled",
+            message,
+            Optional.of(node),
+            s.deviceCheck(),
+            s.exitCode(),
+            s.startedAt(),
+            s.finishedAt(),
+            s.conditions()));
   }
 
   /** Agent: Preparing, saying what the task waits for. */
   public static TaskStatus preparing(TaskStatus s, String reason, String message) {
-    return move(AGENT, s, new TaskStatus(Preparing, reason, message, s.node(), s.deviceCheck(), s.exitCode(),
-        s.startedAt(), s.finishedAt(), s.conditions()));
+    return move(
+        AGENT,
+        s,
+        new TaskStatus(
+            Preparing,
+            reason,
+            message,
+            s.node(),
+            s.deviceCheck(),
+            s.exitCode(),
+            s.startedAt(),
+            s.finishedAt(),
+            s.conditions()));
   }
 
   /** Agent: Running, only with a passed device check; started now unless it says when already. */
-  public static TaskStatus running(TaskStatus s, DeviceCheck passed, String reason, String message, Instant now) {
+  public static TaskStatus running(
+      TaskStatus s, DeviceCheck passed, String reason, String message, Instant now) {
     if (!passed.passed()) {
       throw new IllegalArgumentException("a task runs only with a passed device check: " + passed);
     }
-    return move(AGENT, s, new TaskStatus(Running, reason, message, s.node(), Optional.of(passed), Optional.empty(),
-        Optional.of(s.startedAt().orElse(now)), Optional.empty(), s.conditions()));
+    return move(
+        AGENT,
+        s,
+        new TaskStatus(
+            Running,
+            reason,
+            message,
+            s.node(),
+            Optional.of(passed),
+            Optional.empty(),
+            Optional.of(s.startedAt().orElse(now)),
+            Optional.empty(),
+            s.conditions()));
   }
 
   /** Agent: the process exited with {@code code}: Succeeded for 0, else Failed. */
-  public static TaskStatus exited(TaskStatus s, int code, DeviceCheck check, String reason, String message, Instant now) {
-    return move(AGENT, s, new TaskStatus(code == 0 ? Succeeded : Failed, reason, message, s.node(), Optional.of(check),
-        Optional.of(code), Optional.of(s.startedAt().orElse(now)), Optional.of(now), s.conditions()));
+  public static TaskStatus exited(
+      TaskStatus s, int code, DeviceCheck check, String reason, String message, Instant now) {
+    return move(
+        AGENT,
+        s,
+        new TaskStatus(
+            code == 0 ? Succeeded : Failed,
+            reason,
+            message,
+            s.node(),
+            Optional.of(check),
+            Optional.of(code),
+            Optional.of(s.startedAt().orElse(now)),
+            Optional.of(now),
+            s.conditions()));
   }
 
-  /** Agent: Failed without an exit (could not start, device lost, agent restarted), with {@code check} as the device check. */
-  public static TaskStatus failed(TaskStatus s, Optional<DeviceCheck> check, String reason, String message,
-      Instant now) {
-    return move(AGENT, s, new TaskStatus(Failed, reason, message, s.node(), check, Optional.empty(), s.startedAt(),
-        Optional.of(now), s.conditions()));
+  /**
+   * Agent: Failed without an exit (could not start, device lost, agent restarted), with {@code
+   * check} as the device check.
+   */
+  public static TaskStatus failed(
+      TaskStatus s, Optional<DeviceCheck> check, String reason, String message, Instant now) {
+    return move(
+        AGENT,
+        s,
+        new TaskStatus(
+            Failed,
+            reason,
+            message,
+            s.node(),
+            check,
+            Optional.empty(),
+            s.startedAt(),
+            Optional.of(now),
+            s.conditions()));
   }
 
   /** Node lifecycle: Failed because the task's node was lost or fenced; the rest as it was. */
   public static TaskStatus lost(TaskStatus s, String reason, String message, Instant now) {
-    return move(NODE_LIFECYCLE, s, new TaskStatus(Failed, reason, message, s.node(), s.deviceCheck(), s.exitCode(),
-        s.startedAt(), Optional.of(now), s.conditions()));
+    return move(
+        NODE_LIFECYCLE,
+        s,
+        new TaskStatus(
+            Failed,
+            reason,
+            message,
+            s.node(),
+            s.deviceCheck(),
+            s.exitCode(),
+            s.startedAt(),
+            Optional.of(now),
+            s.conditions()));
   }
 
-  /** {@code who}'s conditions on a task whose phase stays (the agent's on a running task, the restarts' on a finished one). */
-  public static TaskStatus withConditions(PhaseWriter who, TaskStatus s, List<Condition> conditions) {
-    return move(who, s, new TaskStatus(s.phase(), s.reason(), s.message(), s.node(), s.deviceCheck(), s.exitCode(),
-        s.startedAt(), s.finishedAt(), conditions));
+  /**
+   * {@code who}'s conditions on a task whose phase stays (the agent's on a running task, the
+   * restarts' on a finished one).
+   */
+  public static TaskStatus withConditions(
+      PhaseWriter who, TaskStatus s, List<Condition> conditions) {
+    return move(
+        who,
+        s,
+        new TaskStatus(
+            s.phase(),
+            s.reason(),
+            s.message(),
+            s.node(),
+            s.deviceCheck(),
+            s.exitCode(),
+            s.startedAt(),
+            s.finishedAt(),
+            conditions));
   }
 
-  /** {@code next}, if {@code who} may write its phase over {@code s}'s; else the store's answer, before the write. */
+  /**
+   * {@code next}, if {@code who} may write its phase over {@code s}'s; else the store's answer,
+   * before the write.
+   */
   private static TaskStatus move(PhaseWriter who, TaskStatus s, TaskStatus next) {
     if (!allowed(who, s.phase(), next.phase())) {
-      var rule = refusal(s.phase(), next.phase()).map(PhaseRule::text).orElse("not a move of " + who.text());
-      throw new ApiException(Reason.Conflict, s.phase() + " → " + next.phase() + " by " + who.text() + " refused: "
-          + rule);
+      var rule =
+          refusal(s.phase(), next.phase())
+              .map(PhaseRule::text)
+              .orElse("not a move of " + who.text());
+      throw new ApiException(
+          Reason.Conflict,
+          s.phase() + " → " + next.phase() + " by " + who.text() + " refused: " + rule);
     }
     return next;
   }

@@ -9,7 +9,8 @@ import java.util.List;
  * @param replicas how many live tasks the group has; required
  * @param template what each task runs
  * @param claimTemplates one claim per task per template, owned by the task
- * @param volumeClaimTemplates one volume per slot (ordinal) per template, kept across the slot's tasks
+ * @param volumeClaimTemplates one volume per slot (ordinal) per template, kept across the slot's
+ *     tasks
  * @param volumeRetention what happens to a slot's template volumes on scale-down or workload delete
  */
 public record WorkerGroup(
@@ -25,17 +26,24 @@ public record WorkerGroup(
     template = template == null ? TaskTemplate.EMPTY : template;
     claimTemplates = claimTemplates == null ? List.of() : List.copyOf(claimTemplates);
     restartPolicy = restartPolicy == null ? RestartPolicy.OnFailure : restartPolicy;
-    volumeClaimTemplates = volumeClaimTemplates == null ? List.of() : List.copyOf(volumeClaimTemplates);
+    volumeClaimTemplates =
+        volumeClaimTemplates == null ? List.of() : List.copyOf(volumeClaimTemplates);
     volumeRetention = volumeRetention == null ? VolumeRetention.Delete : volumeRetention;
   }
 
-  public WorkerGroup(String name, int replicas, TaskTemplate template, List<ClaimTemplate> claimTemplates,
+  public WorkerGroup(
+      String name,
+      int replicas,
+      TaskTemplate template,
+      List<ClaimTemplate> claimTemplates,
       RestartPolicy restartPolicy) {
-    this(name, replicas, template, claimTemplates, restartPolicy, List.of(), VolumeRetention.Delete);
+    this(
+        name, replicas, template, claimTemplates, restartPolicy, List.of(), VolumeRetention.Delete);
   }
 
   /** This group with {@code n} replicas ({@code qm scale}). */
   public WorkerGroup withReplicas(int n) {
-    return new WorkerGroup(name, n, template, claimTemplates, restartPolicy, volumeClaimTemplates, volumeRetention);
+    return new WorkerGroup(
+        name, n, template, claimTemplates, restartPolicy, volumeClaimTemplates, volumeRetention);
   }
 }

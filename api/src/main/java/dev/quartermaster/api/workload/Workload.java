@@ -5,8 +5,12 @@ import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
 
-/** Groups of identical workers (like a RayCluster's worker groups); the workload controller keeps each group at its replicas. */
-public record Workload(ObjectMeta metadata, WorkloadSpec spec, WorkloadStatus status) implements ApiObject {
+/**
+ * Groups of identical workers (like a RayCluster's worker groups); the workload controller keeps
+ * each group at its replicas.
+ */
+public record Workload(ObjectMeta metadata, WorkloadSpec spec, WorkloadStatus status)
+    implements ApiObject {
   public Workload {
     metadata = metadata == null ? ObjectMeta.named("") : metadata;
     spec = spec == null ? WorkloadSpec.EMPTY : spec;

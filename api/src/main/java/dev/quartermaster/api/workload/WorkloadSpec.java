@@ -9,10 +9,11 @@ import java.util.Optional;
  */
 public record WorkloadSpec(List<WorkerGroup> groups, Optional<String> computeDomain) {
   /**
-   * In a workload with a compute domain, each task also has a claim {@code <task>-channels} for
-   * its domain's IMEX channels on its node; no claim template may take that name.
+   * In a workload with a compute domain, each task also has a claim {@code <task>-channels} for its
+   * domain's IMEX channels on its node; no claim template may take that name.
    */
   public static final String CHANNEL_CLAIM = "channels";
+
   public static final WorkloadSpec EMPTY = new WorkloadSpec(List.of(), Optional.empty());
 
   public WorkloadSpec {

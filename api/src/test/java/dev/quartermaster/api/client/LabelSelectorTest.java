@@ -13,7 +13,8 @@ class LabelSelectorTest {
     var s = LabelSelector.parse("gpu=a100, zone!=b,spot,!draining,tier in (x, y),env notin (dev)");
     assertThat(s.matches(Map.of("gpu", "a100", "spot", "1", "tier", "y", "env", "prod"))).isTrue();
     assertThat(s.matches(Map.of("gpu", "a100", "spot", "1", "tier", "z"))).isFalse();
-    assertThat(s.matches(Map.of("gpu", "a100", "spot", "1", "tier", "x", "draining", "yes"))).isFalse();
+    assertThat(s.matches(Map.of("gpu", "a100", "spot", "1", "tier", "x", "draining", "yes")))
+        .isFalse();
     assertThat(s.matches(Map.of("gpu", "a100", "spot", "1", "tier", "x", "zone", "b"))).isFalse();
     assertThat(s.toString()).isEqualTo("gpu=a100,zone!=b,spot,!draining,tier in (x,y),env!=dev");
   }

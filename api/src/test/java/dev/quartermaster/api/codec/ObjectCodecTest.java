@@ -11,19 +11,20 @@ import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.error.Violation;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
-import dev.quartermaster.api.workload.DeviceLossPolicy;
-import dev.quartermaster.api.workload.Task;
-import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.api.volume.VolumeSpec;
 import dev.quartermaster.api.volume.VolumeUse;
+import dev.quartermaster.api.workload.DeviceLossPolicy;
+import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.VolumeClaimTemplate;
 import dev.quartermaster.api.workload.VolumeRetention;
+import dev.quartermaster.api.workload.Workload;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class ObjectCodecTest {
-  static final String WORKLOAD = """
+  static final String WORKLOAD =
+      """
       kind: Workload
       metadata:
         name: train
@@ -49,18 +50,29 @@ class ObjectCodecTest {
     assertThat(w.spec().groups().get(1).replicas()).isEqualTo(4);
     assertThat(ObjectCodec.fromJson(ObjectCodec.toJson(w))).isEqualTo(w);
     assertThat(ObjectCodec.fromYaml(ObjectCodec.toYaml(w))).containsExactly(w);
-    assertThat(new String(ObjectCodec.toJson(w), StandardCharsets.UTF_8)).startsWith("{\"kind\":\"Workload\"");
+    assertThat(new String(ObjectCodec.toJson(w), StandardCharsets.UTF_8))
+        .startsWith("{\"kind\":\"Workload\"");
   }
 
-  /** A node's record with 2,048 IMEX channels held: a map, two short strings an entry, far below the 1 MiB body limit. */
+  /**
+   * A node's record with 2,048 IMEX channels held: a map, two short strings an entry, far below the
+   * 1 MiB body limit.
+   */
   @Test
   void aNodeAllocationOfTwoThousandChannelsStaysCompactAndRoundTrips() {
     var devices = new java.util.HashMap<String, DeviceHolder>();
     for (int i = 0; i < 2048; i++) {
-      devices.put("channel-" + i, new DeviceHolder("training-workers-" + (i / 64) + "-channels",
-          java.util.UUID.nameUUIDFromBytes(("claim-" + i / 64).getBytes(StandardCharsets.UTF_8)).toString()));
+      devices.put(
+          "channel-" + i,
+          new DeviceHolder(
+              "training-workers-" + (i / 64) + "-channels",
+              java.util
+                  .UUID
+                  .nameUUIDFromBytes(("claim-" + i / 64).getBytes(StandardCharsets.UTF_8))
+                  .toString()));
     }
-    var record = new NodeAllocation(ObjectMeta.named("node-1"), new NodeAllocationSpec(devices), null);
+    var record =
+        new NodeAllocation(ObjectMeta.named("node-1"), new NodeAllocationSpec(devices), null);
 
     var json = ObjectCodec.toJson(record);
 
@@ -71,12 +83,17 @@ class ObjectCodecTest {
   @Test
   void multiDocumentYamlSkipsEmptyDocuments() {
     var text = "---\n" + WORKLOAD + "---\n---\nkind: Node\nmetadata: {name: n1}\n";
-    assertThat(ObjectCodec.fromYaml(text)).extracting(o -> o.kind().name()).containsExactly("Workload", "Node");
+    assertThat(ObjectCodec.fromYaml(text))
+        .extracting(o -> o.kind().name())
+        .containsExactly("Workload", "Node");
   }
 
   @Test
   void unknownFieldNamesItsPath() {
-    var bad = WORKLOAD.replace("replicas: 4", "replicas: 4\n  replicaz: 5".indent(2).stripTrailing().replaceFirst("^\\s+", ""));
+    var bad =
+        WORKLOAD.replace(
+            "replicas: 4",
+            "replicas: 4\n  replicaz: 5".indent(2).stripTrailing().replaceFirst("^\\s+", ""));
     assertThat(violation(bad)).isEqualTo(new Violation("spec.groups[1].replicaz", "unknown field"));
   }
 
@@ -88,19 +105,26 @@ class ObjectCodecTest {
 
   @Test
   void wrongTypesAndEnumsAreNamed() {
-    assertThat(violation(WORKLOAD.replace("replicas: 4", "replicas: four")).field()).isEqualTo("spec.groups[1].replicas");
-    assertThat(violation(WORKLOAD.replace("replicas: 4", "replicas: four")).rule()).isEqualTo("must be an integer");
-    var vol = "kind: Volume\nmetadata: {name: v}\nspec: {plugin: p, capacityBytes: 1, accessMode: Sometimes}\n";
+    assertThat(violation(WORKLOAD.replace("replicas: 4", "replicas: four")).field())
+        .isEqualTo("spec.groups[1].replicas");
+    assertThat(violation(WORKLOAD.replace("replicas: 4", "replicas: four")).rule())
+        .isEqualTo("must be an integer");
+    var vol =
+        "kind: Volume\nmetadata: {name: v}\nspec: {plugin: p, capacityBytes: 1, accessMode: Sometimes}\n";
     assertThat(violation(vol).field()).isEqualTo("spec.accessMode");
     assertThat(violation(vol).rule()).startsWith("must be one of [SingleNodeWriter");
   }
 
   @Test
   void onDeviceLossRoundTripsDefaultsToContinueAndNamesABadValue() {
-    var stop = WORKLOAD.replace("template: {command: [python, worker.py]", "template: {onDeviceLoss: Stop, command: [python, worker.py]");
+    var stop =
+        WORKLOAD.replace(
+            "template: {command: [python, worker.py]",
+            "template: {onDeviceLoss: Stop, command: [python, worker.py]");
     var w = (Workload) ObjectCodec.fromYaml(stop).getFirst();
     assertThat(w.spec().groups().get(1).template().onDeviceLoss()).isEqualTo(DeviceLossPolicy.Stop);
-    assertThat(w.spec().groups().get(0).template().onDeviceLoss()).isEqualTo(DeviceLossPolicy.Continue);
+    assertThat(w.spec().groups().get(0).template().onDeviceLoss())
+        .isEqualTo(DeviceLossPolicy.Continue);
     assertThat(ObjectCodec.fromJson(ObjectCodec.toJson(w))).isEqualTo(w);
     assertThat(ObjectCodec.fromYaml(ObjectCodec.toYaml(w))).containsExactly(w);
     var task = "kind: Task\nmetadata: {name: t}\nspec: {command: [x], onDeviceLoss: Stop}\n";
@@ -115,12 +139,16 @@ class ObjectCodecTest {
   @Test
   void kindIsRequiredAndMustBeKnown() {
     assertThat(violation("metadata: {name: x}\n").field()).isEqualTo("kind");
-    assertThat(violation("kind: Pod\nmetadata: {name: x}\n").rule()).startsWith("unknown kind 'Pod'");
+    assertThat(violation("kind: Pod\nmetadata: {name: x}\n").rule())
+        .startsWith("unknown kind 'Pod'");
   }
 
   @Test
   void documentNumberPrefixesMultiDocumentErrors() {
-    assertThatThrownBy(() -> ObjectCodec.fromYaml("kind: Node\nmetadata: {name: a}\n---\nkind: Node\nbogus: 1\n"))
+    assertThatThrownBy(
+            () ->
+                ObjectCodec.fromYaml(
+                    "kind: Node\nmetadata: {name: a}\n---\nkind: Node\nbogus: 1\n"))
         .isInstanceOf(ApiException.class)
         .hasMessageStartingWith("document 2: bogus: unknown field");
   }
@@ -129,20 +157,23 @@ class ObjectCodecTest {
   void requireKindRejectsAnotherKind() {
     var json = "{\"kind\":\"Node\",\"metadata\":{\"name\":\"n\"}}".getBytes(StandardCharsets.UTF_8);
     assertThatThrownBy(() -> ObjectCodec.fromJson(json, Kinds.TASK))
-        .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.reason()).isEqualTo(Reason.BadRequest))
+        .isInstanceOfSatisfying(
+            ApiException.class, e -> assertThat(e.reason()).isEqualTo(Reason.BadRequest))
         .hasMessageContaining("kind: must be Task");
   }
 
   @Test
   void malformedJsonIsABadRequest() {
     assertThatThrownBy(() -> ObjectCodec.fromJson("{\"kind\":".getBytes(StandardCharsets.UTF_8)))
-        .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.reason()).isEqualTo(Reason.BadRequest))
+        .isInstanceOfSatisfying(
+            ApiException.class, e -> assertThat(e.reason()).isEqualTo(Reason.BadRequest))
         .hasMessageContaining("malformed document");
   }
 
   @Test
   void volumeUsesTakeABareNameOrAnObjectAndVolumeClaimTemplatesRoundTrip() {
-    var yaml = """
+    var yaml =
+        """
         kind: Workload
         metadata: {name: train}
         spec:
@@ -159,17 +190,29 @@ class ObjectCodecTest {
         """;
     var w = (Workload) ObjectCodec.fromYaml(yaml).getFirst();
     var group = w.spec().groups().getFirst();
-    assertThat(group.template().volumes()).containsExactly(
-        VolumeUse.writer("data"), VolumeUse.reader("dataset"), new VolumeUse("logs-1", false, "logs"));
+    assertThat(group.template().volumes())
+        .containsExactly(
+            VolumeUse.writer("data"),
+            VolumeUse.reader("dataset"),
+            new VolumeUse("logs-1", false, "logs"));
     assertThat(group.volumeRetention()).isEqualTo(VolumeRetention.Retain);
-    assertThat(group.volumeClaimTemplates()).containsExactly(new VolumeClaimTemplate("scratch",
-        new VolumeSpec("hostpath.csi.quartermaster.dev", 104857600, VolumeSpec.AccessMode.SingleNodeWriter, Map.of())));
+    assertThat(group.volumeClaimTemplates())
+        .containsExactly(
+            new VolumeClaimTemplate(
+                "scratch",
+                new VolumeSpec(
+                    "hostpath.csi.quartermaster.dev",
+                    104857600,
+                    VolumeSpec.AccessMode.SingleNodeWriter,
+                    Map.of())));
     assertThat(ObjectCodec.fromJson(ObjectCodec.toJson(w))).isEqualTo(w);
     assertThat(ObjectCodec.fromYaml(ObjectCodec.toYaml(w))).containsExactly(w);
-    var json = "{\"kind\":\"Task\",\"metadata\":{\"name\":\"t\"},\"spec\":{\"command\":[\"x\"],"
-        + "\"volumes\":[\"data\",{\"name\":\"dataset\",\"readOnly\":true}]}}";
+    var json =
+        "{\"kind\":\"Task\",\"metadata\":{\"name\":\"t\"},\"spec\":{\"command\":[\"x\"],"
+            + "\"volumes\":[\"data\",{\"name\":\"dataset\",\"readOnly\":true}]}}";
     var t = (Task) ObjectCodec.fromJson(json.getBytes(StandardCharsets.UTF_8));
-    assertThat(t.spec().volumes()).containsExactly(VolumeUse.writer("data"), VolumeUse.reader("dataset"));
+    assertThat(t.spec().volumes())
+        .containsExactly(VolumeUse.writer("data"), VolumeUse.reader("dataset"));
     assertThat(violation(yaml.replace("readOnly: true", "readOnly: maybe")).field())
         .isEqualTo("spec.groups[0].template.volumes[1].readOnly");
   }

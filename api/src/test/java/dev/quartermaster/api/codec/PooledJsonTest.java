@@ -18,12 +18,19 @@ import org.junit.jupiter.api.Test;
 class PooledJsonTest {
   @Test
   void callsOnSuccessiveVirtualThreadsReuseOneBufferSet() throws Exception {
-    var object = new DeviceClass(ObjectMeta.named("gpu"), new DeviceClassSpec("gpu", List.of()), DeviceClassStatus.EMPTY);
+    var object =
+        new DeviceClass(
+            ObjectMeta.named("gpu"),
+            new DeviceClassSpec("gpu", List.of()),
+            DeviceClassStatus.EMPTY);
     for (int i = 0; i < 50; i++) {
-      var thread = Thread.ofVirtual().start(() -> {
-        var bytes = ObjectCodec.toJson(object);
-        assertThat(ObjectCodec.fromJson(bytes, Kinds.DEVICE_CLASS)).isEqualTo(object);
-      });
+      var thread =
+          Thread.ofVirtual()
+              .start(
+                  () -> {
+                    var bytes = ObjectCodec.toJson(object);
+                    assertThat(ObjectCodec.fromJson(bytes, Kinds.DEVICE_CLASS)).isEqualTo(object);
+                  });
       thread.join();
     }
 

@@ -1,7 +1,6 @@
 package dev.quartermaster.api.codec;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
@@ -13,15 +12,18 @@ import org.junit.jupiter.api.Test;
 /** Input that used to be silently accepted or mangled is refused by name (issue 10, item 5). */
 class StrictDecodingTest {
   private static ApiException json(String text) {
-    var thrown = org.assertj.core.api.Assertions.catchThrowableOfType(ApiException.class,
-        () -> ObjectCodec.fromJson(text.getBytes(StandardCharsets.UTF_8)));
+    var thrown =
+        org.assertj.core.api.Assertions.catchThrowableOfType(
+            ApiException.class, () -> ObjectCodec.fromJson(text.getBytes(StandardCharsets.UTF_8)));
     assertThat(thrown).as("decoding %s", text).isNotNull();
     assertThat(thrown.reason()).isEqualTo(Reason.BadRequest);
     return thrown;
   }
 
   private static ApiException yaml(String text) {
-    var thrown = org.assertj.core.api.Assertions.catchThrowableOfType(ApiException.class, () -> ObjectCodec.fromYaml(text));
+    var thrown =
+        org.assertj.core.api.Assertions.catchThrowableOfType(
+            ApiException.class, () -> ObjectCodec.fromYaml(text));
     assertThat(thrown).as("decoding %s", text).isNotNull();
     assertThat(thrown.reason()).isEqualTo(Reason.BadRequest);
     return thrown;
@@ -29,20 +31,27 @@ class StrictDecodingTest {
 
   @Test
   void tooDeepANestingIsRefusedWithoutNamingJava() {
-    // (JSON's typed decoding refuses a wrong type at the first bracket, before any depth is reached.)
+    // (JSON's typed decoding refuses a wrong type at the first bracket, before any depth is
+    // reached.)
     var e = yaml("a: " + "[".repeat(2_000));
-    assertThat(e.getMessage()).contains("nesting depth").doesNotContain("StreamReadConstraints", "`");
+    assertThat(e.getMessage())
+        .contains("nesting depth")
+        .doesNotContain("StreamReadConstraints", "`");
   }
 
   @Test
   void aDuplicateJsonKeyIsRefusedNamingTheKey() {
     var e = json("{\"kind\":\"Node\",\"metadata\":{\"name\":\"a\",\"name\":\"b\"}}");
-    assertThat(e.error().details()).containsExactly(new Violation("metadata.name", "duplicate key 'name'; give each key once"));
+    assertThat(e.error().details())
+        .containsExactly(
+            new Violation("metadata.name", "duplicate key 'name'; give each key once"));
   }
 
   @Test
   void aDuplicateYamlKeyIsRefusedNamingTheKey() {
-    var e = yaml("""
+    var e =
+        yaml(
+            """
         kind: Workload
         metadata: {name: train}
         spec:
@@ -58,36 +67,46 @@ class StrictDecodingTest {
 
   @Test
   void aFloatIsNotTruncatedToAnInteger() {
-    var e = yaml("""
+    var e =
+        yaml(
+            """
         kind: Workload
         metadata: {name: train}
         spec:
           groups:
           - {name: head, replicas: 1.7, template: {command: [x]}}
         """);
-    assertThat(e.error().details()).containsExactly(new Violation("spec.groups[0].replicas", "must be an integer"));
+    assertThat(e.error().details())
+        .containsExactly(new Violation("spec.groups[0].replicas", "must be an integer"));
   }
 
   @Test
   void aNumberOrBooleanIsNotTurnedIntoAString() {
-    var number = yaml("""
+    var number =
+        yaml(
+            """
         kind: Workload
         metadata: {name: train}
         spec:
           groups:
           - {name: head, replicas: 1, template: {command: [x], env: {PORT: 8080}}}
         """);
-    assertThat(number.error().details()).containsExactly(new Violation("spec.groups[0].template.env.PORT", "must be a string"));
+    assertThat(number.error().details())
+        .containsExactly(new Violation("spec.groups[0].template.env.PORT", "must be a string"));
     var bool = json("{\"kind\":\"Node\",\"metadata\":{\"name\":true}}");
-    assertThat(bool.error().details()).containsExactly(new Violation("metadata.name", "must be a string"));
-    var quoted = ObjectCodec.fromYaml("""
+    assertThat(bool.error().details())
+        .containsExactly(new Violation("metadata.name", "must be a string"));
+    var quoted =
+        ObjectCodec.fromYaml(
+            """
         kind: Workload
         metadata: {name: train}
         spec:
           groups:
           - {name: head, replicas: 1, template: {command: [x], env: {PORT: "8080"}}}
         """);
-    assertThat(((Workload) quoted.getFirst()).spec().groups().getFirst().template().env()).containsEntry("PORT", "8080");
+    assertThat(((Workload) quoted.getFirst()).spec().groups().getFirst().template().env())
+        .containsEntry("PORT", "8080");
     // What the writer prints reads back: a string that looks like a number is quoted.
     assertThat(ObjectCodec.toYaml(quoted.getFirst())).contains("\"8080\"");
     assertThat(ObjectCodec.fromYaml(ObjectCodec.toYaml(quoted.getFirst()))).isEqualTo(quoted);
@@ -100,14 +119,16 @@ class StrictDecodingTest {
     assertThat(objects.getFirst().metadata().name()).isEqualTo("no");
     assertThat(objects.getFirst().metadata().labels()).containsEntry("on", "off");
     // It survives a round trip: the writer quotes what would read back as something else.
-    assertThat(ObjectCodec.fromYaml(ObjectCodec.toYaml(objects.getFirst()))).containsExactlyElementsOf(objects);
+    assertThat(ObjectCodec.fromYaml(ObjectCodec.toYaml(objects.getFirst())))
+        .containsExactlyElementsOf(objects);
   }
 
   /** Where a boolean is expected, a YAML 1.1 word is refused rather than guessed. */
   @Test
   void yamlOneOneBooleanWordsAreNotBooleans() {
     var e = yaml("kind: Node\nmetadata: {name: a}\nspec: {unschedulable: yes}\n");
-    assertThat(e.error().details()).containsExactly(new Violation("spec.unschedulable", "must be true or false"));
+    assertThat(e.error().details())
+        .containsExactly(new Violation("spec.unschedulable", "must be true or false"));
   }
 
   @Test
@@ -120,10 +141,18 @@ class StrictDecodingTest {
 
   @Test
   void messagesNeverNameJavaTypes() {
-    for (var body : new String[] {"[]", "42", "\"x\"", "{\"kind\":\"Node\",\"metadata\":[]}",
-        "{\"kind\":\"Node\",\"metadata\":{\"name\":\"a\",\"labels\":[1]}}"}) {
+    for (var body :
+        new String[] {
+          "[]",
+          "42",
+          "\"x\"",
+          "{\"kind\":\"Node\",\"metadata\":[]}",
+          "{\"kind\":\"Node\",\"metadata\":{\"name\":\"a\",\"labels\":[1]}}"
+        }) {
       var e = json(body);
-      assertThat(e.getMessage()).as(body).doesNotContain("ApiObject", "ObjectMeta", "java.", "a Map", "a List");
+      assertThat(e.getMessage())
+          .as(body)
+          .doesNotContain("ApiObject", "ObjectMeta", "java.", "a Map", "a List");
     }
     assertThat(json("[]").getMessage()).contains("an object with kind, metadata, spec");
   }

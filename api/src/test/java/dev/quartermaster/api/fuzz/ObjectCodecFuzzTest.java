@@ -13,9 +13,9 @@ import java.util.List;
 
 /**
  * The codec's promise for any bytes at all: an object, or a 400 {@link ApiException} with a message
- * and the violated rule. Never a NullPointerException, ClassCastException, StackOverflowError or any
- * other throwable. What decodes, encodes and decodes back to an equal object, in JSON and YAML, and
- * the validators only ever return violations.
+ * and the violated rule. Never a NullPointerException, ClassCastException, StackOverflowError or
+ * any other throwable. What decodes, encodes and decodes back to an equal object, in JSON and YAML,
+ * and the validators only ever return violations.
  *
  * <p>Without {@code JAZZER_FUZZ} these run the inputs under {@code ObjectCodecFuzzTestInputs/} as
  * regression tests; {@code bench/fuzz.sh} fuzzes them.
@@ -32,7 +32,8 @@ class ObjectCodecFuzzTest {
       return;
     }
     // One format only: an object, not Jackson's ["Kind", {...}] wrapper array.
-    assertThat(new String(bytes, StandardCharsets.UTF_8).replace("\uFEFF", "").strip()).startsWith("{");
+    assertThat(new String(bytes, StandardCharsets.UTF_8).replace("\uFEFF", "").strip())
+        .startsWith("{");
     assertRoundTrips(object);
     assertValidatorsOnlyReport(object);
   }
@@ -59,12 +60,15 @@ class ObjectCodecFuzzTest {
     assertThat(e.error().code()).isEqualTo(400);
     assertThat(e.getMessage()).isNotBlank();
     assertThat(e.error().details()).isNotEmpty();
-    assertThat(e.error().details()).allSatisfy(v -> {
-      assertThat(v.field()).isNotNull();
-      assertThat(v.rule()).isNotBlank();
-      // The user learns the field and the rule, never a Java class name.
-      assertThat(v.rule()).doesNotContain("dev.quartermaster", "java.lang", "com.fasterxml");
-    });
+    assertThat(e.error().details())
+        .allSatisfy(
+            v -> {
+              assertThat(v.field()).isNotNull();
+              assertThat(v.rule()).isNotBlank();
+              // The user learns the field and the rule, never a Java class name.
+              assertThat(v.rule())
+                  .doesNotContain("dev.quartermaster", "java.lang", "com.fasterxml");
+            });
   }
 
   static void assertRoundTrips(ApiObject object) {
@@ -78,10 +82,11 @@ class ObjectCodecFuzzTest {
     assertThat(ObjectValidator.validate(object)).doesNotContainNull();
     assertThat(ObjectValidator.validateCreate(object)).doesNotContainNull();
     assertThat(ObjectValidator.validateStatus(object)).doesNotContainNull();
-    for (var check : List.<Runnable>of(
-        () -> ObjectValidator.require(object),
-        () -> ObjectValidator.requireCreate(object),
-        () -> ObjectValidator.requireStatus(object))) {
+    for (var check :
+        List.<Runnable>of(
+            () -> ObjectValidator.require(object),
+            () -> ObjectValidator.requireCreate(object),
+            () -> ObjectValidator.requireStatus(object))) {
       try {
         check.run();
       } catch (ApiException e) {

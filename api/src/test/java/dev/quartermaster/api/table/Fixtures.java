@@ -11,7 +11,10 @@ final class Fixtures {
   private Fixtures() {}
 
   static ObjectMeta meta(String name, long ageSeconds) {
-    return ObjectMeta.named(name).withUid("uid-" + name).withRevision(7).withGeneration(1)
+    return ObjectMeta.named(name)
+        .withUid("uid-" + name)
+        .withRevision(7)
+        .withGeneration(1)
         .withCreatedAt(NOW.minusSeconds(ageSeconds));
   }
 

@@ -18,9 +18,9 @@ import dev.quartermaster.api.volume.VolumeClaim;
 import dev.quartermaster.api.volume.VolumePhase;
 import dev.quartermaster.api.volume.VolumeSpec;
 import dev.quartermaster.api.volume.VolumeStatus;
+import dev.quartermaster.api.workload.DeviceLossPolicy;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
-import dev.quartermaster.api.workload.DeviceLossPolicy;
 import dev.quartermaster.api.workload.TaskSpec;
 import dev.quartermaster.api.workload.TaskStatus;
 import dev.quartermaster.api.workload.TaskTemplate;
@@ -37,25 +37,49 @@ import org.junit.jupiter.api.Test;
 class KindTablesTest {
 
   private static Node node(String name, long age, List<Condition> conditions) {
-    return new Node(meta(name, age), null,
-        new NodeStatus(conditions, Optional.empty(), "", "", List.of()));
+    return new Node(
+        meta(name, age), null, new NodeStatus(conditions, Optional.empty(), "", "", List.of()));
   }
 
-  private static Condition condition(String type, Condition.Status status, String reason, String message) {
+  private static Condition condition(
+      String type, Condition.Status status, String reason, String message) {
     return new Condition(type, status, reason, message, Optional.of(NOW));
   }
 
   @Test
   void tasksShowTheirAttemptSoACrashLoopIsVisible() {
-    var status = new TaskStatus(TaskPhase.Failed, "Error", "", Optional.of("node-1"), Optional.empty(), Optional.of(1),
-        Optional.empty(), Optional.empty(), List.of());
+    var status =
+        new TaskStatus(
+            TaskPhase.Failed,
+            "Error",
+            "",
+            Optional.of("node-1"),
+            Optional.empty(),
+            Optional.of(1),
+            Optional.empty(),
+            Optional.empty(),
+            List.of());
     var first = new Task(meta("train-w-0", 5), TaskSpec.EMPTY, TaskStatus.EMPTY);
-    var looping = new Task(meta("train-w-1", 5), new TaskSpec(Optional.empty(), List.of("false"), Map.of(), List.of(),
-        List.of(), "exec", Optional.empty(), 4, DeviceLossPolicy.Continue), status);
+    var looping =
+        new Task(
+            meta("train-w-1", 5),
+            new TaskSpec(
+                Optional.empty(),
+                List.of("false"),
+                Map.of(),
+                List.of(),
+                List.of(),
+                "exec",
+                Optional.empty(),
+                4,
+                DeviceLossPolicy.Continue),
+            status);
 
     var text = KindTables.of(Kinds.TASK, NOW).table(List.of(first, looping), false).render();
 
-    assertThat(text).isEqualTo("""
+    assertThat(text)
+        .isEqualTo(
+            """
         NAME        PHASE     NODE     REASON   ATTEMPT   AGE
         train-w-0   Pending   <none>   <none>   0         5s
         train-w-1   Failed    node-1   Error    4         5s
@@ -64,17 +88,32 @@ class KindTablesTest {
 
   @Test
   void nodesShowAgentAndDeviceReadinessWithTheExactReason() {
-    var ready = node("gpu-node-1", 5, List.of(
-        condition("AgentReady", Condition.Status.True, "", ""),
-        condition("DevicesReady", Condition.Status.True, "", "")));
-    var missing = node("gpu-node-2", 4 * 86400, List.of(
-        condition("AgentReady", Condition.Status.True, "", ""),
-        condition("DevicesReady", Condition.Status.False, "ControlNodeMissing", "missing /dev/nvidia-uvm")));
+    var ready =
+        node(
+            "gpu-node-1",
+            5,
+            List.of(
+                condition("AgentReady", Condition.Status.True, "", ""),
+                condition("DevicesReady", Condition.Status.True, "", "")));
+    var missing =
+        node(
+            "gpu-node-2",
+            4 * 86400,
+            List.of(
+                condition("AgentReady", Condition.Status.True, "", ""),
+                condition(
+                    "DevicesReady",
+                    Condition.Status.False,
+                    "ControlNodeMissing",
+                    "missing /dev/nvidia-uvm")));
     var silent = node("gpu-node-3", 200, List.of());
 
-    var text = KindTables.of(Kinds.NODE, NOW).table(List.of(ready, missing, silent), false).render();
+    var text =
+        KindTables.of(Kinds.NODE, NOW).table(List.of(ready, missing, silent), false).render();
 
-    assertThat(text).isEqualTo("""
+    assertThat(text)
+        .isEqualTo(
+            """
         NAME         READY     DEVICES                   SCHEDULING   AGE
         gpu-node-1   True      Ready                     enabled      5s
         gpu-node-2   True      missing /dev/nvidia-uvm   enabled      4d
@@ -84,8 +123,10 @@ class KindTablesTest {
 
   @Test
   void aCordonedOrFencedNodeSaysSoInTheDefaultColumns() {
-    var cordoned = new Node(meta("cordoned", 5), new dev.quartermaster.api.node.NodeSpec(true, false), null);
-    var fenced = new Node(meta("fenced", 5), new dev.quartermaster.api.node.NodeSpec(true, true), null);
+    var cordoned =
+        new Node(meta("cordoned", 5), new dev.quartermaster.api.node.NodeSpec(true, false), null);
+    var fenced =
+        new Node(meta("fenced", 5), new dev.quartermaster.api.node.NodeSpec(true, true), null);
 
     var table = KindTables.of(Kinds.NODE, NOW);
 
@@ -96,14 +137,33 @@ class KindTablesTest {
   @Test
   void claimsShowTheirStateNodeAndDevices() {
     var pending = new ResourceClaim(meta("pending", 10), null, null);
-    var allocation = new Allocation("gpu-node-1", List.of(new AllocatedDevice("gpu", "gpu-0"), new AllocatedDevice("gpu", "gpu-1")));
-    var allocated = new ResourceClaim(meta("allocated", 10), null, ResourceClaimStatus.EMPTY.withAllocation(allocation));
-    var prepared = new ResourceClaim(meta("prepared", 10), null, new ResourceClaimStatus(Optional.of(allocation), List.of(),
-        Map.of("gpu-node-1", new PrepareState(PrepareState.Phase.Prepared, "", List.of(), Optional.empty())), List.of()));
+    var allocation =
+        new Allocation(
+            "gpu-node-1",
+            List.of(new AllocatedDevice("gpu", "gpu-0"), new AllocatedDevice("gpu", "gpu-1")));
+    var allocated =
+        new ResourceClaim(
+            meta("allocated", 10), null, ResourceClaimStatus.EMPTY.withAllocation(allocation));
+    var prepared =
+        new ResourceClaim(
+            meta("prepared", 10),
+            null,
+            new ResourceClaimStatus(
+                Optional.of(allocation),
+                List.of(),
+                Map.of(
+                    "gpu-node-1",
+                    new PrepareState(PrepareState.Phase.Prepared, "", List.of(), Optional.empty())),
+                List.of()));
 
-    var text = KindTables.of(Kinds.RESOURCE_CLAIM, NOW).table(List.of(pending, allocated, prepared), false).render();
+    var text =
+        KindTables.of(Kinds.RESOURCE_CLAIM, NOW)
+            .table(List.of(pending, allocated, prepared), false)
+            .render();
 
-    assertThat(text).isEqualTo("""
+    assertThat(text)
+        .isEqualTo(
+            """
         NAME        STATE       NODE         DEVICES       AGE
         pending     pending     <none>       <none>        10s
         allocated   allocated   gpu-node-1   gpu-0,gpu-1   10s
@@ -113,10 +173,14 @@ class KindTablesTest {
 
   @Test
   void workloadsShowLiveOverReplicasPerGroup() {
-    var spec = new WorkloadSpec(List.of(
-        new WorkerGroup("head", 1, TaskTemplate.EMPTY, List.of(), null),
-        new WorkerGroup("workers", 4, TaskTemplate.EMPTY, List.of(), null)), Optional.empty());
-    var status = new WorkloadStatus(1, List.of(new GroupStatus("workers", 4, 3, 3, 0, 0)), List.of());
+    var spec =
+        new WorkloadSpec(
+            List.of(
+                new WorkerGroup("head", 1, TaskTemplate.EMPTY, List.of(), null),
+                new WorkerGroup("workers", 4, TaskTemplate.EMPTY, List.of(), null)),
+            Optional.empty());
+    var status =
+        new WorkloadStatus(1, List.of(new GroupStatus("workers", 4, 3, 3, 0, 0)), List.of());
     var workload = new Workload(meta("training", 7200), spec, status);
 
     var row = KindTables.of(Kinds.WORKLOAD, NOW).row(workload, false);
@@ -126,32 +190,62 @@ class KindTablesTest {
 
   @Test
   void volumesShowHumanCapacity() {
-    var volume = new Volume(meta("datasets", 30), new VolumeSpec("hostpath.csi.quartermaster.dev", 10L << 30,
-        VolumeSpec.AccessMode.MultiNodeReaderOnly, Map.of()), null);
+    var volume =
+        new Volume(
+            meta("datasets", 30),
+            new VolumeSpec(
+                "hostpath.csi.quartermaster.dev",
+                10L << 30,
+                VolumeSpec.AccessMode.MultiNodeReaderOnly,
+                Map.of()),
+            null);
 
     var row = KindTables.of(Kinds.VOLUME, NOW).row(volume, false);
 
-    assertThat(row).containsExactly("datasets", "hostpath.csi.quartermaster.dev", "10Gi", "MultiNodeReaderOnly", "0/0",
-        "Pending", "30s");
+    assertThat(row)
+        .containsExactly(
+            "datasets",
+            "hostpath.csi.quartermaster.dev",
+            "10Gi",
+            "MultiNodeReaderOnly",
+            "0/0",
+            "Pending",
+            "30s");
   }
 
   @Test
   void volumesCountLiveReadersAndWritersAndShowUseBeforePhase() {
-    var spec = new VolumeSpec("hostpath.csi.quartermaster.dev", 1L << 30, VolumeSpec.AccessMode.MultiNodeReaderOnly, Map.of());
-    var available = new VolumeStatus(VolumePhase.Available, "vol-1", 1L << 30, List.of(), List.of());
-    var readers = available.withClaims(List.of(
-        new VolumeClaim("a", "node-1", VolumeClaim.Mode.Read, VolumeClaim.State.Taken),
-        new VolumeClaim("b", "node-2", VolumeClaim.Mode.Read, VolumeClaim.State.Taken),
-        new VolumeClaim("c", "node-2", VolumeClaim.Mode.Write, VolumeClaim.State.Free)));
-    var releasing = available.withClaims(List.of(
-        new VolumeClaim("a", "node-1", VolumeClaim.Mode.Read, VolumeClaim.State.Taken),
-        new VolumeClaim("w", "node-3", VolumeClaim.Mode.Write, VolumeClaim.State.NodeDetached)));
-    var volumes = List.of(new Volume(meta("idle", 5), spec, available), new Volume(meta("read", 5), spec, readers),
-        new Volume(meta("going", 5), spec, releasing));
+    var spec =
+        new VolumeSpec(
+            "hostpath.csi.quartermaster.dev",
+            1L << 30,
+            VolumeSpec.AccessMode.MultiNodeReaderOnly,
+            Map.of());
+    var available =
+        new VolumeStatus(VolumePhase.Available, "vol-1", 1L << 30, List.of(), List.of());
+    var readers =
+        available.withClaims(
+            List.of(
+                new VolumeClaim("a", "node-1", VolumeClaim.Mode.Read, VolumeClaim.State.Taken),
+                new VolumeClaim("b", "node-2", VolumeClaim.Mode.Read, VolumeClaim.State.Taken),
+                new VolumeClaim("c", "node-2", VolumeClaim.Mode.Write, VolumeClaim.State.Free)));
+    var releasing =
+        available.withClaims(
+            List.of(
+                new VolumeClaim("a", "node-1", VolumeClaim.Mode.Read, VolumeClaim.State.Taken),
+                new VolumeClaim(
+                    "w", "node-3", VolumeClaim.Mode.Write, VolumeClaim.State.NodeDetached)));
+    var volumes =
+        List.of(
+            new Volume(meta("idle", 5), spec, available),
+            new Volume(meta("read", 5), spec, readers),
+            new Volume(meta("going", 5), spec, releasing));
 
     var text = KindTables.of(Kinds.VOLUME, NOW).table(volumes, false).render();
 
-    assertThat(text).isEqualTo("""
+    assertThat(text)
+        .isEqualTo(
+            """
         NAME    PLUGIN                           CAPACITY   ACCESS                CLAIMS   PHASE       AGE
         idle    hostpath.csi.quartermaster.dev   1Gi        MultiNodeReaderOnly   0/0      Available   5s
         read    hostpath.csi.quartermaster.dev   1Gi        MultiNodeReaderOnly   2/0      InUse       5s
@@ -165,8 +259,10 @@ class KindTablesTest {
 
     var table = KindTables.of(Kinds.NODE, NOW);
 
-    assertThat(table.headers(true)).endsWith("AGE", "HEARTBEAT", "VERSION", "REVISION", "UID", "LABELS");
-    assertThat(table.row(node, true)).endsWith("5s", "<none>", "<none>", "7", "uid-n1", "gpu=a100,zone=a");
+    assertThat(table.headers(true))
+        .endsWith("AGE", "HEARTBEAT", "VERSION", "REVISION", "UID", "LABELS");
+    assertThat(table.row(node, true))
+        .endsWith("5s", "<none>", "<none>", "7", "uid-n1", "gpu=a100,zone=a");
   }
 
   @Test
@@ -183,13 +279,25 @@ class KindTablesTest {
 
   @Test
   void eventsShowWhenWhatWhyAboutWhatAndHowOften() {
-    var spec = new dev.quartermaster.api.event.EventSpec(new dev.quartermaster.api.event.InvolvedObject("Task", "t-0"),
-        dev.quartermaster.api.event.EventType.Warning, "BackOff", "restarting in 10s", "workloads", 3,
-        NOW.minusSeconds(120), NOW.minusSeconds(5));
-    var event = new dev.quartermaster.api.event.Event(dev.quartermaster.api.meta.ObjectMeta.named("t-0-1a2b3c4d"), spec,
-        dev.quartermaster.api.event.EventStatus.EMPTY);
+    var spec =
+        new dev.quartermaster.api.event.EventSpec(
+            new dev.quartermaster.api.event.InvolvedObject("Task", "t-0"),
+            dev.quartermaster.api.event.EventType.Warning,
+            "BackOff",
+            "restarting in 10s",
+            "workloads",
+            3,
+            NOW.minusSeconds(120),
+            NOW.minusSeconds(5));
+    var event =
+        new dev.quartermaster.api.event.Event(
+            dev.quartermaster.api.meta.ObjectMeta.named("t-0-1a2b3c4d"),
+            spec,
+            dev.quartermaster.api.event.EventStatus.EMPTY);
     var table = KindTables.of(Kinds.EVENT, NOW);
-    assertThat(table.headers(false)).containsExactly("LAST SEEN", "TYPE", "REASON", "OBJECT", "COUNT", "MESSAGE");
-    assertThat(table.row(event, false)).containsExactly("5s", "Warning", "BackOff", "task/t-0", "3", "restarting in 10s");
+    assertThat(table.headers(false))
+        .containsExactly("LAST SEEN", "TYPE", "REASON", "OBJECT", "COUNT", "MESSAGE");
+    assertThat(table.row(event, false))
+        .containsExactly("5s", "Warning", "BackOff", "task/t-0", "3", "restarting in 10s");
   }
 }

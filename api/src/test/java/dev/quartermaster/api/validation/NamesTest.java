@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Test;
  */
 class NamesTest {
   private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
-  private static final Pattern LABEL_NAME = Pattern.compile("[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?");
+  private static final Pattern LABEL_NAME =
+      Pattern.compile("[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?");
   private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
   static boolean dnsLabel(String s) {
@@ -56,8 +57,8 @@ class NamesTest {
     assertThat(Names.isDnsSubdomain("a.b")).isTrue();
     assertThat(Names.isDnsSubdomain("a..b")).isFalse();
     assertThat(Names.isDnsSubdomain("a.")).isFalse();
-    assertThat(Names.isDnsSubdomain((("a".repeat(63) + ".").repeat(4)).substring(0, 253))).isEqualTo(
-        dnsSubdomain((("a".repeat(63) + ".").repeat(4)).substring(0, 253)));
+    assertThat(Names.isDnsSubdomain((("a".repeat(63) + ".").repeat(4)).substring(0, 253)))
+        .isEqualTo(dnsSubdomain((("a".repeat(63) + ".").repeat(4)).substring(0, 253)));
     assertThat(Names.isQualifiedName("quartermaster.dev/claims")).isTrue();
     assertThat(Names.isQualifiedName("/claims")).isFalse();
     assertThat(Names.isQualifiedName("a/")).isFalse();
@@ -90,7 +91,8 @@ class NamesTest {
     agree(strings, Names::isEnvName, s -> ENV_NAME.matcher(s).matches());
   }
 
-  private static void agree(List<String> strings, Predicate<String> written, Predicate<String> reference) {
+  private static void agree(
+      List<String> strings, Predicate<String> written, Predicate<String> reference) {
     int accepted = 0;
     for (var s : strings) {
       assertThat(written.test(s)).as("'%s'", s).isEqualTo(reference.test(s));

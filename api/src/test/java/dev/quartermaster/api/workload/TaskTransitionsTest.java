@@ -17,13 +17,17 @@ import java.util.function.BiFunction;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 
-/** The task's phase machine, every (writer, from, to) of it, written out here apart from the code. */
+/**
+ * The task's phase machine, every (writer, from, to) of it, written out here apart from the code.
+ */
 class TaskTransitionsTest {
   private static final Instant NOW = Instant.parse("2026-03-01T12:00:00Z");
-  private static final DeviceCheck PASSED = new DeviceCheck(true, List.of("/dev/nvidia0"), Optional.empty());
+  private static final DeviceCheck PASSED =
+      new DeviceCheck(true, List.of("/dev/nvidia0"), Optional.empty());
 
   /** Each writer's moves: "WRITER from → to to ...". */
-  private static final String MOVES = """
+  private static final String MOVES =
+      """
       SCHEDULER      Pending   → Pending Scheduled
       AGENT          Scheduled → Preparing Running Succeeded Failed
       AGENT          Preparing → Preparing Running Succeeded Failed
@@ -37,10 +41,12 @@ class TaskTransitionsTest {
       """;
 
   /**
-   * What the store says to each change whoever writes it: - lets it by, SF scheduled first, NB never
-   * back, NA never again, OF outcome final. Rows are from, columns to, in {@link TaskPhase} order.
+   * What the store says to each change whoever writes it: - lets it by, SF scheduled first, NB
+   * never back, NA never again, OF outcome final. Rows are from, columns to, in {@link TaskPhase}
+   * order.
    */
-  private static final String STORE = """
+  private static final String STORE =
+      """
       Pending   -  -  SF SF SF -
       Scheduled NB -  -  -  -  -
       Preparing NB NB -  -  -  -
@@ -72,60 +78,86 @@ class TaskTransitionsTest {
     assertThat(disagreements(TaskTransitions::refusal)).isEmpty();
   }
 
-  /** The naive rule "a phase only moves forward" lets a task run unscheduled and a success turn into a failure. */
+  /**
+   * The naive rule "a phase only moves forward" lets a task run unscheduled and a success turn into
+   * a failure.
+   */
   @Test
   void aForwardOnlyRuleIsCaught() {
-    BiFunction<TaskPhase, TaskPhase, Optional<PhaseRule>> forwardOnly = (from, to) ->
-        to.ordinal() >= from.ordinal() ? Optional.empty() : Optional.of(PhaseRule.NEVER_BACK);
-    assertThat(disagreements(forwardOnly)).contains("Pending → Running: expected SF, got -",
-        "Succeeded → Failed: expected OF, got -", "Succeeded → Pending: expected NA, got NB");
+    BiFunction<TaskPhase, TaskPhase, Optional<PhaseRule>> forwardOnly =
+        (from, to) ->
+            to.ordinal() >= from.ordinal() ? Optional.empty() : Optional.of(PhaseRule.NEVER_BACK);
+    assertThat(disagreements(forwardOnly))
+        .contains(
+            "Pending → Running: expected SF, got -",
+            "Succeeded → Failed: expected OF, got -",
+            "Succeeded → Pending: expected NA, got NB");
   }
 
-  /** Each named move is made by its writer from exactly the phases the table gives it, and together they make every move. */
+  /**
+   * Each named move is made by its writer from exactly the phases the table gives it, and together
+   * they make every move.
+   */
   @Test
   void theNamedMovesMakeExactlyTheTable() {
-    var cond = List.of(new Condition("Restarting", Condition.Status.True, "BackOff", "", Optional.empty()));
-    Map<String, UnaryOperator<TaskStatus>> moves = Map.of(
-        "SCHEDULER waiting", s -> TaskTransitions.waiting(s, "NoReadyNode", "no node is ready"),
-        "SCHEDULER scheduled", s -> TaskTransitions.scheduled(s, "node-1", "placed on node node-1"),
-        "AGENT preparing", s -> TaskTransitions.preparing(s, "WaitingForClaims", "claim c"),
-        "AGENT running", s -> TaskTransitions.running(s, PASSED, "DeviceCheckPassed", "", NOW),
-        "AGENT exited 0", s -> TaskTransitions.exited(s, 0, PASSED, "Completed", "", NOW),
-        "AGENT exited 1", s -> TaskTransitions.exited(s, 1, PASSED, "Error", "", NOW),
-        "AGENT failed", s -> TaskTransitions.failed(s, s.deviceCheck(), "StartFailed", "", NOW),
-        "AGENT conditions", s -> TaskTransitions.withConditions(PhaseWriter.AGENT, s, cond),
-        "NODE_LIFECYCLE lost", s -> TaskTransitions.lost(s, "NodeLost", "", NOW),
-        "RESTARTS conditions", s -> TaskTransitions.withConditions(PhaseWriter.RESTARTS, s, cond));
+    var cond =
+        List.of(
+            new Condition("Restarting", Condition.Status.True, "BackOff", "", Optional.empty()));
+    Map<String, UnaryOperator<TaskStatus>> moves =
+        Map.of(
+            "SCHEDULER waiting", s -> TaskTransitions.waiting(s, "NoReadyNode", "no node is ready"),
+            "SCHEDULER scheduled",
+                s -> TaskTransitions.scheduled(s, "node-1", "placed on node node-1"),
+            "AGENT preparing", s -> TaskTransitions.preparing(s, "WaitingForClaims", "claim c"),
+            "AGENT running", s -> TaskTransitions.running(s, PASSED, "DeviceCheckPassed", "", NOW),
+            "AGENT exited 0", s -> TaskTransitions.exited(s, 0, PASSED, "Completed", "", NOW),
+            "AGENT exited 1", s -> TaskTransitions.exited(s, 1, PASSED, "Error", "", NOW),
+            "AGENT failed", s -> TaskTransitions.failed(s, s.deviceCheck(), "StartFailed", "", NOW),
+            "AGENT conditions", s -> TaskTransitions.withConditions(PhaseWriter.AGENT, s, cond),
+            "NODE_LIFECYCLE lost", s -> TaskTransitions.lost(s, "NodeLost", "", NOW),
+            "RESTARTS conditions",
+                s -> TaskTransitions.withConditions(PhaseWriter.RESTARTS, s, cond));
     var made = new HashSet<String>();
     var wrong = new ArrayList<String>();
-    moves.forEach((name, move) -> {
-      var who = PhaseWriter.valueOf(name.substring(0, name.indexOf(' ')));
-      for (var from : TaskPhase.values()) {
-        try {
-          var to = move.apply(status(from)).phase();
-          made.add(who + " " + from + " " + to);
-          if (!TaskTransitions.allowed(who, from, to)) {
-            wrong.add(name + " made " + from + " → " + to);
+    moves.forEach(
+        (name, move) -> {
+          var who = PhaseWriter.valueOf(name.substring(0, name.indexOf(' ')));
+          for (var from : TaskPhase.values()) {
+            try {
+              var to = move.apply(status(from)).phase();
+              made.add(who + " " + from + " " + to);
+              if (!TaskTransitions.allowed(who, from, to)) {
+                wrong.add(name + " made " + from + " → " + to);
+              }
+            } catch (ApiException e) {
+              assertThat(e.error().code()).isEqualTo(409);
+              assertThat(e.getMessage())
+                  .startsWith(from + " → ")
+                  .contains(" by " + who.text() + " refused: ");
+            }
           }
-        } catch (ApiException e) {
-          assertThat(e.error().code()).isEqualTo(409);
-          assertThat(e.getMessage()).startsWith(from + " → ").contains(" by " + who.text() + " refused: ");
-        }
-      }
-    });
+        });
     assertThat(wrong).isEmpty();
     assertThat(made).isEqualTo(expectedMoves());
   }
 
   @Test
   void aMoveRefusedToItsWriterSaysWhy() {
-    assertThatThrownBy(() -> TaskTransitions.running(status(TaskPhase.Succeeded), PASSED, "", "", NOW))
+    assertThatThrownBy(
+            () -> TaskTransitions.running(status(TaskPhase.Succeeded), PASSED, "", "", NOW))
         .isInstanceOf(ApiException.class)
         .hasMessage("Succeeded → Running by the agent refused: a finished task never runs again");
     assertThatThrownBy(() -> TaskTransitions.lost(status(TaskPhase.Failed), "NodeLost", "", NOW))
-        .hasMessage("Failed → Failed by the node lifecycle refused: not a move of the node lifecycle");
-    assertThatThrownBy(() -> TaskTransitions.running(status(TaskPhase.Preparing),
-        new DeviceCheck(false, List.of(), Optional.of("/dev/nvidia0: denied")), "", "", NOW))
+        .hasMessage(
+            "Failed → Failed by the node lifecycle refused: not a move of the node lifecycle");
+    assertThatThrownBy(
+            () ->
+                TaskTransitions.running(
+                    status(TaskPhase.Preparing),
+                    new DeviceCheck(false, List.of(), Optional.of("/dev/nvidia0: denied")),
+                    "",
+                    "",
+                    NOW))
         .isInstanceOf(IllegalArgumentException.class);
   }
 
@@ -133,24 +165,48 @@ class TaskTransitionsTest {
   void eachMoveSetsWhatItSaysAndKeepsTheRest() {
     var s = status(TaskPhase.Pending);
     var scheduled = TaskTransitions.scheduled(s, "node-2", "placed on node node-2");
-    assertThat(scheduled).isEqualTo(new TaskStatus(TaskPhase.Scheduled, "Scheduled", "placed on node node-2",
-        Optional.of("node-2"), s.deviceCheck(), s.exitCode(), s.startedAt(), s.finishedAt(), s.conditions()));
+    assertThat(scheduled)
+        .isEqualTo(
+            new TaskStatus(
+                TaskPhase.Scheduled,
+                "Scheduled",
+                "placed on node node-2",
+                Optional.of("node-2"),
+                s.deviceCheck(),
+                s.exitCode(),
+                s.startedAt(),
+                s.finishedAt(),
+                s.conditions()));
     var running = TaskTransitions.running(scheduled, PASSED, "DeviceCheckPassed", "opened", NOW);
     assertThat(running.startedAt()).contains(NOW);
     assertThat(running.deviceCheck()).contains(PASSED);
-    var exited = TaskTransitions.exited(running, 3, PASSED, "Error", "exited with code 3", NOW.plusSeconds(5));
+    var exited =
+        TaskTransitions.exited(
+            running, 3, PASSED, "Error", "exited with code 3", NOW.plusSeconds(5));
     assertThat(exited.phase()).isEqualTo(TaskPhase.Failed);
     assertThat(exited.exitCode()).contains(3);
     assertThat(exited.startedAt()).as("kept").contains(NOW);
     assertThat(exited.finishedAt()).contains(NOW.plusSeconds(5));
-    var lost = TaskTransitions.lost(running, "NodeLost", "node-1 stopped heartbeating", NOW.plusSeconds(9));
-    assertThat(lost).isEqualTo(new TaskStatus(TaskPhase.Failed, "NodeLost", "node-1 stopped heartbeating",
-        running.node(), running.deviceCheck(), running.exitCode(), running.startedAt(), Optional.of(NOW.plusSeconds(9)),
-        running.conditions()));
+    var lost =
+        TaskTransitions.lost(
+            running, "NodeLost", "node-1 stopped heartbeating", NOW.plusSeconds(9));
+    assertThat(lost)
+        .isEqualTo(
+            new TaskStatus(
+                TaskPhase.Failed,
+                "NodeLost",
+                "node-1 stopped heartbeating",
+                running.node(),
+                running.deviceCheck(),
+                running.exitCode(),
+                running.startedAt(),
+                Optional.of(NOW.plusSeconds(9)),
+                running.conditions()));
   }
 
   /** Where {@code judge} differs from {@link #STORE}: "from → to: expected X, got Y". */
-  private static List<String> disagreements(BiFunction<TaskPhase, TaskPhase, Optional<PhaseRule>> judge) {
+  private static List<String> disagreements(
+      BiFunction<TaskPhase, TaskPhase, Optional<PhaseRule>> judge) {
     var out = new ArrayList<String>();
     for (var row : STORE.strip().split("\n")) {
       var cells = row.trim().split("\\s+");
@@ -181,13 +237,22 @@ class TaskTransitionsTest {
     for (var line : MOVES.strip().split("\n")) {
       var parts = line.trim().split("\\s*→\\s*");
       var left = parts[0].trim().split("\\s+");
-      Arrays.stream(parts[1].trim().split("\\s+")).forEach(to -> out.add(left[0] + " " + left[1] + " " + to));
+      Arrays.stream(parts[1].trim().split("\\s+"))
+          .forEach(to -> out.add(left[0] + " " + left[1] + " " + to));
     }
     return out;
   }
 
   private static TaskStatus status(TaskPhase phase) {
-    return new TaskStatus(phase, "", "", Optional.of("node-1"), Optional.empty(), Optional.empty(), Optional.empty(),
-        Optional.empty(), List.of());
+    return new TaskStatus(
+        phase,
+        "",
+        "",
+        Optional.of("node-1"),
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty(),
+        List.of());
   }
 }

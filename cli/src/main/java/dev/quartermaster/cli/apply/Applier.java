@@ -20,8 +20,8 @@ import java.util.Optional;
  *
  * <ul>
  *   <li>status is never taken from a manifest (controllers and agents write it);
- *   <li>finalizers already on the object are kept: they belong to the controllers that must clean up,
- *       and dropping one because a manifest did not mention it would skip that clean-up;
+ *   <li>finalizers already on the object are kept: they belong to the controllers that must clean
+ *       up, and dropping one because a manifest did not mention it would skip that clean-up;
  *   <li>an owner already set is kept unless the manifest names one.
  * </ul>
  *
@@ -75,7 +75,17 @@ public final class Applier {
 
   private static <T extends ApiObject> T forCreate(Kind<T> kind, ApiObject desired) {
     var m = desired.metadata();
-    var meta = new ObjectMeta(m.name(), "", 0, 0, m.labels(), Optional.empty(), Optional.empty(), m.finalizers(), m.owner());
+    var meta =
+        new ObjectMeta(
+            m.name(),
+            "",
+            0,
+            0,
+            m.labels(),
+            Optional.empty(),
+            Optional.empty(),
+            m.finalizers(),
+            m.owner());
     return kind.cast(desired.withMetadata(meta).withStatusOf(ObjectCodec.blank(kind)));
   }
 
@@ -84,8 +94,17 @@ public final class Applier {
     var c = current.metadata();
     var finalizers = new LinkedHashSet<>(c.finalizers());
     finalizers.addAll(d.finalizers());
-    var meta = new ObjectMeta(c.name(), c.uid(), c.revision(), c.generation(), d.labels(), c.createdAt(), c.deletedAt(),
-        new ArrayList<>(finalizers), d.owner().or(c::owner));
+    var meta =
+        new ObjectMeta(
+            c.name(),
+            c.uid(),
+            c.revision(),
+            c.generation(),
+            d.labels(),
+            c.createdAt(),
+            c.deletedAt(),
+            new ArrayList<>(finalizers),
+            d.owner().or(c::owner));
     return kind.cast(desired.withMetadata(meta).withStatusOf(current));
   }
 
@@ -93,7 +112,9 @@ public final class Applier {
   private static boolean sameDesiredState(ApiObject next, ApiObject current) {
     var n = next.metadata();
     var c = current.metadata();
-    return n.labels().equals(c.labels()) && n.finalizers().equals(c.finalizers()) && n.owner().equals(c.owner())
+    return n.labels().equals(c.labels())
+        && n.finalizers().equals(c.finalizers())
+        && n.owner().equals(c.owner())
         && next.spec().equals(current.spec());
   }
 }

@@ -10,7 +10,9 @@ import dev.quartermaster.api.meta.ApiObject;
  */
 public record Manifest(String source, int index, ApiObject object) {
 
-  /** {@code examples/workload.yaml document 1 (workload/training)}: where to look when it is wrong. */
+  /**
+   * {@code examples/workload.yaml document 1 (workload/training)}: where to look when it is wrong.
+   */
   public String where() {
     return source + " document " + index + " (" + object.ref() + ")";
   }

@@ -22,6 +22,7 @@ import java.util.Locale;
 public final class ManifestReader {
   private static final List<String> EXTENSIONS = List.of(".yaml", ".yml", ".json");
   public static final String STDIN = "-";
+
   /** The most a manifest file (or standard input) may hold. */
   public static final int MAX_BYTES = 4 << 20;
 
@@ -45,7 +46,8 @@ public final class ManifestReader {
           throw new CliException("no manifests (*.yaml, *.yml, *.json) in directory " + argument);
         }
         for (var file : files) {
-          out.addAll(decode(join(argument, file.getFileName().toString()), readFile(file, argument)));
+          out.addAll(
+              decode(join(argument, file.getFileName().toString()), readFile(file, argument)));
         }
       } else if (Files.isRegularFile(path)) {
         out.addAll(decode(argument, readFile(path, argument)));
@@ -60,7 +62,11 @@ public final class ManifestReader {
     try (var entries = Files.list(dir)) {
       return entries
           .filter(Files::isRegularFile)
-          .filter(p -> EXTENSIONS.stream().anyMatch(e -> p.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(e)))
+          .filter(
+              p ->
+                  EXTENSIONS.stream()
+                      .anyMatch(
+                          e -> p.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(e)))
           .sorted(Comparator.comparing(p -> p.getFileName().toString()))
           .toList();
     } catch (IOException e) {
@@ -100,13 +106,18 @@ public final class ManifestReader {
 
   /**
    * At most {@link #MAX_BYTES}: the YAML parser's memory grows many times a document's size (a 1 MB
-   * scalar took 592 MB; 30 MB never finished), and the server takes at most 1 MiB per object anyway.
+   * scalar took 592 MB; 30 MB never finished), and the server takes at most 1 MiB per object
+   * anyway.
    */
   private static String bounded(InputStream in, String what) throws IOException {
     var bytes = in.readNBytes(MAX_BYTES + 1);
     if (bytes.length > MAX_BYTES) {
-      throw new CliException(what + " is larger than " + (MAX_BYTES >> 20) + " MiB; split it into several files"
-          + " (the server takes at most 1 MiB per object)");
+      throw new CliException(
+          what
+              + " is larger than "
+              + (MAX_BYTES >> 20)
+              + " MiB; split it into several files"
+              + " (the server takes at most 1 MiB per object)");
     }
     return new String(bytes, StandardCharsets.UTF_8);
   }

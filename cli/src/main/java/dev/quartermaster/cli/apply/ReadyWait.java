@@ -52,7 +52,13 @@ public final class ReadyWait {
         say("ready: " + applied.size() + " object(s) in " + elapsed.toSeconds() + "s");
         return 0;
       }
-      var line = "waiting for " + waiting.size() + " of " + applied.size() + ": " + String.join("; ", waiting);
+      var line =
+          "waiting for "
+              + waiting.size()
+              + " of "
+              + applied.size()
+              + ": "
+              + String.join("; ", waiting);
       if (!line.equals(shown)) {
         say(line + " (" + elapsed.toSeconds() + "s)");
         shown = line;

@@ -18,61 +18,85 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine;
 
 /**
  * {@code qm agent}: the node agent, one per node. It registers its Node, publishes its devices,
  * prepares the claims allocated to it and runs its tasks, until SIGINT/SIGTERM. {@code qm agent
  * ledger show|reset} inspect and (explicitly) reset its ledger.
  */
-@Command(name = "agent", mixinStandardHelpOptions = true, versionProvider = VersionInfo.class,
+@Command(
+    name = "agent",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionInfo.class,
     description = "Run the node agent for one node, until Ctrl-C.")
 public final class AgentCommand implements Callable<Integer> {
   private final CliEnvironment env;
 
-  @Spec
-  private CommandSpec spec;
+  @Spec private CommandSpec spec;
 
-  @Mixin
-  private ClientOptions client = new ClientOptions();
+  @Mixin private ClientOptions client = new ClientOptions();
 
-  // Checked in call(), not by picocli: a required option here would also be demanded by `qm agent ledger …`.
+  // Checked in call(), not by picocli: a required option here would also be demanded by `qm agent
+  // ledger …`.
   @Option(names = "--node", paramLabel = "NAME", description = "this node's name (required)")
   private String node;
 
-  @Option(names = "--state", paramLabel = "DIR", defaultValue = "/var/lib/quartermaster",
+  @Option(
+      names = "--state",
+      paramLabel = "DIR",
+      defaultValue = "/var/lib/quartermaster",
       description = "the agent's ledger, lock and task logs (default: ${DEFAULT-VALUE})")
   private String state;
 
-  @Option(names = "--device-root", paramLabel = "DIR", defaultValue = "/",
-      description = "where /dev and /proc are; a directory laid out the same way makes a simulated node (default: ${DEFAULT-VALUE})")
+  @Option(
+      names = "--device-root",
+      paramLabel = "DIR",
+      defaultValue = "/",
+      description =
+          "where /dev and /proc are; a directory laid out the same way makes a simulated node (default: ${DEFAULT-VALUE})")
   private String deviceRoot;
 
-  @Option(names = "--cdi-dir", paramLabel = "DIR",
-      description = "where CDI specs are written (default: <state>/cdi for a simulated node; else /var/run/cdi when"
-          + " writable, else <state>/cdi)")
+  @Option(
+      names = "--cdi-dir",
+      paramLabel = "DIR",
+      description =
+          "where CDI specs are written (default: <state>/cdi for a simulated node; else /var/run/cdi when"
+              + " writable, else <state>/cdi)")
   private String cdiDir;
 
-  @Option(names = "--simulated-gpus", paramLabel = "N",
-      description = "a simulated node with N GPUs (and IMEX channels), as qm up's nodes: the tree is made under --device-root"
-          + " (default there: <state>/root) if it is not there yet")
+  @Option(
+      names = "--simulated-gpus",
+      paramLabel = "N",
+      description =
+          "a simulated node with N GPUs (and IMEX channels), as qm up's nodes: the tree is made under --device-root"
+              + " (default there: <state>/root) if it is not there yet")
   private Integer simulatedGpus;
 
-  @Option(names = "--create-control-nodes",
-      description = "create missing /dev/nvidiactl, nvidia-uvm, nvidia-uvm-tools, nvidia-modeset at start, as nvidia-modprobe does")
+  @Option(
+      names = "--create-control-nodes",
+      description =
+          "create missing /dev/nvidiactl, nvidia-uvm, nvidia-uvm-tools, nvidia-modeset at start, as nvidia-modprobe does")
   private boolean createControlNodes;
 
-  @Option(names = "--csi-plugin-dir", paramLabel = "DIR",
-      description = "where CSI plugins put their sockets, one *.sock per plugin (default: <state>/plugins)")
+  @Option(
+      names = "--csi-plugin-dir",
+      paramLabel = "DIR",
+      description =
+          "where CSI plugins put their sockets, one *.sock per plugin (default: <state>/plugins)")
   private String csiPluginDir;
 
-  @Option(names = "--rescan", paramLabel = "SECONDS", defaultValue = "5",
-      description = "how often the device nodes are checked again, besides file events (default: ${DEFAULT-VALUE})")
+  @Option(
+      names = "--rescan",
+      paramLabel = "SECONDS",
+      defaultValue = "5",
+      description =
+          "how often the device nodes are checked again, besides file events (default: ${DEFAULT-VALUE})")
   private int rescanSeconds;
 
   public AgentCommand(CliEnvironment env) {
@@ -82,13 +106,17 @@ public final class AgentCommand implements Callable<Integer> {
   /** {@code qm agent} with its {@code ledger} subcommands, bound to {@code env}. */
   public static CommandLine command(CliEnvironment env) {
     return new CommandLine(new AgentCommand(env))
-        .addSubcommand(new CommandLine(new Ledger()).addSubcommand(new Show(env)).addSubcommand(new Reset(env)));
+        .addSubcommand(
+            new CommandLine(new Ledger())
+                .addSubcommand(new Show(env))
+                .addSubcommand(new Reset(env)));
   }
 
   @Override
   public Integer call() throws IOException, InterruptedException {
     if (node == null) {
-      throw new CommandLine.ParameterException(spec.commandLine(), "Missing required option: '--node=NAME'");
+      throw new CommandLine.ParameterException(
+          spec.commandLine(), "Missing required option: '--node=NAME'");
     }
     var stateDir = env.resolve(state);
     var cdi = cdiDir(CdiDirs.Probe.HOST);
@@ -106,29 +134,45 @@ public final class AgentCommand implements Callable<Integer> {
       dev.quartermaster.core.files.OwnerOnly.directory(stateDir);
       SimulatedDeviceRoot.ensure(devices, simulatedGpus);
     }
-    var config = NodeAgentConfig.of(connection.api(), node, stateDir, DeviceRoot.at(devices), cdi,
-            new SystemEnv())
-        .withCreateControlNodes(createControlNodes)
-        .withRescanPeriod(java.time.Duration.ofSeconds(rescanSeconds))
-        .withCsiPluginDir(csiPluginDir != null ? env.resolve(csiPluginDir) : stateDir.resolve("plugins"))
-        .withHelperCommand(DomainDaemonCommand.launcher(node));
+    var config =
+        NodeAgentConfig.of(
+                connection.api(), node, stateDir, DeviceRoot.at(devices), cdi, new SystemEnv())
+            .withCreateControlNodes(createControlNodes)
+            .withRescanPeriod(java.time.Duration.ofSeconds(rescanSeconds))
+            .withCsiPluginDir(
+                csiPluginDir != null ? env.resolve(csiPluginDir) : stateDir.resolve("plugins"))
+            .withHelperCommand(DomainDaemonCommand.launcher(node));
     var agent = NodeAgent.start(config, CsiClients.grpc());
     var stopped = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      try {
-        agent.close();
-      } catch (IOException e) {
-        System.err.println("error: closing the agent: " + e.getMessage());
-      } finally {
-        connection.close();
-        stopped.countDown();
-      }
-    }, "qm-agent-shutdown"));
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  try {
+                    agent.close();
+                  } catch (IOException e) {
+                    System.err.println("error: closing the agent: " + e.getMessage());
+                  } finally {
+                    connection.close();
+                    stopped.countDown();
+                  }
+                },
+                "qm-agent-shutdown"));
     var out = spec.commandLine().getOut();
-    out.println("Quartermaster agent " + VersionInfo.version() + " for node " + node + " is running.");
-    out.printf("  %-12s %s%n  %-12s %s%n  %-12s %s%n  %-12s %s%n", "Server", client.config(env).servers().stream().map(Object::toString).collect(java.util.stream.Collectors.joining(", ")),
-        "State", stateDir, "Devices", devices + (simulatedGpus != null ? " (simulated, " + simulatedGpus + " GPUs)" : ""),
-        "CDI specs", cdi);
+    out.println(
+        "Quartermaster agent " + VersionInfo.version() + " for node " + node + " is running.");
+    out.printf(
+        "  %-12s %s%n  %-12s %s%n  %-12s %s%n  %-12s %s%n",
+        "Server",
+        client.config(env).servers().stream()
+            .map(Object::toString)
+            .collect(java.util.stream.Collectors.joining(", ")),
+        "State",
+        stateDir,
+        "Devices",
+        devices + (simulatedGpus != null ? " (simulated, " + simulatedGpus + " GPUs)" : ""),
+        "CDI specs",
+        cdi);
     out.println("Stop with Ctrl-C.");
     out.flush();
     stopped.await();
@@ -137,21 +181,29 @@ public final class AgentCommand implements Callable<Integer> {
 
   /** {@code --cdi-dir}, or the default for this node, simulated or not ({@link CdiDirs}). */
   Path cdiDir(CdiDirs.Probe probe) {
-    return cdiDir != null ? env.resolve(cdiDir) : CdiDirs.defaultFor(env.resolve(state), simulatedGpus != null, probe);
+    return cdiDir != null
+        ? env.resolve(cdiDir)
+        : CdiDirs.defaultFor(env.resolve(state), simulatedGpus != null, probe);
   }
 
-  @Command(name = "ledger", mixinStandardHelpOptions = true, description = "Inspect or reset an agent's claim ledger.")
+  @Command(
+      name = "ledger",
+      mixinStandardHelpOptions = true,
+      description = "Inspect or reset an agent's claim ledger.")
   static final class Ledger implements Runnable {
-    @Spec
-    CommandSpec spec;
+    @Spec CommandSpec spec;
 
     @Override
     public void run() {
-      throw new CommandLine.ParameterException(spec.commandLine(), "missing command: show or reset");
+      throw new CommandLine.ParameterException(
+          spec.commandLine(), "missing command: show or reset");
     }
   }
 
-  @Command(name = "show", mixinStandardHelpOptions = true, description = "Print the ledger in a state directory.")
+  @Command(
+      name = "show",
+      mixinStandardHelpOptions = true,
+      description = "Print the ledger in a state directory.")
   static final class Show implements Callable<Integer> {
     private final CliEnvironment env;
 
@@ -169,15 +221,21 @@ public final class AgentCommand implements Callable<Integer> {
     }
   }
 
-  @Command(name = "reset", mixinStandardHelpOptions = true,
-      description = "Empty the ledger (keeps a backup and lists every claim it drops). The agent must be stopped.")
+  @Command(
+      name = "reset",
+      mixinStandardHelpOptions = true,
+      description =
+          "Empty the ledger (keeps a backup and lists every claim it drops). The agent must be stopped.")
   static final class Reset implements Callable<Integer> {
     private final CliEnvironment env;
 
     @Option(names = "--state", required = true, paramLabel = "DIR")
     String state;
 
-    @Option(names = "--yes", description = "confirm: prepared claims are forgotten, their devices look free to this node")
+    @Option(
+        names = "--yes",
+        description =
+            "confirm: prepared claims are forgotten, their devices look free to this node")
     boolean yes;
 
     Reset(CliEnvironment env) {
@@ -187,10 +245,17 @@ public final class AgentCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
       if (!yes) {
-        throw new CliException("resetting the ledger forgets every prepared claim on this node; "
-            + "run 'qm agent ledger show --state " + state + "' first, then add --yes");
+        throw new CliException(
+            "resetting the ledger forgets every prepared claim on this node; "
+                + "run 'qm agent ledger show --state "
+                + state
+                + "' first, then add --yes");
       }
-      LedgerReset.run(env.resolve(state), BootId.current(), new SystemEnv(), new PrintStream(System.out, true, StandardCharsets.UTF_8));
+      LedgerReset.run(
+          env.resolve(state),
+          BootId.current(),
+          new SystemEnv(),
+          new PrintStream(System.out, true, StandardCharsets.UTF_8));
       return 0;
     }
   }

@@ -19,29 +19,41 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code qm apply -f FILE|DIR|-}: creates or updates every object in the manifests. Every document is
- * decoded and validated first; if any is invalid, nothing is sent and every violation is listed.
+ * {@code qm apply -f FILE|DIR|-}: creates or updates every object in the manifests. Every document
+ * is decoded and validated first; if any is invalid, nothing is sent and every violation is listed.
  */
-@Command(name = "apply", mixinStandardHelpOptions = true, versionProvider = VersionInfo.class,
-    description = "Create or update objects from YAML/JSON manifests (multi-document; a directory means its *.yaml, *.yml, *.json).")
+@Command(
+    name = "apply",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionInfo.class,
+    description =
+        "Create or update objects from YAML/JSON manifests (multi-document; a directory means its *.yaml, *.yml, *.json).")
 public final class ApplyCommand implements Callable<Integer> {
   private final CliEnvironment env;
 
-  @Spec
-  private CommandSpec spec;
+  @Spec private CommandSpec spec;
 
-  @Mixin
-  private ClientOptions client = new ClientOptions();
+  @Mixin private ClientOptions client = new ClientOptions();
 
-  @Option(names = {"-f", "--filename"}, required = true, paramLabel = "FILE|DIR|-",
+  @Option(
+      names = {"-f", "--filename"},
+      required = true,
+      paramLabel = "FILE|DIR|-",
       description = "a manifest file, a directory of them, or - for standard input (repeatable)")
   private List<String> files = new ArrayList<>();
 
-  @Option(names = "--wait", description = "then wait until what was applied is running or ready: every replica of a"
-      + " workload Running, a task Running, a claim allocated, a volume Available, a domain Ready")
+  @Option(
+      names = "--wait",
+      description =
+          "then wait until what was applied is running or ready: every replica of a"
+              + " workload Running, a task Running, a claim allocated, a volume Available, a domain Ready")
   private boolean waitReady;
 
-  @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "5m", converter = DurationConverter.class,
+  @Option(
+      names = "--timeout",
+      paramLabel = "DURATION",
+      defaultValue = "5m",
+      converter = DurationConverter.class,
       description = "with --wait: give up after this long (default: ${DEFAULT-VALUE})")
   private Duration timeout;
 
@@ -82,8 +94,14 @@ public final class ApplyCommand implements Callable<Integer> {
       }
     }
     if (invalid > 0) {
-      throw new CliException(invalid + " of " + manifests.size() + " documents " + (invalid == 1 ? "is" : "are")
-          + " invalid; nothing was applied", problems);
+      throw new CliException(
+          invalid
+              + " of "
+              + manifests.size()
+              + " documents "
+              + (invalid == 1 ? "is" : "are")
+              + " invalid; nothing was applied",
+          problems);
     }
   }
 }

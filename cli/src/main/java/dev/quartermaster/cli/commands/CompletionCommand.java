@@ -12,14 +12,20 @@ import picocli.CommandLine.Spec;
  * {@code qm completion bash|zsh}: the shell completion script for every command and flag, made from
  * the command tree itself so it never falls behind. zsh runs the bash script through bashcompinit.
  */
-@Command(name = "completion", mixinStandardHelpOptions = true, versionProvider = VersionInfo.class,
-    description = "Print a shell completion script: source <(qm completion bash), or for zsh: "
-        + "autoload -U +X bashcompinit && bashcompinit && source <(qm completion zsh)")
+@Command(
+    name = "completion",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionInfo.class,
+    description =
+        "Print a shell completion script: source <(qm completion bash), or for zsh: "
+            + "autoload -U +X bashcompinit && bashcompinit && source <(qm completion zsh)")
 public final class CompletionCommand implements Callable<Integer> {
-  public enum Shell { bash, zsh }
+  public enum Shell {
+    bash,
+    zsh
+  }
 
-  @Spec
-  private CommandSpec spec;
+  @Spec private CommandSpec spec;
 
   @Parameters(index = "0", paramLabel = "SHELL", description = "bash or zsh")
   private Shell shell;

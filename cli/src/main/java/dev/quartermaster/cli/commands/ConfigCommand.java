@@ -1,11 +1,11 @@
 package dev.quartermaster.cli.commands;
 
+import dev.quartermaster.api.table.Table;
 import dev.quartermaster.cli.CliEnvironment;
 import dev.quartermaster.cli.CliException;
 import dev.quartermaster.cli.VersionInfo;
 import dev.quartermaster.cli.config.ConfigFile;
 import dev.quartermaster.cli.config.UserConfig;
-import dev.quartermaster.api.table.Table;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -18,20 +18,28 @@ import picocli.CommandLine.Spec;
  * {@code qm config list | use NAME}: the clusters in the client configuration file and which one
  * plain {@code qm} commands use ({@code --context NAME} picks another for one command).
  */
-@Command(name = "config", mixinStandardHelpOptions = true, versionProvider = VersionInfo.class,
-    description = "The clusters qm knows (from qm server and qm up) and the current one: list, use.")
+@Command(
+    name = "config",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionInfo.class,
+    description =
+        "The clusters qm knows (from qm server and qm up) and the current one: list, use.")
 public final class ConfigCommand {
 
   public static picocli.CommandLine command(CliEnvironment env) {
-    return new picocli.CommandLine(new ConfigCommand()).addSubcommand(new ListClusters(env)).addSubcommand(new Use(env));
+    return new picocli.CommandLine(new ConfigCommand())
+        .addSubcommand(new ListClusters(env))
+        .addSubcommand(new Use(env));
   }
 
-  @Command(name = "list", mixinStandardHelpOptions = true, description = "List the clusters; * marks the current one.")
+  @Command(
+      name = "list",
+      mixinStandardHelpOptions = true,
+      description = "List the clusters; * marks the current one.")
   static final class ListClusters implements Callable<Integer> {
     private final CliEnvironment env;
 
-    @Spec
-    CommandSpec spec;
+    @Spec CommandSpec spec;
 
     ListClusters(CliEnvironment env) {
       this.env = env;
@@ -42,27 +50,39 @@ public final class ConfigCommand {
       var file = UserConfig.location(env);
       var config = ConfigFile.read(file).orElse(ConfigFile.EMPTY);
       if (config.clusters().isEmpty()) {
-        spec.commandLine().getErr().println("No clusters in " + file + " (qm server and qm up add theirs).");
+        spec.commandLine()
+            .getErr()
+            .println("No clusters in " + file + " (qm server and qm up add theirs).");
         return 0;
       }
       var rows = new ArrayList<List<String>>();
-      config.clusters().entrySet().stream().sorted(java.util.Map.Entry.comparingByKey()).forEach(e -> rows.add(List.of(
-          config.current().filter(e.getKey()::equals).isPresent() ? "*" : "", e.getKey(),
-          e.getValue().server().orElse(Table.NONE), e.getValue().tokenFile().orElse(Table.NONE),
-          e.getValue().caFile().orElse(Table.NONE))));
+      config.clusters().entrySet().stream()
+          .sorted(java.util.Map.Entry.comparingByKey())
+          .forEach(
+              e ->
+                  rows.add(
+                      List.of(
+                          config.current().filter(e.getKey()::equals).isPresent() ? "*" : "",
+                          e.getKey(),
+                          e.getValue().server().orElse(Table.NONE),
+                          e.getValue().tokenFile().orElse(Table.NONE),
+                          e.getValue().caFile().orElse(Table.NONE))));
       var out = spec.commandLine().getOut();
-      out.print(new Table(List.of("CURRENT", "NAME", "SERVER", "TOKEN FILE", "CA FILE"), rows).render());
+      out.print(
+          new Table(List.of("CURRENT", "NAME", "SERVER", "TOKEN FILE", "CA FILE"), rows).render());
       out.flush();
       return 0;
     }
   }
 
-  @Command(name = "use", mixinStandardHelpOptions = true, description = "Make cluster NAME the current one.")
+  @Command(
+      name = "use",
+      mixinStandardHelpOptions = true,
+      description = "Make cluster NAME the current one.")
   static final class Use implements Callable<Integer> {
     private final CliEnvironment env;
 
-    @Spec
-    CommandSpec spec;
+    @Spec CommandSpec spec;
 
     @Parameters(index = "0", paramLabel = "NAME")
     String name;

@@ -19,12 +19,17 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code qm csi}: CSI plugins that ship with Quartermaster; {@code qm csi hostpath} runs the hostpath one. */
-@Command(name = "csi", mixinStandardHelpOptions = true, versionProvider = VersionInfo.class,
+/**
+ * {@code qm csi}: CSI plugins that ship with Quartermaster; {@code qm csi hostpath} runs the
+ * hostpath one.
+ */
+@Command(
+    name = "csi",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionInfo.class,
     description = "Run a built-in CSI plugin.")
 public final class CsiCommand implements Runnable {
-  @Spec
-  private CommandSpec spec;
+  @Spec private CommandSpec spec;
 
   /** {@code qm csi} with its subcommands, bound to {@code env}. */
   public static CommandLine command(CliEnvironment env) {
@@ -43,7 +48,8 @@ public final class CsiCommand implements Runnable {
       try {
         return Staging.valueOf(value.trim().replace('-', '_').toUpperCase(Locale.ROOT));
       } catch (IllegalArgumentException e) {
-        throw new CommandLine.TypeConversionException("'" + value + "': use auto, bind-mount or symlink");
+        throw new CommandLine.TypeConversionException(
+            "'" + value + "': use auto, bind-mount or symlink");
       }
     }
   }
@@ -52,30 +58,51 @@ public final class CsiCommand implements Runnable {
    * {@code qm csi hostpath}: the hostpath plugin on a Unix socket until SIGINT/SIGTERM. Prints one
    * line saying where it listens, so that a script (or a test) can wait for it.
    */
-  @Command(name = "hostpath", mixinStandardHelpOptions = true,
-      description = "Serve the hostpath CSI plugin (volumes are directories under --state) until killed.")
+  @Command(
+      name = "hostpath",
+      mixinStandardHelpOptions = true,
+      description =
+          "Serve the hostpath CSI plugin (volumes are directories under --state) until killed.")
   static final class Hostpath implements Callable<Integer> {
     private final CliEnvironment env;
 
-    @Spec
-    CommandSpec spec;
+    @Spec CommandSpec spec;
 
-    @Option(names = "--endpoint", required = true, paramLabel = "unix:///PATH",
+    @Option(
+        names = "--endpoint",
+        required = true,
+        paramLabel = "unix:///PATH",
         description = "the Unix socket to serve on (unix:///abs/path or an absolute path)")
     String endpoint;
 
-    @Option(names = "--node-id", required = true, paramLabel = "ID", description = "this node's CSI node id")
+    @Option(
+        names = "--node-id",
+        required = true,
+        paramLabel = "ID",
+        description = "this node's CSI node id")
     String nodeId;
 
-    @Option(names = "--state", required = true, paramLabel = "DIR", description = "volumes and state files")
+    @Option(
+        names = "--state",
+        required = true,
+        paramLabel = "DIR",
+        description = "volumes and state files")
     String state;
 
-    @Option(names = "--capacity", paramLabel = "SIZE", defaultValue = "10Gi", converter = ByteSizeConverter.class,
+    @Option(
+        names = "--capacity",
+        paramLabel = "SIZE",
+        defaultValue = "10Gi",
+        converter = ByteSizeConverter.class,
         description = "total size CreateVolume may hand out (default: ${DEFAULT-VALUE})")
     long capacity;
 
-    @Option(names = "--device-slots", paramLabel = "N", defaultValue = "16",
-        description = "volumes attachable per node, i.e. device names /dev/xvdb.. (default: ${DEFAULT-VALUE})")
+    @Option(
+        names = "--device-slots",
+        paramLabel = "N",
+        defaultValue = "16",
+        description =
+            "volumes attachable per node, i.e. device names /dev/xvdb.. (default: ${DEFAULT-VALUE})")
     int deviceSlots;
 
     @ArgGroup(exclusive = true)
@@ -89,20 +116,34 @@ public final class CsiCommand implements Runnable {
       boolean nodeOnly;
     }
 
-    @Option(names = "--detect-overlap",
-        description = "refuse (ABORTED) and count a destructive controller call that overlaps another")
+    @Option(
+        names = "--detect-overlap",
+        description =
+            "refuse (ABORTED) and count a destructive controller call that overlaps another")
     boolean detectOverlap;
 
-    @Option(names = "--metrics-listen", paramLabel = "HOST:PORT", converter = ListenAddress.Converter.class,
+    @Option(
+        names = "--metrics-listen",
+        paramLabel = "HOST:PORT",
+        converter = ListenAddress.Converter.class,
         description = "serve Prometheus text at /metrics (call and overlap counters)")
     ListenAddress metricsListen;
 
-    @Option(names = "--staging", paramLabel = "METHOD", defaultValue = "auto", converter = StagingConverter.class,
-        description = "auto (bind mounts where permitted, else symlinks), bind-mount or symlink (default: ${DEFAULT-VALUE})")
+    @Option(
+        names = "--staging",
+        paramLabel = "METHOD",
+        defaultValue = "auto",
+        converter = StagingConverter.class,
+        description =
+            "auto (bind mounts where permitted, else symlinks), bind-mount or symlink (default: ${DEFAULT-VALUE})")
     Staging staging;
 
-    @Option(names = "--call-latency", paramLabel = "DURATION", defaultValue = "0ms",
-        converter = DurationConverter.class, description = "artificial delay in every call, e.g. 20ms (for tests)")
+    @Option(
+        names = "--call-latency",
+        paramLabel = "DURATION",
+        defaultValue = "0ms",
+        converter = DurationConverter.class,
+        description = "artificial delay in every call, e.g. 20ms (for tests)")
     Duration callLatency;
 
     Hostpath(CliEnvironment env) {
@@ -115,12 +156,22 @@ public final class CsiCommand implements Runnable {
       boolean node = role == null || !role.controllerOnly;
       HostpathConfig config;
       try {
-        config = new HostpathConfig(nodeId, env.resolve(state), capacity, deviceSlots, controller, node, detectOverlap,
-            callLatency, staging);
+        config =
+            new HostpathConfig(
+                nodeId,
+                env.resolve(state),
+                capacity,
+                deviceSlots,
+                controller,
+                node,
+                detectOverlap,
+                callLatency,
+                staging);
       } catch (IllegalArgumentException e) {
         throw new CliException(e.getMessage());
       }
-      var metrics = Optional.ofNullable(metricsListen).map(a -> new InetSocketAddress(a.host(), a.port()));
+      var metrics =
+          Optional.ofNullable(metricsListen).map(a -> new InetSocketAddress(a.host(), a.port()));
       HostpathServer server;
       try {
         server = HostpathServer.start(config, endpoint, metrics);
@@ -128,23 +179,41 @@ public final class CsiCommand implements Runnable {
         throw new CliException(e.getMessage());
       }
       var stopped = new CountDownLatch(1);
-      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-        server.close();
-        stopped.countDown();
-      }, "qm-csi-shutdown"));
+      Runtime.getRuntime()
+          .addShutdownHook(
+              new Thread(
+                  () -> {
+                    server.close();
+                    stopped.countDown();
+                  },
+                  "qm-csi-shutdown"));
       var out = spec.commandLine().getOut();
       var roles = controller && node ? "controller+node" : controller ? "controller" : "node";
-      out.println(HostpathConfig.PLUGIN_NAME + " listening on " + server.endpoint() + " (node " + nodeId + ", "
-          + roles + staging(server) + ", state " + config.stateDir()
-          + server.metricsAddress().map(a -> ", metrics " + metricsListen.clientUri(a.getPort()) + "/metrics").orElse("")
-          + ")");
+      out.println(
+          HostpathConfig.PLUGIN_NAME
+              + " listening on "
+              + server.endpoint()
+              + " (node "
+              + nodeId
+              + ", "
+              + roles
+              + staging(server)
+              + ", state "
+              + config.stateDir()
+              + server
+                  .metricsAddress()
+                  .map(a -> ", metrics " + metricsListen.clientUri(a.getPort()) + "/metrics")
+                  .orElse("")
+              + ")");
       out.flush();
       stopped.await();
       return 0;
     }
 
     private static String staging(HostpathServer server) {
-      return server.plugin().stagingMethod()
+      return server
+          .plugin()
+          .stagingMethod()
           .map(m -> ", staging " + m.name().toLowerCase(Locale.ROOT).replace('_', '-'))
           .orElse("");
     }

@@ -25,19 +25,22 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code qm delete KIND NAME}, {@code qm delete KIND -l SELECTOR} and {@code qm delete -f FILE}: each
- * object is deleted at once, or marked for deletion with the finalizers it waits for, one line each.
+ * {@code qm delete KIND NAME}, {@code qm delete KIND -l SELECTOR} and {@code qm delete -f FILE}:
+ * each object is deleted at once, or marked for deletion with the finalizers it waits for, one line
+ * each.
  */
-@Command(name = "delete", mixinStandardHelpOptions = true, versionProvider = VersionInfo.class,
-    description = "Delete objects: one by name, those of a kind matching a label selector, or those in manifests.")
+@Command(
+    name = "delete",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionInfo.class,
+    description =
+        "Delete objects: one by name, those of a kind matching a label selector, or those in manifests.")
 public final class DeleteCommand implements Callable<Integer> {
   private final CliEnvironment env;
 
-  @Spec
-  private CommandSpec spec;
+  @Spec private CommandSpec spec;
 
-  @Mixin
-  private ClientOptions client = new ClientOptions();
+  @Mixin private ClientOptions client = new ClientOptions();
 
   @Parameters(index = "0", arity = "0..1", paramLabel = "KIND")
   private String kindName;
@@ -45,12 +48,18 @@ public final class DeleteCommand implements Callable<Integer> {
   @Parameters(index = "1", arity = "0..1", paramLabel = "NAME")
   private String name;
 
-  @Option(names = {"-l", "--selector"}, paramLabel = "SELECTOR",
-      description = "every object of KIND whose labels match, e.g. -l quartermaster.dev/workload=training")
+  @Option(
+      names = {"-l", "--selector"},
+      paramLabel = "SELECTOR",
+      description =
+          "every object of KIND whose labels match, e.g. -l quartermaster.dev/workload=training")
   private String selector;
 
-  @Option(names = {"-f", "--filename"}, paramLabel = "FILE|DIR|-",
-      description = "the objects of a manifest file, a directory of them, or - for standard input (repeatable)")
+  @Option(
+      names = {"-f", "--filename"},
+      paramLabel = "FILE|DIR|-",
+      description =
+          "the objects of a manifest file, a directory of them, or - for standard input (repeatable)")
   private List<String> files = new ArrayList<>();
 
   public DeleteCommand(CliEnvironment env) {
@@ -74,7 +83,9 @@ public final class DeleteCommand implements Callable<Integer> {
         boolean found = delete(api, target.kind(), target.name(), out, targets.tolerateMissing());
         missing += found || targets instanceof Targets.Selected ? 0 : 1;
       }
-      return missing == 0 ? 0 : 1; // a manifest's object that was not there fails the command, as kubectl's
+      return missing == 0
+          ? 0
+          : 1; // a manifest's object that was not there fails the command, as kubectl's
     }
   }
 
@@ -89,8 +100,10 @@ public final class DeleteCommand implements Callable<Integer> {
       if (manifests.isEmpty()) {
         throw new CliException("no objects in " + String.join(", ", files));
       }
-      return new Targets.Listed(manifests.stream()
-          .map(m -> new Target(Kinds.of(m.object()), m.object().metadata().name())).toList());
+      return new Targets.Listed(
+          manifests.stream()
+              .map(m -> new Target(Kinds.of(m.object()), m.object().metadata().name()))
+              .toList());
     }
     if (kindName == null) {
       throw usage("say what to delete: KIND NAME, KIND -l SELECTOR, or -f FILE");
@@ -103,13 +116,15 @@ public final class DeleteCommand implements Callable<Integer> {
       return new Targets.Selected(kind, LabelSelector.parse(selector));
     }
     if (name == null) {
-      throw usage("which " + kind.singular() + "? give its NAME, or -l SELECTOR for those matching labels");
+      throw usage(
+          "which " + kind.singular() + "? give its NAME, or -l SELECTOR for those matching labels");
     }
     return new Targets.Listed(List.of(new Target(kind, name)));
   }
 
   /** Deletes one object and says what happened; false when it was not there. */
-  private static boolean delete(ApiClient api, Kind<?> kind, String name, PrintWriter out, boolean tolerateMissing) {
+  private static boolean delete(
+      ApiClient api, Kind<?> kind, String name, PrintWriter out, boolean tolerateMissing) {
     var ref = kind.singular() + "/" + name;
     DeleteResult<?> result;
     try {
@@ -124,8 +139,12 @@ public final class DeleteCommand implements Callable<Integer> {
     }
     switch (result) {
       case DeleteResult.Deleted<?> d -> out.println(ref + " deleted");
-      case DeleteResult.Terminating<?> t -> out.println(ref + " marked for deletion (waiting for finalizers: "
-          + String.join(", ", t.object().metadata().finalizers()) + ")");
+      case DeleteResult.Terminating<?> t ->
+          out.println(
+              ref
+                  + " marked for deletion (waiting for finalizers: "
+                  + String.join(", ", t.object().metadata().finalizers())
+                  + ")");
     }
     out.flush();
     return true;
@@ -137,11 +156,16 @@ public final class DeleteCommand implements Callable<Integer> {
 
   private record Target(Kind<?> kind, String name) {}
 
-  /** The objects a command names: a list (by name or manifests), or those matching a selector when it runs. */
+  /**
+   * The objects a command names: a list (by name or manifests), or those matching a selector when
+   * it runs.
+   */
   private sealed interface Targets {
     List<Target> resolve(ApiClient api);
 
-    /** With manifests, one object already gone is said and the rest still deleted, as kubectl does. */
+    /**
+     * With manifests, one object already gone is said and the rest still deleted, as kubectl does.
+     */
     boolean tolerateMissing();
 
     record Listed(List<Target> targets) implements Targets {
@@ -160,7 +184,8 @@ public final class DeleteCommand implements Callable<Integer> {
       @Override
       public List<Target> resolve(ApiClient api) {
         return api.list(kind, selector).items().stream()
-            .map(o -> new Target(kind, ((ApiObject) o).metadata().name())).toList();
+            .map(o -> new Target(kind, ((ApiObject) o).metadata().name()))
+            .toList();
       }
 
       @Override

@@ -14,17 +14,22 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-/** {@code qm describe KIND NAME}: one object in detail, with the related objects that explain its state. */
-@Command(name = "describe", mixinStandardHelpOptions = true, versionProvider = VersionInfo.class,
-    description = "Show one object in detail: metadata, spec, status, conditions and related objects.")
+/**
+ * {@code qm describe KIND NAME}: one object in detail, with the related objects that explain its
+ * state.
+ */
+@Command(
+    name = "describe",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionInfo.class,
+    description =
+        "Show one object in detail: metadata, spec, status, conditions and related objects.")
 public final class DescribeCommand implements Callable<Integer> {
   private final CliEnvironment env;
 
-  @Spec
-  private CommandSpec spec;
+  @Spec private CommandSpec spec;
 
-  @Mixin
-  private ClientOptions client = new ClientOptions();
+  @Mixin private ClientOptions client = new ClientOptions();
 
   @Parameters(index = "0", paramLabel = "KIND")
   private String kindName;
@@ -32,7 +37,9 @@ public final class DescribeCommand implements Callable<Integer> {
   @Parameters(index = "1", paramLabel = "NAME")
   private String name;
 
-  @Option(names = "--channels", description = "with a node: list every IMEX channel, not only the held ones")
+  @Option(
+      names = "--channels",
+      description = "with a node: list every IMEX channel, not only the held ones")
   private boolean everyChannel;
 
   public DescribeCommand(CliEnvironment env) {
@@ -44,10 +51,16 @@ public final class DescribeCommand implements Callable<Integer> {
     var kind = KindNames.resolve(kindName);
     try (var connection = client.connect(env)) {
       var api = connection.api();
-      var object = api.get(kind, name)
-          .orElseThrow(() -> new ApiException(Reason.NotFound, kind.singular() + "/" + name + " not found"));
+      var object =
+          api.get(kind, name)
+              .orElseThrow(
+                  () ->
+                      new ApiException(
+                          Reason.NotFound, kind.singular() + "/" + name + " not found"));
       var out = spec.commandLine().getOut();
-      out.print(Describers.describe(object, new DescribeContext(api, env.clock().instant(), everyChannel)));
+      out.print(
+          Describers.describe(
+              object, new DescribeContext(api, env.clock().instant(), everyChannel)));
       out.flush();
     }
     return 0;

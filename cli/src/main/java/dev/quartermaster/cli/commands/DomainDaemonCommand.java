@@ -19,28 +19,44 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code qm domain-daemon}: one compute domain's daemon on one node, a stand-in for NVIDIA's IMEX
- * daemon. The agent starts it while its ledger wants the node in the domain, checks its readiness on
- * its socket, restarts it if it dies, and stops it when no claim needs the domain any more.
+ * daemon. The agent starts it while its ledger wants the node in the domain, checks its readiness
+ * on its socket, restarts it if it dies, and stops it when no claim needs the domain any more.
  */
-@Command(name = "domain-daemon", mixinStandardHelpOptions = true, versionProvider = VersionInfo.class,
-    description = "Run a compute domain's daemon on this node (the agent starts and supervises it).")
+@Command(
+    name = "domain-daemon",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionInfo.class,
+    description =
+        "Run a compute domain's daemon on this node (the agent starts and supervises it).")
 public final class DomainDaemonCommand implements Callable<Integer> {
   private final CliEnvironment env;
 
-  @Spec
-  private CommandSpec spec;
+  @Spec private CommandSpec spec;
 
-  @Option(names = "--domain", required = true, paramLabel = "NAME", description = "the compute domain")
+  @Option(
+      names = "--domain",
+      required = true,
+      paramLabel = "NAME",
+      description = "the compute domain")
   private String domain;
 
   @Option(names = "--node", required = true, paramLabel = "NAME", description = "this node")
   private String node;
 
-  @Option(names = "--socket", required = true, paramLabel = "PATH", description = "the Unix socket to answer readiness checks on")
+  @Option(
+      names = "--socket",
+      required = true,
+      paramLabel = "PATH",
+      description = "the Unix socket to answer readiness checks on")
   private String socket;
 
-  @Option(names = "--startup", paramLabel = "DURATION", defaultValue = "1s", converter = DurationConverter.class,
-      description = "how long it takes to become ready, as the IMEX daemon takes to reach its peers (default: ${DEFAULT-VALUE})")
+  @Option(
+      names = "--startup",
+      paramLabel = "DURATION",
+      defaultValue = "1s",
+      converter = DurationConverter.class,
+      description =
+          "how long it takes to become ready, as the IMEX daemon takes to reach its peers (default: ${DEFAULT-VALUE})")
   private Duration startup;
 
   public DomainDaemonCommand(CliEnvironment env) {
@@ -52,10 +68,30 @@ public final class DomainDaemonCommand implements Callable<Integer> {
    * path, a small heap, and {@code {domain}} and {@code {socket}} for the agent to fill in.
    */
   public static List<String> launcher(String node) {
-    var java = ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    var command = new ArrayList<>(List.of(java, "-Xmx32m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-        "-Xlog:disable", "-Xlog:all=warning:stderr", "-cp", System.getProperty("java.class.path"), Main.class.getName(),
-        "domain-daemon", "--domain", "{domain}", "--node", node, "--socket", "{socket}"));
+    var java =
+        ProcessHandle.current()
+            .info()
+            .command()
+            .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    var command =
+        new ArrayList<>(
+            List.of(
+                java,
+                "-Xmx32m",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-Xlog:disable",
+                "-Xlog:all=warning:stderr",
+                "-cp",
+                System.getProperty("java.class.path"),
+                Main.class.getName(),
+                "domain-daemon",
+                "--domain",
+                "{domain}",
+                "--node",
+                node,
+                "--socket",
+                "{socket}"));
     return List.copyOf(command);
   }
 
@@ -69,17 +105,31 @@ public final class DomainDaemonCommand implements Callable<Integer> {
     }
     var server = DomainDaemonServer.start(domain, node, env.resolve(socket), startup);
     var stopped = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      try {
-        server.close();
-      } catch (java.io.IOException e) {
-        System.err.println("error: closing the daemon's socket: " + e.getMessage());
-      }
-      stopped.countDown();
-    }, "qm-domain-daemon-stop"));
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  try {
+                    server.close();
+                  } catch (java.io.IOException e) {
+                    System.err.println("error: closing the daemon's socket: " + e.getMessage());
+                  }
+                  stopped.countDown();
+                },
+                "qm-domain-daemon-stop"));
     var out = spec.commandLine().getOut();
-    out.println("domain daemon for " + domain + " on node " + node + ": pid " + ProcessHandle.current().pid()
-        + ", answering on " + env.resolve(socket) + ", ready in " + startup.toMillis() + " ms");
+    out.println(
+        "domain daemon for "
+            + domain
+            + " on node "
+            + node
+            + ": pid "
+            + ProcessHandle.current().pid()
+            + ", answering on "
+            + env.resolve(socket)
+            + ", ready in "
+            + startup.toMillis()
+            + " ms");
     out.flush();
     stopped.await();
     return 0;

@@ -26,7 +26,8 @@ public final class DurationConverter implements ITypeConverter<Duration> {
         case 's' -> Duration.ofSeconds(number);
         case 'm' -> Duration.ofMinutes(number);
         case 'h' -> Duration.ofHours(number);
-        default -> throw new TypeConversionException("'" + value + "': use ms, s, m or h, e.g. 20ms");
+        default ->
+            throw new TypeConversionException("'" + value + "': use ms, s, m or h, e.g. 20ms");
       };
     } catch (NumberFormatException | DateTimeParseException | StringIndexOutOfBoundsException e) {
       throw new TypeConversionException("'" + value + "' is not a duration, e.g. 20ms, 2s or 1m");

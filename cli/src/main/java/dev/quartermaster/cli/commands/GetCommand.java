@@ -33,38 +33,60 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-/** {@code qm get KIND [NAME]}: shows objects as a table or as documents, and with {@code -w} follows their changes. */
-@Command(name = "get", mixinStandardHelpOptions = true, versionProvider = VersionInfo.class, description = "Show objects of one kind.")
+/**
+ * {@code qm get KIND [NAME]}: shows objects as a table or as documents, and with {@code -w} follows
+ * their changes.
+ */
+@Command(
+    name = "get",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionInfo.class,
+    description = "Show objects of one kind.")
 public final class GetCommand implements Callable<Integer> {
-  /** What {@code qm get plugins} answers to: plugins are no kind, they are read from each node's status. */
+  /**
+   * What {@code qm get plugins} answers to: plugins are no kind, they are read from each node's
+   * status.
+   */
   private static final Set<String> PLUGINS = Set.of("plugin", "plugins");
 
   private final CliEnvironment env;
 
-  @Spec
-  private CommandSpec spec;
+  @Spec private CommandSpec spec;
 
-  @Mixin
-  private ClientOptions client = new ClientOptions();
+  @Mixin private ClientOptions client = new ClientOptions();
 
-  @Parameters(index = "0", paramLabel = "KIND", description = "node, deviceslice, deviceclass, resourceclaim, workload, task, volume, computedomain, event (or plural or short name); "
-      + "or plugins: the CSI plugin instances the nodes' agents found")
+  @Parameters(
+      index = "0",
+      paramLabel = "KIND",
+      description =
+          "node, deviceslice, deviceclass, resourceclaim, workload, task, volume, computedomain, event (or plural or short name); "
+              + "or plugins: the CSI plugin instances the nodes' agents found")
   private String kindName;
 
   @Parameters(index = "1", arity = "0..1", paramLabel = "NAME", description = "one object's name")
   private String name;
 
-  @Option(names = {"-o", "--output"}, paramLabel = "FORMAT", description = "table (default), wide, yaml or json")
+  @Option(
+      names = {"-o", "--output"},
+      paramLabel = "FORMAT",
+      description = "table (default), wide, yaml or json")
   private OutputFormat output = OutputFormat.TABLE;
 
-  @Option(names = {"-l", "--selector"}, paramLabel = "SELECTOR", description = "label selector, e.g. gpu=a100,zone!=b")
+  @Option(
+      names = {"-l", "--selector"},
+      paramLabel = "SELECTOR",
+      description = "label selector, e.g. gpu=a100,zone!=b")
   private String selector;
 
-  @Option(names = "--for", paramLabel = "KIND/NAME",
+  @Option(
+      names = "--for",
+      paramLabel = "KIND/NAME",
       description = "with events: only those about this object, e.g. --for task/training-workers-0")
   private String forObject;
 
-  @Option(names = {"-w", "--watch"}, description = "after listing, print changes as they happen (until Ctrl-C)")
+  @Option(
+      names = {"-w", "--watch"},
+      description = "after listing, print changes as they happen (until Ctrl-C)")
   private boolean watch;
 
   public GetCommand(CliEnvironment env) {
@@ -80,15 +102,18 @@ public final class GetCommand implements Callable<Integer> {
     var target = Optional.ofNullable(name);
     var labels = Optional.ofNullable(selector);
     if (target.isPresent() && labels.isPresent()) {
-      throw new ParameterException(spec.commandLine(), "a NAME and --selector cannot be used together");
+      throw new ParameterException(
+          spec.commandLine(), "a NAME and --selector cannot be used together");
     }
     var parsed = LabelSelector.parse(labels.orElse(""));
     if (forObject != null) {
       if (!kind.equals(Kinds.EVENT)) {
-        throw new ParameterException(spec.commandLine(), "--for is for events: qm get events --for " + forObject);
+        throw new ParameterException(
+            spec.commandLine(), "--for is for events: qm get events --for " + forObject);
       }
       if (labels.isPresent()) {
-        throw new ParameterException(spec.commandLine(), "--for and --selector cannot be used together");
+        throw new ParameterException(
+            spec.commandLine(), "--for and --selector cannot be used together");
       }
       parsed = EventQuery.about(involved(forObject));
     }
@@ -98,11 +123,19 @@ public final class GetCommand implements Callable<Integer> {
     return 0;
   }
 
-  private <T extends ApiObject> void run(ApiClient api, Kind<T> kind, Optional<String> target, LabelSelector labels)
+  private <T extends ApiObject> void run(
+      ApiClient api, Kind<T> kind, Optional<String> target, LabelSelector labels)
       throws InterruptedException {
     if (!watch && output.isTable()) {
-      TableListing.print(api, kind, target, labels, output == OutputFormat.WIDE, env.clock().instant(),
-          spec.commandLine().getOut(), spec.commandLine().getErr());
+      TableListing.print(
+          api,
+          kind,
+          target,
+          labels,
+          output == OutputFormat.WIDE,
+          env.clock().instant(),
+          spec.commandLine().getOut(),
+          spec.commandLine().getErr());
       return;
     }
     var printer = new ObjectPrinter<>(kind, output, env.clock(), spec.commandLine().getOut());
@@ -115,7 +148,9 @@ public final class GetCommand implements Callable<Integer> {
       printer.printOne(api.get(kind, target.get()).orElseThrow(() -> notFound(kind, target.get())));
       return;
     }
-    printer.printList(inListingOrder(kind, api.list(kind, labels).items())); // a document even when empty, for `| jq`
+    printer.printList(
+        inListingOrder(
+            kind, api.list(kind, labels).items())); // a document even when empty, for `| jq`
   }
 
   /** In the kind's listing order (events oldest first, as kubectl lists them; the rest by name). */
@@ -125,19 +160,32 @@ public final class GetCommand implements Callable<Integer> {
 
   /** {@code qm get plugins [NODE]}: one row per plugin instance, across nodes (or on NODE). */
   private int plugins() {
-    var unsupported = watch ? "--watch" : selector != null ? "--selector"
-        : !output.isTable() ? "-o " + output.name().toLowerCase(Locale.ROOT) : "";
+    var unsupported =
+        watch
+            ? "--watch"
+            : selector != null
+                ? "--selector"
+                : !output.isTable() ? "-o " + output.name().toLowerCase(Locale.ROOT) : "";
     if (!unsupported.isEmpty()) {
-      throw new ParameterException(spec.commandLine(), "plugins take no " + unsupported
-          + " (table and wide only); they are part of each node's status: qm get nodes -o yaml");
+      throw new ParameterException(
+          spec.commandLine(),
+          "plugins take no "
+              + unsupported
+              + " (table and wide only); they are part of each node's status: qm get nodes -o yaml");
     }
     try (var connection = client.connect(env)) {
       var api = connection.api();
-      var nodes = name == null ? api.list(Kinds.NODE).items()
-          : List.of(api.get(Kinds.NODE, name).orElseThrow(() -> notFound(Kinds.NODE, name)));
+      var nodes =
+          name == null
+              ? api.list(Kinds.NODE).items()
+              : List.of(api.get(Kinds.NODE, name).orElseThrow(() -> notFound(Kinds.NODE, name)));
       var table = PluginTable.of(nodes, output == OutputFormat.WIDE);
       if (table.rows().isEmpty()) {
-        spec.commandLine().getErr().println("No plugins found." + (nodes.isEmpty() ? "" : " (No node's agent reports a CSI plugin.)"));
+        spec.commandLine()
+            .getErr()
+            .println(
+                "No plugins found."
+                    + (nodes.isEmpty() ? "" : " (No node's agent reports a CSI plugin.)"));
         return 0;
       }
       spec.commandLine().getOut().print(table.render());
@@ -150,9 +198,12 @@ public final class GetCommand implements Callable<Integer> {
   private InvolvedObject involved(String typed) {
     var slash = typed.indexOf('/');
     if (slash <= 0 || slash == typed.length() - 1) {
-      throw new ParameterException(spec.commandLine(), "--for takes KIND/NAME, e.g. task/training-workers-0; got '" + typed + "'");
+      throw new ParameterException(
+          spec.commandLine(),
+          "--for takes KIND/NAME, e.g. task/training-workers-0; got '" + typed + "'");
     }
-    return new InvolvedObject(KindNames.resolve(typed.substring(0, slash)).name(), typed.substring(slash + 1));
+    return new InvolvedObject(
+        KindNames.resolve(typed.substring(0, slash)).name(), typed.substring(slash + 1));
   }
 
   private static ApiException notFound(Kind<?> kind, String name) {

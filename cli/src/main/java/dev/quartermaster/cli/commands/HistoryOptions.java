@@ -10,13 +10,22 @@ import picocli.CommandLine.Option;
  * either bound allows; whichever bound asks for more wins.
  */
 public final class HistoryOptions {
-  @Option(names = "--history", paramLabel = "REVISIONS", defaultValue = "10000",
-      description = "store revisions a watch can resume from; older history is compacted every minute (default: ${DEFAULT-VALUE})")
+  @Option(
+      names = "--history",
+      paramLabel = "REVISIONS",
+      defaultValue = "10000",
+      description =
+          "store revisions a watch can resume from; older history is compacted every minute (default: ${DEFAULT-VALUE})")
   long revisions = HistoryPlan.Limits.DEFAULT_REVISIONS;
 
-  @Option(names = "--history-bytes", paramLabel = "SIZE", defaultValue = "256MiB", converter = ByteSizeConverter.class,
-      description = "most bytes of superseded and deleted values kept for watches (current values never count);"
-          + " the oldest history beyond it is compacted too, even within --history (e.g. 64MiB, 1GiB; default: ${DEFAULT-VALUE})")
+  @Option(
+      names = "--history-bytes",
+      paramLabel = "SIZE",
+      defaultValue = "256MiB",
+      converter = ByteSizeConverter.class,
+      description =
+          "most bytes of superseded and deleted values kept for watches (current values never count);"
+              + " the oldest history beyond it is compacted too, even within --history (e.g. 64MiB, 1GiB; default: ${DEFAULT-VALUE})")
   long bytes = HistoryPlan.Limits.DEFAULT_BYTES;
 
   /** The bounds, or a CliException naming the flag that is out of range. */

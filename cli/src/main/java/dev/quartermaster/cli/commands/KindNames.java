@@ -9,15 +9,23 @@ import java.util.stream.Collectors;
 
 /**
  * Resolves the KIND argument as a person types it: {@code node}, {@code nodes}, {@code no}, {@code
- * Node}, and the plural of a short name ({@code claims}), which people type as readily as {@code nodes}.
+ * Node}, and the plural of a short name ({@code claims}), which people type as readily as {@code
+ * nodes}.
  */
 public final class KindNames {
   private KindNames() {}
 
   static Kind<?> resolve(String typed) {
-    return lookup(typed).orElseThrow(() -> new CliException(
-        "unknown kind '" + typed + "'; known kinds: "
-            + Kinds.ALL.stream().map(k -> k.singular() + " (" + k.shortName() + ")").collect(Collectors.joining(", "))));
+    return lookup(typed)
+        .orElseThrow(
+            () ->
+                new CliException(
+                    "unknown kind '"
+                        + typed
+                        + "'; known kinds: "
+                        + Kinds.ALL.stream()
+                            .map(k -> k.singular() + " (" + k.shortName() + ")")
+                            .collect(Collectors.joining(", "))));
   }
 
   /** The kind {@code typed} names; empty when none. */

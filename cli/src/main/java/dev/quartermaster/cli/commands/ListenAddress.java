@@ -4,7 +4,10 @@ import java.net.URI;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
 
-/** {@code --listen HOST:PORT}, e.g. {@code 127.0.0.1:7480}, {@code 0.0.0.0:7480} or {@code [::1]:7480}. */
+/**
+ * {@code --listen HOST:PORT}, e.g. {@code 127.0.0.1:7480}, {@code 0.0.0.0:7480} or {@code
+ * [::1]:7480}.
+ */
 public record ListenAddress(String host, int port) {
 
   public static ListenAddress parse(String text) {
@@ -39,13 +42,16 @@ public record ListenAddress(String host, int port) {
     return URI.create(tls ? "https" + plain.substring("http".length()) : plain);
   }
 
-  /** The URL a client on this machine uses: a wildcard address is reached through the loopback one. */
+  /**
+   * The URL a client on this machine uses: a wildcard address is reached through the loopback one.
+   */
   public URI clientUri(int boundPort) {
-    var reachable = switch (host) {
-      case "0.0.0.0", "" -> "127.0.0.1";
-      case "::", "0:0:0:0:0:0:0:0" -> "::1";
-      default -> host;
-    };
+    var reachable =
+        switch (host) {
+          case "0.0.0.0", "" -> "127.0.0.1";
+          case "::", "0:0:0:0:0:0:0:0" -> "::1";
+          default -> host;
+        };
     var literal = reachable.contains(":") ? "[" + reachable + "]" : reachable;
     return URI.create("http://" + literal + ":" + boundPort);
   }

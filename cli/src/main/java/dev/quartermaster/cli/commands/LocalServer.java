@@ -1,7 +1,11 @@
 package dev.quartermaster.cli.commands;
 
 import dev.quartermaster.cli.CliException;
+import dev.quartermaster.cli.metrics.AllocationLatency;
+import dev.quartermaster.cli.metrics.ClusterCollector;
+import dev.quartermaster.cli.metrics.ControllerMeters;
 import dev.quartermaster.control.ControlPlane;
+import dev.quartermaster.control.leader.LeaderConfig;
 import dev.quartermaster.control.volume.SocketPluginConnector;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.files.OwnerOnly;
@@ -9,23 +13,18 @@ import dev.quartermaster.server.ApiServer;
 import dev.quartermaster.server.ApiServerConfig;
 import dev.quartermaster.server.auth.AdminToken;
 import dev.quartermaster.server.auth.NodeTokens;
+import dev.quartermaster.server.replica.ClusterSecrets;
 import dev.quartermaster.server.tls.ServerCertificates;
 import dev.quartermaster.store.Store;
-import dev.quartermaster.store.StoreLeases;
-import dev.quartermaster.store.compaction.HistorySizes;
-import dev.quartermaster.store.etcd.EtcdStore;
-import dev.quartermaster.control.leader.LeaderConfig;
-import dev.quartermaster.server.replica.ClusterSecrets;
-import java.security.cert.X509Certificate;
 import dev.quartermaster.store.StoreException;
+import dev.quartermaster.store.StoreLeases;
 import dev.quartermaster.store.compaction.HistoryCompactor;
 import dev.quartermaster.store.compaction.HistoryPlan;
+import dev.quartermaster.store.compaction.HistorySizes;
+import dev.quartermaster.store.etcd.EtcdStore;
 import dev.quartermaster.store.registry.ObjectRegistry;
 import dev.quartermaster.store.sqlite.SqliteStore;
 import dev.quartermaster.store.sqlite.StoreInUseException;
-import dev.quartermaster.cli.metrics.AllocationLatency;
-import dev.quartermaster.cli.metrics.ClusterCollector;
-import dev.quartermaster.cli.metrics.ControllerMeters;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -34,11 +33,11 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.BindException;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
-import java.util.Optional;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -50,6 +49,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class LocalServer implements AutoCloseable {
   public static final String STORE_FILE = "store.db";
+
   /** Where {@code qm up} keeps each node's agent state. */
   public static final String NODES_DIR = "nodes";
 
@@ -67,9 +67,18 @@ public final class LocalServer implements AutoCloseable {
   private final AtomicBoolean closed = new AtomicBoolean();
   private final CountDownLatch stopped = new CountDownLatch(1);
 
-  private LocalServer(Store store, ObjectRegistry registry, ApiServer server, ControlPlane controllers,
-      HistoryCompactor compactor, Path dataDir, Path tokenFile, URI uri, Optional<X509Certificate> ca,
-      MeterRegistry meters, Optional<ClusterSecrets.Joined> joined) {
+  private LocalServer(
+      Store store,
+      ObjectRegistry registry,
+      ApiServer server,
+      ControlPlane controllers,
+      HistoryCompactor compactor,
+      Path dataDir,
+      Path tokenFile,
+      URI uri,
+      Optional<X509Certificate> ca,
+      MeterRegistry meters,
+      Optional<ClusterSecrets.Joined> joined) {
     this.joined = joined;
     this.store = store;
     this.registry = registry;
@@ -86,21 +95,34 @@ public final class LocalServer implements AutoCloseable {
   /**
    * What to run besides the API.
    *
-   * @param history how much store history (revisions, and bytes of superseded values) watchers
-   *     can resume from; older history is compacted
+   * @param history how much store history (revisions, and bytes of superseded values) watchers can
+   *     resume from; older history is compacted
    */
-  public record Options(HistoryPlan.Limits history, Duration compactEvery, String identity, boolean tls,
-      StoreLocation store, LeaderConfig leader) {
+  public record Options(
+      HistoryPlan.Limits history,
+      Duration compactEvery,
+      String identity,
+      boolean tls,
+      StoreLocation store,
+      LeaderConfig leader) {
     public static Options defaults() {
-      return new Options(HistoryPlan.Limits.defaults(), Duration.ofMinutes(1), "qm-" + ProcessHandle.current().pid(),
-          false, new StoreLocation.Sqlite(), LeaderConfig.DEFAULTS);
+      return new Options(
+          HistoryPlan.Limits.defaults(),
+          Duration.ofMinutes(1),
+          "qm-" + ProcessHandle.current().pid(),
+          false,
+          new StoreLocation.Sqlite(),
+          LeaderConfig.DEFAULTS);
     }
 
     public Options withHistory(HistoryPlan.Limits limits) {
       return new Options(limits, compactEvery, identity, tls, store, leader);
     }
 
-    /** Serve HTTPS with the data directory's own CA and certificate ({@link ServerCertificates}), made at first start. */
+    /**
+     * Serve HTTPS with the data directory's own CA and certificate ({@link ServerCertificates}),
+     * made at first start.
+     */
     public Options withTls(boolean on) {
       return new Options(history, compactEvery, identity, on, store, leader);
     }
@@ -131,7 +153,10 @@ public final class LocalServer implements AutoCloseable {
   public static LocalServer start(Path dataDir, ListenAddress listen, Env env, Options options) {
     try {
       // Before the store opens: store.db and its WAL must never sit in a directory others can read.
-      OwnerOnly.directory(dataDir).ifPresent(t -> System.err.println("qm: data directory was open to other users; tightened " + t));
+      OwnerOnly.directory(dataDir)
+          .ifPresent(
+              t ->
+                  System.err.println("qm: data directory was open to other users; tightened " + t));
     } catch (IOException e) {
       throw new CliException("cannot prepare data directory " + dataDir + ": " + e.getMessage());
     }
@@ -142,11 +167,23 @@ public final class LocalServer implements AutoCloseable {
       var meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
       Optional<ClusterSecrets.Joined> joined = Optional.empty();
       if (options.store() instanceof StoreLocation.Etcd etcd) {
-        joined = Optional.of(ClusterSecrets.join(store, etcd.describe(), dataDir, options.tls(), List.of(listen.host()),
-            env.now()));
+        joined =
+            Optional.of(
+                ClusterSecrets.join(
+                    store,
+                    etcd.describe(),
+                    dataDir,
+                    options.tls(),
+                    List.of(listen.host()),
+                    env.now()));
       }
-      var config = ApiServerConfig.of(registry, dataDir).withListen(listen.host(), listen.port()).withEnv(env)
-          .withStoreRevision(store::currentRevision).withMeterRegistry(meters).withNodeTokens(new NodeTokens(store));
+      var config =
+          ApiServerConfig.of(registry, dataDir)
+              .withListen(listen.host(), listen.port())
+              .withEnv(env)
+              .withStoreRevision(store::currentRevision)
+              .withMeterRegistry(meters)
+              .withNodeTokens(new NodeTokens(store));
       Optional<X509Certificate> ca = Optional.empty();
       if (options.tls()) {
         var material = ServerCertificates.loadOrCreate(dataDir, List.of(listen.host()), env.now());
@@ -155,37 +192,65 @@ public final class LocalServer implements AutoCloseable {
       }
       var server = ApiServer.start(config);
       var controllerMeters = new ControllerMeters(meters);
-      var controllers = ControlPlane.start(registry, new StoreLeases(store), env,
-          ControlPlane.Options.defaults(options.identity()).withLeader(options.leader()).withMetrics(controllerMeters),
-          new SocketPluginConnector());
+      var controllers =
+          ControlPlane.start(
+              registry,
+              new StoreLeases(store),
+              env,
+              ControlPlane.Options.defaults(options.identity())
+                  .withLeader(options.leader())
+                  .withMetrics(controllerMeters),
+              new SocketPluginConnector());
       controllerMeters.register(controllers.loops());
       meters.getPrometheusRegistry().register(new ClusterCollector(controllers.informers()));
       controllers.informers().claims().addHandler(new AllocationLatency(env, meters));
       Gauge.builder("qm.controllers.leader", controllers, c -> c.isLeader() ? 1 : 0)
-          .description("1 while this server's controllers lead (one server of those sharing a store), else 0")
-          .strongReference(true).register(meters);
-      var compactor = HistoryCompactor.start(store, opened.sizes(), env, options.history(), options.compactEvery());
-      // Measured (and compacted) once now, so the gauge has a size from the first scrape: never NaN.
+          .description(
+              "1 while this server's controllers lead (one server of those sharing a store), else 0")
+          .strongReference(true)
+          .register(meters);
+      var compactor =
+          HistoryCompactor.start(
+              store, opened.sizes(), env, options.history(), options.compactEvery());
+      // Measured (and compacted) once now, so the gauge has a size from the first scrape: never
+      // NaN.
       compactor.compactNow();
       if (opened.sizes() != HistorySizes.UNKNOWN) {
         Gauge.builder("qm.store.history.bytes", compactor, c -> Math.max(0, c.keptBytes()))
-            .description("bytes of superseded and deleted values kept for watches, as of the last compaction check")
-            .strongReference(true).register(meters);
+            .description(
+                "bytes of superseded and deleted values kept for watches, as of the last compaction check")
+            .strongReference(true)
+            .register(meters);
       }
-      // The server has created the admin token by now, so the config file written next points at a real file.
-      return new LocalServer(store, registry, server, controllers, compactor, dataDir, server.adminTokenFile(),
-          listen.clientUri(server.port(), options.tls()), ca, meters, joined);
+      // The server has created the admin token by now, so the config file written next points at a
+      // real file.
+      return new LocalServer(
+          store,
+          registry,
+          server,
+          controllers,
+          compactor,
+          dataDir,
+          server.adminTokenFile(),
+          listen.clientUri(server.port(), options.tls()),
+          ca,
+          meters,
+          joined);
     } catch (ClusterSecrets.Refused e) {
       store.close();
       throw new CliException(e.getMessage());
     } catch (IOException | RuntimeException e) {
       store.close();
       if (isBindFailure(e)) {
-        throw new CliException("cannot listen on " + listen + ": address already in use"
-            + " (is another qm server running? pick another address with --listen)");
+        throw new CliException(
+            "cannot listen on "
+                + listen
+                + ": address already in use"
+                + " (is another qm server running? pick another address with --listen)");
       }
       throw e instanceof IOException io
-          ? new UncheckedIOException("cannot start the API server on " + listen + ": " + io.getMessage(), io)
+          ? new UncheckedIOException(
+              "cannot start the API server on " + listen + ": " + io.getMessage(), io)
           : (RuntimeException) e;
     }
   }
@@ -194,13 +259,22 @@ public final class LocalServer implements AutoCloseable {
     return switch (where) {
       case StoreLocation.Sqlite sqlite -> {
         try {
-          var store = SqliteStore.open(dataDir.resolve(STORE_FILE), SqliteStore.Options.defaults(), clusterEvidence(dataDir));
+          var store =
+              SqliteStore.open(
+                  dataDir.resolve(STORE_FILE),
+                  SqliteStore.Options.defaults(),
+                  clusterEvidence(dataDir));
           yield new Opened(store, store);
         } catch (StoreInUseException e) {
           // another qm server holds this data directory: the store's message says exactly that
-          throw new CliException(e.getMessage() + " (is another qm server using " + dataDir + "? pick another with --data)");
+          throw new CliException(
+              e.getMessage()
+                  + " (is another qm server using "
+                  + dataDir
+                  + "? pick another with --data)");
         } catch (StoreException e) {
-          // a missing, emptied or damaged store: the message names the file, what was found and what to do
+          // a missing, emptied or damaged store: the message names the file, what was found and
+          // what to do
           throw new CliException(e.getMessage());
         }
       }
@@ -210,8 +284,12 @@ public final class LocalServer implements AutoCloseable {
           store.currentRevision();
         } catch (StoreException e) {
           store.close();
-          throw new CliException("cannot reach " + etcd.describe() + ": " + e.getMessage()
-              + " (is etcd running? every member listed must be one of the same cluster)");
+          throw new CliException(
+              "cannot reach "
+                  + etcd.describe()
+                  + ": "
+                  + e.getMessage()
+                  + " (is etcd running? every member listed must be one of the same cluster)");
         }
         yield new Opened(store, HistorySizes.UNKNOWN);
       }
@@ -256,7 +334,10 @@ public final class LocalServer implements AutoCloseable {
   }
 
   /** Whether this server's controllers lead now. */
-  /** On etcd: the cluster this server joined, and whether it made the admin token and CA or copied them. */
+  /**
+   * On etcd: the cluster this server joined, and whether it made the admin token and CA or copied
+   * them.
+   */
   public Optional<ClusterSecrets.Joined> joined() {
     return joined;
   }

@@ -22,11 +22,14 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code qm node fence|unfence|cordon|uncordon|drain NAME}: an operator's word about a node. Fencing declares a
- * silent node dead, so its claims may be given to others; until then they stay where they are,
- * because the node may still be using them.
+ * {@code qm node fence|unfence|cordon|uncordon|drain NAME}: an operator's word about a node.
+ * Fencing declares a silent node dead, so its claims may be given to others; until then they stay
+ * where they are, because the node may still be using them.
  */
-@Command(name = "node", mixinStandardHelpOptions = true, versionProvider = VersionInfo.class,
+@Command(
+    name = "node",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionInfo.class,
     description = "Operate on a node: fence, unfence, cordon, uncordon, drain.")
 public final class NodeCommand {
 
@@ -43,11 +46,9 @@ public final class NodeCommand {
   abstract static class Change implements Callable<Integer> {
     final CliEnvironment env;
 
-    @Spec
-    CommandSpec spec;
+    @Spec CommandSpec spec;
 
-    @Mixin
-    ClientOptions client = new ClientOptions();
+    @Mixin ClientOptions client = new ClientOptions();
 
     @Parameters(index = "0", paramLabel = "NAME")
     String name;
@@ -68,9 +69,16 @@ public final class NodeCommand {
     @Override
     public Integer call() {
       try (var connection = client.connect(env)) {
-        boolean changed = ObjectEdit.apply(connection.api(), Kinds.NODE, name, node -> new Node(
-            node.metadata().withLabels(labels().apply(node.metadata().labels())), change().apply(node.spec()),
-            node.status()));
+        boolean changed =
+            ObjectEdit.apply(
+                connection.api(),
+                Kinds.NODE,
+                name,
+                node ->
+                    new Node(
+                        node.metadata().withLabels(labels().apply(node.metadata().labels())),
+                        change().apply(node.spec()),
+                        node.status()));
         return report("node/" + name + (changed ? " " : " already ") + done());
       }
     }
@@ -82,12 +90,17 @@ public final class NodeCommand {
     }
   }
 
-  @Command(name = "fence", mixinStandardHelpOptions = true,
-      description = "Declare the node down: its tasks are replaced elsewhere, its device and volume claims released "
-          + "without it. Refused while its agent heartbeats, unless --force.")
+  @Command(
+      name = "fence",
+      mixinStandardHelpOptions = true,
+      description =
+          "Declare the node down: its tasks are replaced elsewhere, its device and volume claims released "
+              + "without it. Refused while its agent heartbeats, unless --force.")
   static final class Fence extends Change {
-    @Option(names = "--force",
-        description = "fence even though the node's agent still heartbeats (only if you know the node is down)")
+    @Option(
+        names = "--force",
+        description =
+            "fence even though the node's agent still heartbeats (only if you know the node is down)")
     boolean force;
 
     Fence(CliEnvironment env) {
@@ -99,16 +112,26 @@ public final class NodeCommand {
     public Integer call() {
       try (var connection = client.connect(env)) {
         var api = connection.api();
-        var node = api.get(Kinds.NODE, name).orElseThrow(() -> new CliException("node/" + name + " not found"));
+        var node =
+            api.get(Kinds.NODE, name)
+                .orElseThrow(() -> new CliException("node/" + name + " not found"));
         var report = FenceReport.of(api, node);
         if (report.alive().isPresent() && !force && !node.spec().fenced()) {
           throw new CliException(report.refusal(name));
         }
-        boolean changed = ObjectEdit.apply(api, Kinds.NODE, name, n -> new Node(n.metadata(), change().apply(n.spec()),
-            n.status()));
+        boolean changed =
+            ObjectEdit.apply(
+                api,
+                Kinds.NODE,
+                name,
+                n -> new Node(n.metadata(), change().apply(n.spec()), n.status()));
         var out = spec.commandLine().getOut();
-        out.println("node/" + name + (changed ? " " : " already ") + done()
-            + (report.alive().isPresent() && changed ? " (forced: its agent was alive)" : ""));
+        out.println(
+            "node/"
+                + name
+                + (changed ? " " : " already ")
+                + done()
+                + (report.alive().isPresent() && changed ? " (forced: its agent was alive)" : ""));
         if (changed) {
           report.handedOverLines().forEach(out::println);
         }
@@ -128,8 +151,11 @@ public final class NodeCommand {
     }
   }
 
-  @Command(name = "unfence", mixinStandardHelpOptions = true,
-      description = "Take back a fence: the node's agent is trusted again; it stays cordoned until uncordoned.")
+  @Command(
+      name = "unfence",
+      mixinStandardHelpOptions = true,
+      description =
+          "Take back a fence: the node's agent is trusted again; it stays cordoned until uncordoned.")
   static final class Unfence extends Change {
     Unfence(CliEnvironment env) {
       super(env);
@@ -146,7 +172,10 @@ public final class NodeCommand {
     }
   }
 
-  @Command(name = "cordon", mixinStandardHelpOptions = true, description = "Give the node no new allocations.")
+  @Command(
+      name = "cordon",
+      mixinStandardHelpOptions = true,
+      description = "Give the node no new allocations.")
   static final class Cordon extends Change {
     Cordon(CliEnvironment env) {
       super(env);
@@ -163,7 +192,9 @@ public final class NodeCommand {
     }
   }
 
-  @Command(name = "uncordon", mixinStandardHelpOptions = true,
+  @Command(
+      name = "uncordon",
+      mixinStandardHelpOptions = true,
       description = "Allow new allocations on the node again (a fenced node is unfenced too).")
   static final class Uncordon extends Change {
     Uncordon(CliEnvironment env) {
@@ -191,26 +222,34 @@ public final class NodeCommand {
     }
   }
 
-  @Command(name = "drain", mixinStandardHelpOptions = true,
-      description = "Cordon the node, stop its tasks (their workloads start them elsewhere) and wait until its claims"
-          + " and volumes are released.")
+  @Command(
+      name = "drain",
+      mixinStandardHelpOptions = true,
+      description =
+          "Cordon the node, stop its tasks (their workloads start them elsewhere) and wait until its claims"
+              + " and volumes are released.")
   static final class Drain implements Callable<Integer> {
     private final CliEnvironment env;
 
-    @Spec
-    CommandSpec spec;
+    @Spec CommandSpec spec;
 
-    @Mixin
-    ClientOptions client = new ClientOptions();
+    @Mixin ClientOptions client = new ClientOptions();
 
     @Parameters(index = "0", paramLabel = "NAME")
     String name;
 
-    @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "5m", converter = DurationConverter.class,
-        description = "give up after this long, leaving the node cordoned (default: ${DEFAULT-VALUE})")
+    @Option(
+        names = "--timeout",
+        paramLabel = "DURATION",
+        defaultValue = "5m",
+        converter = DurationConverter.class,
+        description =
+            "give up after this long, leaving the node cordoned (default: ${DEFAULT-VALUE})")
     Duration timeout;
 
-    @Option(names = "--force", description = "also delete tasks no workload owns (nobody starts them again)")
+    @Option(
+        names = "--force",
+        description = "also delete tasks no workload owns (nobody starts them again)")
     boolean force;
 
     Drain(CliEnvironment env) {
@@ -220,7 +259,8 @@ public final class NodeCommand {
     @Override
     public Integer call() throws InterruptedException {
       try (var connection = client.connect(env)) {
-        return new Drainer(connection.api(), env.clock(), spec.commandLine().getOut()).drain(name, timeout, force);
+        return new Drainer(connection.api(), env.clock(), spec.commandLine().getOut())
+            .drain(name, timeout, force);
       }
     }
   }

@@ -7,8 +7,8 @@ import java.util.random.RandomGenerator;
 import org.slf4j.MDC;
 
 /**
- * The env of one of {@code qm up}'s in-process agents: every task it runs carries the node's name in
- * the logging context ({@value #KEY}), so the log line says which agent wrote it ({@code INFO
+ * The env of one of {@code qm up}'s in-process agents: every task it runs carries the node's name
+ * in the logging context ({@value #KEY}), so the log line says which agent wrote it ({@code INFO
  * DurableLedger node=node-2 …}) although every agent shares one process and one log.
  */
 final class NodeLogEnv implements Env {
@@ -69,9 +69,11 @@ final class NodeLogEnv implements Env {
   }
 
   private Runnable tagged(Runnable task) {
-    return () -> this.<Void, RuntimeException>call(() -> {
-      task.run();
-      return null;
-    });
+    return () ->
+        this.<Void, RuntimeException>call(
+            () -> {
+              task.run();
+              return null;
+            });
   }
 }

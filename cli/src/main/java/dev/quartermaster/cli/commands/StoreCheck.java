@@ -14,7 +14,10 @@ import java.nio.file.Path;
 final class StoreCheck {
   private StoreCheck() {}
 
-  /** Prints the findings, each corrupt value by key; returns 0 for a sound store and 1 for a damaged one. */
+  /**
+   * Prints the findings, each corrupt value by key; returns 0 for a sound store and 1 for a damaged
+   * one.
+   */
   static int run(Path file, PrintWriter out) {
     CheckReport report;
     try {
@@ -23,9 +26,12 @@ final class StoreCheck {
       throw new CliException(e.getMessage());
     }
     if (report.sound()) {
-      out.println(file + ": ok (integrity_check found no problems; " + (report.checksummed()
-          ? report.verified() + " stored values match their CRC32C checksums)"
-          : "its values have no checksums yet: a store from before them gets them when a server next opens it)"));
+      out.println(
+          file
+              + ": ok (integrity_check found no problems; "
+              + (report.checksummed()
+                  ? report.verified() + " stored values match their CRC32C checksums)"
+                  : "its values have no checksums yet: a store from before them gets them when a server next opens it)"));
       out.flush();
       return 0;
     }

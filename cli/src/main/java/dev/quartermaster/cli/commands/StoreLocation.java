@@ -41,16 +41,26 @@ public sealed interface StoreLocation {
       return new Sqlite();
     }
     if (!value.startsWith("etcd://")) {
-      throw new CliException("--store: '" + value + "' must be sqlite or etcd://HOST:PORT[,HOST:PORT…]");
+      throw new CliException(
+          "--store: '" + value + "' must be sqlite or etcd://HOST:PORT[,HOST:PORT…]");
     }
-    if (!prefix.startsWith("/") || prefix.endsWith("/") || prefix.contains("//") || prefix.isBlank()) {
-      throw new CliException("--etcd-prefix: '" + prefix + "' must start with / and not end with one, like /qm");
+    if (!prefix.startsWith("/")
+        || prefix.endsWith("/")
+        || prefix.contains("//")
+        || prefix.isBlank()) {
+      throw new CliException(
+          "--etcd-prefix: '" + prefix + "' must start with / and not end with one, like /qm");
     }
     var endpoints = new ArrayList<String>();
     for (var member : value.substring("etcd://".length()).split(",", -1)) {
       int colon = member.lastIndexOf(':');
       if (member.isBlank() || colon <= 0 || !validPort(member.substring(colon + 1))) {
-        throw new CliException("--store: member '" + member + "' of '" + value + "' must be HOST:PORT, like 127.0.0.1:2379");
+        throw new CliException(
+            "--store: member '"
+                + member
+                + "' of '"
+                + value
+                + "' must be HOST:PORT, like 127.0.0.1:2379");
       }
       endpoints.add("http://" + member);
     }

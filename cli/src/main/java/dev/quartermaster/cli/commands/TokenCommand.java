@@ -3,10 +3,10 @@ package dev.quartermaster.cli.commands;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.quartermaster.api.client.http.HttpApiClient;
 import dev.quartermaster.api.codec.ObjectCodec;
+import dev.quartermaster.api.table.Table;
 import dev.quartermaster.cli.CliEnvironment;
 import dev.quartermaster.cli.CliException;
 import dev.quartermaster.cli.VersionInfo;
-import dev.quartermaster.api.table.Table;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -25,7 +25,10 @@ import picocli.CommandLine.Spec;
  * {@code qm token create --node NAME | list | revoke ID}: node credentials, for an admin. A node's
  * agent given its token ({@code qm agent --token-file}) may write only its own node's objects.
  */
-@Command(name = "token", mixinStandardHelpOptions = true, versionProvider = VersionInfo.class,
+@Command(
+    name = "token",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionInfo.class,
     description = "Manage node credentials: create, list, revoke.")
 public final class TokenCommand {
 
@@ -39,11 +42,9 @@ public final class TokenCommand {
   abstract static class Call implements Callable<Integer> {
     final CliEnvironment env;
 
-    @Spec
-    CommandSpec spec;
+    @Spec CommandSpec spec;
 
-    @Mixin
-    ClientOptions client = new ClientOptions();
+    @Mixin ClientOptions client = new ClientOptions();
 
     Call(CliEnvironment env) {
       this.env = env;
@@ -55,18 +56,21 @@ public final class TokenCommand {
         if (!(connection.api() instanceof HttpApiClient http)) {
           throw new CliException("node tokens are managed over HTTP; this connection is not");
         }
-        var json = body.map(b -> {
-          try {
-            return ObjectCodec.json().writeValueAsBytes(b);
-          } catch (IOException e) {
-            throw new IllegalStateException(e);
-          }
-        });
+        var json =
+            body.map(
+                b -> {
+                  try {
+                    return ObjectCodec.json().writeValueAsBytes(b);
+                  } catch (IOException e) {
+                    throw new IllegalStateException(e);
+                  }
+                });
         var answer = http.exchange(method, path, json);
         try {
           return ObjectCodec.json().readTree(new String(answer, StandardCharsets.UTF_8));
         } catch (IOException e) {
-          throw new CliException("the server's answer to " + method + " " + path + " is not JSON: " + e.getMessage());
+          throw new CliException(
+              "the server's answer to " + method + " " + path + " is not JSON: " + e.getMessage());
         }
       }
     }
@@ -76,9 +80,16 @@ public final class TokenCommand {
     }
   }
 
-  @Command(name = "create", mixinStandardHelpOptions = true, description = "Make a credential for one node's agent.")
+  @Command(
+      name = "create",
+      mixinStandardHelpOptions = true,
+      description = "Make a credential for one node's agent.")
   static final class Create extends Call {
-    @Option(names = "--node", required = true, paramLabel = "NAME", description = "the node whose agent uses it")
+    @Option(
+        names = "--node",
+        required = true,
+        paramLabel = "NAME",
+        description = "the node whose agent uses it")
     String node;
 
     Create(CliEnvironment env) {
@@ -88,14 +99,21 @@ public final class TokenCommand {
     @Override
     public Integer call() {
       var issued = call("POST", "tokens", Optional.of(Map.of("node", node)));
-      print("token/" + issued.path("id").asText() + " created for node " + issued.path("node").asText()
-          + " (shown this once; give it to that node's agent: qm agent --token-file FILE):");
+      print(
+          "token/"
+              + issued.path("id").asText()
+              + " created for node "
+              + issued.path("node").asText()
+              + " (shown this once; give it to that node's agent: qm agent --token-file FILE):");
       print(issued.path("token").asText());
       return 0;
     }
   }
 
-  @Command(name = "list", mixinStandardHelpOptions = true, description = "List node credentials (never their secrets).")
+  @Command(
+      name = "list",
+      mixinStandardHelpOptions = true,
+      description = "List node credentials (never their secrets).")
   static final class ListTokens extends Call {
     ListTokens(CliEnvironment env) {
       super(env);
@@ -108,8 +126,11 @@ public final class TokenCommand {
         spec.commandLine().getErr().println("No node tokens found.");
         return 0;
       }
-      List<Function<JsonNode, String>> columns = List.of(t -> t.path("id").asText(), t -> t.path("node").asText(),
-          t -> t.path("created").asText());
+      List<Function<JsonNode, String>> columns =
+          List.of(
+              t -> t.path("id").asText(),
+              t -> t.path("node").asText(),
+              t -> t.path("created").asText());
       var rows = new java.util.ArrayList<List<String>>();
       items.forEach(t -> rows.add(columns.stream().map(c -> c.apply(t)).toList()));
       var out = spec.commandLine().getOut();
@@ -119,7 +140,10 @@ public final class TokenCommand {
     }
   }
 
-  @Command(name = "revoke", mixinStandardHelpOptions = true, description = "Revoke a node credential at once.")
+  @Command(
+      name = "revoke",
+      mixinStandardHelpOptions = true,
+      description = "Revoke a node credential at once.")
   static final class Revoke extends Call {
     @Parameters(index = "0", paramLabel = "ID")
     String id;

@@ -2,7 +2,6 @@ package dev.quartermaster.cli.commands;
 
 import dev.quartermaster.agent.NodeAgent;
 import dev.quartermaster.agent.NodeAgentConfig;
-import dev.quartermaster.cli.metrics.AgentMeters;
 import dev.quartermaster.agent.devices.DeviceRoot;
 import dev.quartermaster.agent.discovery.SimulatedDeviceRoot;
 import dev.quartermaster.agent.effects.OsHelperProcesses;
@@ -16,6 +15,7 @@ import dev.quartermaster.cli.CliEnvironment;
 import dev.quartermaster.cli.CliException;
 import dev.quartermaster.cli.VersionInfo;
 import dev.quartermaster.cli.config.UserConfig;
+import dev.quartermaster.cli.metrics.AgentMeters;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.env.SystemEnv;
 import dev.quartermaster.core.files.OwnerOnly;
@@ -40,50 +40,75 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code qm up}: the whole cluster in one process — the embedded store, the API, the controllers and
- * {@code --nodes} agents, each on a simulated device tree of {@code --gpus} GPUs with their control
- * nodes and {@code --channels} IMEX channels (or, for the first node, the host's real GPUs when it
- * has them). State lives under {@code --data}, so running it again resumes the same cluster. The
- * device classes {@code gpu} and {@code channel} are created.
+ * {@code qm up}: the whole cluster in one process — the embedded store, the API, the controllers
+ * and {@code --nodes} agents, each on a simulated device tree of {@code --gpus} GPUs with their
+ * control nodes and {@code --channels} IMEX channels (or, for the first node, the host's real GPUs
+ * when it has them). State lives under {@code --data}, so running it again resumes the same
+ * cluster. The device classes {@code gpu} and {@code channel} are created.
  */
-@Command(name = "up", mixinStandardHelpOptions = true, versionProvider = VersionInfo.class,
-    description = "Run a whole cluster on this machine (store, API, controllers, N agents), until Ctrl-C.")
+@Command(
+    name = "up",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionInfo.class,
+    description =
+        "Run a whole cluster on this machine (store, API, controllers, N agents), until Ctrl-C.")
 public final class UpCommand implements Callable<Integer> {
   public static final String DEFAULT_DEVICE_CLASS = "gpu";
+
   /** The class a claim for IMEX channels asks for. */
   public static final String CHANNEL_DEVICE_CLASS = "channel";
+
   /** At most this many channels a node: with 16 GPUs they fit a DeviceSlice (8,192 devices). */
   static final int MAX_CHANNELS = 4096;
 
   private final CliEnvironment env;
 
-  @Spec
-  private CommandSpec spec;
+  @Spec private CommandSpec spec;
 
-  @Option(names = "--data", paramLabel = "DIR", defaultValue = ".qm",
-      description = "directory for the store, the token and every node's state (default: ${DEFAULT-VALUE})")
+  @Option(
+      names = "--data",
+      paramLabel = "DIR",
+      defaultValue = ".qm",
+      description =
+          "directory for the store, the token and every node's state (default: ${DEFAULT-VALUE})")
   private String data;
 
-  @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = ServerCommand.DEFAULT_LISTEN,
-      converter = ListenAddress.Converter.class, description = "address to serve the API on (default: ${DEFAULT-VALUE})")
+  @Option(
+      names = "--listen",
+      paramLabel = "HOST:PORT",
+      defaultValue = ServerCommand.DEFAULT_LISTEN,
+      converter = ListenAddress.Converter.class,
+      description = "address to serve the API on (default: ${DEFAULT-VALUE})")
   private ListenAddress listen;
 
-  @Option(names = "--nodes", paramLabel = "N", defaultValue = "2", description = "how many nodes (default: ${DEFAULT-VALUE})")
+  @Option(
+      names = "--nodes",
+      paramLabel = "N",
+      defaultValue = "2",
+      description = "how many nodes (default: ${DEFAULT-VALUE})")
   private int nodes;
 
-  @Option(names = "--gpus", paramLabel = "N", defaultValue = "4",
+  @Option(
+      names = "--gpus",
+      paramLabel = "N",
+      defaultValue = "4",
       description = "simulated GPUs per node (default: ${DEFAULT-VALUE})")
   private int gpus;
 
-  @Option(names = "--channels", paramLabel = "N", defaultValue = "" + SimulatedDeviceRoot.DEFAULT_CHANNELS,
-      description = {"simulated IMEX channels per node, /dev/nvidia-caps-imex-channels/channel0..N-1, published as "
-          + "devices of class 'channel' (default: ${DEFAULT-VALUE}, as on a real node; 0 for none; at most "
-          + MAX_CHANNELS + ").",
-          "Applies when a node's device tree is made: a resumed cluster keeps the channels it has."})
+  @Option(
+      names = "--channels",
+      paramLabel = "N",
+      defaultValue = "" + SimulatedDeviceRoot.DEFAULT_CHANNELS,
+      description = {
+        "simulated IMEX channels per node, /dev/nvidia-caps-imex-channels/channel0..N-1, published as "
+            + "devices of class 'channel' (default: ${DEFAULT-VALUE}, as on a real node; 0 for none; at most "
+            + MAX_CHANNELS
+            + ").",
+        "Applies when a node's device tree is made: a resumed cluster keeps the channels it has."
+      })
   private int channels;
 
-  @Mixin
-  private HistoryOptions history = new HistoryOptions();
+  @Mixin private HistoryOptions history = new HistoryOptions();
 
   public UpCommand(CliEnvironment env) {
     this.env = env;
@@ -98,19 +123,26 @@ public final class UpCommand implements Callable<Integer> {
       throw new CliException("--gpus: must be between 1 and 16, got " + gpus);
     }
     if (channels < 0 || channels > MAX_CHANNELS) {
-      throw new CliException("--channels: must be between 0 and " + MAX_CHANNELS + ", got " + channels);
+      throw new CliException(
+          "--channels: must be between 0 and " + MAX_CHANNELS + ", got " + channels);
     }
     var limits = history.limits();
     var out = spec.commandLine().getOut();
     var dataDir = env.resolve(data);
     var layout = UpLayout.of(dataDir);
     Env system = new SystemEnv();
-    // Plain HTTP only on loopback: on any other address the API speaks TLS with the data dir's own CA.
-    var server = LocalServer.start(dataDir, listen, system,
-        LocalServer.Options.defaults().withHistory(limits).withTls(!listen.isLoopback()));
+    // Plain HTTP only on loopback: on any other address the API speaks TLS with the data dir's own
+    // CA.
+    var server =
+        LocalServer.start(
+            dataDir,
+            listen,
+            system,
+            LocalServer.Options.defaults().withHistory(limits).withTls(!listen.isLoopback()));
     var agents = new ArrayList<NodeAgent>();
     var plugins = new ArrayList<HostpathServer>();
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(agents, plugins, server), "qm-up-shutdown"));
+    Runtime.getRuntime()
+        .addShutdownHook(new Thread(() -> stop(agents, plugins, server), "qm-up-shutdown"));
     try {
       ensureDeviceClass(server, DEFAULT_DEVICE_CLASS, "gpu");
       ensureDeviceClass(server, CHANNEL_DEVICE_CLASS, "channel");
@@ -122,20 +154,28 @@ public final class UpCommand implements Callable<Integer> {
         Files.createDirectories(layout.state(node).toAbsolutePath().getParent());
         OwnerOnly.directory(layout.state(node)); // created 0700, not tightened later with a warning
         plugins.add(startHostpath(layout, node, i == 1));
-        // In process, but held to exactly what an agent on another machine may write with its node's token.
-        var api = new AuthorizingApiClient(server.registry(), Principal.node(node), new NodeScopedAccess());
+        // In process, but held to exactly what an agent on another machine may write with its
+        // node's token.
+        var api =
+            new AuthorizingApiClient(
+                server.registry(), Principal.node(node), new NodeScopedAccess());
         // Several agents share this process's log: each one's lines say node=NAME.
         var nodeEnv = new NodeLogEnv(system, node);
-        var config = NodeAgentConfig.of(api, node, layout.state(node), root.root(), layout.cdi(node), nodeEnv)
-            .withCsiPluginDir(layout.plugins(node))
-            .withHelperCommand(DomainDaemonCommand.launcher(node));
+        var config =
+            NodeAgentConfig.of(
+                    api, node, layout.state(node), root.root(), layout.cdi(node), nodeEnv)
+                .withCsiPluginDir(layout.plugins(node))
+                .withHelperCommand(DomainDaemonCommand.launcher(node));
         var agent = nodeEnv.call(() -> NodeAgent.start(config, CsiClients.grpc()));
         agents.add(agent);
         AgentMeters.register(server.meters(), agent);
       }
       var configFile = UserConfig.location(env);
-      new UserConfig(Optional.of(server.uri().toString()), Optional.of(server.tokenFile().toString()),
-          server.ca().map(c -> server.caFile().toString())).write(configFile);
+      new UserConfig(
+              Optional.of(server.uri().toString()),
+              Optional.of(server.tokenFile().toString()),
+              server.ca().map(c -> server.caFile().toString()))
+          .write(configFile);
       banner(out, server, layout, descriptions, configFile);
     } catch (IOException | RuntimeException e) {
       stop(agents, plugins, server);
@@ -146,18 +186,25 @@ public final class UpCommand implements Callable<Integer> {
   }
 
   /**
-   * The built-in hostpath CSI plugin on {@code node}, serving its Node service (and on the first node
-   * its Controller service too) on {@code nodes/<node>/plugins/hostpath.sock}, over volumes shared by
-   * every node's instance, as a network storage system would be.
+   * The built-in hostpath CSI plugin on {@code node}, serving its Node service (and on the first
+   * node its Controller service too) on {@code nodes/<node>/plugins/hostpath.sock}, over volumes
+   * shared by every node's instance, as a network storage system would be.
    */
-  private static HostpathServer startHostpath(UpLayout layout, String node, boolean controller) throws IOException {
+  private static HostpathServer startHostpath(UpLayout layout, String node, boolean controller)
+      throws IOException {
     Files.createDirectories(layout.plugins(node));
     var config = HostpathConfig.of(node, layout.hostpathState()).withRoles(controller, true);
     var socket = layout.plugins(node).resolve("hostpath.sock").toAbsolutePath();
     try {
       return HostpathServer.start(config, "unix://" + socket, Optional.empty());
     } catch (RuntimeException e) {
-      throw new CliException("cannot start the hostpath CSI plugin of " + node + " on " + socket + ": " + e.getMessage());
+      throw new CliException(
+          "cannot start the hostpath CSI plugin of "
+              + node
+              + " on "
+              + socket
+              + ": "
+              + e.getMessage());
     }
   }
 
@@ -174,21 +221,34 @@ public final class UpCommand implements Callable<Integer> {
     if (index == 1 && Files.isDirectory(hostGpus)) {
       try (var gpusOnHost = Files.list(hostGpus)) {
         if (gpusOnHost.findAny().isPresent()) {
-          return new NodeRoot(DeviceRoot.host(), "this machine's real GPUs (/dev, /proc/driver/nvidia)");
+          return new NodeRoot(
+              DeviceRoot.host(), "this machine's real GPUs (/dev, /proc/driver/nvidia)");
         }
       }
     }
     var dir = layout.deviceRoot(node);
     var resumed = Files.isDirectory(dir);
     var root = SimulatedDeviceRoot.ensure(dir, gpus, channels);
-    var kind = root.charDevices() ? "character devices" : "regular files (" + root.fallbackReason().orElse("mknod not permitted") + ")";
-    return new NodeRoot(DeviceRoot.at(dir), root.gpuNames().size() + " simulated GPUs and " + root.channelCount()
-        + " IMEX channels, device nodes as " + kind + (resumed ? ", resumed" : "") + ", in " + dir);
+    var kind =
+        root.charDevices()
+            ? "character devices"
+            : "regular files (" + root.fallbackReason().orElse("mknod not permitted") + ")";
+    return new NodeRoot(
+        DeviceRoot.at(dir),
+        root.gpuNames().size()
+            + " simulated GPUs and "
+            + root.channelCount()
+            + " IMEX channels, device nodes as "
+            + kind
+            + (resumed ? ", resumed" : "")
+            + ", in "
+            + dir);
   }
 
   /**
    * The class {@code name} selecting every device of {@code deviceClass}, unless one by that name
-   * exists: {@code gpu} (what the examples and most claims ask for) and {@code channel} (IMEX channels).
+   * exists: {@code gpu} (what the examples and most claims ask for) and {@code channel} (IMEX
+   * channels).
    */
   private static void ensureDeviceClass(LocalServer server, String name, String deviceClass) {
     var api = server.registry();
@@ -196,8 +256,11 @@ public final class UpCommand implements Callable<Integer> {
       return;
     }
     try {
-      api.create(new DeviceClass(ObjectMeta.named(name), new DeviceClassSpec(deviceClass, List.of()),
-          DeviceClassStatus.EMPTY));
+      api.create(
+          new DeviceClass(
+              ObjectMeta.named(name),
+              new DeviceClassSpec(deviceClass, List.of()),
+              DeviceClassStatus.EMPTY));
     } catch (ApiException e) {
       if (!e.is(dev.quartermaster.api.error.ApiError.Reason.AlreadyExists)) {
         throw e;
@@ -205,7 +268,8 @@ public final class UpCommand implements Callable<Integer> {
     }
   }
 
-  private static void stop(List<NodeAgent> agents, List<HostpathServer> plugins, LocalServer server) {
+  private static void stop(
+      List<NodeAgent> agents, List<HostpathServer> plugins, LocalServer server) {
     for (var agent : agents.reversed()) {
       try {
         agent.close();
@@ -214,24 +278,37 @@ public final class UpCommand implements Callable<Integer> {
         // next qm up starts them again for whatever the ledgers still hold).
         OsHelperProcesses.stopAll(agent.config().stateDir().resolve("helpers"));
       } catch (IOException | RuntimeException e) {
-        System.err.println("error: stopping agent " + agent.config().nodeName() + ": " + e.getMessage());
+        System.err.println(
+            "error: stopping agent " + agent.config().nodeName() + ": " + e.getMessage());
       }
     }
     plugins.forEach(HostpathServer::close);
     server.close();
   }
 
-  private static void banner(PrintWriter out, LocalServer server, UpLayout layout, List<String> nodes, Path configFile) {
-    out.println("Quartermaster " + VersionInfo.version() + " is up: store, API, controllers and " + nodes.size()
-        + " node agents, each with the hostpath CSI plugin.");
+  private static void banner(
+      PrintWriter out, LocalServer server, UpLayout layout, List<String> nodes, Path configFile) {
+    out.println(
+        "Quartermaster "
+            + VersionInfo.version()
+            + " is up: store, API, controllers and "
+            + nodes.size()
+            + " node agents, each with the hostpath CSI plugin.");
     out.printf("  %-14s %s%n", "API", server.uri());
-    out.printf("  %-14s %s%n", "Dashboard", server.uri() + "/ (in a browser; log in with the admin token)");
-    out.printf("  %-14s %s%n", "State", layout.dataDir() + " (store.db, nodes/<node>/..., csi/hostpath/volumes)");
+    out.printf(
+        "  %-14s %s%n",
+        "Dashboard", server.uri() + "/ (in a browser; log in with the admin token)");
+    out.printf(
+        "  %-14s %s%n",
+        "State", layout.dataDir() + " (store.db, nodes/<node>/..., csi/hostpath/volumes)");
     out.printf("  %-14s %s%n", "Admin token", server.tokenFile());
-    server.ca().ifPresent(ca -> {
-      out.printf("  %-14s %s%n", "CA", server.caFile());
-      out.printf("  %-14s %s%n", "CA fingerprint", ServerCertificates.fingerprint(ca));
-    });
+    server
+        .ca()
+        .ifPresent(
+            ca -> {
+              out.printf("  %-14s %s%n", "CA", server.caFile());
+              out.printf("  %-14s %s%n", "CA fingerprint", ServerCertificates.fingerprint(ca));
+            });
     out.printf("  %-14s %s%n", "Client config", configFile + " (plain qm commands use it)");
     for (var n : nodes) {
       out.printf("  %-14s %s%n", "Node", n);

@@ -3,10 +3,10 @@ package dev.quartermaster.cli.commands;
 import java.nio.file.Path;
 
 /**
- * Where {@code qm up} keeps things under its data directory: the server's store and token at the top,
- * and per node {@code nodes/<node>/root} (the simulated device tree), {@code nodes/<node>/state} (the
- * agent's ledger, CDI specs and task logs), {@code nodes/<node>/plugins} (CSI plugin sockets), and
- * {@code csi/hostpath} (the built-in plugin's volumes).
+ * Where {@code qm up} keeps things under its data directory: the server's store and token at the
+ * top, and per node {@code nodes/<node>/root} (the simulated device tree), {@code
+ * nodes/<node>/state} (the agent's ledger, CDI specs and task logs), {@code nodes/<node>/plugins}
+ * (CSI plugin sockets), and {@code csi/hostpath} (the built-in plugin's volumes).
  */
 public record UpLayout(Path dataDir) {
   public static UpLayout of(Path dataDir) {
@@ -30,7 +30,10 @@ public record UpLayout(Path dataDir) {
     return nodeDir(node).resolve("plugins");
   }
 
-  /** The built-in hostpath plugin's volumes and state, shared by its instances on every node (one storage system). */
+  /**
+   * The built-in hostpath plugin's volumes and state, shared by its instances on every node (one
+   * storage system).
+   */
   public Path hostpathState() {
     return dataDir.resolve("csi").resolve("hostpath");
   }

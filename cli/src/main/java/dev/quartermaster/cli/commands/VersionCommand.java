@@ -6,10 +6,13 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /** {@code qm version}: this build's version and the Java runtime it runs on. */
-@Command(name = "version", mixinStandardHelpOptions = true, versionProvider = VersionInfo.class, description = "Print the qm version and the Java version.")
+@Command(
+    name = "version",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionInfo.class,
+    description = "Print the qm version and the Java version.")
 public final class VersionCommand implements Runnable {
-  @Spec
-  private CommandSpec spec;
+  @Spec private CommandSpec spec;
 
   @Override
   public void run() {

@@ -4,10 +4,10 @@ import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.client.http.HttpApiClient;
 import dev.quartermaster.api.client.http.TrustedCa;
 import dev.quartermaster.cli.CliException;
+import java.net.URI;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
-import java.net.URI;
 
 /** Opens an {@link ApiClient} to a server; tests substitute one that needs no network. */
 @FunctionalInterface
@@ -20,7 +20,9 @@ public interface ApiConnector {
     return connect(server, token);
   }
 
-  /** As above, for servers of one cluster: the client moves to the next when one cannot be reached. */
+  /**
+   * As above, for servers of one cluster: the client moves to the next when one cannot be reached.
+   */
   default ApiClient connect(List<URI> servers, String token, Optional<Path> caFile) {
     return connect(servers.getFirst(), token, caFile);
   }
@@ -40,7 +42,12 @@ public interface ApiConnector {
       @Override
       public ApiClient connect(List<URI> servers, String token, Optional<Path> caFile) {
         try {
-          return HttpApiClient.of(servers, token, caFile.isEmpty() ? Optional.empty() : Optional.of(TrustedCa.sslContext(caFile.get())));
+          return HttpApiClient.of(
+              servers,
+              token,
+              caFile.isEmpty()
+                  ? Optional.empty()
+                  : Optional.of(TrustedCa.sslContext(caFile.get())));
         } catch (IllegalArgumentException e) {
           throw new CliException(e.getMessage());
         }

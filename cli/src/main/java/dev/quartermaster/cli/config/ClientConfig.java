@@ -14,17 +14,19 @@ import java.util.Optional;
 
 /**
  * Where the server is and which token to present. Each setting is taken from the first source that
- * has it: the flag, then the environment ({@code QM_SERVER}, {@code QM_TOKEN_FILE}), then the user's
- * config file, then the defaults of a local {@code qm server} started in the working directory.
+ * has it: the flag, then the environment ({@code QM_SERVER}, {@code QM_TOKEN_FILE}), then the
+ * user's config file, then the defaults of a local {@code qm server} started in the working
+ * directory.
  *
- * <p>The server may be several, comma-separated ({@code https://a:7480,https://b:7480}): servers
- * of one cluster on a shared etcd. The client uses one at a time and moves to the next when it
- * cannot reach it.
+ * <p>The server may be several, comma-separated ({@code https://a:7480,https://b:7480}): servers of
+ * one cluster on a shared etcd. The client uses one at a time and moves to the next when it cannot
+ * reach it.
  *
  * @param tokenSource where {@code tokenFile} came from, so an error can say which setting to fix
  * @param servers every server given, {@code server} first
  */
-public record ClientConfig(URI server, Path tokenFile, String tokenSource, Optional<Path> caFile, List<URI> servers) {
+public record ClientConfig(
+    URI server, Path tokenFile, String tokenSource, Optional<Path> caFile, List<URI> servers) {
   public ClientConfig {
     servers = servers.isEmpty() ? List.of(server) : List.copyOf(servers);
   }
@@ -43,46 +45,74 @@ public record ClientConfig(URI server, Path tokenFile, String tokenSource, Optio
     this(server, tokenFile, tokenSource, Optional.empty());
   }
 
-  public static ClientConfig resolve(Optional<String> serverFlag, Optional<String> tokenFileFlag, CliEnvironment env) {
+  public static ClientConfig resolve(
+      Optional<String> serverFlag, Optional<String> tokenFileFlag, CliEnvironment env) {
     return resolve(serverFlag, tokenFileFlag, Optional.empty(), env);
   }
 
   /** Each setting from its flag, else its variable, else the config file, else the default. */
-  public static ClientConfig resolve(Optional<String> serverFlag, Optional<String> tokenFileFlag,
-      Optional<String> caFileFlag, CliEnvironment env) {
+  public static ClientConfig resolve(
+      Optional<String> serverFlag,
+      Optional<String> tokenFileFlag,
+      Optional<String> caFileFlag,
+      CliEnvironment env) {
     return resolve(serverFlag, tokenFileFlag, caFileFlag, Optional.empty(), env);
   }
 
   /** As above, with the config file's cluster {@code context} instead of its current one. */
-  public static ClientConfig resolve(Optional<String> serverFlag, Optional<String> tokenFileFlag,
-      Optional<String> caFileFlag, Optional<String> context, CliEnvironment env) {
+  public static ClientConfig resolve(
+      Optional<String> serverFlag,
+      Optional<String> tokenFileFlag,
+      Optional<String> caFileFlag,
+      Optional<String> context,
+      CliEnvironment env) {
     var configFile = UserConfig.location(env);
     // Read the file only when a setting is still missing: a broken file must not break flag users.
-    var needFile = context.isPresent() || (serverFlag.isEmpty() && env.variable(SERVER_VARIABLE).isEmpty())
-        || (tokenFileFlag.isEmpty() && env.variable(TOKEN_FILE_VARIABLE).isEmpty());
-    var file = needFile ? ConfigFile.read(configFile).flatMap(f -> f.cluster(context, configFile))
-        : Optional.<UserConfig>empty();
+    var needFile =
+        context.isPresent()
+            || (serverFlag.isEmpty() && env.variable(SERVER_VARIABLE).isEmpty())
+            || (tokenFileFlag.isEmpty() && env.variable(TOKEN_FILE_VARIABLE).isEmpty());
+    var file =
+        needFile
+            ? ConfigFile.read(configFile).flatMap(f -> f.cluster(context, configFile))
+            : Optional.<UserConfig>empty();
 
-    var server = serverFlag
-        .or(() -> env.variable(SERVER_VARIABLE))
-        .or(() -> file.flatMap(UserConfig::server))
-        .orElse(DEFAULT_SERVER);
+    var server =
+        serverFlag
+            .or(() -> env.variable(SERVER_VARIABLE))
+            .or(() -> file.flatMap(UserConfig::server))
+            .orElse(DEFAULT_SERVER);
 
-    Setting token = tokenFileFlag.map(t -> new Setting(t, "--token-file"))
-        .or(() -> env.variable(TOKEN_FILE_VARIABLE).map(t -> new Setting(t, TOKEN_FILE_VARIABLE)))
-        .or(() -> file.flatMap(UserConfig::tokenFile).map(t -> new Setting(t, configFile.toString())))
-        .orElse(new Setting(DEFAULT_TOKEN_FILE, "the default"));
-    // The CA belongs with the server it came from: the file's only when the server is the file's too.
+    Setting token =
+        tokenFileFlag
+            .map(t -> new Setting(t, "--token-file"))
+            .or(
+                () ->
+                    env.variable(TOKEN_FILE_VARIABLE).map(t -> new Setting(t, TOKEN_FILE_VARIABLE)))
+            .or(
+                () ->
+                    file.flatMap(UserConfig::tokenFile)
+                        .map(t -> new Setting(t, configFile.toString())))
+            .orElse(new Setting(DEFAULT_TOKEN_FILE, "the default"));
+    // The CA belongs with the server it came from: the file's only when the server is the file's
+    // too.
     var serverFromFile = serverFlag.isEmpty() && env.variable(SERVER_VARIABLE).isEmpty();
-    var ca = caFileFlag.or(() -> env.variable(CA_FILE_VARIABLE))
-        .or(() -> serverFromFile ? file.flatMap(UserConfig::caFile) : Optional.empty())
-        .map(env::resolve);
-    var servers = Arrays.stream(server.split(",")).map(String::strip).filter(t -> !t.isEmpty())
-        .map(ClientConfig::parseServer).toList();
+    var ca =
+        caFileFlag
+            .or(() -> env.variable(CA_FILE_VARIABLE))
+            .or(() -> serverFromFile ? file.flatMap(UserConfig::caFile) : Optional.empty())
+            .map(env::resolve);
+    var servers =
+        Arrays.stream(server.split(","))
+            .map(String::strip)
+            .filter(t -> !t.isEmpty())
+            .map(ClientConfig::parseServer)
+            .toList();
     if (servers.isEmpty()) {
       throw new CliException("server '" + server + "' must be a URL like " + DEFAULT_SERVER);
     }
-    return new ClientConfig(servers.getFirst(), env.resolve(token.value()), token.source(), ca, servers);
+    return new ClientConfig(
+        servers.getFirst(), env.resolve(token.value()), token.source(), ca, servers);
   }
 
   /** The token in {@link #tokenFile}, trimmed; a missing file says how to get one. */
@@ -94,8 +124,13 @@ public record ClientConfig(URI server, Path tokenFile, String tokenSource, Optio
       }
       return token;
     } catch (NoSuchFileException e) {
-      throw new CliException("token file " + tokenFile + " (from " + tokenSource + ") does not exist; "
-          + "start a server with ./qm server, or pass --token-file");
+      throw new CliException(
+          "token file "
+              + tokenFile
+              + " (from "
+              + tokenSource
+              + ") does not exist; "
+              + "start a server with ./qm server, or pass --token-file");
     } catch (IOException e) {
       throw new CliException("cannot read token file " + tokenFile + ": " + e.getMessage());
     }

@@ -5,12 +5,12 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Reads the client configuration file in the one layout {@link ConfigFile#write} gives it, without a
- * YAML parser: building Jackson's YAML mapper costs a client command more than a hundred
- * milliseconds, most of what {@code qm get} spends besides starting. Anything else (a file edited by
- * hand into another layout, an escaped character, a comment after a value, a field it does not know)
- * is not read here: {@link #parse} answers empty and {@link ConfigFile#read} uses the YAML parser, so
- * this reader can only agree with that one, never differ.
+ * Reads the client configuration file in the one layout {@link ConfigFile#write} gives it, without
+ * a YAML parser: building Jackson's YAML mapper costs a client command more than a hundred
+ * milliseconds, most of what {@code qm get} spends besides starting. Anything else (a file edited
+ * by hand into another layout, an escaped character, a comment after a value, a field it does not
+ * know) is not read here: {@link #parse} answers empty and {@link ConfigFile#read} uses the YAML
+ * parser, so this reader can only agree with that one, never differ.
  */
 final class ConfigText {
   private static final String CURRENT = "current: ";
@@ -39,7 +39,9 @@ final class ConfigText {
         inClusters = true;
       } else if (line.equals("clusters: {}") && !inClusters && clusters.isEmpty()) {
         cluster = null;
-      } else if (inClusters && line.startsWith(CLUSTER_INDENT + "\"") && line.endsWith(":")
+      } else if (inClusters
+          && line.startsWith(CLUSTER_INDENT + "\"")
+          && line.endsWith(":")
           && !line.startsWith(CLUSTER_INDENT + " ")) {
         var name = quoted(line.substring(CLUSTER_INDENT.length(), line.length() - 1));
         if (name.isEmpty() || clusters.containsKey(name.get())) {
@@ -47,14 +49,17 @@ final class ConfigText {
         }
         cluster = new LinkedHashMap<>();
         clusters.put(name.get(), cluster);
-      } else if (cluster != null && line.startsWith(FIELD_INDENT) && !line.startsWith(FIELD_INDENT + " ")) {
+      } else if (cluster != null
+          && line.startsWith(FIELD_INDENT)
+          && !line.startsWith(FIELD_INDENT + " ")) {
         var colon = line.indexOf(": ");
         if (colon < 0) {
           return Optional.empty();
         }
         var field = line.substring(FIELD_INDENT.length(), colon);
         var value = quoted(line.substring(colon + 2));
-        if (!(field.equals("server") || field.equals("tokenFile") || field.equals("caFile")) || value.isEmpty()
+        if (!(field.equals("server") || field.equals("tokenFile") || field.equals("caFile"))
+            || value.isEmpty()
             || cluster.containsKey(field)) {
           return Optional.empty();
         }
@@ -64,17 +69,29 @@ final class ConfigText {
       }
     }
     var entries = new LinkedHashMap<String, UserConfig>();
-    clusters.forEach((name, fields) -> entries.put(name, new UserConfig(Optional.ofNullable(fields.get("server")),
-        Optional.ofNullable(fields.get("tokenFile")), Optional.ofNullable(fields.get("caFile")))));
-    return Optional.of(new ConfigFile(current, entries, Optional.empty(), Optional.empty(), Optional.empty()));
+    clusters.forEach(
+        (name, fields) ->
+            entries.put(
+                name,
+                new UserConfig(
+                    Optional.ofNullable(fields.get("server")),
+                    Optional.ofNullable(fields.get("tokenFile")),
+                    Optional.ofNullable(fields.get("caFile")))));
+    return Optional.of(
+        new ConfigFile(current, entries, Optional.empty(), Optional.empty(), Optional.empty()));
   }
 
-  /** The text between double quotes, when that is the whole of {@code s} and holds no quote or escape. */
+  /**
+   * The text between double quotes, when that is the whole of {@code s} and holds no quote or
+   * escape.
+   */
   private static Optional<String> quoted(String s) {
     if (s.length() < 2 || s.charAt(0) != '"' || s.charAt(s.length() - 1) != '"') {
       return Optional.empty();
     }
     var inner = s.substring(1, s.length() - 1);
-    return inner.indexOf('"') >= 0 || inner.indexOf('\\') >= 0 ? Optional.empty() : Optional.of(inner);
+    return inner.indexOf('"') >= 0 || inner.indexOf('\\') >= 0
+        ? Optional.empty()
+        : Optional.of(inner);
   }
 }

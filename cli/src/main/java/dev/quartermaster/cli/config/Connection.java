@@ -15,7 +15,8 @@ public record Connection(ApiClient api) implements AutoCloseable {
       try {
         closeable.close();
       } catch (Exception e) {
-        // The command's work is done; failing to release a connection must not turn success into an error.
+        // The command's work is done; failing to release a connection must not turn success into an
+        // error.
       }
     }
   }

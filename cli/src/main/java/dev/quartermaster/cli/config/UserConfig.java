@@ -14,7 +14,8 @@ import java.util.Optional;
  * @param caFile the absolute path of the CA certificate to trust, for an {@code https} server
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
-public record UserConfig(Optional<String> server, Optional<String> tokenFile, Optional<String> caFile) {
+public record UserConfig(
+    Optional<String> server, Optional<String> tokenFile, Optional<String> caFile) {
   public UserConfig {
     server = server == null ? Optional.empty() : server.filter(s -> !s.isBlank());
     tokenFile = tokenFile == null ? Optional.empty() : tokenFile.filter(s -> !s.isBlank());
@@ -26,7 +27,8 @@ public record UserConfig(Optional<String> server, Optional<String> tokenFile, Op
   }
 
   public static Path location(CliEnvironment env) {
-    var base = env.variable("XDG_CONFIG_HOME").map(env::resolve).orElse(env.home().resolve(".config"));
+    var base =
+        env.variable("XDG_CONFIG_HOME").map(env::resolve).orElse(env.home().resolve(".config"));
     return base.resolve("quartermaster").resolve("config.yaml");
   }
 

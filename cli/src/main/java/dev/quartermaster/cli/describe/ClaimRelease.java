@@ -30,20 +30,29 @@ final class ClaimRelease {
    * @param node the claim's node, if it exists
    * @param nodes every node, for the plugin's controller instances
    */
-  static String waitingFor(VolumeClaim c, String plugin, Optional<Task> task, Optional<Node> node, List<Node> nodes,
+  static String waitingFor(
+      VolumeClaim c,
+      String plugin,
+      Optional<Task> task,
+      Optional<Node> node,
+      List<Node> nodes,
       Instant now) {
     return switch (c.state()) {
       case Taken -> {
         if (holds(c, task)) {
-          yield c.attached() ? "" : "ControllerPublish to " + c.node() + " through " + controller(plugin, nodes);
+          yield c.attached()
+              ? ""
+              : "ControllerPublish to " + c.node() + " through " + controller(plugin, nodes);
         }
         var unpublish = unpublish(c.node(), node, now);
-        yield c.releaseError().isEmpty() ? unpublish
+        yield c.releaseError().isEmpty()
+            ? unpublish
             : unpublish + "; its release there keeps failing: " + c.releaseError();
       }
-      case NodeDetached -> c.attached()
-          ? "ControllerUnpublish through " + controller(plugin, nodes)
-          : "the volume controller to mark it ControllerDetached (never attached: no ControllerUnpublish needed)";
+      case NodeDetached ->
+          c.attached()
+              ? "ControllerUnpublish through " + controller(plugin, nodes)
+              : "the volume controller to mark it ControllerDetached (never attached: no ControllerUnpublish needed)";
       case ControllerDetached -> "the volume controller to free it";
       case Free -> "";
     };
@@ -64,7 +73,10 @@ final class ClaimRelease {
   private static String unpublish(String name, Optional<Node> node, Instant now) {
     var waiting = name + " to unpublish";
     if (node.isEmpty()) {
-      return waiting + "; node " + name + " does not exist (no agent will answer; the volume controller must release it)";
+      return waiting
+          + "; node "
+          + name
+          + " does not exist (no agent will answer; the volume controller must release it)";
     }
     var n = node.get();
     if (n.spec().fenced()) {
@@ -74,9 +86,23 @@ final class ClaimRelease {
     if (ready.isPresent() && ready.get().isTrue()) {
       return waiting + " (its agent runs NodeUnpublish and NodeUnstage)";
     }
-    var since = ready.flatMap(Condition::lastTransition).map(t -> " since " + Times.at(t, now)).orElse("");
-    var why = ready.map(r -> r.reason().isEmpty() ? "" : " (" + r.reason() + ")").orElse(" (AgentReady never reported)");
-    return waiting + "; " + name + " NotReady" + since + why + "; if " + name + " is down, `qm node fence " + name + "` releases it";
+    var since =
+        ready.flatMap(Condition::lastTransition).map(t -> " since " + Times.at(t, now)).orElse("");
+    var why =
+        ready
+            .map(r -> r.reason().isEmpty() ? "" : " (" + r.reason() + ")")
+            .orElse(" (AgentReady never reported)");
+    return waiting
+        + "; "
+        + name
+        + " NotReady"
+        + since
+        + why
+        + "; if "
+        + name
+        + " is down, `qm node fence "
+        + name
+        + "` releases it";
   }
 
   /**
@@ -85,21 +111,33 @@ final class ClaimRelease {
    */
   static String controller(String plugin, List<Node> nodes) {
     record Instance(String node, boolean healthy, String message) {}
-    var instances = nodes.stream()
-        .flatMap(n -> n.status().plugins().stream()
-            .filter(p -> p.name().equals(plugin) && p.roles().contains(PluginRole.Controller))
-            .map(p -> new Instance(n.metadata().name(), p.healthy(), p.message())))
-        .sorted(Comparator.comparing(Instance::node))
-        .toList();
+    var instances =
+        nodes.stream()
+            .flatMap(
+                n ->
+                    n.status().plugins().stream()
+                        .filter(
+                            p ->
+                                p.name().equals(plugin)
+                                    && p.roles().contains(PluginRole.Controller))
+                        .map(p -> new Instance(n.metadata().name(), p.healthy(), p.message())))
+            .sorted(Comparator.comparing(Instance::node))
+            .toList();
     var healthy = instances.stream().filter(Instance::healthy).findFirst();
     if (healthy.isPresent()) {
       return "plugin " + plugin + " (instance on " + healthy.get().node() + ")";
     }
     if (instances.isEmpty()) {
-      return "plugin " + plugin + ": no node reports a controller instance of it (see `qm get plugins`)";
+      return "plugin "
+          + plugin
+          + ": no node reports a controller instance of it (see `qm get plugins`)";
     }
-    return "plugin " + plugin + ": no healthy controller instance ("
-        + instances.stream().map(i -> i.node() + ": " + (i.message().isEmpty() ? "unhealthy" : i.message()))
-            .collect(Collectors.joining("; ")) + ")";
+    return "plugin "
+        + plugin
+        + ": no healthy controller instance ("
+        + instances.stream()
+            .map(i -> i.node() + ": " + (i.message().isEmpty() ? "unhealthy" : i.message()))
+            .collect(Collectors.joining("; "))
+        + ")";
   }
 }

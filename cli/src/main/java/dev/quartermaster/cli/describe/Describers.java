@@ -20,19 +20,20 @@ public final class Describers {
 
   @SuppressWarnings("unchecked")
   static <T extends ApiObject> Describer<T> forKind(Kind<T> kind) {
-    Describer<?> describer = switch (kind.name()) {
-      case "Node" -> new NodeDescriber();
-      case "DeviceSlice" -> new DeviceSliceDescriber();
-      case "DeviceClass" -> new DeviceClassDescriber();
-      case "ResourceClaim" -> new ResourceClaimDescriber();
-      case "Workload" -> new WorkloadDescriber();
-      case "Task" -> new TaskDescriber();
-      case "Volume" -> new VolumeDescriber();
-      case "ComputeDomain" -> new ComputeDomainDescriber();
-      case "NodeAllocation" -> new NodeAllocationDescriber();
-      case "Event" -> new EventDescriber();
-      default -> throw new IllegalArgumentException("no describer for kind " + kind);
-    };
+    Describer<?> describer =
+        switch (kind.name()) {
+          case "Node" -> new NodeDescriber();
+          case "DeviceSlice" -> new DeviceSliceDescriber();
+          case "DeviceClass" -> new DeviceClassDescriber();
+          case "ResourceClaim" -> new ResourceClaimDescriber();
+          case "Workload" -> new WorkloadDescriber();
+          case "Task" -> new TaskDescriber();
+          case "Volume" -> new VolumeDescriber();
+          case "ComputeDomain" -> new ComputeDomainDescriber();
+          case "NodeAllocation" -> new NodeAllocationDescriber();
+          case "Event" -> new EventDescriber();
+          default -> throw new IllegalArgumentException("no describer for kind " + kind);
+        };
     return (Describer<T>) describer;
   }
 }

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * The text of {@code qm describe}: {@code Label:  value} fields, indented sections and embedded
+ * The text of {@code qm describe}: {@code Label: value} fields, indented sections and embedded
  * tables. Values of fields at the same depth are aligned, as kubectl aligns them.
  */
 public final class Description {
@@ -24,7 +24,7 @@ public final class Description {
   private final List<Line> lines = new ArrayList<>();
   private int indent;
 
-  /** {@code Label:  value}; an empty value reads {@code <none>}. */
+  /** {@code Label: value}; an empty value reads {@code <none>}. */
   public Description field(String label, String value) {
     lines.add(new Field(indent, label, value.isEmpty() ? Table.NONE : value));
     return this;
@@ -56,7 +56,7 @@ public final class Description {
     return this;
   }
 
-  /** {@code Title:} with a table below it, or {@code Title:  <none>} when the table has no rows. */
+  /** {@code Title:} with a table below it, or {@code Title: <none>} when the table has no rows. */
   public Description table(String title, Table table) {
     if (table.rows().isEmpty()) {
       return field(title, "");
@@ -73,8 +73,11 @@ public final class Description {
         case Field f -> {
           int width = labelWidth(i);
           var label = f.label().isEmpty() ? "" : f.label() + ":";
-          out.repeat(' ', f.indent()).append(label).repeat(' ', width - label.length() + STEP)
-              .append(f.value()).append('\n');
+          out.repeat(' ', f.indent())
+              .append(label)
+              .repeat(' ', width - label.length() + STEP)
+              .append(f.value())
+              .append('\n');
         }
       }
     }

@@ -16,13 +16,28 @@ final class MetadataSection {
         .field("UID", m.uid())
         .field("Revision", m.revision())
         .field("Generation", m.generation())
-        .values("Labels", new TreeMap<>(m.labels()).entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList())
+        .values(
+            "Labels",
+            new TreeMap<>(m.labels())
+                .entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList())
         .field("Created", Times.at(m.createdAt(), now));
-    m.deletedAt().ifPresent(at -> out.field("Deleting", "since " + Times.at(at, now)
-        + (m.finalizers().isEmpty() ? "" : ", waiting for finalizers: " + String.join(", ", m.finalizers()))));
+    m.deletedAt()
+        .ifPresent(
+            at ->
+                out.field(
+                    "Deleting",
+                    "since "
+                        + Times.at(at, now)
+                        + (m.finalizers().isEmpty()
+                            ? ""
+                            : ", waiting for finalizers: " + String.join(", ", m.finalizers()))));
     if (!m.isDeleting()) {
       out.field("Finalizers", String.join(", ", m.finalizers()));
     }
-    out.field("Owner", m.owner().map(o -> o.kind().toLowerCase(java.util.Locale.ROOT) + "/" + o.name()).orElse(""));
+    out.field(
+        "Owner",
+        m.owner()
+            .map(o -> o.kind().toLowerCase(java.util.Locale.ROOT) + "/" + o.name())
+            .orElse(""));
   }
 }

@@ -12,8 +12,9 @@ final class NodeAllocationDescriber implements Describer<NodeAllocation> {
   @Override
   public void describe(NodeAllocation record, DescribeContext context, Description out) {
     var rows = new ArrayList<List<String>>();
-    new TreeMap<>(record.spec().devices()).forEach((device, holder) ->
-        rows.add(List.of(device, "claim/" + holder.claim(), holder.uid())));
+    new TreeMap<>(record.spec().devices())
+        .forEach(
+            (device, holder) -> rows.add(List.of(device, "claim/" + holder.claim(), holder.uid())));
     out.table("Devices", new Table(List.of("DEVICE", "HELD BY", "CLAIM UID"), rows));
   }
 }

@@ -4,11 +4,11 @@ import dev.quartermaster.api.claim.Allocation;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.device.Device;
 import dev.quartermaster.api.domain.ComputeDomainSpec;
+import dev.quartermaster.api.format.Bytes;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.node.Node;
-import dev.quartermaster.api.format.Bytes;
-import dev.quartermaster.cli.format.Times;
 import dev.quartermaster.api.table.Table;
+import dev.quartermaster.cli.format.Times;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -16,22 +16,27 @@ import java.util.Map;
 
 /**
  * A node: its state, its conditions, and each of its devices with its health and the claim holding
- * it; free IMEX channels are counted by health (a node has 2,048), all listed with {@code --channels}.
+ * it; free IMEX channels are counted by health (a node has 2,048), all listed with {@code
+ * --channels}.
  */
 final class NodeDescriber implements Describer<Node> {
 
   @Override
   public void describe(Node node, DescribeContext context, Description out) {
     var name = node.metadata().name();
-    out.section("Spec", d -> d
-        .field("Unschedulable", Boolean.toString(node.spec().unschedulable()))
-        .field("Fenced", Boolean.toString(node.spec().fenced())));
+    out.section(
+        "Spec",
+        d ->
+            d.field("Unschedulable", Boolean.toString(node.spec().unschedulable()))
+                .field("Fenced", Boolean.toString(node.spec().fenced())));
     var s = node.status();
-    out.section("Status", d -> d
-        .field("Heartbeat", Times.at(s.heartbeat(), context.now()))
-        .field("Boot ID", s.bootId())
-        .field("Agent Version", s.agentVersion())
-        .field("Compute Domains", String.join(", ", s.computeDomains())));
+    out.section(
+        "Status",
+        d ->
+            d.field("Heartbeat", Times.at(s.heartbeat(), context.now()))
+                .field("Boot ID", s.bootId())
+                .field("Agent Version", s.agentVersion())
+                .field("Compute Domains", String.join(", ", s.computeDomains())));
     ConditionsSection.write(s.conditions(), context.now(), out);
 
     var holders = holdersOn(name, context);
@@ -43,20 +48,31 @@ final class NodeDescriber implements Describer<Node> {
       }
       for (var device : slice.spec().devices()) {
         var holder = holders.getOrDefault(device.name(), Table.NONE);
-        // A node has thousands of IMEX channels: counted, with the held ones listed, unless asked for all.
-        if (device.deviceClass().equals(ComputeDomainSpec.CHANNEL_DEVICE_CLASS) && !context.everyChannel()
+        // A node has thousands of IMEX channels: counted, with the held ones listed, unless asked
+        // for all.
+        if (device.deviceClass().equals(ComputeDomainSpec.CHANNEL_DEVICE_CLASS)
+            && !context.everyChannel()
             && holder.equals(Table.NONE)) {
           freeChannels.merge(health(device), 1, Integer::sum);
           continue;
         }
-        rows.add(List.of(device.name(), device.deviceClass(), attribute(device, "model"), memory(device),
-            health(device), holder));
+        rows.add(
+            List.of(
+                device.name(),
+                device.deviceClass(),
+                attribute(device, "model"),
+                memory(device),
+                health(device),
+                holder));
       }
     }
-    out.table("Devices", new Table(List.of("DEVICE", "CLASS", "MODEL", "MEMORY", "HEALTH", "HELD BY"), rows));
+    out.table(
+        "Devices",
+        new Table(List.of("DEVICE", "CLASS", "MODEL", "MEMORY", "HEALTH", "HELD BY"), rows));
     if (!freeChannels.isEmpty()) {
-      out.section("Free Channels (counted; --channels lists each)", d ->
-          freeChannels.forEach((health, count) -> d.field(health, Integer.toString(count))));
+      out.section(
+          "Free Channels (counted; --channels lists each)",
+          d -> freeChannels.forEach((health, count) -> d.field(health, Integer.toString(count))));
     }
   }
 
@@ -69,11 +85,27 @@ final class NodeDescriber implements Describer<Node> {
     var holders = new HashMap<String, String>();
     for (ResourceClaim claim : context.api().list(Kinds.RESOURCE_CLAIM).items()) {
       var allocation = claim.status().allocation().filter(a -> a.node().equals(node));
-      allocation.ifPresent(a -> a.devices().stream().map(Allocation.AllocatedDevice::device).forEach(device ->
-          holders.merge(device, "claim/" + claim.metadata().name(), (x, y) -> x + ", " + y)));
+      allocation.ifPresent(
+          a ->
+              a.devices().stream()
+                  .map(Allocation.AllocatedDevice::device)
+                  .forEach(
+                      device ->
+                          holders.merge(
+                              device, "claim/" + claim.metadata().name(), (x, y) -> x + ", " + y)));
     }
-    context.api().get(Kinds.NODE_ALLOCATION, node).ifPresent(record -> record.spec().devices().forEach((device, holder) ->
-        holders.putIfAbsent(device, "claim/" + holder.claim() + " (reserved)")));
+    context
+        .api()
+        .get(Kinds.NODE_ALLOCATION, node)
+        .ifPresent(
+            record ->
+                record
+                    .spec()
+                    .devices()
+                    .forEach(
+                        (device, holder) ->
+                            holders.putIfAbsent(
+                                device, "claim/" + holder.claim() + " (reserved)")));
     return holders;
   }
 
@@ -94,7 +126,8 @@ final class NodeDescriber implements Describer<Node> {
   }
 
   private static String health(Device device) {
-    return device.healthReason().isEmpty() ? device.health().name()
+    return device.healthReason().isEmpty()
+        ? device.health().name()
         : device.health().name() + " (" + device.healthReason() + ")";
   }
 }

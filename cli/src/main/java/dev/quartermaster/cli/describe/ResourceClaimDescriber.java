@@ -1,15 +1,18 @@
 package dev.quartermaster.cli.describe;
 
 import dev.quartermaster.api.claim.ResourceClaim;
-import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.format.Age;
 import dev.quartermaster.api.format.ClaimState;
 import dev.quartermaster.api.format.SelectorText;
+import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.table.Table;
 import java.util.List;
 import java.util.TreeMap;
 
-/** A claim: what it asks for, where it is allocated, and how far each node got preparing it (and why not further). */
+/**
+ * A claim: what it asks for, where it is allocated, and how far each node got preparing it (and why
+ * not further).
+ */
 final class ResourceClaimDescriber implements Describer<ResourceClaim> {
 
   @Override
@@ -18,28 +21,76 @@ final class ResourceClaimDescriber implements Describer<ResourceClaim> {
     var status = claim.status();
     out.field("State", ClaimState.of(claim).toString())
         .field("Compute Domain", spec.computeDomain().orElse(""));
-    out.table("Requests", new Table(List.of("NAME", "CLASS", "COUNT", "SELECTORS"), spec.requests().stream()
-        .map(r -> List.of(r.name(), r.deviceClassName(), Integer.toString(r.count()),
-            ConditionsSection.orNone(SelectorText.of(r.selectors()))))
-        .toList()));
-    status.allocation().ifPresentOrElse(
-        a -> out.section("Allocation", d -> d.field("Node", a.node()).table("Devices",
-            new Table(List.of("REQUEST", "DEVICE"), a.devices().stream().map(x -> List.of(x.request(), x.device())).toList()))),
-        () -> out.field("Allocation", "<none> (waiting for the allocator)"));
+    out.table(
+        "Requests",
+        new Table(
+            List.of("NAME", "CLASS", "COUNT", "SELECTORS"),
+            spec.requests().stream()
+                .map(
+                    r ->
+                        List.of(
+                            r.name(),
+                            r.deviceClassName(),
+                            Integer.toString(r.count()),
+                            ConditionsSection.orNone(SelectorText.of(r.selectors()))))
+                .toList()));
+    status
+        .allocation()
+        .ifPresentOrElse(
+            a ->
+                out.section(
+                    "Allocation",
+                    d ->
+                        d.field("Node", a.node())
+                            .table(
+                                "Devices",
+                                new Table(
+                                    List.of("REQUEST", "DEVICE"),
+                                    a.devices().stream()
+                                        .map(x -> List.of(x.request(), x.device()))
+                                        .toList()))),
+            () -> out.field("Allocation", "<none> (waiting for the allocator)"));
     out.values("Reserved For", status.reservedFor().stream().map(t -> "task/" + t).toList());
     if (claim.metadata().isDeleting() && !status.reservedFor().isEmpty()) {
       // Why a deleting claim is still here: the tasks that use it go first.
-      out.values("Deletion", status.reservedFor().stream().map(t -> "waits for task/" + t + " ("
-          + context.api().get(Kinds.TASK, t).map(x -> x.status().phase().name()
-              + x.status().node().or(() -> x.spec().node()).map(n -> " on " + n).orElse("")).orElse("gone") + ")")
-          .toList());
+      out.values(
+          "Deletion",
+          status.reservedFor().stream()
+              .map(
+                  t ->
+                      "waits for task/"
+                          + t
+                          + " ("
+                          + context
+                              .api()
+                              .get(Kinds.TASK, t)
+                              .map(
+                                  x ->
+                                      x.status().phase().name()
+                                          + x.status()
+                                              .node()
+                                              .or(() -> x.spec().node())
+                                              .map(n -> " on " + n)
+                                              .orElse(""))
+                              .orElse("gone")
+                          + ")")
+              .toList());
     }
-    var prepare = new TreeMap<>(status.prepare()).entrySet().stream().map(e -> List.of(
-        e.getKey(), e.getValue().phase().name(), ConditionsSection.orNone(e.getValue().reason()),
-        ConditionsSection.orNone(String.join(",", e.getValue().cdiDevices())),
-        Age.since(e.getValue().updatedAt(), context.now())))
-        .toList();
-    out.table("Prepare", new Table(List.of("NODE", "PHASE", "REASON", "CDI DEVICES", "UPDATED"), prepare));
+    var prepare =
+        new TreeMap<>(status.prepare())
+            .entrySet().stream()
+                .map(
+                    e ->
+                        List.of(
+                            e.getKey(),
+                            e.getValue().phase().name(),
+                            ConditionsSection.orNone(e.getValue().reason()),
+                            ConditionsSection.orNone(String.join(",", e.getValue().cdiDevices())),
+                            Age.since(e.getValue().updatedAt(), context.now())))
+                .toList();
+    out.table(
+        "Prepare",
+        new Table(List.of("NODE", "PHASE", "REASON", "CDI DEVICES", "UPDATED"), prepare));
     ConditionsSection.write(status.conditions(), context.now(), out);
   }
 }

@@ -1,51 +1,93 @@
 package dev.quartermaster.cli.describe;
 
 import dev.quartermaster.api.claim.Allocation;
+import dev.quartermaster.api.format.ClaimState;
 import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.table.Table;
 import dev.quartermaster.api.workload.DeviceCheck;
 import dev.quartermaster.api.workload.Task;
-import dev.quartermaster.api.format.ClaimState;
 import dev.quartermaster.cli.format.CommandText;
 import dev.quartermaster.cli.format.Times;
-import dev.quartermaster.api.table.Table;
 import java.util.List;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 
-/** A task: what it runs, where it is in its life and why, the device check, and the state of each claim it needs. */
+/**
+ * A task: what it runs, where it is in its life and why, the device check, and the state of each
+ * claim it needs.
+ */
 final class TaskDescriber implements Describer<Task> {
 
   @Override
   public void describe(Task task, DescribeContext context, Description out) {
     var spec = task.spec();
-    out.section("Spec", d -> d
-        .field("Node", spec.node().orElse(""))
-        .field("Attempt", spec.attempt() == 0 ? "0 (first run)" : spec.attempt() + " (restarts of this slot in a row)")
-        .field("Runtime", spec.runtime())
-        .field("Image", spec.image().orElse(""))
-        .field("Command", CommandText.of(spec.command()))
-        .values("Env", new TreeMap<>(spec.env()).entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList())
-        .field("Volumes", String.join(", ", spec.volumes().stream().map(u -> u.name() + (u.readOnly() ? " (read-only)" : "")).toList())));
+    out.section(
+        "Spec",
+        d ->
+            d.field("Node", spec.node().orElse(""))
+                .field(
+                    "Attempt",
+                    spec.attempt() == 0
+                        ? "0 (first run)"
+                        : spec.attempt() + " (restarts of this slot in a row)")
+                .field("Runtime", spec.runtime())
+                .field("Image", spec.image().orElse(""))
+                .field("Command", CommandText.of(spec.command()))
+                .values(
+                    "Env",
+                    new TreeMap<>(spec.env())
+                        .entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList())
+                .field(
+                    "Volumes",
+                    String.join(
+                        ", ",
+                        spec.volumes().stream()
+                            .map(u -> u.name() + (u.readOnly() ? " (read-only)" : ""))
+                            .toList())));
     var s = task.status();
     var now = context.now();
-    out.section("Status", d -> d
-        .field("Phase", s.phase().name())
-        .field("Reason", s.reason())
-        .field("Message", s.message())
-        .field("Node", s.node().orElse(""))
-        .field("Started", Times.at(s.startedAt(), now))
-        .field("Finished", Times.at(s.finishedAt(), now))
-        .field("Exit Code", s.exitCode().map(String::valueOf).orElse(""))
-        .field("Device Check", s.deviceCheck().map(TaskDescriber::deviceCheck).orElse("<not run yet>")));
+    out.section(
+        "Status",
+        d ->
+            d.field("Phase", s.phase().name())
+                .field("Reason", s.reason())
+                .field("Message", s.message())
+                .field("Node", s.node().orElse(""))
+                .field("Started", Times.at(s.startedAt(), now))
+                .field("Finished", Times.at(s.finishedAt(), now))
+                .field("Exit Code", s.exitCode().map(String::valueOf).orElse(""))
+                .field(
+                    "Device Check",
+                    s.deviceCheck().map(TaskDescriber::deviceCheck).orElse("<not run yet>")));
 
-    var rows = spec.claims().stream().map(name -> context.api().get(Kinds.RESOURCE_CLAIM, name)
-        .map(c -> List.of(name, ClaimState.of(c).toString(),
-            c.status().allocation().map(Allocation::node).orElse(Table.NONE),
-            ConditionsSection.orNone(c.status().allocation().map(a -> a.devices().stream()
-                .map(Allocation.AllocatedDevice::device).collect(Collectors.joining(","))).orElse("")),
-            ConditionsSection.orNone(ClaimState.reason(c))))
-        .orElse(List.of(name, "not found", Table.NONE, Table.NONE, Table.NONE)))
-        .toList();
+    var rows =
+        spec.claims().stream()
+            .map(
+                name ->
+                    context
+                        .api()
+                        .get(Kinds.RESOURCE_CLAIM, name)
+                        .map(
+                            c ->
+                                List.of(
+                                    name,
+                                    ClaimState.of(c).toString(),
+                                    c.status()
+                                        .allocation()
+                                        .map(Allocation::node)
+                                        .orElse(Table.NONE),
+                                    ConditionsSection.orNone(
+                                        c.status()
+                                            .allocation()
+                                            .map(
+                                                a ->
+                                                    a.devices().stream()
+                                                        .map(Allocation.AllocatedDevice::device)
+                                                        .collect(Collectors.joining(",")))
+                                            .orElse("")),
+                                    ConditionsSection.orNone(ClaimState.reason(c))))
+                        .orElse(List.of(name, "not found", Table.NONE, Table.NONE, Table.NONE)))
+            .toList();
     out.table("Claims", new Table(List.of("CLAIM", "STATE", "NODE", "DEVICES", "REASON"), rows));
     ConditionsSection.write(s.conditions(), now, out);
   }

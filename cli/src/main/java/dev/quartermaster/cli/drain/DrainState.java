@@ -14,34 +14,48 @@ import java.util.TreeSet;
  * claims allocated or prepared there that a task uses (or used), and the volume claims held there.
  * Pure, so the drain's decisions are tested without a cluster.
  *
- * @param tasks tasks on the node that a drain stops: every unfinished one, and finished ones a workload replaces
+ * @param tasks tasks on the node that a drain stops: every unfinished one, and finished ones a
+ *     workload replaces
  * @param standalone of those, tasks no workload owns: nobody would replace them
  * @param claims claims still allocated to or prepared on the node and used by a task
  * @param idleClaims claims allocated there that no task names: a drain leaves them, and says so
  * @param volumeClaims {@code volume/task} holds on volumes still taken or releasing on the node
  */
-public record DrainState(List<Task> tasks, List<String> standalone, List<String> claims, List<String> idleClaims,
+public record DrainState(
+    List<Task> tasks,
+    List<String> standalone,
+    List<String> claims,
+    List<String> idleClaims,
     List<String> volumeClaims) {
 
-  public static DrainState of(String node, List<Task> allTasks, List<ResourceClaim> allClaims, List<Volume> volumes) {
+  public static DrainState of(
+      String node, List<Task> allTasks, List<ResourceClaim> allClaims, List<Volume> volumes) {
     var onNode = allTasks.stream().filter(t -> on(t, node)).toList();
     // A finished task of a workload still holds its claims until it is replaced: stopped too. A
     // finished stand-alone task is someone's record (exit code, logs): left, with what it holds.
-    var tasks = onNode.stream().filter(t -> !t.status().phase().isFinished() || ownedByWorkload(t)).toList();
-    var standalone = tasks.stream().filter(t -> !ownedByWorkload(t)).map(t -> t.metadata().name()).toList();
+    var tasks =
+        onNode.stream()
+            .filter(t -> !t.status().phase().isFinished() || ownedByWorkload(t))
+            .toList();
+    var standalone =
+        tasks.stream().filter(t -> !ownedByWorkload(t)).map(t -> t.metadata().name()).toList();
     Set<String> stopped = new TreeSet<>();
     Set<String> named = new TreeSet<>();
-    tasks.forEach(t -> {
-      stopped.add(t.metadata().name());
-      named.addAll(t.spec().claims());
-    });
+    tasks.forEach(
+        t -> {
+          stopped.add(t.metadata().name());
+          named.addAll(t.spec().claims());
+        });
     Set<String> left = new TreeSet<>();
-    onNode.stream().filter(t -> !stopped.contains(t.metadata().name())).forEach(t -> left.add(t.metadata().name()));
+    onNode.stream()
+        .filter(t -> !stopped.contains(t.metadata().name()))
+        .forEach(t -> left.add(t.metadata().name()));
     var claims = new ArrayList<String>();
     var idle = new ArrayList<String>();
     for (var c : allClaims) {
-      boolean here = c.status().allocation().map(a -> a.node().equals(node)).orElse(false)
-          || c.status().prepare().containsKey(node);
+      boolean here =
+          c.status().allocation().map(a -> a.node().equals(node)).orElse(false)
+              || c.status().prepare().containsKey(node);
       if (!here) {
         continue;
       }
@@ -51,9 +65,15 @@ public record DrainState(List<Task> tasks, List<String> standalone, List<String>
         idle.add(c.metadata().name());
       }
     }
-    var volumeClaims = volumes.stream().flatMap(v -> v.status().claims().stream()
-        .filter(h -> h.node().equals(node) && !left.contains(h.task())).map(h -> v.metadata().name() + "/" + h.task()))
-        .sorted().toList();
+    var volumeClaims =
+        volumes.stream()
+            .flatMap(
+                v ->
+                    v.status().claims().stream()
+                        .filter(h -> h.node().equals(node) && !left.contains(h.task()))
+                        .map(h -> v.metadata().name() + "/" + h.task()))
+            .sorted()
+            .toList();
     return new DrainState(tasks, standalone, List.copyOf(claims), List.copyOf(idle), volumeClaims);
   }
 
@@ -72,7 +92,11 @@ public record DrainState(List<Task> tasks, List<String> standalone, List<String>
 
   /** One progress line: {@code 3 tasks stopping, 2 claims held, 0 volume claims}. */
   public String progress() {
-    return tasks.size() + " task(s) stopping, " + claims.size() + " claim(s) held, " + volumeClaims.size()
+    return tasks.size()
+        + " task(s) stopping, "
+        + claims.size()
+        + " claim(s) held, "
+        + volumeClaims.size()
         + " volume claim(s) held";
   }
 }

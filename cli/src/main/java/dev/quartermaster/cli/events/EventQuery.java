@@ -9,16 +9,22 @@ import dev.quartermaster.api.meta.Kinds;
 import java.util.List;
 import java.util.Map;
 
-/** The events about one object, oldest news first, as {@code describe} and {@code get events --for} show them. */
+/**
+ * The events about one object, oldest news first, as {@code describe} and {@code get events --for}
+ * show them.
+ */
 public final class EventQuery {
   private EventQuery() {}
 
   /** The label selector of the events about {@code involved}. */
   public static LabelSelector about(InvolvedObject involved) {
-    return LabelSelector.equalTo(Map.of(EventLog.LABEL_KIND, involved.kind(), EventLog.LABEL_NAME, involved.name()));
+    return LabelSelector.equalTo(
+        Map.of(EventLog.LABEL_KIND, involved.kind(), EventLog.LABEL_NAME, involved.name()));
   }
 
   public static List<Event> about(ApiClient api, InvolvedObject involved) {
-    return api.list(Kinds.EVENT, about(involved)).items().stream().sorted(Event.CHRONOLOGICAL).toList();
+    return api.list(Kinds.EVENT, about(involved)).items().stream()
+        .sorted(Event.CHRONOLOGICAL)
+        .toList();
   }
 }

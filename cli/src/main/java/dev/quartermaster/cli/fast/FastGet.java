@@ -22,15 +22,20 @@ import java.util.Set;
  * the config file read as text, reading the command line here leaves a listing only the JVM's start
  * and one request.
  *
- * <p>{@link #parse} takes only command lines whose meaning is certain and returns empty for anything
- * else (help, {@code -w}, {@code -o yaml}, {@code --for}, {@code plugins}, a flag given twice, an
- * unknown kind or flag, a malformed selector): the command tree then runs the command and reports
- * what is wrong in its own words. What is printed, the table and the errors, is the tree's own code
- * ({@link TableListing}, {@link ErrorReporter}), so both paths print the same.
+ * <p>{@link #parse} takes only command lines whose meaning is certain and returns empty for
+ * anything else (help, {@code -w}, {@code -o yaml}, {@code --for}, {@code plugins}, a flag given
+ * twice, an unknown kind or flag, a malformed selector): the command tree then runs the command and
+ * reports what is wrong in its own words. What is printed, the table and the errors, is the tree's
+ * own code ({@link TableListing}, {@link ErrorReporter}), so both paths print the same.
  */
-public record FastGet(Kind<?> kind, Optional<String> name, LabelSelector selector, boolean wide,
+public record FastGet(
+    Kind<?> kind,
+    Optional<String> name,
+    LabelSelector selector,
+    boolean wide,
     Map<String, String> clientFlags) {
-  private static final Set<String> CLIENT_FLAGS = Set.of("--server", "--token-file", "--ca-file", "--context");
+  private static final Set<String> CLIENT_FLAGS =
+      Set.of("--server", "--token-file", "--ca-file", "--context");
   private static final Set<String> OUTPUT = Set.of("-o", "--output");
   private static final Set<String> SELECTOR = Set.of("-l", "--selector");
   private static final Set<String> PLUGINS = Set.of("plugin", "plugins");
@@ -39,7 +44,10 @@ public record FastGet(Kind<?> kind, Optional<String> name, LabelSelector selecto
     clientFlags = Map.copyOf(clientFlags);
   }
 
-  /** The command line ({@code get …}, its client flags already after the command) as this reads it, or empty. */
+  /**
+   * The command line ({@code get …}, its client flags already after the command) as this reads it,
+   * or empty.
+   */
   public static Optional<FastGet> parse(String... args) {
     if (args.length < 2 || !args[0].equals("get")) {
       return Optional.empty();
@@ -63,40 +71,56 @@ public record FastGet(Kind<?> kind, Optional<String> name, LabelSelector selecto
         }
         value = Optional.of(args[++i]);
       }
-      if (value.get().isEmpty() || value.get().startsWith("-") || flags.put(canonical(option.get()), value.get()) != null) {
+      if (value.get().isEmpty()
+          || value.get().startsWith("-")
+          || flags.put(canonical(option.get()), value.get()) != null) {
         return Optional.empty();
       }
     }
-    if (positional.isEmpty() || positional.size() > 2 || positional.stream().anyMatch(String::isEmpty)
+    if (positional.isEmpty()
+        || positional.size() > 2
+        || positional.stream().anyMatch(String::isEmpty)
         || PLUGINS.contains(positional.getFirst().toLowerCase(Locale.ROOT))) {
       return Optional.empty();
     }
     var kind = KindNames.lookup(positional.getFirst());
     var output = Optional.ofNullable(flags.remove("--output")).map(o -> o.toLowerCase(Locale.ROOT));
     var typedSelector = Optional.ofNullable(flags.remove("--selector"));
-    if (kind.isEmpty() || output.filter(o -> !o.equals("table") && !o.equals("wide")).isPresent()
+    if (kind.isEmpty()
+        || output.filter(o -> !o.equals("table") && !o.equals("wide")).isPresent()
         || (positional.size() == 2 && typedSelector.isPresent())) {
       return Optional.empty();
     }
     try {
       var selector = LabelSelector.parse(typedSelector.orElse(""));
-      return Optional.of(new FastGet(kind.get(), positional.size() == 2 ? Optional.of(positional.get(1)) : Optional.empty(),
-          selector, output.filter("wide"::equals).isPresent(), flags));
+      return Optional.of(
+          new FastGet(
+              kind.get(),
+              positional.size() == 2 ? Optional.of(positional.get(1)) : Optional.empty(),
+              selector,
+              output.filter("wide"::equals).isPresent(),
+              flags));
     } catch (RuntimeException e) {
       return Optional.empty(); // the command tree says what is wrong with it
     }
   }
 
-  /** Lists, prints, and answers the exit code; a failure is reported as the command tree reports it. */
+  /**
+   * Lists, prints, and answers the exit code; a failure is reported as the command tree reports it.
+   */
   public int run(CliEnvironment env, PrintWriter out, PrintWriter err) {
     try {
-      var config = ClientConfig.resolve(flag("--server"), flag("--token-file"), flag("--ca-file"), flag("--context"), env);
+      var config =
+          ClientConfig.resolve(
+              flag("--server"), flag("--token-file"), flag("--ca-file"), flag("--context"), env);
       try (var connection = Connection.open(config, env.connector())) {
-        TableListing.print(connection.api(), kind, name, selector, wide, env.clock().instant(), out, err);
+        TableListing.print(
+            connection.api(), kind, name, selector, wide, env.clock().instant(), out, err);
       }
       return 0;
     } catch (RuntimeException e) {
-      ErrorReporter.report(e, err, env.variable("QM_DEBUG").filter(v -> !v.equals("0")).isPresent());
+      ErrorReporter.report(
+          e, err, env.variable("QM_DEBUG").filter(v -> !v.equals("0")).isPresent());
       err.flush();
       return ErrorReporter.EXIT_ERROR;
     }
@@ -106,13 +130,18 @@ public record FastGet(Kind<?> kind, Optional<String> name, LabelSelector selecto
     return Optional.ofNullable(clientFlags.get(name));
   }
 
-  /** The option {@code arg} names, long ({@code --output}, {@code --output=x}) or short ({@code -o}, {@code -ox}, {@code -o=x}). */
+  /**
+   * The option {@code arg} names, long ({@code --output}, {@code --output=x}) or short ({@code -o},
+   * {@code -ox}, {@code -o=x}).
+   */
   private static Optional<String> option(String arg) {
     var name = arg.startsWith("--") && arg.contains("=") ? arg.substring(0, arg.indexOf('=')) : arg;
     if (CLIENT_FLAGS.contains(name) || OUTPUT.contains(name) || SELECTOR.contains(name)) {
       return Optional.of(name);
     }
-    if (arg.length() > 2 && !arg.startsWith("--") && (OUTPUT.contains(arg.substring(0, 2)) || SELECTOR.contains(arg.substring(0, 2)))) {
+    if (arg.length() > 2
+        && !arg.startsWith("--")
+        && (OUTPUT.contains(arg.substring(0, 2)) || SELECTOR.contains(arg.substring(0, 2)))) {
       return Optional.of(arg.substring(0, 2));
     }
     return Optional.empty();

@@ -4,7 +4,9 @@ import java.util.List;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
-/** A command line as a shell user would type it: arguments with spaces or quotes are single-quoted. */
+/**
+ * A command line as a shell user would type it: arguments with spaces or quotes are single-quoted.
+ */
 public final class CommandText {
   private static final Pattern PLAIN = Pattern.compile("[A-Za-z0-9_./:=,+@%-]+");
 

@@ -5,7 +5,10 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Optional;
 
-/** A point in time for a person: the exact UTC time and how long ago, {@code 2026-03-01T10:00:00Z (5m ago)}. */
+/**
+ * A point in time for a person: the exact UTC time and how long ago, {@code 2026-03-01T10:00:00Z
+ * (5m ago)}.
+ */
 public final class Times {
   private Times() {}
 

@@ -4,11 +4,11 @@ import dev.quartermaster.api.claim.PrepareState;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.device.Device;
 import dev.quartermaster.api.device.DeviceSlice;
+import dev.quartermaster.api.format.ClaimState;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
-import dev.quartermaster.api.format.ClaimState;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
@@ -36,21 +36,31 @@ public record ClusterCensus(
     nodes = Map.copyOf(nodes);
   }
 
-  public static ClusterCensus of(Collection<Node> nodes, Collection<DeviceSlice> slices,
-      Collection<ResourceClaim> claims, Collection<Task> tasks) {
-    return new ClusterCensus(devices(slices, claims), claimPhases(claims), taskPhases(tasks), conditions(nodes));
+  public static ClusterCensus of(
+      Collection<Node> nodes,
+      Collection<DeviceSlice> slices,
+      Collection<ResourceClaim> claims,
+      Collection<Task> tasks) {
+    return new ClusterCensus(
+        devices(slices, claims), claimPhases(claims), taskPhases(tasks), conditions(nodes));
   }
 
-  private static Map<DeviceGroup, Long> devices(Collection<DeviceSlice> slices, Collection<ResourceClaim> claims) {
+  private static Map<DeviceGroup, Long> devices(
+      Collection<DeviceSlice> slices, Collection<ResourceClaim> claims) {
     // node → device → whether its holder is prepared there
     Map<String, Map<String, Boolean>> held = new HashMap<>();
     for (var claim : claims) {
-      claim.status().allocation().ifPresent(a -> {
-        var prepare = claim.status().prepare().get(a.node());
-        boolean prepared = prepare != null && prepare.phase() == PrepareState.Phase.Prepared;
-        var onNode = held.computeIfAbsent(a.node(), n -> new HashMap<>());
-        a.devices().forEach(d -> onNode.put(d.device(), prepared));
-      });
+      claim
+          .status()
+          .allocation()
+          .ifPresent(
+              a -> {
+                var prepare = claim.status().prepare().get(a.node());
+                boolean prepared =
+                    prepare != null && prepare.phase() == PrepareState.Phase.Prepared;
+                var onNode = held.computeIfAbsent(a.node(), n -> new HashMap<>());
+                a.devices().forEach(d -> onNode.put(d.device(), prepared));
+              });
     }
     Map<DeviceGroup, Long> out = new HashMap<>();
     for (var slice : slices) {
@@ -60,13 +70,18 @@ public record ClusterCensus(
         for (var state : DeviceState.values()) {
           out.putIfAbsent(new DeviceGroup(node, device.deviceClass(), state), 0L);
         }
-        out.merge(new DeviceGroup(node, device.deviceClass(), stateOf(device, onNode.get(device.name()))), 1L, Long::sum);
+        out.merge(
+            new DeviceGroup(node, device.deviceClass(), stateOf(device, onNode.get(device.name()))),
+            1L,
+            Long::sum);
       }
     }
     return out;
   }
 
-  /** @param prepared whether its holder is prepared; null when no claim holds it */
+  /**
+   * @param prepared whether its holder is prepared; null when no claim holds it
+   */
   private static DeviceState stateOf(Device device, Boolean prepared) {
     if (device.health() != Device.Health.Healthy) {
       return DeviceState.UNHEALTHY;
@@ -104,7 +119,11 @@ public record ClusterCensus(
         out.put(new NodeCondition(type, status), 0L);
       }
     }
-    nodes.forEach(n -> n.status().conditions().forEach(c -> out.merge(new NodeCondition(c.type(), c.status()), 1L, Long::sum)));
+    nodes.forEach(
+        n ->
+            n.status()
+                .conditions()
+                .forEach(c -> out.merge(new NodeCondition(c.type(), c.status()), 1L, Long::sum)));
     return out;
   }
 }

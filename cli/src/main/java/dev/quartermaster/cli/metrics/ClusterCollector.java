@@ -27,18 +27,37 @@ public final class ClusterCollector implements MultiCollector {
 
   @Override
   public MetricSnapshots collect() {
-    var census = ClusterCensus.of(informers.nodes().cache().list(), informers.slices().cache().list(),
-        informers.claims().cache().list(), informers.tasks().cache().list());
+    var census =
+        ClusterCensus.of(
+            informers.nodes().cache().list(),
+            informers.slices().cache().list(),
+            informers.claims().cache().list(),
+            informers.tasks().cache().list());
     return MetricSnapshots.of(
-        gauge("qm_devices", "devices by node, class and state (free, allocated, prepared, unhealthy)", census.devices(),
-            Comparator.comparing(DeviceGroup::node).thenComparing(DeviceGroup::deviceClass)
+        gauge(
+            "qm_devices",
+            "devices by node, class and state (free, allocated, prepared, unhealthy)",
+            census.devices(),
+            Comparator.comparing(DeviceGroup::node)
+                .thenComparing(DeviceGroup::deviceClass)
                 .thenComparing(DeviceGroup::state),
             g -> Labels.of("node", g.node(), "class", g.deviceClass(), "state", g.state().label())),
-        gauge("qm_claims", "resource claims by phase (pending, allocated, prepared, failed)", census.claims(),
-            Comparator.naturalOrder(), s -> Labels.of("phase", s.toString())),
-        gauge("qm_tasks", "tasks by phase", census.tasks(), Comparator.naturalOrder(),
+        gauge(
+            "qm_claims",
+            "resource claims by phase (pending, allocated, prepared, failed)",
+            census.claims(),
+            Comparator.naturalOrder(),
+            s -> Labels.of("phase", s.toString())),
+        gauge(
+            "qm_tasks",
+            "tasks by phase",
+            census.tasks(),
+            Comparator.naturalOrder(),
             p -> Labels.of("phase", p.name())),
-        gauge("qm_nodes", "nodes by condition type and status", census.nodes(),
+        gauge(
+            "qm_nodes",
+            "nodes by condition type and status",
+            census.nodes(),
             Comparator.comparing(NodeCondition::type).thenComparing(NodeCondition::status),
             c -> Labels.of("condition", c.type(), "status", c.status().name())));
   }
@@ -48,11 +67,22 @@ public final class ClusterCollector implements MultiCollector {
     return List.of("qm_devices", "qm_claims", "qm_tasks", "qm_nodes");
   }
 
-  private static <K> GaugeSnapshot gauge(String name, String help, Map<K, Long> counts, Comparator<K> order,
+  private static <K> GaugeSnapshot gauge(
+      String name,
+      String help,
+      Map<K, Long> counts,
+      Comparator<K> order,
       Function<K, Labels> labels) {
     var gauge = GaugeSnapshot.builder().name(name).help(help);
-    counts.entrySet().stream().sorted(Map.Entry.comparingByKey(order)).forEach(e ->
-        gauge.dataPoint(GaugeDataPointSnapshot.builder().labels(labels.apply(e.getKey())).value(e.getValue()).build()));
+    counts.entrySet().stream()
+        .sorted(Map.Entry.comparingByKey(order))
+        .forEach(
+            e ->
+                gauge.dataPoint(
+                    GaugeDataPointSnapshot.builder()
+                        .labels(labels.apply(e.getKey()))
+                        .value(e.getValue())
+                        .build()));
     return gauge.build();
   }
 }

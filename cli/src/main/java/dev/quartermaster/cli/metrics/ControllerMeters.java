@@ -11,16 +11,27 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * The controllers' metrics over Micrometer: {@code qm_controller_reconciles_total{controller,result}},
- * {@code qm_controller_reconcile_errors_total{controller}}, the latency histogram {@code
+ * The controllers' metrics over Micrometer: {@code
+ * qm_controller_reconciles_total{controller,result}}, {@code
+ * qm_controller_reconcile_errors_total{controller}}, the latency histogram {@code
  * qm_controller_reconcile_seconds{controller}} and {@code qm_controller_queue_depth{controller}}.
  */
 public final class ControllerMeters implements ControllerMetrics {
   /** Reconciles are store round trips: a millisecond to a few seconds under load. */
-  static final Duration[] BUCKETS = {Duration.ofMillis(1), Duration.ofMillis(5), Duration.ofMillis(10),
-      Duration.ofMillis(25), Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(250),
-      Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofMillis(2500), Duration.ofSeconds(5),
-      Duration.ofSeconds(10)};
+  static final Duration[] BUCKETS = {
+    Duration.ofMillis(1),
+    Duration.ofMillis(5),
+    Duration.ofMillis(10),
+    Duration.ofMillis(25),
+    Duration.ofMillis(50),
+    Duration.ofMillis(100),
+    Duration.ofMillis(250),
+    Duration.ofMillis(500),
+    Duration.ofSeconds(1),
+    Duration.ofMillis(2500),
+    Duration.ofSeconds(5),
+    Duration.ofSeconds(10)
+  };
 
   private final MeterRegistry registry;
 
@@ -35,8 +46,10 @@ public final class ControllerMeters implements ControllerMetrics {
   public void register(List<ControlLoop> loops) {
     for (var loop : loops) {
       Gauge.builder("qm.controller.queue.depth", loop, l -> l.queue().len())
-          .description("keys waiting for a worker in the controller's queue (not those being reconciled or delayed)")
-          .tag("controller", loop.name()).register(registry);
+          .description(
+              "keys waiting for a worker in the controller's queue (not those being reconciled or delayed)")
+          .tag("controller", loop.name())
+          .register(registry);
       for (var outcome : ReconcileOutcome.values()) {
         reconciles(loop.name(), outcome);
       }
@@ -55,17 +68,24 @@ public final class ControllerMeters implements ControllerMetrics {
   }
 
   private Counter reconciles(String controller, ReconcileOutcome outcome) {
-    return Counter.builder("qm.controller.reconciles").description("reconciles finished, by result")
-        .tags("controller", controller, "result", outcome.label()).register(registry);
+    return Counter.builder("qm.controller.reconciles")
+        .description("reconciles finished, by result")
+        .tags("controller", controller, "result", outcome.label())
+        .register(registry);
   }
 
   private Counter errors(String controller) {
-    return Counter.builder("qm.controller.reconcile.errors").description("reconciles that threw (retried with backoff)")
-        .tag("controller", controller).register(registry);
+    return Counter.builder("qm.controller.reconcile.errors")
+        .description("reconciles that threw (retried with backoff)")
+        .tag("controller", controller)
+        .register(registry);
   }
 
   private Timer timer(String controller) {
-    return Timer.builder("qm.controller.reconcile").description("time one reconcile took")
-        .serviceLevelObjectives(BUCKETS).tag("controller", controller).register(registry);
+    return Timer.builder("qm.controller.reconcile")
+        .description("time one reconcile took")
+        .serviceLevelObjectives(BUCKETS)
+        .tag("controller", controller)
+        .register(registry);
   }
 }

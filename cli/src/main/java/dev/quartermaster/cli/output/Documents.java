@@ -40,7 +40,10 @@ public final class Documents {
     return pretty(tree(object));
   }
 
-  /** Several objects as one JSON object {@code {"kind": "List", "items": [...]}}, as kubectl prints lists. */
+  /**
+   * Several objects as one JSON object {@code {"kind": "List", "items": [...]}}, as kubectl prints
+   * lists.
+   */
   public static String json(List<? extends ApiObject> objects) {
     var list = ObjectCodec.json().createObjectNode();
     list.put("kind", "List");

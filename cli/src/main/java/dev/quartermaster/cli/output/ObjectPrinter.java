@@ -20,13 +20,16 @@ public final class ObjectPrinter<T extends ApiObject> {
   private final OutputFormat format;
   private final Clock clock;
   private final PrintWriter out;
+
   /**
    * A stream's column widths: the first list's, as {@code get} without {@code -w} prints it (or,
    * when the stream starts empty, at least {@link #STREAM_MIN_WIDTH} for names and each column's
    * {@code streamWidth}), grown to the widest cell shown so far; empty until the header is printed.
    */
   private Optional<List<Integer>> streamWidths = Optional.empty();
+
   private boolean streamedDocument;
+
   /** The width a watched table's first column (NAME) starts at. */
   static final int STREAM_MIN_WIDTH = 24;
 
@@ -47,7 +50,10 @@ public final class ObjectPrinter<T extends ApiObject> {
     out.flush();
   }
 
-  /** Every object of a list, as {@code get KIND} shows it; an empty list is an empty list document in YAML and JSON. */
+  /**
+   * Every object of a list, as {@code get KIND} shows it; an empty list is an empty list document
+   * in YAML and JSON.
+   */
   public void printList(List<T> objects) {
     if (objects.isEmpty() && format == OutputFormat.YAML) {
       out.print(Documents.emptyYamlList());
@@ -97,11 +103,16 @@ public final class ObjectPrinter<T extends ApiObject> {
     out.flush();
   }
 
-  /** {@code widths}, each at least its column's starting width (NAME's at least {@link #STREAM_MIN_WIDTH}). */
+  /**
+   * {@code widths}, each at least its column's starting width (NAME's at least {@link
+   * #STREAM_MIN_WIDTH}).
+   */
   private static List<Integer> atLeastMinimum(List<Integer> widths, List<Integer> columns) {
     var out = new ArrayList<Integer>(widths.size());
     for (int c = 0; c < widths.size(); c++) {
-      out.add(Math.max(widths.get(c), c == 0 ? Math.max(STREAM_MIN_WIDTH, columns.get(c)) : columns.get(c)));
+      out.add(
+          Math.max(
+              widths.get(c), c == 0 ? Math.max(STREAM_MIN_WIDTH, columns.get(c)) : columns.get(c)));
     }
     return out;
   }

@@ -15,8 +15,15 @@ import java.util.Optional;
 public final class TableListing {
   private TableListing() {}
 
-  public static void print(ApiClient api, Kind<?> kind, Optional<String> name, LabelSelector selector, boolean wide,
-      Instant now, PrintWriter out, PrintWriter err) {
+  public static void print(
+      ApiClient api,
+      Kind<?> kind,
+      Optional<String> name,
+      LabelSelector selector,
+      boolean wide,
+      Instant now,
+      PrintWriter out,
+      PrintWriter err) {
     var table = api.table(kind, name, selector, now);
     if (table.rows().isEmpty()) {
       err.println("No " + kind.plural() + " found.");

@@ -1,9 +1,9 @@
 package dev.quartermaster.cli.table;
 
 import dev.quartermaster.api.node.Node;
+import dev.quartermaster.api.node.PluginInstance;
 import dev.quartermaster.api.table.Column;
 import dev.quartermaster.api.table.Table;
-import dev.quartermaster.api.node.PluginInstance;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -28,18 +28,31 @@ public final class PluginTable {
   }
 
   public static Table of(List<Node> nodes, boolean wide) {
-    var columns = new java.util.ArrayList<>(List.of(
-        new Column<Row>("NAME", r -> r.plugin().name()),
-        new Column<Row>("NODE", Row::node),
-        new Column<Row>("ROLES", r -> r.plugin().roles().stream().map(Enum::name).sorted().collect(Collectors.joining(","))),
-        new Column<Row>("VERSION", r -> r.plugin().version()),
-        new Column<Row>("HEALTHY", r -> r.plugin().healthy() ? "yes" : "no"),
-        new Column<Row>("ENDPOINT", r -> r.plugin().healthy() || r.plugin().message().isEmpty()
-            ? r.plugin().endpoint() : r.plugin().message())));
+    var columns =
+        new java.util.ArrayList<>(
+            List.of(
+                new Column<Row>("NAME", r -> r.plugin().name()),
+                new Column<Row>("NODE", Row::node),
+                new Column<Row>(
+                    "ROLES",
+                    r ->
+                        r.plugin().roles().stream()
+                            .map(Enum::name)
+                            .sorted()
+                            .collect(Collectors.joining(","))),
+                new Column<Row>("VERSION", r -> r.plugin().version()),
+                new Column<Row>("HEALTHY", r -> r.plugin().healthy() ? "yes" : "no"),
+                new Column<Row>(
+                    "ENDPOINT",
+                    r ->
+                        r.plugin().healthy() || r.plugin().message().isEmpty()
+                            ? r.plugin().endpoint()
+                            : r.plugin().message())));
     if (wide) {
       columns.add(new Column<>("CSI-NODE-ID", r -> r.plugin().csiNodeId()));
     }
-    var rows = rows(nodes).stream().map(r -> columns.stream().map(c -> c.cellOf(r)).toList()).toList();
+    var rows =
+        rows(nodes).stream().map(r -> columns.stream().map(c -> c.cellOf(r)).toList()).toList();
     return new Table(columns.stream().map(Column::header).toList(), rows);
   }
 }

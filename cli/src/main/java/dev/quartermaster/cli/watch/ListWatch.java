@@ -16,13 +16,14 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.function.Predicate;
 
 /**
- * Lists a kind, then follows its changes from the list's revision: the loop behind {@code qm get -w}.
+ * Lists a kind, then follows its changes from the list's revision: the loop behind {@code qm get
+ * -w}.
  *
  * <p>When the server has compacted the history the watch needs (410), it lists again, reports what
- * changed in between as ordinary changes, and watches on from the new revision. Watch callbacks only
- * enqueue; everything else runs on the caller's thread, so the sink sees one call at a time. Each
- * watch started gets a number, and signals from an earlier watch are ignored, so a late callback of a
- * watch we already replaced cannot deliver a stale event.
+ * changed in between as ordinary changes, and watches on from the new revision. Watch callbacks
+ * only enqueue; everything else runs on the caller's thread, so the sink sees one call at a time.
+ * Each watch started gets a number, and signals from an earlier watch are ignored, so a late
+ * callback of a watch we already replaced cannot deliver a stale event.
  */
 public final class ListWatch<T extends ApiObject> {
   /** A watch that ends this many times in a row without delivering anything is given up on. */
@@ -45,12 +46,16 @@ public final class ListWatch<T extends ApiObject> {
   private final LabelSelector selector;
   private final Predicate<T> filter;
   private final BlockingQueue<Signal> signals = new LinkedBlockingQueue<>();
+
   /** The last state shown of each matching object, by name: what a re-list is compared against. */
   private final Map<String, T> shown = new HashMap<>();
+
   private long watchNumber;
   private long revision;
 
-  /** Follows objects of {@code kind} matching {@code selector} and {@code filter} (e.g. one name). */
+  /**
+   * Follows objects of {@code kind} matching {@code selector} and {@code filter} (e.g. one name).
+   */
   public ListWatch(ApiClient api, Kind<T> kind, LabelSelector selector, Predicate<T> filter) {
     this.api = api;
     this.kind = kind;
@@ -110,25 +115,31 @@ public final class ListWatch<T extends ApiObject> {
 
   private WatchHandle startWatch() {
     long number = ++watchNumber;
-    return api.watch(kind, revision, new WatchHandler<T>() {
-      @Override
-      public void onEvent(WatchEvent<T> event) {
-        signals.add(new Event<>(number, event));
-      }
+    return api.watch(
+        kind,
+        revision,
+        new WatchHandler<T>() {
+          @Override
+          public void onEvent(WatchEvent<T> event) {
+            signals.add(new Event<>(number, event));
+          }
 
-      @Override
-      public void onGone(long compactedRevision) {
-        signals.add(new Gone(number));
-      }
+          @Override
+          public void onGone(long compactedRevision) {
+            signals.add(new Gone(number));
+          }
 
-      @Override
-      public void onClosed(String reason) {
-        signals.add(new Closed(number, reason));
-      }
-    });
+          @Override
+          public void onClosed(String reason) {
+            signals.add(new Closed(number, reason));
+          }
+        });
   }
 
-  /** Reports one change, judged against the filter: an object that stops matching leaves the view as DELETED. */
+  /**
+   * Reports one change, judged against the filter: an object that stops matching leaves the view as
+   * DELETED.
+   */
   private void apply(T object, WatchEvent.Type type, WatchSink<T> sink) {
     if (object.metadata().revision() <= revision && type != WatchEvent.Type.DELETED) {
       return; // already seen in a list
@@ -136,7 +147,10 @@ public final class ListWatch<T extends ApiObject> {
     revision = Math.max(revision, object.metadata().revision());
     var name = object.metadata().name();
     var wasShown = shown.containsKey(name);
-    var matches = type != WatchEvent.Type.DELETED && filter.test(object) && selector.matches(object.metadata().labels());
+    var matches =
+        type != WatchEvent.Type.DELETED
+            && filter.test(object)
+            && selector.matches(object.metadata().labels());
     if (matches) {
       shown.put(name, object);
       sink.changed(wasShown ? WatchEvent.Type.MODIFIED : WatchEvent.Type.ADDED, object);
@@ -146,7 +160,9 @@ public final class ListWatch<T extends ApiObject> {
     }
   }
 
-  /** Lists again and reports the difference from what was shown, as if the lost events had arrived. */
+  /**
+   * Lists again and reports the difference from what was shown, as if the lost events had arrived.
+   */
   private void relist(WatchSink<T> sink) {
     var list = api.list(kind, selector);
     sink.relisted();

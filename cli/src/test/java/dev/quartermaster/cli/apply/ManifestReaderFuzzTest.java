@@ -74,11 +74,14 @@ class ManifestReaderFuzzTest {
     }
   }
 
-  private static void check(java.util.function.Supplier<List<Manifest>> read, String source, Object expected) {
+  private static void check(
+      java.util.function.Supplier<List<Manifest>> read, String source, Object expected) {
     try {
       var manifests = read.get();
       assertThat(expected).isInstanceOf(List.class);
-      assertThat(manifests).extracting(Manifest::object).containsExactlyElementsOf(asObjects(expected));
+      assertThat(manifests)
+          .extracting(Manifest::object)
+          .containsExactlyElementsOf(asObjects(expected));
       for (int i = 0; i < manifests.size(); i++) {
         assertThat(manifests.get(i).source()).isEqualTo(source);
         assertThat(manifests.get(i).index()).isEqualTo(i + 1);
@@ -86,7 +89,8 @@ class ManifestReaderFuzzTest {
       }
     } catch (CliException e) {
       assertThat(e.getMessage()).isEqualTo(source + ": " + expected);
-      assertThat(e.getMessage()).matches("(?s)" + java.util.regex.Pattern.quote(source) + ": document [0-9]+: .+");
+      assertThat(e.getMessage())
+          .matches("(?s)" + java.util.regex.Pattern.quote(source) + ": document [0-9]+: .+");
     }
   }
 
@@ -107,8 +111,10 @@ class ManifestReaderFuzzTest {
         reader(big).read(List.of(argument));
         throw new AssertionError("read " + big.length + " bytes from " + argument);
       } catch (CliException e) {
-        assertThat(e.getMessage()).endsWith(" is larger than 4 MiB; split it into several files"
-            + " (the server takes at most 1 MiB per object)");
+        assertThat(e.getMessage())
+            .endsWith(
+                " is larger than 4 MiB; split it into several files"
+                    + " (the server takes at most 1 MiB per object)");
       }
     }
   }
@@ -128,20 +134,28 @@ class ManifestReaderFuzzTest {
   }
 
   private static ManifestReader reader(byte[] stdin) {
-    return new ManifestReader(new CliEnvironment(Map.of(), DIR, DIR.resolve("home"), new ByteArrayInputStream(stdin),
-        Clock.systemUTC(), ApiConnector.http()));
+    return new ManifestReader(
+        new CliEnvironment(
+            Map.of(),
+            DIR,
+            DIR.resolve("home"),
+            new ByteArrayInputStream(stdin),
+            Clock.systemUTC(),
+            ApiConnector.http()));
   }
 
   private static void clear(Path dir) throws IOException {
     if (Files.exists(dir)) {
       try (var all = Files.walk(dir)) {
-        all.sorted(Comparator.reverseOrder()).forEach(p -> {
-          try {
-            Files.delete(p);
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-        });
+        all.sorted(Comparator.reverseOrder())
+            .forEach(
+                p -> {
+                  try {
+                    Files.delete(p);
+                  } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                  }
+                });
       }
     }
   }

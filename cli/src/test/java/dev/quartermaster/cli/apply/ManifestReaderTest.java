@@ -26,11 +26,14 @@ class ManifestReaderTest {
     Files.writeString(dir.resolve("big.yaml"), big);
     var env = env(new byte[0]);
     assertThatThrownBy(() -> new ManifestReader(env).read(List.of("big.yaml")))
-        .isInstanceOf(CliException.class).hasMessage("big.yaml is larger than 4 MiB; split it into several files"
-            + " (the server takes at most 1 MiB per object)");
+        .isInstanceOf(CliException.class)
+        .hasMessage(
+            "big.yaml is larger than 4 MiB; split it into several files"
+                + " (the server takes at most 1 MiB per object)");
     var fromStdin = env(big.getBytes(StandardCharsets.UTF_8));
     assertThatThrownBy(() -> new ManifestReader(fromStdin).read(List.of("-")))
-        .isInstanceOf(CliException.class).hasMessageStartingWith("standard input is larger than 4 MiB");
+        .isInstanceOf(CliException.class)
+        .hasMessageStartingWith("standard input is larger than 4 MiB");
   }
 
   @Test
@@ -40,7 +43,12 @@ class ManifestReaderTest {
   }
 
   private CliEnvironment env(byte[] stdin) {
-    return new CliEnvironment(Map.of(), dir, dir.resolve("home"), new ByteArrayInputStream(stdin), Clock.systemUTC(),
+    return new CliEnvironment(
+        Map.of(),
+        dir,
+        dir.resolve("home"),
+        new ByteArrayInputStream(stdin),
+        Clock.systemUTC(),
         ApiConnector.http());
   }
 }

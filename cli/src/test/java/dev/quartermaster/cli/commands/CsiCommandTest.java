@@ -15,8 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine.TypeConversionException;
 
 class CsiCommandTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void sizesAndDurations() {
@@ -24,12 +23,15 @@ class CsiCommandTest {
     assertThat(ByteSizeConverter.parse("512Mi")).isEqualTo(512L << 20);
     assertThat(ByteSizeConverter.parse("1G")).isEqualTo(1_000_000_000L);
     assertThat(ByteSizeConverter.parse("4096")).isEqualTo(4096L);
-    assertThatThrownBy(() -> ByteSizeConverter.parse("ten")).isInstanceOf(TypeConversionException.class);
-    assertThatThrownBy(() -> ByteSizeConverter.parse("1Qi")).isInstanceOf(TypeConversionException.class);
+    assertThatThrownBy(() -> ByteSizeConverter.parse("ten"))
+        .isInstanceOf(TypeConversionException.class);
+    assertThatThrownBy(() -> ByteSizeConverter.parse("1Qi"))
+        .isInstanceOf(TypeConversionException.class);
     assertThat(DurationConverter.parse("20ms")).isEqualTo(Duration.ofMillis(20));
     assertThat(DurationConverter.parse("2s")).isEqualTo(Duration.ofSeconds(2));
     assertThat(DurationConverter.parse("PT1M")).isEqualTo(Duration.ofMinutes(1));
-    assertThatThrownBy(() -> DurationConverter.parse("soon")).isInstanceOf(TypeConversionException.class);
+    assertThatThrownBy(() -> DurationConverter.parse("soon"))
+        .isInstanceOf(TypeConversionException.class);
   }
 
   @Test
@@ -42,9 +44,31 @@ class CsiCommandTest {
     assertThat(cl.execute("csi", "hostpath", "--node-id", "n1")).isEqualTo(2);
     assertThat(err.toString()).contains("--endpoint").contains("--state");
 
-    assertThat(cl.execute("csi", "hostpath", "--endpoint", "/tmp/x.sock", "--node-id", "n1", "--state", "s",
-        "--controller-only", "--node-only")).isEqualTo(2);
-    assertThat(cl.execute("csi", "hostpath", "--endpoint", "/tmp/x.sock", "--node-id", "n1", "--state", "s",
-        "--capacity", "lots")).isEqualTo(2);
+    assertThat(
+            cl.execute(
+                "csi",
+                "hostpath",
+                "--endpoint",
+                "/tmp/x.sock",
+                "--node-id",
+                "n1",
+                "--state",
+                "s",
+                "--controller-only",
+                "--node-only"))
+        .isEqualTo(2);
+    assertThat(
+            cl.execute(
+                "csi",
+                "hostpath",
+                "--endpoint",
+                "/tmp/x.sock",
+                "--node-id",
+                "n1",
+                "--state",
+                "s",
+                "--capacity",
+                "lots"))
+        .isEqualTo(2);
   }
 }

@@ -20,7 +20,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** {@code qm csi hostpath} as a real process: it says where it listens, serves there, and cleans up when killed. */
+/**
+ * {@code qm csi hostpath} as a real process: it says where it listens, serves there, and cleans up
+ * when killed.
+ */
 @Timeout(120)
 class CsiHostpathProcessTest {
   private final Path dir;
@@ -47,30 +50,59 @@ class CsiHostpathProcessTest {
   void servesUntilKilled() throws Exception {
     var socket = dir.resolve("csi.sock");
     var java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    process = new ProcessBuilder(List.of(java, "--enable-native-access=ALL-UNNAMED",
-        "-cp", System.getProperty("java.class.path"), "dev.quartermaster.cli.Main",
-        "csi", "hostpath", "--endpoint", "unix://" + socket, "--node-id", "n1", "--state", dir.resolve("state").toString(),
-        "--capacity", "64Mi", "--staging", "symlink"))
-        .redirectError(ProcessBuilder.Redirect.DISCARD)
-        .start();
-    var stdout = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-    var line = CompletableFuture.supplyAsync(() -> {
-      try {
-        return stdout.readLine();
-      } catch (IOException e) {
-        throw new RuntimeException(e);
-      }
-    }).get(60, TimeUnit.SECONDS);
+    process =
+        new ProcessBuilder(
+                List.of(
+                    java,
+                    "--enable-native-access=ALL-UNNAMED",
+                    "-cp",
+                    System.getProperty("java.class.path"),
+                    "dev.quartermaster.cli.Main",
+                    "csi",
+                    "hostpath",
+                    "--endpoint",
+                    "unix://" + socket,
+                    "--node-id",
+                    "n1",
+                    "--state",
+                    dir.resolve("state").toString(),
+                    "--capacity",
+                    "64Mi",
+                    "--staging",
+                    "symlink"))
+            .redirectError(ProcessBuilder.Redirect.DISCARD)
+            .start();
+    var stdout =
+        new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+    var line =
+        CompletableFuture.supplyAsync(
+                () -> {
+                  try {
+                    return stdout.readLine();
+                  } catch (IOException e) {
+                    throw new RuntimeException(e);
+                  }
+                })
+            .get(60, TimeUnit.SECONDS);
 
-    assertThat(line).isEqualTo("hostpath.csi.quartermaster.dev listening on unix://" + socket
-        + " (node n1, controller+node, staging symlink, state " + dir.resolve("state") + ")");
+    assertThat(line)
+        .isEqualTo(
+            "hostpath.csi.quartermaster.dev listening on unix://"
+                + socket
+                + " (node n1, controller+node, staging symlink, state "
+                + dir.resolve("state")
+                + ")");
 
     try (var client = GrpcCsiPlugin.open("unix://" + socket, Duration.ofSeconds(20))) {
       assertThat(client.probe().toCompletableFuture().get(30, TimeUnit.SECONDS)).isTrue();
-      var volume = client.createVolume("v", 1 << 20, AccessMode.SingleNodeWriter, Map.of())
-          .toCompletableFuture().get(30, TimeUnit.SECONDS);
+      var volume =
+          client
+              .createVolume("v", 1 << 20, AccessMode.SingleNodeWriter, Map.of())
+              .toCompletableFuture()
+              .get(30, TimeUnit.SECONDS);
       assertThat(dir.resolve("state/volumes").resolve(volume.volumeId())).isDirectory();
-      assertThat(client.capacity().toCompletableFuture().get(30, TimeUnit.SECONDS)).isEqualTo(63L << 20);
+      assertThat(client.capacity().toCompletableFuture().get(30, TimeUnit.SECONDS))
+          .isEqualTo(63L << 20);
     }
 
     process.destroy(); // SIGTERM

@@ -20,7 +20,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
-/** {@code --history} and {@code --history-bytes} on {@code qm server} and {@code qm up}, and the gauge. */
+/**
+ * {@code --history} and {@code --history-bytes} on {@code qm server} and {@code qm up}, and the
+ * gauge.
+ */
 class HistoryOptionsTest {
   @TempDir Path data;
 
@@ -34,9 +37,12 @@ class HistoryOptionsTest {
   void bothCommandsTakeBothBoundsWithDefaults() {
     assertThat(option(new ServerCommand(null), "--history-bytes")).isEqualTo(256L << 20);
     assertThat(option(new ServerCommand(null), "--history")).isEqualTo(10_000L);
-    assertThat(option(new ServerCommand(null), "--history-bytes", "--history-bytes", "1GiB")).isEqualTo(1L << 30);
-    assertThat(option(new ServerCommand(null), "--history-bytes", "--history-bytes", "1048576")).isEqualTo(1L << 20);
-    assertThat(option(new UpCommand(null), "--history-bytes", "--history-bytes", "64MiB")).isEqualTo(64L << 20);
+    assertThat(option(new ServerCommand(null), "--history-bytes", "--history-bytes", "1GiB"))
+        .isEqualTo(1L << 30);
+    assertThat(option(new ServerCommand(null), "--history-bytes", "--history-bytes", "1048576"))
+        .isEqualTo(1L << 20);
+    assertThat(option(new UpCommand(null), "--history-bytes", "--history-bytes", "64MiB"))
+        .isEqualTo(64L << 20);
     assertThat(option(new UpCommand(null), "--history", "--history", "500")).isEqualTo(500L);
     assertThat(ByteSizeConverter.parse("256MiB")).isEqualTo(ByteSizeConverter.parse("256Mi"));
     assertThat(ByteSizeConverter.parse("2KiB")).isEqualTo(2048L);
@@ -47,25 +53,35 @@ class HistoryOptionsTest {
 
   @Test
   void aBadSizeIsRefusedNamingTheFlag() {
-    assertThatThrownBy(() -> option(new ServerCommand(null), "--history-bytes", "--history-bytes", "lots"))
-        .isInstanceOf(CommandLine.ParameterException.class).hasMessageContaining("--history-bytes")
+    assertThatThrownBy(
+            () -> option(new ServerCommand(null), "--history-bytes", "--history-bytes", "lots"))
+        .isInstanceOf(CommandLine.ParameterException.class)
+        .hasMessageContaining("--history-bytes")
         .hasMessageContaining("lots");
-    assertThatThrownBy(() -> option(new UpCommand(null), "--history-bytes", "--history-bytes", "12XB"))
-        .isInstanceOf(CommandLine.ParameterException.class).hasMessageContaining("--history-bytes")
+    assertThatThrownBy(
+            () -> option(new UpCommand(null), "--history-bytes", "--history-bytes", "12XB"))
+        .isInstanceOf(CommandLine.ParameterException.class)
+        .hasMessageContaining("--history-bytes")
         .hasMessageContaining("unknown unit");
     var zero = new HistoryOptions();
     zero.bytes = 0;
-    assertThatThrownBy(zero::limits).isInstanceOf(CliException.class).hasMessageStartingWith("--history-bytes:");
+    assertThatThrownBy(zero::limits)
+        .isInstanceOf(CliException.class)
+        .hasMessageStartingWith("--history-bytes:");
     var none = new HistoryOptions();
     none.revisions = 0;
-    assertThatThrownBy(none::limits).isInstanceOf(CliException.class).hasMessageStartingWith("--history:");
+    assertThatThrownBy(none::limits)
+        .isInstanceOf(CliException.class)
+        .hasMessageStartingWith("--history:");
   }
 
   @Test
   void theHelpOfBothCommandsShowsTheByteBound() {
     for (Object command : List.of(new ServerCommand(null), new UpCommand(null))) {
       String usage = new CommandLine(command).getUsageMessage(CommandLine.Help.Ansi.OFF);
-      assertThat(usage.replaceAll("\\s+", " ")).contains("--history=REVISIONS").contains("--history-bytes=SIZE")
+      assertThat(usage.replaceAll("\\s+", " "))
+          .contains("--history=REVISIONS")
+          .contains("--history-bytes=SIZE")
           .contains("default: 256MiB");
     }
   }
@@ -74,16 +90,28 @@ class HistoryOptionsTest {
   @Test
   void theServerExportsTheHistoryKept() throws Exception {
     long bound = 1L << 20;
-    try (var store = SqliteStore.open(data.resolve(LocalServer.STORE_FILE))) { // ~2.9 MiB of history
+    try (var store =
+        SqliteStore.open(data.resolve(LocalServer.STORE_FILE))) { // ~2.9 MiB of history
       for (int i = 0; i < 30; i++) {
-        store.txn(Txn.when(List.of(), List.of(new Txn.Op.Put("/history-test/k" + (i % 3), new byte[100 << 10]))));
+        store.txn(
+            Txn.when(
+                List.of(),
+                List.of(new Txn.Op.Put("/history-test/k" + (i % 3), new byte[100 << 10]))));
       }
     }
     var defaults = LocalServer.Options.defaults();
-    // The real clock (the HTTP server runs on it), compacting often; the first check sees all the writes.
-    var options = new LocalServer.Options(new HistoryPlan.Limits(10_000, bound), Duration.ofMillis(20), defaults.identity(),
-        false, defaults.store(), defaults.leader());
-    try (var server = LocalServer.start(data, ListenAddress.parse("127.0.0.1:0"), new SystemEnv(), options)) {
+    // The real clock (the HTTP server runs on it), compacting often; the first check sees all the
+    // writes.
+    var options =
+        new LocalServer.Options(
+            new HistoryPlan.Limits(10_000, bound),
+            Duration.ofMillis(20),
+            defaults.identity(),
+            false,
+            defaults.store(),
+            defaults.leader());
+    try (var server =
+        LocalServer.start(data, ListenAddress.parse("127.0.0.1:0"), new SystemEnv(), options)) {
       long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
       String value = metric(server);
       while (value.equals("NaN") && System.nanoTime() < deadline) {
@@ -98,8 +126,11 @@ class HistoryOptionsTest {
 
   private static String metric(LocalServer server) throws Exception {
     try (var http = HttpClient.newHttpClient()) {
-      var body = http.send(HttpRequest.newBuilder(URI.create(server.uri() + "/metrics")).build(),
-          HttpResponse.BodyHandlers.ofString()).body();
+      var body =
+          http.send(
+                  HttpRequest.newBuilder(URI.create(server.uri() + "/metrics")).build(),
+                  HttpResponse.BodyHandlers.ofString())
+              .body();
       var m = Pattern.compile("(?m)^qm_store_history_bytes (\\S+)$").matcher(body);
       assertThat(m.find()).as("qm_store_history_bytes in\n" + body).isTrue();
       return m.group(1);

@@ -17,7 +17,10 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code qm server} on a data dir whose store was lost or damaged: a loud, named refusal; and {@code --check}. */
+/**
+ * {@code qm server} on a data dir whose store was lost or damaged: a loud, named refusal; and
+ * {@code --check}.
+ */
 class StoreDamageTest {
   private static final ListenAddress ANY_PORT = ListenAddress.parse("127.0.0.1:0");
 
@@ -101,19 +104,29 @@ class StoreDamageTest {
   void checkNamesEachValueThatDoesNotMatchItsChecksum() throws Exception {
     try (var store = SqliteStore.open(storeFile())) {
       for (var name : List.of("a", "b", "c")) {
-        store.txn(Txn.when(List.of(), List.of(new Txn.Op.Put("/registry/nodes/" + name,
-            ("{\"metadata\":{\"name\":\"" + name + "\"}}").getBytes(java.nio.charset.StandardCharsets.UTF_8)))));
+        store.txn(
+            Txn.when(
+                List.of(),
+                List.of(
+                    new Txn.Op.Put(
+                        "/registry/nodes/" + name,
+                        ("{\"metadata\":{\"name\":\"" + name + "\"}}")
+                            .getBytes(java.nio.charset.StandardCharsets.UTF_8)))));
       }
     }
     var sound = new StringWriter();
     assertThat(StoreCheck.run(storeFile(), new PrintWriter(sound))).isZero();
-    assertThat(sound.toString()).contains(": ok (integrity_check found no problems; 3 stored values match their CRC32C checksums)");
+    assertThat(sound.toString())
+        .contains(
+            ": ok (integrity_check found no problems; 3 stored values match their CRC32C checksums)");
 
     // As an edit of the file would: node a renamed b, node c renamed d, their checksums left alone.
     try (var c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + storeFile());
         var s = c.createStatement()) {
-      s.executeUpdate("UPDATE log SET value = CAST('{\"metadata\":{\"name\":\"b\"}}' AS BLOB) WHERE revision = 1");
-      s.executeUpdate("UPDATE log SET value = CAST('{\"metadata\":{\"name\":\"d\"}}' AS BLOB) WHERE revision = 3");
+      s.executeUpdate(
+          "UPDATE log SET value = CAST('{\"metadata\":{\"name\":\"b\"}}' AS BLOB) WHERE revision = 1");
+      s.executeUpdate(
+          "UPDATE log SET value = CAST('{\"metadata\":{\"name\":\"d\"}}' AS BLOB) WHERE revision = 3");
     }
     var damaged = new StringWriter();
     assertThat(StoreCheck.run(storeFile(), new PrintWriter(damaged))).isEqualTo(1);

@@ -9,7 +9,10 @@ import java.io.StringWriter;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
-/** {@code qm up --channels N}: IMEX channels per simulated node, 2,048 unless told, documented in the help. */
+/**
+ * {@code qm up --channels N}: IMEX channels per simulated node, 2,048 unless told, documented in
+ * the help.
+ */
 class UpChannelsOptionTest {
 
   @Test
@@ -28,8 +31,11 @@ class UpChannelsOptionTest {
     var cl = new CommandLine(new UpCommand(null));
     cl.setOut(new PrintWriter(help, true));
     cl.execute("--help");
-    assertThat(help.toString()).contains("--channels=N").contains("/dev/nvidia-caps-imex-channels/channel0..N-1")
-        .contains("class 'channel'").contains("default: 2048");
+    assertThat(help.toString())
+        .contains("--channels=N")
+        .contains("/dev/nvidia-caps-imex-channels/channel0..N-1")
+        .contains("class 'channel'")
+        .contains("default: 2048");
   }
 
   @Test
@@ -37,7 +43,8 @@ class UpChannelsOptionTest {
     for (var bad : new String[] {"-1", "4097"}) {
       var up = new UpCommand(null);
       new CommandLine(up).parseArgs("--channels", bad);
-      assertThatThrownBy(up::call).isInstanceOf(CliException.class)
+      assertThatThrownBy(up::call)
+          .isInstanceOf(CliException.class)
           .hasMessage("--channels: must be between 0 and 4096, got " + bad);
     }
   }

@@ -18,8 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class ClientConfigTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private Path home;
   private Path work;
@@ -35,10 +34,12 @@ class ClientConfigTest {
   }
 
   private void writeUserConfig(String server, String tokenFile) {
-    new UserConfig(Optional.of(server), Optional.of(tokenFile)).write(home.resolve(".config/quartermaster/config.yaml"));
+    new UserConfig(Optional.of(server), Optional.of(tokenFile))
+        .write(home.resolve(".config/quartermaster/config.yaml"));
   }
 
-  private static ClientConfig resolve(Optional<String> server, Optional<String> token, CliEnvironment env) {
+  private static ClientConfig resolve(
+      Optional<String> server, Optional<String> token, CliEnvironment env) {
     return ClientConfig.resolve(server, token, env);
   }
 
@@ -52,47 +53,89 @@ class ClientConfigTest {
 
   @Test
   void theCaComesFromTheFlagTheVariableOrTheFileOfTheSameServer() {
-    new UserConfig(Optional.of("https://10.0.0.5:7480"), Optional.of("/srv/qm/admin.token"), Optional.of("/srv/qm/tls/ca.crt"))
+    new UserConfig(
+            Optional.of("https://10.0.0.5:7480"),
+            Optional.of("/srv/qm/admin.token"),
+            Optional.of("/srv/qm/tls/ca.crt"))
         .write(home.resolve(".config/quartermaster/config.yaml"));
 
-    assertThat(ClientConfig.resolve(Optional.empty(), Optional.empty(), Optional.empty(), env(Map.of())).caFile())
+    assertThat(
+            ClientConfig.resolve(
+                    Optional.empty(), Optional.empty(), Optional.empty(), env(Map.of()))
+                .caFile())
         .contains(Path.of("/srv/qm/tls/ca.crt"));
-    assertThat(ClientConfig.resolve(Optional.empty(), Optional.empty(), Optional.empty(),
-        env(Map.of("QM_CA_FILE", "/etc/qm/ca.crt"))).caFile()).contains(Path.of("/etc/qm/ca.crt"));
-    assertThat(ClientConfig.resolve(Optional.empty(), Optional.empty(), Optional.of("mine.crt"), env(Map.of())).caFile())
+    assertThat(
+            ClientConfig.resolve(
+                    Optional.empty(),
+                    Optional.empty(),
+                    Optional.empty(),
+                    env(Map.of("QM_CA_FILE", "/etc/qm/ca.crt")))
+                .caFile())
+        .contains(Path.of("/etc/qm/ca.crt"));
+    assertThat(
+            ClientConfig.resolve(
+                    Optional.empty(), Optional.empty(), Optional.of("mine.crt"), env(Map.of()))
+                .caFile())
         .contains(work.resolve("mine.crt"));
     // Another server than the file's: the file's CA is not that server's.
-    assertThat(ClientConfig.resolve(Optional.of("https://other:7480"), Optional.empty(), Optional.empty(), env(Map.of()))
-        .caFile()).isEmpty();
+    assertThat(
+            ClientConfig.resolve(
+                    Optional.of("https://other:7480"),
+                    Optional.empty(),
+                    Optional.empty(),
+                    env(Map.of()))
+                .caFile())
+        .isEmpty();
   }
 
   @Test
   void eachServerKeepsItsOwnClusterAndTheLastStartedIsCurrent() throws IOException {
     var file = home.resolve(".config/quartermaster/config.yaml");
-    new UserConfig(Optional.of("https://10.0.0.5:7480"), Optional.of("/srv/qm/admin.token"), Optional.of("/srv/qm/tls/ca.crt"))
+    new UserConfig(
+            Optional.of("https://10.0.0.5:7480"),
+            Optional.of("/srv/qm/admin.token"),
+            Optional.of("/srv/qm/tls/ca.crt"))
         .write(file); // qm server on a machine of the fleet
-    new UserConfig(Optional.of("http://127.0.0.1:7494"), Optional.of("/tmp/up/admin.token")).write(file); // then a qm up
+    new UserConfig(Optional.of("http://127.0.0.1:7494"), Optional.of("/tmp/up/admin.token"))
+        .write(file); // then a qm up
 
     var config = ConfigFile.read(file).orElseThrow();
     assertThat(config.clusters()).containsOnlyKeys("10.0.0.5:7480", "127.0.0.1:7494");
     assertThat(config.current()).contains("127.0.0.1:7494");
-    assertThat(resolve(Optional.empty(), Optional.empty(), env(Map.of())).server()).isEqualTo(URI.create("http://127.0.0.1:7494"));
+    assertThat(resolve(Optional.empty(), Optional.empty(), env(Map.of())).server())
+        .isEqualTo(URI.create("http://127.0.0.1:7494"));
 
-    var other = ClientConfig.resolve(Optional.empty(), Optional.empty(), Optional.empty(), Optional.of("10.0.0.5:7480"),
-        env(Map.of()));
+    var other =
+        ClientConfig.resolve(
+            Optional.empty(),
+            Optional.empty(),
+            Optional.empty(),
+            Optional.of("10.0.0.5:7480"),
+            env(Map.of()));
     assertThat(other.server()).isEqualTo(URI.create("https://10.0.0.5:7480"));
     assertThat(other.caFile()).contains(Path.of("/srv/qm/tls/ca.crt"));
 
     config.use("10.0.0.5:7480", file).write(file);
-    assertThat(resolve(Optional.empty(), Optional.empty(), env(Map.of())).server()).isEqualTo(URI.create("https://10.0.0.5:7480"));
-    assertThatThrownBy(() -> ClientConfig.resolve(Optional.empty(), Optional.empty(), Optional.empty(), Optional.of("prod"),
-        env(Map.of()))).hasMessage("no cluster 'prod' in " + file + "; it has [10.0.0.5:7480, 127.0.0.1:7494]");
+    assertThat(resolve(Optional.empty(), Optional.empty(), env(Map.of())).server())
+        .isEqualTo(URI.create("https://10.0.0.5:7480"));
+    assertThatThrownBy(
+            () ->
+                ClientConfig.resolve(
+                    Optional.empty(),
+                    Optional.empty(),
+                    Optional.empty(),
+                    Optional.of("prod"),
+                    env(Map.of())))
+        .hasMessage("no cluster 'prod' in " + file + "; it has [10.0.0.5:7480, 127.0.0.1:7494]");
 
     // A file in the one-cluster form of earlier versions reads as cluster "default", current.
     Files.writeString(file, "server: http://old:7480\ntokenFile: /old.token\n");
-    assertThat(resolve(Optional.empty(), Optional.empty(), env(Map.of())).server()).isEqualTo(URI.create("http://old:7480"));
-    new UserConfig(Optional.of("http://127.0.0.1:7494"), Optional.of("/tmp/up/admin.token")).write(file);
-    assertThat(ConfigFile.read(file).orElseThrow().clusters()).containsOnlyKeys("default", "127.0.0.1:7494");
+    assertThat(resolve(Optional.empty(), Optional.empty(), env(Map.of())).server())
+        .isEqualTo(URI.create("http://old:7480"));
+    new UserConfig(Optional.of("http://127.0.0.1:7494"), Optional.of("/tmp/up/admin.token"))
+        .write(file);
+    assertThat(ConfigFile.read(file).orElseThrow().clusters())
+        .containsOnlyKeys("default", "127.0.0.1:7494");
   }
 
   @Test
@@ -131,7 +174,9 @@ class ClientConfigTest {
   void eachSettingIsResolvedOnItsOwn() {
     writeUserConfig("http://file:3", "/file.token");
 
-    var config = resolve(Optional.empty(), Optional.of("flag.token"), env(Map.of("QM_SERVER", "http://env:1")));
+    var config =
+        resolve(
+            Optional.empty(), Optional.of("flag.token"), env(Map.of("QM_SERVER", "http://env:1")));
 
     assertThat(config.server()).isEqualTo(URI.create("http://env:1"));
     assertThat(config.tokenFile()).isEqualTo(work.resolve("flag.token"));
@@ -140,10 +185,12 @@ class ClientConfigTest {
   @Test
   void xdgConfigHomeMovesTheConfigFile() {
     var xdg = dir.resolve("xdg");
-    new UserConfig(Optional.of("http://xdg:4"), Optional.empty()).write(xdg.resolve("quartermaster/config.yaml"));
+    new UserConfig(Optional.of("http://xdg:4"), Optional.empty())
+        .write(xdg.resolve("quartermaster/config.yaml"));
     writeUserConfig("http://home:5", "/home.token");
 
-    var config = resolve(Optional.empty(), Optional.empty(), env(Map.of("XDG_CONFIG_HOME", xdg.toString())));
+    var config =
+        resolve(Optional.empty(), Optional.empty(), env(Map.of("XDG_CONFIG_HOME", xdg.toString())));
 
     assertThat(config.server()).isEqualTo(URI.create("http://xdg:4"));
     assertThat(config.tokenFile()).isEqualTo(work.resolve(".qm/admin.token"));
@@ -212,7 +259,8 @@ class ClientConfigTest {
     new UserConfig(Optional.of("http://h:1"), Optional.of("/t")).write(file);
     Files.writeString(file, Files.readString(file) + "futureField: 3\n");
 
-    assertThat(UserConfig.read(file)).contains(new UserConfig(Optional.of("http://h:1"), Optional.of("/t")));
+    assertThat(UserConfig.read(file))
+        .contains(new UserConfig(Optional.of("http://h:1"), Optional.of("/t")));
     assertThat(UserConfig.read(dir.resolve("absent.yaml"))).isEmpty();
   }
 }

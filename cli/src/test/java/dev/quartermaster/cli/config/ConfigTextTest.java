@@ -29,9 +29,13 @@ class ConfigTextTest {
       var file = ConfigFile.EMPTY;
       int clusters = random.nextInt(4);
       for (int c = 0; c < clusters; c++) {
-        var server = "http://10.0." + random.nextInt(256) + "." + c + ":" + (7000 + random.nextInt(1000));
-        var entry = new UserConfig(Optional.of(server), Optional.of("/home/u s/.qm " + c + "/admin.token"),
-            random.nextBoolean() ? Optional.of("/data/tls/ca.crt") : Optional.empty());
+        var server =
+            "http://10.0." + random.nextInt(256) + "." + c + ":" + (7000 + random.nextInt(1000));
+        var entry =
+            new UserConfig(
+                Optional.of(server),
+                Optional.of("/home/u s/.qm " + c + "/admin.token"),
+                random.nextBoolean() ? Optional.of("/data/tls/ca.crt") : Optional.empty());
         file = file.with(server.substring("http://".length()), entry);
       }
       var path = dir.resolve("config-" + round + ".yaml");
@@ -44,16 +48,21 @@ class ConfigTextTest {
 
   @Test
   void aFileInAnotherLayoutIsLeftToTheYamlParserOrReadTheSame() throws Exception {
-    var layouts = List.of(
-        "current: a\nclusters:\n  a:\n    server: http://h:1\n",                       // plain scalars
-        "current: \"a\" # mine\nclusters:\n  \"a\":\n    server: \"http://h:1\"\n",       // a comment after a value
-        "current: \"a\"\nclusters:\n  \"a\": {server: \"http://h:1\"}\n",                  // flow style
-        "current: \"a\"\nclusters:\n  \"a\":\n    server: \"http://h:1\"\n    user: \"x\"\n", // a field it does not know
-        "current: \"a\\u0062\"\nclusters:\n  \"ab\":\n    server: \"http://h:1\"\n",       // an escape
-        "server: \"http://h:1\"\ntokenFile: \"/t\"\n",                                     // the older one-cluster form
-        "current: \"a\"\nclusters:\n  \"a\":\n      server: \"http://h:1\"\n",             // deeper indentation
-        "current: \"a\"\nclusters:\n  \"a\":\n    server: \"http://h:1\"\n  \"a\":\n    server: \"http://h:2\"\n",
-        "current: \"a\"\r\nclusters:\r\n  \"a\":\r\n    server: \"http://h:1\"\r\n");   // CRLF
+    var layouts =
+        List.of(
+            "current: a\nclusters:\n  a:\n    server: http://h:1\n", // plain scalars
+            "current: \"a\" # mine\nclusters:\n  \"a\":\n    server: \"http://h:1\"\n", // a comment
+            // after a
+            // value
+            "current: \"a\"\nclusters:\n  \"a\": {server: \"http://h:1\"}\n", // flow style
+            "current: \"a\"\nclusters:\n  \"a\":\n    server: \"http://h:1\"\n    user: \"x\"\n", // a field it does not know
+            "current: \"a\\u0062\"\nclusters:\n  \"ab\":\n    server: \"http://h:1\"\n", // an
+            // escape
+            "server: \"http://h:1\"\ntokenFile: \"/t\"\n", // the older one-cluster form
+            "current: \"a\"\nclusters:\n  \"a\":\n      server: \"http://h:1\"\n", // deeper
+            // indentation
+            "current: \"a\"\nclusters:\n  \"a\":\n    server: \"http://h:1\"\n  \"a\":\n    server: \"http://h:2\"\n",
+            "current: \"a\"\r\nclusters:\r\n  \"a\":\r\n    server: \"http://h:1\"\r\n"); // CRLF
     for (var text : layouts) {
       var read = ConfigText.parse(text);
       if (read.isPresent()) {
@@ -62,7 +71,9 @@ class ConfigTextTest {
     }
     assertThat(ConfigText.parse("current: \"a\" # mine\n")).isEmpty();
     assertThat(ConfigText.parse("server: \"http://h:1\"\n")).isEmpty();
-    assertThat(ConfigText.parse("clusters: {}\n")).contains(new ConfigFile(Optional.empty(), Map.of(), Optional.empty(),
-        Optional.empty(), Optional.empty()));
+    assertThat(ConfigText.parse("clusters: {}\n"))
+        .contains(
+            new ConfigFile(
+                Optional.empty(), Map.of(), Optional.empty(), Optional.empty(), Optional.empty()));
   }
 }

@@ -30,17 +30,43 @@ class ResourceClaimDescriberTest {
       var env = new DeterministicEnv(1);
       var api = new ObjectRegistry(store, env);
       // Created Running (a create is no move of its phase; Pending → Running is refused).
-      api.create(new Task(ObjectMeta.named("smoke-test"), new TaskSpec(Optional.of("node-1"),
-          List.of("nvidia-smi"), Map.of(), List.of("single-gpu"), List.of(), "exec", Optional.empty()),
-          new TaskStatus(TaskPhase.Running, "DeviceCheckPassed", "", Optional.of("node-1"),
-              Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), List.of())));
-      var status = new ResourceClaimStatus(Optional.empty(), List.of("smoke-test", "gone-task"), Map.of(), List.of());
-      var claim = new ResourceClaim(ObjectMeta.named("single-gpu").withDeletedAt(Instant.parse("2026-03-01T12:00:00Z")),
-          ResourceClaimSpec.EMPTY, status);
+      api.create(
+          new Task(
+              ObjectMeta.named("smoke-test"),
+              new TaskSpec(
+                  Optional.of("node-1"),
+                  List.of("nvidia-smi"),
+                  Map.of(),
+                  List.of("single-gpu"),
+                  List.of(),
+                  "exec",
+                  Optional.empty()),
+              new TaskStatus(
+                  TaskPhase.Running,
+                  "DeviceCheckPassed",
+                  "",
+                  Optional.of("node-1"),
+                  Optional.empty(),
+                  Optional.empty(),
+                  Optional.empty(),
+                  Optional.empty(),
+                  List.of())));
+      var status =
+          new ResourceClaimStatus(
+              Optional.empty(), List.of("smoke-test", "gone-task"), Map.of(), List.of());
+      var claim =
+          new ResourceClaim(
+              ObjectMeta.named("single-gpu").withDeletedAt(Instant.parse("2026-03-01T12:00:00Z")),
+              ResourceClaimSpec.EMPTY,
+              status);
 
-      var text = Describers.describe(claim, new DescribeContext(api, Instant.parse("2026-03-01T12:00:05Z")));
+      var text =
+          Describers.describe(
+              claim, new DescribeContext(api, Instant.parse("2026-03-01T12:00:05Z")));
 
-      assertThat(text).contains("task/smoke-test").contains("task/gone-task")
+      assertThat(text)
+          .contains("task/smoke-test")
+          .contains("task/gone-task")
           .contains("waits for task/smoke-test (Running on node-1)")
           .contains("waits for task/gone-task (gone)");
     }

@@ -13,6 +13,7 @@ import java.util.Map;
 /**
  * The promises the failover test holds the cluster to, judged over every change of claims, tasks
  * and workloads in the store's revision order (the whole history, read back from etcd):
+ *
  * <ul>
  *   <li>I1: at no revision is one device of a node allocated to two claims;
  *   <li>I4: no task is created while its group already has as many live tasks as the workload's
@@ -59,14 +60,27 @@ final class FailoverJudge {
   private void exclusive(long revision) {
     var holders = new HashMap<String, String>();
     for (var c : claims.values()) {
-      c.status().allocation().ifPresent(a -> a.devices().forEach(d -> {
-        var key = a.node() + "/" + d.device();
-        var other = holders.putIfAbsent(key, c.metadata().name());
-        if (other != null) {
-          violations.add("I1 at revision " + revision + ": " + key + " allocated to claims " + other + " and "
-              + c.metadata().name());
-        }
-      }));
+      c.status()
+          .allocation()
+          .ifPresent(
+              a ->
+                  a.devices()
+                      .forEach(
+                          d -> {
+                            var key = a.node() + "/" + d.device();
+                            var other = holders.putIfAbsent(key, c.metadata().name());
+                            if (other != null) {
+                              violations.add(
+                                  "I1 at revision "
+                                      + revision
+                                      + ": "
+                                      + key
+                                      + " allocated to claims "
+                                      + other
+                                      + " and "
+                                      + c.metadata().name());
+                            }
+                          }));
     }
   }
 
@@ -77,15 +91,31 @@ final class FailoverJudge {
       return;
     }
     var group = labels.getOrDefault(Labels.GROUP, "");
-    int want = workload.spec().groups().stream().filter(g -> g.name().equals(group)).mapToInt(g -> g.replicas()).sum();
-    long live = tasks.values().stream()
-        .filter(t -> group.equals(t.metadata().labels().get(Labels.GROUP)))
-        .filter(t -> workload.metadata().name().equals(t.metadata().labels().get(Labels.WORKLOAD)))
-        .filter(t -> !t.metadata().isDeleting() && !t.status().phase().isFinished())
-        .count();
+    int want =
+        workload.spec().groups().stream()
+            .filter(g -> g.name().equals(group))
+            .mapToInt(g -> g.replicas())
+            .sum();
+    long live =
+        tasks.values().stream()
+            .filter(t -> group.equals(t.metadata().labels().get(Labels.GROUP)))
+            .filter(
+                t -> workload.metadata().name().equals(t.metadata().labels().get(Labels.WORKLOAD)))
+            .filter(t -> !t.metadata().isDeleting() && !t.status().phase().isFinished())
+            .count();
     if (live > want) {
-      violations.add("I4 at revision " + revision + ": creating " + created.metadata().name() + " left " + live
-          + " live tasks in group " + group + " for " + want + " replicas");
+      violations.add(
+          "I4 at revision "
+              + revision
+              + ": creating "
+              + created.metadata().name()
+              + " left "
+              + live
+              + " live tasks in group "
+              + group
+              + " for "
+              + want
+              + " replicas");
     }
   }
 

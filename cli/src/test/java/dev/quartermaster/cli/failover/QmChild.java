@@ -10,7 +10,10 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-/** One {@code qm} command in a child JVM, as an operator starts it, its output in {@code <name>.log}. */
+/**
+ * One {@code qm} command in a child JVM, as an operator starts it, its output in {@code
+ * <name>.log}.
+ */
 final class QmChild implements AutoCloseable {
   private final String name;
   private final Path log;
@@ -26,8 +29,17 @@ final class QmChild implements AutoCloseable {
   static QmChild start(Path dir, String name, String ready, List<String> args) throws Exception {
     var log = dir.resolve(name + ".log");
     var java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    var command = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "-XX:TieredStopAtLevel=1",
-        "-XX:+UseSerialGC", "-Xmx256m", "-cp", System.getProperty("java.class.path"), Main.class.getName()));
+    var command =
+        new ArrayList<>(
+            List.of(
+                java,
+                "--enable-native-access=ALL-UNNAMED",
+                "-XX:TieredStopAtLevel=1",
+                "-XX:+UseSerialGC",
+                "-Xmx256m",
+                "-cp",
+                System.getProperty("java.class.path"),
+                Main.class.getName()));
     command.addAll(args);
     var pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
     pb.environment().put("XDG_CONFIG_HOME", dir.resolve("config").toString());
@@ -56,17 +68,21 @@ final class QmChild implements AutoCloseable {
 
   String tail() {
     var lines = log().lines().toList();
-    return name + ":\n" + String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+    return name
+        + ":\n"
+        + String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
   }
 
   private void await(String text, Duration bound) throws Exception {
     long deadline = System.nanoTime() + bound.toNanos();
     while (!log().contains(text)) {
       if (!process.isAlive()) {
-        throw new AssertionError(name + " exited " + process.exitValue() + " before printing '" + text + "'\n" + tail());
+        throw new AssertionError(
+            name + " exited " + process.exitValue() + " before printing '" + text + "'\n" + tail());
       }
       if (System.nanoTime() > deadline) {
-        throw new AssertionError(name + " did not print '" + text + "' within " + bound + "\n" + tail());
+        throw new AssertionError(
+            name + " did not print '" + text + "' within " + bound + "\n" + tail());
       }
       try {
         process.onExit().get(50, TimeUnit.MILLISECONDS);

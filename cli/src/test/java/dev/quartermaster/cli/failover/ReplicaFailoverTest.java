@@ -8,7 +8,6 @@ import dev.quartermaster.api.client.WatchHandle;
 import dev.quartermaster.api.client.http.HttpApiClient;
 import dev.quartermaster.api.client.http.TrustedCa;
 import dev.quartermaster.api.codec.ObjectCodec;
-import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.cli.WatchedChange;
@@ -28,9 +27,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
@@ -67,56 +66,121 @@ class ReplicaFailoverTest {
       var uris = new ArrayList<URI>();
       for (int i = 0; i < 3; i++) {
         int port = freePort();
-        var server = QmChild.start(dir, "server-" + i, "is running.", List.of("server", "--data", dir.resolve("s" + i).toString(),
-            "--listen", "127.0.0.1:" + port, "--tls", "--store", etcd.storeUri(), "--leader-lease", LEASE.toSeconds() + "s"));
+        var server =
+            QmChild.start(
+                dir,
+                "server-" + i,
+                "is running.",
+                List.of(
+                    "server",
+                    "--data",
+                    dir.resolve("s" + i).toString(),
+                    "--listen",
+                    "127.0.0.1:" + port,
+                    "--tls",
+                    "--store",
+                    etcd.storeUri(),
+                    "--leader-lease",
+                    LEASE.toSeconds() + "s"));
         servers.add(server);
         children.add(server);
         uris.add(URI.create("https://127.0.0.1:" + port));
       }
       var ca = dir.resolve("s0/tls/ca.crt");
       for (int i = 1; i < 3; i++) {
-        assertThat(Files.readString(dir.resolve("s" + i + "/tls/ca.crt"))).as("one CA for every replica").isEqualTo(Files.readString(ca));
-        assertThat(Files.readString(dir.resolve("s" + i + "/admin.token"))).isEqualTo(Files.readString(dir.resolve("s0/admin.token")));
+        assertThat(Files.readString(dir.resolve("s" + i + "/tls/ca.crt")))
+            .as("one CA for every replica")
+            .isEqualTo(Files.readString(ca));
+        assertThat(Files.readString(dir.resolve("s" + i + "/admin.token")))
+            .isEqualTo(Files.readString(dir.resolve("s0/admin.token")));
       }
       var tls = TrustedCa.sslContext(ca);
-      var api = HttpApiClient.of(uris, Files.readString(dir.resolve("s0/admin.token")).strip(), Optional.of(tls));
-      api.create(ObjectCodec.fromJson("""
-          {"kind": "DeviceClass", "metadata": {"name": "gpu"}, "spec": {"class": "gpu"}}""".getBytes(StandardCharsets.UTF_8),
-          Kinds.DEVICE_CLASS));
+      var api =
+          HttpApiClient.of(
+              uris, Files.readString(dir.resolve("s0/admin.token")).strip(), Optional.of(tls));
+      api.create(
+          ObjectCodec.fromJson(
+              """
+          {"kind": "DeviceClass", "metadata": {"name": "gpu"}, "spec": {"class": "gpu"}}"""
+                  .getBytes(StandardCharsets.UTF_8),
+              Kinds.DEVICE_CLASS));
       var servers3 = String.join(",", uris.stream().map(URI::toString).toList());
       for (int n = 1; n <= NODES; n++) {
-        var answer = ObjectCodec.json().readTree(api.exchange("POST", "tokens",
-            Optional.of(("{\"node\": \"n" + n + "\"}").getBytes(StandardCharsets.UTF_8))));
+        var answer =
+            ObjectCodec.json()
+                .readTree(
+                    api.exchange(
+                        "POST",
+                        "tokens",
+                        Optional.of(
+                            ("{\"node\": \"n" + n + "\"}").getBytes(StandardCharsets.UTF_8))));
         var tokenFile = dir.resolve("n" + n + ".token");
         Files.writeString(tokenFile, answer.get("token").asText() + "\n");
-        children.add(QmChild.start(dir, "agent-n" + n, "is running.", List.of("agent", "--server", servers3, "--ca-file",
-            ca.toString(), "--token-file", tokenFile.toString(), "--node", "n" + n, "--state", dir.resolve("n" + n).toString(),
-            "--cdi-dir", dir.resolve("n" + n + "-cdi").toString(), "--simulated-gpus", "" + GPUS)));
+        children.add(
+            QmChild.start(
+                dir,
+                "agent-n" + n,
+                "is running.",
+                List.of(
+                    "agent",
+                    "--server",
+                    servers3,
+                    "--ca-file",
+                    ca.toString(),
+                    "--token-file",
+                    tokenFile.toString(),
+                    "--node",
+                    "n" + n,
+                    "--state",
+                    dir.resolve("n" + n).toString(),
+                    "--cdi-dir",
+                    dir.resolve("n" + n + "-cdi").toString(),
+                    "--simulated-gpus",
+                    "" + GPUS)));
       }
-      await("3 nodes registered", Duration.ofSeconds(60), () -> api.list(Kinds.NODE).items().size() == NODES);
-      api.create(ObjectCodec.fromJson("""
+      await(
+          "3 nodes registered",
+          Duration.ofSeconds(60),
+          () -> api.list(Kinds.NODE).items().size() == NODES);
+      api.create(
+          ObjectCodec.fromJson(
+              """
           {"kind": "Workload", "metadata": {"name": "storm"}, "spec": {"groups": [{"name": "workers", "replicas": 2,
            "template": {"command": ["sleep", "3600"]},
            "claimTemplates": [{"name": "gpu", "spec": {"requests": [{"name": "gpu", "deviceClassName": "gpu", "count": 1}]}}]}]}}
-          """.getBytes(StandardCharsets.UTF_8), Kinds.WORKLOAD));
+          """
+                  .getBytes(StandardCharsets.UTF_8),
+              Kinds.WORKLOAD));
       // 1. kill -9 of the leading server, mid-storm.
       var storm1 = new Storm(api, "storm", 2, 12);
       var stormThread = Thread.ofPlatform().name("storm").start(storm1);
       pause(STORM);
-      int leader = leadingServer(uris, tls).orElseThrow(() -> new AssertionError("no server leads"));
+      int leader =
+          leadingServer(uris, tls).orElseThrow(() -> new AssertionError("no server leads"));
       long killedAt = System.nanoTime();
       servers.get(leader).kill();
       var survivors = IntStream.range(0, 3).filter(i -> i != leader).mapToObj(uris::get).toList();
-      await("another server leads", Duration.ofSeconds(60), () -> leadingServer(survivors, tls).isPresent());
+      await(
+          "another server leads",
+          Duration.ofSeconds(60),
+          () -> leadingServer(survivors, tls).isPresent());
       double toLeader = seconds(System.nanoTime() - killedAt);
       pause(STORM);
       storm1.stop();
       stormThread.join();
       long stoppedAt = System.nanoTime();
-      await("converged after the leading server died", Duration.ofSeconds(120), () -> converged(api, storm1));
-      report.add(String.format("leading server killed: new leader after %.1f s; converged %.1f s after the kill (%.1f s"
-          + " after the storm's last write); longest acknowledged write %.1f s", toLeader, seconds(System.nanoTime() - killedAt),
-          seconds(System.nanoTime() - stoppedAt), storm1.longestWriteSeconds()));
+      await(
+          "converged after the leading server died",
+          Duration.ofSeconds(120),
+          () -> converged(api, storm1));
+      report.add(
+          String.format(
+              "leading server killed: new leader after %.1f s; converged %.1f s after the kill (%.1f s"
+                  + " after the storm's last write); longest acknowledged write %.1f s",
+              toLeader,
+              seconds(System.nanoTime() - killedAt),
+              seconds(System.nanoTime() - stoppedAt),
+              storm1.longestWriteSeconds()));
 
       // 2. kill -9 of an etcd member that does not lead.
       var storm2 = storm1.next(34);
@@ -130,10 +194,18 @@ class ReplicaFailoverTest {
       storm2.stop();
       stormThread.join();
       stoppedAt = System.nanoTime();
-      await("converged with an etcd member down", Duration.ofSeconds(120), () -> converged(api, storm2));
-      report.add(String.format("etcd member m%d (follower) killed: converged %.1f s after the kill (%.1f s after the storm's"
-          + " last write); longest acknowledged write %.1f s", follower, seconds(System.nanoTime() - followerKilledAt),
-          seconds(System.nanoTime() - stoppedAt), storm2.longestWriteSeconds()));
+      await(
+          "converged with an etcd member down",
+          Duration.ofSeconds(120),
+          () -> converged(api, storm2));
+      report.add(
+          String.format(
+              "etcd member m%d (follower) killed: converged %.1f s after the kill (%.1f s after the storm's"
+                  + " last write); longest acknowledged write %.1f s",
+              follower,
+              seconds(System.nanoTime() - followerKilledAt),
+              seconds(System.nanoTime() - stoppedAt),
+              storm2.longestWriteSeconds()));
       etcd.restart(follower);
       etcd.awaitHealthy(Duration.ofSeconds(60));
 
@@ -150,10 +222,19 @@ class ReplicaFailoverTest {
       last.stop();
       stormThread.join();
       stoppedAt = System.nanoTime();
-      await("converged after the etcd leader died", Duration.ofSeconds(120), () -> converged(api, last));
-      report.add(String.format("etcd leader m%d killed: etcd led again after %.1f s; converged %.1f s after the kill (%.1f s"
-          + " after the storm's last write); longest acknowledged write %.1f s", etcdLeader, toEtcdLeader,
-          seconds(System.nanoTime() - etcdKilledAt), seconds(System.nanoTime() - stoppedAt), last.longestWriteSeconds()));
+      await(
+          "converged after the etcd leader died",
+          Duration.ofSeconds(120),
+          () -> converged(api, last));
+      report.add(
+          String.format(
+              "etcd leader m%d killed: etcd led again after %.1f s; converged %.1f s after the kill (%.1f s"
+                  + " after the storm's last write); longest acknowledged write %.1f s",
+              etcdLeader,
+              toEtcdLeader,
+              seconds(System.nanoTime() - etcdKilledAt),
+              seconds(System.nanoTime() - stoppedAt),
+              last.longestWriteSeconds()));
 
       // Acknowledged writes are all there: the last replicas, every claim created and not deleted.
       var workload = api.get(Kinds.WORKLOAD, "storm").orElseThrow();
@@ -170,10 +251,14 @@ class ReplicaFailoverTest {
         // `until`, not when the newest change of any kind has arrived (which once judged tasks
         // against a workload whose scale-up had not been read yet: false I4 violations).
         var caughtUp = List.of(new AtomicLong(-1), new AtomicLong(-1), new AtomicLong(-1));
-        var watches = List.of(WatchedChange.record(history, Kinds.RESOURCE_CLAIM, 0, changes, caughtUp.get(0)),
-            WatchedChange.record(history, Kinds.TASK, 0, changes, caughtUp.get(1)),
-            WatchedChange.record(history, Kinds.WORKLOAD, 0, changes, caughtUp.get(2)));
-        await("the history read back", Duration.ofSeconds(60),
+        var watches =
+            List.of(
+                WatchedChange.record(history, Kinds.RESOURCE_CLAIM, 0, changes, caughtUp.get(0)),
+                WatchedChange.record(history, Kinds.TASK, 0, changes, caughtUp.get(1)),
+                WatchedChange.record(history, Kinds.WORKLOAD, 0, changes, caughtUp.get(2)));
+        await(
+            "the history read back",
+            Duration.ofSeconds(60),
             () -> caughtUp.stream().allMatch(c -> c.get() >= until));
         watches.forEach(WatchHandle::close);
         synchronized (changes) {
@@ -181,10 +266,17 @@ class ReplicaFailoverTest {
           changes.forEach(c -> judge.changed(c.revision(), c.object(), c.deleted()));
         }
       }
-      report.add("judged " + judge.changes() + " changes of claims, tasks and workloads: " + judge.violations().size()
-          + " violations");
-      report.add(last.writes() + " acknowledged writes, " + (storm1.retries().size() + storm2.retries().size()
-          + last.retries().size()) + " retried");
+      report.add(
+          "judged "
+              + judge.changes()
+              + " changes of claims, tasks and workloads: "
+              + judge.violations().size()
+              + " violations");
+      report.add(
+          last.writes()
+              + " acknowledged writes, "
+              + (storm1.retries().size() + storm2.retries().size() + last.retries().size())
+              + " retried");
       System.out.println("failover: " + String.join("; ", report));
       assertThat(judge.violations()).as("I1 and I4 over the whole history").isEmpty();
       assertThat(judge.changes()).isGreaterThan(100);
@@ -207,13 +299,17 @@ class ReplicaFailoverTest {
    * acknowledged stand-alone claim there and allocated; every deleted one gone.
    */
   private static boolean converged(ApiClient api, Storm storm) {
-    var tasks = api.list(Kinds.TASK).items().stream().filter(t -> !t.metadata().isDeleting()).toList();
-    if (tasks.size() != storm.replicas() || !tasks.stream().allMatch(t -> t.status().phase() == TaskPhase.Running)) {
+    var tasks =
+        api.list(Kinds.TASK).items().stream().filter(t -> !t.metadata().isDeleting()).toList();
+    if (tasks.size() != storm.replicas()
+        || !tasks.stream().allMatch(t -> t.status().phase() == TaskPhase.Running)) {
       return false;
     }
     var claims = api.list(Kinds.RESOURCE_CLAIM).items();
     for (var name : storm.liveClaims()) {
-      if (claims.stream().noneMatch(c -> c.metadata().name().equals(name) && c.status().allocation().isPresent())) {
+      if (claims.stream()
+          .noneMatch(
+              c -> c.metadata().name().equals(name) && c.status().allocation().isPresent())) {
         return false;
       }
     }
@@ -222,12 +318,19 @@ class ReplicaFailoverTest {
 
   /** The index of the server whose {@code /metrics} says its controllers lead. */
   private static OptionalInt leadingServer(List<URI> servers, javax.net.ssl.SSLContext tls) {
-    try (var http = HttpClient.newBuilder().sslContext(tls).connectTimeout(Duration.ofSeconds(2)).build()) {
+    try (var http =
+        HttpClient.newBuilder().sslContext(tls).connectTimeout(Duration.ofSeconds(2)).build()) {
       for (int i = 0; i < servers.size(); i++) {
         try {
-          var body = http.send(HttpRequest.newBuilder(servers.get(i).resolve("/metrics")).timeout(Duration.ofSeconds(2)).build(),
-              HttpResponse.BodyHandlers.ofString()).body();
-          if (body.lines().anyMatch(l -> l.startsWith("qm_controllers_leader ") && l.endsWith(" 1.0"))) {
+          var body =
+              http.send(
+                      HttpRequest.newBuilder(servers.get(i).resolve("/metrics"))
+                          .timeout(Duration.ofSeconds(2))
+                          .build(),
+                      HttpResponse.BodyHandlers.ofString())
+                  .body();
+          if (body.lines()
+              .anyMatch(l -> l.startsWith("qm_controllers_leader ") && l.endsWith(" 1.0"))) {
             return OptionalInt.of(i);
           }
         } catch (java.io.IOException e) {

@@ -22,8 +22,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * An operator's load while servers and etcd members die: the workload scaled between 1 and 8
  * replicas and stand-alone one-GPU claims created and deleted (at most 4 live), each through
- * whichever server answers. It remembers every write the cluster acknowledged: only those count.
- * A write whose answer was lost is tried again until the cluster says what became of it.
+ * whichever server answers. It remembers every write the cluster acknowledged: only those count. A
+ * write whose answer was lost is tried again until the cluster says what became of it.
  */
 final class Storm implements Runnable {
   static final int MAX_REPLICAS = 8;
@@ -67,7 +67,8 @@ final class Storm implements Runnable {
       } else if (op == 1 && liveClaims.size() < MAX_CLAIMS) {
         create("standalone-" + nextClaim++);
       } else if (!liveClaims.isEmpty()) {
-        delete(liveClaims.stream().skip(random.nextInt(liveClaims.size())).findFirst().orElseThrow());
+        delete(
+            liveClaims.stream().skip(random.nextInt(liveClaims.size())).findFirst().orElseThrow());
       }
       pace(50 + random.nextInt(250));
     }
@@ -93,7 +94,10 @@ final class Storm implements Runnable {
     return writes;
   }
 
-  /** The longest time from an operation's first try to the cluster's acknowledgement, retries included. */
+  /**
+   * The longest time from an operation's first try to the cluster's acknowledgement, retries
+   * included.
+   */
   synchronized double longestWriteSeconds() {
     return longestWriteNanos / 1e9;
   }
@@ -110,8 +114,15 @@ final class Storm implements Runnable {
         var w = api.get(Kinds.WORKLOAD, workload).orElseThrow();
         var g = w.spec().groups().getFirst();
         if (g.replicas() != to) {
-          var scaled = new WorkerGroup(g.name(), to, g.template(), g.claimTemplates(), g.restartPolicy(),
-              g.volumeClaimTemplates(), g.volumeRetention());
+          var scaled =
+              new WorkerGroup(
+                  g.name(),
+                  to,
+                  g.template(),
+                  g.claimTemplates(),
+                  g.restartPolicy(),
+                  g.volumeClaimTemplates(),
+                  g.volumeRetention());
           api.update(w.withSpec(new WorkloadSpec(List.of(scaled), w.spec().computeDomain())));
         }
         synchronized (this) {
@@ -126,8 +137,12 @@ final class Storm implements Runnable {
   }
 
   private void create(String name) {
-    var claim = new ResourceClaim(ObjectMeta.named(name), new ResourceClaimSpec(
-        List.of(new DeviceRequest("gpu", "gpu", 1, List.of())), Optional.empty()), ResourceClaimStatus.EMPTY);
+    var claim =
+        new ResourceClaim(
+            ObjectMeta.named(name),
+            new ResourceClaimSpec(
+                List.of(new DeviceRequest("gpu", "gpu", 1, List.of())), Optional.empty()),
+            ResourceClaimStatus.EMPTY);
     long started = System.nanoTime();
     while (true) {
       try {

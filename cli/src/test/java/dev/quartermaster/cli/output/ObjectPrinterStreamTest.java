@@ -28,7 +28,9 @@ class ObjectPrinterStreamTest {
   @Test
   void inAStreamThatStartsEmptyLongerNamesArrivingLaterKeepTheColumnsAlignedWithTheHeader() {
     var out = new StringWriter();
-    var printer = new ObjectPrinter<>(Kinds.NODE, OutputFormat.TABLE, Clock.fixed(NOW, ZoneOffset.UTC), new PrintWriter(out));
+    var printer =
+        new ObjectPrinter<>(
+            Kinds.NODE, OutputFormat.TABLE, Clock.fixed(NOW, ZoneOffset.UTC), new PrintWriter(out));
 
     printer.startStream(List.of());
     printer.streamOne(node("a"));
@@ -41,14 +43,18 @@ class ObjectPrinterStreamTest {
     assertThat(second).isGreaterThanOrEqualTo(ObjectPrinter.STREAM_MIN_WIDTH);
     for (var line : lines.subList(1, lines.size())) {
       assertThat(line.charAt(second - 1)).as(line).isEqualTo(' ');
-      assertThat(line.charAt(second)).as("the second column starts under its header: " + line).isNotEqualTo(' ');
+      assertThat(line.charAt(second))
+          .as("the second column starts under its header: " + line)
+          .isNotEqualTo(' ');
     }
   }
 
   @Test
   void aCellWiderThanAnyBeforeWidensItsColumnForTheRowsAfterIt() {
     var out = new StringWriter();
-    var printer = new ObjectPrinter<>(Kinds.NODE, OutputFormat.TABLE, Clock.fixed(NOW, ZoneOffset.UTC), new PrintWriter(out));
+    var printer =
+        new ObjectPrinter<>(
+            Kinds.NODE, OutputFormat.TABLE, Clock.fixed(NOW, ZoneOffset.UTC), new PrintWriter(out));
     var longName = "x".repeat(ObjectPrinter.STREAM_MIN_WIDTH + 6);
 
     printer.startStream(List.of(node("a")));
@@ -57,7 +63,9 @@ class ObjectPrinterStreamTest {
 
     var lines = out.toString().lines().toList();
     assertThat(secondColumn(lines.get(2))).isEqualTo(longName.length() + 3);
-    assertThat(secondColumn(lines.get(3))).as("the row after the wide one lines up with it").isEqualTo(longName.length() + 3);
+    assertThat(secondColumn(lines.get(3)))
+        .as("the row after the wide one lines up with it")
+        .isEqualTo(longName.length() + 3);
   }
 
   /** Where the second cell of a row starts: after the first cell and its padding. */

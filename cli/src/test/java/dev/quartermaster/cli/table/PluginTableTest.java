@@ -1,8 +1,8 @@
 package dev.quartermaster.cli.table;
 
-import dev.quartermaster.api.meta.ObjectMeta;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.node.NodeStatus;
 import dev.quartermaster.api.node.PluginInstance;
@@ -17,18 +17,43 @@ class PluginTableTest {
 
   @Test
   void oneRowPerInstanceAcrossNodesWithTheMessageOfAnUnhealthyOne() {
-    var nodes = List.of(
-        node("node-2", new PluginInstance(HOSTPATH, "unix:///run/qm/csi/hostpath.sock", "0.3.0",
-            Set.of(PluginRole.Node, PluginRole.Controller), false, "Probe: UNAVAILABLE (connection refused)", "node-2")),
-        node("node-1", new PluginInstance(HOSTPATH, "unix:///run/qm/csi/hostpath.sock", "0.3.0",
-            Set.of(PluginRole.Node), true, "", "node-1"),
-            new PluginInstance("nfs.csi.example.com", "unix:///run/qm/csi/nfs.sock", "4.1", Set.of(PluginRole.Controller),
-                true, "", "")),
-        node("node-3"));
+    var nodes =
+        List.of(
+            node(
+                "node-2",
+                new PluginInstance(
+                    HOSTPATH,
+                    "unix:///run/qm/csi/hostpath.sock",
+                    "0.3.0",
+                    Set.of(PluginRole.Node, PluginRole.Controller),
+                    false,
+                    "Probe: UNAVAILABLE (connection refused)",
+                    "node-2")),
+            node(
+                "node-1",
+                new PluginInstance(
+                    HOSTPATH,
+                    "unix:///run/qm/csi/hostpath.sock",
+                    "0.3.0",
+                    Set.of(PluginRole.Node),
+                    true,
+                    "",
+                    "node-1"),
+                new PluginInstance(
+                    "nfs.csi.example.com",
+                    "unix:///run/qm/csi/nfs.sock",
+                    "4.1",
+                    Set.of(PluginRole.Controller),
+                    true,
+                    "",
+                    "")),
+            node("node-3"));
 
     var text = PluginTable.of(nodes, false).render();
 
-    assertThat(text).isEqualTo("""
+    assertThat(text)
+        .isEqualTo(
+            """
         NAME                             NODE     ROLES             VERSION   HEALTHY   ENDPOINT
         hostpath.csi.quartermaster.dev   node-1   Node              0.3.0     yes       unix:///run/qm/csi/hostpath.sock
         hostpath.csi.quartermaster.dev   node-2   Controller,Node   0.3.0     no        Probe: UNAVAILABLE (connection refused)
@@ -39,6 +64,9 @@ class PluginTableTest {
   }
 
   private static Node node(String name, PluginInstance... plugins) {
-    return new Node(ObjectMeta.named(name).withUid("uid-" + name), null, new NodeStatus(List.of(), Optional.empty(), "", "", List.of(), List.of(plugins)));
+    return new Node(
+        ObjectMeta.named(name).withUid("uid-" + name),
+        null,
+        new NodeStatus(List.of(), Optional.empty(), "", "", List.of(), List.of(plugins)));
   }
 }

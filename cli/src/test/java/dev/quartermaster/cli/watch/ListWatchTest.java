@@ -1,6 +1,5 @@
 package dev.quartermaster.cli.watch;
 
-import dev.quartermaster.api.client.Write;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quartermaster.api.client.ApiClient;
@@ -11,6 +10,7 @@ import dev.quartermaster.api.client.WatchEvent;
 import dev.quartermaster.api.client.WatchHandle;
 import dev.quartermaster.api.client.WatchHandler;
 import dev.quartermaster.api.client.WatchScope;
+import dev.quartermaster.api.client.Write;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.api.meta.Kinds;
@@ -24,8 +24,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.BiConsumer;
-import org.junit.jupiter.api.Test;
 import org.assertj.core.api.Assertions;
+import org.junit.jupiter.api.Test;
 
 /**
  * The list-then-watch loop, against a scripted client whose watches deliver their callbacks before
@@ -47,7 +47,11 @@ class ListWatchTest {
 
     @Override
     public void listed(List<Node> objects) {
-      seen.add("listed " + objects.stream().map(n -> n.metadata().name() + "@" + n.metadata().revision()).toList());
+      seen.add(
+          "listed "
+              + objects.stream()
+                  .map(n -> n.metadata().name() + "@" + n.metadata().revision())
+                  .toList());
     }
 
     @Override
@@ -71,14 +75,16 @@ class ListWatchTest {
     @SuppressWarnings("unchecked")
     public <T extends ApiObject> ObjectList<T> list(Kind<T> kind, LabelSelector selector) {
       var list = lists.removeFirst();
-      return (ObjectList<T>) new ObjectList<>(list.items().stream().filter(n -> selector.matches(n.metadata().labels())).toList(),
-          list.revision());
+      return (ObjectList<T>)
+          new ObjectList<>(
+              list.items().stream().filter(n -> selector.matches(n.metadata().labels())).toList(),
+              list.revision());
     }
 
     @Override
     @SuppressWarnings("unchecked")
-    public <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchScope scope,
-      WatchHandler<T> handler) {
+    public <T extends ApiObject> WatchHandle watch(
+        Kind<T> kind, long afterRevision, WatchScope scope, WatchHandler<T> handler) {
       watchedFrom.add(afterRevision);
       watches.removeFirst().accept(afterRevision, (WatchHandler<Node>) handler);
       return () -> {};
@@ -121,17 +127,19 @@ class ListWatchTest {
     var sink = new RecordingSink();
     client.lists.add(new ObjectList<>(List.of(node("a", 1)), 1));
     var watch = new ListWatch<>(client, Kinds.NODE, LabelSelector.ALL, n -> true);
-    client.watches.add((from, h) -> {
-      h.onEvent(new WatchEvent<>(WatchEvent.Type.ADDED, node("b", 2)));
-      h.onEvent(new WatchEvent<>(WatchEvent.Type.MODIFIED, node("a", 3)));
-      h.onEvent(new WatchEvent<>(WatchEvent.Type.DELETED, node("b", 4)));
-      watch.stop();
-    });
+    client.watches.add(
+        (from, h) -> {
+          h.onEvent(new WatchEvent<>(WatchEvent.Type.ADDED, node("b", 2)));
+          h.onEvent(new WatchEvent<>(WatchEvent.Type.MODIFIED, node("a", 3)));
+          h.onEvent(new WatchEvent<>(WatchEvent.Type.DELETED, node("b", 4)));
+          watch.stop();
+        });
 
     watch.run(sink);
 
     assertThat(client.watchedFrom).containsExactly(1L);
-    assertThat(sink.seen).containsExactly("listed [a@1]", "ADDED b@2", "MODIFIED a@3", "DELETED b@4");
+    assertThat(sink.seen)
+        .containsExactly("listed [a@1]", "ADDED b@2", "MODIFIED a@3", "DELETED b@4");
   }
 
   @Test
@@ -143,29 +151,38 @@ class ListWatchTest {
     client.lists.add(new ObjectList<>(List.of(node("a", 4), node("c", 5)), 9));
     var watch = new ListWatch<>(client, Kinds.NODE, LabelSelector.ALL, n -> true);
     client.watches.add((from, h) -> h.onGone(8));
-    client.watches.add((from, h) -> {
-      h.onEvent(new WatchEvent<>(WatchEvent.Type.MODIFIED, node("c", 10)));
-      watch.stop();
-    });
+    client.watches.add(
+        (from, h) -> {
+          h.onEvent(new WatchEvent<>(WatchEvent.Type.MODIFIED, node("c", 10)));
+          watch.stop();
+        });
 
     watch.run(sink);
 
     assertThat(client.watchedFrom).containsExactly(2L, 9L);
-    assertThat(sink.seen).containsExactly(
-        "listed [a@1, b@2]", "relisted", "MODIFIED a@4", "ADDED c@5", "DELETED b@2", "MODIFIED c@10");
+    assertThat(sink.seen)
+        .containsExactly(
+            "listed [a@1, b@2]",
+            "relisted",
+            "MODIFIED a@4",
+            "ADDED c@5",
+            "DELETED b@2",
+            "MODIFIED c@10");
   }
 
   @Test
   void anObjectThatStopsMatchingTheSelectorLeavesAsDeleted() throws InterruptedException {
     var client = new ScriptedClient();
     var sink = new RecordingSink();
-    client.lists.add(new ObjectList<>(List.of(node("a", 1, Map.of("gpu", "a100")), node("b", 1)), 1));
+    client.lists.add(
+        new ObjectList<>(List.of(node("a", 1, Map.of("gpu", "a100")), node("b", 1)), 1));
     var watch = new ListWatch<>(client, Kinds.NODE, LabelSelector.parse("gpu=a100"), n -> true);
-    client.watches.add((from, h) -> {
-      h.onEvent(new WatchEvent<>(WatchEvent.Type.MODIFIED, node("b", 2)));
-      h.onEvent(new WatchEvent<>(WatchEvent.Type.MODIFIED, node("a", 3)));
-      watch.stop();
-    });
+    client.watches.add(
+        (from, h) -> {
+          h.onEvent(new WatchEvent<>(WatchEvent.Type.MODIFIED, node("b", 2)));
+          h.onEvent(new WatchEvent<>(WatchEvent.Type.MODIFIED, node("a", 3)));
+          watch.stop();
+        });
 
     watch.run(sink);
 

@@ -52,7 +52,12 @@ final class AllocationWrite {
   private final AtomicLong allocations = new AtomicLong();
   private final AtomicLong conflicts = new AtomicLong();
 
-  AllocationWrite(Env env, ApiClient api, Informers informers, DeviceIndex index, LegacyAdoption adoption,
+  AllocationWrite(
+      Env env,
+      ApiClient api,
+      Informers informers,
+      DeviceIndex index,
+      LegacyAdoption adoption,
       EventRecorder events) {
     this.env = env;
     this.api = api;
@@ -77,25 +82,33 @@ final class AllocationWrite {
    * The write protocol (see {@code package-info}): read the claims, the node and its record live;
    * record the devices for the claims (compare-and-set on the record) unless a reservation being
    * resumed already holds them; only then write each claim's allocation (compare-and-set on the
-   * claim; the store also checks it against the record), and pin the task to the node (compare-and-set
-   * on the task) in the same transaction, so the scheduler finds it pinned and schedules it at once.
-   * Returns the plan it carried out, or why it wrote nothing.
+   * claim; the store also checks it against the record), and pin the task to the node
+   * (compare-and-set on the task) in the same transaction, so the scheduler finds it pinned and
+   * schedules it at once. Returns the plan it carried out, or why it wrote nothing.
    */
   WritePlan commit(List<ResourceClaim> pending, Placement.Placed placed, Optional<Task> unpinned) {
     var live = new ArrayList<ResourceClaim>();
     for (var c : pending) {
-      var l = api.get(Kinds.RESOURCE_CLAIM, c.metadata().name())
-          .filter(x -> x.metadata().uid().equals(c.metadata().uid()) && !x.metadata().isDeleting()
-              && x.status().allocation().isEmpty());
+      var l =
+          api.get(Kinds.RESOURCE_CLAIM, c.metadata().name())
+              .filter(
+                  x ->
+                      x.metadata().uid().equals(c.metadata().uid())
+                          && !x.metadata().isDeleting()
+                          && x.status().allocation().isEmpty());
       if (l.isEmpty()) {
-        return new WritePlan.Stale("claim " + c.metadata().name() + " changed"); // the cache will show how
+        return new WritePlan.Stale(
+            "claim " + c.metadata().name() + " changed"); // the cache will show how
       }
       live.add(l.get());
     }
-    var node = api.get(Kinds.NODE, placed.node())
-        .orElseThrow(() -> new ApiException(Reason.NotFound, "node " + placed.node() + " is gone"));
+    var node =
+        api.get(Kinds.NODE, placed.node())
+            .orElseThrow(
+                () -> new ApiException(Reason.NotFound, "node " + placed.node() + " is gone"));
     var record = api.get(Kinds.NODE_ALLOCATION, placed.node());
-    var unadopted = adoption.isDone(placed.node()) ? Set.<String>of() : namedByAllocatedClaims(placed.node());
+    var unadopted =
+        adoption.isDone(placed.node()) ? Set.<String>of() : namedByAllocatedClaims(placed.node());
     var plan = plan(live, node, record, placed, unpinned, unadopted, env.now());
     switch (plan) {
       case WritePlan.Taken t -> conflicts.incrementAndGet();
@@ -103,7 +116,9 @@ final class AllocationWrite {
         var written = commits.commit(c.writes());
         c.scheduled().ifPresent(t -> events.normal(t, "Scheduled", Scheduling.scheduledEvent(t)));
         if (c.recordsNew()) {
-          index.wrote((NodeAllocation) written.getFirst(), Optional.of(node),
+          index.wrote(
+              (NodeAllocation) written.getFirst(),
+              Optional.of(node),
               informers.slices().cache().byIndex(Informers.BY_NODE, placed.node()));
         }
         allocations.addAndGet(live.size());
@@ -121,8 +136,14 @@ final class AllocationWrite {
    *
    * @param unpinned the live task to pin to the node, if it is not pinned yet
    */
-  static WritePlan plan(List<ResourceClaim> live, Node node, Optional<NodeAllocation> record, Placement.Placed placed,
-      Optional<Task> unpinned, Set<String> unadopted, Instant now) {
+  static WritePlan plan(
+      List<ResourceClaim> live,
+      Node node,
+      Optional<NodeAllocation> record,
+      Placement.Placed placed,
+      Optional<Task> unpinned,
+      Set<String> unadopted,
+      Instant now) {
     if (!NodeReadiness.isSchedulable(node)) {
       return new WritePlan.Stale("node " + placed.node() + " takes no allocations now");
     }
@@ -148,23 +169,38 @@ final class AllocationWrite {
     // transaction leaves it. Nothing new to record (resuming): only the claims are written.
     var writes = new ArrayList<Write>();
     if (!add.isEmpty()) {
-      writes.add(record.isPresent() ? new Write.Update(record.get().withSpec(held.with(add)))
-          : new Write.Create(new NodeAllocation(ObjectMeta.named(placed.node()), held.with(add), null)));
+      writes.add(
+          record.isPresent()
+              ? new Write.Update(record.get().withSpec(held.with(add)))
+              : new Write.Create(
+                  new NodeAllocation(ObjectMeta.named(placed.node()), held.with(add), null)));
     }
     // Claims that are all of a task's make the decision whole: the task is pinned, its claims
     // reserved for it and it is Scheduled in this same transaction (Scheduling), and the scheduler
     // finds nothing left to do: one transaction and two writes fewer per task.
     var pinned = unpinned.map(t -> t.withSpec(t.spec().withNode(Optional.of(placed.node()))));
-    var scheduled = pinned.filter(t -> wholeDecision(t, live)).map(t -> Scheduling.scheduled(t, placed.node()));
+    var scheduled =
+        pinned.filter(t -> wholeDecision(t, live)).map(t -> Scheduling.scheduled(t, placed.node()));
     for (var c : live) {
       var devices = placed.devices().get(c.metadata().name());
-      var condition = Conditions.of(ClaimConditions.ALLOCATED, true, "Allocated",
-          devices.size() + " device(s) on node " + placed.node() + ": "
-              + String.join(",", devices.stream().map(AllocatedDevice::device).toList()));
+      var condition =
+          Conditions.of(
+              ClaimConditions.ALLOCATED,
+              true,
+              "Allocated",
+              devices.size()
+                  + " device(s) on node "
+                  + placed.node()
+                  + ": "
+                  + String.join(",", devices.stream().map(AllocatedDevice::device).toList()));
       var s = c.status();
-      var allocated = c.withStatus(new ResourceClaimStatus(
-          Optional.of(new Allocation(placed.node(), devices)), s.reservedFor(), s.prepare(),
-          Conditions.set(s.conditions(), condition, now)));
+      var allocated =
+          c.withStatus(
+              new ResourceClaimStatus(
+                  Optional.of(new Allocation(placed.node(), devices)),
+                  s.reservedFor(),
+                  s.prepare(),
+                  Conditions.set(s.conditions(), condition, now)));
       var reserved = scheduled.flatMap(t -> Scheduling.reserved(allocated, t.metadata().name()));
       writes.add(new Write.UpdateStatus(reserved.orElse(allocated)));
     }
@@ -178,14 +214,18 @@ final class AllocationWrite {
 
   /**
    * Whether allocating {@code claims} (read live) decides all of task {@code t}: they are every
-   * claim it names, each its own or stand-alone, and it is a live task still Pending. Otherwise
-   * the scheduler schedules it once every claim is allocated.
+   * claim it names, each its own or stand-alone, and it is a live task still Pending. Otherwise the
+   * scheduler schedules it once every claim is allocated.
    */
   private static boolean wholeDecision(Task t, List<ResourceClaim> claims) {
     var names = claims.stream().map(c -> c.metadata().name()).collect(Collectors.toSet());
-    return t.status().phase() == TaskPhase.Pending && !t.metadata().isDeleting()
+    return t.status().phase() == TaskPhase.Pending
+        && !t.metadata().isDeleting()
         && names.equals(new HashSet<>(t.spec().claims()))
-        && claims.stream().allMatch(c -> c.metadata().owner().map(o -> o.uid().equals(t.metadata().uid())).orElse(true));
+        && claims.stream()
+            .allMatch(
+                c ->
+                    c.metadata().owner().map(o -> o.uid().equals(t.metadata().uid())).orElse(true));
   }
 
   /** Devices of {@code node} that claims in our cache are allocated. */

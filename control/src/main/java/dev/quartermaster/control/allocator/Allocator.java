@@ -4,11 +4,11 @@ import dev.quartermaster.api.claim.ClaimConditions;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.claim.ResourceClaimStatus;
 import dev.quartermaster.api.client.ApiClient;
-import dev.quartermaster.api.event.EventRecorder;
 import dev.quartermaster.api.device.DeviceClass;
 import dev.quartermaster.api.domain.ComputeDomainSpec;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.event.EventRecorder;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.workload.Task;
@@ -45,7 +45,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class Allocator {
   /** The claim condition the allocator owns. */
-
   private static final Logger LOG = LoggerFactory.getLogger(Allocator.class);
 
   private final Env env;
@@ -56,8 +55,10 @@ public final class Allocator {
   private final ControlLoop loop;
   private final Waiters waiters;
   private final LegacyAdoption adoption;
+
   /** Lost compare-and-set races of the decisions (the writes count their own). */
   private final AtomicLong conflicts = new AtomicLong();
+
   private final AllocationWrite write;
 
   private final EventRecorder events;
@@ -114,7 +115,10 @@ public final class Allocator {
     if (node.isEmpty()) {
       return;
     }
-    index.refresh(node, informers.nodes().cache().get(node), informers.nodeAllocations().cache().get(node),
+    index.refresh(
+        node,
+        informers.nodes().cache().get(node),
+        informers.nodeAllocations().cache().get(node),
         informers.slices().cache().byIndex(Informers.BY_NODE, node));
     enqueue(AllocatorKey.node(node));
     event.ifPresent(waiters::happened);
@@ -125,7 +129,10 @@ public final class Allocator {
     commits.recordDeleted(node);
   }
 
-  /** A change the index does not see (a device class, a compute domain): keys waiting for it are queued. */
+  /**
+   * A change the index does not see (a device class, a compute domain): keys waiting for it are
+   * queued.
+   */
   void happened(WakeEvent event) {
     waiters.happened(event);
   }
@@ -157,14 +164,19 @@ public final class Allocator {
   private Result reconcileTask(ForTask key, Waiters.Ticket ticket) {
     var name = key.name();
     var task = informers.tasks().cache().get(name);
-    if (task.isEmpty() || task.get().metadata().isDeleting() || task.get().status().phase().isFinished()) {
+    if (task.isEmpty()
+        || task.get().metadata().isDeleting()
+        || task.get().status().phase().isFinished()) {
       return Result.done();
     }
     var t = task.get();
     var claims = new ArrayList<ResourceClaim>();
     for (var claimName : t.spec().claims()) {
       var c = informers.claims().cache().get(claimName);
-      boolean mine = c.flatMap(x -> x.metadata().owner()).map(o -> o.uid().equals(t.metadata().uid())).orElse(true);
+      boolean mine =
+          c.flatMap(x -> x.metadata().owner())
+              .map(o -> o.uid().equals(t.metadata().uid()))
+              .orElse(true);
       if (c.isEmpty() || !mine || c.get().metadata().isDeleting()) {
         return Result.done(); // the claim's add (or the stale one's delete) brings us back
       }
@@ -183,17 +195,27 @@ public final class Allocator {
     claims.forEach(c -> c.status().allocation().ifPresent(a -> nodes.add(a.node())));
     pin.ifPresent(nodes::add);
     if (nodes.size() > 1) {
-      LOG.warn("task {} has claims on, or is pinned to, several nodes {}: cannot allocate the rest", name, nodes);
+      LOG.warn(
+          "task {} has claims on, or is pinned to, several nodes {}: cannot allocate the rest",
+          name,
+          nodes);
       return Result.done();
     }
     // Not pinned yet: pinned to the node of its claims in the same transaction that allocates them.
-    return allocate(key, ticket, claims, nodes.stream().findFirst(), live.filter(x -> x.spec().node().isEmpty()));
+    return allocate(
+        key,
+        ticket,
+        claims,
+        nodes.stream().findFirst(),
+        live.filter(x -> x.spec().node().isEmpty()));
   }
 
   private Result reconcileClaim(ForClaim key, Waiters.Ticket ticket) {
     var name = key.name();
     var c = informers.claims().cache().get(name);
-    if (c.isEmpty() || c.get().metadata().isDeleting() || c.get().status().allocation().isPresent()) {
+    if (c.isEmpty()
+        || c.get().metadata().isDeleting()
+        || c.get().status().allocation().isPresent()) {
       return Result.done(); // nothing to place; agents' prepare-state writes land here often
     }
     // A stand-alone claim that a live task names is placed with that task's other claims and on
@@ -207,11 +229,16 @@ public final class Allocator {
     if (!informers.tasks().hasSynced()) {
       return Result.requeue();
     }
-    var named = informers.tasks().syncedRevision() >= c.get().metadata().revision()
-        ? informers.tasks().cache().byIndex(Informers.BY_CLAIM, name)
-        : api.list(Kinds.TASK).items().stream().filter(t -> t.spec().claims().contains(name)).toList();
-    var users = named.stream()
-        .filter(t -> !t.metadata().isDeleting() && !t.status().phase().isFinished()).toList();
+    var named =
+        informers.tasks().syncedRevision() >= c.get().metadata().revision()
+            ? informers.tasks().cache().byIndex(Informers.BY_CLAIM, name)
+            : api.list(Kinds.TASK).items().stream()
+                .filter(t -> t.spec().claims().contains(name))
+                .toList();
+    var users =
+        named.stream()
+            .filter(t -> !t.metadata().isDeleting() && !t.status().phase().isFinished())
+            .toList();
     if (!users.isEmpty()) {
       users.forEach(t -> enqueue(AllocatorKey.task(t.metadata().name())));
       return Result.done();
@@ -219,8 +246,14 @@ public final class Allocator {
     return allocate(key, ticket, List.of(c.get()), Optional.empty(), Optional.empty());
   }
 
-  /** @param unpinned the live task to pin to the node its claims get, if it is not pinned */
-  private Result allocate(AllocatorKey key, Waiters.Ticket ticket, List<ResourceClaim> claims, Optional<String> node,
+  /**
+   * @param unpinned the live task to pin to the node its claims get, if it is not pinned
+   */
+  private Result allocate(
+      AllocatorKey key,
+      Waiters.Ticket ticket,
+      List<ResourceClaim> claims,
+      Optional<String> node,
       Optional<Task> unpinned) {
     var pending = claims.stream().filter(c -> c.status().allocation().isEmpty()).toList();
     if (pending.isEmpty()) {
@@ -231,30 +264,62 @@ public final class Allocator {
       if (domain.isPresent()) {
         var found = informers.computeDomains().cache().get(domain.get());
         if (found.isEmpty()) {
-          return block(key, ticket, pending, NoPlacement.COMPUTE_DOMAIN_NOT_FOUND, "compute domain " + domain.get()
-              + " does not exist; create it (kind ComputeDomain) or fix spec.computeDomain of claim " + c.metadata().name());
+          return block(
+              key,
+              ticket,
+              pending,
+              NoPlacement.COMPUTE_DOMAIN_NOT_FOUND,
+              "compute domain "
+                  + domain.get()
+                  + " does not exist; create it (kind ComputeDomain) or fix spec.computeDomain of claim "
+                  + c.metadata().name());
         }
         if (found.get().metadata().isDeleting()) {
-          return block(key, ticket, pending, NoPlacement.COMPUTE_DOMAIN_DELETING, "compute domain " + domain.get()
-              + " is being deleted; no new claims join it");
+          return block(
+              key,
+              ticket,
+              pending,
+              NoPlacement.COMPUTE_DOMAIN_DELETING,
+              "compute domain " + domain.get() + " is being deleted; no new claims join it");
         }
       }
     }
     var classes = new HashMap<String, DeviceClass>();
     informers.deviceClasses().cache().list().forEach(c -> classes.put(c.metadata().name(), c));
     for (var c : pending) {
-      // The API refuses a request for class "channel" without a domain; this catches any other class
+      // The API refuses a request for class "channel" without a domain; this catches any other
+      // class
       // that selects channel devices, which would hand out channels no domain daemon serves.
-      var channels = c.spec().computeDomain().isPresent() ? Optional.<String>empty() : c.spec().requests().stream()
-          .filter(r -> Optional.ofNullable(classes.get(r.deviceClassName()))
-              .filter(cls -> cls.spec().deviceClass().equals(ComputeDomainSpec.CHANNEL_DEVICE_CLASS)).isPresent())
-          .map(r -> r.name() + " (device class " + r.deviceClassName() + ")").findFirst();
+      var channels =
+          c.spec().computeDomain().isPresent()
+              ? Optional.<String>empty()
+              : c.spec().requests().stream()
+                  .filter(
+                      r ->
+                          Optional.ofNullable(classes.get(r.deviceClassName()))
+                              .filter(
+                                  cls ->
+                                      cls.spec()
+                                          .deviceClass()
+                                          .equals(ComputeDomainSpec.CHANNEL_DEVICE_CLASS))
+                              .isPresent())
+                  .map(r -> r.name() + " (device class " + r.deviceClassName() + ")")
+                  .findFirst();
       if (channels.isPresent()) {
-        return block(key, ticket, pending, NoPlacement.CHANNELS_NEED_COMPUTE_DOMAIN, "claim " + c.metadata().name()
-            + " request " + channels.get() + " asks for IMEX channels, which need a compute domain: set spec.computeDomain");
+        return block(
+            key,
+            ticket,
+            pending,
+            NoPlacement.CHANNELS_NEED_COMPUTE_DOMAIN,
+            "claim "
+                + c.metadata().name()
+                + " request "
+                + channels.get()
+                + " asks for IMEX channels, which need a compute domain: set spec.computeDomain");
       }
     }
-    var needs = pending.stream().map(c -> new ClaimNeed(c.metadata().name(), c.spec().requests())).toList();
+    var needs =
+        pending.stream().map(c -> new ClaimNeed(c.metadata().name(), c.spec().requests())).toList();
 
     var resumed = resume(pending, needs, node, classes);
     if (resumed.isPresent()) {
@@ -274,18 +339,24 @@ public final class Allocator {
         waiters.park(key, ticket, Waiters.Wait.forCommit(busy.node()));
         yield Result.done();
       }
-      case Placement.NoSuchDeviceClass p -> block(key, ticket, pending, NoPlacement.NO_SUCH_DEVICE_CLASS, p.message());
-      case Placement.Unsatisfiable p -> block(key, ticket, pending, NoPlacement.UNSATISFIABLE, p.message());
-      case Placement.Waiting p -> block(key, ticket, pending, NoPlacement.WAITING_FOR_DEVICES, p.message());
+      case Placement.NoSuchDeviceClass p ->
+          block(key, ticket, pending, NoPlacement.NO_SUCH_DEVICE_CLASS, p.message());
+      case Placement.Unsatisfiable p ->
+          block(key, ticket, pending, NoPlacement.UNSATISFIABLE, p.message());
+      case Placement.Waiting p ->
+          block(key, ticket, pending, NoPlacement.WAITING_FOR_DEVICES, p.message());
     };
   }
 
   /**
-   * If an earlier attempt (ours or another allocator's) reserved devices for every pending claim
-   * on one ready node, finish that allocation instead of starting another.
+   * If an earlier attempt (ours or another allocator's) reserved devices for every pending claim on
+   * one ready node, finish that allocation instead of starting another.
    */
   private Optional<Placement.Placed> resume(
-      List<ResourceClaim> pending, List<ClaimNeed> needs, Optional<String> node, Map<String, DeviceClass> classes) {
+      List<ResourceClaim> pending,
+      List<ClaimNeed> needs,
+      Optional<String> node,
+      Map<String, DeviceClass> classes) {
     Map<String, Map<String, Set<String>>> byClaim = new HashMap<>();
     Set<String> common = null;
     for (var c : pending) {
@@ -294,8 +365,13 @@ public final class Allocator {
       common = common == null ? new HashSet<>(r.keySet()) : common;
       common.retainAll(r.keySet());
     }
-    if (common == null || common.isEmpty() || needs.stream().anyMatch(n -> n.requests().stream()
-        .anyMatch(r -> !classes.containsKey(r.deviceClassName())))) {
+    if (common == null
+        || common.isEmpty()
+        || needs.stream()
+            .anyMatch(
+                n ->
+                    n.requests().stream()
+                        .anyMatch(r -> !classes.containsKey(r.deviceClassName())))) {
       return Optional.empty();
     }
     for (var n : common.stream().sorted().toList()) {
@@ -313,7 +389,11 @@ public final class Allocator {
   }
 
   /** Writes a decision (steps 2 and 3 of the protocol), or says why not. */
-  private Result commit(AllocatorKey key, Waiters.Ticket ticket, List<ResourceClaim> pending, Placement.Placed placed,
+  private Result commit(
+      AllocatorKey key,
+      Waiters.Ticket ticket,
+      List<ResourceClaim> pending,
+      Placement.Placed placed,
       Optional<Task> unpinned) {
     return switch (write.commit(pending, placed, unpinned)) {
       case WritePlan.Commit c -> Result.done();
@@ -327,7 +407,10 @@ public final class Allocator {
     };
   }
 
-  /** A node's record: adopts its claims from before records on its first run, then cleans out garbage. */
+  /**
+   * A node's record: adopts its claims from before records on its first run, then cleans out
+   * garbage.
+   */
   private Result keepRecord(String node) {
     if (!adoption.isDone(node)) {
       if (!adoption.run(node)) {
@@ -338,8 +421,15 @@ public final class Allocator {
     return new RecordCleaner(api, informers, node).run();
   }
 
-  /** Says on each pending claim why it got no devices, and parks the key until something could change that. */
-  private Result block(AllocatorKey key, Waiters.Ticket ticket, List<ResourceClaim> pending, NoPlacement why,
+  /**
+   * Says on each pending claim why it got no devices, and parks the key until something could
+   * change that.
+   */
+  private Result block(
+      AllocatorKey key,
+      Waiters.Ticket ticket,
+      List<ResourceClaim> pending,
+      NoPlacement why,
       String message) {
     boolean namesDomain = pending.stream().anyMatch(c -> c.spec().computeDomain().isPresent());
     waiters.park(key, ticket, why.waitFor(namesDomain));
@@ -348,8 +438,13 @@ public final class Allocator {
     for (var c : pending) {
       if (!Conditions.has(c.status().conditions(), condition)) {
         var s = c.status();
-        api.updateStatus(c.withStatus(new ResourceClaimStatus(s.allocation(), s.reservedFor(), s.prepare(),
-            Conditions.set(s.conditions(), condition, env.now()))));
+        api.updateStatus(
+            c.withStatus(
+                new ResourceClaimStatus(
+                    s.allocation(),
+                    s.reservedFor(),
+                    s.prepare(),
+                    Conditions.set(s.conditions(), condition, env.now()))));
         events.warning(c, reason, message);
       }
     }
@@ -358,8 +453,12 @@ public final class Allocator {
 
   /** Whether claim {@code c}'s allocation holds {@code device} on {@code node}. */
   static boolean holds(ResourceClaim c, String node, String device) {
-    return c.status().allocation()
-        .filter(a -> a.node().equals(node) && a.devices().stream().anyMatch(d -> d.device().equals(device)))
+    return c.status()
+        .allocation()
+        .filter(
+            a ->
+                a.node().equals(node)
+                    && a.devices().stream().anyMatch(d -> d.device().equals(device)))
         .isPresent();
   }
 

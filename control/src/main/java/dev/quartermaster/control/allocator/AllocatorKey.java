@@ -4,15 +4,17 @@ import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.meta.Kinds;
 
 /**
- * What the allocator's queue holds: a task whose claims to place together, a claim no task owns,
- * or a node whose allocation record to keep true. The queue itself holds strings ({@link
- * #queueKey}); everything else speaks of these.
+ * What the allocator's queue holds: a task whose claims to place together, a claim no task owns, or
+ * a node whose allocation record to keep true. The queue itself holds strings ({@link #queueKey});
+ * everything else speaks of these.
  */
 public sealed interface AllocatorKey {
   /** The object's name. */
   String name();
 
-  /** The string the queue holds: {@code task/<name>}, {@code claim/<name>} or {@code node/<name>}. */
+  /**
+   * The string the queue holds: {@code task/<name>}, {@code claim/<name>} or {@code node/<name>}.
+   */
   String queueKey();
 
   /** A task: its claims are placed together, on one node. */
@@ -31,7 +33,10 @@ public sealed interface AllocatorKey {
     }
   }
 
-  /** A node: its allocation record is cleaned of garbage (and, once, adopts claims from before records). */
+  /**
+   * A node: its allocation record is cleaned of garbage (and, once, adopts claims from before
+   * records).
+   */
   record ForNode(String name) implements AllocatorKey {
     @Override
     public String queueKey() {
@@ -53,8 +58,11 @@ public sealed interface AllocatorKey {
 
   /** The key a change to {@code c} concerns: its owning task's, or its own. */
   static AllocatorKey of(ResourceClaim c) {
-    return c.metadata().owner().filter(o -> o.kind().equals(Kinds.TASK.name()))
-        .<AllocatorKey>map(o -> new ForTask(o.name())).orElseGet(() -> new ForClaim(c.metadata().name()));
+    return c.metadata()
+        .owner()
+        .filter(o -> o.kind().equals(Kinds.TASK.name()))
+        .<AllocatorKey>map(o -> new ForTask(o.name()))
+        .orElseGet(() -> new ForClaim(c.metadata().name()));
   }
 
   /** The key {@code queueKey} stands for. */

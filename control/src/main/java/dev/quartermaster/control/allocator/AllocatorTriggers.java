@@ -16,8 +16,8 @@ import java.util.Optional;
  * What the allocator hears from its informers. A node, its allocation record or device slice is
  * indexed again, and told to the waiting room ({@link Waiters}) as the {@link WakeEvent} it is when
  * it could change where claims fit; a device class or compute domain is told; a claim or task
- * queues its own key (a placed claim's stray reservations and a deleted claim's entries are
- * garbage for the node's cleaner, whose key is queued).
+ * queues its own key (a placed claim's stray reservations and a deleted claim's entries are garbage
+ * for the node's cleaner, whose key is queued).
  */
 final class AllocatorTriggers {
   private AllocatorTriggers() {}
@@ -28,7 +28,8 @@ final class AllocatorTriggers {
    * the scheduler's reservations, which make up most of a claim's writes.
    */
   static boolean allocatorReads(ResourceClaim o, ResourceClaim c) {
-    return !o.spec().equals(c.spec()) || !o.metadata().owner().equals(c.metadata().owner())
+    return !o.spec().equals(c.spec())
+        || !o.metadata().owner().equals(c.metadata().owner())
         || o.metadata().isDeleting() != c.metadata().isDeleting()
         || !o.status().allocation().equals(c.status().allocation())
         || !o.status().conditions().equals(c.status().conditions());
@@ -38,109 +39,140 @@ final class AllocatorTriggers {
     var nodes = Optional.<WakeEvent>of(Cluster.NODES);
     var records = Optional.<WakeEvent>of(Cluster.RECORDS);
     var slices = Optional.<WakeEvent>of(Cluster.SLICES);
-    informers.computeDomains().addHandler(EventHandler.onAnyChange(d -> allocator.happened(Cluster.COMPUTE_DOMAINS)));
-    informers.nodes().addHandler(new EventHandler<>() {
-      @Override
-      public void onAdd(Node n) {
-        allocator.nodeChanged(n.metadata().name(), nodes);
-      }
+    informers
+        .computeDomains()
+        .addHandler(EventHandler.onAnyChange(d -> allocator.happened(Cluster.COMPUTE_DOMAINS)));
+    informers
+        .nodes()
+        .addHandler(
+            new EventHandler<>() {
+              @Override
+              public void onAdd(Node n) {
+                allocator.nodeChanged(n.metadata().name(), nodes);
+              }
 
-      @Override
-      public void onUpdate(Node old, Node n) {
-        boolean matters = NodeReadiness.isSchedulable(old) != NodeReadiness.isSchedulable(n) || !old.spec().equals(n.spec());
-        allocator.nodeChanged(n.metadata().name(), matters ? nodes : Optional.empty());
-      }
+              @Override
+              public void onUpdate(Node old, Node n) {
+                boolean matters =
+                    NodeReadiness.isSchedulable(old) != NodeReadiness.isSchedulable(n)
+                        || !old.spec().equals(n.spec());
+                allocator.nodeChanged(n.metadata().name(), matters ? nodes : Optional.empty());
+              }
 
-      @Override
-      public void onDelete(Node n) {
-        allocator.nodeChanged(n.metadata().name(), nodes);
-      }
-    });
-    informers.nodeAllocations().addHandler(new EventHandler<>() {
-      @Override
-      public void onAdd(NodeAllocation a) {
-        allocator.nodeChanged(a.metadata().name(), records);
-      }
+              @Override
+              public void onDelete(Node n) {
+                allocator.nodeChanged(n.metadata().name(), nodes);
+              }
+            });
+    informers
+        .nodeAllocations()
+        .addHandler(
+            new EventHandler<>() {
+              @Override
+              public void onAdd(NodeAllocation a) {
+                allocator.nodeChanged(a.metadata().name(), records);
+              }
 
-      @Override
-      public void onUpdate(NodeAllocation old, NodeAllocation a) {
-        allocator.nodeChanged(a.metadata().name(), old.spec().equals(a.spec()) ? Optional.empty() : records);
-      }
+              @Override
+              public void onUpdate(NodeAllocation old, NodeAllocation a) {
+                allocator.nodeChanged(
+                    a.metadata().name(), old.spec().equals(a.spec()) ? Optional.empty() : records);
+              }
 
-      @Override
-      public void onDelete(NodeAllocation a) {
-        allocator.recordDeleted(a.metadata().name());
-        allocator.nodeChanged(a.metadata().name(), records);
-      }
-    });
-    informers.slices().addHandler(new EventHandler<>() {
-      @Override
-      public void onAdd(DeviceSlice s) {
-        allocator.nodeChanged(s.spec().node(), slices);
-      }
+              @Override
+              public void onDelete(NodeAllocation a) {
+                allocator.recordDeleted(a.metadata().name());
+                allocator.nodeChanged(a.metadata().name(), records);
+              }
+            });
+    informers
+        .slices()
+        .addHandler(
+            new EventHandler<>() {
+              @Override
+              public void onAdd(DeviceSlice s) {
+                allocator.nodeChanged(s.spec().node(), slices);
+              }
 
-      @Override
-      public void onUpdate(DeviceSlice old, DeviceSlice s) {
-        allocator.nodeChanged(old.spec().node(), slices);
-        allocator.nodeChanged(s.spec().node(), slices);
-      }
+              @Override
+              public void onUpdate(DeviceSlice old, DeviceSlice s) {
+                allocator.nodeChanged(old.spec().node(), slices);
+                allocator.nodeChanged(s.spec().node(), slices);
+              }
 
-      @Override
-      public void onDelete(DeviceSlice s) {
-        allocator.nodeChanged(s.spec().node(), slices);
-      }
-    });
-    informers.deviceClasses().addHandler(new EventHandler<>() {
-      @Override
-      public void onAdd(DeviceClass c) {
-        allocator.happened(Cluster.DEVICE_CLASSES);
-      }
+              @Override
+              public void onDelete(DeviceSlice s) {
+                allocator.nodeChanged(s.spec().node(), slices);
+              }
+            });
+    informers
+        .deviceClasses()
+        .addHandler(
+            new EventHandler<>() {
+              @Override
+              public void onAdd(DeviceClass c) {
+                allocator.happened(Cluster.DEVICE_CLASSES);
+              }
 
-      @Override
-      public void onUpdate(DeviceClass o, DeviceClass c) {
-        allocator.happened(Cluster.DEVICE_CLASSES);
-      }
-    });
-    informers.claims().addHandler(new EventHandler<>() {
-      @Override
-      public void onAdd(ResourceClaim c) {
-        allocator.enqueue(AllocatorKey.of(c));
-      }
+              @Override
+              public void onUpdate(DeviceClass o, DeviceClass c) {
+                allocator.happened(Cluster.DEVICE_CLASSES);
+              }
+            });
+    informers
+        .claims()
+        .addHandler(
+            new EventHandler<>() {
+              @Override
+              public void onAdd(ResourceClaim c) {
+                allocator.enqueue(AllocatorKey.of(c));
+              }
 
-      @Override
-      public void onUpdate(ResourceClaim o, ResourceClaim c) {
-        if (allocatorReads(o, c)) {
-          allocator.enqueue(AllocatorKey.of(c));
-        }
-        if (c.status().allocation().isPresent() && o.status().allocation().isEmpty()) {
-          // A reservation left on another node by a lost race is garbage now that the claim is placed.
-          allocator.reservationsOf(c.metadata().uid()).keySet().stream()
-              .filter(n -> !n.equals(c.status().allocation().get().node()))
-              .forEach(n -> allocator.enqueue(AllocatorKey.node(n)));
-        }
-      }
+              @Override
+              public void onUpdate(ResourceClaim o, ResourceClaim c) {
+                if (allocatorReads(o, c)) {
+                  allocator.enqueue(AllocatorKey.of(c));
+                }
+                if (c.status().allocation().isPresent() && o.status().allocation().isEmpty()) {
+                  // A reservation left on another node by a lost race is garbage now that the claim
+                  // is placed.
+                  allocator.reservationsOf(c.metadata().uid()).keySet().stream()
+                      .filter(n -> !n.equals(c.status().allocation().get().node()))
+                      .forEach(n -> allocator.enqueue(AllocatorKey.node(n)));
+                }
+              }
 
-      @Override
-      public void onDelete(ResourceClaim c) {
-        // Its record entries are garbage now.
-        c.status().allocation().ifPresent(a -> allocator.enqueue(AllocatorKey.node(a.node())));
-        allocator.reservationsOf(c.metadata().uid()).keySet().forEach(n -> allocator.enqueue(AllocatorKey.node(n)));
-      }
-    });
-    informers.tasks().addHandler(new EventHandler<>() {
-      @Override
-      public void onAdd(Task t) {
-        allocator.enqueue(AllocatorKey.task(t.metadata().name()));
-      }
+              @Override
+              public void onDelete(ResourceClaim c) {
+                // Its record entries are garbage now.
+                c.status()
+                    .allocation()
+                    .ifPresent(a -> allocator.enqueue(AllocatorKey.node(a.node())));
+                allocator
+                    .reservationsOf(c.metadata().uid())
+                    .keySet()
+                    .forEach(n -> allocator.enqueue(AllocatorKey.node(n)));
+              }
+            });
+    informers
+        .tasks()
+        .addHandler(
+            new EventHandler<>() {
+              @Override
+              public void onAdd(Task t) {
+                allocator.enqueue(AllocatorKey.task(t.metadata().name()));
+              }
 
-      @Override
-      public void onUpdate(Task o, Task t) {
-        // Its claims, its pin, or its end: not its progress through Scheduled, Preparing, Running.
-        if (!o.spec().equals(t.spec()) || o.metadata().isDeleting() != t.metadata().isDeleting()
-            || o.status().phase().isFinished() != t.status().phase().isFinished()) {
-          allocator.enqueue(AllocatorKey.task(t.metadata().name()));
-        }
-      }
-    });
+              @Override
+              public void onUpdate(Task o, Task t) {
+                // Its claims, its pin, or its end: not its progress through Scheduled, Preparing,
+                // Running.
+                if (!o.spec().equals(t.spec())
+                    || o.metadata().isDeleting() != t.metadata().isDeleting()
+                    || o.status().phase().isFinished() != t.status().phase().isFinished()) {
+                  allocator.enqueue(AllocatorKey.task(t.metadata().name()));
+                }
+              }
+            });
   }
 }

@@ -26,11 +26,14 @@ final class DeviceFit {
   private DeviceFit() {}
 
   /**
-   * Devices for every claim, from {@code devices} that pass {@code usable}; empty if they do not all
-   * fit. {@code classes} must hold every class the needs name.
+   * Devices for every claim, from {@code devices} that pass {@code usable}; empty if they do not
+   * all fit. {@code classes} must hold every class the needs name.
    */
   static Optional<Map<String, List<AllocatedDevice>>> fit(
-      List<Device> devices, List<ClaimNeed> needs, Map<String, DeviceClass> classes, Predicate<Device> usable) {
+      List<Device> devices,
+      List<ClaimNeed> needs,
+      Map<String, DeviceClass> classes,
+      Predicate<Device> usable) {
     var sorted = devices.stream().filter(usable).sorted(DEVICE_ORDER).toList();
     var used = new HashSet<String>();
     var out = new HashMap<String, List<AllocatedDevice>>();
@@ -43,7 +46,9 @@ final class DeviceFit {
           if (taken == request.count()) {
             break;
           }
-          if (!used.contains(d.name()) && matches(d, cls) && request.selectors().stream().allMatch(s -> s.matches(d.attributes()))) {
+          if (!used.contains(d.name())
+              && matches(d, cls)
+              && request.selectors().stream().allMatch(s -> s.matches(d.attributes()))) {
             used.add(d.name());
             mine.add(new AllocatedDevice(request.name(), d.name()));
             taken++;

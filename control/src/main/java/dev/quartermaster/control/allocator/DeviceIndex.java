@@ -37,6 +37,7 @@ public final class DeviceIndex {
   private final InFlightCommits commits;
   private final Map<String, NodeView> nodes = new HashMap<>();
   private final Map<String, TreeSet<NodeFree>> byClass = new HashMap<>();
+
   /** Claim uid → node → devices its record entries hold. */
   private final Map<String, Map<String, Set<String>>> reservations = new HashMap<>();
 
@@ -45,10 +46,13 @@ public final class DeviceIndex {
   }
 
   /**
-   * Re-reads one node from the caches' current state ({@code node} empty: the node is gone;
-   * {@code record} empty: nothing was ever allocated there, or our own write is all we know of it).
+   * Re-reads one node from the caches' current state ({@code node} empty: the node is gone; {@code
+   * record} empty: nothing was ever allocated there, or our own write is all we know of it).
    */
-  public synchronized void refresh(String name, Optional<Node> node, Optional<NodeAllocation> cachedRecord,
+  public synchronized void refresh(
+      String name,
+      Optional<Node> node,
+      Optional<NodeAllocation> cachedRecord,
       List<DeviceSlice> slices) {
     var record = commits.latest(name, cachedRecord);
     var sources = NodeView.Sources.of(node, record, slices);
@@ -62,25 +66,41 @@ public final class DeviceIndex {
     }
     var devices = new ArrayList<Device>();
     slices.forEach(s -> devices.addAll(s.spec().devices()));
-    var notReady = node.isEmpty() ? Optional.of("node " + name + " has no Node object") : NodeReadiness.whyNot(node.get());
+    var notReady =
+        node.isEmpty()
+            ? Optional.of("node " + name + " has no Node object")
+            : NodeReadiness.whyNot(node.get());
     var held = new HashMap<String, String>();
-    record.ifPresent(r -> r.spec().devices().forEach((device, holder) -> held.put(device, holder.uid())));
+    record.ifPresent(
+        r -> r.spec().devices().forEach((device, holder) -> held.put(device, holder.uid())));
     var view = new NodeView(name, notReady, List.copyOf(devices), Map.copyOf(held), sources);
     nodes.put(name, view);
-    view.held().forEach((device, uid) ->
-        reservations.computeIfAbsent(uid, u -> new HashMap<>()).computeIfAbsent(name, n -> new TreeSet<>()).add(device));
+    view.held()
+        .forEach(
+            (device, uid) ->
+                reservations
+                    .computeIfAbsent(uid, u -> new HashMap<>())
+                    .computeIfAbsent(name, n -> new TreeSet<>())
+                    .add(device));
     if (view.schedulable()) {
-      devices.stream().map(Device::deviceClass).distinct().forEach(cls ->
-          byClass.computeIfAbsent(cls, c -> new TreeSet<>(ORDER)).add(new NodeFree(view.free(cls), name)));
+      devices.stream()
+          .map(Device::deviceClass)
+          .distinct()
+          .forEach(
+              cls ->
+                  byClass
+                      .computeIfAbsent(cls, c -> new TreeSet<>(ORDER))
+                      .add(new NodeFree(view.free(cls), name)));
     }
   }
 
   /**
-   * Our write of a node's record succeeded: index it now rather than when the informer delivers
-   * it. Only ever fresher than the cache; a stale view stays safe (every commit re-reads live), this
+   * Our write of a node's record succeeded: index it now rather than when the informer delivers it.
+   * Only ever fresher than the cache; a stale view stays safe (every commit re-reads live), this
    * just keeps it from being stale about our own writes.
    */
-  public synchronized void wrote(NodeAllocation record, Optional<Node> node, List<DeviceSlice> slices) {
+  public synchronized void wrote(
+      NodeAllocation record, Optional<Node> node, List<DeviceSlice> slices) {
     commits.wrote(record);
     refresh(record.metadata().name(), node, Optional.of(record), slices);
   }
@@ -107,19 +127,27 @@ public final class DeviceIndex {
    * InFlightCommits#begin}) until its commit ends; when the needs fit only on committing nodes, the
    * answer is {@link Placement.Busy}.
    */
-  public synchronized Placement place(List<ClaimNeed> needs, Optional<String> pinned, Map<String, DeviceClass> classes) {
+  public synchronized Placement place(
+      List<ClaimNeed> needs, Optional<String> pinned, Map<String, DeviceClass> classes) {
     for (var need : needs) {
       for (var r : need.requests()) {
         if (!classes.containsKey(r.deviceClassName())) {
-          return new Placement.NoSuchDeviceClass("claim " + need.claim() + " request " + r.name()
-              + " names device class '" + r.deviceClassName() + "', which does not exist");
+          return new Placement.NoSuchDeviceClass(
+              "claim "
+                  + need.claim()
+                  + " request "
+                  + r.name()
+                  + " names device class '"
+                  + r.deviceClassName()
+                  + "', which does not exist");
         }
       }
     }
     // Nodes another worker is committing to come last: their record is about to change, and two
     // workers picking the same best-fit devices would only make one of them lose the node's
     // compare-and-set (with 32 workers on 10 nodes, 1.5 lost races per claim, each retried with a
-    // growing backoff: the last claims waited up to 45 s). So a fit only there waits for that commit
+    // growing backoff: the last claims waited up to 45 s). So a fit only there waits for that
+    // commit
     // instead, and a busy node never makes a claim look unplaceable. The walk stops at the first
     // fit: at 1,000 nodes, listing every candidate first cost more than the fit. Under this lock no
     // other placement walks, so the node found is still free to begin on.
@@ -140,12 +168,15 @@ public final class DeviceIndex {
         return new Placement.Busy(name);
       }
     }
-    var scope = pinned.map(p -> Optional.ofNullable(nodes.get(p)).map(List::of).orElse(List.of()))
-        .orElseGet(() -> List.copyOf(nodes.values()));
+    var scope =
+        pinned
+            .map(p -> Optional.ofNullable(nodes.get(p)).map(List::of).orElse(List.of()))
+            .orElseGet(() -> List.copyOf(nodes.values()));
     return Shortfall.of(scope, needs, pinned, classes);
   }
 
-  private Optional<Placement.Placed> fit(String name, List<ClaimNeed> needs, Map<String, DeviceClass> classes) {
+  private Optional<Placement.Placed> fit(
+      String name, List<ClaimNeed> needs, Map<String, DeviceClass> classes) {
     var view = nodes.get(name);
     if (view == null || !view.schedulable()) {
       return Optional.empty();
@@ -155,12 +186,15 @@ public final class DeviceIndex {
   }
 
   /**
-   * Fits {@code needs} into the devices already reserved for them on {@code node} (claim name →
-   * its uid's reserved devices): finishing an allocation whose record write landed but whose claim
+   * Fits {@code needs} into the devices already reserved for them on {@code node} (claim name → its
+   * uid's reserved devices): finishing an allocation whose record write landed but whose claim
    * writes did not.
    */
   public synchronized Optional<Map<String, List<AllocatedDevice>>> fitReserved(
-      String node, List<ClaimNeed> needs, Map<String, Set<String>> reservedByClaim, Map<String, DeviceClass> classes) {
+      String node,
+      List<ClaimNeed> needs,
+      Map<String, Set<String>> reservedByClaim,
+      Map<String, DeviceClass> classes) {
     var view = nodes.get(node);
     if (view == null || !view.schedulable()) {
       return Optional.empty();
@@ -168,8 +202,12 @@ public final class DeviceIndex {
     var out = new HashMap<String, List<AllocatedDevice>>();
     for (var need : needs) {
       var reserved = reservedByClaim.getOrDefault(need.claim(), Set.of());
-      var fit = DeviceFit.fit(view.devices(), List.of(need), classes,
-          d -> d.health() == Device.Health.Healthy && reserved.contains(d.name()));
+      var fit =
+          DeviceFit.fit(
+              view.devices(),
+              List.of(need),
+              classes,
+              d -> d.health() == Device.Health.Healthy && reserved.contains(d.name()));
       if (fit.isEmpty()) {
         return Optional.empty();
       }
@@ -178,7 +216,10 @@ public final class DeviceIndex {
     return Optional.of(out);
   }
 
-  /** Nodes with enough free devices of the first request's base class, fewest free first; a view, walked lazily. */
+  /**
+   * Nodes with enough free devices of the first request's base class, fewest free first; a view,
+   * walked lazily.
+   */
   private Iterable<String> candidates(List<ClaimNeed> needs, Map<String, DeviceClass> classes) {
     // The base class of the first request bounds the search: only nodes with enough of it.
     var first = needs.stream().flatMap(n -> n.requests().stream()).findFirst();
@@ -186,9 +227,12 @@ public final class DeviceIndex {
       return List.of();
     }
     var base = classes.get(first.get().deviceClassName()).spec().deviceClass();
-    int needed = needs.stream().flatMap(n -> n.requests().stream())
-        .filter(r -> classes.get(r.deviceClassName()).spec().deviceClass().equals(base))
-        .mapToInt(r -> r.count()).sum();
+    int needed =
+        needs.stream()
+            .flatMap(n -> n.requests().stream())
+            .filter(r -> classes.get(r.deviceClassName()).spec().deviceClass().equals(base))
+            .mapToInt(r -> r.count())
+            .sum();
     var set = byClass.get(base);
     if (set == null) {
       return List.of();
@@ -202,28 +246,34 @@ public final class DeviceIndex {
     if (old == null) {
       return;
     }
-    old.held().forEach((device, uid) -> {
-      var byNode = reservations.get(uid);
-      if (byNode != null) {
-        var set = byNode.get(name);
-        if (set != null) {
-          set.remove(device);
-          if (set.isEmpty()) {
-            byNode.remove(name);
-          }
-        }
-        if (byNode.isEmpty()) {
-          reservations.remove(uid);
-        }
-      }
-    });
+    old.held()
+        .forEach(
+            (device, uid) -> {
+              var byNode = reservations.get(uid);
+              if (byNode != null) {
+                var set = byNode.get(name);
+                if (set != null) {
+                  set.remove(device);
+                  if (set.isEmpty()) {
+                    byNode.remove(name);
+                  }
+                }
+                if (byNode.isEmpty()) {
+                  reservations.remove(uid);
+                }
+              }
+            });
     if (old.schedulable()) {
-      old.devices().stream().map(Device::deviceClass).distinct().forEach(cls -> {
-        var set = byClass.get(cls);
-        if (set != null) {
-          set.remove(new NodeFree(old.free(cls), name));
-        }
-      });
+      old.devices().stream()
+          .map(Device::deviceClass)
+          .distinct()
+          .forEach(
+              cls -> {
+                var set = byClass.get(cls);
+                if (set != null) {
+                  set.remove(new NodeFree(old.free(cls), name));
+                }
+              });
     }
   }
 }

@@ -9,8 +9,8 @@ import java.util.Set;
 
 /**
  * The allocator's own writes the caches do not show yet: the nodes a placement was handed out on
- * whose commit has not finished, and the record each node's last successful commit left. The
- * {@link DeviceIndex} consults both: it steers a placement away from a node being committed to, and
+ * whose commit has not finished, and the record each node's last successful commit left. The {@link
+ * DeviceIndex} consults both: it steers a placement away from a node being committed to, and
  * indexes the record as our own write left it rather than as a lagging cache still shows it — the
  * next placement then sees the devices just taken instead of picking them again and losing the
  * compare-and-set (with one allocator filling nodes best fit, about a fifth of the allocations in
@@ -18,10 +18,14 @@ import java.util.Set;
  */
 final class InFlightCommits {
   private final Set<String> committing = new HashSet<>();
+
   /** Per node, the record as our last write left it, kept until the cache shows that revision. */
   private final Map<String, NodeAllocation> written = new HashMap<>();
 
-  /** A placement on {@code node} was handed out: its commit begins. False if one is in flight already. */
+  /**
+   * A placement on {@code node} was handed out: its commit begins. False if one is in flight
+   * already.
+   */
   synchronized boolean begin(String node) {
     return committing.add(node);
   }
@@ -45,12 +49,13 @@ final class InFlightCommits {
   }
 
   /**
-   * The freshest record of {@code node} we know of: our own last write while {@code cached} is
-   * not past it (or shows none), else {@code cached} — and then our write is forgotten.
+   * The freshest record of {@code node} we know of: our own last write while {@code cached} is not
+   * past it (or shows none), else {@code cached} — and then our write is forgotten.
    */
   synchronized Optional<NodeAllocation> latest(String node, Optional<NodeAllocation> cached) {
     var ours = written.get(node);
-    if (ours != null && (cached.isEmpty() || ours.metadata().revision() >= cached.get().metadata().revision())) {
+    if (ours != null
+        && (cached.isEmpty() || ours.metadata().revision() >= cached.get().metadata().revision())) {
       return Optional.of(ours);
     }
     written.remove(node);

@@ -30,8 +30,8 @@ import org.slf4j.LoggerFactory;
  * <p>Until a node is adopted, the allocator does not hand out a device there that a cached
  * allocated claim names ({@link AllocationWrite}); it waits for the adoption instead. A node is
  * adopted on its first clean-up ({@link AllocatorKey.ForNode}: queued on its first event and at
- * leadership), once the claims' cache has listed: adopting from a cache not yet filled would
- * miss claims and call the node done.
+ * leadership), once the claims' cache has listed: adopting from a cache not yet filled would miss
+ * claims and call the node done.
  */
 final class LegacyAdoption {
   private static final Logger LOG = LoggerFactory.getLogger(LegacyAdoption.class);
@@ -61,8 +61,13 @@ final class LegacyAdoption {
     if (!informers.claims().hasSynced()) {
       return false;
     }
-    var cached = informers.nodeAllocations().cache().get(node).map(NodeAllocation::spec)
-        .orElse(NodeAllocationSpec.EMPTY);
+    var cached =
+        informers
+            .nodeAllocations()
+            .cache()
+            .get(node)
+            .map(NodeAllocation::spec)
+            .orElse(NodeAllocationSpec.EMPTY);
     var allocatedHere = informers.claims().cache().byIndex(Informers.BY_NODE, node);
     var missing = unrecorded(node, cached, allocatedHere);
     if (!missing.isEmpty()) {
@@ -71,16 +76,23 @@ final class LegacyAdoption {
       var record = live.map(NodeAllocation::spec).orElse(NodeAllocationSpec.EMPTY);
       var claims = new HashMap<String, Optional<ResourceClaim>>();
       var adopt = new HashMap<String, DeviceHolder>();
-      missing.forEach((device, holder) -> {
-        var claim = claims.computeIfAbsent(holder.claim(), name -> api.get(Kinds.RESOURCE_CLAIM, name))
-            .filter(c -> c.metadata().uid().equals(holder.uid()));
-        if (record.holder(device).isEmpty() && claim.filter(c -> Allocator.holds(c, node, device)).isPresent()) {
-          adopt.put(device, holder);
-        }
-      });
+      missing.forEach(
+          (device, holder) -> {
+            var claim =
+                claims
+                    .computeIfAbsent(holder.claim(), name -> api.get(Kinds.RESOURCE_CLAIM, name))
+                    .filter(c -> c.metadata().uid().equals(holder.uid()));
+            if (record.holder(device).isEmpty()
+                && claim.filter(c -> Allocator.holds(c, node, device)).isPresent()) {
+              adopt.put(device, holder);
+            }
+          });
       if (!adopt.isEmpty()) {
-        LOG.warn("node {}: recording {} device(s) that allocated claims name but its record lacks: {}",
-            node, adopt.size(), adopt);
+        LOG.warn(
+            "node {}: recording {} device(s) that allocated claims name but its record lacks: {}",
+            node,
+            adopt.size(),
+            adopt);
         if (live.isPresent()) {
           api.update(live.get().withSpec(record.with(adopt)));
         } else {
@@ -92,15 +104,26 @@ final class LegacyAdoption {
     return true;
   }
 
-  /** Devices that {@code claims} are allocated on {@code node} and that no one holds in {@code record}. */
-  static Map<String, DeviceHolder> unrecorded(String node, NodeAllocationSpec record,
-      Collection<ResourceClaim> claims) {
+  /**
+   * Devices that {@code claims} are allocated on {@code node} and that no one holds in {@code
+   * record}.
+   */
+  static Map<String, DeviceHolder> unrecorded(
+      String node, NodeAllocationSpec record, Collection<ResourceClaim> claims) {
     var out = new HashMap<String, DeviceHolder>();
     for (var c : claims) {
-      c.status().allocation().filter(a -> a.node().equals(node)).ifPresent(a -> a.devices().stream()
-          .map(AllocatedDevice::device)
-          .filter(d -> record.holder(d).isEmpty())
-          .forEach(d -> out.putIfAbsent(d, new DeviceHolder(c.metadata().name(), c.metadata().uid()))));
+      c.status()
+          .allocation()
+          .filter(a -> a.node().equals(node))
+          .ifPresent(
+              a ->
+                  a.devices().stream()
+                      .map(AllocatedDevice::device)
+                      .filter(d -> record.holder(d).isEmpty())
+                      .forEach(
+                          d ->
+                              out.putIfAbsent(
+                                  d, new DeviceHolder(c.metadata().name(), c.metadata().uid()))));
     }
     return out;
   }

@@ -6,27 +6,34 @@ import java.util.HashSet;
 import java.util.Set;
 
 /**
- * Why a key's pending claims got no devices — the reason of their {@code Allocated=False}
- * condition — and which cluster events could change that answer. The table the waiting room
- * ({@link Waiters}) parks by: a key is decided again on those events and on its own objects'
- * changes (its claims, its task), never on others.
+ * Why a key's pending claims got no devices — the reason of their {@code Allocated=False} condition
+ * — and which cluster events could change that answer. The table the waiting room ({@link Waiters})
+ * parks by: a key is decided again on those events and on its own objects' changes (its claims, its
+ * task), never on others.
  */
 enum NoPlacement {
   /** A claim names a compute domain that does not exist: only a domain's creation changes that. */
   COMPUTE_DOMAIN_NOT_FOUND("ComputeDomainNotFound", EnumSet.of(Cluster.COMPUTE_DOMAINS)),
   /** A claim names a compute domain being deleted. */
   COMPUTE_DOMAIN_DELETING("ComputeDomainDeleting", EnumSet.of(Cluster.COMPUTE_DOMAINS)),
-  /** A claim without a domain asks for a class that selects IMEX channels: a class change could stop that. */
+  /**
+   * A claim without a domain asks for a class that selects IMEX channels: a class change could stop
+   * that.
+   */
   CHANNELS_NEED_COMPUTE_DOMAIN("ChannelsNeedComputeDomain", EnumSet.of(Cluster.DEVICE_CLASSES)),
   /** A request names a device class that does not exist. */
   NO_SUCH_DEVICE_CLASS("NoSuchDeviceClass", EnumSet.of(Cluster.DEVICE_CLASSES)),
   /**
-   * No node could hold the request even empty and healthy: more devices published (or a node
-   * gone or come) or a class's selectors changed could; devices freed could not.
+   * No node could hold the request even empty and healthy: more devices published (or a node gone
+   * or come) or a class's selectors changed could; devices freed could not.
    */
   UNSATISFIABLE("Unsatisfiable", EnumSet.of(Cluster.NODES, Cluster.SLICES, Cluster.DEVICE_CLASSES)),
-  /** Some node could, but none ready has enough free healthy devices now: any change of capacity could. */
-  WAITING_FOR_DEVICES("WaitingForDevices",
+  /**
+   * Some node could, but none ready has enough free healthy devices now: any change of capacity
+   * could.
+   */
+  WAITING_FOR_DEVICES(
+      "WaitingForDevices",
       EnumSet.of(Cluster.NODES, Cluster.RECORDS, Cluster.SLICES, Cluster.DEVICE_CLASSES));
 
   private final String reason;
@@ -43,9 +50,9 @@ enum NoPlacement {
   }
 
   /**
-   * What a key that got this answer waits for. The domain checks come first, so a key whose
-   * claims name a compute domain also waits for domain changes: its domain's deletion changes the
-   * answer to {@link #COMPUTE_DOMAIN_DELETING}.
+   * What a key that got this answer waits for. The domain checks come first, so a key whose claims
+   * name a compute domain also waits for domain changes: its domain's deletion changes the answer
+   * to {@link #COMPUTE_DOMAIN_DELETING}.
    */
   Waiters.Wait waitFor(boolean namesComputeDomain) {
     var events = new HashSet<WakeEvent>(wakeOn);

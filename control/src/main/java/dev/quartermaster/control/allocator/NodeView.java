@@ -15,7 +15,11 @@ import java.util.Optional;
  * @param held the node's allocation record: device → the holder's claim uid
  * @param sources the revisions it was built from
  */
-record NodeView(String name, Optional<String> notReady, List<Device> devices, Map<String, String> held,
+record NodeView(
+    String name,
+    Optional<String> notReady,
+    List<Device> devices,
+    Map<String, String> held,
     NodeView.Sources sources) {
 
   boolean schedulable() {
@@ -28,7 +32,8 @@ record NodeView(String name, Optional<String> notReady, List<Device> devices, Ma
   }
 
   int free(String baseClass) {
-    return (int) devices.stream().filter(d -> isFree(d) && d.deviceClass().equals(baseClass)).count();
+    return (int)
+        devices.stream().filter(d -> isFree(d) && d.deviceClass().equals(baseClass)).count();
   }
 
   /**
@@ -38,11 +43,15 @@ record NodeView(String name, Optional<String> notReady, List<Device> devices, Ma
    * node. An object never stored (revision 0, as in tests) makes it unknown.
    */
   record Sources(long node, long record, List<Long> slices, boolean known) {
-    static Sources of(Optional<Node> node, Optional<NodeAllocation> record, List<DeviceSlice> slices) {
+    static Sources of(
+        Optional<Node> node, Optional<NodeAllocation> record, List<DeviceSlice> slices) {
       long n = node.map(x -> x.metadata().revision()).orElse(0L);
       long r = record.map(x -> x.metadata().revision()).orElse(0L);
       var s = slices.stream().map(x -> x.metadata().revision()).sorted().toList();
-      boolean known = (node.isEmpty() || n > 0) && (record.isEmpty() || r > 0) && s.stream().allMatch(x -> x > 0);
+      boolean known =
+          (node.isEmpty() || n > 0)
+              && (record.isEmpty() || r > 0)
+              && s.stream().allMatch(x -> x > 0);
       return new Sources(n, r, s, known);
     }
 

@@ -17,12 +17,12 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
- * Keeps a node's allocation record true to the claims: removes entries that can never be used
- * again — the claim is gone (a claim re-created under its name has another uid), or it is allocated
- * and its allocation does not hold that device (a race between two allocators left a second
- * reservation on another node). Entries of pending claims are kept: an allocator may resume them.
- * (Devices that allocated claims name and the record lacks, from a store written before records,
- * are {@link LegacyAdoption}'s, once per node.)
+ * Keeps a node's allocation record true to the claims: removes entries that can never be used again
+ * — the claim is gone (a claim re-created under its name has another uid), or it is allocated and
+ * its allocation does not hold that device (a race between two allocators left a second reservation
+ * on another node). Entries of pending claims are kept: an allocator may resume them. (Devices that
+ * allocated claims name and the record lacks, from a store written before records, are {@link
+ * LegacyAdoption}'s, once per node.)
  *
  * <p>Why removing is safe: the store refuses to drop an entry whose claim is live and allocated
  * that device, checking the claim in the same transaction as the write (see {@code
@@ -42,7 +42,13 @@ final class RecordCleaner {
   }
 
   Result run() {
-    var cached = informers.nodeAllocations().cache().get(nodeName).map(NodeAllocation::spec).orElse(NodeAllocationSpec.EMPTY);
+    var cached =
+        informers
+            .nodeAllocations()
+            .cache()
+            .get(nodeName)
+            .map(NodeAllocation::spec)
+            .orElse(NodeAllocationSpec.EMPTY);
     Function<String, Optional<ResourceClaim>> cachedByUid =
         uid -> informers.claims().cache().byIndex(Informers.BY_UID, uid).stream().findFirst();
     var suspects = garbage(cached, cachedByUid);
@@ -55,12 +61,17 @@ final class RecordCleaner {
     var live = api.get(Kinds.NODE_ALLOCATION, nodeName);
     var record = live.map(NodeAllocation::spec).orElse(NodeAllocationSpec.EMPTY);
     var claims = new HashMap<String, Optional<ResourceClaim>>();
-    Function<DeviceHolder, Optional<ResourceClaim>> liveClaim = holder -> claims
-        .computeIfAbsent(holder.claim(), name -> api.get(Kinds.RESOURCE_CLAIM, name))
-        .filter(c -> c.metadata().uid().equals(holder.uid()));
+    Function<DeviceHolder, Optional<ResourceClaim>> liveClaim =
+        holder ->
+            claims
+                .computeIfAbsent(holder.claim(), name -> api.get(Kinds.RESOURCE_CLAIM, name))
+                .filter(c -> c.metadata().uid().equals(holder.uid()));
     var drop = new HashSet<String>();
     for (var device : suspects) {
-      record.holder(device).filter(h -> isGarbage(device, liveClaim.apply(h))).ifPresent(h -> drop.add(device));
+      record
+          .holder(device)
+          .filter(h -> isGarbage(device, liveClaim.apply(h)))
+          .ifPresent(h -> drop.add(device));
     }
     if (drop.isEmpty() || live.isEmpty()) {
       return Result.done();
@@ -69,8 +80,11 @@ final class RecordCleaner {
     return Result.done();
   }
 
-  /** The devices of {@code record} whose entries can never be used by their claim (found by uid). */
-  private Set<String> garbage(NodeAllocationSpec record, Function<String, Optional<ResourceClaim>> byUid) {
+  /**
+   * The devices of {@code record} whose entries can never be used by their claim (found by uid).
+   */
+  private Set<String> garbage(
+      NodeAllocationSpec record, Function<String, Optional<ResourceClaim>> byUid) {
     return record.devices().entrySet().stream()
         .filter(e -> isGarbage(e.getKey(), byUid.apply(e.getValue().uid())))
         .map(Map.Entry::getKey)
@@ -80,6 +94,7 @@ final class RecordCleaner {
   /** Whether the entry for {@code device} here can never be used by its claim (empty: gone). */
   private boolean isGarbage(String device, Optional<ResourceClaim> claim) {
     return claim.isEmpty()
-        || (claim.get().status().allocation().isPresent() && !Allocator.holds(claim.get(), nodeName, device));
+        || (claim.get().status().allocation().isPresent()
+            && !Allocator.holds(claim.get(), nodeName, device));
   }
 }

@@ -18,34 +18,57 @@ final class Shortfall {
   private Shortfall() {}
 
   /**
-   * {@link Placement.Unsatisfiable} or {@link Placement.Waiting} for {@code needs} over {@code scope}
-   * (every indexed node, or the one {@code pinned} to, if indexed); {@code classes} holds every class
-   * the needs name.
+   * {@link Placement.Unsatisfiable} or {@link Placement.Waiting} for {@code needs} over {@code
+   * scope} (every indexed node, or the one {@code pinned} to, if indexed); {@code classes} holds
+   * every class the needs name.
    */
-  static Placement of(List<NodeView> scope, List<ClaimNeed> needs, Optional<String> pinned,
+  static Placement of(
+      List<NodeView> scope,
+      List<ClaimNeed> needs,
+      Optional<String> pinned,
       Map<String, DeviceClass> classes) {
     var what = describe(needs, classes);
     if (scope.isEmpty()) {
-      return new Placement.Waiting(pinned.map(p -> "node " + p + " has published no devices")
-          .orElse("no node has published devices yet") + "; need " + what);
+      return new Placement.Waiting(
+          pinned
+                  .map(p -> "node " + p + " has published no devices")
+                  .orElse("no node has published devices yet")
+              + "; need "
+              + what);
     }
     // Could any node hold it at all, were every device healthy and free?
-    boolean everFits = scope.stream().anyMatch(v -> DeviceFit.fit(v.devices(), needs, classes, d -> true).isPresent());
+    boolean everFits =
+        scope.stream()
+            .anyMatch(v -> DeviceFit.fit(v.devices(), needs, classes, d -> true).isPresent());
     if (!everFits) {
       int most = scope.stream().mapToInt(v -> matching(v, needs, classes)).max().orElse(0);
-      return new Placement.Unsatisfiable("need " + what + ", but "
-          + pinned.map(p -> "node " + p + " has").orElse("the largest node has") + " only " + most
-          + " matching device(s)");
+      return new Placement.Unsatisfiable(
+          "need "
+              + what
+              + ", but "
+              + pinned.map(p -> "node " + p + " has").orElse("the largest node has")
+              + " only "
+              + most
+              + " matching device(s)");
     }
-    return new Placement.Waiting("no node can take " + what + " now: " + perNode(scope, needs, classes));
+    return new Placement.Waiting(
+        "no node can take " + what + " now: " + perNode(scope, needs, classes));
   }
 
-  private static String perNode(List<NodeView> scope, List<ClaimNeed> needs, Map<String, DeviceClass> classes) {
+  private static String perNode(
+      List<NodeView> scope, List<ClaimNeed> needs, Map<String, DeviceClass> classes) {
     var sorted = scope.stream().sorted(Comparator.comparing(NodeView::name)).toList();
     var parts = new ArrayList<String>();
     for (var v : sorted.subList(0, Math.min(MAX_NODES_EXPLAINED, sorted.size()))) {
-      parts.add(v.notReady().orElseGet(() -> "node " + v.name() + " has " + freeMatching(v, needs, classes)
-          + " free healthy matching device(s)"));
+      parts.add(
+          v.notReady()
+              .orElseGet(
+                  () ->
+                      "node "
+                          + v.name()
+                          + " has "
+                          + freeMatching(v, needs, classes)
+                          + " free healthy matching device(s)"));
     }
     if (sorted.size() > MAX_NODES_EXPLAINED) {
       parts.add("and " + (sorted.size() - MAX_NODES_EXPLAINED) + " more node(s)");
@@ -53,26 +76,49 @@ final class Shortfall {
     return String.join("; ", parts);
   }
 
-  private static long freeMatching(NodeView v, List<ClaimNeed> needs, Map<String, DeviceClass> classes) {
-    return v.devices().stream().filter(v::isFree)
-        .filter(d -> needs.stream().flatMap(n -> n.requests().stream())
-            .anyMatch(r -> DeviceFit.matches(d, classes.get(r.deviceClassName()))
-                && r.selectors().stream().allMatch(sel -> sel.matches(d.attributes()))))
+  private static long freeMatching(
+      NodeView v, List<ClaimNeed> needs, Map<String, DeviceClass> classes) {
+    return v.devices().stream()
+        .filter(v::isFree)
+        .filter(
+            d ->
+                needs.stream()
+                    .flatMap(n -> n.requests().stream())
+                    .anyMatch(
+                        r ->
+                            DeviceFit.matches(d, classes.get(r.deviceClassName()))
+                                && r.selectors().stream()
+                                    .allMatch(sel -> sel.matches(d.attributes()))))
         .count();
   }
 
   private static int matching(NodeView v, List<ClaimNeed> needs, Map<String, DeviceClass> classes) {
-    return (int) v.devices().stream().filter(d -> needs.stream().flatMap(n -> n.requests().stream())
-        .anyMatch(r -> DeviceFit.matches(d, classes.get(r.deviceClassName()))
-            && r.selectors().stream().allMatch(s -> s.matches(d.attributes())))).count();
+    return (int)
+        v.devices().stream()
+            .filter(
+                d ->
+                    needs.stream()
+                        .flatMap(n -> n.requests().stream())
+                        .anyMatch(
+                            r ->
+                                DeviceFit.matches(d, classes.get(r.deviceClassName()))
+                                    && r.selectors().stream()
+                                        .allMatch(s -> s.matches(d.attributes()))))
+            .count();
   }
 
   private static String describe(List<ClaimNeed> needs, Map<String, DeviceClass> classes) {
     var parts = new ArrayList<String>();
     for (var n : needs) {
       for (var r : n.requests()) {
-        parts.add(r.count() + " x " + r.deviceClassName() + " (class "
-            + classes.get(r.deviceClassName()).spec().deviceClass() + ") for claim " + n.claim());
+        parts.add(
+            r.count()
+                + " x "
+                + r.deviceClassName()
+                + " (class "
+                + classes.get(r.deviceClassName()).spec().deviceClass()
+                + ") for claim "
+                + n.claim());
       }
     }
     return String.join(", ", parts);

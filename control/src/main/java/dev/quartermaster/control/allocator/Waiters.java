@@ -19,12 +19,13 @@ import java.util.function.Consumer;
  * decision parks it again if it still does not fit.
  *
  * <h2>No lost wake-up</h2>
- * A decision reads the caches and the index, finds no fit, and parks; an event can land between
- * the read and the park, when the key is in no one's list. So a decision starts with {@link
- * #take}, which hands out a {@link Ticket} (the number of events told so far), and {@link #park}
- * compares: if an event the key would wait for was told after its ticket, the decision may have
- * missed it, and the key goes back to the queue at once instead of waiting. Events are told after
- * their change is visible, so an event is either seen by the decision or newer than its ticket.
+ *
+ * A decision reads the caches and the index, finds no fit, and parks; an event can land between the
+ * read and the park, when the key is in no one's list. So a decision starts with {@link #take},
+ * which hands out a {@link Ticket} (the number of events told so far), and {@link #park} compares:
+ * if an event the key would wait for was told after its ticket, the decision may have missed it,
+ * and the key goes back to the queue at once instead of waiting. Events are told after their change
+ * is visible, so an event is either seen by the decision or newer than its ticket.
  *
  * <p>Thread-safe; the queue is called outside the room's lock.
  */
@@ -37,14 +38,18 @@ final class Waiters {
       wakeOn = Set.copyOf(wakeOn);
     }
 
-    /** The key fits only on {@code node}, to which another worker's placement is being committed. */
+    /**
+     * The key fits only on {@code node}, to which another worker's placement is being committed.
+     */
     static Wait forCommit(String node) {
-      return new Wait("node " + node + " is being committed to", Set.of(new WakeEvent.CommitEnded(node)));
+      return new Wait(
+          "node " + node + " is being committed to", Set.of(new WakeEvent.CommitEnded(node)));
     }
 
     /** A chosen device of {@code node} is named by a claim allocated before records existed. */
     static Wait forAdoption(String node) {
-      return new Wait("node " + node + "'s record has not adopted the claims from before records yet",
+      return new Wait(
+          "node " + node + "'s record has not adopted the claims from before records yet",
           Set.of(new WakeEvent.RecordAdopted(node)));
     }
   }
@@ -54,9 +59,12 @@ final class Waiters {
 
   /** Where a woken key goes: the allocator's queue. */
   private final Consumer<AllocatorKey> queue;
+
   private long told;
+
   /** Per event, the number it was last told under (1, 2, …): newer than a ticket means after it. */
   private final Map<WakeEvent, Long> lastTold = new HashMap<>();
+
   private final Map<AllocatorKey, Wait> parked = new HashMap<>();
   private final Map<WakeEvent, Set<AllocatorKey>> byEvent = new HashMap<>();
 
@@ -77,7 +85,8 @@ final class Waiters {
   void park(AllocatorKey key, Ticket ticket, Wait wait) {
     synchronized (this) {
       leave(key);
-      boolean missed = wait.wakeOn().stream().anyMatch(e -> lastTold.getOrDefault(e, 0L) > ticket.events());
+      boolean missed =
+          wait.wakeOn().stream().anyMatch(e -> lastTold.getOrDefault(e, 0L) > ticket.events());
       if (!missed) {
         parked.put(key, wait);
         wait.wakeOn().forEach(e -> byEvent.computeIfAbsent(e, x -> new HashSet<>()).add(key));

@@ -11,7 +11,10 @@ sealed interface WakeEvent {
   enum Cluster implements WakeEvent {
     /** A node came or went, or its readiness or spec changed (ready, cordoned, fenced). */
     NODES,
-    /** A node's allocation record changed: devices taken, or freed (a claim released, garbage cleaned). */
+    /**
+     * A node's allocation record changed: devices taken, or freed (a claim released, garbage
+     * cleaned).
+     */
     RECORDS,
     /** A node published, changed or withdrew devices (its slices: added, healthy, gone). */
     SLICES,

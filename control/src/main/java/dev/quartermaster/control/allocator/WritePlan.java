@@ -14,13 +14,17 @@ sealed interface WritePlan {
    * record with the new entries (else only claims are written: a reservation resumed); {@code
    * scheduled}: the task the transaction also schedules.
    */
-  record Commit(List<Write> writes, boolean recordsNew, Optional<Task> scheduled) implements WritePlan {
+  record Commit(List<Write> writes, boolean recordsNew, Optional<Task> scheduled)
+      implements WritePlan {
     public Commit {
       writes = List.copyOf(writes);
     }
   }
 
-  /** The decision no longer holds (a claim changed, the node takes no allocations now): decide again. */
+  /**
+   * The decision no longer holds (a claim changed, the node takes no allocations now): decide
+   * again.
+   */
   record Stale(String why) implements WritePlan {}
 
   /** {@code holder} holds a chosen device in the live record: the index was stale. Decide again. */

@@ -4,6 +4,7 @@
  * store.
  *
  * <h2>Why the claim's compare-and-set is not enough</h2>
+ *
  * Two allocators that pick the same free device for two <em>different</em> claims each write their
  * own claim; both compare-and-sets succeed. They must meet on one object per node. Ours is the
  * node's allocation record, {@code nodeallocation/<node>} ({@link
@@ -11,14 +12,17 @@
  * whose revision serializes every allocator's writes about that node.
  *
  * <h2>Why an object of its own</h2>
+ *
  * Not labels on the {@code Node}: everything else that writes a node would write them too (an
  * operator's {@code qm apply} of the node with other labels would wipe them, a node deleted and
  * re-registered by its agent would come back empty), every heartbeat would conflict with the
- * allocator's compare-and-set, and labels would cap a node at about 60 devices. A {@code NodeAllocation} is
- * written by the allocator only (agents may not write it, see {@code NodeScopedAccess}), outlives
- * its node object, and is a plain map, so 2,048 IMEX channels cost two short strings each.
+ * allocator's compare-and-set, and labels would cap a node at about 60 devices. A {@code
+ * NodeAllocation} is written by the allocator only (agents may not write it, see {@code
+ * NodeScopedAccess}), outlives its node object, and is a plain map, so 2,048 IMEX channels cost two
+ * short strings each.
  *
  * <h2>Protocol</h2>
+ *
  * <ol>
  *   <li>Decide from the {@link dev.quartermaster.control.allocator.DeviceIndex} (informer-fed and
  *       ahead of the informers on our own writes, {@code InFlightCommits}; may be stale).
@@ -31,26 +35,30 @@
  *       record (resuming): only the claims are written. Concurrent workers' decisions share one
  *       transaction ({@code GroupCommit}); if the shared one fails, each is committed on its own.
  * </ol>
- * Entries for a claim that is still pending exist only where an allocator of an older version
- * wrote the record and crashed before its claim writes, or a claim's allocation was cleared (a
- * fence) after its entries were written; the next attempt (by any allocator) finds them and
+ *
+ * Entries for a claim that is still pending exist only where an allocator of an older version wrote
+ * the record and crashed before its claim writes, or a claim's allocation was cleared (a fence)
+ * after its entries were written; the next attempt (by any allocator) finds them and
  * <em>resumes</em>: it allocates exactly those devices, without writing the record again.
  *
  * <h2>Why it is exclusive</h2>
+ *
  * Invariant R: every live claim whose allocation holds device d of node N is d's holder in N's
  * record. The record is a map, so with R no device is held by two live claims. R does not rest on
- * this protocol being followed: the store keeps it against every writer ({@code AllocationGuard}
- * in the store's registry), inside the write's own transaction:
+ * this protocol being followed: the store keeps it against every writer ({@code AllocationGuard} in
+ * the store's registry), inside the write's own transaction:
+ *
  * <ul>
  *   <li>a claim write whose allocation names a device the record does not give to its uid is
- *       refused (409 naming the holder) — a claim write succeeds only once the record gives it
- *       its devices: earlier in its own transaction, or in an earlier one;
+ *       refused (409 naming the holder) — a claim write succeeds only once the record gives it its
+ *       devices: earlier in its own transaction, or in an earlier one;
  *   <li>a record write that drops or changes an entry of a live claim allocated that device is
  *       refused, so only entries of claims that are gone, pending or placed elsewhere go (the
  *       {@link dev.quartermaster.control.allocator.RecordCleaner}'s job);
  *   <li>a claim cannot be created with an allocation, and a node whose devices are held cannot be
  *       deleted (its record would survive anyway; the refusal says who holds what).
  * </ul>
+ *
  * Each check compares the revisions of what it read in the same transaction as the write, so a
  * check and a concurrent write cannot interleave. The protocol above is what makes allocation
  * succeed (liveness); the store is what makes it exclusive.
@@ -67,19 +75,21 @@
  * deleted for good (empty once its claims are gone).
  *
  * <h2>Bad input</h2>
+ *
  * A request for a device class that does not exist, or for more matching devices than any node has
  * at all, gets {@code Allocated=False} with reason {@code NoSuchDeviceClass} or {@code
  * Unsatisfiable} and a message naming what was asked; one that some node could satisfy later gets
  * {@code WaitingForDevices}.
  *
  * <h2>Waiting</h2>
+ *
  * A key (a task's claims, or a stand-alone claim) that gets no devices waits in one place, {@code
  * Waiters}, with the cluster events that could change that ({@code NoPlacement}: a missing compute
  * domain waits for domains, a missing class for classes, {@code Unsatisfiable} for nodes, slices
  * and classes, {@code WaitingForDevices} for any change of capacity; a fit only on a node being
- * committed to waits for that commit; a device named by a claim from before records for the
- * node's adoption). The event moves it back to the queue; so do changes to its own claims or
- * task. A decision takes a ticket before it reads, so an event between its failed fit and its park
- * sends it back at once rather than being lost.
+ * committed to waits for that commit; a device named by a claim from before records for the node's
+ * adoption). The event moves it back to the queue; so do changes to its own claims or task. A
+ * decision takes a ticket before it reads, so an event between its failed fit and its park sends it
+ * back at once rather than being lost.
  */
 package dev.quartermaster.control.allocator;

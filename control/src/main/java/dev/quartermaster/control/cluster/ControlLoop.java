@@ -60,12 +60,17 @@ public final class ControlLoop {
     }
   }
 
-  /** Runs the reconcile and reports how it went and how long it took; a throw is reported, then rethrown to the workers. */
+  /**
+   * Runs the reconcile and reports how it went and how long it took; a throw is reported, then
+   * rethrown to the workers.
+   */
   private Result observed(String key) {
     long start = env.nanoTime();
     try {
       var result = reconcile.apply(key);
-      metrics.reconciled(name, Duration.ofNanos(env.nanoTime() - start),
+      metrics.reconciled(
+          name,
+          Duration.ofNanos(env.nanoTime() - start),
           result == null ? ReconcileOutcome.ERROR : ReconcileOutcome.of(result));
       return result;
     } catch (RuntimeException e) {

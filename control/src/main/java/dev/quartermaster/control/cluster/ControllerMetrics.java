@@ -3,9 +3,9 @@ package dev.quartermaster.control.cluster;
 import java.time.Duration;
 
 /**
- * What a {@link ControlLoop} tells about each reconcile. Defined here, with a no-op default, so that
- * control stays free of any metrics library: the server's edge implements it over Micrometer, and
- * the simulation, which runs the same loops, keeps {@link #NONE}.
+ * What a {@link ControlLoop} tells about each reconcile. Defined here, with a no-op default, so
+ * that control stays free of any metrics library: the server's edge implements it over Micrometer,
+ * and the simulation, which runs the same loops, keeps {@link #NONE}.
  */
 @FunctionalInterface
 public interface ControllerMetrics {

@@ -13,8 +13,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Commits the writes of concurrent workers together: while one batch is in the store, the decisions
@@ -25,13 +25,13 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>Contract: {@link #commit} returns exactly what {@code api.commit(writes)} would have returned
  * for the caller's own writes alone, or throws what it would have thrown. A caller's writes are
  * applied all or none, never split across transactions. If a combined batch fails on one decision's
- * own account (its compare-and-set lost, its write is invalid: the registry says which write, {@link
- * ApiException#failedWrite}), that decision is committed alone (and fails as it would have alone) and
- * the others are committed again together; if it fails otherwise (a rule refused a write given the
- * batch's other writes), each decision in it is committed on its own. So one bad decision never
- * fails the others, and a stale one does not cost the rest their batch. No thread waits for work: the
- * first caller to find no batch in flight commits, for itself and whoever queued meanwhile, until the
- * queue is empty.
+ * own account (its compare-and-set lost, its write is invalid: the registry says which write,
+ * {@link ApiException#failedWrite}), that decision is committed alone (and fails as it would have
+ * alone) and the others are committed again together; if it fails otherwise (a rule refused a write
+ * given the batch's other writes), each decision in it is committed on its own. So one bad decision
+ * never fails the others, and a stale one does not cost the rest their batch. No thread waits for
+ * work: the first caller to find no batch in flight commits, for itself and whoever queued
+ * meanwhile, until the queue is empty.
  */
 public final class GroupCommit {
   /** Writes per transaction at most: etcd refuses a transaction of more than 128 operations. */
@@ -122,7 +122,9 @@ public final class GroupCommit {
     }
   }
 
-  /** The queue's head, and every later entry that fits and writes no object already in the batch. */
+  /**
+   * The queue's head, and every later entry that fits and writes no object already in the batch.
+   */
   private List<Entry> take() {
     var batch = new ArrayList<Entry>();
     var keys = new HashSet<Key>();
@@ -130,7 +132,8 @@ public final class GroupCommit {
     for (var it = queue.iterator(); it.hasNext(); ) {
       var e = it.next();
       boolean first = batch.isEmpty();
-      if (!first && (writes + e.writes.size() > MAX_WRITES || e.keys.stream().anyMatch(keys::contains))) {
+      if (!first
+          && (writes + e.writes.size() > MAX_WRITES || e.keys.stream().anyMatch(keys::contains))) {
         continue;
       }
       it.remove();

@@ -29,22 +29,31 @@ import java.util.Optional;
 public final class Informers {
   /** Tasks, claims and volumes by {@code <workload>/<group>}. */
   public static final String BY_GROUP = "group";
+
   /** Tasks by node name; claims by allocated node; slices by node. */
   public static final String BY_NODE = "node";
+
   /** Claims by owner name (the task). */
   public static final String BY_OWNER = "owner";
+
   /** Tasks and volumes by workload name. */
   public static final String BY_WORKLOAD = "workload";
+
   /** Claims by uid. */
   public static final String BY_UID = "uid";
+
   /** Tasks by the names of the claims they use ({@code spec.claims}). */
   public static final String BY_CLAIM = "claim";
+
   /** Claims by the tasks they are reserved for ({@code status.reservedFor}). */
   public static final String BY_RESERVED = "reserved";
+
   /** Tasks by the names of the volumes they use ({@code spec.volumes}). */
   public static final String BY_VOLUME = "volume";
+
   /** Claims by the compute domain they name ({@code spec.computeDomain}). */
   public static final String BY_DOMAIN = "domain";
+
   /**
    * Claims the allocator said it cannot place ({@code Allocated=False} for a reason other than
    * waiting for devices), by {@code <workload>/<group>}: what makes a workload unschedulable, found
@@ -65,36 +74,55 @@ public final class Informers {
   public Informers(Env env, ApiClient api) {
     nodes = base(env, api, Kinds.NODE).build();
     nodeAllocations = base(env, api, Kinds.NODE_ALLOCATION).build();
-    slices = base(env, api, Kinds.DEVICE_SLICE).index(BY_NODE, s -> List.of(s.spec().node())).build();
+    slices =
+        base(env, api, Kinds.DEVICE_SLICE).index(BY_NODE, s -> List.of(s.spec().node())).build();
     deviceClasses = base(env, api, Kinds.DEVICE_CLASS).build();
-    claims = base(env, api, Kinds.RESOURCE_CLAIM)
-        .index(BY_GROUP, c -> groupOf(c))
-        .index(BY_NODE, c -> c.status().allocation().map(a -> List.of(a.node())).orElse(List.of()))
-        .index(BY_OWNER, c -> c.metadata().owner().map(o -> List.of(o.name())).orElse(List.of()))
-        .index(BY_UID, c -> List.of(c.metadata().uid()))
-        .index(BY_RESERVED, c -> c.status().reservedFor())
-        .index(BY_DOMAIN, c -> c.spec().computeDomain().map(List::of).orElse(List.of()))
-        .index(BY_UNPLACEABLE, c -> unplaceable(c) ? groupOf(c) : List.of())
-        .build();
+    claims =
+        base(env, api, Kinds.RESOURCE_CLAIM)
+            .index(BY_GROUP, c -> groupOf(c))
+            .index(
+                BY_NODE, c -> c.status().allocation().map(a -> List.of(a.node())).orElse(List.of()))
+            .index(
+                BY_OWNER, c -> c.metadata().owner().map(o -> List.of(o.name())).orElse(List.of()))
+            .index(BY_UID, c -> List.of(c.metadata().uid()))
+            .index(BY_RESERVED, c -> c.status().reservedFor())
+            .index(BY_DOMAIN, c -> c.spec().computeDomain().map(List::of).orElse(List.of()))
+            .index(BY_UNPLACEABLE, c -> unplaceable(c) ? groupOf(c) : List.of())
+            .build();
     workloads = base(env, api, Kinds.WORKLOAD).build();
-    tasks = base(env, api, Kinds.TASK)
-        .index(BY_GROUP, t -> groupOf(t))
-        .index(BY_WORKLOAD, t -> Optional.ofNullable(t.metadata().labels().get(Labels.WORKLOAD)).map(List::of).orElse(List.of()))
-        .index(BY_NODE, t -> t.spec().node().map(List::of).orElse(List.of()))
-        .index(BY_CLAIM, t -> t.spec().claims())
-        .index(BY_VOLUME, t -> t.spec().volumes().stream().map(VolumeUse::name).toList())
-        .build();
-    volumes = base(env, api, Kinds.VOLUME)
-        .index(BY_GROUP, v -> groupOf(v))
-        .index(BY_WORKLOAD, v -> Optional.ofNullable(v.metadata().labels().get(Labels.WORKLOAD)).map(List::of).orElse(List.of()))
-        .build();
+    tasks =
+        base(env, api, Kinds.TASK)
+            .index(BY_GROUP, t -> groupOf(t))
+            .index(
+                BY_WORKLOAD,
+                t ->
+                    Optional.ofNullable(t.metadata().labels().get(Labels.WORKLOAD))
+                        .map(List::of)
+                        .orElse(List.of()))
+            .index(BY_NODE, t -> t.spec().node().map(List::of).orElse(List.of()))
+            .index(BY_CLAIM, t -> t.spec().claims())
+            .index(BY_VOLUME, t -> t.spec().volumes().stream().map(VolumeUse::name).toList())
+            .build();
+    volumes =
+        base(env, api, Kinds.VOLUME)
+            .index(BY_GROUP, v -> groupOf(v))
+            .index(
+                BY_WORKLOAD,
+                v ->
+                    Optional.ofNullable(v.metadata().labels().get(Labels.WORKLOAD))
+                        .map(List::of)
+                        .orElse(List.of()))
+            .build();
     computeDomains = base(env, api, Kinds.COMPUTE_DOMAIN).build();
   }
 
-  /** Whether the allocator said {@code c} cannot be placed, not merely that it waits for devices. */
+  /**
+   * Whether the allocator said {@code c} cannot be placed, not merely that it waits for devices.
+   */
   public static boolean unplaceable(ResourceClaim c) {
     return Condition.find(c.status().conditions(), ClaimConditions.ALLOCATED)
-        .filter(a -> !a.isTrue() && !a.reason().equals("WaitingForDevices")).isPresent();
+        .filter(a -> !a.isTrue() && !a.reason().equals("WaitingForDevices"))
+        .isPresent();
   }
 
   /** {@code <workload>/<group>} from an object's labels, if it has both. */
@@ -102,11 +130,16 @@ public final class Informers {
     var l = o.metadata().labels();
     return Optional.ofNullable(l.get(Labels.WORKLOAD))
         .flatMap(w -> Optional.ofNullable(l.get(Labels.GROUP)).map(g -> w + "/" + g))
-        .map(List::of).orElse(List.of());
+        .map(List::of)
+        .orElse(List.of());
   }
 
-  private static <T extends ApiObject> Informer.Builder<T> base(Env env, ApiClient api, Kind<T> kind) {
-    return Informer.builder(env, new ApiListerWatcher<>(api, kind), o -> o.metadata().name(),
+  private static <T extends ApiObject> Informer.Builder<T> base(
+      Env env, ApiClient api, Kind<T> kind) {
+    return Informer.builder(
+        env,
+        new ApiListerWatcher<>(api, kind),
+        o -> o.metadata().name(),
         o -> o.metadata().revision());
   }
 
@@ -124,7 +157,16 @@ public final class Informers {
   }
 
   private List<Informer<?>> all() {
-    return List.of(nodes, nodeAllocations, slices, deviceClasses, claims, workloads, tasks, volumes, computeDomains);
+    return List.of(
+        nodes,
+        nodeAllocations,
+        slices,
+        deviceClasses,
+        claims,
+        workloads,
+        tasks,
+        volumes,
+        computeDomains);
   }
 
   public Informer<Node> nodes() {

@@ -9,10 +9,10 @@ import java.util.Optional;
  * Whether new allocations may go to a node.
  *
  * <p>A node takes allocations only when its agent says its device set is complete ({@code
- * DevicesReady=True}) and it is alive ({@code AgentReady=True}), and no one has cordoned
- * ({@code spec.unschedulable}) or fenced it. A node that reports {@code AgentReady=True} but no
- * {@code DevicesReady} condition at all is <em>not</em> ready: silence about the device set is not
- * a complete device set (I3).
+ * DevicesReady=True}) and it is alive ({@code AgentReady=True}), and no one has cordoned ({@code
+ * spec.unschedulable}) or fenced it. A node that reports {@code AgentReady=True} but no {@code
+ * DevicesReady} condition at all is <em>not</em> ready: silence about the device set is not a
+ * complete device set (I3).
  */
 public final class NodeReadiness {
 
@@ -32,15 +32,19 @@ public final class NodeReadiness {
     var conditions = node.status().conditions();
     var agent = Condition.find(conditions, NodeConditions.AGENT_READY);
     if (agent.isEmpty() || !agent.get().isTrue()) {
-      return Optional.of("node " + node.metadata().name() + " is not AgentReady"
-          + agent.map(c -> " (" + c.reason() + ")").orElse(""));
+      return Optional.of(
+          "node "
+              + node.metadata().name()
+              + " is not AgentReady"
+              + agent.map(c -> " (" + c.reason() + ")").orElse(""));
     }
     var devices = Condition.find(conditions, NodeConditions.DEVICES_READY);
     if (devices.isEmpty()) {
       return Optional.of("node " + node.metadata().name() + " has not reported DevicesReady");
     }
     if (!devices.get().isTrue()) {
-      return Optional.of("node " + node.metadata().name() + " is not DevicesReady: " + devices.get().message());
+      return Optional.of(
+          "node " + node.metadata().name() + " is not DevicesReady: " + devices.get().message());
     }
     return Optional.empty();
   }

@@ -17,21 +17,29 @@ import java.util.Optional;
 public final class Scheduling {
   private Scheduling() {}
 
-  /** {@code t} Scheduled on {@code node}, saying why (its claims' node, or where a claimless task was put). */
+  /**
+   * {@code t} Scheduled on {@code node}, saying why (its claims' node, or where a claimless task
+   * was put).
+   */
   public static Task scheduled(Task t, String node) {
-    var message = t.spec().claims().isEmpty()
-        ? "placed on node " + node
-        : "claims " + String.join(",", t.spec().claims()) + " allocated on node " + node;
+    var message =
+        t.spec().claims().isEmpty()
+            ? "placed on node " + node
+            : "claims " + String.join(",", t.spec().claims()) + " allocated on node " + node;
     return t.withStatus(TaskTransitions.scheduled(t.status(), node, message));
   }
 
   /** The event that says so, for the task's events. */
   public static String scheduledEvent(Task scheduled) {
-    return "scheduled to node " + scheduled.status().node().orElse("?")
+    return "scheduled to node "
+        + scheduled.status().node().orElse("?")
         + (scheduled.spec().claims().isEmpty() ? "" : ": " + scheduled.status().message());
   }
 
-  /** {@code claim} reserved for task {@code task} as well (its status; reservedFor sorted); empty if it is already. */
+  /**
+   * {@code claim} reserved for task {@code task} as well (its status; reservedFor sorted); empty if
+   * it is already.
+   */
   public static Optional<ResourceClaim> reserved(ResourceClaim claim, String task) {
     var s = claim.status();
     if (s.reservedFor().contains(task)) {
@@ -40,6 +48,8 @@ public final class Scheduling {
     var reserved = new ArrayList<>(s.reservedFor());
     reserved.add(task);
     reserved.sort(String::compareTo);
-    return Optional.of(claim.withStatus(new ResourceClaimStatus(s.allocation(), reserved, s.prepare(), s.conditions())));
+    return Optional.of(
+        claim.withStatus(
+            new ResourceClaimStatus(s.allocation(), reserved, s.prepare(), s.conditions())));
   }
 }

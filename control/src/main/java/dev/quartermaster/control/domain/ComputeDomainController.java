@@ -4,8 +4,8 @@ import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.domain.ComputeDomain;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.control.cluster.ControlLoop;
-import dev.quartermaster.control.cluster.StaleWrites;
 import dev.quartermaster.control.cluster.Informers;
+import dev.quartermaster.control.cluster.StaleWrites;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.informer.EventHandler;
 import dev.quartermaster.core.queue.Result;
@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Keeps each compute domain's status true to its members and users ({@link DomainPlan}), and lets a
  * deleted domain go only once no claim names it (the in-use finalizer). Membership itself is not
- * decided here: each agent derives it from its ledger and reports it, and this controller only reads.
+ * decided here: each agent derives it from its ledger and reports it, and this controller only
+ * reads.
  */
 public final class ComputeDomainController {
   private static final Logger LOG = LoggerFactory.getLogger(ComputeDomainController.class);
@@ -29,7 +30,10 @@ public final class ComputeDomainController {
   private final ApiClient api;
   private final Informers informers;
   private final ControlLoop loop;
-  /** The revision of our last write of each domain: the cache must reach it before we decide again. */
+
+  /**
+   * The revision of our last write of each domain: the cache must reach it before we decide again.
+   */
   private final Map<String, Long> written = new ConcurrentHashMap<>();
 
   public ComputeDomainController(Env env, ApiClient api, Informers informers) {
@@ -37,25 +41,33 @@ public final class ComputeDomainController {
     this.api = api;
     this.informers = informers;
     this.loop = new ControlLoop("computedomains", env, 1, this::reconcile);
-    informers.computeDomains().addHandler(EventHandler.onAnyChange(d -> loop.enqueue(d.metadata().name())));
-    informers.claims().addHandler(EventHandler.onAnyChange(c -> c.spec().computeDomain().ifPresent(loop::enqueue)));
-    informers.nodes().addHandler(new EventHandler<>() {
-      @Override
-      public void onAdd(Node n) {
-        domainsOf(n).forEach(loop::enqueue);
-      }
+    informers
+        .computeDomains()
+        .addHandler(EventHandler.onAnyChange(d -> loop.enqueue(d.metadata().name())));
+    informers
+        .claims()
+        .addHandler(
+            EventHandler.onAnyChange(c -> c.spec().computeDomain().ifPresent(loop::enqueue)));
+    informers
+        .nodes()
+        .addHandler(
+            new EventHandler<>() {
+              @Override
+              public void onAdd(Node n) {
+                domainsOf(n).forEach(loop::enqueue);
+              }
 
-      @Override
-      public void onUpdate(Node old, Node n) {
-        domainsOf(old).forEach(loop::enqueue); // a domain the node left
-        domainsOf(n).forEach(loop::enqueue);
-      }
+              @Override
+              public void onUpdate(Node old, Node n) {
+                domainsOf(old).forEach(loop::enqueue); // a domain the node left
+                domainsOf(n).forEach(loop::enqueue);
+              }
 
-      @Override
-      public void onDelete(Node n) {
-        domainsOf(n).forEach(loop::enqueue);
-      }
-    });
+              @Override
+              public void onDelete(Node n) {
+                domainsOf(n).forEach(loop::enqueue);
+              }
+            });
   }
 
   public ControlLoop loop() {
@@ -93,7 +105,8 @@ public final class ComputeDomainController {
     if (plan.releaseFinalizer()) {
       var finalizers = new ArrayList<>(current.metadata().finalizers());
       finalizers.remove(ComputeDomain.IN_USE_FINALIZER);
-      var released = api.update(current.withMetadata(current.metadata().withFinalizers(finalizers)));
+      var released =
+          api.update(current.withMetadata(current.metadata().withFinalizers(finalizers)));
       written.put(name, released.metadata().revision());
       LOG.info("compute domain {}: no claim names it; released for deletion", name);
     }

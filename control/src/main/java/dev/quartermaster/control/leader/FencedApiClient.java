@@ -21,9 +21,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * The {@link ApiClient} controllers write through: reads pass, writes pass only while {@link
  * Leadership#isLeader} holds at the moment of the call, so a leader that lost (or cannot renew) its
  * lease stops writing at once. A write already past this check still carries its revision
- * precondition, so it fails if a newer leader changed the object; and where the client beneath
- * can fence ({@link FencingClient}), each term's writes go through a client fenced by that term's
- * token ({@link #beginTerm}), so no write of an ended term lands at all.
+ * precondition, so it fails if a newer leader changed the object; and where the client beneath can
+ * fence ({@link FencingClient}), each term's writes go through a client fenced by that term's token
+ * ({@link #beginTerm}), so no write of an ended term lands at all.
  */
 public final class FencedApiClient implements ApiClient {
   private final ApiClient delegate;
@@ -39,7 +39,10 @@ public final class FencedApiClient implements ApiClient {
 
   /** Writes from now on carry {@code term}'s fencing token, where the client beneath can. */
   public void beginTerm(Term term) {
-    writer = delegate instanceof FencingClient f ? f.fencedBy(term.fenceKey(), term.fenceRevision()) : delegate;
+    writer =
+        delegate instanceof FencingClient f
+            ? f.fencedBy(term.fenceKey(), term.fenceRevision())
+            : delegate;
   }
 
   /** Whether writes are fenced in the store, not only by the leadership check. */
@@ -89,8 +92,11 @@ public final class FencedApiClient implements ApiClient {
 
   @Override
   public List<ApiObject> commit(List<Write> writes) {
-    requireLeader("commit of " + writes.size() + " write(s), the first to "
-        + writes.stream().findFirst().map(w -> w.object().ref()).orElse("nothing"));
+    requireLeader(
+        "commit of "
+            + writes.size()
+            + " write(s), the first to "
+            + writes.stream().findFirst().map(w -> w.object().ref()).orElse("nothing"));
     return writer.commit(writes);
   }
 
@@ -100,10 +106,9 @@ public final class FencedApiClient implements ApiClient {
     return writer.delete(kind, name);
   }
 
-
   @Override
-  public <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchScope scope,
-      WatchHandler<T> handler) {
+  public <T extends ApiObject> WatchHandle watch(
+      Kind<T> kind, long afterRevision, WatchScope scope, WatchHandler<T> handler) {
     return delegate.watch(kind, afterRevision, scope, handler);
   }
 }

@@ -14,15 +14,15 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Every {@code retryPeriod} each candidate reads the lease. The holder renews it; another
  * candidate takes it over only after the record has not changed for a whole {@code leaseDuration}
- * as timed by its <em>own</em> clock from when it last saw a change (so clocks need not agree,
- * only run at similar rates). Taking over raises the fencing epoch.
+ * as timed by its <em>own</em> clock from when it last saw a change (so clocks need not agree, only
+ * run at similar rates). Taking over raises the fencing epoch.
  *
  * <p>Leadership ends locally at once when no renewal has succeeded for {@code renewDeadline},
  * counted from the <em>start</em> of the last successful renewal: {@link #isLeader} reads the clock
  * on every call, so a leader whose store access hangs stops writing (through {@link
  * FencedApiClient}) without waiting for its own loop to notice. Since the deadline is shorter than
- * the lease, the old leader has stopped before anyone else can start. No etcd lease is involved:
- * an etcd lease's TTL restarts when etcd elects a new leader (a 5 s lease was seen to last ~9.5 s),
+ * the lease, the old leader has stopped before anyone else can start. No etcd lease is involved: an
+ * etcd lease's TTL restarts when etcd elects a new leader (a 5 s lease was seen to last ~9.5 s),
  * while these durations are measured by each candidate's own clock from what it saw.
  *
  * <p>A new term also rewrites the fence key ({@code <key>/term}) before its controllers start; the
@@ -53,12 +53,15 @@ public final class LeaderElector implements Leadership {
   private long lastRenewStartNanos;
   private long epoch;
   private long fenceRevision;
+
   /** Whether the lease, when last read, named someone else. */
   private boolean observedHolderIsOther;
+
   private boolean stopped;
   private Optional<Cancellable> next = Optional.empty();
 
-  public LeaderElector(LeaseSlot leases, Env env, String identity, LeaderConfig config, Callbacks callbacks) {
+  public LeaderElector(
+      LeaseSlot leases, Env env, String identity, LeaderConfig config, Callbacks callbacks) {
     this.leases = Objects.requireNonNull(leases, "leases");
     this.env = Objects.requireNonNull(env, "env");
     this.identity = Objects.requireNonNull(identity, "identity");
@@ -103,7 +106,8 @@ public final class LeaderElector implements Leadership {
         LOG.info("{}: released lease {} (epoch {})", identity, config.key(), record.epoch());
       }
     } catch (RuntimeException e) {
-      LOG.warn("{}: lease {} not released, it will expire: {}", identity, config.key(), e.toString());
+      LOG.warn(
+          "{}: lease {} not released, it will expire: {}", identity, config.key(), e.toString());
     }
   }
 
@@ -150,8 +154,9 @@ public final class LeaderElector implements Leadership {
         leading = true;
         epoch = won.get().epoch();
         fenceRevision = won.get().fenceRevision();
-      } else if (leading && (env.nanoTime() - lastRenewStartNanos >= config.renewDeadline().toNanos()
-          || observedHolderIsOther)) {
+      } else if (leading
+          && (env.nanoTime() - lastRenewStartNanos >= config.renewDeadline().toNanos()
+              || observedHolderIsOther)) {
         leading = false;
         lost = true;
       }
@@ -204,8 +209,10 @@ public final class LeaderElector implements Leadership {
     if (!record.holder().equals(identity) && !record.holder().isEmpty() && !expired) {
       return Optional.empty();
     }
-    // Released, expired, or ours from an earlier term (a restart, or a deadline we missed): a new term.
-    return write(kv.revision(), new LeaseRecord(identity, nowMillis, leaseMillis, record.epoch() + 1))
+    // Released, expired, or ours from an earlier term (a restart, or a deadline we missed): a new
+    // term.
+    return write(
+            kv.revision(), new LeaseRecord(identity, nowMillis, leaseMillis, record.epoch() + 1))
         .flatMap(this::beginTerm);
   }
 
@@ -217,8 +224,14 @@ public final class LeaderElector implements Leadership {
   private Optional<Term> beginTerm(long newEpoch) {
     var current = leases.read(fenceKey());
     long expected = current.map(LeaseSlot.Versioned::revision).orElse(0L);
-    var written = leases.compareAndSet(fenceKey(), expected, Long.toString(newEpoch).getBytes(java.nio.charset.StandardCharsets.UTF_8));
-    return written.isPresent() ? Optional.of(new Term(newEpoch, fenceKey(), written.getAsLong())) : Optional.empty();
+    var written =
+        leases.compareAndSet(
+            fenceKey(),
+            expected,
+            Long.toString(newEpoch).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    return written.isPresent()
+        ? Optional.of(new Term(newEpoch, fenceKey(), written.getAsLong()))
+        : Optional.empty();
   }
 
   private boolean isLeaderAt(long nowNanos) {

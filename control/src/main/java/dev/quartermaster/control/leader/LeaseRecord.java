@@ -14,7 +14,15 @@ import java.util.HashMap;
 public record LeaseRecord(String holder, long renewMillis, long leaseMillis, long epoch) {
 
   public byte[] encode() {
-    return ("holder=" + holder + "\nrenewMillis=" + renewMillis + "\nleaseMillis=" + leaseMillis + "\nepoch=" + epoch + "\n")
+    return ("holder="
+            + holder
+            + "\nrenewMillis="
+            + renewMillis
+            + "\nleaseMillis="
+            + leaseMillis
+            + "\nepoch="
+            + epoch
+            + "\n")
         .getBytes(StandardCharsets.UTF_8);
   }
 
@@ -28,8 +36,11 @@ public record LeaseRecord(String holder, long renewMillis, long leaseMillis, lon
       }
     }
     try {
-      return new LeaseRecord(fields.getOrDefault("holder", ""), Long.parseLong(fields.get("renewMillis")),
-          Long.parseLong(fields.get("leaseMillis")), Long.parseLong(fields.get("epoch")));
+      return new LeaseRecord(
+          fields.getOrDefault("holder", ""),
+          Long.parseLong(fields.get("renewMillis")),
+          Long.parseLong(fields.get("leaseMillis")),
+          Long.parseLong(fields.get("epoch")));
     } catch (RuntimeException e) {
       throw new IllegalStateException("lease record does not decode: " + fields, e);
     }

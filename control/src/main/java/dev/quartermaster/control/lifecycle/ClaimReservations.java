@@ -14,8 +14,9 @@ import java.util.Optional;
 /**
  * {@code ResourceClaim.status.reservedFor}: the live tasks using a claim. A task is added to each
  * claim it names in the same transaction that makes it {@code Scheduled} (so an agent never runs a
- * task on a claim that does not name it), and removed once it is finished or gone. Each write is a compare-and-set
- * on the claim as cached; a conflict comes back to the caller, which retries on a fresher view.
+ * task on a claim that does not name it), and removed once it is finished or gone. Each write is a
+ * compare-and-set on the claim as cached; a conflict comes back to the caller, which retries on a
+ * fresher view.
  */
 final class ClaimReservations {
   private final ApiClient api;
@@ -27,8 +28,8 @@ final class ClaimReservations {
   }
 
   /**
-   * The write that adds {@code task} to {@code claim}'s reservedFor, unless it is there already: the
-   * scheduler commits it in one transaction with the task's Scheduled status.
+   * The write that adds {@code task} to {@code claim}'s reservedFor, unless it is there already:
+   * the scheduler commits it in one transaction with the task's Scheduled status.
    */
   Optional<Write> reserve(ResourceClaim claim, Task task) {
     return Scheduling.reserved(claim, task.metadata().name()).map(Write.UpdateStatus::new);
@@ -41,7 +42,9 @@ final class ClaimReservations {
       var s = c.status();
       var reserved = new ArrayList<>(s.reservedFor());
       reserved.remove(task);
-      api.updateStatus(c.withStatus(new ResourceClaimStatus(s.allocation(), reserved, s.prepare(), s.conditions())));
+      api.updateStatus(
+          c.withStatus(
+              new ResourceClaimStatus(s.allocation(), reserved, s.prepare(), s.conditions())));
     }
     return claims.size();
   }

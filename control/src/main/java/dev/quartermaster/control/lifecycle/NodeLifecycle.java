@@ -10,11 +10,10 @@ import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.node.NodeConditions;
 import dev.quartermaster.api.workload.TaskTransitions;
-import dev.quartermaster.control.allocator.Allocator;
 import dev.quartermaster.control.cluster.Conditions;
 import dev.quartermaster.control.cluster.ControlLoop;
-import dev.quartermaster.control.cluster.StaleWrites;
 import dev.quartermaster.control.cluster.Informers;
+import dev.quartermaster.control.cluster.StaleWrites;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.informer.EventHandler;
 import dev.quartermaster.core.queue.Result;
@@ -26,8 +25,8 @@ import java.util.Optional;
 /**
  * Watches every node's heartbeat. Liveness is judged by when this controller <em>saw</em> the
  * reported heartbeat change, on its own clock ({@link ObservedHeartbeats}), never by the value the
- * agent reports: a skewed or bogus timestamp (say, one in 2099) must not keep a dead node Ready.
- * A node with no new heartbeat seen for longer than the grace period is marked {@code
+ * agent reports: a skewed or bogus timestamp (say, one in 2099) must not keep a dead node Ready. A
+ * node with no new heartbeat seen for longer than the grace period is marked {@code
  * AgentReady=False reason=HeartbeatMissed} and its unfinished tasks {@code Failed reason=NodeLost}
  * (the workload controller then replaces them, per restart policy).
  *
@@ -56,29 +55,33 @@ public final class NodeLifecycle {
     this(env, api, informers, grace, EventRecorder.NONE);
   }
 
-  public NodeLifecycle(Env env, ApiClient api, Informers informers, Duration grace, EventRecorder events) {
+  public NodeLifecycle(
+      Env env, ApiClient api, Informers informers, Duration grace, EventRecorder events) {
     this.env = env;
     this.events = events;
     this.api = api;
     this.informers = informers;
     this.grace = grace;
     this.loop = new ControlLoop("nodes", env, 1, this::reconcile);
-    informers.nodes().addHandler(new EventHandler<>() {
-      @Override
-      public void onAdd(Node n) {
-        loop.enqueue(n.metadata().name());
-      }
+    informers
+        .nodes()
+        .addHandler(
+            new EventHandler<>() {
+              @Override
+              public void onAdd(Node n) {
+                loop.enqueue(n.metadata().name());
+              }
 
-      @Override
-      public void onUpdate(Node o, Node n) {
-        loop.enqueue(n.metadata().name());
-      }
+              @Override
+              public void onUpdate(Node o, Node n) {
+                loop.enqueue(n.metadata().name());
+              }
 
-      @Override
-      public void onDelete(Node n) {
-        heartbeats.forget(n.metadata().name());
-      }
-    });
+              @Override
+              public void onDelete(Node n) {
+                heartbeats.forget(n.metadata().name());
+              }
+            });
   }
 
   public ControlLoop loop() {
@@ -99,23 +102,43 @@ public final class NodeLifecycle {
     var silent = heartbeats.silence(name, reported, env.nanoTime());
     var last = reported.map(Instant::toString).orElse("none");
     var agent = Condition.find(n.status().conditions(), NodeConditions.AGENT_READY);
-    boolean markedLost = agent.filter(c -> !c.isTrue() && c.reason().equals(HEARTBEAT_MISSED)).isPresent();
+    boolean markedLost =
+        agent.filter(c -> !c.isTrue() && c.reason().equals(HEARTBEAT_MISSED)).isPresent();
     if (n.spec().fenced()) {
       failTasks(name, NODE_FENCED, "node " + name + " was fenced by an operator");
       clearClaims(name);
     }
     if (silent.compareTo(grace) > 0) {
       if (!markedLost) {
-        setAgentReady(n, Conditions.of(NodeConditions.AGENT_READY, false, HEARTBEAT_MISSED,
-            "no new heartbeat seen for " + silent.toSeconds() + "s (grace " + grace.toSeconds()
-                + "s; last reported heartbeat " + last + ")"));
+        setAgentReady(
+            n,
+            Conditions.of(
+                NodeConditions.AGENT_READY,
+                false,
+                HEARTBEAT_MISSED,
+                "no new heartbeat seen for "
+                    + silent.toSeconds()
+                    + "s (grace "
+                    + grace.toSeconds()
+                    + "s; last reported heartbeat "
+                    + last
+                    + ")"));
       }
-      failTasks(name, NODE_LOST, "node " + name + " stopped sending heartbeats (no new heartbeat seen for "
-          + silent.toSeconds() + "s)");
+      failTasks(
+          name,
+          NODE_LOST,
+          "node "
+              + name
+              + " stopped sending heartbeats (no new heartbeat seen for "
+              + silent.toSeconds()
+              + "s)");
       return Result.requeueAfter(grace);
     }
     if (markedLost) {
-      setAgentReady(n, Conditions.of(NodeConditions.AGENT_READY, true, "HeartbeatResumed", "new heartbeat " + last));
+      setAgentReady(
+          n,
+          Conditions.of(
+              NodeConditions.AGENT_READY, true, "HeartbeatResumed", "new heartbeat " + last));
     }
     // Look again just after the heartbeat would go stale.
     return Result.requeueAfter(grace.minus(silent).plusSeconds(1));
@@ -141,15 +164,28 @@ public final class NodeLifecycle {
     }
   }
 
-  /** Only for a fenced node: its claims may now go elsewhere. Ledger entries stay until the claims are deleted. */
+  /**
+   * Only for a fenced node: its claims may now go elsewhere. Ledger entries stay until the claims
+   * are deleted.
+   */
   private void clearClaims(String node) {
     for (ResourceClaim c : informers.claims().cache().byIndex(Informers.BY_NODE, node)) {
       var s = c.status();
       var prepare = new HashMap<String, PrepareState>(s.prepare());
       prepare.remove(node);
-      var condition = Conditions.of(ClaimConditions.ALLOCATED, false, NODE_FENCED, "node " + node + " was fenced; allocation cleared");
-      api.updateStatus(c.withStatus(new ResourceClaimStatus(Optional.empty(), s.reservedFor(), prepare,
-          Conditions.set(s.conditions(), condition, env.now()))));
+      var condition =
+          Conditions.of(
+              ClaimConditions.ALLOCATED,
+              false,
+              NODE_FENCED,
+              "node " + node + " was fenced; allocation cleared");
+      api.updateStatus(
+          c.withStatus(
+              new ResourceClaimStatus(
+                  Optional.empty(),
+                  s.reservedFor(),
+                  prepare,
+                  Conditions.set(s.conditions(), condition, env.now()))));
     }
   }
 }

@@ -12,10 +12,10 @@ import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.TaskTransitions;
 import dev.quartermaster.control.cluster.ControlLoop;
 import dev.quartermaster.control.cluster.GroupCommit;
-import dev.quartermaster.control.cluster.StaleWrites;
 import dev.quartermaster.control.cluster.Informers;
 import dev.quartermaster.control.cluster.NodeReadiness;
 import dev.quartermaster.control.cluster.Scheduling;
+import dev.quartermaster.control.cluster.StaleWrites;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.informer.EventHandler;
 import dev.quartermaster.core.queue.Result;
@@ -31,11 +31,12 @@ import java.util.Optional;
  * claims — the ready node with the fewest tasks. It first sets {@code spec.node} (update), then
  * reserves each claim for the task ({@code status.reservedFor}), then the status, each
  * compare-and-set; a finished or deleted task's reservations are released. A task is looked at
- * again whenever any claim it names changes, whoever owns the claim. Everything after {@code Scheduled} is the agent's; see {@code
- * package-info}.
+ * again whenever any claim it names changes, whoever owns the claim. Everything after {@code
+ * Scheduled} is the agent's; see {@code package-info}.
  */
 public final class TaskScheduler {
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(TaskScheduler.class);
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(TaskScheduler.class);
 
   private final Env env;
   private final ApiClient api;
@@ -60,29 +61,38 @@ public final class TaskScheduler {
     // Keys are tasks, each written compare-and-set on its own object: independent, so many workers
     // let a burst of tasks share the store's group commit instead of queueing one write at a time.
     this.loop = new ControlLoop("scheduler", env, 8, this::reconcile);
-    informers.tasks().addHandler(EventHandler.onAddOrUpdate(t -> loop.enqueue(t.metadata().name())));
-    informers.tasks().addHandler(new EventHandler<>() {
-      @Override
-      public void onDelete(Task t) {
-        loop.enqueue(t.metadata().name()); // to release its reservations
-      }
-    });
-    informers.claims().addHandler(new EventHandler<>() {
-      @Override
-      public void onAdd(ResourceClaim c) {
-        wakeUsers(c);
-      }
+    informers
+        .tasks()
+        .addHandler(EventHandler.onAddOrUpdate(t -> loop.enqueue(t.metadata().name())));
+    informers
+        .tasks()
+        .addHandler(
+            new EventHandler<>() {
+              @Override
+              public void onDelete(Task t) {
+                loop.enqueue(t.metadata().name()); // to release its reservations
+              }
+            });
+    informers
+        .claims()
+        .addHandler(
+            new EventHandler<>() {
+              @Override
+              public void onAdd(ResourceClaim c) {
+                wakeUsers(c);
+              }
 
-      @Override
-      public void onUpdate(ResourceClaim o, ResourceClaim c) {
-        // The allocation, or the allocator's word on why there is none, which the task repeats.
-        if (!o.status().allocation().equals(c.status().allocation())
-            || !o.status().conditions().equals(c.status().conditions())
-            || !o.status().reservedFor().equals(c.status().reservedFor())) {
-          wakeUsers(c);
-        }
-      }
-    });
+              @Override
+              public void onUpdate(ResourceClaim o, ResourceClaim c) {
+                // The allocation, or the allocator's word on why there is none, which the task
+                // repeats.
+                if (!o.status().allocation().equals(c.status().allocation())
+                    || !o.status().conditions().equals(c.status().conditions())
+                    || !o.status().reservedFor().equals(c.status().reservedFor())) {
+                  wakeUsers(c);
+                }
+              }
+            });
   }
 
   /**
@@ -90,7 +100,11 @@ public final class TaskScheduler {
    * and every task it is reserved for, so a reservation of a task that is gone is released.
    */
   private void wakeUsers(ResourceClaim c) {
-    informers.tasks().cache().keysByIndex(Informers.BY_CLAIM, c.metadata().name()).forEach(loop::enqueue);
+    informers
+        .tasks()
+        .cache()
+        .keysByIndex(Informers.BY_CLAIM, c.metadata().name())
+        .forEach(loop::enqueue);
     c.status().reservedFor().forEach(loop::enqueue);
   }
 
@@ -108,7 +122,8 @@ public final class TaskScheduler {
       reservations.release(name);
       return Result.done();
     }
-    if (cached.get().metadata().isDeleting() || cached.get().status().phase() != TaskPhase.Pending) {
+    if (cached.get().metadata().isDeleting()
+        || cached.get().status().phase() != TaskPhase.Pending) {
       return Result.done();
     }
     var t = cached.get();
@@ -123,12 +138,19 @@ public final class TaskScheduler {
       // task by where that one is allocated would pin it to a node its own claim may never get.
       var owner = c.get().metadata().owner().filter(o -> o.kind().equals(Kinds.TASK.name()));
       if (owner.isPresent() && !owner.get().uid().equals(t.metadata().uid())) {
-        return pending(t, "WaitingForClaims", "claim " + claimName + " still belongs to an earlier task of this name");
+        return pending(
+            t,
+            "WaitingForClaims",
+            "claim " + claimName + " still belongs to an earlier task of this name");
       }
       if (c.get().status().allocation().isEmpty()) {
-        // The allocation brings us back; meanwhile the task says why it waits, in the allocator's words.
-        var why = Condition.find(c.get().status().conditions(), ClaimConditions.ALLOCATED).filter(x -> !x.isTrue())
-            .map(x -> x.message()).orElse("not allocated yet");
+        // The allocation brings us back; meanwhile the task says why it waits, in the allocator's
+        // words.
+        var why =
+            Condition.find(c.get().status().conditions(), ClaimConditions.ALLOCATED)
+                .filter(x -> !x.isTrue())
+                .map(x -> x.message())
+                .orElse("not allocated yet");
         return pending(t, "WaitingForAllocation", "claim " + claimName + ": " + why);
       }
       nodes.add(c.get().status().allocation().get().node());
@@ -137,7 +159,8 @@ public final class TaskScheduler {
     if (nodes.size() > 1) {
       return Result.done();
     }
-    Optional<String> node = nodes.stream().findFirst().or(() -> t.spec().node()).or(this::leastBusyReadyNode);
+    Optional<String> node =
+        nodes.stream().findFirst().or(() -> t.spec().node()).or(this::leastBusyReadyNode);
     if (node.isEmpty()) {
       return pending(t, "NoReadyNode", "no node is ready for tasks");
     }
@@ -146,9 +169,15 @@ public final class TaskScheduler {
       return Result.done(); // the update brings us back
     }
     if (!t.spec().node().equals(node)) {
-      return pending(t, "NodeMismatch", "pinned to " + t.spec().node().get() + " but its claims are on " + node.get()
-          + " (a claim made before the task that names it may be placed on any node: delete it and create it"
-          + " again, and it follows the task)");
+      return pending(
+          t,
+          "NodeMismatch",
+          "pinned to "
+              + t.spec().node().get()
+              + " but its claims are on "
+              + node.get()
+              + " (a claim made before the task that names it may be placed on any node: delete it and create it"
+              + " again, and it follows the task)");
     }
     // Reserved with Scheduled, in one transaction: from then on the agent may run it, and the claim
     // must say who uses it. Concurrent decisions share the transaction (GroupCommit). (Usually the
@@ -179,9 +208,15 @@ public final class TaskScheduler {
       }
     }
     if (!s.reason().equals(reason) || !s.message().equals(message)) {
-      LOG.debug("task {} (revision {}): Pending {}: {}", t.metadata().name(), t.metadata().revision(), reason, message);
+      LOG.debug(
+          "task {} (revision {}): Pending {}: {}",
+          t.metadata().name(),
+          t.metadata().revision(),
+          reason,
+          message);
       api.updateStatus(t.withStatus(TaskTransitions.waiting(s, reason, message)));
-      // Waiting for claims to appear is routine; waiting for devices or a node may need an operator.
+      // Waiting for claims to appear is routine; waiting for devices or a node may need an
+      // operator.
       if (reason.equals("WaitingForClaims")) {
         events.normal(t, reason, message);
       } else {
@@ -195,7 +230,10 @@ public final class TaskScheduler {
     return informers.nodes().cache().list().stream()
         .filter(NodeReadiness::isSchedulable)
         .map(n -> n.metadata().name())
-        .min(Comparator.comparingInt((String n) -> informers.tasks().cache().keysByIndex(Informers.BY_NODE, n).size())
-            .thenComparing(n -> n));
+        .min(
+            Comparator.comparingInt(
+                    (String n) ->
+                        informers.tasks().cache().keysByIndex(Informers.BY_NODE, n).size())
+                .thenComparing(n -> n));
   }
 }

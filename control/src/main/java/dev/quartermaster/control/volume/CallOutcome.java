@@ -11,7 +11,8 @@ sealed interface CallOutcome {
 
   record Deleted() implements CallOutcome {}
 
-  record Published(String task, String taskUid, Map<String, String> context) implements CallOutcome {}
+  record Published(String task, String taskUid, Map<String, String> context)
+      implements CallOutcome {}
 
   record Unpublished(String task, String taskUid) implements CallOutcome {}
 

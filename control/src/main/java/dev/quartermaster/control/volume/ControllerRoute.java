@@ -10,9 +10,9 @@ import java.util.Comparator;
 import java.util.Optional;
 
 /**
- * Which instance of a plugin gets its controller calls: the healthy controller instance on the
- * live node with the lowest name — stable, so calls go to one instance while it is healthy and move
- * only when it is gone (Nomad #17996 meant to sort and, until #26640, did not). Live means the agent
+ * Which instance of a plugin gets its controller calls: the healthy controller instance on the live
+ * node with the lowest name — stable, so calls go to one instance while it is healthy and move only
+ * when it is gone (Nomad #17996 meant to sort and, until #26640, did not). Live means the agent
  * heartbeats ({@code AgentReady=True}) and the node is not fenced; cordoned or device-less nodes
  * still serve storage.
  */
@@ -26,9 +26,15 @@ public final class ControllerRoute {
     return nodes.stream()
         .filter(ControllerRoute::live)
         .sorted(Comparator.comparing(n -> n.metadata().name()))
-        .flatMap(n -> n.status().plugins().stream()
-            .filter(p -> p.name().equals(plugin) && p.healthy() && p.roles().contains(PluginRole.Controller))
-            .map(p -> new Target(n.metadata().name(), p)))
+        .flatMap(
+            n ->
+                n.status().plugins().stream()
+                    .filter(
+                        p ->
+                            p.name().equals(plugin)
+                                && p.healthy()
+                                && p.roles().contains(PluginRole.Controller))
+                    .map(p -> new Target(n.metadata().name(), p)))
         .findFirst();
   }
 
@@ -40,7 +46,10 @@ public final class ControllerRoute {
   }
 
   public static boolean live(Node n) {
-    return !n.spec().fenced() && !n.metadata().isDeleting()
-        && Condition.find(n.status().conditions(), NodeConditions.AGENT_READY).map(Condition::isTrue).orElse(false);
+    return !n.spec().fenced()
+        && !n.metadata().isDeleting()
+        && Condition.find(n.status().conditions(), NodeConditions.AGENT_READY)
+            .map(Condition::isTrue)
+            .orElse(false);
   }
 }

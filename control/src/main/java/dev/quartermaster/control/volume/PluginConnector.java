@@ -11,10 +11,13 @@ import dev.quartermaster.csi.plugin.CsiPlugin;
 @FunctionalInterface
 public interface PluginConnector {
   /** Reaches nothing: every call fails UNAVAILABLE (a control plane started without CSI). */
-  PluginConnector NONE = (node, instance) -> {
-    throw new dev.quartermaster.csi.plugin.CsiException(dev.quartermaster.csi.plugin.CsiCall.GetPluginInfo,
-        dev.quartermaster.csi.plugin.CsiCode.UNAVAILABLE, "this control plane has no CSI connector");
-  };
+  PluginConnector NONE =
+      (node, instance) -> {
+        throw new dev.quartermaster.csi.plugin.CsiException(
+            dev.quartermaster.csi.plugin.CsiCall.GetPluginInfo,
+            dev.quartermaster.csi.plugin.CsiCode.UNAVAILABLE,
+            "this control plane has no CSI connector");
+      };
 
   CsiPlugin connect(String node, PluginInstance instance);
 }

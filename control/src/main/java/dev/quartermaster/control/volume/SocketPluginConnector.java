@@ -9,8 +9,9 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The production {@link PluginConnector}: the gRPC client on the instance's Unix socket, one
- * connection per endpoint, kept. Every call carries {@link #CALL_DEADLINE}; a plugin that hangs past
- * it fails the call with DEADLINE_EXCEEDED (retried with backoff, as the call may have gone through).
+ * connection per endpoint, kept. Every call carries {@link #CALL_DEADLINE}; a plugin that hangs
+ * past it fails the call with DEADLINE_EXCEEDED (retried with backoff, as the call may have gone
+ * through).
  */
 public final class SocketPluginConnector implements PluginConnector, AutoCloseable {
   public static final Duration CALL_DEADLINE = Duration.ofSeconds(30);

@@ -11,11 +11,10 @@ import dev.quartermaster.api.volume.VolumeClaimMachine;
 import dev.quartermaster.api.volume.VolumeConditions;
 import dev.quartermaster.api.volume.VolumePhase;
 import dev.quartermaster.api.volume.VolumeStatus;
-import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.control.cluster.Conditions;
 import dev.quartermaster.control.cluster.ControlLoop;
-import dev.quartermaster.control.cluster.StaleWrites;
 import dev.quartermaster.control.cluster.Informers;
+import dev.quartermaster.control.cluster.StaleWrites;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.informer.EventHandler;
 import dev.quartermaster.core.queue.Result;
@@ -39,24 +38,29 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Makes volumes real (I5): creates each in its plugin, grants claims by access mode, and drives
- * every claim through {@link VolumeClaimMachine}, persisting each step in the volume's status before the
- * next call. Deleting a volume waits, behind {@link Volume#RELEASE_FINALIZER}, until no claim is left,
- * then DeleteVolume, then the finalizer goes.
+ * every claim through {@link VolumeClaimMachine}, persisting each step in the volume's status
+ * before the next call. Deleting a volume waits, behind {@link Volume#RELEASE_FINALIZER}, until no
+ * claim is left, then DeleteVolume, then the finalizer goes.
  *
  * <p>Calls: at most one outstanding per volume (its reconcile starts one and returns; the call's
  * completion records an outcome and re-enqueues the volume, and the next reconcile persists it).
- * Destructive ones go through the per-plugin {@link Serializer} to the instance {@link ControllerRoute}
- * picks, so at most one is in flight per plugin, in submission order. When this instance is deposed the
- * serializer is closed, failing its waiters at once; it reopens when it leads again. Retryable failures
- * (ABORTED, UNAVAILABLE, DEADLINE_EXCEEDED) come back with the queue's backoff; others set the
- * {@code CallsSucceeding=False} condition naming the call, and are tried again later.
+ * Destructive ones go through the per-plugin {@link Serializer} to the instance {@link
+ * ControllerRoute} picks, so at most one is in flight per plugin, in submission order. When this
+ * instance is deposed the serializer is closed, failing its waiters at once; it reopens when it
+ * leads again. Retryable failures (ABORTED, UNAVAILABLE, DEADLINE_EXCEEDED) come back with the
+ * queue's backoff; others set the {@code CallsSucceeding=False} condition naming the call, and are
+ * tried again later.
  */
 public final class VolumeController {
   private static final Logger LOG = LoggerFactory.getLogger(VolumeController.class);
   static final Duration RETRY_FAILED = Duration.ofSeconds(30);
   static final Duration NO_ROUTE_RECHECK = Duration.ofSeconds(10);
   static final Duration CACHE_WAIT = Duration.ofSeconds(2);
-  /** How long a new leader waits before its first destructive call: a deposed leader's last one may run this long. */
+
+  /**
+   * How long a new leader waits before its first destructive call: a deposed leader's last one may
+   * run this long.
+   */
   static final Duration TAKEOVER_QUIET = SocketPluginConnector.CALL_DEADLINE;
 
   private final Env env;
@@ -65,18 +69,32 @@ public final class VolumeController {
   private final PluginConnector connector;
   private final ControlLoop loop;
   private final Map<String, CallOutcome> outcomes = new ConcurrentHashMap<>();
-  /** The revision of our last write of each volume: the cache must reach it before we decide again. */
+
+  /**
+   * The revision of our last write of each volume: the cache must reach it before we decide again.
+   */
   private final Map<String, Long> written = new ConcurrentHashMap<>();
+
   private final Map<String, Long> inFlight = new ConcurrentHashMap<>();
+
   /** Plugin info by endpoint; learnt once per endpoint. */
   private final Map<String, PluginInfo> infos = new ConcurrentHashMap<>();
+
   private final Serializer<String> serializer;
   private volatile long term;
+
   /** No destructive call of this term starts before this (see {@link #call}). */
   private volatile java.time.Instant quietUntil = java.time.Instant.MIN;
 
-  /** @param serializer destructive calls' per-plugin serializer ({@link KeyedSerializer}; tests pass naive ones) */
-  public VolumeController(Env env, ApiClient api, Informers informers, PluginConnector connector,
+  /**
+   * @param serializer destructive calls' per-plugin serializer ({@link KeyedSerializer}; tests pass
+   *     naive ones)
+   */
+  public VolumeController(
+      Env env,
+      ApiClient api,
+      Informers informers,
+      PluginConnector connector,
       Serializer<String> serializer) {
     this.env = env;
     this.api = api;
@@ -84,15 +102,31 @@ public final class VolumeController {
     this.connector = connector;
     this.serializer = serializer;
     this.loop = new ControlLoop("volumes", env, 2, this::reconcile);
-    informers.volumes().addHandler(EventHandler.onAnyChange(v -> loop.enqueue(v.metadata().name())));
-    informers.tasks().addHandler(EventHandler.onAnyChange(
-        t -> t.spec().volumes().forEach(u -> loop.enqueue(u.name()))));
-    informers.nodes().addHandler(EventHandler.onAnyChange(n -> informers.volumes().cache().list().forEach(v -> {
-      if (v.status().claims().stream().anyMatch(c -> c.node().equals(n.metadata().name()))
-          || v.status().externalId().isEmpty() || v.metadata().isDeleting()) {
-        loop.enqueue(v.metadata().name());
-      }
-    })));
+    informers
+        .volumes()
+        .addHandler(EventHandler.onAnyChange(v -> loop.enqueue(v.metadata().name())));
+    informers
+        .tasks()
+        .addHandler(
+            EventHandler.onAnyChange(t -> t.spec().volumes().forEach(u -> loop.enqueue(u.name()))));
+    informers
+        .nodes()
+        .addHandler(
+            EventHandler.onAnyChange(
+                n ->
+                    informers
+                        .volumes()
+                        .cache()
+                        .list()
+                        .forEach(
+                            v -> {
+                              if (v.status().claims().stream()
+                                      .anyMatch(c -> c.node().equals(n.metadata().name()))
+                                  || v.status().externalId().isEmpty()
+                                  || v.metadata().isDeleting()) {
+                                loop.enqueue(v.metadata().name());
+                              }
+                            })));
   }
 
   public ControlLoop loop() {
@@ -101,8 +135,8 @@ public final class VolumeController {
 
   /**
    * This instance leads: a new term. Outcomes of the last term's calls are dropped (they are
-   * idempotent and simply made again); its calls still in flight keep their serializer slots, so the
-   * first call of this term waits for them.
+   * idempotent and simply made again); its calls still in flight keep their serializer slots, so
+   * the first call of this term waits for them.
    */
   public synchronized void startLeading() {
     startLeading(1);
@@ -110,7 +144,8 @@ public final class VolumeController {
 
   /**
    * As {@link #startLeading()}, as the {@code epoch}-th leader of the cluster: after the first, a
-   * predecessor's destructive call may still be running, so this term's wait {@link #TAKEOVER_QUIET}.
+   * predecessor's destructive call may still be running, so this term's wait {@link
+   * #TAKEOVER_QUIET}.
    */
   public synchronized void startLeading(long epoch) {
     term++;
@@ -144,7 +179,8 @@ public final class VolumeController {
     var v = cached.get();
     var ours = written.get(name);
     if (ours != null && v.metadata().revision() < ours) {
-      // The cache has not seen our last write: deciding on it could repeat a step (its event enqueues us).
+      // The cache has not seen our last write: deciding on it could repeat a step (its event
+      // enqueues us).
       return Result.requeueAfter(CACHE_WAIT);
     }
     var outcome = outcomes.remove(name);
@@ -166,25 +202,55 @@ public final class VolumeController {
       if (info.isEmpty()) {
         return Result.done();
       }
-      if (!info.get().accessModes().isEmpty() && !info.get().accessModes().contains(v.spec().accessMode())) {
-        setCondition(v, Conditions.of(VolumeConditions.READY, false, "AccessModeUnsupported", "plugin " + v.spec().plugin()
-            + " does not support access mode " + v.spec().accessMode() + " (it supports " + info.get().accessModes() + ")"));
+      if (!info.get().accessModes().isEmpty()
+          && !info.get().accessModes().contains(v.spec().accessMode())) {
+        setCondition(
+            v,
+            Conditions.of(
+                VolumeConditions.READY,
+                false,
+                "AccessModeUnsupported",
+                "plugin "
+                    + v.spec().plugin()
+                    + " does not support access mode "
+                    + v.spec().accessMode()
+                    + " (it supports "
+                    + info.get().accessModes()
+                    + ")"));
         return Result.requeueAfter(RETRY_FAILED);
       }
-      return call(v, route.get(), CsiCall.CreateVolume, "volume " + name,
-          p -> p.createVolume("qm-" + v.metadata().uid(), v.spec().capacityBytes(), v.spec().accessMode(),
-              v.spec().parameters()).thenApply(CallOutcome.Created::new));
+      return call(
+          v,
+          route.get(),
+          CsiCall.CreateVolume,
+          "volume " + name,
+          p ->
+              p.createVolume(
+                      "qm-" + v.metadata().uid(),
+                      v.spec().capacityBytes(),
+                      v.spec().accessMode(),
+                      v.spec().parameters())
+                  .thenApply(CallOutcome.Created::new));
     }
-    var publishes = route.flatMap(r -> Optional.ofNullable(infos.get(r.instance().endpoint())))
-        .map(i -> i.has(Capability.PublishUnpublishVolume));
+    var publishes =
+        route
+            .flatMap(r -> Optional.ofNullable(infos.get(r.instance().endpoint())))
+            .map(i -> i.has(Capability.PublishUnpublishVolume));
     if (route.isPresent() && publishes.isEmpty()) {
       info(name, route.get());
       return Result.done();
     }
-    var plan = VolumePlan.of(v, informers.tasks().cache().byIndex(Informers.BY_VOLUME, name), this::node,
-        publishes.orElse(true));
+    var plan =
+        VolumePlan.of(
+            v,
+            informers.tasks().cache().byIndex(Informers.BY_VOLUME, name),
+            this::node,
+            publishes.orElse(true));
     if (plan.edited()) {
-      write(v, plan.status(), v.metadata().isDeleting() ? VolumePhase.Deleting : VolumePhase.Available);
+      write(
+          v,
+          plan.status(),
+          v.metadata().isDeleting() ? VolumePhase.Deleting : VolumePhase.Available);
       return Result.done();
     }
     if (plan.call().isPresent()) {
@@ -193,34 +259,70 @@ public final class VolumeController {
       }
       var c = plan.call().get();
       var node = node(c.volumeClaim().node());
-      var nodeId = node.flatMap(n -> ControllerRoute.nodeInstance(n, v.spec().plugin())).map(p -> p.csiNodeId())
-          .filter(id -> !id.isEmpty());
+      var nodeId =
+          node.flatMap(n -> ControllerRoute.nodeInstance(n, v.spec().plugin()))
+              .map(p -> p.csiNodeId())
+              .filter(id -> !id.isEmpty());
       if (nodeId.isEmpty() && c instanceof VolumePlan.Call.Publish) {
-        setCondition(v, Conditions.of(VolumeConditions.CALLS, false, "NoNodePlugin", "node " + c.volumeClaim().node()
-            + " has no healthy node instance of plugin " + v.spec().plugin()));
+        setCondition(
+            v,
+            Conditions.of(
+                VolumeConditions.CALLS,
+                false,
+                "NoNodePlugin",
+                "node "
+                    + c.volumeClaim().node()
+                    + " has no healthy node instance of plugin "
+                    + v.spec().plugin()));
         return Result.requeueAfter(NO_ROUTE_RECHECK);
       }
-      // A node gone for good may have no instance left: unpublish by the node name (the plugin's id for it
+      // A node gone for good may have no instance left: unpublish by the node name (the plugin's id
+      // for it
       // is the node name for our plugins; others treat an unknown node as already unpublished).
       var csiNode = nodeId.orElse(c.volumeClaim().node());
       var volumeClaim = c.volumeClaim();
       return switch (c) {
-        case VolumePlan.Call.Publish p -> call(v, route.get(), CsiCall.ControllerPublishVolume,
-            "task " + volumeClaim.task() + " on " + volumeClaim.node(),
-            plugin -> plugin.controllerPublish(v.status().externalId(), csiNode, v.spec().accessMode(),
-                volumeClaim.mode() == VolumeClaim.Mode.Read)
-                .thenApply(ctx -> new CallOutcome.Published(volumeClaim.task(), volumeClaim.taskUid(), ctx)));
-        case VolumePlan.Call.Unpublish u -> call(v, route.get(), CsiCall.ControllerUnpublishVolume,
-            "task " + volumeClaim.task() + " on " + volumeClaim.node(),
-            plugin -> plugin.controllerUnpublish(v.status().externalId(), csiNode)
-                .thenApply(x -> new CallOutcome.Unpublished(volumeClaim.task(), volumeClaim.taskUid())));
+        case VolumePlan.Call.Publish p ->
+            call(
+                v,
+                route.get(),
+                CsiCall.ControllerPublishVolume,
+                "task " + volumeClaim.task() + " on " + volumeClaim.node(),
+                plugin ->
+                    plugin
+                        .controllerPublish(
+                            v.status().externalId(),
+                            csiNode,
+                            v.spec().accessMode(),
+                            volumeClaim.mode() == VolumeClaim.Mode.Read)
+                        .thenApply(
+                            ctx ->
+                                new CallOutcome.Published(
+                                    volumeClaim.task(), volumeClaim.taskUid(), ctx)));
+        case VolumePlan.Call.Unpublish u ->
+            call(
+                v,
+                route.get(),
+                CsiCall.ControllerUnpublishVolume,
+                "task " + volumeClaim.task() + " on " + volumeClaim.node(),
+                plugin ->
+                    plugin
+                        .controllerUnpublish(v.status().externalId(), csiNode)
+                        .thenApply(
+                            x ->
+                                new CallOutcome.Unpublished(
+                                    volumeClaim.task(), volumeClaim.taskUid())));
       };
     }
     if (v.metadata().isDeleting() && v.status().claims().isEmpty()) {
       if (route.isEmpty()) {
         return noRoute(v);
       }
-      return call(v, route.get(), CsiCall.DeleteVolume, "volume " + name,
+      return call(
+          v,
+          route.get(),
+          CsiCall.DeleteVolume,
+          "volume " + name,
           p -> p.deleteVolume(v.status().externalId()).thenApply(x -> new CallOutcome.Deleted()));
     }
     var phase = v.metadata().isDeleting() ? VolumePhase.Deleting : VolumePhase.Available;
@@ -239,7 +341,10 @@ public final class VolumeController {
     return informers.nodes().cache().get(name).or(() -> api.get(Kinds.NODE, name));
   }
 
-  /** The plugin's info, or empty after starting to learn it (the volume is enqueued when it arrives). */
+  /**
+   * The plugin's info, or empty after starting to learn it (the volume is enqueued when it
+   * arrives).
+   */
   private Optional<PluginInfo> info(String volume, ControllerRoute.Target target) {
     var known = infos.get(target.instance().endpoint());
     if (known != null) {
@@ -249,22 +354,34 @@ public final class VolumeController {
     inFlight.put(volume, mine);
     CompletionStage<CallOutcome> stage;
     try {
-      stage = connector.connect(target.node(), target.instance()).pluginInfo()
-          .thenApply(i -> new CallOutcome.Info(target.instance().endpoint(), i));
+      stage =
+          connector
+              .connect(target.node(), target.instance())
+              .pluginInfo()
+              .thenApply(i -> new CallOutcome.Info(target.instance().endpoint(), i));
     } catch (RuntimeException e) {
       stage = java.util.concurrent.CompletableFuture.failedFuture(e);
     }
-    finish(volume, mine, CsiCall.GetPluginInfo, "plugin " + target.instance().name() + " on " + target.node(), stage);
+    finish(
+        volume,
+        mine,
+        CsiCall.GetPluginInfo,
+        "plugin " + target.instance().name() + " on " + target.node(),
+        stage);
     return Optional.empty();
   }
 
   /**
    * Starts a destructive call through the serializer; its outcome comes back through the queue. Not
-   * in the first {@link #TAKEOVER_QUIET} of a term: the serializer orders this process's calls, but a
-   * deposed leader's call may still be running in its own process, up to its deadline, and two
+   * in the first {@link #TAKEOVER_QUIET} of a term: the serializer orders this process's calls, but
+   * a deposed leader's call may still be running in its own process, up to its deadline, and two
    * destructive calls must never overlap on one plugin (I5).
    */
-  private Result call(Volume v, ControllerRoute.Target target, CsiCall what, String detail,
+  private Result call(
+      Volume v,
+      ControllerRoute.Target target,
+      CsiCall what,
+      String detail,
       Function<dev.quartermaster.csi.plugin.CsiPlugin, CompletionStage<CallOutcome>> body) {
     var wait = Duration.between(env.now(), quietUntil);
     if (wait.isPositive()) {
@@ -273,21 +390,33 @@ public final class VolumeController {
     var name = v.metadata().name();
     var mine = term;
     inFlight.put(name, mine);
-    LOG.debug("volume {}: {} ({}) through {} on {}", name, what, detail, target.instance().name(), target.node());
-    var stage = serializer.submit(v.spec().plugin(), () -> body.apply(connector.connect(target.node(), target.instance())));
+    LOG.debug(
+        "volume {}: {} ({}) through {} on {}",
+        name,
+        what,
+        detail,
+        target.instance().name(),
+        target.node());
+    var stage =
+        serializer.submit(
+            v.spec().plugin(),
+            () -> body.apply(connector.connect(target.node(), target.instance())));
     finish(name, mine, what, detail, stage);
     return Result.done();
   }
 
-  private void finish(String volume, long mine, CsiCall what, String detail, CompletionStage<CallOutcome> stage) {
-    stage.whenComplete((o, err) -> {
-      if (term != mine) {
-        return;
-      }
-      outcomes.put(volume, err == null ? o : new CallOutcome.Failed(CsiException.of(what, err), detail));
-      inFlight.remove(volume);
-      loop.enqueue(volume);
-    });
+  private void finish(
+      String volume, long mine, CsiCall what, String detail, CompletionStage<CallOutcome> stage) {
+    stage.whenComplete(
+        (o, err) -> {
+          if (term != mine) {
+            return;
+          }
+          outcomes.put(
+              volume, err == null ? o : new CallOutcome.Failed(CsiException.of(what, err), detail));
+          inFlight.remove(volume);
+          loop.enqueue(volume);
+        });
   }
 
   /** Persists a finished call's outcome. */
@@ -300,33 +429,85 @@ public final class VolumeController {
         yield Result.done();
       }
       case CallOutcome.Created c -> {
-        write(v, new VolumeStatus(VolumePhase.Available, c.volume().volumeId(), c.volume().capacityBytes(), s.claims(),
-            Conditions.set(Conditions.set(s.conditions(), Conditions.of(VolumeConditions.READY, true, "Created",
-                "created in plugin " + v.spec().plugin() + " as " + c.volume().volumeId()), env.now()),
-                Conditions.of(VolumeConditions.CALLS, true, "Succeeded", "CreateVolume succeeded"), env.now())), VolumePhase.Available);
+        write(
+            v,
+            new VolumeStatus(
+                VolumePhase.Available,
+                c.volume().volumeId(),
+                c.volume().capacityBytes(),
+                s.claims(),
+                Conditions.set(
+                    Conditions.set(
+                        s.conditions(),
+                        Conditions.of(
+                            VolumeConditions.READY,
+                            true,
+                            "Created",
+                            "created in plugin "
+                                + v.spec().plugin()
+                                + " as "
+                                + c.volume().volumeId()),
+                        env.now()),
+                    Conditions.of(
+                        VolumeConditions.CALLS, true, "Succeeded", "CreateVolume succeeded"),
+                    env.now())),
+            VolumePhase.Available);
         yield Result.done();
       }
       case CallOutcome.Published p -> {
-        var claims = applied(s.claims(), p.task(), p.taskUid(), new VolumeClaimEvent.Attached(p.context()));
-        write(v, s.withClaims(claims).withConditions(Conditions.set(s.conditions(),
-            Conditions.of(VolumeConditions.CALLS, true, "Succeeded", "ControllerPublishVolume for task " + p.task() + " succeeded"),
-            env.now())), s.phase());
+        var claims =
+            applied(s.claims(), p.task(), p.taskUid(), new VolumeClaimEvent.Attached(p.context()));
+        write(
+            v,
+            s.withClaims(claims)
+                .withConditions(
+                    Conditions.set(
+                        s.conditions(),
+                        Conditions.of(
+                            VolumeConditions.CALLS,
+                            true,
+                            "Succeeded",
+                            "ControllerPublishVolume for task " + p.task() + " succeeded"),
+                        env.now())),
+            s.phase());
         yield Result.done();
       }
       case CallOutcome.Unpublished u -> {
-        write(v, s.withClaims(applied(s.claims(), u.task(), u.taskUid(), new VolumeClaimEvent.ControllerReleased())),
+        write(
+            v,
+            s.withClaims(
+                applied(
+                    s.claims(), u.task(), u.taskUid(), new VolumeClaimEvent.ControllerReleased())),
             s.phase());
         yield Result.done();
       }
       case CallOutcome.Deleted d -> {
-        write(v, new VolumeStatus(VolumePhase.Deleting, "", 0, List.of(), s.conditions()), VolumePhase.Deleting);
+        write(
+            v,
+            new VolumeStatus(VolumePhase.Deleting, "", 0, List.of(), s.conditions()),
+            VolumePhase.Deleting);
         yield Result.done();
       }
       case CallOutcome.Failed f -> {
         var e = f.error();
-        LOG.info("volume {}: {} ({}) failed: {}", v.metadata().name(), e.call(), f.detail(), e.getMessage());
-        setCondition(v, Conditions.of(VolumeConditions.CALLS, false, e.call() + "Failed", e.call() + " (" + f.detail() + "): "
-            + e.code() + (e.detail().isEmpty() ? "" : ": " + e.detail())));
+        LOG.info(
+            "volume {}: {} ({}) failed: {}",
+            v.metadata().name(),
+            e.call(),
+            f.detail(),
+            e.getMessage());
+        setCondition(
+            v,
+            Conditions.of(
+                VolumeConditions.CALLS,
+                false,
+                e.call() + "Failed",
+                e.call()
+                    + " ("
+                    + f.detail()
+                    + "): "
+                    + e.code()
+                    + (e.detail().isEmpty() ? "" : ": " + e.detail())));
         yield e.code().retryable() ? Result.requeue() : Result.requeueAfter(RETRY_FAILED);
       }
     };
@@ -337,13 +518,23 @@ public final class VolumeController {
    * outcome; one that moved on meanwhile (its agent released it before the publish was recorded)
    * stays as it is.
    */
-  private static List<VolumeClaim> applied(List<VolumeClaim> claims, String task, String uid, VolumeClaimEvent done) {
-    return claims.stream().map(c -> c.heldBy(task, uid) ? VolumeClaimMachine.apply(c, done).orElse(c) : c).toList();
+  private static List<VolumeClaim> applied(
+      List<VolumeClaim> claims, String task, String uid, VolumeClaimEvent done) {
+    return claims.stream()
+        .map(c -> c.heldBy(task, uid) ? VolumeClaimMachine.apply(c, done).orElse(c) : c)
+        .toList();
   }
 
   private Result noRoute(Volume v) {
-    setCondition(v, Conditions.of(VolumeConditions.CALLS, false, "NoController", "no healthy controller instance of plugin "
-        + v.spec().plugin() + " on a live node (`qm get plugins` lists the instances)"));
+    setCondition(
+        v,
+        Conditions.of(
+            VolumeConditions.CALLS,
+            false,
+            "NoController",
+            "no healthy controller instance of plugin "
+                + v.spec().plugin()
+                + " on a live node (`qm get plugins` lists the instances)"));
     return Result.requeueAfter(NO_ROUTE_RECHECK);
   }
 
@@ -358,7 +549,9 @@ public final class VolumeController {
   private void setCondition(Volume v, Condition c) {
     var s = v.status();
     if (!Conditions.has(s.conditions(), c)) {
-      record(api.updateStatus(v.withStatus(s.withConditions(Conditions.set(s.conditions(), c, env.now())))));
+      record(
+          api.updateStatus(
+              v.withStatus(s.withConditions(Conditions.set(s.conditions(), c, env.now())))));
     }
   }
 

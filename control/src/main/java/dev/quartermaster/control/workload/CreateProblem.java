@@ -17,9 +17,13 @@ record CreateProblem(boolean nameTaken, String message) {
     return new CreateProblem(false, message);
   }
 
-  /** {@code NameTaken} only when every problem is a taken name; any refusal makes it {@code Invalid}. */
+  /**
+   * {@code NameTaken} only when every problem is a taken name; any refusal makes it {@code
+   * Invalid}.
+   */
   static String reasonOf(List<CreateProblem> problems) {
-    return problems.stream().allMatch(CreateProblem::nameTaken) ? WorkloadConditions.NAME_TAKEN
+    return problems.stream().allMatch(CreateProblem::nameTaken)
+        ? WorkloadConditions.NAME_TAKEN
         : WorkloadConditions.INVALID;
   }
 }

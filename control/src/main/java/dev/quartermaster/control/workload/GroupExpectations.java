@@ -21,8 +21,8 @@ import java.util.concurrent.ConcurrentSkipListMap;
  *
  * <p>If the informer does not catch up within the bound (a stuck watch), the caller stops trusting
  * the cache and reads live (counted in {@link #timeouts}). Keys are {@code <workload-uid>/<group>},
- * so a re-created workload starts clean. A key is only ever handled by one reconcile at a time (work
- * queue), which is what makes one mutable record per key safe.
+ * so a re-created workload starts clean. A key is only ever handled by one reconcile at a time
+ * (work queue), which is what makes one mutable record per key safe.
  */
 public final class GroupExpectations {
 
@@ -39,11 +39,12 @@ public final class GroupExpectations {
   }
 
   /**
-   * One key's expectation. {@code names} grows in place with each write of a slow-start batch (up to
-   * hundreds): a copy per write was quadratic in the batch. It is a concurrent map because a gate may
-   * read it while a create of the same batch records its write; a gate hands out a copy.
+   * One key's expectation. {@code names} grows in place with each write of a slow-start batch (up
+   * to hundreds): a copy per write was quadratic in the batch. It is a concurrent map because a
+   * gate may read it while a create of the same batch records its write; a gate hands out a copy.
    */
-  private record Pending(long revision, long sinceNanos, ConcurrentSkipListMap<String, String> names, int inFlight) {
+  private record Pending(
+      long revision, long sinceNanos, ConcurrentSkipListMap<String, String> names, int inFlight) {
     SortedMap<String, String> namesNow() {
       return Collections.unmodifiableSortedMap(new TreeMap<>(names));
     }
@@ -51,32 +52,52 @@ public final class GroupExpectations {
 
   private final Duration bound;
   private final Map<String, Pending> pending = new ConcurrentHashMap<>();
-  private final java.util.concurrent.atomic.AtomicLong timeouts = new java.util.concurrent.atomic.AtomicLong();
+  private final java.util.concurrent.atomic.AtomicLong timeouts =
+      new java.util.concurrent.atomic.AtomicLong();
 
   public GroupExpectations(Duration bound) {
     this.bound = bound;
   }
 
-  /** {@code n} creates of {@code key} are about to run concurrently: the gate stays shut until each has ended. */
+  /**
+   * {@code n} creates of {@code key} are about to run concurrently: the gate stays shut until each
+   * has ended.
+   */
   public void expectCreates(String key, int n, long nowNanos) {
-    pending.compute(key, (k, p) -> p == null ? new Pending(0, nowNanos, new ConcurrentSkipListMap<>(), n)
-        : new Pending(p.revision(), p.sinceNanos(), p.names(), p.inFlight() + n));
+    pending.compute(
+        key,
+        (k, p) ->
+            p == null
+                ? new Pending(0, nowNanos, new ConcurrentSkipListMap<>(), n)
+                : new Pending(p.revision(), p.sinceNanos(), p.names(), p.inFlight() + n));
   }
 
-  /** Records our write of {@code task} ({@code action}: create or delete) at {@code revision}; a create ends one in flight. */
+  /**
+   * Records our write of {@code task} ({@code action}: create or delete) at {@code revision}; a
+   * create ends one in flight.
+   */
   public void wrote(String key, String task, String action, long revision, long nowNanos) {
-    pending.compute(key, (k, p) -> {
-      var names = p == null ? new ConcurrentSkipListMap<String, String>() : p.names();
-      names.put(task, action);
-      int inFlight = p == null ? 0 : Math.max(0, p.inFlight() - (action.equals("create") ? 1 : 0));
-      return new Pending(Math.max(revision, p == null ? 0 : p.revision()), p == null ? nowNanos : p.sinceNanos(), names,
-          inFlight);
-    });
+    pending.compute(
+        key,
+        (k, p) -> {
+          var names = p == null ? new ConcurrentSkipListMap<String, String>() : p.names();
+          names.put(task, action);
+          int inFlight =
+              p == null ? 0 : Math.max(0, p.inFlight() - (action.equals("create") ? 1 : 0));
+          return new Pending(
+              Math.max(revision, p == null ? 0 : p.revision()),
+              p == null ? nowNanos : p.sinceNanos(),
+              names,
+              inFlight);
+        });
   }
 
   /** An expected create ended without a write (refused, or failed). */
   public void createEnded(String key) {
-    pending.computeIfPresent(key, (k, p) -> new Pending(p.revision(), p.sinceNanos(), p.names(), Math.max(0, p.inFlight() - 1)));
+    pending.computeIfPresent(
+        key,
+        (k, p) ->
+            new Pending(p.revision(), p.sinceNanos(), p.names(), Math.max(0, p.inFlight() - 1)));
   }
 
   /** Creates of {@code key} still in flight. */

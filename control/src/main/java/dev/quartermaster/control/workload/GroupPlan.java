@@ -27,7 +27,8 @@ import java.util.List;
  *       to delete: it keeps its ordinal and is reported as {@code taken}.
  * </ul>
  */
-public record GroupPlan(List<Integer> create, List<Task> delete, List<Task> restart, List<Task> taken) {
+public record GroupPlan(
+    List<Integer> create, List<Task> delete, List<Task> restart, List<Task> taken) {
 
   public GroupPlan {
     create = List.copyOf(create);
@@ -41,7 +42,8 @@ public record GroupPlan(List<Integer> create, List<Task> delete, List<Task> rest
     return !create.isEmpty() || !delete.isEmpty() || !restart.isEmpty();
   }
 
-  public static GroupPlan decide(String workload, String workloadUid, WorkerGroup group, List<Task> tasks) {
+  public static GroupPlan decide(
+      String workload, String workloadUid, WorkerGroup group, List<Task> tasks) {
     var byOrdinal = new HashMap<Integer, Task>();
     var delete = new ArrayList<Task>();
     var restart = new ArrayList<Task>();
@@ -50,8 +52,11 @@ public record GroupPlan(List<Integer> create, List<Task> delete, List<Task> rest
       var ordinal = TaskNames.ordinal(workload, group.name(), t.metadata().name());
       var owner = t.metadata().owner();
       boolean ours = owner.map(o -> o.uid().equals(workloadUid)).orElse(false);
-      boolean earlierIncarnation = !ours && owner.map(o -> o.kind().equals(Kinds.WORKLOAD.name())
-          && o.name().equals(workload)).orElse(false);
+      boolean earlierIncarnation =
+          !ours
+              && owner
+                  .map(o -> o.kind().equals(Kinds.WORKLOAD.name()) && o.name().equals(workload))
+                  .orElse(false);
       if (ordinal.isEmpty() || t.metadata().isDeleting()) {
         ordinal.ifPresent(o -> byOrdinal.put(o, t));
         continue;
@@ -71,8 +76,12 @@ public record GroupPlan(List<Integer> create, List<Task> delete, List<Task> rest
         create.add(i);
       }
     }
-    delete.sort(Comparator.comparingInt((Task t) ->
-        TaskNames.ordinal(workload, group.name(), t.metadata().name()).orElse(Integer.MAX_VALUE)).reversed());
+    delete.sort(
+        Comparator.comparingInt(
+                (Task t) ->
+                    TaskNames.ordinal(workload, group.name(), t.metadata().name())
+                        .orElse(Integer.MAX_VALUE))
+            .reversed());
     return new GroupPlan(create, delete, restart, taken);
   }
 

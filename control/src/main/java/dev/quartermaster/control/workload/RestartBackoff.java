@@ -5,8 +5,8 @@ import java.time.Duration;
 
 /**
  * How fast a worker slot whose task keeps finishing is restarted, like a crash loop's backoff: the
- * replacement for attempt {@code n} (n ≥ 1) waits {@code initial · 2^(n-1)}, at most {@code max};
- * a task that ran at least {@code resetAfter} starts the count again at 1.
+ * replacement for attempt {@code n} (n ≥ 1) waits {@code initial · 2^(n-1)}, at most {@code max}; a
+ * task that ran at least {@code resetAfter} starts the count again at 1.
  *
  * @param initial the wait before the first restart
  * @param max the longest wait
@@ -19,7 +19,8 @@ public record RestartBackoff(Duration initial, Duration max, Duration resetAfter
 
   public RestartBackoff {
     if (initial.isNegative() || max.compareTo(initial) < 0 || resetAfter.isNegative()) {
-      throw new IllegalArgumentException("bad restart backoff: " + initial + ", " + max + ", " + resetAfter);
+      throw new IllegalArgumentException(
+          "bad restart backoff: " + initial + ", " + max + ", " + resetAfter);
     }
   }
 
@@ -27,8 +28,11 @@ public record RestartBackoff(Duration initial, Duration max, Duration resetAfter
   public int nextAttempt(Task finished) {
     var s = finished.status();
     // Both times come from the agent's clock: their difference is a fair measure of the run.
-    boolean ranLong = s.startedAt().isPresent() && s.finishedAt().isPresent()
-        && Duration.between(s.startedAt().get(), s.finishedAt().get()).compareTo(resetAfter) >= 0;
+    boolean ranLong =
+        s.startedAt().isPresent()
+            && s.finishedAt().isPresent()
+            && Duration.between(s.startedAt().get(), s.finishedAt().get()).compareTo(resetAfter)
+                >= 0;
     return ranLong ? 1 : finished.spec().attempt() + 1;
   }
 

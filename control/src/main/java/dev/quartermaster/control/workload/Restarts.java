@@ -3,8 +3,8 @@ package dev.quartermaster.control.workload;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.event.EventRecorder;
 import dev.quartermaster.api.meta.Condition;
-import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.PhaseWriter;
+import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskConditions;
 import dev.quartermaster.api.workload.TaskTransitions;
 import dev.quartermaster.control.cluster.Conditions;
@@ -29,6 +29,7 @@ final class Restarts {
   private final Env env;
   private final ApiClient api;
   private final RestartBackoff backoff;
+
   /** Slot ({@code <workload-uid>/<group>/<ordinal>}) → the attempt number its next task gets. */
   private final Map<String, Integer> nextAttempt = new ConcurrentHashMap<>();
 
@@ -43,9 +44,14 @@ final class Restarts {
 
   /**
    * Marks each finished task with its wait, deletes those whose wait is over, and says when to look
-   * again. {@code deleting} is the group's tasks already being deleted, whose attempts are remembered.
+   * again. {@code deleting} is the group's tasks already being deleted, whose attempts are
+   * remembered.
    */
-  Optional<Duration> pace(String key, List<Task> finished, List<Task> deleting, TaskWriter writer,
+  Optional<Duration> pace(
+      String key,
+      List<Task> finished,
+      List<Task> deleting,
+      TaskWriter writer,
       java.util.function.ToIntFunction<Task> ordinal) {
     for (var t : deleting) {
       if (Condition.find(t.status().conditions(), TaskConditions.RESTARTING).isPresent()) {
@@ -57,7 +63,9 @@ final class Restarts {
     for (var t : finished) {
       int attempt = backoff.nextAttempt(t);
       var delay = backoff.delayBefore(attempt);
-      var since = Condition.find(t.status().conditions(), TaskConditions.RESTARTING).flatMap(Condition::lastTransition);
+      var since =
+          Condition.find(t.status().conditions(), TaskConditions.RESTARTING)
+              .flatMap(Condition::lastTransition);
       if (!delay.isZero() && since.isEmpty()) {
         mark(t, attempt, delay, now);
         recheck = earliest(recheck, delay);
@@ -74,7 +82,10 @@ final class Restarts {
     return recheck;
   }
 
-  /** The attempt number for a new task in slot {@code ordinal}: remembered from its last restart, else 0. */
+  /**
+   * The attempt number for a new task in slot {@code ordinal}: remembered from its last restart,
+   * else 0.
+   */
   int attemptFor(String key, int ordinal) {
     var a = nextAttempt.remove(key + "/" + ordinal);
     return a == null ? 0 : a;
@@ -86,11 +97,20 @@ final class Restarts {
 
   private void mark(Task t, int attempt, Duration delay, Instant now) {
     var s = t.status();
-    var why = s.exitCode().map(c -> "exit code " + c).orElse(s.reason().isEmpty() ? s.phase().name() : s.reason());
-    var c = Conditions.of(TaskConditions.RESTARTING, true, "BackOff",
-        "restarting in " + delay.toSeconds() + "s, attempt " + attempt + ": " + why);
-    api.updateStatus(t.withStatus(TaskTransitions.withConditions(PhaseWriter.RESTARTS, s,
-        Conditions.set(s.conditions(), c, now))));
+    var why =
+        s.exitCode()
+            .map(c -> "exit code " + c)
+            .orElse(s.reason().isEmpty() ? s.phase().name() : s.reason());
+    var c =
+        Conditions.of(
+            TaskConditions.RESTARTING,
+            true,
+            "BackOff",
+            "restarting in " + delay.toSeconds() + "s, attempt " + attempt + ": " + why);
+    api.updateStatus(
+        t.withStatus(
+            TaskTransitions.withConditions(
+                PhaseWriter.RESTARTS, s, Conditions.set(s.conditions(), c, now))));
     events.warning(t, "BackOff", c.message());
   }
 

@@ -24,22 +24,43 @@ final class Schedulability {
       for (var ct : g.claimTemplates()) {
         for (var r : ct.spec().requests()) {
           if (!classes.contains(r.deviceClassName())) {
-            return Conditions.of(SCHEDULABLE, false, WorkloadConditions.NO_SUCH_DEVICE_CLASS, "group " + g.name() + " claim template "
-                + ct.name() + " request " + r.name() + " names device class '" + r.deviceClassName()
-                + "', which does not exist");
+            return Conditions.of(
+                SCHEDULABLE,
+                false,
+                WorkloadConditions.NO_SUCH_DEVICE_CLASS,
+                "group "
+                    + g.name()
+                    + " claim template "
+                    + ct.name()
+                    + " request "
+                    + r.name()
+                    + " names device class '"
+                    + r.deviceClassName()
+                    + "', which does not exist");
           }
         }
       }
     }
     for (var g : w.spec().groups()) {
-      // Indexed: this runs on every pass of a workload of thousands of tasks, and nearly always finds none.
-      var unplaceable = informers.claims().cache().byIndex(Informers.BY_UNPLACEABLE, w.metadata().name() + "/" + g.name());
+      // Indexed: this runs on every pass of a workload of thousands of tasks, and nearly always
+      // finds none.
+      var unplaceable =
+          informers
+              .claims()
+              .cache()
+              .byIndex(Informers.BY_UNPLACEABLE, w.metadata().name() + "/" + g.name());
       if (!unplaceable.isEmpty()) {
         var c = unplaceable.getFirst();
-        var allocated = Condition.find(c.status().conditions(), ClaimConditions.ALLOCATED).orElseThrow();
-        return Conditions.of(SCHEDULABLE, false, allocated.reason(), "claim " + c.metadata().name() + ": " + allocated.message());
+        var allocated =
+            Condition.find(c.status().conditions(), ClaimConditions.ALLOCATED).orElseThrow();
+        return Conditions.of(
+            SCHEDULABLE,
+            false,
+            allocated.reason(),
+            "claim " + c.metadata().name() + ": " + allocated.message());
       }
     }
-    return Conditions.of(SCHEDULABLE, true, "Schedulable", "every claim template names an existing device class");
+    return Conditions.of(
+        SCHEDULABLE, true, "Schedulable", "every claim template names an existing device class");
   }
 }

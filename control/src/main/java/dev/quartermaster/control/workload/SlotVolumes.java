@@ -33,10 +33,16 @@ final class SlotVolumes {
     /** Every template volume exists and is ours: the task uses these. */
     record Ready(List<VolumeUse> uses) implements Outcome {}
 
-    /** A volume of the slot is still going away (or held by an earlier workload of this name); its event brings us back. */
+    /**
+     * A volume of the slot is still going away (or held by an earlier workload of this name); its
+     * event brings us back.
+     */
     record Waiting(String volume) implements Outcome {}
 
-    /** {@code volume} exists and belongs to {@code holder} ({@code kind/name}, or "nobody (made by hand)"). */
+    /**
+     * {@code volume} exists and belongs to {@code holder} ({@code kind/name}, or "nobody (made by
+     * hand)").
+     */
     record Taken(String volume, String holder) implements Outcome {}
 
     /** The store refused the volume as invalid. */
@@ -87,17 +93,22 @@ final class SlotVolumes {
       } else if (owner.isEmpty()) {
         return new Outcome.Taken(name, "nobody (made by hand)");
       } else if (!owner.get().uid().equals(w.metadata().uid())) {
-        if (owner.get().kind().equals(Kinds.WORKLOAD.name()) && owner.get().name().equals(w.metadata().name())) {
+        if (owner.get().kind().equals(Kinds.WORKLOAD.name())
+            && owner.get().name().equals(w.metadata().name())) {
           return new Outcome.Waiting(name); // the earlier workload's cascade deletes or releases it
         }
-        return new Outcome.Taken(name, owner.get().kind().toLowerCase(Locale.ROOT) + "/" + owner.get().name());
+        return new Outcome.Taken(
+            name, owner.get().kind().toLowerCase(Locale.ROOT) + "/" + owner.get().name());
       }
       uses.add(new VolumeUse(name, false, template.name()));
     }
     return new Outcome.Ready(uses);
   }
 
-  /** Deletes a template volume its slot no longer needs; the volume controller frees it in the plugin. */
+  /**
+   * Deletes a template volume its slot no longer needs; the volume controller frees it in the
+   * plugin.
+   */
   void delete(Volume v) {
     try {
       api.delete(Kinds.VOLUME, v.metadata().name());
@@ -108,7 +119,10 @@ final class SlotVolumes {
     }
   }
 
-  /** Lets a retained volume outlive its workload: without an owner nothing deletes it with the workload. */
+  /**
+   * Lets a retained volume outlive its workload: without an owner nothing deletes it with the
+   * workload.
+   */
   void release(Volume v) {
     try {
       api.update(v.withMetadata(v.metadata().withoutOwner()));
@@ -121,13 +135,23 @@ final class SlotVolumes {
 
   private static boolean retainedFrom(Volume v, Workload w, WorkerGroup group) {
     var l = v.metadata().labels();
-    return w.metadata().name().equals(l.get(Labels.WORKLOAD)) && group.name().equals(l.get(Labels.GROUP));
+    return w.metadata().name().equals(l.get(Labels.WORKLOAD))
+        && group.name().equals(l.get(Labels.GROUP));
   }
 
-  private static Volume newVolume(Workload w, WorkerGroup group, int ordinal, String name, VolumeClaimTemplate t) {
-    var labels = Map.of(Labels.WORKLOAD, w.metadata().name(), Labels.GROUP, group.name(),
-        Labels.ORDINAL, Integer.toString(ordinal));
-    return new Volume(ObjectMeta.named(name).withLabels(labels).withOwner(OwnerReference.of(w)), t.spec(),
+  private static Volume newVolume(
+      Workload w, WorkerGroup group, int ordinal, String name, VolumeClaimTemplate t) {
+    var labels =
+        Map.of(
+            Labels.WORKLOAD,
+            w.metadata().name(),
+            Labels.GROUP,
+            group.name(),
+            Labels.ORDINAL,
+            Integer.toString(ordinal));
+    return new Volume(
+        ObjectMeta.named(name).withLabels(labels).withOwner(OwnerReference.of(w)),
+        t.spec(),
         VolumeStatus.EMPTY);
   }
 

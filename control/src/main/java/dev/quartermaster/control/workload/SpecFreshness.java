@@ -9,8 +9,8 @@ import java.util.Optional;
  * Whether the cached workload a reconcile acts on is still the newest spec. The cache may lag; the
  * spec a controller scales to must not. {@link #isNewest} reads live once per reconcile, when it is
  * about to write; {@link #stillNewest} reads again before each further write, so a spec that moves
- * while a batch is being written stops the batch after at most one write. The window between a
- * read and that one write is closed by the server: each create and scale-down carries the spec
+ * while a batch is being written stops the batch after at most one write. The window between a read
+ * and that one write is closed by the server: each create and scale-down carries the spec
  * generation it was decided on ({@code SpecDecision}) and is refused once the workload has moved.
  * Once stale, it stays stale for the reconcile.
  */
@@ -39,7 +39,12 @@ final class SpecFreshness {
   }
 
   private boolean readLive() {
-    return api.get(Kinds.WORKLOAD, cached.metadata().name()).filter(l -> l.metadata().uid().equals(cached.metadata().uid())
-        && l.metadata().generation() == cached.metadata().generation() && !l.metadata().isDeleting()).isPresent();
+    return api.get(Kinds.WORKLOAD, cached.metadata().name())
+        .filter(
+            l ->
+                l.metadata().uid().equals(cached.metadata().uid())
+                    && l.metadata().generation() == cached.metadata().generation()
+                    && !l.metadata().isDeleting())
+        .isPresent();
   }
 }

@@ -24,8 +24,13 @@ final class SurplusVolumes {
    * @param volumes the group's template volumes in the cache
    * @param tasks every task of the group in a view that includes our own writes
    */
-  static List<Volume> surplus(String workload, String groupName, String workloadUid, Optional<WorkerGroup> group,
-      List<Volume> volumes, List<Task> tasks) {
+  static List<Volume> surplus(
+      String workload,
+      String groupName,
+      String workloadUid,
+      Optional<WorkerGroup> group,
+      List<Volume> volumes,
+      List<Task> tasks) {
     var retention = group.map(WorkerGroup::volumeRetention).orElse(VolumeRetention.Delete);
     if (retention == VolumeRetention.Retain) {
       return List.of();
@@ -36,8 +41,14 @@ final class SurplusVolumes {
     return volumes.stream()
         .filter(v -> v.metadata().owner().map(o -> o.uid().equals(workloadUid)).orElse(false))
         .filter(v -> !v.metadata().isDeleting())
-        .filter(v -> SlotVolumes.ordinal(v).map(o -> o >= replicas
-            && !taskNames.contains(TaskNames.task(workload, groupName, o))).orElse(false))
+        .filter(
+            v ->
+                SlotVolumes.ordinal(v)
+                    .map(
+                        o ->
+                            o >= replicas
+                                && !taskNames.contains(TaskNames.task(workload, groupName, o)))
+                    .orElse(false))
         .toList();
   }
 }

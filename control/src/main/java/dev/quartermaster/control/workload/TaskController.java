@@ -1,11 +1,14 @@
 package dev.quartermaster.control.workload;
 
+import dev.quartermaster.api.claim.DeviceRequest;
 import dev.quartermaster.api.claim.PrepareState;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.claim.ResourceClaimSpec;
 import dev.quartermaster.api.claim.ResourceClaimStatus;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.client.LabelSelector;
+import dev.quartermaster.api.domain.ComputeDomain;
+import dev.quartermaster.api.domain.ComputeDomainSpec;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.Kinds;
@@ -13,44 +16,42 @@ import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.meta.OwnerReference;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.Workload;
+import dev.quartermaster.api.workload.WorkloadSpec;
 import dev.quartermaster.control.cluster.ControlLoop;
 import dev.quartermaster.control.cluster.Informers;
 import dev.quartermaster.control.cluster.Labels;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.informer.EventHandler;
 import dev.quartermaster.core.queue.Result;
-import dev.quartermaster.api.claim.DeviceRequest;
-import dev.quartermaster.api.domain.ComputeDomain;
-import dev.quartermaster.api.domain.ComputeDomainSpec;
-import dev.quartermaster.api.workload.WorkloadSpec;
 import java.util.ArrayList;
-import java.util.List;
-import java.util.function.Predicate;
-import java.util.function.Supplier;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Per task: makes its claims (one per claim template, named {@code <task>-<template>}, and in a
  * workload with a compute domain {@code <task>-channels} for the domain's IMEX channels on the
- * task's node; each owned by this incarnation of the task, so every new task gets new claim uids), and, once the task is
- * deleting, lets it go only when none of its claims is still {@code Prepared} on a node that is
- * not fenced; then its claims are deleted and {@link Labels#CLAIMS_FINALIZER} removed.
+ * task's node; each owned by this incarnation of the task, so every new task gets new claim uids),
+ * and, once the task is deleting, lets it go only when none of its claims is still {@code Prepared}
+ * on a node that is not fenced; then its claims are deleted and {@link Labels#CLAIMS_FINALIZER}
+ * removed.
  *
  * <p>Both checks read live: removing a finalizer cannot be undone, so it must not rest on a cache
  * that has not yet seen the agent prepare a claim. Which claims to read is known without listing
  * them all (a list per deleted task made deleting a workload quadratic in its size): the task's own
- * {@code spec.claims}, which its process uses; every claim it owns in the cache; and every claim this
- * controller created for it, remembered until the task is gone ({@link #created}). Only the leading
- * task controller creates claims owned by a task, so a claim of the task that the cache has not
- * shown yet is one this one created, or one an earlier leader created before this term's fence
+ * {@code spec.claims}, which its process uses; every claim it owns in the cache; and every claim
+ * this controller created for it, remembered until the task is gone ({@link #created}). Only the
+ * leading task controller creates claims owned by a task, so a claim of the task that the cache has
+ * not shown yet is one this one created, or one an earlier leader created before this term's fence
  * revision: until the claims cache has seen that revision, the claims are listed live as before.
  */
 public final class TaskController {
@@ -59,8 +60,13 @@ public final class TaskController {
   private final ApiClient api;
   private final Informers informers;
   private final ControlLoop loop;
-  /** Claims this controller created, by the uid of the task they belong to; forgotten when it is gone. */
+
+  /**
+   * Claims this controller created, by the uid of the task they belong to; forgotten when it is
+   * gone.
+   */
   private final Map<String, Set<String>> created = new ConcurrentHashMap<>();
+
   /** The revision that fenced the earlier leader's writes, once this one leads. */
   private volatile long termFence = Long.MAX_VALUE;
 
@@ -70,35 +76,42 @@ public final class TaskController {
     // Keys are tasks and each writes only its own claims: independent, so a burst of new tasks gets
     // its claims created concurrently (sharing the store's group commit), not one by one.
     this.loop = new ControlLoop("tasks", env, 8, this::reconcile);
-    informers.tasks().addHandler(new EventHandler<>() {
-      @Override
-      public void onAdd(Task t) {
-        loop.enqueue(t.metadata().name());
-      }
+    informers
+        .tasks()
+        .addHandler(
+            new EventHandler<>() {
+              @Override
+              public void onAdd(Task t) {
+                loop.enqueue(t.metadata().name());
+              }
 
-      @Override
-      public void onUpdate(Task old, Task t) {
-        loop.enqueue(t.metadata().name());
-      }
+              @Override
+              public void onUpdate(Task old, Task t) {
+                loop.enqueue(t.metadata().name());
+              }
 
-      @Override
-      public void onDelete(Task t) {
-        created.remove(t.metadata().uid());
-      }
-    });
-    // A domain created (or given another channel count) after its workloads: their channel claims follow.
+              @Override
+              public void onDelete(Task t) {
+                created.remove(t.metadata().uid());
+              }
+            });
+    // A domain created (or given another channel count) after its workloads: their channel claims
+    // follow.
     informers.computeDomains().addHandler(EventHandler.onAddOrUpdate(this::enqueueUsers));
-    informers.claims().addHandler(new EventHandler<>() {
-      @Override
-      public void onUpdate(ResourceClaim o, ResourceClaim c) {
-        enqueueOwner(c);
-      }
+    informers
+        .claims()
+        .addHandler(
+            new EventHandler<>() {
+              @Override
+              public void onUpdate(ResourceClaim o, ResourceClaim c) {
+                enqueueOwner(c);
+              }
 
-      @Override
-      public void onDelete(ResourceClaim c) {
-        enqueueOwner(c);
-      }
-    });
+              @Override
+              public void onDelete(ResourceClaim c) {
+                enqueueOwner(c);
+              }
+            });
   }
 
   public ControlLoop loop() {
@@ -111,11 +124,18 @@ public final class TaskController {
   }
 
   private void enqueueUsers(ComputeDomain d) {
-    informers.claims().cache().byIndex(Informers.BY_DOMAIN, d.metadata().name()).forEach(this::enqueueOwner);
+    informers
+        .claims()
+        .cache()
+        .byIndex(Informers.BY_DOMAIN, d.metadata().name())
+        .forEach(this::enqueueOwner);
   }
 
   private void enqueueOwner(ResourceClaim c) {
-    c.metadata().owner().filter(o -> o.kind().equals(Kinds.TASK.name())).ifPresent(o -> loop.enqueue(o.name()));
+    c.metadata()
+        .owner()
+        .filter(o -> o.kind().equals(Kinds.TASK.name()))
+        .ifPresent(o -> loop.enqueue(o.name()));
   }
 
   Result reconcile(String name) {
@@ -139,32 +159,54 @@ public final class TaskController {
     if (owner.isEmpty()) {
       return Result.done();
     }
-    var workload = informers.workloads().cache().get(owner.get().name())
-        .filter(w -> w.metadata().uid().equals(owner.get().uid()));
+    var workload =
+        informers
+            .workloads()
+            .cache()
+            .get(owner.get().name())
+            .filter(w -> w.metadata().uid().equals(owner.get().uid()));
     var groupName = t.metadata().labels().get(Labels.GROUP);
     if (workload.isEmpty() || groupName == null) {
       return Result.done();
     }
-    var group = workload.get().spec().groups().stream().filter(g -> g.name().equals(groupName)).findFirst();
+    var group =
+        workload.get().spec().groups().stream().filter(g -> g.name().equals(groupName)).findFirst();
     if (group.isEmpty()) {
       return Result.done();
     }
     boolean waiting = false;
     for (var template : group.get().claimTemplates()) {
       var claimName = TaskNames.claim(t.metadata().name(), template.name());
-      waiting |= ensureClaim(t, claimName, () -> newClaim(t, workload.get(), groupName, claimName, template.spec()),
-          c -> true);
+      waiting |=
+          ensureClaim(
+              t,
+              claimName,
+              () -> newClaim(t, workload.get(), groupName, claimName, template.spec()),
+              c -> true);
     }
     var domain = workload.get().spec().computeDomain();
     if (domain.isPresent()) {
       // Until the domain exists its channel claim asks for one channel (and the allocator says the
-      // domain is missing); a domain that then asks for more replaces the claim while it is unallocated.
-      int perTask = informers.computeDomains().cache().get(domain.get())
-          .map(d -> d.spec().channelsPerTask()).orElse(1);
+      // domain is missing); a domain that then asks for more replaces the claim while it is
+      // unallocated.
+      int perTask =
+          informers
+              .computeDomains()
+              .cache()
+              .get(domain.get())
+              .map(d -> d.spec().channelsPerTask())
+              .orElse(1);
       var claimName = TaskNames.channelClaim(t.metadata().name());
-      waiting |= ensureClaim(t, claimName,
-          () -> newClaim(t, workload.get(), groupName, claimName, channelSpec(domain.get(), perTask)),
-          c -> c.status().allocation().isPresent() || c.spec().requests().getFirst().count() == perTask);
+      waiting |=
+          ensureClaim(
+              t,
+              claimName,
+              () ->
+                  newClaim(
+                      t, workload.get(), groupName, claimName, channelSpec(domain.get(), perTask)),
+              c ->
+                  c.status().allocation().isPresent()
+                      || c.spec().requests().getFirst().count() == perTask);
     }
     return waiting ? Result.requeue() : Result.done();
   }
@@ -174,7 +216,8 @@ public final class TaskController {
    * incarnation of the task, or one of ours that is no longer {@code current}, is deleted first.
    * Whether it must wait for such a delete.
    */
-  private boolean ensureClaim(Task t, String name, Supplier<ResourceClaim> make, Predicate<ResourceClaim> current) {
+  private boolean ensureClaim(
+      Task t, String name, Supplier<ResourceClaim> make, Predicate<ResourceClaim> current) {
     var existing = informers.claims().cache().get(name);
     if (existing.isEmpty()) {
       // Remembered before the create: a create whose answer is lost may still have landed.
@@ -182,7 +225,13 @@ public final class TaskController {
       api.create(make.get());
       return false;
     }
-    boolean mine = existing.get().metadata().owner().map(o -> o.uid().equals(t.metadata().uid())).orElse(false);
+    boolean mine =
+        existing
+            .get()
+            .metadata()
+            .owner()
+            .map(o -> o.uid().equals(t.metadata().uid()))
+            .orElse(false);
     if (mine && current.test(existing.get())) {
       return false;
     }
@@ -193,16 +242,35 @@ public final class TaskController {
     return true;
   }
 
-  /** The claim for a task's IMEX channels: {@code perTask} of class {@code channel}, in {@code domain}. */
+  /**
+   * The claim for a task's IMEX channels: {@code perTask} of class {@code channel}, in {@code
+   * domain}.
+   */
   static ResourceClaimSpec channelSpec(String domain, int perTask) {
-    return new ResourceClaimSpec(List.of(new DeviceRequest(WorkloadSpec.CHANNEL_CLAIM,
-        ComputeDomainSpec.CHANNEL_DEVICE_CLASS, perTask, List.of())), Optional.of(domain));
+    return new ResourceClaimSpec(
+        List.of(
+            new DeviceRequest(
+                WorkloadSpec.CHANNEL_CLAIM,
+                ComputeDomainSpec.CHANNEL_DEVICE_CLASS,
+                perTask,
+                List.of())),
+        Optional.of(domain));
   }
 
-  private static ResourceClaim newClaim(Task t, Workload w, String group, String name, ResourceClaimSpec spec) {
-    var labels = Map.of(Labels.WORKLOAD, w.metadata().name(), Labels.GROUP, group, Labels.TASK, t.metadata().name());
-    return new ResourceClaim(ObjectMeta.named(name).withLabels(labels).withOwner(OwnerReference.of(t)),
-        spec, ResourceClaimStatus.EMPTY);
+  private static ResourceClaim newClaim(
+      Task t, Workload w, String group, String name, ResourceClaimSpec spec) {
+    var labels =
+        Map.of(
+            Labels.WORKLOAD,
+            w.metadata().name(),
+            Labels.GROUP,
+            group,
+            Labels.TASK,
+            t.metadata().name());
+    return new ResourceClaim(
+        ObjectMeta.named(name).withLabels(labels).withOwner(OwnerReference.of(t)),
+        spec,
+        ResourceClaimStatus.EMPTY);
   }
 
   private Result finish(Task t) {
@@ -212,16 +280,25 @@ public final class TaskController {
     var uid = t.metadata().uid();
     var claims = new LinkedHashMap<String, ResourceClaim>();
     if (informers.claims().syncedRevision() < termFence) {
-      // An earlier leader's claims may not be in the cache yet: every claim of the task, listed live.
-      api.list(Kinds.RESOURCE_CLAIM, LabelSelector.equalTo(Map.of(Labels.TASK, t.metadata().name()))).items().stream()
+      // An earlier leader's claims may not be in the cache yet: every claim of the task, listed
+      // live.
+      api
+          .list(
+              Kinds.RESOURCE_CLAIM, LabelSelector.equalTo(Map.of(Labels.TASK, t.metadata().name())))
+          .items()
+          .stream()
           .filter(c -> c.metadata().owner().map(o -> o.uid().equals(uid)).orElse(false))
           .forEach(c -> claims.put(c.metadata().name(), c));
     } else {
       var owned = new TreeSet<String>(created.getOrDefault(uid, Set.of()));
-      informers.claims().cache().byIndex(Informers.BY_OWNER, t.metadata().name())
+      informers
+          .claims()
+          .cache()
+          .byIndex(Informers.BY_OWNER, t.metadata().name())
           .forEach(c -> owned.add(c.metadata().name()));
       for (var n : owned) {
-        api.get(Kinds.RESOURCE_CLAIM, n).filter(c -> c.metadata().owner().map(o -> o.uid().equals(uid)).orElse(false))
+        api.get(Kinds.RESOURCE_CLAIM, n)
+            .filter(c -> c.metadata().owner().map(o -> o.uid().equals(uid)).orElse(false))
             .ifPresent(c -> claims.put(n, c));
       }
     }
@@ -233,13 +310,17 @@ public final class TaskController {
     for (var c : claims.values()) {
       var stillPrepared = preparedOn(c);
       if (stillPrepared.isPresent()) {
-        LOG.debug("task {} waits: claim {} is still prepared on node {}", t.metadata().name(), c.metadata().name(),
+        LOG.debug(
+            "task {} waits: claim {} is still prepared on node {}",
+            t.metadata().name(),
+            c.metadata().name(),
             stillPrepared.get());
         return Result.done(); // the agent's unprepare updates the claim, which brings us back
       }
     }
     for (var c : claims.values()) {
-      boolean owned = c.metadata().owner().map(o -> o.uid().equals(t.metadata().uid())).orElse(false);
+      boolean owned =
+          c.metadata().owner().map(o -> o.uid().equals(t.metadata().uid())).orElse(false);
       if (owned) {
         deleteQuietly(c.metadata().name());
       }
@@ -256,7 +337,10 @@ public final class TaskController {
     return c.status().prepare().entrySet().stream()
         .filter(e -> e.getValue().phase() == PrepareState.Phase.Prepared)
         .map(Map.Entry::getKey)
-        .filter(node -> !fenced.computeIfAbsent(node, n -> api.get(Kinds.NODE, n).map(x -> x.spec().fenced()).orElse(false)))
+        .filter(
+            node ->
+                !fenced.computeIfAbsent(
+                    node, n -> api.get(Kinds.NODE, n).map(x -> x.spec().fenced()).orElse(false)))
         .sorted()
         .findFirst();
   }

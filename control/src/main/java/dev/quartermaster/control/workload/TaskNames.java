@@ -50,7 +50,9 @@ public final class TaskNames {
       return OptionalInt.empty();
     }
     var rest = task.substring(prefix.length());
-    if (rest.isEmpty() || rest.length() > 9 || !rest.chars().allMatch(Character::isDigit)
+    if (rest.isEmpty()
+        || rest.length() > 9
+        || !rest.chars().allMatch(Character::isDigit)
         || (rest.length() > 1 && rest.charAt(0) == '0')) {
       return OptionalInt.empty();
     }

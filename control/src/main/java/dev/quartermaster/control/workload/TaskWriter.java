@@ -35,7 +35,10 @@ final class TaskWriter {
   sealed interface Created {
     record Done() implements Created {}
 
-    /** {@code task} exists and belongs to {@code holder} ({@code kind/name}, or "nobody (made by hand)"). */
+    /**
+     * {@code task} exists and belongs to {@code holder} ({@code kind/name}, or "nobody (made by
+     * hand)").
+     */
     record NameTaken(String task, String holder) implements Created {}
 
     /** The store refused the task as invalid. */
@@ -66,9 +69,10 @@ final class TaskWriter {
 
   /**
    * Deletes surplus task {@code t} for a scale-down decided on spec {@code generation}: first marks
-   * it ({@link SpecDecision#SCALE_DOWN_AT}), so that the server deletes it only while the workload is still at
-   * that generation — the read that found it surplus and the delete cannot be one call, and a spec
-   * that moves in between must not cost a wanted worker (the server answers 409; we decide again).
+   * it ({@link SpecDecision#SCALE_DOWN_AT}), so that the server deletes it only while the workload
+   * is still at that generation — the read that found it surplus and the delete cannot be one call,
+   * and a spec that moves in between must not cost a wanted worker (the server answers 409; we
+   * decide again).
    */
   void scaleDown(String key, Task t, long generation) {
     var mark = Long.toString(generation);
@@ -91,10 +95,11 @@ final class TaskWriter {
   void delete(String key, Task t) {
     try {
       var result = api.delete(Kinds.TASK, t.metadata().name());
-      long revision = switch (result) {
-        case DeleteResult.Deleted<Task> d -> d.object().metadata().revision();
-        case DeleteResult.Terminating<Task> d -> d.object().metadata().revision();
-      };
+      long revision =
+          switch (result) {
+            case DeleteResult.Deleted<Task> d -> d.object().metadata().revision();
+            case DeleteResult.Terminating<Task> d -> d.object().metadata().revision();
+          };
       expectations.wrote(key, t.metadata().name(), "delete", revision, env.nanoTime());
     } catch (ApiException e) {
       if (!e.is(Reason.NotFound)) {
@@ -103,8 +108,17 @@ final class TaskWriter {
     }
   }
 
-  /** Creates the slot's task; {@code slotVolumes} are its template volumes, used besides the template's own. */
-  Created create(String key, Workload w, WorkerGroup group, int ordinal, int attempt, List<VolumeUse> slotVolumes) {
+  /**
+   * Creates the slot's task; {@code slotVolumes} are its template volumes, used besides the
+   * template's own.
+   */
+  Created create(
+      String key,
+      Workload w,
+      WorkerGroup group,
+      int ordinal,
+      int attempt,
+      List<VolumeUse> slotVolumes) {
     var name = TaskNames.task(w.metadata().name(), group.name(), ordinal);
     var uid = w.metadata().uid();
     var tmpl = group.template();
@@ -115,11 +129,23 @@ final class TaskWriter {
     // The server creates it only while the workload is still at this generation (SpecDecision).
     labels.put(SpecDecision.CREATED_AT, Long.toString(w.metadata().generation()));
     var claims = TaskNames.claims(name, group, w.spec());
-    var meta = ObjectMeta.named(name).withLabels(labels).withOwner(OwnerReference.of(w))
-        .withFinalizers(List.of(Labels.CLAIMS_FINALIZER));
+    var meta =
+        ObjectMeta.named(name)
+            .withLabels(labels)
+            .withOwner(OwnerReference.of(w))
+            .withFinalizers(List.of(Labels.CLAIMS_FINALIZER));
     var volumes = Stream.concat(tmpl.volumes().stream(), slotVolumes.stream()).toList();
-    var spec = new TaskSpec(Optional.empty(), tmpl.command(), tmpl.env(), claims, volumes, tmpl.runtime(),
-        tmpl.image(), attempt, tmpl.onDeviceLoss());
+    var spec =
+        new TaskSpec(
+            Optional.empty(),
+            tmpl.command(),
+            tmpl.env(),
+            claims,
+            volumes,
+            tmpl.runtime(),
+            tmpl.image(),
+            attempt,
+            tmpl.onDeviceLoss());
     try {
       var created = api.create(new Task(meta, spec, TaskStatus.EMPTY));
       creates.incrementAndGet();
@@ -128,7 +154,8 @@ final class TaskWriter {
     } catch (ApiException e) {
       if (e.is(Reason.AlreadyExists)) {
         // Our own stale view, or a task we do not own? Only a live read can tell.
-        var holder = api.get(Kinds.TASK, name).filter(t -> !ownedBy(t, uid) && !earlierIncarnation(t, w));
+        var holder =
+            api.get(Kinds.TASK, name).filter(t -> !ownedBy(t, uid) && !earlierIncarnation(t, w));
         if (holder.isPresent()) {
           return new Created.NameTaken(name, holder(holder.get()));
         }
@@ -147,14 +174,20 @@ final class TaskWriter {
     return t.metadata().owner().map(o -> o.uid().equals(uid)).orElse(false);
   }
 
-  /** Left by an earlier workload of the same name: the group plan deletes it, it is no collision. */
+  /**
+   * Left by an earlier workload of the same name: the group plan deletes it, it is no collision.
+   */
   private static boolean earlierIncarnation(Task t, Workload w) {
-    return t.metadata().owner().map(o -> o.kind().equals(Kinds.WORKLOAD.name())
-        && o.name().equals(w.metadata().name())).orElse(false);
+    return t.metadata()
+        .owner()
+        .map(o -> o.kind().equals(Kinds.WORKLOAD.name()) && o.name().equals(w.metadata().name()))
+        .orElse(false);
   }
 
   static String holder(Task t) {
-    return t.metadata().owner().map(o -> o.kind().toLowerCase(java.util.Locale.ROOT) + "/" + o.name())
+    return t.metadata()
+        .owner()
+        .map(o -> o.kind().toLowerCase(java.util.Locale.ROOT) + "/" + o.name())
         .orElse("nobody (made by hand)");
   }
 }

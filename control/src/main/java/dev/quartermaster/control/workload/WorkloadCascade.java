@@ -25,7 +25,8 @@ final class WorkloadCascade {
   private final GroupExpectations expectations;
   private final SlotVolumes volumes;
 
-  WorkloadCascade(ApiClient api, TaskWriter writer, GroupExpectations expectations, SlotVolumes volumes) {
+  WorkloadCascade(
+      ApiClient api, TaskWriter writer, GroupExpectations expectations, SlotVolumes volumes) {
     this.api = api;
     this.writer = writer;
     this.expectations = expectations;
@@ -36,24 +37,34 @@ final class WorkloadCascade {
     var name = w.metadata().name();
     // A live list: removing the finalizer is final, so it must not rest on a stale cache.
     var byWorkload = LabelSelector.equalTo(Map.of(Labels.WORKLOAD, name));
-    var tasks = api.list(Kinds.TASK, byWorkload).items().stream()
-        .filter(t -> t.metadata().owner().map(o -> o.uid().equals(w.metadata().uid())).orElse(false))
-        .toList();
+    var tasks =
+        api.list(Kinds.TASK, byWorkload).items().stream()
+            .filter(
+                t ->
+                    t.metadata().owner().map(o -> o.uid().equals(w.metadata().uid())).orElse(false))
+            .toList();
     for (var t : tasks) {
       if (!t.metadata().isDeleting()) {
-        writer.delete(w.metadata().uid() + "/" + t.metadata().labels().getOrDefault(Labels.GROUP, ""), t);
+        writer.delete(
+            w.metadata().uid() + "/" + t.metadata().labels().getOrDefault(Labels.GROUP, ""), t);
       }
     }
     if (!tasks.isEmpty() || !w.metadata().finalizers().contains(Labels.TASKS_FINALIZER)) {
       return Result.done(); // task deletions bring us back
     }
-    var owned = api.list(Kinds.VOLUME, byWorkload).items().stream()
-        .filter(v -> v.metadata().owner().map(o -> o.uid().equals(w.metadata().uid())).orElse(false))
-        .toList();
+    var owned =
+        api.list(Kinds.VOLUME, byWorkload).items().stream()
+            .filter(
+                v ->
+                    v.metadata().owner().map(o -> o.uid().equals(w.metadata().uid())).orElse(false))
+            .toList();
     for (var v : owned) {
-      var retention = w.spec().groups().stream()
-          .filter(g -> g.name().equals(v.metadata().labels().getOrDefault(Labels.GROUP, "")))
-          .findFirst().map(WorkerGroup::volumeRetention).orElse(VolumeRetention.Delete);
+      var retention =
+          w.spec().groups().stream()
+              .filter(g -> g.name().equals(v.metadata().labels().getOrDefault(Labels.GROUP, "")))
+              .findFirst()
+              .map(WorkerGroup::volumeRetention)
+              .orElse(VolumeRetention.Delete);
       if (retention == VolumeRetention.Retain) {
         volumes.release(v);
       } else if (!v.metadata().isDeleting()) {

@@ -1,10 +1,10 @@
 package dev.quartermaster.control.workload;
 
 import dev.quartermaster.api.client.ApiClient;
-import dev.quartermaster.api.event.EventRecorder;
 import dev.quartermaster.api.client.LabelSelector;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.event.EventRecorder;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.volume.VolumeUse;
@@ -33,14 +33,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps each worker group of each workload at its replicas (I4), without ever acting on a view
- * that misses its own writes or on a spec that is no longer the newest: deterministic task names,
- * {@link GroupExpectations} on the revision of our last write, a live read of the workload before
- * any write ({@link SpecFreshness}: a scale-down or scale-up the cache has not shown yet stops us),
+ * Keeps each worker group of each workload at its replicas (I4), without ever acting on a view that
+ * misses its own writes or on a spec that is no longer the newest: deterministic task names, {@link
+ * GroupExpectations} on the revision of our last write, a live read of the workload before any
+ * write ({@link SpecFreshness}: a scale-down or scale-up the cache has not shown yet stops us),
  * creation in {@link SlowStart} batches with that check between them, restarts paced by {@link
  * RestartBackoff}, and a live list of tasks when the cache stays behind too long. A task name held
- * by a task this workload does not own is reported ({@link WorkloadConditions#NAME_TAKEN}), and the rest of the
- * group goes on.
+ * by a task this workload does not own is reported ({@link WorkloadConditions#NAME_TAKEN}), and the
+ * rest of the group goes on.
  *
  * <p>Deletion cascades: the workload carries {@link Labels#TASKS_FINALIZER}; once it is deleting,
  * its tasks are deleted, and the finalizer goes when a live list shows none left. Each task carries
@@ -51,6 +51,7 @@ public final class WorkloadController {
   public static final Duration DEFAULT_EXPECTATION_BOUND = Duration.ofSeconds(30);
 
   private static final Logger LOG = LoggerFactory.getLogger(WorkloadController.class);
+
   /** How late the status counts may follow a task moving between unfinished phases. */
   static final Duration COUNTS_PASS_DELAY = Duration.ofMillis(200);
 
@@ -59,34 +60,50 @@ public final class WorkloadController {
   private final Informers informers;
   private final GroupExpectations expectations;
   private final ControlLoop loop;
+
   /** Revisions a catch-up callback is already registered for, per workload. */
   private final Map<String, Long> waitingFor = new ConcurrentHashMap<>();
+
   private final TaskWriter writer;
   private final Restarts restarts;
   private final EventRecorder events;
   private final SlowStart slowStart = new SlowStart();
   private final WorkloadCascade cascade;
   private final SlotVolumes slotVolumes;
+
   /** Task names a create found held by a task we do not own → the workload that wants the name. */
   private final Map<String, String> takenBy = new ConcurrentHashMap<>();
+
   /** Those names → who holds them ({@code kind/name}, or made by hand), for the report. */
   private final Map<String, String> takenHolder = new ConcurrentHashMap<>();
+
   /** The same for slot volume names (a hand-made volume carries no label naming us). */
   private final Map<String, String> volumeTakenBy = new ConcurrentHashMap<>();
+
   /** Groups whose template the store refused as invalid, by group key. */
   private final Map<String, Refused> invalid = new ConcurrentHashMap<>();
 
-  public WorkloadController(Env env, ApiClient api, Informers informers, Duration expectationBound) {
+  public WorkloadController(
+      Env env, ApiClient api, Informers informers, Duration expectationBound) {
     this(env, api, informers, expectationBound, RestartBackoff.DEFAULT);
   }
 
-  public WorkloadController(Env env, ApiClient api, Informers informers, Duration expectationBound,
+  public WorkloadController(
+      Env env,
+      ApiClient api,
+      Informers informers,
+      Duration expectationBound,
       RestartBackoff backoff) {
     this(env, api, informers, expectationBound, backoff, EventRecorder.NONE);
   }
 
-  public WorkloadController(Env env, ApiClient api, Informers informers, Duration expectationBound,
-      RestartBackoff backoff, EventRecorder events) {
+  public WorkloadController(
+      Env env,
+      ApiClient api,
+      Informers informers,
+      Duration expectationBound,
+      RestartBackoff backoff,
+      EventRecorder events) {
     this.env = env;
     this.events = events;
     this.api = api;
@@ -132,7 +149,9 @@ public final class WorkloadController {
     slowStart.forgetAll(uid + "/");
   }
 
-  /** Task name {@code name} is free: a workload that wanted it (it was held by another) looks again. */
+  /**
+   * Task name {@code name} is free: a workload that wanted it (it was held by another) looks again.
+   */
   void taskNameFreed(String name) {
     takenHolder.remove(name);
     Optional.ofNullable(takenBy.remove(name)).ifPresent(loop::enqueue);
@@ -188,14 +207,27 @@ public final class WorkloadController {
           continue;
         }
         case GroupExpectations.Gate.TimedOut t -> {
-          LOG.warn("workload {} group {}: task cache did not reach revision {} within the bound; reading live",
-              name, group.name(), t.revision());
-          view = api.list(Kinds.TASK, LabelSelector.equalTo(Map.of(Labels.WORKLOAD, name, Labels.GROUP, group.name()))).items();
+          LOG.warn(
+              "workload {} group {}: task cache did not reach revision {} within the bound; reading live",
+              name,
+              group.name(),
+              t.revision());
+          view =
+              api.list(
+                      Kinds.TASK,
+                      LabelSelector.equalTo(
+                          Map.of(Labels.WORKLOAD, name, Labels.GROUP, group.name())))
+                  .items();
           expectations.clear(key);
         }
       }
       var plan = GroupPlan.decide(name, w.metadata().uid(), group, view);
-      plan.taken().forEach(t -> problems.add(CreateProblem.nameTaken(taken(name, group.name(), t.metadata().name(), TaskWriter.holder(t)))));
+      plan.taken()
+          .forEach(
+              t ->
+                  problems.add(
+                      CreateProblem.nameTaken(
+                          taken(name, group.name(), t.metadata().name(), TaskWriter.holder(t)))));
       // Every write, and above all a destructive one, acts on the newest spec only: a scale-down
       // from a cache that has not shown the newest replicas would delete wanted, running workers.
       if (plan.acts() && !freshness.isNewest()) {
@@ -207,11 +239,21 @@ public final class WorkloadController {
           break;
         }
         writer.scaleDown(key, t, w.metadata().generation());
-        events.normal(w, "ScaledDown", "deleting task " + t.metadata().name() + " (group " + group.name() + " scaled to "
-            + group.replicas() + ")");
+        events.normal(
+            w,
+            "ScaledDown",
+            "deleting task "
+                + t.metadata().name()
+                + " (group "
+                + group.name()
+                + " scaled to "
+                + group.replicas()
+                + ")");
       }
       var deleting = view.stream().filter(t -> t.metadata().isDeleting()).toList();
-      var restartDue = restarts.pace(key, plan.restart(), deleting, writer, t -> ordinalOf(name, group.name(), t));
+      var restartDue =
+          restarts.pace(
+              key, plan.restart(), deleting, writer, t -> ordinalOf(name, group.name(), t));
       if (restartDue.isPresent()) {
         recheck = earliest(recheck, restartDue.get());
       }
@@ -230,10 +272,15 @@ public final class WorkloadController {
    * One slow-start batch of the group's missing ordinals, created concurrently (each an {@code Env}
    * task, so the batch shares the store's group commit): the group's gate stays shut until every
    * create of the batch has ended ({@link GroupExpectations#expectCreates}), and the last to end
-   * brings the workload back. Names held by others are reported, not waited on; a template the store
-   * refuses as invalid is reported and not tried again until the spec changes.
+   * brings the workload back. Names held by others are reported, not waited on; a template the
+   * store refuses as invalid is reported and not tried again until the spec changes.
    */
-  private void create(String key, Workload w, WorkerGroup group, List<Integer> ordinals, List<CreateProblem> problems,
+  private void create(
+      String key,
+      Workload w,
+      WorkerGroup group,
+      List<Integer> ordinals,
+      List<CreateProblem> problems,
       SpecFreshness freshness) {
     var refused = invalid.get(key);
     if (refused != null && refused.generation() == w.metadata().generation()) {
@@ -249,16 +296,24 @@ public final class WorkloadController {
       var name = TaskNames.task(w.metadata().name(), group.name(), ordinal);
       if (w.metadata().name().equals(takenBy.get(name))) {
         // Found held by another's task: reported, and tried again only once that task is gone.
-        problems.add(CreateProblem.nameTaken(taken(w.metadata().name(), group.name(), name, takenHolder.getOrDefault(name, "another task"))));
+        problems.add(
+            CreateProblem.nameTaken(
+                taken(
+                    w.metadata().name(),
+                    group.name(),
+                    name,
+                    takenHolder.getOrDefault(name, "another task"))));
         continue;
       }
       if (slots.size() >= batch) {
         left++;
         continue;
       }
-      // The slot's volumes exist before its task, so the task never names a volume that is not there.
+      // The slot's volumes exist before its task, so the task never names a volume that is not
+      // there.
       switch (slotVolumes.ensure(w, group, ordinal)) {
-        case SlotVolumes.Outcome.Ready r -> slots.add(new Slot(ordinal, restarts.attemptFor(key, ordinal), r.uses()));
+        case SlotVolumes.Outcome.Ready r ->
+            slots.add(new Slot(ordinal, restarts.attemptFor(key, ordinal), r.uses()));
         case SlotVolumes.Outcome.Waiting wait -> left++;
         case SlotVolumes.Outcome.Taken t -> {
           volumeTakenBy.put(t.volume(), w.metadata().name());
@@ -290,9 +345,12 @@ public final class WorkloadController {
 
   /** What the creates of one batch came to, for whoever ends last. */
   private static final class BatchOutcome {
-    final java.util.concurrent.atomic.AtomicBoolean wrote = new java.util.concurrent.atomic.AtomicBoolean();
-    final java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();
-    final java.util.concurrent.atomic.AtomicBoolean taken = new java.util.concurrent.atomic.AtomicBoolean();
+    final java.util.concurrent.atomic.AtomicBoolean wrote =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    final java.util.concurrent.atomic.AtomicBoolean failed =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    final java.util.concurrent.atomic.AtomicBoolean taken =
+        new java.util.concurrent.atomic.AtomicBoolean();
   }
 
   /** A template the store refused, at the workload generation it was refused for. */
@@ -313,8 +371,12 @@ public final class WorkloadController {
         case TaskWriter.Created.Done d -> {
           written = true;
           // One event per workload counts every create; its message names the latest.
-          events.normal(w, "Created", "created task " + TaskNames.task(w.metadata().name(), group.name(), slot.ordinal())
-              + (slot.attempt() > 0 ? " (attempt " + slot.attempt() + ")" : ""));
+          events.normal(
+              w,
+              "Created",
+              "created task "
+                  + TaskNames.task(w.metadata().name(), group.name(), slot.ordinal())
+                  + (slot.attempt() > 0 ? " (attempt " + slot.attempt() + ")" : ""));
         }
         case TaskWriter.Created.NameTaken t -> {
           takenHolder.put(t.task(), t.holder());
@@ -327,9 +389,14 @@ public final class WorkloadController {
         }
       }
     } catch (RuntimeException e) {
-      // A stale view (the name exists), a spec that moved, the store unavailable: the next pass decides again.
+      // A stale view (the name exists), a spec that moved, the store unavailable: the next pass
+      // decides again.
       batch.failed.set(true);
-      LOG.debug("workload {} group {}: create of ordinal {} failed: {}", w.metadata().name(), group.name(), slot.ordinal(),
+      LOG.debug(
+          "workload {} group {}: create of ordinal {} failed: {}",
+          w.metadata().name(),
+          group.name(),
+          slot.ordinal(),
           e.getMessage());
     } finally {
       if (written) {
@@ -339,7 +406,8 @@ public final class WorkloadController {
       }
       if (expectations.inFlight(key) == 0) {
         if (batch.wrote.get() || batch.taken.get()) {
-          // A taken name is reported by that pass and not tried again until its holder is gone: no loop.
+          // A taken name is reported by that pass and not tried again until its holder is gone: no
+          // loop.
           loop.enqueue(w.metadata().name());
         } else if (batch.failed.get()) {
           loop.enqueueAfter(w.metadata().name(), FAILED_BATCH_PAUSE);
@@ -352,7 +420,12 @@ public final class WorkloadController {
   private static final Duration FAILED_BATCH_PAUSE = Duration.ofSeconds(1);
 
   private static String volumeTaken(String group, String volume, String holder) {
-    return "volume " + volume + " (group " + group + ") is taken by " + holder
+    return "volume "
+        + volume
+        + " (group "
+        + group
+        + ") is taken by "
+        + holder
         + "; its slot stays empty until that volume is gone (rename the workload or group, or delete the volume)";
   }
 
@@ -360,21 +433,44 @@ public final class WorkloadController {
    * Deletes the group's template volumes that no slot needs any more ({@link SurplusVolumes}): a
    * destructive write, so only on the newest spec.
    */
-  private void releaseVolumes(Workload w, String group, Optional<WorkerGroup> spec, List<Task> tasks,
+  private void releaseVolumes(
+      Workload w,
+      String group,
+      Optional<WorkerGroup> spec,
+      List<Task> tasks,
       SpecFreshness freshness) {
-    var surplus = SurplusVolumes.surplus(w.metadata().name(), group, w.metadata().uid(), spec,
-        informers.volumes().cache().byIndex(Informers.BY_GROUP, w.metadata().name() + "/" + group), tasks);
+    var surplus =
+        SurplusVolumes.surplus(
+            w.metadata().name(),
+            group,
+            w.metadata().uid(),
+            spec,
+            informers
+                .volumes()
+                .cache()
+                .byIndex(Informers.BY_GROUP, w.metadata().name() + "/" + group),
+            tasks);
     for (var v : surplus) {
       if (!freshness.stillNewest()) {
         return;
       }
-      LOG.info("workload {} group {}: deleting volume {}, its slot is gone", w.metadata().name(), group, v.metadata().name());
+      LOG.info(
+          "workload {} group {}: deleting volume {}, its slot is gone",
+          w.metadata().name(),
+          group,
+          v.metadata().name());
       slotVolumes.delete(v);
     }
   }
 
   private static String taken(String workload, String group, String task, String holder) {
-    return "task " + task + " (group " + group + ") is taken by " + holder + "; its slot stays empty until that task is gone"
+    return "task "
+        + task
+        + " (group "
+        + group
+        + ") is taken by "
+        + holder
+        + "; its slot stays empty until that task is gone"
         + " (rename the workload or group, or delete the task)";
   }
 
@@ -406,8 +502,12 @@ public final class WorkloadController {
     }
     // Counted first: every pass of a workload of thousands of tasks comes here, and nearly always
     // every task of the workload is in a group of its spec.
-    boolean tasksOutsideGroups = cache.countByIndex(Informers.BY_WORKLOAD, w.metadata().name()) != inGroups;
-    for (var t : tasksOutsideGroups ? cache.byIndex(Informers.BY_WORKLOAD, w.metadata().name()) : List.<Task>of()) {
+    boolean tasksOutsideGroups =
+        cache.countByIndex(Informers.BY_WORKLOAD, w.metadata().name()) != inGroups;
+    for (var t :
+        tasksOutsideGroups
+            ? cache.byIndex(Informers.BY_WORKLOAD, w.metadata().name())
+            : List.<Task>of()) {
       var g = t.metadata().labels().getOrDefault(Labels.GROUP, "");
       if (!groups.contains(g) && !t.metadata().isDeleting()) {
         writer.delete(w.metadata().uid() + "/" + g, t);
@@ -418,9 +518,15 @@ public final class WorkloadController {
     var removed = new TreeSet<String>();
     informers.volumes().cache().byIndex(Informers.BY_WORKLOAD, w.metadata().name()).stream()
         .map(v -> v.metadata().labels().getOrDefault(Labels.GROUP, ""))
-        .filter(g -> !groups.contains(g)).forEach(removed::add);
+        .filter(g -> !groups.contains(g))
+        .forEach(removed::add);
     for (var g : removed) {
-      var tasks = api.list(Kinds.TASK, LabelSelector.equalTo(Map.of(Labels.WORKLOAD, w.metadata().name(), Labels.GROUP, g))).items();
+      var tasks =
+          api.list(
+                  Kinds.TASK,
+                  LabelSelector.equalTo(
+                      Map.of(Labels.WORKLOAD, w.metadata().name(), Labels.GROUP, g)))
+              .items();
       releaseVolumes(w, g, Optional.empty(), tasks, freshness);
     }
   }
@@ -429,11 +535,20 @@ public final class WorkloadController {
     var now = env.now();
     var conditions = w.status().conditions();
     conditions = Conditions.set(conditions, Schedulability.of(w, informers), now);
-    var created = problems.isEmpty()
-        ? Conditions.of(WorkloadConditions.TASKS_CREATED, true, WorkloadConditions.CREATED,
-            "every wanted task exists or is being replaced")
-        : Conditions.of(WorkloadConditions.TASKS_CREATED, false, CreateProblem.reasonOf(problems),
-            String.join("; ", problems.stream().map(CreateProblem::message).distinct().sorted().toList()));
+    var created =
+        problems.isEmpty()
+            ? Conditions.of(
+                WorkloadConditions.TASKS_CREATED,
+                true,
+                WorkloadConditions.CREATED,
+                "every wanted task exists or is being replaced")
+            : Conditions.of(
+                WorkloadConditions.TASKS_CREATED,
+                false,
+                CreateProblem.reasonOf(problems),
+                String.join(
+                    "; ",
+                    problems.stream().map(CreateProblem::message).distinct().sorted().toList()));
     conditions = Conditions.set(conditions, created, now);
     var status = new WorkloadStatus(w.metadata().generation(), groups, conditions);
     if (!status.equals(w.status())) {

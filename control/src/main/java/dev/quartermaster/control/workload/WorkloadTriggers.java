@@ -14,88 +14,113 @@ import java.util.Optional;
 /**
  * What wakes the workload controller: its workload (any change), a task of it (its end or its
  * deletion: a slot to refill; a phase change: only the status counts, one pass for a burst), a
- * volume or task name another held being freed, a claim the allocator cannot place (or now can),
- * a device class coming or going (every workload's Schedulable condition).
+ * volume or task name another held being freed, a claim the allocator cannot place (or now can), a
+ * device class coming or going (every workload's Schedulable condition).
  */
 final class WorkloadTriggers {
   private WorkloadTriggers() {}
 
   static void register(Informers informers, ControlLoop loop, WorkloadController controller) {
-    informers.workloads().addHandler(new EventHandler<>() {
-      @Override
-      public void onAdd(Workload w) {
-        loop.enqueue(w.metadata().name());
-      }
+    informers
+        .workloads()
+        .addHandler(
+            new EventHandler<>() {
+              @Override
+              public void onAdd(Workload w) {
+                loop.enqueue(w.metadata().name());
+              }
 
-      @Override
-      public void onUpdate(Workload o, Workload w) {
-        loop.enqueue(w.metadata().name());
-      }
+              @Override
+              public void onUpdate(Workload o, Workload w) {
+                loop.enqueue(w.metadata().name());
+              }
 
-      @Override
-      public void onDelete(Workload w) {
-        controller.forget(w.metadata().uid());
-        loop.enqueue(w.metadata().name());
-      }
-    });
-    informers.tasks().addHandler(new EventHandler<>() {
-      @Override
-      public void onAdd(Task t) {
-        controller.enqueueWorkloadOf(t);
-      }
+              @Override
+              public void onDelete(Workload w) {
+                controller.forget(w.metadata().uid());
+                loop.enqueue(w.metadata().name());
+              }
+            });
+    informers
+        .tasks()
+        .addHandler(
+            new EventHandler<>() {
+              @Override
+              public void onAdd(Task t) {
+                controller.enqueueWorkloadOf(t);
+              }
 
-      @Override
-      public void onUpdate(Task o, Task t) {
-        if (o.metadata().isDeleting() != t.metadata().isDeleting() || o.status().phase().isFinished() != t.status().phase().isFinished()) {
-          controller.enqueueWorkloadOf(t); // a slot to refill or a restart to pace: a decision
-        } else if (o.status().phase() != t.status().phase()) {
-          // Pending, Scheduled, Preparing, Running: only the status counts change. One pass for a
-          // burst of them (a 1,000-task apply moves each task three times, and a pass reads every task).
-          Optional.ofNullable(t.metadata().labels().get(Labels.WORKLOAD)).ifPresent(w -> loop.enqueueAfter(w, WorkloadController.COUNTS_PASS_DELAY));
-        }
-      }
+              @Override
+              public void onUpdate(Task o, Task t) {
+                if (o.metadata().isDeleting() != t.metadata().isDeleting()
+                    || o.status().phase().isFinished() != t.status().phase().isFinished()) {
+                  controller.enqueueWorkloadOf(
+                      t); // a slot to refill or a restart to pace: a decision
+                } else if (o.status().phase() != t.status().phase()) {
+                  // Pending, Scheduled, Preparing, Running: only the status counts change. One pass
+                  // for a
+                  // burst of them (a 1,000-task apply moves each task three times, and a pass reads
+                  // every task).
+                  Optional.ofNullable(t.metadata().labels().get(Labels.WORKLOAD))
+                      .ifPresent(w -> loop.enqueueAfter(w, WorkloadController.COUNTS_PASS_DELAY));
+                }
+              }
 
-      @Override
-      public void onDelete(Task t) {
-        controller.enqueueWorkloadOf(t);
-        // A name another workload wanted is free now.
-        controller.taskNameFreed(t.metadata().name());
-      }
-    });
-    informers.volumes().addHandler(new EventHandler<>() {
-      @Override
-      public void onUpdate(Volume o, Volume v) {
-        // A slot waits for its volume to go, or to be let go by an earlier workload of its name.
-        if (o.metadata().isDeleting() != v.metadata().isDeleting() || !o.metadata().owner().equals(v.metadata().owner())) {
-          controller.enqueueWorkloadOf(v);
-        }
-      }
+              @Override
+              public void onDelete(Task t) {
+                controller.enqueueWorkloadOf(t);
+                // A name another workload wanted is free now.
+                controller.taskNameFreed(t.metadata().name());
+              }
+            });
+    informers
+        .volumes()
+        .addHandler(
+            new EventHandler<>() {
+              @Override
+              public void onUpdate(Volume o, Volume v) {
+                // A slot waits for its volume to go, or to be let go by an earlier workload of its
+                // name.
+                if (o.metadata().isDeleting() != v.metadata().isDeleting()
+                    || !o.metadata().owner().equals(v.metadata().owner())) {
+                  controller.enqueueWorkloadOf(v);
+                }
+              }
 
-      @Override
-      public void onDelete(Volume v) {
-        controller.enqueueWorkloadOf(v);
-        controller.volumeNameFreed(v.metadata().name());
-      }
-    });
-    informers.claims().addHandler(new EventHandler<>() {
-      @Override
-      public void onUpdate(ResourceClaim o, ResourceClaim c) {
-        // Only what the Schedulable condition reads: a claim the allocator cannot place, or no longer.
-        if ((Informers.unplaceable(o) || Informers.unplaceable(c)) && !o.status().conditions().equals(c.status().conditions())) {
-          Optional.ofNullable(c.metadata().labels().get(Labels.WORKLOAD)).ifPresent(loop::enqueue);
-        }
-      }
-    });
-    informers.deviceClasses().addHandler(new EventHandler<>() {
-      @Override
-      public void onAdd(DeviceClass c) {
-        informers.workloads().cache().keys().forEach(loop::enqueue);
-      }
+              @Override
+              public void onDelete(Volume v) {
+                controller.enqueueWorkloadOf(v);
+                controller.volumeNameFreed(v.metadata().name());
+              }
+            });
+    informers
+        .claims()
+        .addHandler(
+            new EventHandler<>() {
+              @Override
+              public void onUpdate(ResourceClaim o, ResourceClaim c) {
+                // Only what the Schedulable condition reads: a claim the allocator cannot place, or
+                // no longer.
+                if ((Informers.unplaceable(o) || Informers.unplaceable(c))
+                    && !o.status().conditions().equals(c.status().conditions())) {
+                  Optional.ofNullable(c.metadata().labels().get(Labels.WORKLOAD))
+                      .ifPresent(loop::enqueue);
+                }
+              }
+            });
+    informers
+        .deviceClasses()
+        .addHandler(
+            new EventHandler<>() {
+              @Override
+              public void onAdd(DeviceClass c) {
+                informers.workloads().cache().keys().forEach(loop::enqueue);
+              }
 
-      @Override
-      public void onDelete(DeviceClass c) {
-        informers.workloads().cache().keys().forEach(loop::enqueue);
-      }
-    });
+              @Override
+              public void onDelete(DeviceClass c) {
+                informers.workloads().cache().keys().forEach(loop::enqueue);
+              }
+            });
   }
 }

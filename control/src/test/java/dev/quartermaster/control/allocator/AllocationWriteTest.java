@@ -33,8 +33,8 @@ import org.junit.jupiter.api.Test;
 /**
  * What the allocator writes for one decision of its index, given the live claims, node and record
  * ({@link AllocationWrite#plan}): the record's new entries before the claims' allocations in one
- * transaction, only the claims when resuming a reservation, nothing when a chosen device is held
- * or the node takes no allocations, a wait while the node has not adopted the claims from before
+ * transaction, only the claims when resuming a reservation, nothing when a chosen device is held or
+ * the node takes no allocations, a wait while the node has not adopted the claims from before
  * records, and the task pinned — and scheduled, when the decision is all of it — in the same
  * transaction. A planner that decides from the index alone, without the live record, is caught.
  */
@@ -44,12 +44,24 @@ class AllocationWriteTest {
 
   /** A planner under test: the real one, or a naive variant. */
   private interface Planner {
-    WritePlan plan(List<ResourceClaim> live, Node node, Optional<NodeAllocation> record, Placement.Placed placed,
-        Optional<Task> unpinned, Set<String> unadopted);
+    WritePlan plan(
+        List<ResourceClaim> live,
+        Node node,
+        Optional<NodeAllocation> record,
+        Placement.Placed placed,
+        Optional<Task> unpinned,
+        Set<String> unadopted);
   }
 
-  private record Row(String name, List<ResourceClaim> live, Node node, Optional<NodeAllocation> record,
-      Placement.Placed placed, Optional<Task> unpinned, Set<String> unadopted, List<String> expected) {}
+  private record Row(
+      String name,
+      List<ResourceClaim> live,
+      Node node,
+      Optional<NodeAllocation> record,
+      Placement.Placed placed,
+      Optional<Task> unpinned,
+      Set<String> unadopted,
+      List<String> expected) {}
 
   private static final Task TASK = task("t", List.of("c1"), false);
   private static final ResourceClaim C1 = claim("c1", Optional.of(TASK));
@@ -59,51 +71,136 @@ class AllocationWriteTest {
   private static List<Row> rows() {
     var gpu0 = placed(Map.of("c1", List.of("gpu-0")));
     return List.of(
-        new Row("free device, no record yet: the record is created with it, then the claim is allocated",
-            List.of(C1), READY, Optional.empty(), gpu0, Optional.empty(), Set.of(),
+        new Row(
+            "free device, no record yet: the record is created with it, then the claim is allocated",
+            List.of(C1),
+            READY,
+            Optional.empty(),
+            gpu0,
+            Optional.empty(),
+            Set.of(),
             List.of("create record {gpu-0=c1}", "allocate c1 on node-0: gpu-0 for []")),
-        new Row("a record exists: it gets the new entry and keeps the others",
-            List.of(C1), READY, record(Map.of("gpu-1", "x")), gpu0, Optional.empty(), Set.of(),
+        new Row(
+            "a record exists: it gets the new entry and keeps the others",
+            List.of(C1),
+            READY,
+            record(Map.of("gpu-1", "x")),
+            gpu0,
+            Optional.empty(),
+            Set.of(),
             List.of("update record {gpu-0=c1, gpu-1=x}", "allocate c1 on node-0: gpu-0 for []")),
-        new Row("two claims in one decision: one record write holds both",
-            List.of(C1, C2), READY, Optional.empty(),
-            placed(Map.of("c1", List.of("gpu-0"), "c2", List.of("gpu-1", "gpu-2"))), Optional.empty(), Set.of(),
-            List.of("create record {gpu-0=c1, gpu-1=c2, gpu-2=c2}", "allocate c1 on node-0: gpu-0 for []",
+        new Row(
+            "two claims in one decision: one record write holds both",
+            List.of(C1, C2),
+            READY,
+            Optional.empty(),
+            placed(Map.of("c1", List.of("gpu-0"), "c2", List.of("gpu-1", "gpu-2"))),
+            Optional.empty(),
+            Set.of(),
+            List.of(
+                "create record {gpu-0=c1, gpu-1=c2, gpu-2=c2}",
+                "allocate c1 on node-0: gpu-0 for []",
                 "allocate c2 on node-0: gpu-1,gpu-2 for []")),
-        new Row("resuming: the record gives the device to this claim's uid already, so only the claim is written",
-            List.of(C1), READY, record(Map.of("gpu-0", "c1")), gpu0, Optional.empty(), Set.of(),
+        new Row(
+            "resuming: the record gives the device to this claim's uid already, so only the claim is written",
+            List.of(C1),
+            READY,
+            record(Map.of("gpu-0", "c1")),
+            gpu0,
+            Optional.empty(),
+            Set.of(),
             List.of("allocate c1 on node-0: gpu-0 for []")),
-        new Row("someone holds a chosen device: nothing is written",
-            List.of(C1), READY, record(Map.of("gpu-0", "x")), gpu0, Optional.empty(), Set.of(),
+        new Row(
+            "someone holds a chosen device: nothing is written",
+            List.of(C1),
+            READY,
+            record(Map.of("gpu-0", "x")),
+            gpu0,
+            Optional.empty(),
+            Set.of(),
             List.of("taken gpu-0 by x")),
-        new Row("the node was cordoned since the decision",
-            List.of(C1), node(new NodeSpec(true, false), true), Optional.empty(), gpu0, Optional.empty(), Set.of(),
+        new Row(
+            "the node was cordoned since the decision",
+            List.of(C1),
+            node(new NodeSpec(true, false), true),
+            Optional.empty(),
+            gpu0,
+            Optional.empty(),
+            Set.of(),
             List.of("stale")),
-        new Row("the node is no longer DevicesReady",
-            List.of(C1), node(NodeSpec.EMPTY, false), Optional.empty(), gpu0, Optional.empty(), Set.of(),
+        new Row(
+            "the node is no longer DevicesReady",
+            List.of(C1),
+            node(NodeSpec.EMPTY, false),
+            Optional.empty(),
+            gpu0,
+            Optional.empty(),
+            Set.of(),
             List.of("stale")),
-        new Row("a claim from before records names the device and the node has not adopted it: wait for the adoption",
-            List.of(C1), READY, Optional.empty(), gpu0, Optional.empty(), Set.of("gpu-0"),
+        new Row(
+            "a claim from before records names the device and the node has not adopted it: wait for the adoption",
+            List.of(C1),
+            READY,
+            Optional.empty(),
+            gpu0,
+            Optional.empty(),
+            Set.of("gpu-0"),
             List.of("await adoption of node-0")),
-        new Row("a holder in the record comes before the adoption",
-            List.of(C1), READY, record(Map.of("gpu-0", "x")), gpu0, Optional.empty(), Set.of("gpu-0"),
+        new Row(
+            "a holder in the record comes before the adoption",
+            List.of(C1),
+            READY,
+            record(Map.of("gpu-0", "x")),
+            gpu0,
+            Optional.empty(),
+            Set.of("gpu-0"),
             List.of("taken gpu-0 by x")),
-        new Row("the decision is all of an unpinned task: pinned, its claim reserved, Scheduled, in one transaction",
-            List.of(C1), READY, Optional.empty(), gpu0, Optional.of(TASK), Set.of(),
-            List.of("create record {gpu-0=c1}", "allocate c1 on node-0: gpu-0 for [t]", "schedule t on node-0")),
-        new Row("the task names a claim this decision does not place: only pinned",
-            List.of(C1), READY, Optional.empty(), gpu0, Optional.of(task("t", List.of("c1", "c3"), false)), Set.of(),
-            List.of("create record {gpu-0=c1}", "allocate c1 on node-0: gpu-0 for []", "pin t to node-0")),
-        new Row("the task is being deleted: only pinned, never Scheduled",
-            List.of(C1), READY, Optional.empty(), gpu0, Optional.of(task("t", List.of("c1"), true)), Set.of(),
-            List.of("create record {gpu-0=c1}", "allocate c1 on node-0: gpu-0 for []", "pin t to node-0")));
+        new Row(
+            "the decision is all of an unpinned task: pinned, its claim reserved, Scheduled, in one transaction",
+            List.of(C1),
+            READY,
+            Optional.empty(),
+            gpu0,
+            Optional.of(TASK),
+            Set.of(),
+            List.of(
+                "create record {gpu-0=c1}",
+                "allocate c1 on node-0: gpu-0 for [t]",
+                "schedule t on node-0")),
+        new Row(
+            "the task names a claim this decision does not place: only pinned",
+            List.of(C1),
+            READY,
+            Optional.empty(),
+            gpu0,
+            Optional.of(task("t", List.of("c1", "c3"), false)),
+            Set.of(),
+            List.of(
+                "create record {gpu-0=c1}",
+                "allocate c1 on node-0: gpu-0 for []",
+                "pin t to node-0")),
+        new Row(
+            "the task is being deleted: only pinned, never Scheduled",
+            List.of(C1),
+            READY,
+            Optional.empty(),
+            gpu0,
+            Optional.of(task("t", List.of("c1"), true)),
+            Set.of(),
+            List.of(
+                "create record {gpu-0=c1}",
+                "allocate c1 on node-0: gpu-0 for []",
+                "pin t to node-0")));
   }
 
   /** The rows whose plan {@code planner} gets wrong, each with what it made instead. */
   private static List<String> wrong(Planner planner) {
     var out = new ArrayList<String>();
     for (var r : rows()) {
-      var got = describe(planner.plan(r.live(), r.node(), r.record(), r.placed(), r.unpinned(), r.unadopted()));
+      var got =
+          describe(
+              planner.plan(
+                  r.live(), r.node(), r.record(), r.placed(), r.unpinned(), r.unadopted()));
       if (!got.equals(r.expected())) {
         out.add(r.name() + ": " + got);
       }
@@ -113,23 +210,40 @@ class AllocationWriteTest {
 
   @Test
   void eachDecisionIsWrittenAsTheLiveStateAllows() {
-    assertThat(wrong((live, node, record, placed, unpinned, unadopted) ->
-        AllocationWrite.plan(live, node, record, placed, unpinned, unadopted, NOW))).isEmpty();
+    assertThat(
+            wrong(
+                (live, node, record, placed, unpinned, unadopted) ->
+                    AllocationWrite.plan(live, node, record, placed, unpinned, unadopted, NOW)))
+        .isEmpty();
   }
 
-  /** The naive planner trusts the index, never the record: it takes held devices and records reservations again. */
+  /**
+   * The naive planner trusts the index, never the record: it takes held devices and records
+   * reservations again.
+   */
   @Test
   void aPlannerThatDoesNotReadTheRecordIsCaught() {
-    assertThat(wrong((live, node, record, placed, unpinned, unadopted) ->
-        AllocationWrite.plan(live, node, Optional.empty(), placed, unpinned, unadopted, NOW)))
+    assertThat(
+            wrong(
+                (live, node, record, placed, unpinned, unadopted) ->
+                    AllocationWrite.plan(
+                        live, node, Optional.empty(), placed, unpinned, unadopted, NOW)))
         .anyMatch(r -> r.startsWith("someone holds a chosen device"))
         .anyMatch(r -> r.startsWith("resuming"));
   }
 
   @Test
   void theAllocationSaysWhereAndWhatInItsCondition() {
-    var plan = (WritePlan.Commit) AllocationWrite.plan(List.of(C1), READY, Optional.empty(),
-        placed(Map.of("c1", List.of("gpu-0"))), Optional.empty(), Set.of(), NOW);
+    var plan =
+        (WritePlan.Commit)
+            AllocationWrite.plan(
+                List.of(C1),
+                READY,
+                Optional.empty(),
+                placed(Map.of("c1", List.of("gpu-0"))),
+                Optional.empty(),
+                Set.of(),
+                NOW);
     var claim = (ResourceClaim) plan.writes().get(1).object();
     var allocated = Allocator.allocatedCondition(claim).orElseThrow();
     assertThat(allocated.isTrue()).isTrue();
@@ -146,21 +260,30 @@ class AllocationWriteTest {
       case WritePlan.Commit c -> {
         var lines = new ArrayList<String>();
         for (var w : c.writes()) {
-          lines.add(switch (w.object()) {
-            case NodeAllocation r -> (w instanceof Write.Create ? "create" : "update") + " record " + holders(r);
-            case ResourceClaim rc -> {
-              var a = rc.status().allocation().orElseThrow();
-              yield "allocate " + rc.metadata().name() + " on " + a.node() + ": "
-                  + String.join(",", a.devices().stream().map(AllocatedDevice::device).toList())
-                  + " for " + rc.status().reservedFor();
-            }
-            case Task t when w instanceof Write.UpdateWithStatus -> "schedule " + t.metadata().name() + " on "
-                + t.status().node().orElseThrow();
-            case Task t -> "pin " + t.metadata().name() + " to " + t.spec().node().orElseThrow();
-            default -> "unexpected " + w;
-          });
+          lines.add(
+              switch (w.object()) {
+                case NodeAllocation r ->
+                    (w instanceof Write.Create ? "create" : "update") + " record " + holders(r);
+                case ResourceClaim rc -> {
+                  var a = rc.status().allocation().orElseThrow();
+                  yield "allocate "
+                      + rc.metadata().name()
+                      + " on "
+                      + a.node()
+                      + ": "
+                      + String.join(",", a.devices().stream().map(AllocatedDevice::device).toList())
+                      + " for "
+                      + rc.status().reservedFor();
+                }
+                case Task t when w instanceof Write.UpdateWithStatus ->
+                    "schedule " + t.metadata().name() + " on " + t.status().node().orElseThrow();
+                case Task t ->
+                    "pin " + t.metadata().name() + " to " + t.spec().node().orElseThrow();
+                default -> "unexpected " + w;
+              });
         }
-        assertThat(c.recordsNew()).isEqualTo(c.writes().getFirst().object() instanceof NodeAllocation);
+        assertThat(c.recordsNew())
+            .isEqualTo(c.writes().getFirst().object() instanceof NodeAllocation);
         yield lines;
       }
     };
@@ -174,7 +297,9 @@ class AllocationWriteTest {
 
   private static Placement.Placed placed(Map<String, List<String>> devices) {
     var out = new TreeMap<String, List<AllocatedDevice>>();
-    devices.forEach((claim, names) -> out.put(claim, names.stream().map(d -> new AllocatedDevice("gpu", d)).toList()));
+    devices.forEach(
+        (claim, names) ->
+            out.put(claim, names.stream().map(d -> new AllocatedDevice("gpu", d)).toList()));
     return new Placement.Placed(NODE, out);
   }
 
@@ -182,28 +307,58 @@ class AllocationWriteTest {
   private static Optional<NodeAllocation> record(Map<String, String> holders) {
     var m = new TreeMap<String, DeviceHolder>();
     holders.forEach((d, claim) -> m.put(d, new DeviceHolder(claim, "uid-" + claim)));
-    return Optional.of(new NodeAllocation(ObjectMeta.named(NODE).withRevision(5), NodeAllocationSpec.EMPTY.with(m),
-        null));
+    return Optional.of(
+        new NodeAllocation(
+            ObjectMeta.named(NODE).withRevision(5), NodeAllocationSpec.EMPTY.with(m), null));
   }
 
   private static ResourceClaim claim(String name, Optional<Task> owner) {
     var meta = ObjectMeta.named(name).withUid("uid-" + name);
-    var spec = new ResourceClaimSpec(List.of(new DeviceRequest("gpu", "gpu", 1, List.of())), Optional.empty());
-    return new ResourceClaim(owner.map(t -> meta.withOwner(OwnerReference.of(t))).orElse(meta), spec,
+    var spec =
+        new ResourceClaimSpec(
+            List.of(new DeviceRequest("gpu", "gpu", 1, List.of())), Optional.empty());
+    return new ResourceClaim(
+        owner.map(t -> meta.withOwner(OwnerReference.of(t))).orElse(meta),
+        spec,
         ResourceClaimStatus.EMPTY);
   }
 
   private static Task task(String name, List<String> claims, boolean deleting) {
     var meta = ObjectMeta.named(name).withUid("uid-" + name).withRevision(3);
-    return new Task(deleting ? meta.withDeletedAt(NOW) : meta, new TaskSpec(Optional.empty(), List.of("run"), Map.of(),
-        claims, List.of(), "exec", Optional.empty()), TaskStatus.EMPTY);
+    return new Task(
+        deleting ? meta.withDeletedAt(NOW) : meta,
+        new TaskSpec(
+            Optional.empty(),
+            List.of("run"),
+            Map.of(),
+            claims,
+            List.of(),
+            "exec",
+            Optional.empty()),
+        TaskStatus.EMPTY);
   }
 
   private static Node node(NodeSpec spec, boolean devicesReady) {
-    return new Node(ObjectMeta.named(NODE), spec, new NodeStatus(List.of(
-        new Condition(NodeConditions.AGENT_READY, Condition.Status.True, "Heartbeat", "", Optional.empty()),
-        new Condition(NodeConditions.DEVICES_READY, devicesReady ? Condition.Status.True : Condition.Status.False,
-            devicesReady ? "AllPresent" : "Missing", devicesReady ? "" : "missing /dev/nvidia-uvm", Optional.empty())),
-        Optional.empty(), "b", "", List.of()));
+    return new Node(
+        ObjectMeta.named(NODE),
+        spec,
+        new NodeStatus(
+            List.of(
+                new Condition(
+                    NodeConditions.AGENT_READY,
+                    Condition.Status.True,
+                    "Heartbeat",
+                    "",
+                    Optional.empty()),
+                new Condition(
+                    NodeConditions.DEVICES_READY,
+                    devicesReady ? Condition.Status.True : Condition.Status.False,
+                    devicesReady ? "AllPresent" : "Missing",
+                    devicesReady ? "" : "missing /dev/nvidia-uvm",
+                    Optional.empty())),
+            Optional.empty(),
+            "b",
+            "",
+            List.of()));
   }
 }

@@ -32,24 +32,41 @@ import org.junit.jupiter.api.Test;
  * it is woken when the commit ends: {@link WaitersTest}).
  */
 class DeviceIndexTest {
-  private static final Map<String, DeviceClass> CLASSES = Map.of("gpu",
-      new DeviceClass(ObjectMeta.named("gpu"), new DeviceClassSpec("gpu", List.of()), DeviceClassStatus.EMPTY));
+  private static final Map<String, DeviceClass> CLASSES =
+      Map.of(
+          "gpu",
+          new DeviceClass(
+              ObjectMeta.named("gpu"),
+              new DeviceClassSpec("gpu", List.of()),
+              DeviceClassStatus.EMPTY));
   private static final String NODE = "node-0";
 
   private final InFlightCommits commits = new InFlightCommits();
   private final DeviceIndex index = new DeviceIndex(commits);
-  private final Node node = new Node(ObjectMeta.named(NODE), NodeSpec.EMPTY, new NodeStatus(List.of(
-      new Condition("AgentReady", Condition.Status.True, "Heartbeat", "", Optional.empty()),
-      new Condition("DevicesReady", Condition.Status.True, "AllPresent", "", Optional.empty())),
-      Optional.empty(), "b", "", List.of()));
+  private final Node node =
+      new Node(
+          ObjectMeta.named(NODE),
+          NodeSpec.EMPTY,
+          new NodeStatus(
+              List.of(
+                  new Condition(
+                      "AgentReady", Condition.Status.True, "Heartbeat", "", Optional.empty()),
+                  new Condition(
+                      "DevicesReady", Condition.Status.True, "AllPresent", "", Optional.empty())),
+              Optional.empty(),
+              "b",
+              "",
+              List.of()));
   private final List<DeviceSlice> slices = List.of(slice(2));
 
   private static DeviceSlice slice(int gpus) {
     var devices = new ArrayList<Device>();
     for (int i = 0; i < gpus; i++) {
-      devices.add(new Device("gpu-" + i, "gpu", Map.of("model", "H100"), Device.Health.Healthy, ""));
+      devices.add(
+          new Device("gpu-" + i, "gpu", Map.of("model", "H100"), Device.Health.Healthy, ""));
     }
-    return new DeviceSlice(ObjectMeta.named(NODE), new DeviceSliceSpec(NODE, devices), DeviceSliceStatus.EMPTY);
+    return new DeviceSlice(
+        ObjectMeta.named(NODE), new DeviceSliceSpec(NODE, devices), DeviceSliceStatus.EMPTY);
   }
 
   private static List<ClaimNeed> oneGpu(String claim) {
@@ -57,7 +74,8 @@ class DeviceIndexTest {
   }
 
   private static String device(Placement placement, String claim) {
-    return ((Placement.Placed) placement).devices().get(claim).stream().map(AllocatedDevice::device).findFirst().orElseThrow();
+    return ((Placement.Placed) placement)
+        .devices().get(claim).stream().map(AllocatedDevice::device).findFirst().orElseThrow();
   }
 
   @Test
@@ -69,13 +87,20 @@ class DeviceIndexTest {
 
     // The node has a second free GPU, but until the first commit lands the index would hand out the
     // first one again: the two commits would race for the node's record and one would lose.
-    assertThat(index.place(oneGpu("b"), Optional.empty(), CLASSES)).isEqualTo(new Placement.Busy(NODE));
-    assertThat(index.place(oneGpu("c"), Optional.of(NODE), CLASSES)).isEqualTo(new Placement.Busy(NODE));
+    assertThat(index.place(oneGpu("b"), Optional.empty(), CLASSES))
+        .isEqualTo(new Placement.Busy(NODE));
+    assertThat(index.place(oneGpu("c"), Optional.of(NODE), CLASSES))
+        .isEqualTo(new Placement.Busy(NODE));
 
     // The first commit lands (indexed at once), then ends: the node is placed on again, around it.
     var taken = device(first, "a");
-    index.wrote(new NodeAllocation(ObjectMeta.named(NODE),
-        NodeAllocationSpec.EMPTY.with(Map.of(taken, new DeviceHolder("a", "uid-a"))), null), Optional.of(node), slices);
+    index.wrote(
+        new NodeAllocation(
+            ObjectMeta.named(NODE),
+            NodeAllocationSpec.EMPTY.with(Map.of(taken, new DeviceHolder("a", "uid-a"))),
+            null),
+        Optional.of(node),
+        slices);
     commits.end(NODE);
 
     var second = index.place(oneGpu("b"), Optional.empty(), CLASSES);
@@ -88,27 +113,52 @@ class DeviceIndexTest {
     var ready = withRevision(node, 3);
     var slices2 = List.of(sliceAt(slice(2), 4));
     index.refresh(NODE, Optional.of(ready), Optional.empty(), slices2);
-    var ours = new NodeAllocation(ObjectMeta.named(NODE).withRevision(10), NodeAllocationSpec.EMPTY.with(Map.of(
-        "gpu-0", new DeviceHolder("x", "uid-x"), "gpu-1", new DeviceHolder("y", "uid-y"))), null);
+    var ours =
+        new NodeAllocation(
+            ObjectMeta.named(NODE).withRevision(10),
+            NodeAllocationSpec.EMPTY.with(
+                Map.of(
+                    "gpu-0",
+                    new DeviceHolder("x", "uid-x"),
+                    "gpu-1",
+                    new DeviceHolder("y", "uid-y"))),
+            null);
     index.wrote(ours, Optional.of(ready), slices2);
 
     // An informer event of an older revision (no record yet) does not undo our write.
     index.refresh(NODE, Optional.of(ready), Optional.empty(), slices2);
-    assertThat(index.place(oneGpu("a"), Optional.empty(), CLASSES)).isInstanceOf(Placement.Waiting.class);
+    assertThat(index.place(oneGpu("a"), Optional.empty(), CLASSES))
+        .isInstanceOf(Placement.Waiting.class);
 
-    // The cache moves past it (a claim released gpu-1 at revision 11): the cache is what counts now.
-    var later = new NodeAllocation(ObjectMeta.named(NODE).withRevision(11), NodeAllocationSpec.EMPTY.with(Map.of(
-        "gpu-0", new DeviceHolder("x", "uid-x"))), null);
+    // The cache moves past it (a claim released gpu-1 at revision 11): the cache is what counts
+    // now.
+    var later =
+        new NodeAllocation(
+            ObjectMeta.named(NODE).withRevision(11),
+            NodeAllocationSpec.EMPTY.with(Map.of("gpu-0", new DeviceHolder("x", "uid-x"))),
+            null);
     index.refresh(NODE, Optional.of(ready), Optional.of(later), slices2);
     assertThat(device(index.place(oneGpu("a"), Optional.empty(), CLASSES), "a")).isEqualTo("gpu-1");
   }
 
   @Test
   void aFullNodeIsWaitingForDevicesNotBusy() {
-    index.refresh(NODE, Optional.of(node), Optional.of(new NodeAllocation(ObjectMeta.named(NODE),
-        NodeAllocationSpec.EMPTY.with(Map.of("gpu-0", new DeviceHolder("x", "uid-x"), "gpu-1", new DeviceHolder("y", "uid-y"))),
-        null)), slices);
-    assertThat(index.place(oneGpu("a"), Optional.empty(), CLASSES)).isInstanceOf(Placement.Waiting.class);
+    index.refresh(
+        NODE,
+        Optional.of(node),
+        Optional.of(
+            new NodeAllocation(
+                ObjectMeta.named(NODE),
+                NodeAllocationSpec.EMPTY.with(
+                    Map.of(
+                        "gpu-0",
+                        new DeviceHolder("x", "uid-x"),
+                        "gpu-1",
+                        new DeviceHolder("y", "uid-y"))),
+                null)),
+        slices);
+    assertThat(index.place(oneGpu("a"), Optional.empty(), CLASSES))
+        .isInstanceOf(Placement.Waiting.class);
   }
 
   /**
@@ -120,27 +170,40 @@ class DeviceIndexTest {
     var ready = withRevision(node, 3);
     var slices2 = List.of(sliceAt(slice(2), 4));
     index.refresh(NODE, Optional.of(ready), Optional.empty(), slices2);
-    assertThat(index.place(oneGpu("a"), Optional.empty(), CLASSES)).isInstanceOf(Placement.Placed.class);
+    assertThat(index.place(oneGpu("a"), Optional.empty(), CLASSES))
+        .isInstanceOf(Placement.Placed.class);
     commits.end(NODE);
 
     // The record moves (revision 5): both GPUs held.
-    var full = new NodeAllocation(ObjectMeta.named(NODE).withRevision(5), NodeAllocationSpec.EMPTY.with(Map.of(
-        "gpu-0", new DeviceHolder("x", "uid-x"), "gpu-1", new DeviceHolder("y", "uid-y"))), null);
+    var full =
+        new NodeAllocation(
+            ObjectMeta.named(NODE).withRevision(5),
+            NodeAllocationSpec.EMPTY.with(
+                Map.of(
+                    "gpu-0",
+                    new DeviceHolder("x", "uid-x"),
+                    "gpu-1",
+                    new DeviceHolder("y", "uid-y"))),
+            null);
     index.refresh(NODE, Optional.of(ready), Optional.of(full), slices2);
-    assertThat(index.place(oneGpu("b"), Optional.empty(), CLASSES)).isInstanceOf(Placement.Waiting.class);
+    assertThat(index.place(oneGpu("b"), Optional.empty(), CLASSES))
+        .isInstanceOf(Placement.Waiting.class);
 
     // The slices move (revision 6): two more GPUs published.
     var slices4 = List.of(sliceAt(slice(4), 6));
     index.refresh(NODE, Optional.of(ready), Optional.of(full), slices4);
-    assertThat(index.place(oneGpu("c"), Optional.empty(), CLASSES)).isInstanceOf(Placement.Placed.class);
+    assertThat(index.place(oneGpu("c"), Optional.empty(), CLASSES))
+        .isInstanceOf(Placement.Placed.class);
     commits.end(NODE);
 
     // The node moves (revision 7): cordoned.
-    var cordoned = withRevision(new Node(node.metadata(), new NodeSpec(true, false), node.status()), 7);
+    var cordoned =
+        withRevision(new Node(node.metadata(), new NodeSpec(true, false), node.status()), 7);
     index.refresh(NODE, Optional.of(cordoned), Optional.of(full), slices4);
     assertThat(index.isSchedulable(NODE)).isFalse();
 
-    // The same revisions again are the same view (a stored revision names one content): not rebuilt.
+    // The same revisions again are the same view (a stored revision names one content): not
+    // rebuilt.
     index.refresh(NODE, Optional.of(withRevision(node, 7)), Optional.of(full), slices4);
     assertThat(index.isSchedulable(NODE)).isFalse();
   }

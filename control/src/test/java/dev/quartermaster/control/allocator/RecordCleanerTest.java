@@ -57,7 +57,8 @@ class RecordCleanerTest {
     @Override
     @SuppressWarnings("unchecked")
     public <T extends ApiObject> ObjectList<T> list(Kind<T> kind, LabelSelector selector) {
-      return new ObjectList<>(byKind.getOrDefault(kind, Map.of()).values().stream().map(o -> (T) o).toList(), 1);
+      return new ObjectList<>(
+          byKind.getOrDefault(kind, Map.of()).values().stream().map(o -> (T) o).toList(), 1);
     }
 
     @Override
@@ -88,19 +89,24 @@ class RecordCleanerTest {
     }
 
     @Override
-    public <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchScope scope,
-        WatchHandler<T> handler) {
+    public <T extends ApiObject> WatchHandle watch(
+        Kind<T> kind, long afterRevision, WatchScope scope, WatchHandler<T> handler) {
       return () -> {};
     }
   }
 
   private static ResourceClaim claim(String name, String uid, Optional<Allocation> allocation) {
-    return new ResourceClaim(ObjectMeta.named(name).withUid(uid), ResourceClaimSpec.EMPTY,
+    return new ResourceClaim(
+        ObjectMeta.named(name).withUid(uid),
+        ResourceClaimSpec.EMPTY,
         new ResourceClaimStatus(allocation, List.of(), Map.of(), List.of()));
   }
 
   private static Optional<Allocation> on(String node, String... devices) {
-    return Optional.of(new Allocation(node, java.util.Arrays.stream(devices).map(d -> new AllocatedDevice("gpu", d)).toList()));
+    return Optional.of(
+        new Allocation(
+            node,
+            java.util.Arrays.stream(devices).map(d -> new AllocatedDevice("gpu", d)).toList()));
   }
 
   private static NodeAllocation record(Map<String, DeviceHolder> devices) {
@@ -130,18 +136,25 @@ class RecordCleanerTest {
     api.put(claim("elsewhere", "u-elsewhere", on("node-2", "gpu-0")));
     api.put(claim("other-device", "u-other", on(NODE, "gpu-5")));
     api.put(claim("recreated", "u-new", Optional.empty()));
-    api.put(record(Map.of(
-        "gpu-0", new DeviceHolder("elsewhere", "u-elsewhere"), // a second reservation a race left here
-        "gpu-1", new DeviceHolder("here", "u-here"),
-        "gpu-2", new DeviceHolder("pending", "u-pending"), // an allocator may resume it
-        "gpu-3", new DeviceHolder("gone", "u-gone"),
-        "gpu-4", new DeviceHolder("recreated", "u-old"), // another incarnation of the name
-        "gpu-5", new DeviceHolder("other-device", "u-other"),
-        "gpu-6", new DeviceHolder("other-device", "u-other"))));
+    api.put(
+        record(
+            Map.of(
+                "gpu-0",
+                    new DeviceHolder(
+                        "elsewhere", "u-elsewhere"), // a second reservation a race left here
+                "gpu-1", new DeviceHolder("here", "u-here"),
+                "gpu-2", new DeviceHolder("pending", "u-pending"), // an allocator may resume it
+                "gpu-3", new DeviceHolder("gone", "u-gone"),
+                "gpu-4", new DeviceHolder("recreated", "u-old"), // another incarnation of the name
+                "gpu-5", new DeviceHolder("other-device", "u-other"),
+                "gpu-6", new DeviceHolder("other-device", "u-other"))));
     assertThat(cleaned(api, synced(api))).containsOnlyKeys("gpu-1", "gpu-2", "gpu-5");
   }
 
-  /** The one-time migration of a store from before records ({@link LegacyAdoption}), not the cleaner. */
+  /**
+   * The one-time migration of a store from before records ({@link LegacyAdoption}), not the
+   * cleaner.
+   */
   private static Map<String, DeviceHolder> adopted(ObjectsByName api, Informers informers) {
     assertThat(new LegacyAdoption(api, informers).run(NODE)).isTrue();
     return api.get(Kinds.NODE_ALLOCATION, NODE).map(r -> r.spec().devices()).orElse(Map.of());
@@ -171,7 +184,8 @@ class RecordCleanerTest {
     api.put(claim("a", "u-a", on(NODE, "gpu-0")));
     api.put(claim("b", "u-b", Optional.empty()));
     api.put(record(Map.of("gpu-0", new DeviceHolder("b", "u-b"))));
-    assertThat(adopted(api, synced(api))).containsExactly(Map.entry("gpu-0", new DeviceHolder("b", "u-b")));
+    assertThat(adopted(api, synced(api)))
+        .containsExactly(Map.entry("gpu-0", new DeviceHolder("b", "u-b")));
   }
 
   @Test
@@ -194,9 +208,25 @@ class RecordCleanerTest {
     api.put(record(Map.of("gpu-0", new DeviceHolder("new", "u-new"))));
     var informers = synced(api);
     api.put(claim("new", "u-new", on(NODE, "gpu-0"))); // created after the caches listed
-    var naiveDrops = informers.nodeAllocations().cache().get(NODE).orElseThrow().spec().devices().entrySet().stream()
-        .filter(e -> informers.claims().cache().byIndex(Informers.BY_UID, e.getValue().uid()).isEmpty())
-        .map(Map.Entry::getKey).toList();
+    var naiveDrops =
+        informers
+            .nodeAllocations()
+            .cache()
+            .get(NODE)
+            .orElseThrow()
+            .spec()
+            .devices()
+            .entrySet()
+            .stream()
+            .filter(
+                e ->
+                    informers
+                        .claims()
+                        .cache()
+                        .byIndex(Informers.BY_UID, e.getValue().uid())
+                        .isEmpty())
+            .map(Map.Entry::getKey)
+            .toList();
     assertThat(naiveDrops).as("the naive cleaner drops it").containsExactly("gpu-0");
     assertThat(cleaned(api, informers)).containsOnlyKeys("gpu-0");
     assertThat(api.writes).isEmpty();

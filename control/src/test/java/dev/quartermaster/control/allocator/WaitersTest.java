@@ -26,16 +26,25 @@ class WaitersTest {
   private final List<AllocatorKey> queued = new ArrayList<>();
   private final Waiters waiters = new Waiters(queued::add);
 
-  /** Per reason, the cluster events that wake a key parked with it (its claims naming no compute domain). */
-  private static final Map<NoPlacement, Set<Cluster>> WAKES = Map.of(
-      NoPlacement.COMPUTE_DOMAIN_NOT_FOUND, EnumSet.of(Cluster.COMPUTE_DOMAINS),
-      NoPlacement.COMPUTE_DOMAIN_DELETING, EnumSet.of(Cluster.COMPUTE_DOMAINS),
-      NoPlacement.CHANNELS_NEED_COMPUTE_DOMAIN, EnumSet.of(Cluster.DEVICE_CLASSES),
-      NoPlacement.NO_SUCH_DEVICE_CLASS, EnumSet.of(Cluster.DEVICE_CLASSES),
-      // Devices freed cannot make a request that no empty node could hold fit.
-      NoPlacement.UNSATISFIABLE, EnumSet.of(Cluster.NODES, Cluster.SLICES, Cluster.DEVICE_CLASSES),
-      NoPlacement.WAITING_FOR_DEVICES,
-      EnumSet.of(Cluster.NODES, Cluster.RECORDS, Cluster.SLICES, Cluster.DEVICE_CLASSES));
+  /**
+   * Per reason, the cluster events that wake a key parked with it (its claims naming no compute
+   * domain).
+   */
+  private static final Map<NoPlacement, Set<Cluster>> WAKES =
+      Map.of(
+          NoPlacement.COMPUTE_DOMAIN_NOT_FOUND,
+          EnumSet.of(Cluster.COMPUTE_DOMAINS),
+          NoPlacement.COMPUTE_DOMAIN_DELETING,
+          EnumSet.of(Cluster.COMPUTE_DOMAINS),
+          NoPlacement.CHANNELS_NEED_COMPUTE_DOMAIN,
+          EnumSet.of(Cluster.DEVICE_CLASSES),
+          NoPlacement.NO_SUCH_DEVICE_CLASS,
+          EnumSet.of(Cluster.DEVICE_CLASSES),
+          // Devices freed cannot make a request that no empty node could hold fit.
+          NoPlacement.UNSATISFIABLE,
+          EnumSet.of(Cluster.NODES, Cluster.SLICES, Cluster.DEVICE_CLASSES),
+          NoPlacement.WAITING_FOR_DEVICES,
+          EnumSet.of(Cluster.NODES, Cluster.RECORDS, Cluster.SLICES, Cluster.DEVICE_CLASSES));
 
   @Test
   void eachReasonIsWokenByTheEventsThatCouldMakeItFitAndOnlyThose() {
@@ -47,8 +56,11 @@ class WaitersTest {
           queued.clear();
           room.park(A, room.take(A), reason.waitFor(namesDomain));
           room.happened(event);
-          boolean expected = WAKES.get(reason).contains(event) || (namesDomain && event == Cluster.COMPUTE_DOMAINS);
-          assertThat(queued).as("%s (names a domain: %s) on %s", reason, namesDomain, event)
+          boolean expected =
+              WAKES.get(reason).contains(event)
+                  || (namesDomain && event == Cluster.COMPUTE_DOMAINS);
+          assertThat(queued)
+              .as("%s (names a domain: %s) on %s", reason, namesDomain, event)
               .isEqualTo(expected ? List.of(A) : List.of());
         }
       }
@@ -89,7 +101,10 @@ class WaitersTest {
     assertThat(waiters.parked()).containsOnlyKeys(A);
   }
 
-  /** Its own claim changed and it is decided again: it no longer waits, and a later event does not queue it. */
+  /**
+   * Its own claim changed and it is decided again: it no longer waits, and a later event does not
+   * queue it.
+   */
   @Test
   void aKeyDecidedAgainLeavesTheRoom() {
     waiters.park(A, waiters.take(A), NoPlacement.WAITING_FOR_DEVICES.waitFor(false));
@@ -145,8 +160,11 @@ class WaitersTest {
 
       @Override
       public void happened(WakeEvent event) {
-        var woken = parked.entrySet().stream().filter(e -> e.getValue().wakeOn().contains(event)).map(Map.Entry::getKey)
-            .toList();
+        var woken =
+            parked.entrySet().stream()
+                .filter(e -> e.getValue().wakeOn().contains(event))
+                .map(Map.Entry::getKey)
+                .toList();
         woken.forEach(parked::remove);
         woken.forEach(queue);
       }
@@ -155,8 +173,8 @@ class WaitersTest {
 
   /**
    * A decision (take, read whether a device is free, park if not) and a device freed (the index
-   * sees it, then the event is told), the event at each point of the decision. Returns the points at
-   * which the key neither saw the device nor went back to the queue: a lost wake-up, the key
+   * sees it, then the event is told), the event at each point of the decision. Returns the points
+   * at which the key neither saw the device nor went back to the queue: a lost wake-up, the key
    * waiting for a change that has already happened.
    */
   private static List<Integer> lostWakeUps(Function<Consumer<AllocatorKey>, Room> rooms) {
@@ -165,10 +183,11 @@ class WaitersTest {
       var queue = new ArrayList<AllocatorKey>();
       var room = rooms.apply(queue::add);
       boolean[] free = {false};
-      Runnable freed = () -> {
-        free[0] = true;
-        room.happened(Cluster.RECORDS);
-      };
+      Runnable freed =
+          () -> {
+            free[0] = true;
+            room.happened(Cluster.RECORDS);
+          };
       if (at == 0) {
         freed.run();
       }

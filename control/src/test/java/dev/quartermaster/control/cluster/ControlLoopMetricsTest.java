@@ -17,12 +17,18 @@ class ControlLoopMetricsTest {
   void everyReconcileIsReportedWithItsOutcomeTimedOnTheEnvsClock() {
     var env = new DeterministicEnv(1);
     List<Seen> seen = new ArrayList<>();
-    var loop = new ControlLoop("things", env, 1, key -> switch (key) {
-      case "slow" -> Result.done();
-      case "later" -> Result.requeueAfter(Duration.ofHours(1));
-      case "boom" -> throw new IllegalStateException("boom");
-      default -> Result.requeue();
-    });
+    var loop =
+        new ControlLoop(
+            "things",
+            env,
+            1,
+            key ->
+                switch (key) {
+                  case "slow" -> Result.done();
+                  case "later" -> Result.requeueAfter(Duration.ofHours(1));
+                  case "boom" -> throw new IllegalStateException("boom");
+                  default -> Result.requeue();
+                });
     loop.observeWith((controller, took, outcome) -> seen.add(new Seen(controller, took, outcome)));
     loop.start();
     for (var key : List.of("slow", "later", "boom")) {
@@ -31,8 +37,10 @@ class ControlLoopMetricsTest {
     }
     loop.stop();
 
-    assertThat(seen).extracting(Seen::outcome)
-        .containsExactly(ReconcileOutcome.DONE, ReconcileOutcome.REQUEUE_AFTER, ReconcileOutcome.ERROR);
+    assertThat(seen)
+        .extracting(Seen::outcome)
+        .containsExactly(
+            ReconcileOutcome.DONE, ReconcileOutcome.REQUEUE_AFTER, ReconcileOutcome.ERROR);
     assertThat(seen).extracting(Seen::controller).containsOnly("things");
     // Measured on the env's clock, which stands still while a deterministic env runs one task: the
     // simulation's runs stay reproducible.
@@ -43,10 +51,15 @@ class ControlLoopMetricsTest {
   void withoutAnObserverNothingIsReportedAndTheLoopRunsAsBefore() {
     var env = new DeterministicEnv(1);
     List<String> ran = new ArrayList<>();
-    var loop = new ControlLoop("things", env, 1, key -> {
-      ran.add(key);
-      return Result.done();
-    });
+    var loop =
+        new ControlLoop(
+            "things",
+            env,
+            1,
+            key -> {
+              ran.add(key);
+              return Result.done();
+            });
     loop.start();
     loop.enqueue("a");
     env.runUntilIdle();

@@ -19,28 +19,43 @@ class AccessRulesTest {
     return new VolumeClaim(task, "uid-" + task, node, mode, state, true, Map.of());
   }
 
-  /** One case: {@code mode} from {@code node} beside {@code held}; {@code fits} whether it is granted. */
+  /**
+   * One case: {@code mode} from {@code node} beside {@code held}; {@code fits} whether it is
+   * granted.
+   */
   record Case(AccessMode access, List<VolumeClaim> held, Mode mode, String node, boolean fits) {}
 
   private static final VolumeClaim WRITER_ON_1 = held("w", "node-1", Mode.Write, State.Taken);
   private static final VolumeClaim READER_ON_1 = held("r", "node-1", Mode.Read, State.Taken);
 
-  private static final List<Case> TABLE = List.of(
-      new Case(AccessMode.SingleNodeWriter, List.of(), Mode.Write, "node-1", true),
-      new Case(AccessMode.SingleNodeWriter, List.of(READER_ON_1), Mode.Write, "node-1", true),
-      new Case(AccessMode.SingleNodeWriter, List.of(READER_ON_1), Mode.Read, "node-2", false),
-      new Case(AccessMode.SingleNodeWriter, List.of(WRITER_ON_1), Mode.Write, "node-1", false),
-      new Case(AccessMode.SingleNodeWriter, List.of(WRITER_ON_1), Mode.Read, "node-1", true),
-      new Case(AccessMode.SingleNodeReaderOnly, List.of(), Mode.Write, "node-1", false),
-      new Case(AccessMode.SingleNodeReaderOnly, List.of(READER_ON_1), Mode.Read, "node-1", true),
-      new Case(AccessMode.SingleNodeReaderOnly, List.of(READER_ON_1), Mode.Read, "node-2", false),
-      new Case(AccessMode.MultiNodeReaderOnly, List.of(), Mode.Write, "node-1", false),
-      new Case(AccessMode.MultiNodeReaderOnly, List.of(READER_ON_1), Mode.Read, "node-2", true),
-      new Case(AccessMode.MultiNodeSingleWriter, List.of(READER_ON_1), Mode.Write, "node-2", true),
-      new Case(AccessMode.MultiNodeSingleWriter, List.of(WRITER_ON_1), Mode.Write, "node-2", false),
-      new Case(AccessMode.MultiNodeSingleWriter, List.of(WRITER_ON_1), Mode.Read, "node-2", true),
-      new Case(AccessMode.MultiNodeMultiWriter, List.of(WRITER_ON_1), Mode.Write, "node-2", true),
-      new Case(AccessMode.MultiNodeMultiWriter, List.of(WRITER_ON_1, READER_ON_1), Mode.Write, "node-1", true));
+  private static final List<Case> TABLE =
+      List.of(
+          new Case(AccessMode.SingleNodeWriter, List.of(), Mode.Write, "node-1", true),
+          new Case(AccessMode.SingleNodeWriter, List.of(READER_ON_1), Mode.Write, "node-1", true),
+          new Case(AccessMode.SingleNodeWriter, List.of(READER_ON_1), Mode.Read, "node-2", false),
+          new Case(AccessMode.SingleNodeWriter, List.of(WRITER_ON_1), Mode.Write, "node-1", false),
+          new Case(AccessMode.SingleNodeWriter, List.of(WRITER_ON_1), Mode.Read, "node-1", true),
+          new Case(AccessMode.SingleNodeReaderOnly, List.of(), Mode.Write, "node-1", false),
+          new Case(
+              AccessMode.SingleNodeReaderOnly, List.of(READER_ON_1), Mode.Read, "node-1", true),
+          new Case(
+              AccessMode.SingleNodeReaderOnly, List.of(READER_ON_1), Mode.Read, "node-2", false),
+          new Case(AccessMode.MultiNodeReaderOnly, List.of(), Mode.Write, "node-1", false),
+          new Case(AccessMode.MultiNodeReaderOnly, List.of(READER_ON_1), Mode.Read, "node-2", true),
+          new Case(
+              AccessMode.MultiNodeSingleWriter, List.of(READER_ON_1), Mode.Write, "node-2", true),
+          new Case(
+              AccessMode.MultiNodeSingleWriter, List.of(WRITER_ON_1), Mode.Write, "node-2", false),
+          new Case(
+              AccessMode.MultiNodeSingleWriter, List.of(WRITER_ON_1), Mode.Read, "node-2", true),
+          new Case(
+              AccessMode.MultiNodeMultiWriter, List.of(WRITER_ON_1), Mode.Write, "node-2", true),
+          new Case(
+              AccessMode.MultiNodeMultiWriter,
+              List.of(WRITER_ON_1, READER_ON_1),
+              Mode.Write,
+              "node-1",
+              true));
 
   @Test
   void everyAccessModeByCase() {
@@ -56,10 +71,18 @@ class AccessRulesTest {
 
   @Test
   void theRefusalSaysWhoHoldsItAndWhy() {
-    assertThat(AccessRules.whyNot(AccessMode.SingleNodeWriter, List.of(WRITER_ON_1), Mode.Write, "node-1"))
+    assertThat(
+            AccessRules.whyNot(
+                AccessMode.SingleNodeWriter, List.of(WRITER_ON_1), Mode.Write, "node-1"))
         .contains("held by task w (writer) on node-1 (SingleNodeWriter allows one writer)");
-    assertThat(AccessRules.whyNot(AccessMode.SingleNodeWriter, List.of(held("r", "node-1", Mode.Read, State.NodeDetached)),
-        Mode.Read, "node-2")).contains("held by task r (reader) on node-1, releasing: NodeDetached (SingleNodeWriter allows one node)");
+    assertThat(
+            AccessRules.whyNot(
+                AccessMode.SingleNodeWriter,
+                List.of(held("r", "node-1", Mode.Read, State.NodeDetached)),
+                Mode.Read,
+                "node-2"))
+        .contains(
+            "held by task r (reader) on node-1, releasing: NodeDetached (SingleNodeWriter allows one node)");
     assertThat(AccessRules.whyNot(AccessMode.MultiNodeReaderOnly, List.of(), Mode.Write, "node-1"))
         .contains("the volume is read-only (MultiNodeReaderOnly); use it with readOnly: true");
   }
@@ -72,14 +95,18 @@ class AccessRulesTest {
   void aWriterThatIsStillLettingGoHoldsTheVolume() {
     for (var state : List.of(State.Taken, State.NodeDetached, State.ControllerDetached)) {
       var releasing = List.of(held("w", "node-1", Mode.Write, state));
-      assertThat(AccessRules.whyNot(AccessMode.SingleNodeWriter, releasing, Mode.Write, "node-1")).as("%s", state)
+      assertThat(AccessRules.whyNot(AccessMode.SingleNodeWriter, releasing, Mode.Write, "node-1"))
+          .as("%s", state)
           .isPresent();
-      assertThat(AccessRules.whyNot(AccessMode.MultiNodeSingleWriter, releasing, Mode.Write, "node-2")).as("%s", state)
+      assertThat(
+              AccessRules.whyNot(AccessMode.MultiNodeSingleWriter, releasing, Mode.Write, "node-2"))
+          .as("%s", state)
           .isPresent();
       var naive = releasing.stream().filter(c -> c.state() == State.Taken).toList();
       if (state != State.Taken) {
         assertThat(AccessRules.whyNot(AccessMode.SingleNodeWriter, naive, Mode.Write, "node-2"))
-            .as("the naive rule grants a second writer beside a %s one", state).isEqualTo(Optional.empty());
+            .as("the naive rule grants a second writer beside a %s one", state)
+            .isEqualTo(Optional.empty());
       }
     }
   }

@@ -33,7 +33,8 @@ class GroupExpectationsTest {
   @Test
   void aBatchThatNeverEndsTimesOutToALiveRead() {
     expectations.expectCreates("g", 2, 0);
-    assertThat(expectations.gate("g", 0, Duration.ofSeconds(31).toNanos())).isInstanceOf(GroupExpectations.Gate.TimedOut.class);
+    assertThat(expectations.gate("g", 0, Duration.ofSeconds(31).toNanos()))
+        .isInstanceOf(GroupExpectations.Gate.TimedOut.class);
   }
 
   @Test

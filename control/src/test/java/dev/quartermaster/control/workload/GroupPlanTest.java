@@ -16,24 +16,39 @@ import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-/** {@link GroupPlan#decide}, case by case: which ordinals are created, which tasks deleted or restarted, and which taken. */
+/**
+ * {@link GroupPlan#decide}, case by case: which ordinals are created, which tasks deleted or
+ * restarted, and which taken.
+ */
 class GroupPlanTest {
   private static final String WORKLOAD = "train";
   private static final String UID = "w-uid";
 
   private static WorkerGroup group(int replicas, RestartPolicy policy) {
-    var template = new TaskTemplate(List.of("train"), Map.of(), "exec", Optional.empty(), List.of(), Map.of());
+    var template =
+        new TaskTemplate(List.of("train"), Map.of(), "exec", Optional.empty(), List.of(), Map.of());
     return new WorkerGroup("w", replicas, template, List.of(), policy);
   }
 
   private static Task task(int ordinal, String ownerUid, TaskPhase phase, boolean deleting) {
-    var meta = ObjectMeta.named(TaskNames.task(WORKLOAD, "w", ordinal)).withUid("t" + ordinal)
-        .withOwner(new OwnerReference("Workload", WORKLOAD, ownerUid));
+    var meta =
+        ObjectMeta.named(TaskNames.task(WORKLOAD, "w", ordinal))
+            .withUid("t" + ordinal)
+            .withOwner(new OwnerReference("Workload", WORKLOAD, ownerUid));
     if (deleting) {
       meta = meta.withDeletedAt(Instant.parse("2026-03-01T12:00:00Z"));
     }
-    var status = new TaskStatus(phase, "", "", Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
-        Optional.empty(), List.of());
+    var status =
+        new TaskStatus(
+            phase,
+            "",
+            "",
+            Optional.empty(),
+            Optional.empty(),
+            Optional.empty(),
+            Optional.empty(),
+            Optional.empty(),
+            List.of());
     return new Task(meta, null, status);
   }
 
@@ -54,22 +69,37 @@ class GroupPlanTest {
 
   @Test
   void aFullGroupDoesNothing() {
-    var plan = GroupPlan.decide(WORKLOAD, UID, group(2, RestartPolicy.OnFailure),
-        List.of(ours(0, TaskPhase.Running), ours(1, TaskPhase.Pending)));
+    var plan =
+        GroupPlan.decide(
+            WORKLOAD,
+            UID,
+            group(2, RestartPolicy.OnFailure),
+            List.of(ours(0, TaskPhase.Running), ours(1, TaskPhase.Pending)));
     assertThat(plan.acts()).isFalse();
   }
 
   @Test
   void aGapIsFilledAndNothingAboveTheReplicasIsCreated() {
-    var plan = GroupPlan.decide(WORKLOAD, UID, group(3, RestartPolicy.OnFailure),
-        List.of(ours(0, TaskPhase.Running), ours(2, TaskPhase.Running)));
+    var plan =
+        GroupPlan.decide(
+            WORKLOAD,
+            UID,
+            group(3, RestartPolicy.OnFailure),
+            List.of(ours(0, TaskPhase.Running), ours(2, TaskPhase.Running)));
     assertThat(plan.create()).containsExactly(1);
   }
 
   @Test
   void aScaleDownDeletesFromTheHighestOrdinal() {
-    var plan = GroupPlan.decide(WORKLOAD, UID, group(1, RestartPolicy.OnFailure),
-        List.of(ours(0, TaskPhase.Running), ours(1, TaskPhase.Running), ours(2, TaskPhase.Running)));
+    var plan =
+        GroupPlan.decide(
+            WORKLOAD,
+            UID,
+            group(1, RestartPolicy.OnFailure),
+            List.of(
+                ours(0, TaskPhase.Running),
+                ours(1, TaskPhase.Running),
+                ours(2, TaskPhase.Running)));
     assertThat(names(plan.delete())).containsExactly("train-w-2", "train-w-1");
     assertThat(plan.create()).isEmpty();
   }
@@ -77,34 +107,53 @@ class GroupPlanTest {
   /** A name still held by a task being deleted is waited for, never reused early (I4). */
   @Test
   void aNameHeldByADeletingTaskIsNotReused() {
-    var plan = GroupPlan.decide(WORKLOAD, UID, group(2, RestartPolicy.OnFailure),
-        List.of(ours(0, TaskPhase.Running), task(1, UID, TaskPhase.Running, true)));
+    var plan =
+        GroupPlan.decide(
+            WORKLOAD,
+            UID,
+            group(2, RestartPolicy.OnFailure),
+            List.of(ours(0, TaskPhase.Running), task(1, UID, TaskPhase.Running, true)));
     assertThat(plan.create()).isEmpty();
     assertThat(plan.delete()).isEmpty();
   }
 
   @Test
   void eachRestartPolicyReplacesWhatItSays() {
-    var tasks = List.of(ours(0, TaskPhase.Failed), ours(1, TaskPhase.Succeeded), ours(2, TaskPhase.Running));
-    assertThat(names(GroupPlan.decide(WORKLOAD, UID, group(3, RestartPolicy.OnFailure), tasks).restart()))
+    var tasks =
+        List.of(
+            ours(0, TaskPhase.Failed), ours(1, TaskPhase.Succeeded), ours(2, TaskPhase.Running));
+    assertThat(
+            names(
+                GroupPlan.decide(WORKLOAD, UID, group(3, RestartPolicy.OnFailure), tasks)
+                    .restart()))
         .containsExactly("train-w-0");
-    assertThat(names(GroupPlan.decide(WORKLOAD, UID, group(3, RestartPolicy.Always), tasks).restart()))
+    assertThat(
+            names(GroupPlan.decide(WORKLOAD, UID, group(3, RestartPolicy.Always), tasks).restart()))
         .containsExactly("train-w-0", "train-w-1");
-    assertThat(GroupPlan.decide(WORKLOAD, UID, group(3, RestartPolicy.Never), tasks).restart()).isEmpty();
+    assertThat(GroupPlan.decide(WORKLOAD, UID, group(3, RestartPolicy.Never), tasks).restart())
+        .isEmpty();
   }
 
   /** A finished task keeps its slot: the ordinal is not created again beside it. */
   @Test
   void aFinishedTaskThatIsNotRestartedKeepsItsSlot() {
-    var plan = GroupPlan.decide(WORKLOAD, UID, group(1, RestartPolicy.Never), List.of(ours(0, TaskPhase.Succeeded)));
+    var plan =
+        GroupPlan.decide(
+            WORKLOAD, UID, group(1, RestartPolicy.Never), List.of(ours(0, TaskPhase.Succeeded)));
     assertThat(plan.acts()).isFalse();
   }
 
   @Test
   void anEarlierIncarnationsTaskIsDeletedAndAnotherOwnersIsTaken() {
     var earlier = task(0, "old-uid", TaskPhase.Running, false);
-    var foreign = new Task(ObjectMeta.named(TaskNames.task(WORKLOAD, "w", 1)).withUid("f"), null, TaskStatus.EMPTY);
-    var plan = GroupPlan.decide(WORKLOAD, UID, group(2, RestartPolicy.OnFailure), List.of(earlier, foreign));
+    var foreign =
+        new Task(
+            ObjectMeta.named(TaskNames.task(WORKLOAD, "w", 1)).withUid("f"),
+            null,
+            TaskStatus.EMPTY);
+    var plan =
+        GroupPlan.decide(
+            WORKLOAD, UID, group(2, RestartPolicy.OnFailure), List.of(earlier, foreign));
     assertThat(names(plan.delete())).containsExactly("train-w-0");
     assertThat(names(plan.taken())).containsExactly("train-w-1");
     assertThat(plan.create()).as("neither name is free yet").isEmpty();
@@ -112,8 +161,11 @@ class GroupPlanTest {
 
   @Test
   void aTaskOutsideTheNamePatternIsIgnored() {
-    var stray = new Task(ObjectMeta.named("train-w-01").withOwner(new OwnerReference("Workload", WORKLOAD, UID)), null,
-        TaskStatus.EMPTY);
+    var stray =
+        new Task(
+            ObjectMeta.named("train-w-01").withOwner(new OwnerReference("Workload", WORKLOAD, UID)),
+            null,
+            TaskStatus.EMPTY);
     var plan = GroupPlan.decide(WORKLOAD, UID, group(1, RestartPolicy.OnFailure), List.of(stray));
     assertThat(plan.create()).containsExactly(0);
     assertThat(plan.delete()).isEmpty();

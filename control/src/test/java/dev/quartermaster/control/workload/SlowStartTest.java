@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-/** Batches of 1, 2, 4, … per group while each batch is created whole and work is left; back to 1 otherwise. */
+/**
+ * Batches of 1, 2, 4, … per group while each batch is created whole and work is left; back to 1
+ * otherwise.
+ */
 class SlowStartTest {
 
   @Test

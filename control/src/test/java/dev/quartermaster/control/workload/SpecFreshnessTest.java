@@ -32,7 +32,10 @@ class SpecFreshnessTest {
 
   private static Workload workload(String uid, long generation, boolean deleting) {
     var meta = ObjectMeta.named("train").withUid(uid).withGeneration(generation);
-    return new Workload(deleting ? meta.withDeletedAt(Instant.EPOCH) : meta, WorkloadSpec.EMPTY, WorkloadStatus.EMPTY);
+    return new Workload(
+        deleting ? meta.withDeletedAt(Instant.EPOCH) : meta,
+        WorkloadSpec.EMPTY,
+        WorkloadStatus.EMPTY);
   }
 
   /** The store's side: one workload (or none) by name, each read counted. */
@@ -82,26 +85,37 @@ class SpecFreshnessTest {
     }
 
     @Override
-    public <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchScope scope,
-        WatchHandler<T> handler) {
+    public <T extends ApiObject> WatchHandle watch(
+        Kind<T> kind, long afterRevision, WatchScope scope, WatchHandler<T> handler) {
       throw new UnsupportedOperationException();
     }
   }
 
-  /** One case: what the store has of the cached workload, and whether the cached spec is the newest. */
+  /**
+   * One case: what the store has of the cached workload, and whether the cached spec is the newest.
+   */
   record Case(String what, Optional<Workload> live, boolean newest) {}
 
-  private static final List<Case> TABLE = List.of(
-      new Case("the same generation", Optional.of(CACHED), true),
-      new Case("a newer generation (the cache lags)", Optional.of(workload("w-uid", 4, false)), false),
-      new Case("deleted and re-created under its name", Optional.of(workload("other-uid", 3, false)), false),
-      new Case("being deleted", Optional.of(workload("w-uid", 3, true)), false),
-      new Case("gone", Optional.empty(), false));
+  private static final List<Case> TABLE =
+      List.of(
+          new Case("the same generation", Optional.of(CACHED), true),
+          new Case(
+              "a newer generation (the cache lags)",
+              Optional.of(workload("w-uid", 4, false)),
+              false),
+          new Case(
+              "deleted and re-created under its name",
+              Optional.of(workload("other-uid", 3, false)),
+              false),
+          new Case("being deleted", Optional.of(workload("w-uid", 3, true)), false),
+          new Case("gone", Optional.empty(), false));
 
   @Test
   void theCachedSpecIsNewestOnlyWhileTheStoreHasTheSameIncarnationAtTheSameGeneration() {
     for (var c : TABLE) {
-      assertThat(new SpecFreshness(new LiveWorkload(c.live()), CACHED).isNewest()).as(c.what()).isEqualTo(c.newest());
+      assertThat(new SpecFreshness(new LiveWorkload(c.live()), CACHED).isNewest())
+          .as(c.what())
+          .isEqualTo(c.newest());
     }
   }
 
@@ -124,7 +138,9 @@ class SpecFreshnessTest {
     assertThat(store.reads).isEqualTo(2);
 
     store.live = Optional.of(workload("w-uid", 4, false)); // the spec moves during the batch
-    assertThat(freshness.stillNewest()).as("the batch stops after at most one more write").isFalse();
+    assertThat(freshness.stillNewest())
+        .as("the batch stops after at most one more write")
+        .isFalse();
     store.live = Optional.of(CACHED);
     assertThat(freshness.stillNewest()).as("once stale, stale for the reconcile").isFalse();
     assertThat(freshness.isNewest()).isFalse();

@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
 
-/** Names say which slot they fill, so a create from a stale view collides instead of adding a worker. */
+/**
+ * Names say which slot they fill, so a create from a stale view collides instead of adding a
+ * worker.
+ */
 class TaskNamesTest {
 
   @Test
@@ -18,9 +21,20 @@ class TaskNamesTest {
 
   @Test
   void onlyTheCanonicalSpellingOfAnOrdinalIsOne() {
-    for (var name : new String[] {"train-workers-", "train-workers-01", "train-workers-1a", "train-workers--1",
-        "train-workers-1234567890", "train-head-0", "other-workers-0", "train-workers"}) {
-      assertThat(TaskNames.ordinal("train", "workers", name)).as(name).isEqualTo(OptionalInt.empty());
+    for (var name :
+        new String[] {
+          "train-workers-",
+          "train-workers-01",
+          "train-workers-1a",
+          "train-workers--1",
+          "train-workers-1234567890",
+          "train-head-0",
+          "other-workers-0",
+          "train-workers"
+        }) {
+      assertThat(TaskNames.ordinal("train", "workers", name))
+          .as(name)
+          .isEqualTo(OptionalInt.empty());
     }
   }
 

@@ -105,8 +105,8 @@ public final class DeterministicEnv implements Env {
   }
 
   /**
-   * Runs every task due now, including those that tasks schedule for now, without moving the
-   * clock. Returns how many ran.
+   * Runs every task due now, including those that tasks schedule for now, without moving the clock.
+   * Returns how many ran.
    */
   public int runUntilIdle() {
     enter();
@@ -197,7 +197,8 @@ public final class DeterministicEnv implements Env {
     checkOwner();
     if (running) {
       // A task driving the clock would run other tasks inside itself, out of order.
-      throw new IllegalStateException("DeterministicEnv is already running tasks; a task may not drive it");
+      throw new IllegalStateException(
+          "DeterministicEnv is already running tasks; a task may not drive it");
     }
     running = true;
   }
@@ -214,8 +215,13 @@ public final class DeterministicEnv implements Env {
     Thread current = Thread.currentThread();
     if (current != owner) {
       throw new IllegalStateException(
-          "DeterministicEnv (seed " + seed + ") is owned by thread '" + owner.getName()
-              + "' but was called from '" + current.getName() + "'");
+          "DeterministicEnv (seed "
+              + seed
+              + ") is owned by thread '"
+              + owner.getName()
+              + "' but was called from '"
+              + current.getName()
+              + "'");
     }
   }
 

@@ -47,7 +47,10 @@ public final class SystemEnv implements Env {
     TASKS.newThread(task).start();
   }
 
-  /** Enough that a burst of watch events costs a few thread starts, few enough that one turn stays short. */
+  /**
+   * Enough that a burst of watch events costs a few thread starts, few enough that one turn stays
+   * short.
+   */
   @Override
   public int tasksPerTurn() {
     return 64;
@@ -75,8 +78,8 @@ public final class SystemEnv implements Env {
   }
 
   /**
-   * Safe to share across threads: every draw goes to the calling thread's own generator. All
-   * other {@link RandomGenerator} methods derive from {@code nextLong}.
+   * Safe to share across threads: every draw goes to the calling thread's own generator. All other
+   * {@link RandomGenerator} methods derive from {@code nextLong}.
    */
   @OutsideEnv("the production Env's randomness")
   private static final class ThreadLocalRandomView implements RandomGenerator {

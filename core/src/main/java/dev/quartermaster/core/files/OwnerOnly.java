@@ -21,7 +21,8 @@ import java.util.Set;
  * system without POSIX permissions (not Linux) they create without modes and change nothing.
  */
 public final class OwnerOnly {
-  public static final Set<PosixFilePermission> DIRECTORY = PosixFilePermissions.fromString("rwx------");
+  public static final Set<PosixFilePermission> DIRECTORY =
+      PosixFilePermissions.fromString("rwx------");
   public static final Set<PosixFilePermission> FILE = PosixFilePermissions.fromString("rw-------");
 
   private OwnerOnly() {}
@@ -35,8 +36,8 @@ public final class OwnerOnly {
   }
 
   /**
-   * Creates {@code dir} (and missing parents, which get the default mode: they may be shared
-   * places like /var/lib) with mode 0700, or tightens it to 0700 when it exists with more.
+   * Creates {@code dir} (and missing parents, which get the default mode: they may be shared places
+   * like /var/lib) with mode 0700, or tightens it to 0700 when it exists with more.
    */
   public static Optional<Tightened> directory(Path dir) throws IOException {
     if (!Files.isDirectory(dir)) {
@@ -70,7 +71,10 @@ public final class OwnerOnly {
     return tighten(file, FILE);
   }
 
-  /** The attribute to create a file with mode 0600 ({@code Files.newByteChannel(path, options, fileAttribute())}). */
+  /**
+   * The attribute to create a file with mode 0600 ({@code Files.newByteChannel(path, options,
+   * fileAttribute())}).
+   */
   public static FileAttribute<?>[] fileAttribute(Path where) {
     // where: any path on the file system the file will be on
     return posix(where) ? new FileAttribute<?>[] {attribute(FILE)} : new FileAttribute<?>[0];
@@ -86,8 +90,10 @@ public final class OwnerOnly {
     }
   }
 
-  private static Optional<Tightened> tighten(Path path, Set<PosixFilePermission> allowed) throws IOException {
-    var view = Files.getFileAttributeView(path, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
+  private static Optional<Tightened> tighten(Path path, Set<PosixFilePermission> allowed)
+      throws IOException {
+    var view =
+        Files.getFileAttributeView(path, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
     if (view == null) {
       return Optional.empty();
     }
@@ -100,11 +106,14 @@ public final class OwnerOnly {
     kept.addAll(now);
     kept.retainAll(allowed);
     view.setPermissions(kept);
-    return Optional.of(new Tightened(path, PosixFilePermissions.toString(now), PosixFilePermissions.toString(kept)));
+    return Optional.of(
+        new Tightened(
+            path, PosixFilePermissions.toString(now), PosixFilePermissions.toString(kept)));
   }
 
   private static void setIfPosix(Path path, Set<PosixFilePermission> perms) throws IOException {
-    var view = Files.getFileAttributeView(path, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
+    var view =
+        Files.getFileAttributeView(path, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
     if (view != null) {
       view.setPermissions(perms);
     }

@@ -18,8 +18,14 @@ public final class TempFile {
 
   public static void write(Path temp, byte[] bytes, boolean force) throws IOException {
     OwnerOnly.file(temp);
-    try (var ch = FileChannel.open(temp, Set.of(StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
-        StandardOpenOption.WRITE), OwnerOnly.fileAttribute(temp))) {
+    try (var ch =
+        FileChannel.open(
+            temp,
+            Set.of(
+                StandardOpenOption.CREATE,
+                StandardOpenOption.TRUNCATE_EXISTING,
+                StandardOpenOption.WRITE),
+            OwnerOnly.fileAttribute(temp))) {
       var buffer = ByteBuffer.wrap(bytes);
       while (buffer.hasRemaining()) {
         ch.write(buffer);

@@ -1,8 +1,8 @@
 package dev.quartermaster.core.informer;
 
 /**
- * Told about each change an {@link Informer} applies to its cache, after the cache shows it, in
- * the order applied, one call at a time. Handlers should be quick (typically: enqueue a key).
+ * Told about each change an {@link Informer} applies to its cache, after the cache shows it, in the
+ * order applied, one call at a time. Handlers should be quick (typically: enqueue a key).
  */
 public interface EventHandler<T> {
 
@@ -33,7 +33,10 @@ public interface EventHandler<T> {
     };
   }
 
-  /** A handler that does {@code action} on every add, update (with the old and the current object) and delete. */
+  /**
+   * A handler that does {@code action} on every add, update (with the old and the current object)
+   * and delete.
+   */
   static <T> EventHandler<T> onAnyChange(java.util.function.Consumer<T> action) {
     return new EventHandler<>() {
       @Override

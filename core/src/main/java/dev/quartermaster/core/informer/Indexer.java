@@ -30,6 +30,7 @@ public final class Indexer<T> {
   private final Map<String, Function<? super T, ? extends Collection<String>>> indexFunctions;
   private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
   private final TreeMap<String, Entry<T>> items = new TreeMap<>();
+
   /** index name → index value → keys. */
   private final Map<String, Map<String, Set<String>>> indexes = new HashMap<>();
 
@@ -170,18 +171,20 @@ public final class Indexer<T> {
   private Set<String> keysIn(String index, String value) {
     Map<String, Set<String>> byValue = indexes.get(index);
     if (byValue == null) {
-      throw new IllegalArgumentException("no index named '" + index + "'; have " + indexes.keySet());
+      throw new IllegalArgumentException(
+          "no index named '" + index + "'; have " + indexes.keySet());
     }
     return byValue.getOrDefault(value, Set.of());
   }
 
   private void index(String key, T object) {
-    indexFunctions.forEach((name, function) -> {
-      Map<String, Set<String>> byValue = indexes.get(name);
-      for (String value : function.apply(object)) {
-        byValue.computeIfAbsent(value, v -> new TreeSet<>()).add(key);
-      }
-    });
+    indexFunctions.forEach(
+        (name, function) -> {
+          Map<String, Set<String>> byValue = indexes.get(name);
+          for (String value : function.apply(object)) {
+            byValue.computeIfAbsent(value, v -> new TreeSet<>()).add(key);
+          }
+        });
   }
 
   /**
@@ -190,36 +193,38 @@ public final class Indexer<T> {
    * value such as a workload's group files thousands of keys.
    */
   private void reindex(String key, T old, T object) {
-    indexFunctions.forEach((name, function) -> {
-      Collection<String> before = function.apply(old);
-      Collection<String> after = function.apply(object);
-      if (before.equals(after)) {
-        return;
-      }
-      Map<String, Set<String>> byValue = indexes.get(name);
-      for (String value : before) {
-        if (!after.contains(value)) {
-          Set<String> keys = byValue.get(value);
-          if (keys != null && keys.remove(key) && keys.isEmpty()) {
-            byValue.remove(value);
+    indexFunctions.forEach(
+        (name, function) -> {
+          Collection<String> before = function.apply(old);
+          Collection<String> after = function.apply(object);
+          if (before.equals(after)) {
+            return;
           }
-        }
-      }
-      for (String value : after) {
-        byValue.computeIfAbsent(value, v -> new TreeSet<>()).add(key);
-      }
-    });
+          Map<String, Set<String>> byValue = indexes.get(name);
+          for (String value : before) {
+            if (!after.contains(value)) {
+              Set<String> keys = byValue.get(value);
+              if (keys != null && keys.remove(key) && keys.isEmpty()) {
+                byValue.remove(value);
+              }
+            }
+          }
+          for (String value : after) {
+            byValue.computeIfAbsent(value, v -> new TreeSet<>()).add(key);
+          }
+        });
   }
 
   private void unindex(String key, T object) {
-    indexFunctions.forEach((name, function) -> {
-      Map<String, Set<String>> byValue = indexes.get(name);
-      for (String value : function.apply(object)) {
-        Set<String> keys = byValue.get(value);
-        if (keys != null && keys.remove(key) && keys.isEmpty()) {
-          byValue.remove(value);
-        }
-      }
-    });
+    indexFunctions.forEach(
+        (name, function) -> {
+          Map<String, Set<String>> byValue = indexes.get(name);
+          for (String value : function.apply(object)) {
+            Set<String> keys = byValue.get(value);
+            if (keys != null && keys.remove(key) && keys.isEmpty()) {
+              byValue.remove(value);
+            }
+          }
+        });
   }
 }

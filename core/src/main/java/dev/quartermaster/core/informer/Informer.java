@@ -23,17 +23,17 @@ import java.util.function.ToLongFunction;
 /**
  * Mirrors a {@link ListerWatcher} into an indexed cache and tells handlers what changed.
  *
- * <p>It lists, fills the cache, and watches from the list's revision, applying events in order.
- * An event at or below the revision the cache holds for its key, or below the revision the cache
- * has caught up to, is a re-delivery and is ignored. When the watch reports its history compacted
- * it lists again at once; when the watch closes, or a list or watch fails, it lists again after an
+ * <p>It lists, fills the cache, and watches from the list's revision, applying events in order. An
+ * event at or below the revision the cache holds for its key, or below the revision the cache has
+ * caught up to, is a re-delivery and is ignored. When the watch reports its history compacted it
+ * lists again at once; when the watch closes, or a list or watch fails, it lists again after an
  * exponential backoff with jitter. A re-list replaces the cache and reports the difference: a
- * delete for each key that vanished, an add for each new key, an update for each key whose
- * revision changed.
+ * delete for each key that vanished, an add for each new key, an update for each key whose revision
+ * changed.
  *
  * <p>All work happens in {@link Env} tasks, one at a time (a {@link SerialExecutor}), so under a
- * deterministic env the informer is single-threaded and replayable. The cache can be read from
- * any thread.
+ * deterministic env the informer is single-threaded and replayable. The cache can be read from any
+ * thread.
  */
 public final class Informer<T> {
 
@@ -90,13 +90,14 @@ public final class Informer<T> {
   /** Stops watching and retrying; the cache keeps its last contents. */
   public void stop() {
     stopped = true;
-    serial.submit(() -> {
-      generation++;
-      subscription.ifPresent(Subscription::cancel);
-      subscription = Optional.empty();
-      retry.ifPresent(Cancellable::cancel);
-      retry = Optional.empty();
-    });
+    serial.submit(
+        () -> {
+          generation++;
+          subscription.ifPresent(Subscription::cancel);
+          subscription = Optional.empty();
+          retry.ifPresent(Cancellable::cancel);
+          retry = Optional.empty();
+        });
   }
 
   /** The cache; readable from any thread. */
@@ -109,7 +110,9 @@ public final class Informer<T> {
     return hasSynced;
   }
 
-  /** The revision the cache has caught up to: it reflects every change up to it. Never decreases. */
+  /**
+   * The revision the cache has caught up to: it reflects every change up to it. Never decreases.
+   */
   public long syncedRevision() {
     return synced.get();
   }
@@ -120,12 +123,13 @@ public final class Informer<T> {
    */
   public void addHandler(EventHandler<T> handler) {
     Objects.requireNonNull(handler, "handler");
-    serial.submit(() -> {
-      handlers.add(handler);
-      for (T object : cache.list()) {
-        notify(handler, h -> h.onAdd(object));
-      }
-    });
+    serial.submit(
+        () -> {
+          handlers.add(handler);
+          for (T object : cache.list()) {
+            notify(handler, h -> h.onAdd(object));
+          }
+        });
   }
 
   /**
@@ -157,7 +161,9 @@ public final class Informer<T> {
     }
     if (listing.revision() < synced.get()) {
       // A lagging replica's list would move the cache back in time: wait for one that caught up.
-      retryLater("list at revision " + listing.revision() + " is behind the cache at " + synced.get(), null);
+      retryLater(
+          "list at revision " + listing.revision() + " is behind the cache at " + synced.get(),
+          null);
       return;
     }
     replace(listing);
@@ -190,9 +196,11 @@ public final class Informer<T> {
       if (held.isPresent() && held.getAsLong() == revision) {
         continue; // unchanged
       }
-      changes.add(cache.put(item, revision)
-          .<Runnable>map(old -> () -> tellHandlers(h -> h.onUpdate(old.object(), item)))
-          .orElse(() -> tellHandlers(h -> h.onAdd(item))));
+      changes.add(
+          cache
+              .put(item, revision)
+              .<Runnable>map(old -> () -> tellHandlers(h -> h.onUpdate(old.object(), item)))
+              .orElse(() -> tellHandlers(h -> h.onAdd(item))));
     }
     changes.forEach(Runnable::run);
     synced.raise(listing.revision());
@@ -210,19 +218,21 @@ public final class Informer<T> {
     if (held.isPresent() && held.getAsLong() >= revision) {
       return; // re-delivered
     }
-    Optional<Runnable> change = switch (event) {
-      case WatchEvent.Added<T> _ -> Optional.of(upsert(object, revision));
-      case WatchEvent.Modified<T> _ -> Optional.of(upsert(object, revision));
-      case WatchEvent.Deleted<T> _ -> cache.remove(key)
-          .map(old -> () -> tellHandlers(h -> h.onDelete(object)));
-    };
+    Optional<Runnable> change =
+        switch (event) {
+          case WatchEvent.Added<T> _ -> Optional.of(upsert(object, revision));
+          case WatchEvent.Modified<T> _ -> Optional.of(upsert(object, revision));
+          case WatchEvent.Deleted<T> _ ->
+              cache.remove(key).map(old -> () -> tellHandlers(h -> h.onDelete(object)));
+        };
     change.ifPresent(Runnable::run);
     synced.raise(revision);
   }
 
   private Runnable upsert(T object, long revision) {
     // An add for a key we hold is an update; an update for a key we lack is an add.
-    return cache.put(object, revision)
+    return cache
+        .put(object, revision)
         .<Runnable>map(old -> () -> tellHandlers(h -> h.onUpdate(old.object(), object)))
         .orElse(() -> tellHandlers(h -> h.onAdd(object)));
   }
@@ -244,7 +254,8 @@ public final class Informer<T> {
     Duration backoff = ExponentialBackoff.delay(retryBase, retryCap, failures++);
     // Up to as much again, drawn from the env, so replicas don't re-list in lockstep.
     Duration delay = backoff.plusNanos(env.random().nextLong(backoff.toNanos() + 1));
-    // A server that cannot be reached is expected (a restart, a failover): its message says enough; the trace is for DEBUG.
+    // A server that cannot be reached is expected (a restart, a failover): its message says enough;
+    // the trace is for DEBUG.
     var because = cause == null ? "" : ": " + cause.getMessage();
     LOG.log(Level.WARNING, () -> why + because + "; listing again in " + delay.toMillis() + " ms");
     if (cause != null) {
@@ -271,10 +282,11 @@ public final class Informer<T> {
   /** Routes one watch's callbacks onto the serial executor, dropping them once it is stale. */
   private final class Sink implements WatchSink<T> {
     private final int watchGeneration;
+
     /**
      * The bookmarks queued since the last event and not yet taken, which a new bookmark joins
-     * instead of queueing a task of its own: a node agent's informer is told of every change of
-     * the cluster and keeps few, so most of what it receives is bookmarks in a row. Only the watch
+     * instead of queueing a task of its own: a node agent's informer is told of every change of the
+     * cluster and keeps few, so most of what it receives is bookmarks in a row. Only the watch
      * thread (calls to a sink never overlap) reads and replaces it.
      */
     private Bookmarks open;
@@ -312,11 +324,12 @@ public final class Informer<T> {
     }
 
     private void whileCurrent(Runnable task) {
-      serial.submit(() -> {
-        if (watchGeneration == generation && !stopped) {
-          task.run();
-        }
-      });
+      serial.submit(
+          () -> {
+            if (watchGeneration == generation && !stopped) {
+              task.run();
+            }
+          });
     }
   }
 
@@ -367,10 +380,11 @@ public final class Informer<T> {
     }
 
     /**
-     * Adds a secondary index: {@code function} maps an object to the values it is found under.
-     * It must give the same values for the same object every time.
+     * Adds a secondary index: {@code function} maps an object to the values it is found under. It
+     * must give the same values for the same object every time.
      */
-    public Builder<T> index(String name, Function<? super T, ? extends Collection<String>> function) {
+    public Builder<T> index(
+        String name, Function<? super T, ? extends Collection<String>> function) {
       Objects.requireNonNull(name, "name");
       Objects.requireNonNull(function, "function");
       if (indexes.putIfAbsent(name, function) != null) {
@@ -379,7 +393,10 @@ public final class Informer<T> {
       return this;
     }
 
-    /** Backoff between failed lists or closed watches: starts at {@code base}, doubles to {@code cap}. */
+    /**
+     * Backoff between failed lists or closed watches: starts at {@code base}, doubles to {@code
+     * cap}.
+     */
     public Builder<T> retryBackoff(Duration base, Duration cap) {
       if (base.isNegative() || cap.compareTo(base) < 0) {
         throw new IllegalArgumentException("need 0 <= base <= cap, got " + base + ", " + cap);

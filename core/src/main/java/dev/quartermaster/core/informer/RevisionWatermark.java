@@ -17,10 +17,12 @@ final class RevisionWatermark {
   private record Waiter(long revision, long sequence, Runnable callback) {}
 
   private final ReentrantLock lock = new ReentrantLock();
-  private final PriorityQueue<Waiter> waiters = new PriorityQueue<>(
-      (a, b) -> a.revision() != b.revision()
-          ? Long.compare(a.revision(), b.revision())
-          : Long.compare(a.sequence(), b.sequence()));
+  private final PriorityQueue<Waiter> waiters =
+      new PriorityQueue<>(
+          (a, b) ->
+              a.revision() != b.revision()
+                  ? Long.compare(a.revision(), b.revision())
+                  : Long.compare(a.sequence(), b.sequence()));
   private volatile long revision;
   private long sequence;
 

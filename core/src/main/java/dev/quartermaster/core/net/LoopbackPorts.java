@@ -10,15 +10,16 @@ import java.nio.file.Path;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * A loopback port free to listen on, for servers a test or bench starts as separate processes
- * (etcd members, {@code qm server}s) and must name before they start. Chosen below the kernel's
- * ephemeral range ({@code net.ipv4.ip_local_port_range}): a port the kernel handed out for
- * {@code bind(0)} can be handed out again, as the source port of any outgoing connection, in the
- * moment between our check and the server's own bind; then that server dies with "address already
- * in use" and, in a three-member etcd, the kill of a second member leaves no quorum. Below the
- * range, only another listener can take it.
+ * A loopback port free to listen on, for servers a test or bench starts as separate processes (etcd
+ * members, {@code qm server}s) and must name before they start. Chosen below the kernel's ephemeral
+ * range ({@code net.ipv4.ip_local_port_range}): a port the kernel handed out for {@code bind(0)}
+ * can be handed out again, as the source port of any outgoing connection, in the moment between our
+ * check and the server's own bind; then that server dies with "address already in use" and, in a
+ * three-member etcd, the kill of a second member leaves no quorum. Below the range, only another
+ * listener can take it.
  */
-@OutsideEnv("picks a real loopback port for a real listener; random so that parallel runs rarely collide")
+@OutsideEnv(
+    "picks a real loopback port for a real listener; random so that parallel runs rarely collide")
 public final class LoopbackPorts {
   private static final Path RANGE = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
   private static final int LOWEST = 10_000;

@@ -17,7 +17,8 @@ public final class ExponentialBackoff<K> implements RateLimiter<K> {
   /** Backoff starting at {@code base} and doubling up to {@code cap}. */
   public ExponentialBackoff(Duration base, Duration cap) {
     if (base.isNegative() || cap.compareTo(base) < 0) {
-      throw new IllegalArgumentException("need 0 <= base <= cap, got base " + base + ", cap " + cap);
+      throw new IllegalArgumentException(
+          "need 0 <= base <= cap, got base " + base + ", cap " + cap);
     }
     this.base = base;
     this.cap = cap;

@@ -26,15 +26,16 @@ public interface RateLimiter<K> {
    * 5 ms doubling to 1000 s, and at most 500 retries a second overall with bursts of 1,000.
    *
    * <p>The overall bucket was client-go's 10/s with bursts of 100. Most of our requeues are lost
-   * compare-and-set races, which a burst of work makes by the hundred (a 128-task apply: hundreds of
-   * conflicts between the scheduler, the task controller and the agents); past the first 100 they were
-   * paced at 10 a second, and the bench sat idle for seconds with tasks Pending (4 s became 10–19 s).
-   * The per-key backoff is what stops one failing key from looping; the bucket only caps a storm of
-   * them, and 500/s is a tenth of what the store commits.
+   * compare-and-set races, which a burst of work makes by the hundred (a 128-task apply: hundreds
+   * of conflicts between the scheduler, the task controller and the agents); past the first 100
+   * they were paced at 10 a second, and the bench sat idle for seconds with tasks Pending (4 s
+   * became 10–19 s). The per-key backoff is what stops one failing key from looping; the bucket
+   * only caps a storm of them, and 500/s is a tenth of what the store commits.
    */
   static <K> RateLimiter<K> controllerDefault(Env env) {
-    return new MaxOf<K>(List.of(
-        new ExponentialBackoff<K>(Duration.ofMillis(5), Duration.ofSeconds(1000)),
-        new TokenBucket<K>(env, 500, 1_000)));
+    return new MaxOf<K>(
+        List.of(
+            new ExponentialBackoff<K>(Duration.ofMillis(5), Duration.ofSeconds(1000)),
+            new TokenBucket<K>(env, 500, 1_000)));
   }
 }

@@ -5,12 +5,13 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * One bucket shared by all keys: up to {@code burst} retries at once, refilled at {@code perSecond}.
+ * One bucket shared by all keys: up to {@code burst} retries at once, refilled at {@code
+ * perSecond}.
  *
  * <p>Each {@link #when} reserves a token even when none is left and returns how long until that
  * token exists, so callers queue up behind one another instead of all retrying together. Kept as
- * the time the bucket next runs dry, in integer nanoseconds of {@link Env#nanoTime}, which makes
- * it exact and replayable. Keys are ignored, so {@link #forget} does nothing.
+ * the time the bucket next runs dry, in integer nanoseconds of {@link Env#nanoTime}, which makes it
+ * exact and replayable. Keys are ignored, so {@link #forget} does nothing.
  */
 public final class TokenBucket<K> implements RateLimiter<K> {
 
@@ -23,14 +24,16 @@ public final class TokenBucket<K> implements RateLimiter<K> {
   /** A bucket of {@code burst} tokens, refilled at {@code perSecond} tokens a second. */
   public TokenBucket(Env env, double perSecond, int burst) {
     if (!(perSecond > 0) || burst < 1) {
-      throw new IllegalArgumentException("need perSecond > 0 and burst >= 1, got " + perSecond + ", " + burst);
+      throw new IllegalArgumentException(
+          "need perSecond > 0 and burst >= 1, got " + perSecond + ", " + burst);
     }
     this.env = Objects.requireNonNull(env, "env");
     this.interval = Math.max(1, Math.round(1e9 / perSecond));
     try {
       this.capacity = Math.multiplyExact(interval, (long) burst);
     } catch (ArithmeticException overflow) {
-      throw new IllegalArgumentException("bucket too large: " + perSecond + "/s, burst " + burst, overflow);
+      throw new IllegalArgumentException(
+          "bucket too large: " + perSecond + "/s, burst " + burst, overflow);
     }
   }
 

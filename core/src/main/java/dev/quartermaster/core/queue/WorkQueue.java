@@ -37,8 +37,10 @@ public final class WorkQueue<K> {
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition nonEmpty = lock.newCondition();
   private final ArrayDeque<K> ready = new ArrayDeque<>();
+
   /** Keys that need processing: every ready key, plus processing keys added again. */
   private final Set<K> dirty = new HashSet<>();
+
   private final Set<K> processing = new HashSet<>();
   private final Map<K, Delayed> delayed = new HashMap<>();
   private final List<Runnable> readyListeners = new CopyOnWriteArrayList<>();

@@ -12,8 +12,8 @@ import java.util.function.Function;
 
 /**
  * Drains a {@link WorkQueue} by running a handler for each key it hands out, at most {@code count}
- * at a time, on {@link Env#execute} tasks. A task that finishes a key goes on to the next ready one,
- * up to {@link Env#tasksPerTurn} keys: one in the simulation, so that anything may interleave
+ * at a time, on {@link Env#execute} tasks. A task that finishes a key goes on to the next ready
+ * one, up to {@link Env#tasksPerTurn} keys: one in the simulation, so that anything may interleave
  * between two keys; several in production, where each turn is a thread started.
  *
  * <p>No thread waits for work: the queue signals when a key is ready and a finished run looks for
@@ -149,7 +149,10 @@ public final class Workers<K> {
     }
   }
 
-  /** The next ready key for the running task, which keeps its place in {@code inFlight}; empty once stopped. */
+  /**
+   * The next ready key for the running task, which keeps its place in {@code inFlight}; empty once
+   * stopped.
+   */
   private Optional<K> nextInTurn() {
     lock.lock();
     try {

@@ -22,7 +22,9 @@ public final class RecentRevisions<K, V> {
   private final AtomicReferenceArray<Slot<K, V>> slots;
   private final int mask;
 
-  /** @param slots how many revisions are kept: a power of two */
+  /**
+   * @param slots how many revisions are kept: a power of two
+   */
   public RecentRevisions(int slots) {
     if (slots <= 0 || Integer.bitCount(slots) != 1) {
       throw new IllegalArgumentException("slots must be a power of two, got " + slots);
@@ -43,7 +45,8 @@ public final class RecentRevisions<K, V> {
         return held.values();
       }
       if (held != null && held.revision() > revision) {
-        return new ConcurrentHashMap<>(); // far behind: work alone, and keep the newer revision's slot
+        return new ConcurrentHashMap<>(); // far behind: work alone, and keep the newer revision's
+        // slot
       }
       var fresh = new Slot<K, V>(revision, new ConcurrentHashMap<>(4));
       if (slots.compareAndSet(slot, held, fresh)) {
@@ -52,9 +55,14 @@ public final class RecentRevisions<K, V> {
     }
   }
 
-  /** The values of {@code revision} if its slot holds it; never takes a slot (a read must not push out what watchers still need). */
+  /**
+   * The values of {@code revision} if its slot holds it; never takes a slot (a read must not push
+   * out what watchers still need).
+   */
   public Optional<ConcurrentMap<K, V>> peek(long revision) {
     var held = slots.get((int) (revision & mask));
-    return held != null && held.revision() == revision ? Optional.of(held.values()) : Optional.empty();
+    return held != null && held.revision() == revision
+        ? Optional.of(held.values())
+        : Optional.empty();
   }
 }

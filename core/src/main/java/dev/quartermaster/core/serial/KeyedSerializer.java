@@ -28,57 +28,57 @@ import java.util.function.Supplier;
  *       granted it until the stage that call returned completes. Calls for one key are granted the
  *       slot, and started, in the order in which their {@link #submit}s took effect (one that
  *       returned before another was called took effect first), skipping calls abandoned or failed
- *       by {@link #close} before they started. Calls for different keys never wait for each
- *       other. Keys are compared with {@code equals}.
+ *       by {@link #close} before they started. Calls for different keys never wait for each other.
+ *       Keys are compared with {@code equals}.
  *   <li><b>Starting.</b> A call is started (its supplier called) in its own {@link Env#execute}
  *       task, both when {@code submit} finds the key idle and when the previous call's stage
  *       completes; never inside {@code submit}, {@code cancel} or {@code close}, and never on the
- *       thread that completed the previous call. That thread belongs to whoever completed the
- *       stage (a storage client's I/O thread, a test), and running the next supplier there would
- *       borrow it, and would recurse once per queued call when calls complete synchronously. Under
- *       a {@link dev.quartermaster.core.env.DeterministicEnv} every start is an ordinary env task,
- *       so a run stays on the env's thread and replays from its seed.
+ *       thread that completed the previous call. That thread belongs to whoever completed the stage
+ *       (a storage client's I/O thread, a test), and running the next supplier there would borrow
+ *       it, and would recurse once per queued call when calls complete synchronously. Under a
+ *       {@link dev.quartermaster.core.env.DeterministicEnv} every start is an ordinary env task, so
+ *       a run stays on the env's thread and replays from its seed.
  *   <li><b>No thread waits.</b> A waiting call is an entry in its key's queue; the only thing that
  *       moves it is the completion of the call before it. Ten thousand waiters cost ten thousand
  *       queue entries and no env tasks.
  *   <li><b>Outcome.</b> The returned future completes with the outcome of the call's stage, after
- *       the slot is released (so a continuation sees its own call no longer {@link #inFlight}),
- *       on the thread that completed the stage. A supplier that throws, or returns {@code null},
- *       fails the returned future with that exception (a {@link NullPointerException}) and
- *       releases the slot at once; so does a stage that completes exceptionally.
+ *       the slot is released (so a continuation sees its own call no longer {@link #inFlight}), on
+ *       the thread that completed the stage. A supplier that throws, or returns {@code null}, fails
+ *       the returned future with that exception (a {@link NullPointerException}) and releases the
+ *       slot at once; so does a stage that completes exceptionally.
  *   <li><b>Giving up.</b> A caller gives up by completing the returned future itself, usually by
  *       {@link CompletableFuture#cancel} or by failing it from a deadline timer. If the call has
  *       not started, it leaves the queue, it is never started, and it counts as cancelled. If it
  *       has started, nothing else changes: the slot stays held until the call's own stage
- *       completes, because the storage system may still be doing the call, and a second call
- *       must not overlap it.
+ *       completes, because the storage system may still be doing the call, and a second call must
+ *       not overlap it.
  *   <li><b>Closing.</b> {@link #close} is for a leader that was deposed: every call that has not
  *       started (waiting, or granted and not yet started) fails at once with the given reason and
  *       is never started, and every later {@code submit} fails at once with it, until {@link
  *       #reopen}. Calls already started are not interrupted, and keep their slots until their
  *       stages complete. One serializer lives across leadership terms instead of one per term
- *       because a call from the old term may still be in flight when this process leads again;
- *       a fresh serializer would start the new term's call for that key beside it.
- *   <li><b>Clean-up.</b> A key with no call holding its slot has no entry, so keys that come and
- *       go do not make the map grow.
+ *       because a call from the old term may still be in flight when this process leads again; a
+ *       fresh serializer would start the new term's call for that key beside it.
+ *   <li><b>Clean-up.</b> A key with no call holding its slot has no entry, so keys that come and go
+ *       do not make the map grow.
  * </ul>
  *
  * <p>Every accepted submit ends in exactly one of started, cancelled or failed-on-close; {@link
- * #stats} counts them. {@link #onStart} tells listeners of each start, in start order.
- * Thread-safe; no user code (supplier, listener, continuation) runs under the lock.
+ * #stats} counts them. {@link #onStart} tells listeners of each start, in start order. Thread-safe;
+ * no user code (supplier, listener, continuation) runs under the lock.
  */
 public final class KeyedSerializer<K> implements Serializer<K> {
 
   /**
-   * A call was started: its key, the sequence number of its submit (counted across all keys from
-   * 0, in the order in which submits took effect) and its place in the start order (from 0).
+   * A call was started: its key, the sequence number of its submit (counted across all keys from 0,
+   * in the order in which submits took effect) and its place in the start order (from 0).
    */
   public record Started<K>(K key, long submission, long order) {}
 
   /**
-   * Totals since creation, and the present state: keys whose slot is held and calls waiting.
-   * {@code failed} is the part of {@code completed} that ended exceptionally; {@code rejected}
-   * counts submits refused while closed, which are not in {@code submitted}.
+   * Totals since creation, and the present state: keys whose slot is held and calls waiting. {@code
+   * failed} is the part of {@code completed} that ended exceptionally; {@code rejected} counts
+   * submits refused while closed, which are not in {@code submitted}.
    */
   public record Stats(
       long submitted,
@@ -104,11 +104,15 @@ public final class KeyedSerializer<K> implements Serializer<K> {
 
   private final Env env;
   private final ReentrantLock lock = new ReentrantLock();
+
   /** Only keys whose slot is held; removed when the slot is released with nobody waiting. */
   private final Map<K, Slot> held = new HashMap<>();
+
   private final List<Consumer<? super Started<K>>> startListeners = new CopyOnWriteArrayList<>();
+
   /** Why submits are refused; null while open (internal only, never handed out as null). */
   private Throwable closedBy;
+
   private long submitted;
   private long started;
   private long completed;
@@ -124,8 +128,8 @@ public final class KeyedSerializer<K> implements Serializer<K> {
   }
 
   /**
-   * Queues {@code call} behind every call submitted earlier for {@code key}; see the class
-   * comment. The returned future can be cancelled; when closed, it is already failed.
+   * Queues {@code call} behind every call submitted earlier for {@code key}; see the class comment.
+   * The returned future can be cancelled; when closed, it is already failed.
    */
   @Override
   public <T> CompletableFuture<T> submit(K key, Supplier<? extends CompletionStage<T>> call) {
@@ -197,7 +201,14 @@ public final class KeyedSerializer<K> implements Serializer<K> {
     lock.lock();
     try {
       return new Stats(
-          submitted, started, completed, failed, cancelled, failedOnClose, rejected, held.size(),
+          submitted,
+          started,
+          completed,
+          failed,
+          cancelled,
+          failedOnClose,
+          rejected,
+          held.size(),
           waiting);
     } finally {
       lock.unlock();
@@ -370,6 +381,7 @@ public final class KeyedSerializer<K> implements Serializer<K> {
 
   private final class Slot {
     Waiter<?> holder;
+
     /** Waiters in submission order; a set so that an abandoned one leaves in constant time. */
     final LinkedHashSet<Waiter<?>> queue = new LinkedHashSet<>();
 

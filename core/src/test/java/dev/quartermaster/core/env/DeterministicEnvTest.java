@@ -30,15 +30,17 @@ class DeterministicEnvTest {
 
   private static void spawn(DeterministicEnv env, List<String> trace, String name, int depth) {
     Duration delay = Duration.ofMillis(env.random().nextInt(50)); // many ties on purpose
-    env.schedule(delay, () -> {
-      trace.add(env.nanoTime() + " " + name + " " + env.random().nextInt(1000));
-      if (depth > 0) {
-        int children = env.random().nextInt(3);
-        for (int c = 0; c < children; c++) {
-          spawn(env, trace, name + "." + c, depth - 1);
-        }
-      }
-    });
+    env.schedule(
+        delay,
+        () -> {
+          trace.add(env.nanoTime() + " " + name + " " + env.random().nextInt(1000));
+          if (depth > 0) {
+            int children = env.random().nextInt(3);
+            for (int c = 0; c < children; c++) {
+              spawn(env, trace, name + "." + c, depth - 1);
+            }
+          }
+        });
   }
 
   @Test
@@ -68,10 +70,12 @@ class DeterministicEnvTest {
     Instant start = env.now();
     List<Long> seen = new ArrayList<>();
     env.schedule(Duration.ofMillis(30), () -> seen.add(env.nanoTime()));
-    env.schedule(Duration.ofMillis(10), () -> {
-      seen.add(env.nanoTime());
-      env.schedule(Duration.ofMillis(5), () -> seen.add(env.nanoTime()));
-    });
+    env.schedule(
+        Duration.ofMillis(10),
+        () -> {
+          seen.add(env.nanoTime());
+          env.schedule(Duration.ofMillis(5), () -> seen.add(env.nanoTime()));
+        });
     env.schedule(Duration.ofMillis(101), () -> seen.add(env.nanoTime()));
 
     env.advance(Duration.ofMillis(100));
@@ -89,11 +93,12 @@ class DeterministicEnvTest {
   void runUntilIdleRunsWhatIsDueIncludingFollowUpsWithoutMovingTime() {
     DeterministicEnv env = new DeterministicEnv(1);
     List<String> ran = new ArrayList<>();
-    env.execute(() -> {
-      ran.add("a");
-      env.execute(() -> ran.add("b"));
-      env.schedule(Duration.ofNanos(1), () -> ran.add("later"));
-    });
+    env.execute(
+        () -> {
+          ran.add("a");
+          env.execute(() -> ran.add("b"));
+          env.schedule(Duration.ofNanos(1), () -> ran.add("later"));
+        });
     assertThat(env.runUntilIdle()).isEqualTo(2);
     assertThat(ran).containsExactly("a", "b");
     assertThat(env.nanoTime()).isZero();
@@ -191,13 +196,14 @@ class DeterministicEnvTest {
     var random = env.random();
     ExecutorService other = Executors.newSingleThreadExecutor();
     try {
-      List<Future<?>> calls = List.of(
-          other.submit(env::nanoTime),
-          other.submit(env::now),
-          other.submit(() -> env.execute(() -> {})),
-          other.submit(() -> env.schedule(Duration.ofSeconds(1), () -> {})),
-          other.submit(env::runUntilIdle),
-          other.submit(() -> random.nextInt()));
+      List<Future<?>> calls =
+          List.of(
+              other.submit(env::nanoTime),
+              other.submit(env::now),
+              other.submit(() -> env.execute(() -> {})),
+              other.submit(() -> env.schedule(Duration.ofSeconds(1), () -> {})),
+              other.submit(env::runUntilIdle),
+              other.submit(() -> random.nextInt()));
       for (Future<?> call : calls) {
         assertThatThrownBy(() -> call.get(30, TimeUnit.SECONDS))
             .isInstanceOf(ExecutionException.class)
@@ -215,9 +221,10 @@ class DeterministicEnvTest {
   void aTaskThatThrowsPropagatesAndLeavesTheRestQueued() {
     DeterministicEnv env = new DeterministicEnv(1);
     List<String> ran = new ArrayList<>();
-    env.execute(() -> {
-      throw new IllegalArgumentException("boom");
-    });
+    env.execute(
+        () -> {
+          throw new IllegalArgumentException("boom");
+        });
     env.execute(() -> ran.add("next"));
     assertThatThrownBy(env::runUntilIdle).hasMessage("boom");
     env.runUntilIdle();

@@ -31,9 +31,10 @@ class SerialExecutorTest {
     DeterministicEnv env = new DeterministicEnv(1);
     SerialExecutor serial = new SerialExecutor(env);
     List<String> ran = new ArrayList<>();
-    serial.submit(() -> {
-      throw new IllegalStateException("boom");
-    });
+    serial.submit(
+        () -> {
+          throw new IllegalStateException("boom");
+        });
     serial.submit(() -> ran.add("after"));
     assertThatThrownBy(env::runUntilIdle).hasMessage("boom");
     env.runUntilIdle();
@@ -51,13 +52,14 @@ class SerialExecutorTest {
     CountDownLatch done = new CountDownLatch(tasks);
     for (int i = 0; i < tasks; i++) {
       int n = i;
-      serial.submit(() -> {
-        maxRunning.accumulateAndGet(running.incrementAndGet(), Math::max);
-        order.add(n);
-        Thread.yield();
-        running.decrementAndGet();
-        done.countDown();
-      });
+      serial.submit(
+          () -> {
+            maxRunning.accumulateAndGet(running.incrementAndGet(), Math::max);
+            order.add(n);
+            Thread.yield();
+            running.decrementAndGet();
+            done.countDown();
+          });
     }
     assertThat(done.await(60, TimeUnit.SECONDS)).isTrue();
     assertThat(maxRunning).hasValue(1);
@@ -89,9 +91,10 @@ class SerialExecutorTest {
     var serial = new SerialExecutor(env);
     List<String> ran = new ArrayList<>();
     serial.submit(() -> ran.add("before"));
-    serial.submit(() -> {
-      throw new IllegalStateException("boom");
-    });
+    serial.submit(
+        () -> {
+          throw new IllegalStateException("boom");
+        });
     serial.submit(() -> ran.add("after"));
     assertThatThrownBy(env.inner::runUntilIdle).hasMessage("boom");
     env.inner.runUntilIdle();

@@ -46,12 +46,13 @@ class SystemEnvTest {
     int threads = 8;
     CountDownLatch done = new CountDownLatch(threads);
     for (int i = 0; i < threads; i++) {
-      env.execute(() -> {
-        for (int j = 0; j < 1000; j++) {
-          assertThat(env.random().nextInt(10)).isBetween(0, 9);
-        }
-        done.countDown();
-      });
+      env.execute(
+          () -> {
+            for (int j = 0; j < 1000; j++) {
+              assertThat(env.random().nextInt(10)).isBetween(0, 9);
+            }
+            done.countDown();
+          });
     }
     assertThat(done.await(30, TimeUnit.SECONDS)).isTrue();
   }

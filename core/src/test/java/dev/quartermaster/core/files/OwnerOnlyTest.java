@@ -22,11 +22,15 @@ class OwnerOnlyTest {
 
   @Test
   void tightensAnExistingDirectoryAndSaysWhatItChanged() throws Exception {
-    var dir = Files.createDirectory(tmp.resolve("data"), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
+    var dir =
+        Files.createDirectory(
+            tmp.resolve("data"),
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
 
     var changed = OwnerOnly.directory(dir);
 
-    assertThat(changed).hasValueSatisfying(t -> assertThat(t.toString()).endsWith("data: rwxr-xr-x -> rwx------"));
+    assertThat(changed)
+        .hasValueSatisfying(t -> assertThat(t.toString()).endsWith("data: rwxr-xr-x -> rwx------"));
     assertThat(mode(dir)).isEqualTo("rwx------");
     assertThat(OwnerOnly.directory(dir)).isEmpty();
   }

@@ -31,7 +31,10 @@ final class FakeSource implements ListerWatcher<FakeSource.Item> {
   Item put(String name, String node, String value) {
     Item item = new Item(name, node, value, ++revision);
     Item old = truth.put(name, item);
-    emit(old == null ? new WatchEvent.Added<>(item, revision) : new WatchEvent.Modified<>(item, revision));
+    emit(
+        old == null
+            ? new WatchEvent.Added<>(item, revision)
+            : new WatchEvent.Modified<>(item, revision));
     return item;
   }
 

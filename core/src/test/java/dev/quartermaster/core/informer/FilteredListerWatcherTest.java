@@ -13,18 +13,20 @@ import org.junit.jupiter.api.Test;
  */
 class FilteredListerWatcherTest {
   private final FakeSource source = new FakeSource();
-  private final FilteredListerWatcher<Item> view = new FilteredListerWatcher<>(source, i -> i.node().equals("n1"), Item::name);
+  private final FilteredListerWatcher<Item> view =
+      new FilteredListerWatcher<>(source, i -> i.node().equals("n1"), Item::name);
   private final List<String> seen = new ArrayList<>();
 
   private WatchSink<Item> recording() {
     return new WatchSink<>() {
       @Override
       public void event(WatchEvent<Item> e) {
-        var kind = switch (e) {
-          case WatchEvent.Added<Item> a -> "added";
-          case WatchEvent.Modified<Item> m -> "modified";
-          case WatchEvent.Deleted<Item> d -> "deleted";
-        };
+        var kind =
+            switch (e) {
+              case WatchEvent.Added<Item> a -> "added";
+              case WatchEvent.Modified<Item> m -> "modified";
+              case WatchEvent.Deleted<Item> d -> "deleted";
+            };
         seen.add(kind + " " + e.object().name() + "@" + e.revision());
       }
 
@@ -54,15 +56,22 @@ class FilteredListerWatcherTest {
     assertThat(listing.revision()).isEqualTo(2);
     view.watch(listing.revision(), recording());
 
-    source.put("b", "n2", "2");   // 3: elsewhere, stays elsewhere
-    source.put("a", "n1", "2");   // 4: ours, changed
-    source.put("b", "n1", "3");   // 5: moves here
-    source.put("a", "n2", "3");   // 6: moves away
-    source.delete("a");           // 7: gone, but not ours any more
-    source.delete("b");           // 8: ours, gone
-    source.put("c", "n2", "1");   // 9
-    assertThat(seen).containsExactly("bookmark@3", "modified a@4", "added b@5", "deleted a@6", "bookmark@7",
-        "deleted b@8", "bookmark@9");
+    source.put("b", "n2", "2"); // 3: elsewhere, stays elsewhere
+    source.put("a", "n1", "2"); // 4: ours, changed
+    source.put("b", "n1", "3"); // 5: moves here
+    source.put("a", "n2", "3"); // 6: moves away
+    source.delete("a"); // 7: gone, but not ours any more
+    source.delete("b"); // 8: ours, gone
+    source.put("c", "n2", "1"); // 9
+    assertThat(seen)
+        .containsExactly(
+            "bookmark@3",
+            "modified a@4",
+            "added b@5",
+            "deleted a@6",
+            "bookmark@7",
+            "deleted b@8",
+            "bookmark@9");
   }
 
   @Test
@@ -71,7 +80,7 @@ class FilteredListerWatcherTest {
     view.watch(view.list().revision(), recording());
     source.put("a", "n2", "2"); // moved away: deleted from the view
     source.put("a", "n1", "3"); // back: added
-    var again = view.list();    // a relist after a lost watch
+    var again = view.list(); // a relist after a lost watch
     assertThat(again.items()).extracting(Item::name).containsExactly("a");
     view.watch(again.revision(), recording());
     source.put("a", "n1", "4"); // known to the view since the list: modified, not added
@@ -89,6 +98,8 @@ class FilteredListerWatcherTest {
     source.put("b", "n2", "2");
     env.runUntilIdle();
     assertThat(informer.cache().keys()).containsExactly("a");
-    assertThat(informer.syncedRevision()).as("changes elsewhere still move the synced revision").isEqualTo(3);
+    assertThat(informer.syncedRevision())
+        .as("changes elsewhere still move the synced revision")
+        .isEqualTo(3);
   }
 }

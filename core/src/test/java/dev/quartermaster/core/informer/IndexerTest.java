@@ -12,8 +12,10 @@ class IndexerTest {
   record Pod(String name, List<String> nodes) {}
 
   private final Indexer<Pod> indexer =
-      new Indexer<>(Pod::name, Map.<String, Function<? super Pod, ? extends java.util.Collection<String>>>of(
-          "byNode", Pod::nodes));
+      new Indexer<>(
+          Pod::name,
+          Map.<String, Function<? super Pod, ? extends java.util.Collection<String>>>of(
+              "byNode", Pod::nodes));
 
   @Test
   void multiValuedIndexFollowsPutsAndRemoves() {
@@ -22,8 +24,8 @@ class IndexerTest {
     assertThat(indexer.keysByIndex("byNode", "n2")).containsExactly("p1", "p2");
     assertThat(indexer.keysByIndex("byNode", "n1")).containsExactly("p1");
 
-    assertThat(indexer.put(new Pod("p1", List.of("n3")), 3)).hasValueSatisfying(
-        old -> assertThat(old.revision()).isEqualTo(1));
+    assertThat(indexer.put(new Pod("p1", List.of("n3")), 3))
+        .hasValueSatisfying(old -> assertThat(old.revision()).isEqualTo(1));
     assertThat(indexer.keysByIndex("byNode", "n1")).isEmpty();
     assertThat(indexer.keysByIndex("byNode", "n2")).containsExactly("p2");
     assertThat(indexer.countByIndex("byNode", "n2")).isEqualTo(1);

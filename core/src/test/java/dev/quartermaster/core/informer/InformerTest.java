@@ -17,10 +17,11 @@ class InformerTest {
   private final DeterministicEnv env = new DeterministicEnv(99);
   private final FakeSource source = new FakeSource();
   private final RecordingHandler handler = new RecordingHandler();
-  private final Informer<Item> informer = Informer.builder(env, source, Item::name, Item::revision)
-      .index("byNode", item -> Set.of(item.node()))
-      .retryBackoff(Duration.ofSeconds(1), Duration.ofSeconds(30))
-      .build();
+  private final Informer<Item> informer =
+      Informer.builder(env, source, Item::name, Item::revision)
+          .index("byNode", item -> Set.of(item.node()))
+          .retryBackoff(Duration.ofSeconds(1), Duration.ofSeconds(30))
+          .build();
 
   private void startSynced() {
     informer.addHandler(handler);
@@ -63,8 +64,9 @@ class InformerTest {
     env.runUntilIdle();
     assertThat(informer.cache().get("a").orElseThrow().value()).isEqualTo("v4");
     assertThat(informer.cache().revisionOf("a")).hasValue(5);
-    assertThat(handler.takeAll()).containsExactly(
-        "add a@1", "update a@1->a@2", "update a@2->a@3", "update a@3->a@4", "update a@4->a@5");
+    assertThat(handler.takeAll())
+        .containsExactly(
+            "add a@1", "update a@1->a@2", "update a@2->a@3", "update a@3->a@4", "update a@4->a@5");
   }
 
   @Test
@@ -127,9 +129,11 @@ class InformerTest {
     assertThat(source.lists).isEqualTo(listsBefore + 1);
     assertThat(informer.cache().list()).containsExactlyElementsOf(source.items());
     assertThat(informer.syncedRevision()).isEqualTo(source.revision());
-    assertThat(handler.takeAll()).containsExactly(
-        "delete vanish@3", "update change@2->change@4", "add new@6");
-    assertThat(informer.cache().byIndex("byNode", "n2")).extracting(Item::name).containsExactly("change");
+    assertThat(handler.takeAll())
+        .containsExactly("delete vanish@3", "update change@2->change@4", "add new@6");
+    assertThat(informer.cache().byIndex("byNode", "n2"))
+        .extracting(Item::name)
+        .containsExactly("change");
 
     // And it watches again, from the list's revision.
     assertThat(source.lastWatchFrom).isEqualTo(source.revision());
@@ -229,7 +233,8 @@ class InformerTest {
     for (int round = 0; round < 20; round++) {
       int pick = env.random().nextInt(5);
       switch (pick) {
-        case 0, 1 -> source.put("k" + env.random().nextInt(4), "n" + env.random().nextInt(3), "v" + round);
+        case 0, 1 ->
+            source.put("k" + env.random().nextInt(4), "n" + env.random().nextInt(3), "v" + round);
         case 2 -> {
           if (!source.items().isEmpty()) {
             source.delete(source.items().getFirst().name());
@@ -279,14 +284,19 @@ class InformerTest {
     source.put("other-3", "n9", "v"); // @4
     source.bookmark();
     var cachedWhenCaughtUp = new ArrayList<Boolean>();
-    informer.whenCaughtUp(3, () -> cachedWhenCaughtUp.add(informer.cache().get("ours").isPresent()));
+    informer.whenCaughtUp(
+        3, () -> cachedWhenCaughtUp.add(informer.cache().get("ours").isPresent()));
     int tasks = 0;
     while (env.runNext()) {
       tasks++;
     }
-    assertThat(cachedWhenCaughtUp).as("when the informer says it reached 3, 'ours' is in its cache").containsExactly(true);
+    assertThat(cachedWhenCaughtUp)
+        .as("when the informer says it reached 3, 'ours' is in its cache")
+        .containsExactly(true);
     assertThat(informer.syncedRevision()).isEqualTo(4);
-    assertThat(tasks).as("queued tasks: bookmarks 1 and 2 as one, the event, bookmark 4").isEqualTo(3);
+    assertThat(tasks)
+        .as("queued tasks: bookmarks 1 and 2 as one, the event, bookmark 4")
+        .isEqualTo(3);
   }
 
   @Test
@@ -295,7 +305,9 @@ class InformerTest {
     source.put("b", "n1", "v");
     source.put("c", "n2", "v");
     startSynced();
-    assertThat(informer.cache().byIndex("byNode", "n1")).extracting(Item::name).containsExactly("a", "b");
+    assertThat(informer.cache().byIndex("byNode", "n1"))
+        .extracting(Item::name)
+        .containsExactly("a", "b");
     assertThat(informer.cache().keysByIndex("byNode", "n2")).containsExactly("c");
     assertThat(informer.cache().byIndex("byNode", "n9")).isEmpty();
 
@@ -347,12 +359,13 @@ class InformerTest {
   @Test
   void handlerSeesTheCacheAlreadyUpdated() {
     List<Boolean> consistent = new ArrayList<>();
-    informer.addHandler(new EventHandler<>() {
-      @Override
-      public void onAdd(Item object) {
-        consistent.add(informer.cache().get(object.name()).orElseThrow().equals(object));
-      }
-    });
+    informer.addHandler(
+        new EventHandler<>() {
+          @Override
+          public void onAdd(Item object) {
+            consistent.add(informer.cache().get(object.name()).orElseThrow().equals(object));
+          }
+        });
     informer.start();
     env.runUntilIdle();
     source.put("a", "n1", "v");
@@ -373,12 +386,13 @@ class InformerTest {
 
   @Test
   void aFailingHandlerDoesNotStopTheOthersOrTheCache() {
-    informer.addHandler(new EventHandler<>() {
-      @Override
-      public void onAdd(Item object) {
-        throw new IllegalStateException("buggy handler");
-      }
-    });
+    informer.addHandler(
+        new EventHandler<>() {
+          @Override
+          public void onAdd(Item object) {
+            throw new IllegalStateException("buggy handler");
+          }
+        });
     startSynced();
     source.put("a", "n1", "v");
     env.runUntilIdle();

@@ -4,7 +4,9 @@ import dev.quartermaster.core.informer.FakeSource.Item;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Writes down what the informer reported, compactly: "add a@1", "update a@1->a@2", "delete a@2". */
+/**
+ * Writes down what the informer reported, compactly: "add a@1", "update a@1->a@2", "delete a@2".
+ */
 final class RecordingHandler implements EventHandler<Item> {
 
   final List<String> seen = new ArrayList<>();

@@ -31,31 +31,38 @@ class WorkQueueConcurrencyTest {
     AtomicInteger maxInFlight = new AtomicInteger();
     AtomicInteger handled = new AtomicInteger();
 
-    Workers<Integer> workers = Workers.start(env, queue, WORKERS, key -> {
-      maxInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
-      int concurrent = running.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
-      maxPerKey.accumulateAndGet(concurrent, Math::max);
-      lastRunStart.merge(key, clock.incrementAndGet(), Math::max);
-      Thread.yield(); // widen the window for a second worker to sneak in
-      running.get(key).decrementAndGet();
-      inFlight.decrementAndGet();
-      handled.incrementAndGet();
-      return Result.done();
-    });
+    Workers<Integer> workers =
+        Workers.start(
+            env,
+            queue,
+            WORKERS,
+            key -> {
+              maxInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+              int concurrent =
+                  running.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
+              maxPerKey.accumulateAndGet(concurrent, Math::max);
+              lastRunStart.merge(key, clock.incrementAndGet(), Math::max);
+              Thread.yield(); // widen the window for a second worker to sneak in
+              running.get(key).decrementAndGet();
+              inFlight.decrementAndGet();
+              handled.incrementAndGet();
+              return Result.done();
+            });
 
     CountDownLatch producersDone = new CountDownLatch(PRODUCERS);
     for (int p = 0; p < PRODUCERS; p++) {
-      env.execute(() -> {
-        for (int i = 0; i < ADDS_PER_PRODUCER; i++) {
-          int key = env.random().nextInt(KEYS);
-          lastAdd.merge(key, clock.incrementAndGet(), Math::max);
-          queue.add(key);
-          if (i % 64 == 0) {
-            Thread.yield();
-          }
-        }
-        producersDone.countDown();
-      });
+      env.execute(
+          () -> {
+            for (int i = 0; i < ADDS_PER_PRODUCER; i++) {
+              int key = env.random().nextInt(KEYS);
+              lastAdd.merge(key, clock.incrementAndGet(), Math::max);
+              queue.add(key);
+              if (i % 64 == 0) {
+                Thread.yield();
+              }
+            }
+            producersDone.countDown();
+          });
     }
     assertThat(producersDone.await(60, TimeUnit.SECONDS)).isTrue();
     CountDownLatch idle = new CountDownLatch(1);
@@ -66,8 +73,11 @@ class WorkQueueConcurrencyTest {
     assertThat(maxInFlight.get()).isBetween(1, WORKERS);
     assertThat(handled.get()).isPositive().isLessThanOrEqualTo(PRODUCERS * ADDS_PER_PRODUCER);
     assertThat(lastAdd).isNotEmpty();
-    lastAdd.forEach((key, added) ->
-        assertThat(lastRunStart.get(key)).as("key %s last run after its last add", key).isGreaterThan(added));
+    lastAdd.forEach(
+        (key, added) ->
+            assertThat(lastRunStart.get(key))
+                .as("key %s last run after its last add", key)
+                .isGreaterThan(added));
     assertThat(queue.len()).isZero();
     assertThat(queue.processingCount()).isZero();
   }

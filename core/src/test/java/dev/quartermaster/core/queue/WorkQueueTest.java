@@ -121,7 +121,8 @@ class WorkQueueTest {
       assertThat(q.poll()).contains("a");
       q.done("a");
     }
-    assertThat(delaysMillis).containsExactly(5L, 10L, 20L, 40L, 80L, 160L, 320L, 640L, 1000L, 1000L);
+    assertThat(delaysMillis)
+        .containsExactly(5L, 10L, 20L, 40L, 80L, 160L, 320L, 640L, 1000L, 1000L);
     assertThat(q.numRequeues("a")).isEqualTo(10);
     assertThat(q.retries()).isEqualTo(10);
   }
@@ -188,7 +189,8 @@ class WorkQueueTest {
     for (int i = 0; i < 1_008; i++) {
       limiter.when("k" + i);
     }
-    // The bucket (500/s, bursts of 1,000) is 10 retries past dry: the 1,011th waits 11 × 2 ms, not its own 5 ms.
+    // The bucket (500/s, bursts of 1,000) is 10 retries past dry: the 1,011th waits 11 × 2 ms, not
+    // its own 5 ms.
     assertThat(limiter.when("fresh")).isEqualTo(Duration.ofMillis(22));
     assertThat(limiter.numRequeues("a")).isEqualTo(2);
     limiter.forget("a");

@@ -17,7 +17,8 @@ class WorkersTest {
 
   private final DeterministicEnv env = new DeterministicEnv(1);
   private final WorkQueue<String> queue =
-      new WorkQueue<>(env, new ExponentialBackoff<>(Duration.ofMillis(5), Duration.ofSeconds(1000)));
+      new WorkQueue<>(
+          env, new ExponentialBackoff<>(Duration.ofMillis(5), Duration.ofSeconds(1000)));
 
   @Test
   void handlesEachKeyOnceInOrder() {
@@ -25,10 +26,14 @@ class WorkersTest {
     queue.add("a"); // before the workers start
     queue.add("b");
     queue.add("a");
-    Workers.start(env, queue, 2, key -> {
-      handled.add(key);
-      return Result.done();
-    });
+    Workers.start(
+        env,
+        queue,
+        2,
+        key -> {
+          handled.add(key);
+          return Result.done();
+        });
     queue.add("c");
     queue.add("c"); // still waiting for a free worker: absorbed
     env.runUntilIdle();
@@ -39,10 +44,14 @@ class WorkersTest {
   @Test
   void requeueRetriesWithBackoffAndDoneForgetsIt() {
     List<Long> attemptsAtMillis = new ArrayList<>();
-    Workers.start(env, queue, 1, key -> {
-      attemptsAtMillis.add(env.nanoTime() / 1_000_000);
-      return attemptsAtMillis.size() < 4 ? Result.requeue() : Result.done();
-    });
+    Workers.start(
+        env,
+        queue,
+        1,
+        key -> {
+          attemptsAtMillis.add(env.nanoTime() / 1_000_000);
+          return attemptsAtMillis.size() < 4 ? Result.requeue() : Result.done();
+        });
     queue.add("a");
     env.advance(Duration.ofSeconds(1));
     // 0, then +5, +10, +20 ms.
@@ -53,13 +62,18 @@ class WorkersTest {
   @Test
   void aThrowingHandlerIsRetriedWithBackoff() {
     List<Long> attemptsAtMillis = new ArrayList<>();
-    Workers<String> workers = Workers.start(env, queue, 1, key -> {
-      attemptsAtMillis.add(env.nanoTime() / 1_000_000);
-      if (attemptsAtMillis.size() < 3) {
-        throw new IllegalStateException("not yet");
-      }
-      return Result.done();
-    });
+    Workers<String> workers =
+        Workers.start(
+            env,
+            queue,
+            1,
+            key -> {
+              attemptsAtMillis.add(env.nanoTime() / 1_000_000);
+              if (attemptsAtMillis.size() < 3) {
+                throw new IllegalStateException("not yet");
+              }
+              return Result.done();
+            });
     queue.add("a");
     env.advance(Duration.ofSeconds(1));
     assertThat(attemptsAtMillis).containsExactly(0L, 5L, 15L);
@@ -70,10 +84,16 @@ class WorkersTest {
   void requeueAfterComesBackAfterTheDelayWithBackoffForgotten() {
     List<Long> attemptsAtMillis = new ArrayList<>();
     queue.addRateLimited("a"); // leaves a retry count behind
-    Workers.start(env, queue, 1, key -> {
-      attemptsAtMillis.add(env.nanoTime() / 1_000_000);
-      return attemptsAtMillis.size() < 3 ? Result.requeueAfter(Duration.ofMillis(300)) : Result.done();
-    });
+    Workers.start(
+        env,
+        queue,
+        1,
+        key -> {
+          attemptsAtMillis.add(env.nanoTime() / 1_000_000);
+          return attemptsAtMillis.size() < 3
+              ? Result.requeueAfter(Duration.ofMillis(300))
+              : Result.done();
+        });
     env.advance(Duration.ofSeconds(2));
     assertThat(attemptsAtMillis).containsExactly(5L, 305L, 605L);
     assertThat(queue.numRequeues("a")).isZero();
@@ -83,15 +103,19 @@ class WorkersTest {
   void aKeyAddedWhileItsHandlerRunsIsHandledAgainAfterwards() {
     List<String> handled = new ArrayList<>();
     AtomicBoolean firstRun = new AtomicBoolean(true);
-    Workers.start(env, queue, 4, key -> {
-      handled.add(key);
-      if (firstRun.getAndSet(false)) {
-        queue.add(key); // a change observed mid-reconcile
-        // Another worker must not pick it up while this run is in flight.
-        assertThat(queue.poll()).isEmpty();
-      }
-      return Result.done();
-    });
+    Workers.start(
+        env,
+        queue,
+        4,
+        key -> {
+          handled.add(key);
+          if (firstRun.getAndSet(false)) {
+            queue.add(key); // a change observed mid-reconcile
+            // Another worker must not pick it up while this run is in flight.
+            assertThat(queue.poll()).isEmpty();
+          }
+          return Result.done();
+        });
     queue.add("a");
     env.runUntilIdle();
     assertThat(handled).containsExactly("a", "a");
@@ -102,11 +126,16 @@ class WorkersTest {
     Map<String, Integer> handledCount = new HashMap<>();
     AtomicReference<Workers<String>> holder = new AtomicReference<>();
     List<Integer> inFlightSeen = new ArrayList<>();
-    holder.set(Workers.start(env, queue, 3, key -> {
-      inFlightSeen.add(holder.get().inFlight());
-      handledCount.merge(key, 1, Integer::sum);
-      return Result.done();
-    }));
+    holder.set(
+        Workers.start(
+            env,
+            queue,
+            3,
+            key -> {
+              inFlightSeen.add(holder.get().inFlight());
+              handledCount.merge(key, 1, Integer::sum);
+              return Result.done();
+            }));
     for (int i = 0; i < 10; i++) {
       queue.add("k" + i);
     }
@@ -122,18 +151,25 @@ class WorkersTest {
   @Test
   void aTurnGoesOnToReadyKeysUpToTheEnvsTasksPerTurnAndNeverPastCount() {
     var batching = new BatchingEnv(4);
-    var batchQueue = new WorkQueue<String>(batching, new ExponentialBackoff<>(Duration.ofMillis(5), Duration.ofSeconds(1000)));
+    var batchQueue =
+        new WorkQueue<String>(
+            batching, new ExponentialBackoff<>(Duration.ofMillis(5), Duration.ofSeconds(1000)));
     for (int i = 0; i < 10; i++) {
       batchQueue.add("k" + i);
     }
     Map<String, Integer> handledCount = new HashMap<>();
     AtomicReference<Workers<String>> holder = new AtomicReference<>();
     List<Integer> inFlightSeen = new ArrayList<>();
-    holder.set(Workers.start(batching, batchQueue, 2, key -> {
-      inFlightSeen.add(holder.get().inFlight());
-      handledCount.merge(key, 1, Integer::sum);
-      return Result.done();
-    }));
+    holder.set(
+        Workers.start(
+            batching,
+            batchQueue,
+            2,
+            key -> {
+              inFlightSeen.add(holder.get().inFlight());
+              handledCount.merge(key, 1, Integer::sum);
+              return Result.done();
+            }));
     batching.inner.runUntilIdle();
     assertThat(handledCount).hasSize(10).allSatisfy((k, n) -> assertThat(n).isEqualTo(1));
     assertThat(inFlightSeen).allSatisfy(n -> assertThat(n).isBetween(1, 2));
@@ -146,10 +182,15 @@ class WorkersTest {
   @Test
   void stopStartsNothingNewAndIdleCallbackFires() {
     List<String> handled = new ArrayList<>();
-    Workers<String> workers = Workers.start(env, queue, 1, key -> {
-      handled.add(key);
-      return Result.done();
-    });
+    Workers<String> workers =
+        Workers.start(
+            env,
+            queue,
+            1,
+            key -> {
+              handled.add(key);
+              return Result.done();
+            });
     queue.add("a");
     queue.add("b");
     List<String> idle = new ArrayList<>();
@@ -165,10 +206,15 @@ class WorkersTest {
   @Test
   void whenIdleFiresAfterTheQueueDrains() {
     List<String> events = new ArrayList<>();
-    Workers<String> workers = Workers.start(env, queue, 2, key -> {
-      events.add(key);
-      return Result.done();
-    });
+    Workers<String> workers =
+        Workers.start(
+            env,
+            queue,
+            2,
+            key -> {
+              events.add(key);
+              return Result.done();
+            });
     workers.whenIdle(() -> events.add("idle-at-start"));
     queue.add("a");
     queue.add("b");

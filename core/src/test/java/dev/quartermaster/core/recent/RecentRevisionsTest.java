@@ -35,6 +35,7 @@ class RecentRevisionsTest {
 
   @Test
   void theSlotCountIsAPowerOfTwo() {
-    assertThatThrownBy(() -> new RecentRevisions<String, Integer>(3)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new RecentRevisions<String, Integer>(3))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 }

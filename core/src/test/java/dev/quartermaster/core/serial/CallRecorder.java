@@ -62,8 +62,8 @@ public final class CallRecorder<K> {
   }
 
   /**
-   * Cancels the returned future of {@code call}; when the call has not started, it is recorded
-   * as abandoned, and starting it later is a violation.
+   * Cancels the returned future of {@code call}; when the call has not started, it is recorded as
+   * abandoned, and starting it later is a violation.
    */
   public boolean cancel(Submitted<K> call) {
     if (!started.contains(call.id())) {
@@ -157,8 +157,8 @@ public final class CallRecorder<K> {
   }
 
   /**
-   * The most later-submitted calls of the same key that started before one call did (or before
-   * now, for a call not started yet): how long the unluckiest waiter was passed over.
+   * The most later-submitted calls of the same key that started before one call did (or before now,
+   * for a call not started yet): how long the unluckiest waiter was passed over.
    */
   public int maxOvertaken() {
     int max = 0;

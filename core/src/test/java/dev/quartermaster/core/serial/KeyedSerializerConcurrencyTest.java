@@ -40,36 +40,45 @@ class KeyedSerializerConcurrencyTest {
 
     for (int p = 0; p < PRODUCERS; p++) {
       int producer = p;
-      env.execute(() -> {
-        List<CompletableFuture<String>> mine = new ArrayList<>();
-        for (int i = 0; i < SUBMITS_PER_PRODUCER; i++) {
-          int key = env.random().nextInt(KEYS);
-          Call call = new Call(producer, i);
-          CompletableFuture<String> result = serializer.submit(key, () -> {
-            int now = inFlight.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
-            maxInFlight.accumulateAndGet(now, Math::max);
-            starts.computeIfAbsent(key, k -> new CopyOnWriteArrayList<>()).add(call);
-            CompletableFuture<String> stage = new CompletableFuture<>();
-            env.execute(() -> {
-              inFlight.get(key).decrementAndGet();
-              stage.complete("done");
-            });
-            return stage;
+      env.execute(
+          () -> {
+            List<CompletableFuture<String>> mine = new ArrayList<>();
+            for (int i = 0; i < SUBMITS_PER_PRODUCER; i++) {
+              int key = env.random().nextInt(KEYS);
+              Call call = new Call(producer, i);
+              CompletableFuture<String> result =
+                  serializer.submit(
+                      key,
+                      () -> {
+                        int now =
+                            inFlight
+                                .computeIfAbsent(key, k -> new AtomicInteger())
+                                .incrementAndGet();
+                        maxInFlight.accumulateAndGet(now, Math::max);
+                        starts.computeIfAbsent(key, k -> new CopyOnWriteArrayList<>()).add(call);
+                        CompletableFuture<String> stage = new CompletableFuture<>();
+                        env.execute(
+                            () -> {
+                              inFlight.get(key).decrementAndGet();
+                              stage.complete("done");
+                            });
+                        return stage;
+                      });
+              mine.add(result);
+              if (i % 7 == 0) {
+                mine.get(env.random().nextInt(mine.size())).cancel(false);
+              }
+            }
+            results.addAll(mine);
+            producersDone.countDown();
           });
-          mine.add(result);
-          if (i % 7 == 0) {
-            mine.get(env.random().nextInt(mine.size())).cancel(false);
-          }
-        }
-        results.addAll(mine);
-        producersDone.countDown();
-      });
     }
     assertThat(producersDone.await(60, TimeUnit.SECONDS)).isTrue();
     // Every future ends: run, cancelled, or failed; waiting for them guards against a hang only.
-    CompletableFuture.allOf(results.stream()
-            .map(f -> f.handle((value, failure) -> value))
-            .toArray(CompletableFuture[]::new))
+    CompletableFuture.allOf(
+            results.stream()
+                .map(f -> f.handle((value, failure) -> value))
+                .toArray(CompletableFuture[]::new))
         .get(60, TimeUnit.SECONDS);
     // A call cancelled after it was granted the slot releases it in a start task nobody waits
     // for; a last call per key starts only after those, and releases before it completes.
@@ -83,10 +92,8 @@ class KeyedSerializerConcurrencyTest {
     for (List<Call> keyStarts : starts.values()) {
       for (int p = 0; p < PRODUCERS; p++) {
         int producer = p;
-        List<Integer> order = keyStarts.stream()
-            .filter(c -> c.producer() == producer)
-            .map(Call::sequence)
-            .toList();
+        List<Integer> order =
+            keyStarts.stream().filter(c -> c.producer() == producer).map(Call::sequence).toList();
         assertThat(order).as("producer %d's calls for one key", producer).isSorted();
       }
     }

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.quartermaster.core.env.DeterministicEnv;
 import dev.quartermaster.core.env.Env.Cancellable;
 import dev.quartermaster.core.serial.CallRecorder.Behaviour;
-import dev.quartermaster.core.serial.CallRecorder.Running;
 import dev.quartermaster.core.serial.CallRecorder.Submitted;
 import dev.quartermaster.core.serial.KeyedSerializer.Started;
 import dev.quartermaster.core.serial.KeyedSerializer.Stats;
@@ -41,8 +40,8 @@ class KeyedSerializerTest {
 
     for (int i = 1; i < 5; i++) {
       calls.succeed(calls.runningFor("a"));
-      assertThat(submitted.get(i - 1).result().toCompletableFuture()).isCompletedWithValue(
-          "a#" + (i - 1));
+      assertThat(submitted.get(i - 1).result().toCompletableFuture())
+          .isCompletedWithValue("a#" + (i - 1));
       assertThat(calls.startedCount()).as("the next call starts in its own env task").isEqualTo(i);
       env.runUntilIdle();
       assertThat(calls.starts("a")).hasSize(i + 1);
@@ -80,10 +79,13 @@ class KeyedSerializerTest {
     Submitted<String> first = calls.submit(serializer, "a");
     calls.submit(serializer, "a");
     List<Boolean> inFlightSeenByContinuation = new ArrayList<>();
-    first.result().thenRun(() -> {
-      inFlightSeenByContinuation.add(serializer.inFlight("a"));
-      calls.submit(serializer, "a");
-    });
+    first
+        .result()
+        .thenRun(
+            () -> {
+              inFlightSeenByContinuation.add(serializer.inFlight("a"));
+              calls.submit(serializer, "a");
+            });
     env.runUntilIdle();
     calls.succeed(calls.runningFor("a"));
     env.runUntilIdle();
@@ -98,10 +100,12 @@ class KeyedSerializerTest {
   void aContinuationSeesItsOwnCallReleasedAndItsSubmitStartsNext() {
     Submitted<String> only = calls.submit(serializer, "a");
     List<Boolean> inFlightSeen = new ArrayList<>();
-    only.result().thenRun(() -> {
-      inFlightSeen.add(serializer.inFlight("a"));
-      calls.submit(serializer, "a");
-    });
+    only.result()
+        .thenRun(
+            () -> {
+              inFlightSeen.add(serializer.inFlight("a"));
+              calls.submit(serializer, "a");
+            });
     env.runUntilIdle();
     calls.succeed(calls.runningFor("a"));
     assertThat(inFlightSeen).containsExactly(false);
@@ -268,9 +272,12 @@ class KeyedSerializerTest {
     assertThat(serializer.waiting("a")).isZero();
     assertThat(serializer.inFlight("a")).isTrue();
 
-    CompletableFuture<String> refused = serializer.submit("c", () -> {
-      throw new AssertionError("must not start");
-    });
+    CompletableFuture<String> refused =
+        serializer.submit(
+            "c",
+            () -> {
+              throw new AssertionError("must not start");
+            });
     assertThatThrownBy(refused::join).hasCause(deposed);
     env.runUntilIdle();
     assertThat(calls.starts("b")).isEmpty();
@@ -355,8 +362,9 @@ class KeyedSerializerTest {
     env.runUntilIdle();
     calls.succeed(calls.runningFor("a"));
     env.runUntilIdle();
-    assertThat(seen).containsExactly(
-        new Started<>("a", 0, 0), new Started<>("b", 1, 1), new Started<>("a", 2, 2));
+    assertThat(seen)
+        .containsExactly(
+            new Started<>("a", 0, 0), new Started<>("b", 1, 1), new Started<>("a", 2, 2));
 
     assertThat(listening.cancel()).isTrue();
     calls.submit(serializer, "c");
@@ -366,11 +374,12 @@ class KeyedSerializerTest {
 
   @Test
   void aThrowingStartListenerFailsThatCallWithoutStartingIt() {
-    serializer.onStart(started -> {
-      if (started.submission() == 0) {
-        throw new IllegalStateException("listener");
-      }
-    });
+    serializer.onStart(
+        started -> {
+          if (started.submission() == 0) {
+            throw new IllegalStateException("listener");
+          }
+        });
     CompletableFuture<String> first = calls.submit(serializer, "a").result().toCompletableFuture();
     calls.submit(serializer, "a");
     env.runUntilIdle();

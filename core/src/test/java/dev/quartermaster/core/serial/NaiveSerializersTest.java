@@ -9,8 +9,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The checks that {@link KeyedSerializerTest} passes catch each naive serializer: the same
- * recorder and workload, the same seeds.
+ * The checks that {@link KeyedSerializerTest} passes catch each naive serializer: the same recorder
+ * and workload, the same seeds.
  */
 class NaiveSerializersTest {
 

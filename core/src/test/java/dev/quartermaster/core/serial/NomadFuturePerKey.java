@@ -15,18 +15,19 @@ import java.util.function.Supplier;
  * A deliberately naive {@link Serializer}, after Nomad's {@code serializedControllerRPC}: a map of
  * key to the one future of the call in flight. A call that finds the key busy waits for that
  * future, then contends for the slot again; every waiter wakes at once and they race, so the order
- * is arbitrary and a waiter can lose again and again. It does keep calls for one key apart, so
- * only the FIFO checks can catch it.
+ * is arbitrary and a waiter can lose again and again. It does keep calls for one key apart, so only
+ * the FIFO checks can catch it.
  *
  * <p>To make the race real and replayable, the woken waiters re-contend in {@link Env#execute}
  * tasks queued in an order drawn from {@link Env#random()} (the Go scheduler's part), and a submit
  * that arrives between the release and those tasks takes the slot first, as a goroutine reaching
- * the mutex first would. Like Nomad's, a waiter cannot give up (cancelling the returned future
- * does not take it out) and there is no shutdown path here.
+ * the mutex first would. Like Nomad's, a waiter cannot give up (cancelling the returned future does
+ * not take it out) and there is no shutdown path here.
  */
 public final class NomadFuturePerKey<K> implements Serializer<K> {
 
   private final Env env;
+
   /** Keys with a call in flight, each with the re-contentions of the callers waiting on it. */
   private final Map<K, List<Runnable>> futures = new HashMap<>();
 
@@ -58,18 +59,19 @@ public final class NomadFuturePerKey<K> implements Serializer<K> {
     } catch (RuntimeException thrown) {
       stage = CompletableFuture.failedFuture(thrown);
     }
-    stage.whenComplete((value, failure) -> {
-      List<Runnable> woken;
-      synchronized (futures) {
-        woken = futures.remove(key); // done(); delete(futures, pluginID)
-      }
-      Collections.shuffle(woken, env.random());
-      woken.forEach(env::execute);
-      if (failure == null) {
-        result.complete(value);
-      } else {
-        result.completeExceptionally(failure);
-      }
-    });
+    stage.whenComplete(
+        (value, failure) -> {
+          List<Runnable> woken;
+          synchronized (futures) {
+            woken = futures.remove(key); // done(); delete(futures, pluginID)
+          }
+          Collections.shuffle(woken, env.random());
+          woken.forEach(env::execute);
+          if (failure == null) {
+            result.complete(value);
+          } else {
+            result.completeExceptionally(failure);
+          }
+        });
   }
 }

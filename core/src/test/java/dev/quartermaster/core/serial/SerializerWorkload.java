@@ -9,10 +9,10 @@ import java.util.List;
 import java.util.random.RandomGenerator;
 
 /**
- * A random, replayable workload for any {@link Serializer}: submits on a few keys (some from
- * within the continuation of a completing call), calls that end in any order and any way, env
- * tasks run one at a time in between, and optionally cancellations; then everything is drained.
- * Every draw comes from the env's seed.
+ * A random, replayable workload for any {@link Serializer}: submits on a few keys (some from within
+ * the continuation of a completing call), calls that end in any order and any way, env tasks run
+ * one at a time in between, and optionally cancellations; then everything is drained. Every draw
+ * comes from the env's seed.
  */
 public final class SerializerWorkload {
 
@@ -30,7 +30,9 @@ public final class SerializerWorkload {
 
     /** At most one call per key in flight, FIFO per key, all started, none started if cancelled. */
     public boolean fifoAndExclusive() {
-      return maxInFlightPerKey <= 1 && outOfOrderStarts == 0 && neverStarted == 0
+      return maxInFlightPerKey <= 1
+          && outOfOrderStarts == 0
+          && neverStarted == 0
           && violations.isEmpty();
     }
   }
@@ -79,10 +81,9 @@ public final class SerializerWorkload {
   private void submit(String key, boolean chained) {
     int roll = random.nextInt(100);
     Behaviour behaviour =
-        roll < 85 ? Behaviour.PENDING
-            : roll < 90 ? Behaviour.THROWS
-            : roll < 95 ? Behaviour.FAILS
-            : Behaviour.SUCCEEDS;
+        roll < 85
+            ? Behaviour.PENDING
+            : roll < 90 ? Behaviour.THROWS : roll < 95 ? Behaviour.FAILS : Behaviour.SUCCEEDS;
     Submitted<String> call = recorder.submit(serializer, key, behaviour);
     cancellable.add(call);
     if (chained) {

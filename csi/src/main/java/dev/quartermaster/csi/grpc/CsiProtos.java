@@ -9,7 +9,10 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.util.Optional;
 
-/** Conversions between the CSI wire types and ours, and between gRPC statuses and {@link CsiException}. */
+/**
+ * Conversions between the CSI wire types and ours, and between gRPC statuses and {@link
+ * CsiException}.
+ */
 public final class CsiProtos {
   private CsiProtos() {}
 
@@ -23,19 +26,26 @@ public final class CsiProtos {
     };
   }
 
-  /** Ours for the spec's mode; empty for UNKNOWN and the alpha single-node modes we have no name for. */
+  /**
+   * Ours for the spec's mode; empty for UNKNOWN and the alpha single-node modes we have no name
+   * for.
+   */
   public static Optional<AccessMode> fromProto(VolumeCapability.AccessMode.Mode mode) {
-    return Optional.ofNullable(switch (mode) {
-      case SINGLE_NODE_WRITER -> AccessMode.SingleNodeWriter;
-      case SINGLE_NODE_READER_ONLY -> AccessMode.SingleNodeReaderOnly;
-      case MULTI_NODE_READER_ONLY -> AccessMode.MultiNodeReaderOnly;
-      case MULTI_NODE_SINGLE_WRITER -> AccessMode.MultiNodeSingleWriter;
-      case MULTI_NODE_MULTI_WRITER -> AccessMode.MultiNodeMultiWriter;
-      default -> null;
-    });
+    return Optional.ofNullable(
+        switch (mode) {
+          case SINGLE_NODE_WRITER -> AccessMode.SingleNodeWriter;
+          case SINGLE_NODE_READER_ONLY -> AccessMode.SingleNodeReaderOnly;
+          case MULTI_NODE_READER_ONLY -> AccessMode.MultiNodeReaderOnly;
+          case MULTI_NODE_SINGLE_WRITER -> AccessMode.MultiNodeSingleWriter;
+          case MULTI_NODE_MULTI_WRITER -> AccessMode.MultiNodeMultiWriter;
+          default -> null;
+        });
   }
 
-  /** A mount capability with {@code mode}: every capability we send is a mount (volumes are file systems to us). */
+  /**
+   * A mount capability with {@code mode}: every capability we send is a mount (volumes are file
+   * systems to us).
+   */
   public static VolumeCapability mount(AccessMode mode) {
     return VolumeCapability.newBuilder()
         .setMount(VolumeCapability.MountVolume.getDefaultInstance())
@@ -45,12 +55,20 @@ public final class CsiProtos {
 
   /** The status a server answers with for {@code e}. */
   public static StatusRuntimeException toStatus(CsiException e) {
-    return Status.fromCode(Status.Code.valueOf(e.code().name())).withDescription(e.detail()).asRuntimeException();
+    return Status.fromCode(Status.Code.valueOf(e.code().name()))
+        .withDescription(e.detail())
+        .asRuntimeException();
   }
 
-  /** The CsiException a client raises for a failed call; a bare OK (which cannot fail) reads UNKNOWN. */
+  /**
+   * The CsiException a client raises for a failed call; a bare OK (which cannot fail) reads
+   * UNKNOWN.
+   */
   public static CsiException fromStatus(CsiCall call, Status status) {
-    var code = status.getCode() == Status.Code.OK ? CsiCode.UNKNOWN : CsiCode.valueOf(status.getCode().name());
+    var code =
+        status.getCode() == Status.Code.OK
+            ? CsiCode.UNKNOWN
+            : CsiCode.valueOf(status.getCode().name());
     var description = status.getDescription() == null ? "" : status.getDescription();
     if (status.getCause() != null && description.isEmpty()) {
       description = String.valueOf(status.getCause());

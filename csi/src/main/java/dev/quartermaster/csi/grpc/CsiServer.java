@@ -24,8 +24,8 @@ import java.util.concurrent.TimeUnit;
  * transport, each call on its own virtual thread (plugin calls do blocking file I/O).
  *
  * <p>A socket file left by a previous run that died is removed at start, as CSI plugins do; any
- * other kind of file at that path is left alone and the start fails, since it is not ours to delete.
- * {@link #close()} stops the server and removes the socket.
+ * other kind of file at that path is left alone and the start fails, since it is not ours to
+ * delete. {@link #close()} stops the server and removes the socket.
  */
 @OutsideEnv("a gRPC server's threads serve a real Unix socket")
 public final class CsiServer implements AutoCloseable {
@@ -43,7 +43,8 @@ public final class CsiServer implements AutoCloseable {
   }
 
   /**
-   * Starts serving {@code services} at {@code endpoint} ({@code unix:///abs/path} or an absolute path).
+   * Starts serving {@code services} at {@code endpoint} ({@code unix:///abs/path} or an absolute
+   * path).
    *
    * @throws UncheckedIOException if the socket cannot be bound
    */
@@ -53,11 +54,12 @@ public final class CsiServer implements AutoCloseable {
     NettyLogs.quiet();
     var group = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
     var executor = Executors.newVirtualThreadPerTaskExecutor();
-    var builder = NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
-        .channelType(EpollServerDomainSocketChannel.class)
-        .bossEventLoopGroup(group)
-        .workerEventLoopGroup(group)
-        .executor(executor);
+    var builder =
+        NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
+            .channelType(EpollServerDomainSocketChannel.class)
+            .bossEventLoopGroup(group)
+            .workerEventLoopGroup(group)
+            .executor(executor);
     services.forEach(builder::addService);
     try {
       var server = builder.build().start();

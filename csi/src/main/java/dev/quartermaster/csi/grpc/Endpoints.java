@@ -10,7 +10,9 @@ public final class Endpoints {
 
   private Endpoints() {}
 
-  /** The socket's path; anything else than an absolute Unix socket path is IllegalArgumentException. */
+  /**
+   * The socket's path; anything else than an absolute Unix socket path is IllegalArgumentException.
+   */
   public static Path socketPath(String endpoint) {
     var text = endpoint;
     if (text.startsWith("unix://")) {
@@ -19,11 +21,13 @@ public final class Endpoints {
       text = text.substring("unix:".length());
     }
     if (text.isEmpty() || !text.startsWith("/")) {
-      throw new IllegalArgumentException("CSI endpoint must be unix:///ABSOLUTE/PATH or an absolute path: " + endpoint);
+      throw new IllegalArgumentException(
+          "CSI endpoint must be unix:///ABSOLUTE/PATH or an absolute path: " + endpoint);
     }
     var path = Path.of(text).normalize();
     if (path.toString().getBytes(StandardCharsets.UTF_8).length > MAX_SOCKET_PATH_BYTES) {
-      throw new IllegalArgumentException("socket path is longer than " + MAX_SOCKET_PATH_BYTES + " bytes: " + path);
+      throw new IllegalArgumentException(
+          "socket path is longer than " + MAX_SOCKET_PATH_BYTES + " bytes: " + path);
     }
     return path;
   }

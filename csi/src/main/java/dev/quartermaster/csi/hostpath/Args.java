@@ -22,9 +22,17 @@ final class Args {
    */
   static String pathSafe(CsiCall call, String field, String value) {
     required(call, field, value);
-    if (value.equals(".") || value.equals("..") || value.indexOf('/') >= 0 || value.indexOf('\0') >= 0
+    if (value.equals(".")
+        || value.equals("..")
+        || value.indexOf('/') >= 0
+        || value.indexOf('\0') >= 0
         || value.length() > 128) {
-      throw invalid(call, field + " \"" + value + "\" is not usable as a directory name (no '/', '.', '..'; at most 128 chars)");
+      throw invalid(
+          call,
+          field
+              + " \""
+              + value
+              + "\" is not usable as a directory name (no '/', '.', '..'; at most 128 chars)");
     }
     return value;
   }

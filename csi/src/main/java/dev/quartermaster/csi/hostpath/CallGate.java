@@ -15,7 +15,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * way, so that a CO's serialization (one destructive call at a time per plugin) can be checked from
  * outside through the metrics.
  */
-@OutsideEnv("the hostpath plugin's configured call latency is a real delay inside a real plugin process")
+@OutsideEnv(
+    "the hostpath plugin's configured call latency is a real delay inside a real plugin process")
 final class CallGate {
   private final boolean detectOverlap;
   private final Duration latency;
@@ -45,8 +46,12 @@ final class CallGate {
       overlaps.incrementAndGet();
       if (detectOverlap) {
         inFlight.decrementAndGet();
-        throw new CsiException(call, CsiCode.ABORTED,
-            "overlapping controller call: " + others + " other destructive call(s) in flight on this plugin");
+        throw new CsiException(
+            call,
+            CsiCode.ABORTED,
+            "overlapping controller call: "
+                + others
+                + " other destructive call(s) in flight on this plugin");
       }
     }
     try {

@@ -10,8 +10,13 @@ public final class DamagedStateException extends RuntimeException {
   private final transient Path file;
 
   public DamagedStateException(Path file, Throwable cause) {
-    super("hostpath state file " + file + " is damaged (" + cause.getMessage()
-        + "); repair or remove it by hand, knowing that removing it forgets its volumes and attachments", cause);
+    super(
+        "hostpath state file "
+            + file
+            + " is damaged ("
+            + cause.getMessage()
+            + "); repair or remove it by hand, knowing that removing it forgets its volumes and attachments",
+        cause);
     this.file = file;
   }
 

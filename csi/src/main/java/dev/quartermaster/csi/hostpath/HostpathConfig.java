@@ -10,15 +10,26 @@ import java.util.Objects;
  * @param nodeId this node's id, as NodeGetInfo reports it and ControllerPublish accepts it
  * @param stateDir where volumes ({@code volumes/<id>}) and the state files live
  * @param capacityBytes the total that CreateVolume may hand out
- * @param deviceSlots how many volumes one node may have attached at once (the "device names" per node)
+ * @param deviceSlots how many volumes one node may have attached at once (the "device names" per
+ *     node)
  * @param controller whether the Controller service is served
  * @param node whether the Node service is served
- * @param detectOverlap whether a destructive controller call that overlaps another fails with ABORTED
+ * @param detectOverlap whether a destructive controller call that overlaps another fails with
+ *     ABORTED
  * @param callLatency an artificial delay in every call, so that tests can make calls overlap
- * @param staging how the node stages and publishes: bind mounts, links, or bind mounts where permitted
+ * @param staging how the node stages and publishes: bind mounts, links, or bind mounts where
+ *     permitted
  */
-public record HostpathConfig(String nodeId, Path stateDir, long capacityBytes, int deviceSlots, boolean controller,
-    boolean node, boolean detectOverlap, Duration callLatency, Staging staging) {
+public record HostpathConfig(
+    String nodeId,
+    Path stateDir,
+    long capacityBytes,
+    int deviceSlots,
+    boolean controller,
+    boolean node,
+    boolean detectOverlap,
+    Duration callLatency,
+    Staging staging) {
 
   public static final String PLUGIN_NAME = "hostpath.csi.quartermaster.dev";
   public static final long DEFAULT_CAPACITY = 10L << 30;
@@ -45,34 +56,77 @@ public record HostpathConfig(String nodeId, Path stateDir, long capacityBytes, i
   }
 
   /**
-   * Controller and node, default capacity and slots, no overlap detection, no latency, and links for
-   * staging: in-process users (tests, simulations) then leave no mounts behind.
+   * Controller and node, default capacity and slots, no overlap detection, no latency, and links
+   * for staging: in-process users (tests, simulations) then leave no mounts behind.
    */
   public static HostpathConfig of(String nodeId, Path stateDir) {
-    return new HostpathConfig(nodeId, stateDir, DEFAULT_CAPACITY, DEFAULT_DEVICE_SLOTS, true, true, false,
-        Duration.ZERO, Staging.SYMLINK);
+    return new HostpathConfig(
+        nodeId,
+        stateDir,
+        DEFAULT_CAPACITY,
+        DEFAULT_DEVICE_SLOTS,
+        true,
+        true,
+        false,
+        Duration.ZERO,
+        Staging.SYMLINK);
   }
 
   public HostpathConfig withCapacity(long bytes) {
-    return new HostpathConfig(nodeId, stateDir, bytes, deviceSlots, controller, node, detectOverlap, callLatency, staging);
+    return new HostpathConfig(
+        nodeId,
+        stateDir,
+        bytes,
+        deviceSlots,
+        controller,
+        node,
+        detectOverlap,
+        callLatency,
+        staging);
   }
 
   public HostpathConfig withDeviceSlots(int slots) {
-    return new HostpathConfig(nodeId, stateDir, capacityBytes, slots, controller, node, detectOverlap, callLatency, staging);
+    return new HostpathConfig(
+        nodeId,
+        stateDir,
+        capacityBytes,
+        slots,
+        controller,
+        node,
+        detectOverlap,
+        callLatency,
+        staging);
   }
 
   public HostpathConfig withRoles(boolean serveController, boolean serveNode) {
-    return new HostpathConfig(nodeId, stateDir, capacityBytes, deviceSlots, serveController, serveNode, detectOverlap,
-        callLatency, staging);
+    return new HostpathConfig(
+        nodeId,
+        stateDir,
+        capacityBytes,
+        deviceSlots,
+        serveController,
+        serveNode,
+        detectOverlap,
+        callLatency,
+        staging);
   }
 
   public HostpathConfig withOverlapDetection(boolean on, Duration latency) {
-    return new HostpathConfig(nodeId, stateDir, capacityBytes, deviceSlots, controller, node, on, latency, staging);
+    return new HostpathConfig(
+        nodeId, stateDir, capacityBytes, deviceSlots, controller, node, on, latency, staging);
   }
 
   public HostpathConfig withStaging(Staging method) {
-    return new HostpathConfig(nodeId, stateDir, capacityBytes, deviceSlots, controller, node, detectOverlap,
-        callLatency, method);
+    return new HostpathConfig(
+        nodeId,
+        stateDir,
+        capacityBytes,
+        deviceSlots,
+        controller,
+        node,
+        detectOverlap,
+        callLatency,
+        method);
   }
 
   Path volumesDir() {

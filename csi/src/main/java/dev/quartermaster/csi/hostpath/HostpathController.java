@@ -33,8 +33,8 @@ import java.util.stream.Stream;
  *       attachment takes the lowest free one and hands it to the node in the publish context under
  *       {@link #DEVICE_KEY}. A node with none left is RESOURCE_EXHAUSTED.
  *   <li>Known nodes are this plugin's own node and every node plugin that has a state file in the
- *       same state directory (each node plugin writes one at start): ControllerPublish to any other id
- *       is NOT_FOUND.
+ *       same state directory (each node plugin writes one at start): ControllerPublish to any other
+ *       id is NOT_FOUND.
  * </ul>
  *
  * <p>Every change is written to {@code controller.json} before the call answers, so a restarted
@@ -45,13 +45,18 @@ public final class HostpathController {
 
   /** The publish-context key that carries the attachment's device name. */
   public static final String DEVICE_KEY = "device";
+
   /** The volume-context key that carries the volume's directory. */
   public static final String PATH_KEY = "path";
+
   /** Size of a volume whose request names none. */
   public static final long DEFAULT_VOLUME_BYTES = 1L << 30;
 
   static final Set<AccessMode> SUPPORTED_MODES =
-      EnumSet.of(AccessMode.SingleNodeWriter, AccessMode.SingleNodeReaderOnly, AccessMode.MultiNodeReaderOnly);
+      EnumSet.of(
+          AccessMode.SingleNodeWriter,
+          AccessMode.SingleNodeReaderOnly,
+          AccessMode.MultiNodeReaderOnly);
 
   private final HostpathConfig config;
   private final StateFile<ControllerState> file;
@@ -64,8 +69,15 @@ public final class HostpathController {
     this.state = file.load().orElse(ControllerState.EMPTY);
   }
 
-  /** CreateVolume; {@code limitBytes} 0 means no limit, {@code requiredBytes} 0 means the plugin's choice. */
-  public CreatedVolume createVolume(String name, long requiredBytes, long limitBytes, List<VolumeAccess> capabilities,
+  /**
+   * CreateVolume; {@code limitBytes} 0 means no limit, {@code requiredBytes} 0 means the plugin's
+   * choice.
+   */
+  public CreatedVolume createVolume(
+      String name,
+      long requiredBytes,
+      long limitBytes,
+      List<VolumeAccess> capabilities,
       Map<String, String> parameters) {
     var call = CsiCall.CreateVolume;
     Args.pathSafe(call, "name", name);
@@ -81,38 +93,62 @@ public final class HostpathController {
       throw new CsiException(call, CsiCode.OUT_OF_RANGE, "capacity_range must not be negative");
     }
     if (limitBytes > 0 && requiredBytes > limitBytes) {
-      throw new CsiException(call, CsiCode.OUT_OF_RANGE,
+      throw new CsiException(
+          call,
+          CsiCode.OUT_OF_RANGE,
           "capacity_range.required_bytes " + requiredBytes + " exceeds limit_bytes " + limitBytes);
     }
-    long size = requiredBytes > 0 ? requiredBytes
-        : limitBytes > 0 ? Math.min(limitBytes, DEFAULT_VOLUME_BYTES) : DEFAULT_VOLUME_BYTES;
+    long size =
+        requiredBytes > 0
+            ? requiredBytes
+            : limitBytes > 0 ? Math.min(limitBytes, DEFAULT_VOLUME_BYTES) : DEFAULT_VOLUME_BYTES;
     lock.lock();
     try {
       var existing = state.volumes().get(name);
       if (existing != null) {
-        var fits = existing.capacityBytes() >= requiredBytes
-            && (limitBytes == 0 || existing.capacityBytes() <= limitBytes);
-        if (!fits || !existing.modes().containsAll(modes) || !existing.parameters().equals(parameters)) {
-          throw new CsiException(call, CsiCode.ALREADY_EXISTS, "volume " + name + " exists with "
-              + existing.capacityBytes() + " bytes, modes " + existing.modes() + ", parameters "
-              + existing.parameters() + "; the request is not compatible with it");
+        var fits =
+            existing.capacityBytes() >= requiredBytes
+                && (limitBytes == 0 || existing.capacityBytes() <= limitBytes);
+        if (!fits
+            || !existing.modes().containsAll(modes)
+            || !existing.parameters().equals(parameters)) {
+          throw new CsiException(
+              call,
+              CsiCode.ALREADY_EXISTS,
+              "volume "
+                  + name
+                  + " exists with "
+                  + existing.capacityBytes()
+                  + " bytes, modes "
+                  + existing.modes()
+                  + ", parameters "
+                  + existing.parameters()
+                  + "; the request is not compatible with it");
         }
         return created(existing);
       }
       if (size > config.capacityBytes()) {
         // Can never fit, whatever is deleted: the range is out of what this plugin supports.
-        throw new CsiException(call, CsiCode.OUT_OF_RANGE,
-            "volume of " + size + " bytes exceeds the plugin's whole capacity of " + config.capacityBytes());
+        throw new CsiException(
+            call,
+            CsiCode.OUT_OF_RANGE,
+            "volume of "
+                + size
+                + " bytes exceeds the plugin's whole capacity of "
+                + config.capacityBytes());
       }
       if (size > available()) {
-        throw new CsiException(call, CsiCode.RESOURCE_EXHAUSTED,
+        throw new CsiException(
+            call,
+            CsiCode.RESOURCE_EXHAUSTED,
             "volume of " + size + " bytes does not fit: " + available() + " bytes available");
       }
       var dir = volumeDir(name);
       try {
         Files.createDirectories(dir);
       } catch (IOException e) {
-        throw new CsiException(call, CsiCode.INTERNAL, "cannot create " + dir + ": " + e.getMessage());
+        throw new CsiException(
+            call, CsiCode.INTERNAL, "cannot create " + dir + ": " + e.getMessage());
       }
       var volume = new VolumeRecord(name, name, size, modes, parameters, Map.of());
       commit(withVolume(volume));
@@ -122,7 +158,10 @@ public final class HostpathController {
     }
   }
 
-  /** DeleteVolume: an unknown id is success; a volume still attached anywhere is FAILED_PRECONDITION. */
+  /**
+   * DeleteVolume: an unknown id is success; a volume still attached anywhere is
+   * FAILED_PRECONDITION.
+   */
   public void deleteVolume(String volumeId) {
     var call = CsiCall.DeleteVolume;
     Args.pathSafe(call, "volume_id", volumeId);
@@ -133,8 +172,13 @@ public final class HostpathController {
         return;
       }
       if (!volume.attachments().isEmpty()) {
-        throw new CsiException(call, CsiCode.FAILED_PRECONDITION,
-            "volume " + volumeId + " is still published to node(s) " + volume.attachments().keySet());
+        throw new CsiException(
+            call,
+            CsiCode.FAILED_PRECONDITION,
+            "volume "
+                + volumeId
+                + " is still published to node(s) "
+                + volume.attachments().keySet());
       }
       // Forget first, then remove the files: a crash in between leaves a stray directory, never a
       // remembered volume without its directory.
@@ -147,8 +191,11 @@ public final class HostpathController {
     }
   }
 
-  /** ControllerPublishVolume: attaches the volume to the node and returns the device it took there. */
-  public Map<String, String> controllerPublish(String volumeId, String nodeId, VolumeAccess access, boolean readOnly) {
+  /**
+   * ControllerPublishVolume: attaches the volume to the node and returns the device it took there.
+   */
+  public Map<String, String> controllerPublish(
+      String volumeId, String nodeId, VolumeAccess access, boolean readOnly) {
     var call = CsiCall.ControllerPublishVolume;
     Args.pathSafe(call, "volume_id", volumeId);
     Args.required(call, "node_id", nodeId);
@@ -160,29 +207,57 @@ public final class HostpathController {
         throw new CsiException(call, CsiCode.NOT_FOUND, "volume " + volumeId + " does not exist");
       }
       if (!knownNodes().contains(nodeId)) {
-        throw new CsiException(call, CsiCode.NOT_FOUND, "node " + nodeId + " is not known to this plugin");
+        throw new CsiException(
+            call, CsiCode.NOT_FOUND, "node " + nodeId + " is not known to this plugin");
       }
       if (!volume.modes().contains(access.mode())) {
-        throw new CsiException(call, CsiCode.INVALID_ARGUMENT,
+        throw new CsiException(
+            call,
+            CsiCode.INVALID_ARGUMENT,
             "volume " + volumeId + " was created for " + volume.modes() + ", not " + access.mode());
       }
       var existing = volume.attachments().get(nodeId);
       if (existing != null) {
         if (existing.readOnly() != readOnly) {
-          throw new CsiException(call, CsiCode.ALREADY_EXISTS, "volume " + volumeId + " is published to node "
-              + nodeId + " with readonly=" + existing.readOnly() + ", not " + readOnly);
+          throw new CsiException(
+              call,
+              CsiCode.ALREADY_EXISTS,
+              "volume "
+                  + volumeId
+                  + " is published to node "
+                  + nodeId
+                  + " with readonly="
+                  + existing.readOnly()
+                  + ", not "
+                  + readOnly);
         }
         return publishContext(existing);
       }
       if (!volume.multiNode() && !volume.attachments().isEmpty()) {
-        throw new CsiException(call, CsiCode.FAILED_PRECONDITION, "volume " + volumeId
-            + " is single-node and published to node " + volume.attachments().keySet().iterator().next());
+        throw new CsiException(
+            call,
+            CsiCode.FAILED_PRECONDITION,
+            "volume "
+                + volumeId
+                + " is single-node and published to node "
+                + volume.attachments().keySet().iterator().next());
       }
       if (access.mode() == AccessMode.MultiNodeReaderOnly && !readOnly) {
-        throw new CsiException(call, CsiCode.INVALID_ARGUMENT, "MULTI_NODE_READER_ONLY needs readonly=true");
+        throw new CsiException(
+            call, CsiCode.INVALID_ARGUMENT, "MULTI_NODE_READER_ONLY needs readonly=true");
       }
-      var device = freeDevice(nodeId).orElseThrow(() -> new CsiException(call, CsiCode.RESOURCE_EXHAUSTED,
-          "node " + nodeId + " has all " + config.deviceSlots() + " device names attached"));
+      var device =
+          freeDevice(nodeId)
+              .orElseThrow(
+                  () ->
+                      new CsiException(
+                          call,
+                          CsiCode.RESOURCE_EXHAUSTED,
+                          "node "
+                              + nodeId
+                              + " has all "
+                              + config.deviceSlots()
+                              + " device names attached"));
       var attachment = new Attachment(device, readOnly);
       var attachments = new HashMap<>(volume.attachments());
       attachments.put(nodeId, attachment);
@@ -193,7 +268,10 @@ public final class HostpathController {
     }
   }
 
-  /** ControllerUnpublishVolume: an empty node id detaches from every node; what is not attached is success. */
+  /**
+   * ControllerUnpublishVolume: an empty node id detaches from every node; what is not attached is
+   * success.
+   */
   public void controllerUnpublish(String volumeId, String nodeId) {
     var call = CsiCall.ControllerUnpublishVolume;
     Args.pathSafe(call, "volume_id", volumeId);
@@ -216,7 +294,10 @@ public final class HostpathController {
     }
   }
 
-  /** ValidateVolumeCapabilities: NOT_FOUND for an unknown volume, else whether every capability is supported. */
+  /**
+   * ValidateVolumeCapabilities: NOT_FOUND for an unknown volume, else whether every capability is
+   * supported.
+   */
   public Validation validate(String volumeId, List<VolumeAccess> capabilities) {
     var call = CsiCall.ValidateVolumeCapabilities;
     Args.pathSafe(call, "volume_id", volumeId);
@@ -234,7 +315,8 @@ public final class HostpathController {
           return new Validation(false, "block access is not supported; volumes are directories");
         }
         if (!volume.modes().contains(c.mode())) {
-          return new Validation(false, "volume was created for " + volume.modes() + ", not " + c.mode());
+          return new Validation(
+              false, "volume was created for " + volume.modes() + ", not " + c.mode());
         }
       }
       return new Validation(true, "");
@@ -262,14 +344,19 @@ public final class HostpathController {
           from = -1;
         }
         if (from < 0 || from > ids.size()) {
-          throw new CsiException(CsiCall.ListVolumes, CsiCode.ABORTED, "starting_token " + startingToken + " is not valid");
+          throw new CsiException(
+              CsiCall.ListVolumes,
+              CsiCode.ABORTED,
+              "starting_token " + startingToken + " is not valid");
         }
       }
       int to = maxEntries == 0 ? ids.size() : Math.min(ids.size(), from + maxEntries);
       var entries = new ArrayList<VolumeEntry>();
       for (var id : ids.subList(from, to)) {
         var v = state.volumes().get(id);
-        entries.add(new VolumeEntry(id, v.capacityBytes(), volumeContext(v), List.copyOf(v.attachments().keySet())));
+        entries.add(
+            new VolumeEntry(
+                id, v.capacityBytes(), volumeContext(v), List.copyOf(v.attachments().keySet())));
       }
       return new VolumePage(entries, to < ids.size() ? Integer.toString(to) : "");
     } finally {
@@ -346,9 +433,13 @@ public final class HostpathController {
     var nodes = new TreeSet<String>();
     nodes.add(config.nodeId());
     try (Stream<Path> files = Files.list(config.stateDir())) {
-      files.map(p -> p.getFileName().toString())
+      files
+          .map(p -> p.getFileName().toString())
           .filter(n -> n.startsWith(HostpathConfig.NODE_FILE_PREFIX) && n.endsWith(".json"))
-          .map(n -> n.substring(HostpathConfig.NODE_FILE_PREFIX.length(), n.length() - ".json".length()))
+          .map(
+              n ->
+                  n.substring(
+                      HostpathConfig.NODE_FILE_PREFIX.length(), n.length() - ".json".length()))
           .forEach(nodes::add);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot list " + config.stateDir(), e);
@@ -361,7 +452,13 @@ public final class HostpathController {
       throw Args.invalid(call, "block access is not supported: hostpath volumes are directories");
     }
     if (!SUPPORTED_MODES.contains(access.mode())) {
-      throw Args.invalid(call, "access mode " + access.mode() + " is not supported (supported: " + SUPPORTED_MODES + ")");
+      throw Args.invalid(
+          call,
+          "access mode "
+              + access.mode()
+              + " is not supported (supported: "
+              + SUPPORTED_MODES
+              + ")");
     }
   }
 

@@ -15,23 +15,25 @@ import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The node side of the hostpath plugin: stage and publish by bind mount where permitted, by symbolic
- * link otherwise ({@link Staging}).
+ * The node side of the hostpath plugin: stage and publish by bind mount where permitted, by
+ * symbolic link otherwise ({@link Staging}).
  *
  * <ul>
  *   <li><b>Bind mounts</b> (chosen by {@link Staging#AUTO} when a probe bind mount under the state
- *       directory succeeds, i.e. with CAP_SYS_ADMIN): NodeStage binds the volume's directory onto the
- *       staging path, NodePublish binds the staging path onto the target and remounts it read-only
- *       for a read-only publication. This is what a workload's container runtime expects to find.
- *   <li><b>Links</b>, the fallback for an unprivileged plugin: NodeStage replaces the staging path (absent,
- *       or an empty directory the CO made) with a link to the volume's directory, NodePublish makes the
- *       target a link to the staging path. The tree seen at the target is the same, and nothing
- *       outlives the process; but read-only cannot be enforced through a link, so it is recorded in
- *       the node's state and said by a {@code <target>}{@value #READONLY_MARKER} file beside it.
+ *       directory succeeds, i.e. with CAP_SYS_ADMIN): NodeStage binds the volume's directory onto
+ *       the staging path, NodePublish binds the staging path onto the target and remounts it
+ *       read-only for a read-only publication. This is what a workload's container runtime expects
+ *       to find.
+ *   <li><b>Links</b>, the fallback for an unprivileged plugin: NodeStage replaces the staging path
+ *       (absent, or an empty directory the CO made) with a link to the volume's directory,
+ *       NodePublish makes the target a link to the staging path. The tree seen at the target is the
+ *       same, and nothing outlives the process; but read-only cannot be enforced through a link, so
+ *       it is recorded in the node's state and said by a {@code <target>}{@value #READONLY_MARKER}
+ *       file beside it.
  * </ul>
  *
- * <p>Unstage and unpublish undo whichever they find (a mount point or a link), so a restart with the
- * other method still cleans up. Staged volumes and published targets are written to {@code
+ * <p>Unstage and unpublish undo whichever they find (a mount point or a link), so a restart with
+ * the other method still cleans up. Staged volumes and published targets are written to {@code
  * node-<id>.json} before a call answers; that file also tells a controller sharing the state
  * directory that this node exists.
  */
@@ -48,11 +50,12 @@ public final class HostpathNode {
 
   HostpathNode(HostpathConfig config) {
     this.config = config;
-    this.bindMounts = switch (config.staging()) {
-      case BIND_MOUNT -> true;
-      case SYMLINK -> false;
-      case AUTO -> Mounts.bindPermitted(config.stateDir());
-    };
+    this.bindMounts =
+        switch (config.staging()) {
+          case BIND_MOUNT -> true;
+          case SYMLINK -> false;
+          case AUTO -> Mounts.bindPermitted(config.stateDir());
+        };
     this.file = new StateFile<>(config.nodeStateFile(config.nodeId()), NodeState.class);
     var loaded = file.load();
     this.state = loaded.orElse(NodeState.empty(config.nodeId()));
@@ -73,7 +76,11 @@ public final class HostpathNode {
   }
 
   /** NodeStageVolume. */
-  public void stage(String volumeId, Map<String, String> publishContext, String stagingPath, VolumeAccess access) {
+  public void stage(
+      String volumeId,
+      Map<String, String> publishContext,
+      String stagingPath,
+      VolumeAccess access) {
     var call = CsiCall.NodeStageVolume;
     Args.pathSafe(call, "volume_id", volumeId);
     var staging = Args.absolute(call, "staging_target_path", stagingPath);
@@ -82,17 +89,29 @@ public final class HostpathNode {
     try {
       var volumeDir = config.volumesDir().resolve(volumeId);
       if (!Files.isDirectory(volumeDir)) {
-        throw new CsiException(call, CsiCode.NOT_FOUND, "volume " + volumeId + " does not exist at " + volumeDir);
+        throw new CsiException(
+            call, CsiCode.NOT_FOUND, "volume " + volumeId + " does not exist at " + volumeDir);
       }
       var existing = state.staged().get(volumeId);
       if (existing != null) {
         if (!existing.stagingPath().equals(staging.toString())) {
-          throw new CsiException(call, CsiCode.FAILED_PRECONDITION,
+          throw new CsiException(
+              call,
+              CsiCode.FAILED_PRECONDITION,
               "volume " + volumeId + " is already staged at " + existing.stagingPath());
         }
         if (existing.mode() != access.mode()) {
-          throw new CsiException(call, CsiCode.ALREADY_EXISTS,
-              "volume " + volumeId + " is staged at " + staging + " as " + existing.mode() + ", not " + access.mode());
+          throw new CsiException(
+              call,
+              CsiCode.ALREADY_EXISTS,
+              "volume "
+                  + volumeId
+                  + " is staged at "
+                  + staging
+                  + " as "
+                  + existing.mode()
+                  + ", not "
+                  + access.mode());
         }
         place(call, staging, volumeDir, false); // repairs one removed behind our back
         return;
@@ -115,12 +134,16 @@ public final class HostpathNode {
     try {
       var existing = state.staged().get(volumeId);
       if (existing != null && !existing.stagingPath().equals(staging.toString())) {
-        throw new CsiException(call, CsiCode.FAILED_PRECONDITION,
+        throw new CsiException(
+            call,
+            CsiCode.FAILED_PRECONDITION,
             "volume " + volumeId + " is staged at " + existing.stagingPath() + ", not " + staging);
       }
       for (var p : state.published().entrySet()) {
         if (p.getValue().volumeId().equals(volumeId)) {
-          throw new CsiException(call, CsiCode.FAILED_PRECONDITION,
+          throw new CsiException(
+              call,
+              CsiCode.FAILED_PRECONDITION,
               "volume " + volumeId + " is still published at " + p.getKey());
         }
       }
@@ -136,8 +159,13 @@ public final class HostpathNode {
   }
 
   /** NodePublishVolume: needs the volume staged at {@code stagingPath} first. */
-  public void publish(String volumeId, Map<String, String> publishContext, String stagingPath, String targetPath,
-      VolumeAccess access, boolean readOnly) {
+  public void publish(
+      String volumeId,
+      Map<String, String> publishContext,
+      String stagingPath,
+      String targetPath,
+      VolumeAccess access,
+      boolean readOnly) {
     var call = CsiCall.NodePublishVolume;
     Args.pathSafe(call, "volume_id", volumeId);
     // Required because this plugin advertises STAGE_UNSTAGE_VOLUME.
@@ -148,32 +176,57 @@ public final class HostpathNode {
     try {
       var staged = state.staged().get(volumeId);
       if (staged == null) {
-        throw new CsiException(call, CsiCode.FAILED_PRECONDITION, "volume " + volumeId + " is not staged on node "
-            + config.nodeId() + "; NodeStageVolume comes first");
+        throw new CsiException(
+            call,
+            CsiCode.FAILED_PRECONDITION,
+            "volume "
+                + volumeId
+                + " is not staged on node "
+                + config.nodeId()
+                + "; NodeStageVolume comes first");
       }
       if (!staged.stagingPath().equals(staging.toString())) {
-        throw new CsiException(call, CsiCode.FAILED_PRECONDITION, "volume " + volumeId + " is staged at "
-            + staged.stagingPath() + ", not at staging_target_path " + staging);
+        throw new CsiException(
+            call,
+            CsiCode.FAILED_PRECONDITION,
+            "volume "
+                + volumeId
+                + " is staged at "
+                + staged.stagingPath()
+                + ", not at staging_target_path "
+                + staging);
       }
       if (staged.mode() != access.mode()) {
-        throw new CsiException(call, CsiCode.FAILED_PRECONDITION,
+        throw new CsiException(
+            call,
+            CsiCode.FAILED_PRECONDITION,
             "volume " + volumeId + " was staged as " + staged.mode() + ", not " + access.mode());
       }
       var existing = state.published().get(target.toString());
       if (existing != null) {
         if (!existing.volumeId().equals(volumeId) || existing.readOnly() != readOnly) {
-          throw new CsiException(call, CsiCode.ALREADY_EXISTS, "target " + target + " already has volume "
-              + existing.volumeId() + " with readonly=" + existing.readOnly());
+          throw new CsiException(
+              call,
+              CsiCode.ALREADY_EXISTS,
+              "target "
+                  + target
+                  + " already has volume "
+                  + existing.volumeId()
+                  + " with readonly="
+                  + existing.readOnly());
         }
         place(call, target, staging, existing.readOnly());
         return;
       }
-      boolean effectiveReadOnly = readOnly || access.mode() == AccessMode.SingleNodeReaderOnly
-          || access.mode() == AccessMode.MultiNodeReaderOnly;
+      boolean effectiveReadOnly =
+          readOnly
+              || access.mode() == AccessMode.SingleNodeReaderOnly
+              || access.mode() == AccessMode.MultiNodeReaderOnly;
       place(call, target, staging, effectiveReadOnly);
       marker(call, target, effectiveReadOnly && !bindMounts);
       var published = new HashMap<>(state.published());
-      published.put(target.toString(), new PublishedTarget(volumeId, staging.toString(), effectiveReadOnly));
+      published.put(
+          target.toString(), new PublishedTarget(volumeId, staging.toString(), effectiveReadOnly));
       commit(new NodeState(state.nodeId(), state.staged(), published));
     } finally {
       lock.unlock();
@@ -189,7 +242,9 @@ public final class HostpathNode {
     try {
       var existing = state.published().get(target.toString());
       if (existing != null && !existing.volumeId().equals(volumeId)) {
-        throw new CsiException(call, CsiCode.FAILED_PRECONDITION,
+        throw new CsiException(
+            call,
+            CsiCode.FAILED_PRECONDITION,
             "target " + target + " holds volume " + existing.volumeId() + ", not " + volumeId);
       }
       remove(call, target);
@@ -220,7 +275,10 @@ public final class HostpathNode {
       throw Args.invalid(call, "block access is not supported: hostpath volumes are directories");
     }
     if (!HostpathController.SUPPORTED_MODES.contains(access.mode())) {
-      throw new CsiException(call, CsiCode.FAILED_PRECONDITION, "access mode " + access.mode() + " exceeds this plugin's capabilities");
+      throw new CsiException(
+          call,
+          CsiCode.FAILED_PRECONDITION,
+          "access mode " + access.mode() + " exceeds this plugin's capabilities");
     }
   }
 
@@ -237,13 +295,16 @@ public final class HostpathNode {
       if (Files.isSymbolicLink(at)) {
         Files.delete(at); // left by a run that used links
       }
-      if (Files.exists(at, LinkOption.NOFOLLOW_LINKS) && !Files.isDirectory(at, LinkOption.NOFOLLOW_LINKS)) {
-        throw new CsiException(call, CsiCode.FAILED_PRECONDITION, at + " exists and is not a directory");
+      if (Files.exists(at, LinkOption.NOFOLLOW_LINKS)
+          && !Files.isDirectory(at, LinkOption.NOFOLLOW_LINKS)) {
+        throw new CsiException(
+            call, CsiCode.FAILED_PRECONDITION, at + " exists and is not a directory");
       }
       Files.createDirectories(at);
       Mounts.bind(source, at);
     } catch (IOException e) {
-      throw new CsiException(call, CsiCode.INTERNAL, "cannot bind " + source + " onto " + at + ": " + e.getMessage());
+      throw new CsiException(
+          call, CsiCode.INTERNAL, "cannot bind " + source + " onto " + at + ": " + e.getMessage());
     }
     if (readOnly) {
       try {
@@ -254,18 +315,23 @@ public final class HostpathNode {
         } catch (IOException ignored) {
           // reported below; the CO retries
         }
-        throw new CsiException(call, CsiCode.INTERNAL, "cannot make " + at + " read-only: " + e.getMessage());
+        throw new CsiException(
+            call, CsiCode.INTERNAL, "cannot make " + at + " read-only: " + e.getMessage());
       }
     }
   }
 
-  /** Undoes {@link #place}, whichever method made it: unmounts a mount point, removes a link or empty directory. */
+  /**
+   * Undoes {@link #place}, whichever method made it: unmounts a mount point, removes a link or
+   * empty directory.
+   */
   private static void remove(CsiCall call, Path at) {
     if (Mounts.isMountPoint(at)) {
       try {
         Mounts.unmount(at);
       } catch (IOException e) {
-        throw new CsiException(call, CsiCode.INTERNAL, "cannot unmount " + at + ": " + e.getMessage());
+        throw new CsiException(
+            call, CsiCode.INTERNAL, "cannot unmount " + at + ": " + e.getMessage());
       }
     }
     unlink(call, at);
@@ -282,12 +348,14 @@ public final class HostpathNode {
       } else if (Files.isDirectory(at, LinkOption.NOFOLLOW_LINKS)) {
         Files.delete(at); // only if empty: a CO-made mount point
       } else if (Files.exists(at, LinkOption.NOFOLLOW_LINKS)) {
-        throw new CsiException(call, CsiCode.FAILED_PRECONDITION, at + " exists and is not a directory");
+        throw new CsiException(
+            call, CsiCode.FAILED_PRECONDITION, at + " exists and is not a directory");
       }
       Files.createDirectories(at.getParent());
       Files.createSymbolicLink(at, to);
     } catch (DirectoryNotEmptyException e) {
-      throw new CsiException(call, CsiCode.FAILED_PRECONDITION, at + " is a directory that is not empty");
+      throw new CsiException(
+          call, CsiCode.FAILED_PRECONDITION, at + " is a directory that is not empty");
     } catch (IOException e) {
       throw new CsiException(call, CsiCode.INTERNAL, "cannot link " + at + " to " + to + ": " + e);
     }
@@ -301,7 +369,8 @@ public final class HostpathNode {
         Files.delete(at);
       }
     } catch (DirectoryNotEmptyException e) {
-      throw new CsiException(call, CsiCode.FAILED_PRECONDITION, at + " is a directory that is not empty");
+      throw new CsiException(
+          call, CsiCode.FAILED_PRECONDITION, at + " is a directory that is not empty");
     } catch (IOException e) {
       throw new CsiException(call, CsiCode.INTERNAL, "cannot remove " + at + ": " + e);
     }

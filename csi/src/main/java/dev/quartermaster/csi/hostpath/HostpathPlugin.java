@@ -44,12 +44,16 @@ public final class HostpathPlugin {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create " + config.volumesDir(), e);
     }
-    this.controller = config.controller() ? Optional.of(new HostpathController(config)) : Optional.empty();
+    this.controller =
+        config.controller() ? Optional.of(new HostpathController(config)) : Optional.empty();
     this.node = config.node() ? Optional.of(new HostpathNode(config)) : Optional.empty();
     this.gate = new CallGate(config.detectOverlap(), config.callLatency());
   }
 
-  /** Opens the plugin on {@code config.stateDir()}, creating it if needed and reading what it remembers. */
+  /**
+   * Opens the plugin on {@code config.stateDir()}, creating it if needed and reading what it
+   * remembers.
+   */
   public static HostpathPlugin open(HostpathConfig config) {
     return new HostpathPlugin(config);
   }
@@ -72,13 +76,19 @@ public final class HostpathPlugin {
     try (var _ = gate.enter(CsiCall.GetPluginInfo)) {
       var caps = EnumSet.noneOf(Capability.class);
       if (config.controller()) {
-        caps.addAll(EnumSet.of(Capability.ControllerService, Capability.CreateDeleteVolume,
-            Capability.PublishUnpublishVolume, Capability.ListVolumes, Capability.GetCapacity));
+        caps.addAll(
+            EnumSet.of(
+                Capability.ControllerService,
+                Capability.CreateDeleteVolume,
+                Capability.PublishUnpublishVolume,
+                Capability.ListVolumes,
+                Capability.GetCapacity));
       }
       if (config.node()) {
         caps.add(Capability.StageUnstageVolume);
       }
-      return new PluginInfo(HostpathConfig.PLUGIN_NAME, VERSION, caps, HostpathController.SUPPORTED_MODES);
+      return new PluginInfo(
+          HostpathConfig.PLUGIN_NAME, VERSION, caps, HostpathController.SUPPORTED_MODES);
     }
   }
 
@@ -89,28 +99,40 @@ public final class HostpathPlugin {
     }
   }
 
-  public CreatedVolume createVolume(String name, long requiredBytes, long limitBytes, List<VolumeAccess> capabilities,
+  public CreatedVolume createVolume(
+      String name,
+      long requiredBytes,
+      long limitBytes,
+      List<VolumeAccess> capabilities,
       Map<String, String> parameters) {
-    return controller(CsiCall.CreateVolume,
+    return controller(
+        CsiCall.CreateVolume,
         c -> c.createVolume(name, requiredBytes, limitBytes, capabilities, parameters));
   }
 
   public void deleteVolume(String volumeId) {
-    controller(CsiCall.DeleteVolume, c -> {
-      c.deleteVolume(volumeId);
-      return null;
-    });
+    controller(
+        CsiCall.DeleteVolume,
+        c -> {
+          c.deleteVolume(volumeId);
+          return null;
+        });
   }
 
-  public Map<String, String> controllerPublish(String volumeId, String nodeId, VolumeAccess access, boolean readOnly) {
-    return controller(CsiCall.ControllerPublishVolume, c -> c.controllerPublish(volumeId, nodeId, access, readOnly));
+  public Map<String, String> controllerPublish(
+      String volumeId, String nodeId, VolumeAccess access, boolean readOnly) {
+    return controller(
+        CsiCall.ControllerPublishVolume,
+        c -> c.controllerPublish(volumeId, nodeId, access, readOnly));
   }
 
   public void controllerUnpublish(String volumeId, String nodeId) {
-    controller(CsiCall.ControllerUnpublishVolume, c -> {
-      c.controllerUnpublish(volumeId, nodeId);
-      return null;
-    });
+    controller(
+        CsiCall.ControllerUnpublishVolume,
+        c -> {
+          c.controllerUnpublish(volumeId, nodeId);
+          return null;
+        });
   }
 
   public Validation validate(String volumeId, List<VolumeAccess> capabilities) {
@@ -138,33 +160,50 @@ public final class HostpathPlugin {
     return node(CsiCall.NodeGetInfo, HostpathNode::info);
   }
 
-  public void nodeStage(String volumeId, Map<String, String> publishContext, String stagingPath, VolumeAccess access) {
-    node(CsiCall.NodeStageVolume, n -> {
-      n.stage(volumeId, publishContext, stagingPath, access);
-      return null;
-    });
+  public void nodeStage(
+      String volumeId,
+      Map<String, String> publishContext,
+      String stagingPath,
+      VolumeAccess access) {
+    node(
+        CsiCall.NodeStageVolume,
+        n -> {
+          n.stage(volumeId, publishContext, stagingPath, access);
+          return null;
+        });
   }
 
   public void nodeUnstage(String volumeId, String stagingPath) {
-    node(CsiCall.NodeUnstageVolume, n -> {
-      n.unstage(volumeId, stagingPath);
-      return null;
-    });
+    node(
+        CsiCall.NodeUnstageVolume,
+        n -> {
+          n.unstage(volumeId, stagingPath);
+          return null;
+        });
   }
 
-  public void nodePublish(String volumeId, Map<String, String> publishContext, String stagingPath, String targetPath,
-      VolumeAccess access, boolean readOnly) {
-    node(CsiCall.NodePublishVolume, n -> {
-      n.publish(volumeId, publishContext, stagingPath, targetPath, access, readOnly);
-      return null;
-    });
+  public void nodePublish(
+      String volumeId,
+      Map<String, String> publishContext,
+      String stagingPath,
+      String targetPath,
+      VolumeAccess access,
+      boolean readOnly) {
+    node(
+        CsiCall.NodePublishVolume,
+        n -> {
+          n.publish(volumeId, publishContext, stagingPath, targetPath, access, readOnly);
+          return null;
+        });
   }
 
   public void nodeUnpublish(String volumeId, String targetPath) {
-    node(CsiCall.NodeUnpublishVolume, n -> {
-      n.unpublish(volumeId, targetPath);
-      return null;
-    });
+    node(
+        CsiCall.NodeUnpublishVolume,
+        n -> {
+          n.unpublish(volumeId, targetPath);
+          return null;
+        });
   }
 
   /** How the node stages and publishes (bind mounts or links); empty when it serves no node. */
@@ -197,6 +236,7 @@ public final class HostpathPlugin {
   }
 
   private static CsiException unimplemented(CsiCall call, String service) {
-    return new CsiException(call, CsiCode.UNIMPLEMENTED, "this plugin instance does not serve the " + service);
+    return new CsiException(
+        call, CsiCode.UNIMPLEMENTED, "this plugin instance does not serve the " + service);
   }
 }

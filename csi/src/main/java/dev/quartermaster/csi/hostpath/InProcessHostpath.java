@@ -38,9 +38,12 @@ final class InProcessHostpath implements CsiPlugin {
   }
 
   @Override
-  public CompletionStage<CreatedVolume> createVolume(String name, long capacityBytes, AccessMode mode,
-      Map<String, String> parameters) {
-    return run(() -> plugin.createVolume(name, capacityBytes, 0, List.of(VolumeAccess.mount(mode)), parameters));
+  public CompletionStage<CreatedVolume> createVolume(
+      String name, long capacityBytes, AccessMode mode, Map<String, String> parameters) {
+    return run(
+        () ->
+            plugin.createVolume(
+                name, capacityBytes, 0, List.of(VolumeAccess.mount(mode)), parameters));
   }
 
   @Override
@@ -49,9 +52,10 @@ final class InProcessHostpath implements CsiPlugin {
   }
 
   @Override
-  public CompletionStage<Map<String, String>> controllerPublish(String volumeId, String csiNodeId, AccessMode mode,
-      boolean readOnly) {
-    return run(() -> plugin.controllerPublish(volumeId, csiNodeId, VolumeAccess.mount(mode), readOnly));
+  public CompletionStage<Map<String, String>> controllerPublish(
+      String volumeId, String csiNodeId, AccessMode mode, boolean readOnly) {
+    return run(
+        () -> plugin.controllerPublish(volumeId, csiNodeId, VolumeAccess.mount(mode), readOnly));
   }
 
   @Override
@@ -70,9 +74,10 @@ final class InProcessHostpath implements CsiPlugin {
   }
 
   @Override
-  public CompletionStage<Void> nodeStage(String volumeId, Map<String, String> publishContext, String stagingPath,
-      AccessMode mode) {
-    return run(() -> plugin.nodeStage(volumeId, publishContext, stagingPath, VolumeAccess.mount(mode)));
+  public CompletionStage<Void> nodeStage(
+      String volumeId, Map<String, String> publishContext, String stagingPath, AccessMode mode) {
+    return run(
+        () -> plugin.nodeStage(volumeId, publishContext, stagingPath, VolumeAccess.mount(mode)));
   }
 
   @Override
@@ -81,10 +86,22 @@ final class InProcessHostpath implements CsiPlugin {
   }
 
   @Override
-  public CompletionStage<Void> nodePublish(String volumeId, Map<String, String> publishContext, String stagingPath,
-      String targetPath, AccessMode mode, boolean readOnly) {
-    return run(() -> plugin.nodePublish(volumeId, publishContext, stagingPath, targetPath, VolumeAccess.mount(mode),
-        readOnly));
+  public CompletionStage<Void> nodePublish(
+      String volumeId,
+      Map<String, String> publishContext,
+      String stagingPath,
+      String targetPath,
+      AccessMode mode,
+      boolean readOnly) {
+    return run(
+        () ->
+            plugin.nodePublish(
+                volumeId,
+                publishContext,
+                stagingPath,
+                targetPath,
+                VolumeAccess.mount(mode),
+                readOnly));
   }
 
   @Override

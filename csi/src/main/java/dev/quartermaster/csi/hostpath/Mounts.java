@@ -50,8 +50,8 @@ final class Mounts {
   }
 
   /**
-   * Whether bind mounts work here: binds a scratch directory under {@code scratchParent} onto another
-   * and undoes it.
+   * Whether bind mounts work here: binds a scratch directory under {@code scratchParent} onto
+   * another and undoes it.
    */
   static boolean bindPermitted(Path scratchParent) {
     var source = scratchParent.resolve(".bind-probe-source");
@@ -76,19 +76,25 @@ final class Mounts {
 
   private static String unescape(String field) {
     // mountinfo writes space, tab, newline and backslash as octal escapes.
-    return field.replace("\\040", " ").replace("\\011", "\t").replace("\\012", "\n").replace("\\134", "\\");
+    return field
+        .replace("\\040", " ")
+        .replace("\\011", "\t")
+        .replace("\\012", "\n")
+        .replace("\\134", "\\");
   }
 
   private static void run(String... command) throws IOException {
     var process = new ProcessBuilder(command).redirectErrorStream(true).start();
     try {
-      var output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+      var output =
+          new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
       if (!process.waitFor(30, TimeUnit.SECONDS)) {
         process.destroyForcibly();
         throw new IOException(String.join(" ", command) + " did not finish in 30 s");
       }
       if (process.exitValue() != 0) {
-        throw new IOException(String.join(" ", command) + " failed (exit " + process.exitValue() + "): " + output);
+        throw new IOException(
+            String.join(" ", command) + " failed (exit " + process.exitValue() + "): " + output);
       }
     } catch (InterruptedException e) {
       process.destroyForcibly();

@@ -10,11 +10,13 @@ import java.util.TreeMap;
  * @param staged by volume id
  * @param published by target path
  */
-public record NodeState(String nodeId, Map<String, StagedVolume> staged, Map<String, PublishedTarget> published) {
+public record NodeState(
+    String nodeId, Map<String, StagedVolume> staged, Map<String, PublishedTarget> published) {
   public NodeState {
     nodeId = nodeId == null ? "" : nodeId;
     staged = staged == null ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(staged));
-    published = published == null ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(published));
+    published =
+        published == null ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(published));
   }
 
   public static NodeState empty(String nodeId) {

@@ -17,7 +17,8 @@ import java.util.Optional;
  * the new one, never half of each.
  */
 final class StateFile<T> {
-  private static final ObjectMapper JSON = PooledJson.mapper().enable(SerializationFeature.INDENT_OUTPUT);
+  private static final ObjectMapper JSON =
+      PooledJson.mapper().enable(SerializationFeature.INDENT_OUTPUT);
 
   private final Path file;
   private final Class<T> type;
@@ -31,7 +32,10 @@ final class StateFile<T> {
     return file;
   }
 
-  /** The stored state, or empty when there is no file yet; a file that does not parse is {@link DamagedStateException}. */
+  /**
+   * The stored state, or empty when there is no file yet; a file that does not parse is {@link
+   * DamagedStateException}.
+   */
   Optional<T> load() {
     if (!Files.exists(file)) {
       return Optional.empty();

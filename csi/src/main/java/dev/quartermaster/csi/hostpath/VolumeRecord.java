@@ -11,13 +11,19 @@ import java.util.TreeMap;
  *
  * @param attachments by node id
  */
-public record VolumeRecord(String id, String name, long capacityBytes, Set<AccessMode> modes,
-    Map<String, String> parameters, Map<String, Attachment> attachments) {
+public record VolumeRecord(
+    String id,
+    String name,
+    long capacityBytes,
+    Set<AccessMode> modes,
+    Map<String, String> parameters,
+    Map<String, Attachment> attachments) {
   public VolumeRecord {
     modes = modes == null ? Set.of() : Set.copyOf(modes);
     parameters = parameters == null ? Map.of() : Map.copyOf(parameters);
     // Sorted, so that the state file and ListVolumes read the same way every time.
-    attachments = attachments == null ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(attachments));
+    attachments =
+        attachments == null ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(attachments));
   }
 
   /** Whether the volume may be attached to more than one node at once. */

@@ -6,7 +6,10 @@ public enum Capability {
   ControllerService,
   /** Controller capability CREATE_DELETE_VOLUME. */
   CreateDeleteVolume,
-  /** Controller capability PUBLISH_UNPUBLISH_VOLUME: claims need ControllerPublish before the node's calls. */
+  /**
+   * Controller capability PUBLISH_UNPUBLISH_VOLUME: claims need ControllerPublish before the node's
+   * calls.
+   */
   PublishUnpublishVolume,
   ListVolumes,
   GetCapacity,

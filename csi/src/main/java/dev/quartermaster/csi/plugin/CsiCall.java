@@ -20,7 +20,10 @@ public enum CsiCall {
   NodeUnpublishVolume,
   ValidateVolumeCapabilities;
 
-  /** Calls that change the storage system's attachments or volumes: the ones serialized per plugin (I5). */
+  /**
+   * Calls that change the storage system's attachments or volumes: the ones serialized per plugin
+   * (I5).
+   */
   public boolean destructive() {
     return switch (this) {
       case CreateVolume, DeleteVolume, ControllerPublishVolume, ControllerUnpublishVolume -> true;

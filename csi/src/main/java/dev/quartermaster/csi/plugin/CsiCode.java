@@ -21,9 +21,9 @@ public enum CsiCode {
 
   /**
    * Whether the same call may simply be made again after a backoff: the operation is pending
-   * (ABORTED), the plugin was unreachable (UNAVAILABLE) or slow (DEADLINE_EXCEEDED, where it may even
-   * have finished — every call we make is idempotent). Everything else needs something to change
-   * first and is surfaced as a condition naming the call.
+   * (ABORTED), the plugin was unreachable (UNAVAILABLE) or slow (DEADLINE_EXCEEDED, where it may
+   * even have finished — every call we make is idempotent). Everything else needs something to
+   * change first and is surfaced as a condition naming the call.
    */
   public boolean retryable() {
     return this == ABORTED || this == UNAVAILABLE || this == DEADLINE_EXCEEDED || this == CANCELLED;

@@ -13,7 +13,9 @@ public final class CsiException extends RuntimeException {
     this.detail = message == null ? "" : message;
   }
 
-  /** The plugin's own message, without the call and code (what a gRPC server puts in the status). */
+  /**
+   * The plugin's own message, without the call and code (what a gRPC server puts in the status).
+   */
   public String detail() {
     return detail;
   }

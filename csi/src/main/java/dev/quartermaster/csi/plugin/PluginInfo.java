@@ -9,7 +9,8 @@ import java.util.Set;
  * @param accessModes the access modes it supports (for the hostpath plugin: single-node ones and
  *     multi-node reader-only; a plugin that does not say is assumed to support them all)
  */
-public record PluginInfo(String name, String vendorVersion, Set<Capability> capabilities, Set<AccessMode> accessModes) {
+public record PluginInfo(
+    String name, String vendorVersion, Set<Capability> capabilities, Set<AccessMode> accessModes) {
   public PluginInfo {
     name = name == null ? "" : name;
     vendorVersion = vendorVersion == null ? "" : vendorVersion;

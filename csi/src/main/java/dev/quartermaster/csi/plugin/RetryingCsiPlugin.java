@@ -9,13 +9,13 @@ import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
 /**
- * A {@link CsiPlugin} that makes each call again while it fails with a {@linkplain CsiCode#retryable()
- * retryable} code, backing off exponentially through the {@link Env}'s timers (never by sleeping, so
- * it runs the same in virtual time). After the last attempt, or on a code that is not retryable, the
- * call fails with the plugin's last {@link CsiException}.
+ * A {@link CsiPlugin} that makes each call again while it fails with a {@linkplain
+ * CsiCode#retryable() retryable} code, backing off exponentially through the {@link Env}'s timers
+ * (never by sleeping, so it runs the same in virtual time). After the last attempt, or on a code
+ * that is not retryable, the call fails with the plugin's last {@link CsiException}.
  *
- * <p>Safe because every CSI call we make is idempotent: a retried call continues where the first one
- * left off (spec, "Timeouts").
+ * <p>Safe because every CSI call we make is idempotent: a retried call continues where the first
+ * one left off (spec, "Timeouts").
  *
  * <p>A retry is scheduled from the thread that completed the failed call; under a single-threaded
  * {@code DeterministicEnv}, the delegate must therefore complete its calls on the env's thread (as
@@ -44,9 +44,10 @@ public final class RetryingCsiPlugin implements CsiPlugin {
   }
 
   @Override
-  public CompletionStage<CreatedVolume> createVolume(String name, long capacityBytes, AccessMode mode,
-      Map<String, String> parameters) {
-    return retry(CsiCall.CreateVolume, () -> delegate.createVolume(name, capacityBytes, mode, parameters));
+  public CompletionStage<CreatedVolume> createVolume(
+      String name, long capacityBytes, AccessMode mode, Map<String, String> parameters) {
+    return retry(
+        CsiCall.CreateVolume, () -> delegate.createVolume(name, capacityBytes, mode, parameters));
   }
 
   @Override
@@ -55,15 +56,17 @@ public final class RetryingCsiPlugin implements CsiPlugin {
   }
 
   @Override
-  public CompletionStage<Map<String, String>> controllerPublish(String volumeId, String csiNodeId, AccessMode mode,
-      boolean readOnly) {
-    return retry(CsiCall.ControllerPublishVolume,
+  public CompletionStage<Map<String, String>> controllerPublish(
+      String volumeId, String csiNodeId, AccessMode mode, boolean readOnly) {
+    return retry(
+        CsiCall.ControllerPublishVolume,
         () -> delegate.controllerPublish(volumeId, csiNodeId, mode, readOnly));
   }
 
   @Override
   public CompletionStage<Void> controllerUnpublish(String volumeId, String csiNodeId) {
-    return retry(CsiCall.ControllerUnpublishVolume, () -> delegate.controllerUnpublish(volumeId, csiNodeId));
+    return retry(
+        CsiCall.ControllerUnpublishVolume, () -> delegate.controllerUnpublish(volumeId, csiNodeId));
   }
 
   @Override
@@ -77,9 +80,11 @@ public final class RetryingCsiPlugin implements CsiPlugin {
   }
 
   @Override
-  public CompletionStage<Void> nodeStage(String volumeId, Map<String, String> publishContext, String stagingPath,
-      AccessMode mode) {
-    return retry(CsiCall.NodeStageVolume, () -> delegate.nodeStage(volumeId, publishContext, stagingPath, mode));
+  public CompletionStage<Void> nodeStage(
+      String volumeId, Map<String, String> publishContext, String stagingPath, AccessMode mode) {
+    return retry(
+        CsiCall.NodeStageVolume,
+        () -> delegate.nodeStage(volumeId, publishContext, stagingPath, mode));
   }
 
   @Override
@@ -88,10 +93,18 @@ public final class RetryingCsiPlugin implements CsiPlugin {
   }
 
   @Override
-  public CompletionStage<Void> nodePublish(String volumeId, Map<String, String> publishContext, String stagingPath,
-      String targetPath, AccessMode mode, boolean readOnly) {
-    return retry(CsiCall.NodePublishVolume,
-        () -> delegate.nodePublish(volumeId, publishContext, stagingPath, targetPath, mode, readOnly));
+  public CompletionStage<Void> nodePublish(
+      String volumeId,
+      Map<String, String> publishContext,
+      String stagingPath,
+      String targetPath,
+      AccessMode mode,
+      boolean readOnly) {
+    return retry(
+        CsiCall.NodePublishVolume,
+        () ->
+            delegate.nodePublish(
+                volumeId, publishContext, stagingPath, targetPath, mode, readOnly));
   }
 
   @Override
@@ -110,7 +123,8 @@ public final class RetryingCsiPlugin implements CsiPlugin {
     return result;
   }
 
-  private <T> void attempt(CsiCall call, Supplier<CompletionStage<T>> attempt, int n, CompletableFuture<T> result) {
+  private <T> void attempt(
+      CsiCall call, Supplier<CompletionStage<T>> attempt, int n, CompletableFuture<T> result) {
     CompletionStage<T> stage;
     try {
       stage = attempt.get();
@@ -118,17 +132,18 @@ public final class RetryingCsiPlugin implements CsiPlugin {
       // A plugin that throws instead of failing its stage is treated the same way.
       stage = CompletableFuture.failedFuture(e);
     }
-    stage.whenComplete((value, failure) -> {
-      if (failure == null) {
-        result.complete(value);
-        return;
-      }
-      var error = CsiException.of(call, failure);
-      if (!error.code().retryable() || n >= policy.attempts()) {
-        result.completeExceptionally(error);
-        return;
-      }
-      env.schedule(policy.backoffBefore(n + 1), () -> attempt(call, attempt, n + 1, result));
-    });
+    stage.whenComplete(
+        (value, failure) -> {
+          if (failure == null) {
+            result.complete(value);
+            return;
+          }
+          var error = CsiException.of(call, failure);
+          if (!error.code().retryable() || n >= policy.attempts()) {
+            result.completeExceptionally(error);
+            return;
+          }
+          env.schedule(policy.backoffBefore(n + 1), () -> attempt(call, attempt, n + 1, result));
+        });
   }
 }

@@ -20,11 +20,16 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-/** Test helpers: bounded waits on calls, short socket directories, raw channels for calls CsiPlugin lacks. */
+/**
+ * Test helpers: bounded waits on calls, short socket directories, raw channels for calls CsiPlugin
+ * lacks.
+ */
 public final class Calls {
   private Calls() {}
 
-  /** The call's value; a failure is rethrown as its CsiException. Bounded, so a hang fails the test. */
+  /**
+   * The call's value; a failure is rethrown as its CsiException. Bounded, so a hang fails the test.
+   */
   public static <T> T await(CompletionStage<T> stage) {
     try {
       return stage.toCompletableFuture().get(30, TimeUnit.SECONDS);
@@ -58,11 +63,12 @@ public final class Calls {
   public record RawChannel(ManagedChannel channel, EventLoopGroup group) implements AutoCloseable {
     public static RawChannel open(Path socket) {
       var group = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
-      var channel = NettyChannelBuilder.forAddress(new DomainSocketAddress(socket.toString()))
-          .channelType(EpollDomainSocketChannel.class, DomainSocketAddress.class)
-          .eventLoopGroup(group)
-          .usePlaintext()
-          .build();
+      var channel =
+          NettyChannelBuilder.forAddress(new DomainSocketAddress(socket.toString()))
+              .channelType(EpollDomainSocketChannel.class, DomainSocketAddress.class)
+              .eventLoopGroup(group)
+              .usePlaintext()
+              .build();
       return new RawChannel(channel, group);
     }
 

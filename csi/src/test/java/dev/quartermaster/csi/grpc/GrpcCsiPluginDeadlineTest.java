@@ -61,17 +61,24 @@ class GrpcCsiPluginDeadlineTest {
     var server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
     closing.add(server);
     server.bind(UnixDomainSocketAddress.of(socket));
-    var answering = Thread.ofVirtual().start(() -> {
-      try {
-        while (true) {
-          SocketChannel c = server.accept();
-          closing.add(c);
-          c.write(ByteBuffer.wrap("HTTP/1.0 200 OK\r\n\r\nthis is not gRPC\n".repeat(20).getBytes(StandardCharsets.US_ASCII)));
-        }
-      } catch (Exception e) {
-        // server closed: done
-      }
-    });
+    var answering =
+        Thread.ofVirtual()
+            .start(
+                () -> {
+                  try {
+                    while (true) {
+                      SocketChannel c = server.accept();
+                      closing.add(c);
+                      c.write(
+                          ByteBuffer.wrap(
+                              "HTTP/1.0 200 OK\r\n\r\nthis is not gRPC\n"
+                                  .repeat(20)
+                                  .getBytes(StandardCharsets.US_ASCII)));
+                    }
+                  } catch (Exception e) {
+                    // server closed: done
+                  }
+                });
     closing.add(answering::interrupt);
 
     var client = GrpcCsiPlugin.open(socket.toString(), Duration.ofMillis(500));
@@ -79,7 +86,8 @@ class GrpcCsiPluginDeadlineTest {
 
     var error = failure(client.nodeInfo());
     assertThat(error.call()).isEqualTo(CsiCall.NodeGetInfo);
-    assertThat(error.code()).isIn(CsiCode.UNAVAILABLE, CsiCode.INTERNAL, CsiCode.UNKNOWN, CsiCode.DEADLINE_EXCEEDED);
+    assertThat(error.code())
+        .isIn(CsiCode.UNAVAILABLE, CsiCode.INTERNAL, CsiCode.UNKNOWN, CsiCode.DEADLINE_EXCEEDED);
   }
 
   @Test
@@ -96,8 +104,11 @@ class GrpcCsiPluginDeadlineTest {
   void endpointsMustBeAbsoluteUnixPathsThatFitInSunPath() {
     assertThat(Endpoints.socketPath("unix:///tmp/x.sock")).isEqualTo(Path.of("/tmp/x.sock"));
     assertThat(Endpoints.socketPath("/tmp/x.sock")).isEqualTo(Path.of("/tmp/x.sock"));
-    assertThatThrownBy(() -> Endpoints.socketPath("tcp://localhost:1")).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> Endpoints.socketPath("unix://relative.sock")).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> Endpoints.socketPath("/" + "d".repeat(120))).hasMessageContaining("longer than");
+    assertThatThrownBy(() -> Endpoints.socketPath("tcp://localhost:1"))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> Endpoints.socketPath("unix://relative.sock"))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> Endpoints.socketPath("/" + "d".repeat(120)))
+        .hasMessageContaining("longer than");
   }
 }

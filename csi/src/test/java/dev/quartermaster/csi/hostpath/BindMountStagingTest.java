@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Staging by bind mount, where this process may mount (root with CAP_SYS_ADMIN); skipped elsewhere.
- * Whatever a failing test leaves mounted under its directory is unmounted before the directory goes.
+ * Whatever a failing test leaves mounted under its directory is unmounted before the directory
+ * goes.
  */
 @Timeout(120)
 class BindMountStagingTest {
@@ -32,8 +33,11 @@ class BindMountStagingTest {
 
   @AfterEach
   void tearDown() throws IOException {
-    var mine = Mounts.mountPoints().stream().filter(p -> p.startsWith(dir.toString()))
-        .sorted(Comparator.reverseOrder()).toList();
+    var mine =
+        Mounts.mountPoints().stream()
+            .filter(p -> p.startsWith(dir.toString()))
+            .sorted(Comparator.reverseOrder())
+            .toList();
     for (var p : mine) {
       Mounts.unmount(Path.of(p));
     }
@@ -44,7 +48,8 @@ class BindMountStagingTest {
   void stagesAndPublishesByBindMountAndHonoursReadOnly() throws Exception {
     assumeTrue(Mounts.bindPermitted(dir), "bind mounts are not permitted here");
     var config = HostpathConfig.of("n1", dir.resolve("state")).withStaging(Staging.AUTO);
-    try (var server = HostpathServer.start(config, dir.resolve("csi.sock").toString(), Optional.empty());
+    try (var server =
+            HostpathServer.start(config, dir.resolve("csi.sock").toString(), Optional.empty());
         var client = GrpcCsiPlugin.open(server.endpoint(), Duration.ofSeconds(20))) {
       assertThat(server.plugin().stagingMethod()).contains(Staging.BIND_MOUNT);
       await(client.createVolume("v", 1 << 20, SNW, Map.of()));
@@ -63,7 +68,9 @@ class BindMountStagingTest {
       Files.writeString(target.resolve("data.txt"), "written through the mount");
       assertThat(dir.resolve("state/volumes/v/data.txt")).hasContent("written through the mount");
 
-      await(client.nodePublish("v", context, staging.toString(), readOnlyTarget.toString(), SNW, true));
+      await(
+          client.nodePublish(
+              "v", context, staging.toString(), readOnlyTarget.toString(), SNW, true));
       assertThat(readOnlyTarget.resolve("data.txt")).hasContent("written through the mount");
       assertThatThrownBy(() -> Files.writeString(readOnlyTarget.resolve("other.txt"), "x"))
           .isInstanceOf(IOException.class);

@@ -42,7 +42,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** The hostpath plugin driven over a real Unix socket by the gRPC client, checked against the CSI spec. */
+/**
+ * The hostpath plugin driven over a real Unix socket by the gRPC client, checked against the CSI
+ * spec.
+ */
 @Timeout(120)
 class HostpathGrpcTest {
   private static final long MIB = 1L << 20;
@@ -106,9 +109,14 @@ class HostpathGrpcTest {
     var info = await(client.pluginInfo());
     assertThat(info.name()).isEqualTo("hostpath.csi.quartermaster.dev");
     assertThat(info.vendorVersion()).isNotEmpty();
-    assertThat(info.capabilities()).containsExactlyInAnyOrder(Capability.ControllerService,
-        Capability.CreateDeleteVolume, Capability.PublishUnpublishVolume, Capability.ListVolumes,
-        Capability.GetCapacity, Capability.StageUnstageVolume);
+    assertThat(info.capabilities())
+        .containsExactlyInAnyOrder(
+            Capability.ControllerService,
+            Capability.CreateDeleteVolume,
+            Capability.PublishUnpublishVolume,
+            Capability.ListVolumes,
+            Capability.GetCapacity,
+            Capability.StageUnstageVolume);
     assertThat(await(client.probe())).isTrue();
     assertThat(await(client.nodeInfo()).nodeId()).isEqualTo("n1");
     assertThat(await(client.nodeInfo()).maxVolumesPerNode()).isEqualTo(16);
@@ -117,14 +125,17 @@ class HostpathGrpcTest {
   @Test
   void controllerOnlyAndNodeOnlyServeTheirPart() {
     start(config().withRoles(true, false));
-    assertThat(await(client.pluginInfo()).capabilities()).contains(Capability.ControllerService)
+    assertThat(await(client.pluginInfo()).capabilities())
+        .contains(Capability.ControllerService)
         .doesNotContain(Capability.StageUnstageVolume);
     assertThat(failure(client.nodeInfo()).code()).isEqualTo(CsiCode.UNIMPLEMENTED);
     stop();
 
     start(config().withRoles(false, true));
-    assertThat(await(client.pluginInfo()).capabilities()).containsExactly(Capability.StageUnstageVolume);
-    assertThat(failure(client.createVolume("v", MIB, SNW, Map.of())).code()).isEqualTo(CsiCode.UNIMPLEMENTED);
+    assertThat(await(client.pluginInfo()).capabilities())
+        .containsExactly(Capability.StageUnstageVolume);
+    assertThat(failure(client.createVolume("v", MIB, SNW, Map.of())).code())
+        .isEqualTo(CsiCode.UNIMPLEMENTED);
   }
 
   @Test
@@ -135,13 +146,19 @@ class HostpathGrpcTest {
     var again = await(client.createVolume("v1", 2 * MIB, SNW, Map.of("k", "v")));
     assertThat(again).isEqualTo(first);
     assertThat(first.capacityBytes()).isEqualTo(2 * MIB);
-    assertThat(Path.of(first.context().get("path"))).isDirectory().isEqualTo(state.resolve("volumes/v1"));
+    assertThat(Path.of(first.context().get("path")))
+        .isDirectory()
+        .isEqualTo(state.resolve("volumes/v1"));
     // A smaller request is satisfied by the existing volume.
     assertThat(await(client.createVolume("v1", MIB, SNW, Map.of("k", "v")))).isEqualTo(first);
 
     assertThat(failure(client.createVolume("v1", 3 * MIB, SNW, Map.of("k", "v"))).code())
         .isEqualTo(CsiCode.ALREADY_EXISTS);
-    assertThat(failure(client.createVolume("v1", 2 * MIB, AccessMode.MultiNodeReaderOnly, Map.of("k", "v"))).code())
+    assertThat(
+            failure(
+                    client.createVolume(
+                        "v1", 2 * MIB, AccessMode.MultiNodeReaderOnly, Map.of("k", "v")))
+                .code())
         .isEqualTo(CsiCode.ALREADY_EXISTS);
     assertThat(failure(client.createVolume("v1", 2 * MIB, SNW, Map.of("k", "other"))).code())
         .isEqualTo(CsiCode.ALREADY_EXISTS);
@@ -153,7 +170,8 @@ class HostpathGrpcTest {
   void createVolumeArgumentErrors() {
     start(config());
 
-    var unsupported = failure(client.createVolume("v", MIB, AccessMode.MultiNodeMultiWriter, Map.of()));
+    var unsupported =
+        failure(client.createVolume("v", MIB, AccessMode.MultiNodeMultiWriter, Map.of()));
     assertThat(unsupported.code()).isEqualTo(CsiCode.INVALID_ARGUMENT);
     assertThat(unsupported.call()).isEqualTo(CsiCall.CreateVolume);
     assertThat(unsupported.getMessage()).contains("MultiNodeMultiWriter");
@@ -166,33 +184,65 @@ class HostpathGrpcTest {
       var e = failure(client.createVolume(escaping, MIB, SNW, Map.of()));
       assertThat(e.code()).as(escaping).isEqualTo(CsiCode.INVALID_ARGUMENT);
     }
-    assertThat(failure(client.deleteVolume("../../etc")).code()).isEqualTo(CsiCode.INVALID_ARGUMENT);
+    assertThat(failure(client.deleteVolume("../../etc")).code())
+        .isEqualTo(CsiCode.INVALID_ARGUMENT);
     assertThat(dir.resolve("x")).doesNotExist();
 
     try (var raw = raw()) {
       var controller = ControllerGrpc.newBlockingStub(raw.channel());
-      var noCaps = rawFailure(() -> controller.createVolume(CreateVolumeRequest.newBuilder().setName("v").build()));
+      var noCaps =
+          rawFailure(
+              () -> controller.createVolume(CreateVolumeRequest.newBuilder().setName("v").build()));
       assertThat(noCaps.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
       assertThat(noCaps.getStatus().getDescription()).contains("volume_capabilities");
 
-      var block = rawFailure(() -> controller.createVolume(CreateVolumeRequest.newBuilder().setName("v")
-          .addVolumeCapabilities(VolumeCapability.newBuilder().setBlock(VolumeCapability.BlockVolume.getDefaultInstance())
-              .setAccessMode(VolumeCapability.AccessMode.newBuilder()
-                  .setMode(VolumeCapability.AccessMode.Mode.SINGLE_NODE_WRITER)))
-          .build()));
+      var block =
+          rawFailure(
+              () ->
+                  controller.createVolume(
+                      CreateVolumeRequest.newBuilder()
+                          .setName("v")
+                          .addVolumeCapabilities(
+                              VolumeCapability.newBuilder()
+                                  .setBlock(VolumeCapability.BlockVolume.getDefaultInstance())
+                                  .setAccessMode(
+                                      VolumeCapability.AccessMode.newBuilder()
+                                          .setMode(
+                                              VolumeCapability.AccessMode.Mode.SINGLE_NODE_WRITER)))
+                          .build()));
       assertThat(block.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
 
-      var alphaMode = rawFailure(() -> controller.createVolume(CreateVolumeRequest.newBuilder().setName("v")
-          .addVolumeCapabilities(VolumeCapability.newBuilder().setMount(VolumeCapability.MountVolume.getDefaultInstance())
-              .setAccessMode(VolumeCapability.AccessMode.newBuilder()
-                  .setMode(VolumeCapability.AccessMode.Mode.SINGLE_NODE_MULTI_WRITER)))
-          .build()));
+      var alphaMode =
+          rawFailure(
+              () ->
+                  controller.createVolume(
+                      CreateVolumeRequest.newBuilder()
+                          .setName("v")
+                          .addVolumeCapabilities(
+                              VolumeCapability.newBuilder()
+                                  .setMount(VolumeCapability.MountVolume.getDefaultInstance())
+                                  .setAccessMode(
+                                      VolumeCapability.AccessMode.newBuilder()
+                                          .setMode(
+                                              VolumeCapability.AccessMode.Mode
+                                                  .SINGLE_NODE_MULTI_WRITER)))
+                          .build()));
       assertThat(alphaMode.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
-      assertThat(alphaMode.getStatus().getDescription()).contains("volume_capabilities[0].access_mode");
+      assertThat(alphaMode.getStatus().getDescription())
+          .contains("volume_capabilities[0].access_mode");
 
-      var inverted = rawFailure(() -> controller.createVolume(CreateVolumeRequest.newBuilder().setName("v")
-          .setCapacityRange(CapacityRange.newBuilder().setRequiredBytes(2 * MIB).setLimitBytes(MIB))
-          .addVolumeCapabilities(CsiProtos.mount(SNW)).build()));
+      var inverted =
+          rawFailure(
+              () ->
+                  controller.createVolume(
+                      CreateVolumeRequest.newBuilder()
+                          .setName("v")
+                          .setCapacityRange(
+                              CapacityRange.newBuilder()
+                                  .setRequiredBytes(2 * MIB)
+                                  .setLimitBytes(MIB))
+                          .addVolumeCapabilities(CsiProtos.mount(SNW))
+                          .build()));
       assertThat(inverted.getStatus().getCode()).isEqualTo(Status.Code.OUT_OF_RANGE);
     }
   }
@@ -250,12 +300,14 @@ class HostpathGrpcTest {
     var a = await(client.controllerPublish("a", "n1", SNW, false));
     assertThat(a).containsEntry("device", "/dev/xvdb");
     assertThat(await(client.controllerPublish("a", "n1", SNW, false))).isEqualTo(a);
-    assertThat(await(client.controllerPublish("b", "n1", SNW, false))).containsEntry("device", "/dev/xvdc");
+    assertThat(await(client.controllerPublish("b", "n1", SNW, false)))
+        .containsEntry("device", "/dev/xvdc");
 
     var full = failure(client.controllerPublish("c", "n1", SNW, false));
     assertThat(full.code()).isEqualTo(CsiCode.RESOURCE_EXHAUSTED);
     // Another node has its own slots.
-    assertThat(await(client.controllerPublish("c", "n2", SNW, false))).containsEntry("device", "/dev/xvdb");
+    assertThat(await(client.controllerPublish("c", "n2", SNW, false)))
+        .containsEntry("device", "/dev/xvdb");
 
     var elsewhere = failure(client.controllerPublish("a", "n2", SNW, false));
     assertThat(elsewhere.code()).isEqualTo(CsiCode.FAILED_PRECONDITION);
@@ -264,10 +316,14 @@ class HostpathGrpcTest {
     var incompatible = failure(client.controllerPublish("a", "n1", SNW, true));
     assertThat(incompatible.code()).isEqualTo(CsiCode.ALREADY_EXISTS);
 
-    assertThat(failure(client.controllerPublish("nope", "n1", SNW, false)).code()).isEqualTo(CsiCode.NOT_FOUND);
-    assertThat(failure(client.controllerPublish("a", "ghost", SNW, false)).code()).isEqualTo(CsiCode.NOT_FOUND);
-    assertThat(failure(client.controllerPublish("", "n1", SNW, false)).getMessage()).contains("volume_id is required");
-    assertThat(failure(client.controllerPublish("a", "", SNW, false)).getMessage()).contains("node_id is required");
+    assertThat(failure(client.controllerPublish("nope", "n1", SNW, false)).code())
+        .isEqualTo(CsiCode.NOT_FOUND);
+    assertThat(failure(client.controllerPublish("a", "ghost", SNW, false)).code())
+        .isEqualTo(CsiCode.NOT_FOUND);
+    assertThat(failure(client.controllerPublish("", "n1", SNW, false)).getMessage())
+        .contains("volume_id is required");
+    assertThat(failure(client.controllerPublish("a", "", SNW, false)).getMessage())
+        .contains("node_id is required");
 
     // Multi-node reader-only goes to both nodes.
     await(client.controllerUnpublish("b", "n1"));
@@ -280,51 +336,92 @@ class HostpathGrpcTest {
     await(client.controllerUnpublish("a", "ghost"));
     await(client.controllerUnpublish("nope", "n1"));
     // n2's two slots hold c and ro; an empty node id unpublishes ro from every node.
-    assertThat(failure(client.controllerPublish("a", "n2", SNW, false)).code()).isEqualTo(CsiCode.RESOURCE_EXHAUSTED);
+    assertThat(failure(client.controllerPublish("a", "n2", SNW, false)).code())
+        .isEqualTo(CsiCode.RESOURCE_EXHAUSTED);
     await(client.controllerUnpublish("ro", ""));
-    assertThat(await(client.controllerPublish("a", "n2", SNW, false))).containsEntry("device", "/dev/xvdc");
+    assertThat(await(client.controllerPublish("a", "n2", SNW, false)))
+        .containsEntry("device", "/dev/xvdc");
 
     try (var raw = raw()) {
       var controller = ControllerGrpc.newBlockingStub(raw.channel());
-      var noCap = rawFailure(() -> controller.controllerPublishVolume(
-          ControllerPublishVolumeRequest.newBuilder().setVolumeId("b").setNodeId("n1").build()));
+      var noCap =
+          rawFailure(
+              () ->
+                  controller.controllerPublishVolume(
+                      ControllerPublishVolumeRequest.newBuilder()
+                          .setVolumeId("b")
+                          .setNodeId("n1")
+                          .build()));
       assertThat(noCap.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
       assertThat(noCap.getStatus().getDescription()).contains("volume_capability");
 
       var list = controller.listVolumes(ListVolumesRequest.getDefaultInstance());
       var published = new TreeMap<String, List<String>>();
-      list.getEntriesList().forEach(e -> published.put(e.getVolume().getVolumeId(), e.getStatus().getPublishedNodeIdsList()));
-      assertThat(published).containsEntry("a", List.of("n2")).containsEntry("b", List.of())
-          .containsEntry("c", List.of("n2")).containsEntry("ro", List.of());
+      list.getEntriesList()
+          .forEach(
+              e ->
+                  published.put(
+                      e.getVolume().getVolumeId(), e.getStatus().getPublishedNodeIdsList()));
+      assertThat(published)
+          .containsEntry("a", List.of("n2"))
+          .containsEntry("b", List.of())
+          .containsEntry("c", List.of("n2"))
+          .containsEntry("ro", List.of());
 
       var page = controller.listVolumes(ListVolumesRequest.newBuilder().setMaxEntries(3).build());
       assertThat(page.getEntriesCount()).isEqualTo(3);
-      var rest = controller.listVolumes(ListVolumesRequest.newBuilder().setStartingToken(page.getNextToken()).build());
+      var rest =
+          controller.listVolumes(
+              ListVolumesRequest.newBuilder().setStartingToken(page.getNextToken()).build());
       assertThat(rest.getEntriesCount()).isEqualTo(1);
       assertThat(rest.getNextToken()).isEmpty();
-      var forBlock = controller.getCapacity(GetCapacityRequest.newBuilder()
-          .addVolumeCapabilities(VolumeCapability.newBuilder().setBlock(VolumeCapability.BlockVolume.getDefaultInstance())
-              .setAccessMode(VolumeCapability.AccessMode.newBuilder()
-                  .setMode(VolumeCapability.AccessMode.Mode.SINGLE_NODE_WRITER)))
-          .build());
+      var forBlock =
+          controller.getCapacity(
+              GetCapacityRequest.newBuilder()
+                  .addVolumeCapabilities(
+                      VolumeCapability.newBuilder()
+                          .setBlock(VolumeCapability.BlockVolume.getDefaultInstance())
+                          .setAccessMode(
+                              VolumeCapability.AccessMode.newBuilder()
+                                  .setMode(VolumeCapability.AccessMode.Mode.SINGLE_NODE_WRITER)))
+                  .build());
       assertThat(forBlock.getAvailableCapacity()).isZero();
-      var forMount = controller.getCapacity(GetCapacityRequest.newBuilder()
-          .addVolumeCapabilities(CsiProtos.mount(SNW)).build());
+      var forMount =
+          controller.getCapacity(
+              GetCapacityRequest.newBuilder().addVolumeCapabilities(CsiProtos.mount(SNW)).build());
       assertThat(forMount.getAvailableCapacity()).isEqualTo(6 * MIB);
       assertThat(forMount.getMaximumVolumeSize().getValue()).isEqualTo(10 * MIB);
 
-      var badToken = rawFailure(() -> controller.listVolumes(ListVolumesRequest.newBuilder().setStartingToken("zz").build()));
+      var badToken =
+          rawFailure(
+              () ->
+                  controller.listVolumes(
+                      ListVolumesRequest.newBuilder().setStartingToken("zz").build()));
       assertThat(badToken.getStatus().getCode()).isEqualTo(Status.Code.ABORTED);
 
-      var confirmed = controller.validateVolumeCapabilities(ValidateVolumeCapabilitiesRequest.newBuilder()
-          .setVolumeId("a").addVolumeCapabilities(CsiProtos.mount(SNW)).build());
+      var confirmed =
+          controller.validateVolumeCapabilities(
+              ValidateVolumeCapabilitiesRequest.newBuilder()
+                  .setVolumeId("a")
+                  .addVolumeCapabilities(CsiProtos.mount(SNW))
+                  .build());
       assertThat(confirmed.hasConfirmed()).isTrue();
-      var refused = controller.validateVolumeCapabilities(ValidateVolumeCapabilitiesRequest.newBuilder()
-          .setVolumeId("a").addVolumeCapabilities(CsiProtos.mount(AccessMode.MultiNodeReaderOnly)).build());
+      var refused =
+          controller.validateVolumeCapabilities(
+              ValidateVolumeCapabilitiesRequest.newBuilder()
+                  .setVolumeId("a")
+                  .addVolumeCapabilities(CsiProtos.mount(AccessMode.MultiNodeReaderOnly))
+                  .build());
       assertThat(refused.hasConfirmed()).isFalse();
       assertThat(refused.getMessage()).isNotEmpty();
-      var unknown = rawFailure(() -> controller.validateVolumeCapabilities(ValidateVolumeCapabilitiesRequest.newBuilder()
-          .setVolumeId("nope").addVolumeCapabilities(CsiProtos.mount(SNW)).build()));
+      var unknown =
+          rawFailure(
+              () ->
+                  controller.validateVolumeCapabilities(
+                      ValidateVolumeCapabilitiesRequest.newBuilder()
+                          .setVolumeId("nope")
+                          .addVolumeCapabilities(CsiProtos.mount(SNW))
+                          .build()));
       assertThat(unknown.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND);
     }
   }
@@ -336,7 +433,8 @@ class HostpathGrpcTest {
     var context = await(client.controllerPublish("v", "n1", SNW, false));
     var staging = path("kubelet/staging/v");
     var target = path("kubelet/pods/p1/v");
-    Files.createDirectories(Path.of(staging)); // as a CO does; the plugin replaces the empty directory
+    Files.createDirectories(
+        Path.of(staging)); // as a CO does; the plugin replaces the empty directory
 
     var early = failure(client.nodePublish("v", context, staging, target, SNW, false));
     assertThat(early.code()).isEqualTo(CsiCode.FAILED_PRECONDITION);
@@ -347,10 +445,13 @@ class HostpathGrpcTest {
     assertThat(Path.of(staging).toRealPath()).isEqualTo(state.resolve("volumes/v").toRealPath());
     assertThat(failure(client.nodeStage("v", context, path("elsewhere"), SNW)).code())
         .isEqualTo(CsiCode.FAILED_PRECONDITION);
-    assertThat(failure(client.nodeStage("nope", context, path("s2"), SNW)).code()).isEqualTo(CsiCode.NOT_FOUND);
-    assertThat(failure(client.nodeStage("v", context, "", SNW)).getMessage()).contains("staging_target_path is required");
+    assertThat(failure(client.nodeStage("nope", context, path("s2"), SNW)).code())
+        .isEqualTo(CsiCode.NOT_FOUND);
+    assertThat(failure(client.nodeStage("v", context, "", SNW)).getMessage())
+        .contains("staging_target_path is required");
 
-    var wrongStaging = failure(client.nodePublish("v", context, path("other-staging"), target, SNW, false));
+    var wrongStaging =
+        failure(client.nodePublish("v", context, path("other-staging"), target, SNW, false));
     assertThat(wrongStaging.code()).isEqualTo(CsiCode.FAILED_PRECONDITION);
     assertThat(wrongStaging.getMessage()).contains(staging);
     var noStaging = failure(client.nodePublish("v", context, "", target, SNW, false));
@@ -372,7 +473,8 @@ class HostpathGrpcTest {
     assertThat(Path.of(readOnlyTarget + HostpathNode.READONLY_MARKER)).exists();
 
     // Unstage while published is refused; unpublish is idempotent and removes the target.
-    assertThat(failure(client.nodeUnstage("v", staging)).code()).isEqualTo(CsiCode.FAILED_PRECONDITION);
+    assertThat(failure(client.nodeUnstage("v", staging)).code())
+        .isEqualTo(CsiCode.FAILED_PRECONDITION);
     await(client.nodeUnpublish("v", target));
     await(client.nodeUnpublish("v", target));
     await(client.nodeUnpublish("v", readOnlyTarget));
@@ -385,8 +487,15 @@ class HostpathGrpcTest {
 
     try (var raw = raw()) {
       var node = NodeGrpc.newBlockingStub(raw.channel());
-      var noCap = rawFailure(() -> node.nodePublishVolume(NodePublishVolumeRequest.newBuilder().setVolumeId("v")
-          .setStagingTargetPath(staging).setTargetPath(target).build()));
+      var noCap =
+          rawFailure(
+              () ->
+                  node.nodePublishVolume(
+                      NodePublishVolumeRequest.newBuilder()
+                          .setVolumeId("v")
+                          .setStagingTargetPath(staging)
+                          .setTargetPath(target)
+                          .build()));
       assertThat(noCap.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
       assertThat(noCap.getStatus().getDescription()).contains("volume_capability");
     }
@@ -407,7 +516,11 @@ class HostpathGrpcTest {
     assertThat(failure(client.deleteVolume("v")).code()).isEqualTo(CsiCode.FAILED_PRECONDITION);
     // Staging was remembered: publish needs no new stage.
     await(client.nodePublish("v", context, staging, path("target/v"), SNW, false));
-    assertThat(failure(client.nodePublish("v", context, path("staging/other"), path("target/w"), SNW, false)).code())
+    assertThat(
+            failure(
+                    client.nodePublish(
+                        "v", context, path("staging/other"), path("target/w"), SNW, false))
+                .code())
         .isEqualTo(CsiCode.FAILED_PRECONDITION);
   }
 
@@ -425,7 +538,8 @@ class HostpathGrpcTest {
     assertThat(Files.readString(file)).startsWith("{\"volumes\""); // left for a person to look at
 
     Files.writeString(state.resolve("node-n1.json"), "not json");
-    assertThatThrownBy(() -> HostpathPlugin.open(HostpathConfig.of("n1", state).withRoles(false, true)))
+    assertThatThrownBy(
+            () -> HostpathPlugin.open(HostpathConfig.of("n1", state).withRoles(false, true)))
         .isInstanceOf(DamagedStateException.class)
         .hasMessageContaining(state.resolve("node-n1.json").toString());
   }

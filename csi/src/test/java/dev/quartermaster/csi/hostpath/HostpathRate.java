@@ -13,14 +13,21 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 
 /**
- * Raw call rates of the hostpath plugin over a Unix socket, for a bench to call ({@link #measure}) or
- * to run by hand ({@link #main}, arguments: calls, concurrency). Not a test: it asserts nothing and
- * its numbers depend on the machine.
+ * Raw call rates of the hostpath plugin over a Unix socket, for a bench to call ({@link #measure})
+ * or to run by hand ({@link #main}, arguments: calls, concurrency). Not a test: it asserts nothing
+ * and its numbers depend on the machine.
  */
 public final class HostpathRate {
 
-  /** Calls per second: Probe one at a time and {@code concurrency} at once, and full volume cycles one at a time. */
-  public record Rates(double probeSequential, double probeConcurrent, double volumeCyclesSequential, int calls,
+  /**
+   * Calls per second: Probe one at a time and {@code concurrency} at once, and full volume cycles
+   * one at a time.
+   */
+  public record Rates(
+      double probeSequential,
+      double probeConcurrent,
+      double volumeCyclesSequential,
+      int calls,
       int concurrency) {
     @Override
     public String toString() {
@@ -33,7 +40,8 @@ public final class HostpathRate {
 
   public static Rates measure(Path dir, int calls, int concurrency) {
     var config = HostpathConfig.of("n1", dir.resolve("state")).withCapacity(Long.MAX_VALUE / 4);
-    try (var server = HostpathServer.start(config, dir.resolve("csi.sock").toString(), Optional.empty());
+    try (var server =
+            HostpathServer.start(config, dir.resolve("csi.sock").toString(), Optional.empty());
         var client = GrpcCsiPlugin.open(server.endpoint(), Duration.ofSeconds(30))) {
       // Warm up the connection and the JIT.
       for (int i = 0; i < 500; i++) {
@@ -49,11 +57,14 @@ public final class HostpathRate {
       var workers = new ArrayList<CompletableFuture<Void>>();
       int each = Math.max(1, calls / concurrency);
       for (int w = 0; w < concurrency; w++) {
-        workers.add(CompletableFuture.runAsync(() -> {
-          for (int i = 0; i < each; i++) {
-            Calls.await(client.probe());
-          }
-        }, Executors.newVirtualThreadPerTaskExecutor()));
+        workers.add(
+            CompletableFuture.runAsync(
+                () -> {
+                  for (int i = 0; i < each; i++) {
+                    Calls.await(client.probe());
+                  }
+                },
+                Executors.newVirtualThreadPerTaskExecutor()));
       }
       workers.forEach(CompletableFuture::join);
       double concurrent = (double) each * concurrency / seconds(t0);

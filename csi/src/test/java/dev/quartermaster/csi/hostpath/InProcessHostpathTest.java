@@ -13,7 +13,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** The same plugin without gRPC: the whole lifecycle through {@link HostpathPlugin#asCsiPlugin()}. */
+/**
+ * The same plugin without gRPC: the whole lifecycle through {@link HostpathPlugin#asCsiPlugin()}.
+ */
 @Timeout(60)
 class InProcessHostpathTest {
   private final Path dir = Calls.shortTempDir();
@@ -26,7 +28,8 @@ class InProcessHostpathTest {
   @Test
   void fullLifecycleInProcess() {
     var mode = AccessMode.SingleNodeWriter;
-    try (var plugin = HostpathPlugin.open(HostpathConfig.of("n1", dir.resolve("state"))).asCsiPlugin()) {
+    try (var plugin =
+        HostpathPlugin.open(HostpathConfig.of("n1", dir.resolve("state"))).asCsiPlugin()) {
       assertThat(await(plugin.probe())).isTrue();
       var volume = await(plugin.createVolume("v", 1 << 20, mode, Map.of()));
       var context = await(plugin.controllerPublish(volume.volumeId(), "n1", mode, false));

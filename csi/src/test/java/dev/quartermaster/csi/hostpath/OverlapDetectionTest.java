@@ -52,21 +52,30 @@ class OverlapDetectionTest {
   }
 
   private void start(boolean detect) {
-    var config = HostpathConfig.of("n1", dir.resolve("state")).withOverlapDetection(detect, Duration.ofMillis(400));
-    server = HostpathServer.start(config, dir.resolve("csi.sock").toString(),
-        Optional.of(new InetSocketAddress("127.0.0.1", 0)));
+    var config =
+        HostpathConfig.of("n1", dir.resolve("state"))
+            .withOverlapDetection(detect, Duration.ofMillis(400));
+    server =
+        HostpathServer.start(
+            config,
+            dir.resolve("csi.sock").toString(),
+            Optional.of(new InetSocketAddress("127.0.0.1", 0)));
     closing.add(server);
     client = GrpcCsiPlugin.open(server.endpoint(), Duration.ofSeconds(30));
     closing.add(client);
   }
 
-  /** Sends {@link #CALLS} destructive calls at once and waits for them all; returns the codes of those that failed. */
+  /**
+   * Sends {@link #CALLS} destructive calls at once and waits for them all; returns the codes of
+   * those that failed.
+   */
   private List<CsiCode> concurrentDestructiveCalls() {
     var calls = new ArrayList<CompletableFuture<?>>();
     for (int i = 0; i < CALLS; i++) {
-      CompletionStage<?> call = i % 2 == 0
-          ? client.createVolume("v" + i, 1 << 20, AccessMode.SingleNodeWriter, Map.of())
-          : client.deleteVolume("gone" + i);
+      CompletionStage<?> call =
+          i % 2 == 0
+              ? client.createVolume("v" + i, 1 << 20, AccessMode.SingleNodeWriter, Map.of())
+              : client.deleteVolume("gone" + i);
       calls.add(call.toCompletableFuture());
     }
     var codes = new ArrayList<CsiCode>();
@@ -95,7 +104,8 @@ class OverlapDetectionTest {
     assertThat(failures.size()).isLessThan(CALLS); // the first in flight always goes through
 
     var metrics = scrape();
-    assertThat(metrics).contains("qm_csi_destructive_calls_total " + CALLS)
+    assertThat(metrics)
+        .contains("qm_csi_destructive_calls_total " + CALLS)
         .contains("qm_csi_overlapping_calls_total " + stats.overlaps())
         .contains("# TYPE qm_csi_overlapping_calls_total counter");
   }
@@ -128,9 +138,13 @@ class OverlapDetectionTest {
   private String scrape() throws Exception {
     var address = server.metricsAddress().orElseThrow();
     try (var http = HttpClient.newHttpClient()) {
-      var response = http.send(HttpRequest.newBuilder(
-              URI.create("http://127.0.0.1:" + address.getPort() + "/metrics")).timeout(Duration.ofSeconds(10)).build(),
-          HttpResponse.BodyHandlers.ofString());
+      var response =
+          http.send(
+              HttpRequest.newBuilder(
+                      URI.create("http://127.0.0.1:" + address.getPort() + "/metrics"))
+                  .timeout(Duration.ofSeconds(10))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
       assertThat(response.statusCode()).isEqualTo(200);
       return response.body();
     }

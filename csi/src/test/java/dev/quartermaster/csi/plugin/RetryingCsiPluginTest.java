@@ -18,7 +18,8 @@ class RetryingCsiPluginTest {
 
   private final DeterministicEnv env = new DeterministicEnv(7);
   private final ScriptedPlugin plugin = new ScriptedPlugin(env);
-  private final RetryPolicy policy = new RetryPolicy(4, Duration.ofMillis(100), Duration.ofMillis(250));
+  private final RetryPolicy policy =
+      new RetryPolicy(4, Duration.ofMillis(100), Duration.ofMillis(250));
   private final RetryingCsiPlugin retrying = new RetryingCsiPlugin(plugin, env, policy);
 
   @Test
@@ -37,7 +38,12 @@ class RetryingCsiPluginTest {
 
   @Test
   void backoffIsCappedAndTheLastErrorIsReported() {
-    plugin.failWith(CsiCode.ABORTED, CsiCode.ABORTED, CsiCode.DEADLINE_EXCEEDED, CsiCode.UNAVAILABLE, CsiCode.ABORTED);
+    plugin.failWith(
+        CsiCode.ABORTED,
+        CsiCode.ABORTED,
+        CsiCode.DEADLINE_EXCEEDED,
+        CsiCode.UNAVAILABLE,
+        CsiCode.ABORTED);
     var result = retrying.controllerUnpublish("v1", "n1").toCompletableFuture();
 
     env.runUntil(result::isDone, Duration.ofSeconds(10));
@@ -51,7 +57,10 @@ class RetryingCsiPluginTest {
   @Test
   void doesNotRetryCodesThatNeedSomethingToChange() {
     plugin.failWith(CsiCode.FAILED_PRECONDITION);
-    var result = retrying.controllerPublish("v1", "n1", AccessMode.SingleNodeWriter, false).toCompletableFuture();
+    var result =
+        retrying
+            .controllerPublish("v1", "n1", AccessMode.SingleNodeWriter, false)
+            .toCompletableFuture();
 
     env.runUntilIdle();
 
@@ -65,7 +74,8 @@ class RetryingCsiPluginTest {
   @Test
   void backoffSchedule() {
     var p = new RetryPolicy(10, Duration.ofMillis(10), Duration.ofMillis(70));
-    assertThat(List.of(2, 3, 4, 5, 6).stream().map(p::backoffBefore).map(Duration::toMillis).toList())
+    assertThat(
+            List.of(2, 3, 4, 5, 6).stream().map(p::backoffBefore).map(Duration::toMillis).toList())
         .containsExactly(10L, 20L, 40L, 70L, 70L);
   }
 
@@ -86,7 +96,8 @@ class RetryingCsiPluginTest {
     private <T> CompletionStage<T> next(CsiCall call, T value) {
       callTimesMillis.add(Duration.ofNanos(env.nanoTime()).toMillis());
       var code = failures.poll();
-      return code == null ? CompletableFuture.completedFuture(value)
+      return code == null
+          ? CompletableFuture.completedFuture(value)
           : CompletableFuture.failedFuture(new CsiException(call, code, "scripted"));
     }
 
@@ -101,8 +112,8 @@ class RetryingCsiPluginTest {
     }
 
     @Override
-    public CompletionStage<CreatedVolume> createVolume(String name, long capacityBytes, AccessMode mode,
-        Map<String, String> parameters) {
+    public CompletionStage<CreatedVolume> createVolume(
+        String name, long capacityBytes, AccessMode mode, Map<String, String> parameters) {
       return next(CsiCall.CreateVolume, new CreatedVolume(name, capacityBytes, Map.of()));
     }
 
@@ -112,8 +123,8 @@ class RetryingCsiPluginTest {
     }
 
     @Override
-    public CompletionStage<Map<String, String>> controllerPublish(String volumeId, String csiNodeId, AccessMode mode,
-        boolean readOnly) {
+    public CompletionStage<Map<String, String>> controllerPublish(
+        String volumeId, String csiNodeId, AccessMode mode, boolean readOnly) {
       return next(CsiCall.ControllerPublishVolume, Map.of());
     }
 
@@ -133,8 +144,8 @@ class RetryingCsiPluginTest {
     }
 
     @Override
-    public CompletionStage<Void> nodeStage(String volumeId, Map<String, String> publishContext, String stagingPath,
-        AccessMode mode) {
+    public CompletionStage<Void> nodeStage(
+        String volumeId, Map<String, String> publishContext, String stagingPath, AccessMode mode) {
       return next(CsiCall.NodeStageVolume, null);
     }
 
@@ -144,8 +155,13 @@ class RetryingCsiPluginTest {
     }
 
     @Override
-    public CompletionStage<Void> nodePublish(String volumeId, Map<String, String> publishContext, String stagingPath,
-        String targetPath, AccessMode mode, boolean readOnly) {
+    public CompletionStage<Void> nodePublish(
+        String volumeId,
+        Map<String, String> publishContext,
+        String stagingPath,
+        String targetPath,
+        AccessMode mode,
+        boolean readOnly) {
       return next(CsiCall.NodePublishVolume, null);
     }
 

@@ -13,7 +13,11 @@ import java.util.Optional;
  *     admin); an update is judged only at the revision it names, so the store's compare-and-set
  *     replaces exactly the object judged
  */
-public record Access(Verb verb, Kind<?> kind, Optional<String> name, Optional<ApiObject> object,
+public record Access(
+    Verb verb,
+    Kind<?> kind,
+    Optional<String> name,
+    Optional<ApiObject> object,
     Optional<ApiObject> stored) {
 
   public enum Verb {

@@ -58,8 +58,12 @@ public final class AdminToken {
     var bytes = new byte[BYTES];
     new SecureRandom().nextBytes(bytes);
     var token = HexFormat.of().formatHex(bytes) + "\n";
-    var temp = Files.createTempFile(dataDir, ".admin.token-", ".tmp",
-        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    var temp =
+        Files.createTempFile(
+            dataDir,
+            ".admin.token-",
+            ".tmp",
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
     try {
       try (var channel = FileChannel.open(temp, StandardOpenOption.WRITE)) {
         channel.write(ByteBuffer.wrap(token.getBytes(StandardCharsets.UTF_8)));

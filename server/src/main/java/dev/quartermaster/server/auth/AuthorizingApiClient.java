@@ -16,9 +16,9 @@ import java.util.Optional;
 
 /**
  * The API as {@code who} may use it, in process: every call judged by the same {@link WriteJudge}
- * the HTTP routes use before it reaches {@code api}. An agent that {@code qm up} (or the simulation)
- * runs beside the server gets one for its node, so it is held to exactly the rules an agent on
- * another machine is held to over HTTP.
+ * the HTTP routes use before it reaches {@code api}. An agent that {@code qm up} (or the
+ * simulation) runs beside the server gets one for its node, so it is held to exactly the rules an
+ * agent on another machine is held to over HTTP.
  */
 public final class AuthorizingApiClient implements ApiClient {
   private final ApiClient api;
@@ -46,24 +46,34 @@ public final class AuthorizingApiClient implements ApiClient {
   @Override
   public <T extends ApiObject> T create(T object) {
     var kind = Kinds.of(object);
-    judge.requireWrite(who, Access.write(Access.Verb.CREATE, kind, object.metadata().name(), Optional.of(object)),
-        kind, object);
+    judge.requireWrite(
+        who,
+        Access.write(Access.Verb.CREATE, kind, object.metadata().name(), Optional.of(object)),
+        kind,
+        object);
     return api.create(object);
   }
 
   @Override
   public <T extends ApiObject> T update(T object) {
     var kind = Kinds.of(object);
-    judge.requireWrite(who, Access.write(Access.Verb.UPDATE, kind, object.metadata().name(), Optional.of(object)),
-        kind, object);
+    judge.requireWrite(
+        who,
+        Access.write(Access.Verb.UPDATE, kind, object.metadata().name(), Optional.of(object)),
+        kind,
+        object);
     return api.update(object);
   }
 
   @Override
   public <T extends ApiObject> T updateStatus(T object) {
     var kind = Kinds.of(object);
-    judge.requireWrite(who, Access.write(Access.Verb.UPDATE_STATUS, kind, object.metadata().name(),
-        Optional.of(object)), kind, object);
+    judge.requireWrite(
+        who,
+        Access.write(
+            Access.Verb.UPDATE_STATUS, kind, object.metadata().name(), Optional.of(object)),
+        kind,
+        object);
     return api.updateStatus(object);
   }
 
@@ -73,14 +83,19 @@ public final class AuthorizingApiClient implements ApiClient {
     for (var w : writes) {
       var object = w.object();
       var kind = Kinds.of(object);
-      var verbs = switch (w) {
-        case Write.Create c -> List.of(Access.Verb.CREATE);
-        case Write.Update u -> List.of(Access.Verb.UPDATE);
-        case Write.UpdateStatus u -> List.of(Access.Verb.UPDATE_STATUS);
-        case Write.UpdateWithStatus u -> List.of(Access.Verb.UPDATE, Access.Verb.UPDATE_STATUS);
-      };
+      var verbs =
+          switch (w) {
+            case Write.Create c -> List.of(Access.Verb.CREATE);
+            case Write.Update u -> List.of(Access.Verb.UPDATE);
+            case Write.UpdateStatus u -> List.of(Access.Verb.UPDATE_STATUS);
+            case Write.UpdateWithStatus u -> List.of(Access.Verb.UPDATE, Access.Verb.UPDATE_STATUS);
+          };
       for (var verb : verbs) {
-        judge.requireWrite(who, Access.write(verb, kind, object.metadata().name(), Optional.of(object)), kind, object);
+        judge.requireWrite(
+            who,
+            Access.write(verb, kind, object.metadata().name(), Optional.of(object)),
+            kind,
+            object);
       }
     }
     return api.commit(writes);
@@ -88,14 +103,14 @@ public final class AuthorizingApiClient implements ApiClient {
 
   @Override
   public <T extends ApiObject> DeleteResult<T> delete(Kind<T> kind, String name) {
-    judge.requireDelete(who, Access.write(Access.Verb.DELETE, kind, name, Optional.empty()), kind, name);
+    judge.requireDelete(
+        who, Access.write(Access.Verb.DELETE, kind, name, Optional.empty()), kind, name);
     return api.delete(kind, name);
   }
 
-
   @Override
-  public <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchScope scope,
-      WatchHandler<T> handler) {
+  public <T extends ApiObject> WatchHandle watch(
+      Kind<T> kind, long afterRevision, WatchScope scope, WatchHandler<T> handler) {
     judge.require(who, Access.read(Access.Verb.WATCH, kind, Optional.empty()));
     return api.watch(kind, afterRevision, scope, handler);
   }

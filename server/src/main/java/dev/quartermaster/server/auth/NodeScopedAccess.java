@@ -25,6 +25,7 @@ import java.util.Set;
  * Admins may do anything; a node agent may read everything and write only what its own node owns
  * (DESIGN.md), judged on the object <em>as stored</em> as well as on the request body, so an agent
  * cannot take another node's object over by naming itself in it:
+ *
  * <ul>
  *   <li>its {@code Node} (named after it): create with an empty spec, write its status — never its
  *       spec or labels (cordon and fence are the operator's);
@@ -33,10 +34,11 @@ import java.util.Set;
  *       finalizer): in the status only {@code prepare[<node>]}, in the metadata only its own
  *       finalizer {@code quartermaster.dev/agent-<node>};
  *   <li>the status of a {@code Task} stored with {@code spec.node} its own;
- *   <li>in a {@code Volume}'s status, only its own node's {@code Taken} claims: to {@code NodeDetached}, or
- *       their {@code releaseError};
+ *   <li>in a {@code Volume}'s status, only its own node's {@code Taken} claims: to {@code
+ *       NodeDetached}, or their {@code releaseError};
  *   <li>an {@code Event} whose stored and new {@code spec.source} is {@code agent/<node>}.
  * </ul>
+ *
  * Nothing else: no deletes, no workloads, classes, domains or allocation records. A refusal is a
  * 403 naming the rule. {@code ObjectRoutes} reads the stored object at the revision the update
  * names, so the judged object is the one the store's compare-and-set replaces.
@@ -46,7 +48,8 @@ public final class NodeScopedAccess implements AccessRule {
   public Optional<String> deny(Principal who, Access access) {
     return switch (who.role()) {
       case Principal.Admin _ -> Optional.empty();
-      case Principal.NodeAgent node -> access.verb().writes() ? denyWrite(node.nodeName(), access) : Optional.empty();
+      case Principal.NodeAgent node ->
+          access.verb().writes() ? denyWrite(node.nodeName(), access) : Optional.empty();
     };
   }
 
@@ -63,49 +66,88 @@ public final class NodeScopedAccess implements AccessRule {
         return refuse(n, a, "an agent writes only its own Node");
       }
       return switch (verb) {
-        case CREATE -> body.filter(o -> ((Node) o).spec().equals(NodeSpec.EMPTY)).isPresent() ? ok()
-            : refuse(n, a, "an agent creates its Node with an empty spec (cordon and fence are the operator's)");
+        case CREATE ->
+            body.filter(o -> ((Node) o).spec().equals(NodeSpec.EMPTY)).isPresent()
+                ? ok()
+                : refuse(
+                    n,
+                    a,
+                    "an agent creates its Node with an empty spec (cordon and fence are the operator's)");
         case UPDATE_STATUS -> ok();
-        default -> refuse(n, a, "an agent writes only its Node's status (spec and labels are the operator's)");
+        default ->
+            refuse(
+                n,
+                a,
+                "an agent writes only its Node's status (spec and labels are the operator's)");
       };
     }
-    if (kind.equals(Kinds.DEVICE_SLICE) && (verb == Access.Verb.CREATE || verb == Access.Verb.UPDATE)) {
-      boolean mine = body.filter(o -> ((DeviceSlice) o).spec().node().equals(n)).isPresent()
-          && stored.map(o -> ((DeviceSlice) o).spec().node().equals(n)).orElse(true);
-      return mine ? ok() : refuse(n, a, "an agent writes only DeviceSlices of its own node (stored and new spec.node)");
+    if (kind.equals(Kinds.DEVICE_SLICE)
+        && (verb == Access.Verb.CREATE || verb == Access.Verb.UPDATE)) {
+      boolean mine =
+          body.filter(o -> ((DeviceSlice) o).spec().node().equals(n)).isPresent()
+              && stored.map(o -> ((DeviceSlice) o).spec().node().equals(n)).orElse(true);
+      return mine
+          ? ok()
+          : refuse(
+              n, a, "an agent writes only DeviceSlices of its own node (stored and new spec.node)");
     }
     if (kind.equals(Kinds.RESOURCE_CLAIM) && stored.isPresent() && body.isPresent()) {
       var was = (ResourceClaim) stored.get();
       var now = (ResourceClaim) body.get();
       if (!concerns(was, n)) {
-        return refuse(n, a, "an agent writes only claims allocated to, prepared on, or finalized by its node");
+        return refuse(
+            n,
+            a,
+            "an agent writes only claims allocated to, prepared on, or finalized by its node");
       }
       if (verb == Access.Verb.UPDATE_STATUS) {
-        return onlyOwnPrepareState(was.status(), now.status(), n) ? ok()
+        return onlyOwnPrepareState(was.status(), now.status(), n)
+            ? ok()
             : refuse(n, a, "an agent writes only status.prepare[" + n + "] of a claim");
       }
       if (verb == Access.Verb.UPDATE) {
-        return onlyOwnFinalizer(was, now, n) ? ok()
-            : refuse(n, a, "an agent changes only its own finalizer " + new AgentFinalizer(n).name() + " of a claim");
+        return onlyOwnFinalizer(was, now, n)
+            ? ok()
+            : refuse(
+                n,
+                a,
+                "an agent changes only its own finalizer "
+                    + new AgentFinalizer(n).name()
+                    + " of a claim");
       }
     }
     if (kind.equals(Kinds.TASK) && verb == Access.Verb.UPDATE_STATUS && stored.isPresent()) {
-      return ((Task) stored.get()).spec().node().equals(Optional.of(n)) ? ok()
+      return ((Task) stored.get()).spec().node().equals(Optional.of(n))
+          ? ok()
           : refuse(n, a, "an agent writes the status only of tasks on its node");
     }
     if (kind.equals(Kinds.EVENT) && (verb == Access.Verb.CREATE || verb == Access.Verb.UPDATE)) {
       var source = "agent/" + n;
-      boolean mine = body.filter(o -> ((Event) o).spec().source().equals(source)).isPresent()
-          && stored.map(o -> ((Event) o).spec().source().equals(source)).orElse(true);
-      return mine ? ok() : refuse(n, a, "an agent writes only events whose spec.source is " + source + " (stored and new)");
+      boolean mine =
+          body.filter(o -> ((Event) o).spec().source().equals(source)).isPresent()
+              && stored.map(o -> ((Event) o).spec().source().equals(source)).orElse(true);
+      return mine
+          ? ok()
+          : refuse(
+              n,
+              a,
+              "an agent writes only events whose spec.source is " + source + " (stored and new)");
     }
-    if (kind.equals(Kinds.VOLUME) && verb == Access.Verb.UPDATE_STATUS && stored.isPresent() && body.isPresent()) {
+    if (kind.equals(Kinds.VOLUME)
+        && verb == Access.Verb.UPDATE_STATUS
+        && stored.isPresent()
+        && body.isPresent()) {
       var was = ((Volume) stored.get()).status();
       var now = ((Volume) body.get()).status();
-      return was.withClaims(now.claims()).equals(now) && onlyOwnDetached(was.claims(), now.claims(), n) ? ok()
-          : refuse(n, a, "in a volume's status an agent only marks its own node's claims released (Taken -> "
-              + "NodeDetached) or says why their release fails (releaseError); it adds, removes and changes no claim "
-              + "otherwise (the volume controller grants them)");
+      return was.withClaims(now.claims()).equals(now)
+              && onlyOwnDetached(was.claims(), now.claims(), n)
+          ? ok()
+          : refuse(
+              n,
+              a,
+              "in a volume's status an agent only marks its own node's claims released (Taken -> "
+                  + "NodeDetached) or says why their release fails (releaseError); it adds, removes and changes no claim "
+                  + "otherwise (the volume controller grants them)");
     }
     return refuse(n, a, "an agent writes only its own node's objects");
   }
@@ -117,9 +159,10 @@ public final class NodeScopedAccess implements AccessRule {
   }
 
   /**
-   * Whether {@code now} is {@code was} with some of node {@code n}'s claims moved by an agent's event
-   * of the {@link VolumeClaimMachine} ({@code Taken → NodeDetached} after it unpublished and unstaged
-   * them, or their release error said), and nothing else: the volume-status writes an agent makes. A claim it could add would be a writer the controller never granted.
+   * Whether {@code now} is {@code was} with some of node {@code n}'s claims moved by an agent's
+   * event of the {@link VolumeClaimMachine} ({@code Taken → NodeDetached} after it unpublished and
+   * unstaged them, or their release error said), and nothing else: the volume-status writes an
+   * agent makes. A claim it could add would be a writer the controller never granted.
    */
   private static boolean onlyOwnDetached(List<VolumeClaim> was, List<VolumeClaim> now, String n) {
     if (was.size() != now.size()) {
@@ -128,7 +171,8 @@ public final class NodeScopedAccess implements AccessRule {
     for (int i = 0; i < was.size(); i++) {
       var before = was.get(i);
       var after = now.get(i);
-      boolean agentsMove = before.node().equals(n) && VolumeClaimMachine.movedBy(before, after, Writer.Agent);
+      boolean agentsMove =
+          before.node().equals(n) && VolumeClaimMachine.movedBy(before, after, Writer.Agent);
       if (!after.equals(before) && !agentsMove) {
         return false;
       }
@@ -136,11 +180,13 @@ public final class NodeScopedAccess implements AccessRule {
     return true;
   }
 
-  private static boolean onlyOwnPrepareState(ResourceClaimStatus was, ResourceClaimStatus now, String n) {
+  private static boolean onlyOwnPrepareState(
+      ResourceClaimStatus was, ResourceClaimStatus now, String n) {
     var prepare = new HashMap<>(was.prepare());
     prepare.remove(n);
     Optional.ofNullable(now.prepare().get(n)).ifPresent(s -> prepare.put(n, s));
-    return new ResourceClaimStatus(was.allocation(), was.reservedFor(), prepare, was.conditions()).equals(now);
+    return new ResourceClaimStatus(was.allocation(), was.reservedFor(), prepare, was.conditions())
+        .equals(now);
   }
 
   private static boolean onlyOwnFinalizer(ResourceClaim was, ResourceClaim now, String n) {
@@ -151,7 +197,9 @@ public final class NodeScopedAccess implements AccessRule {
     var kept = new HashSet<>(w.finalizers());
     kept.retainAll(m.finalizers());
     changed.removeAll(kept);
-    return was.spec().equals(now.spec()) && w.labels().equals(m.labels()) && w.owner().equals(m.owner())
+    return was.spec().equals(now.spec())
+        && w.labels().equals(m.labels())
+        && w.owner().equals(m.owner())
         && changed.stream().allMatch(f -> f.equals(new AgentFinalizer(n).name()));
   }
 
@@ -162,7 +210,14 @@ public final class NodeScopedAccess implements AccessRule {
   private static Optional<String> refuse(String node, Access a, String rule) {
     Kind<?> kind = a.kind();
     var what = kind.singular() + a.name().map(x -> "/" + x).orElse("");
-    return Optional.of("node " + node + " may not " + a.verb().name().toLowerCase(Locale.ROOT) + " " + what + ": "
-        + rule);
+    return Optional.of(
+        "node "
+            + node
+            + " may not "
+            + a.verb().name().toLowerCase(Locale.ROOT)
+            + " "
+            + what
+            + ": "
+            + rule);
   }
 }

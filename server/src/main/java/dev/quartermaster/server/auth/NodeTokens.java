@@ -60,8 +60,11 @@ public final class NodeTokens {
     } catch (IOException e) {
       throw new IllegalStateException("a token record always encodes", e);
     }
-    var result = store.txn(Txn.when(List.of(new Txn.Compare.ModRevision(PREFIX + id, 0)),
-        List.of(new Txn.Op.Put(PREFIX + id, value))));
+    var result =
+        store.txn(
+            Txn.when(
+                List.of(new Txn.Compare.ModRevision(PREFIX + id, 0)),
+                List.of(new Txn.Op.Put(PREFIX + id, value))));
     if (!result.succeeded()) {
       throw new ApiException(ApiError.Reason.Conflict, "token id " + id + " is taken; try again");
     }
@@ -70,7 +73,10 @@ public final class NodeTokens {
 
   /** Every token, by id, without secrets. */
   public List<Info> list() {
-    return store.range(PREFIX, 0).kvs().stream().map(kv -> read(kv.value())).map(NodeTokens::info).toList();
+    return store.range(PREFIX, 0).kvs().stream()
+        .map(kv -> read(kv.value()))
+        .map(NodeTokens::info)
+        .toList();
   }
 
   /** Revokes token {@code id}: from now on no server accepts it. What it was, if it existed. */
@@ -94,7 +100,8 @@ public final class NodeTokens {
     }
     var stored = store.get(PREFIX + m.group(1)).map(kv -> read(kv.value()));
     var given = HexFormat.of().parseHex(digest(token));
-    return stored.filter(s -> MessageDigest.isEqual(HexFormat.of().parseHex(s.sha256()), given))
+    return stored
+        .filter(s -> MessageDigest.isEqual(HexFormat.of().parseHex(s.sha256()), given))
         .map(s -> Principal.node(s.node()));
   }
 
@@ -106,7 +113,8 @@ public final class NodeTokens {
     try {
       return ObjectCodec.json().readValue(value, Stored.class);
     } catch (IOException e) {
-      throw new IllegalStateException("unreadable node token record in the store: " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "unreadable node token record in the store: " + e.getMessage(), e);
     }
   }
 
@@ -118,7 +126,9 @@ public final class NodeTokens {
 
   static String digest(String token) {
     try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8)));
+      return HexFormat.of()
+          .formatHex(
+              MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8)));
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("every JDK has SHA-256", e);
     }

@@ -8,16 +8,18 @@ import dev.quartermaster.api.meta.Kind;
 import java.util.Objects;
 
 /**
- * Judges one request by an {@link AccessRule}: a write by anyone but an admin against the object
- * as stored too, and an update only at the revision it names (else 409, as the store would answer),
- * so that the store's compare-and-set on that revision replaces exactly the object that was judged.
+ * Judges one request by an {@link AccessRule}: a write by anyone but an admin against the object as
+ * stored too, and an update only at the revision it names (else 409, as the store would answer), so
+ * that the store's compare-and-set on that revision replaces exactly the object that was judged.
  * One home for this, used by the HTTP routes and by {@link AuthorizingApiClient}.
  */
 public final class WriteJudge {
   private final ApiClient store;
   private final AccessRule rule;
 
-  /** @param store where the stored object is read (the registry the write goes to) */
+  /**
+   * @param store where the stored object is read (the registry the write goes to)
+   */
   public WriteJudge(ApiClient store, AccessRule rule) {
     this.store = Objects.requireNonNull(store, "store");
     this.rule = Objects.requireNonNull(rule, "rule");
@@ -25,13 +27,18 @@ public final class WriteJudge {
 
   /** Throws 403 naming the rule if {@code who} may not do {@code access}. */
   public void require(Principal who, Access access) {
-    rule.deny(who, access).ifPresent(reason -> {
-      throw new ApiException(ApiError.Reason.Forbidden, reason);
-    });
+    rule.deny(who, access)
+        .ifPresent(
+            reason -> {
+              throw new ApiException(ApiError.Reason.Forbidden, reason);
+            });
   }
 
-  /** As {@link #require}, for a write of {@code body}, judged against what is stored under its name. */
-  public <T extends ApiObject> void requireWrite(Principal who, Access access, Kind<T> kind, T body) {
+  /**
+   * As {@link #require}, for a write of {@code body}, judged against what is stored under its name.
+   */
+  public <T extends ApiObject> void requireWrite(
+      Principal who, Access access, Kind<T> kind, T body) {
     if (who.role() instanceof Principal.Admin) {
       require(who, access);
       return;
@@ -43,15 +50,23 @@ public final class WriteJudge {
     }
     if (access.verb() != Access.Verb.CREATE
         && stored.get().metadata().revision() != body.metadata().revision()) {
-      throw new ApiException(ApiError.Reason.Conflict, body.ref() + " has changed: stored at revision "
-          + stored.get().metadata().revision() + ", the update names revision " + body.metadata().revision()
-          + "; read it again");
+      throw new ApiException(
+          ApiError.Reason.Conflict,
+          body.ref()
+              + " has changed: stored at revision "
+              + stored.get().metadata().revision()
+              + ", the update names revision "
+              + body.metadata().revision()
+              + "; read it again");
     }
     require(who, access.against(stored));
   }
 
   /** As {@link #require}, for a delete of {@code name}, judged against what is stored. */
-  public <T extends ApiObject> void requireDelete(Principal who, Access access, Kind<T> kind, String name) {
-    require(who, who.role() instanceof Principal.Admin ? access : access.against(store.get(kind, name)));
+  public <T extends ApiObject> void requireDelete(
+      Principal who, Access access, Kind<T> kind, String name) {
+    require(
+        who,
+        who.role() instanceof Principal.Admin ? access : access.against(store.get(kind, name)));
   }
 }

@@ -31,6 +31,14 @@ public record DashboardFile(String path, String contentType, byte[] body, String
 
   @Override
   public String toString() {
-    return "DashboardFile[" + path + ", " + contentType + ", " + body.length + " bytes, " + etag + "]";
+    return "DashboardFile["
+        + path
+        + ", "
+        + contentType
+        + ", "
+        + body.length
+        + " bytes, "
+        + etag
+        + "]";
   }
 }

@@ -19,17 +19,20 @@ import java.util.Optional;
  */
 public final class DashboardFiles {
   private static final String RESOURCE_DIR = "/dashboard/";
+
   /** The file names shipped in {@code server/src/main/resources/dashboard/}, each with its type. */
-  private static final Map<String, String> SHIPPED = orderedTypes(List.of(
-      "index.html", "text/html; charset=utf-8",
-      "dashboard.css", "text/css; charset=utf-8",
-      "app.js", "text/javascript; charset=utf-8",
-      "api.js", "text/javascript; charset=utf-8",
-      "live.js", "text/javascript; charset=utf-8",
-      "vlist.js", "text/javascript; charset=utf-8",
-      "views.js", "text/javascript; charset=utf-8",
-      "detail.js", "text/javascript; charset=utf-8",
-      "dom.js", "text/javascript; charset=utf-8"));
+  private static final Map<String, String> SHIPPED =
+      orderedTypes(
+          List.of(
+              "index.html", "text/html; charset=utf-8",
+              "dashboard.css", "text/css; charset=utf-8",
+              "app.js", "text/javascript; charset=utf-8",
+              "api.js", "text/javascript; charset=utf-8",
+              "live.js", "text/javascript; charset=utf-8",
+              "vlist.js", "text/javascript; charset=utf-8",
+              "views.js", "text/javascript; charset=utf-8",
+              "detail.js", "text/javascript; charset=utf-8",
+              "dom.js", "text/javascript; charset=utf-8"));
 
   private final Map<String, DashboardFile> byPath;
 
@@ -40,10 +43,11 @@ public final class DashboardFiles {
   /** Reads every shipped file from the class path; a missing one is a broken build, said loudly. */
   public static DashboardFiles load() {
     var byPath = new LinkedHashMap<String, DashboardFile>();
-    SHIPPED.forEach((name, type) -> {
-      var file = read(name, type);
-      byPath.put(file.path(), file);
-    });
+    SHIPPED.forEach(
+        (name, type) -> {
+          var file = read(name, type);
+          byPath.put(file.path(), file);
+        });
     var page = byPath.get(RESOURCE_DIR + "index.html");
     // The page itself at the root and at the bare prefix: what an operator types.
     for (var alias : List.of("/", "/dashboard", "/dashboard/")) {
@@ -65,7 +69,8 @@ public final class DashboardFiles {
   private static DashboardFile read(String name, String type) {
     try (var in = DashboardFiles.class.getResourceAsStream(RESOURCE_DIR + name)) {
       if (in == null) {
-        throw new IllegalStateException("the dashboard file " + RESOURCE_DIR + name + " is not in the jar");
+        throw new IllegalStateException(
+            "the dashboard file " + RESOURCE_DIR + name + " is not in the jar");
       }
       var bytes = in.readAllBytes();
       return new DashboardFile(RESOURCE_DIR + name, type, bytes, etag(bytes));

@@ -53,7 +53,12 @@ final class ChannelExchange extends HttpExchange {
    * @param done told on the event loop once the answer is queued whole, with whether the connection
    *     may carry another request
    */
-  ChannelExchange(Channel channel, HttpRequest request, URI uri, byte[] body, boolean closeAfter,
+  ChannelExchange(
+      Channel channel,
+      HttpRequest request,
+      URI uri,
+      byte[] body,
+      boolean closeAfter,
       Consumer<Boolean> done) {
     this.channel = channel;
     this.request = request;
@@ -121,7 +126,9 @@ final class ChannelExchange extends HttpExchange {
     } else {
       head.headers().set(HttpHeaderNames.CONTENT_LENGTH, Math.max(length, 0));
     }
-    keepOpen = keepAliveAsked && !head.headers().contains(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE, true);
+    keepOpen =
+        keepAliveAsked
+            && !head.headers().contains(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE, true);
     if (!keepOpen) {
       head.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
     } else if (request.protocolVersion().equals(HttpVersion.HTTP_1_0)) {
@@ -183,8 +190,9 @@ final class ChannelExchange extends HttpExchange {
     boolean ok = true;
     try {
       if (!output.started()) {
-        var text = "{\"code\":500,\"reason\":\"Internal\",\"message\":\"the server sent no answer\",\"details\":[]}"
-            .getBytes(StandardCharsets.UTF_8);
+        var text =
+            "{\"code\":500,\"reason\":\"Internal\",\"message\":\"the server sent no answer\",\"details\":[]}"
+                .getBytes(StandardCharsets.UTF_8);
         responseHeaders.set("Content-Type", "application/json");
         sendResponseHeaders(500, text.length);
         output.write(text);

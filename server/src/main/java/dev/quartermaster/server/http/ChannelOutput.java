@@ -18,11 +18,11 @@ import java.util.function.Consumer;
  * A response body written by a blocking handler thread onto a connection's event loop.
  *
  * <p>Back-pressure is what bounds memory: after each chunk the writer waits while the connection's
- * outbound buffer is past its high-water mark, so a client that reads slowly holds the writer, never
- * an unbounded queue of bytes. The wait ends when the buffer drains, the connection closes (the write
- * fails with an {@link IOException}) or the writer is interrupted (the connection is closed and the
- * write fails with an {@link InterruptedIOException}): that last is how a watch's write timeout frees
- * a writer whose client stopped reading.
+ * outbound buffer is past its high-water mark, so a client that reads slowly holds the writer,
+ * never an unbounded queue of bytes. The wait ends when the buffer drains, the connection closes
+ * (the write fails with an {@link IOException}) or the writer is interrupted (the connection is
+ * closed and the write fails with an {@link InterruptedIOException}): that last is how a watch's
+ * write timeout frees a writer whose client stopped reading.
  *
  * <p>An answer that fits the buffer (most of them: an object, an error) leaves as one message, head
  * and body together, in one task on the event loop with the exchange's end: each task handed to the
@@ -39,6 +39,7 @@ final class ChannelOutput extends OutputStream {
   private boolean started;
   private boolean finished;
   private boolean closedByWriter;
+
   /** The head of an answer not streamed, held back to leave with the body's first bytes. */
   private HttpResponse heldHead;
 
@@ -114,8 +115,13 @@ final class ChannelOutput extends OutputStream {
     HttpObject last;
     boolean queued = true;
     if (heldHead != null) {
-      var whole = new DefaultFullHttpResponse(heldHead.protocolVersion(), heldHead.status(),
-          Unpooled.copiedBuffer(buffer, 0, count), heldHead.headers(), EmptyHttpHeaders.INSTANCE);
+      var whole =
+          new DefaultFullHttpResponse(
+              heldHead.protocolVersion(),
+              heldHead.status(),
+              Unpooled.copiedBuffer(buffer, 0, count),
+              heldHead.headers(),
+              EmptyHttpHeaders.INSTANCE);
       heldHead = null;
       count = 0;
       last = whole;
@@ -131,10 +137,13 @@ final class ChannelOutput extends OutputStream {
     finished = true;
     boolean whole = queued;
     try {
-      channel.eventLoop().execute(() -> {
-        channel.writeAndFlush(last);
-        then.accept(whole);
-      });
+      channel
+          .eventLoop()
+          .execute(
+              () -> {
+                channel.writeAndFlush(last);
+                then.accept(whole);
+              });
     } catch (RejectedExecutionException e) {
       // The server is stopping: its loops run nothing more, and the connection goes with them.
     }
@@ -188,7 +197,8 @@ final class ChannelOutput extends OutputStream {
           writable.wait();
         } catch (InterruptedException e) {
           channel.close();
-          throw new InterruptedIOException("interrupted while the client was not reading; connection closed");
+          throw new InterruptedIOException(
+              "interrupted while the client was not reading; connection closed");
         }
       }
     }

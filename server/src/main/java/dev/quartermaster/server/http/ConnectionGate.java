@@ -1,7 +1,7 @@
 package dev.quartermaster.server.http;
 
-import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiError;
+import dev.quartermaster.api.error.ApiError.Reason;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
@@ -20,7 +20,8 @@ import java.util.function.Consumer;
  */
 @Sharable
 final class ConnectionGate extends ChannelInboundHandlerAdapter {
-  private static final AttributeKey<InetAddress> COUNTED = AttributeKey.valueOf("qm.counted-address");
+  private static final AttributeKey<InetAddress> COUNTED =
+      AttributeKey.valueOf("qm.counted-address");
 
   private final int maxConnections;
   private final int maxPerAddress;
@@ -41,7 +42,8 @@ final class ConnectionGate extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelActive(ChannelHandlerContext ctx) throws Exception {
-    if (!(ctx.channel().remoteAddress() instanceof InetSocketAddress remote) || remote.getAddress() == null) {
+    if (!(ctx.channel().remoteAddress() instanceof InetSocketAddress remote)
+        || remote.getAddress() == null) {
       // Nothing to count it by (already gone, or not IP): close it rather than serve it uncounted.
       ctx.close();
       return;
@@ -51,10 +53,19 @@ final class ConnectionGate extends ChannelInboundHandlerAdapter {
     int total = open.incrementAndGet();
     int fromAddress = perAddress.merge(address, 1, Integer::sum);
     if (total > maxConnections) {
-      refuse(ctx, Rejection.CONNECTIONS, "the server holds its limit of " + maxConnections + " connections; retry later");
+      refuse(
+          ctx,
+          Rejection.CONNECTIONS,
+          "the server holds its limit of " + maxConnections + " connections; retry later");
     } else if (fromAddress > maxPerAddress) {
-      refuse(ctx, Rejection.CONNECTIONS_PER_ADDRESS, "too many connections from " + address.getHostAddress()
-          + " (limit " + maxPerAddress + "); close some or retry later");
+      refuse(
+          ctx,
+          Rejection.CONNECTIONS_PER_ADDRESS,
+          "too many connections from "
+              + address.getHostAddress()
+              + " (limit "
+              + maxPerAddress
+              + "); close some or retry later");
     } else {
       super.channelActive(ctx);
     }

@@ -16,10 +16,16 @@ import java.time.Duration;
  *     503. A connection carries one request at a time, so this also bounds one client's requests in
  *     flight, watches included
  */
-public record ConnectionSettings(Duration requestTimeout, Duration idleTimeout, int maxConnections,
+public record ConnectionSettings(
+    Duration requestTimeout,
+    Duration idleTimeout,
+    int maxConnections,
     int maxConnectionsPerAddress) {
 
-  /** Generous for real clients; every agent of a local cluster shares 127.0.0.1, hence the high per-address cap. */
+  /**
+   * Generous for real clients; every agent of a local cluster shares 127.0.0.1, hence the high
+   * per-address cap.
+   */
   public static final ConnectionSettings DEFAULTS =
       new ConnectionSettings(Duration.ofSeconds(30), Duration.ofSeconds(30), 10_000, 2_000);
 
@@ -34,7 +40,8 @@ public record ConnectionSettings(Duration requestTimeout, Duration idleTimeout, 
       throw new IllegalArgumentException("maxConnections must be >= 1, got " + maxConnections);
     }
     if (maxConnectionsPerAddress < 1) {
-      throw new IllegalArgumentException("maxConnectionsPerAddress must be >= 1, got " + maxConnectionsPerAddress);
+      throw new IllegalArgumentException(
+          "maxConnectionsPerAddress must be >= 1, got " + maxConnectionsPerAddress);
     }
   }
 }

@@ -26,8 +26,8 @@ import io.netty.handler.codec.http.LastHttpContent;
  * end: the body's length, or for a chunked body up to each line end (a chunked message ends at
  * one). The byte after a body is thus always scanned as the start of the next head.
  *
- * <p>A refused head never reaches the codec: a {@link HeadRefusal} goes on in its place, for
- * {@link RequestReader} to answer after any request pipelined before it. All methods run on the
+ * <p>A refused head never reaches the codec: a {@link HeadRefusal} goes on in its place, for {@link
+ * RequestReader} to answer after any request pipelined before it. All methods run on the
  * connection's event loop.
  */
 final class FoldedLines extends ChannelInboundHandlerAdapter {
@@ -49,8 +49,13 @@ final class FoldedLines extends ChannelInboundHandlerAdapter {
 
   private final ChannelHandler boundaries = new Boundaries();
   private Mode mode = Mode.HEAD;
-  /** In {@link Mode#BODY}: the bytes the codec still reads as body, or -1 to hand over a line at a time. */
+
+  /**
+   * In {@link Mode#BODY}: the bytes the codec still reads as body, or -1 to hand over a line at a
+   * time.
+   */
   private long remaining = -1;
+
   // The head's scanner: whether the request line has begun (the codec skips line ends before one),
   // the number of the current line (the request line is 0), and that line's length and last byte.
   private boolean started;
@@ -72,15 +77,24 @@ final class FoldedLines extends ChannelInboundHandlerAdapter {
     try {
       while (in.isReadable() && mode != Mode.DROPPING) {
         int from = in.readerIndex();
-        int to = switch (mode) {
-          case HEAD -> scanHead(in);
-          case BODY -> remaining > 0 ? from + (int) Math.min(in.readableBytes(), remaining) : lineEnd(in);
-          case PASSING, DROPPING -> in.writerIndex();
-        };
+        int to =
+            switch (mode) {
+              case HEAD -> scanHead(in);
+              case BODY ->
+                  remaining > 0
+                      ? from + (int) Math.min(in.readableBytes(), remaining)
+                      : lineEnd(in);
+              case PASSING, DROPPING -> in.writerIndex();
+            };
         if (mode == Mode.DROPPING) {
-          ctx.fireChannelRead(new HeadRefusal(ApiError.of(Reason.BadRequest, "header line " + line
-              + " of the request is an obsolete line folding (starts with a space or tab): RFC 9112 5.2;"
-              + " send each field on one line")));
+          ctx.fireChannelRead(
+              new HeadRefusal(
+                  ApiError.of(
+                      Reason.BadRequest,
+                      "header line "
+                          + line
+                          + " of the request is an obsolete line folding (starts with a space or tab): RFC 9112 5.2;"
+                          + " send each field on one line")));
           return;
         }
         if (mode == Mode.BODY && remaining > 0) {
@@ -89,7 +103,8 @@ final class FoldedLines extends ChannelInboundHandlerAdapter {
           remaining = remaining == 0 ? -1 : remaining;
         }
         in.readerIndex(to);
-        ctx.fireChannelRead(in.retainedSlice(from, to - from)); // the codec may move mode on meanwhile
+        ctx.fireChannelRead(
+            in.retainedSlice(from, to - from)); // the codec may move mode on meanwhile
       }
     } finally {
       in.release();
@@ -148,7 +163,10 @@ final class FoldedLines extends ChannelInboundHandlerAdapter {
           if (request.decoderResult().isFailure()) {
             mode = Mode.PASSING;
           } else {
-            long length = HttpUtil.isTransferEncodingChunked(request) ? -1 : HttpUtil.getContentLength(request, 0L);
+            long length =
+                HttpUtil.isTransferEncodingChunked(request)
+                    ? -1
+                    : HttpUtil.getContentLength(request, 0L);
             mode = Mode.BODY;
             remaining = length > 0 ? length : -1;
           }

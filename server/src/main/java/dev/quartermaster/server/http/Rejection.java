@@ -9,7 +9,9 @@ public enum Rejection {
   CONNECTIONS("connections"),
   /** The client's address held {@link ConnectionSettings#maxConnectionsPerAddress()} already. */
   CONNECTIONS_PER_ADDRESS("connections_per_address"),
-  /** A request began but did not arrive whole within {@link ConnectionSettings#requestTimeout()}. */
+  /**
+   * A request began but did not arrive whole within {@link ConnectionSettings#requestTimeout()}.
+   */
   REQUEST_TIMEOUT("request_timeout"),
   /** Not HTTP/1.x we can read: a bad request line, header, target, length or chunk; or too long. */
   MALFORMED("malformed");

@@ -11,14 +11,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
- * The clock of one connection, before the HTTP codec, so it sees the first raw byte of a request.
- * A connection is always in one of three states:
+ * The clock of one connection, before the HTTP codec, so it sees the first raw byte of a request. A
+ * connection is always in one of three states:
  *
  * <ul>
  *   <li>{@code WAITING} for a request: closed after {@code idleTimeout} without a byte;
  *   <li>{@code READING} one, from its first byte: answered 408 and closed if the whole request
- *       (body included) is not in within {@code requestTimeout}. This is what frees a socket held by
- *       a client that sends half a request line and stops;
+ *       (body included) is not in within {@code requestTimeout}. This is what frees a socket held
+ *       by a client that sends half a request line and stops;
  *   <li>{@code HANDLING} it: no clock, since a watch stream is an answer that lasts for hours (slow
  *       readers of an answer are the watch's own business: see the server's write timeout).
  * </ul>
@@ -26,7 +26,11 @@ import java.util.function.Consumer;
  * All methods run on the connection's event loop.
  */
 final class RequestDeadlines extends ChannelDuplexHandler {
-  private enum State { WAITING, READING, HANDLING }
+  private enum State {
+    WAITING,
+    READING,
+    HANDLING
+  }
 
   private final Duration requestTimeout;
   private final Duration idleTimeout;
@@ -69,7 +73,9 @@ final class RequestDeadlines extends ChannelDuplexHandler {
     cancel();
   }
 
-  /** The answer is out and the next request had begun arriving meanwhile: its clock runs from now. */
+  /**
+   * The answer is out and the next request had begun arriving meanwhile: its clock runs from now.
+   */
   void readingRequest() {
     state = State.READING;
     schedule(requestTimeout, this::requestTooSlow);
@@ -84,8 +90,13 @@ final class RequestDeadlines extends ChannelDuplexHandler {
   private void requestTooSlow() {
     rejected.accept(Rejection.REQUEST_TIMEOUT);
     ctx.channel().config().setAutoRead(false);
-    ctx.writeAndFlush(TransportReplies.raw(ApiError.of(Reason.RequestTimeout,
-            "the request did not arrive whole within " + requestTimeout.toSeconds() + "s of its first byte")))
+    ctx.writeAndFlush(
+            TransportReplies.raw(
+                ApiError.of(
+                    Reason.RequestTimeout,
+                    "the request did not arrive whole within "
+                        + requestTimeout.toSeconds()
+                        + "s of its first byte")))
         .addListener(ChannelFutureListener.CLOSE);
   }
 

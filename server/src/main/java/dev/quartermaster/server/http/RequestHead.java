@@ -15,22 +15,38 @@ import java.util.Optional;
  */
 final class RequestHead {
   /** Fields defined as a single value; a repeated one is not a list to join. */
-  static final List<CharSequence> SINGLETONS = List.of(HttpHeaderNames.AUTHORIZATION, HttpHeaderNames.HOST,
-      HttpHeaderNames.CONTENT_TYPE, HttpHeaderNames.CONTENT_LENGTH);
+  static final List<CharSequence> SINGLETONS =
+      List.of(
+          HttpHeaderNames.AUTHORIZATION,
+          HttpHeaderNames.HOST,
+          HttpHeaderNames.CONTENT_TYPE,
+          HttpHeaderNames.CONTENT_LENGTH);
 
   private RequestHead() {}
 
   static Optional<ApiError> problem(HttpRequest request) {
     var version = request.protocolVersion();
     if (version.majorVersion() != 1 || version.minorVersion() > 1) {
-      return Optional.of(new ApiError(505, Reason.VersionNotSupported, version.text()
-          + " is not supported: this server speaks HTTP/1.1 (and HTTP/1.0)", List.of()));
+      return Optional.of(
+          new ApiError(
+              505,
+              Reason.VersionNotSupported,
+              version.text() + " is not supported: this server speaks HTTP/1.1 (and HTTP/1.0)",
+              List.of()));
     }
     for (var name : SINGLETONS) {
       int count = request.headers().getAll(name).size();
       if (count > 1) {
-        return Optional.of(new ApiError(400, Reason.BadRequest, "header " + name + " is given " + count
-            + " times; it takes one value: send it once", List.of()));
+        return Optional.of(
+            new ApiError(
+                400,
+                Reason.BadRequest,
+                "header "
+                    + name
+                    + " is given "
+                    + count
+                    + " times; it takes one value: send it once",
+                List.of()));
       }
     }
     return Optional.empty();

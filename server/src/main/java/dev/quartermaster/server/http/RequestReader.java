@@ -1,8 +1,8 @@
 package dev.quartermaster.server.http;
 
 import com.sun.net.httpserver.HttpHandler;
-import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiError;
+import dev.quartermaster.api.error.ApiError.Reason;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -49,7 +49,8 @@ final class RequestReader extends ChannelInboundHandlerAdapter {
   static final long DRAIN_CAP = 64L << 20;
 
   private sealed interface Pending {
-    record Whole(HttpRequest request, URI uri, byte[] body, boolean closeAfter) implements Pending {}
+    record Whole(HttpRequest request, URI uri, byte[] body, boolean closeAfter)
+        implements Pending {}
 
     record Refused(ApiError error) implements Pending {}
   }
@@ -79,11 +80,18 @@ final class RequestReader extends ChannelInboundHandlerAdapter {
   private ChannelHandlerContext ctx;
   private Assembly assembly;
   private ChannelExchange current;
+
   /** Set once the connection is to close: nothing more is read or run. */
   private boolean ending;
 
-  RequestReader(HttpHandler handler, Executor executor, long maxBodyBytes, int maxLineBytes, int maxHeaderBytes,
-      RequestDeadlines deadlines, Consumer<Rejection> rejected) {
+  RequestReader(
+      HttpHandler handler,
+      Executor executor,
+      long maxBodyBytes,
+      int maxLineBytes,
+      int maxHeaderBytes,
+      RequestDeadlines deadlines,
+      Consumer<Rejection> rejected) {
     this.handler = handler;
     this.executor = executor;
     this.maxBodyBytes = maxBodyBytes;
@@ -132,13 +140,22 @@ final class RequestReader extends ChannelInboundHandlerAdapter {
       }
       if (HttpUtil.is100ContinueExpected(request)) {
         if (HttpUtil.getContentLength(request, -1L) > maxBodyBytes) {
-          refuse(new ApiError(413, Reason.PayloadTooLarge, "request body is " + HttpUtil.getContentLength(request, -1L)
-              + " bytes; the limit is " + maxBodyBytes + " bytes", List.of()));
+          refuse(
+              new ApiError(
+                  413,
+                  Reason.PayloadTooLarge,
+                  "request body is "
+                      + HttpUtil.getContentLength(request, -1L)
+                      + " bytes; the limit is "
+                      + maxBodyBytes
+                      + " bytes",
+                  List.of()));
           return;
         }
         if (current == null && waiting.isEmpty()) {
-          ctx.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE,
-              Unpooled.EMPTY_BUFFER));
+          ctx.writeAndFlush(
+              new DefaultFullHttpResponse(
+                  HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE, Unpooled.EMPTY_BUFFER));
         }
       }
       assembly = new Assembly(request, ((Target.Good) uri).uri());
@@ -156,7 +173,9 @@ final class RequestReader extends ChannelInboundHandlerAdapter {
       assembly.dropped += bytes.readableBytes();
       boolean drainedEnough = assembly.dropped > DRAIN_CAP;
       if (content instanceof LastHttpContent || drainedEnough) {
-        var whole = new Pending.Whole(assembly.request, assembly.uri, assembly.body.toByteArray(), drainedEnough);
+        var whole =
+            new Pending.Whole(
+                assembly.request, assembly.uri, assembly.body.toByteArray(), drainedEnough);
         assembly = null;
         if (drainedEnough) {
           ending = true;
@@ -171,16 +190,28 @@ final class RequestReader extends ChannelInboundHandlerAdapter {
     long declared = HttpUtil.getContentLength(cut.request, -1L);
     long received = cut.body.size() + cut.dropped;
     if (declared > maxBodyBytes) {
-      return new ApiError(413, Reason.PayloadTooLarge, "request body is " + declared + " bytes; the limit is "
-          + maxBodyBytes + " bytes", List.of());
+      return new ApiError(
+          413,
+          Reason.PayloadTooLarge,
+          "request body is " + declared + " bytes; the limit is " + maxBodyBytes + " bytes",
+          List.of());
     }
-    return new ApiError(400, Reason.BadRequest, "the request body ended after " + received + " bytes"
-        + (declared >= 0 ? " of the " + declared + " that Content-Length declared" : ", before its last chunk"), List.of());
+    return new ApiError(
+        400,
+        Reason.BadRequest,
+        "the request body ended after "
+            + received
+            + " bytes"
+            + (declared >= 0
+                ? " of the " + declared + " that Content-Length declared"
+                : ", before its last chunk"),
+        List.of());
   }
 
   private void refuse(ApiError error) {
     assembly = null;
-    ending = true; // after a message the codec could not read, nothing on this connection is trusted
+    ending =
+        true; // after a message the codec could not read, nothing on this connection is trusted
     ctx.channel().config().setAutoRead(false);
     rejected.accept(Rejection.MALFORMED);
     queue(new Pending.Refused(error));
@@ -207,11 +238,18 @@ final class RequestReader extends ChannelInboundHandlerAdapter {
       return;
     }
     switch (next) {
-      case Pending.Refused refused -> ctx.writeAndFlush(TransportReplies.full(refused.error()))
-          .addListener(ChannelFutureListener.CLOSE);
+      case Pending.Refused refused ->
+          ctx.writeAndFlush(TransportReplies.full(refused.error()))
+              .addListener(ChannelFutureListener.CLOSE);
       case Pending.Whole whole -> {
-        var exchange = new ChannelExchange(ctx.channel(), whole.request(), whole.uri(), whole.body(),
-            whole.closeAfter(), this::answered);
+        var exchange =
+            new ChannelExchange(
+                ctx.channel(),
+                whole.request(),
+                whole.uri(),
+                whole.body(),
+                whole.closeAfter(),
+                this::answered);
         current = exchange;
         executor.execute(() -> run(exchange));
       }
@@ -297,19 +335,39 @@ final class RequestReader extends ChannelInboundHandlerAdapter {
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
     // A reset by the client, mostly: nothing to answer, and nothing the operator must act on.
-    log.debug("event=connection_error remote={} cause='{}'", ctx.channel().remoteAddress(), cause.toString());
+    log.debug(
+        "event=connection_error remote={} cause='{}'",
+        ctx.channel().remoteAddress(),
+        cause.toString());
     ctx.close();
   }
 
   private ApiError codecError(Throwable cause) {
     return switch (cause) {
-      case TooLongHttpLineException _ -> new ApiError(414, Reason.UriTooLong, "the request line is longer than "
-          + maxLineBytes + " bytes (a request target may be at most 8192 characters)", List.of());
-      case TooLongHttpHeaderException _ -> new ApiError(431, Reason.HeadersTooLarge,
-          "the request headers are larger than " + maxHeaderBytes + " bytes", List.of());
-      case TooLongFrameException _ -> new ApiError(431, Reason.HeadersTooLarge,
-          "a request line, header or chunk is too long", List.of());
-      default -> ApiError.of(Reason.BadRequest, "malformed HTTP request: " + HttpTransport.printable(cause.getMessage()));
+      case TooLongHttpLineException _ ->
+          new ApiError(
+              414,
+              Reason.UriTooLong,
+              "the request line is longer than "
+                  + maxLineBytes
+                  + " bytes (a request target may be at most 8192 characters)",
+              List.of());
+      case TooLongHttpHeaderException _ ->
+          new ApiError(
+              431,
+              Reason.HeadersTooLarge,
+              "the request headers are larger than " + maxHeaderBytes + " bytes",
+              List.of());
+      case TooLongFrameException _ ->
+          new ApiError(
+              431,
+              Reason.HeadersTooLarge,
+              "a request line, header or chunk is too long",
+              List.of());
+      default ->
+          ApiError.of(
+              Reason.BadRequest,
+              "malformed HTTP request: " + HttpTransport.printable(cause.getMessage()));
     };
   }
 
@@ -325,15 +383,25 @@ final class RequestReader extends ChannelInboundHandlerAdapter {
       var uri = new URI(raw);
       var path = uri.getRawPath();
       if (path == null || !path.startsWith("/")) {
-        return new Target.Bad(ApiError.of(Reason.BadRequest,
-            "the request target must be a path starting with '/', got '" + HttpTransport.printable(raw) + "'"));
+        return new Target.Bad(
+            ApiError.of(
+                Reason.BadRequest,
+                "the request target must be a path starting with '/', got '"
+                    + HttpTransport.printable(raw)
+                    + "'"));
       }
       return new Target.Good(uri);
     } catch (URISyntaxException e) {
-      return new Target.Bad(ApiError.of(Reason.BadRequest, "the request target is not a valid URI: " + e.getReason()
-          + " at index " + e.getIndex() + " of '" + HttpTransport.printable(raw) + "' (escape '%' as %25)"));
+      return new Target.Bad(
+          ApiError.of(
+              Reason.BadRequest,
+              "the request target is not a valid URI: "
+                  + e.getReason()
+                  + " at index "
+                  + e.getIndex()
+                  + " of '"
+                  + HttpTransport.printable(raw)
+                  + "' (escape '%' as %25)"));
     }
   }
-
-
 }

@@ -25,9 +25,14 @@ final class TransportReplies {
   /** For handlers after the HTTP codec. */
   static FullHttpResponse full(ApiError error) {
     var body = json(error);
-    var response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(error.code()),
-        Unpooled.wrappedBuffer(body));
-    response.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
+    var response =
+        new DefaultFullHttpResponse(
+            HttpVersion.HTTP_1_1,
+            HttpResponseStatus.valueOf(error.code()),
+            Unpooled.wrappedBuffer(body));
+    response
+        .headers()
+        .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
         .setInt(HttpHeaderNames.CONTENT_LENGTH, body.length)
         .set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
     return response;
@@ -36,10 +41,15 @@ final class TransportReplies {
   /** For handlers before the HTTP codec (at accept, at a deadline): the response as raw bytes. */
   static ByteBuf raw(ApiError error) {
     var body = json(error);
-    var head = "HTTP/1.1 " + HttpResponseStatus.valueOf(error.code()) + "\r\n"
-        + "Content-Type: application/json\r\n"
-        + "Content-Length: " + body.length + "\r\n"
-        + "Connection: close\r\n\r\n";
+    var head =
+        "HTTP/1.1 "
+            + HttpResponseStatus.valueOf(error.code())
+            + "\r\n"
+            + "Content-Type: application/json\r\n"
+            + "Content-Length: "
+            + body.length
+            + "\r\n"
+            + "Connection: close\r\n\r\n";
     return Unpooled.wrappedBuffer(head.getBytes(StandardCharsets.US_ASCII), body);
   }
 

@@ -43,11 +43,11 @@ import org.bouncycastle.operator.OperatorCreationException;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 
 /**
- * The server's TLS material in {@code <data>/tls/}: a certificate authority of its own and a
- * server certificate it signed, made at first start (as k3s does) and kept: {@code ca.crt} (what
- * clients trust: copy it to them), {@code ca.key}, {@code server.crt}, {@code server.key} (keys
- * 0600). The server certificate names {@code localhost}, the loopback addresses, this host's name
- * and every name given (the address it listens on, say); one that lacks a name now is made again.
+ * The server's TLS material in {@code <data>/tls/}: a certificate authority of its own and a server
+ * certificate it signed, made at first start (as k3s does) and kept: {@code ca.crt} (what clients
+ * trust: copy it to them), {@code ca.key}, {@code server.crt}, {@code server.key} (keys 0600). The
+ * server certificate names {@code localhost}, the loopback addresses, this host's name and every
+ * name given (the address it listens on, say); one that lacks a name now is made again.
  */
 @OutsideEnv("key generation needs a cryptographic source")
 public final class ServerCertificates {
@@ -68,9 +68,18 @@ public final class ServerCertificates {
   public static CaPem newCa(Instant now) throws IOException {
     try {
       var pair = keyPair();
-      var ca = sign(new X500Name("CN=quartermaster-ca"), pair, new X500Name("CN=quartermaster-ca"), pair.getPrivate(),
-          now, CA_LIFETIME, true, List.of());
-      return new CaPem(pem("CERTIFICATE", ca.getEncoded()), pem("PRIVATE KEY", pair.getPrivate().getEncoded()));
+      var ca =
+          sign(
+              new X500Name("CN=quartermaster-ca"),
+              pair,
+              new X500Name("CN=quartermaster-ca"),
+              pair.getPrivate(),
+              now,
+              CA_LIFETIME,
+              true,
+              List.of());
+      return new CaPem(
+          pem("CERTIFICATE", ca.getEncoded()), pem("PRIVATE KEY", pair.getPrivate().getEncoded()));
     } catch (GeneralSecurityException | OperatorCreationException e) {
       throw new IOException("cannot make a CA: " + e.getMessage(), e);
     }
@@ -78,9 +87,11 @@ public final class ServerCertificates {
 
   /**
    * Makes {@code <dataDir>/tls} hold the given CA (the cluster's, from the store); when it replaces
-   * another, the server certificate that CA signed goes too, to be made again by {@link #loadOrCreate}.
+   * another, the server certificate that CA signed goes too, to be made again by {@link
+   * #loadOrCreate}.
    */
-  public static void installCa(Path dataDir, String certificatePem, String keyPem) throws IOException {
+  public static void installCa(Path dataDir, String certificatePem, String keyPem)
+      throws IOException {
     var dir = dataDir.resolve(DIR);
     Files.createDirectories(dir);
     OwnerOnly.directory(dir);
@@ -93,8 +104,12 @@ public final class ServerCertificates {
     Files.deleteIfExists(dir.resolve("server.crt"));
   }
 
-  /** Loads {@code <dataDir>/tls}, making whatever is missing; {@code names} go into the server certificate. */
-  public static Material loadOrCreate(Path dataDir, List<String> names, Instant now) throws IOException {
+  /**
+   * Loads {@code <dataDir>/tls}, making whatever is missing; {@code names} go into the server
+   * certificate.
+   */
+  public static Material loadOrCreate(Path dataDir, List<String> names, Instant now)
+      throws IOException {
     var dir = dataDir.resolve(DIR);
     Files.createDirectories(dir);
     OwnerOnly.directory(dir);
@@ -103,23 +118,39 @@ public final class ServerCertificates {
       var caKeyFile = dir.resolve("ca.key");
       if (!Files.exists(caCert) || !Files.exists(caKeyFile)) {
         var made = newCa(now);
-        installCa(dataDir, made.certificatePem(), made.keyPem()); // and drops a server.crt signed by a CA that is gone
+        installCa(
+            dataDir,
+            made.certificatePem(),
+            made.keyPem()); // and drops a server.crt signed by a CA that is gone
       }
       var ca = readCertificate(caCert);
       var caKey = readKey(caKeyFile);
       var wanted = subjectNames(names);
       var serverCert = dir.resolve("server.crt");
       var serverKey = dir.resolve("server.key");
-      if (!Files.exists(serverCert) || !Files.exists(serverKey) || !covers(readCertificate(serverCert), wanted)) {
+      if (!Files.exists(serverCert)
+          || !Files.exists(serverKey)
+          || !covers(readCertificate(serverCert), wanted)) {
         var pair = keyPair();
-        var cert = sign(new X500Name("CN=quartermaster-server"), pair, new X500Name(ca.getSubjectX500Principal().getName()),
-            caKey, now, SERVER_LIFETIME, false, wanted);
+        var cert =
+            sign(
+                new X500Name("CN=quartermaster-server"),
+                pair,
+                new X500Name(ca.getSubjectX500Principal().getName()),
+                caKey,
+                now,
+                SERVER_LIFETIME,
+                false,
+                wanted);
         writeKey(serverKey, pair.getPrivate());
-        Files.writeString(serverCert, pem("CERTIFICATE", cert.getEncoded()) + pem("CERTIFICATE", ca.getEncoded()));
+        Files.writeString(
+            serverCert,
+            pem("CERTIFICATE", cert.getEncoded()) + pem("CERTIFICATE", ca.getEncoded()));
       }
       return new Material(ca, readCertificate(serverCert), readKey(serverKey));
     } catch (GeneralSecurityException | OperatorCreationException e) {
-      throw new IOException("cannot make or read the TLS material in " + dir + ": " + e.getMessage(), e);
+      throw new IOException(
+          "cannot make or read the TLS material in " + dir + ": " + e.getMessage(), e);
     }
   }
 
@@ -134,7 +165,8 @@ public final class ServerCertificates {
   }
 
   /** Reads the first certificate of a PEM file. */
-  public static X509Certificate readCertificate(Path pem) throws IOException, GeneralSecurityException {
+  public static X509Certificate readCertificate(Path pem)
+      throws IOException, GeneralSecurityException {
     try (var in = Files.newInputStream(pem)) {
       return (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in);
     }
@@ -147,11 +179,14 @@ public final class ServerCertificates {
     } catch (IOException e) {
       // no host name to add: the others still work
     }
-    extra.stream().filter(n -> !n.isBlank() && !n.equals("0.0.0.0") && !n.equals("::")).forEach(names::add);
+    extra.stream()
+        .filter(n -> !n.isBlank() && !n.equals("0.0.0.0") && !n.equals("::"))
+        .forEach(names::add);
     return names.stream().distinct().toList();
   }
 
-  private static boolean covers(X509Certificate cert, List<String> names) throws GeneralSecurityException {
+  private static boolean covers(X509Certificate cert, List<String> names)
+      throws GeneralSecurityException {
     var have = new ArrayList<String>();
     var sans = cert.getSubjectAlternativeNames();
     if (sans != null) {
@@ -182,19 +217,36 @@ public final class ServerCertificates {
     return generator.generateKeyPair();
   }
 
-  private static X509Certificate sign(X500Name subject, KeyPair subjectKeys, X500Name issuer, PrivateKey issuerKey,
-      Instant now, Duration lifetime, boolean isCa, List<String> names)
+  private static X509Certificate sign(
+      X500Name subject,
+      KeyPair subjectKeys,
+      X500Name issuer,
+      PrivateKey issuerKey,
+      Instant now,
+      Duration lifetime,
+      boolean isCa,
+      List<String> names)
       throws GeneralSecurityException, OperatorCreationException, IOException {
-    X509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(issuer, new BigInteger(64, RANDOM).abs(),
-        Date.from(now.minus(Duration.ofMinutes(5))), Date.from(now.plus(lifetime)), subject, subjectKeys.getPublic());
+    X509v3CertificateBuilder builder =
+        new JcaX509v3CertificateBuilder(
+            issuer,
+            new BigInteger(64, RANDOM).abs(),
+            Date.from(now.minus(Duration.ofMinutes(5))),
+            Date.from(now.plus(lifetime)),
+            subject,
+            subjectKeys.getPublic());
     builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(isCa));
     if (isCa) {
-      builder.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign));
+      builder.addExtension(
+          Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign));
     } else {
       builder.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature));
-      builder.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(KeyPurposeId.id_kp_serverAuth));
-      var general = names.stream().map(n -> new GeneralName(isIp(n) ? GeneralName.iPAddress : GeneralName.dNSName, n))
-          .toArray(GeneralName[]::new);
+      builder.addExtension(
+          Extension.extendedKeyUsage, false, new ExtendedKeyUsage(KeyPurposeId.id_kp_serverAuth));
+      var general =
+          names.stream()
+              .map(n -> new GeneralName(isIp(n) ? GeneralName.iPAddress : GeneralName.dNSName, n))
+              .toArray(GeneralName[]::new);
       builder.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(general));
     }
     var signer = new JcaContentSignerBuilder("SHA256withECDSA").build(issuerKey);
@@ -203,19 +255,28 @@ public final class ServerCertificates {
 
   private static void writeKey(Path file, PrivateKey key) throws IOException {
     Files.deleteIfExists(file);
-    Files.createFile(file, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
-        java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
-    Files.writeString(file, pem("PRIVATE KEY", key.getEncoded())); // PKCS#8, as Netty and openssl read it
+    Files.createFile(
+        file,
+        java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+            java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+    Files.writeString(
+        file, pem("PRIVATE KEY", key.getEncoded())); // PKCS#8, as Netty and openssl read it
   }
 
   private static PrivateKey readKey(Path file) throws IOException, GeneralSecurityException {
     var text = Files.readString(file, StandardCharsets.US_ASCII);
     var body = text.replaceAll("-----(BEGIN|END) PRIVATE KEY-----", "").replaceAll("\\s", "");
-    return KeyFactory.getInstance("EC").generatePrivate(new PKCS8EncodedKeySpec(Base64.getDecoder().decode(body)));
+    return KeyFactory.getInstance("EC")
+        .generatePrivate(new PKCS8EncodedKeySpec(Base64.getDecoder().decode(body)));
   }
 
   private static String pem(String type, byte[] der) {
-    return "-----BEGIN " + type + "-----\n" + Base64.getMimeEncoder(64, new byte[] {'\n'}).encodeToString(der)
-        + "\n-----END " + type + "-----\n";
+    return "-----BEGIN "
+        + type
+        + "-----\n"
+        + Base64.getMimeEncoder(64, new byte[] {'\n'}).encodeToString(der)
+        + "\n-----END "
+        + type
+        + "-----\n";
   }
 }

@@ -27,12 +27,11 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The server's own CA and certificate: made once and kept, keys readable by the owner only, the
- * certificate naming what the server listens on; a client that trusts that CA talks HTTPS, one
- * that does not is told what to do, and plain HTTP gets nothing.
+ * certificate naming what the server listens on; a client that trusts that CA talks HTTPS, one that
+ * does not is told what to do, and plain HTTP gets nothing.
  */
 class TlsTest {
-  @TempDir
-  Path dataDir;
+  @TempDir Path dataDir;
 
   @Test
   void theCertificatesAreMadeOnceAndNameWhatTheServerListensOn() throws Exception {
@@ -43,10 +42,14 @@ class TlsTest {
     assertThat(again.certificate()).isEqualTo(first.certificate());
     assertThat(ServerCertificates.fingerprint(first.ca())).matches("SHA256(:[0-9A-F]{2}){32}");
     for (var key : List.of("ca.key", "server.key")) {
-      assertThat(Files.getPosixFilePermissions(dataDir.resolve("tls").resolve(key))).as(key)
+      assertThat(Files.getPosixFilePermissions(dataDir.resolve("tls").resolve(key)))
+          .as(key)
           .isEqualTo(Set.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE));
     }
-    var names = first.certificate().getSubjectAlternativeNames().stream().map(n -> String.valueOf(n.get(1))).toList();
+    var names =
+        first.certificate().getSubjectAlternativeNames().stream()
+            .map(n -> String.valueOf(n.get(1)))
+            .toList();
     assertThat(names).contains("localhost", "127.0.0.1", "cp.example");
     first.certificate().verify(first.ca().getPublicKey());
 
@@ -61,8 +64,10 @@ class TlsTest {
   void aClientThatTrustsTheCaTalksHttpsAndOthersAreToldWhy() throws Exception {
     try (var store = SqliteStore.open(dataDir.resolve("store.db"))) {
       var material = ServerCertificates.loadOrCreate(dataDir, List.of(), Instant.now());
-      var config = ApiServerConfig.of(new ObjectRegistry(store, new SystemEnv()), dataDir).withListen("127.0.0.1", 0)
-          .withTls(material);
+      var config =
+          ApiServerConfig.of(new ObjectRegistry(store, new SystemEnv()), dataDir)
+              .withListen("127.0.0.1", 0)
+              .withTls(material);
       try (var server = ApiServer.start(config)) {
         assertThat(server.baseUri().getScheme()).isEqualTo("https");
         var token = Files.readString(server.adminTokenFile()).strip();
@@ -74,7 +79,9 @@ class TlsTest {
         try (var untrusting = new HttpApiClient(server.baseUri(), token)) {
           var e = catchThrowableOfType(ApiException.class, () -> untrusting.list(Kinds.NODE));
           assertThat(e.reason()).isEqualTo(Reason.Unavailable);
-          assertThat(e.getMessage()).contains("the CA you trust did not sign").contains("--ca-file");
+          assertThat(e.getMessage())
+              .contains("the CA you trust did not sign")
+              .contains("--ca-file");
         }
         var plain = java.net.URI.create(server.baseUri().toString().replace("https://", "http://"));
         try (var http = new HttpApiClient(plain, token)) {

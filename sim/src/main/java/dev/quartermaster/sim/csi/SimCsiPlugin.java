@@ -33,7 +33,8 @@ public final class SimCsiPlugin implements CsiPlugin {
   private final Duration maxLatency;
   private boolean down;
 
-  public SimCsiPlugin(Env env, SimStorage storage, String node, boolean controller, Duration maxLatency) {
+  public SimCsiPlugin(
+      Env env, SimStorage storage, String node, boolean controller, Duration maxLatency) {
     this.env = env;
     this.storage = storage;
     this.node = node;
@@ -53,10 +54,16 @@ public final class SimCsiPlugin implements CsiPlugin {
   public CompletionStage<PluginInfo> pluginInfo() {
     var caps = EnumSet.of(Capability.StageUnstageVolume);
     if (controller) {
-      caps.addAll(EnumSet.of(Capability.ControllerService, Capability.CreateDeleteVolume,
-          Capability.PublishUnpublishVolume, Capability.ListVolumes, Capability.GetCapacity));
+      caps.addAll(
+          EnumSet.of(
+              Capability.ControllerService,
+              Capability.CreateDeleteVolume,
+              Capability.PublishUnpublishVolume,
+              Capability.ListVolumes,
+              Capability.GetCapacity));
     }
-    return later(CsiCall.GetPluginInfo, () -> new PluginInfo(storage.plugin(), "sim-1", caps, MODES));
+    return later(
+        CsiCall.GetPluginInfo, () -> new PluginInfo(storage.plugin(), "sim-1", caps, MODES));
   }
 
   @Override
@@ -65,31 +72,38 @@ public final class SimCsiPlugin implements CsiPlugin {
   }
 
   @Override
-  public CompletionStage<CreatedVolume> createVolume(String name, long capacityBytes, AccessMode mode,
-      Map<String, String> parameters) {
+  public CompletionStage<CreatedVolume> createVolume(
+      String name, long capacityBytes, AccessMode mode, Map<String, String> parameters) {
     return destructive(CsiCall.CreateVolume, name, () -> storage.create(name, capacityBytes));
   }
 
   @Override
   public CompletionStage<Void> deleteVolume(String volumeId) {
-    return destructive(CsiCall.DeleteVolume, volumeId, () -> {
-      storage.delete(volumeId);
-      return null;
-    });
+    return destructive(
+        CsiCall.DeleteVolume,
+        volumeId,
+        () -> {
+          storage.delete(volumeId);
+          return null;
+        });
   }
 
   @Override
-  public CompletionStage<Map<String, String>> controllerPublish(String volumeId, String csiNodeId, AccessMode mode,
-      boolean readOnly) {
-    return destructive(CsiCall.ControllerPublishVolume, volumeId, () -> storage.attach(volumeId, csiNodeId, mode));
+  public CompletionStage<Map<String, String>> controllerPublish(
+      String volumeId, String csiNodeId, AccessMode mode, boolean readOnly) {
+    return destructive(
+        CsiCall.ControllerPublishVolume, volumeId, () -> storage.attach(volumeId, csiNodeId, mode));
   }
 
   @Override
   public CompletionStage<Void> controllerUnpublish(String volumeId, String csiNodeId) {
-    return destructive(CsiCall.ControllerUnpublishVolume, volumeId, () -> {
-      storage.detach(volumeId, csiNodeId);
-      return null;
-    });
+    return destructive(
+        CsiCall.ControllerUnpublishVolume,
+        volumeId,
+        () -> {
+          storage.detach(volumeId, csiNodeId);
+          return null;
+        });
   }
 
   @Override
@@ -103,37 +117,50 @@ public final class SimCsiPlugin implements CsiPlugin {
   }
 
   @Override
-  public CompletionStage<Void> nodeStage(String volumeId, Map<String, String> publishContext, String stagingPath,
-      AccessMode mode) {
-    return later(CsiCall.NodeStageVolume, () -> {
-      storage.stage(volumeId, node, stagingPath);
-      return null;
-    });
+  public CompletionStage<Void> nodeStage(
+      String volumeId, Map<String, String> publishContext, String stagingPath, AccessMode mode) {
+    return later(
+        CsiCall.NodeStageVolume,
+        () -> {
+          storage.stage(volumeId, node, stagingPath);
+          return null;
+        });
   }
 
   @Override
   public CompletionStage<Void> nodeUnstage(String volumeId, String stagingPath) {
-    return later(CsiCall.NodeUnstageVolume, () -> {
-      storage.unstage(volumeId, node);
-      return null;
-    });
+    return later(
+        CsiCall.NodeUnstageVolume,
+        () -> {
+          storage.unstage(volumeId, node);
+          return null;
+        });
   }
 
   @Override
-  public CompletionStage<Void> nodePublish(String volumeId, Map<String, String> publishContext, String stagingPath,
-      String targetPath, AccessMode mode, boolean readOnly) {
-    return later(CsiCall.NodePublishVolume, () -> {
-      storage.publish(volumeId, node, targetPath, readOnly);
-      return null;
-    });
+  public CompletionStage<Void> nodePublish(
+      String volumeId,
+      Map<String, String> publishContext,
+      String stagingPath,
+      String targetPath,
+      AccessMode mode,
+      boolean readOnly) {
+    return later(
+        CsiCall.NodePublishVolume,
+        () -> {
+          storage.publish(volumeId, node, targetPath, readOnly);
+          return null;
+        });
   }
 
   @Override
   public CompletionStage<Void> nodeUnpublish(String volumeId, String targetPath) {
-    return later(CsiCall.NodeUnpublishVolume, () -> {
-      storage.unpublish(volumeId, node, targetPath);
-      return null;
-    });
+    return later(
+        CsiCall.NodeUnpublishVolume,
+        () -> {
+          storage.unpublish(volumeId, node, targetPath);
+          return null;
+        });
   }
 
   @Override
@@ -147,7 +174,8 @@ public final class SimCsiPlugin implements CsiPlugin {
   private <T> CompletionStage<T> later(CsiCall call, Supplier<T> effect) {
     var f = new CompletableFuture<T>();
     if (down) {
-      f.completeExceptionally(new CsiException(call, CsiCode.UNAVAILABLE, "plugin on " + node + " is down"));
+      f.completeExceptionally(
+          new CsiException(call, CsiCode.UNAVAILABLE, "plugin on " + node + " is down"));
       return f;
     }
     env.schedule(latency(), () -> complete(f, effect));
@@ -158,8 +186,11 @@ public final class SimCsiPlugin implements CsiPlugin {
   private <T> CompletionStage<T> destructive(CsiCall call, String volume, Supplier<T> effect) {
     var f = new CompletableFuture<T>();
     if (down || !controller) {
-      f.completeExceptionally(new CsiException(call, down ? CsiCode.UNAVAILABLE : CsiCode.UNIMPLEMENTED,
-          "plugin on " + node + (down ? " is down" : " serves no controller")));
+      f.completeExceptionally(
+          new CsiException(
+              call,
+              down ? CsiCode.UNAVAILABLE : CsiCode.UNIMPLEMENTED,
+              "plugin on " + node + (down ? " is down" : " serves no controller")));
       return f;
     }
     try {
@@ -168,10 +199,12 @@ public final class SimCsiPlugin implements CsiPlugin {
       f.completeExceptionally(e);
       return f;
     }
-    env.schedule(latency(), () -> {
-      storage.end();
-      complete(f, effect);
-    });
+    env.schedule(
+        latency(),
+        () -> {
+          storage.end();
+          complete(f, effect);
+        });
     return f;
   }
 

@@ -1,10 +1,10 @@
 package dev.quartermaster.sim.csi;
 
 import dev.quartermaster.api.volume.VolumeSpec.AccessMode;
+import dev.quartermaster.csi.plugin.CreatedVolume;
 import dev.quartermaster.csi.plugin.CsiCall;
 import dev.quartermaster.csi.plugin.CsiCode;
 import dev.quartermaster.csi.plugin.CsiException;
-import dev.quartermaster.csi.plugin.CreatedVolume;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -17,12 +17,13 @@ import java.util.TreeSet;
 /**
  * The storage system behind one simulated CSI plugin, shared by its instances on every node (as an
  * EBS region is shared by every EC2 instance): volumes, which node each is attached to with which
- * "device name" (a bounded set per node, the EBS race), and what each node has staged and published.
+ * "device name" (a bounded set per node, the EBS race), and what each node has staged and
+ * published.
  *
  * <p>It counts what the real thing punishes: a destructive controller call that starts while
  * another is in flight on the plugin is an <em>overlap</em> (with {@code detectOverlap} it fails
- * ABORTED, as the hostpath plugin's {@code --detect-overlap} does); the start order of those calls is
- * logged so tests can check FIFO per plugin. All in one thread of virtual time: no locks.
+ * ABORTED, as the hostpath plugin's {@code --detect-overlap} does); the start order of those calls
+ * is logged so tests can check FIFO per plugin. All in one thread of virtual time: no locks.
  */
 public final class SimStorage {
   /** How many attachments one node can take: device names xvdb..xvdq. */
@@ -34,20 +35,25 @@ public final class SimStorage {
   private record Vol(String id, String name, long bytes, Map<String, String> attachedTo) {}
 
   /**
-   * What a detach does to the node's own mounts of the volume: drops them, as pulling a block device
-   * does (EBS), or keeps them, as a directory bound in place stays (hostpath, NFS). With the second
-   * a fenced node keeps its publications until its agent unpublishes them, and an unstage is
+   * What a detach does to the node's own mounts of the volume: drops them, as pulling a block
+   * device does (EBS), or keeps them, as a directory bound in place stays (hostpath, NFS). With the
+   * second a fenced node keeps its publications until its agent unpublishes them, and an unstage is
    * refused while any is left.
    */
-  public enum DetachEffect { DropsNodeMounts, KeepsNodeMounts }
+  public enum DetachEffect {
+    DropsNodeMounts,
+    KeepsNodeMounts
+  }
 
   private final String plugin;
   private final boolean detectOverlap;
   private DetachEffect detachEffect = DetachEffect.DropsNodeMounts;
   private final Map<String, Vol> volumes = new LinkedHashMap<>();
   private final Map<String, Set<String>> staged = new HashMap<>();
+
   /** node|volume → target → read-only. */
   private final Map<String, Map<String, Boolean>> published = new HashMap<>();
+
   private final List<Started> log = new ArrayList<>();
   private int inFlight;
   private long overlaps;
@@ -70,14 +76,17 @@ public final class SimStorage {
     detachEffect = effect;
   }
 
-  /** A destructive call begins; throws ABORTED on overlap when detecting. Pair with {@link #end}. */
+  /**
+   * A destructive call begins; throws ABORTED on overlap when detecting. Pair with {@link #end}.
+   */
   void begin(CsiCall call, String volume, String node, long nanos) {
     destructiveCalls++;
     log.add(new Started(call, volume, node, nanos));
     if (inFlight > 0) {
       overlaps++;
       if (detectOverlap) {
-        throw new CsiException(call, CsiCode.ABORTED, "overlapping controller call on plugin " + plugin);
+        throw new CsiException(
+            call, CsiCode.ABORTED, "overlapping controller call on plugin " + plugin);
       }
     }
     inFlight++;
@@ -91,7 +100,8 @@ public final class SimStorage {
     var existing = volumes.values().stream().filter(v -> v.name().equals(name)).findFirst();
     if (existing.isPresent()) {
       if (existing.get().bytes() < bytes) {
-        throw new CsiException(CsiCall.CreateVolume, CsiCode.ALREADY_EXISTS, name + " exists with a smaller size");
+        throw new CsiException(
+            CsiCall.CreateVolume, CsiCode.ALREADY_EXISTS, name + " exists with a smaller size");
       }
       return new CreatedVolume(existing.get().id(), existing.get().bytes(), Map.of());
     }
@@ -106,7 +116,10 @@ public final class SimStorage {
       return;
     }
     if (!v.attachedTo().isEmpty()) {
-      throw new CsiException(CsiCall.DeleteVolume, CsiCode.FAILED_PRECONDITION, id + " is attached to " + v.attachedTo().keySet());
+      throw new CsiException(
+          CsiCall.DeleteVolume,
+          CsiCode.FAILED_PRECONDITION,
+          id + " is attached to " + v.attachedTo().keySet());
     }
     volumes.remove(id);
   }
@@ -119,13 +132,18 @@ public final class SimStorage {
     if (v.attachedTo().containsKey(node)) {
       return Map.of("device", v.attachedTo().get(node));
     }
-    boolean singleNode = mode == AccessMode.SingleNodeWriter || mode == AccessMode.SingleNodeReaderOnly;
+    boolean singleNode =
+        mode == AccessMode.SingleNodeWriter || mode == AccessMode.SingleNodeReaderOnly;
     if (singleNode && !v.attachedTo().isEmpty()) {
-      throw new CsiException(CsiCall.ControllerPublishVolume, CsiCode.FAILED_PRECONDITION,
+      throw new CsiException(
+          CsiCall.ControllerPublishVolume,
+          CsiCode.FAILED_PRECONDITION,
           id + " is attached to " + v.attachedTo().keySet());
     }
     var used = new TreeSet<String>();
-    volumes.values().forEach(o -> Optional.ofNullable(o.attachedTo().get(node)).ifPresent(used::add));
+    volumes
+        .values()
+        .forEach(o -> Optional.ofNullable(o.attachedTo().get(node)).ifPresent(used::add));
     for (int i = 0; i < DEVICE_NAMES; i++) {
       var name = "/dev/xvd" + (char) ('b' + i);
       if (!used.contains(name)) {
@@ -133,7 +151,10 @@ public final class SimStorage {
         return Map.of("device", name);
       }
     }
-    throw new CsiException(CsiCall.ControllerPublishVolume, CsiCode.RESOURCE_EXHAUSTED, node + " has no free device name");
+    throw new CsiException(
+        CsiCall.ControllerPublishVolume,
+        CsiCode.RESOURCE_EXHAUSTED,
+        node + " has no free device name");
   }
 
   /**
@@ -157,11 +178,16 @@ public final class SimStorage {
     staged.computeIfAbsent(node + "|" + id, k -> new TreeSet<>()).add(path);
   }
 
-  /** Refused while a target of the volume is still published on the node (its mount would be torn from under it). */
+  /**
+   * Refused while a target of the volume is still published on the node (its mount would be torn
+   * from under it).
+   */
   void unstage(String id, String node) {
     var still = published.get(node + "|" + id);
     if (still != null && !still.isEmpty()) {
-      throw new CsiException(CsiCall.NodeUnstageVolume, CsiCode.FAILED_PRECONDITION,
+      throw new CsiException(
+          CsiCall.NodeUnstageVolume,
+          CsiCode.FAILED_PRECONDITION,
           "volume " + id + " is still published at " + still.keySet());
     }
     staged.remove(node + "|" + id);
@@ -169,7 +195,9 @@ public final class SimStorage {
 
   void publish(String id, String node, String target, boolean readOnly) {
     requireAttached(CsiCall.NodePublishVolume, id, node);
-    published.computeIfAbsent(node + "|" + id, k -> new java.util.TreeMap<>()).put(target, readOnly);
+    published
+        .computeIfAbsent(node + "|" + id, k -> new java.util.TreeMap<>())
+        .put(target, readOnly);
   }
 
   void unpublish(String id, String node, String target) {
@@ -220,27 +248,30 @@ public final class SimStorage {
   /** Every target published on {@code node}, of any volume. */
   public Set<String> publishedOn(String node) {
     var out = new TreeSet<String>();
-    published.forEach((k, targets) -> {
-      if (k.startsWith(node + "|")) {
-        out.addAll(targets.keySet());
-      }
-    });
+    published.forEach(
+        (k, targets) -> {
+          if (k.startsWith(node + "|")) {
+            out.addAll(targets.keySet());
+          }
+        });
     return out;
   }
 
   /** Every writable publication of {@code id}, as {@code node:target}. */
   public List<String> writers(String id) {
     var out = new ArrayList<String>();
-    published.forEach((k, targets) -> {
-      var parts = k.split("\\|", 2);
-      if (parts[1].equals(id)) {
-        targets.forEach((t, ro) -> {
-          if (!ro) {
-            out.add(parts[0] + ":" + t);
+    published.forEach(
+        (k, targets) -> {
+          var parts = k.split("\\|", 2);
+          if (parts[1].equals(id)) {
+            targets.forEach(
+                (t, ro) -> {
+                  if (!ro) {
+                    out.add(parts[0] + ":" + t);
+                  }
+                });
           }
         });
-      }
-    });
     return out;
   }
 

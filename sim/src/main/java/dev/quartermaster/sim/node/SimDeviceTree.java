@@ -5,9 +5,9 @@ import dev.quartermaster.agent.discovery.ControlNode;
 import dev.quartermaster.agent.discovery.DeviceNumber;
 import dev.quartermaster.agent.discovery.DiscoveredChannel;
 import dev.quartermaster.agent.discovery.DiscoveredGpu;
-import dev.quartermaster.agent.discovery.ImexChannels;
 import dev.quartermaster.agent.discovery.DiscoveryResult;
 import dev.quartermaster.agent.discovery.GpuDiscovery;
+import dev.quartermaster.agent.discovery.ImexChannels;
 import dev.quartermaster.agent.discovery.NodeProblem;
 import dev.quartermaster.agent.discovery.VerifiedNode;
 import dev.quartermaster.agent.health.HealthTracker;
@@ -24,10 +24,10 @@ import java.util.TreeSet;
 
 /**
  * A node's devices in memory: {@code gpus} GPUs with their device nodes, IMEX channels, the control
- * nodes, and per-GPU health. The simulation removes and restores nodes ({@link #remove}, {@link #restore}) and
- * makes GPUs unhealthy; the agent sees it the way it sees a real host: discovery leaves out a GPU
- * whose node is missing (naming it), the control-node check names what is missing, and an
- * unhealthy GPU reports an XID on every health poll.
+ * nodes, and per-GPU health. The simulation removes and restores nodes ({@link #remove}, {@link
+ * #restore}) and makes GPUs unhealthy; the agent sees it the way it sees a real host: discovery
+ * leaves out a GPU whose node is missing (naming it), the control-node check names what is missing,
+ * and an unhealthy GPU reports an XID on every health poll.
  */
 public final class SimDeviceTree implements DeviceTree {
   private static final long NVIDIA_MAJOR = 195;
@@ -41,7 +41,9 @@ public final class SimDeviceTree implements DeviceTree {
   private final Set<String> missing = new TreeSet<>();
   private final Set<String> unhealthy = new TreeSet<>();
 
-  /** @param channels how many IMEX channels ({@code channel-0..}) the node offers */
+  /**
+   * @param channels how many IMEX channels ({@code channel-0..}) the node offers
+   */
   public SimDeviceTree(String node, int gpus, int channels) {
     this.node = node;
     this.gpus = gpus;
@@ -56,8 +58,12 @@ public final class SimDeviceTree implements DeviceTree {
     var found = new ArrayList<DiscoveredChannel>();
     for (int i = 0; i < channels; i++) {
       var file = ImexChannels.fileName(i);
-      found.add(new DiscoveredChannel(DiscoveredChannel.nameOf(i), i,
-          new VerifiedNode(ImexChannels.containerPath(i), hostPath(file), new DeviceNumber(IMEX_MAJOR, i))));
+      found.add(
+          new DiscoveredChannel(
+              DiscoveredChannel.nameOf(i),
+              i,
+              new VerifiedNode(
+                  ImexChannels.containerPath(i), hostPath(file), new DeviceNumber(IMEX_MAJOR, i))));
     }
     return new ImexChannels(found, List.of(), Optional.empty());
   }
@@ -98,8 +104,15 @@ public final class SimDeviceTree implements DeviceTree {
 
   private DiscoveredGpu gpu(int i) {
     var file = "nvidia" + i;
-    return new DiscoveredGpu("gpu-" + i, i, node + "-gpu-" + i, "H100", OptionalLong.of(80L << 30), i,
-        "0000:" + (10 + i) + ":00.0", new VerifiedNode("/dev/" + file, hostPath(file), new DeviceNumber(NVIDIA_MAJOR, i)));
+    return new DiscoveredGpu(
+        "gpu-" + i,
+        i,
+        node + "-gpu-" + i,
+        "H100",
+        OptionalLong.of(80L << 30),
+        i,
+        "0000:" + (10 + i) + ":00.0",
+        new VerifiedNode("/dev/" + file, hostPath(file), new DeviceNumber(NVIDIA_MAJOR, i)));
   }
 
   @Override
@@ -130,11 +143,12 @@ public final class SimDeviceTree implements DeviceTree {
         problems.add(new NodeProblem(path, NodeProblem.Kind.Missing, "missing " + path));
       } else {
         long major = c == ControlNode.NVIDIACTL ? NVIDIA_MAJOR : UVM_MAJOR;
-        long minor = switch (c) {
-          case NVIDIACTL -> 255;
-          case NVIDIA_UVM -> 0;
-          default -> 1;
-        };
+        long minor =
+            switch (c) {
+              case NVIDIACTL -> 255;
+              case NVIDIA_UVM -> 0;
+              default -> 1;
+            };
         present.add(new VerifiedNode(c.containerPath(), path, new DeviceNumber(major, minor)));
       }
     }

@@ -10,9 +10,10 @@ import dev.quartermaster.core.env.Env;
 import java.io.IOException;
 
 /**
- * One simulated machine: what survives its agent (the ledger file with "unsynced writes are lost
- * on crash", CDI specs, helper daemons, task processes, devices, CSI plugins). A crash is {@link #crash}: the
- * ledger file loses what was not synced; everything else stays as it was, for the next agent.
+ * One simulated machine: what survives its agent (the ledger file with "unsynced writes are lost on
+ * crash", CDI specs, helper daemons, task processes, devices, CSI plugins). A crash is {@link
+ * #crash}: the ledger file loses what was not synced; everything else stays as it was, for the next
+ * agent.
  */
 public final class SimNodeHost implements NodeHost {
   private final String node;
@@ -21,8 +22,10 @@ public final class SimNodeHost implements NodeHost {
   private final InMemoryHelperProcesses helpers = new InMemoryHelperProcesses();
   private final SimDeviceTree devices;
   private final SimProcesses processes;
+
   /** The node's CSI plugins by endpoint; the simulation puts its simulated plugins here. */
   private final MapCsiEndpoints plugins = new MapCsiEndpoints();
+
   private volatile NodePublications publications = java.util.Set::of;
   private boolean locked;
 
@@ -30,7 +33,9 @@ public final class SimNodeHost implements NodeHost {
     this(env, node, gpus, 0);
   }
 
-  /** @param channels how many IMEX channels the node offers */
+  /**
+   * @param channels how many IMEX channels the node offers
+   */
   public SimNodeHost(Env env, String node, int gpus, int channels) {
     this.node = node;
     this.devices = new SimDeviceTree(node, gpus, channels);
@@ -84,7 +89,10 @@ public final class SimNodeHost implements NodeHost {
     return processes;
   }
 
-  /** Settable: {@code csiPlugins().put(endpoint, plugin)} starts a plugin on this node, {@code remove} kills it. */
+  /**
+   * Settable: {@code csiPlugins().put(endpoint, plugin)} starts a plugin on this node, {@code
+   * remove} kills it.
+   */
   @Override
   public MapCsiEndpoints csiPlugins() {
     return plugins;

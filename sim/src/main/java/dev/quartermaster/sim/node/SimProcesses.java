@@ -20,23 +20,28 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * A node's processes: every runtime name runs a simulated process that lives in this table, not
- * in the agent, so it outlives an agent that crashes (as a real process reparented to init does)
- * until something kills it. The command says how it ends: {@code fail} exits 1 and {@code done}
- * exits 0 after {@link #RUN_TIME}; anything else runs until killed. The device check resolves the
- * task's CDI names against the node's specs <em>at start</em> and opens the GPU and control nodes
- * as they are at that moment.
+ * A node's processes: every runtime name runs a simulated process that lives in this table, not in
+ * the agent, so it outlives an agent that crashes (as a real process reparented to init does) until
+ * something kills it. The command says how it ends: {@code fail} exits 1 and {@code done} exits 0
+ * after {@link #RUN_TIME}; anything else runs until killed. The device check resolves the task's
+ * CDI names against the node's specs <em>at start</em> and opens the GPU and control nodes as they
+ * are at that moment.
  */
 public final class SimProcesses implements TaskHost {
   /** How long a {@code fail} or {@code done} process runs. */
   public static final Duration RUN_TIME = Duration.ofSeconds(5);
+
   private static final int KILLED = 128 + 9;
 
   /**
    * One process: which task started it, which devices (claim uid → device) it opened, and the
    * volume paths it was given ({@code QM_VOLUME_*}).
    */
-  public record Proc(long pid, String task, Map<String, List<String>> devices, List<String> volumePaths,
+  public record Proc(
+      long pid,
+      String task,
+      Map<String, List<String>> devices,
+      List<String> volumePaths,
       RuntimeTask handle) {
     public boolean alive() {
       return !(handle.state() instanceof TaskState.Finished);
@@ -74,7 +79,12 @@ public final class SimProcesses implements TaskHost {
       @Override
       public void started(String task, String uid, TaskHandle handle) {
         synchronized (SimProcesses.this) {
-          var pid = procs.values().stream().filter(p -> p.handle() == handle).mapToLong(Proc::pid).findFirst().orElse(-1);
+          var pid =
+              procs.values().stream()
+                  .filter(p -> p.handle() == handle)
+                  .mapToLong(Proc::pid)
+                  .findFirst()
+                  .orElse(-1);
           records.put(task, new Record(uid, pid));
         }
       }
@@ -119,7 +129,8 @@ public final class SimProcesses implements TaskHost {
     for (var cdi : launch.cdiDevices()) {
       var owner = known.entrySet().stream().filter(e -> e.getValue().contains(cdi)).findFirst();
       if (owner.isEmpty()) {
-        handle.finish(new TaskResult.StartFailed("unresolvable CDI device " + cdi + ": no spec lists it"));
+        handle.finish(
+            new TaskResult.StartFailed("unresolvable CDI device " + cdi + ": no spec lists it"));
         return handle;
       }
       var uid = owner.get().getKey();
@@ -128,21 +139,29 @@ public final class SimProcesses implements TaskHost {
     }
     Proc proc;
     synchronized (this) {
-      var volumePaths = launch.env().entrySet().stream().filter(e -> e.getKey().startsWith("QM_VOLUME_"))
-          .map(Map.Entry::getValue).sorted().toList();
+      var volumePaths =
+          launch.env().entrySet().stream()
+              .filter(e -> e.getKey().startsWith("QM_VOLUME_"))
+              .map(Map.Entry::getValue)
+              .sorted()
+              .toList();
       proc = new Proc(nextPid++, launch.name(), devices, volumePaths, handle);
       procs.put(proc.pid(), proc);
     }
     var opened = new ArrayList<String>();
     var needed = new ArrayList<String>();
-    devices.values().forEach(ds -> ds.forEach(d -> needed.add("nvidia" + d.substring(d.indexOf('-') + 1))));
+    devices
+        .values()
+        .forEach(ds -> ds.forEach(d -> needed.add("nvidia" + d.substring(d.indexOf('-') + 1))));
     if (!needed.isEmpty()) {
       ControlNode.requiredNodes().forEach(c -> needed.add(c.fileName()));
     }
     for (var file : needed) {
       if (!tree.present(file)) {
-        handle.finish(new TaskResult.DeviceCheckFailed(new DeviceCheck.Failed("/dev/" + file, "ENOENT",
-            "No such file or directory", List.copyOf(opened))));
+        handle.finish(
+            new TaskResult.DeviceCheckFailed(
+                new DeviceCheck.Failed(
+                    "/dev/" + file, "ENOENT", "No such file or directory", List.copyOf(opened))));
         return handle;
       }
       opened.add("/dev/" + file);
@@ -152,7 +171,9 @@ public final class SimProcesses implements TaskHost {
     handle.running(passed);
     var command = launch.command().getFirst();
     if (command.equals("fail") || command.equals("done")) {
-      env.schedule(RUN_TIME, () -> handle.finish(new TaskResult.Exited(command.equals("fail") ? 1 : 0, passed)));
+      env.schedule(
+          RUN_TIME,
+          () -> handle.finish(new TaskResult.Exited(command.equals("fail") ? 1 : 0, passed)));
     }
     return handle;
   }

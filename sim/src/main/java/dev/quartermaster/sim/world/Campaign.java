@@ -5,29 +5,32 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Runs the whole-cluster simulation over many seeds: {@code ./qm sim --seeds N --steps M [--from S]}
- * (or {@code --seed S} to replay one). Prints progress, every violation with its seed and the last
- * events before it, and a summary with wall time and steps per second.
+ * Runs the whole-cluster simulation over many seeds: {@code ./qm sim --seeds N --steps M [--from
+ * S]} (or {@code --seed S} to replay one). Prints progress, every violation with its seed and the
+ * last events before it, and a summary with wall time and steps per second.
  */
-@OutsideEnv("the campaign runner reports how long the seeds took on the real clock; the seeds themselves run on virtual time")
+@OutsideEnv(
+    "the campaign runner reports how long the seeds took on the real clock; the seeds themselves run on virtual time")
 public final class Campaign {
   private Campaign() {}
 
   /** The result of a campaign. */
-  public record Summary(int seeds, long steps, List<SeedRun.Outcome.Violated> failures, long millis) {
+  public record Summary(
+      int seeds, long steps, List<SeedRun.Outcome.Violated> failures, long millis) {
     public double stepsPerSecond() {
       return millis == 0 ? 0 : steps * 1000.0 / millis;
     }
 
     public String line() {
-      return String.format("%d seeds, %d steps, %d with violations, %.1f s, %.0f steps/s", seeds, steps,
-          failures.size(), millis / 1000.0, stepsPerSecond());
+      return String.format(
+          "%d seeds, %d steps, %d with violations, %.1f s, %.0f steps/s",
+          seeds, steps, failures.size(), millis / 1000.0, stepsPerSecond());
     }
   }
 
   /**
-   * Silences the components' own logs (java.util.logging, which core's System.Logger writes to):
-   * a campaign logs millions of expected retries, and a violation carries its own last events.
+   * Silences the components' own logs (java.util.logging, which core's System.Logger writes to): a
+   * campaign logs millions of expected retries, and a violation carries its own last events.
    */
   public static void quiet() {
     java.util.logging.Logger.getLogger("").setLevel(java.util.logging.Level.OFF);
@@ -36,8 +39,12 @@ public final class Campaign {
     }
   }
 
-  /** Runs seeds {@code from .. from+count-1}; {@code progress} gets a line every {@code every} seeds. */
-  public static Summary run(long from, int count, int steps, int every, java.util.function.Consumer<String> progress) {
+  /**
+   * Runs seeds {@code from .. from+count-1}; {@code progress} gets a line every {@code every}
+   * seeds.
+   */
+  public static Summary run(
+      long from, int count, int steps, int every, java.util.function.Consumer<String> progress) {
     var failures = new ArrayList<SeedRun.Outcome.Violated>();
     long total = 0;
     long start = System.nanoTime();
@@ -53,16 +60,24 @@ public final class Campaign {
       }
       long done = seed - from + 1;
       if (every > 0 && done % every == 0) {
-        progress.accept(String.format("  %d/%d seeds, %d violated, %.0f s", done, count, failures.size(),
-            (System.nanoTime() - start) / 1e9));
+        progress.accept(
+            String.format(
+                "  %d/%d seeds, %d violated, %.0f s",
+                done, count, failures.size(), (System.nanoTime() - start) / 1e9));
       }
     }
     return new Summary(count, total, failures, (System.nanoTime() - start) / 1_000_000);
   }
 
   public static String describe(SeedRun.Outcome.Violated v) {
-    var b = new StringBuilder("seed ").append(v.seed()).append(" violated at step ").append(v.step())
-        .append(" (replay: ./qm sim --seed ").append(v.seed()).append("):\n");
+    var b =
+        new StringBuilder("seed ")
+            .append(v.seed())
+            .append(" violated at step ")
+            .append(v.step())
+            .append(" (replay: ./qm sim --seed ")
+            .append(v.seed())
+            .append("):\n");
     v.violations().forEach(x -> b.append("  ").append(x).append('\n'));
     b.append("  last events:\n");
     v.lastEvents().forEach(e -> b.append("    ").append(e).append('\n'));
@@ -89,7 +104,8 @@ public final class Campaign {
       }
     }
     quiet();
-    System.out.printf("whole-cluster simulation: seeds %d..%d, %d steps each%n", from, from + seeds - 1, steps);
+    System.out.printf(
+        "whole-cluster simulation: seeds %d..%d, %d steps each%n", from, from + seeds - 1, steps);
     var summary = run(from, seeds, steps, Math.max(1, seeds / 20), System.out::println);
     System.out.println(summary.line());
     System.exit(summary.failures().isEmpty() ? 0 : 1);

@@ -16,8 +16,8 @@ import java.util.random.RandomGenerator;
  * disappearing and coming back, GPUs turning unhealthy, API calls failing (before or after they
  * commit), leader fail-over, and an operator deleting claims and tasks, scaling in bursts, and
  * deleting and re-creating a claim by the same name (seed 1), cordoning nodes and fencing a node
- * that looks dead (it may be merely partitioned). Every fault ends by itself or at
- * {@link #stopAndHeal}.
+ * that looks dead (it may be merely partitioned). Every fault ends by itself or at {@link
+ * #stopAndHeal}.
  */
 final class Chaos {
   /** Faults are drawn over this much virtual time from the start. */
@@ -58,11 +58,16 @@ final class Chaos {
   }
 
   private void later(Duration delay, Runnable action) {
-    pending.add(world.env().schedule(delay, () -> {
-      if (!stopped) {
-        action.run();
-      }
-    }));
+    pending.add(
+        world
+            .env()
+            .schedule(
+                delay,
+                () -> {
+                  if (!stopped) {
+                    action.run();
+                  }
+                }));
   }
 
   private Duration seconds(int min, int max) {
@@ -95,10 +100,12 @@ final class Chaos {
         n.api.cut(true);
         var heal = seconds(5, 120);
         run.event(n.name + " partitioned from the server for " + heal.toSeconds() + "s");
-        later(heal, () -> {
-          n.api.cut(false);
-          run.event(n.name + " partition healed");
-        });
+        later(
+            heal,
+            () -> {
+              n.api.cut(false);
+              run.event(n.name + " partition healed");
+            });
       }
       case 2 -> {
         var names = n.host.devices().nodeNames();
@@ -106,10 +113,12 @@ final class Chaos {
         n.host.devices().remove(file);
         var back = seconds(2, 40);
         run.event(n.name + ": /dev/" + file + " removed for " + back.toSeconds() + "s");
-        later(back, () -> {
-          n.host.devices().restore(file);
-          run.event(n.name + ": /dev/" + file + " restored");
-        });
+        later(
+            back,
+            () -> {
+              n.host.devices().restore(file);
+              run.event(n.name + ": /dev/" + file + " restored");
+            });
       }
       case 3 -> {
         var gpu = "gpu-" + random.nextInt(4);
@@ -157,10 +166,12 @@ final class Chaos {
       case 10 -> {
         run.event("operator: cordon " + n.name);
         world.nodeSpec(n.name, sp -> new NodeSpec(true, sp.fenced()));
-        later(seconds(5, 60), () -> {
-          run.event("operator: uncordon " + n.name);
-          world.nodeSpec(n.name, sp -> new NodeSpec(false, sp.fenced()));
-        });
+        later(
+            seconds(5, 60),
+            () -> {
+              run.event("operator: uncordon " + n.name);
+              world.nodeSpec(n.name, sp -> new NodeSpec(false, sp.fenced()));
+            });
       }
       case 11 -> {
         // An operator fences only a node that looks dead; here it may be merely partitioned.
@@ -175,7 +186,9 @@ final class Chaos {
         // Seed 1: the stand-alone claim deleted and created again by the same name at once.
         run.event("operator: delete and re-create resourceclaim " + SeedRun.SOLO + "-gpu");
         SeedRun.tolerant(() -> world.api().delete(Kinds.RESOURCE_CLAIM, SeedRun.SOLO + "-gpu"));
-        later(Duration.ofMillis(1), () -> SeedRun.tolerant(() -> world.api().create(SeedRun.soloClaim())));
+        later(
+            Duration.ofMillis(1),
+            () -> SeedRun.tolerant(() -> world.api().create(SeedRun.soloClaim())));
       }
     }
   }
@@ -192,8 +205,10 @@ final class Chaos {
     try {
       world.startAgent(n);
     } catch (RuntimeException e) {
-      // As under systemd: an agent that cannot reach the server at start exits and is started again.
-      run.event("agent of " + n.name + " failed to start (" + e.getMessage() + "); trying again in 5s");
+      // As under systemd: an agent that cannot reach the server at start exits and is started
+      // again.
+      run.event(
+          "agent of " + n.name + " failed to start (" + e.getMessage() + "); trying again in 5s");
       later(Duration.ofSeconds(5), () -> restart(n));
       return;
     }
@@ -201,7 +216,10 @@ final class Chaos {
     violations.addAll(run.promises().afterRestart(n));
   }
 
-  /** No more faults: cancel what is pending, heal every partition, device and failure, restart every agent. */
+  /**
+   * No more faults: cancel what is pending, heal every partition, device and failure, restart every
+   * agent.
+   */
   void stopAndHeal() {
     stopped = true;
     pending.forEach(Env.Cancellable::cancel);
@@ -226,7 +244,8 @@ final class Chaos {
    * back the claim if it is gone (a re-create may have lost to a deletion still in progress), and
    * re-creates a task that a node pin keeps from its re-created claim. A scheduled task is bound to
    * its node (as a pod is): a claim deleted and created again under it, with that node full by
-   * then, can only be allocated elsewhere, and the task then waits, saying so, until it is replaced.
+   * then, can only be allocated elsewhere, and the task then waits, saying so, until it is
+   * replaced.
    */
   private void repairSolo(int rounds) {
     var claim = world.api().get(Kinds.RESOURCE_CLAIM, SeedRun.SOLO + "-gpu");
@@ -234,11 +253,15 @@ final class Chaos {
       SeedRun.tolerant(() -> world.api().create(SeedRun.soloClaim()));
     }
     var task = world.api().get(Kinds.TASK, SeedRun.SOLO);
-    boolean stuck = task.isPresent() && task.get().spec().node().isPresent() && !task.get().metadata().isDeleting()
-        && task.get().status().phase() != TaskPhase.Running
-        && claim.filter(c -> c.status().allocation().isPresent()).isEmpty();
+    boolean stuck =
+        task.isPresent()
+            && task.get().spec().node().isPresent()
+            && !task.get().metadata().isDeleting()
+            && task.get().status().phase() != TaskPhase.Running
+            && claim.filter(c -> c.status().allocation().isPresent()).isEmpty();
     if (stuck) {
-      run.event("operator: re-create task " + SeedRun.SOLO + " (pinned to a node its claim cannot have)");
+      run.event(
+          "operator: re-create task " + SeedRun.SOLO + " (pinned to a node its claim cannot have)");
       SeedRun.tolerant(() -> world.api().delete(Kinds.TASK, SeedRun.SOLO));
     } else if (task.isEmpty()) {
       SeedRun.tolerant(() -> world.api().create(SeedRun.soloTask()));

@@ -23,21 +23,30 @@ import java.util.function.BooleanSupplier;
  * job, a worker ({@code rank-<i>}: a task pinned to the node with its own channel claim in the
  * domain) is replaced by {@code rank-<i+1>} again and again, each time in one of the orders a
  * restart can take, which the test forces by playing the controller itself:
+ *
  * <ul>
  *   <li>{@link Order#NEW_FIRST}: the new worker is created and prepared, then the old one deleted
  *       (the new claim's prepare before the old one's unprepare, as in NVIDIA's incident);
  *   <li>{@link Order#OLD_FIRST}: the old worker is deleted, the new one created at once;
  *   <li>{@link Order#INTERLEAVED}: new task, old task deleted, new claim, old claim deleted.
  * </ul>
+ *
  * (Each task exists before its claim: a stand-alone claim that no task names yet may be placed on
- * any node, and then cannot follow a task pinned elsewhere.)
- * Every fifth round the job's own worker on that node is deleted as well, and its workload makes it
- * again (task and claims under new uids) while the churn goes on. {@link DomainPromises} judges it.
+ * any node, and then cannot follow a task pinned elsewhere.) Every fifth round the job's own worker
+ * on that node is deleted as well, and its workload makes it again (task and claims under new uids)
+ * while the churn goes on. {@link DomainPromises} judges it.
  */
 public final class DomainChurn {
-  public enum Order { NEW_FIRST, OLD_FIRST, INTERLEAVED }
+  public enum Order {
+    NEW_FIRST,
+    OLD_FIRST,
+    INTERLEAVED
+  }
 
-  /** Where the churn runs: the API, and how to wait for a condition (advance time, or poll) with a bound. */
+  /**
+   * Where the churn runs: the API, and how to wait for a condition (advance time, or poll) with a
+   * bound.
+   */
   public interface Driver {
     ApiClient api();
 
@@ -49,7 +58,9 @@ public final class DomainChurn {
   private final String node;
   private final List<String> command;
 
-  /** @param command what each worker runs (it must keep running) */
+  /**
+   * @param command what each worker runs (it must keep running)
+   */
   public DomainChurn(Driver driver, String domain, String node, List<String> command) {
     this.driver = driver;
     this.domain = domain;
@@ -104,8 +115,14 @@ public final class DomainChurn {
   }
 
   private void awaitRunning(int i) {
-    driver.await(task(i) + " Running", () -> driver.api().get(Kinds.TASK, task(i))
-        .map(t -> t.status().phase() == TaskPhase.Running).orElse(false));
+    driver.await(
+        task(i) + " Running",
+        () ->
+            driver
+                .api()
+                .get(Kinds.TASK, task(i))
+                .map(t -> t.status().phase() == TaskPhase.Running)
+                .orElse(false));
   }
 
   public static String task(int i) {
@@ -117,14 +134,24 @@ public final class DomainChurn {
   }
 
   private ResourceClaim claim(int i) {
-    var request = new DeviceRequest("channels", ComputeDomainSpec.CHANNEL_DEVICE_CLASS, 1, List.of());
-    return new ResourceClaim(ObjectMeta.named(claimName(i)),
-        new ResourceClaimSpec(List.of(request), Optional.of(domain)), ResourceClaimStatus.EMPTY);
+    var request =
+        new DeviceRequest("channels", ComputeDomainSpec.CHANNEL_DEVICE_CLASS, 1, List.of());
+    return new ResourceClaim(
+        ObjectMeta.named(claimName(i)),
+        new ResourceClaimSpec(List.of(request), Optional.of(domain)),
+        ResourceClaimStatus.EMPTY);
   }
 
   private Task taskObject(int i) {
-    var spec = new TaskSpec(Optional.of(node), command, Map.of(), List.of(claimName(i)), List.of(), "exec",
-        Optional.empty());
+    var spec =
+        new TaskSpec(
+            Optional.of(node),
+            command,
+            Map.of(),
+            List.of(claimName(i)),
+            List.of(),
+            "exec",
+            Optional.empty());
     return new Task(ObjectMeta.named(task(i)), spec, TaskStatus.EMPTY);
   }
 

@@ -1,6 +1,5 @@
 package dev.quartermaster.sim.world;
 
-import dev.quartermaster.api.client.Write;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.client.DeleteResult;
 import dev.quartermaster.api.client.LabelSelector;
@@ -9,6 +8,7 @@ import dev.quartermaster.api.client.WatchEvent;
 import dev.quartermaster.api.client.WatchHandle;
 import dev.quartermaster.api.client.WatchHandler;
 import dev.quartermaster.api.client.WatchScope;
+import dev.quartermaster.api.client.Write;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.ApiObject;
@@ -20,11 +20,10 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
- * One process's connection to the API, with the network's faults: while {@linkplain #cut cut}
- * (a partition) every call fails with {@code Unavailable} and open watches are closed, so the
- * caller's informers re-list once it heals; otherwise a call fails with probability {@code
- * failRate} — half of those <em>after</em> the write committed (a time-out the caller cannot tell
- * from a failure).
+ * One process's connection to the API, with the network's faults: while {@linkplain #cut cut} (a
+ * partition) every call fails with {@code Unavailable} and open watches are closed, so the caller's
+ * informers re-list once it heals; otherwise a call fails with probability {@code failRate} — half
+ * of those <em>after</em> the write committed (a time-out the caller cannot tell from a failure).
  */
 final class FlakyApi implements ApiClient {
   private final ApiClient api;
@@ -63,7 +62,8 @@ final class FlakyApi implements ApiClient {
       throw new ApiException(Reason.Unavailable, who + ": partitioned from the server (simulated)");
     }
     if (failRate > 0 && env.random().nextDouble() < failRate / 2) {
-      throw new ApiException(Reason.Unavailable, who + ": request failed before the server saw it (simulated)");
+      throw new ApiException(
+          Reason.Unavailable, who + ": request failed before the server saw it (simulated)");
     }
   }
 
@@ -71,7 +71,8 @@ final class FlakyApi implements ApiClient {
     before();
     var result = call.get();
     if (failRate > 0 && env.random().nextDouble() < failRate / 2) {
-      throw new ApiException(Reason.Unavailable, who + ": timed out after the write committed (simulated)");
+      throw new ApiException(
+          Reason.Unavailable, who + ": timed out after the write committed (simulated)");
     }
     return result;
   }
@@ -113,48 +114,53 @@ final class FlakyApi implements ApiClient {
     return write(() -> api.delete(kind, name));
   }
 
-
   @Override
-  public <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchScope scope,
-      WatchHandler<T> handler) {
+  public <T extends ApiObject> WatchHandle watch(
+      Kind<T> kind, long afterRevision, WatchScope scope, WatchHandler<T> handler) {
     before();
     var closed = new boolean[1];
-    var inner = api.watch(kind, afterRevision, scope, new WatchHandler<T>() {
-      @Override
-      public void onEvent(WatchEvent<T> event) {
-        if (!closed[0]) {
-          handler.onEvent(event);
-        }
-      }
+    var inner =
+        api.watch(
+            kind,
+            afterRevision,
+            scope,
+            new WatchHandler<T>() {
+              @Override
+              public void onEvent(WatchEvent<T> event) {
+                if (!closed[0]) {
+                  handler.onEvent(event);
+                }
+              }
 
-      @Override
-      public void onGone(long compactedRevision) {
-        if (!closed[0]) {
-          handler.onGone(compactedRevision);
-        }
-      }
+              @Override
+              public void onGone(long compactedRevision) {
+                if (!closed[0]) {
+                  handler.onGone(compactedRevision);
+                }
+              }
 
-      @Override
-      public void onCaughtUp(long revision) {
-        if (!closed[0]) {
-          handler.onCaughtUp(revision);
-        }
-      }
+              @Override
+              public void onCaughtUp(long revision) {
+                if (!closed[0]) {
+                  handler.onCaughtUp(revision);
+                }
+              }
 
-      @Override
-      public void onClosed(String reason) {
-        if (!closed[0]) {
-          handler.onClosed(reason);
-        }
-      }
-    });
-    Runnable sever = () -> {
-      if (!closed[0]) {
-        closed[0] = true;
-        inner.close();
-        handler.onClosed(who + ": connection lost (simulated partition)");
-      }
-    };
+              @Override
+              public void onClosed(String reason) {
+                if (!closed[0]) {
+                  handler.onClosed(reason);
+                }
+              }
+            });
+    Runnable sever =
+        () -> {
+          if (!closed[0]) {
+            closed[0] = true;
+            inner.close();
+            handler.onClosed(who + ": connection lost (simulated partition)");
+          }
+        };
     openWatches.add(sever);
     return () -> {
       closed[0] = true;

@@ -3,14 +3,14 @@ package dev.quartermaster.sim.world;
 import dev.quartermaster.agent.discovery.ControlNode;
 import dev.quartermaster.agent.ledger.ClaimState;
 import dev.quartermaster.api.claim.PrepareState;
+import dev.quartermaster.api.volume.Volume;
+import dev.quartermaster.api.volume.VolumeClaim;
+import dev.quartermaster.api.volume.VolumeSpec.AccessMode;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.TaskTransitions;
 import dev.quartermaster.control.cluster.Labels;
 import dev.quartermaster.sim.node.SimProcesses;
-import dev.quartermaster.api.volume.Volume;
-import dev.quartermaster.api.volume.VolumeClaim;
-import dev.quartermaster.api.volume.VolumeSpec.AccessMode;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -19,9 +19,9 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The promises of DESIGN.md checked over the whole world — the store, every running agent's
- * ledger, and every live process on every node — after every step of a run. Each violation is a
- * line that starts with the promise's name.
+ * The promises of DESIGN.md checked over the whole world — the store, every running agent's ledger,
+ * and every live process on every node — after every step of a run. Each violation is a line that
+ * starts with the promise's name.
  *
  * <ul>
  *   <li>I1 in the store: no device allocated to two claims. In a ledger: no device held by two
@@ -42,8 +42,8 @@ import java.util.Set;
  *   <li>GRANT: a volume claim appears only for a task incarnation that may still run on the claim's
  *       node (exists, not finished, not being deleted, bound there): a claim granted from a stale
  *       task cache holds the volume for nobody.
- *   <li>I6: every claim a node acknowledged as prepared and has not released is still in its
- *       ledger after the agent crashed and came back ({@link #beforeCrash}, {@link #afterRestart}).
+ *   <li>I6: every claim a node acknowledged as prepared and has not released is still in its ledger
+ *       after the agent crashed and came back ({@link #beforeCrash}, {@link #afterRestart}).
  *   <li>ACCESS: no write of an agent was refused by its node's access rule (each agent is held to
  *       the server's rule, so the rule must allow everything the real agent needs).
  *   <li>PHASE: a finished task keeps its phase: it never runs again ({@link TaskTransitions}).
@@ -54,12 +54,16 @@ final class Promises {
   private final Map<String, Task> lastTasks = new HashMap<>();
   private final Set<String> operatorDeleted = new HashSet<>();
   private final Map<String, Set<String>> acknowledged = new HashMap<>();
+
   /** Processes that were alive while their node was fenced ({@link #processKey}). */
   private final Set<String> declaredDead = new HashSet<>();
+
   /** Nodes an operator fenced at some point of the run. */
   private final Set<String> fencedEver = new HashSet<>();
+
   /** Per node, the claims its ledger held prepared with GPUs after the last step. */
   private final Map<String, Set<String>> lastPreparedGpus = new HashMap<>();
+
   /** The volume claims in the store after the last step ({@link #claimKey}). */
   private final Set<String> lastClaims = new HashSet<>();
 
@@ -74,11 +78,14 @@ final class Promises {
 
   List<String> check() {
     var out = new ArrayList<String>();
-    // An agent refused a write by its node's access rule: the rule has a gap, or the agent overreaches.
+    // An agent refused a write by its node's access rule: the rule has a gap, or the agent
+    // overreaches.
     world.refusals().forEach(r -> out.add("ACCESS: " + r));
     storeExclusive(out);
     for (var n : world.nodes()) {
-      n.ledger().flatMap(l -> l.doubleHeld()).ifPresent(d -> out.add("I1 ledger of " + n.name + ": " + d));
+      n.ledger()
+          .flatMap(l -> l.doubleHeld())
+          .ifPresent(d -> out.add("I1 ledger of " + n.name + ": " + d));
       complete(n, out);
       processes(n, out);
     }
@@ -95,13 +102,26 @@ final class Promises {
   private void finishedStayFinished(List<String> out) {
     for (var t : world.view().tasks()) {
       var before = lastTasks.get(t.metadata().name());
-      if (before == null || !before.metadata().uid().equals(t.metadata().uid()) || !before.status().phase().isFinished()) {
+      if (before == null
+          || !before.metadata().uid().equals(t.metadata().uid())
+          || !before.status().phase().isFinished()) {
         continue;
       }
       var from = before.status().phase();
       var to = t.status().phase();
-      TaskTransitions.refusal(from, to).ifPresent(rule -> out.add("PHASE task " + t.metadata().name() + ": " + from
-          + " → " + to + " (" + rule.text() + ")"));
+      TaskTransitions.refusal(from, to)
+          .ifPresent(
+              rule ->
+                  out.add(
+                      "PHASE task "
+                          + t.metadata().name()
+                          + ": "
+                          + from
+                          + " → "
+                          + to
+                          + " ("
+                          + rule.text()
+                          + ")"));
     }
   }
 
@@ -109,41 +129,73 @@ final class Promises {
     var storage = world.storage();
     world.nodes().stream().filter(n -> world.fenced(n.name)).forEach(n -> fencedEver.add(n.name));
     if (storage.overlaps() > 0) {
-      out.add("I5 plugin " + storage.plugin() + ": " + storage.overlaps() + " destructive calls overlapped");
+      out.add(
+          "I5 plugin "
+              + storage.plugin()
+              + ": "
+              + storage.overlaps()
+              + " destructive calls overlapped");
     }
     grants(out);
     for (var v : world.view().volumes()) {
       var mode = v.spec().accessMode();
       boolean singleWriter = mode != AccessMode.MultiNodeMultiWriter;
-      boolean singleNode = mode == AccessMode.SingleNodeWriter || mode == AccessMode.SingleNodeReaderOnly;
-      var writers = v.status().claims().stream().filter(c -> c.mode() == VolumeClaim.Mode.Write).toList();
+      boolean singleNode =
+          mode == AccessMode.SingleNodeWriter || mode == AccessMode.SingleNodeReaderOnly;
+      var writers =
+          v.status().claims().stream().filter(c -> c.mode() == VolumeClaim.Mode.Write).toList();
       if (singleWriter && writers.size() > 1) {
-        out.add("I5 store: volume " + v.metadata().name() + " (" + mode + ") has write claims of " + writers);
+        out.add(
+            "I5 store: volume "
+                + v.metadata().name()
+                + " ("
+                + mode
+                + ") has write claims of "
+                + writers);
       }
       var nodes = v.status().claims().stream().map(VolumeClaim::node).distinct().toList();
       if (singleNode && nodes.size() > 1) {
-        out.add("I5 store: volume " + v.metadata().name() + " (" + mode + ") is claimed from " + nodes);
+        out.add(
+            "I5 store: volume " + v.metadata().name() + " (" + mode + ") is claimed from " + nodes);
       }
       if (v.status().externalId().isEmpty()) {
         continue;
       }
-      // A fenced node's leftover target (its storage keeps node mounts on detach, as hostpath does) is
-      // the operator's declared-dead writer, not a second grant: its agent unpublishes it on return (L1).
-      var published = storage.writers(v.status().externalId()).stream()
-          .filter(w -> !leftOnFencedNode(v, w)).toList();
+      // A fenced node's leftover target (its storage keeps node mounts on detach, as hostpath does)
+      // is
+      // the operator's declared-dead writer, not a second grant: its agent unpublishes it on return
+      // (L1).
+      var published =
+          storage.writers(v.status().externalId()).stream()
+              .filter(w -> !leftOnFencedNode(v, w))
+              .toList();
       if (singleWriter && published.size() > 1) {
-        out.add("I5 storage: volume " + v.metadata().name() + " (" + mode + ") is published writable at " + published);
+        out.add(
+            "I5 storage: volume "
+                + v.metadata().name()
+                + " ("
+                + mode
+                + ") is published writable at "
+                + published);
       }
       var attached = storage.attachedTo(v.status().externalId());
       if (singleNode && attached.size() > 1) {
-        out.add("I5 storage: volume " + v.metadata().name() + " (" + mode + ") is attached to " + attached);
+        out.add(
+            "I5 storage: volume "
+                + v.metadata().name()
+                + " ("
+                + mode
+                + ") is attached to "
+                + attached);
       }
     }
     for (var n : world.nodes()) {
       if (world.fenced(n.name)) {
-        // Declared dead by an operator: its claims were released on its behalf and detached, so what
+        // Declared dead by an operator: its claims were released on its behalf and detached, so
+        // what
         // still runs there has lost its volumes (as after an EBS detach); no Running task is there.
-        // That holds for those processes after an unfence too, until their agent hears and kills them.
+        // That holds for those processes after an unfence too, until their agent hears and kills
+        // them.
         n.host.tasks().alive().forEach(p -> declaredDead.add(processKey(n.name, p)));
         continue;
       }
@@ -154,8 +206,16 @@ final class Promises {
         }
         for (var path : p.volumePaths()) {
           if (!published.contains(path)) {
-            out.add("I2 on " + n.name + ": pid " + p.pid() + " (task " + p.task() + ") runs with volume path " + path
-                + ", which is not published there");
+            out.add(
+                "I2 on "
+                    + n.name
+                    + ": pid "
+                    + p.pid()
+                    + " (task "
+                    + p.task()
+                    + ") runs with volume path "
+                    + path
+                    + ", which is not published there");
           }
         }
       }
@@ -174,13 +234,31 @@ final class Promises {
           continue;
         }
         var t = tasks.get(c.task());
-        var live = t != null && t.metadata().uid().equals(c.taskUid()) && !t.status().phase().isFinished()
-            && !t.metadata().isDeleting() && t.spec().node().filter(c.node()::equals).isPresent();
+        var live =
+            t != null
+                && t.metadata().uid().equals(c.taskUid())
+                && !t.status().phase().isFinished()
+                && !t.metadata().isDeleting()
+                && t.spec().node().filter(c.node()::equals).isPresent();
         if (!live) {
-          out.add("GRANT volume " + v.metadata().name() + ": claim for task " + c.task() + " (uid " + c.taskUid()
-              + ") on " + c.node() + " granted while the task is " + (t == null ? "gone" : t.status().phase()
-              + (t.metadata().isDeleting() ? ", deleting" : "") + ", uid " + t.metadata().uid() + ", bound to "
-              + t.spec().node().orElse("no node")));
+          out.add(
+              "GRANT volume "
+                  + v.metadata().name()
+                  + ": claim for task "
+                  + c.task()
+                  + " (uid "
+                  + c.taskUid()
+                  + ") on "
+                  + c.node()
+                  + " granted while the task is "
+                  + (t == null
+                      ? "gone"
+                      : t.status().phase()
+                          + (t.metadata().isDeleting() ? ", deleting" : "")
+                          + ", uid "
+                          + t.metadata().uid()
+                          + ", bound to "
+                          + t.spec().node().orElse("no node")));
         }
       }
     }
@@ -192,13 +270,19 @@ final class Promises {
     return v.metadata().uid() + "/" + c.task() + "/" + c.taskUid();
   }
 
-  /** Whether {@code nodeAndTarget} ({@code node:target}) is on a node once fenced, for a task uid no claim of that node names. */
+  /**
+   * Whether {@code nodeAndTarget} ({@code node:target}) is on a node once fenced, for a task uid no
+   * claim of that node names.
+   */
   private boolean leftOnFencedNode(Volume v, String nodeAndTarget) {
     var node = nodeAndTarget.substring(0, nodeAndTarget.indexOf(':'));
-    return fencedEver.contains(node) && WholeCluster.orphan(v, node, nodeAndTarget.substring(node.length() + 1));
+    return fencedEver.contains(node)
+        && WholeCluster.orphan(v, node, nodeAndTarget.substring(node.length() + 1));
   }
 
-  /** One process of one node: its pid with its task and volume paths (which name the incarnation). */
+  /**
+   * One process of one node: its pid with its task and volume paths (which name the incarnation).
+   */
   private static String processKey(String node, SimProcesses.Proc p) {
     return node + "|" + p.pid() + "|" + p.task() + "|" + p.volumePaths();
   }
@@ -206,33 +290,64 @@ final class Promises {
   private void storeExclusive(List<String> out) {
     var holders = new HashMap<String, String>();
     for (var c : world.view().claims()) {
-      c.status().allocation().ifPresent(a -> a.devices().forEach(d -> {
-        var key = a.node() + "/" + d.device();
-        var other = holders.putIfAbsent(key, c.metadata().name());
-        if (other != null) {
-          out.add("I1 store: " + key + " allocated to claims " + other + " and " + c.metadata().name());
-        }
-      }));
+      c.status()
+          .allocation()
+          .ifPresent(
+              a ->
+                  a.devices()
+                      .forEach(
+                          d -> {
+                            var key = a.node() + "/" + d.device();
+                            var other = holders.putIfAbsent(key, c.metadata().name());
+                            if (other != null) {
+                              out.add(
+                                  "I1 store: "
+                                      + key
+                                      + " allocated to claims "
+                                      + other
+                                      + " and "
+                                      + c.metadata().name());
+                            }
+                          }));
     }
   }
 
   private void complete(WholeCluster.NodeSlot n, List<String> out) {
     var ledger = n.ledger();
     if (ledger.isEmpty()) {
-      return; // no agent runs: nothing is prepared meanwhile, and its next ledger is checked against this one
+      return; // no agent runs: nothing is prepared meanwhile, and its next ledger is checked
+      // against this one
     }
-    var missing = ControlNode.requiredNodes().stream().map(ControlNode::fileName)
-        .filter(f -> !n.host.devices().present(f)).toList();
+    var missing =
+        ControlNode.requiredNodes().stream()
+            .map(ControlNode::fileName)
+            .filter(f -> !n.host.devices().present(f))
+            .toList();
     var prepared = new HashSet<String>();
-    ledger.get().claims().forEach((uid, e) -> {
-      if (e instanceof ClaimState.PrepareCompleted && e.devices().stream().anyMatch(d -> d.startsWith("gpu-"))) {
-        prepared.add(uid);
-      }
-    });
+    ledger
+        .get()
+        .claims()
+        .forEach(
+            (uid, e) -> {
+              if (e instanceof ClaimState.PrepareCompleted
+                  && e.devices().stream().anyMatch(d -> d.startsWith("gpu-"))) {
+                prepared.add(uid);
+              }
+            });
     var before = lastPreparedGpus.getOrDefault(n.name, Set.of());
     if (!missing.isEmpty()) {
-      prepared.stream().filter(uid -> !before.contains(uid)).forEach(uid -> out.add("I3 on " + n.name + ": claim " + uid
-          + " was prepared with GPUs while /dev/" + String.join(", /dev/", missing) + " is missing"));
+      prepared.stream()
+          .filter(uid -> !before.contains(uid))
+          .forEach(
+              uid ->
+                  out.add(
+                      "I3 on "
+                          + n.name
+                          + ": claim "
+                          + uid
+                          + " was prepared with GPUs while /dev/"
+                          + String.join(", /dev/", missing)
+                          + " is missing"));
     }
     lastPreparedGpus.put(n.name, prepared);
   }
@@ -241,24 +356,51 @@ final class Promises {
     var users = new HashMap<String, Long>();
     var ledger = n.ledger();
     for (var p : n.host.tasks().alive()) {
-      p.devices().forEach((uid, devices) -> {
-        for (var d : devices) {
-          var other = users.putIfAbsent(d, p.pid());
-          if (other != null) {
-            out.add("I1 processes on " + n.name + ": " + d + " used by pid " + other + " and pid " + p.pid()
-                + " (task " + p.task() + ")");
-          }
-        }
-        ledger.ifPresent(l -> {
-          var entry = l.get(uid);
-          boolean backed = entry.filter(e -> e instanceof ClaimState.PrepareCompleted)
-              .filter(e -> e.devices().containsAll(devices)).isPresent();
-          if (!backed) {
-            out.add("I2 on " + n.name + ": pid " + p.pid() + " (task " + p.task() + ") uses " + devices + " of claim "
-                + uid + ", which the ledger holds as " + entry.map(ClaimState::stateName).orElse("nothing"));
-          }
-        });
-      });
+      p.devices()
+          .forEach(
+              (uid, devices) -> {
+                for (var d : devices) {
+                  var other = users.putIfAbsent(d, p.pid());
+                  if (other != null) {
+                    out.add(
+                        "I1 processes on "
+                            + n.name
+                            + ": "
+                            + d
+                            + " used by pid "
+                            + other
+                            + " and pid "
+                            + p.pid()
+                            + " (task "
+                            + p.task()
+                            + ")");
+                  }
+                }
+                ledger.ifPresent(
+                    l -> {
+                      var entry = l.get(uid);
+                      boolean backed =
+                          entry
+                              .filter(e -> e instanceof ClaimState.PrepareCompleted)
+                              .filter(e -> e.devices().containsAll(devices))
+                              .isPresent();
+                      if (!backed) {
+                        out.add(
+                            "I2 on "
+                                + n.name
+                                + ": pid "
+                                + p.pid()
+                                + " (task "
+                                + p.task()
+                                + ") uses "
+                                + devices
+                                + " of claim "
+                                + uid
+                                + ", which the ledger holds as "
+                                + entry.map(ClaimState::stateName).orElse("nothing"));
+                      }
+                    });
+              });
     }
   }
 
@@ -268,7 +410,9 @@ final class Promises {
     var replicas = new HashMap<String, Integer>();
     var deletingWorkloads = new HashSet<String>();
     for (var w : world.view().workloads()) {
-      w.spec().groups().forEach(g -> replicas.put(w.metadata().name() + "/" + g.name(), g.replicas()));
+      w.spec()
+          .groups()
+          .forEach(g -> replicas.put(w.metadata().name() + "/" + g.name(), g.replicas()));
       if (w.metadata().isDeleting()) {
         deletingWorkloads.add(w.metadata().name());
       }
@@ -279,52 +423,84 @@ final class Promises {
       if (before == null || !before.metadata().uid().equals(t.metadata().uid())) {
         created.add(groupOf(t));
       }
-      if (before != null && before.metadata().uid().equals(t.metadata().uid()) && !before.metadata().isDeleting()
-          && t.metadata().isDeleting() && before.status().phase() == TaskPhase.Running
-          && !operatorDeleted.contains(t.metadata().name()) && !deletingWorkloads.contains(workloadOf(t))) {
+      if (before != null
+          && before.metadata().uid().equals(t.metadata().uid())
+          && !before.metadata().isDeleting()
+          && t.metadata().isDeleting()
+          && before.status().phase() == TaskPhase.Running
+          && !operatorDeleted.contains(t.metadata().name())
+          && !deletingWorkloads.contains(workloadOf(t))) {
         int ordinal = Integer.parseInt(t.metadata().labels().getOrDefault(Labels.ORDINAL, "-1"));
         if (ordinal >= 0 && ordinal < replicas.getOrDefault(groupOf(t), 0)) {
-          out.add("I4 " + groupOf(t) + ": Running task " + t.metadata().name() + " deleted although the newest spec ("
-              + replicas.get(groupOf(t)) + " replicas) wants it");
+          out.add(
+              "I4 "
+                  + groupOf(t)
+                  + ": Running task "
+                  + t.metadata().name()
+                  + " deleted although the newest spec ("
+                  + replicas.get(groupOf(t))
+                  + " replicas) wants it");
         }
       }
     }
     for (var group : created) {
-      long live = tasks.values().stream().filter(t -> groupOf(t).equals(group) && !t.metadata().isDeleting()
-          && !t.status().phase().isFinished()).count();
+      long live =
+          tasks.values().stream()
+              .filter(
+                  t ->
+                      groupOf(t).equals(group)
+                          && !t.metadata().isDeleting()
+                          && !t.status().phase().isFinished())
+              .count();
       int want = replicas.getOrDefault(group, 0);
       if (live > want && !group.startsWith("?")) {
-        out.add("I4 " + group + ": a create left " + live + " live tasks for " + want + " replicas");
+        out.add(
+            "I4 " + group + ": a create left " + live + " live tasks for " + want + " replicas");
       }
     }
     lastTasks.clear();
     lastTasks.putAll(tasks);
   }
 
-  /** Remembers what the node acknowledged as prepared (Prepared in the store and held in the ledger). */
+  /**
+   * Remembers what the node acknowledged as prepared (Prepared in the store and held in the
+   * ledger).
+   */
   void beforeCrash(WholeCluster.NodeSlot n) {
     var held = new HashSet<String>();
-    n.ledger().ifPresent(l -> {
-      for (var c : world.view().claims()) {
-        var state = c.status().prepare().get(n.name);
-        var entry = l.get(c.metadata().uid());
-        if (state != null && state.phase() == PrepareState.Phase.Prepared
-            && entry.filter(e -> e instanceof ClaimState.PrepareCompleted).isPresent()) {
-          held.add(c.metadata().uid());
-        }
-      }
-    });
+    n.ledger()
+        .ifPresent(
+            l -> {
+              for (var c : world.view().claims()) {
+                var state = c.status().prepare().get(n.name);
+                var entry = l.get(c.metadata().uid());
+                if (state != null
+                    && state.phase() == PrepareState.Phase.Prepared
+                    && entry.filter(e -> e instanceof ClaimState.PrepareCompleted).isPresent()) {
+                  held.add(c.metadata().uid());
+                }
+              }
+            });
     acknowledged.put(n.name, held);
   }
 
-  /** I6: what was acknowledged before the crash is in the reloaded ledger (before it syncs anything). */
+  /**
+   * I6: what was acknowledged before the crash is in the reloaded ledger (before it syncs
+   * anything).
+   */
   List<String> afterRestart(WholeCluster.NodeSlot n) {
     var out = new ArrayList<String>();
     var ledger = n.ledger().orElseThrow();
     for (var uid : acknowledged.getOrDefault(n.name, Set.of())) {
       if (ledger.get(uid).filter(e -> e instanceof ClaimState.PrepareCompleted).isEmpty()) {
-        out.add("I6 " + n.name + ": claim " + uid + " was acknowledged as prepared before the crash and is "
-            + ledger.get(uid).map(ClaimState::stateName).orElse("missing") + " after it");
+        out.add(
+            "I6 "
+                + n.name
+                + ": claim "
+                + uid
+                + " was acknowledged as prepared before the crash and is "
+                + ledger.get(uid).map(ClaimState::stateName).orElse("missing")
+                + " after it");
       }
     }
     return out;

@@ -6,26 +6,26 @@ import dev.quartermaster.api.claim.ResourceClaimSpec;
 import dev.quartermaster.api.claim.ResourceClaimStatus;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.Kinds;
-import dev.quartermaster.sim.csi.SimStorage;
 import dev.quartermaster.api.meta.ObjectMeta;
+import dev.quartermaster.api.volume.Volume;
+import dev.quartermaster.api.volume.VolumeSpec;
+import dev.quartermaster.api.volume.VolumeStatus;
+import dev.quartermaster.api.volume.VolumeUse;
 import dev.quartermaster.api.workload.ClaimTemplate;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.TaskSpec;
 import dev.quartermaster.api.workload.TaskStatus;
 import dev.quartermaster.api.workload.TaskTemplate;
+import dev.quartermaster.api.workload.VolumeClaimTemplate;
+import dev.quartermaster.api.workload.VolumeRetention;
 import dev.quartermaster.api.workload.WorkerGroup;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.api.workload.WorkloadSpec;
 import dev.quartermaster.api.workload.WorkloadStatus;
 import dev.quartermaster.control.cluster.Labels;
 import dev.quartermaster.core.env.DeterministicEnv;
-import dev.quartermaster.api.volume.Volume;
-import dev.quartermaster.api.volume.VolumeSpec;
-import dev.quartermaster.api.volume.VolumeStatus;
-import dev.quartermaster.api.volume.VolumeUse;
-import dev.quartermaster.api.workload.VolumeClaimTemplate;
-import dev.quartermaster.api.workload.VolumeRetention;
+import dev.quartermaster.sim.csi.SimStorage;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -35,11 +35,12 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * One seed of the whole-cluster simulation: 3 nodes × 4 GPUs, a workload of 1-GPU workers (each slot
- * with its own single-writer volume) and a stand-alone claim with its task (reading a shared volume); {@link Chaos} draws faults and operator actions from the seed
- * for the first {@code steps} steps (a step is one event of the world), every promise is checked
- * after every step; then the faults stop, everything heals, and every workload must converge (L1)
- * within {@link #CONVERGE_BOUND} of virtual time.
+ * One seed of the whole-cluster simulation: 3 nodes × 4 GPUs, a workload of 1-GPU workers (each
+ * slot with its own single-writer volume) and a stand-alone claim with its task (reading a shared
+ * volume); {@link Chaos} draws faults and operator actions from the seed for the first {@code
+ * steps} steps (a step is one event of the world), every promise is checked after every step; then
+ * the faults stop, everything heals, and every workload must converge (L1) within {@link
+ * #CONVERGE_BOUND} of virtual time.
  */
 public final class SeedRun {
   public static final Duration CONVERGE_BOUND = Duration.ofMinutes(20);
@@ -55,7 +56,8 @@ public final class SeedRun {
 
     record Passed(long seed, int steps, int faults, Duration virtualTime) implements Outcome {}
 
-    record Violated(long seed, int step, List<String> violations, List<String> lastEvents) implements Outcome {}
+    record Violated(long seed, int step, List<String> violations, List<String> lastEvents)
+        implements Outcome {}
   }
 
   private final long seed;
@@ -76,8 +78,12 @@ public final class SeedRun {
     this.world = new WholeCluster(seed, 3, 4, variant);
     // Half the seeds run on storage that keeps a node's mounts on detach (hostpath), where a fenced
     // writer's target outlives its claim until its agent comes back and unpublishes it.
-    world.storage().detachEffect(seed % 2 == 0 ? SimStorage.DetachEffect.KeepsNodeMounts
-        : SimStorage.DetachEffect.DropsNodeMounts);
+    world
+        .storage()
+        .detachEffect(
+            seed % 2 == 0
+                ? SimStorage.DetachEffect.KeepsNodeMounts
+                : SimStorage.DetachEffect.DropsNodeMounts);
     this.promises = new Promises(world);
   }
 
@@ -128,8 +134,15 @@ public final class SeedRun {
       long deadline = env.nanoTime() + CONVERGE_BOUND.toNanos();
       while (!converged()) {
         if (env.nanoTime() > deadline || !env.runNext()) {
-          return new Outcome.Violated(seed, step, List.of("L1: not converged " + CONVERGE_BOUND.toMinutes()
-              + " min after the faults stopped: " + notConverged()), List.copyOf(events));
+          return new Outcome.Violated(
+              seed,
+              step,
+              List.of(
+                  "L1: not converged "
+                      + CONVERGE_BOUND.toMinutes()
+                      + " min after the faults stopped: "
+                      + notConverged()),
+              List.copyOf(events));
         }
         step++;
         var bad = chaos.drainViolations();
@@ -162,75 +175,173 @@ public final class SeedRun {
     var tasks = world.view().tasks();
     if (w.isPresent()) {
       int want = w.get().spec().groups().getFirst().replicas();
-      var group = tasks.stream().filter(t -> WORKLOAD.equals(t.metadata().labels().get(Labels.WORKLOAD))).toList();
-      long running = group.stream().filter(t -> t.status().phase() == TaskPhase.Running && !t.metadata().isDeleting())
-          .count();
+      var group =
+          tasks.stream()
+              .filter(t -> WORKLOAD.equals(t.metadata().labels().get(Labels.WORKLOAD)))
+              .toList();
+      long running =
+          group.stream()
+              .filter(t -> t.status().phase() == TaskPhase.Running && !t.metadata().isDeleting())
+              .count();
       if (group.size() != want || running != want) {
-        return "workload " + WORKLOAD + " wants " + want + " running, has " + group.size() + " task(s), " + running
-            + " running: " + group.stream().map(t -> t.metadata().name() + "=" + t.status().phase() + "/"
- + t.status().reason()
-            + (t.metadata().isDeleting() ? "(deleting)" : "")).toList() + "; " + group.stream().filter(t -> t.status().phase() != TaskPhase.Running)
-            .map(t -> t.status().message() + "; " + claimsOf(t)).toList();
+        return "workload "
+            + WORKLOAD
+            + " wants "
+            + want
+            + " running, has "
+            + group.size()
+            + " task(s), "
+            + running
+            + " running: "
+            + group.stream()
+                .map(
+                    t ->
+                        t.metadata().name()
+                            + "="
+                            + t.status().phase()
+                            + "/"
+                            + t.status().reason()
+                            + (t.metadata().isDeleting() ? "(deleting)" : ""))
+                .toList()
+            + "; "
+            + group.stream()
+                .filter(t -> t.status().phase() != TaskPhase.Running)
+                .map(t -> t.status().message() + "; " + claimsOf(t))
+                .toList();
       }
     }
-    // A leftover publication (a fenced writer's, on storage that keeps node mounts) is unpublished by
+    // A leftover publication (a fenced writer's, on storage that keeps node mounts) is unpublished
+    // by
     // its node's agent, or the volume can never be unstaged there and handed over.
     var leftovers = world.orphanPublications();
     if (!leftovers.isEmpty()) {
       return "publications no claim names are left on nodes whose agents run: " + leftovers;
     }
-    // A stand-alone task is never replaced: once it has ended (lost with its node, say), that is final.
-    var solo = world.api().get(Kinds.TASK, SOLO)
-        .filter(t -> !t.metadata().isDeleting() && !t.status().phase().isFinished());
+    // A stand-alone task is never replaced: once it has ended (lost with its node, say), that is
+    // final.
+    var solo =
+        world
+            .api()
+            .get(Kinds.TASK, SOLO)
+            .filter(t -> !t.metadata().isDeleting() && !t.status().phase().isFinished());
     if (solo.isPresent() && solo.get().status().phase() != TaskPhase.Running) {
-      return "task " + SOLO + " (node " + solo.get().spec().node().orElse("none") + ") is " + solo.get().status().phase()
-          + ": " + solo.get().status().message() + "; " + claimsOf(solo.get());
+      return "task "
+          + SOLO
+          + " (node "
+          + solo.get().spec().node().orElse("none")
+          + ") is "
+          + solo.get().status().phase()
+          + ": "
+          + solo.get().status().message()
+          + "; "
+          + claimsOf(solo.get());
     }
     return "";
   }
 
   /** Where {@code t}'s claims stand, for a message about why it does not run. */
   private String claimsOf(Task t) {
-    return t.metadata().name() + "'s claims: " + t.spec().claims().stream().map(name -> world.view().claims().stream()
-        .filter(c -> c.metadata().name().equals(name)).findFirst()
-        .map(c -> name + " (uid " + c.metadata().uid() + (c.metadata().isDeleting() ? ", deleting" : "")
-            + ", allocation " + c.status().allocation().map(a -> a.node() + "/" + a.devices().stream()
-            .map(d -> d.device()).toList()).orElse("none") + ", prepare " + c.status().prepare() + ", "
-            + c.status().conditions().stream()
-            .map(x -> x.type() + "=" + x.status() + ": " + x.message()).toList() + ")")
-        .orElse(name + " (none)")).toList();
+    return t.metadata().name()
+        + "'s claims: "
+        + t.spec().claims().stream()
+            .map(
+                name ->
+                    world.view().claims().stream()
+                        .filter(c -> c.metadata().name().equals(name))
+                        .findFirst()
+                        .map(
+                            c ->
+                                name
+                                    + " (uid "
+                                    + c.metadata().uid()
+                                    + (c.metadata().isDeleting() ? ", deleting" : "")
+                                    + ", allocation "
+                                    + c.status()
+                                        .allocation()
+                                        .map(
+                                            a ->
+                                                a.node()
+                                                    + "/"
+                                                    + a.devices().stream()
+                                                        .map(d -> d.device())
+                                                        .toList())
+                                        .orElse("none")
+                                    + ", prepare "
+                                    + c.status().prepare()
+                                    + ", "
+                                    + c.status().conditions().stream()
+                                        .map(x -> x.type() + "=" + x.status() + ": " + x.message())
+                                        .toList()
+                                    + ")")
+                        .orElse(name + " (none)"))
+            .toList();
   }
 
   static Workload workload(int replicas) {
-    var template = new TaskTemplate(List.of("train"), Map.of(), "exec", Optional.empty(), List.of(), Map.of());
-    var claim = new ClaimTemplate("gpu", new ResourceClaimSpec(
-        List.of(new DeviceRequest("gpu", "gpu", 1, List.of())), Optional.empty()));
-    // Each worker slot writes its own volume: a replaced worker's volume changes hands between nodes.
-    var scratch = new VolumeClaimTemplate("scratch", new VolumeSpec(WholeCluster.PLUGIN, 1 << 20,
-        VolumeSpec.AccessMode.SingleNodeWriter, Map.of()));
-    var group = new WorkerGroup(GROUP, replicas, template, List.of(claim), null, List.of(scratch),
-        VolumeRetention.Delete);
-    return new Workload(ObjectMeta.named(WORKLOAD), new WorkloadSpec(List.of(group), Optional.empty()),
+    var template =
+        new TaskTemplate(List.of("train"), Map.of(), "exec", Optional.empty(), List.of(), Map.of());
+    var claim =
+        new ClaimTemplate(
+            "gpu",
+            new ResourceClaimSpec(
+                List.of(new DeviceRequest("gpu", "gpu", 1, List.of())), Optional.empty()));
+    // Each worker slot writes its own volume: a replaced worker's volume changes hands between
+    // nodes.
+    var scratch =
+        new VolumeClaimTemplate(
+            "scratch",
+            new VolumeSpec(
+                WholeCluster.PLUGIN, 1 << 20, VolumeSpec.AccessMode.SingleNodeWriter, Map.of()));
+    var group =
+        new WorkerGroup(
+            GROUP,
+            replicas,
+            template,
+            List.of(claim),
+            null,
+            List.of(scratch),
+            VolumeRetention.Delete);
+    return new Workload(
+        ObjectMeta.named(WORKLOAD),
+        new WorkloadSpec(List.of(group), Optional.empty()),
         WorkloadStatus.EMPTY);
   }
 
   static ResourceClaim soloClaim() {
-    return new ResourceClaim(ObjectMeta.named(SOLO + "-gpu"), new ResourceClaimSpec(
-        List.of(new DeviceRequest("gpu", "gpu", 1, List.of())), Optional.empty()), ResourceClaimStatus.EMPTY);
+    return new ResourceClaim(
+        ObjectMeta.named(SOLO + "-gpu"),
+        new ResourceClaimSpec(
+            List.of(new DeviceRequest("gpu", "gpu", 1, List.of())), Optional.empty()),
+        ResourceClaimStatus.EMPTY);
   }
 
   static Task soloTask() {
-    return new Task(ObjectMeta.named(SOLO), new TaskSpec(Optional.empty(), List.of("serve"), Map.of(),
-        List.of(SOLO + "-gpu"), List.of(VolumeUse.reader(SHARED)), "exec", Optional.empty()), TaskStatus.EMPTY);
+    return new Task(
+        ObjectMeta.named(SOLO),
+        new TaskSpec(
+            Optional.empty(),
+            List.of("serve"),
+            Map.of(),
+            List.of(SOLO + "-gpu"),
+            List.of(VolumeUse.reader(SHARED)),
+            "exec",
+            Optional.empty()),
+        TaskStatus.EMPTY);
   }
 
   /** A dataset every node may read, which the stand-alone task reads. */
   static Volume sharedVolume() {
-    return new Volume(ObjectMeta.named(SHARED), new VolumeSpec(WholeCluster.PLUGIN, 1 << 20,
-        VolumeSpec.AccessMode.MultiNodeReaderOnly, Map.of()), VolumeStatus.EMPTY);
+    return new Volume(
+        ObjectMeta.named(SHARED),
+        new VolumeSpec(
+            WholeCluster.PLUGIN, 1 << 20, VolumeSpec.AccessMode.MultiNodeReaderOnly, Map.of()),
+        VolumeStatus.EMPTY);
   }
 
-  /** Runs {@code action}, ignoring what an operator would see as "try again" (conflict, gone, taken). */
+  /**
+   * Runs {@code action}, ignoring what an operator would see as "try again" (conflict, gone,
+   * taken).
+   */
   static void tolerant(Runnable action) {
     try {
       action.run();

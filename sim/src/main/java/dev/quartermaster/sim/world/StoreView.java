@@ -5,21 +5,21 @@ import dev.quartermaster.api.codec.ObjectCodec;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.sim.CommitListener;
 import dev.quartermaster.store.StoreEvent;
-import dev.quartermaster.api.volume.Volume;
 import java.util.Collection;
-import java.util.Optional;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * The store's true state of the kinds the promises speak of, kept by a {@link CommitListener}:
- * each change is decoded once, when it commits, so checking every promise after every step does
- * not decode the whole store each time (it did, and that was most of a campaign's time).
+ * The store's true state of the kinds the promises speak of, kept by a {@link CommitListener}: each
+ * change is decoded once, when it commits, so checking every promise after every step does not
+ * decode the whole store each time (it did, and that was most of a campaign's time).
  */
 final class StoreView implements CommitListener {
   private final Map<String, ResourceClaim> claims = new TreeMap<>();
@@ -38,8 +38,8 @@ final class StoreView implements CommitListener {
     }
   }
 
-  private static <T extends ApiObject> void apply(String key, StoreEvent e, Kind<T> kind,
-      Map<String, T> into) {
+  private static <T extends ApiObject> void apply(
+      String key, StoreEvent e, Kind<T> kind, Map<String, T> into) {
     var prefix = "/registry/" + kind.plural() + "/";
     if (!key.startsWith(prefix)) {
       return;

@@ -18,10 +18,13 @@ import java.util.function.UnaryOperator;
  * @param controllers starts the controllers of the one replica, returning what stops them
  * @param volumeCalls the volume controller's per-plugin serializer of destructive calls
  */
-public record Variant(UnaryOperator<NodeHost> hostView, Optional<Controllers> controllers,
+public record Variant(
+    UnaryOperator<NodeHost> hostView,
+    Optional<Controllers> controllers,
     Function<Env, Serializer<String>> volumeCalls) {
   /** The real system. */
-  public static final Variant REAL = new Variant(host -> host, Optional.empty(), KeyedSerializer::new);
+  public static final Variant REAL =
+      new Variant(host -> host, Optional.empty(), KeyedSerializer::new);
 
   /** Starts a set of controllers over {@code api}; the result stops them. */
   @FunctionalInterface

@@ -10,6 +10,7 @@ import dev.quartermaster.agent.nvml.NvmlLoad;
 import dev.quartermaster.agent.runtime.PodmanOptions;
 import dev.quartermaster.agent.volumes.VolumePaths;
 import dev.quartermaster.api.domain.ComputeDomainSpec;
+import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.node.NodeSpec;
 import dev.quartermaster.api.volume.Volume;
@@ -21,14 +22,13 @@ import dev.quartermaster.core.env.DeterministicEnv;
 import dev.quartermaster.sim.SimCluster;
 import dev.quartermaster.sim.SimStore;
 import dev.quartermaster.sim.WatchFaults;
+import dev.quartermaster.sim.csi.SimCsiPlugin;
+import dev.quartermaster.sim.csi.SimStorage;
 import dev.quartermaster.sim.node.SimNodeHost;
 import dev.quartermaster.store.registry.ObjectRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
-import dev.quartermaster.api.meta.Kinds;
-import dev.quartermaster.sim.csi.SimCsiPlugin;
-import dev.quartermaster.sim.csi.SimStorage;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -72,7 +72,10 @@ public final class WholeCluster {
   }
 
   /** One control-plane replica and its connection. */
-  /** A control-plane replica: whether it leads, and how it stops (a clean stop hands leadership over). */
+  /**
+   * A control-plane replica: whether it leads, and how it stops (a clean stop hands leadership
+   * over).
+   */
   interface Plane extends AutoCloseable {
     boolean isLeader();
 
@@ -88,11 +91,18 @@ public final class WholeCluster {
   private final Variant variant;
   private final Map<String, NodeSlot> nodes = new LinkedHashMap<>();
   private final List<Replica> replicas = new ArrayList<>();
-  /** The storage system behind the one CSI plugin every node runs (overlap-detecting, as the hostpath plugin can be). */
+
+  /**
+   * The storage system behind the one CSI plugin every node runs (overlap-detecting, as the
+   * hostpath plugin can be).
+   */
   private final SimStorage storage = new SimStorage(PLUGIN, true);
+
   private int replicaCount;
 
-  /** @param variant the real system, or one with a naive piece plugged in */
+  /**
+   * @param variant the real system, or one with a naive piece plugged in
+   */
   public WholeCluster(long seed, int nodeCount, int gpusPerNode, Variant variant) {
     this(seed, nodeCount, gpusPerNode, 0, variant);
   }
@@ -102,7 +112,8 @@ public final class WholeCluster {
    *     exists, as under {@code qm up} (the seed campaigns run without, so their schedules stay as
    *     they were found)
    */
-  public WholeCluster(long seed, int nodeCount, int gpusPerNode, int channelsPerNode, Variant variant) {
+  public WholeCluster(
+      long seed, int nodeCount, int gpusPerNode, int channelsPerNode, Variant variant) {
     this.variant = variant;
     this.cluster = new SimCluster(seed, watchFaults(seed));
     cluster.store().onCommit(view);
@@ -112,10 +123,15 @@ public final class WholeCluster {
     }
     for (int i = 1; i <= nodeCount; i++) {
       var name = "node-" + i;
-      var slot = new NodeSlot(name, new SimNodeHost(env(), name, gpusPerNode, channelsPerNode),
-          // Held to what its node's token allows (the server's own rule, judged on stored objects).
-          new FlakyApi(refusals.agentView(api(), name), env(), name));
-      // The plugin runs beside the agent on every node, with the controller service on the first two.
+      var slot =
+          new NodeSlot(
+              name,
+              new SimNodeHost(env(), name, gpusPerNode, channelsPerNode),
+              // Held to what its node's token allows (the server's own rule, judged on stored
+              // objects).
+              new FlakyApi(refusals.agentView(api(), name), env(), name));
+      // The plugin runs beside the agent on every node, with the controller service on the first
+      // two.
       slot.plugin = new SimCsiPlugin(env(), storage, name, i <= 2, Duration.ofMillis(200));
       slot.host.csiPlugins().put(endpoint(name), slot.plugin);
       slot.host.publicationsFrom(() -> storage.publishedOn(name));
@@ -128,19 +144,26 @@ public final class WholeCluster {
     }
   }
 
-  /** Watch faults drawn from the seed: events late by up to 2 s, and up to one delivery in 50 dropped (a re-list). */
+  /**
+   * Watch faults drawn from the seed: events late by up to 2 s, and up to one delivery in 50
+   * dropped (a re-list).
+   */
   static WatchFaults watchFaults(long seed) {
     var random = new java.util.SplittableRandom(seed);
     return new WatchFaults(Duration.ofMillis(random.nextLong(2001)), random.nextDouble(0.02), 0.5);
   }
 
   /**
-   * Whether {@code target}, published on {@code node}, is of a task incarnation no claim of that node
-   * on {@code v} names: a leftover only the node's agent can remove (VolumeReleaser's orphans).
+   * Whether {@code target}, published on {@code node}, is of a task incarnation no claim of that
+   * node on {@code v} names: a leftover only the node's agent can remove (VolumeReleaser's
+   * orphans).
    */
   static boolean orphan(Volume v, String node, String target) {
-    var uid = new VolumePaths(Path.of("/sim", node, "state")).taskUidOf(target, v.metadata().name());
-    return uid.isPresent() && v.status().claims().stream().noneMatch(c -> c.node().equals(node) && c.taskUid().equals(uid.get()));
+    var uid =
+        new VolumePaths(Path.of("/sim", node, "state")).taskUidOf(target, v.metadata().name());
+    return uid.isPresent()
+        && v.status().claims().stream()
+            .noneMatch(c -> c.node().equals(node) && c.taskUid().equals(uid.get()));
   }
 
   /** Every leftover publication on the nodes whose agents run, as {@code node:target}. */
@@ -152,7 +175,8 @@ public final class WholeCluster {
       }
       for (var n : nodes()) {
         if (n.agent.isPresent()) {
-          storage.publishedOn(n.name, v.status().externalId()).stream().filter(t -> orphan(v, n.name, t))
+          storage.publishedOn(n.name, v.status().externalId()).stream()
+              .filter(t -> orphan(v, n.name, t))
               .forEach(t -> out.add(n.name + ":" + t));
         }
       }
@@ -218,11 +242,24 @@ public final class WholeCluster {
   }
 
   void startAgent(NodeSlot slot) {
-    var config = new NodeAgentConfig(slot.api, slot.name, Path.of("/sim", slot.name, "state"),
-        DeviceRoot.at(Path.of("/sim", slot.name)), Path.of("/sim", slot.name, "cdi"), env(), "boot-1", HEARTBEAT,
-        ClaimLedger.DEFAULT_TOMBSTONE_TTL, List.of("imex-helper", "{domain}"), 2, NodeAgentConfig.DEFAULT_RESCAN, false,
-        NodeAgentConfig.DEFAULT_HEALTH_CLEAN_PERIOD, () -> new NvmlLoad.Unavailable("simulated node"),
-        PodmanOptions.defaults());
+    var config =
+        new NodeAgentConfig(
+            slot.api,
+            slot.name,
+            Path.of("/sim", slot.name, "state"),
+            DeviceRoot.at(Path.of("/sim", slot.name)),
+            Path.of("/sim", slot.name, "cdi"),
+            env(),
+            "boot-1",
+            HEARTBEAT,
+            ClaimLedger.DEFAULT_TOMBSTONE_TTL,
+            List.of("imex-helper", "{domain}"),
+            2,
+            NodeAgentConfig.DEFAULT_RESCAN,
+            false,
+            NodeAgentConfig.DEFAULT_HEALTH_CLEAN_PERIOD,
+            () -> new NvmlLoad.Unavailable("simulated node"),
+            PodmanOptions.defaults());
     try {
       slot.agent = Optional.of(NodeAgent.start(config, variant.hostView().apply(slot.host)));
       slot.boots++;
@@ -233,13 +270,14 @@ public final class WholeCluster {
 
   /** {@code kill -9} of the agent: no clean-up; unsynced ledger writes are lost; processes stay. */
   void crashAgent(NodeSlot slot) {
-    slot.agent.ifPresent(a -> {
-      try {
-        a.halt();
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    });
+    slot.agent.ifPresent(
+        a -> {
+          try {
+            a.halt();
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        });
     slot.agent = Optional.empty();
     slot.host.crash();
   }
@@ -249,51 +287,70 @@ public final class WholeCluster {
     var api = new FlakyApi(api(), env(), identity);
     if (variant.controllers().isPresent()) {
       var stop = variant.controllers().get().start(env(), api);
-      replicas.add(new Replica(identity, new Plane() {
-        @Override
-        public boolean isLeader() {
-          return true;
-        }
+      replicas.add(
+          new Replica(
+              identity,
+              new Plane() {
+                @Override
+                public boolean isLeader() {
+                  return true;
+                }
 
-        @Override
-        public void close() {
-          try {
-            stop.close();
-          } catch (Exception e) {
-            throw new IllegalStateException(e);
-          }
-        }
-      }, api));
+                @Override
+                public void close() {
+                  try {
+                    stop.close();
+                  } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                  }
+                }
+              },
+              api));
       return;
     }
-    var options = new ControlPlane.Options(identity, LeaderConfig.DEFAULTS,
-        WorkloadController.DEFAULT_EXPECTATION_BOUND, GRACE);
-    var plane = ControlPlane.start(api, new dev.quartermaster.store.StoreLeases(store()), env(), options, (node, instance) -> nodes.get(node).plugin,
-        variant.volumeCalls().apply(env()));
-    replicas.add(new Replica(identity, new Plane() {
-      @Override
-      public boolean isLeader() {
-        return plane.isLeader();
-      }
+    var options =
+        new ControlPlane.Options(
+            identity, LeaderConfig.DEFAULTS, WorkloadController.DEFAULT_EXPECTATION_BOUND, GRACE);
+    var plane =
+        ControlPlane.start(
+            api,
+            new dev.quartermaster.store.StoreLeases(store()),
+            env(),
+            options,
+            (node, instance) -> nodes.get(node).plugin,
+            variant.volumeCalls().apply(env()));
+    replicas.add(
+        new Replica(
+            identity,
+            new Plane() {
+              @Override
+              public boolean isLeader() {
+                return plane.isLeader();
+              }
 
-      @Override
-      public void close() {
-        plane.close();
-      }
-    }, api));
+              @Override
+              public void close() {
+                plane.close();
+              }
+            },
+            api));
   }
 
-  /** Stops the leading replica (another takes over) and starts a fresh one in its place; not with naive controllers. */
+  /**
+   * Stops the leading replica (another takes over) and starts a fresh one in its place; not with
+   * naive controllers.
+   */
   void failOverLeader() {
     if (variant.controllers().isPresent()) {
       return;
     }
     var leader = replicas.stream().filter(r -> r.plane().isLeader()).findFirst();
-    leader.ifPresent(r -> {
-      r.plane().close();
-      replicas.remove(r);
-      startReplica();
-    });
+    leader.ifPresent(
+        r -> {
+          r.plane().close();
+          replicas.remove(r);
+          startReplica();
+        });
   }
 
   /** Sets the failure rate of every connection (agents' and replicas'). */

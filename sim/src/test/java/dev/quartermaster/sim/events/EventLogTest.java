@@ -27,8 +27,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Events must not flood the store: a hot loop is one object whose count grows, written at most once
- * a flush; a restarted process adds to the same object; failures wait and refusals are dropped.
- * The naive recorder (an object per report, as a first version would write) fails the bound.
+ * a flush; a restarted process adds to the same object; failures wait and refusals are dropped. The
+ * naive recorder (an object per report, as a first version would write) fails the bound.
  */
 class EventLogTest {
   private static final InvolvedObject TASK = new InvolvedObject("Task", "train-workers-3");
@@ -71,7 +71,9 @@ class EventLogTest {
   void theNaiveRecorderFloodsTheStore() {
     long before = store.currentRevision();
     hammer(naive(api), 10_000, Duration.ofSeconds(10));
-    assertThat(store.currentRevision() - before).as("the bound the real log keeps").isGreaterThan(12);
+    assertThat(store.currentRevision() - before)
+        .as("the bound the real log keeps")
+        .isGreaterThan(12);
   }
 
   @Test
@@ -92,7 +94,8 @@ class EventLogTest {
     var log = log(api);
     log.recorder("scheduler").record(TASK, EventType.Normal, "Scheduled", "to node-1");
     log.recorder("agent/node-1").record(TASK, EventType.Normal, "Started", "opened 4 device nodes");
-    log.recorder("scheduler").record(new InvolvedObject("Task", "other"), EventType.Normal, "Scheduled", "to node-2");
+    log.recorder("scheduler")
+        .record(new InvolvedObject("Task", "other"), EventType.Normal, "Scheduled", "to node-2");
     env.advance(Duration.ofSeconds(2));
     assertThat(api.list(Kinds.EVENT).items()).hasSize(3);
   }
@@ -100,15 +103,16 @@ class EventLogTest {
   @Test
   void writesThatFailAreKeptAndLandOnceTheStoreAnswers() {
     var down = new AtomicInteger(3);
-    var flaky = new ForwardingApiClient(api) {
-      @Override
-      public <T extends ApiObject> T create(T object) {
-        if (down.getAndDecrement() > 0) {
-          throw new ApiException(Reason.Unavailable, "store unavailable");
-        }
-        return super.create(object);
-      }
-    };
+    var flaky =
+        new ForwardingApiClient(api) {
+          @Override
+          public <T extends ApiObject> T create(T object) {
+            if (down.getAndDecrement() > 0) {
+              throw new ApiException(Reason.Unavailable, "store unavailable");
+            }
+            return super.create(object);
+          }
+        };
     var log = log(flaky);
     log.recorder("scheduler").record(TASK, EventType.Normal, "Scheduled", "a");
     env.advance(Duration.ofMillis(1500));
@@ -137,7 +141,8 @@ class EventLogTest {
     var recorder = log.recorder("scheduler");
     int n = EventLog.MAX_WRITES_PER_FLUSH + 100;
     for (int i = 0; i < n; i++) {
-      recorder.record(new InvolvedObject("Task", "t-" + i), EventType.Normal, "Scheduled", "to node-1");
+      recorder.record(
+          new InvolvedObject("Task", "t-" + i), EventType.Normal, "Scheduled", "to node-1");
     }
     env.advance(EventLog.FLUSH_EVERY);
     assertThat(api.list(Kinds.EVENT).items()).hasSize(EventLog.MAX_WRITES_PER_FLUSH);
@@ -150,19 +155,28 @@ class EventLogTest {
     var log = log(api);
     log.recorder("scheduler").record(TASK, EventType.Normal, "Scheduled", "old");
     env.advance(Duration.ofMinutes(50));
-    log.recorder("scheduler").record(new InvolvedObject("Node", "node-1"), EventType.Warning, "DevicesNotReady", "recent");
+    log.recorder("scheduler")
+        .record(
+            new InvolvedObject("Node", "node-1"), EventType.Warning, "DevicesNotReady", "recent");
     env.advance(Duration.ofMinutes(15));
     int deleted = new EventExpiry(env, api, EventExpiry.TTL).expireOnce();
     assertThat(deleted).isEqualTo(1);
-    assertThat(api.list(Kinds.EVENT).items()).extracting(e -> e.spec().reason()).containsExactly("DevicesNotReady");
+    assertThat(api.list(Kinds.EVENT).items())
+        .extracting(e -> e.spec().reason())
+        .containsExactly("DevicesNotReady");
   }
 
   /** The first version anyone writes: a new object for every report. */
   private EventRecorder naive(ApiClient client) {
     var serial = new AtomicInteger();
     return (involved, type, reason, message) -> {
-      var spec = new EventSpec(involved, type, reason, message, "workloads", 1, env.now(), env.now());
-      client.create(new Event(ObjectMeta.named(involved.name() + "-" + serial.incrementAndGet()), spec, EventStatus.EMPTY));
+      var spec =
+          new EventSpec(involved, type, reason, message, "workloads", 1, env.now(), env.now());
+      client.create(
+          new Event(
+              ObjectMeta.named(involved.name() + "-" + serial.incrementAndGet()),
+              spec,
+              EventStatus.EMPTY));
     };
   }
 }

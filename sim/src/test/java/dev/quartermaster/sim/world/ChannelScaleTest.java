@@ -39,60 +39,112 @@ class ChannelScaleTest {
     var w = new WholeCluster(2048, 1, GPUS, CHANNELS, Variant.REAL);
     var nodeWrites = new ArrayList<Node>();
     var recordWrites = new int[1];
-    w.store().onCommit((revision, changes) -> {
-      for (var e : changes) {
-        if (e.type() != StoreEvent.Type.DELETE && e.kv().key().startsWith("/registry/nodes/")) {
-          nodeWrites.add(ObjectCodec.fromJson(e.kv().value(), Kinds.NODE));
-        }
-        if (e.kv().key().startsWith("/registry/" + Kinds.NODE_ALLOCATION.plural() + "/")) {
-          recordWrites[0]++;
-        }
-      }
-    });
-    await(w, "the node published its devices", () -> w.api().get(Kinds.DEVICE_SLICE, "node-1")
-        .map(s -> s.spec().devices().size() == GPUS + CHANNELS).orElse(false));
+    w.store()
+        .onCommit(
+            (revision, changes) -> {
+              for (var e : changes) {
+                if (e.type() != StoreEvent.Type.DELETE
+                    && e.kv().key().startsWith("/registry/nodes/")) {
+                  nodeWrites.add(ObjectCodec.fromJson(e.kv().value(), Kinds.NODE));
+                }
+                if (e.kv().key().startsWith("/registry/" + Kinds.NODE_ALLOCATION.plural() + "/")) {
+                  recordWrites[0]++;
+                }
+              }
+            });
+    await(
+        w,
+        "the node published its devices",
+        () ->
+            w.api()
+                .get(Kinds.DEVICE_SLICE, "node-1")
+                .map(s -> s.spec().devices().size() == GPUS + CHANNELS)
+                .orElse(false));
     var nodeBefore = w.api().get(Kinds.NODE, "node-1").orElseThrow();
 
-    w.api().create(new ComputeDomain(ObjectMeta.named("big"), new ComputeDomainSpec(1), ComputeDomainStatus.EMPTY));
+    w.api()
+        .create(
+            new ComputeDomain(
+                ObjectMeta.named("big"), new ComputeDomainSpec(1), ComputeDomainStatus.EMPTY));
     var claims = new ArrayList<String>();
     for (int i = 0; i < GPUS; i++) {
       claims.add(create(w, "gpu-" + i, "gpu", 1, Optional.empty()));
     }
     for (int i = 0; i < CHANNELS / PER_CLAIM; i++) {
-      claims.add(create(w, "channels-" + i, ComputeDomainSpec.CHANNEL_DEVICE_CLASS, PER_CLAIM, Optional.of("big")));
+      claims.add(
+          create(
+              w,
+              "channels-" + i,
+              ComputeDomainSpec.CHANNEL_DEVICE_CLASS,
+              PER_CLAIM,
+              Optional.of("big")));
     }
-    await(w, "every claim allocated and prepared", () -> claims.stream().allMatch(n -> w.api()
-        .get(Kinds.RESOURCE_CLAIM, n).map(c -> Optional.ofNullable(c.status().prepare().get("node-1"))
-            .filter(s -> s.phase() == PrepareState.Phase.Prepared).isPresent()).orElse(false)));
+    await(
+        w,
+        "every claim allocated and prepared",
+        () ->
+            claims.stream()
+                .allMatch(
+                    n ->
+                        w.api()
+                            .get(Kinds.RESOURCE_CLAIM, n)
+                            .map(
+                                c ->
+                                    Optional.ofNullable(c.status().prepare().get("node-1"))
+                                        .filter(s -> s.phase() == PrepareState.Phase.Prepared)
+                                        .isPresent())
+                            .orElse(false)));
 
     var record = w.api().get(Kinds.NODE_ALLOCATION, "node-1").orElseThrow();
     assertThat(record.spec().devices()).hasSize(GPUS + CHANNELS);
     for (var name : claims) {
       var c = w.api().get(Kinds.RESOURCE_CLAIM, name).orElseThrow();
       for (var d : c.status().allocation().orElseThrow().devices()) {
-        assertThat(record.spec().holder(d.device())).get()
-            .matches(h -> h.claim().equals(name) && h.uid().equals(c.metadata().uid()), d.device() + " held by " + name);
+        assertThat(record.spec().holder(d.device()))
+            .get()
+            .matches(
+                h -> h.claim().equals(name) && h.uid().equals(c.metadata().uid()),
+                d.device() + " held by " + name);
       }
     }
     int bytes = ObjectCodec.toJson(record).length;
-    System.out.printf("allocation record of a full node (%d GPUs, %d channels): %d bytes encoded (%.1f per device),"
-        + " %d record writes for %d claims%n", GPUS, CHANNELS, bytes, bytes / (double) (GPUS + CHANNELS), recordWrites[0],
-        claims.size());
+    System.out.printf(
+        "allocation record of a full node (%d GPUs, %d channels): %d bytes encoded (%.1f per device),"
+            + " %d record writes for %d claims%n",
+        GPUS, CHANNELS, bytes, bytes / (double) (GPUS + CHANNELS), recordWrites[0], claims.size());
     assertThat(bytes).as("two short strings per device").isLessThan(120 * (GPUS + CHANNELS));
 
     claims.forEach(n -> w.api().delete(Kinds.RESOURCE_CLAIM, n));
-    await(w, "every claim released and gone, the record empty", () -> w.api().list(Kinds.RESOURCE_CLAIM).items().isEmpty()
-        && w.api().get(Kinds.NODE_ALLOCATION, "node-1").map(r -> r.spec().devices().isEmpty()).orElse(false));
+    await(
+        w,
+        "every claim released and gone, the record empty",
+        () ->
+            w.api().list(Kinds.RESOURCE_CLAIM).items().isEmpty()
+                && w.api()
+                    .get(Kinds.NODE_ALLOCATION, "node-1")
+                    .map(r -> r.spec().devices().isEmpty())
+                    .orElse(false));
 
-    assertThat(nodeWrites).as("the Node was written (heartbeats, status)").isNotEmpty()
-        .allMatch(n -> n.spec().equals(nodeBefore.spec()) && n.metadata().labels().equals(nodeBefore.metadata().labels()),
+    assertThat(nodeWrites)
+        .as("the Node was written (heartbeats, status)")
+        .isNotEmpty()
+        .allMatch(
+            n ->
+                n.spec().equals(nodeBefore.spec())
+                    && n.metadata().labels().equals(nodeBefore.metadata().labels()),
             "spec and labels as before: no allocation lives on the Node");
     assertThat(w.api().get(Kinds.NODE, "node-1").orElseThrow().status().computeDomains()).isEmpty();
   }
 
-  private static String create(WholeCluster w, String name, String deviceClass, int count, Optional<String> domain) {
-    w.api().create(new ResourceClaim(ObjectMeta.named(name), new ResourceClaimSpec(
-        List.of(new DeviceRequest("devices", deviceClass, count, List.of())), domain), ResourceClaimStatus.EMPTY));
+  private static String create(
+      WholeCluster w, String name, String deviceClass, int count, Optional<String> domain) {
+    w.api()
+        .create(
+            new ResourceClaim(
+                ObjectMeta.named(name),
+                new ResourceClaimSpec(
+                    List.of(new DeviceRequest("devices", deviceClass, count, List.of())), domain),
+                ResourceClaimStatus.EMPTY));
     return name;
   }
 

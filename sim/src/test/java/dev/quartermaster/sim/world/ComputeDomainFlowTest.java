@@ -37,7 +37,9 @@ class ComputeDomainFlowTest {
     w.env().advance(Duration.ofSeconds(60));
 
     var status = status(w, "nvlink-a");
-    assertThat(status.nodes()).extracting(ComputeDomainStatus.Member::node).containsExactly("node-1", "node-2");
+    assertThat(status.nodes())
+        .extracting(ComputeDomainStatus.Member::node)
+        .containsExactly("node-1", "node-2");
     assertThat(status.readyNodes()).isEqualTo(2);
     assertThat(status.claims()).containsExactly("train-w-0-channels", "train-w-1-channels");
     assertThat(ready(w, "nvlink-a").isTrue()).isTrue();
@@ -52,16 +54,26 @@ class ComputeDomainFlowTest {
 
     var claim = w.api().get(Kinds.RESOURCE_CLAIM, "late-w-0-channels").orElseThrow();
     assertThat(claim.status().allocation()).isEmpty();
-    var allocated = Condition.find(claim.status().conditions(), ClaimConditions.ALLOCATED).orElseThrow();
+    var allocated =
+        Condition.find(claim.status().conditions(), ClaimConditions.ALLOCATED).orElseThrow();
     assertThat(allocated.reason()).isEqualTo("ComputeDomainNotFound");
     assertThat(allocated.message()).contains("compute domain later does not exist");
-    assertThat(w.api().list(Kinds.NODE).items()).allMatch(n -> n.status().computeDomains().isEmpty()
-        && n.status().domainDaemons().isEmpty());
+    assertThat(w.api().list(Kinds.NODE).items())
+        .allMatch(
+            n -> n.status().computeDomains().isEmpty() && n.status().domainDaemons().isEmpty());
 
     w.api().create(domain("later", 1));
     w.env().advance(Duration.ofSeconds(60));
-    assertThat(w.api().get(Kinds.RESOURCE_CLAIM, "late-w-0-gpu").orElseThrow().status().allocation()).isPresent();
-    assertThat(w.api().get(Kinds.RESOURCE_CLAIM, "late-w-0-channels").orElseThrow().status().allocation()).isPresent();
+    assertThat(
+            w.api().get(Kinds.RESOURCE_CLAIM, "late-w-0-gpu").orElseThrow().status().allocation())
+        .isPresent();
+    assertThat(
+            w.api()
+                .get(Kinds.RESOURCE_CLAIM, "late-w-0-channels")
+                .orElseThrow()
+                .status()
+                .allocation())
+        .isPresent();
     assertThat(ready(w, "later").isTrue()).isTrue();
   }
 
@@ -80,12 +92,16 @@ class ComputeDomainFlowTest {
     assertThat(ready(w, "nvlink-a").reason()).isEqualTo("Deleting");
     assertThat(ready(w, "nvlink-a").message()).contains("train-w-0-channels");
     // The running worker keeps its node in the domain meanwhile.
-    assertThat(w.api().list(Kinds.NODE).items()).anyMatch(n -> n.status().computeDomains().contains("nvlink-a"));
+    assertThat(w.api().list(Kinds.NODE).items())
+        .anyMatch(n -> n.status().computeDomains().contains("nvlink-a"));
 
     w.api().delete(Kinds.WORKLOAD, "train");
     w.env().advance(Duration.ofSeconds(120));
-    assertThat(w.api().get(Kinds.COMPUTE_DOMAIN, "nvlink-a")).as("gone with its last claim").isEmpty();
-    assertThat(w.api().list(Kinds.NODE).items()).allMatch(n -> n.status().computeDomains().isEmpty());
+    assertThat(w.api().get(Kinds.COMPUTE_DOMAIN, "nvlink-a"))
+        .as("gone with its last claim")
+        .isEmpty();
+    assertThat(w.api().list(Kinds.NODE).items())
+        .allMatch(n -> n.status().computeDomains().isEmpty());
   }
 
   @Test
@@ -97,11 +113,13 @@ class ComputeDomainFlowTest {
     var waiting = w.api().get(Kinds.TASK, "train-w-0").orElseThrow().status();
     assertThat(waiting.phase()).isEqualTo(TaskPhase.Preparing);
     assertThat(waiting.reason()).isEqualTo("WaitingForComputeDomain");
-    assertThat(waiting.message()).contains("compute domain nvlink-a is not Ready: 1/2 member nodes ready");
+    assertThat(waiting.message())
+        .contains("compute domain nvlink-a is not Ready: 1/2 member nodes ready");
 
     w.scale("train", 2); // the second rank brings the second member
     w.env().advance(Duration.ofSeconds(60));
-    assertThat(w.api().list(Kinds.TASK).items()).hasSize(2)
+    assertThat(w.api().list(Kinds.TASK).items())
+        .hasSize(2)
         .allMatch(t -> t.status().phase() == TaskPhase.Running);
   }
 
@@ -121,15 +139,19 @@ class ComputeDomainFlowTest {
     w.env().advance(Duration.ofSeconds(10));
     assertThat(domainReady(w).status()).isEqualTo(Condition.Status.False);
     assertThat(domainReady(w).reason()).isEqualTo("DaemonNotReady");
-    assertThat(ready(w, "nvlink-a").isTrue()).as("the domain lost its only member's daemon").isFalse();
-    assertThat(w.api().get(Kinds.TASK, "train-w-0").orElseThrow().status().phase()).as("told, not killed")
+    assertThat(ready(w, "nvlink-a").isTrue())
+        .as("the domain lost its only member's daemon")
+        .isFalse();
+    assertThat(w.api().get(Kinds.TASK, "train-w-0").orElseThrow().status().phase())
+        .as("told, not killed")
         .isEqualTo(TaskPhase.Running);
 
     node.host.helpers().failStarts("nvlink-a", false);
     w.env().advance(Duration.ofSeconds(10));
     assertThat(domainReady(w).status()).isEqualTo(Condition.Status.True);
     assertThat(ready(w, "nvlink-a").isTrue()).isTrue();
-    assertThat(node.host.helpers().log()).containsSubsequence("start nvlink-a", "died nvlink-a", "start nvlink-a");
+    assertThat(node.host.helpers().log())
+        .containsSubsequence("start nvlink-a", "died nvlink-a", "start nvlink-a");
   }
 
   @Test
@@ -137,19 +159,34 @@ class ComputeDomainFlowTest {
     var w = new WholeCluster(16, 2, 4, CHANNELS, Variant.REAL);
     w.api().create(job("train", "nvlink-a", 4, 2)); // two ranks per node
     w.env().advance(Duration.ofSeconds(30));
-    assertThat(w.api().get(Kinds.RESOURCE_CLAIM, "train-w-0-channels").orElseThrow().spec().requests().getFirst().count())
-        .as("one channel while the domain is unknown").isEqualTo(1);
+    assertThat(
+            w.api()
+                .get(Kinds.RESOURCE_CLAIM, "train-w-0-channels")
+                .orElseThrow()
+                .spec()
+                .requests()
+                .getFirst()
+                .count())
+        .as("one channel while the domain is unknown")
+        .isEqualTo(1);
 
-    w.api().create(new ComputeDomain(ObjectMeta.named("nvlink-a"), new ComputeDomainSpec(2, 3), ComputeDomainStatus.EMPTY));
+    w.api()
+        .create(
+            new ComputeDomain(
+                ObjectMeta.named("nvlink-a"),
+                new ComputeDomainSpec(2, 3),
+                ComputeDomainStatus.EMPTY));
     w.env().advance(Duration.ofSeconds(60));
     var held = new java.util.HashSet<String>();
     for (var task : w.api().list(Kinds.TASK).items()) {
       assertThat(task.status().phase()).isEqualTo(TaskPhase.Running);
       assertThat(task.spec().claims()).endsWith(task.metadata().name() + "-channels");
-      var claim = w.api().get(Kinds.RESOURCE_CLAIM, task.metadata().name() + "-channels").orElseThrow();
+      var claim =
+          w.api().get(Kinds.RESOURCE_CLAIM, task.metadata().name() + "-channels").orElseThrow();
       var allocation = claim.status().allocation().orElseThrow();
       assertThat(allocation.node()).isEqualTo(task.spec().node().orElseThrow());
-      assertThat(allocation.devices()).hasSize(3)
+      assertThat(allocation.devices())
+          .hasSize(3)
           .allMatch(d -> d.device().startsWith("channel-"))
           .allMatch(d -> held.add(allocation.node() + "/" + d.device()));
       assertThat(claim.spec().computeDomain()).contains("nvlink-a");
@@ -170,50 +207,82 @@ class ComputeDomainFlowTest {
     var node = claim.status().allocation().orElseThrow().node();
     var state = claim.status().prepare().get(node);
     assertThat(state.phase()).isEqualTo(dev.quartermaster.api.claim.PrepareState.Phase.Pending);
-    assertThat(state.reason()).startsWith("the daemon of compute domain nvlink-a on this node is starting (pid ");
-    assertThat(w.api().get(Kinds.TASK, "train-w-0").orElseThrow().status().phase()).isEqualTo(TaskPhase.Preparing);
-    assertThat(w.node(node).host.helpers().running()).as("started, as the ledger wants").containsExactly("nvlink-a");
+    assertThat(state.reason())
+        .startsWith("the daemon of compute domain nvlink-a on this node is starting (pid ");
+    assertThat(w.api().get(Kinds.TASK, "train-w-0").orElseThrow().status().phase())
+        .isEqualTo(TaskPhase.Preparing);
+    assertThat(w.node(node).host.helpers().running())
+        .as("started, as the ledger wants")
+        .containsExactly("nvlink-a");
 
     w.node(node).host.helpers().holdStarting("nvlink-a", false);
     w.env().advance(Duration.ofSeconds(10));
-    assertThat(w.api().get(Kinds.RESOURCE_CLAIM, "train-w-0-channels").orElseThrow().status().prepare().get(node).phase())
+    assertThat(
+            w.api()
+                .get(Kinds.RESOURCE_CLAIM, "train-w-0-channels")
+                .orElseThrow()
+                .status()
+                .prepare()
+                .get(node)
+                .phase())
         .isEqualTo(dev.quartermaster.api.claim.PrepareState.Phase.Prepared);
-    assertThat(w.api().get(Kinds.TASK, "train-w-0").orElseThrow().status().phase()).isEqualTo(TaskPhase.Running);
+    assertThat(w.api().get(Kinds.TASK, "train-w-0").orElseThrow().status().phase())
+        .isEqualTo(TaskPhase.Running);
   }
 
   @Test
   void channelsThroughAnotherDeviceClassStillNeedADomain() {
     var w = new WholeCluster(18, 1, 4, CHANNELS, Variant.REAL);
-    w.api().create(new dev.quartermaster.api.device.DeviceClass(ObjectMeta.named("imex"),
-        new dev.quartermaster.api.device.DeviceClassSpec("channel", List.of()),
-        dev.quartermaster.api.device.DeviceClassStatus.EMPTY));
-    w.api().create(new dev.quartermaster.api.claim.ResourceClaim(ObjectMeta.named("sneaky"), new ResourceClaimSpec(
-        List.of(new DeviceRequest("ch", "imex", 1, List.of())), Optional.empty()),
-        dev.quartermaster.api.claim.ResourceClaimStatus.EMPTY));
+    w.api()
+        .create(
+            new dev.quartermaster.api.device.DeviceClass(
+                ObjectMeta.named("imex"),
+                new dev.quartermaster.api.device.DeviceClassSpec("channel", List.of()),
+                dev.quartermaster.api.device.DeviceClassStatus.EMPTY));
+    w.api()
+        .create(
+            new dev.quartermaster.api.claim.ResourceClaim(
+                ObjectMeta.named("sneaky"),
+                new ResourceClaimSpec(
+                    List.of(new DeviceRequest("ch", "imex", 1, List.of())), Optional.empty()),
+                dev.quartermaster.api.claim.ResourceClaimStatus.EMPTY));
     w.env().advance(Duration.ofSeconds(30));
     var claim = w.api().get(Kinds.RESOURCE_CLAIM, "sneaky").orElseThrow();
     assertThat(claim.status().allocation()).isEmpty();
-    var allocated = Condition.find(claim.status().conditions(), ClaimConditions.ALLOCATED).orElseThrow();
+    var allocated =
+        Condition.find(claim.status().conditions(), ClaimConditions.ALLOCATED).orElseThrow();
     assertThat(allocated.reason()).isEqualTo("ChannelsNeedComputeDomain");
-    assertThat(allocated.message()).isEqualTo("claim sneaky request ch (device class imex) asks for IMEX channels,"
-        + " which need a compute domain: set spec.computeDomain");
+    assertThat(allocated.message())
+        .isEqualTo(
+            "claim sneaky request ch (device class imex) asks for IMEX channels,"
+                + " which need a compute domain: set spec.computeDomain");
   }
 
   private static Condition domainReady(WholeCluster w) {
-    return Condition.find(w.api().get(Kinds.TASK, "train-w-0").orElseThrow().status().conditions(),
-        dev.quartermaster.agent.tasks.TaskSync.DOMAIN_READY).orElseThrow();
+    return Condition.find(
+            w.api().get(Kinds.TASK, "train-w-0").orElseThrow().status().conditions(),
+            dev.quartermaster.agent.tasks.TaskSync.DOMAIN_READY)
+        .orElseThrow();
   }
 
   private static ComputeDomain domain(String name, int nodes) {
-    return new ComputeDomain(ObjectMeta.named(name), new ComputeDomainSpec(nodes), ComputeDomainStatus.EMPTY);
+    return new ComputeDomain(
+        ObjectMeta.named(name), new ComputeDomainSpec(nodes), ComputeDomainStatus.EMPTY);
   }
 
   private static Workload job(String name, String domain, int replicas, int gpus) {
-    var template = new TaskTemplate(List.of("train"), Map.of(), "exec", Optional.empty(), List.of(), Map.of());
-    var claim = new ClaimTemplate("gpu", new ResourceClaimSpec(
-        List.of(new DeviceRequest("gpu", "gpu", gpus, List.of())), Optional.empty()));
+    var template =
+        new TaskTemplate(List.of("train"), Map.of(), "exec", Optional.empty(), List.of(), Map.of());
+    var claim =
+        new ClaimTemplate(
+            "gpu",
+            new ResourceClaimSpec(
+                List.of(new DeviceRequest("gpu", "gpu", gpus, List.of())), Optional.empty()));
     var group = new WorkerGroup("w", replicas, template, List.of(claim), null);
-    return new Workload(ObjectMeta.named(name), new WorkloadSpec(List.of(group), Optional.of(domain)), WorkloadStatus.EMPTY);
+    return new Workload(
+        ObjectMeta.named(name),
+        new WorkloadSpec(List.of(group), Optional.of(domain)),
+        WorkloadStatus.EMPTY);
   }
 
   private static ComputeDomainStatus status(WholeCluster w, String name) {

@@ -23,8 +23,8 @@ import org.junit.jupiter.api.Test;
  */
 class ControlNodesLookedAtOnceTest {
   /**
-   * Rarer than the other holes: a seed removes a control node in about four runs of ten, and only
-   * a GPU claim prepared on that node while it is gone shows it (first caught at seed 180).
+   * Rarer than the other holes: a seed removes a control node in about four runs of ten, and only a
+   * GPU claim prepared on that node while it is gone shows it (first caught at seed 180).
    */
   private static final int BOUND = 300;
 

@@ -28,11 +28,18 @@ class DomainDeletionTest {
       waited += run(seed) ? 1 : 0;
     }
     assertThat(waited).as("seeds whose replacement waited for the deleting domain").isPositive();
-    System.out.println("domain deleted under its running job: " + SEEDS + " seeds (" + waited
-        + " with a replacement waiting for it), 0 violations, no deadlock");
+    System.out.println(
+        "domain deleted under its running job: "
+            + SEEDS
+            + " seeds ("
+            + waited
+            + " with a replacement waiting for it), 0 violations, no deadlock");
   }
 
-  /** One seed; whether its replacement had to wait for the deleting domain (not allocated before the delete). */
+  /**
+   * One seed; whether its replacement had to wait for the deleting domain (not allocated before the
+   * delete).
+   */
   private static boolean run(long seed) {
     var random = new Random(seed);
     var w = new WholeCluster(seed, 2, 4, 16, Variant.REAL);
@@ -53,17 +60,32 @@ class DomainDeletionTest {
     if (!replaceFirst) {
       SeedRun.tolerant(() -> w.api().delete(Kinds.TASK, worker));
     }
-    // A replacement allocated before the delete runs in the domain; one made after waits, and says for
+    // A replacement allocated before the delete runs in the domain; one made after waits, and says
+    // for
     // what. The domain waits only for the claims still running in it.
-    await(w, seed, "the replacement running, or saying it waits for the deleting domain", () -> running(w) == 2
-        || w.api().list(Kinds.TASK).items().stream().anyMatch(t -> t.status().phase() != TaskPhase.Running
-            && t.status().message().contains("is being deleted")));
-    assertThat(w.api().get(Kinds.COMPUTE_DOMAIN, "nvlink")).as("seed %d: the domain waits for its running claims", seed)
-        .get().matches(d -> d.metadata().isDeleting());
+    await(
+        w,
+        seed,
+        "the replacement running, or saying it waits for the deleting domain",
+        () ->
+            running(w) == 2
+                || w.api().list(Kinds.TASK).items().stream()
+                    .anyMatch(
+                        t ->
+                            t.status().phase() != TaskPhase.Running
+                                && t.status().message().contains("is being deleted")));
+    assertThat(w.api().get(Kinds.COMPUTE_DOMAIN, "nvlink"))
+        .as("seed %d: the domain waits for its running claims", seed)
+        .get()
+        .matches(d -> d.metadata().isDeleting());
     boolean waited = running(w) < 2;
 
     SeedRun.tolerant(() -> w.api().delete(Kinds.WORKLOAD, "job"));
-    await(w, seed, "the domain's deletion completing", () -> w.api().get(Kinds.COMPUTE_DOMAIN, "nvlink").isEmpty());
+    await(
+        w,
+        seed,
+        "the domain's deletion completing",
+        () -> w.api().get(Kinds.COMPUTE_DOMAIN, "nvlink").isEmpty());
     await(w, seed, "the job's tasks gone", () -> w.api().list(Kinds.TASK).items().isEmpty());
     w.api().create(DomainJob.domain());
     w.api().create(DomainJob.job());
@@ -73,17 +95,36 @@ class DomainDeletionTest {
   }
 
   private static long running(WholeCluster w) {
-    return w.api().list(Kinds.TASK).items().stream().map(Task::status).filter(s -> s.phase() == TaskPhase.Running).count();
+    return w.api().list(Kinds.TASK).items().stream()
+        .map(Task::status)
+        .filter(s -> s.phase() == TaskPhase.Running)
+        .count();
   }
 
   private static void await(WholeCluster w, long seed, String what, BooleanSupplier done) {
     for (int i = 0; i < 1_200 && !done.getAsBoolean(); i++) {
       w.env().advance(Duration.ofMillis(100));
     }
-    assertThat(done.getAsBoolean()).as("seed %d: %s within two simulated minutes; tasks %s; domain %s", seed, what,
-        w.api().list(Kinds.TASK).items().stream().map(t -> t.metadata().name() + "=" + t.status().phase() + "/"
-            + t.status().reason() + ": " + t.status().message()).toList(),
-        w.api().get(Kinds.COMPUTE_DOMAIN, "nvlink").map(d -> (d.metadata().isDeleting() ? "deleting " : "") + d.status())
-            .orElse("none")).isTrue();
+    assertThat(done.getAsBoolean())
+        .as(
+            "seed %d: %s within two simulated minutes; tasks %s; domain %s",
+            seed,
+            what,
+            w.api().list(Kinds.TASK).items().stream()
+                .map(
+                    t ->
+                        t.metadata().name()
+                            + "="
+                            + t.status().phase()
+                            + "/"
+                            + t.status().reason()
+                            + ": "
+                            + t.status().message())
+                .toList(),
+            w.api()
+                .get(Kinds.COMPUTE_DOMAIN, "nvlink")
+                .map(d -> (d.metadata().isDeleting() ? "deleting " : "") + d.status())
+                .orElse("none"))
+        .isTrue();
   }
 }

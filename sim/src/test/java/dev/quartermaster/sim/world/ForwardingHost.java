@@ -10,7 +10,10 @@ import dev.quartermaster.agent.host.NodePublications;
 import dev.quartermaster.agent.host.TaskHost;
 import java.io.IOException;
 
-/** Every part of the machine is {@code host}'s; a naive agent's view overrides the one part it changes. */
+/**
+ * Every part of the machine is {@code host}'s; a naive agent's view overrides the one part it
+ * changes.
+ */
 abstract class ForwardingHost implements NodeHost {
   protected final NodeHost host;
 

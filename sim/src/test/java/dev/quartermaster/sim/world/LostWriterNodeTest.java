@@ -26,9 +26,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A writer's node goes silent (partitioned: its process may still be writing). Its single-writer
- * volume is not given to the replacement on another node — for as long as the partition lasts — until
- * the node comes back and lets go itself, or an operator fences it and the controller releases on its
- * behalf (detaching the volume from under it). Every promise is checked at every step.
+ * volume is not given to the replacement on another node — for as long as the partition lasts —
+ * until the node comes back and lets go itself, or an operator fences it and the controller
+ * releases on its behalf (detaching the volume from under it). Every promise is checked at every
+ * step.
  */
 class LostWriterNodeTest {
   static final Duration PARTITION = Duration.ofMinutes(10);
@@ -54,35 +55,43 @@ class LostWriterNodeTest {
   }
 
   /**
-   * Issue 30, seed 3, on storage that keeps a node's mounts on detach (hostpath): the fenced writer's
-   * target outlives its claim. When node-2 comes back its agent unpublishes that leftover, so a later
-   * writer there is released in turn and the volume moves on; the naive agent, blind to the node's
-   * publications, leaves it, every later release on node-2 fails on the unstage, and the volume never
-   * moves again.
+   * Issue 30, seed 3, on storage that keeps a node's mounts on detach (hostpath): the fenced
+   * writer's target outlives its claim. When node-2 comes back its agent unpublishes that leftover,
+   * so a later writer there is released in turn and the volume moves on; the naive agent, blind to
+   * the node's publications, leaves it, every later release on node-2 fails on the unstage, and the
+   * volume never moves again.
    */
   @Test
   void aFencedWritersLeftoverTargetIsUnpublishedWhenItsNodeComesBack() {
     Campaign.quiet();
     var s = fencedThenBack(Variant.REAL);
     assertThat(s.run(() -> s.world.orphanPublications().isEmpty(), Duration.ofMinutes(5)))
-        .as("the leftover target is unpublished: " + s.world.orphanPublications()).isTrue();
+        .as("the leftover target is unpublished: " + s.world.orphanPublications())
+        .isTrue();
     assertThat(s.laterWritersGetTheVolume()).as("a writer on node-2, then one on node-3").isTrue();
   }
 
   @Test
   void theNaiveAgentBlindToItsNodesPublicationsHoldsTheVolumeForEver() {
     Campaign.quiet();
-    var s = fencedThenBack(Variant.host(host -> new ForwardingHost(host) {
-      @Override
-      public NodePublications publications() {
-        return java.util.Set::of;
-      }
-    }));
+    var s =
+        fencedThenBack(
+            Variant.host(
+                host ->
+                    new ForwardingHost(host) {
+                      @Override
+                      public NodePublications publications() {
+                        return java.util.Set::of;
+                      }
+                    }));
     assertThat(s.laterWritersGetTheVolume()).isFalse();
     assertThat(s.world.orphanPublications()).isNotEmpty();
   }
 
-  /** {@code first} on node-2 cut off and fenced; {@code second} gets the volume on node-3; node-2 back and unfenced. */
+  /**
+   * {@code first} on node-2 cut off and fenced; {@code second} gets the volume on node-3; node-2
+   * back and unfenced.
+   */
   private static Scenario fencedThenBack(Variant variant) {
     var s = new Scenario(12, variant, SimStorage.DetachEffect.KeepsNodeMounts);
     s.cut("node-2");
@@ -107,16 +116,27 @@ class LostWriterNodeTest {
       world = new WholeCluster(seed, 3, 1, variant);
       world.storage().detachEffect(detach);
       promises = new Promises(world);
-      world.api().create(new Volume(ObjectMeta.named("data"),
-          new VolumeSpec(WholeCluster.PLUGIN, 1 << 20, AccessMode.SingleNodeWriter, Map.of()), VolumeStatus.EMPTY));
+      world
+          .api()
+          .create(
+              new Volume(
+                  ObjectMeta.named("data"),
+                  new VolumeSpec(
+                      WholeCluster.PLUGIN, 1 << 20, AccessMode.SingleNodeWriter, Map.of()),
+                  VolumeStatus.EMPTY));
       task("first", "node-2");
-      assertThat(run(() -> phase("first") == TaskPhase.Running, Duration.ofMinutes(2))).as("first runs").isTrue();
+      assertThat(run(() -> phase("first") == TaskPhase.Running, Duration.ofMinutes(2)))
+          .as("first runs")
+          .isTrue();
     }
 
     void cut(String node) {
       world.node(node).api.cut(true);
-      // The node is lost after the grace; its task is marked failed and a replacement is made elsewhere.
-      assertThat(run(() -> phase("first") == TaskPhase.Failed, Duration.ofMinutes(3))).as("first marked lost").isTrue();
+      // The node is lost after the grace; its task is marked failed and a replacement is made
+      // elsewhere.
+      assertThat(run(() -> phase("first") == TaskPhase.Failed, Duration.ofMinutes(3)))
+          .as("first marked lost")
+          .isTrue();
       task("second", "node-3");
     }
 
@@ -134,7 +154,9 @@ class LostWriterNodeTest {
     }
 
     void expectHandOver() {
-      assertThat(run(() -> phase("second") == TaskPhase.Running, Duration.ofMinutes(5))).as("second runs").isTrue();
+      assertThat(run(() -> phase("second") == TaskPhase.Running, Duration.ofMinutes(5)))
+          .as("second runs")
+          .isTrue();
       assertThat(violations).isEmpty();
       assertThat(claims()).extracting(VolumeClaim::task).containsExactly("second");
       var id = world.api().get(Kinds.VOLUME, "data").orElseThrow().status().externalId();
@@ -142,8 +164,8 @@ class LostWriterNodeTest {
     }
 
     /**
-     * {@code second} deleted; {@code third} writes on node-2 and is deleted; {@code fourth} on node-3:
-     * whether {@code fourth} runs (the volume was released on node-2 after {@code third}).
+     * {@code second} deleted; {@code third} writes on node-2 and is deleted; {@code fourth} on
+     * node-3: whether {@code fourth} runs (the volume was released on node-2 after {@code third}).
      */
     boolean laterWritersGetTheVolume() {
       world.api().delete(Kinds.TASK, "second");
@@ -157,14 +179,23 @@ class LostWriterNodeTest {
     }
 
     boolean run(java.util.function.BooleanSupplier done, Duration limit) {
-      return world.env().runUntil(() -> {
-        violations.addAll(promises.check());
-        return !violations.isEmpty() || done.getAsBoolean();
-      }, limit) && violations.isEmpty();
+      return world
+              .env()
+              .runUntil(
+                  () -> {
+                    violations.addAll(promises.check());
+                    return !violations.isEmpty() || done.getAsBoolean();
+                  },
+                  limit)
+          && violations.isEmpty();
     }
 
     TaskPhase phase(String task) {
-      return world.api().get(Kinds.TASK, task).map(t -> t.status().phase()).orElse(TaskPhase.Pending);
+      return world
+          .api()
+          .get(Kinds.TASK, task)
+          .map(t -> t.status().phase())
+          .orElse(TaskPhase.Pending);
     }
 
     List<VolumeClaim> claims() {
@@ -172,8 +203,15 @@ class LostWriterNodeTest {
     }
 
     void task(String name, String node) {
-      var spec = new TaskSpec(Optional.of(node), List.of("sleep"), Map.of(), List.of(),
-          List.of(VolumeUse.writer("data")), "exec", Optional.empty());
+      var spec =
+          new TaskSpec(
+              Optional.of(node),
+              List.of("sleep"),
+              Map.of(),
+              List.of(),
+              List.of(VolumeUse.writer("data")),
+              "exec",
+              Optional.empty());
       world.api().create(new Task(ObjectMeta.named(name), spec, TaskStatus.EMPTY));
     }
   }

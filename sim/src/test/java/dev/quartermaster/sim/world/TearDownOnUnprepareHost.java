@@ -26,8 +26,12 @@ final class TearDownOnUnprepareHost extends ForwardingHost {
     var specs = host.claimSpecs();
     return new ClaimSpecs() {
       @Override
-      public List<String> write(ClaimRef claim, List<DiscoveredGpu> gpus, List<DiscoveredChannel> channels,
-          List<VerifiedNode> controlNodes) throws IOException {
+      public List<String> write(
+          ClaimRef claim,
+          List<DiscoveredGpu> gpus,
+          List<DiscoveredChannel> channels,
+          List<VerifiedNode> controlNodes)
+          throws IOException {
         return specs.write(claim, gpus, channels, controlNodes);
       }
 
@@ -35,7 +39,8 @@ final class TearDownOnUnprepareHost extends ForwardingHost {
       public void remove(String uid) throws IOException {
         specs.remove(uid);
         for (var domain : host.helpers().running()) {
-          host.helpers().stop(domain); // the naive part: the node leaves every domain on each unprepare
+          host.helpers()
+              .stop(domain); // the naive part: the node leaves every domain on each unprepare
         }
       }
 
@@ -45,5 +50,4 @@ final class TearDownOnUnprepareHost extends ForwardingHost {
       }
     };
   }
-
 }

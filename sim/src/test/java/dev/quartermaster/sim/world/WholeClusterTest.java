@@ -7,9 +7,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The promises over the whole cluster — real controllers and real agents, with crashes,
- * partitions, device loss and operator actions drawn from each seed. {@code -Dqm.seed=N} replays
- * one seed; {@code -Dqm.seeds=N -Dqm.steps=M} runs more.
+ * The promises over the whole cluster — real controllers and real agents, with crashes, partitions,
+ * device loss and operator actions drawn from each seed. {@code -Dqm.seed=N} replays one seed;
+ * {@code -Dqm.seeds=N -Dqm.steps=M} runs more.
  */
 class WholeClusterTest {
 
@@ -23,16 +23,23 @@ class WholeClusterTest {
     int steps = Integer.getInteger("qm.steps", 2000);
     var summary = Campaign.run(from > 0 ? from : 1, seeds, steps, 0, System.out::println);
     System.out.println("whole cluster: " + summary.line());
-    assertTrue(summary.failures().isEmpty(), () -> summary.failures().size() + " seed(s) violated a promise; first: "
-        + Campaign.describe(summary.failures().getFirst()));
+    assertTrue(
+        summary.failures().isEmpty(),
+        () ->
+            summary.failures().size()
+                + " seed(s) violated a promise; first: "
+                + Campaign.describe(summary.failures().getFirst()));
   }
 
   /** Each seed that found a bug (named in its fix's commit), kept as a regression test. */
   @ParameterizedTest
-  @ValueSource(longs = {2, 3, 12, 30, 1, 7, 16, 19, 126, 170, 214, 401, 493, 974, 2553, 242, 839, 77})
+  @ValueSource(
+      longs = {2, 3, 12, 30, 1, 7, 16, 19, 126, 170, 214, 401, 493, 974, 2553, 242, 839, 77})
   void theSeedsThatFoundBugsPass(long seed) {
     Campaign.quiet();
     var outcome = SeedRun.run(seed, Integer.getInteger("qm.steps", 2000));
-    assertTrue(outcome instanceof SeedRun.Outcome.Passed, () -> Campaign.describe((SeedRun.Outcome.Violated) outcome));
+    assertTrue(
+        outcome instanceof SeedRun.Outcome.Passed,
+        () -> Campaign.describe((SeedRun.Outcome.Violated) outcome));
   }
 }

@@ -21,8 +21,8 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 /**
- * An etcd cluster of one or more members on loopback ports, each an {@code etcd} process started
- * as an operator would (its data and log under {@code dir/<member>}): for tests, benches and the
+ * An etcd cluster of one or more members on loopback ports, each an {@code etcd} process started as
+ * an operator would (its data and log under {@code dir/<member>}): for tests, benches and the
  * README's recipe. Members can be killed ({@code SIGKILL}) and started again on the same ports and
  * data, and the cluster can say which member leads.
  */
@@ -31,8 +31,12 @@ public final class EtcdProcesses implements AutoCloseable {
   /** Where tests and benches look for etcd: {@code $QM_ETCD}, else the usual install paths. */
   public static Optional<Path> binary() {
     var given = Optional.ofNullable(System.getenv("QM_ETCD")).map(Path::of);
-    return given.or(() -> List.of("/usr/local/bin/etcd", "/usr/bin/etcd").stream().map(Path::of)
-        .filter(Files::isExecutable).findFirst());
+    return given.or(
+        () ->
+            List.of("/usr/local/bin/etcd", "/usr/bin/etcd").stream()
+                .map(Path::of)
+                .filter(Files::isExecutable)
+                .findFirst());
   }
 
   /** What a test without etcd says: how to get one. */
@@ -65,7 +69,8 @@ public final class EtcdProcesses implements AutoCloseable {
    * Starts {@code size} members under {@code dir} and waits until the cluster commits a write. A
    * member that died at start (its log says why, and the error quotes it) fails the attempt, and
    * the cluster is started again on other ports with fresh data, twice at most: a cluster that
-   * answers with a majority and one member dead would lose its quorum at the first kill a test makes.
+   * answers with a majority and one member dead would lose its quorum at the first kill a test
+   * makes.
    */
   public static EtcdProcesses start(Path binary, Path dir, int size) throws IOException {
     for (int attempt = 1; ; attempt++) {
@@ -79,15 +84,25 @@ public final class EtcdProcesses implements AutoCloseable {
           cluster.startMember(i);
         }
         cluster.awaitHealthy(Duration.ofSeconds(60));
-        var dead = IntStream.range(0, size).filter(i -> !cluster.isAlive(i)).mapToObj(i -> members.get(i).name()).toList();
+        var dead =
+            IntStream.range(0, size)
+                .filter(i -> !cluster.isAlive(i))
+                .mapToObj(i -> members.get(i).name())
+                .toList();
         if (!dead.isEmpty()) {
           var diagnosis = cluster.diagnosis();
           cluster.close();
           if (attempt == 3) {
-            throw new IllegalStateException("etcd members " + dead + " died at start, 3 times: " + diagnosis);
+            throw new IllegalStateException(
+                "etcd members " + dead + " died at start, 3 times: " + diagnosis);
           }
-          System.getLogger(EtcdProcesses.class.getName()).log(System.Logger.Level.WARNING,
-              "etcd members " + dead + " died at start; starting the cluster again on other ports: " + diagnosis);
+          System.getLogger(EtcdProcesses.class.getName())
+              .log(
+                  System.Logger.Level.WARNING,
+                  "etcd members "
+                      + dead
+                      + " died at start; starting the cluster again on other ports: "
+                      + diagnosis);
           for (var m : members) {
             FileTrees.delete(dir.resolve(m.name()).resolve("data"));
           }
@@ -113,22 +128,44 @@ public final class EtcdProcesses implements AutoCloseable {
 
   /** {@code etcd://127.0.0.1:p1,127.0.0.1:p2,…}: the value of {@code qm server --store}. */
   public String storeUri() {
-    return "etcd://" + members.stream().map(m -> "127.0.0.1:" + m.clientPort()).collect(Collectors.joining(","));
+    return "etcd://"
+        + members.stream().map(m -> "127.0.0.1:" + m.clientPort()).collect(Collectors.joining(","));
   }
 
   private void startMember(int i) throws IOException {
     var m = members.get(i);
     var memberDir = dir.resolve(m.name());
     Files.createDirectories(memberDir);
-    var initial = members.stream().map(x -> x.name() + "=" + x.peerUrl()).collect(Collectors.joining(","));
+    var initial =
+        members.stream().map(x -> x.name() + "=" + x.peerUrl()).collect(Collectors.joining(","));
     var state = Files.exists(memberDir.resolve("data")) ? "existing" : "new";
-    processes[i] = new ProcessBuilder(binary.toString(), "--name", m.name(), "--data-dir", memberDir.resolve("data").toString(),
-        "--listen-client-urls", m.clientUrl(), "--advertise-client-urls", m.clientUrl(),
-        "--listen-peer-urls", m.peerUrl(), "--initial-advertise-peer-urls", m.peerUrl(),
-        "--initial-cluster", initial, "--initial-cluster-state", state, "--initial-cluster-token", "qm-" + dir.getFileName(),
-        "--log-level", "warn")
-        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(memberDir.resolve("etcd.log").toFile()))
-        .start();
+    processes[i] =
+        new ProcessBuilder(
+                binary.toString(),
+                "--name",
+                m.name(),
+                "--data-dir",
+                memberDir.resolve("data").toString(),
+                "--listen-client-urls",
+                m.clientUrl(),
+                "--advertise-client-urls",
+                m.clientUrl(),
+                "--listen-peer-urls",
+                m.peerUrl(),
+                "--initial-advertise-peer-urls",
+                m.peerUrl(),
+                "--initial-cluster",
+                initial,
+                "--initial-cluster-state",
+                state,
+                "--initial-cluster-token",
+                "qm-" + dir.getFileName(),
+                "--log-level",
+                "warn")
+            .redirectErrorStream(true)
+            .redirectOutput(
+                ProcessBuilder.Redirect.appendTo(memberDir.resolve("etcd.log").toFile()))
+            .start();
   }
 
   /** {@code kill -9} of member {@code i}. */
@@ -156,7 +193,11 @@ public final class EtcdProcesses implements AutoCloseable {
         continue;
       }
       try (var client = Client.builder().endpoints(members.get(i).clientUrl()).build()) {
-        var status = client.getMaintenanceClient().statusMember(members.get(i).clientUrl()).get(2, TimeUnit.SECONDS);
+        var status =
+            client
+                .getMaintenanceClient()
+                .statusMember(members.get(i).clientUrl())
+                .get(2, TimeUnit.SECONDS);
         long leaderId = status.getLeader();
         if (leaderId == 0) {
           continue;
@@ -164,12 +205,16 @@ public final class EtcdProcesses implements AutoCloseable {
         if (status.getHeader().getMemberId() == leaderId) {
           return OptionalInt.of(i);
         }
-        // A follower names the leader it last heard from, which may be dead: only a live one counts.
+        // A follower names the leader it last heard from, which may be dead: only a live one
+        // counts.
         var ids = client.getClusterClient().listMember().get(2, TimeUnit.SECONDS).getMembers();
         for (var member : ids) {
           if (member.getId() == leaderId) {
             var name = member.getName();
-            var found = IntStream.range(0, members.size()).filter(j -> members.get(j).name().equals(name)).findFirst();
+            var found =
+                IntStream.range(0, members.size())
+                    .filter(j -> members.get(j).name().equals(name))
+                    .findFirst();
             if (found.isPresent() && isAlive(found.getAsInt())) {
               return found;
             }
@@ -187,9 +232,17 @@ public final class EtcdProcesses implements AutoCloseable {
     long deadline = System.nanoTime() + bound.toNanos();
     while (leader().isEmpty()) {
       for (int i = 0; i < members.size(); i++) {
-        if (processes[i] != null && !processes[i].isAlive() && processes[i].exitValue() != 137 && processes[i].exitValue() != 143) {
-          throw new IllegalStateException("etcd member " + members.get(i).name() + " exited " + processes[i].exitValue()
-              + "; its log: " + dir.resolve(members.get(i).name()).resolve("etcd.log"));
+        if (processes[i] != null
+            && !processes[i].isAlive()
+            && processes[i].exitValue() != 137
+            && processes[i].exitValue() != 143) {
+          throw new IllegalStateException(
+              "etcd member "
+                  + members.get(i).name()
+                  + " exited "
+                  + processes[i].exitValue()
+                  + "; its log: "
+                  + dir.resolve(members.get(i).name()).resolve("etcd.log"));
         }
       }
       if (System.nanoTime() > deadline) {
@@ -212,11 +265,15 @@ public final class EtcdProcesses implements AutoCloseable {
   /**
    * Waits until a write commits through the live members: a delete of an absent key outside every
    * prefix we use, which goes through raft and the members' disks but adds no revision. A leader is
-   * not enough: on a slow disk its first proposals after a member dies can time out
-   * ({@code etcdserver: request timed out}) while the survivors catch up.
+   * not enough: on a slow disk its first proposals after a member dies can time out ({@code
+   * etcdserver: request timed out}) while the survivors catch up.
    */
   public void awaitWritable(Duration bound) {
-    var live = IntStream.range(0, members.size()).filter(this::isAlive).mapToObj(i -> members.get(i).clientUrl()).toList();
+    var live =
+        IntStream.range(0, members.size())
+            .filter(this::isAlive)
+            .mapToObj(i -> members.get(i).clientUrl())
+            .toList();
     var probe = ByteSequence.from("/qm-etcd-probe", StandardCharsets.UTF_8);
     long deadline = System.nanoTime() + bound.toNanos();
     Exception last = null;
@@ -234,7 +291,15 @@ public final class EtcdProcesses implements AutoCloseable {
         pause();
       }
     }
-    throw new IllegalStateException("etcd under " + dir + " commits no write after " + bound + ": " + last + "; " + diagnosis());
+    throw new IllegalStateException(
+        "etcd under "
+            + dir
+            + " commits no write after "
+            + bound
+            + ": "
+            + last
+            + "; "
+            + diagnosis());
   }
 
   /** Each member: running or how it exited, and the end of its log. */
@@ -243,12 +308,19 @@ public final class EtcdProcesses implements AutoCloseable {
     for (int i = 0; i < members.size(); i++) {
       var m = members.get(i);
       var p = processes[i];
-      out.append("member ").append(m.name()).append(" (client ").append(m.clientPort()).append(", peer ").append(m.peerPort())
-          .append("): ").append(p == null ? "not started" : p.isAlive() ? "running" : "exited " + p.exitValue());
+      out.append("member ")
+          .append(m.name())
+          .append(" (client ")
+          .append(m.clientPort())
+          .append(", peer ")
+          .append(m.peerPort())
+          .append("): ")
+          .append(p == null ? "not started" : p.isAlive() ? "running" : "exited " + p.exitValue());
       var log = dir.resolve(m.name()).resolve("etcd.log");
       try {
         var lines = Files.readAllLines(log);
-        out.append(", its log ends: ").append(String.join(" | ", lines.subList(Math.max(0, lines.size() - 3), lines.size())));
+        out.append(", its log ends: ")
+            .append(String.join(" | ", lines.subList(Math.max(0, lines.size() - 3), lines.size())));
       } catch (IOException | RuntimeException e) {
         out.append(", no log at ").append(log);
       }

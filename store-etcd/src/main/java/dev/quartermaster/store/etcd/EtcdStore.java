@@ -58,16 +58,22 @@ public final class EtcdStore implements Store {
   private static final Duration PROGRESS_ASKED_EVERY = Duration.ofMillis(50);
 
   private static final Duration CALL = Duration.ofSeconds(10);
+
   /** etcd's revision of an empty cluster; ours starts at 0. */
   private static final long BASE = 1;
+
   /** etcd's default {@code --max-txn-ops}: operations in one branch of a transaction. */
   public static final int MAX_TXN_OPS = 128;
-  /** etcd's default {@code --max-request-bytes} (1.5 MiB); the API's 1 MiB body limit sits below it. */
+
+  /**
+   * etcd's default {@code --max-request-bytes} (1.5 MiB); the API's 1 MiB body limit sits below it.
+   */
   public static final long MAX_REQUEST_BYTES = 1_572_864;
 
   private final Client client;
   private final String prefix;
   private final AtomicLong compacted = new AtomicLong();
+
   /** Whether {@link #compacted} has been learnt from etcd (at the first need, after a reopen). */
   private final AtomicBoolean compactedKnown = new AtomicBoolean();
 
@@ -85,8 +91,12 @@ public final class EtcdStore implements Store {
   }
 
   private KeyValue kv(io.etcd.jetcd.KeyValue e) {
-    return new KeyValue(ours(e.getKey()), e.getValue().getBytes(), e.getCreateRevision() - BASE,
-        e.getModRevision() - BASE, e.getVersion());
+    return new KeyValue(
+        ours(e.getKey()),
+        e.getValue().getBytes(),
+        e.getCreateRevision() - BASE,
+        e.getModRevision() - BASE,
+        e.getVersion());
   }
 
   private <T> T await(CompletableFuture<T> call, long requested) {
@@ -117,9 +127,17 @@ public final class EtcdStore implements Store {
 
   @Override
   public Range range(String keyPrefix, long revision) {
-    var option = GetOption.builder().isPrefix(true).withRevision(revision == 0 ? 0 : revision + BASE).build();
+    var option =
+        GetOption.builder()
+            .isPrefix(true)
+            .withRevision(revision == 0 ? 0 : revision + BASE)
+            .build();
     var response = await(client.getKVClient().get(key(keyPrefix), option), revision);
-    var kvs = response.getKvs().stream().map(this::kv).sorted(Comparator.comparing(KeyValue::key)).toList();
+    var kvs =
+        response.getKvs().stream()
+            .map(this::kv)
+            .sorted(Comparator.comparing(KeyValue::key))
+            .toList();
     return new Range(kvs, revision == 0 ? response.getHeader().getRevision() - BASE : revision);
   }
 
@@ -129,18 +147,29 @@ public final class EtcdStore implements Store {
       var seen = new java.util.HashSet<String>();
       for (var op : branch) {
         if (!seen.add(op.key())) {
-          throw new IllegalArgumentException("key " + op.key() + " is touched twice in one branch of a transaction");
+          throw new IllegalArgumentException(
+              "key " + op.key() + " is touched twice in one branch of a transaction");
         }
       }
     }
     requireWithinLimits(txn);
-    var cmps = txn.compares().stream().map(c -> switch (c) {
-      case Txn.Compare.ModRevision m -> new Cmp(key(m.key()), Cmp.Op.EQUAL,
-          CmpTarget.modRevision(m.modRevision() == 0 ? 0 : m.modRevision() + BASE));
-    }).toArray(Cmp[]::new);
+    var cmps =
+        txn.compares().stream()
+            .map(
+                c ->
+                    switch (c) {
+                      case Txn.Compare.ModRevision m ->
+                          new Cmp(
+                              key(m.key()),
+                              Cmp.Op.EQUAL,
+                              CmpTarget.modRevision(
+                                  m.modRevision() == 0 ? 0 : m.modRevision() + BASE));
+                    })
+            .toArray(Cmp[]::new);
     var then = ops(txn.onSuccess());
     var otherwise = ops(txn.onFailure());
-    TxnResponse response = await(client.getKVClient().txn().If(cmps).Then(then).Else(otherwise).commit(), 0);
+    TxnResponse response =
+        await(client.getKVClient().txn().If(cmps).Then(then).Else(otherwise).commit(), 0);
     long revision = response.getHeader().getRevision() - BASE;
     var written = new ArrayList<KeyValue>();
     response.getGetResponses().forEach(g -> g.getKvs().forEach(e -> written.add(kv(e))));
@@ -157,21 +186,37 @@ public final class EtcdStore implements Store {
       long puts = branch.stream().filter(Txn.Op.Put.class::isInstance).count();
       long ops = branch.size() + puts;
       if (ops > MAX_TXN_OPS) {
-        throw new StoreLimitException("a transaction of " + branch.size() + " writes (" + ops + " etcd operations, a put"
-            + " counting twice) is over etcd's limit of " + MAX_TXN_OPS + " operations per transaction (--max-txn-ops)");
+        throw new StoreLimitException(
+            "a transaction of "
+                + branch.size()
+                + " writes ("
+                + ops
+                + " etcd operations, a put"
+                + " counting twice) is over etcd's limit of "
+                + MAX_TXN_OPS
+                + " operations per transaction (--max-txn-ops)");
       }
     }
     if (txn.compares().size() > MAX_TXN_OPS) {
-      throw new StoreLimitException("a transaction with " + txn.compares().size() + " compares is over etcd's limit of "
-          + MAX_TXN_OPS + " (--max-txn-ops)");
+      throw new StoreLimitException(
+          "a transaction with "
+              + txn.compares().size()
+              + " compares is over etcd's limit of "
+              + MAX_TXN_OPS
+              + " (--max-txn-ops)");
     }
     long bytes = 0;
     for (var op : txn.onSuccess()) {
-      bytes += prefix.length() + op.key().length() + (op instanceof Txn.Op.Put p ? p.value().length : 0);
+      bytes +=
+          prefix.length() + op.key().length() + (op instanceof Txn.Op.Put p ? p.value().length : 0);
     }
     if (bytes > MAX_REQUEST_BYTES) {
-      throw new StoreLimitException("a transaction of " + bytes + " bytes is over etcd's request limit of " + MAX_REQUEST_BYTES
-          + " bytes (1.5 MiB, --max-request-bytes)");
+      throw new StoreLimitException(
+          "a transaction of "
+              + bytes
+              + " bytes is over etcd's request limit of "
+              + MAX_REQUEST_BYTES
+              + " bytes (1.5 MiB, --max-request-bytes)");
     }
   }
 
@@ -179,12 +224,16 @@ public final class EtcdStore implements Store {
     var out = new ArrayList<Op>();
     for (var op : ops) {
       switch (op) {
-        case Txn.Op.Put p -> out.add(Op.put(key(p.key()), ByteSequence.from(p.value()), PutOption.DEFAULT));
+        case Txn.Op.Put p ->
+            out.add(Op.put(key(p.key()), ByteSequence.from(p.value()), PutOption.DEFAULT));
         case Txn.Op.Delete d -> out.add(Op.delete(key(d.key()), DeleteOption.DEFAULT));
       }
     }
     // What each put wrote (create revision, version), read inside the same transaction.
-    ops.stream().filter(Txn.Op.Put.class::isInstance).map(Txn.Op::key).distinct()
+    ops.stream()
+        .filter(Txn.Op.Put.class::isInstance)
+        .map(Txn.Op::key)
+        .distinct()
         .forEach(k -> out.add(Op.get(key(k), GetOption.DEFAULT)));
     return out.toArray(Op[]::new);
   }
@@ -193,11 +242,17 @@ public final class EtcdStore implements Store {
   public Watch watch(String keyPrefix, long afterRevision, WatchListener listener) {
     long done = compactedRevision();
     if (afterRevision < done) {
-      // The change at the compacted revision is gone (only the state after it is kept), as in every store.
+      // The change at the compacted revision is gone (only the state after it is kept), as in every
+      // store.
       listener.onCompacted(done);
       return () -> {};
     }
-    var option = WatchOption.builder().isPrefix(true).withPrevKV(true).withRevision(afterRevision + 1 + BASE).build();
+    var option =
+        WatchOption.builder()
+            .isPrefix(true)
+            .withPrevKV(true)
+            .withRevision(afterRevision + 1 + BASE)
+            .build();
     var ended = new AtomicBoolean();
     // Caught up (WatchListener#onCaughtUp) at the revision current now: once an event at or past it
     // is delivered, or etcd's progress notification (sent only to a watcher that has replayed its
@@ -208,59 +263,72 @@ public final class EtcdStore implements Store {
       listener.onCaughtUp(afterRevision);
     }
     var watchClient = client.getWatchClient();
-    var watcher = watchClient.watch(key(keyPrefix), option, io.etcd.jetcd.Watch.listener(
-        response -> {
-          if (response.isProgressNotify()) {
-            long at = response.getHeader().getRevision() - BASE;
-            if (!ended.get() && at >= startedAt && caughtUp.compareAndSet(false, true)) {
-              listener.onCaughtUp(at);
-            }
-            return;
-          }
-          for (var e : response.getEvents()) {
-            if (ended.get()) {
-              return;
-            }
-            long revision = e.getKeyValue().getModRevision() - BASE;
-            if (revision > startedAt && caughtUp.compareAndSet(false, true)) {
-              listener.onCaughtUp(startedAt); // every change up to it came before this one
-            }
-            var type = e.getEventType() == WatchEvent.EventType.DELETE ? StoreEvent.Type.DELETE : StoreEvent.Type.PUT;
-            var current = kv(e.getKeyValue());
-            var previous = e.getPrevKV() == null || e.getPrevKV().getKey().isEmpty() ? Optional.<KeyValue>empty()
-                : Optional.of(kv(e.getPrevKV()));
-            listener.onEvent(new StoreEvent(type, current, previous));
-          }
-        },
-        error -> {
-          if (ended.compareAndSet(false, true)) {
-            if (error instanceof io.etcd.jetcd.common.exception.CompactedException c) {
-              compacted.accumulateAndGet(c.getCompactedRevision() - BASE, Math::max);
-              listener.onCompacted(c.getCompactedRevision() - BASE);
-            } else {
-              listener.onClosed("etcd watch failed: " + error.getMessage());
-            }
-          }
-        },
-        () -> {
-          if (ended.compareAndSet(false, true)) {
-            listener.onClosed("etcd watch completed");
-          }
-        }));
+    var watcher =
+        watchClient.watch(
+            key(keyPrefix),
+            option,
+            io.etcd.jetcd.Watch.listener(
+                response -> {
+                  if (response.isProgressNotify()) {
+                    long at = response.getHeader().getRevision() - BASE;
+                    if (!ended.get() && at >= startedAt && caughtUp.compareAndSet(false, true)) {
+                      listener.onCaughtUp(at);
+                    }
+                    return;
+                  }
+                  for (var e : response.getEvents()) {
+                    if (ended.get()) {
+                      return;
+                    }
+                    long revision = e.getKeyValue().getModRevision() - BASE;
+                    if (revision > startedAt && caughtUp.compareAndSet(false, true)) {
+                      listener.onCaughtUp(startedAt); // every change up to it came before this one
+                    }
+                    var type =
+                        e.getEventType() == WatchEvent.EventType.DELETE
+                            ? StoreEvent.Type.DELETE
+                            : StoreEvent.Type.PUT;
+                    var current = kv(e.getKeyValue());
+                    var previous =
+                        e.getPrevKV() == null || e.getPrevKV().getKey().isEmpty()
+                            ? Optional.<KeyValue>empty()
+                            : Optional.of(kv(e.getPrevKV()));
+                    listener.onEvent(new StoreEvent(type, current, previous));
+                  }
+                },
+                error -> {
+                  if (ended.compareAndSet(false, true)) {
+                    if (error instanceof io.etcd.jetcd.common.exception.CompactedException c) {
+                      compacted.accumulateAndGet(c.getCompactedRevision() - BASE, Math::max);
+                      listener.onCompacted(c.getCompactedRevision() - BASE);
+                    } else {
+                      listener.onClosed("etcd watch failed: " + error.getMessage());
+                    }
+                  }
+                },
+                () -> {
+                  if (ended.compareAndSet(false, true)) {
+                    listener.onClosed("etcd watch completed");
+                  }
+                }));
     if (!caughtUp.get()) {
-      // etcd answers a progress request only on watchers that have replayed their history: ask until ours has.
-      Thread.ofVirtual().name("etcd-watch-progress").start(() -> {
-        while (!caughtUp.get() && !ended.get()) {
-          try {
-            Thread.sleep(PROGRESS_ASKED_EVERY);
-            watchClient.requestProgress();
-          } catch (InterruptedException e) {
-            return;
-          } catch (RuntimeException e) {
-            // the client is closing, or between members: ask again, or stop with the watch
-          }
-        }
-      });
+      // etcd answers a progress request only on watchers that have replayed their history: ask
+      // until ours has.
+      Thread.ofVirtual()
+          .name("etcd-watch-progress")
+          .start(
+              () -> {
+                while (!caughtUp.get() && !ended.get()) {
+                  try {
+                    Thread.sleep(PROGRESS_ASKED_EVERY);
+                    watchClient.requestProgress();
+                  } catch (InterruptedException e) {
+                    return;
+                  } catch (RuntimeException e) {
+                    // the client is closing, or between members: ask again, or stop with the watch
+                  }
+                }
+              });
     }
     return () -> {
       ended.set(true);
@@ -282,10 +350,15 @@ public final class EtcdStore implements Store {
       return;
     }
     try {
-      await(client.getKVClient().compact(revision + BASE, CompactOption.newBuilder().withCompactPhysical(true).build()),
+      await(
+          client
+              .getKVClient()
+              .compact(
+                  revision + BASE, CompactOption.newBuilder().withCompactPhysical(true).build()),
           revision);
     } catch (CompactedException e) {
-      // Another server on this etcd compacted further since we last looked: learn how far, and that is enough.
+      // Another server on this etcd compacted further since we last looked: learn how far, and that
+      // is enough.
       compacted.accumulateAndGet(firstReadable(), Math::max);
       return;
     }
@@ -305,7 +378,10 @@ public final class EtcdStore implements Store {
     return compacted.get();
   }
 
-  /** etcd does not say where it was compacted: the lowest revision still readable (0 if none is gone). */
+  /**
+   * etcd does not say where it was compacted: the lowest revision still readable (0 if none is
+   * gone).
+   */
   private long firstReadable() {
     long lo = 0;
     long hi = currentRevision();
@@ -322,7 +398,9 @@ public final class EtcdStore implements Store {
 
   private boolean readable(long revision) {
     try {
-      client.getKVClient().get(key("\u0000"), GetOption.builder().withRevision(revision + BASE).build())
+      client
+          .getKVClient()
+          .get(key("\u0000"), GetOption.builder().withRevision(revision + BASE).build())
           .get(CALL.toMillis(), TimeUnit.MILLISECONDS);
       return true;
     } catch (ExecutionException e) {

@@ -17,8 +17,8 @@ import org.junit.jupiter.api.AfterAll;
 
 /**
  * The Store contract, unchanged, on a 3-member etcd cluster per store with one member killed
- * ({@code kill -9}) before the test uses it: the member the client would try first. Every
- * operation must go to the two that remain, with the same results as on a healthy cluster.
+ * ({@code kill -9}) before the test uses it: the member the client would try first. Every operation
+ * must go to the two that remain, with the same results as on a healthy cluster.
  */
 class EtcdClusterStoreContractTest extends StoreContractTest {
   private static final Map<Path, EtcdProcesses> RUNNING = new ConcurrentHashMap<>();
@@ -53,7 +53,8 @@ class EtcdClusterStoreContractTest extends StoreContractTest {
   @Override
   protected Store reopen(Path dir) {
     try {
-      return new EtcdStore(List.of(Files.readString(dir.resolve("endpoints")).strip().split(",")), "/qm");
+      return new EtcdStore(
+          List.of(Files.readString(dir.resolve("endpoints")).strip().split(",")), "/qm");
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -19,8 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * writes just under them go through, so the limits stated are etcd's real ones.
  */
 class EtcdLimitsTest {
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
   private static EtcdProcesses etcd;
   private static EtcdStore store;
 
@@ -58,7 +57,9 @@ class EtcdLimitsTest {
     assertThat(store.txn(puts("/ok/", 64, 10)).succeeded()).isTrue();
     assertThatThrownBy(() -> store.txn(puts("/over/", 65, 10)))
         .isInstanceOf(StoreLimitException.class)
-        .hasMessageContaining("65 writes (130 etcd operations").hasMessageContaining("limit of 128").hasMessageContaining("--max-txn-ops");
+        .hasMessageContaining("65 writes (130 etcd operations")
+        .hasMessageContaining("limit of 128")
+        .hasMessageContaining("--max-txn-ops");
     assertThat(store.range("/over/", 0).kvs()).as("nothing of it applied").isEmpty();
   }
 
@@ -67,7 +68,8 @@ class EtcdLimitsTest {
     assertThat(store.txn(puts("/big-ok/", 1, 1_500_000)).succeeded()).isTrue();
     assertThatThrownBy(() -> store.txn(puts("/big-over/", 2, 800_000)))
         .isInstanceOf(StoreLimitException.class)
-        .hasMessageContaining("over etcd's request limit of 1572864 bytes").hasMessageContaining("--max-request-bytes");
+        .hasMessageContaining("over etcd's request limit of 1572864 bytes")
+        .hasMessageContaining("--max-request-bytes");
     assertThat(store.range("/big-over/", 0).kvs()).isEmpty();
   }
 }

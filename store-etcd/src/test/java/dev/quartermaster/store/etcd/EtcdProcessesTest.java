@@ -17,7 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class EtcdProcessesTest {
   @Test
-  void aMemberThatDiesAtStartIsSeenAndTheClusterStartedAgainWhole(@TempDir Path dir) throws Exception {
+  void aMemberThatDiesAtStartIsSeenAndTheClusterStartedAgainWhole(@TempDir Path dir)
+      throws Exception {
     var binary = EtcdProcesses.binary();
     if (binary.isEmpty() && "true".equals(System.getenv("CI"))) {
       throw new AssertionError("CI=true and no etcd: .ci/run must install it");
@@ -26,10 +27,17 @@ class EtcdProcessesTest {
     // etcd, except that member m2's first start exits at once, as one whose port was taken does.
     var marker = dir.resolve("m2-failed-once");
     var wrapper = dir.resolve("etcd-once-failing");
-    Files.writeString(wrapper, "#!/bin/sh\n"
-        + "case \" $* \" in *\" --name m2 \"*) if [ ! -e " + marker + " ]; then touch " + marker
-        + "; echo 'listen tcp: bind: address already in use' >&2; exit 1; fi;; esac\n"
-        + "exec " + binary.get() + " \"$@\"\n");
+    Files.writeString(
+        wrapper,
+        "#!/bin/sh\n"
+            + "case \" $* \" in *\" --name m2 \"*) if [ ! -e "
+            + marker
+            + " ]; then touch "
+            + marker
+            + "; echo 'listen tcp: bind: address already in use' >&2; exit 1; fi;; esac\n"
+            + "exec "
+            + binary.get()
+            + " \"$@\"\n");
     Files.setPosixFilePermissions(wrapper, PosixFilePermissions.fromString("rwx------"));
     try (var cluster = EtcdProcesses.start(wrapper, dir.resolve("etcd"), 3)) {
       assertThat(Files.exists(marker)).isTrue();

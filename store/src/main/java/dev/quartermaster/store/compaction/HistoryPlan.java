@@ -3,9 +3,9 @@ package dev.quartermaster.store.compaction;
 import java.util.List;
 
 /**
- * The compactor's decision, without I/O: compact up to which revision, and which bound asked for it.
- * The revision bound keeps the newest {@code revisions} revisions; the byte bound keeps the newest
- * history whose bytes fit in {@code bytes}. Whichever asks for more compaction wins.
+ * The compactor's decision, without I/O: compact up to which revision, and which bound asked for
+ * it. The revision bound keeps the newest {@code revisions} revisions; the byte bound keeps the
+ * newest history whose bytes fit in {@code bytes}. Whichever asks for more compaction wins.
  *
  * @param upTo the revision to compact to; at or below the compacted revision means nothing to do
  * @param reason the bound that set {@code upTo}; {@link Reason#REVISIONS} when both agree
@@ -15,7 +15,8 @@ import java.util.List;
 public record HistoryPlan(long upTo, Reason reason, long keptBytes) {
 
   public enum Reason {
-    REVISIONS, BYTES;
+    REVISIONS,
+    BYTES;
 
     /** As the log writes it. */
     public String label() {
@@ -27,12 +28,14 @@ public record HistoryPlan(long upTo, Reason reason, long keptBytes) {
   public record Limits(long revisions, long bytes) {
     /** 10,000 revisions: minutes of resumable watch history at a busy cluster's write rate. */
     public static final long DEFAULT_REVISIONS = 10_000;
+
     /** 256 MiB: see README (configuration); above what 10,000 revisions of small objects take. */
     public static final long DEFAULT_BYTES = 256L << 20;
 
     public Limits {
       if (revisions < 1) {
-        throw new IllegalArgumentException("history to keep must be at least 1 revision, got " + revisions);
+        throw new IllegalArgumentException(
+            "history to keep must be at least 1 revision, got " + revisions);
       }
       if (bytes < 1) {
         throw new IllegalArgumentException("history to keep must be at least 1 byte, got " + bytes);
@@ -53,7 +56,8 @@ public record HistoryPlan(long upTo, Reason reason, long keptBytes) {
    * Decides for a store at revision {@code current}, compacted to {@code compacted}, given its
    * history newest first as {@link HistorySizes#newestFirst} reports it.
    */
-  public static HistoryPlan decide(long current, long compacted, Limits limits, List<HistorySizes.Freed> newestFirst) {
+  public static HistoryPlan decide(
+      long current, long compacted, Limits limits, List<HistorySizes.Freed> newestFirst) {
     long byRevisions = current - limits.revisions();
     long byBytes = 0;
     long running = 0;

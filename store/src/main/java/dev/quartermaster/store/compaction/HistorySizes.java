@@ -14,7 +14,8 @@ public interface HistorySizes {
   record Freed(long revision, long bytes) {
     public Freed {
       if (revision < 1 || bytes < 0) {
-        throw new IllegalArgumentException("revision must be >= 1 and bytes >= 0, got " + revision + ", " + bytes);
+        throw new IllegalArgumentException(
+            "revision must be >= 1 and bytes >= 0, got " + revision + ", " + bytes);
       }
     }
   }

@@ -21,8 +21,9 @@ import java.util.Optional;
 /**
  * I1 in the store, whoever writes (allocator, agent, an operator with curl): no device is held by
  * two live claims. It keeps one invariant, R: every live claim whose {@code status.allocation}
- * names device d of node N is the holder of d in {@code nodeallocation/N}. A record is a map, so
- * R gives I1. R is kept by refusing, atomically with the write:
+ * names device d of node N is the holder of d in {@code nodeallocation/N}. A record is a map, so R
+ * gives I1. R is kept by refusing, atomically with the write:
+ *
  * <ul>
  *   <li>a claim write whose allocation names a device the record does not give to that claim's uid;
  *   <li>a record write or delete that drops or changes an entry whose claim is live and allocated
@@ -30,10 +31,11 @@ import java.util.Optional;
  *   <li>deleting a node whose record still holds devices of live allocated claims: its tasks run
  *       there, and the operator should see who holds what, not lose it.
  * </ul>
+ *
  * A claim created with an allocation is refused outright (422): its uid is new, so no record can
- * give it a device; only the allocator binds claims, through their status. A claim write that
- * keeps the stored allocation is not checked again (R held when it was stored, and record writes
- * keep it): the agent's frequent prepare-state writes do not read a record of thousands of entries.
+ * give it a device; only the allocator binds claims, through their status. A claim write that keeps
+ * the stored allocation is not checked again (R held when it was stored, and record writes keep
+ * it): the agent's frequent prepare-state writes do not read a record of thousands of entries.
  */
 final class AllocationGuard implements WriteRules {
   private static final int NAMED = 5;
@@ -47,8 +49,12 @@ final class AllocationGuard implements WriteRules {
   @Override
   public List<Compare> beforeCreate(Reads reads, ApiObject next) {
     if (next instanceof ResourceClaim c && c.status().allocation().isPresent()) {
-      throw ApiException.invalid(c.ref(), List.of(new Violation("status.allocation",
-          "must be empty when a claim is created: only the allocator binds a claim, after recording its devices in the node's NodeAllocation")));
+      throw ApiException.invalid(
+          c.ref(),
+          List.of(
+              new Violation(
+                  "status.allocation",
+                  "must be empty when a claim is created: only the allocator binds a claim, after recording its devices in the node's NodeAllocation")));
     }
     return List.of();
   }
@@ -56,9 +62,11 @@ final class AllocationGuard implements WriteRules {
   @Override
   public List<Compare> beforeWrite(Reads reads, ApiObject current, ApiObject next) {
     return switch (next) {
-      case ResourceClaim c -> ((ResourceClaim) current).status().allocation().equals(c.status().allocation())
-          ? List.of() // R holds for the stored claim, so an allocation the write keeps needs no check
-          : claimWrite(reads, c);
+      case ResourceClaim c ->
+          ((ResourceClaim) current).status().allocation().equals(c.status().allocation())
+              ? List.of() // R holds for the stored claim, so an allocation the write keeps needs no
+              // check
+              : claimWrite(reads, c);
       case NodeAllocation a -> recordWrite(reads, (NodeAllocation) current, a.spec());
       default -> List.of();
     };
@@ -81,37 +89,64 @@ final class AllocationGuard implements WriteRules {
     var node = allocation.node();
     var key = StoredObjects.key(Kinds.NODE_ALLOCATION, node);
     var kv = reads.get(key);
-    var record = kv.map(x -> stored.decode(Kinds.NODE_ALLOCATION, x).spec()).orElse(NodeAllocationSpec.EMPTY);
+    var record =
+        kv.map(x -> stored.decode(Kinds.NODE_ALLOCATION, x).spec())
+            .orElse(NodeAllocationSpec.EMPTY);
     for (AllocatedDevice d : allocation.devices()) {
       var holder = record.holder(d.device());
       if (holder.isEmpty()) {
-        throw new ApiException(Reason.Conflict, claim.ref() + ": status.allocation: device " + d.device() + " on node "
-            + node + " is not recorded for this claim in nodeallocation/" + node
-            + "; only the allocator binds claims, after recording their devices there");
+        throw new ApiException(
+            Reason.Conflict,
+            claim.ref()
+                + ": status.allocation: device "
+                + d.device()
+                + " on node "
+                + node
+                + " is not recorded for this claim in nodeallocation/"
+                + node
+                + "; only the allocator binds claims, after recording their devices there");
       }
       if (!holder.get().uid().equals(claim.metadata().uid())) {
-        throw new ApiException(Reason.Conflict, claim.ref() + ": status.allocation: device " + d.device() + " on node "
-            + node + " is held by " + holder.get());
+        throw new ApiException(
+            Reason.Conflict,
+            claim.ref()
+                + ": status.allocation: device "
+                + d.device()
+                + " on node "
+                + node
+                + " is held by "
+                + holder.get());
       }
     }
     return List.of(new Compare.ModRevision(key, kv.map(x -> x.modRevision()).orElse(0L)));
   }
 
-  /** {@code current} may become {@code next} only if no entry of a live allocated claim is dropped or changed. */
+  /**
+   * {@code current} may become {@code next} only if no entry of a live allocated claim is dropped
+   * or changed.
+   */
   private List<Compare> recordWrite(Reads reads, NodeAllocation current, NodeAllocationSpec next) {
     var node = current.metadata().name();
     var compares = new ArrayList<Compare>();
     var claims = new HashMap<String, Optional<ResourceClaim>>();
     var kept = new ArrayList<String>();
-    current.spec().devices().entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(e -> {
-      var holder = e.getValue();
-      if (next.holder(e.getKey()).filter(holder::equals).isEmpty() && holds(read(reads, holder, claims, compares), holder, node, e.getKey())) {
-        kept.add("device " + e.getKey() + " is held by " + holder);
-      }
-    });
+    current.spec().devices().entrySet().stream()
+        .sorted(Map.Entry.comparingByKey())
+        .forEach(
+            e -> {
+              var holder = e.getValue();
+              if (next.holder(e.getKey()).filter(holder::equals).isEmpty()
+                  && holds(read(reads, holder, claims, compares), holder, node, e.getKey())) {
+                kept.add("device " + e.getKey() + " is held by " + holder);
+              }
+            });
     if (!kept.isEmpty()) {
-      throw new ApiException(Reason.Conflict, current.ref() + ": spec.devices: " + first(kept)
-          + "; a live claim allocated a device keeps its entry (it goes once the claim is gone or placed elsewhere)");
+      throw new ApiException(
+          Reason.Conflict,
+          current.ref()
+              + ": spec.devices: "
+              + first(kept)
+              + "; a live claim allocated a device keeps its entry (it goes once the claim is gone or placed elsewhere)");
     }
     return compares;
   }
@@ -128,33 +163,55 @@ final class AllocationGuard implements WriteRules {
     var record = stored.decode(Kinds.NODE_ALLOCATION, kv.get()).spec();
     var claims = new HashMap<String, Optional<ResourceClaim>>();
     var held = new ArrayList<String>();
-    record.devices().entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(e -> {
-      if (holds(read(reads, e.getValue(), claims, compares), e.getValue(), name, e.getKey())) {
-        held.add(e.getKey() + " by " + e.getValue());
-      }
-    });
+    record.devices().entrySet().stream()
+        .sorted(Map.Entry.comparingByKey())
+        .forEach(
+            e -> {
+              if (holds(
+                  read(reads, e.getValue(), claims, compares), e.getValue(), name, e.getKey())) {
+                held.add(e.getKey() + " by " + e.getValue());
+              }
+            });
     if (!held.isEmpty()) {
-      throw new ApiException(Reason.Conflict, node.ref() + " cannot be deleted while live claims hold its devices: "
-          + first(held) + "; delete those claims (or fence the node, which releases them) first");
+      throw new ApiException(
+          Reason.Conflict,
+          node.ref()
+              + " cannot be deleted while live claims hold its devices: "
+              + first(held)
+              + "; delete those claims (or fence the node, which releases them) first");
     }
     return compares;
   }
 
   /** The holder's claim as stored now (once per claim), its read added to {@code compares}. */
-  private Optional<ResourceClaim> read(Reads reads, DeviceHolder holder, Map<String, Optional<ResourceClaim>> claims, List<Compare> compares) {
-    return claims.computeIfAbsent(holder.claim(), name -> {
-      var key = StoredObjects.key(Kinds.RESOURCE_CLAIM, name);
-      var kv = reads.get(key);
-      compares.add(new Compare.ModRevision(key, kv.map(x -> x.modRevision()).orElse(0L)));
-      return kv.map(x -> stored.decode(Kinds.RESOURCE_CLAIM, x));
-    });
+  private Optional<ResourceClaim> read(
+      Reads reads,
+      DeviceHolder holder,
+      Map<String, Optional<ResourceClaim>> claims,
+      List<Compare> compares) {
+    return claims.computeIfAbsent(
+        holder.claim(),
+        name -> {
+          var key = StoredObjects.key(Kinds.RESOURCE_CLAIM, name);
+          var kv = reads.get(key);
+          compares.add(new Compare.ModRevision(key, kv.map(x -> x.modRevision()).orElse(0L)));
+          return kv.map(x -> stored.decode(Kinds.RESOURCE_CLAIM, x));
+        });
   }
 
-  /** Whether {@code claim} is the holder's live claim and its allocation names {@code device} on {@code node}. */
-  private static boolean holds(Optional<ResourceClaim> claim, DeviceHolder holder, String node, String device) {
-    return claim.filter(c -> c.metadata().uid().equals(holder.uid()))
+  /**
+   * Whether {@code claim} is the holder's live claim and its allocation names {@code device} on
+   * {@code node}.
+   */
+  private static boolean holds(
+      Optional<ResourceClaim> claim, DeviceHolder holder, String node, String device) {
+    return claim
+        .filter(c -> c.metadata().uid().equals(holder.uid()))
         .flatMap(c -> c.status().allocation())
-        .filter(a -> a.node().equals(node) && a.devices().stream().anyMatch(d -> d.device().equals(device)))
+        .filter(
+            a ->
+                a.node().equals(node)
+                    && a.devices().stream().anyMatch(d -> d.device().equals(device)))
         .isPresent();
   }
 

@@ -27,7 +27,16 @@ final class BatchReads implements Reads {
   }
 
   void wrote(PlannedWrite w) {
-    written.put(w.key(), w.finished() ? Optional.empty()
-        : Optional.of(KeyValue.owning(w.key(), w.bytes(), w.expected(), w.expected(), 0))); // a planned write's bytes stay as encoded
+    written.put(
+        w.key(),
+        w.finished()
+            ? Optional.empty()
+            : Optional.of(
+                KeyValue.owning(
+                    w.key(),
+                    w.bytes(),
+                    w.expected(),
+                    w.expected(),
+                    0))); // a planned write's bytes stay as encoded
   }
 }

@@ -8,16 +8,16 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The last object decoded for each of many keys, so that reading an object that has
- * not changed costs a point read and a byte comparison instead of a JSON decode. The allocator
- * reads each claim, node and allocation record live before it writes, the store's rules read the
- * record again, every update reads what it replaces, and every watch event of a write decodes it:
- * decoding dominated those reads. (What this process wrote is held by {@link WatchDecodes}, which a
- * read of a recently written object asks first.)
+ * The last object decoded for each of many keys, so that reading an object that has not changed
+ * costs a point read and a byte comparison instead of a JSON decode. The allocator reads each
+ * claim, node and allocation record live before it writes, the store's rules read the record again,
+ * every update reads what it replaces, and every watch event of a write decodes it: decoding
+ * dominated those reads. (What this process wrote is held by {@link WatchDecodes}, which a read of
+ * a recently written object asks first.)
  *
- * <p>A direct-mapped table: each key hashes to one of {@value #SLOTS} slots and a newer entry simply
- * replaces an older one, so the memory is bounded and no lock is taken. A hit must match the key,
- * its modification revision and the stored bytes exactly, so a collision or a key rewritten by
+ * <p>A direct-mapped table: each key hashes to one of {@value #SLOTS} slots and a newer entry
+ * simply replaces an older one, so the memory is bounded and no lock is taken. A hit must match the
+ * key, its modification revision and the stored bytes exactly, so a collision or a key rewritten by
  * another server costs a decode, never a wrong object. Objects are immutable records: every reader
  * may share one.
  */
@@ -32,8 +32,11 @@ final class DecodedObjects {
   /** The object held for exactly {@code kv}: its key, modification revision and bytes. */
   <T extends ApiObject> Optional<T> get(Kind<T> kind, KeyValue kv) {
     var e = slots.get(slot(kv.key()));
-    if (e == null || e.kv().modRevision() != kv.modRevision() || !e.kv().key().equals(kv.key())
-        || !kind.type().isInstance(e.object()) || !e.kv().sameValue(kv)) {
+    if (e == null
+        || e.kv().modRevision() != kv.modRevision()
+        || !e.kv().key().equals(kv.key())
+        || !kind.type().isInstance(e.object())
+        || !e.kv().sameValue(kv)) {
       return Optional.empty();
     }
     hits.increment();

@@ -32,8 +32,15 @@ final class FencedStore extends ForwardingStore {
     if (!result.succeeded()) {
       long now = delegate.get(fenceKey).map(KeyValue::modRevision).orElse(0L);
       if (now != fenceRevision) {
-        throw new ApiException(Reason.Unavailable, "fenced: the leader's term that began at revision " + fenceRevision
-            + " of " + fenceKey + " has ended (now at " + now + "); a newer leader writes");
+        throw new ApiException(
+            Reason.Unavailable,
+            "fenced: the leader's term that began at revision "
+                + fenceRevision
+                + " of "
+                + fenceKey
+                + " has ended (now at "
+                + now
+                + "); a newer leader writes");
       }
     }
     return result;

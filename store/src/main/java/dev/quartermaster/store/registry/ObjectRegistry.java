@@ -21,9 +21,9 @@ import dev.quartermaster.api.validation.ObjectValidator;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.store.KeyValue;
 import dev.quartermaster.store.Store;
+import dev.quartermaster.store.Txn;
 import dev.quartermaster.store.Txn.Compare;
 import dev.quartermaster.store.Txn.Op;
-import dev.quartermaster.store.Txn;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -45,6 +45,7 @@ public final class ObjectRegistry implements FencingClient {
   private final Env env;
   private final StoredObjects stored;
   private final WriteRules rules;
+
   /** Shared by all watches, so that an event fanned out to many watchers is decoded once. */
   private final WatchDecodes watchDecodes;
 
@@ -57,11 +58,22 @@ public final class ObjectRegistry implements FencingClient {
   }
 
   private ObjectRegistry(Store store, Env env, StoredObjects stored, WatchDecodes watchDecodes) {
-    this(store, env, stored, WriteRules.all(List.of(new AllocationGuard(stored), new SpecDecisionGuard(stored),
-        new VolumeGuard(stored), new DomainGuard(), new TaskPhaseGuard())), watchDecodes);
+    this(
+        store,
+        env,
+        stored,
+        WriteRules.all(
+            List.of(
+                new AllocationGuard(stored),
+                new SpecDecisionGuard(stored),
+                new VolumeGuard(stored),
+                new DomainGuard(),
+                new TaskPhaseGuard())),
+        watchDecodes);
   }
 
-  private ObjectRegistry(Store store, Env env, StoredObjects stored, WriteRules rules, WatchDecodes watchDecodes) {
+  private ObjectRegistry(
+      Store store, Env env, StoredObjects stored, WriteRules rules, WatchDecodes watchDecodes) {
     this.store = store;
     this.env = env;
     this.stored = stored;
@@ -75,15 +87,18 @@ public final class ObjectRegistry implements FencingClient {
    */
   public static ObjectRegistry withoutCrossObjectRules(Store store, Env env) {
     var watchDecodes = new WatchDecodes();
-    return new ObjectRegistry(store, env, new StoredObjects(watchDecodes), WriteRules.NONE, watchDecodes);
+    return new ObjectRegistry(
+        store, env, new StoredObjects(watchDecodes), WriteRules.NONE, watchDecodes);
   }
 
   /** This registry with its rules, writing through a {@link FencedStore}. */
   @Override
   public ApiClient fencedBy(String key, long revision) {
-    // The rules only read (the same store either way) and name what to compare: they carry over. The
+    // The rules only read (the same store either way) and name what to compare: they carry over.
+    // The
     // watches' decodes too: what the fenced writer puts is seeded for the watches of this registry.
-    return new ObjectRegistry(new FencedStore(store, key, revision), env, stored, rules, watchDecodes);
+    return new ObjectRegistry(
+        new FencedStore(store, key, revision), env, stored, rules, watchDecodes);
   }
 
   /** The store underneath, for the server's health and metrics. */
@@ -101,10 +116,11 @@ public final class ObjectRegistry implements FencingClient {
   @Override
   public <T extends ApiObject> ObjectList<T> list(Kind<T> kind, LabelSelector selector) {
     var range = store.range(StoredObjects.prefix(kind), 0);
-    var items = range.kvs().stream()
-        .map(kv -> stored.decode(kind, kv))
-        .filter(o -> selector.matches(o.metadata().labels()))
-        .toList();
+    var items =
+        range.kvs().stream()
+            .map(kv -> stored.decode(kind, kv))
+            .filter(o -> selector.matches(o.metadata().labels()))
+            .toList();
     return new ObjectList<>(items, range.revision());
   }
 
@@ -125,18 +141,19 @@ public final class ObjectRegistry implements FencingClient {
 
   /**
    * One store transaction for the whole batch: each write's compare-and-set, the compares of what
-   * the rules read, and every put or delete. The rules judge the writes in order, each against
-   * the store as the earlier ones leave it ({@link BatchReads}); since each write keeps the rules
-   * given the state before it, the batch keeps them. When the transaction fails only because
-   * something the rules read changed, they judge again; a write whose own object changed fails as
-   * it would alone, and nothing is applied.
+   * the rules read, and every put or delete. The rules judge the writes in order, each against the
+   * store as the earlier ones leave it ({@link BatchReads}); since each write keeps the rules given
+   * the state before it, the batch keeps them. When the transaction fails only because something
+   * the rules read changed, they judge again; a write whose own object changed fails as it would
+   * alone, and nothing is applied.
    */
   @Override
   public List<ApiObject> commit(List<Write> writes) {
     var planned = PlannedWrite.all(writes, this::plan);
     var keys = planned.stream().map(PlannedWrite::key).collect(Collectors.toSet());
     var puts = planned.stream().filter(w -> !w.finished()).toList();
-    // A watch that meets these puts before this thread is back takes the objects instead of decoding them.
+    // A watch that meets these puts before this thread is back takes the objects instead of
+    // decoding them.
     puts.forEach(w -> watchDecodes.writing(w.key(), w.bytes(), w.next()));
     try {
       while (true) {
@@ -145,7 +162,9 @@ public final class ObjectRegistry implements FencingClient {
         var ops = new ArrayList<Op>();
         for (var w : planned) {
           // A compare on a key the batch writes is that write's own compare-and-set already.
-          w.judge(rules, reads).stream().filter(c -> !keys.contains(c.key())).forEach(compares::add);
+          w.judge(rules, reads).stream()
+              .filter(c -> !keys.contains(c.key()))
+              .forEach(compares::add);
           compares.add(new Compare.ModRevision(w.key(), w.expected()));
           ops.add(w.op());
           reads.wrote(w);
@@ -159,7 +178,8 @@ public final class ObjectRegistry implements FencingClient {
         for (int i = 0; i < planned.size(); i++) {
           var w = planned.get(i);
           if (store.get(w.key()).map(kv -> kv.modRevision()).orElse(0L) != w.expected()) {
-            // Which write lost, so that a caller batching several decisions can commit the others again.
+            // Which write lost, so that a caller batching several decisions can commit the others
+            // again.
             throw planned.size() == 1 ? w.lost().get() : ApiException.ofWrite(w.lost().get(), i);
           }
         }
@@ -177,13 +197,22 @@ public final class ObjectRegistry implements FencingClient {
       if (!w.finished()) {
         var object = written.get(i);
         var kind = Kinds.of(object);
-        watchDecodes.seed(kind, w.key(), revision, w.bytes(), object,
-            () -> stored.decode(kind, new KeyValue(w.key(), w.bytes(), revision, revision, 1), revision));
+        watchDecodes.seed(
+            kind,
+            w.key(),
+            revision,
+            w.bytes(),
+            object,
+            () ->
+                stored.decode(
+                    kind, new KeyValue(w.key(), w.bytes(), revision, revision, 1), revision));
       }
     }
   }
 
-  /** What {@code write} would store, read against the object it replaces (which must be current). */
+  /**
+   * What {@code write} would store, read against the object it replaces (which must be current).
+   */
   private PlannedWrite plan(Write write) {
     var object = write.object();
     ObjectValidator.require(object);
@@ -192,10 +221,23 @@ public final class ObjectRegistry implements FencingClient {
     var key = StoredObjects.key(kind, m.name());
     return switch (write) {
       case Write.Create c -> {
-        var meta = new ObjectMeta(m.name(), newUid(), 0, 1, m.labels(), Optional.of(env.now()), Optional.empty(),
-            ServerFinalizers.atCreate(object), m.owner());
+        var meta =
+            new ObjectMeta(
+                m.name(),
+                newUid(),
+                0,
+                1,
+                m.labels(),
+                Optional.of(env.now()),
+                Optional.empty(),
+                ServerFinalizers.atCreate(object),
+                m.owner());
         var fresh = kind.cast(object.withMetadata(meta));
-        yield new PlannedWrite(key, Optional.empty(), fresh, stored.encode(fresh),
+        yield new PlannedWrite(
+            key,
+            Optional.empty(),
+            fresh,
+            stored.encode(fresh),
             () -> new ApiException(Reason.AlreadyExists, object.ref() + " already exists"));
       }
       case Write.Update u -> {
@@ -213,26 +255,50 @@ public final class ObjectRegistry implements FencingClient {
     };
   }
 
-  /** {@code object}'s metadata (what a client may set of it) and spec over {@code current}; the status is {@code object}'s. */
+  /**
+   * {@code object}'s metadata (what a client may set of it) and spec over {@code current}; the
+   * status is {@code object}'s.
+   */
   private static ApiObject updated(ApiObject current, ApiObject object) {
     var c = current.metadata();
     var m = object.metadata();
     if (c.isDeleting() && !c.finalizers().containsAll(m.finalizers())) {
-      throw ApiException.invalid(object.ref(), List.of(new Violation("metadata.finalizers",
-          "cannot add finalizers to an object that is being deleted")));
+      throw ApiException.invalid(
+          object.ref(),
+          List.of(
+              new Violation(
+                  "metadata.finalizers",
+                  "cannot add finalizers to an object that is being deleted")));
     }
     var specChanged = !current.spec().equals(object.spec());
-    var meta = new ObjectMeta(c.name(), c.uid(), c.revision(), specChanged ? c.generation() + 1 : c.generation(),
-        m.labels(), c.createdAt(), c.deletedAt(), m.finalizers(), m.owner());
+    var meta =
+        new ObjectMeta(
+            c.name(),
+            c.uid(),
+            c.revision(),
+            specChanged ? c.generation() + 1 : c.generation(),
+            m.labels(),
+            c.createdAt(),
+            c.deletedAt(),
+            m.finalizers(),
+            m.owner());
     return object.withMetadata(meta);
   }
 
-  /** {@code current} replaced by {@code next}; a deleting object whose last finalizer is gone is removed. */
+  /**
+   * {@code current} replaced by {@code next}; a deleting object whose last finalizer is gone is
+   * removed.
+   */
   private PlannedWrite replacing(String key, ApiObject current, ApiObject next) {
     var m = next.metadata();
     var finished = m.isDeleting() && m.finalizers().isEmpty();
-    return new PlannedWrite(key, Optional.of(current), next, finished ? new byte[0] : stored.encode(next),
-        () -> conflict(next, current.metadata().revision()), finished);
+    return new PlannedWrite(
+        key,
+        Optional.of(current),
+        next,
+        finished ? new byte[0] : stored.encode(next),
+        () -> conflict(next, current.metadata().revision()),
+        finished);
   }
 
   @Override
@@ -251,25 +317,29 @@ public final class ObjectRegistry implements FencingClient {
         var gone = new Op.Delete(key, WatchRoutes.of(Optional.of(current), Optional.empty()));
         var result = store.txn(Txn.when(compares, List.of(gone)));
         if (result.succeeded()) {
-          return new DeleteResult.Deleted<>(kind.cast(current.withMetadata(m.withRevision(result.revision()))));
+          return new DeleteResult.Deleted<>(
+              kind.cast(current.withMetadata(m.withRevision(result.revision()))));
         }
         continue; // changed under us: decide again on the new state
       }
       var marked = kind.cast(current.withMetadata(m.withDeletedAt(env.now())));
       var audience = WatchRoutes.of(Optional.of(current), Optional.of(marked));
-      var result = store.txn(Txn.when(compares, List.of(new Op.Put(key, stored.encode(marked), audience))));
+      var result =
+          store.txn(Txn.when(compares, List.of(new Op.Put(key, stored.encode(marked), audience))));
       if (result.succeeded()) {
-        return new DeleteResult.Terminating<>(kind.cast(marked.withMetadata(marked.metadata().withRevision(result.revision()))));
+        return new DeleteResult.Terminating<>(
+            kind.cast(marked.withMetadata(marked.metadata().withRevision(result.revision()))));
       }
     }
   }
 
-
   @Override
-  public <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchScope scope,
-      WatchHandler<T> handler) {
-    // Said at once, before the call returns, so that an HTTP watch can answer 410 without waiting to
-    // see what the store's watch thread reports; a compaction racing this check still arrives later.
+  public <T extends ApiObject> WatchHandle watch(
+      Kind<T> kind, long afterRevision, WatchScope scope, WatchHandler<T> handler) {
+    // Said at once, before the call returns, so that an HTTP watch can answer 410 without waiting
+    // to
+    // see what the store's watch thread reports; a compaction racing this check still arrives
+    // later.
     var compacted = store.compactedRevision();
     if (afterRevision < compacted) {
       handler.onGone(compacted);
@@ -277,8 +347,10 @@ public final class ObjectRegistry implements FencingClient {
     }
     var listener = new ObjectWatchListener<>(kind, stored, watchDecodes, handler);
     var prefix = StoredObjects.prefix(kind);
-    var watch = WatchRoutes.of(scope).map(route -> store.watch(prefix, route, afterRevision, listener))
-        .orElseGet(() -> store.watch(prefix, afterRevision, listener));
+    var watch =
+        WatchRoutes.of(scope)
+            .map(route -> store.watch(prefix, route, afterRevision, listener))
+            .orElseGet(() -> store.watch(prefix, afterRevision, listener));
     return watch::close;
   }
 
@@ -297,12 +369,22 @@ public final class ObjectRegistry implements FencingClient {
     var m = object.metadata();
     var current = get(kind, m.name()).orElseThrow(() -> notFound(kind, m.name()));
     if (m.revision() == 0) {
-      throw ApiException.invalid(object.ref(), List.of(new Violation("metadata.revision",
-          "required for an update: read the object and send back the revision you read")));
+      throw ApiException.invalid(
+          object.ref(),
+          List.of(
+              new Violation(
+                  "metadata.revision",
+                  "required for an update: read the object and send back the revision you read")));
     }
     if (!m.uid().isEmpty() && !m.uid().equals(current.metadata().uid())) {
-      throw new ApiException(Reason.Conflict, object.ref() + " was deleted and re-created (uid "
-          + current.metadata().uid() + ", yours " + m.uid() + ")");
+      throw new ApiException(
+          Reason.Conflict,
+          object.ref()
+              + " was deleted and re-created (uid "
+              + current.metadata().uid()
+              + ", yours "
+              + m.uid()
+              + ")");
     }
     if (m.revision() != current.metadata().revision()) {
       throw conflict(object, m.revision());
@@ -311,8 +393,9 @@ public final class ObjectRegistry implements FencingClient {
   }
 
   private ApiException conflict(ApiObject object, long yours) {
-    return new ApiException(Reason.Conflict, object.ref() + " was modified since revision " + yours
-        + "; read it again and retry");
+    return new ApiException(
+        Reason.Conflict,
+        object.ref() + " was modified since revision " + yours + "; read it again and retry");
   }
 
   private static ApiException notFound(Kind<?> kind, String name) {
@@ -321,13 +404,16 @@ public final class ObjectRegistry implements FencingClient {
 
   private static void requireName(String name) {
     if (!Names.isDnsLabel(name)) {
-      throw ApiException.invalid("name '" + name + "'", List.of(new Violation("metadata.name", Names.DNS_LABEL_RULE)));
+      throw ApiException.invalid(
+          "name '" + name + "'", List.of(new Violation("metadata.name", Names.DNS_LABEL_RULE)));
     }
   }
 
   private String newUid() {
     var r = env.random();
-    return new UUID((r.nextLong() & ~0xF000L) | 0x4000L, (r.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L).toString();
+    return new UUID(
+            (r.nextLong() & ~0xF000L) | 0x4000L,
+            (r.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L)
+        .toString();
   }
-
 }

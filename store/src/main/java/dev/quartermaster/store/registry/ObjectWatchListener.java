@@ -18,7 +18,8 @@ final class ObjectWatchListener<T extends ApiObject> implements WatchListener {
   private final WatchDecodes decodes;
   private final WatchHandler<T> handler;
 
-  ObjectWatchListener(Kind<T> kind, StoredObjects stored, WatchDecodes decodes, WatchHandler<T> handler) {
+  ObjectWatchListener(
+      Kind<T> kind, StoredObjects stored, WatchDecodes decodes, WatchHandler<T> handler) {
     this.kind = kind;
     this.stored = stored;
     this.decodes = decodes;
@@ -30,16 +31,32 @@ final class ObjectWatchListener<T extends ApiObject> implements WatchListener {
     var kv = event.kv();
     switch (event.type()) {
       case PUT -> {
-        var type = kv.createRevision() == kv.modRevision() ? WatchEvent.Type.ADDED : WatchEvent.Type.MODIFIED;
-        var object = decodes.decode(kind, kv.key(), kv.modRevision(), event.type(), kv, () -> stored.decode(kind, kv));
+        var type =
+            kv.createRevision() == kv.modRevision()
+                ? WatchEvent.Type.ADDED
+                : WatchEvent.Type.MODIFIED;
+        var object =
+            decodes.decode(
+                kind, kv.key(), kv.modRevision(), event.type(), kv, () -> stored.decode(kind, kv));
         handler.onEvent(new WatchEvent<>(type, object));
       }
       case DELETE -> {
         // The last state, stamped with the delete's revision so that watchers advance past it.
-        var previous = event.previous().orElseGet(() -> new KeyValue(kv.key(), NO_PREVIOUS, 0, 0, 0));
-        var last = decodes.decode(kind, kv.key(), event.revision(), event.type(), previous, () -> event.previous()
-            .map(prev -> stored.decode(kind, prev, event.revision()))
-            .orElseGet(() -> emptyNamed(StoredObjects.nameOf(kv.key()), event.revision())));
+        var previous =
+            event.previous().orElseGet(() -> new KeyValue(kv.key(), NO_PREVIOUS, 0, 0, 0));
+        var last =
+            decodes.decode(
+                kind,
+                kv.key(),
+                event.revision(),
+                event.type(),
+                previous,
+                () ->
+                    event
+                        .previous()
+                        .map(prev -> stored.decode(kind, prev, event.revision()))
+                        .orElseGet(
+                            () -> emptyNamed(StoredObjects.nameOf(kv.key()), event.revision())));
         handler.onEvent(new WatchEvent<>(WatchEvent.Type.DELETED, last));
       }
     }
@@ -47,7 +64,9 @@ final class ObjectWatchListener<T extends ApiObject> implements WatchListener {
 
   private T emptyNamed(String name, long revision) {
     var json = "{\"kind\":\"" + kind.name() + "\",\"metadata\":{\"name\":\"" + name + "\"}}";
-    var object = dev.quartermaster.api.codec.ObjectCodec.fromJson(json.getBytes(java.nio.charset.StandardCharsets.UTF_8), kind);
+    var object =
+        dev.quartermaster.api.codec.ObjectCodec.fromJson(
+            json.getBytes(java.nio.charset.StandardCharsets.UTF_8), kind);
     return kind.cast(object.withMetadata(object.metadata().withRevision(revision)));
   }
 

@@ -15,28 +15,41 @@ import java.util.function.Supplier;
 
 /**
  * One write of a registry commit, decided: the object it replaces ({@code current}; empty for a
- * create), what it leaves ({@code next}, encoded as {@code bytes}), and the error it fails with when
- * its own object changed before the transaction ({@code lost}: made only then, since an exception's
- * stack trace is costly and nearly every write succeeds; made eagerly, it was twelve per task).
+ * create), what it leaves ({@code next}, encoded as {@code bytes}), and the error it fails with
+ * when its own object changed before the transaction ({@code lost}: made only then, since an
+ * exception's stack trace is costly and nearly every write succeeds; made eagerly, it was twelve
+ * per task).
  *
  * @param finished the write removes the last finalizer of a deleting object: the object goes
  */
-record PlannedWrite(String key, Optional<ApiObject> current, ApiObject next, byte[] bytes,
-    Supplier<ApiException> lost, boolean finished) {
+record PlannedWrite(
+    String key,
+    Optional<ApiObject> current,
+    ApiObject next,
+    byte[] bytes,
+    Supplier<ApiException> lost,
+    boolean finished) {
 
-  PlannedWrite(String key, Optional<ApiObject> current, ApiObject next, byte[] bytes, Supplier<ApiException> lost) {
+  PlannedWrite(
+      String key,
+      Optional<ApiObject> current,
+      ApiObject next,
+      byte[] bytes,
+      Supplier<ApiException> lost) {
     this(key, current, next, bytes, lost, false);
   }
 
   /**
    * Plans each of {@code writes}; refuses an empty batch and an object written twice in one. What
-   * refuses one write in planning (its object changed since it was read, or is gone, or the write is
-   * invalid) is that write's own failure: in a batch of several it says which write it was ({@link
-   * ApiException#ofWrite}), so a caller that batched several decisions can commit the others again.
+   * refuses one write in planning (its object changed since it was read, or is gone, or the write
+   * is invalid) is that write's own failure: in a batch of several it says which write it was
+   * ({@link ApiException#ofWrite}), so a caller that batched several decisions can commit the
+   * others again.
    */
   static List<PlannedWrite> all(List<Write> writes, Function<Write, PlannedWrite> plan) {
     if (writes.isEmpty()) {
-      throw ApiException.invalid("commit", List.of(new Violation("writes", "must hold at least one write")));
+      throw ApiException.invalid(
+          "commit", List.of(new Violation("writes", "must hold at least one write")));
     }
     var out = new ArrayList<PlannedWrite>(writes.size());
     var first = new HashMap<String, Integer>();
@@ -49,8 +62,15 @@ record PlannedWrite(String key, Optional<ApiObject> current, ApiObject next, byt
       }
       var earlier = first.putIfAbsent(w.key(), i);
       if (earlier != null) {
-        throw ApiException.invalid("commit", List.of(new Violation("writes[" + i + "]", w.next().ref()
-            + " is written by writes[" + earlier + "] too: an object may be written once per batch")));
+        throw ApiException.invalid(
+            "commit",
+            List.of(
+                new Violation(
+                    "writes[" + i + "]",
+                    w.next().ref()
+                        + " is written by writes["
+                        + earlier
+                        + "] too: an object may be written once per batch")));
       }
       out.add(w);
     }
@@ -67,12 +87,16 @@ record PlannedWrite(String key, Optional<ApiObject> current, ApiObject next, byt
     return finished ? new Op.Delete(key, audience) : new Op.Put(key, bytes, audience);
   }
 
-  /** The rules' verdict on this write against {@code reads}: the compares to add, or an exception. */
+  /**
+   * The rules' verdict on this write against {@code reads}: the compares to add, or an exception.
+   */
   List<Compare> judge(WriteRules rules, Reads reads) {
     if (current.isEmpty()) {
       return rules.beforeCreate(reads, next);
     }
-    return finished ? rules.beforeDelete(reads, current.get()) : rules.beforeWrite(reads, current.get(), next);
+    return finished
+        ? rules.beforeDelete(reads, current.get())
+        : rules.beforeWrite(reads, current.get(), next);
   }
 
   /** The object as written at {@code revision}. */

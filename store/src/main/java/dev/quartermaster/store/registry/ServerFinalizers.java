@@ -16,11 +16,12 @@ final class ServerFinalizers {
 
   /** The finalizers a new object is stored with: its own, plus the server's for its kind. */
   static List<String> atCreate(ApiObject o) {
-    var server = switch (o) {
-      case Volume _ -> Volume.RELEASE_FINALIZER;
-      case ComputeDomain _ -> ComputeDomain.IN_USE_FINALIZER;
-      default -> "";
-    };
+    var server =
+        switch (o) {
+          case Volume _ -> Volume.RELEASE_FINALIZER;
+          case ComputeDomain _ -> ComputeDomain.IN_USE_FINALIZER;
+          default -> "";
+        };
     var f = o.metadata().finalizers();
     if (server.isEmpty() || f.contains(server)) {
       return f;

@@ -54,11 +54,21 @@ final class SpecDecisionGuard implements WriteRules {
       return List.of(new Compare.ModRevision(key, 0));
     }
     var w = stored.decode(Kinds.WORKLOAD, kv.get());
-    if (w.metadata().uid().equals(owner.get().uid()) && !w.metadata().isDeleting()
+    if (w.metadata().uid().equals(owner.get().uid())
+        && !w.metadata().isDeleting()
         && !Long.toString(w.metadata().generation()).equals(mark)) {
-      throw new ApiException(Reason.Conflict, t.ref() + " was to be " + what + " on generation " + mark + " of "
-          + w.ref() + ", which is now at generation " + w.metadata().generation()
-          + "; the controller decides again on the newest spec");
+      throw new ApiException(
+          Reason.Conflict,
+          t.ref()
+              + " was to be "
+              + what
+              + " on generation "
+              + mark
+              + " of "
+              + w.ref()
+              + ", which is now at generation "
+              + w.metadata().generation()
+              + "; the controller decides again on the newest spec");
     }
     return List.of(new Compare.ModRevision(key, kv.get().modRevision()));
   }

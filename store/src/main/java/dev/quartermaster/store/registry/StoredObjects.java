@@ -13,6 +13,7 @@ import dev.quartermaster.store.KeyValue;
  */
 final class StoredObjects {
   private final DecodedObjects decoded = new DecodedObjects();
+
   /** What this registry's writes handed over and its watches decoded: asked first. */
   private final WatchDecodes recent;
 
@@ -67,7 +68,8 @@ final class StoredObjects {
       return kind.cast(object.withMetadata(object.metadata().withRevision(revision)));
     } catch (ApiException e) {
       // Stored bytes we wrote ourselves do not decode: say which key, never guess.
-      throw new ApiException(Reason.Internal, "stored object at " + kv.key() + " does not decode: " + e.getMessage());
+      throw new ApiException(
+          Reason.Internal, "stored object at " + kv.key() + " does not decode: " + e.getMessage());
     }
   }
 }

@@ -14,9 +14,9 @@ import java.util.List;
  * TaskTransitions} may make, so a finished task never runs again, and no task runs unscheduled or
  * goes back a phase. It judges the stored task against the written one; the write's own
  * compare-and-set on the task's revision makes the two one atomic step, so it reads nothing else.
- * Every write that can carry a status comes here (a status write, a write with its status, a batch's);
- * a plain update keeps the stored status. A task created again under its name (a new uid) is a create,
- * never judged: it starts over.
+ * Every write that can carry a status comes here (a status write, a write with its status, a
+ * batch's); a plain update keeps the stored status. A task created again under its name (a new uid)
+ * is a create, never judged: it starts over.
  */
 final class TaskPhaseGuard implements WriteRules {
 
@@ -25,10 +25,20 @@ final class TaskPhaseGuard implements WriteRules {
     if (current instanceof Task c && next instanceof Task n) {
       var from = c.status().phase();
       var to = n.status().phase();
-      TaskTransitions.refusal(from, to).ifPresent(rule -> {
-        throw new ApiException(Reason.Conflict, "task " + c.metadata().name() + ": " + from + " → " + to
-            + " refused: " + rule.text());
-      });
+      TaskTransitions.refusal(from, to)
+          .ifPresent(
+              rule -> {
+                throw new ApiException(
+                    Reason.Conflict,
+                    "task "
+                        + c.metadata().name()
+                        + ": "
+                        + from
+                        + " → "
+                        + to
+                        + " refused: "
+                        + rule.text());
+              });
     }
     return List.of();
   }

@@ -23,10 +23,10 @@ import java.util.function.Supplier;
  * never a wrong object. The first watch to reach an event decodes it; the others wait for that one.
  *
  * <p>The registry that writes an object hands it over: {@linkplain #writing while the write is in
- * the store} a watch that meets its bytes takes the writer's object (stamped with the revision), and
- * {@linkplain #seed once it is written} the object is held for later watches and reads. No watch
- * decodes what this process wrote. That relies on an object and the decode of its encoding being
- * equal, which every run with assertions on (every test) checks at each hand-over.
+ * the store} a watch that meets its bytes takes the writer's object (stamped with the revision),
+ * and {@linkplain #seed once it is written} the object is held for later watches and reads. No
+ * watch decodes what this process wrote. That relies on an object and the decode of its encoding
+ * being equal, which every run with assertions on (every test) checks at each hand-over.
  */
 final class WatchDecodes {
   private static final int SLOTS = 1024; // a power of two
@@ -34,7 +34,11 @@ final class WatchDecodes {
   private final RecentRevisions<Key, Entry> recent = new RecentRevisions<>(SLOTS);
   private final LongAdder decodes = new LongAdder();
   private final LongAdder seeds = new LongAdder();
-  /** The writes of this registry now in the store, by store key: what a watch may meet before its writer is back. */
+
+  /**
+   * The writes of this registry now in the store, by store key: what a watch may meet before its
+   * writer is back.
+   */
   private final ConcurrentHashMap<String, Expected> writing = new ConcurrentHashMap<>();
 
   private record Expected(byte[] bytes, ApiObject object) {}
@@ -46,25 +50,41 @@ final class WatchDecodes {
    * The object for one event: the one decoded already if {@code bytes} were decoded under this key
    * before, else {@code decoder}'s.
    */
-  <T extends ApiObject> T decode(Kind<T> kind, String storeKey, long revision, StoreEvent.Type type, KeyValue source,
+  <T extends ApiObject> T decode(
+      Kind<T> kind,
+      String storeKey,
+      long revision,
+      StoreEvent.Type type,
+      KeyValue source,
       Supplier<T> decoder) {
     var key = new Key(kind, storeKey, type);
-    Supplier<ApiObject> make = () -> {
-      var fromWriter = type == StoreEvent.Type.PUT ? fromWriter(storeKey, revision, source) : Optional.<ApiObject>empty();
-      if (fromWriter.isPresent()) {
-        assert fromWriter.get().equals(decoder.get()) : storeKey + " at " + revision + ": the written object differs from the decode of its bytes";
-        seeds.increment();
-        return fromWriter.get();
-      }
-      decodes.increment();
-      return decoder.get();
-    };
+    Supplier<ApiObject> make =
+        () -> {
+          var fromWriter =
+              type == StoreEvent.Type.PUT
+                  ? fromWriter(storeKey, revision, source)
+                  : Optional.<ApiObject>empty();
+          if (fromWriter.isPresent()) {
+            assert fromWriter.get().equals(decoder.get())
+                : storeKey
+                    + " at "
+                    + revision
+                    + ": the written object differs from the decode of its bytes";
+            seeds.increment();
+            return fromWriter.get();
+          }
+          decodes.increment();
+          return decoder.get();
+        };
     var entries = recent.at(revision);
     var seen = entries.get(key);
     if (seen == null || !seen.holds(source)) {
       var fresh = new Entry(source);
       // Another watch may have put this very event first: then its entry is the one to share.
-      seen = seen == null ? entries.putIfAbsent(key, fresh) : (entries.replace(key, seen, fresh) ? null : entries.get(key));
+      seen =
+          seen == null
+              ? entries.putIfAbsent(key, fresh)
+              : (entries.replace(key, seen, fresh) ? null : entries.get(key));
       if (seen == null || !seen.holds(source)) {
         seen = fresh;
       }
@@ -81,7 +101,10 @@ final class WatchDecodes {
     return Optional.of(o.withMetadata(o.metadata().withRevision(revision)));
   }
 
-  /** {@code object} is about to be put as {@code bytes} under {@code storeKey}: a watch that meets those bytes takes it. */
+  /**
+   * {@code object} is about to be put as {@code bytes} under {@code storeKey}: a watch that meets
+   * those bytes takes it.
+   */
   void writing(String storeKey, byte[] bytes, ApiObject object) {
     writing.put(storeKey, new Expected(bytes, object));
   }
@@ -93,8 +116,8 @@ final class WatchDecodes {
 
   /**
    * The object a watch already decoded (or its writer seeded) for {@code kv}'s put, if it is still
-   * held and came from the same bytes: what a read of a recently changed
-   * object can use instead of decoding again. Never adds an entry.
+   * held and came from the same bytes: what a read of a recently changed object can use instead of
+   * decoding again. Never adds an entry.
    */
   <T extends ApiObject> Optional<T> decoded(Kind<T> kind, KeyValue kv) {
     var entries = recent.peek(kv.modRevision());
@@ -112,15 +135,28 @@ final class WatchDecodes {
    * Holds {@code object}, which this process just wrote as {@code bytes} under {@code storeKey} at
    * {@code revision}, for the watches that will see that put: they share it instead of decoding.
    *
-   * @param decoder the decode of {@code bytes}, run only to check the two are equal where assertions are on
+   * @param decoder the decode of {@code bytes}, run only to check the two are equal where
+   *     assertions are on
    */
-  void seed(Kind<?> kind, String storeKey, long revision, byte[] bytes, ApiObject object, Supplier<? extends ApiObject> decoder) {
-    assert object.equals(decoder.get()) : storeKey + " at " + revision + ": the written object differs from the decode of its bytes";
+  void seed(
+      Kind<?> kind,
+      String storeKey,
+      long revision,
+      byte[] bytes,
+      ApiObject object,
+      Supplier<? extends ApiObject> decoder) {
+    assert object.equals(decoder.get())
+        : storeKey
+            + " at "
+            + revision
+            + ": the written object differs from the decode of its bytes";
     // The writer's bytes are never written to again: the entry may hold them as they are.
     var entry = new Entry(KeyValue.owning(storeKey, bytes, revision, revision, 1));
     entry.object = object;
-    // A watch quick enough to see the put before its writer got back decoded it already: keep that one.
-    if (recent.at(revision).putIfAbsent(new Key(kind, storeKey, StoreEvent.Type.PUT), entry) == null) {
+    // A watch quick enough to see the put before its writer got back decoded it already: keep that
+    // one.
+    if (recent.at(revision).putIfAbsent(new Key(kind, storeKey, StoreEvent.Type.PUT), entry)
+        == null) {
       seeds.increment();
     }
   }
@@ -138,13 +174,18 @@ final class WatchDecodes {
   private final class Entry {
     /** The key-value it was made from: live events hand every watch that same one. */
     private final KeyValue source;
-    private volatile ApiObject object; // written under this; absent until the first caller decoded it
+
+    private volatile ApiObject
+        object; // written under this; absent until the first caller decoded it
 
     Entry(KeyValue source) {
       this.source = source;
     }
 
-    /** Made from {@code kv}'s bytes: answered by identity for live events, else by comparing without a copy. */
+    /**
+     * Made from {@code kv}'s bytes: answered by identity for live events, else by comparing without
+     * a copy.
+     */
     boolean holds(KeyValue kv) {
       return kv == source || kv.sameValue(source);
     }
@@ -156,7 +197,8 @@ final class WatchDecodes {
       }
       synchronized (this) {
         if (object == null) {
-          object = decoder.get(); // a failure is not kept: the next caller tries again and fails alike
+          object =
+              decoder.get(); // a failure is not kept: the next caller tries again and fails alike
         }
         return object;
       }

@@ -27,7 +27,9 @@ final class WatchRoutes {
     };
   }
 
-  /** Who must hear of {@code before} (absent: a create) becoming {@code after} (absent: a delete). */
+  /**
+   * Who must hear of {@code before} (absent: a create) becoming {@code after} (absent: a delete).
+   */
   static Audience of(Optional<ApiObject> before, Optional<ApiObject> after) {
     var routes = new HashSet<String>(4);
     for (var object : Stream.concat(before.stream(), after.stream()).toList()) {

@@ -28,7 +28,9 @@ interface WriteRules {
     return List.of();
   }
 
-  /** Every rule of {@code all}: each may refuse; the compares of all join the write's transaction. */
+  /**
+   * Every rule of {@code all}: each may refuse; the compares of all join the write's transaction.
+   */
   static WriteRules all(List<WriteRules> all) {
     return new WriteRules() {
       @Override
@@ -48,21 +50,24 @@ interface WriteRules {
     };
   }
 
-  /** No rules: the store takes any valid write. Only tests use it, to show what the rules prevent. */
-  WriteRules NONE = new WriteRules() {
-    @Override
-    public List<Compare> beforeCreate(Reads reads, ApiObject next) {
-      return List.of();
-    }
+  /**
+   * No rules: the store takes any valid write. Only tests use it, to show what the rules prevent.
+   */
+  WriteRules NONE =
+      new WriteRules() {
+        @Override
+        public List<Compare> beforeCreate(Reads reads, ApiObject next) {
+          return List.of();
+        }
 
-    @Override
-    public List<Compare> beforeWrite(Reads reads, ApiObject current, ApiObject next) {
-      return List.of();
-    }
+        @Override
+        public List<Compare> beforeWrite(Reads reads, ApiObject current, ApiObject next) {
+          return List.of();
+        }
 
-    @Override
-    public List<Compare> beforeDelete(Reads reads, ApiObject current) {
-      return List.of();
-    }
-  };
+        @Override
+        public List<Compare> beforeDelete(Reads reads, ApiObject current) {
+          return List.of();
+        }
+      };
 }

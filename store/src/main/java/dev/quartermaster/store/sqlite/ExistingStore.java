@@ -29,12 +29,15 @@ final class ExistingStore {
     if (found.isEmpty()) {
       return;
     }
-    StringBuilder m = new StringBuilder("store " + db + " is missing or empty, but a store existed here: found ");
+    StringBuilder m =
+        new StringBuilder("store " + db + " is missing or empty, but a store existed here: found ");
     m.append(String.join(", ", found.stream().map(Path::toString).toList()));
     marked.ifPresent(id -> m.append(" (store id ").append(StoreMarker.format(id)).append(')'));
-    m.append(". Refusing to start an empty store in its place. Restore ").append(db)
+    m.append(". Refusing to start an empty store in its place. Restore ")
+        .append(db)
         .append(" from a backup; or, to start a new empty store deliberately, delete ")
-        .append(String.join(" and ", found.stream().map(Path::toString).toList())).append(" first");
+        .append(String.join(" and ", found.stream().map(Path::toString).toList()))
+        .append(" first");
     throw new StoreException(m.toString());
   }
 }

@@ -13,8 +13,8 @@ import java.nio.file.StandardOpenOption;
  * An exclusive OS lock on {@code <db>.lock}, held while a store is open. The writer keeps the
  * revision counter in memory and publishes watch events itself, so two stores writing one file
  * would break revision order and starve each other's watches. The lock is on a separate file
- * because locking the database file from Java would interfere with SQLite's own POSIX locks. The
- * OS drops it when the process dies, so a crash never leaves the store locked.
+ * because locking the database file from Java would interfere with SQLite's own POSIX locks. The OS
+ * drops it when the process dies, so a crash never leaves the store locked.
  */
 final class FileGuard {
   private final FileChannel channel;
@@ -35,11 +35,15 @@ final class FileGuard {
       }
       // Owner-only like the store it guards (an older 0644 one is tightened).
       dev.quartermaster.core.files.OwnerOnly.file(lockFile);
-      channel = FileChannel.open(lockFile, java.util.Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE),
-          dev.quartermaster.core.files.OwnerOnly.fileAttribute(lockFile));
+      channel =
+          FileChannel.open(
+              lockFile,
+              java.util.Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE),
+              dev.quartermaster.core.files.OwnerOnly.fileAttribute(lockFile));
       FileLock lock = channel.tryLock();
       if (lock == null) {
-        throw new StoreInUseException("store " + db + " is in use by another process (" + lockFile + " is locked)");
+        throw new StoreInUseException(
+            "store " + db + " is in use by another process (" + lockFile + " is locked)");
       }
       return new FileGuard(channel, lock);
     } catch (OverlappingFileLockException e) {
@@ -47,7 +51,8 @@ final class FileGuard {
       throw new StoreInUseException("store " + db + " is already open in this process", e);
     } catch (IOException e) {
       closeQuietly(channel);
-      throw new StoreException("store " + db + ": cannot lock " + lockFile + ": " + e.getMessage(), e);
+      throw new StoreException(
+          "store " + db + ": cannot lock " + lockFile + ": " + e.getMessage(), e);
     } catch (RuntimeException e) {
       closeQuietly(channel);
       throw e;

@@ -4,7 +4,9 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.Optional;
 
-/** A key prefix as the SQL condition {@code key >= start AND key < end}, which uses the key index. */
+/**
+ * A key prefix as the SQL condition {@code key >= start AND key < end}, which uses the key index.
+ */
 record KeyRange(byte[] start, Optional<byte[]> end) {
   static KeyRange of(String prefix) {
     byte[] start = Keys.encode(prefix);

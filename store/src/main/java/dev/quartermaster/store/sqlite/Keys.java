@@ -5,8 +5,8 @@ import java.util.Arrays;
 import java.util.Optional;
 
 /**
- * Keys are stored as UTF-8 BLOBs, so SQLite orders them bytewise exactly as etcd does, and a
- * prefix becomes the half-open byte range {@code [prefix, prefixEnd)} that the key index serves.
+ * Keys are stored as UTF-8 BLOBs, so SQLite orders them bytewise exactly as etcd does, and a prefix
+ * becomes the half-open byte range {@code [prefix, prefixEnd)} that the key index serves.
  */
 final class Keys {
   private Keys() {}
@@ -20,8 +20,8 @@ final class Keys {
   }
 
   /**
-   * The smallest byte string greater than every string that starts with {@code prefix}; empty
-   * when there is none (the empty prefix, or one made only of 0xFF bytes), i.e. no upper bound.
+   * The smallest byte string greater than every string that starts with {@code prefix}; empty when
+   * there is none (the empty prefix, or one made only of 0xFF bytes), i.e. no upper bound.
    */
   static Optional<byte[]> prefixEnd(byte[] prefix) {
     for (int i = prefix.length - 1; i >= 0; i--) {

@@ -47,8 +47,15 @@ record LogRow(
 
   /** The columns {@link #read} expects, in order, for a table aliased {@code alias}. */
   static String columns(String alias) {
-    return String.join(", ", alias + ".revision", alias + ".key", alias + ".deleted",
-        alias + ".create_revision", alias + ".version", alias + ".prev_revision", alias + ".value",
+    return String.join(
+        ", ",
+        alias + ".revision",
+        alias + ".key",
+        alias + ".deleted",
+        alias + ".create_revision",
+        alias + ".version",
+        alias + ".prev_revision",
+        alias + ".value",
         alias + ".checksum");
   }
 
@@ -61,19 +68,23 @@ record LogRow(
     return readChecked(rs, first, 0).verified(file);
   }
 
-  /** Reads the row whose {@link #columns} start at column {@code first}, and checks it without judging. */
+  /**
+   * Reads the row whose {@link #columns} start at column {@code first}, and checks it without
+   * judging.
+   */
   static Checked readChecked(ResultSet rs, int first, long id) throws SQLException {
     byte[] key = rs.getBytes(first + 1);
     byte[] value = rs.getBytes(first + 6);
     key = key == null ? new byte[0] : key;
-    LogRow row = new LogRow(
-        rs.getLong(first),
-        Keys.decode(key),
-        rs.getInt(first + 2) != 0,
-        rs.getLong(first + 3),
-        rs.getLong(first + 4),
-        rs.getLong(first + 5),
-        value == null ? new byte[0] : value);
+    LogRow row =
+        new LogRow(
+            rs.getLong(first),
+            Keys.decode(key),
+            rs.getInt(first + 2) != 0,
+            rs.getLong(first + 3),
+            rs.getLong(first + 4),
+            rs.getLong(first + 5),
+            value == null ? new byte[0] : value);
     return new Checked(id, row, rs.getLong(first + 7), RowChecksum.of(row, key));
   }
 

@@ -12,7 +12,10 @@ import java.util.Map;
  * one read at a time, as the pool lends it.
  */
 final class ReaderConnection implements AutoCloseable {
-  /** Statement texts are few (each query's shape, not its values): more is a query embedding values, refused. */
+  /**
+   * Statement texts are few (each query's shape, not its values): more is a query embedding values,
+   * refused.
+   */
   private static final int MAX_KEPT = 32;
 
   private final Connection connection;
@@ -31,7 +34,8 @@ final class ReaderConnection implements AutoCloseable {
     var statement = kept.get(sql);
     if (statement == null) {
       if (kept.size() >= MAX_KEPT) {
-        throw new IllegalStateException("more than " + MAX_KEPT + " statement texts on a reader: a query embeds values");
+        throw new IllegalStateException(
+            "more than " + MAX_KEPT + " statement texts on a reader: a query embeds values");
       }
       statement = connection.prepareStatement(sql);
       kept.put(sql, statement);

@@ -68,7 +68,8 @@ final class Readers implements AutoCloseable {
     SQLiteConfig config = new SQLiteConfig();
     config.setBusyTimeout(SqliteStore.BUSY_TIMEOUT_MS);
     config.setGetGeneratedKeys(false); // readers insert nothing; no pattern match per statement
-    // Never CREATE: a reader that opens after the file was removed (a late read racing a close and a
+    // Never CREATE: a reader that opens after the file was removed (a late read racing a close and
+    // a
     // clean-up) must fail, not leave a new, empty store.db behind.
     config.resetOpenMode(org.sqlite.SQLiteOpenMode.CREATE);
     Connection c = SqliteConnections.open(config, file);
@@ -98,8 +99,8 @@ final class Readers implements AutoCloseable {
 
   /**
    * Refuses new reads, waits for the reads in flight to end (they hold their permits), then closes
-   * every connection: once this returns nothing of the store touches its files (a read still running
-   * would recreate a WAL file under whoever removes the directory next).
+   * every connection: once this returns nothing of the store touches its files (a read still
+   * running would recreate a WAL file under whoever removes the directory next).
    */
   @Override
   public void close() {

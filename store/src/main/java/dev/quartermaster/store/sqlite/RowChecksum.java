@@ -16,16 +16,20 @@ final class RowChecksum {
 
   private RowChecksum() {}
 
-  /** The checksum of {@code row}, whose key is stored as {@code key} (the bytes as kept, not re-encoded). */
+  /**
+   * The checksum of {@code row}, whose key is stored as {@code key} (the bytes as kept, not
+   * re-encoded).
+   */
   static long of(LogRow row, byte[] key) {
-    ByteBuffer header = ByteBuffer.allocate(HEADER)
-        .putLong(row.revision())
-        .put((byte) (row.deleted() ? 1 : 0))
-        .putLong(row.createRevision())
-        .putLong(row.version())
-        .putLong(row.prevRevision())
-        .putInt(key.length) // so a byte cannot move between key and value unnoticed
-        .flip();
+    ByteBuffer header =
+        ByteBuffer.allocate(HEADER)
+            .putLong(row.revision())
+            .put((byte) (row.deleted() ? 1 : 0))
+            .putLong(row.createRevision())
+            .putLong(row.version())
+            .putLong(row.prevRevision())
+            .putInt(key.length) // so a byte cannot move between key and value unnoticed
+            .flip();
     CRC32C crc = new CRC32C();
     crc.update(header);
     crc.update(key);

@@ -30,18 +30,18 @@ import java.util.Optional;
  * The current revision is not written at each commit: it is the newest revision in the log, or the
  * compacted revision if compaction removed everything newer (only a deleted key's tombstone can be
  * the newest row, and compaction removes tombstones only up to the revision it records), or the
- * 'revision' row if that is higher. Every revision used has a row in the log until compacted, since a
- * transaction that changes nothing takes none. Format 1 wrote the 'revision' row at every commit: a
- * fourth page per commit (beside the log row and its two index entries), 8 % of a single caller's
- * commits. A format-1 store is upgraded when opened ({@link #upgrade}); its last 'revision' stays as
- * the floor. A format-1 build refuses a format-2 store, since it would take that floor for the
+ * 'revision' row if that is higher. Every revision used has a row in the log until compacted, since
+ * a transaction that changes nothing takes none. Format 1 wrote the 'revision' row at every commit:
+ * a fourth page per commit (beside the log row and its two index entries), 8 % of a single caller's
+ * commits. A format-1 store is upgraded when opened ({@link #upgrade}); its last 'revision' stays
+ * as the floor. A format-1 build refuses a format-2 store, since it would take that floor for the
  * current revision and hand out revisions again.
  *
  * <p>Format 3 added the {@code checksum} column. A format-2 store gets it when opened, filled from
  * its rows as they read then, in one transaction ({@link #upgrade}); a format-2 build refuses a
  * format-3 store, so rows written without a checksum never reach it.
  *
- * The file is marked with SQLite's {@code application_id} so a foreign database is recognised
+ * <p>The file is marked with SQLite's {@code application_id} so a foreign database is recognised
  * before anything is written to it.
  */
 final class Schema {
@@ -49,11 +49,19 @@ final class Schema {
   static final int APPLICATION_ID = 0x514D5354;
 
   static final long FORMAT = 3;
+
   /** The format before rows had checksums; {@link #upgrade} turns it into {@link #FORMAT}. */
   static final long FORMAT_WITHOUT_CHECKSUMS = 2;
-  /** The format before the revision was derived; {@link #upgrade} turns it into format 2, then 3. */
+
+  /**
+   * The format before the revision was derived; {@link #upgrade} turns it into format 2, then 3.
+   */
   static final long FORMAT_WRITING_REVISION = 1;
-  /** Rows checksummed per statement while upgrading, so a large store is not read into memory at once. */
+
+  /**
+   * Rows checksummed per statement while upgrading, so a large store is not read into memory at
+   * once.
+   */
   private static final int UPGRADE_PAGE = 1_000;
 
   private Schema() {}
@@ -83,14 +91,21 @@ final class Schema {
     if (applicationId == 0 && objects == 0) {
       return true;
     }
-    throw new StoreException("store " + file + ": not a Quartermaster store (SQLite application_id "
-        + String.format("0x%08x", applicationId) + ", " + objects + " schema objects); refusing to use it");
+    throw new StoreException(
+        "store "
+            + file
+            + ": not a Quartermaster store (SQLite application_id "
+            + String.format("0x%08x", applicationId)
+            + ", "
+            + objects
+            + " schema objects); refusing to use it");
   }
 
   static void create(Connection c, long identity) throws SQLException {
     try (Statement s = c.createStatement()) {
       s.execute("BEGIN IMMEDIATE");
-      s.execute("""
+      s.execute(
+          """
           CREATE TABLE log (
             id INTEGER PRIMARY KEY,
             revision INTEGER NOT NULL,
@@ -104,7 +119,12 @@ final class Schema {
       s.execute("CREATE UNIQUE INDEX log_key_revision ON log (key, revision)");
       s.execute("CREATE INDEX log_revision ON log (revision)");
       s.execute("CREATE TABLE meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID");
-      s.execute("INSERT INTO meta (name, value) VALUES ('format', " + FORMAT + "), ('revision', 0), ('compacted', 0), ('identity', " + identity + ")");
+      s.execute(
+          "INSERT INTO meta (name, value) VALUES ('format', "
+              + FORMAT
+              + "), ('revision', 0), ('compacted', 0), ('identity', "
+              + identity
+              + ")");
       s.execute("PRAGMA application_id = " + APPLICATION_ID);
       s.execute("COMMIT");
     }
@@ -172,8 +192,12 @@ final class Schema {
   private static long fillChecksums(Connection c) throws SQLException {
     long filled = 0;
     long after = 0;
-    try (PreparedStatement page = c.prepareStatement("SELECT l.id, " + LogRow.columns("l")
-            + " FROM log AS l WHERE l.id > ? ORDER BY l.id LIMIT " + UPGRADE_PAGE);
+    try (PreparedStatement page =
+            c.prepareStatement(
+                "SELECT l.id, "
+                    + LogRow.columns("l")
+                    + " FROM log AS l WHERE l.id > ? ORDER BY l.id LIMIT "
+                    + UPGRADE_PAGE);
         PreparedStatement set = c.prepareStatement("UPDATE log SET checksum = ? WHERE id = ?")) {
       while (true) {
         List<LogRow.Checked> rows = new ArrayList<>(UPGRADE_PAGE);
@@ -201,11 +225,13 @@ final class Schema {
   static Meta readMeta(Connection c, Path file) throws SQLException {
     var opened = new ArrayList<PreparedStatement>();
     try {
-      return readMeta(sql -> {
-        var statement = c.prepareStatement(sql);
-        opened.add(statement);
-        return statement;
-      }, file);
+      return readMeta(
+          sql -> {
+            var statement = c.prepareStatement(sql);
+            opened.add(statement);
+            return statement;
+          },
+          file);
     } finally {
       for (var statement : opened) {
         statement.close();
@@ -235,8 +261,13 @@ final class Schema {
     }
     Long format = meta.get("format");
     if (format == null || format != FORMAT) {
-      throw new StoreException("store " + file + ": unsupported store format "
-          + (format == null ? "(missing)" : format) + "; this build reads format " + FORMAT);
+      throw new StoreException(
+          "store "
+              + file
+              + ": unsupported store format "
+              + (format == null ? "(missing)" : format)
+              + "; this build reads format "
+              + FORMAT);
     }
     Long floor = meta.get("revision");
     Long compacted = meta.get("compacted");

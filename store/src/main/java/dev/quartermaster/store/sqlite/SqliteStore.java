@@ -26,22 +26,22 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p><b>Data model.</b> One append-only {@code log} table holds every change: a row per key per
  * transaction, with the key's create revision, version, a deleted flag (tombstones) and the
- * revision of the value it replaced. Rows have an {@code INTEGER PRIMARY KEY id} (append order)
- * and a {@code revision}: all rows written by one transaction share that transaction's revision,
- * as in etcd, and are told apart by id, which also keeps their op order. {@code (key, revision)}
- * is unique because a transaction touches a key at most once. A key's value at revision R is its
+ * revision of the value it replaced. Rows have an {@code INTEGER PRIMARY KEY id} (append order) and
+ * a {@code revision}: all rows written by one transaction share that transaction's revision, as in
+ * etcd, and are told apart by id, which also keeps their op order. {@code (key, revision)} is
+ * unique because a transaction touches a key at most once. A key's value at revision R is its
  * newest row at or below R, unless that is a tombstone. Each row carries a CRC32C of its columns
  * ({@link RowChecksum}), verified wherever a row is read: a mismatch is a {@link
  * dev.quartermaster.store.CorruptValueException} naming the key, never a value served. A {@code
- * meta} table holds the format, the last committed revision and the compacted revision; see
- * {@link Schema}.
+ * meta} table holds the format, the last committed revision and the compacted revision; see {@link
+ * Schema}.
  *
  * <p><b>Concurrency.</b> One writer thread owns the only writing connection and commits queued
- * transactions in groups ({@link Writer}); reads run on a small pool of read-only connections,
- * each in its own WAL snapshot ({@link Readers}). Compaction at C removes, in steps, every row at
- * or below C that a newer row at or below C supersedes, and every tombstone at or below C, so
- * reads at C or later are unchanged. Watches are fed by the writer after each commit
- * ({@link WatchHub}) and deliver on their own virtual threads ({@link SqliteWatch}).
+ * transactions in groups ({@link Writer}); reads run on a small pool of read-only connections, each
+ * in its own WAL snapshot ({@link Readers}). Compaction at C removes, in steps, every row at or
+ * below C that a newer row at or below C supersedes, and every tombstone at or below C, so reads at
+ * C or later are unchanged. Watches are fed by the writer after each commit ({@link WatchHub}) and
+ * deliver on their own virtual threads ({@link SqliteWatch}).
  *
  * <p>A lock file next to the database keeps a second store (in this or another process) from
  * opening the same file, since the writer's revision counter lives in memory.
@@ -78,7 +78,8 @@ public final class SqliteStore implements Store, HistorySizes {
   private final WatchHub hub;
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  private SqliteStore(Path file, Options options, FileGuard guard, Connection writeConnection, Schema.Meta meta)
+  private SqliteStore(
+      Path file, Options options, FileGuard guard, Connection writeConnection, Schema.Meta meta)
       throws SQLException {
     this.file = file;
     this.options = options;
@@ -98,8 +99,8 @@ public final class SqliteStore implements Store, HistorySizes {
   /**
    * Opens the store in {@code file}, creating it if the file does not exist or is empty.
    *
-   * @throws StoreException naming the file, if it is not a store of this format, is damaged, or
-   *     is in use by another open store; such a file is never modified
+   * @throws StoreException naming the file, if it is not a store of this format, is damaged, or is
+   *     in use by another open store; such a file is never modified
    */
   public static SqliteStore open(Path file, Options options) {
     return open(file, options, List.of());
@@ -175,16 +176,20 @@ public final class SqliteStore implements Store, HistorySizes {
 
   @Override
   public Watch watch(String prefix, String route, long afterRevision, WatchListener listener) {
-    return watch(prefix, Optional.of(Objects.requireNonNull(route, "route")), afterRevision, listener);
+    return watch(
+        prefix, Optional.of(Objects.requireNonNull(route, "route")), afterRevision, listener);
   }
 
-  private Watch watch(String prefix, Optional<String> route, long afterRevision, WatchListener listener) {
+  private Watch watch(
+      String prefix, Optional<String> route, long afterRevision, WatchListener listener) {
     Objects.requireNonNull(prefix, "prefix");
     Objects.requireNonNull(listener, "listener");
     if (afterRevision < 0) {
       throw new IllegalArgumentException("afterRevision must be >= 0, got " + afterRevision);
     }
-    var watch = new SqliteWatch(prefix, route, afterRevision, listener, options.watchQueueCapacity(), log, hub);
+    var watch =
+        new SqliteWatch(
+            prefix, route, afterRevision, listener, options.watchQueueCapacity(), log, hub);
     watch.start(hub.register(watch));
     return watch;
   }
@@ -249,7 +254,8 @@ public final class SqliteStore implements Store, HistorySizes {
       for (Txn.Op op : branch) {
         requireKey(op.key());
         if (!keys.add(op.key())) {
-          throw new IllegalArgumentException("transaction touches key " + op.key() + " twice in one branch");
+          throw new IllegalArgumentException(
+              "transaction touches key " + op.key() + " twice in one branch");
         }
       }
     }

@@ -14,9 +14,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One watch: its own virtual thread first replays history from the log, then delivers live events
- * from a bounded queue that the hub fills. Every listener call happens on that thread, under
- * {@code deliveryLock}, after checking that the watch still runs; {@link #close} takes the same
- * lock, so once it returns no further call can start.
+ * from a bounded queue that the hub fills. Every listener call happens on that thread, under {@code
+ * deliveryLock}, after checking that the watch still runs; {@link #close} takes the same lock, so
+ * once it returns no further call can start.
  */
 @OutsideEnv("a watch's reader thread on a real database file")
 final class SqliteWatch implements Watch {
@@ -37,8 +37,13 @@ final class SqliteWatch implements Watch {
   private static final State RUNNING = new State.Running();
 
   private final String prefix;
-  /** The route it hears ({@link dev.quartermaster.store.Audience}); empty: every change under its prefix. */
+
+  /**
+   * The route it hears ({@link dev.quartermaster.store.Audience}); empty: every change under its
+   * prefix.
+   */
   private final Optional<String> route;
+
   private final long afterRevision;
   private final WatchListener listener;
   private final int capacity;
@@ -53,8 +58,14 @@ final class SqliteWatch implements Watch {
   private final ReentrantLock deliveryLock = new ReentrantLock();
   private volatile boolean closedByCaller;
 
-  SqliteWatch(String prefix, Optional<String> route, long afterRevision, WatchListener listener, int capacity,
-      LogReader log, WatchHub hub) {
+  SqliteWatch(
+      String prefix,
+      Optional<String> route,
+      long afterRevision,
+      WatchListener listener,
+      int capacity,
+      LogReader log,
+      WatchHub hub) {
     this.prefix = prefix;
     this.route = route;
     this.afterRevision = afterRevision;
@@ -179,10 +190,10 @@ final class SqliteWatch implements Watch {
   }
 
   /**
-   * The watch's life: a loop that only calls {@link #deliverNext}. The loop's frame lasts as long as
-   * the watch; a frame of a method the JIT later deoptimizes goes on interpreted, and with hundreds
-   * of watches parked in it that was a few per cent of the process's CPU. The work of each event is
-   * in a method each call enters afresh, so it runs compiled.
+   * The watch's life: a loop that only calls {@link #deliverNext}. The loop's frame lasts as long
+   * as the watch; a frame of a method the JIT later deoptimizes goes on interpreted, and with
+   * hundreds of watches parked in it that was a few per cent of the process's CPU. The work of each
+   * event is in a method each call enters afresh, so it runs compiled.
    */
   private void deliverLive() {
     while (deliverNext()) {
@@ -217,7 +228,10 @@ final class SqliteWatch implements Watch {
     return tell(() -> listener.onCaughtUp(revision));
   }
 
-  /** One call to the listener while the watch runs, under the delivery lock; false once the watch ended. */
+  /**
+   * One call to the listener while the watch runs, under the delivery lock; false once the watch
+   * ended.
+   */
   private boolean tell(Runnable call) {
     deliveryLock.lock();
     try {

@@ -11,9 +11,9 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import org.slf4j.LoggerFactory;
 import java.util.List;
 import java.util.OptionalLong;
+import org.slf4j.LoggerFactory;
 import org.sqlite.SQLiteConfig;
 
 /** Opens the writer connection and brings the file into service: checked first, then configured. */
@@ -26,10 +26,12 @@ final class StoreFile {
   static Connection openWriter(Path file) throws SQLException {
     SQLiteConfig config = new SQLiteConfig();
     config.setBusyTimeout(SqliteStore.BUSY_TIMEOUT_MS);
-    // Else the driver matches every INSERT's text and runs a second query for its row id: a sixth of
+    // Else the driver matches every INSERT's text and runs a second query for its row id: a sixth
+    // of
     // the writer's time on a single-object commit, for keys nobody asks for.
     config.setGetGeneratedKeys(false);
-    // A new store is created 0600 here, since SQLite would create it with the umask's mode (an empty
+    // A new store is created 0600 here, since SQLite would create it with the umask's mode (an
+    // empty
     // file is a new database to SQLite). Whether a store is expected here was decided before.
     if (!Files.exists(file)) {
       try {
@@ -51,10 +53,15 @@ final class StoreFile {
    * an older version left are tightened here too.
    */
   private static void ownerOnly(Path file) {
-    for (var f : java.util.List.of(file, Path.of(file + "-wal"), Path.of(file + "-shm"), Path.of(file + "-journal"))) {
+    for (var f :
+        java.util.List.of(
+            file, Path.of(file + "-wal"), Path.of(file + "-shm"), Path.of(file + "-journal"))) {
       try {
-        OwnerOnly.file(f).ifPresent(t -> LoggerFactory.getLogger(StoreFile.class)
-            .warn("store file was open to other users; tightened {}", t));
+        OwnerOnly.file(f)
+            .ifPresent(
+                t ->
+                    LoggerFactory.getLogger(StoreFile.class)
+                        .warn("store file was open to other users; tightened {}", t));
       } catch (java.io.IOException e) {
         throw new StoreException("store " + f + ": cannot make it owner-only: " + e.getMessage());
       }
@@ -78,13 +85,15 @@ final class StoreFile {
     try (Statement s = c.createStatement()) {
       if (fresh) {
         // Only possible before the first table: pages freed by compaction can then be given back to
-        // the file system (Writer runs incremental_vacuum after each compaction), so store.db shrinks.
+        // the file system (Writer runs incremental_vacuum after each compaction), so store.db
+        // shrinks.
         s.execute("PRAGMA auto_vacuum = INCREMENTAL");
       }
       try (ResultSet rs = s.executeQuery("PRAGMA journal_mode = WAL")) {
         String mode = rs.next() ? rs.getString(1) : "unknown";
         if (!"wal".equalsIgnoreCase(mode)) {
-          throw new StoreException("store " + file + ": cannot use WAL mode (journal mode is " + mode + ")");
+          throw new StoreException(
+              "store " + file + ": cannot use WAL mode (journal mode is " + mode + ")");
         }
       }
       // With WAL, FULL syncs the log on every commit: an acknowledged write survives power loss.
@@ -110,16 +119,21 @@ final class StoreFile {
    * checksums vouch only for the bytes as they were at the upgrade.
    */
   private static void logUpgrade(Path file, Schema.Upgrade upgrade) {
-    LoggerFactory.getLogger(StoreFile.class).warn("store {}: upgraded from format {} to format {}: computed a CRC32C"
-        + " checksum for each of its {} log rows from their bytes as they are now; from here on every read, watch"
-        + " replay, compaction and `qm server --check` verifies them (a value damaged before this upgrade is not"
-        + " detected). Builds before this one cannot open the store any more", file, upgrade.from(), Schema.FORMAT,
-        upgrade.checksummed());
+    LoggerFactory.getLogger(StoreFile.class)
+        .warn(
+            "store {}: upgraded from format {} to format {}: computed a CRC32C"
+                + " checksum for each of its {} log rows from their bytes as they are now; from here on every read, watch"
+                + " replay, compaction and `qm server --check` verifies them (a value damaged before this upgrade is not"
+                + " detected). Builds before this one cannot open the store any more",
+            file,
+            upgrade.from(),
+            Schema.FORMAT,
+            upgrade.checksummed());
   }
 
   /**
-   * Makes the marker and the file agree: writes the marker for a store that has none, and refuses
-   * a file that is another store's (a restore from the wrong place, or two data dirs mixed up).
+   * Makes the marker and the file agree: writes the marker for a store that has none, and refuses a
+   * file that is another store's (a restore from the wrong place, or two data dirs mixed up).
    */
   private static void bindMarker(Connection c, Path file, OptionalLong marked) throws SQLException {
     Long identity = Schema.identity(c);
@@ -130,10 +144,17 @@ final class StoreFile {
     if (marked.isEmpty()) {
       StoreMarker.write(file, identity);
     } else if (marked.getAsLong() != identity) {
-      throw new StoreException("store " + file + " is store " + StoreMarker.format(identity) + ", but its marker "
-          + StoreMarker.of(file) + " says store " + StoreMarker.format(marked.getAsLong())
-          + " lives here. Refusing to serve another store's file; restore the right file, or delete the marker"
-          + " deliberately to adopt this one");
+      throw new StoreException(
+          "store "
+              + file
+              + " is store "
+              + StoreMarker.format(identity)
+              + ", but its marker "
+              + StoreMarker.of(file)
+              + " says store "
+              + StoreMarker.format(marked.getAsLong())
+              + " lives here. Refusing to serve another store's file; restore the right file, or delete the marker"
+              + " deliberately to adopt this one");
     }
   }
 

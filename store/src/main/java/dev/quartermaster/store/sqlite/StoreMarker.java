@@ -1,18 +1,18 @@
 package dev.quartermaster.store.sqlite;
 
+import dev.quartermaster.core.files.DurableFile;
 import dev.quartermaster.store.StoreException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
-import dev.quartermaster.core.files.DurableFile;
 import java.nio.file.Path;
 import java.util.OptionalLong;
 
 /**
  * The side file {@code <db>.id}, holding the identity of the store that lives in {@code <db>}. It
- * outlives the database file on purpose: when the database is deleted or emptied (a bad restore,
- * a truncating copy, a stray {@code rm}), the marker still says a store existed, so opening refuses
+ * outlives the database file on purpose: when the database is deleted or emptied (a bad restore, a
+ * truncating copy, a stray {@code rm}), the marker still says a store existed, so opening refuses
  * to start a new empty cluster in its place instead of silently forgetting every object.
  */
 final class StoreMarker {
@@ -33,18 +33,33 @@ final class StoreMarker {
     } catch (NoSuchFileException e) {
       return OptionalLong.empty();
     } catch (IOException e) {
-      throw new StoreException("store " + db + ": cannot read its marker " + marker + ": " + e.getMessage(), e);
+      throw new StoreException(
+          "store " + db + ": cannot read its marker " + marker + ": " + e.getMessage(), e);
     }
     // A garbled marker is itself damage: guessing would defeat the reason it exists.
     if (!text.startsWith(HEADER)) {
-      throw new StoreException("store " + db + ": marker " + marker + " is damaged (expected '" + HEADER
-          + "<id>', found " + text.length() + " characters); restore it, or delete it deliberately");
+      throw new StoreException(
+          "store "
+              + db
+              + ": marker "
+              + marker
+              + " is damaged (expected '"
+              + HEADER
+              + "<id>', found "
+              + text.length()
+              + " characters); restore it, or delete it deliberately");
     }
     try {
       return OptionalLong.of(Long.parseUnsignedLong(text.substring(HEADER.length()).strip(), 16));
     } catch (NumberFormatException e) {
-      throw new StoreException("store " + db + ": marker " + marker + " is damaged (" + e.getMessage()
-          + "); restore it, or delete it deliberately");
+      throw new StoreException(
+          "store "
+              + db
+              + ": marker "
+              + marker
+              + " is damaged ("
+              + e.getMessage()
+              + "); restore it, or delete it deliberately");
     }
   }
 
@@ -52,9 +67,11 @@ final class StoreMarker {
   static void write(Path db, long identity) {
     Path marker = of(db);
     try {
-      DurableFile.replace(marker, (HEADER + format(identity) + "\n").getBytes(StandardCharsets.UTF_8));
+      DurableFile.replace(
+          marker, (HEADER + format(identity) + "\n").getBytes(StandardCharsets.UTF_8));
     } catch (IOException e) {
-      throw new StoreException("store " + db + ": cannot write its marker " + marker + ": " + e.getMessage(), e);
+      throw new StoreException(
+          "store " + db + ": cannot write its marker " + marker + ": " + e.getMessage(), e);
     }
   }
 

@@ -35,29 +35,43 @@ final class TxnApplier {
   TxnApplier(Connection c, Path file) throws SQLException {
     this.file = file;
     latest = c.prepareStatement(LogReader.LATEST_SQL);
-    insert = c.prepareStatement("INSERT INTO log (revision, key, deleted, create_revision, version,"
-        + " prev_revision, value, checksum) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+    insert =
+        c.prepareStatement(
+            "INSERT INTO log (revision, key, deleted, create_revision, version,"
+                + " prev_revision, value, checksum) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
     setMeta = c.prepareStatement("UPDATE meta SET value = ? WHERE name = ?");
     // Every row changed in (from, to] supersedes the older rows of its key: those go. The rows
     // at or below `from` were already reduced to live values by the previous compaction, so only
     // the keys changed since then need looking at.
-    String superseded = "SELECT old.id FROM log AS n JOIN log AS old ON old.key = n.key AND old.revision < n.revision"
-        + " WHERE n.revision > ? AND n.revision <= ?";
+    String superseded =
+        "SELECT old.id FROM log AS n JOIN log AS old ON old.key = n.key AND old.revision < n.revision"
+            + " WHERE n.revision > ? AND n.revision <= ?";
     // What a compaction step decides by, read whole to be verified first: the rows changed in
     // (from, to], and the older rows of their keys that the step deletes (each once, by id: a key
     // changed k times in the step joins its older rows k times over).
-    changedRows = c.prepareStatement("SELECT " + LogRow.columns("n") + " FROM log AS n WHERE n.revision > ? AND n.revision <= ?");
-    supersededRows = c.prepareStatement("SELECT l.id, " + LogRow.columns("l") + " FROM log AS l WHERE l.id IN (" + superseded + ")");
+    changedRows =
+        c.prepareStatement(
+            "SELECT "
+                + LogRow.columns("n")
+                + " FROM log AS n WHERE n.revision > ? AND n.revision <= ?");
+    supersededRows =
+        c.prepareStatement(
+            "SELECT l.id, "
+                + LogRow.columns("l")
+                + " FROM log AS l WHERE l.id IN ("
+                + superseded
+                + ")");
     // The rows verified are the rows deleted, by id: the join is run once.
     deleteSuperseded = c.prepareStatement("DELETE FROM log WHERE id = ?");
     // Then the tombstones themselves: at `to` the key simply does not exist.
-    deleteTombstones = c.prepareStatement("DELETE FROM log WHERE deleted = 1 AND revision > ? AND revision <= ?");
+    deleteTombstones =
+        c.prepareStatement("DELETE FROM log WHERE deleted = 1 AND revision > ? AND revision <= ?");
   }
 
   /**
-   * Applies {@code txn} as the transaction after revision {@code last}: if it writes anything,
-   * at revision {@code last + 1}. Ops of one branch touch distinct keys (checked by the caller),
-   * so each op sees the key as it was before the transaction.
+   * Applies {@code txn} as the transaction after revision {@code last}: if it writes anything, at
+   * revision {@code last + 1}. Ops of one branch touch distinct keys (checked by the caller), so
+   * each op sees the key as it was before the transaction.
    *
    * <p>Every row it reads is verified, and all are read before the first insert: a corrupt row is a
    * {@link dev.quartermaster.store.CorruptValueException} with nothing of this transaction written,
@@ -69,9 +83,11 @@ final class TxnApplier {
     // What the compares read, for the ops on the same keys (a compare-and-set reads its key once).
     Map<String, Optional<LogRow>> read = new HashMap<>();
     for (Txn.Compare compare : txn.compares()) {
-      holds &= switch (compare) {
-        case Txn.Compare.ModRevision m -> readOnce(read, m.key()).map(LogRow::revision).orElse(0L) == m.modRevision();
-      };
+      holds &=
+          switch (compare) {
+            case Txn.Compare.ModRevision m ->
+                readOnce(read, m.key()).map(LogRow::revision).orElse(0L) == m.modRevision();
+          };
     }
     List<Txn.Op> ops = holds ? txn.onSuccess() : txn.onFailure();
     for (Txn.Op op : ops) {
@@ -85,21 +101,29 @@ final class TxnApplier {
       Optional<LogRow> previous = readOnce(read, op.key());
       switch (op) {
         case Txn.Op.Put put -> {
-          LogRow row = new LogRow(rev, put.key(), false,
-              previous.map(LogRow::createRevision).orElse(rev),
-              previous.map(p -> p.version() + 1).orElse(1L),
-              previous.map(LogRow::revision).orElse(0L),
-              put.value().clone()); // the row's own: its key values share it (LogRow#kv)
+          LogRow row =
+              new LogRow(
+                  rev,
+                  put.key(),
+                  false,
+                  previous.map(LogRow::createRevision).orElse(rev),
+                  previous.map(p -> p.version() + 1).orElse(1L),
+                  previous.map(LogRow::revision).orElse(0L),
+                  put.value().clone()); // the row's own: its key values share it (LogRow#kv)
           insert(row);
           KeyValue kv = row.kv();
           written.add(kv);
-          events.add(new StoreEvent(StoreEvent.Type.PUT, kv, previous.map(LogRow::kv), put.audience()));
+          events.add(
+              new StoreEvent(StoreEvent.Type.PUT, kv, previous.map(LogRow::kv), put.audience()));
         }
         case Txn.Op.Delete delete -> {
           if (previous.isPresent()) { // deleting an absent key changes nothing
-            LogRow row = new LogRow(rev, delete.key(), true, 0, 0, previous.get().revision(), new byte[0]);
+            LogRow row =
+                new LogRow(rev, delete.key(), true, 0, 0, previous.get().revision(), new byte[0]);
             insert(row);
-            events.add(new StoreEvent(StoreEvent.Type.DELETE, row.kv(), previous.map(LogRow::kv), delete.audience()));
+            events.add(
+                new StoreEvent(
+                    StoreEvent.Type.DELETE, row.kv(), previous.map(LogRow::kv), delete.audience()));
           }
         }
       }
@@ -116,10 +140,10 @@ final class TxnApplier {
   }
 
   /**
-   * Compacts from revision {@code from} (the current compacted revision) to {@code to}. Every row the
-   * step decides by is verified first: a damaged key, revision or deleted flag would have it delete
-   * a live value or keep a stale one, so a corrupt row stops the step, naming its key, before
-   * anything is deleted.
+   * Compacts from revision {@code from} (the current compacted revision) to {@code to}. Every row
+   * the step decides by is verified first: a damaged key, revision or deleted flag would have it
+   * delete a live value or keep a stale one, so a corrupt row stops the step, naming its key,
+   * before anything is deleted.
    */
   void compact(long from, long to) throws SQLException {
     changedRows.setLong(1, from);
@@ -148,7 +172,8 @@ final class TxnApplier {
     setMeta("compacted", to);
   }
 
-  private Optional<LogRow> readOnce(Map<String, Optional<LogRow>> read, String key) throws SQLException {
+  private Optional<LogRow> readOnce(Map<String, Optional<LogRow>> read, String key)
+      throws SQLException {
     var known = read.get(key);
     if (known != null) {
       return known;

@@ -25,11 +25,13 @@ import java.util.stream.Stream;
 final class WatchHub {
   private final Path file;
   private final ReentrantLock lock = new ReentrantLock();
+
   /**
    * The watches by prefix (guarded by lock): a commit's events are matched once per prefix, not
    * once per watch (a node agent's informers are hundreds of watches of the same few prefixes).
    */
   private final Map<String, PrefixWatches> watches = new LinkedHashMap<>();
+
   private long published; // guarded by lock
   private boolean closed; // guarded by lock
 
@@ -39,7 +41,10 @@ final class WatchHub {
     final Map<String, List<SqliteWatch>> routed = new HashMap<>();
 
     List<SqliteWatch> listOf(SqliteWatch watch) {
-      return watch.route().map(r -> routed.computeIfAbsent(r, x -> new ArrayList<>())).orElse(unrouted);
+      return watch
+          .route()
+          .map(r -> routed.computeIfAbsent(r, x -> new ArrayList<>()))
+          .orElse(unrouted);
     }
 
     boolean remove(SqliteWatch watch) {
@@ -89,26 +94,32 @@ final class WatchHub {
     }
   }
 
-  /** Offers one commit's events, in order, to every watch they concern; a watch that cannot keep up is ended. */
+  /**
+   * Offers one commit's events, in order, to every watch they concern; a watch that cannot keep up
+   * is ended.
+   */
   void publish(List<StoreEvent> events, long revision) {
     lock.lock();
     try {
       for (var prefixed = watches.entrySet().iterator(); prefixed.hasNext(); ) {
         var entry = prefixed.next();
-        var matching = events.stream().filter(e -> e.kv().key().startsWith(entry.getKey())).toList();
+        var matching =
+            events.stream().filter(e -> e.kv().key().startsWith(entry.getKey())).toList();
         if (matching.isEmpty()) {
           continue;
         }
         var group = entry.getValue();
         offer(group.unrouted, matching);
         if (!group.routed.isEmpty()) {
-          byRoute(group, matching).forEach((route, routedEvents) -> {
-            var same = group.routed.get(route);
-            offer(same, routedEvents);
-            if (same.isEmpty()) {
-              group.routed.remove(route);
-            }
-          });
+          byRoute(group, matching)
+              .forEach(
+                  (route, routedEvents) -> {
+                    var same = group.routed.get(route);
+                    offer(same, routedEvents);
+                    if (same.isEmpty()) {
+                      group.routed.remove(route);
+                    }
+                  });
         }
         if (group.isEmpty()) {
           prefixed.remove();
@@ -120,12 +131,19 @@ final class WatchHub {
     }
   }
 
-  /** The events each route of {@code group} must hear, in order; a route that hears none is absent. */
-  private static Map<String, List<StoreEvent>> byRoute(PrefixWatches group, List<StoreEvent> events) {
+  /**
+   * The events each route of {@code group} must hear, in order; a route that hears none is absent.
+   */
+  private static Map<String, List<StoreEvent>> byRoute(
+      PrefixWatches group, List<StoreEvent> events) {
     var out = new HashMap<String, List<StoreEvent>>();
     for (var event : events) {
       switch (event.audience()) {
-        case Audience.Everyone e -> group.routed.keySet().forEach(r -> out.computeIfAbsent(r, x -> new ArrayList<>()).add(event));
+        case Audience.Everyone e ->
+            group
+                .routed
+                .keySet()
+                .forEach(r -> out.computeIfAbsent(r, x -> new ArrayList<>()).add(event));
         case Audience.Routes r -> {
           for (var name : r.names()) {
             if (group.routed.containsKey(name)) {
@@ -143,8 +161,11 @@ final class WatchHub {
       SqliteWatch watch = it.next();
       if (!watch.offer(events)) {
         // Never block the writer on a slow watcher: end it; its client watches again.
-        watch.end(new SqliteWatch.State.Closed("watcher fell behind: more than " + watch.capacity()
-            + " undelivered events; watch again from the last revision seen"));
+        watch.end(
+            new SqliteWatch.State.Closed(
+                "watcher fell behind: more than "
+                    + watch.capacity()
+                    + " undelivered events; watch again from the last revision seen"));
         it.remove();
       }
     }
@@ -163,9 +184,9 @@ final class WatchHub {
   }
 
   /**
-   * Ends every watch with {@code reason}. With {@code refuseNew}, the store is closing and no
-   * watch may register afterwards; otherwise (a write whose outcome is unknown) the hub moves on
-   * to {@code revision} and watches started later replay from the log.
+   * Ends every watch with {@code reason}. With {@code refuseNew}, the store is closing and no watch
+   * may register afterwards; otherwise (a write whose outcome is unknown) the hub moves on to
+   * {@code revision} and watches started later replay from the log.
    */
   void endAll(String reason, boolean refuseNew, long revision) {
     List<SqliteWatch> ended;

@@ -23,16 +23,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The only thread that writes. Callers queue requests; the thread takes every transaction queued
- * so far and commits them together (group commit: one fsync for many callers). Inside that one
- * SQLite transaction the requests are applied one after another, each seeing the writes of those
- * before it, and each that writes gets the next revision: compares are exact, and revision order
- * is commit order. Results are handed back, and events published, only after COMMIT returned.
+ * The only thread that writes. Callers queue requests; the thread takes every transaction queued so
+ * far and commits them together (group commit: one fsync for many callers). Inside that one SQLite
+ * transaction the requests are applied one after another, each seeing the writes of those before
+ * it, and each that writes gets the next revision: compares are exact, and revision order is commit
+ * order. Results are handed back, and events published, only after COMMIT returned.
  */
 @OutsideEnv("the store's single writer thread owns the database connection")
 final class Writer {
   private static final Logger LOG = LoggerFactory.getLogger(Writer.class);
   private static final int MAX_BATCH = 512;
+
   /** Compaction proceeds this many revisions per SQLite transaction, letting writes in between. */
   private static final long COMPACT_STEP = 1_000;
 
@@ -48,15 +49,19 @@ final class Writer {
   private final Connection conn;
   private final WatchHub hub;
   private final TxnApplier applier;
+
   /** Prepared once: each batch's BEGIN and COMMIT were a parse and a statement's life each. */
   private final PreparedStatement begin;
+
   private final PreparedStatement commit;
   private final LinkedBlockingQueue<Request> queue = new LinkedBlockingQueue<>();
   private final Object submitLock = new Object();
   private boolean stopping; // guarded by submitLock
   private final Thread thread;
+
   /** Requests taken off the queue and not yet answered; only the writer thread touches it. */
   private final ArrayDeque<Request> pending = new ArrayDeque<>();
+
   private volatile long revision;
   private volatile long compacted;
 
@@ -69,7 +74,11 @@ final class Writer {
     this.commit = conn.prepareStatement("COMMIT");
     this.revision = meta.revision();
     this.compacted = meta.compacted();
-    this.thread = Thread.ofPlatform().daemon().name("qm-store-writer " + file.getFileName()).start(this::runGuarded);
+    this.thread =
+        Thread.ofPlatform()
+            .daemon()
+            .name("qm-store-writer " + file.getFileName())
+            .start(this::runGuarded);
   }
 
   long revision() {
@@ -249,9 +258,10 @@ final class Writer {
 
   private void failBatch(List<TxnRequest> batch, long before, Throwable e) {
     rollbackQuietly();
-    StoreException failure = e instanceof SQLException sql
-        ? Errors.wrap(file, "commit", sql)
-        : new StoreException("store " + file + ": commit failed: " + e, e);
+    StoreException failure =
+        e instanceof SQLException sql
+            ? Errors.wrap(file, "commit", sql)
+            : new StoreException("store " + file + ": commit failed: " + e, e);
     LOG.error("store {}: a commit of {} transactions failed", file, batch.size(), e);
     batch.forEach(r -> r.done().completeExceptionally(failure));
     resync(before);
@@ -259,8 +269,8 @@ final class Writer {
 
   /**
    * After a failed commit, reads back the committed revision. If it moved, the commit landed
-   * although SQLite reported an error: its events were never published, so every watch is ended
-   * and its client re-watches, replaying them from the log.
+   * although SQLite reported an error: its events were never published, so every watch is ended and
+   * its client re-watches, replaying them from the log.
    */
   private void resync(long before) {
     try {
@@ -269,7 +279,10 @@ final class Writer {
       execute("COMMIT");
       if (meta.revision() != before) {
         revision = meta.revision();
-        hub.endAll("store " + file + ": a write's outcome was uncertain; watch again", false, meta.revision());
+        hub.endAll(
+            "store " + file + ": a write's outcome was uncertain; watch again",
+            false,
+            meta.revision());
       }
     } catch (SQLException | RuntimeException e) {
       rollbackQuietly();
@@ -304,12 +317,16 @@ final class Writer {
       execute("COMMIT");
     } catch (SQLException | RuntimeException e) {
       rollbackQuietly();
-      // A corrupt row is passed on as it is: its message names the key, and its type says no retry helps.
-      request.done().completeExceptionally(switch (e) {
-        case SQLException sql -> Errors.wrap(file, "compact to " + target, sql);
-        case CorruptValueException corrupt -> corrupt;
-        default -> new StoreException("store " + file + ": compact failed: " + e, e);
-      });
+      // A corrupt row is passed on as it is: its message names the key, and its type says no retry
+      // helps.
+      request
+          .done()
+          .completeExceptionally(
+              switch (e) {
+                case SQLException sql -> Errors.wrap(file, "compact to " + target, sql);
+                case CorruptValueException corrupt -> corrupt;
+                default -> new StoreException("store " + file + ": compact failed: " + e, e);
+              });
       return false;
     }
     compacted = to;
@@ -331,8 +348,8 @@ final class Writer {
     try (Statement s = conn.createStatement()) {
       s.executeUpdate("PRAGMA incremental_vacuum");
     } catch (SQLException e) {
-      org.slf4j.LoggerFactory.getLogger(Writer.class).warn("store {}: reclaiming free pages failed: {}", file,
-          e.getMessage());
+      org.slf4j.LoggerFactory.getLogger(Writer.class)
+          .warn("store {}: reclaiming free pages failed: {}", file, e.getMessage());
     }
   }
 

@@ -23,9 +23,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The byte bound on history: large values updated often must not keep gigabytes of superseded
- * values for watches while the revision bound is far away. The scenario writes 200 KiB values,
- * 12 rounds over 5 keys with a delete and re-create in between (about 12 MiB of history), against a
- * 2 MiB byte bound and the default 10,000-revision bound.
+ * values for watches while the revision bound is far away. The scenario writes 200 KiB values, 12
+ * rounds over 5 keys with a delete and re-create in between (about 12 MiB of history), against a 2
+ * MiB byte bound and the default 10,000-revision bound.
  */
 class HistoryBytesBoundTest {
   static final int VALUE = 200 << 10;
@@ -43,31 +43,48 @@ class HistoryBytesBoundTest {
       assertThat(before).as("history before compaction").isGreaterThan(5 * BOUND);
 
       var env = new DeterministicEnv(1);
-      try (var compactor = HistoryCompactor.start(store, store, env, new HistoryPlan.Limits(10_000, BOUND),
-          Duration.ofMinutes(1))) {
+      try (var compactor =
+          HistoryCompactor.start(
+              store, store, env, new HistoryPlan.Limits(10_000, BOUND), Duration.ofMinutes(1))) {
         long upTo = compactor.compactNow();
         long after = historyBytes(store);
-        System.out.printf("history-bytes scenario: bound=%d before=%d after=%d compactedTo=%d of %d%n",
+        System.out.printf(
+            "history-bytes scenario: bound=%d before=%d after=%d compactedTo=%d of %d%n",
             BOUND, before, after, upTo, store.currentRevision());
 
         assertThat(after).as("history kept").isLessThanOrEqualTo(BOUND);
-        assertThat(upTo).as("the byte bound compacted, the revision bound alone would not").isPositive();
+        assertThat(upTo)
+            .as("the byte bound compacted, the revision bound alone would not")
+            .isPositive();
         assertThat(store.compactedRevision()).isEqualTo(upTo);
-        // Not more than needed: one more revision of history (at most one value) would not have fit.
+        // Not more than needed: one more revision of history (at most one value) would not have
+        // fit.
         assertThat(after).as("history kept").isGreaterThan(BOUND - VALUE - 64);
         assertThat(compactor.keptBytes()).isEqualTo(after);
         assertCurrentValues(store, current);
 
         // A watch from before the compacted revision gets "compacted" (the server's 410).
         var compacted = new CompletableFuture<Long>();
-        try (var w = store.watch("/big/", 1, listener(e -> compacted.completeExceptionally(
-            new AssertionError("replayed compacted history: " + e)), compacted::complete))) {
+        try (var w =
+            store.watch(
+                "/big/",
+                1,
+                listener(
+                    e ->
+                        compacted.completeExceptionally(
+                            new AssertionError("replayed compacted history: " + e)),
+                    compacted::complete))) {
           assertThat(compacted.get(30, TimeUnit.SECONDS)).isEqualTo(upTo);
         }
         // A watch from the compacted revision still replays what was kept, with previous values.
         var first = new CompletableFuture<StoreEvent>();
-        try (var w = store.watch("/big/", upTo, listener(first::complete,
-            r -> first.completeExceptionally(new AssertionError("compacted at " + r))))) {
+        try (var w =
+            store.watch(
+                "/big/",
+                upTo,
+                listener(
+                    first::complete,
+                    r -> first.completeExceptionally(new AssertionError("compacted at " + r))))) {
           StoreEvent e = first.get(30, TimeUnit.SECONDS);
           assertThat(e.kv().modRevision()).isEqualTo(upTo + 1);
         }
@@ -92,7 +109,9 @@ class HistoryBytesBoundTest {
       Map<String, byte[]> current = writeScenario(store);
       var naive = new RevisionOnlyCompactor(store, 10_000);
       assertThat(naive.compactNow()).isZero();
-      assertThat(historyBytes(store)).as("history kept by the revision-only compactor").isGreaterThan(5 * BOUND);
+      assertThat(historyBytes(store))
+          .as("history kept by the revision-only compactor")
+          .isGreaterThan(5 * BOUND);
       assertCurrentValues(store, current);
     }
   }
@@ -104,8 +123,13 @@ class HistoryBytesBoundTest {
       for (int k = 0; k < 20; k++) { // 4 MiB of current values, twice the bound
         put(store, "/big/" + k, 0);
       }
-      var compactor = HistoryCompactor.start(store, store, new DeterministicEnv(1),
-          new HistoryPlan.Limits(10_000, BOUND), Duration.ofMinutes(1));
+      var compactor =
+          HistoryCompactor.start(
+              store,
+              store,
+              new DeterministicEnv(1),
+              new HistoryPlan.Limits(10_000, BOUND),
+              Duration.ofMinutes(1));
       assertThat(compactor.compactNow()).isZero();
       assertThat(compactor.keptBytes()).isZero();
       compactor.close();
@@ -162,8 +186,11 @@ class HistoryBytesBoundTest {
 
   static void assertCurrentValues(Store store, Map<String, byte[]> current) {
     assertThat(store.range("/big/", 0).kvs()).hasSize(current.size());
-    current.forEach((key, v) -> assertThat(store.get(key)).as(key)
-        .hasValueSatisfying(kv -> assertThat(kv.value()).isEqualTo(v)));
+    current.forEach(
+        (key, v) ->
+            assertThat(store.get(key))
+                .as(key)
+                .hasValueSatisfying(kv -> assertThat(kv.value()).isEqualTo(v)));
   }
 
   /**
@@ -173,15 +200,17 @@ class HistoryBytesBoundTest {
   static long historyBytes(SqliteStore store) throws SQLException {
     try (var c = DriverManager.getConnection("jdbc:sqlite:file:" + store.file() + "?mode=ro");
         var s = c.createStatement();
-        var rs = s.executeQuery("SELECT COALESCE(SUM(length(key) + length(value)), 0) FROM log AS l"
-            + " WHERE deleted = 1 OR EXISTS (SELECT 1 FROM log AS n WHERE n.key = l.key AND n.revision > l.revision)")) {
+        var rs =
+            s.executeQuery(
+                "SELECT COALESCE(SUM(length(key) + length(value)), 0) FROM log AS l"
+                    + " WHERE deleted = 1 OR EXISTS (SELECT 1 FROM log AS n WHERE n.key = l.key AND n.revision > l.revision)")) {
       rs.next();
       return rs.getLong(1);
     }
   }
 
-  static WatchListener listener(java.util.function.Consumer<StoreEvent> events,
-      java.util.function.LongConsumer compacted) {
+  static WatchListener listener(
+      java.util.function.Consumer<StoreEvent> events, java.util.function.LongConsumer compacted) {
     return new WatchListener() {
       @Override
       public void onEvent(StoreEvent event) {

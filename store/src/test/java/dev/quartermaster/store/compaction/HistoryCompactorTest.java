@@ -19,7 +19,8 @@ class HistoryCompactorTest {
     var env = new DeterministicEnv(1);
     try (var store = SqliteStore.open(dir.resolve("s.db"))) {
       for (int i = 0; i < 30; i++) {
-        store.txn(Txn.when(List.of(), List.of(new Txn.Op.Put("/k" + (i % 3), new byte[] {(byte) i}))));
+        store.txn(
+            Txn.when(List.of(), List.of(new Txn.Op.Put("/k" + (i % 3), new byte[] {(byte) i}))));
       }
       try (var compactor = HistoryCompactor.start(store, env, 10, Duration.ofMinutes(1))) {
         env.advance(Duration.ofSeconds(59));

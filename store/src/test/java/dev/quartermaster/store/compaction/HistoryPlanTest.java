@@ -11,8 +11,11 @@ import org.junit.jupiter.api.Test;
 
 class HistoryPlanTest {
   /** Revisions 100 down to 91 each free 10 bytes. */
-  static final List<Freed> TEN_BY_TEN = java.util.stream.LongStream.rangeClosed(91, 100).map(r -> 191 - r)
-      .mapToObj(r -> new Freed(r, 10)).toList();
+  static final List<Freed> TEN_BY_TEN =
+      java.util.stream.LongStream.rangeClosed(91, 100)
+          .map(r -> 191 - r)
+          .mapToObj(r -> new Freed(r, 10))
+          .toList();
 
   @Test
   void theByteBoundWinsWhenItAsksForMore() {

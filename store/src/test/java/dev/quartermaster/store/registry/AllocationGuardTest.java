@@ -51,12 +51,16 @@ class AllocationGuardTest {
   }
 
   static ResourceClaim claim(String name) {
-    var spec = new ResourceClaimSpec(List.of(new DeviceRequest("gpu", "gpu", 1, List.of())), Optional.empty());
+    var spec =
+        new ResourceClaimSpec(
+            List.of(new DeviceRequest("gpu", "gpu", 1, List.of())), Optional.empty());
     return new ResourceClaim(ObjectMeta.named(name), spec, ResourceClaimStatus.EMPTY);
   }
 
   static ResourceClaim allocated(ResourceClaim c, String node, String device) {
-    return c.withStatus(c.status().withAllocation(new Allocation(node, List.of(new AllocatedDevice("gpu", device)))));
+    return c.withStatus(
+        c.status()
+            .withAllocation(new Allocation(node, List.of(new AllocatedDevice("gpu", device)))));
   }
 
   /** What the allocator does: record the device for the claim, then bind the claim. */
@@ -69,7 +73,8 @@ class AllocationGuardTest {
   static NodeAllocation record(ObjectRegistry api, String node, Map<String, DeviceHolder> add) {
     var current = api.get(Kinds.NODE_ALLOCATION, node);
     if (current.isEmpty()) {
-      return api.create(new NodeAllocation(ObjectMeta.named(node), new NodeAllocationSpec(add), null));
+      return api.create(
+          new NodeAllocation(ObjectMeta.named(node), new NodeAllocationSpec(add), null));
     }
     return api.update(current.get().withSpec(current.get().spec().with(add)));
   }
@@ -80,7 +85,8 @@ class AllocationGuardTest {
 
     assertThat(bound.status().allocation()).isPresent();
     // Later status writes that keep the allocation (the agent's prepare state) pass too.
-    assertThat(api.updateStatus(bound.withStatus(bound.status())).status().allocation()).isPresent();
+    assertThat(api.updateStatus(bound.withStatus(bound.status())).status().allocation())
+        .isPresent();
   }
 
   @Test
@@ -91,9 +97,13 @@ class AllocationGuardTest {
 
     assertThatThrownBy(() -> api.updateStatus(allocated(other, "node-1", "gpu-0")))
         .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.is(Reason.Conflict)).isTrue())
-        .hasMessageContaining("device gpu-0 on node node-1 is held by claim train-0-gpu (uid " + holder.metadata().uid() + ")");
+        .hasMessageContaining(
+            "device gpu-0 on node node-1 is held by claim train-0-gpu (uid "
+                + holder.metadata().uid()
+                + ")");
     assertThat(store.currentRevision()).as("nothing changed").isEqualTo(before);
-    assertThat(api.get(Kinds.RESOURCE_CLAIM, "train-5-gpu").orElseThrow().status().allocation()).isEmpty();
+    assertThat(api.get(Kinds.RESOURCE_CLAIM, "train-5-gpu").orElseThrow().status().allocation())
+        .isEmpty();
   }
 
   @Test
@@ -102,10 +112,15 @@ class AllocationGuardTest {
     var second = bind(api, "train-1-gpu", "node-1", "gpu-1");
 
     assertThatThrownBy(() -> api.updateStatus(allocated(second, "node-1", "gpu-0")))
-        .hasMessageContaining("device gpu-0 on node node-1 is held by claim train-0-gpu (uid " + first.metadata().uid() + ")");
+        .hasMessageContaining(
+            "device gpu-0 on node node-1 is held by claim train-0-gpu (uid "
+                + first.metadata().uid()
+                + ")");
     // A spec/metadata update never writes the status: the allocation stays where the record says.
     var updated = api.update(allocated(second, "node-1", "gpu-0"));
-    assertThat(updated.status().allocation().orElseThrow().devices()).extracting(AllocatedDevice::device).containsExactly("gpu-1");
+    assertThat(updated.status().allocation().orElseThrow().devices())
+        .extracting(AllocatedDevice::device)
+        .containsExactly("gpu-1");
   }
 
   @Test
@@ -113,7 +128,8 @@ class AllocationGuardTest {
     var c = api.create(claim("train-0-gpu"));
 
     assertThatThrownBy(() -> api.updateStatus(allocated(c, "node-1", "gpu-3")))
-        .hasMessageContaining("device gpu-3 on node node-1 is not recorded for this claim in nodeallocation/node-1");
+        .hasMessageContaining(
+            "device gpu-3 on node node-1 is not recorded for this claim in nodeallocation/node-1");
   }
 
   @Test
@@ -133,10 +149,17 @@ class AllocationGuardTest {
 
     assertThatThrownBy(() -> api.update(record.withSpec(NodeAllocationSpec.EMPTY)))
         .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.is(Reason.Conflict)).isTrue())
-        .hasMessageContaining("nodeallocation/node-1: spec.devices: device gpu-0 is held by claim train-0-gpu (uid "
-            + live.metadata().uid() + ")");
-    assertThatThrownBy(() -> api.update(record.withSpec(record.spec().with(Map.of("gpu-0", new DeviceHolder("x", "uid-x"))))))
-        .as("handing the device to someone else is a change too").hasMessageContaining("held by claim train-0-gpu");
+        .hasMessageContaining(
+            "nodeallocation/node-1: spec.devices: device gpu-0 is held by claim train-0-gpu (uid "
+                + live.metadata().uid()
+                + ")");
+    assertThatThrownBy(
+            () ->
+                api.update(
+                    record.withSpec(
+                        record.spec().with(Map.of("gpu-0", new DeviceHolder("x", "uid-x"))))))
+        .as("handing the device to someone else is a change too")
+        .hasMessageContaining("held by claim train-0-gpu");
 
     var cleaned = api.update(record.withSpec(record.spec().without(java.util.Set.of("gpu-1"))));
     assertThat(cleaned.spec().devices()).containsOnlyKeys("gpu-0");
@@ -146,17 +169,20 @@ class AllocationGuardTest {
   void aRecordDeleteWithALiveEntryIsRefused() {
     bind(api, "train-0-gpu", "node-1", "gpu-0");
 
-    assertThatThrownBy(() -> api.delete(Kinds.NODE_ALLOCATION, "node-1")).hasMessageContaining("held by claim train-0-gpu");
+    assertThatThrownBy(() -> api.delete(Kinds.NODE_ALLOCATION, "node-1"))
+        .hasMessageContaining("held by claim train-0-gpu");
     assertThat(api.get(Kinds.NODE_ALLOCATION, "node-1")).isPresent();
   }
 
   @Test
   void anEntryOfAPendingClaimMayBeTakenBackAndThenTheClaimCannotBindIt() {
     var c = api.create(claim("train-0-gpu"));
-    var record = record(api, "node-1", Map.of("gpu-0", new DeviceHolder("train-0-gpu", c.metadata().uid())));
+    var record =
+        record(api, "node-1", Map.of("gpu-0", new DeviceHolder("train-0-gpu", c.metadata().uid())));
     api.update(record.withSpec(NodeAllocationSpec.EMPTY));
 
-    assertThatThrownBy(() -> api.updateStatus(allocated(c, "node-1", "gpu-0"))).hasMessageContaining("not recorded");
+    assertThatThrownBy(() -> api.updateStatus(allocated(c, "node-1", "gpu-0")))
+        .hasMessageContaining("not recorded");
   }
 
   @Test
@@ -165,8 +191,10 @@ class AllocationGuardTest {
 
     assertThatThrownBy(() -> api.delete(Kinds.NODE, "node-1"))
         .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.is(Reason.Conflict)).isTrue())
-        .hasMessageContaining("node/node-1 cannot be deleted while live claims hold its devices: gpu-0 by claim train-0-gpu (uid "
-            + live.metadata().uid() + ")");
+        .hasMessageContaining(
+            "node/node-1 cannot be deleted while live claims hold its devices: gpu-0 by claim train-0-gpu (uid "
+                + live.metadata().uid()
+                + ")");
     assertThat(api.get(Kinds.NODE, "node-1")).isPresent();
   }
 
@@ -180,7 +208,8 @@ class AllocationGuardTest {
     assertThat(api.get(Kinds.NODE_ALLOCATION, "node-1").orElseThrow().spec().holder("gpu-0"))
         .contains(new DeviceHolder("train-0-gpu", c.metadata().uid()));
     var other = api.create(claim("train-5-gpu"));
-    assertThatThrownBy(() -> api.updateStatus(allocated(other, "node-1", "gpu-0"))).hasMessageContaining("held by claim train-0-gpu");
+    assertThatThrownBy(() -> api.updateStatus(allocated(other, "node-1", "gpu-0")))
+        .hasMessageContaining("held by claim train-0-gpu");
   }
 
   @Test
@@ -188,13 +217,19 @@ class AllocationGuardTest {
     var racing = new InterleavingStore(store);
     var guarded = new ObjectRegistry(racing, env);
     var c = guarded.create(claim("train-0-gpu"));
-    var record = record(guarded, "node-1", Map.of("gpu-0", new DeviceHolder("train-0-gpu", c.metadata().uid())));
+    var record =
+        record(
+            guarded,
+            "node-1",
+            Map.of("gpu-0", new DeviceHolder("train-0-gpu", c.metadata().uid())));
     // Between the bind's check and its transaction, someone takes the entry back: the transaction
     // fails on the record's revision and the check, run again, refuses.
     racing.beforeNextTxn(() -> api.update(record.withSpec(NodeAllocationSpec.EMPTY)));
 
-    assertThatThrownBy(() -> guarded.updateStatus(allocated(c, "node-1", "gpu-0"))).hasMessageContaining("not recorded");
-    assertThat(api.get(Kinds.RESOURCE_CLAIM, "train-0-gpu").orElseThrow().status().allocation()).isEmpty();
+    assertThatThrownBy(() -> guarded.updateStatus(allocated(c, "node-1", "gpu-0")))
+        .hasMessageContaining("not recorded");
+    assertThat(api.get(Kinds.RESOURCE_CLAIM, "train-0-gpu").orElseThrow().status().allocation())
+        .isEmpty();
   }
 
   /** The naive variant: without the guard the same writes leave gpu-0 held by two live claims. */
@@ -206,9 +241,16 @@ class AllocationGuardTest {
 
     naive.updateStatus(allocated(other, "node-1", "gpu-0"));
 
-    var holders = naive.list(Kinds.RESOURCE_CLAIM).items().stream()
-        .filter(x -> x.status().allocation().map(a -> a.devices().getFirst().device().equals("gpu-0")).orElse(false))
-        .map(x -> x.metadata().name()).toList();
+    var holders =
+        naive.list(Kinds.RESOURCE_CLAIM).items().stream()
+            .filter(
+                x ->
+                    x.status()
+                        .allocation()
+                        .map(a -> a.devices().getFirst().device().equals("gpu-0"))
+                        .orElse(false))
+            .map(x -> x.metadata().name())
+            .toList();
     assertThat(holders).containsExactlyInAnyOrder("train-0-gpu", "train-5-gpu");
   }
 }

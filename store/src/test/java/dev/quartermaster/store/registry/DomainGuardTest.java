@@ -41,25 +41,35 @@ class DomainGuardTest {
     var created = api.create(domain());
     assertThat(created.metadata().finalizers()).containsExactly(ComputeDomain.IN_USE_FINALIZER);
     api.delete(Kinds.COMPUTE_DOMAIN, "nvlink-a");
-    assertThat(api.get(Kinds.COMPUTE_DOMAIN, "nvlink-a").orElseThrow().metadata().isDeleting()).isTrue();
+    assertThat(api.get(Kinds.COMPUTE_DOMAIN, "nvlink-a").orElseThrow().metadata().isDeleting())
+        .isTrue();
   }
 
   @Test
   void aPlainWriteCannotDropTheFinalizerWhileClaimsNameTheDomain() {
     var created = api.create(domain());
-    var used = api.updateStatus(created.withStatus(new ComputeDomainStatus(List.of(), List.of("train-w-0-gpu"), List.of())));
+    var used =
+        api.updateStatus(
+            created.withStatus(
+                new ComputeDomainStatus(List.of(), List.of("train-w-0-gpu"), List.of())));
     var withoutFinalizer = used.withMetadata(used.metadata().withFinalizers(List.of()));
     var refused = catchThrowableOfType(ApiException.class, () -> api.update(withoutFinalizer));
-    assertThat(refused.getMessage()).contains("metadata.finalizers", "while claims name the domain (train-w-0-gpu)");
+    assertThat(refused.getMessage())
+        .contains("metadata.finalizers", "while claims name the domain (train-w-0-gpu)");
     assertThat(api.get(Kinds.COMPUTE_DOMAIN, "nvlink-a").orElseThrow().metadata().finalizers())
         .containsExactly(ComputeDomain.IN_USE_FINALIZER);
 
     // Once no claim names it, the controller (or anyone) may let it go.
     var unused = api.updateStatus(used.withStatus(ComputeDomainStatus.EMPTY));
-    assertThat(api.update(unused.withMetadata(unused.metadata().withFinalizers(List.of()))).metadata().finalizers()).isEmpty();
+    assertThat(
+            api.update(unused.withMetadata(unused.metadata().withFinalizers(List.of())))
+                .metadata()
+                .finalizers())
+        .isEmpty();
   }
 
   private static ComputeDomain domain() {
-    return new ComputeDomain(ObjectMeta.named("nvlink-a"), new ComputeDomainSpec(2), ComputeDomainStatus.EMPTY);
+    return new ComputeDomain(
+        ObjectMeta.named("nvlink-a"), new ComputeDomainSpec(2), ComputeDomainStatus.EMPTY);
   }
 }

@@ -5,7 +5,9 @@ import dev.quartermaster.store.Store;
 import dev.quartermaster.store.Txn;
 import dev.quartermaster.store.TxnResult;
 
-/** A store that runs another writer's step just before the next transaction: a race, placed by hand. */
+/**
+ * A store that runs another writer's step just before the next transaction: a race, placed by hand.
+ */
 final class InterleavingStore extends ForwardingStore {
   private Runnable before = () -> {};
 

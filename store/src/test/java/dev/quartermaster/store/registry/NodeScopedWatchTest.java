@@ -27,7 +27,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A node's scoped watch through the registry and SQLite: its claims arriving and leaving, nothing else. */
+/**
+ * A node's scoped watch through the registry and SQLite: its claims arriving and leaving, nothing
+ * else.
+ */
 @Timeout(60)
 class NodeScopedWatchTest {
   @TempDir Path dir;
@@ -55,11 +58,13 @@ class NodeScopedWatchTest {
 
       assertThat(take(everything, last)).hasSize(9);
       var heard = take(onA, last);
-      assertThat(heard).extracting(e -> e.type() + " " + e.revision()).containsExactly(
-          "MODIFIED " + arrived.metadata().revision(),
-          "MODIFIED " + left.metadata().revision(),
-          "MODIFIED " + back.metadata().revision(),
-          "DELETED " + last);
+      assertThat(heard)
+          .extracting(e -> e.type() + " " + e.revision())
+          .containsExactly(
+              "MODIFIED " + arrived.metadata().revision(),
+              "MODIFIED " + left.metadata().revision(),
+              "MODIFIED " + back.metadata().revision(),
+              "DELETED " + last);
       // The departure carries what the claim is now: no longer on a.
       assertThat(heard.get(1).object().status().allocation()).isEmpty();
       scoped.close();
@@ -68,15 +73,21 @@ class NodeScopedWatchTest {
   }
 
   private static ResourceClaim claim(String name) {
-    return new ResourceClaim(ObjectMeta.named(name), new ResourceClaimSpec(
-        List.of(new DeviceRequest("gpu", "gpu", 1, List.of())), Optional.empty()), ResourceClaimStatus.EMPTY);
+    return new ResourceClaim(
+        ObjectMeta.named(name),
+        new ResourceClaimSpec(
+            List.of(new DeviceRequest("gpu", "gpu", 1, List.of())), Optional.empty()),
+        ResourceClaimStatus.EMPTY);
   }
 
   private static ResourceClaim allocated(ResourceClaim c, String node) {
-    return c.withStatus(c.status().withAllocation(new Allocation(node, List.of(new AllocatedDevice("gpu", "gpu-0")))));
+    return c.withStatus(
+        c.status()
+            .withAllocation(new Allocation(node, List.of(new AllocatedDevice("gpu", "gpu-0")))));
   }
 
-  private static WatchHandler<ResourceClaim> recorder(BlockingQueue<WatchEvent<ResourceClaim>> events) {
+  private static WatchHandler<ResourceClaim> recorder(
+      BlockingQueue<WatchEvent<ResourceClaim>> events) {
     return new WatchHandler<>() {
       @Override
       public void onEvent(WatchEvent<ResourceClaim> event) {
@@ -91,8 +102,8 @@ class NodeScopedWatchTest {
   }
 
   /** The events up to and including revision {@code last}, in order. */
-  private static List<WatchEvent<ResourceClaim>> take(BlockingQueue<WatchEvent<ResourceClaim>> events, long last)
-      throws InterruptedException {
+  private static List<WatchEvent<ResourceClaim>> take(
+      BlockingQueue<WatchEvent<ResourceClaim>> events, long last) throws InterruptedException {
     var taken = new ArrayList<WatchEvent<ResourceClaim>>();
     while (taken.isEmpty() || taken.getLast().revision() < last) {
       var event = events.poll(30, TimeUnit.SECONDS);

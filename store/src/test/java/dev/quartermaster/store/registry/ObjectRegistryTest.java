@@ -60,7 +60,8 @@ class ObjectRegistryTest {
     assertThat(created.metadata().createdAt()).contains(env.now());
     assertThat(api.get(Kinds.NODE, "n1")).contains(created);
     assertThatThrownBy(() -> api.create(node("n1")))
-        .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.reason()).isEqualTo(Reason.AlreadyExists));
+        .isInstanceOfSatisfying(
+            ApiException.class, e -> assertThat(e.reason()).isEqualTo(Reason.AlreadyExists));
   }
 
   @Test
@@ -68,8 +69,10 @@ class ObjectRegistryTest {
     var v1 = api.create(node("n1"));
     var v2 = api.update(v1.withMetadata(v1.metadata().withLabels(Map.of("zone", "a"))));
     var before = store.currentRevision();
-    assertThatThrownBy(() -> api.update(v1.withMetadata(v1.metadata().withLabels(Map.of("zone", "b")))))
-        .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.reason()).isEqualTo(Reason.Conflict));
+    assertThatThrownBy(
+            () -> api.update(v1.withMetadata(v1.metadata().withLabels(Map.of("zone", "b")))))
+        .isInstanceOfSatisfying(
+            ApiException.class, e -> assertThat(e.reason()).isEqualTo(Reason.Conflict));
     assertThat(store.currentRevision()).isEqualTo(before);
     assertThat(api.get(Kinds.NODE, "n1")).contains(v2);
   }
@@ -79,29 +82,50 @@ class ObjectRegistryTest {
     var v1 = api.create(node("n1"));
     var labelled = api.update(v1.withMetadata(v1.metadata().withLabels(Map.of("a", "b"))));
     assertThat(labelled.metadata().generation()).isEqualTo(1);
-    var cordoned = api.update(new Node(labelled.metadata(), new NodeSpec(true, false), NodeStatus.EMPTY));
+    var cordoned =
+        api.update(new Node(labelled.metadata(), new NodeSpec(true, false), NodeStatus.EMPTY));
     assertThat(cordoned.metadata().generation()).isEqualTo(2);
 
-    var ready = new NodeStatus(List.of(new Condition("AgentReady", Condition.Status.True, "Heartbeat", "", Optional.empty())),
-        Optional.of(env.now()), "boot-1", "test", List.of());
+    var ready =
+        new NodeStatus(
+            List.of(
+                new Condition(
+                    "AgentReady", Condition.Status.True, "Heartbeat", "", Optional.empty())),
+            Optional.of(env.now()),
+            "boot-1",
+            "test",
+            List.of());
     var withStatus = api.updateStatus(cordoned.withStatus(ready));
     assertThat(withStatus.status()).isEqualTo(ready);
     assertThat(withStatus.metadata().generation()).isEqualTo(2);
     // A spec update does not touch the status, even if the caller sends another one.
-    var again = api.update(new Node(withStatus.metadata(), new NodeSpec(false, false), NodeStatus.EMPTY));
+    var again =
+        api.update(new Node(withStatus.metadata(), new NodeSpec(false, false), NodeStatus.EMPTY));
     assertThat(again.status()).isEqualTo(ready);
   }
 
   @Test
   void gracefulDeleteWaitsForFinalizers() {
-    var v1 = api.create(node("n1").withMetadata(ObjectMeta.named("n1").withFinalizers(List.of("quartermaster.dev/agent"))));
+    var v1 =
+        api.create(
+            node("n1")
+                .withMetadata(
+                    ObjectMeta.named("n1").withFinalizers(List.of("quartermaster.dev/agent"))));
     var result = api.delete(Kinds.NODE, "n1");
     assertThat(result).isInstanceOf(DeleteResult.Terminating.class);
     var deleting = api.get(Kinds.NODE, "n1").orElseThrow();
     assertThat(deleting.metadata().deletedAt()).isPresent();
-    assertThat(api.delete(Kinds.NODE, "n1").object()).isEqualTo(deleting); // a second delete changes nothing
-    assertThatThrownBy(() -> api.update(deleting.withMetadata(deleting.metadata().withFinalizers(List.of("quartermaster.dev/agent", "x/y")))))
-        .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.reason()).isEqualTo(Reason.Invalid));
+    assertThat(api.delete(Kinds.NODE, "n1").object())
+        .isEqualTo(deleting); // a second delete changes nothing
+    assertThatThrownBy(
+            () ->
+                api.update(
+                    deleting.withMetadata(
+                        deleting
+                            .metadata()
+                            .withFinalizers(List.of("quartermaster.dev/agent", "x/y")))))
+        .isInstanceOfSatisfying(
+            ApiException.class, e -> assertThat(e.reason()).isEqualTo(Reason.Invalid));
     api.update(deleting.withMetadata(deleting.metadata().withFinalizers(List.of())));
     assertThat(api.get(Kinds.NODE, "n1")).isEmpty();
     assertThat(v1.metadata().finalizers()).containsExactly("quartermaster.dev/agent");
@@ -113,14 +137,20 @@ class ObjectRegistryTest {
     assertThat(api.delete(Kinds.NODE, "n1")).isInstanceOf(DeleteResult.Deleted.class);
     assertThat(api.get(Kinds.NODE, "n1")).isEmpty();
     assertThatThrownBy(() -> api.delete(Kinds.NODE, "n1"))
-        .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.reason()).isEqualTo(Reason.NotFound));
+        .isInstanceOfSatisfying(
+            ApiException.class, e -> assertThat(e.reason()).isEqualTo(Reason.NotFound));
   }
 
   @Test
   void badInputChangesNothing() {
     var before = store.currentRevision();
     assertThatThrownBy(() -> api.create(node("../x")))
-        .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.error().details()).extracting(d -> d.field()).contains("metadata.name"));
+        .isInstanceOfSatisfying(
+            ApiException.class,
+            e ->
+                assertThat(e.error().details())
+                    .extracting(d -> d.field())
+                    .contains("metadata.name"));
     assertThatThrownBy(() -> api.get(Kinds.NODE, "../x")).isInstanceOf(ApiException.class);
     assertThat(store.currentRevision()).isEqualTo(before);
   }
@@ -173,7 +203,8 @@ class ObjectRegistryTest {
     return item;
   }
 
-  private static WatchHandler<Node> collect(BlockingQueue<WatchEvent<Node>> events, BlockingQueue<Long> gone) {
+  private static WatchHandler<Node> collect(
+      BlockingQueue<WatchEvent<Node>> events, BlockingQueue<Long> gone) {
     return new WatchHandler<>() {
       @Override
       public void onEvent(WatchEvent<Node> event) {

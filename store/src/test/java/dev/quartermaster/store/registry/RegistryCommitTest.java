@@ -33,10 +33,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@link ObjectRegistry#commit}: several writes as one transaction, each judged by the store's rules
- * against the batch's earlier writes — what lets the allocator write a node's record and its claims
- * together. Each property is also run against {@link #oneAtATime}, the naive commit that applies the
- * writes in turn, to show the test can tell.
+ * {@link ObjectRegistry#commit}: several writes as one transaction, each judged by the store's
+ * rules against the batch's earlier writes — what lets the allocator write a node's record and its
+ * claims together. Each property is also run against {@link #oneAtATime}, the naive commit that
+ * applies the writes in turn, to show the test can tell.
  */
 class RegistryCommitTest {
   @TempDir Path dir;
@@ -55,7 +55,10 @@ class RegistryCommitTest {
     store.close();
   }
 
-  /** The naive variant: each write applied alone, in order; a failure leaves the earlier ones applied. */
+  /**
+   * The naive variant: each write applied alone, in order; a failure leaves the earlier ones
+   * applied.
+   */
   static List<ApiObject> oneAtATime(ApiClient api, List<Write> writes) {
     var out = new ArrayList<ApiObject>();
     for (var w : writes) {
@@ -65,7 +68,8 @@ class RegistryCommitTest {
   }
 
   static Write record(String node, Map<String, DeviceHolder> devices) {
-    return new Write.Create(new NodeAllocation(ObjectMeta.named(node), new NodeAllocationSpec(devices), null));
+    return new Write.Create(
+        new NodeAllocation(ObjectMeta.named(node), new NodeAllocationSpec(devices), null));
   }
 
   static DeviceHolder holder(ResourceClaim c) {
@@ -78,8 +82,12 @@ class RegistryCommitTest {
     var b = api.create(claim("b"));
     long before = store.currentRevision();
 
-    var written = api.commit(List.of(record("node-1", Map.of("gpu-0", holder(a), "gpu-1", holder(b))),
-        new Write.UpdateStatus(allocated(a, "node-1", "gpu-0")), new Write.UpdateStatus(allocated(b, "node-1", "gpu-1"))));
+    var written =
+        api.commit(
+            List.of(
+                record("node-1", Map.of("gpu-0", holder(a), "gpu-1", holder(b))),
+                new Write.UpdateStatus(allocated(a, "node-1", "gpu-0")),
+                new Write.UpdateStatus(allocated(b, "node-1", "gpu-1"))));
 
     assertThat(store.currentRevision()).as("one transaction").isEqualTo(before + 1);
     assertThat(written).extracting(o -> o.metadata().revision()).containsOnly(before + 1);
@@ -93,8 +101,12 @@ class RegistryCommitTest {
     long before = store.currentRevision();
 
     // The claim first: no record gives it gpu-0 yet, so it is refused, and so is the whole batch.
-    assertThatThrownBy(() -> api.commit(List.of(new Write.UpdateStatus(allocated(a, "node-1", "gpu-0")),
-        record("node-1", Map.of("gpu-0", holder(a))))))
+    assertThatThrownBy(
+            () ->
+                api.commit(
+                    List.of(
+                        new Write.UpdateStatus(allocated(a, "node-1", "gpu-0")),
+                        record("node-1", Map.of("gpu-0", holder(a))))))
         .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.is(Reason.Conflict)).isTrue())
         .hasMessageContaining("device gpu-0 on node node-1 is not recorded for this claim");
     assertThat(store.currentRevision()).as("nothing applied").isEqualTo(before);
@@ -106,8 +118,13 @@ class RegistryCommitTest {
     var b = api.create(claim("b"));
     long before = store.currentRevision();
 
-    assertThatThrownBy(() -> api.commit(List.of(record("node-1", Map.of("gpu-0", holder(a))),
-        new Write.UpdateStatus(allocated(a, "node-1", "gpu-0")), new Write.UpdateStatus(allocated(b, "node-1", "gpu-0")))))
+    assertThatThrownBy(
+            () ->
+                api.commit(
+                    List.of(
+                        record("node-1", Map.of("gpu-0", holder(a))),
+                        new Write.UpdateStatus(allocated(a, "node-1", "gpu-0")),
+                        new Write.UpdateStatus(allocated(b, "node-1", "gpu-0")))))
         .hasMessageContaining("device gpu-0 on node node-1 is held by claim a");
     assertThat(store.currentRevision()).isEqualTo(before);
     assertThat(api.get(Kinds.NODE_ALLOCATION, "node-1")).isEmpty();
@@ -131,28 +148,40 @@ class RegistryCommitTest {
     b = api.update(b.withMetadata(b.metadata().withLabels(Map.of("touched", "yes"))));
     var fresh = new Write.Update(a.withMetadata(a.metadata().withLabels(Map.of("x", "y"))));
 
-    assertThatThrownBy(() -> api.commit(List.of(fresh, new Write.Update(staleB.withMetadata(staleB.metadata()
-        .withLabels(Map.of("x", "z")))))))
+    assertThatThrownBy(
+            () ->
+                api.commit(
+                    List.of(
+                        fresh,
+                        new Write.Update(
+                            staleB.withMetadata(staleB.metadata().withLabels(Map.of("x", "z")))))))
         .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.failedWrite()).hasValue(1));
     var invalid = b.withMetadata(b.metadata().withLabels(Map.of("x", "not a label!")));
     assertThatThrownBy(() -> api.commit(List.of(new Write.Update(invalid), fresh)))
         .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.failedWrite()).hasValue(0));
     assertThatThrownBy(() -> api.commit(List.of(new Write.Update(invalid))))
-        .as("a single write is its own call: nothing to say which").isInstanceOfSatisfying(ApiException.class,
-            e -> assertThat(e.failedWrite()).isEmpty());
+        .as("a single write is its own call: nothing to say which")
+        .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.failedWrite()).isEmpty());
   }
 
-  /** Commits a record, claim a and a stale copy of claim b; the record as stored afterwards, if any. */
-  private java.util.Optional<NodeAllocation> lostCompareAndSet(Function<List<Write>, List<ApiObject>> commit) {
+  /**
+   * Commits a record, claim a and a stale copy of claim b; the record as stored afterwards, if any.
+   */
+  private java.util.Optional<NodeAllocation> lostCompareAndSet(
+      Function<List<Write>, List<ApiObject>> commit) {
     var a = api.create(claim("a"));
     var b = api.create(claim("b"));
     api.update(b.withMetadata(b.metadata().withLabels(Map.of("touched", "yes")))); // b moves on
-    var batch = List.of(record("node-1", Map.of("gpu-0", holder(a), "gpu-1", holder(b))),
-        new Write.UpdateStatus(allocated(a, "node-1", "gpu-0")), new Write.UpdateStatus(allocated(b, "node-1", "gpu-1")));
+    var batch =
+        List.of(
+            record("node-1", Map.of("gpu-0", holder(a), "gpu-1", holder(b))),
+            new Write.UpdateStatus(allocated(a, "node-1", "gpu-0")),
+            new Write.UpdateStatus(allocated(b, "node-1", "gpu-1")));
 
     assertThatThrownBy(() -> commit.apply(batch))
         .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.is(Reason.Conflict)).isTrue())
-        .hasMessageContaining("resourceclaim/b was modified since revision " + b.metadata().revision());
+        .hasMessageContaining(
+            "resourceclaim/b was modified since revision " + b.metadata().revision());
     return api.get(Kinds.NODE_ALLOCATION, "node-1");
   }
 

@@ -53,8 +53,11 @@ class SpecDecisionGuardTest {
   }
 
   private Workload scaled(ObjectRegistry api, int replicas) {
-    var template = new TaskTemplate(List.of("train"), Map.of(), "exec", Optional.empty(), List.of(), Map.of());
-    var spec = new WorkloadSpec(List.of(new WorkerGroup("w", replicas, template, List.of(), null)), Optional.empty());
+    var template =
+        new TaskTemplate(List.of("train"), Map.of(), "exec", Optional.empty(), List.of(), Map.of());
+    var spec =
+        new WorkloadSpec(
+            List.of(new WorkerGroup("w", replicas, template, List.of(), null)), Optional.empty());
     var current = api.get(Kinds.WORKLOAD, "train");
     return current.isEmpty()
         ? api.create(new Workload(ObjectMeta.named("train"), spec, WorkloadStatus.EMPTY))
@@ -62,8 +65,18 @@ class SpecDecisionGuardTest {
   }
 
   private Task worker(ObjectRegistry api, String name) {
-    return api.create(new Task(ObjectMeta.named(name).withOwner(OwnerReference.of(w)), new TaskSpec(Optional.empty(),
-        List.of("train"), Map.of(), List.of(), List.of(), "exec", Optional.empty()), TaskStatus.EMPTY));
+    return api.create(
+        new Task(
+            ObjectMeta.named(name).withOwner(OwnerReference.of(w)),
+            new TaskSpec(
+                Optional.empty(),
+                List.of("train"),
+                Map.of(),
+                List.of(),
+                List.of(),
+                "exec",
+                Optional.empty()),
+            TaskStatus.EMPTY));
   }
 
   private static Task marked(ObjectRegistry api, Task t, long generation) {
@@ -81,10 +94,14 @@ class SpecDecisionGuardTest {
     marked(api, t, w.metadata().generation()); // the controller's read: surplus at this generation
     scaled(api, 4); // the operator scales back up before the delete arrives
 
-    assertThatThrownBy(() -> api.delete(Kinds.TASK, "train-w-3")).isInstanceOfSatisfying(ApiException.class, e -> {
-      assertThat(e.is(Reason.Conflict)).isTrue();
-      assertThat(e.getMessage()).contains("deleted for a scale-down on generation 2", "now at generation 3");
-    });
+    assertThatThrownBy(() -> api.delete(Kinds.TASK, "train-w-3"))
+        .isInstanceOfSatisfying(
+            ApiException.class,
+            e -> {
+              assertThat(e.is(Reason.Conflict)).isTrue();
+              assertThat(e.getMessage())
+                  .contains("deleted for a scale-down on generation 2", "now at generation 3");
+            });
     assertThat(api.get(Kinds.TASK, "train-w-3").orElseThrow().metadata().isDeleting()).isFalse();
   }
 
@@ -98,7 +115,10 @@ class SpecDecisionGuardTest {
 
     assertThat(api.delete(Kinds.TASK, "train-w-0")).isInstanceOf(DeleteResult.Deleted.class);
     w = scaled(api, 1);
-    marked(api, api.get(Kinds.TASK, surplus.metadata().name()).orElseThrow(), w.metadata().generation());
+    marked(
+        api,
+        api.get(Kinds.TASK, surplus.metadata().name()).orElseThrow(),
+        w.metadata().generation());
     assertThat(api.delete(Kinds.TASK, "train-w-3")).isInstanceOf(DeleteResult.Deleted.class);
     assertThat(unmarked.metadata().name()).isEqualTo("train-w-0");
   }
@@ -110,12 +130,22 @@ class SpecDecisionGuardTest {
     long decidedOn = w.metadata().generation(); // the controller's read: worker 3 is wanted
     scaled(api, 2); // the operator scales down before the create arrives
     var labels = Map.of(SpecDecision.CREATED_AT, Long.toString(decidedOn));
-    var late = new Task(ObjectMeta.named("train-w-3").withLabels(labels).withOwner(OwnerReference.of(w)),
-        new TaskSpec(Optional.empty(), List.of("train"), Map.of(), List.of(), List.of(), "exec", Optional.empty()),
-        TaskStatus.EMPTY);
+    var late =
+        new Task(
+            ObjectMeta.named("train-w-3").withLabels(labels).withOwner(OwnerReference.of(w)),
+            new TaskSpec(
+                Optional.empty(),
+                List.of("train"),
+                Map.of(),
+                List.of(),
+                List.of(),
+                "exec",
+                Optional.empty()),
+            TaskStatus.EMPTY);
 
-    assertThatThrownBy(() -> api.create(late)).isInstanceOfSatisfying(ApiException.class,
-        e -> assertThat(e.is(Reason.Conflict)).isTrue());
+    assertThatThrownBy(() -> api.create(late))
+        .isInstanceOfSatisfying(
+            ApiException.class, e -> assertThat(e.is(Reason.Conflict)).isTrue());
     assertThat(api.get(Kinds.TASK, "train-w-3")).isEmpty();
   }
 

@@ -28,11 +28,19 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The task's phase machine holds in the store whoever writes: a naive client that builds a status
- * by hand (no {@link TaskTransitions} move) is refused with 409 naming the rule, and nothing changes.
+ * by hand (no {@link TaskTransitions} move) is refused with 409 naming the rule, and nothing
+ * changes.
  */
 class TaskPhaseGuardTest {
-  private static final TaskSpec SPEC = new TaskSpec(Optional.empty(), List.of("train"), Map.of(), List.of(), List.of(),
-      "exec", Optional.empty());
+  private static final TaskSpec SPEC =
+      new TaskSpec(
+          Optional.empty(),
+          List.of("train"),
+          Map.of(),
+          List.of(),
+          List.of(),
+          "exec",
+          Optional.empty());
 
   @TempDir Path dir;
   Store store;
@@ -54,10 +62,13 @@ class TaskPhaseGuardTest {
     var done = walk(api, "t", TaskPhase.Scheduled, TaskPhase.Running, TaskPhase.Succeeded);
     long before = store.currentRevision();
 
-    var refused = catchThrowableOfType(ApiException.class, () -> api.updateStatus(done.withStatus(naive(TaskPhase.Running))));
+    var refused =
+        catchThrowableOfType(
+            ApiException.class, () -> api.updateStatus(done.withStatus(naive(TaskPhase.Running))));
 
     assertThat(refused.error().code()).isEqualTo(409);
-    assertThat(refused.getMessage()).isEqualTo("task t: Succeeded → Running refused: a finished task never runs again");
+    assertThat(refused.getMessage())
+        .isEqualTo("task t: Succeeded → Running refused: a finished task never runs again");
     assertThat(store.currentRevision()).as("nothing written").isEqualTo(before);
     assertThat(api.get(Kinds.TASK, "t").orElseThrow()).isEqualTo(done);
   }
@@ -66,10 +77,14 @@ class TaskPhaseGuardTest {
   void withoutTheGuardTheSameWriteRunsTheFinishedTaskAgain() {
     var open = ObjectRegistry.withoutCrossObjectRules(store, new DeterministicEnv(5));
     var done = walk(open, "t", TaskPhase.Scheduled, TaskPhase.Running, TaskPhase.Succeeded);
-    assertThat(open.updateStatus(done.withStatus(naive(TaskPhase.Running))).status().phase()).isEqualTo(TaskPhase.Running);
+    assertThat(open.updateStatus(done.withStatus(naive(TaskPhase.Running))).status().phase())
+        .isEqualTo(TaskPhase.Running);
   }
 
-  /** Each pair of phases, reached by a create (never judged), then written: the store agrees with the table. */
+  /**
+   * Each pair of phases, reached by a create (never judged), then written: the store agrees with
+   * the table.
+   */
   @Test
   void everyChangeOfPhaseIsJudgedAsTheTableSays() {
     var disagreements = new ArrayList<String>();
@@ -82,7 +97,9 @@ class TaskPhaseGuardTest {
           api.updateStatus(t.withStatus(naive(to)));
           rule.ifPresent(r -> disagreements.add(from + " → " + to + ": accepted, but " + r.text()));
         } catch (ApiException e) {
-          if (rule.isEmpty() || e.error().code() != 409 || !e.getMessage().endsWith("refused: " + rule.get().text())) {
+          if (rule.isEmpty()
+              || e.error().code() != 409
+              || !e.getMessage().endsWith("refused: " + rule.get().text())) {
             disagreements.add(from + " → " + to + ": " + e.getMessage());
           }
           assertThat(api.get(Kinds.TASK, name).orElseThrow().status().phase()).isEqualTo(from);
@@ -92,25 +109,54 @@ class TaskPhaseGuardTest {
     assertThat(disagreements).isEmpty();
   }
 
-  /** A write with its status in a batch, as the allocator schedules a task, is judged like a status write. */
+  /**
+   * A write with its status in a batch, as the allocator schedules a task, is judged like a status
+   * write.
+   */
   @Test
   void aBatchWriteWithItsStatusIsJudgedToo() {
     var done = walk(api, "t", TaskPhase.Scheduled, TaskPhase.Failed);
-    var refused = catchThrowableOfType(ApiException.class,
-        () -> api.commit(List.of(new Write.UpdateWithStatus(done.withStatus(naive(TaskPhase.Scheduled))))));
-    assertThat(refused.getMessage()).isEqualTo("task t: Failed → Scheduled refused: a finished task never runs again");
+    var refused =
+        catchThrowableOfType(
+            ApiException.class,
+            () ->
+                api.commit(
+                    List.of(
+                        new Write.UpdateWithStatus(done.withStatus(naive(TaskPhase.Scheduled))))));
+    assertThat(refused.getMessage())
+        .isEqualTo("task t: Failed → Scheduled refused: a finished task never runs again");
     assertThat(api.get(Kinds.TASK, "t").orElseThrow().status().phase()).isEqualTo(TaskPhase.Failed);
   }
 
-  /** A spec or metadata write keeps the stored status; a status write that keeps the phase is no move. */
+  /**
+   * A spec or metadata write keeps the stored status; a status write that keeps the phase is no
+   * move.
+   */
   @Test
   void writesThatKeepThePhasePass() {
     var done = walk(api, "t", TaskPhase.Scheduled, TaskPhase.Running, TaskPhase.Failed);
-    var relabelled = api.update(done.withMetadata(done.metadata().withLabels(Map.of("k", "v"))).withStatus(naive(TaskPhase.Running)));
-    assertThat(relabelled.status().phase()).as("a plain update keeps the stored status").isEqualTo(TaskPhase.Failed);
-    var restarting = new TaskStatus(TaskPhase.Failed, "Error", "", Optional.empty(), Optional.empty(), Optional.of(1),
-        Optional.empty(), Optional.empty(), List.of(new Condition("Restarting", Condition.Status.True, "BackOff", "", Optional.empty())));
-    assertThat(api.updateStatus(relabelled.withStatus(restarting)).status().conditions()).hasSize(1);
+    var relabelled =
+        api.update(
+            done.withMetadata(done.metadata().withLabels(Map.of("k", "v")))
+                .withStatus(naive(TaskPhase.Running)));
+    assertThat(relabelled.status().phase())
+        .as("a plain update keeps the stored status")
+        .isEqualTo(TaskPhase.Failed);
+    var restarting =
+        new TaskStatus(
+            TaskPhase.Failed,
+            "Error",
+            "",
+            Optional.empty(),
+            Optional.empty(),
+            Optional.of(1),
+            Optional.empty(),
+            Optional.empty(),
+            List.of(
+                new Condition(
+                    "Restarting", Condition.Status.True, "BackOff", "", Optional.empty())));
+    assertThat(api.updateStatus(relabelled.withStatus(restarting)).status().conditions())
+        .hasSize(1);
   }
 
   /** The same name, a new uid: a create, which starts over at whatever phase it is created with. */
@@ -120,9 +166,12 @@ class TaskPhaseGuardTest {
     api.delete(Kinds.TASK, "t");
     var again = api.create(new Task(ObjectMeta.named("t"), SPEC, null));
     assertThat(again.metadata().uid()).isNotEqualTo(done.metadata().uid());
-    assertThat(walk(api, again, TaskPhase.Scheduled, TaskPhase.Running).status().phase()).isEqualTo(TaskPhase.Running);
+    assertThat(walk(api, again, TaskPhase.Scheduled, TaskPhase.Running).status().phase())
+        .isEqualTo(TaskPhase.Running);
     // The old incarnation's writer, naming its uid, is refused as before: it is not this task.
-    var stale = catchThrowableOfType(ApiException.class, () -> api.updateStatus(done.withStatus(naive(TaskPhase.Failed))));
+    var stale =
+        catchThrowableOfType(
+            ApiException.class, () -> api.updateStatus(done.withStatus(naive(TaskPhase.Failed))));
     assertThat(stale.getMessage()).contains("was deleted and re-created");
   }
 
@@ -140,7 +189,15 @@ class TaskPhaseGuardTest {
 
   /** A status built by hand, as a client that knows nothing of the moves would. */
   private static TaskStatus naive(TaskPhase phase) {
-    return new TaskStatus(phase, "", "", Optional.of("node-1"), Optional.empty(), Optional.empty(), Optional.empty(),
-        Optional.empty(), List.of());
+    return new TaskStatus(
+        phase,
+        "",
+        "",
+        Optional.of("node-1"),
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty(),
+        List.of());
   }
 }

@@ -33,10 +33,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A claim is granted only to a task that may still run on the claim's node, judged by the store. The
- * race it closes (seen as the crash test's volume going back from Free to Taken): the volume
- * controller sees the finished task's claim released on its volume watch, while its task watch has not
- * yet brought the task's Succeeded; planning from that cache, it grants the task the volume again.
+ * A claim is granted only to a task that may still run on the claim's node, judged by the store.
+ * The race it closes (seen as the crash test's volume going back from Free to Taken): the volume
+ * controller sees the finished task's claim released on its volume watch, while its task watch has
+ * not yet brought the task's Succeeded; planning from that cache, it grants the task the volume
+ * again.
  */
 class VolumeGrantGuardTest {
   @TempDir Path dir;
@@ -54,29 +55,60 @@ class VolumeGrantGuardTest {
   }
 
   private static Task task(String node) {
-    return new Task(ObjectMeta.named("t"), new TaskSpec(Optional.of(node), List.of("true"), Map.of(), List.of(),
-        List.of(VolumeUse.writer("v")), "exec", Optional.empty()), TaskStatus.EMPTY);
+    return new Task(
+        ObjectMeta.named("t"),
+        new TaskSpec(
+            Optional.of(node),
+            List.of("true"),
+            Map.of(),
+            List.of(),
+            List.of(VolumeUse.writer("v")),
+            "exec",
+            Optional.empty()),
+        TaskStatus.EMPTY);
   }
 
   private static Task inPhase(ObjectRegistry api, Task t, TaskPhase phase) {
     var s = t.status();
-    return api.updateStatus(t.withStatus(new TaskStatus(phase, phase.name(), "", t.spec().node(), s.deviceCheck(),
-        s.exitCode(), s.startedAt(), s.finishedAt(), s.conditions())));
+    return api.updateStatus(
+        t.withStatus(
+            new TaskStatus(
+                phase,
+                phase.name(),
+                "",
+                t.spec().node(),
+                s.deviceCheck(),
+                s.exitCode(),
+                s.startedAt(),
+                s.finishedAt(),
+                s.conditions())));
   }
 
   private static Volume granted(ObjectRegistry api, Volume v, Task t, String node) {
-    var claim = new VolumeClaim(t.metadata().name(), t.metadata().uid(), node, VolumeClaim.Mode.Write,
-        VolumeClaim.State.Taken, false, Map.of());
+    var claim =
+        new VolumeClaim(
+            t.metadata().name(),
+            t.metadata().uid(),
+            node,
+            VolumeClaim.Mode.Write,
+            VolumeClaim.State.Taken,
+            false,
+            Map.of());
     return api.updateStatus(v.withStatus(v.status().withClaims(List.of(claim))));
   }
 
   private static Volume volume(ObjectRegistry api) {
-    return api.create(new Volume(ObjectMeta.named("v"), new VolumeSpec("hostpath", 1 << 20,
-        AccessMode.SingleNodeWriter, Map.of()), VolumeStatus.EMPTY));
+    return api.create(
+        new Volume(
+            ObjectMeta.named("v"),
+            new VolumeSpec("hostpath", 1 << 20, AccessMode.SingleNodeWriter, Map.of()),
+            VolumeStatus.EMPTY));
   }
 
   private static Volume moved(ObjectRegistry api, Volume v, VolumeClaimEvent e) {
-    var next = ((VolumeClaimMove.Moved) VolumeClaimMachine.apply(v.status().claims().getFirst(), e)).claim();
+    var next =
+        ((VolumeClaimMove.Moved) VolumeClaimMachine.apply(v.status().claims().getFirst(), e))
+            .claim();
     return api.updateStatus(v.withStatus(v.status().withClaims(List.of(next))));
   }
 
@@ -96,17 +128,23 @@ class VolumeGrantGuardTest {
   @Test
   void aFinishedTaskIsNotGrantedTheVolumeAgain() {
     var api = new ObjectRegistry(store, env);
-    assertThatThrownBy(() -> staleGrant(api)).isInstanceOfSatisfying(ApiException.class, e -> {
-      assertThat(e.is(Reason.Conflict)).isTrue();
-      assertThat(e.getMessage()).contains("claim for task t on node-1 is refused: it has Succeeded");
-    });
+    assertThatThrownBy(() -> staleGrant(api))
+        .isInstanceOfSatisfying(
+            ApiException.class,
+            e -> {
+              assertThat(e.is(Reason.Conflict)).isTrue();
+              assertThat(e.getMessage())
+                  .contains("claim for task t on node-1 is refused: it has Succeeded");
+            });
     assertThat(api.get(Kinds.VOLUME, "v").orElseThrow().status().claims()).isEmpty();
   }
 
   @Test
   void withoutTheRuleTheStaleGrantLands() {
     var naive = ObjectRegistry.withoutCrossObjectRules(store, env);
-    assertThat(staleGrant(naive).status().claims()).extracting(VolumeClaim::task).containsExactly("t");
+    assertThat(staleGrant(naive).status().claims())
+        .extracting(VolumeClaim::task)
+        .containsExactly("t");
   }
 
   @Test
@@ -114,15 +152,22 @@ class VolumeGrantGuardTest {
     var api = new ObjectRegistry(store, env);
     var v = volume(api);
     var ghost = task("node-1");
-    assertThatThrownBy(() -> granted(api, v, ghost, "node-1")).hasMessageContaining("it does not exist");
+    assertThatThrownBy(() -> granted(api, v, ghost, "node-1"))
+        .hasMessageContaining("it does not exist");
     var held = task("node-1");
-    var t = api.create(held.withMetadata(held.metadata().withFinalizers(List.of("test.quartermaster.dev/hold"))));
-    assertThatThrownBy(() -> granted(api, v, t, "node-2")).hasMessageContaining("it is bound to node-1, not node-2");
+    var t =
+        api.create(
+            held.withMetadata(
+                held.metadata().withFinalizers(List.of("test.quartermaster.dev/hold"))));
+    assertThatThrownBy(() -> granted(api, v, t, "node-2"))
+        .hasMessageContaining("it is bound to node-1, not node-2");
     var old = t.withMetadata(t.metadata().withUid("uid-of-an-earlier-t"));
-    assertThatThrownBy(() -> granted(api, v, old, "node-1")).hasMessageContaining("it was re-created");
+    assertThatThrownBy(() -> granted(api, v, old, "node-1"))
+        .hasMessageContaining("it was re-created");
     api.delete(Kinds.TASK, "t");
     var deleting = api.get(Kinds.TASK, "t").orElseThrow();
-    assertThatThrownBy(() -> granted(api, v, deleting, "node-1")).hasMessageContaining("it is being deleted");
+    assertThatThrownBy(() -> granted(api, v, deleting, "node-1"))
+        .hasMessageContaining("it is being deleted");
     assertThat(api.get(Kinds.VOLUME, "v").orElseThrow().status().claims()).isEmpty();
   }
 
@@ -133,6 +178,7 @@ class VolumeGrantGuardTest {
     var v = granted(api, volume(api), t, "node-1");
     inPhase(api, t, TaskPhase.Failed);
     var released = moved(api, v, new VolumeClaimEvent.NodeReleased());
-    assertThat(released.status().claims().getFirst().state()).isEqualTo(VolumeClaim.State.NodeDetached);
+    assertThat(released.status().claims().getFirst().state())
+        .isEqualTo(VolumeClaim.State.NodeDetached);
   }
 }

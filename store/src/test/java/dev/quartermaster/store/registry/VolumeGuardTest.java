@@ -37,8 +37,9 @@ import org.junit.jupiter.api.io.TempDir;
  * registry without the rules (the naive store) takes each of these writes.
  */
 class VolumeGuardTest {
-  private static final VolumeSpec SPEC = new VolumeSpec("hostpath.csi.quartermaster.dev", 1L << 30,
-      AccessMode.SingleNodeWriter, Map.of());
+  private static final VolumeSpec SPEC =
+      new VolumeSpec(
+          "hostpath.csi.quartermaster.dev", 1L << 30, AccessMode.SingleNodeWriter, Map.of());
 
   @TempDir Path dir;
   Store store;
@@ -60,8 +61,18 @@ class VolumeGuardTest {
 
   /** A task bound to {@code node}: a claim is granted only to such a one (the store reads it). */
   private Task task(String name, String node) {
-    return api.create(new Task(ObjectMeta.named(name), new TaskSpec(Optional.of(node), List.of("train"), Map.of(),
-        List.of(), List.of(VolumeUse.writer("data")), "exec", Optional.empty()), TaskStatus.EMPTY));
+    return api.create(
+        new Task(
+            ObjectMeta.named(name),
+            new TaskSpec(
+                Optional.of(node),
+                List.of("train"),
+                Map.of(),
+                List.of(),
+                List.of(VolumeUse.writer("data")),
+                "exec",
+                Optional.empty()),
+            TaskStatus.EMPTY));
   }
 
   /** A created volume whose writer on node-1 holds it: Taken, attached. */
@@ -69,9 +80,12 @@ class VolumeGuardTest {
     var v = api.create(new Volume(ObjectMeta.named("data"), SPEC, VolumeStatus.EMPTY));
     var writer = task("train-0", "node-1");
     var taken = VolumeClaimMachine.grant("train-0", writer.metadata().uid(), "node-1", Mode.Write);
-    var attached = VolumeClaimMachine.apply(taken, new VolumeClaimEvent.Attached(Map.of())).orThrow();
-    return api.updateStatus(v.withStatus(new VolumeStatus(VolumePhase.Available, "vol-1", 1L << 30, List.of(attached),
-        List.of())));
+    var attached =
+        VolumeClaimMachine.apply(taken, new VolumeClaimEvent.Attached(Map.of())).orThrow();
+    return api.updateStatus(
+        v.withStatus(
+            new VolumeStatus(
+                VolumePhase.Available, "vol-1", 1L << 30, List.of(attached), List.of())));
   }
 
   private static Volume withClaims(Volume v, List<VolumeClaim> claims) {
@@ -86,17 +100,29 @@ class VolumeGuardTest {
   void theFinalizerStaysWhileTheVolumeIsHeld() {
     var v = held();
     assertThat(v.metadata().finalizers()).containsExactly(Volume.RELEASE_FINALIZER);
-    var refused = catchThrowableOfType(ApiException.class,
-        () -> api.update(v.withMetadata(v.metadata().withFinalizers(List.of()))));
-    assertThat(refused.getMessage()).contains("metadata.finalizers", "while the volume has claims or exists in its plugin");
-    assertThat(naive.update(v.withMetadata(v.metadata().withFinalizers(List.of()))).metadata().finalizers()).isEmpty();
+    var refused =
+        catchThrowableOfType(
+            ApiException.class,
+            () -> api.update(v.withMetadata(v.metadata().withFinalizers(List.of()))));
+    assertThat(refused.getMessage())
+        .contains("metadata.finalizers", "while the volume has claims or exists in its plugin");
+    assertThat(
+            naive
+                .update(v.withMetadata(v.metadata().withFinalizers(List.of())))
+                .metadata()
+                .finalizers())
+        .isEmpty();
   }
 
   @Test
   void theSpecIsFixed() {
     var v = held();
-    var readers = v.withSpec(new VolumeSpec(SPEC.plugin(), SPEC.capacityBytes(), AccessMode.MultiNodeMultiWriter, Map.of()));
-    assertThat(catchThrowableOfType(ApiException.class, () -> api.update(readers)).getMessage()).contains("spec", "is fixed");
+    var readers =
+        v.withSpec(
+            new VolumeSpec(
+                SPEC.plugin(), SPEC.capacityBytes(), AccessMode.MultiNodeMultiWriter, Map.of()));
+    assertThat(catchThrowableOfType(ApiException.class, () -> api.update(readers)).getMessage())
+        .contains("spec", "is fixed");
   }
 
   /**
@@ -107,19 +133,31 @@ class VolumeGuardTest {
   void aClaimLeavesTheListOnlyOnceTheControllerDetachedIt() {
     var v = held();
     var taken = v.status().claims().getFirst();
-    var refused = catchThrowableOfType(ApiException.class, () -> api.updateStatus(withClaims(v, List.of())));
+    var refused =
+        catchThrowableOfType(ApiException.class, () -> api.updateStatus(withClaims(v, List.of())));
     assertThat(refused.getMessage()).contains("status.claims", "train-0 (Taken)");
 
-    var nodeDetached = api.updateStatus(withClaims(v, List.of(moved(taken, new VolumeClaimEvent.NodeReleased()))));
-    var next = VolumeClaimMachine.grant("train-1", task("train-1", "node-2").metadata().uid(), "node-2", Mode.Write);
-    assertThat(catchThrowableOfType(ApiException.class, () -> api.updateStatus(withClaims(nodeDetached, List.of(next))))
-        .getMessage()).contains("train-0 (NodeDetached)");
+    var nodeDetached =
+        api.updateStatus(withClaims(v, List.of(moved(taken, new VolumeClaimEvent.NodeReleased()))));
+    var next =
+        VolumeClaimMachine.grant(
+            "train-1", task("train-1", "node-2").metadata().uid(), "node-2", Mode.Write);
+    assertThat(
+            catchThrowableOfType(
+                    ApiException.class,
+                    () -> api.updateStatus(withClaims(nodeDetached, List.of(next))))
+                .getMessage())
+        .contains("train-0 (NodeDetached)");
 
     var released = nodeDetached.status().claims().getFirst();
-    var controllerDetached = api.updateStatus(withClaims(nodeDetached,
-        List.of(moved(released, new VolumeClaimEvent.ControllerReleased()))));
+    var controllerDetached =
+        api.updateStatus(
+            withClaims(
+                nodeDetached, List.of(moved(released, new VolumeClaimEvent.ControllerReleased()))));
     var handedOver = api.updateStatus(withClaims(controllerDetached, List.of(next)));
-    assertThat(handedOver.status().claims()).extracting(VolumeClaim::task).containsExactly("train-1");
+    assertThat(handedOver.status().claims())
+        .extracting(VolumeClaim::task)
+        .containsExactly("train-1");
   }
 
   @Test
@@ -128,15 +166,28 @@ class VolumeGuardTest {
     assertThat(naive.updateStatus(withClaims(v, List.of())).status().claims()).isEmpty();
   }
 
-  /** A claim's steps are the writers' (the server judges an agent's); the store only keeps it listed. */
+  /**
+   * A claim's steps are the writers' (the server judges an agent's); the store only keeps it
+   * listed.
+   */
   @Test
   void aClaimThatMovesStaysListedAndItsStepsAreTaken() {
     var v = held();
     var taken = v.status().claims().getFirst();
-    var failing = api.updateStatus(withClaims(v, List.of(moved(taken, new VolumeClaimEvent.ReleaseFailed("busy")))));
-    var gone = api.updateStatus(withClaims(failing, List.of(moved(failing.status().claims().getFirst(),
-        new VolumeClaimEvent.NodeGone()))));
-    assertThat(gone.status().claims()).extracting(VolumeClaim::state).containsExactly(VolumeClaim.State.NodeDetached);
-    assertThat(api.get(Kinds.VOLUME, "data").orElseThrow().status().claims().getFirst().releaseError()).isEmpty();
+    var failing =
+        api.updateStatus(
+            withClaims(v, List.of(moved(taken, new VolumeClaimEvent.ReleaseFailed("busy")))));
+    var gone =
+        api.updateStatus(
+            withClaims(
+                failing,
+                List.of(
+                    moved(failing.status().claims().getFirst(), new VolumeClaimEvent.NodeGone()))));
+    assertThat(gone.status().claims())
+        .extracting(VolumeClaim::state)
+        .containsExactly(VolumeClaim.State.NodeDetached);
+    assertThat(
+            api.get(Kinds.VOLUME, "data").orElseThrow().status().claims().getFirst().releaseError())
+        .isEmpty();
   }
 }

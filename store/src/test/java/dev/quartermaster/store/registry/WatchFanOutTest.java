@@ -29,12 +29,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Many watches of one kind share decoded events: each sees the whole history, and it is decoded once. */
+/**
+ * Many watches of one kind share decoded events: each sees the whole history, and it is decoded
+ * once.
+ */
 @Timeout(60)
 class WatchFanOutTest {
   private static final int WATCHERS = 16;
   private static final int WRITERS = 3;
-  private static final int OBJECTS_PER_WRITER = 40; // x3 events each: well inside the decode cache's window
+  private static final int OBJECTS_PER_WRITER =
+      40; // x3 events each: well inside the decode cache's window
 
   @TempDir Path dir;
   SqliteStore store;
@@ -67,19 +71,24 @@ class WatchFanOutTest {
     try (var writers = Executors.newVirtualThreadPerTaskExecutor()) {
       for (int w = 0; w < WRITERS; w++) {
         int writer = w;
-        done.add(writers.submit(() -> {
-          for (int j = 0; j < OBJECTS_PER_WRITER; j++) {
-            var created = api.create(node("w" + writer + "-" + j));
-            api.update(created.withMetadata(created.metadata().withLabels(Map.of("step", "updated"))));
-            api.delete(Kinds.NODE, created.metadata().name());
-            if (j == OBJECTS_PER_WRITER / 2) {
-              halfway.countDown();
-            }
-          }
-          return null;
-        }));
+        done.add(
+            writers.submit(
+                () -> {
+                  for (int j = 0; j < OBJECTS_PER_WRITER; j++) {
+                    var created = api.create(node("w" + writer + "-" + j));
+                    api.update(
+                        created.withMetadata(
+                            created.metadata().withLabels(Map.of("step", "updated"))));
+                    api.delete(Kinds.NODE, created.metadata().name());
+                    if (j == OBJECTS_PER_WRITER / 2) {
+                      halfway.countDown();
+                    }
+                  }
+                  return null;
+                }));
       }
-      // Mid-stream, a watch from the old revision: it replays what the others got live, then joins them.
+      // Mid-stream, a watch from the old revision: it replays what the others got live, then joins
+      // them.
       assertThat(halfway.await(30, TimeUnit.SECONDS)).isTrue();
       handles.add(api.watch(Kinds.NODE, from, record(recorders)));
     }
@@ -92,20 +101,28 @@ class WatchFanOutTest {
 
     var reference = take(recorders.getFirst(), expected);
     // Every write is one Node revision, so the complete history is exactly (from, end], in order.
-    assertThat(reference).extracting(WatchEvent::revision)
+    assertThat(reference)
+        .extracting(WatchEvent::revision)
         .containsExactlyElementsOf(LongStream.rangeClosed(from + 1, end).boxed().toList());
-    assertThat(reference).filteredOn(e -> e.type() == WatchEvent.Type.DELETED)
+    assertThat(reference)
+        .filteredOn(e -> e.type() == WatchEvent.Type.DELETED)
         .hasSize(WRITERS * OBJECTS_PER_WRITER)
-        .allSatisfy(e -> assertThat(e.object().metadata().labels()).containsEntry("step", "updated"));
+        .allSatisfy(
+            e -> assertThat(e.object().metadata().labels()).containsEntry("step", "updated"));
     for (var recorder : recorders.subList(1, recorders.size())) {
       assertThat(take(recorder, expected)).containsExactlyElementsOf(reference);
     }
-    // Each create and update was handed over by its writer or (when a watch saw it before the writer
+    // Each create and update was handed over by its writer or (when a watch saw it before the
+    // writer
     // got back) decoded once; each delete's last state decoded once.
     assertThat(api.watchDecodes() - decodesBefore + api.watchSeeds() - seedsBefore)
-        .as("decodes and writer hand-overs for %d events fanned out to %d watches", expected, recorders.size())
+        .as(
+            "decodes and writer hand-overs for %d events fanned out to %d watches",
+            expected, recorders.size())
         .isEqualTo(expected);
-    assertThat(api.watchSeeds() - seedsBefore).as("objects handed over by their writer").isPositive();
+    assertThat(api.watchSeeds() - seedsBefore)
+        .as("objects handed over by their writer")
+        .isPositive();
     handles.forEach(WatchHandle::close);
   }
 
@@ -147,15 +164,19 @@ class WatchFanOutTest {
   @Test
   void aReadOfARecentlyWatchedObjectReusesTheWatchDecode() throws Exception {
     var events = new LinkedBlockingQueue<WatchEvent<Node>>();
-    try (WatchHandle h = api.watch(Kinds.NODE, store.currentRevision(), new WatchHandler<>() {
-      @Override
-      public void onEvent(WatchEvent<Node> e) {
-        events.add(e);
-      }
+    try (WatchHandle h =
+        api.watch(
+            Kinds.NODE,
+            store.currentRevision(),
+            new WatchHandler<>() {
+              @Override
+              public void onEvent(WatchEvent<Node> e) {
+                events.add(e);
+              }
 
-      @Override
-      public void onGone(long compactedRevision) {}
-    })) {
+              @Override
+              public void onGone(long compactedRevision) {}
+            })) {
       var created = api.create(node("seen"));
       var event = events.poll(30, TimeUnit.SECONDS);
       assertThat(event).isNotNull();
@@ -167,7 +188,8 @@ class WatchFanOutTest {
     }
     // Changed with no watch open: the read decodes the new bytes, never the old object.
     var current = api.get(Kinds.NODE, "seen").orElseThrow();
-    var relabelled = api.update(current.withMetadata(current.metadata().withLabels(Map.of("x", "y"))));
+    var relabelled =
+        api.update(current.withMetadata(current.metadata().withLabels(Map.of("x", "y"))));
     var read = api.get(Kinds.NODE, "seen").orElseThrow();
     assertThat(read.metadata().labels()).containsEntry("x", "y");
     assertThat(read.metadata().revision()).isEqualTo(relabelled.metadata().revision());

@@ -46,25 +46,37 @@ class WatchRoutesTest {
 
   @Test
   void theNaiveRouteByTheNewValueLosesADeallocatedClaimAndAMovedTask() {
-    assertThat(misrouted(NAIVE)).anySatisfy(m -> assertThat(m).contains("deallocated").contains("misses a"))
+    assertThat(misrouted(NAIVE))
+        .anySatisfy(m -> assertThat(m).contains("deallocated").contains("misses a"))
         .anySatisfy(m -> assertThat(m).contains("task moved").contains("misses a"));
   }
 
-  /** Each change of the lifecycles whose audience misses a node it concerns, or names one it does not. */
-  private static List<String> misrouted(BiFunction<Optional<ApiObject>, Optional<ApiObject>, Audience> route) {
+  /**
+   * Each change of the lifecycles whose audience misses a node it concerns, or names one it does
+   * not.
+   */
+  private static List<String> misrouted(
+      BiFunction<Optional<ApiObject>, Optional<ApiObject>, Audience> route) {
     var out = new ArrayList<String>();
     for (var lifecycle : lifecycles().entrySet()) {
       var steps = lifecycle.getValue();
       for (int i = 0; i <= steps.size(); i++) {
         Optional<ApiObject> before = i == 0 ? Optional.empty() : Optional.of(steps.get(i - 1));
-        Optional<ApiObject> after = i == steps.size() ? Optional.empty() : Optional.of(steps.get(i));
+        Optional<ApiObject> after =
+            i == steps.size() ? Optional.empty() : Optional.of(steps.get(i));
         var audience = route.apply(before, after);
         for (var node : NODES) {
-          boolean concerned = before.map(o -> NodeAudience.of(o).includes(node)).orElse(false)
-              || after.map(o -> NodeAudience.of(o).includes(node)).orElse(false);
+          boolean concerned =
+              before.map(o -> NodeAudience.of(o).includes(node)).orElse(false)
+                  || after.map(o -> NodeAudience.of(o).includes(node)).orElse(false);
           boolean routed = audience.includes("node/" + node);
           if (concerned != routed) {
-            out.add(lifecycle.getKey() + " step " + i + (concerned ? " misses " : " wrongly names ") + node);
+            out.add(
+                lifecycle.getKey()
+                    + " step "
+                    + i
+                    + (concerned ? " misses " : " wrongly names ")
+                    + node);
           }
         }
       }
@@ -73,33 +85,61 @@ class WatchRoutesTest {
   }
 
   private static Map<String, List<ApiObject>> lifecycles() {
-    var claim = new ResourceClaim(ObjectMeta.named("c"), new ResourceClaimSpec(
-        List.of(new DeviceRequest("gpu", "gpu", 1, List.of())), Optional.empty()), ResourceClaimStatus.EMPTY);
+    var claim =
+        new ResourceClaim(
+            ObjectMeta.named("c"),
+            new ResourceClaimSpec(
+                List.of(new DeviceRequest("gpu", "gpu", 1, List.of())), Optional.empty()),
+            ResourceClaimStatus.EMPTY);
     var onA = allocated(claim, "a");
-    var finalized = onA.withMetadata(onA.metadata().withFinalizers(List.of(new AgentFinalizer("a").name())));
-    var prepared = finalized.withStatus(new ResourceClaimStatus(finalized.status().allocation(), List.of(),
-        Map.of("a", new PrepareState(PrepareState.Phase.Prepared, "", List.of(), Optional.empty())), List.of()));
+    var finalized =
+        onA.withMetadata(onA.metadata().withFinalizers(List.of(new AgentFinalizer("a").name())));
+    var prepared =
+        finalized.withStatus(
+            new ResourceClaimStatus(
+                finalized.status().allocation(),
+                List.of(),
+                Map.of(
+                    "a",
+                    new PrepareState(PrepareState.Phase.Prepared, "", List.of(), Optional.empty())),
+                List.of()));
     var deleting = prepared.withMetadata(prepared.metadata().withDeletedAt(Instant.EPOCH));
-    var deallocatedWhileDeleting = deleting.withStatus(new ResourceClaimStatus(Optional.empty(), List.of(),
-        deleting.status().prepare(), List.of()));
+    var deallocatedWhileDeleting =
+        deleting.withStatus(
+            new ResourceClaimStatus(
+                Optional.empty(), List.of(), deleting.status().prepare(), List.of()));
     var unprepared = deallocatedWhileDeleting.withStatus(ResourceClaimStatus.EMPTY);
     var deallocated = onA.withStatus(ResourceClaimStatus.EMPTY);
 
     var task = new Task(ObjectMeta.named("t"), TaskSpec.EMPTY, TaskStatus.EMPTY);
     var pinned = task.withSpec(task.spec().withNode(Optional.of("a")));
-    var scheduled = pinned.withStatus(new TaskStatus(TaskPhase.Scheduled, "", "", Optional.of("a"), Optional.empty(),
-        Optional.empty(), Optional.empty(), Optional.empty(), List.of()));
+    var scheduled =
+        pinned.withStatus(
+            new TaskStatus(
+                TaskPhase.Scheduled,
+                "",
+                "",
+                Optional.of("a"),
+                Optional.empty(),
+                Optional.empty(),
+                Optional.empty(),
+                Optional.empty(),
+                List.of()));
     var taskDeleting = scheduled.withMetadata(scheduled.metadata().withDeletedAt(Instant.EPOCH));
     var moved = task.withSpec(task.spec().withNode(Optional.of("b")));
 
     return Map.of(
-        "claim prepared and deleted", List.of(claim, onA, finalized, prepared, deleting, deallocatedWhileDeleting, unprepared),
+        "claim prepared and deleted",
+            List.of(
+                claim, onA, finalized, prepared, deleting, deallocatedWhileDeleting, unprepared),
         "claim deallocated and moved", List.of(claim, onA, deallocated, allocated(claim, "b")),
         "task scheduled and deleted", List.of(task, pinned, scheduled, taskDeleting),
         "task moved", List.of(pinned, moved));
   }
 
   private static ResourceClaim allocated(ResourceClaim c, String node) {
-    return c.withStatus(c.status().withAllocation(new Allocation(node, List.of(new AllocatedDevice("gpu", "gpu-0")))));
+    return c.withStatus(
+        c.status()
+            .withAllocation(new Allocation(node, List.of(new AllocatedDevice("gpu", "gpu-0")))));
   }
 }

@@ -13,7 +13,9 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A lost, emptied or damaged store file is refused loudly, naming it, instead of starting empty. */
+/**
+ * A lost, emptied or damaged store file is refused loudly, naming it, instead of starting empty.
+ */
 class SqliteStoreDamageTest {
   private static final int PAGE = 4096;
 
@@ -72,7 +74,10 @@ class SqliteStoreDamageTest {
         .isInstanceOf(StoreException.class)
         .hasMessageContaining(file().toString())
         .hasMessageContaining("missing or empty");
-    assertThat(SqliteStore.check(file()).problems()).singleElement().asString().contains("holds no store");
+    assertThat(SqliteStore.check(file()).problems())
+        .singleElement()
+        .asString()
+        .contains("holds no store");
   }
 
   @Test
@@ -147,7 +152,8 @@ class SqliteStoreDamageTest {
     Path token = dir.resolve("admin.token");
     Files.writeString(token, "abc\n");
 
-    assertThatThrownBy(() -> SqliteStore.open(file(), SqliteStore.Options.defaults(), List.of(token)))
+    assertThatThrownBy(
+            () -> SqliteStore.open(file(), SqliteStore.Options.defaults(), List.of(token)))
         .isInstanceOf(StoreException.class)
         .hasMessageContaining(token.toString())
         .hasMessageContaining("delete");

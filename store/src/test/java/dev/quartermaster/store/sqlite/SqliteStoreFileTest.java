@@ -45,7 +45,8 @@ class SqliteStoreFileTest {
 
   @Test
   void aFileThatIsNotSqliteIsRefusedAndLeftAlone() throws Exception {
-    byte[] content = "these are somebody's notes, not a database\n".repeat(50).getBytes(StandardCharsets.UTF_8);
+    byte[] content =
+        "these are somebody's notes, not a database\n".repeat(50).getBytes(StandardCharsets.UTF_8);
     Files.write(file(), content);
     assertThatThrownBy(() -> SqliteStore.open(file()))
         .isInstanceOf(StoreException.class)
@@ -94,11 +95,16 @@ class SqliteStoreFileTest {
       store.txn(Txn.when(List.of(), List.of(new Txn.Op.Put("/k/a", new byte[] {1}))));
       store.txn(Txn.when(List.of(), List.of(new Txn.Op.Put("/k/b", new byte[] {2}))));
       last = store.txn(Txn.when(List.of(), List.of(new Txn.Op.Delete("/k/b")))).revision();
-      store.compact(last); // removes b's put and its tombstone: the newest row left is a's, two revisions back
+      store.compact(
+          last); // removes b's put and its tombstone: the newest row left is a's, two revisions
+      // back
     }
     try (SqliteStore store = SqliteStore.open(file())) {
       assertThat(store.currentRevision()).isEqualTo(last);
-      assertThat(store.txn(Txn.when(List.of(), List.of(new Txn.Op.Put("/k/c", new byte[] {3})))).revision())
+      assertThat(
+              store
+                  .txn(Txn.when(List.of(), List.of(new Txn.Op.Put("/k/c", new byte[] {3}))))
+                  .revision())
           .isEqualTo(last + 1);
     }
     assertThat(meta("revision")).as("not written at each commit any more").isZero();
@@ -118,9 +124,13 @@ class SqliteStoreFileTest {
   void aFormatOneStoreIsUpgradedAndGoesOnFromItsRevision() throws Exception {
     long last;
     try (SqliteStore store = SqliteStore.open(file())) {
-      last = store.txn(Txn.when(List.of(), List.of(new Txn.Op.Put("/k/a", new byte[] {1})))).revision();
+      last =
+          store
+              .txn(Txn.when(List.of(), List.of(new Txn.Op.Put("/k/a", new byte[] {1}))))
+              .revision();
     }
-    // As a format-1 build left it: its revision row is current (here: 10 ahead of the log, as the floor must win),
+    // As a format-1 build left it: its revision row is current (here: 10 ahead of the log, as the
+    // floor must win),
     // and its rows have no checksums.
     try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file());
         Statement s = c.createStatement()) {
@@ -130,7 +140,10 @@ class SqliteStoreFileTest {
     }
     try (SqliteStore store = SqliteStore.open(file())) {
       assertThat(store.currentRevision()).isEqualTo(last + 10);
-      assertThat(store.txn(Txn.when(List.of(), List.of(new Txn.Op.Put("/k/b", new byte[] {2})))).revision())
+      assertThat(
+              store
+                  .txn(Txn.when(List.of(), List.of(new Txn.Op.Put("/k/b", new byte[] {2}))))
+                  .revision())
           .isEqualTo(last + 11);
     }
     assertThat(meta("format")).as("upgraded: a format-1 or -2 build now refuses it").isEqualTo(3);
@@ -145,7 +158,12 @@ class SqliteStoreFileTest {
   void aFormatTwoStoreGetsChecksumsForEveryRowWhenOpened() throws Exception {
     try (SqliteStore store = SqliteStore.open(file())) {
       for (int i = 0; i < 2_500; i++) { // more than one page of the upgrade's fill
-        store.txn(Txn.when(List.of(), List.of(new Txn.Op.Put("/k/" + i % 1_000, ("v" + i).getBytes(StandardCharsets.UTF_8)))));
+        store.txn(
+            Txn.when(
+                List.of(),
+                List.of(
+                    new Txn.Op.Put(
+                        "/k/" + i % 1_000, ("v" + i).getBytes(StandardCharsets.UTF_8)))));
       }
       store.txn(Txn.when(List.of(), List.of(new Txn.Op.Delete("/k/7"))));
     }
@@ -159,16 +177,24 @@ class SqliteStoreFileTest {
     assertThat(before.checksummed()).as("nothing to verify yet, and it says so").isFalse();
 
     try (SqliteStore store = SqliteStore.open(file())) {
-      assertThat(store.get("/k/499")).map(kv -> new String(kv.value(), StandardCharsets.UTF_8)).contains("v2499");
+      assertThat(store.get("/k/499"))
+          .map(kv -> new String(kv.value(), StandardCharsets.UTF_8))
+          .contains("v2499");
       assertThat(store.get("/k/7")).isEmpty();
       assertThat(store.range("/k/", 0).kvs()).hasSize(999);
-      assertThat(store.txn(Txn.when(List.of(), List.of(new Txn.Op.Put("/k/new", new byte[] {1})))).succeeded()).isTrue();
+      assertThat(
+              store
+                  .txn(Txn.when(List.of(), List.of(new Txn.Op.Put("/k/new", new byte[] {1}))))
+                  .succeeded())
+          .isTrue();
     }
     assertThat(meta("format")).isEqualTo(3);
     var after = SqliteStore.check(file());
     assertThat(after.problems()).isEmpty();
     assertThat(after.checksummed()).isTrue();
-    assertThat(after.verified()).as("every row, the tombstone and the write after the upgrade too").isEqualTo(logRows());
+    assertThat(after.verified())
+        .as("every row, the tombstone and the write after the upgrade too")
+        .isEqualTo(logRows());
   }
 
   @Test
@@ -181,13 +207,15 @@ class SqliteStoreFileTest {
     byte[] content = Files.readAllBytes(file());
     int pageSize = 4096;
     assertThat(content.length).isGreaterThan(8 * pageSize);
-    Arrays.fill(content, 2 * pageSize, content.length, (byte) 0x5A); // keep the header and schema page
+    Arrays.fill(
+        content, 2 * pageSize, content.length, (byte) 0x5A); // keep the header and schema page
     Files.write(file(), content);
-    assertThatThrownBy(() -> {
-          try (SqliteStore store = SqliteStore.open(file())) {
-            store.range("", 0);
-          }
-        })
+    assertThatThrownBy(
+            () -> {
+              try (SqliteStore store = SqliteStore.open(file())) {
+                store.range("", 0);
+              }
+            })
         .isInstanceOf(StoreException.class)
         .hasMessageContaining(file().toString());
   }
@@ -208,24 +236,28 @@ class SqliteStoreFileTest {
     BlockingQueue<String> closed = new LinkedBlockingQueue<>();
     int capacity = 4;
     try (SqliteStore store = SqliteStore.open(file(), new SqliteStore.Options(capacity, 2))) {
-      Watch watch = store.watch("/", 0, new WatchListener() {
-        @Override
-        public void onEvent(StoreEvent event) {
-          try {
-            release.await(); // stuck on the first event until the writes are done
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
-        }
+      Watch watch =
+          store.watch(
+              "/",
+              0,
+              new WatchListener() {
+                @Override
+                public void onEvent(StoreEvent event) {
+                  try {
+                    release.await(); // stuck on the first event until the writes are done
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                }
 
-        @Override
-        public void onCompacted(long compactedRevision) {}
+                @Override
+                public void onCompacted(long compactedRevision) {}
 
-        @Override
-        public void onClosed(String reason) {
-          closed.add(reason);
-        }
-      });
+                @Override
+                public void onClosed(String reason) {
+                  closed.add(reason);
+                }
+              });
       for (int i = 0; i < capacity + 2; i++) {
         store.txn(Txn.when(List.of(), List.of(new Txn.Op.Put("/k/" + i, new byte[1]))));
       }
@@ -257,15 +289,22 @@ class SqliteStoreFileTest {
     try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
       for (int t = 0; t < 25; t++) {
         int thread = t;
-        done.add(pool.submit(() -> {
-          for (int i = 0; i < 100; i++) {
-            String key = "/k/" + ((thread + i) % keys);
-            store.txn(Txn.when(List.of(), List.of(i % 10 == 9
-                ? new Txn.Op.Delete(key)
-                : new Txn.Op.Put(key, ("v" + i).getBytes(StandardCharsets.UTF_8)))));
-          }
-          return null;
-        }));
+        done.add(
+            pool.submit(
+                () -> {
+                  for (int i = 0; i < 100; i++) {
+                    String key = "/k/" + ((thread + i) % keys);
+                    store.txn(
+                        Txn.when(
+                            List.of(),
+                            List.of(
+                                i % 10 == 9
+                                    ? new Txn.Op.Delete(key)
+                                    : new Txn.Op.Put(
+                                        key, ("v" + i).getBytes(StandardCharsets.UTF_8)))));
+                  }
+                  return null;
+                }));
       }
     }
     for (Future<?> f : done) {

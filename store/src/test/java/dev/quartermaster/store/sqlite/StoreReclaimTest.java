@@ -31,7 +31,8 @@ class StoreReclaimTest {
   }
 
   private static long pragma(Path file, String name) throws Exception {
-    try (var c = DriverManager.getConnection("jdbc:sqlite:" + file); var s = c.createStatement();
+    try (var c = DriverManager.getConnection("jdbc:sqlite:" + file);
+        var s = c.createStatement();
         var rs = s.executeQuery("PRAGMA " + name)) {
       return rs.next() ? rs.getLong(1) : -1;
     }

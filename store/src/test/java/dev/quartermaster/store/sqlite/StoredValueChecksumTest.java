@@ -42,7 +42,8 @@ import org.junit.jupiter.api.io.TempDir;
 class StoredValueChecksumTest {
   private static final String PREFIX = "/registry/deviceclasses/";
   private static final String KEY = PREFIX + "gpu";
-  private static final String OBJECT = "{\"kind\":\"DeviceClass\",\"metadata\":{\"name\":\"gpu\"},\"spec\":{\"driver\":\"gpu.nvidia.com\"}}";
+  private static final String OBJECT =
+      "{\"kind\":\"DeviceClass\",\"metadata\":{\"name\":\"gpu\"},\"spec\":{\"driver\":\"gpu.nvidia.com\"}}";
   private static final String RENAMED = OBJECT.replace("\"name\":\"gpu\"", "\"name\":\"gpv\"");
 
   @TempDir Path dir;
@@ -51,7 +52,10 @@ class StoredValueChecksumTest {
     return dir.resolve("store.db");
   }
 
-  /** Puts a, KEY and z in that order (revisions 1, 2, 3) and closes the store; returns KEY's revision. */
+  /**
+   * Puts a, KEY and z in that order (revisions 1, 2, 3) and closes the store; returns KEY's
+   * revision.
+   */
   private long populate() {
     try (var store = SqliteStore.open(file())) {
       put(store, PREFIX + "a", "{\"metadata\":{\"name\":\"a\"}}");
@@ -62,18 +66,27 @@ class StoredValueChecksumTest {
   }
 
   private static long put(SqliteStore store, String key, String value) {
-    return store.txn(Txn.when(List.of(), List.of(new Txn.Op.Put(key, value.getBytes(StandardCharsets.UTF_8))))).revision();
+    return store
+        .txn(
+            Txn.when(
+                List.of(), List.of(new Txn.Op.Put(key, value.getBytes(StandardCharsets.UTF_8)))))
+        .revision();
   }
 
   private Connection jdbc() throws Exception {
     return DriverManager.getConnection("jdbc:sqlite:" + file());
   }
 
-  /** Changes the 'u' of the name in {@code key}'s row at {@code revision} to 'v', as an edit of the file would. */
+  /**
+   * Changes the 'u' of the name in {@code key}'s row at {@code revision} to 'v', as an edit of the
+   * file would.
+   */
   private void renameInPlace(String key, long revision) throws Exception {
     try (Connection c = jdbc();
-        PreparedStatement read = c.prepareStatement("SELECT value FROM log WHERE key = ? AND revision = ?");
-        PreparedStatement write = c.prepareStatement("UPDATE log SET value = ? WHERE key = ? AND revision = ?")) {
+        PreparedStatement read =
+            c.prepareStatement("SELECT value FROM log WHERE key = ? AND revision = ?");
+        PreparedStatement write =
+            c.prepareStatement("UPDATE log SET value = ? WHERE key = ? AND revision = ?")) {
       read.setBytes(1, key.getBytes(StandardCharsets.UTF_8));
       read.setLong(2, revision);
       byte[] value;
@@ -81,7 +94,9 @@ class StoredValueChecksumTest {
         assertThat(rs.next()).as("row " + key + "@" + revision).isTrue();
         value = rs.getBytes(1);
       }
-      int at = new String(value, StandardCharsets.UTF_8).indexOf("\"name\":\"gpu\"") + "\"name\":\"gp".length();
+      int at =
+          new String(value, StandardCharsets.UTF_8).indexOf("\"name\":\"gpu\"")
+              + "\"name\":\"gp".length();
       value[at] = 'v'; // one byte
       write.setBytes(1, value);
       write.setBytes(2, key.getBytes(StandardCharsets.UTF_8));
@@ -93,7 +108,9 @@ class StoredValueChecksumTest {
   /** The newest value of {@code key} read as a store without checksums reads it. */
   private String naiveRead(String key) throws Exception {
     try (Connection c = jdbc();
-        PreparedStatement ps = c.prepareStatement("SELECT value FROM log WHERE key = ? ORDER BY revision DESC LIMIT 1")) {
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT value FROM log WHERE key = ? ORDER BY revision DESC LIMIT 1")) {
       ps.setBytes(1, key.getBytes(StandardCharsets.UTF_8));
       try (ResultSet rs = ps.executeQuery()) {
         assertThat(rs.next()).isTrue();
@@ -103,7 +120,9 @@ class StoredValueChecksumTest {
   }
 
   private long logRows() throws Exception {
-    try (Connection c = jdbc(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT count(*) FROM log")) {
+    try (Connection c = jdbc();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT count(*) FROM log")) {
       rs.next();
       return rs.getLong(1);
     }
@@ -127,11 +146,20 @@ class StoredValueChecksumTest {
     long revision = populate();
     renameInPlace(KEY, revision);
 
-    assertThat(naiveRead(KEY)).as("without checksums: another object, well formed").isEqualTo(RENAMED);
+    assertThat(naiveRead(KEY))
+        .as("without checksums: another object, well formed")
+        .isEqualTo(RENAMED);
     var report = SqliteStore.check(file());
-    assertThat(report.problems()).as("SQLite's integrity_check passes it; only the checksum line is there")
-        .singleElement().asString()
-        .startsWith("key " + KEY + " at revision " + revision + " (log row 2) is corrupt: its CRC32C is 0x");
+    assertThat(report.problems())
+        .as("SQLite's integrity_check passes it; only the checksum line is there")
+        .singleElement()
+        .asString()
+        .startsWith(
+            "key "
+                + KEY
+                + " at revision "
+                + revision
+                + " (log row 2) is corrupt: its CRC32C is 0x");
     assertThat(report.verified()).isEqualTo(2);
   }
 
@@ -141,9 +169,16 @@ class StoredValueChecksumTest {
     renameInPlace(KEY, revision);
 
     try (var store = SqliteStore.open(file())) {
-      assertNamesTheRow(catchThrowableOfType(CorruptValueException.class, () -> store.get(KEY)), KEY, revision);
-      assertNamesTheRow(catchThrowableOfType(CorruptValueException.class, () -> store.range(PREFIX, 0)), KEY, revision);
-      assertNamesTheRow(catchThrowableOfType(CorruptValueException.class, () -> store.range(PREFIX, revision)), KEY, revision);
+      assertNamesTheRow(
+          catchThrowableOfType(CorruptValueException.class, () -> store.get(KEY)), KEY, revision);
+      assertNamesTheRow(
+          catchThrowableOfType(CorruptValueException.class, () -> store.range(PREFIX, 0)),
+          KEY,
+          revision);
+      assertNamesTheRow(
+          catchThrowableOfType(CorruptValueException.class, () -> store.range(PREFIX, revision)),
+          KEY,
+          revision);
       // The damage is confined to its row: everything else is served.
       assertThat(store.get(PREFIX + "a")).isPresent();
       assertThat(store.range(PREFIX, revision - 1).kvs()).hasSize(1);
@@ -159,7 +194,8 @@ class StoredValueChecksumTest {
       var heard = new Heard();
       try (var watch = store.watch(PREFIX, 0, heard)) {
         // A page of history is read whole, so the change before it is not delivered either.
-        assertThat(heard.next()).asString()
+        assertThat(heard.next())
+            .asString()
             .startsWith("closed: watch failed: store " + file().toAbsolutePath())
             .contains("key " + KEY + " at revision " + revision + " is corrupt");
         assertThat(heard.rest()).as("nothing after it, and nothing renamed").isEmpty();
@@ -180,7 +216,9 @@ class StoredValueChecksumTest {
       assertThat(store.get(KEY)).as("the current value is intact").isPresent();
       var heard = new Heard();
       try (var watch = store.watch(PREFIX, second - 1, heard)) {
-        assertThat(heard.next()).asString().contains("key " + KEY + " at revision " + first + " is corrupt");
+        assertThat(heard.next())
+            .asString()
+            .contains("key " + KEY + " at revision " + first + " is corrupt");
       }
     }
   }
@@ -196,7 +234,10 @@ class StoredValueChecksumTest {
     long rows = logRows();
 
     try (var store = SqliteStore.open(file())) {
-      assertNamesTheRow(catchThrowableOfType(CorruptValueException.class, () -> store.compact(second)), KEY, first);
+      assertNamesTheRow(
+          catchThrowableOfType(CorruptValueException.class, () -> store.compact(second)),
+          KEY,
+          first);
       assertThat(store.compactedRevision()).isZero();
     }
     assertThat(logRows()).isEqualTo(rows);
@@ -208,8 +249,11 @@ class StoredValueChecksumTest {
     renameInPlace(KEY, revision); // a current value: kept by compaction, but what it decides by
 
     try (var store = SqliteStore.open(file())) {
-      assertNamesTheRow(catchThrowableOfType(CorruptValueException.class, () -> store.compact(store.currentRevision())),
-          KEY, revision);
+      assertNamesTheRow(
+          catchThrowableOfType(
+              CorruptValueException.class, () -> store.compact(store.currentRevision())),
+          KEY,
+          revision);
       assertThat(store.compactedRevision()).isZero();
     }
   }
@@ -239,7 +283,8 @@ class StoredValueChecksumTest {
       for (var other : others) {
         assertThat(other.get()).isGreaterThan(before);
       }
-      assertThat(store.currentRevision()).as("every other write took a revision, the refused one none")
+      assertThat(store.currentRevision())
+          .as("every other write took a revision, the refused one none")
           .isEqualTo(before + 80);
       assertThatThrownBy(() -> store.txn(Txn.when(List.of(), List.of(new Txn.Op.Delete(KEY)))))
           .isInstanceOf(CorruptValueException.class);
@@ -249,33 +294,52 @@ class StoredValueChecksumTest {
   @Test
   void aChangedKeyByteIsCaughtNotServedAsARenamedObject() throws Exception {
     long revision = populate();
-    try (Connection c = jdbc(); Statement s = c.createStatement()) {
-      assertThat(s.executeUpdate("UPDATE log SET key = CAST('" + PREFIX + "gpv' AS BLOB) WHERE revision = " + revision))
+    try (Connection c = jdbc();
+        Statement s = c.createStatement()) {
+      assertThat(
+              s.executeUpdate(
+                  "UPDATE log SET key = CAST('"
+                      + PREFIX
+                      + "gpv' AS BLOB) WHERE revision = "
+                      + revision))
           .isEqualTo(1);
     }
 
     try (var store = SqliteStore.open(file())) {
-      assertNamesTheRow(catchThrowableOfType(CorruptValueException.class, () -> store.range(PREFIX, 0)),
-          PREFIX + "gpv", revision);
-      assertNamesTheRow(catchThrowableOfType(CorruptValueException.class, () -> store.get(PREFIX + "gpv")),
-          PREFIX + "gpv", revision);
+      assertNamesTheRow(
+          catchThrowableOfType(CorruptValueException.class, () -> store.range(PREFIX, 0)),
+          PREFIX + "gpv",
+          revision);
+      assertNamesTheRow(
+          catchThrowableOfType(CorruptValueException.class, () -> store.get(PREFIX + "gpv")),
+          PREFIX + "gpv",
+          revision);
     }
   }
 
   @Test
   void aFlippedDeletedFlagDoesNotHideTheObjectSilently() throws Exception {
     long revision = populate();
-    try (Connection c = jdbc(); Statement s = c.createStatement()) {
-      assertThat(s.executeUpdate("UPDATE log SET deleted = 1 WHERE revision = " + revision)).isEqualTo(1);
+    try (Connection c = jdbc();
+        Statement s = c.createStatement()) {
+      assertThat(s.executeUpdate("UPDATE log SET deleted = 1 WHERE revision = " + revision))
+          .isEqualTo(1);
     }
 
     try (var store = SqliteStore.open(file())) {
-      assertNamesTheRow(catchThrowableOfType(CorruptValueException.class, () -> store.get(KEY)), KEY, revision);
-      assertNamesTheRow(catchThrowableOfType(CorruptValueException.class, () -> store.range(PREFIX, 0)), KEY, revision);
+      assertNamesTheRow(
+          catchThrowableOfType(CorruptValueException.class, () -> store.get(KEY)), KEY, revision);
+      assertNamesTheRow(
+          catchThrowableOfType(CorruptValueException.class, () -> store.range(PREFIX, 0)),
+          KEY,
+          revision);
     }
   }
 
-  /** A byte of the value changed in the file itself, not through SQL: SQLite's quick check at open passes it. */
+  /**
+   * A byte of the value changed in the file itself, not through SQL: SQLite's quick check at open
+   * passes it.
+   */
   @Test
   void aByteChangedOnDiskIsCaught() throws Exception {
     String canary = "{\"metadata\":{\"name\":\"canary-5f3a9c0e\"}}";
@@ -291,24 +355,32 @@ class StoredValueChecksumTest {
         found.add(i);
       }
     }
-    assertThat(found).as("the value is in the file once (the clean close checkpointed the WAL)").hasSize(1);
+    assertThat(found)
+        .as("the value is in the file once (the clean close checkpointed the WAL)")
+        .hasSize(1);
     try (var raf = new RandomAccessFile(file().toFile(), "rw")) {
       raf.seek(found.getFirst());
       raf.write('k'); // canary -> kanary
     }
 
     try (var store = SqliteStore.open(file())) {
-      assertNamesTheRow(catchThrowableOfType(CorruptValueException.class, () -> store.get(PREFIX + "canary")),
-          PREFIX + "canary", revision);
+      assertNamesTheRow(
+          catchThrowableOfType(CorruptValueException.class, () -> store.get(PREFIX + "canary")),
+          PREFIX + "canary",
+          revision);
     }
-    assertThat(SqliteStore.check(file()).problems()).singleElement().asString().contains(PREFIX + "canary");
+    assertThat(SqliteStore.check(file()).problems())
+        .singleElement()
+        .asString()
+        .contains(PREFIX + "canary");
   }
 
   @Test
   void checkListsEveryCorruptRowByKeyAndRevision() throws Exception {
     long revision = populate();
     renameInPlace(KEY, revision);
-    try (Connection c = jdbc(); Statement s = c.createStatement()) {
+    try (Connection c = jdbc();
+        Statement s = c.createStatement()) {
       s.executeUpdate("UPDATE log SET value = CAST('{}' AS BLOB) WHERE revision = 3");
     }
 
@@ -316,7 +388,8 @@ class StoredValueChecksumTest {
     assertThat(report.sound()).isFalse();
     assertThat(report.verified()).isEqualTo(1);
     assertThat(report.problems()).hasSize(2);
-    assertThat(report.problems().get(0)).startsWith("key " + KEY + " at revision " + revision + " ");
+    assertThat(report.problems().get(0))
+        .startsWith("key " + KEY + " at revision " + revision + " ");
     assertThat(report.problems().get(1)).startsWith("key " + PREFIX + "z at revision 3 ");
   }
 

@@ -49,12 +49,18 @@ class WatchHubRoutingTest {
         // Each node's task, moved to the next node: both hear the move.
         long created = put(store, new Txn.Op.Put("/t/" + i, bytes("on " + i), routes("node/" + i)));
         expected.get(i).add(created);
-        long moved = put(store, new Txn.Op.Put("/t/" + i, bytes("on " + (i + 1) % ROUTES),
-            routes("node/" + i, "node/" + (i + 1) % ROUTES)));
+        long moved =
+            put(
+                store,
+                new Txn.Op.Put(
+                    "/t/" + i,
+                    bytes("on " + (i + 1) % ROUTES),
+                    routes("node/" + i, "node/" + (i + 1) % ROUTES)));
         expected.get(i).add(moved);
         expected.get((i + 1) % ROUTES).add(moved);
         if (i % 10 == 0) {
-          long everyone = put(store, new Txn.Op.Put("/t/all-" + i, bytes("all"), Audience.EVERYONE));
+          long everyone =
+              put(store, new Txn.Op.Put("/t/all-" + i, bytes("all"), Audience.EVERYONE));
           expected.forEach(e -> e.add(everyone));
         }
       }
@@ -82,7 +88,8 @@ class WatchHubRoutingTest {
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
-  private static List<Long> revisionsThrough(BlockingQueue<StoreEvent> queue, long last) throws InterruptedException {
+  private static List<Long> revisionsThrough(BlockingQueue<StoreEvent> queue, long last)
+      throws InterruptedException {
     var out = new ArrayList<Long>();
     while (out.isEmpty() || out.getLast() < last) {
       var event = queue.poll(30, TimeUnit.SECONDS);

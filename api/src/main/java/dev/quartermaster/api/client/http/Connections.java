@@ -12,14 +12,20 @@ import javax.net.ssl.SSLContext;
  */
 interface Connections extends AutoCloseable {
   /**
-   * Sends one request and reads its whole answer by {@code deadlineNanos} ({@link System#nanoTime}).
+   * Sends one request and reads its whole answer by {@code deadlineNanos} ({@link
+   * System#nanoTime}).
    *
    * @param target the path and query, already encoded
    * @param headers sent as given; {@code Content-Length} is added for a body
    * @throws NotConnected when no connection could be opened: nothing was sent
    */
-  HttpAnswer exchange(String method, String target, Map<String, String> headers, Optional<byte[]> body,
-      long deadlineNanos) throws IOException;
+  HttpAnswer exchange(
+      String method,
+      String target,
+      Map<String, String> headers,
+      Optional<byte[]> body,
+      long deadlineNanos)
+      throws IOException;
 
   /** Closes the idle connections; those in use close when their call ends. */
   @Override

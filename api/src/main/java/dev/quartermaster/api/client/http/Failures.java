@@ -29,10 +29,15 @@ final class Failures {
       return failures.getFirst();
     }
     var each = failures.stream().map(Throwable::getMessage).collect(Collectors.joining("; "));
-    var message = writeStopped
-        ? each + " (not sent to the other " + (servers - failures.size() == 1 ? "server" : (servers - failures.size()) + " servers")
-            + ": a write whose answer was lost may have landed)"
-        : "none of the " + servers + " servers answered: " + each;
+    var message =
+        writeStopped
+            ? each
+                + " (not sent to the other "
+                + (servers - failures.size() == 1
+                    ? "server"
+                    : (servers - failures.size()) + " servers")
+                + ": a write whose answer was lost may have landed)"
+            : "none of the " + servers + " servers answered: " + each;
     return new ApiException(Reason.Unavailable, message);
   }
 }

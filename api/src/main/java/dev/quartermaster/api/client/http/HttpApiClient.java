@@ -18,27 +18,28 @@ import dev.quartermaster.api.table.ObjectTable;
 import dev.quartermaster.core.env.OutsideEnv;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.channels.ClosedByInterruptException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandler;
 import java.net.http.HttpResponse.BodyHandlers;
+import java.nio.channels.ClosedByInterruptException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicInteger;
-import javax.net.ssl.SSLContext;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.SSLContext;
 
 /**
- * {@link ApiClient} over the server's HTTP API ({@link HttpWire}), authenticated with a bearer token.
+ * {@link ApiClient} over the server's HTTP API ({@link HttpWire}), authenticated with a bearer
+ * token.
  *
  * <p>Every failure is the server's own {@link dev.quartermaster.api.error.ApiError}, unchanged; a
  * server that cannot be reached is {@code Unavailable}. Calls go over kept-alive connections of its
@@ -54,7 +55,8 @@ import java.util.concurrent.Executors;
  * can tell (its retry meets {@code AlreadyExists} or {@code Conflict}); the next call starts at the
  * next server. When every server tried failed, the error names each and why.
  */
-@OutsideEnv("the HTTP client's socket deadlines and watch readers are I/O at the edge; the simulation calls the store directly")
+@OutsideEnv(
+    "the HTTP client's socket deadlines and watch readers are I/O at the edge; the simulation calls the store directly")
 public final class HttpApiClient implements ApiClient, AutoCloseable {
   private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
   private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
@@ -65,15 +67,19 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
   private final Duration requestTimeout;
   private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
   private final Optional<SSLContext> tls;
+
   /**
    * For watches, whose answers last until closed; built by the first watch, since building one
    * loads the JDK's default TLS context and CA store (~100 ms), a cost a one-shot command that
    * never watches should not pay. Empty until then; guarded by {@code this}.
    */
   private Optional<HttpClient> http = Optional.empty();
+
   private boolean closed; // guarded by this
+
   /** For every other call, one pool per server, in the order of {@link #bases}. */
   private final List<Connections> connections;
+
   private final Map<String, String> plainHeaders;
   private final Map<String, String> withJsonBody;
   private final Set<HttpWatch<?>> watches = ConcurrentHashMap.newKeySet();
@@ -93,37 +99,60 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
     this(baseUri, token, REQUEST_TIMEOUT, tls);
   }
 
-  /** A client of the servers {@code baseUris} (one cluster), {@code https} ones trusting what {@code tls} trusts. */
+  /**
+   * A client of the servers {@code baseUris} (one cluster), {@code https} ones trusting what {@code
+   * tls} trusts.
+   */
   public static HttpApiClient of(List<URI> baseUris, String token, Optional<SSLContext> tls) {
     return new HttpApiClient(baseUris, token, REQUEST_TIMEOUT, tls);
   }
 
-  private HttpApiClient(URI baseUri, String token, Duration requestTimeout, Optional<SSLContext> tls) {
+  private HttpApiClient(
+      URI baseUri, String token, Duration requestTimeout, Optional<SSLContext> tls) {
     this(List.of(baseUri), token, requestTimeout, tls);
   }
 
-  private HttpApiClient(List<URI> baseUris, String token, Duration requestTimeout, Optional<SSLContext> tls) {
+  private HttpApiClient(
+      List<URI> baseUris, String token, Duration requestTimeout, Optional<SSLContext> tls) {
     this(baseUris, token, requestTimeout, tls, KeptConnections::new);
   }
 
-  /** As above, with calls carried by the connections {@code opener} makes (for the bench's side-by-side). */
-  HttpApiClient(List<URI> baseUris, String token, Duration requestTimeout, Optional<SSLContext> tls,
+  /**
+   * As above, with calls carried by the connections {@code opener} makes (for the bench's
+   * side-by-side).
+   */
+  HttpApiClient(
+      List<URI> baseUris,
+      String token,
+      Duration requestTimeout,
+      Optional<SSLContext> tls,
       Connections.Opener opener) {
     if (baseUris.isEmpty()) {
       throw new IllegalArgumentException("no server given");
     }
-    this.bases = baseUris.stream().map(u -> {
-      var text = u.toString();
-      return URI.create(text.endsWith("/") ? text.substring(0, text.length() - 1) : text);
-    }).toList();
+    this.bases =
+        baseUris.stream()
+            .map(
+                u -> {
+                  var text = u.toString();
+                  return URI.create(
+                      text.endsWith("/") ? text.substring(0, text.length() - 1) : text);
+                })
+            .toList();
     this.token = token;
     this.requestTimeout = requestTimeout;
     this.tls = tls;
-    this.connections = bases.stream()
-        .map(base -> opener.to(base, tls, (int) CONNECT_TIMEOUT.toMillis())).toList();
+    this.connections =
+        bases.stream().map(base -> opener.to(base, tls, (int) CONNECT_TIMEOUT.toMillis())).toList();
     this.plainHeaders = Map.of("Authorization", "Bearer " + token, "Accept", HttpWire.JSON);
-    this.withJsonBody = Map.of("Authorization", "Bearer " + token, "Accept", HttpWire.JSON,
-        "Content-Type", HttpWire.JSON);
+    this.withJsonBody =
+        Map.of(
+            "Authorization",
+            "Bearer " + token,
+            "Accept",
+            HttpWire.JSON,
+            "Content-Type",
+            HttpWire.JSON);
   }
 
   @Override
@@ -141,7 +170,13 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
 
   @Override
   public <T extends ApiObject> ObjectList<T> list(Kind<T> kind, LabelSelector selector) {
-    var query = selector.isEmpty() ? "" : "?" + HttpWire.PARAM_LABEL_SELECTOR + "=" + HttpWire.encodeQueryValue(selector.toString());
+    var query =
+        selector.isEmpty()
+            ? ""
+            : "?"
+                + HttpWire.PARAM_LABEL_SELECTOR
+                + "="
+                + HttpWire.encodeQueryValue(selector.toString());
     var served = call("GET", HttpWire.collectionPath(kind) + query, Optional.empty());
     var uri = served.uri();
     var body = success(served);
@@ -154,13 +189,27 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
     }
   }
 
-  /** Asks the server to render the table ({@code as=table}): no object is decoded here, see {@link ObjectTable}. */
+  /**
+   * Asks the server to render the table ({@code as=table}): no object is decoded here, see {@link
+   * ObjectTable}.
+   */
   @Override
-  public <T extends ApiObject> ObjectTable table(Kind<T> kind, Optional<String> name, LabelSelector selector,
-      Instant now) {
+  public <T extends ApiObject> ObjectTable table(
+      Kind<T> kind, Optional<String> name, LabelSelector selector, Instant now) {
     var as = HttpWire.PARAM_AS + "=" + HttpWire.AS_TABLE;
-    var path = name.map(n -> HttpWire.objectPath(kind, n) + "?" + as).orElseGet(() -> HttpWire.collectionPath(kind) + "?" + as
-        + (selector.isEmpty() ? "" : "&" + HttpWire.PARAM_LABEL_SELECTOR + "=" + HttpWire.encodeQueryValue(selector.toString())));
+    var path =
+        name.map(n -> HttpWire.objectPath(kind, n) + "?" + as)
+            .orElseGet(
+                () ->
+                    HttpWire.collectionPath(kind)
+                        + "?"
+                        + as
+                        + (selector.isEmpty()
+                            ? ""
+                            : "&"
+                                + HttpWire.PARAM_LABEL_SELECTOR
+                                + "="
+                                + HttpWire.encodeQueryValue(selector.toString())));
     var served = call("GET", path, Optional.empty());
     var body = success(served);
     try {
@@ -196,8 +245,12 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
   @Override
   public List<ApiObject> commit(List<Write> writes) {
     if (writes.size() != 1) {
-      throw ApiException.badRequest("a commit of " + writes.size() + " writes cannot be sent over HTTP: the API "
-          + "applies one object per request; commit in-process, or write the objects one at a time", List.of());
+      throw ApiException.badRequest(
+          "a commit of "
+              + writes.size()
+              + " writes cannot be sent over HTTP: the API "
+              + "applies one object per request; commit in-process, or write the objects one at a time",
+          List.of());
     }
     return List.of(writes.getFirst().applyAlone(this));
   }
@@ -209,42 +262,58 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
     var answer = served.answer();
     var object = decodeObject(kind, success(served), uri);
     // The header is the server's word; an older server without it is read from the object itself.
-    var outcome = answer.header(HttpWire.DELETE_HEADER)
-        .orElse(object.metadata().isDeleting() ? HttpWire.TERMINATING : HttpWire.DELETED);
+    var outcome =
+        answer
+            .header(HttpWire.DELETE_HEADER)
+            .orElse(object.metadata().isDeleting() ? HttpWire.TERMINATING : HttpWire.DELETED);
     return switch (outcome) {
       case HttpWire.DELETED -> new DeleteResult.Deleted<>(object);
       case HttpWire.TERMINATING -> new DeleteResult.Terminating<>(object);
-      default -> throw ResponseErrors.undecodable(uri,
-          new IllegalStateException(HttpWire.DELETE_HEADER + " is '" + outcome + "'"));
+      default ->
+          throw ResponseErrors.undecodable(
+              uri, new IllegalStateException(HttpWire.DELETE_HEADER + " is '" + outcome + "'"));
     };
   }
 
-
   @Override
-  public <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, WatchScope scope,
-      WatchHandler<T> handler) {
+  public <T extends ApiObject> WatchHandle watch(
+      Kind<T> kind, long afterRevision, WatchScope scope, WatchHandler<T> handler) {
     return watch(kind, afterRevision, LabelSelector.ALL, scope, handler);
   }
 
   /**
    * As {@link #watch(Kind, long, WatchHandler)}, but only objects matching {@code selector}: an
-   * object that stops matching arrives as {@code DELETED}, one that starts matching as {@code ADDED}.
-   * Returns once the server accepted the watch; bad requests throw, a compacted history calls
-   * {@code onGone} before this returns.
+   * object that stops matching arrives as {@code DELETED}, one that starts matching as {@code
+   * ADDED}. Returns once the server accepted the watch; bad requests throw, a compacted history
+   * calls {@code onGone} before this returns.
    */
-  public <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, LabelSelector selector,
-      WatchHandler<T> handler) {
+  public <T extends ApiObject> WatchHandle watch(
+      Kind<T> kind, long afterRevision, LabelSelector selector, WatchHandler<T> handler) {
     return watch(kind, afterRevision, selector, WatchScope.CLUSTER, handler);
   }
 
-  private <T extends ApiObject> WatchHandle watch(Kind<T> kind, long afterRevision, LabelSelector selector,
-      WatchScope scope, WatchHandler<T> handler) {
-    var query = new StringBuilder("?" + HttpWire.PARAM_WATCH + "=true&" + HttpWire.PARAM_REVISION + "=" + afterRevision);
+  private <T extends ApiObject> WatchHandle watch(
+      Kind<T> kind,
+      long afterRevision,
+      LabelSelector selector,
+      WatchScope scope,
+      WatchHandler<T> handler) {
+    var query =
+        new StringBuilder(
+            "?" + HttpWire.PARAM_WATCH + "=true&" + HttpWire.PARAM_REVISION + "=" + afterRevision);
     if (!selector.isEmpty()) {
-      query.append('&').append(HttpWire.PARAM_LABEL_SELECTOR).append('=').append(HttpWire.encodeQueryValue(selector.toString()));
+      query
+          .append('&')
+          .append(HttpWire.PARAM_LABEL_SELECTOR)
+          .append('=')
+          .append(HttpWire.encodeQueryValue(selector.toString()));
     }
     if (scope instanceof WatchScope.Node node) {
-      query.append('&').append(HttpWire.PARAM_NODE).append('=').append(HttpWire.encodeQueryValue(node.name()));
+      query
+          .append('&')
+          .append(HttpWire.PARAM_NODE)
+          .append('=')
+          .append(HttpWire.encodeQueryValue(node.name()));
     }
     var response = send(HttpWire.collectionPath(kind) + query, BodyHandlers.ofInputStream());
     var uri = response.request().uri();
@@ -299,17 +368,28 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
   private ServedAnswer call(String method, String pathAndQuery, Optional<byte[]> json) {
     var headers = json.isPresent() ? withJsonBody : plainHeaders;
     // A POST or PUT says its length even when empty; a GET or DELETE has no body to speak of.
-    var body = json.isPresent() || method.equals("GET") || method.equals("DELETE") ? json : Optional.of(new byte[0]);
+    var body =
+        json.isPresent() || method.equals("GET") || method.equals("DELETE")
+            ? json
+            : Optional.of(new byte[0]);
     var tried = new Failures(bases.size());
     int first = current.get();
     for (int i = 0; i < bases.size(); i++) {
       int used = (first + i) % bases.size();
       var uri = URI.create(bases.get(used) + pathAndQuery);
-      var target = uri.getRawPath() + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery()); // with a base's own path
+      var target =
+          uri.getRawPath()
+              + (uri.getRawQuery() == null
+                  ? ""
+                  : "?" + uri.getRawQuery()); // with a base's own path
       try {
-        var answer = connections.get(used).exchange(method, target, headers, body,
-            System.nanoTime() + requestTimeout.toNanos());
-        current.compareAndSet(first, used); // stay with the one that answered (unless another call moved on)
+        var answer =
+            connections
+                .get(used)
+                .exchange(
+                    method, target, headers, body, System.nanoTime() + requestTimeout.toNanos());
+        current.compareAndSet(
+            first, used); // stay with the one that answered (unless another call moved on)
         return new ServedAnswer(uri, answer);
       } catch (NotConnected e) {
         if (e.reason() instanceof ClosedByInterruptException) {
@@ -337,9 +417,9 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
   }
 
   /**
-   * Opens a watch ({@code GET pathAndQuery}) on the server calls go to now, or the next ones: a watch
-   * is a read, so any failure to get its answer's head moves on. The answer's request names the
-   * server that gave it.
+   * Opens a watch ({@code GET pathAndQuery}) on the server calls go to now, or the next ones: a
+   * watch is a read, so any failure to get its answer's head moves on. The answer's request names
+   * the server that gave it.
    */
   private <B> HttpResponse<B> send(String pathAndQuery, BodyHandler<B> handler) {
     var client = watchClient();
@@ -348,8 +428,12 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
     for (int i = 0; i < bases.size(); i++) {
       int used = (first + i) % bases.size();
       // No request timeout: a watch lasts until closed; the server's bookmarks keep the line busy.
-      var request = HttpRequest.newBuilder(URI.create(bases.get(used) + pathAndQuery))
-          .header("Authorization", "Bearer " + token).header("Accept", HttpWire.JSON).GET().build();
+      var request =
+          HttpRequest.newBuilder(URI.create(bases.get(used) + pathAndQuery))
+              .header("Authorization", "Bearer " + token)
+              .header("Accept", HttpWire.JSON)
+              .GET()
+              .build();
       try {
         var response = client.send(request, handler);
         current.compareAndSet(first, used);
@@ -370,10 +454,13 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
       throw new ApiException(Reason.Unavailable, "the client was closed");
     }
     if (http.isEmpty()) {
-      var builder = HttpClient.newBuilder()
-          .version(HttpClient.Version.HTTP_1_1) // the server speaks HTTP/1.1 only; skip the h2c upgrade dance
-          .connectTimeout(CONNECT_TIMEOUT)
-          .executor(executor);
+      var builder =
+          HttpClient.newBuilder()
+              .version(
+                  HttpClient.Version
+                      .HTTP_1_1) // the server speaks HTTP/1.1 only; skip the h2c upgrade dance
+              .connectTimeout(CONNECT_TIMEOUT)
+              .executor(executor);
       tls.ifPresent(builder::sslContext);
       http = Optional.of(builder.build());
     }
@@ -404,7 +491,11 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
   /** From the header; 0 ("unknown, re-list") when a server leaves it out or garbles it. */
   private static long compactedRevision(HttpResponse<?> response) {
     try {
-      return response.headers().firstValue(HttpWire.COMPACTED_REVISION_HEADER).map(Long::parseLong).orElse(0L);
+      return response
+          .headers()
+          .firstValue(HttpWire.COMPACTED_REVISION_HEADER)
+          .map(Long::parseLong)
+          .orElse(0L);
     } catch (NumberFormatException e) {
       return 0L;
     }
@@ -412,7 +503,8 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
 
   private static byte[] readErrorBody(InputStream body) {
     try (body) {
-      return body.readNBytes(1 << 20); // an error is small; never let a broken server make us buffer more
+      return body.readNBytes(
+          1 << 20); // an error is small; never let a broken server make us buffer more
     } catch (IOException e) {
       return new byte[0];
     }

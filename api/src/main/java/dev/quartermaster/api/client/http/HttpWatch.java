@@ -19,8 +19,8 @@ import java.util.function.Consumer;
 
 /**
  * One watch stream being read: a single reader task decodes each {@link WatchLine} and calls the
- * handler, so calls come in stream order and never overlap. After {@link #close()} returns (from any
- * thread but the handler's own) the handler is not called again.
+ * handler, so calls come in stream order and never overlap. After {@link #close()} returns (from
+ * any thread but the handler's own) the handler is not called again.
  */
 final class HttpWatch<T extends ApiObject> implements WatchHandle {
   private final Kind<T> kind;
@@ -32,7 +32,12 @@ final class HttpWatch<T extends ApiObject> implements WatchHandle {
   private volatile boolean closed;
   private volatile Thread reader;
 
-  HttpWatch(Kind<T> kind, InputStream body, WatchHandler<T> handler, URI uri, Consumer<HttpWatch<?>> onEnd) {
+  HttpWatch(
+      Kind<T> kind,
+      InputStream body,
+      WatchHandler<T> handler,
+      URI uri,
+      Consumer<HttpWatch<?>> onEnd) {
     this.kind = kind;
     this.body = body;
     this.handler = handler;
@@ -94,7 +99,9 @@ final class HttpWatch<T extends ApiObject> implements WatchHandle {
         case DELETED -> handler.onEvent(new WatchEvent<>(WatchEvent.Type.DELETED, object(line)));
         case BOOKMARK -> {} // a keep-alive: nothing for the handler
         case ERROR -> {
-          var error = line.error().orElse(ApiError.of(ApiError.Reason.Internal, "watch ended with an error"));
+          var error =
+              line.error()
+                  .orElse(ApiError.of(ApiError.Reason.Internal, "watch ended with an error"));
           closed = true;
           if (error.reason() == ApiError.Reason.Gone) {
             handler.onGone(line.compactedRevision().orElse(0L));
@@ -130,8 +137,12 @@ final class HttpWatch<T extends ApiObject> implements WatchHandle {
   }
 
   private T object(WatchLine line) {
-    var object = line.object().orElseThrow(() -> ResponseErrors.undecodable(uri,
-        new IOException("a " + line.type() + " line without an object")));
+    var object =
+        line.object()
+            .orElseThrow(
+                () ->
+                    ResponseErrors.undecodable(
+                        uri, new IOException("a " + line.type() + " line without an object")));
     return ObjectCodec.requireKind(object, kind);
   }
 }

@@ -27,6 +27,7 @@ public final class HttpWire {
    * {@value #TERMINATING} when it waits for its finalizers (the body carries {@code deletedAt}).
    */
   public static final String DELETE_HEADER = "X-Qm-Delete";
+
   public static final String DELETED = "deleted";
   public static final String TERMINATING = "terminating";
 
@@ -39,10 +40,19 @@ public final class HttpWire {
   public static final String PARAM_WATCH = "watch";
   public static final String PARAM_REVISION = "revision";
   public static final String PARAM_LABEL_SELECTOR = "labelSelector";
-  /** On a watch: the node whose changes it asks for ({@link dev.quartermaster.api.client.WatchScope.Node}). */
+
+  /**
+   * On a watch: the node whose changes it asks for ({@link
+   * dev.quartermaster.api.client.WatchScope.Node}).
+   */
   public static final String PARAM_NODE = "node";
-  /** On a GET: {@code as=table} answers the kind's table ({@link dev.quartermaster.api.table.ObjectTable}), not its objects. */
+
+  /**
+   * On a GET: {@code as=table} answers the kind's table ({@link
+   * dev.quartermaster.api.table.ObjectTable}), not its objects.
+   */
   public static final String PARAM_AS = "as";
+
   public static final String AS_TABLE = "table";
 
   private HttpWire() {}
@@ -61,8 +71,8 @@ public final class HttpWire {
 
   /**
    * Percent-encodes everything but RFC 3986 unreserved characters, so that a hostile name such as
-   * {@code ../x} stays one path segment ({@code ..%2Fx}) and the server rejects it by name instead of
-   * resolving it as a path.
+   * {@code ../x} stays one path segment ({@code ..%2Fx}) and the server rejects it by name instead
+   * of resolving it as a path.
    */
   public static String encodeSegment(String text) {
     // "." and ".." are unreserved characters but path operators as segments: encode them too.
@@ -81,7 +91,8 @@ public final class HttpWire {
       if (isUnreserved(c)) {
         out.append((char) c);
       } else {
-        out.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
+        out.append('%')
+            .append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
             .append(Character.toUpperCase(Character.forDigit(c & 0xf, 16)));
       }
     }
@@ -89,7 +100,12 @@ public final class HttpWire {
   }
 
   private static boolean isUnreserved(int c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-        || c == '-' || c == '.' || c == '_' || c == '~';
+    return (c >= 'a' && c <= 'z')
+        || (c >= 'A' && c <= 'Z')
+        || (c >= '0' && c <= '9')
+        || c == '-'
+        || c == '.'
+        || c == '_'
+        || c == '~';
   }
 }

@@ -31,27 +31,31 @@ import javax.net.ssl.SSLSocket;
  * exchanges crosses to its selector thread and back through futures, which cost a single client
  * about 0.2 ms per call on loopback, as much as the server's own work on a create.
  *
- * <p>Nor Apache HttpClient 5.6 (classic, pooled), measured beside this by {@code ./qm bench clients}
- * (part of {@code ./qm bench api}; one server, rounds interleaved, 2 busy cores). Its rates were
- * 0.79-1.08x of these (GET, LIST, status PUT, 8 callers; four runs of 15-21 rounds), within the 20 %
- * it was allowed to lose, but each call cost the caller 7-52 % more CPU, and the CLI decided it: the
- * library loads some 310 classes and starts SLF4J and with it logback, so {@code qm get nodes}
- * (AOT-cached, same server, interleaved) took 398 ms of CPU against 177 here (453 ms wall against
- * 229), and with logging switched off still 243 ms: past the 200 ms that command has. Netty's client
- * codec was not tried: it is asynchronous, each call would cross threads as the JDK's does.
+ * <p>Nor Apache HttpClient 5.6 (classic, pooled), measured beside this by {@code ./qm bench
+ * clients} (part of {@code ./qm bench api}; one server, rounds interleaved, 2 busy cores). Its
+ * rates were 0.79-1.08x of these (GET, LIST, status PUT, 8 callers; four runs of 15-21 rounds),
+ * within the 20 % it was allowed to lose, but each call cost the caller 7-52 % more CPU, and the
+ * CLI decided it: the library loads some 310 classes and starts SLF4J and with it logback, so
+ * {@code qm get nodes} (AOT-cached, same server, interleaved) took 398 ms of CPU against 177 here
+ * (453 ms wall against 229), and with logging switched off still 243 ms: past the 200 ms that
+ * command has. Netty's client codec was not tried: it is asynchronous, each call would cross
+ * threads as the JDK's does.
  *
  * <p>Every read runs against the call's deadline, so a server that stops answering (or trickles
- * bytes) costs at most that. The socket is a {@link SocketChannel}'s, so that {@link #stillOpen} can
- * look without blocking whether the server closed the connection while it sat idle: that is the
+ * bytes) costs at most that. The socket is a {@link SocketChannel}'s, so that {@link #stillOpen}
+ * can look without blocking whether the server closed the connection while it sat idle: that is the
  * case its keep-alive timer creates, and a request sent into it would fail for nothing.
  */
 @OutsideEnv("socket read deadlines are I/O at the edge")
 final class KeptConnection implements AutoCloseable {
   /** Longest status line or header line read; longer answers are not from our server. */
   private static final int MAX_LINE = 16 * 1024;
+
   private static final int MAX_HEADERS = 200;
+
   /** The message for "closed before a byte of the answer": {@link ResponseErrors} hints from it. */
-  static final String NO_ANSWER = "the server closed the connection and received no bytes of an answer";
+  static final String NO_ANSWER =
+      "the server closed the connection and received no bytes of an answer";
 
   private final SocketChannel channel;
   private final Socket socket;
@@ -59,6 +63,7 @@ final class KeptConnection implements AutoCloseable {
   private final InputStream in;
   private final OutputStream out;
   private final String host;
+
   /** Whether the last answer left the connection clean for another request. */
   private boolean reusable;
 
@@ -71,8 +76,11 @@ final class KeptConnection implements AutoCloseable {
     this.out = new BufferedOutputStream(socket.getOutputStream(), 16 * 1024);
   }
 
-  /** Connects to {@code base} ({@code http} or {@code https}), within {@code connectTimeoutMillis}. */
-  static KeptConnection open(URI base, Optional<SSLContext> tls, int connectTimeoutMillis) throws IOException {
+  /**
+   * Connects to {@code base} ({@code http} or {@code https}), within {@code connectTimeoutMillis}.
+   */
+  static KeptConnection open(URI base, Optional<SSLContext> tls, int connectTimeoutMillis)
+      throws IOException {
     boolean secure = base.getScheme().equalsIgnoreCase("https");
     int port = base.getPort() != -1 ? base.getPort() : secure ? 443 : 80;
     var hostName = base.getHost();
@@ -88,9 +96,12 @@ final class KeptConnection implements AutoCloseable {
       Socket socket = plain;
       if (secure) {
         var context = tls.isPresent() ? tls.get() : defaultContext();
-        var ssl = (SSLSocket) context.getSocketFactory().createSocket(plain, unbracketed(hostName), port, true);
+        var ssl =
+            (SSLSocket)
+                context.getSocketFactory().createSocket(plain, unbracketed(hostName), port, true);
         var parameters = ssl.getSSLParameters();
-        parameters.setEndpointIdentificationAlgorithm("HTTPS"); // the certificate must name this host
+        parameters.setEndpointIdentificationAlgorithm(
+            "HTTPS"); // the certificate must name this host
         ssl.setSSLParameters(parameters);
         ssl.setSoTimeout(connectTimeoutMillis);
         ssl.startHandshake();
@@ -105,16 +116,28 @@ final class KeptConnection implements AutoCloseable {
   }
 
   /**
-   * Sends one request and reads its whole answer by {@code deadlineNanos} ({@link System#nanoTime}).
+   * Sends one request and reads its whole answer by {@code deadlineNanos} ({@link
+   * System#nanoTime}).
    *
    * @param target the path and query, already encoded
    * @param headers sent as given, after {@code Host}; {@code Content-Length} is added for a body
    */
-  HttpAnswer exchange(String method, String target, Map<String, String> headers, Optional<byte[]> body,
-      long deadlineNanos) throws IOException {
+  HttpAnswer exchange(
+      String method,
+      String target,
+      Map<String, String> headers,
+      Optional<byte[]> body,
+      long deadlineNanos)
+      throws IOException {
     deadline.until(deadlineNanos);
-    var head = new StringBuilder(256).append(method).append(' ').append(target).append(" HTTP/1.1\r\nHost: ")
-        .append(host).append("\r\n");
+    var head =
+        new StringBuilder(256)
+            .append(method)
+            .append(' ')
+            .append(target)
+            .append(" HTTP/1.1\r\nHost: ")
+            .append(host)
+            .append("\r\n");
     headers.forEach((name, value) -> head.append(name).append(": ").append(value).append("\r\n"));
     body.ifPresent(b -> head.append("Content-Length: ").append(b.length).append("\r\n"));
     head.append("\r\n");
@@ -203,7 +226,9 @@ final class KeptConnection implements AutoCloseable {
       }
       int colon = line.indexOf(':');
       if (colon > 0) {
-        fields.putIfAbsent(line.substring(0, colon).trim().toLowerCase(Locale.ROOT), line.substring(colon + 1).trim());
+        fields.putIfAbsent(
+            line.substring(0, colon).trim().toLowerCase(Locale.ROOT),
+            line.substring(colon + 1).trim());
       }
     }
     boolean http11 = status.startsWith("HTTP/1.1");
@@ -212,14 +237,18 @@ final class KeptConnection implements AutoCloseable {
     byte[] body;
     if (method.equals("HEAD") || code == 204 || code == 304 || code / 100 == 1) {
       body = new byte[0];
-    } else if (fields.getOrDefault("transfer-encoding", "").toLowerCase(Locale.ROOT).contains("chunked")) {
+    } else if (fields
+        .getOrDefault("transfer-encoding", "")
+        .toLowerCase(Locale.ROOT)
+        .contains("chunked")) {
       body = readChunked();
     } else if (fields.containsKey("content-length")) {
       long length;
       try {
         length = Long.parseLong(fields.get("content-length"));
       } catch (NumberFormatException e) {
-        throw new IOException("Content-Length is not a number: " + printable(fields.get("content-length")));
+        throw new IOException(
+            "Content-Length is not a number: " + printable(fields.get("content-length")));
       }
       if (length < 0 || length > Integer.MAX_VALUE - 8) {
         throw new IOException("Content-Length out of range: " + length);
@@ -240,7 +269,8 @@ final class KeptConnection implements AutoCloseable {
       int semicolon = size.indexOf(';');
       int length;
       try {
-        length = Integer.parseInt((semicolon >= 0 ? size.substring(0, semicolon) : size).trim(), 16);
+        length =
+            Integer.parseInt((semicolon >= 0 ? size.substring(0, semicolon) : size).trim(), 16);
       } catch (NumberFormatException e) {
         throw new IOException("bad chunk size: " + printable(size));
       }
@@ -274,11 +304,14 @@ final class KeptConnection implements AutoCloseable {
     while (true) {
       int c = in.read();
       if (c < 0) {
-        throw new EOFException(first && line.isEmpty() ? NO_ANSWER : "the answer ended inside its head");
+        throw new EOFException(
+            first && line.isEmpty() ? NO_ANSWER : "the answer ended inside its head");
       }
       if (c == '\n') {
         int end = line.length();
-        return end > 0 && line.charAt(end - 1) == '\r' ? line.substring(0, end - 1) : line.toString();
+        return end > 0 && line.charAt(end - 1) == '\r'
+            ? line.substring(0, end - 1)
+            : line.toString();
       }
       if (line.length() == MAX_LINE) {
         throw new IOException("a line of the answer's head is longer than " + MAX_LINE + " bytes");

@@ -10,13 +10,14 @@ import javax.net.ssl.SSLContext;
 /**
  * The idle connections to one server, for calls to take one at a time ({@link KeptConnection}). A
  * call takes the most recently used idle connection that is still open, or opens one; a connection
- * whose answer left it clean comes back afterwards, others are closed. At most {@link #MAX_IDLE} wait,
- * as many as callers ran at once is enough.
+ * whose answer left it clean comes back afterwards, others are closed. At most {@link #MAX_IDLE}
+ * wait, as many as callers ran at once is enough.
  *
  * <p>A request is never sent again here on a fresh connection after failing on a kept one: a write
- * whose answer was lost may have landed (a GET, {@link HttpApiClient} sends on to the next server). What makes that rare is the check before use: a connection the
- * server closed while idle is seen closed and dropped, never written to. A connection that cannot be
- * opened at all is a {@link NotConnected}: then nothing was sent, and the caller may go elsewhere.
+ * whose answer was lost may have landed (a GET, {@link HttpApiClient} sends on to the next server).
+ * What makes that rare is the check before use: a connection the server closed while idle is seen
+ * closed and dropped, never written to. A connection that cannot be opened at all is a {@link
+ * NotConnected}: then nothing was sent, and the caller may go elsewhere.
  */
 final class KeptConnections implements Connections {
   private static final int MAX_IDLE = 32;
@@ -34,8 +35,13 @@ final class KeptConnections implements Connections {
   }
 
   @Override
-  public HttpAnswer exchange(String method, String target, Map<String, String> headers, Optional<byte[]> body,
-      long deadlineNanos) throws IOException {
+  public HttpAnswer exchange(
+      String method,
+      String target,
+      Map<String, String> headers,
+      Optional<byte[]> body,
+      long deadlineNanos)
+      throws IOException {
     var connection = take();
     boolean kept = false;
     try {
@@ -72,7 +78,10 @@ final class KeptConnections implements Connections {
     }
   }
 
-  /** Keeps {@code connection} for the next call if it can carry one; false when the caller must close it. */
+  /**
+   * Keeps {@code connection} for the next call if it can carry one; false when the caller must
+   * close it.
+   */
   private boolean give(KeptConnection connection) {
     if (!connection.reusable()) {
       return false;

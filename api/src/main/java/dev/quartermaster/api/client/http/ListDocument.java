@@ -9,7 +9,8 @@ import java.util.List;
  * A list response: {@code {"kind":"List","revision":N,"items":[...]}}. Each item carries its own
  * {@code kind}; {@code revision} is the store revision the list was read at (watch from there).
  */
-public record ListDocument(String kind, long revision, @JsonInclude(JsonInclude.Include.ALWAYS) List<ApiObject> items) {
+public record ListDocument(
+    String kind, long revision, @JsonInclude(JsonInclude.Include.ALWAYS) List<ApiObject> items) {
   public static final String KIND = "List";
 
   public ListDocument {

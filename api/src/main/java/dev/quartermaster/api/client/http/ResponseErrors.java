@@ -13,7 +13,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
 
-/** Turns what came back over HTTP (or did not) into the {@link ApiException} a caller matches on. */
+/**
+ * Turns what came back over HTTP (or did not) into the {@link ApiException} a caller matches on.
+ */
 final class ResponseErrors {
   private static final int SNIPPET = 200;
 
@@ -41,32 +43,54 @@ final class ResponseErrors {
   /** A transport failure: the request may not have reached the server, or its answer was lost. */
   static ApiException fromTransport(IOException e, URI base, URI uri) {
     if (causeOf(e, HttpConnectTimeoutException.class).isPresent()) {
-      return new ApiException(Reason.Unavailable, "cannot reach the server at " + base + ": connect timed out");
+      return new ApiException(
+          Reason.Unavailable, "cannot reach the server at " + base + ": connect timed out");
     }
     var connect = causeOf(e, ConnectException.class);
     if (connect.isPresent()) {
       // The JDK's ConnectException often has no message; then it was refused.
-      var why = Optional.ofNullable(connect.get().getMessage()).filter(m -> !m.isBlank())
-          .filter(m -> !m.equalsIgnoreCase("connection refused")).orElse("connection refused");
-      return new ApiException(Reason.Unavailable, "cannot reach the server at " + base + ": " + why);
+      var why =
+          Optional.ofNullable(connect.get().getMessage())
+              .filter(m -> !m.isBlank())
+              .filter(m -> !m.equalsIgnoreCase("connection refused"))
+              .orElse("connection refused");
+      return new ApiException(
+          Reason.Unavailable, "cannot reach the server at " + base + ": " + why);
     }
     if (causeOf(e, java.net.UnknownHostException.class).isPresent()) {
-      return new ApiException(Reason.Unavailable, "cannot reach the server at " + base + ": unknown host " + base.getHost());
+      return new ApiException(
+          Reason.Unavailable,
+          "cannot reach the server at " + base + ": unknown host " + base.getHost());
     }
     if (e instanceof HttpTimeoutException) {
-      return new ApiException(Reason.Unavailable, "the server at " + base + " did not answer " + uri + " in time");
+      return new ApiException(
+          Reason.Unavailable, "the server at " + base + " did not answer " + uri + " in time");
     }
     var handshake = causeOf(e, javax.net.ssl.SSLHandshakeException.class);
     if (handshake.isPresent()) {
       var why = String.valueOf(handshake.get().getMessage());
-      return new ApiException(Reason.Unavailable, why.contains("PKIX") || why.contains("certificate")
-          ? "the server at " + base + " presented a certificate that the CA you trust did not sign (" + why + "); pass"
-              + " --ca-file with that server's <data>/tls/ca.crt, and compare its fingerprint with the one the server printed"
-          : "TLS with the server at " + base + " failed: " + why + " (is it serving plain http?)");
+      return new ApiException(
+          Reason.Unavailable,
+          why.contains("PKIX") || why.contains("certificate")
+              ? "the server at "
+                  + base
+                  + " presented a certificate that the CA you trust did not sign ("
+                  + why
+                  + "); pass"
+                  + " --ca-file with that server's <data>/tls/ca.crt, and compare its fingerprint with the one the server printed"
+              : "TLS with the server at "
+                  + base
+                  + " failed: "
+                  + why
+                  + " (is it serving plain http?)");
     }
-    var hint = uri.getScheme().equals("http") && String.valueOf(e.getMessage()).contains("received no bytes")
-        ? " (is it serving https? then use https:// and --ca-file)" : "";
-    return new ApiException(Reason.Unavailable, "request to " + uri + " failed: " + describe(e) + hint);
+    var hint =
+        uri.getScheme().equals("http")
+                && String.valueOf(e.getMessage()).contains("received no bytes")
+            ? " (is it serving https? then use https:// and --ca-file)"
+            : "";
+    return new ApiException(
+        Reason.Unavailable, "request to " + uri + " failed: " + describe(e) + hint);
   }
 
   static ApiException interrupted(URI uri) {
@@ -75,7 +99,8 @@ final class ResponseErrors {
   }
 
   static ApiException undecodable(URI uri, Exception e) {
-    return new ApiException(Reason.Internal, "the server's answer to " + uri + " does not decode: " + e.getMessage());
+    return new ApiException(
+        Reason.Internal, "the server's answer to " + uri + " does not decode: " + e.getMessage());
   }
 
   private static Reason reasonFor(int status) {

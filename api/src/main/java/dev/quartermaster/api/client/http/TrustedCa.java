@@ -35,7 +35,8 @@ public final class TrustedCa {
       context.init(null, trust.getTrustManagers(), null);
       return context;
     } catch (NoSuchFileException e) {
-      throw new IllegalArgumentException("CA file " + pem + " does not exist (copy the server's <data>/tls/ca.crt)");
+      throw new IllegalArgumentException(
+          "CA file " + pem + " does not exist (copy the server's <data>/tls/ca.crt)");
     } catch (IOException | GeneralSecurityException e) {
       throw new IllegalArgumentException("cannot read CA file " + pem + ": " + e.getMessage(), e);
     }

@@ -12,11 +12,16 @@ import java.util.Optional;
  *   <li>{@code {"type":"ADDED|MODIFIED|DELETED","object":{...}}}: a change, in revision order;
  *   <li>{@code {"type":"BOOKMARK","revision":N}}: a keep-alive; every change up to {@code N} that
  *       this watch selects has been sent, so a client may resume from {@code N};
- *   <li>{@code {"type":"ERROR","error":{...},"compactedRevision":N}}: the watch ended; the last line.
- *       A 410 error means the history was compacted ({@code compactedRevision} says up to where).
+ *   <li>{@code {"type":"ERROR","error":{...},"compactedRevision":N}}: the watch ended; the last
+ *       line. A 410 error means the history was compacted ({@code compactedRevision} says up to
+ *       where).
  * </ul>
  */
-public record WatchLine(Type type, Optional<ApiObject> object, Optional<Long> revision, Optional<ApiError> error,
+public record WatchLine(
+    Type type,
+    Optional<ApiObject> object,
+    Optional<Long> revision,
+    Optional<ApiError> error,
     Optional<Long> compactedRevision) {
 
   public enum Type {
@@ -35,24 +40,32 @@ public record WatchLine(Type type, Optional<ApiObject> object, Optional<Long> re
   }
 
   public static WatchLine event(WatchEvent<?> event) {
-    var type = switch (event.type()) {
-      case ADDED -> Type.ADDED;
-      case MODIFIED -> Type.MODIFIED;
-      case DELETED -> Type.DELETED;
-    };
-    return new WatchLine(type, Optional.of(event.object()), Optional.empty(), Optional.empty(), Optional.empty());
+    var type =
+        switch (event.type()) {
+          case ADDED -> Type.ADDED;
+          case MODIFIED -> Type.MODIFIED;
+          case DELETED -> Type.DELETED;
+        };
+    return new WatchLine(
+        type, Optional.of(event.object()), Optional.empty(), Optional.empty(), Optional.empty());
   }
 
   public static WatchLine bookmark(long revision) {
-    return new WatchLine(Type.BOOKMARK, Optional.empty(), Optional.of(revision), Optional.empty(), Optional.empty());
+    return new WatchLine(
+        Type.BOOKMARK, Optional.empty(), Optional.of(revision), Optional.empty(), Optional.empty());
   }
 
   public static WatchLine error(ApiError error) {
-    return new WatchLine(Type.ERROR, Optional.empty(), Optional.empty(), Optional.of(error), Optional.empty());
+    return new WatchLine(
+        Type.ERROR, Optional.empty(), Optional.empty(), Optional.of(error), Optional.empty());
   }
 
   public static WatchLine gone(ApiError error, long compactedRevision) {
-    return new WatchLine(Type.ERROR, Optional.empty(), Optional.empty(), Optional.of(error),
+    return new WatchLine(
+        Type.ERROR,
+        Optional.empty(),
+        Optional.empty(),
+        Optional.of(error),
         Optional.of(compactedRevision));
   }
 }

@@ -53,7 +53,9 @@ class HttpApiClientTest {
     server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     server.createContext("/", this::answer);
     server.start();
-    client = new HttpApiClient(URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/"), "s3cret");
+    client =
+        new HttpApiClient(
+            URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/"), "s3cret");
   }
 
   @AfterEach
@@ -84,7 +86,8 @@ class HttpApiClientTest {
 
   @Test
   void sendsTheBearerTokenAndDecodesObjects() {
-    answer.set(new Answer(200, Map.of(), new String(ObjectCodec.toJson(NODE), StandardCharsets.UTF_8)));
+    answer.set(
+        new Answer(200, Map.of(), new String(ObjectCodec.toJson(NODE), StandardCharsets.UTF_8)));
     assertThat(client.get(Kinds.NODE, "gpu-1")).contains(NODE);
     assertThat(lastAuthorization.get()).isEqualTo("Bearer s3cret");
   }
@@ -101,13 +104,14 @@ class HttpApiClientTest {
   }
 
   private void answerWithTheNode() {
-    answer.set(new Answer(200, Map.of(), new String(ObjectCodec.toJson(NODE), StandardCharsets.UTF_8)));
+    answer.set(
+        new Answer(200, Map.of(), new String(ObjectCodec.toJson(NODE), StandardCharsets.UTF_8)));
   }
 
   /**
    * Two servers of one cluster, the first down: the same call goes on to the other, reads and
-   * writes alike (nothing reached the first, so nothing can have landed there), and the client stays
-   * with the one that answered.
+   * writes alike (nothing reached the first, so nothing can have landed there), and the client
+   * stays with the one that answered.
    */
   @Test
   void aCallThatCannotConnectGoesOnToTheNextServer() throws IOException {
@@ -127,8 +131,11 @@ class HttpApiClientTest {
   @Test
   void anUnknownHostIsSkippedLikeADeadServer() {
     answerWithTheNode();
-    try (var pair = HttpApiClient.of(List.of(URI.create("http://no-such-host.invalid:7480"), liveServer()), "s3cret",
-        Optional.empty())) {
+    try (var pair =
+        HttpApiClient.of(
+            List.of(URI.create("http://no-such-host.invalid:7480"), liveServer()),
+            "s3cret",
+            Optional.empty())) {
       assertThat(pair.get(Kinds.NODE, "gpu-1")).contains(NODE);
     }
   }
@@ -140,7 +147,8 @@ class HttpApiClientTest {
     try (var pair = HttpApiClient.of(List.of(first, second), "s3cret", Optional.empty())) {
       var e = catchThrowableOfType(ApiException.class, () -> pair.create(NODE));
       assertThat(e.reason()).isEqualTo(Reason.Unavailable);
-      assertThat(e.getMessage()).startsWith("none of the 2 servers answered: ")
+      assertThat(e.getMessage())
+          .startsWith("none of the 2 servers answered: ")
           .contains("cannot reach the server at " + first + ": connection refused")
           .contains("cannot reach the server at " + second + ": connection refused");
     }
@@ -154,28 +162,39 @@ class HttpApiClientTest {
   void afterTheRequestWasSentOnlyAGetGoesOnToTheNextServer() throws Exception {
     answerWithTheNode();
     try (var dropper = new RequestDropper()) {
-      try (var pair = HttpApiClient.of(List.of(dropper.uri(), liveServer()), "s3cret", Optional.empty())) {
+      try (var pair =
+          HttpApiClient.of(List.of(dropper.uri(), liveServer()), "s3cret", Optional.empty())) {
         assertThat(pair.get(Kinds.NODE, "gpu-1")).contains(NODE);
         assertThat(dropper.requests()).as("the GET went to the dropper first").isEqualTo(1);
         assertThat(lastMethod.get()).isEqualTo("GET");
       }
       lastMethod.set(null);
-      try (var pair = HttpApiClient.of(List.of(dropper.uri(), liveServer()), "s3cret", Optional.empty())) {
+      try (var pair =
+          HttpApiClient.of(List.of(dropper.uri(), liveServer()), "s3cret", Optional.empty())) {
         var e = catchThrowableOfType(ApiException.class, () -> pair.update(NODE));
         assertThat(e.reason()).isEqualTo(Reason.Unavailable);
-        assertThat(e.getMessage()).contains(dropper.uri().toString()).contains("not sent to the other server");
+        assertThat(e.getMessage())
+            .contains(dropper.uri().toString())
+            .contains("not sent to the other server");
         assertThat(dropper.requests()).isEqualTo(2);
         assertThat(lastMethod.get()).as("the write reached no other server").isNull();
-        assertThat(pair.server()).as("the next call starts at the next server").isEqualTo(liveServer());
+        assertThat(pair.server())
+            .as("the next call starts at the next server")
+            .isEqualTo(liveServer());
       }
     }
   }
 
   @Test
   void aWatchThatCannotConnectGoesOnToTheNextServer() throws Exception {
-    answer.set(new Answer(410, Map.of(HttpWire.COMPACTED_REVISION_HEADER, "41"), json(ApiError.of(Reason.Gone, "compacted"))));
+    answer.set(
+        new Answer(
+            410,
+            Map.of(HttpWire.COMPACTED_REVISION_HEADER, "41"),
+            json(ApiError.of(Reason.Gone, "compacted"))));
     var heard = new Recording();
-    try (var pair = HttpApiClient.of(List.of(deadServer(), liveServer()), "s3cret", Optional.empty())) {
+    try (var pair =
+        HttpApiClient.of(List.of(deadServer(), liveServer()), "s3cret", Optional.empty())) {
       pair.watch(Kinds.NODE, 3, heard).close();
       assertThat(heard.next()).isEqualTo("gone 41");
       assertThat(pair.server()).isEqualTo(liveServer());
@@ -189,7 +208,11 @@ class HttpApiClientTest {
     client.get(Kinds.NODE, "gpu-1");
     client.update(NODE);
     assertThat(client.watchClientBuilt()).isFalse();
-    answer.set(new Answer(410, Map.of(HttpWire.COMPACTED_REVISION_HEADER, "41"), json(ApiError.of(Reason.Gone, "compacted"))));
+    answer.set(
+        new Answer(
+            410,
+            Map.of(HttpWire.COMPACTED_REVISION_HEADER, "41"),
+            json(ApiError.of(Reason.Gone, "compacted"))));
     var heard = new Recording();
     client.watch(Kinds.NODE, 3, heard).close();
     assertThat(heard.next()).isEqualTo("gone 41");
@@ -203,7 +226,8 @@ class HttpApiClientTest {
     var e = catchThrowableOfType(ApiException.class, () -> client.update(NODE));
     assertThat(e.error()).isEqualTo(error);
 
-    answer.set(new Answer(404, Map.of(), json(ApiError.of(Reason.NotFound, "node/gpu-1 not found"))));
+    answer.set(
+        new Answer(404, Map.of(), json(ApiError.of(Reason.NotFound, "node/gpu-1 not found"))));
     assertThat(client.get(Kinds.NODE, "gpu-1")).isEmpty();
   }
 
@@ -226,7 +250,11 @@ class HttpApiClientTest {
 
   @Test
   void watch410CallsOnGoneWithTheHeadersRevision() throws InterruptedException {
-    answer.set(new Answer(410, Map.of(HttpWire.COMPACTED_REVISION_HEADER, "41"), json(ApiError.of(Reason.Gone, "compacted"))));
+    answer.set(
+        new Answer(
+            410,
+            Map.of(HttpWire.COMPACTED_REVISION_HEADER, "41"),
+            json(ApiError.of(Reason.Gone, "compacted"))));
     var heard = new Recording();
     client.watch(Kinds.NODE, 3, heard).close();
     assertThat(heard.next()).isEqualTo("gone 41");
@@ -234,9 +262,17 @@ class HttpApiClientTest {
 
   @Test
   void watchReadsLinesInOrderThenReportsTheEnd() throws InterruptedException {
-    var lines = json(WatchLine.event(new WatchEvent<>(WatchEvent.Type.ADDED, NODE))) + "\n"
-        + json(WatchLine.bookmark(4)) + "\n"
-        + json(WatchLine.event(new WatchEvent<>(WatchEvent.Type.DELETED, NODE.withMetadata(NODE.metadata().withRevision(5))))) + "\n";
+    var lines =
+        json(WatchLine.event(new WatchEvent<>(WatchEvent.Type.ADDED, NODE)))
+            + "\n"
+            + json(WatchLine.bookmark(4))
+            + "\n"
+            + json(
+                WatchLine.event(
+                    new WatchEvent<>(
+                        WatchEvent.Type.DELETED,
+                        NODE.withMetadata(NODE.metadata().withRevision(5)))))
+            + "\n";
     answer.set(new Answer(200, Map.of(), lines));
     var heard = new Recording();
     try (var watch = client.watch(Kinds.NODE, 3, heard)) {

@@ -27,7 +27,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The client's own HTTP/1.1 connections against a server scripted byte by byte: kept between calls,
- * never written to once the server closed them, answers framed every way HTTP allows, and a deadline.
+ * never written to once the server closed them, answers framed every way HTTP allows, and a
+ * deadline.
  */
 @Timeout(30)
 class KeptConnectionTest {
@@ -47,24 +48,32 @@ class KeptConnectionTest {
   void listen() throws IOException {
     listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
     base = URI.create("http://127.0.0.1:" + listener.getLocalPort());
-    Thread.ofVirtual().start(() -> {
-      while (!listener.isClosed()) {
-        try {
-          var socket = listener.accept();
-          accepted.incrementAndGet();
-          var current = script;
-          Thread.ofVirtual().start(() -> {
-            try (socket) {
-              current.run(socket, new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.ISO_8859_1)));
-            } catch (IOException | InterruptedException e) {
-              // the test decides what a broken connection means
-            }
-          });
-        } catch (IOException e) {
-          return;
-        }
-      }
-    });
+    Thread.ofVirtual()
+        .start(
+            () -> {
+              while (!listener.isClosed()) {
+                try {
+                  var socket = listener.accept();
+                  accepted.incrementAndGet();
+                  var current = script;
+                  Thread.ofVirtual()
+                      .start(
+                          () -> {
+                            try (socket) {
+                              current.run(
+                                  socket,
+                                  new BufferedReader(
+                                      new InputStreamReader(
+                                          socket.getInputStream(), StandardCharsets.ISO_8859_1)));
+                            } catch (IOException | InterruptedException e) {
+                              // the test decides what a broken connection means
+                            }
+                          });
+                } catch (IOException e) {
+                  return;
+                }
+              }
+            });
   }
 
   @AfterEach
@@ -74,15 +83,17 @@ class KeptConnectionTest {
 
   @Test
   void aKeptConnectionCarriesTheNextCall() throws IOException {
-    script = (socket, in) -> {
-      for (int i = 0; i < 3; i++) {
-        readRequest(in);
-        answer(socket, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
-      }
-    };
+    script =
+        (socket, in) -> {
+          for (int i = 0; i < 3; i++) {
+            readRequest(in);
+            answer(socket, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+          }
+        };
     try (var pool = new KeptConnections(base, Optional.empty(), 5_000)) {
       for (int i = 0; i < 3; i++) {
-        var answer = pool.exchange("GET", "/x", Map.of(), Optional.empty(), System.nanoTime() + LONG);
+        var answer =
+            pool.exchange("GET", "/x", Map.of(), Optional.empty(), System.nanoTime() + LONG);
         assertThat(new String(answer.body(), StandardCharsets.UTF_8)).isEqualTo("ok");
       }
     }
@@ -90,70 +101,87 @@ class KeptConnectionTest {
   }
 
   /**
-   * The server's keep-alive timer closes an idle connection: the next call must go on a new one. The
-   * naive way, writing into the closed one, loses the call with nothing received.
+   * The server's keep-alive timer closes an idle connection: the next call must go on a new one.
+   * The naive way, writing into the closed one, loses the call with nothing received.
    */
   @Test
   void aConnectionTheServerClosedWhileIdleIsNeverWrittenTo() throws Exception {
     var closed = new CountDownLatch(1);
-    script = (socket, in) -> {
-      readRequest(in);
-      answer(socket, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
-      socket.close(); // as an idle timeout does, without a Connection: close
-      closed.countDown();
-    };
+    script =
+        (socket, in) -> {
+          readRequest(in);
+          answer(socket, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+          socket.close(); // as an idle timeout does, without a Connection: close
+          closed.countDown();
+        };
     try (var pool = new KeptConnections(base, Optional.empty(), 5_000)) {
       pool.exchange("GET", "/x", Map.of(), Optional.empty(), System.nanoTime() + LONG);
       assertThat(closed.await(10, TimeUnit.SECONDS)).isTrue();
       awaitClosedSeen(pool::idleOpen);
-      var second = pool.exchange("POST", "/x", Map.of(), Optional.of(new byte[0]), System.nanoTime() + LONG);
+      var second =
+          pool.exchange("POST", "/x", Map.of(), Optional.of(new byte[0]), System.nanoTime() + LONG);
       assertThat(second.status()).isEqualTo(200);
       assertThat(accepted).hasValue(2);
     }
 
     var closedAgain = new CountDownLatch(1);
-    script = (socket, in) -> {
-      readRequest(in);
-      answer(socket, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
-      socket.close();
-      closedAgain.countDown();
-    };
+    script =
+        (socket, in) -> {
+          readRequest(in);
+          answer(socket, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+          socket.close();
+          closedAgain.countDown();
+        };
     try (var naive = KeptConnection.open(base, Optional.empty(), 5_000)) {
       naive.exchange("GET", "/x", Map.of(), Optional.empty(), System.nanoTime() + LONG);
       assertThat(closedAgain.await(10, TimeUnit.SECONDS)).isTrue();
       awaitClosedSeen(() -> naive.stillOpen() ? 1 : 0);
       assertThat(naive.stillOpen()).as("the check sees the close").isFalse();
-      var lost = catchThrowableOfType(IOException.class,
-          () -> naive.exchange("POST", "/x", Map.of(), Optional.of(new byte[0]), System.nanoTime() + LONG));
-      assertThat(lost).as("written into the closed connection anyway, the call is lost").isNotNull();
+      var lost =
+          catchThrowableOfType(
+              IOException.class,
+              () ->
+                  naive.exchange(
+                      "POST", "/x", Map.of(), Optional.of(new byte[0]), System.nanoTime() + LONG));
+      assertThat(lost)
+          .as("written into the closed connection anyway, the call is lost")
+          .isNotNull();
     }
   }
 
   @Test
   void chunkedAnswersAreReadWholeAndLeaveTheConnectionKept() throws IOException {
-    script = (socket, in) -> {
-      readRequest(in);
-      answer(socket, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2;x=y\r\nde\r\n0\r\n\r\n");
-      readRequest(in);
-      answer(socket, "HTTP/1.1 204 No Content\r\n\r\n");
-    };
+    script =
+        (socket, in) -> {
+          readRequest(in);
+          answer(
+              socket,
+              "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2;x=y\r\nde\r\n0\r\n\r\n");
+          readRequest(in);
+          answer(socket, "HTTP/1.1 204 No Content\r\n\r\n");
+        };
     try (var pool = new KeptConnections(base, Optional.empty(), 5_000)) {
       var answer = pool.exchange("GET", "/x", Map.of(), Optional.empty(), System.nanoTime() + LONG);
       assertThat(new String(answer.body(), StandardCharsets.UTF_8)).isEqualTo("abcde");
-      assertThat(pool.exchange("DELETE", "/x", Map.of(), Optional.empty(), System.nanoTime() + LONG).body()).isEmpty();
+      assertThat(
+              pool.exchange("DELETE", "/x", Map.of(), Optional.empty(), System.nanoTime() + LONG)
+                  .body())
+          .isEmpty();
     }
     assertThat(accepted).hasValue(1);
   }
 
   @Test
   void anAnswerWithoutALengthEndsWithItsConnectionWhichIsNotKept() throws IOException {
-    script = (socket, in) -> {
-      readRequest(in);
-      answer(socket, "HTTP/1.1 200 OK\r\nX-Qm-Delete: deleted\r\n\r\nuntil the end");
-    };
+    script =
+        (socket, in) -> {
+          readRequest(in);
+          answer(socket, "HTTP/1.1 200 OK\r\nX-Qm-Delete: deleted\r\n\r\nuntil the end");
+        };
     var connection = KeptConnection.open(base, Optional.empty(), 5_000);
     try (connection) {
-      var answer = connection.exchange("GET", "/x", Map.of(), Optional.empty(), System.nanoTime() + LONG);
+      var answer =
+          connection.exchange("GET", "/x", Map.of(), Optional.empty(), System.nanoTime() + LONG);
       assertThat(new String(answer.body(), StandardCharsets.UTF_8)).isEqualTo("until the end");
       assertThat(answer.header("x-qm-DELETE")).contains("deleted");
       assertThat(connection.reusable()).isFalse();
@@ -163,32 +191,49 @@ class KeptConnectionTest {
   @Test
   void aServerThatNeverAnswersCostsTheDeadline() throws IOException {
     var release = new CountDownLatch(1);
-    script = (socket, in) -> {
-      readRequest(in);
-      release.await(); // holds the connection open, answering nothing
-    };
+    script =
+        (socket, in) -> {
+          readRequest(in);
+          release.await(); // holds the connection open, answering nothing
+        };
     try (var pool = new KeptConnections(base, Optional.empty(), 5_000)) {
-      var e = catchThrowableOfType(HttpTimeoutException.class, () -> pool.exchange("GET", "/x", Map.of(),
-          Optional.empty(), System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300)));
+      var e =
+          catchThrowableOfType(
+              HttpTimeoutException.class,
+              () ->
+                  pool.exchange(
+                      "GET",
+                      "/x",
+                      Map.of(),
+                      Optional.empty(),
+                      System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300)));
       assertThat(e).isNotNull();
     } finally {
       release.countDown();
     }
   }
 
-  /** A server that refuses a body it will not read answers first and closes: that answer is the result. */
+  /**
+   * A server that refuses a body it will not read answers first and closes: that answer is the
+   * result.
+   */
   @Test
   void anAnswerSentBeforeTheBodyWasReadIsStillRead() throws IOException {
-    script = (socket, in) -> {
-      for (var line = in.readLine(); line != null && !line.isEmpty(); line = in.readLine()) {
-        // the head only: the body is never read
-      }
-      answer(socket, "HTTP/1.1 413 Payload Too Large\r\nContent-Length: 8\r\nConnection: close\r\n\r\ntoo big!");
-      socket.setSoLinger(true, 0); // what is unread is thrown away: the client's writes fail
-      socket.close();
-    };
+    script =
+        (socket, in) -> {
+          for (var line = in.readLine(); line != null && !line.isEmpty(); line = in.readLine()) {
+            // the head only: the body is never read
+          }
+          answer(
+              socket,
+              "HTTP/1.1 413 Payload Too Large\r\nContent-Length: 8\r\nConnection: close\r\n\r\ntoo big!");
+          socket.setSoLinger(true, 0); // what is unread is thrown away: the client's writes fail
+          socket.close();
+        };
     try (var pool = new KeptConnections(base, Optional.empty(), 5_000)) {
-      var answer = pool.exchange("POST", "/x", Map.of(), Optional.of(new byte[32 << 20]), System.nanoTime() + LONG);
+      var answer =
+          pool.exchange(
+              "POST", "/x", Map.of(), Optional.of(new byte[32 << 20]), System.nanoTime() + LONG);
       assertThat(answer.status()).isEqualTo(413);
       assertThat(new String(answer.body(), StandardCharsets.UTF_8)).isEqualTo("too big!");
     }
@@ -221,7 +266,8 @@ class KeptConnectionTest {
   }
 
   /** The close crosses loopback at once, but not within the same instant: wait for it, bounded. */
-  private static void awaitClosedSeen(java.util.function.IntSupplier open) throws InterruptedException {
+  private static void awaitClosedSeen(java.util.function.IntSupplier open)
+      throws InterruptedException {
     long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (open.getAsInt() > 0 && System.nanoTime() < until) {
       Thread.sleep(5);

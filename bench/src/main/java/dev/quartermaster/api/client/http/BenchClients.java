@@ -7,8 +7,8 @@ import java.util.Optional;
 
 /**
  * The bench's door into the client's package: an {@link HttpApiClient} whose calls go over the
- * hand-written {@link KeptConnections} or over Apache HttpClient 5 ({@link PooledConnections}),
- * for {@code ./qm bench api} to run the same calls through each. Lives in the bench so that the
+ * hand-written {@link KeptConnections} or over Apache HttpClient 5 ({@link PooledConnections}), for
+ * {@code ./qm bench api} to run the same calls through each. Lives in the bench so that the
  * client's public API offers no transport switch.
  */
 public final class BenchClients {
@@ -17,10 +17,12 @@ public final class BenchClients {
   private BenchClients() {}
 
   public static HttpApiClient kept(URI base, String token) {
-    return new HttpApiClient(List.of(base), token, REQUEST_TIMEOUT, Optional.empty(), KeptConnections::new);
+    return new HttpApiClient(
+        List.of(base), token, REQUEST_TIMEOUT, Optional.empty(), KeptConnections::new);
   }
 
   public static HttpApiClient pooled(URI base, String token) {
-    return new HttpApiClient(List.of(base), token, REQUEST_TIMEOUT, Optional.empty(), PooledConnections::new);
+    return new HttpApiClient(
+        List.of(base), token, REQUEST_TIMEOUT, Optional.empty(), PooledConnections::new);
   }
 }

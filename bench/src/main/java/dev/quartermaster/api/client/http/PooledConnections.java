@@ -38,8 +38,8 @@ import org.apache.hc.core5.util.Timeout;
 /**
  * The connections to one server as Apache HttpClient 5 (classic, blocking) keeps them, for the
  * bench to weigh against {@link KeptConnections} ({@code HttpClientBench}): a pooling connection
- * manager, no retries, redirects, cookies or compression, as the kept connections have none. An idle
- * connection is checked before use once it has been idle for {@link #VALIDATE_AFTER_IDLE}: the
+ * manager, no retries, redirects, cookies or compression, as the kept connections have none. An
+ * idle connection is checked before use once it has been idle for {@link #VALIDATE_AFTER_IDLE}: the
  * library's check waits a millisecond for the server's bytes, so checking every time, as {@link
  * KeptConnection#stillOpen} does without waiting, would cost each call that millisecond. A deadline
  * bounds each read here, not the whole answer as the kept connections' does.
@@ -53,31 +53,45 @@ final class PooledConnections implements Connections {
 
   PooledConnections(URI base, Optional<SSLContext> tls, int connectTimeoutMillis) {
     this.host = new HttpHost(base.getScheme(), base.getHost(), base.getPort());
-    var builder = PoolingHttpClientConnectionManagerBuilder.create()
-        .setMaxConnTotal(MAX_CONNECTIONS)
-        .setMaxConnPerRoute(MAX_CONNECTIONS)
-        .setDefaultSocketConfig(SocketConfig.custom().setTcpNoDelay(true).build())
-        .setDefaultConnectionConfig(ConnectionConfig.custom()
-            .setConnectTimeout(Timeout.ofMilliseconds(connectTimeoutMillis))
-            .setValidateAfterInactivity(VALIDATE_AFTER_IDLE)
-            .build());
-    // The library's default TLS loads the JDK's CA store when built (~100 ms): only an https call may pay that.
-    builder.setTlsSocketStrategy(tls.<TlsSocketStrategy>map(DefaultClientTlsStrategy::new)
-        .orElseGet(() -> (socket, target, port, attachment, context) ->
-            DefaultClientTlsStrategy.createDefault().upgrade(socket, target, port, attachment, context)));
-    this.client = HttpClients.custom()
-        .setConnectionManager(builder.build())
-        .disableAutomaticRetries() // a write whose answer was lost is never resent (HttpApiClient's rule)
-        .disableRedirectHandling()
-        .disableCookieManagement()
-        .disableAuthCaching()
-        .disableContentCompression()
-        .build();
+    var builder =
+        PoolingHttpClientConnectionManagerBuilder.create()
+            .setMaxConnTotal(MAX_CONNECTIONS)
+            .setMaxConnPerRoute(MAX_CONNECTIONS)
+            .setDefaultSocketConfig(SocketConfig.custom().setTcpNoDelay(true).build())
+            .setDefaultConnectionConfig(
+                ConnectionConfig.custom()
+                    .setConnectTimeout(Timeout.ofMilliseconds(connectTimeoutMillis))
+                    .setValidateAfterInactivity(VALIDATE_AFTER_IDLE)
+                    .build());
+    // The library's default TLS loads the JDK's CA store when built (~100 ms): only an https call
+    // may pay that.
+    builder.setTlsSocketStrategy(
+        tls.<TlsSocketStrategy>map(DefaultClientTlsStrategy::new)
+            .orElseGet(
+                () ->
+                    (socket, target, port, attachment, context) ->
+                        DefaultClientTlsStrategy.createDefault()
+                            .upgrade(socket, target, port, attachment, context)));
+    this.client =
+        HttpClients.custom()
+            .setConnectionManager(builder.build())
+            .disableAutomaticRetries() // a write whose answer was lost is never resent
+            // (HttpApiClient's rule)
+            .disableRedirectHandling()
+            .disableCookieManagement()
+            .disableAuthCaching()
+            .disableContentCompression()
+            .build();
   }
 
   @Override
-  public HttpAnswer exchange(String method, String target, Map<String, String> headers, Optional<byte[]> body,
-      long deadlineNanos) throws IOException {
+  public HttpAnswer exchange(
+      String method,
+      String target,
+      Map<String, String> headers,
+      Optional<byte[]> body,
+      long deadlineNanos)
+      throws IOException {
     long leftMillis = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
     if (leftMillis <= 0) {
       throw new HttpTimeoutException("request timed out");
@@ -86,10 +100,11 @@ final class PooledConnections implements Connections {
     headers.forEach(request::addHeader);
     body.ifPresent(b -> request.setEntity(new ByteArrayEntity(b, null)));
     var context = HttpClientContext.create();
-    context.setRequestConfig(RequestConfig.custom()
-        .setResponseTimeout(Timeout.ofMilliseconds(leftMillis))
-        .setConnectionRequestTimeout(Timeout.ofMilliseconds(leftMillis))
-        .build());
+    context.setRequestConfig(
+        RequestConfig.custom()
+            .setResponseTimeout(Timeout.ofMilliseconds(leftMillis))
+            .setConnectionRequestTimeout(Timeout.ofMilliseconds(leftMillis))
+            .build());
     try {
       return client.execute(host, request, context, PooledConnections::answer);
     } catch (ConnectTimeoutException e) {
@@ -109,7 +124,8 @@ final class PooledConnections implements Connections {
       fields.putIfAbsent(header.getName().toLowerCase(Locale.ROOT), header.getValue());
     }
     var entity = response.getEntity();
-    return new HttpAnswer(response.getCode(), fields, entity == null ? new byte[0] : EntityUtils.toByteArray(entity));
+    return new HttpAnswer(
+        response.getCode(), fields, entity == null ? new byte[0] : EntityUtils.toByteArray(entity));
   }
 
   @Override

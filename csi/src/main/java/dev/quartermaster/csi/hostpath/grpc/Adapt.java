@@ -26,15 +26,20 @@ final class Adapt {
       return;
     } catch (RuntimeException e) {
       // Unexpected (an I/O failure): INTERNAL with what happened, never a silent hang.
-      observer.onError(Status.INTERNAL.withDescription(call + ": " + e).withCause(e).asRuntimeException());
+      observer.onError(
+          Status.INTERNAL.withDescription(call + ": " + e).withCause(e).asRuntimeException());
       return;
     }
     observer.onNext(response);
     observer.onCompleted();
   }
 
-  /** The capability at {@code field}; a missing or unknown access mode is INVALID_ARGUMENT naming it. */
-  static VolumeAccess access(CsiCall call, String field, boolean present, VolumeCapability capability) {
+  /**
+   * The capability at {@code field}; a missing or unknown access mode is INVALID_ARGUMENT naming
+   * it.
+   */
+  static VolumeAccess access(
+      CsiCall call, String field, boolean present, VolumeCapability capability) {
     if (!present) {
       throw new CsiException(call, CsiCode.INVALID_ARGUMENT, field + " is required");
     }
@@ -42,12 +47,19 @@ final class Adapt {
       throw new CsiException(call, CsiCode.INVALID_ARGUMENT, field + ".access_mode is required");
     }
     var mode = capability.getAccessMode().getMode();
-    var ours = CsiProtos.fromProto(mode).orElseThrow(() -> new CsiException(call, CsiCode.INVALID_ARGUMENT,
-        field + ".access_mode " + mode + " is not supported"));
+    var ours =
+        CsiProtos.fromProto(mode)
+            .orElseThrow(
+                () ->
+                    new CsiException(
+                        call,
+                        CsiCode.INVALID_ARGUMENT,
+                        field + ".access_mode " + mode + " is not supported"));
     return new VolumeAccess(ours, capability.hasBlock());
   }
 
-  static List<VolumeAccess> accesses(CsiCall call, String field, List<VolumeCapability> capabilities) {
+  static List<VolumeAccess> accesses(
+      CsiCall call, String field, List<VolumeCapability> capabilities) {
     var out = new ArrayList<VolumeAccess>();
     for (int i = 0; i < capabilities.size(); i++) {
       out.add(access(call, field + "[" + i + "]", true, capabilities.get(i)));

@@ -27,12 +27,13 @@ import java.util.List;
 
 /** The Controller service of the hostpath plugin. */
 public final class HostpathControllerService extends ControllerGrpc.ControllerImplBase {
-  private static final List<ControllerServiceCapability.RPC.Type> CAPABILITIES = List.of(
-      ControllerServiceCapability.RPC.Type.CREATE_DELETE_VOLUME,
-      ControllerServiceCapability.RPC.Type.PUBLISH_UNPUBLISH_VOLUME,
-      ControllerServiceCapability.RPC.Type.LIST_VOLUMES,
-      ControllerServiceCapability.RPC.Type.GET_CAPACITY,
-      ControllerServiceCapability.RPC.Type.LIST_VOLUMES_PUBLISHED_NODES);
+  private static final List<ControllerServiceCapability.RPC.Type> CAPABILITIES =
+      List.of(
+          ControllerServiceCapability.RPC.Type.CREATE_DELETE_VOLUME,
+          ControllerServiceCapability.RPC.Type.PUBLISH_UNPUBLISH_VOLUME,
+          ControllerServiceCapability.RPC.Type.LIST_VOLUMES,
+          ControllerServiceCapability.RPC.Type.GET_CAPACITY,
+          ControllerServiceCapability.RPC.Type.LIST_VOLUMES_PUBLISHED_NODES);
 
   private final HostpathPlugin plugin;
 
@@ -41,102 +42,161 @@ public final class HostpathControllerService extends ControllerGrpc.ControllerIm
   }
 
   @Override
-  public void createVolume(CreateVolumeRequest request, StreamObserver<CreateVolumeResponse> observer) {
+  public void createVolume(
+      CreateVolumeRequest request, StreamObserver<CreateVolumeResponse> observer) {
     var call = CsiCall.CreateVolume;
-    Adapt.answer(call, observer, () -> {
-      var created = plugin.createVolume(request.getName(), request.getCapacityRange().getRequiredBytes(),
-          request.getCapacityRange().getLimitBytes(),
-          Adapt.accesses(call, "volume_capabilities", request.getVolumeCapabilitiesList()),
-          request.getParametersMap());
-      return CreateVolumeResponse.newBuilder().setVolume(Volume.newBuilder()
-          .setVolumeId(created.volumeId())
-          .setCapacityBytes(created.capacityBytes())
-          .putAllVolumeContext(created.context())).build();
-    });
+    Adapt.answer(
+        call,
+        observer,
+        () -> {
+          var created =
+              plugin.createVolume(
+                  request.getName(),
+                  request.getCapacityRange().getRequiredBytes(),
+                  request.getCapacityRange().getLimitBytes(),
+                  Adapt.accesses(call, "volume_capabilities", request.getVolumeCapabilitiesList()),
+                  request.getParametersMap());
+          return CreateVolumeResponse.newBuilder()
+              .setVolume(
+                  Volume.newBuilder()
+                      .setVolumeId(created.volumeId())
+                      .setCapacityBytes(created.capacityBytes())
+                      .putAllVolumeContext(created.context()))
+              .build();
+        });
   }
 
   @Override
-  public void deleteVolume(DeleteVolumeRequest request, StreamObserver<DeleteVolumeResponse> observer) {
-    Adapt.answer(CsiCall.DeleteVolume, observer, () -> {
-      plugin.deleteVolume(request.getVolumeId());
-      return DeleteVolumeResponse.getDefaultInstance();
-    });
+  public void deleteVolume(
+      DeleteVolumeRequest request, StreamObserver<DeleteVolumeResponse> observer) {
+    Adapt.answer(
+        CsiCall.DeleteVolume,
+        observer,
+        () -> {
+          plugin.deleteVolume(request.getVolumeId());
+          return DeleteVolumeResponse.getDefaultInstance();
+        });
   }
 
   @Override
-  public void controllerPublishVolume(ControllerPublishVolumeRequest request,
+  public void controllerPublishVolume(
+      ControllerPublishVolumeRequest request,
       StreamObserver<ControllerPublishVolumeResponse> observer) {
     var call = CsiCall.ControllerPublishVolume;
-    Adapt.answer(call, observer, () -> {
-      var context = plugin.controllerPublish(request.getVolumeId(), request.getNodeId(),
-          Adapt.access(call, "volume_capability", request.hasVolumeCapability(), request.getVolumeCapability()),
-          request.getReadonly());
-      return ControllerPublishVolumeResponse.newBuilder().putAllPublishContext(context).build();
-    });
+    Adapt.answer(
+        call,
+        observer,
+        () -> {
+          var context =
+              plugin.controllerPublish(
+                  request.getVolumeId(),
+                  request.getNodeId(),
+                  Adapt.access(
+                      call,
+                      "volume_capability",
+                      request.hasVolumeCapability(),
+                      request.getVolumeCapability()),
+                  request.getReadonly());
+          return ControllerPublishVolumeResponse.newBuilder().putAllPublishContext(context).build();
+        });
   }
 
   @Override
-  public void controllerUnpublishVolume(ControllerUnpublishVolumeRequest request,
+  public void controllerUnpublishVolume(
+      ControllerUnpublishVolumeRequest request,
       StreamObserver<ControllerUnpublishVolumeResponse> observer) {
-    Adapt.answer(CsiCall.ControllerUnpublishVolume, observer, () -> {
-      plugin.controllerUnpublish(request.getVolumeId(), request.getNodeId());
-      return ControllerUnpublishVolumeResponse.getDefaultInstance();
-    });
+    Adapt.answer(
+        CsiCall.ControllerUnpublishVolume,
+        observer,
+        () -> {
+          plugin.controllerUnpublish(request.getVolumeId(), request.getNodeId());
+          return ControllerUnpublishVolumeResponse.getDefaultInstance();
+        });
   }
 
   @Override
-  public void validateVolumeCapabilities(ValidateVolumeCapabilitiesRequest request,
+  public void validateVolumeCapabilities(
+      ValidateVolumeCapabilitiesRequest request,
       StreamObserver<ValidateVolumeCapabilitiesResponse> observer) {
     var call = CsiCall.ValidateVolumeCapabilities;
-    Adapt.answer(call, observer, () -> {
-      var result = plugin.validate(request.getVolumeId(),
-          Adapt.accesses(call, "volume_capabilities", request.getVolumeCapabilitiesList()));
-      var response = ValidateVolumeCapabilitiesResponse.newBuilder().setMessage(result.message());
-      if (result.confirmed()) {
-        response.setConfirmed(ValidateVolumeCapabilitiesResponse.Confirmed.newBuilder()
-            .putAllVolumeContext(request.getVolumeContextMap())
-            .addAllVolumeCapabilities(request.getVolumeCapabilitiesList())
-            .putAllParameters(request.getParametersMap()));
-      }
-      return response.build();
-    });
+    Adapt.answer(
+        call,
+        observer,
+        () -> {
+          var result =
+              plugin.validate(
+                  request.getVolumeId(),
+                  Adapt.accesses(call, "volume_capabilities", request.getVolumeCapabilitiesList()));
+          var response =
+              ValidateVolumeCapabilitiesResponse.newBuilder().setMessage(result.message());
+          if (result.confirmed()) {
+            response.setConfirmed(
+                ValidateVolumeCapabilitiesResponse.Confirmed.newBuilder()
+                    .putAllVolumeContext(request.getVolumeContextMap())
+                    .addAllVolumeCapabilities(request.getVolumeCapabilitiesList())
+                    .putAllParameters(request.getParametersMap()));
+          }
+          return response.build();
+        });
   }
 
   @Override
-  public void listVolumes(ListVolumesRequest request, StreamObserver<ListVolumesResponse> observer) {
-    Adapt.answer(CsiCall.ListVolumes, observer, () -> {
-      var page = plugin.listVolumes(request.getMaxEntries(), request.getStartingToken());
-      var response = ListVolumesResponse.newBuilder().setNextToken(page.nextToken());
-      for (var e : page.entries()) {
-        response.addEntries(ListVolumesResponse.Entry.newBuilder()
-            .setVolume(Volume.newBuilder().setVolumeId(e.volumeId()).setCapacityBytes(e.capacityBytes())
-                .putAllVolumeContext(e.context()))
-            .setStatus(ListVolumesResponse.VolumeStatus.newBuilder().addAllPublishedNodeIds(e.publishedNodeIds())));
-      }
-      return response.build();
-    });
+  public void listVolumes(
+      ListVolumesRequest request, StreamObserver<ListVolumesResponse> observer) {
+    Adapt.answer(
+        CsiCall.ListVolumes,
+        observer,
+        () -> {
+          var page = plugin.listVolumes(request.getMaxEntries(), request.getStartingToken());
+          var response = ListVolumesResponse.newBuilder().setNextToken(page.nextToken());
+          for (var e : page.entries()) {
+            response.addEntries(
+                ListVolumesResponse.Entry.newBuilder()
+                    .setVolume(
+                        Volume.newBuilder()
+                            .setVolumeId(e.volumeId())
+                            .setCapacityBytes(e.capacityBytes())
+                            .putAllVolumeContext(e.context()))
+                    .setStatus(
+                        ListVolumesResponse.VolumeStatus.newBuilder()
+                            .addAllPublishedNodeIds(e.publishedNodeIds())));
+          }
+          return response.build();
+        });
   }
 
   @Override
-  public void getCapacity(GetCapacityRequest request, StreamObserver<GetCapacityResponse> observer) {
+  public void getCapacity(
+      GetCapacityRequest request, StreamObserver<GetCapacityResponse> observer) {
     var call = CsiCall.GetCapacity;
-    Adapt.answer(call, observer, () -> GetCapacityResponse.newBuilder()
-        .setAvailableCapacity(plugin.availableCapacity(
-            Adapt.accesses(call, "volume_capabilities", request.getVolumeCapabilitiesList())))
-        .setMaximumVolumeSize(Int64Value.of(plugin.maximumVolumeSize()))
-        .build());
+    Adapt.answer(
+        call,
+        observer,
+        () ->
+            GetCapacityResponse.newBuilder()
+                .setAvailableCapacity(
+                    plugin.availableCapacity(
+                        Adapt.accesses(
+                            call, "volume_capabilities", request.getVolumeCapabilitiesList())))
+                .setMaximumVolumeSize(Int64Value.of(plugin.maximumVolumeSize()))
+                .build());
   }
 
   @Override
-  public void controllerGetCapabilities(ControllerGetCapabilitiesRequest request,
+  public void controllerGetCapabilities(
+      ControllerGetCapabilitiesRequest request,
       StreamObserver<ControllerGetCapabilitiesResponse> observer) {
-    Adapt.answer(CsiCall.ControllerGetCapabilities, observer, () -> {
-      var response = ControllerGetCapabilitiesResponse.newBuilder();
-      for (var type : CAPABILITIES) {
-        response.addCapabilities(ControllerServiceCapability.newBuilder()
-            .setRpc(ControllerServiceCapability.RPC.newBuilder().setType(type)));
-      }
-      return response.build();
-    });
+    Adapt.answer(
+        CsiCall.ControllerGetCapabilities,
+        observer,
+        () -> {
+          var response = ControllerGetCapabilitiesResponse.newBuilder();
+          for (var type : CAPABILITIES) {
+            response.addCapabilities(
+                ControllerServiceCapability.newBuilder()
+                    .setRpc(ControllerServiceCapability.RPC.newBuilder().setType(type)));
+          }
+          return response.build();
+        });
   }
 }

@@ -23,29 +23,45 @@ public final class HostpathIdentityService extends IdentityGrpc.IdentityImplBase
   }
 
   @Override
-  public void getPluginInfo(GetPluginInfoRequest request, StreamObserver<GetPluginInfoResponse> observer) {
-    Adapt.answer(CsiCall.GetPluginInfo, observer, () -> {
-      var info = plugin.info();
-      return GetPluginInfoResponse.newBuilder().setName(info.name()).setVendorVersion(info.vendorVersion()).build();
-    });
+  public void getPluginInfo(
+      GetPluginInfoRequest request, StreamObserver<GetPluginInfoResponse> observer) {
+    Adapt.answer(
+        CsiCall.GetPluginInfo,
+        observer,
+        () -> {
+          var info = plugin.info();
+          return GetPluginInfoResponse.newBuilder()
+              .setName(info.name())
+              .setVendorVersion(info.vendorVersion())
+              .build();
+        });
   }
 
   @Override
-  public void getPluginCapabilities(GetPluginCapabilitiesRequest request,
+  public void getPluginCapabilities(
+      GetPluginCapabilitiesRequest request,
       StreamObserver<GetPluginCapabilitiesResponse> observer) {
-    Adapt.answer(CsiCall.GetPluginCapabilities, observer, () -> {
-      var response = GetPluginCapabilitiesResponse.newBuilder();
-      if (plugin.info().has(Capability.ControllerService)) {
-        response.addCapabilities(PluginCapability.newBuilder().setService(
-            PluginCapability.Service.newBuilder().setType(PluginCapability.Service.Type.CONTROLLER_SERVICE)));
-      }
-      return response.build();
-    });
+    Adapt.answer(
+        CsiCall.GetPluginCapabilities,
+        observer,
+        () -> {
+          var response = GetPluginCapabilitiesResponse.newBuilder();
+          if (plugin.info().has(Capability.ControllerService)) {
+            response.addCapabilities(
+                PluginCapability.newBuilder()
+                    .setService(
+                        PluginCapability.Service.newBuilder()
+                            .setType(PluginCapability.Service.Type.CONTROLLER_SERVICE)));
+          }
+          return response.build();
+        });
   }
 
   @Override
   public void probe(ProbeRequest request, StreamObserver<ProbeResponse> observer) {
-    Adapt.answer(CsiCall.Probe, observer,
+    Adapt.answer(
+        CsiCall.Probe,
+        observer,
         () -> ProbeResponse.newBuilder().setReady(BoolValue.of(plugin.ready())).build());
   }
 }

@@ -15,8 +15,8 @@ import java.util.Optional;
 import java.util.concurrent.Executors;
 
 /**
- * A running hostpath plugin: its CSI services on a Unix socket (Identity always; Controller and Node
- * as configured) and, when asked, its overlap counters as Prometheus text at {@code /metrics}.
+ * A running hostpath plugin: its CSI services on a Unix socket (Identity always; Controller and
+ * Node as configured) and, when asked, its overlap counters as Prometheus text at {@code /metrics}.
  */
 @OutsideEnv("the hostpath plugin's gRPC server threads")
 public final class HostpathServer implements AutoCloseable {
@@ -31,10 +31,11 @@ public final class HostpathServer implements AutoCloseable {
   }
 
   /**
-   * Opens the plugin on {@code config} and serves it at {@code endpoint}; with {@code metricsAddress}
-   * (port 0 picks a free one) it also serves {@code /metrics}.
+   * Opens the plugin on {@code config} and serves it at {@code endpoint}; with {@code
+   * metricsAddress} (port 0 picks a free one) it also serves {@code /metrics}.
    */
-  public static HostpathServer start(HostpathConfig config, String endpoint, Optional<InetSocketAddress> metricsAddress) {
+  public static HostpathServer start(
+      HostpathConfig config, String endpoint, Optional<InetSocketAddress> metricsAddress) {
     var plugin = HostpathPlugin.open(config);
     var services = new ArrayList<BindableService>();
     services.add(new HostpathIdentityService(plugin));
@@ -76,7 +77,8 @@ public final class HostpathServer implements AutoCloseable {
         # HELP qm_csi_overlapping_calls_total Destructive controller calls that started while another was in flight.
         # TYPE qm_csi_overlapping_calls_total counter
         qm_csi_overlapping_calls_total %d
-        """.formatted(s.destructiveCalls(), s.overlaps());
+        """
+        .formatted(s.destructiveCalls(), s.overlaps());
   }
 
   @Override
@@ -88,14 +90,18 @@ public final class HostpathServer implements AutoCloseable {
   private static HttpServer metricsServer(HostpathPlugin plugin, InetSocketAddress address) {
     try {
       var server = HttpServer.create(address, 0);
-      server.createContext("/metrics", exchange -> {
-        var body = prometheusText(plugin).getBytes(StandardCharsets.UTF_8);
-        exchange.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
-        exchange.sendResponseHeaders(200, body.length);
-        try (var out = exchange.getResponseBody()) {
-          out.write(body);
-        }
-      });
+      server.createContext(
+          "/metrics",
+          exchange -> {
+            var body = prometheusText(plugin).getBytes(StandardCharsets.UTF_8);
+            exchange
+                .getResponseHeaders()
+                .set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+            exchange.sendResponseHeaders(200, body.length);
+            try (var out = exchange.getResponseBody()) {
+              out.write(body);
+            }
+          });
       server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
       server.start();
       return server;

@@ -9,10 +9,10 @@ import java.util.zip.CRC32;
 import java.util.zip.CheckedInputStream;
 
 /**
- * A library copied out of its jar once, into an owner-only directory of its own, and reused while it
- * matches ({@link LibraryResource#matches}). A copy is written to a temp file beside it and renamed
- * over it, so a process that loads it meanwhile (another JVM starting) sees the old file or the new
- * one, never half of one; a process already using a replaced copy keeps its own.
+ * A library copied out of its jar once, into an owner-only directory of its own, and reused while
+ * it matches ({@link LibraryResource#matches}). A copy is written to a temp file beside it and
+ * renamed over it, so a process that loads it meanwhile (another JVM starting) sees the old file or
+ * the new one, never half of one; a process already using a replaced copy keeps its own.
  *
  * @param file where the library is
  * @param outcome what this call did to make it so
@@ -44,12 +44,23 @@ record KeptLibrary(Path file, Outcome outcome) {
     try {
       var crc = new CRC32();
       long size;
-      try (var in = new CheckedInputStream(resource.open(), crc); var out = Files.newOutputStream(temp)) {
+      try (var in = new CheckedInputStream(resource.open(), crc);
+          var out = Files.newOutputStream(temp)) {
         size = in.transferTo(out);
       }
       if (size != resource.size() || crc.getValue() != resource.crc()) {
-        throw new IOException("the copy of " + resource + " does not match it (" + size + " bytes, CRC "
-            + Long.toHexString(crc.getValue()) + "; expected " + resource.size() + ", " + Long.toHexString(resource.crc()) + ")");
+        throw new IOException(
+            "the copy of "
+                + resource
+                + " does not match it ("
+                + size
+                + " bytes, CRC "
+                + Long.toHexString(crc.getValue())
+                + "; expected "
+                + resource.size()
+                + ", "
+                + Long.toHexString(resource.crc())
+                + ")");
       }
       Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     } finally {

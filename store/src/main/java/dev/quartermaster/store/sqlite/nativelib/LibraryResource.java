@@ -15,13 +15,16 @@ import java.util.zip.CRC32;
 /**
  * A native library inside a jar (or a directory of classes), with what a copy must match: its size
  * and CRC-32. From a jar both come from the entry's header, so checking a kept copy reads the copy
- * alone, never inflates the entry. A CRC finds a copy cut short or damaged; the owner-only directory
- * it is kept in, not the CRC, keeps others from swapping it.
+ * alone, never inflates the entry. A CRC finds a copy cut short or damaged; the owner-only
+ * directory it is kept in, not the CRC, keeps others from swapping it.
  *
  * @param name the library's file name ({@code libsqlitejdbc.so})
  */
 record LibraryResource(URL url, String name, long size, long crc) {
-  /** The resource at {@code url}; its size and CRC from the jar entry, or by reading it when not in a jar. */
+  /**
+   * The resource at {@code url}; its size and CRC from the jar entry, or by reading it when not in
+   * a jar.
+   */
   static LibraryResource of(URL url) throws IOException {
     var path = url.getPath();
     var name = path.substring(path.lastIndexOf('/') + 1);

@@ -15,12 +15,12 @@ import org.sqlite.util.OSInfo;
  * sqlite-jdbc's native library, kept once per user, sqlite-jdbc version and platform.
  *
  * <p>Left alone, sqlite-jdbc copies its library out of its jar into {@code java.io.tmpdir} at every
- * JVM start ({@code sqlite-<version>-<uuid>-libsqlitejdbc.so}, 1.1 MB, with a {@code .lck}), removed
- * only at a clean exit: every killed process left one behind. {@link #prepare} instead keeps one
- * copy in {@code ${XDG_CACHE_HOME:-~/.cache}/quartermaster/sqlite-<version>-<os>-<arch>/} and points
- * sqlite-jdbc at it ({@code org.sqlite.lib.path}, {@code org.sqlite.lib.name}). When that cannot be
- * done a warning says why, and sqlite-jdbc does as before; so it does when the library there fails
- * to load.
+ * JVM start ({@code sqlite-<version>-<uuid>-libsqlitejdbc.so}, 1.1 MB, with a {@code .lck}),
+ * removed only at a clean exit: every killed process left one behind. {@link #prepare} instead
+ * keeps one copy in {@code ${XDG_CACHE_HOME:-~/.cache}/quartermaster/sqlite-<version>-<os>-<arch>/}
+ * and points sqlite-jdbc at it ({@code org.sqlite.lib.path}, {@code org.sqlite.lib.name}). When
+ * that cannot be done a warning says why, and sqlite-jdbc does as before; so it does when the
+ * library there fails to load.
  */
 public final class SqliteNativeLibrary {
   static final String PATH_PROPERTY = "org.sqlite.lib.path";
@@ -42,29 +42,47 @@ public final class SqliteNativeLibrary {
     if (System.getProperty(PATH_PROPERTY) != null) {
       return;
     }
-    cacheRoot(System.getenv(), System.getProperty("user.home", "")).flatMap(SqliteNativeLibrary::keepIn)
-        .ifPresent(file -> {
-          System.setProperty(PATH_PROPERTY, file.getParent().toString());
-          System.setProperty(NAME_PROPERTY, file.getFileName().toString());
-        });
+    cacheRoot(System.getenv(), System.getProperty("user.home", ""))
+        .flatMap(SqliteNativeLibrary::keepIn)
+        .ifPresent(
+            file -> {
+              System.setProperty(PATH_PROPERTY, file.getParent().toString());
+              System.setProperty(NAME_PROPERTY, file.getFileName().toString());
+            });
   }
 
-  /** {@code $XDG_CACHE_HOME/quartermaster}, else {@code ~/.cache/quartermaster}; relative ones do not count (XDG). */
+  /**
+   * {@code $XDG_CACHE_HOME/quartermaster}, else {@code ~/.cache/quartermaster}; relative ones do
+   * not count (XDG).
+   */
   static Optional<Path> cacheRoot(Map<String, String> env, String home) {
-    var base = Optional.ofNullable(env.get("XDG_CACHE_HOME")).map(Path::of).filter(Path::isAbsolute)
-        .or(() -> Optional.of(home).filter(h -> !h.isBlank()).map(Path::of).filter(Path::isAbsolute)
-            .map(h -> h.resolve(".cache")));
+    var base =
+        Optional.ofNullable(env.get("XDG_CACHE_HOME"))
+            .map(Path::of)
+            .filter(Path::isAbsolute)
+            .or(
+                () ->
+                    Optional.of(home)
+                        .filter(h -> !h.isBlank())
+                        .map(Path::of)
+                        .filter(Path::isAbsolute)
+                        .map(h -> h.resolve(".cache")));
     if (base.isEmpty()) {
-      warn("no cache directory (neither XDG_CACHE_HOME nor the home directory is an absolute path)");
+      warn(
+          "no cache directory (neither XDG_CACHE_HOME nor the home directory is an absolute path)");
     }
     return base.map(b -> b.resolve("quartermaster"));
   }
 
   /** The library kept under {@code cacheRoot}; empty, after a warning, when it cannot be. */
   static Optional<Path> keepIn(Path cacheRoot) {
-    var folder = OSInfo.getNativeLibFolderPathForCurrentOS(); // Linux/x86_64, Linux-Musl/aarch64, ...
-    var resource = LibraryLoaderUtil.getNativeLibResourcePath() + "/" + LibraryLoaderUtil.getNativeLibName();
-    var dir = cacheRoot.resolve("sqlite-" + SQLiteJDBCLoader.getVersion() + "-" + folder.replace('/', '-'));
+    var folder =
+        OSInfo.getNativeLibFolderPathForCurrentOS(); // Linux/x86_64, Linux-Musl/aarch64, ...
+    var resource =
+        LibraryLoaderUtil.getNativeLibResourcePath() + "/" + LibraryLoaderUtil.getNativeLibName();
+    var dir =
+        cacheRoot.resolve(
+            "sqlite-" + SQLiteJDBCLoader.getVersion() + "-" + folder.replace('/', '-'));
     var url = SQLiteJDBCLoader.class.getResource(resource);
     if (url == null) {
       warn("sqlite-jdbc has no " + resource + " for this platform");
@@ -80,7 +98,10 @@ public final class SqliteNativeLibrary {
   }
 
   private static void warn(String why) {
-    LOG.warn("SQLite's native library: {}; this process extracts its own copy into {} instead, left there if the "
-        + "process is killed", why, System.getProperty("org.sqlite.tmpdir", System.getProperty("java.io.tmpdir")));
+    LOG.warn(
+        "SQLite's native library: {}; this process extracts its own copy into {} instead, left there if the "
+            + "process is killed",
+        why,
+        System.getProperty("org.sqlite.tmpdir", System.getProperty("java.io.tmpdir")));
   }
 }

@@ -19,16 +19,18 @@ import org.sqlite.util.LibraryLoaderUtil;
 
 /** sqlite-jdbc's own library, kept in a directory of the test's. */
 class KeptLibraryTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private LibraryResource sqlite;
   private byte[] bytes;
 
   @BeforeEach
   void findTheLibrary() throws IOException {
-    var url = SQLiteJDBCLoader.class.getResource(
-        LibraryLoaderUtil.getNativeLibResourcePath() + "/" + LibraryLoaderUtil.getNativeLibName());
+    var url =
+        SQLiteJDBCLoader.class.getResource(
+            LibraryLoaderUtil.getNativeLibResourcePath()
+                + "/"
+                + LibraryLoaderUtil.getNativeLibName());
     assertThat(url).as("sqlite-jdbc has a library for this platform").isNotNull();
     sqlite = LibraryResource.of(url);
     try (InputStream in = url.openStream()) {
@@ -51,7 +53,9 @@ class KeptLibraryTest {
     var second = KeptLibrary.keep(sqlite, dir.resolve("sqlite-x"));
     assertThat(second).isEqualTo(new KeptLibrary(kept(), Outcome.REUSED));
     var after = Files.readAttributes(kept(), BasicFileAttributes.class);
-    assertThat(after.fileKey()).as("the same file (inode), not a new one").isEqualTo(before.fileKey());
+    assertThat(after.fileKey())
+        .as("the same file (inode), not a new one")
+        .isEqualTo(before.fileKey());
     assertThat(after.lastModifiedTime()).isEqualTo(before.lastModifiedTime());
     try (var listing = Files.list(kept().getParent())) {
       assertThat(listing).as("no temp file left beside it").containsExactly(kept());
@@ -64,7 +68,8 @@ class KeptLibraryTest {
     try (var channel = FileChannel.open(kept(), StandardOpenOption.WRITE)) {
       channel.truncate(bytes.length / 2); // as a full disk or a killed copy leaves it
     }
-    assertThat(KeptLibrary.keep(sqlite, dir.resolve("sqlite-x")).outcome()).isEqualTo(Outcome.REPLACED);
+    assertThat(KeptLibrary.keep(sqlite, dir.resolve("sqlite-x")).outcome())
+        .isEqualTo(Outcome.REPLACED);
     assertThat(Files.readAllBytes(kept())).isEqualTo(bytes);
   }
 
@@ -74,7 +79,8 @@ class KeptLibraryTest {
     var damaged = bytes.clone();
     damaged[damaged.length / 2] ^= 0x40;
     Files.write(kept(), damaged);
-    assertThat(KeptLibrary.keep(sqlite, dir.resolve("sqlite-x")).outcome()).isEqualTo(Outcome.REPLACED);
+    assertThat(KeptLibrary.keep(sqlite, dir.resolve("sqlite-x")).outcome())
+        .isEqualTo(Outcome.REPLACED);
     assertThat(Files.readAllBytes(kept())).isEqualTo(bytes);
   }
 

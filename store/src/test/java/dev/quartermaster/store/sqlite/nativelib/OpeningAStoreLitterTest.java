@@ -22,23 +22,35 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(60)
 class OpeningAStoreLitterTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
-  /** What a run left: the lines it printed up to {@code open}, and sqlite's files in its temp directory while it ran and after the kill. */
+  /**
+   * What a run left: the lines it printed up to {@code open}, and sqlite's files in its temp
+   * directory while it ran and after the kill.
+   */
   private record Run(List<String> output, List<String> whileOpen, List<String> afterKill) {}
 
   private Run openAndKill(Path cacheHome) throws Exception {
     var tmp = Files.createDirectories(dir.resolve("tmp"));
     var java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    var builder = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-XX:TieredStopAtLevel=1",
-        "-Djava.io.tmpdir=" + tmp, "-cp", System.getProperty("java.class.path"), StoreHolder.class.getName(),
-        dir.resolve("store.db").toString()).redirectErrorStream(true);
+    var builder =
+        new ProcessBuilder(
+                java,
+                "--enable-native-access=ALL-UNNAMED",
+                "-XX:TieredStopAtLevel=1",
+                "-Djava.io.tmpdir=" + tmp,
+                "-cp",
+                System.getProperty("java.class.path"),
+                StoreHolder.class.getName(),
+                dir.resolve("store.db").toString())
+            .redirectErrorStream(true);
     builder.environment().put("XDG_CACHE_HOME", cacheHome.toString());
     var process = builder.start();
     try {
       var output = new ArrayList<String>();
-      var lines = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+      var lines =
+          new BufferedReader(
+              new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
       for (String line; !output.contains("open"); output.add(line)) {
         line = lines.readLine();
         assertThat(line).as("the child opened the store; it printed %s", output).isNotNull();
@@ -54,7 +66,11 @@ class OpeningAStoreLitterTest {
 
   private static List<String> sqliteFiles(Path tmp) throws IOException {
     try (var listing = Files.list(tmp)) {
-      return listing.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("sqlite-")).sorted().toList();
+      return listing
+          .map(p -> p.getFileName().toString())
+          .filter(n -> n.startsWith("sqlite-"))
+          .sorted()
+          .toList();
     }
   }
 
@@ -69,13 +85,18 @@ class OpeningAStoreLitterTest {
     }
   }
 
-  /** Where the cache cannot be made, it says so, and sqlite-jdbc extracts to tmp as it always did. */
+  /**
+   * Where the cache cannot be made, it says so, and sqlite-jdbc extracts to tmp as it always did.
+   */
   @Test
   void withoutACacheItWarnsAndSqliteExtractsToTmpAsBefore() throws Exception {
     var notADirectory = Files.writeString(dir.resolve("file"), "x");
     var run = openAndKill(notADirectory.resolve("cache"));
-    assertThat(String.join("\n", run.output())).contains("SQLite's native library: cannot keep it in");
+    assertThat(String.join("\n", run.output()))
+        .contains("SQLite's native library: cannot keep it in");
     assertThat(run.whileOpen()).anyMatch(n -> n.endsWith("-libsqlitejdbc.so"));
-    assertThat(run.afterKill()).as("the litter this change is about").anyMatch(n -> n.endsWith("-libsqlitejdbc.so"));
+    assertThat(run.afterKill())
+        .as("the litter this change is about")
+        .anyMatch(n -> n.endsWith("-libsqlitejdbc.so"));
   }
 }

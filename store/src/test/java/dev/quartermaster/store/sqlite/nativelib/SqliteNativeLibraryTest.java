@@ -10,15 +10,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class SqliteNativeLibraryTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void theCacheIsXdgsElseTheHomes() {
-    assertThat(SqliteNativeLibrary.cacheRoot(Map.of("XDG_CACHE_HOME", "/c"), "/home/u")).contains(Path.of("/c/quartermaster"));
+    assertThat(SqliteNativeLibrary.cacheRoot(Map.of("XDG_CACHE_HOME", "/c"), "/home/u"))
+        .contains(Path.of("/c/quartermaster"));
     assertThat(SqliteNativeLibrary.cacheRoot(Map.of("XDG_CACHE_HOME", "rel"), "/home/u"))
-        .as("a relative XDG_CACHE_HOME does not count").contains(Path.of("/home/u/.cache/quartermaster"));
-    assertThat(SqliteNativeLibrary.cacheRoot(Map.of(), "/home/u")).contains(Path.of("/home/u/.cache/quartermaster"));
+        .as("a relative XDG_CACHE_HOME does not count")
+        .contains(Path.of("/home/u/.cache/quartermaster"));
+    assertThat(SqliteNativeLibrary.cacheRoot(Map.of(), "/home/u"))
+        .contains(Path.of("/home/u/.cache/quartermaster"));
     assertThat(SqliteNativeLibrary.cacheRoot(Map.of(), "?")).isEmpty();
   }
 
@@ -26,8 +28,10 @@ class SqliteNativeLibraryTest {
   void keepsTheLibraryUnderTheCacheByVersionAndPlatform() {
     var file = SqliteNativeLibrary.keepIn(dir.resolve("quartermaster")).orElseThrow();
     assertThat(file.getFileName().toString()).isEqualTo("libsqlitejdbc.so");
-    assertThat(file.getParent().getFileName().toString()).startsWith("sqlite-3.")
-        .endsWith("-" + org.sqlite.util.OSInfo.getNativeLibFolderPathForCurrentOS().replace('/', '-'));
+    assertThat(file.getParent().getFileName().toString())
+        .startsWith("sqlite-3.")
+        .endsWith(
+            "-" + org.sqlite.util.OSInfo.getNativeLibFolderPathForCurrentOS().replace('/', '-'));
     assertThat(file.getParent().getParent()).isEqualTo(dir.resolve("quartermaster"));
   }
 
