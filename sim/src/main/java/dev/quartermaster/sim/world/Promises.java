@@ -89,9 +89,12 @@ final class Promises {
       complete(n, out);
       processes(n, out);
     }
-    finishedStayFinished(out);
-    bounded(out);
-    volumes(out);
+    // One map of the store's tasks per step, for every check that reads them.
+    var tasks = new HashMap<String, Task>();
+    world.view().tasks().forEach(t -> tasks.put(t.metadata().name(), t));
+    finishedStayFinished(tasks, out);
+    bounded(tasks, out);
+    volumes(tasks, out);
     return out;
   }
 
@@ -99,8 +102,8 @@ final class Promises {
    * PHASE: a task finished at the last check is still in that phase (same uid) — it never runs
    * again. Only a finished task is judged: between two checks a live one may make several moves.
    */
-  private void finishedStayFinished(List<String> out) {
-    for (var t : world.view().tasks()) {
+  private void finishedStayFinished(Map<String, Task> tasks, List<String> out) {
+    for (var t : tasks.values()) {
       var before = lastTasks.get(t.metadata().name());
       if (before == null
           || !before.metadata().uid().equals(t.metadata().uid())
@@ -125,7 +128,7 @@ final class Promises {
     }
   }
 
-  private void volumes(List<String> out) {
+  private void volumes(Map<String, Task> tasks, List<String> out) {
     var storage = world.storage();
     world.nodes().stream().filter(n -> world.fenced(n.name)).forEach(n -> fencedEver.add(n.name));
     if (storage.overlaps() > 0) {
@@ -136,7 +139,7 @@ final class Promises {
               + storage.overlaps()
               + " destructive calls overlapped");
     }
-    grants(out);
+    grants(tasks, out);
     for (var v : world.view().volumes()) {
       var mode = v.spec().accessMode();
       boolean singleWriter = mode != AccessMode.MultiNodeMultiWriter;
@@ -222,9 +225,7 @@ final class Promises {
     }
   }
 
-  private void grants(List<String> out) {
-    var tasks = new HashMap<String, Task>();
-    world.view().tasks().forEach(t -> tasks.put(t.metadata().name(), t));
+  private void grants(Map<String, Task> tasks, List<String> out) {
     var claims = new HashSet<String>();
     for (var v : world.view().volumes()) {
       for (var c : v.status().claims()) {
@@ -404,9 +405,7 @@ final class Promises {
     }
   }
 
-  private void bounded(List<String> out) {
-    var tasks = new HashMap<String, Task>();
-    world.view().tasks().forEach(t -> tasks.put(t.metadata().name(), t));
+  private void bounded(Map<String, Task> tasks, List<String> out) {
     var replicas = new HashMap<String, Integer>();
     var deletingWorkloads = new HashSet<String>();
     for (var w : world.view().workloads()) {
