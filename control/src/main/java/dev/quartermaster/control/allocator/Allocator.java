@@ -288,8 +288,7 @@ public final class Allocator {
     informers.deviceClasses().cache().list().forEach(c -> classes.put(c.metadata().name(), c));
     for (var c : pending) {
       // The API refuses a request for class "channel" without a domain; this catches any other
-      // class
-      // that selects channel devices, which would hand out channels no domain daemon serves.
+      // class that selects channel devices, which would hand out channels no domain daemon serves.
       var channels =
           c.spec().computeDomain().isPresent()
               ? Optional.<String>empty()
