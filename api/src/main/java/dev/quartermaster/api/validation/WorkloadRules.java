@@ -1,5 +1,7 @@
 package dev.quartermaster.api.validation;
 
+import dev.quartermaster.api.gang.GangSpec;
+import dev.quartermaster.api.gang.TopologyKeys;
 import dev.quartermaster.api.volume.VolumeUse;
 import dev.quartermaster.api.workload.TaskSpec;
 import dev.quartermaster.api.workload.TaskTemplate;
@@ -64,6 +66,7 @@ final class WorkloadRules {
                 + " holds its IMEX channels");
       }
       volumeClaimTemplates(at, longestTask, g, v);
+      g.gang().ifPresent(gang -> gang(at + ".gang", g.replicas(), gang, v));
     }
     spec.computeDomain().ifPresent(d -> v.dnsLabel("spec.computeDomain", d));
   }
@@ -102,6 +105,30 @@ final class WorkloadRules {
           field + ".spec.accessMode",
           "must allow a writer (SingleNodeWriter, MultiNodeSingleWriter or MultiNodeMultiWriter): each task writes its own volume");
     }
+  }
+
+  private static void gang(String at, int replicas, GangSpec gang, Violations v) {
+    gang.minMember()
+        .ifPresent(
+            m -> {
+              v.check(m >= 1, at + ".minMember", "must be >= 1");
+              v.check(
+                  m <= Math.max(1, replicas),
+                  at + ".minMember",
+                  "must be <= the group's replicas (" + replicas + ")");
+            });
+    var t = gang.topology();
+    t.required().ifPresent(k -> topologyKey(at + ".topology.required", k, v));
+    t.preferred().ifPresent(k -> topologyKey(at + ".topology.preferred", k, v));
+  }
+
+  private static void topologyKey(String field, String key, Violations v) {
+    v.check(
+        Names.isQualifiedName(key),
+        field,
+        "must be a node label key like "
+            + TopologyKeys.NVLINK_CLIQUE
+            + " ([prefix/]name: a DNS subdomain prefix and a name of letters, digits, '-', '_', '.')");
   }
 
   static void task(TaskSpec spec, Violations v) {

@@ -1,7 +1,9 @@
 package dev.quartermaster.api.workload;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.quartermaster.api.gang.GangSpec;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Identical workers named {@code <workload>-<group>-<ordinal>}.
@@ -12,6 +14,8 @@ import java.util.List;
  * @param volumeClaimTemplates one volume per slot (ordinal) per template, kept across the slot's
  *     tasks
  * @param volumeRetention what happens to a slot's template volumes on scale-down or workload delete
+ * @param gang whether the group's workers are placed together or not at all (empty: each on its
+ *     own)
  */
 public record WorkerGroup(
     String name,
@@ -20,7 +24,8 @@ public record WorkerGroup(
     List<ClaimTemplate> claimTemplates,
     RestartPolicy restartPolicy,
     List<VolumeClaimTemplate> volumeClaimTemplates,
-    VolumeRetention volumeRetention) {
+    VolumeRetention volumeRetention,
+    Optional<GangSpec> gang) {
   public WorkerGroup {
     name = name == null ? "" : name;
     template = template == null ? TaskTemplate.EMPTY : template;
@@ -29,6 +34,26 @@ public record WorkerGroup(
     volumeClaimTemplates =
         volumeClaimTemplates == null ? List.of() : List.copyOf(volumeClaimTemplates);
     volumeRetention = volumeRetention == null ? VolumeRetention.Delete : volumeRetention;
+    gang = gang == null ? Optional.empty() : gang;
+  }
+
+  public WorkerGroup(
+      String name,
+      int replicas,
+      TaskTemplate template,
+      List<ClaimTemplate> claimTemplates,
+      RestartPolicy restartPolicy,
+      List<VolumeClaimTemplate> volumeClaimTemplates,
+      VolumeRetention volumeRetention) {
+    this(
+        name,
+        replicas,
+        template,
+        claimTemplates,
+        restartPolicy,
+        volumeClaimTemplates,
+        volumeRetention,
+        Optional.empty());
   }
 
   public WorkerGroup(
@@ -44,6 +69,31 @@ public record WorkerGroup(
   /** This group with {@code n} replicas ({@code qm scale}). */
   public WorkerGroup withReplicas(int n) {
     return new WorkerGroup(
-        name, n, template, claimTemplates, restartPolicy, volumeClaimTemplates, volumeRetention);
+        name,
+        n,
+        template,
+        claimTemplates,
+        restartPolicy,
+        volumeClaimTemplates,
+        volumeRetention,
+        gang);
+  }
+
+  /** This group placed as {@code spec} says: together or not at all. */
+  public WorkerGroup withGang(GangSpec spec) {
+    return new WorkerGroup(
+        name,
+        replicas,
+        template,
+        claimTemplates,
+        restartPolicy,
+        volumeClaimTemplates,
+        volumeRetention,
+        Optional.of(spec));
+  }
+
+  /** How many workers must be placed together: 0 when the group is no gang. */
+  public int gangMinMember() {
+    return gang.map(g -> g.minMemberOf(replicas)).orElse(0);
   }
 }

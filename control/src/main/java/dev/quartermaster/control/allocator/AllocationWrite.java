@@ -29,8 +29,10 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 
@@ -87,46 +89,103 @@ final class AllocationWrite {
    * schedules it at once. Returns the plan it carried out, or why it wrote nothing.
    */
   WritePlan commit(List<ResourceClaim> pending, Placement.Placed placed, Optional<Task> unpinned) {
-    var live = new ArrayList<ResourceClaim>();
-    for (var c : pending) {
-      var l =
-          api.get(Kinds.RESOURCE_CLAIM, c.metadata().name())
-              .filter(
-                  x ->
-                      x.metadata().uid().equals(c.metadata().uid())
-                          && !x.metadata().isDeleting()
-                          && x.status().allocation().isEmpty());
-      if (l.isEmpty()) {
-        return new WritePlan.Stale(
-            "claim " + c.metadata().name() + " changed"); // the cache will show how
-      }
-      live.add(l.get());
+    return commitAll(List.of(new Decided(pending, placed, unpinned)));
+  }
+
+  /**
+   * A gang's decision: every member's claims, records and pin, as {@link #commit} writes one, all
+   * in one transaction — so the store shows the gang holding devices for all of them or for none.
+   */
+  WritePlan commitGang(List<Decided> members) {
+    return commitAll(members);
+  }
+
+  /**
+   * One placement of a decision: a task's (or a stand-alone claim's) pending claims as the cache
+   * showed them, where they go, and the task to pin there if it is not pinned yet.
+   */
+  record Decided(List<ResourceClaim> pending, Placement.Placed placed, Optional<Task> unpinned) {
+    public Decided {
+      pending = List.copyOf(pending);
     }
-    var node =
-        api.get(Kinds.NODE, placed.node())
-            .orElseThrow(
-                () -> new ApiException(Reason.NotFound, "node " + placed.node() + " is gone"));
-    var record = api.get(Kinds.NODE_ALLOCATION, placed.node());
-    var unadopted =
-        adoption.isDone(placed.node()) ? Set.<String>of() : namedByAllocatedClaims(placed.node());
-    var plan = plan(live, node, record, placed, unpinned, unadopted, env.now());
+  }
+
+  private WritePlan commitAll(List<Decided> decided) {
+    var members = new ArrayList<Member>();
+    var nodes = new HashMap<String, Node>();
+    var records = new HashMap<String, Optional<NodeAllocation>>();
+    var unadopted = new HashMap<String, Set<String>>();
+    for (var d : decided) {
+      var live = new ArrayList<ResourceClaim>();
+      for (var c : d.pending()) {
+        var l =
+            api.get(Kinds.RESOURCE_CLAIM, c.metadata().name())
+                .filter(
+                    x ->
+                        x.metadata().uid().equals(c.metadata().uid())
+                            && !x.metadata().isDeleting()
+                            && x.status().allocation().isEmpty());
+        if (l.isEmpty()) {
+          return new WritePlan.Stale(
+              "claim " + c.metadata().name() + " changed"); // the cache will show how
+        }
+        live.add(l.get());
+      }
+      var unpinned = d.unpinned();
+      if (decided.size() > 1 && unpinned.isPresent()) {
+        // A gang's members are read live too: one pinned or gone meanwhile makes the whole stale.
+        var t = unpinned.get();
+        var lt =
+            api.get(Kinds.TASK, t.metadata().name())
+                .filter(x -> x.metadata().uid().equals(t.metadata().uid()))
+                .filter(x -> x.spec().node().isEmpty() && !x.metadata().isDeleting());
+        if (lt.isEmpty()) {
+          return new WritePlan.Stale("task " + t.metadata().name() + " changed");
+        }
+        unpinned = lt;
+      }
+      var name = d.placed().node();
+      if (!nodes.containsKey(name)) {
+        nodes.put(
+            name,
+            api.get(Kinds.NODE, name)
+                .orElseThrow(() -> new ApiException(Reason.NotFound, "node " + name + " is gone")));
+        records.put(name, api.get(Kinds.NODE_ALLOCATION, name));
+        unadopted.put(
+            name, adoption.isDone(name) ? Set.<String>of() : namedByAllocatedClaims(name));
+      }
+      members.add(new Member(live, d.placed(), unpinned));
+    }
+    var plan = plan(members, nodes, records, unadopted, env.now());
     switch (plan) {
       case WritePlan.Taken t -> conflicts.incrementAndGet();
       case WritePlan.Commit c -> {
         var written = commits.commit(c.writes());
-        c.scheduled().ifPresent(t -> events.normal(t, "Scheduled", Scheduling.scheduledEvent(t)));
-        if (c.recordsNew()) {
+        c.scheduledTasks()
+            .forEach(t -> events.normal(t, "Scheduled", Scheduling.scheduledEvent(t)));
+        for (int i = 0; i < c.recordNodes().size(); i++) {
+          var node = c.recordNodes().get(i);
           index.wrote(
-              (NodeAllocation) written.getFirst(),
-              Optional.of(node),
-              informers.slices().cache().byIndex(Informers.BY_NODE, placed.node()));
+              (NodeAllocation) written.get(i),
+              Optional.of(nodes.get(node)),
+              informers.slices().cache().byIndex(Informers.BY_NODE, node));
         }
-        allocations.addAndGet(live.size());
+        allocations.addAndGet(members.stream().mapToInt(m -> m.live().size()).sum());
       }
       case WritePlan.Stale s -> {}
       case WritePlan.AwaitAdoption a -> {}
     }
     return plan;
+  }
+
+  /**
+   * One placement as the live reads show it: the claims (each still pending), where they go, and
+   * the live task to pin there if it is not pinned yet.
+   */
+  record Member(List<ResourceClaim> live, Placement.Placed placed, Optional<Task> unpinned) {
+    public Member {
+      live = List.copyOf(live);
+    }
   }
 
   /**
@@ -144,43 +203,91 @@ final class AllocationWrite {
       Optional<Task> unpinned,
       Set<String> unadopted,
       Instant now) {
-    if (!NodeReadiness.isSchedulable(node)) {
-      return new WritePlan.Stale("node " + placed.node() + " takes no allocations now");
-    }
-    var held = record.map(NodeAllocation::spec).orElse(NodeAllocationSpec.EMPTY);
-    var add = new HashMap<String, DeviceHolder>();
-    for (var c : live) {
-      var holder = new DeviceHolder(c.metadata().name(), c.metadata().uid());
-      for (var d : placed.devices().get(c.metadata().name())) {
-        var holds = held.holder(d.device());
-        if (holds.isPresent() && !holds.get().uid().equals(holder.uid())) {
-          return new WritePlan.Taken(d.device(), holds.get());
-        }
-        if (unadopted.contains(d.device())) {
-          return new WritePlan.AwaitAdoption(placed.node());
-        }
-        if (holds.isEmpty()) {
-          add.put(d.device(), holder);
+    var name = placed.node();
+    return plan(
+        List.of(new Member(live, placed, unpinned)),
+        Map.of(name, node),
+        Map.of(name, record),
+        Map.of(name, unadopted),
+        now);
+  }
+
+  /**
+   * What to write for {@code members} (one, or a gang's), given each node and its record as read
+   * live (per node name): every node's new entries, then each member's claims and task, for one
+   * transaction.
+   */
+  static WritePlan plan(
+      List<Member> members,
+      Map<String, Node> nodes,
+      Map<String, Optional<NodeAllocation>> records,
+      Map<String, Set<String>> unadopted,
+      Instant now) {
+    var adds = new TreeMap<String, Map<String, DeviceHolder>>();
+    for (var m : members) {
+      var placed = m.placed();
+      if (!NodeReadiness.isSchedulable(nodes.get(placed.node()))) {
+        return new WritePlan.Stale("node " + placed.node() + " takes no allocations now");
+      }
+      var held =
+          records.get(placed.node()).map(NodeAllocation::spec).orElse(NodeAllocationSpec.EMPTY);
+      var add = adds.computeIfAbsent(placed.node(), n -> new HashMap<>());
+      for (var c : m.live()) {
+        var holder = new DeviceHolder(c.metadata().name(), c.metadata().uid());
+        for (var d : placed.devices().get(c.metadata().name())) {
+          var holds = held.holder(d.device()).or(() -> Optional.ofNullable(add.get(d.device())));
+          if (holds.isPresent() && !holds.get().uid().equals(holder.uid())) {
+            return new WritePlan.Taken(d.device(), holds.get());
+          }
+          if (unadopted.get(placed.node()).contains(d.device())) {
+            return new WritePlan.AwaitAdoption(placed.node());
+          }
+          if (held.holder(d.device()).isEmpty()) {
+            add.put(d.device(), holder);
+          }
         }
       }
     }
-    // The record's new entries and the claims' allocations in one transaction (shared with other
+    // The records' new entries and the claims' allocations in one transaction (shared with other
     // workers' decisions): the store judges each claim against the record as this same
     // transaction leaves it. Nothing new to record (resuming): only the claims are written.
     var writes = new ArrayList<Write>();
-    if (!add.isEmpty()) {
-      writes.add(
-          record.isPresent()
-              ? new Write.Update(record.get().withSpec(held.with(add)))
-              : new Write.Create(
-                  new NodeAllocation(ObjectMeta.named(placed.node()), held.with(add), null)));
+    var recordNodes = new ArrayList<String>();
+    adds.forEach(
+        (node, add) -> {
+          if (add.isEmpty()) {
+            return;
+          }
+          var record = records.get(node);
+          var held = record.map(NodeAllocation::spec).orElse(NodeAllocationSpec.EMPTY);
+          recordNodes.add(node);
+          writes.add(
+              record.isPresent()
+                  ? new Write.Update(record.get().withSpec(held.with(add)))
+                  : new Write.Create(
+                      new NodeAllocation(ObjectMeta.named(node), held.with(add), null)));
+        });
+    var scheduledTasks = new ArrayList<Task>();
+    for (var m : members) {
+      writes.addAll(memberWrites(m, now, scheduledTasks));
     }
+    return new WritePlan.Commit(writes, recordNodes, scheduledTasks);
+  }
+
+  /**
+   * One member's claims allocated, and its task pinned (and, when they are all its claims,
+   * Scheduled, its claims reserved for it) — added to {@code scheduled}.
+   */
+  private static List<Write> memberWrites(Member m, Instant now, List<Task> scheduledOut) {
+    var placed = m.placed();
+    var live = m.live();
     // Claims that are all of a task's make the decision whole: the task is pinned, its claims
     // reserved for it and it is Scheduled in this same transaction (Scheduling), and the scheduler
     // finds nothing left to do: one transaction and two writes fewer per task.
-    var pinned = unpinned.map(t -> t.withSpec(t.spec().withNode(Optional.of(placed.node()))));
+    var pinned = m.unpinned().map(t -> t.withSpec(t.spec().withNode(Optional.of(placed.node()))));
     var scheduled =
         pinned.filter(t -> wholeDecision(t, live)).map(t -> Scheduling.scheduled(t, placed.node()));
+    var writes = new ArrayList<Write>();
     for (var c : live) {
       var devices = placed.devices().get(c.metadata().name());
       var condition =
@@ -206,10 +313,11 @@ final class AllocationWrite {
     }
     if (scheduled.isPresent()) {
       writes.add(new Write.UpdateWithStatus(scheduled.get()));
+      scheduledOut.add(scheduled.get());
     } else {
       pinned.ifPresent(t -> writes.add(new Write.Update(t)));
     }
-    return new WritePlan.Commit(writes, !add.isEmpty(), scheduled);
+    return writes;
   }
 
   /**

@@ -5,7 +5,6 @@ import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.claim.ResourceClaimStatus;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.device.DeviceClass;
-import dev.quartermaster.api.domain.ComputeDomainSpec;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.event.EventRecorder;
@@ -13,6 +12,7 @@ import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.control.allocator.AllocatorKey.ForClaim;
+import dev.quartermaster.control.allocator.AllocatorKey.ForGang;
 import dev.quartermaster.control.allocator.AllocatorKey.ForNode;
 import dev.quartermaster.control.allocator.AllocatorKey.ForTask;
 import dev.quartermaster.control.cluster.Conditions;
@@ -60,6 +60,7 @@ public final class Allocator {
   private final AtomicLong conflicts = new AtomicLong();
 
   private final AllocationWrite write;
+  private final GangPlacer gangs;
 
   private final EventRecorder events;
 
@@ -84,6 +85,7 @@ public final class Allocator {
     this.waiters = new Waiters(this::enqueue);
     this.adoption = new LegacyAdoption(api, informers);
     this.write = new AllocationWrite(env, api, informers, index, adoption, events);
+    this.gangs = new GangPlacer(this, informers, index, commits, write, waiters, events);
     AllocatorTriggers.register(informers, this);
   }
 
@@ -149,6 +151,7 @@ public final class Allocator {
       return switch (key) {
         case ForTask t -> reconcileTask(t, ticket);
         case ForClaim c -> reconcileClaim(c, ticket);
+        case ForGang g -> gangs.reconcile(g, ticket);
         case ForNode n -> keepRecord(n.name());
       };
     } catch (ApiException e) {
@@ -201,13 +204,21 @@ public final class Allocator {
           nodes);
       return Result.done();
     }
+    // A gang's member is placed with its gang (GangPlacer), unless the gang is placed already: then
+    // it only finishes what the gang's decision reserved for it, or (an elastic member, a
+    // replacement) is placed on its own.
+    boolean mayPlace = gangs.mayPlaceAlone(t);
+    if (!mayPlace) {
+      gangs.memberChanged(t);
+    }
     // Not pinned yet: pinned to the node of its claims in the same transaction that allocates them.
     return allocate(
         key,
         ticket,
         claims,
         nodes.stream().findFirst(),
-        live.filter(x -> x.spec().node().isEmpty()));
+        live.filter(x -> x.spec().node().isEmpty()),
+        mayPlace);
   }
 
   private Result reconcileClaim(ForClaim key, Waiters.Ticket ticket) {
@@ -243,82 +254,39 @@ public final class Allocator {
       users.forEach(t -> enqueue(AllocatorKey.task(t.metadata().name())));
       return Result.done();
     }
-    return allocate(key, ticket, List.of(c.get()), Optional.empty(), Optional.empty());
+    return allocate(key, ticket, List.of(c.get()), Optional.empty(), Optional.empty(), true);
   }
 
   /**
    * @param unpinned the live task to pin to the node its claims get, if it is not pinned
+   * @param mayPlace whether a node may be chosen; if not (a member of a gang not placed yet), only
+   *     a reservation the gang's decision left is finished
    */
   private Result allocate(
       AllocatorKey key,
       Waiters.Ticket ticket,
       List<ResourceClaim> claims,
       Optional<String> node,
-      Optional<Task> unpinned) {
+      Optional<Task> unpinned,
+      boolean mayPlace) {
     var pending = claims.stream().filter(c -> c.status().allocation().isEmpty()).toList();
     if (pending.isEmpty()) {
       return Result.done();
     }
-    for (var c : pending) {
-      var domain = c.spec().computeDomain();
-      if (domain.isPresent()) {
-        var found = informers.computeDomains().cache().get(domain.get());
-        if (found.isEmpty()) {
-          return block(
-              key,
-              ticket,
-              pending,
-              NoPlacement.COMPUTE_DOMAIN_NOT_FOUND,
-              "compute domain "
-                  + domain.get()
-                  + " does not exist; create it (kind ComputeDomain) or fix spec.computeDomain of claim "
-                  + c.metadata().name());
-        }
-        if (found.get().metadata().isDeleting()) {
-          return block(
-              key,
-              ticket,
-              pending,
-              NoPlacement.COMPUTE_DOMAIN_DELETING,
-              "compute domain " + domain.get() + " is being deleted; no new claims join it");
-        }
-      }
-    }
     var classes = new HashMap<String, DeviceClass>();
     informers.deviceClasses().cache().list().forEach(c -> classes.put(c.metadata().name(), c));
-    for (var c : pending) {
-      // The API refuses a request for class "channel" without a domain; this catches any other
-      // class that selects channel devices, which would hand out channels no domain daemon serves.
-      var channels =
-          c.spec().computeDomain().isPresent()
-              ? Optional.<String>empty()
-              : c.spec().requests().stream()
-                  .filter(
-                      r ->
-                          Optional.ofNullable(classes.get(r.deviceClassName()))
-                              .filter(
-                                  cls ->
-                                      cls.spec()
-                                          .deviceClass()
-                                          .equals(ComputeDomainSpec.CHANNEL_DEVICE_CLASS))
-                              .isPresent())
-                  .map(r -> r.name() + " (device class " + r.deviceClassName() + ")")
-                  .findFirst();
-      if (channels.isPresent()) {
-        return block(
-            key,
-            ticket,
-            pending,
-            NoPlacement.CHANNELS_NEED_COMPUTE_DOMAIN,
-            "claim "
-                + c.metadata().name()
-                + " request "
-                + channels.get()
-                + " asks for IMEX channels, which need a compute domain: set spec.computeDomain");
-      }
+    var refused = PlacementChecks.refusal(pending, informers, classes);
+    if (refused.isPresent()) {
+      return block(key, ticket, pending, refused.get().why(), refused.get().message());
     }
-    var needs =
-        pending.stream().map(c -> new ClaimNeed(c.metadata().name(), c.spec().requests())).toList();
+    if (!mayPlace) {
+      var resumed = resume(pending, needsOf(pending), node, classes);
+      if (resumed.isPresent()) {
+        return commit(key, ticket, pending, resumed.get(), unpinned);
+      }
+      return Result.done(); // a gang's member: its gang places it
+    }
+    var needs = needsOf(pending);
 
     var resumed = resume(pending, needs, node, classes);
     if (resumed.isPresent()) {
@@ -424,7 +392,7 @@ public final class Allocator {
    * Says on each pending claim why it got no devices, and parks the key until something could
    * change that.
    */
-  private Result block(
+  Result block(
       AllocatorKey key,
       Waiters.Ticket ticket,
       List<ResourceClaim> pending,
@@ -448,6 +416,12 @@ public final class Allocator {
       }
     }
     return Result.done();
+  }
+
+  static List<ClaimNeed> needsOf(List<ResourceClaim> pending) {
+    return pending.stream()
+        .map(c -> new ClaimNeed(c.metadata().name(), c.spec().requests()))
+        .toList();
   }
 
   /** Whether claim {@code c}'s allocation holds {@code device} on {@code node}. */

@@ -13,7 +13,8 @@ public sealed interface AllocatorKey {
   String name();
 
   /**
-   * The string the queue holds: {@code task/<name>}, {@code claim/<name>} or {@code node/<name>}.
+   * The string the queue holds: {@code task/<name>}, {@code claim/<name>}, {@code
+   * gang/<workload>/<group>} or {@code node/<name>}.
    */
   String queueKey();
 
@@ -34,6 +35,25 @@ public sealed interface AllocatorKey {
   }
 
   /**
+   * A gang: a worker group placed together ({@code name} is {@code <workload>/<group>}, as the
+   * informers' group index spells it).
+   */
+  record ForGang(String name) implements AllocatorKey {
+    @Override
+    public String queueKey() {
+      return "gang/" + name;
+    }
+
+    String workload() {
+      return name.substring(0, name.indexOf('/'));
+    }
+
+    String group() {
+      return name.substring(name.indexOf('/') + 1);
+    }
+  }
+
+  /**
    * A node: its allocation record is cleaned of garbage (and, once, adopts claims from before
    * records).
    */
@@ -50,6 +70,10 @@ public sealed interface AllocatorKey {
 
   static AllocatorKey claim(String name) {
     return new ForClaim(name);
+  }
+
+  static AllocatorKey gang(String workload, String group) {
+    return new ForGang(workload + "/" + group);
   }
 
   static AllocatorKey node(String name) {
@@ -73,6 +97,7 @@ public sealed interface AllocatorKey {
       case "task" -> new ForTask(name);
       case "claim" -> new ForClaim(name);
       case "node" -> new ForNode(name);
+      case "gang" -> new ForGang(name);
       default -> throw new IllegalArgumentException("unknown allocator key " + queueKey);
     };
   }

@@ -53,9 +53,11 @@ final class AllocatorTriggers {
 
               @Override
               public void onUpdate(Node old, Node n) {
+                // Labels: a gang's topology rule reads them.
                 boolean matters =
                     NodeReadiness.isSchedulable(old) != NodeReadiness.isSchedulable(n)
-                        || !old.spec().equals(n.spec());
+                        || !old.spec().equals(n.spec())
+                        || !old.metadata().labels().equals(n.metadata().labels());
                 allocator.nodeChanged(n.metadata().name(), matters ? nodes : Optional.empty());
               }
 

@@ -5,6 +5,7 @@ import dev.quartermaster.api.claim.Allocation.AllocatedDevice;
 import dev.quartermaster.api.device.Device;
 import dev.quartermaster.api.device.DeviceClass;
 import dev.quartermaster.api.device.DeviceSlice;
+import dev.quartermaster.api.gang.GangTopology;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.control.cluster.NodeReadiness;
 import java.util.ArrayList;
@@ -73,7 +74,14 @@ public final class DeviceIndex {
     var held = new HashMap<String, String>();
     record.ifPresent(
         r -> r.spec().devices().forEach((device, holder) -> held.put(device, holder.uid())));
-    var view = new NodeView(name, notReady, List.copyOf(devices), Map.copyOf(held), sources);
+    var view =
+        new NodeView(
+            name,
+            notReady,
+            List.copyOf(devices),
+            Map.copyOf(held),
+            sources,
+            node.map(n -> n.metadata().labels()).orElse(Map.of()));
     nodes.put(name, view);
     view.held()
         .forEach(
@@ -173,6 +181,54 @@ public final class DeviceIndex {
             .map(p -> Optional.ofNullable(nodes.get(p)).map(List::of).orElse(List.of()))
             .orElseGet(() -> List.copyOf(nodes.values()));
     return Shortfall.of(scope, needs, pinned, classes);
+  }
+
+  /**
+   * Finds nodes for every one of {@code members} at once (see {@link GangFit}), or says why there
+   * are none. The nodes handed out are committing ({@link InFlightCommits#begin}) until the gang's
+   * commit ends.
+   */
+  public synchronized GangPlacement placeGang(
+      List<GangFit.Member> members, Map<String, DeviceClass> classes, GangTopology topology) {
+    for (var m : members) {
+      for (var need : m.needs()) {
+        for (var r : need.requests()) {
+          if (!classes.containsKey(r.deviceClassName())) {
+            return new GangPlacement.NoSuchDeviceClass(
+                "claim "
+                    + need.claim()
+                    + " request "
+                    + r.name()
+                    + " names device class '"
+                    + r.deviceClassName()
+                    + "', which does not exist");
+          }
+        }
+      }
+    }
+    var free = new ArrayList<NodeView>();
+    var busy = new ArrayList<NodeView>();
+    for (var v : nodes.values()) {
+      if (v.schedulable()) {
+        (commits.isCommitting(v.name()) ? busy : free).add(v);
+      }
+    }
+    var outcome = GangFit.fit(free, members, classes, topology);
+    if (outcome instanceof GangFit.Outcome.Fits fits) {
+      var placed = new GangPlacement.Placed(fits.byMember());
+      placed.nodes().forEach(commits::begin);
+      return placed;
+    }
+    var s = (GangFit.Outcome.Short) outcome;
+    if (!busy.isEmpty()) {
+      var all = new ArrayList<>(free);
+      all.addAll(busy);
+      if (GangFit.fit(all, members, classes, topology) instanceof GangFit.Outcome.Fits) {
+        return new GangPlacement.Busy(
+            busy.stream().map(NodeView::name).collect(java.util.stream.Collectors.toSet()));
+      }
+    }
+    return new GangPlacement.Short(s.most(), s.where());
   }
 
   private Optional<Placement.Placed> fit(

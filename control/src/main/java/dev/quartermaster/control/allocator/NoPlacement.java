@@ -34,7 +34,19 @@ enum NoPlacement {
    */
   WAITING_FOR_DEVICES(
       "WaitingForDevices",
-      EnumSet.of(Cluster.NODES, Cluster.RECORDS, Cluster.SLICES, Cluster.DEVICE_CLASSES));
+      EnumSet.of(Cluster.NODES, Cluster.RECORDS, Cluster.SLICES, Cluster.DEVICE_CLASSES)),
+  /**
+   * A gang's members do not all fit at once now: any change of capacity (or of a node's labels, a
+   * node change) could. It holds nothing meanwhile.
+   */
+  WAITING_FOR_GANG(
+      "WaitingForGang",
+      EnumSet.of(Cluster.NODES, Cluster.RECORDS, Cluster.SLICES, Cluster.DEVICE_CLASSES)),
+  /**
+   * Fewer of a gang's members exist (with their claims) than it needs at once: only its own
+   * members' changes, which queue it, could change that.
+   */
+  WAITING_FOR_GANG_MEMBERS("WaitingForGang", EnumSet.noneOf(Cluster.class));
 
   private final String reason;
   private final Set<Cluster> wakeOn;

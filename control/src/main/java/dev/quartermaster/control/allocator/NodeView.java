@@ -14,13 +14,24 @@ import java.util.Optional;
  * @param notReady why the node takes no allocations (empty: it does)
  * @param held the node's allocation record: device → the holder's claim uid
  * @param sources the revisions it was built from
+ * @param labels the node's labels (its place in the topology among them)
  */
 record NodeView(
     String name,
     Optional<String> notReady,
     List<Device> devices,
     Map<String, String> held,
-    NodeView.Sources sources) {
+    NodeView.Sources sources,
+    Map<String, String> labels) {
+
+  NodeView(
+      String name,
+      Optional<String> notReady,
+      List<Device> devices,
+      Map<String, String> held,
+      NodeView.Sources sources) {
+    this(name, notReady, devices, held, sources, Map.of());
+  }
 
   boolean schedulable() {
     return notReady.isEmpty();

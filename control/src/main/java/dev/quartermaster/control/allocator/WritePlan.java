@@ -10,14 +10,26 @@ import java.util.Optional;
 sealed interface WritePlan {
 
   /**
-   * Write it: {@code writes} in one transaction. {@code recordsNew}: the first write is the node's
-   * record with the new entries (else only claims are written: a reservation resumed); {@code
-   * scheduled}: the task the transaction also schedules.
+   * Write it: {@code writes} in one transaction. The first writes are the records of {@code
+   * recordNodes} with their new entries, in that order (none: only claims are written, a
+   * reservation resumed); {@code scheduledTasks}: the tasks the transaction also schedules.
    */
-  record Commit(List<Write> writes, boolean recordsNew, Optional<Task> scheduled)
+  record Commit(List<Write> writes, List<String> recordNodes, List<Task> scheduledTasks)
       implements WritePlan {
     public Commit {
       writes = List.copyOf(writes);
+      recordNodes = List.copyOf(recordNodes);
+      scheduledTasks = List.copyOf(scheduledTasks);
+    }
+
+    /** Whether a record gets new entries (else a reservation is being resumed). */
+    boolean recordsNew() {
+      return !recordNodes.isEmpty();
+    }
+
+    /** The one task a single decision schedules, if it does. */
+    Optional<Task> scheduled() {
+      return scheduledTasks.stream().findFirst();
     }
   }
 

@@ -31,20 +31,24 @@ class WaitersTest {
    * domain).
    */
   private static final Map<NoPlacement, Set<Cluster>> WAKES =
-      Map.of(
-          NoPlacement.COMPUTE_DOMAIN_NOT_FOUND,
-          EnumSet.of(Cluster.COMPUTE_DOMAINS),
-          NoPlacement.COMPUTE_DOMAIN_DELETING,
-          EnumSet.of(Cluster.COMPUTE_DOMAINS),
-          NoPlacement.CHANNELS_NEED_COMPUTE_DOMAIN,
-          EnumSet.of(Cluster.DEVICE_CLASSES),
-          NoPlacement.NO_SUCH_DEVICE_CLASS,
-          EnumSet.of(Cluster.DEVICE_CLASSES),
+      Map.ofEntries(
+          Map.entry(NoPlacement.COMPUTE_DOMAIN_NOT_FOUND, EnumSet.of(Cluster.COMPUTE_DOMAINS)),
+          Map.entry(NoPlacement.COMPUTE_DOMAIN_DELETING, EnumSet.of(Cluster.COMPUTE_DOMAINS)),
+          Map.entry(NoPlacement.CHANNELS_NEED_COMPUTE_DOMAIN, EnumSet.of(Cluster.DEVICE_CLASSES)),
+          Map.entry(NoPlacement.NO_SUCH_DEVICE_CLASS, EnumSet.of(Cluster.DEVICE_CLASSES)),
           // Devices freed cannot make a request that no empty node could hold fit.
-          NoPlacement.UNSATISFIABLE,
-          EnumSet.of(Cluster.NODES, Cluster.SLICES, Cluster.DEVICE_CLASSES),
-          NoPlacement.WAITING_FOR_DEVICES,
-          EnumSet.of(Cluster.NODES, Cluster.RECORDS, Cluster.SLICES, Cluster.DEVICE_CLASSES));
+          Map.entry(
+              NoPlacement.UNSATISFIABLE,
+              EnumSet.of(Cluster.NODES, Cluster.SLICES, Cluster.DEVICE_CLASSES)),
+          Map.entry(
+              NoPlacement.WAITING_FOR_DEVICES,
+              EnumSet.of(Cluster.NODES, Cluster.RECORDS, Cluster.SLICES, Cluster.DEVICE_CLASSES)),
+          // A node's labels are part of a node change: a gang's topology rule reads them.
+          Map.entry(
+              NoPlacement.WAITING_FOR_GANG,
+              EnumSet.of(Cluster.NODES, Cluster.RECORDS, Cluster.SLICES, Cluster.DEVICE_CLASSES)),
+          // Only the gang's own members arriving (which queue it) make it whole.
+          Map.entry(NoPlacement.WAITING_FOR_GANG_MEMBERS, EnumSet.noneOf(Cluster.class)));
 
   @Test
   void eachReasonIsWokenByTheEventsThatCouldMakeItFitAndOnlyThose() {

@@ -1,0 +1,313 @@
+package dev.quartermaster.control.allocator;
+
+import dev.quartermaster.api.claim.ResourceClaim;
+import dev.quartermaster.api.device.DeviceClass;
+import dev.quartermaster.api.event.EventRecorder;
+import dev.quartermaster.api.gang.GangSpec;
+import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.api.workload.WorkerGroup;
+import dev.quartermaster.api.workload.Workload;
+import dev.quartermaster.control.allocator.AllocatorKey.ForGang;
+import dev.quartermaster.control.cluster.Informers;
+import dev.quartermaster.control.cluster.Labels;
+import dev.quartermaster.core.queue.Result;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Optional;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+
+/**
+ * Places gangs: a worker group whose {@code minMember} workers get their devices in one decision or
+ * none does (see {@code package-info}, "Gangs"). A gang's member is never placed on its own until
+ * the gang holds devices: its task key only finishes what the gang's decision reserved for it. Once
+ * the gang holds devices, members beyond {@code minMember} (and replacements of failed ones) are
+ * placed one by one through their own keys.
+ */
+final class GangPlacer {
+  private final Allocator allocator;
+  private final Informers informers;
+  private final DeviceIndex index;
+  private final InFlightCommits commits;
+  private final AllocationWrite write;
+  private final Waiters waiters;
+  private final EventRecorder events;
+
+  GangPlacer(
+      Allocator allocator,
+      Informers informers,
+      DeviceIndex index,
+      InFlightCommits commits,
+      AllocationWrite write,
+      Waiters waiters,
+      EventRecorder events) {
+    this.allocator = allocator;
+    this.informers = informers;
+    this.index = index;
+    this.commits = commits;
+    this.write = write;
+    this.waiters = waiters;
+    this.events = events;
+  }
+
+  /** A gang as the caches show it: its workload, group, and live members. */
+  private record Gang(ForGang key, Workload workload, WorkerGroup group, GangSpec spec) {}
+
+  /** A live member and its claims (all of them exist and are its own). */
+  private record Member(Task task, List<ResourceClaim> claims) {
+    boolean holds(DeviceIndex index) {
+      return claims.stream()
+          .anyMatch(
+              c ->
+                  c.status().allocation().isPresent()
+                      || !index.reservationsOf(c.metadata().uid()).isEmpty());
+    }
+
+    List<ResourceClaim> pending() {
+      return claims.stream().filter(c -> c.status().allocation().isEmpty()).toList();
+    }
+  }
+
+  /**
+   * Whether task {@code t} may be placed on its own: it is no gang's member, or its gang holds
+   * devices already (it is placed; this member is elastic, or replaces one).
+   */
+  boolean mayPlaceAlone(Task t) {
+    var gang = gangOf(t);
+    if (gang.isEmpty()) {
+      return true;
+    }
+    return members(gang.get()).stream().anyMatch(m -> m.holds(index));
+  }
+
+  /** A member of a gang not placed yet changed: its gang decides again. */
+  void memberChanged(Task t) {
+    gangOf(t).ifPresent(g -> allocator.enqueue(g.key()));
+  }
+
+  Result reconcile(ForGang key, Waiters.Ticket ticket) {
+    var workload = informers.workloads().cache().get(key.workload());
+    if (workload.isEmpty() || workload.get().metadata().isDeleting()) {
+      return Result.done();
+    }
+    var group =
+        workload.get().spec().groups().stream()
+            .filter(g -> g.name().equals(key.group()))
+            .findFirst();
+    if (group.isEmpty() || group.get().gang().isEmpty()) {
+      return Result.done();
+    }
+    var gang = new Gang(key, workload.get(), group.get(), group.get().gang().get());
+    var members = members(gang);
+    if (members.stream().anyMatch(m -> m.holds(index))) {
+      // Placed: whatever is left goes one by one.
+      members.forEach(m -> allocator.enqueue(AllocatorKey.task(m.task().metadata().name())));
+      return Result.done();
+    }
+    int min = gang.group().gangMinMember();
+    var ready =
+        members.stream()
+            .filter(m -> m.task().spec().node().isEmpty() && !m.claims().isEmpty())
+            .sorted(Comparator.comparingInt(GangPlacer::ordinal))
+            .toList();
+    if (min == 0 || ready.isEmpty()) {
+      return Result.done(); // nothing to place; claimless members are the scheduler's
+    }
+    if (ready.size() < min) {
+      // The workload controller is still creating members and their claims: each one's arrival
+      // queues the gang again. Nothing is written meanwhile (a word on every member's claims per
+      // arrival would be quadratic in the gang's size); the workload's status tells it.
+      waiters.park(key, ticket, NoPlacement.WAITING_FOR_GANG_MEMBERS.waitFor(false));
+      return Result.done();
+    }
+    var chosen = ready.subList(0, min);
+    var pending = chosen.stream().flatMap(m -> m.pending().stream()).toList();
+    var classes = new HashMap<String, DeviceClass>();
+    informers.deviceClasses().cache().list().forEach(c -> classes.put(c.metadata().name(), c));
+    var refused = PlacementChecks.refusal(pending, informers, classes);
+    if (refused.isPresent()) {
+      return allocator.block(key, ticket, pending, refused.get().why(), refused.get().message());
+    }
+    var wanted =
+        chosen.stream()
+            .map(
+                m -> new GangFit.Member(m.task().metadata().name(), Allocator.needsOf(m.pending())))
+            .toList();
+    var topology = gang.spec().topology();
+    return switch (index.placeGang(wanted, classes, topology)) {
+      case GangPlacement.Placed placed -> {
+        try {
+          yield commit(gang, chosen, placed);
+        } finally {
+          for (var node : placed.nodes()) {
+            commits.end(node);
+            waiters.happened(new WakeEvent.CommitEnded(node));
+          }
+        }
+      }
+      case GangPlacement.Busy busy -> {
+        waiters.park(
+            key,
+            ticket,
+            new Waiters.Wait(
+                "nodes " + new TreeSet<>(busy.nodes()) + " are being committed to",
+                busy.nodes().stream()
+                    .map(n -> (WakeEvent) new WakeEvent.CommitEnded(n))
+                    .collect(Collectors.toSet())));
+        yield Result.done();
+      }
+      case GangPlacement.NoSuchDeviceClass p ->
+          allocator.block(key, ticket, pending, NoPlacement.NO_SUCH_DEVICE_CLASS, p.message());
+      case GangPlacement.Short s -> {
+        var message = shortMessage(gang, wanted, s);
+        events.warning(gang.workload(), "GangWaiting", message);
+        yield allocator.block(key, ticket, pending, NoPlacement.WAITING_FOR_GANG, message);
+      }
+    };
+  }
+
+  private Result commit(Gang gang, List<Member> chosen, GangPlacement.Placed placed) {
+    var decided =
+        chosen.stream()
+            .map(
+                m ->
+                    new AllocationWrite.Decided(
+                        m.pending(),
+                        placed.byMember().get(m.task().metadata().name()),
+                        Optional.of(m.task())))
+            .toList();
+    return switch (write.commitGang(decided)) {
+      case WritePlan.Commit c -> {
+        var nodes = new TreeSet<>(placed.nodes());
+        events.normal(
+            gang.workload(),
+            "GangPlaced",
+            "gang "
+                + gang.key().name()
+                + ": "
+                + chosen.size()
+                + " members placed in one decision on "
+                + nodes.size()
+                + " node(s): "
+                + String.join(",", nodes.stream().limit(8).toList())
+                + (nodes.size() > 8 ? ",…" : ""));
+        yield Result.done();
+      }
+      case WritePlan.Stale s -> Result.requeue();
+      case WritePlan.Taken t -> Result.requeue();
+      case WritePlan.AwaitAdoption a -> {
+        allocator.enqueue(AllocatorKey.node(a.node()));
+        yield Result.requeue();
+      }
+    };
+  }
+
+  /**
+   * {@code gang workers of job needs 4 × (gpu: 4 gpu) at once on nodes of one
+   * topology.quartermaster.dev/rack; at most 3 fit now (in rack-2)}.
+   */
+  private static String shortMessage(
+      Gang gang, List<GangFit.Member> wanted, GangPlacement.Short s) {
+    var need =
+        wanted.getFirst().needs().stream()
+            .flatMap(n -> n.requests().stream())
+            .map(r -> r.count() + " " + r.deviceClassName())
+            .collect(Collectors.joining(" + "));
+    var topology = gang.spec().topology();
+    return "gang "
+        + gang.key().name()
+        + " needs "
+        + wanted.size()
+        + " × ("
+        + need
+        + ") at once"
+        + topology.required().map(k -> " on nodes of one " + k).orElse("")
+        + "; at most "
+        + s.most()
+        + " fit now"
+        + s.where().map(w -> " (in " + w + ")").orElse("")
+        + "; it holds nothing while it waits";
+  }
+
+  /** The gang task {@code t} belongs to, if its group is a gang. */
+  private Optional<Gang> gangOf(Task t) {
+    var labels = t.metadata().labels();
+    var workloadName = labels.get(Labels.WORKLOAD);
+    var groupName = labels.get(Labels.GROUP);
+    if (workloadName == null || groupName == null) {
+      return Optional.empty();
+    }
+    var workload =
+        informers
+            .workloads()
+            .cache()
+            .get(workloadName)
+            .filter(
+                w ->
+                    t.metadata()
+                        .owner()
+                        .map(o -> o.uid().equals(w.metadata().uid()))
+                        .orElse(false));
+    if (workload.isEmpty()) {
+      return Optional.empty();
+    }
+    return workload.get().spec().groups().stream()
+        .filter(g -> g.name().equals(groupName) && g.gang().isPresent())
+        .findFirst()
+        .map(
+            g ->
+                new Gang(
+                    (ForGang) AllocatorKey.gang(workloadName, groupName),
+                    workload.get(),
+                    g,
+                    g.gang().get()));
+  }
+
+  /**
+   * The gang's live members (of this workload, not finished, not being deleted) and their claims; a
+   * member whose claims are not all there yet has none listed.
+   */
+  private List<Member> members(Gang gang) {
+    var uid = gang.workload().metadata().uid();
+    var out = new ArrayList<Member>();
+    for (var t : informers.tasks().cache().byIndex(Informers.BY_GROUP, gang.key().name())) {
+      if (!t.metadata().owner().map(o -> o.uid().equals(uid)).orElse(false)
+          || t.metadata().isDeleting()
+          || t.status().phase().isFinished()) {
+        continue;
+      }
+      var claims = new ArrayList<ResourceClaim>();
+      for (var name : t.spec().claims()) {
+        var c =
+            informers
+                .claims()
+                .cache()
+                .get(name)
+                .filter(
+                    x ->
+                        !x.metadata().isDeleting()
+                            && x.metadata()
+                                .owner()
+                                .map(o -> o.uid().equals(t.metadata().uid()))
+                                .orElse(true));
+        if (c.isEmpty()) {
+          claims.clear();
+          break;
+        }
+        claims.add(c.get());
+      }
+      out.add(new Member(t, claims));
+    }
+    return out;
+  }
+
+  private static int ordinal(Member m) {
+    try {
+      return Integer.parseInt(m.task().metadata().labels().getOrDefault(Labels.ORDINAL, ""));
+    } catch (NumberFormatException e) {
+      return Integer.MAX_VALUE;
+    }
+  }
+}

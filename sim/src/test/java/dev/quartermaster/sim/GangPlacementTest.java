@@ -1,0 +1,194 @@
+package dev.quartermaster.sim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.quartermaster.api.claim.DeviceRequest;
+import dev.quartermaster.api.claim.ResourceClaimSpec;
+import dev.quartermaster.api.codec.ObjectCodec;
+import dev.quartermaster.api.gang.GangSpec;
+import dev.quartermaster.api.gang.GangTopology;
+import dev.quartermaster.api.gang.MemberFailurePolicy;
+import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.meta.ObjectMeta;
+import dev.quartermaster.api.workload.ClaimTemplate;
+import dev.quartermaster.api.workload.TaskPhase;
+import dev.quartermaster.api.workload.TaskTemplate;
+import dev.quartermaster.api.workload.WorkerGroup;
+import dev.quartermaster.api.workload.Workload;
+import dev.quartermaster.api.workload.WorkloadSpec;
+import dev.quartermaster.api.workload.WorkloadStatus;
+import dev.quartermaster.control.allocator.Allocator;
+import dev.quartermaster.control.cluster.ControlLoop;
+import dev.quartermaster.control.cluster.Informers;
+import dev.quartermaster.control.lifecycle.TaskScheduler;
+import dev.quartermaster.control.workload.TaskController;
+import dev.quartermaster.control.workload.WorkloadController;
+import dev.quartermaster.store.StoreEvent;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 32's first promise at the allocator: a gang that does not fit holds nothing; when it fits,
+ * all its members' claims are allocated in one transaction. Every commit is read as it lands: the
+ * set of claims holding devices must go from none of the gang's to all of them at once.
+ */
+class GangPlacementTest {
+  private static final String JOB = "job";
+
+  /** Per commit, how many of the gang's claims hold an allocation after it. */
+  private static final class Holdings implements dev.quartermaster.sim.CommitListener {
+    final Set<String> allocated = new HashSet<>();
+    final List<Integer> afterEachCommit = new java.util.ArrayList<>();
+
+    @Override
+    public synchronized void committed(long revision, List<StoreEvent> changes) {
+      boolean touched = false;
+      for (var e : changes) {
+        var key = e.kv().key();
+        if (!key.startsWith("/registry/resourceclaims/" + JOB + "-")) {
+          continue;
+        }
+        touched = true;
+        var name = key.substring(key.lastIndexOf('/') + 1);
+        if (e.type() == StoreEvent.Type.PUT
+            && ObjectCodec.fromJson(e.kv().value(), Kinds.RESOURCE_CLAIM)
+                .status()
+                .allocation()
+                .isPresent()) {
+          allocated.add(name);
+        } else {
+          allocated.remove(name);
+        }
+      }
+      if (touched) {
+        afterEachCommit.add(allocated.size());
+      }
+    }
+  }
+
+  @Test
+  void aGangThatDoesNotFitHoldsNothingAndIsPlacedWholeInOneTransactionWhenItFits() {
+    for (long seed : SimCluster.seeds(10)) {
+      var c = new SimCluster(seed, WatchFaults.staleCache());
+      var holdings = new Holdings();
+      c.store().onCommit(holdings);
+      start(c);
+      c.addNode("node-0", 4);
+      c.addNode("node-1", 4);
+      c.addNode("node-2", 4);
+      c.api().create(workload(4, 4, GangTopology.ANYWHERE));
+      c.runUntil(() -> false, Duration.ofMinutes(1));
+      assertThat(holdings.allocated).as("seed %d: 12 GPUs, the gang needs 16", seed).isEmpty();
+      var claim = c.api().get(Kinds.RESOURCE_CLAIM, JOB + "-workers-0-gpu").orElseThrow();
+      assertThat(claim.status().conditions().getFirst().reason()).isEqualTo("WaitingForGang");
+      assertThat(claim.status().conditions().getFirst().message())
+          .contains("needs 4 × (4 gpu) at once; at most 3 fit now");
+
+      c.addNode("node-3", 4);
+      assertThat(c.runUntil(() -> allScheduled(c, 4), Duration.ofMinutes(2)))
+          .as("seed %d: placed once it fits", seed)
+          .isTrue();
+      assertThat(holdings.afterEachCommit)
+          .as("seed %d: from 0 to 4 allocated claims in one commit, never in between", seed)
+          .allMatch(n -> n == 0 || n == 4);
+    }
+  }
+
+  @Test
+  void aRequiredTopologyKeyKeepsTheGangInOneValue() {
+    for (long seed : SimCluster.seeds(10)) {
+      var c = new SimCluster(seed, WatchFaults.staleCache());
+      start(c);
+      // Two racks of two 4-GPU nodes, and a gang of 3 × 4: it fits the fleet, not one rack.
+      for (int i = 0; i < 4; i++) {
+        c.addNode("node-" + i, 4);
+        label(c, "node-" + i, "rack-" + (i / 2));
+      }
+      c.api()
+          .create(
+              workload(
+                  3,
+                  4,
+                  new GangTopology(
+                      Optional.of("topology.quartermaster.dev/rack"), Optional.empty())));
+      c.runUntil(() -> false, Duration.ofMinutes(1));
+      var claim = c.api().get(Kinds.RESOURCE_CLAIM, JOB + "-workers-0-gpu").orElseThrow();
+      assertThat(claim.status().allocation()).as("seed %d", seed).isEmpty();
+      assertThat(claim.status().conditions().getFirst().message())
+          .contains("on nodes of one topology.quartermaster.dev/rack; at most 2 fit now");
+      c.addNode("node-4", 4);
+      label(c, "node-4", "rack-1");
+      assertThat(c.runUntil(() -> allScheduled(c, 3), Duration.ofMinutes(2)))
+          .as("seed %d", seed)
+          .isTrue();
+      for (int i = 0; i < 3; i++) {
+        var node =
+            c.api()
+                .get(Kinds.RESOURCE_CLAIM, JOB + "-workers-" + i + "-gpu")
+                .orElseThrow()
+                .status()
+                .allocation()
+                .orElseThrow()
+                .node();
+        assertThat(node).as("seed %d: all in rack-1", seed).isIn("node-2", "node-3", "node-4");
+      }
+    }
+  }
+
+  private static void label(SimCluster c, String node, String rack) {
+    var n = c.api().get(Kinds.NODE, node).orElseThrow();
+    c.api()
+        .update(
+            n.withMetadata(
+                n.metadata().withLabels(Map.of("topology.quartermaster.dev/rack", rack))));
+  }
+
+  private static boolean allScheduled(SimCluster c, int n) {
+    for (int i = 0; i < n; i++) {
+      var t = c.api().get(Kinds.TASK, JOB + "-workers-" + i);
+      if (t.isEmpty() || t.get().status().phase() != TaskPhase.Scheduled) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static Workload workload(int replicas, int gpus, GangTopology topology) {
+    var claim =
+        new ClaimTemplate(
+            "gpu",
+            new ResourceClaimSpec(
+                List.of(new DeviceRequest("gpu", "gpu", gpus, List.of())), Optional.empty()));
+    var group =
+        new WorkerGroup(
+                "workers",
+                replicas,
+                new TaskTemplate(
+                    List.of("train"), Map.of(), "noop", Optional.empty(), List.of(), Map.of()),
+                List.of(claim),
+                null)
+            .withGang(new GangSpec(Optional.empty(), MemberFailurePolicy.RestartGang, topology));
+    return new Workload(
+        ObjectMeta.named(JOB),
+        new WorkloadSpec(List.of(group), Optional.empty()),
+        WorkloadStatus.EMPTY);
+  }
+
+  private static void start(SimCluster c) {
+    c.deviceClass("gpu", "gpu");
+    var inf = new Informers(c.env(), c.api());
+    var loops =
+        List.<ControlLoop>of(
+            new Allocator(c.env(), c.api(), inf).loop(),
+            new TaskScheduler(c.env(), c.api(), inf).loop(),
+            new WorkloadController(c.env(), c.api(), inf, Duration.ofMinutes(5)).loop(),
+            new TaskController(c.env(), c.api(), inf).loop());
+    inf.start();
+    loops.forEach(ControlLoop::start);
+  }
+}
