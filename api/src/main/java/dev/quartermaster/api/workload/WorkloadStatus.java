@@ -1,7 +1,9 @@
 package dev.quartermaster.api.workload;
 
+import dev.quartermaster.api.gang.GangStatus;
 import dev.quartermaster.api.meta.Condition;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * @param observedGeneration the spec generation the controller last acted on
@@ -17,11 +19,27 @@ public record WorkloadStatus(
 
   /**
    * @param live tasks that exist and are not finished; never more than replicas
+   * @param placed live tasks bound to a node (Scheduled, Preparing or Running): what {@code get
+   *     workloads} shows over the replicas
+   * @param gang the group's gang, if it is one
    */
   public record GroupStatus(
-      String name, int replicas, int live, int running, int succeeded, int failed) {
+      String name,
+      int replicas,
+      int live,
+      int running,
+      int succeeded,
+      int failed,
+      int placed,
+      Optional<GangStatus> gang) {
     public GroupStatus {
       name = name == null ? "" : name;
+      gang = gang == null ? Optional.empty() : gang;
+    }
+
+    public GroupStatus(
+        String name, int replicas, int live, int running, int succeeded, int failed) {
+      this(name, replicas, live, running, succeeded, failed, 0, Optional.empty());
     }
   }
 }

@@ -1,5 +1,6 @@
 package dev.quartermaster.control.workload;
 
+import dev.quartermaster.api.gang.MemberFailurePolicy;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.workload.RestartPolicy;
 import dev.quartermaster.api.workload.Task;
@@ -25,21 +26,34 @@ import java.util.List;
  *   <li>A task of the group's name pattern owned by an earlier incarnation of this workload is
  *       deleted. One owned by anything else (another workload, or nobody: made by hand) is not ours
  *       to delete: it keeps its ordinal and is reported as {@code taken}.
+ *   <li>A gang whose members fail as one ({@code RestartGang}): while one member is to be
+ *       restarted, every other live member is stopped ({@code gangStop}), so that the gang is
+ *       placed again as a whole, and none is created until the failed ones are replaced; a
+ *       collective (NCCL, MPI) dies with any one rank anyway.
  * </ul>
  */
 public record GroupPlan(
-    List<Integer> create, List<Task> delete, List<Task> restart, List<Task> taken) {
+    List<Integer> create,
+    List<Task> delete,
+    List<Task> restart,
+    List<Task> taken,
+    List<Task> gangStop) {
 
   public GroupPlan {
     create = List.copyOf(create);
     delete = List.copyOf(delete);
     restart = List.copyOf(restart);
     taken = List.copyOf(taken);
+    gangStop = List.copyOf(gangStop);
+  }
+
+  public GroupPlan(List<Integer> create, List<Task> delete, List<Task> restart, List<Task> taken) {
+    this(create, delete, restart, taken, List.of());
   }
 
   /** Whether the plan writes anything. */
   public boolean acts() {
-    return !create.isEmpty() || !delete.isEmpty() || !restart.isEmpty();
+    return !create.isEmpty() || !delete.isEmpty() || !restart.isEmpty() || !gangStop.isEmpty();
   }
 
   public static GroupPlan decide(
@@ -82,7 +96,25 @@ public record GroupPlan(
                     TaskNames.ordinal(workload, group.name(), t.metadata().name())
                         .orElse(Integer.MAX_VALUE))
             .reversed());
-    return new GroupPlan(create, delete, restart, taken);
+    var gangStop = new ArrayList<Task>();
+    boolean restartsGang =
+        group.gang().map(g -> g.onMemberFailure() == MemberFailurePolicy.RestartGang).orElse(false);
+    if (restartsGang && !restart.isEmpty()) {
+      for (var t : byOrdinal.values()) {
+        boolean ours = t.metadata().owner().map(o -> o.uid().equals(workloadUid)).orElse(false);
+        if (ours
+            && !t.metadata().isDeleting()
+            && !t.status().phase().isFinished()
+            && !delete.contains(t)) {
+          gangStop.add(t);
+        }
+      }
+      gangStop.sort(Comparator.comparing((Task t) -> t.metadata().name()));
+      // No member is created until the failed ones are replaced: one created now would be stopped
+      // again by the next pass, and the gang is placed again only as a whole anyway.
+      create.clear();
+    }
+    return new GroupPlan(create, delete, restart, taken, gangStop);
   }
 
   static boolean replace(RestartPolicy policy, TaskPhase phase) {

@@ -250,6 +250,24 @@ public final class WorkloadController {
                 + group.replicas()
                 + ")");
       }
+      if (!plan.gangStop().isEmpty() && freshness.stillNewest()) {
+        var failed = plan.restart().stream().map(t -> t.metadata().name()).sorted().toList();
+        for (var t : plan.gangStop()) {
+          writer.delete(key, t);
+        }
+        events.warning(
+            w,
+            "GangRestarted",
+            "gang "
+                + name
+                + "/"
+                + group.name()
+                + ": member(s) "
+                + String.join(",", failed)
+                + " failed; stopping the other "
+                + plan.gangStop().size()
+                + " member(s) so that the gang is placed again as a whole (onMemberFailure: RestartGang)");
+      }
       var deleting = view.stream().filter(t -> t.metadata().isDeleting()).toList();
       var restartDue =
           restarts.pace(

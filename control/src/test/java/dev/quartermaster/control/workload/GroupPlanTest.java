@@ -2,6 +2,9 @@ package dev.quartermaster.control.workload;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quartermaster.api.gang.GangSpec;
+import dev.quartermaster.api.gang.GangTopology;
+import dev.quartermaster.api.gang.MemberFailurePolicy;
 import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.meta.OwnerReference;
 import dev.quartermaster.api.workload.RestartPolicy;
@@ -169,5 +172,54 @@ class GroupPlanTest {
     var plan = GroupPlan.decide(WORKLOAD, UID, group(1, RestartPolicy.OnFailure), List.of(stray));
     assertThat(plan.create()).containsExactly(0);
     assertThat(plan.delete()).isEmpty();
+  }
+
+  private static WorkerGroup gang(int replicas, MemberFailurePolicy onFailure) {
+    return group(replicas, RestartPolicy.OnFailure)
+        .withGang(new GangSpec(Optional.empty(), onFailure, GangTopology.ANYWHERE));
+  }
+
+  @Test
+  void aRestartGangGangStopsEveryOtherLiveMemberAndCreatesNoneWhileAMemberIsToBeRestarted() {
+    var tasks =
+        List.of(
+            ours(0, TaskPhase.Running),
+            ours(1, TaskPhase.Failed),
+            ours(2, TaskPhase.Scheduled),
+            task(3, UID, TaskPhase.Running, true));
+    var plan = GroupPlan.decide(WORKLOAD, UID, gang(5, MemberFailurePolicy.RestartGang), tasks);
+    assertThat(names(plan.restart())).containsExactly("train-w-1");
+    assertThat(names(plan.gangStop()))
+        .as("the live, not yet deleting members")
+        .containsExactly("train-w-0", "train-w-2");
+    assertThat(plan.create()).as("ordinal 4 waits for the whole gang's restart").isEmpty();
+    assertThat(plan.acts()).isTrue();
+  }
+
+  @Test
+  void aRestartMemberGangOrAGangWithNothingFailedStopsNoOne() {
+    var failed = List.of(ours(0, TaskPhase.Running), ours(1, TaskPhase.Failed));
+    var member =
+        GroupPlan.decide(WORKLOAD, UID, gang(3, MemberFailurePolicy.RestartMember), failed);
+    assertThat(member.gangStop()).isEmpty();
+    assertThat(member.create()).containsExactly(2);
+    var healthy = List.of(ours(0, TaskPhase.Running), ours(1, TaskPhase.Running));
+    var whole = GroupPlan.decide(WORKLOAD, UID, gang(3, MemberFailurePolicy.RestartGang), healthy);
+    assertThat(whole.gangStop()).isEmpty();
+    assertThat(whole.create()).containsExactly(2);
+  }
+
+  @Test
+  void aRestartGangGangWhoseFailedMemberIsNotRestartedStopsNoOne() {
+    var tasks = List.of(ours(0, TaskPhase.Running), ours(1, TaskPhase.Failed));
+    var group =
+        group(2, RestartPolicy.Never)
+            .withGang(
+                new GangSpec(
+                    Optional.empty(), MemberFailurePolicy.RestartGang, GangTopology.ANYWHERE));
+    var plan = GroupPlan.decide(WORKLOAD, UID, group, tasks);
+    assertThat(plan.gangStop())
+        .as("restartPolicy Never: the failed member keeps its slot")
+        .isEmpty();
   }
 }

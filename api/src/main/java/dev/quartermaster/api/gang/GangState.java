@@ -1,0 +1,9 @@
+package dev.quartermaster.api.gang;
+
+/** Where a gang stands. */
+public enum GangState {
+  /** It holds nothing, and says why ({@code WaitingForGang}: does not fit; members missing). */
+  Waiting,
+  /** Its members got their devices together; members beyond {@code minMember} follow one by one. */
+  Placed
+}
