@@ -2,6 +2,8 @@ package dev.quartermaster.control.allocator;
 
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.device.DeviceClass;
+import dev.quartermaster.api.error.ApiError.Reason;
+import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.event.EventRecorder;
 import dev.quartermaster.api.gang.GangSpec;
 import dev.quartermaster.api.workload.Task;
@@ -139,7 +141,7 @@ final class GangPlacer {
     return switch (index.placeGang(wanted, classes, topology)) {
       case GangPlacement.Placed placed -> {
         try {
-          yield commit(gang, chosen, placed);
+          yield commit(gang, ticket, chosen, placed);
         } finally {
           for (var node : placed.nodes()) {
             commits.end(node);
@@ -168,7 +170,8 @@ final class GangPlacer {
     };
   }
 
-  private Result commit(Gang gang, List<Member> chosen, GangPlacement.Placed placed) {
+  private Result commit(
+      Gang gang, Waiters.Ticket ticket, List<Member> chosen, GangPlacement.Placed placed) {
     var decided =
         chosen.stream()
             .map(
@@ -178,7 +181,28 @@ final class GangPlacer {
                         placed.byMember().get(m.task().metadata().name()),
                         Optional.of(m.task())))
             .toList();
-    return switch (write.commitGang(decided)) {
+    WritePlan plan;
+    try {
+      plan = write.commitGang(decided);
+    } catch (ApiException e) {
+      if (!e.is(Reason.PayloadTooLarge)) {
+        throw e;
+      }
+      // Retrying cannot help: the gang's one transaction is over the store's limit (etcd's).
+      return allocator.block(
+          gang.key(),
+          ticket,
+          chosen.stream().flatMap(m -> m.pending().stream()).toList(),
+          NoPlacement.GANG_TOO_LARGE,
+          "gang "
+              + gang.key().name()
+              + " of "
+              + chosen.size()
+              + " members is placed in one transaction, and "
+              + e.getMessage()
+              + "; on this store keep gangs smaller (minMember), or run on SQLite");
+    }
+    return switch (plan) {
       case WritePlan.Commit c -> {
         var nodes = new TreeSet<>(placed.nodes());
         events.normal(

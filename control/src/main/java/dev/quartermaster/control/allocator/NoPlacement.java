@@ -46,7 +46,12 @@ enum NoPlacement {
    * Fewer of a gang's members exist (with their claims) than it needs at once: only its own
    * members' changes, which queue it, could change that.
    */
-  WAITING_FOR_GANG_MEMBERS("WaitingForGang", EnumSet.noneOf(Cluster.class));
+  WAITING_FOR_GANG_MEMBERS("WaitingForGang", EnumSet.noneOf(Cluster.class)),
+  /**
+   * A gang's one transaction is over the store's limit: no cluster event changes that; a change of
+   * the gang (its workload's spec, which re-creates its members) does.
+   */
+  GANG_TOO_LARGE("GangTooLarge", EnumSet.noneOf(Cluster.class));
 
   private final String reason;
   private final Set<Cluster> wakeOn;

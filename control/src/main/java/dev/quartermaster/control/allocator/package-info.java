@@ -91,5 +91,30 @@
  * adoption). The event moves it back to the queue; so do changes to its own claims or task. A
  * decision takes a ticket before it reads, so an event between its failed fit and its park sends it
  * back at once rather than being lost.
+ *
+ * <h2>Gangs: all or nothing, in one transaction</h2>
+ *
+ * A worker group with a {@code gang} is placed by its own key ({@code GangPlacer}): while none of
+ * its members holds devices, the decision takes exactly {@code minMember} members and finds nodes
+ * for all of them at once ({@code GangFit}: best fit, inside one value of a required topology key);
+ * {@code AllocationWrite#commitGang} then writes, in <em>one</em> transaction, every touched node's
+ * record with the new entries, every member's claims and every member's pin and {@code Scheduled}.
+ * Each write is judged by the same guards as a single task's (the records' compare-and-sets, {@code
+ * AllocationGuard} per claim), so a gang's decision is exclusive for the same reasons as above, and
+ * it is atomic because it is one transaction: the store shows the gang holding devices for all
+ * {@code minMember} members or for none (G1). Until then a member's own key never chooses a node;
+ * it only finishes a reservation a gang decision left (as a crashed single decision is resumed). A
+ * gang that does not fit holds nothing, so two gangs can never each hold half of what they need and
+ * wait for each other: there is no partial state to deadlock on (L2). Members beyond {@code
+ * minMember}, and replacements once the gang holds devices, are placed one by one.
+ *
+ * <p>The price is the transaction's size: records of the nodes touched plus two writes per member.
+ * SQLite (single machine, {@code qm up}) takes any size. etcd takes 128 operations (64 puts here,
+ * see {@code EtcdStore}), so a decision of more than 64 writes — about 21 members — cannot be one
+ * etcd transaction; the store refuses it with {@code StoreLimitException} before sending, and the
+ * gang says so on its claims rather than retrying for ever. Gangs beyond that on etcd need a gang
+ * reservation object that the store's guard counts as holding its devices (one put, judged against
+ * the records), from which the records and claims follow in bounded transactions; that is not built
+ * yet.
  */
 package dev.quartermaster.control.allocator;

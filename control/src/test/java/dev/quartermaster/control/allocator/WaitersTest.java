@@ -48,7 +48,9 @@ class WaitersTest {
               NoPlacement.WAITING_FOR_GANG,
               EnumSet.of(Cluster.NODES, Cluster.RECORDS, Cluster.SLICES, Cluster.DEVICE_CLASSES)),
           // Only the gang's own members arriving (which queue it) make it whole.
-          Map.entry(NoPlacement.WAITING_FOR_GANG_MEMBERS, EnumSet.noneOf(Cluster.class)));
+          Map.entry(NoPlacement.WAITING_FOR_GANG_MEMBERS, EnumSet.noneOf(Cluster.class)),
+          // Over the store's limit per transaction: only a change of the gang itself helps.
+          Map.entry(NoPlacement.GANG_TOO_LARGE, EnumSet.noneOf(Cluster.class)));
 
   @Test
   void eachReasonIsWokenByTheEventsThatCouldMakeItFitAndOnlyThose() {

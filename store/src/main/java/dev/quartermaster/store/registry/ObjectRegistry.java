@@ -21,9 +21,11 @@ import dev.quartermaster.api.validation.ObjectValidator;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.store.KeyValue;
 import dev.quartermaster.store.Store;
+import dev.quartermaster.store.StoreLimitException;
 import dev.quartermaster.store.Txn;
 import dev.quartermaster.store.Txn.Compare;
 import dev.quartermaster.store.Txn.Op;
+import dev.quartermaster.store.TxnResult;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -169,7 +171,15 @@ public final class ObjectRegistry implements FencingClient {
           ops.add(w.op());
           reads.wrote(w);
         }
-        var result = store.txn(Txn.when(compares, ops));
+        TxnResult result;
+        try {
+          result = store.txn(Txn.when(compares, ops));
+        } catch (StoreLimitException e) {
+          // Too big for the store (etcd's operations per transaction): the caller's to split or
+          // to report, as an answer it can match rather than an internal failure.
+          throw new ApiException(
+              Reason.PayloadTooLarge, "the store refuses this transaction: " + e.getMessage());
+        }
         if (result.succeeded()) {
           var written = planned.stream().map(w -> w.written(result.revision())).toList();
           seedWatches(planned, written, result.revision());

@@ -20,6 +20,7 @@ import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.node.NodeSpec;
 import dev.quartermaster.api.node.NodeStatus;
 import dev.quartermaster.core.env.DeterministicEnv;
+import dev.quartermaster.store.ForwardingStore;
 import dev.quartermaster.store.Store;
 import dev.quartermaster.store.sqlite.SqliteStore;
 import java.nio.file.Path;
@@ -197,5 +198,36 @@ class RegistryCommitTest {
         .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.is(Reason.Invalid)).isTrue())
         .hasMessageContaining("writes[1]: resourceclaim/a is written by writes[0] too");
     assertThat(store.currentRevision()).isEqualTo(before);
+  }
+
+  /**
+   * A transaction over the store's limit (etcd's operations per transaction) is an answer the
+   * caller can match — 413, nothing written — not an internal failure: the allocator tells a gang
+   * too large for one transaction so, instead of retrying it for ever.
+   */
+  @Test
+  void aTransactionOverTheStoresLimitIsRefusedAs413AndWritesNothing() {
+    var limited =
+        new ForwardingStore(store) {
+          @Override
+          public dev.quartermaster.store.TxnResult txn(dev.quartermaster.store.Txn txn) {
+            if (txn.onSuccess().size() > 2) {
+              throw new dev.quartermaster.store.StoreLimitException("3 writes, limit 2");
+            }
+            return delegate.txn(txn);
+          }
+        };
+    var registry = new ObjectRegistry(limited, new DeterministicEnv(3));
+    var writes = new ArrayList<Write>();
+    for (int i = 0; i < 3; i++) {
+      writes.add(
+          new Write.Create(
+              new Node(ObjectMeta.named("big-" + i), NodeSpec.EMPTY, NodeStatus.EMPTY)));
+    }
+    assertThatThrownBy(() -> registry.commit(writes))
+        .isInstanceOfSatisfying(
+            ApiException.class, e -> assertThat(e.is(Reason.PayloadTooLarge)).isTrue())
+        .hasMessageContaining("3 writes, limit 2");
+    assertThat(api.get(Kinds.NODE, "big-0")).isEmpty();
   }
 }
