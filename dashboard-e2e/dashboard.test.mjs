@@ -1,7 +1,8 @@
 // The dashboard end to end, in Debian's headless Chromium driven by playwright-core, against a
 // real `qm up` that DashboardBrowserTest started. It logs in with the admin token, sees the nodes
 // and their GPUs, applies a workload through the API, watches its tasks become Running without the
-// page reloading, scales it past the cluster's GPUs and reads why the extra task waits.
+// page reloading, scales it past the cluster's GPUs and reads why the extra task waits, then sees a
+// gang that cannot be placed wait and reads why.
 //
 // Env: QM_URL (http://127.0.0.1:PORT), QM_TOKEN_FILE (the admin.token qm up wrote),
 // QM_SCREENSHOTS (a folder; created), CHROMIUM (default /usr/bin/chromium).
@@ -182,6 +183,32 @@ try {
     || document.querySelector('#list [data-key^="event/"]'));
   console.log(`events view: ${(await page.textContent('#view-note')) || `${await page.textContent('#count')} listed`}`);
   await shot('08-events');
+
+  step('a gang that does not fit waits holding nothing, and the page says why');
+  // Every GPU is held by the training workers now: a gang of two one-GPU workers cannot be placed.
+  const gangJob = {
+    kind: 'Workload',
+    metadata: { name: 'gang-job' },
+    spec: {
+      groups: [{
+        name: 'workers', replicas: 2, gang: { minMember: 2, onMemberFailure: 'RestartGang' },
+        template: { command: ['sh', '-c', 'while true; do sleep 5; done'] },
+        claimTemplates: [{ name: 'gpu', spec: { requests: [{ name: 'gpu', deviceClassName: 'gpu', count: 1 }] } }],
+      }],
+    },
+  };
+  const gangApplied = await api('POST', '/api/v1/workloads', gangJob);
+  if (gangApplied.status !== 201) fail(`POST gang workload: ${gangApplied.status} ${JSON.stringify(gangApplied.body)}`);
+  await tab('workloads').click();
+  await page.locator('[data-key="workload/gang-job"][data-phase="GangWaiting"]', { hasText: 'holds nothing while it waits' }).waitFor();
+  await page.locator('#summary', { hasText: '2 workloads · 1 gang waiting' }).waitFor();
+  await row('workload/gang-job').click();
+  await page.locator('#detail .why.gang .why-reason', { hasText: 'WaitingForGang' }).waitFor();
+  const gangWhy = await page.textContent('#detail .why.gang .why-message');
+  if (!gangWhy.includes('needs 2 × (1 gpu) at once')) fail(`the waiting gang's message does not say what it needs: '${gangWhy}'`);
+  console.log(`waiting gang: gang-job/workers: ${gangWhy}`);
+  await shot('09-gang-waiting');
+  await page.click('#detail .close');
 
   step('no reload happened; no script error; the token never left its header');
   if (navigations !== navigationsBefore) fail(`the page navigated ${navigations - navigationsBefore} time(s) after login`);

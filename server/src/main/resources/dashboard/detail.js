@@ -1,6 +1,6 @@
 // The side panel for one selected object: what it is, and for a task why it is where it is
-// (phase, reason and message, its claims' allocation, conditions, events). Re-rendered on every
-// change, so it stays live like the list.
+// (phase, reason and message, its claims' allocation, conditions, events); for a workload, each
+// gang's state and why it waits. Re-rendered on every change, so it stays live like the list.
 
 import { ago, clear, el } from './dom.js';
 import { eventsFor } from './views.js';
@@ -67,6 +67,19 @@ function taskBody(panel, task, data) {
   }
 }
 
+/** Each gang of the workload: placed, or waiting and why (what it needs, what fits now). */
+function workloadBody(panel, workload) {
+  for (const g of workload.status?.groups ?? []) {
+    if (!g.gang) continue;
+    const state = g.gang.state;
+    const why = el('div', `why gang ${state === 'Waiting' ? 'warn' : 'ok'}`);
+    why.append(el('div', 'why-phase', `gang ${g.name}: ${state}${g.gang.since ? ` since ${ago(g.gang.since)}` : ''}`),
+      el('div', 'why-reason', g.gang.reason || `${g.placed ?? 0} of ${g.replicas} placed`),
+      el('div', 'why-message', g.gang.message || ''));
+    panel.append(why);
+  }
+}
+
 function eventsBody(panel, kind, name, events) {
   panel.append(el('h3', '', 'Events'));
   if (!events || events.state === 'absent') {
@@ -108,6 +121,7 @@ export function renderDetail(panel, selection, data, onClose) {
     return;
   }
   if (kind === 'Task') taskBody(panel, object, data);
+  if (kind === 'Workload') workloadBody(panel, object);
   const conditions = object.status?.conditions ?? [];
   if (conditions.length) {
     panel.append(el('h3', '', 'Conditions'), conditionsTable(conditions));

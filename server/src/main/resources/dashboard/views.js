@@ -139,11 +139,21 @@ function taskRow(t) {
   ], { select: `Task/${t.metadata.name}`, phase: s.phase ?? 'Pending' });
 }
 
+// A gang that waits holds nothing; its status says why, in the allocator's words.
+const waitingGangs = (wl) => (wl.status?.groups ?? []).filter((g) => g.gang?.state === 'Waiting');
+
 const workloads = {
   id: 'workloads',
   title: 'Workloads',
   kinds: ['workloads', 'tasks', 'resourceclaims', 'events'],
   columns: [['workload / task', '16rem'], ['phase', '7rem'], ['node', '7rem'], ['reason', '13rem'], ['message', 'minmax(12rem, 1fr)']],
+  /** Over every workload, whatever the filter: how many, and how many gangs wait. */
+  summary() {
+    if (!this.counts) return '';
+    const { workloads: n, waiting } = this.counts;
+    return `${n} workload${n === 1 ? '' : 's'} · ${waiting} gang${waiting === 1 ? '' : 's'} waiting`;
+  },
+  counts: null,
   rows({ workloads: w, tasks }, filter) {
     const byOwner = new Map();
     for (const t of tasks.items.values()) {
@@ -151,19 +161,24 @@ const workloads = {
       if (!byOwner.has(owner)) byOwner.set(owner, []);
       byOwner.get(owner).push(t);
     }
+    let waitingCount = 0;
     const groups = [...w.items.values()].sort((x, y) => byName(x.metadata.name, y.metadata.name)).map((wl) => {
-      const groupsText = (wl.status?.groups ?? []).map((g) => `${g.name} ${g.running}/${g.replicas} running`).join(' · ');
+      const groupsText = (wl.status?.groups ?? []).map((g) => `${g.name} ${g.placed ?? 0}/${g.replicas} placed, ${g.running} running`).join(' · ');
       const problem = (wl.status?.conditions ?? []).find((c) => c.status !== 'True');
+      const waiting = waitingGangs(wl);
+      waitingCount += waiting.length;
+      const gang = waiting[0];
       const head = row(`workload/${wl.metadata.name}`, 0, [
         cell(wl.metadata.name, 'name'),
-        cell(wl.metadata.deletedAt ? 'Deleting' : '', 'warn'),
+        wl.metadata.deletedAt ? cell('Deleting', 'warn') : gang ? cell('Waiting', 'warn') : cell(''),
         cell(''),
-        cell(problem ? `${problem.type}: ${problem.reason}` : ''),
-        cell(problem?.message ?? groupsText, 'muted'),
-      ], { select: `Workload/${wl.metadata.name}` });
+        gang ? cell(`gang ${gang.name}: ${gang.gang.reason}`, 'warn') : cell(problem ? `${problem.type}: ${problem.reason}` : ''),
+        cell(gang ? gang.gang.message : problem?.message ?? groupsText, 'muted'),
+      ], { select: `Workload/${wl.metadata.name}`, ...(gang ? { phase: 'GangWaiting' } : {}) });
       const rows = (byOwner.get(wl.metadata.name) ?? []).sort((x, y) => byName(x.metadata.name, y.metadata.name)).map(taskRow);
       return { head, rows };
     });
+    this.counts = { workloads: w.items.size, waiting: waitingCount };
     const lone = byOwner.get('') ?? [];
     if (lone.length) {
       groups.push({

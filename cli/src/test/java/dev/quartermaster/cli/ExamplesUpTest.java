@@ -18,16 +18,16 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Every file in {@code examples/} applied to a default {@code qm up}, as a new user would, reaching
- * the state its comment promises; between examples what was applied is deleted again. volumes.yaml
- * and domain-job.yaml are run by {@link VolumesUpTest} and {@link DomainUpTest}, each with the
- * checks it needs; this test makes sure no file is left out.
+ * the state its comment promises; between examples what was applied is deleted again. volumes.yaml,
+ * domain-job.yaml and gang-job.yaml are run by {@link VolumesUpTest}, {@link DomainUpTest} and
+ * {@link GangUpTest}, each with the checks it needs; this test makes sure no file is left out.
  */
 @Timeout(400)
 class ExamplesUpTest {
   static final Duration BOUND = Duration.ofSeconds(90);
 
   /** Run, with their own checks, elsewhere. */
-  static final Set<String> ELSEWHERE = Set.of("volumes.yaml", "domain-job.yaml");
+  static final Set<String> ELSEWHERE = Set.of("volumes.yaml", "domain-job.yaml", "gang-job.yaml");
 
   @Test
   void everyExampleAppliesAndReachesItsStateUnderADefaultUp() throws Exception {

@@ -129,12 +129,17 @@ final class UpProcess implements AutoCloseable {
    * in {@code out}.
    */
   int cli(StringWriter out, String... args) {
+    return cliWithInput(out, "", args);
+  }
+
+  /** The same, with {@code input} on its standard input ({@code qm apply -f -}). */
+  int cliWithInput(StringWriter out, String input, String... args) {
     var env =
         new CliEnvironment(
             Map.of("XDG_CONFIG_HOME", dir.resolve("config").toString()),
             ExamplesTest.REPO,
             dir.resolve("home"),
-            new ByteArrayInputStream(new byte[0]),
+            new ByteArrayInputStream(input.getBytes(java.nio.charset.StandardCharsets.UTF_8)),
             Clock.systemUTC(),
             ApiConnector.http());
     var cl = Main.commandLine(env);

@@ -16,6 +16,7 @@ import dev.quartermaster.api.format.Bytes;
 import dev.quartermaster.api.format.ClaimState;
 import dev.quartermaster.api.format.SelectorText;
 import dev.quartermaster.api.format.VolumeState;
+import dev.quartermaster.api.gang.GangStatus;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kind;
@@ -268,19 +269,27 @@ public final class KindTables {
         .orElse("Unknown");
   }
 
-  /** {@code head 1/1, workers 3/4}: live tasks over replicas per group, in spec order. */
+  /**
+   * {@code head 1/1, workers 0/4 gang waiting}: per group, in spec order, the tasks placed on a
+   * node over the replicas (a task that waits for devices is not counted), and a gang that waits.
+   */
   static String groups(Workload w) {
     Map<String, GroupStatus> observed =
         w.status().groups().stream()
             .collect(Collectors.toMap(GroupStatus::name, g -> g, (a, b) -> b));
     return w.spec().groups().stream()
         .map(
-            g ->
-                g.name()
-                    + " "
-                    + (observed.containsKey(g.name()) ? observed.get(g.name()).live() : 0)
-                    + "/"
-                    + g.replicas())
+            g -> {
+              var o = Optional.ofNullable(observed.get(g.name()));
+              return g.name()
+                  + " "
+                  + o.map(GroupStatus::placed).orElse(0)
+                  + "/"
+                  + g.replicas()
+                  + (o.flatMap(GroupStatus::gang).filter(GangStatus::isWaiting).isPresent()
+                      ? " gang waiting"
+                      : "");
+            })
         .collect(Collectors.joining(", "));
   }
 

@@ -41,5 +41,10 @@ public record WorkloadStatus(
         String name, int replicas, int live, int running, int succeeded, int failed) {
       this(name, replicas, live, running, succeeded, failed, 0, Optional.empty());
     }
+
+    /** These counts with {@code next} as the gang's line. */
+    public GroupStatus withGang(Optional<GangStatus> next) {
+      return new GroupStatus(name, replicas, live, running, succeeded, failed, placed, next);
+    }
   }
 }

@@ -9,6 +9,9 @@ import dev.quartermaster.api.claim.Allocation.AllocatedDevice;
 import dev.quartermaster.api.claim.PrepareState;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.claim.ResourceClaimStatus;
+import dev.quartermaster.api.gang.GangSpec;
+import dev.quartermaster.api.gang.GangState;
+import dev.quartermaster.api.gang.GangStatus;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.node.Node;
@@ -172,20 +175,45 @@ class KindTablesTest {
   }
 
   @Test
-  void workloadsShowLiveOverReplicasPerGroup() {
+  void workloadsShowPlacedOverReplicasPerGroup() {
     var spec =
         new WorkloadSpec(
             List.of(
                 new WorkerGroup("head", 1, TaskTemplate.EMPTY, List.of(), null),
                 new WorkerGroup("workers", 4, TaskTemplate.EMPTY, List.of(), null)),
             Optional.empty());
+    // Four live workers, two of them still waiting for devices: 2/4, not 4/4.
     var status =
-        new WorkloadStatus(1, List.of(new GroupStatus("workers", 4, 3, 3, 0, 0)), List.of());
+        new WorkloadStatus(
+            1, List.of(new GroupStatus("workers", 4, 4, 2, 0, 0, 2, Optional.empty())), List.of());
     var workload = new Workload(meta("training", 7200), spec, status);
 
     var row = KindTables.of(Kinds.WORKLOAD, NOW).row(workload, false);
 
-    assertThat(row).containsExactly("training", "head 0/1, workers 3/4", "120m");
+    assertThat(row).containsExactly("training", "head 0/1, workers 2/4", "120m");
+  }
+
+  @Test
+  void aWaitingGangIsMarked() {
+    var workers =
+        new WorkerGroup("workers", 4, TaskTemplate.EMPTY, List.of(), null).withGang(GangSpec.ALL);
+    var eval =
+        new WorkerGroup("eval", 4, TaskTemplate.EMPTY, List.of(), null).withGang(GangSpec.ALL);
+    var spec = new WorkloadSpec(List.of(workers, eval), Optional.empty());
+    var waiting = new GangStatus(GangState.Waiting, GangStatus.WAITING_FOR_GANG, "needs 4");
+    var placed = new GangStatus(GangState.Placed, "", "");
+    var status =
+        new WorkloadStatus(
+            1,
+            List.of(
+                new GroupStatus("workers", 4, 4, 0, 0, 0, 0, Optional.of(waiting)),
+                new GroupStatus("eval", 4, 4, 4, 0, 0, 4, Optional.of(placed))),
+            List.of());
+
+    var row =
+        KindTables.of(Kinds.WORKLOAD, NOW).row(new Workload(meta("job", 60), spec, status), false);
+
+    assertThat(row).containsExactly("job", "workers 0/4 gang waiting, eval 4/4", "60s");
   }
 
   @Test

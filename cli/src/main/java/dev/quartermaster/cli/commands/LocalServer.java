@@ -4,6 +4,7 @@ import dev.quartermaster.cli.CliException;
 import dev.quartermaster.cli.metrics.AllocationLatency;
 import dev.quartermaster.cli.metrics.ClusterCollector;
 import dev.quartermaster.cli.metrics.ControllerMeters;
+import dev.quartermaster.cli.metrics.GangWaitTime;
 import dev.quartermaster.control.ControlPlane;
 import dev.quartermaster.control.leader.LeaderConfig;
 import dev.quartermaster.control.volume.SocketPluginConnector;
@@ -204,6 +205,7 @@ public final class LocalServer implements AutoCloseable {
       controllerMeters.register(controllers.loops());
       meters.getPrometheusRegistry().register(new ClusterCollector(controllers.informers()));
       controllers.informers().claims().addHandler(new AllocationLatency(env, meters));
+      controllers.informers().workloads().addHandler(new GangWaitTime(env, meters));
       Gauge.builder("qm.controllers.leader", controllers, c -> c.isLeader() ? 1 : 0)
           .description(
               "1 while this server's controllers lead (one server of those sharing a store), else 0")

@@ -9,6 +9,7 @@ import dev.quartermaster.api.device.DeviceClass;
 import dev.quartermaster.api.device.DeviceClassSpec;
 import dev.quartermaster.api.device.DeviceClassStatus;
 import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.gang.TopologyKeys;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.cli.CliEnvironment;
@@ -31,7 +32,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -44,7 +47,8 @@ import picocli.CommandLine.Spec;
  * and {@code --nodes} agents, each on a simulated device tree of {@code --gpus} GPUs with their
  * control nodes and {@code --channels} IMEX channels (or, for the first node, the host's real GPUs
  * when it has them). State lives under {@code --data}, so running it again resumes the same
- * cluster. The device classes {@code gpu} and {@code channel} are created.
+ * cluster. The device classes {@code gpu} and {@code channel} are created. With {@code --topology}
+ * the nodes are labelled with a simulated zone, rack and NVLink clique ({@link TopologyLayout}).
  */
 @Command(
     name = "up",
@@ -108,6 +112,18 @@ public final class UpCommand implements Callable<Integer> {
       })
   private int channels;
 
+  @Option(
+      names = "--topology",
+      paramLabel = "LEVEL=COUNT,...",
+      description = {
+        "lay the nodes out on a simulated topology: zones, racks and NVLink cliques, each a count "
+            + "for the whole cluster (e.g. racks=2,cliques=4; a finer count is a multiple of a "
+            + "coarser one). The nodes are labelled topology.quartermaster.dev/zone, /rack and "
+            + "/nvlink-clique (zone-1, rack-1, clique-1, ...), node-1 onwards in order.",
+        "Without it the nodes' labels are left as they are."
+      })
+  private Optional<String> topology = Optional.empty();
+
   @Mixin private HistoryOptions history = new HistoryOptions();
 
   public UpCommand(CliEnvironment env) {
@@ -126,6 +142,7 @@ public final class UpCommand implements Callable<Integer> {
       throw new CliException(
           "--channels: must be between 0 and " + MAX_CHANNELS + ", got " + channels);
     }
+    var layoutOfTopology = topology.map(t -> TopologyLayout.parse(t, nodes));
     var limits = history.limits();
     var out = spec.commandLine().getOut();
     var dataDir = env.resolve(data);
@@ -150,7 +167,12 @@ public final class UpCommand implements Callable<Integer> {
       for (int i = 1; i <= nodes; i++) {
         var node = "node-" + i;
         var root = rootFor(i, layout, node);
-        descriptions.add(node + ": " + root.description());
+        int index = i - 1;
+        descriptions.add(
+            node
+                + ": "
+                + root.description()
+                + layoutOfTopology.map(t -> "; " + t.describe(index, nodes)).orElse(""));
         Files.createDirectories(layout.state(node).toAbsolutePath().getParent());
         OwnerOnly.directory(layout.state(node)); // created 0700, not tightened later with a warning
         plugins.add(startHostpath(layout, node, i == 1));
@@ -169,6 +191,11 @@ public final class UpCommand implements Callable<Integer> {
         var agent = nodeEnv.call(() -> NodeAgent.start(config, CsiClients.grpc()));
         agents.add(agent);
         AgentMeters.register(server.meters(), agent);
+      }
+      if (layoutOfTopology.isPresent()) {
+        for (int i = 0; i < nodes; i++) {
+          labelNode(server, "node-" + (i + 1), layoutOfTopology.get().labels(i, nodes));
+        }
       }
       var configFile = UserConfig.location(env);
       new UserConfig(
@@ -264,6 +291,35 @@ public final class UpCommand implements Callable<Integer> {
     } catch (ApiException e) {
       if (!e.is(dev.quartermaster.api.error.ApiError.Reason.AlreadyExists)) {
         throw e;
+      }
+    }
+  }
+
+  /**
+   * Gives node {@code name} exactly the topology labels {@code wanted} (the documented keys it does
+   * not name are removed, so a resumed cluster laid out anew has no stale ones), as an operator
+   * would: the agent registered the node and writes only its status.
+   */
+  private static void labelNode(LocalServer server, String name, Map<String, String> wanted) {
+    var api = server.registry();
+    for (int attempt = 0; ; attempt++) {
+      var node =
+          api.get(Kinds.NODE, name)
+              .orElseThrow(() -> new CliException("node " + name + " did not register"));
+      var labels = new TreeMap<>(node.metadata().labels());
+      TopologyKeys.ALL.forEach(labels::remove);
+      labels.putAll(wanted);
+      if (labels.equals(new TreeMap<>(node.metadata().labels()))) {
+        return;
+      }
+      try {
+        api.update(node.withMetadata(node.metadata().withLabels(labels)));
+        return;
+      } catch (ApiException e) {
+        // The agent's status write moved the revision: read again.
+        if (!e.is(dev.quartermaster.api.error.ApiError.Reason.Conflict) || attempt >= 10) {
+          throw e;
+        }
       }
     }
   }

@@ -1,18 +1,25 @@
 package dev.quartermaster.cli.describe;
 
+import dev.quartermaster.api.format.Age;
+import dev.quartermaster.api.gang.GangTopology;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.table.Table;
 import dev.quartermaster.api.workload.ClaimTemplate;
 import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.api.workload.WorkerGroup;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.api.workload.WorkloadStatus.GroupStatus;
 import dev.quartermaster.cli.format.CommandText;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
-/** A workload: each group's desired and observed size, and the tasks it owns. */
+/** A workload: each group's desired and observed size, each gang's state, and the tasks it owns. */
 final class WorkloadDescriber implements Describer<Workload> {
 
   @Override
@@ -39,6 +46,7 @@ final class WorkloadDescriber implements Describer<Workload> {
                       g.name(),
                       Integer.toString(g.replicas()),
                       Integer.toString(o.live()),
+                      Integer.toString(o.placed()),
                       Integer.toString(o.running()),
                       Integer.toString(o.succeeded()),
                       Integer.toString(o.failed()),
@@ -54,6 +62,7 @@ final class WorkloadDescriber implements Describer<Workload> {
                 "GROUP",
                 "REPLICAS",
                 "LIVE",
+                "PLACED",
                 "RUNNING",
                 "SUCCEEDED",
                 "FAILED",
@@ -61,6 +70,7 @@ final class WorkloadDescriber implements Describer<Workload> {
                 "COMMAND",
                 "CLAIMS"),
             rows));
+    gangs(spec.groups(), observed, context.now(), out);
 
     var name = workload.metadata().name();
     var tasks =
@@ -83,6 +93,60 @@ final class WorkloadDescriber implements Describer<Workload> {
             .toList();
     out.table("Tasks", new Table(List.of("NAME", "PHASE", "NODE", "REASON"), tasks));
     ConditionsSection.write(status.conditions(), context.now(), out);
+  }
+
+  /**
+   * Each gang: where it stands and since when, how many members it places at once, what a member's
+   * failure does, where on the topology it may go, and why it waits.
+   */
+  private static void gangs(
+      List<WorkerGroup> groups, Map<String, GroupStatus> observed, Instant now, Description out) {
+    var gangs = groups.stream().filter(g -> g.gang().isPresent()).toList();
+    if (gangs.isEmpty()) {
+      return;
+    }
+    out.section(
+        "Gangs",
+        d -> {
+          for (var g : gangs) {
+            var spec = g.gang().orElseThrow();
+            var status = Optional.ofNullable(observed.get(g.name())).flatMap(GroupStatus::gang);
+            d.section(
+                g.name(),
+                s -> {
+                  s.field(
+                      "State",
+                      status
+                          .map(
+                              st ->
+                                  st.state().name()
+                                      + st.since()
+                                          .map(t -> " for " + Age.of(Duration.between(t, now)))
+                                          .orElse(""))
+                          .orElse("Unknown (not reported yet)"));
+                  s.field("Min Member", g.gangMinMember() + " of " + g.replicas() + " replicas");
+                  s.field("On Member Failure", spec.onMemberFailure().name());
+                  s.field("Topology", topology(spec.topology()));
+                  status.ifPresent(
+                      st -> {
+                        if (!st.reason().isEmpty()) {
+                          s.field("Reason", st.reason());
+                        }
+                        if (!st.message().isEmpty()) {
+                          s.field("Message", st.message());
+                        }
+                      });
+                });
+          }
+        });
+  }
+
+  /** {@code required topology.quartermaster.dev/rack}, {@code anywhere}. */
+  private static String topology(GangTopology t) {
+    var parts = new ArrayList<String>();
+    t.required().ifPresent(k -> parts.add("one " + k + " (required)"));
+    t.preferred().ifPresent(k -> parts.add("fewest " + k + " (preferred)"));
+    return parts.isEmpty() ? "anywhere" : String.join(", ", parts);
   }
 
   /** {@code gpu: 1 x a100-80g} per claim template. */

@@ -12,11 +12,11 @@ import java.util.Map;
 import java.util.function.Function;
 
 /**
- * {@code qm_devices}, {@code qm_claims}, {@code qm_tasks} and {@code qm_nodes}, counted at scrape
- * time from the controllers' informer caches: the control plane holds them anyway (every replica,
- * leader or not), so a scrape costs a walk over memory and never a store list, even on a 1,000-node
- * cluster. A collector rather than gauges, because the label sets (nodes, classes, condition types)
- * come and go with the cluster.
+ * {@code qm_devices}, {@code qm_claims}, {@code qm_tasks}, {@code qm_nodes} and {@code qm_gangs},
+ * counted at scrape time from the controllers' informer caches: the control plane holds them anyway
+ * (every replica, leader or not), so a scrape costs a walk over memory and never a store list, even
+ * on a 1,000-node cluster. A collector rather than gauges, because the label sets (nodes, classes,
+ * condition types) come and go with the cluster.
  */
 public final class ClusterCollector implements MultiCollector {
   private final Informers informers;
@@ -59,12 +59,18 @@ public final class ClusterCollector implements MultiCollector {
             "nodes by condition type and status",
             census.nodes(),
             Comparator.comparing(NodeCondition::type).thenComparing(NodeCondition::status),
-            c -> Labels.of("condition", c.type(), "status", c.status().name())));
+            c -> Labels.of("condition", c.type(), "status", c.status().name())),
+        gauge(
+            "qm_gangs",
+            "gangs by state (Waiting: holding nothing until all its members fit at once)",
+            GangCensus.of(informers.workloads().cache().list()),
+            Comparator.naturalOrder(),
+            s -> Labels.of("state", s.name())));
   }
 
   @Override
   public List<String> getPrometheusNames() {
-    return List.of("qm_devices", "qm_claims", "qm_tasks", "qm_nodes");
+    return List.of("qm_devices", "qm_claims", "qm_tasks", "qm_nodes", "qm_gangs");
   }
 
   private static <K> GaugeSnapshot gauge(

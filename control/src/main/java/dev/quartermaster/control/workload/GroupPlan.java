@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * What one worker group needs, decided from a view of its tasks that includes every write of ours:
@@ -125,9 +126,10 @@ public record GroupPlan(
     };
   }
 
-  /** The group's counts for the workload's status. */
+  /** The group's counts for the workload's status (no gang line: {@link GangStatuses} adds it). */
   public static GroupStatus status(WorkerGroup group, String workloadUid, List<Task> tasks) {
     int live = 0;
+    int placed = 0;
     int running = 0;
     int succeeded = 0;
     int failed = 0;
@@ -142,11 +144,15 @@ public record GroupPlan(
         failed++;
       } else if (!t.metadata().isDeleting()) {
         live++;
+        if (phase != TaskPhase.Pending) {
+          placed++;
+        }
         if (phase == TaskPhase.Running) {
           running++;
         }
       }
     }
-    return new GroupStatus(group.name(), group.replicas(), live, running, succeeded, failed);
+    return new GroupStatus(
+        group.name(), group.replicas(), live, running, succeeded, failed, placed, Optional.empty());
   }
 }

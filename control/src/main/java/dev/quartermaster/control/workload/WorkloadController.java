@@ -203,7 +203,7 @@ public final class WorkloadController {
         case GroupExpectations.Gate.Waiting wait -> {
           whenCaughtUp(name, wait.revision());
           recheck = earliest(recheck, wait.left());
-          groups.add(GroupPlan.status(group, w.metadata().uid(), cachedTasks(name, group.name())));
+          groups.add(statusOf(w, group, cachedTasks(name, group.name())));
           continue;
         }
         case GroupExpectations.Gate.TimedOut t -> {
@@ -231,7 +231,7 @@ public final class WorkloadController {
       // Every write, and above all a destructive one, acts on the newest spec only: a scale-down
       // from a cache that has not shown the newest replicas would delete wanted, running workers.
       if (plan.acts() && !freshness.isNewest()) {
-        groups.add(GroupPlan.status(group, w.metadata().uid(), view));
+        groups.add(statusOf(w, group, view));
         continue; // the cache's update of the workload brings us back
       }
       for (var t : plan.delete()) {
@@ -277,7 +277,7 @@ public final class WorkloadController {
       }
       create(key, w, group, plan.create(), problems, freshness);
       releaseVolumes(w, group.name(), Optional.of(group), view, freshness);
-      groups.add(GroupPlan.status(group, w.metadata().uid(), view));
+      groups.add(statusOf(w, group, view));
     }
     if (freshness.isNewest()) {
       deleteRemovedGroups(w, freshness);
@@ -498,6 +498,29 @@ public final class WorkloadController {
 
   private static Optional<Duration> earliest(Optional<Duration> a, Duration b) {
     return Optional.of(a.filter(x -> x.compareTo(b) < 0).orElse(b));
+  }
+
+  /**
+   * The group's line in the workload's status: its counts and, for a gang, where it stands ({@link
+   * GangStatuses}, from the claims' cache).
+   */
+  private GroupStatus statusOf(Workload w, WorkerGroup group, List<Task> tasks) {
+    var counts = GroupPlan.status(group, w.metadata().uid(), tasks);
+    if (group.gang().isEmpty()) {
+      return counts;
+    }
+    var claims =
+        informers
+            .claims()
+            .cache()
+            .byIndex(Informers.BY_GROUP, w.metadata().name() + "/" + group.name());
+    var previous =
+        w.status().groups().stream()
+            .filter(g -> g.name().equals(group.name()))
+            .findFirst()
+            .flatMap(GroupStatus::gang);
+    return counts.withGang(
+        GangStatuses.of(group, w.metadata().uid(), tasks, claims, previous, env.now()));
   }
 
   private List<Task> cachedTasks(String workload, String group) {

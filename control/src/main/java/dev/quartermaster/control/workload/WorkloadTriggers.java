@@ -1,7 +1,10 @@
 package dev.quartermaster.control.workload;
 
+import dev.quartermaster.api.claim.ClaimConditions;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.device.DeviceClass;
+import dev.quartermaster.api.gang.GangStatus;
+import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.Workload;
@@ -14,11 +17,18 @@ import java.util.Optional;
 /**
  * What wakes the workload controller: its workload (any change), a task of it (its end or its
  * deletion: a slot to refill; a phase change: only the status counts, one pass for a burst), a
- * volume or task name another held being freed, a claim the allocator cannot place (or now can), a
- * device class coming or going (every workload's Schedulable condition).
+ * volume or task name another held being freed, a claim the allocator cannot place (or now can; a
+ * gang's members, one pass for the burst), a device class coming or going (every workload's
+ * Schedulable condition).
  */
 final class WorkloadTriggers {
   private WorkloadTriggers() {}
+
+  private static boolean waitsForGang(ResourceClaim c) {
+    return Condition.find(c.status().conditions(), ClaimConditions.ALLOCATED)
+        .filter(a -> a.reason().equals(GangStatus.WAITING_FOR_GANG))
+        .isPresent();
+  }
 
   static void register(Informers informers, ControlLoop loop, WorkloadController controller) {
     informers
@@ -99,12 +109,19 @@ final class WorkloadTriggers {
             new EventHandler<>() {
               @Override
               public void onUpdate(ResourceClaim o, ResourceClaim c) {
-                // Only what the Schedulable condition reads: a claim the allocator cannot place, or
-                // no longer.
+                // Only what the Schedulable condition and a gang's line read: a claim the allocator
+                // cannot place (a gang's member waiting among them), or no longer.
                 if ((Informers.unplaceable(o) || Informers.unplaceable(c))
                     && !o.status().conditions().equals(c.status().conditions())) {
-                  Optional.ofNullable(c.metadata().labels().get(Labels.WORKLOAD))
-                      .ifPresent(loop::enqueue);
+                  var workload = Optional.ofNullable(c.metadata().labels().get(Labels.WORKLOAD));
+                  if (waitsForGang(o) || waitsForGang(c)) {
+                    // The allocator words or places every member's claims at once: one pass for
+                    // the burst, not one per member.
+                    workload.ifPresent(
+                        w -> loop.enqueueAfter(w, WorkloadController.COUNTS_PASS_DELAY));
+                  } else {
+                    workload.ifPresent(loop::enqueue);
+                  }
                 }
               }
             });
