@@ -4,6 +4,7 @@ import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.event.EventLog;
 import dev.quartermaster.control.allocator.Allocator;
 import dev.quartermaster.control.allocator.AllocatorKey;
+import dev.quartermaster.control.allocator.Packing;
 import dev.quartermaster.control.cluster.ControlLoop;
 import dev.quartermaster.control.cluster.ControllerMetrics;
 import dev.quartermaster.control.cluster.Informers;
@@ -44,15 +45,28 @@ public final class ControlPlane implements AutoCloseable {
    * @param expectationBound how long a worker group waits for the cache before reading live
    * @param heartbeatGrace how long a node may be silent before it is NotReady
    * @param metrics told about every reconcile of every controller
+   * @param packing how the allocator packs gangs: best fit, but for the bench that compares it with
+   *     first fit
    */
   public record Options(
       String identity,
       LeaderConfig leader,
       Duration expectationBound,
       Duration heartbeatGrace,
-      ControllerMetrics metrics) {
+      ControllerMetrics metrics,
+      Packing packing) {
     public Options {
       Objects.requireNonNull(metrics, "metrics");
+      Objects.requireNonNull(packing, "packing");
+    }
+
+    public Options(
+        String identity,
+        LeaderConfig leader,
+        Duration expectationBound,
+        Duration heartbeatGrace,
+        ControllerMetrics metrics) {
+      this(identity, leader, expectationBound, heartbeatGrace, metrics, Packing.BEST_FIT);
     }
 
     /** Without metrics, as the simulation and the benches run. */
@@ -70,11 +84,15 @@ public final class ControlPlane implements AutoCloseable {
     }
 
     public Options withLeader(LeaderConfig config) {
-      return new Options(identity, config, expectationBound, heartbeatGrace, metrics);
+      return new Options(identity, config, expectationBound, heartbeatGrace, metrics, packing);
     }
 
     public Options withMetrics(ControllerMetrics sink) {
-      return new Options(identity, leader, expectationBound, heartbeatGrace, sink);
+      return new Options(identity, leader, expectationBound, heartbeatGrace, sink, packing);
+    }
+
+    public Options withPacking(Packing how) {
+      return new Options(identity, leader, expectationBound, heartbeatGrace, metrics, how);
     }
   }
 
@@ -122,7 +140,8 @@ public final class ControlPlane implements AutoCloseable {
     this.informers = new Informers(env, api);
     this.events = new EventLog(fenced, env::now, env::schedule);
     this.expiry = new EventExpiry(env, fenced, EventExpiry.TTL);
-    this.allocator = new Allocator(env, fenced, informers, events.recorder("allocator"));
+    this.allocator =
+        new Allocator(env, fenced, informers, events.recorder("allocator"), options.packing());
     this.workloads =
         new WorkloadController(
             env,

@@ -26,6 +26,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
@@ -73,6 +74,16 @@ public final class Allocator {
    *     event: the task's Scheduled event names the node, and one write per claim is spared)
    */
   public Allocator(Env env, ApiClient api, Informers informers, EventRecorder events) {
+    this(env, api, informers, events, Packing.BEST_FIT);
+  }
+
+  /**
+   * @param packing how gangs are packed onto nodes: {@link Packing#BEST_FIT} but for the bench that
+   *     compares it with first fit
+   */
+  public Allocator(
+      Env env, ApiClient api, Informers informers, EventRecorder events, Packing packing) {
+    Objects.requireNonNull(packing, "packing");
     this.env = env;
     this.events = events;
     this.api = api;
@@ -85,7 +96,7 @@ public final class Allocator {
     this.waiters = new Waiters(this::enqueue);
     this.adoption = new LegacyAdoption(api, informers);
     this.write = new AllocationWrite(env, api, informers, index, adoption, events);
-    this.gangs = new GangPlacer(this, informers, index, commits, write, waiters, events);
+    this.gangs = new GangPlacer(this, informers, index, commits, write, waiters, events, packing);
     AllocatorTriggers.register(informers, this);
   }
 

@@ -189,7 +189,10 @@ public final class DeviceIndex {
    * commit ends.
    */
   public synchronized GangPlacement placeGang(
-      List<GangFit.Member> members, Map<String, DeviceClass> classes, GangTopology topology) {
+      List<GangFit.Member> members,
+      Map<String, DeviceClass> classes,
+      GangTopology topology,
+      Packing packing) {
     for (var m : members) {
       for (var need : m.needs()) {
         for (var r : need.requests()) {
@@ -213,22 +216,26 @@ public final class DeviceIndex {
         (commits.isCommitting(v.name()) ? busy : free).add(v);
       }
     }
-    var outcome = GangFit.fit(free, members, classes, topology);
+    var outcome = GangFit.fit(free, members, classes, topology, packing);
     if (outcome instanceof GangFit.Outcome.Fits fits) {
-      var placed = new GangPlacement.Placed(fits.byMember());
-      placed.nodes().forEach(commits::begin);
-      return placed;
+      return begin(fits);
     }
     var s = (GangFit.Outcome.Short) outcome;
     if (!busy.isEmpty()) {
       var all = new ArrayList<>(free);
       all.addAll(busy);
-      if (GangFit.fit(all, members, classes, topology) instanceof GangFit.Outcome.Fits) {
+      if (GangFit.fit(all, members, classes, topology, packing) instanceof GangFit.Outcome.Fits) {
         return new GangPlacement.Busy(
             busy.stream().map(NodeView::name).collect(java.util.stream.Collectors.toSet()));
       }
     }
     return new GangPlacement.Short(s.most(), s.where());
+  }
+
+  private GangPlacement.Placed begin(GangFit.Outcome.Fits fits) {
+    var placed = new GangPlacement.Placed(fits.byMember());
+    placed.nodes().forEach(commits::begin);
+    return placed;
   }
 
   private Optional<Placement.Placed> fit(

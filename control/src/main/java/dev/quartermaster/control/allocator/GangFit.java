@@ -27,6 +27,10 @@ import java.util.TreeSet;
  * next: the fewest racks the gang can fit in, greedily. Of the domains the gang fits in, the one
  * with the fewest free devices is taken (best fit again, one level up). Deterministic: ties go by
  * name.
+ *
+ * <p>{@link Packing#FIRST_FIT} instead takes each member to the first node by name that holds it,
+ * preferred values in label order and the first domain that holds the gang: only for the bench's
+ * comparison.
  */
 final class GangFit {
   private GangFit() {}
@@ -62,7 +66,8 @@ final class GangFit {
       List<NodeView> nodes,
       List<Member> members,
       Map<String, DeviceClass> classes,
-      GangTopology topology) {
+      GangTopology topology,
+      Packing packing) {
     var domains = new TreeMap<String, List<NodeView>>();
     for (var n : nodes) {
       if (topology.required().isEmpty()) {
@@ -80,7 +85,7 @@ final class GangFit {
     int most = 0;
     Optional<String> mostWhere = Optional.empty();
     for (var domain : domains.entrySet()) {
-      var placed = pack(domain.getValue(), members, classes, base, topology.preferred());
+      var placed = pack(domain.getValue(), members, classes, base, topology.preferred(), packing);
       var where =
           topology.required().isPresent() ? Optional.of(domain.getKey()) : Optional.<String>empty();
       if (placed.size() == members.size()) {
@@ -88,6 +93,9 @@ final class GangFit {
         if (free < bestFree) {
           bestFree = free;
           best = Optional.of(placed);
+        }
+        if (packing == Packing.FIRST_FIT) {
+          break;
         }
       } else if (placed.size() > most) {
         most = placed.size();
@@ -98,19 +106,22 @@ final class GangFit {
   }
 
   /**
-   * Members packed best fit into {@code nodes}, in member order, as many as fit (all, or the first
-   * that did not fit ends it): per task, its placement.
+   * Members packed into {@code nodes} as {@code packing} says, in member order, as many as fit
+   * (all, or the first that did not fit ends it): per task, its placement.
    */
   private static Map<String, Placement.Placed> pack(
       List<NodeView> nodes,
       List<Member> members,
       Map<String, DeviceClass> classes,
       Optional<String> base,
-      Optional<String> preferred) {
+      Optional<String> preferred,
+      Packing packing) {
+    boolean best = packing == Packing.BEST_FIT;
     var taken = new HashMap<String, Set<String>>();
     var byName = new HashMap<String, NodeView>();
     nodes.forEach(n -> byName.put(n.name(), n));
-    // Preferred key: the label values, fullest first; each value's nodes in best-fit order.
+    // Preferred key: the label values, fullest first; each value's nodes in best-fit order (first
+    // fit: values in label order, nodes by name).
     var groups = new TreeMap<String, List<NodeView>>();
     for (var n : nodes) {
       groups
@@ -119,18 +130,22 @@ final class GangFit {
           .add(n);
     }
     var order =
-        groups.entrySet().stream()
-            .sorted(
-                Comparator.comparingInt(
-                        (Map.Entry<String, List<NodeView>> e) ->
-                            -e.getValue().stream().mapToInt(n -> base.map(n::free).orElse(0)).sum())
-                    .thenComparing(Map.Entry::getKey))
-            .map(Map.Entry::getValue)
-            .toList();
+        best
+            ? groups.entrySet().stream()
+                .sorted(
+                    Comparator.comparingInt(
+                            (Map.Entry<String, List<NodeView>> e) ->
+                                -e.getValue().stream()
+                                    .mapToInt(n -> base.map(n::free).orElse(0))
+                                    .sum())
+                        .thenComparing(Map.Entry::getKey))
+                .map(Map.Entry::getValue)
+                .toList()
+            : List.copyOf(groups.values());
     var out = new LinkedHashMap<String, Placement.Placed>();
     int next = 0;
     for (var group : order) {
-      var byFree = new TreeSet<NodeFree>();
+      var byFree = new TreeSet<>(best ? BEST_FIRST : BY_NAME);
       for (var n : group) {
         byFree.add(new NodeFree(free(n, base, taken), n.name()));
       }
@@ -138,7 +153,10 @@ final class GangFit {
         var member = members.get(next);
         int needed = needed(member, classes, base);
         Optional<Placement.Placed> placed = Optional.empty();
-        for (var candidate : byFree.tailSet(new NodeFree(needed, ""), true)) {
+        for (var candidate : best ? byFree.tailSet(new NodeFree(needed, ""), true) : byFree) {
+          if (candidate.free() < needed) {
+            continue;
+          }
           var view = byName.get(candidate.node());
           var mine = taken.getOrDefault(view.name(), Set.of());
           var fit =
@@ -169,13 +187,14 @@ final class GangFit {
     return out;
   }
 
-  private record NodeFree(int free, String node) implements Comparable<NodeFree> {
-    @Override
-    public int compareTo(NodeFree o) {
-      int c = Integer.compare(free, o.free);
-      return c != 0 ? c : node.compareTo(o.node);
-    }
-  }
+  private record NodeFree(int free, String node) {}
+
+  /** Best fit's walk: fewest free first, then by name. */
+  private static final Comparator<NodeFree> BEST_FIRST =
+      Comparator.comparingInt(NodeFree::free).thenComparing(NodeFree::node);
+
+  /** First fit's walk: by name only. */
+  private static final Comparator<NodeFree> BY_NAME = Comparator.comparing(NodeFree::node);
 
   /** The base class of the first request: the one best fit counts by, as the index does. */
   private static Optional<String> baseClass(

@@ -36,6 +36,7 @@ final class GangPlacer {
   private final AllocationWrite write;
   private final Waiters waiters;
   private final EventRecorder events;
+  private final Packing packing;
 
   GangPlacer(
       Allocator allocator,
@@ -44,7 +45,8 @@ final class GangPlacer {
       InFlightCommits commits,
       AllocationWrite write,
       Waiters waiters,
-      EventRecorder events) {
+      EventRecorder events,
+      Packing packing) {
     this.allocator = allocator;
     this.informers = informers;
     this.index = index;
@@ -52,6 +54,7 @@ final class GangPlacer {
     this.write = write;
     this.waiters = waiters;
     this.events = events;
+    this.packing = packing;
   }
 
   /** A gang as the caches show it: its workload, group, and live members. */
@@ -138,7 +141,7 @@ final class GangPlacer {
                 m -> new GangFit.Member(m.task().metadata().name(), Allocator.needsOf(m.pending())))
             .toList();
     var topology = gang.spec().topology();
-    return switch (index.placeGang(wanted, classes, topology)) {
+    return switch (index.placeGang(wanted, classes, topology, packing)) {
       case GangPlacement.Placed placed -> {
         try {
           yield commit(gang, ticket, chosen, placed);

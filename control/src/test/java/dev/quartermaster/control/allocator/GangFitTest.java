@@ -87,7 +87,8 @@ class GangFitTest {
             List.of(node("a", 8), node("b", 4), node("c", 2)),
             members(3, 2),
             CLASSES,
-            GangTopology.ANYWHERE);
+            GangTopology.ANYWHERE,
+            Packing.BEST_FIT);
     // c (2 free) takes one; then b (4 free) two: the whole free node a stays whole.
     assertThat(nodes(outcome))
         .containsExactly(Map.entry("m0", "c"), Map.entry("m1", "b"), Map.entry("m2", "b"));
@@ -95,7 +96,9 @@ class GangFitTest {
 
   @Test
   void membersOnOneNodeGetDistinctDevices() {
-    var outcome = GangFit.fit(List.of(node("a", 8)), members(4, 2), CLASSES, GangTopology.ANYWHERE);
+    var outcome =
+        GangFit.fit(
+            List.of(node("a", 8)), members(4, 2), CLASSES, GangTopology.ANYWHERE, Packing.BEST_FIT);
     var devices = new ArrayList<String>();
     ((GangFit.Outcome.Fits) outcome)
         .byMember()
@@ -116,10 +119,12 @@ class GangFitTest {
             node("unlabelled", 8));
     var required = new GangTopology(Optional.of(RACK), Optional.empty());
     // Three of 4: only r1 holds them; the unlabelled node is never used.
-    assertThat(nodes(GangFit.fit(fleet, members(3, 4), CLASSES, required)).values())
+    assertThat(
+            nodes(GangFit.fit(fleet, members(3, 4), CLASSES, required, Packing.BEST_FIT)).values())
         .containsOnly("c", "d", "e");
     // Two of 4: both racks hold them; r0 has fewer free devices (8 against 12): best fit.
-    assertThat(nodes(GangFit.fit(fleet, members(2, 4), CLASSES, required)).values())
+    assertThat(
+            nodes(GangFit.fit(fleet, members(2, 4), CLASSES, required, Packing.BEST_FIT)).values())
         .containsOnly("a", "b");
   }
 
@@ -127,10 +132,12 @@ class GangFitTest {
   void aPreferredKeyPacksTheMembersIntoTheFewestValues() {
     var fleet = List.of(inRack("a", 4, "r0"), inRack("b", 4, "r1"), inRack("c", 4, "r1"));
     var preferred = new GangTopology(Optional.empty(), Optional.of(RACK));
-    assertThat(nodes(GangFit.fit(fleet, members(2, 4), CLASSES, preferred)).values())
+    assertThat(
+            nodes(GangFit.fit(fleet, members(2, 4), CLASSES, preferred, Packing.BEST_FIT)).values())
         .as("r1 holds both")
         .containsOnly("b", "c");
-    assertThat(nodes(GangFit.fit(fleet, members(3, 4), CLASSES, preferred)).values())
+    assertThat(
+            nodes(GangFit.fit(fleet, members(3, 4), CLASSES, preferred, Packing.BEST_FIT)).values())
         .as("spills into r0 only for the third")
         .containsOnly("a", "b", "c");
   }
@@ -139,7 +146,11 @@ class GangFitTest {
   void whenNotAllFitItSaysHowManyWouldAndWhere() {
     assertThat(
             GangFit.fit(
-                List.of(node("a", 4), node("b", 4)), members(3, 4), CLASSES, GangTopology.ANYWHERE))
+                List.of(node("a", 4), node("b", 4)),
+                members(3, 4),
+                CLASSES,
+                GangTopology.ANYWHERE,
+                Packing.BEST_FIT))
         .isEqualTo(new GangFit.Outcome.Short(2, Optional.empty()));
     var fleet = List.of(inRack("a", 4, "r0"), inRack("b", 4, "r1"), inRack("c", 4, "r1"));
     assertThat(
@@ -147,9 +158,11 @@ class GangFitTest {
                 fleet,
                 members(3, 4),
                 CLASSES,
-                new GangTopology(Optional.of(RACK), Optional.empty())))
+                new GangTopology(Optional.of(RACK), Optional.empty()),
+                Packing.BEST_FIT))
         .isEqualTo(new GangFit.Outcome.Short(2, Optional.of("r1")));
-    assertThat(GangFit.fit(List.of(), members(1, 1), CLASSES, GangTopology.ANYWHERE))
+    assertThat(
+            GangFit.fit(List.of(), members(1, 1), CLASSES, GangTopology.ANYWHERE, Packing.BEST_FIT))
         .isEqualTo(new GangFit.Outcome.Short(0, Optional.empty()));
   }
 
@@ -159,7 +172,8 @@ class GangFitTest {
     for (int i = 0; i < 1000; i++) {
       fleet.add(node("n" + i, 8));
     }
-    var outcome = GangFit.fit(fleet, members(1000, 8), CLASSES, GangTopology.ANYWHERE);
+    var outcome =
+        GangFit.fit(fleet, members(1000, 8), CLASSES, GangTopology.ANYWHERE, Packing.BEST_FIT);
     assertThat(nodes(outcome).values()).doesNotHaveDuplicates().hasSize(1000);
   }
 }
