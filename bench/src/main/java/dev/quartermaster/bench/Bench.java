@@ -11,8 +11,8 @@ import java.util.List;
  * disk in the same run, so that the ratios mean something on any machine.
  *
  * <p>Usage: {@code ./qm bench
- * [store|api|clients|watch|ledger|control|e2e|fleet|volumes|etcd|cli|all] [--dir DIR]}. Never part
- * of the tests.
+ * [store|api|clients|watch|ledger|control|e2e|fleet|gangs|volumes|etcd|cli|all] [--dir DIR]}. Never
+ * part of the tests.
  */
 public final class Bench {
   private Bench() {}
@@ -58,6 +58,7 @@ public final class Bench {
       case "control" -> List.of(new ControlPlaneBench());
       case "e2e" -> List.of(new EndToEndBench());
       case "fleet" -> List.of(new FleetBench());
+      case "gangs" -> List.of(new GangBench());
       case "volumes" -> List.of(new VolumeCallsBench());
       case "etcd" -> List.of(new EtcdBench());
       case "cli" -> List.of(new CliBench());
@@ -71,6 +72,7 @@ public final class Bench {
               new ControlPlaneBench(),
               new EndToEndBench(),
               new FleetBench(),
+              new GangBench(),
               new VolumeCallsBench(),
               new EtcdBench(),
               new CliBench());
@@ -78,7 +80,7 @@ public final class Bench {
           throw new IllegalArgumentException(
               "unknown benchmark '"
                   + what
-                  + "': use store, api, clients, watch, ledger, control, e2e, fleet, volumes, etcd, cli or all");
+                  + "': use store, api, clients, watch, ledger, control, e2e, fleet, gangs, volumes, etcd, cli or all");
     };
   }
 

@@ -23,6 +23,7 @@ import dev.quartermaster.api.node.NodeConditions;
 import dev.quartermaster.api.node.NodeSpec;
 import dev.quartermaster.api.node.NodeStatus;
 import dev.quartermaster.control.ControlPlane;
+import dev.quartermaster.control.allocator.Packing;
 import dev.quartermaster.core.env.SystemEnv;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -30,9 +31,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 
 /**
@@ -217,12 +216,18 @@ final class ControlPlaneBench implements Bench.Benchmark {
   }
 
   static ControlPlane startControllers(LocalServer cluster) {
+    return startControllers(cluster, Packing.BEST_FIT);
+  }
+
+  /** The controllers, their allocator packing gangs as {@code packing} says. */
+  static ControlPlane startControllers(LocalServer cluster, Packing packing) {
     // Heartbeats would be written by 1,000 agents; here nobody writes them, so give the nodes an
     // hour of grace.
     var defaults = ControlPlane.Options.defaults("bench");
     var options =
         new ControlPlane.Options(
-            "bench", defaults.leader(), defaults.expectationBound(), Duration.ofHours(1));
+                "bench", defaults.leader(), defaults.expectationBound(), Duration.ofHours(1))
+            .withPacking(packing);
     return ControlPlane.start(
         cluster.registry(),
         new dev.quartermaster.store.StoreLeases(cluster.store()),
@@ -248,30 +253,14 @@ final class ControlPlaneBench implements Bench.Benchmark {
    * are not.
    */
   private static long awaitAllocated(LocalServer cluster, long from) throws InterruptedException {
-    var api = cluster.registry();
-    var allocated = new CountDownLatch(CLAIMS);
-    var seen = java.util.concurrent.ConcurrentHashMap.<String>newKeySet();
-    var watch =
-        api.watch(
+    try (var allocated =
+        Arrivals.watch(
+            cluster.registry(),
             Kinds.RESOURCE_CLAIM,
             from,
-            new WatchHandler<>() {
-              @Override
-              public void onEvent(WatchEvent<ResourceClaim> event) {
-                if (event.object().status().allocation().isPresent()
-                    && seen.add(event.object().metadata().name())) {
-                  allocated.countDown();
-                }
-              }
-
-              @Override
-              public void onGone(long compactedRevision) {}
-            });
-    try {
-      allocated.await(600, TimeUnit.SECONDS);
-      return allocated.getCount();
-    } finally {
-      watch.close();
+            CLAIMS,
+            c -> c.status().allocation().isPresent())) {
+      return allocated.await(Duration.ofMinutes(10));
     }
   }
 

@@ -4,9 +4,7 @@ import dev.quartermaster.agent.NodeAgent;
 import dev.quartermaster.agent.NodeAgentConfig;
 import dev.quartermaster.agent.devices.DeviceRoot;
 import dev.quartermaster.agent.discovery.SimulatedDeviceRoot;
-import dev.quartermaster.api.claim.DeviceRequest;
 import dev.quartermaster.api.claim.ResourceClaim;
-import dev.quartermaster.api.claim.ResourceClaimSpec;
 import dev.quartermaster.api.client.WatchEvent;
 import dev.quartermaster.api.client.WatchHandler;
 import dev.quartermaster.api.device.DeviceClass;
@@ -16,23 +14,14 @@ import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.node.NodeConditions;
-import dev.quartermaster.api.workload.ClaimTemplate;
-import dev.quartermaster.api.workload.RestartPolicy;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
-import dev.quartermaster.api.workload.TaskTemplate;
-import dev.quartermaster.api.workload.WorkerGroup;
-import dev.quartermaster.api.workload.Workload;
-import dev.quartermaster.api.workload.WorkloadSpec;
-import dev.quartermaster.api.workload.WorkloadStatus;
 import dev.quartermaster.control.ControlPlane;
 import dev.quartermaster.core.env.SystemEnv;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -195,7 +184,7 @@ final class EndToEndBench implements Bench.Benchmark {
                 @Override
                 public void onGone(long compactedRevision) {}
               });
-      var workload = workload("bench", TASKS);
+      var workload = Workloads.oneGpuEach("bench", TASKS);
       // Every write from apply to all Running, by kind and by transaction: the path's cost in
       // writes.
       var census = WriteCensus.watch(cluster.store());
@@ -291,10 +280,15 @@ final class EndToEndBench implements Bench.Benchmark {
                 + " rounds: tasks/s median (min-max); CPU per task median (min-max)",
             String.format(
                 "%.0f (%.0f-%.0f); %.1f ms (%.1f-%.1f)",
-                median(rates), min(rates), max(rates), median(cpus), min(cpus), max(cpus)));
+                Stats.median(rates),
+                Stats.min(rates),
+                Stats.max(rates),
+                Stats.median(cpus),
+                Stats.min(cpus),
+                Stats.max(cpus)));
         report.target(
             "tasks/s, median of " + rates.size() + " rounds",
-            median(rates),
+            Stats.median(rates),
             TARGET_TASKS_PER_SECOND);
       }
     }
@@ -327,7 +321,7 @@ final class EndToEndBench implements Bench.Benchmark {
       var clock = Stopwatch.start();
       long cpuBefore = CpuTime.nanos();
       long jitBefore = CpuTime.jitMillis();
-      api.create(workload("bench", TASKS));
+      api.create(Workloads.oneGpuEach("bench", TASKS));
       if (!running.await(300, TimeUnit.SECONDS)) {
         throw new IllegalStateException(
             "a repeat round did not reach all Running in 300 s: " + running.getCount() + " left");
@@ -340,41 +334,6 @@ final class EndToEndBench implements Bench.Benchmark {
 
   /** A repeat round: its rate, CPU per task and how much of it the JIT took. */
   private record Round(double tasksPerSecond, double cpuMillisPerTask, CpuTime.Jit jit) {}
-
-  private static double median(List<Double> xs) {
-    var sorted = xs.stream().sorted().toList();
-    int n = sorted.size();
-    return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
-  }
-
-  private static double min(List<Double> xs) {
-    return xs.stream().mapToDouble(Double::doubleValue).min().orElse(0);
-  }
-
-  private static double max(List<Double> xs) {
-    return xs.stream().mapToDouble(Double::doubleValue).max().orElse(0);
-  }
-
-  /** A workload of {@code tasks} one-GPU workers with the no-op runtime. */
-  static Workload workload(String name, int tasks) {
-    var claim =
-        new ResourceClaimSpec(
-            List.of(new DeviceRequest("gpu", "gpu", 1, List.of())), Optional.empty());
-    var template =
-        new TaskTemplate(List.of("train"), Map.of(), "noop", Optional.empty(), List.of(), Map.of());
-    return new Workload(
-        ObjectMeta.named(name),
-        new WorkloadSpec(
-            List.of(
-                new WorkerGroup(
-                    "w",
-                    tasks,
-                    template,
-                    List.of(new ClaimTemplate("gpu", claim)),
-                    RestartPolicy.OnFailure)),
-            Optional.empty()),
-        WorkloadStatus.EMPTY);
-  }
 
   /**
    * Runs the same workload first, uncounted, at least {@value #WARMUP_ROUNDS} times over and on
@@ -413,7 +372,7 @@ final class EndToEndBench implements Bench.Benchmark {
     var clock = Stopwatch.start();
     long cpuBefore = CpuTime.nanos();
     long jitBefore = CpuTime.jitMillis();
-    api.create(workload("warmup", WARMUP_TASKS));
+    api.create(Workloads.oneGpuEach("warmup", WARMUP_TASKS));
     awaitUntil(
         () ->
             api.list(Kinds.TASK).items().stream()

@@ -83,7 +83,7 @@ final class FleetBench implements Bench.Benchmark {
         var census = WriteCensus.watch(cluster.store());
         var clock = Stopwatch.start();
         long cpuBefore = CpuTime.nanos();
-        api.create(EndToEndBench.workload("fleet", TASKS));
+        api.create(Workloads.oneGpuEach("fleet", TASKS));
         boolean done = false;
         for (int waited = 0; waited < 600 && !done; waited += 10) {
           done = running.await(10, TimeUnit.SECONDS);

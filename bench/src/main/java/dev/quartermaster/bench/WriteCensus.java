@@ -44,6 +44,17 @@ final class WriteCensus implements AutoCloseable {
     return new WriteCensus(store);
   }
 
+  /**
+   * Waits (10 s at most) until the watch has delivered every transaction up to {@code revision}: a
+   * figure read at once could miss the last one, which for a gang is all its placement.
+   */
+  WriteCensus upTo(long revision) throws InterruptedException {
+    for (int waited = 0; waited < 2_000 && lastRevision.get() < revision; waited++) {
+      Thread.sleep(5);
+    }
+    return this;
+  }
+
   /** Revisions seen so far: each is one committed transaction. */
   long transactions() {
     return lastRevision.get() - fromRevision;
