@@ -209,6 +209,12 @@ public final class DeviceIndex {
         }
       }
     }
+    var few = fewestThatHold(members, classes, topology, packing);
+    if (few.isPresent()
+        && GangFit.fit(few.get(), members, classes, topology, packing)
+            instanceof GangFit.Outcome.Fits fits) {
+      return begin(fits);
+    }
     var free = new ArrayList<NodeView>();
     var busy = new ArrayList<NodeView>();
     for (var v : nodes.values()) {
@@ -236,6 +242,56 @@ public final class DeviceIndex {
     var placed = new GangPlacement.Placed(fits.byMember());
     placed.nodes().forEach(commits::begin);
     return placed;
+  }
+
+  /**
+   * For best fit with no topology rule: the few nodes its walk can reach, taken from this index's
+   * order rather than by sorting the whole fleet per decision (at 1,000 nodes that was a fifth of a
+   * round of 8-member gangs' CPU, under this lock). They are the nodes not being committed to,
+   * fewest free first from the smallest member's need, until they would hold every member even if
+   * each took the largest member's need. Best fit over them picks what it picks over every node
+   * whenever it fits them all, since each node left out comes after all of them in its order (and a
+   * node only moves earlier as members take from it); when it does not, the caller looks at every
+   * node. Empty when that shortcut does not apply or the fleet is too small for it.
+   */
+  private Optional<List<NodeView>> fewestThatHold(
+      List<GangFit.Member> members,
+      Map<String, DeviceClass> classes,
+      GangTopology topology,
+      Packing packing) {
+    if (packing != Packing.BEST_FIT
+        || topology.required().isPresent()
+        || topology.preferred().isPresent()) {
+      return Optional.empty();
+    }
+    var base = GangFit.baseClass(members, classes);
+    var ordered = base.map(byClass::get);
+    if (ordered.isEmpty() || ordered.get() == null) {
+      return Optional.empty();
+    }
+    int least = Integer.MAX_VALUE;
+    int most = 0;
+    for (var m : members) {
+      int needed = GangFit.needed(m, classes, base);
+      least = Math.min(least, needed);
+      most = Math.max(most, needed);
+    }
+    if (least == 0) {
+      return Optional.empty(); // a member that needs none of the base class: any node may hold it
+    }
+    var out = new ArrayList<NodeView>();
+    int holds = 0;
+    for (var n : ordered.get().tailSet(new NodeFree(least, ""), true)) {
+      if (commits.isCommitting(n.node())) {
+        continue;
+      }
+      out.add(nodes.get(n.node()));
+      holds += n.free() / most;
+      if (holds >= members.size()) {
+        return Optional.of(out);
+      }
+    }
+    return Optional.empty();
   }
 
   private Optional<Placement.Placed> fit(

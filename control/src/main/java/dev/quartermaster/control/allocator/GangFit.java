@@ -197,8 +197,7 @@ final class GangFit {
   private static final Comparator<NodeFree> BY_NAME = Comparator.comparing(NodeFree::node);
 
   /** The base class of the first request: the one best fit counts by, as the index does. */
-  private static Optional<String> baseClass(
-      List<Member> members, Map<String, DeviceClass> classes) {
+  static Optional<String> baseClass(List<Member> members, Map<String, DeviceClass> classes) {
     return members.stream()
         .flatMap(m -> m.needs().stream())
         .flatMap(n -> n.requests().stream())
@@ -206,7 +205,8 @@ final class GangFit {
         .map(r -> classes.get(r.deviceClassName()).spec().deviceClass());
   }
 
-  private static int needed(Member m, Map<String, DeviceClass> classes, Optional<String> base) {
+  /** How many devices of the base class {@code m} needs. */
+  static int needed(Member m, Map<String, DeviceClass> classes, Optional<String> base) {
     return m.needs().stream()
         .flatMap(n -> n.requests().stream())
         .filter(
