@@ -145,13 +145,17 @@ public final class TaskScheduler {
       }
       if (c.get().status().allocation().isEmpty()) {
         // The allocation brings us back; meanwhile the task says why it waits, in the allocator's
-        // words.
+        // words — once it has said any: until then there is nothing to tell (a gang's members wait
+        // silently for their siblings to be created), and a word of ours would only be a write
+        // racing the allocator's, which pins and schedules the task itself.
         var why =
             Condition.find(c.get().status().conditions(), ClaimConditions.ALLOCATED)
                 .filter(x -> !x.isTrue())
-                .map(x -> x.message())
-                .orElse("not allocated yet");
-        return pending(t, "WaitingForAllocation", "claim " + claimName + ": " + why);
+                .map(x -> x.message());
+        if (why.isEmpty()) {
+          return Result.done(); // the claim's next change (the allocator's word) brings us back
+        }
+        return pending(t, "WaitingForAllocation", "claim " + claimName + ": " + why.get());
       }
       nodes.add(c.get().status().allocation().get().node());
       claims.add(c.get());
