@@ -82,6 +82,35 @@ final class GangPlacer {
     return members(gang.get()).stream().anyMatch(m -> m.holds(index));
   }
 
+  /**
+   * Where task {@code t} may go when it is placed on its own: a member of a placed gang that
+   * requires one value of a topology key goes where its gang holds devices (the lowest-named such
+   * node's value); anything else anywhere.
+   */
+  Optional<TopologyValue> loneDomain(Task t) {
+    var gang = gangOf(t);
+    var key = gang.flatMap(g -> g.spec().topology().required());
+    if (key.isEmpty()) {
+      return Optional.empty();
+    }
+    var nodes = new TreeSet<String>();
+    for (var m : members(gang.get())) {
+      for (var c : m.claims()) {
+        c.status().allocation().ifPresent(a -> nodes.add(a.node()));
+        nodes.addAll(index.reservationsOf(c.metadata().uid()).keySet());
+      }
+    }
+    // No holder's node known (or labelled): a value no node has, so the member waits rather than
+    // land outside its gang's domain.
+    var value =
+        nodes.stream()
+            .map(n -> index.labelsOf(n).get(key.get()))
+            .filter(v -> v != null)
+            .findFirst()
+            .orElse("");
+    return Optional.of(new TopologyValue(key.get(), value));
+  }
+
   /** A member of a gang not placed yet changed: its gang decides again. */
   void memberChanged(Task t) {
     gangOf(t).ifPresent(g -> allocator.enqueue(g.key()));
@@ -139,7 +168,7 @@ final class GangPlacer {
     return switch (index.placeGang(wanted, classes, topology)) {
       case GangPlacement.Placed placed -> {
         try {
-          yield commit(gang, chosen, placed);
+          yield commit(gang, chosen, members, placed);
         } finally {
           for (var node : placed.nodes()) {
             commits.end(node);
@@ -168,7 +197,13 @@ final class GangPlacer {
     };
   }
 
-  private Result commit(Gang gang, List<Member> chosen, GangPlacement.Placed placed) {
+  /**
+   * Writes the gang's decision for {@code chosen}; once it stands, the rest of {@code members}
+   * (beyond {@code minMember}) are placed one by one: their keys returned without waiting while the
+   * gang held nothing, so nothing else would bring them back.
+   */
+  private Result commit(
+      Gang gang, List<Member> chosen, List<Member> members, GangPlacement.Placed placed) {
     var decided =
         chosen.stream()
             .map(
@@ -180,6 +215,9 @@ final class GangPlacer {
             .toList();
     return switch (write.commitGang(decided)) {
       case WritePlan.Commit c -> {
+        members.stream()
+            .filter(m -> !chosen.contains(m))
+            .forEach(m -> allocator.enqueue(AllocatorKey.task(m.task().metadata().name())));
         var nodes = new TreeSet<>(placed.nodes());
         events.normal(
             gang.workload(),
