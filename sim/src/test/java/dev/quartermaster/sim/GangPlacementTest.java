@@ -206,6 +206,29 @@ class GangPlacementTest {
     }
   }
 
+  /**
+   * A waiting gang scaled down to what fits is placed, though nothing was freed: its decision asks
+   * for what the newest spec says (3 × 4 GPUs on 8 waits; 2 × 4 fits).
+   */
+  @Test
+  void aWaitingGangScaledDownToWhatFitsIsPlaced() {
+    for (long seed : SimCluster.seeds(10)) {
+      var c = new SimCluster(seed, WatchFaults.staleCache());
+      start(c);
+      c.addNode("node-0", 4);
+      c.addNode("node-1", 4);
+      c.api().create(workload(3, 4, GangTopology.ANYWHERE));
+      c.runUntil(() -> false, Duration.ofMinutes(1));
+      assertThat(c.api().get(Kinds.RESOURCE_CLAIM, JOB + "-workers-0-gpu").orElseThrow())
+          .as("seed %d", seed)
+          .matches(x -> x.status().allocation().isEmpty());
+      c.scale(JOB, 2);
+      assertThat(c.runUntil(() -> allScheduled(c, 2), Duration.ofMinutes(1)))
+          .as("seed %d: placed as the newest spec asks", seed)
+          .isTrue();
+    }
+  }
+
   private static String nodeOf(SimCluster c, int ordinal) {
     return c.api()
         .get(Kinds.RESOURCE_CLAIM, JOB + "-workers-" + ordinal + "-gpu")
