@@ -213,7 +213,7 @@ final class GangPlacer {
                         placed.byMember().get(m.task().metadata().name()),
                         Optional.of(m.task())))
             .toList();
-    return switch (write.commitGang(decided)) {
+    return switch (write.commitGang(decided, gang.workload().metadata().generation())) {
       case WritePlan.Commit c -> {
         members.stream()
             .filter(m -> !chosen.contains(m))
