@@ -2,6 +2,7 @@ package dev.quartermaster.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quartermaster.api.claim.AgentFinalizer;
 import dev.quartermaster.api.claim.DeviceRequest;
 import dev.quartermaster.api.claim.ResourceClaimSpec;
 import dev.quartermaster.api.codec.ObjectCodec;
@@ -225,6 +226,47 @@ class GangPlacementTest {
       c.scale(JOB, 2);
       assertThat(c.runUntil(() -> allScheduled(c, 2), Duration.ofMinutes(1)))
           .as("seed %d: placed as the newest spec asks", seed)
+          .isTrue();
+    }
+  }
+
+  /**
+   * A member whose claim is deleted under its running process still holds its devices (its node's
+   * agent lets them go only when the process ends): its gang stays placed, and a member replaced
+   * meanwhile goes one by one. Here members 1 and 2 hold only through such claims, member 0 is
+   * replaced, and one node is free: it gets it, rather than waiting for minMember to fit at once.
+   */
+  @Test
+  void aMemberHoldingDevicesThroughADeletedClaimKeepsItsGangPlaced() {
+    for (long seed : SimCluster.seeds(10)) {
+      var c = new SimCluster(seed, WatchFaults.staleCache());
+      start(c);
+      for (int i = 0; i < 3; i++) {
+        c.addNode("node-" + i, 4);
+      }
+      c.api().create(workload(3, 4, Optional.of(2), GangTopology.ANYWHERE));
+      assertThat(c.runUntil(() -> allScheduled(c, 3), Duration.ofMinutes(2)))
+          .as("seed %d", seed)
+          .isTrue();
+      for (int i = 1; i <= 2; i++) {
+        var name = JOB + "-workers-" + i + "-gpu";
+        var claim = c.api().get(Kinds.RESOURCE_CLAIM, name).orElseThrow();
+        var finalizer = new AgentFinalizer(claim.status().allocation().orElseThrow().node()).name();
+        c.api().update(claim.withMetadata(claim.metadata().withFinalizers(List.of(finalizer))));
+        c.api().delete(Kinds.RESOURCE_CLAIM, name);
+      }
+      var first = c.api().get(Kinds.TASK, JOB + "-workers-0").orElseThrow();
+      c.api().delete(Kinds.TASK, first.metadata().name());
+      assertThat(
+              c.runUntil(
+                  () ->
+                      c.api()
+                          .get(Kinds.TASK, JOB + "-workers-0")
+                          .filter(t -> !t.metadata().uid().equals(first.metadata().uid()))
+                          .filter(t -> t.status().phase() == TaskPhase.Scheduled)
+                          .isPresent(),
+                  Duration.ofMinutes(2)))
+          .as("seed %d: the replaced member placed on its own", seed)
           .isTrue();
     }
   }

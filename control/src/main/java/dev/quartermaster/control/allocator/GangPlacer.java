@@ -55,14 +55,15 @@ final class GangPlacer {
   /** A gang as the caches show it: its workload, group, and live members. */
   private record Gang(ForGang key, Workload workload, WorkerGroup group, GangSpec spec) {}
 
-  /** A live member and its claims (all of them exist and are its own). */
-  private record Member(Task task, List<ResourceClaim> claims) {
-    boolean holds(DeviceIndex index) {
-      return claims.stream()
-          .anyMatch(
-              c ->
-                  c.status().allocation().isPresent()
-                      || !index.reservationsOf(c.metadata().uid()).isEmpty());
+  /**
+   * A live member: its claims (all of them exist, are its own and are not being deleted; none
+   * listed while one is not), and those of its own claims that hold devices (allocated or
+   * reserved), a claim being deleted under its running process included: a member that holds
+   * devices keeps its gang placed.
+   */
+  private record Member(Task task, List<ResourceClaim> claims, List<ResourceClaim> holding) {
+    boolean holds() {
+      return !holding.isEmpty();
     }
 
     List<ResourceClaim> pending() {
@@ -79,7 +80,7 @@ final class GangPlacer {
     if (gang.isEmpty()) {
       return true;
     }
-    return members(gang.get()).stream().anyMatch(m -> m.holds(index));
+    return members(gang.get()).stream().anyMatch(m -> m.holds());
   }
 
   /**
@@ -95,7 +96,7 @@ final class GangPlacer {
     }
     var nodes = new TreeSet<String>();
     for (var m : members(gang.get())) {
-      for (var c : m.claims()) {
+      for (var c : m.holding()) {
         c.status().allocation().ifPresent(a -> nodes.add(a.node()));
         nodes.addAll(index.reservationsOf(c.metadata().uid()).keySet());
       }
@@ -130,7 +131,7 @@ final class GangPlacer {
     }
     var gang = new Gang(key, workload.get(), group.get(), group.get().gang().get());
     var members = members(gang);
-    if (members.stream().anyMatch(m -> m.holds(index))) {
+    if (members.stream().anyMatch(m -> m.holds())) {
       // Placed: whatever is left goes one by one.
       members.forEach(m -> allocator.enqueue(AllocatorKey.task(m.task().metadata().name())));
       return Result.done();
@@ -317,6 +318,8 @@ final class GangPlacer {
         continue;
       }
       var claims = new ArrayList<ResourceClaim>();
+      var holding = new ArrayList<ResourceClaim>();
+      boolean whole = true;
       for (var name : t.spec().claims()) {
         var c =
             informers
@@ -325,18 +328,22 @@ final class GangPlacer {
                 .get(name)
                 .filter(
                     x ->
-                        !x.metadata().isDeleting()
-                            && x.metadata()
-                                .owner()
-                                .map(o -> o.uid().equals(t.metadata().uid()))
-                                .orElse(true));
-        if (c.isEmpty()) {
-          claims.clear();
-          break;
+                        x.metadata()
+                            .owner()
+                            .map(o -> o.uid().equals(t.metadata().uid()))
+                            .orElse(true));
+        if (c.isPresent()
+            && (c.get().status().allocation().isPresent()
+                || !index.reservationsOf(c.get().metadata().uid()).isEmpty())) {
+          holding.add(c.get());
         }
-        claims.add(c.get());
+        if (c.isEmpty() || c.get().metadata().isDeleting()) {
+          whole = false;
+        } else {
+          claims.add(c.get());
+        }
       }
-      out.add(new Member(t, claims));
+      out.add(new Member(t, whole ? claims : List.of(), holding));
     }
     return out;
   }
