@@ -27,6 +27,8 @@ import dev.quartermaster.core.serial.Serializer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,21 +46,31 @@ public final class ControlPlane implements AutoCloseable {
    * @param expectationBound how long a worker group waits for the cache before reading live
    * @param heartbeatGrace how long a node may be silent before it is NotReady
    * @param metrics told about every reconcile of every controller
+   * @param allocatorView what the allocator reads the cluster through, with informers of its own;
+   *     empty (always, but in the simulation's naive variants): the API, through the shared ones
    */
   public record Options(
       String identity,
       LeaderConfig leader,
       Duration expectationBound,
       Duration heartbeatGrace,
-      ControllerMetrics metrics) {
+      ControllerMetrics metrics,
+      Optional<UnaryOperator<ApiClient>> allocatorView) {
     public Options {
       Objects.requireNonNull(metrics, "metrics");
+      Objects.requireNonNull(allocatorView, "allocatorView");
     }
 
     /** Without metrics, as the simulation and the benches run. */
     public Options(
         String identity, LeaderConfig leader, Duration expectationBound, Duration heartbeatGrace) {
-      this(identity, leader, expectationBound, heartbeatGrace, ControllerMetrics.NONE);
+      this(
+          identity,
+          leader,
+          expectationBound,
+          heartbeatGrace,
+          ControllerMetrics.NONE,
+          Optional.empty());
     }
 
     public static Options defaults(String identity) {
@@ -70,17 +82,28 @@ public final class ControlPlane implements AutoCloseable {
     }
 
     public Options withLeader(LeaderConfig config) {
-      return new Options(identity, config, expectationBound, heartbeatGrace, metrics);
+      return new Options(
+          identity, config, expectationBound, heartbeatGrace, metrics, allocatorView);
     }
 
     public Options withMetrics(ControllerMetrics sink) {
-      return new Options(identity, leader, expectationBound, heartbeatGrace, sink);
+      return new Options(identity, leader, expectationBound, heartbeatGrace, sink, allocatorView);
+    }
+
+    /** The allocator reads the cluster through {@code view} (a naive variant of the simulation). */
+    public Options withAllocatorView(UnaryOperator<ApiClient> view) {
+      return new Options(
+          identity, leader, expectationBound, heartbeatGrace, metrics, Optional.of(view));
     }
   }
 
   private static final Logger LOG = LoggerFactory.getLogger(ControlPlane.class);
 
   private final Informers informers;
+
+  /** The allocator's: {@link #informers} unless it reads through a view of its own. */
+  private final Informers allocatorInformers;
+
   private final LeaderElector elector;
   private final FencedApiClient fenced;
   private final Allocator allocator;
@@ -122,7 +145,9 @@ public final class ControlPlane implements AutoCloseable {
     this.informers = new Informers(env, api);
     this.events = new EventLog(fenced, env::now, env::schedule);
     this.expiry = new EventExpiry(env, fenced, EventExpiry.TTL);
-    this.allocator = new Allocator(env, fenced, informers, events.recorder("allocator"));
+    this.allocatorInformers =
+        options.allocatorView().map(v -> new Informers(env, v.apply(api))).orElse(informers);
+    this.allocator = new Allocator(env, fenced, allocatorInformers, events.recorder("allocator"));
     this.workloads =
         new WorkloadController(
             env,
@@ -184,6 +209,9 @@ public final class ControlPlane implements AutoCloseable {
     Objects.requireNonNull(env, "env");
     var plane = new ControlPlane(api, leases, env, options, plugins, volumeCalls);
     plane.informers.start();
+    if (plane.allocatorInformers != plane.informers) {
+      plane.allocatorInformers.start();
+    }
     plane.elector.start();
     return plane;
   }
@@ -272,5 +300,8 @@ public final class ControlPlane implements AutoCloseable {
     elector.stop();
     loops.forEach(ControlLoop::stop);
     informers.stop();
+    if (allocatorInformers != informers) {
+      allocatorInformers.stop();
+    }
   }
 }
