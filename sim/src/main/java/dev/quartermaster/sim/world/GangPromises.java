@@ -97,6 +97,16 @@ final class GangPromises {
   private boolean judgeProgress;
   private Optional<Long> fitsSince = Optional.empty();
 
+  /**
+   * The store's revision when the gangs were last judged, and what that found (most steps commit
+   * nothing: they are judged from it again, and only L2's clock moves).
+   */
+  private long judgedAt = -1;
+
+  private List<String> found = List.of();
+  private List<Gang> fitting = List.of();
+  private String free = "";
+
   GangPromises(WholeCluster world) {
     this.world = world;
   }
@@ -104,6 +114,7 @@ final class GangPromises {
   /** The faults stopped: from now on L2 is judged. */
   void faultsStopped() {
     judgeProgress = true;
+    judgedAt = -1;
   }
 
   /** The gangs as the last {@link #check} found them. */
@@ -119,6 +130,27 @@ final class GangPromises {
   }
 
   void check(List<String> out) {
+    boolean placedNow = false;
+    long revision = world.view().revision();
+    if (revision != judgedAt) {
+      judgedAt = revision;
+      var lines = new ArrayList<String>();
+      placedNow = judge(lines);
+      found = List.copyOf(lines);
+      if (judgeProgress) {
+        var capacity = Capacity.of(world.view(), partialHoldings());
+        fitting = gangs.stream().filter(g -> waitsAndFits(g, capacity)).toList();
+        free = capacity.describe();
+      }
+    }
+    out.addAll(found);
+    if (judgeProgress) {
+      progress(placedNow, out);
+    }
+  }
+
+  /** G1 and G2 over the store as it is now, into {@code out}; whether a gang was placed since. */
+  private boolean judge(List<String> out) {
     var view = world.view();
     for (var t : view.tasks()) {
       var owner = t.metadata().owner().filter(o -> o.kind().equals(Kinds.WORKLOAD.name()));
@@ -199,9 +231,7 @@ final class GangPromises {
       gang.required().ifPresent(key -> topology(gang, key, out));
     }
     gangs = List.copyOf(next);
-    if (judgeProgress) {
-      progress(placedNow, out);
-    }
+    return placedNow;
   }
 
   private void hold(Map<String, Gang> specs, String claimUid, String node) {
@@ -264,8 +294,6 @@ final class GangPromises {
    * gang is placed within {@link #PROGRESS_BOUND}.
    */
   private void progress(boolean placedNow, List<String> out) {
-    var capacity = Capacity.of(world.view(), partialHoldings());
-    var fitting = gangs.stream().filter(g -> waitsAndFits(g, capacity)).toList();
     long now = world.env().nanoTime();
     if (fitting.isEmpty()) {
       fitsSince = Optional.empty();
@@ -284,7 +312,7 @@ final class GangPromises {
                   .map(g -> g.name() + " (" + g.min() + " × " + g.gpus() + " GPU)")
                   .toList()
               + " waited and fitted ("
-              + capacity.describe()
+              + free
               + ")");
     }
   }

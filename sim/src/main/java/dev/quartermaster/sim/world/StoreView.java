@@ -34,8 +34,11 @@ final class StoreView implements CommitListener {
   private final Map<String, DeviceSlice> slices = new TreeMap<>();
   private final Map<String, NodeAllocation> records = new TreeMap<>();
 
+  private long revision;
+
   @Override
   public void committed(long revision, List<StoreEvent> changes) {
+    this.revision = revision;
     for (var e : changes) {
       var key = e.kv().key();
       apply(key, e, Kinds.RESOURCE_CLAIM, claims);
@@ -60,6 +63,11 @@ final class StoreView implements CommitListener {
     } else {
       into.put(name, ObjectCodec.fromJson(e.kv().value(), kind));
     }
+  }
+
+  /** The store's revision of the last commit seen. */
+  long revision() {
+    return revision;
   }
 
   Collection<ResourceClaim> claims() {
