@@ -28,6 +28,8 @@ import dev.quartermaster.core.serial.Serializer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,6 +49,8 @@ public final class ControlPlane implements AutoCloseable {
    * @param metrics told about every reconcile of every controller
    * @param packing how the allocator packs gangs: best fit, but for the bench that compares it with
    *     first fit
+   * @param allocatorView what the allocator reads the cluster through, with informers of its own;
+   *     empty (always, but in the simulation's naive variants): the API, through the shared ones
    */
   public record Options(
       String identity,
@@ -54,10 +58,12 @@ public final class ControlPlane implements AutoCloseable {
       Duration expectationBound,
       Duration heartbeatGrace,
       ControllerMetrics metrics,
-      Packing packing) {
+      Packing packing,
+      Optional<UnaryOperator<ApiClient>> allocatorView) {
     public Options {
       Objects.requireNonNull(metrics, "metrics");
       Objects.requireNonNull(packing, "packing");
+      Objects.requireNonNull(allocatorView, "allocatorView");
     }
 
     public Options(
@@ -66,7 +72,14 @@ public final class ControlPlane implements AutoCloseable {
         Duration expectationBound,
         Duration heartbeatGrace,
         ControllerMetrics metrics) {
-      this(identity, leader, expectationBound, heartbeatGrace, metrics, Packing.BEST_FIT);
+      this(
+          identity,
+          leader,
+          expectationBound,
+          heartbeatGrace,
+          metrics,
+          Packing.BEST_FIT,
+          Optional.empty());
     }
 
     /** Without metrics, as the simulation and the benches run. */
@@ -84,21 +97,34 @@ public final class ControlPlane implements AutoCloseable {
     }
 
     public Options withLeader(LeaderConfig config) {
-      return new Options(identity, config, expectationBound, heartbeatGrace, metrics, packing);
+      return new Options(
+          identity, config, expectationBound, heartbeatGrace, metrics, packing, allocatorView);
     }
 
     public Options withMetrics(ControllerMetrics sink) {
-      return new Options(identity, leader, expectationBound, heartbeatGrace, sink, packing);
+      return new Options(
+          identity, leader, expectationBound, heartbeatGrace, sink, packing, allocatorView);
     }
 
     public Options withPacking(Packing how) {
-      return new Options(identity, leader, expectationBound, heartbeatGrace, metrics, how);
+      return new Options(
+          identity, leader, expectationBound, heartbeatGrace, metrics, how, allocatorView);
+    }
+
+    /** The allocator reads the cluster through {@code view} (a naive variant of the simulation). */
+    public Options withAllocatorView(UnaryOperator<ApiClient> view) {
+      return new Options(
+          identity, leader, expectationBound, heartbeatGrace, metrics, packing, Optional.of(view));
     }
   }
 
   private static final Logger LOG = LoggerFactory.getLogger(ControlPlane.class);
 
   private final Informers informers;
+
+  /** The allocator's: {@link #informers} unless it reads through a view of its own. */
+  private final Informers allocatorInformers;
+
   private final LeaderElector elector;
   private final FencedApiClient fenced;
   private final Allocator allocator;
@@ -140,8 +166,11 @@ public final class ControlPlane implements AutoCloseable {
     this.informers = new Informers(env, api);
     this.events = new EventLog(fenced, env::now, env::schedule);
     this.expiry = new EventExpiry(env, fenced, EventExpiry.TTL);
+    this.allocatorInformers =
+        options.allocatorView().map(v -> new Informers(env, v.apply(api))).orElse(informers);
     this.allocator =
-        new Allocator(env, fenced, informers, events.recorder("allocator"), options.packing());
+        new Allocator(
+            env, fenced, allocatorInformers, events.recorder("allocator"), options.packing());
     this.workloads =
         new WorkloadController(
             env,
@@ -203,6 +232,9 @@ public final class ControlPlane implements AutoCloseable {
     Objects.requireNonNull(env, "env");
     var plane = new ControlPlane(api, leases, env, options, plugins, volumeCalls);
     plane.informers.start();
+    if (plane.allocatorInformers != plane.informers) {
+      plane.allocatorInformers.start();
+    }
     plane.elector.start();
     return plane;
   }
@@ -291,5 +323,8 @@ public final class ControlPlane implements AutoCloseable {
     elector.stop();
     loops.forEach(ControlLoop::stop);
     informers.stop();
+    if (allocatorInformers != informers) {
+      allocatorInformers.stop();
+    }
   }
 }

@@ -16,7 +16,6 @@ import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.node.NodeConditions;
 import dev.quartermaster.api.node.NodeSpec;
 import dev.quartermaster.api.node.NodeStatus;
-import dev.quartermaster.api.workload.WorkerGroup;
 import dev.quartermaster.api.workload.WorkloadSpec;
 import dev.quartermaster.core.env.DeterministicEnv;
 import dev.quartermaster.store.registry.ObjectRegistry;
@@ -211,16 +210,7 @@ public final class SimCluster {
   public void scale(String name, int replicas) {
     while (true) {
       var w = api.get(Kinds.WORKLOAD, name).orElseThrow();
-      var g = w.spec().groups().getFirst();
-      var scaled =
-          new WorkerGroup(
-              g.name(),
-              replicas,
-              g.template(),
-              g.claimTemplates(),
-              g.restartPolicy(),
-              g.volumeClaimTemplates(),
-              g.volumeRetention());
+      var scaled = w.spec().groups().getFirst().withReplicas(replicas);
       try {
         api.update(w.withSpec(new WorkloadSpec(List.of(scaled), w.spec().computeDomain())));
         return;

@@ -2,6 +2,7 @@ package dev.quartermaster.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quartermaster.api.claim.AgentFinalizer;
 import dev.quartermaster.api.claim.DeviceRequest;
 import dev.quartermaster.api.claim.ResourceClaimSpec;
 import dev.quartermaster.api.codec.ObjectCodec;
@@ -140,6 +141,155 @@ class GangPlacementTest {
     }
   }
 
+  /**
+   * A member placed after its gang (a scale-up, a replacement) goes one by one, and must still go
+   * where the gang's required key holds it: here the gang's rack is full and the other rack empty,
+   * so the new member waits until its rack has room.
+   */
+  @Test
+  void aMemberPlacedAfterItsGangStaysInTheGangsRequiredValue() {
+    for (long seed : SimCluster.seeds(10)) {
+      var c = new SimCluster(seed, WatchFaults.staleCache());
+      start(c);
+      for (int i = 0; i < 4; i++) {
+        c.addNode("node-" + i, 4);
+        label(c, "node-" + i, "rack-" + (i / 2));
+      }
+      c.api()
+          .create(
+              workload(
+                  2,
+                  4,
+                  new GangTopology(
+                      Optional.of("topology.quartermaster.dev/rack"), Optional.empty())));
+      assertThat(c.runUntil(() -> allScheduled(c, 2), Duration.ofMinutes(2)))
+          .as("seed %d", seed)
+          .isTrue();
+      var rack = rackOf(c, nodeOf(c, 0));
+      assertThat(rackOf(c, nodeOf(c, 1))).as("seed %d", seed).isEqualTo(rack);
+      c.scale(JOB, 3);
+      c.runUntil(() -> false, Duration.ofMinutes(1));
+      var third = c.api().get(Kinds.RESOURCE_CLAIM, JOB + "-workers-2-gpu").orElseThrow();
+      assertThat(third.status().allocation())
+          .as("seed %d: %s is full, the other rack is not the gang's", seed, rack)
+          .isEmpty();
+      c.addNode("node-4", 4);
+      label(c, "node-4", rack);
+      assertThat(c.runUntil(() -> allScheduled(c, 3), Duration.ofMinutes(2)))
+          .as("seed %d", seed)
+          .isTrue();
+      assertThat(nodeOf(c, 2)).as("seed %d", seed).isEqualTo("node-4");
+    }
+  }
+
+  /**
+   * An elastic gang's members beyond {@code minMember} are placed one by one once the gang is
+   * placed, even when they were there, waiting, before its decision: here the third of 3 × 4 GPUs
+   * (2 at least) gets the node added after the gang was placed on the first two.
+   */
+  @Test
+  void membersBeyondMinMemberFollowTheGangsDecision() {
+    for (long seed : SimCluster.seeds(10)) {
+      var c = new SimCluster(seed, WatchFaults.staleCache());
+      start(c);
+      c.api().create(workload(3, 4, Optional.of(2), GangTopology.ANYWHERE));
+      c.runUntil(() -> false, Duration.ofMinutes(1));
+      c.addNode("node-0", 4);
+      c.addNode("node-1", 4);
+      assertThat(c.runUntil(() -> allScheduled(c, 2), Duration.ofMinutes(2)))
+          .as("seed %d: the gang of 2 placed", seed)
+          .isTrue();
+      c.runUntil(() -> false, Duration.ofMinutes(1));
+      c.addNode("node-2", 4);
+      assertThat(c.runUntil(() -> allScheduled(c, 3), Duration.ofMinutes(2)))
+          .as("seed %d: the third member placed on its own", seed)
+          .isTrue();
+    }
+  }
+
+  /**
+   * A waiting gang scaled down to what fits is placed, though nothing was freed: its decision asks
+   * for what the newest spec says (3 × 4 GPUs on 8 waits; 2 × 4 fits).
+   */
+  @Test
+  void aWaitingGangScaledDownToWhatFitsIsPlaced() {
+    for (long seed : SimCluster.seeds(10)) {
+      var c = new SimCluster(seed, WatchFaults.staleCache());
+      start(c);
+      c.addNode("node-0", 4);
+      c.addNode("node-1", 4);
+      c.api().create(workload(3, 4, GangTopology.ANYWHERE));
+      c.runUntil(() -> false, Duration.ofMinutes(1));
+      assertThat(c.api().get(Kinds.RESOURCE_CLAIM, JOB + "-workers-0-gpu").orElseThrow())
+          .as("seed %d", seed)
+          .matches(x -> x.status().allocation().isEmpty());
+      c.scale(JOB, 2);
+      assertThat(c.runUntil(() -> allScheduled(c, 2), Duration.ofMinutes(1)))
+          .as("seed %d: placed as the newest spec asks", seed)
+          .isTrue();
+    }
+  }
+
+  /**
+   * A member whose claim is deleted under its running process still holds its devices (its node's
+   * agent lets them go only when the process ends): its gang stays placed, and a member replaced
+   * meanwhile goes one by one. Here members 1 and 2 hold only through such claims, member 0 is
+   * replaced, and one node is free: it gets it, rather than waiting for minMember to fit at once.
+   */
+  @Test
+  void aMemberHoldingDevicesThroughADeletedClaimKeepsItsGangPlaced() {
+    for (long seed : SimCluster.seeds(10)) {
+      var c = new SimCluster(seed, WatchFaults.staleCache());
+      start(c);
+      for (int i = 0; i < 3; i++) {
+        c.addNode("node-" + i, 4);
+      }
+      c.api().create(workload(3, 4, Optional.of(2), GangTopology.ANYWHERE));
+      assertThat(c.runUntil(() -> allScheduled(c, 3), Duration.ofMinutes(2)))
+          .as("seed %d", seed)
+          .isTrue();
+      for (int i = 1; i <= 2; i++) {
+        var name = JOB + "-workers-" + i + "-gpu";
+        var claim = c.api().get(Kinds.RESOURCE_CLAIM, name).orElseThrow();
+        var finalizer = new AgentFinalizer(claim.status().allocation().orElseThrow().node()).name();
+        c.api().update(claim.withMetadata(claim.metadata().withFinalizers(List.of(finalizer))));
+        c.api().delete(Kinds.RESOURCE_CLAIM, name);
+      }
+      var first = c.api().get(Kinds.TASK, JOB + "-workers-0").orElseThrow();
+      c.api().delete(Kinds.TASK, first.metadata().name());
+      assertThat(
+              c.runUntil(
+                  () ->
+                      c.api()
+                          .get(Kinds.TASK, JOB + "-workers-0")
+                          .filter(t -> !t.metadata().uid().equals(first.metadata().uid()))
+                          .filter(t -> t.status().phase() == TaskPhase.Scheduled)
+                          .isPresent(),
+                  Duration.ofMinutes(2)))
+          .as("seed %d: the replaced member placed on its own", seed)
+          .isTrue();
+    }
+  }
+
+  private static String nodeOf(SimCluster c, int ordinal) {
+    return c.api()
+        .get(Kinds.RESOURCE_CLAIM, JOB + "-workers-" + ordinal + "-gpu")
+        .orElseThrow()
+        .status()
+        .allocation()
+        .orElseThrow()
+        .node();
+  }
+
+  private static String rackOf(SimCluster c, String node) {
+    return c.api()
+        .get(Kinds.NODE, node)
+        .orElseThrow()
+        .metadata()
+        .labels()
+        .get("topology.quartermaster.dev/rack");
+  }
+
   private static void label(SimCluster c, String node, String rack) {
     var n = c.api().get(Kinds.NODE, node).orElseThrow();
     c.api()
@@ -159,6 +309,11 @@ class GangPlacementTest {
   }
 
   private static Workload workload(int replicas, int gpus, GangTopology topology) {
+    return workload(replicas, gpus, Optional.empty(), topology);
+  }
+
+  private static Workload workload(
+      int replicas, int gpus, Optional<Integer> minMember, GangTopology topology) {
     var claim =
         new ClaimTemplate(
             "gpu",
@@ -172,7 +327,7 @@ class GangPlacementTest {
                     List.of("train"), Map.of(), "noop", Optional.empty(), List.of(), Map.of()),
                 List.of(claim),
                 null)
-            .withGang(new GangSpec(Optional.empty(), MemberFailurePolicy.RestartGang, topology));
+            .withGang(new GangSpec(minMember, MemberFailurePolicy.RestartGang, topology));
     return new Workload(
         ObjectMeta.named(JOB),
         new WorkloadSpec(List.of(group), Optional.empty()),

@@ -16,6 +16,7 @@ import dev.quartermaster.api.event.EventRecorder;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.node.Node;
+import dev.quartermaster.api.workload.SpecDecision;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.control.cluster.Conditions;
@@ -31,6 +32,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -89,15 +91,17 @@ final class AllocationWrite {
    * schedules it at once. Returns the plan it carried out, or why it wrote nothing.
    */
   WritePlan commit(List<ResourceClaim> pending, Placement.Placed placed, Optional<Task> unpinned) {
-    return commitAll(List.of(new Decided(pending, placed, unpinned)));
+    return commitAll(List.of(new Decided(pending, placed, unpinned)), OptionalLong.empty());
   }
 
   /**
    * A gang's decision: every member's claims, records and pin, as {@link #commit} writes one, all
    * in one transaction — so the store shows the gang holding devices for all of them or for none.
+   * Each pin carries {@code generation}, the gang's workload spec it was decided on ({@link
+   * SpecDecision#GANG_PLACED_AT}): the store refuses the whole once the spec has moved.
    */
-  WritePlan commitGang(List<Decided> members) {
-    return commitAll(members);
+  WritePlan commitGang(List<Decided> members, long generation) {
+    return commitAll(members, OptionalLong.of(generation));
   }
 
   /**
@@ -110,7 +114,7 @@ final class AllocationWrite {
     }
   }
 
-  private WritePlan commitAll(List<Decided> decided) {
+  private WritePlan commitAll(List<Decided> decided, OptionalLong gangPlacedAt) {
     var members = new ArrayList<Member>();
     var nodes = new HashMap<String, Node>();
     var records = new HashMap<String, Optional<NodeAllocation>>();
@@ -132,7 +136,7 @@ final class AllocationWrite {
         live.add(l.get());
       }
       var unpinned = d.unpinned();
-      if (decided.size() > 1 && unpinned.isPresent()) {
+      if (gangPlacedAt.isPresent() && unpinned.isPresent()) {
         // A gang's members are read live too: one pinned or gone meanwhile makes the whole stale.
         var t = unpinned.get();
         var lt =
@@ -142,7 +146,9 @@ final class AllocationWrite {
         if (lt.isEmpty()) {
           return new WritePlan.Stale("task " + t.metadata().name() + " changed");
         }
-        unpinned = lt;
+        var labels = new HashMap<>(lt.get().metadata().labels());
+        labels.put(SpecDecision.GANG_PLACED_AT, Long.toString(gangPlacedAt.getAsLong()));
+        unpinned = Optional.of(lt.get().withMetadata(lt.get().metadata().withLabels(labels)));
       }
       var name = d.placed().node();
       if (!nodes.containsKey(name)) {

@@ -229,7 +229,8 @@ public final class Allocator {
         claims,
         nodes.stream().findFirst(),
         live.filter(x -> x.spec().node().isEmpty()),
-        mayPlace);
+        mayPlace,
+        mayPlace ? gangs.loneDomain(t) : Optional.empty());
   }
 
   private Result reconcileClaim(ForClaim key, Waiters.Ticket ticket) {
@@ -265,13 +266,16 @@ public final class Allocator {
       users.forEach(t -> enqueue(AllocatorKey.task(t.metadata().name())));
       return Result.done();
     }
-    return allocate(key, ticket, List.of(c.get()), Optional.empty(), Optional.empty(), true);
+    return allocate(
+        key, ticket, List.of(c.get()), Optional.empty(), Optional.empty(), true, Optional.empty());
   }
 
   /**
    * @param unpinned the live task to pin to the node its claims get, if it is not pinned
    * @param mayPlace whether a node may be chosen; if not (a member of a gang not placed yet), only
    *     a reservation the gang's decision left is finished
+   * @param within the nodes a chosen one must be of (a member of a placed gang that requires one
+   *     value of a topology key: its gang's)
    */
   private Result allocate(
       AllocatorKey key,
@@ -279,7 +283,8 @@ public final class Allocator {
       List<ResourceClaim> claims,
       Optional<String> node,
       Optional<Task> unpinned,
-      boolean mayPlace) {
+      boolean mayPlace,
+      Optional<TopologyValue> within) {
     var pending = claims.stream().filter(c -> c.status().allocation().isEmpty()).toList();
     if (pending.isEmpty()) {
       return Result.done();
@@ -303,7 +308,7 @@ public final class Allocator {
     if (resumed.isPresent()) {
       return commit(key, ticket, pending, resumed.get(), unpinned);
     }
-    var placement = index.place(needs, node, classes);
+    var placement = index.place(needs, node, classes, within);
     return switch (placement) {
       case Placement.Placed placed -> {
         try {

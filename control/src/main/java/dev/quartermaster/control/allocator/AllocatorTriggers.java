@@ -6,6 +6,7 @@ import dev.quartermaster.api.device.DeviceClass;
 import dev.quartermaster.api.device.DeviceSlice;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.control.allocator.WakeEvent.Cluster;
 import dev.quartermaster.control.cluster.Informers;
 import dev.quartermaster.control.cluster.NodeReadiness;
@@ -15,9 +16,9 @@ import java.util.Optional;
 /**
  * What the allocator hears from its informers. A node, its allocation record or device slice is
  * indexed again, and told to the waiting room ({@link Waiters}) as the {@link WakeEvent} it is when
- * it could change where claims fit; a device class or compute domain is told; a claim or task
- * queues its own key (a placed claim's stray reservations and a deleted claim's entries are garbage
- * for the node's cleaner, whose key is queued).
+ * it could change where claims fit; a device class or compute domain is told; a workload's new spec
+ * queues its gangs; a claim or task queues its own key (a placed claim's stray reservations and a
+ * deleted claim's entries are garbage for the node's cleaner, whose key is queued).
  */
 final class AllocatorTriggers {
   private AllocatorTriggers() {}
@@ -154,6 +155,23 @@ final class AllocatorTriggers {
                     .reservationsOf(c.metadata().uid())
                     .keySet()
                     .forEach(n -> allocator.enqueue(AllocatorKey.node(n)));
+              }
+            });
+    informers
+        .workloads()
+        .addHandler(
+            new EventHandler<>() {
+              @Override
+              public void onUpdate(Workload o, Workload w) {
+                // A gang's spec (its replicas, so its minMember, or its topology) is what its
+                // decision asks for: a gang that waits and would fit now has nothing else to wake
+                // it, when the change frees nothing.
+                if (!o.spec().equals(w.spec())) {
+                  w.spec().groups().stream()
+                      .filter(g -> g.gang().isPresent())
+                      .forEach(
+                          g -> allocator.enqueue(AllocatorKey.gang(w.metadata().name(), g.name())));
+                }
               }
             });
     informers

@@ -137,6 +137,18 @@ public final class DeviceIndex {
    */
   public synchronized Placement place(
       List<ClaimNeed> needs, Optional<String> pinned, Map<String, DeviceClass> classes) {
+    return place(needs, pinned, classes, Optional.empty());
+  }
+
+  /**
+   * As above, on nodes of {@code within} only (a member of a placed gang that requires one value of
+   * a topology key).
+   */
+  public synchronized Placement place(
+      List<ClaimNeed> needs,
+      Optional<String> pinned,
+      Map<String, DeviceClass> classes,
+      Optional<TopologyValue> within) {
     for (var need : needs) {
       for (var r : need.requests()) {
         if (!classes.containsKey(r.deviceClassName())) {
@@ -162,6 +174,9 @@ public final class DeviceIndex {
     var busy = new ArrayList<String>();
     Iterable<String> walk = pinned.isPresent() ? List.of(pinned.get()) : candidates(needs, classes);
     for (var name : walk) {
+      if (!inside(name, within)) {
+        continue;
+      }
       if (commits.isCommitting(name)) {
         busy.add(name);
         continue;
@@ -179,8 +194,26 @@ public final class DeviceIndex {
     var scope =
         pinned
             .map(p -> Optional.ofNullable(nodes.get(p)).map(List::of).orElse(List.of()))
-            .orElseGet(() -> List.copyOf(nodes.values()));
+            .orElseGet(() -> List.copyOf(nodes.values()))
+            .stream()
+            .filter(v -> inside(v.name(), within))
+            .toList();
     return Shortfall.of(scope, needs, pinned, classes);
+  }
+
+  /** Whether node {@code name} is known and of {@code within}, if that is given. */
+  private boolean inside(String name, Optional<TopologyValue> within) {
+    if (within.isEmpty()) {
+      return true;
+    }
+    var view = nodes.get(name);
+    return view != null && within.get().holds(view.labels());
+  }
+
+  /** The labels of node {@code name} as last indexed (empty if it is not). */
+  public synchronized Map<String, String> labelsOf(String name) {
+    var view = nodes.get(name);
+    return view == null ? Map.of() : view.labels();
   }
 
   /**

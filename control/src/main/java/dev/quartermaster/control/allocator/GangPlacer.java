@@ -60,14 +60,15 @@ final class GangPlacer {
   /** A gang as the caches show it: its workload, group, and live members. */
   private record Gang(ForGang key, Workload workload, WorkerGroup group, GangSpec spec) {}
 
-  /** A live member and its claims (all of them exist and are its own). */
-  private record Member(Task task, List<ResourceClaim> claims) {
-    boolean holds(DeviceIndex index) {
-      return claims.stream()
-          .anyMatch(
-              c ->
-                  c.status().allocation().isPresent()
-                      || !index.reservationsOf(c.metadata().uid()).isEmpty());
+  /**
+   * A live member: its claims (all of them exist, are its own and are not being deleted; none
+   * listed while one is not), and those of its own claims that hold devices (allocated or
+   * reserved), a claim being deleted under its running process included: a member that holds
+   * devices keeps its gang placed.
+   */
+  private record Member(Task task, List<ResourceClaim> claims, List<ResourceClaim> holding) {
+    boolean holds() {
+      return !holding.isEmpty();
     }
 
     List<ResourceClaim> pending() {
@@ -84,7 +85,36 @@ final class GangPlacer {
     if (gang.isEmpty()) {
       return true;
     }
-    return members(gang.get()).stream().anyMatch(m -> m.holds(index));
+    return members(gang.get()).stream().anyMatch(m -> m.holds());
+  }
+
+  /**
+   * Where task {@code t} may go when it is placed on its own: a member of a placed gang that
+   * requires one value of a topology key goes where its gang holds devices (the lowest-named such
+   * node's value); anything else anywhere.
+   */
+  Optional<TopologyValue> loneDomain(Task t) {
+    var gang = gangOf(t);
+    var key = gang.flatMap(g -> g.spec().topology().required());
+    if (key.isEmpty()) {
+      return Optional.empty();
+    }
+    var nodes = new TreeSet<String>();
+    for (var m : members(gang.get())) {
+      for (var c : m.holding()) {
+        c.status().allocation().ifPresent(a -> nodes.add(a.node()));
+        nodes.addAll(index.reservationsOf(c.metadata().uid()).keySet());
+      }
+    }
+    // No holder's node known (or labelled): a value no node has, so the member waits rather than
+    // land outside its gang's domain.
+    var value =
+        nodes.stream()
+            .map(n -> index.labelsOf(n).get(key.get()))
+            .filter(v -> v != null)
+            .findFirst()
+            .orElse("");
+    return Optional.of(new TopologyValue(key.get(), value));
   }
 
   /** A member of a gang not placed yet changed: its gang decides again. */
@@ -106,7 +136,7 @@ final class GangPlacer {
     }
     var gang = new Gang(key, workload.get(), group.get(), group.get().gang().get());
     var members = members(gang);
-    if (members.stream().anyMatch(m -> m.holds(index))) {
+    if (members.stream().anyMatch(m -> m.holds())) {
       // Placed: whatever is left goes one by one.
       members.forEach(m -> allocator.enqueue(AllocatorKey.task(m.task().metadata().name())));
       return Result.done();
@@ -144,7 +174,7 @@ final class GangPlacer {
     return switch (index.placeGang(wanted, classes, topology, packing)) {
       case GangPlacement.Placed placed -> {
         try {
-          yield commit(gang, ticket, chosen, placed);
+          yield commit(gang, ticket, chosen, members, placed);
         } finally {
           for (var node : placed.nodes()) {
             commits.end(node);
@@ -173,8 +203,17 @@ final class GangPlacer {
     };
   }
 
+  /**
+   * Writes the gang's decision for {@code chosen}; once it stands, the rest of {@code members}
+   * (beyond {@code minMember}) are placed one by one: their keys returned without waiting while the
+   * gang held nothing, so nothing else would bring them back.
+   */
   private Result commit(
-      Gang gang, Waiters.Ticket ticket, List<Member> chosen, GangPlacement.Placed placed) {
+      Gang gang,
+      Waiters.Ticket ticket,
+      List<Member> chosen,
+      List<Member> members,
+      GangPlacement.Placed placed) {
     var decided =
         chosen.stream()
             .map(
@@ -186,7 +225,7 @@ final class GangPlacer {
             .toList();
     WritePlan plan;
     try {
-      plan = write.commitGang(decided);
+      plan = write.commitGang(decided, gang.workload().metadata().generation());
     } catch (ApiException e) {
       if (!e.is(Reason.PayloadTooLarge)) {
         throw e;
@@ -207,6 +246,9 @@ final class GangPlacer {
     }
     return switch (plan) {
       case WritePlan.Commit c -> {
+        members.stream()
+            .filter(m -> !chosen.contains(m))
+            .forEach(m -> allocator.enqueue(AllocatorKey.task(m.task().metadata().name())));
         var nodes = new TreeSet<>(placed.nodes());
         events.normal(
             gang.workload(),
@@ -306,6 +348,8 @@ final class GangPlacer {
         continue;
       }
       var claims = new ArrayList<ResourceClaim>();
+      var holding = new ArrayList<ResourceClaim>();
+      boolean whole = true;
       for (var name : t.spec().claims()) {
         var c =
             informers
@@ -314,18 +358,22 @@ final class GangPlacer {
                 .get(name)
                 .filter(
                     x ->
-                        !x.metadata().isDeleting()
-                            && x.metadata()
-                                .owner()
-                                .map(o -> o.uid().equals(t.metadata().uid()))
-                                .orElse(true));
-        if (c.isEmpty()) {
-          claims.clear();
-          break;
+                        x.metadata()
+                            .owner()
+                            .map(o -> o.uid().equals(t.metadata().uid()))
+                            .orElse(true));
+        if (c.isPresent()
+            && (c.get().status().allocation().isPresent()
+                || !index.reservationsOf(c.get().metadata().uid()).isEmpty())) {
+          holding.add(c.get());
         }
-        claims.add(c.get());
+        if (c.isEmpty() || c.get().metadata().isDeleting()) {
+          whole = false;
+        } else {
+          claims.add(c.get());
+        }
       }
-      out.add(new Member(t, claims));
+      out.add(new Member(t, whole ? claims : List.of(), holding));
     }
     return out;
   }

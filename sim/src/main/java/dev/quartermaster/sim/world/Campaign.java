@@ -87,7 +87,7 @@ public final class Campaign {
   public static void main(String[] args) {
     long from = 1;
     int seeds = 100;
-    int steps = 2000;
+    int steps = SeedRun.STEPS;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--seeds" -> seeds = Integer.parseInt(args[++i]);

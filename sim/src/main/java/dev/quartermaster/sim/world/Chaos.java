@@ -1,5 +1,6 @@
 package dev.quartermaster.sim.world;
 
+import dev.quartermaster.api.claim.PrepareState;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.node.NodeSpec;
 import dev.quartermaster.api.workload.TaskPhase;
@@ -8,6 +9,7 @@ import dev.quartermaster.core.env.Env;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.random.RandomGenerator;
 
 /**
@@ -16,12 +18,23 @@ import java.util.random.RandomGenerator;
  * disappearing and coming back, GPUs turning unhealthy, API calls failing (before or after they
  * commit), leader fail-over, and an operator deleting claims and tasks, scaling in bursts, and
  * deleting and re-creating a claim by the same name (seed 1), cordoning nodes and fencing a node
- * that looks dead (it may be merely partitioned). Every fault ends by itself or at {@link
- * #stopAndHeal}.
+ * that looks dead (it may be merely partitioned). Gangs get faults of their own, drawn over the
+ * first {@link #GANG_WINDOW} (when gangs are being placed): the loss of a node under a placed gang
+ * (its agent killed and the node cut off, past the grace period, and sometimes fenced), an agent
+ * killed while a gang's claims are being prepared on its node, and a gang scaled up and down in
+ * bursts. Every fault ends by itself or at {@link #stopAndHeal}.
  */
 final class Chaos {
   /** Faults are drawn over this much virtual time from the start. */
   static final Duration WINDOW = Duration.ofMinutes(5);
+
+  /** Gang faults are drawn over this much virtual time from the start. */
+  static final Duration GANG_WINDOW = Duration.ofSeconds(40);
+
+  /** How often, and how many times, a gang fault looks again for a gang to strike. */
+  private static final Duration LOOK_AGAIN = Duration.ofMillis(500);
+
+  private static final int LOOKS = 40;
 
   private final SeedRun run;
   private final WholeCluster world;
@@ -55,6 +68,130 @@ final class Chaos {
       int kind = random.nextInt(12);
       later(at, () -> fault(kind));
     }
+    int gangFaults = 1 + random.nextInt(3);
+    for (int i = 0; i < gangFaults; i++) {
+      var at = Duration.ofMillis(random.nextLong(GANG_WINDOW.toMillis()));
+      int kind = random.nextInt(3);
+      later(at, () -> gangFault(kind, LOOKS));
+    }
+  }
+
+  private void gangFault(int kind, int looks) {
+    boolean struck =
+        switch (kind) {
+          case 0 -> loseNodeUnderGang();
+          case 1 -> crashDuringGangPrepare();
+          default -> scaleGang();
+        };
+    if (struck) {
+      faults++;
+    } else if (looks > 1) {
+      later(LOOK_AGAIN, () -> gangFault(kind, looks - 1));
+    }
+  }
+
+  /**
+   * A node under a placed gang is lost: its agent killed and the node cut off past the grace period
+   * (its tasks are declared lost), back after a while; half the time an operator fences it first.
+   */
+  private boolean loseNodeUnderGang() {
+    var nodes =
+        run.promises().gangs().gangs().stream()
+            .filter(GangPromises.Gang::placed)
+            .flatMap(g -> g.holders().values().stream())
+            .flatMap(java.util.Set::stream)
+            .distinct()
+            .sorted()
+            .toList();
+    var candidates = nodes.stream().map(world::node).filter(n -> n.agent.isPresent()).toList();
+    if (candidates.isEmpty()) {
+      return false;
+    }
+    var n = candidates.get(random.nextInt(candidates.size()));
+    run.promises().beforeCrash(n);
+    world.crashAgent(n);
+    n.api.cut(true);
+    var back = seconds(45, 120);
+    run.event(
+        "node "
+            + n.name
+            + " lost under a placed gang (agent killed, cut off); back in "
+            + back.toSeconds()
+            + "s");
+    if (random.nextBoolean()) {
+      later(
+          WholeCluster.GRACE.plus(seconds(5, 15)),
+          () -> {
+            var node = world.api().get(Kinds.NODE, n.name).orElseThrow();
+            if (!NodeReadiness.isSchedulable(node) && !node.spec().fenced()) {
+              run.event("operator: fence " + n.name + " (lost)");
+              world.nodeSpec(n.name, sp -> new NodeSpec(sp.unschedulable(), true));
+            }
+          });
+    }
+    later(
+        back,
+        () -> {
+          n.api.cut(false);
+          run.event(n.name + " reachable again");
+          restart(n);
+        });
+    return true;
+  }
+
+  /** The agent of a node on which a gang's claim is allocated and not yet prepared is killed. */
+  private boolean crashDuringGangPrepare() {
+    var holding = new java.util.HashSet<String>();
+    run.promises().gangs().gangs().forEach(g -> holding.addAll(g.holding()));
+    var nodes =
+        world.view().claims().stream()
+            .filter(c -> holding.contains(c.metadata().uid()))
+            .flatMap(c -> c.status().allocation().stream().map(a -> Map.entry(a.node(), c)))
+            .filter(
+                e -> {
+                  var state = e.getValue().status().prepare().get(e.getKey());
+                  return state == null || state.phase() != PrepareState.Phase.Prepared;
+                })
+            .map(Map.Entry::getKey)
+            .distinct()
+            .sorted()
+            .map(world::node)
+            .filter(n -> n.agent.isPresent())
+            .toList();
+    if (nodes.isEmpty()) {
+      return false;
+    }
+    var n = nodes.get(random.nextInt(nodes.size()));
+    run.promises().beforeCrash(n);
+    world.crashAgent(n);
+    var back = seconds(1, 20);
+    run.event(
+        "agent of "
+            + n.name
+            + " killed (-9) while preparing a gang's claims; back in "
+            + back.toSeconds()
+            + "s");
+    later(back, () -> restart(n));
+    return true;
+  }
+
+  /** An operator scales a gang up and down in a burst. */
+  private boolean scaleGang() {
+    var jobs = run.gangs();
+    var job = jobs.get(random.nextInt(jobs.size()));
+    int changes = 1 + random.nextInt(3);
+    long at = 0;
+    for (int i = 0; i < changes; i++) {
+      int replicas = job.minReplicas() + random.nextInt(job.maxReplicas() - job.minReplicas() + 1);
+      at += 50 + random.nextInt(151);
+      later(
+          Duration.ofMillis(at),
+          () -> {
+            run.event("operator: scale gang " + job.name() + " to " + replicas);
+            SeedRun.tolerant(() -> world.scale(job.name(), replicas));
+          });
+    }
+    return true;
   }
 
   private void later(Duration delay, Runnable action) {

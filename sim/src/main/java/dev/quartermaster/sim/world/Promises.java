@@ -3,6 +3,7 @@ package dev.quartermaster.sim.world;
 import dev.quartermaster.agent.discovery.ControlNode;
 import dev.quartermaster.agent.ledger.ClaimState;
 import dev.quartermaster.api.claim.PrepareState;
+import dev.quartermaster.api.gang.MemberFailurePolicy;
 import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.volume.VolumeClaim;
 import dev.quartermaster.api.volume.VolumeSpec.AccessMode;
@@ -32,7 +33,8 @@ import java.util.Set;
  *       one of the control nodes every GPU container needs is missing from the node's /dev.
  *   <li>I4: no task of a workload group is created while the group already has as many live tasks
  *       as the newest spec's replicas; no Running task that the newest spec still wants is deleted
- *       by a controller (operator deletions are told to {@link #operatorDeleted}).
+ *       by a controller (operator deletions are told to {@link #operatorDeleted}), but for a gang
+ *       that restarts as a whole ({@code RestartGang}) while one of its members has failed.
  *   <li>I5: no single-writer volume has two write claims in the store, nor two writable
  *       publications in the storage system; no single-node volume is claimed from, or attached to,
  *       two nodes; no two destructive controller calls overlap on the plugin.
@@ -47,6 +49,16 @@ import java.util.Set;
  *   <li>ACCESS: no write of an agent was refused by its node's access rule (each agent is held to
  *       the server's rule, so the rule must allow everything the real agent needs).
  *   <li>PHASE: a finished task keeps its phase: it never runs again ({@link TaskTransitions}).
+ *   <li>G1 all-or-nothing: a gang (a workload's group with a gang spec) whose members hold devices
+ *       in the store (a claim of theirs allocated, or recorded in a node's allocation record) for
+ *       fewer than {@code minMember} of them has been whole (at least {@code minMember} holding)
+ *       since it last held nothing: it goes from none to whole in one transaction, and may fall
+ *       below whole only by losing members ({@link GangPromises}).
+ *   <li>G2 topology: the live members of a gang that requires a topology key hold devices only on
+ *       nodes of one value of it.
+ *   <li>L2 progress: once the faults stop, while a gang that is not placed, with its members there
+ *       to place, fits the free devices ({@link Capacity}), some gang is placed within {@link
+ *       GangPromises#PROGRESS_BOUND}: gangs never deadlock one another.
  * </ul>
  */
 final class Promises {
@@ -67,8 +79,15 @@ final class Promises {
   /** The volume claims in the store after the last step ({@link #claimKey}). */
   private final Set<String> lastClaims = new HashSet<>();
 
+  private final GangPromises gangs;
+
   Promises(WholeCluster world) {
     this.world = world;
+    this.gangs = new GangPromises(world);
+  }
+
+  GangPromises gangs() {
+    return gangs;
   }
 
   /** An operator deleted this task (or its workload): its deletion is no controller's doing. */
@@ -95,6 +114,7 @@ final class Promises {
     finishedStayFinished(tasks, out);
     bounded(tasks, out);
     volumes(tasks, out);
+    gangs.check(out);
     return out;
   }
 
@@ -408,12 +428,29 @@ final class Promises {
   private void bounded(Map<String, Task> tasks, List<String> out) {
     var replicas = new HashMap<String, Integer>();
     var deletingWorkloads = new HashSet<String>();
+    var restartsAsOne = new HashSet<String>();
     for (var w : world.view().workloads()) {
-      w.spec()
-          .groups()
-          .forEach(g -> replicas.put(w.metadata().name() + "/" + g.name(), g.replicas()));
+      for (var g : w.spec().groups()) {
+        replicas.put(w.metadata().name() + "/" + g.name(), g.replicas());
+        if (g.gang()
+            .filter(x -> x.onMemberFailure() == MemberFailurePolicy.RestartGang)
+            .isPresent()) {
+          restartsAsOne.add(w.metadata().name() + "/" + g.name());
+        }
+      }
       if (w.metadata().isDeleting()) {
         deletingWorkloads.add(w.metadata().name());
+      }
+    }
+    // A RestartGang group stops its running members while one of them has failed (GroupPlan's
+    // gangStop): those deletions are the policy's, judged against the failure seen then or just
+    // before.
+    var gangRestarting = new HashSet<String>();
+    for (var from : List.of(lastTasks.values(), tasks.values())) {
+      for (var t : from) {
+        if (t.status().phase() == TaskPhase.Failed && restartsAsOne.contains(groupOf(t))) {
+          gangRestarting.add(groupOf(t));
+        }
       }
     }
     var created = new HashSet<String>();
@@ -428,7 +465,8 @@ final class Promises {
           && t.metadata().isDeleting()
           && before.status().phase() == TaskPhase.Running
           && !operatorDeleted.contains(t.metadata().name())
-          && !deletingWorkloads.contains(workloadOf(t))) {
+          && !deletingWorkloads.contains(workloadOf(t))
+          && !gangRestarting.contains(groupOf(t))) {
         int ordinal = Integer.parseInt(t.metadata().labels().getOrDefault(Labels.ORDINAL, "-1"));
         if (ordinal >= 0 && ordinal < replicas.getOrDefault(groupOf(t), 0)) {
           out.add(

@@ -33,17 +33,29 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 /**
- * One seed of the whole-cluster simulation: 3 nodes × 4 GPUs, a workload of 1-GPU workers (each
- * slot with its own single-writer volume) and a stand-alone claim with its task (reading a shared
- * volume); {@link Chaos} draws faults and operator actions from the seed for the first {@code
- * steps} steps (a step is one event of the world), every promise is checked after every step; then
- * the faults stop, everything heals, and every workload must converge (L1) within {@link
- * #CONVERGE_BOUND} of virtual time.
+ * One seed of the whole-cluster simulation: 3 nodes × 4 GPUs in two NVLink cliques ({@link
+ * Topology}), a workload of 1-GPU workers (each slot with its own single-writer volume), a
+ * stand-alone claim with its task (reading a shared volume), and two or three gangs competing for
+ * the rest and more ({@link Gangs}); {@link Chaos} draws faults and operator actions from the seed
+ * for the first {@code steps} steps (a step is one event of the world), every promise is checked
+ * after every step; then the faults stop, everything heals, and every workload must converge (L1)
+ * within {@link #CONVERGE_BOUND} of virtual time: each wanted task runs, or waits for devices that
+ * are not free where it may go (the fleet cannot hold every job at once), and a gang that is not
+ * placed does not fit.
  */
 public final class SeedRun {
   public static final Duration CONVERGE_BOUND = Duration.ofMinutes(20);
+
+  /**
+   * The steps of faults a seed runs by default: making every job (the gangs' ones too) takes about
+   * 2,500 of them, so 3,000 leave about 40 s of virtual time for the faults to strike a cluster
+   * that runs, as 2,000 did before the gangs.
+   */
+  public static final int STEPS = 3000;
+
   static final String WORKLOAD = "train";
   static final String GROUP = "w";
   static final String SOLO = "solo";
@@ -64,7 +76,9 @@ public final class SeedRun {
   private final int steps;
   private final WholeCluster world;
   private final Promises promises;
+  private final Predicate<String> judged;
   private final Deque<String> events = new ArrayDeque<>();
+  private List<Gangs.Job> gangs = List.of();
   private int step;
 
   public SeedRun(long seed, int steps) {
@@ -73,9 +87,22 @@ public final class SeedRun {
 
   /** A run of {@code variant} (for naive variants). */
   public SeedRun(long seed, int steps, Variant variant) {
+    this(seed, steps, variant, violation -> true);
+  }
+
+  /**
+   * A run of {@code variant} that ends only on the violations {@code judged} accepts (by their
+   * lines, which start with the promise's name): to show that one promise sees a naive variant on
+   * its own, where another would stop the run first.
+   */
+  public SeedRun(long seed, int steps, Variant variant, Predicate<String> judged) {
     this.seed = seed;
     this.steps = steps;
+    this.judged = judged;
     this.world = new WholeCluster(seed, 3, 4, variant);
+    for (int i = 1; i <= 3; i++) {
+      world.labelNode("node-" + i, Topology.labels(i));
+    }
     // Half the seeds run on storage that keeps a node's mounts on detach (hostpath), where a fenced
     // writer's target outlives its claim until its agent comes back and unpublishes it.
     world
@@ -110,6 +137,19 @@ public final class SeedRun {
     return promises;
   }
 
+  /** The gang jobs of this seed. */
+  List<Gangs.Job> gangs() {
+    return gangs;
+  }
+
+  /** The violations after a step that end the run. */
+  private List<String> violations(Chaos chaos) {
+    var bad = chaos.drainViolations();
+    bad.addAll(promises.check());
+    bad.removeIf(judged.negate());
+    return bad;
+  }
+
   public Outcome run() {
     var env = world.env();
     try {
@@ -117,19 +157,21 @@ public final class SeedRun {
       world.api().create(soloClaim());
       world.api().create(sharedVolume());
       world.api().create(soloTask());
+      gangs = Gangs.draw(env.random());
+      gangs.forEach(g -> world.api().create(g.workload()));
       var chaos = new Chaos(this, env.random());
       chaos.schedule();
       for (step = 1; step <= steps; step++) {
         if (!env.runNext()) {
           break;
         }
-        var bad = chaos.drainViolations();
-        bad.addAll(promises.check());
+        var bad = violations(chaos);
         if (!bad.isEmpty()) {
           return new Outcome.Violated(seed, step, bad, List.copyOf(events));
         }
       }
       chaos.stopAndHeal();
+      promises.gangs().faultsStopped();
       event("faults stopped; everything healed");
       long deadline = env.nanoTime() + CONVERGE_BOUND.toNanos();
       while (!converged()) {
@@ -145,8 +187,7 @@ public final class SeedRun {
               List.copyOf(events));
         }
         step++;
-        var bad = chaos.drainViolations();
-        bad.addAll(promises.check());
+        var bad = violations(chaos);
         if (!bad.isEmpty()) {
           return new Outcome.Violated(seed, step, bad, List.copyOf(events));
         }
@@ -173,6 +214,7 @@ public final class SeedRun {
   String notConverged() {
     var w = world.api().get(Kinds.WORKLOAD, WORKLOAD);
     var tasks = world.view().tasks();
+    var capacity = Capacity.of(world.view(), promises.gangs().partialHoldings());
     if (w.isPresent()) {
       int want = w.get().spec().groups().getFirst().replicas();
       var group =
@@ -183,7 +225,8 @@ public final class SeedRun {
           group.stream()
               .filter(t -> t.status().phase() == TaskPhase.Running && !t.metadata().isDeleting())
               .count();
-      if (group.size() != want || running != want) {
+      long waiting = group.stream().filter(t -> waitsForDevices(t, capacity)).count();
+      if (group.size() != want || running + waiting != want) {
         return "workload "
             + WORKLOAD
             + " wants "
@@ -224,7 +267,9 @@ public final class SeedRun {
             .api()
             .get(Kinds.TASK, SOLO)
             .filter(t -> !t.metadata().isDeleting() && !t.status().phase().isFinished());
-    if (solo.isPresent() && solo.get().status().phase() != TaskPhase.Running) {
+    if (solo.isPresent()
+        && solo.get().status().phase() != TaskPhase.Running
+        && !waitsForDevices(solo.get(), capacity)) {
       return "task "
           + SOLO
           + " (node "
@@ -236,7 +281,34 @@ public final class SeedRun {
           + "; "
           + claimsOf(solo.get());
     }
-    return "";
+    return promises.gangs().notConverged();
+  }
+
+  /**
+   * Whether task {@code t} (no gang's member) waits for devices that are not free where it may go:
+   * none of its claims is allocated, and no schedulable node (its pinned one, if pinned: a claim
+   * deleted and made again under a scheduled task can only go to its node) has the GPUs they ask
+   * for free.
+   */
+  private boolean waitsForDevices(Task t, Capacity capacity) {
+    var phase = t.status().phase();
+    if (t.metadata().isDeleting() || phase == TaskPhase.Running || phase.isFinished()) {
+      return false;
+    }
+    int gpus = 0;
+    for (var name : t.spec().claims()) {
+      var c = world.view().claim(name);
+      if (c.isEmpty()
+          || c.get().metadata().isDeleting()
+          || c.get().status().allocation().isPresent()) {
+        return false;
+      }
+      gpus += c.get().spec().requests().stream().mapToInt(r -> r.count()).sum();
+    }
+    var pin = t.spec().node();
+    return pin.isPresent()
+        ? capacity.free().getOrDefault(pin.get(), 0) < gpus
+        : !capacity.fits(1, gpus, Optional.empty(), Optional.empty());
   }
 
   /** Where {@code t}'s claims stand, for a message about why it does not run. */

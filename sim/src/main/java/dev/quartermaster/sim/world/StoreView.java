@@ -1,10 +1,13 @@
 package dev.quartermaster.sim.world;
 
+import dev.quartermaster.api.allocation.NodeAllocation;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.codec.ObjectCodec;
+import dev.quartermaster.api.device.DeviceSlice;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.Workload;
@@ -17,24 +20,34 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * The store's true state of the kinds the promises speak of, kept by a {@link CommitListener}: each
- * change is decoded once, when it commits, so checking every promise after every step does not
- * decode the whole store each time (it did, and that was most of a campaign's time).
+ * The store's true state of the kinds the promises speak of (and what a gang's fit is judged by:
+ * nodes, their slices and allocation records), kept by a {@link CommitListener}: each change is
+ * decoded once, when it commits, so checking every promise after every step does not decode the
+ * whole store each time (it did, and that was most of a campaign's time).
  */
 final class StoreView implements CommitListener {
   private final Map<String, ResourceClaim> claims = new TreeMap<>();
   private final Map<String, Task> tasks = new TreeMap<>();
   private final Map<String, Workload> workloads = new TreeMap<>();
   private final Map<String, Volume> volumes = new TreeMap<>();
+  private final Map<String, Node> nodes = new TreeMap<>();
+  private final Map<String, DeviceSlice> slices = new TreeMap<>();
+  private final Map<String, NodeAllocation> records = new TreeMap<>();
+
+  private long revision;
 
   @Override
   public void committed(long revision, List<StoreEvent> changes) {
+    this.revision = revision;
     for (var e : changes) {
       var key = e.kv().key();
       apply(key, e, Kinds.RESOURCE_CLAIM, claims);
       apply(key, e, Kinds.TASK, tasks);
       apply(key, e, Kinds.WORKLOAD, workloads);
       apply(key, e, Kinds.VOLUME, volumes);
+      apply(key, e, Kinds.NODE, nodes);
+      apply(key, e, Kinds.DEVICE_SLICE, slices);
+      apply(key, e, Kinds.NODE_ALLOCATION, records);
     }
   }
 
@@ -52,8 +65,17 @@ final class StoreView implements CommitListener {
     }
   }
 
+  /** The store's revision of the last commit seen. */
+  long revision() {
+    return revision;
+  }
+
   Collection<ResourceClaim> claims() {
     return claims.values();
+  }
+
+  Optional<ResourceClaim> claim(String name) {
+    return Optional.ofNullable(claims.get(name));
   }
 
   Collection<Task> tasks() {
@@ -70,5 +92,21 @@ final class StoreView implements CommitListener {
 
   Collection<Volume> volumes() {
     return volumes.values();
+  }
+
+  Optional<Node> node(String name) {
+    return Optional.ofNullable(nodes.get(name));
+  }
+
+  Collection<Node> nodes() {
+    return nodes.values();
+  }
+
+  Collection<DeviceSlice> slices() {
+    return slices.values();
+  }
+
+  Collection<NodeAllocation> records() {
+    return records.values();
   }
 }

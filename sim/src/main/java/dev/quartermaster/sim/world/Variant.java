@@ -17,14 +17,21 @@ import java.util.function.UnaryOperator;
  * @param hostView what each agent is given of its machine
  * @param controllers starts the controllers of the one replica, returning what stops them
  * @param volumeCalls the volume controller's per-plugin serializer of destructive calls
+ * @param allocatorView what the real control plane's allocator reads the cluster through (empty:
+ *     the API, as in production)
+ * @param alongside controllers started once beside the real control plane, on a connection of their
+ *     own (a naive scheduler's helper, say)
  */
 public record Variant(
     UnaryOperator<NodeHost> hostView,
     Optional<Controllers> controllers,
-    Function<Env, Serializer<String>> volumeCalls) {
+    Function<Env, Serializer<String>> volumeCalls,
+    Optional<UnaryOperator<ApiClient>> allocatorView,
+    Optional<Controllers> alongside) {
   /** The real system. */
   public static final Variant REAL =
-      new Variant(host -> host, Optional.empty(), KeyedSerializer::new);
+      new Variant(
+          host -> host, Optional.empty(), KeyedSerializer::new, Optional.empty(), Optional.empty());
 
   /** Starts a set of controllers over {@code api}; the result stops them. */
   @FunctionalInterface
@@ -33,14 +40,32 @@ public record Variant(
   }
 
   public static Variant host(UnaryOperator<NodeHost> view) {
-    return new Variant(view, Optional.empty(), KeyedSerializer::new);
+    return new Variant(
+        view, Optional.empty(), KeyedSerializer::new, Optional.empty(), Optional.empty());
   }
 
   public static Variant controllers(Controllers controllers) {
-    return new Variant(host -> host, Optional.of(controllers), KeyedSerializer::new);
+    return new Variant(
+        host -> host,
+        Optional.of(controllers),
+        KeyedSerializer::new,
+        Optional.empty(),
+        Optional.empty());
   }
 
   public static Variant volumeCalls(Function<Env, Serializer<String>> serializer) {
-    return new Variant(host -> host, Optional.empty(), serializer);
+    return new Variant(
+        host -> host, Optional.empty(), serializer, Optional.empty(), Optional.empty());
+  }
+
+  /** The real system whose allocator reads the cluster through {@code view}. */
+  public static Variant allocatorView(UnaryOperator<ApiClient> view) {
+    return new Variant(
+        host -> host, Optional.empty(), KeyedSerializer::new, Optional.of(view), Optional.empty());
+  }
+
+  /** This variant with {@code helper} running beside its control plane. */
+  public Variant withAlongside(Controllers helper) {
+    return new Variant(hostView, controllers, volumeCalls, allocatorView, Optional.of(helper));
   }
 }

@@ -10,9 +10,13 @@ import dev.quartermaster.agent.nvml.NvmlLoad;
 import dev.quartermaster.agent.runtime.PodmanOptions;
 import dev.quartermaster.agent.volumes.VolumePaths;
 import dev.quartermaster.api.domain.ComputeDomainSpec;
+import dev.quartermaster.api.error.ApiError.Reason;
+import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.node.NodeSpec;
+import dev.quartermaster.api.node.NodeStatus;
 import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.control.ControlPlane;
 import dev.quartermaster.control.leader.LeaderConfig;
@@ -141,6 +145,34 @@ public final class WholeCluster {
     startReplica();
     if (variant.controllers().isEmpty()) {
       startReplica();
+    }
+    variant
+        .alongside()
+        .ifPresent(helper -> helper.start(env(), new FlakyApi(api(), env(), "helper")));
+  }
+
+  /**
+   * Gives {@code node} {@code labels} (its topology), as an operator labels a node: on the Node its
+   * agent registers, or on one made for it that the agent then reports into.
+   */
+  void labelNode(String node, Map<String, String> labels) {
+    while (true) {
+      try {
+        var n = api().get(Kinds.NODE, node);
+        if (n.isEmpty()) {
+          api()
+              .create(
+                  new Node(
+                      ObjectMeta.named(node).withLabels(labels), NodeSpec.EMPTY, NodeStatus.EMPTY));
+        } else {
+          api().update(n.get().withMetadata(n.get().metadata().withLabels(labels)));
+        }
+        return;
+      } catch (ApiException e) {
+        if (!e.is(Reason.Conflict) && !e.is(Reason.AlreadyExists)) {
+          throw e;
+        }
+      }
     }
   }
 
@@ -308,9 +340,10 @@ public final class WholeCluster {
               api));
       return;
     }
-    var options =
+    var real =
         new ControlPlane.Options(
             identity, LeaderConfig.DEFAULTS, WorkloadController.DEFAULT_EXPECTATION_BOUND, GRACE);
+    var options = variant.allocatorView().map(real::withAllocatorView).orElse(real);
     var plane =
         ControlPlane.start(
             api,

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
  */
 public class NaiveVariantsTest {
   private static final int BOUND = 100;
-  private static final int STEPS = 2000;
+  private static final int STEPS = SeedRun.STEPS;
 
   @Test
   void anAgentThatLeavesItsPredecessorsProcessesRunningIsCaught() {

@@ -20,7 +20,7 @@ class WholeClusterTest {
     }
     long from = Long.getLong("qm.seed", 0L);
     int seeds = from > 0 ? 1 : Integer.getInteger("qm.wholeSeeds", 400);
-    int steps = Integer.getInteger("qm.steps", 2000);
+    int steps = Integer.getInteger("qm.steps", SeedRun.STEPS);
     var summary = Campaign.run(from > 0 ? from : 1, seeds, steps, 0, System.out::println);
     System.out.println("whole cluster: " + summary.line());
     assertTrue(
@@ -37,7 +37,7 @@ class WholeClusterTest {
       longs = {2, 3, 12, 30, 1, 7, 16, 19, 126, 170, 214, 401, 493, 974, 2553, 242, 839, 77})
   void theSeedsThatFoundBugsPass(long seed) {
     Campaign.quiet();
-    var outcome = SeedRun.run(seed, Integer.getInteger("qm.steps", 2000));
+    var outcome = SeedRun.run(seed, Integer.getInteger("qm.steps", SeedRun.STEPS));
     assertTrue(
         outcome instanceof SeedRun.Outcome.Passed,
         () -> Campaign.describe((SeedRun.Outcome.Violated) outcome));

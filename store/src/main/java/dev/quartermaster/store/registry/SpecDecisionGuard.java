@@ -15,8 +15,9 @@ import java.util.List;
  * made on, atomically with the write (the workload's revision joins the transaction). The window
  * between the controller's live read of the spec and its write cannot otherwise be closed: a scale
  * back up in it cost a wanted, running worker; a scale down in it, a worker above the replicas.
- * Only the deciding write is judged: a task's creation, and the delete that marks it deleting
- * (removing its finalizers later is never held up).
+ * Only the deciding write is judged: a task's creation, the delete that marks it deleting (removing
+ * its finalizers later is never held up), and the allocator's write that pins a gang's member (a
+ * gang placed on a spec scaled up meanwhile would hold devices for too few members).
  */
 final class SpecDecisionGuard implements WriteRules {
   private final StoredObjects stored;
@@ -32,6 +33,13 @@ final class SpecDecisionGuard implements WriteRules {
 
   @Override
   public List<Compare> beforeWrite(Reads reads, ApiObject current, ApiObject next) {
+    if (next instanceof Task t && current instanceof Task before) {
+      var mark = t.metadata().labels().get(SpecDecision.GANG_PLACED_AT);
+      if (mark != null
+          && !mark.equals(before.metadata().labels().get(SpecDecision.GANG_PLACED_AT))) {
+        return judge(reads, t, SpecDecision.GANG_PLACED_AT, "placed with its gang");
+      }
+    }
     return List.of();
   }
 

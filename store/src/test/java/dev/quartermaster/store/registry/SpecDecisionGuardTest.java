@@ -123,6 +123,42 @@ class SpecDecisionGuardTest {
     assertThat(unmarked.metadata().name()).isEqualTo("train-w-0");
   }
 
+  /**
+   * The allocator placed a gang of 1 on generation G; the operator scaled it to 2 before the pins
+   * landed: the gang would hold devices for 1 of the 2 it now needs at once. A pin marked with the
+   * newest generation goes through, and a later write of a marked task is not judged again.
+   */
+  @Test
+  void aGangPlacedOnAnOlderSpecIsRefusedAsAWhole() {
+    var api = new ObjectRegistry(store, env);
+    w = scaled(api, 1);
+    long decidedOn = w.metadata().generation();
+    var t = worker(api, "train-w-0");
+    w = scaled(api, 2);
+
+    assertThatThrownBy(() -> placed(api, t, decidedOn))
+        .isInstanceOfSatisfying(
+            ApiException.class,
+            e -> {
+              assertThat(e.is(Reason.Conflict)).isTrue();
+              assertThat(e.getMessage()).contains("placed with its gang on generation 1");
+            });
+    assertThat(api.get(Kinds.TASK, "train-w-0").orElseThrow().spec().node()).isEmpty();
+
+    var pinned = placed(api, t, w.metadata().generation());
+    scaled(api, 3);
+    var moved = pinned.withSpec(pinned.spec().withNode(Optional.of("node-2")));
+    assertThat(api.update(moved).spec().node()).contains("node-2");
+  }
+
+  private static Task placed(ObjectRegistry api, Task t, long generation) {
+    var labels = new HashMap<>(t.metadata().labels());
+    labels.put(SpecDecision.GANG_PLACED_AT, Long.toString(generation));
+    return api.update(
+        t.withMetadata(t.metadata().withLabels(labels))
+            .withSpec(t.spec().withNode(Optional.of("node-1"))));
+  }
+
   @Test
   void aCreateDecidedOnAnOlderSpecDoesNotOvershoot() {
     var api = new ObjectRegistry(store, env);
