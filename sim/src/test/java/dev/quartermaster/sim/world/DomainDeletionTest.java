@@ -87,6 +87,8 @@ class DomainDeletionTest {
         "the domain's deletion completing",
         () -> w.api().get(Kinds.COMPUTE_DOMAIN, "nvlink").isEmpty());
     await(w, seed, "the job's tasks gone", () -> w.api().list(Kinds.TASK).items().isEmpty());
+    // The workload goes once its controller has seen its tasks gone: a step later, or several.
+    await(w, seed, "the job gone", () -> w.api().get(Kinds.WORKLOAD, "job").isEmpty());
     w.api().create(DomainJob.domain());
     w.api().create(DomainJob.job());
     await(w, seed, "the job made again running in the new domain", () -> running(w) == 2);
