@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
  *
  * Each test prints the seed that caught its variant. G1 sees both at once (seed 1). L2 needs more:
  * gangs that together do not fit once the faults stop, each holding a part for longer than its
- * bound (first at seed 45).
+ * bound (first within 50 seeds).
  */
 class GangNaiveVariantsTest {
   private static final int BOUND = 100;
