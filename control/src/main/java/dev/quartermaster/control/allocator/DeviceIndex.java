@@ -149,19 +149,9 @@ public final class DeviceIndex {
       Optional<String> pinned,
       Map<String, DeviceClass> classes,
       Optional<TopologyValue> within) {
-    for (var need : needs) {
-      for (var r : need.requests()) {
-        if (!classes.containsKey(r.deviceClassName())) {
-          return new Placement.NoSuchDeviceClass(
-              "claim "
-                  + need.claim()
-                  + " request "
-                  + r.name()
-                  + " names device class '"
-                  + r.deviceClassName()
-                  + "', which does not exist");
-        }
-      }
+    var missing = missingClass(needs, classes);
+    if (missing.isPresent()) {
+      return new Placement.NoSuchDeviceClass(missing.get());
     }
     // Nodes another worker is committing to come last: their record is about to change, and two
     // workers picking the same best-fit devices would only make one of them lose the node's
@@ -226,21 +216,9 @@ public final class DeviceIndex {
       Map<String, DeviceClass> classes,
       GangTopology topology,
       Packing packing) {
-    for (var m : members) {
-      for (var need : m.needs()) {
-        for (var r : need.requests()) {
-          if (!classes.containsKey(r.deviceClassName())) {
-            return new GangPlacement.NoSuchDeviceClass(
-                "claim "
-                    + need.claim()
-                    + " request "
-                    + r.name()
-                    + " names device class '"
-                    + r.deviceClassName()
-                    + "', which does not exist");
-          }
-        }
-      }
+    var missing = missingClass(members.stream().flatMap(m -> m.needs().stream()).toList(), classes);
+    if (missing.isPresent()) {
+      return new GangPlacement.NoSuchDeviceClass(missing.get());
     }
     var few = fewestThatHold(members, classes, topology, packing);
     if (few.isPresent()
@@ -427,5 +405,25 @@ public final class DeviceIndex {
                 }
               });
     }
+  }
+
+  /** Why {@code needs} cannot be placed anywhere: a request names a class that does not exist. */
+  private static Optional<String> missingClass(
+      List<ClaimNeed> needs, Map<String, DeviceClass> classes) {
+    for (var need : needs) {
+      for (var r : need.requests()) {
+        if (!classes.containsKey(r.deviceClassName())) {
+          return Optional.of(
+              "claim "
+                  + need.claim()
+                  + " request "
+                  + r.name()
+                  + " names device class '"
+                  + r.deviceClassName()
+                  + "', which does not exist");
+        }
+      }
+    }
+    return Optional.empty();
   }
 }
