@@ -59,6 +59,15 @@ for _ in $(seq 1 900); do # the build from nothing, then the start: 15 minutes a
 done
 curl -fsS -o /dev/null "http://127.0.0.1:$port/healthz" || fail "qm up not healthy within 15 minutes"
 say "qm up is healthy on 127.0.0.1:$port"
+# The API answers before the agents are up and the client config is written: a user runs the next
+# command once qm up says what to run next, and so does this script.
+for _ in $(seq 1 120); do
+  grep -q 'Stop with Ctrl-C' "$work/run/up.log" && break
+  kill -0 "$up_pid" 2>/dev/null || fail "qm up exited before it was ready"
+  sleep 1
+done
+grep -q 'Stop with Ctrl-C' "$work/run/up.log" || fail "qm up did not say it was ready within 2 minutes of being healthy"
+say "qm up is ready (agents up, client config written)"
 
 (cd "$work/run" && "$qm" apply -f "$work/qm/examples/training.yaml") || fail "qm apply -f examples/training.yaml"
 want=5 # training.yaml: a head and four workers
