@@ -218,10 +218,14 @@ public final class Allocator {
     // A gang's member is placed with its gang (GangPlacer), unless the gang is placed already: then
     // it only finishes what the gang's decision reserved for it, or (an elastic member, a
     // replacement) is placed on its own.
-    boolean mayPlace = gangs.mayPlaceAlone(t);
-    if (!mayPlace) {
-      gangs.memberChanged(t);
+    var standing = gangs.standingOf(t);
+    if (standing instanceof GangPlacer.Standing.WithGang g) {
+      enqueue(g.gang());
     }
+    var within =
+        standing instanceof GangPlacer.Standing.Alone a
+            ? a.within()
+            : Optional.<TopologyValue>empty();
     // Not pinned yet: pinned to the node of its claims in the same transaction that allocates them.
     return allocate(
         key,
@@ -229,8 +233,8 @@ public final class Allocator {
         claims,
         nodes.stream().findFirst(),
         live.filter(x -> x.spec().node().isEmpty()),
-        mayPlace,
-        mayPlace ? gangs.loneDomain(t) : Optional.empty());
+        standing instanceof GangPlacer.Standing.Alone,
+        within);
   }
 
   private Result reconcileClaim(ForClaim key, Waiters.Ticket ticket) {

@@ -76,31 +76,43 @@ final class GangPlacer {
     }
   }
 
-  /**
-   * Whether task {@code t} may be placed on its own: it is no gang's member, or its gang holds
-   * devices already (it is placed; this member is elastic, or replaces one).
-   */
-  boolean mayPlaceAlone(Task t) {
+  /** What a task's own key may do, given its gang: read once per decision of that key. */
+  sealed interface Standing {
+    /**
+     * Be placed on its own: it is no gang's member, or its gang holds devices already (this member
+     * is elastic, or replaces one) — on nodes of {@code within}, if the gang requires a value.
+     */
+    record Alone(Optional<TopologyValue> within) implements Standing {}
+
+    /** Wait for {@code gang}'s decision, which places it with the others. */
+    record WithGang(AllocatorKey gang) implements Standing {}
+  }
+
+  /** Where task {@code t} stands (see {@link Standing}). */
+  Standing standingOf(Task t) {
     var gang = gangOf(t);
     if (gang.isEmpty()) {
-      return true;
+      return new Standing.Alone(Optional.empty());
     }
-    return members(gang.get()).stream().anyMatch(m -> m.holds());
+    var members = members(gang.get());
+    if (members.stream().noneMatch(Member::holds)) {
+      return new Standing.WithGang(gang.get().key());
+    }
+    return new Standing.Alone(domainOf(gang.get(), members));
   }
 
   /**
-   * Where task {@code t} may go when it is placed on its own: a member of a placed gang that
-   * requires one value of a topology key goes where its gang holds devices (the lowest-named such
-   * node's value); anything else anywhere.
+   * Where a member placed on its own may go: a member of a placed gang that requires one value of a
+   * topology key goes where its gang holds devices (the lowest-named such node's value); anything
+   * else anywhere.
    */
-  Optional<TopologyValue> loneDomain(Task t) {
-    var gang = gangOf(t);
-    var key = gang.flatMap(g -> g.spec().topology().required());
+  private Optional<TopologyValue> domainOf(Gang gang, List<Member> members) {
+    var key = gang.spec().topology().required();
     if (key.isEmpty()) {
       return Optional.empty();
     }
     var nodes = new TreeSet<String>();
-    for (var m : members(gang.get())) {
+    for (var m : members) {
       for (var c : m.holding()) {
         c.status().allocation().ifPresent(a -> nodes.add(a.node()));
         nodes.addAll(index.reservationsOf(c.metadata().uid()).keySet());
@@ -115,11 +127,6 @@ final class GangPlacer {
             .findFirst()
             .orElse("");
     return Optional.of(new TopologyValue(key.get(), value));
-  }
-
-  /** A member of a gang not placed yet changed: its gang decides again. */
-  void memberChanged(Task t) {
-    gangOf(t).ifPresent(g -> allocator.enqueue(g.key()));
   }
 
   Result reconcile(ForGang key, Waiters.Ticket ticket) {
