@@ -2,6 +2,8 @@ package dev.quartermaster.control;
 
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.event.EventLog;
+import dev.quartermaster.control.admission.AdmissionController;
+import dev.quartermaster.control.admission.AdmissionGate;
 import dev.quartermaster.control.allocator.Allocator;
 import dev.quartermaster.control.allocator.AllocatorKey;
 import dev.quartermaster.control.allocator.Packing;
@@ -129,6 +131,7 @@ public final class ControlPlane implements AutoCloseable {
   private final FencedApiClient fenced;
   private final Allocator allocator;
   private final WorkloadController workloads;
+  private final AdmissionController admission;
   private final TaskController tasks;
   private final TaskScheduler scheduler;
   private final NodeLifecycle nodes;
@@ -178,7 +181,9 @@ public final class ControlPlane implements AutoCloseable {
             informers,
             options.expectationBound(),
             RestartBackoff.DEFAULT,
-            events.recorder("workloads"));
+            events.recorder("workloads"),
+            new AdmissionGate.Ledger(informers));
+    this.admission = new AdmissionController(env, fenced, informers, events.recorder("admission"));
     this.tasks = new TaskController(env, fenced, informers);
     this.scheduler = new TaskScheduler(env, fenced, informers, events.recorder("scheduler"));
     this.nodes =
@@ -189,6 +194,7 @@ public final class ControlPlane implements AutoCloseable {
     this.loops =
         List.of(
             allocator.loop(),
+            admission.loop(),
             workloads.loop(),
             tasks.loop(),
             scheduler.loop(),
@@ -272,6 +278,7 @@ public final class ControlPlane implements AutoCloseable {
               nodes.loop().enqueue(k);
             });
     informers.workloads().cache().keys().forEach(workloads.loop()::enqueue);
+    admission.startLeading();
     volumes.startLeading(epoch);
     informers.volumes().cache().keys().forEach(volumes.loop()::enqueue);
     informers.computeDomains().cache().keys().forEach(domains.loop()::enqueue);

@@ -16,7 +16,6 @@ import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.node.NodeConditions;
 import dev.quartermaster.api.node.NodeSpec;
 import dev.quartermaster.api.node.NodeStatus;
-import dev.quartermaster.api.workload.WorkloadSpec;
 import dev.quartermaster.core.env.DeterministicEnv;
 import dev.quartermaster.store.registry.ObjectRegistry;
 import java.time.Duration;
@@ -212,7 +211,7 @@ public final class SimCluster {
       var w = api.get(Kinds.WORKLOAD, name).orElseThrow();
       var scaled = w.spec().groups().getFirst().withReplicas(replicas);
       try {
-        api.update(w.withSpec(new WorkloadSpec(List.of(scaled), w.spec().computeDomain())));
+        api.update(w.withSpec(w.spec().withGroups(List.of(scaled))));
         return;
       } catch (ApiException e) {
         if (!e.is(Reason.Conflict)) {

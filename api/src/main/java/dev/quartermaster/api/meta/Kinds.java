@@ -7,6 +7,9 @@ import dev.quartermaster.api.device.DeviceSlice;
 import dev.quartermaster.api.domain.ComputeDomain;
 import dev.quartermaster.api.event.Event;
 import dev.quartermaster.api.node.Node;
+import dev.quartermaster.api.queue.PriorityClass;
+import dev.quartermaster.api.queue.Queue;
+import dev.quartermaster.api.queue.QuotaLedger;
 import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.Workload;
@@ -32,6 +35,11 @@ public final class Kinds {
   public static final Kind<NodeAllocation> NODE_ALLOCATION =
       new Kind<>("NodeAllocation", "nodeallocations", "na", NodeAllocation.class);
   public static final Kind<Event> EVENT = new Kind<>("Event", "events", "ev", Event.class);
+  public static final Kind<Queue> QUEUE = new Kind<>("Queue", "queues", "q", Queue.class);
+  public static final Kind<PriorityClass> PRIORITY_CLASS =
+      new Kind<>("PriorityClass", "priorityclasses", "pc", PriorityClass.class);
+  public static final Kind<QuotaLedger> QUOTA_LEDGER =
+      new Kind<>("QuotaLedger", "quotaledgers", "ql", QuotaLedger.class);
 
   public static final List<Kind<?>> ALL =
       List.of(
@@ -44,7 +52,10 @@ public final class Kinds {
           VOLUME,
           COMPUTE_DOMAIN,
           NODE_ALLOCATION,
-          EVENT);
+          EVENT,
+          QUEUE,
+          PRIORITY_CLASS,
+          QUOTA_LEDGER);
 
   private Kinds() {}
 

@@ -22,6 +22,9 @@ import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.node.NodeConditions;
+import dev.quartermaster.api.queue.PriorityClass;
+import dev.quartermaster.api.queue.Queue;
+import dev.quartermaster.api.queue.QuotaLedger;
 import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.Workload;
@@ -53,6 +56,9 @@ public final class KindTables {
           case "ComputeDomain" -> computeDomain(now);
           case "NodeAllocation" -> nodeAllocation(now);
           case "Event" -> event(now);
+          case "Queue" -> queue(now);
+          case "PriorityClass" -> priorityClass(now);
+          case "QuotaLedger" -> quotaLedger(now);
           default -> throw new IllegalArgumentException("no table for kind " + kind);
         };
     return (KindTable<T>) table;
@@ -140,7 +146,53 @@ public final class KindTables {
     return table(
         now,
         List.of(col("GROUPS", (Workload w) -> groups(w))),
-        List.of(col("DOMAIN", (Workload w) -> w.spec().computeDomain().orElse(""))));
+        List.of(
+            col("DOMAIN", (Workload w) -> w.spec().computeDomain().orElse("")),
+            col("QUEUE", (Workload w) -> w.spec().queueName())));
+  }
+
+  private static KindTable<Queue> queue(Instant now) {
+    return table(
+        now,
+        List.of(
+            col("COHORT", (Queue q) -> q.cohort()),
+            col("QUOTA", (Queue q) -> counts(q.spec().quota(), "none")),
+            col("USED", (Queue q) -> counts(q.status().used(), "0")),
+            col("BORROWED", (Queue q) -> counts(q.status().borrowed(), "0")),
+            col("LENT", (Queue q) -> counts(q.status().lent(), "0")),
+            col("PENDING", (Queue q) -> Integer.toString(q.status().pending())),
+            col("ADMITTED", (Queue q) -> Integer.toString(q.status().admitted()))),
+        List.of(
+            col("WEIGHT", (Queue q) -> Integer.toString(q.spec().weight())),
+            col("ORDERING", (Queue q) -> q.spec().ordering().name())));
+  }
+
+  private static KindTable<PriorityClass> priorityClass(Instant now) {
+    return table(
+        now,
+        List.of(
+            col("VALUE", (PriorityClass p) -> Integer.toString(p.spec().value())),
+            col("DESCRIPTION", (PriorityClass p) -> p.spec().description())),
+        List.of());
+  }
+
+  private static KindTable<QuotaLedger> quotaLedger(Instant now) {
+    return table(
+        now,
+        List.of(
+            col("QUEUES", (QuotaLedger l) -> String.join(",", l.spec().queues())),
+            col("ADMITTED", (QuotaLedger l) -> Integer.toString(l.spec().admitted().size()))),
+        List.of());
+  }
+
+  /** {@code gpu=16,channel=4}, or {@code none} when empty. */
+  private static String counts(Map<String, Integer> counts, String empty) {
+    return counts.isEmpty()
+        ? empty
+        : new TreeMap<>(counts)
+            .entrySet().stream()
+                .map(e -> e.getKey() + "=" + e.getValue())
+                .collect(Collectors.joining(","));
   }
 
   private static KindTable<Task> task(Instant now) {

@@ -11,6 +11,9 @@ import dev.quartermaster.api.error.Violation;
 import dev.quartermaster.api.event.Event;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.node.Node;
+import dev.quartermaster.api.queue.PriorityClass;
+import dev.quartermaster.api.queue.Queue;
+import dev.quartermaster.api.queue.QuotaLedger;
 import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.Workload;
@@ -49,6 +52,9 @@ public final class ObjectValidator {
       }
       case NodeAllocation a -> AllocationRules.spec(a.spec(), v);
       case Event e -> EventRules.spec(e.spec(), v);
+      case Queue q -> QueueRules.queue(q.spec(), v);
+      case PriorityClass p -> QueueRules.priorityClass(p.spec(), v);
+      case QuotaLedger l -> QueueRules.ledger(l.spec(), v);
       default -> v.add("kind", "unknown kind " + object.kind().name());
     }
     return v.list();

@@ -17,7 +17,13 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class StatusOnCreate {
   static final Set<Kind<?>> SYSTEM_OWNED =
-      Set.of(Kinds.TASK, Kinds.WORKLOAD, Kinds.RESOURCE_CLAIM, Kinds.VOLUME, Kinds.COMPUTE_DOMAIN);
+      Set.of(
+          Kinds.TASK,
+          Kinds.WORKLOAD,
+          Kinds.RESOURCE_CLAIM,
+          Kinds.VOLUME,
+          Kinds.COMPUTE_DOMAIN,
+          Kinds.QUEUE);
   private static final String RULE =
       "must be empty on create: the system writes the status; leave it out";
   private static final Map<Kind<?>, Record> EMPTY = new ConcurrentHashMap<>();

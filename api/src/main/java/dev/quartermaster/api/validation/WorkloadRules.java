@@ -69,6 +69,8 @@ final class WorkloadRules {
       g.gang().ifPresent(gang -> gang(at + ".gang", g.replicas(), gang, v));
     }
     spec.computeDomain().ifPresent(d -> v.dnsLabel("spec.computeDomain", d));
+    spec.queue().ifPresent(q -> v.dnsLabel("spec.queue", q));
+    spec.priority().ifPresent(p -> v.dnsLabel("spec.priority", p));
   }
 
   /**

@@ -25,5 +25,20 @@ public final class WorkloadConditions {
   /** {@link #SCHEDULABLE}: a claim template names a device class that does not exist. */
   public static final String NO_SUCH_DEVICE_CLASS = "NoSuchDeviceClass";
 
+  /** Whether the workload is admitted by its queue: no task of it exists before. */
+  public static final String ADMITTED = "Admitted";
+
+  /** {@link #ADMITTED}: its cohort's ledger holds it. */
+  public static final String ADMITTED_BY_QUEUE = "AdmittedByQueue";
+
+  /** {@link #ADMITTED}: it waits in its queue for quota (or for those ahead of it). */
+  public static final String PENDING = "Pending";
+
+  /** {@link #ADMITTED}: the queue it names does not exist. */
+  public static final String NO_SUCH_QUEUE = "NoSuchQueue";
+
+  /** {@link #ADMITTED}: the priority class it names does not exist. */
+  public static final String NO_SUCH_PRIORITY_CLASS = "NoSuchPriorityClass";
+
   private WorkloadConditions() {}
 }

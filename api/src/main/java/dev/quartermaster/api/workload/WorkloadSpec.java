@@ -6,8 +6,14 @@ import java.util.Optional;
 /**
  * @param groups the worker groups; each is kept at its replicas
  * @param computeDomain the compute domain every worker's claims join, if any
+ * @param queue the queue it is admitted through; empty: {@code default}
+ * @param priority its priority class; empty: priority 0
  */
-public record WorkloadSpec(List<WorkerGroup> groups, Optional<String> computeDomain) {
+public record WorkloadSpec(
+    List<WorkerGroup> groups,
+    Optional<String> computeDomain,
+    Optional<String> queue,
+    Optional<String> priority) {
   /**
    * In a workload with a compute domain, each task also has a claim {@code <task>-channels} for its
    * domain's IMEX channels on its node; no claim template may take that name.
@@ -19,5 +25,26 @@ public record WorkloadSpec(List<WorkerGroup> groups, Optional<String> computeDom
   public WorkloadSpec {
     groups = groups == null ? List.of() : List.copyOf(groups);
     computeDomain = computeDomain == null ? Optional.empty() : computeDomain;
+    queue = queue == null ? Optional.empty() : queue;
+    priority = priority == null ? Optional.empty() : priority;
+  }
+
+  public WorkloadSpec(List<WorkerGroup> groups, Optional<String> computeDomain) {
+    this(groups, computeDomain, Optional.empty(), Optional.empty());
+  }
+
+  /** The queue it waits in: its own, or {@code default}. */
+  public String queueName() {
+    return queue.orElse(dev.quartermaster.api.queue.Queue.DEFAULT);
+  }
+
+  /** This spec with {@code next} as its groups, everything else kept ({@code qm scale}). */
+  public WorkloadSpec withGroups(List<WorkerGroup> next) {
+    return new WorkloadSpec(next, computeDomain, queue, priority);
+  }
+
+  /** This spec admitted through {@code queue} at {@code priorityClass}. */
+  public WorkloadSpec inQueue(String queue, Optional<String> priorityClass) {
+    return new WorkloadSpec(groups, computeDomain, Optional.of(queue), priorityClass);
   }
 }

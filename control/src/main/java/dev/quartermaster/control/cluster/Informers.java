@@ -13,6 +13,9 @@ import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.node.Node;
+import dev.quartermaster.api.queue.PriorityClass;
+import dev.quartermaster.api.queue.Queue;
+import dev.quartermaster.api.queue.QuotaLedger;
 import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.volume.VolumeUse;
 import dev.quartermaster.api.workload.Task;
@@ -54,6 +57,9 @@ public final class Informers {
   /** Claims by the compute domain they name ({@code spec.computeDomain}). */
   public static final String BY_DOMAIN = "domain";
 
+  /** Workloads by the queue they are admitted through ({@code default} when they name none). */
+  public static final String BY_QUEUE = "queue";
+
   /**
    * Claims the allocator said it cannot place ({@code Allocated=False} for a reason other than
    * waiting for devices), by {@code <workload>/<group>}: what makes a workload unschedulable, found
@@ -70,6 +76,9 @@ public final class Informers {
   private final Informer<Task> tasks;
   private final Informer<Volume> volumes;
   private final Informer<ComputeDomain> computeDomains;
+  private final Informer<Queue> queues;
+  private final Informer<PriorityClass> priorityClasses;
+  private final Informer<QuotaLedger> quotaLedgers;
 
   public Informers(Env env, ApiClient api) {
     nodes = base(env, api, Kinds.NODE).build();
@@ -89,7 +98,8 @@ public final class Informers {
             .index(BY_DOMAIN, c -> c.spec().computeDomain().map(List::of).orElse(List.of()))
             .index(BY_UNPLACEABLE, c -> unplaceable(c) ? groupOf(c) : List.of())
             .build();
-    workloads = base(env, api, Kinds.WORKLOAD).build();
+    workloads =
+        base(env, api, Kinds.WORKLOAD).index(BY_QUEUE, w -> List.of(w.spec().queueName())).build();
     tasks =
         base(env, api, Kinds.TASK)
             .index(BY_GROUP, t -> groupOf(t))
@@ -114,6 +124,9 @@ public final class Informers {
                         .orElse(List.of()))
             .build();
     computeDomains = base(env, api, Kinds.COMPUTE_DOMAIN).build();
+    queues = base(env, api, Kinds.QUEUE).build();
+    priorityClasses = base(env, api, Kinds.PRIORITY_CLASS).build();
+    quotaLedgers = base(env, api, Kinds.QUOTA_LEDGER).build();
   }
 
   /**
@@ -166,7 +179,10 @@ public final class Informers {
         workloads,
         tasks,
         volumes,
-        computeDomains);
+        computeDomains,
+        queues,
+        priorityClasses,
+        quotaLedgers);
   }
 
   public Informer<Node> nodes() {
@@ -199,6 +215,18 @@ public final class Informers {
 
   public Informer<Volume> volumes() {
     return volumes;
+  }
+
+  public Informer<Queue> queues() {
+    return queues;
+  }
+
+  public Informer<PriorityClass> priorityClasses() {
+    return priorityClasses;
+  }
+
+  public Informer<QuotaLedger> quotaLedgers() {
+    return quotaLedgers;
   }
 
   public Informer<ComputeDomain> computeDomains() {

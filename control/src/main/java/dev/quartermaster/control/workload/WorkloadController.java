@@ -6,6 +6,7 @@ import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.event.EventRecorder;
 import dev.quartermaster.api.meta.ApiObject;
+import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.volume.VolumeUse;
 import dev.quartermaster.api.workload.Task;
@@ -14,6 +15,8 @@ import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.api.workload.WorkloadConditions;
 import dev.quartermaster.api.workload.WorkloadStatus;
 import dev.quartermaster.api.workload.WorkloadStatus.GroupStatus;
+import dev.quartermaster.control.admission.AdmissionGate;
+import dev.quartermaster.control.admission.Admissions;
 import dev.quartermaster.control.cluster.Conditions;
 import dev.quartermaster.control.cluster.ControlLoop;
 import dev.quartermaster.control.cluster.Informers;
@@ -57,6 +60,7 @@ public final class WorkloadController {
 
   private final Env env;
   private final ApiClient api;
+  private final AdmissionGate admission;
   private final Informers informers;
   private final GroupExpectations expectations;
   private final ControlLoop loop;
@@ -97,6 +101,7 @@ public final class WorkloadController {
     this(env, api, informers, expectationBound, backoff, EventRecorder.NONE);
   }
 
+  /** Without queues: every replica admitted at once (tests of this controller alone). */
   public WorkloadController(
       Env env,
       ApiClient api,
@@ -104,7 +109,19 @@ public final class WorkloadController {
       Duration expectationBound,
       RestartBackoff backoff,
       EventRecorder events) {
+    this(env, api, informers, expectationBound, backoff, events, new AdmissionGate.Open());
+  }
+
+  public WorkloadController(
+      Env env,
+      ApiClient api,
+      Informers informers,
+      Duration expectationBound,
+      RestartBackoff backoff,
+      EventRecorder events,
+      AdmissionGate admission) {
     this.env = env;
+    this.admission = admission;
     this.events = events;
     this.api = api;
     this.informers = informers;
@@ -275,7 +292,16 @@ public final class WorkloadController {
       if (restartDue.isPresent()) {
         recheck = earliest(recheck, restartDue.get());
       }
-      create(key, w, group, plan.create(), problems, freshness);
+      // Only admitted workers are created: none before the workload is admitted, and a scale-up
+      // waits for its own admission.
+      int admitted = admission.admittedReplicas(w, group.name());
+      create(
+          key,
+          w,
+          group,
+          plan.create().stream().filter(o -> o < admitted).toList(),
+          problems,
+          freshness);
       releaseVolumes(w, group.name(), Optional.of(group), view, freshness);
       groups.add(statusOf(w, group, view));
     }
@@ -572,10 +598,45 @@ public final class WorkloadController {
     }
   }
 
+  private Condition admissionOf(Workload w) {
+    var queue = w.spec().queueName();
+    var admitted = Admissions.of(informers, w);
+    if (admitted.isPresent()) {
+      return Conditions.of(
+          WorkloadConditions.ADMITTED,
+          true,
+          WorkloadConditions.ADMITTED_BY_QUEUE,
+          "admitted through queue " + queue);
+    }
+    if (informers.queues().cache().get(queue).isEmpty()) {
+      return Conditions.of(
+          WorkloadConditions.ADMITTED,
+          false,
+          WorkloadConditions.NO_SUCH_QUEUE,
+          "queue " + queue + " does not exist; create it, or set spec.queue to one that does");
+    }
+    var priority = w.spec().priority();
+    if (priority.isPresent() && informers.priorityClasses().cache().get(priority.get()).isEmpty()) {
+      return Conditions.of(
+          WorkloadConditions.ADMITTED,
+          false,
+          WorkloadConditions.NO_SUCH_PRIORITY_CLASS,
+          "priority class " + priority.get() + " does not exist");
+    }
+    return Conditions.of(
+        WorkloadConditions.ADMITTED,
+        false,
+        WorkloadConditions.PENDING,
+        "waiting in queue " + queue + " for quota; qm describe workload says why");
+  }
+
   private void writeStatus(Workload w, List<GroupStatus> groups, List<CreateProblem> problems) {
     var now = env.now();
     var conditions = w.status().conditions();
     conditions = Conditions.set(conditions, Schedulability.of(w, informers), now);
+    if (admission.queued()) {
+      conditions = Conditions.set(conditions, admissionOf(w), now);
+    }
     var created =
         problems.isEmpty()
             ? Conditions.of(

@@ -5,6 +5,8 @@ import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.device.DeviceClass;
 import dev.quartermaster.api.gang.GangStatus;
 import dev.quartermaster.api.meta.Condition;
+import dev.quartermaster.api.queue.Queue;
+import dev.quartermaster.api.queue.QuotaLedger;
 import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.Workload;
@@ -31,6 +33,66 @@ final class WorkloadTriggers {
   }
 
   static void register(Informers informers, ControlLoop loop, WorkloadController controller) {
+    // An admission, or a release: the workload may create its tasks now, or its status says so.
+    informers
+        .quotaLedgers()
+        .addHandler(
+            new EventHandler<>() {
+              @Override
+              public void onAdd(QuotaLedger l) {
+                l.spec().admitted().keySet().forEach(loop::enqueue);
+              }
+
+              @Override
+              public void onUpdate(QuotaLedger o, QuotaLedger l) {
+                var changed = new java.util.HashSet<String>();
+                l.spec()
+                    .admitted()
+                    .forEach(
+                        (n, a) -> {
+                          if (!a.equals(o.spec().admitted().get(n))) {
+                            changed.add(n);
+                          }
+                        });
+                o.spec()
+                    .admitted()
+                    .keySet()
+                    .forEach(
+                        n -> {
+                          if (!l.spec().admitted().containsKey(n)) {
+                            changed.add(n);
+                          }
+                        });
+                changed.forEach(loop::enqueue);
+              }
+
+              @Override
+              public void onDelete(QuotaLedger l) {
+                l.spec().admitted().keySet().forEach(loop::enqueue);
+              }
+            });
+    // A queue created (a workload waited for it to exist), or its cohort changed.
+    informers
+        .queues()
+        .addHandler(
+            new EventHandler<>() {
+              @Override
+              public void onAdd(Queue q) {
+                informers
+                    .workloads()
+                    .cache()
+                    .byIndex(Informers.BY_QUEUE, q.metadata().name())
+                    .forEach(w -> loop.enqueue(w.metadata().name()));
+              }
+
+              @Override
+              public void onUpdate(Queue o, Queue q) {}
+
+              @Override
+              public void onDelete(Queue q) {
+                onAdd(q);
+              }
+            });
     informers
         .workloads()
         .addHandler(

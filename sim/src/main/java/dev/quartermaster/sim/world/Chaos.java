@@ -68,6 +68,18 @@ final class Chaos {
       int kind = random.nextInt(12);
       later(at, () -> fault(kind));
     }
+    // An operator changes a team queue's quota, once or twice a seed.
+    int quotaChanges = 1 + random.nextInt(2);
+    for (int i = 0; i < quotaChanges; i++) {
+      var at = Duration.ofMillis(random.nextLong(WINDOW.toMillis()));
+      var change = Queues.changeQuota(world.api(), random);
+      later(
+          at,
+          () -> {
+            run.event("operator: change a team queue's GPU quota");
+            SeedRun.tolerant(change);
+          });
+    }
     int gangFaults = 1 + random.nextInt(3);
     for (int i = 0; i < gangFaults; i++) {
       var at = Duration.ofMillis(random.nextLong(GANG_WINDOW.toMillis()));

@@ -334,8 +334,9 @@ final class GangPromises {
     var view = world.view();
     var capacity = Capacity.of(view, partialHoldings());
     for (var g : gangs) {
-      if (g.workload().metadata().isDeleting()) {
-        continue;
+      if (g.workload().metadata().isDeleting()
+          || QueuePromises.admittedIn(view, g.workload()).isEmpty()) {
+        continue; // not admitted: it has no members yet, and QueuePromises judges its wait
       }
       var uid = g.workload().metadata().uid();
       var all =
@@ -356,10 +357,21 @@ final class GangPromises {
             + gone.get().status().phase()
             + (gone.get().metadata().isDeleting() ? " (deleting)" : "");
       }
-      if (g.members().size() != g.group().replicas()) {
-        return "gang " + g.name() + " wants " + g.group().replicas() + ", has " + all.size();
+      // A scale-up waits for its queue to admit it (QueuePromises judges that wait): the gang
+      // wants only the replicas admitted.
+      int wanted =
+          Math.min(
+              g.group().replicas(),
+              QueuePromises.admittedIn(view, g.workload())
+                  .map(a -> a.replicas().getOrDefault(g.group().name(), 0))
+                  .orElse(0));
+      if (g.members().size() != wanted) {
+        return "gang " + g.name() + " wants " + wanted + ", has " + all.size();
       }
       if (!g.placed()) {
+        if (g.min() > wanted) {
+          continue; // its minMember waits for a scale-up its queue has not admitted
+        }
         if (g.min() > 0
             && (g.ready() < g.min()
                 || capacity.fits(g.min(), g.gpus(), g.required(), Optional.empty()))) {

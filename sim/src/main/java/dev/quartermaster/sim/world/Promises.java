@@ -80,14 +80,20 @@ final class Promises {
   private final Set<String> lastClaims = new HashSet<>();
 
   private final GangPromises gangs;
+  private final QueuePromises queues;
 
   Promises(WholeCluster world) {
     this.world = world;
     this.gangs = new GangPromises(world);
+    this.queues = new QueuePromises(world);
   }
 
   GangPromises gangs() {
     return gangs;
+  }
+
+  QueuePromises queues() {
+    return queues;
   }
 
   /** An operator deleted this task (or its workload): its deletion is no controller's doing. */
@@ -115,6 +121,7 @@ final class Promises {
     bounded(tasks, out);
     volumes(tasks, out);
     gangs.check(out);
+    queues.check(out);
     return out;
   }
 

@@ -157,8 +157,11 @@ public final class SeedRun {
       world.api().create(soloClaim());
       world.api().create(sharedVolume());
       world.api().create(soloTask());
+      Queues.create(world.api(), env.random());
       gangs = Gangs.draw(env.random());
-      gangs.forEach(g -> world.api().create(g.workload()));
+      for (int i = 0; i < gangs.size(); i++) {
+        world.api().create(Queues.assign(gangs.get(i).workload(), i, env.random()));
+      }
       var chaos = new Chaos(this, env.random());
       chaos.schedule();
       for (step = 1; step <= steps; step++) {
@@ -280,6 +283,10 @@ public final class SeedRun {
           + solo.get().status().message()
           + "; "
           + claimsOf(solo.get());
+    }
+    var queued = promises.queues().notConverged();
+    if (!queued.isEmpty()) {
+      return queued;
     }
     return promises.gangs().notConverged();
   }

@@ -8,6 +8,8 @@ import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.node.Node;
+import dev.quartermaster.api.queue.Queue;
+import dev.quartermaster.api.queue.QuotaLedger;
 import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.Workload;
@@ -33,6 +35,8 @@ final class StoreView implements CommitListener {
   private final Map<String, Node> nodes = new TreeMap<>();
   private final Map<String, DeviceSlice> slices = new TreeMap<>();
   private final Map<String, NodeAllocation> records = new TreeMap<>();
+  private final Map<String, Queue> queues = new TreeMap<>();
+  private final Map<String, QuotaLedger> ledgers = new TreeMap<>();
 
   private long revision;
 
@@ -48,6 +52,8 @@ final class StoreView implements CommitListener {
       apply(key, e, Kinds.NODE, nodes);
       apply(key, e, Kinds.DEVICE_SLICE, slices);
       apply(key, e, Kinds.NODE_ALLOCATION, records);
+      apply(key, e, Kinds.QUEUE, queues);
+      apply(key, e, Kinds.QUOTA_LEDGER, ledgers);
     }
   }
 
@@ -108,5 +114,13 @@ final class StoreView implements CommitListener {
 
   Collection<NodeAllocation> records() {
     return records.values();
+  }
+
+  Optional<Queue> queue(String name) {
+    return Optional.ofNullable(queues.get(name));
+  }
+
+  Collection<QuotaLedger> ledgers() {
+    return ledgers.values();
   }
 }

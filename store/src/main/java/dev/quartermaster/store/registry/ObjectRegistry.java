@@ -70,7 +70,8 @@ public final class ObjectRegistry implements FencingClient {
                 new SpecDecisionGuard(stored),
                 new VolumeGuard(stored),
                 new DomainGuard(),
-                new TaskPhaseGuard())),
+                new TaskPhaseGuard(),
+                new QuotaGuard(stored))),
         watchDecodes);
   }
 

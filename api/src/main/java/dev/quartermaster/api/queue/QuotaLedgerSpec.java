@@ -1,0 +1,24 @@
+package dev.quartermaster.api.queue;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * @param queues the cohort's queues as the writer saw them: the store reads each one and refuses
+ *     the write if one is no longer of this cohort, so lending is counted only from queues that
+ *     lend now
+ * @param admitted workload name → its admission
+ */
+public record QuotaLedgerSpec(List<String> queues, Map<String, Admitted> admitted) {
+  public static final QuotaLedgerSpec EMPTY = new QuotaLedgerSpec(List.of(), Map.of());
+
+  public QuotaLedgerSpec {
+    queues = queues == null ? List.of() : List.copyOf(queues);
+    // Sorted: whoever walks the admissions (triggers, the simulation's replay) walks them in one
+    // order.
+    admitted =
+        admitted == null
+            ? Map.of()
+            : java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(admitted));
+  }
+}

@@ -1,0 +1,69 @@
+package dev.quartermaster.api.validation;
+
+import dev.quartermaster.api.queue.PriorityClassSpec;
+import dev.quartermaster.api.queue.QueueSpec;
+import dev.quartermaster.api.queue.QuotaLedgerSpec;
+import java.util.Map;
+
+/** Rules for queues, priority classes and quota ledgers. */
+final class QueueRules {
+  static final int MAX_WEIGHT = 1_000;
+  static final int MAX_PRIORITY = 1_000_000_000;
+
+  private QueueRules() {}
+
+  static void queue(QueueSpec spec, Violations v) {
+    spec.cohort().ifPresent(c -> v.dnsLabel("spec.cohort", c));
+    counts("spec.quota", spec.quota(), v);
+    counts("spec.borrowingLimit", spec.borrowingLimit(), v);
+    counts("spec.lendingLimit", spec.lendingLimit(), v);
+    for (var c : spec.borrowingLimit().keySet()) {
+      v.check(
+          spec.quota().containsKey(c),
+          "spec.borrowingLimit." + c,
+          "names a device class the quota does not: a class without a quota is not limited, so it"
+              + " never borrows");
+    }
+    for (var c : spec.lendingLimit().keySet()) {
+      v.check(
+          spec.quota().containsKey(c),
+          "spec.lendingLimit." + c,
+          "names a device class the quota does not: only a nominal quota is lent");
+    }
+    v.check(
+        spec.weight() >= 1 && spec.weight() <= MAX_WEIGHT,
+        "spec.weight",
+        "must be from 1 to " + MAX_WEIGHT);
+  }
+
+  static void priorityClass(PriorityClassSpec spec, Violations v) {
+    v.check(
+        Math.abs(spec.value()) <= MAX_PRIORITY,
+        "spec.value",
+        "must be from -" + MAX_PRIORITY + " to " + MAX_PRIORITY);
+  }
+
+  static void ledger(QuotaLedgerSpec spec, Violations v) {
+    for (int i = 0; i < spec.queues().size(); i++) {
+      v.dnsLabel("spec.queues[" + i + "]", spec.queues().get(i));
+    }
+    spec.admitted()
+        .forEach(
+            (w, a) -> {
+              v.dnsLabel("spec.admitted." + w, w);
+              v.check(
+                  spec.queues().contains(a.queue()),
+                  "spec.admitted." + w + ".queue",
+                  "must be one of spec.queues " + spec.queues());
+              counts("spec.admitted." + w + ".usage", a.usage(), v);
+            });
+  }
+
+  private static void counts(String field, Map<String, Integer> counts, Violations v) {
+    counts.forEach(
+        (c, n) -> {
+          v.dnsSubdomain(field + "." + c, c);
+          v.check(n >= 0, field + "." + c, "must be >= 0 (a count of devices)");
+        });
+  }
+}

@@ -1,0 +1,282 @@
+package dev.quartermaster.control.admission;
+
+import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.api.error.ApiError.Reason;
+import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.event.EventRecorder;
+import dev.quartermaster.api.meta.ObjectMeta;
+import dev.quartermaster.api.queue.Queue;
+import dev.quartermaster.api.queue.QueueSpec;
+import dev.quartermaster.api.queue.QueueStatus;
+import dev.quartermaster.api.queue.QuotaLedger;
+import dev.quartermaster.api.queue.QuotaLedgerStatus;
+import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.api.workload.Workload;
+import dev.quartermaster.control.cluster.ControlLoop;
+import dev.quartermaster.control.cluster.Informers;
+import dev.quartermaster.control.cluster.Labels;
+import dev.quartermaster.control.cluster.StaleWrites;
+import dev.quartermaster.core.env.Env;
+import dev.quartermaster.core.informer.EventHandler;
+import dev.quartermaster.core.queue.Result;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Admits workloads against their queues' quotas, one cohort per key: each pass decides the whole
+ * cohort ({@link AdmissionCycle}) and writes it as one ledger write, which the store judges against
+ * the cohort's quota (Q1) in the same transaction. A lost race (another admitter, a quota change)
+ * is a 409, and the pass runs again on the newer ledger. Tasks exist only for admitted workloads:
+ * the workload controller creates none before (see {@link Admissions}).
+ */
+public final class AdmissionController {
+  private static final Logger LOG = LoggerFactory.getLogger(AdmissionController.class);
+
+  private final Env env;
+  private final ApiClient api;
+  private final Informers informers;
+  private final EventRecorder events;
+  private final ControlLoop loop;
+
+  /** The revision of our last ledger write per cohort: the cache must reach it before we decide. */
+  private final Map<String, Long> written = new ConcurrentHashMap<>();
+
+  public AdmissionController(Env env, ApiClient api, Informers informers, EventRecorder events) {
+    this.env = env;
+    this.api = api;
+    this.informers = informers;
+    this.events = events;
+    this.loop = new ControlLoop("admission", env, 1, StaleWrites.requeued(this::sync));
+    informers
+        .queues()
+        .addHandler(
+            new EventHandler<>() {
+              @Override
+              public void onAdd(Queue q) {
+                loop.enqueue(q.cohort());
+              }
+
+              @Override
+              public void onUpdate(Queue old, Queue q) {
+                if (!old.spec().equals(q.spec())) {
+                  loop.enqueue(old.cohort());
+                  loop.enqueue(q.cohort());
+                }
+              }
+
+              @Override
+              public void onDelete(Queue q) {
+                loop.enqueue(q.cohort());
+              }
+            });
+    informers
+        .workloads()
+        .addHandler(
+            new EventHandler<>() {
+              @Override
+              public void onAdd(Workload w) {
+                enqueueCohortOf(w);
+              }
+
+              @Override
+              public void onUpdate(Workload old, Workload w) {
+                if (old.metadata().generation() != w.metadata().generation()
+                    || old.metadata().isDeleting() != w.metadata().isDeleting()) {
+                  enqueueCohortOf(old);
+                  enqueueCohortOf(w);
+                }
+              }
+
+              @Override
+              public void onDelete(Workload w) {
+                enqueueCohortOf(w);
+              }
+            });
+    informers
+        .quotaLedgers()
+        .addHandler(EventHandler.onAnyChange(l -> loop.enqueue(l.metadata().name())));
+    // A scaled-down workload's admission shrinks as its surplus tasks finish or go.
+    informers
+        .tasks()
+        .addHandler(
+            new EventHandler<>() {
+              @Override
+              public void onAdd(Task t) {}
+
+              @Override
+              public void onUpdate(Task old, Task t) {
+                if (!old.status().phase().isFinished() && t.status().phase().isFinished()) {
+                  shrinkable(t);
+                }
+              }
+
+              @Override
+              public void onDelete(Task t) {
+                shrinkable(t);
+              }
+            });
+    informers
+        .priorityClasses()
+        .addHandler(
+            EventHandler.onAnyChange(
+                p -> informers.queues().cache().list().forEach(q -> loop.enqueue(q.cohort()))));
+  }
+
+  public ControlLoop loop() {
+    return loop;
+  }
+
+  /** On taking the lead: the {@code default} queue exists, and every cohort is decided again. */
+  public void startLeading() {
+    if (informers.queues().cache().get(Queue.DEFAULT).isEmpty()) {
+      try {
+        api.create(new Queue(ObjectMeta.named(Queue.DEFAULT), QueueSpec.UNLIMITED, null));
+      } catch (ApiException e) {
+        if (!e.is(Reason.AlreadyExists)) {
+          LOG.warn("could not create the default queue: {}", e.getMessage());
+        }
+      }
+    }
+    informers.queues().cache().list().forEach(q -> loop.enqueue(q.cohort()));
+    informers.quotaLedgers().cache().keys().forEach(loop::enqueue);
+  }
+
+  /** Group → the highest ordinal of {@code w}'s unfinished tasks + 1, as the cache shows them. */
+  private Map<String, Integer> taken(Workload w) {
+    var out = new HashMap<String, Integer>();
+    for (var g : w.spec().groups()) {
+      for (var t :
+          informers
+              .tasks()
+              .cache()
+              .byIndex(Informers.BY_GROUP, w.metadata().name() + "/" + g.name())) {
+        if (t.status().phase().isFinished()
+            || !t.metadata().owner().map(o -> o.uid().equals(w.metadata().uid())).orElse(false)) {
+          continue;
+        }
+        int ordinal = ordinalOf(t);
+        out.merge(g.name(), ordinal + 1, Math::max);
+      }
+    }
+    return out;
+  }
+
+  private static int ordinalOf(Task t) {
+    try {
+      return Integer.parseInt(t.metadata().labels().getOrDefault(Labels.ORDINAL, "0"));
+    } catch (NumberFormatException e) {
+      return Integer.MAX_VALUE - 1; // not ours to number: keep its workload's admission whole
+    }
+  }
+
+  private void shrinkable(Task t) {
+    var owner = t.metadata().labels().get(Labels.WORKLOAD);
+    if (owner == null) {
+      return;
+    }
+    informers
+        .workloads()
+        .cache()
+        .get(owner)
+        .filter(
+            w ->
+                Admissions.of(informers, w).filter(a -> AdmissionCycle.shrinking(w, a)).isPresent())
+        .ifPresent(this::enqueueCohortOf);
+  }
+
+  private void enqueueCohortOf(Workload w) {
+    loop.enqueue(Admissions.cohortOf(informers, w).orElse(w.spec().queueName()));
+  }
+
+  private Result sync(String cohort) {
+    var ledger = informers.quotaLedgers().cache().get(cohort);
+    var ours = written.get(cohort);
+    if (ours != null && ledger.map(l -> l.metadata().revision()).orElse(0L) < ours) {
+      return Result.done(); // our write's event brings us back once the cache has it
+    }
+    var queues =
+        informers.queues().cache().list().stream().filter(q -> q.cohort().equals(cohort)).toList();
+    if (queues.isEmpty() && ledger.isEmpty()) {
+      written.remove(cohort);
+      return Result.done();
+    }
+    var workloads = new LinkedHashMap<String, Workload>();
+    for (var q : queues) {
+      informers
+          .workloads()
+          .cache()
+          .byIndex(Informers.BY_QUEUE, q.metadata().name())
+          .forEach(w -> workloads.put(w.metadata().name(), w));
+    }
+    ledger.ifPresent(
+        l ->
+            l.spec()
+                .admitted()
+                .keySet()
+                .forEach(
+                    n -> informers.workloads().cache().get(n).ifPresent(w -> workloads.put(n, w))));
+    var priorities = new HashMap<String, Integer>();
+    informers
+        .priorityClasses()
+        .cache()
+        .list()
+        .forEach(p -> priorities.put(p.metadata().name(), p.spec().value()));
+    var existing = new HashMap<String, Map<String, Integer>>();
+    ledger.ifPresent(
+        l ->
+            l.spec()
+                .admitted()
+                .forEach(
+                    (n, a) -> {
+                      var w = workloads.get(n);
+                      if (w != null && AdmissionCycle.shrinking(w, a)) {
+                        existing.put(n, taken(w));
+                      }
+                    }));
+    var plan =
+        AdmissionCycle.decide(
+            queues,
+            ledger.map(QuotaLedger::spec).orElse(dev.quartermaster.api.queue.QuotaLedgerSpec.EMPTY),
+            new ArrayList<>(workloads.values()),
+            priorities,
+            existing,
+            env.now());
+    if (plan.changed()) {
+      var next =
+          ledger.isPresent()
+              ? api.update(ledger.get().withSpec(plan.ledger()))
+              : api.create(
+                  new QuotaLedger(
+                      ObjectMeta.named(cohort), plan.ledger(), QuotaLedgerStatus.EMPTY));
+      written.put(cohort, next.metadata().revision());
+      for (var name : plan.admitted()) {
+        var w = workloads.get(name);
+        var a = plan.ledger().admitted().get(name);
+        events.normal(
+            w,
+            "Admitted",
+            "admitted through queue "
+                + a.queue()
+                + " (cohort "
+                + cohort
+                + "), using "
+                + (a.usage().isEmpty() ? "no devices" : a.usage().toString()));
+      }
+      if (!plan.released().isEmpty()) {
+        LOG.info("cohort {}: released {}", cohort, plan.released());
+      }
+    }
+    for (var q : queues) {
+      var status = plan.statuses().getOrDefault(q.metadata().name(), QueueStatus.EMPTY);
+      if (!status.equals(q.status())) {
+        api.updateStatus(q.withStatus(status));
+      }
+    }
+    return Result.done();
+  }
+}

@@ -1,0 +1,253 @@
+package dev.quartermaster.control.admission;
+
+import dev.quartermaster.api.queue.Admitted;
+import dev.quartermaster.api.queue.CohortQuota;
+import dev.quartermaster.api.queue.Demand;
+import dev.quartermaster.api.queue.Queue;
+import dev.quartermaster.api.queue.QueueOrder;
+import dev.quartermaster.api.queue.QueueOrdering;
+import dev.quartermaster.api.queue.QueueSpec;
+import dev.quartermaster.api.queue.QueueStatus;
+import dev.quartermaster.api.queue.QuotaLedgerSpec;
+import dev.quartermaster.api.workload.WorkerGroup;
+import dev.quartermaster.api.workload.Workload;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/**
+ * One admission decision for a cohort, pure: from its queues, its ledger and the workloads that
+ * name its queues, the next ledger — every pending workload that fits admitted at once, of every
+ * queue (not one per queue per cycle), and entries of workloads that are gone released.
+ *
+ * <p>Order: each queue's pending workloads by {@link QueueOrder}; across queues, the next workload
+ * is taken from the queue with the lowest weighted dominant share (its largest used/cohort-quota
+ * over its weight), so borrowing goes to the queues that use least for their weight. A workload
+ * that does not fit stops its queue ({@code StrictFIFO}) or is passed over ({@code BestEffortFIFO}:
+ * smaller ones behind it may go). A workload scaled up is admitted again whole with its new size,
+ * or keeps its old admission until that fits; a scale-down is released at once.
+ */
+final class AdmissionCycle {
+  private AdmissionCycle() {}
+
+  /**
+   * @param ledger the cohort's next ledger
+   * @param changed whether it differs from the one read
+   * @param statuses queue → its status
+   * @param admitted the workloads admitted (or re-admitted larger) by this decision
+   * @param released the workloads whose entries this decision removed
+   */
+  record Plan(
+      QuotaLedgerSpec ledger,
+      boolean changed,
+      Map<String, QueueStatus> statuses,
+      List<String> admitted,
+      List<String> released) {}
+
+  /**
+   * @param existing workload → group → how many ordinals its live tasks take (the highest live
+   *     ordinal + 1), for the workloads scaled down below their admission: the admission shrinks
+   *     only as their surplus tasks go, so the quota always covers what runs
+   */
+  static Plan decide(
+      List<Queue> queues,
+      QuotaLedgerSpec ledger,
+      List<Workload> workloads,
+      Map<String, Integer> priorities,
+      Map<String, Map<String, Integer>> existing,
+      Instant now) {
+    var specs = new TreeMap<String, QueueSpec>();
+    queues.forEach(q -> specs.put(q.metadata().name(), q.spec()));
+    var byName = new HashMap<String, Workload>();
+    workloads.forEach(w -> byName.put(w.metadata().name(), w));
+
+    var kept = new TreeMap<String, Admitted>();
+    var released = new ArrayList<String>();
+    var grown = new ArrayList<Workload>();
+    ledger
+        .admitted()
+        .forEach(
+            (name, a) -> {
+              var w = byName.get(name);
+              if (w == null
+                  || !w.metadata().uid().equals(a.uid())
+                  || w.metadata().isDeleting()
+                  || !w.spec().queueName().equals(a.queue())
+                  || !specs.containsKey(a.queue())) {
+                released.add(name);
+                return;
+              }
+              var replicas = replicasOf(w);
+              var demand = Demand.of(w.spec());
+              if (replicas.equals(a.replicas()) && demand.equals(a.usage())) {
+                kept.put(name, a);
+              } else if (within(replicas, a.replicas()) && within(demand, a.usage())) {
+                kept.put(name, shrunk(w, a, existing.getOrDefault(name, Map.of())));
+              } else {
+                kept.put(name, a);
+                grown.add(w);
+              }
+            });
+
+    var pending = new HashMap<String, ArrayDeque<Workload>>();
+    var order = QueueOrder.of(priorities);
+    workloads.stream()
+        .filter(w -> !w.metadata().isDeleting() && specs.containsKey(w.spec().queueName()))
+        .filter(w -> !kept.containsKey(w.metadata().name()) || grown.contains(w))
+        .filter(w -> w.spec().priority().map(priorities::containsKey).orElse(true))
+        .sorted(order)
+        .forEach(
+            w -> pending.computeIfAbsent(w.spec().queueName(), q -> new ArrayDeque<>()).add(w));
+
+    var quota = CohortQuota.of(specs, kept);
+    var admittedNow = new ArrayList<String>();
+    while (!pending.isEmpty()) {
+      var queue = fairest(pending.keySet(), specs, quota);
+      var head = pending.get(queue).poll();
+      var name = head.metadata().name();
+      var before = kept.get(name);
+      var without = before == null ? quota : minus(specs, kept, name);
+      var demand = Demand.of(head.spec());
+      var after = without.plus(queue, demand);
+      if (after.breach().isEmpty()) {
+        kept.put(name, admit(head, queue, QueueOrder.priorityOf(head, priorities), now));
+        quota = after;
+        admittedNow.add(name);
+      } else if (specs.get(queue).ordering() == QueueOrdering.StrictFIFO) {
+        pending.get(queue).clear();
+      }
+      if (pending.get(queue).isEmpty()) {
+        pending.remove(queue);
+      }
+    }
+
+    var next = new QuotaLedgerSpec(List.copyOf(specs.keySet()), kept);
+    var statuses = new TreeMap<String, QueueStatus>();
+    for (var q : specs.keySet()) {
+      long waiting =
+          workloads.stream()
+              .filter(
+                  w ->
+                      w.spec().queueName().equals(q)
+                          && !w.metadata().isDeleting()
+                          && !kept.containsKey(w.metadata().name()))
+              .count();
+      long admittedHere = kept.values().stream().filter(a -> a.queue().equals(q)).count();
+      var classes = new java.util.TreeSet<String>(specs.get(q).quota().keySet());
+      kept.values().stream()
+          .filter(a -> a.queue().equals(q))
+          .forEach(a -> classes.addAll(a.usage().keySet()));
+      var finalQuota = quota;
+      statuses.put(
+          q,
+          new QueueStatus(
+              (int) waiting,
+              (int) admittedHere,
+              perClass(classes, c -> finalQuota.used(q, c)),
+              perClass(classes, c -> finalQuota.borrowed(q, c)),
+              perClass(classes, c -> finalQuota.lent(q, c))));
+    }
+    return new Plan(next, !next.equals(ledger), statuses, admittedNow, released);
+  }
+
+  /** The queue with a pending workload whose weighted dominant share is lowest (then by name). */
+  private static String fairest(
+      java.util.Set<String> candidates, Map<String, QueueSpec> specs, CohortQuota quota) {
+    String best = null;
+    double bestShare = Double.MAX_VALUE;
+    for (var q : new java.util.TreeSet<>(candidates)) {
+      double share = dominantShare(q, specs, quota) / specs.get(q).weight();
+      if (share < bestShare) {
+        best = q;
+        bestShare = share;
+      }
+    }
+    return best;
+  }
+
+  /** The largest, over the classes the cohort has quota of, of this queue's used / cohort quota. */
+  static double dominantShare(String queue, Map<String, QueueSpec> specs, CohortQuota quota) {
+    var totals = new HashMap<String, Integer>();
+    specs.values().forEach(s -> s.quota().forEach((c, n) -> totals.merge(c, n, Integer::sum)));
+    double share = 0;
+    for (var e : totals.entrySet()) {
+      if (e.getValue() > 0) {
+        share = Math.max(share, quota.used(queue, e.getKey()) / (double) e.getValue());
+      }
+    }
+    return share;
+  }
+
+  private static CohortQuota minus(
+      Map<String, QueueSpec> specs, Map<String, Admitted> kept, String name) {
+    var rest = new HashMap<>(kept);
+    rest.remove(name);
+    return CohortQuota.of(specs, rest);
+  }
+
+  /**
+   * {@code a} after a scale-down of {@code w}: each group keeps what its live tasks still take, at
+   * most what was admitted.
+   */
+  private static Admitted shrunk(Workload w, Admitted a, Map<String, Integer> taken) {
+    var groups =
+        w.spec().groups().stream()
+            .map(
+                g ->
+                    g.withReplicas(
+                        Math.min(
+                            a.replicas().getOrDefault(g.name(), 0),
+                            Math.max(g.replicas(), taken.getOrDefault(g.name(), 0)))))
+            .toList();
+    var held = w.spec().withGroups(groups);
+    return new Admitted(
+        w.metadata().uid(),
+        a.queue(),
+        groups.stream()
+            .collect(
+                Collectors.toMap(
+                    WorkerGroup::name, WorkerGroup::replicas, (x, y) -> x, TreeMap::new)),
+        Demand.of(held),
+        a.priority(),
+        a.at());
+  }
+
+  /** Whether {@code w} is admitted for more replicas than its spec asks of some group. */
+  static boolean shrinking(Workload w, Admitted a) {
+    return w.spec().groups().stream()
+        .anyMatch(g -> a.replicas().getOrDefault(g.name(), 0) > g.replicas());
+  }
+
+  private static Admitted admit(Workload w, String queue, int priority, Instant at) {
+    return new Admitted(
+        w.metadata().uid(), queue, replicasOf(w), Demand.of(w.spec()), priority, at);
+  }
+
+  static Map<String, Integer> replicasOf(Workload w) {
+    return w.spec().groups().stream()
+        .collect(
+            Collectors.toMap(WorkerGroup::name, WorkerGroup::replicas, (a, b) -> a, TreeMap::new));
+  }
+
+  /** Whether every count of {@code next} is at most {@code was}'s (absent: 0). */
+  private static boolean within(Map<String, Integer> next, Map<String, Integer> was) {
+    return next.entrySet().stream().allMatch(e -> e.getValue() <= was.getOrDefault(e.getKey(), 0));
+  }
+
+  private static Map<String, Integer> perClass(
+      java.util.Set<String> classes, java.util.function.ToIntFunction<String> f) {
+    var out = new TreeMap<String, Integer>();
+    for (var c : classes) {
+      int n = f.applyAsInt(c);
+      if (n != 0) {
+        out.put(c, n);
+      }
+    }
+    return out;
+  }
+}

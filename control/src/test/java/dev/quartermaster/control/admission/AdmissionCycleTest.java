@@ -1,0 +1,205 @@
+package dev.quartermaster.control.admission;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.quartermaster.api.claim.DeviceRequest;
+import dev.quartermaster.api.claim.ResourceClaimSpec;
+import dev.quartermaster.api.meta.ObjectMeta;
+import dev.quartermaster.api.queue.CohortQuota;
+import dev.quartermaster.api.queue.Queue;
+import dev.quartermaster.api.queue.QueueOrdering;
+import dev.quartermaster.api.queue.QueueSpec;
+import dev.quartermaster.api.queue.QuotaLedgerSpec;
+import dev.quartermaster.api.workload.ClaimTemplate;
+import dev.quartermaster.api.workload.RestartPolicy;
+import dev.quartermaster.api.workload.TaskTemplate;
+import dev.quartermaster.api.workload.WorkerGroup;
+import dev.quartermaster.api.workload.Workload;
+import dev.quartermaster.api.workload.WorkloadSpec;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** The admission decision, case by case. */
+class AdmissionCycleTest {
+  private static final Instant NOW = Instant.parse("2026-11-27T08:00:00Z");
+  private int created;
+
+  private static Queue queue(String name, int gpus, QueueOrdering ordering, int weight) {
+    return new Queue(
+        ObjectMeta.named(name),
+        new QueueSpec(Optional.of("c"), Map.of("gpu", gpus), Map.of(), Map.of(), weight, ordering),
+        null);
+  }
+
+  private Workload workload(String name, String queue, int gpus, Optional<String> priority) {
+    var claim =
+        new ClaimTemplate(
+            "gpu",
+            new ResourceClaimSpec(
+                List.of(new DeviceRequest("gpu", "gpu", gpus, List.of())), Optional.empty()));
+    var group =
+        new WorkerGroup("w", 1, TaskTemplate.EMPTY, List.of(claim), RestartPolicy.OnFailure);
+    var meta =
+        new ObjectMeta(
+            name,
+            "uid-" + name,
+            1,
+            1,
+            Map.of(),
+            Optional.of(NOW.plusSeconds(created++)),
+            Optional.empty(),
+            List.of(),
+            Optional.empty());
+    return new Workload(
+        meta, new WorkloadSpec(List.of(group), Optional.empty()).inQueue(queue, priority), null);
+  }
+
+  private Workload workload(String name, String queue, int gpus) {
+    return workload(name, queue, gpus, Optional.empty());
+  }
+
+  private static AdmissionCycle.Plan decide(
+      List<Queue> queues, QuotaLedgerSpec ledger, List<Workload> workloads) {
+    return AdmissionCycle.decide(queues, ledger, workloads, Map.of("high", 100), Map.of(), NOW);
+  }
+
+  @Test
+  void everyWorkloadThatFitsIsAdmittedInOneDecisionAcrossQueues() {
+    var queues =
+        List.of(
+            queue("a", 8, QueueOrdering.StrictFIFO, 1), queue("b", 8, QueueOrdering.StrictFIFO, 1));
+    var workloads = new ArrayList<Workload>();
+    for (int i = 0; i < 8; i++) {
+      workloads.add(workload("a" + i, "a", 2));
+      workloads.add(workload("b" + i, "b", 2));
+    }
+    var plan = decide(queues, QuotaLedgerSpec.EMPTY, workloads);
+    assertThat(plan.admitted()).hasSize(8); // 16 GPUs of quota, 2 each
+    assertThat(plan.ledger().admitted().values().stream().filter(a -> a.queue().equals("a")))
+        .hasSize(4);
+    assertThat(CohortQuota.of(specs(queues), plan.ledger().admitted()).breach()).isEmpty();
+    assertThat(plan.statuses().get("a").pending()).isEqualTo(4);
+    assertThat(plan.statuses().get("a").used()).isEqualTo(Map.of("gpu", 8));
+  }
+
+  @Test
+  void aHeadThatDoesNotFitBlocksAStrictQueueButNotABestEffortOne() {
+    var big = workload("big", "q", 10);
+    var small = workload("small", "q", 2);
+    var strict =
+        decide(
+            List.of(queue("q", 8, QueueOrdering.StrictFIFO, 1)),
+            QuotaLedgerSpec.EMPTY,
+            List.of(big, small));
+    assertThat(strict.admitted()).isEmpty();
+    var bestEffort =
+        decide(
+            List.of(queue("q", 8, QueueOrdering.BestEffortFIFO, 1)),
+            QuotaLedgerSpec.EMPTY,
+            List.of(big, small));
+    assertThat(bestEffort.admitted()).containsExactly("small");
+  }
+
+  @Test
+  void higherPriorityGoesFirstThenOlder() {
+    var old = workload("old", "q", 6);
+    var urgent = workload("urgent", "q", 6, Optional.of("high"));
+    var plan =
+        decide(
+            List.of(queue("q", 8, QueueOrdering.StrictFIFO, 1)),
+            QuotaLedgerSpec.EMPTY,
+            List.of(old, urgent));
+    assertThat(plan.admitted()).containsExactly("urgent");
+  }
+
+  @Test
+  void aWorkloadNamingAPriorityClassThatDoesNotExistWaits() {
+    var w = workload("w", "q", 1, Optional.of("no-such"));
+    var plan =
+        decide(
+            List.of(queue("q", 8, QueueOrdering.StrictFIFO, 1)), QuotaLedgerSpec.EMPTY, List.of(w));
+    assertThat(plan.admitted()).isEmpty();
+  }
+
+  /**
+   * Two queues of one cohort both wanting more than their quota: what is lent is shared by weight.
+   */
+  @Test
+  void borrowingIsSharedByWeightedDominantShare() {
+    var queues =
+        List.of(
+            queue("a", 4, QueueOrdering.StrictFIFO, 1),
+            queue("b", 4, QueueOrdering.StrictFIFO, 3),
+            queue("idle", 8, QueueOrdering.StrictFIFO, 1));
+    var workloads = new ArrayList<Workload>();
+    for (int i = 0; i < 16; i++) {
+      workloads.add(workload("a" + i, "a", 1));
+      workloads.add(workload("b" + i, "b", 1));
+    }
+    var plan = decide(queues, QuotaLedgerSpec.EMPTY, workloads);
+    var quota = CohortQuota.of(specs(queues), plan.ledger().admitted());
+    assertThat(quota.used("a", "gpu") + quota.used("b", "gpu")).isEqualTo(16);
+    // b weighs three times a: it ends with about three times a's dominant share.
+    assertThat(quota.used("b", "gpu")).isEqualTo(12);
+    assertThat(quota.used("a", "gpu")).isEqualTo(4);
+  }
+
+  @Test
+  void aDeletedOrReCreatedWorkloadIsReleased() {
+    var queues = List.of(queue("q", 8, QueueOrdering.StrictFIFO, 1));
+    var w = workload("w", "q", 4);
+    var first = decide(queues, QuotaLedgerSpec.EMPTY, List.of(w));
+    assertThat(first.admitted()).containsExactly("w");
+
+    var gone = decide(queues, first.ledger(), List.of());
+    assertThat(gone.released()).containsExactly("w");
+    assertThat(gone.ledger().admitted()).isEmpty();
+
+    var again = new Workload(w.metadata().withUid("uid-new"), w.spec(), null);
+    var recreated = decide(queues, first.ledger(), List.of(again));
+    assertThat(recreated.released()).containsExactly("w");
+    assertThat(recreated.ledger().admitted().get("w").uid()).isEqualTo("uid-new");
+  }
+
+  @Test
+  void aScaleDownIsReleasedAtOnceAndAScaleUpWaitsForRoom() {
+    var queues = List.of(queue("q", 8, QueueOrdering.StrictFIFO, 1));
+    var w = scaled(workload("w", "q", 2), 2); // 4 GPUs
+    var ledger = decide(queues, QuotaLedgerSpec.EMPTY, List.of(w)).ledger();
+
+    var down = decide(queues, ledger, List.of(scaled(w, 1)));
+    assertThat(down.ledger().admitted().get("w").usage()).isEqualTo(Map.of("gpu", 2));
+    // While its second task still runs, the admission keeps it.
+    var stillRunning =
+        AdmissionCycle.decide(
+            queues, ledger, List.of(scaled(w, 1)), Map.of(), Map.of("w", Map.of("w", 2)), NOW);
+    assertThat(stillRunning.ledger().admitted().get("w").replicas()).isEqualTo(Map.of("w", 2));
+    assertThat(stillRunning.changed()).isFalse();
+
+    var upFits = decide(queues, ledger, List.of(scaled(w, 4)));
+    assertThat(upFits.ledger().admitted().get("w").replicas()).isEqualTo(Map.of("w", 4));
+
+    var upTooFar = decide(queues, ledger, List.of(scaled(w, 5)));
+    assertThat(upTooFar.ledger().admitted().get("w")).isEqualTo(ledger.admitted().get("w"));
+    assertThat(upTooFar.changed()).isFalse();
+  }
+
+  private static Workload scaled(Workload w, int replicas) {
+    var groups = w.spec().groups().stream().map(g -> g.withReplicas(replicas)).toList();
+    return new Workload(
+        w.metadata(),
+        new WorkloadSpec(groups, Optional.empty()).inQueue(w.spec().queueName(), Optional.empty()),
+        null);
+  }
+
+  private static Map<String, QueueSpec> specs(List<Queue> queues) {
+    var out = new HashMap<String, QueueSpec>();
+    queues.forEach(q -> out.put(q.metadata().name(), q.spec()));
+    return out;
+  }
+}

@@ -1,0 +1,172 @@
+package dev.quartermaster.sim.world;
+
+import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.queue.CohortQuota;
+import dev.quartermaster.api.queue.Demand;
+import dev.quartermaster.api.queue.QueueOrder;
+import dev.quartermaster.api.queue.QueueOrdering;
+import dev.quartermaster.api.queue.QueueSpec;
+import dev.quartermaster.api.queue.QuotaLedger;
+import dev.quartermaster.api.workload.Workload;
+import dev.quartermaster.control.cluster.Labels;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * What queues promise, checked on the store after every step:
+ *
+ * <ul>
+ *   <li><b>Q1 quota</b>: in every cohort's ledger, what the admitted workloads use is within the
+ *       queues' nominal quota plus what the cohort lends ({@link CohortQuota}), the queues' specs
+ *       as the store holds them now;
+ *   <li><b>ADMIT</b>: no live task of a live workload exists before that workload is admitted (its
+ *       uid in its cohort's ledger): placement binds admitted workloads only.
+ * </ul>
+ *
+ * And for convergence: a workload not admitted once faults stop must not fit its queue's room.
+ */
+final class QueuePromises {
+  private final WholeCluster world;
+
+  QueuePromises(WholeCluster world) {
+    this.world = world;
+  }
+
+  void check(List<String> out) {
+    var view = world.view();
+    for (var ledger : view.ledgers()) {
+      specs(ledger)
+          .flatMap(specs -> CohortQuota.of(specs, ledger.spec().admitted()).breach())
+          .ifPresent(b -> out.add("Q1 cohort " + ledger.metadata().name() + ": " + b));
+    }
+    var workloads = new HashMap<String, Workload>();
+    view.workloads().forEach(w -> workloads.put(w.metadata().name(), w));
+    for (var t : view.tasks()) {
+      if (t.metadata().isDeleting() || t.status().phase().isFinished()) {
+        continue;
+      }
+      var owner = t.metadata().labels().get(Labels.WORKLOAD);
+      var w = owner == null ? null : workloads.get(owner);
+      if (w == null
+          || w.metadata().isDeleting()
+          || !t.metadata().owner().map(o -> o.uid().equals(w.metadata().uid())).orElse(false)) {
+        continue;
+      }
+      var entry = admitted(w);
+      var group = t.metadata().labels().get(Labels.GROUP);
+      int ordinal = ordinalOf(t);
+      if (entry.isPresent()
+          && group != null
+          && ordinal >= entry.get().replicas().getOrDefault(group, 0)) {
+        out.add(
+            "ADMIT: task "
+                + t.metadata().name()
+                + " ("
+                + t.status().phase()
+                + ") beyond the "
+                + entry.get().replicas().getOrDefault(group, 0)
+                + " worker(s) of group "
+                + group
+                + " its queue admitted");
+      }
+      if (entry.isEmpty()) {
+        out.add(
+            "ADMIT: task "
+                + t.metadata().name()
+                + " ("
+                + t.status().phase()
+                + ") of workload "
+                + owner
+                + ", which its queue "
+                + w.spec().queueName()
+                + " has not admitted");
+      }
+    }
+  }
+
+  private static int ordinalOf(dev.quartermaster.api.workload.Task t) {
+    try {
+      return Integer.parseInt(t.metadata().labels().getOrDefault(Labels.ORDINAL, "0"));
+    } catch (NumberFormatException e) {
+      return 0;
+    }
+  }
+
+  /** Why some workload waits for admission though it fits its queue's room; empty if none does. */
+  String notConverged() {
+    var view = world.view();
+    var priorities = new HashMap<String, Integer>();
+    world
+        .api()
+        .list(Kinds.PRIORITY_CLASS)
+        .items()
+        .forEach(p -> priorities.put(p.metadata().name(), p.spec().value()));
+    // Each queue's waiting workloads in the order they are taken: a StrictFIFO queue is judged by
+    // its head only (those behind it wait for it, rightly), a BestEffortFIFO queue by each.
+    var waiting =
+        view.workloads().stream()
+            .filter(w -> !w.metadata().isDeleting())
+            .filter(w -> admitted(w).filter(a -> a.usage().equals(Demand.of(w.spec()))).isEmpty())
+            .sorted(QueueOrder.of(priorities))
+            .toList();
+    var blocked = new java.util.HashSet<String>();
+    for (var w : waiting) {
+      var queue = view.queue(w.spec().queueName());
+      if (queue.isEmpty() || blocked.contains(queue.get().metadata().name())) {
+        continue;
+      }
+      if (queue.get().spec().ordering() == QueueOrdering.StrictFIFO) {
+        blocked.add(queue.get().metadata().name());
+      }
+      var ledger =
+          view.ledgers().stream()
+              .filter(l -> l.metadata().name().equals(queue.get().cohort()))
+              .findFirst();
+      var all = new HashMap<>(ledger.flatMap(this::specs).orElse(java.util.Map.of()));
+      all.put(queue.get().metadata().name(), queue.get().spec());
+      var others = new HashMap<>(ledger.map(l -> l.spec().admitted()).orElse(java.util.Map.of()));
+      others.remove(w.metadata().name()); // a scale-up is admitted again whole
+      var quota = CohortQuota.of(all, others);
+      if (quota.plus(queue.get().metadata().name(), Demand.of(w.spec())).breach().isEmpty()) {
+        return "workload "
+            + w.metadata().name()
+            + " fits the room of queue "
+            + w.spec().queueName()
+            + " but is not admitted"
+            + (admitted(w).isPresent() ? " at its new size" : "");
+      }
+    }
+    return "";
+  }
+
+  private Optional<dev.quartermaster.api.queue.Admitted> admitted(Workload w) {
+    return admittedIn(world.view(), w);
+  }
+
+  /** {@code w}'s entry in its cohort's ledger as the store holds it. */
+  static Optional<dev.quartermaster.api.queue.Admitted> admittedIn(StoreView view, Workload w) {
+    var queue = view.queue(w.spec().queueName());
+    return queue
+        .flatMap(
+            q ->
+                view.ledgers().stream()
+                    .filter(l -> l.metadata().name().equals(q.cohort()))
+                    .findFirst())
+        .map(l -> l.spec().admitted().get(w.metadata().name()))
+        .filter(a -> a.uid().equals(w.metadata().uid()));
+  }
+
+  /** The ledger's queues' specs as the store holds them (those still of its cohort). */
+  private Optional<java.util.Map<String, QueueSpec>> specs(QuotaLedger ledger) {
+    var specs = new HashMap<String, QueueSpec>();
+    for (var name : ledger.spec().queues()) {
+      world
+          .view()
+          .queue(name)
+          .filter(q -> q.cohort().equals(ledger.metadata().name()))
+          .ifPresent(q -> specs.put(name, q.spec()));
+    }
+    return Optional.of(specs);
+  }
+}

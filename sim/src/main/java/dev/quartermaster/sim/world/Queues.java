@@ -1,0 +1,88 @@
+package dev.quartermaster.sim.world;
+
+import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.api.meta.ObjectMeta;
+import dev.quartermaster.api.queue.PriorityClass;
+import dev.quartermaster.api.queue.PriorityClassSpec;
+import dev.quartermaster.api.queue.Queue;
+import dev.quartermaster.api.queue.QueueOrdering;
+import dev.quartermaster.api.queue.QueueSpec;
+import dev.quartermaster.api.workload.Workload;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.random.RandomGenerator;
+
+/**
+ * The queues of a seed: the gang jobs are admitted through two team queues of one cohort, {@code
+ * train} and {@code research}, whose quotas (drawn; in half the seeds) add up to less than the jobs
+ * may ask for once scaled, so they borrow from each other and some wait; the other workloads go
+ * through {@code default}. One job has the {@code urgent} priority class. Chaos changes a team's
+ * quota now and then (the store refuses a change that would leave what is admitted over quota).
+ */
+final class Queues {
+  static final String COHORT = "lab";
+  static final List<String> TEAMS = List.of("train", "research");
+  static final String URGENT = "urgent";
+
+  private Queues() {}
+
+  /** Creates the seed's priority class and team queues. */
+  static void create(ApiClient api, RandomGenerator random) {
+    api.create(
+        new PriorityClass(
+            ObjectMeta.named(URGENT), new PriorityClassSpec(100, "goes first in its queue"), null));
+    // Half the seeds give each team the whole fleet's 12 GPUs, so gangs contend for devices, not
+    // quota (how the gang promises were first proven); the other half ration them.
+    boolean rationed = random.nextBoolean();
+    api.create(
+        new Queue(
+            ObjectMeta.named("train"), spec(rationed ? 4 + random.nextInt(5) : 12, random), null));
+    api.create(
+        new Queue(
+            ObjectMeta.named("research"),
+            spec(rationed ? 2 + random.nextInt(4) : 12, random),
+            null));
+  }
+
+  static QueueSpec spec(int gpus, RandomGenerator random) {
+    return new QueueSpec(
+        Optional.of(COHORT),
+        Map.of("gpu", gpus),
+        random.nextBoolean() ? Map.of() : Map.of("gpu", 1 + random.nextInt(4)),
+        random.nextBoolean() ? Map.of() : Map.of("gpu", random.nextInt(gpus + 1)),
+        1 + random.nextInt(3),
+        random.nextBoolean() ? QueueOrdering.StrictFIFO : QueueOrdering.BestEffortFIFO);
+  }
+
+  /** {@code w} admitted through the team its job draws, the first job's at urgent priority. */
+  static Workload assign(Workload w, int index, RandomGenerator random) {
+    var team = TEAMS.get(random.nextInt(TEAMS.size()));
+    var priority = index == 0 ? Optional.of(URGENT) : Optional.<String>empty();
+    return new Workload(w.metadata(), w.spec().inQueue(team, priority), w.status());
+  }
+
+  /** An operator changes a team's GPU quota: the store may refuse it (409). */
+  static Runnable changeQuota(ApiClient api, RandomGenerator random) {
+    var team = TEAMS.get(random.nextInt(TEAMS.size()));
+    int gpus = 1 + random.nextInt(8);
+    return () -> {
+      var q = api.get(dev.quartermaster.api.meta.Kinds.QUEUE, team).orElseThrow();
+      var quota = new HashMap<>(q.spec().quota());
+      quota.put("gpu", gpus);
+      var next =
+          new QueueSpec(
+              q.spec().cohort(),
+              quota,
+              q.spec().borrowingLimit(),
+              q.spec().lendingLimit().entrySet().stream()
+                  .collect(
+                      java.util.stream.Collectors.toMap(
+                          Map.Entry::getKey, e -> Math.min(e.getValue(), gpus))),
+              q.spec().weight(),
+              q.spec().ordering());
+      api.update(new Queue(q.metadata(), next, q.status()));
+    };
+  }
+}

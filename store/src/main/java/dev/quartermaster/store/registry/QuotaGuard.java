@@ -1,0 +1,315 @@
+package dev.quartermaster.store.registry;
+
+import dev.quartermaster.api.error.ApiError.Reason;
+import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.meta.ApiObject;
+import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.queue.Admitted;
+import dev.quartermaster.api.queue.CohortQuota;
+import dev.quartermaster.api.queue.Queue;
+import dev.quartermaster.api.queue.QueueSpec;
+import dev.quartermaster.api.queue.QuotaLedger;
+import dev.quartermaster.api.queue.QuotaLedgerSpec;
+import dev.quartermaster.api.workload.SpecDecision;
+import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.api.workload.Workload;
+import dev.quartermaster.store.Txn.Compare;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Q1 in the store, whoever writes: a cohort's admitted usage stays within its queues' nominal quota
+ * plus what the cohort lends ({@link CohortQuota}), judged in the write's own transaction. It
+ * refuses, with a 409 naming the rule:
+ *
+ * <ul>
+ *   <li>a ledger write that admits more (a new entry, or more usage) and breaks Q1, or lists a
+ *       queue that is not of the ledger's cohort, or admits a workload that is gone, re-created,
+ *       being deleted or of another queue;
+ *   <li>a queue's spec change or delete that would break Q1 for what is admitted now (lowering a
+ *       lender's quota under what others borrow), or that moves a queue with admitted workloads to
+ *       another cohort;
+ *   <li>moving an admitted workload to another queue;
+ *   <li>the workload controller's create of a worker beyond what its queue admitted (its cache of
+ *       the ledger may lag a shrink).
+ * </ul>
+ *
+ * Every queue the ledger lists, and the ledger itself, join the transaction's compares, so an
+ * admission and a quota change racing each other cannot both win. A ledger write that only releases
+ * is not judged: draining never breaks the quota.
+ */
+final class QuotaGuard implements WriteRules {
+  private final StoredObjects stored;
+
+  QuotaGuard(StoredObjects stored) {
+    this.stored = stored;
+  }
+
+  @Override
+  public List<Compare> beforeCreate(Reads reads, ApiObject next) {
+    return switch (next) {
+      case QuotaLedger l -> ledgerWrite(reads, QuotaLedgerSpec.EMPTY, l);
+      case Task t when t.metadata().labels().containsKey(SpecDecision.CREATED_AT) ->
+          workerCreate(reads, t);
+      default -> List.of();
+    };
+  }
+
+  /**
+   * A workload's worker is created only within what its queue admitted: the controller's cache of
+   * the ledger may lag a shrink, so the store judges it. A workload whose queue does not exist (the
+   * workload controller run without queues) is not judged.
+   */
+  private List<Compare> workerCreate(Reads reads, Task t) {
+    var owner = t.metadata().owner().filter(o -> o.kind().equals(Kinds.WORKLOAD.name()));
+    if (owner.isEmpty()) {
+      return List.of();
+    }
+    var compares = new ArrayList<Compare>();
+    var w = read(reads, Kinds.WORKLOAD, owner.get().name(), compares);
+    if (w.isEmpty() || !w.get().metadata().uid().equals(owner.get().uid())) {
+      return compares;
+    }
+    var queue = read(reads, Kinds.QUEUE, w.get().spec().queueName(), compares);
+    if (queue.isEmpty()) {
+      return compares;
+    }
+    var ledger = read(reads, Kinds.QUOTA_LEDGER, queue.get().cohort(), compares);
+    var entry =
+        ledger
+            .map(l -> l.spec().admitted().get(owner.get().name()))
+            .filter(a -> a.uid().equals(owner.get().uid()));
+    // <workload>-<group>-<ordinal>: the workload controller's names.
+    var name = t.metadata().name();
+    var rest = name.substring(Math.min(name.length(), owner.get().name().length() + 1));
+    int dash = rest.lastIndexOf('-');
+    var group = dash < 0 ? rest : rest.substring(0, dash);
+    int ordinal;
+    try {
+      ordinal = dash < 0 ? 0 : Integer.parseInt(rest.substring(dash + 1));
+    } catch (NumberFormatException e) {
+      ordinal = Integer.MAX_VALUE;
+    }
+    int admitted = entry.map(a -> a.replicas().getOrDefault(group, 0)).orElse(0);
+    if (ordinal >= admitted) {
+      throw conflict(
+          t,
+          "workload "
+              + owner.get().name()
+              + (entry.isEmpty()
+                  ? " is not admitted by its queue " + w.get().spec().queueName()
+                  : " is admitted for " + admitted + " worker(s) of group " + group)
+              + "; a worker is created only once its queue admits it");
+    }
+    return compares;
+  }
+
+  @Override
+  public List<Compare> beforeWrite(Reads reads, ApiObject current, ApiObject next) {
+    return switch (next) {
+      case QuotaLedger l -> ledgerWrite(reads, ((QuotaLedger) current).spec(), l);
+      case Queue q when !((Queue) current).spec().equals(q.spec()) ->
+          queueChange(reads, (Queue) current, Optional.of(q));
+      case Workload w when !((Workload) current).spec().queueName().equals(w.spec().queueName()) ->
+          queueMove(reads, (Workload) current);
+      default -> List.of();
+    };
+  }
+
+  @Override
+  public List<Compare> beforeDelete(Reads reads, ApiObject current) {
+    return current instanceof Queue q ? queueChange(reads, q, Optional.empty()) : List.of();
+  }
+
+  private List<Compare> ledgerWrite(Reads reads, QuotaLedgerSpec before, QuotaLedger next) {
+    var cohort = next.metadata().name();
+    var added = new HashMap<String, Admitted>();
+    next.spec()
+        .admitted()
+        .forEach(
+            (w, a) -> {
+              var was = before.admitted().get(w);
+              if (was == null || !was.equals(a)) {
+                added.put(w, a);
+              }
+            });
+    if (added.isEmpty()) {
+      return List.of();
+    }
+    var compares = new ArrayList<Compare>();
+    var specs = new HashMap<String, QueueSpec>();
+    for (var name : next.spec().queues()) {
+      var queue = read(reads, Kinds.QUEUE, name, compares);
+      if (queue.isEmpty() || !queue.get().cohort().equals(cohort)) {
+        throw conflict(
+            next,
+            "spec.queues: queue "
+                + name
+                + (queue.isEmpty()
+                    ? " does not exist"
+                    : " is of cohort " + queue.get().cohort() + ", not " + cohort)
+                + "; admit against the cohort's queues as they are now");
+      }
+      specs.put(name, queue.get().spec());
+    }
+    for (var e : added.entrySet()) {
+      var w = read(reads, Kinds.WORKLOAD, e.getKey(), compares);
+      var a = e.getValue();
+      var why =
+          w.isEmpty()
+              ? Optional.of("does not exist")
+              : !w.get().metadata().uid().equals(a.uid())
+                  ? Optional.of("was re-created (uid " + w.get().metadata().uid() + ")")
+                  : w.get().metadata().isDeleting()
+                      ? Optional.of("is being deleted")
+                      : !w.get().spec().queueName().equals(a.queue())
+                          ? Optional.of("is of queue " + w.get().spec().queueName())
+                          : Optional.<String>empty();
+      if (why.isPresent()) {
+        throw conflict(
+            next,
+            "spec.admitted."
+                + e.getKey()
+                + ": workload "
+                + e.getKey()
+                + " "
+                + why.get()
+                + "; only a live workload is admitted, through its own queue");
+      }
+    }
+    for (var e : added.entrySet()) {
+      var was = before.admitted().get(e.getKey());
+      if (was != null && was.uid().equals(e.getValue().uid())) {
+        shrink(reads, next, e.getKey(), was, e.getValue(), compares);
+      }
+    }
+    var breach = CohortQuota.of(specs, next.spec().admitted()).breach();
+    if (breach.isPresent()) {
+      throw conflict(
+          next,
+          "spec.admitted: over quota: "
+              + breach.get()
+              + "; a cohort's queues use at most their nominal quota plus what the cohort lends");
+    }
+    return compares;
+  }
+
+  /**
+   * A scale-down's admission shrinks only once the surplus tasks are gone or finished: their names
+   * are fixed ({@code <workload>-<group>-<ordinal>}), so each one freed is read, and its read joins
+   * the transaction (one created meanwhile fails it).
+   */
+  private void shrink(
+      Reads reads,
+      QuotaLedger next,
+      String workload,
+      Admitted was,
+      Admitted now,
+      List<Compare> compares) {
+    for (var g : was.replicas().entrySet()) {
+      int kept = now.replicas().getOrDefault(g.getKey(), 0);
+      for (int ordinal = kept; ordinal < g.getValue(); ordinal++) {
+        var name = workload + "-" + g.getKey() + "-" + ordinal;
+        var task = read(reads, Kinds.TASK, name, compares);
+        if (task.isPresent()
+            && !task.get().status().phase().isFinished()
+            && task.get().metadata().owner().map(o -> o.uid().equals(now.uid())).orElse(false)) {
+          throw conflict(
+              next,
+              "spec.admitted."
+                  + workload
+                  + ".replicas."
+                  + g.getKey()
+                  + ": task "
+                  + name
+                  + " still runs; a workload's admission shrinks as its surplus tasks go");
+        }
+      }
+    }
+  }
+
+  private List<Compare> queueChange(Reads reads, Queue current, Optional<Queue> next) {
+    var cohort = current.cohort();
+    var compares = new ArrayList<Compare>();
+    var ledger = read(reads, Kinds.QUOTA_LEDGER, cohort, compares);
+    if (ledger.isEmpty()) {
+      return compares;
+    }
+    var name = current.metadata().name();
+    var admitted = ledger.get().spec().admitted();
+    long own = admitted.values().stream().filter(a -> a.queue().equals(name)).count();
+    boolean leaves = next.map(q -> !q.cohort().equals(cohort)).orElse(true);
+    if (own > 0 && leaves) {
+      throw conflict(
+          current,
+          (next.isEmpty() ? "cannot be deleted" : "spec.cohort cannot change")
+              + " while "
+              + own
+              + " workload(s) are admitted through it in cohort "
+              + cohort
+              + "; it can once they finish or are deleted");
+    }
+    var specs = new HashMap<String, QueueSpec>();
+    for (var q : ledger.get().spec().queues()) {
+      if (q.equals(name)) {
+        continue;
+      }
+      read(reads, Kinds.QUEUE, q, compares)
+          .filter(x -> x.cohort().equals(cohort))
+          .ifPresent(x -> specs.put(q, x.spec()));
+    }
+    if (!leaves && ledger.get().spec().queues().contains(name)) {
+      specs.put(name, next.get().spec());
+    }
+    Map<String, Admitted> kept = admitted;
+    var breach = CohortQuota.of(specs, kept).breach();
+    if (breach.isPresent()) {
+      throw conflict(
+          current,
+          (next.isEmpty() ? "cannot be deleted" : "spec: this change cannot be made")
+              + ": cohort "
+              + cohort
+              + " would be over quota for what is admitted now ("
+              + breach.get()
+              + "); make it once those workloads finish");
+    }
+    return compares;
+  }
+
+  /**
+   * An admitted workload keeps its queue: moved, it would leave its admission behind while its
+   * tasks run, using devices no quota counts.
+   */
+  private List<Compare> queueMove(Reads reads, Workload current) {
+    var compares = new ArrayList<Compare>();
+    var queue = read(reads, Kinds.QUEUE, current.spec().queueName(), compares);
+    if (queue.isEmpty()) {
+      return compares;
+    }
+    var ledger = read(reads, Kinds.QUOTA_LEDGER, queue.get().cohort(), compares);
+    var entry = ledger.map(l -> l.spec().admitted().get(current.metadata().name()));
+    if (entry.isPresent() && entry.get().uid().equals(current.metadata().uid())) {
+      throw conflict(
+          current,
+          "spec.queue cannot change while the workload is admitted through queue "
+              + current.spec().queueName()
+              + "; delete it and create it in the other queue");
+    }
+    return compares;
+  }
+
+  private <T extends ApiObject> Optional<T> read(
+      Reads reads, dev.quartermaster.api.meta.Kind<T> kind, String name, List<Compare> compares) {
+    var key = StoredObjects.key(kind, name);
+    var kv = reads.get(key);
+    compares.add(new Compare.ModRevision(key, kv.map(x -> x.modRevision()).orElse(0L)));
+    return kv.map(x -> stored.decode(kind, x));
+  }
+
+  private static ApiException conflict(ApiObject object, String message) {
+    return new ApiException(Reason.Conflict, object.ref() + ": " + message);
+  }
+}

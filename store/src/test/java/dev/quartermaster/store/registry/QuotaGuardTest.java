@@ -1,0 +1,236 @@
+package dev.quartermaster.store.registry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import dev.quartermaster.api.claim.DeviceRequest;
+import dev.quartermaster.api.claim.ResourceClaimSpec;
+import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.meta.ObjectMeta;
+import dev.quartermaster.api.queue.Admitted;
+import dev.quartermaster.api.queue.Demand;
+import dev.quartermaster.api.queue.Queue;
+import dev.quartermaster.api.queue.QueueOrdering;
+import dev.quartermaster.api.queue.QueueSpec;
+import dev.quartermaster.api.queue.QuotaLedger;
+import dev.quartermaster.api.queue.QuotaLedgerSpec;
+import dev.quartermaster.api.workload.ClaimTemplate;
+import dev.quartermaster.api.workload.RestartPolicy;
+import dev.quartermaster.api.workload.TaskTemplate;
+import dev.quartermaster.api.workload.WorkerGroup;
+import dev.quartermaster.api.workload.Workload;
+import dev.quartermaster.api.workload.WorkloadSpec;
+import dev.quartermaster.core.env.DeterministicEnv;
+import dev.quartermaster.store.Store;
+import dev.quartermaster.store.sqlite.SqliteStore;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Q1 holds in the store whoever writes: an admitter that decided on a stale quota, or a writer that
+ * does not check at all, is refused with a 409 naming the breach, and nothing changes; a quota
+ * change that would leave what is admitted over quota is refused the same way. Shown beside the
+ * same writes on a store without the rule, which over-commits.
+ */
+class QuotaGuardTest {
+  @TempDir Path dir;
+  Store store;
+  ObjectRegistry api;
+
+  @BeforeEach
+  void open() {
+    store = SqliteStore.open(dir.resolve("store.db"));
+    api = new ObjectRegistry(store, new DeterministicEnv(5));
+  }
+
+  @AfterEach
+  void close() {
+    store.close();
+  }
+
+  private static QueueSpec gpus(int n) {
+    return new QueueSpec(
+        Optional.of("team"), Map.of("gpu", n), Map.of(), Map.of(), 1, QueueOrdering.StrictFIFO);
+  }
+
+  private static Workload workload(String name, String queue, int replicas) {
+    var claim =
+        new ClaimTemplate(
+            "gpu",
+            new ResourceClaimSpec(
+                List.of(new DeviceRequest("gpu", "gpu", 1, List.of())), Optional.empty()));
+    var group =
+        new WorkerGroup(
+            "w",
+            replicas,
+            new TaskTemplate(
+                List.of("train"), Map.of(), "exec", Optional.empty(), List.of(), Map.of()),
+            List.of(claim),
+            RestartPolicy.OnFailure);
+    return new Workload(
+        ObjectMeta.named(name),
+        new WorkloadSpec(List.of(group), Optional.empty()).inQueue(queue, Optional.empty()),
+        null);
+  }
+
+  private Admitted admit(ObjectRegistry on, String name, String queue, int replicas) {
+    var w = on.create(workload(name, queue, replicas));
+    return new Admitted(
+        w.metadata().uid(), queue, Map.of("w", replicas), Demand.of(w.spec()), 0, Instant.EPOCH);
+  }
+
+  /** The ledger of cohort team with {@code add} admitted on top of what it holds. */
+  private QuotaLedger write(ObjectRegistry on, Map<String, Admitted> add) {
+    var current = on.get(Kinds.QUOTA_LEDGER, "team");
+    var admitted = new HashMap<>(current.map(l -> l.spec().admitted()).orElse(Map.of()));
+    admitted.putAll(add);
+    var spec = new QuotaLedgerSpec(List.of("a", "b"), admitted);
+    return current.isPresent()
+        ? on.update(current.get().withSpec(spec))
+        : on.create(new QuotaLedger(ObjectMeta.named("team"), spec, null));
+  }
+
+  private void queues(ObjectRegistry on) {
+    on.create(new Queue(ObjectMeta.named("a"), gpus(8), null));
+    on.create(new Queue(ObjectMeta.named("b"), gpus(8), null));
+  }
+
+  @Test
+  void aWriterThatDoesNotCheckCannotAdmitOverQuota() {
+    queues(api);
+    write(api, Map.of("x", admit(api, "x", "a", 12))); // borrows 4 of b's unused 8
+    var y = admit(api, "y", "b", 8); // b's own nominal, while a borrows 4 of it
+    long before = store.currentRevision();
+
+    var refused = catchThrowableOfType(ApiException.class, () -> write(api, Map.of("y", y)));
+
+    assertThat(refused.error().code()).isEqualTo(409);
+    assertThat(refused.getMessage())
+        .isEqualTo(
+            "quotaledger/team: spec.admitted: over quota: gpu: the cohort's queues borrow 4, and"
+                + " lend only 0; a cohort's queues use at most their nominal quota plus what the"
+                + " cohort lends");
+    assertThat(store.currentRevision()).as("nothing written").isEqualTo(before);
+    assertThat(api.get(Kinds.QUOTA_LEDGER, "team").orElseThrow().spec().admitted())
+        .containsOnlyKeys("x");
+  }
+
+  @Test
+  void withoutTheRuleTheSameWritesOverCommit() {
+    var open = ObjectRegistry.withoutCrossObjectRules(store, new DeterministicEnv(5));
+    queues(open);
+    write(open, Map.of("x", admit(open, "x", "a", 12)));
+    write(open, Map.of("y", admit(open, "y", "b", 8)));
+    assertThat(open.get(Kinds.QUOTA_LEDGER, "team").orElseThrow().spec().admitted())
+        .containsOnlyKeys("x", "y"); // 20 GPUs admitted on a cohort of 16
+  }
+
+  /** The admitter read b's quota as 8; the operator lowered it to 2 before the admission landed. */
+  @Test
+  void anAdmissionDecidedOnAStaleQuotaIsRefused() {
+    queues(api);
+    var b = api.get(Kinds.QUEUE, "b").orElseThrow();
+    api.update(new Queue(b.metadata(), gpus(2), b.status()));
+    var x = admit(api, "x", "a", 12);
+
+    var refused = catchThrowableOfType(ApiException.class, () -> write(api, Map.of("x", x)));
+
+    assertThat(refused.getMessage()).contains("borrow 4, and lend only 2");
+  }
+
+  @Test
+  void aQuotaCannotBeLoweredUnderWhatIsBorrowedNow() {
+    queues(api);
+    write(api, Map.of("x", admit(api, "x", "a", 12)));
+    var b = api.get(Kinds.QUEUE, "b").orElseThrow();
+
+    var refused =
+        catchThrowableOfType(
+            ApiException.class, () -> api.update(new Queue(b.metadata(), gpus(2), b.status())));
+
+    assertThat(refused.error().code()).isEqualTo(409);
+    assertThat(refused.getMessage())
+        .isEqualTo(
+            "queue/b: spec: this change cannot be made: cohort team would be over quota for what"
+                + " is admitted now (gpu: the cohort's queues borrow 4, and lend only 2); make it"
+                + " once those workloads finish");
+    assertThat(api.get(Kinds.QUEUE, "b").orElseThrow().spec()).isEqualTo(gpus(8));
+  }
+
+  @Test
+  void aQueueWithAdmittedWorkloadsKeepsItsCohortAndIsNotDeleted() {
+    queues(api);
+    write(api, Map.of("x", admit(api, "x", "a", 2)));
+    var a = api.get(Kinds.QUEUE, "a").orElseThrow();
+    var moved =
+        new QueueSpec(
+            Optional.of("other"),
+            Map.of("gpu", 8),
+            Map.of(),
+            Map.of(),
+            1,
+            QueueOrdering.StrictFIFO);
+
+    var refused =
+        catchThrowableOfType(
+            ApiException.class, () -> api.update(new Queue(a.metadata(), moved, a.status())));
+    assertThat(refused.getMessage())
+        .isEqualTo(
+            "queue/a: spec.cohort cannot change while 1 workload(s) are admitted through it in"
+                + " cohort team; it can once they finish or are deleted");
+    var deleted = catchThrowableOfType(ApiException.class, () -> api.delete(Kinds.QUEUE, "a"));
+    assertThat(deleted.getMessage()).startsWith("queue/a: cannot be deleted while 1 workload(s)");
+  }
+
+  @Test
+  void onlyALiveWorkloadIsAdmittedThroughItsOwnQueue() {
+    queues(api);
+    var ghost =
+        new Admitted("no-such-uid", "a", Map.of("w", 1), Map.of("gpu", 1), 0, Instant.EPOCH);
+    var refused = catchThrowableOfType(ApiException.class, () -> write(api, Map.of("g", ghost)));
+    assertThat(refused.getMessage())
+        .isEqualTo(
+            "quotaledger/team: spec.admitted.g: workload g does not exist; only a live workload is"
+                + " admitted, through its own queue");
+
+    var x = admit(api, "x", "a", 1);
+    var elsewhere = new Admitted(x.uid(), "b", x.replicas(), x.usage(), 0, Instant.EPOCH);
+    assertThat(
+            catchThrowableOfType(ApiException.class, () -> write(api, Map.of("x", elsewhere)))
+                .getMessage())
+        .contains("workload x is of queue a");
+  }
+
+  @Test
+  void anAdmittedWorkloadKeepsItsQueue() {
+    queues(api);
+    write(api, Map.of("x", admit(api, "x", "a", 2)));
+    var x = api.get(Kinds.WORKLOAD, "x").orElseThrow();
+
+    var refused =
+        catchThrowableOfType(
+            ApiException.class,
+            () -> api.update(x.withSpec(x.spec().inQueue("b", Optional.empty()))));
+
+    assertThat(refused.getMessage())
+        .isEqualTo(
+            "workload/x: spec.queue cannot change while the workload is admitted through queue a;"
+                + " delete it and create it in the other queue");
+    var pending = api.create(workload("y", "a", 1));
+    assertThat(
+            api.update(pending.withSpec(pending.spec().inQueue("b", Optional.empty())))
+                .spec()
+                .queueName())
+        .as("a workload not admitted yet may move")
+        .isEqualTo("b");
+  }
+}
