@@ -16,7 +16,6 @@ import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.node.NodeConditions;
 import dev.quartermaster.api.node.NodeSpec;
 import dev.quartermaster.api.node.NodeStatus;
-import dev.quartermaster.api.workload.WorkloadSpec;
 import dev.quartermaster.core.env.DeterministicEnv;
 import dev.quartermaster.store.registry.ObjectRegistry;
 import java.time.Duration;
@@ -204,15 +203,16 @@ public final class SimCluster {
   }
 
   /**
-   * Sets the replicas of workload {@code name}'s first group, as an operator's apply would; retried
-   * on conflict.
+   * Sets the replicas of workload {@code name}'s first group, the rest of its spec kept, as an
+   * operator's apply would; retried on conflict.
    */
   public void scale(String name, int replicas) {
     while (true) {
       var w = api.get(Kinds.WORKLOAD, name).orElseThrow();
-      var scaled = w.spec().groups().getFirst().withReplicas(replicas);
+      var groups = new ArrayList<>(w.spec().groups());
+      groups.set(0, groups.getFirst().withReplicas(replicas));
       try {
-        api.update(w.withSpec(new WorkloadSpec(List.of(scaled), w.spec().computeDomain())));
+        api.update(w.withSpec(w.spec().withGroups(groups)));
         return;
       } catch (ApiException e) {
         if (!e.is(Reason.Conflict)) {

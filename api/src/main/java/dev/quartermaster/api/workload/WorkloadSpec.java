@@ -1,13 +1,18 @@
 package dev.quartermaster.api.workload;
 
+import dev.quartermaster.api.gang.GangSpec;
 import java.util.List;
 import java.util.Optional;
 
 /**
  * @param groups the worker groups; each is kept at its replicas
  * @param computeDomain the compute domain every worker's claims join, if any
+ * @param gang whether all the groups together are one gang, placed all or nothing (a launcher and
+ *     its workers, parameter servers and workers): its failure policy and topology; each group's
+ *     share is its own {@code gang.minMember}. Empty: each group is a gang or not on its own
  */
-public record WorkloadSpec(List<WorkerGroup> groups, Optional<String> computeDomain) {
+public record WorkloadSpec(
+    List<WorkerGroup> groups, Optional<String> computeDomain, Optional<GangSpec> gang) {
   /**
    * In a workload with a compute domain, each task also has a claim {@code <task>-channels} for its
    * domain's IMEX channels on its node; no claim template may take that name.
@@ -19,5 +24,15 @@ public record WorkloadSpec(List<WorkerGroup> groups, Optional<String> computeDom
   public WorkloadSpec {
     groups = groups == null ? List.of() : List.copyOf(groups);
     computeDomain = computeDomain == null ? Optional.empty() : computeDomain;
+    gang = gang == null ? Optional.empty() : gang;
+  }
+
+  public WorkloadSpec(List<WorkerGroup> groups, Optional<String> computeDomain) {
+    this(groups, computeDomain, Optional.empty());
+  }
+
+  /** This spec with {@code next} as its groups, all else kept ({@code qm scale}). */
+  public WorkloadSpec withGroups(List<WorkerGroup> next) {
+    return new WorkloadSpec(next, computeDomain, gang);
   }
 }

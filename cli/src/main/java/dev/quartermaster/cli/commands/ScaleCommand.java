@@ -2,7 +2,6 @@ package dev.quartermaster.cli.commands;
 
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.workload.WorkerGroup;
-import dev.quartermaster.api.workload.WorkloadSpec;
 import dev.quartermaster.cli.CliEnvironment;
 import dev.quartermaster.cli.CliException;
 import dev.quartermaster.cli.VersionInfo;
@@ -89,7 +88,7 @@ public final class ScaleCommand implements Callable<Integer> {
                 next.add(g);
               }
             }
-            return w.withSpec(new WorkloadSpec(next, w.spec().computeDomain()));
+            return w.withSpec(w.spec().withGroups(next));
           });
     }
     var out = spec.commandLine().getOut();
