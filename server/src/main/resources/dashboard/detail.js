@@ -3,7 +3,7 @@
 // gang's state and why it waits. Re-rendered on every change, so it stays live like the list.
 
 import { ago, clear, el } from './dom.js';
-import { eventsFor } from './views.js';
+import { eventsFor, gangLines } from './views.js';
 
 export const PLURALS = {
   Node: 'nodes', Task: 'tasks', Workload: 'workloads', ResourceClaim: 'resourceclaims', Volume: 'volumes',
@@ -69,8 +69,7 @@ function taskBody(panel, task, data) {
 
 /** Each gang of the workload: placed, or waiting and why (what it needs, what fits now). */
 function workloadBody(panel, workload) {
-  for (const g of workload.status?.groups ?? []) {
-    if (!g.gang) continue;
+  for (const g of gangLines(workload)) {
     const state = g.gang.state;
     const why = el('div', `why gang ${state === 'Waiting' ? 'warn' : 'ok'}`);
     why.append(el('div', 'why-phase', `gang ${g.name}: ${state}${g.gang.since ? ` since ${ago(g.gang.since)}` : ''}`),

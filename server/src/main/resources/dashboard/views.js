@@ -139,8 +139,22 @@ function taskRow(t) {
   ], { select: `Task/${t.metadata.name}`, phase: s.phase ?? 'Pending' });
 }
 
+/**
+ * Every gang line of a workload: each group gang's in its group's line, the workload's own gang's
+ * ('*', over every group) in status.gang.
+ */
+export function gangLines(wl) {
+  const groups = wl.status?.groups ?? [];
+  const lines = groups.filter((g) => g.gang);
+  if (wl.status?.gang) {
+    const sum = (f) => groups.reduce((n, g) => n + (g[f] ?? 0), 0);
+    lines.push({ name: '*', gang: wl.status.gang, placed: sum('placed'), replicas: sum('replicas') });
+  }
+  return lines;
+}
+
 // A gang that waits holds nothing; its status says why, in the allocator's words.
-const waitingGangs = (wl) => (wl.status?.groups ?? []).filter((g) => g.gang?.state === 'Waiting');
+const waitingGangs = (wl) => gangLines(wl).filter((g) => g.gang.state === 'Waiting');
 
 const workloads = {
   id: 'workloads',

@@ -2,6 +2,10 @@ package dev.quartermaster.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.quartermaster.api.gang.Gang;
+import dev.quartermaster.api.gang.GangTopology;
+import dev.quartermaster.api.gang.MemberFailurePolicy;
+import dev.quartermaster.api.gang.WorkloadGangs;
 import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.validation.ObjectValidator;
@@ -78,6 +82,24 @@ class ExamplesTest {
     assertThat(String.join(" ", group.template().command()))
         .contains("$QM_VOLUME_SCRATCH")
         .contains("$QM_VOLUME_DATASET");
+  }
+
+  /** examples/gang-launcher-job.yaml: a launcher and its workers, one gang over both groups. */
+  @Test
+  void theLauncherExampleIsOneWorkloadGangOverItsTwoGroups() {
+    var env = TestEnvironments.of(Map.of(), REPO, REPO);
+    var manifests = new ManifestReader(env).read(List.of("examples/gang-launcher-job.yaml"));
+
+    assertThat(manifests).singleElement();
+    assertThat(ObjectValidator.validate(manifests.getFirst().object())).isEmpty();
+    var w = (Workload) manifests.getFirst().object();
+    assertThat(WorkloadGangs.of(w.spec()))
+        .containsExactly(
+            new Gang(
+                Gang.WHOLE_WORKLOAD,
+                List.of(new Gang.Share("launcher", 1), new Gang.Share("workers", 3)),
+                MemberFailurePolicy.RestartGang,
+                GangTopology.ANYWHERE));
   }
 
   /**

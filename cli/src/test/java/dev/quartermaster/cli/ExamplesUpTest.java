@@ -51,6 +51,18 @@ class ExamplesUpTest {
       delete(up, "workload", "finetune");
       up.await("workload finetune's tasks gone", BOUND, () -> tasksOf(api, "finetune").isEmpty());
 
+      // A launcher and its workers, one workload gang: placed together, all Running.
+      apply(up, covered, "gang-launcher-job.yaml");
+      up.await(
+          "the launcher and the three workers of launcher-job Running",
+          BOUND,
+          () -> allRunning(api, "launcher-job", 4));
+      delete(up, "workload", "launcher-job");
+      up.await(
+          "workload launcher-job's tasks gone",
+          BOUND,
+          () -> tasksOf(api, "launcher-job").isEmpty());
+
       // The one-off smoke test with its stand-alone claim: it runs to the end.
       apply(up, covered, "resourceclaim.yaml", "task.yaml");
       up.await(

@@ -100,6 +100,27 @@ class KubectlHabitsTest {
         .isEqualTo(6);
   }
 
+  /**
+   * A scale writes back the rest of the spec as it was: the workload's gang too (a spec rebuilt
+   * from the groups and compute domain alone would drop it, and the launcher and its workers would
+   * no longer be placed together).
+   */
+  @Test
+  void scaleKeepsTheWorkloadsGang() {
+    var applied =
+        cli.run(
+            "apply", "-f", "examples/deviceclass.yaml", "-f", "examples/gang-launcher-job.yaml");
+    assertThat(applied.exit()).as(applied.err()).isZero();
+    var before = cli.registry.get(Kinds.WORKLOAD, "launcher-job").orElseThrow().spec();
+
+    var scaled =
+        cli.run("scale", "workload", "launcher-job", "--group", "workers", "--replicas", "2");
+    assertThat(scaled.exit()).as(scaled.err()).isZero();
+    var after = cli.registry.get(Kinds.WORKLOAD, "launcher-job").orElseThrow().spec();
+    assertThat(after.gang()).isPresent().isEqualTo(before.gang());
+    assertThat(after.groups().getLast().replicas()).isEqualTo(2);
+  }
+
   @Test
   void deleteTakesManifestsAndSelectors() throws Exception {
     var applied =

@@ -203,15 +203,16 @@ public final class SimCluster {
   }
 
   /**
-   * Sets the replicas of workload {@code name}'s first group, as an operator's apply would; retried
-   * on conflict.
+   * Sets the replicas of workload {@code name}'s first group, the rest of its spec kept, as an
+   * operator's apply would; retried on conflict.
    */
   public void scale(String name, int replicas) {
     while (true) {
       var w = api.get(Kinds.WORKLOAD, name).orElseThrow();
-      var scaled = w.spec().groups().getFirst().withReplicas(replicas);
+      var groups = new ArrayList<>(w.spec().groups());
+      groups.set(0, groups.getFirst().withReplicas(replicas));
       try {
-        api.update(w.withSpec(w.spec().withGroups(List.of(scaled))));
+        api.update(w.withSpec(w.spec().withGroups(groups)));
         return;
       } catch (ApiException e) {
         if (!e.is(Reason.Conflict)) {

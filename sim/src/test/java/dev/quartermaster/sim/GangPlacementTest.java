@@ -100,6 +100,103 @@ class GangPlacementTest {
     }
   }
 
+  /**
+   * A launcher of 1 × 2 GPUs and 3 workers of 4 GPUs each, one workload gang: on 12 GPUs the
+   * launcher and two workers would fit, and nothing is held — no claim of either group allocated,
+   * no task pinned; once a node is added, all four claims of both groups are allocated in one
+   * commit. The same groups as two group gangs (how a job of several groups had to be declared
+   * before) let the launcher take its GPUs alone while the workers wait.
+   */
+  @Test
+  void aTwoGroupWorkloadGangHoldsNothingUntilItFitsThenIsPlacedWholeInOneTransaction() {
+    for (long seed : SimCluster.seeds(10)) {
+      var c = new SimCluster(seed, WatchFaults.staleCache());
+      var holdings = new Holdings();
+      c.store().onCommit(holdings);
+      start(c);
+      for (int i = 0; i < 3; i++) {
+        c.addNode("node-" + i, 4);
+      }
+      c.api().create(launcherAndWorkers(true));
+      c.runUntil(() -> false, Duration.ofMinutes(1));
+      assertThat(holdings.allocated).as("seed %d: 12 GPUs, the gang needs 14", seed).isEmpty();
+      for (var task : List.of(JOB + "-launcher-0", JOB + "-workers-0", JOB + "-workers-2")) {
+        assertThat(c.api().get(Kinds.TASK, task).orElseThrow().spec().node())
+            .as("seed %d: %s not pinned", seed, task)
+            .isEmpty();
+      }
+      var claim = c.api().get(Kinds.RESOURCE_CLAIM, JOB + "-launcher-0-gpu").orElseThrow();
+      assertThat(claim.status().conditions().getFirst().reason()).isEqualTo("WaitingForGang");
+      assertThat(claim.status().conditions().getFirst().message())
+          .contains("gang job/* needs 1 × (2 gpu) + 3 × (4 gpu) at once; at most 3 fit now");
+
+      c.addNode("node-3", 4);
+      assertThat(
+              c.runUntil(
+                  () -> scheduled(c, JOB + "-launcher-0") && allScheduled(c, 3),
+                  Duration.ofMinutes(2)))
+          .as("seed %d: placed once it fits", seed)
+          .isTrue();
+      assertThat(holdings.afterEachCommit)
+          .as("seed %d: from 0 to 4 allocated claims, of both groups, in one commit", seed)
+          .allMatch(n -> n == 0 || n == 4)
+          .contains(4);
+    }
+  }
+
+  @Test
+  void theSameGroupsAsTwoGroupGangsHoldTheLaunchersGpusWhileTheWorkersWait() {
+    long seed = 1;
+    var c = new SimCluster(seed, WatchFaults.staleCache());
+    var holdings = new Holdings();
+    c.store().onCommit(holdings);
+    start(c);
+    for (int i = 0; i < 3; i++) {
+      c.addNode("node-" + i, 4);
+    }
+    c.api().create(launcherAndWorkers(false));
+    c.runUntil(() -> false, Duration.ofMinutes(1));
+    assertThat(holdings.allocated).containsExactly(JOB + "-launcher-0-gpu");
+  }
+
+  private static boolean scheduled(SimCluster c, String task) {
+    return c.api()
+        .get(Kinds.TASK, task)
+        .filter(t -> t.status().phase() == TaskPhase.Scheduled)
+        .isPresent();
+  }
+
+  /** A launcher of 1 × 2 GPUs and 3 workers × 4: one workload gang, or a group gang each. */
+  private static Workload launcherAndWorkers(boolean wholeWorkload) {
+    var launcher = group("launcher", 1, 2);
+    var workers = group("workers", 3, 4);
+    var spec =
+        wholeWorkload
+            ? new WorkloadSpec(
+                List.of(launcher, workers),
+                Optional.empty(),
+                Optional.of(
+                    new GangSpec(
+                        Optional.empty(), MemberFailurePolicy.RestartGang, GangTopology.ANYWHERE)))
+            : new WorkloadSpec(
+                List.of(launcher.withGang(GangSpec.ALL), workers.withGang(GangSpec.ALL)),
+                Optional.empty());
+    return new Workload(ObjectMeta.named(JOB), spec, WorkloadStatus.EMPTY);
+  }
+
+  private static WorkerGroup group(String name, int replicas, int gpus) {
+    return new WorkerGroup(
+        name,
+        replicas,
+        new TaskTemplate(List.of("train"), Map.of(), "noop", Optional.empty(), List.of(), Map.of()),
+        List.of(
+            new ClaimTemplate(
+                "gpu",
+                new ResourceClaimSpec(
+                    List.of(new DeviceRequest("gpu", "gpu", gpus, List.of())), Optional.empty()))),
+        null);
+  }
+
   @Test
   void aRequiredTopologyKeyKeepsTheGangInOneValue() {
     for (long seed : SimCluster.seeds(10)) {

@@ -17,6 +17,7 @@ import dev.quartermaster.api.format.ClaimState;
 import dev.quartermaster.api.format.SelectorText;
 import dev.quartermaster.api.format.VolumeState;
 import dev.quartermaster.api.gang.GangStatus;
+import dev.quartermaster.api.gang.WorkloadGangs;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kind;
@@ -323,24 +324,29 @@ public final class KindTables {
 
   /**
    * {@code head 1/1, workers 0/4 gang waiting}: per group, in spec order, the tasks placed on a
-   * node over the replicas (a task that waits for devices is not counted), and a gang that waits.
+   * node over the replicas (a task that waits for devices is not counted), and a gang that waits (a
+   * workload gang on each of its groups).
    */
   static String groups(Workload w) {
     Map<String, GroupStatus> observed =
         w.status().groups().stream()
             .collect(Collectors.toMap(GroupStatus::name, g -> g, (a, b) -> b));
+    var gangs = WorkloadGangs.statuses(w.status());
     return w.spec().groups().stream()
         .map(
             g -> {
               var o = Optional.ofNullable(observed.get(g.name()));
+              boolean waiting =
+                  WorkloadGangs.ofGroup(w.spec(), g.name())
+                      .map(gang -> gangs.get(gang.name()))
+                      .filter(GangStatus::isWaiting)
+                      .isPresent();
               return g.name()
                   + " "
                   + o.map(GroupStatus::placed).orElse(0)
                   + "/"
                   + g.replicas()
-                  + (o.flatMap(GroupStatus::gang).filter(GangStatus::isWaiting).isPresent()
-                      ? " gang waiting"
-                      : "");
+                  + (waiting ? " gang waiting" : "");
             })
         .collect(Collectors.joining(", "));
   }

@@ -67,10 +67,55 @@ final class WorkloadRules {
       }
       volumeClaimTemplates(at, longestTask, g, v);
       g.gang().ifPresent(gang -> gang(at + ".gang", g.replicas(), gang, v));
+      if (spec.gang().isPresent()) {
+        shareOfWorkloadGang(at, g, spec.computeDomain().isPresent(), v);
+      }
     }
     spec.computeDomain().ifPresent(d -> v.dnsLabel("spec.computeDomain", d));
     spec.queue().ifPresent(q -> v.dnsLabel("spec.queue", q));
     spec.priority().ifPresent(p -> v.dnsLabel("spec.priority", p));
+    spec.gang().ifPresent(gang -> workloadGang(gang, v));
+  }
+
+  /**
+   * The workload's own gang: what a member's failure does and where they go, for every group; how
+   * many of each group it places is each group's to say.
+   */
+  private static void workloadGang(GangSpec gang, Violations v) {
+    v.check(
+        gang.minMember().isEmpty(),
+        "spec.gang.minMember",
+        "must not be set on a workload's gang: set each group's gang.minMember instead"
+            + " (its share of the gang; default all its replicas)");
+    topology("spec.gang", gang, v);
+  }
+
+  /**
+   * A group of a workload gang gives only its share ({@code minMember}); and it must ask for
+   * devices, since the gang places its members by their devices: a member that asks for none would
+   * be scheduled on its own at once, and the gang would wait for it for ever.
+   */
+  private static void shareOfWorkloadGang(
+      String at, WorkerGroup g, boolean computeDomain, Violations v) {
+    g.gang()
+        .ifPresent(
+            gang -> {
+              v.check(
+                  gang.onMemberFailure().isEmpty(),
+                  at + ".gang.onMemberFailure",
+                  "must not be set on a group of a workload gang: spec.gang.onMemberFailure says it"
+                      + " for every group");
+              v.check(
+                  gang.topology().isEmpty(),
+                  at + ".gang.topology",
+                  "must not be set on a group of a workload gang: spec.gang.topology says it for"
+                      + " every group");
+            });
+    v.check(
+        !g.claimTemplates().isEmpty() || computeDomain,
+        at + ".claimTemplates",
+        "must not be empty in a workload gang: the gang places its members by their devices, and a"
+            + " member that asks for none would start on its own");
   }
 
   /**
@@ -119,7 +164,11 @@ final class WorkloadRules {
                   at + ".minMember",
                   "must be <= the group's replicas (" + replicas + ")");
             });
-    var t = gang.topology();
+    topology(at, gang, v);
+  }
+
+  private static void topology(String at, GangSpec gang, Violations v) {
+    var t = gang.placement();
     t.required().ifPresent(k -> topologyKey(at + ".topology.required", k, v));
     t.preferred().ifPresent(k -> topologyKey(at + ".topology.preferred", k, v));
   }

@@ -15,7 +15,8 @@ import java.util.Optional;
  *     tasks
  * @param volumeRetention what happens to a slot's template volumes on scale-down or workload delete
  * @param gang whether the group's workers are placed together or not at all (empty: each on its
- *     own)
+ *     own); in a workload whose {@code spec.gang} makes every group one gang, only its {@code
+ *     minMember}: the group's share of that gang. Read through {@code WorkloadGangs}
  */
 public record WorkerGroup(
     String name,
@@ -90,10 +91,5 @@ public record WorkerGroup(
         volumeClaimTemplates,
         volumeRetention,
         Optional.of(spec));
-  }
-
-  /** How many workers must be placed together: 0 when the group is no gang. */
-  public int gangMinMember() {
-    return gang.map(g -> g.minMemberOf(replicas)).orElse(0);
   }
 }

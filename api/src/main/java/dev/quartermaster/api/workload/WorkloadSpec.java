@@ -1,17 +1,23 @@
 package dev.quartermaster.api.workload;
 
+import dev.quartermaster.api.gang.GangSpec;
+import dev.quartermaster.api.queue.Queue;
 import java.util.List;
 import java.util.Optional;
 
 /**
  * @param groups the worker groups; each is kept at its replicas
  * @param computeDomain the compute domain every worker's claims join, if any
+ * @param gang whether all the groups together are one gang, placed all or nothing (a launcher and
+ *     its workers, parameter servers and workers): its failure policy and topology; each group's
+ *     share is its own {@code gang.minMember}. Empty: each group is a gang or not on its own
  * @param queue the queue it is admitted through; empty: {@code default}
  * @param priority its priority class; empty: priority 0
  */
 public record WorkloadSpec(
     List<WorkerGroup> groups,
     Optional<String> computeDomain,
+    Optional<GangSpec> gang,
     Optional<String> queue,
     Optional<String> priority) {
   /**
@@ -25,26 +31,32 @@ public record WorkloadSpec(
   public WorkloadSpec {
     groups = groups == null ? List.of() : List.copyOf(groups);
     computeDomain = computeDomain == null ? Optional.empty() : computeDomain;
+    gang = gang == null ? Optional.empty() : gang;
     queue = queue == null ? Optional.empty() : queue;
     priority = priority == null ? Optional.empty() : priority;
   }
 
   public WorkloadSpec(List<WorkerGroup> groups, Optional<String> computeDomain) {
-    this(groups, computeDomain, Optional.empty(), Optional.empty());
+    this(groups, computeDomain, Optional.empty());
+  }
+
+  public WorkloadSpec(
+      List<WorkerGroup> groups, Optional<String> computeDomain, Optional<GangSpec> gang) {
+    this(groups, computeDomain, gang, Optional.empty(), Optional.empty());
   }
 
   /** The queue it waits in: its own, or {@code default}. */
   public String queueName() {
-    return queue.orElse(dev.quartermaster.api.queue.Queue.DEFAULT);
+    return queue.orElse(Queue.DEFAULT);
   }
 
-  /** This spec with {@code next} as its groups, everything else kept ({@code qm scale}). */
+  /** This spec with {@code next} as its groups, all else kept ({@code qm scale}). */
   public WorkloadSpec withGroups(List<WorkerGroup> next) {
-    return new WorkloadSpec(next, computeDomain, queue, priority);
+    return new WorkloadSpec(next, computeDomain, gang, queue, priority);
   }
 
   /** This spec admitted through {@code queue} at {@code priorityClass}. */
   public WorkloadSpec inQueue(String queue, Optional<String> priorityClass) {
-    return new WorkloadSpec(groups, computeDomain, Optional.of(queue), priorityClass);
+    return new WorkloadSpec(groups, computeDomain, gang, Optional.of(queue), priorityClass);
   }
 }

@@ -7,14 +7,25 @@ import java.util.Optional;
 
 /**
  * @param observedGeneration the spec generation the controller last acted on
+ * @param gang the workload's own gang ({@code spec.gang}), if it has one; a group's gang is in the
+ *     group's line
  */
 public record WorkloadStatus(
-    long observedGeneration, List<GroupStatus> groups, List<Condition> conditions) {
+    long observedGeneration,
+    List<GroupStatus> groups,
+    List<Condition> conditions,
+    Optional<GangStatus> gang) {
   public static final WorkloadStatus EMPTY = new WorkloadStatus(0, List.of(), List.of());
 
   public WorkloadStatus {
     groups = groups == null ? List.of() : List.copyOf(groups);
     conditions = conditions == null ? List.of() : List.copyOf(conditions);
+    gang = gang == null ? Optional.empty() : gang;
+  }
+
+  public WorkloadStatus(
+      long observedGeneration, List<GroupStatus> groups, List<Condition> conditions) {
+    this(observedGeneration, groups, conditions, Optional.empty());
   }
 
   /**

@@ -216,6 +216,30 @@ class KindTablesTest {
     assertThat(row).containsExactly("job", "workers 0/4 gang waiting, eval 4/4", "60s");
   }
 
+  /** A workload gang's line is the workload's: each of its groups waits with it. */
+  @Test
+  void aWaitingWorkloadGangMarksEachOfItsGroups() {
+    var launcher = new WorkerGroup("launcher", 1, TaskTemplate.EMPTY, List.of(), null);
+    var workers = new WorkerGroup("workers", 4, TaskTemplate.EMPTY, List.of(), null);
+    var spec =
+        new WorkloadSpec(List.of(launcher, workers), Optional.empty(), Optional.of(GangSpec.ALL));
+    var waiting = new GangStatus(GangState.Waiting, GangStatus.WAITING_FOR_GANG, "needs 5");
+    var status =
+        new WorkloadStatus(
+            1,
+            List.of(
+                new GroupStatus("launcher", 1, 1, 0, 0, 0, 0, Optional.empty()),
+                new GroupStatus("workers", 4, 4, 0, 0, 0, 0, Optional.empty())),
+            List.of(),
+            Optional.of(waiting));
+
+    var row =
+        KindTables.of(Kinds.WORKLOAD, NOW).row(new Workload(meta("mpi", 60), spec, status), false);
+
+    assertThat(row)
+        .containsExactly("mpi", "launcher 0/1 gang waiting, workers 0/4 gang waiting", "60s");
+  }
+
   @Test
   void volumesShowHumanCapacity() {
     var volume =

@@ -1,7 +1,9 @@
 package dev.quartermaster.cli.describe;
 
 import dev.quartermaster.api.format.Age;
+import dev.quartermaster.api.gang.Gang;
 import dev.quartermaster.api.gang.GangTopology;
+import dev.quartermaster.api.gang.WorkloadGangs;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.table.Table;
 import dev.quartermaster.api.workload.ClaimTemplate;
@@ -70,7 +72,7 @@ final class WorkloadDescriber implements Describer<Workload> {
                 "COMMAND",
                 "CLAIMS"),
             rows));
-    gangs(spec.groups(), observed, context.now(), out);
+    gangs(workload, context.now(), out);
 
     var name = workload.metadata().name();
     var tasks =
@@ -96,23 +98,23 @@ final class WorkloadDescriber implements Describer<Workload> {
   }
 
   /**
-   * Each gang: where it stands and since when, how many members it places at once, what a member's
-   * failure does, where on the topology it may go, and why it waits.
+   * Each gang ({@link WorkloadGangs}: a group's, or the workload's own over every group): where it
+   * stands and since when, how many members it places at once, what a member's failure does, where
+   * on the topology it may go, and why it waits.
    */
-  private static void gangs(
-      List<WorkerGroup> groups, Map<String, GroupStatus> observed, Instant now, Description out) {
-    var gangs = groups.stream().filter(g -> g.gang().isPresent()).toList();
+  private static void gangs(Workload workload, Instant now, Description out) {
+    var gangs = WorkloadGangs.of(workload.spec());
     if (gangs.isEmpty()) {
       return;
     }
+    var lines = WorkloadGangs.statuses(workload.status());
     out.section(
         "Gangs",
         d -> {
           for (var g : gangs) {
-            var spec = g.gang().orElseThrow();
-            var status = Optional.ofNullable(observed.get(g.name())).flatMap(GroupStatus::gang);
+            var status = Optional.ofNullable(lines.get(g.name()));
             d.section(
-                g.name(),
+                g.wholeWorkload() ? g.name() + " (every group)" : g.name(),
                 s -> {
                   s.field(
                       "State",
@@ -124,9 +126,9 @@ final class WorkloadDescriber implements Describer<Workload> {
                                           .map(t -> " for " + Age.of(Duration.between(t, now)))
                                           .orElse(""))
                           .orElse("Unknown (not reported yet)"));
-                  s.field("Min Member", g.gangMinMember() + " of " + g.replicas() + " replicas");
-                  s.field("On Member Failure", spec.onMemberFailure().name());
-                  s.field("Topology", topology(spec.topology()));
+                  s.field("Min Member", minMember(workload, g));
+                  s.field("On Member Failure", g.onMemberFailure().name());
+                  s.field("Topology", topology(g.topology()));
                   status.ifPresent(
                       st -> {
                         if (!st.reason().isEmpty()) {
@@ -139,6 +141,26 @@ final class WorkloadDescriber implements Describer<Workload> {
                 });
           }
         });
+  }
+
+  /**
+   * {@code 3 of 3 replicas} for a group's gang; {@code 9: launcher 1 of 1, workers 8 of 8 replicas}
+   * for the workload's.
+   */
+  private static String minMember(Workload workload, Gang g) {
+    var shares =
+        g.shares().stream()
+            .map(
+                sh ->
+                    (g.wholeWorkload() ? sh.group() + " " : "")
+                        + sh.members()
+                        + " of "
+                        + workload.spec().groups().stream()
+                            .filter(x -> x.name().equals(sh.group()))
+                            .mapToInt(WorkerGroup::replicas)
+                            .sum())
+            .collect(Collectors.joining(", "));
+    return (g.wholeWorkload() ? g.minMember() + ": " : "") + shares + " replicas";
   }
 
   /** {@code required topology.quartermaster.dev/rack}, {@code anywhere}. */

@@ -1,15 +1,18 @@
 package dev.quartermaster.cli.metrics;
 
 import dev.quartermaster.api.gang.GangState;
+import dev.quartermaster.api.gang.WorkloadGangs;
 import dev.quartermaster.api.workload.Workload;
 import java.util.Collection;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Gangs by state as their workloads' statuses say ({@code qm_gangs{state}}), every state present,
- * zero included. A group declared a gang whose status has no gang line yet (the controller has not
- * written it) counts as waiting: it holds nothing.
+ * zero included: each gang {@link WorkloadGangs} finds in a spec, a group's or the workload's own,
+ * counts once. A gang whose status has no line yet (the controller has not written it) counts as
+ * waiting: it holds nothing.
  */
 final class GangCensus {
   private GangCensus() {}
@@ -23,15 +26,10 @@ final class GangCensus {
       if (w.metadata().isDeleting()) {
         continue;
       }
-      for (var group : w.spec().groups()) {
-        if (group.gang().isEmpty()) {
-          continue;
-        }
+      var lines = WorkloadGangs.statuses(w.status());
+      for (var gang : WorkloadGangs.of(w.spec())) {
         var state =
-            w.status().groups().stream()
-                .filter(g -> g.name().equals(group.name()))
-                .findFirst()
-                .flatMap(g -> g.gang())
+            Optional.ofNullable(lines.get(gang.name()))
                 .map(g -> g.state())
                 .orElse(GangState.Waiting);
         counts.merge(state, 1L, Long::sum);

@@ -2,8 +2,8 @@ package dev.quartermaster.cli.metrics;
 
 import dev.quartermaster.api.gang.GangState;
 import dev.quartermaster.api.gang.GangStatus;
+import dev.quartermaster.api.gang.WorkloadGangs;
 import dev.quartermaster.api.workload.Workload;
-import dev.quartermaster.api.workload.WorkloadStatus.GroupStatus;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.informer.EventHandler;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -16,7 +16,8 @@ import java.util.Optional;
  * said Waiting (its {@code since}, kept across reasons: members being created, then not fitting) to
  * this server's cache seeing it Placed. Measured on the workloads informer, so every replica
  * measures, and only on the update that places it: the adds a restart replays are gangs placed long
- * ago. A gang placed again after {@code RestartGang} counts once more.
+ * ago. A gang placed again after {@code RestartGang} counts once more; a workload gang's line is
+ * the workload's, a group gang's its group's ({@link WorkloadGangs#statuses}).
  */
 public final class GangWaitTime implements EventHandler<Workload> {
   /**
@@ -49,25 +50,21 @@ public final class GangWaitTime implements EventHandler<Workload> {
 
   @Override
   public void onUpdate(Workload old, Workload current) {
-    for (var group : current.status().groups()) {
-      if (group.gang().map(GangStatus::state).orElse(GangState.Waiting) != GangState.Placed) {
-        continue;
-      }
-      gangOf(old, group.name())
-          .filter(GangStatus::isWaiting)
-          .flatMap(GangStatus::since)
-          .ifPresent(
-              since -> {
-                var waited = Duration.between(since, env.now());
-                timer.record(waited.isNegative() ? Duration.ZERO : waited);
-              });
-    }
-  }
-
-  private static Optional<GangStatus> gangOf(Workload w, String group) {
-    return w.status().groups().stream()
-        .filter(g -> g.name().equals(group))
-        .findFirst()
-        .flatMap(GroupStatus::gang);
+    var before = WorkloadGangs.statuses(old.status());
+    WorkloadGangs.statuses(current.status())
+        .forEach(
+            (gang, now) -> {
+              if (now.state() != GangState.Placed) {
+                return;
+              }
+              Optional.ofNullable(before.get(gang))
+                  .filter(GangStatus::isWaiting)
+                  .flatMap(GangStatus::since)
+                  .ifPresent(
+                      since -> {
+                        var waited = Duration.between(since, env.now());
+                        timer.record(waited.isNegative() ? Duration.ZERO : waited);
+                      });
+            });
   }
 }

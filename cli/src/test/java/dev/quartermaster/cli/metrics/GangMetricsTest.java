@@ -81,4 +81,44 @@ class GangMetricsTest {
     assertThat(timer.count()).isEqualTo(1);
     assertThat(timer.totalTime(TimeUnit.SECONDS)).isEqualTo(45.0);
   }
+
+  /** A launcher and its workers as one workload gang, its line the workload's own. */
+  private static Workload wholeJob(String name, Optional<GangStatus> gang) {
+    var status =
+        new WorkloadStatus(
+            1,
+            List.of(
+                new GroupStatus("head", 1, 1, 0, 0, 0, 0, Optional.empty()),
+                new GroupStatus("workers", 2, 2, 0, 0, 0, 0, Optional.empty())),
+            List.of(),
+            gang);
+    var workers = new WorkerGroup("workers", 2, TaskTemplate.EMPTY, List.of(), null);
+    return new Workload(
+        ObjectMeta.named(name),
+        new WorkloadSpec(List.of(PLAIN, workers), Optional.empty(), Optional.of(GangSpec.ALL)),
+        status);
+  }
+
+  /**
+   * A workload gang is one gang, however many groups it spans: counted once, by the workload's line
+   * (a count per group, or of group lines only, would say two, or none).
+   */
+  @Test
+  void aWorkloadGangIsCountedOnceAndItsWaitRecordedOnce() {
+    var t = Instant.parse("2026-03-01T12:00:00Z");
+    assertThat(
+            GangCensus.of(
+                List.of(wholeJob("a", gang(GangState.Placed, t)), wholeJob("b", Optional.empty()))))
+        .isEqualTo(Map.of(GangState.Waiting, 1L, GangState.Placed, 1L, GangState.Finished, 0L));
+
+    var env = new DeterministicEnv(1);
+    var registry = new SimpleMeterRegistry();
+    var handler = new GangWaitTime(env, registry);
+    var waiting = wholeJob("a", gang(GangState.Waiting, env.now()));
+    env.advance(Duration.ofSeconds(12));
+    handler.onUpdate(waiting, wholeJob("a", gang(GangState.Placed, env.now())));
+    var timer = registry.get("qm.gang.wait").timer();
+    assertThat(timer.count()).isEqualTo(1);
+    assertThat(timer.totalTime(TimeUnit.SECONDS)).isEqualTo(12.0);
+  }
 }

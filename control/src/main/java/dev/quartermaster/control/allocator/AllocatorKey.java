@@ -14,7 +14,7 @@ public sealed interface AllocatorKey {
 
   /**
    * The string the queue holds: {@code task/<name>}, {@code claim/<name>}, {@code
-   * gang/<workload>/<group>} or {@code node/<name>}.
+   * gang/<workload>/<gang>} or {@code node/<name>}.
    */
   String queueKey();
 
@@ -35,8 +35,9 @@ public sealed interface AllocatorKey {
   }
 
   /**
-   * A gang: a worker group placed together ({@code name} is {@code <workload>/<group>}, as the
-   * informers' group index spells it).
+   * A gang: members placed together ({@code name} is {@code <workload>/<gang>}, the gang named as
+   * {@code WorkloadGangs} names it: a group gang by its group, as the informers' group index spells
+   * it, the workload's own gang {@code *}). Neither name has a slash, so the first one splits them.
    */
   record ForGang(String name) implements AllocatorKey {
     @Override
@@ -48,7 +49,8 @@ public sealed interface AllocatorKey {
       return name.substring(0, name.indexOf('/'));
     }
 
-    String group() {
+    /** The gang's name within its workload. */
+    String gang() {
       return name.substring(name.indexOf('/') + 1);
     }
   }
@@ -72,8 +74,8 @@ public sealed interface AllocatorKey {
     return new ForClaim(name);
   }
 
-  static AllocatorKey gang(String workload, String group) {
-    return new ForGang(workload + "/" + group);
+  static AllocatorKey gang(String workload, String gang) {
+    return new ForGang(workload + "/" + gang);
   }
 
   static AllocatorKey node(String name) {

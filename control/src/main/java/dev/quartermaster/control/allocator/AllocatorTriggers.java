@@ -4,6 +4,7 @@ import dev.quartermaster.api.allocation.NodeAllocation;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.device.DeviceClass;
 import dev.quartermaster.api.device.DeviceSlice;
+import dev.quartermaster.api.gang.WorkloadGangs;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.Workload;
@@ -163,12 +164,11 @@ final class AllocatorTriggers {
             new EventHandler<>() {
               @Override
               public void onUpdate(Workload o, Workload w) {
-                // A gang's spec (its replicas, so its minMember, or its topology) is what its
+                // A gang's spec (its groups' replicas, so its shares, or its topology) is what its
                 // decision asks for: a gang that waits and would fit now has nothing else to wake
                 // it, when the change frees nothing.
                 if (!o.spec().equals(w.spec())) {
-                  w.spec().groups().stream()
-                      .filter(g -> g.gang().isPresent())
+                  WorkloadGangs.of(w.spec())
                       .forEach(
                           g -> allocator.enqueue(AllocatorKey.gang(w.metadata().name(), g.name())));
                 }

@@ -5,9 +5,9 @@ import dev.quartermaster.api.device.DeviceClass;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.event.EventRecorder;
-import dev.quartermaster.api.gang.GangSpec;
+import dev.quartermaster.api.gang.Gang;
+import dev.quartermaster.api.gang.WorkloadGangs;
 import dev.quartermaster.api.workload.Task;
-import dev.quartermaster.api.workload.WorkerGroup;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.control.allocator.AllocatorKey.ForGang;
 import dev.quartermaster.control.cluster.Informers;
@@ -16,17 +16,19 @@ import dev.quartermaster.core.queue.Result;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Optional;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 
 /**
- * Places gangs: a worker group whose {@code minMember} workers get their devices in one decision or
- * none does (see {@code package-info}, "Gangs"). A gang's member is never placed on its own until
- * the gang holds devices: its task key only finishes what the gang's decision reserved for it. Once
- * the gang holds devices, members beyond {@code minMember} (and replacements of failed ones) are
- * placed one by one through their own keys.
+ * Places gangs: a worker group, or all of a workload's groups, whose members (each group's share:
+ * its {@code minMember}) get their devices in one decision or none does (see {@code package-info},
+ * "Gangs"); which gangs a workload has is {@link WorkloadGangs}'s to say. A gang's member is never
+ * placed on its own until the gang holds devices: its task key only finishes what the gang's
+ * decision reserved for it. Once the gang holds devices, members beyond each group's share (and
+ * replacements of failed ones) are placed one by one through their own keys.
  */
 final class GangPlacer {
   private final Allocator allocator;
@@ -57,8 +59,8 @@ final class GangPlacer {
     this.packing = packing;
   }
 
-  /** A gang as the caches show it: its workload, group, and live members. */
-  private record Gang(ForGang key, Workload workload, WorkerGroup group, GangSpec spec) {}
+  /** A gang as the caches show it: its key, workload, and what the spec makes of it. */
+  private record Placing(ForGang key, Workload workload, Gang spec) {}
 
   /**
    * A live member: its claims (all of them exist, are its own and are not being deleted; none
@@ -67,6 +69,10 @@ final class GangPlacer {
    * devices keeps its gang placed.
    */
   private record Member(Task task, List<ResourceClaim> claims, List<ResourceClaim> holding) {
+    String group() {
+      return task.metadata().labels().getOrDefault(Labels.GROUP, "");
+    }
+
     boolean holds() {
       return !holding.isEmpty();
     }
@@ -106,7 +112,7 @@ final class GangPlacer {
    * topology key goes where its gang holds devices (the lowest-named such node's value); anything
    * else anywhere.
    */
-  private Optional<TopologyValue> domainOf(Gang gang, List<Member> members) {
+  private Optional<TopologyValue> domainOf(Placing gang, List<Member> members) {
     var key = gang.spec().topology().required();
     if (key.isEmpty()) {
       return Optional.empty();
@@ -134,37 +140,38 @@ final class GangPlacer {
     if (workload.isEmpty() || workload.get().metadata().isDeleting()) {
       return Result.done();
     }
-    var group =
-        workload.get().spec().groups().stream()
-            .filter(g -> g.name().equals(key.group()))
-            .findFirst();
-    if (group.isEmpty() || group.get().gang().isEmpty()) {
+    var spec = WorkloadGangs.named(workload.get().spec(), key.gang());
+    if (spec.isEmpty()) {
       return Result.done();
     }
-    var gang = new Gang(key, workload.get(), group.get(), group.get().gang().get());
+    var gang = new Placing(key, workload.get(), spec.get());
     var members = members(gang);
     if (members.stream().anyMatch(m -> m.holds())) {
       // Placed: whatever is left goes one by one.
       members.forEach(m -> allocator.enqueue(AllocatorKey.task(m.task().metadata().name())));
       return Result.done();
     }
-    int min = gang.group().gangMinMember();
     var ready =
         members.stream()
             .filter(m -> m.task().spec().node().isEmpty() && !m.claims().isEmpty())
             .sorted(Comparator.comparingInt(GangPlacer::ordinal))
             .toList();
-    if (min == 0 || ready.isEmpty()) {
+    if (gang.spec().minMember() == 0 || ready.isEmpty()) {
       return Result.done(); // nothing to place; claimless members are the scheduler's
     }
-    if (ready.size() < min) {
-      // The workload controller is still creating members and their claims: each one's arrival
-      // queues the gang again. Nothing is written meanwhile (a word on every member's claims per
-      // arrival would be quadratic in the gang's size); the workload's status tells it.
-      waiters.park(key, ticket, NoPlacement.WAITING_FOR_GANG_MEMBERS.waitFor(false));
-      return Result.done();
+    // Each group's share: its first ready members by ordinal, every group's in the one decision.
+    var chosen = new ArrayList<Member>();
+    for (var share : gang.spec().shares()) {
+      var of = ready.stream().filter(m -> m.group().equals(share.group())).toList();
+      if (of.size() < share.members()) {
+        // The workload controller is still creating members and their claims: each one's arrival
+        // queues the gang again. Nothing is written meanwhile (a word on every member's claims per
+        // arrival would be quadratic in the gang's size); the workload's status tells it.
+        waiters.park(key, ticket, NoPlacement.WAITING_FOR_GANG_MEMBERS.waitFor(false));
+        return Result.done();
+      }
+      chosen.addAll(of.subList(0, share.members()));
     }
-    var chosen = ready.subList(0, min);
     var pending = chosen.stream().flatMap(m -> m.pending().stream()).toList();
     var classes = new HashMap<String, DeviceClass>();
     informers.deviceClasses().cache().list().forEach(c -> classes.put(c.metadata().name(), c));
@@ -216,7 +223,7 @@ final class GangPlacer {
    * gang held nothing, so nothing else would bring them back.
    */
   private Result commit(
-      Gang gang,
+      Placing gang,
       Waiters.Ticket ticket,
       List<Member> chosen,
       List<Member> members,
@@ -281,24 +288,32 @@ final class GangPlacer {
   }
 
   /**
-   * {@code gang workers of job needs 4 × (gpu: 4 gpu) at once on nodes of one
-   * topology.quartermaster.dev/rack; at most 3 fit now (in rack-2)}.
+   * {@code gang job/workers needs 4 × (4 gpu) at once on nodes of one
+   * topology.quartermaster.dev/rack; at most 3 fit now (in rack-2)}; members that ask for different
+   * devices (a workload gang's groups) are counted by what they ask for: {@code 1 × (1 gpu) + 8 ×
+   * (4 gpu)}.
    */
   private static String shortMessage(
-      Gang gang, List<GangFit.Member> wanted, GangPlacement.Short s) {
-    var need =
-        wanted.getFirst().needs().stream()
-            .flatMap(n -> n.requests().stream())
-            .map(r -> r.count() + " " + r.deviceClassName())
+      Placing gang, List<GangFit.Member> wanted, GangPlacement.Short s) {
+    var counts = new LinkedHashMap<String, Integer>();
+    for (var m : wanted) {
+      var need =
+          m.needs().stream()
+              .flatMap(n -> n.requests().stream())
+              .map(r -> r.count() + " " + r.deviceClassName())
+              .collect(Collectors.joining(" + "));
+      counts.merge(need, 1, Integer::sum);
+    }
+    var needs =
+        counts.entrySet().stream()
+            .map(e -> e.getValue() + " × (" + e.getKey() + ")")
             .collect(Collectors.joining(" + "));
     var topology = gang.spec().topology();
     return "gang "
         + gang.key().name()
         + " needs "
-        + wanted.size()
-        + " × ("
-        + need
-        + ") at once"
+        + needs
+        + " at once"
         + topology.required().map(k -> " on nodes of one " + k).orElse("")
         + "; at most "
         + s.most()
@@ -307,8 +322,8 @@ final class GangPlacer {
         + "; it holds nothing while it waits";
   }
 
-  /** The gang task {@code t} belongs to, if its group is a gang. */
-  private Optional<Gang> gangOf(Task t) {
+  /** The gang task {@code t} belongs to, if its group is of one. */
+  private Optional<Placing> gangOf(Task t) {
     var labels = t.metadata().labels();
     var workloadName = labels.get(Labels.WORKLOAD);
     var groupName = labels.get(Labels.GROUP);
@@ -329,26 +344,29 @@ final class GangPlacer {
     if (workload.isEmpty()) {
       return Optional.empty();
     }
-    return workload.get().spec().groups().stream()
-        .filter(g -> g.name().equals(groupName) && g.gang().isPresent())
-        .findFirst()
+    return WorkloadGangs.ofGroup(workload.get().spec(), groupName)
         .map(
             g ->
-                new Gang(
-                    (ForGang) AllocatorKey.gang(workloadName, groupName),
-                    workload.get(),
-                    g,
-                    g.gang().get()));
+                new Placing(
+                    (ForGang) AllocatorKey.gang(workloadName, g.name()), workload.get(), g));
   }
 
   /**
-   * The gang's live members (of this workload, not finished, not being deleted) and their claims; a
-   * member whose claims are not all there yet has none listed.
+   * The gang's live members, of all its groups (of this workload, not finished, not being deleted)
+   * and their claims; a member whose claims are not all there yet has none listed.
    */
-  private List<Member> members(Gang gang) {
+  private List<Member> members(Placing gang) {
     var uid = gang.workload().metadata().uid();
     var out = new ArrayList<Member>();
-    for (var t : informers.tasks().cache().byIndex(Informers.BY_GROUP, gang.key().name())) {
+    var tasks = new ArrayList<Task>();
+    for (var group : gang.spec().groups()) {
+      tasks.addAll(
+          informers
+              .tasks()
+              .cache()
+              .byIndex(Informers.BY_GROUP, gang.workload().metadata().name() + "/" + group));
+    }
+    for (var t : tasks) {
       if (!t.metadata().owner().map(o -> o.uid().equals(uid)).orElse(false)
           || t.metadata().isDeleting()
           || t.status().phase().isFinished()) {

@@ -108,6 +108,18 @@
  * wait for each other: there is no partial state to deadlock on (L2). Members beyond {@code
  * minMember}, and replacements once the gang holds devices, are placed one by one.
  *
+ * <p>A workload with {@code spec.gang} is one gang over all its groups (a launcher and its workers,
+ * parameter servers and workers), named {@code *} (key {@code gang/<workload>/*}; no group can take
+ * that name). Which gangs a workload has, and each group's share of one, is read in one place,
+ * {@code WorkloadGangs}, by this package, the workload controller, the CLI and the simulation
+ * alike. Its decision is the same one decision: the first {@code minMember} ready members of
+ * <em>each</em> group by ordinal, all in the one {@code commitGang} transaction, or nothing while
+ * any group lacks its share or the whole does not fit; members may ask for different devices, which
+ * {@code GangFit} places member by member. The gang holds devices as soon as any member of any of
+ * its groups does, so every group's elastic members and replacements then go one by one, within the
+ * gang's topology value. Every group of such a gang must ask for devices (validation): a member
+ * without claims is the scheduler's, and the gang could neither hold it back nor count it.
+ *
  * <p>The price is the transaction's size: records of the nodes touched plus two writes per member.
  * SQLite (single machine, {@code qm up}) takes any size. etcd takes 128 operations (64 puts here,
  * see {@code EtcdStore}), so a decision of more than 64 writes — about 21 members — cannot be one

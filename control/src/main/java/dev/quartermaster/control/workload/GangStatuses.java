@@ -2,21 +2,25 @@ package dev.quartermaster.control.workload;
 
 import dev.quartermaster.api.claim.ClaimConditions;
 import dev.quartermaster.api.claim.ResourceClaim;
+import dev.quartermaster.api.gang.Gang;
 import dev.quartermaster.api.gang.GangState;
 import dev.quartermaster.api.gang.GangStatus;
+import dev.quartermaster.api.gang.WorkloadGangs;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
-import dev.quartermaster.api.workload.WorkerGroup;
+import dev.quartermaster.api.workload.WorkloadSpec;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
- * A gang's line in its workload's status, from the group's tasks and their claims as the caches
- * show them. A pure function, so it is tested on its own.
+ * A gang's line in its workload's status, from its groups' tasks and their claims as the caches
+ * show them: a group gang's in its group's line, the workload gang's in the workload's ({@link
+ * WorkloadGangs}). A pure function, so it is tested on its own.
  *
  * <ul>
  *   <li><b>Placed</b> once a live member is bound to a node or one of its claims is allocated: the
@@ -25,10 +29,11 @@ import java.util.Optional;
  *       holds devices, whichever cache shows it first.
  *   <li><b>Finished</b> once every slot's task has finished and none is to be restarted: the job is
  *       over and waits for nothing.
- *   <li><b>Waiting</b> otherwise. While fewer than {@code minMember} members exist the allocator
- *       writes nothing, so this says how many do; once they all exist, the reason and message are
- *       the ones the allocator wrote on the members' claims ({@code WaitingForGang: needs 4 × (4
- *       gpu) at once ...}, or a refusal such as {@code NoSuchDeviceClass}).
+ *   <li><b>Waiting</b> otherwise. While some group has fewer members than its share the allocator
+ *       writes nothing, so this says how many of the gang's {@code minMember} exist (each group's
+ *       counted up to its share); once they all exist, the reason and message are the ones the
+ *       allocator wrote on the members' claims ({@code WaitingForGang: needs 4 × (4 gpu) at once
+ *       ...}, or a refusal such as {@code NoSuchDeviceClass}).
  * </ul>
  *
  * {@code since} is kept while the state stays, so a wait is timed from when it began.
@@ -37,48 +42,61 @@ final class GangStatuses {
   private GangStatuses() {}
 
   /**
-   * @param tasks the group's tasks (any owner: only this workload's count)
-   * @param claims the group's claims (only those of live members count)
+   * @param gang the gang, as {@link WorkloadGangs} reads it from {@code spec}
+   * @param tasks per group of the gang, its tasks (any owner: only this workload's count)
+   * @param claims the claims of the gang's groups (only those of live members count)
    * @param previous the gang's status as last written
    * @param now the time a new state starts at
    */
-  static Optional<GangStatus> of(
-      WorkerGroup group,
+  static GangStatus of(
+      Gang gang,
+      WorkloadSpec spec,
       String workloadUid,
-      List<Task> tasks,
+      Map<String, List<Task>> tasks,
       List<ResourceClaim> claims,
       Optional<GangStatus> previous,
       Instant now) {
-    if (group.gang().isEmpty()) {
-      return Optional.empty();
-    }
-    var next = decide(group, workloadUid, tasks, claims);
+    var next = decide(gang, spec, workloadUid, tasks, claims);
     var since =
         previous.filter(p -> p.state() == next.state()).flatMap(GangStatus::since).orElse(now);
-    return Optional.of(
-        new GangStatus(next.state(), next.reason(), next.message(), Optional.of(since)));
+    return new GangStatus(next.state(), next.reason(), next.message(), Optional.of(since));
   }
 
   private static GangStatus decide(
-      WorkerGroup group, String workloadUid, List<Task> tasks, List<ResourceClaim> claims) {
-    int min = group.gangMinMember();
+      Gang gang,
+      WorkloadSpec spec,
+      String workloadUid,
+      Map<String, List<Task>> tasks,
+      List<ResourceClaim> claims) {
+    int min = gang.minMember();
     var members = new HashSet<String>();
-    int finishedForGood = 0;
+    int exist = 0;
+    boolean finished = true;
     boolean bound = false;
-    for (var t : tasks) {
-      if (!t.metadata().owner().map(o -> o.uid().equals(workloadUid)).orElse(false)
-          || t.metadata().isDeleting()) {
+    for (var group : spec.groups()) {
+      if (!gang.has(group.name())) {
         continue;
       }
-      var phase = t.status().phase();
-      if (phase.isFinished()) {
-        if (!GroupPlan.replace(group.restartPolicy(), phase)) {
-          finishedForGood++;
+      int live = 0;
+      int finishedForGood = 0;
+      for (var t : tasks.getOrDefault(group.name(), List.of())) {
+        if (!t.metadata().owner().map(o -> o.uid().equals(workloadUid)).orElse(false)
+            || t.metadata().isDeleting()) {
+          continue;
         }
-        continue;
+        var phase = t.status().phase();
+        if (phase.isFinished()) {
+          if (!GroupPlan.replace(group.restartPolicy(), phase)) {
+            finishedForGood++;
+          }
+          continue;
+        }
+        members.add(t.metadata().uid());
+        live++;
+        bound |= t.spec().node().isPresent() || phase != TaskPhase.Pending;
       }
-      members.add(t.metadata().uid());
-      bound |= t.spec().node().isPresent() || phase != TaskPhase.Pending;
+      exist += Math.min(live, gang.shareOf(group.name()));
+      finished &= finishedForGood >= group.replicas();
     }
     var memberClaims =
         claims.stream()
@@ -91,11 +109,11 @@ final class GangStatuses {
     if (bound || memberClaims.stream().anyMatch(c -> c.status().allocation().isPresent())) {
       return new GangStatus(GangState.Placed, "", "");
     }
-    if (members.isEmpty() && finishedForGood >= group.replicas()) {
+    if (members.isEmpty() && finished) {
       return new GangStatus(GangState.Finished, "", "");
     }
-    if (members.size() < min) {
-      return waiting(members.size() + " of " + min + " members exist so far");
+    if (exist < min) {
+      return waiting(exist + " of " + min + " members exist so far");
     }
     return memberClaims.stream()
         .flatMap(

@@ -1,16 +1,18 @@
 package dev.quartermaster.control.workload;
 
-import dev.quartermaster.api.gang.MemberFailurePolicy;
+import dev.quartermaster.api.gang.WorkloadGangs;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.workload.RestartPolicy;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.WorkerGroup;
+import dev.quartermaster.api.workload.WorkloadSpec;
 import dev.quartermaster.api.workload.WorkloadStatus.GroupStatus;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -30,7 +32,9 @@ import java.util.Optional;
  *   <li>A gang whose members fail as one ({@code RestartGang}): while one member is to be
  *       restarted, every other live member is stopped ({@code gangStop}), so that the gang is
  *       placed again as a whole, and none is created until the failed ones are replaced; a
- *       collective (NCCL, MPI) dies with any one rank anyway.
+ *       collective (NCCL, MPI) dies with any one rank anyway. A workload gang's members are those
+ *       of all its groups ({@link WorkloadGangs}): a failed launcher stops every worker, and a
+ *       failed worker the launcher too.
  * </ul>
  */
 public record GroupPlan(
@@ -57,7 +61,52 @@ public record GroupPlan(
     return !create.isEmpty() || !delete.isEmpty() || !restart.isEmpty() || !gangStop.isEmpty();
   }
 
+  /** The plan of one group on its own: {@link #decideAll} for a workload of that group alone. */
   public static GroupPlan decide(
+      String workload, String workloadUid, WorkerGroup group, List<Task> tasks) {
+    return decideAll(
+            workload,
+            workloadUid,
+            new WorkloadSpec(List.of(group), Optional.empty()),
+            Map.of(group.name(), tasks))
+        .get(group.name());
+  }
+
+  /**
+   * The plans of the groups of {@code spec} whose tasks {@code views} holds (the groups whose view
+   * may be acted on now), by group name. A gang that restarts as one, with a member to be restarted
+   * in any of its groups here, stops the live members of every one of its groups here; a group of
+   * it whose view is not here is stopped by a later pass, once its view is.
+   */
+  public static Map<String, GroupPlan> decideAll(
+      String workload, String workloadUid, WorkloadSpec spec, Map<String, List<Task>> views) {
+    var plans = new HashMap<String, GroupPlan>();
+    for (var group : spec.groups()) {
+      var view = views.get(group.name());
+      if (view != null) {
+        plans.put(group.name(), alone(workload, workloadUid, group, view));
+      }
+    }
+    for (var gang : WorkloadGangs.of(spec)) {
+      boolean failed =
+          gang.groups().stream().map(plans::get).anyMatch(p -> p != null && !p.restart().isEmpty());
+      if (!gang.restartsAsOne() || !failed) {
+        continue;
+      }
+      for (var group : spec.groups()) {
+        var plan = plans.get(group.name());
+        if (plan != null && gang.has(group.name())) {
+          plans.put(
+              group.name(),
+              plan.stoppingGang(workload, workloadUid, group.name(), views.get(group.name())));
+        }
+      }
+    }
+    return Map.copyOf(plans);
+  }
+
+  /** The group's plan, its gang aside. */
+  private static GroupPlan alone(
       String workload, String workloadUid, WorkerGroup group, List<Task> tasks) {
     var byOrdinal = new HashMap<Integer, Task>();
     var delete = new ArrayList<Task>();
@@ -97,25 +146,29 @@ public record GroupPlan(
                     TaskNames.ordinal(workload, group.name(), t.metadata().name())
                         .orElse(Integer.MAX_VALUE))
             .reversed());
-    var gangStop = new ArrayList<Task>();
-    boolean restartsGang =
-        group.gang().map(g -> g.onMemberFailure() == MemberFailurePolicy.RestartGang).orElse(false);
-    if (restartsGang && !restart.isEmpty()) {
-      for (var t : byOrdinal.values()) {
-        boolean ours = t.metadata().owner().map(o -> o.uid().equals(workloadUid)).orElse(false);
-        if (ours
-            && !t.metadata().isDeleting()
-            && !t.status().phase().isFinished()
-            && !delete.contains(t)) {
-          gangStop.add(t);
-        }
+    return new GroupPlan(create, delete, restart, taken);
+  }
+
+  /**
+   * This plan with its gang restarting: every live member of ours that is not being deleted is
+   * stopped, and none is created until the failed ones are replaced: one created now would be
+   * stopped again by the next pass, and the gang is placed again only as a whole anyway.
+   */
+  private GroupPlan stoppingGang(
+      String workload, String workloadUid, String group, List<Task> tasks) {
+    var stop = new ArrayList<Task>();
+    for (var t : tasks) {
+      boolean ours = t.metadata().owner().map(o -> o.uid().equals(workloadUid)).orElse(false);
+      if (ours
+          && TaskNames.ordinal(workload, group, t.metadata().name()).isPresent()
+          && !t.metadata().isDeleting()
+          && !t.status().phase().isFinished()
+          && !delete.contains(t)) {
+        stop.add(t);
       }
-      gangStop.sort(Comparator.comparing((Task t) -> t.metadata().name()));
-      // No member is created until the failed ones are replaced: one created now would be stopped
-      // again by the next pass, and the gang is placed again only as a whole anyway.
-      create.clear();
     }
-    return new GroupPlan(create, delete, restart, taken, gangStop);
+    stop.sort(Comparator.comparing((Task t) -> t.metadata().name()));
+    return new GroupPlan(List.of(), delete, restart, taken, stop);
   }
 
   static boolean replace(RestartPolicy policy, TaskPhase phase) {

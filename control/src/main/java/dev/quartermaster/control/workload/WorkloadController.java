@@ -1,10 +1,14 @@
 package dev.quartermaster.control.workload;
 
+import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.client.LabelSelector;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.event.EventRecorder;
+import dev.quartermaster.api.gang.Gang;
+import dev.quartermaster.api.gang.GangStatus;
+import dev.quartermaster.api.gang.WorkloadGangs;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kinds;
@@ -25,6 +29,7 @@ import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.queue.Result;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -211,17 +216,17 @@ public final class WorkloadController {
     Optional<Duration> recheck = Optional.empty();
     var groups = new ArrayList<GroupStatus>();
     var problems = new ArrayList<CreateProblem>();
+    // Every group's view first: a gang that restarts as one is decided over all its groups.
+    var views = new HashMap<String, List<Task>>();
     for (var group : w.spec().groups()) {
       var key = w.metadata().uid() + "/" + group.name();
       var gate = expectations.gate(key, informers.tasks().syncedRevision(), env.nanoTime());
-      List<Task> view;
       switch (gate) {
-        case GroupExpectations.Gate.Open o -> view = cachedTasks(name, group.name());
+        case GroupExpectations.Gate.Open o ->
+            views.put(group.name(), cachedTasks(name, group.name()));
         case GroupExpectations.Gate.Waiting wait -> {
           whenCaughtUp(name, wait.revision());
           recheck = earliest(recheck, wait.left());
-          groups.add(statusOf(w, group, cachedTasks(name, group.name())));
-          continue;
         }
         case GroupExpectations.Gate.TimedOut t -> {
           LOG.warn(
@@ -229,16 +234,26 @@ public final class WorkloadController {
               name,
               group.name(),
               t.revision());
-          view =
+          views.put(
+              group.name(),
               api.list(
                       Kinds.TASK,
                       LabelSelector.equalTo(
                           Map.of(Labels.WORKLOAD, name, Labels.GROUP, group.name())))
-                  .items();
+                  .items());
           expectations.clear(key);
         }
       }
-      var plan = GroupPlan.decide(name, w.metadata().uid(), group, view);
+    }
+    var plans = GroupPlan.decideAll(name, w.metadata().uid(), w.spec(), views);
+    for (var group : w.spec().groups()) {
+      var key = w.metadata().uid() + "/" + group.name();
+      var view = views.get(group.name());
+      if (view == null) {
+        groups.add(statusOf(w, group, cachedTasks(name, group.name())));
+        continue;
+      }
+      var plan = plans.get(group.name());
       plan.taken()
           .forEach(
               t ->
@@ -268,22 +283,32 @@ public final class WorkloadController {
                 + ")");
       }
       if (!plan.gangStop().isEmpty() && freshness.stillNewest()) {
-        var failed = plan.restart().stream().map(t -> t.metadata().name()).sorted().toList();
         for (var t : plan.gangStop()) {
           writer.delete(key, t);
         }
+        var gang = WorkloadGangs.ofGroup(w.spec(), group.name()).orElseThrow();
+        var failed =
+            gang.groups().stream()
+                .map(plans::get)
+                .filter(p -> p != null)
+                .flatMap(p -> p.restart().stream())
+                .map(t -> t.metadata().name())
+                .sorted()
+                .toList();
         events.warning(
             w,
             "GangRestarted",
             "gang "
                 + name
                 + "/"
-                + group.name()
+                + gang.name()
                 + ": member(s) "
                 + String.join(",", failed)
                 + " failed; stopping the other "
                 + plan.gangStop().size()
-                + " member(s) so that the gang is placed again as a whole (onMemberFailure: RestartGang)");
+                + " member(s)"
+                + (gang.wholeWorkload() ? " of group " + group.name() : "")
+                + " so that the gang is placed again as a whole (onMemberFailure: RestartGang)");
       }
       var deleting = view.stream().filter(t -> t.metadata().isDeleting()).toList();
       var restartDue =
@@ -308,7 +333,7 @@ public final class WorkloadController {
     if (freshness.isNewest()) {
       deleteRemovedGroups(w, freshness);
     }
-    writeStatus(w, groups, problems);
+    writeStatus(w, groups, workloadGangStatus(w), problems);
     return recheck.map(Result::requeueAfter).orElse(Result.done());
   }
 
@@ -527,26 +552,58 @@ public final class WorkloadController {
   }
 
   /**
-   * The group's line in the workload's status: its counts and, for a gang, where it stands ({@link
-   * GangStatuses}, from the claims' cache).
+   * The group's line in the workload's status: its counts and, for a group gang, where it stands
+   * ({@link GangStatuses}, from the claims' cache).
    */
   private GroupStatus statusOf(Workload w, WorkerGroup group, List<Task> tasks) {
     var counts = GroupPlan.status(group, w.metadata().uid(), tasks);
-    if (group.gang().isEmpty()) {
+    var gang = WorkloadGangs.ofGroup(w.spec(), group.name()).filter(g -> !g.wholeWorkload());
+    if (gang.isEmpty()) {
       return counts;
     }
-    var claims =
-        informers
-            .claims()
-            .cache()
-            .byIndex(Informers.BY_GROUP, w.metadata().name() + "/" + group.name());
-    var previous =
-        w.status().groups().stream()
-            .filter(g -> g.name().equals(group.name()))
-            .findFirst()
-            .flatMap(GroupStatus::gang);
+    var previous = WorkloadGangs.statusOf(w.status(), gang.get().name());
     return counts.withGang(
-        GangStatuses.of(group, w.metadata().uid(), tasks, claims, previous, env.now()));
+        Optional.of(
+            GangStatuses.of(
+                gang.get(),
+                w.spec(),
+                w.metadata().uid(),
+                Map.of(group.name(), tasks),
+                claimsOf(w, gang.get()),
+                previous,
+                env.now())));
+  }
+
+  /**
+   * Where the workload's own gang stands, over all its groups as the caches show them: its line is
+   * the workload's ({@code status.gang}), not any one group's.
+   */
+  private Optional<GangStatus> workloadGangStatus(Workload w) {
+    var gang = WorkloadGangs.named(w.spec(), Gang.WHOLE_WORKLOAD);
+    if (gang.isEmpty()) {
+      return Optional.empty();
+    }
+    var tasks = new HashMap<String, List<Task>>();
+    gang.get().groups().forEach(g -> tasks.put(g, cachedTasks(w.metadata().name(), g)));
+    return Optional.of(
+        GangStatuses.of(
+            gang.get(),
+            w.spec(),
+            w.metadata().uid(),
+            tasks,
+            claimsOf(w, gang.get()),
+            w.status().gang(),
+            env.now()));
+  }
+
+  /** The claims of the gang's groups, from the cache. */
+  private List<ResourceClaim> claimsOf(Workload w, Gang gang) {
+    var out = new ArrayList<ResourceClaim>();
+    for (var g : gang.groups()) {
+      out.addAll(
+          informers.claims().cache().byIndex(Informers.BY_GROUP, w.metadata().name() + "/" + g));
+    }
+    return out;
   }
 
   private List<Task> cachedTasks(String workload, String group) {
@@ -630,7 +687,11 @@ public final class WorkloadController {
         "waiting in queue " + queue + " for quota; qm describe workload says why");
   }
 
-  private void writeStatus(Workload w, List<GroupStatus> groups, List<CreateProblem> problems) {
+  private void writeStatus(
+      Workload w,
+      List<GroupStatus> groups,
+      Optional<GangStatus> gang,
+      List<CreateProblem> problems) {
     var now = env.now();
     var conditions = w.status().conditions();
     conditions = Conditions.set(conditions, Schedulability.of(w, informers), now);
@@ -652,7 +713,7 @@ public final class WorkloadController {
                     "; ",
                     problems.stream().map(CreateProblem::message).distinct().sorted().toList()));
     conditions = Conditions.set(conditions, created, now);
-    var status = new WorkloadStatus(w.metadata().generation(), groups, conditions);
+    var status = new WorkloadStatus(w.metadata().generation(), groups, conditions, gang);
     if (!status.equals(w.status())) {
       api.updateStatus(w.withStatus(status));
     }

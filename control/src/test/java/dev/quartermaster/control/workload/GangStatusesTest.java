@@ -7,11 +7,13 @@ import dev.quartermaster.api.claim.ClaimConditions;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.claim.ResourceClaimSpec;
 import dev.quartermaster.api.claim.ResourceClaimStatus;
+import dev.quartermaster.api.gang.Gang;
 import dev.quartermaster.api.gang.GangSpec;
 import dev.quartermaster.api.gang.GangState;
 import dev.quartermaster.api.gang.GangStatus;
 import dev.quartermaster.api.gang.GangTopology;
 import dev.quartermaster.api.gang.MemberFailurePolicy;
+import dev.quartermaster.api.gang.WorkloadGangs;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.meta.OwnerReference;
@@ -22,6 +24,7 @@ import dev.quartermaster.api.workload.TaskSpec;
 import dev.quartermaster.api.workload.TaskStatus;
 import dev.quartermaster.api.workload.TaskTemplate;
 import dev.quartermaster.api.workload.WorkerGroup;
+import dev.quartermaster.api.workload.WorkloadSpec;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -302,9 +305,7 @@ class GangStatusesTest {
   void eachCaseGivesItsLine() {
     for (var row : ROWS) {
       var tasks = row.members().stream().map(M::task).toList();
-      var line =
-          GangStatuses.of(row.group(), UID, tasks, row.claims(), Optional.empty(), T0)
-              .orElseThrow();
+      var line = lineOf(row.group(), tasks, row.claims(), Optional.empty(), T0).orElseThrow();
       assertThat(line)
           .as(row.why())
           .isEqualTo(new GangStatus(row.state(), row.reason(), row.message(), Optional.of(T0)));
@@ -316,17 +317,16 @@ class GangStatusesTest {
     var template =
         new TaskTemplate(List.of("train"), Map.of(), "exec", Optional.empty(), List.of(), Map.of());
     var group = new WorkerGroup("workers", 4, template, List.of(), RestartPolicy.OnFailure);
-    assertThat(GangStatuses.of(group, UID, List.of(), List.of(), Optional.empty(), T0)).isEmpty();
+    assertThat(lineOf(group, List.of(), List.of(), Optional.empty(), T0)).isEmpty();
   }
 
   @Test
   void aWaitIsTimedFromItsStartWhateverItsReasonBecomes() {
     var group = gangOf4();
-    var first = GangStatuses.of(group, UID, tasks(pending(1)), List.of(), Optional.empty(), T0);
+    var first = lineOf(group, tasks(pending(1)), List.of(), Optional.empty(), T0);
     var later =
-        GangStatuses.of(
+        lineOf(
             group,
-            UID,
             tasks(pending(4)),
             claims(4, i -> waiting(i, "WaitingForGang", SHORT)),
             first,
@@ -335,13 +335,66 @@ class GangStatusesTest {
     assertThat(later.orElseThrow().since()).contains(T0);
 
     var placed =
-        GangStatuses.of(
-            group, UID, tasks(pending(4)), claims(4, GangStatusesTest::allocated), later, T1);
+        lineOf(group, tasks(pending(4)), claims(4, GangStatusesTest::allocated), later, T1);
     assertThat(placed.orElseThrow().state()).isEqualTo(GangState.Placed);
     assertThat(placed.orElseThrow().since()).as("a new state starts now").contains(T1);
   }
 
   private static List<Task> tasks(List<M> members) {
     return members.stream().map(M::task).toList();
+  }
+
+  /** The line of {@code group}'s gang in a workload of that group alone; none if it is no gang. */
+  private static Optional<GangStatus> lineOf(
+      WorkerGroup group,
+      List<Task> tasks,
+      List<ResourceClaim> claims,
+      Optional<GangStatus> previous,
+      Instant now) {
+    var spec = new WorkloadSpec(List.of(group), Optional.empty());
+    return WorkloadGangs.ofGroup(spec, group.name())
+        .map(
+            g -> GangStatuses.of(g, spec, UID, Map.of(group.name(), tasks), claims, previous, now));
+  }
+
+  /**
+   * A launcher of 1 and 3 workers of which 2 are its share: a workload gang with every worker made
+   * and no launcher yet has 2 of its 3 members, not 3 (a count over the groups together, with the
+   * elastic third worker, would say all exist and wait for the allocator for nothing); once the
+   * launcher exists it is the allocator's word, and once any member of either group is bound, the
+   * gang is placed.
+   */
+  @Test
+  void aWorkloadGangCountsEachGroupUpToItsShare() {
+    var template =
+        new TaskTemplate(List.of("train"), Map.of(), "exec", Optional.empty(), List.of(), Map.of());
+    var spec =
+        new WorkloadSpec(
+            List.of(
+                new WorkerGroup("launcher", 1, template, List.of(), RestartPolicy.OnFailure),
+                new WorkerGroup("workers", 3, template, List.of(), RestartPolicy.OnFailure)
+                    .withGang(new GangSpec(Optional.of(2), Optional.empty(), Optional.empty()))),
+            Optional.empty(),
+            Optional.of(GangSpec.ALL));
+    var gang = WorkloadGangs.named(spec, Gang.WHOLE_WORKLOAD).orElseThrow();
+    var workers = tasks(pending(3));
+    var launcher = List.of(M.pending(10).task());
+
+    var noLauncher =
+        GangStatuses.of(
+            gang, spec, UID, Map.of("workers", workers), List.of(), Optional.empty(), T0);
+    assertThat(noLauncher.message()).isEqualTo("2 of 3 members exist so far");
+    long naive = workers.size();
+    assertThat(naive).as("the naive count says all exist").isGreaterThanOrEqualTo(gang.minMember());
+
+    var all = Map.of("workers", workers, "launcher", launcher);
+    var undecided = GangStatuses.of(gang, spec, UID, all, List.of(), Optional.empty(), T0);
+    assertThat(undecided.message())
+        .isEqualTo("all 3 members exist; the allocator has not decided yet");
+
+    var bound =
+        Map.of("workers", workers, "launcher", List.of(M.on(10, TaskPhase.Scheduled, "n").task()));
+    assertThat(GangStatuses.of(gang, spec, UID, bound, List.of(), Optional.empty(), T0).state())
+        .isEqualTo(GangState.Placed);
   }
 }

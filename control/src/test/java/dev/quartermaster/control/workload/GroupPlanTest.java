@@ -13,6 +13,7 @@ import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.TaskStatus;
 import dev.quartermaster.api.workload.TaskTemplate;
 import dev.quartermaster.api.workload.WorkerGroup;
+import dev.quartermaster.api.workload.WorkloadSpec;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -221,5 +222,92 @@ class GroupPlanTest {
     assertThat(plan.gangStop())
         .as("restartPolicy Never: the failed member keeps its slot")
         .isEmpty();
+  }
+
+  /** A task of {@code group} in workload {@link #WORKLOAD}, ours. */
+  private static Task in(String group, int ordinal, TaskPhase phase) {
+    var t = ours(ordinal, phase);
+    return new Task(
+        t.metadata()
+            .withName(TaskNames.task(WORKLOAD, group, ordinal))
+            .withUid(group + "-" + ordinal),
+        null,
+        t.status());
+  }
+
+  /** A launcher of 1 and 3 workers, one workload gang with {@code onFailure}. */
+  private static WorkloadSpec launcherAndWorkers(MemberFailurePolicy onFailure) {
+    var template =
+        new TaskTemplate(List.of("train"), Map.of(), "exec", Optional.empty(), List.of(), Map.of());
+    return new WorkloadSpec(
+        List.of(
+            new WorkerGroup("launcher", 1, template, List.of(), RestartPolicy.OnFailure),
+            new WorkerGroup("workers", 3, template, List.of(), RestartPolicy.OnFailure)),
+        Optional.empty(),
+        Optional.of(new GangSpec(Optional.empty(), onFailure, GangTopology.ANYWHERE)));
+  }
+
+  @Test
+  void aWorkloadGangThatRestartsAsOneStopsEveryGroupWhenAMemberOfAnyFails() {
+    var spec = launcherAndWorkers(MemberFailurePolicy.RestartGang);
+    var launcherFailed =
+        Map.of(
+            "launcher",
+            List.of(in("launcher", 0, TaskPhase.Failed)),
+            "workers",
+            List.of(
+                in("workers", 0, TaskPhase.Running),
+                in("workers", 1, TaskPhase.Running),
+                in("workers", 2, TaskPhase.Scheduled)));
+    var plans = GroupPlan.decideAll(WORKLOAD, UID, spec, launcherFailed);
+    assertThat(names(plans.get("launcher").restart())).containsExactly("train-launcher-0");
+    assertThat(names(plans.get("workers").gangStop()))
+        .as("a failed launcher stops every worker")
+        .containsExactly("train-workers-0", "train-workers-1", "train-workers-2");
+    assertThat(plans.get("workers").create()).isEmpty();
+
+    var workerFailed =
+        Map.of(
+            "launcher",
+            List.of(in("launcher", 0, TaskPhase.Running)),
+            "workers",
+            List.of(in("workers", 0, TaskPhase.Running), in("workers", 1, TaskPhase.Failed)));
+    var again = GroupPlan.decideAll(WORKLOAD, UID, spec, workerFailed);
+    assertThat(names(again.get("launcher").gangStop()))
+        .as("a failed worker stops the launcher")
+        .containsExactly("train-launcher-0");
+    assertThat(names(again.get("workers").gangStop())).containsExactly("train-workers-0");
+    assertThat(again.get("workers").create())
+        .as("worker 2 waits for the whole gang's restart")
+        .isEmpty();
+
+    // Deciding each group on its own, as before workload gangs, leaves the workers running.
+    var alone =
+        GroupPlan.decide(WORKLOAD, UID, spec.groups().get(1), launcherFailed.get("workers"));
+    assertThat(alone.gangStop()).isEmpty();
+  }
+
+  @Test
+  void aWorkloadGangOfRestartMemberOrAGroupNotInViewStopsNothingMore() {
+    var tasks =
+        Map.of(
+            "launcher",
+            List.of(in("launcher", 0, TaskPhase.Failed)),
+            "workers",
+            List.of(in("workers", 0, TaskPhase.Running)));
+    var member =
+        GroupPlan.decideAll(
+            WORKLOAD, UID, launcherAndWorkers(MemberFailurePolicy.RestartMember), tasks);
+    assertThat(member.get("workers").gangStop()).isEmpty();
+    assertThat(member.get("workers").create()).containsExactly(1, 2);
+
+    // The workers' view may not be acted on yet (their gate waits): they get no plan this pass.
+    var gated =
+        GroupPlan.decideAll(
+            WORKLOAD,
+            UID,
+            launcherAndWorkers(MemberFailurePolicy.RestartGang),
+            Map.of("launcher", tasks.get("launcher")));
+    assertThat(gated).containsOnlyKeys("launcher");
   }
 }

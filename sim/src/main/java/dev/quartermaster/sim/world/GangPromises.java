@@ -1,5 +1,6 @@
 package dev.quartermaster.sim.world;
 
+import dev.quartermaster.api.gang.WorkloadGangs;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
@@ -19,12 +20,13 @@ import java.util.TreeSet;
 import java.util.stream.Collectors;
 
 /**
- * Issue 32's promises over the store, after every step ({@link Promises} lists them). A gang is a
- * workload's group with a gang spec (workload uid + group); its members are the tasks the workload
- * owns in that group, and a member <em>holds devices</em> while a claim it owns has an allocation
- * or an entry in a node's allocation record (of any incarnation of the member, deleting or not,
- * until the store lets go). A gang is <em>placed</em> once at least {@code minMember} members held
- * devices at once, and stays placed until none holds any.
+ * Issue 32's promises over the store, after every step ({@link Promises} lists them). A gang is one
+ * of a workload's gangs as {@link WorkloadGangs} reads them (workload uid + gang name): a group's,
+ * or the workload's own over all its groups; its members are the tasks the workload owns in its
+ * groups, and a member <em>holds devices</em> while a claim it owns has an allocation or an entry
+ * in a node's allocation record (of any incarnation of the member, deleting or not, until the store
+ * lets go). A gang is <em>placed</em> once each of its groups had at least its share of members
+ * holding devices at once, and stays placed until none holds any.
  */
 final class GangPromises {
   /**
@@ -41,42 +43,74 @@ final class GangPromises {
   /**
    * One gang as the store shows it after a step.
    *
+   * @param spec the gang as the workload's spec makes it: its groups and their shares
    * @param holders per member (task uid) holding devices, the nodes it holds them on
    * @param holding the claims (uids) by which its members hold devices
-   * @param members its live members (not finished, not being deleted)
-   * @param ready how many live members have all their claims (alive): what a decision may place
+   * @param members its live members (not finished, not being deleted), of all its groups
+   * @param ready per group, how many live members have all their claims (alive): what a decision
+   *     may place
    * @param placed whether it has been whole since its holders were last none
    */
   record Gang(
       Workload workload,
-      WorkerGroup group,
+      dev.quartermaster.api.gang.Gang spec,
       Map<String, Set<String>> holders,
       Set<String> holding,
       List<Task> members,
-      int ready,
+      Map<String, Integer> ready,
       boolean placed) {
 
     String name() {
-      return workload.metadata().name() + "/" + group.name();
+      return workload.metadata().name() + "/" + spec.name();
     }
 
     int min() {
-      return group.gangMinMember();
+      return spec.minMember();
     }
 
-    /** The GPUs one member asks for (every claim template's requests). */
-    int gpus() {
-      return group.claimTemplates().stream()
+    /** The replicas of all its groups. */
+    int replicas() {
+      return workload.spec().groups().stream()
+          .filter(g -> spec.has(g.name()))
+          .mapToInt(WorkerGroup::replicas)
+          .sum();
+    }
+
+    /** The GPUs one member of {@code group} asks for (every claim template's requests). */
+    int gpusOf(String group) {
+      return workload.spec().groups().stream()
+          .filter(g -> g.name().equals(group))
+          .flatMap(g -> g.claimTemplates().stream())
           .flatMap(t -> t.spec().requests().stream())
           .mapToInt(r -> r.count())
           .sum();
     }
 
-    Optional<String> required() {
-      return group.gang().flatMap(g -> g.topology().required());
+    /**
+     * The GPUs a member asks for at most: the gang is judged to fit where that many members of this
+     * many GPUs each would (exactly so when its groups ask alike, as the simulation's do).
+     */
+    int gpus() {
+      return spec.groups().stream().mapToInt(this::gpusOf).max().orElse(0);
     }
 
-    /** Holds devices for fewer than {@code minMember} members and has not been placed: G1. */
+    Optional<String> required() {
+      return spec.topology().required();
+    }
+
+    /** Whether every group has ready members for its share: a decision may place the gang. */
+    boolean readyToPlace() {
+      return readyCount() >= min();
+    }
+
+    /** The ready members, each group's counted up to its share. */
+    int readyCount() {
+      return spec.shares().stream()
+          .mapToInt(s -> Math.min(ready.getOrDefault(s.group(), 0), s.members()))
+          .sum();
+    }
+
+    /** Holds devices without being whole and has not been placed: G1. */
     boolean partial() {
       return !placed && !holders.isEmpty();
     }
@@ -84,11 +118,17 @@ final class GangPromises {
 
   private final WholeCluster world;
 
-  /** Task uid → its gang key; claim uid → its task's uid; task uid → name: learned as seen. */
-  private final Map<String, String> gangOfTask = new HashMap<>();
+  /**
+   * Task uid → its group key (workload uid + group); claim uid → its task's uid; task uid → name:
+   * learned as seen.
+   */
+  private final Map<String, String> groupOfTask = new HashMap<>();
 
   private final Map<String, String> taskOfClaim = new HashMap<>();
   private final Map<String, String> taskNames = new HashMap<>();
+
+  /** Group key → the key of its gang (workload uid + gang name), as the last judged specs say. */
+  private Map<String, String> gangOfGroup = Map.of();
 
   /** The gangs placed (whole since their holders were last none), by key. */
   private final Set<String> placed = new HashSet<>();
@@ -156,7 +196,7 @@ final class GangPromises {
       var owner = t.metadata().owner().filter(o -> o.kind().equals(Kinds.WORKLOAD.name()));
       var group = t.metadata().labels().get(Labels.GROUP);
       if (owner.isPresent() && group != null) {
-        gangOfTask.putIfAbsent(t.metadata().uid(), owner.get().uid() + "/" + group);
+        groupOfTask.putIfAbsent(t.metadata().uid(), owner.get().uid() + "/" + group);
         taskNames.putIfAbsent(t.metadata().uid(), t.metadata().name());
       }
     }
@@ -166,15 +206,18 @@ final class GangPromises {
       claimsByName.put(c.metadata().name(), !c.metadata().isDeleting());
     }
     var specs = new TreeMap<String, Gang>();
+    var groups = new HashMap<String, String>();
     for (var w : view.workloads()) {
-      for (var g : w.spec().groups()) {
-        if (g.gang().isPresent()) {
-          var key = w.metadata().uid() + "/" + g.name();
-          specs.put(
-              key, new Gang(w, g, new TreeMap<>(), new HashSet<>(), new ArrayList<>(), 0, false));
-        }
+      for (var g : WorkloadGangs.of(w.spec())) {
+        var key = w.metadata().uid() + "/" + g.name();
+        specs.put(
+            key,
+            new Gang(
+                w, g, new TreeMap<>(), new HashSet<>(), new ArrayList<>(), new HashMap<>(), false));
+        g.groups().forEach(group -> groups.put(w.metadata().uid() + "/" + group, key));
       }
     }
+    gangOfGroup = groups;
     for (var c : view.claims()) {
       c.status().allocation().ifPresent(a -> hold(specs, c.metadata().uid(), a.node()));
     }
@@ -195,25 +238,22 @@ final class GangPromises {
       int holders = g.holders().size();
       if (holders == 0) {
         placed.remove(e.getKey());
-      } else if (holders >= g.min()) {
+      } else if (whole(g)) {
         placedNow |= placed.add(e.getKey());
       }
-      int ready =
-          (int)
-              g.members().stream()
-                  .filter(
-                      t ->
-                          t.spec().claims().stream()
-                              .allMatch(n -> claimsByName.getOrDefault(n, false)))
-                  .count();
+      var ready = new HashMap<String, Integer>();
+      g.members().stream()
+          .filter(
+              t -> t.spec().claims().stream().allMatch(n -> claimsByName.getOrDefault(n, false)))
+          .forEach(t -> ready.merge(groupName(t.metadata().uid()), 1, Integer::sum));
       var gang =
           new Gang(
               g.workload(),
-              g.group(),
+              g.spec(),
               g.holders(),
               g.holding(),
               List.copyOf(g.members()),
-              ready,
+              Map.copyOf(ready),
               placed.contains(e.getKey()));
       next.add(gang);
       if (gang.partial()) {
@@ -226,6 +266,7 @@ final class GangPromises {
                 + holderNames(gang)
                 + ") and minMember is "
                 + gang.min()
+                + (gang.spec().wholeWorkload() ? " (" + shares(gang) + ")" : "")
                 + ", but it has not been whole since it last held nothing");
       }
       gang.required().ifPresent(key -> topology(gang, key, out));
@@ -245,8 +286,34 @@ final class GangPromises {
 
   /** The gang of task {@code uid} among {@code specs}, or null. */
   private Gang gangOf(Map<String, Gang> specs, String uid) {
-    var key = gangOfTask.get(uid);
+    var key = gangKeyOf(uid);
     return key == null ? null : specs.get(key);
+  }
+
+  /** The key of task {@code uid}'s gang (workload uid + gang name), or null. */
+  private String gangKeyOf(String uid) {
+    var group = groupOfTask.get(uid);
+    return group == null ? null : gangOfGroup.get(group);
+  }
+
+  /** The group of task {@code uid}, by name ("" if not known). */
+  private String groupName(String uid) {
+    var group = groupOfTask.getOrDefault(uid, "/");
+    return group.substring(group.indexOf('/') + 1);
+  }
+
+  /** Whether each of its groups has at least its share of members holding devices. */
+  private boolean whole(Gang g) {
+    var holding = new HashMap<String, Integer>();
+    g.holders().keySet().forEach(uid -> holding.merge(groupName(uid), 1, Integer::sum));
+    return g.spec().shares().stream()
+        .allMatch(s -> holding.getOrDefault(s.group(), 0) >= s.members());
+  }
+
+  /** {@code launcher 1, workers 2}: each group's share. */
+  private static String shares(Gang g) {
+    return String.join(
+        ", ", g.spec().shares().stream().map(s -> s.group() + " " + s.members()).toList());
   }
 
   private String holderNames(Gang g) {
@@ -321,7 +388,7 @@ final class GangPromises {
   static boolean waitsAndFits(Gang g, Capacity capacity) {
     return !g.placed()
         && g.min() > 0
-        && g.ready() >= g.min()
+        && g.readyToPlace()
         && capacity.fits(g.min(), g.gpus(), g.required(), Optional.empty());
   }
 
@@ -338,12 +405,9 @@ final class GangPromises {
           || QueuePromises.admittedIn(view, g.workload()).isEmpty()) {
         continue; // not admitted: it has no members yet, and QueuePromises judges its wait
       }
-      var uid = g.workload().metadata().uid();
+      var key = g.workload().metadata().uid() + "/" + g.spec().name();
       var all =
-          view.tasks().stream()
-              .filter(
-                  t -> (uid + "/" + g.group().name()).equals(gangOfTask.get(t.metadata().uid())))
-              .toList();
+          view.tasks().stream().filter(t -> key.equals(gangKeyOf(t.metadata().uid()))).toList();
       var gone =
           all.stream()
               .filter(t -> t.metadata().isDeleting() || t.status().phase().isFinished())
@@ -359,12 +423,16 @@ final class GangPromises {
       }
       // A scale-up waits for its queue to admit it (QueuePromises judges that wait): the gang
       // wants only the replicas admitted.
+      var admitted = QueuePromises.admittedIn(view, g.workload());
       int wanted =
-          Math.min(
-              g.group().replicas(),
-              QueuePromises.admittedIn(view, g.workload())
-                  .map(a -> a.replicas().getOrDefault(g.group().name(), 0))
-                  .orElse(0));
+          g.workload().spec().groups().stream()
+              .filter(x -> g.spec().has(x.name()))
+              .mapToInt(
+                  x ->
+                      Math.min(
+                          x.replicas(),
+                          admitted.map(a -> a.replicas().getOrDefault(x.name(), 0)).orElse(0)))
+              .sum();
       if (g.members().size() != wanted) {
         return "gang " + g.name() + " wants " + wanted + ", has " + all.size();
       }
@@ -373,13 +441,13 @@ final class GangPromises {
           continue; // its minMember waits for a scale-up its queue has not admitted
         }
         if (g.min() > 0
-            && (g.ready() < g.min()
+            && (!g.readyToPlace()
                 || capacity.fits(g.min(), g.gpus(), g.required(), Optional.empty()))) {
           return "gang "
               + g.name()
               + " is not placed and "
-              + (g.ready() < g.min()
-                  ? "has " + g.ready() + " member(s) with their claims of " + g.min()
+              + (!g.readyToPlace()
+                  ? "has " + g.readyCount() + " member(s) with their claims of " + g.min()
                   : "fits (" + capacity.describe() + ")");
         }
         continue;
@@ -391,10 +459,11 @@ final class GangPromises {
         }
         boolean holds = g.holders().containsKey(t.metadata().uid());
         var pin = t.spec().node();
+        int gpus = g.gpusOf(groupName(t.metadata().uid()));
         boolean fits =
             pin.isPresent()
-                ? capacity.free().getOrDefault(pin.get(), 0) >= g.gpus()
-                : capacity.fits(1, g.gpus(), g.required(), domain);
+                ? capacity.free().getOrDefault(pin.get(), 0) >= gpus
+                : capacity.fits(1, gpus, g.required(), domain);
         if (holds || fits) {
           return "gang "
               + g.name()

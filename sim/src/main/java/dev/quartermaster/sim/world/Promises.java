@@ -3,7 +3,7 @@ package dev.quartermaster.sim.world;
 import dev.quartermaster.agent.discovery.ControlNode;
 import dev.quartermaster.agent.ledger.ClaimState;
 import dev.quartermaster.api.claim.PrepareState;
-import dev.quartermaster.api.gang.MemberFailurePolicy;
+import dev.quartermaster.api.gang.WorkloadGangs;
 import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.volume.VolumeClaim;
 import dev.quartermaster.api.volume.VolumeSpec.AccessMode;
@@ -49,11 +49,12 @@ import java.util.Set;
  *   <li>ACCESS: no write of an agent was refused by its node's access rule (each agent is held to
  *       the server's rule, so the rule must allow everything the real agent needs).
  *   <li>PHASE: a finished task keeps its phase: it never runs again ({@link TaskTransitions}).
- *   <li>G1 all-or-nothing: a gang (a workload's group with a gang spec) whose members hold devices
- *       in the store (a claim of theirs allocated, or recorded in a node's allocation record) for
- *       fewer than {@code minMember} of them has been whole (at least {@code minMember} holding)
- *       since it last held nothing: it goes from none to whole in one transaction, and may fall
- *       below whole only by losing members ({@link GangPromises}).
+ *   <li>G1 all-or-nothing: a gang (a workload's group with a gang spec, or a workload's own gang
+ *       over all its groups) whose members hold devices in the store (a claim of theirs allocated,
+ *       or recorded in a node's allocation record) has been whole (each of its groups with at least
+ *       its share, its {@code minMember}, holding) since it last held nothing: it goes from none to
+ *       whole in one transaction, and may fall below whole only by losing members ({@link
+ *       GangPromises}).
  *   <li>G2 topology: the live members of a gang that requires a topology key hold devices only on
  *       nodes of one value of it.
  *   <li>L2 progress: once the faults stop, while a gang that is not placed, with its members there
@@ -435,28 +436,33 @@ final class Promises {
   private void bounded(Map<String, Task> tasks, List<String> out) {
     var replicas = new HashMap<String, Integer>();
     var deletingWorkloads = new HashSet<String>();
-    var restartsAsOne = new HashSet<String>();
+    // Group → its gang, for the gangs that restart as one (a workload gang: all its groups).
+    var restartsAsOne = new HashMap<String, String>();
     for (var w : world.view().workloads()) {
       for (var g : w.spec().groups()) {
         replicas.put(w.metadata().name() + "/" + g.name(), g.replicas());
-        if (g.gang()
-            .filter(x -> x.onMemberFailure() == MemberFailurePolicy.RestartGang)
-            .isPresent()) {
-          restartsAsOne.add(w.metadata().name() + "/" + g.name());
+      }
+      for (var gang : WorkloadGangs.of(w.spec())) {
+        if (gang.restartsAsOne()) {
+          gang.groups()
+              .forEach(
+                  g ->
+                      restartsAsOne.put(
+                          w.metadata().name() + "/" + g, w.metadata().name() + "/" + gang.name()));
         }
       }
       if (w.metadata().isDeleting()) {
         deletingWorkloads.add(w.metadata().name());
       }
     }
-    // A RestartGang group stops its running members while one of them has failed (GroupPlan's
-    // gangStop): those deletions are the policy's, judged against the failure seen then or just
-    // before.
+    // A RestartGang gang stops its running members, in all its groups, while one of them has
+    // failed (GroupPlan's gangStop): those deletions are the policy's, judged against the failure
+    // seen then or just before.
     var gangRestarting = new HashSet<String>();
     for (var from : List.of(lastTasks.values(), tasks.values())) {
       for (var t : from) {
-        if (t.status().phase() == TaskPhase.Failed && restartsAsOne.contains(groupOf(t))) {
-          gangRestarting.add(groupOf(t));
+        if (t.status().phase() == TaskPhase.Failed && restartsAsOne.containsKey(groupOf(t))) {
+          gangRestarting.add(restartsAsOne.get(groupOf(t)));
         }
       }
     }
@@ -473,7 +479,7 @@ final class Promises {
           && before.status().phase() == TaskPhase.Running
           && !operatorDeleted.contains(t.metadata().name())
           && !deletingWorkloads.contains(workloadOf(t))
-          && !gangRestarting.contains(groupOf(t))) {
+          && !gangRestarting.contains(restartsAsOne.get(groupOf(t)))) {
         int ordinal = Integer.parseInt(t.metadata().labels().getOrDefault(Labels.ORDINAL, "-1"));
         if (ordinal >= 0 && ordinal < replicas.getOrDefault(groupOf(t), 0)) {
           out.add(

@@ -17,9 +17,9 @@ import java.util.Optional;
 
 /**
  * The naive per-task allocator of issue 32, kept to show G1 sees it: the real allocator reading the
- * cluster through this view sees every workload's groups without their gang spec, so it places each
- * member alone as soon as it fits — the allocator as it was before gangs. Writes go to the real API
- * unchanged.
+ * cluster through this view sees every workload without its gangs (its groups' and its own), so it
+ * places each member alone as soon as it fits — the allocator as it was before gangs. Writes go to
+ * the real API unchanged.
  */
 final class GangBlindApi extends ForwardingApiClient {
   GangBlindApi(ApiClient api) {

@@ -82,7 +82,7 @@ final class PartialGangTimeout implements AutoCloseable {
           }
         }
         long holders = members.stream().filter(t -> holding.contains(t.metadata().uid())).count();
-        if (holders == 0 || holders >= g.gangMinMember()) {
+        if (holders == 0 || holders >= g.gang().get().minMemberOf(g.replicas())) {
           partialSince.remove(key);
           continue;
         }
