@@ -59,6 +59,7 @@ public final class Bench {
       case "e2e" -> List.of(new EndToEndBench());
       case "fleet" -> List.of(new FleetBench());
       case "gangs" -> List.of(new GangBench());
+      case "admission" -> List.of(new AdmissionBench());
       case "volumes" -> List.of(new VolumeCallsBench());
       case "etcd" -> List.of(new EtcdBench());
       case "cli" -> List.of(new CliBench());
@@ -73,6 +74,7 @@ public final class Bench {
               new EndToEndBench(),
               new FleetBench(),
               new GangBench(),
+              new AdmissionBench(),
               new VolumeCallsBench(),
               new EtcdBench(),
               new CliBench());

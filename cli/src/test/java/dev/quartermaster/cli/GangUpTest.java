@@ -58,7 +58,12 @@ class GangUpTest {
           () ->
               qm(up, "get", "workloads")
                       .matches("(?s).*\ngang-b\\s+workers 0/3 gang waiting\\s+\\S+\n.*")
-                  && qm(up, "describe", "workload", "gang-b").contains("at most 1 fit now"));
+                  // The gang's status line, not the GangWaiting event, which the allocator writes
+                  // before the workload controller's next status.
+                  && java.util.regex.Pattern.compile(
+                          "Message:\\s+gang gang-b/workers needs .*at most 1 fit now")
+                      .matcher(qm(up, "describe", "workload", "gang-b"))
+                      .find());
       assertThat(qm(up, "get", "workloads")).containsPattern("gang-a\\s+workers 3/3\\s");
 
       expected.add("./qm describe workload gang-b");
