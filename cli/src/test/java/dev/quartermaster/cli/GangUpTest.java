@@ -30,7 +30,7 @@ class GangUpTest {
 
   @Test
   void twoGangsThatDoNotFitTogetherOneRunsTheOtherWaitsHoldingNothingThenRuns() throws Exception {
-    var commands = sectionCommands();
+    var commands = ReadmeSection.of(SECTION).commands();
     var expected = new ArrayList<String>();
     try (var up = UpProcess.start("qmg")) {
       expected.add("./qm apply -f examples/gang-job.yaml");
@@ -151,26 +151,6 @@ class GangUpTest {
           .doesNotContainKey(TopologyKeys.ZONE);
       up.passed();
     }
-  }
-
-  /** The shell lines of the README's gang section, comments cut. */
-  static List<String> sectionCommands() throws Exception {
-    var readme = Files.readString(ExamplesTest.REPO.resolve("README.md"));
-    int start = readme.indexOf(SECTION);
-    assertThat(start).as("README section " + SECTION).isNotNegative();
-    var section = readme.substring(start, readme.indexOf("\n## ", start + 1));
-    var commands = new ArrayList<String>();
-    boolean inShell = false;
-    for (var line : section.lines().map(String::strip).toList()) {
-      if (line.startsWith("```")) {
-        inShell = line.equals("```sh");
-        continue;
-      }
-      if (inShell && !line.startsWith("#")) {
-        commands.add(line.replaceAll("\\s+#.*$", "").strip());
-      }
-    }
-    return commands;
   }
 
   private static String qm(UpProcess up, String... args) {
