@@ -110,6 +110,9 @@ public record QueueView(
     if (admitted.isPresent()) {
       return new Standing.In(queue.cohort(), admitted.get());
     }
+    if (w.metadata().isDeleting()) {
+      return new Standing.Waiting(0, "being deleted; nothing admits it");
+    }
     var priority = w.spec().priority();
     if (priority.isPresent() && !priorities.containsKey(priority.get())) {
       return new Standing.Waiting(

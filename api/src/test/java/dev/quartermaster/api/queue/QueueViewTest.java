@@ -164,6 +164,15 @@ class QueueViewTest {
             "waiting, 0 ahead: its quota fits; the admission controller has not taken it yet;"
                 + " 0 ahead of it"),
         Arguments.of(
+            "being deleted, not admitted: not in line at all",
+            List.of(a, b),
+            List.of(
+                big,
+                workload("gone", "team-b", 1, 0)
+                    .withMetadata(ObjectMeta.named("gone").withUid("uid-gone").withDeletedAt(T0))),
+            List.of(),
+            "waiting, 0 ahead: being deleted; nothing admits it"),
+        Arguments.of(
             "a queue that does not exist",
             List.of(a, b),
             List.of(lost),
