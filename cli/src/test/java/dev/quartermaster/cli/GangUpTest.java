@@ -137,8 +137,11 @@ class GangUpTest {
       up.passed();
     }
     try (var up = UpProcess.start("qmt", "--nodes", "4", "--topology", "racks=2,cliques=4")) {
-      assertThat(up.log())
-          .containsPattern("Node\\s+node-3: 4 simulated GPUs .*; rack-2, clique-3\n");
+      // The banner's node lines come after the token line UpProcess.start waits for.
+      var nodeLine =
+          java.util.regex.Pattern.compile(
+              "Node\\s+node-3: 4 simulated GPUs .*; rack-2, clique-3\n");
+      up.await("the banner's line of node-3", BOUND, () -> nodeLine.matcher(up.log()).find());
       assertThat(
               qm(up, "get", "nodes", "-l", TopologyKeys.RACK + "=rack-2")
                   .lines()
