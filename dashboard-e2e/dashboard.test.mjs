@@ -172,6 +172,12 @@ try {
   await tab('claims').click();
   await row('claim/training-workers-0-gpu').waitFor();
   await shot('07-claims');
+  // training names no queue: the default queue admitted it, and the Queues view says so.
+  await tab('queues').click();
+  await page.locator('[data-key="queue/default"]', { hasText: '1 admitted' }).waitFor();
+  await page.locator('[data-key="queue/default/training"]', { hasText: 'Admitted' }).waitFor();
+  console.log(`queue row: ${(await row('queue/default').innerText()).replace(/\s+/g, ' ').trim()}`);
+  await shot('07-queues');
   for (const [view, prefix] of [['volumes', 'volume/'], ['domains', 'domain/']]) {
     await tab(view).click();
     await page.waitForFunction((p) => document.querySelector('#view-note')?.textContent === 'nothing here yet'

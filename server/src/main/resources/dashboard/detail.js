@@ -8,6 +8,7 @@ import { eventsFor, gangLines } from './views.js';
 export const PLURALS = {
   Node: 'nodes', Task: 'tasks', Workload: 'workloads', ResourceClaim: 'resourceclaims', Volume: 'volumes',
   ComputeDomain: 'computedomains', DeviceSlice: 'deviceslices', NodeAllocation: 'nodeallocations',
+  Queue: 'queues', QuotaLedger: 'quotaledgers', PriorityClass: 'priorityclasses',
 };
 
 /** The kinds a selection needs watched besides its own: a task's claims, and everyone's events. */

@@ -293,6 +293,60 @@ const domains = {
   },
 };
 
+// ---- Queues: each queue's quota and use, the workloads it admitted and those that wait
+
+// {gpu: 4} as `qm get queues` writes it: gpu=4.
+const counts = (m, none) => Object.entries(m ?? {}).sort(([a], [b]) => byName(a, b)).map(([k, v]) => `${k}=${v}`).join(',') || none;
+
+const queues = {
+  id: 'queues',
+  title: 'Queues',
+  kinds: ['queues', 'quotaledgers', 'workloads'],
+  columns: [['queue / workload', '16rem'], ['admitted / state', '13rem'], ['cohort / usage', '10rem'],
+    ['quota · used · borrowed · lent', 'minmax(16rem, 1fr)'], ['detail', 'minmax(12rem, 1.2fr)']],
+  rows({ queues: q, quotaledgers: l, workloads: w }, filter) {
+    const groups = [...q.items.values()].sort((x, y) => byName(x.metadata.name, y.metadata.name)).map((queue) => {
+      const name = queue.metadata.name;
+      const spec = queue.spec ?? {};
+      const s = queue.status ?? {};
+      const cohort = spec.cohort ?? name;
+      const entries = Object.entries(l.items.get(cohort)?.spec?.admitted ?? {}).filter(([, a]) => a.queue === name);
+      const admittedUids = new Set(entries.map(([, a]) => a.uid));
+      const head = row(`queue/${name}`, 0, [
+        cell(name, 'name'),
+        cell(`${s.admitted ?? 0} admitted · ${s.pending ?? 0} pending`, s.pending ? 'warn' : 'ok'),
+        cell(cohort),
+        cell(`quota ${counts(spec.quota, 'none')} · used ${counts(s.used, '0')} · borrowed ${counts(s.borrowed, '0')}`
+          + ` · lent ${counts(s.lent, '0')}`),
+        cell(`weight ${spec.weight ?? 1} · ${spec.ordering ?? 'BestEffortFIFO'}`, 'muted'),
+      ], { select: `Queue/${name}` });
+      const admitted = entries.sort(([x], [y]) => byName(x, y)).map(([wl, a]) => row(`queue/${name}/${wl}`, 1, [
+        cell(wl, 'name'),
+        cell('Admitted', 'ok'),
+        cell(counts(a.usage, 'no devices')),
+        cell(`priority ${a.priority ?? 0}`, 'muted'),
+        cell(`admitted ${ago(a.at)}`, 'muted'),
+      ], { select: `Workload/${wl}` }));
+      // Why each waits is the workload controller's Admitted condition; qm describe queue gives the order.
+      const pending = [...w.items.values()]
+        .filter((wl) => (wl.spec?.queue ?? 'default') === name && !wl.metadata.deletedAt && !admittedUids.has(wl.metadata.uid))
+        .sort((x, y) => byName(x.metadata.name, y.metadata.name))
+        .map((wl) => {
+          const c = condition(wl, 'Admitted');
+          return row(`queue/${name}/${wl.metadata.name}`, 1, [
+            cell(wl.metadata.name, 'name'),
+            cell('Pending', 'warn'),
+            cell(wl.spec?.priority ? `priority ${wl.spec.priority}` : ''),
+            cell(c?.reason ?? '', 'muted'),
+            cell(c?.message ?? '', 'muted'),
+          ], { select: `Workload/${wl.metadata.name}`, phase: 'Pending' });
+        });
+      return { head, rows: [...admitted, ...pending] };
+    });
+    return filterGroups(groups, filter);
+  },
+};
+
 // ---- Events, newest first
 
 export function eventsFor(collection, kind, name) {
@@ -329,4 +383,4 @@ const events = {
   },
 };
 
-export const VIEWS = [nodes, workloads, claims, volumes, domains, events];
+export const VIEWS = [nodes, workloads, queues, claims, volumes, domains, events];

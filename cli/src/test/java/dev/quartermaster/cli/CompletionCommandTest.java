@@ -40,7 +40,11 @@ class CompletionCommandTest {
         .contains("complete -F")
         .contains("drain")
         .contains("--for")
-        .contains("--wait");
+        .contains("--wait")
+        // KIND completes to every kind, the queue kinds included.
+        .contains("queues")
+        .contains("priorityclasses")
+        .contains("quotaledgers");
     var file = dir.resolve("qm.bash");
     java.nio.file.Files.writeString(file, script);
     // bash itself must accept it.

@@ -13,8 +13,9 @@ import org.junit.jupiter.api.Timeout;
  * The dashboard end to end in a real browser: a default {@code qm up} in a child JVM, and {@code
  * dashboard-e2e/dashboard.test.mjs} driving Debian's headless Chromium through playwright-core
  * against it (log in, see the nodes, apply a workload through the API, watch its tasks become
- * Running without a reload, read why a task waits, see a gang that cannot be placed wait and read
- * why). Screenshots go to {@code cli/target/dashboard-screenshots/}.
+ * Running without a reload, read why a task waits, see the default queue that admitted it, see a
+ * gang that cannot be placed wait and read why). Screenshots go to {@code
+ * cli/target/dashboard-screenshots/}.
  *
  * <p>Without Node, Chromium or playwright-core the test is skipped with how to install them, except
  * under {@code CI=true}, where {@code .ci/run} installs them and their absence is a failure.
@@ -59,6 +60,7 @@ class DashboardBrowserTest {
       assertThat(log)
           .contains("step: scale the workers past the 8 GPUs")
           .contains("WaitingForAllocation")
+          .contains("queue row: default")
           .contains("waiting gang: gang-job/workers: gang gang-job/workers needs 2 × (1 gpu)")
           .endsWith("PASS\n");
       assertThat(shots.resolve("04-waiting-task.png")).isRegularFile();

@@ -20,14 +20,16 @@ import org.junit.jupiter.api.Timeout;
  * Every file in {@code examples/} applied to a default {@code qm up}, as a new user would, reaching
  * the state its comment promises; between examples what was applied is deleted again. volumes.yaml,
  * domain-job.yaml and gang-job.yaml are run by {@link VolumesUpTest}, {@link DomainUpTest} and
- * {@link GangUpTest}, each with the checks it needs; this test makes sure no file is left out.
+ * {@link GangUpTest}, queues.yaml and queued-jobs.yaml by {@link QueueUpTest}, each with the checks
+ * it needs; this test makes sure no file is left out.
  */
 @Timeout(400)
 class ExamplesUpTest {
   static final Duration BOUND = Duration.ofSeconds(90);
 
   /** Run, with their own checks, elsewhere. */
-  static final Set<String> ELSEWHERE = Set.of("volumes.yaml", "domain-job.yaml", "gang-job.yaml");
+  static final Set<String> ELSEWHERE =
+      Set.of("volumes.yaml", "domain-job.yaml", "gang-job.yaml", "queues.yaml", "queued-jobs.yaml");
 
   @Test
   void everyExampleAppliesAndReachesItsStateUnderADefaultUp() throws Exception {
@@ -85,11 +87,13 @@ class ExamplesUpTest {
           "deviceslice.yaml",
           "nodeallocation.yaml",
           "computedomain.yaml",
-          "event.yaml");
+          "event.yaml",
+          "quotaledger.yaml");
       assertThat(api.get(Kinds.NODE, "gpu-node-1")).isPresent();
       assertThat(api.get(Kinds.DEVICE_SLICE, "gpu-node-1")).isPresent();
       assertThat(api.get(Kinds.NODE_ALLOCATION, "gpu-node-1")).isPresent();
       assertThat(api.get(Kinds.COMPUTE_DOMAIN, "nvlink-a")).isPresent();
+      assertThat(api.get(Kinds.QUOTA_LEDGER, "spare")).isPresent();
       var events = new StringWriter();
       assertThat(up.cli(events, "get", "events", "--for", "node/node-1"))
           .as(events.toString())

@@ -30,7 +30,16 @@ class FastGetAgreementTest {
   void start() throws IOException {
     cli = CliServer.start(dir);
     for (var example :
-        List.of("deviceclass", "resourceclaim", "task", "workload", "volume", "node", "event")) {
+        List.of(
+            "deviceclass",
+            "resourceclaim",
+            "task",
+            "workload",
+            "volume",
+            "node",
+            "event",
+            "queues",
+            "quotaledger")) {
       assertThat(cli.run("apply", "-f", "examples/" + example + ".yaml").exit())
           .as(example)
           .isZero();
@@ -59,6 +68,12 @@ class FastGetAgreementTest {
             List.of("get", "events"),
             List.of("get", "computedomains"),
             List.of("get", "nodeallocations"),
+            List.of("get", "queues"),
+            List.of("get", "q", "team-a", "-o", "wide"),
+            List.of("get", "pc"),
+            List.of("get", "priorityclasses", "urgent"),
+            List.of("get", "ql"),
+            List.of("get", "quotaledgers", "-o", "wide"),
             List.of("get", "volume", "nope"),
             List.of("--server", server, "get", "resourceclaims"),
             List.of("-o", "wide", "get", "tasks"),

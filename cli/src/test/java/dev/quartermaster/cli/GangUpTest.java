@@ -30,7 +30,7 @@ class GangUpTest {
 
   @Test
   void twoGangsThatDoNotFitTogetherOneRunsTheOtherWaitsHoldingNothingThenRuns() throws Exception {
-    var commands = sectionCommands();
+    var commands = ReadmeSection.of(SECTION).commands();
     var expected = new ArrayList<String>();
     try (var up = UpProcess.start("qmg")) {
       expected.add("./qm apply -f examples/gang-job.yaml");
@@ -142,8 +142,11 @@ class GangUpTest {
       up.passed();
     }
     try (var up = UpProcess.start("qmt", "--nodes", "4", "--topology", "racks=2,cliques=4")) {
-      assertThat(up.log())
-          .containsPattern("Node\\s+node-3: 4 simulated GPUs .*; rack-2, clique-3\n");
+      // The banner's node lines come after the token line UpProcess.start waits for.
+      var nodeLine =
+          java.util.regex.Pattern.compile(
+              "Node\\s+node-3: 4 simulated GPUs .*; rack-2, clique-3\n");
+      up.await("the banner's line of node-3", BOUND, () -> nodeLine.matcher(up.log()).find());
       assertThat(
               qm(up, "get", "nodes", "-l", TopologyKeys.RACK + "=rack-2")
                   .lines()
@@ -156,26 +159,6 @@ class GangUpTest {
           .doesNotContainKey(TopologyKeys.ZONE);
       up.passed();
     }
-  }
-
-  /** The shell lines of the README's gang section, comments cut. */
-  static List<String> sectionCommands() throws Exception {
-    var readme = Files.readString(ExamplesTest.REPO.resolve("README.md"));
-    int start = readme.indexOf(SECTION);
-    assertThat(start).as("README section " + SECTION).isNotNegative();
-    var section = readme.substring(start, readme.indexOf("\n## ", start + 1));
-    var commands = new ArrayList<String>();
-    boolean inShell = false;
-    for (var line : section.lines().map(String::strip).toList()) {
-      if (line.startsWith("```")) {
-        inShell = line.equals("```sh");
-        continue;
-      }
-      if (inShell && !line.startsWith("#")) {
-        commands.add(line.replaceAll("\\s+#.*$", "").strip());
-      }
-    }
-    return commands;
   }
 
   private static String qm(UpProcess up, String... args) {

@@ -121,6 +121,12 @@ class MetricsUpTest {
       assertThat(scrape.value("qm_agent_ledger_commits_total", Map.of("node", "node-2")))
           .isPositive();
       assertThat(scrape.value("qm_watch_fanout_seconds_count", Map.of())).isGreaterThanOrEqualTo(5);
+      // training went through the default queue: admitted, its wait measured.
+      assertThat(scrape.value("qm_queue_admitted_workloads", Map.of("queue", "default")))
+          .isEqualTo(1);
+      assertThat(scrape.value("qm_queue_pending_workloads", Map.of("queue", "default"))).isZero();
+      assertThat(scrape.value("qm_admission_wait_seconds_count", Map.of("queue", "default")))
+          .isEqualTo(1);
       assertThat(scrape.text())
           .contains(
               "qm_controller_reconcile_seconds_bucket{controller=\"allocator\",le=\"0.001\"}");

@@ -358,6 +358,26 @@ class HostileAgentTest {
         refusals,
         "its allocation record",
         () -> agent.create(new NodeAllocation(ObjectMeta.named("a"), null, null)));
+    // The queue kinds are the admission controller's and the operator's: an agent that could write
+    // a
+    // ledger could admit past any quota.
+    refuse(
+        refusals,
+        "a queue",
+        () ->
+            agent.create(new dev.quartermaster.api.queue.Queue(ObjectMeta.named("q"), null, null)));
+    refuse(
+        refusals,
+        "a priority class",
+        () ->
+            agent.create(
+                new dev.quartermaster.api.queue.PriorityClass(ObjectMeta.named("p"), null, null)));
+    refuse(
+        refusals,
+        "a quota ledger",
+        () ->
+            agent.create(
+                new dev.quartermaster.api.queue.QuotaLedger(ObjectMeta.named("q"), null, null)));
     refuse(refusals, "a delete of its own node", () -> agent.delete(Kinds.NODE, "a"));
     refuse(refusals, "a delete of a claim", () -> agent.delete(Kinds.RESOURCE_CLAIM, "on-a"));
     if (!refusals.isEmpty()) {

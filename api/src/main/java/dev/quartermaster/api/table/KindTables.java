@@ -186,8 +186,8 @@ public final class KindTables {
         List.of());
   }
 
-  /** {@code gpu=16,channel=4}, or {@code none} when empty. */
-  private static String counts(Map<String, Integer> counts, String empty) {
+  /** {@code gpu=16,channel=4} in class order, or {@code empty} when there is none. */
+  public static String counts(Map<String, Integer> counts, String empty) {
     return counts.isEmpty()
         ? empty
         : new TreeMap<>(counts)

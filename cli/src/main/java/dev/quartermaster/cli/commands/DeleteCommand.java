@@ -42,7 +42,11 @@ public final class DeleteCommand implements Callable<Integer> {
 
   @Mixin private ClientOptions client = new ClientOptions();
 
-  @Parameters(index = "0", arity = "0..1", paramLabel = "KIND")
+  @Parameters(
+      index = "0",
+      arity = "0..1",
+      paramLabel = "KIND",
+      completionCandidates = KindCandidates.class)
   private String kindName;
 
   @Parameters(index = "1", arity = "0..1", paramLabel = "NAME")

@@ -31,7 +31,7 @@ public final class DescribeCommand implements Callable<Integer> {
 
   @Mixin private ClientOptions client = new ClientOptions();
 
-  @Parameters(index = "0", paramLabel = "KIND")
+  @Parameters(index = "0", paramLabel = "KIND", completionCandidates = KindCandidates.class)
   private String kindName;
 
   @Parameters(index = "1", paramLabel = "NAME")

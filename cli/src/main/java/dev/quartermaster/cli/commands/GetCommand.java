@@ -58,8 +58,9 @@ public final class GetCommand implements Callable<Integer> {
   @Parameters(
       index = "0",
       paramLabel = "KIND",
+      completionCandidates = KindCandidates.class,
       description =
-          "node, deviceslice, deviceclass, resourceclaim, workload, task, volume, computedomain, event (or plural or short name); "
+          "${COMPLETION-CANDIDATES} (or singular or short name); "
               + "or plugins: the CSI plugin instances the nodes' agents found")
   private String kindName;
 

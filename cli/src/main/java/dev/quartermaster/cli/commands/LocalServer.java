@@ -1,10 +1,12 @@
 package dev.quartermaster.cli.commands;
 
 import dev.quartermaster.cli.CliException;
+import dev.quartermaster.cli.metrics.AdmissionWaitTime;
 import dev.quartermaster.cli.metrics.AllocationLatency;
 import dev.quartermaster.cli.metrics.ClusterCollector;
 import dev.quartermaster.cli.metrics.ControllerMeters;
 import dev.quartermaster.cli.metrics.GangWaitTime;
+import dev.quartermaster.cli.metrics.QueueCollector;
 import dev.quartermaster.control.ControlPlane;
 import dev.quartermaster.control.leader.LeaderConfig;
 import dev.quartermaster.control.volume.SocketPluginConnector;
@@ -206,6 +208,14 @@ public final class LocalServer implements AutoCloseable {
       meters.getPrometheusRegistry().register(new ClusterCollector(controllers.informers()));
       controllers.informers().claims().addHandler(new AllocationLatency(env, meters));
       controllers.informers().workloads().addHandler(new GangWaitTime(env, meters));
+      var informers = controllers.informers();
+      meters
+          .getPrometheusRegistry()
+          .register(new QueueCollector(() -> informers.queues().cache().list()));
+      informers
+          .quotaLedgers()
+          .addHandler(
+              new AdmissionWaitTime(env, meters, name -> informers.workloads().cache().get(name)));
       Gauge.builder("qm.controllers.leader", controllers, c -> c.isLeader() ? 1 : 0)
           .description(
               "1 while this server's controllers lead (one server of those sharing a store), else 0")

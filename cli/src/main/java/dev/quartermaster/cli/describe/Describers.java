@@ -32,6 +32,9 @@ public final class Describers {
           case "ComputeDomain" -> new ComputeDomainDescriber();
           case "NodeAllocation" -> new NodeAllocationDescriber();
           case "Event" -> new EventDescriber();
+          case "Queue" -> new QueueDescriber();
+          case "PriorityClass" -> new PriorityClassDescriber();
+          case "QuotaLedger" -> new QuotaLedgerDescriber();
           default -> throw new IllegalArgumentException("no describer for kind " + kind);
         };
     return (Describer<T>) describer;

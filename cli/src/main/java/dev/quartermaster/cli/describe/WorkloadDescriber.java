@@ -5,6 +5,8 @@ import dev.quartermaster.api.gang.Gang;
 import dev.quartermaster.api.gang.GangTopology;
 import dev.quartermaster.api.gang.WorkloadGangs;
 import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.queue.Standing;
+import dev.quartermaster.api.table.KindTables;
 import dev.quartermaster.api.table.Table;
 import dev.quartermaster.api.workload.ClaimTemplate;
 import dev.quartermaster.api.workload.Task;
@@ -72,6 +74,7 @@ final class WorkloadDescriber implements Describer<Workload> {
                 "COMMAND",
                 "CLAIMS"),
             rows));
+    admission(workload, context, out);
     gangs(workload, context.now(), out);
 
     var name = workload.metadata().name();
@@ -95,6 +98,34 @@ final class WorkloadDescriber implements Describer<Workload> {
             .toList();
     out.table("Tasks", new Table(List.of("NAME", "PHASE", "NODE", "REASON"), tasks));
     ConditionsSection.write(status.conditions(), context.now(), out);
+  }
+
+  /**
+   * Whether its queue admitted it (through which queue and cohort, using what, since when) or where
+   * it waits and why ({@link dev.quartermaster.api.queue.QueueView}, as {@code describe queue}).
+   */
+  private static void admission(Workload workload, DescribeContext context, Description out) {
+    var standing = QueueLists.standingOf(workload, context);
+    out.section(
+        "Admission",
+        d -> {
+          switch (standing) {
+            case Standing.In in -> {
+              var a = in.admission();
+              d.field(
+                      "State",
+                      "Admitted " + Age.of(Duration.between(a.at(), context.now())) + " ago")
+                  .field("Queue", a.queue() + " (cohort " + in.cohort() + ")")
+                  .field("Usage", KindTables.counts(a.usage(), "none"))
+                  .field("Priority", a.priority());
+            }
+            case Standing.Waiting w ->
+                d.field("State", "Pending")
+                    .field("Queue", workload.spec().queueName())
+                    .field("Position", (w.ahead() + 1) + " (" + w.ahead() + " ahead of it)")
+                    .field("Why", w.why());
+          }
+        });
   }
 
   /**

@@ -73,7 +73,8 @@ public final class ClusterCollector implements MultiCollector {
     return List.of("qm_devices", "qm_claims", "qm_tasks", "qm_nodes", "qm_gangs");
   }
 
-  private static <K> GaugeSnapshot gauge(
+  /** One gauge, a series per key, in {@code order}. */
+  static <K> GaugeSnapshot gauge(
       String name,
       String help,
       Map<K, Long> counts,
