@@ -16,6 +16,7 @@ import dev.quartermaster.control.cluster.ControlLoop;
 import dev.quartermaster.control.cluster.Informers;
 import dev.quartermaster.control.cluster.Labels;
 import dev.quartermaster.control.cluster.StaleWrites;
+import dev.quartermaster.control.workload.GroupPlan;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.informer.EventHandler;
 import dev.quartermaster.core.queue.Result;
@@ -111,13 +112,13 @@ public final class AdmissionController {
               @Override
               public void onUpdate(Task old, Task t) {
                 if (!old.status().phase().isFinished() && t.status().phase().isFinished()) {
-                  shrinkable(t);
+                  ended(t);
                 }
               }
 
               @Override
               public void onDelete(Task t) {
-                shrinkable(t);
+                ended(t);
               }
             });
     informers
@@ -144,6 +145,21 @@ public final class AdmissionController {
     }
     informers.queues().cache().list().forEach(q -> loop.enqueue(q.cohort()));
     informers.quotaLedgers().cache().keys().forEach(loop::enqueue);
+  }
+
+  /** Whether every group of {@code w} has ended for good, as the task cache shows it. */
+  private boolean finishedJob(Workload w) {
+    return !w.spec().groups().isEmpty()
+        && w.spec().groups().stream()
+            .allMatch(
+                g ->
+                    GroupPlan.finished(
+                        g,
+                        w.metadata().uid(),
+                        informers
+                            .tasks()
+                            .cache()
+                            .byIndex(Informers.BY_GROUP, w.metadata().name() + "/" + g.name())));
   }
 
   /** Group → the highest ordinal of {@code w}'s unfinished tasks + 1, as the cache shows them. */
@@ -174,7 +190,11 @@ public final class AdmissionController {
     }
   }
 
-  private void shrinkable(Task t) {
+  /**
+   * A task ended or went: its workload's admission may shrink (a scale-down) or be released (the
+   * job is over).
+   */
+  private void ended(Task t) {
     var owner = t.metadata().labels().get(Labels.WORKLOAD);
     if (owner == null) {
       return;
@@ -183,9 +203,7 @@ public final class AdmissionController {
         .workloads()
         .cache()
         .get(owner)
-        .filter(
-            w ->
-                Admissions.of(informers, w).filter(a -> AdmissionCycle.shrinking(w, a)).isPresent())
+        .filter(w -> Admissions.of(informers, w).isPresent())
         .ifPresent(this::enqueueCohortOf);
   }
 
@@ -238,6 +256,12 @@ public final class AdmissionController {
                         existing.put(n, taken(w));
                       }
                     }));
+    var finished = new java.util.HashSet<String>();
+    for (var w : workloads.values()) {
+      if (finishedJob(w)) {
+        finished.add(w.metadata().name());
+      }
+    }
     var plan =
         AdmissionCycle.decide(
             queues,
@@ -245,6 +269,7 @@ public final class AdmissionController {
             new ArrayList<>(workloads.values()),
             priorities,
             existing,
+            finished,
             env.now());
     if (plan.changed()) {
       var next =

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 
@@ -53,6 +54,8 @@ final class AdmissionCycle {
    * @param existing workload → group → how many ordinals its live tasks take (the highest live
    *     ordinal + 1), for the workloads scaled down below their admission: the admission shrinks
    *     only as their surplus tasks go, so the quota always covers what runs
+   * @param finished the workloads whose jobs are over (every task ended for good): their quota is
+   *     released, and they are not admitted again unless scaled up
    */
   static Plan decide(
       List<Queue> queues,
@@ -60,6 +63,7 @@ final class AdmissionCycle {
       List<Workload> workloads,
       Map<String, Integer> priorities,
       Map<String, Map<String, Integer>> existing,
+      Set<String> finished,
       Instant now) {
     var specs = new TreeMap<String, QueueSpec>();
     queues.forEach(q -> specs.put(q.metadata().name(), q.spec()));
@@ -75,6 +79,7 @@ final class AdmissionCycle {
             (name, a) -> {
               var w = byName.get(name);
               if (w == null
+                  || finished.contains(name)
                   || !w.metadata().uid().equals(a.uid())
                   || w.metadata().isDeleting()
                   || !w.spec().queueName().equals(a.queue())
@@ -98,6 +103,7 @@ final class AdmissionCycle {
     var order = QueueOrder.of(priorities);
     workloads.stream()
         .filter(w -> !w.metadata().isDeleting() && specs.containsKey(w.spec().queueName()))
+        .filter(w -> !finished.contains(w.metadata().name()))
         .filter(w -> !kept.containsKey(w.metadata().name()) || grown.contains(w))
         .filter(w -> w.spec().priority().map(priorities::containsKey).orElse(true))
         .sorted(order)
@@ -135,6 +141,7 @@ final class AdmissionCycle {
                   w ->
                       w.spec().queueName().equals(q)
                           && !w.metadata().isDeleting()
+                          && !finished.contains(w.metadata().name())
                           && !kept.containsKey(w.metadata().name()))
               .count();
       long admittedHere = kept.values().stream().filter(a -> a.queue().equals(q)).count();

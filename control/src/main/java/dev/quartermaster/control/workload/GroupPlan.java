@@ -171,6 +171,31 @@ public record GroupPlan(
     return new GroupPlan(List.of(), delete, restart, taken, stop);
   }
 
+  /**
+   * Whether the group's job is over: none of its tasks runs or may run again (each has finished and
+   * is not to be replaced), and as many have ended so as its replicas ask. A group that restarts
+   * always never is.
+   */
+  public static boolean finished(WorkerGroup group, String workloadUid, List<Task> tasks) {
+    if (group.replicas() > 0 && group.restartPolicy() == RestartPolicy.Always) {
+      return false;
+    }
+    int done = 0;
+    for (var t : tasks) {
+      if (!t.metadata().owner().map(o -> o.uid().equals(workloadUid)).orElse(false)) {
+        continue;
+      }
+      var phase = t.status().phase();
+      if (!phase.isFinished()) {
+        return false;
+      }
+      if (!replace(group.restartPolicy(), phase)) {
+        done++;
+      }
+    }
+    return done >= group.replicas();
+  }
+
   static boolean replace(RestartPolicy policy, TaskPhase phase) {
     return switch (policy) {
       case OnFailure -> phase == TaskPhase.Failed;

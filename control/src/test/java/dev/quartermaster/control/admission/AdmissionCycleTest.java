@@ -22,6 +22,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** The admission decision, case by case. */
@@ -65,7 +66,8 @@ class AdmissionCycleTest {
 
   private static AdmissionCycle.Plan decide(
       List<Queue> queues, QuotaLedgerSpec ledger, List<Workload> workloads) {
-    return AdmissionCycle.decide(queues, ledger, workloads, Map.of("high", 100), Map.of(), NOW);
+    return AdmissionCycle.decide(
+        queues, ledger, workloads, Map.of("high", 100), Map.of(), Set.of(), NOW);
   }
 
   @Test
@@ -167,7 +169,7 @@ class AdmissionCycleTest {
   }
 
   @Test
-  void aScaleDownIsReleasedAtOnceAndAScaleUpWaitsForRoom() {
+  void aScaleDownIsReleasedAsItsTasksGoAndAScaleUpWaitsForRoom() {
     var queues = List.of(queue("q", 8, QueueOrdering.StrictFIFO, 1));
     var w = scaled(workload("w", "q", 2), 2); // 4 GPUs
     var ledger = decide(queues, QuotaLedgerSpec.EMPTY, List.of(w)).ledger();
@@ -177,7 +179,13 @@ class AdmissionCycleTest {
     // While its second task still runs, the admission keeps it.
     var stillRunning =
         AdmissionCycle.decide(
-            queues, ledger, List.of(scaled(w, 1)), Map.of(), Map.of("w", Map.of("w", 2)), NOW);
+            queues,
+            ledger,
+            List.of(scaled(w, 1)),
+            Map.of(),
+            Map.of("w", Map.of("w", 2)),
+            Set.of(),
+            NOW);
     assertThat(stillRunning.ledger().admitted().get("w").replicas()).isEqualTo(Map.of("w", 2));
     assertThat(stillRunning.changed()).isFalse();
 
@@ -187,6 +195,22 @@ class AdmissionCycleTest {
     var upTooFar = decide(queues, ledger, List.of(scaled(w, 5)));
     assertThat(upTooFar.ledger().admitted().get("w")).isEqualTo(ledger.admitted().get("w"));
     assertThat(upTooFar.changed()).isFalse();
+  }
+
+  @Test
+  void aFinishedJobsQuotaIsReleasedAndItIsNotAdmittedAgain() {
+    var queues = List.of(queue("q", 4, QueueOrdering.StrictFIFO, 1));
+    var done = workload("done", "q", 4);
+    var next = workload("next", "q", 4);
+    var ledger = decide(queues, QuotaLedgerSpec.EMPTY, List.of(done, next)).ledger();
+    assertThat(ledger.admitted()).containsOnlyKeys("done");
+
+    var after =
+        AdmissionCycle.decide(
+            queues, ledger, List.of(done, next), Map.of(), Map.of(), Set.of("done"), NOW);
+    assertThat(after.released()).containsExactly("done");
+    assertThat(after.admitted()).containsExactly("next");
+    assertThat(after.statuses().get("q").pending()).isZero();
   }
 
   private static Workload scaled(Workload w, int replicas) {

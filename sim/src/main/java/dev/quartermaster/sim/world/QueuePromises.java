@@ -106,7 +106,7 @@ final class QueuePromises {
     // its head only (those behind it wait for it, rightly), a BestEffortFIFO queue by each.
     var waiting =
         view.workloads().stream()
-            .filter(w -> !w.metadata().isDeleting())
+            .filter(w -> !w.metadata().isDeleting() && !finished(w))
             .filter(w -> admitted(w).filter(a -> a.usage().equals(Demand.of(w.spec()))).isEmpty())
             .sorted(QueueOrder.of(priorities))
             .toList();
@@ -138,6 +138,26 @@ final class QueuePromises {
       }
     }
     return "";
+  }
+
+  /** Whether {@code w}'s job is over (its quota released), as the store shows its tasks. */
+  private boolean finished(Workload w) {
+    var tasks = world.view().tasks();
+    return !w.spec().groups().isEmpty()
+        && w.spec().groups().stream()
+            .allMatch(
+                g ->
+                    dev.quartermaster.control.workload.GroupPlan.finished(
+                        g,
+                        w.metadata().uid(),
+                        tasks.stream()
+                            .filter(
+                                t ->
+                                    w.metadata()
+                                            .name()
+                                            .equals(t.metadata().labels().get(Labels.WORKLOAD))
+                                        && g.name().equals(t.metadata().labels().get(Labels.GROUP)))
+                            .toList()));
   }
 
   private Optional<dev.quartermaster.api.queue.Admitted> admitted(Workload w) {
