@@ -1,6 +1,8 @@
 package dev.quartermaster.api.queue;
 
+import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.workload.Workload;
+import dev.quartermaster.api.workload.WorkloadConditions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -96,10 +98,17 @@ public record QueueView(
     return out;
   }
 
+  /** Whether the workload controller says {@code w}'s job is over (its quota released). */
+  private static boolean finished(Workload w) {
+    return Condition.find(w.status().conditions(), WorkloadConditions.ADMITTED)
+        .filter(c -> c.reason().equals(WorkloadConditions.FINISHED))
+        .isPresent();
+  }
+
   /** Its workloads not admitted and not being deleted, in the order they are taken. */
   public List<Workload> pending() {
     return workloads.stream()
-        .filter(w -> !w.metadata().isDeleting() && admission(w).isEmpty())
+        .filter(w -> !w.metadata().isDeleting() && !finished(w) && admission(w).isEmpty())
         .sorted(QueueOrder.of(priorities))
         .toList();
   }
@@ -112,6 +121,9 @@ public record QueueView(
     }
     if (w.metadata().isDeleting()) {
       return new Standing.Waiting(0, "being deleted; nothing admits it");
+    }
+    if (finished(w)) {
+      return new Standing.Waiting(0, "its job is over; its quota went back to the queue");
     }
     var priority = w.spec().priority();
     if (priority.isPresent() && !priorities.containsKey(priority.get())) {

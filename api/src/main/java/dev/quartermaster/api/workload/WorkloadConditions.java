@@ -34,6 +34,9 @@ public final class WorkloadConditions {
   /** {@link #ADMITTED}: it waits in its queue for quota (or for those ahead of it). */
   public static final String PENDING = "Pending";
 
+  /** {@link #ADMITTED}: its job is over (no task runs or will run again); its quota went back. */
+  public static final String FINISHED = "Finished";
+
   /** {@link #ADMITTED}: the queue it names does not exist. */
   public static final String NO_SUCH_QUEUE = "NoSuchQueue";
 

@@ -224,6 +224,33 @@ class QueueViewTest {
     assertThat(view.quota().room("team-b", "gpu")).hasValue(8);
   }
 
+  @Test
+  void aFinishedJobIsNotInLine() {
+    var done = workload("done", "team-b", 4, 0);
+    var finished =
+        new Workload(
+            done.metadata(),
+            done.spec(),
+            new dev.quartermaster.api.workload.WorkloadStatus(
+                1,
+                List.of(),
+                List.of(
+                    new dev.quartermaster.api.meta.Condition(
+                        dev.quartermaster.api.workload.WorkloadConditions.ADMITTED,
+                        dev.quartermaster.api.meta.Condition.Status.False,
+                        dev.quartermaster.api.workload.WorkloadConditions.FINISHED,
+                        "its job is over",
+                        Optional.of(T0)))));
+    var next = workload("next", "team-b", 4, 1);
+    var all = List.of(finished, next);
+    var b = queue("team-b", 4, Map.of(), Map.of());
+    var view = QueueView.of(b, List.of(b), List.of(ledger(all)), all, CLASSES);
+
+    assertThat(view.pending().stream().map(w -> w.metadata().name())).containsExactly("next");
+    assertThat(text(view.standing(finished)))
+        .isEqualTo("waiting, 0 ahead: its job is over; its quota went back to the queue");
+  }
+
   private static String text(Standing s) {
     return switch (s) {
       case Standing.In in ->

@@ -665,6 +665,17 @@ public final class WorkloadController {
           WorkloadConditions.ADMITTED_BY_QUEUE,
           "admitted through queue " + queue);
     }
+    var name = w.metadata().name();
+    if (!w.spec().groups().isEmpty()
+        && w.spec().groups().stream()
+            .allMatch(
+                g -> GroupPlan.finished(g, w.metadata().uid(), cachedTasks(name, g.name())))) {
+      return Conditions.of(
+          WorkloadConditions.ADMITTED,
+          false,
+          WorkloadConditions.FINISHED,
+          "its job is over; its quota went back to queue " + queue);
+    }
     if (informers.queues().cache().get(queue).isEmpty()) {
       return Conditions.of(
           WorkloadConditions.ADMITTED,
