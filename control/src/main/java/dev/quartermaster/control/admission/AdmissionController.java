@@ -17,12 +17,14 @@ import dev.quartermaster.control.cluster.Informers;
 import dev.quartermaster.control.cluster.Labels;
 import dev.quartermaster.control.cluster.StaleWrites;
 import dev.quartermaster.control.workload.GroupPlan;
+import dev.quartermaster.control.workload.TaskNames;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.informer.EventHandler;
 import dev.quartermaster.core.queue.Result;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
@@ -147,47 +149,27 @@ public final class AdmissionController {
     informers.quotaLedgers().cache().keys().forEach(loop::enqueue);
   }
 
-  /** Whether every group of {@code w} has ended for good, as the task cache shows it. */
-  private boolean finishedJob(Workload w) {
-    return !w.spec().groups().isEmpty()
-        && w.spec().groups().stream()
-            .allMatch(
-                g ->
-                    GroupPlan.finished(
-                        g,
-                        w.metadata().uid(),
-                        informers
-                            .tasks()
-                            .cache()
-                            .byIndex(Informers.BY_GROUP, w.metadata().name() + "/" + g.name())));
-  }
-
   /** Group → the highest ordinal of {@code w}'s unfinished tasks + 1, as the cache shows them. */
   private Map<String, Integer> taken(Workload w) {
     var out = new HashMap<String, Integer>();
     for (var g : w.spec().groups()) {
-      for (var t :
-          informers
-              .tasks()
-              .cache()
-              .byIndex(Informers.BY_GROUP, w.metadata().name() + "/" + g.name())) {
+      for (var t : tasksOf(w, g.name())) {
         if (t.status().phase().isFinished()
             || !t.metadata().owner().map(o -> o.uid().equals(w.metadata().uid())).orElse(false)) {
           continue;
         }
-        int ordinal = ordinalOf(t);
+        // A name not of the slot scheme keeps its workload's admission whole.
+        int ordinal =
+            TaskNames.ordinal(w.metadata().name(), g.name(), t.metadata().name())
+                .orElse(Integer.MAX_VALUE - 1);
         out.merge(g.name(), ordinal + 1, Math::max);
       }
     }
     return out;
   }
 
-  private static int ordinalOf(Task t) {
-    try {
-      return Integer.parseInt(t.metadata().labels().getOrDefault(Labels.ORDINAL, "0"));
-    } catch (NumberFormatException e) {
-      return Integer.MAX_VALUE - 1; // not ours to number: keep its workload's admission whole
-    }
+  private List<Task> tasksOf(Workload w, String group) {
+    return informers.tasks().cache().byIndex(Informers.BY_GROUP, w.metadata().name() + "/" + group);
   }
 
   /**
@@ -258,7 +240,7 @@ public final class AdmissionController {
                     }));
     var finished = new java.util.HashSet<String>();
     for (var w : workloads.values()) {
-      if (finishedJob(w)) {
+      if (GroupPlan.finished(w, group -> tasksOf(w, group))) {
         finished.add(w.metadata().name());
       }
     }

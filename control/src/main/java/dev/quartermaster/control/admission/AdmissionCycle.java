@@ -11,6 +11,7 @@ import dev.quartermaster.api.queue.QueueStatus;
 import dev.quartermaster.api.queue.QuotaLedgerSpec;
 import dev.quartermaster.api.workload.WorkerGroup;
 import dev.quartermaster.api.workload.Workload;
+import dev.quartermaster.api.workload.WorkloadSpec;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -72,7 +73,7 @@ final class AdmissionCycle {
 
     var kept = new TreeMap<String, Admitted>();
     var released = new ArrayList<String>();
-    var grown = new ArrayList<Workload>();
+    var grown = new java.util.HashSet<String>();
     ledger
         .admitted()
         .forEach(
@@ -87,7 +88,7 @@ final class AdmissionCycle {
                 released.add(name);
                 return;
               }
-              var replicas = replicasOf(w);
+              var replicas = replicasOf(w.spec());
               var demand = Demand.of(w.spec());
               if (replicas.equals(a.replicas()) && demand.equals(a.usage())) {
                 kept.put(name, a);
@@ -95,7 +96,7 @@ final class AdmissionCycle {
                 kept.put(name, shrunk(w, a, existing.getOrDefault(name, Map.of())));
               } else {
                 kept.put(name, a);
-                grown.add(w);
+                grown.add(name);
               }
             });
 
@@ -104,16 +105,18 @@ final class AdmissionCycle {
     workloads.stream()
         .filter(w -> !w.metadata().isDeleting() && specs.containsKey(w.spec().queueName()))
         .filter(w -> !finished.contains(w.metadata().name()))
-        .filter(w -> !kept.containsKey(w.metadata().name()) || grown.contains(w))
+        .filter(w -> !kept.containsKey(w.metadata().name()) || grown.contains(w.metadata().name()))
         .filter(w -> w.spec().priority().map(priorities::containsKey).orElse(true))
         .sorted(order)
         .forEach(
             w -> pending.computeIfAbsent(w.spec().queueName(), q -> new ArrayDeque<>()).add(w));
 
     var quota = CohortQuota.of(specs, kept);
+    var totals = new HashMap<String, Integer>();
+    specs.values().forEach(q -> q.quota().forEach((c, n) -> totals.merge(c, n, Integer::sum)));
     var admittedNow = new ArrayList<String>();
     while (!pending.isEmpty()) {
-      var queue = fairest(pending.keySet(), specs, quota);
+      var queue = fairest(pending.keySet(), specs, totals, quota);
       var head = pending.get(queue).poll();
       var name = head.metadata().name();
       var before = kept.get(name);
@@ -133,17 +136,16 @@ final class AdmissionCycle {
     }
 
     var next = new QuotaLedgerSpec(List.copyOf(specs.keySet()), kept);
+    var waiting = new HashMap<String, Integer>();
+    for (var w : workloads) {
+      if (!w.metadata().isDeleting()
+          && !finished.contains(w.metadata().name())
+          && !kept.containsKey(w.metadata().name())) {
+        waiting.merge(w.spec().queueName(), 1, Integer::sum);
+      }
+    }
     var statuses = new TreeMap<String, QueueStatus>();
     for (var q : specs.keySet()) {
-      long waiting =
-          workloads.stream()
-              .filter(
-                  w ->
-                      w.spec().queueName().equals(q)
-                          && !w.metadata().isDeleting()
-                          && !finished.contains(w.metadata().name())
-                          && !kept.containsKey(w.metadata().name()))
-              .count();
       long admittedHere = kept.values().stream().filter(a -> a.queue().equals(q)).count();
       var classes = new java.util.TreeSet<String>(specs.get(q).quota().keySet());
       kept.values().stream()
@@ -153,7 +155,7 @@ final class AdmissionCycle {
       statuses.put(
           q,
           new QueueStatus(
-              (int) waiting,
+              waiting.getOrDefault(q, 0),
               (int) admittedHere,
               perClass(classes, c -> finalQuota.used(q, c)),
               perClass(classes, c -> finalQuota.borrowed(q, c)),
@@ -164,11 +166,14 @@ final class AdmissionCycle {
 
   /** The queue with a pending workload whose weighted dominant share is lowest (then by name). */
   private static String fairest(
-      java.util.Set<String> candidates, Map<String, QueueSpec> specs, CohortQuota quota) {
+      java.util.Set<String> candidates,
+      Map<String, QueueSpec> specs,
+      Map<String, Integer> totals,
+      CohortQuota quota) {
     String best = null;
     double bestShare = Double.MAX_VALUE;
     for (var q : new java.util.TreeSet<>(candidates)) {
-      double share = dominantShare(q, specs, quota) / specs.get(q).weight();
+      double share = dominantShare(q, totals, quota) / specs.get(q).weight();
       if (share < bestShare) {
         best = q;
         bestShare = share;
@@ -177,10 +182,12 @@ final class AdmissionCycle {
     return best;
   }
 
-  /** The largest, over the classes the cohort has quota of, of this queue's used / cohort quota. */
-  static double dominantShare(String queue, Map<String, QueueSpec> specs, CohortQuota quota) {
-    var totals = new HashMap<String, Integer>();
-    specs.values().forEach(s -> s.quota().forEach((c, n) -> totals.merge(c, n, Integer::sum)));
+  /**
+   * The largest, over the classes the cohort has quota of ({@code totals}: class → the cohort's
+   * nominal quota), of this queue's used / cohort quota.
+   */
+  private static double dominantShare(
+      String queue, Map<String, Integer> totals, CohortQuota quota) {
     double share = 0;
     for (var e : totals.entrySet()) {
       if (e.getValue() > 0) {
@@ -213,15 +220,7 @@ final class AdmissionCycle {
             .toList();
     var held = w.spec().withGroups(groups);
     return new Admitted(
-        w.metadata().uid(),
-        a.queue(),
-        groups.stream()
-            .collect(
-                Collectors.toMap(
-                    WorkerGroup::name, WorkerGroup::replicas, (x, y) -> x, TreeMap::new)),
-        Demand.of(held),
-        a.priority(),
-        a.at());
+        w.metadata().uid(), a.queue(), replicasOf(held), Demand.of(held), a.priority(), a.at());
   }
 
   /** Whether {@code w} is admitted for more replicas than its spec asks of some group. */
@@ -232,11 +231,11 @@ final class AdmissionCycle {
 
   private static Admitted admit(Workload w, String queue, int priority, Instant at) {
     return new Admitted(
-        w.metadata().uid(), queue, replicasOf(w), Demand.of(w.spec()), priority, at);
+        w.metadata().uid(), queue, replicasOf(w.spec()), Demand.of(w.spec()), priority, at);
   }
 
-  static Map<String, Integer> replicasOf(Workload w) {
-    return w.spec().groups().stream()
+  private static Map<String, Integer> replicasOf(WorkloadSpec spec) {
+    return spec.groups().stream()
         .collect(
             Collectors.toMap(WorkerGroup::name, WorkerGroup::replicas, (a, b) -> a, TreeMap::new));
   }

@@ -6,6 +6,7 @@ import dev.quartermaster.api.workload.RestartPolicy;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.WorkerGroup;
+import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.api.workload.WorkloadSpec;
 import dev.quartermaster.api.workload.WorkloadStatus.GroupStatus;
 import java.util.ArrayList;
@@ -14,6 +15,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * What one worker group needs, decided from a view of its tasks that includes every write of ours:
@@ -194,6 +196,16 @@ public record GroupPlan(
       }
     }
     return done >= group.replicas();
+  }
+
+  /**
+   * Whether {@code w}'s whole job is over: it has groups, and each is {@link #finished} given its
+   * tasks ({@code tasksOf} a group's name).
+   */
+  public static boolean finished(Workload w, Function<String, List<Task>> tasksOf) {
+    return !w.spec().groups().isEmpty()
+        && w.spec().groups().stream()
+            .allMatch(g -> finished(g, w.metadata().uid(), tasksOf.apply(g.name())));
   }
 
   static boolean replace(RestartPolicy policy, TaskPhase phase) {

@@ -1,6 +1,7 @@
 package dev.quartermaster.control.workload;
 
 import dev.quartermaster.api.workload.WorkerGroup;
+import dev.quartermaster.api.workload.WorkerNames;
 import dev.quartermaster.api.workload.WorkloadSpec;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,7 +17,7 @@ public final class TaskNames {
   private TaskNames() {}
 
   public static String task(String workload, String group, int ordinal) {
-    return workload + "-" + group + "-" + ordinal;
+    return WorkerNames.task(workload, group, ordinal);
   }
 
   public static String claim(String task, String template) {
@@ -45,17 +46,6 @@ public final class TaskNames {
 
   /** The ordinal of {@code task} in {@code <workload>-<group>}, if it is one of its names. */
   public static OptionalInt ordinal(String workload, String group, String task) {
-    var prefix = workload + "-" + group + "-";
-    if (!task.startsWith(prefix)) {
-      return OptionalInt.empty();
-    }
-    var rest = task.substring(prefix.length());
-    if (rest.isEmpty()
-        || rest.length() > 9
-        || !rest.chars().allMatch(Character::isDigit)
-        || (rest.length() > 1 && rest.charAt(0) == '0')) {
-      return OptionalInt.empty();
-    }
-    return OptionalInt.of(Integer.parseInt(rest));
+    return WorkerNames.ordinal(workload, group, task);
   }
 }

@@ -665,11 +665,7 @@ public final class WorkloadController {
           WorkloadConditions.ADMITTED_BY_QUEUE,
           "admitted through queue " + queue);
     }
-    var name = w.metadata().name();
-    if (!w.spec().groups().isEmpty()
-        && w.spec().groups().stream()
-            .allMatch(
-                g -> GroupPlan.finished(g, w.metadata().uid(), cachedTasks(name, g.name())))) {
+    if (GroupPlan.finished(w, group -> cachedTasks(w.metadata().name(), group))) {
       return Conditions.of(
           WorkloadConditions.ADMITTED,
           false,

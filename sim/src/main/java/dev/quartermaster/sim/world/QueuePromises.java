@@ -9,6 +9,8 @@ import dev.quartermaster.api.queue.QueueSpec;
 import dev.quartermaster.api.queue.QuotaLedger;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.control.cluster.Labels;
+import dev.quartermaster.control.workload.GroupPlan;
+import dev.quartermaster.control.workload.TaskNames;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Optional;
@@ -55,7 +57,8 @@ final class QueuePromises {
       }
       var entry = admitted(w);
       var group = t.metadata().labels().get(Labels.GROUP);
-      int ordinal = ordinalOf(t);
+      int ordinal =
+          group == null ? 0 : TaskNames.ordinal(owner, group, t.metadata().name()).orElse(0);
       if (entry.isPresent()
           && group != null
           && ordinal >= entry.get().replicas().getOrDefault(group, 0)) {
@@ -82,14 +85,6 @@ final class QueuePromises {
                 + w.spec().queueName()
                 + " has not admitted");
       }
-    }
-  }
-
-  private static int ordinalOf(dev.quartermaster.api.workload.Task t) {
-    try {
-      return Integer.parseInt(t.metadata().labels().getOrDefault(Labels.ORDINAL, "0"));
-    } catch (NumberFormatException e) {
-      return 0;
     }
   }
 
@@ -143,21 +138,15 @@ final class QueuePromises {
   /** Whether {@code w}'s job is over (its quota released), as the store shows its tasks. */
   private boolean finished(Workload w) {
     var tasks = world.view().tasks();
-    return !w.spec().groups().isEmpty()
-        && w.spec().groups().stream()
-            .allMatch(
-                g ->
-                    dev.quartermaster.control.workload.GroupPlan.finished(
-                        g,
-                        w.metadata().uid(),
-                        tasks.stream()
-                            .filter(
-                                t ->
-                                    w.metadata()
-                                            .name()
-                                            .equals(t.metadata().labels().get(Labels.WORKLOAD))
-                                        && g.name().equals(t.metadata().labels().get(Labels.GROUP)))
-                            .toList()));
+    return GroupPlan.finished(
+        w,
+        group ->
+            tasks.stream()
+                .filter(
+                    t ->
+                        w.metadata().name().equals(t.metadata().labels().get(Labels.WORKLOAD))
+                            && group.equals(t.metadata().labels().get(Labels.GROUP)))
+                .toList());
   }
 
   private Optional<dev.quartermaster.api.queue.Admitted> admitted(Workload w) {

@@ -12,12 +12,12 @@ import dev.quartermaster.api.queue.QuotaLedger;
 import dev.quartermaster.api.queue.QuotaLedgerSpec;
 import dev.quartermaster.api.workload.SpecDecision;
 import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.api.workload.WorkerNames;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.store.Txn.Compare;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -82,17 +82,16 @@ final class QuotaGuard implements WriteRules {
         ledger
             .map(l -> l.spec().admitted().get(owner.get().name()))
             .filter(a -> a.uid().equals(owner.get().uid()));
-    // <workload>-<group>-<ordinal>: the workload controller's names.
     var name = t.metadata().name();
-    var rest = name.substring(Math.min(name.length(), owner.get().name().length() + 1));
-    int dash = rest.lastIndexOf('-');
-    var group = dash < 0 ? rest : rest.substring(0, dash);
-    int ordinal;
-    try {
-      ordinal = dash < 0 ? 0 : Integer.parseInt(rest.substring(dash + 1));
-    } catch (NumberFormatException e) {
-      ordinal = Integer.MAX_VALUE;
+    var slot =
+        w.get().spec().groups().stream()
+            .filter(g -> WorkerNames.ordinal(owner.get().name(), g.name(), name).isPresent())
+            .findFirst();
+    if (slot.isEmpty()) {
+      return compares; // not one of the workload's worker names: no slot of its admission
     }
+    var group = slot.get().name();
+    int ordinal = WorkerNames.ordinal(owner.get().name(), group, name).getAsInt();
     int admitted = entry.map(a -> a.replicas().getOrDefault(group, 0)).orElse(0);
     if (ordinal >= admitted) {
       throw conflict(
@@ -212,7 +211,7 @@ final class QuotaGuard implements WriteRules {
     for (var g : was.replicas().entrySet()) {
       int kept = now.replicas().getOrDefault(g.getKey(), 0);
       for (int ordinal = kept; ordinal < g.getValue(); ordinal++) {
-        var name = workload + "-" + g.getKey() + "-" + ordinal;
+        var name = WorkerNames.task(workload, g.getKey(), ordinal);
         var task = read(reads, Kinds.TASK, name, compares);
         if (task.isPresent()
             && !task.get().status().phase().isFinished()
@@ -264,8 +263,7 @@ final class QuotaGuard implements WriteRules {
     if (!leaves && ledger.get().spec().queues().contains(name)) {
       specs.put(name, next.get().spec());
     }
-    Map<String, Admitted> kept = admitted;
-    var breach = CohortQuota.of(specs, kept).breach();
+    var breach = CohortQuota.of(specs, admitted).breach();
     if (breach.isPresent()) {
       throw conflict(
           current,
