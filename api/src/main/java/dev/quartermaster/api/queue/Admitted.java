@@ -1,7 +1,9 @@
 package dev.quartermaster.api.queue;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * One admitted workload in its cohort's ledger.
@@ -14,6 +16,10 @@ import java.util.Map;
  * @param usage device class → devices it may use (every replica's claim templates)
  * @param priority its priority class's value when admitted
  * @param at when it was admitted
+ * @param eviction set once another workload chose it as a victim: its tasks are stopped, and the
+ *     entry is released when they are gone; an eviction is never taken back
+ * @param preempted the uids of the workloads evicted so that this one could be admitted: none of
+ *     them may evict it while it stays admitted (the anti-cycle rule)
  */
 public record Admitted(
     String uid,
@@ -21,13 +27,43 @@ public record Admitted(
     Map<String, Integer> replicas,
     Map<String, Integer> usage,
     int priority,
-    Instant at) {
+    Instant at,
+    Optional<Eviction> eviction,
+    List<String> preempted) {
   public Admitted {
     uid = uid == null ? "" : uid;
     queue = queue == null ? "" : queue;
     replicas = sorted(replicas);
     usage = sorted(usage);
     at = at == null ? Instant.EPOCH : at;
+    eviction = eviction == null ? Optional.empty() : eviction;
+    preempted = preempted == null ? List.of() : List.copyOf(preempted);
+  }
+
+  /** An admission that evicted nobody and is not evicted. */
+  public Admitted(
+      String uid,
+      String queue,
+      Map<String, Integer> replicas,
+      Map<String, Integer> usage,
+      int priority,
+      Instant at) {
+    this(uid, queue, replicas, usage, priority, at, Optional.empty(), List.of());
+  }
+
+  /** Whether another workload chose it as a victim. */
+  public boolean evicting() {
+    return eviction.isPresent();
+  }
+
+  /** This entry chosen as a victim. */
+  public Admitted evictedBy(Eviction e) {
+    return new Admitted(uid, queue, replicas, usage, priority, at, Optional.of(e), preempted);
+  }
+
+  /** This entry with {@code replicas} and {@code usage} instead (a scale-down), the rest kept. */
+  public Admitted resized(Map<String, Integer> replicas, Map<String, Integer> usage) {
+    return new Admitted(uid, queue, replicas, usage, priority, at, eviction, preempted);
   }
 
   private static Map<String, Integer> sorted(Map<String, Integer> m) {

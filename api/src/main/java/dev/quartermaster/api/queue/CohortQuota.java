@@ -46,6 +46,27 @@ public record CohortQuota(Map<String, QueueSpec> queues, Map<String, Map<String,
     return new CohortQuota(queues, next);
   }
 
+  /** This quota with {@code usage} of {@code queue} released. */
+  public CohortQuota minus(String queue, Map<String, Integer> usage) {
+    var negated = new HashMap<String, Integer>();
+    usage.forEach((c, n) -> negated.put(c, -n));
+    return plus(queue, negated);
+  }
+
+  /**
+   * Whether {@code usage} admitted through {@code queue} would keep it within its nominal quota of
+   * every class it limits (the preemptor's side of a reclaim).
+   */
+  public boolean withinNominal(String queue, Map<String, Integer> usage) {
+    return usage.entrySet().stream()
+        .allMatch(
+            e -> {
+              var nominal = nominal(queue, e.getKey());
+              return nominal.isEmpty()
+                  || used(queue, e.getKey()) + e.getValue() <= nominal.getAsInt();
+            });
+  }
+
   public int used(String queue, String deviceClass) {
     return used.getOrDefault(queue, Map.of()).getOrDefault(deviceClass, 0);
   }

@@ -8,8 +8,10 @@ import java.util.Map;
  *     the write if one is no longer of this cohort, so lending is counted only from queues that
  *     lend now
  * @param admitted workload name → its admission
+ * @param nominated workload name → the victims it chose and waits for (it uses no quota)
  */
-public record QuotaLedgerSpec(List<String> queues, Map<String, Admitted> admitted) {
+public record QuotaLedgerSpec(
+    List<String> queues, Map<String, Admitted> admitted, Map<String, Nomination> nominated) {
   public static final QuotaLedgerSpec EMPTY = new QuotaLedgerSpec(List.of(), Map.of());
 
   public QuotaLedgerSpec {
@@ -20,5 +22,14 @@ public record QuotaLedgerSpec(List<String> queues, Map<String, Admitted> admitte
         admitted == null
             ? Map.of()
             : java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(admitted));
+    nominated =
+        nominated == null
+            ? Map.of()
+            : java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(nominated));
+  }
+
+  /** A ledger in which nobody waits for victims. */
+  public QuotaLedgerSpec(List<String> queues, Map<String, Admitted> admitted) {
+    this(queues, admitted, Map.of());
   }
 }

@@ -56,6 +56,28 @@ final class QueueRules {
                   "spec.admitted." + w + ".queue",
                   "must be one of spec.queues " + spec.queues());
               counts("spec.admitted." + w + ".usage", a.usage(), v);
+              a.eviction()
+                  .ifPresent(
+                      e -> {
+                        v.dnsLabel("spec.admitted." + w + ".eviction.by", e.by());
+                        v.check(
+                            !e.by().equals(w),
+                            "spec.admitted." + w + ".eviction.by",
+                            "a workload does not evict itself");
+                      });
+            });
+    spec.nominated()
+        .forEach(
+            (w, n) -> {
+              v.dnsLabel("spec.nominated." + w, w);
+              v.check(
+                  spec.queues().contains(n.queue()),
+                  "spec.nominated." + w + ".queue",
+                  "must be one of spec.queues " + spec.queues());
+              v.check(
+                  !spec.admitted().containsKey(w),
+                  "spec.nominated." + w,
+                  "an admitted workload waits for no victims");
             });
   }
 

@@ -37,6 +37,12 @@ public final class WorkloadConditions {
   /** {@link #ADMITTED}: its job is over (no task runs or will run again); its quota went back. */
   public static final String FINISHED = "Finished";
 
+  /**
+   * {@link #ADMITTED}: it chose victims and waits for them to stop (the reasons of a victim are
+   * {@code Preempted} and {@code Reclaimed}, the names of {@code EvictionReason}).
+   */
+  public static final String PREEMPTING = "Preempting";
+
   /** {@link #ADMITTED}: the queue it names does not exist. */
   public static final String NO_SUCH_QUEUE = "NoSuchQueue";
 

@@ -189,6 +189,55 @@ public final class AdmissionController {
         .ifPresent(this::enqueueCohortOf);
   }
 
+  /** Whether any task of {@code w} (this very workload's) is still in the cache. */
+  private boolean hasTasks(Workload w) {
+    return w.spec().groups().stream()
+        .flatMap(g -> tasksOf(w, g.name()).stream())
+        .anyMatch(
+            t -> t.metadata().owner().map(o -> o.uid().equals(w.metadata().uid())).orElse(false));
+  }
+
+  /** The events of one eviction: on the victim, naming its preemptor, and on the preemptor. */
+  private void evicted(Map<String, Workload> workloads, Preemption.Victim v) {
+    var e = v.entry().eviction().orElseThrow();
+    var victim = workloads.get(v.name());
+    var preemptor = workloads.get(e.by());
+    if (victim == null || preemptor == null) {
+      return;
+    }
+    var why =
+        switch (e.reason()) {
+          case Preempted ->
+              "preempted by "
+                  + e.by()
+                  + " of higher priority in queue "
+                  + v.entry().queue()
+                  + " (priority "
+                  + v.entry().priority()
+                  + ")";
+          case Reclaimed ->
+              "reclaimed: queue "
+                  + preemptor.spec().queueName()
+                  + " takes back the quota queue "
+                  + v.entry().queue()
+                  + " borrowed, for "
+                  + e.by();
+        };
+    events.warning(
+        victim,
+        e.reason().name(),
+        why
+            + "; its tasks are stopped (grace period, then killed) and it waits in its queue again");
+    events.normal(
+        preemptor,
+        "Preempting",
+        "evicting "
+            + v.name()
+            + " ("
+            + e.reason()
+            + ") to make room; admitted once it has stopped");
+  }
+
   private void enqueueCohortOf(Workload w) {
     loop.enqueue(Admissions.cohortOf(informers, w).orElse(w.spec().queueName()));
   }
@@ -244,6 +293,20 @@ public final class AdmissionController {
         finished.add(w.metadata().name());
       }
     }
+    // An evicted workload's entry goes once none of its tasks is left (the workload controller
+    // deletes them all, finished ones too, so that it starts again whole).
+    var stopped = new java.util.HashSet<String>();
+    ledger.ifPresent(
+        l ->
+            l.spec()
+                .admitted()
+                .forEach(
+                    (n, a) -> {
+                      var w = workloads.get(n);
+                      if (a.evicting() && w != null && !hasTasks(w)) {
+                        stopped.add(n);
+                      }
+                    }));
     var plan =
         AdmissionCycle.decide(
             queues,
@@ -252,6 +315,7 @@ public final class AdmissionController {
             priorities,
             existing,
             finished,
+            stopped,
             env.now());
     if (plan.changed()) {
       var next =
@@ -273,6 +337,9 @@ public final class AdmissionController {
                 + cohort
                 + "), using "
                 + (a.usage().isEmpty() ? "no devices" : a.usage().toString()));
+      }
+      for (var v : plan.evicted()) {
+        evicted(workloads, v);
       }
       if (!plan.released().isEmpty()) {
         LOG.info("cohort {}: released {}", cohort, plan.released());

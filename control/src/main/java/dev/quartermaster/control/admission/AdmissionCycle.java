@@ -3,6 +3,8 @@ package dev.quartermaster.control.admission;
 import dev.quartermaster.api.queue.Admitted;
 import dev.quartermaster.api.queue.CohortQuota;
 import dev.quartermaster.api.queue.Demand;
+import dev.quartermaster.api.queue.Eviction;
+import dev.quartermaster.api.queue.Nomination;
 import dev.quartermaster.api.queue.Queue;
 import dev.quartermaster.api.queue.QueueOrder;
 import dev.quartermaster.api.queue.QueueOrdering;
@@ -18,6 +20,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
@@ -33,6 +36,12 @@ import java.util.stream.Collectors;
  * that does not fit stops its queue ({@code StrictFIFO}) or is passed over ({@code BestEffortFIFO}:
  * smaller ones behind it may go). A workload scaled up is admitted again whole with its new size,
  * or keeps its old admission until that fits; a scale-down is released at once.
+ *
+ * <p>Preemption: the first workload of each queue that does not fit may choose victims ({@link
+ * Preemption}). Their entries are marked, not released: they keep counting until their tasks are
+ * gone (the quota always covers what runs), and the preemptor is nominated. A nominated workload is
+ * taken before any other once its victims' quota comes back, so nobody else takes it, and its entry
+ * remembers them (the anti-cycle rule). While its victims are still stopping it chooses no more.
  */
 final class AdmissionCycle {
   private AdmissionCycle() {}
@@ -43,13 +52,15 @@ final class AdmissionCycle {
    * @param statuses queue → its status
    * @param admitted the workloads admitted (or re-admitted larger) by this decision
    * @param released the workloads whose entries this decision removed
+   * @param evicted the victims this decision chose, each with its preemptor's name in its entry
    */
   record Plan(
       QuotaLedgerSpec ledger,
       boolean changed,
       Map<String, QueueStatus> statuses,
       List<String> admitted,
-      List<String> released) {}
+      List<String> released,
+      List<Preemption.Victim> evicted) {}
 
   /**
    * @param existing workload → group → how many ordinals its live tasks take (the highest live
@@ -57,6 +68,7 @@ final class AdmissionCycle {
    *     only as their surplus tasks go, so the quota always covers what runs
    * @param finished the workloads whose jobs are over (every task ended for good): their quota is
    *     released, and they are not admitted again unless scaled up
+   * @param stopped the evicted workloads none of whose tasks is left: their entries are released
    */
   static Plan decide(
       List<Queue> queues,
@@ -65,6 +77,7 @@ final class AdmissionCycle {
       Map<String, Integer> priorities,
       Map<String, Map<String, Integer>> existing,
       Set<String> finished,
+      Set<String> stopped,
       Instant now) {
     var specs = new TreeMap<String, QueueSpec>();
     queues.forEach(q -> specs.put(q.metadata().name(), q.spec()));
@@ -88,6 +101,14 @@ final class AdmissionCycle {
                 released.add(name);
                 return;
               }
+              if (a.evicting()) {
+                if (stopped.contains(name)) {
+                  released.add(name);
+                } else {
+                  kept.put(name, a);
+                }
+                return;
+              }
               var replicas = replicasOf(w.spec());
               var demand = Demand.of(w.spec());
               if (replicas.equals(a.replicas()) && demand.equals(a.usage())) {
@@ -97,6 +118,23 @@ final class AdmissionCycle {
               } else {
                 kept.put(name, a);
                 grown.add(name);
+              }
+            });
+
+    var nominated = new TreeMap<String, Nomination>();
+    ledger
+        .nominated()
+        .forEach(
+            (name, n) -> {
+              var w = byName.get(name);
+              if (w != null
+                  && w.metadata().uid().equals(n.uid())
+                  && !w.metadata().isDeleting()
+                  && w.spec().queueName().equals(n.queue())
+                  && specs.containsKey(n.queue())
+                  && !kept.containsKey(name)
+                  && !finished.contains(name)) {
+                nominated.put(name, n);
               }
             });
 
@@ -115,6 +153,28 @@ final class AdmissionCycle {
     var totals = new HashMap<String, Integer>();
     specs.values().forEach(q -> q.quota().forEach((c, n) -> totals.merge(c, n, Integer::sum)));
     var admittedNow = new ArrayList<String>();
+    // Those that preempted go first: what their victims gave back is theirs.
+    var first =
+        pending.values().stream()
+            .flatMap(ArrayDeque::stream)
+            .filter(w -> nominated.containsKey(w.metadata().name()))
+            .sorted(order)
+            .toList();
+    for (var w : first) {
+      var name = w.metadata().name();
+      var after = quota.plus(w.spec().queueName(), Demand.of(w.spec()));
+      if (after.breach().isEmpty()) {
+        var n = nominated.remove(name);
+        kept.put(
+            name,
+            admit(w, w.spec().queueName(), QueueOrder.priorityOf(w, priorities), now, n.victims()));
+        quota = after;
+        admittedNow.add(name);
+        pending.get(w.spec().queueName()).remove(w);
+      }
+    }
+    pending.values().removeIf(ArrayDeque::isEmpty);
+    var blocked = new TreeMap<String, Workload>();
     while (!pending.isEmpty()) {
       var queue = fairest(pending.keySet(), specs, totals, quota);
       var head = pending.get(queue).poll();
@@ -124,18 +184,53 @@ final class AdmissionCycle {
       var demand = Demand.of(head.spec());
       var after = without.plus(queue, demand);
       if (after.breach().isEmpty()) {
-        kept.put(name, admit(head, queue, QueueOrder.priorityOf(head, priorities), now));
+        kept.put(name, admit(head, queue, QueueOrder.priorityOf(head, priorities), now, List.of()));
         quota = after;
         admittedNow.add(name);
-      } else if (specs.get(queue).ordering() == QueueOrdering.StrictFIFO) {
-        pending.get(queue).clear();
+      } else {
+        blocked.putIfAbsent(queue, head);
+        if (specs.get(queue).ordering() == QueueOrdering.StrictFIFO) {
+          pending.get(queue).clear();
+        }
       }
       if (pending.get(queue).isEmpty()) {
         pending.remove(queue);
       }
     }
 
-    var next = new QuotaLedgerSpec(List.copyOf(specs.keySet()), kept);
+    var evicted = new ArrayList<Preemption.Victim>();
+    for (var head : blocked.values().stream().sorted(order).toList()) {
+      var name = head.metadata().name();
+      var uid = head.metadata().uid();
+      boolean waiting =
+          kept.values().stream()
+              .anyMatch(a -> a.eviction().map(e -> e.byUid().equals(uid)).orElse(false));
+      if (waiting || kept.containsKey(name)) {
+        continue; // its victims are still stopping, or it is admitted and waits to grow
+      }
+      var p =
+          new Preemption.Preemptor(
+              name,
+              uid,
+              head.spec().queueName(),
+              QueueOrder.priorityOf(head, priorities),
+              Demand.of(head.spec()));
+      var victims = Preemption.choose(p, specs, kept);
+      if (victims.isEmpty() || victims.get().isEmpty()) {
+        continue;
+      }
+      var uids = new ArrayList<String>();
+      Optional.ofNullable(nominated.get(name)).ifPresent(n -> uids.addAll(n.victims()));
+      for (var v : victims.get()) {
+        var e = new Eviction(name, uid, v.reason(), now);
+        kept.put(v.name(), v.entry().evictedBy(e));
+        evicted.add(new Preemption.Victim(v.name(), kept.get(v.name()), v.reason()));
+        uids.add(v.entry().uid());
+      }
+      nominated.put(name, new Nomination(uid, p.queue(), p.priority(), uids, now));
+    }
+
+    var next = new QuotaLedgerSpec(List.copyOf(specs.keySet()), kept, nominated);
     var waiting = new HashMap<String, Integer>();
     for (var w : workloads) {
       if (!w.metadata().isDeleting()
@@ -161,7 +256,7 @@ final class AdmissionCycle {
               perClass(classes, c -> finalQuota.borrowed(q, c)),
               perClass(classes, c -> finalQuota.lent(q, c))));
     }
-    return new Plan(next, !next.equals(ledger), statuses, admittedNow, released);
+    return new Plan(next, !next.equals(ledger), statuses, admittedNow, released, evicted);
   }
 
   /** The queue with a pending workload whose weighted dominant share is lowest (then by name). */
@@ -219,8 +314,7 @@ final class AdmissionCycle {
                             Math.max(g.replicas(), taken.getOrDefault(g.name(), 0)))))
             .toList();
     var held = w.spec().withGroups(groups);
-    return new Admitted(
-        w.metadata().uid(), a.queue(), replicasOf(held), Demand.of(held), a.priority(), a.at());
+    return a.resized(replicasOf(held), Demand.of(held));
   }
 
   /** Whether {@code w} is admitted for more replicas than its spec asks of some group. */
@@ -229,9 +323,17 @@ final class AdmissionCycle {
         .anyMatch(g -> a.replicas().getOrDefault(g.name(), 0) > g.replicas());
   }
 
-  private static Admitted admit(Workload w, String queue, int priority, Instant at) {
+  private static Admitted admit(
+      Workload w, String queue, int priority, Instant at, List<String> preempted) {
     return new Admitted(
-        w.metadata().uid(), queue, replicasOf(w.spec()), Demand.of(w.spec()), priority, at);
+        w.metadata().uid(),
+        queue,
+        replicasOf(w.spec()),
+        Demand.of(w.spec()),
+        priority,
+        at,
+        Optional.empty(),
+        preempted);
   }
 
   private static Map<String, Integer> replicasOf(WorkloadSpec spec) {

@@ -1,11 +1,16 @@
 package dev.quartermaster.control.admission;
 
+import dev.quartermaster.api.queue.Eviction;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.control.cluster.Informers;
+import java.util.Optional;
 
 /** How many workers of a group the workload controller may create. */
 public sealed interface AdmissionGate {
   int admittedReplicas(Workload w, String group);
+
+  /** Why {@code w} is being evicted: every task of it is then stopped. */
+  Optional<Eviction> eviction(Workload w);
 
   /** Whether workloads pass through queues at all (and so carry an {@code Admitted} condition). */
   boolean queued();
@@ -20,6 +25,11 @@ public sealed interface AdmissionGate {
     @Override
     public boolean queued() {
       return true;
+    }
+
+    @Override
+    public Optional<Eviction> eviction(Workload w) {
+      return Admissions.eviction(informers, w);
     }
   }
 
@@ -36,6 +46,11 @@ public sealed interface AdmissionGate {
     @Override
     public boolean queued() {
       return false;
+    }
+
+    @Override
+    public Optional<Eviction> eviction(Workload w) {
+      return Optional.empty();
     }
   }
 }

@@ -1,6 +1,7 @@
 package dev.quartermaster.control.admission;
 
 import dev.quartermaster.api.queue.Admitted;
+import dev.quartermaster.api.queue.Eviction;
 import dev.quartermaster.api.queue.Queue;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.control.cluster.Informers;
@@ -23,8 +24,19 @@ public final class Admissions {
         .filter(a -> a.uid().equals(w.metadata().uid()) && a.queue().equals(w.spec().queueName()));
   }
 
-  /** How many workers of group {@code group} of {@code w} may exist: 0 until it is admitted. */
+  /**
+   * How many workers of group {@code group} of {@code w} may exist: 0 until it is admitted, and 0
+   * again once it is evicted.
+   */
   public static int admittedReplicas(Informers informers, Workload w, String group) {
-    return of(informers, w).map(a -> a.replicas().getOrDefault(group, 0)).orElse(0);
+    return of(informers, w)
+        .filter(a -> !a.evicting())
+        .map(a -> a.replicas().getOrDefault(group, 0))
+        .orElse(0);
+  }
+
+  /** Why {@code w} is being evicted, once another workload chose it as a victim. */
+  public static Optional<Eviction> eviction(Informers informers, Workload w) {
+    return of(informers, w).flatMap(Admitted::eviction);
   }
 }

@@ -245,6 +245,10 @@ public final class WorkloadController {
         }
       }
     }
+    var eviction = admission.eviction(w);
+    if (eviction.isPresent()) {
+      return evict(w, views, freshness);
+    }
     var plans = GroupPlan.decideAll(name, w.metadata().uid(), w.spec(), views);
     for (var group : w.spec().groups()) {
       var key = w.metadata().uid() + "/" + group.name();
@@ -335,6 +339,35 @@ public final class WorkloadController {
     }
     writeStatus(w, groups, workloadGangStatus(w), problems);
     return recheck.map(Result::requeueAfter).orElse(Result.done());
+  }
+
+  /**
+   * {@code w} was chosen as a victim: every task of it goes, finished ones too (it starts again
+   * whole once admitted again), all at once, so that no part of a gang keeps devices while the rest
+   * stops. The agents give each its grace period. Its entry is released once none is left.
+   */
+  private Result evict(Workload w, Map<String, List<Task>> views, SpecFreshness freshness) {
+    var groups = new ArrayList<GroupStatus>();
+    for (var group : w.spec().groups()) {
+      var view = views.get(group.name());
+      if (view == null) {
+        groups.add(statusOf(w, group, cachedTasks(w.metadata().name(), group.name())));
+        continue;
+      }
+      var key = w.metadata().uid() + "/" + group.name();
+      for (var t : view) {
+        if (!t.metadata().isDeleting()
+            && t.metadata().owner().map(o -> o.uid().equals(w.metadata().uid())).orElse(false)) {
+          writer.delete(key, t);
+        }
+      }
+      groups.add(statusOf(w, group, view));
+    }
+    if (freshness.isNewest()) {
+      deleteRemovedGroups(w, freshness);
+    }
+    writeStatus(w, groups, workloadGangStatus(w), List.of());
+    return Result.done();
   }
 
   /**
@@ -658,6 +691,32 @@ public final class WorkloadController {
   private Condition admissionOf(Workload w) {
     var queue = w.spec().queueName();
     var admitted = Admissions.of(informers, w);
+    var eviction = admitted.flatMap(dev.quartermaster.api.queue.Admitted::eviction);
+    if (eviction.isPresent()) {
+      var e = eviction.get();
+      return Conditions.of(
+          WorkloadConditions.ADMITTED,
+          false,
+          e.reason().name(),
+          (e.reason() == dev.quartermaster.api.queue.EvictionReason.Preempted
+                  ? "preempted by " + e.by() + " (higher priority in queue " + queue + ")"
+                  : "reclaimed for " + e.by() + ": queue " + queue + " ran on borrowed quota")
+              + "; stopping its tasks, then it waits in its queue again");
+    }
+    var nomination =
+        Admissions.cohortOf(informers, w)
+            .flatMap(c -> informers.quotaLedgers().cache().get(c))
+            .map(l -> l.spec().nominated().get(w.metadata().name()))
+            .filter(n -> n.uid().equals(w.metadata().uid()));
+    if (admitted.isEmpty() && nomination.isPresent()) {
+      return Conditions.of(
+          WorkloadConditions.ADMITTED,
+          false,
+          WorkloadConditions.PREEMPTING,
+          "waiting for "
+              + nomination.get().victims().size()
+              + " preempted workload(s) to stop; it is admitted first once they have");
+    }
     if (admitted.isPresent()) {
       return Conditions.of(
           WorkloadConditions.ADMITTED,

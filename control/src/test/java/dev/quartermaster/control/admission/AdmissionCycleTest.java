@@ -67,7 +67,16 @@ class AdmissionCycleTest {
   private static AdmissionCycle.Plan decide(
       List<Queue> queues, QuotaLedgerSpec ledger, List<Workload> workloads) {
     return AdmissionCycle.decide(
-        queues, ledger, workloads, Map.of("high", 100), Map.of(), Set.of(), NOW);
+        queues, ledger, workloads, Map.of("high", 100), Map.of(), Set.of(), Set.of(), NOW);
+  }
+
+  /**
+   * As {@link #decide}, with {@code stopped}: the evicted workloads none of whose tasks is left.
+   */
+  private static AdmissionCycle.Plan decide(
+      List<Queue> queues, QuotaLedgerSpec ledger, List<Workload> workloads, Set<String> stopped) {
+    return AdmissionCycle.decide(
+        queues, ledger, workloads, Map.of("high", 100), Map.of(), Set.of(), stopped, NOW);
   }
 
   @Test
@@ -185,6 +194,7 @@ class AdmissionCycleTest {
             Map.of(),
             Map.of("w", Map.of("w", 2)),
             Set.of(),
+            Set.of(),
             NOW);
     assertThat(stillRunning.ledger().admitted().get("w").replicas()).isEqualTo(Map.of("w", 2));
     assertThat(stillRunning.changed()).isFalse();
@@ -207,10 +217,143 @@ class AdmissionCycleTest {
 
     var after =
         AdmissionCycle.decide(
-            queues, ledger, List.of(done, next), Map.of(), Map.of(), Set.of("done"), NOW);
+            queues, ledger, List.of(done, next), Map.of(), Map.of(), Set.of("done"), Set.of(), NOW);
     assertThat(after.released()).containsExactly("done");
     assertThat(after.admitted()).containsExactly("next");
     assertThat(after.statuses().get("q").pending()).isZero();
+  }
+
+  private static Queue borrowing(String name, int gpus) {
+    return new Queue(
+        ObjectMeta.named(name),
+        new QueueSpec(
+            Optional.of("c"), Map.of("gpu", gpus), Map.of(), Map.of(), 1, QueueOrdering.StrictFIFO),
+        null);
+  }
+
+  /**
+   * Within a queue a higher priority evicts the fewest, lowest, newest first; the victims' entries
+   * keep counting until they have stopped, and then the preemptor (nominated) is admitted before
+   * anyone else, remembering them.
+   */
+  @Test
+  void aHigherPriorityEvictsTheFewestLowestAndIsAdmittedOnceTheyHaveStopped() {
+    var queues = List.of(queue("q", 8, QueueOrdering.StrictFIFO, 1));
+    var a = workload("a", "q", 4);
+    var b = workload("b", "q", 2);
+    var c = workload("c", "q", 2);
+    var ledger = decide(queues, QuotaLedgerSpec.EMPTY, List.of(a, b, c)).ledger();
+    assertThat(ledger.admitted()).containsOnlyKeys("a", "b", "c");
+    var urgent = workload("urgent", "q", 4, Optional.of("high"));
+    var other = workload("other", "q", 2);
+
+    var chose = decide(queues, ledger, List.of(a, b, c, urgent, other));
+    // a alone (4 GPUs) or b and c (2 + 2) would do: the fewest, a.
+    assertThat(chose.evicted()).extracting(Preemption.Victim::name).containsExactly("a");
+    assertThat(chose.admitted()).isEmpty();
+    assertThat(chose.ledger().nominated()).containsOnlyKeys("urgent");
+    assertThat(chose.ledger().admitted().get("a").eviction().get().by()).isEqualTo("urgent");
+    // The victim still counts: Q1 holds with it in.
+    assertThat(CohortQuota.of(specs(queues), chose.ledger().admitted()).breach()).isEmpty();
+
+    var stillStopping = decide(queues, chose.ledger(), List.of(a, b, c, urgent, other));
+    assertThat(stillStopping.changed()).isFalse(); // it waits for its victim, it chooses no more
+
+    var stopped = decide(queues, chose.ledger(), List.of(a, b, c, urgent, other), Set.of("a"));
+    assertThat(stopped.released()).containsExactly("a");
+    assertThat(stopped.admitted()).containsExactly("urgent"); // before a, which waits again
+    assertThat(stopped.ledger().nominated()).isEmpty();
+    assertThat(stopped.ledger().admitted().get("urgent").preempted()).containsExactly("uid-a");
+  }
+
+  /** Among victims of one priority, the most recently admitted go first. */
+  @Test
+  void theNewestAdmittedGoFirst() {
+    var queues = List.of(queue("q", 4, QueueOrdering.StrictFIFO, 1));
+    var early =
+        new dev.quartermaster.api.queue.Admitted(
+            "uid-x", "q", Map.of("w", 1), Map.of("gpu", 2), 0, NOW);
+    var late =
+        new dev.quartermaster.api.queue.Admitted(
+            "uid-y", "q", Map.of("w", 1), Map.of("gpu", 2), 0, NOW.plusSeconds(60));
+    var x = workload("x", "q", 2);
+    var y = workload("y", "q", 2);
+    var ledger = new QuotaLedgerSpec(List.of("q"), Map.of("x", early, "y", late));
+    var plan =
+        decide(queues, ledger, List.of(x, y, workload("urgent", "q", 2, Optional.of("high"))));
+    assertThat(plan.evicted()).extracting(Preemption.Victim::name).containsExactly("y");
+  }
+
+  @Test
+  void equalOrLowerPriorityNeverEvictsWithinAQueue() {
+    var queues = List.of(queue("q", 4, QueueOrdering.StrictFIFO, 1));
+    var a = workload("a", "q", 4);
+    var ledger = decide(queues, QuotaLedgerSpec.EMPTY, List.of(a)).ledger();
+    var plan = decide(queues, ledger, List.of(a, workload("b", "q", 4)));
+    assertThat(plan.evicted()).isEmpty();
+    assertThat(plan.changed()).isFalse();
+  }
+
+  /**
+   * A queue within its nominal quota takes back what another borrowed, whatever the borrower's
+   * priority; a queue that would borrow itself reclaims nothing.
+   */
+  @Test
+  void aQueueReclaimsWhatIsBorrowedOnlyWithinItsNominalQuota() {
+    var queues = List.of(borrowing("lender", 4), borrowing("borrower", 4));
+    var backfill = new ArrayList<Workload>();
+    for (int i = 0; i < 4; i++) {
+      backfill.add(workload("fill" + i, "borrower", 2, Optional.of("high")));
+    }
+    var ledger = decide(queues, QuotaLedgerSpec.EMPTY, backfill).ledger();
+    assertThat(ledger.admitted()).hasSize(4); // 8 GPUs: 4 of its own, 4 borrowed
+
+    var all = new ArrayList<>(backfill);
+    all.add(workload("mine", "lender", 4));
+    var plan = decide(queues, ledger, all);
+    assertThat(plan.evicted())
+        .extracting(Preemption.Victim::reason)
+        .containsOnly(dev.quartermaster.api.queue.EvictionReason.Reclaimed);
+    assertThat(plan.evicted()).hasSize(2);
+
+    var tooBig = new ArrayList<>(backfill);
+    tooBig.add(workload("greedy", "lender", 6)); // 6 > its nominal 4: it would borrow
+    assertThat(decide(queues, ledger, tooBig).evicted()).isEmpty();
+  }
+
+  /** The anti-cycle rule: a workload never evicts the one that evicted it while that one stays. */
+  @Test
+  void aPreemptedWorkloadNeverEvictsItsPreemptorBack() {
+    var queues = List.of(borrowing("lender", 4), borrowing("borrower", 4));
+    var p = workload("p", "lender", 4);
+    var v = workload("v", "borrower", 4);
+    var admittedP =
+        new dev.quartermaster.api.queue.Admitted(
+            "uid-p",
+            "borrower",
+            Map.of("w", 1),
+            Map.of("gpu", 4),
+            0,
+            NOW,
+            Optional.empty(),
+            List.of("uid-v"));
+    var own =
+        new dev.quartermaster.api.queue.Admitted(
+            "uid-o", "borrower", Map.of("w", 1), Map.of("gpu", 4), 0, NOW);
+    // p runs in borrower (moved there after it was admitted: say), borrowing 4; v fits lender.
+    var ledger =
+        new QuotaLedgerSpec(List.of("borrower", "lender"), Map.of("p", admittedP, "o", own));
+    var pInBorrower =
+        new Workload(p.metadata(), p.spec().inQueue("borrower", Optional.empty()), null);
+    var o =
+        new Workload(
+            p.metadata().withName("o").withUid("uid-o"),
+            p.spec().inQueue("borrower", Optional.empty()),
+            null);
+    var vInLender = new Workload(v.metadata(), v.spec().inQueue("lender", Optional.empty()), null);
+    var plan = decide(queues, ledger, List.of(pInBorrower, o, vInLender));
+    // v would reclaim from borrower, but not p, which evicted it: o is the victim instead.
+    assertThat(plan.evicted()).extracting(Preemption.Victim::name).containsExactly("o");
   }
 
   private static Workload scaled(Workload w, int replicas) {

@@ -18,6 +18,7 @@ import dev.quartermaster.store.Txn.Compare;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -34,12 +35,16 @@ import java.util.Optional;
  *       another cohort;
  *   <li>moving an admitted workload to another queue;
  *   <li>the workload controller's create of a worker beyond what its queue admitted (its cache of
- *       the ledger may lag a shrink).
+ *       the ledger may lag a shrink);
+ *   <li>Q2: an eviction whose preemptor is not nominated for it in the same write, that is not
+ *       rightful (neither lower priority in the preemptor's queue nor of a queue that borrows), or
+ *       that evicts a workload's own preemptor (the anti-cycle rule); an eviction taken back; an
+ *       evicted entry released while one of its tasks still runs.
  * </ul>
  *
  * Every queue the ledger lists, and the ledger itself, join the transaction's compares, so an
  * admission and a quota change racing each other cannot both win. A ledger write that only releases
- * is not judged: draining never breaks the quota.
+ * breaks no quota; only an evicted entry's release is judged (its tasks must be gone).
  */
 final class QuotaGuard implements WriteRules {
   private final StoredObjects stored;
@@ -82,6 +87,15 @@ final class QuotaGuard implements WriteRules {
         ledger
             .map(l -> l.spec().admitted().get(owner.get().name()))
             .filter(a -> a.uid().equals(owner.get().uid()));
+    if (entry.map(Admitted::evicting).orElse(false)) {
+      throw conflict(
+          t,
+          "workload "
+              + owner.get().name()
+              + " is being evicted by "
+              + entry.get().eviction().get().by()
+              + "; its workers are created again once its queue admits it again");
+    }
     var name = t.metadata().name();
     var slot =
         w.get().spec().groups().stream()
@@ -135,10 +149,11 @@ final class QuotaGuard implements WriteRules {
                 added.put(w, a);
               }
             });
-    if (added.isEmpty()) {
-      return List.of();
-    }
     var compares = new ArrayList<Compare>();
+    releases(reads, before, next, compares);
+    if (added.isEmpty()) {
+      return compares;
+    }
     var specs = new HashMap<String, QueueSpec>();
     for (var name : next.spec().queues()) {
       var queue = read(reads, Kinds.QUEUE, name, compares);
@@ -185,6 +200,7 @@ final class QuotaGuard implements WriteRules {
         shrink(reads, next, e.getKey(), was, e.getValue(), compares);
       }
     }
+    evictions(before, next, specs);
     var breach = CohortQuota.of(specs, next.spec().admitted()).breach();
     if (breach.isPresent()) {
       throw conflict(
@@ -194,6 +210,105 @@ final class QuotaGuard implements WriteRules {
               + "; a cohort's queues use at most their nominal quota plus what the cohort lends");
     }
     return compares;
+  }
+
+  /**
+   * An evicted workload's entry is released only once its tasks have stopped (the quota covers what
+   * runs, and no part of a gang keeps running unaccounted); an eviction is never taken back.
+   */
+  private void releases(
+      Reads reads, QuotaLedgerSpec before, QuotaLedger next, List<Compare> compares) {
+    before
+        .admitted()
+        .forEach(
+            (name, was) -> {
+              if (!was.evicting()) {
+                return;
+              }
+              var now = next.spec().admitted().get(name);
+              if (now != null) {
+                if (!now.eviction().equals(was.eviction()) || !now.uid().equals(was.uid())) {
+                  throw conflict(
+                      next,
+                      "spec.admitted."
+                          + name
+                          + ".eviction: an eviction is never taken back or changed; the entry"
+                          + " is released once its tasks have stopped");
+                }
+                return;
+              }
+              var w = read(reads, Kinds.WORKLOAD, name, compares);
+              if (w.isPresent()
+                  && w.get().metadata().uid().equals(was.uid())
+                  && !w.get().metadata().isDeleting()) {
+                shrink(reads, next, name, was, was.resized(Map.of(), Map.of()), compares);
+              }
+            });
+  }
+
+  /**
+   * Q2 in the store: a newly evicted entry names a preemptor nominated in the same write for it,
+   * and is rightful ({@code Preemption}'s rules): of the preemptor's queue and lower priority, or
+   * of a queue that borrows; and it did not evict that preemptor itself (the anti-cycle rule).
+   */
+  private void evictions(QuotaLedgerSpec before, QuotaLedger next, Map<String, QueueSpec> specs) {
+    var quota = CohortQuota.of(specs, before.admitted());
+    next.spec()
+        .admitted()
+        .forEach(
+            (name, a) -> {
+              if (!a.evicting()) {
+                return;
+              }
+              var was = before.admitted().get(name);
+              if (was != null && was.evicting()) {
+                return; // judged by releases()
+              }
+              var field = "spec.admitted." + name + ".eviction";
+              var e = a.eviction().get();
+              if (was == null) {
+                throw conflict(next, field + ": only an admitted workload is evicted");
+              }
+              var n = next.spec().nominated().get(e.by());
+              if (n == null || !n.uid().equals(e.byUid()) || !n.victims().contains(a.uid())) {
+                throw conflict(
+                    next,
+                    field
+                        + ": "
+                        + e.by()
+                        + " is not nominated for it; a preemptor names its victims in the same"
+                        + " write");
+              }
+              if (a.preempted().contains(e.byUid())) {
+                throw conflict(
+                    next,
+                    field
+                        + ": "
+                        + name
+                        + " evicted "
+                        + e.by()
+                        + " to be admitted; a preempted workload never evicts its preemptor back");
+              }
+              boolean rightful =
+                  switch (e.reason()) {
+                    case Preempted -> a.queue().equals(n.queue()) && a.priority() < n.priority();
+                    case Reclaimed ->
+                        !a.queue().equals(n.queue())
+                            && a.usage().keySet().stream()
+                                .anyMatch(c -> quota.borrowed(a.queue(), c) > 0);
+                  };
+              if (!rightful) {
+                throw conflict(
+                    next,
+                    field
+                        + ": "
+                        + e.reason()
+                        + " by "
+                        + e.by()
+                        + " is not rightful; a victim is of the preemptor's queue and lower"
+                        + " priority, or of a queue that runs on borrowed quota");
+              }
+            });
   }
 
   /**

@@ -10,6 +10,9 @@ import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.queue.Admitted;
 import dev.quartermaster.api.queue.Demand;
+import dev.quartermaster.api.queue.Eviction;
+import dev.quartermaster.api.queue.EvictionReason;
+import dev.quartermaster.api.queue.Nomination;
 import dev.quartermaster.api.queue.Queue;
 import dev.quartermaster.api.queue.QueueOrdering;
 import dev.quartermaster.api.queue.QueueSpec;
@@ -232,5 +235,151 @@ class QuotaGuardTest {
                 .queueName())
         .as("a workload not admitted yet may move")
         .isEqualTo("b");
+  }
+
+  /** The ledger of cohort team as {@code admitted} and {@code nominated}, nothing else. */
+  private QuotaLedger replace(Map<String, Admitted> admitted, Map<String, Nomination> nominated) {
+    var current = api.get(Kinds.QUOTA_LEDGER, "team").orElseThrow();
+    return api.update(
+        current.withSpec(new QuotaLedgerSpec(List.of("a", "b"), admitted, nominated)));
+  }
+
+  private static Eviction by(Admitted preemptor, String name, EvictionReason reason) {
+    return new Eviction(name, preemptor.uid(), reason, Instant.EPOCH);
+  }
+
+  /**
+   * Q2 in the store: an eviction names a preemptor nominated for it in the same write, and is
+   * rightful; equal priority in one queue is not, nor is a queue within its quota reclaimed from.
+   */
+  @Test
+  void anEvictionIsRightfulAndNamesItsNominatedPreemptor() {
+    queues(api);
+    var low = admit(api, "low", "a", 4);
+    write(api, Map.of("low", low));
+    var p = admit(api, "p", "a", 8);
+
+    var unnominated =
+        catchThrowableOfType(
+            ApiException.class,
+            () ->
+                replace(
+                    Map.of("low", low.evictedBy(by(p, "p", EvictionReason.Preempted))), Map.of()));
+    assertThat(unnominated.getMessage())
+        .contains("spec.admitted.low.eviction: p is not nominated for it");
+
+    var samePriority = new Nomination(p.uid(), "a", 0, List.of(low.uid()), Instant.EPOCH);
+    var notRightful =
+        catchThrowableOfType(
+            ApiException.class,
+            () ->
+                replace(
+                    Map.of("low", low.evictedBy(by(p, "p", EvictionReason.Preempted))),
+                    Map.of("p", samePriority)));
+    assertThat(notRightful.getMessage()).contains("Preempted by p is not rightful");
+    var notBorrowing =
+        catchThrowableOfType(
+            ApiException.class,
+            () ->
+                replace(
+                    Map.of("low", low.evictedBy(by(p, "p", EvictionReason.Reclaimed))),
+                    Map.of("p", new Nomination(p.uid(), "b", 0, List.of(low.uid()), null))));
+    assertThat(notBorrowing.getMessage()).contains("Reclaimed by p is not rightful");
+
+    var higher = new Nomination(p.uid(), "a", 100, List.of(low.uid()), Instant.EPOCH);
+    var written =
+        replace(
+            Map.of("low", low.evictedBy(by(p, "p", EvictionReason.Preempted))),
+            Map.of("p", higher));
+    assertThat(written.spec().admitted().get("low").evicting()).isTrue();
+    var takenBack =
+        catchThrowableOfType(ApiException.class, () -> replace(Map.of("low", low), Map.of()));
+    assertThat(takenBack.getMessage()).contains("an eviction is never taken back");
+  }
+
+  /** The anti-cycle rule, judged by the store: v evicted p once, p may never evict v back. */
+  @Test
+  void aPreemptedWorkloadNeverEvictsItsPreemptorBack() {
+    queues(api);
+    var v = admit(api, "v", "a", 2);
+    var p = admit(api, "p", "a", 2);
+    var pRemembers =
+        new Admitted(
+            p.uid(),
+            "a",
+            p.replicas(),
+            p.usage(),
+            100,
+            Instant.EPOCH,
+            Optional.empty(),
+            List.of(v.uid()));
+    write(api, Map.of("p", pRemembers));
+    var vBack = new Nomination(v.uid(), "a", 1000, List.of(p.uid()), Instant.EPOCH);
+
+    var refused =
+        catchThrowableOfType(
+            ApiException.class,
+            () ->
+                replace(
+                    Map.of("p", pRemembers.evictedBy(by(v, "v", EvictionReason.Preempted))),
+                    Map.of("v", vBack)));
+
+    assertThat(refused.getMessage())
+        .contains(
+            "p evicted v to be admitted; a preempted workload never evicts its preemptor back");
+  }
+
+  /** A victim's entry is released only once none of its tasks runs: the quota covers what runs. */
+  @Test
+  void anEvictedEntryIsReleasedOnlyOnceItsTasksHaveStopped() {
+    queues(api);
+    var low = admit(api, "low", "a", 1);
+    write(api, Map.of("low", low));
+    var p = admit(api, "p", "a", 8);
+    var owner = api.get(Kinds.WORKLOAD, "low").orElseThrow();
+    var task =
+        api.create(
+            new dev.quartermaster.api.workload.Task(
+                ObjectMeta.named("low-w-0")
+                    .withOwner(
+                        new dev.quartermaster.api.meta.OwnerReference(
+                            Kinds.WORKLOAD.name(), "low", owner.metadata().uid())),
+                new dev.quartermaster.api.workload.TaskSpec(
+                    Optional.empty(),
+                    List.of("train"),
+                    Map.of(),
+                    List.of(),
+                    List.of(),
+                    "exec",
+                    Optional.empty()),
+                null));
+    replace(
+        Map.of("low", low.evictedBy(by(p, "p", EvictionReason.Preempted))),
+        Map.of("p", new Nomination(p.uid(), "a", 100, List.of(low.uid()), Instant.EPOCH)));
+    // A workload controller whose cache lags cannot start it again meanwhile.
+    var again =
+        ObjectMeta.named("low-w-0b")
+            .withOwner(task.metadata().owner().get())
+            .withLabels(Map.of(dev.quartermaster.api.workload.SpecDecision.CREATED_AT, "1"));
+    var late = catchThrowableOfType(ApiException.class, () -> api.create(task.withMetadata(again)));
+    assertThat(late.getMessage()).contains("workload low is being evicted by p");
+
+    var refused =
+        catchThrowableOfType(
+            ApiException.class,
+            () ->
+                replace(
+                    Map.of(),
+                    Map.of("p", new Nomination(p.uid(), "a", 100, List.of(low.uid()), null))));
+    assertThat(refused.getMessage()).contains("task low-w-0 still runs");
+
+    api.delete(Kinds.TASK, task.metadata().name());
+    assertThat(
+            replace(
+                    Map.of(),
+                    Map.of("p", new Nomination(p.uid(), "a", 100, List.of(low.uid()), null)))
+                .spec()
+                .admitted())
+        .isEmpty();
   }
 }

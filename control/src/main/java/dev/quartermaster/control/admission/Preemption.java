@@ -1,0 +1,114 @@
+package dev.quartermaster.control.admission;
+
+import dev.quartermaster.api.queue.Admitted;
+import dev.quartermaster.api.queue.CohortQuota;
+import dev.quartermaster.api.queue.EvictionReason;
+import dev.quartermaster.api.queue.QueueSpec;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Map.Entry;
+import java.util.Optional;
+
+/**
+ * Who makes room for a workload that does not fit: pure, and the one home of the rules (the store's
+ * guard judges the same ones).
+ *
+ * <p>A victim is rightful when it is
+ *
+ * <ul>
+ *   <li>of the preemptor's queue and of strictly lower priority ({@link EvictionReason#Preempted});
+ *       or
+ *   <li>of another queue of the cohort that borrows a class the preemptor needs, while the
+ *       preemptor, admitted, stays within its own queue's nominal quota ({@link
+ *       EvictionReason#Reclaimed}): a queue takes back what it lent, never more;
+ * </ul>
+ *
+ * and it did not evict the preemptor to be admitted itself ({@link Admitted#preempted}): a
+ * preempted workload never evicts its preemptor back while that one stays admitted. Victims are
+ * whole workloads (an admission is a whole workload, every gang in it), never already being
+ * evicted; taken lowest priority first, then the most recently admitted (the least work lost), then
+ * by name; then each is given back again, the last taken first, if the preemptor fits without it,
+ * so the set is the fewest the order allows.
+ */
+final class Preemption {
+  private Preemption() {}
+
+  /** A chosen victim: its name, entry and why. */
+  record Victim(String name, Admitted entry, EvictionReason reason) {}
+
+  /** What wants room: the preemptor's name, uid, queue, priority and demand. */
+  record Preemptor(
+      String name, String uid, String queue, int priority, Map<String, Integer> demand) {}
+
+  private static final Comparator<Entry<String, Admitted>> ORDER =
+      Comparator.comparingInt((Entry<String, Admitted> e) -> e.getValue().priority())
+          .thenComparing(e -> e.getValue().at(), Comparator.<Instant>reverseOrder())
+          .thenComparing(Entry::getKey);
+
+  /**
+   * The victims whose quota lets {@code p} in, given the cohort's {@code specs} and admissions;
+   * empty when no rightful set does.
+   */
+  static Optional<List<Victim>> choose(
+      Preemptor p, Map<String, QueueSpec> specs, Map<String, Admitted> admitted) {
+    var quota = CohortQuota.of(specs, admitted);
+    var candidates =
+        admitted.entrySet().stream()
+            .filter(e -> !e.getKey().equals(p.name()))
+            .filter(e -> !e.getValue().evicting())
+            .filter(e -> !e.getValue().preempted().contains(p.uid()))
+            .filter(e -> reason(p, e.getValue(), quota).isPresent())
+            .sorted(ORDER)
+            .toList();
+    if (candidates.isEmpty()) {
+      return Optional.empty();
+    }
+    var chosen = new ArrayList<Victim>();
+    var rest = quota;
+    for (var c : candidates) {
+      if (fits(p, rest)) {
+        break;
+      }
+      // A queue may stop borrowing once some of its workloads are chosen: judged as it is now.
+      var why = reason(p, c.getValue(), rest);
+      if (why.isPresent()) {
+        chosen.add(new Victim(c.getKey(), c.getValue(), why.get()));
+        rest = rest.minus(c.getValue().queue(), c.getValue().usage());
+      }
+    }
+    if (!fits(p, rest)) {
+      return Optional.empty();
+    }
+    for (int i = chosen.size() - 1; i >= 0; i--) {
+      var v = chosen.get(i);
+      var back = rest.plus(v.entry().queue(), v.entry().usage());
+      if (fits(p, back)) {
+        rest = back;
+        chosen.remove(i);
+      }
+    }
+    return Optional.of(List.copyOf(chosen));
+  }
+
+  /** Why {@code victim} may make room for {@code p} in {@code quota}, or empty if it may not. */
+  static Optional<EvictionReason> reason(Preemptor p, Admitted victim, CohortQuota quota) {
+    if (victim.queue().equals(p.queue())) {
+      return victim.priority() < p.priority()
+          ? Optional.of(EvictionReason.Preempted)
+          : Optional.empty();
+    }
+    boolean borrowsWhatIsWanted =
+        p.demand().entrySet().stream()
+            .anyMatch(e -> e.getValue() > 0 && quota.borrowed(victim.queue(), e.getKey()) > 0);
+    return borrowsWhatIsWanted && quota.withinNominal(p.queue(), p.demand())
+        ? Optional.of(EvictionReason.Reclaimed)
+        : Optional.empty();
+  }
+
+  private static boolean fits(Preemptor p, CohortQuota quota) {
+    return quota.plus(p.queue(), p.demand()).breach().isEmpty();
+  }
+}
