@@ -335,4 +335,71 @@ class ClusterEndToEndTest {
     assertThat(failed.status().reason()).isEqualTo("AgentRestarted");
     assertThat(failed.status().finishedAt()).isPresent();
   }
+
+  /** A task whose template runs {@code script} with grace period {@code grace}. */
+  private static Workload graceful(String name, String script, int grace) {
+    var template =
+        new TaskTemplate(
+            List.of("sh", "-c", script),
+            Map.of(),
+            "exec",
+            Optional.empty(),
+            List.of(),
+            Map.of(),
+            dev.quartermaster.api.workload.DeviceLossPolicy.Continue,
+            Optional.of(grace));
+    return new Workload(
+        ObjectMeta.named(name),
+        new WorkloadSpec(
+            List.of(new WorkerGroup("w", 1, template, List.of(), RestartPolicy.Never)),
+            Optional.empty()),
+        null);
+  }
+
+  /**
+   * A stopped task gets SIGTERM first: one that handles it ends by itself (well inside its long
+   * grace period, or the test would wait for it); one that ignores it is killed once its grace
+   * period is over.
+   */
+  @Test
+  void aDeletedTaskGetsSigtermThenSigkillAfterItsGracePeriod() throws Exception {
+    api.create(
+        graceful(
+            "polite",
+            "trap 'echo got TERM; exit 0' TERM; echo started; while true; do sleep 0.1; done",
+            3600));
+    api.create(
+        graceful(
+            "stubborn",
+            "trap 'echo ignoring TERM' TERM; echo started; while true; do sleep 0.1; done",
+            1));
+    ApiAwait.until(
+        api,
+        Kinds.TASK,
+        "both Running",
+        ts -> running(ts, "polite-w-0") && running(ts, "stubborn-w-0"));
+    ApiAwait.fileContains(agent.config().taskLog("polite-w-0"), "started");
+    ApiAwait.fileContains(agent.config().taskLog("stubborn-w-0"), "started");
+
+    api.delete(Kinds.TASK, "polite-w-0");
+    api.delete(Kinds.TASK, "stubborn-w-0");
+
+    ApiAwait.fileContains(agent.config().taskLog("polite-w-0"), "got TERM");
+    ApiAwait.fileContains(agent.config().taskLog("stubborn-w-0"), "ignoring TERM");
+    // The workload replaces each; the old incarnations are gone: ended, and killed.
+    var before = api.list(Kinds.TASK).items();
+    ApiAwait.until(
+        api,
+        Kinds.TASK,
+        "both first incarnations gone",
+        ts ->
+            ts.stream()
+                .noneMatch(
+                    t ->
+                        before.stream()
+                            .anyMatch(
+                                b ->
+                                    b.metadata().uid().equals(t.metadata().uid())
+                                        && b.metadata().isDeleting())));
+  }
 }

@@ -74,6 +74,7 @@ public final class ExecRuntime implements TaskRuntime {
     }
     task.started(process.toHandle());
     task.onKill(tree -> tree.kill(process.toHandle()));
+    task.onTerminate(() -> ProcessTree.onDemand().terminate(process.toHandle()));
     task.running(passed);
     process.onExit().thenAccept(p -> task.finish(new TaskResult.Exited(p.exitValue(), passed)));
     return task;

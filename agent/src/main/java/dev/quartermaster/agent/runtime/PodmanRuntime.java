@@ -92,6 +92,12 @@ public final class PodmanRuntime implements TaskRuntime {
     task.started(process.toHandle());
     task.inContainer(container);
     task.onKill(tree -> kill(container, process));
+    task.onTerminate(
+        () -> {
+          if (container.isEmpty() || !signal(container, "TERM")) {
+            process.destroy(); // podman run passes SIGTERM on to the container
+          }
+        });
     env.execute(() -> follow(process, launch, task));
     return task;
   }
@@ -203,27 +209,33 @@ public final class PodmanRuntime implements TaskRuntime {
 
   /** {@code podman kill --signal KILL} (a container's PID 1 ignores SIGTERM without a handler). */
   private void kill(String container, Process run) {
-    if (!container.isEmpty()) {
-      var args = new ArrayList<>(options.command());
-      args.addAll(List.of("kill", "--signal", "KILL", container));
-      try {
-        var killer =
-            new ProcessBuilder(args)
-                .redirectErrorStream(true)
-                .redirectOutput(Redirect.DISCARD)
-                .start();
-        if (killer.waitFor(options.killTimeout().toMillis(), TimeUnit.MILLISECONDS)
-            && killer.exitValue() == 0) {
-          return;
-        }
-        killer.destroyForcibly();
-      } catch (IOException e) {
-        // fall through: stop the client instead
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+    if (!container.isEmpty() && signal(container, "KILL")) {
+      return;
     }
     // The container is not there (yet): SIGTERM lets podman run clean up what it started.
     run.destroy();
+  }
+
+  /** {@code podman kill --signal <signal>}; whether podman said it was sent. */
+  private boolean signal(String container, String signal) {
+    var args = new ArrayList<>(options.command());
+    args.addAll(List.of("kill", "--signal", signal, container));
+    try {
+      var killer =
+          new ProcessBuilder(args)
+              .redirectErrorStream(true)
+              .redirectOutput(Redirect.DISCARD)
+              .start();
+      if (killer.waitFor(options.killTimeout().toMillis(), TimeUnit.MILLISECONDS)
+          && killer.exitValue() == 0) {
+        return true;
+      }
+      killer.destroyForcibly();
+    } catch (IOException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return false;
   }
 }

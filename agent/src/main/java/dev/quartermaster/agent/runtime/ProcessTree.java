@@ -62,6 +62,15 @@ public final class ProcessTree {
   }
 
   /**
+   * Asks {@code root} and every process under it to stop (SIGTERM): all of them, as a container
+   * runtime signals its whole process group, so none is left behind when the root exits.
+   */
+  public void terminate(ProcessHandle root) {
+    descendants(root.pid()).forEach(ProcessHandle::destroy);
+    root.destroy();
+  }
+
+  /**
    * Every process under {@code pid}. Linux lists each thread's children in {@code
    * /proc/<pid>/task/<tid>/children}: walking those reads the subtree alone. Where the kernel does
    * not offer them, the host's whole tree is read (once for this batch).

@@ -13,6 +13,7 @@ public final class RuntimeTask implements TaskHandle {
   private final CompletableFuture<TaskResult> result = new CompletableFuture<>();
   private TaskState state = new TaskState.Starting();
   private Consumer<ProcessTree> killer = tree -> {};
+  private Runnable terminator = () -> kill(ProcessTree.onDemand());
   private Optional<ProcessHandle> process = Optional.empty();
   private Optional<String> container = Optional.empty();
 
@@ -56,6 +57,23 @@ public final class RuntimeTask implements TaskHandle {
       k = killer;
     }
     k.accept(tree);
+  }
+
+  @Override
+  public void terminate() {
+    Runnable t;
+    synchronized (this) {
+      if (state instanceof TaskState.Finished) {
+        return;
+      }
+      t = terminator;
+    }
+    t.run();
+  }
+
+  /** How the runtime asks it to stop (SIGTERM); unset, it is killed at once. */
+  public synchronized void onTerminate(Runnable terminator) {
+    this.terminator = terminator;
   }
 
   @Override

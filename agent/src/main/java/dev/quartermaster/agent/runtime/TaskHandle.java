@@ -37,6 +37,14 @@ public interface TaskHandle {
     return Optional.empty();
   }
 
+  /**
+   * Asks the task to stop (SIGTERM): it may end by itself within its grace period; whoever calls
+   * this kills it ({@link #kill()}) once the period is over. Idempotent.
+   */
+  default void terminate() {
+    kill();
+  }
+
   /** Kills the task (SIGKILL); idempotent. */
   default void kill() {
     kill(ProcessTree.onDemand());

@@ -119,6 +119,9 @@ public final class TaskSync {
    */
   private final Map<String, RunRecords.Leftover> leftovers = new ConcurrentHashMap<>();
 
+  /** {@code <task>/<uid>} → when a task sent SIGTERM is killed if it has not ended. */
+  private final Map<String, java.time.Instant> terminating = new ConcurrentHashMap<>();
+
   private volatile boolean leftoversStopped;
 
   /** The node's device-node problems as last checked (control nodes, held GPUs' nodes). */
@@ -475,12 +478,32 @@ public final class TaskSync {
     }
   }
 
-  /** The task was deleted (or replaced): kill its process; once it is gone, let its claims go. */
+  /**
+   * The task was deleted (or replaced): stop its process, SIGTERM first and SIGKILL once its grace
+   * period is over (a task object gone or replaced gets none); once it is gone, let its claims go.
+   */
   private Result stop(String name, TaskRun run, Optional<Task> cached) {
     if (!(run.handle().state() instanceof TaskState.Finished)) {
+      var grace =
+          cached
+              .filter(t -> t.metadata().uid().equals(run.uid()))
+              .map(t -> t.spec().gracePeriod())
+              .orElse(Duration.ZERO);
+      var key = name + "/" + run.uid();
+      var deadline = terminating.get(key);
+      if (deadline == null && !grace.isZero()) {
+        run.handle().terminate();
+        terminating.put(key, env.now().plus(grace));
+        LOG.info("task {}: SIGTERM sent; killed in {} s unless it ends", name, grace.toSeconds());
+        return Result.requeueAfter(grace); // its end brings us back sooner
+      }
+      if (deadline != null && env.now().isBefore(deadline)) {
+        return Result.requeueAfter(Duration.between(env.now(), deadline));
+      }
       run.handle().kill();
       return Result.done(); // the result's completion brings us back
     }
+    terminating.remove(name + "/" + run.uid());
     runs.forget(name, run);
     records.remove(name);
     LOG.info("task {}: process stopped after deletion", name);

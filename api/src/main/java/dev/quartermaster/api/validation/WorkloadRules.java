@@ -188,11 +188,27 @@ final class WorkloadRules {
     v.uniqueDnsLabels("spec.claims", spec.claims());
     volumeUses("spec.volumes", spec.volumes(), v);
     v.check(spec.attempt() >= 0, "spec.attempt", "must be >= 0");
+    grace("spec.terminationGracePeriodSeconds", spec.terminationGracePeriodSeconds(), v);
   }
 
   private static void template(String field, TaskTemplate t, Violations v) {
     process(field, t.command(), t.env(), t.runtime(), t.image(), v);
     volumeUses(field + ".volumes", t.volumes(), v);
+    grace(field + ".terminationGracePeriodSeconds", t.terminationGracePeriodSeconds(), v);
+  }
+
+  /** At most an hour: a stop that may take longer is a job of its own, not a grace period. */
+  static final int MAX_GRACE_SECONDS = 3600;
+
+  private static void grace(String field, Optional<Integer> seconds, Violations v) {
+    seconds.ifPresent(
+        s ->
+            v.check(
+                s >= 0 && s <= MAX_GRACE_SECONDS,
+                field,
+                "must be from 0 to "
+                    + MAX_GRACE_SECONDS
+                    + " (seconds between SIGTERM and SIGKILL)"));
   }
 
   /** Each volume used once, and each seen by its own name ({@code $QM_VOLUME_<MOUNTAS>}). */

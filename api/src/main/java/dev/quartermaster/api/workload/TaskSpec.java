@@ -14,6 +14,8 @@ import java.util.Optional;
  *     first run); set by the workload controller, which carries it across re-creation to pace
  *     restarts (crash-loop backoff)
  * @param onDeviceLoss what the agent does when the task's node loses a device node it was given
+ * @param terminationGracePeriodSeconds how long the agent waits, once the task is deleted, between
+ *     SIGTERM and SIGKILL; unset, {@link #DEFAULT_GRACE_SECONDS}
  */
 public record TaskSpec(
     Optional<String> node,
@@ -24,7 +26,11 @@ public record TaskSpec(
     String runtime,
     Optional<String> image,
     int attempt,
-    DeviceLossPolicy onDeviceLoss) {
+    DeviceLossPolicy onDeviceLoss,
+    Optional<Integer> terminationGracePeriodSeconds) {
+  /** The grace period of a task that sets none (as Nomad's {@code kill_timeout}). */
+  public static final int DEFAULT_GRACE_SECONDS = 5;
+
   public static final TaskSpec EMPTY =
       new TaskSpec(
           Optional.empty(), List.of(), Map.of(), List.of(), List.of(), "exec", Optional.empty());
@@ -38,6 +44,38 @@ public record TaskSpec(
     runtime = runtime == null || runtime.isEmpty() ? "exec" : runtime;
     image = image == null ? Optional.empty() : image;
     onDeviceLoss = onDeviceLoss == null ? DeviceLossPolicy.Continue : onDeviceLoss;
+    terminationGracePeriodSeconds =
+        terminationGracePeriodSeconds == null ? Optional.empty() : terminationGracePeriodSeconds;
+  }
+
+  /** A spec with the default grace period. */
+  public TaskSpec(
+      Optional<String> node,
+      List<String> command,
+      Map<String, String> env,
+      List<String> claims,
+      List<VolumeUse> volumes,
+      String runtime,
+      Optional<String> image,
+      int attempt,
+      DeviceLossPolicy onDeviceLoss) {
+    this(
+        node,
+        command,
+        env,
+        claims,
+        volumes,
+        runtime,
+        image,
+        attempt,
+        onDeviceLoss,
+        Optional.empty());
+  }
+
+  /** The grace period in force: its own, or the default. */
+  public java.time.Duration gracePeriod() {
+    return java.time.Duration.ofSeconds(
+        terminationGracePeriodSeconds.orElse(DEFAULT_GRACE_SECONDS));
   }
 
   /** A first run ({@code attempt} 0) that keeps running when a device node goes missing. */
@@ -54,6 +92,16 @@ public record TaskSpec(
 
   /** This spec placed on {@code node}; everything else kept. */
   public TaskSpec withNode(Optional<String> node) {
-    return new TaskSpec(node, command, env, claims, volumes, runtime, image, attempt, onDeviceLoss);
+    return new TaskSpec(
+        node,
+        command,
+        env,
+        claims,
+        volumes,
+        runtime,
+        image,
+        attempt,
+        onDeviceLoss,
+        terminationGracePeriodSeconds);
   }
 }

@@ -13,6 +13,9 @@ import java.util.Optional;
  * @param volumes names of {@code Volume}s to publish on the task's node
  * @param onDeviceLoss copied into each task's spec: what the agent does when the node loses a
  *     device node the task was given ({@code Continue} by default)
+ * @param terminationGracePeriodSeconds copied into each task's spec: how long a task that is
+ *     stopped (deleted, scaled down, preempted) has between SIGTERM and SIGKILL; unset, {@link
+ *     TaskSpec#DEFAULT_GRACE_SECONDS}
  */
 public record TaskTemplate(
     List<String> command,
@@ -21,7 +24,8 @@ public record TaskTemplate(
     Optional<String> image,
     List<VolumeUse> volumes,
     Map<String, String> labels,
-    DeviceLossPolicy onDeviceLoss) {
+    DeviceLossPolicy onDeviceLoss,
+    Optional<Integer> terminationGracePeriodSeconds) {
   public static final TaskTemplate EMPTY =
       new TaskTemplate(List.of(), Map.of(), "exec", Optional.empty(), List.of(), Map.of());
 
@@ -36,6 +40,18 @@ public record TaskTemplate(
     this(command, env, runtime, image, volumes, labels, DeviceLossPolicy.Continue);
   }
 
+  /** A template with the default grace period. */
+  public TaskTemplate(
+      List<String> command,
+      Map<String, String> env,
+      String runtime,
+      Optional<String> image,
+      List<VolumeUse> volumes,
+      Map<String, String> labels,
+      DeviceLossPolicy onDeviceLoss) {
+    this(command, env, runtime, image, volumes, labels, onDeviceLoss, Optional.empty());
+  }
+
   public TaskTemplate {
     command = command == null ? List.of() : List.copyOf(command);
     env = env == null ? Map.of() : Map.copyOf(env);
@@ -44,5 +60,7 @@ public record TaskTemplate(
     volumes = volumes == null ? List.of() : List.copyOf(volumes);
     labels = labels == null ? Map.of() : Map.copyOf(labels);
     onDeviceLoss = onDeviceLoss == null ? DeviceLossPolicy.Continue : onDeviceLoss;
+    terminationGracePeriodSeconds =
+        terminationGracePeriodSeconds == null ? Optional.empty() : terminationGracePeriodSeconds;
   }
 }

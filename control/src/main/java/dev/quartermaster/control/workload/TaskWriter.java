@@ -145,7 +145,8 @@ final class TaskWriter {
             tmpl.runtime(),
             tmpl.image(),
             attempt,
-            tmpl.onDeviceLoss());
+            tmpl.onDeviceLoss(),
+            tmpl.terminationGracePeriodSeconds());
     try {
       var created = api.create(new Task(meta, spec, TaskStatus.EMPTY));
       creates.incrementAndGet();
