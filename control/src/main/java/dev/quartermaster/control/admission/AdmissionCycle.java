@@ -87,6 +87,9 @@ final class AdmissionCycle {
     var kept = new TreeMap<String, Admitted>();
     var released = new ArrayList<String>();
     var grown = new java.util.HashSet<String>();
+    // Evicted workloads whose tasks have stopped: released now, and pending again from the next
+    // decision on (so the store sees the release, judged on its own, before any new admission).
+    var back = new java.util.HashSet<String>();
     ledger
         .admitted()
         .forEach(
@@ -104,6 +107,7 @@ final class AdmissionCycle {
               if (a.evicting()) {
                 if (stopped.contains(name)) {
                   released.add(name);
+                  back.add(name);
                 } else {
                   kept.put(name, a);
                 }
@@ -144,6 +148,7 @@ final class AdmissionCycle {
         .filter(w -> !w.metadata().isDeleting() && specs.containsKey(w.spec().queueName()))
         .filter(w -> !finished.contains(w.metadata().name()))
         .filter(w -> !kept.containsKey(w.metadata().name()) || grown.contains(w.metadata().name()))
+        .filter(w -> !back.contains(w.metadata().name()))
         .filter(w -> w.spec().priority().map(priorities::containsKey).orElse(true))
         .sorted(order)
         .forEach(
@@ -215,7 +220,7 @@ final class AdmissionCycle {
               head.spec().queueName(),
               QueueOrder.priorityOf(head, priorities),
               Demand.of(head.spec()));
-      var victims = Preemption.choose(p, specs, kept);
+      var victims = Preemption.choose(p, specs, kept, new java.util.HashSet<>(admittedNow));
       if (victims.isEmpty() || victims.get().isEmpty()) {
         continue;
       }

@@ -50,17 +50,31 @@ final class Preemption {
 
   /**
    * The victims whose quota lets {@code p} in, given the cohort's {@code specs} and admissions;
-   * empty when no rightful set does.
+   * empty when no rightful set does. Those in {@code fresh}, admitted by the same decision, are not
+   * candidates: the store holds no admission of theirs to evict yet.
    */
   static Optional<List<Victim>> choose(
-      Preemptor p, Map<String, QueueSpec> specs, Map<String, Admitted> admitted) {
+      Preemptor p,
+      Map<String, QueueSpec> specs,
+      Map<String, Admitted> admitted,
+      java.util.Set<String> fresh) {
     var quota = CohortQuota.of(specs, admitted);
+    // Whether a queue borrows is judged on what the store holds (the guard judges it so): an
+    // admission of this same decision does not make its queue a borrower yet.
+    var stored = quota;
+    for (var f : fresh) {
+      var a = admitted.get(f);
+      if (a != null) {
+        stored = stored.minus(a.queue(), a.usage());
+      }
+    }
+    var storedNow = stored;
     var candidates =
         admitted.entrySet().stream()
-            .filter(e -> !e.getKey().equals(p.name()))
+            .filter(e -> !e.getKey().equals(p.name()) && !fresh.contains(e.getKey()))
             .filter(e -> !e.getValue().evicting())
             .filter(e -> !e.getValue().preempted().contains(p.uid()))
-            .filter(e -> reason(p, e.getValue(), quota).isPresent())
+            .filter(e -> reason(p, e.getValue(), storedNow, quota).isPresent())
             .sorted(ORDER)
             .toList();
     if (candidates.isEmpty()) {
@@ -68,15 +82,17 @@ final class Preemption {
     }
     var chosen = new ArrayList<Victim>();
     var rest = quota;
+    var storedRest = stored;
     for (var c : candidates) {
       if (fits(p, rest)) {
         break;
       }
       // A queue may stop borrowing once some of its workloads are chosen: judged as it is now.
-      var why = reason(p, c.getValue(), rest);
+      var why = reason(p, c.getValue(), storedRest, rest);
       if (why.isPresent()) {
         chosen.add(new Victim(c.getKey(), c.getValue(), why.get()));
         rest = rest.minus(c.getValue().queue(), c.getValue().usage());
+        storedRest = storedRest.minus(c.getValue().queue(), c.getValue().usage());
       }
     }
     if (!fits(p, rest)) {
@@ -93,8 +109,13 @@ final class Preemption {
     return Optional.of(List.copyOf(chosen));
   }
 
-  /** Why {@code victim} may make room for {@code p} in {@code quota}, or empty if it may not. */
-  static Optional<EvictionReason> reason(Preemptor p, Admitted victim, CohortQuota quota) {
+  /**
+   * Why {@code victim} may make room for {@code p}, or empty if it may not: whether its queue
+   * borrows is read in {@code stored} (what the store holds), whether {@code p} stays within its
+   * nominal quota in {@code quota} (everything this decision admits too).
+   */
+  static Optional<EvictionReason> reason(
+      Preemptor p, Admitted victim, CohortQuota stored, CohortQuota quota) {
     if (victim.queue().equals(p.queue())) {
       return victim.priority() < p.priority()
           ? Optional.of(EvictionReason.Preempted)
@@ -102,7 +123,11 @@ final class Preemption {
     }
     boolean borrowsWhatIsWanted =
         p.demand().entrySet().stream()
-            .anyMatch(e -> e.getValue() > 0 && quota.borrowed(victim.queue(), e.getKey()) > 0);
+            .anyMatch(
+                e ->
+                    e.getValue() > 0
+                        && victim.usage().getOrDefault(e.getKey(), 0) > 0
+                        && stored.borrowed(victim.queue(), e.getKey()) > 0);
     return borrowsWhatIsWanted && quota.withinNominal(p.queue(), p.demand())
         ? Optional.of(EvictionReason.Reclaimed)
         : Optional.empty();

@@ -16,15 +16,15 @@ public final class Campaign {
 
   /** The result of a campaign. */
   public record Summary(
-      int seeds, long steps, List<SeedRun.Outcome.Violated> failures, long millis) {
+      int seeds, long steps, List<SeedRun.Outcome.Violated> failures, long millis, long evictions) {
     public double stepsPerSecond() {
       return millis == 0 ? 0 : steps * 1000.0 / millis;
     }
 
     public String line() {
       return String.format(
-          "%d seeds, %d steps, %d with violations, %.1f s, %.0f steps/s",
-          seeds, steps, failures.size(), millis / 1000.0, stepsPerSecond());
+          "%d seeds, %d steps, %d with violations, %.1f s, %.0f steps/s, %d evictions",
+          seeds, steps, failures.size(), millis / 1000.0, stepsPerSecond(), evictions);
     }
   }
 
@@ -47,11 +47,15 @@ public final class Campaign {
       long from, int count, int steps, int every, java.util.function.Consumer<String> progress) {
     var failures = new ArrayList<SeedRun.Outcome.Violated>();
     long total = 0;
+    long evictions = 0;
     long start = System.nanoTime();
     for (long seed = from; seed < from + count; seed++) {
       var outcome = SeedRun.run(seed, steps);
       switch (outcome) {
-        case SeedRun.Outcome.Passed p -> total += p.steps();
+        case SeedRun.Outcome.Passed p -> {
+          total += p.steps();
+          evictions += p.evictions();
+        }
         case SeedRun.Outcome.Violated v -> {
           total += v.step();
           failures.add(v);
@@ -66,7 +70,7 @@ public final class Campaign {
                 done, count, failures.size(), (System.nanoTime() - start) / 1e9));
       }
     }
-    return new Summary(count, total, failures, (System.nanoTime() - start) / 1_000_000);
+    return new Summary(count, total, failures, (System.nanoTime() - start) / 1_000_000, evictions);
   }
 
   public static String describe(SeedRun.Outcome.Violated v) {

@@ -199,6 +199,10 @@ final class Chaos {
       later(
           Duration.ofMillis(at),
           () -> {
+            if (world.view().workloads().stream()
+                .noneMatch(w -> w.metadata().name().equals(job.name()))) {
+              return; // not applied yet (the urgent job comes late)
+            }
             run.event("operator: scale gang " + job.name() + " to " + replicas);
             SeedRun.tolerant(() -> world.scale(job.name(), replicas));
           });

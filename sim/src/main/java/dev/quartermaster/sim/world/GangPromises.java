@@ -402,8 +402,8 @@ final class GangPromises {
     var capacity = Capacity.of(view, partialHoldings());
     for (var g : gangs) {
       if (g.workload().metadata().isDeleting()
-          || QueuePromises.admittedIn(view, g.workload()).isEmpty()) {
-        continue; // not admitted: it has no members yet, and QueuePromises judges its wait
+          || QueuePromises.admittedIn(view, g.workload()).filter(a -> !a.evicting()).isEmpty()) {
+        continue; // not admitted (or evicted): no members wanted, and QueuePromises judges it
       }
       var key = g.workload().metadata().uid() + "/" + g.spec().name();
       var all =

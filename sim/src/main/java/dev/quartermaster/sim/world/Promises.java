@@ -451,7 +451,11 @@ final class Promises {
                           w.metadata().name() + "/" + g, w.metadata().name() + "/" + gang.name()));
         }
       }
-      if (w.metadata().isDeleting()) {
+      // An evicted workload's tasks all go (Q2 judges the eviction): as deleting as a deleted one.
+      if (w.metadata().isDeleting()
+          || QueuePromises.admittedIn(world.view(), w)
+              .map(dev.quartermaster.api.queue.Admitted::evicting)
+              .orElse(false)) {
         deletingWorkloads.add(w.metadata().name());
       }
     }

@@ -23,7 +23,12 @@ import java.util.Optional;
  *       queues' nominal quota plus what the cohort lends ({@link CohortQuota}), the queues' specs
  *       as the store holds them now;
  *   <li><b>ADMIT</b>: no live task of a live workload exists before that workload is admitted (its
- *       uid in its cohort's ledger): placement binds admitted workloads only.
+ *       uid in its cohort's ledger): placement binds admitted workloads only;
+ *   <li><b>Q2 rightful preemption</b>: an entry the store shows newly evicted names a preemptor
+ *       nominated for it in the same ledger, and is rightful as the ledger stood before: of the
+ *       preemptor's queue and lower priority, or of a queue that borrowed a class it uses; it did
+ *       not evict that preemptor itself (anti-cycle); and it is a whole workload: once its entry is
+ *       released no task of it lives (ADMIT), and while it is evicted no task of it is created.
  * </ul>
  *
  * And for convergence: a workload not admitted once faults stop must not fit its queue's room.
@@ -31,12 +36,28 @@ import java.util.Optional;
 final class QueuePromises {
   private final WholeCluster world;
 
+  /** Each cohort's ledger as the last check saw it: Q2 judges what changed since. */
+  private final java.util.Map<String, QuotaLedger> seen = new java.util.TreeMap<>();
+
+  private long evictions;
+
   QueuePromises(WholeCluster world) {
     this.world = world;
   }
 
+  /** How many evictions the checks have seen (each judged by Q2). */
+  long evictions() {
+    return evictions;
+  }
+
   void check(List<String> out) {
     var view = world.view();
+    for (var ledger : view.ledgers()) {
+      var before = seen.put(ledger.metadata().name(), ledger);
+      if (before != null && !before.equals(ledger)) {
+        rightful(before, ledger, out);
+      }
+    }
     for (var ledger : view.ledgers()) {
       specs(ledger)
           .flatMap(specs -> CohortQuota.of(specs, ledger.spec().admitted()).breach())
@@ -88,6 +109,53 @@ final class QueuePromises {
     }
   }
 
+  /** Q2 over the entries evicted between {@code before} and {@code after}. */
+  private void rightful(QuotaLedger before, QuotaLedger after, List<String> out) {
+    var quota = specs(before).map(sp -> CohortQuota.of(sp, before.spec().admitted()));
+    after
+        .spec()
+        .admitted()
+        .forEach(
+            (name, a) -> {
+              var was = before.spec().admitted().get(name);
+              if (a.eviction().isEmpty() || (was != null && was.evicting())) {
+                return;
+              }
+              evictions++;
+              var e = a.eviction().get();
+              var n = after.spec().nominated().get(e.by());
+              String wrong = null;
+              if (was == null) {
+                wrong = "was not admitted";
+              } else if (n == null || !n.victims().contains(a.uid())) {
+                wrong = "its preemptor " + e.by() + " is not nominated for it";
+              } else if (a.preempted().contains(e.byUid())) {
+                wrong = "it had evicted " + e.by() + " itself (a cycle)";
+              } else if (e.reason() == dev.quartermaster.api.queue.EvictionReason.Preempted
+                  && !(a.queue().equals(n.queue()) && a.priority() < n.priority())) {
+                wrong =
+                    "priority " + a.priority() + " is not below its preemptor's " + n.priority();
+              } else if (e.reason() == dev.quartermaster.api.queue.EvictionReason.Reclaimed
+                  && (a.queue().equals(n.queue())
+                      || quota.isEmpty()
+                      || a.usage().keySet().stream()
+                          .noneMatch(c -> quota.get().borrowed(a.queue(), c) > 0))) {
+                wrong = "its queue " + a.queue() + " borrowed nothing it uses";
+              }
+              if (wrong != null) {
+                out.add(
+                    "Q2: "
+                        + name
+                        + " evicted ("
+                        + e.reason()
+                        + ") for "
+                        + e.by()
+                        + ", but "
+                        + wrong);
+              }
+            });
+  }
+
   /** Why some workload waits for admission though it fits its queue's room; empty if none does. */
   String notConverged() {
     var view = world.view();
@@ -129,7 +197,26 @@ final class QueuePromises {
             + " fits the room of queue "
             + w.spec().queueName()
             + " but is not admitted"
-            + (admitted(w).isPresent() ? " at its new size" : "");
+            + (admitted(w).isPresent() ? " at its new size" : "")
+            + dev.quartermaster.api.meta.Condition.find(
+                    w.status().conditions(),
+                    dev.quartermaster.api.workload.WorkloadConditions.ADMITTED)
+                .map(c -> " (it says " + c.reason() + ": " + c.message() + ")")
+                .orElse("")
+            + "; its tasks: "
+            + view.tasks().stream()
+                .filter(t -> w.metadata().name().equals(t.metadata().labels().get(Labels.WORKLOAD)))
+                .map(
+                    t ->
+                        t.metadata().name()
+                            + " "
+                            + t.status().phase()
+                            + (t.metadata().isDeleting() ? " (deleting)" : "")
+                            + " on "
+                            + t.spec().node().orElse("no node"))
+                .toList()
+            + "; its cohort's ledger: "
+            + ledger.map(l -> l.spec().toString()).orElse("none");
       }
     }
     return "";

@@ -66,7 +66,11 @@ public final class SeedRun {
   public sealed interface Outcome {
     long seed();
 
-    record Passed(long seed, int steps, int faults, Duration virtualTime) implements Outcome {}
+    /**
+     * @param evictions how many workloads were evicted (preempted or reclaimed), each judged by Q2
+     */
+    record Passed(long seed, int steps, int faults, Duration virtualTime, long evictions)
+        implements Outcome {}
 
     record Violated(long seed, int step, List<String> violations, List<String> lastEvents)
         implements Outcome {}
@@ -150,6 +154,18 @@ public final class SeedRun {
     return bad;
   }
 
+  /** {@code w} is applied now (again a little later if the API fails it). */
+  private void arrive(Workload w) {
+    try {
+      world.api().create(w);
+      event("operator: apply urgent workload " + w.metadata().name());
+    } catch (dev.quartermaster.api.error.ApiException e) {
+      if (!e.is(dev.quartermaster.api.error.ApiError.Reason.AlreadyExists)) {
+        world.env().schedule(Duration.ofSeconds(1), () -> arrive(w));
+      }
+    }
+  }
+
   public Outcome run() {
     var env = world.env();
     try {
@@ -160,7 +176,14 @@ public final class SeedRun {
       Queues.create(world.api(), env.random());
       gangs = Gangs.draw(env.random());
       for (int i = 0; i < gangs.size(); i++) {
-        world.api().create(Queues.assign(gangs.get(i).workload(), i, env.random()));
+        var w = Queues.assign(gangs.get(i).workload(), i, env.random());
+        if (w.spec().priority().isPresent()) {
+          // The urgent job comes once the others hold the quota, so that it preempts or reclaims.
+          var at = Duration.ofSeconds(5 + env.random().nextInt(50));
+          env.schedule(at, () -> arrive(w));
+        } else {
+          world.api().create(w);
+        }
       }
       var chaos = new Chaos(this, env.random());
       chaos.schedule();
@@ -195,7 +218,12 @@ public final class SeedRun {
           return new Outcome.Violated(seed, step, bad, List.copyOf(events));
         }
       }
-      return new Outcome.Passed(seed, step, chaos.faults(), Duration.ofSeconds(virtualSeconds()));
+      return new Outcome.Passed(
+          seed,
+          step,
+          chaos.faults(),
+          Duration.ofSeconds(virtualSeconds()),
+          promises.queues().evictions());
     } catch (RuntimeException e) {
       var trace = new ArrayList<String>();
       trace.add("crash: " + e);
