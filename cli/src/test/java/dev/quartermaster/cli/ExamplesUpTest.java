@@ -20,8 +20,9 @@ import org.junit.jupiter.api.Timeout;
  * Every file in {@code examples/} applied to a default {@code qm up}, as a new user would, reaching
  * the state its comment promises; between examples what was applied is deleted again. volumes.yaml,
  * domain-job.yaml and gang-job.yaml are run by {@link VolumesUpTest}, {@link DomainUpTest} and
- * {@link GangUpTest}, queues.yaml and queued-jobs.yaml by {@link QueueUpTest}, each with the checks
- * it needs; this test makes sure no file is left out.
+ * {@link GangUpTest}, queues.yaml and queued-jobs.yaml by {@link QueueUpTest}, teams.yaml and
+ * teams-urgent.yaml by {@link TeamsUpTest}, each with the checks it needs; this test makes sure no
+ * file is left out.
  */
 @Timeout(400)
 class ExamplesUpTest {
@@ -29,7 +30,14 @@ class ExamplesUpTest {
 
   /** Run, with their own checks, elsewhere. */
   static final Set<String> ELSEWHERE =
-      Set.of("volumes.yaml", "domain-job.yaml", "gang-job.yaml", "queues.yaml", "queued-jobs.yaml");
+      Set.of(
+          "volumes.yaml",
+          "domain-job.yaml",
+          "gang-job.yaml",
+          "queues.yaml",
+          "queued-jobs.yaml",
+          "teams.yaml",
+          "teams-urgent.yaml");
 
   @Test
   void everyExampleAppliesAndReachesItsStateUnderADefaultUp() throws Exception {
