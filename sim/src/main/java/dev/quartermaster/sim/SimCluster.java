@@ -36,16 +36,26 @@ public final class SimCluster {
   private final ObjectRegistry api;
 
   public SimCluster(long seed, WatchFaults faults) {
-    this(seed, faults, true);
+    this(seed, faults, Rules.ALL);
   }
 
-  private SimCluster(long seed, WatchFaults faults, boolean guarded) {
+  /** Which of the store's rules across objects a cluster's registry keeps. */
+  public enum Rules {
+    ALL,
+    NONE,
+    /** All but the quota guard: the naive admitter's store. */
+    NO_QUOTA_GUARD
+  }
+
+  public SimCluster(long seed, WatchFaults faults, Rules rules) {
     this.env = new DeterministicEnv(seed);
     this.store = new SimStore(env, faults);
     this.api =
-        guarded
-            ? new ObjectRegistry(store, env)
-            : ObjectRegistry.withoutCrossObjectRules(store, env);
+        switch (rules) {
+          case ALL -> new ObjectRegistry(store, env);
+          case NONE -> ObjectRegistry.withoutCrossObjectRules(store, env);
+          case NO_QUOTA_GUARD -> ObjectRegistry.withoutQuotaGuard(store, env);
+        };
   }
 
   /**
@@ -53,7 +63,7 @@ public final class SimCluster {
    * held by two live claims: the naive variant, for tests that show what those rules prevent.
    */
   public static SimCluster withoutCrossObjectRules(long seed, WatchFaults faults) {
-    return new SimCluster(seed, faults, false);
+    return new SimCluster(seed, faults, Rules.NONE);
   }
 
   public DeterministicEnv env() {

@@ -41,6 +41,13 @@ final class QueuePromises {
 
   private long evictions;
 
+  /**
+   * Victim uid → the uid of who evicted it, for as long as that preemptor stays in its ledger: the
+   * simulation's own memory of the anti-cycle rule (not the ledger's, which a naive admitter may
+   * not keep).
+   */
+  private final java.util.Map<String, String> evictedBy = new java.util.TreeMap<>();
+
   QueuePromises(WholeCluster world) {
     this.world = world;
   }
@@ -52,10 +59,13 @@ final class QueuePromises {
 
   void check(List<String> out) {
     var view = world.view();
+    var live = new HashMap<String, Workload>();
+    view.workloads().forEach(w -> live.put(w.metadata().name(), w));
     for (var ledger : view.ledgers()) {
       var before = seen.put(ledger.metadata().name(), ledger);
       if (before != null && !before.equals(ledger)) {
         rightful(before, ledger, out);
+        wholeWorkloads(before, ledger, live, out);
       }
     }
     for (var ledger : view.ledgers()) {
@@ -109,8 +119,53 @@ final class QueuePromises {
     }
   }
 
+  /**
+   * Q2's whole-workload half: an admission shrinks only as far as its workload's spec does (a
+   * scale-down). One cut below what the spec still wants (per-pod preemption) leaves part of a job
+   * running while the rest is gone.
+   */
+  private void wholeWorkloads(
+      QuotaLedger before,
+      QuotaLedger after,
+      java.util.Map<String, Workload> workloads,
+      List<String> out) {
+    after
+        .spec()
+        .admitted()
+        .forEach(
+            (name, a) -> {
+              var was = before.spec().admitted().get(name);
+              var w = workloads.get(name);
+              if (was == null || !was.uid().equals(a.uid()) || w == null) {
+                return;
+              }
+              for (var g : w.spec().groups()) {
+                int from = was.replicas().getOrDefault(g.name(), 0);
+                int to = a.replicas().getOrDefault(g.name(), 0);
+                if (to < from && to < g.replicas()) {
+                  out.add(
+                      "Q2: workload "
+                          + name
+                          + "'s admission cut from "
+                          + from
+                          + " to "
+                          + to
+                          + " worker(s) of group "
+                          + g.name()
+                          + " while its spec wants "
+                          + g.replicas()
+                          + ": part of a job evicted, the rest left running");
+                }
+              }
+            });
+  }
+
   /** Q2 over the entries evicted between {@code before} and {@code after}. */
   private void rightful(QuotaLedger before, QuotaLedger after, List<String> out) {
+    var present = new java.util.HashSet<String>();
+    after.spec().admitted().values().forEach(a -> present.add(a.uid()));
+    after.spec().nominated().values().forEach(n -> present.add(n.uid()));
+    evictedBy.values().removeIf(p -> !present.contains(p));
     var quota = specs(before).map(sp -> CohortQuota.of(sp, before.spec().admitted()));
     after
         .spec()
@@ -129,8 +184,9 @@ final class QueuePromises {
                 wrong = "was not admitted";
               } else if (n == null || !n.victims().contains(a.uid())) {
                 wrong = "its preemptor " + e.by() + " is not nominated for it";
-              } else if (a.preempted().contains(e.byUid())) {
-                wrong = "it had evicted " + e.by() + " itself (a cycle)";
+              } else if (a.preempted().contains(e.byUid())
+                  || a.uid().equals(evictedBy.get(e.byUid()))) {
+                wrong = "it had evicted " + e.by() + " itself, which is still there (a cycle)";
               } else if (e.reason() == dev.quartermaster.api.queue.EvictionReason.Preempted
                   && !(a.queue().equals(n.queue()) && a.priority() < n.priority())) {
                 wrong =
@@ -142,6 +198,7 @@ final class QueuePromises {
                           .noneMatch(c -> quota.get().borrowed(a.queue(), c) > 0))) {
                 wrong = "its queue " + a.queue() + " borrowed nothing it uses";
               }
+              evictedBy.put(a.uid(), e.byUid());
               if (wrong != null) {
                 out.add(
                     "Q2: "

@@ -21,17 +21,34 @@ import java.util.function.UnaryOperator;
  *     the API, as in production)
  * @param alongside controllers started once beside the real control plane, on a connection of their
  *     own (a naive scheduler's helper, say)
+ * @param storeRules which of the store's rules across objects judge the writes
  */
 public record Variant(
     UnaryOperator<NodeHost> hostView,
     Optional<Controllers> controllers,
     Function<Env, Serializer<String>> volumeCalls,
     Optional<UnaryOperator<ApiClient>> allocatorView,
-    Optional<Controllers> alongside) {
+    Optional<Controllers> alongside,
+    dev.quartermaster.sim.SimCluster.Rules storeRules) {
   /** The real system. */
   public static final Variant REAL =
       new Variant(
           host -> host, Optional.empty(), KeyedSerializer::new, Optional.empty(), Optional.empty());
+
+  public Variant(
+      UnaryOperator<NodeHost> hostView,
+      Optional<Controllers> controllers,
+      Function<Env, Serializer<String>> volumeCalls,
+      Optional<UnaryOperator<ApiClient>> allocatorView,
+      Optional<Controllers> alongside) {
+    this(
+        hostView,
+        controllers,
+        volumeCalls,
+        allocatorView,
+        alongside,
+        dev.quartermaster.sim.SimCluster.Rules.ALL);
+  }
 
   /** Starts a set of controllers over {@code api}; the result stops them. */
   @FunctionalInterface
@@ -66,6 +83,18 @@ public record Variant(
 
   /** This variant with {@code helper} running beside its control plane. */
   public Variant withAlongside(Controllers helper) {
-    return new Variant(hostView, controllers, volumeCalls, allocatorView, Optional.of(helper));
+    return new Variant(
+        hostView, controllers, volumeCalls, allocatorView, Optional.of(helper), storeRules);
+  }
+
+  /** This variant on a store without the quota guard: admission checked outside the write. */
+  public Variant withoutQuotaGuard() {
+    return new Variant(
+        hostView,
+        controllers,
+        volumeCalls,
+        allocatorView,
+        alongside,
+        dev.quartermaster.sim.SimCluster.Rules.NO_QUOTA_GUARD);
   }
 }

@@ -119,7 +119,7 @@ public final class WholeCluster {
   public WholeCluster(
       long seed, int nodeCount, int gpusPerNode, int channelsPerNode, Variant variant) {
     this.variant = variant;
-    this.cluster = new SimCluster(seed, watchFaults(seed));
+    this.cluster = new SimCluster(seed, watchFaults(seed), variant.storeRules());
     cluster.store().onCommit(view);
     cluster.deviceClass("gpu", "gpu");
     if (channelsPerNode > 0) {

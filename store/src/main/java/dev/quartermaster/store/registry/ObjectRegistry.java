@@ -94,6 +94,28 @@ public final class ObjectRegistry implements FencingClient {
         store, env, new StoredObjects(watchDecodes), WriteRules.NONE, watchDecodes);
   }
 
+  /**
+   * A registry with every rule but the quota guard (Q1 in the store): an admitter's check is then
+   * only its own, outside the write's transaction. Only for tests that show what that rule
+   * prevents; never serve it.
+   */
+  public static ObjectRegistry withoutQuotaGuard(Store store, Env env) {
+    var watchDecodes = new WatchDecodes();
+    var stored = new StoredObjects(watchDecodes);
+    return new ObjectRegistry(
+        store,
+        env,
+        stored,
+        WriteRules.all(
+            List.of(
+                new AllocationGuard(stored),
+                new SpecDecisionGuard(stored),
+                new VolumeGuard(stored),
+                new DomainGuard(),
+                new TaskPhaseGuard())),
+        watchDecodes);
+  }
+
   /** This registry with its rules, writing through a {@link FencedStore}. */
   @Override
   public ApiClient fencedBy(String key, long revision) {

@@ -1,0 +1,25 @@
+package dev.quartermaster.sim.world;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * The naive admitter of issue 33 in the whole-cluster simulation: the real control plane (two
+ * replicas, fail-over, the quota-change fault and all) on a store without the quota guard, so that
+ * the quota is checked only by the admission controller, on what its cache showed, outside the
+ * write's transaction. Caught by Q1 on a seed the real system passes: an operator's quota change
+ * lands under what is admitted, or an admission decided on the old quota lands after the change.
+ */
+class QueueNaiveVariantsTest {
+  private static final int BOUND = 100;
+
+  @Test
+  void aQuotaCheckOutsideTheAdmissionTransactionIsCaughtByQ1() {
+    Campaign.quiet();
+    int seed = GangNaiveVariantsTest.firstCaught(Variant.REAL.withoutQuotaGuard(), "Q1", BOUND);
+    System.out.println(
+        "naive variant 'quota check outside the transaction' caught by Q1 at seed " + seed);
+    assertTrue(seed > 0, "the naive admitter went unnoticed by Q1 for " + BOUND + " seeds");
+  }
+}
