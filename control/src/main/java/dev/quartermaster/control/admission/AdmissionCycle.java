@@ -44,6 +44,12 @@ import java.util.stream.Collectors;
  * remembers them (the anti-cycle rule). While its victims are still stopping it chooses no more.
  */
 final class AdmissionCycle {
+  /**
+   * How many of a queue's workloads that do not fit may try to preempt in one decision, in order
+   * (the first that can does; a StrictFIFO queue tries its head only).
+   */
+  static final int PREEMPTION_TRIES = 8;
+
   private AdmissionCycle() {}
 
   /**
@@ -179,7 +185,9 @@ final class AdmissionCycle {
       }
     }
     pending.values().removeIf(ArrayDeque::isEmpty);
-    var blocked = new TreeMap<String, Workload>();
+    // Per queue, the first workloads that did not fit, in order (a StrictFIFO queue's head only):
+    // each may preempt, the first that can.
+    var blocked = new TreeMap<String, List<Workload>>();
     while (!pending.isEmpty()) {
       var queue = fairest(pending.keySet(), specs, totals, quota);
       var head = pending.get(queue).poll();
@@ -193,7 +201,10 @@ final class AdmissionCycle {
         quota = after;
         admittedNow.add(name);
       } else {
-        blocked.putIfAbsent(queue, head);
+        var tries = blocked.computeIfAbsent(queue, q -> new ArrayList<>());
+        if (tries.size() < PREEMPTION_TRIES) {
+          tries.add(head);
+        }
         if (specs.get(queue).ordering() == QueueOrdering.StrictFIFO) {
           pending.get(queue).clear();
         }
@@ -204,35 +215,51 @@ final class AdmissionCycle {
     }
 
     var evicted = new ArrayList<Preemption.Victim>();
-    for (var head : blocked.values().stream().sorted(order).toList()) {
-      var name = head.metadata().name();
-      var uid = head.metadata().uid();
-      boolean waiting =
-          kept.values().stream()
-              .anyMatch(a -> a.eviction().map(e -> e.byUid().equals(uid)).orElse(false));
-      if (waiting || kept.containsKey(name)) {
-        continue; // its victims are still stopping, or it is admitted and waits to grow
+    var fresh = new java.util.HashSet<>(admittedNow);
+    var storedQuota = quota;
+    for (var f : admittedNow) {
+      var a = kept.get(f);
+      storedQuota = storedQuota.minus(a.queue(), a.usage());
+    }
+    var inFlight = new java.util.HashSet<String>();
+    kept.values().forEach(a -> a.eviction().ifPresent(e -> inFlight.add(e.byUid())));
+    var queuesInTurn =
+        blocked.values().stream()
+            .sorted(java.util.Comparator.comparing(List::getFirst, order))
+            .toList();
+    for (var tries : queuesInTurn) {
+      for (var w : tries) {
+        var name = w.metadata().name();
+        var uid = w.metadata().uid();
+        if (inFlight.contains(uid)) {
+          break; // its queue waits for its victims to stop: one preemption at a time
+        }
+        if (kept.containsKey(name)) {
+          continue; // admitted, waiting to grow: it preempts nobody for that
+        }
+        var p =
+            new Preemption.Preemptor(
+                name,
+                uid,
+                w.spec().queueName(),
+                QueueOrder.priorityOf(w, priorities),
+                Demand.of(w.spec()));
+        var victims = Preemption.choose(p, kept, fresh, quota, storedQuota);
+        if (victims.isEmpty() || victims.get().isEmpty()) {
+          continue;
+        }
+        var uids = new ArrayList<String>();
+        Optional.ofNullable(nominated.get(name)).ifPresent(n -> uids.addAll(n.victims()));
+        for (var v : victims.get()) {
+          var e = new Eviction(name, uid, v.reason(), now);
+          kept.put(v.name(), v.entry().evictedBy(e));
+          evicted.add(new Preemption.Victim(v.name(), kept.get(v.name()), v.reason()));
+          uids.add(v.entry().uid());
+        }
+        nominated.put(name, new Nomination(uid, p.queue(), p.priority(), uids, now));
+        inFlight.add(uid);
+        break;
       }
-      var p =
-          new Preemption.Preemptor(
-              name,
-              uid,
-              head.spec().queueName(),
-              QueueOrder.priorityOf(head, priorities),
-              Demand.of(head.spec()));
-      var victims = Preemption.choose(p, specs, kept, new java.util.HashSet<>(admittedNow));
-      if (victims.isEmpty() || victims.get().isEmpty()) {
-        continue;
-      }
-      var uids = new ArrayList<String>();
-      Optional.ofNullable(nominated.get(name)).ifPresent(n -> uids.addAll(n.victims()));
-      for (var v : victims.get()) {
-        var e = new Eviction(name, uid, v.reason(), now);
-        kept.put(v.name(), v.entry().evictedBy(e));
-        evicted.add(new Preemption.Victim(v.name(), kept.get(v.name()), v.reason()));
-        uids.add(v.entry().uid());
-      }
-      nominated.put(name, new Nomination(uid, p.queue(), p.priority(), uids, now));
     }
 
     var next = new QuotaLedgerSpec(List.copyOf(specs.keySet()), kept, nominated);

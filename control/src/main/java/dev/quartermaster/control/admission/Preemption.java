@@ -3,7 +3,6 @@ package dev.quartermaster.control.admission;
 import dev.quartermaster.api.queue.Admitted;
 import dev.quartermaster.api.queue.CohortQuota;
 import dev.quartermaster.api.queue.EvictionReason;
-import dev.quartermaster.api.queue.QueueSpec;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -49,65 +48,75 @@ final class Preemption {
           .thenComparing(Entry::getKey);
 
   /**
-   * The victims whose quota lets {@code p} in, given the cohort's {@code specs} and admissions;
-   * empty when no rightful set does. Those in {@code fresh}, admitted by the same decision, are not
-   * candidates: the store holds no admission of theirs to evict yet.
+   * The victims whose quota lets {@code p} in, given the cohort's admissions and its {@code quota}
+   * with them; empty when no rightful set does. Those in {@code fresh}, admitted by the same
+   * decision, are not candidates (the store holds no admission of theirs to evict yet), and {@code
+   * stored} is the quota without them: whether a queue borrows is judged on what the store holds,
+   * as the guard judges it.
    */
   static Optional<List<Victim>> choose(
       Preemptor p,
-      Map<String, QueueSpec> specs,
       Map<String, Admitted> admitted,
-      java.util.Set<String> fresh) {
-    var quota = CohortQuota.of(specs, admitted);
-    // Whether a queue borrows is judged on what the store holds (the guard judges it so): an
-    // admission of this same decision does not make its queue a borrower yet.
-    var stored = quota;
-    for (var f : fresh) {
-      var a = admitted.get(f);
-      if (a != null) {
-        stored = stored.minus(a.queue(), a.usage());
-      }
-    }
+      java.util.Set<String> fresh,
+      CohortQuota quota,
+      CohortQuota stored) {
     var storedNow = stored;
+    // Candidates: whoever could become rightful as others go (a reclaim is rightful only once the
+    // preemptor would stay within its nominal quota, which may take evicting lower priorities of
+    // its own queue first).
     var candidates =
-        admitted.entrySet().stream()
-            .filter(e -> !e.getKey().equals(p.name()) && !fresh.contains(e.getKey()))
-            .filter(e -> !e.getValue().evicting())
-            .filter(e -> !e.getValue().preempted().contains(p.uid()))
-            .filter(e -> reason(p, e.getValue(), storedNow, quota).isPresent())
-            .sorted(ORDER)
-            .toList();
+        new ArrayList<>(
+            admitted.entrySet().stream()
+                .filter(e -> !e.getKey().equals(p.name()) && !fresh.contains(e.getKey()))
+                .filter(e -> !e.getValue().evicting())
+                .filter(e -> !e.getValue().preempted().contains(p.uid()))
+                .filter(e -> reason(p, e.getValue(), storedNow, EVERYTHING_WITHIN).isPresent())
+                .sorted(ORDER)
+                .toList());
     if (candidates.isEmpty()) {
       return Optional.empty();
     }
     var chosen = new ArrayList<Victim>();
     var rest = quota;
     var storedRest = stored;
-    for (var c : candidates) {
-      if (fits(p, rest)) {
-        break;
+    // The lowest candidate rightful now, again and again: one that was not may be after another
+    // goes.
+    while (!fits(p, rest)) {
+      Victim next = null;
+      for (var c : candidates) {
+        var why = reason(p, c.getValue(), storedRest, rest);
+        if (why.isPresent()) {
+          next = new Victim(c.getKey(), c.getValue(), why.get());
+          candidates.remove(c);
+          break;
+        }
       }
-      // A queue may stop borrowing once some of its workloads are chosen: judged as it is now.
-      var why = reason(p, c.getValue(), storedRest, rest);
-      if (why.isPresent()) {
-        chosen.add(new Victim(c.getKey(), c.getValue(), why.get()));
-        rest = rest.minus(c.getValue().queue(), c.getValue().usage());
-        storedRest = storedRest.minus(c.getValue().queue(), c.getValue().usage());
+      if (next == null) {
+        return Optional.empty();
       }
+      chosen.add(next);
+      rest = rest.minus(next.entry().queue(), next.entry().usage());
+      storedRest = storedRest.minus(next.entry().queue(), next.entry().usage());
     }
-    if (!fits(p, rest)) {
-      return Optional.empty();
-    }
+    // Given back, the last taken first, while the preemptor still fits and every reclaim left
+    // stays rightful (the preemptor within its nominal quota).
     for (int i = chosen.size() - 1; i >= 0; i--) {
       var v = chosen.get(i);
       var back = rest.plus(v.entry().queue(), v.entry().usage());
-      if (fits(p, back)) {
+      int skip = i;
+      boolean reclaims =
+          java.util.stream.IntStream.range(0, chosen.size())
+              .anyMatch(j -> j != skip && chosen.get(j).reason() == EvictionReason.Reclaimed);
+      if (fits(p, back) && (!reclaims || back.withinNominal(p.queue(), p.demand()))) {
         rest = back;
         chosen.remove(i);
       }
     }
     return Optional.of(List.copyOf(chosen));
   }
+
+  /** A quota under which every preemptor is within its nominal quota: for the first sift only. */
+  private static final CohortQuota EVERYTHING_WITHIN = new CohortQuota(Map.of(), Map.of());
 
   /**
    * Why {@code victim} may make room for {@code p}, or empty if it may not: whether its queue

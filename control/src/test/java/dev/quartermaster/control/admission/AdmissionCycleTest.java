@@ -321,6 +321,27 @@ class AdmissionCycleTest {
     assertThat(decide(queues, ledger, tooBig).evicted()).isEmpty();
   }
 
+  /**
+   * Found by the simulation (L3): the urgent job is within its queue's nominal quota only once a
+   * lower priority of its own queue goes, and only then may it reclaim what another queue borrows.
+   * Both are chosen, in one decision.
+   */
+  @Test
+  void aPreemptionWithinTheQueueCanMakeAReclaimRightful() {
+    var queues = List.of(borrowing("train", 5), borrowing("research", 4));
+    var elastic = workload("elastic", "train", 3);
+    var wide = workload("wide", "research", 6);
+    var ledger = decide(queues, QuotaLedgerSpec.EMPTY, List.of(elastic, wide)).ledger();
+    assertThat(ledger.admitted()).containsOnlyKeys("elastic", "wide"); // wide borrows 2 of train's
+
+    var ring = workload("ring", "train", 4, Optional.of("high"));
+    var plan = decide(queues, ledger, List.of(elastic, wide, ring));
+
+    assertThat(plan.evicted())
+        .extracting(v -> v.name() + " " + v.reason())
+        .containsExactly("elastic Preempted", "wide Reclaimed");
+  }
+
   /** The anti-cycle rule: a workload never evicts the one that evicted it while that one stays. */
   @Test
   void aPreemptedWorkloadNeverEvictsItsPreemptorBack() {

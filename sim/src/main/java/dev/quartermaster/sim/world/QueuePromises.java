@@ -48,6 +48,9 @@ final class QueuePromises {
    */
   private final java.util.Map<String, String> evictedBy = new java.util.TreeMap<>();
 
+  /** {@code <workload uid>/<group>} → the fewest replicas its spec has asked since it was made. */
+  private final java.util.Map<String, Integer> fewestWanted = new HashMap<>();
+
   QueuePromises(WholeCluster world) {
     this.world = world;
   }
@@ -61,6 +64,11 @@ final class QueuePromises {
     var view = world.view();
     var live = new HashMap<String, Workload>();
     view.workloads().forEach(w -> live.put(w.metadata().name(), w));
+    for (var w : view.workloads()) {
+      for (var g : w.spec().groups()) {
+        fewestWanted.merge(w.metadata().uid() + "/" + g.name(), g.replicas(), Math::min);
+      }
+    }
     for (var ledger : view.ledgers()) {
       var before = seen.put(ledger.metadata().name(), ledger);
       if (before != null && !before.equals(ledger)) {
@@ -142,7 +150,10 @@ final class QueuePromises {
               for (var g : w.spec().groups()) {
                 int from = was.replicas().getOrDefault(g.name(), 0);
                 int to = a.replicas().getOrDefault(g.name(), 0);
-                if (to < from && to < g.replicas()) {
+                // The writer may have decided on an older spec: judged against the fewest
+                // replicas this workload's spec has ever asked of the group.
+                int fewest = fewestWanted.getOrDefault(a.uid() + "/" + g.name(), g.replicas());
+                if (to < from && to < fewest) {
                   out.add(
                       "Q2: workload "
                           + name
@@ -152,8 +163,8 @@ final class QueuePromises {
                           + to
                           + " worker(s) of group "
                           + g.name()
-                          + " while its spec wants "
-                          + g.replicas()
+                          + " while its spec never asked fewer than "
+                          + fewest
                           + ": part of a job evicted, the rest left running");
                 }
               }
@@ -248,6 +259,19 @@ final class QueuePromises {
       var others = new HashMap<>(ledger.map(l -> l.spec().admitted()).orElse(java.util.Map.of()));
       others.remove(w.metadata().name()); // a scale-up is admitted again whole
       var quota = CohortQuota.of(all, others);
+      var starved =
+          starved(
+              w,
+              queue.get(),
+              ledger.map(l -> l.spec().admitted()).orElse(java.util.Map.of()),
+              priorities);
+      if (starved.isPresent()) {
+        return starved.get()
+            + "; its cohort's ledger: "
+            + ledger.map(l -> l.spec().toString()).orElse("none")
+            + "; queues: "
+            + all;
+      }
       if (quota.plus(queue.get().metadata().name(), Demand.of(w.spec())).breach().isEmpty()) {
         return "workload "
             + w.metadata().name()
@@ -277,6 +301,54 @@ final class QueuePromises {
       }
     }
     return "";
+  }
+
+  /**
+   * L3 no starvation: {@code w}, waiting with no admission (a scale-up of an admitted workload
+   * waits for room, it preempts nobody), fits its queue's nominal quota beside what its queue
+   * admits that it may not preempt (its priority or higher), so preemption and reclaim owe it a
+   * place. Not judged when an admission it could need evicted it once (the anti-cycle rule keeps
+   * that one).
+   */
+  private static Optional<String> starved(
+      Workload w,
+      dev.quartermaster.api.queue.Queue queue,
+      java.util.Map<String, dev.quartermaster.api.queue.Admitted> admitted,
+      java.util.Map<String, Integer> priorities) {
+    var name = queue.metadata().name();
+    int priority = QueueOrder.priorityOf(w, priorities);
+    var uid = w.metadata().uid();
+    if (admitted.containsKey(w.metadata().name())
+        || admitted.values().stream().anyMatch(a -> a.preempted().contains(uid))) {
+      return Optional.empty();
+    }
+    var kept = new HashMap<String, Integer>();
+    admitted.values().stream()
+        .filter(a -> a.queue().equals(name) && !a.evicting() && a.priority() >= priority)
+        .forEach(a -> a.usage().forEach((c, n) -> kept.merge(c, n, Integer::sum)));
+    var demand = Demand.of(w.spec());
+    for (var e : demand.entrySet()) {
+      var nominal = queue.spec().nominal(e.getKey());
+      if (nominal.isPresent()
+          && kept.getOrDefault(e.getKey(), 0) + e.getValue() > nominal.getAsInt()) {
+        return Optional.empty();
+      }
+    }
+    return Optional.of(
+        "L3: workload "
+            + w.metadata().name()
+            + " ("
+            + demand
+            + ", priority "
+            + priority
+            + ") fits the nominal quota "
+            + queue.spec().quota()
+            + " of queue "
+            + name
+            + " beside "
+            + kept
+            + " admitted there at its priority or higher, but is not admitted: nothing was"
+            + " preempted or reclaimed for it");
   }
 
   /** Whether {@code w}'s job is over (its quota released), as the store shows its tasks. */
