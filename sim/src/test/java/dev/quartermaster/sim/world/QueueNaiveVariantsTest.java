@@ -14,6 +14,19 @@ import org.junit.jupiter.api.Test;
 class QueueNaiveVariantsTest {
   private static final int BOUND = 100;
 
+  /**
+   * Per-pod preemption ({@link PerPodPreemption}): the urgent job gets its GPUs from part of a
+   * lower-priority job, whose gang is left running short. Caught by Q2's whole-workload half.
+   */
+  @Test
+  void perPodPreemptionIsCaughtByQ2() {
+    Campaign.quiet();
+    var variant = Variant.REAL.withoutQuotaGuard().withAlongside(PerPodPreemption::start);
+    int seed = GangNaiveVariantsTest.firstCaught(variant, "Q2", BOUND);
+    System.out.println("naive variant 'per-pod preemption' caught by Q2 at seed " + seed);
+    assertTrue(seed > 0, "per-pod preemption went unnoticed by Q2 for " + BOUND + " seeds");
+  }
+
   @Test
   void aQuotaCheckOutsideTheAdmissionTransactionIsCaughtByQ1() {
     Campaign.quiet();
