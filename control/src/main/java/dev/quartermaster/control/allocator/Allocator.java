@@ -62,6 +62,7 @@ public final class Allocator {
 
   private final AllocationWrite write;
   private final GangPlacer gangs;
+  private final GangReservations reservations;
 
   private final EventRecorder events;
 
@@ -96,7 +97,10 @@ public final class Allocator {
     this.waiters = new Waiters(this::enqueue);
     this.adoption = new LegacyAdoption(api, informers);
     this.write = new AllocationWrite(env, api, informers, index, adoption, events);
-    this.gangs = new GangPlacer(this, informers, index, commits, write, waiters, events, packing);
+    this.reservations = new GangReservations(api, informers, write);
+    this.gangs =
+        new GangPlacer(
+            this, informers, index, commits, write, waiters, events, packing, reservations);
     AllocatorTriggers.register(informers, this);
   }
 
@@ -148,6 +152,15 @@ public final class Allocator {
    */
   void happened(WakeEvent event) {
     waiters.happened(event);
+  }
+
+  /**
+   * A workload, task or claim went (or began going): each gang with a reservation in flight is
+   * queued, so that one whose member is gone is removed and gives its devices back. The ledger
+   * holds few gangs at a time; the queue dedupes.
+   */
+  void memberGone() {
+    reservations.cachedGangs().forEach(this::enqueue);
   }
 
   /** The record entries held by claim {@code uid}: node → devices. */

@@ -35,7 +35,8 @@ import java.util.Optional;
  *       revision, so a reservation committed after the check makes the write fail and be judged
  *       again;
  *   <li>a reservation added to the ledger that names a device another reservation holds, or one a
- *       record gives to another claim, or that is written {@code Held} at once;
+ *       record gives to another claim, or that is written {@code Held} at once, or whose workload
+ *       is at another spec generation than it was decided on;
  *   <li>a reservation changed other than from {@code Proposed} to {@code Held}; that change is
  *       refused while a record gives one of its devices to another claim.
  * </ul>
@@ -157,6 +158,7 @@ final class GangReservationGuard implements WriteRules {
 
   private List<Compare> ledgerWrite(Reads reads, GangLedgerSpec current, GangLedgerSpec next) {
     var records = new HashMap<String, NodeAllocationSpec>();
+    var compares = new ArrayList<Compare>();
     for (var e : next.reservations().entrySet()) {
       var key = e.getKey();
       var r = e.getValue();
@@ -171,6 +173,7 @@ final class GangReservationGuard implements WriteRules {
         }
         apartFromOthers(key, r, next);
         againstRecords(reads, key, r, records);
+        compares.add(decidedOnSpec(reads, key, r));
         continue;
       }
       var was = before.get();
@@ -187,7 +190,41 @@ final class GangReservationGuard implements WriteRules {
         againstRecords(reads, key, r, records);
       }
     }
-    return List.of(); // the ledger's own compare-and-set orders every change of it
+    // Beyond the workloads' compares, the ledger's own compare-and-set orders every change of it.
+    return compares;
+  }
+
+  /**
+   * I4 for a gang's decision: it was made on workload spec {@code generation}, and is refused once
+   * the live workload (the same one, not being deleted) is at another, atomically (the workload's
+   * revision joins the write): a gang reserved on a spec scaled meanwhile would hold devices for
+   * the wrong number of members. The members' pins that follow carry no generation of their own.
+   */
+  private Compare decidedOnSpec(Reads reads, String key, GangReservation r) {
+    var workloadKey = StoredObjects.key(Kinds.WORKLOAD, r.workload());
+    var kv = reads.get(workloadKey);
+    if (kv.isEmpty()) {
+      return new Compare.ModRevision(workloadKey, 0);
+    }
+    var w = stored.decode(Kinds.WORKLOAD, kv.get());
+    if (w.metadata().uid().equals(r.workloadUid())
+        && !w.metadata().isDeleting()
+        && w.metadata().generation() != r.generation()) {
+      throw new ApiException(
+          Reason.Conflict,
+          "gangledger/"
+              + GangLedger.NAME
+              + ": reservation "
+              + key
+              + " was decided on generation "
+              + r.generation()
+              + " of "
+              + w.ref()
+              + ", which is now at generation "
+              + w.metadata().generation()
+              + "; the allocator decides again on the newest spec");
+    }
+    return new Compare.ModRevision(workloadKey, kv.get().modRevision());
   }
 
   /** No device of {@code r} twice, nor held by another reservation of {@code ledger}. */
