@@ -115,9 +115,9 @@ class GangReservationTest {
       c.store().onCommit(holdings);
       startControllers(c);
       startAllocator(c, c.api());
-      c.api().create(workload());
+      c.api().create(workload(JOB));
 
-      assertThat(c.runUntil(() -> allScheduled(c), Duration.ofMinutes(2)))
+      assertThat(c.runUntil(() -> allScheduled(c, JOB), Duration.ofMinutes(2)))
           .as("seed %d: all %d members placed", seed, MEMBERS)
           .isTrue();
       assertThat(holdings.heldAfterEachCommit)
@@ -149,7 +149,7 @@ class GangReservationTest {
       startControllers(c);
       var dying = new DiesAfterFollowUps(c.api(), 2);
       var first = startAllocator(c, dying);
-      c.api().create(workload());
+      c.api().create(workload(JOB));
 
       c.runUntil(dying.dead::get, Duration.ofMinutes(1));
       assertThat(dying.dead)
@@ -164,7 +164,7 @@ class GangReservationTest {
       assertThat(ledgerReservations(c)).as("seed %d: the reservation stands", seed).isOne();
 
       startAllocator(c, c.api());
-      assertThat(c.runUntil(() -> allScheduled(c), Duration.ofMinutes(2)))
+      assertThat(c.runUntil(() -> allScheduled(c, JOB), Duration.ofMinutes(2)))
           .as("seed %d: the fresh allocator finished the gang", seed)
           .isTrue();
       assertThat(holdings.heldAfterEachCommit)
@@ -172,6 +172,67 @@ class GangReservationTest {
           .allMatch(n -> n == 0 || n == MEMBERS)
           .contains(MEMBERS);
       assertThat(ledgerReservations(c)).isZero();
+    }
+  }
+
+  /**
+   * A workload deleted while its gang's reservation is only partly carried out (its allocator
+   * died): the next allocator removes the reservation, the cleaner the entries of the members
+   * already written, and every device comes back — a second gang of the same size is placed whole.
+   */
+  @Test
+  void aReservationWhoseWorkloadIsDeletedIsRemovedAndItsDevicesComeBack() {
+    for (long seed : SimCluster.seeds(3)) {
+      var c = cluster(seed);
+      startControllers(c);
+      var dying = new DiesAfterFollowUps(c.api(), 1);
+      var first = startAllocator(c, dying);
+      c.api().create(workload(JOB));
+      c.runUntil(dying.dead::get, Duration.ofMinutes(1));
+      first.stop();
+      assertThat(ledgerReservations(c)).as("seed %d", seed).isOne();
+
+      c.api().delete(Kinds.WORKLOAD, JOB);
+      startAllocator(c, c.api());
+      assertThat(c.runUntil(() -> ledgerReservations(c) == 0, Duration.ofMinutes(1)))
+          .as("seed %d: the reservation of the deleted workload is removed", seed)
+          .isTrue();
+      c.api().create(workload("next"));
+      assertThat(c.runUntil(() -> allScheduled(c, "next"), Duration.ofMinutes(2)))
+          .as("seed %d: all %d GPUs came back to a new gang", seed, MEMBERS)
+          .isTrue();
+    }
+  }
+
+  /**
+   * A member deleted while the reservation is carried out (a gang restarted, a member removed by
+   * hand) cancels it: the reservation goes, so the devices of the members not written come back,
+   * and the gang decides again — its members written already hold theirs, so the rest, the deleted
+   * one's replacement among them, are placed one by one.
+   */
+  @Test
+  void aReservationWhoseMemberIsDeletedIsRemovedAndTheGangCompletes() {
+    for (long seed : SimCluster.seeds(3)) {
+      var c = cluster(seed);
+      startControllers(c);
+      var dying = new DiesAfterFollowUps(c.api(), 1);
+      var first = startAllocator(c, dying);
+      c.api().create(workload(JOB));
+      c.runUntil(dying.dead::get, Duration.ofMinutes(1));
+      first.stop();
+      var unwritten =
+          c.api().list(Kinds.TASK).items().stream()
+              .filter(t -> t.spec().node().isEmpty())
+              .map(t -> t.metadata().name())
+              .findFirst()
+              .orElseThrow();
+
+      c.api().delete(Kinds.TASK, unwritten);
+      startAllocator(c, c.api());
+      assertThat(c.runUntil(() -> allScheduled(c, JOB), Duration.ofMinutes(2)))
+          .as("seed %d: the gang, its member replaced, is placed", seed)
+          .isTrue();
+      assertThat(ledgerReservations(c)).as("seed %d", seed).isZero();
     }
   }
 
@@ -189,9 +250,9 @@ class GangReservationTest {
     c.store().onCommit(holdings);
     startControllers(c);
     startAllocator(c, new ChunkedCommits(c.api(), LIMIT));
-    c.api().create(workload());
+    c.api().create(workload(JOB));
 
-    assertThat(c.runUntil(() -> allScheduled(c), Duration.ofMinutes(2))).isTrue();
+    assertThat(c.runUntil(() -> allScheduled(c, JOB), Duration.ofMinutes(2))).isTrue();
     assertThat(holdings.heldAfterEachCommit)
         .as("the gang is seen partly placed")
         .anyMatch(n -> n > 0 && n < MEMBERS);
@@ -328,9 +389,9 @@ class GangReservationTest {
             .count();
   }
 
-  private static boolean allScheduled(SimCluster c) {
+  private static boolean allScheduled(SimCluster c, String workload) {
     for (int i = 0; i < MEMBERS; i++) {
-      var t = c.api().get(Kinds.TASK, JOB + "-workers-" + i);
+      var t = c.api().get(Kinds.TASK, workload + "-workers-" + i);
       if (t.isEmpty() || t.get().status().phase() != TaskPhase.Scheduled) {
         return false;
       }
@@ -338,7 +399,7 @@ class GangReservationTest {
     return true;
   }
 
-  private static Workload workload() {
+  private static Workload workload(String name) {
     var claim =
         new ClaimTemplate(
             "gpu",
@@ -356,7 +417,7 @@ class GangReservationTest {
                 new GangSpec(
                     Optional.empty(), MemberFailurePolicy.RestartGang, GangTopology.ANYWHERE));
     return new Workload(
-        ObjectMeta.named(JOB),
+        ObjectMeta.named(name),
         new WorkloadSpec(List.of(group), Optional.empty()),
         WorkloadStatus.EMPTY);
   }

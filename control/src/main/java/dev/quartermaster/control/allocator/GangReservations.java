@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -48,6 +49,13 @@ final class GangReservations {
    * informer shows them, so that no member is placed on its own meanwhile.
    */
   private final Set<String> proposed = ConcurrentHashMap.newKeySet();
+
+  /**
+   * Gangs whose reservation a live read found gone, and the ledger revision it was read at: a cache
+   * still showing it at that revision or before is behind, and is not believed (a gang and its
+   * members' keys would otherwise send each other back and forth until the cache caught up).
+   */
+  private final Map<String, Long> goneAt = new ConcurrentHashMap<>();
 
   GangReservations(ApiClient api, Informers informers, AllocationWrite write) {
     this.api = api;
@@ -84,7 +92,16 @@ final class GangReservations {
     if (!informers.gangLedgers().hasSynced()) {
       return true;
     }
-    return proposed.contains(key.name()) || cached().reservation(key.name()).isPresent();
+    if (proposed.contains(key.name())) {
+      return true;
+    }
+    var ledger = informers.gangLedgers().cache().get(GangLedger.NAME);
+    if (ledger.flatMap(l -> l.spec().reservation(key.name())).isEmpty()) {
+      goneAt.remove(key.name()); // the cache has caught up
+      return false;
+    }
+    var gone = goneAt.get(key.name());
+    return gone == null || ledger.get().metadata().revision() > gone;
   }
 
   /** The gangs the ledger's cache holds reservations for. */
@@ -170,6 +187,7 @@ final class GangReservations {
         }
         throw e;
       }
+      goneAt.remove(r.key());
       proposed.add(r.key());
     }
     return carryOut(new ForGang(r.key()));
@@ -184,7 +202,7 @@ final class GangReservations {
     var ledger = api.get(Kinds.GANG_LEDGER, GangLedger.NAME);
     var found = ledger.flatMap(l -> l.spec().reservation(key.name()));
     if (found.isEmpty()) {
-      proposed.remove(key.name());
+      gone(key, ledger.map(l -> l.metadata().revision()).orElse(0L));
       return new Outcome.Absent();
     }
     var r = found.get();
@@ -261,12 +279,12 @@ final class GangReservations {
     for (int i = 0; i < LEDGER_TRIES; i++) {
       var ledger = api.get(Kinds.GANG_LEDGER, GangLedger.NAME);
       if (ledger.flatMap(l -> l.spec().reservation(key.name())).isEmpty()) {
-        proposed.remove(key.name());
+        gone(key, ledger.map(l -> l.metadata().revision()).orElse(0L));
         return;
       }
       try {
-        api.update(ledger.get().withSpec(ledger.get().spec().without(key.name())));
-        proposed.remove(key.name());
+        var written = api.update(ledger.get().withSpec(ledger.get().spec().without(key.name())));
+        gone(key, written.metadata().revision());
         return;
       } catch (ApiException e) {
         if (!e.is(Reason.Conflict)) {
@@ -276,6 +294,11 @@ final class GangReservations {
     }
     throw new ApiException(
         Reason.Conflict, "gang ledger kept changing while removing reservation " + key.name());
+  }
+
+  private void gone(ForGang key, long ledgerRevision) {
+    proposed.remove(key.name());
+    goneAt.merge(key.name(), ledgerRevision, Math::max);
   }
 
   /** A member whose writes are not in yet, as its follow-up decision. */
