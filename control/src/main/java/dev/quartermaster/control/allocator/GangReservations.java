@@ -86,14 +86,15 @@ final class GangReservations {
 
   /**
    * Whether gang {@code key} has a reservation in flight (as the ledger's cache shows it, or
-   * proposed here); while the ledger has not been listed yet, every gang may have one.
+   * proposed here); while the ledger has not been listed yet, every gang may have one, until a live
+   * read finds it has none.
    */
   boolean inFlight(ForGang key) {
-    if (!informers.gangLedgers().hasSynced()) {
-      return true;
-    }
     if (proposed.contains(key.name())) {
       return true;
+    }
+    if (!informers.gangLedgers().hasSynced()) {
+      return !goneAt.containsKey(key.name()); // unless a live read found none
     }
     var ledger = informers.gangLedgers().cache().get(GangLedger.NAME);
     if (ledger.flatMap(l -> l.spec().reservation(key.name())).isEmpty()) {
