@@ -7,6 +7,7 @@ import dev.quartermaster.api.allocation.ReservationPhase;
 import dev.quartermaster.api.claim.DeviceRequest;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.claim.ResourceClaimSpec;
+import dev.quartermaster.api.claim.ResourceClaimStatus;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.client.Write;
 import dev.quartermaster.api.codec.ObjectCodec;
@@ -59,10 +60,15 @@ class GangReservationTest {
    * many are allocated.
    */
   static final class GangHoldings implements CommitListener {
+    private final String workload;
     final Set<String> allocated = new HashSet<>();
     final Set<String> reserved = new HashSet<>();
     final List<Integer> heldAfterEachCommit = new ArrayList<>();
     final List<Integer> allocatedAfterEachCommit = new ArrayList<>();
+
+    GangHoldings(String workload) {
+      this.workload = workload;
+    }
 
     @Override
     public synchronized void committed(long revision, List<StoreEvent> changes) {
@@ -79,12 +85,12 @@ class GangReservationTest {
                 .reservations()
                 .values()
                 .stream()
-                .filter(r -> r.phase() == ReservationPhase.Held)
+                .filter(r -> r.workload().equals(workload) && r.phase() == ReservationPhase.Held)
                 .flatMap(r -> r.members().stream())
                 .flatMap(m -> m.claims().stream())
                 .forEach(c -> reserved.add(c.claim()));
           }
-        } else if (key.startsWith("/registry/resourceclaims/" + JOB + "-")) {
+        } else if (key.startsWith("/registry/resourceclaims/" + workload + "-")) {
           touched = true;
           var name = key.substring(key.lastIndexOf('/') + 1);
           if (put
@@ -111,7 +117,7 @@ class GangReservationTest {
   void aGangOfFortyIsPlacedWholeOnAStoreOfSixteenWritesPerTransaction() {
     for (long seed : SimCluster.seeds(5)) {
       var c = cluster(seed);
-      var holdings = new GangHoldings();
+      var holdings = new GangHoldings(JOB);
       c.store().onCommit(holdings);
       startControllers(c);
       startAllocator(c, c.api());
@@ -144,7 +150,7 @@ class GangReservationTest {
   void aFreshAllocatorFinishesWhatACrashedOneLeftMidWay() {
     for (long seed : SimCluster.seeds(5)) {
       var c = cluster(seed);
-      var holdings = new GangHoldings();
+      var holdings = new GangHoldings(JOB);
       c.store().onCommit(holdings);
       startControllers(c);
       var dying = new DiesAfterFollowUps(c.api(), 2);
@@ -237,6 +243,53 @@ class GangReservationTest {
   }
 
   /**
+   * Two such gangs and stand-alone claims at once, on 48 GPUs for 48 claims: each gang goes from
+   * none to all of its members held at once, every claim gets its devices, and no device is ever
+   * held by two claims — the reservations, the records and the lone claims' allocations judged by
+   * the same store.
+   */
+  @Test
+  void twoReservedGangsAndLoneClaimsAtOnceEachGangWholeNoDeviceTwice() {
+    for (long seed : SimCluster.seeds(5)) {
+      var c = cluster(seed, 12);
+      var exclusive = new ExclusiveChecker();
+      var first = new GangHoldings(JOB);
+      var second = new GangHoldings("other");
+      c.store().onCommit(exclusive);
+      c.store().onCommit(first);
+      c.store().onCommit(second);
+      startControllers(c);
+      startAllocator(c, c.api());
+      c.api().create(workload(JOB, 20));
+      c.api().create(workload("other", 20));
+      for (int i = 0; i < 8; i++) {
+        c.api()
+            .create(
+                new ResourceClaim(
+                    ObjectMeta.named("lone-" + i), gpus(1), ResourceClaimStatus.EMPTY));
+      }
+
+      assertThat(
+              c.runUntil(
+                  () ->
+                      allScheduled(c, JOB, 20)
+                          && allScheduled(c, "other", 20)
+                          && allocatedClaims(c, "lone-") == 8,
+                  Duration.ofMinutes(3)))
+          .as("seed %d: both gangs and the lone claims placed", seed)
+          .isTrue();
+      assertThat(first.heldAfterEachCommit)
+          .as("seed %d: G1, job", seed)
+          .allMatch(n -> n == 0 || n == 20);
+      assertThat(second.heldAfterEachCommit)
+          .as("seed %d: G1, other", seed)
+          .allMatch(n -> n == 0 || n == 20);
+      assertThat(exclusive.violations()).as("seed %d: I1", seed).isEmpty();
+      assertThat(ledgerReservations(c)).as("seed %d", seed).isZero();
+    }
+  }
+
+  /**
    * The naive variant, kept to show G1 sees it: the one-transaction decision split into bounded
    * commits with no reservation in front ({@link ChunkedCommits}: what fitting a gang to the
    * store's limit by chunking alone comes to). The store shows the gang partly placed between its
@@ -246,7 +299,7 @@ class GangReservationTest {
   void chunkingTheDecisionWithoutAReservationIsCaughtByG1() {
     long seed = 1;
     var c = cluster(seed);
-    var holdings = new GangHoldings();
+    var holdings = new GangHoldings(JOB);
     c.store().onCommit(holdings);
     startControllers(c);
     startAllocator(c, new ChunkedCommits(c.api(), LIMIT));
@@ -345,10 +398,14 @@ class GangReservationTest {
   }
 
   private static SimCluster cluster(long seed) {
+    return cluster(seed, MEMBERS / 4);
+  }
+
+  private static SimCluster cluster(long seed, int nodes) {
     var c = new SimCluster(seed, WatchFaults.staleCache());
     c.store().limitWritesPerTxn(LIMIT);
     c.deviceClass("gpu", "gpu");
-    for (int i = 0; i < MEMBERS / 4; i++) {
+    for (int i = 0; i < nodes; i++) {
       c.addNode("node-" + i, 4);
     }
     return c;
@@ -382,15 +439,23 @@ class GangReservationTest {
   }
 
   private static int allocatedClaims(SimCluster c) {
+    return allocatedClaims(c, JOB + "-");
+  }
+
+  private static int allocatedClaims(SimCluster c, String prefix) {
     return (int)
         c.api().list(Kinds.RESOURCE_CLAIM).items().stream()
-            .filter(x -> x.metadata().name().startsWith(JOB + "-"))
+            .filter(x -> x.metadata().name().startsWith(prefix))
             .filter(x -> x.status().allocation().isPresent())
             .count();
   }
 
   private static boolean allScheduled(SimCluster c, String workload) {
-    for (int i = 0; i < MEMBERS; i++) {
+    return allScheduled(c, workload, MEMBERS);
+  }
+
+  private static boolean allScheduled(SimCluster c, String workload, int members) {
+    for (int i = 0; i < members; i++) {
       var t = c.api().get(Kinds.TASK, workload + "-workers-" + i);
       if (t.isEmpty() || t.get().status().phase() != TaskPhase.Scheduled) {
         return false;
@@ -399,16 +464,21 @@ class GangReservationTest {
     return true;
   }
 
+  private static ResourceClaimSpec gpus(int count) {
+    return new ResourceClaimSpec(
+        List.of(new DeviceRequest("gpu", "gpu", count, List.of())), Optional.empty());
+  }
+
   private static Workload workload(String name) {
-    var claim =
-        new ClaimTemplate(
-            "gpu",
-            new ResourceClaimSpec(
-                List.of(new DeviceRequest("gpu", "gpu", 1, List.of())), Optional.empty()));
+    return workload(name, MEMBERS);
+  }
+
+  private static Workload workload(String name, int members) {
+    var claim = new ClaimTemplate("gpu", gpus(1));
     var group =
         new WorkerGroup(
                 "workers",
-                MEMBERS,
+                members,
                 new TaskTemplate(
                     List.of("train"), Map.of(), "noop", Optional.empty(), List.of(), Map.of()),
                 List.of(claim),

@@ -1,5 +1,6 @@
 package dev.quartermaster.control.allocator;
 
+import dev.quartermaster.api.allocation.GangLedgerSpec;
 import dev.quartermaster.api.claim.ClaimConditions;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.claim.ResourceClaimStatus;
@@ -139,6 +140,16 @@ public final class Allocator {
         informers.slices().cache().byIndex(Informers.BY_NODE, node));
     enqueue(AllocatorKey.node(node));
     event.ifPresent(waiters::happened);
+  }
+
+  /**
+   * The gang ledger's reservations are now {@code ledger}: the nodes whose reserved devices changed
+   * are indexed again (a reserved device is no one else's to choose; one given back may make a
+   * waiting key fit), and every gang in it queued (a new leader resumes them so).
+   */
+  void gangLedgerChanged(GangLedgerSpec ledger) {
+    index.gangReserved(ledger).forEach(n -> nodeChanged(n, Optional.of(WakeEvent.Cluster.RECORDS)));
+    ledger.reservations().keySet().forEach(k -> enqueue(new AllocatorKey.ForGang(k)));
   }
 
   /** The record of {@code node} was deleted: our own last write of it no longer stands for it. */

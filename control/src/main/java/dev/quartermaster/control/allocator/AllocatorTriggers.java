@@ -1,5 +1,7 @@
 package dev.quartermaster.control.allocator;
 
+import dev.quartermaster.api.allocation.GangLedger;
+import dev.quartermaster.api.allocation.GangLedgerSpec;
 import dev.quartermaster.api.allocation.NodeAllocation;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.device.DeviceClass;
@@ -216,15 +218,24 @@ final class AllocatorTriggers {
                 allocator.memberGone();
               }
             });
-    // Every gang in the ledger, as it is listed (a new leader resumes them) and as it changes.
     informers
         .gangLedgers()
         .addHandler(
-            EventHandler.onAnyChange(
-                l ->
-                    l.spec()
-                        .reservations()
-                        .keySet()
-                        .forEach(k -> allocator.enqueue(new AllocatorKey.ForGang(k)))));
+            new EventHandler<>() {
+              @Override
+              public void onAdd(GangLedger l) {
+                allocator.gangLedgerChanged(l.spec());
+              }
+
+              @Override
+              public void onUpdate(GangLedger old, GangLedger l) {
+                allocator.gangLedgerChanged(l.spec());
+              }
+
+              @Override
+              public void onDelete(GangLedger l) {
+                allocator.gangLedgerChanged(GangLedgerSpec.EMPTY);
+              }
+            });
   }
 }

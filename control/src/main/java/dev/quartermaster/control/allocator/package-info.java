@@ -215,12 +215,13 @@
  *
  * <p>The price: two writes more than one transaction (propose, hold) and one to remove; the ledger
  * read and compared by every record and claim write that adds a holding (one key, decoded once per
- * revision); the records of the gang's nodes read twice by the store. The {@code DeviceIndex} does
- * not see reservations: another decision that picks a reserved device loses at the store (409) and
- * decides again once the gang's entries reach the index. A proposal that raced a record write is
- * removed and decided again. Large gangs in flight at once share one object and serialize their
- * ledger writes: about two 1,000 × 8 reservations fit the API's 1 MiB at a time; a third waits
- * until one is carried out. One member must fit one transaction on its own (its claims, its task
- * and its node's record); one that does not is refused as {@code GangTooLarge}.
+ * revision); the records of the gang's nodes read twice by the store. The {@code DeviceIndex}
+ * counts reserved devices as taken once the ledger's informer delivers the reservation (not as
+ * record entries of their claims: no member resumes one before its gang holds it); until then
+ * another decision may pick one, and loses at the store (409) and decides again. A proposal that
+ * raced a record write is removed and decided again. Large gangs in flight at once share one object
+ * and serialize their ledger writes: about two 1,000 × 8 reservations fit the API's 1 MiB at a
+ * time; a third waits until one is carried out. One member must fit one transaction on its own (its
+ * claims, its task and its node's record); one that does not is refused as {@code GangTooLarge}.
  */
 package dev.quartermaster.control.allocator;
