@@ -355,7 +355,7 @@ final class GangPlacer {
               ticket,
               pending,
               NoPlacement.GANG_TOO_LARGE,
-              "gang " + key.name() + ": " + t.why() + "; give its members fewer claims");
+              "gang " + key.name() + ": " + t.why() + "; keep it smaller (minMember, claims)");
     };
   }
 

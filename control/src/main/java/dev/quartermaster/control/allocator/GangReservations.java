@@ -186,6 +186,15 @@ final class GangReservations {
           // again on fresh caches.
           return new Outcome.Retry(e.getMessage());
         }
+        if (e.is(Reason.PayloadTooLarge)) {
+          // The ledger with it is over a request's size: while other gangs' reservations are in
+          // it, wait for them to be carried out; alone, this gang can never be reserved.
+          boolean alone = ledger.map(l -> l.spec().reservations().isEmpty()).orElse(true);
+          return alone
+              ? new Outcome.TooLarge(
+                  "its reservation is too large for the store: " + e.getMessage())
+              : new Outcome.Retry(e.getMessage());
+        }
         throw e;
       }
       goneAt.remove(r.key());

@@ -222,6 +222,8 @@
  * raced a record write is removed and decided again. Large gangs in flight at once share one object
  * and serialize their ledger writes: about two 1,000 × 8 reservations fit the API's 1 MiB at a
  * time; a third waits until one is carried out. One member must fit one transaction on its own (its
- * claims, its task and its node's record); one that does not is refused as {@code GangTooLarge}.
+ * claims, its task and its node's record), and a reservation one request (about 2,000 members of 8
+ * GPUs under the API's 1 MiB); a gang that does not is refused as {@code GangTooLarge}, saying so
+ * on its claims.
  */
 package dev.quartermaster.control.allocator;
