@@ -28,7 +28,10 @@ import java.util.stream.Collectors;
  * "Gangs"); which gangs a workload has is {@link WorkloadGangs}'s to say. A gang's member is never
  * placed on its own until the gang holds devices: its task key only finishes what the gang's
  * decision reserved for it. Once the gang holds devices, members beyond each group's share (and
- * replacements of failed ones) are placed one by one through their own keys.
+ * replacements of failed ones) are placed one by one through their own keys. A decision of more
+ * writes than one transaction of the store takes is reserved in the gang ledger and carried out
+ * from there ({@link GangReservations}); a gang's key finishes its reservation before deciding
+ * anew.
  */
 final class GangPlacer {
   private final Allocator allocator;

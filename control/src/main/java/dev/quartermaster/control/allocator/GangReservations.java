@@ -78,8 +78,9 @@ final class GangReservations {
     record Cancelled(String why) implements Outcome {}
 
     /**
-     * Removed because one member's own writes are more than one transaction of this store takes: no
-     * split can place it.
+     * Not placed, nor ever to be on this store: one member's own writes are more than one
+     * transaction takes (no split can place it; its reservation is removed), or the reservation
+     * alone is more than one request.
      */
     record TooLarge(String why) implements Outcome {}
   }
