@@ -94,12 +94,14 @@ class ExamplesUpTest {
           "node.yaml",
           "deviceslice.yaml",
           "nodeallocation.yaml",
+          "gangledger.yaml",
           "computedomain.yaml",
           "event.yaml",
           "quotaledger.yaml");
       assertThat(api.get(Kinds.NODE, "gpu-node-1")).isPresent();
       assertThat(api.get(Kinds.DEVICE_SLICE, "gpu-node-1")).isPresent();
       assertThat(api.get(Kinds.NODE_ALLOCATION, "gpu-node-1")).isPresent();
+      assertThat(api.get(Kinds.GANG_LEDGER, "gangs")).isPresent();
       assertThat(api.get(Kinds.COMPUTE_DOMAIN, "nvlink-a")).isPresent();
       assertThat(api.get(Kinds.QUOTA_LEDGER, "spare")).isPresent();
       var events = new StringWriter();

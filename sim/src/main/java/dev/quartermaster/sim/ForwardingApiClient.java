@@ -47,6 +47,11 @@ public abstract class ForwardingApiClient implements ApiClient {
   }
 
   @Override
+  public int writesPerCommit() {
+    return api.writesPerCommit();
+  }
+
+  @Override
   public List<ApiObject> commit(List<Write> writes) {
     return api.commit(writes);
   }

@@ -7,6 +7,7 @@ import dev.quartermaster.store.KeyValue;
 import dev.quartermaster.store.Range;
 import dev.quartermaster.store.Store;
 import dev.quartermaster.store.StoreEvent;
+import dev.quartermaster.store.StoreLimitException;
 import dev.quartermaster.store.Txn;
 import dev.quartermaster.store.TxnResult;
 import dev.quartermaster.store.Watch;
@@ -33,6 +34,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * undoes the newer changes. Writes commit at once; only watch delivery is delayed.
  */
 public final class SimStore implements Store {
+  private volatile int writesPerTxn = Integer.MAX_VALUE;
 
   private final Env env;
   private final ReentrantLock lock = new ReentrantLock();
@@ -126,8 +128,33 @@ public final class SimStore implements Store {
     }
   }
 
+  /**
+   * From now on, refuses a transaction of more than {@code writes} puts and deletes with {@link
+   * StoreLimitException}, before looking at it, as etcd's store does over its operation limit: a
+   * simulation of a store whose transactions are bounded.
+   */
+  public void limitWritesPerTxn(int writes) {
+    this.writesPerTxn = writes;
+  }
+
+  @Override
+  public int writesPerTxn() {
+    return writesPerTxn;
+  }
+
   @Override
   public TxnResult txn(Txn txn) {
+    int limit = writesPerTxn;
+    for (var branch : List.of(txn.onSuccess(), txn.onFailure())) {
+      if (branch.size() > limit) {
+        throw new StoreLimitException(
+            "a transaction of "
+                + branch.size()
+                + " writes is over this store's limit of "
+                + limit
+                + " writes per transaction");
+      }
+    }
     lock.lock();
     try {
       checkOpen();

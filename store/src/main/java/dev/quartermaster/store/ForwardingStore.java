@@ -29,6 +29,11 @@ public abstract class ForwardingStore implements Store {
   }
 
   @Override
+  public int writesPerTxn() {
+    return delegate.writesPerTxn();
+  }
+
+  @Override
   public Watch watch(String prefix, long afterRevision, WatchListener listener) {
     return delegate.watch(prefix, afterRevision, listener);
   }

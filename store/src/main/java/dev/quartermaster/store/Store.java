@@ -31,6 +31,14 @@ public interface Store extends AutoCloseable {
   TxnResult txn(Txn txn);
 
   /**
+   * The most puts and deletes one transaction may carry; a larger one is refused with {@link
+   * StoreLimitException}. Unlimited ({@link Integer#MAX_VALUE}) unless the store says otherwise.
+   */
+  default int writesPerTxn() {
+    return Integer.MAX_VALUE;
+  }
+
+  /**
    * Delivers every change to keys under {@code prefix} with revision greater than {@code
    * afterRevision}, in revision order, then keeps delivering new changes until the watch is closed.
    * Calls to one listener never overlap. If the history after {@code afterRevision} has been

@@ -81,6 +81,16 @@ public interface ApiClient {
   List<ApiObject> commit(List<Write> writes);
 
   /**
+   * The most writes one {@link #commit} may carry on this client's store (etcd's operations per
+   * transaction), or {@link Integer#MAX_VALUE} where the store sets no limit or the client cannot
+   * tell (over HTTP): a larger commit is then refused with {@code PayloadTooLarge}, never half
+   * applied. Writers that can split their work (a large gang's follow-up writes) size it by this.
+   */
+  default int writesPerCommit() {
+    return Integer.MAX_VALUE;
+  }
+
+  /**
    * Deletes {@code name}. Without finalizers the object is gone at once; with finalizers it is
    * marked with {@code deletedAt} and stays until they are removed. Deleting a deleting object
    * changes nothing.

@@ -1,5 +1,6 @@
 package dev.quartermaster.api.meta;
 
+import dev.quartermaster.api.allocation.GangLedger;
 import dev.quartermaster.api.allocation.NodeAllocation;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.device.DeviceClass;
@@ -34,6 +35,8 @@ public final class Kinds {
       new Kind<>("ComputeDomain", "computedomains", "cd", ComputeDomain.class);
   public static final Kind<NodeAllocation> NODE_ALLOCATION =
       new Kind<>("NodeAllocation", "nodeallocations", "na", NodeAllocation.class);
+  public static final Kind<GangLedger> GANG_LEDGER =
+      new Kind<>("GangLedger", "gangledgers", "gl", GangLedger.class);
   public static final Kind<Event> EVENT = new Kind<>("Event", "events", "ev", Event.class);
   public static final Kind<Queue> QUEUE = new Kind<>("Queue", "queues", "q", Queue.class);
   public static final Kind<PriorityClass> PRIORITY_CLASS =
@@ -52,6 +55,7 @@ public final class Kinds {
           VOLUME,
           COMPUTE_DOMAIN,
           NODE_ALLOCATION,
+          GANG_LEDGER,
           EVENT,
           QUEUE,
           PRIORITY_CLASS,

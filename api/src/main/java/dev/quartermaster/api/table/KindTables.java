@@ -1,7 +1,9 @@
 package dev.quartermaster.api.table;
 
 import dev.quartermaster.api.allocation.DeviceHolder;
+import dev.quartermaster.api.allocation.GangLedger;
 import dev.quartermaster.api.allocation.NodeAllocation;
+import dev.quartermaster.api.allocation.ReservationPhase;
 import dev.quartermaster.api.claim.Allocation;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.device.Device;
@@ -56,6 +58,7 @@ public final class KindTables {
           case "Volume" -> volume(now);
           case "ComputeDomain" -> computeDomain(now);
           case "NodeAllocation" -> nodeAllocation(now);
+          case "GangLedger" -> gangLedger(now);
           case "Event" -> event(now);
           case "Queue" -> queue(now);
           case "PriorityClass" -> priorityClass(now);
@@ -243,6 +246,28 @@ public final class KindTables {
                     d.status().nodes().stream()
                         .map(Member::node)
                         .collect(Collectors.joining(",")))));
+  }
+
+  private static KindTable<GangLedger> gangLedger(Instant now) {
+    return table(
+        now,
+        List.of(
+            col("RESERVATIONS", (GangLedger l) -> Integer.toString(l.spec().reservations().size())),
+            col(
+                "HELD",
+                (GangLedger l) ->
+                    Long.toString(
+                        l.spec().reservations().values().stream()
+                            .filter(r -> r.phase() == ReservationPhase.Held)
+                            .count())),
+            col(
+                "MEMBERS",
+                (GangLedger l) ->
+                    Integer.toString(
+                        l.spec().reservations().values().stream()
+                            .mapToInt(r -> r.members().size())
+                            .sum()))),
+        List.of());
   }
 
   private static KindTable<NodeAllocation> nodeAllocation(Instant now) {

@@ -1,5 +1,6 @@
 package dev.quartermaster.api.validation;
 
+import dev.quartermaster.api.allocation.GangLedger;
 import dev.quartermaster.api.allocation.NodeAllocation;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.device.DeviceClass;
@@ -51,6 +52,7 @@ public final class ObjectValidator {
                 + " (the IMEX channels each task of the domain gets)");
       }
       case NodeAllocation a -> AllocationRules.spec(a.spec(), v);
+      case GangLedger l -> AllocationRules.ledger(l.metadata().name(), l.spec(), v);
       case Event e -> EventRules.spec(e.spec(), v);
       case Queue q -> QueueRules.queue(q.spec(), v);
       case PriorityClass p -> QueueRules.priorityClass(p.spec(), v);

@@ -37,6 +37,46 @@ class ObjectValidatorTest {
   }
 
   /**
+   * The gang ledger is one object, named gangs (the store's guard reads it by that name), and each
+   * reservation sits under its own gang's key and names what a record entry would.
+   */
+  @Test
+  void theGangLedgerIsOneObjectAndNamesTheBadReservation() {
+    var l =
+        parse(
+            """
+        kind: GangLedger
+        metadata: {name: ledger-2}
+        spec:
+          reservations:
+            job/workers:
+              workload: other
+              workloadUid: w-1
+              gang: workers
+              generation: 1
+              members:
+                - task: job-workers-0
+                  taskUid: t-0
+                  node: node-1
+                  claims:
+                    - {claim: job-workers-0-gpu, uid: c-0, devices: [{request: gpu, device: GPU_0}]}
+                - task: job-workers-1
+                  taskUid: t-1
+                  node: node-1
+                  claims: []
+        """);
+    assertThat(ObjectValidator.validate(l))
+        .containsExactlyInAnyOrder(
+            new Violation("metadata.name", "must be gangs: the cluster has one gang ledger"),
+            new Violation(
+                "spec.reservations.job/workers", "key must be <workload>/<gang>: other/workers"),
+            new Violation(
+                "spec.reservations.job/workers.members[0].claims[0].devices", Names.DNS_LABEL_RULE),
+            new Violation(
+                "spec.reservations.job/workers.members[1].claims", "must name at least one claim"));
+  }
+
+  /**
    * A node with 8 GPUs and 2,048 IMEX channels publishes them all in one slice; past the room for
    * them it is refused.
    */

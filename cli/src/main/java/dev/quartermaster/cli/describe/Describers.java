@@ -31,6 +31,7 @@ public final class Describers {
           case "Volume" -> new VolumeDescriber();
           case "ComputeDomain" -> new ComputeDomainDescriber();
           case "NodeAllocation" -> new NodeAllocationDescriber();
+          case "GangLedger" -> new GangLedgerDescriber();
           case "Event" -> new EventDescriber();
           case "Queue" -> new QueueDescriber();
           case "PriorityClass" -> new PriorityClassDescriber();

@@ -91,7 +91,7 @@ final class AllocationWrite {
    * schedules it at once. Returns the plan it carried out, or why it wrote nothing.
    */
   WritePlan commit(List<ResourceClaim> pending, Placement.Placed placed, Optional<Task> unpinned) {
-    return commitAll(List.of(new Decided(pending, placed, unpinned)), OptionalLong.empty());
+    return commitAll(List.of(new Decided(pending, placed, unpinned)), false, OptionalLong.empty());
   }
 
   /**
@@ -101,7 +101,17 @@ final class AllocationWrite {
    * SpecDecision#GANG_PLACED_AT}): the store refuses the whole once the spec has moved.
    */
   WritePlan commitGang(List<Decided> members, long generation) {
-    return commitAll(members, OptionalLong.of(generation));
+    return commitAll(members, true, OptionalLong.of(generation));
+  }
+
+  /**
+   * Some members of a held gang reservation ({@link GangReservations}): their claims, records and
+   * pins in one transaction, read live as a gang's are. The pins carry no generation: the decision
+   * was judged against the workload's spec when its reservation was written, and a spec changed
+   * since is the same as one changed after a gang was placed.
+   */
+  WritePlan commitReserved(List<Decided> members) {
+    return commitAll(members, true, OptionalLong.empty());
   }
 
   /**
@@ -114,7 +124,7 @@ final class AllocationWrite {
     }
   }
 
-  private WritePlan commitAll(List<Decided> decided, OptionalLong gangPlacedAt) {
+  private WritePlan commitAll(List<Decided> decided, boolean gang, OptionalLong gangPlacedAt) {
     var members = new ArrayList<Member>();
     var nodes = new HashMap<String, Node>();
     var records = new HashMap<String, Optional<NodeAllocation>>();
@@ -136,7 +146,7 @@ final class AllocationWrite {
         live.add(l.get());
       }
       var unpinned = d.unpinned();
-      if (gangPlacedAt.isPresent() && unpinned.isPresent()) {
+      if (gang && unpinned.isPresent()) {
         // A gang's members are read live too: one pinned or gone meanwhile makes the whole stale.
         var t = unpinned.get();
         var lt =
@@ -147,7 +157,7 @@ final class AllocationWrite {
           return new WritePlan.Stale("task " + t.metadata().name() + " changed");
         }
         var labels = new HashMap<>(lt.get().metadata().labels());
-        labels.put(SpecDecision.GANG_PLACED_AT, Long.toString(gangPlacedAt.getAsLong()));
+        gangPlacedAt.ifPresent(g -> labels.put(SpecDecision.GANG_PLACED_AT, Long.toString(g)));
         unpinned = Optional.of(lt.get().withMetadata(lt.get().metadata().withLabels(labels)));
       }
       var name = d.placed().node();

@@ -1,5 +1,6 @@
 package dev.quartermaster.control.allocator;
 
+import dev.quartermaster.api.allocation.GangLedgerSpec;
 import dev.quartermaster.api.claim.ClaimConditions;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.claim.ResourceClaimStatus;
@@ -62,6 +63,7 @@ public final class Allocator {
 
   private final AllocationWrite write;
   private final GangPlacer gangs;
+  private final GangReservations reservations;
 
   private final EventRecorder events;
 
@@ -96,7 +98,10 @@ public final class Allocator {
     this.waiters = new Waiters(this::enqueue);
     this.adoption = new LegacyAdoption(api, informers);
     this.write = new AllocationWrite(env, api, informers, index, adoption, events);
-    this.gangs = new GangPlacer(this, informers, index, commits, write, waiters, events, packing);
+    this.reservations = new GangReservations(api, informers, write);
+    this.gangs =
+        new GangPlacer(
+            this, informers, index, commits, write, waiters, events, packing, reservations);
     AllocatorTriggers.register(informers, this);
   }
 
@@ -137,6 +142,16 @@ public final class Allocator {
     event.ifPresent(waiters::happened);
   }
 
+  /**
+   * The gang ledger's reservations are now {@code ledger}: the nodes whose reserved devices changed
+   * are indexed again (a reserved device is no one else's to choose; one given back may make a
+   * waiting key fit), and every gang in it queued (a new leader resumes them so).
+   */
+  void gangLedgerChanged(GangLedgerSpec ledger) {
+    index.gangReserved(ledger).forEach(n -> nodeChanged(n, Optional.of(WakeEvent.Cluster.RECORDS)));
+    ledger.reservations().keySet().forEach(k -> enqueue(new AllocatorKey.ForGang(k)));
+  }
+
   /** The record of {@code node} was deleted: our own last write of it no longer stands for it. */
   void recordDeleted(String node) {
     commits.recordDeleted(node);
@@ -148,6 +163,15 @@ public final class Allocator {
    */
   void happened(WakeEvent event) {
     waiters.happened(event);
+  }
+
+  /**
+   * A workload, task or claim went (or began going): each gang with a reservation in flight is
+   * queued, so that one whose member is gone is removed and gives its devices back. The ledger
+   * holds few gangs at a time; the queue dedupes.
+   */
+  void memberGone() {
+    reservations.cachedGangs().forEach(this::enqueue);
   }
 
   /** The record entries held by claim {@code uid}: node → devices. */

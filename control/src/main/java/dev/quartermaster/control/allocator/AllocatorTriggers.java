@@ -1,5 +1,7 @@
 package dev.quartermaster.control.allocator;
 
+import dev.quartermaster.api.allocation.GangLedger;
+import dev.quartermaster.api.allocation.GangLedgerSpec;
 import dev.quartermaster.api.allocation.NodeAllocation;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.device.DeviceClass;
@@ -19,7 +21,9 @@ import java.util.Optional;
  * indexed again, and told to the waiting room ({@link Waiters}) as the {@link WakeEvent} it is when
  * it could change where claims fit; a device class or compute domain is told; a workload's new spec
  * queues its gangs; a claim or task queues its own key (a placed claim's stray reservations and a
- * deleted claim's entries are garbage for the node's cleaner, whose key is queued).
+ * deleted claim's entries are garbage for the node's cleaner, whose key is queued); the gang ledger
+ * queues every gang it holds a reservation for, and a workload, task or claim going queues them too
+ * (one whose member is gone is removed).
  */
 final class AllocatorTriggers {
   private AllocatorTriggers() {}
@@ -137,6 +141,9 @@ final class AllocatorTriggers {
                 if (allocatorReads(o, c)) {
                   allocator.enqueue(AllocatorKey.of(c));
                 }
+                if (c.metadata().isDeleting() && !o.metadata().isDeleting()) {
+                  allocator.memberGone();
+                }
                 if (c.status().allocation().isPresent() && o.status().allocation().isEmpty()) {
                   // A reservation left on another node by a lost race is garbage now that the claim
                   // is placed.
@@ -148,6 +155,7 @@ final class AllocatorTriggers {
 
               @Override
               public void onDelete(ResourceClaim c) {
+                allocator.memberGone();
                 // Its record entries are garbage now.
                 c.status()
                     .allocation()
@@ -167,11 +175,19 @@ final class AllocatorTriggers {
                 // A gang's spec (its groups' replicas, so its shares, or its topology) is what its
                 // decision asks for: a gang that waits and would fit now has nothing else to wake
                 // it, when the change frees nothing.
+                if (w.metadata().isDeleting() && !o.metadata().isDeleting()) {
+                  allocator.memberGone();
+                }
                 if (!o.spec().equals(w.spec())) {
                   WorkloadGangs.of(w.spec())
                       .forEach(
                           g -> allocator.enqueue(AllocatorKey.gang(w.metadata().name(), g.name())));
                 }
+              }
+
+              @Override
+              public void onDelete(Workload w) {
+                allocator.memberGone();
               }
             });
     informers
@@ -192,6 +208,33 @@ final class AllocatorTriggers {
                     || o.status().phase().isFinished() != t.status().phase().isFinished()) {
                   allocator.enqueue(AllocatorKey.task(t.metadata().name()));
                 }
+                if (t.metadata().isDeleting() || t.status().phase().isFinished()) {
+                  allocator.memberGone();
+                }
+              }
+
+              @Override
+              public void onDelete(Task t) {
+                allocator.memberGone();
+              }
+            });
+    informers
+        .gangLedgers()
+        .addHandler(
+            new EventHandler<>() {
+              @Override
+              public void onAdd(GangLedger l) {
+                allocator.gangLedgerChanged(l.spec());
+              }
+
+              @Override
+              public void onUpdate(GangLedger old, GangLedger l) {
+                allocator.gangLedgerChanged(l.spec());
+              }
+
+              @Override
+              public void onDelete(GangLedger l) {
+                allocator.gangLedgerChanged(GangLedgerSpec.EMPTY);
               }
             });
   }

@@ -1,5 +1,6 @@
 package dev.quartermaster.control.allocator;
 
+import dev.quartermaster.api.allocation.GangLedgerSpec;
 import dev.quartermaster.api.allocation.NodeAllocation;
 import dev.quartermaster.api.claim.Allocation.AllocatedDevice;
 import dev.quartermaster.api.device.Device;
@@ -42,6 +43,16 @@ public final class DeviceIndex {
   /** Claim uid → node → devices its record entries hold. */
   private final Map<String, Map<String, Set<String>>> reservations = new HashMap<>();
 
+  /**
+   * Node → device → claim uid, for the devices the gang ledger's reservations hold: not free to
+   * anyone else (the store would refuse them), but no record entry of their claims either, so no
+   * member resumes one on its own before its gang's reservation is held.
+   */
+  private Map<String, Map<String, String>> gangReserved = Map.of();
+
+  /** Per indexed node, the reserved devices its view was built with. */
+  private final Map<String, Map<String, String>> indexedGangReserved = new HashMap<>();
+
   DeviceIndex(InFlightCommits commits) {
     this.commits = commits;
   }
@@ -58,7 +69,10 @@ public final class DeviceIndex {
     var record = commits.latest(name, cachedRecord);
     var sources = NodeView.Sources.of(node, record, slices);
     var indexed = nodes.get(name);
-    if (indexed != null && indexed.sources().same(sources)) {
+    var reservedHere = gangReserved.getOrDefault(name, Map.of());
+    if (indexed != null
+        && indexed.sources().same(sources)
+        && reservedHere.equals(indexedGangReserved.get(name))) {
       return;
     }
     unindex(name);
@@ -74,6 +88,9 @@ public final class DeviceIndex {
     var held = new HashMap<String, String>();
     record.ifPresent(
         r -> r.spec().devices().forEach((device, holder) -> held.put(device, holder.uid())));
+    var recorded = Map.copyOf(held);
+    reservedHere.forEach(held::putIfAbsent);
+    indexedGangReserved.put(name, reservedHere);
     var view =
         new NodeView(
             name,
@@ -83,13 +100,12 @@ public final class DeviceIndex {
             sources,
             node.map(n -> n.metadata().labels()).orElse(Map.of()));
     nodes.put(name, view);
-    view.held()
-        .forEach(
-            (device, uid) ->
-                reservations
-                    .computeIfAbsent(uid, u -> new HashMap<>())
-                    .computeIfAbsent(name, n -> new TreeSet<>())
-                    .add(device));
+    recorded.forEach(
+        (device, uid) ->
+            reservations
+                .computeIfAbsent(uid, u -> new HashMap<>())
+                .computeIfAbsent(name, n -> new TreeSet<>())
+                .add(device));
     if (view.schedulable()) {
       devices.stream()
           .map(Device::deviceClass)
@@ -111,6 +127,36 @@ public final class DeviceIndex {
       NodeAllocation record, Optional<Node> node, List<DeviceSlice> slices) {
     commits.wrote(record);
     refresh(record.metadata().name(), node, Optional.of(record), slices);
+  }
+
+  /**
+   * The gang ledger's reservations are now {@code ledger}: returns the nodes whose reserved devices
+   * changed, for the caller to refresh.
+   */
+  public synchronized Set<String> gangReserved(GangLedgerSpec ledger) {
+    var next = new HashMap<String, Map<String, String>>();
+    ledger
+        .byNode()
+        .forEach(
+            (node, devices) -> {
+              var m = new HashMap<String, String>();
+              devices.forEach((device, reserved) -> m.put(device, reserved.holder().uid()));
+              next.put(node, Map.copyOf(m));
+            });
+    var changed = new TreeSet<String>();
+    for (var node : union(next.keySet(), gangReserved.keySet())) {
+      if (!next.getOrDefault(node, Map.of()).equals(gangReserved.getOrDefault(node, Map.of()))) {
+        changed.add(node);
+      }
+    }
+    gangReserved = Map.copyOf(next);
+    return changed;
+  }
+
+  private static Set<String> union(Set<String> a, Set<String> b) {
+    var out = new TreeSet<>(a);
+    out.addAll(b);
+    return out;
   }
 
   /** The record entries held by claim {@code uid}: node → devices. */
@@ -373,6 +419,7 @@ public final class DeviceIndex {
 
   private void unindex(String name) {
     var old = nodes.remove(name);
+    indexedGangReserved.remove(name);
     if (old == null) {
       return;
     }

@@ -28,7 +28,10 @@ import java.util.stream.Collectors;
  * "Gangs"); which gangs a workload has is {@link WorkloadGangs}'s to say. A gang's member is never
  * placed on its own until the gang holds devices: its task key only finishes what the gang's
  * decision reserved for it. Once the gang holds devices, members beyond each group's share (and
- * replacements of failed ones) are placed one by one through their own keys.
+ * replacements of failed ones) are placed one by one through their own keys. A decision of more
+ * writes than one transaction of the store takes is reserved in the gang ledger and carried out
+ * from there ({@link GangReservations}); a gang's key finishes its reservation before deciding
+ * anew.
  */
 final class GangPlacer {
   private final Allocator allocator;
@@ -39,6 +42,7 @@ final class GangPlacer {
   private final Waiters waiters;
   private final EventRecorder events;
   private final Packing packing;
+  private final GangReservations reservations;
 
   GangPlacer(
       Allocator allocator,
@@ -48,7 +52,8 @@ final class GangPlacer {
       AllocationWrite write,
       Waiters waiters,
       EventRecorder events,
-      Packing packing) {
+      Packing packing,
+      GangReservations reservations) {
     this.allocator = allocator;
     this.informers = informers;
     this.index = index;
@@ -57,6 +62,7 @@ final class GangPlacer {
     this.waiters = waiters;
     this.events = events;
     this.packing = packing;
+    this.reservations = reservations;
   }
 
   /** A gang as the caches show it: its key, workload, and what the spec makes of it. */
@@ -100,6 +106,11 @@ final class GangPlacer {
     if (gang.isEmpty()) {
       return new Standing.Alone(Optional.empty());
     }
+    if (reservations.inFlight(gang.get().key())) {
+      // Its gang's reservation writes it, with the others; placed on its own it would take other
+      // devices than those reserved for it.
+      return new Standing.WithGang(gang.get().key());
+    }
     var members = members(gang.get());
     if (members.stream().noneMatch(Member::holds)) {
       return new Standing.WithGang(gang.get().key());
@@ -136,6 +147,14 @@ final class GangPlacer {
   }
 
   Result reconcile(ForGang key, Waiters.Ticket ticket) {
+    if (reservations.inFlight(key)) {
+      // A decision made earlier (here, or by an allocator that crashed or lost leadership) is
+      // finished before any other is made: the ledger says what it was.
+      var outcome = reservations.carryOut(key);
+      if (!(outcome instanceof GangReservations.Outcome.Absent)) {
+        return settled(key, ticket, List.of(), outcome);
+      }
+    }
     var workload = informers.workloads().cache().get(key.workload());
     if (workload.isEmpty() || workload.get().metadata().isDeleting()) {
       return Result.done();
@@ -237,6 +256,16 @@ final class GangPlacer {
                         placed.byMember().get(m.task().metadata().name()),
                         Optional.of(m.task())))
             .toList();
+    var pending = chosen.stream().flatMap(m -> m.pending().stream()).toList();
+    if (!reservations.fitsOneCommit(decided)) {
+      // More writes than one transaction of this store takes (etcd's): the decision is committed
+      // as one reservation, and its writes follow from it.
+      return settled(
+          gang.key(),
+          ticket,
+          pending,
+          reservations.propose(GangReservations.of(gang.workload(), gang.key().gang(), decided)));
+    }
     WritePlan plan;
     try {
       plan = write.commitGang(decided, gang.workload().metadata().generation());
@@ -244,19 +273,12 @@ final class GangPlacer {
       if (!e.is(Reason.PayloadTooLarge)) {
         throw e;
       }
-      // Retrying cannot help: the gang's one transaction is over the store's limit (etcd's).
-      return allocator.block(
+      // A store whose limit this client cannot tell (over HTTP) refused the one transaction.
+      return settled(
           gang.key(),
           ticket,
-          chosen.stream().flatMap(m -> m.pending().stream()).toList(),
-          NoPlacement.GANG_TOO_LARGE,
-          "gang "
-              + gang.key().name()
-              + " of "
-              + chosen.size()
-              + " members is placed in one transaction, and "
-              + e.getMessage()
-              + "; on this store keep gangs smaller (minMember), or run on SQLite");
+          pending,
+          reservations.propose(GangReservations.of(gang.workload(), gang.key().gang(), decided)));
     }
     return switch (plan) {
       case WritePlan.Commit c -> {
@@ -274,8 +296,7 @@ final class GangPlacer {
                 + " members placed in one decision on "
                 + nodes.size()
                 + " node(s): "
-                + String.join(",", nodes.stream().limit(8).toList())
-                + (nodes.size() > 8 ? ",…" : ""));
+                + nodeList(nodes));
         yield Result.done();
       }
       case WritePlan.Stale s -> Result.requeue();
@@ -285,6 +306,64 @@ final class GangPlacer {
         yield Result.requeue();
       }
     };
+  }
+
+  /**
+   * What became of a reservation: placed (its other members, beyond {@code minMember}, go one by
+   * one: the gang's key, queued again, finds it holding and queues them), retried, or removed
+   * (decide again; a member too large for one transaction waits, saying so on {@code pending}).
+   */
+  private Result settled(
+      ForGang key,
+      Waiters.Ticket ticket,
+      List<ResourceClaim> pending,
+      GangReservations.Outcome outcome) {
+    var workload = informers.workloads().cache().get(key.workload());
+    return switch (outcome) {
+      case GangReservations.Outcome.Absent a -> Result.requeue();
+      case GangReservations.Outcome.Retry r -> Result.requeue();
+      case GangReservations.Outcome.Placed p -> {
+        allocator.enqueue(key);
+        var nodes = new TreeSet<String>();
+        p.reservation().members().forEach(m -> nodes.add(m.node()));
+        workload.ifPresent(
+            w ->
+                events.normal(
+                    w,
+                    "GangPlaced",
+                    "gang "
+                        + key.name()
+                        + ": "
+                        + p.reservation().members().size()
+                        + " members placed in one decision (a reservation, then "
+                        + p.commits()
+                        + " commits of its members' writes) on "
+                        + nodes.size()
+                        + " node(s): "
+                        + nodeList(nodes)));
+        yield Result.done();
+      }
+      case GangReservations.Outcome.Cancelled c -> {
+        workload.ifPresent(
+            w ->
+                events.warning(
+                    w,
+                    "GangReservationCancelled",
+                    "gang " + key.name() + ": its reservation was removed: " + c.why()));
+        yield Result.requeue();
+      }
+      case GangReservations.Outcome.TooLarge t ->
+          allocator.block(
+              key,
+              ticket,
+              pending,
+              NoPlacement.GANG_TOO_LARGE,
+              "gang " + key.name() + ": " + t.why() + "; keep it smaller (minMember, claims)");
+    };
+  }
+
+  private static String nodeList(TreeSet<String> nodes) {
+    return String.join(",", nodes.stream().limit(8).toList()) + (nodes.size() > 8 ? ",…" : "");
   }
 
   /**

@@ -48,8 +48,9 @@ enum NoPlacement {
    */
   WAITING_FOR_GANG_MEMBERS("WaitingForGang", EnumSet.noneOf(Cluster.class)),
   /**
-   * A gang's one transaction is over the store's limit: no cluster event changes that; a change of
-   * the gang (its workload's spec, which re-creates its members) does.
+   * One member of a gang has more writes (its claims and its task) than one transaction of the
+   * store takes, so its reservation cannot be carried out: no cluster event changes that; a change
+   * of the gang (its workload's spec, which re-creates its members) does.
    */
   GANG_TOO_LARGE("GangTooLarge", EnumSet.noneOf(Cluster.class));
 

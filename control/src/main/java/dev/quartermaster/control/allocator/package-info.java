@@ -92,7 +92,7 @@
  * decision takes a ticket before it reads, so an event between its failed fit and its park sends it
  * back at once rather than being lost.
  *
- * <h2>Gangs: all or nothing, in one transaction</h2>
+ * <h2>Gangs: all or nothing, in one decision</h2>
  *
  * A worker group with a {@code gang} is placed by its own key ({@code GangPlacer}): while none of
  * its members holds devices, the decision takes exactly {@code minMember} members and finds nodes
@@ -121,12 +121,109 @@
  * without claims is the scheduler's, and the gang could neither hold it back nor count it.
  *
  * <p>The price is the transaction's size: records of the nodes touched plus two writes per member.
- * SQLite (single machine, {@code qm up}) takes any size. etcd takes 128 operations (64 puts here,
- * see {@code EtcdStore}), so a decision of more than 64 writes — about 21 members — cannot be one
- * etcd transaction; the store refuses it with {@code StoreLimitException} before sending, and the
- * gang says so on its claims rather than retrying for ever. Gangs beyond that on etcd need a gang
- * reservation object that the store's guard counts as holding its devices (one put, judged against
- * the records), from which the records and claims follow in bounded transactions; that is not built
- * yet.
+ * SQLite (single machine, {@code qm up}) takes any size, and there every gang is one transaction.
+ * etcd takes 128 operations (64 puts here, see {@code EtcdStore}) and 1.5 MiB per request, so a
+ * decision of more than 64 writes — about 21 members — cannot be one etcd transaction. Those go
+ * through a reservation.
+ *
+ * <h2>Gangs larger than one transaction: one reservation, then bounded writes</h2>
+ *
+ * {@code GangPlacer} asks the client how many writes one commit may carry ({@code
+ * ApiClient#writesPerCommit}, the store's limit) and counts the decision's: a record per node, and
+ * per member its claims and its task. Within the limit it is one {@code commitGang} as above: one
+ * transaction is fewer writes than the reservation's two plus its follow-ups, and G1 holds by
+ * itself. Over it (or when a store whose limit the client cannot tell refuses the transaction as
+ * too large), the decision is written as a {@link dev.quartermaster.api.allocation.GangReservation}
+ * in the gang ledger ({@code gangledger/gangs}, {@link
+ * dev.quartermaster.api.allocation.GangLedger}), carried out by {@code GangReservations}:
+ *
+ * <ol>
+ *   <li><em>Propose</em>: one write adds the reservation — for each member its task, node, claims
+ *       (name and uid) and devices — to the ledger. The store judges it against every other
+ *       reservation (the same object, under its compare-and-set: exact), against the records of its
+ *       nodes, and against the workload's spec generation (I4: the members' pins that follow carry
+ *       no generation, the decision was judged here).
+ *   <li><em>Hold</em>: a second write marks it {@code Held}; the store refuses that while any
+ *       record gives one of its devices to another claim. Refused: the reservation is removed,
+ *       nothing of the gang having been written, and the gang decides again.
+ *   <li><em>Follow</em>: the members not written yet, a few per commit (as many as fit {@code
+ *       writesPerCommit}; halved if the store refuses), each member's claims, its node's record
+ *       entries and its pin and {@code Scheduled} together ({@code AllocationWrite#commitReserved},
+ *       read live and judged as a gang's are), so a member is written whole or not at all.
+ *   <li><em>Remove</em> the reservation once every member's claims hold their reserved devices.
+ * </ol>
+ *
+ * <p>A 1,000-member gang of 8 GPUs each is one ledger entry of 477,938 bytes (measured by {@code
+ * GangReservationGuardTest}): one put, under etcd's 1.5 MiB and the API's 1 MiB per body; its
+ * follow-ups are about 1,000 × (1 claim + 1 task + 1 record) / 64 ≈ 47 etcd transactions.
+ *
+ * <h3>Why it is exclusive</h3>
+ *
+ * The store counts a reservation's devices as held ({@code GangReservationGuard}, beside {@code
+ * AllocationGuard}): device d of node N is held by claim uid u when N's record gives it to u or a
+ * reservation reserves it for u. A record entry and a reservation naming the same uid for the same
+ * device are one holding, not two — that is how a member's follow-up passes while its reservation
+ * still stands, and why nothing is counted twice while both exist; any other uid is refused (409
+ * naming the gang): a record write adding or changing such an entry, a claim write whose new
+ * allocation names such a device, a second reservation of it. Every record and claim write that
+ * adds a holding compares the ledger's revision, so a reservation committed between the write's
+ * check and its transaction makes the transaction fail and the check run again. One ledger, not an
+ * object per gang, for exactly this: a write that could take a reserved device compares one key,
+ * however many gangs are in flight (an object per gang would need a compare over a range of keys,
+ * which neither the store's transactions nor etcd's Java client offer).
+ *
+ * <p>The other direction cannot be one transaction: the proposal would have to compare every record
+ * of up to a thousand nodes, and a transaction takes 128 compares. So the proposal's check of the
+ * records is taken as a hint, and the {@code Held} check decides. That one needs no compares: once
+ * the proposal is in, no record can gain an entry for one of its devices for another claim (the
+ * previous paragraph), so entries it reads for them can only go, never come. A record write that
+ * raced the proposal is found there, and the reservation removed.
+ *
+ * <h3>Why it is atomic (G1)</h3>
+ *
+ * At the {@code Held} write, the store shows the gang holding the devices of all {@code minMember}
+ * members at once: the reservation holds every one, exclusively, and keeps holding each until the
+ * member's own record entry and claim (the same holding) are in. Before it, the gang holds nothing
+ * of its own: no claim of it is allocated and no entry of it recorded. A {@code Proposed}
+ * reservation keeps others off its devices only until its own gang's key checks it — made {@code
+ * Held} or removed, never waiting for another gang's devices — so two gangs still cannot each hold
+ * half of what they need and wait for each other (L2). Members of a gang with a reservation in
+ * flight wait with their gang ({@code Standing.WithGang}) rather than being placed on their own.
+ *
+ * <h3>Why a crash mid-way loses nothing</h3>
+ *
+ * The ledger is the decision, durable from its commit. Every step starts from the live ledger and
+ * the live members, and writes only what is missing: a member whose claims hold their reserved
+ * devices is skipped, a record entry already there is not written again (the plan resumes it), the
+ * {@code Held} mark is not written twice. An allocator that crashes or loses leadership anywhere
+ * leaves a reservation some of whose members are written; the next leader's ledger informer lists
+ * it and queues the gang, whose key carries out its reservation before making any other decision.
+ * Meanwhile the reservation holds the devices of the members not written, so the gang never ends
+ * with part of it placed and the rest lost.
+ *
+ * <h3>Cancellation</h3>
+ *
+ * The gang's key removes a reservation that can no longer be carried out: its workload gone
+ * (deleted, or re-created under the name), or a member not yet written whose task or claim is gone
+ * or changed (a gang restarted by {@code RestartGang} deletes its tasks, and their claims go with
+ * them), or a claim allocated other devices. A workload, task or claim going queues every gang in
+ * the ledger, so the removal does not wait for anything else. Removing it gives back every device
+ * it held for members not written. Members already written hold their devices as any placed member
+ * does: when their claims are deleted too, the {@code RecordCleaner} drops their entries as before;
+ * when they live on (one member deleted by hand), the gang is a placed gang short of a member,
+ * whose replacement is placed one by one.
+ *
+ * <p>The price: two writes more than one transaction (propose, hold) and one to remove; the ledger
+ * read and compared by every record and claim write that adds a holding (one key, decoded once per
+ * revision); the records of the gang's nodes read twice by the store. The {@code DeviceIndex}
+ * counts reserved devices as taken once the ledger's informer delivers the reservation (not as
+ * record entries of their claims: no member resumes one before its gang holds it); until then
+ * another decision may pick one, and loses at the store (409) and decides again. A proposal that
+ * raced a record write is removed and decided again. Large gangs in flight at once share one object
+ * and serialize their ledger writes: about two 1,000 × 8 reservations fit the API's 1 MiB at a
+ * time; a third waits until one is carried out. One member must fit one transaction on its own (its
+ * claims, its task and its node's record), and a reservation one request (about 2,000 members of 8
+ * GPUs under the API's 1 MiB); a gang that does not is refused as {@code GangTooLarge}, saying so
+ * on its claims.
  */
 package dev.quartermaster.control.allocator;

@@ -1,5 +1,6 @@
 package dev.quartermaster.control.cluster;
 
+import dev.quartermaster.api.allocation.GangLedger;
 import dev.quartermaster.api.allocation.NodeAllocation;
 import dev.quartermaster.api.claim.ClaimConditions;
 import dev.quartermaster.api.claim.ResourceClaim;
@@ -69,6 +70,7 @@ public final class Informers {
 
   private final Informer<Node> nodes;
   private final Informer<NodeAllocation> nodeAllocations;
+  private final Informer<GangLedger> gangLedgers;
   private final Informer<DeviceSlice> slices;
   private final Informer<DeviceClass> deviceClasses;
   private final Informer<ResourceClaim> claims;
@@ -83,6 +85,7 @@ public final class Informers {
   public Informers(Env env, ApiClient api) {
     nodes = base(env, api, Kinds.NODE).build();
     nodeAllocations = base(env, api, Kinds.NODE_ALLOCATION).build();
+    gangLedgers = base(env, api, Kinds.GANG_LEDGER).build();
     slices =
         base(env, api, Kinds.DEVICE_SLICE).index(BY_NODE, s -> List.of(s.spec().node())).build();
     deviceClasses = base(env, api, Kinds.DEVICE_CLASS).build();
@@ -173,6 +176,7 @@ public final class Informers {
     return List.of(
         nodes,
         nodeAllocations,
+        gangLedgers,
         slices,
         deviceClasses,
         claims,
@@ -191,6 +195,11 @@ public final class Informers {
 
   public Informer<NodeAllocation> nodeAllocations() {
     return nodeAllocations;
+  }
+
+  /** The gang ledger (one object, {@code gangs}): gang decisions between commit and follow-ups. */
+  public Informer<GangLedger> gangLedgers() {
+    return gangLedgers;
   }
 
   public Informer<DeviceSlice> slices() {

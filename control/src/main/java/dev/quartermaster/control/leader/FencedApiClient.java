@@ -91,6 +91,11 @@ public final class FencedApiClient implements ApiClient {
   }
 
   @Override
+  public int writesPerCommit() {
+    return delegate.writesPerCommit();
+  }
+
+  @Override
   public List<ApiObject> commit(List<Write> writes) {
     requireLeader(
         "commit of "

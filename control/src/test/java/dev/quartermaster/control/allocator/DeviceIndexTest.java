@@ -3,8 +3,13 @@ package dev.quartermaster.control.allocator;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quartermaster.api.allocation.DeviceHolder;
+import dev.quartermaster.api.allocation.GangLedgerSpec;
+import dev.quartermaster.api.allocation.GangReservation;
 import dev.quartermaster.api.allocation.NodeAllocation;
 import dev.quartermaster.api.allocation.NodeAllocationSpec;
+import dev.quartermaster.api.allocation.ReservationPhase;
+import dev.quartermaster.api.allocation.ReservedClaim;
+import dev.quartermaster.api.allocation.ReservedMember;
 import dev.quartermaster.api.claim.Allocation.AllocatedDevice;
 import dev.quartermaster.api.claim.DeviceRequest;
 import dev.quartermaster.api.device.Device;
@@ -214,5 +219,49 @@ class DeviceIndexTest {
 
   private static DeviceSlice sliceAt(DeviceSlice s, long revision) {
     return new DeviceSlice(s.metadata().withRevision(revision), s.spec(), s.status());
+  }
+
+  /**
+   * A device a gang's reservation holds is no one else's to choose, and is given back when the
+   * reservation goes; it is not a record entry of its claim, so no member resumes it on its own.
+   */
+  @Test
+  void aDeviceAGangReservationHoldsIsNotFreeUntilTheReservationGoes() {
+    index.refresh(NODE, Optional.of(node), Optional.empty(), slices);
+    var reservation =
+        new GangReservation(
+            "job",
+            "uid-job",
+            "workers",
+            1,
+            ReservationPhase.Held,
+            List.of(
+                new ReservedMember(
+                    "job-workers-0",
+                    "uid-task",
+                    NODE,
+                    List.of(
+                        new ReservedClaim(
+                            "job-workers-0-gpu",
+                            "uid-claim",
+                            List.of(new AllocatedDevice("gpu", "gpu-0")))))));
+    var changed = index.gangReserved(GangLedgerSpec.EMPTY.with(reservation));
+    assertThat(changed).containsExactly(NODE);
+    index.refresh(NODE, Optional.of(node), Optional.empty(), slices);
+
+    var placed = index.place(oneGpu("a"), Optional.empty(), CLASSES);
+    assertThat(device(placed, "a")).as("the reserved gpu-0 is not handed out").isEqualTo("gpu-1");
+    commits.end(NODE);
+    assertThat(device(index.place(oneGpu("b"), Optional.empty(), CLASSES), "b"))
+        .as("still not, whoever asks")
+        .isEqualTo("gpu-1");
+    commits.end(NODE);
+    assertThat(index.reservationsOf("uid-claim")).as("no record entry of its claim").isEmpty();
+
+    assertThat(index.gangReserved(GangLedgerSpec.EMPTY)).containsExactly(NODE);
+    index.refresh(NODE, Optional.of(node), Optional.empty(), slices);
+    assertThat(device(index.place(oneGpu("c"), Optional.empty(), CLASSES), "c"))
+        .as("given back: best fit takes the first free one")
+        .isEqualTo("gpu-0");
   }
 }

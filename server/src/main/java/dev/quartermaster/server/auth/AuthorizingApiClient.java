@@ -79,6 +79,11 @@ public final class AuthorizingApiClient implements ApiClient {
 
   /** Every write of the batch is judged as it would be alone, before any of it is applied. */
   @Override
+  public int writesPerCommit() {
+    return api.writesPerCommit();
+  }
+
+  @Override
   public List<ApiObject> commit(List<Write> writes) {
     for (var w : writes) {
       var object = w.object();

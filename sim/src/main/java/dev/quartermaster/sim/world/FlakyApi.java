@@ -105,6 +105,11 @@ final class FlakyApi implements ApiClient {
   }
 
   @Override
+  public int writesPerCommit() {
+    return api.writesPerCommit();
+  }
+
+  @Override
   public List<ApiObject> commit(List<Write> writes) {
     return write(() -> api.commit(writes));
   }

@@ -141,6 +141,12 @@ public final class EtcdStore implements Store {
     return new Range(kvs, revision == 0 ? response.getHeader().getRevision() - BASE : revision);
   }
 
+  /** A put costs two of etcd's operations here (it is read back in the same transaction). */
+  @Override
+  public int writesPerTxn() {
+    return MAX_TXN_OPS / 2;
+  }
+
   @Override
   public TxnResult txn(Txn txn) {
     for (var branch : List.of(txn.onSuccess(), txn.onFailure())) {

@@ -27,6 +27,7 @@ import dev.quartermaster.store.Txn.Compare;
 import dev.quartermaster.store.Txn.Op;
 import dev.quartermaster.store.TxnResult;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -67,6 +68,7 @@ public final class ObjectRegistry implements FencingClient {
         WriteRules.all(
             List.of(
                 new AllocationGuard(stored),
+                new GangReservationGuard(stored),
                 new SpecDecisionGuard(stored),
                 new VolumeGuard(stored),
                 new DomainGuard(),
@@ -164,6 +166,11 @@ public final class ObjectRegistry implements FencingClient {
     return Kinds.of(object).cast(commit(List.of(new Write.UpdateStatus(object))).getFirst());
   }
 
+  @Override
+  public int writesPerCommit() {
+    return store.writesPerTxn();
+  }
+
   /**
    * One store transaction for the whole batch: each write's compare-and-set, the compares of what
    * the rules read, and every put or delete. The rules judge the writes in order, each against the
@@ -183,7 +190,9 @@ public final class ObjectRegistry implements FencingClient {
     try {
       while (true) {
         var reads = new BatchReads(store);
-        var compares = new ArrayList<Compare>();
+        // Each compare once: many writes of a batch read the same object (every claim and record
+        // the gang ledger), and etcd counts compares against its operations per transaction.
+        var compares = new LinkedHashSet<Compare>();
         var ops = new ArrayList<Op>();
         for (var w : planned) {
           // A compare on a key the batch writes is that write's own compare-and-set already.
@@ -196,7 +205,7 @@ public final class ObjectRegistry implements FencingClient {
         }
         TxnResult result;
         try {
-          result = store.txn(Txn.when(compares, ops));
+          result = store.txn(Txn.when(List.copyOf(compares), ops));
         } catch (StoreLimitException e) {
           // Too big for the store (etcd's operations per transaction): the caller's to split or
           // to report, as an answer it can match rather than an internal failure.

@@ -1,0 +1,322 @@
+package dev.quartermaster.store.registry;
+
+import dev.quartermaster.api.allocation.DeviceHolder;
+import dev.quartermaster.api.allocation.GangLedger;
+import dev.quartermaster.api.allocation.GangLedgerSpec;
+import dev.quartermaster.api.allocation.GangLedgerSpec.Reserved;
+import dev.quartermaster.api.allocation.GangReservation;
+import dev.quartermaster.api.allocation.NodeAllocation;
+import dev.quartermaster.api.allocation.NodeAllocationSpec;
+import dev.quartermaster.api.allocation.ReservationPhase;
+import dev.quartermaster.api.claim.ResourceClaim;
+import dev.quartermaster.api.error.ApiError.Reason;
+import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.error.Violation;
+import dev.quartermaster.api.meta.ApiObject;
+import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.store.KeyValue;
+import dev.quartermaster.store.Txn.Compare;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The gang ledger's reservations hold devices as records do (I1 with gangs larger than one
+ * transaction; the argument is the allocator's {@code package-info}). A device of node N is held by
+ * claim uid u if N's record gives it to u <em>or</em> a reservation of the ledger reserves it for
+ * u; the two are the same holding when they name the same uid (a member's record entry written
+ * after its reservation), never two. Refused, atomically with the write:
+ *
+ * <ul>
+ *   <li>a record write that adds or changes an entry for a device a reservation holds for another
+ *       claim, and a claim write whose new allocation names one — each compares the ledger's
+ *       revision, so a reservation committed after the check makes the write fail and be judged
+ *       again;
+ *   <li>a reservation added to the ledger that names a device another reservation holds, or one a
+ *       record gives to another claim, or that is written {@code Held} at once, or whose workload
+ *       is at another spec generation than it was decided on;
+ *   <li>a reservation changed other than from {@code Proposed} to {@code Held}; that change is
+ *       refused while a record gives one of its devices to another claim.
+ * </ul>
+ *
+ * The proposal's check of the records compares none of them (a gang spans up to a thousand nodes; a
+ * transaction takes 128 compares): a record write that committed between that check and the
+ * proposal is not seen by it. The {@code Held} check is exact without compares: once the proposal
+ * is in, no record can gain an entry for one of its devices for another claim (first point), so the
+ * entries it reads for them can only go, never come. Removing a reservation is never refused: it
+ * only gives devices back.
+ */
+final class GangReservationGuard implements WriteRules {
+  static final String LEDGER = StoredObjects.key(Kinds.GANG_LEDGER, GangLedger.NAME);
+  private static final int NAMED = 5;
+
+  private final StoredObjects stored;
+
+  /** The last ledger spec indexed by node, reused while the ledger is unchanged. */
+  private volatile Indexed indexed = new Indexed(GangLedgerSpec.EMPTY, Map.of());
+
+  private record Indexed(GangLedgerSpec spec, Map<String, Map<String, Reserved>> byNode) {}
+
+  GangReservationGuard(StoredObjects stored) {
+    this.stored = stored;
+  }
+
+  @Override
+  public List<Compare> beforeCreate(Reads reads, ApiObject next) {
+    return switch (next) {
+      case NodeAllocation a ->
+          recordWrite(reads, a.metadata().name(), NodeAllocationSpec.EMPTY, a.spec());
+      case GangLedger l -> ledgerWrite(reads, GangLedgerSpec.EMPTY, l.spec());
+      default -> List.of();
+    };
+  }
+
+  @Override
+  public List<Compare> beforeWrite(Reads reads, ApiObject current, ApiObject next) {
+    return switch (next) {
+      case ResourceClaim c ->
+          ((ResourceClaim) current).status().allocation().equals(c.status().allocation())
+              ? List.of()
+              : claimWrite(reads, c);
+      case NodeAllocation a ->
+          recordWrite(reads, a.metadata().name(), ((NodeAllocation) current).spec(), a.spec());
+      case GangLedger l -> ledgerWrite(reads, ((GangLedger) current).spec(), l.spec());
+      default -> List.of();
+    };
+  }
+
+  private List<Compare> recordWrite(
+      Reads reads, String node, NodeAllocationSpec current, NodeAllocationSpec next) {
+    var added = new HashMap<String, DeviceHolder>();
+    next.devices()
+        .forEach(
+            (device, holder) -> {
+              if (current.holder(device).filter(holder::equals).isEmpty()) {
+                added.put(device, holder);
+              }
+            });
+    if (added.isEmpty()) {
+      return List.of(); // dropping entries only gives devices back
+    }
+    var kv = reads.get(LEDGER);
+    var reserved = byNode(kv).getOrDefault(node, Map.of());
+    var taken = new ArrayList<String>();
+    added.entrySet().stream()
+        .sorted(Map.Entry.comparingByKey())
+        .forEach(
+            e -> {
+              var r = reserved.get(e.getKey());
+              if (r != null && !r.holder().uid().equals(e.getValue().uid())) {
+                taken.add(
+                    "device "
+                        + e.getKey()
+                        + " is reserved for gang "
+                        + r.gang()
+                        + ", "
+                        + r.holder());
+              }
+            });
+    if (!taken.isEmpty()) {
+      throw new ApiException(
+          Reason.Conflict,
+          "nodeallocation/"
+              + node
+              + ": spec.devices: "
+              + first(taken)
+              + "; a gang's reservation holds its devices until its members' entries are in");
+    }
+    return List.of(ledgerCompare(kv));
+  }
+
+  private List<Compare> claimWrite(Reads reads, ResourceClaim claim) {
+    if (claim.status().allocation().isEmpty()) {
+      return List.of();
+    }
+    var allocation = claim.status().allocation().get();
+    var kv = reads.get(LEDGER);
+    var reserved = byNode(kv).getOrDefault(allocation.node(), Map.of());
+    for (var d : allocation.devices()) {
+      var r = reserved.get(d.device());
+      if (r != null && !r.holder().uid().equals(claim.metadata().uid())) {
+        throw new ApiException(
+            Reason.Conflict,
+            claim.ref()
+                + ": status.allocation: device "
+                + d.device()
+                + " on node "
+                + allocation.node()
+                + " is reserved for gang "
+                + r.gang()
+                + ", "
+                + r.holder());
+      }
+    }
+    return List.of(ledgerCompare(kv));
+  }
+
+  private List<Compare> ledgerWrite(Reads reads, GangLedgerSpec current, GangLedgerSpec next) {
+    var records = new HashMap<String, NodeAllocationSpec>();
+    var compares = new ArrayList<Compare>();
+    for (var e : next.reservations().entrySet()) {
+      var key = e.getKey();
+      var r = e.getValue();
+      var before = current.reservation(key);
+      if (before.isEmpty()) {
+        if (r.phase() != ReservationPhase.Proposed) {
+          throw invalid(
+              key,
+              "phase",
+              "a reservation is written Proposed; it becomes Held only by a write the store checks"
+                  + " against the records");
+        }
+        apartFromOthers(key, r, next);
+        againstRecords(reads, key, r, records);
+        compares.add(decidedOnSpec(reads, key, r));
+        continue;
+      }
+      var was = before.get();
+      if (!was.withPhase(r.phase()).equals(r)) {
+        throw invalid(
+            key,
+            "members",
+            "a reservation is one decision and does not change: remove it and write another");
+      }
+      if (was.phase() == ReservationPhase.Held && r.phase() == ReservationPhase.Proposed) {
+        throw invalid(key, "phase", "a held reservation stays held until it is removed");
+      }
+      if (was.phase() == ReservationPhase.Proposed && r.phase() == ReservationPhase.Held) {
+        againstRecords(reads, key, r, records);
+      }
+    }
+    // Beyond the workloads' compares, the ledger's own compare-and-set orders every change of it.
+    return compares;
+  }
+
+  /**
+   * I4 for a gang's decision: it was made on workload spec {@code generation}, and is refused once
+   * the live workload (the same one, not being deleted) is at another, atomically (the workload's
+   * revision joins the write): a gang reserved on a spec scaled meanwhile would hold devices for
+   * the wrong number of members. The members' pins that follow carry no generation of their own.
+   */
+  private Compare decidedOnSpec(Reads reads, String key, GangReservation r) {
+    var workloadKey = StoredObjects.key(Kinds.WORKLOAD, r.workload());
+    var kv = reads.get(workloadKey);
+    if (kv.isEmpty()) {
+      return new Compare.ModRevision(workloadKey, 0);
+    }
+    var w = stored.decode(Kinds.WORKLOAD, kv.get());
+    if (w.metadata().uid().equals(r.workloadUid())
+        && !w.metadata().isDeleting()
+        && w.metadata().generation() != r.generation()) {
+      throw new ApiException(
+          Reason.Conflict,
+          "gangledger/"
+              + GangLedger.NAME
+              + ": reservation "
+              + key
+              + " was decided on generation "
+              + r.generation()
+              + " of "
+              + w.ref()
+              + ", which is now at generation "
+              + w.metadata().generation()
+              + "; the allocator decides again on the newest spec");
+    }
+    return new Compare.ModRevision(workloadKey, kv.get().modRevision());
+  }
+
+  /** No device of {@code r} twice, nor held by another reservation of {@code ledger}. */
+  private static void apartFromOthers(String key, GangReservation r, GangLedgerSpec ledger) {
+    var mine = new HashMap<String, DeviceHolder>();
+    for (var d : r.devices()) {
+      if (mine.put(d.node() + "/" + d.device(), d.holder()) != null) {
+        throw invalid(
+            key,
+            "members",
+            "device " + d.device() + " on node " + d.node() + " is reserved twice in it");
+      }
+    }
+    var others = new HashMap<>(ledger.reservations());
+    others.remove(key);
+    var reserved = new GangLedgerSpec(others).byNode();
+    var taken = new ArrayList<String>();
+    for (var d : r.devices()) {
+      var other = reserved.getOrDefault(d.node(), Map.of()).get(d.device());
+      if (other != null) {
+        taken.add(
+            "device "
+                + d.device()
+                + " on node "
+                + d.node()
+                + " is reserved for gang "
+                + other.gang()
+                + ", "
+                + other.holder());
+      }
+    }
+    if (!taken.isEmpty()) {
+      throw new ApiException(
+          Reason.Conflict,
+          "gangledger/" + GangLedger.NAME + ": reservation " + key + ": " + first(taken));
+    }
+  }
+
+  /**
+   * Every device of {@code r} free in its node's record, or given to the claim it is reserved for.
+   */
+  private void againstRecords(
+      Reads reads, String key, GangReservation r, Map<String, NodeAllocationSpec> records) {
+    var taken = new ArrayList<String>();
+    for (var d : r.devices()) {
+      var record =
+          records.computeIfAbsent(
+              d.node(),
+              n ->
+                  reads
+                      .get(StoredObjects.key(Kinds.NODE_ALLOCATION, n))
+                      .map(x -> stored.decode(Kinds.NODE_ALLOCATION, x).spec())
+                      .orElse(NodeAllocationSpec.EMPTY));
+      var holder = record.holder(d.device());
+      if (holder.isPresent() && !holder.get().uid().equals(d.holder().uid())) {
+        taken.add("device " + d.device() + " on node " + d.node() + " is held by " + holder.get());
+      }
+    }
+    if (!taken.isEmpty()) {
+      throw new ApiException(
+          Reason.Conflict,
+          "gangledger/" + GangLedger.NAME + ": reservation " + key + ": " + first(taken));
+    }
+  }
+
+  /** Node → device → the reservation holding it, for the ledger stored as {@code kv}. */
+  private Map<String, Map<String, Reserved>> byNode(Optional<KeyValue> kv) {
+    if (kv.isEmpty()) {
+      return Map.of();
+    }
+    var spec = stored.decode(Kinds.GANG_LEDGER, kv.get()).spec();
+    var last = indexed;
+    if (last.spec() == spec || last.spec().equals(spec)) {
+      return last.byNode();
+    }
+    var fresh = new Indexed(spec, spec.byNode());
+    indexed = fresh;
+    return fresh.byNode();
+  }
+
+  private static Compare ledgerCompare(Optional<KeyValue> kv) {
+    return new Compare.ModRevision(LEDGER, kv.map(KeyValue::modRevision).orElse(0L));
+  }
+
+  private static ApiException invalid(String key, String field, String rule) {
+    return ApiException.invalid(
+        "gangledger/" + GangLedger.NAME,
+        List.of(new Violation("spec.reservations." + key + "." + field, rule)));
+  }
+
+  private static String first(List<String> items) {
+    var shown = String.join("; ", items.subList(0, Math.min(NAMED, items.size())));
+    return items.size() > NAMED ? shown + "; and " + (items.size() - NAMED) + " more" : shown;
+  }
+}
