@@ -60,6 +60,8 @@ public final class Bench {
       case "fleet" -> List.of(new FleetBench());
       case "gangs" -> List.of(new GangBench());
       case "admission" -> List.of(new AdmissionBench());
+      case "queues" -> List.of(new AdmissionBench(), new PreemptionBench());
+      case "preemption" -> List.of(new PreemptionBench());
       case "volumes" -> List.of(new VolumeCallsBench());
       case "etcd" -> List.of(new EtcdBench());
       case "cli" -> List.of(new CliBench());
@@ -75,6 +77,7 @@ public final class Bench {
               new FleetBench(),
               new GangBench(),
               new AdmissionBench(),
+              new PreemptionBench(),
               new VolumeCallsBench(),
               new EtcdBench(),
               new CliBench());

@@ -185,6 +185,35 @@ final class AdmissionCycle {
       }
     }
     pending.values().removeIf(ArrayDeque::isEmpty);
+    // What a preemptor waits for is held for it: its demand, less what its victims still stopping
+    // use (they count already). Without this, a victim released first goes to whoever is next
+    // (itself, even), and the preemptor chooses again, and again.
+    var held = new ArrayList<Map.Entry<String, Map<String, Integer>>>();
+    nominated.forEach(
+        (name, n) -> {
+          var w = byName.get(name);
+          var stopping = new HashMap<String, Integer>();
+          boolean inFlight = false;
+          for (var a : kept.values()) {
+            if (a.eviction().map(e -> e.byUid().equals(n.uid())).orElse(false)) {
+              inFlight = true;
+              a.usage().forEach((c, k) -> stopping.merge(c, k, Integer::sum));
+            }
+          }
+          if (w == null || !inFlight) {
+            return; // nothing to wait for: it is taken first when it fits, and holds nothing
+          }
+          var reserve = new TreeMap<String, Integer>();
+          Demand.of(w.spec())
+              .forEach(
+                  (c, k) -> {
+                    int left = k - stopping.getOrDefault(c, 0);
+                    if (left > 0) {
+                      reserve.put(c, left);
+                    }
+                  });
+          held.add(Map.entry(n.queue(), reserve));
+        });
     // Per queue, the first workloads that did not fit, in order (a StrictFIFO queue's head only):
     // each may preempt, the first that can.
     var blocked = new TreeMap<String, List<Workload>>();
@@ -196,7 +225,7 @@ final class AdmissionCycle {
       var without = before == null ? quota : minus(specs, kept, name);
       var demand = Demand.of(head.spec());
       var after = without.plus(queue, demand);
-      if (after.breach().isEmpty()) {
+      if (withHeld(after, held).breach().isEmpty()) {
         kept.put(name, admit(head, queue, QueueOrder.priorityOf(head, priorities), now, List.of()));
         quota = after;
         admittedNow.add(name);
@@ -244,7 +273,7 @@ final class AdmissionCycle {
                 w.spec().queueName(),
                 QueueOrder.priorityOf(w, priorities),
                 Demand.of(w.spec()));
-        var victims = Preemption.choose(p, kept, fresh, quota, storedQuota);
+        var victims = Preemption.choose(p, kept, fresh, withHeld(quota, held), storedQuota);
         if (victims.isEmpty() || victims.get().isEmpty()) {
           continue;
         }
@@ -289,6 +318,16 @@ final class AdmissionCycle {
               perClass(classes, c -> finalQuota.lent(q, c))));
     }
     return new Plan(next, !next.equals(ledger), statuses, admittedNow, released, evicted);
+  }
+
+  /** {@code quota} with what waiting preemptors hold counted too. */
+  private static CohortQuota withHeld(
+      CohortQuota quota, List<Map.Entry<String, Map<String, Integer>>> held) {
+    var out = quota;
+    for (var h : held) {
+      out = out.plus(h.getKey(), h.getValue());
+    }
+    return out;
   }
 
   /** The queue with a pending workload whose weighted dominant share is lowest (then by name). */

@@ -266,6 +266,29 @@ class AdmissionCycleTest {
     assertThat(stopped.ledger().admitted().get("urgent").preempted()).containsExactly("uid-a");
   }
 
+  /**
+   * Found by {@code ./qm bench preemption}: a victim released while another still stops must not be
+   * admitted again with the quota it gave back (the preemptor would choose again, and again).
+   */
+  @Test
+  void whatAPreemptorWaitsForIsHeldForIt() {
+    var queues = List.of(queue("q", 8, QueueOrdering.BestEffortFIFO, 1));
+    var a = workload("a", "q", 4);
+    var b = workload("b", "q", 4);
+    var urgent = workload("urgent", "q", 8, Optional.of("high"));
+    var ledger = decide(queues, QuotaLedgerSpec.EMPTY, List.of(a, b)).ledger();
+    var chose = decide(queues, ledger, List.of(a, b, urgent));
+    assertThat(chose.evicted()).extracting(Preemption.Victim::name).containsExactly("a", "b");
+
+    var aStopped = decide(queues, chose.ledger(), List.of(a, b, urgent), Set.of("a"));
+    var aWaits = decide(queues, aStopped.ledger(), List.of(a, b, urgent));
+    assertThat(aWaits.admitted()).as("a's 4 GPUs are held for urgent").isEmpty();
+    assertThat(aWaits.evicted()).isEmpty();
+
+    var bStopped = decide(queues, aWaits.ledger(), List.of(a, b, urgent), Set.of("b"));
+    assertThat(bStopped.admitted()).containsExactly("urgent");
+  }
+
   /** Among victims of one priority, the most recently admitted go first. */
   @Test
   void theNewestAdmittedGoFirst() {

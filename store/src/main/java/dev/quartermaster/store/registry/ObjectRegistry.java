@@ -61,20 +61,19 @@ public final class ObjectRegistry implements FencingClient {
   }
 
   private ObjectRegistry(Store store, Env env, StoredObjects stored, WatchDecodes watchDecodes) {
-    this(
-        store,
-        env,
-        stored,
-        WriteRules.all(
-            List.of(
-                new AllocationGuard(stored),
-                new GangReservationGuard(stored),
-                new SpecDecisionGuard(stored),
-                new VolumeGuard(stored),
-                new DomainGuard(),
-                new TaskPhaseGuard(),
-                new QuotaGuard(stored))),
-        watchDecodes);
+    this(store, env, stored, WriteRules.all(guards(stored)), watchDecodes);
+  }
+
+  /** Every rule across objects the store judges writes by. */
+  private static List<WriteRules> guards(StoredObjects stored) {
+    return List.of(
+        new AllocationGuard(stored),
+        new GangReservationGuard(stored),
+        new SpecDecisionGuard(stored),
+        new VolumeGuard(stored),
+        new DomainGuard(),
+        new TaskPhaseGuard(),
+        new QuotaGuard(stored));
   }
 
   private ObjectRegistry(
@@ -104,18 +103,8 @@ public final class ObjectRegistry implements FencingClient {
   public static ObjectRegistry withoutQuotaGuard(Store store, Env env) {
     var watchDecodes = new WatchDecodes();
     var stored = new StoredObjects(watchDecodes);
-    return new ObjectRegistry(
-        store,
-        env,
-        stored,
-        WriteRules.all(
-            List.of(
-                new AllocationGuard(stored),
-                new SpecDecisionGuard(stored),
-                new VolumeGuard(stored),
-                new DomainGuard(),
-                new TaskPhaseGuard())),
-        watchDecodes);
+    var rules = guards(stored).stream().filter(r -> !(r instanceof QuotaGuard)).toList();
+    return new ObjectRegistry(store, env, stored, WriteRules.all(rules), watchDecodes);
   }
 
   /** This registry with its rules, writing through a {@link FencedStore}. */
