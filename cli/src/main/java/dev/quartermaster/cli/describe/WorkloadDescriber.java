@@ -114,10 +114,26 @@ final class WorkloadDescriber implements Describer<Workload> {
               var a = in.admission();
               d.field(
                       "State",
-                      "Admitted " + Age.of(Duration.between(a.at(), context.now())) + " ago")
+                      a.eviction()
+                          .map(
+                              e ->
+                                  e.reason()
+                                      + " by "
+                                      + e.by()
+                                      + " "
+                                      + Age.of(Duration.between(e.at(), context.now()))
+                                      + " ago: its tasks are stopping, then it waits in its"
+                                      + " queue again")
+                          .orElse(
+                              "Admitted "
+                                  + Age.of(Duration.between(a.at(), context.now()))
+                                  + " ago"))
                   .field("Queue", a.queue() + " (cohort " + in.cohort() + ")")
                   .field("Usage", KindTables.counts(a.usage(), "none"))
                   .field("Priority", a.priority());
+              if (!a.preempted().isEmpty()) {
+                d.field("Preempted", a.preempted().size() + " workload(s) to be admitted");
+              }
             }
             case Standing.Waiting w ->
                 d.field("State", "Pending")
