@@ -159,6 +159,17 @@ public final class SeedRun {
     try {
       world.api().create(w);
       event("operator: apply urgent workload " + w.metadata().name());
+      if (world.env().random().nextBoolean()) {
+        // Fail-over while the admission controller chooses victims, or while they stop.
+        world
+            .env()
+            .schedule(
+                Duration.ofMillis(world.env().random().nextInt(2_000)),
+                () -> {
+                  event("leader fails over during the urgent job's preemption");
+                  world.failOverLeader();
+                });
+      }
     } catch (dev.quartermaster.api.error.ApiException e) {
       if (!e.is(dev.quartermaster.api.error.ApiError.Reason.AlreadyExists)) {
         world.env().schedule(Duration.ofSeconds(1), () -> arrive(w));
@@ -184,6 +195,15 @@ public final class SeedRun {
         } else {
           world.api().create(w);
         }
+      }
+      if (env.random().nextInt(3) == 0) {
+        // Fail-over while the first admissions are decided and written.
+        env.schedule(
+            Duration.ofMillis(env.random().nextInt(500)),
+            () -> {
+              event("leader fails over during the first admissions");
+              world.failOverLeader();
+            });
       }
       var chaos = new Chaos(this, env.random());
       chaos.schedule();
