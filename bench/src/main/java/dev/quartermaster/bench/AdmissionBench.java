@@ -106,7 +106,38 @@ final class AdmissionBench implements Bench.Benchmark {
       report.line(
           "  CPU per admission (whole process: store, API, informers, controller, writers)",
           String.format("%.0f µs", used / 1e3 / Math.max(1, admitted)));
+      waitsBySize(api, report);
     }
+  }
+
+  /**
+   * Per size class, a workload's creation to its admission (its ledger entry's time): p50 and p99,
+   * as Kueue reports its time to admission.
+   */
+  private static void waitsBySize(dev.quartermaster.api.client.ApiClient api, Report report) {
+    var admittedAt = new java.util.HashMap<String, java.time.Instant>();
+    api.list(Kinds.QUOTA_LEDGER)
+        .items()
+        .forEach(l -> l.spec().admitted().forEach((n, a) -> admittedAt.put(n, a.at())));
+    var bySize = new java.util.TreeMap<Integer, java.util.List<Double>>();
+    for (var w : api.list(Kinds.WORKLOAD).items()) {
+      var at = admittedAt.get(w.metadata().name());
+      var created = w.metadata().createdAt();
+      if (at == null || created.isEmpty()) {
+        continue;
+      }
+      int gpus = dev.quartermaster.api.queue.Demand.of(w.spec()).getOrDefault("gpu", 0);
+      bySize
+          .computeIfAbsent(gpus, k -> new java.util.ArrayList<>())
+          .add(java.time.Duration.between(created.get(), at).toNanos() / 1e9);
+    }
+    bySize.forEach(
+        (gpus, waits) ->
+            report.line(
+                "  time to admission, " + gpus + "-GPU workloads (" + waits.size() + ")",
+                String.format(
+                    "p50 %.2f s, p99 %.2f s",
+                    Stats.quantile(waits, 0.5), Stats.quantile(waits, 0.99))));
   }
 
   private static String queue(int cohort, int q) {
