@@ -316,6 +316,13 @@ public final class AdmissionController {
             existing,
             finished,
             stopped,
+            domain ->
+                informers
+                    .computeDomains()
+                    .cache()
+                    .get(domain)
+                    .map(d -> d.spec().channelsPerTask())
+                    .orElse(1),
             env.now());
     if (plan.changed()) {
       var next =

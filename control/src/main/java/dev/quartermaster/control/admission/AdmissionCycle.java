@@ -75,6 +75,7 @@ final class AdmissionCycle {
    * @param finished the workloads whose jobs are over (every task ended for good): their quota is
    *     released, and they are not admitted again unless scaled up
    * @param stopped the evicted workloads none of whose tasks is left: their entries are released
+   * @param channelsPerTask compute domain → the IMEX channels it gives each task ({@link Demand})
    */
   static Plan decide(
       List<Queue> queues,
@@ -84,7 +85,10 @@ final class AdmissionCycle {
       Map<String, Map<String, Integer>> existing,
       Set<String> finished,
       Set<String> stopped,
+      java.util.function.ToIntFunction<String> channelsPerTask,
       Instant now) {
+    java.util.function.Function<WorkloadSpec, Map<String, Integer>> demandOf =
+        spec -> Demand.of(spec, channelsPerTask);
     var specs = new TreeMap<String, QueueSpec>();
     queues.forEach(q -> specs.put(q.metadata().name(), q.spec()));
     var byName = new HashMap<String, Workload>();
@@ -120,11 +124,11 @@ final class AdmissionCycle {
                 return;
               }
               var replicas = replicasOf(w.spec());
-              var demand = Demand.of(w.spec());
+              var demand = demandOf.apply(w.spec());
               if (replicas.equals(a.replicas()) && demand.equals(a.usage())) {
                 kept.put(name, a);
               } else if (within(replicas, a.replicas()) && within(demand, a.usage())) {
-                kept.put(name, shrunk(w, a, existing.getOrDefault(name, Map.of())));
+                kept.put(name, shrunk(w, a, existing.getOrDefault(name, Map.of()), demandOf));
               } else {
                 kept.put(name, a);
                 grown.add(name);
@@ -173,12 +177,18 @@ final class AdmissionCycle {
             .toList();
     for (var w : first) {
       var name = w.metadata().name();
-      var after = quota.plus(w.spec().queueName(), Demand.of(w.spec()));
+      var after = quota.plus(w.spec().queueName(), demandOf.apply(w.spec()));
       if (after.breach().isEmpty()) {
         var n = nominated.remove(name);
         kept.put(
             name,
-            admit(w, w.spec().queueName(), QueueOrder.priorityOf(w, priorities), now, n.victims()));
+            admit(
+                w,
+                w.spec().queueName(),
+                QueueOrder.priorityOf(w, priorities),
+                now,
+                n.victims(),
+                demandOf.apply(w.spec())));
         quota = after;
         admittedNow.add(name);
         pending.get(w.spec().queueName()).remove(w);
@@ -204,7 +214,8 @@ final class AdmissionCycle {
             return; // nothing to wait for: it is taken first when it fits, and holds nothing
           }
           var reserve = new TreeMap<String, Integer>();
-          Demand.of(w.spec())
+          demandOf
+              .apply(w.spec())
               .forEach(
                   (c, k) -> {
                     int left = k - stopping.getOrDefault(c, 0);
@@ -223,10 +234,12 @@ final class AdmissionCycle {
       var name = head.metadata().name();
       var before = kept.get(name);
       var without = before == null ? quota : minus(specs, kept, name);
-      var demand = Demand.of(head.spec());
+      var demand = demandOf.apply(head.spec());
       var after = without.plus(queue, demand);
       if (withHeld(after, held).breach().isEmpty()) {
-        kept.put(name, admit(head, queue, QueueOrder.priorityOf(head, priorities), now, List.of()));
+        kept.put(
+            name,
+            admit(head, queue, QueueOrder.priorityOf(head, priorities), now, List.of(), demand));
         quota = after;
         admittedNow.add(name);
       } else {
@@ -272,7 +285,7 @@ final class AdmissionCycle {
                 uid,
                 w.spec().queueName(),
                 QueueOrder.priorityOf(w, priorities),
-                Demand.of(w.spec()));
+                demandOf.apply(w.spec()));
         var victims = Preemption.choose(p, kept, fresh, withHeld(quota, held), storedQuota);
         if (victims.isEmpty() || victims.get().isEmpty()) {
           continue;
@@ -374,7 +387,11 @@ final class AdmissionCycle {
    * {@code a} after a scale-down of {@code w}: each group keeps what its live tasks still take, at
    * most what was admitted.
    */
-  private static Admitted shrunk(Workload w, Admitted a, Map<String, Integer> taken) {
+  private static Admitted shrunk(
+      Workload w,
+      Admitted a,
+      Map<String, Integer> taken,
+      java.util.function.Function<WorkloadSpec, Map<String, Integer>> demandOf) {
     var groups =
         w.spec().groups().stream()
             .map(
@@ -385,7 +402,7 @@ final class AdmissionCycle {
                             Math.max(g.replicas(), taken.getOrDefault(g.name(), 0)))))
             .toList();
     var held = w.spec().withGroups(groups);
-    return a.resized(replicasOf(held), Demand.of(held));
+    return a.resized(replicasOf(held), demandOf.apply(held));
   }
 
   /** Whether {@code w} is admitted for more replicas than its spec asks of some group. */
@@ -395,12 +412,17 @@ final class AdmissionCycle {
   }
 
   private static Admitted admit(
-      Workload w, String queue, int priority, Instant at, List<String> preempted) {
+      Workload w,
+      String queue,
+      int priority,
+      Instant at,
+      List<String> preempted,
+      Map<String, Integer> usage) {
     return new Admitted(
         w.metadata().uid(),
         queue,
         replicasOf(w.spec()),
-        Demand.of(w.spec()),
+        usage,
         priority,
         at,
         Optional.empty(),

@@ -67,7 +67,7 @@ class AdmissionCycleTest {
   private static AdmissionCycle.Plan decide(
       List<Queue> queues, QuotaLedgerSpec ledger, List<Workload> workloads) {
     return AdmissionCycle.decide(
-        queues, ledger, workloads, Map.of("high", 100), Map.of(), Set.of(), Set.of(), NOW);
+        queues, ledger, workloads, Map.of("high", 100), Map.of(), Set.of(), Set.of(), d -> 1, NOW);
   }
 
   /**
@@ -76,7 +76,7 @@ class AdmissionCycleTest {
   private static AdmissionCycle.Plan decide(
       List<Queue> queues, QuotaLedgerSpec ledger, List<Workload> workloads, Set<String> stopped) {
     return AdmissionCycle.decide(
-        queues, ledger, workloads, Map.of("high", 100), Map.of(), Set.of(), stopped, NOW);
+        queues, ledger, workloads, Map.of("high", 100), Map.of(), Set.of(), stopped, d -> 1, NOW);
   }
 
   @Test
@@ -195,6 +195,7 @@ class AdmissionCycleTest {
             Map.of("w", Map.of("w", 2)),
             Set.of(),
             Set.of(),
+            d -> 1,
             NOW);
     assertThat(stillRunning.ledger().admitted().get("w").replicas()).isEqualTo(Map.of("w", 2));
     assertThat(stillRunning.changed()).isFalse();
@@ -217,7 +218,15 @@ class AdmissionCycleTest {
 
     var after =
         AdmissionCycle.decide(
-            queues, ledger, List.of(done, next), Map.of(), Map.of(), Set.of("done"), Set.of(), NOW);
+            queues,
+            ledger,
+            List.of(done, next),
+            Map.of(),
+            Map.of(),
+            Set.of("done"),
+            Set.of(),
+            d -> 1,
+            NOW);
     assertThat(after.released()).containsExactly("done");
     assertThat(after.admitted()).containsExactly("next");
     assertThat(after.statuses().get("q").pending()).isZero();

@@ -1,0 +1,47 @@
+package dev.quartermaster.api.queue;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.quartermaster.api.claim.DeviceRequest;
+import dev.quartermaster.api.claim.ResourceClaimSpec;
+import dev.quartermaster.api.workload.ClaimTemplate;
+import dev.quartermaster.api.workload.RestartPolicy;
+import dev.quartermaster.api.workload.TaskTemplate;
+import dev.quartermaster.api.workload.WorkerGroup;
+import dev.quartermaster.api.workload.WorkloadSpec;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** What a workload asks of its queue: its claim templates, and its compute domain's channels. */
+class DemandTest {
+  private static WorkloadSpec spec(Optional<String> domain) {
+    var claim =
+        new ClaimTemplate(
+            "gpu",
+            new ResourceClaimSpec(
+                List.of(new DeviceRequest("gpus", "gpu", 2, List.of())), Optional.empty()));
+    var group =
+        new WorkerGroup(
+            "w",
+            3,
+            new TaskTemplate(List.of("x"), Map.of(), "exec", Optional.empty(), List.of(), Map.of()),
+            List.of(claim),
+            RestartPolicy.OnFailure);
+    return new WorkloadSpec(List.of(group), domain);
+  }
+
+  @Test
+  void everyReplicasClaimTemplatesAreCounted() {
+    assertThat(Demand.of(spec(Optional.empty()))).isEqualTo(Map.of("gpu", 6));
+  }
+
+  /** A quota of channels limits compute-domain jobs: each task's channel claim counts. */
+  @Test
+  void aComputeDomainsChannelsAreCountedPerTask() {
+    assertThat(Demand.of(spec(Optional.of("imex")))).isEqualTo(Map.of("gpu", 6, "channel", 3));
+    assertThat(Demand.of(spec(Optional.of("imex")), d -> d.equals("imex") ? 2 : 1))
+        .isEqualTo(Map.of("gpu", 6, "channel", 6));
+  }
+}
