@@ -132,7 +132,10 @@ final class WorkloadDescriber implements Describer<Workload> {
                   .field("Usage", KindTables.counts(a.usage(), "none"))
                   .field("Priority", a.priority());
               if (!a.preempted().isEmpty()) {
-                d.field("Preempted", a.preempted().size() + " workload(s) to be admitted");
+                d.field(
+                    "Evicted For It",
+                    a.preempted().size()
+                        + " workload(s), which may not evict it back while it is admitted");
               }
             }
             case Standing.Waiting w ->
