@@ -5,6 +5,7 @@ import dev.quartermaster.cli.metrics.AdmissionWaitTime;
 import dev.quartermaster.cli.metrics.AllocationLatency;
 import dev.quartermaster.cli.metrics.ClusterCollector;
 import dev.quartermaster.cli.metrics.ControllerMeters;
+import dev.quartermaster.cli.metrics.EvictionCount;
 import dev.quartermaster.cli.metrics.GangWaitTime;
 import dev.quartermaster.cli.metrics.QueueCollector;
 import dev.quartermaster.control.ControlPlane;
@@ -216,6 +217,7 @@ public final class LocalServer implements AutoCloseable {
           .quotaLedgers()
           .addHandler(
               new AdmissionWaitTime(env, meters, name -> informers.workloads().cache().get(name)));
+      informers.quotaLedgers().addHandler(new EvictionCount(env, meters));
       Gauge.builder("qm.controllers.leader", controllers, c -> c.isLeader() ? 1 : 0)
           .description(
               "1 while this server's controllers lead (one server of those sharing a store), else 0")

@@ -90,4 +90,51 @@ class QueueMetricsTest {
     assertThat(timer.count()).isEqualTo(1);
     assertThat(timer.totalTime(TimeUnit.SECONDS)).isEqualTo(30.0);
   }
+
+  /** Each eviction is counted once, by the victim's queue and why; a restart's replay is not. */
+  @Test
+  void anEvictionIsCountedOnceByQueueAndReason() {
+    var env = new DeterministicEnv(1);
+    var registry = new SimpleMeterRegistry();
+    var handler = new EvictionCount(env, registry);
+    var old =
+        admitted("old", env.now())
+            .evictedBy(
+                new dev.quartermaster.api.queue.Eviction(
+                    "p",
+                    "uid-p",
+                    dev.quartermaster.api.queue.EvictionReason.Preempted,
+                    env.now().minusSeconds(60)));
+    var replayed = ledger(Map.of("old", old));
+    handler.onAdd(replayed);
+
+    env.advance(Duration.ofSeconds(5));
+    var victim = admitted("victim", env.now());
+    var before = ledger(Map.of("old", old, "victim", victim));
+    handler.onUpdate(replayed, before);
+    var evicted =
+        ledger(
+            Map.of(
+                "old",
+                old,
+                "victim",
+                victim.evictedBy(
+                    new dev.quartermaster.api.queue.Eviction(
+                        "q",
+                        "uid-q",
+                        dev.quartermaster.api.queue.EvictionReason.Reclaimed,
+                        env.now()))));
+    handler.onUpdate(before, evicted);
+    handler.onUpdate(evicted, evicted);
+
+    assertThat(
+            registry
+                .get("qm.evictions")
+                .tag("queue", "team-b")
+                .tag("reason", "Reclaimed")
+                .counter()
+                .count())
+        .isEqualTo(1.0);
+    assertThat(registry.find("qm.evictions").tag("reason", "Preempted").counter()).isNull();
+  }
 }
