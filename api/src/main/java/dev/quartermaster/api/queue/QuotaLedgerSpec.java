@@ -28,6 +28,22 @@ public record QuotaLedgerSpec(
             : java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(nominated));
   }
 
+  /**
+   * The entries evicted in this ledger and not in {@code before} (absent there, or not evicted):
+   * what one write chose, for whoever judges or counts evictions.
+   */
+  public Map<String, Admitted> newlyEvicted(QuotaLedgerSpec before) {
+    var out = new java.util.TreeMap<String, Admitted>();
+    admitted.forEach(
+        (name, a) -> {
+          var was = before.admitted().get(name);
+          if (a.evicting() && (was == null || !was.evicting())) {
+            out.put(name, a);
+          }
+        });
+    return out;
+  }
+
   /** A ledger in which nobody waits for victims. */
   public QuotaLedgerSpec(List<String> queues, Map<String, Admitted> admitted) {
     this(queues, admitted, Map.of());

@@ -3,7 +3,6 @@ package dev.quartermaster.cli.metrics;
 import dev.quartermaster.api.queue.QuotaLedger;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.core.env.Env;
-import dev.quartermaster.core.informer.EventHandler;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
@@ -17,7 +16,7 @@ import java.util.function.Function;
  * admitted since this server started count: the adds a restart replays are admissions long past. A
  * workload admitted again larger (a scale-up) keeps its uid and is not counted again.
  */
-public final class AdmissionWaitTime implements EventHandler<QuotaLedger> {
+public final class AdmissionWaitTime implements LedgerChanges {
   private final MeterRegistry registry;
   private final Function<String, Optional<Workload>> workloads;
   private final Instant started;
@@ -33,16 +32,7 @@ public final class AdmissionWaitTime implements EventHandler<QuotaLedger> {
   }
 
   @Override
-  public void onAdd(QuotaLedger ledger) {
-    record(new QuotaLedger(null, null, null), ledger);
-  }
-
-  @Override
-  public void onUpdate(QuotaLedger old, QuotaLedger current) {
-    record(old, current);
-  }
-
-  private void record(QuotaLedger old, QuotaLedger current) {
+  public void changed(QuotaLedger old, QuotaLedger current) {
     var before = old.spec().admitted();
     current
         .spec()

@@ -2,7 +2,6 @@ package dev.quartermaster.cli.metrics;
 
 import dev.quartermaster.api.queue.QuotaLedger;
 import dev.quartermaster.core.env.Env;
-import dev.quartermaster.core.informer.EventHandler;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Instant;
@@ -12,7 +11,7 @@ import java.time.Instant;
  * or {@code Reclaimed}), per the victim's queue, counted when an entry turns evicted in the ledgers
  * informer. Only evictions since this server started count: the adds a restart replays are past.
  */
-public final class EvictionCount implements EventHandler<QuotaLedger> {
+public final class EvictionCount implements LedgerChanges {
   private final MeterRegistry registry;
   private final Instant started;
 
@@ -22,25 +21,12 @@ public final class EvictionCount implements EventHandler<QuotaLedger> {
   }
 
   @Override
-  public void onAdd(QuotaLedger ledger) {
-    record(new QuotaLedger(null, null, null), ledger);
-  }
-
-  @Override
-  public void onUpdate(QuotaLedger old, QuotaLedger current) {
-    record(old, current);
-  }
-
-  private void record(QuotaLedger old, QuotaLedger current) {
+  public void changed(QuotaLedger old, QuotaLedger current) {
     current
         .spec()
-        .admitted()
+        .newlyEvicted(old.spec())
         .forEach(
             (name, a) -> {
-              var was = old.spec().admitted().get(name);
-              if (a.eviction().isEmpty() || (was != null && was.evicting())) {
-                return;
-              }
               var e = a.eviction().get();
               if (e.at().isBefore(started)) {
                 return;

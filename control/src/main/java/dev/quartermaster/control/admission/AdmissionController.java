@@ -275,7 +275,11 @@ public final class AdmissionController {
         .cache()
         .list()
         .forEach(p -> priorities.put(p.metadata().name(), p.spec().value()));
+    // A scaled-down workload's admission shrinks as its surplus tasks go; an evicted workload's
+    // entry goes once none of its tasks is left (the workload controller deletes them all,
+    // finished ones too, so that it starts again whole).
     var existing = new HashMap<String, Map<String, Integer>>();
+    var stopped = new java.util.HashSet<String>();
     ledger.ifPresent(
         l ->
             l.spec()
@@ -283,7 +287,12 @@ public final class AdmissionController {
                 .forEach(
                     (n, a) -> {
                       var w = workloads.get(n);
-                      if (w != null && AdmissionCycle.shrinking(w, a)) {
+                      if (w == null) {
+                        return;
+                      }
+                      if (a.evicting() && !hasTasks(w)) {
+                        stopped.add(n);
+                      } else if (!a.evicting() && AdmissionCycle.shrinking(w, a)) {
                         existing.put(n, taken(w));
                       }
                     }));
@@ -293,20 +302,6 @@ public final class AdmissionController {
         finished.add(w.metadata().name());
       }
     }
-    // An evicted workload's entry goes once none of its tasks is left (the workload controller
-    // deletes them all, finished ones too, so that it starts again whole).
-    var stopped = new java.util.HashSet<String>();
-    ledger.ifPresent(
-        l ->
-            l.spec()
-                .admitted()
-                .forEach(
-                    (n, a) -> {
-                      var w = workloads.get(n);
-                      if (a.evicting() && w != null && !hasTasks(w)) {
-                        stopped.add(n);
-                      }
-                    }));
     var plan =
         AdmissionCycle.decide(
             queues,

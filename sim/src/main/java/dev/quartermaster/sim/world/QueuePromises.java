@@ -180,13 +180,10 @@ final class QueuePromises {
     var quota = specs(before).map(sp -> CohortQuota.of(sp, before.spec().admitted()));
     after
         .spec()
-        .admitted()
+        .newlyEvicted(before.spec())
         .forEach(
             (name, a) -> {
               var was = before.spec().admitted().get(name);
-              if (a.eviction().isEmpty() || (was != null && was.evicting())) {
-                return;
-              }
               evictions++;
               var e = a.eviction().get();
               var n = after.spec().nominated().get(e.by());

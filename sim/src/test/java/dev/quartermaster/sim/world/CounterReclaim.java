@@ -1,7 +1,6 @@
 package dev.quartermaster.sim.world;
 
 import dev.quartermaster.api.client.ApiClient;
-import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.queue.CohortQuota;
 import dev.quartermaster.api.queue.Demand;
@@ -15,7 +14,6 @@ import dev.quartermaster.core.env.Env;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Optional;
 import java.util.TreeMap;
 
 /**
@@ -24,34 +22,18 @@ import java.util.TreeMap;
  * borrows, the one that evicted it included ({@code Admitted.preempted} is not looked at). Run
  * beside the real control plane on a store without the quota guard (which would refuse it).
  */
-final class CounterReclaim implements AutoCloseable {
-  private static final Duration PERIOD = Duration.ofMillis(200);
-
-  private final Env env;
-  private final ApiClient api;
-  private Optional<Env.Cancellable> next = Optional.empty();
+final class CounterReclaim extends PeriodicHelper {
 
   private CounterReclaim(Env env, ApiClient api) {
-    this.env = env;
-    this.api = api;
+    super(env, api, Duration.ofMillis(200));
   }
 
   static AutoCloseable start(Env env, ApiClient api) {
-    var c = new CounterReclaim(env, api);
-    c.tick();
-    return c;
+    return new CounterReclaim(env, api).begin();
   }
 
-  private void tick() {
-    try {
-      look();
-    } catch (ApiException | IllegalStateException e) {
-      // cut off or refused: the next look sees again
-    }
-    next = Optional.of(env.schedule(PERIOD, this::tick));
-  }
-
-  private void look() {
+  @Override
+  void look() {
     var priorities = new HashMap<String, Integer>();
     api.list(Kinds.PRIORITY_CLASS)
         .items()
@@ -100,10 +82,5 @@ final class CounterReclaim implements AutoCloseable {
         }
       }
     }
-  }
-
-  @Override
-  public void close() {
-    next.ifPresent(Env.Cancellable::cancel);
   }
 }

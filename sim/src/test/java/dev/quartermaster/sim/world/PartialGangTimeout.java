@@ -1,7 +1,6 @@
 package dev.quartermaster.sim.world;
 
 import dev.quartermaster.api.client.ApiClient;
-import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.control.cluster.Labels;
@@ -11,7 +10,6 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * The other half of the naive reserve-and-wait gang scheduler of issue 32 (with {@link
@@ -21,41 +19,23 @@ import java.util.Optional;
  * ready pods", evict and requeue). Two gangs that each hold part of what both need wait on each
  * other until the timeout, and then race for the same devices again.
  */
-final class PartialGangTimeout implements AutoCloseable {
+final class PartialGangTimeout extends PeriodicHelper {
   /** Kueue's default {@code waitForPodsReady} timeout. */
   static final Duration TIMEOUT = Duration.ofMinutes(5);
-
-  private static final Duration PERIOD = Duration.ofSeconds(5);
-
-  private final Env env;
-  private final ApiClient api;
 
   /** Per gang (workload uid / group), since when it has held devices for too few members. */
   private final Map<String, Instant> partialSince = new HashMap<>();
 
-  private Optional<Env.Cancellable> next = Optional.empty();
-
   private PartialGangTimeout(Env env, ApiClient api) {
-    this.env = env;
-    this.api = api;
+    super(env, api, Duration.ofSeconds(5));
   }
 
   static AutoCloseable start(Env env, ApiClient api) {
-    var timeout = new PartialGangTimeout(env, api);
-    timeout.tick();
-    return timeout;
+    return new PartialGangTimeout(env, api).begin();
   }
 
-  private void tick() {
-    try {
-      look();
-    } catch (ApiException e) {
-      // cut off or refused: the next look sees again
-    }
-    next = Optional.of(env.schedule(PERIOD, this::tick));
-  }
-
-  private void look() {
+  @Override
+  void look() {
     var claims = api.list(Kinds.RESOURCE_CLAIM).items();
     var tasks = api.list(Kinds.TASK).items();
     for (var w : api.list(Kinds.WORKLOAD).items()) {
@@ -95,10 +75,5 @@ final class PartialGangTimeout implements AutoCloseable {
         }
       }
     }
-  }
-
-  @Override
-  public void close() {
-    next.ifPresent(Env.Cancellable::cancel);
   }
 }

@@ -9,7 +9,6 @@ import dev.quartermaster.api.workload.WorkerNames;
 import dev.quartermaster.core.env.Env;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.Optional;
 import java.util.TreeMap;
 
 /**
@@ -20,34 +19,18 @@ import java.util.TreeMap;
  * the real control plane on a store without the quota guard (which would refuse the cut while the
  * tasks run).
  */
-final class PerPodPreemption implements AutoCloseable {
-  private static final Duration PERIOD = Duration.ofMillis(200);
-
-  private final Env env;
-  private final ApiClient api;
-  private Optional<Env.Cancellable> next = Optional.empty();
+final class PerPodPreemption extends PeriodicHelper {
 
   private PerPodPreemption(Env env, ApiClient api) {
-    this.env = env;
-    this.api = api;
+    super(env, api, Duration.ofMillis(200));
   }
 
   static AutoCloseable start(Env env, ApiClient api) {
-    var p = new PerPodPreemption(env, api);
-    p.tick();
-    return p;
+    return new PerPodPreemption(env, api).begin();
   }
 
-  private void tick() {
-    try {
-      look();
-    } catch (ApiException | IllegalStateException e) {
-      // cut off or refused: the next look sees again
-    }
-    next = Optional.of(env.schedule(PERIOD, this::tick));
-  }
-
-  private void look() {
+  @Override
+  void look() {
     var priorities = new HashMap<String, Integer>();
     api.list(Kinds.PRIORITY_CLASS)
         .items()
@@ -93,10 +76,5 @@ final class PerPodPreemption implements AutoCloseable {
         }
       }
     }
-  }
-
-  @Override
-  public void close() {
-    next.ifPresent(Env.Cancellable::cancel);
   }
 }

@@ -254,16 +254,10 @@ final class QuotaGuard implements WriteRules {
   private void evictions(QuotaLedgerSpec before, QuotaLedger next, Map<String, QueueSpec> specs) {
     var quota = CohortQuota.of(specs, before.admitted());
     next.spec()
-        .admitted()
+        .newlyEvicted(before)
         .forEach(
             (name, a) -> {
-              if (!a.evicting()) {
-                return;
-              }
               var was = before.admitted().get(name);
-              if (was != null && was.evicting()) {
-                return; // judged by releases()
-              }
               var field = "spec.admitted." + name + ".eviction";
               var e = a.eviction().get();
               if (was == null) {
