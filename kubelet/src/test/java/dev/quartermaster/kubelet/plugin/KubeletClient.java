@@ -45,6 +45,10 @@ final class KubeletClient implements AutoCloseable {
     return new KubeletClient(channel, group);
   }
 
+  ManagedChannel channel() {
+    return channel;
+  }
+
   RegistrationGrpc.RegistrationBlockingStub registration() {
     return RegistrationGrpc.newBlockingStub(channel)
         .withDeadlineAfter(DEADLINE_SECONDS, TimeUnit.SECONDS);

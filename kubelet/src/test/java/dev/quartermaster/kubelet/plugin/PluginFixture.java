@@ -100,6 +100,11 @@ final class PluginFixture implements AutoCloseable {
     return client;
   }
 
+  /** A raw channel to {@code socket}, for stubs the calls above do not cover. */
+  io.grpc.Channel connectRaw(Path socket) {
+    return connect(socket).channel();
+  }
+
   /** The plugin process ends (its sockets go) and a new one starts on the same directories. */
   void restart() throws IOException {
     plugin.close();
