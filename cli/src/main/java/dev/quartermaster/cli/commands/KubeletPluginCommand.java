@@ -54,14 +54,14 @@ public final class KubeletPluginCommand implements Callable<Integer> {
   @Option(
       names = "--registration-dir",
       paramLabel = "DIR",
-      defaultValue = "/var/lib/kubelet/plugins_registry",
+      defaultValue = KubeletPluginConfig.DEFAULT_REGISTRATION_DIR,
       description = "where the kubelet looks for plugins (default: ${DEFAULT-VALUE})")
   private String registrationDir;
 
   @Option(
       names = "--plugin-dir",
       paramLabel = "DIR",
-      defaultValue = "/var/lib/kubelet/plugins/" + KubeletPluginConfig.DEFAULT_DRIVER,
+      defaultValue = KubeletPluginConfig.DEFAULT_PLUGIN_DIR,
       description = "where the DRA socket goes (default: ${DEFAULT-VALUE})")
   private String pluginDir;
 

@@ -1,7 +1,6 @@
 package dev.quartermaster.kubelet.plugin;
 
 import dev.quartermaster.agent.devices.DeviceRoot;
-import dev.quartermaster.agent.ledger.ClaimLedger;
 import dev.quartermaster.agent.nvml.NvmlLoad;
 import dev.quartermaster.api.validation.Names;
 import dev.quartermaster.core.env.Env;
@@ -38,8 +37,12 @@ public record KubeletPluginConfig(
     Duration tombstoneTtl) {
 
   public static final String DEFAULT_DRIVER = "gpu.quartermaster.dev";
-  public static final Path DEFAULT_REGISTRATION_DIR = Path.of("/var/lib/kubelet/plugins_registry");
-  public static final Path DEFAULT_PLUGIN_DIR = Path.of("/var/lib/kubelet/plugins", DEFAULT_DRIVER);
+
+  /** Where the kubelet looks for plugin registration sockets. */
+  public static final String DEFAULT_REGISTRATION_DIR = "/var/lib/kubelet/plugins_registry";
+
+  /** The default driver's directory among the kubelet's plugins. */
+  public static final String DEFAULT_PLUGIN_DIR = "/var/lib/kubelet/plugins/" + DEFAULT_DRIVER;
 
   public KubeletPluginConfig {
     Objects.requireNonNull(driverName, "driverName");
@@ -60,45 +63,6 @@ public record KubeletPluginConfig(
     Objects.requireNonNull(bootId, "bootId");
     Objects.requireNonNull(env, "env");
     Objects.requireNonNull(tombstoneTtl, "tombstoneTtl");
-  }
-
-  /** The defaults for everything but the node, its state and devices and the CDI directory. */
-  public static KubeletPluginConfig of(
-      String nodeName,
-      Path stateDir,
-      Path cdiDir,
-      DeviceRoot deviceRoot,
-      Supplier<NvmlLoad> nvml,
-      String bootId,
-      Env env) {
-    return new KubeletPluginConfig(
-        DEFAULT_DRIVER,
-        nodeName,
-        stateDir,
-        DEFAULT_REGISTRATION_DIR,
-        DEFAULT_PLUGIN_DIR,
-        cdiDir,
-        deviceRoot,
-        nvml,
-        bootId,
-        env,
-        ClaimLedger.DEFAULT_TOMBSTONE_TTL);
-  }
-
-  /** The same, with the kubelet's directories elsewhere. */
-  public KubeletPluginConfig withKubeletDirs(Path registrationDir, Path pluginDir) {
-    return new KubeletPluginConfig(
-        driverName,
-        nodeName,
-        stateDir,
-        registrationDir,
-        pluginDir,
-        cdiDir,
-        deviceRoot,
-        nvml,
-        bootId,
-        env,
-        tombstoneTtl);
   }
 
   /** {@code <registrationDir>/<driver>-reg.sock}: the kubelet watches the directory for it. */
