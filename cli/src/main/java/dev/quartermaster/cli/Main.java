@@ -9,6 +9,7 @@ import dev.quartermaster.cli.commands.DeleteCommand;
 import dev.quartermaster.cli.commands.DescribeCommand;
 import dev.quartermaster.cli.commands.DomainDaemonCommand;
 import dev.quartermaster.cli.commands.GetCommand;
+import dev.quartermaster.cli.commands.KubeletPluginCommand;
 import dev.quartermaster.cli.commands.LogsCommand;
 import dev.quartermaster.cli.commands.NodeCommand;
 import dev.quartermaster.cli.commands.ScaleCommand;
@@ -115,6 +116,7 @@ public final class Main implements Runnable {
     all.put("config", ConfigCommand::command);
     all.put("agent", AgentCommand::command);
     all.put("csi", CsiCommand::command);
+    all.put("kubelet-plugin", KubeletPluginCommand::new);
     all.put("domain-daemon", DomainDaemonCommand::new);
     all.put("version", env -> new VersionCommand());
     all.put("completion", env -> new CompletionCommand());

@@ -1,0 +1,147 @@
+package dev.quartermaster.cli.commands;
+
+import dev.quartermaster.agent.checkpoint.BootId;
+import dev.quartermaster.agent.devices.DeviceRoot;
+import dev.quartermaster.agent.ledger.ClaimLedger;
+import dev.quartermaster.agent.nvml.NvmlLibrary;
+import dev.quartermaster.cli.CliEnvironment;
+import dev.quartermaster.cli.VersionInfo;
+import dev.quartermaster.core.env.SystemEnv;
+import dev.quartermaster.kubelet.claims.UnwiredClaimSource;
+import dev.quartermaster.kubelet.plugin.KubeletPlugin;
+import dev.quartermaster.kubelet.plugin.KubeletPluginConfig;
+import java.io.IOException;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code qm kubelet-plugin}: the DRA kubelet plugin of one node, as a DaemonSet pod runs it. It
+ * registers with the kubelet and prepares and unprepares claims through the agent's ledger, until
+ * SIGINT/SIGTERM.
+ *
+ * <p>Not yet: reading which devices a claim was allocated needs the Kubernetes API, which the
+ * plugin does not talk to yet, so every prepare answers the kubelet with an error saying so
+ * (unprepare works: it needs only the ledger).
+ */
+@Command(
+    name = "kubelet-plugin",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionInfo.class,
+    description =
+        "Run the DRA kubelet plugin for one node, until Ctrl-C. Not yet usable for pods: reading a"
+            + " claim's allocation needs the Kubernetes API, so every prepare fails saying so.")
+public final class KubeletPluginCommand implements Callable<Integer> {
+  private final CliEnvironment env;
+
+  @Spec private CommandSpec spec;
+
+  @Option(names = "--node", paramLabel = "NAME", required = true, description = "this node's name")
+  private String node;
+
+  @Option(
+      names = "--state",
+      paramLabel = "DIR",
+      defaultValue = "/var/lib/quartermaster",
+      description =
+          "the ledger and its lock (default: ${DEFAULT-VALUE}, the agent's: one ledger per node's"
+              + " GPUs, so an agent and a plugin cannot both run there)")
+  private String state;
+
+  @Option(
+      names = "--registration-dir",
+      paramLabel = "DIR",
+      defaultValue = KubeletPluginConfig.DEFAULT_REGISTRATION_DIR,
+      description = "where the kubelet looks for plugins (default: ${DEFAULT-VALUE})")
+  private String registrationDir;
+
+  @Option(
+      names = "--plugin-dir",
+      paramLabel = "DIR",
+      defaultValue = KubeletPluginConfig.DEFAULT_PLUGIN_DIR,
+      description = "where the DRA socket goes (default: ${DEFAULT-VALUE})")
+  private String pluginDir;
+
+  @Option(
+      names = "--device-root",
+      paramLabel = "DIR",
+      defaultValue = "/",
+      description = "where /dev and /proc are (default: ${DEFAULT-VALUE})")
+  private String deviceRoot;
+
+  @Option(
+      names = "--cdi-dir",
+      paramLabel = "DIR",
+      defaultValue = "/var/run/cdi",
+      description =
+          "where CDI specs are written; the container runtime must read it (default: ${DEFAULT-VALUE})")
+  private String cdiDir;
+
+  public KubeletPluginCommand(CliEnvironment env) {
+    this.env = env;
+  }
+
+  /** The plugin's configuration from the flags, with {@code bootId}. */
+  KubeletPluginConfig config(String bootId) {
+    return new KubeletPluginConfig(
+        KubeletPluginConfig.DEFAULT_DRIVER,
+        node,
+        env.resolve(state),
+        env.resolve(registrationDir),
+        env.resolve(pluginDir),
+        env.resolve(cdiDir),
+        DeviceRoot.at(env.resolve(deviceRoot)),
+        NvmlLibrary::load,
+        bootId,
+        new SystemEnv(),
+        ClaimLedger.DEFAULT_TOMBSTONE_TTL);
+  }
+
+  @Override
+  public Integer call() throws IOException, InterruptedException {
+    var config = config(BootId.current());
+    var plugin = KubeletPlugin.start(config, new UnwiredClaimSource());
+    var stopped = new CountDownLatch(1);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  try {
+                    plugin.close();
+                  } catch (IOException e) {
+                    System.err.println("error: closing the kubelet plugin: " + e.getMessage());
+                  } finally {
+                    stopped.countDown();
+                  }
+                },
+                "qm-kubelet-plugin-shutdown"));
+    var out = spec.commandLine().getOut();
+    out.println(
+        "Quartermaster DRA kubelet plugin "
+            + VersionInfo.version()
+            + " ("
+            + config.driverName()
+            + ") for node "
+            + node
+            + " is running.");
+    out.printf(
+        "  %-13s %s%n  %-13s %s%n  %-13s %s%n  %-13s %s%n",
+        "Registration",
+        config.registrationSocket(),
+        "DRA",
+        config.draSocket(),
+        "State",
+        config.stateDir(),
+        "CDI specs",
+        config.cdiDir());
+    out.println(
+        "Not yet: claims' allocations need the Kubernetes API; every prepare fails saying so.");
+    out.println("Stop with Ctrl-C.");
+    out.flush();
+    stopped.await();
+    return 0;
+  }
+}

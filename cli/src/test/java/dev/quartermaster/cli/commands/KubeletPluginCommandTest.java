@@ -1,0 +1,65 @@
+package dev.quartermaster.cli.commands;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.quartermaster.cli.TestEnvironments;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** {@code qm kubelet-plugin}'s flags, as parsed (no plugin is started). */
+class KubeletPluginCommandTest {
+  @TempDir Path dir;
+
+  private KubeletPluginCommand parsed(String... args) {
+    var env = TestEnvironments.of(Map.of(), dir, dir.resolve("home"));
+    var line = new CommandLine(new KubeletPluginCommand(env));
+    line.parseArgs(args);
+    return line.getCommand();
+  }
+
+  @Test
+  void theKubeletsOwnDirectoriesByDefault() {
+    var config = parsed("--node", "n1").config("boot-1");
+    assertThat(config.nodeName()).isEqualTo("n1");
+    assertThat(config.driverName()).isEqualTo("gpu.quartermaster.dev");
+    assertThat(config.registrationSocket())
+        .isEqualTo(Path.of("/var/lib/kubelet/plugins_registry/gpu.quartermaster.dev-reg.sock"));
+    assertThat(config.draSocket())
+        .isEqualTo(Path.of("/var/lib/kubelet/plugins/gpu.quartermaster.dev/dra.sock"));
+    assertThat(config.stateDir()).isEqualTo(Path.of("/var/lib/quartermaster"));
+    assertThat(config.cdiDir()).isEqualTo(Path.of("/var/run/cdi"));
+  }
+
+  @Test
+  void flagsMoveThemRelativeToTheWorkingDirectory() {
+    var config =
+        parsed(
+                "--node",
+                "n1",
+                "--state",
+                "st",
+                "--registration-dir",
+                "reg",
+                "--plugin-dir",
+                "pl",
+                "--cdi-dir",
+                "cdi")
+            .config("boot-1");
+    assertThat(config.registrationSocket())
+        .isEqualTo(dir.resolve("reg/gpu.quartermaster.dev-reg.sock"));
+    assertThat(config.draSocket()).isEqualTo(dir.resolve("pl/dra.sock"));
+    assertThat(config.stateDir()).isEqualTo(dir.resolve("st"));
+    assertThat(config.cdiDir()).isEqualTo(dir.resolve("cdi"));
+  }
+
+  @Test
+  void theNodeIsRequired() {
+    assertThatThrownBy(() -> parsed("--state", "st"))
+        .isInstanceOf(CommandLine.MissingParameterException.class)
+        .hasMessageContaining("--node");
+  }
+}

@@ -1,0 +1,25 @@
+package dev.quartermaster.kubelet.claims;
+
+import java.util.List;
+import java.util.Objects;
+
+/** What a {@link ClaimSource} knows of a claim's allocation. */
+public sealed interface ClaimAllocation {
+
+  /** The claim is allocated; {@code devices} are this driver's, in allocation order. */
+  record Allocated(List<AllocatedDevice> devices) implements ClaimAllocation {
+    public Allocated {
+      devices = List.copyOf(devices);
+    }
+  }
+
+  /**
+   * The claim cannot be prepared now: not found, not allocated, replaced by one with another uid,
+   * or the source could not be asked. The kubelet retries; {@code reason} is its error.
+   */
+  record Unavailable(String reason) implements ClaimAllocation {
+    public Unavailable {
+      Objects.requireNonNull(reason, "reason");
+    }
+  }
+}

@@ -1,0 +1,82 @@
+package dev.quartermaster.kubelet.plugin;
+
+import dev.quartermaster.agent.devices.DeviceRoot;
+import dev.quartermaster.agent.nvml.NvmlLoad;
+import dev.quartermaster.api.validation.Names;
+import dev.quartermaster.core.env.Env;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.function.Supplier;
+
+/**
+ * How a kubelet plugin runs on its node.
+ *
+ * @param driverName the DRA driver's name, as DeviceClasses and ResourceSlices name it
+ * @param nodeName this node: the pool its devices are published in
+ * @param stateDir the ledger and its journal (locked: one plugin, or one agent, per directory)
+ * @param registrationDir where the kubelet looks for plugins ({@code <driver>-reg.sock} goes there)
+ * @param pluginDir this driver's directory ({@code dra.sock} goes there)
+ * @param cdiDir where prepared claims' CDI specs are written (one the container runtime reads)
+ * @param deviceRoot where the GPUs are discovered ({@code /}, or a simulated root)
+ * @param nvml loads NVML (used only when the device root is {@code /})
+ * @param bootId the kernel's boot id: a ledger from another boot is discarded
+ * @param tombstoneTtl how long an unprepared claim's late prepare is refused
+ */
+public record KubeletPluginConfig(
+    String driverName,
+    String nodeName,
+    Path stateDir,
+    Path registrationDir,
+    Path pluginDir,
+    Path cdiDir,
+    DeviceRoot deviceRoot,
+    Supplier<NvmlLoad> nvml,
+    String bootId,
+    Env env,
+    Duration tombstoneTtl) {
+
+  public static final String DEFAULT_DRIVER = "gpu.quartermaster.dev";
+
+  /** Where the kubelet looks for plugin registration sockets. */
+  public static final String DEFAULT_REGISTRATION_DIR = "/var/lib/kubelet/plugins_registry";
+
+  /** The default driver's directory among the kubelet's plugins. */
+  public static final String DEFAULT_PLUGIN_DIR = "/var/lib/kubelet/plugins/" + DEFAULT_DRIVER;
+
+  public KubeletPluginConfig {
+    Objects.requireNonNull(driverName, "driverName");
+    if (!Names.isDnsSubdomain(driverName)) {
+      throw new IllegalArgumentException(
+          "driver name '" + driverName + "' must be a DNS subdomain");
+    }
+    Objects.requireNonNull(nodeName, "nodeName");
+    if (nodeName.isEmpty()) {
+      throw new IllegalArgumentException("node name must not be empty");
+    }
+    stateDir = stateDir.toAbsolutePath().normalize();
+    registrationDir = registrationDir.toAbsolutePath().normalize();
+    pluginDir = pluginDir.toAbsolutePath().normalize();
+    cdiDir = cdiDir.toAbsolutePath().normalize();
+    Objects.requireNonNull(deviceRoot, "deviceRoot");
+    Objects.requireNonNull(nvml, "nvml");
+    Objects.requireNonNull(bootId, "bootId");
+    Objects.requireNonNull(env, "env");
+    Objects.requireNonNull(tombstoneTtl, "tombstoneTtl");
+  }
+
+  /** {@code <registrationDir>/<driver>-reg.sock}: the kubelet watches the directory for it. */
+  public Path registrationSocket() {
+    return registrationDir.resolve(driverName + "-reg.sock");
+  }
+
+  /** {@code <pluginDir>/dra.sock}: where the DRA services listen. */
+  public Path draSocket() {
+    return pluginDir.resolve("dra.sock");
+  }
+
+  /** The ledger's snapshot file (its journal lies next to it), as the agent names it. */
+  public Path ledgerFile() {
+    return stateDir.resolve("ledger.json");
+  }
+}
