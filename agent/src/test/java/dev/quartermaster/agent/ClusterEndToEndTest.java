@@ -164,10 +164,21 @@ class ClusterEndToEndTest {
         .contains(sim.nodePath(ControlNode.NVIDIA_UVM).toString());
 
     // 3. A new GPU task is created but is not allocated to the incomplete node, so it does not run.
-    var w = api.get(Kinds.WORKLOAD, WORKLOAD).orElseThrow();
-    api.update(
-        new Workload(
-            w.metadata(), new WorkloadSpec(List.of(group(3)), Optional.empty()), w.status()));
+    // As an operator's apply: read, change, write; again if a controller's status write came
+    // between.
+    while (true) {
+      var w = api.get(Kinds.WORKLOAD, WORKLOAD).orElseThrow();
+      try {
+        api.update(
+            new Workload(
+                w.metadata(), new WorkloadSpec(List.of(group(3)), Optional.empty()), w.status()));
+        break;
+      } catch (dev.quartermaster.api.error.ApiException e) {
+        if (!e.is(dev.quartermaster.api.error.ApiError.Reason.Conflict)) {
+          throw e;
+        }
+      }
+    }
     ApiAwait.until(
         api,
         Kinds.RESOURCE_CLAIM,
