@@ -209,7 +209,11 @@ class VolumeCrashTest {
     private final List<Step> trajectory = Collections.synchronizedList(new ArrayList<>());
     private final LinkedBlockingQueue<Boolean> changes = new LinkedBlockingQueue<>();
     private final AtomicBoolean killed = new AtomicBoolean();
-    private volatile boolean claimSeen;
+
+    /** The first revision at which the volume was seen with a claim (0: not yet). */
+    private final java.util.concurrent.atomic.AtomicLong claimSeenAt =
+        new java.util.concurrent.atomic.AtomicLong();
+
     private volatile long lastRevision;
 
     /** What made the test kill the server: the step, its revision and who saw it. */
@@ -454,7 +458,8 @@ class VolumeCrashTest {
 
     private Step step(Volume v) {
       if (!v.status().claims().isEmpty()) {
-        claimSeen = true;
+        claimSeenAt.accumulateAndGet(
+            v.metadata().revision(), (a, b) -> a == 0 ? b : Math.min(a, b));
       }
       if (v.metadata().isDeleting()) {
         return v.status().externalId().isEmpty() ? Step.Deleted : Step.Deleting;
@@ -463,7 +468,10 @@ class VolumeCrashTest {
         return Step.Pending;
       }
       if (v.status().claims().isEmpty()) {
-        return claimSeen ? Step.Free : Step.Created;
+        // Free only after a claim: a read and the watch see the volume on different threads, and
+        // a read's older copy (no claim yet) must not pass for the free volume after the claim.
+        long first = claimSeenAt.get();
+        return first != 0 && v.metadata().revision() > first ? Step.Free : Step.Created;
       }
       var c = v.status().claims().getFirst();
       return switch (c.state()) {
