@@ -198,19 +198,22 @@ final class AdmissionCycle {
     // What a preemptor waits for is held for it: its demand, less what its victims still stopping
     // use (they count already). Without this, a victim released first goes to whoever is next
     // (itself, even), and the preemptor chooses again, and again.
+    // Preemptor uid → what its victims still stopping use, in one pass over the entries.
+    var stoppingFor = new HashMap<String, Map<String, Integer>>();
+    for (var a : kept.values()) {
+      a.eviction()
+          .ifPresent(
+              e -> {
+                var stopping = stoppingFor.computeIfAbsent(e.byUid(), u -> new HashMap<>());
+                a.usage().forEach((c, k) -> stopping.merge(c, k, Integer::sum));
+              });
+    }
     var held = new ArrayList<Map.Entry<String, Map<String, Integer>>>();
     nominated.forEach(
         (name, n) -> {
           var w = byName.get(name);
-          var stopping = new HashMap<String, Integer>();
-          boolean inFlight = false;
-          for (var a : kept.values()) {
-            if (a.eviction().map(e -> e.byUid().equals(n.uid())).orElse(false)) {
-              inFlight = true;
-              a.usage().forEach((c, k) -> stopping.merge(c, k, Integer::sum));
-            }
-          }
-          if (w == null || !inFlight) {
+          var stopping = stoppingFor.get(n.uid());
+          if (w == null || stopping == null) {
             return; // nothing to wait for: it is taken first when it fits, and holds nothing
           }
           var reserve = new TreeMap<String, Integer>();
@@ -263,8 +266,8 @@ final class AdmissionCycle {
       var a = kept.get(f);
       storedQuota = storedQuota.minus(a.queue(), a.usage());
     }
-    var inFlight = new java.util.HashSet<String>();
-    kept.values().forEach(a -> a.eviction().ifPresent(e -> inFlight.add(e.byUid())));
+    // Admissions since then evicted no one: the preemptors with victims stopping are the same.
+    var inFlight = new java.util.HashSet<>(stoppingFor.keySet());
     var queuesInTurn =
         blocked.values().stream()
             .sorted(java.util.Comparator.comparing(List::getFirst, order))
