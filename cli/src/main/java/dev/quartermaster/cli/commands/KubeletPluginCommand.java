@@ -2,15 +2,23 @@ package dev.quartermaster.cli.commands;
 
 import dev.quartermaster.agent.checkpoint.BootId;
 import dev.quartermaster.agent.devices.DeviceRoot;
+import dev.quartermaster.agent.effects.OsHelperProcesses;
 import dev.quartermaster.agent.ledger.ClaimLedger;
 import dev.quartermaster.agent.nvml.NvmlLibrary;
 import dev.quartermaster.cli.CliEnvironment;
 import dev.quartermaster.cli.VersionInfo;
 import dev.quartermaster.core.env.SystemEnv;
-import dev.quartermaster.kubelet.claims.UnwiredClaimSource;
+import dev.quartermaster.kubelet.kube.ApiClaimSource;
+import dev.quartermaster.kubelet.kube.SlicePublisher;
 import dev.quartermaster.kubelet.plugin.KubeletPlugin;
 import dev.quartermaster.kubelet.plugin.KubeletPluginConfig;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -20,21 +28,21 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code qm kubelet-plugin}: the DRA kubelet plugin of one node, as a DaemonSet pod runs it. It
- * registers with the kubelet and prepares and unprepares claims through the agent's ledger, until
+ * publishes the node's ResourceSlices, registers with the kubelet, and prepares and unprepares
+ * claims through the agent's ledger (reading each claim's allocation from the API server), until
  * SIGINT/SIGTERM.
- *
- * <p>Not yet: reading which devices a claim was allocated needs the Kubernetes API, which the
- * plugin does not talk to yet, so every prepare answers the kubelet with an error saying so
- * (unprepare works: it needs only the ledger).
  */
 @Command(
     name = "kubelet-plugin",
     mixinStandardHelpOptions = true,
     versionProvider = VersionInfo.class,
     description =
-        "Run the DRA kubelet plugin for one node, until Ctrl-C. Not yet usable for pods: reading a"
-            + " claim's allocation needs the Kubernetes API, so every prepare fails saying so.")
+        "Run the DRA kubelet plugin for one node, until Ctrl-C: publish its GPUs and IMEX channels"
+            + " as ResourceSlices and prepare the claims the kubelet asks for.")
 public final class KubeletPluginCommand implements Callable<Integer> {
+  /** How often the node is looked at for its ResourceSlices. */
+  private static final Duration SLICE_PERIOD = Duration.ofSeconds(2);
+
   private final CliEnvironment env;
 
   @Spec private CommandSpec spec;
@@ -80,6 +88,23 @@ public final class KubeletPluginCommand implements Callable<Integer> {
           "where CDI specs are written; the container runtime must read it (default: ${DEFAULT-VALUE})")
   private String cdiDir;
 
+  @Option(
+      names = "--kubeconfig",
+      paramLabel = "FILE",
+      description =
+          "credentials for the API server (default: $KUBECONFIG, ~/.kube/config, or the pod's"
+              + " service account)")
+  private String kubeconfig;
+
+  @Option(
+      names = "--helper-command",
+      paramLabel = "CMD",
+      split = " ",
+      description =
+          "the compute-domain helper, started while a prepared claim asks for its domain;"
+              + " {domain} and {socket} are replaced (default: sleep infinity)")
+  private List<String> helperCommand = OsHelperProcesses.DEFAULT_COMMAND;
+
   public KubeletPluginCommand(CliEnvironment env) {
     this.env = env;
   }
@@ -97,20 +122,36 @@ public final class KubeletPluginCommand implements Callable<Integer> {
         NvmlLibrary::load,
         bootId,
         new SystemEnv(),
-        ClaimLedger.DEFAULT_TOMBSTONE_TTL);
+        ClaimLedger.DEFAULT_TOMBSTONE_TTL,
+        helperCommand);
+  }
+
+  /** A client from {@code --kubeconfig}, or fabric8's usual search when it is not given. */
+  KubernetesClient client() throws IOException {
+    var config =
+        kubeconfig == null
+            ? Config.autoConfigure(null)
+            : Config.fromKubeconfig(Files.readString(env.resolve(kubeconfig)));
+    return new KubernetesClientBuilder().withConfig(config).build();
   }
 
   @Override
   public Integer call() throws IOException, InterruptedException {
     var config = config(BootId.current());
-    var plugin = KubeletPlugin.start(config, new UnwiredClaimSource());
+    var client = client();
+    var plugin = KubeletPlugin.start(config, new ApiClaimSource(client, config.driverName()));
+    var slices =
+        new SlicePublisher(config.env(), client, config.driverName(), node, plugin::look)
+            .start(SLICE_PERIOD);
     var stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
                 () -> {
                   try {
+                    slices.close();
                     plugin.close();
+                    client.close();
                   } catch (IOException e) {
                     System.err.println("error: closing the kubelet plugin: " + e.getMessage());
                   } finally {
@@ -137,8 +178,7 @@ public final class KubeletPluginCommand implements Callable<Integer> {
         config.stateDir(),
         "CDI specs",
         config.cdiDir());
-    out.println(
-        "Not yet: claims' allocations need the Kubernetes API; every prepare fails saying so.");
+    out.printf("  %-13s %s%n", "API server", client.getMasterUrl());
     out.println("Stop with Ctrl-C.");
     out.flush();
     stopped.await();

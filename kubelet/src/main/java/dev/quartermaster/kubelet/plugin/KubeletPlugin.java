@@ -4,6 +4,8 @@ import dev.quartermaster.agent.cdi.CdiSpecWriter;
 import dev.quartermaster.agent.checkpoint.AtomicLedgerFile;
 import dev.quartermaster.agent.checkpoint.DurableLedger;
 import dev.quartermaster.agent.checkpoint.StateDirLock;
+import dev.quartermaster.agent.effects.EffectsReconciler;
+import dev.quartermaster.agent.effects.OsHelperProcesses;
 import dev.quartermaster.agent.host.HostDeviceTree;
 import dev.quartermaster.agent.ledger.LedgerState;
 import dev.quartermaster.csi.grpc.CsiServer;
@@ -13,7 +15,9 @@ import dev.quartermaster.kubelet.grpc.DraV1Service;
 import dev.quartermaster.kubelet.grpc.DraV1beta1Service;
 import dev.quartermaster.kubelet.grpc.RegistrationService;
 import dev.quartermaster.kubelet.grpc.RegistrationState;
+import dev.quartermaster.kubelet.prepare.DomainFile;
 import dev.quartermaster.kubelet.prepare.DraPreparer;
+import dev.quartermaster.kubelet.prepare.NodeDevices;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -46,6 +50,7 @@ public final class KubeletPlugin implements AutoCloseable {
   private final KubeletPluginConfig config;
   private final StateDirLock lock;
   private final DraPreparer preparer;
+  private final HostDeviceTree tree;
   private final RegistrationService registration;
   private final CsiServer draServer;
   private final CsiServer registrationServer;
@@ -55,12 +60,14 @@ public final class KubeletPlugin implements AutoCloseable {
       KubeletPluginConfig config,
       StateDirLock lock,
       DraPreparer preparer,
+      HostDeviceTree tree,
       RegistrationService registration,
       CsiServer draServer,
       CsiServer registrationServer) {
     this.config = config;
     this.lock = lock;
     this.preparer = preparer;
+    this.tree = tree;
     this.registration = registration;
     this.draServer = draServer;
     this.registrationServer = registrationServer;
@@ -87,9 +94,18 @@ public final class KubeletPlugin implements AutoCloseable {
             opened.droppedByReboot().size());
       }
       var tree = new HostDeviceTree(config.deviceRoot(), config.nvml(), HEALTH_POLL);
+      var effects =
+          new EffectsReconciler(
+              new OsHelperProcesses(config.helperDir(), config.helperCommand()),
+              new DomainFile(config.domainFile()));
       var preparer =
           DraPreparer.start(
-              config.nodeName(), source, opened.ledger(), new CdiSpecWriter(config.cdiDir()), tree);
+              config.nodeName(),
+              source,
+              opened.ledger(),
+              new CdiSpecWriter(config.cdiDir()),
+              tree,
+              effects);
       var dra =
           CsiServer.start(
               config.draSocket().toString(),
@@ -107,7 +123,7 @@ public final class KubeletPlugin implements AutoCloseable {
           DraServices.SUPPORTED,
           config.draSocket(),
           config.registrationSocket());
-      return new KubeletPlugin(config, lock, preparer, registration, dra, registrationServer);
+      return new KubeletPlugin(config, lock, preparer, tree, registration, dra, registrationServer);
     } catch (IOException | RuntimeException e) {
       for (var server : started.reversed()) {
         server.close();
@@ -124,6 +140,14 @@ public final class KubeletPlugin implements AutoCloseable {
   /** What the kubelet last said about registering this plugin. */
   public RegistrationState registration() {
     return registration.state();
+  }
+
+  /**
+   * The node's devices looked at now, and whether their control nodes are all there: what the
+   * node's ResourceSlices publish.
+   */
+  public NodeDevices look() {
+    return new NodeDevices(preparer.devices().rescan(), tree.checkControlNodes());
   }
 
   /** The ledger as it is now. */

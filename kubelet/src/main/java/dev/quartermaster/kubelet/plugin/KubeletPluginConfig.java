@@ -6,6 +6,7 @@ import dev.quartermaster.api.validation.Names;
 import dev.quartermaster.core.env.Env;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.function.Supplier;
 
@@ -22,6 +23,9 @@ import java.util.function.Supplier;
  * @param nvml loads NVML (used only when the device root is {@code /})
  * @param bootId the kernel's boot id: a ledger from another boot is discarded
  * @param tombstoneTtl how long an unprepared claim's late prepare is refused
+ * @param helperCommand the compute-domain helper: started for each domain a prepared claim asks
+ *     for, stopped when none does ({@code {domain}} and {@code {socket}} are replaced, as for the
+ *     agent)
  */
 public record KubeletPluginConfig(
     String driverName,
@@ -34,7 +38,8 @@ public record KubeletPluginConfig(
     Supplier<NvmlLoad> nvml,
     String bootId,
     Env env,
-    Duration tombstoneTtl) {
+    Duration tombstoneTtl,
+    List<String> helperCommand) {
 
   public static final String DEFAULT_DRIVER = "gpu.quartermaster.dev";
 
@@ -63,6 +68,10 @@ public record KubeletPluginConfig(
     Objects.requireNonNull(bootId, "bootId");
     Objects.requireNonNull(env, "env");
     Objects.requireNonNull(tombstoneTtl, "tombstoneTtl");
+    helperCommand = List.copyOf(helperCommand);
+    if (helperCommand.isEmpty()) {
+      throw new IllegalArgumentException("the helper command must not be empty");
+    }
   }
 
   /** {@code <registrationDir>/<driver>-reg.sock}: the kubelet watches the directory for it. */
@@ -73,6 +82,16 @@ public record KubeletPluginConfig(
   /** {@code <pluginDir>/dra.sock}: where the DRA services listen. */
   public Path draSocket() {
     return pluginDir.resolve("dra.sock");
+  }
+
+  /** Where the helpers' pid files and logs are kept (they outlive a plugin restart). */
+  public Path helperDir() {
+    return stateDir.resolve("helpers");
+  }
+
+  /** The compute domains the node is a member of, one per line. */
+  public Path domainFile() {
+    return stateDir.resolve("compute-domains");
   }
 
   /** The ledger's snapshot file (its journal lies next to it), as the agent names it. */

@@ -10,6 +10,7 @@ import dev.quartermaster.agent.ledger.PrepareRequest;
 import dev.quartermaster.agent.names.SafeNames;
 import dev.quartermaster.agent.prepare.ClaimPreparer;
 import dev.quartermaster.agent.prepare.PrepareOutcome;
+import dev.quartermaster.api.validation.Names;
 import dev.quartermaster.kubelet.claims.AllocatedDevice;
 import dev.quartermaster.kubelet.claims.ClaimAllocation;
 import dev.quartermaster.kubelet.claims.ClaimSource;
@@ -21,6 +22,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -68,21 +70,25 @@ public final class DraPreparer {
    * hold are removed (left by a crash between the tombstone and the spec's removal).
    */
   public static DraPreparer start(
-      String pool, ClaimSource source, DurableLedger durable, ClaimSpecs specs, DeviceTree tree)
+      String pool,
+      ClaimSource source,
+      DurableLedger durable,
+      ClaimSpecs specs,
+      DeviceTree tree,
+      EffectsReconciler effects)
       throws IOException {
     var look = new DeviceLook(tree);
-    var none = new NoComputeDomains();
     var preparer =
         new ClaimPreparer(
-            durable,
-            specs,
-            new EffectsReconciler(none, none),
-            look::current,
-            tree::checkControlNodes,
-            tree::checkNode);
+            durable, specs, effects, look::current, tree::checkControlNodes, tree::checkNode);
     preparer.removeOrphanSpecs();
     preparer.syncEffects();
     return new DraPreparer(pool, source, preparer, look);
+  }
+
+  /** The node's devices, as the last call looked at them. */
+  public DeviceLook devices() {
+    return devices;
   }
 
   /** The agent's preparer underneath (its ledger, for status and tests). */
@@ -123,11 +129,19 @@ public final class DraPreparer {
           "claim " + claim + ": the uid " + SafeNames.UID_RULE);
     }
     List<AllocatedDevice> allocated;
+    Optional<String> domain;
     switch (source.allocation(claim)) {
       case ClaimAllocation.Unavailable(var reason) -> {
         return new ClaimPrepareResult.NotPrepared(reason);
       }
-      case ClaimAllocation.Allocated(var devices) -> allocated = devices;
+      case ClaimAllocation.Allocated(var devices, var computeDomain) -> {
+        allocated = devices;
+        domain = computeDomain;
+      }
+    }
+    if (domain.isPresent() && !Names.isDnsLabel(domain.get())) {
+      return new ClaimPrepareResult.NotPrepared(
+          "claim " + claim + ": compute domain '" + domain.get() + "': " + Names.DNS_LABEL_RULE);
     }
     // One ledger device per device name; a device listed for several requests serves them all.
     var requestsByDevice = new LinkedHashMap<String, LinkedHashSet<String>>();
@@ -158,7 +172,8 @@ public final class DraPreparer {
     var ref = ledgerRef(claim);
     PrepareOutcome outcome;
     try {
-      outcome = preparer.prepare(PrepareRequest.of(ref, List.copyOf(requestsByDevice.keySet())));
+      outcome =
+          preparer.prepare(new PrepareRequest(ref, List.copyOf(requestsByDevice.keySet()), domain));
     } catch (IOException e) {
       return new ClaimPrepareResult.NotPrepared(
           "claim " + claim + ": the ledger could not be written (" + e.getMessage() + ")");

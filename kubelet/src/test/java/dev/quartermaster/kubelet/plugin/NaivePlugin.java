@@ -97,7 +97,8 @@ final class NaivePlugin implements AutoCloseable {
 
     private NodePrepareResourceResponse prepare(KubeClaim claim) {
       var entry = NodePrepareResourceResponse.newBuilder();
-      if (!(claims.allocation(claim) instanceof ClaimAllocation.Allocated(var devices))) {
+      if (!(claims.allocation(claim)
+          instanceof ClaimAllocation.Allocated(var devices, var domain))) {
         return entry.setError("not allocated").build();
       }
       var found = Inventory.of(tree.discovery().discover());

@@ -3,6 +3,7 @@ package dev.quartermaster.kubelet.plugin;
 import dev.quartermaster.agent.cdi.CdiSpecWriter;
 import dev.quartermaster.agent.devices.DeviceRoot;
 import dev.quartermaster.agent.discovery.SimulatedDeviceRoot;
+import dev.quartermaster.agent.effects.OsHelperProcesses;
 import dev.quartermaster.agent.ledger.ClaimLedger;
 import dev.quartermaster.agent.nvml.NvmlLoad;
 import dev.quartermaster.kubelet.claims.AllocatedDevice;
@@ -34,6 +35,8 @@ final class PluginFixture implements AutoCloseable {
   final Path dir;
   final FixedClockEnv env = new FixedClockEnv();
   final InMemoryClaimSource claims = new InMemoryClaimSource();
+  final SimulatedDeviceRoot root;
+  private final ClaimSource source;
   private final KubeletPluginConfig config;
   private final List<KubeletClient> clients = new ArrayList<>();
   private KubeletPlugin plugin;
@@ -46,7 +49,7 @@ final class PluginFixture implements AutoCloseable {
   PluginFixture(ClaimSource source) {
     try {
       dir = Files.createTempDirectory(Path.of("/tmp"), "qmkp");
-      var root =
+      root =
           SimulatedDeviceRoot.builder(dir.resolve("root"))
               .gpus(2)
               .channels(2)
@@ -64,10 +67,12 @@ final class PluginFixture implements AutoCloseable {
               () -> new NvmlLoad.Unavailable("tests read a simulated device root"),
               "boot-1",
               env,
-              ClaimLedger.DEFAULT_TOMBSTONE_TTL);
+              ClaimLedger.DEFAULT_TOMBSTONE_TTL,
+              OsHelperProcesses.DEFAULT_COMMAND);
       allocate(A, DEVICE);
       allocate(B, DEVICE);
-      plugin = KubeletPlugin.start(config, source == null ? claims : source);
+      this.source = source == null ? claims : source;
+      plugin = KubeletPlugin.start(config, this.source);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -108,7 +113,7 @@ final class PluginFixture implements AutoCloseable {
   /** The plugin process ends (its sockets go) and a new one starts on the same directories. */
   void restart() throws IOException {
     plugin.close();
-    plugin = KubeletPlugin.start(config, claims);
+    plugin = KubeletPlugin.start(config, source);
   }
 
   /**

@@ -5,8 +5,9 @@ import static dev.quartermaster.kubelet.plugin.PluginFixture.B;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quartermaster.kubelet.claims.AllocatedDevice;
+import dev.quartermaster.kubelet.claims.ClaimAllocation;
+import dev.quartermaster.kubelet.claims.ClaimSource;
 import dev.quartermaster.kubelet.claims.KubeClaim;
-import dev.quartermaster.kubelet.claims.UnwiredClaimSource;
 import dev.quartermaster.kubelet.plugin.KubeletCalls.WireDevice;
 import java.util.List;
 import java.util.Set;
@@ -155,10 +156,11 @@ class PrepareTest {
   }
 
   @Test
-  void withoutTheKubernetesApiEveryPrepareSaysSoAndUnprepareStillWorks() throws Exception {
-    try (var node = new PluginFixture(new UnwiredClaimSource())) {
+  void withoutTheKubernetesApiEveryPrepareSaysWhyAndUnprepareStillWorks() throws Exception {
+    ClaimSource down = claim -> new ClaimAllocation.Unavailable("the API server is down");
+    try (var node = new PluginFixture(down)) {
       var kubelet = node.kubelet(KubeletClient.Version.V1);
-      assertThat(kubelet.prepare(A).error()).contains("not yet").contains("Kubernetes API");
+      assertThat(kubelet.prepare(A).error()).contains("the API server is down");
       assertThat(kubelet.unprepare(A)).isEmpty();
       assertThat(node.specsOnDisk()).isEqualTo(Set.of());
     }

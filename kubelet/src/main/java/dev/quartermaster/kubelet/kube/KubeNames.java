@@ -1,0 +1,44 @@
+package dev.quartermaster.kubelet.kube;
+
+/**
+ * The names this driver uses in Kubernetes objects: device attributes (qualified by the driver's
+ * domain in CEL: {@code device.attributes["gpu.quartermaster.dev"].type}), the taint key, and the
+ * label its ResourceSlices carry.
+ */
+public final class KubeNames {
+  /** A device's kind: {@code gpu} or {@code channel}. */
+  public static final String TYPE = "type";
+
+  public static final String UUID = "uuid";
+  public static final String MODEL = "model";
+  public static final String INDEX = "index";
+  public static final String MINOR = "minor";
+
+  /** The standard PCI attribute, so that generic selectors and tools find it. */
+  public static final String PCI_BUS_ID = "resource.kubernetes.io/pciBusID";
+
+  public static final String CHANNEL_ID = "id";
+
+  /** False while a control node the GPU's containers need is missing or wrong. */
+  public static final String CONTROL_NODES_READY = "controlNodesReady";
+
+  /** While not ready: what is missing or wrong (clipped to the API's 64 characters). */
+  public static final String CONTROL_NODES_PROBLEM = "controlNodesProblem";
+
+  /** The capacity of a GPU's memory. */
+  public static final String MEMORY = "memory";
+
+  /** The taint on a GPU whose control nodes are missing; its value names them. */
+  public static final String CONTROL_NODES_TAINT = "gpu.quartermaster.dev/control-nodes-missing";
+
+  /** On every slice of ours: the node it describes. */
+  public static final String NODE_LABEL = "gpu.quartermaster.dev/node";
+
+  /** The API's limit on devices in one ResourceSlice. */
+  public static final int MAX_DEVICES_PER_SLICE = 128;
+
+  /** The longest string attribute the API allows. */
+  public static final int MAX_STRING = 64;
+
+  private KubeNames() {}
+}
