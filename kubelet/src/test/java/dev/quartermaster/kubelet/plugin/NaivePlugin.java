@@ -2,9 +2,11 @@ package dev.quartermaster.kubelet.plugin;
 
 import dev.quartermaster.agent.cdi.CdiSpecWriter;
 import dev.quartermaster.agent.controlnodes.ControlNodeStatus;
+import dev.quartermaster.agent.devices.DeviceRoot;
 import dev.quartermaster.agent.devices.Inventory;
 import dev.quartermaster.agent.host.HostDeviceTree;
 import dev.quartermaster.agent.ledger.ClaimRef;
+import dev.quartermaster.agent.nvml.NvmlLoad;
 import dev.quartermaster.csi.grpc.CsiServer;
 import dev.quartermaster.kubelet.claims.ClaimAllocation;
 import dev.quartermaster.kubelet.claims.ClaimSource;
@@ -24,6 +26,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * A DRA plugin as NVIDIA's first was, kept here only to prove the order tests catch it: prepare
@@ -31,7 +34,7 @@ import java.util.Set;
  * claim still holds them, and unprepare removes it, remembering nothing (no tombstone). Same wire
  * protocol, devices, CDI writer and claim source as the real plugin; only the ledger is missing.
  */
-final class NaivePlugin implements AutoCloseable {
+public final class NaivePlugin implements AutoCloseable {
   private final CsiServer server;
   private final CdiSpecWriter specs;
   private final Path socket;
@@ -46,11 +49,27 @@ final class NaivePlugin implements AutoCloseable {
    * Starts one on {@code node}'s devices and claims, with a socket and CDI directory of its own.
    */
   static NaivePlugin start(PluginFixture node, String name) {
-    var tree =
-        new HostDeviceTree(node.config().deviceRoot(), node.config().nvml(), Duration.ofSeconds(2));
-    var specs = new CdiSpecWriter(node.dir.resolve(name + "-cdi"));
-    var socket = node.dir.resolve(name + ".sock");
-    var server = CsiServer.start(socket.toString(), List.of(new Service(node.claims, tree, specs)));
+    return start(
+        node.claims,
+        node.config().deviceRoot(),
+        node.config().nvml(),
+        PluginFixture.NODE,
+        node.dir.resolve(name + "-cdi"),
+        node.dir.resolve(name + ".sock"));
+  }
+
+  /** One serving {@code socket} for the devices under {@code root} of {@code pool}. */
+  public static NaivePlugin start(
+      ClaimSource claims,
+      DeviceRoot root,
+      Supplier<NvmlLoad> nvml,
+      String pool,
+      Path cdiDir,
+      Path socket) {
+    var tree = new HostDeviceTree(root, nvml, Duration.ofSeconds(2));
+    var specs = new CdiSpecWriter(cdiDir);
+    var server =
+        CsiServer.start(socket.toString(), List.of(new Service(claims, tree, specs, pool)));
     return new NaivePlugin(server, specs, socket);
   }
 
@@ -66,6 +85,11 @@ final class NaivePlugin implements AutoCloseable {
     }
   }
 
+  /** The socket its DRA service listens on. */
+  public Path socket() {
+    return socket;
+  }
+
   @Override
   public void close() {
     server.close();
@@ -75,11 +99,13 @@ final class NaivePlugin implements AutoCloseable {
     private final ClaimSource claims;
     private final HostDeviceTree tree;
     private final CdiSpecWriter specs;
+    private final String pool;
 
-    Service(ClaimSource claims, HostDeviceTree tree, CdiSpecWriter specs) {
+    Service(ClaimSource claims, HostDeviceTree tree, CdiSpecWriter specs, String pool) {
       this.claims = claims;
       this.tree = tree;
       this.specs = specs;
+      this.pool = pool;
     }
 
     @Override
@@ -115,7 +141,7 @@ final class NaivePlugin implements AutoCloseable {
         for (var gpu : gpus) {
           entry.addDevices(
               Device.newBuilder()
-                  .setPoolName(PluginFixture.NODE)
+                  .setPoolName(pool)
                   .setDeviceName(gpu.name())
                   .addAllCdiDeviceIds(
                       ids.stream().filter(id -> id.endsWith("-" + gpu.name())).toList()));

@@ -1,0 +1,733 @@
+package dev.quartermaster.kubelet.real;
+
+import dev.quartermaster.agent.devices.DeviceRoot;
+import dev.quartermaster.agent.discovery.ControlNode;
+import dev.quartermaster.agent.discovery.SimulatedDeviceRoot;
+import dev.quartermaster.agent.host.HostDeviceTree;
+import dev.quartermaster.agent.nvml.NvmlLoad;
+import dev.quartermaster.core.env.SystemEnv;
+import dev.quartermaster.kubelet.kube.ApiClaimSource;
+import dev.quartermaster.kubelet.kube.KubeNames;
+import dev.quartermaster.kubelet.kube.SlicePublisher;
+import dev.quartermaster.kubelet.plugin.NaivePlugin;
+import dev.quartermaster.kubelet.prepare.DeviceLook;
+import dev.quartermaster.kubelet.prepare.NodeDevices;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceBuilder;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.io.FileInputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The seed scenarios on a real kubelet, containerd, scheduler, controller manager and API server
+ * ({@code ./qm bench kubelet} starts them and runs this): not part of {@code ./qm test}. It writes
+ * what happened to {@code <cluster>/report.md} and fails if a promise was broken.
+ */
+@Tag("real-kubelet")
+class RealKubeletHarness {
+  private static final String DRIVER = "gpu.quartermaster.dev";
+  private static final String DOMAIN = "train-1";
+  private static final Path DEPLOY = Path.of("..", "deploy", "kubernetes");
+
+  private final StringBuilder report = new StringBuilder();
+  private final List<String> broken = new ArrayList<>();
+  private Cluster cluster;
+  private KubernetesClient admin;
+  private SimulatedDeviceRoot devices;
+  private Path pluginKubeconfig;
+  private Process plugin;
+  private int pluginStarts;
+
+  private int rounds() {
+    return Integer.parseInt(System.getenv().getOrDefault("QM_KUBE_ROUNDS", "100"));
+  }
+
+  @Test
+  void seeds() throws Exception {
+    cluster = Cluster.fromEnv();
+    var started = Instant.now();
+    try (var client = client(cluster.adminKubeconfig())) {
+      admin = client;
+      line("# The DRA plugin on a real kubelet");
+      line("");
+      line(
+          "Cluster: "
+              + cluster.dir()
+              + ", node "
+              + cluster.node()
+              + ", API "
+              + cluster.apiServer());
+      line("Kubernetes " + admin.getKubernetesVersion().getGitVersion() + ".");
+      deploy();
+      devices =
+          SimulatedDeviceRoot.builder(cluster.dir().resolve("devroot")).gpus(1).channels(1).build();
+      line(
+          "Simulated device tree "
+              + devices.root()
+              + ": 1 GPU, 1 IMEX channel, character devices: "
+              + devices.charDevices()
+              + ".");
+      nodeScopedCredentials();
+      aPodWithAGpuRunsWithEveryControlNode();
+      seed1Ours();
+      seed1Naive();
+      seed2();
+    } finally {
+      stopPlugin();
+      line("");
+      line("Took " + Duration.between(started, Instant.now()).toSeconds() + " s.");
+      if (!broken.isEmpty()) {
+        line("");
+        line("## BROKEN");
+        broken.forEach(b -> line("- " + b));
+      }
+      Files.writeString(cluster.dir().resolve("report.md"), report, StandardCharsets.UTF_8);
+      System.out.println(report);
+    }
+    if (!broken.isEmpty()) {
+      throw new AssertionError(String.join("\n", broken));
+    }
+  }
+
+  // --- setup -------------------------------------------------------------------------------------
+
+  private void deploy() throws IOException {
+    section("Deploy manifests");
+    var applied = new ArrayList<String>();
+    try (var in = new FileInputStream(DEPLOY.resolve("quartermaster-dra.yaml").toFile())) {
+      for (HasMetadata item : admin.load(in).items()) {
+        if (item instanceof DaemonSet) {
+          continue; // its image is not in this cluster: the plugin runs as a host process here
+        }
+        admin.resource(item).forceConflicts().serverSideApply();
+        applied.add(item.getKind() + " " + item.getMetadata().getName());
+      }
+    }
+    for (var file : List.of("gpu-pod.yaml", "channel-pod.yaml")) {
+      try (var in = new FileInputStream(DEPLOY.resolve(file).toFile())) {
+        for (HasMetadata item : admin.load(in).items()) {
+          if (!(item instanceof Pod)) {
+            item.getMetadata().setNamespace(Pods.NAMESPACE);
+            admin.resource(item).forceConflicts().serverSideApply();
+            applied.add(item.getKind() + " " + item.getMetadata().getName());
+          }
+        }
+      }
+    }
+    admin
+        .resource(Pods.gpuAndChannel("gpu-and-channel", DOMAIN))
+        .forceConflicts()
+        .serverSideApply();
+    applied.add("ResourceClaimTemplate gpu-and-channel (domain " + DOMAIN + ")");
+    line("Applied " + String.join(", ", applied) + ".");
+  }
+
+  /**
+   * The plugin's token is bound to a pod of its service account on the node, as a DaemonSet pod's
+   * projected token is; the admission policy then lets it write only its own node's slices.
+   */
+  private void nodeScopedCredentials() throws Exception {
+    section("Node-scoped credentials");
+    var holder = Pods.pod("qm-token-holder", cluster.node(), cluster.busyboxImage(), "unused");
+    holder.getMetadata().setNamespace("quartermaster");
+    holder.getSpec().setServiceAccountName("quartermaster-dra");
+    holder.getSpec().setResourceClaims(List.of());
+    var main = holder.getSpec().getContainers().getFirst();
+    main.getResources().setClaims(List.of());
+    main.setCommand(List.of("sh", "-c", "trap 'exit 0' TERM; while true; do sleep 1; done"));
+    admin.resource(holder).forceConflicts().serverSideApply();
+    var running = waitRunning("quartermaster", "qm-token-holder", Duration.ofSeconds(120));
+    var token =
+        admin
+            .serviceAccounts()
+            .inNamespace("quartermaster")
+            .withName("quartermaster-dra")
+            .tokenRequest(
+                new TokenRequestBuilder()
+                    .withNewSpec()
+                    .withExpirationSeconds(7200L)
+                    .withNewBoundObjectRef()
+                    .withApiVersion("v1")
+                    .withKind("Pod")
+                    .withName("qm-token-holder")
+                    .withUid(running.getMetadata().getUid())
+                    .endBoundObjectRef()
+                    .endSpec()
+                    .build())
+            .getStatus()
+            .getToken();
+    pluginKubeconfig = cluster.dir().resolve("plugin.kubeconfig");
+    Files.writeString(
+        pluginKubeconfig,
+        """
+        apiVersion: v1
+        kind: Config
+        clusters: [{name: qmk, cluster: {server: "%s", insecure-skip-tls-verify: true}}]
+        users: [{name: plugin, user: {token: "%s"}}]
+        contexts: [{name: qmk, context: {cluster: qmk, user: plugin}}]
+        current-context: qmk
+        """
+            .formatted(cluster.apiServer(), token));
+    line(
+        "The plugin's token: service account quartermaster/quartermaster-dra, bound to pod"
+            + " quartermaster/qm-token-holder on "
+            + cluster.node()
+            + ".");
+    try (var asPlugin = client(pluginKubeconfig)) {
+      var foreign =
+          new ResourceSliceBuilder()
+              .withNewMetadata()
+              .withName("someone-elses-node-" + DRIVER + "-0")
+              .endMetadata()
+              .withNewSpec()
+              .withDriver(DRIVER)
+              .withNodeName("someone-elses-node")
+              .withNewPool()
+              .withName("someone-elses-node")
+              .withGeneration(0L)
+              .withResourceSliceCount(1L)
+              .endPool()
+              .endSpec()
+              .build();
+      try {
+        asPlugin.resource(foreign).create();
+        broken.add("the plugin's token wrote a ResourceSlice of another node");
+        line("- Writing another node's slice: ALLOWED (broken).");
+      } catch (KubernetesClientException e) {
+        line("- Writing another node's slice: refused, " + e.getCode() + ": " + firstLine(e));
+      }
+      var claims = asPlugin.resources(ResourceClaim.class).inNamespace("default").list();
+      line("- Reading ResourceClaims: allowed (" + claims.getItems().size() + " now).");
+    }
+  }
+
+  // --- a pod with a GPU
+  // ---------------------------------------------------------------------------
+
+  private void aPodWithAGpuRunsWithEveryControlNode() throws Exception {
+    section("A pod with a GPU claim (the plugin registered by itself)");
+    startPlugin(cluster.registryDir());
+    waitSlicesReady(true);
+    var pod = Pods.pod("gpu-smoke", cluster.node(), cluster.busyboxImage(), "one-gpu");
+    var created = Instant.now();
+    admin.resource(pod).create();
+    var running = waitRunning(Pods.NAMESPACE, "gpu-smoke", Duration.ofSeconds(120));
+    var ok = stillRunning("gpu-smoke");
+    line(
+        "- gpu-smoke Running "
+            + Duration.between(created, Instant.now()).toMillis()
+            + " ms after it was created; every control node present in the container: "
+            + ok
+            + ".");
+    if (!ok) {
+      broken.add("gpu-smoke started without a control node");
+    }
+    var claim = claimOf(running);
+    var spec = cdiSpecOf(claim.getMetadata().getUid());
+    line("- Its claim " + claim.getMetadata().getName() + " got " + allocatedDevices(claim) + ".");
+    line("- CDI spec " + spec.getFileName() + " names: " + deviceNodes(spec) + ".");
+    deletePod("gpu-smoke", false);
+    waitUntil("the claim's CDI spec is removed", Duration.ofSeconds(60), () -> !Files.exists(spec));
+    line("- Deleted: the kubelet unprepared the claim and its CDI spec is gone.");
+    stopPlugin();
+  }
+
+  // --- seed 1 ------------------------------------------------------------------------------------
+
+  private void seed1Ours() throws Exception {
+    section("Seed 1 with our plugin: replace a pod at once, " + rounds() + " times");
+    var proxySocket = cluster.pluginsDir().resolve(DRIVER).resolve("recorded.sock");
+    startPlugin(cluster.dir().resolve("unwatched-registry"));
+    waitSlicesReady(true);
+    try (var proxy = new RecordingProxy(DRIVER, draSocket(), proxySocket, registrationSocket())) {
+      var outcome = replaceRepeatedly("ours", rounds(), true, false);
+      var read = DoublePrepares.of(proxy.events());
+      line(outcome);
+      line(
+          "- Wire record: "
+              + proxy.events().size()
+              + " answers; double prepares: "
+              + read.doubles().size()
+              + "; early prepares refused while the old claim held the"
+              + " device: "
+              + read.refusedWhileHeld()
+              + ".");
+      read.doubles().forEach(d -> line("  - " + d));
+      if (!read.doubles().isEmpty()) {
+        broken.add("our plugin double-prepared " + read.doubles().size() + " times");
+      }
+    }
+    stopPlugin();
+  }
+
+  private void seed1Naive() throws Exception {
+    var most = Math.min(rounds(), 30);
+    section("Seed 1 with the naive plugin (no ledger check): at most " + most + " replacements");
+    var root = DeviceRoot.at(devices.root());
+    var tree =
+        new HostDeviceTree(
+            root, () -> new NvmlLoad.Unavailable("simulated"), Duration.ofSeconds(2));
+    var look = new DeviceLook(tree);
+    var socket = cluster.pluginsDir().resolve(DRIVER).resolve("naive.sock");
+    try (var naive =
+            NaivePlugin.start(
+                new ApiClaimSource(admin, DRIVER),
+                root,
+                () -> new NvmlLoad.Unavailable("simulated"),
+                cluster.node(),
+                cluster.cdiDir(),
+                socket);
+        var slices =
+            new SlicePublisher(
+                    new SystemEnv(),
+                    admin,
+                    DRIVER,
+                    cluster.node(),
+                    () -> new NodeDevices(look.rescan(), tree.checkControlNodes()))
+                .start(Duration.ofSeconds(2));
+        var proxy =
+            new RecordingProxy(
+                DRIVER,
+                socket,
+                cluster.pluginsDir().resolve(DRIVER).resolve("recorded.sock"),
+                registrationSocket())) {
+      waitSlicesReady(true);
+      var outcome = replaceRepeatedly("naive", most, false, true, proxy);
+      var read = DoublePrepares.of(proxy.events());
+      line(outcome);
+      line(
+          "- Wire record: "
+              + proxy.events().size()
+              + " answers; double prepares: "
+              + read.doubles().size()
+              + ".");
+      read.doubles().stream().limit(3).forEach(d -> line("  - " + d));
+      if (read.doubles().isEmpty()) {
+        broken.add("the naive plugin was not caught double-preparing in " + most + " replacements");
+      }
+    }
+  }
+
+  private String replaceRepeatedly(String tag, int times, boolean checkHelper, boolean stopAtDouble)
+      throws Exception {
+    return replaceRepeatedly(tag, times, checkHelper, stopAtDouble, null);
+  }
+
+  /**
+   * Starts a pod, then {@code times} times: force-deletes it and creates its replacement at once,
+   * and waits until the replacement runs.
+   */
+  private String replaceRepeatedly(
+      String tag, int times, boolean checkHelper, boolean stopAtDouble, RecordingProxy proxy)
+      throws Exception {
+    var name = tag + "-0";
+    admin
+        .resource(Pods.pod(name, cluster.node(), cluster.busyboxImage(), "gpu-and-channel"))
+        .create();
+    waitRunning(Pods.NAMESPACE, name, Duration.ofSeconds(180));
+    int done = 0;
+    int helperDown = 0;
+    int missingNodes = 0;
+    long slowest = 0;
+    long total = 0;
+    for (int i = 1; i <= times; i++) {
+      var next = tag + "-" + i;
+      var at = Instant.now();
+      deletePod(name, true);
+      admin
+          .resource(Pods.pod(next, cluster.node(), cluster.busyboxImage(), "gpu-and-channel"))
+          .create();
+      waitRunning(Pods.NAMESPACE, next, Duration.ofSeconds(300));
+      var took = Duration.between(at, Instant.now()).toMillis();
+      slowest = Math.max(slowest, took);
+      total += took;
+      if (!stillRunning(next)) {
+        missingNodes++;
+      }
+      if (checkHelper && !helperRunning()) {
+        helperDown++;
+      }
+      name = next;
+      done = i;
+      if (stopAtDouble && proxy != null && !DoublePrepares.of(proxy.events()).doubles().isEmpty()) {
+        break;
+      }
+    }
+    deletePod(name, true);
+    waitNoPods();
+    if (missingNodes > 0) {
+      broken.add(tag + ": " + missingNodes + " pods started without a control node");
+    }
+    if (helperDown > 0) {
+      broken.add(tag + ": the domain helper was down under a running pod " + helperDown + " times");
+    }
+    return "- "
+        + done
+        + " replacements; each Running after "
+        + (done == 0 ? 0 : total / done)
+        + " ms on average, "
+        + slowest
+        + " ms at most; pods without a control node: "
+        + missingNodes
+        + (checkHelper
+            ? "; domain " + DOMAIN + "'s helper down under a running pod: " + helperDown
+            : "")
+        + ".";
+  }
+
+  // --- seed 2 ------------------------------------------------------------------------------------
+
+  private void seed2() throws Exception {
+    section("Seed 2: nvidia-uvm missing at plugin start, appearing later");
+    devices.removeNode(ControlNode.NVIDIA_UVM);
+    var proxySocket = cluster.pluginsDir().resolve(DRIVER).resolve("recorded.sock");
+    startPlugin(cluster.dir().resolve("unwatched-registry"));
+    try (var proxy = new RecordingProxy(DRIVER, draSocket(), proxySocket, registrationSocket())) {
+      var slice = waitSlicesReady(false);
+      var gpu = slice.getSpec().getDevices().getFirst();
+      line(
+          "- Published with nvidia-uvm missing: "
+              + gpu.getName()
+              + " controlNodesReady="
+              + gpu.getAttributes().get(KubeNames.CONTROL_NODES_READY).getBool()
+              + ", "
+              + KubeNames.CONTROL_NODES_PROBLEM
+              + "=\""
+              + gpu.getAttributes().get(KubeNames.CONTROL_NODES_PROBLEM).getString()
+              + "\", taints "
+              + gpu.getTaints().stream()
+                  .map(t -> t.getKey() + "=" + t.getValue() + ":" + t.getEffect())
+                  .toList()
+              + ".");
+      admin
+          .resource(Pods.pod("uvm-late", cluster.node(), cluster.busyboxImage(), "one-gpu"))
+          .create();
+      var waitedUntil = Instant.now().plusSeconds(20);
+      while (Instant.now().isBefore(waitedUntil)) {
+        var pod = admin.pods().inNamespace(Pods.NAMESPACE).withName("uvm-late").get();
+        if (isRunning(pod)) {
+          broken.add("uvm-late ran while nvidia-uvm was missing");
+          break;
+        }
+        TimeUnit.MILLISECONDS.sleep(500);
+      }
+      var pending = admin.pods().inNamespace(Pods.NAMESPACE).withName("uvm-late").get();
+      line(
+          "- For 20 s the pod stayed "
+              + pending.getStatus().getPhase()
+              + ": "
+              + scheduledCondition(pending)
+              + "; prepares it reached: "
+              + proxy.events().size()
+              + ".");
+      devices.restoreNode(ControlNode.NVIDIA_UVM);
+      var back = Instant.now();
+      waitRunning(Pods.NAMESPACE, "uvm-late", Duration.ofSeconds(120));
+      var ok = stillRunning("uvm-late");
+      line(
+          "- nvidia-uvm created: the pod Running "
+              + Duration.between(back, Instant.now()).toMillis()
+              + " ms later, every control node present: "
+              + ok
+              + ".");
+      if (!ok) {
+        broken.add("uvm-late started without a control node");
+      }
+      deletePod("uvm-late", true);
+      waitNoPods();
+
+      // The slice says ready, the node loses nvidia-uvm, a pod is allocated before the next look.
+      waitSlicesReady(true);
+      devices.removeNode(ControlNode.NVIDIA_UVM);
+      admin
+          .resource(Pods.pod("uvm-gone", cluster.node(), cluster.busyboxImage(), "one-gpu"))
+          .create();
+      var until = Instant.now().plusSeconds(15);
+      while (Instant.now().isBefore(until)) {
+        if (isRunning(admin.pods().inNamespace(Pods.NAMESPACE).withName("uvm-gone").get())) {
+          broken.add("uvm-gone ran while nvidia-uvm was missing");
+          break;
+        }
+        TimeUnit.MILLISECONDS.sleep(500);
+      }
+      var refusals =
+          proxy.events().stream()
+              .filter(
+                  e -> e instanceof WireEvent.PrepareRefused r && r.error().contains("nvidia-uvm"))
+              .count();
+      var gone = admin.pods().inNamespace(Pods.NAMESPACE).withName("uvm-gone").get();
+      line(
+          "- nvidia-uvm removed after the slice said ready: for 15 s the pod stayed "
+              + gone.getStatus().getPhase()
+              + " ("
+              + scheduledCondition(gone)
+              + "); prepares refused"
+              + " naming nvidia-uvm: "
+              + refusals
+              + ".");
+      devices.restoreNode(ControlNode.NVIDIA_UVM);
+      waitRunning(Pods.NAMESPACE, "uvm-gone", Duration.ofSeconds(180));
+      var ok2 = stillRunning("uvm-gone");
+      line("- nvidia-uvm back: the pod Running, every control node present: " + ok2 + ".");
+      if (!ok2) {
+        broken.add("uvm-gone started without a control node");
+      }
+      deletePod("uvm-gone", true);
+      waitNoPods();
+    }
+    stopPlugin();
+  }
+
+  // --- the plugin process -----------------------------------------------------------------------
+
+  private Path draSocket() {
+    return cluster.pluginsDir().resolve(DRIVER).resolve("dra.sock");
+  }
+
+  private Path registrationSocket() {
+    return cluster.registryDir().resolve(DRIVER + "-reg.sock");
+  }
+
+  private Path stateDir() {
+    return cluster.dir().resolve("qm-state");
+  }
+
+  private void startPlugin(Path registrationDir) throws Exception {
+    pluginStarts++;
+    var log = cluster.dir().resolve("logs").resolve("qm-kubelet-plugin-" + pluginStarts + ".log");
+    Files.createDirectories(log.getParent());
+    Files.createDirectories(registrationDir);
+    var java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    plugin =
+        new ProcessBuilder(
+                java,
+                "-jar",
+                cluster.qmJar().toString(),
+                "kubelet-plugin",
+                "--node=" + cluster.node(),
+                "--state=" + stateDir(),
+                "--registration-dir=" + registrationDir,
+                "--plugin-dir=" + cluster.pluginsDir().resolve(DRIVER),
+                "--cdi-dir=" + cluster.cdiDir(),
+                "--device-root=" + devices.root(),
+                "--kubeconfig=" + pluginKubeconfig)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+            .start();
+    waitUntil("the plugin's DRA socket", Duration.ofSeconds(60), () -> Files.exists(draSocket()));
+    line("- Started `qm kubelet-plugin` (pid " + plugin.pid() + ", log " + log + ").");
+  }
+
+  private void stopPlugin() throws InterruptedException {
+    if (plugin != null && plugin.isAlive()) {
+      plugin.destroy();
+      if (!plugin.waitFor(30, TimeUnit.SECONDS)) {
+        plugin.destroyForcibly().waitFor();
+      }
+    }
+    plugin = null;
+  }
+
+  private boolean helperRunning() throws IOException {
+    var pidFile = stateDir().resolve("helpers").resolve(DOMAIN + ".pid");
+    if (!Files.exists(pidFile)) {
+      return false;
+    }
+    var pid = Long.parseLong(Files.readString(pidFile).trim().split(" ")[0]);
+    return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+  }
+
+  // --- waiting and reading -----------------------------------------------------------------------
+
+  private ResourceSlice waitSlicesReady(boolean ready) throws Exception {
+    ResourceSlice[] found = new ResourceSlice[1];
+    waitUntil(
+        "a ResourceSlice with controlNodesReady=" + ready,
+        Duration.ofSeconds(60),
+        () -> {
+          for (var s :
+              admin
+                  .resources(ResourceSlice.class)
+                  .withLabel(KubeNames.NODE_LABEL, cluster.node())
+                  .list()
+                  .getItems()) {
+            for (var d : s.getSpec().getDevices()) {
+              var attr = d.getAttributes().get(KubeNames.CONTROL_NODES_READY);
+              if (attr != null && attr.getBool() == ready) {
+                found[0] = s;
+                return true;
+              }
+            }
+          }
+          return false;
+        });
+    return found[0];
+  }
+
+  private Pod waitRunning(String namespace, String name, Duration timeout) throws Exception {
+    var pod =
+        admin
+            .pods()
+            .inNamespace(namespace)
+            .withName(name)
+            .waitUntilCondition(
+                p -> p != null && (isRunning(p) || "Failed".equals(p.getStatus().getPhase())),
+                timeout.toMillis(),
+                TimeUnit.MILLISECONDS);
+    if (!isRunning(pod)) {
+      throw new IllegalStateException("pod " + name + " failed: " + pod.getStatus());
+    }
+    return pod;
+  }
+
+  private static boolean isRunning(Pod pod) {
+    return pod != null && pod.getStatus() != null && "Running".equals(pod.getStatus().getPhase());
+  }
+
+  /** Whether the container, a second after it started, still runs: its device check passed. */
+  private boolean stillRunning(String name) throws InterruptedException {
+    TimeUnit.SECONDS.sleep(1);
+    var pod = admin.pods().inNamespace(Pods.NAMESPACE).withName(name).get();
+    return pod.getStatus().getContainerStatuses().stream()
+        .allMatch(c -> c.getState() != null && c.getState().getRunning() != null);
+  }
+
+  private void deletePod(String name, boolean force) {
+    var pod = admin.pods().inNamespace(Pods.NAMESPACE).withName(name);
+    if (force) {
+      pod.withGracePeriod(0).delete();
+    } else {
+      pod.delete();
+    }
+  }
+
+  private void waitNoPods() throws Exception {
+    waitUntil(
+        "every harness pod and claim is gone",
+        Duration.ofSeconds(180),
+        () ->
+            admin
+                    .pods()
+                    .inNamespace(Pods.NAMESPACE)
+                    .withLabel("app", "qm-harness")
+                    .list()
+                    .getItems()
+                    .isEmpty()
+                && admin
+                    .resources(ResourceClaim.class)
+                    .inNamespace(Pods.NAMESPACE)
+                    .list()
+                    .getItems()
+                    .isEmpty()
+                && cdiSpecs().isEmpty());
+  }
+
+  private List<Path> cdiSpecs() throws IOException {
+    try (var files = Files.list(cluster.cdiDir())) {
+      return files.filter(f -> f.getFileName().toString().contains("quartermaster")).toList();
+    }
+  }
+
+  private ResourceClaim claimOf(Pod pod) {
+    var name = pod.getStatus().getResourceClaimStatuses().getFirst().getResourceClaimName();
+    return admin.resources(ResourceClaim.class).inNamespace(Pods.NAMESPACE).withName(name).get();
+  }
+
+  private static String allocatedDevices(ResourceClaim claim) {
+    return claim.getStatus().getAllocation().getDevices().getResults().stream()
+        .map(r -> r.getPool() + "/" + r.getDevice())
+        .toList()
+        .toString();
+  }
+
+  private Path cdiSpecOf(String uid) throws IOException {
+    return cdiSpecs().stream()
+        .filter(f -> f.getFileName().toString().contains(uid))
+        .findFirst()
+        .orElseThrow(() -> new IllegalStateException("no CDI spec for claim " + uid));
+  }
+
+  private static List<String> deviceNodes(Path spec) throws IOException {
+    var out = new ArrayList<String>();
+    var m =
+        java.util.regex.Pattern.compile("\"path\"\\s*:\\s*\"(/dev/[^\"]+)\"")
+            .matcher(Files.readString(spec));
+    while (m.find()) {
+      if (!out.contains(m.group(1))) {
+        out.add(m.group(1));
+      }
+    }
+    return out;
+  }
+
+  private static String scheduledCondition(Pod pod) {
+    return pod.getStatus().getConditions().stream()
+        .filter(c -> c.getType().equals("PodScheduled"))
+        .map(
+            c ->
+                "PodScheduled="
+                    + c.getStatus()
+                    + (c.getMessage() == null ? "" : " (" + c.getMessage() + ")"))
+        .findFirst()
+        .orElse("no PodScheduled condition");
+  }
+
+  private interface Check {
+    boolean holds() throws Exception;
+  }
+
+  private static void waitUntil(String what, Duration timeout, Check check) throws Exception {
+    var until = Instant.now().plus(timeout);
+    while (!check.holds()) {
+      if (Instant.now().isAfter(until)) {
+        throw new IllegalStateException("timed out after " + timeout + " waiting until " + what);
+      }
+      TimeUnit.MILLISECONDS.sleep(200);
+    }
+  }
+
+  private static KubernetesClient client(Path kubeconfig) throws IOException {
+    Config config = Config.fromKubeconfig(Files.readString(kubeconfig));
+    return new KubernetesClientBuilder()
+        .withConfig(new ConfigBuilder(config).withRequestTimeout(30_000).build())
+        .build();
+  }
+
+  private static String firstLine(Exception e) {
+    var message = String.valueOf(e.getMessage());
+    var status = message.indexOf("Message: ");
+    var text = status >= 0 ? message.substring(status + 9) : message;
+    var end = text.indexOf(". Received status");
+    return (end > 0 ? text.substring(0, end) : text).lines().findFirst().orElse("");
+  }
+
+  private void section(String title) {
+    line("");
+    line("## " + title);
+    line("");
+  }
+
+  private void line(String text) {
+    report.append(text).append('\n');
+    System.out.println(text);
+  }
+}
