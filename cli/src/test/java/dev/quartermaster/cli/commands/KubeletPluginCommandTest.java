@@ -62,4 +62,38 @@ class KubeletPluginCommandTest {
         .isInstanceOf(CommandLine.MissingParameterException.class)
         .hasMessageContaining("--node");
   }
+
+  @Test
+  void theDaemonSetsArgumentsAreFlagsThisCommandTakes() throws Exception {
+    var manifest =
+        Path.of("..")
+            .toAbsolutePath()
+            .normalize()
+            .resolve("deploy/kubernetes/quartermaster-dra.yaml");
+    var parsed =
+        new io.fabric8.kubernetes.client.utils.KubernetesSerialization()
+            .unmarshal(java.nio.file.Files.readString(manifest));
+    var items =
+        parsed instanceof io.fabric8.kubernetes.api.model.KubernetesList list
+            ? list.getItems()
+            : ((java.util.List<?>) parsed)
+                .stream().map(io.fabric8.kubernetes.api.model.HasMetadata.class::cast).toList();
+    var ds =
+        items.stream()
+            .filter(io.fabric8.kubernetes.api.model.apps.DaemonSet.class::isInstance)
+            .map(io.fabric8.kubernetes.api.model.apps.DaemonSet.class::cast)
+            .findFirst()
+            .orElseThrow();
+    var args = ds.getSpec().getTemplate().getSpec().getContainers().getFirst().getArgs();
+    assertThat(args.getFirst()).isEqualTo("kubelet-plugin");
+    var flags =
+        args.subList(1, args.size()).stream()
+            .map(a -> a.replace("$(NODE_NAME)", "gpu-node-7"))
+            .toArray(String[]::new);
+    var config = parsed(flags).config("boot-1");
+    assertThat(config.nodeName()).isEqualTo("gpu-node-7");
+    assertThat(config.registrationSocket())
+        .isEqualTo(Path.of("/var/lib/kubelet/plugins_registry/gpu.quartermaster.dev-reg.sock"));
+    assertThat(config.stateDir()).isEqualTo(Path.of("/var/lib/quartermaster"));
+  }
 }
