@@ -78,6 +78,9 @@ class RealKubeletHarness {
               + cluster.apiServer());
       line("Kubernetes " + admin.getKubernetesVersion().getGitVersion() + ".");
       deploy();
+      for (var leftover : List.of("devroot", "qm-state", "unwatched-registry")) {
+        deleteTree(cluster.dir().resolve(leftover));
+      }
       devices =
           SimulatedDeviceRoot.builder(cluster.dir().resolve("devroot")).gpus(1).channels(1).build();
       line(
@@ -91,6 +94,9 @@ class RealKubeletHarness {
       seed1Ours();
       seed1Naive();
       seed2();
+    } catch (Exception | AssertionError e) {
+      broken.add("the harness stopped: " + e);
+      throw e;
     } finally {
       stopPlugin();
       line("");
@@ -215,8 +221,19 @@ class RealKubeletHarness {
       } catch (KubernetesClientException e) {
         line("- Writing another node's slice: refused, " + e.getCode() + ": " + firstLine(e));
       }
-      var claims = asPlugin.resources(ResourceClaim.class).inNamespace("default").list();
-      line("- Reading ResourceClaims: allowed (" + claims.getItems().size() + " now).");
+      var none =
+          asPlugin.resources(ResourceClaim.class).inNamespace("default").withName("none").get();
+      line(
+          "- Reading a ResourceClaim by name: allowed ("
+              + (none == null ? "not found" : "found")
+              + ").");
+      try {
+        asPlugin.resources(ResourceClaim.class).inAnyNamespace().list();
+        broken.add("the plugin's token may list every ResourceClaim");
+        line("- Listing every ResourceClaim: ALLOWED (more than the plugin needs).");
+      } catch (KubernetesClientException e) {
+        line("- Listing every ResourceClaim: refused, " + e.getCode() + " (it needs only get).");
+      }
     }
   }
 
@@ -225,7 +242,11 @@ class RealKubeletHarness {
 
   private void aPodWithAGpuRunsWithEveryControlNode() throws Exception {
     section("A pod with a GPU claim (the plugin registered by itself)");
-    startPlugin(cluster.registryDir());
+    var log = startPlugin(cluster.registryDir());
+    waitUntil(
+        "the kubelet registered the plugin",
+        Duration.ofSeconds(60),
+        () -> Files.readString(log).contains("the kubelet registered DRA driver"));
     waitSlicesReady(true);
     var pod = Pods.pod("gpu-smoke", cluster.node(), cluster.busyboxImage(), "one-gpu");
     var created = Instant.now();
@@ -259,6 +280,7 @@ class RealKubeletHarness {
     startPlugin(cluster.dir().resolve("unwatched-registry"));
     waitSlicesReady(true);
     try (var proxy = new RecordingProxy(DRIVER, draSocket(), proxySocket, registrationSocket())) {
+      waitRegistered(proxy);
       var outcome = replaceRepeatedly("ours", rounds(), true, false);
       var read = DoublePrepares.of(proxy.events());
       line(outcome);
@@ -310,6 +332,7 @@ class RealKubeletHarness {
                 socket,
                 cluster.pluginsDir().resolve(DRIVER).resolve("recorded.sock"),
                 registrationSocket())) {
+      waitRegistered(proxy);
       waitSlicesReady(true);
       var outcome = replaceRepeatedly("naive", most, false, true, proxy);
       var read = DoublePrepares.of(proxy.events());
@@ -402,6 +425,7 @@ class RealKubeletHarness {
     var proxySocket = cluster.pluginsDir().resolve(DRIVER).resolve("recorded.sock");
     startPlugin(cluster.dir().resolve("unwatched-registry"));
     try (var proxy = new RecordingProxy(DRIVER, draSocket(), proxySocket, registrationSocket())) {
+      waitRegistered(proxy);
       var slice = waitSlicesReady(false);
       var gpu = slice.getSpec().getDevices().getFirst();
       line(
@@ -511,7 +535,7 @@ class RealKubeletHarness {
     return cluster.dir().resolve("qm-state");
   }
 
-  private void startPlugin(Path registrationDir) throws Exception {
+  private Path startPlugin(Path registrationDir) throws Exception {
     pluginStarts++;
     var log = cluster.dir().resolve("logs").resolve("qm-kubelet-plugin-" + pluginStarts + ".log");
     Files.createDirectories(log.getParent());
@@ -535,6 +559,7 @@ class RealKubeletHarness {
             .start();
     waitUntil("the plugin's DRA socket", Duration.ofSeconds(60), () -> Files.exists(draSocket()));
     line("- Started `qm kubelet-plugin` (pid " + plugin.pid() + ", log " + log + ").");
+    return log;
   }
 
   private void stopPlugin() throws InterruptedException {
@@ -557,6 +582,10 @@ class RealKubeletHarness {
   }
 
   // --- waiting and reading -----------------------------------------------------------------------
+
+  private static void waitRegistered(RecordingProxy proxy) throws Exception {
+    waitUntil("the kubelet registered the driver", Duration.ofSeconds(60), proxy::registered);
+  }
 
   private ResourceSlice waitSlicesReady(boolean ready) throws Exception {
     ResourceSlice[] found = new ResourceSlice[1];
@@ -710,6 +739,16 @@ class RealKubeletHarness {
     return new KubernetesClientBuilder()
         .withConfig(new ConfigBuilder(config).withRequestTimeout(30_000).build())
         .build();
+  }
+
+  private static void deleteTree(Path dir) throws IOException {
+    if (Files.exists(dir)) {
+      try (var walk = Files.walk(dir)) {
+        for (var p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+          Files.delete(p);
+        }
+      }
+    }
   }
 
   private static String firstLine(Exception e) {

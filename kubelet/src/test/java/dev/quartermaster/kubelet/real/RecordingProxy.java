@@ -8,6 +8,7 @@ import dev.quartermaster.kubelet.dra.v1.NodeUnprepareResourcesRequest;
 import dev.quartermaster.kubelet.dra.v1.NodeUnprepareResourcesResponse;
 import dev.quartermaster.kubelet.grpc.DraServices;
 import dev.quartermaster.kubelet.grpc.RegistrationService;
+import dev.quartermaster.kubelet.grpc.RegistrationState;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.StreamObserver;
@@ -34,6 +35,7 @@ final class RecordingProxy implements AutoCloseable {
   private final EventLoopGroup group;
   private final CsiServer dra;
   private final CsiServer registration;
+  private final RegistrationService registrationService;
 
   RecordingProxy(String driver, Path pluginSocket, Path proxySocket, Path registrationSocket) {
     group = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
@@ -44,10 +46,13 @@ final class RecordingProxy implements AutoCloseable {
             .usePlaintext()
             .build();
     dra = CsiServer.start(proxySocket.toString(), List.of(new Forward()));
-    registration =
-        CsiServer.start(
-            registrationSocket.toString(),
-            List.of(new RegistrationService(driver, proxySocket, List.of(DraServices.V1))));
+    registrationService = new RegistrationService(driver, proxySocket, List.of(DraServices.V1));
+    registration = CsiServer.start(registrationSocket.toString(), List.of(registrationService));
+  }
+
+  /** Whether the kubelet has registered the driver at this proxy. */
+  boolean registered() {
+    return registrationService.state() instanceof RegistrationState.Registered;
   }
 
   /** Every answer so far, in the order the kubelet got them. */
