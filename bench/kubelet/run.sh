@@ -55,16 +55,19 @@ trap '"$here/cluster-down.sh" "$dir" >"$dir.down.log" 2>&1 || true' EXIT
 mkdir -p "$dir"
 echo "qm bench kubelet: starting the cluster in $dir (logs: $dir/logs)" >&2
 "$here/cluster-up.sh" "$dir" >&2
-echo "qm bench kubelet: running the scenarios ..." >&2
+echo "qm bench kubelet: running the scenarios (the report follows as it is written) ..." >&2
 cd "$root"
 status=0
+: > "$dir/progress.md"
+tail -n +1 -F "$dir/progress.md" 2>/dev/null &
+tailer=$!
 QM_KUBE_CLUSTER="$dir" ./mvnw -B -ntp -q -pl kubelet -am verify -Dspotless.check.skip=true \
   -Dtest=RealKubeletHarness -Dsurefire.failIfNoSpecifiedTests=false \
   -Dsurefire.redirectTestOutputToFile=true || status=$?
+kill "$tailer" 2>/dev/null || true
 if [ -f "$dir/report.md" ]; then
   mkdir -p "$root/kubelet/target"
   cp "$dir/report.md" "$root/kubelet/target/real-kubelet-report.md"
-  cat "$dir/report.md"
-  echo "(kept in kubelet/target/real-kubelet-report.md)" >&2
+  echo "qm bench kubelet: the report is kept in kubelet/target/real-kubelet-report.md" >&2
 fi
 exit $status

@@ -6,6 +6,7 @@ import dev.quartermaster.agent.effects.OsHelperProcesses;
 import dev.quartermaster.agent.ledger.ClaimLedger;
 import dev.quartermaster.agent.nvml.NvmlLibrary;
 import dev.quartermaster.cli.CliEnvironment;
+import dev.quartermaster.cli.CliException;
 import dev.quartermaster.cli.VersionInfo;
 import dev.quartermaster.core.env.SystemEnv;
 import dev.quartermaster.kubelet.kube.ApiClaimSource;
@@ -17,6 +18,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -127,11 +129,20 @@ public final class KubeletPluginCommand implements Callable<Integer> {
   }
 
   /** A client from {@code --kubeconfig}, or fabric8's usual search when it is not given. */
-  KubernetesClient client() throws IOException {
-    var config =
-        kubeconfig == null
-            ? Config.autoConfigure(null)
-            : Config.fromKubeconfig(Files.readString(env.resolve(kubeconfig)));
+  KubernetesClient client() {
+    Config config;
+    if (kubeconfig == null) {
+      config = Config.autoConfigure(null);
+    } else {
+      var file = env.resolve(kubeconfig);
+      try {
+        config = Config.fromKubeconfig(Files.readString(file));
+      } catch (NoSuchFileException e) {
+        throw new CliException("--kubeconfig " + file + ": no such file");
+      } catch (IOException | RuntimeException e) {
+        throw new CliException("--kubeconfig " + file + ": not a kubeconfig: " + e.getMessage());
+      }
+    }
     return new KubernetesClientBuilder().withConfig(config).build();
   }
 

@@ -96,4 +96,15 @@ class KubeletPluginCommandTest {
         .isEqualTo(Path.of("/var/lib/kubelet/plugins_registry/gpu.quartermaster.dev-reg.sock"));
     assertThat(config.stateDir()).isEqualTo(Path.of("/var/lib/quartermaster"));
   }
+
+  @Test
+  void aMissingOrDamagedKubeconfigIsNamed() throws Exception {
+    assertThatThrownBy(() -> parsed("--node", "n1", "--kubeconfig", "nope.yaml").client())
+        .isInstanceOf(dev.quartermaster.cli.CliException.class)
+        .hasMessage("--kubeconfig " + dir.resolve("nope.yaml") + ": no such file");
+    java.nio.file.Files.writeString(dir.resolve("bad.yaml"), "clusters: [");
+    assertThatThrownBy(() -> parsed("--node", "n1", "--kubeconfig", "bad.yaml").client())
+        .isInstanceOf(dev.quartermaster.cli.CliException.class)
+        .hasMessageStartingWith("--kubeconfig " + dir.resolve("bad.yaml") + ": not a kubeconfig");
+  }
 }

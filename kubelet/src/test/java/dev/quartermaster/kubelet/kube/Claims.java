@@ -11,12 +11,12 @@ import java.util.List;
 import java.util.Map;
 
 /** ResourceClaims as the scheduler leaves them, for the tests. */
-final class Claims {
-  static final String DRIVER = "gpu.quartermaster.dev";
+public final class Claims {
+  public static final String DRIVER = "gpu.quartermaster.dev";
 
   private Claims() {}
 
-  static DeviceRequestAllocationResult result(
+  public static DeviceRequestAllocationResult result(
       String driver, String pool, String device, String request) {
     return new DeviceRequestAllocationResultBuilder()
         .withDriver(driver)
@@ -26,7 +26,7 @@ final class Claims {
         .build();
   }
 
-  static DeviceAllocationConfiguration config(
+  public static DeviceAllocationConfiguration config(
       String driver, Map<String, Object> parameters, String... requests) {
     return new DeviceAllocationConfigurationBuilder()
         .withSource("FromClaim")
@@ -42,11 +42,21 @@ final class Claims {
       KubeClaim claim,
       List<DeviceRequestAllocationResult> results,
       List<DeviceAllocationConfiguration> configs) {
+    var stored = allocated(claim.namespace(), claim.name(), results, configs);
+    stored.getMetadata().setUid(claim.uid());
+    return stored;
+  }
+
+  /** As the scheduler leaves it, without a uid: the API server gives it one. */
+  public static ResourceClaim allocated(
+      String namespace,
+      String name,
+      List<DeviceRequestAllocationResult> results,
+      List<DeviceAllocationConfiguration> configs) {
     return new ResourceClaimBuilder()
         .withNewMetadata()
-        .withNamespace(claim.namespace())
-        .withName(claim.name())
-        .withUid(claim.uid())
+        .withNamespace(namespace)
+        .withName(name)
         .endMetadata()
         .withNewSpec()
         .endSpec()

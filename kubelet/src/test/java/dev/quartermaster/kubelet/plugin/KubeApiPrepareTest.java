@@ -5,13 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.quartermaster.kubelet.claims.KubeClaim;
 import dev.quartermaster.kubelet.kube.ApiClaimSource;
 import dev.quartermaster.kubelet.kube.ClaimConfig;
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceAllocationConfigurationBuilder;
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResultBuilder;
-import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
-import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
+import dev.quartermaster.kubelet.kube.Claims;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.nio.file.Files;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -27,43 +25,21 @@ class KubeApiPrepareTest {
   static KubernetesClient client;
 
   private static KubeClaim store(String name, String device, String domain) {
-    ResourceClaim claim =
-        new ResourceClaimBuilder()
-            .withNewMetadata()
-            .withNamespace("default")
-            .withName(name)
-            .endMetadata()
-            .withNewSpec()
-            .endSpec()
-            .withNewStatus()
-            .withNewAllocation()
-            .withNewDevices()
-            .withResults(
-                new DeviceRequestAllocationResultBuilder()
-                    .withDriver(KubeletPluginConfig.DEFAULT_DRIVER)
-                    .withPool(PluginFixture.NODE)
-                    .withDevice(device)
-                    .withRequest("channel")
-                    .build())
-            .withConfig(
-                new DeviceAllocationConfigurationBuilder()
-                    .withSource("FromClaim")
-                    .withNewOpaque()
-                    .withDriver(KubeletPluginConfig.DEFAULT_DRIVER)
-                    .withParameters(
-                        Map.of(
-                            "apiVersion",
-                            ClaimConfig.API_VERSION,
-                            "kind",
-                            ClaimConfig.KIND,
-                            ClaimConfig.COMPUTE_DOMAIN,
-                            domain))
-                    .endOpaque()
-                    .build())
-            .endDevices()
-            .endAllocation()
-            .endStatus()
-            .build();
+    var claim =
+        Claims.allocated(
+            "default",
+            name,
+            List.of(Claims.result(Claims.DRIVER, PluginFixture.NODE, device, "channel")),
+            List.of(
+                Claims.config(
+                    Claims.DRIVER,
+                    Map.of(
+                        "apiVersion",
+                        ClaimConfig.API_VERSION,
+                        "kind",
+                        ClaimConfig.KIND,
+                        ClaimConfig.COMPUTE_DOMAIN,
+                        domain))));
     var created = client.resource(claim).create();
     return new KubeClaim("default", name, created.getMetadata().getUid());
   }

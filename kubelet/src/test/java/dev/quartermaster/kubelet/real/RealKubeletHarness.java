@@ -107,7 +107,6 @@ class RealKubeletHarness {
         broken.forEach(b -> line("- " + b));
       }
       Files.writeString(cluster.dir().resolve("report.md"), report, StandardCharsets.UTF_8);
-      System.out.println(report);
     }
     if (!broken.isEmpty()) {
       throw new AssertionError(String.join("\n", broken));
@@ -251,17 +250,7 @@ class RealKubeletHarness {
     var pod = Pods.pod("gpu-smoke", cluster.node(), cluster.busyboxImage(), "one-gpu");
     var created = Instant.now();
     admin.resource(pod).create();
-    var running = waitRunning(Pods.NAMESPACE, "gpu-smoke", Duration.ofSeconds(120));
-    var ok = stillRunning("gpu-smoke");
-    line(
-        "- gpu-smoke Running "
-            + Duration.between(created, Instant.now()).toMillis()
-            + " ms after it was created; every control node present in the container: "
-            + ok
-            + ".");
-    if (!ok) {
-      broken.add("gpu-smoke started without a control node");
-    }
+    var running = runsWithEveryControlNode("gpu-smoke", created, "it was created");
     var claim = claimOf(running);
     var spec = cdiSpecOf(claim.getMetadata().getUid());
     line("- Its claim " + claim.getMetadata().getName() + " got " + allocatedDevices(claim) + ".");
@@ -391,6 +380,9 @@ class RealKubeletHarness {
       }
       name = next;
       done = i;
+      if (i % 10 == 0) {
+        line("  - " + i + "/" + times + " replaced; this one Running after " + took + " ms");
+      }
       if (stopAtDouble && proxy != null && !DoublePrepares.of(proxy.events()).doubles().isEmpty()) {
         break;
       }
@@ -445,16 +437,7 @@ class RealKubeletHarness {
       admin
           .resource(Pods.pod("uvm-late", cluster.node(), cluster.busyboxImage(), "one-gpu"))
           .create();
-      var waitedUntil = Instant.now().plusSeconds(20);
-      while (Instant.now().isBefore(waitedUntil)) {
-        var pod = admin.pods().inNamespace(Pods.NAMESPACE).withName("uvm-late").get();
-        if (isRunning(pod)) {
-          broken.add("uvm-late ran while nvidia-uvm was missing");
-          break;
-        }
-        TimeUnit.MILLISECONDS.sleep(500);
-      }
-      var pending = admin.pods().inNamespace(Pods.NAMESPACE).withName("uvm-late").get();
+      var pending = staysOff("uvm-late", Duration.ofSeconds(20));
       line(
           "- For 20 s the pod stayed "
               + pending.getStatus().getPhase()
@@ -464,18 +447,7 @@ class RealKubeletHarness {
               + proxy.events().size()
               + ".");
       devices.restoreNode(ControlNode.NVIDIA_UVM);
-      var back = Instant.now();
-      waitRunning(Pods.NAMESPACE, "uvm-late", Duration.ofSeconds(120));
-      var ok = stillRunning("uvm-late");
-      line(
-          "- nvidia-uvm created: the pod Running "
-              + Duration.between(back, Instant.now()).toMillis()
-              + " ms later, every control node present: "
-              + ok
-              + ".");
-      if (!ok) {
-        broken.add("uvm-late started without a control node");
-      }
+      runsWithEveryControlNode("uvm-late", Instant.now(), "nvidia-uvm was created");
       deletePod("uvm-late", true);
       waitNoPods();
 
@@ -485,20 +457,12 @@ class RealKubeletHarness {
       admin
           .resource(Pods.pod("uvm-gone", cluster.node(), cluster.busyboxImage(), "one-gpu"))
           .create();
-      var until = Instant.now().plusSeconds(15);
-      while (Instant.now().isBefore(until)) {
-        if (isRunning(admin.pods().inNamespace(Pods.NAMESPACE).withName("uvm-gone").get())) {
-          broken.add("uvm-gone ran while nvidia-uvm was missing");
-          break;
-        }
-        TimeUnit.MILLISECONDS.sleep(500);
-      }
+      var gone = staysOff("uvm-gone", Duration.ofSeconds(15));
       var refusals =
           proxy.events().stream()
               .filter(
                   e -> e instanceof WireEvent.PrepareRefused r && r.error().contains("nvidia-uvm"))
               .count();
-      var gone = admin.pods().inNamespace(Pods.NAMESPACE).withName("uvm-gone").get();
       line(
           "- nvidia-uvm removed after the slice said ready: for 15 s the pod stayed "
               + gone.getStatus().getPhase()
@@ -509,12 +473,7 @@ class RealKubeletHarness {
               + refusals
               + ".");
       devices.restoreNode(ControlNode.NVIDIA_UVM);
-      waitRunning(Pods.NAMESPACE, "uvm-gone", Duration.ofSeconds(180));
-      var ok2 = stillRunning("uvm-gone");
-      line("- nvidia-uvm back: the pod Running, every control node present: " + ok2 + ".");
-      if (!ok2) {
-        broken.add("uvm-gone started without a control node");
-      }
+      runsWithEveryControlNode("uvm-gone", Instant.now(), "nvidia-uvm was back");
       deletePod("uvm-gone", true);
       waitNoPods();
     }
@@ -624,6 +583,44 @@ class RealKubeletHarness {
                 TimeUnit.MILLISECONDS);
     if (!isRunning(pod)) {
       throw new IllegalStateException("pod " + name + " failed: " + pod.getStatus());
+    }
+    return pod;
+  }
+
+  /**
+   * Waits until {@code name} runs and says whether its device check passed; a pod without a control
+   * node is a broken promise.
+   */
+  private Pod runsWithEveryControlNode(String name, Instant since, String after) throws Exception {
+    var running = waitRunning(Pods.NAMESPACE, name, Duration.ofSeconds(180));
+    var ok = stillRunning(name);
+    line(
+        "- "
+            + name
+            + " Running "
+            + Duration.between(since, Instant.now()).toMillis()
+            + " ms after "
+            + after
+            + "; every control node present in the container: "
+            + ok
+            + ".");
+    if (!ok) {
+      broken.add(name + " started without a control node");
+    }
+    return running;
+  }
+
+  /** Watches {@code name} for {@code period} while nvidia-uvm is missing: it must not run. */
+  private Pod staysOff(String name, Duration period) throws InterruptedException {
+    var until = Instant.now().plus(period);
+    var pod = admin.pods().inNamespace(Pods.NAMESPACE).withName(name).get();
+    while (Instant.now().isBefore(until)) {
+      if (isRunning(pod)) {
+        broken.add(name + " ran while nvidia-uvm was missing");
+        break;
+      }
+      TimeUnit.MILLISECONDS.sleep(500);
+      pod = admin.pods().inNamespace(Pods.NAMESPACE).withName(name).get();
     }
     return pod;
   }
@@ -765,8 +762,20 @@ class RealKubeletHarness {
     line("");
   }
 
+  /** Adds a line to the report; {@code run.sh} shows {@code progress.md} as it grows. */
   private void line(String text) {
     report.append(text).append('\n');
-    System.out.println(text);
+    if (cluster != null) {
+      try {
+        Files.writeString(
+            cluster.dir().resolve("progress.md"),
+            text + "\n",
+            StandardCharsets.UTF_8,
+            java.nio.file.StandardOpenOption.CREATE,
+            java.nio.file.StandardOpenOption.APPEND);
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }
   }
 }
