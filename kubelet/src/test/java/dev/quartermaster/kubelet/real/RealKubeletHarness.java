@@ -368,6 +368,9 @@ class RealKubeletHarness {
       admin
           .resource(Pods.pod(next, cluster.node(), cluster.busyboxImage(), "gpu-and-channel"))
           .create();
+      if (checkHelper && i == (times + 1) / 2) {
+        crashAndRestart(i);
+      }
       waitRunning(Pods.NAMESPACE, next, Duration.ofSeconds(300));
       var took = Duration.between(at, Instant.now()).toMillis();
       slowest = Math.max(slowest, took);
@@ -516,9 +519,30 @@ class RealKubeletHarness {
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
             .start();
-    waitUntil("the plugin's DRA socket", Duration.ofSeconds(60), () -> Files.exists(draSocket()));
+    // Not the socket file: one left by a killed plugin is there before the new one listens.
+    waitUntil(
+        "the plugin serves",
+        Duration.ofSeconds(60),
+        () -> Files.exists(log) && Files.readString(log).contains("is running."));
     line("- Started `qm kubelet-plugin` (pid " + plugin.pid() + ", log " + log + ").");
     return log;
+  }
+
+  /**
+   * kill -9 of our plugin while the kubelet is between the old claim and the new one, then a new
+   * plugin on the same state: its journal still holds the old claim, so the early prepare is still
+   * refused, and the domain's helper, which outlives the plugin, is adopted.
+   */
+  private void crashAndRestart(int round) throws Exception {
+    var pid = plugin.pid();
+    plugin.destroyForcibly().waitFor();
+    startPlugin(cluster.dir().resolve("unwatched-registry"));
+    line(
+        "  - replacement "
+            + round
+            + ": the plugin was killed with SIGKILL (pid "
+            + pid
+            + ") just after the replacement pod was created, and started again");
   }
 
   private void stopPlugin() throws InterruptedException {
