@@ -28,30 +28,32 @@ public final class DraV1Service extends DRAPluginGrpc.DRAPluginImplBase {
   @Override
   public void nodePrepareResources(
       NodePrepareResourcesRequest request, StreamObserver<NodePrepareResourcesResponse> response) {
-    Calls.answer(
-        response,
-        () -> {
-          var out = NodePrepareResourcesResponse.newBuilder();
-          preparer
-              .prepare(claims(request.getClaimsList()))
-              .forEach((uid, result) -> out.putClaims(uid, wire(result)));
-          return out.build();
-        });
+    Calls.answer(response, () -> prepare(request));
+  }
+
+  /** The answer to {@code request} (for {@link DraV1beta1Service} too). */
+  NodePrepareResourcesResponse prepare(NodePrepareResourcesRequest request) {
+    var out = NodePrepareResourcesResponse.newBuilder();
+    preparer
+        .prepare(claims(request.getClaimsList()))
+        .forEach((uid, result) -> out.putClaims(uid, wire(result)));
+    return out.build();
   }
 
   @Override
   public void nodeUnprepareResources(
       NodeUnprepareResourcesRequest request,
       StreamObserver<NodeUnprepareResourcesResponse> response) {
-    Calls.answer(
-        response,
-        () -> {
-          var out = NodeUnprepareResourcesResponse.newBuilder();
-          preparer
-              .unprepare(claims(request.getClaimsList()))
-              .forEach((uid, result) -> out.putClaims(uid, wire(result)));
-          return out.build();
-        });
+    Calls.answer(response, () -> unprepare(request));
+  }
+
+  /** The answer to {@code request} (for {@link DraV1beta1Service} too). */
+  NodeUnprepareResourcesResponse unprepare(NodeUnprepareResourcesRequest request) {
+    var out = NodeUnprepareResourcesResponse.newBuilder();
+    preparer
+        .unprepare(claims(request.getClaimsList()))
+        .forEach((uid, result) -> out.putClaims(uid, wire(result)));
+    return out.build();
   }
 
   private static List<KubeClaim> claims(List<Claim> claims) {

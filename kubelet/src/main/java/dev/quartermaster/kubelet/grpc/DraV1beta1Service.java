@@ -1,31 +1,28 @@
 package dev.quartermaster.kubelet.grpc;
 
-import dev.quartermaster.kubelet.claims.KubeClaim;
-import dev.quartermaster.kubelet.dra.v1beta1.Claim;
+import com.google.protobuf.ByteString;
+import com.google.protobuf.InvalidProtocolBufferException;
 import dev.quartermaster.kubelet.dra.v1beta1.DRAPluginGrpc;
-import dev.quartermaster.kubelet.dra.v1beta1.Device;
-import dev.quartermaster.kubelet.dra.v1beta1.NodePrepareResourceResponse;
 import dev.quartermaster.kubelet.dra.v1beta1.NodePrepareResourcesRequest;
 import dev.quartermaster.kubelet.dra.v1beta1.NodePrepareResourcesResponse;
-import dev.quartermaster.kubelet.dra.v1beta1.NodeUnprepareResourceResponse;
 import dev.quartermaster.kubelet.dra.v1beta1.NodeUnprepareResourcesRequest;
 import dev.quartermaster.kubelet.dra.v1beta1.NodeUnprepareResourcesResponse;
-import dev.quartermaster.kubelet.prepare.ClaimPrepareResult;
-import dev.quartermaster.kubelet.prepare.ClaimUnprepareResult;
 import dev.quartermaster.kubelet.prepare.DraPreparer;
 import io.grpc.stub.StreamObserver;
-import java.util.List;
 import java.util.Objects;
 
 /**
- * {@code k8s.io.kubelet.pkg.apis.dra.v1beta1.DRAPlugin} on a {@link DraPreparer}: the same calls
- * and answers as {@link DraV1Service}, for kubelets older than v1 (its Device has no share_id).
+ * {@code k8s.io.kubelet.pkg.apis.dra.v1beta1.DRAPlugin} (kubelets 1.32 and 1.33) as the {@code v1}
+ * service: the two versions' messages are the same on the wire (v1 only adds {@code
+ * Device.share_id}, field 5, which this plugin never sets), so each request is read again as v1,
+ * answered by {@link DraV1Service}, and its answer read again as v1beta1. One mapping between the
+ * wire and the preparer, not one per version.
  */
 public final class DraV1beta1Service extends DRAPluginGrpc.DRAPluginImplBase {
-  private final DraPreparer preparer;
+  private final DraV1Service v1;
 
   public DraV1beta1Service(DraPreparer preparer) {
-    this.preparer = Objects.requireNonNull(preparer, "preparer");
+    this.v1 = new DraV1Service(Objects.requireNonNull(preparer, "preparer"));
   }
 
   @Override
@@ -33,13 +30,14 @@ public final class DraV1beta1Service extends DRAPluginGrpc.DRAPluginImplBase {
       NodePrepareResourcesRequest request, StreamObserver<NodePrepareResourcesResponse> response) {
     Calls.answer(
         response,
-        () -> {
-          var out = NodePrepareResourcesResponse.newBuilder();
-          preparer
-              .prepare(claims(request.getClaimsList()))
-              .forEach((uid, result) -> out.putClaims(uid, wire(result)));
-          return out.build();
-        });
+        () ->
+            reread(
+                v1.prepare(
+                        reread(
+                            request.toByteString(),
+                            dev.quartermaster.kubelet.dra.v1.NodePrepareResourcesRequest.parser()))
+                    .toByteString(),
+                NodePrepareResourcesResponse.parser()));
   }
 
   @Override
@@ -48,43 +46,23 @@ public final class DraV1beta1Service extends DRAPluginGrpc.DRAPluginImplBase {
       StreamObserver<NodeUnprepareResourcesResponse> response) {
     Calls.answer(
         response,
-        () -> {
-          var out = NodeUnprepareResourcesResponse.newBuilder();
-          preparer
-              .unprepare(claims(request.getClaimsList()))
-              .forEach((uid, result) -> out.putClaims(uid, wire(result)));
-          return out.build();
-        });
+        () ->
+            reread(
+                v1.unprepare(
+                        reread(
+                            request.toByteString(),
+                            dev.quartermaster.kubelet.dra.v1.NodeUnprepareResourcesRequest
+                                .parser()))
+                    .toByteString(),
+                NodeUnprepareResourcesResponse.parser()));
   }
 
-  private static List<KubeClaim> claims(List<Claim> claims) {
-    return claims.stream()
-        .map(c -> new KubeClaim(c.getNamespace(), c.getName(), c.getUid()))
-        .toList();
-  }
-
-  private static NodePrepareResourceResponse wire(ClaimPrepareResult result) {
-    var out = NodePrepareResourceResponse.newBuilder();
-    switch (result) {
-      case ClaimPrepareResult.Prepared(var devices) ->
-          devices.forEach(
-              d ->
-                  out.addDevices(
-                      Device.newBuilder()
-                          .setPoolName(d.pool())
-                          .setDeviceName(d.device())
-                          .addAllRequestNames(d.requestNames())
-                          .addAllCdiDeviceIds(d.cdiDeviceIds())));
-      case ClaimPrepareResult.NotPrepared(var error) -> out.setError(error);
+  private static <T> T reread(ByteString bytes, com.google.protobuf.Parser<T> parser) {
+    try {
+      return parser.parseFrom(bytes);
+    } catch (InvalidProtocolBufferException e) {
+      // Bytes this process has just written with a wire-identical message: cannot happen.
+      throw new IllegalStateException("v1 and v1beta1 messages differ on the wire", e);
     }
-    return out.build();
-  }
-
-  private static NodeUnprepareResourceResponse wire(ClaimUnprepareResult result) {
-    var out = NodeUnprepareResourceResponse.newBuilder();
-    if (result instanceof ClaimUnprepareResult.NotUnprepared(var error)) {
-      out.setError(error);
-    }
-    return out.build();
   }
 }
