@@ -348,6 +348,11 @@ public final class SimStore implements Store {
      */
     private long caughtUp = -1;
 
+    /**
+     * The caught-up word is due but waits for the replay's last change; under {@link #delivery}.
+     */
+    private boolean caughtUpDue;
+
     SimWatch(String prefix, Optional<String> route, long afterRevision, WatchListener listener) {
       this.prefix = prefix;
       this.route = route;
@@ -390,7 +395,13 @@ public final class SimStore implements Store {
             delivery.lock();
             try {
               if (!over && ending.isEmpty()) {
-                tellCaughtUp();
+                if (replayPending()) {
+                  // A real-time env may run this before a delivery due at the same instant: the
+                  // last replayed change tells it instead.
+                  caughtUpDue = true;
+                } else {
+                  tellCaughtUp();
+                }
               }
             } finally {
               delivery.unlock();
@@ -398,8 +409,16 @@ public final class SimStore implements Store {
           });
     }
 
+    /** Whether a change at or below the caught-up revision is still to be delivered. */
+    private boolean replayPending() {
+      synchronized (queue) {
+        return queue.stream().anyMatch(e -> e.revision() <= caughtUp);
+      }
+    }
+
     /** Called under {@link #delivery}. */
     private void tellCaughtUp() {
+      caughtUpDue = false;
       if (caughtUp >= 0) {
         long at = caughtUp;
         caughtUp = -1;
@@ -439,6 +458,9 @@ public final class SimStore implements Store {
           tellCaughtUp(); // a live event never comes before the word that the replay is done
         }
         listener.onEvent(e);
+        if (caughtUpDue && !replayPending()) {
+          tellCaughtUp();
+        }
       } finally {
         delivery.unlock();
       }
