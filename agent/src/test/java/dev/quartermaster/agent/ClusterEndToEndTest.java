@@ -383,7 +383,8 @@ class ClusterEndToEndTest {
         graceful(
             "stubborn",
             "trap 'echo ignoring TERM' TERM; echo started; while true; do sleep 0.1; done",
-            1));
+            // Long enough for a loaded machine to run the trap before the SIGKILL (1 s was not).
+            5));
     ApiAwait.until(
         api,
         Kinds.TASK,
