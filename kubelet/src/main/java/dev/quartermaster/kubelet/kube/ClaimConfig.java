@@ -1,5 +1,6 @@
 package dev.quartermaster.kubelet.kube;
 
+import dev.quartermaster.api.validation.Names;
 import java.util.Map;
 import java.util.Optional;
 
@@ -51,8 +52,8 @@ public record ClaimConfig(Optional<String> computeDomain) {
     if (domain == null) {
       return NONE;
     }
-    if (!(domain instanceof String name) || name.isEmpty()) {
-      throw new Invalid(COMPUTE_DOMAIN + " must be a non-empty string, not " + domain);
+    if (!(domain instanceof String name) || !Names.isDnsLabel(name)) {
+      throw new Invalid(COMPUTE_DOMAIN + " '" + domain + "': " + Names.DNS_LABEL_RULE);
     }
     return new ClaimConfig(Optional.of(name));
   }

@@ -1,5 +1,6 @@
 package dev.quartermaster.kubelet.kube;
 
+import dev.quartermaster.agent.controlnodes.ControlNodeStatus;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.kubelet.prepare.NodeDevices;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
@@ -36,6 +37,7 @@ public final class SlicePublisher implements AutoCloseable {
   private Optional<Env.Cancellable> next = Optional.empty();
   private boolean closed;
   private Optional<List<Device>> published = Optional.empty();
+  private Optional<ControlNodeStatus> publishedControlNodes = Optional.empty();
   private long generation = -1;
 
   /** What one look did. */
@@ -76,7 +78,8 @@ public final class SlicePublisher implements AutoCloseable {
 
   /** Looks at the node and publishes what changed. */
   public synchronized Outcome publish() {
-    var devices = NodeSlices.devices(look.get());
+    var now = look.get();
+    var devices = NodeSlices.devices(now);
     if (published.isPresent() && published.get().equals(devices)) {
       return new Outcome.Unchanged();
     }
@@ -112,6 +115,7 @@ public final class SlicePublisher implements AutoCloseable {
       }
       generation = next;
       published = Optional.of(devices);
+      publishedControlNodes = Optional.of(now.controlNodes());
       return new Outcome.Published(next, devices.size(), slices.size());
     } catch (KubernetesClientException e) {
       published = Optional.empty();
@@ -142,16 +146,19 @@ public final class SlicePublisher implements AutoCloseable {
     }
   }
 
-  private String notReady() {
-    var status = look.get().controlNodes();
-    return status.ready()
-        ? ""
-        : "; its GPUs are tainted "
-            + KubeNames.CONTROL_NODES_TAINT
-            + "="
-            + status.reason()
-            + ": "
-            + status.message();
+  /** What the last publication said of the control nodes, for its log line. */
+  private synchronized String notReady() {
+    return publishedControlNodes
+        .filter(status -> !status.ready())
+        .map(
+            status ->
+                "; its GPUs are tainted "
+                    + KubeNames.CONTROL_NODES_TAINT
+                    + "="
+                    + status.reason()
+                    + ": "
+                    + status.message())
+        .orElse("");
   }
 
   @Override

@@ -10,7 +10,6 @@ import dev.quartermaster.agent.ledger.PrepareRequest;
 import dev.quartermaster.agent.names.SafeNames;
 import dev.quartermaster.agent.prepare.ClaimPreparer;
 import dev.quartermaster.agent.prepare.PrepareOutcome;
-import dev.quartermaster.api.validation.Names;
 import dev.quartermaster.kubelet.claims.AllocatedDevice;
 import dev.quartermaster.kubelet.claims.ClaimAllocation;
 import dev.quartermaster.kubelet.claims.ClaimSource;
@@ -138,10 +137,6 @@ public final class DraPreparer {
         allocated = devices;
         domain = computeDomain;
       }
-    }
-    if (domain.isPresent() && !Names.isDnsLabel(domain.get())) {
-      return new ClaimPrepareResult.NotPrepared(
-          "claim " + claim + ": compute domain '" + domain.get() + "': " + Names.DNS_LABEL_RULE);
     }
     // One ledger device per device name; a device listed for several requests serves them all.
     var requestsByDevice = new LinkedHashMap<String, LinkedHashSet<String>>();

@@ -270,19 +270,8 @@ class RealKubeletHarness {
     waitSlicesReady(true);
     try (var proxy = new RecordingProxy(DRIVER, draSocket(), proxySocket, registrationSocket())) {
       waitRegistered(proxy);
-      var outcome = replaceRepeatedly("ours", rounds(), true, false);
-      var read = DoublePrepares.of(proxy.events());
-      line(outcome);
-      line(
-          "- Wire record: "
-              + proxy.events().size()
-              + " answers; double prepares: "
-              + read.doubles().size()
-              + "; early prepares refused while the old claim held the"
-              + " device: "
-              + read.refusedWhileHeld()
-              + ".");
-      read.doubles().forEach(d -> line("  - " + d));
+      line(replaceRepeatedly("ours", rounds(), true, false, proxy));
+      var read = wireRecord(proxy);
       if (!read.doubles().isEmpty()) {
         broken.add("our plugin double-prepared " + read.doubles().size() + " times");
       }
@@ -323,25 +312,26 @@ class RealKubeletHarness {
                 registrationSocket())) {
       waitRegistered(proxy);
       waitSlicesReady(true);
-      var outcome = replaceRepeatedly("naive", most, false, true, proxy);
-      var read = DoublePrepares.of(proxy.events());
-      line(outcome);
-      line(
-          "- Wire record: "
-              + proxy.events().size()
-              + " answers; double prepares: "
-              + read.doubles().size()
-              + ".");
-      read.doubles().stream().limit(3).forEach(d -> line("  - " + d));
-      if (read.doubles().isEmpty()) {
+      line(replaceRepeatedly("naive", most, false, true, proxy));
+      if (wireRecord(proxy).doubles().isEmpty()) {
         broken.add("the naive plugin was not caught double-preparing in " + most + " replacements");
       }
     }
   }
 
-  private String replaceRepeatedly(String tag, int times, boolean checkHelper, boolean stopAtDouble)
-      throws Exception {
-    return replaceRepeatedly(tag, times, checkHelper, stopAtDouble, null);
+  /** Reports what the kubelet got through {@code proxy}, and returns how it reads. */
+  private DoublePrepares wireRecord(RecordingProxy proxy) {
+    var read = DoublePrepares.of(proxy.events());
+    line(
+        "- Wire record: "
+            + proxy.events().size()
+            + " answers; double prepares: "
+            + read.doubles().size()
+            + "; early prepares refused while the old claim held the device: "
+            + read.refusedWhileHeld()
+            + ".");
+    read.doubles().stream().limit(3).forEach(d -> line("  - " + d));
+    return read;
   }
 
   /**
@@ -386,7 +376,7 @@ class RealKubeletHarness {
       if (i % 10 == 0) {
         line("  - " + i + "/" + times + " replaced; this one Running after " + took + " ms");
       }
-      if (stopAtDouble && proxy != null && !DoublePrepares.of(proxy.events()).doubles().isEmpty()) {
+      if (stopAtDouble && !DoublePrepares.of(proxy.events()).doubles().isEmpty()) {
         break;
       }
     }

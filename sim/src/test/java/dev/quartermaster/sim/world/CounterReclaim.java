@@ -34,10 +34,7 @@ final class CounterReclaim extends PeriodicHelper {
 
   @Override
   void look() {
-    var priorities = new HashMap<String, Integer>();
-    api.list(Kinds.PRIORITY_CLASS)
-        .items()
-        .forEach(p -> priorities.put(p.metadata().name(), p.spec().value()));
+    var priorities = priorities();
     var specs = new HashMap<String, QueueSpec>();
     api.list(Kinds.QUEUE).items().forEach(q -> specs.put(q.metadata().name(), q.spec()));
     var workloads = api.list(Kinds.WORKLOAD).items();

@@ -8,7 +8,6 @@ import dev.quartermaster.api.queue.QueueOrder;
 import dev.quartermaster.api.workload.WorkerNames;
 import dev.quartermaster.core.env.Env;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.TreeMap;
 
 /**
@@ -31,10 +30,7 @@ final class PerPodPreemption extends PeriodicHelper {
 
   @Override
   void look() {
-    var priorities = new HashMap<String, Integer>();
-    api.list(Kinds.PRIORITY_CLASS)
-        .items()
-        .forEach(p -> priorities.put(p.metadata().name(), p.spec().value()));
+    var priorities = priorities();
     for (var ledger : api.list(Kinds.QUOTA_LEDGER).items()) {
       var admitted = ledger.spec().admitted();
       for (var w : api.list(Kinds.WORKLOAD).items()) {

@@ -44,4 +44,13 @@ abstract class PeriodicHelper implements AutoCloseable {
   public void close() {
     next.ifPresent(Env.Cancellable::cancel);
   }
+
+  /** Each PriorityClass's value, by name, as the store holds them now. */
+  java.util.Map<String, Integer> priorities() {
+    var out = new java.util.HashMap<String, Integer>();
+    api.list(dev.quartermaster.api.meta.Kinds.PRIORITY_CLASS)
+        .items()
+        .forEach(p -> out.put(p.metadata().name(), p.spec().value()));
+    return out;
+  }
 }
