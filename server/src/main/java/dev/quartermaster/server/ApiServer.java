@@ -6,6 +6,7 @@ import dev.quartermaster.server.auth.AdminToken;
 import dev.quartermaster.server.auth.TokenAuthenticator;
 import dev.quartermaster.server.dashboard.DashboardFiles;
 import dev.quartermaster.server.http.HttpTransport;
+import dev.quartermaster.server.http.RequestThreads;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.handler.ssl.SslContext;
@@ -42,6 +43,7 @@ public final class ApiServer implements AutoCloseable {
 
   private final HttpTransport http;
   private final ExecutorService executor;
+  private final ExecutorService health;
   private final WatchStreams watches;
   private final InFlightRequests inFlight;
   private final Path adminTokenFile;
@@ -51,6 +53,7 @@ public final class ApiServer implements AutoCloseable {
   private ApiServer(
       HttpTransport http,
       ExecutorService executor,
+      ExecutorService health,
       WatchStreams watches,
       InFlightRequests inFlight,
       Path adminTokenFile,
@@ -59,6 +62,7 @@ public final class ApiServer implements AutoCloseable {
     this.tls = tls;
     this.inFlight = inFlight;
     this.executor = executor;
+    this.health = health;
     this.watches = watches;
     this.adminTokenFile = adminTokenFile;
   }
@@ -109,6 +113,10 @@ public final class ApiServer implements AutoCloseable {
 
     var executor =
         Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("qm-http-", 0).factory());
+    // The health check on platform threads of its own: never queued behind other requests.
+    var health =
+        Executors.newFixedThreadPool(
+            2, Thread.ofPlatform().daemon().name("qm-health-", 0).factory());
     var connections = config.connections();
     Optional<SslContext> tls = Optional.empty();
     if (config.tls().isPresent()) {
@@ -121,13 +129,19 @@ public final class ApiServer implements AutoCloseable {
             connections,
             config.maxBodyBytes(),
             router,
-            executor,
+            new RequestThreads(executor, health, java.util.Set.of(Router.HEALTH_PATH)),
             metrics::rejected,
             tls);
     metrics.connections(http::openConnections);
     var server =
         new ApiServer(
-            http, executor, watches, inFlight, AdminToken.file(config.dataDir()), tls.isPresent());
+            http,
+            executor,
+            health,
+            watches,
+            inFlight,
+            AdminToken.file(config.dataDir()),
+            tls.isPresent());
     log.info(
         "event=api_listening host={} port={} data={} max_body_bytes={} max_connections={} "
             + "max_connections_per_address={} request_timeout={} idle_timeout={}",
@@ -191,6 +205,7 @@ public final class ApiServer implements AutoCloseable {
     }
     http.close(); // nothing of ours is in flight any more; close what is left at once
     executor.shutdownNow();
+    health.shutdownNow();
     log.info("event=api_stopped port={}", port());
   }
 }

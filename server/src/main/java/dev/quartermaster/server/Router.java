@@ -35,6 +35,9 @@ final class Router implements HttpHandler {
   private static final Logger log = LoggerFactory.getLogger(Router.class);
   private static final Set<String> METHODS = Set.of("GET", "POST", "PUT", "DELETE");
 
+  /** The health check: answered by the server itself, without the store or the controllers. */
+  static final String HEALTH_PATH = "/healthz";
+
   /**
    * The longest request target (path and query) answered; longer is a 414. Real targets are a kind,
    * a name and a selector: far below this. (The JDK server itself closes the connection on a
@@ -156,7 +159,7 @@ final class Router implements HttpHandler {
                   + MAX_URI_CHARS,
               List.of()));
     }
-    if (path.equals("/healthz")) {
+    if (path.equals(HEALTH_PATH)) {
       labels.route = path;
       // HEAD is what load balancers and uptime checks send: headers of the GET answer, no body.
       return !isGetOrHead(method)

@@ -251,7 +251,11 @@ final class RequestReader extends ChannelInboundHandlerAdapter {
                 whole.closeAfter(),
                 this::answered);
         current = exchange;
-        executor.execute(() -> run(exchange));
+        var threads =
+            executor instanceof RequestThreads routed
+                ? routed.of(whole.request().method().name(), whole.uri().getRawPath())
+                : executor;
+        threads.execute(() -> run(exchange));
       }
     }
   }
