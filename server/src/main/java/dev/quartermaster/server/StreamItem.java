@@ -7,10 +7,15 @@ import dev.quartermaster.api.error.ApiError;
 sealed interface StreamItem {
 
   /**
-   * A change from the store, the size of its encoded line (what it counts against the queue's byte
-   * bound) and when it was queued ({@code Env#nanoTime}), for the fan-out lag.
+   * A change from the store, its encoded line (shared by every stream that sends it, never changed:
+   * what it counts against the stream's byte bound) and when it was queued ({@code Env#nanoTime}),
+   * for the fan-out lag.
    */
-  record Change(WatchEvent<?> event, int bytes, long queuedAt) implements StreamItem {}
+  record Change(WatchEvent<?> event, byte[] line, long queuedAt) implements StreamItem {
+    int bytes() {
+      return line.length;
+    }
+  }
 
   /** Time for a keep-alive line. */
   record Tick() implements StreamItem {}

@@ -14,10 +14,12 @@ import dev.quartermaster.api.error.Violation;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.core.env.Env;
+import dev.quartermaster.server.http.StreamOutput;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicLong;
@@ -29,12 +31,17 @@ import java.util.concurrent.atomic.AtomicReference;
  * in order, filters, writes one JSON line each and flushes, so no two threads ever write the
  * response.
  *
- * <p>What one slow client can pin is bounded twice: the queue holds at most {@code queueCapacity}
- * events and {@code maxQueueBytes} of their encoded lines; past either the queue is dropped and the
- * stream ends with a 410 {@code ERROR} line saying the client was too slow and must re-list
- * (clients treat 410 as "list again"). A client that stops reading altogether blocks the writer in
- * a socket write, where it would never see that line: a watchdog interrupts a write blocked longer
- * than {@code writeTimeout}, which closes the connection.
+ * <p>What one slow client can pin is bounded twice: at most {@code queueCapacity} events, and at
+ * most {@code maxQueueBytes} of lines it has not taken, counted where the server holds them (this
+ * stream's queue, and its connection's outbound buffer). Past either the stream is cut: the queue
+ * is dropped, the writer stops waiting for the client, and the stream ends with a 410 {@code ERROR}
+ * line ({@code watch cut: the client fell N bytes behind (limit M); list again ...}), which the
+ * client reads after what it was sent already; clients answer 410 by listing again, as they do
+ * Kubernetes' 410 Gone and etcd's compacted. The lines are encoded once for all streams and queued
+ * and sent as they are, never copied per stream, so many slow watchers pin the same bytes. A client
+ * that stops reading while nothing more is written blocks the writer, and never falls further
+ * behind: a watchdog interrupts a write blocked longer than {@code writeTimeout}, which closes the
+ * connection.
  *
  * <p>The response status is decided by the first item: a compacted history before anything else
  * becomes a 410 answer; anything else (including the first keep-alive tick, due after the grace
@@ -50,8 +57,14 @@ final class WatchSession<T extends ApiObject> implements WatchHandler<T> {
   private final Metrics metrics;
   private final BlockingQueue<StreamItem> queue;
 
-  /** The encoded size of the changes queued; bounded by {@code maxQueueBytes}. */
+  /** The encoded size of the changes queued. */
   private final AtomicLong queuedBytes = new AtomicLong();
+
+  /** The most this stream held for its client at once (queued and unsent): for tests. */
+  private final AtomicLong mostBehind = new AtomicLong();
+
+  /** The answer's body, once the writer runs: where the lines not yet taken by the client wait. */
+  private volatile Optional<StreamOutput> output = Optional.empty();
 
   /**
    * Set when the stream must end now, whatever is still queued (client too slow, server stopping).
@@ -107,17 +120,40 @@ final class WatchSession<T extends ApiObject> implements WatchHandler<T> {
     if (abort.get() != null) {
       return; // the stream is ending: queue nothing more
     }
-    // The shared line, encoded once for all streams (the writer reuses it): its size is what this
-    // event costs the queue. A selector may later change the type, which changes the size by a few
-    // bytes.
-    int bytes = lines.line(event).length;
-    if (queuedBytes.addAndGet(bytes) > settings.maxQueueBytes()) {
-      fellBehind(settings.maxQueueBytes() + " bytes");
+    // The shared line, encoded once for all streams: queued and sent as it is. Its size is what
+    // this event costs the stream (a selector may later change the type, and so the line, by a few
+    // bytes).
+    var line = lines.line(event);
+    long behind = queuedBytes.addAndGet(line.length) + unsent();
+    if (behind > settings.maxQueueBytes()) {
+      cut("the client fell " + behind + " bytes behind (limit " + settings.maxQueueBytes() + ")");
       return;
     }
-    if (!queue.offer(new StreamItem.Change(event, bytes, env.nanoTime()))) {
-      fellBehind(settings.queueCapacity() + " events");
+    if (!queue.offer(new StreamItem.Change(event, line, env.nanoTime()))) {
+      cut(
+          "the client fell "
+              + settings.queueCapacity()
+              + " events behind (limit "
+              + settings.queueCapacity()
+              + ")");
+      return;
     }
+    mostBehind.accumulateAndGet(behind, Math::max);
+  }
+
+  /** Bytes written to the client's connection that it has not taken. */
+  private long unsent() {
+    return output.map(StreamOutput::pendingBytes).orElse(0L);
+  }
+
+  /** The bytes of the changes queued now, not yet taken by the writer. */
+  long queuedBytes() {
+    return queuedBytes.get();
+  }
+
+  /** The most this stream held for its client at once, in bytes (queued and unsent). */
+  long mostBehindBytes() {
+    return mostBehind.get();
   }
 
   @Override
@@ -145,32 +181,40 @@ final class WatchSession<T extends ApiObject> implements WatchHandler<T> {
 
   private void enqueue(StreamItem item) {
     if (!queue.offer(item)) {
-      fellBehind(settings.queueCapacity() + " events");
+      cut(
+          "the client fell "
+              + settings.queueCapacity()
+              + " events behind (limit "
+              + settings.queueCapacity()
+              + ")");
     }
   }
 
   /**
-   * The client reads too slowly: drop what is queued (the memory is the point) and end the stream
-   * with a 410 line. 410 is what clients already answer by listing again, which is the only way to
-   * recover the dropped events.
+   * The client reads too slowly: drop what is queued (the memory is the point), stop waiting for
+   * the client, and end the stream with a 410 line after what it was sent. 410 is what clients
+   * answer by listing again, which is the only way to recover the dropped events.
    */
-  private void fellBehind(String by) {
+  private void cut(String why) {
     var error =
         new ApiError(
             410,
             Reason.Gone,
             kind.plural()
-                + " watch too slow: fell behind by more than "
-                + by
-                + "; re-list from revision "
+                + " watch cut: "
+                + why
+                + "; list again and watch from the list's revision (the last revision sent was "
                 + lastRevision
-                + " (list again and watch from the list's revision)",
+                + ")",
             List.of());
     if (abort.compareAndSet(null, new StreamItem.End(error))) {
       metrics.watchClosed("too_slow");
     }
     queue.clear();
     queuedBytes.set(0);
+    // A writer blocked on the client writes the 410 line at once (into the connection's buffer,
+    // which the client reads first) instead of waiting for it to read.
+    output.ifPresent(StreamOutput::stopWaiting);
     queue.offer(new StreamItem.Tick()); // wakes an idle writer
   }
 
@@ -193,6 +237,12 @@ final class WatchSession<T extends ApiObject> implements WatchHandler<T> {
       exchange.getResponseHeaders().set("Content-Type", "application/x-ndjson");
       exchange.sendResponseHeaders(200, 0); // chunked
       var out = exchange.getResponseBody();
+      if (out instanceof StreamOutput stream) {
+        output = Optional.of(stream);
+        if (abort.get() != null) {
+          stream.stopWaiting(); // cut before the output was known
+        }
+      }
       for (var item = first; write(out, item); item = next()) {
         // each write flushed its line
       }
@@ -226,11 +276,16 @@ final class WatchSession<T extends ApiObject> implements WatchHandler<T> {
         if (shown.isEmpty()) {
           return true;
         }
+        // The line queued with the change, unless a selector changed the event (encoded once too).
+        var line = shown.get() == change.event() ? change.line() : lines.line(shown.get());
         timed(
             () -> {
-              out.write(
-                  lines.line(shown.get())); // encoded once, shared by every stream that shows it
-              out.flush();
+              if (out instanceof StreamOutput stream) {
+                stream.writeLine(line); // shared with every stream that sends it: not copied
+              } else {
+                out.write(line);
+                out.flush();
+              }
             });
         metrics.watchDelivered(Duration.ofNanos(env.nanoTime() - change.queuedAt()));
       }

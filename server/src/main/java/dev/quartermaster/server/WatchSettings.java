@@ -14,9 +14,10 @@ import java.time.Duration;
  *     and a thousand watchers open without a thousand pauses
  * @param queueCapacity events buffered for a slow client; past it the stream ends with a "too slow"
  *     line and the client re-lists
- * @param maxQueueBytes the encoded size of the events buffered for a slow client; past it the
- *     stream ends the same way. With {@code queueCapacity} it bounds what one stalled watcher pins:
- *     the count alone did not, since events can be large
+ * @param maxQueueBytes how far a client may fall behind, in bytes of lines the server holds for it
+ *     (queued, and in its connection's buffer); past it the stream is cut the same way. With {@code
+ *     queueCapacity} it bounds what one stalled watcher pins: the count alone did not, since events
+ *     can be large
  * @param writeTimeout how long one write to a client may block (its socket buffer full because it
  *     stopped reading) before the server drops the connection
  */
@@ -26,7 +27,12 @@ public record WatchSettings(
     int queueCapacity,
     long maxQueueBytes,
     Duration writeTimeout) {
-  public static final long DEFAULT_MAX_QUEUE_BYTES = 8L << 20;
+  /**
+   * 4 MiB: a healthy client takes a burst of writes (a gang's claims) long before; 400 watchers
+   * that never read while 1,500 writes of 4 KB flowed were each 6 MB behind, and are cut.
+   */
+  public static final long DEFAULT_MAX_QUEUE_BYTES = 4L << 20;
+
   public static final Duration DEFAULT_WRITE_TIMEOUT = Duration.ofSeconds(30);
   public static final WatchSettings DEFAULTS =
       new WatchSettings(Duration.ofSeconds(10), Duration.ZERO, 10_000);

@@ -194,7 +194,7 @@ class WatchTest {
       // The history replay alone overflows a queue of 2 before the stream starts.
       var response = t.send("GET", "/api/v1/nodes?watch=true&revision=0", "");
       assertThat(response.statusCode()).isEqualTo(410);
-      assertThat(TestServer.error(response).message()).contains("too slow").contains("re-list");
+      assertThat(TestServer.error(response).message()).contains("watch cut").contains("list again");
     }
   }
 

@@ -29,7 +29,7 @@ import java.util.function.Consumer;
  * loop from the handler's thread is a wake-up, and on a single client's create they were a fifth of
  * the server's time.
  */
-final class ChannelOutput extends OutputStream {
+final class ChannelOutput extends OutputStream implements StreamOutput {
   private static final int CHUNK = 8 * 1024;
 
   private final Channel channel;
@@ -39,6 +39,9 @@ final class ChannelOutput extends OutputStream {
   private boolean started;
   private boolean finished;
   private boolean closedByWriter;
+
+  /** Set once writes must not wait for the client any more ({@link #stopWaiting}). */
+  private volatile boolean noWaiting;
 
   /** The head of an answer not streamed, held back to leave with the body's first bytes. */
   private HttpResponse heldHead;
@@ -83,6 +86,25 @@ final class ChannelOutput extends OutputStream {
     }
     System.arraycopy(bytes, offset, buffer, count, length);
     count += length;
+  }
+
+  @Override
+  public long pendingBytes() {
+    var outbound = channel.unsafe().outboundBuffer();
+    return outbound == null ? 0 : outbound.totalPendingWriteBytes();
+  }
+
+  @Override
+  public void writeLine(byte[] line) throws IOException {
+    ensureWritable();
+    flushBuffer();
+    send(Unpooled.wrappedBuffer(line));
+  }
+
+  @Override
+  public void stopWaiting() {
+    noWaiting = true;
+    wake();
   }
 
   /** Sends what is buffered now (a stream's lines); an answer of known length waits for its end. */
@@ -189,7 +211,7 @@ final class ChannelOutput extends OutputStream {
 
   private void awaitWritable() throws IOException {
     synchronized (writable) {
-      while (!channel.isWritable()) {
+      while (!channel.isWritable() && !noWaiting) {
         if (!channel.isActive()) {
           throw new IOException("the client closed the connection");
         }
