@@ -48,6 +48,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * period) commits a 200 stream, after which a compaction is an {@code ERROR} line.
  */
 final class WatchSession<T extends ApiObject> implements WatchHandler<T> {
+  /** What the kernel may hold of a watch connection's unsent lines (Linux doubles it). */
+  static final int SOCKET_BUFFER_BYTES = 128 << 10;
+
   private final Kind<T> kind;
   private final long afterRevision;
   private final Env env;
@@ -238,6 +241,10 @@ final class WatchSession<T extends ApiObject> implements WatchHandler<T> {
       exchange.sendResponseHeaders(200, 0); // chunked
       var out = exchange.getResponseBody();
       if (out instanceof StreamOutput stream) {
+        // A watch is a trickle of lines: a small socket buffer is plenty, and what a client does
+        // not take then waits in this stream's queue and its connection's buffer, where the bound
+        // counts it, instead of megabytes per connection in the kernel.
+        stream.capSocketBuffer(SOCKET_BUFFER_BYTES);
         output = Optional.of(stream);
         if (abort.get() != null) {
           stream.stopWaiting(); // cut before the output was known

@@ -130,6 +130,9 @@ class WatchCutTest {
     }
 
     @Override
+    public void capSocketBuffer(int bytes) {}
+
+    @Override
     public synchronized void stopWaiting() {
       noWaiting = true;
       notifyAll();

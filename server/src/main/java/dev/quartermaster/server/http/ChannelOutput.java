@@ -2,6 +2,7 @@ package dev.quartermaster.server.http;
 
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.EmptyHttpHeaders;
@@ -99,6 +100,11 @@ final class ChannelOutput extends OutputStream implements StreamOutput {
     ensureWritable();
     flushBuffer();
     send(Unpooled.wrappedBuffer(line));
+  }
+
+  @Override
+  public void capSocketBuffer(int bytes) {
+    channel.config().setOption(ChannelOption.SO_SNDBUF, bytes);
   }
 
   @Override

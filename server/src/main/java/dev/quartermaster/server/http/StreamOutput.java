@@ -19,6 +19,14 @@ public interface StreamOutput {
   void writeLine(byte[] line) throws IOException;
 
   /**
+   * Caps what the operating system buffers for this connection's unsent bytes at about {@code
+   * bytes} (it may double it). A stream's lines then wait where the server counts them: with the
+   * kernel's own tuning, a client that stopped reading had megabytes waiting in its socket that no
+   * bound saw.
+   */
+  void capSocketBuffer(int bytes);
+
+  /**
    * From now on no write waits for the client, and a write waiting now returns: for the last line
    * of a stream whose client fell too far behind, which the client reads when it reads again.
    */
