@@ -11,8 +11,8 @@ import java.util.List;
  * disk in the same run, so that the ratios mean something on any machine.
  *
  * <p>Usage: {@code ./qm bench
- * [store|api|clients|watch|ledger|control|e2e|fleet|gangs|volumes|etcd|cli|all] [--dir DIR]}. Never
- * part of the tests.
+ * [store|api|clients|watch|ledger|control|e2e|fleet|gangs|admission|queues|preemption|overload|volumes|etcd|cli|all]
+ * [--dir DIR]}. Never part of the tests.
  */
 public final class Bench {
   private Bench() {}
@@ -62,6 +62,7 @@ public final class Bench {
       case "admission" -> List.of(new AdmissionBench());
       case "queues" -> List.of(new AdmissionBench(), new PreemptionBench());
       case "preemption" -> List.of(new PreemptionBench());
+      case "overload" -> List.of(new OverloadBench());
       case "volumes" -> List.of(new VolumeCallsBench());
       case "etcd" -> List.of(new EtcdBench());
       case "cli" -> List.of(new CliBench());
@@ -78,6 +79,7 @@ public final class Bench {
               new GangBench(),
               new AdmissionBench(),
               new PreemptionBench(),
+              new OverloadBench(),
               new VolumeCallsBench(),
               new EtcdBench(),
               new CliBench());
@@ -85,7 +87,7 @@ public final class Bench {
           throw new IllegalArgumentException(
               "unknown benchmark '"
                   + what
-                  + "': use store, api, clients, watch, ledger, control, e2e, fleet, gangs, volumes, etcd, cli or all");
+                  + "': use store, api, clients, watch, ledger, control, e2e, fleet, gangs, admission, queues, preemption, overload, volumes, etcd, cli or all");
     };
   }
 
