@@ -360,6 +360,11 @@ final class QuotaGuard implements WriteRules {
               + cohort
               + "; it can once they finish or are deleted");
     }
+    var few = new ArrayList<Compare>();
+    if (borrowsNothing(reads, ledger.get(), name, next, few)) {
+      compares.addAll(few);
+      return compares;
+    }
     var specs = new HashMap<String, QueueSpec>();
     for (var q : ledger.get().spec().queues()) {
       if (q.equals(name)) {
@@ -384,6 +389,51 @@ final class QuotaGuard implements WriteRules {
               + "); make it once those workloads finish");
     }
     return compares;
+  }
+
+  /**
+   * Whether, with {@code name}'s change ({@code next}; empty: deleted), no queue of the cohort
+   * would borrow anything, judged from the queues its admitted workloads use alone. Then Q1 holds
+   * whatever the other queues lend (nothing is owed to them), and they need not be read: with
+   * 10,000 queues in one cohort, every queue delete read them all (2-4 s each). The ledger's read
+   * joins the compares, so an admission that starts borrowing meanwhile fails one of the two
+   * writes; a queue without admitted workloads that changes meanwhile cannot make anyone borrow.
+   * False (judge in full) when an entry names a queue that is not of the ledger or of the cohort.
+   */
+  private boolean borrowsNothing(
+      Reads reads, QuotaLedger ledger, String name, Optional<Queue> next, List<Compare> compares) {
+    var admitted = ledger.spec().admitted();
+    var used = new java.util.TreeSet<String>();
+    admitted.values().forEach(a -> used.add(a.queue()));
+    var specs = new HashMap<String, QueueSpec>();
+    for (var q : used) {
+      if (!ledger.spec().queues().contains(q)) {
+        return false;
+      }
+      if (q.equals(name)) {
+        if (next.isEmpty() || !next.get().cohort().equals(ledger.metadata().name())) {
+          return false;
+        }
+        specs.put(q, next.get().spec());
+        continue;
+      }
+      var queue =
+          read(reads, Kinds.QUEUE, q, compares)
+              .filter(x -> x.cohort().equals(ledger.metadata().name()));
+      if (queue.isEmpty()) {
+        return false;
+      }
+      specs.put(q, queue.get().spec());
+    }
+    var quota = CohortQuota.of(specs, admitted);
+    for (var a : admitted.values()) {
+      for (var c : a.usage().keySet()) {
+        if (quota.borrowed(a.queue(), c) > 0) {
+          return false;
+        }
+      }
+    }
+    return true;
   }
 
   /**
