@@ -41,6 +41,7 @@ public final class ApiServer implements AutoCloseable {
   private static final Duration STOP_GRACE = Duration.ofSeconds(5);
 
   private final HttpTransport http;
+  private final Router router;
   private final ExecutorService executor;
   private final WatchStreams watches;
   private final InFlightRequests inFlight;
@@ -54,8 +55,10 @@ public final class ApiServer implements AutoCloseable {
       WatchStreams watches,
       InFlightRequests inFlight,
       Path adminTokenFile,
-      boolean tls) {
+      boolean tls,
+      Router router) {
     this.http = http;
+    this.router = router;
     this.tls = tls;
     this.inFlight = inFlight;
     this.executor = executor;
@@ -127,7 +130,13 @@ public final class ApiServer implements AutoCloseable {
     metrics.connections(http::openConnections);
     var server =
         new ApiServer(
-            http, executor, watches, inFlight, AdminToken.file(config.dataDir()), tls.isPresent());
+            http,
+            executor,
+            watches,
+            inFlight,
+            AdminToken.file(config.dataDir()),
+            tls.isPresent(),
+            router);
     log.info(
         "event=api_listening host={} port={} data={} max_body_bytes={} max_connections={} "
             + "max_connections_per_address={} request_timeout={} idle_timeout={}",
@@ -140,6 +149,14 @@ public final class ApiServer implements AutoCloseable {
         connections.requestTimeout(),
         connections.idleTimeout());
     return server;
+  }
+
+  /**
+   * From now on {@code /readyz} answers what {@code source} says (the controllers, once they exist:
+   * the API serves before them); {@code source} is asked on every request and must read no store.
+   */
+  public void reportReadiness(java.util.function.Supplier<Readiness> source) {
+    router.readiness(source);
   }
 
   /** The port bound, which differs from the configured one when that was 0. */

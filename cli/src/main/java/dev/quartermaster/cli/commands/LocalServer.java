@@ -15,6 +15,7 @@ import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.files.OwnerOnly;
 import dev.quartermaster.server.ApiServer;
 import dev.quartermaster.server.ApiServerConfig;
+import dev.quartermaster.server.Readiness;
 import dev.quartermaster.server.auth.AdminToken;
 import dev.quartermaster.server.auth.NodeTokens;
 import dev.quartermaster.server.replica.ClusterSecrets;
@@ -199,7 +200,11 @@ public final class LocalServer implements AutoCloseable {
       var controllers =
           ControlPlane.start(
               registry,
-              new StoreLeases(store),
+              // On SQLite the file lock proves that no other server has the store: a lease left
+              // by a killed process is taken over at once instead of after it expires.
+              options.store() instanceof StoreLocation.Sqlite
+                  ? StoreLeases.ofExclusiveStore(store)
+                  : new StoreLeases(store),
               env,
               ControlPlane.Options.defaults(options.identity())
                   .withLeader(options.leader())
@@ -223,6 +228,17 @@ public final class LocalServer implements AutoCloseable {
               "1 while this server's controllers lead (one server of those sharing a store), else 0")
           .strongReference(true)
           .register(meters);
+      Gauge.builder("qm.controllers.writable", controllers, c -> c.readiness().ready() ? 1 : 0)
+          .description(
+              "0 while this server leads but its controllers cannot write (no lease renewal, or"
+                  + " writes fenced by an ended term; /readyz says which), else 1")
+          .strongReference(true)
+          .register(meters);
+      server.reportReadiness(
+          () -> {
+            var r = controllers.readiness();
+            return new Readiness(r.ready(), r.message());
+          });
       var compactor =
           HistoryCompactor.start(
               store, opened.sizes(), env, options.history(), options.compactEvery());
