@@ -30,6 +30,9 @@ import java.util.Optional;
  *   <li>a ledger write that admits more (a new entry, or more usage) and breaks Q1, or lists a
  *       queue that is not of the ledger's cohort, or admits a workload that is gone, re-created,
  *       being deleted or of another queue;
+ *   <li>with a 422, an entry or a nomination whose usage or priority is not what its workload and
+ *       priority class give ({@link AdmissionTerms}): the store computes them, it does not take the
+ *       writer's word;
  *   <li>a queue's spec change or delete that would break Q1 for what is admitted now (lowering a
  *       lender's quota under what others borrow), or that moves a queue with admitted workloads to
  *       another cohort;
@@ -47,10 +50,10 @@ import java.util.Optional;
  * breaks no quota; only an evicted entry's release is judged (its tasks must be gone).
  */
 final class QuotaGuard implements WriteRules {
-  private final StoredObjects stored;
+  private final AdmissionTerms terms;
 
   QuotaGuard(StoredObjects stored) {
-    this.stored = stored;
+    this.terms = new AdmissionTerms(stored);
   }
 
   @Override
@@ -151,6 +154,7 @@ final class QuotaGuard implements WriteRules {
             });
     var compares = new ArrayList<Compare>();
     releases(reads, before, next, compares);
+    nominations(reads, before, next, compares);
     if (added.isEmpty()) {
       return compares;
     }
@@ -193,6 +197,10 @@ final class QuotaGuard implements WriteRules {
                 + why.get()
                 + "; only a live workload is admitted, through its own queue");
       }
+      var was =
+          Optional.ofNullable(before.admitted().get(e.getKey()))
+              .filter(b -> b.uid().equals(a.uid()));
+      terms.entry(reads, next, e.getKey(), was, a, w.get(), compares);
     }
     for (var e : added.entrySet()) {
       var was = before.admitted().get(e.getKey());
@@ -210,6 +218,23 @@ final class QuotaGuard implements WriteRules {
               + "; a cohort's queues use at most their nominal quota plus what the cohort lends");
     }
     return compares;
+  }
+
+  /**
+   * Each nomination new or changed in this write is of its workload as it is ({@link
+   * AdmissionTerms}).
+   */
+  private void nominations(
+      Reads reads, QuotaLedgerSpec before, QuotaLedger next, List<Compare> compares) {
+    next.spec()
+        .nominated()
+        .forEach(
+            (name, n) -> {
+              var was = Optional.ofNullable(before.nominated().get(name));
+              if (!was.equals(Optional.of(n))) {
+                terms.nomination(reads, next, name, was, n, compares);
+              }
+            });
   }
 
   /**
@@ -410,10 +435,7 @@ final class QuotaGuard implements WriteRules {
 
   private <T extends ApiObject> Optional<T> read(
       Reads reads, dev.quartermaster.api.meta.Kind<T> kind, String name, List<Compare> compares) {
-    var key = StoredObjects.key(kind, name);
-    var kv = reads.get(key);
-    compares.add(new Compare.ModRevision(key, kv.map(x -> x.modRevision()).orElse(0L)));
-    return kv.map(x -> stored.decode(kind, x));
+    return terms.read(reads, kind, name, compares);
   }
 
   private static ApiException conflict(ApiObject object, String message) {
