@@ -33,6 +33,9 @@ import java.util.Optional;
  *   <li>with a 422, an entry or a nomination whose usage or priority is not what its workload and
  *       priority class give ({@link AdmissionTerms}): the store computes them, it does not take the
  *       writer's word;
+ *   <li>a ledger write that adds to {@code spec.queues} a queue that does not exist or is of
+ *       another cohort (each queue is in its own cohort's ledger only), and a ledger's delete while
+ *       it admits anything;
  *   <li>a queue's spec change or delete that would break Q1 for what is admitted now (lowering a
  *       lender's quota under what others borrow), or that moves a queue with admitted workloads to
  *       another cohort;
@@ -137,11 +140,33 @@ final class QuotaGuard implements WriteRules {
 
   @Override
   public List<Compare> beforeDelete(Reads reads, ApiObject current) {
-    return current instanceof Queue q ? queueChange(reads, q, Optional.empty()) : List.of();
+    return switch (current) {
+      case Queue q -> queueChange(reads, q, Optional.empty());
+      case QuotaLedger l -> ledgerDelete(l);
+      default -> List.of();
+    };
+  }
+
+  /**
+   * A ledger is deleted only once it admits nothing: deleted while a workload ran, the task ran
+   * unadmitted and the cohort stayed stuck. Its revision is the delete's own compare, so an
+   * admission racing the delete fails one of them.
+   */
+  private static List<Compare> ledgerDelete(QuotaLedger l) {
+    var admitted = l.spec().admitted();
+    if (!admitted.isEmpty()) {
+      throw conflict(
+          l,
+          "cannot be deleted while it admits "
+              + admitted.size()
+              + " workload(s) "
+              + admitted.keySet()
+              + "; the admission controller releases each once it finishes or is deleted");
+    }
+    return List.of();
   }
 
   private List<Compare> ledgerWrite(Reads reads, QuotaLedgerSpec before, QuotaLedger next) {
-    var cohort = next.metadata().name();
     var added = new HashMap<String, Admitted>();
     next.spec()
         .admitted()
@@ -155,23 +180,13 @@ final class QuotaGuard implements WriteRules {
     var compares = new ArrayList<Compare>();
     releases(reads, before, next, compares);
     nominations(reads, before, next, compares);
+    newlyListed(reads, before, next, compares);
     if (added.isEmpty()) {
       return compares;
     }
     var specs = new HashMap<String, QueueSpec>();
     for (var name : next.spec().queues()) {
-      var queue = read(reads, Kinds.QUEUE, name, compares);
-      if (queue.isEmpty() || !queue.get().cohort().equals(cohort)) {
-        throw conflict(
-            next,
-            "spec.queues: queue "
-                + name
-                + (queue.isEmpty()
-                    ? " does not exist"
-                    : " is of cohort " + queue.get().cohort() + ", not " + cohort)
-                + "; admit against the cohort's queues as they are now");
-      }
-      specs.put(name, queue.get().spec());
+      specs.put(name, queueOf(reads, next, name, compares).spec());
     }
     for (var e : added.entrySet()) {
       var w = read(reads, Kinds.WORKLOAD, e.getKey(), compares);
@@ -218,6 +233,38 @@ final class QuotaGuard implements WriteRules {
               + "; a cohort's queues use at most their nominal quota plus what the cohort lends");
     }
     return compares;
+  }
+
+  /**
+   * A queue is in its own cohort's ledger only (the ledger is named as the cohort, so there is one
+   * per cohort): a queue a write adds to {@code spec.queues} exists and is of the ledger's cohort,
+   * even when nothing is admitted through it yet. A queue listed before and gone or moved since is
+   * not judged here (a release must not wait on it); an admission judges every queue listed.
+   */
+  private void newlyListed(
+      Reads reads, QuotaLedgerSpec before, QuotaLedger next, List<Compare> compares) {
+    for (var name : next.spec().queues()) {
+      if (!before.queues().contains(name)) {
+        queueOf(reads, next, name, compares);
+      }
+    }
+  }
+
+  /** Queue {@code name} as stored, refused unless it exists and is of {@code ledger}'s cohort. */
+  private Queue queueOf(Reads reads, QuotaLedger ledger, String name, List<Compare> compares) {
+    var cohort = ledger.metadata().name();
+    var queue = read(reads, Kinds.QUEUE, name, compares);
+    if (queue.isEmpty() || !queue.get().cohort().equals(cohort)) {
+      throw conflict(
+          ledger,
+          "spec.queues: queue "
+              + name
+              + (queue.isEmpty()
+                  ? " does not exist"
+                  : " is of cohort " + queue.get().cohort() + ", not " + cohort)
+              + "; a ledger lists its own cohort's queues, as they are now");
+    }
+    return queue.get();
   }
 
   /**

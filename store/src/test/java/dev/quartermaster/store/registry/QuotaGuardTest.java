@@ -503,4 +503,63 @@ class QuotaGuardTest {
     assertThat(write(api, Map.of("x", admit(api, "x", "a", 4))).spec().admitted())
         .containsOnlyKeys("x");
   }
+
+  /**
+   * Issue 43, item 9: a ledger that admitted a running workload could be deleted; the cohort then
+   * stayed stuck and the task ran unadmitted.
+   */
+  @Test
+  void aLedgerIsDeletedOnlyOnceItAdmitsNothing() {
+    queues(api);
+    write(api, Map.of("x", admit(api, "x", "a", 2)));
+
+    var refused =
+        catchThrowableOfType(ApiException.class, () -> api.delete(Kinds.QUOTA_LEDGER, "team"));
+
+    assertThat(refused.error().code()).isEqualTo(409);
+    assertThat(refused.getMessage())
+        .isEqualTo(
+            "quotaledger/team: cannot be deleted while it admits 1 workload(s) [x]; the admission"
+                + " controller releases each once it finishes or is deleted");
+    assertThat(api.get(Kinds.QUOTA_LEDGER, "team")).isPresent();
+    replace(Map.of(), Map.of());
+    api.delete(Kinds.QUOTA_LEDGER, "team");
+    assertThat(api.get(Kinds.QUOTA_LEDGER, "team")).isEmpty();
+  }
+
+  /**
+   * Issue 43, item 9: a second ledger could list another cohort's queue. A ledger is named as its
+   * cohort (one per cohort), and lists only queues of that cohort, admitting or not.
+   */
+  @Test
+  void aLedgerListsOnlyItsOwnCohortsQueues() {
+    queues(api);
+    var other =
+        new QuotaLedger(
+            ObjectMeta.named("other"), new QuotaLedgerSpec(List.of("a"), Map.of()), null);
+
+    var refused = catchThrowableOfType(ApiException.class, () -> api.create(other));
+
+    assertThat(refused.error().code()).isEqualTo(409);
+    assertThat(refused.getMessage())
+        .isEqualTo(
+            "quotaledger/other: spec.queues: queue a is of cohort team, not other; a ledger lists"
+                + " its own cohort's queues, as they are now");
+    var ghost =
+        catchThrowableOfType(
+            ApiException.class,
+            () ->
+                api.create(
+                    new QuotaLedger(
+                        ObjectMeta.named("team"),
+                        new QuotaLedgerSpec(List.of("a", "ghost"), Map.of()),
+                        null)));
+    assertThat(ghost.getMessage()).contains("spec.queues: queue ghost does not exist");
+    assertThat(api.list(Kinds.QUOTA_LEDGER).items()).isEmpty();
+    // The cohort's own ledger, listing its own queues: fine, and again after one of them is gone
+    // (a release does not wait on a queue listed before).
+    write(api, Map.of());
+    api.delete(Kinds.QUEUE, "b");
+    assertThat(write(api, Map.of()).spec().queues()).containsExactly("a", "b");
+  }
 }
