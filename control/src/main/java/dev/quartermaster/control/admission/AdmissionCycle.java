@@ -2,6 +2,7 @@ package dev.quartermaster.control.admission;
 
 import dev.quartermaster.api.queue.Admitted;
 import dev.quartermaster.api.queue.CohortQuota;
+import dev.quartermaster.api.queue.Counts;
 import dev.quartermaster.api.queue.Demand;
 import dev.quartermaster.api.queue.Eviction;
 import dev.quartermaster.api.queue.Nomination;
@@ -165,8 +166,11 @@ final class AdmissionCycle {
             w -> pending.computeIfAbsent(w.spec().queueName(), q -> new ArrayDeque<>()).add(w));
 
     var quota = CohortQuota.of(specs, kept);
-    var totals = new HashMap<String, Integer>();
-    specs.values().forEach(q -> q.quota().forEach((c, n) -> totals.merge(c, n, Integer::sum)));
+    // In long: two queues of quota Integer.MAX_VALUE overflow an int.
+    var totals = new HashMap<String, Long>();
+    specs
+        .values()
+        .forEach(q -> q.quota().forEach((c, n) -> totals.merge(c, (long) n, Counts::sum)));
     var admittedNow = new ArrayList<String>();
     // Those that preempted go first: what their victims gave back is theirs.
     var first =
@@ -199,13 +203,13 @@ final class AdmissionCycle {
     // use (they count already). Without this, a victim released first goes to whoever is next
     // (itself, even), and the preemptor chooses again, and again.
     // Preemptor uid → what its victims still stopping use, in one pass over the entries.
-    var stoppingFor = new HashMap<String, Map<String, Integer>>();
+    var stoppingFor = new HashMap<String, Map<String, Long>>();
     for (var a : kept.values()) {
       a.eviction()
           .ifPresent(
               e -> {
                 var stopping = stoppingFor.computeIfAbsent(e.byUid(), u -> new HashMap<>());
-                a.usage().forEach((c, k) -> stopping.merge(c, k, Integer::sum));
+                a.usage().forEach((c, k) -> stopping.merge(c, (long) k, Counts::sum));
               });
     }
     var held = new ArrayList<Map.Entry<String, Map<String, Integer>>>();
@@ -221,9 +225,9 @@ final class AdmissionCycle {
               .apply(w.spec())
               .forEach(
                   (c, k) -> {
-                    int left = k - stopping.getOrDefault(c, 0);
+                    long left = k - stopping.getOrDefault(c, 0L);
                     if (left > 0) {
-                      reserve.put(c, left);
+                      reserve.put(c, (int) left); // at most k, an int
                     }
                   });
           held.add(Map.entry(n.queue(), reserve));
@@ -350,7 +354,7 @@ final class AdmissionCycle {
   private static String fairest(
       java.util.Set<String> candidates,
       Map<String, QueueSpec> specs,
-      Map<String, Integer> totals,
+      Map<String, Long> totals,
       CohortQuota quota) {
     String best = null;
     double bestShare = Double.MAX_VALUE;
@@ -368,8 +372,7 @@ final class AdmissionCycle {
    * The largest, over the classes the cohort has quota of ({@code totals}: class → the cohort's
    * nominal quota), of this queue's used / cohort quota.
    */
-  private static double dominantShare(
-      String queue, Map<String, Integer> totals, CohortQuota quota) {
+  private static double dominantShare(String queue, Map<String, Long> totals, CohortQuota quota) {
     double share = 0;
     for (var e : totals.entrySet()) {
       if (e.getValue() > 0) {
