@@ -161,7 +161,8 @@ public final class NodeAgent implements AutoCloseable {
             new EffectsReconciler(host.helpers(), status),
             devices::inventory,
             tree::checkControlNodes,
-            tree::checkNode);
+            tree::checkNode,
+            host.deviceHolders());
     var backoff = new ExponentialBackoff<String>(Duration.ofMillis(100), Duration.ofSeconds(10));
     this.claimQueue = new WorkQueue<>(env, backoff);
     this.taskQueue =
