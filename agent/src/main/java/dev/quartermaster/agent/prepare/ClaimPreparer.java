@@ -84,6 +84,10 @@ public final class ClaimPreparer {
   private final Supplier<ControlNodeStatus> controlNodes;
   private final Function<VerifiedNode, Optional<NodeProblem>> nodeNow;
   private final DeviceHolders holders;
+
+  /** The unreadable processes last warned of. */
+  private volatile List<String> lastUnreadable = List.of();
+
   private final Object specLock = new Object();
 
   /**
@@ -373,7 +377,9 @@ public final class ClaimPreparer {
     gpus.forEach(g -> nodes.put(g.name(), g.node()));
     channels.forEach(c -> nodes.put(c.name(), c.node()));
     HolderScan scan = holders.scan(nodes);
-    if (!scan.unreadable().isEmpty()) {
+    if (!scan.unreadable().isEmpty() && !scan.unreadable().equals(lastUnreadable)) {
+      // Said once per change: a retrying prepare would repeat it every few hundred ms.
+      lastUnreadable = scan.unreadable();
       LOG.warn(
           "prepare of claim {}: could not read the open files of {} processes, which may hold {}: {}",
           claim,
