@@ -154,6 +154,7 @@ public final class KubeletPluginCommand implements Callable<Integer> {
     var slices =
         new SlicePublisher(config.env(), client, config.driverName(), node, plugin::look)
             .start(SLICE_PERIOD);
+    plugin.onRegistered(slices::lookNow);
     var stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
