@@ -206,7 +206,9 @@ class RequestFramingTest {
       var answer = received.toString(StandardCharsets.ISO_8859_1);
       assertThat(statuses(answer)).as(answer).containsExactly(413);
       assertThat(answer)
-          .contains("\"reason\":\"PayloadTooLarge\"")
+          .contains(
+              "\"reason\":\"PayloadTooLarge\"",
+              "request body is more than 1024 bytes; the limit is 1024 bytes")
           .containsIgnoringCase("connection: close");
       // The server reads the limit and at most 4 MiB more; the rest up to this bound is what the
       // client's 64 KiB send buffer and the server's receive buffer (a few MiB) held.
