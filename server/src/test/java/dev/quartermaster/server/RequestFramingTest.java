@@ -134,6 +134,31 @@ class RequestFramingTest {
   }
 
   @Test
+  void bothFramingsOrACodingInHttp10AreRefusedNamingTheRule() throws Exception {
+    try (var t = TestServer.start(new InMemoryApiClient(), dataDir)) {
+      for (var coding : new String[] {"chunked", "identity"}) {
+        var both =
+            untilClosed(
+                t.server.port(),
+                "POST /api/v1/nodes HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n"
+                    + "Transfer-Encoding: "
+                    + coding
+                    + "\r\n\r\n0\r\n\r\n");
+        assertThat(statuses(both)).as(coding).containsExactly(400);
+        assertThat(both)
+            .as(coding)
+            .contains("both Transfer-Encoding and Content-Length (RFC 9112 6.3)");
+      }
+      var old =
+          untilClosed(
+              t.server.port(),
+              "POST /api/v1/nodes HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n");
+      assertThat(statuses(old)).containsExactly(400);
+      assertThat(old).contains("an HTTP/1.0 request has no Transfer-Encoding (RFC 9112 6.1)");
+    }
+  }
+
+  @Test
   void anHttp11RequestWithoutOneHostIs400() throws Exception {
     try (var t = TestServer.start(new InMemoryApiClient(), dataDir)) {
       int port = t.server.port();

@@ -38,6 +38,14 @@ final class RequestHead {
 
   private static final String CHUNKED = "chunked";
 
+  static final String BOTH_FRAMINGS =
+      "a request carries both Transfer-Encoding and Content-Length (RFC 9112 6.3): a proxy may"
+          + " frame its body by the other one; send one of them";
+
+  static final String CODING_IN_HTTP_1_0 =
+      "an HTTP/1.0 request has no Transfer-Encoding (RFC 9112 6.1): frame its body with"
+          + " Content-Length, or send HTTP/1.1";
+
   private RequestHead() {}
 
   static Optional<ApiError> problem(HttpRequest request) {
@@ -72,10 +80,7 @@ final class RequestHead {
     }
     if (request.headers().contains(HttpHeaderNames.CONTENT_LENGTH)) {
       // The codec refuses this pair itself when the coding is chunked; a proxy may frame by either.
-      return Optional.of(
-          bad(
-              "a request carries both Transfer-Encoding and Content-Length (RFC 9112 6.3): a proxy"
-                  + " may frame its body by the other one; send one of them"));
+      return Optional.of(bad(BOTH_FRAMINGS));
     }
     return transferCoding(coding);
   }

@@ -407,10 +407,18 @@ final class RequestReader extends ChannelInboundHandlerAdapter {
               Reason.HeadersTooLarge,
               "a request line, header or chunk is too long",
               List.of());
-      default ->
-          ApiError.of(
-              Reason.BadRequest,
-              "malformed HTTP request: " + HttpTransport.printable(cause.getMessage()));
+      default -> {
+        // Netty's own words for the framing it refuses (a request carrying both framings, or a
+        // transfer coding in HTTP/1.0), said as the rule they break.
+        var said = String.valueOf(cause.getMessage());
+        yield ApiError.of(
+            Reason.BadRequest,
+            said.contains("Content-Length are not allowed")
+                ? RequestHead.BOTH_FRAMINGS
+                : said.contains("Transfer-Encoding header is only allowed in HTTP/1.1")
+                    ? RequestHead.CODING_IN_HTTP_1_0
+                    : "malformed HTTP request: " + HttpTransport.printable(said));
+      }
     };
   }
 
