@@ -73,6 +73,15 @@ class RequestFramingTest {
         new Variant("TE.CL", "1.1", te + "chunked\r\nContent-Length: 4\r\n", chunk, 400),
         new Variant("CL.CL", "1.1", "Content-Length: 0\r\nContent-Length: " + n + "\r\n", "", 400),
         new Variant("CL list", "1.1", "Content-Length: 0, " + n + "\r\n", smuggled, 400),
+        new Variant("CL with a sign", "1.1", "Content-Length: +" + n + "\r\n", smuggled, 400),
+        new Variant(
+            "CL in hex",
+            "1.1",
+            "Content-Length: 0x" + Integer.toHexString(n) + "\r\n",
+            smuggled,
+            400),
+        new Variant("CL negative", "1.1", "Content-Length: -" + n + "\r\n", smuggled, 400),
+        new Variant("CL empty", "1.1", "Content-Length:\r\n", smuggled, 400),
         // HTTP/1.0 has no transfer codings: the framing cannot be trusted.
         new Variant("HTTP/1.0 chunked", "1.0", te + "chunked\r\n", end, 400));
   }
