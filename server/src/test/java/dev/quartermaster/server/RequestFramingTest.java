@@ -252,6 +252,48 @@ class RequestFramingTest {
     }
   }
 
+  /**
+   * What follows a body refused with 413, a broken chunk even, is dropped: never a second answer.
+   */
+  @Test
+  void afterA413NothingMoreIsAnswered() throws Exception {
+    try (var t =
+        TestServer.start(new InMemoryApiClient(), dataDir, c -> c.withMaxBodyBytes(1024))) {
+      try (var socket = new Socket()) {
+        socket.connect(new InetSocketAddress("127.0.0.1", t.server.port()), 5_000);
+        socket.setSoTimeout(10_000);
+        var out = socket.getOutputStream();
+        out.write(
+            ("POST /api/v1/nodes HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+                    + t.token
+                    + "\r\nTransfer-Encoding: chunked\r\n\r\n800\r\n"
+                    + "x".repeat(0x800)
+                    + "\r\n")
+                .getBytes(StandardCharsets.US_ASCII));
+        out.flush();
+        var in = socket.getInputStream();
+        var received = new ByteArrayOutputStream();
+        // The 413 is out (its body ends with '}') before the broken chunk is sent.
+        for (int b; !received.toString(StandardCharsets.ISO_8859_1).endsWith("}"); ) {
+          b = in.read();
+          if (b < 0) {
+            break;
+          }
+          received.write(b);
+        }
+        out.write("zz\r\n".getBytes(StandardCharsets.US_ASCII));
+        out.flush();
+        try {
+          readToEnd(in, received);
+        } catch (java.net.SocketException e) {
+          // a reset after the answer: what came before it counts
+        }
+        var answer = received.toString(StandardCharsets.ISO_8859_1);
+        assertThat(statuses(answer)).as(answer).containsExactly(413);
+      }
+    }
+  }
+
   /** Writes {@code request} and reads until the server closes; fails if it keeps the connection. */
   private static String untilClosed(int port, String request) throws IOException {
     try (var socket = new Socket()) {

@@ -170,19 +170,22 @@ final class RequestReader extends ChannelInboundHandlerAdapter {
       assembly = new Assembly(request, ((Target.Good) uri).uri());
     }
     if (msg instanceof HttpContent content && assembly != null) {
+      if (assembly.refused) {
+        // Answered already (413): the rest is dropped, a broken chunk included, never answered.
+        assembly.dropped += content.content().readableBytes();
+        if (content.decoderResult().isFailure()
+            || content instanceof LastHttpContent
+            || assembly.dropped > DRAIN_CAP) {
+          drained();
+        }
+        return;
+      }
       if (content.decoderResult().isFailure()) {
         refuse(codecError(content.decoderResult().cause()));
         return;
       }
       var bytes = content.content();
       boolean last = content instanceof LastHttpContent;
-      if (assembly.refused) {
-        assembly.dropped += bytes.readableBytes();
-        if (last || assembly.dropped > DRAIN_CAP) {
-          drained();
-        }
-        return;
-      }
       int keep = (int) Math.min(bytes.readableBytes(), keepBytes - assembly.body.size());
       var kept = new byte[keep];
       bytes.readBytes(kept);
