@@ -57,6 +57,8 @@ public final class ControlPlane implements AutoCloseable {
    *     first fit
    * @param allocatorView what the allocator reads the cluster through, with informers of its own;
    *     empty (always, but in the simulation's naive variants): the API, through the shared ones
+   * @param leaderCallbacks what the elector tells the controllers passes through this: the
+   *     identity, but in the simulation's naive variants
    */
   public record Options(
       String identity,
@@ -79,25 +81,6 @@ public final class ControlPlane implements AutoCloseable {
         LeaderConfig leader,
         Duration expectationBound,
         Duration heartbeatGrace,
-        ControllerMetrics metrics,
-        Packing packing,
-        Optional<UnaryOperator<ApiClient>> allocatorView) {
-      this(
-          identity,
-          leader,
-          expectationBound,
-          heartbeatGrace,
-          metrics,
-          packing,
-          allocatorView,
-          UnaryOperator.identity());
-    }
-
-    public Options(
-        String identity,
-        LeaderConfig leader,
-        Duration expectationBound,
-        Duration heartbeatGrace,
         ControllerMetrics metrics) {
       this(
           identity,
@@ -106,7 +89,8 @@ public final class ControlPlane implements AutoCloseable {
           heartbeatGrace,
           metrics,
           Packing.BEST_FIT,
-          Optional.empty());
+          Optional.empty(),
+          UnaryOperator.identity());
     }
 
     /** Without metrics, as the simulation and the benches run. */

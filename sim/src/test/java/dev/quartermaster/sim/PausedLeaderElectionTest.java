@@ -13,6 +13,7 @@ import dev.quartermaster.control.leader.LeaderConfig;
 import dev.quartermaster.control.leader.LeaderElector;
 import dev.quartermaster.control.leader.Term;
 import dev.quartermaster.control.leader.WriteReadiness;
+import dev.quartermaster.sim.world.StaleTermCallbacks;
 import dev.quartermaster.store.StoreLeases;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -49,28 +50,6 @@ class PausedLeaderElectionTest {
     }
   }
 
-  /** Today's behaviour before the fix: the controllers are not told of the new term. */
-  private static final class NaiveControllers implements LeaderElector.Callbacks {
-    private final Controllers real;
-
-    NaiveControllers(Controllers real) {
-      this.real = real;
-    }
-
-    @Override
-    public void startedLeading(Term term) {
-      real.startedLeading(term);
-    }
-
-    @Override
-    public void stoppedLeading() {
-      real.stoppedLeading();
-    }
-
-    @Override
-    public void termEnded(Term ended, Term next, Duration silent) {}
-  }
-
   private record Paused(
       LeaderElector elector, Controllers controllers, SimCluster cluster, ProcessEnv process) {}
 
@@ -86,7 +65,7 @@ class PausedLeaderElectionTest {
             process,
             "a",
             LeaderConfig.DEFAULTS,
-            naive ? new NaiveControllers(controllers) : controllers));
+            naive ? new StaleTermCallbacks(controllers) : controllers));
     elector.get().start();
     c.env().advance(Duration.ofSeconds(5));
     assertThat(elector.get().isLeader()).isTrue();

@@ -10,10 +10,10 @@ import java.time.Duration;
  * They keep writing under the ended term's token, the store refuses every one of those writes for
  * ever, and the elector, renewing happily, keeps every other replica standing by.
  */
-final class StaleTermCallbacks implements LeaderElector.Callbacks {
+public final class StaleTermCallbacks implements LeaderElector.Callbacks {
   private final LeaderElector.Callbacks real;
 
-  StaleTermCallbacks(LeaderElector.Callbacks real) {
+  public StaleTermCallbacks(LeaderElector.Callbacks real) {
     this.real = real;
   }
 
