@@ -1,6 +1,7 @@
 package dev.quartermaster.agent;
 
 import dev.quartermaster.agent.checkpoint.DurableLedger;
+import dev.quartermaster.agent.checkpoint.LostLedger;
 import dev.quartermaster.agent.controlnodes.ControlNodeCreator;
 import dev.quartermaster.agent.controlnodes.ControlNodeStatus;
 import dev.quartermaster.agent.controlnodes.ControlNodeWatcher;
@@ -161,7 +162,8 @@ public final class NodeAgent implements AutoCloseable {
             new EffectsReconciler(host.helpers(), status),
             devices::inventory,
             tree::checkControlNodes,
-            tree::checkNode);
+            tree::checkNode,
+            host.deviceHolders());
     var backoff = new ExponentialBackoff<String>(Duration.ofMillis(100), Duration.ofSeconds(10));
     this.claimQueue = new WorkQueue<>(env, backoff);
     this.taskQueue =
@@ -297,11 +299,21 @@ public final class NodeAgent implements AutoCloseable {
    */
   public static NodeAgent start(NodeAgentConfig config, Function<String, CsiPlugin> csiClient)
       throws IOException {
+    return start(config, csiClient, LostLedger.REFUSE);
+  }
+
+  /**
+   * As {@link #start(NodeAgentConfig, Function)}; {@code lostLedger} says whether to start when the
+   * cluster believes claims prepared here that the ledger lost ({@code --accept-lost-ledger}).
+   */
+  public static NodeAgent start(
+      NodeAgentConfig config, Function<String, CsiPlugin> csiClient, LostLedger lostLedger)
+      throws IOException {
     if (config.createControlNodes()) {
       var created = new ControlNodeCreator(config.deviceRoot().path()).createMissing();
       LOG.info("control nodes created: {}; not created: {}", created.created(), created.failures());
     }
-    return start(config, new OsNodeHost(config, csiClient));
+    return start(config, new OsNodeHost(config, csiClient), lostLedger);
   }
 
   /**
@@ -309,12 +321,31 @@ public final class NodeAgent implements AutoCloseable {
    * are used only by the host and for naming task logs.
    */
   public static NodeAgent start(NodeAgentConfig config, NodeHost host) throws IOException {
+    return start(config, host, LostLedger.REFUSE);
+  }
+
+  /**
+   * As {@link #start(NodeAgentConfig, NodeHost)}. Before anything is prepared, the ledger is
+   * checked against the claims the API server says are prepared on this node ({@link
+   * LedgerCrossCheck}): one the ledger lost stops the start ({@link
+   * dev.quartermaster.agent.checkpoint.LostLedgerException}, naming them) unless {@code lostLedger}
+   * accepts it.
+   */
+  public static NodeAgent start(NodeAgentConfig config, NodeHost host, LostLedger lostLedger)
+      throws IOException {
     var lock = host.lockState();
     NodeAgent agent = null;
     try {
       var opened =
           DurableLedger.open(
               host.ledgerFile(), config.bootId(), config.env(), config.tombstoneTtl());
+      LedgerCrossCheck.check(
+          config.api(),
+          config.nodeName(),
+          "the ledger in " + config.stateDir(),
+          opened.ledger().ledger().snapshot(),
+          opened.droppedByReboot(),
+          lostLedger);
       agent = new NodeAgent(config, host, lock, opened.ledger());
       agent.begin();
       return agent;

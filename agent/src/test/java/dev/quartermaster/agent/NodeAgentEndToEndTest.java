@@ -257,6 +257,59 @@ class NodeAgentEndToEndTest {
     assertThat(spec).as("the CDI spec of the prepared claim is left alone").exists();
   }
 
+  /**
+   * Issue 43, item 17: {@code ledger.journal} and {@code ledger.journal.mark} deleted together
+   * leave a ledger that cannot tell it lost anything. The cluster can: its claims say Prepared on
+   * this node. The agent refuses to start, naming them, until the operator accepts the loss.
+   */
+  @Test
+  void aJournalLostWhileTheClusterSaysClaimsArePreparedHereStopsTheStartUnlessAccepted()
+      throws Exception {
+    var g = api.create(claim("claim-g", "gpu-0"));
+    var h = api.create(claim("claim-h", "gpu-1"));
+    for (var name : List.of("claim-g", "claim-h")) {
+      await(
+          Kinds.RESOURCE_CLAIM,
+          name,
+          x ->
+              x.flatMap(NodeAgentEndToEndTest::prepareState)
+                  .filter(s -> s.phase() == PrepareState.Phase.Prepared)
+                  .isPresent());
+    }
+    var config = agent.config();
+    agent.close();
+    agent = null;
+    var state = tmp.resolve("state");
+    Files.delete(LedgerShow.journalFile(state));
+    Files.delete(LedgerShow.markFile(state));
+
+    assertThatThrownBy(() -> NodeAgent.start(config))
+        .isInstanceOf(dev.quartermaster.agent.checkpoint.LostLedgerException.class)
+        .hasMessageContaining("REFUSING TO START")
+        .hasMessageContaining("2 claims are prepared on node " + NODE)
+        .hasMessageContaining("claim-g (" + g.metadata().uid() + ")")
+        .hasMessageContaining("claim-h (" + h.metadata().uid() + ")")
+        .hasMessageContaining("--accept-lost-ledger");
+
+    var forgotten =
+        LedgerCrossCheck.check(
+            api,
+            NODE,
+            "the ledger",
+            dev.quartermaster.agent.ledger.LedgerState.EMPTY,
+            List.of(),
+            dev.quartermaster.agent.checkpoint.LostLedger.ACCEPT);
+    assertThat(forgotten)
+        .hasSize(2)
+        .anySatisfy(f -> assertThat(f).startsWith("claim-g (" + g.metadata().uid() + ")"));
+    agent =
+        NodeAgent.start(
+            config,
+            new dev.quartermaster.agent.host.OsNodeHost(config),
+            dev.quartermaster.agent.checkpoint.LostLedger.ACCEPT);
+    assertThat(agent.config()).isEqualTo(config); // started: the operator accepted the loss
+  }
+
   @Test
   void aClaimWaitsNamingTheMissingControlNodeAndItsSpecListsEveryNodeOnceItIsBack()
       throws Exception {

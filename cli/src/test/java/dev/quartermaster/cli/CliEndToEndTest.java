@@ -516,6 +516,15 @@ class CliEndToEndTest {
       assertThat(result.err().lines().toList()).hasSize(1);
       assertThat(result.err())
           .startsWith("error: cannot listen on " + address + ": address already in use");
+      assertThat(result.err()).contains("pick another address with --listen");
+      assertThat(dir.resolve("other")).as("nothing made in the data directory").doesNotExist();
+
+      var up = run("up", "--data", dir.resolve("up").toString(), "--listen", address);
+      assertThat(up.exit()).isEqualTo(1);
+      assertThat(up.err())
+          .startsWith("error: cannot listen on " + address + ": address already in use")
+          .contains("nothing in " + dir.resolve("up") + " was created or changed");
+      assertThat(dir.resolve("up")).as("nothing made in the data directory").doesNotExist();
     }
   }
 

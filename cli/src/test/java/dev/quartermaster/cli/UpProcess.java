@@ -35,6 +35,7 @@ final class UpProcess implements AutoCloseable {
   private final Process child;
   private final HttpApiClient api;
   private boolean passed;
+  private boolean handedOver;
 
   private UpProcess(Path dir, Path log, Process child, HttpApiClient api) {
     this.dir = dir;
@@ -45,8 +46,23 @@ final class UpProcess implements AutoCloseable {
 
   /** Starts {@code qm up} with {@code args} and waits until it says it is up. */
   static UpProcess start(String prefix, String... args) throws Exception {
-    var dir = Files.createTempDirectory(Path.of("/tmp"), prefix);
-    var log = dir.resolve("up.log");
+    return startIn(Files.createTempDirectory(Path.of("/tmp"), prefix), "up.log", args);
+  }
+
+  /**
+   * {@code kill -9} of this {@code qm up}, and a new one on the same data directory, as a user
+   * starts it again after a crash; its log is {@code up-2.log}.
+   */
+  UpProcess killAndStartAgain(String... args) throws Exception {
+    api.close();
+    signal("KILL");
+    child.waitFor();
+    handedOver = true; // its directory now belongs to the next
+    return startIn(dir, "up-2.log", args);
+  }
+
+  private static UpProcess startIn(Path dir, String logName, String... args) throws Exception {
+    var log = dir.resolve(logName);
     int port;
     try (var s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       port = s.getLocalPort();
@@ -102,6 +118,19 @@ final class UpProcess implements AutoCloseable {
 
   HttpApiClient api() {
     return api;
+  }
+
+  /** The child's process id, to signal it as an operator would ({@code kill -STOP}). */
+  long pid() {
+    return child.pid();
+  }
+
+  /** Sends {@code signal} ({@code STOP}, {@code CONT}, {@code KILL}) with kill(1). */
+  void signal(String signal) throws Exception {
+    var kill = new ProcessBuilder("kill", "-" + signal, Long.toString(child.pid())).start();
+    if (kill.waitFor() != 0) {
+      throw new AssertionError("kill -" + signal + " " + child.pid() + " failed");
+    }
   }
 
   /** Where it serves, e.g. for {@code /metrics}. */
@@ -202,6 +231,9 @@ final class UpProcess implements AutoCloseable {
 
   @Override
   public void close() throws Exception {
+    if (handedOver) {
+      return;
+    }
     if (api != null) {
       api.close();
     }

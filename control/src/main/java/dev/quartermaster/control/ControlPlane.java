@@ -2,6 +2,9 @@ package dev.quartermaster.control;
 
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.event.EventLog;
+import dev.quartermaster.api.event.EventRecorder;
+import dev.quartermaster.api.event.EventType;
+import dev.quartermaster.api.event.InvolvedObject;
 import dev.quartermaster.control.admission.AdmissionController;
 import dev.quartermaster.control.admission.AdmissionGate;
 import dev.quartermaster.control.allocator.Allocator;
@@ -16,6 +19,7 @@ import dev.quartermaster.control.leader.FencedApiClient;
 import dev.quartermaster.control.leader.LeaderConfig;
 import dev.quartermaster.control.leader.LeaderElector;
 import dev.quartermaster.control.leader.Term;
+import dev.quartermaster.control.leader.WriteReadiness;
 import dev.quartermaster.control.lifecycle.NodeLifecycle;
 import dev.quartermaster.control.lifecycle.TaskScheduler;
 import dev.quartermaster.control.volume.PluginConnector;
@@ -53,6 +57,8 @@ public final class ControlPlane implements AutoCloseable {
    *     first fit
    * @param allocatorView what the allocator reads the cluster through, with informers of its own;
    *     empty (always, but in the simulation's naive variants): the API, through the shared ones
+   * @param leaderCallbacks what the elector tells the controllers passes through this: the
+   *     identity, but in the simulation's naive variants
    */
   public record Options(
       String identity,
@@ -61,11 +67,13 @@ public final class ControlPlane implements AutoCloseable {
       Duration heartbeatGrace,
       ControllerMetrics metrics,
       Packing packing,
-      Optional<UnaryOperator<ApiClient>> allocatorView) {
+      Optional<UnaryOperator<ApiClient>> allocatorView,
+      UnaryOperator<LeaderElector.Callbacks> leaderCallbacks) {
     public Options {
       Objects.requireNonNull(metrics, "metrics");
       Objects.requireNonNull(packing, "packing");
       Objects.requireNonNull(allocatorView, "allocatorView");
+      Objects.requireNonNull(leaderCallbacks, "leaderCallbacks");
     }
 
     public Options(
@@ -81,7 +89,8 @@ public final class ControlPlane implements AutoCloseable {
           heartbeatGrace,
           metrics,
           Packing.BEST_FIT,
-          Optional.empty());
+          Optional.empty(),
+          UnaryOperator.identity());
     }
 
     /** Without metrics, as the simulation and the benches run. */
@@ -100,23 +109,67 @@ public final class ControlPlane implements AutoCloseable {
 
     public Options withLeader(LeaderConfig config) {
       return new Options(
-          identity, config, expectationBound, heartbeatGrace, metrics, packing, allocatorView);
+          identity,
+          config,
+          expectationBound,
+          heartbeatGrace,
+          metrics,
+          packing,
+          allocatorView,
+          leaderCallbacks);
     }
 
     public Options withMetrics(ControllerMetrics sink) {
       return new Options(
-          identity, leader, expectationBound, heartbeatGrace, sink, packing, allocatorView);
+          identity,
+          leader,
+          expectationBound,
+          heartbeatGrace,
+          sink,
+          packing,
+          allocatorView,
+          leaderCallbacks);
     }
 
     public Options withPacking(Packing how) {
       return new Options(
-          identity, leader, expectationBound, heartbeatGrace, metrics, how, allocatorView);
+          identity,
+          leader,
+          expectationBound,
+          heartbeatGrace,
+          metrics,
+          how,
+          allocatorView,
+          leaderCallbacks);
     }
 
     /** The allocator reads the cluster through {@code view} (a naive variant of the simulation). */
     public Options withAllocatorView(UnaryOperator<ApiClient> view) {
       return new Options(
-          identity, leader, expectationBound, heartbeatGrace, metrics, packing, Optional.of(view));
+          identity,
+          leader,
+          expectationBound,
+          heartbeatGrace,
+          metrics,
+          packing,
+          Optional.of(view),
+          leaderCallbacks);
+    }
+
+    /**
+     * What the elector tells the controllers passes through {@code view} (a naive variant of the
+     * simulation: one that does not restart them when a term ends under them).
+     */
+    public Options withLeaderCallbacks(UnaryOperator<LeaderElector.Callbacks> view) {
+      return new Options(
+          identity,
+          leader,
+          expectationBound,
+          heartbeatGrace,
+          metrics,
+          packing,
+          allocatorView,
+          view);
     }
   }
 
@@ -139,6 +192,7 @@ public final class ControlPlane implements AutoCloseable {
   private final ComputeDomainController domains;
   private final List<ControlLoop> loops;
   private final EventLog events;
+  private final EventRecorder controlPlaneEvents;
   private final EventExpiry expiry;
 
   private ControlPlane(
@@ -154,20 +208,42 @@ public final class ControlPlane implements AutoCloseable {
             env,
             options.identity(),
             options.leader(),
-            new LeaderElector.Callbacks() {
-              @Override
-              public void startedLeading(Term term) {
-                lead(term);
-              }
+            options
+                .leaderCallbacks()
+                .apply(
+                    new LeaderElector.Callbacks() {
+                      @Override
+                      public void startedLeading(Term term) {
+                        lead(term);
+                      }
 
-              @Override
-              public void stoppedLeading() {
-                follow();
-              }
-            });
+                      @Override
+                      public void stoppedLeading() {
+                        follow();
+                      }
+
+                      @Override
+                      public void termEnded(Term ended, Term next, Duration silent) {
+                        follow();
+                        lead(next);
+                        controlPlaneEvents.record(
+                            InvolvedObject.CONTROLLERS,
+                            EventType.Warning,
+                            "TermEnded",
+                            options.identity()
+                                + ": the term of epoch "
+                                + ended.epoch()
+                                + " ended after "
+                                + silent.toMillis()
+                                + " ms without a lease renewal (this process was paused, or its store did"
+                                + " not answer); the controllers restarted under epoch "
+                                + next.epoch());
+                      }
+                    }));
     this.fenced = new FencedApiClient(api, elector);
     this.informers = new Informers(env, api);
     this.events = new EventLog(fenced, env::now, env::schedule);
+    this.controlPlaneEvents = events.recorder("leader-election");
     this.expiry = new EventExpiry(env, fenced, EventExpiry.TTL);
     this.allocatorInformers =
         options.allocatorView().map(v -> new Informers(env, v.apply(api))).orElse(informers);
@@ -295,6 +371,11 @@ public final class ControlPlane implements AutoCloseable {
 
   public boolean isLeader() {
     return elector.isLeader();
+  }
+
+  /** Whether the controllers can write now, and if not, why; reads no store. */
+  public WriteReadiness readiness() {
+    return WriteReadiness.judge(elector.standing(), fenced.term(), fenced.fencedThisTerm());
   }
 
   public Informers informers() {

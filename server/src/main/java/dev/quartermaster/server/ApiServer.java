@@ -42,6 +42,7 @@ public final class ApiServer implements AutoCloseable {
   private static final Duration STOP_GRACE = Duration.ofSeconds(5);
 
   private final HttpTransport http;
+  private final Router router;
   private final ExecutorService executor;
   private final ExecutorService health;
   private final WatchStreams watches;
@@ -57,8 +58,10 @@ public final class ApiServer implements AutoCloseable {
       WatchStreams watches,
       InFlightRequests inFlight,
       Path adminTokenFile,
-      boolean tls) {
+      boolean tls,
+      Router router) {
     this.http = http;
+    this.router = router;
     this.tls = tls;
     this.inFlight = inFlight;
     this.executor = executor;
@@ -129,7 +132,7 @@ public final class ApiServer implements AutoCloseable {
             connections,
             config.maxBodyBytes(),
             router,
-            new RequestThreads(executor, health, java.util.Set.of(Router.HEALTH_PATH)),
+            new RequestThreads(executor, health, java.util.Set.of(Router.HEALTH_PATH, "/readyz")),
             metrics::rejected,
             tls);
     metrics.connections(http::openConnections);
@@ -141,7 +144,8 @@ public final class ApiServer implements AutoCloseable {
             watches,
             inFlight,
             AdminToken.file(config.dataDir()),
-            tls.isPresent());
+            tls.isPresent(),
+            router);
     log.info(
         "event=api_listening host={} port={} data={} max_body_bytes={} max_connections={} "
             + "max_connections_per_address={} request_timeout={} idle_timeout={}",
@@ -154,6 +158,14 @@ public final class ApiServer implements AutoCloseable {
         connections.requestTimeout(),
         connections.idleTimeout());
     return server;
+  }
+
+  /**
+   * From now on {@code /readyz} answers what {@code source} says (the controllers, once they exist:
+   * the API serves before them); {@code source} is asked on every request and must read no store.
+   */
+  public void reportReadiness(java.util.function.Supplier<Readiness> source) {
+    router.readiness(source);
   }
 
   /** The port bound, which differs from the configured one when that was 0. */

@@ -63,6 +63,7 @@ final class ObjectRoutes {
         Access.write(Verb.CREATE, kind, object.metadata().name(), Optional.of(object)),
         kind,
         object);
+    NodeStatusOnCreate.require(who, object);
     return Reply.object(201, api.create(object));
   }
 

@@ -50,7 +50,7 @@ final class RequestBody {
     var bytes = in.readNBytes(Math.toIntExact(limit + 1));
     if (bytes.length > limit) {
       drain(exchange);
-      throw tooLarge("is larger than that", limit);
+      throw tooLarge("is more than " + limit + " bytes", limit);
     }
     return bytes;
   }

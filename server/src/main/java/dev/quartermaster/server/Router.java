@@ -19,9 +19,11 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,6 +68,8 @@ final class Router implements HttpHandler {
   private final InFlightRequests inFlight;
   private final DashboardFiles dashboard;
 
+  private volatile Supplier<Readiness> readiness = () -> Readiness.SERVING;
+
   Router(
       Authenticator authenticator,
       ObjectRoutes objects,
@@ -85,6 +89,11 @@ final class Router implements HttpHandler {
     this.metrics = metrics;
     this.env = env;
     this.maxBodyBytes = maxBodyBytes;
+  }
+
+  /** What {@code /readyz} reports; read on each request, so it must read no store. */
+  void readiness(Supplier<Readiness> source) {
+    this.readiness = Objects.requireNonNull(source, "source");
   }
 
   /** Route and kind labels for metrics, filled in as the request is understood. */
@@ -165,6 +174,19 @@ final class Router implements HttpHandler {
       return !isGetOrHead(method)
           ? notAllowed(exchange, method, path, "GET, HEAD")
           : send(exchange, Reply.text(200, "text/plain; charset=utf-8", "ok\n"));
+    }
+    if (path.equals("/readyz")) {
+      labels.route = path;
+      if (!isGetOrHead(method)) {
+        return notAllowed(exchange, method, path, "GET, HEAD");
+      }
+      var now = readiness.get();
+      return send(
+          exchange,
+          Reply.text(
+              now.ready() ? 200 : 503,
+              "text/plain; charset=utf-8",
+              (now.ready() ? "ok: " : "not ready: ") + now.message() + "\n"));
     }
     if (path.equals("/metrics")) {
       labels.route = path;

@@ -20,6 +20,12 @@ import dev.quartermaster.api.device.DeviceSliceSpec;
 import dev.quartermaster.api.domain.ComputeDomain;
 import dev.quartermaster.api.domain.ComputeDomainSpec;
 import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.event.Event;
+import dev.quartermaster.api.event.EventLog;
+import dev.quartermaster.api.event.EventSpec;
+import dev.quartermaster.api.event.EventStatus;
+import dev.quartermaster.api.event.EventType;
+import dev.quartermaster.api.event.InvolvedObject;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
@@ -442,6 +448,133 @@ class HostileAgentTest {
                             .orThrow(),
                         other))));
     return refusals;
+  }
+
+  /**
+   * The events an agent writes (through the same {@link EventLog} it records with) are about its
+   * Node, its tasks and the volumes its tasks hold; an event about another node's object, about no
+   * object, or rewritten to be about another object, is a 403 naming the rule (issue 43, item 15).
+   */
+  @Test
+  void anAgentWritesEventsOnlyAboutItsOwnNodesObjects() throws Exception {
+    start(new NodeScopedAccess());
+    for (var n : List.of("a", "b")) {
+      admin.create(new Node(ObjectMeta.named(n), NodeSpec.EMPTY, NodeStatus.EMPTY));
+    }
+    var taskA = admin.create(task("task-a", "a"));
+    var taskB = admin.create(task("task-b", "b"));
+    var onA = allocate(admin.create(claim("on-a")), "a");
+    var onB = allocate(admin.create(claim("on-b")), "b");
+    var volume = admin.create(volume("vol-a"));
+    volume =
+        admin.updateStatus(
+            volume.withStatus(
+                volume
+                    .status()
+                    .withClaims(
+                        List.of(
+                            new VolumeClaim(
+                                "task-a",
+                                taskA.metadata().uid(),
+                                "a",
+                                VolumeClaim.Mode.Write,
+                                VolumeClaim.State.Taken,
+                                true,
+                                Map.of())))));
+    var elsewhere = admin.create(volume("vol-b"));
+    var nodeA = admin.get(Kinds.NODE, "a").orElseThrow();
+    var nodeB = admin.get(Kinds.NODE, "b").orElseThrow();
+    var cls =
+        admin.create(
+            new DeviceClass(ObjectMeta.named("x"), new DeviceClassSpec("gpu", List.of()), null));
+
+    // What the agent itself records, written as it writes them.
+    var log = new EventLog(agent, java.time.Instant::now, (delay, task) -> {});
+    var recorder = log.recorder("agent/a");
+    recorder.normal(nodeA, "DevicesReady", "4 GPUs");
+    recorder.normal(taskA, "Started", "pid 42");
+    recorder.warning(taskA, "DeviceNodeMissing", "/dev/nvidia0");
+    recorder.warning(volume, "VolumeReleaseFailed", "releasing on a failed");
+    recorder.normal(onA, "Prepared", "gpu-0");
+    log.flush();
+    recorder.normal(taskA, "Started", "pid 43"); // a repetition: an update of the stored event
+    log.flush();
+    assertThat(log.dropped()).as("the agent's own events dropped").isZero();
+    var written = admin.list(Kinds.EVENT).items();
+    assertThat(written)
+        .extracting(e -> e.spec().involved().toString())
+        .containsExactlyInAnyOrder(
+            "node/a", "task/task-a", "task/task-a", "volume/vol-a", "resourceclaim/on-a");
+    assertThat(written)
+        .filteredOn(e -> e.spec().reason().equals("Started"))
+        .singleElement()
+        .satisfies(e -> assertThat(e.spec().count()).isEqualTo(2));
+
+    var refusals = new ArrayList<String>();
+    long before = store.currentRevision();
+    for (var about : List.<ApiObject>of(nodeB, taskB, onB, elsewhere, cls)) {
+      refuseEvent(refusals, about.ref() + "", () -> agent.create(event(InvolvedObject.of(about))));
+    }
+    refuseEvent(
+        refusals,
+        "a task that does not exist",
+        () -> agent.create(event(new InvolvedObject("Task", "ghost"))));
+    var own = written.stream().filter(e -> e.spec().reason().equals("Started")).findFirst();
+    refuseEvent(
+        refusals,
+        "its own event rewritten to be about another node",
+        () ->
+            agent.update(
+                own.orElseThrow()
+                    .withSpec(
+                        new EventSpec(
+                            InvolvedObject.of(nodeB),
+                            EventType.Warning,
+                            "Started",
+                            "forged",
+                            "agent/a",
+                            3,
+                            own.get().spec().firstSeen(),
+                            own.get().spec().lastSeen()))));
+    assertThat(refusals).as("events about objects not of node a").isEmpty();
+    assertThat(store.currentRevision()).as("nothing written").isEqualTo(before);
+
+    // Through its recorder, an event about another node's task is dropped, the others kept.
+    recorder.normal(taskB, "Started", "not mine");
+    log.flush();
+    assertThat(log.dropped()).isEqualTo(1);
+  }
+
+  private static Event event(InvolvedObject about) {
+    var at = java.time.Instant.parse("2026-01-01T00:00:00Z");
+    return new Event(
+        ObjectMeta.named("forged-" + about.name().toLowerCase(java.util.Locale.ROOT)),
+        new EventSpec(about, EventType.Warning, "Forged", "a lie", "agent/a", 1, at, at),
+        EventStatus.EMPTY);
+  }
+
+  private static void refuseEvent(List<String> refusals, String what, Runnable write) {
+    try {
+      write.run();
+      refusals.add(what + ": accepted");
+    } catch (ApiException e) {
+      if (e.error().code() != 403
+          || !e.getMessage().contains("node a may not")
+          || !e.getMessage().contains("an agent writes only events about its own node's objects")) {
+        refusals.add(what + ": " + e.error().code() + " " + e.getMessage());
+      }
+    }
+  }
+
+  private static Volume volume(String name) {
+    return new Volume(
+        ObjectMeta.named(name),
+        new dev.quartermaster.api.volume.VolumeSpec(
+            "hostpath.csi.quartermaster.dev",
+            1L << 30,
+            dev.quartermaster.api.volume.VolumeSpec.AccessMode.MultiNodeMultiWriter,
+            Map.of()),
+        null);
   }
 
   /** As the allocator does: the record first, then the claim. */

@@ -155,7 +155,7 @@ class ObjectApiTest {
   void malformedJsonIs400() {
     var response = t.send("POST", "/api/v1/nodes", "{\"kind\":\"Node\",");
     assertThat(response.statusCode()).isEqualTo(400);
-    assertThat(TestServer.error(response).message()).contains("malformed");
+    assertThat(TestServer.error(response).message()).contains("not valid JSON at line 1");
     assertThat(api.writes()).isZero();
   }
 

@@ -10,9 +10,28 @@ import java.util.OptionalLong;
  */
 public final class StoreLeases implements LeaseSlot {
   private final Store store;
+  private final boolean exclusive;
 
   public StoreLeases(Store store) {
+    this(store, false);
+  }
+
+  private StoreLeases(Store store, boolean exclusive) {
     this.store = store;
+    this.exclusive = exclusive;
+  }
+
+  /**
+   * The lease of a store this process holds alone (SQLite behind its file lock): a lease left by
+   * another holder is taken over at once, since that holder's process has ended.
+   */
+  public static StoreLeases ofExclusiveStore(Store store) {
+    return new StoreLeases(store, true);
+  }
+
+  @Override
+  public boolean exclusive() {
+    return exclusive;
   }
 
   @Override

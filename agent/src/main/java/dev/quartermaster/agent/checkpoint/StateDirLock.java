@@ -7,8 +7,10 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Optional;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -33,9 +35,7 @@ public final class StateDirLock implements AutoCloseable {
    * Takes the lock of {@code stateDir}, creating the directory; throws if another process has it.
    */
   public static StateDirLock acquire(Path stateDir) throws IOException {
-    // The state dir holds ledgers, journals, checkpoints and task output: no other local user may
-    // read it.
-    OwnerOnly.directory(stateDir)
+    ownerOnly(stateDir)
         .ifPresent(
             t ->
                 LoggerFactory.getLogger(StateDirLock.class)
@@ -75,6 +75,34 @@ public final class StateDirLock implements AutoCloseable {
       throw e;
     }
     return new StateDirLock(path, channel, lock);
+  }
+
+  /**
+   * Makes {@code stateDir} 0700 before anything is written in it, creating it so; answers a
+   * tightening worth a warning: one of a directory that already held something. The state dir holds
+   * ledgers, journals, checkpoints and task output, which no other local user may read. An empty
+   * directory someone else made wider (the kubelet makes a DaemonSet's {@code DirectoryOrCreate}
+   * host path 0755) exposed nothing: it is set quietly.
+   */
+  static Optional<OwnerOnly.Tightened> ownerOnly(Path stateDir) throws IOException {
+    boolean fresh;
+    if (!Files.isDirectory(stateDir)) {
+      fresh = true;
+    } else {
+      try (var entries = Files.list(stateDir)) {
+        fresh = entries.findAny().isEmpty();
+      }
+    }
+    var tightened = OwnerOnly.directory(stateDir);
+    if (fresh && tightened.isPresent()) {
+      LoggerFactory.getLogger(StateDirLock.class)
+          .info(
+              "state directory {} set to owner-only before first use ({})",
+              stateDir,
+              tightened.get());
+      return Optional.empty();
+    }
+    return tightened;
   }
 
   private static String readHolder(FileChannel channel) throws IOException {

@@ -1,5 +1,6 @@
 package dev.quartermaster.agent.effects;
 
+import dev.quartermaster.agent.checkpoint.BootId;
 import dev.quartermaster.agent.domaind.DaemonAnswer;
 import dev.quartermaster.agent.domaind.ReadinessProbe;
 import dev.quartermaster.agent.runtime.ProcessTree;
@@ -26,12 +27,15 @@ import org.slf4j.LoggerFactory;
  * where the daemon answers its readiness check ({@code qm domain-daemon}; {@link
  * dev.quartermaster.agent.domaind.ReadinessProbe}). A command without {@code {socket}} (the
  * default, {@code sleep infinity}) has no readiness check: running is ready. Each helper's pid and
- * start time are kept in {@code <dir>/<domain>.pid}, and its output goes to {@code
- * <dir>/<domain>.log}.
+ * exact start ({@link ProcessStart}: the clock tick of {@code /proc/<pid>/stat} and the boot's id)
+ * are kept in {@code <dir>/<domain>.pid}, and its output goes to {@code <dir>/<domain>.log}. The
+ * pid is the one this process's {@code /proc} shows: in the DaemonSet, which has {@code hostPID:
+ * true}, the host's.
  *
  * <p>A helper outlives an agent restart (it is not killed with the agent), and the next agent
- * adopts it from its pid file when the process with that pid and start time is still alive, so
- * restarting the agent never takes a helper away from a running workload (I2).
+ * adopts it from its pid file when the process with that pid and start is still alive, so
+ * restarting the agent never takes a helper away from a running workload (I2), and never adopts
+ * another program that got the pid later. A helper whose start could not be read is never adopted.
  */
 public final class OsHelperProcesses implements HelperProcesses {
   private static final Logger LOG = LoggerFactory.getLogger(OsHelperProcesses.class);
@@ -40,6 +44,8 @@ public final class OsHelperProcesses implements HelperProcesses {
 
   private final Path dir;
   private final List<String> command;
+  private final Path proc;
+  private final String bootId;
   private final Map<String, ProcessHandle> running = new HashMap<>();
 
   /**
@@ -53,6 +59,16 @@ public final class OsHelperProcesses implements HelperProcesses {
 
   /** Helpers recorded under {@code dir}, running {@code command}; adopts live ones at once. */
   public OsHelperProcesses(Path dir, List<String> command) throws IOException {
+    this(dir, command, Path.of("/proc"), BootId.current());
+  }
+
+  /**
+   * As {@link #OsHelperProcesses(Path, List)}, reading starts from {@code proc} in boot {@code
+   * bootId}.
+   */
+  OsHelperProcesses(Path dir, List<String> command, Path proc, String bootId) throws IOException {
+    this.proc = proc;
+    this.bootId = bootId;
     if (command.isEmpty()) {
       throw new IllegalArgumentException("helper command must not be empty");
     }
@@ -88,8 +104,19 @@ public final class OsHelperProcesses implements HelperProcesses {
             .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
             .start();
     var handle = process.toHandle();
-    var started = handle.info().startInstant().map(Instant::toString).orElse("-");
-    Files.writeString(pidFile(domain), handle.pid() + " " + started + "\n", StandardCharsets.UTF_8);
+    var started = ProcessStart.of(proc, handle.pid(), bootId);
+    if (started.isEmpty()) {
+      LOG.warn(
+          "helper for compute domain {} (pid {}): its start cannot be read from {}; a restarted"
+              + " plugin will not adopt it",
+          domain,
+          handle.pid(),
+          proc);
+    }
+    Files.writeString(
+        pidFile(domain),
+        handle.pid() + " " + started.map(ProcessStart::toString).orElse("-") + "\n",
+        StandardCharsets.UTF_8);
     running.put(domain, handle);
     starts.merge(domain, 1, Integer::sum);
     LOG.info(
@@ -230,7 +257,7 @@ public final class OsHelperProcesses implements HelperProcesses {
    * The process recorded in {@code file}, if that very process (same pid and start time) still
    * runs.
    */
-  private static Optional<ProcessHandle> readLive(Path file) throws IOException {
+  private Optional<ProcessHandle> readLive(Path file) throws IOException {
     var parts = Files.readString(file, StandardCharsets.UTF_8).trim().split(" ");
     if (parts.length != 2) {
       return Optional.empty();
@@ -241,10 +268,22 @@ public final class OsHelperProcesses implements HelperProcesses {
     } catch (NumberFormatException e) {
       return Optional.empty();
     }
+    var recorded = ProcessStart.parse(parts[1]);
     return ProcessHandle.of(pid)
         .filter(ProcessTree::running)
-        // The start time guards against a recycled pid now belonging to another program.
-        .filter(h -> h.info().startInstant().map(Instant::toString).orElse("-").equals(parts[1]));
+        // The start guards against a recycled pid now belonging to another program; an unknown
+        // start ("-") proves nothing, so it is never adopted.
+        .filter(
+            h ->
+                recorded.isPresent()
+                    ? recorded.equals(ProcessStart.of(proc, pid, bootId))
+                    : isLegacyStart(parts[1], h));
+  }
+
+  /** A pid file of an older version: the start as an instant, from the JDK. */
+  private static boolean isLegacyStart(String recorded, ProcessHandle h) {
+    return !recorded.equals("-")
+        && h.info().startInstant().map(Instant::toString).orElse("-").equals(recorded);
   }
 
   private Path pidFile(String domain) {

@@ -34,6 +34,9 @@ public interface NodeHost {
 
   TaskHost tasks();
 
+  /** Which live processes on the node hold a device open: a new prepare waits while any does. */
+  DeviceHolders deviceHolders();
+
   /** The CSI plugin endpoints on this node. */
   CsiEndpoints csiPlugins();
 

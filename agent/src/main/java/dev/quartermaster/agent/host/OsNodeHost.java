@@ -107,6 +107,11 @@ public final class OsNodeHost implements NodeHost {
   }
 
   @Override
+  public DeviceHolders deviceHolders() {
+    return ProcDeviceHolders.forRoot(config.deviceRoot());
+  }
+
+  @Override
   public CsiEndpoints csiPlugins() {
     return plugins;
   }

@@ -10,7 +10,10 @@ import dev.quartermaster.agent.discovery.NodeProblem;
 import dev.quartermaster.agent.discovery.VerifiedNode;
 import dev.quartermaster.agent.domaind.DaemonAnswer;
 import dev.quartermaster.agent.effects.EffectsReconciler;
+import dev.quartermaster.agent.host.DeviceHolders;
+import dev.quartermaster.agent.host.HolderScan;
 import dev.quartermaster.agent.host.HostDeviceTree;
+import dev.quartermaster.agent.host.ProcDeviceHolders;
 import dev.quartermaster.agent.ledger.ClaimRef;
 import dev.quartermaster.agent.ledger.ClaimState;
 import dev.quartermaster.agent.ledger.CompleteResult;
@@ -20,6 +23,7 @@ import dev.quartermaster.agent.ledger.PrepareResult;
 import dev.quartermaster.agent.ledger.UnprepareResult;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -55,6 +59,13 @@ import org.slf4j.LoggerFactory;
  * changes, {@link #rewriteSpecs()} rewrites the spec of every prepared claim. Spec writes and
  * removals are serialized, so a rewrite never brings back the spec of a claim just unprepared.
  *
+ * <p>Nobody else still uses it (seed 1 on a real kubelet): an unprepare is not proof that no
+ * process uses the device — the kubelet unprepares a force-deleted pod's claim while its container
+ * may still run. So a new prepare first asks {@link DeviceHolders} which live processes hold the
+ * claim's GPU and channel nodes open, and waits, retryably and reserving nothing, naming each one
+ * (pid and command), until none does. Processes whose open files cannot be read are named in a
+ * warning.
+ *
  * <p>IMEX channels ({@code channel-<N>}) are found in the same inventory and prepared the same way:
  * their node ({@code /dev/nvidia-caps-imex-channels/channel<N>}) is checked at prepare time and
  * goes into the claim's channel spec with its number. A node without channels fails a channel claim
@@ -72,6 +83,11 @@ public final class ClaimPreparer {
   private final Supplier<Inventory> inventory;
   private final Supplier<ControlNodeStatus> controlNodes;
   private final Function<VerifiedNode, Optional<NodeProblem>> nodeNow;
+  private final DeviceHolders holders;
+
+  /** The unreadable processes last warned of. */
+  private volatile List<String> lastUnreadable = List.of();
+
   private final Object specLock = new Object();
 
   /**
@@ -107,6 +123,21 @@ public final class ClaimPreparer {
       Supplier<Inventory> inventory,
       Supplier<ControlNodeStatus> controlNodes,
       Function<VerifiedNode, Optional<NodeProblem>> nodeNow) {
+    this(durable, specs, effects, inventory, controlNodes, nodeNow, ProcDeviceHolders.byPath());
+  }
+
+  /**
+   * @param holders who holds a device open now; a new prepare waits while anyone does
+   */
+  public ClaimPreparer(
+      DurableLedger durable,
+      ClaimSpecs specs,
+      EffectsReconciler effects,
+      Supplier<Inventory> inventory,
+      Supplier<ControlNodeStatus> controlNodes,
+      Function<VerifiedNode, Optional<NodeProblem>> nodeNow,
+      DeviceHolders holders) {
+    this.holders = Objects.requireNonNull(holders, "holders");
     this.nodeNow = Objects.requireNonNull(nodeNow, "nodeNow");
     this.durable = Objects.requireNonNull(durable, "durable");
     this.specs = Objects.requireNonNull(specs, "specs");
@@ -244,6 +275,13 @@ public final class ClaimPreparer {
       // Before the ledger: a node that cannot give a complete device set reserves nothing.
       return new PrepareOutcome.Waiting(notReady(incomplete));
     }
+    if (!alreadyPrepared) {
+      // Before the ledger too: a device still open in some process reserves nothing for anyone.
+      var stillOpen = stillOpen(claim, gpus, channels);
+      if (stillOpen.isPresent()) {
+        return new PrepareOutcome.Waiting(stillOpen.get());
+      }
+    }
     var decision = ledger.prepare(request);
     switch (decision) {
       case PrepareResult.AlreadyPrepared done -> {
@@ -330,6 +368,35 @@ public final class ClaimPreparer {
             "claim " + claim + " vanished from the ledger while its prepare was running");
       }
     }
+  }
+
+  /** Why claim's devices cannot be given out yet: the live processes that still hold them. */
+  private Optional<String> stillOpen(
+      ClaimRef claim, List<DiscoveredGpu> gpus, List<DiscoveredChannel> channels) {
+    var nodes = new LinkedHashMap<String, VerifiedNode>();
+    gpus.forEach(g -> nodes.put(g.name(), g.node()));
+    channels.forEach(c -> nodes.put(c.name(), c.node()));
+    HolderScan scan = holders.scan(nodes);
+    if (!scan.unreadable().isEmpty() && !scan.unreadable().equals(lastUnreadable)) {
+      // Said once per change: a retrying prepare would repeat it every few hundred ms.
+      lastUnreadable = scan.unreadable();
+      LOG.warn(
+          "prepare of claim {}: could not read the open files of {} processes, which may hold {}: {}",
+          claim,
+          scan.unreadable().size(),
+          nodes.keySet(),
+          scan.unreadable().stream().limit(10).toList());
+    }
+    if (scan.free()) {
+      return Optional.empty();
+    }
+    var held = new ArrayList<String>();
+    for (var h : scan.holders()) {
+      held.add("device " + h.device() + ": " + h.describe());
+    }
+    return Optional.of(
+        String.join("; ", held)
+            + " (a process of an earlier claim may still use it; waiting until it closes)");
   }
 
   /**

@@ -37,6 +37,27 @@ class StateModesTest {
     }
   }
 
+  /**
+   * The DaemonSet's state directory is a {@code DirectoryOrCreate} host path, which the kubelet
+   * makes 0755: it is set to 0700 before anything is written, and that is no warning. One that
+   * already holds state and is open to others is.
+   */
+  @Test
+  void aFreshDirectoryMadeWiderBySomeoneElseIsSetQuietlyAndAUsedOneIsWarnedOf() throws Exception {
+    var wide = PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x"));
+    var fresh = Files.createDirectory(tmp.resolve("fresh"), wide);
+    assertThat(StateDirLock.ownerOnly(fresh)).isEmpty();
+    assertThat(mode(fresh)).isEqualTo("rwx------");
+
+    var used = Files.createDirectory(tmp.resolve("used"), wide);
+    Files.writeString(used.resolve("ledger.journal"), "");
+    assertThat(StateDirLock.ownerOnly(used)).get().asString().contains("rwxr-xr-x -> rwx------");
+    assertThat(mode(used)).isEqualTo("rwx------");
+
+    assertThat(StateDirLock.ownerOnly(tmp.resolve("absent"))).isEmpty();
+    assertThat(mode(tmp.resolve("absent"))).isEqualTo("rwx------");
+  }
+
   /** A temp file a crashed write left behind, readable by others. */
   private Path wideLeftover(String name, String content) throws Exception {
     var temp = Files.writeString(tmp.resolve(name), content);

@@ -6,6 +6,16 @@ package dev.quartermaster.api.client;
  */
 public interface FencingClient extends ApiClient {
 
+  /** How the message of a write refused because its term has ended begins. */
+  String TERM_ENDED = "fenced: ";
+
+  /** Whether {@code e} is a write refused because the term that fenced it has ended. */
+  static boolean termEnded(dev.quartermaster.api.error.ApiException e) {
+    return e.reason() == dev.quartermaster.api.error.ApiError.Reason.Unavailable
+        && e.getMessage() != null
+        && e.getMessage().startsWith(TERM_ENDED);
+  }
+
   /**
    * This client, except that each write also compares {@code key}'s revision with {@code revision}
    * in its own transaction: once the key has moved (a newer leader's term began), every write fails

@@ -66,6 +66,7 @@ public record ApiError(int code, Reason reason, String message, List<Violation> 
     HeadersTooLarge(431),
     Invalid(422),
     Internal(500),
+    NotImplemented(501),
     Unavailable(503),
     VersionNotSupported(505);
 

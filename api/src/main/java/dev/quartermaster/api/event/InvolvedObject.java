@@ -11,6 +11,13 @@ import dev.quartermaster.api.meta.ApiObject;
 public record InvolvedObject(String kind, String name) {
   public static final InvolvedObject NONE = new InvolvedObject("", "");
 
+  /**
+   * The controllers as a whole, for what happens to no single object: their terms as leader ({@code
+   * qm get events --for controlplane/controllers}).
+   */
+  public static final InvolvedObject CONTROLLERS =
+      new InvolvedObject("ControlPlane", "controllers");
+
   public InvolvedObject {
     kind = kind == null ? "" : kind;
     name = name == null ? "" : name;

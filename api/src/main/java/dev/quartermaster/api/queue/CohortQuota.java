@@ -16,41 +16,48 @@ import java.util.TreeSet;
  * that does not limit c neither borrows nor lends it). <b>Q1</b> holds when every queue's borrowed
  * is within its borrowing limit and, per class, what the cohort borrows is at most what it lends.
  *
+ * <p>Every sum is a {@code long}: a quota may be {@code Integer.MAX_VALUE}, and two of them (or the
+ * usage of many workloads) overflow an {@code int}, which made a cohort's room negative and stopped
+ * it. What is read as an {@code int} ({@link #used}, {@link #room}, ...) saturates at the bounds of
+ * an {@code int} instead of wrapping; {@link #breach} compares the exact sums.
+ *
  * @param queues the cohort's queues by name
  * @param used queue → class → devices its admitted workloads use
  */
-public record CohortQuota(Map<String, QueueSpec> queues, Map<String, Map<String, Integer>> used) {
+public record CohortQuota(Map<String, QueueSpec> queues, Map<String, Map<String, Long>> used) {
   public CohortQuota {
     queues = Map.copyOf(queues);
-    var copy = new HashMap<String, Map<String, Integer>>();
+    var copy = new HashMap<String, Map<String, Long>>();
     used.forEach((q, u) -> copy.put(q, Map.copyOf(u)));
     used = Map.copyOf(copy);
   }
 
   /** The cohort's quota with {@code admitted} in it. */
   public static CohortQuota of(Map<String, QueueSpec> queues, Map<String, Admitted> admitted) {
-    var used = new HashMap<String, Map<String, Integer>>();
+    var used = new HashMap<String, Map<String, Long>>();
     for (var a : admitted.values()) {
       var u = used.computeIfAbsent(a.queue(), q -> new HashMap<>());
-      a.usage().forEach((c, n) -> u.merge(c, n, Integer::sum));
+      a.usage().forEach((c, n) -> u.merge(c, (long) n, Counts::sum));
     }
     return new CohortQuota(queues, used);
   }
 
   /** This quota with {@code usage} admitted through {@code queue} too. */
   public CohortQuota plus(String queue, Map<String, Integer> usage) {
-    var next = new HashMap<>(used);
-    var u = new HashMap<>(next.getOrDefault(queue, Map.of()));
-    usage.forEach((c, n) -> u.merge(c, n, Integer::sum));
-    next.put(queue, u);
-    return new CohortQuota(queues, next);
+    return adding(queue, usage, 1);
   }
 
   /** This quota with {@code usage} of {@code queue} released. */
   public CohortQuota minus(String queue, Map<String, Integer> usage) {
-    var negated = new HashMap<String, Integer>();
-    usage.forEach((c, n) -> negated.put(c, -n));
-    return plus(queue, negated);
+    return adding(queue, usage, -1);
+  }
+
+  private CohortQuota adding(String queue, Map<String, Integer> usage, long sign) {
+    var next = new HashMap<>(used);
+    var u = new HashMap<>(next.getOrDefault(queue, Map.of()));
+    usage.forEach((c, n) -> u.merge(c, sign * n, Counts::sum));
+    next.put(queue, u);
+    return new CohortQuota(queues, next);
   }
 
   /**
@@ -63,37 +70,30 @@ public record CohortQuota(Map<String, QueueSpec> queues, Map<String, Map<String,
             e -> {
               var nominal = nominal(queue, e.getKey());
               return nominal.isEmpty()
-                  || used(queue, e.getKey()) + e.getValue() <= nominal.getAsInt();
+                  || Counts.sum(usedExactly(queue, e.getKey()), e.getValue()) <= nominal.getAsInt();
             });
   }
 
   public int used(String queue, String deviceClass) {
-    return used.getOrDefault(queue, Map.of()).getOrDefault(deviceClass, 0);
+    return Counts.toInt(usedExactly(queue, deviceClass));
   }
 
   public int borrowed(String queue, String deviceClass) {
-    var nominal = nominal(queue, deviceClass);
-    return nominal.isEmpty() ? 0 : Math.max(0, used(queue, deviceClass) - nominal.getAsInt());
+    return Counts.toInt(borrowedExactly(queue, deviceClass));
   }
 
   public int lendable(String queue, String deviceClass) {
-    var nominal = nominal(queue, deviceClass);
-    if (nominal.isEmpty()) {
-      return 0;
-    }
-    int unused = Math.max(0, nominal.getAsInt() - used(queue, deviceClass));
-    var limit = Optional.ofNullable(spec(queue).lendingLimit().get(deviceClass));
-    return limit.map(l -> Math.min(l, unused)).orElse(unused);
+    return Counts.toInt(lendableExactly(queue, deviceClass));
   }
 
   /** What the cohort borrows of {@code deviceClass}, all queues together. */
   public int borrowed(String deviceClass) {
-    return queues.keySet().stream().mapToInt(q -> borrowed(q, deviceClass)).sum();
+    return Counts.toInt(borrowedExactly(deviceClass));
   }
 
   /** What the cohort's queues lend of {@code deviceClass}, all together. */
   public int lendable(String deviceClass) {
-    return queues.keySet().stream().mapToInt(q -> lendable(q, deviceClass)).sum();
+    return Counts.toInt(lendableExactly(deviceClass));
   }
 
   /**
@@ -101,11 +101,11 @@ public record CohortQuota(Map<String, QueueSpec> queues, Map<String, Map<String,
    * its lenders in name order (for people; Q1 needs only the totals).
    */
   public int lent(String queue, String deviceClass) {
-    int owed = borrowed(deviceClass);
+    long owed = borrowedExactly(deviceClass);
     for (var q : new TreeSet<>(queues.keySet())) {
-      int l = Math.min(owed, lendable(q, deviceClass));
+      long l = Math.min(owed, lendableExactly(q, deviceClass));
       if (q.equals(queue)) {
-        return l;
+        return Counts.toInt(l);
       }
       owed -= l;
     }
@@ -121,17 +121,48 @@ public record CohortQuota(Map<String, QueueSpec> queues, Map<String, Map<String,
     if (nominal.isEmpty()) {
       return OptionalInt.empty();
     }
-    int own = Math.max(0, nominal.getAsInt() - used(queue, deviceClass));
-    int spare =
-        lendable(deviceClass) - lendable(queue, deviceClass) - othersBorrowed(queue, deviceClass);
+    long own = Math.max(0, nominal.getAsInt() - usedExactly(queue, deviceClass));
+    long spare =
+        lendableExactly(deviceClass)
+            - lendableExactly(queue, deviceClass)
+            - (borrowedExactly(deviceClass) - borrowedExactly(queue, deviceClass));
     var limit = Optional.ofNullable(spec(queue).borrowingLimit().get(deviceClass));
-    int mayBorrow =
-        Math.max(0, limit.map(l -> l - borrowed(queue, deviceClass)).orElse(Integer.MAX_VALUE));
-    return OptionalInt.of(own + Math.max(0, Math.min(spare, mayBorrow)));
+    long mayBorrow =
+        Math.max(0, limit.map(l -> l - borrowedExactly(queue, deviceClass)).orElse(Long.MAX_VALUE));
+    return OptionalInt.of(Counts.toInt(Counts.sum(own, Math.max(0, Math.min(spare, mayBorrow)))));
   }
 
-  private int othersBorrowed(String queue, String deviceClass) {
-    return borrowed(deviceClass) - borrowed(queue, deviceClass);
+  private long usedExactly(String queue, String deviceClass) {
+    return used.getOrDefault(queue, Map.of()).getOrDefault(deviceClass, 0L);
+  }
+
+  private long borrowedExactly(String queue, String deviceClass) {
+    var nominal = nominal(queue, deviceClass);
+    return nominal.isEmpty()
+        ? 0
+        : Math.max(0, usedExactly(queue, deviceClass) - nominal.getAsInt());
+  }
+
+  private long lendableExactly(String queue, String deviceClass) {
+    var nominal = nominal(queue, deviceClass);
+    if (nominal.isEmpty()) {
+      return 0;
+    }
+    long unused = Math.max(0, nominal.getAsInt() - usedExactly(queue, deviceClass));
+    var limit = Optional.ofNullable(spec(queue).lendingLimit().get(deviceClass));
+    return limit.map(l -> Math.min(l, unused)).orElse(unused);
+  }
+
+  private long borrowedExactly(String deviceClass) {
+    return queues.keySet().stream()
+        .mapToLong(q -> borrowedExactly(q, deviceClass))
+        .reduce(0, Counts::sum);
+  }
+
+  private long lendableExactly(String deviceClass) {
+    return queues.keySet().stream()
+        .mapToLong(q -> lendableExactly(q, deviceClass))
+        .reduce(0, Counts::sum);
   }
 
   /**
@@ -149,23 +180,27 @@ public record CohortQuota(Map<String, QueueSpec> queues, Map<String, Map<String,
     for (var c : classes) {
       for (var q : new TreeMap<>(queues).keySet()) {
         var limit = spec(q).borrowingLimit().get(c);
-        if (limit != null && borrowed(q, c) > limit) {
+        if (limit != null && borrowedExactly(q, c) > limit) {
           return Optional.of(
               "queue "
                   + q
                   + ": "
                   + c
                   + ": "
-                  + used(q, c)
+                  + usedExactly(q, c)
                   + " used, nominal "
                   + nominal(q, c).getAsInt()
                   + ", borrowing limit "
                   + limit);
         }
       }
-      if (borrowed(c) > lendable(c)) {
+      if (borrowedExactly(c) > lendableExactly(c)) {
         return Optional.of(
-            c + ": the cohort's queues borrow " + borrowed(c) + ", and lend only " + lendable(c));
+            c
+                + ": the cohort's queues borrow "
+                + borrowedExactly(c)
+                + ", and lend only "
+                + lendableExactly(c));
       }
     }
     return Optional.empty();

@@ -11,9 +11,36 @@ import java.util.function.ToIntFunction;
  * device counts, and in a workload with a compute domain every replica's IMEX channels (its {@code
  * <task>-channels} claim, of class {@code channel}). A gang or not, a workload is admitted whole:
  * its tasks are created only once all of it fits.
+ *
+ * <p>Counted exactly ({@link Counts}): a workload may ask for at most {@link #MAX_DEVICES} devices
+ * of its claim templates (validation refuses more), and a count past an {@code int} reads as {@code
+ * Integer.MAX_VALUE} (it fits no quota) rather than wrapping to a small or negative number.
  */
 public final class Demand {
+  /**
+   * The most devices one workload's claim templates may ask for, all replicas and classes together:
+   * far beyond any cluster, and far below where a cohort's sums could overflow. A compute domain's
+   * channels come on top (at most the replicas × its channels per task).
+   */
+  public static final int MAX_DEVICES = 1_000_000;
+
   private Demand() {}
+
+  /**
+   * How many devices {@code spec}'s claim templates ask for, all classes and replicas together,
+   * exactly (saturated at {@code Long.MAX_VALUE}); a compute domain's channels are not counted.
+   */
+  public static long devices(WorkloadSpec spec) {
+    long total = 0;
+    for (var g : spec.groups()) {
+      for (var t : g.claimTemplates()) {
+        for (var r : t.spec().requests()) {
+          total = Counts.sum(total, Counts.product(g.replicas(), r.count()));
+        }
+      }
+    }
+    return total;
+  }
 
   /** As {@link #of(WorkloadSpec, ToIntFunction)}, every domain giving its default 1 per task. */
   public static Map<String, Integer> of(WorkloadSpec spec) {
@@ -25,23 +52,25 @@ public final class Demand {
    *     spec.channelsPerTask}; 1 for a domain not there yet)
    */
   public static Map<String, Integer> of(WorkloadSpec spec, ToIntFunction<String> channelsPerTask) {
-    var out = new TreeMap<String, Integer>();
+    var exact = new TreeMap<String, Long>();
     for (var g : spec.groups()) {
       for (var t : g.claimTemplates()) {
         for (var r : t.spec().requests()) {
-          out.merge(r.deviceClassName(), g.replicas() * r.count(), Integer::sum);
+          exact.merge(r.deviceClassName(), Counts.product(g.replicas(), r.count()), Counts::sum);
         }
       }
     }
     spec.computeDomain()
         .ifPresent(
             d -> {
-              int replicas = spec.groups().stream().mapToInt(g -> g.replicas()).sum();
-              int channels = replicas * channelsPerTask.applyAsInt(d);
+              long replicas = spec.groups().stream().mapToLong(g -> g.replicas()).sum();
+              long channels = Counts.product(replicas, channelsPerTask.applyAsInt(d));
               if (channels > 0) {
-                out.merge(ComputeDomainSpec.CHANNEL_DEVICE_CLASS, channels, Integer::sum);
+                exact.merge(ComputeDomainSpec.CHANNEL_DEVICE_CLASS, channels, Counts::sum);
               }
             });
+    var out = new TreeMap<String, Integer>();
+    exact.forEach((c, n) -> out.put(c, Counts.toInt(n)));
     return out;
   }
 }

@@ -19,8 +19,10 @@ import java.util.TreeSet;
  * admission for minutes.)
  *
  * <p>Mutable and not thread-safe: one decision's working copy. Its figures are {@link
- * CohortQuota}'s, per queue by the same formulas; {@link #visits} counts how many times it looked
- * at one queue's figures, which tests use to check that a decision's cost grows linearly.
+ * CohortQuota}'s, per queue by the same formulas, summed in {@code long} as it sums them (a tally's
+ * sums are of {@code int} counts of at most a few hundred thousand queues, so they never come near
+ * saturating, and a removal undoes an addition exactly); {@link #visits} counts how many times it
+ * looked at one queue's figures, which tests use to check that a decision's cost grows linearly.
  */
 public final class QuotaTally {
   private final Map<String, QueueSpec> queues;
@@ -29,13 +31,13 @@ public final class QuotaTally {
   private TreeSet<String> names;
 
   /** Queue → class → devices its admitted workloads use. */
-  private final Map<String, Map<String, Integer>> used = new HashMap<>();
+  private final Map<String, Map<String, Long>> used = new HashMap<>();
 
   /** Class → what the cohort's queues borrow of it, all together. */
-  private final Map<String, Integer> borrowed = new HashMap<>();
+  private final Map<String, Long> borrowed = new HashMap<>();
 
   /** Class → what the cohort's queues lend of it, all together. */
-  private final Map<String, Integer> lendable = new HashMap<>();
+  private final Map<String, Long> lendable = new HashMap<>();
 
   /** Class → the queues that borrow past their borrowing limit of it. */
   private final Map<String, TreeSet<String>> overLimit = new HashMap<>();
@@ -53,7 +55,7 @@ public final class QuotaTally {
     for (var e : queues.entrySet()) {
       visits++;
       for (var c : e.getValue().quota().keySet()) {
-        lendable.merge(c, lendable(e.getKey(), c), Integer::sum);
+        lendable.merge(c, lendableExactly(e.getKey(), c), Long::sum);
       }
     }
   }
@@ -68,14 +70,14 @@ public final class QuotaTally {
   /** {@code quota}'s figures, to be changed. */
   public static QuotaTally of(CohortQuota quota) {
     var tally = new QuotaTally(quota.queues());
-    quota.used().forEach(tally::add);
+    quota.used().forEach((q, u) -> tally.change(q, u, 1));
     return tally;
   }
 
   /** A copy to change on its own; its visits count from its making. */
   public QuotaTally copy() {
     var out = new QuotaTally(queues);
-    used.forEach(out::add);
+    used.forEach((q, u) -> out.change(q, u, 1));
     strangers.forEach((q, n) -> out.strangers.put(q, n));
     return out;
   }
@@ -102,7 +104,7 @@ public final class QuotaTally {
     }
   }
 
-  private void change(String queue, Map<String, Integer> usage, int sign) {
+  private void change(String queue, Map<String, ? extends Number> usage, int sign) {
     visits++;
     var spec = queues.get(queue);
     if (spec == null) {
@@ -113,18 +115,18 @@ public final class QuotaTally {
     var u = used.computeIfAbsent(queue, q -> new HashMap<>());
     for (var e : usage.entrySet()) {
       var c = e.getKey();
-      int b0 = borrowed(queue, c);
-      int l0 = lendable(queue, c);
-      int n = u.getOrDefault(c, 0) + sign * e.getValue();
+      long b0 = borrowedExactly(queue, c);
+      long l0 = lendableExactly(queue, c);
+      long n = u.getOrDefault(c, 0L) + sign * e.getValue().longValue();
       if (n == 0) {
         u.remove(c);
       } else {
         u.put(c, n);
       }
-      int b1 = borrowed(queue, c);
-      int l1 = lendable(queue, c);
+      long b1 = borrowedExactly(queue, c);
+      long l1 = lendableExactly(queue, c);
       if (b1 != b0) {
-        borrowed.merge(c, b1 - b0, Integer::sum);
+        borrowed.merge(c, b1 - b0, Long::sum);
         if (b1 > 0) {
           borrowers.computeIfAbsent(c, k -> new HashSet<>()).add(queue);
         } else {
@@ -132,7 +134,7 @@ public final class QuotaTally {
         }
       }
       if (l1 != l0) {
-        lendable.merge(c, l1 - l0, Integer::sum);
+        lendable.merge(c, l1 - l0, Long::sum);
       }
       var limit = spec == null ? null : spec.borrowingLimit().get(c);
       if (limit != null && b1 > limit) {
@@ -147,33 +149,45 @@ public final class QuotaTally {
   }
 
   public int used(String queue, String deviceClass) {
-    var u = used.get(queue);
-    return u == null ? 0 : u.getOrDefault(deviceClass, 0);
+    return Counts.toInt(usedExactly(queue, deviceClass));
   }
 
   public int borrowed(String queue, String deviceClass) {
-    var nominal = nominal(queue, deviceClass);
-    return nominal == null ? 0 : Math.max(0, used(queue, deviceClass) - nominal);
+    return Counts.toInt(borrowedExactly(queue, deviceClass));
   }
 
   public int lendable(String queue, String deviceClass) {
-    var nominal = nominal(queue, deviceClass);
-    if (nominal == null) {
-      return 0;
-    }
-    int unused = Math.max(0, nominal - used(queue, deviceClass));
-    var limit = queues.get(queue).lendingLimit().get(deviceClass);
-    return limit == null ? unused : Math.min(limit, unused);
+    return Counts.toInt(lendableExactly(queue, deviceClass));
   }
 
   /** What the cohort borrows of {@code deviceClass}, all queues together. */
   public int borrowed(String deviceClass) {
-    return borrowed.getOrDefault(deviceClass, 0);
+    return Counts.toInt(borrowed.getOrDefault(deviceClass, 0L));
   }
 
   /** What the cohort's queues lend of {@code deviceClass}, all together. */
   public int lendable(String deviceClass) {
-    return lendable.getOrDefault(deviceClass, 0);
+    return Counts.toInt(lendable.getOrDefault(deviceClass, 0L));
+  }
+
+  private long usedExactly(String queue, String deviceClass) {
+    var u = used.get(queue);
+    return u == null ? 0 : u.getOrDefault(deviceClass, 0L);
+  }
+
+  private long borrowedExactly(String queue, String deviceClass) {
+    var nominal = nominal(queue, deviceClass);
+    return nominal == null ? 0 : Math.max(0, usedExactly(queue, deviceClass) - nominal);
+  }
+
+  private long lendableExactly(String queue, String deviceClass) {
+    var nominal = nominal(queue, deviceClass);
+    if (nominal == null) {
+      return 0;
+    }
+    long unused = Math.max(0, nominal - usedExactly(queue, deviceClass));
+    var limit = queues.get(queue).lendingLimit().get(deviceClass);
+    return limit == null ? unused : Math.min(limit, unused);
   }
 
   /** The queues that borrow some of {@code deviceClass} now. */
@@ -188,7 +202,7 @@ public final class QuotaTally {
   public boolean withinNominal(String queue, Map<String, Integer> usage) {
     for (var e : usage.entrySet()) {
       var nominal = nominal(queue, e.getKey());
-      if (nominal != null && used(queue, e.getKey()) + e.getValue() > nominal) {
+      if (nominal != null && usedExactly(queue, e.getKey()) + e.getValue() > nominal) {
         return false;
       }
     }
@@ -202,7 +216,7 @@ public final class QuotaTally {
    */
   public Map<String, Integer> lent(String deviceClass) {
     var out = new LinkedHashMap<String, Integer>();
-    int owed = borrowed(deviceClass);
+    long owed = borrowed.getOrDefault(deviceClass, 0L);
     if (owed <= 0) {
       return out;
     }
@@ -211,9 +225,9 @@ public final class QuotaTally {
     }
     for (var q : names) {
       visits++;
-      int l = Math.min(owed, lendable(q, deviceClass));
+      long l = Math.min(owed, lendableExactly(q, deviceClass));
       if (l > 0) {
-        out.put(q, l);
+        out.put(q, Counts.toInt(l));
         owed -= l;
       }
       if (owed == 0) {
@@ -240,7 +254,7 @@ public final class QuotaTally {
         });
     borrowed.forEach(
         (c, b) -> {
-          if (b > lendable(c)) {
+          if (b > lendable.getOrDefault(c, 0L)) {
             classes.add(c);
           }
         });
@@ -257,14 +271,18 @@ public final class QuotaTally {
               + ": "
               + c
               + ": "
-              + used(q, c)
+              + usedExactly(q, c)
               + " used, nominal "
               + nominal(q, c)
               + ", borrowing limit "
               + queues.get(q).borrowingLimit().get(c));
     }
     return Optional.of(
-        c + ": the cohort's queues borrow " + borrowed(c) + ", and lend only " + lendable(c));
+        c
+            + ": the cohort's queues borrow "
+            + borrowed.getOrDefault(c, 0L)
+            + ", and lend only "
+            + lendable.getOrDefault(c, 0L));
   }
 
   /** These figures as a {@link CohortQuota} (a pass over the queues that use something). */

@@ -2,6 +2,7 @@ package dev.quartermaster.api.validation;
 
 import dev.quartermaster.api.event.EventLog;
 import dev.quartermaster.api.event.EventSpec;
+import dev.quartermaster.api.event.InvolvedObject;
 import dev.quartermaster.api.meta.Kinds;
 import java.util.regex.Pattern;
 
@@ -17,9 +18,10 @@ final class EventRules {
 
   static void spec(EventSpec s, Violations v) {
     v.check(
-        Kinds.byName(s.involved().kind()).isPresent(),
+        Kinds.byName(s.involved().kind()).isPresent()
+            || s.involved().kind().equals(InvolvedObject.CONTROLLERS.kind()),
         "spec.involved.kind",
-        "must be a kind the API serves (Task, ResourceClaim, Node, ...)");
+        "must be a kind the API serves (Task, ResourceClaim, Node, ...) or ControlPlane");
     v.dnsLabel("spec.involved.name", s.involved().name());
     v.check(
         REASON.matcher(s.reason()).matches(),

@@ -37,8 +37,9 @@ final class QueueRules {
   }
 
   static void priorityClass(PriorityClassSpec spec, Violations v) {
+    // Not Math.abs: the absolute value of Integer.MIN_VALUE is itself, negative, and passed.
     v.check(
-        Math.abs(spec.value()) <= MAX_PRIORITY,
+        spec.value() >= -MAX_PRIORITY && spec.value() <= MAX_PRIORITY,
         "spec.value",
         "must be from -" + MAX_PRIORITY + " to " + MAX_PRIORITY);
   }

@@ -13,7 +13,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * A client's create carries no status of a kind whose status the system writes (controllers and
  * agents): a task created {@code Succeeded}, a volume with a claim, a claim {@code Prepared} on a
  * node would be believed by every reader and acted on by none. A node's status is its agent's,
- * which registers the node with it; the other kinds keep no status.
+ * which registers the node with it: the server refuses it from anyone else ({@code
+ * NodeStatusOnCreate}, which knows who writes); the other kinds keep no status.
  */
 final class StatusOnCreate {
   static final Set<Kind<?>> SYSTEM_OWNED =

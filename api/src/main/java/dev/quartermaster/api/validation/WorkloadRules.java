@@ -2,6 +2,7 @@ package dev.quartermaster.api.validation;
 
 import dev.quartermaster.api.gang.GangSpec;
 import dev.quartermaster.api.gang.TopologyKeys;
+import dev.quartermaster.api.queue.Demand;
 import dev.quartermaster.api.volume.VolumeUse;
 import dev.quartermaster.api.workload.TaskSpec;
 import dev.quartermaster.api.workload.TaskTemplate;
@@ -71,10 +72,28 @@ final class WorkloadRules {
         shareOfWorkloadGang(at, g, spec.computeDomain().isPresent(), v);
       }
     }
+    devices(spec, v);
     spec.computeDomain().ifPresent(d -> v.dnsLabel("spec.computeDomain", d));
     spec.queue().ifPresent(q -> v.dnsLabel("spec.queue", q));
     spec.priority().ifPresent(p -> v.dnsLabel("spec.priority", p));
     spec.gang().ifPresent(gang -> workloadGang(gang, v));
+  }
+
+  /**
+   * What one workload may ask of its queue is bounded as a whole, not only field by field: each
+   * field within its limit, their product passed 2³² and wrapped (a workload of 4,294,967,300 GPUs
+   * admitted into a quota of 4).
+   */
+  private static void devices(WorkloadSpec spec, Violations v) {
+    long devices = Demand.devices(spec);
+    v.check(
+        devices <= Demand.MAX_DEVICES,
+        "spec.groups",
+        "ask for "
+            + devices
+            + " devices in all (each group's replicas × its claim templates' request counts); a"
+            + " workload asks for at most "
+            + Demand.MAX_DEVICES);
   }
 
   /**

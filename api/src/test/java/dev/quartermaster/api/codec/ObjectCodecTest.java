@@ -167,7 +167,7 @@ class ObjectCodecTest {
     assertThatThrownBy(() -> ObjectCodec.fromJson("{\"kind\":".getBytes(StandardCharsets.UTF_8)))
         .isInstanceOfSatisfying(
             ApiException.class, e -> assertThat(e.reason()).isEqualTo(Reason.BadRequest))
-        .hasMessageContaining("malformed document");
+        .hasMessageContaining("not valid JSON at line 1, column 9");
   }
 
   @Test

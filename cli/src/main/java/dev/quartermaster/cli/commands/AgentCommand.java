@@ -85,6 +85,14 @@ public final class AgentCommand implements Callable<Integer> {
   private boolean createControlNodes;
 
   @Option(
+      names = "--accept-lost-ledger",
+      description =
+          "start even though the API server says claims are prepared on this node that the ledger"
+              + " does not know (its journal was lost): they are forgotten, and the log names them."
+              + " Without it such an agent refuses to start, naming them")
+  private boolean acceptLostLedger;
+
+  @Option(
       names = "--csi-plugin-dir",
       paramLabel = "DIR",
       description =
@@ -142,7 +150,13 @@ public final class AgentCommand implements Callable<Integer> {
             .withCsiPluginDir(
                 csiPluginDir != null ? env.resolve(csiPluginDir) : stateDir.resolve("plugins"))
             .withHelperCommand(DomainDaemonCommand.launcher(node));
-    var agent = NodeAgent.start(config, CsiClients.grpc());
+    var agent =
+        NodeAgent.start(
+            config,
+            CsiClients.grpc(),
+            acceptLostLedger
+                ? dev.quartermaster.agent.checkpoint.LostLedger.ACCEPT
+                : dev.quartermaster.agent.checkpoint.LostLedger.REFUSE);
     var stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(

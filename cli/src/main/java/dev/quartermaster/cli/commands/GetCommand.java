@@ -203,8 +203,11 @@ public final class GetCommand implements Callable<Integer> {
           spec.commandLine(),
           "--for takes KIND/NAME, e.g. task/training-workers-0; got '" + typed + "'");
     }
-    return new InvolvedObject(
-        KindNames.resolve(typed.substring(0, slash)).name(), typed.substring(slash + 1));
+    var kind = typed.substring(0, slash);
+    if (kind.equalsIgnoreCase(InvolvedObject.CONTROLLERS.kind())) {
+      return new InvolvedObject(InvolvedObject.CONTROLLERS.kind(), typed.substring(slash + 1));
+    }
+    return new InvolvedObject(KindNames.resolve(kind).name(), typed.substring(slash + 1));
   }
 
   private static ApiException notFound(Kind<?> kind, String name) {

@@ -113,6 +113,13 @@ public final class KubeletPluginCommand implements Callable<Integer> {
 
   /** The plugin's configuration from the flags, with {@code bootId}. */
   KubeletPluginConfig config(String bootId) {
+    if (!KubeletPluginConfig.isNodeName(node)) {
+      throw new CliException(
+          "--node '"
+              + KubeletPluginConfig.printable(node)
+              + "': "
+              + KubeletPluginConfig.NODE_NAME_RULE);
+    }
     return new KubeletPluginConfig(
         KubeletPluginConfig.DEFAULT_DRIVER,
         node,
@@ -154,6 +161,7 @@ public final class KubeletPluginCommand implements Callable<Integer> {
     var slices =
         new SlicePublisher(config.env(), client, config.driverName(), node, plugin::look)
             .start(SLICE_PERIOD);
+    plugin.onRegistered(slices::lookNow);
     var stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(

@@ -15,6 +15,7 @@ import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.files.OwnerOnly;
 import dev.quartermaster.server.ApiServer;
 import dev.quartermaster.server.ApiServerConfig;
+import dev.quartermaster.server.Readiness;
 import dev.quartermaster.server.auth.AdminToken;
 import dev.quartermaster.server.auth.NodeTokens;
 import dev.quartermaster.server.replica.ClusterSecrets;
@@ -26,6 +27,7 @@ import dev.quartermaster.store.compaction.HistoryCompactor;
 import dev.quartermaster.store.compaction.HistoryPlan;
 import dev.quartermaster.store.compaction.HistorySizes;
 import dev.quartermaster.store.etcd.EtcdStore;
+import dev.quartermaster.store.etcd.EtcdVersion;
 import dev.quartermaster.store.registry.ObjectRegistry;
 import dev.quartermaster.store.sqlite.SqliteStore;
 import dev.quartermaster.store.sqlite.StoreInUseException;
@@ -36,6 +38,8 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Path;
 import java.security.cert.X509Certificate;
@@ -155,6 +159,7 @@ public final class LocalServer implements AutoCloseable {
 
   /** Opens the store and starts serving; a taken port is reported naming the address. */
   public static LocalServer start(Path dataDir, ListenAddress listen, Env env, Options options) {
+    refuseTaken(listen, dataDir);
     try {
       // Before the store opens: store.db and its WAL must never sit in a directory others can read.
       OwnerOnly.directory(dataDir)
@@ -199,7 +204,11 @@ public final class LocalServer implements AutoCloseable {
       var controllers =
           ControlPlane.start(
               registry,
-              new StoreLeases(store),
+              // On SQLite the file lock proves that no other server has the store: a lease left
+              // by a killed process is taken over at once instead of after it expires.
+              options.store() instanceof StoreLocation.Sqlite
+                  ? StoreLeases.ofExclusiveStore(store)
+                  : new StoreLeases(store),
               env,
               ControlPlane.Options.defaults(options.identity())
                   .withLeader(options.leader())
@@ -223,6 +232,17 @@ public final class LocalServer implements AutoCloseable {
               "1 while this server's controllers lead (one server of those sharing a store), else 0")
           .strongReference(true)
           .register(meters);
+      Gauge.builder("qm.controllers.writable", controllers, c -> c.readiness().ready() ? 1 : 0)
+          .description(
+              "0 while this server leads but its controllers cannot write (no lease renewal, or"
+                  + " writes fenced by an ended term; /readyz says which), else 1")
+          .strongReference(true)
+          .register(meters);
+      server.reportReadiness(
+          () -> {
+            var r = controllers.readiness();
+            return new Readiness(r.ready(), r.message());
+          });
       var compactor =
           HistoryCompactor.start(
               store, opened.sizes(), env, options.history(), options.compactEvery());
@@ -305,6 +325,11 @@ public final class LocalServer implements AutoCloseable {
                   + e.getMessage()
                   + " (is etcd running? every member listed must be one of the same cluster)");
         }
+        var tooOld = EtcdVersion.refusal(store.memberVersions(java.time.Duration.ofSeconds(5)));
+        if (tooOld.isPresent()) {
+          store.close();
+          throw new CliException("cannot use " + etcd.describe() + ": " + tooOld.get());
+        }
         yield new Opened(store, HistorySizes.UNKNOWN);
       }
     };
@@ -386,6 +411,48 @@ public final class LocalServer implements AutoCloseable {
       store.close();
       stopped.countDown();
     }
+  }
+
+  /**
+   * Fails, naming the address and a free one, if another process listens on {@code listen}: before
+   * the data directory and its store are made, so that a taken port leaves nothing half made. (A
+   * process that binds the port between this check and the server's own bind still fails the
+   * server's bind, with the same words.)
+   */
+  static void refuseTaken(ListenAddress listen, Path dataDir) {
+    if (listen.port() == 0) {
+      return; // any free port: nothing to be taken
+    }
+    try (var probe = new ServerSocket()) {
+      probe.setReuseAddress(
+          true); // as the server binds: a closed connection's TIME_WAIT is no owner
+      probe.bind(new InetSocketAddress(listen.host(), listen.port()));
+    } catch (BindException e) {
+      throw new CliException(
+          "cannot listen on "
+              + listen
+              + ": address already in use (is another qm server running?); nothing in "
+              + dataDir
+              + " was created or changed; pick another address with --listen"
+              + freeNear(listen).map(free -> ", e.g. --listen=" + free).orElse(""));
+    } catch (IOException | IllegalArgumentException e) {
+      // Not ours to judge here (an address of another host, say): the server's own bind says why.
+    }
+  }
+
+  /** The first free port above {@code listen}'s on its host, to suggest; empty if none is near. */
+  private static Optional<String> freeNear(ListenAddress listen) {
+    for (int port = listen.port() + 1; port <= Math.min(65_535, listen.port() + 20); port++) {
+      try (var probe = new ServerSocket()) {
+        probe.setReuseAddress(true);
+        probe.bind(new InetSocketAddress(listen.host(), port));
+        var host = listen.host().contains(":") ? "[" + listen.host() + "]" : listen.host();
+        return Optional.of(host + ":" + port);
+      } catch (IOException | IllegalArgumentException e) {
+        // taken too: try the next
+      }
+    }
+    return Optional.empty();
   }
 
   private static boolean isBindFailure(Throwable e) {

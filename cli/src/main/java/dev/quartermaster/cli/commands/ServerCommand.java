@@ -5,8 +5,10 @@ import dev.quartermaster.cli.CliException;
 import dev.quartermaster.cli.VersionInfo;
 import dev.quartermaster.cli.config.UserConfig;
 import dev.quartermaster.control.leader.LeaderConfig;
+import dev.quartermaster.control.leader.LeaseRecord;
 import dev.quartermaster.core.env.SystemEnv;
 import dev.quartermaster.server.tls.ServerCertificates;
+import dev.quartermaster.store.StoreLeases;
 import java.io.PrintWriter;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -116,7 +118,7 @@ public final class ServerCommand implements Callable<Integer> {
                 .withTls(tls || !listen.isLoopback())
                 .withStore(where)
                 .withLeader(leaderConfig(leaderLease))
-                .withIdentity(hostName() + "/" + listen + "/pid-" + ProcessHandle.current().pid()));
+                .withIdentity(identity()));
     Runtime.getRuntime().addShutdownHook(new Thread(server::close, "qm-server-shutdown"));
     var configFile = UserConfig.location(env);
     new UserConfig(
@@ -127,6 +129,35 @@ public final class ServerCommand implements Callable<Integer> {
     banner(spec.commandLine().getOut(), server, where, configFile.toString());
     server.awaitStopped();
     return 0;
+  }
+
+  private String identity() {
+    return hostName() + "/" + listen + "/pid-" + ProcessHandle.current().pid();
+  }
+
+  /**
+   * What this server's controllers do, said truly at the moment of the banner: a server that does
+   * not lead yet is either taking a lease nobody holds (it leads within a moment, and its log says
+   * {@code controllers starting}) or waiting while another server holds it.
+   */
+  static String controllersState(
+      boolean leads, Optional<LeaseRecord> lease, String self, long nowMillis) {
+    if (leads) {
+      return "this one leads now";
+    }
+    var holder =
+        lease
+            .filter(l -> !l.holder().equals(self))
+            .filter(l -> nowMillis - l.renewMillis() < l.leaseMillis());
+    if (holder.isEmpty()) {
+      return "this one is taking the lease, which no server holds now (its log says 'controllers"
+          + " starting' when it leads)";
+    }
+    return "this one waits: "
+        + holder.get().holder()
+        + " holds the lease; this one takes over if that one goes silent for "
+        + holder.get().leaseMillis() / 1000.0
+        + " s (its log then says 'controllers starting')";
   }
 
   private static String hostName() {
@@ -179,8 +210,14 @@ public final class ServerCommand implements Callable<Integer> {
           "run by one elected server of those on this store (lease "
               + leaderLease.toMillis() / 1000.0
               + " s"
-              + "); this one "
-              + (server.leads() ? "leads now" : "stands by"));
+              + "); "
+              + controllersState(
+                  server.leads(),
+                  new StoreLeases(server.store())
+                      .read(LeaderConfig.DEFAULTS.key())
+                      .map(v -> LeaseRecord.decode(v.value())),
+                  identity(),
+                  new SystemEnv().now().toEpochMilli()));
       row(out, "Data", server.dataDir() + " (" + secretsOrigin(server) + ")");
     } else {
       row(out, "State", server.dataDir() + " (" + LocalServer.STORE_FILE + ")");

@@ -86,6 +86,14 @@ public final class UpCommand implements Callable<Integer> {
   private ListenAddress listen;
 
   @Option(
+      names = "--accept-lost-ledger",
+      description =
+          "start the nodes' agents even though the API server says claims are prepared on a node"
+              + " that its ledger does not know (its journal was lost): they are forgotten, and the"
+              + " log names them. Without it such a node stops the start, naming them")
+  private boolean acceptLostLedger;
+
+  @Option(
       names = "--nodes",
       paramLabel = "N",
       defaultValue = "2",
@@ -188,7 +196,11 @@ public final class UpCommand implements Callable<Integer> {
                     api, node, layout.state(node), root.root(), layout.cdi(node), nodeEnv)
                 .withCsiPluginDir(layout.plugins(node))
                 .withHelperCommand(DomainDaemonCommand.launcher(node));
-        var agent = nodeEnv.call(() -> NodeAgent.start(config, CsiClients.grpc()));
+        var lost =
+            acceptLostLedger
+                ? dev.quartermaster.agent.checkpoint.LostLedger.ACCEPT
+                : dev.quartermaster.agent.checkpoint.LostLedger.REFUSE;
+        var agent = nodeEnv.call(() -> NodeAgent.start(config, CsiClients.grpc(), lost));
         agents.add(agent);
         AgentMeters.register(server.meters(), agent);
       }

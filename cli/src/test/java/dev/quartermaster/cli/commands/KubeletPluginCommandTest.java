@@ -64,6 +64,23 @@ class KubeletPluginCommandTest {
   }
 
   @Test
+  void theNodeIsANodeNameNeverAPathOrALineBreak() {
+    for (var bad : new String[] {"../x", "a/b", "n1\nINFO forged line", "", ".", "N1", "a..b"}) {
+      assertThatThrownBy(() -> parsed("--node", bad).config("boot-1"))
+          .as(bad)
+          .isInstanceOf(dev.quartermaster.cli.CliException.class)
+          .hasMessageStartingWith("--node '")
+          .hasMessageContaining("must be a DNS subdomain")
+          .hasMessageNotContaining("\n");
+    }
+    assertThatThrownBy(() -> parsed("--node", "a\nb").config("boot-1"))
+        .hasMessageStartingWith("--node 'a\\nb': must be a DNS subdomain");
+    // Kubernetes' node names have dots, as a cloud's often do.
+    assertThat(parsed("--node", "ip-10-0-1-2.ec2.internal").config("boot-1").nodeName())
+        .isEqualTo("ip-10-0-1-2.ec2.internal");
+  }
+
+  @Test
   void theDaemonSetsArgumentsAreFlagsThisCommandTakes() throws Exception {
     var manifest =
         Path.of("..")

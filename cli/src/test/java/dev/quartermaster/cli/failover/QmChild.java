@@ -96,6 +96,14 @@ final class QmChild implements AutoCloseable {
     return process.isAlive();
   }
 
+  /** {@code kill -SIGNAL} ({@code STOP}, {@code CONT}). */
+  void signal(String signal) throws Exception {
+    var kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).start();
+    if (kill.waitFor() != 0) {
+      throw new AssertionError("kill -" + signal + " " + process.pid() + " failed");
+    }
+  }
+
   /** {@code kill -9}. */
   void kill() throws InterruptedException {
     process.destroyForcibly();

@@ -38,15 +38,20 @@ import org.junit.jupiter.api.Test;
  * Issue 12's failover test, with real processes: 3 etcd members, 3 {@code qm server} replicas on
  * them (TLS, one CA), a {@code qm agent} per simulated node given all three servers, and an
  * operator's storm of scaling and claims ({@link Storm}). During the storm, separately: the leading
- * server is killed ({@code kill -9}), an etcd member that does not lead is killed, and the etcd
- * leader is killed. After each, the cluster must converge (L1); over the whole history, read back
- * from etcd, no device is allocated to two claims (I1) and no group is over its replicas (I4); and
- * every write the cluster acknowledged is there. Without etcd the test skips saying how to get it;
- * under {@code CI=true} it fails.
+ * server is paused ({@code kill -STOP}) past its renew deadline and resumed, the leading server is
+ * killed ({@code kill -9}), an etcd member that does not lead is killed, and the etcd leader is
+ * killed. After each, the cluster must converge (L1); over the whole history, read back from etcd,
+ * no device is allocated to two claims (I1) and no group is over its replicas (I4); and every write
+ * the cluster acknowledged is there. Without etcd the test skips saying how to get it; under {@code
+ * CI=true} it fails.
  */
 class ReplicaFailoverTest {
   private static final Duration LEASE = Duration.ofSeconds(6);
   private static final Duration STORM = Duration.ofSeconds(8);
+
+  /** Past the renew deadline (2/3 of the lease), within the lease. */
+  private static final Duration PAUSE = Duration.ofSeconds(5);
+
   private static final int NODES = 3;
   private static final int GPUS = 4;
 
@@ -151,8 +156,40 @@ class ReplicaFailoverTest {
           """
                   .getBytes(StandardCharsets.UTF_8),
               Kinds.WORKLOAD));
+      // 0. kill -STOP of the leading server past its renew deadline, within its lease, mid-storm:
+      // it resumes holding a lease nobody took and must lead under a new term (issue 43, item 1).
+      var storm0 = new Storm(api, "storm", 2, 6);
+      var pausedThread = Thread.ofPlatform().name("storm").start(storm0);
+      pause(STORM);
+      int paused =
+          leadingServer(uris, tls).orElseThrow(() -> new AssertionError("no server leads"));
+      long pausedAt = System.nanoTime();
+      servers.get(paused).signal("STOP");
+      pause(PAUSE);
+      servers.get(paused).signal("CONT");
+      pause(STORM);
+      storm0.stop();
+      pausedThread.join();
+      await(
+          "converged after the leading server was paused",
+          Duration.ofSeconds(120),
+          () -> converged(api, storm0));
+      await(
+          "every server ready (/readyz 200)",
+          Duration.ofSeconds(30),
+          () -> IntStream.range(0, 3).allMatch(i -> readyz(uris.get(i), tls).startsWith("200")));
+      report.add(
+          String.format(
+              "leading server s%d paused %d s: converged %.1f s after the pause began; then server"
+                  + " s%d led; /readyz of each: %s",
+              paused,
+              PAUSE.toSeconds(),
+              seconds(System.nanoTime() - pausedAt),
+              leadingServer(uris, tls).orElse(-1),
+              IntStream.range(0, 3).mapToObj(i -> readyz(uris.get(i), tls)).toList()));
+
       // 1. kill -9 of the leading server, mid-storm.
-      var storm1 = new Storm(api, "storm", 2, 12);
+      var storm1 = storm0.next(12);
       var stormThread = Thread.ofPlatform().name("storm").start(storm1);
       pause(STORM);
       int leader =
@@ -314,6 +351,25 @@ class ReplicaFailoverTest {
       }
     }
     return claims.stream().noneMatch(c -> storm.deletedClaims().contains(c.metadata().name()));
+  }
+
+  /** {@code /readyz} of one server: its status code and its line. */
+  private static String readyz(URI server, javax.net.ssl.SSLContext tls) {
+    try (var http =
+        HttpClient.newBuilder().sslContext(tls).connectTimeout(Duration.ofSeconds(2)).build()) {
+      var response =
+          http.send(
+              HttpRequest.newBuilder(server.resolve("/readyz"))
+                  .timeout(Duration.ofSeconds(2))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      return response.statusCode() + " " + response.body().strip();
+    } catch (java.io.IOException e) {
+      return "down: " + e;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "interrupted";
+    }
   }
 
   /** The index of the server whose {@code /metrics} says its controllers lead. */

@@ -1,6 +1,7 @@
 package dev.quartermaster.control.admission;
 
 import dev.quartermaster.api.queue.Admitted;
+import dev.quartermaster.api.queue.Counts;
 import dev.quartermaster.api.queue.Demand;
 import dev.quartermaster.api.queue.Eviction;
 import dev.quartermaster.api.queue.Nomination;
@@ -170,8 +171,11 @@ final class AdmissionCycle {
     // The cohort's figures as the decision goes, and the same with what waiting preemptors hold:
     // each workload tried costs its classes, never a pass over the queues.
     var quota = QuotaTally.of(specs, kept);
-    var totals = new HashMap<String, Integer>();
-    specs.values().forEach(q -> q.quota().forEach((c, n) -> totals.merge(c, n, Integer::sum)));
+    // In long: two queues of quota Integer.MAX_VALUE overflow an int.
+    var totals = new HashMap<String, Long>();
+    specs
+        .values()
+        .forEach(q -> q.quota().forEach((c, n) -> totals.merge(c, (long) n, Counts::sum)));
     var admittedNow = new ArrayList<String>();
     // Those that preempted go first: what their victims gave back is theirs.
     var first =
@@ -203,13 +207,13 @@ final class AdmissionCycle {
     // use (they count already). Without this, a victim released first goes to whoever is next
     // (itself, even), and the preemptor chooses again, and again.
     // Preemptor uid → what its victims still stopping use, in one pass over the entries.
-    var stoppingFor = new HashMap<String, Map<String, Integer>>();
+    var stoppingFor = new HashMap<String, Map<String, Long>>();
     for (var a : kept.values()) {
       a.eviction()
           .ifPresent(
               e -> {
                 var stopping = stoppingFor.computeIfAbsent(e.byUid(), u -> new HashMap<>());
-                a.usage().forEach((c, k) -> stopping.merge(c, k, Integer::sum));
+                a.usage().forEach((c, k) -> stopping.merge(c, (long) k, Counts::sum));
               });
     }
     var held = new ArrayList<Map.Entry<String, Map<String, Integer>>>();
@@ -225,9 +229,9 @@ final class AdmissionCycle {
               .apply(w.spec())
               .forEach(
                   (c, k) -> {
-                    int left = k - stopping.getOrDefault(c, 0);
+                    long left = k - stopping.getOrDefault(c, 0L);
                     if (left > 0) {
-                      reserve.put(c, left);
+                      reserve.put(c, (int) left); // at most k, an int
                     }
                   });
           held.add(Map.entry(n.queue(), reserve));
@@ -382,7 +386,7 @@ final class AdmissionCycle {
    * The largest, over the classes the cohort has quota of ({@code totals}: class → the cohort's
    * nominal quota), of this queue's used / cohort quota.
    */
-  private static double dominantShare(String queue, Map<String, Integer> totals, QuotaTally quota) {
+  private static double dominantShare(String queue, Map<String, Long> totals, QuotaTally quota) {
     double share = 0;
     for (var e : totals.entrySet()) {
       if (e.getValue() > 0) {

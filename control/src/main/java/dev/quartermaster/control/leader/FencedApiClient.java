@@ -29,7 +29,11 @@ public final class FencedApiClient implements ApiClient {
   private final ApiClient delegate;
   private final Leadership leadership;
   private volatile ApiClient writer;
+  private volatile Optional<Term> term = Optional.empty();
   private final AtomicLong refused = new AtomicLong();
+
+  /** Writes the store refused because the term they were fenced by had ended, this term. */
+  private final AtomicLong fencedThisTerm = new AtomicLong();
 
   public FencedApiClient(ApiClient delegate, Leadership leadership) {
     this.delegate = delegate;
@@ -39,6 +43,8 @@ public final class FencedApiClient implements ApiClient {
 
   /** Writes from now on carry {@code term}'s fencing token, where the client beneath can. */
   public void beginTerm(Term term) {
+    this.term = Optional.of(term);
+    fencedThisTerm.set(0);
     writer =
         delegate instanceof FencingClient f
             ? f.fencedBy(term.fenceKey(), term.fenceRevision())
@@ -50,6 +56,19 @@ public final class FencedApiClient implements ApiClient {
     return delegate instanceof FencingClient;
   }
 
+  /** The term whose token the writes carry now; empty before the first. */
+  public Optional<Term> term() {
+    return term;
+  }
+
+  /**
+   * Writes the store refused since {@link #beginTerm} because that term had ended: any at all means
+   * these controllers cannot write until they start again under a newer term.
+   */
+  public long fencedThisTerm() {
+    return fencedThisTerm.get();
+  }
+
   /** Writes refused because this process was not the leader. */
   public long refused() {
     return refused.get();
@@ -59,6 +78,17 @@ public final class FencedApiClient implements ApiClient {
     if (!leadership.isLeader()) {
       refused.incrementAndGet();
       throw new ApiException(Reason.Unavailable, "not the leader: " + what + " refused");
+    }
+  }
+
+  private <R> R fenced(java.util.function.Supplier<R> write) {
+    try {
+      return write.get();
+    } catch (ApiException e) {
+      if (FencingClient.termEnded(e)) {
+        fencedThisTerm.incrementAndGet();
+      }
+      throw e;
     }
   }
 
@@ -75,19 +105,19 @@ public final class FencedApiClient implements ApiClient {
   @Override
   public <T extends ApiObject> T create(T object) {
     requireLeader("create " + object.ref());
-    return writer.create(object);
+    return fenced(() -> writer.create(object));
   }
 
   @Override
   public <T extends ApiObject> T update(T object) {
     requireLeader("update " + object.ref());
-    return writer.update(object);
+    return fenced(() -> writer.update(object));
   }
 
   @Override
   public <T extends ApiObject> T updateStatus(T object) {
     requireLeader("status update " + object.ref());
-    return writer.updateStatus(object);
+    return fenced(() -> writer.updateStatus(object));
   }
 
   @Override
@@ -102,13 +132,13 @@ public final class FencedApiClient implements ApiClient {
             + writes.size()
             + " write(s), the first to "
             + writes.stream().findFirst().map(w -> w.object().ref()).orElse("nothing"));
-    return writer.commit(writes);
+    return fenced(() -> writer.commit(writes));
   }
 
   @Override
   public <T extends ApiObject> DeleteResult<T> delete(Kind<T> kind, String name) {
     requireLeader("delete " + kind.singular() + "/" + name);
-    return writer.delete(kind, name);
+    return fenced(() -> writer.delete(kind, name));
   }
 
   @Override

@@ -37,7 +37,32 @@ public final class LeaderElector implements Leadership {
     void startedLeading(Term term);
 
     void stoppedLeading();
+
+    /**
+     * This process won a new term while it still led the last one: its lease outlived the renew
+     * deadline (the process was paused past it, by SIGSTOP, a long GC or a frozen VM, or its store
+     * did not answer) and nobody took it over meanwhile. Every write fenced by the ended term now
+     * fails, so the controllers stop and start again under the new term's token.
+     *
+     * @param silent how long no renewal had succeeded when the new term began
+     */
+    default void termEnded(Term ended, Term next, Duration silent) {
+      stoppedLeading();
+      startedLeading(next);
+    }
   }
+
+  /**
+   * What this candidate knows of the election, for health and metrics.
+   *
+   * @param holds whether it holds the lease as far as it knows (its renewals may have stopped: see
+   *     {@code sinceRenewal})
+   * @param term the term it won last, if any
+   * @param sinceRenewal how long ago its last successful renewal began
+   * @param renewDeadline how long it may lead without one
+   */
+  public record Standing(
+      boolean holds, Optional<Term> term, Duration sinceRenewal, Duration renewDeadline) {}
 
   private static final Logger LOG = LoggerFactory.getLogger(LeaderElector.class);
 
@@ -53,6 +78,9 @@ public final class LeaderElector implements Leadership {
   private long lastRenewStartNanos;
   private long epoch;
   private long fenceRevision;
+
+  /** Terms this process has begun, the first included. */
+  private long terms;
 
   /** Whether the lease, when last read, named someone else. */
   private boolean observedHolderIsOther;
@@ -129,6 +157,17 @@ public final class LeaderElector implements Leadership {
     return identity;
   }
 
+  /** Where this candidate stands now; reads no store. */
+  public Standing standing() {
+    synchronized (lock) {
+      return new Standing(
+          leading,
+          terms == 0 ? Optional.empty() : Optional.of(new Term(epoch, fenceKey(), fenceRevision)),
+          Duration.ofNanos(terms == 0 ? 0 : env.nanoTime() - lastRenewStartNanos),
+          config.renewDeadline());
+    }
+  }
+
   private void tick() {
     synchronized (lock) {
       if (stopped) {
@@ -144,11 +183,21 @@ public final class LeaderElector implements Leadership {
     }
     boolean becameLeader = false;
     boolean lost = false;
+    Optional<Term> ended = Optional.empty();
+    long silentNanos = 0;
     synchronized (lock) {
       if (stopped) {
         return;
       }
       if (won.isPresent()) {
+        if (leading && won.get().epoch() != epoch) {
+          // Renewed too late to keep the term: a new one began under our controllers' feet.
+          ended = Optional.of(new Term(epoch, fenceKey(), fenceRevision));
+          silentNanos = started - lastRenewStartNanos;
+        }
+        if (!leading || ended.isPresent()) {
+          terms++;
+        }
         lastRenewStartNanos = started;
         becameLeader = !leading;
         leading = true;
@@ -163,8 +212,24 @@ public final class LeaderElector implements Leadership {
       next = Optional.of(env.schedule(jittered(), this::tick));
     }
     if (becameLeader) {
-      LOG.info("{}: leading (epoch {})", identity, epoch);
-      callbacks.startedLeading(new Term(epoch, fenceKey(), fenceRevision));
+      LOG.info("{}: leading (epoch {})", identity, won.orElseThrow().epoch());
+      callbacks.startedLeading(won.orElseThrow());
+    }
+    if (ended.isPresent()) {
+      var next = won.orElseThrow();
+      LOG.warn(
+          "{}: the term of epoch {} ended: no lease renewal for {} ms, past the {} ms renew"
+              + " deadline (this process was paused, or its store did not answer); the lease was"
+              + " still free, so the controllers restart under epoch {} (writes fenced at revision"
+              + " {} of {})",
+          identity,
+          ended.get().epoch(),
+          silentNanos / 1_000_000,
+          config.renewDeadline().toMillis(),
+          next.epoch(),
+          next.fenceRevision(),
+          next.fenceKey());
+      callbacks.termEnded(ended.get(), next, Duration.ofNanos(silentNanos));
     }
     if (lost) {
       LOG.warn("{}: lost leadership", identity);
@@ -207,7 +272,15 @@ public final class LeaderElector implements Leadership {
       expired = nowNanos - observedAtNanos >= config.leaseDuration().toNanos();
     }
     if (!record.holder().equals(identity) && !record.holder().isEmpty() && !expired) {
-      return Optional.empty();
+      if (!leases.exclusive()) {
+        return Optional.empty();
+      }
+      LOG.info(
+          "{}: taking the lease from {} at once: the store is this process's alone (its file"
+              + " lock), so {} has ended",
+          identity,
+          record.holder(),
+          record.holder());
     }
     // Released, expired, or ours from an earlier term (a restart, or a deadline we missed): a new
     // term.

@@ -79,6 +79,23 @@ class AdmissionCycleTest {
         queues, ledger, workloads, Map.of("high", 100), Map.of(), Set.of(), stopped, d -> 1, NOW);
   }
 
+  /**
+   * Issue 43, item 7: two queues of quota {@code Integer.MAX_VALUE} made the cohort's sums wrap
+   * negative, and nothing of the cohort was admitted again.
+   */
+  @Test
+  void twoQueuesOfTheLargestQuotaAdmitAsAnyOther() {
+    var queues =
+        List.of(
+            queue("a", Integer.MAX_VALUE, QueueOrdering.StrictFIFO, 1),
+            queue("b", Integer.MAX_VALUE, QueueOrdering.StrictFIFO, 1));
+    var plan =
+        decide(
+            queues, QuotaLedgerSpec.EMPTY, List.of(workload("x", "a", 4), workload("y", "b", 4)));
+    assertThat(plan.admitted()).containsExactlyInAnyOrder("x", "y");
+    assertThat(plan.statuses().get("a").used()).isEqualTo(Map.of("gpu", 4));
+  }
+
   @Test
   void everyWorkloadThatFitsIsAdmittedInOneDecisionAcrossQueues() {
     var queues =

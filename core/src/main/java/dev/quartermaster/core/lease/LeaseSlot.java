@@ -30,4 +30,13 @@ public interface LeaseSlot {
    * must not exist); the new revision if it was, empty if someone else wrote first.
    */
   OptionalLong compareAndSet(String key, long expectedRevision, byte[] value);
+
+  /**
+   * Whether no other process can reach this slot's store while this one has it open (an embedded
+   * store behind a file lock). A lease that names another holder was then left by a process that
+   * has ended, and waiting for it to expire proves nothing.
+   */
+  default boolean exclusive() {
+    return false;
+  }
 }

@@ -28,11 +28,20 @@ public final class RegistrationService extends RegistrationGrpc.RegistrationImpl
   private final List<String> versions;
   private final AtomicReference<RegistrationState> state =
       new AtomicReference<>(new RegistrationState.NotNotified());
+  private final List<Runnable> onRegistered = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   public RegistrationService(String driverName, Path draSocket, List<String> versions) {
     this.driverName = Objects.requireNonNull(driverName, "driverName");
     this.draSocket = Objects.requireNonNull(draSocket, "draSocket");
     this.versions = List.copyOf(versions);
+  }
+
+  /**
+   * Runs {@code action} each time the kubelet registers the driver: after a kubelet restart, which
+   * has deleted the node's ResourceSlices, the slices are looked at again at once.
+   */
+  public void onRegistered(Runnable action) {
+    onRegistered.add(Objects.requireNonNull(action, "action"));
   }
 
   /** What the kubelet said last. */
@@ -62,6 +71,7 @@ public final class RegistrationService extends RegistrationGrpc.RegistrationImpl
           if (request.getPluginRegistered()) {
             state.set(new RegistrationState.Registered());
             LOG.info("the kubelet registered DRA driver {} at {}", driverName, draSocket);
+            onRegistered.forEach(Runnable::run);
           } else {
             var error = request.getError().isEmpty() ? "(no reason given)" : request.getError();
             state.set(new RegistrationState.Refused(error));

@@ -34,6 +34,12 @@ public final class KubeNames {
   /** On every slice of ours: the node it describes. */
   public static final String NODE_LABEL = "gpu.quartermaster.dev/node";
 
+  /**
+   * The annotation on each slice with the SHA-256 of the devices it was written with: what the
+   * publisher compares with what it would write, on the slices the API server holds.
+   */
+  public static final String DEVICES_DIGEST = "gpu.quartermaster.dev/devices-sha256";
+
   /** The API's limit on devices in one ResourceSlice. */
   public static final int MAX_DEVICES_PER_SLICE = 128;
 

@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceCapacityBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaintBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceBuilder;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,6 +31,8 @@ import java.util.Map;
  * published not ready and tainted (the package doc argues why both).
  */
 public final class NodeSlices {
+  private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
+
   private NodeSlices() {}
 
   /** The devices the node offers now, GPUs first, each list in index order. */
@@ -67,6 +70,7 @@ public final class NodeSlices {
                   new ObjectMetaBuilder()
                       .withName(sliceName(driver, node, i))
                       .withLabels(Map.of(KubeNames.NODE_LABEL, node))
+                      .withAnnotations(Map.of(KubeNames.DEVICES_DIGEST, digest(chunks.get(i))))
                       .build())
               .withNewSpec()
               .withDriver(driver)
@@ -81,6 +85,18 @@ public final class NodeSlices {
               .build());
     }
     return out;
+  }
+
+  /** The SHA-256 of {@code devices} as JSON, in hex. */
+  static String digest(List<Device> devices) {
+    var json = SERIALIZATION.asJson(devices);
+    try {
+      var sha = java.security.MessageDigest.getInstance("SHA-256");
+      return java.util.HexFormat.of()
+          .formatHex(sha.digest(json.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every JDK has SHA-256", e);
+    }
   }
 
   /** The name of the node's {@code i}-th slice. */

@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -18,13 +19,22 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Keeps the node's ResourceSlices what {@link NodeSlices} says of the node now: looks at the node
- * every period and writes only when what it would publish changed (or the last write failed), with
- * the pool's generation one higher, so the scheduler never mixes slices of two looks. Slices of
- * this node and driver that are no longer wanted are deleted.
+ * and at the slices the API server holds for it every period, and writes only when they differ,
+ * with the pool's generation one higher, so the scheduler never mixes slices of two looks. Slices
+ * of this node and driver that are no longer wanted are deleted.
  *
- * <p>The first write starts above the highest generation already published for the node (a
- * restarted plugin must not go back). A write that fails is tried again at the next look; until
- * then the scheduler sees the last complete publication, which the prepare-time check backs up.
+ * <p>Compared with what the API server holds, not with what this publisher last wrote: the kubelet
+ * deletes every slice of its node when it starts (and a driver's slices some time after it goes),
+ * and a publisher that remembered its last write would never publish again (issue 43: "No resources
+ * found" for over 6 minutes after a kubelet restart, every new GPU pod Pending). Each slice carries
+ * the digest of the devices it was written with ({@link KubeNames#DEVICES_DIGEST}); a slice that is
+ * missing, extra, of another digest or generation, or of an incomplete pool is a difference. The
+ * kubelet registering the driver again (it restarted) makes a look at once ({@link #lookNow}).
+ *
+ * <p>A write goes above the highest generation ever seen or written for the node (a restarted
+ * plugin must not go back, and slices deleted behind its back come back higher). A write that fails
+ * is tried again at the next look; until then the scheduler sees the last complete publication,
+ * which the prepare-time check backs up.
  */
 public final class SlicePublisher implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SlicePublisher.class);
@@ -36,13 +46,12 @@ public final class SlicePublisher implements AutoCloseable {
   private final Env env;
   private Optional<Env.Cancellable> next = Optional.empty();
   private boolean closed;
-  private Optional<List<Device>> published = Optional.empty();
   private Optional<ControlNodeStatus> publishedControlNodes = Optional.empty();
   private long generation = -1;
 
   /** What one look did. */
   public sealed interface Outcome {
-    /** The node's devices are as published. */
+    /** The API server holds the node's devices as they are. */
     record Unchanged() implements Outcome {}
 
     /** The slices were written at {@code generation}. */
@@ -76,13 +85,15 @@ public final class SlicePublisher implements AutoCloseable {
     }
   }
 
-  /** Looks at the node and publishes what changed. */
+  /** Looks now, besides the periodic looks (the kubelet registered the driver again). */
+  public void lookNow() {
+    env.execute(this::publishLogged);
+  }
+
+  /** Looks at the node and at its slices on the API server, and writes if they differ. */
   public synchronized Outcome publish() {
     var now = look.get();
     var devices = NodeSlices.devices(now);
-    if (published.isPresent() && published.get().equals(devices)) {
-      return new Outcome.Unchanged();
-    }
     try {
       var existing = new HashMap<String, ResourceSlice>();
       for (var slice :
@@ -99,6 +110,10 @@ public final class SlicePublisher implements AutoCloseable {
           }
         }
       }
+      if (holds(existing, devices)) {
+        publishedControlNodes = Optional.of(now.controlNodes());
+        return new Outcome.Unchanged();
+      }
       var next = generation + 1;
       var slices = NodeSlices.slices(driver, node, next, devices);
       for (var slice : slices) {
@@ -114,13 +129,50 @@ public final class SlicePublisher implements AutoCloseable {
         client.resource(stale).delete();
       }
       generation = next;
-      published = Optional.of(devices);
       publishedControlNodes = Optional.of(now.controlNodes());
       return new Outcome.Published(next, devices.size(), slices.size());
     } catch (KubernetesClientException e) {
-      published = Optional.empty();
       return new Outcome.Failed(e.getMessage());
     }
+  }
+
+  /**
+   * Whether {@code existing} (the node's slices of this driver on the API server, by name) is
+   * exactly the publication of {@code devices}: the same slices, each with its devices' digest, all
+   * of one generation and naming the pool's slice count.
+   */
+  private boolean holds(Map<String, ResourceSlice> existing, List<Device> devices) {
+    if (existing.isEmpty()) {
+      return false;
+    }
+    var firstPool = existing.values().iterator().next().getSpec().getPool();
+    if (firstPool == null || firstPool.getGeneration() == null) {
+      return false;
+    }
+    long heldGeneration = firstPool.getGeneration();
+    var wanted = NodeSlices.slices(driver, node, heldGeneration, devices);
+    var names = wanted.stream().map(s -> s.getMetadata().getName()).toList();
+    if (!existing.keySet().equals(java.util.Set.copyOf(names))) {
+      return false;
+    }
+    for (var want : wanted) {
+      var held = existing.get(want.getMetadata().getName());
+      var annotations = held.getMetadata().getAnnotations();
+      var pool = held.getSpec().getPool();
+      if (annotations == null
+          || !Objects.equals(
+              annotations.get(KubeNames.DEVICES_DIGEST),
+              want.getMetadata().getAnnotations().get(KubeNames.DEVICES_DIGEST))
+          || pool == null
+          || !Objects.equals(pool.getName(), want.getSpec().getPool().getName())
+          || !Objects.equals(pool.getGeneration(), (Long) heldGeneration)
+          || !Objects.equals(
+              pool.getResourceSliceCount(), want.getSpec().getPool().getResourceSliceCount())
+          || !Objects.equals(held.getSpec().getNodeName(), node)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private void publishLogged() {

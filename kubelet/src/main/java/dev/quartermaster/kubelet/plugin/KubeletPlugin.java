@@ -6,7 +6,9 @@ import dev.quartermaster.agent.checkpoint.DurableLedger;
 import dev.quartermaster.agent.checkpoint.StateDirLock;
 import dev.quartermaster.agent.effects.EffectsReconciler;
 import dev.quartermaster.agent.effects.OsHelperProcesses;
+import dev.quartermaster.agent.host.DeviceHolders;
 import dev.quartermaster.agent.host.HostDeviceTree;
+import dev.quartermaster.agent.host.ProcDeviceHolders;
 import dev.quartermaster.agent.ledger.LedgerState;
 import dev.quartermaster.csi.grpc.CsiServer;
 import dev.quartermaster.kubelet.claims.ClaimSource;
@@ -79,6 +81,14 @@ public final class KubeletPlugin implements AutoCloseable {
    */
   public static KubeletPlugin start(KubeletPluginConfig config, ClaimSource source)
       throws IOException {
+    return start(config, source, ProcDeviceHolders.forRoot(config.deviceRoot()));
+  }
+
+  /**
+   * As {@link #start(KubeletPluginConfig, ClaimSource)}, asking {@code holders} who holds a device.
+   */
+  public static KubeletPlugin start(
+      KubeletPluginConfig config, ClaimSource source, DeviceHolders holders) throws IOException {
     var lock = StateDirLock.acquire(config.stateDir());
     var started = new ArrayList<CsiServer>();
     try {
@@ -105,7 +115,8 @@ public final class KubeletPlugin implements AutoCloseable {
               opened.ledger(),
               new CdiSpecWriter(config.cdiDir()),
               tree,
-              effects);
+              effects,
+              holders);
       var dra =
           CsiServer.start(
               config.draSocket().toString(),
@@ -135,6 +146,14 @@ public final class KubeletPlugin implements AutoCloseable {
 
   public KubeletPluginConfig config() {
     return config;
+  }
+
+  /**
+   * Runs {@code action} each time the kubelet registers the driver (it started, or restarted and
+   * deleted the node's slices): the slice publisher looks again at once.
+   */
+  public void onRegistered(Runnable action) {
+    registration.onRegistered(action);
   }
 
   /** What the kubelet last said about registering this plugin. */

@@ -49,6 +49,35 @@ public record KubeletPluginConfig(
   /** The default driver's directory among the kubelet's plugins. */
   public static final String DEFAULT_PLUGIN_DIR = "/var/lib/kubelet/plugins/" + DEFAULT_DRIVER;
 
+  /**
+   * What a node's name must be: a Kubernetes node name, a DNS subdomain (the kubelet's, with its
+   * dots: {@code ip-10-0-1-2.ec2.internal}); so never a path ({@code ../x}, {@code a/b}) or a line
+   * break, since it names the node's slices, its label values and its log lines.
+   */
+  public static final String NODE_NAME_RULE =
+      Names.DNS_SUBDOMAIN_RULE + " (a Kubernetes node name)";
+
+  public static boolean isNodeName(String name) {
+    return Names.isDnsSubdomain(name);
+  }
+
+  /** A name as typed, with what cannot be shown (a line break, a control character) escaped. */
+  public static String printable(String name) {
+    var out = new StringBuilder();
+    name.codePoints()
+        .forEach(
+            c -> {
+              if (c == '\n') {
+                out.append("\\n");
+              } else if (c < 0x20 || c == 0x7f) {
+                out.append("\\u%04x".formatted(c));
+              } else {
+                out.appendCodePoint(c);
+              }
+            });
+    return out.toString();
+  }
+
   public KubeletPluginConfig {
     Objects.requireNonNull(driverName, "driverName");
     if (!Names.isDnsSubdomain(driverName)) {
@@ -56,8 +85,9 @@ public record KubeletPluginConfig(
           "driver name '" + driverName + "' must be a DNS subdomain");
     }
     Objects.requireNonNull(nodeName, "nodeName");
-    if (nodeName.isEmpty()) {
-      throw new IllegalArgumentException("node name must not be empty");
+    if (!isNodeName(nodeName)) {
+      throw new IllegalArgumentException(
+          "node name '" + printable(nodeName) + "' " + NODE_NAME_RULE);
     }
     stateDir = stateDir.toAbsolutePath().normalize();
     registrationDir = registrationDir.toAbsolutePath().normalize();

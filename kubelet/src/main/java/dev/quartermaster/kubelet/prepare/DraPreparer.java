@@ -4,6 +4,7 @@ import dev.quartermaster.agent.cdi.CdiNames;
 import dev.quartermaster.agent.cdi.ClaimSpecs;
 import dev.quartermaster.agent.checkpoint.DurableLedger;
 import dev.quartermaster.agent.effects.EffectsReconciler;
+import dev.quartermaster.agent.host.DeviceHolders;
 import dev.quartermaster.agent.host.DeviceTree;
 import dev.quartermaster.agent.ledger.ClaimRef;
 import dev.quartermaster.agent.ledger.PrepareRequest;
@@ -36,6 +37,9 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>a prepare for a device another claim holds (started or prepared) is refused, naming the
  *       holder's uid; the kubelet calls again, and it succeeds once the holder is unprepared;
+ *   <li>a prepare for a device some live process still has open (the container of a force-deleted
+ *       pod whose claim the kubelet already unprepared) is refused, naming the pid and command,
+ *       until it is closed;
  *   <li>a repeated prepare returns the same devices and CDI ids;
  *   <li>unprepare needs only the ledger, and succeeds for a claim never seen;
  *   <li>a prepare that arrives after its claim's unprepare (a retry still in flight) is refused by
@@ -66,7 +70,8 @@ public final class DraPreparer {
   /**
    * A preparer on {@code durable}'s ledger, writing CDI specs with {@code specs}, for the devices
    * of {@code tree}. Cleans up as the agent does at start: CDI specs of claims the ledger does not
-   * hold are removed (left by a crash between the tombstone and the spec's removal).
+   * hold are removed (left by a crash between the tombstone and the spec's removal). A new prepare
+   * waits while {@code holders} finds a live process holding one of its devices.
    */
   public static DraPreparer start(
       String pool,
@@ -74,12 +79,19 @@ public final class DraPreparer {
       DurableLedger durable,
       ClaimSpecs specs,
       DeviceTree tree,
-      EffectsReconciler effects)
+      EffectsReconciler effects,
+      DeviceHolders holders)
       throws IOException {
     var look = new DeviceLook(tree);
     var preparer =
         new ClaimPreparer(
-            durable, specs, effects, look::current, tree::checkControlNodes, tree::checkNode);
+            durable,
+            specs,
+            effects,
+            look::current,
+            tree::checkControlNodes,
+            tree::checkNode,
+            holders);
     preparer.removeOrphanSpecs();
     preparer.syncEffects();
     return new DraPreparer(pool, source, preparer, look);

@@ -94,6 +94,22 @@ class DeployManifestsTest {
             "/dev");
   }
 
+  /**
+   * The plugin reads the host's {@code /proc/*}{@code /fd} before it prepares a GPU (a process of
+   * an earlier claim may still hold it), and records its helpers' pids: both need the host's pid
+   * namespace.
+   */
+  @Test
+  void theDaemonSetSeesTheHostsProcesses() throws IOException {
+    var ds =
+        read("quartermaster-dra.yaml").stream()
+            .filter(DaemonSet.class::isInstance)
+            .map(DaemonSet.class::cast)
+            .findFirst()
+            .orElseThrow();
+    assertThat(ds.getSpec().getTemplate().getSpec().getHostPID()).isTrue();
+  }
+
   @Test
   void theChannelExamplesConfigIsOneThePluginAccepts() throws Exception {
     var template =

@@ -108,6 +108,43 @@ class SlicePublisherTest {
     assertThat(slices().getFirst().getMetadata().getResourceVersion()).isEqualTo(version);
   }
 
+  /**
+   * A kubelet that starts deletes every slice of its node (issue 43, item 4): the publisher
+   * compares with what the API server holds, not with what it last wrote, so its next look
+   * publishes again, at a higher generation.
+   */
+  @Test
+  void slicesDeletedBehindThePublishersBackArePublishedAgainHigher() {
+    var publisher = publisher("node-1");
+    assertThat(publisher.publish()).isEqualTo(new SlicePublisher.Outcome.Published(0, 4, 1));
+    client.resources(ResourceSlice.class).withLabel(KubeNames.NODE_LABEL, "node-1").delete();
+    assertThat(slices()).isEmpty();
+
+    assertThat(publisher.publish()).isEqualTo(new SlicePublisher.Outcome.Published(1, 4, 1));
+    assertThat(slices())
+        .singleElement()
+        .satisfies(
+            s -> {
+              assertThat(s.getSpec().getPool().getGeneration()).isEqualTo(1L);
+              assertThat(s.getSpec().getDevices()).hasSize(4);
+            });
+    assertThat(publisher.publish()).isEqualTo(new SlicePublisher.Outcome.Unchanged());
+  }
+
+  /** A slice changed or added behind its back is a difference too: the pool is written whole. */
+  @Test
+  void aSliceRewrittenBehindThePublishersBackIsWrittenAgain() {
+    var publisher = publisher("node-1");
+    publisher.publish();
+    var slice = slices().getFirst();
+    slice.getSpec().setDevices(List.of(slice.getSpec().getDevices().getFirst()));
+    slice.getMetadata().getAnnotations().put(KubeNames.DEVICES_DIGEST, "stale");
+    client.resource(slice).update();
+
+    assertThat(publisher.publish()).isEqualTo(new SlicePublisher.Outcome.Published(1, 4, 1));
+    assertThat(slices().getFirst().getSpec().getDevices()).hasSize(4);
+  }
+
   @Test
   void aMissingUvmTaintsEveryGpuUntilItIsBack() throws Exception {
     root.removeNode(ControlNode.NVIDIA_UVM);
@@ -139,6 +176,9 @@ class SlicePublisherTest {
     publisher("node-1").publish();
     root.removeNode(ControlNode.NVIDIA_UVM);
     publisher("node-1").publish();
+    // The API server holds what a third would write: nothing to do.
+    assertThat(publisher("node-1").publish()).isEqualTo(new SlicePublisher.Outcome.Unchanged());
+    root.restoreNode(ControlNode.NVIDIA_UVM);
     assertThat(publisher("node-1").publish())
         .isEqualTo(new SlicePublisher.Outcome.Published(2, 4, 1));
     assertThat(slices())

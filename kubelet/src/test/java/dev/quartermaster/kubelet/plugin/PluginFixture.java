@@ -4,6 +4,8 @@ import dev.quartermaster.agent.cdi.CdiSpecWriter;
 import dev.quartermaster.agent.devices.DeviceRoot;
 import dev.quartermaster.agent.discovery.SimulatedDeviceRoot;
 import dev.quartermaster.agent.effects.OsHelperProcesses;
+import dev.quartermaster.agent.host.DeviceHolders;
+import dev.quartermaster.agent.host.ProcDeviceHolders;
 import dev.quartermaster.agent.ledger.ClaimLedger;
 import dev.quartermaster.agent.nvml.NvmlLoad;
 import dev.quartermaster.kubelet.claims.AllocatedDevice;
@@ -37,6 +39,7 @@ final class PluginFixture implements AutoCloseable {
   final InMemoryClaimSource claims = new InMemoryClaimSource();
   final SimulatedDeviceRoot root;
   private final ClaimSource source;
+  private final DeviceHolders holders;
   private final KubeletPluginConfig config;
   private final List<KubeletClient> clients = new ArrayList<>();
   private KubeletPlugin plugin;
@@ -47,6 +50,14 @@ final class PluginFixture implements AutoCloseable {
 
   /** With {@code source} instead of the in-memory claims (null: the in-memory ones). */
   PluginFixture(ClaimSource source) {
+    this(source, ProcDeviceHolders.byPath());
+  }
+
+  /**
+   * With {@code source} (null: the in-memory claims), asking {@code holders} who holds a device.
+   */
+  PluginFixture(ClaimSource source, DeviceHolders holders) {
+    this.holders = holders;
     try {
       dir = Files.createTempDirectory(Path.of("/tmp"), "qmkp");
       root =
@@ -72,7 +83,7 @@ final class PluginFixture implements AutoCloseable {
       allocate(A, DEVICE);
       allocate(B, DEVICE);
       this.source = source == null ? claims : source;
-      plugin = KubeletPlugin.start(config, this.source);
+      plugin = KubeletPlugin.start(config, this.source, holders);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -113,7 +124,7 @@ final class PluginFixture implements AutoCloseable {
   /** The plugin process ends (its sockets go) and a new one starts on the same directories. */
   void restart() throws IOException {
     plugin.close();
-    plugin = KubeletPlugin.start(config, source);
+    plugin = KubeletPlugin.start(config, source, holders);
   }
 
   /**

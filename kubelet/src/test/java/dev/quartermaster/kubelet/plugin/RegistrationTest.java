@@ -61,6 +61,26 @@ class RegistrationTest {
     }
   }
 
+  /**
+   * A kubelet that restarts deletes the node's slices, then registers the driver again: each
+   * registration makes the slice publisher look at once.
+   */
+  @Test
+  void eachRegistrationIsToldToWhoeverAsked() throws Exception {
+    try (var node = new PluginFixture()) {
+      var registrations = new java.util.concurrent.atomic.AtomicInteger();
+      node.plugin().onRegistered(registrations::incrementAndGet);
+      var registration = node.connect(node.config().registrationSocket()).registration();
+      var registered = RegistrationStatus.newBuilder().setPluginRegistered(true).build();
+
+      registration.notifyRegistrationStatus(registered);
+      registration.notifyRegistrationStatus(
+          RegistrationStatus.newBuilder().setPluginRegistered(false).setError("x").build());
+      registration.notifyRegistrationStatus(registered); // the kubelet restarted
+      assertThat(registrations).hasValue(2);
+    }
+  }
+
   @Test
   void closingTakesBothSocketsAway() throws Exception {
     try (var node = new PluginFixture()) {

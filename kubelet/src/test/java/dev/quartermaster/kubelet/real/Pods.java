@@ -12,14 +12,18 @@ final class Pods {
   static final String NAMESPACE = "default";
 
   /**
-   * Fails (exit 42, naming the node) unless every node a CUDA container needs is there, then runs
-   * until killed, ignoring SIGTERM: so the kubelet takes its time to stop it, as a real trainer's
-   * checkpointing does, and the replacement's prepare can overtake the unprepare.
+   * Fails (exit 42, naming the node) unless every node a CUDA container needs is there, then holds
+   * the GPU open (fd 3, as a CUDA process does; its {@code sleep}s do not inherit it, so one
+   * process per pod holds it) and runs until killed, ignoring SIGTERM: so the kubelet takes its
+   * time to stop it, as a real trainer's checkpointing does, and the replacement's prepare can
+   * overtake the unprepare. Who holds the GPU is what {@link ContainerOverlaps} and the plugin's
+   * own check see.
    */
   static final String CHECK_AND_HOLD =
       "for d in /dev/nvidia0 /dev/nvidiactl /dev/nvidia-uvm /dev/nvidia-uvm-tools; do"
           + " [ -c $d ] || { echo \"missing $d\"; exit 42; }; done; echo all device nodes there;"
-          + " trap '' TERM; while true; do sleep 1; done";
+          + " exec 3</dev/nvidia0 || exit 43;"
+          + " trap '' TERM; while true; do sleep 1 3<&-; done";
 
   private Pods() {}
 

@@ -92,7 +92,11 @@ class RealKubeletHarness {
       nodeScopedCredentials();
       aPodWithAGpuRunsWithEveryControlNode();
       seed1Ours();
+      sigkillAtEveryPoint();
+      reconcileWindow(false);
+      reconcileWindow(true);
       seed1Naive();
+      reconcileWindowNaive();
       seed2();
     } catch (Exception | AssertionError e) {
       broken.add("the harness stopped: " + e);
@@ -319,6 +323,267 @@ class RealKubeletHarness {
     }
   }
 
+  // --- SIGKILL at every point of the kubelet's calls
+  // -----------------------------------------------
+
+  /**
+   * For each point before, during and after each of the kubelet's two calls ({@link KillPoint}): a
+   * replacement round (force-delete, create the replacement at once) in which the plugin is killed
+   * with SIGKILL the first time a call reaches that point, then started again on the same state.
+   * Each point is reported: whether it was reached, double prepares on the wire (with their
+   * record), and overlaps seen in the containers.
+   */
+  private void sigkillAtEveryPoint() throws Exception {
+    section("SIGKILL of our plugin before, during and after each of the kubelet's calls");
+    var proxySocket = cluster.pluginsDir().resolve(DRIVER).resolve("recorded.sock");
+    startPlugin(cluster.dir().resolve("unwatched-registry"));
+    waitSlicesReady(true);
+    try (var proxy = new RecordingProxy(DRIVER, draSocket(), proxySocket, registrationSocket());
+        var overlaps = new ContainerOverlaps(devices.devDir().resolve("nvidia0"))) {
+      waitRegistered(proxy);
+      var name = "kill-0";
+      admin
+          .resource(Pods.pod(name, cluster.node(), cluster.busyboxImage(), "gpu-and-channel"))
+          .create();
+      waitRunning(Pods.NAMESPACE, name, Duration.ofSeconds(180));
+      int round = 0;
+      for (var point : KillPoint.all()) {
+        round++;
+        var killed = new java.util.concurrent.atomic.AtomicBoolean();
+        var restarted = new java.util.concurrent.CompletableFuture<Void>();
+        proxy.onCall(
+            at -> {
+              if (at.equals(point) && killed.compareAndSet(false, true)) {
+                killPluginThenStartAgain(point, restarted);
+              }
+            });
+        var doublesBefore = DoublePrepares.of(proxy.events()).flags().size();
+        var overlapsBefore = overlaps.overlaps().size();
+        var next = "kill-" + round;
+        deletePod(name, true);
+        admin
+            .resource(Pods.pod(next, cluster.node(), cluster.busyboxImage(), "gpu-and-channel"))
+            .create();
+        waitRunning(Pods.NAMESPACE, next, Duration.ofSeconds(300));
+        proxy.onCall(at -> {});
+        if (killed.get()) {
+          restarted.get(120, TimeUnit.SECONDS);
+        }
+        var read = DoublePrepares.of(proxy.events());
+        var newDoubles = read.flags().subList(doublesBefore, read.flags().size());
+        var newOverlaps = overlaps.overlaps().subList(overlapsBefore, overlaps.overlaps().size());
+        line(
+            "- killed "
+                + point
+                + ": "
+                + (killed.get() ? "yes" : "NOT REACHED in this round")
+                + "; double prepares: "
+                + newDoubles.size()
+                + "; overlapping containers: "
+                + newOverlaps.size()
+                + ".");
+        printFlags(newDoubles);
+        newOverlaps.stream().limit(3).forEach(o -> line("  - overlap " + o));
+        if (!newDoubles.isEmpty() || !newOverlaps.isEmpty()) {
+          broken.add(
+              "SIGKILL "
+                  + point
+                  + ": "
+                  + newDoubles.size()
+                  + " double prepares, "
+                  + newOverlaps.size()
+                  + " overlapping samples");
+        }
+        name = next;
+      }
+      deletePod(name, true);
+      waitNoPods();
+    }
+    stopPlugin();
+  }
+
+  /**
+   * SIGKILL of the plugin, from the proxy's thread at {@code point}; it is started again on another
+   * thread, since the kubelet's call waits on this one.
+   */
+  private void killPluginThenStartAgain(
+      KillPoint point, java.util.concurrent.CompletableFuture<Void> restarted) {
+    var pid = plugin.pid();
+    try {
+      plugin.destroyForcibly().waitFor();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      restarted.completeExceptionally(e);
+      return;
+    }
+    line("  - SIGKILL " + point + " (plugin pid " + pid + ")");
+    Thread.ofVirtual()
+        .start(
+            () -> {
+              try {
+                startPlugin(cluster.dir().resolve("unwatched-registry"));
+                restarted.complete(null);
+              } catch (Exception e) {
+                restarted.completeExceptionally(e);
+              }
+            });
+  }
+
+  // --- the kubelet's reconcile window
+  // --------------------------------------------------------------
+
+  /** Offsets from the expected reconcile tick at which pod A is force-deleted and B created. */
+  private static final List<Duration> BEFORE_TICK =
+      List.of(
+          Duration.ofMillis(-3000),
+          Duration.ofMillis(-1500),
+          Duration.ofMillis(-700),
+          Duration.ofMillis(-200),
+          Duration.ofMillis(300));
+
+  /**
+   * Item 3 of issue 43 as it happened: the kubelet's DRA manager unprepares, every 60 s, the claims
+   * of pods no longer active, and a force-deleted pod is no longer active before its container
+   * stops. So pod A is force-deleted and B created from the same template just before a tick (at
+   * several offsets, the tick's phase being known only from the kubelet's start); with {@code
+   * restartKubelet}, the kubelet is restarted a moment later (which cancelled A's StopContainer in
+   * the incident). A's container ignores SIGTERM and holds the GPU open; B must not run with it
+   * while A does: 0 overlaps, judged from the containers, and 0 double prepares on the wire.
+   */
+  private void reconcileWindow(boolean restartKubelet) throws Exception {
+    section(
+        "Force-delete inside the kubelet's reconcile window, "
+            + (restartKubelet ? "with" : "without")
+            + " a kubelet restart: our plugin");
+    var proxySocket = cluster.pluginsDir().resolve(DRIVER).resolve("recorded.sock");
+    startPlugin(cluster.dir().resolve("unwatched-registry"));
+    waitSlicesReady(true);
+    try (var proxy = new RecordingProxy(DRIVER, draSocket(), proxySocket, registrationSocket());
+        var overlaps = new ContainerOverlaps(devices.devDir().resolve("nvidia0"))) {
+      waitRegistered(proxy);
+      var found =
+          inReconcileWindow(
+              "window" + (restartKubelet ? "-restart" : ""), restartKubelet, proxy, overlaps);
+      if (found.doubles() > 0 || found.overlaps() > 0) {
+        broken.add(
+            "reconcile window"
+                + (restartKubelet ? " with a kubelet restart" : "")
+                + ": "
+                + found.doubles()
+                + " double prepares, "
+                + found.overlaps()
+                + " overlapping samples");
+      }
+    }
+    stopPlugin();
+  }
+
+  /** The naive plugin in the reconcile window: it must be caught (an overlap or a double). */
+  private void reconcileWindowNaive() throws Exception {
+    section("Force-delete inside the kubelet's reconcile window: the naive plugin");
+    var root = DeviceRoot.at(devices.root());
+    var socket = cluster.pluginsDir().resolve(DRIVER).resolve("naive.sock");
+    var tree =
+        new HostDeviceTree(
+            root, () -> new NvmlLoad.Unavailable("simulated"), Duration.ofSeconds(2));
+    var look = new DeviceLook(tree);
+    try (var naive =
+            NaivePlugin.start(
+                new ApiClaimSource(admin, DRIVER),
+                root,
+                () -> new NvmlLoad.Unavailable("simulated"),
+                cluster.node(),
+                cluster.cdiDir(),
+                socket);
+        var slices =
+            new SlicePublisher(
+                    new SystemEnv(),
+                    admin,
+                    DRIVER,
+                    cluster.node(),
+                    () -> new NodeDevices(look.rescan(), tree.checkControlNodes()))
+                .start(Duration.ofSeconds(2));
+        var proxy =
+            new RecordingProxy(
+                DRIVER,
+                socket,
+                cluster.pluginsDir().resolve(DRIVER).resolve("recorded.sock"),
+                registrationSocket());
+        var overlaps = new ContainerOverlaps(devices.devDir().resolve("nvidia0"))) {
+      waitRegistered(proxy);
+      waitSlicesReady(true);
+      var found = inReconcileWindow("naive-window", false, proxy, overlaps);
+      if (found.doubles() == 0 && found.overlaps() == 0) {
+        broken.add("the naive plugin was not caught in the reconcile window");
+      }
+    }
+  }
+
+  /** What one reconcile-window sweep saw. */
+  private record WindowFound(int doubles, int overlaps) {}
+
+  /**
+   * For each offset of {@link #BEFORE_TICK}: pod A running; at the offset before the next tick, A
+   * force-deleted and B created; optionally the kubelet restarted; then B must run (once A's
+   * container is gone), and A's container is killed by the kubelet in its time.
+   */
+  private WindowFound inReconcileWindow(
+      String tag, boolean restartKubelet, RecordingProxy proxy, ContainerOverlaps overlaps)
+      throws Exception {
+    var kubelet = new KubeletProcess(cluster);
+    int round = 0;
+    for (var offset : BEFORE_TICK) {
+      round++;
+      var a = tag + "-a" + round;
+      var b = tag + "-b" + round;
+      admin
+          .resource(Pods.pod(a, cluster.node(), cluster.busyboxImage(), "gpu-and-channel"))
+          .create();
+      waitRunning(Pods.NAMESPACE, a, Duration.ofSeconds(180));
+      var at = kubelet.nextReconcile(Instant.now()).plus(offset);
+      while (Instant.now().isBefore(at)) {
+        TimeUnit.MILLISECONDS.sleep(Math.max(1, Duration.between(Instant.now(), at).toMillis()));
+      }
+      deletePod(a, true);
+      admin
+          .resource(Pods.pod(b, cluster.node(), cluster.busyboxImage(), "gpu-and-channel"))
+          .create();
+      if (restartKubelet) {
+        TimeUnit.MILLISECONDS.sleep(Math.max(0, -offset.toMillis()) + 500);
+        kubelet.restart();
+        line("  - " + b + ": the kubelet restarted after the tick");
+      }
+      waitRunning(Pods.NAMESPACE, b, Duration.ofSeconds(300));
+      line(
+          "- offset "
+              + offset.toMillis()
+              + " ms from the tick: "
+              + b
+              + " Running; wire doubles so far "
+              + DoublePrepares.of(proxy.events()).flags().size()
+              + ", overlapping samples so far "
+              + overlaps.overlaps().size()
+              + ".");
+      deletePod(b, true);
+      waitNoPods();
+    }
+    var read = wireRecord(proxy);
+    var seen = overlaps.overlaps();
+    line("- Containers: " + seen.size() + " samples saw /dev/nvidia0 open in two processes.");
+    seen.stream().limit(5).forEach(o -> line("  - " + o));
+    return new WindowFound(read.flags().size(), seen.size());
+  }
+
+  /** Each flag's summary and the wire record around it. */
+  private void printFlags(List<DoublePrepares.Flag> flags) {
+    for (var flag : flags.stream().limit(3).toList()) {
+      line("  - " + flag.summary());
+      line("    ```");
+      flag.record().forEach(r -> line("    " + r));
+      line("    ```");
+    }
+  }
+
   /** Reports what the kubelet got through {@code proxy}, and returns how it reads. */
   private DoublePrepares wireRecord(RecordingProxy proxy) {
     var read = DoublePrepares.of(proxy.events());
@@ -330,7 +595,7 @@ class RealKubeletHarness {
             + "; early prepares refused while the old claim held the device: "
             + read.refusedWhileHeld()
             + ".");
-    read.doubles().stream().limit(3).forEach(d -> line("  - " + d));
+    printFlags(read.flags());
     return read;
   }
 
@@ -777,7 +1042,7 @@ class RealKubeletHarness {
   }
 
   /** Adds a line to the report; {@code run.sh} shows {@code progress.md} as it grows. */
-  private void line(String text) {
+  private synchronized void line(String text) {
     report.append(text).append('\n');
     if (cluster != null) {
       try {

@@ -1,5 +1,6 @@
 package dev.quartermaster.kubelet.real;
 
+import com.google.common.util.concurrent.ListenableFuture;
 import dev.quartermaster.csi.grpc.CsiServer;
 import dev.quartermaster.kubelet.dra.v1.DRAPluginGrpc;
 import dev.quartermaster.kubelet.dra.v1.NodePrepareResourcesRequest;
@@ -22,15 +23,27 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Stands between the kubelet and a DRA plugin (ours or the naive one): registers with the kubelet
  * as the driver, forwards every {@code v1} call to the plugin's socket, and records each claim's
  * answer as it goes back: the kubelet's own view of which claims are prepared, whatever the plugin
- * does inside.
+ * does inside. Each record carries its call's request arrival and answer times, numbered from one
+ * counter ({@link CallTimes}), and a call the plugin did not answer is recorded too ({@link
+ * WireEvent.CallFailed}). A {@link #onCall hook} runs before, during and after each forwarded call:
+ * where the harness kills the plugin.
  */
 final class RecordingProxy implements AutoCloseable {
+  /** What runs at each point of a forwarded call (the harness's SIGKILL). */
+  @FunctionalInterface
+  interface Hook {
+    void at(KillPoint point);
+  }
+
   private final List<WireEvent> events = new ArrayList<>();
+  private final AtomicLong seq = new AtomicLong();
+  private volatile Hook hook = point -> {};
   private final ManagedChannel channel;
   private final EventLoopGroup group;
   private final CsiServer dra;
@@ -55,13 +68,46 @@ final class RecordingProxy implements AutoCloseable {
     return registrationService.state() instanceof RegistrationState.Registered;
   }
 
-  /** Every answer so far, in the order the kubelet got them. */
+  /** Runs {@code hook} at every point of every call from now on. */
+  void onCall(Hook hook) {
+    this.hook = hook;
+  }
+
+  /** Every answer so far, in the order they were sent to the kubelet. */
   synchronized List<WireEvent> events() {
-    return List.copyOf(events);
+    var out = new ArrayList<>(events);
+    out.sort(java.util.Comparator.comparingLong(e -> e.times().answerSeq()));
+    return List.copyOf(out);
   }
 
   private synchronized void record(WireEvent event) {
     events.add(event);
+  }
+
+  private CallTimes answered(long arrivalSeq, Instant arrived) {
+    return new CallTimes(arrivalSeq, arrived, seq.incrementAndGet(), Instant.now());
+  }
+
+  /**
+   * Forwards {@code request} with {@code call}, running the hook before, during (sent, not yet
+   * answered) and after (answered, the kubelet not told yet).
+   */
+  private <T> T forward(String name, java.util.function.Supplier<ListenableFuture<T>> call)
+      throws Exception {
+    hook.at(new KillPoint(name, KillPoint.Phase.BEFORE));
+    var future = call.get();
+    hook.at(new KillPoint(name, KillPoint.Phase.DURING));
+    var answer = future.get(60, TimeUnit.SECONDS);
+    hook.at(new KillPoint(name, KillPoint.Phase.AFTER));
+    return answer;
+  }
+
+  private static String failure(Exception e) {
+    var cause =
+        e instanceof java.util.concurrent.ExecutionException && e.getCause() != null
+            ? e.getCause()
+            : e;
+    return String.valueOf(cause.getMessage());
   }
 
   private final class Forward extends DRAPluginGrpc.DRAPluginImplBase {
@@ -69,12 +115,17 @@ final class RecordingProxy implements AutoCloseable {
     public void nodePrepareResources(
         NodePrepareResourcesRequest request,
         StreamObserver<NodePrepareResourcesResponse> response) {
+      var arrivalSeq = seq.incrementAndGet();
+      var arrived = Instant.now();
       try {
         var answer =
-            DRAPluginGrpc.newBlockingStub(channel)
-                .withDeadlineAfter(60, TimeUnit.SECONDS)
-                .nodePrepareResources(request);
-        var now = Instant.now();
+            forward(
+                KillPoint.PREPARE,
+                () ->
+                    DRAPluginGrpc.newFutureStub(channel)
+                        .withDeadlineAfter(60, TimeUnit.SECONDS)
+                        .nodePrepareResources(request));
+        var now = answered(arrivalSeq, arrived);
         for (var claim : request.getClaimsList()) {
           var one = answer.getClaimsOrDefault(claim.getUid(), null);
           if (one == null) {
@@ -96,8 +147,12 @@ final class RecordingProxy implements AutoCloseable {
         }
         response.onNext(answer);
         response.onCompleted();
-      } catch (RuntimeException e) {
-        response.onError(e);
+      } catch (Exception e) {
+        var now = answered(arrivalSeq, arrived);
+        for (var claim : request.getClaimsList()) {
+          record(new WireEvent.CallFailed(now, claim.getUid(), KillPoint.PREPARE, failure(e)));
+        }
+        response.onError(io.grpc.Status.UNAVAILABLE.withDescription(failure(e)).asException());
       }
     }
 
@@ -105,22 +160,38 @@ final class RecordingProxy implements AutoCloseable {
     public void nodeUnprepareResources(
         NodeUnprepareResourcesRequest request,
         StreamObserver<NodeUnprepareResourcesResponse> response) {
+      var arrivalSeq = seq.incrementAndGet();
+      var arrived = Instant.now();
       try {
         var answer =
-            DRAPluginGrpc.newBlockingStub(channel)
-                .withDeadlineAfter(60, TimeUnit.SECONDS)
-                .nodeUnprepareResources(request);
-        var now = Instant.now();
+            forward(
+                KillPoint.UNPREPARE,
+                () ->
+                    DRAPluginGrpc.newFutureStub(channel)
+                        .withDeadlineAfter(60, TimeUnit.SECONDS)
+                        .nodeUnprepareResources(request));
+        var now = answered(arrivalSeq, arrived);
         for (var claim : request.getClaimsList()) {
           var one = answer.getClaimsOrDefault(claim.getUid(), null);
           if (one != null && one.getError().isEmpty()) {
             record(new WireEvent.Unprepared(now, claim.getUid()));
+          } else {
+            record(
+                new WireEvent.CallFailed(
+                    now,
+                    claim.getUid(),
+                    KillPoint.UNPREPARE,
+                    one == null ? "no entry in the answer" : one.getError()));
           }
         }
         response.onNext(answer);
         response.onCompleted();
-      } catch (RuntimeException e) {
-        response.onError(e);
+      } catch (Exception e) {
+        var now = answered(arrivalSeq, arrived);
+        for (var claim : request.getClaimsList()) {
+          record(new WireEvent.CallFailed(now, claim.getUid(), KillPoint.UNPREPARE, failure(e)));
+        }
+        response.onError(io.grpc.Status.UNAVAILABLE.withDescription(failure(e)).asException());
       }
     }
   }

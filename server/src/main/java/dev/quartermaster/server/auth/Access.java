@@ -12,13 +12,16 @@ import java.util.Optional;
  * @param stored the object as stored when the write was judged (for a principal that is not an
  *     admin); an update is judged only at the revision it names, so the store's compare-and-set
  *     replaces exactly the object judged
+ * @param involved for the write of an event by a principal that is not an admin: the object the
+ *     event is about, as stored then (empty when there is none)
  */
 public record Access(
     Verb verb,
     Kind<?> kind,
     Optional<String> name,
     Optional<ApiObject> object,
-    Optional<ApiObject> stored) {
+    Optional<ApiObject> stored,
+    Optional<ApiObject> involved) {
 
   public enum Verb {
     GET,
@@ -35,15 +38,20 @@ public record Access(
   }
 
   public static Access read(Verb verb, Kind<?> kind, Optional<String> name) {
-    return new Access(verb, kind, name, Optional.empty(), Optional.empty());
+    return new Access(verb, kind, name, Optional.empty(), Optional.empty(), Optional.empty());
   }
 
   public static Access write(Verb verb, Kind<?> kind, String name, Optional<ApiObject> object) {
-    return new Access(verb, kind, Optional.of(name), object, Optional.empty());
+    return new Access(verb, kind, Optional.of(name), object, Optional.empty(), Optional.empty());
   }
 
   /** This write, judged against {@code current} as stored now. */
   public Access against(Optional<? extends ApiObject> current) {
-    return new Access(verb, kind, name, object, current.map(ApiObject.class::cast));
+    return new Access(verb, kind, name, object, current.map(ApiObject.class::cast), involved);
+  }
+
+  /** This write of an event, judged knowing {@code about}, the object it is about as stored now. */
+  public Access about(Optional<? extends ApiObject> about) {
+    return new Access(verb, kind, name, object, stored, about.map(ApiObject.class::cast));
   }
 }

@@ -5,6 +5,8 @@ import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.claim.ResourceClaimStatus;
 import dev.quartermaster.api.device.DeviceSlice;
 import dev.quartermaster.api.event.Event;
+import dev.quartermaster.api.event.InvolvedObject;
+import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.node.Node;
@@ -36,7 +38,10 @@ import java.util.Set;
  *   <li>the status of a {@code Task} stored with {@code spec.node} its own;
  *   <li>in a {@code Volume}'s status, only its own node's {@code Taken} claims: to {@code
  *       NodeDetached}, or their {@code releaseError};
- *   <li>an {@code Event} whose stored and new {@code spec.source} is {@code agent/<node>}.
+ *   <li>an {@code Event} whose stored and new {@code spec.source} is {@code agent/<node>}, about an
+ *       object of its node as stored now: its {@code Node}, a {@code Task} placed there, a claim
+ *       that concerns it (as above), or a {@code Volume} with a claim of its node; and about the
+ *       same object as the stored event (an agent says what happened on its node, not elsewhere).
  * </ul>
  *
  * Nothing else: no deletes, no workloads, classes, domains or allocation records. A refusal is a
@@ -126,12 +131,23 @@ public final class NodeScopedAccess implements AccessRule {
       boolean mine =
           body.filter(o -> ((Event) o).spec().source().equals(source)).isPresent()
               && stored.map(o -> ((Event) o).spec().source().equals(source)).orElse(true);
-      return mine
+      if (!mine) {
+        return refuse(
+            n,
+            a,
+            "an agent writes only events whose spec.source is " + source + " (stored and new)");
+      }
+      var about = ((Event) body.orElseThrow()).spec().involved();
+      boolean same = stored.map(o -> ((Event) o).spec().involved().equals(about)).orElse(true);
+      return same && a.involved().filter(o -> ofNode(o, about, n)).isPresent()
           ? ok()
           : refuse(
               n,
               a,
-              "an agent writes only events whose spec.source is " + source + " (stored and new)");
+              "an agent writes only events about its own node's objects (its Node, a Task placed"
+                  + " there, a claim that concerns it, a Volume with a claim of its node); "
+                  + about
+                  + (a.involved().isEmpty() ? " does not exist" : " is not one of them"));
     }
     if (kind.equals(Kinds.VOLUME)
         && verb == Access.Verb.UPDATE_STATUS
@@ -150,6 +166,20 @@ public final class NodeScopedAccess implements AccessRule {
                   + "otherwise (the volume controller grants them)");
     }
     return refuse(n, a, "an agent writes only its own node's objects");
+  }
+
+  /** Whether {@code o}, stored as what an event says it is about, is of node {@code n}. */
+  private static boolean ofNode(ApiObject o, InvolvedObject about, String n) {
+    if (!o.kind().name().equals(about.kind()) || !o.metadata().name().equals(about.name())) {
+      return false;
+    }
+    return switch (o) {
+      case Node node -> node.metadata().name().equals(n);
+      case Task task -> task.spec().node().equals(Optional.of(n));
+      case ResourceClaim claim -> concerns(claim, n);
+      case Volume volume -> volume.status().claims().stream().anyMatch(c -> c.node().equals(n));
+      default -> false;
+    };
   }
 
   private static boolean concerns(ResourceClaim c, String n) {

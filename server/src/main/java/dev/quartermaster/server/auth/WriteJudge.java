@@ -3,9 +3,13 @@ package dev.quartermaster.server.auth;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.error.ApiError;
 import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.event.Event;
+import dev.quartermaster.api.event.InvolvedObject;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
+import dev.quartermaster.api.meta.Kinds;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Judges one request by an {@link AccessRule}: a write by anyone but an admin against the object as
@@ -59,7 +63,18 @@ public final class WriteJudge {
               + body.metadata().revision()
               + "; read it again");
     }
-    require(who, access.against(stored));
+    var judged = access.against(stored);
+    if (body instanceof Event event) {
+      judged = judged.about(involved(event.spec().involved()));
+    }
+    require(who, judged);
+  }
+
+  /** The object an event is about, as stored now; empty for a kind or name that has none. */
+  private Optional<? extends ApiObject> involved(InvolvedObject about) {
+    return Kinds.byName(about.kind())
+        .filter(k -> !about.name().isEmpty())
+        .flatMap(k -> store.get(k, about.name()));
   }
 
   /** As {@link #require}, for a delete of {@code name}, judged against what is stored. */

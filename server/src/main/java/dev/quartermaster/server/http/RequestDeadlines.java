@@ -81,6 +81,16 @@ final class RequestDeadlines extends ChannelDuplexHandler {
     schedule(requestTimeout, this::requestTooSlow);
   }
 
+  /**
+   * The answer that refused a body is out while the client may still be sending that body: it may
+   * go on for a while (so that it reads the answer rather than a reset), then the connection closes
+   * without another word (it has its answer).
+   */
+  void drainingRefusedBody() {
+    state = State.READING;
+    schedule(requestTimeout, () -> ctx.close());
+  }
+
   /** The answer is out and the connection kept: wait for the next request. */
   void waitForRequest() {
     state = State.WAITING;

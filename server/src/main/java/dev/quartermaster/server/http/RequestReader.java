@@ -36,17 +36,23 @@ import org.slf4j.LoggerFactory;
  * limit with {@code Expect: 100-continue}, is answered here with a JSON error and the connection
  * closed.
  *
- * <p>A body is kept up to the body limit plus one byte: enough for the handler to answer 413. The
- * rest is read and dropped (so the client, still sending, sees the answer and not a reset) up to
- * {@link #DRAIN_CAP}; past that the request is handed over as it is and the connection closed after
- * the answer. Requests that arrive while one is being answered wait in order; reading stops until
- * they are answered, so a pipelining client cannot queue without bound.
+ * <p>A body is kept up to the body limit plus one byte: enough for the handler to answer 413, which
+ * it is handed at once, chunked or not, while the client still sends. The rest is read and dropped
+ * (so the client, still sending, sees the answer and not a reset) up to {@link #DRAIN_CAP} bytes or
+ * the request deadline; then the connection closes: a client that sends 100 MB to a 1 MiB limit
+ * costs the server a few MiB of reading, not 100. Requests that arrive while one is being answered
+ * wait in order; reading stops until they are answered, so a pipelining client cannot queue without
+ * bound.
  *
  * <p>All methods but the exchange's completion callback run on the connection's event loop.
  */
 final class RequestReader extends ChannelInboundHandlerAdapter {
   private static final Logger log = LoggerFactory.getLogger(RequestReader.class);
-  static final long DRAIN_CAP = 64L << 20;
+
+  /**
+   * The most bytes of a refused body read and dropped past the limit before the connection closes.
+   */
+  static final long DRAIN_CAP = 4L << 20;
 
   private sealed interface Pending {
     record Whole(HttpRequest request, URI uri, byte[] body, boolean closeAfter)
@@ -61,6 +67,9 @@ final class RequestReader extends ChannelInboundHandlerAdapter {
     final URI uri;
     final ByteArrayOutputStream body = new ByteArrayOutputStream();
     long dropped;
+
+    /** The body passed the limit and the request was handed over: the rest is only dropped. */
+    boolean refused;
 
     Assembly(HttpRequest request, URI uri) {
       this.request = request;
@@ -161,28 +170,54 @@ final class RequestReader extends ChannelInboundHandlerAdapter {
       assembly = new Assembly(request, ((Target.Good) uri).uri());
     }
     if (msg instanceof HttpContent content && assembly != null) {
+      if (assembly.refused) {
+        // Answered already (413): the rest is dropped, a broken chunk included, never answered.
+        assembly.dropped += content.content().readableBytes();
+        if (content.decoderResult().isFailure()
+            || content instanceof LastHttpContent
+            || assembly.dropped > DRAIN_CAP) {
+          drained();
+        }
+        return;
+      }
       if (content.decoderResult().isFailure()) {
         refuse(codecError(content.decoderResult().cause()));
         return;
       }
       var bytes = content.content();
+      boolean last = content instanceof LastHttpContent;
       int keep = (int) Math.min(bytes.readableBytes(), keepBytes - assembly.body.size());
       var kept = new byte[keep];
       bytes.readBytes(kept);
       assembly.body.writeBytes(kept);
       assembly.dropped += bytes.readableBytes();
-      boolean drainedEnough = assembly.dropped > DRAIN_CAP;
-      if (content instanceof LastHttpContent || drainedEnough) {
+      boolean overLimit = assembly.body.size() > maxBodyBytes;
+      if (last || overLimit) {
+        // Over the limit, the handler answers 413 from what it holds, now: the rest of the body
+        // changes nothing, and the connection closes once the rest is dropped or the cap is hit.
         var whole =
             new Pending.Whole(
-                assembly.request, assembly.uri, assembly.body.toByteArray(), drainedEnough);
-        assembly = null;
-        if (drainedEnough) {
-          ending = true;
-          ctx.channel().config().setAutoRead(false);
+                assembly.request, assembly.uri, assembly.body.toByteArray(), overLimit);
+        if (overLimit && !last) {
+          assembly.refused = true;
+        } else {
+          assembly = null;
         }
         queue(whole);
+        if (assembly != null && assembly.dropped > DRAIN_CAP) {
+          drained();
+        }
       }
+    }
+  }
+
+  /** A refused body's rest is dropped (or the cap reached): close once its answer is out. */
+  private void drained() {
+    assembly = null;
+    ending = true;
+    ctx.channel().config().setAutoRead(false);
+    if (current == null && waiting.isEmpty()) {
+      ctx.close();
     }
   }
 
@@ -274,8 +309,15 @@ final class RequestReader extends ChannelInboundHandlerAdapter {
   private void answered(boolean keepOpen) {
     current = null;
     if (!keepOpen) {
-      ending = true;
       waiting.clear();
+      if (assembly != null && assembly.refused && !ending) {
+        // The client may still be sending the body this answer refused: let it, up to the cap,
+        // so that it reads the answer instead of a reset; drained() closes.
+        deadlines.drainingRefusedBody();
+        ctx.channel().config().setAutoRead(true);
+        return;
+      }
+      ending = true;
       ctx.close();
       return;
     }
@@ -300,6 +342,10 @@ final class RequestReader extends ChannelInboundHandlerAdapter {
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
     if (event instanceof ChannelInputShutdownEvent) {
+      if (assembly != null && assembly.refused) {
+        drained(); // the refused body's sender is done: nothing more comes
+        return;
+      }
       if (assembly != null) {
         // The client stopped sending inside a body: the request can never be whole. Say why, rather
         // than wait for bytes that cannot come.
@@ -368,10 +414,18 @@ final class RequestReader extends ChannelInboundHandlerAdapter {
               Reason.HeadersTooLarge,
               "a request line, header or chunk is too long",
               List.of());
-      default ->
-          ApiError.of(
-              Reason.BadRequest,
-              "malformed HTTP request: " + HttpTransport.printable(cause.getMessage()));
+      default -> {
+        // Netty's own words for the framing it refuses (a request carrying both framings, or a
+        // transfer coding in HTTP/1.0), said as the rule they break.
+        var said = String.valueOf(cause.getMessage());
+        yield ApiError.of(
+            Reason.BadRequest,
+            said.contains("Content-Length are not allowed")
+                ? RequestHead.BOTH_FRAMINGS
+                : said.contains("Transfer-Encoding header is only allowed in HTTP/1.1")
+                    ? RequestHead.CODING_IN_HTTP_1_0
+                    : "malformed HTTP request: " + HttpTransport.printable(said));
+      }
     };
   }
 

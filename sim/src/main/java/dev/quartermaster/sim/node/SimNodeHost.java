@@ -3,6 +3,7 @@ package dev.quartermaster.sim.node;
 import dev.quartermaster.agent.cdi.InMemoryClaimSpecs;
 import dev.quartermaster.agent.checkpoint.SimulatedLedgerFile;
 import dev.quartermaster.agent.effects.InMemoryHelperProcesses;
+import dev.quartermaster.agent.host.DeviceHolders;
 import dev.quartermaster.agent.host.MapCsiEndpoints;
 import dev.quartermaster.agent.host.NodeHost;
 import dev.quartermaster.agent.host.NodePublications;
@@ -87,6 +88,12 @@ public final class SimNodeHost implements NodeHost {
   @Override
   public SimProcesses tasks() {
     return processes;
+  }
+
+  /** The node's processes that hold a device, from its process table (as {@code /proc} would). */
+  @Override
+  public DeviceHolders deviceHolders() {
+    return processes::holders;
   }
 
   /**

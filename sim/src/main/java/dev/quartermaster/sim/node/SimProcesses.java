@@ -2,6 +2,9 @@ package dev.quartermaster.sim.node;
 
 import dev.quartermaster.agent.cdi.InMemoryClaimSpecs;
 import dev.quartermaster.agent.discovery.ControlNode;
+import dev.quartermaster.agent.discovery.VerifiedNode;
+import dev.quartermaster.agent.host.DeviceHolder;
+import dev.quartermaster.agent.host.HolderScan;
 import dev.quartermaster.agent.host.RunRecords;
 import dev.quartermaster.agent.host.TaskHost;
 import dev.quartermaster.agent.runtime.DeviceCheck;
@@ -116,6 +119,25 @@ public final class SimProcesses implements TaskHost {
         return out;
       }
     };
+  }
+
+  /**
+   * The live processes that opened any of {@code devices} (by name), as the node's {@code /proc}
+   * would show them: a process outlives the claim it was started for until something kills it.
+   */
+  public synchronized HolderScan holders(Map<String, VerifiedNode> devices) {
+    var out = new ArrayList<DeviceHolder>();
+    for (var proc : procs.values()) {
+      if (!proc.alive()) {
+        continue;
+      }
+      proc.devices().values().stream()
+          .flatMap(List::stream)
+          .filter(devices::containsKey)
+          .forEach(
+              d -> out.add(new DeviceHolder(d, proc.pid(), proc.task(), devices.get(d).path())));
+    }
+    return new HolderScan(out, List.of());
   }
 
   private synchronized Optional<Proc> procOf(long pid) {

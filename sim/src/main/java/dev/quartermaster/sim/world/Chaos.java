@@ -5,6 +5,7 @@ import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.node.NodeSpec;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.control.cluster.NodeReadiness;
+import dev.quartermaster.control.leader.LeaderConfig;
 import dev.quartermaster.core.env.Env;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,7 +23,9 @@ import java.util.random.RandomGenerator;
  * first {@link #GANG_WINDOW} (when gangs are being placed): the loss of a node under a placed gang
  * (its agent killed and the node cut off, past the grace period, and sometimes fenced), an agent
  * killed while a gang's claims are being prepared on its node, and a gang scaled up and down in
- * bursts. Every fault ends by itself or at {@link #stopAndHeal}.
+ * bursts. Control-plane replicas are paused past their renew deadline (SIGSTOP), and the wall
+ * clocks of replicas and agents step forwards and backwards. Every fault ends by itself or at
+ * {@link #stopAndHeal}.
  */
 final class Chaos {
   /** Faults are drawn over this much virtual time from the start. */
@@ -30,6 +33,12 @@ final class Chaos {
 
   /** Gang faults are drawn over this much virtual time from the start. */
   static final Duration GANG_WINDOW = Duration.ofSeconds(40);
+
+  /**
+   * Pauses and clock steps are drawn over this much virtual time from the start: the steps of a
+   * default run cover about this much, and a pause must fall inside them to be seen.
+   */
+  static final Duration PROCESS_WINDOW = Duration.ofSeconds(30);
 
   /** How often, and how many times, a gang fault looks again for a gang to strike. */
   private static final Duration LOOK_AGAIN = Duration.ofMillis(500);
@@ -79,6 +88,17 @@ final class Chaos {
             run.event("operator: change a team queue's GPU quota");
             SeedRun.tolerant(change);
           });
+    }
+    // A control-plane process paused past its renew deadline, and wall clocks stepped.
+    int pauses = random.nextInt(3);
+    for (int i = 0; i < pauses; i++) {
+      var at = Duration.ofMillis(random.nextLong(PROCESS_WINDOW.toMillis()));
+      later(at, this::pauseReplica);
+    }
+    int jumps = random.nextInt(3);
+    for (int i = 0; i < jumps; i++) {
+      var at = Duration.ofMillis(random.nextLong(PROCESS_WINDOW.toMillis()));
+      later(at, this::jumpClock);
     }
     int gangFaults = 1 + random.nextInt(3);
     for (int i = 0; i < gangFaults; i++) {
@@ -208,6 +228,62 @@ final class Chaos {
           });
     }
     return true;
+  }
+
+  /**
+   * A control-plane replica (the leader, two times in three) stops for a while, as under SIGSTOP, a
+   * long GC or a frozen VM: past the renew deadline, and half the time past the lease too (then the
+   * other replica may take over; below it, the paused one finds the lease still its own).
+   */
+  private void pauseReplica() {
+    var running = world.replicas().stream().filter(r -> !r.process().isPaused()).toList();
+    if (running.isEmpty()) {
+      return;
+    }
+    var leader = running.stream().filter(r -> r.plane().isLeader()).findFirst();
+    var r =
+        leader.isPresent() && random.nextInt(3) < 2
+            ? leader.get()
+            : running.get(random.nextInt(running.size()));
+    var lease = LeaderConfig.DEFAULTS.leaseDuration().toMillis();
+    var deadline = LeaderConfig.DEFAULTS.renewDeadline().toMillis();
+    var length =
+        Duration.ofMillis(
+            random.nextBoolean()
+                ? deadline + 500 + random.nextLong(lease - deadline - 500)
+                : lease + random.nextLong(25_000));
+    faults++;
+    r.process().pause();
+    run.event(
+        "replica "
+            + r.identity()
+            + (r.plane().isLeader() ? " (leading)" : "")
+            + " paused (SIGSTOP) for "
+            + length.toMillis()
+            + " ms");
+    later(
+        length,
+        () -> {
+          r.process().resume();
+          run.event("replica " + r.identity() + " resumed (SIGCONT)");
+        });
+  }
+
+  /** The wall clock of a replica or an agent steps forwards or backwards (an NTP step). */
+  private void jumpClock() {
+    faults++;
+    var by = Duration.ofMillis(1000 + random.nextLong(300_000));
+    var signed = random.nextBoolean() ? by : by.negated();
+    var replicas = world.replicas();
+    if (random.nextBoolean() && !replicas.isEmpty()) {
+      var r = replicas.get(random.nextInt(replicas.size()));
+      r.process().jumpClock(signed);
+      run.event("replica " + r.identity() + "'s wall clock stepped by " + signed.toSeconds() + "s");
+    } else {
+      var n = anyNode();
+      n.process.jumpClock(signed);
+      run.event(n.name + "'s wall clock stepped by " + signed.toSeconds() + "s");
+    }
   }
 
   private void later(Duration delay, Runnable action) {
@@ -377,6 +453,12 @@ final class Chaos {
     stopped = true;
     pending.forEach(Env.Cancellable::cancel);
     world.failRate(0);
+    for (var r : world.replicas()) {
+      if (r.process().isPaused()) {
+        r.process().resume();
+        run.event("replica " + r.identity() + " resumed (SIGCONT)");
+      }
+    }
     for (var n : world.nodes()) {
       n.api.cut(false);
       world.nodeSpec(n.name, sp -> NodeSpec.EMPTY);
@@ -390,6 +472,16 @@ final class Chaos {
       }
     }
     repairSolo(12);
+    // New work once the faults stop, as an operator sends it: converging needs controllers that
+    // can write now, not only ones that wrote before the faults.
+    world.view().workloads().stream()
+        .filter(w -> w.metadata().name().equals(SeedRun.WORKLOAD))
+        .findFirst()
+        .ifPresent(
+            w -> {
+              int now = w.spec().groups().getFirst().replicas();
+              scale(now >= 6 ? now - 1 : now + 1);
+            });
   }
 
   /**

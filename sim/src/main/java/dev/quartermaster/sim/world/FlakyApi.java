@@ -2,6 +2,7 @@ package dev.quartermaster.sim.world;
 
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.client.DeleteResult;
+import dev.quartermaster.api.client.FencingClient;
 import dev.quartermaster.api.client.LabelSelector;
 import dev.quartermaster.api.client.ObjectList;
 import dev.quartermaster.api.client.WatchEvent;
@@ -14,6 +15,7 @@ import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.core.env.Env;
+import dev.quartermaster.sim.ProcessEnv;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -25,40 +27,75 @@ import java.util.function.Supplier;
  * informers re-list once it heals; otherwise a call fails with probability {@code failRate} — half
  * of those <em>after</em> the write committed (a time-out the caller cannot tell from a failure).
  */
-final class FlakyApi implements ApiClient {
+final class FlakyApi implements FencingClient {
+  /** The connection's state, shared by this client and the fenced views made from it. */
+  private static final class Link {
+    double failRate;
+    boolean cut;
+    final List<Runnable> openWatches = new ArrayList<>();
+  }
+
   private final ApiClient api;
   private final Env env;
   private final String who;
-  private double failRate;
-  private boolean cut;
-  private final List<Runnable> openWatches = new ArrayList<>();
+  private final Link link;
 
   FlakyApi(ApiClient api, Env env, String who) {
+    this(api, env, who, new Link());
+  }
+
+  private FlakyApi(ApiClient api, Env env, String who, Link link) {
     this.api = api;
     this.env = env;
     this.who = who;
+    this.link = link;
+  }
+
+  /**
+   * The same connection, with writes fenced in the store as the registry fences them: a replica's
+   * controllers write through this, as {@code qm server}'s do through the registry.
+   */
+  @Override
+  public ApiClient fencedBy(String key, long revision) {
+    if (!(api instanceof FencingClient fencing)) {
+      throw new IllegalStateException(who + ": the API beneath cannot fence");
+    }
+    return new FlakyApi(fencing.fencedBy(key, revision), env, who, link);
+  }
+
+  /**
+   * Hands what arrives over a watch to the process: at once, or after its pause when it is paused
+   * (the connection stays open; the data waits in its buffers).
+   */
+  private void deliver(Runnable delivery) {
+    if (env instanceof ProcessEnv process) {
+      process.deliver(delivery);
+    } else {
+      delivery.run();
+    }
   }
 
   void failRate(double rate) {
-    this.failRate = rate;
+    link.failRate = rate;
   }
 
   /** Cuts or heals the connection; cutting closes every open watch. */
   void cut(boolean cut) {
-    this.cut = cut;
+    link.cut = cut;
     if (cut) {
-      var closing = List.copyOf(openWatches);
-      openWatches.clear();
+      var closing = List.copyOf(link.openWatches);
+      link.openWatches.clear();
       closing.forEach(Runnable::run);
     }
   }
 
   boolean isCut() {
-    return cut;
+    return link.cut;
   }
 
   private void before() {
-    if (cut) {
+    double failRate = link.failRate;
+    if (link.cut) {
       throw new ApiException(Reason.Unavailable, who + ": partitioned from the server (simulated)");
     }
     if (failRate > 0 && env.random().nextDouble() < failRate / 2) {
@@ -70,6 +107,7 @@ final class FlakyApi implements ApiClient {
   private <R> R write(Supplier<R> call) {
     before();
     var result = call.get();
+    double failRate = link.failRate;
     if (failRate > 0 && env.random().nextDouble() < failRate / 2) {
       throw new ApiException(
           Reason.Unavailable, who + ": timed out after the write committed (simulated)");
@@ -132,30 +170,42 @@ final class FlakyApi implements ApiClient {
             new WatchHandler<T>() {
               @Override
               public void onEvent(WatchEvent<T> event) {
-                if (!closed[0]) {
-                  handler.onEvent(event);
-                }
+                deliver(
+                    () -> {
+                      if (!closed[0]) {
+                        handler.onEvent(event);
+                      }
+                    });
               }
 
               @Override
               public void onGone(long compactedRevision) {
-                if (!closed[0]) {
-                  handler.onGone(compactedRevision);
-                }
+                deliver(
+                    () -> {
+                      if (!closed[0]) {
+                        handler.onGone(compactedRevision);
+                      }
+                    });
               }
 
               @Override
               public void onCaughtUp(long revision) {
-                if (!closed[0]) {
-                  handler.onCaughtUp(revision);
-                }
+                deliver(
+                    () -> {
+                      if (!closed[0]) {
+                        handler.onCaughtUp(revision);
+                      }
+                    });
               }
 
               @Override
               public void onClosed(String reason) {
-                if (!closed[0]) {
-                  handler.onClosed(reason);
-                }
+                deliver(
+                    () -> {
+                      if (!closed[0]) {
+                        handler.onClosed(reason);
+                      }
+                    });
               }
             });
     Runnable sever =
@@ -163,13 +213,13 @@ final class FlakyApi implements ApiClient {
           if (!closed[0]) {
             closed[0] = true;
             inner.close();
-            handler.onClosed(who + ": connection lost (simulated partition)");
+            deliver(() -> handler.onClosed(who + ": connection lost (simulated partition)"));
           }
         };
-    openWatches.add(sever);
+    link.openWatches.add(sever);
     return () -> {
       closed[0] = true;
-      openWatches.remove(sever);
+      link.openWatches.remove(sever);
       inner.close();
     };
   }

@@ -57,6 +57,9 @@ import java.util.Set;
  *       GangPromises}).
  *   <li>G2 topology: the live members of a gang that requires a topology key hold devices only on
  *       nodes of one value of it.
+ *   <li>L4 writable leader: a running replica that holds the controllers' lease can write: it is
+ *       never leading but unable to write for longer than {@link LeaderPromises#BOUND} ({@link
+ *       LeaderPromises}).
  *   <li>L2 progress: once the faults stop, while a gang that is not placed, with its members there
  *       to place, fits the free devices ({@link Capacity}), some gang is placed within {@link
  *       GangPromises#PROGRESS_BOUND}: gangs never deadlock one another.
@@ -82,11 +85,13 @@ final class Promises {
 
   private final GangPromises gangs;
   private final QueuePromises queues;
+  private final LeaderPromises leaders;
 
   Promises(WholeCluster world) {
     this.world = world;
     this.gangs = new GangPromises(world);
     this.queues = new QueuePromises(world);
+    this.leaders = new LeaderPromises(world);
   }
 
   GangPromises gangs() {
@@ -123,6 +128,7 @@ final class Promises {
     volumes(tasks, out);
     gangs.check(out);
     queues.check(out);
+    leaders.check(out);
     return out;
   }
 

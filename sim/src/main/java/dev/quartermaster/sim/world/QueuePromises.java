@@ -319,15 +319,15 @@ final class QueuePromises {
         || admitted.values().stream().anyMatch(a -> a.preempted().contains(uid))) {
       return Optional.empty();
     }
-    var kept = new HashMap<String, Integer>();
+    var kept = new HashMap<String, Long>(); // long: usages summed may pass an int
     admitted.values().stream()
         .filter(a -> a.queue().equals(name) && !a.evicting() && a.priority() >= priority)
-        .forEach(a -> a.usage().forEach((c, n) -> kept.merge(c, n, Integer::sum)));
+        .forEach(a -> a.usage().forEach((c, n) -> kept.merge(c, (long) n, Long::sum)));
     var demand = Demand.of(w.spec());
     for (var e : demand.entrySet()) {
       var nominal = queue.spec().nominal(e.getKey());
       if (nominal.isPresent()
-          && kept.getOrDefault(e.getKey(), 0) + e.getValue() > nominal.getAsInt()) {
+          && kept.getOrDefault(e.getKey(), 0L) + e.getValue() > nominal.getAsInt()) {
         return Optional.empty();
       }
     }

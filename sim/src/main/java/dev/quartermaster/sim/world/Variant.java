@@ -2,6 +2,7 @@ package dev.quartermaster.sim.world;
 
 import dev.quartermaster.agent.host.NodeHost;
 import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.control.leader.LeaderElector;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.serial.KeyedSerializer;
 import dev.quartermaster.core.serial.Serializer;
@@ -22,6 +23,7 @@ import java.util.function.UnaryOperator;
  * @param alongside controllers started once beside the real control plane, on a connection of their
  *     own (a naive scheduler's helper, say)
  * @param storeRules which of the store's rules across objects judge the writes
+ * @param leaderCallbacks what each replica's elector tells its controllers passes through this
  */
 public record Variant(
     UnaryOperator<NodeHost> hostView,
@@ -29,7 +31,8 @@ public record Variant(
     Function<Env, Serializer<String>> volumeCalls,
     Optional<UnaryOperator<ApiClient>> allocatorView,
     Optional<Controllers> alongside,
-    dev.quartermaster.sim.SimCluster.Rules storeRules) {
+    dev.quartermaster.sim.SimCluster.Rules storeRules,
+    UnaryOperator<LeaderElector.Callbacks> leaderCallbacks) {
   /** The real system. */
   public static final Variant REAL =
       new Variant(
@@ -47,7 +50,8 @@ public record Variant(
         volumeCalls,
         allocatorView,
         alongside,
-        dev.quartermaster.sim.SimCluster.Rules.ALL);
+        dev.quartermaster.sim.SimCluster.Rules.ALL,
+        UnaryOperator.identity());
   }
 
   /** Starts a set of controllers over {@code api}; the result stops them. */
@@ -84,7 +88,25 @@ public record Variant(
   /** This variant with {@code helper} running beside its control plane. */
   public Variant withAlongside(Controllers helper) {
     return new Variant(
-        hostView, controllers, volumeCalls, allocatorView, Optional.of(helper), storeRules);
+        hostView,
+        controllers,
+        volumeCalls,
+        allocatorView,
+        Optional.of(helper),
+        storeRules,
+        leaderCallbacks);
+  }
+
+  /** The real system whose electors tell their controllers through {@code view}. */
+  public static Variant leaderCallbacks(UnaryOperator<LeaderElector.Callbacks> view) {
+    return new Variant(
+        host -> host,
+        Optional.empty(),
+        KeyedSerializer::new,
+        Optional.empty(),
+        Optional.empty(),
+        dev.quartermaster.sim.SimCluster.Rules.ALL,
+        view);
   }
 
   /** This variant on a store without the quota guard: admission checked outside the write. */
@@ -95,6 +117,7 @@ public record Variant(
         volumeCalls,
         allocatorView,
         alongside,
-        dev.quartermaster.sim.SimCluster.Rules.NO_QUOTA_GUARD);
+        dev.quartermaster.sim.SimCluster.Rules.NO_QUOTA_GUARD,
+        leaderCallbacks);
   }
 }

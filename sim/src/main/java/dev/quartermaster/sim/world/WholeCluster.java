@@ -20,9 +20,11 @@ import dev.quartermaster.api.node.NodeStatus;
 import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.control.ControlPlane;
 import dev.quartermaster.control.leader.LeaderConfig;
+import dev.quartermaster.control.leader.WriteReadiness;
 import dev.quartermaster.control.lifecycle.NodeLifecycle;
 import dev.quartermaster.control.workload.WorkloadController;
 import dev.quartermaster.core.env.DeterministicEnv;
+import dev.quartermaster.sim.ProcessEnv;
 import dev.quartermaster.sim.SimCluster;
 import dev.quartermaster.sim.SimStore;
 import dev.quartermaster.sim.WatchFaults;
@@ -59,14 +61,19 @@ public final class WholeCluster {
     final String name;
     final SimNodeHost host;
     final FlakyApi api;
+
+    /** The agent's process: its wall clock may step. */
+    final ProcessEnv process;
+
     Optional<NodeAgent> agent = Optional.empty();
     SimCsiPlugin plugin;
     int boots;
 
-    NodeSlot(String name, SimNodeHost host, FlakyApi api) {
+    NodeSlot(String name, SimNodeHost host, FlakyApi api, ProcessEnv process) {
       this.name = name;
       this.host = host;
       this.api = api;
+      this.process = process;
     }
 
     /** The running agent's ledger, if an agent runs. */
@@ -83,11 +90,17 @@ public final class WholeCluster {
   interface Plane extends AutoCloseable {
     boolean isLeader();
 
+    /** Whether its controllers can write; naive controllers, which always can, say so. */
+    default WriteReadiness readiness() {
+      return new WriteReadiness(isLeader(), true, "naive controllers, not leader-elected");
+    }
+
     @Override
     void close();
   }
 
-  record Replica(String identity, Plane plane, FlakyApi api) {}
+  /** A replica: its name, its controllers, its connection, and its process (to pause). */
+  record Replica(String identity, Plane plane, FlakyApi api, ProcessEnv process) {}
 
   private final SimCluster cluster;
   private final RefusalLog refusals = new RefusalLog();
@@ -133,7 +146,8 @@ public final class WholeCluster {
               new SimNodeHost(env(), name, gpusPerNode, channelsPerNode),
               // Held to what its node's token allows (the server's own rule, judged on stored
               // objects).
-              new FlakyApi(refusals.agentView(api(), name), env(), name));
+              new FlakyApi(refusals.agentView(api(), name), env(), name),
+              new ProcessEnv(env()));
       // The plugin runs beside the agent on every node, with the controller service on the first
       // two.
       slot.plugin = new SimCsiPlugin(env(), storage, name, i <= 2, Duration.ofMillis(200));
@@ -281,7 +295,7 @@ public final class WholeCluster {
             Path.of("/sim", slot.name, "state"),
             DeviceRoot.at(Path.of("/sim", slot.name)),
             Path.of("/sim", slot.name, "cdi"),
-            env(),
+            slot.process,
             "boot-1",
             HEARTBEAT,
             ClaimLedger.DEFAULT_TOMBSTONE_TTL,
@@ -316,9 +330,10 @@ public final class WholeCluster {
 
   void startReplica() {
     var identity = "cp-" + (++replicaCount);
-    var api = new FlakyApi(api(), env(), identity);
+    var process = new ProcessEnv(env());
+    var api = new FlakyApi(api(), process, identity);
     if (variant.controllers().isPresent()) {
-      var stop = variant.controllers().get().start(env(), api);
+      var stop = variant.controllers().get().start(process, api);
       replicas.add(
           new Replica(
               identity,
@@ -337,18 +352,24 @@ public final class WholeCluster {
                   }
                 }
               },
-              api));
+              api,
+              process));
       return;
     }
     var real =
         new ControlPlane.Options(
             identity, LeaderConfig.DEFAULTS, WorkloadController.DEFAULT_EXPECTATION_BOUND, GRACE);
-    var options = variant.allocatorView().map(real::withAllocatorView).orElse(real);
+    var options =
+        variant
+            .allocatorView()
+            .map(real::withAllocatorView)
+            .orElse(real)
+            .withLeaderCallbacks(variant.leaderCallbacks());
     var plane =
         ControlPlane.start(
             api,
             new dev.quartermaster.store.StoreLeases(store()),
-            env(),
+            process,
             options,
             (node, instance) -> nodes.get(node).plugin,
             variant.volumeCalls().apply(env()));
@@ -362,11 +383,17 @@ public final class WholeCluster {
               }
 
               @Override
+              public WriteReadiness readiness() {
+                return plane.readiness();
+              }
+
+              @Override
               public void close() {
                 plane.close();
               }
             },
-            api));
+            api,
+            process));
   }
 
   /**
@@ -377,7 +404,9 @@ public final class WholeCluster {
     if (variant.controllers().isPresent()) {
       return;
     }
-    var leader = replicas.stream().filter(r -> r.plane().isLeader()).findFirst();
+    // A paused process cannot stop cleanly: only a running leader is failed over.
+    var leader =
+        replicas.stream().filter(r -> r.plane().isLeader() && !r.process().isPaused()).findFirst();
     leader.ifPresent(
         r -> {
           r.plane().close();

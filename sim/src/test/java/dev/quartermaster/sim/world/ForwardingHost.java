@@ -60,4 +60,9 @@ abstract class ForwardingHost implements NodeHost {
   public TaskHost tasks() {
     return host.tasks();
   }
+
+  @Override
+  public dev.quartermaster.agent.host.DeviceHolders deviceHolders() {
+    return host.deviceHolders();
+  }
 }

@@ -71,6 +71,7 @@ public final class EtcdStore implements Store {
   public static final long MAX_REQUEST_BYTES = 1_572_864;
 
   private final Client client;
+  private final List<String> endpoints;
   private final String prefix;
   private final AtomicLong compacted = new AtomicLong();
 
@@ -79,7 +80,35 @@ public final class EtcdStore implements Store {
 
   public EtcdStore(List<String> endpoints, String prefix) {
     this.client = Client.builder().endpoints(endpoints.toArray(String[]::new)).build();
+    this.endpoints = List.copyOf(endpoints);
     this.prefix = prefix;
+  }
+
+  /**
+   * The etcd version each member that answers within {@code timeout} reports, by endpoint; a member
+   * that does not answer is left out (the cluster may well run without it).
+   */
+  public java.util.Map<String, String> memberVersions(java.time.Duration timeout) {
+    var versions = new java.util.LinkedHashMap<String, String>();
+    for (var endpoint : endpoints) {
+      try {
+        versions.put(
+            endpoint,
+            client
+                .getMaintenanceClient()
+                .statusMember(endpoint)
+                .get(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+                .getVersion());
+      } catch (java.util.concurrent.ExecutionException
+          | java.util.concurrent.TimeoutException
+          | RuntimeException e) {
+        // not answering now: judged by the members that do
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    return versions;
   }
 
   private ByteSequence key(String k) {

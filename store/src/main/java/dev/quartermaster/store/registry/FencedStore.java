@@ -1,5 +1,6 @@
 package dev.quartermaster.store.registry;
 
+import dev.quartermaster.api.client.FencingClient;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.store.ForwardingStore;
@@ -34,7 +35,8 @@ final class FencedStore extends ForwardingStore {
       if (now != fenceRevision) {
         throw new ApiException(
             Reason.Unavailable,
-            "fenced: the leader's term that began at revision "
+            FencingClient.TERM_ENDED
+                + "the leader's term that began at revision "
                 + fenceRevision
                 + " of "
                 + fenceKey

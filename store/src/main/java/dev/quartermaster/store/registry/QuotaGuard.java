@@ -30,6 +30,12 @@ import java.util.Optional;
  *   <li>a ledger write that admits more (a new entry, or more usage) and breaks Q1, or lists a
  *       queue that is not of the ledger's cohort, or admits a workload that is gone, re-created,
  *       being deleted or of another queue;
+ *   <li>with a 422, an entry or a nomination whose usage or priority is not what its workload and
+ *       priority class give ({@link AdmissionTerms}): the store computes them, it does not take the
+ *       writer's word;
+ *   <li>a ledger write that adds to {@code spec.queues} a queue that does not exist or is of
+ *       another cohort (each queue is in its own cohort's ledger only), and a ledger's delete while
+ *       it admits anything;
  *   <li>a queue's spec change or delete that would break Q1 for what is admitted now (lowering a
  *       lender's quota under what others borrow), or that moves a queue with admitted workloads to
  *       another cohort;
@@ -47,10 +53,10 @@ import java.util.Optional;
  * breaks no quota; only an evicted entry's release is judged (its tasks must be gone).
  */
 final class QuotaGuard implements WriteRules {
-  private final StoredObjects stored;
+  private final AdmissionTerms terms;
 
   QuotaGuard(StoredObjects stored) {
-    this.stored = stored;
+    this.terms = new AdmissionTerms(stored);
   }
 
   @Override
@@ -134,11 +140,33 @@ final class QuotaGuard implements WriteRules {
 
   @Override
   public List<Compare> beforeDelete(Reads reads, ApiObject current) {
-    return current instanceof Queue q ? queueChange(reads, q, Optional.empty()) : List.of();
+    return switch (current) {
+      case Queue q -> queueChange(reads, q, Optional.empty());
+      case QuotaLedger l -> ledgerDelete(l);
+      default -> List.of();
+    };
+  }
+
+  /**
+   * A ledger is deleted only once it admits nothing: deleted while a workload ran, the task ran
+   * unadmitted and the cohort stayed stuck. Its revision is the delete's own compare, so an
+   * admission racing the delete fails one of them.
+   */
+  private static List<Compare> ledgerDelete(QuotaLedger l) {
+    var admitted = l.spec().admitted();
+    if (!admitted.isEmpty()) {
+      throw conflict(
+          l,
+          "cannot be deleted while it admits "
+              + admitted.size()
+              + " workload(s) "
+              + admitted.keySet()
+              + "; the admission controller releases each once it finishes or is deleted");
+    }
+    return List.of();
   }
 
   private List<Compare> ledgerWrite(Reads reads, QuotaLedgerSpec before, QuotaLedger next) {
-    var cohort = next.metadata().name();
     var added = new HashMap<String, Admitted>();
     next.spec()
         .admitted()
@@ -151,23 +179,14 @@ final class QuotaGuard implements WriteRules {
             });
     var compares = new ArrayList<Compare>();
     releases(reads, before, next, compares);
+    nominations(reads, before, next, compares);
+    newlyListed(reads, before, next, compares);
     if (added.isEmpty()) {
       return compares;
     }
     var specs = new HashMap<String, QueueSpec>();
     for (var name : next.spec().queues()) {
-      var queue = read(reads, Kinds.QUEUE, name, compares);
-      if (queue.isEmpty() || !queue.get().cohort().equals(cohort)) {
-        throw conflict(
-            next,
-            "spec.queues: queue "
-                + name
-                + (queue.isEmpty()
-                    ? " does not exist"
-                    : " is of cohort " + queue.get().cohort() + ", not " + cohort)
-                + "; admit against the cohort's queues as they are now");
-      }
-      specs.put(name, queue.get().spec());
+      specs.put(name, queueOf(reads, next, name, compares).spec());
     }
     for (var e : added.entrySet()) {
       var w = read(reads, Kinds.WORKLOAD, e.getKey(), compares);
@@ -193,6 +212,10 @@ final class QuotaGuard implements WriteRules {
                 + why.get()
                 + "; only a live workload is admitted, through its own queue");
       }
+      var was =
+          Optional.ofNullable(before.admitted().get(e.getKey()))
+              .filter(b -> b.uid().equals(a.uid()));
+      terms.entry(reads, next, e.getKey(), was, a, w.get(), compares);
     }
     for (var e : added.entrySet()) {
       var was = before.admitted().get(e.getKey());
@@ -210,6 +233,55 @@ final class QuotaGuard implements WriteRules {
               + "; a cohort's queues use at most their nominal quota plus what the cohort lends");
     }
     return compares;
+  }
+
+  /**
+   * A queue is in its own cohort's ledger only (the ledger is named as the cohort, so there is one
+   * per cohort): a queue a write adds to {@code spec.queues} exists and is of the ledger's cohort,
+   * even when nothing is admitted through it yet. A queue listed before and gone or moved since is
+   * not judged here (a release must not wait on it); an admission judges every queue listed.
+   */
+  private void newlyListed(
+      Reads reads, QuotaLedgerSpec before, QuotaLedger next, List<Compare> compares) {
+    for (var name : next.spec().queues()) {
+      if (!before.queues().contains(name)) {
+        queueOf(reads, next, name, compares);
+      }
+    }
+  }
+
+  /** Queue {@code name} as stored, refused unless it exists and is of {@code ledger}'s cohort. */
+  private Queue queueOf(Reads reads, QuotaLedger ledger, String name, List<Compare> compares) {
+    var cohort = ledger.metadata().name();
+    var queue = read(reads, Kinds.QUEUE, name, compares);
+    if (queue.isEmpty() || !queue.get().cohort().equals(cohort)) {
+      throw conflict(
+          ledger,
+          "spec.queues: queue "
+              + name
+              + (queue.isEmpty()
+                  ? " does not exist"
+                  : " is of cohort " + queue.get().cohort() + ", not " + cohort)
+              + "; a ledger lists its own cohort's queues, as they are now");
+    }
+    return queue.get();
+  }
+
+  /**
+   * Each nomination new or changed in this write is of its workload as it is ({@link
+   * AdmissionTerms}).
+   */
+  private void nominations(
+      Reads reads, QuotaLedgerSpec before, QuotaLedger next, List<Compare> compares) {
+    next.spec()
+        .nominated()
+        .forEach(
+            (name, n) -> {
+              var was = Optional.ofNullable(before.nominated().get(name));
+              if (!was.equals(Optional.of(n))) {
+                terms.nomination(reads, next, name, was, n, compares);
+              }
+            });
   }
 
   /**
@@ -460,10 +532,7 @@ final class QuotaGuard implements WriteRules {
 
   private <T extends ApiObject> Optional<T> read(
       Reads reads, dev.quartermaster.api.meta.Kind<T> kind, String name, List<Compare> compares) {
-    var key = StoredObjects.key(kind, name);
-    var kv = reads.get(key);
-    compares.add(new Compare.ModRevision(key, kv.map(x -> x.modRevision()).orElse(0L)));
-    return kv.map(x -> stored.decode(kind, x));
+    return terms.read(reads, kind, name, compares);
   }
 
   private static ApiException conflict(ApiObject object, String message) {

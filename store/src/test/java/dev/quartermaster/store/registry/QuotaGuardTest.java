@@ -13,6 +13,8 @@ import dev.quartermaster.api.queue.Demand;
 import dev.quartermaster.api.queue.Eviction;
 import dev.quartermaster.api.queue.EvictionReason;
 import dev.quartermaster.api.queue.Nomination;
+import dev.quartermaster.api.queue.PriorityClass;
+import dev.quartermaster.api.queue.PriorityClassSpec;
 import dev.quartermaster.api.queue.Queue;
 import dev.quartermaster.api.queue.QueueOrdering;
 import dev.quartermaster.api.queue.QueueSpec;
@@ -66,6 +68,11 @@ class QuotaGuardTest {
   }
 
   private static Workload workload(String name, String queue, int replicas) {
+    return workload(name, queue, replicas, Optional.empty());
+  }
+
+  private static Workload workload(
+      String name, String queue, int replicas, Optional<String> priorityClass) {
     var claim =
         new ClaimTemplate(
             "gpu",
@@ -81,7 +88,7 @@ class QuotaGuardTest {
             RestartPolicy.OnFailure);
     return new Workload(
         ObjectMeta.named(name),
-        new WorkloadSpec(List.of(group), Optional.empty()).inQueue(queue, Optional.empty()),
+        new WorkloadSpec(List.of(group), Optional.empty()).inQueue(queue, priorityClass),
         null);
   }
 
@@ -89,6 +96,16 @@ class QuotaGuardTest {
     var w = on.create(workload(name, queue, replicas));
     return new Admitted(
         w.metadata().uid(), queue, Map.of("w", replicas), Demand.of(w.spec()), 0, Instant.EPOCH);
+  }
+
+  /** As {@link #admit}, the workload of priority class {@code high} (100), created if need be. */
+  private Admitted admitHigh(ObjectRegistry on, String name, String queue, int replicas) {
+    if (on.get(Kinds.PRIORITY_CLASS, "high").isEmpty()) {
+      on.create(new PriorityClass(ObjectMeta.named("high"), new PriorityClassSpec(100, ""), null));
+    }
+    var w = on.create(workload(name, queue, replicas, Optional.of("high")));
+    return new Admitted(
+        w.metadata().uid(), queue, Map.of("w", replicas), Demand.of(w.spec()), 100, Instant.EPOCH);
   }
 
   /** The ledger of cohort team with {@code add} admitted on top of what it holds. */
@@ -306,7 +323,9 @@ class QuotaGuardTest {
     queues(api);
     var low = admit(api, "low", "a", 4);
     write(api, Map.of("low", low));
-    var p = admit(api, "p", "a", 8);
+    var p = admitHigh(api, "p", "a", 8);
+    var equal = admit(api, "equal", "a", 8);
+    var other = admit(api, "other", "b", 8);
 
     var unnominated =
         catchThrowableOfType(
@@ -317,23 +336,24 @@ class QuotaGuardTest {
     assertThat(unnominated.getMessage())
         .contains("spec.admitted.low.eviction: p is not nominated for it");
 
-    var samePriority = new Nomination(p.uid(), "a", 0, List.of(low.uid()), Instant.EPOCH);
+    var samePriority = new Nomination(equal.uid(), "a", 0, List.of(low.uid()), Instant.EPOCH);
     var notRightful =
         catchThrowableOfType(
             ApiException.class,
             () ->
                 replace(
-                    Map.of("low", low.evictedBy(by(p, "p", EvictionReason.Preempted))),
-                    Map.of("p", samePriority)));
-    assertThat(notRightful.getMessage()).contains("Preempted by p is not rightful");
+                    Map.of("low", low.evictedBy(by(equal, "equal", EvictionReason.Preempted))),
+                    Map.of("equal", samePriority)));
+    assertThat(notRightful.getMessage()).contains("Preempted by equal is not rightful");
     var notBorrowing =
         catchThrowableOfType(
             ApiException.class,
             () ->
                 replace(
-                    Map.of("low", low.evictedBy(by(p, "p", EvictionReason.Reclaimed))),
-                    Map.of("p", new Nomination(p.uid(), "b", 0, List.of(low.uid()), null))));
-    assertThat(notBorrowing.getMessage()).contains("Reclaimed by p is not rightful");
+                    Map.of("low", low.evictedBy(by(other, "other", EvictionReason.Reclaimed))),
+                    Map.of(
+                        "other", new Nomination(other.uid(), "b", 0, List.of(low.uid()), null))));
+    assertThat(notBorrowing.getMessage()).contains("Reclaimed by other is not rightful");
 
     var higher = new Nomination(p.uid(), "a", 100, List.of(low.uid()), Instant.EPOCH);
     var written =
@@ -350,8 +370,8 @@ class QuotaGuardTest {
   @Test
   void aPreemptedWorkloadNeverEvictsItsPreemptorBack() {
     queues(api);
-    var v = admit(api, "v", "a", 2);
-    var p = admit(api, "p", "a", 2);
+    var v = admitHigh(api, "v", "a", 2);
+    var p = admitHigh(api, "p", "a", 2);
     var pRemembers =
         new Admitted(
             p.uid(),
@@ -363,7 +383,7 @@ class QuotaGuardTest {
             Optional.empty(),
             List.of(v.uid()));
     write(api, Map.of("p", pRemembers));
-    var vBack = new Nomination(v.uid(), "a", 1000, List.of(p.uid()), Instant.EPOCH);
+    var vBack = new Nomination(v.uid(), "a", 100, List.of(p.uid()), Instant.EPOCH);
 
     var refused =
         catchThrowableOfType(
@@ -384,7 +404,7 @@ class QuotaGuardTest {
     queues(api);
     var low = admit(api, "low", "a", 1);
     write(api, Map.of("low", low));
-    var p = admit(api, "p", "a", 8);
+    var p = admitHigh(api, "p", "a", 8);
     var owner = api.get(Kinds.WORKLOAD, "low").orElseThrow();
     var task =
         api.create(
@@ -430,5 +450,165 @@ class QuotaGuardTest {
                 .spec()
                 .admitted())
         .isEmpty();
+  }
+
+  /**
+   * Issue 43, item 8: an admin write admitting a 4-GPU job with no usage was accepted, and 8 GPUs
+   * then ran against a quota of 4 + 2. The store counts the usage from the workload's spec.
+   */
+  @Test
+  void aLedgerCannotSayAWorkloadUsesOtherThanItsSpecAsks() {
+    queues(api);
+    var x = admit(api, "x", "a", 4);
+    long before = store.currentRevision();
+
+    for (var usage : List.<Map<String, Integer>>of(Map.of(), Map.of("gpu", 0), Map.of("gpu", 5))) {
+      var refused =
+          catchThrowableOfType(
+              ApiException.class, () -> write(api, Map.of("x", x.resized(x.replicas(), usage))));
+      assertThat(refused.error().code()).isEqualTo(422);
+      assertThat(refused.getMessage())
+          .isEqualTo(
+              "quotaledger/team is invalid: spec.admitted.x.usage: is "
+                  + usage
+                  + ", but the workload's admitted replicas {w=4} use {gpu=4}; the store counts a"
+                  + " workload's usage from its spec");
+    }
+    var unknownGroup = x.resized(Map.of("w", 4, "ghost", 1), x.usage());
+    assertThat(
+            catchThrowableOfType(ApiException.class, () -> write(api, Map.of("x", unknownGroup)))
+                .getMessage())
+        .contains("spec.admitted.x.replicas.ghost: workload x has no group ghost: [w]");
+    assertThat(store.currentRevision()).as("nothing written").isEqualTo(before);
+
+    write(api, Map.of("x", x));
+    // A scale-down's shrink is counted the same way: 2 replicas use 2 GPUs, not 0.
+    var w = api.get(Kinds.WORKLOAD, "x").orElseThrow();
+    api.update(w.withSpec(w.spec().withGroups(List.of(w.spec().groups().get(0).withReplicas(2)))));
+    var cheap = x.resized(Map.of("w", 2), Map.of("gpu", 0));
+    assertThat(
+            catchThrowableOfType(ApiException.class, () -> write(api, Map.of("x", cheap)))
+                .getMessage())
+        .contains(
+            "spec.admitted.x.usage: is {gpu=0}, but the workload's admitted replicas {w=2}"
+                + " use {gpu=2}");
+    assertThat(write(api, Map.of("x", x.resized(Map.of("w", 2), Map.of("gpu", 2)))).spec())
+        .extracting(l -> l.admitted().get("x").usage())
+        .isEqualTo(Map.of("gpu", 2));
+  }
+
+  /**
+   * Issue 43, item 8: raising an admitted entry's priority to 10⁹ made it unpreemptable. A
+   * priority, an entry's or a nomination's, is its workload's class's value.
+   */
+  @Test
+  void aLedgerCannotSayAWorkloadsPriorityIsOtherThanItsClasss() {
+    queues(api);
+    var x = admit(api, "x", "a", 2);
+    write(api, Map.of("x", x));
+    var raised = new Admitted(x.uid(), "a", x.replicas(), x.usage(), 1_000_000_000, x.at());
+
+    var refused = catchThrowableOfType(ApiException.class, () -> write(api, Map.of("x", raised)));
+
+    assertThat(refused.error().code()).isEqualTo(422);
+    assertThat(refused.getMessage())
+        .isEqualTo(
+            "quotaledger/team is invalid: spec.admitted.x.priority: is 1000000000, but workload"
+                + " x's priority is 0 (no priority class); the store takes a priority from the"
+                + " workload's class");
+    var high = admitHigh(api, "h", "b", 2);
+    var asHigh = new Admitted(high.uid(), "b", high.replicas(), high.usage(), 0, high.at());
+    assertThat(
+            catchThrowableOfType(ApiException.class, () -> write(api, Map.of("h", asHigh)))
+                .getMessage())
+        .contains(
+            "spec.admitted.h.priority: is 0, but workload h's priority is 100 (priority"
+                + " class high)");
+    assertThat(write(api, Map.of("h", high)).spec().admitted().get("h").priority()).isEqualTo(100);
+
+    var p = admit(api, "p", "a", 8);
+    var inflated = new Nomination(p.uid(), "a", 1_000_000_000, List.of(x.uid()), Instant.EPOCH);
+    var nominated =
+        catchThrowableOfType(
+            ApiException.class,
+            () ->
+                replace(
+                    Map.of("x", x.evictedBy(by(p, "p", EvictionReason.Preempted)), "h", high),
+                    Map.of("p", inflated)));
+    assertThat(nominated.getMessage())
+        .contains("spec.nominated.p.priority: is 1000000000, but workload p's priority is 0");
+    assertThat(api.get(Kinds.QUOTA_LEDGER, "team").orElseThrow().spec().admitted().get("x"))
+        .isEqualTo(x);
+  }
+
+  /**
+   * Issue 43, item 7 in the store: two queues of quota {@code Integer.MAX_VALUE} summed negative,
+   * and every admission of their cohort was refused.
+   */
+  @Test
+  void twoQueuesOfTheLargestQuotaStillAdmit() {
+    api.create(new Queue(ObjectMeta.named("a"), gpus(Integer.MAX_VALUE), null));
+    api.create(new Queue(ObjectMeta.named("b"), gpus(Integer.MAX_VALUE), null));
+    assertThat(write(api, Map.of("x", admit(api, "x", "a", 4))).spec().admitted())
+        .containsOnlyKeys("x");
+  }
+
+  /**
+   * Issue 43, item 9: a ledger that admitted a running workload could be deleted; the cohort then
+   * stayed stuck and the task ran unadmitted.
+   */
+  @Test
+  void aLedgerIsDeletedOnlyOnceItAdmitsNothing() {
+    queues(api);
+    write(api, Map.of("x", admit(api, "x", "a", 2)));
+
+    var refused =
+        catchThrowableOfType(ApiException.class, () -> api.delete(Kinds.QUOTA_LEDGER, "team"));
+
+    assertThat(refused.error().code()).isEqualTo(409);
+    assertThat(refused.getMessage())
+        .isEqualTo(
+            "quotaledger/team: cannot be deleted while it admits 1 workload(s) [x]; the admission"
+                + " controller releases each once it finishes or is deleted");
+    assertThat(api.get(Kinds.QUOTA_LEDGER, "team")).isPresent();
+    replace(Map.of(), Map.of());
+    api.delete(Kinds.QUOTA_LEDGER, "team");
+    assertThat(api.get(Kinds.QUOTA_LEDGER, "team")).isEmpty();
+  }
+
+  /**
+   * Issue 43, item 9: a second ledger could list another cohort's queue. A ledger is named as its
+   * cohort (one per cohort), and lists only queues of that cohort, admitting or not.
+   */
+  @Test
+  void aLedgerListsOnlyItsOwnCohortsQueues() {
+    queues(api);
+    var other =
+        new QuotaLedger(
+            ObjectMeta.named("other"), new QuotaLedgerSpec(List.of("a"), Map.of()), null);
+
+    var refused = catchThrowableOfType(ApiException.class, () -> api.create(other));
+
+    assertThat(refused.error().code()).isEqualTo(409);
+    assertThat(refused.getMessage())
+        .isEqualTo(
+            "quotaledger/other: spec.queues: queue a is of cohort team, not other; a ledger lists"
+                + " its own cohort's queues, as they are now");
+    var ghost =
+        catchThrowableOfType(
+            ApiException.class,
+            () ->
+                api.create(
+                    new QuotaLedger(
+                        ObjectMeta.named("team"),
+                        new QuotaLedgerSpec(List.of("a", "ghost"), Map.of()),
+                        null)));
+    assertThat(ghost.getMessage()).contains("spec.queues: queue ghost does not exist");
+    assertThat(api.list(Kinds.QUOTA_LEDGER).items()).isEmpty();
+    // The cohort's own ledger, listing its own queues: fine, and again after one of them is gone
+    // (a release does not wait on a queue listed before).
+    write(api, Map.of());
+    api.delete(Kinds.QUEUE, "b");
+    assertThat(write(api, Map.of()).spec().queues()).containsExactly("a", "b");
   }
 }
