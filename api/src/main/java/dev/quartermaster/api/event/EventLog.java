@@ -175,14 +175,15 @@ public final class EventLog {
         write(entry.getKey(), entry.getValue());
       } catch (RuntimeException e) {
         // Unavailable, fenced, partitioned: keep it for the next flush. Refused (invalid,
-        // forbidden)
-        // or failing for a minute: drop it, counted, rather than retry for ever.
+        // forbidden, about an object that is gone) or failing for a minute: drop it, counted,
+        // rather than retry for ever.
         var p = entry.getValue();
         p.failures++;
         boolean refused =
             e instanceof ApiException a
                 && (a.is(Reason.Invalid)
                     || a.is(Reason.Forbidden)
+                    || a.is(Reason.NotFound)
                     || a.is(Reason.BadRequest)
                     || a.is(Reason.PayloadTooLarge));
         synchronized (this) {

@@ -65,7 +65,20 @@ public final class WriteJudge {
     }
     var judged = access.against(stored);
     if (body instanceof Event event) {
-      judged = judged.about(involved(event.spec().involved()));
+      var about = event.spec().involved();
+      var object = involved(about);
+      if (object.isEmpty() && Kinds.byName(about.kind()).isPresent()) {
+        // Not a question of access: the object is gone (an agent's event about a task deleted
+        // since it saw it), and an event about nothing is not recorded.
+        throw new ApiException(
+            ApiError.Reason.NotFound,
+            body.ref()
+                + " is about "
+                + about
+                + ", which does not exist (deleted since?): an agent records events only about"
+                + " objects that exist");
+      }
+      judged = judged.about(object);
     }
     require(who, judged);
   }
