@@ -20,10 +20,11 @@ import java.util.Set;
 /**
  * The device holders of this machine, from {@code /proc/<pid>/fd}: every open file of every process
  * but this one is matched against the devices asked about, two ways — by path (the link's target is
- * the device node's host path, or the path a container is given, which is what the link reads for a
- * file opened inside a container's mount namespace) and by character-device number (the file the
- * link resolves to is a character device with the node's {@code st_rdev}, whatever path it was
- * opened by). Sockets, pipes and anonymous inodes are skipped by their link text.
+ * the device node's host path; or the path a container is given, which is what the link reads for a
+ * file opened inside a container's mount namespace, when the open file is that node: the same file,
+ * or the same character device) and by character-device number (the file the link resolves to is a
+ * character device with the node's {@code st_rdev}, whatever path it was opened by). Sockets, pipes
+ * and anonymous inodes are skipped by their link text.
  *
  * <p>By number only on a real host ({@link #forRoot}): a simulated root's nodes are stand-ins,
  * aliases of real host devices that several GPUs may share and that host daemons may hold (lxcfs
@@ -81,11 +82,16 @@ public final class ProcDeviceHolders implements DeviceHolders {
       return HolderScan.FREE;
     }
     var byPath = new HashMap<String, String>();
+    var inContainer = new HashMap<String, Candidate>();
     var byRdev = new HashMap<Long, String>();
     devices.forEach(
         (name, node) -> {
           byPath.put(node.hostPath().toString(), name);
-          byPath.put(node.path(), name);
+          if (!node.path().equals(node.hostPath().toString())) {
+            inContainer.put(
+                node.path(),
+                new Candidate(name, fileKey(node.hostPath()), characterDevice(node.hostPath())));
+          }
           if (byNumber) {
             characterDevice(node.hostPath()).ifPresent(rdev -> byRdev.put(rdev, name));
           }
@@ -96,7 +102,7 @@ public final class ProcDeviceHolders implements DeviceHolders {
       for (var dir : pids) {
         long pid = Long.parseLong(dir.getFileName().toString());
         if (pid != self) {
-          scanProcess(dir, pid, byPath, byRdev, holders, unreadable);
+          scanProcess(dir, pid, byPath, inContainer, byRdev, holders, unreadable);
         }
       }
     } catch (IOException e) {
@@ -109,6 +115,7 @@ public final class ProcDeviceHolders implements DeviceHolders {
       Path dir,
       long pid,
       Map<String, String> byPath,
+      Map<String, Candidate> inContainer,
       Map<Long, String> byRdev,
       List<DeviceHolder> holders,
       List<String> unreadable) {
@@ -125,6 +132,10 @@ public final class ProcDeviceHolders implements DeviceHolders {
           continue; // socket:[…], pipe:[…], anon_inode:…
         }
         var device = byPath.get(target);
+        var candidate = inContainer.get(target);
+        if (device == null && candidate != null && candidate.is(fd)) {
+          device = candidate.device();
+        }
         if (device == null && !byRdev.isEmpty()) {
           device = characterDevice(fd).map(byRdev::get).orElse(null);
         }
@@ -155,6 +166,29 @@ public final class ProcDeviceHolders implements DeviceHolders {
     }
     for (var h : found) {
       holders.add(new DeviceHolder(h.device(), pid, command, h.openedAs()));
+    }
+  }
+
+  /**
+   * A device asked about, as a container sees it: its path there names it only if the open file is
+   * the node itself (a bind mount: the same file) or the same character device (a node made in the
+   * container with its number). Any process may have a file of that name open, such as another
+   * container's real {@code /dev/nvidia0} while this root is simulated.
+   */
+  private record Candidate(String device, Optional<Object> fileKey, Optional<Long> rdev) {
+    boolean is(Path fd) {
+      return (fileKey.isPresent() && fileKey.equals(fileKey(fd)))
+          || (rdev.isPresent() && rdev.equals(characterDevice(fd)));
+    }
+  }
+
+  /** The identity (device and inode) of the file {@code path} resolves to. */
+  private static Optional<Object> fileKey(Path path) {
+    try {
+      return Optional.ofNullable(
+          Files.readAttributes(path, java.nio.file.attribute.BasicFileAttributes.class).fileKey());
+    } catch (IOException | RuntimeException e) {
+      return Optional.empty();
     }
   }
 

@@ -77,6 +77,31 @@ class ProcDeviceHoldersTest {
     assertThat(holders.scan(Map.of("gpu-0", node("/dev/nvidia0", gpu))).free()).isTrue();
   }
 
+  /**
+   * The path a container is given ({@code /dev/nvidia0}) may be any process's real device, or
+   * another simulated node: a file opened by that path is the node only if it is the same file (a
+   * bind mount; here a hard link shows the same file under the other name). With the bench's pods
+   * holding their {@code /dev/nvidia0}, every simulated node of the agent's tests read as held.
+   */
+  @Test
+  void aFileOpenedByTheContainersPathIsTheNodeOnlyIfItIsTheSameFile() throws Exception {
+    var gpu = Files.createFile(dir.resolve("nvidia0"));
+    var elsewhere = Files.createFile(dir.resolve("another-nvidia0"));
+    var holders = ProcDeviceHolders.byPath();
+    var stranger = holding(elsewhere);
+    assertThat(holders.scan(Map.of("gpu-0", node(elsewhere.toString(), gpu))).free())
+        .as("a different file under the container's path")
+        .isTrue();
+    stranger.destroyForcibly();
+    stranger.waitFor();
+
+    var sameFile = Files.createLink(dir.resolve("in-container-nvidia0"), gpu);
+    var process = holding(sameFile);
+    assertThat(holders.scan(Map.of("gpu-0", node(sameFile.toString(), gpu))).holders())
+        .singleElement()
+        .satisfies(h -> assertThat(h.pid()).isEqualTo(process.pid()));
+  }
+
   @Test
   void thisProcessIsNeverAHolder() throws Exception {
     var gpu = Files.createFile(dir.resolve("nvidia0"));
