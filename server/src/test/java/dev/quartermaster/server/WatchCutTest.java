@@ -60,8 +60,8 @@ class WatchCutTest {
             new Metrics(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), Optional.empty()));
     var client = new NeverReads(64 << 10); // its connection's buffer fills at 64 KiB, then waits
     var status = new AtomicInteger();
-    var writer =
-        Thread.ofVirtual().start(() -> status.set(runQuietly(session, new Exchange(client))));
+    var exchange = new Exchange(client);
+    var writer = Thread.ofVirtual().start(() -> status.set(runQuietly(session, exchange)));
 
     int events = 400; // ~1.6 MB: six times the bound
     for (int i = 1; i <= events; i++) {
@@ -75,6 +75,13 @@ class WatchCutTest {
       long held = unsent + session.queuedBytes();
       assertThat(held).as("bytes held after event %d", i).isLessThanOrEqualTo(LIMIT);
       assertThat(session.mostBehindBytes()).isLessThanOrEqualTo(LIMIT);
+      if (i == 1) {
+        // The first item decides the status: the stream is a 200 once the writer took it. A
+        // writer started late on a loaded machine would otherwise find only the cut (a 410 answer).
+        assertThat(exchange.headersSent.await(60, java.util.concurrent.TimeUnit.SECONDS))
+            .as("the stream began")
+            .isTrue();
+      }
     }
     writer.join();
 
@@ -171,6 +178,8 @@ class WatchCutTest {
     private final Headers headers = new Headers();
     private final OutputStream body;
     private int code = -1;
+    final java.util.concurrent.CountDownLatch headersSent =
+        new java.util.concurrent.CountDownLatch(1);
 
     Exchange(OutputStream body) {
       this.body = body;
@@ -217,6 +226,7 @@ class WatchCutTest {
     @Override
     public void sendResponseHeaders(int rCode, long responseLength) {
       code = rCode;
+      headersSent.countDown();
     }
 
     @Override
