@@ -90,7 +90,7 @@ public final class ProcDeviceHolders implements DeviceHolders {
           if (!node.path().equals(node.hostPath().toString())) {
             inContainer.put(
                 node.path(),
-                new Candidate(name, fileKey(node.hostPath()), characterDevice(node.hostPath())));
+                new Candidate(name, identityOf(node.hostPath()), characterDevice(node.hostPath())));
           }
           if (byNumber) {
             characterDevice(node.hostPath()).ifPresent(rdev -> byRdev.put(rdev, name));
@@ -177,13 +177,13 @@ public final class ProcDeviceHolders implements DeviceHolders {
    */
   private record Candidate(String device, Optional<Object> fileKey, Optional<Long> rdev) {
     boolean is(Path fd) {
-      return (fileKey.isPresent() && fileKey.equals(fileKey(fd)))
+      return (fileKey.isPresent() && fileKey.equals(identityOf(fd)))
           || (rdev.isPresent() && rdev.equals(characterDevice(fd)));
     }
   }
 
   /** The identity (device and inode) of the file {@code path} resolves to. */
-  private static Optional<Object> fileKey(Path path) {
+  private static Optional<Object> identityOf(Path path) {
     try {
       return Optional.ofNullable(
           Files.readAttributes(path, java.nio.file.attribute.BasicFileAttributes.class).fileKey());
