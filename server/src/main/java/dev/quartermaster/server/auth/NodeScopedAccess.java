@@ -169,7 +169,7 @@ public final class NodeScopedAccess implements AccessRule {
   }
 
   /** Whether {@code o}, stored as what an event says it is about, is of node {@code n}. */
-  private static boolean ofNode(ApiObject o, InvolvedObject about, String n) {
+  static boolean ofNode(ApiObject o, InvolvedObject about, String n) {
     if (!o.kind().name().equals(about.kind()) || !o.metadata().name().equals(about.name())) {
       return false;
     }

@@ -67,16 +67,22 @@ public final class WriteJudge {
     if (body instanceof Event event) {
       var about = event.spec().involved();
       var object = involved(about);
-      if (object.isEmpty() && Kinds.byName(about.kind()).isPresent()) {
-        // Not a question of access: the object is gone (an agent's event about a task deleted
-        // since it saw it), and an event about nothing is not recorded.
+      if (who.role() instanceof Principal.NodeAgent agent
+          && Kinds.byName(about.kind()).isPresent()
+          && object.filter(o -> NodeScopedAccess.ofNode(o, about, agent.nodeName())).isEmpty()) {
+        // As a node sees it, there is no such object of its own: gone, or placed elsewhere, since
+        // its agent saw it (a task deleted, or made again on another node), or never its own. Not
+        // found, as for anything else it cannot reach, which also says nothing of other nodes'.
         throw new ApiException(
             ApiError.Reason.NotFound,
             body.ref()
                 + " is about "
                 + about
-                + ", which does not exist (deleted since?): an agent records events only about"
-                + " objects that exist");
+                + ", which is not an object of node "
+                + agent.nodeName()
+                + " (gone, or placed elsewhere, since?): an agent records events only about its"
+                + " own node's objects (its Node, a Task placed there, a claim that concerns it, a"
+                + " Volume with a claim of its node)");
       }
       judged = judged.about(object);
     }
