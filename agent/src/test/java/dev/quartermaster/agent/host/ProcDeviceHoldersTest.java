@@ -154,7 +154,14 @@ class ProcDeviceHoldersTest {
   @Test
   void theNodesOwnGpuServicesAreNotHolders() throws Exception {
     var gpu = Files.createFile(dir.resolve("nvidia0"));
-    holding(gpu);
+    var process = holding(gpu);
+    // The holder is the shell until it execs sleep: ask once it is sleep, as the service would be.
+    var comm = Path.of("/proc", Long.toString(process.pid()), "comm");
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+    while (!Files.readString(comm).strip().equals("sleep") && System.nanoTime() < deadline) {
+      Thread.onSpinWait();
+    }
+    assertThat(Files.readString(comm).strip()).isEqualTo("sleep");
     var ignoringSleep =
         new ProcDeviceHolders(
             Path.of("/proc"), ProcessHandle.current().pid(), Set.of("sleep"), false);
