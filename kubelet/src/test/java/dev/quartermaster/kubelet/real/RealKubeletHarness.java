@@ -286,34 +286,8 @@ class RealKubeletHarness {
   private void seed1Naive() throws Exception {
     var most = Math.min(rounds(), 30);
     section("Seed 1 with the naive plugin (no ledger check): at most " + most + " replacements");
-    var root = DeviceRoot.at(devices.root());
-    var tree =
-        new HostDeviceTree(
-            root, () -> new NvmlLoad.Unavailable("simulated"), Duration.ofSeconds(2));
-    var look = new DeviceLook(tree);
-    var socket = cluster.pluginsDir().resolve(DRIVER).resolve("naive.sock");
-    try (var naive =
-            NaivePlugin.start(
-                new ApiClaimSource(admin, DRIVER),
-                root,
-                () -> new NvmlLoad.Unavailable("simulated"),
-                cluster.node(),
-                cluster.cdiDir(),
-                socket);
-        var slices =
-            new SlicePublisher(
-                    new SystemEnv(),
-                    admin,
-                    DRIVER,
-                    cluster.node(),
-                    () -> new NodeDevices(look.rescan(), tree.checkControlNodes()))
-                .start(Duration.ofSeconds(2));
-        var proxy =
-            new RecordingProxy(
-                DRIVER,
-                socket,
-                cluster.pluginsDir().resolve(DRIVER).resolve("recorded.sock"),
-                registrationSocket())) {
+    try (var run = startNaive()) {
+      var proxy = run.proxy();
       waitRegistered(proxy);
       waitSlicesReady(true);
       line(replaceRepeatedly("naive", most, false, true, proxy));
@@ -478,38 +452,57 @@ class RealKubeletHarness {
     stopPlugin();
   }
 
-  /** The naive plugin in the reconcile window: it must be caught (an overlap or a double). */
-  private void reconcileWindowNaive() throws Exception {
-    section("Force-delete inside the kubelet's reconcile window: the naive plugin");
+  /** The naive plugin, its slices published, behind the recording proxy: closed in reverse. */
+  private record NaiveRun(NaivePlugin naive, SlicePublisher slices, RecordingProxy proxy)
+      implements AutoCloseable {
+    @Override
+    public void close() throws Exception {
+      try (naive;
+          slices;
+          proxy) {
+        // the proxy closes first, then the slices, then the plugin: as one try-with-resources
+      }
+    }
+  }
+
+  private NaiveRun startNaive() throws Exception {
     var root = DeviceRoot.at(devices.root());
-    var socket = cluster.pluginsDir().resolve(DRIVER).resolve("naive.sock");
     var tree =
         new HostDeviceTree(
             root, () -> new NvmlLoad.Unavailable("simulated"), Duration.ofSeconds(2));
     var look = new DeviceLook(tree);
-    try (var naive =
-            NaivePlugin.start(
-                new ApiClaimSource(admin, DRIVER),
-                root,
-                () -> new NvmlLoad.Unavailable("simulated"),
-                cluster.node(),
-                cluster.cdiDir(),
-                socket);
-        var slices =
-            new SlicePublisher(
-                    new SystemEnv(),
-                    admin,
-                    DRIVER,
-                    cluster.node(),
-                    () -> new NodeDevices(look.rescan(), tree.checkControlNodes()))
-                .start(Duration.ofSeconds(2));
-        var proxy =
-            new RecordingProxy(
+    var socket = cluster.pluginsDir().resolve(DRIVER).resolve("naive.sock");
+    var naive =
+        NaivePlugin.start(
+            new ApiClaimSource(admin, DRIVER),
+            root,
+            () -> new NvmlLoad.Unavailable("simulated"),
+            cluster.node(),
+            cluster.cdiDir(),
+            socket);
+    var slices =
+        new SlicePublisher(
+                new SystemEnv(),
+                admin,
                 DRIVER,
-                socket,
-                cluster.pluginsDir().resolve(DRIVER).resolve("recorded.sock"),
-                registrationSocket());
+                cluster.node(),
+                () -> new NodeDevices(look.rescan(), tree.checkControlNodes()))
+            .start(Duration.ofSeconds(2));
+    var proxy =
+        new RecordingProxy(
+            DRIVER,
+            socket,
+            cluster.pluginsDir().resolve(DRIVER).resolve("recorded.sock"),
+            registrationSocket());
+    return new NaiveRun(naive, slices, proxy);
+  }
+
+  /** The naive plugin in the reconcile window: it must be caught (an overlap or a double). */
+  private void reconcileWindowNaive() throws Exception {
+    section("Force-delete inside the kubelet's reconcile window: the naive plugin");
+    try (var run = startNaive();
         var overlaps = new ContainerOverlaps(devices.devDir().resolve("nvidia0"))) {
+      var proxy = run.proxy();
       waitRegistered(proxy);
       waitSlicesReady(true);
       var found = inReconcileWindow("naive-window", false, proxy, overlaps);
