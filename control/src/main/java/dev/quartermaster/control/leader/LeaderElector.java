@@ -79,9 +79,6 @@ public final class LeaderElector implements Leadership {
   private long epoch;
   private long fenceRevision;
 
-  /** Terms this process has begun, the first included. */
-  private long terms;
-
   /** Whether the lease, when last read, named someone else. */
   private boolean observedHolderIsOther;
 
@@ -162,8 +159,9 @@ public final class LeaderElector implements Leadership {
     synchronized (lock) {
       return new Standing(
           leading,
-          terms == 0 ? Optional.empty() : Optional.of(new Term(epoch, fenceKey(), fenceRevision)),
-          Duration.ofNanos(terms == 0 ? 0 : env.nanoTime() - lastRenewStartNanos),
+          // Epochs start at 1: 0 means no term was ever won here.
+          epoch == 0 ? Optional.empty() : Optional.of(new Term(epoch, fenceKey(), fenceRevision)),
+          Duration.ofNanos(epoch == 0 ? 0 : env.nanoTime() - lastRenewStartNanos),
           config.renewDeadline());
     }
   }
@@ -194,9 +192,6 @@ public final class LeaderElector implements Leadership {
           // Renewed too late to keep the term: a new one began under our controllers' feet.
           ended = Optional.of(new Term(epoch, fenceKey(), fenceRevision));
           silentNanos = started - lastRenewStartNanos;
-        }
-        if (!leading || ended.isPresent()) {
-          terms++;
         }
         lastRenewStartNanos = started;
         becameLeader = !leading;
