@@ -102,7 +102,15 @@ class EffectsReconcilerTest {
     second.start("cd-1");
     assertThat(java.nio.file.Files.readString(dir.resolve("cd-1.pid"))).startsWith(pid + " ");
     second.stop("cd-1");
-    assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)).isFalse();
+    // Stopped means a zombie at least; this JVM's reaper (the first start's parent) reaps it soon
+    // after, and only then does isAlive turn false.
+    assertThat(
+            ProcessHandle.of(pid)
+                .map(dev.quartermaster.agent.runtime.ProcessTree::running)
+                .orElse(false))
+        .isFalse();
+    ProcessHandle.of(pid)
+        .ifPresent(h -> h.onExit().orTimeout(30, java.util.concurrent.TimeUnit.SECONDS).join());
     assertThat(second.running()).isEmpty();
     assertThat(dir.resolve("cd-1.pid")).doesNotExist();
   }
