@@ -96,6 +96,31 @@ class CohortQuotaTest {
     assertThat(CohortQuota.of(queues, admitted).breach()).isEqualTo(expected);
   }
 
+  /** The admission decision's running tally says what CohortQuota says, case by case. */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("cases")
+  void theTallyJudgesAsCohortQuotaDoes(
+      String name,
+      Map<String, QueueSpec> queues,
+      Map<String, Admitted> admitted,
+      Optional<String> expected) {
+    var tally = QuotaTally.of(queues, admitted);
+    assertThat(tally.breach()).isEqualTo(expected);
+    // Built one entry at a time and taken apart again, it ends where it began.
+    var empty = QuotaTally.of(queues, Map.of());
+    admitted.values().forEach(a -> empty.add(a.queue(), a.usage()));
+    assertThat(empty.breach()).isEqualTo(expected);
+    admitted.values().forEach(a -> empty.remove(a.queue(), a.usage()));
+    assertThat(empty.breach()).isEmpty();
+    var quota = CohortQuota.of(queues, admitted);
+    for (var q : queues.keySet()) {
+      for (var c : java.util.List.of("gpu", "channel")) {
+        assertThat(tally.borrowed(q, c)).isEqualTo(quota.borrowed(q, c));
+        assertThat(tally.lent(c).getOrDefault(q, 0)).isEqualTo(quota.lent(q, c));
+      }
+    }
+  }
+
   @Test
   void roomCountsOwnQuotaAndWhatOthersLend() {
     var q =

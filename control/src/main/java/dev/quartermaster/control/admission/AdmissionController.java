@@ -40,6 +40,9 @@ import org.slf4j.LoggerFactory;
 public final class AdmissionController {
   private static final Logger LOG = LoggerFactory.getLogger(AdmissionController.class);
 
+  /** Cohorts decided at once. */
+  static final int WORKERS = 4;
+
   private final Env env;
   private final ApiClient api;
   private final Informers informers;
@@ -54,7 +57,9 @@ public final class AdmissionController {
     this.api = api;
     this.informers = informers;
     this.events = events;
-    this.loop = new ControlLoop("admission", env, 1, StaleWrites.requeued(this::sync));
+    // A key is a cohort, and a cohort is never decided by two workers at once (the work queue's
+    // rule), so several workers keep one cohort's long decision from holding up the others.
+    this.loop = new ControlLoop("admission", env, WORKERS, StaleWrites.requeued(this::sync));
     informers
         .queues()
         .addHandler(
@@ -248,8 +253,7 @@ public final class AdmissionController {
     if (ours != null && ledger.map(l -> l.metadata().revision()).orElse(0L) < ours) {
       return Result.done(); // our write's event brings us back once the cache has it
     }
-    var queues =
-        informers.queues().cache().list().stream().filter(q -> q.cohort().equals(cohort)).toList();
+    var queues = informers.queues().cache().byIndex(Informers.BY_COHORT, cohort);
     if (queues.isEmpty() && ledger.isEmpty()) {
       written.remove(cohort);
       return Result.done();

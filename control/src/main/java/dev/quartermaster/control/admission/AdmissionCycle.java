@@ -1,7 +1,6 @@
 package dev.quartermaster.control.admission;
 
 import dev.quartermaster.api.queue.Admitted;
-import dev.quartermaster.api.queue.CohortQuota;
 import dev.quartermaster.api.queue.Counts;
 import dev.quartermaster.api.queue.Demand;
 import dev.quartermaster.api.queue.Eviction;
@@ -12,6 +11,7 @@ import dev.quartermaster.api.queue.QueueOrdering;
 import dev.quartermaster.api.queue.QueueSpec;
 import dev.quartermaster.api.queue.QueueStatus;
 import dev.quartermaster.api.queue.QuotaLedgerSpec;
+import dev.quartermaster.api.queue.QuotaTally;
 import dev.quartermaster.api.workload.WorkerGroup;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.api.workload.WorkloadSpec;
@@ -60,6 +60,8 @@ final class AdmissionCycle {
    * @param admitted the workloads admitted (or re-admitted larger) by this decision
    * @param released the workloads whose entries this decision removed
    * @param evicted the victims this decision chose, each with its preemptor's name in its entry
+   * @param visits how many times the decision looked at one queue's figures: it grows linearly with
+   *     the cohort's queues and workloads (tests hold it to that)
    */
   record Plan(
       QuotaLedgerSpec ledger,
@@ -67,7 +69,8 @@ final class AdmissionCycle {
       Map<String, QueueStatus> statuses,
       List<String> admitted,
       List<String> released,
-      List<Preemption.Victim> evicted) {}
+      List<Preemption.Victim> evicted,
+      long visits) {}
 
   /**
    * @param existing workload → group → how many ordinals its live tasks take (the highest live
@@ -165,7 +168,9 @@ final class AdmissionCycle {
         .forEach(
             w -> pending.computeIfAbsent(w.spec().queueName(), q -> new ArrayDeque<>()).add(w));
 
-    var quota = CohortQuota.of(specs, kept);
+    // The cohort's figures as the decision goes, and the same with what waiting preemptors hold:
+    // each workload tried costs its classes, never a pass over the queues.
+    var quota = QuotaTally.of(specs, kept);
     // In long: two queues of quota Integer.MAX_VALUE overflow an int.
     var totals = new HashMap<String, Long>();
     specs
@@ -181,8 +186,7 @@ final class AdmissionCycle {
             .toList();
     for (var w : first) {
       var name = w.metadata().name();
-      var after = quota.plus(w.spec().queueName(), demandOf.apply(w.spec()));
-      if (after.breach().isEmpty()) {
+      if (quota.fits(w.spec().queueName(), demandOf.apply(w.spec()))) {
         var n = nominated.remove(name);
         kept.put(
             name,
@@ -193,7 +197,7 @@ final class AdmissionCycle {
                 now,
                 n.victims(),
                 demandOf.apply(w.spec())));
-        quota = after;
+        quota.add(w.spec().queueName(), demandOf.apply(w.spec()));
         admittedNow.add(name);
         pending.get(w.spec().queueName()).remove(w);
       }
@@ -232,24 +236,48 @@ final class AdmissionCycle {
                   });
           held.add(Map.entry(n.queue(), reserve));
         });
+    var withHeld = quota.copy();
+    held.forEach(h -> withHeld.add(h.getKey(), h.getValue()));
     // Per queue, the first workloads that did not fit, in order (a StrictFIFO queue's head only):
     // each may preempt, the first that can.
     var blocked = new TreeMap<String, List<Workload>>();
-    while (!pending.isEmpty()) {
-      var queue = fairest(pending.keySet(), specs, totals, quota);
+    // The queues with pending workloads, fairest first: only the queue that admitted moves.
+    var shares = new HashMap<String, Double>();
+    var turn =
+        new java.util.TreeSet<String>(
+            java.util.Comparator.<String>comparingDouble(shares::get)
+                .thenComparing(java.util.Comparator.naturalOrder()));
+    for (var q : pending.keySet()) {
+      shares.put(q, dominantShare(q, totals, quota) / specs.get(q).weight());
+      turn.add(q);
+    }
+    quota.visited(pending.size());
+    while (!turn.isEmpty()) {
+      var queue = turn.pollFirst();
+      quota.visited(1);
       var head = pending.get(queue).poll();
       var name = head.metadata().name();
       var before = kept.get(name);
-      var without = before == null ? quota : minus(specs, kept, name);
       var demand = demandOf.apply(head.spec());
-      var after = without.plus(queue, demand);
-      if (withHeld(after, held).breach().isEmpty()) {
+      // A workload admitted before and grown is judged without its old admission.
+      if (before != null) {
+        quota.remove(before.queue(), before.usage());
+        withHeld.remove(before.queue(), before.usage());
+      }
+      if (withHeld.fits(queue, demand)) {
+        // A grown workload keeps whom it evicted: forgetting would let them evict it back.
+        var preempted = before == null ? List.<String>of() : before.preempted();
         kept.put(
             name,
-            admit(head, queue, QueueOrder.priorityOf(head, priorities), now, List.of(), demand));
-        quota = after;
+            admit(head, queue, QueueOrder.priorityOf(head, priorities), now, preempted, demand));
+        quota.add(queue, demand);
+        withHeld.add(queue, demand);
         admittedNow.add(name);
       } else {
+        if (before != null) {
+          quota.add(before.queue(), before.usage());
+          withHeld.add(before.queue(), before.usage());
+        }
         var tries = blocked.computeIfAbsent(queue, q -> new ArrayList<>());
         if (tries.size() < PREEMPTION_TRIES) {
           tries.add(head);
@@ -260,16 +288,22 @@ final class AdmissionCycle {
       }
       if (pending.get(queue).isEmpty()) {
         pending.remove(queue);
+      } else {
+        shares.put(queue, dominantShare(queue, totals, quota) / specs.get(queue).weight());
+        turn.add(queue);
       }
     }
 
     var evicted = new ArrayList<Preemption.Victim>();
     var fresh = new java.util.HashSet<>(admittedNow);
-    var storedQuota = quota;
+    var storedQuota = quota.copy();
     for (var f : admittedNow) {
       var a = kept.get(f);
-      storedQuota = storedQuota.minus(a.queue(), a.usage());
+      storedQuota.remove(a.queue(), a.usage());
     }
+    // Queue → the names admitted through it: a preemptor looks only where a victim can be.
+    var byQueue = new HashMap<String, List<String>>();
+    kept.forEach((n, a) -> byQueue.computeIfAbsent(a.queue(), q -> new ArrayList<>()).add(n));
     // Admissions since then evicted no one: the preemptors with victims stopping are the same.
     var inFlight = new java.util.HashSet<>(stoppingFor.keySet());
     var queuesInTurn =
@@ -293,7 +327,7 @@ final class AdmissionCycle {
                 w.spec().queueName(),
                 QueueOrder.priorityOf(w, priorities),
                 demandOf.apply(w.spec()));
-        var victims = Preemption.choose(p, kept, fresh, withHeld(quota, held), storedQuota);
+        var victims = Preemption.choose(p, kept, byQueue, fresh, withHeld, storedQuota);
         if (victims.isEmpty() || victims.get().isEmpty()) {
           continue;
         }
@@ -320,59 +354,41 @@ final class AdmissionCycle {
         waiting.merge(w.spec().queueName(), 1, Integer::sum);
       }
     }
+    // Each queue's status from one pass over the entries and one over the queues: what is lent is
+    // laid on the lenders once per class, not once per queue.
+    var entries = new HashMap<String, List<Admitted>>();
+    kept.values().forEach(a -> entries.computeIfAbsent(a.queue(), q -> new ArrayList<>()).add(a));
+    var lent = new HashMap<String, Map<String, Integer>>();
     var statuses = new TreeMap<String, QueueStatus>();
     for (var q : specs.keySet()) {
-      long admittedHere = kept.values().stream().filter(a -> a.queue().equals(q)).count();
+      quota.visited(1);
+      var here = entries.getOrDefault(q, List.of());
       var classes = new java.util.TreeSet<String>(specs.get(q).quota().keySet());
-      kept.values().stream()
-          .filter(a -> a.queue().equals(q))
-          .forEach(a -> classes.addAll(a.usage().keySet()));
-      var finalQuota = quota;
+      here.forEach(a -> classes.addAll(a.usage().keySet()));
       statuses.put(
           q,
           new QueueStatus(
               waiting.getOrDefault(q, 0),
-              (int) admittedHere,
-              perClass(classes, c -> finalQuota.used(q, c)),
-              perClass(classes, c -> finalQuota.borrowed(q, c)),
-              perClass(classes, c -> finalQuota.lent(q, c))));
+              here.size(),
+              perClass(classes, c -> quota.used(q, c)),
+              perClass(classes, c -> quota.borrowed(q, c)),
+              perClass(classes, c -> lent.computeIfAbsent(c, quota::lent).getOrDefault(q, 0))));
     }
-    return new Plan(next, !next.equals(ledger), statuses, admittedNow, released, evicted);
-  }
-
-  /** {@code quota} with what waiting preemptors hold counted too. */
-  private static CohortQuota withHeld(
-      CohortQuota quota, List<Map.Entry<String, Map<String, Integer>>> held) {
-    var out = quota;
-    for (var h : held) {
-      out = out.plus(h.getKey(), h.getValue());
-    }
-    return out;
-  }
-
-  /** The queue with a pending workload whose weighted dominant share is lowest (then by name). */
-  private static String fairest(
-      java.util.Set<String> candidates,
-      Map<String, QueueSpec> specs,
-      Map<String, Long> totals,
-      CohortQuota quota) {
-    String best = null;
-    double bestShare = Double.MAX_VALUE;
-    for (var q : new java.util.TreeSet<>(candidates)) {
-      double share = dominantShare(q, totals, quota) / specs.get(q).weight();
-      if (share < bestShare) {
-        best = q;
-        bestShare = share;
-      }
-    }
-    return best;
+    return new Plan(
+        next,
+        !next.equals(ledger),
+        statuses,
+        admittedNow,
+        released,
+        evicted,
+        quota.visits() + withHeld.visits() + storedQuota.visits());
   }
 
   /**
    * The largest, over the classes the cohort has quota of ({@code totals}: class → the cohort's
    * nominal quota), of this queue's used / cohort quota.
    */
-  private static double dominantShare(String queue, Map<String, Long> totals, CohortQuota quota) {
+  private static double dominantShare(String queue, Map<String, Long> totals, QuotaTally quota) {
     double share = 0;
     for (var e : totals.entrySet()) {
       if (e.getValue() > 0) {
@@ -380,13 +396,6 @@ final class AdmissionCycle {
       }
     }
     return share;
-  }
-
-  private static CohortQuota minus(
-      Map<String, QueueSpec> specs, Map<String, Admitted> kept, String name) {
-    var rest = new HashMap<>(kept);
-    rest.remove(name);
-    return CohortQuota.of(specs, rest);
   }
 
   /**

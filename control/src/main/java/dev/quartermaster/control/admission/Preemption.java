@@ -1,8 +1,8 @@
 package dev.quartermaster.control.admission;
 
 import dev.quartermaster.api.queue.Admitted;
-import dev.quartermaster.api.queue.CohortQuota;
 import dev.quartermaster.api.queue.EvictionReason;
+import dev.quartermaster.api.queue.QuotaTally;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -52,71 +52,131 @@ final class Preemption {
    * with them; empty when no rightful set does. Those in {@code fresh}, admitted by the same
    * decision, are not candidates (the store holds no admission of theirs to evict yet), and {@code
    * stored} is the quota without them: whether a queue borrows is judged on what the store holds,
-   * as the guard judges it.
+   * as the guard judges it. Only the preemptor's own queue and the queues that borrow what it needs
+   * are looked at ({@code byQueue}: queue → the names admitted through it), so a cohort of
+   * thousands of queues costs a preemptor what could make room for it. {@code quota} and {@code
+   * stored} are used as scratch and are as they were when this returns.
    */
   static Optional<List<Victim>> choose(
       Preemptor p,
       Map<String, Admitted> admitted,
+      Map<String, List<String>> byQueue,
       java.util.Set<String> fresh,
-      CohortQuota quota,
-      CohortQuota stored) {
-    var storedNow = stored;
+      QuotaTally quota,
+      QuotaTally stored) {
     // Candidates: whoever could become rightful as others go (a reclaim is rightful only once the
     // preemptor would stay within its nominal quota, which may take evicting lower priorities of
     // its own queue first).
-    var candidates =
-        new ArrayList<>(
-            admitted.entrySet().stream()
-                .filter(e -> !e.getKey().equals(p.name()) && !fresh.contains(e.getKey()))
-                .filter(e -> !e.getValue().evicting())
-                .filter(e -> !e.getValue().preempted().contains(p.uid()))
-                .filter(e -> reason(p, e.getValue(), storedNow, EVERYTHING_WITHIN).isPresent())
-                .sorted(ORDER)
-                .toList());
+    var queues = new java.util.TreeSet<String>();
+    queues.add(p.queue());
+    if (mayReclaim(p, admitted, byQueue, quota)) {
+      p.demand()
+          .forEach(
+              (c, n) -> {
+                if (n > 0) {
+                  queues.addAll(stored.borrowers(c));
+                }
+              });
+    }
+    var everythingWithin = QuotaTally.of(Map.of(), Map.of());
+    var candidates = new ArrayList<Entry<String, Admitted>>();
+    for (var q : queues) {
+      for (var name : byQueue.getOrDefault(q, List.of())) {
+        stored.visited(1);
+        var a = admitted.get(name);
+        if (a != null
+            && !name.equals(p.name())
+            && !fresh.contains(name)
+            && !a.evicting()
+            && !a.preempted().contains(p.uid())
+            && reason(p, a, stored, everythingWithin).isPresent()) {
+          candidates.add(Map.entry(name, a));
+        }
+      }
+    }
     if (candidates.isEmpty()) {
       return Optional.empty();
     }
+    candidates.sort(ORDER);
     var chosen = new ArrayList<Victim>();
+    // quota and stored less the victims chosen so far (each given back before this returns)
     var rest = quota;
     var storedRest = stored;
-    // The lowest candidate rightful now, again and again: one that was not may be after another
-    // goes.
-    while (!fits(p, rest)) {
-      Victim next = null;
-      for (var c : candidates) {
-        var why = reason(p, c.getValue(), storedRest, rest);
-        if (why.isPresent()) {
-          next = new Victim(c.getKey(), c.getValue(), why.get());
-          candidates.remove(c);
-          break;
+    var takenFromStored = new ArrayList<Victim>();
+    try {
+      // The lowest candidate rightful now, again and again: one that was not may be after another
+      // goes.
+      while (!fits(p, rest)) {
+        Victim next = null;
+        for (var c : candidates) {
+          var why = reason(p, c.getValue(), storedRest, rest);
+          if (why.isPresent()) {
+            next = new Victim(c.getKey(), c.getValue(), why.get());
+            candidates.remove(c);
+            break;
+          }
+        }
+        if (next == null) {
+          return Optional.empty();
+        }
+        chosen.add(next);
+        rest.remove(next.entry().queue(), next.entry().usage());
+        storedRest.remove(next.entry().queue(), next.entry().usage());
+        takenFromStored.add(next);
+      }
+      // Given back, the last taken first, while the preemptor still fits and every reclaim left
+      // stays rightful (the preemptor within its nominal quota).
+      for (int i = chosen.size() - 1; i >= 0; i--) {
+        var v = chosen.get(i);
+        rest.add(v.entry().queue(), v.entry().usage());
+        int skip = i;
+        boolean reclaims =
+            java.util.stream.IntStream.range(0, chosen.size())
+                .anyMatch(j -> j != skip && chosen.get(j).reason() == EvictionReason.Reclaimed);
+        if (fits(p, rest) && (!reclaims || rest.withinNominal(p.queue(), p.demand()))) {
+          chosen.remove(i);
+        } else {
+          rest.remove(v.entry().queue(), v.entry().usage());
         }
       }
-      if (next == null) {
-        return Optional.empty();
+      return Optional.of(List.copyOf(chosen));
+    } finally {
+      for (var v : chosen) {
+        rest.add(v.entry().queue(), v.entry().usage());
       }
-      chosen.add(next);
-      rest = rest.minus(next.entry().queue(), next.entry().usage());
-      storedRest = storedRest.minus(next.entry().queue(), next.entry().usage());
-    }
-    // Given back, the last taken first, while the preemptor still fits and every reclaim left
-    // stays rightful (the preemptor within its nominal quota).
-    for (int i = chosen.size() - 1; i >= 0; i--) {
-      var v = chosen.get(i);
-      var back = rest.plus(v.entry().queue(), v.entry().usage());
-      int skip = i;
-      boolean reclaims =
-          java.util.stream.IntStream.range(0, chosen.size())
-              .anyMatch(j -> j != skip && chosen.get(j).reason() == EvictionReason.Reclaimed);
-      if (fits(p, back) && (!reclaims || back.withinNominal(p.queue(), p.demand()))) {
-        rest = back;
-        chosen.remove(i);
+      for (var v : takenFromStored) {
+        storedRest.add(v.entry().queue(), v.entry().usage());
       }
     }
-    return Optional.of(List.copyOf(chosen));
   }
 
-  /** A quota under which every preemptor is within its nominal quota: for the first sift only. */
-  private static final CohortQuota EVERYTHING_WITHIN = new CohortQuota(Map.of(), Map.of());
+  /**
+   * Whether {@code p} could ever reclaim: only if it would stay within its queue's nominal quota
+   * once every lower priority of its own queue went. When not, the borrowers' workloads are not
+   * looked at (with thousands of queues borrowing, every blocked preemptor looking at all of them
+   * cost the square of the cohort).
+   */
+  private static boolean mayReclaim(
+      Preemptor p,
+      Map<String, Admitted> admitted,
+      Map<String, List<String>> byQueue,
+      QuotaTally quota) {
+    var lower = new java.util.HashMap<String, Integer>();
+    for (var name : byQueue.getOrDefault(p.queue(), List.of())) {
+      var a = admitted.get(name);
+      if (a != null && !a.evicting() && a.priority() < p.priority()) {
+        a.usage().forEach((c, n) -> lower.merge(c, n, Integer::sum));
+      }
+    }
+    for (var e : p.demand().entrySet()) {
+      var c = e.getKey();
+      int after = quota.used(p.queue(), c) - lower.getOrDefault(c, 0) + e.getValue();
+      if (!quota.withinNominal(p.queue(), Map.of(c, after - quota.used(p.queue(), c)))) {
+        return false;
+      }
+    }
+    return true;
+  }
 
   /**
    * Why {@code victim} may make room for {@code p}, or empty if it may not: whether its queue
@@ -124,7 +184,7 @@ final class Preemption {
    * nominal quota in {@code quota} (everything this decision admits too).
    */
   static Optional<EvictionReason> reason(
-      Preemptor p, Admitted victim, CohortQuota stored, CohortQuota quota) {
+      Preemptor p, Admitted victim, QuotaTally stored, QuotaTally quota) {
     if (victim.queue().equals(p.queue())) {
       return victim.priority() < p.priority()
           ? Optional.of(EvictionReason.Preempted)
@@ -142,7 +202,7 @@ final class Preemption {
         : Optional.empty();
   }
 
-  private static boolean fits(Preemptor p, CohortQuota quota) {
-    return quota.plus(p.queue(), p.demand()).breach().isEmpty();
+  private static boolean fits(Preemptor p, QuotaTally quota) {
+    return quota.fits(p.queue(), p.demand());
   }
 }

@@ -61,6 +61,9 @@ public final class Informers {
   /** Workloads by the queue they are admitted through ({@code default} when they name none). */
   public static final String BY_QUEUE = "queue";
 
+  /** Queues by their cohort: a cohort's decision reads its own queues, not every queue. */
+  public static final String BY_COHORT = "cohort";
+
   /**
    * Claims the allocator said it cannot place ({@code Allocated=False} for a reason other than
    * waiting for devices), by {@code <workload>/<group>}: what makes a workload unschedulable, found
@@ -127,7 +130,7 @@ public final class Informers {
                         .orElse(List.of()))
             .build();
     computeDomains = base(env, api, Kinds.COMPUTE_DOMAIN).build();
-    queues = base(env, api, Kinds.QUEUE).build();
+    queues = base(env, api, Kinds.QUEUE).index(BY_COHORT, q -> List.of(q.cohort())).build();
     priorityClasses = base(env, api, Kinds.PRIORITY_CLASS).build();
     quotaLedgers = base(env, api, Kinds.QUOTA_LEDGER).build();
   }

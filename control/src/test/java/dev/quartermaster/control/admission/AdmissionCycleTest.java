@@ -225,6 +225,32 @@ class AdmissionCycleTest {
     assertThat(upTooFar.changed()).isFalse();
   }
 
+  /**
+   * A workload that grows is admitted again and keeps whom it evicted (sim seed 398: elastic,
+   * scaled up after it had evicted wide, forgot it, and wide's reclaim evicted it back).
+   */
+  @Test
+  void aWorkloadAdmittedAgainAtItsNewSizeKeepsWhomItEvicted() {
+    var queues = List.of(queue("q", 8, QueueOrdering.StrictFIFO, 1));
+    var w = workload("w", "q", 2);
+    var remembers =
+        new dev.quartermaster.api.queue.Admitted(
+            "uid-w",
+            "q",
+            Map.of("w", 1),
+            Map.of("gpu", 2),
+            0,
+            NOW,
+            Optional.empty(),
+            List.of("uid-v"));
+    var ledger = new QuotaLedgerSpec(List.of("q"), Map.of("w", remembers));
+
+    var grown = decide(queues, ledger, List.of(scaled(w, 3)));
+
+    assertThat(grown.ledger().admitted().get("w").replicas()).isEqualTo(Map.of("w", 3));
+    assertThat(grown.ledger().admitted().get("w").preempted()).containsExactly("uid-v");
+  }
+
   @Test
   void aFinishedJobsQuotaIsReleasedAndItIsNotAdmittedAgain() {
     var queues = List.of(queue("q", 4, QueueOrdering.StrictFIFO, 1));
@@ -424,6 +450,49 @@ class AdmissionCycleTest {
     var plan = decide(queues, ledger, List.of(pInBorrower, o, vInLender));
     // v would reclaim from borrower, but not p, which evicted it: o is the victim instead.
     assertThat(plan.evicted()).extracting(Preemption.Victim::name).containsExactly("o");
+  }
+
+  /**
+   * Issue 43: with 10,000 queues in one cohort a decision cost the square of the queues (each
+   * workload tried summed the whole cohort again, each queue's status laid the cohort's lending
+   * again, each pick compared every queue), and admission stalled for minutes. What a decision
+   * looks at now grows linearly: four times the queues (and workloads), at most about four times
+   * the visits, and a few visits per queue. Counted, not timed.
+   */
+  @Test
+  void aDecisionLooksAtEachQueueAFewTimesNotOncePerWorkload() {
+    long small = visitsOfADecision(500);
+    long large = visitsOfADecision(2_000);
+    assertThat(large).as("visits for 2,000 queues vs %d for 500", small).isLessThan(5 * small);
+    assertThat(large).as("visits per queue").isLessThan(30L * 2_000);
+  }
+
+  /**
+   * {@code queues} queues of 1 GPU in one cohort; the first half each get 3 one-GPU workloads (2
+   * admitted, the second on what the idle half lends; the third does not fit and tries to preempt),
+   * and a ledger already holds one queue's admission, so every part of the decision runs:
+   * borrowing, lending laid on lenders, blocked workloads, preemption.
+   */
+  private long visitsOfADecision(int queues) {
+    var qs = new ArrayList<Queue>();
+    var workloads = new ArrayList<Workload>();
+    for (int i = 0; i < queues; i++) {
+      var name = String.format("q%05d", i);
+      qs.add(borrowing(name, 1));
+      if (i < queues / 2) {
+        for (int k = 0; k < 3; k++) {
+          workloads.add(workload(name + "-" + k, name, 1));
+        }
+      }
+    }
+    var plan = decide(qs, QuotaLedgerSpec.EMPTY, workloads);
+    assertThat(plan.admitted()).hasSize(queues);
+    var again = decide(qs, plan.ledger(), workloads);
+    assertThat(again.changed()).isFalse();
+    assertThat(again.statuses().get("q00000").borrowed()).isEqualTo(Map.of("gpu", 1));
+    assertThat(again.statuses().get(String.format("q%05d", queues / 2)).lent())
+        .isEqualTo(Map.of("gpu", 1));
+    return plan.visits() + again.visits();
   }
 
   private static Workload scaled(Workload w, int replicas) {

@@ -76,6 +76,18 @@ final class AdmissionTerms {
                 + "; the store counts a workload's usage from its spec");
       }
     }
+    var forgotten =
+        was.map(b -> b.preempted().stream().filter(u -> !a.preempted().contains(u)).toList())
+            .orElse(List.of());
+    if (!forgotten.isEmpty()) {
+      throw invalid(
+          next,
+          field + ".preempted",
+          "drops "
+              + forgotten
+              + "; a workload admitted again (grown, resized) keeps whom it evicted, or they could"
+              + " evict it back");
+    }
     if (!was.map(b -> b.priority() == a.priority()).orElse(false)) {
       int priority = priority(reads, next, field + ".priority", w, compares);
       if (priority != a.priority()) {

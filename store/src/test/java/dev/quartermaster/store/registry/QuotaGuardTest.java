@@ -398,6 +398,38 @@ class QuotaGuardTest {
             "p evicted v to be admitted; a preempted workload never evicts its preemptor back");
   }
 
+  /**
+   * The anti-cycle rule's memory is the entry's own: p admitted again (grown, resized) with {@code
+   * preempted} emptied would let v evict it back (sim seed 398 made exactly that).
+   */
+  @Test
+  void anEntryAdmittedAgainKeepsWhomItEvicted() {
+    queues(api);
+    var v = admitHigh(api, "v", "a", 2);
+    var p = admitHigh(api, "p", "a", 2);
+    var pRemembers =
+        new Admitted(
+            p.uid(),
+            "a",
+            p.replicas(),
+            p.usage(),
+            100,
+            Instant.EPOCH,
+            Optional.empty(),
+            List.of(v.uid()));
+    write(api, Map.of("p", pRemembers));
+    var forgetting =
+        new Admitted(
+            p.uid(), "a", p.replicas(), p.usage(), 100, Instant.EPOCH, Optional.empty(), List.of());
+
+    var refused =
+        catchThrowableOfType(ApiException.class, () -> write(api, Map.of("p", forgetting)));
+
+    assertThat(refused.getMessage())
+        .contains("spec.admitted.p.preempted")
+        .contains("drops [" + v.uid() + "]");
+  }
+
   /** A victim's entry is released only once none of its tasks runs: the quota covers what runs. */
   @Test
   void anEvictedEntryIsReleasedOnlyOnceItsTasksHaveStopped() {
