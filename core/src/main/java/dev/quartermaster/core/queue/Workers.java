@@ -167,13 +167,23 @@ public final class Workers<K> {
     try {
       result = Objects.requireNonNull(handler.apply(key), "handler returned null");
     } catch (RuntimeException e) {
-      LOG.log(Level.WARNING, () -> "handler failed for " + key + "; retrying with backoff", e);
+      boolean stopping;
       lock.lock();
       try {
         failures++;
+        stopping = stopped;
       } finally {
         lock.unlock();
       }
+      // A handler still running when its workers stop meets what closes after them (the store):
+      // that is the shutdown, not a failure to warn of.
+      LOG.log(
+          stopping ? Level.DEBUG : Level.WARNING,
+          () ->
+              "handler failed for "
+                  + key
+                  + (stopping ? " while stopping" : "; retrying with backoff"),
+          e);
       result = Result.requeue();
     }
     try {
