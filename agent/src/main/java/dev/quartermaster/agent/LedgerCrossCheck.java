@@ -92,7 +92,8 @@ final class LedgerCrossCheck {
               + c.status().prepare().get(node).cdiDevices());
     }
     if (policy == LostLedger.REFUSE) {
-      throw new LostLedgerException(node, ledgerName, named);
+      throw new LostLedgerException(
+          node, ledgerName, named, lost.stream().map(c -> c.metadata().uid()).toList());
     }
     LOG.warn(
         "--accept-lost-ledger: starting node {} from a ledger that forgot {} claims the API server"

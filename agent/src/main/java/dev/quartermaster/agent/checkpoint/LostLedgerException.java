@@ -11,8 +11,13 @@ import java.util.List;
  */
 public final class LostLedgerException extends IOException {
   private final List<String> claims;
+  private final List<String> uids;
 
-  public LostLedgerException(String node, String ledger, List<String> claims) {
+  /**
+   * @param claims each lost claim as {@code name (uid) [cdi devices]}, for people
+   * @param uids the same claims' uids, in the same order
+   */
+  public LostLedgerException(String node, String ledger, List<String> claims, List<String> uids) {
     super(
         "REFUSING TO START: the API server says "
             + claims.size()
@@ -25,6 +30,12 @@ public final class LostLedgerException extends IOException {
             + ". Their devices may still be in use by running tasks. Check that they are free,"
             + " then start with --accept-lost-ledger to forget them.");
     this.claims = List.copyOf(claims);
+    this.uids = List.copyOf(uids);
+  }
+
+  /** The uids of the claims the ledger lost. */
+  public List<String> uids() {
+    return uids;
   }
 
   /** The claims the ledger lost, each as {@code name (uid) [cdi devices]}. */

@@ -82,6 +82,21 @@ public final class SimulatedLedgerFile implements LedgerFile {
     marked = markedDurable;
   }
 
+  /**
+   * Deletes the journal and its mark together, as an operator's {@code rm ledger.journal
+   * ledger.journal.mark} would: what is left is the last snapshot, which cannot tell that anything
+   * was lost.
+   */
+  public synchronized void loseJournal() {
+    journalDurable = Optional.empty();
+    journalUnsynced.reset();
+    headerUnsynced.clear();
+    Arrays.fill(mark, (byte) 0);
+    Arrays.fill(markDurable, (byte) 0);
+    marked = false;
+    markedDurable = false;
+  }
+
   /** Makes the next {@code n} writes (snapshot writes, journal appends and replacements) fail. */
   public synchronized void failNextWrites(int n) {
     failures = n;

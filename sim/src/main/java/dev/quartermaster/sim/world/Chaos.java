@@ -1,5 +1,7 @@
 package dev.quartermaster.sim.world;
 
+import dev.quartermaster.agent.checkpoint.LostLedger;
+import dev.quartermaster.agent.checkpoint.LostLedgerException;
 import dev.quartermaster.api.claim.PrepareState;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.node.NodeSpec;
@@ -24,8 +26,10 @@ import java.util.random.RandomGenerator;
  * (its agent killed and the node cut off, past the grace period, and sometimes fenced), an agent
  * killed while a gang's claims are being prepared on its node, and a gang scaled up and down in
  * bursts. Control-plane replicas are paused past their renew deadline (SIGSTOP), and the wall
- * clocks of replicas and agents step forwards and backwards. Every fault ends by itself or at
- * {@link #stopAndHeal}.
+ * clocks of replicas and agents step forwards and backwards. A killed agent's journal and its mark
+ * are sometimes deleted with it (issue 43 item 17): its next start must refuse, naming the claims
+ * the cluster believes prepared there, until an operator starts it with {@code
+ * --accept-lost-ledger}. Every fault ends by itself or at {@link #stopAndHeal}.
  */
 final class Chaos {
   /** Faults are drawn over this much virtual time from the start. */
@@ -99,6 +103,9 @@ final class Chaos {
     for (int i = 0; i < jumps; i++) {
       var at = Duration.ofMillis(random.nextLong(PROCESS_WINDOW.toMillis()));
       later(at, this::jumpClock);
+    }
+    if (random.nextInt(3) == 0) {
+      later(Duration.ofMillis(random.nextLong(PROCESS_WINDOW.toMillis())), this::loseLedger);
     }
     int gangFaults = 1 + random.nextInt(3);
     for (int i = 0; i < gangFaults; i++) {
@@ -434,6 +441,10 @@ final class Chaos {
     try {
       world.startAgent(n);
     } catch (RuntimeException e) {
+      if (e.getCause() instanceof LostLedgerException lost) {
+        refusedLostLedger(n, lost);
+        return;
+      }
       // As under systemd: an agent that cannot reach the server at start exits and is started
       // again.
       run.event(
@@ -442,6 +453,58 @@ final class Chaos {
       return;
     }
     run.event("agent of " + n.name + " started again");
+    violations.addAll(run.promises().afterRestart(n));
+  }
+
+  /**
+   * The agent of a node with claims prepared is killed and its journal and mark are deleted
+   * together (issue 43 item 17); it is started again a little later.
+   */
+  private void loseLedger() {
+    var nodes =
+        world.nodes().stream()
+            .filter(n -> n.ledger().filter(l -> !l.claims().isEmpty()).isPresent())
+            .toList();
+    if (nodes.isEmpty()) {
+      return;
+    }
+    faults++;
+    var n = nodes.get(random.nextInt(nodes.size()));
+    run.promises().beforeCrash(n);
+    world.crashAgent(n);
+    n.host.ledgerFile().loseJournal();
+    var back = seconds(1, 20);
+    run.event(
+        "agent of "
+            + n.name
+            + " killed (-9) and its ledger.journal and ledger.journal.mark deleted; started again in "
+            + back.toSeconds()
+            + "s");
+    later(back, () -> restart(n));
+  }
+
+  /**
+   * The agent of {@code n} refused to start on a ledger that lost claims: as the README tells an
+   * operator, who checks that their devices are free (here: the node's processes that used them are
+   * gone, as after a reboot) and starts it with {@code --accept-lost-ledger}, a little later.
+   */
+  private void refusedLostLedger(WholeCluster.NodeSlot n, LostLedgerException lost) {
+    run.event(
+        "agent of "
+            + n.name
+            + " refused to start: its ledger lost "
+            + lost.uids().size()
+            + " claims the server says are prepared there");
+    later(seconds(5, 30), () -> acceptLostLedger(n, lost.uids()));
+  }
+
+  private void acceptLostLedger(WholeCluster.NodeSlot n, List<String> lost) {
+    if (n.agent.isPresent()) {
+      return;
+    }
+    run.event("operator: start " + n.name + "'s agent with --accept-lost-ledger");
+    run.promises().acceptedLost(n, lost);
+    world.startAgent(n, LostLedger.ACCEPT);
     violations.addAll(run.promises().afterRestart(n));
   }
 
@@ -467,7 +530,16 @@ final class Chaos {
         n.host.devices().setHealthy("gpu-" + i, true);
       }
       if (n.agent.isEmpty()) {
-        world.startAgent(n);
+        try {
+          world.startAgent(n);
+        } catch (RuntimeException e) {
+          if (!(e.getCause() instanceof LostLedgerException lost)) {
+            throw e;
+          }
+          run.event("agent of " + n.name + " refused to start: its ledger lost claims");
+          run.promises().acceptedLost(n, lost.uids());
+          world.startAgent(n, LostLedger.ACCEPT);
+        }
         violations.addAll(run.promises().afterRestart(n));
       }
     }

@@ -545,6 +545,18 @@ final class Promises {
   }
 
   /**
+   * The operator started {@code n}'s agent with {@code --accept-lost-ledger}, forgetting {@code
+   * lost}: I6 no longer asks the ledger for them (the operator's word, which only the refusal that
+   * named them led to).
+   */
+  void acceptedLost(WholeCluster.NodeSlot n, List<String> lost) {
+    var held = acknowledged.get(n.name);
+    if (held != null) {
+      lost.forEach(held::remove);
+    }
+  }
+
+  /**
    * I6: what was acknowledged before the crash is in the reloaded ledger (before it syncs
    * anything).
    */

@@ -1,5 +1,6 @@
 package dev.quartermaster.sim.world;
 
+import dev.quartermaster.agent.checkpoint.LostLedger;
 import dev.quartermaster.agent.host.NodeHost;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.control.leader.LeaderElector;
@@ -24,6 +25,8 @@ import java.util.function.UnaryOperator;
  *     own (a naive scheduler's helper, say)
  * @param storeRules which of the store's rules across objects judge the writes
  * @param leaderCallbacks what each replica's elector tells its controllers passes through this
+ * @param lostLedger what an agent does at start when its ledger lost claims the cluster believes
+ *     prepared on its node (the real agent refuses until the operator accepts)
  */
 public record Variant(
     UnaryOperator<NodeHost> hostView,
@@ -32,7 +35,8 @@ public record Variant(
     Optional<UnaryOperator<ApiClient>> allocatorView,
     Optional<Controllers> alongside,
     dev.quartermaster.sim.SimCluster.Rules storeRules,
-    UnaryOperator<LeaderElector.Callbacks> leaderCallbacks) {
+    UnaryOperator<LeaderElector.Callbacks> leaderCallbacks,
+    LostLedger lostLedger) {
   /** The real system. */
   public static final Variant REAL =
       new Variant(
@@ -51,7 +55,8 @@ public record Variant(
         allocatorView,
         alongside,
         dev.quartermaster.sim.SimCluster.Rules.ALL,
-        UnaryOperator.identity());
+        UnaryOperator.identity(),
+        LostLedger.REFUSE);
   }
 
   /** Starts a set of controllers over {@code api}; the result stops them. */
@@ -94,7 +99,8 @@ public record Variant(
         allocatorView,
         Optional.of(helper),
         storeRules,
-        leaderCallbacks);
+        leaderCallbacks,
+        lostLedger);
   }
 
   /** The real system whose electors tell their controllers through {@code view}. */
@@ -106,7 +112,8 @@ public record Variant(
         Optional.empty(),
         Optional.empty(),
         dev.quartermaster.sim.SimCluster.Rules.ALL,
-        view);
+        view,
+        LostLedger.REFUSE);
   }
 
   /** This variant on a store without the quota guard: admission checked outside the write. */
@@ -118,6 +125,20 @@ public record Variant(
         allocatorView,
         alongside,
         dev.quartermaster.sim.SimCluster.Rules.NO_QUOTA_GUARD,
-        leaderCallbacks);
+        leaderCallbacks,
+        lostLedger);
+  }
+
+  /** The real system whose agents start as {@code policy} says on a lost ledger. */
+  public static Variant lostLedger(LostLedger policy) {
+    return new Variant(
+        host -> host,
+        Optional.empty(),
+        KeyedSerializer::new,
+        Optional.empty(),
+        Optional.empty(),
+        dev.quartermaster.sim.SimCluster.Rules.ALL,
+        UnaryOperator.identity(),
+        policy);
   }
 }

@@ -288,6 +288,11 @@ public final class WholeCluster {
   }
 
   void startAgent(NodeSlot slot) {
+    startAgent(slot, variant.lostLedger());
+  }
+
+  /** Starts {@code slot}'s agent, which meets a lost ledger as {@code lostLedger} says. */
+  void startAgent(NodeSlot slot, dev.quartermaster.agent.checkpoint.LostLedger lostLedger) {
     var config =
         new NodeAgentConfig(
             slot.api,
@@ -307,7 +312,8 @@ public final class WholeCluster {
             () -> new NvmlLoad.Unavailable("simulated node"),
             PodmanOptions.defaults());
     try {
-      slot.agent = Optional.of(NodeAgent.start(config, variant.hostView().apply(slot.host)));
+      slot.agent =
+          Optional.of(NodeAgent.start(config, variant.hostView().apply(slot.host), lostLedger));
       slot.boots++;
     } catch (IOException e) {
       throw new UncheckedIOException("agent of " + slot.name + " could not start", e);
