@@ -294,6 +294,12 @@ public final class Allocator {
       users.forEach(t -> enqueue(AllocatorKey.task(t.metadata().name())));
       return Result.done();
     }
+    if (c.get().metadata().owner().filter(o -> o.kind().equals(Kinds.TASK.name())).isPresent()) {
+      // A task's own claim is placed with its task, never alone: its task is being deleted, has
+      // finished or is gone, and will not use it (alone, a gang member's claim broke G1: seed
+      // 1260, the claim of a member the operator deleted placed while its gang waited).
+      return Result.done();
+    }
     return allocate(
         key, ticket, List.of(c.get()), Optional.empty(), Optional.empty(), true, Optional.empty());
   }
