@@ -24,6 +24,8 @@ import java.util.function.UnaryOperator;
  *     own (a naive scheduler's helper, say)
  * @param storeRules which of the store's rules across objects judge the writes
  * @param leaderCallbacks what each replica's elector tells its controllers passes through this
+ * @param controlView what the real control plane's controllers reach the cluster through (the
+ *     identity, as in production; a naive variant drops some of their writes)
  */
 public record Variant(
     UnaryOperator<NodeHost> hostView,
@@ -32,7 +34,8 @@ public record Variant(
     Optional<UnaryOperator<ApiClient>> allocatorView,
     Optional<Controllers> alongside,
     dev.quartermaster.sim.SimCluster.Rules storeRules,
-    UnaryOperator<LeaderElector.Callbacks> leaderCallbacks) {
+    UnaryOperator<LeaderElector.Callbacks> leaderCallbacks,
+    UnaryOperator<ApiClient> controlView) {
   /** The real system. */
   public static final Variant REAL =
       new Variant(
@@ -51,6 +54,7 @@ public record Variant(
         allocatorView,
         alongside,
         dev.quartermaster.sim.SimCluster.Rules.ALL,
+        UnaryOperator.identity(),
         UnaryOperator.identity());
   }
 
@@ -94,7 +98,8 @@ public record Variant(
         allocatorView,
         Optional.of(helper),
         storeRules,
-        leaderCallbacks);
+        leaderCallbacks,
+        controlView);
   }
 
   /** The real system whose electors tell their controllers through {@code view}. */
@@ -106,6 +111,25 @@ public record Variant(
         Optional.empty(),
         Optional.empty(),
         dev.quartermaster.sim.SimCluster.Rules.ALL,
+        view,
+        UnaryOperator.identity());
+  }
+
+  /** The real system whose controllers reach the cluster through {@code view}. */
+  public static Variant controlView(UnaryOperator<ApiClient> view) {
+    return REAL.withControlView(view);
+  }
+
+  /** This variant with its real controllers reaching the cluster through {@code view}. */
+  public Variant withControlView(UnaryOperator<ApiClient> view) {
+    return new Variant(
+        hostView,
+        controllers,
+        volumeCalls,
+        allocatorView,
+        alongside,
+        storeRules,
+        leaderCallbacks,
         view);
   }
 
@@ -118,6 +142,7 @@ public record Variant(
         allocatorView,
         alongside,
         dev.quartermaster.sim.SimCluster.Rules.NO_QUOTA_GUARD,
-        leaderCallbacks);
+        leaderCallbacks,
+        controlView);
   }
 }
