@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.quartermaster.api.gang.GangTopology;
 import dev.quartermaster.api.gang.MemberFailurePolicy;
 import dev.quartermaster.api.meta.ObjectMeta;
+import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.node.NodeSpec;
+import dev.quartermaster.api.workload.TaskConditions;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.TaskTemplate;
@@ -65,6 +67,41 @@ class FencedNodeTest {
         .startsWith(
             "FENCE node node-1 fenced 60s ago still holds [claim plain-w-0-gpu (deleting):"
                 + " finalizer quartermaster.dev/agent-node-1");
+  }
+
+  /**
+   * Until the lost node comes back or is fenced, its tasks' replacements wait for their claims, and
+   * each task says so, and what frees them, instead of a back-off that is long over.
+   */
+  @Test
+  void aLostNodesTaskSaysWhatItsReplacementWaitsFor() {
+    Campaign.quiet();
+    var world = new WholeCluster(7, 3, 2, Variant.REAL);
+    world.api().create(plain());
+    world.env().runUntil(() -> running(world, "plain") == 4, REPLACED_WITHIN);
+    var slot = world.node("node-1");
+    world.crashAgent(slot);
+    slot.api.cut(true);
+    // Lost after the 40 s grace, its back-off of 10 s over: the task waits, deleting, for its claims.
+    world.env().runUntil(() -> false, Duration.ofMinutes(2));
+    var waiting =
+        world.view().tasks().stream()
+            .filter(t -> t.spec().node().equals(Optional.of("node-1")))
+            .toList();
+    assertThat(waiting).isNotEmpty();
+    for (var t : waiting) {
+      assertThat(t.metadata().isDeleting()).isTrue();
+      var restarting =
+          Condition.find(t.status().conditions(), TaskConditions.RESTARTING).orElseThrow();
+      assertThat(restarting.reason()).isEqualTo("WaitingForClaims");
+      assertThat(restarting.message())
+          .isEqualTo(
+              "its back-off is over; it is replaced once claim "
+                  + t.metadata().name()
+                  + "-gpu is unprepared on node node-1, whose agent is not ready (HeartbeatMissed):"
+                  + " that waits for the agent to come back, or, if the node is down, for `qm"
+                  + " node fence node-1`");
+    }
   }
 
   /** Whether the job ran again, whole, away from the dead node; the promises it broke meanwhile. */
