@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quartermaster.api.gang.GangTopology;
 import dev.quartermaster.api.gang.MemberFailurePolicy;
-import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.meta.Condition;
+import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.node.NodeSpec;
-import dev.quartermaster.api.workload.TaskConditions;
 import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.api.workload.TaskConditions;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.TaskTemplate;
 import dev.quartermaster.api.workload.WorkerGroup;
@@ -82,7 +82,8 @@ class FencedNodeTest {
     var slot = world.node("node-1");
     world.crashAgent(slot);
     slot.api.cut(true);
-    // Lost after the 40 s grace, its back-off of 10 s over: the task waits, deleting, for its claims.
+    // Lost after the 40 s grace, its back-off of 10 s over: the task waits, deleting, for its
+    // claims.
     world.env().runUntil(() -> false, Duration.ofMinutes(2));
     var waiting =
         world.view().tasks().stream()
