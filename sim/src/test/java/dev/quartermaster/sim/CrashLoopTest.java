@@ -57,7 +57,7 @@ class CrashLoopTest {
           .startsWith(0, 1, 2, 3, 4, 5, 6);
       assertThat(o.restartMessages())
           .as("seed %d", seed)
-          .contains("restarting in 40s, attempt 3: exit code 1");
+          .contains("replaced after a 40s back-off (attempt 3): exit code 1");
     }
   }
 

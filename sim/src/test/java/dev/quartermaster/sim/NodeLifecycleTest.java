@@ -47,8 +47,17 @@ class NodeLifecycleTest {
     c.update(
         "node-b",
         n -> new dev.quartermaster.api.node.Node(n.metadata(), NodeSpec.EMPTY, n.status()));
-    // The agent on node-a prepares the claim and runs the task.
-    var claim = c.api().get(Kinds.RESOURCE_CLAIM, "job-w-0-gpu").orElseThrow();
+    // The agent on node-a takes the claim (its finalizer first), prepares it and runs the task.
+    var taken = c.api().get(Kinds.RESOURCE_CLAIM, "job-w-0-gpu").orElseThrow();
+    var claim =
+        c.api()
+            .update(
+                taken.withMetadata(
+                    taken
+                        .metadata()
+                        .withFinalizers(
+                            java.util.List.of(
+                                new dev.quartermaster.api.claim.AgentFinalizer("node-a").name()))));
     var s = claim.status();
     var prepare = new HashMap<>(s.prepare());
     prepare.put(
@@ -87,7 +96,8 @@ class NodeLifecycleTest {
     assertThat(lost.metadata().isDeleting())
         .as("replaced per OnFailure: deleting, held by its claims")
         .isTrue();
-    // Not re-allocated while node-a may still use it.
+    // Not re-allocated while node-a may still use it (its claims, deleted with the task's failure,
+    // wait for node-a's agent).
     assertThat(c.api().get(Kinds.RESOURCE_CLAIM, "job-w-0-gpu").orElseThrow().status().allocation())
         .hasValueSatisfying(a -> assertThat(a.node()).isEqualTo("node-a"));
 

@@ -260,9 +260,13 @@ public final class ClaimSync {
         wakeWaiters();
       }
     }
-    if (!c.metadata().isDeleting()
-        && c.status().prepare().containsKey(node)
-        && c.status().prepare().get(node).phase() != PrepareState.Phase.Unprepared) {
+    var said = Optional.ofNullable(c.status().prepare().get(node)).map(PrepareState::phase);
+    // Unprepared is said before the finalizer goes, for a claim being deleted too when it said
+    // Prepared: the store lets a node's hold go only once the node says so (or is fenced).
+    boolean tell =
+        said.filter(p -> p != PrepareState.Phase.Unprepared).isPresent()
+            && (!c.metadata().isDeleting() || said.get() == PrepareState.Phase.Prepared);
+    if (tell) {
       c =
           writeState(
               c,

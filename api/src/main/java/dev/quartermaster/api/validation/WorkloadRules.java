@@ -18,6 +18,10 @@ import java.util.Set;
 final class WorkloadRules {
   static final int MAX_GROUPS = 32;
   static final int MAX_REPLICAS = 10_000;
+
+  /** The longest a finished workload may be kept by its TTL: a year, in seconds. */
+  static final int MAX_TTL_SECONDS = 365 * 24 * 3600;
+
   static final Set<String> RUNTIMES = Set.of("exec", "podman", "noop");
 
   /** The claim template name a workload in a compute domain keeps for its tasks' channel claims. */
@@ -77,6 +81,15 @@ final class WorkloadRules {
     spec.queue().ifPresent(q -> v.dnsLabel("spec.queue", q));
     spec.priority().ifPresent(p -> v.dnsLabel("spec.priority", p));
     spec.gang().ifPresent(gang -> workloadGang(gang, v));
+    spec.ttlSecondsAfterFinished()
+        .ifPresent(
+            ttl -> {
+              v.check(ttl >= 0, "spec.ttlSecondsAfterFinished", "must be >= 0");
+              v.check(
+                  ttl <= MAX_TTL_SECONDS,
+                  "spec.ttlSecondsAfterFinished",
+                  "must be <= " + MAX_TTL_SECONDS + " (a year)");
+            });
   }
 
   /**

@@ -29,10 +29,12 @@ import java.util.Optional;
  * </pre>
  *
  * A finished task never runs again; its replacement is a new task (a new uid) of the same name, and
- * a create is no move. The store refuses every change of phase that no writer may make, whoever
- * writes it ({@code store/registry/TaskPhaseGuard}, 409 naming the {@link PhaseRule}); a write that
- * keeps the phase is no transition, and the store lets it by. Each move here refuses the same way
- * if its writer may not make it from the phase it is given.
+ * a create is no move. So a finished task uses its claims no more ({@link #usesClaims}): they are
+ * released at once, unprepared on its node and deleted, as a finished pod's are, whether or not a
+ * replacement follows (it gets claims of its own). The store refuses every change of phase that no
+ * writer may make, whoever writes it ({@code store/registry/TaskPhaseGuard}, 409 naming the {@link
+ * PhaseRule}); a write that keeps the phase is no transition, and the store lets it by. Each move
+ * here refuses the same way if its writer may not make it from the phase it is given.
  */
 public final class TaskTransitions {
   private TaskTransitions() {}
@@ -97,6 +99,15 @@ public final class TaskTransitions {
               "it says it waits to be replaced (condition Restarting)"),
           new TaskMove(
               RESTARTS, Failed, Failed, "it says it waits to be replaced (condition Restarting)"));
+
+  /**
+   * Whether a task in {@code phase} may still use its claims: until it has finished. A finished
+   * task's own claims are released (its node unprepares them, the store deletes them), and no claim
+   * is made for it any more.
+   */
+  public static boolean usesClaims(TaskPhase phase) {
+    return !phase.isFinished();
+  }
 
   /** Whether {@code who} may write {@code to} over {@code from}. */
   public static boolean allowed(PhaseWriter who, TaskPhase from, TaskPhase to) {

@@ -49,5 +49,14 @@ public final class WorkloadConditions {
   /** {@link #ADMITTED}: the priority class it names does not exist. */
   public static final String NO_SUCH_PRIORITY_CLASS = "NoSuchPriorityClass";
 
+  /**
+   * Whether its job is over: every task has ended for good. True from when the controller saw it
+   * so; with {@code spec.ttlSecondsAfterFinished} the workload is deleted that long after.
+   */
+  public static final String COMPLETE = "Complete";
+
+  /** {@link #COMPLETE}: every task has ended and none is to be replaced. */
+  public static final String JOB_OVER = "JobOver";
+
   private WorkloadConditions() {}
 }

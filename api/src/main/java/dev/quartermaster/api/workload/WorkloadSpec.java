@@ -13,13 +13,17 @@ import java.util.Optional;
  *     share is its own {@code gang.minMember}. Empty: each group is a gang or not on its own
  * @param queue the queue it is admitted through; empty: {@code default}
  * @param priority its priority class; empty: priority 0
+ * @param ttlSecondsAfterFinished how long the workload is kept once its job is over (every task has
+ *     ended for good), as a Kubernetes Job's field of that name: then it is deleted, and its tasks
+ *     with it. Empty: kept until deleted
  */
 public record WorkloadSpec(
     List<WorkerGroup> groups,
     Optional<String> computeDomain,
     Optional<GangSpec> gang,
     Optional<String> queue,
-    Optional<String> priority) {
+    Optional<String> priority,
+    Optional<Integer> ttlSecondsAfterFinished) {
   /**
    * In a workload with a compute domain, each task also has a claim {@code <task>-channels} for its
    * domain's IMEX channels on its node; no claim template may take that name.
@@ -34,6 +38,17 @@ public record WorkloadSpec(
     gang = gang == null ? Optional.empty() : gang;
     queue = queue == null ? Optional.empty() : queue;
     priority = priority == null ? Optional.empty() : priority;
+    ttlSecondsAfterFinished =
+        ttlSecondsAfterFinished == null ? Optional.empty() : ttlSecondsAfterFinished;
+  }
+
+  public WorkloadSpec(
+      List<WorkerGroup> groups,
+      Optional<String> computeDomain,
+      Optional<GangSpec> gang,
+      Optional<String> queue,
+      Optional<String> priority) {
+    this(groups, computeDomain, gang, queue, priority, Optional.empty());
   }
 
   public WorkloadSpec(List<WorkerGroup> groups, Optional<String> computeDomain) {
@@ -52,11 +67,17 @@ public record WorkloadSpec(
 
   /** This spec with {@code next} as its groups, all else kept ({@code qm scale}). */
   public WorkloadSpec withGroups(List<WorkerGroup> next) {
-    return new WorkloadSpec(next, computeDomain, gang, queue, priority);
+    return new WorkloadSpec(next, computeDomain, gang, queue, priority, ttlSecondsAfterFinished);
+  }
+
+  /** This spec, deleted {@code seconds} after its job is over. */
+  public WorkloadSpec withTtlSecondsAfterFinished(int seconds) {
+    return new WorkloadSpec(groups, computeDomain, gang, queue, priority, Optional.of(seconds));
   }
 
   /** This spec admitted through {@code queue} at {@code priorityClass}. */
   public WorkloadSpec inQueue(String queue, Optional<String> priorityClass) {
-    return new WorkloadSpec(groups, computeDomain, gang, Optional.of(queue), priorityClass);
+    return new WorkloadSpec(
+        groups, computeDomain, gang, Optional.of(queue), priorityClass, ttlSecondsAfterFinished);
   }
 }

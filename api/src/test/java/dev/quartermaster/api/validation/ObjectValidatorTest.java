@@ -144,6 +144,43 @@ class ObjectValidatorTest {
         .anyMatch(v -> v.field().equals("spec.groups[1].template.env.1BAD"));
   }
 
+  /** A finished workload's TTL, as a Kubernetes Job's: seconds, none below 0 nor over a year. */
+  @Test
+  void aWorkloadsTtlAfterFinishedIsSecondsFromZeroToAYear() {
+    var workload =
+        """
+        kind: Workload
+        metadata: {name: fin}
+        spec:
+          ttlSecondsAfterFinished: %s
+          groups:
+          - name: w
+            replicas: 1
+            template: {command: [sleep, "3"]}
+        """;
+    for (var ttl : new String[] {"0", "300", "31536000"}) {
+      assertThat(ObjectValidator.validate(parse(workload.formatted(ttl)))).as(ttl).isEmpty();
+    }
+    assertThat(ObjectValidator.validate(parse(workload.formatted("-1"))))
+        .containsExactly(new Violation("spec.ttlSecondsAfterFinished", "must be >= 0"));
+    assertThat(ObjectValidator.validate(parse(workload.formatted("31536001"))))
+        .containsExactly(
+            new Violation("spec.ttlSecondsAfterFinished", "must be <= 31536000 (a year)"));
+    // Not a whole number of seconds: refused when read, naming the field.
+    assertThatThrownBy(() -> parse(workload.formatted("1.5")))
+        .isInstanceOfSatisfying(
+            ApiException.class,
+            e -> {
+              assertThat(e.is(Reason.BadRequest)).isTrue();
+              assertThat(e.getMessage()).contains("ttlSecondsAfterFinished");
+            });
+    assertThat(
+            ((dev.quartermaster.api.workload.Workload) parse(workload.formatted("300")))
+                .spec()
+                .ttlSecondsAfterFinished())
+        .contains(300);
+  }
+
   @Test
   void aComputeDomainSpansAtLeastOneNodeAndItsNameAndItsClaimsDomainCannotEscapeAPath() {
     for (var nodes : new int[] {0, -1, 4097}) {

@@ -73,6 +73,28 @@ class TaskTransitionsTest {
     assertThat(TaskTransitions.MOVES).hasSize(expected.size()).allMatch(m -> !m.why().isBlank());
   }
 
+  /** Which phases use their claims, written out: a finished task's are released. */
+  private static final String USES_CLAIMS =
+      """
+      Pending   yes
+      Scheduled yes
+      Preparing yes
+      Running   yes
+      Succeeded no
+      Failed    no
+      """;
+
+  @Test
+  void onlyATaskThatMayStillRunUsesItsClaims() {
+    for (var line : USES_CLAIMS.strip().split("\n")) {
+      var parts = line.trim().split("\\s+");
+      assertThat(TaskTransitions.usesClaims(TaskPhase.valueOf(parts[0])))
+          .as(parts[0])
+          .isEqualTo(parts[1].equals("yes"));
+    }
+    assertThat(USES_CLAIMS.strip().split("\n")).hasSize(TaskPhase.values().length);
+  }
+
   @Test
   void theStoreRefusesEveryChangeNoWriterMayMakeNamingTheRule() {
     assertThat(disagreements(TaskTransitions::refusal)).isEmpty();

@@ -1,11 +1,13 @@
 package dev.quartermaster.cli.describe;
 
 import dev.quartermaster.api.claim.Allocation;
+import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.format.ClaimState;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.table.Table;
 import dev.quartermaster.api.workload.DeviceCheck;
 import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.api.workload.TaskTransitions;
 import dev.quartermaster.cli.format.CommandText;
 import dev.quartermaster.cli.format.Times;
 import java.util.List;
@@ -60,6 +62,9 @@ final class TaskDescriber implements Describer<Task> {
                     "Device Check",
                     s.deviceCheck().map(TaskDescriber::deviceCheck).orElse("<not run yet>")));
 
+    // A finished task's own claims were released (deleted); a claim of its name now is its
+    // successor's.
+    boolean released = !TaskTransitions.usesClaims(s.phase());
     var rows =
         spec.claims().stream()
             .map(
@@ -67,6 +72,7 @@ final class TaskDescriber implements Describer<Task> {
                     context
                         .api()
                         .get(Kinds.RESOURCE_CLAIM, name)
+                        .filter(c -> !released || ownedBy(c, task))
                         .map(
                             c ->
                                 List.of(
@@ -86,10 +92,23 @@ final class TaskDescriber implements Describer<Task> {
                                                         .collect(Collectors.joining(",")))
                                             .orElse("")),
                                     ConditionsSection.orNone(ClaimState.reason(c))))
-                        .orElse(List.of(name, "not found", Table.NONE, Table.NONE, Table.NONE)))
+                        .orElse(
+                            released
+                                ? List.of(
+                                    name,
+                                    "released",
+                                    Table.NONE,
+                                    Table.NONE,
+                                    "the task has " + s.phase() + ": its devices went back")
+                                : List.of(name, "not found", Table.NONE, Table.NONE, Table.NONE)))
             .toList();
     out.table("Claims", new Table(List.of("CLAIM", "STATE", "NODE", "DEVICES", "REASON"), rows));
     ConditionsSection.write(s.conditions(), now, out);
+  }
+
+  /** Whether {@code c} was made for this incarnation of {@code task}. */
+  private static boolean ownedBy(ResourceClaim c, Task task) {
+    return c.metadata().owner().map(o -> o.uid().equals(task.metadata().uid())).orElse(true);
   }
 
   private static String deviceCheck(DeviceCheck check) {

@@ -1,6 +1,7 @@
 package dev.quartermaster.cli.nodes;
 
 import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.api.client.NodeAudience;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.node.Node;
@@ -37,16 +38,27 @@ public record FenceReport(
                         + (c.message().isEmpty() ? "" : ": " + c.message())
                         + "), last heartbeat "
                         + node.status().heartbeat().map(Object::toString).orElse("never"));
+    // A task the node lifecycle already failed (NodeLost) whose replacement waits for its claims
+    // is handed over too.
     var tasks =
         api.list(Kinds.TASK).items().stream()
-            .filter(
-                t -> t.spec().node().equals(Optional.of(name)) && !t.status().phase().isFinished())
-            .map(t -> "task/" + t.metadata().name() + " (" + t.status().phase() + ")")
+            .filter(t -> t.spec().node().equals(Optional.of(name)))
+            .filter(t -> !t.status().phase().isFinished() || t.metadata().isDeleting())
+            .map(
+                t ->
+                    "task/"
+                        + t.metadata().name()
+                        + " ("
+                        + t.status().phase()
+                        + (t.status().phase().isFinished()
+                            ? " " + t.status().reason() + ", its replacement waiting"
+                            : "")
+                        + ")")
             .sorted()
             .toList();
     var claims =
         api.list(Kinds.RESOURCE_CLAIM).items().stream()
-            .filter(c -> c.status().allocation().filter(a -> a.node().equals(name)).isPresent())
+            .filter(c -> NodeAudience.of(c).includes(name))
             .map(c -> "resourceclaim/" + c.metadata().name())
             .sorted()
             .toList();

@@ -6,6 +6,7 @@ import dev.quartermaster.api.claim.ClaimConditions;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.client.ApiListerWatcher;
+import dev.quartermaster.api.client.NodeAudience;
 import dev.quartermaster.api.device.DeviceClass;
 import dev.quartermaster.api.device.DeviceSlice;
 import dev.quartermaster.api.domain.ComputeDomain;
@@ -36,6 +37,13 @@ public final class Informers {
 
   /** Tasks by node name; claims by allocated node; slices by node. */
   public static final String BY_NODE = "node";
+
+  /**
+   * Claims by every node that may hold their devices: the node they are allocated on, each node
+   * whose prepare state or agent finalizer they carry ({@link NodeAudience}). What fencing a node
+   * must free.
+   */
+  public static final String BY_HOLDER = "holder";
 
   /** Claims by owner name (the task). */
   public static final String BY_OWNER = "owner";
@@ -100,6 +108,12 @@ public final class Informers {
             .index(
                 BY_OWNER, c -> c.metadata().owner().map(o -> List.of(o.name())).orElse(List.of()))
             .index(BY_UID, c -> List.of(c.metadata().uid()))
+            .index(
+                BY_HOLDER,
+                c ->
+                    NodeAudience.of(c) instanceof NodeAudience.Nodes n
+                        ? List.copyOf(n.names())
+                        : List.of())
             .index(BY_RESERVED, c -> c.status().reservedFor())
             .index(BY_DOMAIN, c -> c.spec().computeDomain().map(List::of).orElse(List.of()))
             .index(BY_UNPLACEABLE, c -> unplaceable(c) ? groupOf(c) : List.of())

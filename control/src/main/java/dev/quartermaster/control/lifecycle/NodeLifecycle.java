@@ -1,5 +1,6 @@
 package dev.quartermaster.control.lifecycle;
 
+import dev.quartermaster.api.claim.AgentFinalizer;
 import dev.quartermaster.api.claim.ClaimConditions;
 import dev.quartermaster.api.claim.PrepareState;
 import dev.quartermaster.api.claim.ResourceClaim;
@@ -19,6 +20,7 @@ import dev.quartermaster.core.informer.EventHandler;
 import dev.quartermaster.core.queue.Result;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Optional;
 
@@ -34,7 +36,11 @@ import java.util.Optional;
  * devices. They are freed in one of two ways only: the node comes back, its agent stops the tasks
  * and unprepares the claims, the tasks and then the claims are deleted (ledger entries follow); or
  * an operator declares the node dead ({@code spec.fenced=true}, {@code qm node fence}), and then
- * this controller clears the allocations and prepare state of every claim on it.
+ * this controller does for every claim the node may hold what its agent would have done: it clears
+ * the allocation there and the node's prepare state, and takes off the node's agent finalizer, so a
+ * claim being deleted goes and the task that replaces its owner gets claims of its own. The store
+ * lets a node's hold go without that node's agent only once the node is fenced ({@code
+ * NodeHoldGuard}). Whether the node was first marked lost or not makes no difference.
  */
 public final class NodeLifecycle {
   public static final Duration DEFAULT_GRACE = Duration.ofSeconds(40);
@@ -106,7 +112,7 @@ public final class NodeLifecycle {
         agent.filter(c -> !c.isTrue() && c.reason().equals(HEARTBEAT_MISSED)).isPresent();
     if (n.spec().fenced()) {
       failTasks(name, NODE_FENCED, "node " + name + " was fenced by an operator");
-      clearClaims(name);
+      settleClaims(name);
     }
     if (silent.compareTo(grace) > 0) {
       if (!markedLost) {
@@ -165,27 +171,45 @@ public final class NodeLifecycle {
   }
 
   /**
-   * Only for a fenced node: its claims may now go elsewhere. Ledger entries stay until the claims
-   * are deleted.
+   * Only for a fenced node: every claim it may hold is settled as its agent would have settled it,
+   * so what the fence says it frees is free. The allocation there and the node's prepare state go
+   * in one status write; then the node's agent finalizer (a claim being deleted goes with it). The
+   * node's ledger keeps its entries until its agent, if it ever comes back, sees the claims gone.
    */
-  private void clearClaims(String node) {
-    for (ResourceClaim c : informers.claims().cache().byIndex(Informers.BY_NODE, node)) {
+  private void settleClaims(String node) {
+    var finalizer = new AgentFinalizer(node).name();
+    for (ResourceClaim c : informers.claims().cache().byIndex(Informers.BY_HOLDER, node)) {
       var s = c.status();
-      var prepare = new HashMap<String, PrepareState>(s.prepare());
-      prepare.remove(node);
-      var condition =
-          Conditions.of(
-              ClaimConditions.ALLOCATED,
-              false,
-              NODE_FENCED,
-              "node " + node + " was fenced; allocation cleared");
-      api.updateStatus(
-          c.withStatus(
-              new ResourceClaimStatus(
-                  Optional.empty(),
-                  s.reservedFor(),
-                  prepare,
-                  Conditions.set(s.conditions(), condition, env.now()))));
+      boolean allocatedHere = s.allocation().filter(a -> a.node().equals(node)).isPresent();
+      if (allocatedHere || s.prepare().containsKey(node)) {
+        var prepare = new HashMap<String, PrepareState>(s.prepare());
+        prepare.remove(node);
+        var conditions = s.conditions();
+        if (allocatedHere) {
+          conditions =
+              Conditions.set(
+                  conditions,
+                  Conditions.of(
+                      ClaimConditions.ALLOCATED,
+                      false,
+                      NODE_FENCED,
+                      "node " + node + " was fenced; allocation cleared"),
+                  env.now());
+        }
+        c =
+            api.updateStatus(
+                c.withStatus(
+                    new ResourceClaimStatus(
+                        allocatedHere ? Optional.empty() : s.allocation(),
+                        s.reservedFor(),
+                        prepare,
+                        conditions)));
+      }
+      if (c.metadata().finalizers().contains(finalizer)) {
+        var finalizers = new ArrayList<>(c.metadata().finalizers());
+        finalizers.remove(finalizer);
+        api.update(c.withMetadata(c.metadata().withFinalizers(finalizers)));
+      }
     }
   }
 }

@@ -71,6 +71,7 @@ final class GangStatuses {
     int min = gang.minMember();
     var members = new HashSet<String>();
     int exist = 0;
+    int replacing = 0;
     boolean finished = true;
     boolean bound = false;
     for (var group : spec.groups()) {
@@ -80,13 +81,18 @@ final class GangStatuses {
       int live = 0;
       int finishedForGood = 0;
       for (var t : tasks.getOrDefault(group.name(), List.of())) {
-        if (!t.metadata().owner().map(o -> o.uid().equals(workloadUid)).orElse(false)
-            || t.metadata().isDeleting()) {
+        if (!t.metadata().owner().map(o -> o.uid().equals(workloadUid)).orElse(false)) {
           continue;
         }
         var phase = t.status().phase();
+        if (t.metadata().isDeleting()) {
+          replacing++; // stopped (a gang restart, a back-off over): its successor follows
+          continue;
+        }
         if (phase.isFinished()) {
-          if (!GroupPlan.replace(group.restartPolicy(), phase)) {
+          if (GroupPlan.replace(group.restartPolicy(), phase)) {
+            replacing++;
+          } else {
             finishedForGood++;
           }
           continue;
@@ -113,7 +119,21 @@ final class GangStatuses {
       return new GangStatus(GangState.Finished, "", "");
     }
     if (exist < min) {
-      return waiting(exist + " of " + min + " members exist so far");
+      // A member whose earlier task has ended or is stopping exists by name, not yet as a member:
+      // say so, or "2 of 4 exist" reads wrong while all 4 tasks are listed.
+      return waiting(
+          exist
+              + " of "
+              + min
+              + " members exist so far"
+              + (replacing == 0
+                  ? ""
+                  : "; "
+                      + replacing
+                      + " more "
+                      + (replacing == 1 ? "is" : "are")
+                      + " being replaced (the earlier task of the name has ended or is stopping,"
+                      + " and lets its claims go first)"));
     }
     return memberClaims.stream()
         .flatMap(

@@ -18,11 +18,11 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Paces restarts of finished tasks with a {@link RestartBackoff}. A finished task to be replaced
- * first gets a condition {@code Restarting} ("restarting in 40s, attempt 3: exit code 1") whose
- * transition time, on the controller's clock, starts its wait; it is deleted only once the wait is
- * over. The replacement carries {@code spec.attempt}. Between the delete and the create the attempt
- * lives here, per slot, and is read back from the deleting task while it is still there; a
- * controller that restarts after the old task is gone starts that slot at attempt 0.
+ * first gets a condition {@code Restarting} ("replaced after a 40s back-off (attempt 3): exit code
+ * 1") whose transition time, on the controller's clock, starts its wait; it is deleted only once
+ * the wait is over. The replacement carries {@code spec.attempt}. Between the delete and the create
+ * the attempt lives here, per slot, and is read back from the deleting task while it is still
+ * there; a controller that restarts after the old task is gone starts that slot at attempt 0.
  */
 final class Restarts {
 
@@ -106,7 +106,14 @@ final class Restarts {
             TaskConditions.RESTARTING,
             true,
             "BackOff",
-            "restarting in " + delay.toSeconds() + "s, attempt " + attempt + ": " + why);
+            // No countdown: read minutes later, "in 10s" would be wrong; the condition's time says
+            // when the back-off began, and a replacement still held up after it says why.
+            "replaced after a "
+                + delay.toSeconds()
+                + "s back-off (attempt "
+                + attempt
+                + "): "
+                + why);
     api.updateStatus(
         t.withStatus(
             TaskTransitions.withConditions(

@@ -11,12 +11,18 @@ import dev.quartermaster.api.domain.ComputeDomain;
 import dev.quartermaster.api.domain.ComputeDomainSpec;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.meta.OwnerReference;
+import dev.quartermaster.api.node.NodeConditions;
+import dev.quartermaster.api.workload.PhaseWriter;
 import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.api.workload.TaskConditions;
+import dev.quartermaster.api.workload.TaskTransitions;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.api.workload.WorkloadSpec;
+import dev.quartermaster.control.cluster.Conditions;
 import dev.quartermaster.control.cluster.ControlLoop;
 import dev.quartermaster.control.cluster.Informers;
 import dev.quartermaster.control.cluster.Labels;
@@ -40,10 +46,12 @@ import org.slf4j.LoggerFactory;
 /**
  * Per task: makes its claims (one per claim template, named {@code <task>-<template>}, and in a
  * workload with a compute domain {@code <task>-channels} for the domain's IMEX channels on the
- * task's node; each owned by this incarnation of the task, so every new task gets new claim uids),
- * and, once the task is deleting, lets it go only when none of its claims is still {@code Prepared}
- * on a node that is not fenced; then its claims are deleted and {@link Labels#CLAIMS_FINALIZER}
- * removed.
+ * task's node; each owned by this incarnation of the task, so every new task gets new claim uids);
+ * once the task has finished, deletes them ({@link TaskTransitions#usesClaims}: it never runs
+ * again, so its devices go back at once, as a finished pod's claims do, and its node's agent
+ * unprepares them); and, once the task is deleting, lets it go only when none of its claims is
+ * still {@code Prepared} on a node that is not fenced; then its claims are deleted and {@link
+ * Labels#CLAIMS_FINALIZER} removed.
  *
  * <p>Both checks read live: removing a finalizer cannot be undone, so it must not rest on a cache
  * that has not yet seen the agent prepare a claim. Which claims to read is known without listing
@@ -57,6 +65,7 @@ import org.slf4j.LoggerFactory;
 public final class TaskController {
   private static final Logger LOG = LoggerFactory.getLogger(TaskController.class);
 
+  private final Env env;
   private final ApiClient api;
   private final Informers informers;
   private final ControlLoop loop;
@@ -71,6 +80,7 @@ public final class TaskController {
   private volatile long termFence = Long.MAX_VALUE;
 
   public TaskController(Env env, ApiClient api, Informers informers) {
+    this.env = env;
     this.api = api;
     this.informers = informers;
     // Keys are tasks and each writes only its own claims: independent, so a burst of new tasks gets
@@ -102,6 +112,11 @@ public final class TaskController {
         .claims()
         .addHandler(
             new EventHandler<>() {
+              @Override
+              public void onAdd(ResourceClaim c) {
+                enqueueOwner(c); // a claim made just before its task finished goes too
+              }
+
               @Override
               public void onUpdate(ResourceClaim o, ResourceClaim c) {
                 enqueueOwner(c);
@@ -144,7 +159,11 @@ public final class TaskController {
       if (task.isEmpty()) {
         return Result.done();
       }
-      return task.get().metadata().isDeleting() ? finish(task.get()) : ensureClaims(task.get());
+      var t = task.get();
+      if (t.metadata().isDeleting()) {
+        return finish(t);
+      }
+      return TaskTransitions.usesClaims(t.status().phase()) ? ensureClaims(t) : release(t);
     } catch (ApiException e) {
       if (e.is(Reason.Conflict) || e.is(Reason.AlreadyExists) || e.is(Reason.NotFound)) {
         LOG.debug("task {}: {}; retrying", name, e.getMessage());
@@ -209,6 +228,27 @@ public final class TaskController {
                       || c.spec().requests().getFirst().count() == perTask);
     }
     return waiting ? Result.requeue() : Result.done();
+  }
+
+  /**
+   * A finished task's own claims are deleted: what they hold goes back now, not when the task is
+   * deleted (a finished job's record may stay for days). Each claim's agent finalizer keeps it
+   * until its node has unprepared it; a claim made but not yet cached comes back through its add.
+   */
+  private Result release(Task t) {
+    var uid = t.metadata().uid();
+    for (var c : informers.claims().cache().byIndex(Informers.BY_OWNER, t.metadata().name())) {
+      boolean owned = c.metadata().owner().map(o -> o.uid().equals(uid)).orElse(false);
+      if (owned && !c.metadata().isDeleting()) {
+        LOG.debug(
+            "task {} has {}: deleting its claim {}",
+            t.metadata().name(),
+            t.status().phase(),
+            c.metadata().name());
+        deleteQuietly(c.metadata().name());
+      }
+    }
+    return Result.done();
   }
 
   /**
@@ -315,6 +355,7 @@ public final class TaskController {
             t.metadata().name(),
             c.metadata().name(),
             stillPrepared.get());
+        sayWhatItWaitsFor(t, c.metadata().name(), stillPrepared.get());
         return Result.done(); // the agent's unprepare updates the claim, which brings us back
       }
     }
@@ -330,6 +371,52 @@ public final class TaskController {
     api.update(t.withMetadata(t.metadata().withFinalizers(f)));
     return Result.done();
   }
+
+  /**
+   * A finished task whose back-off is over is deleted to be replaced, and waits here for its
+   * claims: its {@code Restarting} condition says so, and what frees them, instead of a back-off
+   * long over.
+   */
+  private void sayWhatItWaitsFor(Task t, String claim, String node) {
+    var s = t.status();
+    var restarting = Condition.find(s.conditions(), TaskConditions.RESTARTING);
+    if (!s.phase().isFinished() || restarting.isEmpty()) {
+      return;
+    }
+    var agent =
+        informers
+            .nodes()
+            .cache()
+            .get(node)
+            .flatMap(n -> Condition.find(n.status().conditions(), NodeConditions.AGENT_READY))
+            .filter(c -> !c.isTrue());
+    var message =
+        "its back-off is over; it is replaced once claim "
+            + claim
+            + " is unprepared on node "
+            + node
+            + agent
+                .map(
+                    c ->
+                        ", whose agent is not ready ("
+                            + c.reason()
+                            + "): that waits for the agent to come back, or, if the node is down,"
+                            + " for `qm node fence "
+                            + node
+                            + "`")
+                .orElse(", as its agent does once the task's process is gone");
+    var next = Conditions.of(TaskConditions.RESTARTING, true, WAITING_FOR_CLAIMS, message);
+    if (Conditions.has(s.conditions(), next)) {
+      return;
+    }
+    api.updateStatus(
+        t.withStatus(
+            TaskTransitions.withConditions(
+                PhaseWriter.RESTARTS, s, Conditions.set(s.conditions(), next, env.now()))));
+  }
+
+  /** {@link TaskConditions#RESTARTING}: the back-off is over; the task's claims hold it. */
+  static final String WAITING_FOR_CLAIMS = "WaitingForClaims";
 
   /** A node where {@code c} is still prepared and that may still use it (not fenced). */
   private Optional<String> preparedOn(ResourceClaim c) {

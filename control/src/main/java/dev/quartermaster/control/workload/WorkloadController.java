@@ -337,8 +337,43 @@ public final class WorkloadController {
     if (freshness.isNewest()) {
       deleteRemovedGroups(w, freshness);
     }
-    writeStatus(w, groups, workloadGangStatus(w), problems);
+    // A group not seen this pass (its cache is behind) leaves the job's completion as it was.
+    var complete =
+        views.size() == w.spec().groups().size()
+            ? Completion.condition(w.spec(), GroupPlan.finished(w, views::get))
+            : Condition.find(w.status().conditions(), WorkloadConditions.COMPLETE);
+    var conditions = writeStatus(w, groups, workloadGangStatus(w), problems, complete);
+    var expires = Completion.deleteAt(w.spec(), conditions);
+    if (expires.isPresent()) {
+      var left = Duration.between(env.now(), expires.get());
+      if (!left.isPositive()) {
+        return expire(w, freshness);
+      }
+      recheck = earliest(recheck, left);
+    }
     return recheck.map(Result::requeueAfter).orElse(Result.done());
+  }
+
+  /**
+   * Its job is over and its TTL has run out: the workload is deleted (its tasks, their claims and
+   * volumes follow through its finalizer), on the newest spec only: a scale-up in the meantime
+   * means the job is not over.
+   */
+  private Result expire(Workload w, SpecFreshness freshness) {
+    if (!freshness.stillNewest()) {
+      return Result.done(); // the cache's update of the workload brings us back
+    }
+    var ttl = w.spec().ttlSecondsAfterFinished().orElseThrow();
+    LOG.info(
+        "workload {}: its job is over and its TTL of {}s ran out; deleting it",
+        w.metadata().name(),
+        ttl);
+    api.delete(Kinds.WORKLOAD, w.metadata().name());
+    events.normal(
+        w,
+        "Expired",
+        "its job is over and spec.ttlSecondsAfterFinished (" + ttl + "s) ran out: deleted");
+    return Result.done();
   }
 
   /**
@@ -366,7 +401,7 @@ public final class WorkloadController {
     if (freshness.isNewest()) {
       deleteRemovedGroups(w, freshness);
     }
-    writeStatus(w, groups, workloadGangStatus(w), List.of());
+    writeStatus(w, groups, workloadGangStatus(w), List.of(), Optional.empty());
     return Result.done();
   }
 
@@ -753,11 +788,13 @@ public final class WorkloadController {
         "waiting in queue " + queue + " for quota; qm describe workload says why");
   }
 
-  private void writeStatus(
+  /** Writes the status if it changed; returns its conditions as written. */
+  private List<Condition> writeStatus(
       Workload w,
       List<GroupStatus> groups,
       Optional<GangStatus> gang,
-      List<CreateProblem> problems) {
+      List<CreateProblem> problems,
+      Optional<Condition> complete) {
     var now = env.now();
     var conditions = w.status().conditions();
     conditions = Conditions.set(conditions, Schedulability.of(w, informers), now);
@@ -779,9 +816,11 @@ public final class WorkloadController {
                     "; ",
                     problems.stream().map(CreateProblem::message).distinct().sorted().toList()));
     conditions = Conditions.set(conditions, created, now);
+    conditions = Completion.apply(conditions, complete, now);
     var status = new WorkloadStatus(w.metadata().generation(), groups, conditions, gang);
     if (!status.equals(w.status())) {
       api.updateStatus(w.withStatus(status));
     }
+    return conditions;
   }
 }

@@ -189,7 +189,8 @@ class GangStatusesTest {
               List.of(),
               GangState.Waiting,
               "WaitingForGang",
-              "2 of 4 members exist so far"),
+              "2 of 4 members exist so far; 1 more is being replaced (the earlier task of the name"
+                  + " has ended or is stopping, and lets its claims go first)"),
           new Row(
               "all exist, nothing decided yet",
               gangOf4(),
@@ -275,7 +276,8 @@ class GangStatusesTest {
               List.of(allocated(1), allocated(2), allocated(3)),
               GangState.Waiting,
               "WaitingForGang",
-              "0 of 4 members exist so far"),
+              "0 of 4 members exist so far; 4 more are being replaced (the earlier task of the"
+                  + " name has ended or is stopping, and lets its claims go first)"),
           new Row(
               "done: every slot finished for good",
               gangOf4(),
@@ -299,7 +301,8 @@ class GangStatusesTest {
               List.of(),
               GangState.Waiting,
               "WaitingForGang",
-              "0 of 4 members exist so far"));
+              "0 of 4 members exist so far; 1 more is being replaced (the earlier task of the name"
+                  + " has ended or is stopping, and lets its claims go first)"));
 
   @Test
   void eachCaseGivesItsLine() {

@@ -26,10 +26,12 @@ import java.util.random.RandomGenerator;
  * (its agent killed and the node cut off, past the grace period, and sometimes fenced), an agent
  * killed while a gang's claims are being prepared on its node, and a gang scaled up and down in
  * bursts. Control-plane replicas are paused past their renew deadline (SIGSTOP), and the wall
- * clocks of replicas and agents step forwards and backwards. A killed agent's journal and its mark
- * are sometimes deleted with it (issue 43 item 17): its next start must refuse, naming the claims
- * the cluster believes prepared there, until an operator starts it with {@code
- * --accept-lost-ledger}. Every fault ends by itself or at {@link #stopAndHeal}.
+ * clocks of replicas and agents step forwards and backwards. In most seeds a node that holds work
+ * dies for good and is fenced at once by an operator who knows it ({@link #fenceDeadNode}), to come
+ * back only minutes later. A killed agent's journal and its mark are sometimes deleted with it
+ * (issue 43 item 17): its next start must refuse, naming the claims the cluster believes prepared
+ * there, until an operator starts it with {@code --accept-lost-ledger}. Every other fault ends by
+ * itself or at {@link #stopAndHeal}.
  */
 final class Chaos {
   /** Faults are drawn over this much virtual time from the start. */
@@ -113,6 +115,85 @@ final class Chaos {
       int kind = random.nextInt(3);
       later(at, () -> gangFault(kind, LOOKS));
     }
+    // In three seeds of four, a node dies for good while it holds work, and the operator, who
+    // knows it, fences it at once.
+    if (random.nextInt(4) != 0) {
+      var at = Duration.ofMillis(FENCE_FROM.toMillis() + random.nextLong(FENCE_WITHIN.toMillis()));
+      later(at, () -> fenceDeadNode(LOOKS));
+    }
+  }
+
+  /** When a dead node's fence may come: after the first work runs, within the steps' reach. */
+  private static final Duration FENCE_FROM = Duration.ofSeconds(5);
+
+  private static final Duration FENCE_WITHIN = Duration.ofSeconds(20);
+
+  /** Nodes down for good and fenced: the heal leaves them to come back in their own time. */
+  private final java.util.Set<String> downForGood = new java.util.TreeSet<>();
+
+  /**
+   * A node that holds prepared claims dies ({@code kill -9} of its agent, the machine unreachable)
+   * and the operator fences it at once, as {@code qm node fence NODE --force} does, before the node
+   * lifecycle has marked it lost. It stays down past {@link ReleasePromises#FENCE_BOUND}, beyond
+   * the heal if need be, then comes back: reachable, its agent started again, unfenced and
+   * uncordoned.
+   */
+  private void fenceDeadNode(int looks) {
+    var holding =
+        world.nodes().stream()
+            .filter(n -> n.agent.isPresent() && !n.api.isCut() && !downForGood.contains(n.name))
+            .filter(
+                n ->
+                    world.view().claims().stream()
+                        .anyMatch(
+                            c ->
+                                c.status().prepare().containsKey(n.name)
+                                    && c.status().prepare().get(n.name).phase()
+                                        == PrepareState.Phase.Prepared))
+            .toList();
+    if (holding.isEmpty()) {
+      if (looks > 1) {
+        later(LOOK_AGAIN, () -> fenceDeadNode(looks - 1));
+      }
+      return;
+    }
+    faults++;
+    var n = holding.get(random.nextInt(holding.size()));
+    run.promises().beforeCrash(n);
+    world.crashAgent(n);
+    n.api.cut(true);
+    downForGood.add(n.name);
+    run.event("node " + n.name + " dies (agent killed, unreachable); operator: fence it --force");
+    world.nodeSpec(n.name, sp -> new NodeSpec(true, true));
+    var back = ReleasePromises.FENCE_BOUND.plus(seconds(40, 100));
+    // Not through later(): the heal cancels that, and this node's return is the operator's, after
+    // the machine is mended.
+    world
+        .env()
+        .schedule(
+            back,
+            () -> {
+              downForGood.remove(n.name);
+              n.api.cut(false);
+              run.event("node " + n.name + " mended: reachable again; operator: unfence, uncordon");
+              world.nodeSpec(n.name, sp -> NodeSpec.EMPTY);
+              mended(n);
+            });
+  }
+
+  /** The mended node's agent starts, again and again until it can (the heal may be over). */
+  private void mended(WholeCluster.NodeSlot n) {
+    if (n.agent.isPresent()) {
+      return;
+    }
+    try {
+      world.startAgent(n);
+    } catch (RuntimeException e) {
+      world.env().schedule(Duration.ofSeconds(5), () -> mended(n));
+      return;
+    }
+    run.event("agent of " + n.name + " started again");
+    violations.addAll(run.promises().afterRestart(n));
   }
 
   private void gangFault(int kind, int looks) {
@@ -171,6 +252,9 @@ final class Chaos {
     later(
         back,
         () -> {
+          if (downForGood.contains(n.name)) {
+            return;
+          }
           n.api.cut(false);
           run.event(n.name + " reachable again");
           restart(n);
@@ -339,8 +423,10 @@ final class Chaos {
         later(
             heal,
             () -> {
-              n.api.cut(false);
-              run.event(n.name + " partition healed");
+              if (!downForGood.contains(n.name)) {
+                n.api.cut(false);
+                run.event(n.name + " partition healed");
+              }
             });
       }
       case 2 -> {
@@ -435,7 +521,7 @@ final class Chaos {
   }
 
   private void restart(WholeCluster.NodeSlot n) {
-    if (n.agent.isPresent()) {
+    if (n.agent.isPresent() || downForGood.contains(n.name)) {
       return;
     }
     try {
@@ -523,6 +609,9 @@ final class Chaos {
       }
     }
     for (var n : world.nodes()) {
+      if (downForGood.contains(n.name)) {
+        continue; // back when mended, fenced till then
+      }
       n.api.cut(false);
       world.nodeSpec(n.name, sp -> NodeSpec.EMPTY);
       n.host.devices().nodeNames().forEach(n.host.devices()::restore);

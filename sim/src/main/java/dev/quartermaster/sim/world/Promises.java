@@ -60,6 +60,11 @@ import java.util.Set;
  *   <li>L4 writable leader: a running replica that holds the controllers' lease can write: it is
  *       never leading but unable to write for longer than {@link LeaderPromises#BOUND} ({@link
  *       LeaderPromises}).
+ *   <li>HELD: a finished task's claims hold no device for longer than a bound while their node's
+ *       agent runs: what Q1 no longer counts is not held ({@link ReleasePromises}).
+ *   <li>FENCE: a node fenced for longer than a bound holds no claim (allocation, prepare state,
+ *       agent finalizer) and no unfinished task: fencing frees what it says ({@link
+ *       ReleasePromises}).
  *   <li>L2 progress: once the faults stop, while a gang that is not placed, with its members there
  *       to place, fits the free devices ({@link Capacity}), some gang is placed within {@link
  *       GangPromises#PROGRESS_BOUND}: gangs never deadlock one another.
@@ -86,9 +91,11 @@ final class Promises {
   private final GangPromises gangs;
   private final QueuePromises queues;
   private final LeaderPromises leaders;
+  private final ReleasePromises releases;
 
   Promises(WholeCluster world) {
     this.world = world;
+    this.releases = new ReleasePromises(world);
     this.gangs = new GangPromises(world);
     this.queues = new QueuePromises(world);
     this.leaders = new LeaderPromises(world);
@@ -100,6 +107,10 @@ final class Promises {
 
   QueuePromises queues() {
     return queues;
+  }
+
+  ReleasePromises releases() {
+    return releases;
   }
 
   /** An operator deleted this task (or its workload): its deletion is no controller's doing. */
@@ -126,6 +137,7 @@ final class Promises {
     finishedStayFinished(tasks, out);
     bounded(tasks, out);
     volumes(tasks, out);
+    releases.check(tasks, out);
     gangs.check(out);
     queues.check(out);
     leaders.check(out);

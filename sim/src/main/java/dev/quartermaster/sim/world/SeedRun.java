@@ -38,13 +38,13 @@ import java.util.function.Predicate;
 /**
  * One seed of the whole-cluster simulation: 3 nodes × 4 GPUs in two NVLink cliques ({@link
  * Topology}), a workload of 1-GPU workers (each slot with its own single-writer volume), a
- * stand-alone claim with its task (reading a shared volume), and two or three gangs competing for
- * the rest and more ({@link Gangs}); {@link Chaos} draws faults and operator actions from the seed
- * for the first {@code steps} steps (a step is one event of the world), every promise is checked
- * after every step; then the faults stop, everything heals, and every workload must converge (L1)
- * within {@link #CONVERGE_BOUND} of virtual time: each wanted task runs, or waits for devices that
- * are not free where it may go (the fleet cannot hold every job at once), and a gang that is not
- * placed does not fit.
+ * stand-alone claim with its task (reading a shared volume), two or three gangs competing for the
+ * rest and more ({@link Gangs}), and a batch job that finishes ({@link #batch}); {@link Chaos}
+ * draws faults and operator actions from the seed for the first {@code steps} steps (a step is one
+ * event of the world), every promise is checked after every step; then the faults stop, everything
+ * heals, and every workload must converge (L1) within {@link #CONVERGE_BOUND} of virtual time: each
+ * wanted task runs, or waits for devices that are not free where it may go (the fleet cannot hold
+ * every job at once), and a gang that is not placed does not fit.
  */
 public final class SeedRun {
   public static final Duration CONVERGE_BOUND = Duration.ofMinutes(20);
@@ -158,8 +158,9 @@ public final class SeedRun {
   private void arrive(Workload w) {
     try {
       world.api().create(w);
-      event("operator: apply urgent workload " + w.metadata().name());
-      if (world.env().random().nextBoolean()) {
+      boolean urgent = w.spec().priority().isPresent();
+      event("operator: apply " + (urgent ? "urgent " : "") + "workload " + w.metadata().name());
+      if (urgent && world.env().random().nextBoolean()) {
         // Fail-over while the admission controller chooses victims, or while they stop.
         world
             .env()
@@ -196,6 +197,10 @@ public final class SeedRun {
           world.api().create(w);
         }
       }
+      // A batch job that finishes: its devices must go back with its quota (HELD); in half the
+      // seeds it is deleted a little after, by its TTL.
+      var batch = Queues.assign(batch(env.random().nextBoolean()), 1, env.random());
+      env.schedule(Duration.ofSeconds(1 + env.random().nextInt(20)), () -> arrive(batch));
       if (env.random().nextInt(3) == 0) {
         // Fail-over while the first admissions are decided and written.
         env.schedule(
@@ -332,6 +337,10 @@ public final class SeedRun {
           + "; "
           + claimsOf(solo.get());
     }
+    var released = promises.releases().notConverged();
+    if (!released.isEmpty()) {
+      return released;
+    }
     var queued = promises.queues().notConverged();
     if (!queued.isEmpty()) {
       return queued;
@@ -433,6 +442,31 @@ public final class SeedRun {
         new WorkloadSpec(List.of(group), Optional.empty()),
         WorkloadStatus.EMPTY);
   }
+
+  /**
+   * Two workers of one GPU each whose command ends by itself ({@code done}: exit 0 after {@link
+   * dev.quartermaster.sim.node.SimProcesses#RUN_TIME}): a job that is over once both succeeded.
+   */
+  static Workload batch(boolean withTtl) {
+    var template =
+        new TaskTemplate(List.of("done"), Map.of(), "exec", Optional.empty(), List.of(), Map.of());
+    var claim =
+        new ClaimTemplate(
+            "gpu",
+            new ResourceClaimSpec(
+                List.of(new DeviceRequest("gpu", "gpu", 1, List.of())), Optional.empty()));
+    var group = new WorkerGroup(GROUP, 2, template, List.of(claim), null);
+    var spec = new WorkloadSpec(List.of(group), Optional.empty());
+    return new Workload(
+        ObjectMeta.named(BATCH),
+        withTtl ? spec.withTtlSecondsAfterFinished(BATCH_TTL_SECONDS) : spec,
+        WorkloadStatus.EMPTY);
+  }
+
+  static final String BATCH = "batch";
+
+  /** How long the batch job is kept once over, in the seeds that give it a TTL. */
+  static final int BATCH_TTL_SECONDS = 20;
 
   static ResourceClaim soloClaim() {
     return new ResourceClaim(

@@ -25,6 +25,8 @@ import java.util.function.UnaryOperator;
  *     own (a naive scheduler's helper, say)
  * @param storeRules which of the store's rules across objects judge the writes
  * @param leaderCallbacks what each replica's elector tells its controllers passes through this
+ * @param controlView what the real control plane's controllers reach the cluster through (the
+ *     identity, as in production; a naive variant drops some of their writes)
  * @param lostLedger what an agent does at start when its ledger lost claims the cluster believes
  *     prepared on its node (the real agent refuses until the operator accepts)
  */
@@ -36,6 +38,7 @@ public record Variant(
     Optional<Controllers> alongside,
     dev.quartermaster.sim.SimCluster.Rules storeRules,
     UnaryOperator<LeaderElector.Callbacks> leaderCallbacks,
+    UnaryOperator<ApiClient> controlView,
     LostLedger lostLedger) {
   /** The real system. */
   public static final Variant REAL =
@@ -55,6 +58,7 @@ public record Variant(
         allocatorView,
         alongside,
         dev.quartermaster.sim.SimCluster.Rules.ALL,
+        UnaryOperator.identity(),
         UnaryOperator.identity(),
         LostLedger.REFUSE);
   }
@@ -100,6 +104,7 @@ public record Variant(
         Optional.of(helper),
         storeRules,
         leaderCallbacks,
+        controlView,
         lostLedger);
   }
 
@@ -113,7 +118,27 @@ public record Variant(
         Optional.empty(),
         dev.quartermaster.sim.SimCluster.Rules.ALL,
         view,
+        UnaryOperator.identity(),
         LostLedger.REFUSE);
+  }
+
+  /** The real system whose controllers reach the cluster through {@code view}. */
+  public static Variant controlView(UnaryOperator<ApiClient> view) {
+    return REAL.withControlView(view);
+  }
+
+  /** This variant with its real controllers reaching the cluster through {@code view}. */
+  public Variant withControlView(UnaryOperator<ApiClient> view) {
+    return new Variant(
+        hostView,
+        controllers,
+        volumeCalls,
+        allocatorView,
+        alongside,
+        storeRules,
+        leaderCallbacks,
+        view,
+        lostLedger);
   }
 
   /** This variant on a store without the quota guard: admission checked outside the write. */
@@ -126,6 +151,7 @@ public record Variant(
         alongside,
         dev.quartermaster.sim.SimCluster.Rules.NO_QUOTA_GUARD,
         leaderCallbacks,
+        controlView,
         lostLedger);
   }
 
@@ -138,6 +164,7 @@ public record Variant(
         Optional.empty(),
         Optional.empty(),
         dev.quartermaster.sim.SimCluster.Rules.ALL,
+        UnaryOperator.identity(),
         UnaryOperator.identity(),
         policy);
   }

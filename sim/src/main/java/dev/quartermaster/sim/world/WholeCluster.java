@@ -373,7 +373,7 @@ public final class WholeCluster {
             .withLeaderCallbacks(variant.leaderCallbacks());
     var plane =
         ControlPlane.start(
-            api,
+            variant.controlView().apply(api),
             new dev.quartermaster.store.StoreLeases(store()),
             process,
             options,

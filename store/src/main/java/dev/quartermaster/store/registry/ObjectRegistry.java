@@ -71,6 +71,8 @@ public final class ObjectRegistry implements FencingClient {
         new GangReservationGuard(stored),
         new SpecDecisionGuard(stored),
         new VolumeGuard(stored),
+        new NodeHoldGuard(stored),
+        new TaskClaimGuard(stored),
         new DomainGuard(),
         new TaskPhaseGuard(),
         new QuotaGuard(stored));
