@@ -362,9 +362,9 @@ public final class KindTables {
   /**
    * {@code head 1/1, workers 0/4 gang waiting}: per group, in spec order, the tasks placed on a
    * node over the replicas (a task that waits for devices is not counted), and a gang that waits
-   * for devices (a workload gang on each of its groups); then, once, a workload its queue has not
-   * admitted ({@code (waiting for admission)}) or is evicting ({@code (evicted)}), which waits for
-   * no device.
+   * for devices (a workload gang on each of its groups), or that no state of the fleet would hold
+   * ({@code gang never fits}); then, once, a workload its queue has not admitted ({@code (waiting
+   * for admission)}) or is evicting ({@code (evicted)}), which waits for no device.
    */
   static String groups(Workload w) {
     Map<String, GroupStatus> observed =
@@ -376,18 +376,22 @@ public final class KindTables {
             .map(
                 g -> {
                   var o = Optional.ofNullable(observed.get(g.name()));
-                  boolean waiting =
-                      admission.isEmpty()
-                          && WorkloadGangs.ofGroup(w.spec(), g.name())
-                              .map(gang -> gangs.get(gang.name()))
-                              .filter(GangStatus::waitsForPlacement)
-                              .isPresent();
+                  var waiting =
+                      WorkloadGangs.ofGroup(w.spec(), g.name())
+                          .map(gang -> gangs.get(gang.name()))
+                          .filter(gang -> admission.isEmpty() && gang.waitsForPlacement());
                   return g.name()
                       + " "
                       + o.map(GroupStatus::placed).orElse(0)
                       + "/"
                       + g.replicas()
-                      + (waiting ? " gang waiting" : "");
+                      + waiting
+                          .map(
+                              gang ->
+                                  gang.reason().equals(GangStatus.NEVER_FITS)
+                                      ? " gang never fits"
+                                      : " gang waiting")
+                          .orElse("");
                 })
             .collect(Collectors.joining(", "))
         + admission.map(a -> " (" + a + ")").orElse("");

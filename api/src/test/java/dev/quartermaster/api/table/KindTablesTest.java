@@ -255,6 +255,24 @@ class KindTablesTest {
     assertThat(row).containsExactly("job", groups, "60s");
   }
 
+  @Test
+  void aGangThatCanNeverFitSaysSo() {
+    var workers =
+        new WorkerGroup("workers", 3, TaskTemplate.EMPTY, List.of(), null).withGang(GangSpec.ALL);
+    var spec = new WorkloadSpec(List.of(workers), Optional.empty());
+    var never = new GangStatus(GangState.Waiting, GangStatus.NEVER_FITS, "can never fit");
+    var status =
+        new WorkloadStatus(
+            1,
+            List.of(new GroupStatus("workers", 3, 3, 0, 0, 0, 0, Optional.of(never))),
+            List.of());
+
+    var row =
+        KindTables.of(Kinds.WORKLOAD, NOW).row(new Workload(meta("big", 60), spec, status), false);
+
+    assertThat(row).containsExactly("big", "workers 0/3 gang never fits", "60s");
+  }
+
   /** A workload gang's line is the workload's: each of its groups waits with it. */
   @Test
   void aWaitingWorkloadGangMarksEachOfItsGroups() {
