@@ -181,8 +181,9 @@ final class AdmissionCycle {
             .toList();
     for (var w : first) {
       var name = w.metadata().name();
-      var after = quota.plus(w.spec().queueName(), demandOf.apply(w.spec()));
-      if (after.breach().isEmpty()) {
+      var demand = demandOf.apply(w.spec());
+      var after = quota.plus(w.spec().queueName(), demand);
+      if (after.breach(demand.keySet()).isEmpty()) {
         var n = nominated.remove(name);
         kept.put(
             name,
@@ -243,7 +244,9 @@ final class AdmissionCycle {
       var without = before == null ? quota : minus(specs, kept, name);
       var demand = demandOf.apply(head.spec());
       var after = without.plus(queue, demand);
-      if (withHeld(after, held).breach().isEmpty()) {
+      // Judged in the classes it asks for: a quota lowered under what is admitted leaves its
+      // cohort over quota of that class alone, until enough of it finishes.
+      if (withHeld(after, held).breach(demand.keySet()).isEmpty()) {
         kept.put(
             name,
             admit(head, queue, QueueOrder.priorityOf(head, priorities), now, List.of(), demand));

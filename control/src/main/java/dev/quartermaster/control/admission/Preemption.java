@@ -142,7 +142,8 @@ final class Preemption {
         : Optional.empty();
   }
 
+  /** Judged in the classes it asks for: a cohort may be over quota of others (a lowered quota). */
   private static boolean fits(Preemptor p, CohortQuota quota) {
-    return quota.plus(p.queue(), p.demand()).breach().isEmpty();
+    return quota.plus(p.queue(), p.demand()).breach(p.demand().keySet()).isEmpty();
   }
 }
