@@ -153,8 +153,12 @@ export function gangLines(wl) {
   return lines;
 }
 
-// A gang that waits holds nothing; its status says why, in the allocator's words.
-const waitingGangs = (wl) => gangLines(wl).filter((g) => g.gang.state === 'Waiting');
+// A gang that waits for devices holds nothing; its status says why, in the allocator's words. One
+// whose workload its queue has not admitted, or is evicting, waits for the queue: its row shows the
+// workload's Admitted condition instead.
+const notPlacing = new Set(['WaitingForAdmission', 'Evicted']);
+const waitingGangs = (wl) =>
+  gangLines(wl).filter((g) => g.gang.state === 'Waiting' && !notPlacing.has(g.gang.reason));
 
 const workloads = {
   id: 'workloads',

@@ -47,6 +47,34 @@ class BadInputTest {
         .isEqualTo(TaskPhase.Pending);
   }
 
+  /**
+   * A compute domain's tasks each claim IMEX channels of class {@code channel}: without that class
+   * the workload is not schedulable, and says so from its first status on (it said {@code
+   * Schedulable True} until the allocator had judged its channel claims).
+   */
+  @Test
+  void aDomainWorkloadWithoutTheChannelClassIsNeverSaidSchedulable() {
+    var c = world();
+    var w = Worlds.gpuWorkload("d", 2, "gpu", 1);
+    c.api()
+        .create(
+            new dev.quartermaster.api.workload.Workload(
+                w.metadata(),
+                new dev.quartermaster.api.workload.WorkloadSpec(
+                    w.spec().groups(), java.util.Optional.of("nvlink")),
+                w.status()));
+    for (int step = 0; step < 100; step++) {
+      c.env().advance(Duration.ofMillis(100));
+      c.api()
+          .get(Kinds.WORKLOAD, "d")
+          .flatMap(x -> Condition.find(x.status().conditions(), WorkloadConditions.SCHEDULABLE))
+          .ifPresent(s -> assertThat(s.isTrue()).as("Schedulable: %s", s).isFalse());
+    }
+    var s = condition(c, "d", WorkloadConditions.SCHEDULABLE);
+    assertThat(s.reason()).isEqualTo("NoSuchDeviceClass");
+    assertThat(s.message()).contains("'channel'", "compute domain nvlink");
+  }
+
   @Test
   void moreGpusThanAnyNodeHasIsUnsatisfiable() {
     var c = world();

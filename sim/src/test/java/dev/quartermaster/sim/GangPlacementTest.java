@@ -86,9 +86,12 @@ class GangPlacementTest {
       c.runUntil(() -> false, Duration.ofMinutes(1));
       assertThat(holdings.allocated).as("seed %d: 12 GPUs, the gang needs 16", seed).isEmpty();
       var claim = c.api().get(Kinds.RESOURCE_CLAIM, JOB + "-workers-0-gpu").orElseThrow();
-      assertThat(claim.status().conditions().getFirst().reason()).isEqualTo("WaitingForGang");
+      // 16 GPUs on a fleet of 12: it can never fit as it is, and is told so.
+      assertThat(claim.status().conditions().getFirst().reason()).isEqualTo("NeverFits");
       assertThat(claim.status().conditions().getFirst().message())
-          .contains("needs 4 × (4 gpu) at once; at most 3 fit now");
+          .contains(
+              "can never fit on this fleet: it needs 4 × (4 gpu) at once; the whole fleet (3 nodes,"
+                  + " 12 gpu) holds at most 3 of its 4 members");
 
       c.addNode("node-3", 4);
       assertThat(c.runUntil(() -> allScheduled(c, 4), Duration.ofMinutes(2)))
@@ -126,9 +129,11 @@ class GangPlacementTest {
             .isEmpty();
       }
       var claim = c.api().get(Kinds.RESOURCE_CLAIM, JOB + "-launcher-0-gpu").orElseThrow();
-      assertThat(claim.status().conditions().getFirst().reason()).isEqualTo("WaitingForGang");
+      assertThat(claim.status().conditions().getFirst().reason()).isEqualTo("NeverFits");
       assertThat(claim.status().conditions().getFirst().message())
-          .contains("gang job/* needs 1 × (2 gpu) + 3 × (4 gpu) at once; at most 3 fit now");
+          .contains(
+              "gang job/* can never fit on this fleet: it needs 1 × (2 gpu) + 3 × (4 gpu) at once;"
+                  + " the whole fleet (3 nodes, 12 gpu) holds at most 3 of its 4 members");
 
       c.addNode("node-3", 4);
       assertThat(
@@ -201,7 +206,14 @@ class GangPlacementTest {
   void aRequiredTopologyKeyKeepsTheGangInOneValue() {
     for (long seed : SimCluster.seeds(10)) {
       var c = new SimCluster(seed, WatchFaults.staleCache());
-      start(c);
+      var warnings = new java.util.concurrent.CopyOnWriteArrayList<String>();
+      start(
+          c,
+          (involved, type, reason, message) -> {
+            if (reason.equals("GangNeverFits")) {
+              warnings.add(message);
+            }
+          });
       // Two racks of two 4-GPU nodes, and a gang of 3 × 4: it fits the fleet, not one rack.
       for (int i = 0; i < 4; i++) {
         c.addNode("node-" + i, 4);
@@ -217,8 +229,26 @@ class GangPlacementTest {
       c.runUntil(() -> false, Duration.ofMinutes(1));
       var claim = c.api().get(Kinds.RESOURCE_CLAIM, JOB + "-workers-0-gpu").orElseThrow();
       assertThat(claim.status().allocation()).as("seed %d", seed).isEmpty();
-      assertThat(claim.status().conditions().getFirst().message())
-          .contains("on nodes of one topology.quartermaster.dev/rack; at most 2 fit now");
+      // No rack holds 3 x 4 GPUs even empty: it is told it can never fit, not that it waits.
+      var never =
+          "gang job/workers can never fit on this fleet: it needs 3 × (4 gpu) at once on nodes of"
+              + " one topology.quartermaster.dev/rack; no topology.quartermaster.dev/rack holds them"
+              + " all: the largest, rack-0 (2 nodes, 8 gpu), holds at most 2 of its 3 members even"
+              + " with every device free; it waits, holding nothing, until the fleet changes (nodes"
+              + " join, leave or are relabelled)";
+      assertThat(claim.status().conditions().getFirst().reason()).isEqualTo("NeverFits");
+      assertThat(claim.status().conditions().getFirst().message()).isEqualTo(never);
+      var w = c.api().get(Kinds.WORKLOAD, JOB).orElseThrow();
+      assertThat(
+              dev.quartermaster.api.meta.Condition.find(
+                      w.status().conditions(),
+                      dev.quartermaster.api.workload.WorkloadConditions.SCHEDULABLE)
+                  .orElseThrow()
+                  .reason())
+          .isEqualTo("NeverFits");
+      assertThat(w.status().groups().getFirst().gang().orElseThrow().reason())
+          .isEqualTo("NeverFits");
+      assertThat(warnings).as("seed %d", seed).isNotEmpty().allMatch(never::equals);
       c.addNode("node-4", 4);
       label(c, "node-4", "rack-1");
       assertThat(c.runUntil(() -> allScheduled(c, 3), Duration.ofMinutes(2)))
@@ -235,6 +265,43 @@ class GangPlacementTest {
                 .node();
         assertThat(node).as("seed %d: all in rack-1", seed).isIn("node-2", "node-3", "node-4");
       }
+    }
+  }
+
+  /**
+   * A gang that can never fit is judged again when a node is relabelled, not only when one joins.
+   */
+  @Test
+  void aGangThatNeverFitsIsJudgedAgainWhenANodeIsRelabelled() {
+    for (long seed : SimCluster.seeds(5)) {
+      var c = new SimCluster(seed, WatchFaults.staleCache());
+      start(c);
+      for (int i = 0; i < 4; i++) {
+        c.addNode("node-" + i, 4);
+        label(c, "node-" + i, "rack-" + (i / 2));
+      }
+      c.api()
+          .create(
+              workload(
+                  3,
+                  4,
+                  new GangTopology(
+                      Optional.of("topology.quartermaster.dev/rack"), Optional.empty())));
+      c.runUntil(() -> false, Duration.ofMinutes(1));
+      assertThat(
+              c.api()
+                  .get(Kinds.RESOURCE_CLAIM, JOB + "-workers-0-gpu")
+                  .orElseThrow()
+                  .status()
+                  .conditions()
+                  .getFirst()
+                  .reason())
+          .as("seed %d", seed)
+          .isEqualTo("NeverFits");
+      label(c, "node-2", "rack-0");
+      assertThat(c.runUntil(() -> allScheduled(c, 3), Duration.ofMinutes(2)))
+          .as("seed %d: rack-0 holds 3 x 4 once node-2 is in it", seed)
+          .isTrue();
     }
   }
 
@@ -432,11 +499,15 @@ class GangPlacementTest {
   }
 
   private static void start(SimCluster c) {
+    start(c, dev.quartermaster.api.event.EventRecorder.NONE);
+  }
+
+  private static void start(SimCluster c, dev.quartermaster.api.event.EventRecorder events) {
     c.deviceClass("gpu", "gpu");
     var inf = new Informers(c.env(), c.api());
     var loops =
         List.<ControlLoop>of(
-            new Allocator(c.env(), c.api(), inf).loop(),
+            new Allocator(c.env(), c.api(), inf, events).loop(),
             new TaskScheduler(c.env(), c.api(), inf).loop(),
             new WorkloadController(c.env(), c.api(), inf, Duration.ofMinutes(5)).loop(),
             new TaskController(c.env(), c.api(), inf).loop());

@@ -64,12 +64,15 @@ class GangStatusTest {
       assertThat(waiting.live()).as("seed %d", seed).isEqualTo(4);
       var gang = waiting.gang().orElseThrow();
       assertThat(gang.state()).as("seed %d", seed).isEqualTo(GangState.Waiting);
-      assertThat(gang.reason()).isEqualTo(GangStatus.WAITING_FOR_GANG);
+      // 16 GPUs asked of a fleet of 12: it waits for the fleet to change, and says so.
+      assertThat(gang.reason()).isEqualTo(GangStatus.NEVER_FITS);
       assertThat(gang.message())
           .as("seed %d", seed)
           .isEqualTo(
-              "gang job/workers needs 4 × (4 gpu) at once; at most 3 fit now; it holds nothing"
-                  + " while it waits");
+              "gang job/workers can never fit on this fleet: it needs 4 × (4 gpu) at once; the"
+                  + " whole fleet (3 nodes, 12 gpu) holds at most 3 of its 4 members even with every"
+                  + " device free; it waits, holding nothing, until the fleet changes (nodes join,"
+                  + " leave or are relabelled)");
       var began = gang.since().orElseThrow();
       assertThat(began).as("seed %d: waiting since its first pass", seed).isAfterOrEqualTo(created);
 

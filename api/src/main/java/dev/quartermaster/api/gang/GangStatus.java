@@ -22,6 +22,18 @@ public record GangStatus(GangState state, String reason, String message, Optiona
    */
   public static final String WAITING_FOR_GANG = "WaitingForGang";
 
+  /** The reason of a gang whose workload its queue has not admitted: it waits for quota. */
+  public static final String WAITING_FOR_ADMISSION = "WaitingForAdmission";
+
+  /** The reason of a gang whose workload was evicted: its members stop. */
+  public static final String EVICTED = "Evicted";
+
+  /**
+   * The reason of a gang that no node set of the fleet could ever hold, whatever it frees: it waits
+   * for the fleet to change.
+   */
+  public static final String NEVER_FITS = "NeverFits";
+
   public GangStatus {
     Objects.requireNonNull(state, "state");
     reason = reason == null ? "" : reason;
@@ -37,5 +49,11 @@ public record GangStatus(GangState state, String reason, String message, Optiona
   @JsonIgnore
   public boolean isWaiting() {
     return state == GangState.Waiting;
+  }
+
+  /** Whether it waits for devices (or for its members to be made), not for its queue. */
+  @JsonIgnore
+  public boolean waitsForPlacement() {
+    return isWaiting() && !reason.equals(WAITING_FOR_ADMISSION) && !reason.equals(EVICTED);
   }
 }

@@ -1,6 +1,8 @@
 package dev.quartermaster.api.queue;
 
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -113,23 +115,28 @@ public record CohortQuota(Map<String, QueueSpec> queues, Map<String, Map<String,
   }
 
   /**
-   * How many more devices of {@code deviceClass} {@code queue} may be admitted: empty when the
-   * queue does not limit the class.
+   * How many more devices of {@code deviceClass} {@code queue} may be admitted, exactly as far as
+   * {@link #plus} keeps {@link #breach} empty: empty when the queue does not limit the class, 0
+   * while the class is over quota (a quota lowered under what is admitted). What it does not use of
+   * its own, less what others borrow of its lending, plus what the others lend beyond what they
+   * (and it) borrow already, within its borrowing limit.
    */
   public OptionalInt room(String queue, String deviceClass) {
     var nominal = nominal(queue, deviceClass);
     if (nominal.isEmpty()) {
       return OptionalInt.empty();
     }
-    long own = Math.max(0, nominal.getAsInt() - usedExactly(queue, deviceClass));
-    long spare =
-        lendableExactly(deviceClass)
-            - lendableExactly(queue, deviceClass)
+    if (breach(List.of(deviceClass)).isPresent()) {
+      return OptionalInt.of(0);
+    }
+    long own = nominal.getAsInt() - usedExactly(queue, deviceClass); // negative while it borrows
+    long othersSpare =
+        (lendableExactly(deviceClass) - lendableExactly(queue, deviceClass))
             - (borrowedExactly(deviceClass) - borrowedExactly(queue, deviceClass));
     var limit = Optional.ofNullable(spec(queue).borrowingLimit().get(deviceClass));
-    long mayBorrow =
-        Math.max(0, limit.map(l -> l - borrowedExactly(queue, deviceClass)).orElse(Long.MAX_VALUE));
-    return OptionalInt.of(Counts.toInt(Counts.sum(own, Math.max(0, Math.min(spare, mayBorrow)))));
+    long mayBorrow = limit.map(l -> (long) l).orElse(Long.MAX_VALUE);
+    return OptionalInt.of(
+        Counts.toInt(Math.max(0, Counts.sum(own, Math.min(othersSpare, mayBorrow)))));
   }
 
   private long usedExactly(String queue, String deviceClass) {
@@ -170,14 +177,23 @@ public record CohortQuota(Map<String, QueueSpec> queues, Map<String, Map<String,
    * empty when it holds.
    */
   public Optional<String> breach() {
+    var classes = new TreeSet<String>();
+    used.values().forEach(u -> classes.addAll(u.keySet()));
+    return breach(classes);
+  }
+
+  /**
+   * Why Q1 does not hold in any of {@code classes}, or empty. Classes are judged each on its own: a
+   * cohort over its quota of one class (a quota lowered under what is admitted) still admits what
+   * uses only others.
+   */
+  public Optional<String> breach(Collection<String> classes) {
     for (var q : new TreeSet<>(used.keySet())) {
       if (!queues.containsKey(q)) {
         return Optional.of("queue " + q + " is not of this cohort");
       }
     }
-    var classes = new TreeSet<String>();
-    used.values().forEach(u -> classes.addAll(u.keySet()));
-    for (var c : classes) {
+    for (var c : new TreeSet<>(classes)) {
       for (var q : new TreeMap<>(queues).keySet()) {
         var limit = spec(q).borrowingLimit().get(c);
         if (limit != null && borrowedExactly(q, c) > limit) {

@@ -120,10 +120,10 @@ public record QueueView(
       return new Standing.In(queue.cohort(), admitted.get());
     }
     if (w.metadata().isDeleting()) {
-      return new Standing.Waiting(0, "being deleted; nothing admits it");
+      return new Standing.Out("Deleting", "being deleted; nothing admits it");
     }
     if (finished(w)) {
-      return new Standing.Waiting(0, "its job is over; its quota went back to the queue");
+      return new Standing.Out("Finished", "its job is over; its quota went back to the queue");
     }
     var priority = w.spec().priority();
     if (priority.isPresent() && !priorities.containsKey(priority.get())) {
@@ -152,11 +152,20 @@ public record QueueView(
                             reasons.add(lacking(quota, c, n, room));
                           }
                         }));
+    var holding =
+        ledger.spec().nominated().keySet().stream()
+            .filter(n -> !n.equals(w.metadata().name()))
+            .sorted()
+            .toList();
     if (reasons.isEmpty()) {
       reasons.add(
           ahead > 0 && queue.spec().ordering() == QueueOrdering.StrictFIFO
               ? "its quota fits; StrictFIFO takes those ahead of it first"
-              : "its quota fits; the admission controller has not taken it yet");
+              : !holding.isEmpty()
+                  ? "its quota fits beside what is admitted, but the cohort holds quota for "
+                      + String.join(", ", holding)
+                      + ", which evicted others and waits for them to stop"
+                  : "its quota fits; the admission controller has not taken it yet");
     }
     reasons.add(ahead + " ahead of it");
     return new Standing.Waiting(ahead, String.join("; ", reasons));
@@ -170,24 +179,43 @@ public record QueueView(
     return CohortQuota.of(specs, ledger.spec().admitted());
   }
 
-  /** {@code needs gpu 4: quota gpu 4/4 used; cohort can lend 2}. */
+  /**
+   * {@code needs gpu 4: quota gpu 4/4 used; cohort can lend 2}, or what stands in the way instead:
+   * its unused quota lent to others, or the class over the cohort's quota (a quota lowered under
+   * what is admitted).
+   */
   private String lacking(CohortQuota quota, String deviceClass, int needs, int room) {
     var name = queue.metadata().name();
     int nominal = queue.spec().nominal(deviceClass).orElse(0);
     int used = quota.used(name, deviceClass);
-    int lend = room - Math.max(0, nominal - used);
+    var head =
+        "needs "
+            + deviceClass
+            + " "
+            + needs
+            + ": quota "
+            + deviceClass
+            + " "
+            + used
+            + "/"
+            + nominal
+            + " used";
+    var over = quota.breach(List.of(deviceClass));
+    if (over.isPresent()) {
+      return head
+          + "; the cohort is over its quota of "
+          + deviceClass
+          + " ("
+          + over.get()
+          + "): nothing more of it is admitted until enough of what is admitted finishes";
+    }
+    int own = Math.max(0, nominal - used);
+    int lentOut = Math.max(0, own - room);
+    int lend = Math.max(0, room - own);
     var limit = Optional.ofNullable(queue.spec().borrowingLimit().get(deviceClass));
-    return "needs "
-        + deviceClass
-        + " "
-        + needs
-        + ": quota "
-        + deviceClass
-        + " "
-        + used
-        + "/"
-        + nominal
-        + " used; cohort can lend "
+    return head
+        + (lentOut > 0 ? " (" + lentOut + " of the rest lent to other queues)" : "")
+        + "; cohort can lend "
         + lend
         + limit
             .map(

@@ -98,7 +98,9 @@ public final class QuotaTally {
   public boolean fits(String queue, Map<String, Integer> usage) {
     add(queue, usage);
     try {
-      return breach().isEmpty();
+      // Judged in the classes it asks for: a quota lowered under what is admitted leaves its
+      // cohort over quota of that class alone, until enough of it finishes.
+      return breach(usage.keySet()).isEmpty();
     } finally {
       remove(queue, usage);
     }
@@ -242,19 +244,31 @@ public final class QuotaTally {
    * classes, not the queues.
    */
   public Optional<String> breach() {
+    return breachIn(c -> true);
+  }
+
+  /**
+   * As {@link #breach()}, in {@code classes} only, each judged on its own, as {@link
+   * CohortQuota#breach(java.util.Collection)} does.
+   */
+  public Optional<String> breach(java.util.Collection<String> classes) {
+    return breachIn(classes::contains);
+  }
+
+  private Optional<String> breachIn(java.util.function.Predicate<String> judged) {
     if (!strangers.isEmpty()) {
       return Optional.of("queue " + strangers.firstKey() + " is not of this cohort");
     }
     var classes = new TreeSet<String>();
     overLimit.forEach(
         (c, qs) -> {
-          if (!qs.isEmpty()) {
+          if (!qs.isEmpty() && judged.test(c)) {
             classes.add(c);
           }
         });
     borrowed.forEach(
         (c, b) -> {
-          if (b > lendable.getOrDefault(c, 0L)) {
+          if (b > lendable.getOrDefault(c, 0L) && judged.test(c)) {
             classes.add(c);
           }
         });

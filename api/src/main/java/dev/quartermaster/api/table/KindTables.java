@@ -25,12 +25,14 @@ import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.node.NodeConditions;
+import dev.quartermaster.api.queue.EvictionReason;
 import dev.quartermaster.api.queue.PriorityClass;
 import dev.quartermaster.api.queue.Queue;
 import dev.quartermaster.api.queue.QuotaLedger;
 import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.Workload;
+import dev.quartermaster.api.workload.WorkloadConditions;
 import dev.quartermaster.api.workload.WorkloadStatus.GroupStatus;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -230,8 +232,9 @@ public final class KindTables {
     return table(
         now,
         List.of(
-            // ready members / the nodes the domain spans
-            col("NODES", (ComputeDomain d) -> d.status().readyNodes() + "/" + d.spec().numNodes()),
+            // ready members / the nodes the domain spans; more members than that is said, not
+            // shown as 2/1
+            col("NODES", KindTables::domainNodes),
             col(
                 "STATUS",
                 (ComputeDomain d) ->
@@ -246,6 +249,15 @@ public final class KindTables {
                     d.status().nodes().stream()
                         .map(Member::node)
                         .collect(Collectors.joining(",")))));
+  }
+
+  /** {@code 1/2}; {@code 2 (numNodes 1)} once more nodes joined than the domain asked for. */
+  static String domainNodes(ComputeDomain d) {
+    int wanted = d.spec().numNodes();
+    int members = d.status().nodes().size();
+    return members > wanted
+        ? d.status().readyNodes() + " (numNodes " + wanted + ")"
+        : d.status().readyNodes() + "/" + wanted;
   }
 
   private static KindTable<GangLedger> gangLedger(Instant now) {
@@ -349,31 +361,55 @@ public final class KindTables {
 
   /**
    * {@code head 1/1, workers 0/4 gang waiting}: per group, in spec order, the tasks placed on a
-   * node over the replicas (a task that waits for devices is not counted), and a gang that waits (a
-   * workload gang on each of its groups).
+   * node over the replicas (a task that waits for devices is not counted), and a gang that waits
+   * for devices (a workload gang on each of its groups), or that no state of the fleet would hold
+   * ({@code gang never fits}); then, once, a workload its queue has not admitted ({@code (waiting
+   * for admission)}) or is evicting ({@code (evicted)}), which waits for no device.
    */
   static String groups(Workload w) {
     Map<String, GroupStatus> observed =
         w.status().groups().stream()
             .collect(Collectors.toMap(GroupStatus::name, g -> g, (a, b) -> b));
     var gangs = WorkloadGangs.statuses(w.status());
+    var admission = admissionNote(w);
     return w.spec().groups().stream()
+            .map(
+                g -> {
+                  var o = Optional.ofNullable(observed.get(g.name()));
+                  var waiting =
+                      WorkloadGangs.ofGroup(w.spec(), g.name())
+                          .map(gang -> gangs.get(gang.name()))
+                          .filter(gang -> admission.isEmpty() && gang.waitsForPlacement());
+                  return g.name()
+                      + " "
+                      + o.map(GroupStatus::placed).orElse(0)
+                      + "/"
+                      + g.replicas()
+                      + waiting
+                          .map(
+                              gang ->
+                                  gang.reason().equals(GangStatus.NEVER_FITS)
+                                      ? " gang never fits"
+                                      : " gang waiting")
+                          .orElse("");
+                })
+            .collect(Collectors.joining(", "))
+        + admission.map(a -> " (" + a + ")").orElse("");
+  }
+
+  /**
+   * {@code waiting for admission} or {@code evicted}, from the workload's {@code Admitted}
+   * condition; empty when admitted, finished, or not queued at all.
+   */
+  private static Optional<String> admissionNote(Workload w) {
+    return Condition.find(w.status().conditions(), WorkloadConditions.ADMITTED)
+        .filter(c -> !c.isTrue() && !c.reason().equals(WorkloadConditions.FINISHED))
         .map(
-            g -> {
-              var o = Optional.ofNullable(observed.get(g.name()));
-              boolean waiting =
-                  WorkloadGangs.ofGroup(w.spec(), g.name())
-                      .map(gang -> gangs.get(gang.name()))
-                      .filter(GangStatus::isWaiting)
-                      .isPresent();
-              return g.name()
-                  + " "
-                  + o.map(GroupStatus::placed).orElse(0)
-                  + "/"
-                  + g.replicas()
-                  + (waiting ? " gang waiting" : "");
-            })
-        .collect(Collectors.joining(", "));
+            c ->
+                c.reason().equals(EvictionReason.Preempted.name())
+                        || c.reason().equals(EvictionReason.Reclaimed.name())
+                    ? "evicted"
+                    : "waiting for admission");
   }
 
   private static String countsByClass(List<Device> devices) {

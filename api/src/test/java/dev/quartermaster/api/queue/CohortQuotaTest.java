@@ -135,6 +135,59 @@ class CohortQuotaTest {
     assertThat(q.lent("b", "gpu")).isZero();
   }
 
+  /** Room is exactly what {@link CohortQuota#plus} admits with no breach, whoever borrows. */
+  @Test
+  void roomIsWhatPlusAdmitsWithoutABreach() {
+    var specs =
+        Map.of(
+            "a", quota(8, 3, null), "b", quota(8), "c", quota(4, null, 1), "d", quota(2, null, 0));
+    for (int a = 0; a <= 14; a++) {
+      for (int b = 0; b <= 12; b++) {
+        var q = CohortQuota.of(specs, uses("a", a, "b", b, "d", 1));
+        if (q.breach().isPresent()) {
+          continue;
+        }
+        for (var queue : specs.keySet()) {
+          int room = q.room(queue, "gpu").getAsInt();
+          assertThat(q.plus(queue, Map.of("gpu", room)).breach())
+              .as("a=%d b=%d: %s fits its room %d", a, b, queue, room)
+              .isEmpty();
+          assertThat(q.plus(queue, Map.of("gpu", room + 1)).breach())
+              .as("a=%d b=%d: %s does not fit %d", a, b, queue, room + 1)
+              .isPresent();
+        }
+      }
+    }
+  }
+
+  @Test
+  void aClassOverQuotaHasNoRoomAndLeavesTheOthersAlone() {
+    var specs =
+        Map.of(
+            "a",
+            new QueueSpec(
+                Optional.of("c"),
+                Map.of("gpu", 2, "channel", 4),
+                Map.of(),
+                Map.of(),
+                1,
+                QueueOrdering.StrictFIFO),
+            "b",
+            quota(2));
+    var q =
+        CohortQuota.of(
+            specs,
+            Map.of(
+                "w",
+                new Admitted(
+                    "u", "a", Map.of(), Map.of("gpu", 6, "channel", 1), 0, Instant.EPOCH)));
+    assertThat(q.breach(java.util.List.of("gpu")))
+        .hasValue("gpu: the cohort's queues borrow 4, and lend only 2");
+    assertThat(q.breach(java.util.List.of("channel"))).isEmpty();
+    assertThat(q.room("b", "gpu")).isEqualTo(OptionalInt.of(0));
+    assertThat(q.room("a", "channel")).isEqualTo(OptionalInt.of(3));
+  }
+
   @Test
   void lentIsLaidOnLendersInNameOrder() {
     var q = CohortQuota.of(Map.of("a", quota(8), "b", quota(4), "c", quota(4)), uses("a", 14));

@@ -137,6 +137,32 @@ class QueueViewTest {
             List.of("a-all", "first"),
             "waiting, 2 ahead: needs gpu 1: quota gpu 4/4 used; cohort can lend 0; 2 ahead of it"),
         Arguments.of(
+            "its queue uses 11 of its 8, borrowing all 3 team-a lends: no room (it read 'fits')",
+            List.of(
+                queue("team-a", 8, Map.of(), Map.of("gpu", 3)),
+                queue("team-b", 8, Map.of(), Map.of())),
+            List.of(workload("b-eleven", "team-b", 11, 0), workload("b-two", "team-b", 2, 1)),
+            List.of("b-eleven"),
+            "waiting, 0 ahead: needs gpu 2: quota gpu 11/8 used; cohort can lend 0; 0 ahead of it"),
+        Arguments.of(
+            "what it does not use is lent to another queue: not room of its own",
+            List.of(queue("team-a", 8, Map.of(), Map.of()), b),
+            List.of(
+                workload("a-five", "team-a", 5, 0),
+                workload("b-six", "team-b", 6, 0),
+                workload("a-three", "team-a", 3, 1)),
+            List.of("a-five", "b-six"),
+            "waiting, 0 ahead: needs gpu 3: quota gpu 5/8 used (2 of the rest lent to other"
+                + " queues); cohort can lend 0; 0 ahead of it"),
+        Arguments.of(
+            "a quota lowered under what is admitted: the class is over quota, nothing more of it",
+            List.of(queue("team-a", 2, Map.of(), Map.of()), b),
+            List.of(workload("b-eight", "team-b", 8, 0), workload("a-one", "team-a", 1, 1)),
+            List.of("b-eight"),
+            "waiting, 0 ahead: needs gpu 1: quota gpu 0/2 used; the cohort is over its quota of"
+                + " gpu (gpu: the cohort's queues borrow 4, and lend only 2): nothing more of it is"
+                + " admitted until enough of what is admitted finishes; 0 ahead of it"),
+        Arguments.of(
             "fits, but StrictFIFO takes the head first",
             List.of(a, bStrict),
             List.of(big, small),
@@ -171,7 +197,7 @@ class QueueViewTest {
                 workload("gone", "team-b", 1, 0)
                     .withMetadata(ObjectMeta.named("gone").withUid("uid-gone").withDeletedAt(T0))),
             List.of(),
-            "waiting, 0 ahead: being deleted; nothing admits it"),
+            "Deleting: being deleted; nothing admits it"),
         Arguments.of(
             "a queue that does not exist",
             List.of(a, b),
@@ -225,6 +251,32 @@ class QueueViewTest {
   }
 
   @Test
+  void quotaHeldForAPreemptorIsNamed() {
+    var small = workload("small", "team-b", 1, 2);
+    var urgent = workload("urgent", "team-a", 4, 1, Optional.of("urgent"));
+    var all = List.of(urgent, small);
+    var b = queue("team-b", 4, Map.of(), Map.of());
+    var ledger =
+        new QuotaLedger(
+            ObjectMeta.named("lab"),
+            new QuotaLedgerSpec(
+                List.of("team-a", "team-b"),
+                Map.of(),
+                Map.of(
+                    "urgent",
+                    new Nomination("uid-urgent", "team-a", 100, List.of("uid-victim"), T0))),
+            null);
+    var view =
+        QueueView.of(
+            b, List.of(queue("team-a", 8, Map.of(), Map.of()), b), List.of(ledger), all, CLASSES);
+
+    assertThat(text(view.standing(small)))
+        .isEqualTo(
+            "waiting, 0 ahead: its quota fits beside what is admitted, but the cohort holds quota"
+                + " for urgent, which evicted others and waits for them to stop; 0 ahead of it");
+  }
+
+  @Test
   void aFinishedJobIsNotInLine() {
     var done = workload("done", "team-b", 4, 0);
     var finished =
@@ -248,7 +300,7 @@ class QueueViewTest {
 
     assertThat(view.pending().stream().map(w -> w.metadata().name())).containsExactly("next");
     assertThat(text(view.standing(finished)))
-        .isEqualTo("waiting, 0 ahead: its job is over; its quota went back to the queue");
+        .isEqualTo("Finished: its job is over; its quota went back to the queue");
   }
 
   private static String text(Standing s) {
@@ -261,6 +313,7 @@ class QueueViewTest {
               + ", gpu="
               + in.admission().usage().get("gpu");
       case Standing.Waiting w -> "waiting, " + w.ahead() + " ahead: " + w.why();
+      case Standing.Out o -> o.state() + ": " + o.why();
     };
   }
 }

@@ -36,6 +36,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class KindTablesTest {
 
@@ -214,6 +216,61 @@ class KindTablesTest {
         KindTables.of(Kinds.WORKLOAD, NOW).row(new Workload(meta("job", 60), spec, status), false);
 
     assertThat(row).containsExactly("job", "workers 0/4 gang waiting, eval 4/4", "60s");
+  }
+
+  /**
+   * A gang whose workload waits for its queue, or is being evicted, waits for no device: the row
+   * says where it stands with its queue, not {@code gang waiting}.
+   */
+  @ParameterizedTest(name = "{0}")
+  @CsvSource({
+    "Pending, workers 0/4 (waiting for admission)",
+    "Preempting, workers 0/4 (waiting for admission)",
+    "Reclaimed, workers 0/4 (evicted)",
+    "Preempted, workers 0/4 (evicted)"
+  })
+  void aGangNotAdmittedOrEvictedIsNotMarkedWaiting(String reason, String groups) {
+    var workers =
+        new WorkerGroup("workers", 4, TaskTemplate.EMPTY, List.of(), null).withGang(GangSpec.ALL);
+    var spec = new WorkloadSpec(List.of(workers), Optional.empty());
+    var waiting =
+        new GangStatus(
+            GangState.Waiting, GangStatus.WAITING_FOR_GANG, "0 of 4 members exist so far");
+    var admitted =
+        new dev.quartermaster.api.meta.Condition(
+            dev.quartermaster.api.workload.WorkloadConditions.ADMITTED,
+            dev.quartermaster.api.meta.Condition.Status.False,
+            reason,
+            "",
+            Optional.of(NOW));
+    var status =
+        new WorkloadStatus(
+            1,
+            List.of(new GroupStatus("workers", 4, 0, 0, 0, 0, 0, Optional.of(waiting))),
+            List.of(admitted));
+
+    var row =
+        KindTables.of(Kinds.WORKLOAD, NOW).row(new Workload(meta("job", 60), spec, status), false);
+
+    assertThat(row).containsExactly("job", groups, "60s");
+  }
+
+  @Test
+  void aGangThatCanNeverFitSaysSo() {
+    var workers =
+        new WorkerGroup("workers", 3, TaskTemplate.EMPTY, List.of(), null).withGang(GangSpec.ALL);
+    var spec = new WorkloadSpec(List.of(workers), Optional.empty());
+    var never = new GangStatus(GangState.Waiting, GangStatus.NEVER_FITS, "can never fit");
+    var status =
+        new WorkloadStatus(
+            1,
+            List.of(new GroupStatus("workers", 3, 3, 0, 0, 0, 0, Optional.of(never))),
+            List.of());
+
+    var row =
+        KindTables.of(Kinds.WORKLOAD, NOW).row(new Workload(meta("big", 60), spec, status), false);
+
+    assertThat(row).containsExactly("big", "workers 0/3 gang never fits", "60s");
   }
 
   /** A workload gang's line is the workload's: each of its groups waits with it. */

@@ -25,7 +25,9 @@ import java.util.Optional;
  *   <li>an owner already set is kept unless the manifest names one.
  * </ul>
  *
- * A write that loses a race (409) is retried on a fresh read a few times.
+ * A write that loses a race (409) is retried on a fresh read a few times. A 409 that is not a race
+ * (the object is still at the revision the write carried: the server refused the change itself, as
+ * the quota guard refuses a quota below what is admitted) is shown as the server gave it.
  */
 public final class Applier {
   static final int ATTEMPTS = 3;
@@ -50,8 +52,14 @@ public final class Applier {
 
   public Outcome apply(ApiObject desired) {
     var kind = Kinds.of(desired);
+    ApiException lastConflict = null;
+    long triedAt = -1;
     for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
       var current = api.get(kind, desired.metadata().name());
+      if (lastConflict != null && current.map(c -> c.metadata().revision()).orElse(0L) == triedAt) {
+        throw lastConflict; // nobody wrote in between: the server's answer is about our change
+      }
+      triedAt = current.map(c -> c.metadata().revision()).orElse(0L);
       try {
         if (current.isEmpty()) {
           api.create(forCreate(kind, desired));
@@ -67,10 +75,16 @@ public final class Applier {
         if (!(e.is(Reason.Conflict) || e.is(Reason.AlreadyExists))) {
           throw e;
         }
-        // someone else wrote it between our read and our write: read again and decide again
+        // someone else may have written it between our read and our write: read again and decide
+        // again
+        lastConflict = e;
       }
     }
-    throw new CliException(desired.ref() + " kept changing while being applied; try again");
+    throw new CliException(
+        desired.ref()
+            + " kept changing while being applied; try again (the server's last answer: "
+            + lastConflict.getMessage()
+            + ")");
   }
 
   private static <T extends ApiObject> T forCreate(Kind<T> kind, ApiObject desired) {

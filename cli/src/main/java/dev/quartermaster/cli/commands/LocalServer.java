@@ -1,5 +1,11 @@
 package dev.quartermaster.cli.commands;
 
+import dev.quartermaster.api.device.DeviceClass;
+import dev.quartermaster.api.device.DeviceClassSpec;
+import dev.quartermaster.api.device.DeviceClassStatus;
+import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.cli.CliException;
 import dev.quartermaster.cli.metrics.AdmissionWaitTime;
 import dev.quartermaster.cli.metrics.AllocationLatency;
@@ -359,6 +365,27 @@ public final class LocalServer implements AutoCloseable {
   }
 
   /** The cluster, in process: what {@code qm up}'s agents talk to. */
+  /**
+   * Creates device class {@code name} selecting every device of {@code deviceClass}, unless one of
+   * that name exists (another server of the store may make it at the same moment).
+   */
+  public void ensureDeviceClass(String name, String deviceClass) {
+    if (registry.get(Kinds.DEVICE_CLASS, name).isPresent()) {
+      return;
+    }
+    try {
+      registry.create(
+          new DeviceClass(
+              ObjectMeta.named(name),
+              new DeviceClassSpec(deviceClass, List.of()),
+              DeviceClassStatus.EMPTY));
+    } catch (ApiException e) {
+      if (!e.is(dev.quartermaster.api.error.ApiError.Reason.AlreadyExists)) {
+        throw e;
+      }
+    }
+  }
+
   public ObjectRegistry registry() {
     return registry;
   }

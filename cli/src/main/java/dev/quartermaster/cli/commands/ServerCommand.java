@@ -1,5 +1,6 @@
 package dev.quartermaster.cli.commands;
 
+import dev.quartermaster.api.domain.ComputeDomainSpec;
 import dev.quartermaster.cli.CliEnvironment;
 import dev.quartermaster.cli.CliException;
 import dev.quartermaster.cli.VersionInfo;
@@ -120,13 +121,17 @@ public final class ServerCommand implements Callable<Integer> {
                 .withLeader(leaderConfig(leaderLease))
                 .withIdentity(identity()));
     Runtime.getRuntime().addShutdownHook(new Thread(server::close, "qm-server-shutdown"));
-    var configFile = UserConfig.location(env);
-    new UserConfig(
-            Optional.of(server.uri().toString()),
-            Optional.of(server.tokenFile().toString()),
-            server.ca().map(c -> server.caFile().toString()))
-        .write(configFile);
-    banner(spec.commandLine().getOut(), server, where, configFile.toString());
+    // The class of the IMEX channels every compute domain's tasks claim (a name fixed in code, not
+    // the operator's choice): without it a domain's workers wait NoSuchDeviceClass.
+    server.ensureDeviceClass(
+        ComputeDomainSpec.CHANNEL_DEVICE_CLASS, ComputeDomainSpec.CHANNEL_DEVICE_CLASS);
+    var configChange =
+        new UserConfig(
+                Optional.of(server.uri().toString()),
+                Optional.of(server.tokenFile().toString()),
+                server.ca().map(c -> server.caFile().toString()))
+            .write(UserConfig.location(env));
+    banner(spec.commandLine().getOut(), server, where, configChange.describe());
     server.awaitStopped();
     return 0;
   }
@@ -198,7 +203,8 @@ public final class ServerCommand implements Callable<Integer> {
                 : "the cluster's admin token and CA, copied from etcd";
   }
 
-  private void banner(PrintWriter out, LocalServer server, StoreLocation where, String configFile) {
+  private void banner(
+      PrintWriter out, LocalServer server, StoreLocation where, String configChange) {
     out.println("Quartermaster server " + VersionInfo.version() + " is running.");
     row(out, "API", server.uri().toString());
     row(out, "Dashboard", server.uri() + "/ (in a browser; log in with the admin token)");
@@ -233,10 +239,10 @@ public final class ServerCommand implements Callable<Integer> {
                   server.caFile() + " (clients trust this: qm --ca-file, or copy it beside them)");
               row(out, "CA fingerprint", ServerCertificates.fingerprint(ca));
             });
-    row(out, "Client config", configFile + " (qm commands on this machine use it)");
+    row(out, "Client config", configChange);
     out.println();
     out.println("Next:");
-    // Not all of examples/: a server starts with no device classes, and together they ask for 17
+    // Not all of examples/: a server starts with no GPU device class, and together they ask for 17
     // GPUs.
     out.println(
         "  ./qm apply -f examples/deviceclass.yaml -f examples/training.yaml   (once agents have joined)");

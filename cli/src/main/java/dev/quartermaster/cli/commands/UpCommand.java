@@ -5,13 +5,9 @@ import dev.quartermaster.agent.NodeAgentConfig;
 import dev.quartermaster.agent.devices.DeviceRoot;
 import dev.quartermaster.agent.discovery.SimulatedDeviceRoot;
 import dev.quartermaster.agent.effects.OsHelperProcesses;
-import dev.quartermaster.api.device.DeviceClass;
-import dev.quartermaster.api.device.DeviceClassSpec;
-import dev.quartermaster.api.device.DeviceClassStatus;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.gang.TopologyKeys;
 import dev.quartermaster.api.meta.Kinds;
-import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.cli.CliEnvironment;
 import dev.quartermaster.cli.CliException;
 import dev.quartermaster.cli.VersionInfo;
@@ -169,8 +165,8 @@ public final class UpCommand implements Callable<Integer> {
     Runtime.getRuntime()
         .addShutdownHook(new Thread(() -> stop(agents, plugins, server), "qm-up-shutdown"));
     try {
-      ensureDeviceClass(server, DEFAULT_DEVICE_CLASS, "gpu");
-      ensureDeviceClass(server, CHANNEL_DEVICE_CLASS, "channel");
+      server.ensureDeviceClass(DEFAULT_DEVICE_CLASS, "gpu");
+      server.ensureDeviceClass(CHANNEL_DEVICE_CLASS, "channel");
       var descriptions = new ArrayList<String>();
       for (int i = 1; i <= nodes; i++) {
         var node = "node-" + i;
@@ -209,13 +205,13 @@ public final class UpCommand implements Callable<Integer> {
           labelNode(server, "node-" + (i + 1), layoutOfTopology.get().labels(i, nodes));
         }
       }
-      var configFile = UserConfig.location(env);
-      new UserConfig(
-              Optional.of(server.uri().toString()),
-              Optional.of(server.tokenFile().toString()),
-              server.ca().map(c -> server.caFile().toString()))
-          .write(configFile);
-      banner(out, server, layout, descriptions, configFile);
+      var configChange =
+          new UserConfig(
+                  Optional.of(server.uri().toString()),
+                  Optional.of(server.tokenFile().toString()),
+                  server.ca().map(c -> server.caFile().toString()))
+              .write(UserConfig.location(env));
+      banner(out, server, layout, descriptions, configChange.describe());
     } catch (IOException | RuntimeException e) {
       stop(agents, plugins, server);
       throw e;
@@ -289,24 +285,6 @@ public final class UpCommand implements Callable<Integer> {
    * exists: {@code gpu} (what the examples and most claims ask for) and {@code channel} (IMEX
    * channels).
    */
-  private static void ensureDeviceClass(LocalServer server, String name, String deviceClass) {
-    var api = server.registry();
-    if (api.get(Kinds.DEVICE_CLASS, name).isPresent()) {
-      return;
-    }
-    try {
-      api.create(
-          new DeviceClass(
-              ObjectMeta.named(name),
-              new DeviceClassSpec(deviceClass, List.of()),
-              DeviceClassStatus.EMPTY));
-    } catch (ApiException e) {
-      if (!e.is(dev.quartermaster.api.error.ApiError.Reason.AlreadyExists)) {
-        throw e;
-      }
-    }
-  }
-
   /**
    * Gives node {@code name} exactly the topology labels {@code wanted} (the documented keys it does
    * not name are removed, so a resumed cluster laid out anew has no stale ones), as an operator
@@ -355,7 +333,11 @@ public final class UpCommand implements Callable<Integer> {
   }
 
   private static void banner(
-      PrintWriter out, LocalServer server, UpLayout layout, List<String> nodes, Path configFile) {
+      PrintWriter out,
+      LocalServer server,
+      UpLayout layout,
+      List<String> nodes,
+      String configChange) {
     out.println(
         "Quartermaster "
             + VersionInfo.version()
@@ -377,7 +359,7 @@ public final class UpCommand implements Callable<Integer> {
               out.printf("  %-14s %s%n", "CA", server.caFile());
               out.printf("  %-14s %s%n", "CA fingerprint", ServerCertificates.fingerprint(ca));
             });
-    out.printf("  %-14s %s%n", "Client config", configFile + " (plain qm commands use it)");
+    out.printf("  %-14s %s%n", "Client config", configChange);
     for (var n : nodes) {
       out.printf("  %-14s %s%n", "Node", n);
     }

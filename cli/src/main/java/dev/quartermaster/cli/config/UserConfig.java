@@ -39,10 +39,45 @@ public record UserConfig(
 
   /**
    * Adds this cluster to the file (or refreshes it), named after its server's address, and makes it
-   * current; the file's other clusters are kept.
+   * current; the file's other clusters are kept. Returns what changed, for the one line a server
+   * prints about it: it changes what plain {@code qm} commands talk to.
    */
-  public void write(Path file) {
+  public Change write(Path file) {
     var name = server.map(s -> java.net.URI.create(s).getAuthority()).orElse(ConfigFile.LEGACY);
-    ConfigFile.update(file, f -> f.with(name, this));
+    var before = new java.util.concurrent.atomic.AtomicReference<ConfigFile>(ConfigFile.EMPTY);
+    ConfigFile.update(
+        file,
+        f -> {
+          before.set(f);
+          return f.with(name, this);
+        });
+    return new Change(
+        file, name, before.get().clusters().containsKey(name), before.get().current());
+  }
+
+  /**
+   * What {@link #write} did to the file.
+   *
+   * @param file the file
+   * @param cluster the cluster written, now current
+   * @param refreshed whether it was there already (else added)
+   * @param previous the cluster that was current before, if any
+   */
+  public record Change(Path file, String cluster, boolean refreshed, Optional<String> previous) {
+    /**
+     * {@code /home/u/.config/quartermaster/config.yaml: cluster 10.0.0.5:7480 added and made
+     * current (was 127.0.0.1:7480; qm config use 127.0.0.1:7480 goes back)}.
+     */
+    public String describe() {
+      var switched = previous.filter(p -> !p.equals(cluster));
+      return file
+          + ": cluster "
+          + cluster
+          + (refreshed ? " refreshed" : " added")
+          + (switched.isPresent() || previous.isEmpty() ? " and made current" : ", still current")
+          + switched
+              .map(p -> " (was " + p + "; qm config use " + p + " goes back)")
+              .orElse(" (plain qm commands use it)");
+    }
   }
 }

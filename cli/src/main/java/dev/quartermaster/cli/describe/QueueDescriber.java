@@ -80,6 +80,7 @@ final class QueueDescriber implements Describer<Queue> {
       var why =
           switch (view.standing(w)) {
             case Standing.Waiting waiting -> waiting.why();
+            case Standing.Out gone -> gone.why();
             case Standing.In _ -> "admitted";
           };
       pending.add(

@@ -138,6 +138,10 @@ final class WorkloadDescriber implements Describer<Workload> {
                         + " workload(s), which may not evict it back while it is admitted");
               }
             }
+            case Standing.Out o ->
+                d.field("State", o.state())
+                    .field("Queue", workload.spec().queueName())
+                    .field("Why", o.why());
             case Standing.Waiting w ->
                 d.field("State", "Pending")
                     .field("Queue", workload.spec().queueName())

@@ -88,6 +88,29 @@ class ClientConfigTest {
         .isEmpty();
   }
 
+  /** A server that makes itself current says so, and how to go back, in one line. */
+  @Test
+  void writingSaysWhatItAddedAndWhatWasCurrentBefore() {
+    var file = home.resolve(".config/quartermaster/config.yaml");
+    var first =
+        new UserConfig(Optional.of("http://127.0.0.1:7480"), Optional.of("/a.token")).write(file);
+    assertThat(first.describe())
+        .isEqualTo(
+            file + ": cluster 127.0.0.1:7480 added and made current (plain qm commands use it)");
+    var second =
+        new UserConfig(Optional.of("http://127.0.0.1:7481"), Optional.of("/b.token")).write(file);
+    assertThat(second.describe())
+        .isEqualTo(
+            file
+                + ": cluster 127.0.0.1:7481 added and made current (was 127.0.0.1:7480; qm config"
+                + " use 127.0.0.1:7480 goes back)");
+    var again =
+        new UserConfig(Optional.of("http://127.0.0.1:7481"), Optional.of("/b.token")).write(file);
+    assertThat(again.describe())
+        .isEqualTo(
+            file + ": cluster 127.0.0.1:7481 refreshed, still current (plain qm commands use it)");
+  }
+
   @Test
   void eachServerKeepsItsOwnClusterAndTheLastStartedIsCurrent() throws IOException {
     var file = home.resolve(".config/quartermaster/config.yaml");

@@ -38,6 +38,13 @@ public final class DeviceIndex {
 
   private final InFlightCommits commits;
   private final Map<String, NodeView> nodes = new HashMap<>();
+
+  /**
+   * Each node as if empty ({@link FleetCapacity}), made when a gang first needs it and dropped when
+   * the node is indexed again.
+   */
+  private final Map<String, NodeView> emptied = new HashMap<>();
+
   private final Map<String, TreeSet<NodeFree>> byClass = new HashMap<>();
 
   /** Claim uid → node → devices its record entries hold. */
@@ -292,6 +299,14 @@ public final class DeviceIndex {
             busy.stream().map(NodeView::name).collect(java.util.stream.Collectors.toSet()));
       }
     }
+    var fleet = new ArrayList<NodeView>();
+    for (var v : nodes.values()) {
+      fleet.add(emptied.computeIfAbsent(v.name(), n -> FleetCapacity.emptied(v)));
+    }
+    var never = FleetCapacity.neverFits(fleet, members, classes, topology);
+    if (never.isPresent()) {
+      return new GangPlacement.NeverFits(never.get());
+    }
     return new GangPlacement.Short(s.most(), s.where());
   }
 
@@ -418,6 +433,7 @@ public final class DeviceIndex {
   }
 
   private void unindex(String name) {
+    emptied.remove(name);
     var old = nodes.remove(name);
     indexedGangReserved.remove(name);
     if (old == null) {

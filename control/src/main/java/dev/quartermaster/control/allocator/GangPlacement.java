@@ -38,4 +38,10 @@ sealed interface GangPlacement {
    * required topology key; empty: there is none).
    */
   record Short(int most, Optional<String> where) implements GangPlacement {}
+
+  /**
+   * Not every member would fit even on an empty fleet ({@link FleetCapacity}): {@code why} names
+   * the constraint and what the largest candidate offers.
+   */
+  record NeverFits(String why) implements GangPlacement {}
 }

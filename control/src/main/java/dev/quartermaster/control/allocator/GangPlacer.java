@@ -228,6 +228,19 @@ final class GangPlacer {
       }
       case GangPlacement.NoSuchDeviceClass p ->
           allocator.block(key, ticket, pending, NoPlacement.NO_SUCH_DEVICE_CLASS, p.message());
+      case GangPlacement.NeverFits never -> {
+        var message =
+            "gang "
+                + gang.key().name()
+                + " can never fit on this fleet: it needs "
+                + needs(gang, wanted)
+                + "; "
+                + never.why()
+                + "; it waits, holding nothing, until the fleet changes (nodes join, leave or are"
+                + " relabelled)";
+        events.warning(gang.workload(), "GangNeverFits", message);
+        yield allocator.block(key, ticket, pending, NoPlacement.NEVER_FITS, message);
+      }
       case GangPlacement.Short s -> {
         var message = shortMessage(gang, wanted, s);
         events.warning(gang.workload(), "GangWaiting", message);
@@ -374,6 +387,22 @@ final class GangPlacer {
    */
   private static String shortMessage(
       Placing gang, List<GangFit.Member> wanted, GangPlacement.Short s) {
+    return "gang "
+        + gang.key().name()
+        + " needs "
+        + needs(gang, wanted)
+        + "; at most "
+        + s.most()
+        + " fit now"
+        + s.where().map(w -> " (in " + w + ")").orElse("")
+        + "; it holds nothing while it waits";
+  }
+
+  /**
+   * {@code 4 × (4 gpu) at once on nodes of one topology.quartermaster.dev/rack}: what the gang asks
+   * of one decision.
+   */
+  private static String needs(Placing gang, List<GangFit.Member> wanted) {
     var counts = new LinkedHashMap<String, Integer>();
     for (var m : wanted) {
       var need =
@@ -383,22 +412,13 @@ final class GangPlacer {
               .collect(Collectors.joining(" + "));
       counts.merge(need, 1, Integer::sum);
     }
-    var needs =
+    var each =
         counts.entrySet().stream()
             .map(e -> e.getValue() + " × (" + e.getKey() + ")")
             .collect(Collectors.joining(" + "));
-    var topology = gang.spec().topology();
-    return "gang "
-        + gang.key().name()
-        + " needs "
-        + needs
+    return each
         + " at once"
-        + topology.required().map(k -> " on nodes of one " + k).orElse("")
-        + "; at most "
-        + s.most()
-        + " fit now"
-        + s.where().map(w -> " (in " + w + ")").orElse("")
-        + "; it holds nothing while it waits";
+        + gang.spec().topology().required().map(k -> " on nodes of one " + k).orElse("");
   }
 
   /** The gang task {@code t} belongs to, if its group is of one. */

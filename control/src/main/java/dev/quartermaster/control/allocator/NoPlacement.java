@@ -43,6 +43,14 @@ enum NoPlacement {
       "WaitingForGang",
       EnumSet.of(Cluster.NODES, Cluster.RECORDS, Cluster.SLICES, Cluster.DEVICE_CLASSES)),
   /**
+   * A gang's members would not all fit at once even on an empty fleet ({@link FleetCapacity}): only
+   * a change of the fleet (a node that joins, leaves or is relabelled, devices published or
+   * withdrawn, a class changed) could; devices freed could not.
+   */
+  NEVER_FITS(
+      dev.quartermaster.api.gang.GangStatus.NEVER_FITS,
+      EnumSet.of(Cluster.NODES, Cluster.SLICES, Cluster.DEVICE_CLASSES)),
+  /**
    * Fewer of a gang's members exist (with their claims) than it needs at once: only its own
    * members' changes, which queue it, could change that.
    */

@@ -26,7 +26,9 @@ import java.util.Optional;
  *       is prepared there) or reports a daemon for it (it is joining).
  *   <li>A member's daemon is ready when its agent reports it {@code Ready} <em>and</em> the agent
  *       is alive ({@code AgentReady=True}): a dead agent's last word is not a running daemon.
- *   <li>The domain is {@code Ready} when at least {@code numNodes} members are ready.
+ *   <li>The domain is {@code Ready} when at least {@code numNodes} members are ready; when more
+ *       nodes than {@code numNodes} joined (its claims were prepared on more nodes than it asked
+ *       for), its message says so and names them, rather than a bare {@code 2/1}.
  *   <li>{@code claims} lists the claims that name the domain; the in-use finalizer goes only when
  *       the domain is being deleted and none of them is allocated or prepared anywhere.
  * </ul>
@@ -112,6 +114,22 @@ public record DomainPlan(ComputeDomainStatus status, boolean releaseFinalizer) {
                   + (outside == 0
                       ? ""
                       : "; " + outside + " unallocated claim(s) name it and will not join it"));
+    } else if (ready >= wanted && members.size() > wanted) {
+      condition =
+          Conditions.of(
+              DomainConditions.READY,
+              true,
+              "MembersReady",
+              ready
+                  + " member nodes have a ready daemon: the domain spans "
+                  + members.size()
+                  + " nodes ("
+                  + shortList(members.stream().map(Member::node).toList())
+                  + "), more than its numNodes "
+                  + wanted
+                  + ", since claims naming it were prepared there; raise numNodes to "
+                  + members.size()
+                  + " if the job is meant to span them");
     } else if (ready >= wanted) {
       condition =
           Conditions.of(

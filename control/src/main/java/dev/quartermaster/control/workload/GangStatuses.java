@@ -29,7 +29,9 @@ import java.util.Optional;
  *       holds devices, whichever cache shows it first.
  *   <li><b>Finished</b> once every slot's task has finished and none is to be restarted: the job is
  *       over and waits for nothing.
- *   <li><b>Waiting</b> otherwise. While some group has fewer members than its share the allocator
+ *   <li><b>Waiting</b> otherwise: for its queue ({@code WaitingForAdmission}) while the workload is
+ *       not admitted, or for its evicted members to stop ({@code Evicted}), neither of which is a
+ *       wait for devices; else, while some group has fewer members than its share the allocator
  *       writes nothing, so this says how many of the gang's {@code minMember} exist (each group's
  *       counted up to its share); once they all exist, the reason and message are the ones the
  *       allocator wrote on the members' claims ({@code WaitingForGang: needs 4 × (4 gpu) at once
@@ -56,7 +58,20 @@ final class GangStatuses {
       List<ResourceClaim> claims,
       Optional<GangStatus> previous,
       Instant now) {
-    var next = decide(gang, spec, workloadUid, tasks, claims);
+    return of(gang, spec, workloadUid, tasks, claims, previous, now, GangAdmission.Admitted);
+  }
+
+  /** As above, for a workload that stands {@code admission} with its queue. */
+  static GangStatus of(
+      Gang gang,
+      WorkloadSpec spec,
+      String workloadUid,
+      Map<String, List<Task>> tasks,
+      List<ResourceClaim> claims,
+      Optional<GangStatus> previous,
+      Instant now,
+      GangAdmission admission) {
+    var next = decide(gang, spec, workloadUid, tasks, claims, admission);
     var since =
         previous.filter(p -> p.state() == next.state()).flatMap(GangStatus::since).orElse(now);
     return new GangStatus(next.state(), next.reason(), next.message(), Optional.of(since));
@@ -67,7 +82,8 @@ final class GangStatuses {
       WorkloadSpec spec,
       String workloadUid,
       Map<String, List<Task>> tasks,
-      List<ResourceClaim> claims) {
+      List<ResourceClaim> claims,
+      GangAdmission admission) {
     int min = gang.minMember();
     var members = new HashSet<String>();
     int exist = 0;
@@ -117,6 +133,22 @@ final class GangStatuses {
     }
     if (members.isEmpty() && finished) {
       return new GangStatus(GangState.Finished, "", "");
+    }
+    switch (admission) {
+      case Waiting -> {
+        return new GangStatus(
+            GangState.Waiting,
+            GangStatus.WAITING_FOR_ADMISSION,
+            "its workload waits for its queue to admit it; no member is made before");
+      }
+      case Evicted -> {
+        return new GangStatus(
+            GangState.Waiting,
+            GangStatus.EVICTED,
+            "its workload was evicted: its members stop, then it waits in its queue to be admitted"
+                + " and placed again whole");
+      }
+      case Admitted -> {}
     }
     if (exist < min) {
       // A member whose earlier task has ended or is stopping exists by name, not yet as a member:

@@ -1,6 +1,7 @@
 package dev.quartermaster.control.workload;
 
 import dev.quartermaster.api.claim.ClaimConditions;
+import dev.quartermaster.api.domain.ComputeDomainSpec;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.api.workload.WorkloadConditions;
@@ -15,7 +16,8 @@ final class Schedulability {
   private Schedulability() {}
 
   /**
-   * False when a claim template names a device class that does not exist, or when one of the
+   * False when a claim template names a device class that does not exist (or, for a workload in a
+   * compute domain, the channel class its tasks' channel claims name), or when one of the
    * workload's claims cannot be allocated; the message names the group, template and what is wrong.
    */
   static Condition of(Workload w, Informers informers) {
@@ -40,6 +42,19 @@ final class Schedulability {
           }
         }
       }
+    }
+    var domain = w.spec().computeDomain();
+    if (domain.isPresent() && !classes.contains(ComputeDomainSpec.CHANNEL_DEVICE_CLASS)) {
+      return Conditions.of(
+          SCHEDULABLE,
+          false,
+          WorkloadConditions.NO_SUCH_DEVICE_CLASS,
+          "it names compute domain "
+              + domain.get()
+              + ", whose tasks each claim IMEX channels of device class '"
+              + ComputeDomainSpec.CHANNEL_DEVICE_CLASS
+              + "', which does not exist (qm server and qm up create it; else apply a DeviceClass"
+              + " named channel of class channel)");
     }
     for (var g : w.spec().groups()) {
       // Indexed: this runs on every pass of a workload of thousands of tasks, and nearly always

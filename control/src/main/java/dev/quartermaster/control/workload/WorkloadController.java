@@ -639,7 +639,21 @@ public final class WorkloadController {
                 Map.of(group.name(), tasks),
                 claimsOf(w, gang.get()),
                 previous,
-                env.now())));
+                env.now(),
+                gangAdmission(w))));
+  }
+
+  /** Where {@code w} stands with its queue, as its gangs' lines say it. */
+  private GangAdmission gangAdmission(Workload w) {
+    if (!admission.queued()) {
+      return GangAdmission.Admitted;
+    }
+    if (admission.eviction(w).isPresent()) {
+      return GangAdmission.Evicted;
+    }
+    return w.spec().groups().stream().anyMatch(g -> admission.admittedReplicas(w, g.name()) > 0)
+        ? GangAdmission.Admitted
+        : GangAdmission.Waiting;
   }
 
   /**
@@ -661,7 +675,8 @@ public final class WorkloadController {
             tasks,
             claimsOf(w, gang.get()),
             w.status().gang(),
-            env.now()));
+            env.now(),
+            gangAdmission(w)));
   }
 
   /** The claims of the gang's groups, from the cache. */

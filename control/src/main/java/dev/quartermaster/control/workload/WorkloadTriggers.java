@@ -28,7 +28,10 @@ final class WorkloadTriggers {
 
   private static boolean waitsForGang(ResourceClaim c) {
     return Condition.find(c.status().conditions(), ClaimConditions.ALLOCATED)
-        .filter(a -> a.reason().equals(GangStatus.WAITING_FOR_GANG))
+        .filter(
+            a ->
+                a.reason().equals(GangStatus.WAITING_FOR_GANG)
+                    || a.reason().equals(GangStatus.NEVER_FITS))
         .isPresent();
   }
 

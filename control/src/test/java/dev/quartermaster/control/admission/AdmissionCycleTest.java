@@ -38,11 +38,16 @@ class AdmissionCycleTest {
   }
 
   private Workload workload(String name, String queue, int gpus, Optional<String> priority) {
+    return workload(name, queue, gpus, priority, "gpu");
+  }
+
+  private Workload workload(
+      String name, String queue, int gpus, Optional<String> priority, String deviceClass) {
     var claim =
         new ClaimTemplate(
             "gpu",
             new ResourceClaimSpec(
-                List.of(new DeviceRequest("gpu", "gpu", gpus, List.of())), Optional.empty()));
+                List.of(new DeviceRequest("gpu", deviceClass, gpus, List.of())), Optional.empty()));
     var group =
         new WorkerGroup("w", 1, TaskTemplate.EMPTY, List.of(claim), RestartPolicy.OnFailure);
     var meta =
@@ -339,6 +344,41 @@ class AdmissionCycleTest {
 
     var bStopped = decide(queues, aWaits.ledger(), List.of(a, b, urgent), Set.of("b"));
     assertThat(bStopped.admitted()).containsExactly("urgent");
+  }
+
+  /**
+   * Issue 44: queue a's quota lowered to 2 under the 8 it uses. What it admitted stays; nothing
+   * more of gpu is admitted in the cohort (a's own 1-GPU job waits), a class not over quota is
+   * admitted as before, and b, wanting its own nominal 4, takes it back by reclaim.
+   */
+  @Test
+  void aQuotaLoweredUnderWhatIsAdmittedKeepsItAdmitsNoMoreOfThatClassAndIsReclaimed() {
+    var queues =
+        List.of(
+            queue("a", 2, QueueOrdering.BestEffortFIFO, 1),
+            queue("b", 4, QueueOrdering.BestEffortFIFO, 1));
+    var x = workload("x", "a", 8);
+    var ledger =
+        new QuotaLedgerSpec(
+            List.of("a", "b"),
+            Map.of(
+                "x",
+                new dev.quartermaster.api.queue.Admitted(
+                    "uid-x", "a", Map.of("w", 1), Map.of("gpu", 8), 0, NOW)));
+    var small = workload("small", "a", 1);
+    var fpga = workload("fpga", "b", 1, Optional.empty(), "fpga");
+
+    var plan = decide(queues, ledger, List.of(x, small, fpga));
+    assertThat(plan.ledger().admitted()).containsKeys("x", "fpga").doesNotContainKey("small");
+    assertThat(plan.evicted()).isEmpty();
+
+    var wants = workload("wants", "b", 4);
+    var reclaim = decide(queues, plan.ledger(), List.of(x, small, fpga, wants));
+    assertThat(reclaim.evicted())
+        .extracting(Preemption.Victim::name, Preemption.Victim::reason)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple(
+                "x", dev.quartermaster.api.queue.EvictionReason.Reclaimed));
   }
 
   /** Among victims of one priority, the most recently admitted go first. */

@@ -47,6 +47,11 @@ class WaitersTest {
           Map.entry(
               NoPlacement.WAITING_FOR_GANG,
               EnumSet.of(Cluster.NODES, Cluster.RECORDS, Cluster.SLICES, Cluster.DEVICE_CLASSES)),
+          // A gang no empty fleet holds: a node joining, leaving or relabelled (a node change), or
+          // devices published, could change that; devices freed could not.
+          Map.entry(
+              NoPlacement.NEVER_FITS,
+              EnumSet.of(Cluster.NODES, Cluster.SLICES, Cluster.DEVICE_CLASSES)),
           // Only the gang's own members arriving (which queue it) make it whole.
           Map.entry(NoPlacement.WAITING_FOR_GANG_MEMBERS, EnumSet.noneOf(Cluster.class)),
           // Over the store's limit per transaction: only a change of the gang itself helps.

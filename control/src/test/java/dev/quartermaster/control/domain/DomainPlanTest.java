@@ -42,6 +42,31 @@ class DomainPlanTest {
     assertThat(ready(plan).message()).isEqualTo("2/2 member nodes have a ready daemon");
   }
 
+  /** Two nodes joined a domain of numNodes 1: said with the nodes, not as a bare 2/1. */
+  @Test
+  void moreMembersThanNumNodesIsSaid() {
+    var plan =
+        DomainPlan.of(
+            domain(1),
+            List.of(
+                node("node-1", true, DaemonState.Ready), node("node-2", true, DaemonState.Ready)),
+            List.of(),
+            NOW);
+    assertThat(ready(plan).isTrue()).isTrue();
+    assertThat(ready(plan).message())
+        .isEqualTo(
+            "2 member nodes have a ready daemon: the domain spans 2 nodes (node-1, node-2), more"
+                + " than its numNodes 1, since claims naming it were prepared there; raise numNodes"
+                + " to 2 if the job is meant to span them");
+    var shown = new ComputeDomain(domain(1).metadata(), domain(1).spec(), plan.status());
+    assertThat(
+            dev.quartermaster.api.table.KindTables.of(
+                    dev.quartermaster.api.meta.Kinds.COMPUTE_DOMAIN, NOW)
+                .row(shown, false)
+                .get(1))
+        .isEqualTo("2 (numNodes 1)");
+  }
+
   @Test
   void aDeadAgentsDaemonDoesNotCountAsReady() {
     var plan =

@@ -400,4 +400,48 @@ class GangStatusesTest {
     assertThat(GangStatuses.of(gang, spec, UID, bound, List.of(), Optional.empty(), T0).state())
         .isEqualTo(GangState.Placed);
   }
+
+  /**
+   * A gang of a workload its queue has not admitted, or that is being evicted, waits for its queue,
+   * not for devices (it said {@code WaitingForGang: 0 of 4 members exist so far}); once a member is
+   * bound it is placed whatever the ledger says.
+   */
+  @Test
+  void aGangNotAdmittedOrEvictedSaysSoRatherThanWaitingForDevices() {
+    var group =
+        new WorkerGroup("workers", 4, TaskTemplate.EMPTY, List.of(), RestartPolicy.OnFailure)
+            .withGang(GangSpec.ALL);
+    var spec = new WorkloadSpec(List.of(group), Optional.empty());
+    var gang = WorkloadGangs.ofGroup(spec, "workers").orElseThrow();
+
+    var queued =
+        GangStatuses.of(
+            gang, spec, UID, Map.of(), List.of(), Optional.empty(), T0, GangAdmission.Waiting);
+    assertThat(queued.reason()).isEqualTo(GangStatus.WAITING_FOR_ADMISSION);
+    assertThat(queued.waitsForPlacement()).isFalse();
+
+    var stopping =
+        GangStatuses.of(
+            gang,
+            spec,
+            UID,
+            Map.of("workers", tasks(List.of(M.on(0, TaskPhase.Running, "n").deleting()))),
+            List.of(),
+            Optional.empty(),
+            T0,
+            GangAdmission.Evicted);
+    assertThat(stopping.reason()).isEqualTo(GangStatus.EVICTED);
+
+    var stillBound =
+        GangStatuses.of(
+            gang,
+            spec,
+            UID,
+            Map.of("workers", tasks(List.of(M.on(0, TaskPhase.Running, "n")))),
+            List.of(),
+            Optional.empty(),
+            T0,
+            GangAdmission.Evicted);
+    assertThat(stillBound.state()).isEqualTo(GangState.Placed);
+  }
 }

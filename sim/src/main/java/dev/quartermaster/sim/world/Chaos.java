@@ -25,13 +25,14 @@ import java.util.random.RandomGenerator;
  * first {@link #GANG_WINDOW} (when gangs are being placed): the loss of a node under a placed gang
  * (its agent killed and the node cut off, past the grace period, and sometimes fenced), an agent
  * killed while a gang's claims are being prepared on its node, and a gang scaled up and down in
- * bursts. Control-plane replicas are paused past their renew deadline (SIGSTOP), and the wall
- * clocks of replicas and agents step forwards and backwards. In most seeds a node that holds work
- * dies for good and is fenced at once by an operator who knows it ({@link #fenceDeadNode}), to come
- * back only minutes later. A killed agent's journal and its mark are sometimes deleted with it
- * (issue 43 item 17): its next start must refuse, naming the claims the cluster believes prepared
- * there, until an operator starts it with {@code --accept-lost-ledger}. Every other fault ends by
- * itself or at {@link #stopAndHeal}.
+ * bursts. An operator lowers a team queue's GPU quota under what it uses (in two seeds of three).
+ * Control-plane replicas are paused past their renew deadline (SIGSTOP), and the wall clocks of
+ * replicas and agents step forwards and backwards. In most seeds a node that holds work dies for
+ * good and is fenced at once by an operator who knows it ({@link #fenceDeadNode}), to come back
+ * only minutes later. A killed agent's journal and its mark are sometimes deleted with it (issue 43
+ * item 17): its next start must refuse, naming the claims the cluster believes prepared there,
+ * until an operator starts it with {@code --accept-lost-ledger}. Every other fault ends by itself
+ * or at {@link #stopAndHeal}.
  */
 final class Chaos {
   /** Faults are drawn over this much virtual time from the start. */
@@ -94,6 +95,27 @@ final class Chaos {
             run.event("operator: change a team queue's GPU quota");
             SeedRun.tolerant(change);
           });
+    }
+    // An operator lowers a team's GPU quota under what it uses now (issue 44): taken, it takes
+    // effect as that team's workloads finish or are reclaimed (Q1's second form). Drawn from a
+    // generator of its own, so that the rest of each seed's faults stay as they were.
+    var shrinks = new java.util.SplittableRandom(run.seed() * 0x9E3779B97F4A7C15L + 44);
+    if (shrinks.nextInt(3) != 0) {
+      // Once the first admissions are in, early in the steps a default run checks.
+      var at = Duration.ofMillis(3_000 + shrinks.nextLong(10_000));
+      var shrink = Queues.shrinkQuota(world.api(), shrinks.nextInt(2), 1 + shrinks.nextInt(4));
+      later(
+          at,
+          () -> {
+            run.event("operator: lower a team queue's GPU quota under what it uses");
+            SeedRun.tolerant(shrink);
+          });
+      // Then one job of the cohort is scaled down and another up: the first's admission shrinks in
+      // a cohort over quota, and what it gave back must not go to the second (nor anyone) while
+      // the cohort is over.
+      var trim = at.plus(Duration.ofMillis(500 + shrinks.nextInt(2_000)));
+      later(trim, () -> scaleAnAdmittedJob(-1, 0));
+      later(trim.plus(Duration.ofMillis(500)), () -> scaleAnAdmittedJob(+1, 1));
     }
     // A control-plane process paused past its renew deadline, and wall clocks stepped.
     int pauses = random.nextInt(3);
@@ -319,6 +341,35 @@ final class Chaos {
           });
     }
     return true;
+  }
+
+  /**
+   * An operator scales by {@code by} the {@code nth} (0: first) gang job admitted in the team
+   * queues' cohort that the change leaves within its bounds.
+   */
+  private void scaleAnAdmittedJob(int by, int nth) {
+    var ledger = world.api().get(Kinds.QUOTA_LEDGER, Queues.COHORT);
+    if (ledger.isEmpty()) {
+      return;
+    }
+    int skip = nth;
+    for (var job : run.gangs()) {
+      var entry = ledger.get().spec().admitted().get(job.name());
+      var w =
+          world.view().workloads().stream()
+              .filter(x -> x.metadata().name().equals(job.name()))
+              .findFirst();
+      if (entry == null || entry.evicting() || w.isEmpty()) {
+        continue;
+      }
+      int replicas = w.get().spec().groups().getFirst().replicas() + by;
+      if (replicas < job.minReplicas() || replicas > job.maxReplicas() || skip-- > 0) {
+        continue;
+      }
+      run.event("operator: scale gang " + job.name() + " to " + replicas);
+      SeedRun.tolerant(() -> world.scale(job.name(), replicas));
+      return;
+    }
   }
 
   /**

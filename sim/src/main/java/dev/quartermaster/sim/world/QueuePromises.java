@@ -21,7 +21,9 @@ import java.util.Optional;
  * <ul>
  *   <li><b>Q1 quota</b>: in every cohort's ledger, what the admitted workloads use is within the
  *       queues' nominal quota plus what the cohort lends ({@link CohortQuota}), the queues' specs
- *       as the store holds them now;
+ *       as the store holds them now, except what was admitted before a quota was lowered under it,
+ *       which only goes down: no entry is admitted more of a class (a new one, a re-created
+ *       workload's, a larger one) while the cohort is over its quota of that class;
  *   <li><b>ADMIT</b>: no live task of a live workload exists before that workload is admitted (its
  *       uid in its cohort's ledger): placement binds admitted workloads only;
  *   <li><b>Q2 rightful preemption</b>: an entry the store shows newly evicted names a preemptor
@@ -69,6 +71,7 @@ final class QueuePromises {
         fewestWanted.merge(w.metadata().uid() + "/" + g.name(), g.replicas(), Math::min);
       }
     }
+    var previous = new java.util.TreeMap<>(seen);
     for (var ledger : view.ledgers()) {
       var before = seen.put(ledger.metadata().name(), ledger);
       if (before != null && !before.equals(ledger)) {
@@ -77,9 +80,11 @@ final class QueuePromises {
       }
     }
     for (var ledger : view.ledgers()) {
-      specs(ledger)
-          .flatMap(specs -> CohortQuota.of(specs, ledger.spec().admitted()).breach())
-          .ifPresent(b -> out.add("Q1 cohort " + ledger.metadata().name() + ": " + b));
+      var was =
+          java.util.Optional.ofNullable(previous.get(ledger.metadata().name()))
+              .map(QuotaLedger::spec)
+              .orElse(dev.quartermaster.api.queue.QuotaLedgerSpec.EMPTY);
+      specs(ledger).ifPresent(specs -> quota(ledger, was, specs, out));
     }
     var workloads = new HashMap<String, Workload>();
     view.workloads().forEach(w -> workloads.put(w.metadata().name(), w));
@@ -125,6 +130,57 @@ final class QueuePromises {
                 + " has not admitted");
       }
     }
+  }
+
+  /**
+   * Q1 in its second form: an entry admitted more of a class than the ledger last checked held
+   * (new, re-created, or larger) leaves the cohort within its quota of that class. Only a lowered
+   * quota may leave a cohort over it, and then what was admitted only goes down.
+   */
+  private static void quota(
+      QuotaLedger ledger,
+      dev.quartermaster.api.queue.QuotaLedgerSpec was,
+      java.util.Map<String, QueueSpec> specs,
+      List<String> out) {
+    var quota = CohortQuota.of(specs, ledger.spec().admitted());
+    ledger
+        .spec()
+        .admitted()
+        .forEach(
+            (name, a) -> {
+              var before =
+                  java.util.Optional.ofNullable(was.admitted().get(name))
+                      .filter(b -> b.uid().equals(a.uid()))
+                      .map(dev.quartermaster.api.queue.Admitted::usage)
+                      .orElse(java.util.Map.of());
+              a.usage()
+                  .forEach(
+                      (c, n) -> {
+                        int from = before.getOrDefault(c, 0);
+                        if (n > from) {
+                          quota
+                              .breach(List.of(c))
+                              .ifPresent(
+                                  b ->
+                                      out.add(
+                                          "Q1 cohort "
+                                              + ledger.metadata().name()
+                                              + ": "
+                                              + b
+                                              + ", and workload "
+                                              + name
+                                              + " was admitted "
+                                              + (n - from)
+                                              + " more "
+                                              + c
+                                              + " ("
+                                              + from
+                                              + " -> "
+                                              + n
+                                              + ")"));
+                        }
+                      });
+            });
   }
 
   /**
@@ -269,7 +325,8 @@ final class QueuePromises {
             + "; queues: "
             + all;
       }
-      if (quota.plus(queue.get().metadata().name(), Demand.of(w.spec())).breach().isEmpty()) {
+      var demand = Demand.of(w.spec());
+      if (quota.plus(queue.get().metadata().name(), demand).breach(demand.keySet()).isEmpty()) {
         return "workload "
             + w.metadata().name()
             + " fits the room of queue "

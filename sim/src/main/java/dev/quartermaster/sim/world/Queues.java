@@ -19,7 +19,8 @@ import java.util.random.RandomGenerator;
  * train} and {@code research}, whose quotas (drawn; in half the seeds) add up to less than the jobs
  * may ask for once scaled, so they borrow from each other and some wait; the other workloads go
  * through {@code default}. One job has the {@code urgent} priority class. Chaos changes a team's
- * quota now and then (the store refuses a change that would leave what is admitted over quota).
+ * quota now and then, and lowers one under what it uses (the store takes it: what is admitted then
+ * only goes down).
  */
 final class Queues {
   static final String COHORT = "lab";
@@ -63,26 +64,63 @@ final class Queues {
     return new Workload(w.metadata(), w.spec().inQueue(team, priority), w.status());
   }
 
-  /** An operator changes a team's GPU quota: the store may refuse it (409). */
+  /**
+   * An operator lowers the GPU quota of a team that uses some ({@code pick}: the one that uses the
+   * most, or the other), so far that its cohort is over its quota by {@code cut} or more: what the
+   * team borrows then is more than the other team lends (to no less than 0). Nothing when no team
+   * uses any.
+   */
+  static Runnable shrinkQuota(ApiClient api, int pick, int cut) {
+    return () -> {
+      var ledger = api.get(dev.quartermaster.api.meta.Kinds.QUOTA_LEDGER, COHORT);
+      if (ledger.isEmpty()) {
+        return;
+      }
+      var specs = new java.util.TreeMap<String, QueueSpec>();
+      for (var t : TEAMS) {
+        api.get(dev.quartermaster.api.meta.Kinds.QUEUE, t).ifPresent(q -> specs.put(t, q.spec()));
+      }
+      var quota = dev.quartermaster.api.queue.CohortQuota.of(specs, ledger.get().spec().admitted());
+      var byUse =
+          TEAMS.stream()
+              .filter(t -> quota.used(t, "gpu") > 0)
+              .sorted(java.util.Comparator.comparingInt((String t) -> -quota.used(t, "gpu")))
+              .toList();
+      if (byUse.isEmpty()) {
+        return;
+      }
+      var team = byUse.get(Math.min(pick, byUse.size() - 1));
+      long used = quota.used(team, "gpu");
+      long othersLend = quota.lendable("gpu") - quota.lendable(team, "gpu");
+      long othersBorrow = quota.borrowed("gpu") - quota.borrowed(team, "gpu");
+      long gpus = Math.min(used - 1, used + othersBorrow - othersLend - cut);
+      setGpus(api, team, (int) Math.max(0, gpus));
+    };
+  }
+
+  /** An operator changes a team's GPU quota (under what it uses, too: the store takes it). */
   static Runnable changeQuota(ApiClient api, RandomGenerator random) {
     var team = TEAMS.get(random.nextInt(TEAMS.size()));
     int gpus = 1 + random.nextInt(8);
-    return () -> {
-      var q = api.get(dev.quartermaster.api.meta.Kinds.QUEUE, team).orElseThrow();
-      var quota = new HashMap<>(q.spec().quota());
-      quota.put("gpu", gpus);
-      var next =
-          new QueueSpec(
-              q.spec().cohort(),
-              quota,
-              q.spec().borrowingLimit(),
-              q.spec().lendingLimit().entrySet().stream()
-                  .collect(
-                      java.util.stream.Collectors.toMap(
-                          Map.Entry::getKey, e -> Math.min(e.getValue(), gpus))),
-              q.spec().weight(),
-              q.spec().ordering());
-      api.update(new Queue(q.metadata(), next, q.status()));
-    };
+    return () -> setGpus(api, team, gpus);
+  }
+
+  /** Team {@code team}'s GPU quota set to {@code gpus}, its lending limit at most that. */
+  private static void setGpus(ApiClient api, String team, int gpus) {
+    var q = api.get(dev.quartermaster.api.meta.Kinds.QUEUE, team).orElseThrow();
+    var quota = new HashMap<>(q.spec().quota());
+    quota.put("gpu", gpus);
+    var next =
+        new QueueSpec(
+            q.spec().cohort(),
+            quota,
+            q.spec().borrowingLimit(),
+            q.spec().lendingLimit().entrySet().stream()
+                .collect(
+                    java.util.stream.Collectors.toMap(
+                        Map.Entry::getKey, e -> Math.min(e.getValue(), gpus))),
+            q.spec().weight(),
+            q.spec().ordering());
+    api.update(new Queue(q.metadata(), next, q.status()));
   }
 }

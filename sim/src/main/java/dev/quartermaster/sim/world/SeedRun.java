@@ -133,6 +133,10 @@ public final class SeedRun {
     return Duration.between(DeterministicEnv.DEFAULT_START, world.env().now()).toSeconds();
   }
 
+  long seed() {
+    return seed;
+  }
+
   WholeCluster world() {
     return world;
   }

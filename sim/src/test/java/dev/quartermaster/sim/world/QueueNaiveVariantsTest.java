@@ -8,8 +8,8 @@ import org.junit.jupiter.api.Test;
  * The naive admitter of issue 33 in the whole-cluster simulation: the real control plane (two
  * replicas, fail-over, the quota-change fault and all) on a store without the quota guard, so that
  * the quota is checked only by the admission controller, on what its cache showed, outside the
- * write's transaction. Caught by Q1 on a seed the real system passes: an operator's quota change
- * lands under what is admitted, or an admission decided on the old quota lands after the change.
+ * write's transaction. Caught by Q1 on a seed the real system passes: an admission decided on the
+ * old quota lands after an operator's change under it.
  */
 class QueueNaiveVariantsTest {
   private static final int BOUND = 100;
@@ -25,6 +25,33 @@ class QueueNaiveVariantsTest {
     int seed = GangNaiveVariantsTest.firstCaught(variant, "Q2", BOUND);
     System.out.println("naive variant 'per-pod preemption' caught by Q2 at seed " + seed);
     assertTrue(seed > 0, "per-pod preemption went unnoticed by Q2 for " + BOUND + " seeds");
+  }
+
+  /**
+   * Issue 44: a quota lowered under what is admitted is taken, and Q1 holds in its second form
+   * (what was admitted before only goes down). The naive reading ({@link GrandfatheredQuota}) hands
+   * what finishes meanwhile to the next waiting workloads instead. Caught by Q1 on a seed where the
+   * real system passes and the store without the guard, without the helper, passes Q1 too: the
+   * catch is the helper's.
+   */
+  @Test
+  void aGrandfatheredQuotaAfterAShrinkIsCaughtByQ1() {
+    Campaign.quiet();
+    java.util.function.Predicate<String> q1 = line -> line.startsWith("Q1");
+    var naive = Variant.REAL.withoutQuotaGuard().withAlongside(GrandfatheredQuota::start);
+    int caught = -1;
+    for (int seed = 1; seed <= BOUND && caught < 0; seed++) {
+      if (new SeedRun(seed, SeedRun.STEPS, naive, q1).run() instanceof SeedRun.Outcome.Violated v
+          && v.violations().stream().allMatch(q1)
+          && new SeedRun(seed, SeedRun.STEPS, Variant.REAL.withoutQuotaGuard(), q1).run()
+              instanceof SeedRun.Outcome.Passed
+          && SeedRun.run(seed, SeedRun.STEPS) instanceof SeedRun.Outcome.Passed) {
+        System.out.println(Campaign.describe(v));
+        caught = seed;
+      }
+    }
+    System.out.println("naive variant 'grandfathered quota' caught by Q1 at seed " + caught);
+    assertTrue(caught > 0, "the grandfathered quota went unnoticed by Q1 for " + BOUND + " seeds");
   }
 
   @Test

@@ -23,8 +23,9 @@ import java.util.Optional;
 
 /**
  * Q1 in the store, whoever writes: a cohort's admitted usage stays within its queues' nominal quota
- * plus what the cohort lends ({@link CohortQuota}), judged in the write's own transaction. It
- * refuses, with a 409 naming the rule:
+ * plus what the cohort lends ({@link CohortQuota}), judged in the write's own transaction, except
+ * what was admitted before a quota was lowered, which only goes down: no write admits more of a
+ * class the cohort is over quota of. It refuses, with a 409 naming the rule:
  *
  * <ul>
  *   <li>a ledger write that admits more (a new entry, or more usage) and breaks Q1, or lists a
@@ -36,9 +37,11 @@ import java.util.Optional;
  *   <li>a ledger write that adds to {@code spec.queues} a queue that does not exist or is of
  *       another cohort (each queue is in its own cohort's ledger only), and a ledger's delete while
  *       it admits anything;
- *   <li>a queue's spec change or delete that would break Q1 for what is admitted now (lowering a
- *       lender's quota under what others borrow), or that moves a queue with admitted workloads to
- *       another cohort;
+ *   <li>a queue's delete or move to another cohort that would break Q1 for what is admitted now
+ *       (others borrow what it lends), or that moves a queue with admitted workloads. A quota
+ *       lowered under what is admitted is taken: Q1 then holds in its second form, what was
+ *       admitted before only goes down (a ledger write that admits more of an over-quota class is
+ *       refused), so the lowered quota takes effect as those workloads finish or are reclaimed;
  *   <li>moving an admitted workload to another queue;
  *   <li>the workload controller's create of a worker beyond what its queue admitted (its cache of
  *       the ledger may lag a shrink);
@@ -224,15 +227,42 @@ final class QuotaGuard implements WriteRules {
       }
     }
     evictions(before, next, specs);
-    var breach = CohortQuota.of(specs, next.spec().admitted()).breach();
+    var breach = CohortQuota.of(specs, next.spec().admitted()).breach(grown(before, added));
     if (breach.isPresent()) {
       throw conflict(
           next,
           "spec.admitted: over quota: "
               + breach.get()
-              + "; a cohort's queues use at most their nominal quota plus what the cohort lends");
+              + "; a cohort's queues use at most their nominal quota plus what the cohort lends"
+              + " (what was admitted before a quota was lowered only goes down)");
     }
     return compares;
+  }
+
+  /**
+   * The classes of which an entry of {@code added} is admitted more than {@code before} admitted it
+   * (a new entry, or a re-created workload's, counts whole). Only those are judged: a quota lowered
+   * under what is admitted leaves its cohort over quota until enough of it finishes, and meanwhile
+   * a release, an eviction or a scale-down (which admit nothing more) must still be written.
+   */
+  private static java.util.Set<String> grown(QuotaLedgerSpec before, Map<String, Admitted> added) {
+    var classes = new java.util.TreeSet<String>();
+    added.forEach(
+        (name, a) -> {
+          var was =
+              Optional.ofNullable(before.admitted().get(name))
+                  .filter(b -> b.uid().equals(a.uid()))
+                  .map(Admitted::usage)
+                  .orElse(Map.of());
+          a.usage()
+              .forEach(
+                  (c, n) -> {
+                    if (n > was.getOrDefault(c, 0)) {
+                      classes.add(c);
+                    }
+                  });
+        });
+    return classes;
   }
 
   /**
@@ -432,6 +462,12 @@ final class QuotaGuard implements WriteRules {
               + cohort
               + "; it can once they finish or are deleted");
     }
+    if (!leaves) {
+      // A quota lowered under what is admitted is taken: it takes effect as those workloads
+      // finish (or are reclaimed), since nothing more of an over-quota class is admitted
+      // (ledgerWrite, which reads this queue in its own transaction).
+      return compares;
+    }
     var few = new ArrayList<Compare>();
     if (borrowsNothing(reads, ledger.get(), name, next, few)) {
       compares.addAll(few);
@@ -446,26 +482,24 @@ final class QuotaGuard implements WriteRules {
           .filter(x -> x.cohort().equals(cohort))
           .ifPresent(x -> specs.put(q, x.spec()));
     }
-    if (!leaves && ledger.get().spec().queues().contains(name)) {
-      specs.put(name, next.get().spec());
-    }
     var breach = CohortQuota.of(specs, admitted).breach();
     if (breach.isPresent()) {
       throw conflict(
           current,
-          (next.isEmpty() ? "cannot be deleted" : "spec: this change cannot be made")
+          (next.isEmpty() ? "cannot be deleted" : "spec.cohort cannot change")
               + ": cohort "
               + cohort
               + " would be over quota for what is admitted now ("
               + breach.get()
-              + "); make it once those workloads finish");
+              + "); lower its quota instead (taken at once, in effect as those workloads finish),"
+              + " or make the change once they have");
     }
     return compares;
   }
 
   /**
-   * Whether, with {@code name}'s change ({@code next}; empty: deleted), no queue of the cohort
-   * would borrow anything, judged from the queues its admitted workloads use alone. Then Q1 holds
+   * Whether, with {@code name} deleted ({@code next} empty) or moved, no queue of the cohort would
+   * borrow anything, judged from the queues its admitted workloads use alone. Then Q1 holds
    * whatever the other queues lend (nothing is owed to them), and they need not be read: with
    * 10,000 queues in one cohort, every queue delete read them all (2-4 s each). The ledger's read
    * joins the compares, so an admission that starts borrowing meanwhile fails one of the two
