@@ -610,6 +610,7 @@ final class Chaos {
     run.promises().beforeCrash(n);
     world.crashAgent(n);
     n.host.ledgerFile().loseJournal();
+    run.promises().journalLost(n);
     var back = seconds(1, 20);
     run.event(
         "agent of "

@@ -76,6 +76,9 @@ final class Promises {
   private final Set<String> operatorDeleted = new HashSet<>();
   private final Map<String, Set<String>> acknowledged = new HashMap<>();
 
+  /** Nodes whose journal was deleted since their agent last started. */
+  private final Set<String> journalLost = new HashSet<>();
+
   /** Processes that were alive while their node was fenced ({@link #processKey}). */
   private final Set<String> declaredDead = new HashSet<>();
 
@@ -561,6 +564,11 @@ final class Promises {
    * lost}: I6 no longer asks the ledger for them (the operator's word, which only the refusal that
    * named them led to).
    */
+  /** {@code n}'s journal and its mark were deleted while its agent was down. */
+  void journalLost(WholeCluster.NodeSlot n) {
+    journalLost.add(n.name);
+  }
+
   void acceptedLost(WholeCluster.NodeSlot n, List<String> lost) {
     var held = acknowledged.get(n.name);
     if (held != null) {
@@ -575,6 +583,22 @@ final class Promises {
   List<String> afterRestart(WholeCluster.NodeSlot n) {
     var out = new ArrayList<String>();
     var ledger = n.ledger().orElseThrow();
+    if (journalLost.remove(n.name)) {
+      // What a deleted journal took, the agent learns only from the cluster: a claim the cluster no
+      // longer believes prepared here (being deleted, deallocated) needs no ledger entry to go,
+      // and the cross-check rightly does not ask for one. The rest it must have refused over.
+      var still = new HashSet<String>();
+      for (var c : world.view().claims()) {
+        var state = c.status().prepare().get(n.name);
+        if (!c.metadata().isDeleting()
+            && c.status().allocation().filter(a -> a.node().equals(n.name)).isPresent()
+            && state != null
+            && state.phase() == PrepareState.Phase.Prepared) {
+          still.add(c.metadata().uid());
+        }
+      }
+      acknowledged.getOrDefault(n.name, new HashSet<>()).retainAll(still);
+    }
     for (var uid : acknowledged.getOrDefault(n.name, Set.of())) {
       if (ledger.get(uid).filter(e -> e instanceof ClaimState.PrepareCompleted).isEmpty()) {
         out.add(
