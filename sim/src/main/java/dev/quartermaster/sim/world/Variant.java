@@ -2,6 +2,7 @@ package dev.quartermaster.sim.world;
 
 import dev.quartermaster.agent.host.NodeHost;
 import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.control.allocator.Backfill;
 import dev.quartermaster.control.leader.LeaderElector;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.serial.KeyedSerializer;
@@ -24,6 +25,8 @@ import java.util.function.UnaryOperator;
  *     own (a naive scheduler's helper, say)
  * @param storeRules which of the store's rules across objects judge the writes
  * @param leaderCallbacks what each replica's elector tells its controllers passes through this
+ * @param backfill whether the allocator's head of the line reserves what it will get ({@link
+ *     Backfill#OFF}: today's greedy placement before issue 44, a naive variant)
  */
 public record Variant(
     UnaryOperator<NodeHost> hostView,
@@ -32,7 +35,8 @@ public record Variant(
     Optional<UnaryOperator<ApiClient>> allocatorView,
     Optional<Controllers> alongside,
     dev.quartermaster.sim.SimCluster.Rules storeRules,
-    UnaryOperator<LeaderElector.Callbacks> leaderCallbacks) {
+    UnaryOperator<LeaderElector.Callbacks> leaderCallbacks,
+    Backfill backfill) {
   /** The real system. */
   public static final Variant REAL =
       new Variant(
@@ -51,7 +55,8 @@ public record Variant(
         allocatorView,
         alongside,
         dev.quartermaster.sim.SimCluster.Rules.ALL,
-        UnaryOperator.identity());
+        UnaryOperator.identity(),
+        Backfill.RESERVE);
   }
 
   /** Starts a set of controllers over {@code api}; the result stops them. */
@@ -94,7 +99,8 @@ public record Variant(
         allocatorView,
         Optional.of(helper),
         storeRules,
-        leaderCallbacks);
+        leaderCallbacks,
+        backfill);
   }
 
   /** The real system whose electors tell their controllers through {@code view}. */
@@ -106,7 +112,8 @@ public record Variant(
         Optional.empty(),
         Optional.empty(),
         dev.quartermaster.sim.SimCluster.Rules.ALL,
-        view);
+        view,
+        Backfill.RESERVE);
   }
 
   /** This variant on a store without the quota guard: admission checked outside the write. */
@@ -118,6 +125,23 @@ public record Variant(
         allocatorView,
         alongside,
         dev.quartermaster.sim.SimCluster.Rules.NO_QUOTA_GUARD,
-        leaderCallbacks);
+        leaderCallbacks,
+        backfill);
+  }
+
+  /**
+   * The real system whose allocator places as {@code how} says: {@link Backfill#OFF} is the naive
+   * variant of issue 44 (no reservation for the head of the line).
+   */
+  public static Variant backfill(Backfill how) {
+    return new Variant(
+        host -> host,
+        Optional.empty(),
+        KeyedSerializer::new,
+        Optional.empty(),
+        Optional.empty(),
+        dev.quartermaster.sim.SimCluster.Rules.ALL,
+        UnaryOperator.identity(),
+        how);
   }
 }
