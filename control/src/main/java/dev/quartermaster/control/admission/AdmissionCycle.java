@@ -35,8 +35,9 @@ import java.util.stream.Collectors;
  * is taken from the queue with the lowest weighted dominant share (its largest used/cohort-quota
  * over its weight), so borrowing goes to the queues that use least for their weight. A workload
  * that does not fit stops its queue ({@code StrictFIFO}) or is passed over ({@code BestEffortFIFO}:
- * smaller ones behind it may go). A workload scaled up is admitted again whole with its new size,
- * or keeps its old admission until that fits; a scale-down is released at once.
+ * smaller ones behind it may go, but only those that give their quota back before its start, {@link
+ * QueueBackfill}). A workload scaled up is admitted again whole with its new size, or keeps its old
+ * admission until that fits; a scale-down is released at once.
  *
  * <p>Preemption: the first workload of each queue that does not fit may choose victims ({@link
  * Preemption}). Their entries are marked, not released: they keep counting until their tasks are
@@ -235,6 +236,9 @@ final class AdmissionCycle {
     // Per queue, the first workloads that did not fit, in order (a StrictFIFO queue's head only):
     // each may preempt, the first that can.
     var blocked = new TreeMap<String, List<Workload>>();
+    // Per BestEffortFIFO queue whose first workload did not fit: that head's start, which those
+    // behind it may not delay (QueueBackfill).
+    var heads = new HashMap<String, QueueBackfill.Start>();
     while (!pending.isEmpty()) {
       var queue = fairest(pending.keySet(), specs, totals, quota);
       var head = pending.get(queue).poll();
@@ -243,19 +247,32 @@ final class AdmissionCycle {
       var without = before == null ? quota : minus(specs, kept, name);
       var demand = demandOf.apply(head.spec());
       var after = without.plus(queue, demand);
-      if (withHeld(after, held).breach().isEmpty()) {
+      boolean passes =
+          !heads.containsKey(queue) || QueueBackfill.mayPass(heads.get(queue), head.spec(), now);
+      // One that would delay the head of its queue (passes false) waits, and preempts nobody.
+      if (passes && withHeld(after, held).breach().isEmpty()) {
         kept.put(
             name,
             admit(head, queue, QueueOrder.priorityOf(head, priorities), now, List.of(), demand));
         quota = after;
         admittedNow.add(name);
-      } else {
+      } else if (passes) {
         var tries = blocked.computeIfAbsent(queue, q -> new ArrayList<>());
         if (tries.size() < PREEMPTION_TRIES) {
           tries.add(head);
         }
         if (specs.get(queue).ordering() == QueueOrdering.StrictFIFO) {
           pending.get(queue).clear();
+        } else if (!heads.containsKey(queue)) {
+          var q = queue;
+          heads.put(
+              queue,
+              QueueBackfill.start(
+                  without,
+                  kept,
+                  byName,
+                  less -> withHeld(less.plus(q, demand), held).breach().isEmpty(),
+                  now));
         }
       }
       if (pending.get(queue).isEmpty()) {

@@ -424,8 +424,16 @@ final class GangPlacer {
             gang.spec().topology(),
             ends.now());
     if (r.isEmpty()) {
-      waits.set(false);
+      waits.set(false); // it could not fit even an empty fleet: nothing to reserve
       return "";
+    }
+    if (r.get().start().isEmpty()) {
+      // A start that is never known promises nothing, and would idle the devices for ever: it
+      // reserves nothing and leaves the line, so the next gang may; it waits as before until the
+      // jobs without a deadline end, and from then its start is bounded.
+      waits.set(false);
+      return "; nothing is reserved for it: a job without activeDeadlineSeconds holds devices it"
+          + " needs, so no start time can be promised";
     }
     line.reserve(r.get());
     return "; " + reservedText(r.get());
@@ -444,17 +452,10 @@ final class GangPlacer {
     return "reserved for it (head of the line): "
         + nodes
         + (r.devices().size() > 8 ? ", …" : "")
-        + r.start().stream()
-            .mapToObj(
-                s ->
-                    "; it starts by "
-                        + allocator.at(s)
-                        + ", when what holds them reaches its activeDeadlineSeconds; a smaller"
-                        + " job takes them only if its own deadline ends before then")
-            .findFirst()
-            .orElse(
-                "; no start time yet: a job without activeDeadlineSeconds holds some of them, so"
-                    + " nothing is backfilled onto them");
+        + "; it starts by "
+        + allocator.at(r.start().orElseThrow())
+        + ", when what holds them reaches its activeDeadlineSeconds; a smaller job takes them only"
+        + " if its own deadline ends before then";
   }
 
   private static String nodeList(TreeSet<String> nodes) {

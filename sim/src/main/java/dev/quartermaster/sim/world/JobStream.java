@@ -66,6 +66,13 @@ public final class JobStream {
      */
     record Placed(long seed, Duration waited, double busy, int jobs) implements Outcome {}
 
+    /**
+     * HOL broken, and nothing else: the gang was not placed within its bound ({@code waited}), with
+     * {@code busy} of the GPUs allocated meanwhile.
+     */
+    record Starved(long seed, Duration waited, double busy, int jobs, String violation)
+        implements Outcome {}
+
     record Violated(long seed, List<String> violations, List<String> lastEvents)
         implements Outcome {}
   }
@@ -95,6 +102,67 @@ public final class JobStream {
     return new JobStream(seed, variant).run();
   }
 
+  /**
+   * Runs seeds {@code from .. from+count-1} of {@code variant}, printing each outcome and a summary
+   * (the gang's wait: median and longest; the GPUs busy while it waited); returns the exit status:
+   * 0 when no seed violated a promise.
+   */
+  static int campaign(
+      long from, int count, Variant variant, java.util.function.Consumer<String> out) {
+    out.accept(
+        "stream of small jobs, then a gang of 3-5 x 4 GPUs on "
+            + NODES
+            + " x "
+            + GPUS
+            + " GPUs: seeds "
+            + from
+            + ".."
+            + (from + count - 1)
+            + (variant.backfill() == dev.quartermaster.control.allocator.Backfill.OFF
+                ? " (no reservation: the naive variant)"
+                : ""));
+    var waits = new ArrayList<Long>();
+    double busy = 0;
+    int violated = 0;
+    for (long seed = from; seed < from + count; seed++) {
+      var outcome = run(seed, variant);
+      switch (outcome) {
+        case Outcome.Placed p -> {
+          waits.add(p.waited().toMillis());
+          busy += p.busy();
+          out.accept(
+              String.format(
+                  "  seed %d: placed after %.1f s, %.0f%% of GPUs busy while it waited, %d small"
+                      + " jobs",
+                  seed, p.waited().toMillis() / 1e3, p.busy() * 100, p.jobs()));
+        }
+        case Outcome.Starved v -> {
+          violated++;
+          out.accept(
+              String.format(
+                  "  seed %d violated: %s; %.0f%% of GPUs busy while it waited",
+                  seed, v.violation(), v.busy() * 100));
+        }
+        case Outcome.Violated v -> {
+          violated++;
+          out.accept("  seed " + seed + " violated: " + String.join("; ", v.violations()));
+        }
+      }
+    }
+    waits.sort(null);
+    out.accept(
+        String.format(
+            "%d seeds, %d violated; gang placed in %d: median wait %.1f s, longest %.1f s, %.0f%%"
+                + " of GPUs busy while it waited",
+            count,
+            violated,
+            waits.size(),
+            waits.isEmpty() ? 0 : waits.get(waits.size() / 2) / 1e3,
+            waits.isEmpty() ? 0 : waits.getLast() / 1e3,
+            waits.isEmpty() ? 0 : busy / waits.size() * 100));
+    return violated == 0 ? 0 : 1;
+  }
+
   /** The bound HOL gives the gang from its arrival. */
   Duration bound() {
     var deadlines = Duration.ofSeconds(MAX_DEADLINE_SECONDS * (failOver ? 2L : 1L));
@@ -118,8 +186,12 @@ public final class JobStream {
             return new Outcome.Placed(
                 seed, Duration.ofNanos(waited), busySamples == 0 ? 0 : busySum / busySamples, jobs);
           }
-          if (waited > bound().toNanos()) {
-            bad.add(
+          if (waited > bound().toNanos() && bad.isEmpty()) {
+            return new Outcome.Starved(
+                seed,
+                Duration.ofNanos(waited),
+                busySamples == 0 ? 0 : busySum / busySamples,
+                jobs,
                 "HOL: gang "
                     + GANG
                     + " ("

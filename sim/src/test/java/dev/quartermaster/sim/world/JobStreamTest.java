@@ -29,8 +29,7 @@ class JobStreamTest {
     Campaign.quiet();
     var outcome = JobStream.run(1, Variant.backfill(Backfill.OFF));
     System.out.println("naive variant 'no reservation', seed 1: " + outcome);
-    assertThat(outcome).isInstanceOf(JobStream.Outcome.Violated.class);
-    assertThat(((JobStream.Outcome.Violated) outcome).violations())
-        .anyMatch(v -> v.startsWith("HOL: gang big"));
+    assertThat(outcome).isInstanceOf(JobStream.Outcome.Starved.class);
+    assertThat(((JobStream.Outcome.Starved) outcome).violation()).startsWith("HOL: gang big");
   }
 }
