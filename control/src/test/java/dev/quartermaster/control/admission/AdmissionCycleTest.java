@@ -140,16 +140,17 @@ class AdmissionCycleTest {
    */
   @Test
   void aBestEffortHeadIsPassedOnlyByWorkloadsThatEndBeforeItsStart() {
-    var queues = List.of(queue("q", 5, QueueOrdering.BestEffortFIFO, 1));
+    var queues = List.of(queue("q", 6, QueueOrdering.BestEffortFIFO, 1));
     var a = withDeadline(workload("a", "q", 2), 30);
     var b = withDeadline(workload("b", "q", 2), 60);
     var ledger = decide(queues, QuotaLedgerSpec.EMPTY, List.of(a, b)).ledger();
     var head = workload("head", "q", 4);
-    var quick = withDeadline(workload("quick", "q", 1), 20);
     var slow = withDeadline(workload("slow", "q", 1), 90);
     var endless = workload("endless", "q", 1);
-    var plan = decide(queues, ledger, List.of(a, b, head, quick, slow, endless));
-    // 1 GPU free; head needs 4: once a (30 s) and b (60 s) give theirs back, at NOW + 30 s + 60 s.
+    var quick = withDeadline(workload("quick", "q", 1), 20);
+    var plan = decide(queues, ledger, List.of(a, b, head, slow, endless, quick));
+    // 2 GPUs free; head needs 4: once a gives its 2 back, at NOW + 30 s (start) + 30 s. Only quick
+    // (NOW + 50 s) ends by then; without the rule slow and endless, older, would take the 2.
     assertThat(plan.admitted()).containsExactly("quick");
     assertThat(QueueBackfill.endOf(quick.spec(), NOW)).contains(NOW.plusSeconds(50));
   }
