@@ -19,10 +19,12 @@ import java.util.function.Predicate;
  * gives its quota back before the head's start. Pure.
  *
  * <p>The head's start is the first moment at which, releasing the admitted workloads of the cohort
- * in the order they end by their declared deadlines ({@link #endOf}), the head fits; it is never
- * known when it would need a workload that declares none to end: then nothing passes it. A head
- * that would not fit even with every admission released (more than its queue may ever have)
- * reserves nothing, and the queue goes on as before.
+ * in the order they end by their declared deadlines ({@link #endOf}), the head fits. When it would
+ * need a workload that declares none to end, its start is never known, and it reserves nothing: the
+ * queue goes on as {@code BestEffortFIFO} always did (holding the quota back for a start that may
+ * never come would make every queue without deadlines a {@code StrictFIFO} one, and a workload that
+ * fits would wait for ever: the campaign's seed 25 caught that as L1). So does a head that would
+ * not fit even with every admission released (more than its queue may ever have).
  *
  * <p>An admitted workload's end is an estimate — when it was admitted, plus {@link #START} for its
  * placement and start, plus its longest deadline — as the quota counts from admission, before any
@@ -40,7 +42,7 @@ final class QueueBackfill {
     /** It fits at {@code at}: a workload ending by then may pass it. */
     record At(Instant at) implements Start {}
 
-    /** It waits for a workload without a deadline: nothing passes it. */
+    /** It waits for a workload without a deadline: it reserves nothing. */
     record Unknown() implements Start {}
 
     /** It would not fit even with everything released: it holds nothing back. */
@@ -107,7 +109,7 @@ final class QueueBackfill {
   static boolean mayPass(Start start, WorkloadSpec candidate, Instant now) {
     return switch (start) {
       case Start.Never n -> true;
-      case Start.Unknown u -> false;
+      case Start.Unknown u -> true;
       case Start.At at -> endOf(candidate, now).map(e -> !e.isAfter(at.at())).orElse(false);
     };
   }

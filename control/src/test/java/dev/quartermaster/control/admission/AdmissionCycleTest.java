@@ -155,18 +155,17 @@ class AdmissionCycleTest {
     assertThat(QueueBackfill.endOf(quick.spec(), NOW)).contains(NOW.plusSeconds(50));
   }
 
-  /** A head that waits for a workload without a deadline is passed by none. */
+  /**
+   * A head that waits for a workload without a deadline has no start to keep: it reserves nothing,
+   * and the queue is BestEffortFIFO as before (else a queue without deadlines would be StrictFIFO).
+   */
   @Test
-  void aHeadWaitingOnAWorkloadWithoutADeadlineIsPassedByNone() {
+  void aHeadWaitingOnAWorkloadWithoutADeadlineReservesNothing() {
     var queues = List.of(queue("q", 5, QueueOrdering.BestEffortFIFO, 1));
     var a = workload("a", "q", 4);
     var ledger = decide(queues, QuotaLedgerSpec.EMPTY, List.of(a)).ledger();
-    var plan =
-        decide(
-            queues,
-            ledger,
-            List.of(a, workload("head", "q", 4), withDeadline(workload("quick", "q", 1), 5)));
-    assertThat(plan.admitted()).isEmpty();
+    var plan = decide(queues, ledger, List.of(a, workload("head", "q", 4), workload("x", "q", 1)));
+    assertThat(plan.admitted()).containsExactly("x");
   }
 
   private static Workload withDeadline(Workload w, int seconds) {
