@@ -60,7 +60,7 @@ public final class Bench {
       case "fleet" -> List.of(new FleetBench());
       case "gangs" -> List.of(new GangBench());
       case "admission" -> List.of(new AdmissionBench());
-      case "queues" -> List.of(new AdmissionBench(), new PreemptionBench());
+      case "queues" -> List.of(new AdmissionBench(), new PreemptionBench(), new StreamBench());
       case "preemption" -> List.of(new PreemptionBench());
       case "overload" -> List.of(new OverloadBench());
       case "volumes" -> List.of(new VolumeCallsBench());

@@ -9,10 +9,13 @@ import dev.quartermaster.control.admission.AdmissionController;
 import dev.quartermaster.control.admission.AdmissionGate;
 import dev.quartermaster.control.allocator.Allocator;
 import dev.quartermaster.control.allocator.AllocatorKey;
+import dev.quartermaster.control.allocator.Backfill;
 import dev.quartermaster.control.allocator.Packing;
 import dev.quartermaster.control.cluster.ControlLoop;
 import dev.quartermaster.control.cluster.ControllerMetrics;
 import dev.quartermaster.control.cluster.Informers;
+import dev.quartermaster.control.deadline.DeadlineController;
+import dev.quartermaster.control.deadline.TaskDeadlines;
 import dev.quartermaster.control.domain.ComputeDomainController;
 import dev.quartermaster.control.events.EventExpiry;
 import dev.quartermaster.control.leader.FencedApiClient;
@@ -59,6 +62,8 @@ public final class ControlPlane implements AutoCloseable {
    *     empty (always, but in the simulation's naive variants): the API, through the shared ones
    * @param leaderCallbacks what the elector tells the controllers passes through this: the
    *     identity, but in the simulation's naive variants
+   * @param backfill whether the waiting gang at the head of the line reserves the devices it will
+   *     get: {@link Backfill#RESERVE}, but for the bench and the simulation's naive variant
    */
   public record Options(
       String identity,
@@ -68,8 +73,10 @@ public final class ControlPlane implements AutoCloseable {
       ControllerMetrics metrics,
       Packing packing,
       Optional<UnaryOperator<ApiClient>> allocatorView,
-      UnaryOperator<LeaderElector.Callbacks> leaderCallbacks) {
+      UnaryOperator<LeaderElector.Callbacks> leaderCallbacks,
+      Backfill backfill) {
     public Options {
+      Objects.requireNonNull(backfill, "backfill");
       Objects.requireNonNull(metrics, "metrics");
       Objects.requireNonNull(packing, "packing");
       Objects.requireNonNull(allocatorView, "allocatorView");
@@ -90,7 +97,8 @@ public final class ControlPlane implements AutoCloseable {
           metrics,
           Packing.BEST_FIT,
           Optional.empty(),
-          UnaryOperator.identity());
+          UnaryOperator.identity(),
+          Backfill.RESERVE);
     }
 
     /** Without metrics, as the simulation and the benches run. */
@@ -116,7 +124,8 @@ public final class ControlPlane implements AutoCloseable {
           metrics,
           packing,
           allocatorView,
-          leaderCallbacks);
+          leaderCallbacks,
+          backfill);
     }
 
     public Options withMetrics(ControllerMetrics sink) {
@@ -128,7 +137,8 @@ public final class ControlPlane implements AutoCloseable {
           sink,
           packing,
           allocatorView,
-          leaderCallbacks);
+          leaderCallbacks,
+          backfill);
     }
 
     public Options withPacking(Packing how) {
@@ -140,7 +150,8 @@ public final class ControlPlane implements AutoCloseable {
           metrics,
           how,
           allocatorView,
-          leaderCallbacks);
+          leaderCallbacks,
+          backfill);
     }
 
     /** The allocator reads the cluster through {@code view} (a naive variant of the simulation). */
@@ -153,7 +164,8 @@ public final class ControlPlane implements AutoCloseable {
           metrics,
           packing,
           Optional.of(view),
-          leaderCallbacks);
+          leaderCallbacks,
+          backfill);
     }
 
     /**
@@ -169,7 +181,25 @@ public final class ControlPlane implements AutoCloseable {
           metrics,
           packing,
           allocatorView,
-          view);
+          view,
+          backfill);
+    }
+
+    /**
+     * Whether the head of the line reserves what it will get: {@link Backfill#RESERVE} but for the
+     * bench and the simulation's naive variant, which turn it off.
+     */
+    public Options withBackfill(Backfill how) {
+      return new Options(
+          identity,
+          leader,
+          expectationBound,
+          heartbeatGrace,
+          metrics,
+          packing,
+          allocatorView,
+          leaderCallbacks,
+          how);
     }
   }
 
@@ -190,6 +220,8 @@ public final class ControlPlane implements AutoCloseable {
   private final NodeLifecycle nodes;
   private final VolumeController volumes;
   private final ComputeDomainController domains;
+  private final TaskDeadlines taskDeadlines;
+  private final DeadlineController deadlines;
   private final List<ControlLoop> loops;
   private final EventLog events;
   private final EventRecorder controlPlaneEvents;
@@ -247,9 +279,18 @@ public final class ControlPlane implements AutoCloseable {
     this.expiry = new EventExpiry(env, fenced, EventExpiry.TTL);
     this.allocatorInformers =
         options.allocatorView().map(v -> new Informers(env, v.apply(api))).orElse(informers);
+    this.taskDeadlines = new TaskDeadlines(env);
     this.allocator =
         new Allocator(
-            env, fenced, allocatorInformers, events.recorder("allocator"), options.packing());
+            env,
+            fenced,
+            allocatorInformers,
+            events.recorder("allocator"),
+            options.packing(),
+            options.backfill(),
+            taskDeadlines);
+    this.deadlines =
+        new DeadlineController(env, fenced, informers, taskDeadlines, events.recorder("deadlines"));
     this.workloads =
         new WorkloadController(
             env,
@@ -276,7 +317,8 @@ public final class ControlPlane implements AutoCloseable {
             scheduler.loop(),
             nodes.loop(),
             volumes.loop(),
-            domains.loop());
+            domains.loop(),
+            deadlines.loop());
     // Before anything starts, so the first reconcile is counted too.
     loops.forEach(loop -> loop.observeWith(options.metrics()));
   }

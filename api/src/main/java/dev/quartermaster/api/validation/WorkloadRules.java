@@ -221,12 +221,24 @@ final class WorkloadRules {
     volumeUses("spec.volumes", spec.volumes(), v);
     v.check(spec.attempt() >= 0, "spec.attempt", "must be >= 0");
     grace("spec.terminationGracePeriodSeconds", spec.terminationGracePeriodSeconds(), v);
+    deadline("spec.activeDeadlineSeconds", spec.activeDeadlineSeconds(), v);
   }
 
   private static void template(String field, TaskTemplate t, Violations v) {
     process(field, t.command(), t.env(), t.runtime(), t.image(), v);
     volumeUses(field + ".volumes", t.volumes(), v);
     grace(field + ".terminationGracePeriodSeconds", t.terminationGracePeriodSeconds(), v);
+    deadline(field + ".activeDeadlineSeconds", t.activeDeadlineSeconds(), v);
+  }
+
+  private static void deadline(String field, Optional<Integer> seconds, Violations v) {
+    seconds.ifPresent(
+        s ->
+            v.check(
+                s >= 1,
+                field,
+                "must be >= 1 (seconds a task may run before it is stopped; omit it for no"
+                    + " limit)"));
   }
 
   /** At most an hour: a stop that may take longer is a job of its own, not a grace period. */

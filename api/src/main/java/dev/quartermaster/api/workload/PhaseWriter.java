@@ -9,7 +9,9 @@ public enum PhaseWriter {
   /** The node lifecycle: a task on a node that stopped heartbeating or was fenced ends Failed. */
   NODE_LIFECYCLE("the node lifecycle"),
   /** The workload controller's restarts: a finished task says it waits to be replaced. */
-  RESTARTS("the workload's restarts");
+  RESTARTS("the workload's restarts"),
+  /** The deadlines: a task still running at its {@code activeDeadlineSeconds} ends Failed. */
+  DEADLINES("the deadlines");
 
   private final String text;
 

@@ -16,6 +16,9 @@ import java.util.Optional;
  * @param onDeviceLoss what the agent does when the task's node loses a device node it was given
  * @param terminationGracePeriodSeconds how long the agent waits, once the task is deleted, between
  *     SIGTERM and SIGKILL; unset, {@link #DEFAULT_GRACE_SECONDS}
+ * @param activeDeadlineSeconds the most it may run, from when the control plane sees it running;
+ *     then it is stopped and ends {@code Failed: DeadlineExceeded}. Unset: no limit (and nothing is
+ *     backfilled onto devices reserved for a waiting job)
  */
 public record TaskSpec(
     Optional<String> node,
@@ -27,7 +30,8 @@ public record TaskSpec(
     Optional<String> image,
     int attempt,
     DeviceLossPolicy onDeviceLoss,
-    Optional<Integer> terminationGracePeriodSeconds) {
+    Optional<Integer> terminationGracePeriodSeconds,
+    Optional<Integer> activeDeadlineSeconds) {
   /** The grace period of a task that sets none (as Nomad's {@code kill_timeout}). */
   public static final int DEFAULT_GRACE_SECONDS = 5;
 
@@ -46,6 +50,34 @@ public record TaskSpec(
     onDeviceLoss = onDeviceLoss == null ? DeviceLossPolicy.Continue : onDeviceLoss;
     terminationGracePeriodSeconds =
         terminationGracePeriodSeconds == null ? Optional.empty() : terminationGracePeriodSeconds;
+    activeDeadlineSeconds =
+        activeDeadlineSeconds == null ? Optional.empty() : activeDeadlineSeconds;
+  }
+
+  /** A spec with no deadline. */
+  public TaskSpec(
+      Optional<String> node,
+      List<String> command,
+      Map<String, String> env,
+      List<String> claims,
+      List<VolumeUse> volumes,
+      String runtime,
+      Optional<String> image,
+      int attempt,
+      DeviceLossPolicy onDeviceLoss,
+      Optional<Integer> terminationGracePeriodSeconds) {
+    this(
+        node,
+        command,
+        env,
+        claims,
+        volumes,
+        runtime,
+        image,
+        attempt,
+        onDeviceLoss,
+        terminationGracePeriodSeconds,
+        Optional.empty());
   }
 
   /** A spec with the default grace period. */
@@ -102,6 +134,12 @@ public record TaskSpec(
         image,
         attempt,
         onDeviceLoss,
-        terminationGracePeriodSeconds);
+        terminationGracePeriodSeconds,
+        activeDeadlineSeconds);
+  }
+
+  /** The deadline in force, if any. */
+  public Optional<java.time.Duration> activeDeadline() {
+    return activeDeadlineSeconds.map(java.time.Duration::ofSeconds);
   }
 }

@@ -16,6 +16,10 @@ import java.util.Optional;
  * @param terminationGracePeriodSeconds copied into each task's spec: how long a task that is
  *     stopped (deleted, scaled down, preempted) has between SIGTERM and SIGKILL; unset, {@link
  *     TaskSpec#DEFAULT_GRACE_SECONDS}
+ * @param activeDeadlineSeconds copied into each task's spec: the most it may run, from when the
+ *     control plane sees it running; a task still running then is stopped ({@code
+ *     DeadlineExceeded}). Declaring it lets a job backfill past a waiting large one. Unset: no
+ *     limit
  */
 public record TaskTemplate(
     List<String> command,
@@ -25,7 +29,8 @@ public record TaskTemplate(
     List<VolumeUse> volumes,
     Map<String, String> labels,
     DeviceLossPolicy onDeviceLoss,
-    Optional<Integer> terminationGracePeriodSeconds) {
+    Optional<Integer> terminationGracePeriodSeconds,
+    Optional<Integer> activeDeadlineSeconds) {
   public static final TaskTemplate EMPTY =
       new TaskTemplate(List.of(), Map.of(), "exec", Optional.empty(), List.of(), Map.of());
 
@@ -52,6 +57,28 @@ public record TaskTemplate(
     this(command, env, runtime, image, volumes, labels, onDeviceLoss, Optional.empty());
   }
 
+  /** A template with no deadline. */
+  public TaskTemplate(
+      List<String> command,
+      Map<String, String> env,
+      String runtime,
+      Optional<String> image,
+      List<VolumeUse> volumes,
+      Map<String, String> labels,
+      DeviceLossPolicy onDeviceLoss,
+      Optional<Integer> terminationGracePeriodSeconds) {
+    this(
+        command,
+        env,
+        runtime,
+        image,
+        volumes,
+        labels,
+        onDeviceLoss,
+        terminationGracePeriodSeconds,
+        Optional.empty());
+  }
+
   public TaskTemplate {
     command = command == null ? List.of() : List.copyOf(command);
     env = env == null ? Map.of() : Map.copyOf(env);
@@ -62,5 +89,21 @@ public record TaskTemplate(
     onDeviceLoss = onDeviceLoss == null ? DeviceLossPolicy.Continue : onDeviceLoss;
     terminationGracePeriodSeconds =
         terminationGracePeriodSeconds == null ? Optional.empty() : terminationGracePeriodSeconds;
+    activeDeadlineSeconds =
+        activeDeadlineSeconds == null ? Optional.empty() : activeDeadlineSeconds;
+  }
+
+  /** This template with {@code seconds} as its deadline. */
+  public TaskTemplate withActiveDeadlineSeconds(int seconds) {
+    return new TaskTemplate(
+        command,
+        env,
+        runtime,
+        image,
+        volumes,
+        labels,
+        onDeviceLoss,
+        terminationGracePeriodSeconds,
+        Optional.of(seconds));
   }
 }

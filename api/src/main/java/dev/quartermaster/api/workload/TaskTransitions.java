@@ -1,6 +1,7 @@
 package dev.quartermaster.api.workload;
 
 import static dev.quartermaster.api.workload.PhaseWriter.AGENT;
+import static dev.quartermaster.api.workload.PhaseWriter.DEADLINES;
 import static dev.quartermaster.api.workload.PhaseWriter.NODE_LIFECYCLE;
 import static dev.quartermaster.api.workload.PhaseWriter.RESTARTS;
 import static dev.quartermaster.api.workload.PhaseWriter.SCHEDULER;
@@ -26,6 +27,7 @@ import java.util.Optional;
  * Pending --scheduler--> Scheduled --agent--> Preparing --agent--> Running --agent--> Succeeded | Failed
  *                            '--------agent: a quick start or exit, a failure---------^
  * Pending | Scheduled | Preparing | Running --node lifecycle (lost, fenced)--> Failed
+ * Running --deadlines (activeDeadlineSeconds passed; its agent then kills the process)--> Failed
  * </pre>
  *
  * A finished task never runs again; its replacement is a new task (a new uid) of the same name, and
@@ -92,6 +94,11 @@ public final class TaskTransitions {
               NODE_LIFECYCLE, Preparing, Failed, "its node stopped heartbeating or was fenced"),
           new TaskMove(
               NODE_LIFECYCLE, Running, Failed, "its node stopped heartbeating or was fenced"),
+          new TaskMove(
+              DEADLINES,
+              Running,
+              Failed,
+              "it ran past its activeDeadlineSeconds; its agent kills the process"),
           new TaskMove(
               RESTARTS,
               Succeeded,
@@ -250,6 +257,29 @@ public final class TaskTransitions {
         new TaskStatus(
             Failed,
             reason,
+            message,
+            s.node(),
+            s.deviceCheck(),
+            s.exitCode(),
+            s.startedAt(),
+            Optional.of(now),
+            s.conditions()));
+  }
+
+  /** Reason of a task stopped at its deadline. */
+  public static final String DEADLINE_EXCEEDED = "DeadlineExceeded";
+
+  /**
+   * Deadlines: Failed because it was still running at its deadline; its agent kills the process on
+   * seeing it finished.
+   */
+  public static TaskStatus deadlineExceeded(TaskStatus s, String message, Instant now) {
+    return move(
+        DEADLINES,
+        s,
+        new TaskStatus(
+            Failed,
+            DEADLINE_EXCEEDED,
             message,
             s.node(),
             s.deviceCheck(),

@@ -181,6 +181,41 @@ class ObjectValidatorTest {
         .contains(300);
   }
 
+  /** A deadline is a positive number of seconds, on a group's template and on a task alike. */
+  @Test
+  void anActiveDeadlineIsPositive() {
+    var w =
+        parse(
+            """
+        kind: Workload
+        metadata: {name: train}
+        spec:
+          groups:
+          - name: workers
+            replicas: 1
+            template: {command: [x], activeDeadlineSeconds: 0}
+        """);
+    var rule = "must be >= 1 (seconds a task may run before it is stopped; omit it for no limit)";
+    assertThat(ObjectValidator.validate(w))
+        .containsExactly(new Violation("spec.groups[0].template.activeDeadlineSeconds", rule));
+    var t =
+        parse("kind: Task\nmetadata: {name: t}\nspec: {command: [x], activeDeadlineSeconds: -5}\n");
+    assertThat(ObjectValidator.validate(t))
+        .containsExactly(new Violation("spec.activeDeadlineSeconds", rule));
+    var fine =
+        parse(
+            """
+        kind: Workload
+        metadata: {name: train}
+        spec:
+          groups:
+          - name: workers
+            replicas: 1
+            template: {command: [x], activeDeadlineSeconds: 30}
+        """);
+    assertThat(ObjectValidator.validate(fine)).isEmpty();
+  }
+
   @Test
   void aComputeDomainSpansAtLeastOneNodeAndItsNameAndItsClaimsDomainCannotEscapeAPath() {
     for (var nodes : new int[] {0, -1, 4097}) {

@@ -36,6 +36,7 @@ class TaskTransitionsTest {
       NODE_LIFECYCLE Scheduled → Failed
       NODE_LIFECYCLE Preparing → Failed
       NODE_LIFECYCLE Running   → Failed
+      DEADLINES      Running   → Failed
       RESTARTS       Succeeded → Succeeded
       RESTARTS       Failed    → Failed
       """;
@@ -125,20 +126,25 @@ class TaskTransitionsTest {
     var cond =
         List.of(
             new Condition("Restarting", Condition.Status.True, "BackOff", "", Optional.empty()));
-    Map<String, UnaryOperator<TaskStatus>> moves =
-        Map.of(
-            "SCHEDULER waiting", s -> TaskTransitions.waiting(s, "NoReadyNode", "no node is ready"),
-            "SCHEDULER scheduled",
-                s -> TaskTransitions.scheduled(s, "node-1", "placed on node node-1"),
-            "AGENT preparing", s -> TaskTransitions.preparing(s, "WaitingForClaims", "claim c"),
-            "AGENT running", s -> TaskTransitions.running(s, PASSED, "DeviceCheckPassed", "", NOW),
-            "AGENT exited 0", s -> TaskTransitions.exited(s, 0, PASSED, "Completed", "", NOW),
-            "AGENT exited 1", s -> TaskTransitions.exited(s, 1, PASSED, "Error", "", NOW),
-            "AGENT failed", s -> TaskTransitions.failed(s, s.deviceCheck(), "StartFailed", "", NOW),
-            "AGENT conditions", s -> TaskTransitions.withConditions(PhaseWriter.AGENT, s, cond),
-            "NODE_LIFECYCLE lost", s -> TaskTransitions.lost(s, "NodeLost", "", NOW),
-            "RESTARTS conditions",
-                s -> TaskTransitions.withConditions(PhaseWriter.RESTARTS, s, cond));
+    var moves =
+        new java.util.HashMap<String, UnaryOperator<TaskStatus>>(
+            Map.of(
+                "SCHEDULER waiting",
+                    s -> TaskTransitions.waiting(s, "NoReadyNode", "no node is ready"),
+                "SCHEDULER scheduled",
+                    s -> TaskTransitions.scheduled(s, "node-1", "placed on node node-1"),
+                "AGENT preparing", s -> TaskTransitions.preparing(s, "WaitingForClaims", "claim c"),
+                "AGENT running",
+                    s -> TaskTransitions.running(s, PASSED, "DeviceCheckPassed", "", NOW),
+                "AGENT exited 0", s -> TaskTransitions.exited(s, 0, PASSED, "Completed", "", NOW),
+                "AGENT exited 1", s -> TaskTransitions.exited(s, 1, PASSED, "Error", "", NOW),
+                "AGENT failed",
+                    s -> TaskTransitions.failed(s, s.deviceCheck(), "StartFailed", "", NOW),
+                "AGENT conditions", s -> TaskTransitions.withConditions(PhaseWriter.AGENT, s, cond),
+                "NODE_LIFECYCLE lost", s -> TaskTransitions.lost(s, "NodeLost", "", NOW),
+                "RESTARTS conditions",
+                    s -> TaskTransitions.withConditions(PhaseWriter.RESTARTS, s, cond)));
+    moves.put("DEADLINES exceeded", s -> TaskTransitions.deadlineExceeded(s, "ran past 30s", NOW));
     var made = new HashSet<String>();
     var wrong = new ArrayList<String>();
     moves.forEach(

@@ -241,6 +241,9 @@ final class AdmissionCycle {
     // Per queue, the first workloads that did not fit, in order (a StrictFIFO queue's head only):
     // each may preempt, the first that can.
     var blocked = new TreeMap<String, List<Workload>>();
+    // Per BestEffortFIFO queue whose first workload did not fit: that head's start, which those
+    // behind it may not delay (QueueBackfill).
+    var heads = new HashMap<String, QueueBackfill.Start>();
     // The queues with pending workloads, fairest first: only the queue that admitted moves.
     var shares = new HashMap<String, Double>();
     var turn =
@@ -264,7 +267,10 @@ final class AdmissionCycle {
         quota.remove(before.queue(), before.usage());
         withHeld.remove(before.queue(), before.usage());
       }
-      if (withHeld.fits(queue, demand)) {
+      boolean passes =
+          !heads.containsKey(queue) || QueueBackfill.mayPass(heads.get(queue), head.spec(), now);
+      // One that would delay the head of its queue (passes false) waits, and preempts nobody.
+      if (passes && withHeld.fits(queue, demand)) {
         // A grown workload keeps whom it evicted: forgetting would let them evict it back.
         var preempted = before == null ? List.<String>of() : before.preempted();
         kept.put(
@@ -278,12 +284,20 @@ final class AdmissionCycle {
           quota.add(before.queue(), before.usage());
           withHeld.add(before.queue(), before.usage());
         }
-        var tries = blocked.computeIfAbsent(queue, q -> new ArrayList<>());
-        if (tries.size() < PREEMPTION_TRIES) {
-          tries.add(head);
-        }
-        if (specs.get(queue).ordering() == QueueOrdering.StrictFIFO) {
-          pending.get(queue).clear();
+        if (passes) {
+          var tries = blocked.computeIfAbsent(queue, q -> new ArrayList<>());
+          if (tries.size() < PREEMPTION_TRIES) {
+            tries.add(head);
+          }
+          if (specs.get(queue).ordering() == QueueOrdering.StrictFIFO) {
+            pending.get(queue).clear();
+          } else if (!heads.containsKey(queue) && !pending.get(queue).isEmpty()) {
+            var q = queue;
+            heads.put(
+                queue,
+                QueueBackfill.start(
+                    withHeld, kept, byName, name, less -> less.fits(q, demand), now));
+          }
         }
       }
       if (pending.get(queue).isEmpty()) {

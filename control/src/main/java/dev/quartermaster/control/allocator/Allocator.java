@@ -20,8 +20,10 @@ import dev.quartermaster.control.cluster.Conditions;
 import dev.quartermaster.control.cluster.ControlLoop;
 import dev.quartermaster.control.cluster.Informers;
 import dev.quartermaster.control.cluster.Scheduling;
+import dev.quartermaster.control.deadline.TaskDeadlines;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.queue.Result;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -29,6 +31,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -66,6 +69,16 @@ public final class Allocator {
   private final GangReservations reservations;
 
   private final EventRecorder events;
+  private final HeadOfLine line;
+  private final TaskDeadlines deadlines;
+  private final HolderEnds ends;
+
+  /**
+   * How much later than its deadline a task placed now may give its devices back: its start after
+   * placement (prepare) and its stop after the deadline (kill, unprepare). A job backfills onto a
+   * reservation only if it ends before the head's start by its deadline plus this.
+   */
+  static final Duration START_AND_STOP = Duration.ofSeconds(5);
 
   public Allocator(Env env, ApiClient api, Informers informers) {
     this(env, api, informers, EventRecorder.NONE);
@@ -85,7 +98,27 @@ public final class Allocator {
    */
   public Allocator(
       Env env, ApiClient api, Informers informers, EventRecorder events, Packing packing) {
+    this(env, api, informers, events, packing, Backfill.RESERVE, new TaskDeadlines(env));
+  }
+
+  /**
+   * @param backfill whether the waiting gang at the head of the line reserves what it will get:
+   *     {@link Backfill#RESERVE} but for the bench and the simulation's naive variant
+   * @param deadlines when the tasks holding devices give them back (shared with the deadline
+   *     controller)
+   */
+  public Allocator(
+      Env env,
+      ApiClient api,
+      Informers informers,
+      EventRecorder events,
+      Packing packing,
+      Backfill backfill,
+      TaskDeadlines deadlines) {
     Objects.requireNonNull(packing, "packing");
+    this.line = new HeadOfLine(backfill);
+    this.deadlines = deadlines;
+    this.ends = new HolderEnds(informers, deadlines);
     this.env = env;
     this.events = events;
     this.api = api;
@@ -101,7 +134,17 @@ public final class Allocator {
     this.reservations = new GangReservations(api, informers, write);
     this.gangs =
         new GangPlacer(
-            this, informers, index, commits, write, waiters, events, packing, reservations);
+            this,
+            informers,
+            index,
+            commits,
+            write,
+            waiters,
+            events,
+            packing,
+            reservations,
+            line,
+            ends);
     AllocatorTriggers.register(informers, this);
   }
 
@@ -172,6 +215,31 @@ public final class Allocator {
    */
   void memberGone() {
     reservations.cachedGangs().forEach(this::enqueue);
+    line.waiting().forEach(k -> loop.enqueue(k));
+  }
+
+  /**
+   * The head of the line left it (placed, gone): the devices it reserved are open again, so every
+   * key kept off them is decided again.
+   */
+  void reservationEnded() {
+    waiters.happened(WakeEvent.Cluster.RECORDS);
+  }
+
+  /**
+   * When a key whose tasks are {@code tasks} gives its devices back at the latest, were it placed
+   * now: each task's deadline plus {@link #START_AND_STOP}; empty when one has none.
+   */
+  OptionalLong endsBy(List<Task> tasks) {
+    long latest = Long.MIN_VALUE;
+    for (var t : tasks) {
+      var d = t.spec().activeDeadline();
+      if (d.isEmpty()) {
+        return OptionalLong.empty();
+      }
+      latest = Math.max(latest, deadlines.now() + d.get().plus(START_AND_STOP).toNanos());
+    }
+    return tasks.isEmpty() ? OptionalLong.empty() : OptionalLong.of(latest);
   }
 
   /** The record entries held by claim {@code uid}: node → devices. */
@@ -258,7 +326,8 @@ public final class Allocator {
         nodes.stream().findFirst(),
         live.filter(x -> x.spec().node().isEmpty()),
         standing instanceof GangPlacer.Standing.Alone,
-        within);
+        within,
+        endsBy(List.of(live.get())));
   }
 
   private Result reconcileClaim(ForClaim key, Waiters.Ticket ticket) {
@@ -301,7 +370,14 @@ public final class Allocator {
       return Result.done();
     }
     return allocate(
-        key, ticket, List.of(c.get()), Optional.empty(), Optional.empty(), true, Optional.empty());
+        key,
+        ticket,
+        List.of(c.get()),
+        Optional.empty(),
+        Optional.empty(),
+        true,
+        Optional.empty(),
+        OptionalLong.empty());
   }
 
   /**
@@ -310,6 +386,8 @@ public final class Allocator {
    *     a reservation the gang's decision left is finished
    * @param within the nodes a chosen one must be of (a member of a placed gang that requires one
    *     value of a topology key: its gang's)
+   * @param endsBy when its devices would be given back at the latest, were it placed now (empty:
+   *     never known): whether it may take devices reserved for the head of the line
    */
   private Result allocate(
       AllocatorKey key,
@@ -318,7 +396,8 @@ public final class Allocator {
       Optional<String> node,
       Optional<Task> unpinned,
       boolean mayPlace,
-      Optional<TopologyValue> within) {
+      Optional<TopologyValue> within,
+      OptionalLong endsBy) {
     var pending = claims.stream().filter(c -> c.status().allocation().isEmpty()).toList();
     if (pending.isEmpty()) {
       return Result.done();
@@ -342,11 +421,16 @@ public final class Allocator {
     if (resumed.isPresent()) {
       return commit(key, ticket, pending, resumed.get(), unpinned);
     }
-    var placement = index.place(needs, node, classes, within);
+    var closed = line.closedTo(key.queueKey(), endsBy);
+    var placement =
+        index.place(
+            needs, node, classes, within, closed.map(HeadReservation::devices).orElse(Map.of()));
     return switch (placement) {
       case Placement.Placed placed -> {
         try {
-          yield commit(key, ticket, pending, placed, unpinned);
+          var result = commit(key, ticket, pending, placed, unpinned);
+          backfilled(unpinned, placed, closed);
+          yield result;
         } finally {
           commits.end(placed.node());
           waiters.happened(new WakeEvent.CommitEnded(placed.node()));
@@ -361,8 +445,64 @@ public final class Allocator {
       case Placement.Unsatisfiable p ->
           block(key, ticket, pending, NoPlacement.UNSATISFIABLE, p.message());
       case Placement.Waiting p ->
-          block(key, ticket, pending, NoPlacement.WAITING_FOR_DEVICES, p.message());
+          block(
+              key,
+              ticket,
+              pending,
+              NoPlacement.WAITING_FOR_DEVICES,
+              p.message() + closed.map(r -> "; " + keptOff(r)).orElse(""));
     };
+  }
+
+  /**
+   * Why a decision kept off the head's reservation: {@code 20 devices are reserved for
+   * gang/big/workers, which starts by 12:03:05Z; only a job whose activeDeadlineSeconds ends before
+   * then may take them}.
+   */
+  String keptOff(HeadReservation r) {
+    return r.size()
+        + " device(s) are reserved for "
+        + r.head()
+        + r.start().stream().mapToObj(s -> ", which starts by " + at(s)).findFirst().orElse("")
+        + "; only a job whose activeDeadlineSeconds ends before then may take them";
+  }
+
+  /** The wall-clock moment of {@code nanos} on the allocator's clock, to the second. */
+  java.time.Instant at(long nanos) {
+    return env.now()
+        .plus(deadlines.until(nanos))
+        .truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+  }
+
+  /**
+   * The placement of {@code task} took devices reserved for the head of the line, which its
+   * deadline let it (it ends before the head's start): the task is told, as an event.
+   */
+  private void backfilled(
+      Optional<Task> task, Placement.Placed placed, Optional<HeadReservation> closed) {
+    if (task.isEmpty() || closed.isPresent()) {
+      return;
+    }
+    line.reservation()
+        .filter(
+            r ->
+                placed.devices().values().stream()
+                    .flatMap(List::stream)
+                    .anyMatch(d -> r.reserves(placed.node(), d.device())))
+        .ifPresent(
+            r ->
+                events.normal(
+                    task.get(),
+                    "Backfilled",
+                    "placed on "
+                        + placed.node()
+                        + " on devices reserved for "
+                        + r.head()
+                        + r.start().stream()
+                            .mapToObj(s -> " (which starts by " + at(s) + ")")
+                            .findFirst()
+                            .orElse("")
+                        + ": its activeDeadlineSeconds ends before then"));
   }
 
   /**

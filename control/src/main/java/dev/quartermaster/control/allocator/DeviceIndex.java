@@ -190,18 +190,20 @@ public final class DeviceIndex {
    */
   public synchronized Placement place(
       List<ClaimNeed> needs, Optional<String> pinned, Map<String, DeviceClass> classes) {
-    return place(needs, pinned, classes, Optional.empty());
+    return place(needs, pinned, classes, Optional.empty(), Map.of());
   }
 
   /**
    * As above, on nodes of {@code within} only (a member of a placed gang that requires one value of
-   * a topology key).
+   * a topology key), keeping off {@code closed} (node → devices reserved for the head of the line,
+   * {@link HeadOfLine}).
    */
   public synchronized Placement place(
       List<ClaimNeed> needs,
       Optional<String> pinned,
       Map<String, DeviceClass> classes,
-      Optional<TopologyValue> within) {
+      Optional<TopologyValue> within,
+      Map<String, Set<String>> closed) {
     var missing = missingClass(needs, classes);
     if (missing.isPresent()) {
       return new Placement.NoSuchDeviceClass(missing.get());
@@ -224,13 +226,13 @@ public final class DeviceIndex {
         busy.add(name);
         continue;
       }
-      var placed = fit(name, needs, classes);
+      var placed = fit(name, needs, classes, closed);
       if (placed.isPresent() && commits.begin(name)) {
         return placed.get();
       }
     }
     for (var name : busy) {
-      if (fit(name, needs, classes).isPresent()) {
+      if (fit(name, needs, classes, closed).isPresent()) {
         return new Placement.Busy(name);
       }
     }
@@ -240,8 +242,14 @@ public final class DeviceIndex {
             .orElseGet(() -> List.copyOf(nodes.values()))
             .stream()
             .filter(v -> inside(v.name(), within))
+            .map(v -> v.closing(closed.getOrDefault(v.name(), Set.of())))
             .toList();
     return Shortfall.of(scope, needs, pinned, classes);
+  }
+
+  /** The schedulable nodes as indexed now: what a {@link HeadReservation} is computed over. */
+  public synchronized List<NodeView> schedulable() {
+    return nodes.values().stream().filter(NodeView::schedulable).toList();
   }
 
   /** Whether node {@code name} is known and of {@code within}, if that is given. */
@@ -269,11 +277,27 @@ public final class DeviceIndex {
       Map<String, DeviceClass> classes,
       GangTopology topology,
       Packing packing) {
+    return placeGang(members, classes, topology, packing, Map.of());
+  }
+
+  /** As above, keeping off {@code closed} (node → devices reserved for the head of the line). */
+  public synchronized GangPlacement placeGang(
+      List<GangFit.Member> members,
+      Map<String, DeviceClass> classes,
+      GangTopology topology,
+      Packing packing,
+      Map<String, Set<String>> closed) {
     var missing = missingClass(members.stream().flatMap(m -> m.needs().stream()).toList(), classes);
     if (missing.isPresent()) {
       return new GangPlacement.NoSuchDeviceClass(missing.get());
     }
-    var few = fewestThatHold(members, classes, topology, packing);
+    var few =
+        fewestThatHold(members, classes, topology, packing)
+            .map(
+                l ->
+                    l.stream()
+                        .map(v -> v.closing(closed.getOrDefault(v.name(), Set.of())))
+                        .toList());
     if (few.isPresent()
         && GangFit.fit(few.get(), members, classes, topology, packing)
             instanceof GangFit.Outcome.Fits fits) {
@@ -283,7 +307,8 @@ public final class DeviceIndex {
     var busy = new ArrayList<NodeView>();
     for (var v : nodes.values()) {
       if (v.schedulable()) {
-        (commits.isCommitting(v.name()) ? busy : free).add(v);
+        (commits.isCommitting(v.name()) ? busy : free)
+            .add(v.closing(closed.getOrDefault(v.name(), Set.of())));
       }
     }
     var outcome = GangFit.fit(free, members, classes, topology, packing);
@@ -367,11 +392,15 @@ public final class DeviceIndex {
   }
 
   private Optional<Placement.Placed> fit(
-      String name, List<ClaimNeed> needs, Map<String, DeviceClass> classes) {
-    var view = nodes.get(name);
-    if (view == null || !view.schedulable()) {
+      String name,
+      List<ClaimNeed> needs,
+      Map<String, DeviceClass> classes,
+      Map<String, Set<String>> closed) {
+    var indexed = nodes.get(name);
+    if (indexed == null || !indexed.schedulable()) {
       return Optional.empty();
     }
+    var view = indexed.closing(closed.getOrDefault(name, Set.of()));
     var fit = DeviceFit.fit(view.devices(), needs, classes, view::isFree);
     return fit.map(devices -> new Placement.Placed(name, devices));
   }

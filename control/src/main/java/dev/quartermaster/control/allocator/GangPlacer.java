@@ -13,13 +13,16 @@ import dev.quartermaster.control.allocator.AllocatorKey.ForGang;
 import dev.quartermaster.control.cluster.Informers;
 import dev.quartermaster.control.cluster.Labels;
 import dev.quartermaster.core.queue.Result;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
 
 /**
@@ -43,6 +46,8 @@ final class GangPlacer {
   private final EventRecorder events;
   private final Packing packing;
   private final GangReservations reservations;
+  private final HeadOfLine line;
+  private final HolderEnds ends;
 
   GangPlacer(
       Allocator allocator,
@@ -53,7 +58,11 @@ final class GangPlacer {
       Waiters waiters,
       EventRecorder events,
       Packing packing,
-      GangReservations reservations) {
+      GangReservations reservations,
+      HeadOfLine line,
+      HolderEnds ends) {
+    this.line = line;
+    this.ends = ends;
     this.allocator = allocator;
     this.informers = informers;
     this.index = index;
@@ -146,7 +155,20 @@ final class GangPlacer {
     return Optional.of(new TopologyValue(key.get(), value));
   }
 
+  /**
+   * Decides {@code key}; a gang that waits for devices keeps its place in the {@link HeadOfLine},
+   * any other outcome (placed, gone, nothing to place) takes it out, opening what it reserved.
+   */
   Result reconcile(ForGang key, Waiters.Ticket ticket) {
+    var waits = new AtomicBoolean();
+    var result = decide(key, ticket, waits);
+    if (!waits.get() && line.left(key.queueKey())) {
+      allocator.reservationEnded();
+    }
+    return result;
+  }
+
+  private Result decide(ForGang key, Waiters.Ticket ticket, AtomicBoolean waits) {
     if (reservations.inFlight(key)) {
       // A decision made earlier (here, or by an allocator that crashed or lost leadership) is
       // finished before any other is made: the ledger says what it was.
@@ -204,7 +226,10 @@ final class GangPlacer {
                 m -> new GangFit.Member(m.task().metadata().name(), Allocator.needsOf(m.pending())))
             .toList();
     var topology = gang.spec().topology();
-    return switch (index.placeGang(wanted, classes, topology, packing)) {
+    var closed =
+        line.closedTo(key.queueKey(), allocator.endsBy(chosen.stream().map(Member::task).toList()));
+    var devicesClosed = closed.map(HeadReservation::devices).orElse(Map.of());
+    return switch (index.placeGang(wanted, classes, topology, packing, devicesClosed)) {
       case GangPlacement.Placed placed -> {
         try {
           yield commit(gang, ticket, chosen, members, placed);
@@ -216,6 +241,7 @@ final class GangPlacer {
         }
       }
       case GangPlacement.Busy busy -> {
+        waits.set(true);
         waiters.park(
             key,
             ticket,
@@ -242,7 +268,8 @@ final class GangPlacer {
         yield allocator.block(key, ticket, pending, NoPlacement.NEVER_FITS, message);
       }
       case GangPlacement.Short s -> {
-        var message = shortMessage(gang, wanted, s);
+        waits.set(true);
+        var message = shortMessage(gang, wanted, s) + inLine(gang, wanted, classes, closed, waits);
         events.warning(gang.workload(), "GangWaiting", message);
         yield allocator.block(key, ticket, pending, NoPlacement.WAITING_FOR_GANG, message);
       }
@@ -373,6 +400,75 @@ final class GangPlacer {
               NoPlacement.GANG_TOO_LARGE,
               "gang " + key.name() + ": " + t.why() + "; keep it smaller (minMember, claims)");
     };
+  }
+
+  /**
+   * The gang waits: its place in the {@link HeadOfLine}, and what that means, for its message. The
+   * head reserves what it will get; a gang kept off the head's reservation says so; a gang that
+   * could not fit even on an empty fleet reserves nothing and leaves the line ({@code waits}
+   * cleared).
+   */
+  private String inLine(
+      Placing gang,
+      List<GangFit.Member> wanted,
+      Map<String, DeviceClass> classes,
+      Optional<HeadReservation> closed,
+      AtomicBoolean waits) {
+    var w = gang.workload();
+    int priority =
+        w.spec()
+            .priority()
+            .flatMap(p -> informers.priorityClasses().cache().get(p))
+            .map(p -> p.spec().value())
+            .orElse(0);
+    var place =
+        new HeadOfLine.Place(
+            gang.key().queueKey(), priority, w.metadata().createdAt().orElse(Instant.EPOCH));
+    if (!line.waits(place)) {
+      return closed.map(r -> "; " + allocator.keptOff(r)).orElse("");
+    }
+    var r =
+        HeadReservation.of(
+            gang.key().queueKey(),
+            index.schedulable(),
+            ends::of,
+            wanted,
+            classes,
+            gang.spec().topology(),
+            ends.now());
+    if (r.isEmpty()) {
+      waits.set(false); // it could not fit even an empty fleet: nothing to reserve
+      return "";
+    }
+    if (r.get().start().isEmpty()) {
+      // A start that is never known promises nothing, and would idle the devices for ever: it
+      // reserves nothing and leaves the line, so the next gang may; it waits as before until the
+      // jobs without a deadline end, and from then its start is bounded.
+      waits.set(false);
+      return "; nothing is reserved for it: a job without activeDeadlineSeconds holds devices it"
+          + " needs, so no start time can be promised";
+    }
+    line.reserve(r.get());
+    return "; " + reservedText(r.get());
+  }
+
+  /**
+   * {@code reserved for it (head of the line): node-1 gpu-0,gpu-1, node-2 gpu-0; it starts by
+   * 12:03:05Z, when what holds them reaches its deadline}.
+   */
+  private String reservedText(HeadReservation r) {
+    var nodes =
+        r.devices().entrySet().stream()
+            .limit(8)
+            .map(e -> e.getKey() + " " + String.join(",", new TreeSet<>(e.getValue())))
+            .collect(Collectors.joining(", "));
+    return "reserved for it (head of the line): "
+        + nodes
+        + (r.devices().size() > 8 ? ", …" : "")
+        + "; it starts by "
+        + allocator.at(r.start().orElseThrow())
+        + ", when what holds them reaches its activeDeadlineSeconds; a smaller job takes them only"
+        + " if its own deadline ends before then";
   }
 
   private static String nodeList(TreeSet<String> nodes) {

@@ -42,6 +42,19 @@ record NodeView(
     return d.health() == Device.Health.Healthy && !held.containsKey(d.name());
   }
 
+  /**
+   * This view with {@code devices} held too (reserved for another, so not free to the decision at
+   * hand); this view itself when there are none.
+   */
+  NodeView closing(java.util.Set<String> devices) {
+    if (devices.isEmpty()) {
+      return this;
+    }
+    var more = new java.util.HashMap<>(held);
+    devices.forEach(d -> more.putIfAbsent(d, HeadReservation.HOLDER));
+    return new NodeView(name, notReady, this.devices, Map.copyOf(more), sources, labels);
+  }
+
   int free(String baseClass) {
     return (int)
         devices.stream().filter(d -> isFree(d) && d.deviceClass().equals(baseClass)).count();

@@ -126,6 +126,35 @@
  * decision of more than 64 writes — about 21 members — cannot be one etcd transaction. Those go
  * through a reservation.
  *
+ * <h2>The head of the line: a reservation, and backfill around it</h2>
+ *
+ * <p>A gang that does not fit waits holding nothing, and while it waits smaller jobs keep taking
+ * whatever frees up: spread over every node, they can keep it waiting for as long as they keep
+ * coming (issue 44: a 5 × 4-GPU gang waited out a whole stream of 1-GPU jobs with 8 to 10 of 24
+ * GPUs busy). So the waiting gangs form a line ({@code HeadOfLine}: priority, then age), and its
+ * head computes a {@code HeadReservation} at each of its decisions: the devices that free up
+ * soonest by their holders' deadlines ({@code HolderEnds}, {@code TaskDeadlines}) and its start.
+ * Every other decision — a task, a stand-alone claim, another gang — is made on the index with the
+ * reserved devices shown held ({@code NodeView#closing}), unless it gives its devices back before
+ * the start by its own deadline (plus its start and stop), so it cannot delay the head: it
+ * backfills. The head's own decision sees them free.
+ *
+ * <p>Why the head is placed by its start: each holder of a reserved device ends by its deadline,
+ * which the control plane enforces, or by the start (a backfilled job); nothing else may take a
+ * reserved device. At the start every reserved device is free and the head fits. A reservation
+ * computed again (on every change of capacity that wakes the head) starts no later: the earlier
+ * one's devices are still free by its start, so that moment still fits. When a holder has no
+ * deadline the start is never known; then nothing is reserved (it would idle the devices for ever),
+ * the gang leaves the line and waits as before until that holder ends, and the next gang in line
+ * may reserve.
+ *
+ * <p>The line is the allocator's memory, not the store's: a reservation promises a start, it holds
+ * nothing, so no guard needs it and a crash loses nothing but the promise, which the new leader's
+ * first decision for the gang makes again (from deadlines timed anew: the bound doubles across a
+ * fail-over). A gang leaves the line at any decision that does not end waiting (placed, gone, never
+ * fitting), and a workload, task or claim going queues every gang in line, so a deleted head does
+ * not keep its reservation.
+ *
  * <h2>Gangs larger than one transaction: one reservation, then bounded writes</h2>
  *
  * {@code GangPlacer} asks the client how many writes one commit may carry ({@code

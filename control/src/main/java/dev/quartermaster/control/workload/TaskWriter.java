@@ -146,7 +146,8 @@ final class TaskWriter {
             tmpl.image(),
             attempt,
             tmpl.onDeviceLoss(),
-            tmpl.terminationGracePeriodSeconds());
+            tmpl.terminationGracePeriodSeconds(),
+            tmpl.activeDeadlineSeconds());
     try {
       var created = api.create(new Task(meta, spec, TaskStatus.EMPTY));
       creates.incrementAndGet();

@@ -138,6 +138,53 @@ class AdmissionCycleTest {
     assertThat(bestEffort.admitted()).containsExactly("small");
   }
 
+  /**
+   * Issue 44: in a BestEffortFIFO queue the blocked head reserves the quota that comes back soonest
+   * (by the admitted workloads' deadlines); a smaller workload passes it only if it gives its quota
+   * back before the head's start. Without the rule (the test above) all three small ones pass.
+   */
+  @Test
+  void aBestEffortHeadIsPassedOnlyByWorkloadsThatEndBeforeItsStart() {
+    var queues = List.of(queue("q", 6, QueueOrdering.BestEffortFIFO, 1));
+    var a = withDeadline(workload("a", "q", 2), 30);
+    var b = withDeadline(workload("b", "q", 2), 60);
+    var ledger = decide(queues, QuotaLedgerSpec.EMPTY, List.of(a, b)).ledger();
+    var head = workload("head", "q", 4);
+    var slow = withDeadline(workload("slow", "q", 1), 90);
+    var endless = workload("endless", "q", 1);
+    var quick = withDeadline(workload("quick", "q", 1), 20);
+    var plan = decide(queues, ledger, List.of(a, b, head, slow, endless, quick));
+    // 2 GPUs free; head needs 4: once a gives its 2 back, at NOW + 30 s (start) + 30 s. Only quick
+    // (NOW + 50 s) ends by then; without the rule slow and endless, older, would take the 2.
+    assertThat(plan.admitted()).containsExactly("quick");
+    assertThat(QueueBackfill.endOf(quick.spec(), NOW)).contains(NOW.plusSeconds(50));
+  }
+
+  /**
+   * A head that waits for a workload without a deadline has no start to keep: it reserves nothing,
+   * and the queue is BestEffortFIFO as before (else a queue without deadlines would be StrictFIFO).
+   */
+  @Test
+  void aHeadWaitingOnAWorkloadWithoutADeadlineReservesNothing() {
+    var queues = List.of(queue("q", 5, QueueOrdering.BestEffortFIFO, 1));
+    var a = workload("a", "q", 4);
+    var ledger = decide(queues, QuotaLedgerSpec.EMPTY, List.of(a)).ledger();
+    var plan = decide(queues, ledger, List.of(a, workload("head", "q", 4), workload("x", "q", 1)));
+    assertThat(plan.admitted()).containsExactly("x");
+  }
+
+  private static Workload withDeadline(Workload w, int seconds) {
+    var g = w.spec().groups().getFirst();
+    var group =
+        new WorkerGroup(
+            g.name(),
+            g.replicas(),
+            g.template().withActiveDeadlineSeconds(seconds),
+            g.claimTemplates(),
+            g.restartPolicy());
+    return new Workload(w.metadata(), w.spec().withGroups(List.of(group)), w.status());
+  }
+
   @Test
   void higherPriorityGoesFirstThenOlder() {
     var old = workload("old", "q", 6);

@@ -92,8 +92,12 @@ public final class Campaign {
     long from = 1;
     int seeds = 100;
     int steps = SeedRun.STEPS;
+    boolean stream = false;
+    var backfill = dev.quartermaster.control.allocator.Backfill.RESERVE;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
+        case "--stream" -> stream = true;
+        case "--no-backfill" -> backfill = dev.quartermaster.control.allocator.Backfill.OFF;
         case "--seeds" -> seeds = Integer.parseInt(args[++i]);
         case "--steps" -> steps = Integer.parseInt(args[++i]);
         case "--from" -> from = Long.parseLong(args[++i]);
@@ -102,12 +106,18 @@ public final class Campaign {
           seeds = 1;
         }
         default -> {
-          System.err.println("usage: qm sim [--seeds N] [--steps M] [--from S] | --seed S");
+          System.err.println(
+              "usage: qm sim [--seeds N] [--steps M] [--from S] | --seed S\n"
+                  + "       qm sim --stream [--no-backfill] [--seeds N] [--from S]: a large gang"
+                  + " behind a stream of small jobs (HOL, issue 44)");
           System.exit(2);
         }
       }
     }
     quiet();
+    if (stream) {
+      System.exit(JobStream.campaign(from, seeds, Variant.backfill(backfill), System.out::println));
+    }
     System.out.printf(
         "whole-cluster simulation: seeds %d..%d, %d steps each%n", from, from + seeds - 1, steps);
     var summary = run(from, seeds, steps, Math.max(1, seeds / 20), System.out::println);

@@ -3,6 +3,7 @@ package dev.quartermaster.sim.world;
 import dev.quartermaster.agent.checkpoint.LostLedger;
 import dev.quartermaster.agent.host.NodeHost;
 import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.control.allocator.Backfill;
 import dev.quartermaster.control.leader.LeaderElector;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.serial.KeyedSerializer;
@@ -29,6 +30,8 @@ import java.util.function.UnaryOperator;
  *     identity, as in production; a naive variant drops some of their writes)
  * @param lostLedger what an agent does at start when its ledger lost claims the cluster believes
  *     prepared on its node (the real agent refuses until the operator accepts)
+ * @param backfill whether the allocator's head of the line reserves what it will get ({@link
+ *     Backfill#OFF}: today's greedy placement before issue 44, a naive variant)
  */
 public record Variant(
     UnaryOperator<NodeHost> hostView,
@@ -39,7 +42,8 @@ public record Variant(
     dev.quartermaster.sim.SimCluster.Rules storeRules,
     UnaryOperator<LeaderElector.Callbacks> leaderCallbacks,
     UnaryOperator<ApiClient> controlView,
-    LostLedger lostLedger) {
+    LostLedger lostLedger,
+    Backfill backfill) {
   /** The real system. */
   public static final Variant REAL =
       new Variant(
@@ -60,7 +64,8 @@ public record Variant(
         dev.quartermaster.sim.SimCluster.Rules.ALL,
         UnaryOperator.identity(),
         UnaryOperator.identity(),
-        LostLedger.REFUSE);
+        LostLedger.REFUSE,
+        Backfill.RESERVE);
   }
 
   /** Starts a set of controllers over {@code api}; the result stops them. */
@@ -105,7 +110,8 @@ public record Variant(
         storeRules,
         leaderCallbacks,
         controlView,
-        lostLedger);
+        lostLedger,
+        backfill);
   }
 
   /** The real system whose electors tell their controllers through {@code view}. */
@@ -119,7 +125,8 @@ public record Variant(
         dev.quartermaster.sim.SimCluster.Rules.ALL,
         view,
         UnaryOperator.identity(),
-        LostLedger.REFUSE);
+        LostLedger.REFUSE,
+        Backfill.RESERVE);
   }
 
   /** The real system whose controllers reach the cluster through {@code view}. */
@@ -138,7 +145,8 @@ public record Variant(
         storeRules,
         leaderCallbacks,
         view,
-        lostLedger);
+        lostLedger,
+        backfill);
   }
 
   /** This variant on a store without the quota guard: admission checked outside the write. */
@@ -152,7 +160,8 @@ public record Variant(
         dev.quartermaster.sim.SimCluster.Rules.NO_QUOTA_GUARD,
         leaderCallbacks,
         controlView,
-        lostLedger);
+        lostLedger,
+        backfill);
   }
 
   /** The real system whose agents start as {@code policy} says on a lost ledger. */
@@ -166,6 +175,25 @@ public record Variant(
         dev.quartermaster.sim.SimCluster.Rules.ALL,
         UnaryOperator.identity(),
         UnaryOperator.identity(),
-        policy);
+        policy,
+        Backfill.RESERVE);
+  }
+
+  /**
+   * The real system whose allocator places as {@code how} says: {@link Backfill#OFF} is the naive
+   * variant of issue 44 item 4 (no reservation for the head of the line).
+   */
+  public static Variant backfill(Backfill how) {
+    return new Variant(
+        host -> host,
+        Optional.empty(),
+        KeyedSerializer::new,
+        Optional.empty(),
+        Optional.empty(),
+        dev.quartermaster.sim.SimCluster.Rules.ALL,
+        UnaryOperator.identity(),
+        UnaryOperator.identity(),
+        LostLedger.REFUSE,
+        how);
   }
 }

@@ -370,7 +370,8 @@ public final class WholeCluster {
             .allocatorView()
             .map(real::withAllocatorView)
             .orElse(real)
-            .withLeaderCallbacks(variant.leaderCallbacks());
+            .withLeaderCallbacks(variant.leaderCallbacks())
+            .withBackfill(variant.backfill());
     var plane =
         ControlPlane.start(
             variant.controlView().apply(api),
