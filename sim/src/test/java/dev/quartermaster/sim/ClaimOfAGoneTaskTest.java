@@ -46,7 +46,6 @@ class ClaimOfAGoneTaskTest {
                           "exec",
                           Optional.empty()),
                       TaskStatus.EMPTY));
-      c.api().delete(Kinds.TASK, "member"); // held by its finalizer: being deleted
       c.api()
           .create(
               new ResourceClaim(
@@ -56,6 +55,7 @@ class ClaimOfAGoneTaskTest {
                   new ResourceClaimSpec(
                       List.of(new DeviceRequest("gpu", "gpu-any", 1, List.of())), Optional.empty()),
                   ResourceClaimStatus.EMPTY));
+      c.api().delete(Kinds.TASK, "member"); // held by its finalizer: being deleted
       c.addNode("node-1", 1);
       // A replica that takes over looks again at every claim it has seen (what the last leader may
       // have left half done): by name, a task's own claim among them.

@@ -642,7 +642,15 @@ final class Chaos {
     }
     run.event("operator: start " + n.name + "'s agent with --accept-lost-ledger");
     run.promises().acceptedLost(n, lost);
-    world.startAgent(n, LostLedger.ACCEPT);
+    try {
+      world.startAgent(n, LostLedger.ACCEPT);
+    } catch (RuntimeException e) {
+      // As restart: an agent that cannot reach the server at start exits and is started again.
+      run.event(
+          "agent of " + n.name + " failed to start (" + e.getMessage() + "); trying again in 5s");
+      later(Duration.ofSeconds(5), () -> acceptLostLedger(n, lost));
+      return;
+    }
     violations.addAll(run.promises().afterRestart(n));
   }
 
