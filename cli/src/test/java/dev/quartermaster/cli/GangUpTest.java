@@ -75,7 +75,8 @@ class GangUpTest {
           .containsPattern("Reason:\\s+WaitingForGang\n")
           .containsPattern(
               "Message:\\s+gang gang-b/workers needs 3 × \\(2 gpu\\) at once; at most 1 fit now;"
-                  + " it holds nothing while it waits\n");
+                  + " it holds nothing while it waits; nothing is reserved for it: a job without"
+                  + " activeDeadlineSeconds holds devices it needs");
 
       expected.add("./qm get claims");
       assertThat(qm(up, "get", "claims"))
