@@ -224,6 +224,8 @@ try {
   console.log('PASS');
 } catch (e) {
   console.log(`FAIL: ${e.stack || e}`);
+  // A step that times out may be a script error that stopped the page rendering: say so.
+  if (pageErrors.length) console.log(`script errors before the failure: ${pageErrors.join('; ')}`);
   await shot('failure').catch(() => {});
   process.exitCode = 1;
 } finally {
