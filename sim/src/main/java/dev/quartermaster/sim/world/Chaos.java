@@ -640,10 +640,8 @@ final class Chaos {
     if (n.agent.isPresent()) {
       return;
     }
-    run.event("operator: start " + n.name + "'s agent with --accept-lost-ledger");
-    run.promises().acceptedLost(n, lost);
     try {
-      world.startAgent(n, LostLedger.ACCEPT);
+      startAccepting(n, lost);
     } catch (RuntimeException e) {
       // As restart: an agent that cannot reach the server at start exits and is started again.
       run.event(
@@ -652,6 +650,16 @@ final class Chaos {
       return;
     }
     violations.addAll(run.promises().afterRestart(n));
+  }
+
+  /**
+   * The operator starts {@code n}'s agent with {@code --accept-lost-ledger}, forgetting {@code
+   * lost}.
+   */
+  private void startAccepting(WholeCluster.NodeSlot n, List<String> lost) {
+    run.event("operator: start " + n.name + "'s agent with --accept-lost-ledger");
+    run.promises().acceptedLost(n, lost);
+    world.startAgent(n, LostLedger.ACCEPT);
   }
 
   /**
@@ -686,8 +694,7 @@ final class Chaos {
             throw e;
           }
           run.event("agent of " + n.name + " refused to start: its ledger lost claims");
-          run.promises().acceptedLost(n, lost.uids());
-          world.startAgent(n, LostLedger.ACCEPT);
+          startAccepting(n, lost.uids());
         }
         violations.addAll(run.promises().afterRestart(n));
       }
