@@ -24,6 +24,7 @@ import dev.quartermaster.control.lifecycle.NodeLifecycle;
 import dev.quartermaster.control.lifecycle.TaskScheduler;
 import dev.quartermaster.control.volume.PluginConnector;
 import dev.quartermaster.control.volume.VolumeController;
+import dev.quartermaster.control.workload.GangRecovery;
 import dev.quartermaster.control.workload.RestartBackoff;
 import dev.quartermaster.control.workload.TaskController;
 import dev.quartermaster.control.workload.WorkloadController;
@@ -59,6 +60,8 @@ public final class ControlPlane implements AutoCloseable {
    *     empty (always, but in the simulation's naive variants): the API, through the shared ones
    * @param leaderCallbacks what the elector tells the controllers passes through this: the
    *     identity, but in the simulation's naive variants
+   * @param gangRecovery what the workload controller does with a gang that lost part of its
+   *     placement: {@link GangRecovery#DEFAULT}, but in the simulation's naive variants
    */
   public record Options(
       String identity,
@@ -68,12 +71,14 @@ public final class ControlPlane implements AutoCloseable {
       ControllerMetrics metrics,
       Packing packing,
       Optional<UnaryOperator<ApiClient>> allocatorView,
-      UnaryOperator<LeaderElector.Callbacks> leaderCallbacks) {
+      UnaryOperator<LeaderElector.Callbacks> leaderCallbacks,
+      GangRecovery gangRecovery) {
     public Options {
       Objects.requireNonNull(metrics, "metrics");
       Objects.requireNonNull(packing, "packing");
       Objects.requireNonNull(allocatorView, "allocatorView");
       Objects.requireNonNull(leaderCallbacks, "leaderCallbacks");
+      Objects.requireNonNull(gangRecovery, "gangRecovery");
     }
 
     public Options(
@@ -90,7 +95,8 @@ public final class ControlPlane implements AutoCloseable {
           metrics,
           Packing.BEST_FIT,
           Optional.empty(),
-          UnaryOperator.identity());
+          UnaryOperator.identity(),
+          GangRecovery.DEFAULT);
     }
 
     /** Without metrics, as the simulation and the benches run. */
@@ -116,7 +122,8 @@ public final class ControlPlane implements AutoCloseable {
           metrics,
           packing,
           allocatorView,
-          leaderCallbacks);
+          leaderCallbacks,
+          gangRecovery);
     }
 
     public Options withMetrics(ControllerMetrics sink) {
@@ -128,7 +135,8 @@ public final class ControlPlane implements AutoCloseable {
           sink,
           packing,
           allocatorView,
-          leaderCallbacks);
+          leaderCallbacks,
+          gangRecovery);
     }
 
     public Options withPacking(Packing how) {
@@ -140,7 +148,8 @@ public final class ControlPlane implements AutoCloseable {
           metrics,
           how,
           allocatorView,
-          leaderCallbacks);
+          leaderCallbacks,
+          gangRecovery);
     }
 
     /** The allocator reads the cluster through {@code view} (a naive variant of the simulation). */
@@ -153,7 +162,25 @@ public final class ControlPlane implements AutoCloseable {
           metrics,
           packing,
           Optional.of(view),
-          leaderCallbacks);
+          leaderCallbacks,
+          gangRecovery);
+    }
+
+    /**
+     * The workload controller treats a gang that lost part of its placement by {@code recovery} (a
+     * naive variant of the simulation: the behaviour before issue 44).
+     */
+    public Options withGangRecovery(GangRecovery recovery) {
+      return new Options(
+          identity,
+          leader,
+          expectationBound,
+          heartbeatGrace,
+          metrics,
+          packing,
+          allocatorView,
+          leaderCallbacks,
+          recovery);
     }
 
     /**
@@ -169,7 +196,8 @@ public final class ControlPlane implements AutoCloseable {
           metrics,
           packing,
           allocatorView,
-          view);
+          view,
+          gangRecovery);
     }
   }
 
@@ -258,7 +286,8 @@ public final class ControlPlane implements AutoCloseable {
             options.expectationBound(),
             RestartBackoff.DEFAULT,
             events.recorder("workloads"),
-            new AdmissionGate.Ledger(informers));
+            new AdmissionGate.Ledger(informers),
+            options.gangRecovery());
     this.admission = new AdmissionController(env, fenced, informers, events.recorder("admission"));
     this.tasks = new TaskController(env, fenced, informers);
     this.scheduler = new TaskScheduler(env, fenced, informers, events.recorder("scheduler"));

@@ -349,8 +349,8 @@ public final class KindTables {
 
   /**
    * {@code head 1/1, workers 0/4 gang waiting}: per group, in spec order, the tasks placed on a
-   * node over the replicas (a task that waits for devices is not counted), and a gang that waits (a
-   * workload gang on each of its groups).
+   * node over the replicas (a task that waits for devices is not counted), and a gang that waits or
+   * is partly placed ({@code gang partial}; a workload gang on each of its groups).
    */
   static String groups(Workload w) {
     Map<String, GroupStatus> observed =
@@ -361,17 +361,24 @@ public final class KindTables {
         .map(
             g -> {
               var o = Optional.ofNullable(observed.get(g.name()));
-              boolean waiting =
+              var state =
                   WorkloadGangs.ofGroup(w.spec(), g.name())
                       .map(gang -> gangs.get(gang.name()))
-                      .filter(GangStatus::isWaiting)
-                      .isPresent();
+                      .map(GangStatus::state);
               return g.name()
                   + " "
                   + o.map(GroupStatus::placed).orElse(0)
                   + "/"
                   + g.replicas()
-                  + (waiting ? " gang waiting" : "");
+                  + state
+                      .map(
+                          x ->
+                              switch (x) {
+                                case Waiting -> " gang waiting";
+                                case Partial -> " gang partial";
+                                case Placed, Finished -> "";
+                              })
+                      .orElse("");
             })
         .collect(Collectors.joining(", "));
   }

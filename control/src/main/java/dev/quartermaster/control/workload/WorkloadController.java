@@ -92,6 +92,9 @@ public final class WorkloadController {
   /** Groups whose template the store refused as invalid, by group key. */
   private final Map<String, Refused> invalid = new ConcurrentHashMap<>();
 
+  private final GangRecovery recovery;
+  private final PartialGangs partialGangs;
+
   public WorkloadController(
       Env env, ApiClient api, Informers informers, Duration expectationBound) {
     this(env, api, informers, expectationBound, RestartBackoff.DEFAULT);
@@ -125,7 +128,20 @@ public final class WorkloadController {
       RestartBackoff backoff,
       EventRecorder events,
       AdmissionGate admission) {
+    this(env, api, informers, expectationBound, backoff, events, admission, GangRecovery.DEFAULT);
+  }
+
+  public WorkloadController(
+      Env env,
+      ApiClient api,
+      Informers informers,
+      Duration expectationBound,
+      RestartBackoff backoff,
+      EventRecorder events,
+      AdmissionGate admission,
+      GangRecovery recovery) {
     this.env = env;
+    this.recovery = recovery;
     this.admission = admission;
     this.events = events;
     this.api = api;
@@ -135,6 +151,7 @@ public final class WorkloadController {
     this.restarts = new Restarts(env, api, backoff, events);
     this.slotVolumes = new SlotVolumes(api);
     this.cascade = new WorkloadCascade(api, writer, expectations, slotVolumes);
+    this.partialGangs = new PartialGangs(env, informers, admission, writer, events, recovery);
     this.loop = new ControlLoop("workloads", env, 2, this::reconcile);
     WorkloadTriggers.register(informers, loop, this);
   }
@@ -169,6 +186,7 @@ public final class WorkloadController {
     invalid.keySet().removeIf(k -> k.startsWith(uid + "/"));
     restarts.forgetAll(uid + "/");
     slowStart.forgetAll(uid + "/");
+    partialGangs.forget(uid);
   }
 
   /**
@@ -249,7 +267,12 @@ public final class WorkloadController {
     if (eviction.isPresent()) {
       return evict(w, views, freshness);
     }
-    var plans = GroupPlan.decideAll(name, w.metadata().uid(), w.spec(), views);
+    var plans =
+        GroupPlan.decideAll(name, w.metadata().uid(), w.spec(), views, recovery.lostMemberFails());
+    var partialDue = partialGangs.stop(w, views, freshness);
+    if (partialDue.isPresent()) {
+      recheck = earliest(recheck, partialDue.get());
+    }
     for (var group : w.spec().groups()) {
       var key = w.metadata().uid() + "/" + group.name();
       var view = views.get(group.name());
@@ -295,9 +318,11 @@ public final class WorkloadController {
             gang.groups().stream()
                 .map(plans::get)
                 .filter(p -> p != null)
-                .flatMap(p -> p.restart().stream())
+                .flatMap(
+                    p -> java.util.stream.Stream.concat(p.restart().stream(), p.lost().stream()))
                 .map(t -> t.metadata().name())
                 .sorted()
+                .distinct()
                 .toList();
         events.warning(
             w,
@@ -308,7 +333,7 @@ public final class WorkloadController {
                 + gang.name()
                 + ": member(s) "
                 + String.join(",", failed)
-                + " failed; stopping the other "
+                + " failed or were stopped (a drain, a delete); stopping the other "
                 + plan.gangStop().size()
                 + " member(s)"
                 + (gang.wholeWorkload() ? " of group " + group.name() : "")
@@ -603,6 +628,8 @@ public final class WorkloadController {
                 w.metadata().uid(),
                 Map.of(group.name(), tasks),
                 claimsOf(w, gang.get()),
+                g -> admission.admittedReplicas(w, g),
+                recovery,
                 previous,
                 env.now())));
   }
@@ -625,18 +652,14 @@ public final class WorkloadController {
             w.metadata().uid(),
             tasks,
             claimsOf(w, gang.get()),
+            g -> admission.admittedReplicas(w, g),
+            recovery,
             w.status().gang(),
             env.now()));
   }
 
-  /** The claims of the gang's groups, from the cache. */
   private List<ResourceClaim> claimsOf(Workload w, Gang gang) {
-    var out = new ArrayList<ResourceClaim>();
-    for (var g : gang.groups()) {
-      out.addAll(
-          informers.claims().cache().byIndex(Informers.BY_GROUP, w.metadata().name() + "/" + g));
-    }
-    return out;
+    return PartialGangs.claimsOf(informers, w, gang);
   }
 
   private List<Task> cachedTasks(String workload, String group) {

@@ -24,6 +24,8 @@ import java.util.function.UnaryOperator;
  *     own (a naive scheduler's helper, say)
  * @param storeRules which of the store's rules across objects judge the writes
  * @param leaderCallbacks what each replica's elector tells its controllers passes through this
+ * @param planeOptions what each real control-plane replica is started with, from the simulation's
+ *     own options (a controller's behaviour turned back to what it was before a fix)
  */
 public record Variant(
     UnaryOperator<NodeHost> hostView,
@@ -32,7 +34,8 @@ public record Variant(
     Optional<UnaryOperator<ApiClient>> allocatorView,
     Optional<Controllers> alongside,
     dev.quartermaster.sim.SimCluster.Rules storeRules,
-    UnaryOperator<LeaderElector.Callbacks> leaderCallbacks) {
+    UnaryOperator<LeaderElector.Callbacks> leaderCallbacks,
+    UnaryOperator<dev.quartermaster.control.ControlPlane.Options> planeOptions) {
   /** The real system. */
   public static final Variant REAL =
       new Variant(
@@ -51,6 +54,7 @@ public record Variant(
         allocatorView,
         alongside,
         dev.quartermaster.sim.SimCluster.Rules.ALL,
+        UnaryOperator.identity(),
         UnaryOperator.identity());
   }
 
@@ -94,7 +98,8 @@ public record Variant(
         allocatorView,
         Optional.of(helper),
         storeRules,
-        leaderCallbacks);
+        leaderCallbacks,
+        planeOptions);
   }
 
   /** The real system whose electors tell their controllers through {@code view}. */
@@ -106,7 +111,8 @@ public record Variant(
         Optional.empty(),
         Optional.empty(),
         dev.quartermaster.sim.SimCluster.Rules.ALL,
-        view);
+        view,
+        UnaryOperator.identity());
   }
 
   /** This variant on a store without the quota guard: admission checked outside the write. */
@@ -118,6 +124,21 @@ public record Variant(
         allocatorView,
         alongside,
         dev.quartermaster.sim.SimCluster.Rules.NO_QUOTA_GUARD,
-        leaderCallbacks);
+        leaderCallbacks,
+        planeOptions);
+  }
+
+  /** The real system whose control-plane replicas are started with {@code change} applied. */
+  public static Variant planeOptions(
+      UnaryOperator<dev.quartermaster.control.ControlPlane.Options> change) {
+    return new Variant(
+        host -> host,
+        Optional.empty(),
+        KeyedSerializer::new,
+        Optional.empty(),
+        Optional.empty(),
+        dev.quartermaster.sim.SimCluster.Rules.ALL,
+        UnaryOperator.identity(),
+        change);
   }
 }
