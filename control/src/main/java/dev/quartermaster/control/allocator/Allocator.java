@@ -294,6 +294,11 @@ public final class Allocator {
       users.forEach(t -> enqueue(AllocatorKey.task(t.metadata().name())));
       return Result.done();
     }
+    if (c.get().metadata().owner().filter(o -> o.kind().equals(Kinds.TASK.name())).isPresent()) {
+      // A task's own claim whose task is gone or going goes with it: placed as if stand-alone, a
+      // gang member's would hold devices for a gang that holds nothing (G1).
+      return Result.done();
+    }
     return allocate(
         key, ticket, List.of(c.get()), Optional.empty(), Optional.empty(), true, Optional.empty());
   }
