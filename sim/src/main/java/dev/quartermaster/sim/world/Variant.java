@@ -128,6 +128,20 @@ public record Variant(
         planeOptions);
   }
 
+  /** This variant with {@code change} applied to its control-plane replicas' options too. */
+  public Variant withPlaneOptions(
+      UnaryOperator<dev.quartermaster.control.ControlPlane.Options> change) {
+    return new Variant(
+        hostView,
+        controllers,
+        volumeCalls,
+        allocatorView,
+        alongside,
+        storeRules,
+        leaderCallbacks,
+        o -> change.apply(planeOptions.apply(o)));
+  }
+
   /** The real system whose control-plane replicas are started with {@code change} applied. */
   public static Variant planeOptions(
       UnaryOperator<dev.quartermaster.control.ControlPlane.Options> change) {
