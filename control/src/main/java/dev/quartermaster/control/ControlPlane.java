@@ -7,6 +7,7 @@ import dev.quartermaster.api.event.EventType;
 import dev.quartermaster.api.event.InvolvedObject;
 import dev.quartermaster.control.admission.AdmissionController;
 import dev.quartermaster.control.admission.AdmissionGate;
+import dev.quartermaster.control.admission.Requeueing;
 import dev.quartermaster.control.allocator.Allocator;
 import dev.quartermaster.control.allocator.AllocatorKey;
 import dev.quartermaster.control.allocator.Packing;
@@ -62,6 +63,8 @@ public final class ControlPlane implements AutoCloseable {
    *     identity, but in the simulation's naive variants
    * @param gangRecovery what the workload controller does with a gang that lost part of its
    *     placement: {@link GangRecovery#DEFAULT}, but in the simulation's naive variants
+   * @param requeueing what the admission controller does with admissions that do not start and with
+   *     evicted workloads: {@link Requeueing#DEFAULT}, but in the simulation's naive variants
    */
   public record Options(
       String identity,
@@ -72,13 +75,15 @@ public final class ControlPlane implements AutoCloseable {
       Packing packing,
       Optional<UnaryOperator<ApiClient>> allocatorView,
       UnaryOperator<LeaderElector.Callbacks> leaderCallbacks,
-      GangRecovery gangRecovery) {
+      GangRecovery gangRecovery,
+      Requeueing requeueing) {
     public Options {
       Objects.requireNonNull(metrics, "metrics");
       Objects.requireNonNull(packing, "packing");
       Objects.requireNonNull(allocatorView, "allocatorView");
       Objects.requireNonNull(leaderCallbacks, "leaderCallbacks");
       Objects.requireNonNull(gangRecovery, "gangRecovery");
+      Objects.requireNonNull(requeueing, "requeueing");
     }
 
     public Options(
@@ -96,7 +101,8 @@ public final class ControlPlane implements AutoCloseable {
           Packing.BEST_FIT,
           Optional.empty(),
           UnaryOperator.identity(),
-          GangRecovery.DEFAULT);
+          GangRecovery.DEFAULT,
+          Requeueing.DEFAULT);
     }
 
     /** Without metrics, as the simulation and the benches run. */
@@ -123,7 +129,8 @@ public final class ControlPlane implements AutoCloseable {
           packing,
           allocatorView,
           leaderCallbacks,
-          gangRecovery);
+          gangRecovery,
+          requeueing);
     }
 
     public Options withMetrics(ControllerMetrics sink) {
@@ -136,7 +143,8 @@ public final class ControlPlane implements AutoCloseable {
           packing,
           allocatorView,
           leaderCallbacks,
-          gangRecovery);
+          gangRecovery,
+          requeueing);
     }
 
     public Options withPacking(Packing how) {
@@ -149,7 +157,8 @@ public final class ControlPlane implements AutoCloseable {
           how,
           allocatorView,
           leaderCallbacks,
-          gangRecovery);
+          gangRecovery,
+          requeueing);
     }
 
     /** The allocator reads the cluster through {@code view} (a naive variant of the simulation). */
@@ -163,7 +172,8 @@ public final class ControlPlane implements AutoCloseable {
           packing,
           Optional.of(view),
           leaderCallbacks,
-          gangRecovery);
+          gangRecovery,
+          requeueing);
     }
 
     /**
@@ -180,7 +190,26 @@ public final class ControlPlane implements AutoCloseable {
           packing,
           allocatorView,
           leaderCallbacks,
-          recovery);
+          recovery,
+          requeueing);
+    }
+
+    /**
+     * The admission controller treats admissions that do not start, and evicted workloads, by
+     * {@code how} (a naive variant of the simulation: the behaviour before issue 44).
+     */
+    public Options withRequeueing(Requeueing how) {
+      return new Options(
+          identity,
+          leader,
+          expectationBound,
+          heartbeatGrace,
+          metrics,
+          packing,
+          allocatorView,
+          leaderCallbacks,
+          gangRecovery,
+          how);
     }
 
     /**
@@ -197,7 +226,8 @@ public final class ControlPlane implements AutoCloseable {
           packing,
           allocatorView,
           view,
-          gangRecovery);
+          gangRecovery,
+          requeueing);
     }
   }
 
@@ -288,7 +318,9 @@ public final class ControlPlane implements AutoCloseable {
             events.recorder("workloads"),
             new AdmissionGate.Ledger(informers),
             options.gangRecovery());
-    this.admission = new AdmissionController(env, fenced, informers, events.recorder("admission"));
+    this.admission =
+        new AdmissionController(
+            env, fenced, informers, events.recorder("admission"), options.requeueing());
     this.tasks = new TaskController(env, fenced, informers);
     this.scheduler = new TaskScheduler(env, fenced, informers, events.recorder("scheduler"));
     this.nodes =

@@ -13,13 +13,19 @@ import java.util.Optional;
  *     share is its own {@code gang.minMember}. Empty: each group is a gang or not on its own
  * @param queue the queue it is admitted through; empty: {@code default}
  * @param priority its priority class; empty: priority 0
+ * @param startTimeoutSeconds how long, once admitted, it may take until every task it needs runs
+ *     (each group's gang share, or all its replicas); past that it gives its quota back and waits
+ *     in its queue again after a backoff, as Kueue's {@code waitForPodsReady}. Empty: {@link
+ *     #DEFAULT_START_TIMEOUT_SECONDS}. Only where its queue limits what it uses: quota nobody else
+ *     can be admitted with is not worth taking back
  */
 public record WorkloadSpec(
     List<WorkerGroup> groups,
     Optional<String> computeDomain,
     Optional<GangSpec> gang,
     Optional<String> queue,
-    Optional<String> priority) {
+    Optional<String> priority,
+    Optional<Integer> startTimeoutSeconds) {
   /**
    * In a workload with a compute domain, each task also has a claim {@code <task>-channels} for its
    * domain's IMEX channels on its node; no claim template may take that name.
@@ -28,12 +34,25 @@ public record WorkloadSpec(
 
   public static final WorkloadSpec EMPTY = new WorkloadSpec(List.of(), Optional.empty());
 
+  /** Kueue's {@code waitForPodsReady} default: five minutes. */
+  public static final int DEFAULT_START_TIMEOUT_SECONDS = 300;
+
   public WorkloadSpec {
     groups = groups == null ? List.of() : List.copyOf(groups);
     computeDomain = computeDomain == null ? Optional.empty() : computeDomain;
     gang = gang == null ? Optional.empty() : gang;
     queue = queue == null ? Optional.empty() : queue;
     priority = priority == null ? Optional.empty() : priority;
+    startTimeoutSeconds = startTimeoutSeconds == null ? Optional.empty() : startTimeoutSeconds;
+  }
+
+  public WorkloadSpec(
+      List<WorkerGroup> groups,
+      Optional<String> computeDomain,
+      Optional<GangSpec> gang,
+      Optional<String> queue,
+      Optional<String> priority) {
+    this(groups, computeDomain, gang, queue, priority, Optional.empty());
   }
 
   public WorkloadSpec(List<WorkerGroup> groups, Optional<String> computeDomain) {
@@ -52,11 +71,22 @@ public record WorkloadSpec(
 
   /** This spec with {@code next} as its groups, all else kept ({@code qm scale}). */
   public WorkloadSpec withGroups(List<WorkerGroup> next) {
-    return new WorkloadSpec(next, computeDomain, gang, queue, priority);
+    return new WorkloadSpec(next, computeDomain, gang, queue, priority, startTimeoutSeconds);
   }
 
   /** This spec admitted through {@code queue} at {@code priorityClass}. */
   public WorkloadSpec inQueue(String queue, Optional<String> priorityClass) {
-    return new WorkloadSpec(groups, computeDomain, gang, Optional.of(queue), priorityClass);
+    return new WorkloadSpec(
+        groups, computeDomain, gang, Optional.of(queue), priorityClass, startTimeoutSeconds);
+  }
+
+  /** This spec with a start timeout of {@code seconds}. */
+  public WorkloadSpec withStartTimeout(int seconds) {
+    return new WorkloadSpec(groups, computeDomain, gang, queue, priority, Optional.of(seconds));
+  }
+
+  /** How long, once admitted, it may take until it runs ({@link #startTimeoutSeconds}). */
+  public java.time.Duration startTimeout() {
+    return java.time.Duration.ofSeconds(startTimeoutSeconds.orElse(DEFAULT_START_TIMEOUT_SECONDS));
   }
 }

@@ -721,10 +721,17 @@ public final class WorkloadController {
           WorkloadConditions.ADMITTED,
           false,
           e.reason().name(),
-          (e.reason() == dev.quartermaster.api.queue.EvictionReason.Preempted
-                  ? "preempted by " + e.by() + " (higher priority in queue " + queue + ")"
-                  : "reclaimed for " + e.by() + ": queue " + queue + " ran on borrowed quota")
-              + "; stopping its tasks, then it waits in its queue again");
+          (switch (e.reason()) {
+                case Preempted ->
+                    "preempted by " + e.by() + " (higher priority in queue " + queue + ")";
+                case Reclaimed ->
+                    "reclaimed for " + e.by() + ": queue " + queue + " ran on borrowed quota";
+                case StartTimeout ->
+                    "its tasks did not all run within its start timeout ("
+                        + w.spec().startTimeout().toSeconds()
+                        + "s) after it was admitted; its quota goes back";
+              })
+              + "; stopping its tasks, then it waits in its queue again after a backoff");
     }
     var nomination =
         Admissions.cohortOf(informers, w)
@@ -746,6 +753,28 @@ public final class WorkloadController {
           true,
           WorkloadConditions.ADMITTED_BY_QUEUE,
           "admitted through queue " + queue);
+    }
+    var requeue =
+        Admissions.cohortOf(informers, w)
+            .flatMap(c -> informers.quotaLedgers().cache().get(c))
+            .map(l -> l.spec().requeued().get(w.metadata().name()))
+            .filter(r -> r.uid().equals(w.metadata().uid()));
+    if (requeue.isPresent()) {
+      var r = requeue.get();
+      return Conditions.of(
+          WorkloadConditions.ADMITTED,
+          false,
+          WorkloadConditions.BACKING_OFF,
+          "evicted ("
+              + r.reason()
+              + (r.count() > 1 ? ", " + r.count() + " times in a row" : "")
+              + "); waits out a backoff of "
+              + r.delaySeconds()
+              + "s (until "
+              + r.until()
+              + ") before queue "
+              + queue
+              + " may admit it again");
     }
     if (GroupPlan.finished(w, group -> cachedTasks(w.metadata().name(), group))) {
       return Conditions.of(

@@ -66,6 +66,8 @@ import java.util.Set;
  *   <li>L4 writable leader: a running replica that holds the controllers' lease can write: it is
  *       never leading but unable to write for longer than {@link LeaderPromises#BOUND} ({@link
  *       LeaderPromises}).
+ *   <li>Q1, ADMIT and Q2 ({@link QueuePromises}); Q3 start timeout and Q4 backoff ({@link
+ *       StartPromises}).
  *   <li>L2 progress: once the faults stop, while a gang that is not placed, with its members there
  *       to place, fits the free devices ({@link Capacity}), some gang is placed within {@link
  *       GangPromises#PROGRESS_BOUND}: gangs never deadlock one another.
@@ -91,12 +93,14 @@ final class Promises {
 
   private final GangPromises gangs;
   private final QueuePromises queues;
+  private final StartPromises starts;
   private final LeaderPromises leaders;
 
   Promises(WholeCluster world) {
     this.world = world;
     this.gangs = new GangPromises(world);
-    this.queues = new QueuePromises(world);
+    this.starts = new StartPromises(world);
+    this.queues = new QueuePromises(world, starts);
     this.leaders = new LeaderPromises(world);
   }
 
@@ -106,6 +110,10 @@ final class Promises {
 
   QueuePromises queues() {
     return queues;
+  }
+
+  StartPromises starts() {
+    return starts;
   }
 
   /** An operator deleted this task (or its workload): its deletion is no controller's doing. */
@@ -134,6 +142,7 @@ final class Promises {
     volumes(tasks, out);
     gangs.check(out);
     queues.check(out);
+    starts.check(out);
     leaders.check(out);
     return out;
   }
