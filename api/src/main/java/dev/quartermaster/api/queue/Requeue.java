@@ -22,8 +22,9 @@ public record Requeue(String uid, int count, EvictionReason reason, Instant at, 
     at = at == null ? Instant.EPOCH : at;
   }
 
-  /** When its wait is over, on the clock that wrote {@code at}. */
+  /** When its wait is over, on the clock that wrote {@code at}, to the second (for people). */
   public Instant until() {
-    return at.plusSeconds(delaySeconds);
+    var end = at.plusSeconds(delaySeconds);
+    return end.getNano() == 0 ? end : Instant.ofEpochSecond(end.getEpochSecond() + 1);
   }
 }
