@@ -7,6 +7,7 @@ import dev.quartermaster.api.event.EventType;
 import dev.quartermaster.api.event.InvolvedObject;
 import dev.quartermaster.control.admission.AdmissionController;
 import dev.quartermaster.control.admission.AdmissionGate;
+import dev.quartermaster.control.admission.Requeueing;
 import dev.quartermaster.control.allocator.Allocator;
 import dev.quartermaster.control.allocator.AllocatorKey;
 import dev.quartermaster.control.allocator.Backfill;
@@ -27,6 +28,7 @@ import dev.quartermaster.control.lifecycle.NodeLifecycle;
 import dev.quartermaster.control.lifecycle.TaskScheduler;
 import dev.quartermaster.control.volume.PluginConnector;
 import dev.quartermaster.control.volume.VolumeController;
+import dev.quartermaster.control.workload.GangRecovery;
 import dev.quartermaster.control.workload.RestartBackoff;
 import dev.quartermaster.control.workload.TaskController;
 import dev.quartermaster.control.workload.WorkloadController;
@@ -64,6 +66,10 @@ public final class ControlPlane implements AutoCloseable {
    *     identity, but in the simulation's naive variants
    * @param backfill whether the waiting gang at the head of the line reserves the devices it will
    *     get: {@link Backfill#RESERVE}, but for the bench and the simulation's naive variant
+   * @param gangRecovery what the workload controller does with a gang that lost part of its
+   *     placement: {@link GangRecovery#DEFAULT}, but in the simulation's naive variants
+   * @param requeueing what the admission controller does with admissions that do not start and with
+   *     evicted workloads: {@link Requeueing#DEFAULT}, but in the simulation's naive variants
    */
   public record Options(
       String identity,
@@ -74,13 +80,17 @@ public final class ControlPlane implements AutoCloseable {
       Packing packing,
       Optional<UnaryOperator<ApiClient>> allocatorView,
       UnaryOperator<LeaderElector.Callbacks> leaderCallbacks,
-      Backfill backfill) {
+      Backfill backfill,
+      GangRecovery gangRecovery,
+      Requeueing requeueing) {
     public Options {
       Objects.requireNonNull(backfill, "backfill");
       Objects.requireNonNull(metrics, "metrics");
       Objects.requireNonNull(packing, "packing");
       Objects.requireNonNull(allocatorView, "allocatorView");
       Objects.requireNonNull(leaderCallbacks, "leaderCallbacks");
+      Objects.requireNonNull(gangRecovery, "gangRecovery");
+      Objects.requireNonNull(requeueing, "requeueing");
     }
 
     public Options(
@@ -98,7 +108,9 @@ public final class ControlPlane implements AutoCloseable {
           Packing.BEST_FIT,
           Optional.empty(),
           UnaryOperator.identity(),
-          Backfill.RESERVE);
+          Backfill.RESERVE,
+          GangRecovery.DEFAULT,
+          Requeueing.DEFAULT);
     }
 
     /** Without metrics, as the simulation and the benches run. */
@@ -125,7 +137,9 @@ public final class ControlPlane implements AutoCloseable {
           packing,
           allocatorView,
           leaderCallbacks,
-          backfill);
+          backfill,
+          gangRecovery,
+          requeueing);
     }
 
     public Options withMetrics(ControllerMetrics sink) {
@@ -138,7 +152,9 @@ public final class ControlPlane implements AutoCloseable {
           packing,
           allocatorView,
           leaderCallbacks,
-          backfill);
+          backfill,
+          gangRecovery,
+          requeueing);
     }
 
     public Options withPacking(Packing how) {
@@ -151,7 +167,9 @@ public final class ControlPlane implements AutoCloseable {
           how,
           allocatorView,
           leaderCallbacks,
-          backfill);
+          backfill,
+          gangRecovery,
+          requeueing);
     }
 
     /** The allocator reads the cluster through {@code view} (a naive variant of the simulation). */
@@ -165,7 +183,47 @@ public final class ControlPlane implements AutoCloseable {
           packing,
           Optional.of(view),
           leaderCallbacks,
-          backfill);
+          backfill,
+          gangRecovery,
+          requeueing);
+    }
+
+    /**
+     * The workload controller treats a gang that lost part of its placement by {@code recovery} (a
+     * naive variant of the simulation: the behaviour before issue 44).
+     */
+    public Options withGangRecovery(GangRecovery recovery) {
+      return new Options(
+          identity,
+          leader,
+          expectationBound,
+          heartbeatGrace,
+          metrics,
+          packing,
+          allocatorView,
+          leaderCallbacks,
+          backfill,
+          recovery,
+          requeueing);
+    }
+
+    /**
+     * The admission controller treats admissions that do not start, and evicted workloads, by
+     * {@code how} (a naive variant of the simulation: the behaviour before issue 44).
+     */
+    public Options withRequeueing(Requeueing how) {
+      return new Options(
+          identity,
+          leader,
+          expectationBound,
+          heartbeatGrace,
+          metrics,
+          packing,
+          allocatorView,
+          leaderCallbacks,
+          backfill,
+          gangRecovery,
+          how);
     }
 
     /**
@@ -182,7 +240,9 @@ public final class ControlPlane implements AutoCloseable {
           packing,
           allocatorView,
           view,
-          backfill);
+          backfill,
+          gangRecovery,
+          requeueing);
     }
 
     /**
@@ -199,7 +259,9 @@ public final class ControlPlane implements AutoCloseable {
           packing,
           allocatorView,
           leaderCallbacks,
-          how);
+          how,
+          gangRecovery,
+          requeueing);
     }
   }
 
@@ -299,8 +361,11 @@ public final class ControlPlane implements AutoCloseable {
             options.expectationBound(),
             RestartBackoff.DEFAULT,
             events.recorder("workloads"),
-            new AdmissionGate.Ledger(informers));
-    this.admission = new AdmissionController(env, fenced, informers, events.recorder("admission"));
+            new AdmissionGate.Ledger(informers),
+            options.gangRecovery());
+    this.admission =
+        new AdmissionController(
+            env, fenced, informers, events.recorder("admission"), options.requeueing());
     this.tasks = new TaskController(env, fenced, informers);
     this.scheduler = new TaskScheduler(env, fenced, informers, events.recorder("scheduler"));
     this.nodes =

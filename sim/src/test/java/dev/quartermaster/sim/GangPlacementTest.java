@@ -399,6 +399,8 @@ class GangPlacementTest {
    * agent lets them go only when the process ends): its gang stays placed, and a member replaced
    * meanwhile goes one by one. Here members 1 and 2 hold only through such claims, member 0 is
    * replaced, and one node is free: it gets it, rather than waiting for minMember to fit at once.
+   * The gang replaces members one by one ({@code RestartMember}): under {@code RestartGang} a
+   * member deleted from outside stops the others (issue 44).
    */
   @Test
   void aMemberHoldingDevicesThroughADeletedClaimKeepsItsGangPlaced() {
@@ -408,7 +410,10 @@ class GangPlacementTest {
       for (int i = 0; i < 3; i++) {
         c.addNode("node-" + i, 4);
       }
-      c.api().create(workload(3, 4, Optional.of(2), GangTopology.ANYWHERE));
+      c.api()
+          .create(
+              workload(
+                  3, 4, Optional.of(2), MemberFailurePolicy.RestartMember, GangTopology.ANYWHERE));
       assertThat(c.runUntil(() -> allScheduled(c, 3), Duration.ofMinutes(2)))
           .as("seed %d", seed)
           .isTrue();
@@ -478,6 +483,15 @@ class GangPlacementTest {
 
   private static Workload workload(
       int replicas, int gpus, Optional<Integer> minMember, GangTopology topology) {
+    return workload(replicas, gpus, minMember, MemberFailurePolicy.RestartGang, topology);
+  }
+
+  private static Workload workload(
+      int replicas,
+      int gpus,
+      Optional<Integer> minMember,
+      MemberFailurePolicy policy,
+      GangTopology topology) {
     var claim =
         new ClaimTemplate(
             "gpu",
@@ -491,7 +505,7 @@ class GangPlacementTest {
                     List.of("train"), Map.of(), "noop", Optional.empty(), List.of(), Map.of()),
                 List.of(claim),
                 null)
-            .withGang(new GangSpec(minMember, MemberFailurePolicy.RestartGang, topology));
+            .withGang(new GangSpec(minMember, policy, topology));
     return new Workload(
         ObjectMeta.named(JOB),
         new WorkloadSpec(List.of(group), Optional.empty()),

@@ -8,7 +8,7 @@ import java.util.Optional;
 /**
  * A gang's state in its workload's status.
  *
- * @param state placed, waiting holding nothing, or finished
+ * @param state placed, partly placed, waiting holding nothing, or finished
  * @param reason why it waits ({@code WaitingForGang}, or a claim's refusal such as {@code
  *     NoSuchDeviceClass}); empty when placed
  * @param message what a person needs to know: what it needs, what fits now
@@ -33,6 +33,9 @@ public record GangStatus(GangState state, String reason, String message, Optiona
    * for the fleet to change.
    */
   public static final String NEVER_FITS = "NeverFits";
+
+  /** The reason of a gang placed for fewer members than it needs ({@link GangState#Partial}). */
+  public static final String MEMBERS_MISSING = "MembersMissing";
 
   public GangStatus {
     Objects.requireNonNull(state, "state");

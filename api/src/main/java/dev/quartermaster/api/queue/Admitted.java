@@ -20,6 +20,8 @@ import java.util.Optional;
  *     entry is released when they are gone; an eviction is never taken back
  * @param preempted the uids of the workloads evicted so that this one could be admitted: none of
  *     them may evict it while it stays admitted (the anti-cycle rule)
+ * @param started set once every task it needs ran under this admission: its start timeout no longer
+ *     applies (never unset while the entry stays)
  */
 public record Admitted(
     String uid,
@@ -29,7 +31,8 @@ public record Admitted(
     int priority,
     Instant at,
     Optional<Eviction> eviction,
-    List<String> preempted) {
+    List<String> preempted,
+    boolean started) {
   public Admitted {
     uid = uid == null ? "" : uid;
     queue = queue == null ? "" : queue;
@@ -38,6 +41,18 @@ public record Admitted(
     at = at == null ? Instant.EPOCH : at;
     eviction = eviction == null ? Optional.empty() : eviction;
     preempted = preempted == null ? List.of() : List.copyOf(preempted);
+  }
+
+  public Admitted(
+      String uid,
+      String queue,
+      Map<String, Integer> replicas,
+      Map<String, Integer> usage,
+      int priority,
+      Instant at,
+      Optional<Eviction> eviction,
+      List<String> preempted) {
+    this(uid, queue, replicas, usage, priority, at, eviction, preempted, false);
   }
 
   /** An admission that evicted nobody and is not evicted. */
@@ -58,12 +73,18 @@ public record Admitted(
 
   /** This entry chosen as a victim. */
   public Admitted evictedBy(Eviction e) {
-    return new Admitted(uid, queue, replicas, usage, priority, at, Optional.of(e), preempted);
+    return new Admitted(
+        uid, queue, replicas, usage, priority, at, Optional.of(e), preempted, started);
+  }
+
+  /** This entry once every task its workload needs ran. */
+  public Admitted markStarted() {
+    return new Admitted(uid, queue, replicas, usage, priority, at, eviction, preempted, true);
   }
 
   /** This entry with {@code replicas} and {@code usage} instead (a scale-down), the rest kept. */
   public Admitted resized(Map<String, Integer> replicas, Map<String, Integer> usage) {
-    return new Admitted(uid, queue, replicas, usage, priority, at, eviction, preempted);
+    return new Admitted(uid, queue, replicas, usage, priority, at, eviction, preempted, started);
   }
 
   private static Map<String, Integer> sorted(Map<String, Integer> m) {

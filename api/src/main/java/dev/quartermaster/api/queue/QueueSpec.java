@@ -46,6 +46,15 @@ public record QueueSpec(
     return n == null ? OptionalInt.empty() : OptionalInt.of(n);
   }
 
+  /**
+   * Whether it limits any of {@code deviceClasses}: what a workload of such classes holds, another
+   * could be admitted with (its start timeout applies; in a queue without such a quota, nobody
+   * waits for what it holds).
+   */
+  public boolean limitsAny(java.util.Collection<String> deviceClasses) {
+    return deviceClasses.stream().anyMatch(quota::containsKey);
+  }
+
   /** The cohort of the queue called {@code queue} with this spec. */
   public String cohortOf(String queue) {
     return cohort.orElse(queue);

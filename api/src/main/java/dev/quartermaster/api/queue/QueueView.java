@@ -139,6 +139,19 @@ public record QueueView(
                 .filter(p -> p.spec().priority().map(priorities::containsKey).orElse(true))
                 .count();
     var reasons = new ArrayList<String>();
+    Optional.ofNullable(ledger.spec().requeued().get(w.metadata().name()))
+        .filter(r -> r.uid().equals(w.metadata().uid()))
+        .ifPresent(
+            r ->
+                reasons.add(
+                    "requeued after its eviction ("
+                        + r.reason()
+                        + (r.count() > 1 ? ", " + r.count() + " in a row" : "")
+                        + "): not admitted before "
+                        + r.until()
+                        + " (a backoff of "
+                        + r.delaySeconds()
+                        + "s)"));
     var quota = quota();
     var name = queue.metadata().name();
     Demand.of(w.spec())

@@ -9,9 +9,14 @@ import java.util.Map;
  *     lend now
  * @param admitted workload name → its admission
  * @param nominated workload name → the victims it chose and waits for (it uses no quota)
+ * @param requeued workload name → the backoff it waits out after an eviction before it may be
+ *     admitted again (it uses no quota)
  */
 public record QuotaLedgerSpec(
-    List<String> queues, Map<String, Admitted> admitted, Map<String, Nomination> nominated) {
+    List<String> queues,
+    Map<String, Admitted> admitted,
+    Map<String, Nomination> nominated,
+    Map<String, Requeue> requeued) {
   public static final QuotaLedgerSpec EMPTY = new QuotaLedgerSpec(List.of(), Map.of());
 
   public QuotaLedgerSpec {
@@ -26,6 +31,25 @@ public record QuotaLedgerSpec(
         nominated == null
             ? Map.of()
             : java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(nominated));
+    requeued =
+        requeued == null
+            ? Map.of()
+            : java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(requeued));
+  }
+
+  public QuotaLedgerSpec(
+      List<String> queues, Map<String, Admitted> admitted, Map<String, Nomination> nominated) {
+    this(queues, admitted, nominated, Map.of());
+  }
+
+  /** This ledger with {@code next} as its requeued workloads, the rest kept. */
+  public QuotaLedgerSpec withRequeued(Map<String, Requeue> next) {
+    return new QuotaLedgerSpec(queues, admitted, nominated, next);
+  }
+
+  /** This ledger with {@code next} as its admitted workloads, the rest kept. */
+  public QuotaLedgerSpec withAdmitted(Map<String, Admitted> next) {
+    return new QuotaLedgerSpec(queues, next, nominated, requeued);
   }
 
   /**

@@ -18,6 +18,7 @@ import dev.quartermaster.api.format.Bytes;
 import dev.quartermaster.api.format.ClaimState;
 import dev.quartermaster.api.format.SelectorText;
 import dev.quartermaster.api.format.VolumeState;
+import dev.quartermaster.api.gang.GangState;
 import dev.quartermaster.api.gang.GangStatus;
 import dev.quartermaster.api.gang.WorkloadGangs;
 import dev.quartermaster.api.meta.ApiObject;
@@ -362,9 +363,10 @@ public final class KindTables {
   /**
    * {@code head 1/1, workers 0/4 gang waiting}: per group, in spec order, the tasks placed on a
    * node over the replicas (a task that waits for devices is not counted), and a gang that waits
-   * for devices (a workload gang on each of its groups), or that no state of the fleet would hold
-   * ({@code gang never fits}); then, once, a workload its queue has not admitted ({@code (waiting
-   * for admission)}) or is evicting ({@code (evicted)}), which waits for no device.
+   * for devices (a workload gang on each of its groups), is partly placed ({@code gang partial}),
+   * or that no state of the fleet would hold ({@code gang never fits}); then, once, a workload its
+   * queue has not admitted ({@code (waiting for admission)}) or is evicting ({@code (evicted)}),
+   * which waits for no device.
    */
   static String groups(Workload w) {
     Map<String, GroupStatus> observed =
@@ -376,22 +378,17 @@ public final class KindTables {
             .map(
                 g -> {
                   var o = Optional.ofNullable(observed.get(g.name()));
-                  var waiting =
+                  var note =
                       WorkloadGangs.ofGroup(w.spec(), g.name())
                           .map(gang -> gangs.get(gang.name()))
-                          .filter(gang -> admission.isEmpty() && gang.waitsForPlacement());
+                          .filter(gang -> admission.isEmpty())
+                          .flatMap(KindTables::gangNote);
                   return g.name()
                       + " "
                       + o.map(GroupStatus::placed).orElse(0)
                       + "/"
                       + g.replicas()
-                      + waiting
-                          .map(
-                              gang ->
-                                  gang.reason().equals(GangStatus.NEVER_FITS)
-                                      ? " gang never fits"
-                                      : " gang waiting")
-                          .orElse("");
+                      + note.map(n -> " " + n).orElse("");
                 })
             .collect(Collectors.joining(", "))
         + admission.map(a -> " (" + a + ")").orElse("");
@@ -410,6 +407,18 @@ public final class KindTables {
                         || c.reason().equals(EvictionReason.Reclaimed.name())
                     ? "evicted"
                     : "waiting for admission");
+  }
+
+  /** {@code gang partial}, {@code gang never fits} or {@code gang waiting}; empty once placed. */
+  private static Optional<String> gangNote(GangStatus gang) {
+    if (gang.state() == GangState.Partial) {
+      return Optional.of("gang partial");
+    }
+    if (!gang.waitsForPlacement()) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        gang.reason().equals(GangStatus.NEVER_FITS) ? "gang never fits" : "gang waiting");
   }
 
   private static String countsByClass(List<Device> devices) {

@@ -44,6 +44,9 @@ final class QueueRules {
         "must be from -" + MAX_PRIORITY + " to " + MAX_PRIORITY);
   }
 
+  /** A day: the longest backoff is minutes; a day means a mistake, not a wait. */
+  static final long MAX_REQUEUE_DELAY_SECONDS = 86_400;
+
   static void ledger(QuotaLedgerSpec spec, Violations v) {
     for (int i = 0; i < spec.queues().size(); i++) {
       v.dnsLabel("spec.queues[" + i + "]", spec.queues().get(i));
@@ -60,12 +63,29 @@ final class QueueRules {
               a.eviction()
                   .ifPresent(
                       e -> {
+                        if (!e.reason().hasPreemptor()) {
+                          v.check(
+                              e.by().isEmpty() && e.byUid().isEmpty(),
+                              "spec.admitted." + w + ".eviction.by",
+                              "must be empty for " + e.reason() + ": no preemptor takes its place");
+                          return;
+                        }
                         v.dnsLabel("spec.admitted." + w + ".eviction.by", e.by());
                         v.check(
                             !e.by().equals(w),
                             "spec.admitted." + w + ".eviction.by",
                             "a workload does not evict itself");
                       });
+            });
+    spec.requeued()
+        .forEach(
+            (w, r) -> {
+              v.dnsLabel("spec.requeued." + w, w);
+              v.check(r.count() >= 1, "spec.requeued." + w + ".count", "must be >= 1");
+              v.check(
+                  r.delaySeconds() >= 0 && r.delaySeconds() <= MAX_REQUEUE_DELAY_SECONDS,
+                  "spec.requeued." + w + ".delaySeconds",
+                  "must be from 0 to " + MAX_REQUEUE_DELAY_SECONDS);
             });
     spec.nominated()
         .forEach(

@@ -90,7 +90,28 @@ final class WorkloadRules {
                   "spec.ttlSecondsAfterFinished",
                   "must be <= " + MAX_TTL_SECONDS + " (a year)");
             });
+    spec.startTimeoutSeconds()
+        .ifPresent(
+            s ->
+                v.check(
+                    s >= MIN_START_TIMEOUT_SECONDS && s <= MAX_START_TIMEOUT_SECONDS,
+                    "spec.startTimeoutSeconds",
+                    "must be from "
+                        + MIN_START_TIMEOUT_SECONDS
+                        + " to "
+                        + MAX_START_TIMEOUT_SECONDS
+                        + " (seconds an admitted workload may take until its tasks run, before"
+                        + " its quota goes back)"));
   }
+
+  /**
+   * At least 10 s: a timeout shorter than a task takes to be placed and started would evict every
+   * workload before it could run. At most a day: a workload that may hold quota idle for longer has
+   * no timeout worth the name.
+   */
+  static final int MIN_START_TIMEOUT_SECONDS = 10;
+
+  static final int MAX_START_TIMEOUT_SECONDS = 86_400;
 
   /**
    * What one workload may ask of its queue is bounded as a whole, not only field by field: each

@@ -38,6 +38,12 @@ public final class WorkloadConditions {
   public static final String FINISHED = "Finished";
 
   /**
+   * {@code Admitted=False}: evicted (preempted, reclaimed, or not started in time), it waits out a
+   * backoff before its queue may admit it again.
+   */
+  public static final String BACKING_OFF = "BackingOff";
+
+  /**
    * {@link #ADMITTED}: it chose victims and waits for them to stop (the reasons of a victim are
    * {@code Preempted} and {@code Reclaimed}, the names of {@code EvictionReason}).
    */

@@ -216,6 +216,20 @@ class KindTablesTest {
         KindTables.of(Kinds.WORKLOAD, NOW).row(new Workload(meta("job", 60), spec, status), false);
 
     assertThat(row).containsExactly("job", "workers 0/4 gang waiting, eval 4/4", "60s");
+
+    // Issue 44: a placed gang that lost a member says so, not only a count.
+    var partial = new GangStatus(GangState.Partial, GangStatus.MEMBERS_MISSING, "1 of 4 placed");
+    var drained =
+        new WorkloadStatus(
+            1,
+            List.of(
+                new GroupStatus("workers", 4, 4, 0, 0, 0, 0, Optional.of(waiting)),
+                new GroupStatus("eval", 4, 4, 1, 0, 0, 1, Optional.of(partial))),
+            List.of());
+    assertThat(
+            KindTables.of(Kinds.WORKLOAD, NOW)
+                .row(new Workload(meta("job", 60), spec, drained), false))
+        .containsExactly("job", "workers 0/4 gang waiting, eval 1/4 gang partial", "60s");
   }
 
   /**

@@ -118,8 +118,7 @@ final class WorkloadDescriber implements Describer<Workload> {
                           .map(
                               e ->
                                   e.reason()
-                                      + " by "
-                                      + e.by()
+                                      + (e.by().isEmpty() ? "" : " by " + e.by())
                                       + " "
                                       + Age.of(Duration.between(e.at(), context.now()))
                                       + " ago: its tasks are stopping, then it waits in its"
@@ -130,7 +129,23 @@ final class WorkloadDescriber implements Describer<Workload> {
                                   + " ago"))
                   .field("Queue", a.queue() + " (cohort " + in.cohort() + ")")
                   .field("Usage", KindTables.counts(a.usage(), "none"))
-                  .field("Priority", a.priority());
+                  .field("Priority", a.priority())
+                  .field(
+                      "Start Timeout",
+                      workload.spec().startTimeout().toSeconds()
+                          + "s: "
+                          + (a.started()
+                              ? "every task it needs ran; it keeps its quota"
+                              : !context
+                                      .api()
+                                      .get(Kinds.QUEUE, a.queue())
+                                      .map(q -> q.spec().limitsAny(a.usage().keySet()))
+                                      .orElse(false)
+                                  ? "does not apply: queue "
+                                      + a.queue()
+                                      + " sets no quota on what it uses"
+                                  : "unless every task it needs runs by then, its quota goes"
+                                      + " back"));
               if (!a.preempted().isEmpty()) {
                 d.field(
                     "Evicted For It",

@@ -7,9 +7,10 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Instant;
 
 /**
- * {@code qm_evictions_total{queue,reason}}: workloads evicted for others (reason {@code Preempted}
- * or {@code Reclaimed}), per the victim's queue, counted when an entry turns evicted in the ledgers
- * informer. Only evictions since this server started count: the adds a restart replays are past.
+ * {@code qm_evictions_total{queue,reason}}: workloads evicted, for others (reason {@code Preempted}
+ * or {@code Reclaimed}) or for not running in time ({@code StartTimeout}), per the victim's queue,
+ * counted when an entry turns evicted in the ledgers informer. Only evictions since this server
+ * started count: the adds a restart replays are past.
  */
 public final class EvictionCount implements LedgerChanges {
   private final MeterRegistry registry;
@@ -32,7 +33,7 @@ public final class EvictionCount implements LedgerChanges {
                 return;
               }
               Counter.builder("qm.evictions")
-                  .description("workloads evicted for others, by the victim's queue and why")
+                  .description("workloads evicted, by the victim's queue and why")
                   .tag("queue", a.queue())
                   .tag("reason", e.reason().name())
                   .register(registry)

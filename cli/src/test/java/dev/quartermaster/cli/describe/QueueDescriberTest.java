@@ -149,10 +149,12 @@ class QueueDescriberTest {
                 + "  Why:       needs gpu 4: quota gpu 4/4 used; cohort can lend 2; 1 ahead of it\n")
         .contains(
             "Admission:\n"
-                + "  State:     Admitted 55s ago\n"
-                + "  Queue:     team-b (cohort lab)\n"
-                + "  Usage:     gpu=4\n"
-                + "  Priority:  0\n");
+                + "  State:          Admitted 55s ago\n"
+                + "  Queue:          team-b (cohort lab)\n"
+                + "  Usage:          gpu=4\n"
+                + "  Priority:       0\n"
+                + "  Start Timeout:  300s: unless every task it needs runs by then, its quota goes"
+                + " back\n");
   }
 
   @Test

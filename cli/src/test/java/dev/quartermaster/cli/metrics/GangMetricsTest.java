@@ -58,7 +58,12 @@ class GangMetricsTest {
                 job("c", Optional.empty())));
 
     assertThat(counts)
-        .isEqualTo(Map.of(GangState.Waiting, 2L, GangState.Placed, 1L, GangState.Finished, 0L));
+        .isEqualTo(
+            Map.of(
+                GangState.Waiting, 2L,
+                GangState.Placed, 1L,
+                GangState.Partial, 0L,
+                GangState.Finished, 0L));
   }
 
   @Test
@@ -109,7 +114,12 @@ class GangMetricsTest {
     assertThat(
             GangCensus.of(
                 List.of(wholeJob("a", gang(GangState.Placed, t)), wholeJob("b", Optional.empty()))))
-        .isEqualTo(Map.of(GangState.Waiting, 1L, GangState.Placed, 1L, GangState.Finished, 0L));
+        .isEqualTo(
+            Map.of(
+                GangState.Waiting, 1L,
+                GangState.Placed, 1L,
+                GangState.Partial, 0L,
+                GangState.Finished, 0L));
 
     var env = new DeterministicEnv(1);
     var registry = new SimpleMeterRegistry();

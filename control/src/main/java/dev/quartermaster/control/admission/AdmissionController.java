@@ -11,6 +11,7 @@ import dev.quartermaster.api.queue.QueueStatus;
 import dev.quartermaster.api.queue.QuotaLedger;
 import dev.quartermaster.api.queue.QuotaLedgerStatus;
 import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.control.cluster.ControlLoop;
 import dev.quartermaster.control.cluster.Informers;
@@ -26,6 +27,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,11 +54,23 @@ public final class AdmissionController {
   /** The revision of our last ledger write per cohort: the cache must reach it before we decide. */
   private final Map<String, Long> written = new ConcurrentHashMap<>();
 
+  private final StartTimeouts timeouts;
+  private final Requeues requeues;
+  private final Requeueing requeueing;
+
   public AdmissionController(Env env, ApiClient api, Informers informers, EventRecorder events) {
+    this(env, api, informers, events, Requeueing.DEFAULT);
+  }
+
+  public AdmissionController(
+      Env env, ApiClient api, Informers informers, EventRecorder events, Requeueing requeueing) {
     this.env = env;
+    this.requeueing = requeueing;
     this.api = api;
     this.informers = informers;
     this.events = events;
+    this.timeouts = new StartTimeouts(env);
+    this.requeues = new Requeues(env);
     // A key is a cohort, and a cohort is never decided by two workers at once (the work queue's
     // rule), so several workers keep one cohort's long decision from holding up the others.
     this.loop = new ControlLoop("admission", env, WORKERS, StaleWrites.requeued(this::sync));
@@ -120,6 +134,9 @@ public final class AdmissionController {
               public void onUpdate(Task old, Task t) {
                 if (!old.status().phase().isFinished() && t.status().phase().isFinished()) {
                   ended(t);
+                } else if (old.status().phase() != TaskPhase.Running
+                    && t.status().phase() == TaskPhase.Running) {
+                  running(t);
                 }
               }
 
@@ -194,6 +211,14 @@ public final class AdmissionController {
         .ifPresent(this::enqueueCohortOf);
   }
 
+  /** A task runs: its workload's admission may have started now (its start timeout is over). */
+  private void running(Task t) {
+    Optional.ofNullable(t.metadata().labels().get(Labels.WORKLOAD))
+        .flatMap(owner -> informers.workloads().cache().get(owner))
+        .filter(w -> Admissions.of(informers, w).filter(a -> !a.started()).isPresent())
+        .ifPresent(this::enqueueCohortOf);
+  }
+
   /** Whether any task of {@code w} (this very workload's) is still in the cache. */
   private boolean hasTasks(Workload w) {
     return w.spec().groups().stream()
@@ -227,6 +252,7 @@ public final class AdmissionController {
                   + v.entry().queue()
                   + " borrowed, for "
                   + e.by();
+          case StartTimeout -> "did not start within its start timeout";
         };
     events.warning(
         victim,
@@ -273,6 +299,20 @@ public final class AdmissionController {
                 .keySet()
                 .forEach(
                     n -> informers.workloads().cache().get(n).ifPresent(w -> workloads.put(n, w))));
+    var stored =
+        ledger.map(QuotaLedger::spec).orElse(dev.quartermaster.api.queue.QuotaLedgerSpec.EMPTY);
+    var queueSpecs = new HashMap<String, dev.quartermaster.api.queue.QueueSpec>();
+    queues.forEach(q -> queueSpecs.put(q.metadata().name(), q.spec()));
+    // Started entries marked, those past their start timeout evicted: decided on as evictions.
+    var look =
+        requeueing.startTimeouts()
+            ? timeouts.look(cohort, stored.admitted(), workloads, queueSpecs, this::tasksOf)
+            : new StartTimeouts.Look(stored.admitted(), Map.of(), Optional.empty());
+    var seen = stored.withAdmitted(look.admitted());
+    var waiting =
+        requeueing.backoff()
+            ? requeues.waiting(stored.requeued(), workloads)
+            : new Requeues.Waiting(java.util.Set.of(), Optional.empty());
     var priorities = new HashMap<String, Integer>();
     informers
         .priorityClasses()
@@ -284,22 +324,19 @@ public final class AdmissionController {
     // finished ones too, so that it starts again whole).
     var existing = new HashMap<String, Map<String, Integer>>();
     var stopped = new java.util.HashSet<String>();
-    ledger.ifPresent(
-        l ->
-            l.spec()
-                .admitted()
-                .forEach(
-                    (n, a) -> {
-                      var w = workloads.get(n);
-                      if (w == null) {
-                        return;
-                      }
-                      if (a.evicting() && !hasTasks(w)) {
-                        stopped.add(n);
-                      } else if (!a.evicting() && AdmissionCycle.shrinking(w, a)) {
-                        existing.put(n, taken(w));
-                      }
-                    }));
+    seen.admitted()
+        .forEach(
+            (n, a) -> {
+              var w = workloads.get(n);
+              if (w == null) {
+                return;
+              }
+              if (a.evicting() && !hasTasks(w)) {
+                stopped.add(n);
+              } else if (!a.evicting() && AdmissionCycle.shrinking(w, a)) {
+                existing.put(n, taken(w));
+              }
+            });
     var finished = new java.util.HashSet<String>();
     for (var w : workloads.values()) {
       if (GroupPlan.finished(w, group -> tasksOf(w, group))) {
@@ -309,12 +346,13 @@ public final class AdmissionController {
     var plan =
         AdmissionCycle.decide(
             queues,
-            ledger.map(QuotaLedger::spec).orElse(dev.quartermaster.api.queue.QuotaLedgerSpec.EMPTY),
+            seen,
             new ArrayList<>(workloads.values()),
             priorities,
             existing,
             finished,
             stopped,
+            waiting.backingOff(),
             domain ->
                 informers
                     .computeDomains()
@@ -323,14 +361,25 @@ public final class AdmissionController {
                     .map(d -> d.spec().channelsPerTask())
                     .orElse(1),
             env.now());
-    if (plan.changed()) {
+    var requeued =
+        requeueing.backoff()
+            ? requeues.next(seen, plan.ledger(), plan.released(), workloads, finished)
+            : Map.<String, dev.quartermaster.api.queue.Requeue>of();
+    var spec = plan.ledger().withRequeued(requeued);
+    if (!spec.equals(stored)) {
       var next =
           ledger.isPresent()
-              ? api.update(ledger.get().withSpec(plan.ledger()))
+              ? api.update(ledger.get().withSpec(spec))
               : api.create(
-                  new QuotaLedger(
-                      ObjectMeta.named(cohort), plan.ledger(), QuotaLedgerStatus.EMPTY));
+                  new QuotaLedger(ObjectMeta.named(cohort), spec, QuotaLedgerStatus.EMPTY));
       written.put(cohort, next.metadata().revision());
+      look.timedOut().forEach((name, missing) -> timedOut(workloads.get(name), missing));
+      requeued.forEach(
+          (name, r) -> {
+            if (!r.equals(stored.requeued().get(name))) {
+              requeued(workloads.get(name), r);
+            }
+          });
       for (var name : plan.admitted()) {
         var w = workloads.get(name);
         var a = plan.ledger().admitted().get(name);
@@ -357,6 +406,40 @@ public final class AdmissionController {
         api.updateStatus(q.withStatus(status));
       }
     }
-    return Result.done();
+    var due = look.recheck();
+    if (waiting.recheck().isPresent()
+        && (due.isEmpty() || waiting.recheck().get().compareTo(due.get()) < 0)) {
+      due = waiting.recheck();
+    }
+    return due.map(Result::requeueAfter).orElse(Result.done());
+  }
+
+  private void timedOut(Workload w, String missing) {
+    events.warning(
+        w,
+        "StartTimeout",
+        "not running "
+            + w.spec().startTimeout().toSeconds()
+            + "s after its admission ("
+            + missing
+            + "); its quota goes back to queue "
+            + w.spec().queueName()
+            + ", its tasks are stopped, and it waits in its queue again after a backoff");
+  }
+
+  private void requeued(Workload w, dev.quartermaster.api.queue.Requeue r) {
+    events.normal(
+        w,
+        "Requeued",
+        "waits in queue "
+            + w.spec().queueName()
+            + " again after its eviction ("
+            + r.reason()
+            + (r.count() > 1 ? ", " + r.count() + " in a row" : "")
+            + "); admitted no sooner than "
+            + r.delaySeconds()
+            + "s from now (the backoff doubles with each eviction in a row, up to "
+            + Requeues.BACKOFF.max().toMinutes()
+            + " min)");
   }
 }

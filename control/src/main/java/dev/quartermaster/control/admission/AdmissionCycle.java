@@ -91,6 +91,34 @@ final class AdmissionCycle {
       Set<String> stopped,
       java.util.function.ToIntFunction<String> channelsPerTask,
       Instant now) {
+    return decide(
+        queues,
+        ledger,
+        workloads,
+        priorities,
+        existing,
+        finished,
+        stopped,
+        Set.of(),
+        channelsPerTask,
+        now);
+  }
+
+  /**
+   * As above; {@code backingOff}: workloads that wait out a backoff after an eviction ({@link
+   * Requeues}): pending, but not taken (nor preempting) until it is over.
+   */
+  static Plan decide(
+      List<Queue> queues,
+      QuotaLedgerSpec ledger,
+      List<Workload> workloads,
+      Map<String, Integer> priorities,
+      Map<String, Map<String, Integer>> existing,
+      Set<String> finished,
+      Set<String> stopped,
+      Set<String> backingOff,
+      java.util.function.ToIntFunction<String> channelsPerTask,
+      Instant now) {
     java.util.function.Function<WorkloadSpec, Map<String, Integer>> demandOf =
         spec -> Demand.of(spec, channelsPerTask);
     var specs = new TreeMap<String, QueueSpec>();
@@ -163,6 +191,7 @@ final class AdmissionCycle {
         .filter(w -> !finished.contains(w.metadata().name()))
         .filter(w -> !kept.containsKey(w.metadata().name()) || grown.contains(w.metadata().name()))
         .filter(w -> !back.contains(w.metadata().name()))
+        .filter(w -> !backingOff.contains(w.metadata().name()))
         .filter(w -> w.spec().priority().map(priorities::containsKey).orElse(true))
         .sorted(order)
         .forEach(

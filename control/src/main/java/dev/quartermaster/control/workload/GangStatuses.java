@@ -27,6 +27,11 @@ import java.util.Optional;
  *       allocator pins a gang's members and allocates their claims in the one transaction that
  *       places the gang, and places no member alone before that, so either signal says the gang
  *       holds devices, whichever cache shows it first.
+ *   <li><b>Partial</b> once a placed gang has fewer members placed than it needs ({@link
+ *       PartlyPlaced}): it lost one to a drain, a node, a crash. Never straight from waiting: a
+ *       gang goes from none to whole in one transaction (G1), so a cache that shows only part of
+ *       that one write is read as placed. The message says who is missing and when the gang is
+ *       stopped to be placed again whole ({@link GangRecovery}).
  *   <li><b>Finished</b> once every slot's task has finished and none is to be restarted: the job is
  *       over and waits for nothing.
  *   <li><b>Waiting</b> otherwise: for its queue ({@code WaitingForAdmission}) while the workload is
@@ -71,10 +76,87 @@ final class GangStatuses {
       Optional<GangStatus> previous,
       Instant now,
       GangAdmission admission) {
-    var next = decide(gang, spec, workloadUid, tasks, claims, admission);
+    return of(
+        gang,
+        spec,
+        workloadUid,
+        tasks,
+        claims,
+        group -> Integer.MAX_VALUE,
+        GangRecovery.DEFAULT,
+        previous,
+        now,
+        admission);
+  }
+
+  /** As above, for an admitted workload. */
+  static GangStatus of(
+      Gang gang,
+      WorkloadSpec spec,
+      String workloadUid,
+      Map<String, List<Task>> tasks,
+      List<ResourceClaim> claims,
+      java.util.function.ToIntFunction<String> admitted,
+      GangRecovery recovery,
+      Optional<GangStatus> previous,
+      Instant now) {
+    return of(
+        gang,
+        spec,
+        workloadUid,
+        tasks,
+        claims,
+        admitted,
+        recovery,
+        previous,
+        now,
+        GangAdmission.Admitted);
+  }
+
+  /**
+   * As above, judging a placed gang's members against what its queue admitted ({@code admitted}: a
+   * group's admitted replicas), and telling when {@code recovery} stops a partly placed one.
+   */
+  static GangStatus of(
+      Gang gang,
+      WorkloadSpec spec,
+      String workloadUid,
+      Map<String, List<Task>> tasks,
+      List<ResourceClaim> claims,
+      java.util.function.ToIntFunction<String> admitted,
+      GangRecovery recovery,
+      Optional<GangStatus> previous,
+      Instant now,
+      GangAdmission admission) {
+    var decided = decide(gang, spec, workloadUid, tasks, claims, admission);
+    var wasPlaced =
+        previous.map(p -> p.state() == GangState.Placed || p.state() == GangState.Partial);
+    var partly =
+        decided.state() == GangState.Placed && wasPlaced.orElse(false)
+            ? PartlyPlaced.of(gang, spec, workloadUid, tasks, claims, admitted)
+            : Optional.<PartlyPlaced>empty();
+    var next = partly.map(p -> partial(gang, p, recovery)).orElse(decided);
     var since =
         previous.filter(p -> p.state() == next.state()).flatMap(GangStatus::since).orElse(now);
     return new GangStatus(next.state(), next.reason(), next.message(), Optional.of(since));
+  }
+
+  private static GangStatus partial(Gang gang, PartlyPlaced p, GangRecovery recovery) {
+    return new GangStatus(
+        GangState.Partial,
+        GangStatus.MEMBERS_MISSING,
+        p.describe()
+            + recovery
+                .partialBound()
+                .map(
+                    b ->
+                        "; unless they are placed beside the others within "
+                            + b.toSeconds()
+                            + "s, the gang is stopped and placed again as a whole")
+                .orElse("")
+            + " (onMemberFailure: "
+            + gang.onMemberFailure()
+            + ")");
   }
 
   private static GangStatus decide(

@@ -3,6 +3,7 @@ package dev.quartermaster.control.workload;
 import dev.quartermaster.api.gang.WorkloadGangs;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.workload.RestartPolicy;
+import dev.quartermaster.api.workload.SpecDecision;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.WorkerGroup;
@@ -37,6 +38,10 @@ import java.util.function.Function;
  *       collective (NCCL, MPI) dies with any one rank anyway. A workload gang's members are those
  *       of all its groups ({@link WorkloadGangs}): a failed launcher stops every worker, and a
  *       failed worker the launcher too.
+ *   <li>Such a gang's member stopped from outside while it ran ({@code lost}: deleted by a drain or
+ *       an operator, not finished, not by a scale-down of ours) has failed too: the gang is stopped
+ *       and placed again as a whole, not left holding devices for the others while its replacement
+ *       waits for room beside them.
  * </ul>
  */
 public record GroupPlan(
@@ -44,7 +49,8 @@ public record GroupPlan(
     List<Task> delete,
     List<Task> restart,
     List<Task> taken,
-    List<Task> gangStop) {
+    List<Task> gangStop,
+    List<Task> lost) {
 
   public GroupPlan {
     create = List.copyOf(create);
@@ -52,10 +58,11 @@ public record GroupPlan(
     restart = List.copyOf(restart);
     taken = List.copyOf(taken);
     gangStop = List.copyOf(gangStop);
+    lost = List.copyOf(lost);
   }
 
   public GroupPlan(List<Integer> create, List<Task> delete, List<Task> restart, List<Task> taken) {
-    this(create, delete, restart, taken, List.of());
+    this(create, delete, restart, taken, List.of(), List.of());
   }
 
   /** Whether the plan writes anything. */
@@ -82,6 +89,19 @@ public record GroupPlan(
    */
   public static Map<String, GroupPlan> decideAll(
       String workload, String workloadUid, WorkloadSpec spec, Map<String, List<Task>> views) {
+    return decideAll(workload, workloadUid, spec, views, true);
+  }
+
+  /**
+   * As above; {@code lostMemberFails}: whether a {@code RestartGang} gang's member stopped from
+   * outside counts as failed ({@link GangRecovery}).
+   */
+  static Map<String, GroupPlan> decideAll(
+      String workload,
+      String workloadUid,
+      WorkloadSpec spec,
+      Map<String, List<Task>> views,
+      boolean lostMemberFails) {
     var plans = new HashMap<String, GroupPlan>();
     for (var group : spec.groups()) {
       var view = views.get(group.name());
@@ -91,7 +111,12 @@ public record GroupPlan(
     }
     for (var gang : WorkloadGangs.of(spec)) {
       boolean failed =
-          gang.groups().stream().map(plans::get).anyMatch(p -> p != null && !p.restart().isEmpty());
+          gang.groups().stream()
+              .map(plans::get)
+              .anyMatch(
+                  p ->
+                      p != null
+                          && (!p.restart().isEmpty() || (lostMemberFails && !p.lost().isEmpty())));
       if (!gang.restartsAsOne() || !failed) {
         continue;
       }
@@ -114,10 +139,14 @@ public record GroupPlan(
     var delete = new ArrayList<Task>();
     var restart = new ArrayList<Task>();
     var taken = new ArrayList<Task>();
+    var lost = new ArrayList<Task>();
     for (var t : tasks) {
       var ordinal = TaskNames.ordinal(workload, group.name(), t.metadata().name());
       var owner = t.metadata().owner();
       boolean ours = owner.map(o -> o.uid().equals(workloadUid)).orElse(false);
+      if (ours && ordinal.isPresent() && lostFromOutside(t, ordinal.getAsInt(), group)) {
+        lost.add(t);
+      }
       boolean earlierIncarnation =
           !ours
               && owner
@@ -148,7 +177,20 @@ public record GroupPlan(
                     TaskNames.ordinal(workload, group.name(), t.metadata().name())
                         .orElse(Integer.MAX_VALUE))
             .reversed());
-    return new GroupPlan(create, delete, restart, taken);
+    return new GroupPlan(create, delete, restart, taken, List.of(), lost);
+  }
+
+  /**
+   * Whether wanted task {@code t} is being stopped by someone else while it had not finished: we
+   * delete an unfinished task of a wanted slot only to stop a gang (all of it at once), and a
+   * surplus one only with {@link SpecDecision#SCALE_DOWN_AT}, which a slot wanted again after a
+   * scale back up still carries.
+   */
+  private static boolean lostFromOutside(Task t, int ordinal, WorkerGroup group) {
+    return t.metadata().isDeleting()
+        && !t.status().phase().isFinished()
+        && ordinal < group.replicas()
+        && !t.metadata().labels().containsKey(SpecDecision.SCALE_DOWN_AT);
   }
 
   /**
@@ -170,7 +212,7 @@ public record GroupPlan(
       }
     }
     stop.sort(Comparator.comparing((Task t) -> t.metadata().name()));
-    return new GroupPlan(List.of(), delete, restart, taken, stop);
+    return new GroupPlan(List.of(), delete, restart, taken, stop, lost);
   }
 
   /**
@@ -206,6 +248,11 @@ public record GroupPlan(
     return !w.spec().groups().isEmpty()
         && w.spec().groups().stream()
             .allMatch(g -> finished(g, w.metadata().uid(), tasksOf.apply(g.name())));
+  }
+
+  /** Whether a task in {@code phase} has ended for good: finished, and not to be replaced. */
+  public static boolean endedForGood(RestartPolicy policy, TaskPhase phase) {
+    return phase.isFinished() && !replace(policy, phase);
   }
 
   static boolean replace(RestartPolicy policy, TaskPhase phase) {

@@ -92,6 +92,9 @@ public final class WorkloadController {
   /** Groups whose template the store refused as invalid, by group key. */
   private final Map<String, Refused> invalid = new ConcurrentHashMap<>();
 
+  private final GangRecovery recovery;
+  private final PartialGangs partialGangs;
+
   public WorkloadController(
       Env env, ApiClient api, Informers informers, Duration expectationBound) {
     this(env, api, informers, expectationBound, RestartBackoff.DEFAULT);
@@ -125,7 +128,20 @@ public final class WorkloadController {
       RestartBackoff backoff,
       EventRecorder events,
       AdmissionGate admission) {
+    this(env, api, informers, expectationBound, backoff, events, admission, GangRecovery.DEFAULT);
+  }
+
+  public WorkloadController(
+      Env env,
+      ApiClient api,
+      Informers informers,
+      Duration expectationBound,
+      RestartBackoff backoff,
+      EventRecorder events,
+      AdmissionGate admission,
+      GangRecovery recovery) {
     this.env = env;
+    this.recovery = recovery;
     this.admission = admission;
     this.events = events;
     this.api = api;
@@ -135,6 +151,7 @@ public final class WorkloadController {
     this.restarts = new Restarts(env, api, backoff, events);
     this.slotVolumes = new SlotVolumes(api);
     this.cascade = new WorkloadCascade(api, writer, expectations, slotVolumes);
+    this.partialGangs = new PartialGangs(env, informers, admission, writer, events, recovery);
     this.loop = new ControlLoop("workloads", env, 2, this::reconcile);
     WorkloadTriggers.register(informers, loop, this);
   }
@@ -169,6 +186,7 @@ public final class WorkloadController {
     invalid.keySet().removeIf(k -> k.startsWith(uid + "/"));
     restarts.forgetAll(uid + "/");
     slowStart.forgetAll(uid + "/");
+    partialGangs.forget(uid);
   }
 
   /**
@@ -249,7 +267,12 @@ public final class WorkloadController {
     if (eviction.isPresent()) {
       return evict(w, views, freshness);
     }
-    var plans = GroupPlan.decideAll(name, w.metadata().uid(), w.spec(), views);
+    var plans =
+        GroupPlan.decideAll(name, w.metadata().uid(), w.spec(), views, recovery.lostMemberFails());
+    var partialDue = partialGangs.stop(w, views, freshness);
+    if (partialDue.isPresent()) {
+      recheck = earliest(recheck, partialDue.get());
+    }
     for (var group : w.spec().groups()) {
       var key = w.metadata().uid() + "/" + group.name();
       var view = views.get(group.name());
@@ -295,9 +318,11 @@ public final class WorkloadController {
             gang.groups().stream()
                 .map(plans::get)
                 .filter(p -> p != null)
-                .flatMap(p -> p.restart().stream())
+                .flatMap(
+                    p -> java.util.stream.Stream.concat(p.restart().stream(), p.lost().stream()))
                 .map(t -> t.metadata().name())
                 .sorted()
+                .distinct()
                 .toList();
         events.warning(
             w,
@@ -308,7 +333,7 @@ public final class WorkloadController {
                 + gang.name()
                 + ": member(s) "
                 + String.join(",", failed)
-                + " failed; stopping the other "
+                + " failed or were stopped (a drain, a delete); stopping the other "
                 + plan.gangStop().size()
                 + " member(s)"
                 + (gang.wholeWorkload() ? " of group " + group.name() : "")
@@ -638,6 +663,8 @@ public final class WorkloadController {
                 w.metadata().uid(),
                 Map.of(group.name(), tasks),
                 claimsOf(w, gang.get()),
+                g -> admission.admittedReplicas(w, g),
+                recovery,
                 previous,
                 env.now(),
                 gangAdmission(w))));
@@ -674,19 +701,15 @@ public final class WorkloadController {
             w.metadata().uid(),
             tasks,
             claimsOf(w, gang.get()),
+            g -> admission.admittedReplicas(w, g),
+            recovery,
             w.status().gang(),
             env.now(),
             gangAdmission(w)));
   }
 
-  /** The claims of the gang's groups, from the cache. */
   private List<ResourceClaim> claimsOf(Workload w, Gang gang) {
-    var out = new ArrayList<ResourceClaim>();
-    for (var g : gang.groups()) {
-      out.addAll(
-          informers.claims().cache().byIndex(Informers.BY_GROUP, w.metadata().name() + "/" + g));
-    }
-    return out;
+    return PartialGangs.claimsOf(informers, w, gang);
   }
 
   private List<Task> cachedTasks(String workload, String group) {
@@ -748,10 +771,17 @@ public final class WorkloadController {
           WorkloadConditions.ADMITTED,
           false,
           e.reason().name(),
-          (e.reason() == dev.quartermaster.api.queue.EvictionReason.Preempted
-                  ? "preempted by " + e.by() + " (higher priority in queue " + queue + ")"
-                  : "reclaimed for " + e.by() + ": queue " + queue + " ran on borrowed quota")
-              + "; stopping its tasks, then it waits in its queue again");
+          (switch (e.reason()) {
+                case Preempted ->
+                    "preempted by " + e.by() + " (higher priority in queue " + queue + ")";
+                case Reclaimed ->
+                    "reclaimed for " + e.by() + ": queue " + queue + " ran on borrowed quota";
+                case StartTimeout ->
+                    "its tasks did not all run within its start timeout ("
+                        + w.spec().startTimeout().toSeconds()
+                        + "s) after it was admitted; its quota goes back";
+              })
+              + "; stopping its tasks, then it waits in its queue again after a backoff");
     }
     var nomination =
         Admissions.cohortOf(informers, w)
@@ -773,6 +803,28 @@ public final class WorkloadController {
           true,
           WorkloadConditions.ADMITTED_BY_QUEUE,
           "admitted through queue " + queue);
+    }
+    var requeue =
+        Admissions.cohortOf(informers, w)
+            .flatMap(c -> informers.quotaLedgers().cache().get(c))
+            .map(l -> l.spec().requeued().get(w.metadata().name()))
+            .filter(r -> r.uid().equals(w.metadata().uid()));
+    if (requeue.isPresent()) {
+      var r = requeue.get();
+      return Conditions.of(
+          WorkloadConditions.ADMITTED,
+          false,
+          WorkloadConditions.BACKING_OFF,
+          "evicted ("
+              + r.reason()
+              + (r.count() > 1 ? ", " + r.count() + " times in a row" : "")
+              + "); waits out a backoff of "
+              + r.delaySeconds()
+              + "s (until "
+              + r.until()
+              + ") before queue "
+              + queue
+              + " may admit it again");
     }
     if (GroupPlan.finished(w, group -> cachedTasks(w.metadata().name(), group))) {
       return Conditions.of(

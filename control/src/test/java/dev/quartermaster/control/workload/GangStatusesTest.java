@@ -343,6 +343,52 @@ class GangStatusesTest {
     assertThat(placed.orElseThrow().since()).as("a new state starts now").contains(T1);
   }
 
+  /**
+   * Issue 44: a placed gang whose member was drained says so ({@code Partial}, who is missing, and
+   * what happens when), rather than {@code Placed}; a gang seen half bound straight from waiting is
+   * a cache that shows part of the one write that placed it whole (G1), and reads as placed.
+   */
+  @Test
+  void aPlacedGangThatLostAMemberIsPartialButNeverStraightFromWaiting() {
+    var group = gang(2, Optional.empty(), RestartPolicy.OnFailure);
+    var spec = new WorkloadSpec(List.of(group), Optional.empty());
+    var g = WorkloadGangs.ofGroup(spec, "workers").orElseThrow();
+    var half =
+        Map.of("workers", tasks(List.of(M.on(0, TaskPhase.Running, "node-1"), M.pending(1))));
+    var placed = Optional.of(new GangStatus(GangState.Placed, "", "", Optional.of(T0)));
+    var line =
+        GangStatuses.of(g, spec, UID, half, List.of(), x -> 2, GangRecovery.DEFAULT, placed, T1);
+    assertThat(line)
+        .isEqualTo(
+            new GangStatus(
+                GangState.Partial,
+                GangStatus.MEMBERS_MISSING,
+                "1 of 2 members placed (job-workers-0); not placed: job-workers-1 (Pending);"
+                    + " unless they are placed beside the others within 30s, the gang is stopped"
+                    + " and placed again as a whole (onMemberFailure: RestartGang)",
+                Optional.of(T1)));
+    var later =
+        GangStatuses.of(
+            g,
+            spec,
+            UID,
+            half,
+            List.of(),
+            x -> 2,
+            GangRecovery.DEFAULT,
+            Optional.of(line),
+            T1.plusSeconds(9));
+    assertThat(later.since()).as("timed from when it became partial").contains(T1);
+
+    var waiting =
+        Optional.of(new GangStatus(GangState.Waiting, "WaitingForGang", SHORT, Optional.of(T0)));
+    assertThat(
+            GangStatuses.of(
+                    g, spec, UID, half, List.of(), x -> 2, GangRecovery.DEFAULT, waiting, T1)
+                .state())
+        .isEqualTo(GangState.Placed);
+  }
+
   private static List<Task> tasks(List<M> members) {
     return members.stream().map(M::task).toList();
   }

@@ -241,6 +241,70 @@ class GroupPlanTest {
     assertThat(whole.create()).containsExactly(2);
   }
 
+  /**
+   * Issue 44: a member deleted from outside while it ran (a drain, an operator) has failed, for a
+   * gang that restarts as one: the others are stopped, not left holding their devices while its
+   * replacement waits for room beside them.
+   */
+  @Test
+  void aRestartGangGangWhoseMemberIsStoppedFromOutsideStopsTheOthers() {
+    var tasks = List.of(ours(0, TaskPhase.Running), task(1, UID, TaskPhase.Running, true));
+    var plan = GroupPlan.decide(WORKLOAD, UID, gang(2, MemberFailurePolicy.RestartGang), tasks);
+    assertThat(names(plan.lost())).containsExactly("train-w-1");
+    assertThat(names(plan.gangStop())).containsExactly("train-w-0");
+    assertThat(plan.create()).isEmpty();
+
+    var before =
+        GroupPlan.decideAll(
+                WORKLOAD,
+                UID,
+                new WorkloadSpec(
+                    List.of(gang(2, MemberFailurePolicy.RestartGang)), Optional.empty()),
+                Map.of("w", tasks),
+                false)
+            .get("w");
+    assertThat(before.gangStop()).as("the recovery before issue 44").isEmpty();
+  }
+
+  /**
+   * Not a loss: our own scale-down (marked), a member that had finished, one above the replicas, or
+   * any member of a gang that restarts members one by one.
+   */
+  @Test
+  void aStopThatIsNoLossStopsNoOne() {
+    var scaledDown =
+        new Task(
+            task(1, UID, TaskPhase.Running, true)
+                .metadata()
+                .withLabels(Map.of(dev.quartermaster.api.workload.SpecDecision.SCALE_DOWN_AT, "3")),
+            null,
+            task(1, UID, TaskPhase.Running, true).status());
+    var gang = gang(2, MemberFailurePolicy.RestartGang);
+    for (var other :
+        List.of(
+            scaledDown,
+            task(1, UID, TaskPhase.Failed, true),
+            task(1, UID, TaskPhase.Succeeded, true))) {
+      var plan = GroupPlan.decide(WORKLOAD, UID, gang, List.of(ours(0, TaskPhase.Running), other));
+      assertThat(plan.lost()).as(other.toString()).isEmpty();
+      assertThat(plan.gangStop()).as(other.toString()).isEmpty();
+    }
+    var above =
+        GroupPlan.decide(
+            WORKLOAD,
+            UID,
+            gang(1, MemberFailurePolicy.RestartGang),
+            List.of(ours(0, TaskPhase.Running), task(1, UID, TaskPhase.Running, true)));
+    assertThat(above.gangStop()).isEmpty();
+    var member =
+        GroupPlan.decide(
+            WORKLOAD,
+            UID,
+            gang(2, MemberFailurePolicy.RestartMember),
+            List.of(ours(0, TaskPhase.Running), task(1, UID, TaskPhase.Running, true)));
+    assertThat(member.gangStop()).isEmpty();
+  }
+
   @Test
   void aRestartGangGangWhoseFailedMemberIsNotRestartedStopsNoOne() {
     var tasks = List.of(ours(0, TaskPhase.Running), ours(1, TaskPhase.Failed));

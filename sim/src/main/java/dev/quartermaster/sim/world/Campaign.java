@@ -116,7 +116,7 @@ public final class Campaign {
     }
     quiet();
     if (stream) {
-      System.exit(JobStream.campaign(from, seeds, Variant.backfill(backfill), System.out::println));
+      System.exit(JobStream.campaign(from, seeds, backfill, System.out::println));
     }
     System.out.printf(
         "whole-cluster simulation: seeds %d..%d, %d steps each%n", from, from + seeds - 1, steps);

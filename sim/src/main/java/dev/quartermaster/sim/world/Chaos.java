@@ -24,8 +24,9 @@ import java.util.random.RandomGenerator;
  * that looks dead (it may be merely partitioned). Gangs get faults of their own, drawn over the
  * first {@link #GANG_WINDOW} (when gangs are being placed): the loss of a node under a placed gang
  * (its agent killed and the node cut off, past the grace period, and sometimes fenced), an agent
- * killed while a gang's claims are being prepared on its node, and a gang scaled up and down in
- * bursts. An operator lowers a team queue's GPU quota under what it uses (in two seeds of three).
+ * killed while a gang's claims are being prepared on its node, a node under a placed gang drained
+ * (cordoned and its tasks deleted, for a minute or three), and a gang scaled up and down in bursts.
+ * An operator lowers a team queue's GPU quota under what it uses (in two seeds of three).
  * Control-plane replicas are paused past their renew deadline (SIGSTOP), and the wall clocks of
  * replicas and agents step forwards and backwards. In most seeds a node that holds work dies for
  * good and is fenced at once by an operator who knows it ({@link #fenceDeadNode}), to come back
@@ -59,6 +60,12 @@ final class Chaos {
   private final List<String> violations = new ArrayList<>();
   private int faults;
   private boolean stopped;
+
+  /**
+   * Drained nodes → when (virtual nanos) the operator uncordons them: a drain is maintenance, and
+   * outlasts the other faults ({@link #stopAndHeal} leaves them cordoned until then).
+   */
+  private final Map<String, Long> drainedUntil = new java.util.TreeMap<>();
 
   Chaos(SeedRun run, RandomGenerator random) {
     this.run = run;
@@ -134,7 +141,7 @@ final class Chaos {
     int gangFaults = 1 + random.nextInt(3);
     for (int i = 0; i < gangFaults; i++) {
       var at = Duration.ofMillis(random.nextLong(GANG_WINDOW.toMillis()));
-      int kind = random.nextInt(3);
+      int kind = random.nextInt(4);
       later(at, () -> gangFault(kind, LOOKS));
     }
     // In three seeds of four, a node dies for good while it holds work, and the operator, who
@@ -223,6 +230,7 @@ final class Chaos {
         switch (kind) {
           case 0 -> loseNodeUnderGang();
           case 1 -> crashDuringGangPrepare();
+          case 2 -> drainUnderGang();
           default -> scaleGang();
         };
     if (struck) {
@@ -280,6 +288,59 @@ final class Chaos {
           n.api.cut(false);
           run.event(n.name + " reachable again");
           restart(n);
+        });
+    return true;
+  }
+
+  /**
+   * An operator drains a node under a placed gang, as {@code qm node drain --force} does: cordons
+   * it and deletes every task on it (their workloads make them again elsewhere), and uncordons it
+   * after a while. A gang with a member there must not be left holding devices for the others while
+   * that member's replacement finds no room beside them (G3).
+   */
+  private boolean drainUnderGang() {
+    var candidates =
+        run.promises().gangs().gangs().stream()
+            .filter(GangPromises.Gang::placed)
+            .flatMap(g -> g.holders().values().stream())
+            .flatMap(java.util.Set::stream)
+            .distinct()
+            .sorted()
+            .toList();
+    if (candidates.isEmpty()) {
+      return false;
+    }
+    var node = candidates.get(random.nextInt(candidates.size()));
+    var tasks =
+        world.view().tasks().stream()
+            .filter(
+                t ->
+                    node.equals(t.status().node().or(() -> t.spec().node()).orElse(""))
+                        && !t.metadata().isDeleting())
+            .map(t -> t.metadata().name())
+            .sorted()
+            .toList();
+    var back = seconds(60, 180);
+    run.event(
+        "operator: drain "
+            + node
+            + " (cordon, delete "
+            + tasks
+            + "); uncordoned in "
+            + back.toSeconds()
+            + "s");
+    world.nodeSpec(node, sp -> new NodeSpec(true, sp.fenced()));
+    drainedUntil.put(node, world.env().nanoTime() + back.toNanos());
+    for (var t : tasks) {
+      run.promises().operatorDeleted(t);
+      SeedRun.tolerant(() -> world.api().delete(Kinds.TASK, t));
+    }
+    later(
+        back,
+        () -> {
+          run.event("operator: uncordon " + node + " (drained)");
+          drainedUntil.remove(node);
+          world.nodeSpec(node, sp -> new NodeSpec(false, sp.fenced()));
         });
     return true;
   }
@@ -681,7 +742,22 @@ final class Chaos {
         continue; // back when mended, fenced till then
       }
       n.api.cut(false);
-      world.nodeSpec(n.name, sp -> NodeSpec.EMPTY);
+      var drained = drainedUntil.get(n.name);
+      long left = drained == null ? 0 : drained - world.env().nanoTime();
+      if (left > 0) {
+        // Still in maintenance: cordoned (not fenced) until the operator's time comes.
+        world.nodeSpec(n.name, sp -> new NodeSpec(true, false));
+        world
+            .env()
+            .schedule(
+                Duration.ofNanos(left),
+                () -> {
+                  run.event("operator: uncordon " + n.name + " (drained)");
+                  world.nodeSpec(n.name, sp -> NodeSpec.EMPTY);
+                });
+      } else {
+        world.nodeSpec(n.name, sp -> NodeSpec.EMPTY);
+      }
       n.host.devices().nodeNames().forEach(n.host.devices()::restore);
       for (int i = 0; i < 4; i++) {
         n.host.devices().setHealthy("gpu-" + i, true);

@@ -41,6 +41,20 @@ final class GangPromises {
   static final Duration PROGRESS_BOUND = Duration.ofMinutes(2);
 
   /**
+   * G3's bound. The workload controller stops a gang that has been partly placed for 30 s ({@code
+   * GangRecovery}), timed on its own clock from when it first saw it so: a new leader (a lease of
+   * 15 s), a pause past the lease (up to 40 s) and watch events late by 2 s may each add to that.
+   * Two minutes covers them together.
+   */
+  static final Duration PARTIAL_BOUND = Duration.ofMinutes(2);
+
+  /**
+   * How long after the store last showed a gang partly placed a controller may still stop its
+   * members for it: its caches trail the store by a watch event's delay.
+   */
+  static final Duration PARTIAL_SEEN = Duration.ofSeconds(10);
+
+  /**
    * One gang as the store shows it after a step.
    *
    * @param spec the gang as the workload's spec makes it: its groups and their shares
@@ -134,6 +148,13 @@ final class GangPromises {
   private final Set<String> placed = new HashSet<>();
 
   private List<Gang> gangs = List.of();
+
+  /** Per gang key, since when (virtual nanos) the store has shown it partly placed (G3). */
+  private final Map<String, Long> partialSince = new HashMap<>();
+
+  /** Per gang key, when the store last showed it partly placed. */
+  private final Map<String, Long> partialSeen = new HashMap<>();
+
   private boolean judgeProgress;
   private Optional<Long> fitsSince = Optional.empty();
 
@@ -270,9 +291,116 @@ final class GangPromises {
                 + ", but it has not been whole since it last held nothing");
       }
       gang.required().ifPresent(key -> topology(gang, key, out));
+      partlyPlaced(e.getKey(), gang, view, out);
     }
+    partialSince.keySet().retainAll(specs.keySet());
     gangs = List.copyOf(next);
     return placedNow;
+  }
+
+  /**
+   * G3: a gang whose live members hold devices, but fewer of some group than its share (within what
+   * its queue admits, less the members done for good), is stopped within {@link #PARTIAL_BOUND}: a
+   * drain, a lost node or a member that cannot be placed beside the others never leaves it holding
+   * devices for a job that cannot run.
+   */
+  private void partlyPlaced(String key, Gang g, StoreView view, List<String> out) {
+    var shortOf = shortGroups(g, view);
+    long now = world.env().nanoTime();
+    if (shortOf.isEmpty()) {
+      partialSince.remove(key);
+      return;
+    }
+    partialSeen.put(key, now);
+    long since = partialSince.computeIfAbsent(key, k -> now);
+    if (now - since > PARTIAL_BOUND.toNanos()) {
+      out.add(
+          "G3 gang "
+              + g.name()
+              + " partly placed for "
+              + Duration.ofNanos(now - since).toSeconds()
+              + " s: "
+              + shortOf
+              + "; its live members holding devices: "
+              + liveHolderNames(g));
+    }
+  }
+
+  /**
+   * The groups of {@code g} that have fewer live members holding devices, or done for good, than
+   * their share within what is admitted, while some live member holds devices; empty if none.
+   */
+  private String shortGroups(Gang g, StoreView view) {
+    var live = new HashSet<String>();
+    g.members().forEach(t -> live.add(t.metadata().uid()));
+    var holding = new HashMap<String, Integer>();
+    g.holders().keySet().stream()
+        .filter(live::contains)
+        .forEach(uid -> holding.merge(groupName(uid), 1, Integer::sum));
+    if (holding.isEmpty()) {
+      return "";
+    }
+    var admitted = QueuePromises.admittedIn(view, g.workload());
+    var uid = g.workload().metadata().uid();
+    var out = new ArrayList<String>();
+    for (var group : g.workload().spec().groups()) {
+      if (!g.spec().has(group.name())) {
+        continue;
+      }
+      int need =
+          Math.min(
+              g.spec().shareOf(group.name()),
+              admitted.map(a -> a.replicas().getOrDefault(group.name(), 0)).orElse(0));
+      long done =
+          view.tasks().stream()
+              .filter(
+                  t ->
+                      t.metadata().owner().map(o -> o.uid().equals(uid)).orElse(false)
+                          && group.name().equals(t.metadata().labels().get(Labels.GROUP))
+                          && !t.metadata().isDeleting()
+                          && doneForGood(group.restartPolicy(), t.status().phase()))
+              .count();
+      int have = holding.getOrDefault(group.name(), 0);
+      if (have + done < need) {
+        out.add("group " + group.name() + " has " + have + " of " + need + " holding");
+      }
+    }
+    return String.join(", ", out);
+  }
+
+  /** A finished task its restart policy does not replace. */
+  private static boolean doneForGood(
+      dev.quartermaster.api.workload.RestartPolicy policy, TaskPhase phase) {
+    return switch (policy) {
+      case OnFailure -> phase == TaskPhase.Succeeded;
+      case Always -> false;
+      case Never -> phase.isFinished();
+    };
+  }
+
+  private String liveHolderNames(Gang g) {
+    var live = new HashSet<String>();
+    g.members().forEach(t -> live.add(t.metadata().uid()));
+    var names = new ArrayList<String>();
+    g.holders()
+        .forEach(
+            (uid, nodes) -> {
+              if (live.contains(uid)) {
+                names.add(taskNames.getOrDefault(uid, uid) + " on " + nodes);
+              }
+            });
+    return String.join(", ", names);
+  }
+
+  /**
+   * Whether the store showed the gang of workload {@code workloadUid} and group {@code group}
+   * partly placed within {@link #PARTIAL_SEEN}: the workload controller may be stopping its members
+   * for it (I4 lets it).
+   */
+  boolean recentlyPartial(String workloadUid, String group) {
+    var key = gangOfGroup.get(workloadUid + "/" + group);
+    var seen = key == null ? null : partialSeen.get(key);
+    return seen != null && world.env().nanoTime() - seen <= PARTIAL_SEEN.toNanos();
   }
 
   private void hold(Map<String, Gang> specs, String claimUid, String node) {
@@ -393,14 +521,18 @@ final class GangPromises {
   }
 
   /**
-   * What keeps the gangs from their desired state (L1), empty when none: every member of a placed
-   * gang runs or waits for devices that are not free where it may go, and a gang that is not placed
-   * has its members and does not fit.
+   * What keeps the gangs from their desired state (L1), empty when none: no gang is partly placed
+   * (G3), every member of a placed gang runs or waits for devices that are not free where it may
+   * go, and a gang that is not placed has its members and does not fit.
    */
   String notConverged() {
     var view = world.view();
     var capacity = Capacity.of(view, partialHoldings());
     for (var g : gangs) {
+      var partly = shortGroups(g, view);
+      if (!partly.isEmpty()) {
+        return "gang " + g.name() + " is partly placed: " + partly; // G3 judges for how long
+      }
       if (g.workload().metadata().isDeleting()
           || QueuePromises.admittedIn(view, g.workload()).filter(a -> !a.evicting()).isEmpty()) {
         continue; // not admitted (or evicted): no members wanted, and QueuePromises judges it

@@ -103,12 +103,16 @@ public final class JobStream {
   }
 
   /**
-   * Runs seeds {@code from .. from+count-1} of {@code variant}, printing each outcome and a summary
-   * (the gang's wait: median and longest; the GPUs busy while it waited); returns the exit status:
-   * 0 when no seed violated a promise.
+   * Runs seeds {@code from .. from+count-1} with the allocator's head of the line as {@code
+   * backfill} says, printing each outcome and a summary (the gang's wait: median and longest; the
+   * GPUs busy while it waited); returns the exit status: 0 when no seed violated a promise.
    */
   static int campaign(
-      long from, int count, Variant variant, java.util.function.Consumer<String> out) {
+      long from,
+      int count,
+      dev.quartermaster.control.allocator.Backfill backfill,
+      java.util.function.Consumer<String> out) {
+    var variant = Variant.backfill(backfill);
     out.accept(
         "stream of small jobs, then a gang of 3-5 x 4 GPUs on "
             + NODES
@@ -118,7 +122,7 @@ public final class JobStream {
             + from
             + ".."
             + (from + count - 1)
-            + (variant.backfill() == dev.quartermaster.control.allocator.Backfill.OFF
+            + (backfill == dev.quartermaster.control.allocator.Backfill.OFF
                 ? " (no reservation: the naive variant)"
                 : ""));
     var waits = new ArrayList<Long>();

@@ -7,6 +7,7 @@ import dev.quartermaster.api.gang.WorkloadGangs;
 import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.volume.VolumeClaim;
 import dev.quartermaster.api.volume.VolumeSpec.AccessMode;
+import dev.quartermaster.api.workload.SpecDecision;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.TaskTransitions;
@@ -34,7 +35,8 @@ import java.util.Set;
  *   <li>I4: no task of a workload group is created while the group already has as many live tasks
  *       as the newest spec's replicas; no Running task that the newest spec still wants is deleted
  *       by a controller (operator deletions are told to {@link #operatorDeleted}), but for a gang
- *       that restarts as a whole ({@code RestartGang}) while one of its members has failed.
+ *       that restarts as a whole ({@code RestartGang}) while one of its members has failed or was
+ *       stopped from outside, and a gang stopped because it was partly placed (G3).
  *   <li>I5: no single-writer volume has two write claims in the store, nor two writable
  *       publications in the storage system; no single-node volume is claimed from, or attached to,
  *       two nodes; no two destructive controller calls overlap on the plugin.
@@ -57,6 +59,10 @@ import java.util.Set;
  *       GangPromises}).
  *   <li>G2 topology: the live members of a gang that requires a topology key hold devices only on
  *       nodes of one value of it.
+ *   <li>G3 whole or stopped: a gang whose live members hold devices, but fewer of some group than
+ *       its share (less the members done for good, within what its queue admits), is stopped within
+ *       {@link GangPromises#PARTIAL_BOUND}: a drain, a lost node or a crash never leaves it holding
+ *       devices beside a member that cannot be placed with the others; it is placed again whole.
  *   <li>L4 writable leader: a running replica that holds the controllers' lease can write: it is
  *       never leading but unable to write for longer than {@link LeaderPromises#BOUND} ({@link
  *       LeaderPromises}).
@@ -65,6 +71,8 @@ import java.util.Set;
  *   <li>FENCE: a node fenced for longer than a bound holds no claim (allocation, prepare state,
  *       agent finalizer) and no unfinished task: fencing frees what it says ({@link
  *       ReleasePromises}).
+ *   <li>Q1, ADMIT and Q2 ({@link QueuePromises}); Q3 start timeout and Q4 backoff ({@link
+ *       StartPromises}).
  *   <li>L2 progress: once the faults stop, while a gang that is not placed, with its members there
  *       to place, fits the free devices ({@link Capacity}), some gang is placed within {@link
  *       GangPromises#PROGRESS_BOUND}: gangs never deadlock one another.
@@ -93,6 +101,7 @@ final class Promises {
 
   private final GangPromises gangs;
   private final QueuePromises queues;
+  private final StartPromises starts;
   private final LeaderPromises leaders;
   private final ReleasePromises releases;
 
@@ -100,7 +109,8 @@ final class Promises {
     this.world = world;
     this.releases = new ReleasePromises(world);
     this.gangs = new GangPromises(world);
-    this.queues = new QueuePromises(world);
+    this.starts = new StartPromises(world);
+    this.queues = new QueuePromises(world, starts);
     this.leaders = new LeaderPromises(world);
   }
 
@@ -114,6 +124,10 @@ final class Promises {
 
   ReleasePromises releases() {
     return releases;
+  }
+
+  StartPromises starts() {
+    return starts;
   }
 
   /** An operator deleted this task (or its workload): its deletion is no controller's doing. */
@@ -143,6 +157,7 @@ final class Promises {
     releases.check(tasks, out);
     gangs.check(out);
     queues.check(out);
+    starts.check(out);
     leaders.check(out);
     return out;
   }
@@ -481,12 +496,17 @@ final class Promises {
       }
     }
     // A RestartGang gang stops its running members, in all its groups, while one of them has
-    // failed (GroupPlan's gangStop): those deletions are the policy's, judged against the failure
-    // seen then or just before.
+    // failed or was stopped from outside (GroupPlan's gangStop): those deletions are the policy's,
+    // judged against the failure seen then or just before.
     var gangRestarting = new HashSet<String>();
     for (var from : List.of(lastTasks.values(), tasks.values())) {
       for (var t : from) {
-        if (t.status().phase() == TaskPhase.Failed && restartsAsOne.containsKey(groupOf(t))) {
+        boolean lost =
+            t.metadata().isDeleting()
+                && !t.status().phase().isFinished()
+                && !t.metadata().labels().containsKey(SpecDecision.SCALE_DOWN_AT);
+        if ((t.status().phase() == TaskPhase.Failed || lost)
+            && restartsAsOne.containsKey(groupOf(t))) {
           gangRestarting.add(restartsAsOne.get(groupOf(t)));
         }
       }
@@ -504,7 +524,8 @@ final class Promises {
           && before.status().phase() == TaskPhase.Running
           && !operatorDeleted.contains(t.metadata().name())
           && !deletingWorkloads.contains(workloadOf(t))
-          && !gangRestarting.contains(restartsAsOne.get(groupOf(t)))) {
+          && !gangRestarting.contains(restartsAsOne.get(groupOf(t)))
+          && !partlyPlaced(t)) {
         int ordinal = Integer.parseInt(t.metadata().labels().getOrDefault(Labels.ORDINAL, "-1"));
         if (ordinal >= 0 && ordinal < replicas.getOrDefault(groupOf(t), 0)) {
           out.add(
@@ -535,6 +556,16 @@ final class Promises {
     }
     lastTasks.clear();
     lastTasks.putAll(tasks);
+  }
+
+  /**
+   * Whether {@code t}'s gang was partly placed just now (G3): the workload controller stops every
+   * member of such a gang, whatever its policy, so that it is placed again whole.
+   */
+  private boolean partlyPlaced(Task t) {
+    var group = t.metadata().labels().get(Labels.GROUP);
+    return group != null
+        && t.metadata().owner().map(o -> gangs.recentlyPartial(o.uid(), group)).orElse(false);
   }
 
   /**

@@ -53,8 +53,11 @@ final class QueuePromises {
   /** {@code <workload uid>/<group>} → the fewest replicas its spec has asked since it was made. */
   private final java.util.Map<String, Integer> fewestWanted = new HashMap<>();
 
-  QueuePromises(WholeCluster world) {
+  private final StartPromises starts;
+
+  QueuePromises(WholeCluster world, StartPromises starts) {
     this.world = world;
+    this.starts = starts;
   }
 
   /** How many evictions the checks have seen (each judged by Q2). */
@@ -242,6 +245,9 @@ final class QueuePromises {
               var was = before.spec().admitted().get(name);
               evictions++;
               var e = a.eviction().get();
+              if (!e.reason().hasPreemptor()) {
+                return; // no preemptor: StartPromises judges it (Q3)
+              }
               var n = after.spec().nominated().get(e.by());
               String wrong = null;
               if (was == null) {
@@ -307,6 +313,9 @@ final class QueuePromises {
           view.ledgers().stream()
               .filter(l -> l.metadata().name().equals(queue.get().cohort()))
               .findFirst();
+      if (starts.backingOff(w, ledger)) {
+        continue; // it waits out its backoff, as it should
+      }
       var all = new HashMap<>(ledger.flatMap(this::specs).orElse(java.util.Map.of()));
       all.put(queue.get().metadata().name(), queue.get().spec());
       var others = new HashMap<>(ledger.map(l -> l.spec().admitted()).orElse(java.util.Map.of()));

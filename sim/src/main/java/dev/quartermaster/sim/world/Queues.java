@@ -57,11 +57,19 @@ final class Queues {
         random.nextBoolean() ? QueueOrdering.StrictFIFO : QueueOrdering.BestEffortFIFO);
   }
 
-  /** {@code w} admitted through the team its job draws, the first job's at urgent priority. */
+  /**
+   * {@code w} admitted through the team its job draws, the first job's at urgent priority; half the
+   * jobs with a start timeout short enough to strike while the faults go on (20 to 90 s), the
+   * others with the default.
+   */
   static Workload assign(Workload w, int index, RandomGenerator random) {
     var team = TEAMS.get(random.nextInt(TEAMS.size()));
     var priority = index == 0 ? Optional.of(URGENT) : Optional.<String>empty();
-    return new Workload(w.metadata(), w.spec().inQueue(team, priority), w.status());
+    var spec = w.spec().inQueue(team, priority);
+    if (random.nextBoolean()) {
+      spec = spec.withStartTimeout(20 + random.nextInt(71));
+    }
+    return new Workload(w.metadata(), spec, w.status());
   }
 
   /**

@@ -349,6 +349,10 @@ public final class SeedRun {
     if (!queued.isEmpty()) {
       return queued;
     }
+    var starting = promises.starts().notConverged();
+    if (!starting.isEmpty()) {
+      return starting;
+    }
     return promises.gangs().notConverged();
   }
 

@@ -3,11 +3,13 @@ package dev.quartermaster.sim.world;
 import dev.quartermaster.agent.checkpoint.LostLedger;
 import dev.quartermaster.agent.host.NodeHost;
 import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.control.ControlPlane;
 import dev.quartermaster.control.allocator.Backfill;
 import dev.quartermaster.control.leader.LeaderElector;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.serial.KeyedSerializer;
 import dev.quartermaster.core.serial.Serializer;
+import dev.quartermaster.sim.SimCluster;
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
@@ -30,8 +32,8 @@ import java.util.function.UnaryOperator;
  *     identity, as in production; a naive variant drops some of their writes)
  * @param lostLedger what an agent does at start when its ledger lost claims the cluster believes
  *     prepared on its node (the real agent refuses until the operator accepts)
- * @param backfill whether the allocator's head of the line reserves what it will get ({@link
- *     Backfill#OFF}: today's greedy placement before issue 44, a naive variant)
+ * @param planeOptions what each real control-plane replica is started with, from the simulation's
+ *     own options (a controller's behaviour turned back to what it was before a fix)
  */
 public record Variant(
     UnaryOperator<NodeHost> hostView,
@@ -39,15 +41,24 @@ public record Variant(
     Function<Env, Serializer<String>> volumeCalls,
     Optional<UnaryOperator<ApiClient>> allocatorView,
     Optional<Controllers> alongside,
-    dev.quartermaster.sim.SimCluster.Rules storeRules,
+    SimCluster.Rules storeRules,
     UnaryOperator<LeaderElector.Callbacks> leaderCallbacks,
     UnaryOperator<ApiClient> controlView,
     LostLedger lostLedger,
-    Backfill backfill) {
+    UnaryOperator<ControlPlane.Options> planeOptions) {
   /** The real system. */
   public static final Variant REAL =
       new Variant(
-          host -> host, Optional.empty(), KeyedSerializer::new, Optional.empty(), Optional.empty());
+          host -> host,
+          Optional.empty(),
+          KeyedSerializer::new,
+          Optional.empty(),
+          Optional.empty(),
+          SimCluster.Rules.ALL,
+          UnaryOperator.identity(),
+          UnaryOperator.identity(),
+          LostLedger.REFUSE,
+          UnaryOperator.identity());
 
   public Variant(
       UnaryOperator<NodeHost> hostView,
@@ -61,11 +72,11 @@ public record Variant(
         volumeCalls,
         allocatorView,
         alongside,
-        dev.quartermaster.sim.SimCluster.Rules.ALL,
+        SimCluster.Rules.ALL,
         UnaryOperator.identity(),
         UnaryOperator.identity(),
         LostLedger.REFUSE,
-        Backfill.RESERVE);
+        UnaryOperator.identity());
   }
 
   /** Starts a set of controllers over {@code api}; the result stops them. */
@@ -111,22 +122,22 @@ public record Variant(
         leaderCallbacks,
         controlView,
         lostLedger,
-        backfill);
+        planeOptions);
   }
 
   /** The real system whose electors tell their controllers through {@code view}. */
   public static Variant leaderCallbacks(UnaryOperator<LeaderElector.Callbacks> view) {
     return new Variant(
-        host -> host,
-        Optional.empty(),
-        KeyedSerializer::new,
-        Optional.empty(),
-        Optional.empty(),
-        dev.quartermaster.sim.SimCluster.Rules.ALL,
+        REAL.hostView,
+        REAL.controllers,
+        REAL.volumeCalls,
+        REAL.allocatorView,
+        REAL.alongside,
+        REAL.storeRules,
         view,
-        UnaryOperator.identity(),
-        LostLedger.REFUSE,
-        Backfill.RESERVE);
+        REAL.controlView,
+        REAL.lostLedger,
+        REAL.planeOptions);
   }
 
   /** The real system whose controllers reach the cluster through {@code view}. */
@@ -146,7 +157,7 @@ public record Variant(
         leaderCallbacks,
         view,
         lostLedger,
-        backfill);
+        planeOptions);
   }
 
   /** This variant on a store without the quota guard: admission checked outside the write. */
@@ -157,26 +168,46 @@ public record Variant(
         volumeCalls,
         allocatorView,
         alongside,
-        dev.quartermaster.sim.SimCluster.Rules.NO_QUOTA_GUARD,
+        SimCluster.Rules.NO_QUOTA_GUARD,
         leaderCallbacks,
         controlView,
         lostLedger,
-        backfill);
+        planeOptions);
   }
 
   /** The real system whose agents start as {@code policy} says on a lost ledger. */
   public static Variant lostLedger(LostLedger policy) {
     return new Variant(
-        host -> host,
-        Optional.empty(),
-        KeyedSerializer::new,
-        Optional.empty(),
-        Optional.empty(),
-        dev.quartermaster.sim.SimCluster.Rules.ALL,
-        UnaryOperator.identity(),
-        UnaryOperator.identity(),
+        REAL.hostView,
+        REAL.controllers,
+        REAL.volumeCalls,
+        REAL.allocatorView,
+        REAL.alongside,
+        REAL.storeRules,
+        REAL.leaderCallbacks,
+        REAL.controlView,
         policy,
-        Backfill.RESERVE);
+        REAL.planeOptions);
+  }
+
+  /** This variant with {@code change} applied to its control-plane replicas' options too. */
+  public Variant withPlaneOptions(UnaryOperator<ControlPlane.Options> change) {
+    return new Variant(
+        hostView,
+        controllers,
+        volumeCalls,
+        allocatorView,
+        alongside,
+        storeRules,
+        leaderCallbacks,
+        controlView,
+        lostLedger,
+        o -> change.apply(planeOptions.apply(o)));
+  }
+
+  /** The real system whose control-plane replicas are started with {@code change} applied. */
+  public static Variant planeOptions(UnaryOperator<ControlPlane.Options> change) {
+    return REAL.withPlaneOptions(change);
   }
 
   /**
@@ -184,16 +215,6 @@ public record Variant(
    * variant of issue 44 item 4 (no reservation for the head of the line).
    */
   public static Variant backfill(Backfill how) {
-    return new Variant(
-        host -> host,
-        Optional.empty(),
-        KeyedSerializer::new,
-        Optional.empty(),
-        Optional.empty(),
-        dev.quartermaster.sim.SimCluster.Rules.ALL,
-        UnaryOperator.identity(),
-        UnaryOperator.identity(),
-        LostLedger.REFUSE,
-        how);
+    return planeOptions(o -> o.withBackfill(how));
   }
 }

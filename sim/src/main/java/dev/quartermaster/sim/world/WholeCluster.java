@@ -365,13 +365,13 @@ public final class WholeCluster {
     var real =
         new ControlPlane.Options(
             identity, LeaderConfig.DEFAULTS, WorkloadController.DEFAULT_EXPECTATION_BOUND, GRACE);
-    var options =
+    ControlPlane.Options options =
         variant
             .allocatorView()
             .map(real::withAllocatorView)
             .orElse(real)
-            .withLeaderCallbacks(variant.leaderCallbacks())
-            .withBackfill(variant.backfill());
+            .withLeaderCallbacks(variant.leaderCallbacks());
+    options = variant.planeOptions().apply(options);
     var plane =
         ControlPlane.start(
             variant.controlView().apply(api),

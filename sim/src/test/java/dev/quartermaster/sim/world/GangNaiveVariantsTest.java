@@ -2,6 +2,7 @@ package dev.quartermaster.sim.world;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.quartermaster.control.workload.GangRecovery;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 
@@ -11,6 +12,8 @@ import org.junit.jupiter.api.Test;
  * a helper beside it — each caught on a seed the real system passes:
  *
  * <ul>
+ *   <li>a placed gang left partly placed after a drain or a lost node (issue 44, {@link
+ *       #leftPartlyPlaced}) by G3 alone;
  *   <li>per-task placement ({@link GangBlindApi}: the allocator before gangs) by G1, and by G2 on
  *       its own (judged by G2 alone);
  *   <li>reserve-and-wait (that allocator plus {@link PartialGangTimeout}, which takes a partial
@@ -29,8 +32,27 @@ class GangNaiveVariantsTest {
     return Variant.allocatorView(GangBlindApi::new);
   }
 
+  /**
+   * Its own timeout takes partial gangs back, not the workload controller's (issue 44), which would
+   * stop a partly placed gang after 30 s and so break the deadlock it is made to show.
+   */
   static Variant reserveAndWait() {
-    return perTask().withAlongside(PartialGangTimeout::start);
+    return perTask()
+        .withAlongside(PartialGangTimeout::start)
+        .withPlaneOptions(o -> o.withGangRecovery(NAIVE_RECOVERY));
+  }
+
+  /** The recovery before issue 44: none. */
+  private static final GangRecovery NAIVE_RECOVERY =
+      new GangRecovery(false, java.util.Optional.empty());
+
+  /**
+   * Before issue 44: a placed gang that lost a member (a drain, a node) is left as it is, holding
+   * devices for the others while the replacement waits for room beside them, for ever; a {@code
+   * RestartGang} gang's member deleted from outside is replaced alone.
+   */
+  static Variant leftPartlyPlaced() {
+    return Variant.planeOptions(o -> o.withGangRecovery(NAIVE_RECOVERY));
   }
 
   @Test
@@ -52,6 +74,11 @@ class GangNaiveVariantsTest {
   @Test
   void reserveAndWaitDeadlockIsCaughtByL2Alone() {
     assertCaught("reserve-and-wait", reserveAndWait(), "L2");
+  }
+
+  @Test
+  void aGangLeftPartlyPlacedIsCaughtByG3Alone() {
+    assertCaught("partly placed left as it is", leftPartlyPlaced(), "G3");
   }
 
   private static void assertCaught(String name, Variant variant, String promise) {

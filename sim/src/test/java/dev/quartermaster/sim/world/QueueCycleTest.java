@@ -61,7 +61,7 @@ class QueueCycleTest {
 
   private static Outcome run(Variant variant) {
     var w = new WholeCluster(33, 2, 4, variant);
-    var promises = new QueuePromises(w);
+    var promises = new QueuePromises(w, new StartPromises(w));
     var seen = new ArrayList<String>();
     var api = w.api();
     api.create(new Queue(ObjectMeta.named("qp"), gpus(4), null));

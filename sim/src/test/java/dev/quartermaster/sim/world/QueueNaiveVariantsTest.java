@@ -2,6 +2,7 @@ package dev.quartermaster.sim.world;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.quartermaster.control.admission.Requeueing;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -52,6 +53,35 @@ class QueueNaiveVariantsTest {
     }
     System.out.println("naive variant 'grandfathered quota' caught by Q1 at seed " + caught);
     assertTrue(caught > 0, "the grandfathered quota went unnoticed by Q1 for " + BOUND + " seeds");
+  }
+
+  /**
+   * Before issue 44: an admitted workload holds its quota however long it cannot run (no start
+   * timeout), and an evicted one may be admitted again at once (no backoff).
+   */
+  static Variant noTimeoutNoBackoff() {
+    return Variant.planeOptions(o -> o.withRequeueing(new Requeueing(false, false)));
+  }
+
+  @Test
+  void anAdmissionThatNeverRunsKeepingItsQuotaIsCaughtByQ3() {
+    Campaign.quiet();
+    int seed = GangNaiveVariantsTest.firstCaught(noTimeoutNoBackoff(), "Q3", BOUND);
+    System.out.println("naive variant 'no start timeout' caught by Q3 at seed " + seed);
+    assertTrue(seed > 0, "no start timeout went unnoticed by Q3 for " + BOUND + " seeds");
+  }
+
+  /**
+   * A start timeout without a backoff: the workload that gave its quota back is admitted again at
+   * once (nothing else took the quota in the meantime) and holds it idle again, round after round.
+   */
+  @Test
+  void anEvictedWorkloadAdmittedAgainAtOnceIsCaughtByQ4() {
+    Campaign.quiet();
+    var variant = Variant.planeOptions(o -> o.withRequeueing(new Requeueing(true, false)));
+    int seed = GangNaiveVariantsTest.firstCaught(variant, "Q4", BOUND);
+    System.out.println("naive variant 'no requeue backoff' caught by Q4 at seed " + seed);
+    assertTrue(seed > 0, "no requeue backoff went unnoticed by Q4 for " + BOUND + " seeds");
   }
 
   @Test

@@ -48,7 +48,9 @@ import java.util.Optional;
  *   <li>Q2: an eviction whose preemptor is not nominated for it in the same write, that is not
  *       rightful (neither lower priority in the preemptor's queue nor of a queue that borrows), or
  *       that evicts a workload's own preemptor (the anti-cycle rule); an eviction taken back; an
- *       evicted entry released while one of its tasks still runs.
+ *       evicted entry released while one of its tasks still runs;
+ *   <li>the start timeout's: a {@code StartTimeout} eviction of an admission marked started, or one
+ *       naming a preemptor; an admission's {@code started} mark taken back.
  * </ul>
  *
  * Every queue the ledger lists, and the ledger itself, join the transaction's compares, so an
@@ -101,9 +103,12 @@ final class QuotaGuard implements WriteRules {
           t,
           "workload "
               + owner.get().name()
-              + " is being evicted by "
-              + entry.get().eviction().get().by()
-              + "; its workers are created again once its queue admits it again");
+              + " is being evicted ("
+              + entry.get().eviction().get().reason()
+              + (entry.get().eviction().get().by().isEmpty()
+                  ? ""
+                  : " by " + entry.get().eviction().get().by())
+              + "); its workers are created again once its queue admits it again");
     }
     var name = t.metadata().name();
     var slot =
@@ -151,6 +156,30 @@ final class QuotaGuard implements WriteRules {
   }
 
   /**
+   * An admission that started stays started while its entry stays: its start timeout must not apply
+   * again to a workload that ran.
+   */
+  private static void stillStarted(QuotaLedgerSpec before, QuotaLedger next) {
+    before
+        .admitted()
+        .forEach(
+            (name, was) -> {
+              var now = next.spec().admitted().get(name);
+              if (was.started()
+                  && now != null
+                  && now.uid().equals(was.uid())
+                  && now.at().equals(was.at())
+                  && !now.started()) {
+                throw conflict(
+                    next,
+                    "spec.admitted."
+                        + name
+                        + ".started: an admission that started stays started while its entry stays");
+              }
+            });
+  }
+
+  /**
    * A ledger is deleted only once it admits nothing: deleted while a workload ran, the task ran
    * unadmitted and the cohort stayed stuck. Its revision is the delete's own compare, so an
    * admission racing the delete fails one of them.
@@ -181,6 +210,7 @@ final class QuotaGuard implements WriteRules {
               }
             });
     var compares = new ArrayList<Compare>();
+    stillStarted(before, next);
     releases(reads, before, next, compares);
     nominations(reads, before, next, compares);
     newlyListed(reads, before, next, compares);
@@ -365,6 +395,18 @@ final class QuotaGuard implements WriteRules {
               if (was == null) {
                 throw conflict(next, field + ": only an admitted workload is evicted");
               }
+              if (!e.reason().hasPreemptor()) {
+                if (was.started() || !e.by().isEmpty() || !e.byUid().isEmpty()) {
+                  throw conflict(
+                      next,
+                      field
+                          + ": "
+                          + e.reason()
+                          + " evicts only an admission that has not started, and names no"
+                          + " preemptor");
+                }
+                return;
+              }
               var n = next.spec().nominated().get(e.by());
               if (n == null || !n.uid().equals(e.byUid()) || !n.victims().contains(a.uid())) {
                 throw conflict(
@@ -392,6 +434,7 @@ final class QuotaGuard implements WriteRules {
                         !a.queue().equals(n.queue())
                             && a.usage().keySet().stream()
                                 .anyMatch(c -> quota.borrowed(a.queue(), c) > 0);
+                    case StartTimeout -> true; // judged above
                   };
               if (!rightful) {
                 throw conflict(

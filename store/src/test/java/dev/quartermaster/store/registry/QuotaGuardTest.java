@@ -395,6 +395,51 @@ class QuotaGuardTest {
     assertThat(takenBack.getMessage()).contains("an eviction is never taken back");
   }
 
+  /**
+   * Issue 44: a workload that did not start in time gives its quota back with no preemptor. The
+   * store refuses that eviction of an admission marked started, one that names a preemptor, and a
+   * started mark taken back (the timeout would apply again to a workload that ran).
+   */
+  @Test
+  void aStartTimeoutEvictsOnlyAnAdmissionThatHasNotStarted() {
+    queues(api);
+    var idle = admit(api, "idle", "a", 2);
+    var ran = admit(api, "ran", "a", 2).markStarted();
+    write(api, Map.of("idle", idle, "ran", ran));
+    var timeout = new Eviction("", "", EvictionReason.StartTimeout, Instant.EPOCH);
+
+    var started =
+        catchThrowableOfType(
+            ApiException.class,
+            () -> replace(Map.of("idle", idle, "ran", ran.evictedBy(timeout)), Map.of()));
+    assertThat(started.getMessage())
+        .contains(
+            "spec.admitted.ran.eviction: StartTimeout evicts only an admission that has not"
+                + " started, and names no preemptor");
+    var unstarted =
+        catchThrowableOfType(
+            ApiException.class, () -> replace(Map.of("idle", idle, "ran", admit(ran)), Map.of()));
+    assertThat(unstarted.getMessage())
+        .contains("spec.admitted.ran.started: an admission that started stays started");
+
+    var written = replace(Map.of("idle", idle.evictedBy(timeout), "ran", ran), Map.of());
+    assertThat(written.spec().admitted().get("idle").eviction()).contains(timeout);
+  }
+
+  /** {@code a} as an admission not marked started. */
+  private static Admitted admit(Admitted a) {
+    return new Admitted(
+        a.uid(),
+        a.queue(),
+        a.replicas(),
+        a.usage(),
+        a.priority(),
+        a.at(),
+        a.eviction(),
+        a.preempted(),
+        false);
+  }
+
   /** The anti-cycle rule, judged by the store: v evicted p once, p may never evict v back. */
   @Test
   void aPreemptedWorkloadNeverEvictsItsPreemptorBack() {
@@ -492,7 +537,7 @@ class QuotaGuardTest {
             .withOwner(task.metadata().owner().get())
             .withLabels(Map.of(dev.quartermaster.api.workload.SpecDecision.CREATED_AT, "1"));
     var late = catchThrowableOfType(ApiException.class, () -> api.create(task.withMetadata(again)));
-    assertThat(late.getMessage()).contains("workload low is being evicted by p");
+    assertThat(late.getMessage()).contains("workload low is being evicted (Preempted by p)");
 
     var refused =
         catchThrowableOfType(

@@ -1,0 +1,121 @@
+package dev.quartermaster.control.workload;
+
+import dev.quartermaster.api.claim.ResourceClaim;
+import dev.quartermaster.api.gang.Gang;
+import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.api.workload.TaskPhase;
+import dev.quartermaster.api.workload.WorkloadSpec;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.ToIntFunction;
+
+/**
+ * A gang that holds devices for fewer members than it needs: some live member is placed (bound to a
+ * node, or one of its claims allocated: whichever cache shows it first), and some group of it has
+ * fewer members placed, or done for good, than its share of {@code minMember} (at most what its
+ * queue admitted). It was whole once (G1) and lost a member: to a drain, a lost or unhealthy node,
+ * an operator, a crash, or a scale-up its devices do not follow. The members it has hold their
+ * devices for nothing, since a collective needs every rank. A pure function of the caches, so it is
+ * tested on its own.
+ *
+ * @param placed its live members placed on a node, by name
+ * @param needed the members it needs placed (its groups' shares, within what is admitted)
+ * @param unplaced why each group short of its share is: its live members that wait, and how many of
+ *     its wanted members have no live task
+ */
+public record PartlyPlaced(List<String> placed, int needed, List<String> unplaced) {
+  public PartlyPlaced {
+    placed = List.copyOf(placed);
+    unplaced = List.copyOf(unplaced);
+  }
+
+  /**
+   * @param tasks per group of the gang, its tasks (any owner: only this workload's count)
+   * @param claims the claims of the gang's groups
+   * @param admitted a group's admitted replicas (a scale-up not yet admitted is not needed)
+   */
+  public static Optional<PartlyPlaced> of(
+      Gang gang,
+      WorkloadSpec spec,
+      String workloadUid,
+      Map<String, List<Task>> tasks,
+      List<ResourceClaim> claims,
+      ToIntFunction<String> admitted) {
+    var allocatedFor = new HashSet<String>();
+    for (var c : claims) {
+      if (c.status().allocation().isPresent() && !c.metadata().isDeleting()) {
+        c.metadata().owner().ifPresent(o -> allocatedFor.add(o.uid()));
+      }
+    }
+    var placed = new ArrayList<String>();
+    var unplaced = new ArrayList<String>();
+    int needed = 0;
+    for (var group : spec.groups()) {
+      if (!gang.has(group.name())) {
+        continue;
+      }
+      int need = Math.min(gang.shareOf(group.name()), admitted.applyAsInt(group.name()));
+      needed += need;
+      int here = 0;
+      int done = 0;
+      var waiting = new ArrayList<String>();
+      for (var t : tasks.getOrDefault(group.name(), List.of())) {
+        if (!t.metadata().owner().map(o -> o.uid().equals(workloadUid)).orElse(false)) {
+          continue;
+        }
+        var phase = t.status().phase();
+        if (phase.isFinished()) {
+          if (GroupPlan.endedForGood(group.restartPolicy(), phase) && !t.metadata().isDeleting()) {
+            done++;
+          }
+          continue;
+        }
+        if (t.metadata().isDeleting()) {
+          continue;
+        }
+        if (isPlaced(t) || allocatedFor.contains(t.metadata().uid())) {
+          placed.add(t.metadata().name());
+          here++;
+        } else {
+          waiting.add(t.metadata().name() + waitingFor(t));
+        }
+      }
+      int missing = need - here - done - waiting.size();
+      if (here + done < need) {
+        unplaced.addAll(waiting);
+        if (missing > 0) {
+          unplaced.add(
+              missing + " member(s) of group " + group.name() + " being replaced (no live task)");
+        }
+      }
+    }
+    if (placed.isEmpty() || unplaced.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(new PartlyPlaced(placed, needed, unplaced));
+  }
+
+  /** Bound to a node: pinned, or past {@code Pending} (as {@link GangStatuses} counts it). */
+  static boolean isPlaced(Task t) {
+    return t.spec().node().isPresent() || t.status().phase() != TaskPhase.Pending;
+  }
+
+  private static String waitingFor(Task t) {
+    var s = t.status();
+    return s.reason().isEmpty() ? " (Pending)" : " (Pending, " + s.reason() + ")";
+  }
+
+  /** {@code 1 of 2 members placed (workers-0); not placed: workers-1 (Pending, ...)}. */
+  public String describe() {
+    return placed.size()
+        + " of "
+        + needed
+        + " members placed ("
+        + String.join(", ", placed)
+        + "); not placed: "
+        + String.join(", ", unplaced);
+  }
+}
