@@ -438,6 +438,7 @@ public final class ControlPlane implements AutoCloseable {
         fenced.fencesInStore() ? "" : "; this client cannot fence in the store");
     fenced.beginTerm(term);
     tasks.startLeading(term.fenceRevision());
+    workloads.startLeading(term.fenceRevision());
     long epoch = term.epoch();
     // Everything the last leader may have left half done.
     informers

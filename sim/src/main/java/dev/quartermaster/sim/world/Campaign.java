@@ -94,6 +94,7 @@ public final class Campaign {
     int steps = SeedRun.STEPS;
     boolean stream = false;
     var backfill = dev.quartermaster.control.allocator.Backfill.RESERVE;
+    String watch = null;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--stream" -> stream = true;
@@ -101,13 +102,14 @@ public final class Campaign {
         case "--seeds" -> seeds = Integer.parseInt(args[++i]);
         case "--steps" -> steps = Integer.parseInt(args[++i]);
         case "--from" -> from = Long.parseLong(args[++i]);
+        case "--watch" -> watch = args[++i];
         case "--seed" -> {
           from = Long.parseLong(args[++i]);
           seeds = 1;
         }
         default -> {
           System.err.println(
-              "usage: qm sim [--seeds N] [--steps M] [--from S] | --seed S\n"
+              "usage: qm sim [--seeds N] [--steps M] [--from S] | --seed S [--watch WORKLOAD]\n"
                   + "       qm sim --stream [--no-backfill] [--seeds N] [--from S]: a large gang"
                   + " behind a stream of small jobs (HOL, issue 44)");
           System.exit(2);
@@ -117,6 +119,12 @@ public final class Campaign {
     quiet();
     if (stream) {
       System.exit(JobStream.campaign(from, seeds, backfill, System.out::println));
+    }
+    if (watch != null) {
+      var outcome = new SeedRun(from, steps).watching(watch, System.out::println).run();
+      System.out.println(
+          outcome instanceof SeedRun.Outcome.Violated v ? describe(v) : "seed " + from + " passed");
+      System.exit(outcome instanceof SeedRun.Outcome.Violated ? 1 : 0);
     }
     System.out.printf(
         "whole-cluster simulation: seeds %d..%d, %d steps each%n", from, from + seeds - 1, steps);

@@ -84,6 +84,7 @@ public final class SeedRun {
   private final Deque<String> events = new ArrayDeque<>();
   private List<Gangs.Job> gangs = List.of();
   private int step;
+  private java.util.Optional<WorkloadWatch> watch = java.util.Optional.empty();
 
   public SeedRun(long seed, int steps) {
     this(seed, steps, Variant.REAL);
@@ -116,6 +117,23 @@ public final class SeedRun {
                 ? SimStorage.DetachEffect.KeepsNodeMounts
                 : SimStorage.DetachEffect.DropsNodeMounts);
     this.promises = new Promises(world);
+  }
+
+  /**
+   * This run printing every change to workload {@code name}'s tasks and admission to {@code out}.
+   */
+  public SeedRun watching(String name, java.util.function.Consumer<String> out) {
+    watch = java.util.Optional.of(new WorkloadWatch(name, out));
+    return this;
+  }
+
+  private void look() {
+    watch.ifPresent(
+        w -> w.look(world, String.format("[step %d, t=%.3fs]", step, virtualMillis() / 1000.0)));
+  }
+
+  private long virtualMillis() {
+    return Duration.between(DeterministicEnv.DEFAULT_START, world.env().now()).toMillis();
   }
 
   public static Outcome run(long seed, int steps) {
@@ -220,6 +238,7 @@ public final class SeedRun {
         if (!env.runNext()) {
           break;
         }
+        look();
         var bad = violations(chaos);
         if (!bad.isEmpty()) {
           return new Outcome.Violated(seed, step, bad, List.copyOf(events));
@@ -242,6 +261,7 @@ public final class SeedRun {
               List.copyOf(events));
         }
         step++;
+        look();
         var bad = violations(chaos);
         if (!bad.isEmpty()) {
           return new Outcome.Violated(seed, step, bad, List.copyOf(events));
