@@ -45,6 +45,20 @@ public final class Campaign {
    */
   public static Summary run(
       long from, int count, int steps, int every, java.util.function.Consumer<String> progress) {
+    return run(from, count, steps, every, progress, line -> {});
+  }
+
+  /**
+   * As above; {@code perSeed} gets a line per seed ({@code seed steps passed|violated}), so two
+   * trees can be compared seed by seed (a change meant to keep behaviour keeps every seed's steps).
+   */
+  public static Summary run(
+      long from,
+      int count,
+      int steps,
+      int every,
+      java.util.function.Consumer<String> progress,
+      java.util.function.Consumer<String> perSeed) {
     var failures = new ArrayList<SeedRun.Outcome.Violated>();
     long total = 0;
     long evictions = 0;
@@ -55,11 +69,13 @@ public final class Campaign {
         case SeedRun.Outcome.Passed p -> {
           total += p.steps();
           evictions += p.evictions();
+          perSeed.accept(seed + " " + p.steps() + " passed");
         }
         case SeedRun.Outcome.Violated v -> {
           total += v.step();
           failures.add(v);
           progress.accept(describe(v));
+          perSeed.accept(seed + " " + v.step() + " violated");
         }
       }
       long done = seed - from + 1;
@@ -95,6 +111,7 @@ public final class Campaign {
     boolean stream = false;
     var backfill = dev.quartermaster.control.allocator.Backfill.RESERVE;
     String watch = null;
+    java.nio.file.Path perSeed = null;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--stream" -> stream = true;
@@ -103,13 +120,15 @@ public final class Campaign {
         case "--steps" -> steps = Integer.parseInt(args[++i]);
         case "--from" -> from = Long.parseLong(args[++i]);
         case "--watch" -> watch = args[++i];
+        case "--per-seed" -> perSeed = java.nio.file.Path.of(args[++i]);
         case "--seed" -> {
           from = Long.parseLong(args[++i]);
           seeds = 1;
         }
         default -> {
           System.err.println(
-              "usage: qm sim [--seeds N] [--steps M] [--from S] | --seed S [--watch WORKLOAD]\n"
+              "usage: qm sim [--seeds N] [--steps M] [--from S] [--per-seed FILE]"
+                  + " | --seed S [--watch WORKLOAD]\n"
                   + "       qm sim --stream [--no-backfill] [--seeds N] [--from S]: a large gang"
                   + " behind a stream of small jobs (HOL, issue 44)");
           System.exit(2);
@@ -128,7 +147,16 @@ public final class Campaign {
     }
     System.out.printf(
         "whole-cluster simulation: seeds %d..%d, %d steps each%n", from, from + seeds - 1, steps);
-    var summary = run(from, seeds, steps, Math.max(1, seeds / 20), System.out::println);
+    var lines = new ArrayList<String>();
+    var summary = run(from, seeds, steps, Math.max(1, seeds / 20), System.out::println, lines::add);
+    if (perSeed != null) {
+      try {
+        java.nio.file.Files.write(perSeed, lines);
+      } catch (java.io.IOException e) {
+        System.err.println("qm sim: cannot write " + perSeed + ": " + e.getMessage());
+        System.exit(2);
+      }
+    }
     System.out.println(summary.line());
     System.exit(summary.failures().isEmpty() ? 0 : 1);
   }
