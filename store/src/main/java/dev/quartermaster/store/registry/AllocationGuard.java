@@ -295,10 +295,7 @@ final class AllocationGuard implements WriteRules {
     return claim
         .filter(c -> c.metadata().uid().equals(holder.uid()))
         .flatMap(c -> c.status().allocation())
-        .filter(
-            a ->
-                a.node().equals(node)
-                    && a.devices().stream().anyMatch(d -> d.device().equals(device)))
+        .filter(a -> a.names(node, device))
         .isPresent();
   }
 
