@@ -33,6 +33,8 @@ import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.client.ApiListerWatcher;
 import dev.quartermaster.api.client.NodeAudience;
 import dev.quartermaster.api.client.WatchScope;
+import dev.quartermaster.api.device.DeviceSliceSpec;
+import dev.quartermaster.api.device.use.DeviceUse;
 import dev.quartermaster.api.event.EventLog;
 import dev.quartermaster.api.event.EventRecorder;
 import dev.quartermaster.api.event.EventType;
@@ -640,7 +642,13 @@ public final class NodeAgent implements AutoCloseable {
       return;
     }
     try {
-      slice.publish(devices.devices());
+      var offered = devices.devices();
+      // The ledger judges prepares by what the node offers, as the store does.
+      preparer
+          .durable()
+          .ledger()
+          .judgeBy(DeviceUse.of(new DeviceSliceSpec(config.nodeName(), offered)));
+      slice.publish(offered);
     } catch (RuntimeException e) {
       LOG.warn(
           "node {}: publishing the device slice failed; the heartbeat tries again",

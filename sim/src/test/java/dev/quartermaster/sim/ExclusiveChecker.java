@@ -2,7 +2,9 @@ package dev.quartermaster.sim;
 
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.codec.ObjectCodec;
+import dev.quartermaster.api.device.DeviceSlice;
 import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.sim.world.ExclusiveUse;
 import dev.quartermaster.store.StoreEvent;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -10,11 +12,13 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * I1 on the true store state, at every commit: no device of a node is in the allocation of two live
- * claims. Thread-safe (the store calls it under its lock, but tests read it from others).
+ * I1 on the true store state, at every commit, judged by the simulation's one judge ({@link
+ * ExclusiveUse}): no counter of a node over-consumed by live claims' allocations (no device in
+ * two). Thread-safe (the store calls it under its lock, but tests read it from others).
  */
 final class ExclusiveChecker implements CommitListener {
   private final Map<String, ResourceClaim> claims = new HashMap<>();
+  private final Map<String, DeviceSlice> slices = new HashMap<>();
   private final List<String> violations = new ArrayList<>();
   private int allocatedNow;
 
@@ -23,6 +27,15 @@ final class ExclusiveChecker implements CommitListener {
     boolean touched = false;
     for (var e : changes) {
       var key = e.kv().key();
+      if (key.startsWith("/registry/deviceslices/")) {
+        var name = key.substring("/registry/deviceslices/".length());
+        if (e.type() == StoreEvent.Type.DELETE) {
+          slices.remove(name);
+        } else {
+          slices.put(name, ObjectCodec.fromJson(e.kv().value(), Kinds.DEVICE_SLICE));
+        }
+        continue;
+      }
       if (!key.startsWith("/registry/resourceclaims/")) {
         continue;
       }
@@ -37,31 +50,14 @@ final class ExclusiveChecker implements CommitListener {
     if (!touched) {
       return;
     }
-    var holder = new HashMap<String, String>();
     int allocated = 0;
     for (var c : claims.values()) {
-      if (c.status().allocation().isEmpty()) {
-        continue;
-      }
-      allocated++;
-      var a = c.status().allocation().get();
-      for (var d : a.devices()) {
-        var was = holder.put(a.node() + "/" + d.device(), c.metadata().name());
-        if (was != null) {
-          violations.add(
-              "revision "
-                  + revision
-                  + ": device "
-                  + a.node()
-                  + "/"
-                  + d.device()
-                  + " allocated to both "
-                  + was
-                  + " and "
-                  + c.metadata().name());
-        }
+      if (c.status().allocation().isPresent()) {
+        allocated++;
       }
     }
+    ExclusiveUse.violations(claims.values(), ExclusiveUse.bySlices(slices.values()))
+        .forEach(v -> violations.add("revision " + revision + ": " + v));
     allocatedNow = allocated;
   }
 

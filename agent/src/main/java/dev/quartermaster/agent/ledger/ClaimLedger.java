@@ -3,6 +3,8 @@ package dev.quartermaster.agent.ledger;
 import dev.quartermaster.agent.ledger.ClaimState.PrepareAborted;
 import dev.quartermaster.agent.ledger.ClaimState.PrepareCompleted;
 import dev.quartermaster.agent.ledger.ClaimState.PrepareStarted;
+import dev.quartermaster.api.device.use.DeviceUse;
+import dev.quartermaster.api.device.use.Holders;
 import dev.quartermaster.core.env.Env;
 import java.time.Duration;
 import java.time.Instant;
@@ -27,8 +29,9 @@ import java.util.TreeSet;
  *   <li>A prepare of a completed claim returns the same devices; this is checked before anything is
  *       written, so a repeated prepare can never move a completed claim back to started.
  *   <li>A prepare fails retryably, naming the holder, while any of its devices is held by another
- *       claim that is started or completed (I1). A prepare for a new claim that arrives before the
- *       unprepare of the old one is therefore refused, not merged.
+ *       claim that is started or completed, or shares a counter with devices such claims hold
+ *       beyond what there is ({@link DeviceUse}; I1). A prepare for a new claim that arrives before
+ *       the unprepare of the old one is therefore refused, not merged.
  *   <li>Unprepare needs nothing but the ledger, is idempotent and succeeds for unknown claims. It
  *       always leaves a tombstone (for unknown claims too, since the prepare it overtook may still
  *       be on its way) ({@code PrepareAborted}) for {@link #tombstoneTtl()}, longer than any
@@ -50,6 +53,9 @@ public final class ClaimLedger {
 
   /** device → uid of the started or completed entry that holds it; the I1 index. */
   private final Map<String, String> holders = new HashMap<>();
+
+  /** What this node's devices consume while held: what a prepare is judged by (I1). */
+  private DeviceUse use = DeviceUse.WHOLE_DEVICES;
 
   /**
    * claim name → the uids of the entries (tombstones included) that carry it, in order: {@link
@@ -140,6 +146,14 @@ public final class ClaimLedger {
     return version;
   }
 
+  /**
+   * From now on, judges prepares by {@code use}: this node's devices as its slice publishes them
+   * (whole devices until a device declares shared counters).
+   */
+  public synchronized void judgeBy(DeviceUse use) {
+    this.use = Objects.requireNonNull(use, "use");
+  }
+
   /** Begins (or repeats) a prepare. See the class comment for the rules. */
   public synchronized PrepareResult prepare(PrepareRequest request) {
     pruneExpiredLocked();
@@ -167,11 +181,12 @@ public final class ClaimLedger {
         // fall through to the exclusivity check
       }
     }
+    var held = Holders.of(holders);
     for (var device : request.devices()) {
-      var holderUid = holders.get(device);
-      if (holderUid != null) {
-        var holder = claims.get(holderUid);
-        return new PrepareResult.Held(device, holder.claim(), holder);
+      var clash = use.clash(device, uid, held);
+      if (clash.isPresent()) {
+        var holder = claims.get(clash.get().heldBy());
+        return new PrepareResult.Held(clash.get().heldDevice(), holder.claim(), holder);
       }
     }
     var started =

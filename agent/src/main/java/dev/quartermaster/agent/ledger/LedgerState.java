@@ -1,5 +1,8 @@
 package dev.quartermaster.agent.ledger;
 
+import dev.quartermaster.api.device.use.DeviceUse;
+import dev.quartermaster.api.device.use.Holding;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -39,32 +42,48 @@ public record LedgerState(Map<String, ClaimState> claims, long version) {
 
   /**
    * A description of the first device held by two entries, if any: a state like that breaks I1 and
-   * is never accepted (not from a checkpoint, not from a caller).
+   * is never accepted (not from a checkpoint, not from a caller). Judged as whole devices: the
+   * checkpoint does not know the node's counters.
    */
   public Optional<String> doubleHeld() {
-    var holders = new java.util.HashMap<String, ClaimState>();
+    return overConsumed(DeviceUse.WHOLE_DEVICES);
+  }
+
+  /**
+   * As {@link #doubleHeld}, judged by the node's device use: the first counter the held entries
+   * over-consume, if any.
+   */
+  public Optional<String> overConsumed(DeviceUse use) {
+    var holdings = new ArrayList<Holding<ClaimState>>();
     for (var entry : claims.values()) {
       if (entry.holdsDevices()) {
-        for (var device : entry.devices()) {
-          var other = holders.putIfAbsent(device, entry);
-          if (other != null) {
-            return Optional.of(
-                "device "
-                    + device
-                    + " is held by two claims: "
-                    + other.claim()
-                    + " ("
-                    + other.stateName()
-                    + ") and "
-                    + entry.claim()
-                    + " ("
-                    + entry.stateName()
-                    + ")");
-          }
-        }
+        entry.devices().forEach(d -> holdings.add(new Holding<>(d, entry)));
       }
     }
-    return Optional.empty();
+    return use.overConsumed(holdings)
+        .map(
+            c ->
+                c.over().isEmpty()
+                    ? "device "
+                        + c.device()
+                        + " is held by two claims: "
+                        + named(c.heldBy())
+                        + " and "
+                        + named(c.holder())
+                    : "device "
+                        + c.device()
+                        + ", held by "
+                        + named(c.holder())
+                        + ", shares "
+                        + c.over().get()
+                        + " with device "
+                        + c.heldDevice()
+                        + ", held by "
+                        + named(c.heldBy()));
+  }
+
+  private static String named(ClaimState entry) {
+    return entry.claim() + " (" + entry.stateName() + ")";
   }
 
   /**

@@ -35,7 +35,12 @@ public record GangLedgerSpec(Map<String, GangReservation> reservations) {
   }
 
   /** A device a reservation holds: which gang's, and for which claim. */
-  public record Reserved(String gang, DeviceHolder holder) {}
+  public record Reserved(String gang, DeviceHolder holder) {
+    @Override
+    public String toString() {
+      return "gang " + gang + ", " + holder;
+    }
+  }
 
   /** Node → device → the reservation holding it, over every reservation (ordered, for messages). */
   public Map<String, Map<String, Reserved>> byNode() {

@@ -9,6 +9,11 @@ public record Allocation(String node, List<AllocatedDevice> devices) {
     devices = devices == null ? List.of() : List.copyOf(devices);
   }
 
+  /** Whether this allocation names {@code device} of {@code node}. */
+  public boolean names(String node, String device) {
+    return this.node.equals(node) && devices.stream().anyMatch(d -> d.device().equals(device));
+  }
+
   /**
    * @param request the claim request this device satisfies
    */

@@ -32,7 +32,7 @@ public final class ObjectValidator {
     MetaRules.check(object.metadata(), v);
     switch (object) {
       case Node n -> {}
-      case DeviceSlice s -> DeviceRules.slice(s.spec(), v);
+      case DeviceSlice s -> DeviceRules.slice(s.metadata().name(), s.spec(), v);
       case DeviceClass c -> DeviceRules.deviceClass(c.spec(), v);
       case ResourceClaim c -> ClaimRules.spec("spec", c.spec(), v);
       case Workload w -> WorkloadRules.workload(w.metadata().name(), w.spec(), v);

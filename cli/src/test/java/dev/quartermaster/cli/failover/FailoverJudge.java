@@ -1,10 +1,12 @@
 package dev.quartermaster.cli.failover;
 
 import dev.quartermaster.api.claim.ResourceClaim;
+import dev.quartermaster.api.device.DeviceSlice;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.control.cluster.Labels;
+import dev.quartermaster.sim.world.ExclusiveUse;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -15,13 +17,15 @@ import java.util.Map;
  * and workloads in the store's revision order (the whole history, read back from etcd):
  *
  * <ul>
- *   <li>I1: at no revision is one device of a node allocated to two claims;
+ *   <li>I1: at no revision does what live claims are allocated over-consume a counter of a node (no
+ *       device in two allocations), judged by the simulation's one judge ({@link ExclusiveUse});
  *   <li>I4: no task is created while its group already has as many live tasks as the workload's
  *       replicas at that revision.
  * </ul>
  */
 final class FailoverJudge {
   private final Map<String, ResourceClaim> claims = new HashMap<>();
+  private final Map<String, DeviceSlice> slices = new HashMap<>();
   private final Map<String, Task> tasks = new HashMap<>();
   private final Map<String, Workload> workloads = new HashMap<>();
   private final List<String> violations = new ArrayList<>();
@@ -45,6 +49,7 @@ final class FailoverJudge {
         }
       }
       case Workload w -> put(workloads, name, w, deleted);
+      case DeviceSlice s -> put(slices, name, s, deleted);
       default -> {}
     }
   }
@@ -58,30 +63,8 @@ final class FailoverJudge {
   }
 
   private void exclusive(long revision) {
-    var holders = new HashMap<String, String>();
-    for (var c : claims.values()) {
-      c.status()
-          .allocation()
-          .ifPresent(
-              a ->
-                  a.devices()
-                      .forEach(
-                          d -> {
-                            var key = a.node() + "/" + d.device();
-                            var other = holders.putIfAbsent(key, c.metadata().name());
-                            if (other != null) {
-                              violations.add(
-                                  "I1 at revision "
-                                      + revision
-                                      + ": "
-                                      + key
-                                      + " allocated to claims "
-                                      + other
-                                      + " and "
-                                      + c.metadata().name());
-                            }
-                          }));
-    }
+    ExclusiveUse.violations(claims.values(), ExclusiveUse.bySlices(slices.values()))
+        .forEach(v -> violations.add("I1 at revision " + revision + ": " + v));
   }
 
   private void bounded(long revision, Task created) {

@@ -616,13 +616,7 @@ public final class Allocator {
 
   /** Whether claim {@code c}'s allocation holds {@code device} on {@code node}. */
   static boolean holds(ResourceClaim c, String node, String device) {
-    return c.status()
-        .allocation()
-        .filter(
-            a ->
-                a.node().equals(node)
-                    && a.devices().stream().anyMatch(d -> d.device().equals(device)))
-        .isPresent();
+    return c.status().allocation().filter(a -> a.names(node, device)).isPresent();
   }
 
   static Optional<Condition> allocatedCondition(ResourceClaim c) {

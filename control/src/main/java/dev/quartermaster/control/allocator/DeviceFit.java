@@ -10,7 +10,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Predicate;
+import java.util.Set;
 
 /**
  * Assigns devices of one node to a set of claims: each request takes {@code count} distinct devices
@@ -25,16 +25,23 @@ final class DeviceFit {
 
   private DeviceFit() {}
 
+  /** Whether a device is free to this fit, given the devices it has {@code taking} so far. */
+  @FunctionalInterface
+  interface FreeTest {
+    boolean isFree(Device d, Set<String> taking);
+  }
+
   /**
-   * Devices for every claim, from {@code devices} that pass {@code usable}; empty if they do not
-   * all fit. {@code classes} must hold every class the needs name.
+   * Devices for every claim, from {@code devices} that {@code free} lets it take; empty if they do
+   * not all fit. {@code classes} must hold every class the needs name.
    */
   static Optional<Map<String, List<AllocatedDevice>>> fit(
       List<Device> devices,
       List<ClaimNeed> needs,
       Map<String, DeviceClass> classes,
-      Predicate<Device> usable) {
-    var sorted = devices.stream().filter(usable).sorted(DEVICE_ORDER).toList();
+      FreeTest free) {
+    var sorted =
+        devices.stream().filter(d -> free.isFree(d, Set.of())).sorted(DEVICE_ORDER).toList();
     var used = new HashSet<String>();
     var out = new HashMap<String, List<AllocatedDevice>>();
     for (var need : needs) {
@@ -46,7 +53,7 @@ final class DeviceFit {
           if (taken == request.count()) {
             break;
           }
-          if (!used.contains(d.name())
+          if (free.isFree(d, used)
               && matches(d, cls)
               && request.selectors().stream().allMatch(s -> s.matches(d.attributes()))) {
             used.add(d.name());

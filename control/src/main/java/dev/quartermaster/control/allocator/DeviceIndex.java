@@ -6,6 +6,7 @@ import dev.quartermaster.api.claim.Allocation.AllocatedDevice;
 import dev.quartermaster.api.device.Device;
 import dev.quartermaster.api.device.DeviceClass;
 import dev.quartermaster.api.device.DeviceSlice;
+import dev.quartermaster.api.device.use.DeviceUse;
 import dev.quartermaster.api.gang.GangTopology;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.control.cluster.NodeReadiness;
@@ -105,7 +106,8 @@ public final class DeviceIndex {
             List.copyOf(devices),
             Map.copyOf(held),
             sources,
-            node.map(n -> n.metadata().labels()).orElse(Map.of()));
+            node.map(n -> n.metadata().labels()).orElse(Map.of()),
+            DeviceUse.of(slices.stream().map(DeviceSlice::spec).toList()));
     nodes.put(name, view);
     recorded.forEach(
         (device, uid) ->
@@ -401,7 +403,9 @@ public final class DeviceIndex {
       return Optional.empty();
     }
     var view = indexed.closing(closed.getOrDefault(name, Set.of()));
-    var fit = DeviceFit.fit(view.devices(), needs, classes, view::isFree);
+    var fit =
+        DeviceFit.fit(
+            view.devices(), needs, classes, (d, taking) -> view.isFree(d, Set.of(), taking));
     return fit.map(devices -> new Placement.Placed(name, devices));
   }
 
@@ -427,7 +431,10 @@ public final class DeviceIndex {
               view.devices(),
               List.of(need),
               classes,
-              d -> d.health() == Device.Health.Healthy && reserved.contains(d.name()));
+              (d, taking) ->
+                  d.health() == Device.Health.Healthy
+                      && reserved.contains(d.name())
+                      && !taking.contains(d.name()));
       if (fit.isEmpty()) {
         return Optional.empty();
       }

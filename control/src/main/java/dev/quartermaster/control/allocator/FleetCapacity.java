@@ -98,6 +98,7 @@ final class FleetCapacity {
                     new Device(
                         d.name(), d.deviceClass(), d.attributes(), Device.Health.Healthy, ""))
             .toList();
-    return new NodeView(n.name(), Optional.empty(), healthy, Map.of(), n.sources(), n.labels());
+    return new NodeView(
+        n.name(), Optional.empty(), healthy, Map.of(), n.sources(), n.labels(), n.use());
   }
 }

@@ -164,7 +164,7 @@ final class GangFit {
                   view.devices(),
                   member.needs(),
                   classes,
-                  d -> view.isFree(d) && !mine.contains(d.name()));
+                  (d, taking) -> view.isFree(d, mine, taking));
           if (fit.isPresent()) {
             placed = Optional.of(new Placement.Placed(view.name(), fit.get()));
             byFree.remove(candidate);
@@ -224,7 +224,7 @@ final class GangFit {
     var mine = taken.getOrDefault(n.name(), Set.of());
     int free = 0;
     for (Device d : n.devices()) {
-      if (n.isFree(d) && !mine.contains(d.name()) && d.deviceClass().equals(base.get())) {
+      if (d.deviceClass().equals(base.get()) && n.isFree(d, mine, Set.of())) {
         free++;
       }
     }

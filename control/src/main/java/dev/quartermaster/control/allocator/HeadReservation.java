@@ -143,7 +143,7 @@ record HeadReservation(
                   held.put(device, uid);
                 }
               });
-      then.add(new NodeView(n.name(), n.notReady(), n.devices(), held, n.sources(), n.labels()));
+      then.add(n.holding(held));
     }
     return GangFit.fit(then, members, classes, topology, Packing.BEST_FIT)
             instanceof GangFit.Outcome.Fits fits

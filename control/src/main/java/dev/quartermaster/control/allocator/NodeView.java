@@ -3,10 +3,13 @@ package dev.quartermaster.control.allocator;
 import dev.quartermaster.api.allocation.NodeAllocation;
 import dev.quartermaster.api.device.Device;
 import dev.quartermaster.api.device.DeviceSlice;
+import dev.quartermaster.api.device.use.DeviceUse;
+import dev.quartermaster.api.device.use.Holders;
 import dev.quartermaster.api.node.Node;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * One node as the {@link DeviceIndex} sees it.
@@ -15,6 +18,7 @@ import java.util.Optional;
  * @param held the node's allocation record: device → the holder's claim uid
  * @param sources the revisions it was built from
  * @param labels the node's labels (its place in the topology among them)
+ * @param use what its devices consume while held: which holdings exclude each other
  */
 record NodeView(
     String name,
@@ -22,7 +26,8 @@ record NodeView(
     List<Device> devices,
     Map<String, String> held,
     NodeView.Sources sources,
-    Map<String, String> labels) {
+    Map<String, String> labels,
+    DeviceUse use) {
 
   NodeView(
       String name,
@@ -30,16 +35,44 @@ record NodeView(
       List<Device> devices,
       Map<String, String> held,
       NodeView.Sources sources) {
-    this(name, notReady, devices, held, sources, Map.of());
+    this(name, notReady, devices, held, sources, Map.of(), DeviceUse.WHOLE_DEVICES);
+  }
+
+  NodeView(
+      String name,
+      Optional<String> notReady,
+      List<Device> devices,
+      Map<String, String> held,
+      NodeView.Sources sources,
+      Map<String, String> labels) {
+    this(name, notReady, devices, held, sources, labels, DeviceUse.WHOLE_DEVICES);
+  }
+
+  /** This view with {@code held} as its holdings instead. */
+  NodeView holding(Map<String, String> held) {
+    return new NodeView(name, notReady, devices, held, sources, labels, use);
   }
 
   boolean schedulable() {
     return notReady.isEmpty();
   }
 
-  /** Whether {@code d} may be handed out now: healthy and held by no one. */
+  /** Whether {@code d} may be handed out now: healthy and free by the node's device use. */
   boolean isFree(Device d) {
-    return d.health() == Device.Health.Healthy && !held.containsKey(d.name());
+    return d.health() == Device.Health.Healthy && use.isFree(d.name(), Holders.of(held));
+  }
+
+  /**
+   * As {@link #isFree(Device)}, with {@code taken} and {@code taking} held too (devices a decision
+   * has handed out on this node already).
+   */
+  boolean isFree(Device d, Set<String> taken, Set<String> taking) {
+    return d.health() == Device.Health.Healthy
+        && use.isFree(
+            d.name(),
+            Holders.of(held)
+                .or(Holders.all(taken, HeadReservation.HOLDER))
+                .or(Holders.all(taking, HeadReservation.HOLDER)));
   }
 
   /**
@@ -52,7 +85,7 @@ record NodeView(
     }
     var more = new java.util.HashMap<>(held);
     devices.forEach(d -> more.putIfAbsent(d, HeadReservation.HOLDER));
-    return new NodeView(name, notReady, this.devices, Map.copyOf(more), sources, labels);
+    return holding(Map.copyOf(more));
   }
 
   int free(String baseClass) {

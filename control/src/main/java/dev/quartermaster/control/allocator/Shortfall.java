@@ -1,6 +1,7 @@
 package dev.quartermaster.control.allocator;
 
 import dev.quartermaster.api.device.DeviceClass;
+import dev.quartermaster.api.device.use.Holders;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -39,7 +40,16 @@ final class Shortfall {
     // Could any node hold it at all, were every device healthy and free?
     boolean everFits =
         scope.stream()
-            .anyMatch(v -> DeviceFit.fit(v.devices(), needs, classes, d -> true).isPresent());
+            .anyMatch(
+                v ->
+                    DeviceFit.fit(
+                            v.devices(),
+                            needs,
+                            classes,
+                            (d, taking) ->
+                                v.use()
+                                    .isFree(d.name(), Holders.all(taking, HeadReservation.HOLDER)))
+                        .isPresent());
     if (!everFits) {
       int most = scope.stream().mapToInt(v -> matching(v, needs, classes)).max().orElse(0);
       return new Placement.Unsatisfiable(

@@ -12,7 +12,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 
 /**
  * Seed 1's promises, judged over every change of Nodes, ResourceClaims and Tasks in revision order
@@ -127,30 +126,9 @@ public final class DomainPromises {
         }
       }
     }
-    var holders = new TreeMap<String, String>();
-    for (var c : claims.values()) {
-      c.status()
-          .allocation()
-          .ifPresent(
-              a ->
-                  a.devices()
-                      .forEach(
-                          d -> {
-                            var key = a.node() + "/" + d.device();
-                            var other = holders.putIfAbsent(key, c.metadata().name());
-                            if (other != null) {
-                              violations.add(
-                                  "rev "
-                                      + revision
-                                      + ": device "
-                                      + key
-                                      + " allocated to both "
-                                      + other
-                                      + " and "
-                                      + c.metadata().name());
-                            }
-                          }));
-    }
+    // I1 by the one judge; this history carries no slices, so every device is whole.
+    ExclusiveUse.violations(claims.values(), ExclusiveUse.bySlices(List.of()))
+        .forEach(v -> violations.add("rev " + revision + ": " + v));
   }
 
   public synchronized List<String> violations() {

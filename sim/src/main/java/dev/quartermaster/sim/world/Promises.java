@@ -3,6 +3,7 @@ package dev.quartermaster.sim.world;
 import dev.quartermaster.agent.discovery.ControlNode;
 import dev.quartermaster.agent.ledger.ClaimState;
 import dev.quartermaster.api.claim.PrepareState;
+import dev.quartermaster.api.device.use.DeviceUse;
 import dev.quartermaster.api.gang.WorkloadGangs;
 import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.volume.VolumeClaim;
@@ -141,9 +142,10 @@ final class Promises {
     // overreaches.
     world.refusals().forEach(r -> out.add("ACCESS: " + r));
     storeExclusive(out);
+    var uses = uses();
     for (var n : world.nodes()) {
       n.ledger()
-          .flatMap(l -> l.doubleHeld())
+          .flatMap(l -> l.overConsumed(uses.apply(n.name)))
           .ifPresent(d -> out.add("I1 ledger of " + n.name + ": " + d));
       complete(n, out);
       processes(n, out);
@@ -353,28 +355,12 @@ final class Promises {
   }
 
   private void storeExclusive(List<String> out) {
-    var holders = new HashMap<String, String>();
-    for (var c : world.view().claims()) {
-      c.status()
-          .allocation()
-          .ifPresent(
-              a ->
-                  a.devices()
-                      .forEach(
-                          d -> {
-                            var key = a.node() + "/" + d.device();
-                            var other = holders.putIfAbsent(key, c.metadata().name());
-                            if (other != null) {
-                              out.add(
-                                  "I1 store: "
-                                      + key
-                                      + " allocated to claims "
-                                      + other
-                                      + " and "
-                                      + c.metadata().name());
-                            }
-                          }));
-    }
+    ExclusiveUse.violations(world.view().claims(), uses()).forEach(v -> out.add("I1 store: " + v));
+  }
+
+  /** Each node's device use as the store's slices say now. */
+  private java.util.function.Function<String, DeviceUse> uses() {
+    return ExclusiveUse.bySlices(world.view().slices());
   }
 
   private void complete(WholeCluster.NodeSlot n, List<String> out) {

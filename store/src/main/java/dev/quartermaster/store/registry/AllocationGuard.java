@@ -5,6 +5,10 @@ import dev.quartermaster.api.allocation.NodeAllocation;
 import dev.quartermaster.api.allocation.NodeAllocationSpec;
 import dev.quartermaster.api.claim.Allocation.AllocatedDevice;
 import dev.quartermaster.api.claim.ResourceClaim;
+import dev.quartermaster.api.device.DeviceSlice;
+import dev.quartermaster.api.device.use.DeviceUse;
+import dev.quartermaster.api.device.use.Holders;
+import dev.quartermaster.api.device.use.Holding;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.error.Violation;
@@ -19,12 +23,18 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * I1 in the store, whoever writes (allocator, agent, an operator with curl): no device is held by
- * two live claims. It keeps one invariant, R: every live claim whose {@code status.allocation}
- * names device d of node N is the holder of d in {@code nodeallocation/N}. A record is a map, so R
- * gives I1. R is kept by refusing, atomically with the write:
+ * I1 in the store, whoever writes (allocator, agent, an operator with curl): no counter of a node
+ * is over-consumed by the devices its live claims hold ({@code dev.quartermaster.api.device.use});
+ * for devices that declare no shared counters, no device is held by two live claims. It keeps one
+ * invariant, R: every live claim whose {@code status.allocation} names device d of node N is the
+ * holder of d in {@code nodeallocation/N}. A record is a map, so R gives each device one holder;
+ * its entries are further judged by the node's {@link NodeDeviceUse}, so R gives I1. R and that
+ * judgement are kept by refusing, atomically with the write:
  *
  * <ul>
+ *   <li>a record write whose new entries, with the record's others, over-consume a shared counter
+ *       (a claim given {@code gpu-0} while another holds its slice {@code gpu-0-mig-1g-0}); and a
+ *       slice that declares counters the node's record already over-consumes;
  *   <li>a claim write whose allocation names a device the record does not give to that claim's uid;
  *   <li>a record write or delete that drops or changes an entry whose claim is live and allocated
  *       that device (entries of claims that are gone, pending or placed elsewhere may go);
@@ -41,13 +51,21 @@ final class AllocationGuard implements WriteRules {
   private static final int NAMED = 5;
 
   private final StoredObjects stored;
+  private final NodeDeviceUse uses;
 
-  AllocationGuard(StoredObjects stored) {
+  AllocationGuard(StoredObjects stored, NodeDeviceUse uses) {
     this.stored = stored;
+    this.uses = uses;
   }
 
   @Override
   public List<Compare> beforeCreate(Reads reads, ApiObject next) {
+    if (next instanceof NodeAllocation a) {
+      return counters(reads, a.metadata().name(), NodeAllocationSpec.EMPTY, a.spec());
+    }
+    if (next instanceof DeviceSlice s) {
+      return sliceWrite(reads, s);
+    }
     if (next instanceof ResourceClaim c && c.status().allocation().isPresent()) {
       throw ApiException.invalid(
           c.ref(),
@@ -67,9 +85,78 @@ final class AllocationGuard implements WriteRules {
               ? List.of() // R holds for the stored claim, so an allocation the write keeps needs no
               // check
               : claimWrite(reads, c);
-      case NodeAllocation a -> recordWrite(reads, (NodeAllocation) current, a.spec());
+      case NodeAllocation a -> {
+        var compares = new ArrayList<>(recordWrite(reads, (NodeAllocation) current, a.spec()));
+        compares.addAll(
+            counters(reads, a.metadata().name(), ((NodeAllocation) current).spec(), a.spec()));
+        yield compares;
+      }
+      case DeviceSlice s -> sliceWrite(reads, s);
       default -> List.of();
     };
+  }
+
+  /**
+   * The entries {@code next} adds to {@code current}, judged with the rest of {@code next} by the
+   * node's device use (dropping entries only gives counters back). Nothing to judge on a node that
+   * shares no counters: the record is a map.
+   */
+  private List<Compare> counters(
+      Reads reads, String node, NodeAllocationSpec current, NodeAllocationSpec next) {
+    var judged = uses.of(reads, node);
+    if (!judged.use().sharesCounters()) {
+      return List.of();
+    }
+    var held = Holders.of(next.devices());
+    var clashes = new ArrayList<String>();
+    next.devices().entrySet().stream()
+        .filter(e -> current.holder(e.getKey()).filter(e.getValue()::equals).isEmpty())
+        .sorted(Map.Entry.comparingByKey())
+        .forEach(
+            e ->
+                judged
+                    .use()
+                    .clash(e.getKey(), e.getValue(), held)
+                    .ifPresent(c -> clashes.add(c.describe() + ", not free for " + e.getValue())));
+    if (!clashes.isEmpty()) {
+      throw new ApiException(
+          Reason.Conflict, "nodeallocation/" + node + ": spec.devices: " + first(clashes));
+    }
+    return judged.compares();
+  }
+
+  /**
+   * A slice that declares shared counters must not be over-consumed by the holdings its node's
+   * record has now; one that declares none is judged by nothing but the record's map.
+   */
+  private List<Compare> sliceWrite(Reads reads, DeviceSlice slice) {
+    if (!slice.spec().sharesCounters()) {
+      return List.of();
+    }
+    var node = slice.metadata().name();
+    var key = StoredObjects.key(Kinds.NODE_ALLOCATION, node);
+    var kv = reads.get(key);
+    var record =
+        kv.map(x -> stored.decode(Kinds.NODE_ALLOCATION, x).spec())
+            .orElse(NodeAllocationSpec.EMPTY);
+    var holdings = new ArrayList<Holding<DeviceHolder>>();
+    record.devices().forEach((d, h) -> holdings.add(new Holding<>(d, h)));
+    var clash = DeviceUse.of(slice.spec()).overConsumed(holdings);
+    if (clash.isPresent()) {
+      throw new ApiException(
+          Reason.Conflict,
+          slice.ref()
+              + ": spec: its counters are over-consumed by what nodeallocation/"
+              + node
+              + " holds now: "
+              + clash.get().describe()
+              + ", and device "
+              + clash.get().device()
+              + " by "
+              + clash.get().holder()
+              + "; publish them once those claims are gone");
+    }
+    return List.of(new Compare.ModRevision(key, kv.map(x -> x.modRevision()).orElse(0L)));
   }
 
   @Override
@@ -208,10 +295,7 @@ final class AllocationGuard implements WriteRules {
     return claim
         .filter(c -> c.metadata().uid().equals(holder.uid()))
         .flatMap(c -> c.status().allocation())
-        .filter(
-            a ->
-                a.node().equals(node)
-                    && a.devices().stream().anyMatch(d -> d.device().equals(device)))
+        .filter(a -> a.names(node, device))
         .isPresent();
   }
 

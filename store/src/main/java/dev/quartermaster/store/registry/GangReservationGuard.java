@@ -9,6 +9,8 @@ import dev.quartermaster.api.allocation.NodeAllocation;
 import dev.quartermaster.api.allocation.NodeAllocationSpec;
 import dev.quartermaster.api.allocation.ReservationPhase;
 import dev.quartermaster.api.claim.ResourceClaim;
+import dev.quartermaster.api.device.use.Clash;
+import dev.quartermaster.api.device.use.Holders;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.error.Violation;
@@ -21,6 +23,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * The gang ledger's reservations hold devices as records do (I1 with gangs larger than one
@@ -53,14 +56,16 @@ final class GangReservationGuard implements WriteRules {
   private static final int NAMED = 5;
 
   private final StoredObjects stored;
+  private final NodeDeviceUse uses;
 
   /** The last ledger spec indexed by node, reused while the ledger is unchanged. */
   private volatile Indexed indexed = new Indexed(GangLedgerSpec.EMPTY, Map.of());
 
   private record Indexed(GangLedgerSpec spec, Map<String, Map<String, Reserved>> byNode) {}
 
-  GangReservationGuard(StoredObjects stored) {
+  GangReservationGuard(StoredObjects stored, NodeDeviceUse uses) {
     this.stored = stored;
+    this.uses = uses;
   }
 
   @Override
@@ -102,22 +107,20 @@ final class GangReservationGuard implements WriteRules {
     }
     var kv = reads.get(LEDGER);
     var reserved = byNode(kv).getOrDefault(node, Map.of());
+    if (reserved.isEmpty()) {
+      return List.of(ledgerCompare(kv)); // the record alone is AllocationGuard's to judge
+    }
+    var judged = uses.of(reads, node);
+    var held = holders(reserved).or(Holders.of(next.devices()));
     var taken = new ArrayList<String>();
     added.entrySet().stream()
         .sorted(Map.Entry.comparingByKey())
         .forEach(
-            e -> {
-              var r = reserved.get(e.getKey());
-              if (r != null && !r.holder().uid().equals(e.getValue().uid())) {
-                taken.add(
-                    "device "
-                        + e.getKey()
-                        + " is reserved for gang "
-                        + r.gang()
-                        + ", "
-                        + r.holder());
-              }
-            });
+            e ->
+                judged
+                    .use()
+                    .clash(e.getKey(), e.getValue(), held)
+                    .ifPresent(c -> taken.add(reservedFor(c, "", reserved))));
     if (!taken.isEmpty()) {
       throw new ApiException(
           Reason.Conflict,
@@ -127,7 +130,9 @@ final class GangReservationGuard implements WriteRules {
               + first(taken)
               + "; a gang's reservation holds its devices until its members' entries are in");
     }
-    return List.of(ledgerCompare(kv));
+    var compares = new ArrayList<>(judged.compares());
+    compares.add(ledgerCompare(kv));
+    return compares;
   }
 
   private List<Compare> claimWrite(Reads reads, ResourceClaim claim) {
@@ -137,23 +142,24 @@ final class GangReservationGuard implements WriteRules {
     var allocation = claim.status().allocation().get();
     var kv = reads.get(LEDGER);
     var reserved = byNode(kv).getOrDefault(allocation.node(), Map.of());
+    if (reserved.isEmpty()) {
+      return List.of(ledgerCompare(kv));
+    }
+    var judged = uses.of(reads, allocation.node());
+    var mine = new DeviceHolder(claim.metadata().name(), claim.metadata().uid());
     for (var d : allocation.devices()) {
-      var r = reserved.get(d.device());
-      if (r != null && !r.holder().uid().equals(claim.metadata().uid())) {
+      var clash = judged.use().clash(d.device(), mine, holders(reserved));
+      if (clash.isPresent()) {
         throw new ApiException(
             Reason.Conflict,
             claim.ref()
-                + ": status.allocation: device "
-                + d.device()
-                + " on node "
-                + allocation.node()
-                + " is reserved for gang "
-                + r.gang()
-                + ", "
-                + r.holder());
+                + ": status.allocation: "
+                + reservedFor(clash.get(), " on node " + allocation.node(), reserved));
       }
     }
-    return List.of(ledgerCompare(kv));
+    var compares = new ArrayList<>(judged.compares());
+    compares.add(ledgerCompare(kv));
+    return compares;
   }
 
   private List<Compare> ledgerWrite(Reads reads, GangLedgerSpec current, GangLedgerSpec next) {
@@ -171,8 +177,8 @@ final class GangReservationGuard implements WriteRules {
               "a reservation is written Proposed; it becomes Held only by a write the store checks"
                   + " against the records");
         }
-        apartFromOthers(key, r, next);
-        againstRecords(reads, key, r, records);
+        apartFromOthers(reads, key, r, next, compares);
+        againstRecords(reads, key, r, records, compares);
         compares.add(decidedOnSpec(reads, key, r));
         continue;
       }
@@ -187,7 +193,7 @@ final class GangReservationGuard implements WriteRules {
         throw invalid(key, "phase", "a held reservation stays held until it is removed");
       }
       if (was.phase() == ReservationPhase.Proposed && r.phase() == ReservationPhase.Held) {
-        againstRecords(reads, key, r, records);
+        againstRecords(reads, key, r, records, compares);
       }
     }
     // Beyond the workloads' compares, the ledger's own compare-and-set orders every change of it.
@@ -227,11 +233,17 @@ final class GangReservationGuard implements WriteRules {
     return new Compare.ModRevision(workloadKey, kv.get().modRevision());
   }
 
-  /** No device of {@code r} twice, nor held by another reservation of {@code ledger}. */
-  private static void apartFromOthers(String key, GangReservation r, GangLedgerSpec ledger) {
-    var mine = new HashMap<String, DeviceHolder>();
+  /**
+   * No device of {@code r} twice, and none that another reservation of {@code ledger} holds, or
+   * that over-consumes a shared counter with what they and {@code r} hold.
+   */
+  private void apartFromOthers(
+      Reads reads, String key, GangReservation r, GangLedgerSpec ledger, List<Compare> compares) {
+    var mine = new TreeMap<String, Map<String, Reserved>>();
     for (var d : r.devices()) {
-      if (mine.put(d.node() + "/" + d.device(), d.holder()) != null) {
+      if (mine.computeIfAbsent(d.node(), n -> new HashMap<>())
+              .put(d.device(), new Reserved(key, d.holder()))
+          != null) {
         throw invalid(
             key,
             "members",
@@ -242,20 +254,31 @@ final class GangReservationGuard implements WriteRules {
     others.remove(key);
     var reserved = new GangLedgerSpec(others).byNode();
     var taken = new ArrayList<String>();
-    for (var d : r.devices()) {
-      var other = reserved.getOrDefault(d.node(), Map.of()).get(d.device());
-      if (other != null) {
-        taken.add(
-            "device "
-                + d.device()
-                + " on node "
-                + d.node()
-                + " is reserved for gang "
-                + other.gang()
-                + ", "
-                + other.holder());
-      }
-    }
+    mine.forEach(
+        (node, devices) -> {
+          var judged = uses.of(reads, node);
+          compares.addAll(judged.compares());
+          var theirs = reserved.getOrDefault(node, Map.of());
+          Holders<Reserved> held = Holders.<Reserved>of(theirs).or(Holders.of(devices));
+          devices.entrySet().stream()
+              .sorted(Map.Entry.comparingByKey())
+              .forEach(
+                  e ->
+                      judged
+                          .use()
+                          .clash(e.getKey(), e.getValue(), held)
+                          .ifPresent(
+                              c ->
+                                  taken.add(
+                                      c.over().isEmpty()
+                                          ? "device "
+                                              + c.device()
+                                              + " on node "
+                                              + node
+                                              + " is reserved for "
+                                              + c.heldBy()
+                                          : c.describe(" on node " + node))));
+        });
     if (!taken.isEmpty()) {
       throw new ApiException(
           Reason.Conflict,
@@ -267,8 +290,13 @@ final class GangReservationGuard implements WriteRules {
    * Every device of {@code r} free in its node's record, or given to the claim it is reserved for.
    */
   private void againstRecords(
-      Reads reads, String key, GangReservation r, Map<String, NodeAllocationSpec> records) {
+      Reads reads,
+      String key,
+      GangReservation r,
+      Map<String, NodeAllocationSpec> records,
+      List<Compare> compares) {
     var taken = new ArrayList<String>();
+    var judged = new HashMap<String, NodeDeviceUse.Judged>();
     for (var d : r.devices()) {
       var record =
           records.computeIfAbsent(
@@ -278,16 +306,44 @@ final class GangReservationGuard implements WriteRules {
                       .get(StoredObjects.key(Kinds.NODE_ALLOCATION, n))
                       .map(x -> stored.decode(Kinds.NODE_ALLOCATION, x).spec())
                       .orElse(NodeAllocationSpec.EMPTY));
-      var holder = record.holder(d.device());
-      if (holder.isPresent() && !holder.get().uid().equals(d.holder().uid())) {
-        taken.add("device " + d.device() + " on node " + d.node() + " is held by " + holder.get());
-      }
+      var use =
+          judged.computeIfAbsent(
+              d.node(),
+              n -> {
+                var j = uses.of(reads, n);
+                compares.addAll(j.compares());
+                return j;
+              });
+      use.use()
+          .clash(d.device(), d.holder(), Holders.of(record.devices()))
+          .ifPresent(c -> taken.add(c.describe(" on node " + d.node())));
     }
     if (!taken.isEmpty()) {
       throw new ApiException(
           Reason.Conflict,
           "gangledger/" + GangLedger.NAME + ": reservation " + key + ": " + first(taken));
     }
+  }
+
+  /** The claims that {@code reserved} (device → reservation) holds devices for. */
+  private static Holders<DeviceHolder> holders(Map<String, Reserved> reserved) {
+    return d -> Optional.ofNullable(reserved.get(d)).map(Reserved::holder);
+  }
+
+  /** What {@code c} says, naming the gang whose reservation holds the device it clashes with. */
+  private static String reservedFor(
+      Clash<DeviceHolder> c, String where, Map<String, Reserved> reserved) {
+    var gang = Optional.ofNullable(reserved.get(c.heldDevice())).map(Reserved::gang);
+    if (c.over().isEmpty() && gang.isPresent()) {
+      return "device "
+          + c.device()
+          + where
+          + " is reserved for gang "
+          + gang.get()
+          + ", "
+          + c.heldBy();
+    }
+    return c.describe(where) + gang.map(g -> " (reserved for gang " + g + ")").orElse("");
   }
 
   /** Node → device → the reservation holding it, for the ledger stored as {@code kv}. */

@@ -66,9 +66,10 @@ public final class ObjectRegistry implements FencingClient {
 
   /** Every rule across objects the store judges writes by. */
   private static List<WriteRules> guards(StoredObjects stored) {
+    var uses = new NodeDeviceUse(stored);
     return List.of(
-        new AllocationGuard(stored),
-        new GangReservationGuard(stored),
+        new AllocationGuard(stored, uses),
+        new GangReservationGuard(stored, uses),
         new SpecDecisionGuard(stored),
         new VolumeGuard(stored),
         new NodeHoldGuard(stored),
