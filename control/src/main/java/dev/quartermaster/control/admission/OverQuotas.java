@@ -26,7 +26,7 @@ import java.util.TreeMap;
 final class OverQuotas {
   private OverQuotas() {}
 
-  /** A victim: its name, its entry as it stood, and the queue's figures that made it one. */
+  /** A victim: its name, its entry as it stood, and its queue's figures before the evictions. */
   record Victim(String name, Admitted entry, String why) {}
 
   static final Comparator<Entry<String, Admitted>> ORDER =
@@ -62,6 +62,7 @@ final class OverQuotas {
       if (!over(q, evict.get(q), tally)) {
         continue;
       }
+      var why = why(q, evict.get(q), tally); // the queue's figures before any of it goes
       var candidates =
           kept.entrySet().stream().filter(e -> e.getValue().queue().equals(q)).sorted(ORDER);
       for (var c : (Iterable<Entry<String, Admitted>>) candidates::iterator) {
@@ -72,7 +73,7 @@ final class OverQuotas {
         if (a.usage().keySet().stream().noneMatch(k -> tally.excess(q, k) > 0)) {
           continue; // it uses nothing of what the queue is over
         }
-        chosen.add(new Victim(c.getKey(), a, why(q, evict.get(q), tally)));
+        chosen.add(new Victim(c.getKey(), a, why));
         tally.remove(q, a.usage());
       }
     }
