@@ -139,6 +139,11 @@ public record CohortQuota(Map<String, QueueSpec> queues, Map<String, Map<String,
         Counts.toInt(Math.max(0, Counts.sum(own, Math.min(othersSpare, mayBorrow)))));
   }
 
+  /** {@link QuotaTally#excess}: what {@code queue} uses of the class beyond what it may hold. */
+  public int excess(String queue, String deviceClass) {
+    return QuotaTally.of(this).excess(queue, deviceClass);
+  }
+
   private long usedExactly(String queue, String deviceClass) {
     return used.getOrDefault(queue, Map.of()).getOrDefault(deviceClass, 0L);
   }

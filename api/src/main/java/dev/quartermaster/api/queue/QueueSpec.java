@@ -18,6 +18,8 @@ import java.util.OptionalInt;
  * @param weight the queue's share of what is borrowed (fair sharing by weighted dominant share); at
  *     least 1, default 1
  * @param ordering how its pending workloads are taken
+ * @param overQuota what it does while it uses more than it may hold (a quota lowered under what it
+ *     admitted): {@link OverQuota#Wait} (default) or {@link OverQuota#Evict}
  */
 public record QueueSpec(
     Optional<String> cohort,
@@ -25,11 +27,23 @@ public record QueueSpec(
     Map<String, Integer> borrowingLimit,
     Map<String, Integer> lendingLimit,
     Integer weight,
-    QueueOrdering ordering) {
+    QueueOrdering ordering,
+    OverQuota overQuota) {
   /** The queue every workload that names none goes to: no quota, a cohort of its own. */
   public static final QueueSpec UNLIMITED =
       new QueueSpec(
           Optional.empty(), Map.of(), Map.of(), Map.of(), 1, QueueOrdering.BestEffortFIFO);
+
+  /** A queue that waits while it is over quota ({@link OverQuota#Wait}). */
+  public QueueSpec(
+      Optional<String> cohort,
+      Map<String, Integer> quota,
+      Map<String, Integer> borrowingLimit,
+      Map<String, Integer> lendingLimit,
+      Integer weight,
+      QueueOrdering ordering) {
+    this(cohort, quota, borrowingLimit, lendingLimit, weight, ordering, OverQuota.Wait);
+  }
 
   public QueueSpec {
     cohort = cohort == null ? Optional.empty() : cohort;
@@ -38,6 +52,17 @@ public record QueueSpec(
     lendingLimit = lendingLimit == null ? Map.of() : Map.copyOf(lendingLimit);
     weight = weight == null ? 1 : weight;
     ordering = ordering == null ? QueueOrdering.BestEffortFIFO : ordering;
+    overQuota = overQuota == null ? OverQuota.Wait : overQuota;
+  }
+
+  /** This spec with {@code quota} instead. */
+  public QueueSpec withQuota(Map<String, Integer> quota) {
+    return new QueueSpec(cohort, quota, borrowingLimit, lendingLimit, weight, ordering, overQuota);
+  }
+
+  /** This spec with {@code overQuota} instead. */
+  public QueueSpec withOverQuota(OverQuota overQuota) {
+    return new QueueSpec(cohort, quota, borrowingLimit, lendingLimit, weight, ordering, overQuota);
   }
 
   /** The nominal quota of {@code deviceClass}; empty when this queue does not limit it. */

@@ -192,6 +192,28 @@ public final class QuotaTally {
     return limit == null ? unused : Math.min(limit, unused);
   }
 
+  /**
+   * How much of {@code deviceClass} {@code queue} uses beyond what it may hold: its nominal quota
+   * plus what it may borrow that the cohort can actually lend (0 when within, and for a class it
+   * does not limit). Past its own borrowing limit, the part above it; and while the cohort borrows
+   * more than its queues lend, as much of that overdraft as it borrows: what others lend goes to
+   * what others borrow first, so it may borrow only what is left, {@code max(0, lendable - others'
+   * borrowing)}, and {@code borrowed - that} is {@code min(borrowed, cohort's borrowing -
+   * lendable)}. Evicting that much of its usage makes it 0 (its lending does not change while it
+   * borrows). What {@link dev.quartermaster.api.queue.OverQuota#Evict} takes back.
+   */
+  public int excess(String queue, String deviceClass) {
+    long borrows = borrowedExactly(queue, deviceClass);
+    if (borrows <= 0) {
+      return 0;
+    }
+    var limit = queues.get(queue).borrowingLimit().get(deviceClass);
+    long overLimit = limit == null ? 0 : borrows - limit;
+    long overdraft =
+        borrowed.getOrDefault(deviceClass, 0L) - lendable.getOrDefault(deviceClass, 0L);
+    return Counts.toInt(Math.max(0, Math.max(overLimit, Math.min(borrows, overdraft))));
+  }
+
   /** The queues that borrow some of {@code deviceClass} now. */
   public Set<String> borrowers(String deviceClass) {
     return Set.copyOf(borrowers.getOrDefault(deviceClass, Set.of()));

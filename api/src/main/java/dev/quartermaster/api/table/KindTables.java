@@ -171,7 +171,8 @@ public final class KindTables {
             col("ADMITTED", (Queue q) -> Integer.toString(q.status().admitted()))),
         List.of(
             col("WEIGHT", (Queue q) -> Integer.toString(q.spec().weight())),
-            col("ORDERING", (Queue q) -> q.spec().ordering().name())));
+            col("ORDERING", (Queue q) -> q.spec().ordering().name()),
+            col("OVER QUOTA", (Queue q) -> q.spec().overQuota().name())));
   }
 
   private static KindTable<PriorityClass> priorityClass(Instant now) {
@@ -403,8 +404,8 @@ public final class KindTables {
         .filter(c -> !c.isTrue() && !c.reason().equals(WorkloadConditions.FINISHED))
         .map(
             c ->
-                c.reason().equals(EvictionReason.Preempted.name())
-                        || c.reason().equals(EvictionReason.Reclaimed.name())
+                java.util.Arrays.stream(EvictionReason.values())
+                        .anyMatch(r -> r.name().equals(c.reason()))
                     ? "evicted"
                     : "waiting for admission");
   }

@@ -1,6 +1,7 @@
 package dev.quartermaster.cli.describe;
 
 import dev.quartermaster.api.format.Age;
+import dev.quartermaster.api.queue.CohortQuota;
 import dev.quartermaster.api.queue.Demand;
 import dev.quartermaster.api.queue.Queue;
 import dev.quartermaster.api.queue.QueueOrder;
@@ -29,7 +30,8 @@ final class QueueDescriber implements Describer<Queue> {
     var quota = view.quota();
     out.field("Cohort", queue.cohort())
         .field("Weight", spec.weight())
-        .field("Ordering", spec.ordering().name());
+        .field("Ordering", spec.ordering().name())
+        .field("Over Quota", overQuota(name, spec, quota));
 
     var classes = new TreeSet<String>(spec.quota().keySet());
     view.admitted().values().forEach(a -> classes.addAll(a.usage().keySet()));
@@ -94,6 +96,33 @@ final class QueueDescriber implements Describer<Queue> {
     }
     out.table(
         "Pending", new Table(List.of("#", "NAME", "USAGE", "PRIORITY", "WAITING", "WHY"), pending));
+  }
+
+  /**
+   * Its {@code overQuota} policy, and what it does now: {@code Evict: gpu: 4 used, may hold 2; its
+   * workloads are evicted until it is within}.
+   */
+  private static String overQuota(
+      String name, dev.quartermaster.api.queue.QueueSpec spec, CohortQuota quota) {
+    var over = new ArrayList<String>();
+    for (var c : new TreeSet<>(spec.quota().keySet())) {
+      int excess = quota.excess(name, c);
+      if (excess > 0) {
+        over.add(
+            c + ": " + quota.used(name, c) + " used, may hold " + (quota.used(name, c) - excess));
+      }
+    }
+    if (over.isEmpty()) {
+      return spec.overQuota().name() + ": within what it may hold";
+    }
+    return spec.overQuota().name()
+        + ": "
+        + String.join("; ", over)
+        + switch (spec.overQuota()) {
+          case Evict ->
+              "; its workloads are evicted, lowest priority and newest first, until it is within";
+          case Wait -> "; nothing more of it is admitted until enough finishes";
+        };
   }
 
   /** {@code urgent (100)}, or {@code 0} for a workload that names no class. */

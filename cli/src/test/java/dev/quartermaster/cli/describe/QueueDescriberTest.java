@@ -75,9 +75,14 @@ class QueueDescriberTest {
         null);
   }
 
+  /** Team-b's spec changed to this once its first job is admitted, if given. */
+  private Optional<QueueSpec> teamB = Optional.empty();
+
+  private int stores;
+
   private String describeEach(String... kindAndName) {
     var env = new DeterministicEnv(1);
-    try (var store = SqliteStore.open(dir.resolve("store.db"))) {
+    try (var store = SqliteStore.open(dir.resolve("store-" + stores++ + ".db"))) {
       var api = new ObjectRegistry(store, env);
       api.create(
           new PriorityClass(ObjectMeta.named("urgent"), new PriorityClassSpec(100, ""), null));
@@ -104,6 +109,11 @@ class QueueDescriberTest {
                           env.now().minusSeconds(15)))),
               null));
       env.advance(Duration.ofSeconds(40));
+      teamB.ifPresent(
+          spec -> {
+            var b = api.get(Kinds.QUEUE, "team-b").orElseThrow();
+            api.update(new Queue(b.metadata(), spec, b.status()));
+          });
       var out = new StringBuilder();
       for (int i = 0; i < kindAndName.length; i += 2) {
         out.append(describe(api, kindAndName[i], kindAndName[i + 1], env.now()));
@@ -123,6 +133,7 @@ class QueueDescriberTest {
     assertThat(text)
         .containsPattern("Cohort: +lab\n")
         .containsPattern("Ordering: +BestEffortFIFO\n")
+        .containsPattern("Over Quota: +Wait: within what it may hold\n")
         .containsPattern(
             "Quota:\n"
                 + "  CLASS +QUOTA +USED +BORROWED +LENT +ROOM +BORROWING LIMIT +LENDING LIMIT\n"
@@ -135,6 +146,25 @@ class QueueDescriberTest {
                 + " controller has not taken it yet; 0 ahead of it\n"
                 + "  2 +second +gpu=4 +0 +50s +needs gpu 4: quota gpu 4/4 used; cohort can lend"
                 + " 2; 1 ahead of it\n");
+  }
+
+  /**
+   * Team-b lowered to 1 GPU under its admitted 4, team-a lending 2: it may hold 3, and with {@code
+   * overQuota: Evict} says its workloads are evicted until it is within.
+   */
+  @Test
+  void aQueueOverWhatItMayHoldSaysWhatItDoesAboutIt() {
+    var lowered = queue("team-b", 1, Map.of()).spec();
+    teamB = Optional.of(lowered.withOverQuota(dev.quartermaster.api.queue.OverQuota.Evict));
+    assertThat(describeEach("Queue", "team-b"))
+        .containsPattern(
+            "Over Quota: +Evict: gpu: 4 used, may hold 3; its workloads are evicted, lowest"
+                + " priority and newest first, until it is within\n");
+    teamB = Optional.of(lowered);
+    assertThat(describeEach("Queue", "team-b"))
+        .containsPattern(
+            "Over Quota: +Wait: gpu: 4 used, may hold 3; nothing more of it is admitted until"
+                + " enough finishes\n");
   }
 
   @Test

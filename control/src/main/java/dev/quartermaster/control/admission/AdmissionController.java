@@ -253,6 +253,7 @@ public final class AdmissionController {
                   + " borrowed, for "
                   + e.by();
           case StartTimeout -> "did not start within its start timeout";
+          case OverQuota -> "its queue is over its quota";
         };
     events.warning(
         victim,
@@ -308,7 +309,12 @@ public final class AdmissionController {
         requeueing.startTimeouts()
             ? timeouts.look(cohort, stored.admitted(), workloads, queueSpecs, this::tasksOf)
             : new StartTimeouts.Look(stored.admitted(), Map.of(), Optional.empty());
-    var seen = stored.withAdmitted(look.admitted());
+    // A queue set to overQuota: Evict that uses more than it may hold gives the excess back.
+    var overQuota =
+        requeueing.overQuota()
+            ? OverQuotas.choose(queueSpecs, look.admitted())
+            : List.<OverQuotas.Victim>of();
+    var seen = stored.withAdmitted(OverQuotas.evicted(look.admitted(), overQuota, env.now()));
     var waiting =
         requeueing.backoff()
             ? requeues.waiting(stored.requeued(), workloads)
@@ -374,6 +380,7 @@ public final class AdmissionController {
                   new QuotaLedger(ObjectMeta.named(cohort), spec, QuotaLedgerStatus.EMPTY));
       written.put(cohort, next.metadata().revision());
       look.timedOut().forEach((name, missing) -> timedOut(workloads.get(name), missing));
+      overQuota.forEach(v -> overQuota(workloads.get(v.name()), v));
       requeued.forEach(
           (name, r) -> {
             if (!r.equals(stored.requeued().get(name))) {
@@ -425,6 +432,21 @@ public final class AdmissionController {
             + "); its quota goes back to queue "
             + w.spec().queueName()
             + ", its tasks are stopped, and it waits in its queue again after a backoff");
+  }
+
+  private void overQuota(Workload w, OverQuotas.Victim v) {
+    if (w == null) {
+      return;
+    }
+    events.warning(
+        w,
+        dev.quartermaster.api.queue.EvictionReason.OverQuota.name(),
+        "queue "
+            + v.entry().queue()
+            + " is over its quota and set to overQuota: Evict ("
+            + v.why()
+            + "); evicted to bring it back within: its tasks are stopped, and it waits in its"
+            + " queue again after a backoff");
   }
 
   private void requeued(Workload w, dev.quartermaster.api.queue.Requeue r) {

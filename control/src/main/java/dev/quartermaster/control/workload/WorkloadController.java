@@ -802,6 +802,11 @@ public final class WorkloadController {
                     "its tasks did not all run within its start timeout ("
                         + w.spec().startTimeout().toSeconds()
                         + "s) after it was admitted; its quota goes back";
+                case OverQuota ->
+                    "queue "
+                        + queue
+                        + " uses more than its quota lets it hold, and is set to overQuota:"
+                        + " Evict; this workload gives its share back";
               })
               + "; stopping its tasks, then it waits in its queue again after a backoff");
     }

@@ -5,6 +5,7 @@ import dev.quartermaster.agent.checkpoint.LostLedgerException;
 import dev.quartermaster.api.claim.PrepareState;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.node.NodeSpec;
+import dev.quartermaster.api.queue.OverQuota;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.control.cluster.NodeReadiness;
 import dev.quartermaster.control.leader.LeaderConfig;
@@ -26,14 +27,14 @@ import java.util.random.RandomGenerator;
  * (its agent killed and the node cut off, past the grace period, and sometimes fenced), an agent
  * killed while a gang's claims are being prepared on its node, a node under a placed gang drained
  * (cordoned and its tasks deleted, for a minute or three), and a gang scaled up and down in bursts.
- * An operator lowers a team queue's GPU quota under what it uses (in two seeds of three).
- * Control-plane replicas are paused past their renew deadline (SIGSTOP), and the wall clocks of
- * replicas and agents step forwards and backwards. In most seeds a node that holds work dies for
- * good and is fenced at once by an operator who knows it ({@link #fenceDeadNode}), to come back
- * only minutes later. A killed agent's journal and its mark are sometimes deleted with it (issue 43
- * item 17): its next start must refuse, naming the claims the cluster believes prepared there,
- * until an operator starts it with {@code --accept-lost-ledger}. Every other fault ends by itself
- * or at {@link #stopAndHeal}.
+ * An operator lowers a team queue's GPU quota under what it uses (in two seeds of three), in half
+ * of them asking for the excess back ({@code overQuota: Evict}). Control-plane replicas are paused
+ * past their renew deadline (SIGSTOP), and the wall clocks of replicas and agents step forwards and
+ * backwards. In most seeds a node that holds work dies for good and is fenced at once by an
+ * operator who knows it ({@link #fenceDeadNode}), to come back only minutes later. A killed agent's
+ * journal and its mark are sometimes deleted with it (issue 43 item 17): its next start must
+ * refuse, naming the claims the cluster believes prepared there, until an operator starts it with
+ * {@code --accept-lost-ledger}. Every other fault ends by itself or at {@link #stopAndHeal}.
  */
 final class Chaos {
   /** Faults are drawn over this much virtual time from the start. */
@@ -110,11 +111,22 @@ final class Chaos {
     if (shrinks.nextInt(3) != 0) {
       // Once the first admissions are in, early in the steps a default run checks.
       var at = Duration.ofMillis(3_000 + shrinks.nextLong(10_000));
-      var shrink = Queues.shrinkQuota(world.api(), shrinks.nextInt(2), 1 + shrinks.nextInt(4));
+      // In half of those seeds the operator asks for the excess back (overQuota: Evict, Q5), drawn
+      // apart again so that the shrink itself stays as it was.
+      boolean evict =
+          new java.util.SplittableRandom(run.seed() * 0x9E3779B97F4A7C15L + 45).nextBoolean();
+      var shrink =
+          Queues.shrinkQuota(
+              world.api(),
+              shrinks.nextInt(2),
+              1 + shrinks.nextInt(4),
+              evict ? OverQuota.Evict : OverQuota.Wait);
       later(
           at,
           () -> {
-            run.event("operator: lower a team queue's GPU quota under what it uses");
+            run.event(
+                "operator: lower a team queue's GPU quota under what it uses"
+                    + (evict ? ", with overQuota: Evict" : ""));
             SeedRun.tolerant(shrink);
           });
       // Then one job of the cohort is scaled down and another up: the first's admission shrinks in

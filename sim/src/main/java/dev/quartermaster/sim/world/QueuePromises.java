@@ -1,12 +1,16 @@
 package dev.quartermaster.sim.world;
 
 import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.queue.Admitted;
 import dev.quartermaster.api.queue.CohortQuota;
 import dev.quartermaster.api.queue.Demand;
+import dev.quartermaster.api.queue.EvictionReason;
+import dev.quartermaster.api.queue.OverQuota;
 import dev.quartermaster.api.queue.QueueOrder;
 import dev.quartermaster.api.queue.QueueOrdering;
 import dev.quartermaster.api.queue.QueueSpec;
 import dev.quartermaster.api.queue.QuotaLedger;
+import dev.quartermaster.api.queue.QuotaTally;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.control.cluster.Labels;
 import dev.quartermaster.control.workload.GroupPlan;
@@ -31,6 +35,12 @@ import java.util.Optional;
  *       preemptor's queue and lower priority, or of a queue that borrowed a class it uses; it did
  *       not evict that preemptor itself (anti-cycle); and it is a whole workload: once its entry is
  *       released no task of it lives (ADMIT), and while it is evicted no task of it is created.
+ *   <li><b>Q5 over quota, evicted</b>: a queue set to {@code overQuota: Evict} whose admitted (not
+ *       evicting) workloads use more than it may hold ({@link QuotaTally#excess}: its quota lowered
+ *       under what it admitted) is back within it within {@link #OVER_QUOTA_BOUND}, and an {@code
+ *       OverQuota} eviction takes no more than needed: with the victims of one ledger write gone,
+ *       giving any one of them back would leave some such queue over again (so the queue is not
+ *       further below what it may hold than the smallest victim's usage).
  * </ul>
  *
  * And for convergence: a workload not admitted once faults stop must not fit its queue's room.
@@ -55,6 +65,27 @@ final class QueuePromises {
 
   private final StartPromises starts;
 
+  /**
+   * Q5's bound: the admission controller evicts in its next pass after it sees the quota change;
+   * two minutes cover a leader's fail-over and a paused replica, as for Q3.
+   */
+  static final java.time.Duration OVER_QUOTA_BOUND = java.time.Duration.ofMinutes(2);
+
+  /** An Evict queue over what it may hold: with which spec, since when (virtual nanos). */
+  private record Over(QueueSpec spec, long since) {}
+
+  private final java.util.Map<String, Over> over = new java.util.TreeMap<>();
+
+  /**
+   * The queues' specs at each of the last checks within {@link #SPECS_KEPT}: a victim is judged
+   * needed if it was under any of them (the controller decides on its cache of the queues, which
+   * may lag a quota change by a moment).
+   */
+  private final java.util.ArrayDeque<java.util.Map.Entry<Long, java.util.Map<String, QueueSpec>>>
+      recentSpecs = new java.util.ArrayDeque<>();
+
+  private static final long SPECS_KEPT = java.time.Duration.ofSeconds(10).toNanos();
+
   QueuePromises(WholeCluster world, StartPromises starts) {
     this.world = world;
     this.starts = starts;
@@ -74,12 +105,22 @@ final class QueuePromises {
         fewestWanted.merge(w.metadata().uid() + "/" + g.name(), g.replicas(), Math::min);
       }
     }
+    long now = world.env().nanoTime();
+    var allSpecs = new HashMap<String, QueueSpec>();
+    for (var ledger : view.ledgers()) {
+      specs(ledger).ifPresent(allSpecs::putAll);
+    }
+    recentSpecs.addLast(java.util.Map.entry(now, allSpecs));
+    while (recentSpecs.size() > 1 && now - recentSpecs.peekFirst().getKey() > SPECS_KEPT) {
+      recentSpecs.removeFirst();
+    }
     var previous = new java.util.TreeMap<>(seen);
     for (var ledger : view.ledgers()) {
       var before = seen.put(ledger.metadata().name(), ledger);
       if (before != null && !before.equals(ledger)) {
         rightful(before, ledger, out);
         wholeWorkloads(before, ledger, live, out);
+        noMoreThanNeeded(before, ledger, out);
       }
     }
     for (var ledger : view.ledgers()) {
@@ -88,6 +129,7 @@ final class QueuePromises {
               .map(QuotaLedger::spec)
               .orElse(dev.quartermaster.api.queue.QuotaLedgerSpec.EMPTY);
       specs(ledger).ifPresent(specs -> quota(ledger, was, specs, out));
+      specs(ledger).ifPresent(specs -> overQuota(ledger, specs, now, out));
     }
     var workloads = new HashMap<String, Workload>();
     view.workloads().forEach(w -> workloads.put(w.metadata().name(), w));
@@ -186,6 +228,121 @@ final class QueuePromises {
             });
   }
 
+  /** What {@code ledger}'s admitted, not evicting, workloads use: what Q5 judges. */
+  private static QuotaTally holding(java.util.Map<String, QueueSpec> specs, QuotaLedger ledger) {
+    var kept = new HashMap<String, Admitted>();
+    ledger
+        .spec()
+        .admitted()
+        .forEach(
+            (n, a) -> {
+              if (!a.evicting()) {
+                kept.put(n, a);
+              }
+            });
+    return QuotaTally.of(specs, kept);
+  }
+
+  /** The Evict queues of {@code specs} over what they may hold in {@code tally}, with how much. */
+  private static java.util.Map<String, String> overIn(
+      java.util.Map<String, QueueSpec> specs, QuotaTally tally) {
+    var out = new java.util.TreeMap<String, String>();
+    specs.forEach(
+        (q, spec) -> {
+          if (spec.overQuota() != OverQuota.Evict) {
+            return;
+          }
+          for (var c : new java.util.TreeSet<>(spec.quota().keySet())) {
+            int excess = tally.excess(q, c);
+            if (excess > 0) {
+              out.merge(
+                  q,
+                  c
+                      + ": "
+                      + tally.used(q, c)
+                      + " used, quota "
+                      + spec.quota().get(c)
+                      + ", "
+                      + excess
+                      + " over",
+                  (x, y) -> x + "; " + y);
+            }
+          }
+        });
+    return out;
+  }
+
+  /** Q5's bound: an Evict queue over what it may hold is back within it in time. */
+  private void overQuota(
+      QuotaLedger ledger, java.util.Map<String, QueueSpec> specs, long now, List<String> out) {
+    var overNow = overIn(specs, holding(specs, ledger));
+    for (var q : specs.keySet()) {
+      var why = overNow.get(q);
+      if (why == null) {
+        over.remove(q);
+        continue;
+      }
+      var o = over.get(q);
+      if (o == null || !o.spec().equals(specs.get(q))) {
+        over.put(q, new Over(specs.get(q), now));
+        continue;
+      }
+      if (now - o.since() > OVER_QUOTA_BOUND.toNanos()) {
+        out.add(
+            "Q5: queue "
+                + q
+                + " is set to overQuota: Evict and has used more than it may hold for "
+                + java.time.Duration.ofNanos(now - o.since()).toSeconds()
+                + " s ("
+                + why
+                + "); nothing of it was evicted");
+      }
+    }
+  }
+
+  /**
+   * Q5's half on each write: the {@code OverQuota} victims between {@code before} and {@code after}
+   * were each needed, under the queues' specs of some recent check.
+   */
+  private void noMoreThanNeeded(QuotaLedger before, QuotaLedger after, List<String> out) {
+    var victims = new java.util.TreeMap<String, Admitted>();
+    after
+        .spec()
+        .newlyEvicted(before.spec())
+        .forEach(
+            (name, a) -> {
+              if (a.eviction().get().reason() == EvictionReason.OverQuota
+                  && before.spec().admitted().containsKey(name)) {
+                victims.put(name, before.spec().admitted().get(name));
+              }
+            });
+    if (victims.isEmpty()) {
+      return;
+    }
+    var unneeded = new java.util.TreeSet<>(victims.keySet());
+    for (var recent : recentSpecs) {
+      var tally = holding(recent.getValue(), before);
+      victims.values().forEach(v -> tally.remove(v.queue(), v.usage()));
+      for (var v : victims.entrySet()) {
+        var a = v.getValue();
+        tally.add(a.queue(), a.usage());
+        if (!overIn(recent.getValue(), tally).isEmpty()) {
+          unneeded.remove(v.getKey());
+        }
+        tally.remove(a.queue(), a.usage());
+      }
+    }
+    if (!unneeded.isEmpty()) {
+      out.add(
+          "Q5: "
+              + unneeded
+              + " evicted (OverQuota) with "
+              + victims.keySet()
+              + ", but its queue stays within what it may hold without evicting it: more was"
+              + " taken than needed");
+    }
+  }
+
   /**
    * Q2's whole-workload half: an admission shrinks only as far as its workload's spec does (a
    * scale-down). One cut below what the spec still wants (per-pod preemption) leaves part of a job
@@ -246,7 +403,7 @@ final class QueuePromises {
               evictions++;
               var e = a.eviction().get();
               if (!e.reason().hasPreemptor()) {
-                return; // no preemptor: StartPromises judges it (Q3)
+                return; // no preemptor: StartPromises judges it (Q3), or noMoreThanNeeded (Q5)
               }
               var n = after.spec().nominated().get(e.by());
               String wrong = null;
@@ -286,6 +443,14 @@ final class QueuePromises {
   /** Why some workload waits for admission though it fits its queue's room; empty if none does. */
   String notConverged() {
     var view = world.view();
+    // An Evict queue over what it may hold keeps the run going until Q5 judges it.
+    if (!over.isEmpty()) {
+      var q = over.keySet().iterator().next();
+      return "queue "
+          + q
+          + " is set to overQuota: Evict and uses more than it may hold: its workloads are"
+          + " evicted";
+    }
     var priorities = new HashMap<String, Integer>();
     world
         .api()

@@ -2,6 +2,7 @@ package dev.quartermaster.sim.world;
 
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.meta.ObjectMeta;
+import dev.quartermaster.api.queue.OverQuota;
 import dev.quartermaster.api.queue.PriorityClass;
 import dev.quartermaster.api.queue.PriorityClassSpec;
 import dev.quartermaster.api.queue.Queue;
@@ -20,7 +21,7 @@ import java.util.random.RandomGenerator;
  * may ask for once scaled, so they borrow from each other and some wait; the other workloads go
  * through {@code default}. One job has the {@code urgent} priority class. Chaos changes a team's
  * quota now and then, and lowers one under what it uses (the store takes it: what is admitted then
- * only goes down).
+ * only goes down), in some seeds asking for the excess back ({@code overQuota: Evict}).
  */
 final class Queues {
   static final String COHORT = "lab";
@@ -79,6 +80,14 @@ final class Queues {
    * uses any.
    */
   static Runnable shrinkQuota(ApiClient api, int pick, int cut) {
+    return shrinkQuota(api, pick, cut, OverQuota.Wait);
+  }
+
+  /**
+   * As {@link #shrinkQuota(ApiClient, int, int)}, the team's {@code overQuota} set to {@code
+   * policy} in the same write: with {@link OverQuota#Evict} the operator asks for the excess back.
+   */
+  static Runnable shrinkQuota(ApiClient api, int pick, int cut, OverQuota policy) {
     return () -> {
       var ledger = api.get(dev.quartermaster.api.meta.Kinds.QUOTA_LEDGER, COHORT);
       if (ledger.isEmpty()) {
@@ -102,7 +111,7 @@ final class Queues {
       long othersLend = quota.lendable("gpu") - quota.lendable(team, "gpu");
       long othersBorrow = quota.borrowed("gpu") - quota.borrowed(team, "gpu");
       long gpus = Math.min(used - 1, used + othersBorrow - othersLend - cut);
-      setGpus(api, team, (int) Math.max(0, gpus));
+      setGpus(api, team, (int) Math.max(0, gpus), Optional.of(policy));
     };
   }
 
@@ -110,11 +119,14 @@ final class Queues {
   static Runnable changeQuota(ApiClient api, RandomGenerator random) {
     var team = TEAMS.get(random.nextInt(TEAMS.size()));
     int gpus = 1 + random.nextInt(8);
-    return () -> setGpus(api, team, gpus);
+    return () -> setGpus(api, team, gpus, Optional.empty());
   }
 
-  /** Team {@code team}'s GPU quota set to {@code gpus}, its lending limit at most that. */
-  private static void setGpus(ApiClient api, String team, int gpus) {
+  /**
+   * Team {@code team}'s GPU quota set to {@code gpus}, its lending limit at most that, and its
+   * {@code overQuota} to {@code policy} if given (else kept).
+   */
+  private static void setGpus(ApiClient api, String team, int gpus, Optional<OverQuota> policy) {
     var q = api.get(dev.quartermaster.api.meta.Kinds.QUEUE, team).orElseThrow();
     var quota = new HashMap<>(q.spec().quota());
     quota.put("gpu", gpus);
@@ -128,7 +140,8 @@ final class Queues {
                     java.util.stream.Collectors.toMap(
                         Map.Entry::getKey, e -> Math.min(e.getValue(), gpus))),
             q.spec().weight(),
-            q.spec().ordering());
+            q.spec().ordering(),
+            policy.orElse(q.spec().overQuota()));
     api.update(new Queue(q.metadata(), next, q.status()));
   }
 }

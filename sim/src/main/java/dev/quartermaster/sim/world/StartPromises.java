@@ -127,8 +127,8 @@ final class StartPromises {
         .forEach(
             (name, a) -> {
               var e = a.eviction().get();
-              if (e.reason().hasPreemptor()) {
-                return; // QueuePromises judges it (Q2)
+              if (e.reason() != dev.quartermaster.api.queue.EvictionReason.StartTimeout) {
+                return; // QueuePromises judges the others (Q2, Q5)
               }
               var seen = admissions.get(key(name, a));
               var w =

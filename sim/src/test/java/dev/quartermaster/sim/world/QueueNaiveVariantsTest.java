@@ -84,6 +84,19 @@ class QueueNaiveVariantsTest {
     assertTrue(seed > 0, "no requeue backoff went unnoticed by Q4 for " + BOUND + " seeds");
   }
 
+  /**
+   * Before issue 44's last item: a queue's {@code overQuota: Evict} is taken and ignored, as every
+   * lowered quota was waited out; the admission controller never evicts for it.
+   */
+  @Test
+  void anEvictQueueLeftOverItsQuotaIsCaughtByQ5() {
+    Campaign.quiet();
+    var variant = Variant.planeOptions(o -> o.withRequeueing(new Requeueing(true, true, false)));
+    int seed = GangNaiveVariantsTest.firstCaught(variant, "Q5", BOUND);
+    System.out.println("naive variant 'overQuota: Evict ignored' caught by Q5 at seed " + seed);
+    assertTrue(seed > 0, "overQuota: Evict ignored went unnoticed by Q5 for " + BOUND + " seeds");
+  }
+
   @Test
   void aQuotaCheckOutsideTheAdmissionTransactionIsCaughtByQ1() {
     Campaign.quiet();

@@ -6,6 +6,8 @@ import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.queue.Admitted;
 import dev.quartermaster.api.queue.CohortQuota;
+import dev.quartermaster.api.queue.EvictionReason;
+import dev.quartermaster.api.queue.OverQuota;
 import dev.quartermaster.api.queue.Queue;
 import dev.quartermaster.api.queue.QueueSpec;
 import dev.quartermaster.api.queue.QuotaLedger;
@@ -50,7 +52,10 @@ import java.util.Optional;
  *       that evicts a workload's own preemptor (the anti-cycle rule); an eviction taken back; an
  *       evicted entry released while one of its tasks still runs;
  *   <li>the start timeout's: a {@code StartTimeout} eviction of an admission marked started, or one
- *       naming a preemptor; an admission's {@code started} mark taken back.
+ *       naming a preemptor; an admission's {@code started} mark taken back;
+ *   <li>an {@code OverQuota} eviction naming a preemptor, or of a queue not set to {@code
+ *       overQuota: Evict}, or not using, in the ledger before the write, more of a class the victim
+ *       uses than its nominal quota of it.
  * </ul>
  *
  * Every queue the ledger lists, and the ledger itself, join the transaction's compares, so an
@@ -395,6 +400,10 @@ final class QuotaGuard implements WriteRules {
               if (was == null) {
                 throw conflict(next, field + ": only an admitted workload is evicted");
               }
+              if (e.reason() == EvictionReason.OverQuota) {
+                overQuota(next, field, a, quota, specs);
+                return;
+              }
               if (!e.reason().hasPreemptor()) {
                 if (was.started() || !e.by().isEmpty() || !e.byUid().isEmpty()) {
                   throw conflict(
@@ -434,7 +443,7 @@ final class QuotaGuard implements WriteRules {
                         !a.queue().equals(n.queue())
                             && a.usage().keySet().stream()
                                 .anyMatch(c -> quota.borrowed(a.queue(), c) > 0);
-                    case StartTimeout -> true; // judged above
+                    case StartTimeout, OverQuota -> true; // judged above
                   };
               if (!rightful) {
                 throw conflict(
@@ -448,6 +457,47 @@ final class QuotaGuard implements WriteRules {
                         + " priority, or of a queue that runs on borrowed quota");
               }
             });
+  }
+
+  /**
+   * An {@code OverQuota} eviction names no preemptor and is of a queue set to {@code overQuota:
+   * Evict} that, in the ledger before the write, used more of a class the victim uses than its
+   * nominal quota of it. Why this is enough: a queue within its nominal quota of every class is
+   * owed that quota whatever the cohort does (Q1 lends only what a queue does not use), so no
+   * writer may take a workload from it this way; and a queue over its nominal quota of a class
+   * holds that class only on what the cohort lends, which the operator's {@code Evict} gives up.
+   * Judged on the ledger before the write, so several victims of one write each needed the queue to
+   * be over before any of them went; how many are needed is the admission controller's to choose
+   * (the simulation's Q5 checks it took no more).
+   */
+  private static void overQuota(
+      QuotaLedger next,
+      String field,
+      Admitted a,
+      CohortQuota before,
+      Map<String, QueueSpec> specs) {
+    var e = a.eviction().get();
+    var spec = Optional.ofNullable(specs.get(a.queue()));
+    boolean asked = spec.map(q -> q.overQuota() == OverQuota.Evict).orElse(false);
+    boolean over = a.usage().keySet().stream().anyMatch(c -> before.borrowed(a.queue(), c) > 0);
+    if (!e.by().isEmpty() || !e.byUid().isEmpty() || !asked || !over) {
+      throw conflict(
+          next,
+          field
+              + ": OverQuota evicts only a workload of a queue set to overQuota: Evict that uses"
+              + " more of a class the workload uses than its nominal quota, and names no"
+              + " preemptor (queue "
+              + a.queue()
+              + ": overQuota "
+              + spec.map(QueueSpec::overQuota).orElse(OverQuota.Wait)
+              + ", quota "
+              + spec.map(q -> q.quota().toString()).orElse("{}")
+              + ", uses "
+              + new java.util.TreeSet<>(a.usage().keySet())
+                  .stream().map(c -> c + " " + before.used(a.queue(), c)).toList()
+              + (e.by().isEmpty() ? "" : "; names " + e.by())
+              + ")");
+    }
   }
 
   /**

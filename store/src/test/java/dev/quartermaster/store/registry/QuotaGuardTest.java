@@ -13,6 +13,7 @@ import dev.quartermaster.api.queue.Demand;
 import dev.quartermaster.api.queue.Eviction;
 import dev.quartermaster.api.queue.EvictionReason;
 import dev.quartermaster.api.queue.Nomination;
+import dev.quartermaster.api.queue.OverQuota;
 import dev.quartermaster.api.queue.PriorityClass;
 import dev.quartermaster.api.queue.PriorityClassSpec;
 import dev.quartermaster.api.queue.Queue;
@@ -424,6 +425,76 @@ class QuotaGuardTest {
 
     var written = replace(Map.of("idle", idle.evictedBy(timeout), "ran", ran), Map.of());
     assertThat(written.spec().admitted().get("idle").eviction()).contains(timeout);
+  }
+
+  /**
+   * Issue 44: an {@code OverQuota} eviction (a queue set to {@code overQuota: Evict} taking back
+   * what it uses over its quota) is accepted only if, in the ledger before the write, the victim's
+   * queue used more of a class the victim uses than its nominal quota, the queue asked for it, and
+   * it names no preemptor; otherwise a 409 naming the field and the rule, and nothing changes.
+   */
+  @Test
+  void anOverQuotaEvictionTakesOnlyFromAQueueOverItsNominalQuotaThatAskedForIt() {
+    queues(api);
+    var x = admit(api, "x", "a", 6);
+    var y = admit(api, "y", "a", 2);
+    var z = admit(api, "z", "b", 2);
+    write(api, Map.of("x", x, "y", y, "z", z));
+    var evict = new Eviction("", "", EvictionReason.OverQuota, Instant.EPOCH);
+    var a = api.get(Kinds.QUEUE, "a").orElseThrow();
+    var b = api.get(Kinds.QUEUE, "b").orElseThrow();
+
+    // Each row: queue a's spec, queue b's spec, the eviction, and why it is refused (empty: taken).
+    record Row(QueueSpec a, QueueSpec b, String victim, Eviction e, String refusal) {}
+    var rows =
+        List.of(
+            new Row(gpus(8), gpus(8), "x", evict, "overQuota Wait, quota {gpu=8}, uses [gpu 8]"),
+            new Row(
+                gpus(8).withOverQuota(OverQuota.Evict),
+                gpus(8),
+                "x",
+                evict,
+                "overQuota Evict, quota {gpu=8}, uses [gpu 8]"),
+            new Row(gpus(4), gpus(8), "x", evict, "overQuota Wait, quota {gpu=4}, uses [gpu 8]"),
+            new Row(
+                gpus(4).withOverQuota(OverQuota.Evict),
+                gpus(2).withOverQuota(OverQuota.Evict),
+                "z",
+                evict,
+                "queue b: overQuota Evict, quota {gpu=2}, uses [gpu 2]"),
+            new Row(gpus(4).withOverQuota(OverQuota.Evict), gpus(8), "x", evict, ""));
+    // One that names a preemptor is refused before the guard, by the ledger's own rules (422).
+    var named = new Eviction("z", z.uid(), EvictionReason.OverQuota, Instant.EPOCH);
+    var invalid =
+        catchThrowableOfType(ApiException.class, () -> write(api, Map.of("x", x.evictedBy(named))));
+    assertThat(invalid.getMessage())
+        .contains("spec.admitted.x.eviction.by: must be empty for OverQuota");
+    for (var row : rows) {
+      api.update(new Queue(a.metadata(), row.a(), a.status()));
+      api.update(new Queue(b.metadata(), row.b(), b.status()));
+      a = api.get(Kinds.QUEUE, "a").orElseThrow();
+      b = api.get(Kinds.QUEUE, "b").orElseThrow();
+      var victim = Map.of("x", x, "y", y, "z", z).get(row.victim());
+      var change = Map.of(row.victim(), victim.evictedBy(row.e()));
+      long before = store.currentRevision();
+      if (row.refusal().isEmpty()) {
+        var written = write(api, change);
+        assertThat(written.spec().admitted().get(row.victim()).eviction()).contains(row.e());
+        continue;
+      }
+      var refused = catchThrowableOfType(ApiException.class, () -> write(api, change));
+      assertThat(refused).as(row.toString()).isNotNull();
+      assertThat(refused.error().code()).as(refused.getMessage()).isEqualTo(409);
+      assertThat(refused.getMessage())
+          .contains(
+              "spec.admitted."
+                  + row.victim()
+                  + ".eviction: OverQuota evicts only a workload of a queue set to overQuota:"
+                  + " Evict that uses more of a class the workload uses than its nominal quota,"
+                  + " and names no preemptor")
+          .contains(row.refusal());
+      assertThat(store.currentRevision()).as("nothing written").isEqualTo(before);
+    }
   }
 
   /** {@code a} as an admission not marked started. */
