@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -182,216 +183,119 @@ public record NodeAgentConfig(
     return stateDir.resolve("tasks");
   }
 
+  /**
+   * This config with what {@code change} sets on a {@link Builder} that starts from its fields; the
+   * record's checks run again on the result. The one way to derive a config: the {@code with…}
+   * methods below are its common uses.
+   */
+  public NodeAgentConfig with(Consumer<Builder> change) {
+    var builder = new Builder(this);
+    change.accept(builder);
+    return builder.build();
+  }
+
   public NodeAgentConfig withBootId(String id) {
-    return new NodeAgentConfig(
-        api,
-        nodeName,
-        stateDir,
-        deviceRoot,
-        cdiDir,
-        env,
-        id,
-        heartbeat,
-        tombstoneTtl,
-        helperCommand,
-        workers,
-        rescanPeriod,
-        createControlNodes,
-        healthCleanPeriod,
-        nvml,
-        podman,
-        csiPluginDir);
+    return with(b -> b.bootId = id);
   }
 
   public NodeAgentConfig withHeartbeat(Duration every) {
-    return new NodeAgentConfig(
-        api,
-        nodeName,
-        stateDir,
-        deviceRoot,
-        cdiDir,
-        env,
-        bootId,
-        every,
-        tombstoneTtl,
-        helperCommand,
-        workers,
-        rescanPeriod,
-        createControlNodes,
-        healthCleanPeriod,
-        nvml,
-        podman,
-        csiPluginDir);
+    return with(b -> b.heartbeat = every);
   }
 
   public NodeAgentConfig withHelperCommand(List<String> command) {
-    return new NodeAgentConfig(
-        api,
-        nodeName,
-        stateDir,
-        deviceRoot,
-        cdiDir,
-        env,
-        bootId,
-        heartbeat,
-        tombstoneTtl,
-        command,
-        workers,
-        rescanPeriod,
-        createControlNodes,
-        healthCleanPeriod,
-        nvml,
-        podman,
-        csiPluginDir);
+    return with(b -> b.helperCommand = command);
   }
 
   public NodeAgentConfig withRescanPeriod(Duration every) {
-    return new NodeAgentConfig(
-        api,
-        nodeName,
-        stateDir,
-        deviceRoot,
-        cdiDir,
-        env,
-        bootId,
-        heartbeat,
-        tombstoneTtl,
-        helperCommand,
-        workers,
-        every,
-        createControlNodes,
-        healthCleanPeriod,
-        nvml,
-        podman,
-        csiPluginDir);
+    return with(b -> b.rescanPeriod = every);
   }
 
   /** {@code --create-control-nodes}. */
   public NodeAgentConfig withCreateControlNodes(boolean create) {
-    return new NodeAgentConfig(
-        api,
-        nodeName,
-        stateDir,
-        deviceRoot,
-        cdiDir,
-        env,
-        bootId,
-        heartbeat,
-        tombstoneTtl,
-        helperCommand,
-        workers,
-        rescanPeriod,
-        create,
-        healthCleanPeriod,
-        nvml,
-        podman,
-        csiPluginDir);
+    return with(b -> b.createControlNodes = create);
   }
 
   public NodeAgentConfig withHealthCleanPeriod(Duration period) {
-    return new NodeAgentConfig(
-        api,
-        nodeName,
-        stateDir,
-        deviceRoot,
-        cdiDir,
-        env,
-        bootId,
-        heartbeat,
-        tombstoneTtl,
-        helperCommand,
-        workers,
-        rescanPeriod,
-        createControlNodes,
-        period,
-        nvml,
-        podman,
-        csiPluginDir);
+    return with(b -> b.healthCleanPeriod = period);
   }
 
   /** Where NVML comes from (tests pass a stub, or one that is always unavailable). */
   public NodeAgentConfig withNvml(Supplier<NvmlLoad> loader) {
-    return new NodeAgentConfig(
-        api,
-        nodeName,
-        stateDir,
-        deviceRoot,
-        cdiDir,
-        env,
-        bootId,
-        heartbeat,
-        tombstoneTtl,
-        helperCommand,
-        workers,
-        rescanPeriod,
-        createControlNodes,
-        healthCleanPeriod,
-        loader,
-        podman,
-        csiPluginDir);
+    return with(b -> b.nvml = loader);
   }
 
   public NodeAgentConfig withPodman(PodmanOptions options) {
-    return new NodeAgentConfig(
-        api,
-        nodeName,
-        stateDir,
-        deviceRoot,
-        cdiDir,
-        env,
-        bootId,
-        heartbeat,
-        tombstoneTtl,
-        helperCommand,
-        workers,
-        rescanPeriod,
-        createControlNodes,
-        healthCleanPeriod,
-        nvml,
-        options,
-        csiPluginDir);
+    return with(b -> b.podman = options);
   }
 
   /** Where CSI plugin sockets are looked for ({@code --csi-plugin-dir}). */
   public NodeAgentConfig withCsiPluginDir(Path dir) {
-    return new NodeAgentConfig(
-        api,
-        nodeName,
-        stateDir,
-        deviceRoot,
-        cdiDir,
-        env,
-        bootId,
-        heartbeat,
-        tombstoneTtl,
-        helperCommand,
-        workers,
-        rescanPeriod,
-        createControlNodes,
-        healthCleanPeriod,
-        nvml,
-        podman,
-        Optional.of(dir));
+    return with(b -> b.csiPluginDir = Optional.of(dir));
   }
 
   public NodeAgentConfig withWorkers(int count) {
-    return new NodeAgentConfig(
-        api,
-        nodeName,
-        stateDir,
-        deviceRoot,
-        cdiDir,
-        env,
-        bootId,
-        heartbeat,
-        tombstoneTtl,
-        helperCommand,
-        count,
-        rescanPeriod,
-        createControlNodes,
-        healthCleanPeriod,
-        nvml,
-        podman,
-        csiPluginDir);
+    return with(b -> b.workers = count);
+  }
+
+  /** The fields of a {@link NodeAgentConfig}, each settable, for {@link NodeAgentConfig#with}. */
+  public static final class Builder {
+    public ApiClient api;
+    public String nodeName;
+    public Path stateDir;
+    public DeviceRoot deviceRoot;
+    public Path cdiDir;
+    public Env env;
+    public String bootId;
+    public Duration heartbeat;
+    public Duration tombstoneTtl;
+    public List<String> helperCommand;
+    public int workers;
+    public Duration rescanPeriod;
+    public boolean createControlNodes;
+    public Duration healthCleanPeriod;
+    public Supplier<NvmlLoad> nvml;
+    public PodmanOptions podman;
+    public Optional<Path> csiPluginDir;
+
+    private Builder(NodeAgentConfig c) {
+      api = c.api;
+      nodeName = c.nodeName;
+      stateDir = c.stateDir;
+      deviceRoot = c.deviceRoot;
+      cdiDir = c.cdiDir;
+      env = c.env;
+      bootId = c.bootId;
+      heartbeat = c.heartbeat;
+      tombstoneTtl = c.tombstoneTtl;
+      helperCommand = c.helperCommand;
+      workers = c.workers;
+      rescanPeriod = c.rescanPeriod;
+      createControlNodes = c.createControlNodes;
+      healthCleanPeriod = c.healthCleanPeriod;
+      nvml = c.nvml;
+      podman = c.podman;
+      csiPluginDir = c.csiPluginDir;
+    }
+
+    private NodeAgentConfig build() {
+      return new NodeAgentConfig(
+          api,
+          nodeName,
+          stateDir,
+          deviceRoot,
+          cdiDir,
+          env,
+          bootId,
+          heartbeat,
+          tombstoneTtl,
+          helperCommand,
+          workers,
+          rescanPeriod,
+          createControlNodes,
+          healthCleanPeriod,
+          nvml,
+          podman,
+          csiPluginDir);
+    }
   }
 }

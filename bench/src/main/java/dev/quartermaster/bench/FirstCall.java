@@ -1,8 +1,8 @@
 package dev.quartermaster.bench;
 
 import dev.quartermaster.api.client.LabelSelector;
-import dev.quartermaster.api.client.http.BenchClients;
 import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.bench.http.BenchClients;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,12 +1,12 @@
 package dev.quartermaster.bench;
 
-import dev.quartermaster.api.client.http.BenchClients;
 import dev.quartermaster.api.client.http.HttpApiClient;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.node.NodeSpec;
 import dev.quartermaster.api.node.NodeStatus;
+import dev.quartermaster.bench.http.BenchClients;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -55,9 +55,9 @@ public final class Main implements Runnable {
 
   public static void main(String[] args) {
     nameSelectorProvider();
-    var hoisted = GlobalFlags.hoist(args);
+    var line = Invocation.read(args);
     var env = CliEnvironment.ofProcess();
-    var fast = FastGet.parse(hoisted);
+    var fast = FastGet.parse(line);
     if (fast.isPresent()) {
       var out = new PrintWriter(new OutputStreamWriter(System.out, System.out.charset()));
       var err = new PrintWriter(new OutputStreamWriter(System.err, System.err.charset()));
@@ -72,7 +72,7 @@ public final class Main implements Runnable {
       // path starts no thread that could keep the JVM alive.
       return;
     }
-    System.exit(commandLine(env, hoisted).execute(hoisted));
+    System.exit(commandLine(env, line).execute(line.forTree()));
   }
 
   /**
@@ -93,7 +93,7 @@ public final class Main implements Runnable {
    * qm --server URL get nodes}); returns the exit code.
    */
   public static int execute(CommandLine commandLine, String... args) {
-    return commandLine.execute(GlobalFlags.hoist(args));
+    return commandLine.execute(Invocation.read(args).forTree());
   }
 
   /**
@@ -132,16 +132,17 @@ public final class Main implements Runnable {
   }
 
   /**
-   * The tree {@code args} needs (already {@linkplain GlobalFlags#hoist hoisted}): only the command
-   * it names when it names one; the whole tree for help, completion, no command or an unknown one
-   * (so picocli lists them all or suggests the nearest).
+   * The tree {@code line} needs: only the command it names when it names one; the whole tree for
+   * help, completion, no command or an unknown one (so picocli lists them all or suggests the
+   * nearest).
    */
-  public static CommandLine commandLine(CliEnvironment env, String... args) {
+  public static CommandLine commandLine(CliEnvironment env, Invocation line) {
     var all = commands();
-    if (args.length == 0 || !all.containsKey(args[0]) || args[0].equals("completion")) {
+    var command = line.command().filter(all::containsKey).filter(c -> !c.equals("completion"));
+    if (command.isEmpty()) {
       return build(env, all);
     }
-    return build(env, Map.of(args[0], all.get(args[0])));
+    return build(env, Map.of(command.get(), all.get(command.get())));
   }
 
   private static CommandLine build(

@@ -89,7 +89,7 @@ final class CliServer implements AutoCloseable {
    * leaves the line to the command tree.
    */
   Optional<Run> runFast(String... args) {
-    var fast = FastGet.parse(GlobalFlags.hoist(args));
+    var fast = FastGet.parse(Invocation.read(args));
     if (fast.isEmpty()) {
       return Optional.empty();
     }

@@ -25,7 +25,7 @@ class LeanCommandTreeTest {
                     Main.commands().keySet().stream(), java.util.stream.Stream.of("help"))
                 .toList());
     for (var name : Main.commands().keySet()) {
-      var lean = Main.commandLine(env, name, "--help").getSubcommands().keySet();
+      var lean = Main.commandLine(env, Invocation.read(name, "--help")).getSubcommands().keySet();
       var expected = name.equals("completion") ? whole : java.util.Set.of(name, "help");
       assertThat(lean).as(name).containsExactlyInAnyOrderElementsOf(expected);
     }
@@ -36,9 +36,10 @@ class LeanCommandTreeTest {
     var env = TestEnvironments.of(Map.of(), dir, dir);
     int all = Main.commands().size() + 1;
     assertThat(Main.commandLine(env).getSubcommands()).hasSize(all);
-    assertThat(Main.commandLine(env, new String[0]).getSubcommands()).hasSize(all);
-    assertThat(Main.commandLine(env, "--help").getSubcommands()).hasSize(all);
-    assertThat(Main.commandLine(env, "help", "get").getSubcommands()).hasSize(all);
-    assertThat(Main.commandLine(env, "gte", "nodes").getSubcommands()).hasSize(all);
+    assertThat(Main.commandLine(env, Invocation.read()).getSubcommands()).hasSize(all);
+    assertThat(Main.commandLine(env, Invocation.read("--help")).getSubcommands()).hasSize(all);
+    assertThat(Main.commandLine(env, Invocation.read("help", "get")).getSubcommands()).hasSize(all);
+    assertThat(Main.commandLine(env, Invocation.read("gte", "nodes")).getSubcommands())
+        .hasSize(all);
   }
 }

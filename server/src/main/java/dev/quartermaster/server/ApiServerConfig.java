@@ -13,6 +13,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
@@ -106,201 +107,115 @@ public record ApiServerConfig(
         Optional.empty());
   }
 
+  /**
+   * This config with what {@code change} sets on a {@link Builder} that starts from its fields; the
+   * record's checks run again on the result. The one way to derive a config: the {@code with…}
+   * methods below are its common uses.
+   */
+  public ApiServerConfig with(Consumer<Builder> change) {
+    var builder = new Builder(this);
+    change.accept(builder);
+    return builder.build();
+  }
+
   public ApiServerConfig withListen(String h, int p) {
-    return new ApiServerConfig(
-        h,
-        p,
-        dataDir,
-        maxBodyBytes,
-        api,
-        env,
-        watch,
-        connections,
-        authenticator,
-        accessRule,
-        storeRevision,
-        meterRegistry,
-        nodeTokens,
-        tls);
+    return with(
+        b -> {
+          b.host = h;
+          b.port = p;
+        });
   }
 
   public ApiServerConfig withMaxBodyBytes(long limit) {
-    return new ApiServerConfig(
-        host,
-        port,
-        dataDir,
-        limit,
-        api,
-        env,
-        watch,
-        connections,
-        authenticator,
-        accessRule,
-        storeRevision,
-        meterRegistry,
-        nodeTokens,
-        tls);
+    return with(b -> b.maxBodyBytes = limit);
   }
 
   public ApiServerConfig withEnv(Env e) {
-    return new ApiServerConfig(
-        host,
-        port,
-        dataDir,
-        maxBodyBytes,
-        api,
-        e,
-        watch,
-        connections,
-        authenticator,
-        accessRule,
-        storeRevision,
-        meterRegistry,
-        nodeTokens,
-        tls);
+    return with(b -> b.env = e);
   }
 
   public ApiServerConfig withWatch(WatchSettings w) {
-    return new ApiServerConfig(
-        host,
-        port,
-        dataDir,
-        maxBodyBytes,
-        api,
-        env,
-        w,
-        connections,
-        authenticator,
-        accessRule,
-        storeRevision,
-        meterRegistry,
-        nodeTokens,
-        tls);
+    return with(b -> b.watch = w);
   }
 
   public ApiServerConfig withAuthenticator(Authenticator a) {
-    return new ApiServerConfig(
-        host,
-        port,
-        dataDir,
-        maxBodyBytes,
-        api,
-        env,
-        watch,
-        connections,
-        Optional.of(a),
-        accessRule,
-        storeRevision,
-        meterRegistry,
-        nodeTokens,
-        tls);
+    return with(b -> b.authenticator = Optional.of(a));
   }
 
   public ApiServerConfig withAccessRule(AccessRule r) {
-    return new ApiServerConfig(
-        host,
-        port,
-        dataDir,
-        maxBodyBytes,
-        api,
-        env,
-        watch,
-        connections,
-        authenticator,
-        r,
-        storeRevision,
-        meterRegistry,
-        nodeTokens,
-        tls);
+    return with(b -> b.accessRule = r);
   }
 
   public ApiServerConfig withStoreRevision(LongSupplier s) {
-    return new ApiServerConfig(
-        host,
-        port,
-        dataDir,
-        maxBodyBytes,
-        api,
-        env,
-        watch,
-        connections,
-        authenticator,
-        accessRule,
-        Optional.of(s),
-        meterRegistry,
-        nodeTokens,
-        tls);
+    return with(b -> b.storeRevision = Optional.of(s));
   }
 
   public ApiServerConfig withMeterRegistry(PrometheusMeterRegistry r) {
-    return new ApiServerConfig(
-        host,
-        port,
-        dataDir,
-        maxBodyBytes,
-        api,
-        env,
-        watch,
-        connections,
-        authenticator,
-        accessRule,
-        storeRevision,
-        Optional.of(r),
-        nodeTokens,
-        tls);
+    return with(b -> b.meterRegistry = Optional.of(r));
   }
 
   public ApiServerConfig withNodeTokens(NodeTokens t) {
-    return new ApiServerConfig(
-        host,
-        port,
-        dataDir,
-        maxBodyBytes,
-        api,
-        env,
-        watch,
-        connections,
-        authenticator,
-        accessRule,
-        storeRevision,
-        meterRegistry,
-        Optional.of(t),
-        tls);
+    return with(b -> b.nodeTokens = Optional.of(t));
   }
 
   public ApiServerConfig withTls(ServerCertificates.Material m) {
-    return new ApiServerConfig(
-        host,
-        port,
-        dataDir,
-        maxBodyBytes,
-        api,
-        env,
-        watch,
-        connections,
-        authenticator,
-        accessRule,
-        storeRevision,
-        meterRegistry,
-        nodeTokens,
-        Optional.of(m));
+    return with(b -> b.tls = Optional.of(m));
   }
 
   public ApiServerConfig withConnections(ConnectionSettings c) {
-    return new ApiServerConfig(
-        host,
-        port,
-        dataDir,
-        maxBodyBytes,
-        api,
-        env,
-        watch,
-        c,
-        authenticator,
-        accessRule,
-        storeRevision,
-        meterRegistry,
-        nodeTokens,
-        tls);
+    return with(b -> b.connections = c);
+  }
+
+  /** The fields of a {@link ApiServerConfig}, each settable, for {@link ApiServerConfig#with}. */
+  public static final class Builder {
+    public String host;
+    public int port;
+    public Path dataDir;
+    public long maxBodyBytes;
+    public ApiClient api;
+    public Env env;
+    public WatchSettings watch;
+    public ConnectionSettings connections;
+    public Optional<Authenticator> authenticator;
+    public AccessRule accessRule;
+    public Optional<LongSupplier> storeRevision;
+    public Optional<PrometheusMeterRegistry> meterRegistry;
+    public Optional<NodeTokens> nodeTokens;
+    public Optional<ServerCertificates.Material> tls;
+
+    private Builder(ApiServerConfig c) {
+      host = c.host;
+      port = c.port;
+      dataDir = c.dataDir;
+      maxBodyBytes = c.maxBodyBytes;
+      api = c.api;
+      env = c.env;
+      watch = c.watch;
+      connections = c.connections;
+      authenticator = c.authenticator;
+      accessRule = c.accessRule;
+      storeRevision = c.storeRevision;
+      meterRegistry = c.meterRegistry;
+      nodeTokens = c.nodeTokens;
+      tls = c.tls;
+    }
+
+    private ApiServerConfig build() {
+      return new ApiServerConfig(
+          host,
+          port,
+          dataDir,
+          maxBodyBytes,
+          api,
+          env,
+          watch,
+          connections,
+          authenticator,
+          accessRule,
+          storeRevision,
+          meterRegistry,
+          nodeTokens,
+          tls);
+    }
   }
 }

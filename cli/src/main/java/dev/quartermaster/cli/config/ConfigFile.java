@@ -2,7 +2,6 @@ package dev.quartermaster.cli.config;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
-import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
@@ -37,10 +36,7 @@ public record ConfigFile(
     Optional<String> caFile) {
   static final String LEGACY = "default";
 
-  /**
-   * Built on first use, not with this class: a client command that reads the file as {@link
-   * ConfigText} never needs it.
-   */
+  /** Built on first use, not with this class: a client command only reads the file. */
   private static final class Yaml {
     static final YAMLMapper MAPPER =
         YAMLMapper.builder(
@@ -77,26 +73,14 @@ public record ConfigFile(
           Optional.empty(), Map.of(), Optional.empty(), Optional.empty(), Optional.empty());
 
   /**
-   * The file's content; empty when there is none. A file that does not parse is an error naming it.
+   * The file's content; empty when there is none. A file that does not parse is an error naming it
+   * ({@link ConfigText}, the one reader: Jackson only writes the file).
    */
   public static Optional<ConfigFile> read(Path file) {
     try {
-      var text = Files.readString(file);
-      if (text.isBlank()) {
-        return Optional.of(EMPTY);
-      }
-      var plain = ConfigText.parse(text);
-      return Optional.of(
-          plain.isPresent() ? plain.get() : Yaml.MAPPER.readValue(text, ConfigFile.class));
+      return Optional.of(ConfigText.parse(Files.readString(file), file));
     } catch (NoSuchFileException e) {
       return Optional.empty();
-    } catch (JacksonException e) {
-      throw new CliException(
-          "config file "
-              + file
-              + " is malformed: "
-              + e.getOriginalMessage()
-              + " (fix or delete it)");
     } catch (IOException e) {
       throw new CliException("cannot read config file " + file + ": " + e.getMessage());
     }

@@ -4,6 +4,7 @@ import dev.quartermaster.api.client.LabelSelector;
 import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.cli.CliEnvironment;
 import dev.quartermaster.cli.ErrorReporter;
+import dev.quartermaster.cli.Invocation;
 import dev.quartermaster.cli.commands.KindNames;
 import dev.quartermaster.cli.config.ClientConfig;
 import dev.quartermaster.cli.config.Connection;
@@ -34,9 +35,8 @@ public record FastGet(
     LabelSelector selector,
     boolean wide,
     Map<String, String> clientFlags) {
-  private static final Set<String> CLIENT_FLAGS =
-      Set.of("--server", "--token-file", "--ca-file", "--context");
-  private static final Set<String> OUTPUT = Set.of("-o", "--output");
+  private static final Set<String> CLIENT_FLAGS = Invocation.CLIENT_FLAGS;
+  private static final Set<String> OUTPUT = Invocation.OUTPUT_FLAGS;
   private static final Set<String> SELECTOR = Set.of("-l", "--selector");
   private static final Set<String> PLUGINS = Set.of("plugin", "plugins");
 
@@ -44,14 +44,12 @@ public record FastGet(
     clientFlags = Map.copyOf(clientFlags);
   }
 
-  /**
-   * The command line ({@code get …}, its client flags already after the command) as this reads it,
-   * or empty.
-   */
-  public static Optional<FastGet> parse(String... args) {
-    if (args.length < 2 || !args[0].equals("get")) {
+  /** The command line ({@code get …}) as this reads it, or empty. */
+  public static Optional<FastGet> parse(Invocation line) {
+    if (!line.command().filter("get"::equals).isPresent()) {
       return Optional.empty();
     }
+    var args = line.forTree();
     var flags = new HashMap<String, String>();
     var positional = new java.util.ArrayList<String>();
     for (int i = 1; i < args.length; i++) {

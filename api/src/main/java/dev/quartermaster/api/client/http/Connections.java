@@ -8,9 +8,17 @@ import javax.net.ssl.SSLContext;
 
 /**
  * The connections to one server that carry {@link HttpApiClient}'s calls (all but watches): one
- * request and its whole answer at a time per caller, connections kept between calls.
+ * request and its whole answer at a time per caller, connections kept between calls. The client's
+ * own are {@link KeptConnections}; {@link HttpApiClient#over} takes others (the bench weighs Apache
+ * HttpClient's against them).
  */
-interface Connections extends AutoCloseable {
+public interface Connections extends AutoCloseable {
+  /**
+   * The message of the {@link java.io.EOFException} for "closed before a byte of the answer":
+   * {@link ResponseErrors} hints from it.
+   */
+  String NO_ANSWER = "the server closed the connection and received no bytes of an answer";
+
   /**
    * Sends one request and reads its whole answer by {@code deadlineNanos} ({@link
    * System#nanoTime}).
@@ -33,7 +41,7 @@ interface Connections extends AutoCloseable {
 
   /** Makes the connections to one server. */
   @FunctionalInterface
-  interface Opener {
+  public interface Opener {
     Connections to(URI base, Optional<SSLContext> tls, int connectTimeoutMillis);
   }
 }

@@ -8,8 +8,8 @@ import java.util.Optional;
  *
  * @param headers the first value of each header, by its name in lower case
  */
-record HttpAnswer(int status, Map<String, String> headers, byte[] body) {
-  HttpAnswer {
+public record HttpAnswer(int status, Map<String, String> headers, byte[] body) {
+  public HttpAnswer {
     headers = Map.copyOf(headers);
   }
 

@@ -118,10 +118,15 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
   }
 
   /**
-   * As above, with calls carried by the connections {@code opener} makes (for the bench's
-   * side-by-side).
+   * A client of the servers {@code baseUris} whose calls (all but watches) go over the connections
+   * {@code opener} makes instead of the client's own.
    */
-  HttpApiClient(
+  public static HttpApiClient over(
+      List<URI> baseUris, String token, Optional<SSLContext> tls, Connections.Opener opener) {
+    return new HttpApiClient(baseUris, token, REQUEST_TIMEOUT, tls, opener);
+  }
+
+  private HttpApiClient(
       List<URI> baseUris,
       String token,
       Duration requestTimeout,

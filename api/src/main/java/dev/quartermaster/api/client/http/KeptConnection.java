@@ -53,9 +53,7 @@ final class KeptConnection implements AutoCloseable {
 
   private static final int MAX_HEADERS = 200;
 
-  /** The message for "closed before a byte of the answer": {@link ResponseErrors} hints from it. */
-  static final String NO_ANSWER =
-      "the server closed the connection and received no bytes of an answer";
+  static final String NO_ANSWER = Connections.NO_ANSWER;
 
   private final SocketChannel channel;
   private final Socket socket;

@@ -6,8 +6,8 @@ import java.io.IOException;
  * No connection to the server could be opened (refused, no route, timed out, unknown host, TLS
  * refused): nothing of the request was sent, so any call, a write too, may go to another server.
  */
-final class NotConnected extends IOException {
-  NotConnected(IOException cause) {
+public final class NotConnected extends IOException {
+  public NotConnected(IOException cause) {
     super(cause.getMessage(), cause);
   }
 

@@ -1,5 +1,8 @@
-package dev.quartermaster.api.client.http;
+package dev.quartermaster.bench.http;
 
+import dev.quartermaster.api.client.http.Connections;
+import dev.quartermaster.api.client.http.HttpAnswer;
+import dev.quartermaster.api.client.http.NotConnected;
 import java.io.EOFException;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -37,11 +40,11 @@ import org.apache.hc.core5.util.Timeout;
 
 /**
  * The connections to one server as Apache HttpClient 5 (classic, blocking) keeps them, for the
- * bench to weigh against {@link KeptConnections} ({@code HttpClientBench}): a pooling connection
- * manager, no retries, redirects, cookies or compression, as the kept connections have none. An
- * idle connection is checked before use once it has been idle for {@link #VALIDATE_AFTER_IDLE}: the
- * library's check waits a millisecond for the server's bytes, so checking every time, as {@link
- * KeptConnection#stillOpen} does without waiting, would cost each call that millisecond. A deadline
+ * bench to weigh against the client's own ({@code HttpClientBench}): a pooling connection manager,
+ * no retries, redirects, cookies or compression, as the kept connections have none. An idle
+ * connection is checked before use once it has been idle for {@link #VALIDATE_AFTER_IDLE}: the
+ * library's check waits a millisecond for the server's bytes, so checking every time, as the
+ * client's own connections do without waiting, would cost each call that millisecond. A deadline
  * bounds each read here, not the whole answer as the kept connections' does.
  */
 final class PooledConnections implements Connections {
@@ -114,7 +117,7 @@ final class PooledConnections implements Connections {
     } catch (SocketTimeoutException e) {
       throw new HttpTimeoutException("request timed out");
     } catch (NoHttpResponseException e) {
-      throw new EOFException(KeptConnection.NO_ANSWER);
+      throw new EOFException(Connections.NO_ANSWER);
     }
   }
 
