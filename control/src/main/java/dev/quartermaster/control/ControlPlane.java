@@ -462,7 +462,7 @@ public final class ControlPlane implements AutoCloseable {
               nodes.loop().enqueue(k);
             });
     informers.workloads().cache().keys().forEach(workloads.loop()::enqueue);
-    admission.startLeading();
+    admission.startLeading(term.fenceRevision());
     volumes.startLeading(epoch);
     informers.volumes().cache().keys().forEach(volumes.loop()::enqueue);
     informers.computeDomains().cache().keys().forEach(domains.loop()::enqueue);

@@ -1,9 +1,11 @@
 package dev.quartermaster.control.admission;
 
 import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.api.client.LabelSelector;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.event.EventRecorder;
+import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.queue.Queue;
 import dev.quartermaster.api.queue.QueueSpec;
@@ -44,6 +46,12 @@ public final class AdmissionController {
 
   /** Cohorts decided at once. */
   static final int WORKERS = 4;
+
+  /**
+   * The revision that fenced the earlier leader's writes, once this one leads; 0 for a controller
+   * run on its own (tests, benches), which has no earlier leader.
+   */
+  private volatile long termFence;
 
   private final Env env;
   private final ApiClient api;
@@ -156,6 +164,12 @@ public final class AdmissionController {
     return loop;
   }
 
+  /** As {@link #startLeading()}, leading from {@code fenceRevision} on. */
+  public void startLeading(long fenceRevision) {
+    termFence = fenceRevision;
+    startLeading();
+  }
+
   /** On taking the lead: the {@code default} queue exists, and every cohort is decided again. */
   public void startLeading() {
     if (informers.queues().cache().get(Queue.DEFAULT).isEmpty()) {
@@ -172,10 +186,10 @@ public final class AdmissionController {
   }
 
   /** Group → the highest ordinal of {@code w}'s unfinished tasks + 1, as the cache shows them. */
-  private Map<String, Integer> taken(Workload w) {
+  private static Map<String, Integer> taken(Workload w, TaskView tasksOf) {
     var out = new HashMap<String, Integer>();
     for (var g : w.spec().groups()) {
-      for (var t : tasksOf(w, g.name())) {
+      for (var t : tasksOf.of(w, g.name())) {
         if (t.status().phase().isFinished()
             || !t.metadata().owner().map(o -> o.uid().equals(w.metadata().uid())).orElse(false)) {
           continue;
@@ -192,6 +206,34 @@ public final class AdmissionController {
 
   private List<Task> tasksOf(Workload w, String group) {
     return informers.tasks().cache().byIndex(Informers.BY_GROUP, w.metadata().name() + "/" + group);
+  }
+
+  /** A workload's tasks of a group, as one decision reads them. */
+  @FunctionalInterface
+  interface TaskView {
+    List<Task> of(Workload w, String group);
+  }
+
+  /**
+   * The tasks one decision reads: the cache's, but while it has not reached the revision that
+   * fenced the earlier leader, each workload's read live once (what that leader made last may be
+   * missing from the cache, and a workload whose tasks it does not show is judged finished: seed
+   * 1550, scaled to 0 and released while both its workers ran).
+   */
+  private TaskView taskView() {
+    if (informers.tasks().syncedRevision() >= termFence) {
+      return this::tasksOf;
+    }
+    var live = new HashMap<String, List<Task>>();
+    return (w, group) ->
+        live
+            .computeIfAbsent(
+                w.metadata().name(),
+                n ->
+                    api.list(Kinds.TASK, LabelSelector.equalTo(Map.of(Labels.WORKLOAD, n))).items())
+            .stream()
+            .filter(t -> group.equals(t.metadata().labels().get(Labels.GROUP)))
+            .toList();
   }
 
   /**
@@ -219,10 +261,10 @@ public final class AdmissionController {
         .ifPresent(this::enqueueCohortOf);
   }
 
-  /** Whether any task of {@code w} (this very workload's) is still in the cache. */
-  private boolean hasTasks(Workload w) {
+  /** Whether any task of {@code w} (this very workload's) is still there. */
+  private static boolean hasTasks(Workload w, TaskView tasksOf) {
     return w.spec().groups().stream()
-        .flatMap(g -> tasksOf(w, g.name()).stream())
+        .flatMap(g -> tasksOf.of(w, g.name()).stream())
         .anyMatch(
             t -> t.metadata().owner().map(o -> o.uid().equals(w.metadata().uid())).orElse(false));
   }
@@ -304,10 +346,11 @@ public final class AdmissionController {
         ledger.map(QuotaLedger::spec).orElse(dev.quartermaster.api.queue.QuotaLedgerSpec.EMPTY);
     var queueSpecs = new HashMap<String, dev.quartermaster.api.queue.QueueSpec>();
     queues.forEach(q -> queueSpecs.put(q.metadata().name(), q.spec()));
+    var tasks = taskView();
     // Started entries marked, those past their start timeout evicted: decided on as evictions.
     var look =
         requeueing.startTimeouts()
-            ? timeouts.look(cohort, stored.admitted(), workloads, queueSpecs, this::tasksOf)
+            ? timeouts.look(cohort, stored.admitted(), workloads, queueSpecs, tasks::of)
             : new StartTimeouts.Look(stored.admitted(), Map.of(), Optional.empty());
     // A queue set to overQuota: Evict that uses more than it may hold gives the excess back.
     var overQuota =
@@ -337,15 +380,15 @@ public final class AdmissionController {
               if (w == null) {
                 return;
               }
-              if (a.evicting() && !hasTasks(w)) {
+              if (a.evicting() && !hasTasks(w, tasks)) {
                 stopped.add(n);
               } else if (!a.evicting() && AdmissionCycle.shrinking(w, a)) {
-                existing.put(n, taken(w));
+                existing.put(n, taken(w, tasks));
               }
             });
     var finished = new java.util.HashSet<String>();
     for (var w : workloads.values()) {
-      if (GroupPlan.finished(w, group -> tasksOf(w, group))) {
+      if (GroupPlan.finished(w, group -> tasks.of(w, group))) {
         finished.add(w.metadata().name());
       }
     }
