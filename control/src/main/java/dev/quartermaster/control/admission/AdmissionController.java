@@ -7,6 +7,7 @@ import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.event.EventRecorder;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
+import dev.quartermaster.api.queue.Admitted;
 import dev.quartermaster.api.queue.Queue;
 import dev.quartermaster.api.queue.QueueSpec;
 import dev.quartermaster.api.queue.QueueStatus;
@@ -221,9 +222,11 @@ public final class AdmissionController {
    * 1550, scaled to 0 and released while both its workers ran).
    */
   private TaskView taskView() {
-    if (informers.tasks().syncedRevision() >= termFence) {
-      return this::tasksOf;
-    }
+    return informers.tasks().syncedRevision() >= termFence ? this::tasksOf : liveTasks();
+  }
+
+  /** Each workload's tasks read live, once per decision. */
+  private TaskView liveTasks() {
     var live = new HashMap<String, List<Task>>();
     return (w, group) ->
         live
@@ -259,6 +262,20 @@ public final class AdmissionController {
         .flatMap(owner -> informers.workloads().cache().get(owner))
         .filter(w -> Admissions.of(informers, w).filter(a -> !a.started()).isPresent())
         .ifPresent(this::enqueueCohortOf);
+  }
+
+  /**
+   * Whether {@code w}, evicted in the ledger as stored ({@code was}, at revision {@code storedAt}),
+   * has no task left. An eviction decided in this very pass is released no sooner than the next
+   * (seed 347: evicted and released in one write while its new task was not in the cache yet), and
+   * the tasks are read live unless the cache has reached the eviction's write: a task made before
+   * it must not be missed.
+   */
+  private boolean stoppedSince(Admitted was, Workload w, TaskView tasks, long storedAt) {
+    if (was == null || !was.evicting()) {
+      return false;
+    }
+    return !hasTasks(w, informers.tasks().syncedRevision() >= storedAt ? tasks : liveTasks());
   }
 
   /** Whether any task of {@code w} (this very workload's) is still there. */
@@ -373,6 +390,7 @@ public final class AdmissionController {
     // finished ones too, so that it starts again whole).
     var existing = new HashMap<String, Map<String, Integer>>();
     var stopped = new java.util.HashSet<String>();
+    long storedAt = ledger.map(l -> l.metadata().revision()).orElse(0L);
     seen.admitted()
         .forEach(
             (n, a) -> {
@@ -380,7 +398,7 @@ public final class AdmissionController {
               if (w == null) {
                 return;
               }
-              if (a.evicting() && !hasTasks(w, tasks)) {
+              if (a.evicting() && stoppedSince(stored.admitted().get(n), w, tasks, storedAt)) {
                 stopped.add(n);
               } else if (!a.evicting() && AdmissionCycle.shrinking(w, a)) {
                 existing.put(n, taken(w, tasks));
