@@ -8,6 +8,7 @@ import dev.quartermaster.api.claim.PrepareState;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.meta.Kinds;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -28,8 +29,9 @@ import org.slf4j.LoggerFactory;
  * <p>Claims dropped because the node rebooted are not lost (nothing prepared survives a reboot); a
  * claim being deleted, deallocated or moved is only waiting for its unprepare (or for its status to
  * say so, after a tombstone that outlived its report), which needs no ledger entry. When the API
- * server cannot be asked the check is skipped with a warning: the ledger, which had no reason to be
- * doubted, is all there is.
+ * server cannot be asked the start fails: a ledger that lost its journal looks like one that never
+ * had those claims, so only the cluster can tell, and an agent without a server cannot start anyway
+ * (it registers its node next); started again, it asks again.
  */
 final class LedgerCrossCheck {
   private static final Logger LOG = LoggerFactory.getLogger(LedgerCrossCheck.class);
@@ -56,7 +58,8 @@ final class LedgerCrossCheck {
 
   /**
    * Refuses ({@link LostLedgerException}) or, with {@link LostLedger#ACCEPT}, warns of what the
-   * ledger lost and answers it ({@code name (uid) [cdi devices]}); empty when it lost nothing.
+   * ledger lost and answers it ({@code name (uid) [cdi devices]}); empty when it lost nothing. An
+   * {@link IOException} when the API server does not answer the list of claims.
    */
   static List<String> check(
       ApiClient api,
@@ -65,16 +68,22 @@ final class LedgerCrossCheck {
       LedgerState ledger,
       List<ClaimState> droppedByReboot,
       LostLedger policy)
-      throws LostLedgerException {
+      throws IOException {
     List<ResourceClaim> claims;
     try {
       claims = api.list(Kinds.RESOURCE_CLAIM).items();
     } catch (RuntimeException e) {
-      LOG.warn(
-          "could not cross-check the ledger with the API server ({}); starting with what the"
-              + " ledger holds",
-          e.getMessage());
-      return List.of();
+      throw new IOException(
+          "NOT STARTING: could not compare "
+              + ledgerName
+              + " with the claims the API server says are prepared on node "
+              + node
+              + " ("
+              + e.getMessage()
+              + "); without that a ledger that lost claims (its journal and mark deleted, say)"
+              + " cannot be told from one that never had them. Start again when the server"
+              + " answers.",
+          e);
     }
     var rebooted =
         droppedByReboot.stream().map(s -> s.claim().uid()).collect(Collectors.toUnmodifiableSet());

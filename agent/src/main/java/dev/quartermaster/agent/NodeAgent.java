@@ -331,7 +331,7 @@ public final class NodeAgent implements AutoCloseable {
    * checked against the claims the API server says are prepared on this node ({@link
    * LedgerCrossCheck}): one the ledger lost stops the start ({@link
    * dev.quartermaster.agent.checkpoint.LostLedgerException}, naming them) unless {@code lostLedger}
-   * accepts it.
+   * accepts it; a server that cannot be asked stops it too.
    */
   public static NodeAgent start(NodeAgentConfig config, NodeHost host, LostLedger lostLedger)
       throws IOException {

@@ -59,17 +59,20 @@ class NodeAgentEndToEndTest {
     // so these claims go straight into a registry without that guard.
     api = ObjectRegistry.withoutCrossObjectRules(store, new SystemEnv());
     sim = SimulatedDeviceRoot.builder(tmp.resolve("devroot")).gpus(2).build();
-    var config =
-        NodeAgentConfig.of(
-                api,
-                NODE,
-                tmp.resolve("state"),
-                DeviceRoot.at(sim.root()),
-                tmp.resolve("cdi"),
-                new SystemEnv())
-            .withBootId("e2e-boot")
-            .withRescanPeriod(Duration.ofSeconds(1));
-    agent = NodeAgent.start(config);
+    agent = NodeAgent.start(config(api));
+  }
+
+  /** The agent's configuration, reaching the cluster through {@code through}. */
+  private NodeAgentConfig config(ApiClient through) throws java.io.IOException {
+    return NodeAgentConfig.of(
+            through,
+            NODE,
+            tmp.resolve("state"),
+            DeviceRoot.at(sim.root()),
+            tmp.resolve("cdi"),
+            new SystemEnv())
+        .withBootId("e2e-boot")
+        .withRescanPeriod(Duration.ofSeconds(1));
   }
 
   @AfterEach
@@ -308,6 +311,59 @@ class NodeAgentEndToEndTest {
             new dev.quartermaster.agent.host.OsNodeHost(config),
             dev.quartermaster.agent.checkpoint.LostLedger.ACCEPT);
     assertThat(agent.config()).isEqualTo(config); // started: the operator accepted the loss
+  }
+
+  /**
+   * Campaign seed 1128: the journal and mark deleted, and the one list of claims the cross-check
+   * makes at start fails (the server was busy). The agent must not take that for "nothing prepared
+   * here" and start from the ledger that lost them: the start fails, and the next one, with the
+   * server answering, refuses naming them.
+   */
+  @Test
+  void aJournalLostWhileTheServerCannotBeAskedStopsTheStartToo() throws Exception {
+    var g = api.create(claim("claim-g", "gpu-0"));
+    await(
+        Kinds.RESOURCE_CLAIM,
+        "claim-g",
+        x ->
+            x.flatMap(NodeAgentEndToEndTest::prepareState)
+                .filter(s -> s.phase() == PrepareState.Phase.Prepared)
+                .isPresent());
+    agent.close();
+    agent = null;
+    var state = tmp.resolve("state");
+    Files.delete(LedgerShow.journalFile(state));
+    Files.delete(LedgerShow.markFile(state));
+
+    var failing = new java.util.concurrent.atomic.AtomicBoolean(true);
+    var claimListFailsOnce =
+        (ApiClient)
+            java.lang.reflect.Proxy.newProxyInstance(
+                ApiClient.class.getClassLoader(),
+                new Class<?>[] {ApiClient.class},
+                (proxy, method, args) -> {
+                  if (method.getName().equals("list")
+                      && args[0] == Kinds.RESOURCE_CLAIM
+                      && failing.getAndSet(false)) {
+                    throw new dev.quartermaster.api.error.ApiException(
+                        dev.quartermaster.api.error.ApiError.Reason.Unavailable, "server busy");
+                  }
+                  try {
+                    return method.invoke(api, args);
+                  } catch (java.lang.reflect.InvocationTargetException e) {
+                    throw e.getCause();
+                  }
+                });
+    var config = config(claimListFailsOnce);
+    assertThatThrownBy(() -> NodeAgent.start(config))
+        .isInstanceOf(java.io.IOException.class)
+        .isNotInstanceOf(dev.quartermaster.agent.checkpoint.LostLedgerException.class)
+        .hasMessageContaining("NOT STARTING")
+        .hasMessageContaining("server busy");
+    assertThat(failing).isFalse();
+    assertThatThrownBy(() -> NodeAgent.start(config))
+        .isInstanceOf(dev.quartermaster.agent.checkpoint.LostLedgerException.class)
+        .hasMessageContaining("claim-g (" + g.metadata().uid() + ")");
   }
 
   @Test

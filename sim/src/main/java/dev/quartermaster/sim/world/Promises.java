@@ -576,16 +576,16 @@ final class Promises {
     acknowledged.put(n.name, held);
   }
 
-  /**
-   * The operator started {@code n}'s agent with {@code --accept-lost-ledger}, forgetting {@code
-   * lost}: I6 no longer asks the ledger for them (the operator's word, which only the refusal that
-   * named them led to).
-   */
   /** {@code n}'s journal and its mark were deleted while its agent was down. */
   void journalLost(WholeCluster.NodeSlot n) {
     journalLost.add(n.name);
   }
 
+  /**
+   * The operator started {@code n}'s agent with {@code --accept-lost-ledger}, forgetting {@code
+   * lost}: I6 no longer asks the ledger for them (the operator's word, which only the refusal that
+   * named them led to).
+   */
   void acceptedLost(WholeCluster.NodeSlot n, List<String> lost) {
     var held = acknowledged.get(n.name);
     if (held != null) {

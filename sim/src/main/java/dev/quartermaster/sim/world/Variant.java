@@ -34,6 +34,8 @@ import java.util.function.UnaryOperator;
  *     prepared on its node (the real agent refuses until the operator accepts)
  * @param planeOptions what each real control-plane replica is started with, from the simulation's
  *     own options (a controller's behaviour turned back to what it was before a fix)
+ * @param agentView what each agent reaches the cluster through, made anew at each start (the
+ *     identity, as in production; a naive variant answers some calls as an earlier agent took them)
  */
 public record Variant(
     UnaryOperator<NodeHost> hostView,
@@ -45,7 +47,8 @@ public record Variant(
     UnaryOperator<LeaderElector.Callbacks> leaderCallbacks,
     UnaryOperator<ApiClient> controlView,
     LostLedger lostLedger,
-    UnaryOperator<ControlPlane.Options> planeOptions) {
+    UnaryOperator<ControlPlane.Options> planeOptions,
+    UnaryOperator<ApiClient> agentView) {
   /** The real system. */
   public static final Variant REAL =
       new Variant(
@@ -58,6 +61,7 @@ public record Variant(
           UnaryOperator.identity(),
           UnaryOperator.identity(),
           LostLedger.REFUSE,
+          UnaryOperator.identity(),
           UnaryOperator.identity());
 
   public Variant(
@@ -76,6 +80,7 @@ public record Variant(
         UnaryOperator.identity(),
         UnaryOperator.identity(),
         LostLedger.REFUSE,
+        UnaryOperator.identity(),
         UnaryOperator.identity());
   }
 
@@ -122,7 +127,8 @@ public record Variant(
         leaderCallbacks,
         controlView,
         lostLedger,
-        planeOptions);
+        planeOptions,
+        agentView);
   }
 
   /** The real system whose electors tell their controllers through {@code view}. */
@@ -137,7 +143,8 @@ public record Variant(
         view,
         REAL.controlView,
         REAL.lostLedger,
-        REAL.planeOptions);
+        REAL.planeOptions,
+        REAL.agentView);
   }
 
   /** The real system whose controllers reach the cluster through {@code view}. */
@@ -157,7 +164,8 @@ public record Variant(
         leaderCallbacks,
         view,
         lostLedger,
-        planeOptions);
+        planeOptions,
+        agentView);
   }
 
   /** This variant on a store without the quota guard: admission checked outside the write. */
@@ -172,7 +180,8 @@ public record Variant(
         leaderCallbacks,
         controlView,
         lostLedger,
-        planeOptions);
+        planeOptions,
+        agentView);
   }
 
   /** The real system whose agents start as {@code policy} says on a lost ledger. */
@@ -187,7 +196,8 @@ public record Variant(
         REAL.leaderCallbacks,
         REAL.controlView,
         policy,
-        REAL.planeOptions);
+        REAL.planeOptions,
+        REAL.agentView);
   }
 
   /** This variant with {@code change} applied to its control-plane replicas' options too. */
@@ -202,7 +212,8 @@ public record Variant(
         leaderCallbacks,
         controlView,
         lostLedger,
-        o -> change.apply(planeOptions.apply(o)));
+        o -> change.apply(planeOptions.apply(o)),
+        agentView);
   }
 
   /** The real system whose control-plane replicas are started with {@code change} applied. */
@@ -216,5 +227,21 @@ public record Variant(
    */
   public static Variant backfill(Backfill how) {
     return planeOptions(o -> o.withBackfill(how));
+  }
+
+  /** The real system whose agents reach the cluster through {@code view}, made at each start. */
+  public static Variant agentView(UnaryOperator<ApiClient> view) {
+    return new Variant(
+        REAL.hostView,
+        REAL.controllers,
+        REAL.volumeCalls,
+        REAL.allocatorView,
+        REAL.alongside,
+        REAL.storeRules,
+        REAL.leaderCallbacks,
+        REAL.controlView,
+        REAL.lostLedger,
+        REAL.planeOptions,
+        view);
   }
 }

@@ -295,7 +295,7 @@ public final class WholeCluster {
   void startAgent(NodeSlot slot, dev.quartermaster.agent.checkpoint.LostLedger lostLedger) {
     var config =
         new NodeAgentConfig(
-            slot.api,
+            variant.agentView().apply(slot.api),
             slot.name,
             Path.of("/sim", slot.name, "state"),
             DeviceRoot.at(Path.of("/sim", slot.name)),

@@ -1,5 +1,6 @@
 package dev.quartermaster.sim.world;
 
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.quartermaster.agent.checkpoint.LostLedger;
@@ -23,5 +24,24 @@ class LostLedgerTest {
     assertTrue(
         seed > 0,
         "an agent starting from a lost ledger went unnoticed by I6 for " + BOUND + " seeds");
+  }
+
+  /**
+   * Campaign seed 1128: node-1's journal is deleted, and at its restart the cross-check's list of
+   * claims fails (5% of calls do). An agent that takes that for "nothing prepared here" starts from
+   * the ledger that lost them; the real one does not start until it can ask, and then refuses.
+   */
+  @Test
+  void anAgentSkippingTheCrossCheckWhenTheServerFailsIsCaughtByI6AtSeed1128() {
+    Campaign.quiet();
+    var naive = Variant.agentView(ClaimListFailureSeenEmpty::new);
+    assertInstanceOf(
+        SeedRun.Outcome.Passed.class, SeedRun.run(1128, SeedRun.STEPS), "the real system");
+    var caught =
+        assertInstanceOf(
+            SeedRun.Outcome.Violated.class,
+            new SeedRun(1128, SeedRun.STEPS, naive, line -> line.startsWith("I6")).run(),
+            "the naive agent");
+    assertTrue(caught.violations().stream().allMatch(v -> v.startsWith("I6")), caught::toString);
   }
 }
