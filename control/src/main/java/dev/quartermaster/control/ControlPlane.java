@@ -12,6 +12,7 @@ import dev.quartermaster.control.allocator.Allocator;
 import dev.quartermaster.control.allocator.AllocatorKey;
 import dev.quartermaster.control.allocator.Backfill;
 import dev.quartermaster.control.allocator.Packing;
+import dev.quartermaster.control.allocator.SliceCheck;
 import dev.quartermaster.control.cluster.ControlLoop;
 import dev.quartermaster.control.cluster.ControllerMetrics;
 import dev.quartermaster.control.cluster.Informers;
@@ -70,6 +71,8 @@ public final class ControlPlane implements AutoCloseable {
    *     placement: {@link GangRecovery#DEFAULT}, but in the simulation's naive variants
    * @param requeueing what the admission controller does with admissions that do not start and with
    *     evicted workloads: {@link Requeueing#DEFAULT}, but in the simulation's naive variants
+   * @param sliceCheck what the allocator checks a decision's devices against when it writes it:
+   *     {@link SliceCheck#LIVE}, but in the simulation's naive variant
    */
   public record Options(
       String identity,
@@ -82,7 +85,8 @@ public final class ControlPlane implements AutoCloseable {
       UnaryOperator<LeaderElector.Callbacks> leaderCallbacks,
       Backfill backfill,
       GangRecovery gangRecovery,
-      Requeueing requeueing) {
+      Requeueing requeueing,
+      SliceCheck sliceCheck) {
     public Options {
       Objects.requireNonNull(backfill, "backfill");
       Objects.requireNonNull(metrics, "metrics");
@@ -91,6 +95,7 @@ public final class ControlPlane implements AutoCloseable {
       Objects.requireNonNull(leaderCallbacks, "leaderCallbacks");
       Objects.requireNonNull(gangRecovery, "gangRecovery");
       Objects.requireNonNull(requeueing, "requeueing");
+      Objects.requireNonNull(sliceCheck, "sliceCheck");
     }
 
     public Options(
@@ -110,7 +115,8 @@ public final class ControlPlane implements AutoCloseable {
           UnaryOperator.identity(),
           Backfill.RESERVE,
           GangRecovery.DEFAULT,
-          Requeueing.DEFAULT);
+          Requeueing.DEFAULT,
+          SliceCheck.LIVE);
     }
 
     /** Without metrics, as the simulation and the benches run. */
@@ -139,7 +145,8 @@ public final class ControlPlane implements AutoCloseable {
           leaderCallbacks,
           backfill,
           gangRecovery,
-          requeueing);
+          requeueing,
+          sliceCheck);
     }
 
     public Options withMetrics(ControllerMetrics sink) {
@@ -154,7 +161,8 @@ public final class ControlPlane implements AutoCloseable {
           leaderCallbacks,
           backfill,
           gangRecovery,
-          requeueing);
+          requeueing,
+          sliceCheck);
     }
 
     public Options withPacking(Packing how) {
@@ -169,7 +177,8 @@ public final class ControlPlane implements AutoCloseable {
           leaderCallbacks,
           backfill,
           gangRecovery,
-          requeueing);
+          requeueing,
+          sliceCheck);
     }
 
     /** The allocator reads the cluster through {@code view} (a naive variant of the simulation). */
@@ -185,7 +194,8 @@ public final class ControlPlane implements AutoCloseable {
           leaderCallbacks,
           backfill,
           gangRecovery,
-          requeueing);
+          requeueing,
+          sliceCheck);
     }
 
     /**
@@ -204,7 +214,8 @@ public final class ControlPlane implements AutoCloseable {
           leaderCallbacks,
           backfill,
           recovery,
-          requeueing);
+          requeueing,
+          sliceCheck);
     }
 
     /**
@@ -223,7 +234,8 @@ public final class ControlPlane implements AutoCloseable {
           leaderCallbacks,
           backfill,
           gangRecovery,
-          how);
+          how,
+          sliceCheck);
     }
 
     /**
@@ -242,7 +254,8 @@ public final class ControlPlane implements AutoCloseable {
           view,
           backfill,
           gangRecovery,
-          requeueing);
+          requeueing,
+          sliceCheck);
     }
 
     /**
@@ -261,7 +274,28 @@ public final class ControlPlane implements AutoCloseable {
           leaderCallbacks,
           how,
           gangRecovery,
-          requeueing);
+          requeueing,
+          sliceCheck);
+    }
+
+    /**
+     * What the allocator checks a decision's devices against when it writes it: {@link
+     * SliceCheck#LIVE} but for the simulation's naive variant, which trusts its cached slices.
+     */
+    public Options withSliceCheck(SliceCheck how) {
+      return new Options(
+          identity,
+          leader,
+          expectationBound,
+          heartbeatGrace,
+          metrics,
+          packing,
+          allocatorView,
+          leaderCallbacks,
+          backfill,
+          gangRecovery,
+          requeueing,
+          how);
     }
   }
 
@@ -350,7 +384,8 @@ public final class ControlPlane implements AutoCloseable {
             events.recorder("allocator"),
             options.packing(),
             options.backfill(),
-            taskDeadlines);
+            taskDeadlines,
+            options.sliceCheck());
     this.deadlines =
         new DeadlineController(env, fenced, informers, taskDeadlines, events.recorder("deadlines"));
     this.workloads =

@@ -35,15 +35,16 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 
 /**
  * Steps 2 and 3 of the allocator's write protocol ({@code package-info}) for one decision of its
- * {@link DeviceIndex}: the claims, the node and its record read live; the decision checked against
- * them ({@link #plan}, pure); then the record's new entries, the claims' allocations and the task's
- * pin written in one transaction, shared with other workers' decisions ({@link GroupCommit}).
- * Thread-safe: the allocator's workers call it at once.
+ * {@link DeviceIndex}: the claims, the node, its record and its slices read live; the decision
+ * checked against them ({@link #plan}, pure); then the record's new entries, the claims'
+ * allocations and the task's pin written in one transaction, shared with other workers' decisions
+ * ({@link GroupCommit}). Thread-safe: the allocator's workers call it at once.
  */
 final class AllocationWrite {
   private final Env env;
@@ -52,6 +53,7 @@ final class AllocationWrite {
   private final DeviceIndex index;
   private final LegacyAdoption adoption;
   private final EventRecorder events;
+  private final SliceCheck sliceCheck;
   private final GroupCommit commits;
   private final AtomicLong allocations = new AtomicLong();
   private final AtomicLong conflicts = new AtomicLong();
@@ -62,13 +64,15 @@ final class AllocationWrite {
       Informers informers,
       DeviceIndex index,
       LegacyAdoption adoption,
-      EventRecorder events) {
+      EventRecorder events,
+      SliceCheck sliceCheck) {
     this.env = env;
     this.api = api;
     this.informers = informers;
     this.index = index;
     this.adoption = adoption;
     this.events = events;
+    this.sliceCheck = sliceCheck;
     this.commits = new GroupCommit(api);
   }
 
@@ -129,6 +133,7 @@ final class AllocationWrite {
     var nodes = new HashMap<String, Node>();
     var records = new HashMap<String, Optional<NodeAllocation>>();
     var unadopted = new HashMap<String, Set<String>>();
+    var offered = new HashMap<String, Set<String>>();
     for (var d : decided) {
       var live = new ArrayList<ResourceClaim>();
       for (var c : d.pending()) {
@@ -169,10 +174,11 @@ final class AllocationWrite {
         records.put(name, api.get(Kinds.NODE_ALLOCATION, name));
         unadopted.put(
             name, adoption.isDone(name) ? Set.<String>of() : namedByAllocatedClaims(name));
+        offered.put(name, offered(name));
       }
       members.add(new Member(live, d.placed(), unpinned));
     }
-    var plan = plan(members, nodes, records, unadopted, env.now());
+    var plan = plan(members, nodes, records, unadopted, offered, env.now());
     switch (plan) {
       case WritePlan.Taken t -> conflicts.incrementAndGet();
       case WritePlan.Commit c -> {
@@ -207,7 +213,8 @@ final class AllocationWrite {
   /**
    * What to write for decision {@code placed}, given the claims ({@code live}, each still pending),
    * the node and its record as read live; {@code unadopted}: the node's devices that allocated
-   * claims name, while its record has not adopted the claims from before records (else empty).
+   * claims name, while its record has not adopted the claims from before records (else empty);
+   * {@code offered}: the devices the node's slices offer ({@link SliceCheck}).
    *
    * @param unpinned the live task to pin to the node, if it is not pinned yet
    */
@@ -218,6 +225,7 @@ final class AllocationWrite {
       Placement.Placed placed,
       Optional<Task> unpinned,
       Set<String> unadopted,
+      Set<String> offered,
       Instant now) {
     var name = placed.node();
     return plan(
@@ -225,19 +233,22 @@ final class AllocationWrite {
         Map.of(name, node),
         Map.of(name, record),
         Map.of(name, unadopted),
+        Map.of(name, offered),
         now);
   }
 
   /**
-   * What to write for {@code members} (one, or a gang's), given each node and its record as read
-   * live (per node name): every node's new entries, then each member's claims and task, for one
-   * transaction.
+   * What to write for {@code members} (one, or a gang's), given each node, its record and the
+   * devices its slices offer as read live (per node name): every node's new entries, then each
+   * member's claims and task, for one transaction. A device the slices no longer offer is not
+   * recorded: the decision is stale.
    */
   static WritePlan plan(
       List<Member> members,
       Map<String, Node> nodes,
       Map<String, Optional<NodeAllocation>> records,
       Map<String, Set<String>> unadopted,
+      Map<String, Set<String>> offered,
       Instant now) {
     var adds = new TreeMap<String, Map<String, DeviceHolder>>();
     for (var m : members) {
@@ -257,6 +268,10 @@ final class AllocationWrite {
           }
           if (unadopted.get(placed.node()).contains(d.device())) {
             return new WritePlan.AwaitAdoption(placed.node());
+          }
+          if (holds.isEmpty() && !offered.get(placed.node()).contains(d.device())) {
+            return new WritePlan.Stale(
+                "node " + placed.node() + " no longer offers device " + d.device());
           }
           if (held.holder(d.device()).isEmpty()) {
             add.put(d.device(), holder);
@@ -350,6 +365,28 @@ final class AllocationWrite {
             .allMatch(
                 c ->
                     c.metadata().owner().map(o -> o.uid().equals(t.metadata().uid())).orElse(true));
+  }
+
+  /**
+   * The devices {@code node}'s slices offer, by {@link #sliceCheck}: read live (each slice the
+   * cache knows for the node, and the one named after it, as its agent names it), or as cached.
+   */
+  private Set<String> offered(String node) {
+    var cached = informers.slices().cache().byIndex(Informers.BY_NODE, node);
+    var slices = cached;
+    if (sliceCheck == SliceCheck.LIVE) {
+      var names = new TreeSet<String>();
+      names.add(node);
+      cached.forEach(x -> names.add(x.metadata().name()));
+      slices =
+          names.stream()
+              .flatMap(n -> api.get(Kinds.DEVICE_SLICE, n).stream())
+              .filter(x -> x.spec().node().equals(node))
+              .toList();
+    }
+    var out = new HashSet<String>();
+    slices.forEach(x -> x.spec().devices().forEach(d -> out.add(d.name())));
+    return out;
   }
 
   /** Devices of {@code node} that claims in our cache are allocated. */

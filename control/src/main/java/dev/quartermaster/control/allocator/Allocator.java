@@ -98,7 +98,15 @@ public final class Allocator {
    */
   public Allocator(
       Env env, ApiClient api, Informers informers, EventRecorder events, Packing packing) {
-    this(env, api, informers, events, packing, Backfill.RESERVE, new TaskDeadlines(env));
+    this(
+        env,
+        api,
+        informers,
+        events,
+        packing,
+        Backfill.RESERVE,
+        new TaskDeadlines(env),
+        SliceCheck.LIVE);
   }
 
   /**
@@ -106,6 +114,8 @@ public final class Allocator {
    *     {@link Backfill#RESERVE} but for the bench and the simulation's naive variant
    * @param deadlines when the tasks holding devices give them back (shared with the deadline
    *     controller)
+   * @param sliceCheck what a decision's devices are checked against when it is written: {@link
+   *     SliceCheck#LIVE} but for the simulation's naive variant
    */
   public Allocator(
       Env env,
@@ -114,8 +124,10 @@ public final class Allocator {
       EventRecorder events,
       Packing packing,
       Backfill backfill,
-      TaskDeadlines deadlines) {
+      TaskDeadlines deadlines,
+      SliceCheck sliceCheck) {
     Objects.requireNonNull(packing, "packing");
+    Objects.requireNonNull(sliceCheck, "sliceCheck");
     this.line = new HeadOfLine(backfill);
     this.deadlines = deadlines;
     this.ends = new HolderEnds(informers, deadlines);
@@ -130,7 +142,7 @@ public final class Allocator {
     this.loop = new ControlLoop("allocator", env, 32, this::reconcile);
     this.waiters = new Waiters(this::enqueue);
     this.adoption = new LegacyAdoption(api, informers);
-    this.write = new AllocationWrite(env, api, informers, index, adoption, events);
+    this.write = new AllocationWrite(env, api, informers, index, adoption, events, sliceCheck);
     this.reservations = new GangReservations(api, informers, write);
     this.gangs =
         new GangPlacer(

@@ -26,8 +26,9 @@
  * <ol>
  *   <li>Decide from the {@link dev.quartermaster.control.allocator.DeviceIndex} (informer-fed and
  *       ahead of the informers on our own writes, {@code InFlightCommits}; may be stale).
- *   <li>Read the claims, the node and its record live; check every chosen device is free in the
- *       record or already held by the same claim uid (a reservation being resumed).
+ *   <li>Read the claims, the node, its record and its slices live; check every chosen device is
+ *       free in the record or already held by the same claim uid (a reservation being resumed), and
+ *       that a newly recorded one is still in the node's slices ({@code SliceCheck}).
  *   <li>Write, in one transaction ({@code ApiClient#commit}): the record with the new entries,
  *       compare-and-set on the revision just read (or created), and each claim's {@code
  *       status.allocation}, compare-and-set on the revision read in 2. A conflict (another

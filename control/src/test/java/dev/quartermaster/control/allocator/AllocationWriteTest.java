@@ -35,8 +35,9 @@ import org.junit.jupiter.api.Test;
  * ({@link AllocationWrite#plan}): the record's new entries before the claims' allocations in one
  * transaction, only the claims when resuming a reservation, nothing when a chosen device is held or
  * the node takes no allocations, a wait while the node has not adopted the claims from before
- * records, and the task pinned — and scheduled, when the decision is all of it — in the same
- * transaction. A planner that decides from the index alone, without the live record, is caught.
+ * records, nothing when the node's slices no longer offer a device to be recorded, and the task
+ * pinned — and scheduled, when the decision is all of it — in the same transaction. A planner that
+ * decides from the index alone, without the live record, is caught.
  */
 class AllocationWriteTest {
   private static final String NODE = "node-0";
@@ -50,7 +51,8 @@ class AllocationWriteTest {
         Optional<NodeAllocation> record,
         Placement.Placed placed,
         Optional<Task> unpinned,
-        Set<String> unadopted);
+        Set<String> unadopted,
+        Set<String> offered);
   }
 
   private record Row(
@@ -61,7 +63,23 @@ class AllocationWriteTest {
       Placement.Placed placed,
       Optional<Task> unpinned,
       Set<String> unadopted,
-      List<String> expected) {}
+      Set<String> offered,
+      List<String> expected) {
+    /** A row whose node's slices offer all its devices. */
+    Row(
+        String name,
+        List<ResourceClaim> live,
+        Node node,
+        Optional<NodeAllocation> record,
+        Placement.Placed placed,
+        Optional<Task> unpinned,
+        Set<String> unadopted,
+        List<String> expected) {
+      this(name, live, node, record, placed, unpinned, unadopted, ALL_OFFERED, expected);
+    }
+  }
+
+  private static final Set<String> ALL_OFFERED = Set.of("gpu-0", "gpu-1", "gpu-2", "gpu-3");
 
   private static final Task TASK = task("t", List.of("c1"), false);
   private static final ResourceClaim C1 = claim("c1", Optional.of(TASK));
@@ -138,6 +156,26 @@ class AllocationWriteTest {
             Set.of(),
             List.of("stale")),
         new Row(
+            "the node's slices no longer offer a chosen device (its agent found it gone): nothing is written",
+            List.of(C1),
+            READY,
+            Optional.empty(),
+            gpu0,
+            Optional.empty(),
+            Set.of(),
+            Set.of("gpu-1", "gpu-2", "gpu-3"),
+            List.of("stale")),
+        new Row(
+            "resuming a device the slices no longer offer: the record gives it to this claim already, so the claim is written",
+            List.of(C1),
+            READY,
+            record(Map.of("gpu-0", "c1")),
+            gpu0,
+            Optional.empty(),
+            Set.of(),
+            Set.of(),
+            List.of("allocate c1 on node-0: gpu-0 for []")),
+        new Row(
             "a claim from before records names the device and the node has not adopted it: wait for the adoption",
             List.of(C1),
             READY,
@@ -200,7 +238,13 @@ class AllocationWriteTest {
       var got =
           describe(
               planner.plan(
-                  r.live(), r.node(), r.record(), r.placed(), r.unpinned(), r.unadopted()));
+                  r.live(),
+                  r.node(),
+                  r.record(),
+                  r.placed(),
+                  r.unpinned(),
+                  r.unadopted(),
+                  r.offered()));
       if (!got.equals(r.expected())) {
         out.add(r.name() + ": " + got);
       }
@@ -212,9 +256,26 @@ class AllocationWriteTest {
   void eachDecisionIsWrittenAsTheLiveStateAllows() {
     assertThat(
             wrong(
-                (live, node, record, placed, unpinned, unadopted) ->
-                    AllocationWrite.plan(live, node, record, placed, unpinned, unadopted, NOW)))
+                (live, node, record, placed, unpinned, unadopted, offered) ->
+                    AllocationWrite.plan(
+                        live, node, record, placed, unpinned, unadopted, offered, NOW)))
         .isEmpty();
+  }
+
+  /**
+   * The naive planner trusts the slices its index decided on (before campaign seed 979): it records
+   * a device the node's agent no longer offers, which no one can prepare.
+   */
+  @Test
+  void aPlannerThatTrustsTheCachedSlicesIsCaught() {
+    assertThat(
+            wrong(
+                (live, node, record, placed, unpinned, unadopted, offered) ->
+                    AllocationWrite.plan(
+                        live, node, record, placed, unpinned, unadopted, ALL_OFFERED, NOW)))
+        .singleElement()
+        .asString()
+        .startsWith("the node's slices no longer offer a chosen device");
   }
 
   /**
@@ -225,9 +286,9 @@ class AllocationWriteTest {
   void aPlannerThatDoesNotReadTheRecordIsCaught() {
     assertThat(
             wrong(
-                (live, node, record, placed, unpinned, unadopted) ->
+                (live, node, record, placed, unpinned, unadopted, offered) ->
                     AllocationWrite.plan(
-                        live, node, Optional.empty(), placed, unpinned, unadopted, NOW)))
+                        live, node, Optional.empty(), placed, unpinned, unadopted, offered, NOW)))
         .anyMatch(r -> r.startsWith("someone holds a chosen device"))
         .anyMatch(r -> r.startsWith("resuming"));
   }
@@ -243,6 +304,7 @@ class AllocationWriteTest {
                 placed(Map.of("c1", List.of("gpu-0"))),
                 Optional.empty(),
                 Set.of(),
+                ALL_OFFERED,
                 NOW);
     var claim = (ResourceClaim) plan.writes().get(1).object();
     var allocated = Allocator.allocatedCondition(claim).orElseThrow();
