@@ -7,25 +7,17 @@ import dev.quartermaster.api.claim.ResourceClaimSpec;
 import dev.quartermaster.api.event.EventRecorder;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
-import dev.quartermaster.api.meta.OwnerReference;
 import dev.quartermaster.api.queue.OverQuota;
 import dev.quartermaster.api.queue.Queue;
 import dev.quartermaster.api.queue.QueueOrdering;
 import dev.quartermaster.api.queue.QueueSpec;
 import dev.quartermaster.api.workload.ClaimTemplate;
-import dev.quartermaster.api.workload.DeviceLossPolicy;
-import dev.quartermaster.api.workload.SpecDecision;
-import dev.quartermaster.api.workload.Task;
-import dev.quartermaster.api.workload.TaskSpec;
-import dev.quartermaster.api.workload.TaskStatus;
 import dev.quartermaster.api.workload.TaskTemplate;
 import dev.quartermaster.api.workload.WorkerGroup;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.api.workload.WorkloadSpec;
 import dev.quartermaster.control.admission.AdmissionController;
 import dev.quartermaster.control.cluster.Informers;
-import dev.quartermaster.control.cluster.Labels;
-import dev.quartermaster.control.workload.TaskNames;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -77,7 +69,7 @@ class EvictionReleaseTest {
     c.runUntil(() -> entry(c).isPresent(), Duration.ofSeconds(30));
     assertThat(entry(c)).as("admitted at first").isPresent();
     held.hold();
-    c.api().create(task(w));
+    c.api().create(Worlds.handMadeTask(w, 0));
     var q = c.api().get(Kinds.QUEUE, "team").orElseThrow();
     var lowered = q.spec().withQuota(Map.of("gpu", 1)).withOverQuota(OverQuota.Evict);
     c.api().update(new Queue(q.metadata(), lowered, q.status()));
@@ -91,33 +83,5 @@ class EvictionReleaseTest {
     return c.api()
         .get(Kinds.QUOTA_LEDGER, "c")
         .flatMap(l -> Optional.ofNullable(l.spec().admitted().get("job")));
-  }
-
-  private static Task task(Workload w) {
-    var labels =
-        Map.of(
-            Labels.WORKLOAD,
-            w.metadata().name(),
-            Labels.GROUP,
-            "w",
-            Labels.ORDINAL,
-            "0",
-            SpecDecision.CREATED_AT,
-            Long.toString(w.metadata().generation()));
-    return new Task(
-        ObjectMeta.named(TaskNames.task(w.metadata().name(), "w", 0))
-            .withLabels(labels)
-            .withOwner(OwnerReference.of(w)),
-        new TaskSpec(
-            Optional.empty(),
-            List.of("train"),
-            Map.of(),
-            List.of(),
-            List.of(),
-            "noop",
-            Optional.empty(),
-            0,
-            DeviceLossPolicy.Continue),
-        TaskStatus.EMPTY);
   }
 }

@@ -7,22 +7,16 @@ import dev.quartermaster.api.claim.ResourceClaimSpec;
 import dev.quartermaster.api.event.EventRecorder;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
-import dev.quartermaster.api.meta.OwnerReference;
 import dev.quartermaster.api.queue.Queue;
 import dev.quartermaster.api.queue.QueueOrdering;
 import dev.quartermaster.api.queue.QueueSpec;
 import dev.quartermaster.api.workload.ClaimTemplate;
-import dev.quartermaster.api.workload.SpecDecision;
-import dev.quartermaster.api.workload.Task;
-import dev.quartermaster.api.workload.TaskSpec;
-import dev.quartermaster.api.workload.TaskStatus;
 import dev.quartermaster.api.workload.TaskTemplate;
 import dev.quartermaster.api.workload.WorkerGroup;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.api.workload.WorkloadSpec;
 import dev.quartermaster.control.admission.AdmissionController;
 import dev.quartermaster.control.cluster.Informers;
-import dev.quartermaster.control.cluster.Labels;
 import dev.quartermaster.control.workload.TaskNames;
 import dev.quartermaster.control.workload.WorkloadController;
 import java.time.Duration;
@@ -103,8 +97,8 @@ class NewLeaderTaskCacheTest {
     c.runUntil(() -> admitted(c, "job"), Duration.ofSeconds(30));
     assertThat(admitted(c, "job")).as("admitted at first").isTrue();
     held.hold();
-    c.api().create(task(w, 0));
-    c.api().create(task(w, 1));
+    c.api().create(Worlds.handMadeTask(w, 0));
+    c.api().create(Worlds.handMadeTask(w, 1));
     var now = c.api().get(Kinds.WORKLOAD, "job").orElseThrow();
     c.api().update(now.withSpec(now.spec().withGroups(List.of(group.withReplicas(0)))));
     if (fenced) {
@@ -139,13 +133,13 @@ class NewLeaderTaskCacheTest {
                     ObjectMeta.named("job"),
                     new WorkloadSpec(List.of(group), Optional.empty()),
                     null));
-    c.api().create(task(w, 0));
+    c.api().create(Worlds.handMadeTask(w, 0));
     c.runUntil(
         () -> informers.tasks().cache().get(TaskNames.task("job", "w", 0)).isPresent(),
         Duration.ofSeconds(10));
     // The earlier leader made ordinal 2 (its cache lags here), then the operator scaled to 2.
     held.hold();
-    c.api().create(task(w, 2));
+    c.api().create(Worlds.handMadeTask(w, 2));
     var scaled = c.api().get(Kinds.WORKLOAD, "job").orElseThrow();
     c.api().update(scaled.withSpec(scaled.spec().withGroups(List.of(group.withReplicas(2)))));
     long fence = c.api().list(Kinds.WORKLOAD).revision();
@@ -161,30 +155,5 @@ class NewLeaderTaskCacheTest {
         .filter(t -> !t.metadata().isDeleting())
         .map(t -> t.metadata().name())
         .toList();
-  }
-
-  /** A task of ordinal {@code i} as a workload controller makes it, without finalizers. */
-  private static Task task(Workload w, int i) {
-    var labels =
-        Map.of(
-            Labels.WORKLOAD, w.metadata().name(),
-            Labels.GROUP, "w",
-            Labels.ORDINAL, Integer.toString(i),
-            SpecDecision.CREATED_AT, Long.toString(w.metadata().generation()));
-    return new Task(
-        ObjectMeta.named(TaskNames.task(w.metadata().name(), "w", i))
-            .withLabels(labels)
-            .withOwner(OwnerReference.of(w)),
-        new TaskSpec(
-            Optional.empty(),
-            List.of("train"),
-            Map.of(),
-            List.of(),
-            List.of(),
-            "noop",
-            Optional.empty(),
-            0,
-            dev.quartermaster.api.workload.DeviceLossPolicy.Continue),
-        TaskStatus.EMPTY);
   }
 }

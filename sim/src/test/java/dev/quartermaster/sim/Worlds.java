@@ -3,7 +3,13 @@ package dev.quartermaster.sim;
 import dev.quartermaster.api.claim.DeviceRequest;
 import dev.quartermaster.api.claim.ResourceClaimSpec;
 import dev.quartermaster.api.meta.ObjectMeta;
+import dev.quartermaster.api.meta.OwnerReference;
 import dev.quartermaster.api.workload.ClaimTemplate;
+import dev.quartermaster.api.workload.DeviceLossPolicy;
+import dev.quartermaster.api.workload.SpecDecision;
+import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.api.workload.TaskSpec;
+import dev.quartermaster.api.workload.TaskStatus;
 import dev.quartermaster.api.workload.TaskTemplate;
 import dev.quartermaster.api.workload.WorkerGroup;
 import dev.quartermaster.api.workload.Workload;
@@ -12,9 +18,11 @@ import dev.quartermaster.api.workload.WorkloadStatus;
 import dev.quartermaster.control.allocator.Allocator;
 import dev.quartermaster.control.cluster.ControlLoop;
 import dev.quartermaster.control.cluster.Informers;
+import dev.quartermaster.control.cluster.Labels;
 import dev.quartermaster.control.lifecycle.NodeLifecycle;
 import dev.quartermaster.control.lifecycle.TaskScheduler;
 import dev.quartermaster.control.workload.TaskController;
+import dev.quartermaster.control.workload.TaskNames;
 import dev.quartermaster.control.workload.WorkloadController;
 import java.util.List;
 import java.util.Map;
@@ -54,5 +62,33 @@ record Worlds(Informers informers, Allocator allocator, WorkloadController workl
         ObjectMeta.named(name),
         new WorkloadSpec(List.of(group), Optional.empty()),
         WorkloadStatus.EMPTY);
+  }
+
+  /**
+   * Task {@code ordinal} of group {@code w} of {@code workload} as a workload controller makes it
+   * (an earlier leader's, say), without finalizers.
+   */
+  static Task handMadeTask(Workload workload, int ordinal) {
+    var labels =
+        Map.of(
+            Labels.WORKLOAD, workload.metadata().name(),
+            Labels.GROUP, "w",
+            Labels.ORDINAL, Integer.toString(ordinal),
+            SpecDecision.CREATED_AT, Long.toString(workload.metadata().generation()));
+    return new Task(
+        ObjectMeta.named(TaskNames.task(workload.metadata().name(), "w", ordinal))
+            .withLabels(labels)
+            .withOwner(OwnerReference.of(workload)),
+        new TaskSpec(
+            Optional.empty(),
+            List.of("train"),
+            Map.of(),
+            List.of(),
+            List.of(),
+            "noop",
+            Optional.empty(),
+            0,
+            DeviceLossPolicy.Continue),
+        TaskStatus.EMPTY);
   }
 }
