@@ -12,7 +12,6 @@ import dev.quartermaster.api.node.NodeSpec;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -75,13 +74,10 @@ class DrainUnderGangTest {
   }
 
   /** Four nodes of 4 GPUs in two cliques, and the gang running in clique-a. */
-  private static final class Scenario {
-    final WholeCluster world;
-    final Promises promises;
-    final List<String> violations = new ArrayList<>();
+  private static final class Scenario extends CheckedWorld {
 
     Scenario(Variant variant, MemberFailurePolicy policy) {
-      world = new WholeCluster(44, 4, 4, variant);
+      super(new WholeCluster(44, 4, 4, variant));
       for (int i = 1; i <= 4; i++) {
         world.labelNode(
             "node-" + i, Map.of(TopologyKeys.NVLINK_CLIQUE, i <= 2 ? "clique-a" : "clique-b"));
@@ -89,7 +85,6 @@ class DrainUnderGangTest {
       // clique-b is cordoned until the gang runs in clique-a, then takes work again.
       world.nodeSpec("node-3", sp -> new NodeSpec(true, false));
       world.nodeSpec("node-4", sp -> new NodeSpec(true, false));
-      promises = new Promises(world);
       var clique = new GangTopology(Optional.of(TopologyKeys.NVLINK_CLIQUE), Optional.empty());
       world.api().create(new Gangs.Job("job", 2, 4, Optional.empty(), policy, clique).workload());
       assertThat(run(() -> running().size() == 2, Duration.ofMinutes(2)))
@@ -125,33 +120,10 @@ class DrainUnderGangTest {
       return out;
     }
 
-    List<Task> tasks() {
-      return world.api().list(Kinds.TASK).items();
-    }
-
     List<Task> running() {
       return tasks().stream()
           .filter(t -> t.status().phase() == TaskPhase.Running && !t.metadata().isDeleting())
           .toList();
-    }
-
-    List<String> events(String reason) {
-      return world.api().list(Kinds.EVENT).items().stream()
-          .filter(e -> e.spec().reason().equals(reason))
-          .map(e -> e.spec().message())
-          .toList();
-    }
-
-    boolean run(java.util.function.BooleanSupplier done, Duration limit) {
-      return world
-              .env()
-              .runUntil(
-                  () -> {
-                    violations.addAll(promises.check());
-                    return !violations.isEmpty() || done.getAsBoolean();
-                  },
-                  limit)
-          && violations.isEmpty();
     }
   }
 }

@@ -8,8 +8,6 @@ import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.WorkloadConditions;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
@@ -95,15 +93,11 @@ class FinishedJobTest {
   }
 
   /** The batch job of the seed runs, on 2 nodes of 2 GPUs, every promise checked at each step. */
-  private static final class Scenario {
-    final WholeCluster world;
-    final Promises promises;
-    final List<String> violations = new ArrayList<>();
+  private static final class Scenario extends CheckedWorld {
 
     Scenario(Variant variant, boolean withTtl) {
       Campaign.quiet();
-      world = new WholeCluster(5, 2, 2, variant);
-      promises = new Promises(world);
+      super(new WholeCluster(5, 2, 2, variant));
       world.api().create(SeedRun.batch(withTtl));
       assertThat(
               run(
@@ -141,15 +135,7 @@ class FinishedJobTest {
      * Runs until {@code done}, a broken promise, or {@link #WITHIN}; whether done with none broken.
      */
     boolean run(BooleanSupplier done) {
-      return world
-              .env()
-              .runUntil(
-                  () -> {
-                    violations.addAll(promises.check());
-                    return !violations.isEmpty() || done.getAsBoolean();
-                  },
-                  WITHIN)
-          && violations.isEmpty();
+      return run(done, WITHIN);
     }
   }
 }

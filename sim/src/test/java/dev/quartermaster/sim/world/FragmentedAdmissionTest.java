@@ -22,7 +22,6 @@ import dev.quartermaster.api.workload.WorkloadSpec;
 import dev.quartermaster.api.workload.WorkloadStatus;
 import dev.quartermaster.control.admission.Requeueing;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -72,14 +71,10 @@ class FragmentedAdmissionTest {
   }
 
   /** Two nodes of 4 GPUs with 2 taken on each; queue team of 4 GPUs; big (4) then small (2). */
-  private static final class Scenario {
-    final WholeCluster world;
-    final Promises promises;
-    final List<String> violations = new ArrayList<>();
+  private static final class Scenario extends CheckedWorld {
 
     Scenario(Variant variant) {
-      world = new WholeCluster(5, 2, 4, variant);
-      promises = new Promises(world);
+      super(new WholeCluster(5, 2, 4, variant));
       // The fillers run in the default queue (no quota), one on each node.
       fillOn("node-1", "node-2");
       fillOn("node-2", "node-1");
@@ -140,34 +135,6 @@ class FragmentedAdmissionTest {
         spec = spec.inQueue(queue.get(), Optional.empty()).withStartTimeout(30);
       }
       return new Workload(ObjectMeta.named(name), spec, WorkloadStatus.EMPTY);
-    }
-
-    TaskPhase phase(String task) {
-      return world
-          .api()
-          .get(Kinds.TASK, task)
-          .map(t -> t.status().phase())
-          .orElse(TaskPhase.Pending);
-    }
-
-    List<String> events(String reason) {
-      return world.api().list(Kinds.EVENT).items().stream()
-          .filter(e -> e.spec().reason().equals(reason))
-          .map(e -> e.spec().message())
-          .distinct()
-          .toList();
-    }
-
-    boolean run(java.util.function.BooleanSupplier done, Duration limit) {
-      return world
-              .env()
-              .runUntil(
-                  () -> {
-                    violations.addAll(promises.check());
-                    return !violations.isEmpty() || done.getAsBoolean();
-                  },
-                  limit)
-          && violations.isEmpty();
     }
   }
 }

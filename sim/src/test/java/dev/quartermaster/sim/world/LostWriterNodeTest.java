@@ -18,7 +18,6 @@ import dev.quartermaster.api.workload.TaskSpec;
 import dev.quartermaster.api.workload.TaskStatus;
 import dev.quartermaster.sim.csi.SimStorage;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -103,19 +102,15 @@ class LostWriterNodeTest {
   }
 
   /** A writer on node-2 holds {@code data}; its replacement waits on node-3. */
-  static final class Scenario {
-    final WholeCluster world;
-    final Promises promises;
-    final List<String> violations = new ArrayList<>();
+  static final class Scenario extends CheckedWorld {
 
     Scenario(long seed) {
       this(seed, Variant.REAL, SimStorage.DetachEffect.DropsNodeMounts);
     }
 
     Scenario(long seed, Variant variant, SimStorage.DetachEffect detach) {
-      world = new WholeCluster(seed, 3, 1, variant);
+      super(new WholeCluster(seed, 3, 1, variant));
       world.storage().detachEffect(detach);
-      promises = new Promises(world);
       world
           .api()
           .create(
@@ -176,26 +171,6 @@ class LostWriterNodeTest {
       world.api().delete(Kinds.TASK, "third");
       task("fourth", "node-3");
       return run(() -> phase("fourth") == TaskPhase.Running, Duration.ofMinutes(10));
-    }
-
-    boolean run(java.util.function.BooleanSupplier done, Duration limit) {
-      return world
-              .env()
-              .runUntil(
-                  () -> {
-                    violations.addAll(promises.check());
-                    return !violations.isEmpty() || done.getAsBoolean();
-                  },
-                  limit)
-          && violations.isEmpty();
-    }
-
-    TaskPhase phase(String task) {
-      return world
-          .api()
-          .get(Kinds.TASK, task)
-          .map(t -> t.status().phase())
-          .orElse(TaskPhase.Pending);
     }
 
     List<VolumeClaim> claims() {

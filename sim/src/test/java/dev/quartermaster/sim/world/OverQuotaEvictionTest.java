@@ -22,7 +22,6 @@ import dev.quartermaster.api.workload.WorkloadSpec;
 import dev.quartermaster.api.workload.WorkloadStatus;
 import dev.quartermaster.control.admission.Requeueing;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -100,14 +99,10 @@ class OverQuotaEvictionTest {
   }
 
   /** Two nodes of 4 GPUs; team-a (4 GPUs) and team-b (2, lends none) in cohort lab. */
-  private static final class Scenario {
-    final WholeCluster world;
-    final Promises promises;
-    final List<String> violations = new ArrayList<>();
+  private static final class Scenario extends CheckedWorld {
 
     Scenario(Variant variant) {
-      world = new WholeCluster(5, 2, 4, variant);
-      promises = new Promises(world);
+      super(new WholeCluster(5, 2, 4, variant));
       world.api().create(new Queue(ObjectMeta.named("team-a"), spec(4, Map.of()), null));
       world.api().create(new Queue(ObjectMeta.named("team-b"), spec(2, Map.of("gpu", 0)), null));
       for (int i = 1; i <= 4; i++) {
@@ -160,34 +155,6 @@ class OverQuotaEvictionTest {
 
     dev.quartermaster.api.queue.QuotaLedger ledger() {
       return world.api().get(Kinds.QUOTA_LEDGER, "lab").orElseThrow();
-    }
-
-    TaskPhase phase(String task) {
-      return world
-          .api()
-          .get(Kinds.TASK, task)
-          .map(t -> t.status().phase())
-          .orElse(TaskPhase.Pending);
-    }
-
-    List<String> events(String reason) {
-      return world.api().list(Kinds.EVENT).items().stream()
-          .filter(e -> e.spec().reason().equals(reason))
-          .map(e -> e.spec().message())
-          .distinct()
-          .toList();
-    }
-
-    boolean run(java.util.function.BooleanSupplier done, Duration limit) {
-      return world
-              .env()
-              .runUntil(
-                  () -> {
-                    violations.addAll(promises.check());
-                    return !violations.isEmpty() || done.getAsBoolean();
-                  },
-                  limit)
-          && violations.isEmpty();
     }
   }
 }
