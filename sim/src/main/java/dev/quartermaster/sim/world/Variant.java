@@ -11,6 +11,7 @@ import dev.quartermaster.core.serial.KeyedSerializer;
 import dev.quartermaster.core.serial.Serializer;
 import dev.quartermaster.sim.SimCluster;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
 
@@ -64,87 +65,87 @@ public record Variant(
           UnaryOperator.identity(),
           UnaryOperator.identity());
 
-  public Variant(
-      UnaryOperator<NodeHost> hostView,
-      Optional<Controllers> controllers,
-      Function<Env, Serializer<String>> volumeCalls,
-      Optional<UnaryOperator<ApiClient>> allocatorView,
-      Optional<Controllers> alongside) {
-    this(
-        hostView,
-        controllers,
-        volumeCalls,
-        allocatorView,
-        alongside,
-        SimCluster.Rules.ALL,
-        UnaryOperator.identity(),
-        UnaryOperator.identity(),
-        LostLedger.REFUSE,
-        UnaryOperator.identity(),
-        UnaryOperator.identity());
-  }
-
   /** Starts a set of controllers over {@code api}; the result stops them. */
   @FunctionalInterface
   public interface Controllers {
     AutoCloseable start(Env env, ApiClient api);
   }
 
-  public static Variant host(UnaryOperator<NodeHost> view) {
+  /**
+   * This variant with what {@code change} sets on a {@link Builder} that starts from its fields:
+   * the one way to derive a variant, so a new field is added in two places, not in every wither.
+   */
+  public Variant with(Consumer<Builder> change) {
+    var b = new Builder(this);
+    change.accept(b);
     return new Variant(
-        view, Optional.empty(), KeyedSerializer::new, Optional.empty(), Optional.empty());
+        b.hostView,
+        b.controllers,
+        b.volumeCalls,
+        b.allocatorView,
+        b.alongside,
+        b.storeRules,
+        b.leaderCallbacks,
+        b.controlView,
+        b.lostLedger,
+        b.planeOptions,
+        b.agentView);
+  }
+
+  /** The fields of a {@link Variant} being derived; see {@link #with}. */
+  public static final class Builder {
+    public UnaryOperator<NodeHost> hostView;
+    public Optional<Controllers> controllers;
+    public Function<Env, Serializer<String>> volumeCalls;
+    public Optional<UnaryOperator<ApiClient>> allocatorView;
+    public Optional<Controllers> alongside;
+    public SimCluster.Rules storeRules;
+    public UnaryOperator<LeaderElector.Callbacks> leaderCallbacks;
+    public UnaryOperator<ApiClient> controlView;
+    public LostLedger lostLedger;
+    public UnaryOperator<ControlPlane.Options> planeOptions;
+    public UnaryOperator<ApiClient> agentView;
+
+    private Builder(Variant v) {
+      hostView = v.hostView;
+      controllers = v.controllers;
+      volumeCalls = v.volumeCalls;
+      allocatorView = v.allocatorView;
+      alongside = v.alongside;
+      storeRules = v.storeRules;
+      leaderCallbacks = v.leaderCallbacks;
+      controlView = v.controlView;
+      lostLedger = v.lostLedger;
+      planeOptions = v.planeOptions;
+      agentView = v.agentView;
+    }
+  }
+
+  public static Variant host(UnaryOperator<NodeHost> view) {
+    return REAL.with(b -> b.hostView = view);
   }
 
   public static Variant controllers(Controllers controllers) {
-    return new Variant(
-        host -> host,
-        Optional.of(controllers),
-        KeyedSerializer::new,
-        Optional.empty(),
-        Optional.empty());
+    return REAL.with(b -> b.controllers = Optional.of(controllers));
   }
 
   public static Variant volumeCalls(Function<Env, Serializer<String>> serializer) {
-    return new Variant(
-        host -> host, Optional.empty(), serializer, Optional.empty(), Optional.empty());
+    return REAL.with(b -> b.volumeCalls = serializer);
   }
 
   /** The real system whose allocator reads the cluster through {@code view}. */
   public static Variant allocatorView(UnaryOperator<ApiClient> view) {
-    return new Variant(
-        host -> host, Optional.empty(), KeyedSerializer::new, Optional.of(view), Optional.empty());
+    return REAL.with(b -> b.allocatorView = Optional.of(view));
   }
 
   /** This variant with {@code helper} running beside its control plane. */
   public Variant withAlongside(Controllers helper) {
-    return new Variant(
-        hostView,
-        controllers,
-        volumeCalls,
-        allocatorView,
-        Optional.of(helper),
-        storeRules,
-        leaderCallbacks,
-        controlView,
-        lostLedger,
-        planeOptions,
-        agentView);
+    return with(b -> b.alongside = Optional.of(helper));
   }
 
   /** The real system whose electors tell their controllers through {@code view}. */
   public static Variant leaderCallbacks(UnaryOperator<LeaderElector.Callbacks> view) {
-    return new Variant(
-        REAL.hostView,
-        REAL.controllers,
-        REAL.volumeCalls,
-        REAL.allocatorView,
-        REAL.alongside,
-        REAL.storeRules,
-        view,
-        REAL.controlView,
-        REAL.lostLedger,
-        REAL.planeOptions,
-        REAL.agentView);
+    return REAL.with(b -> b.leaderCallbacks = view);
   }
 
   /** The real system whose controllers reach the cluster through {@code view}. */
@@ -154,66 +155,22 @@ public record Variant(
 
   /** This variant with its real controllers reaching the cluster through {@code view}. */
   public Variant withControlView(UnaryOperator<ApiClient> view) {
-    return new Variant(
-        hostView,
-        controllers,
-        volumeCalls,
-        allocatorView,
-        alongside,
-        storeRules,
-        leaderCallbacks,
-        view,
-        lostLedger,
-        planeOptions,
-        agentView);
+    return with(b -> b.controlView = view);
   }
 
   /** This variant on a store without the quota guard: admission checked outside the write. */
   public Variant withoutQuotaGuard() {
-    return new Variant(
-        hostView,
-        controllers,
-        volumeCalls,
-        allocatorView,
-        alongside,
-        SimCluster.Rules.NO_QUOTA_GUARD,
-        leaderCallbacks,
-        controlView,
-        lostLedger,
-        planeOptions,
-        agentView);
+    return with(b -> b.storeRules = SimCluster.Rules.NO_QUOTA_GUARD);
   }
 
   /** The real system whose agents start as {@code policy} says on a lost ledger. */
   public static Variant lostLedger(LostLedger policy) {
-    return new Variant(
-        REAL.hostView,
-        REAL.controllers,
-        REAL.volumeCalls,
-        REAL.allocatorView,
-        REAL.alongside,
-        REAL.storeRules,
-        REAL.leaderCallbacks,
-        REAL.controlView,
-        policy,
-        REAL.planeOptions,
-        REAL.agentView);
+    return REAL.with(b -> b.lostLedger = policy);
   }
 
   /** This variant with {@code change} applied to its control-plane replicas' options too. */
   public Variant withPlaneOptions(UnaryOperator<ControlPlane.Options> change) {
-    return new Variant(
-        hostView,
-        controllers,
-        volumeCalls,
-        allocatorView,
-        alongside,
-        storeRules,
-        leaderCallbacks,
-        controlView,
-        lostLedger,
-        o -> change.apply(planeOptions.apply(o)),
-        agentView);
+    return with(b -> b.planeOptions = o -> change.apply(planeOptions.apply(o)));
   }
 
   /** The real system whose control-plane replicas are started with {@code change} applied. */
@@ -231,17 +188,6 @@ public record Variant(
 
   /** The real system whose agents reach the cluster through {@code view}, made at each start. */
   public static Variant agentView(UnaryOperator<ApiClient> view) {
-    return new Variant(
-        REAL.hostView,
-        REAL.controllers,
-        REAL.volumeCalls,
-        REAL.allocatorView,
-        REAL.alongside,
-        REAL.storeRules,
-        REAL.leaderCallbacks,
-        REAL.controlView,
-        REAL.lostLedger,
-        REAL.planeOptions,
-        view);
+    return REAL.with(b -> b.agentView = view);
   }
 }
