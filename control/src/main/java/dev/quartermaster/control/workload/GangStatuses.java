@@ -188,7 +188,7 @@ final class GangStatuses {
           continue;
         }
         if (phase.isFinished()) {
-          if (GroupPlan.replace(group.restartPolicy(), phase)) {
+          if (group.restartPolicy().replaces(phase)) {
             replacing++;
           } else {
             finishedForGood++;

@@ -68,7 +68,7 @@ public record PartlyPlaced(List<String> placed, int needed, List<String> unplace
         }
         var phase = t.status().phase();
         if (phase.isFinished()) {
-          if (GroupPlan.endedForGood(group.restartPolicy(), phase) && !t.metadata().isDeleting()) {
+          if (group.restartPolicy().endedForGood(phase) && !t.metadata().isDeleting()) {
             done++;
           }
           continue;

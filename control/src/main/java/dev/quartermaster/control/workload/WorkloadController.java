@@ -13,7 +13,10 @@ import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.volume.VolumeUse;
+import dev.quartermaster.api.workload.JobEnd;
+import dev.quartermaster.api.workload.RestartBackoff;
 import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.api.workload.TaskNames;
 import dev.quartermaster.api.workload.WorkerGroup;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.api.workload.WorkloadConditions;
@@ -380,7 +383,7 @@ public final class WorkloadController {
     // A group not seen this pass (its cache is behind) leaves the job's completion as it was.
     var complete =
         views.size() == w.spec().groups().size()
-            ? Completion.condition(w.spec(), GroupPlan.finished(w, views::get))
+            ? Completion.condition(w.spec(), JobEnd.reached(w, views::get))
             : Condition.find(w.status().conditions(), WorkloadConditions.COMPLETE);
     var conditions = writeStatus(w, groups, workloadGangStatus(w), problems, complete);
     var expires = Completion.deleteAt(w.spec(), conditions);
@@ -853,7 +856,7 @@ public final class WorkloadController {
               + queue
               + " may admit it again");
     }
-    if (GroupPlan.finished(w, group -> cachedTasks(w.metadata().name(), group))) {
+    if (JobEnd.reached(w, group -> cachedTasks(w.metadata().name(), group))) {
       return Conditions.of(
           WorkloadConditions.ADMITTED,
           false,
