@@ -5,7 +5,6 @@ import dev.quartermaster.api.event.EventLog;
 import dev.quartermaster.api.event.EventRecorder;
 import dev.quartermaster.api.event.EventType;
 import dev.quartermaster.api.event.InvolvedObject;
-import dev.quartermaster.api.workload.RestartBackoff;
 import dev.quartermaster.control.admission.AdmissionController;
 import dev.quartermaster.control.admission.AdmissionGate;
 import dev.quartermaster.control.allocator.Allocator;
@@ -26,6 +25,7 @@ import dev.quartermaster.control.volume.PluginConnector;
 import dev.quartermaster.control.volume.VolumeController;
 import dev.quartermaster.control.workload.TaskController;
 import dev.quartermaster.control.workload.WorkloadController;
+import dev.quartermaster.control.workload.WorkloadOptions;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.lease.LeaseSlot;
 import dev.quartermaster.core.serial.KeyedSerializer;
@@ -139,11 +139,10 @@ public final class ControlPlane implements AutoCloseable {
             env,
             fenced,
             informers,
-            options.expectationBound(),
-            RestartBackoff.DEFAULT,
-            events.recorder("workloads"),
-            new AdmissionGate.Ledger(informers),
-            options.gangRecovery());
+            WorkloadOptions.of(options.expectationBound())
+                .withEvents(events.recorder("workloads"))
+                .withAdmission(new AdmissionGate.Ledger(informers))
+                .withRecovery(options.gangRecovery()));
     this.admission =
         new AdmissionController(
             env, fenced, informers, events.recorder("admission"), options.requeueing());

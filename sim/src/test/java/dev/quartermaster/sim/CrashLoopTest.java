@@ -21,6 +21,7 @@ import dev.quartermaster.control.cluster.ControlLoop;
 import dev.quartermaster.control.cluster.Informers;
 import dev.quartermaster.control.workload.TaskController;
 import dev.quartermaster.control.workload.WorkloadController;
+import dev.quartermaster.control.workload.WorkloadOptions;
 import dev.quartermaster.store.StoreEvent;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -100,7 +101,11 @@ class CrashLoopTest {
     var loops =
         List.of(
             new WorkloadController(
-                    c.env(), c.api(), inf, WorkloadController.DEFAULT_EXPECTATION_BOUND, backoff)
+                    c.env(),
+                    c.api(),
+                    inf,
+                    WorkloadOptions.of(WorkloadController.DEFAULT_EXPECTATION_BOUND)
+                        .withBackoff(backoff))
                 .loop(),
             new TaskController(c.env(), c.api(), inf).loop());
     inf.start();

@@ -1,6 +1,8 @@
 package dev.quartermaster.control.workload;
 
+import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.workload.WorkloadConditions;
+import dev.quartermaster.control.cluster.Conditions;
 import java.util.List;
 
 /**
@@ -13,8 +15,50 @@ record CreateProblem(boolean nameTaken, String message) {
     return new CreateProblem(true, message);
   }
 
+  /** Task {@code task} of {@code group} is held by {@code holder}. */
+  static CreateProblem taskTaken(String group, String task, String holder) {
+    return nameTaken(
+        "task "
+            + task
+            + " (group "
+            + group
+            + ") is taken by "
+            + holder
+            + "; its slot stays empty until that task is gone"
+            + " (rename the workload or group, or delete the task)");
+  }
+
+  /** Slot volume {@code volume} of {@code group} is held by {@code holder}. */
+  static CreateProblem volumeTaken(String group, String volume, String holder) {
+    return nameTaken(
+        "volume "
+            + volume
+            + " (group "
+            + group
+            + ") is taken by "
+            + holder
+            + "; its slot stays empty until that volume is gone (rename the workload or group, or"
+            + " delete the volume)");
+  }
+
   static CreateProblem invalid(String message) {
     return new CreateProblem(false, message);
+  }
+
+  /** The workload's {@code TasksCreated} condition, given what this pass could not create. */
+  static Condition condition(List<CreateProblem> problems) {
+    return problems.isEmpty()
+        ? Conditions.of(
+            WorkloadConditions.TASKS_CREATED,
+            true,
+            WorkloadConditions.CREATED,
+            "every wanted task exists or is being replaced")
+        : Conditions.of(
+            WorkloadConditions.TASKS_CREATED,
+            false,
+            reasonOf(problems),
+            String.join(
+                "; ", problems.stream().map(CreateProblem::message).distinct().sorted().toList()));
   }
 
   /**

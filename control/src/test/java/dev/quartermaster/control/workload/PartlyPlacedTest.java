@@ -190,7 +190,13 @@ class PartlyPlacedTest {
       var gang = WorkloadGangs.ofGroup(spec, "workers").orElseThrow();
       var partly =
           PartlyPlaced.of(
-              gang, spec, UID, Map.of("workers", row.tasks()), row.claims(), g -> row.admitted());
+              new GangView(
+                  gang,
+                  spec,
+                  UID,
+                  Map.of("workers", row.tasks()),
+                  row.claims(),
+                  g -> row.admitted()));
       assertThat(partly.map(PartlyPlaced::describe)).as(row.why()).isEqualTo(row.partly());
     }
   }
