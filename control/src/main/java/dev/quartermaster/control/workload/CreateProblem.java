@@ -11,34 +11,34 @@ import java.util.List;
  * tells the operator what to do.
  */
 record CreateProblem(boolean nameTaken, String message) {
-  static CreateProblem nameTaken(String message) {
+  private static CreateProblem nameTaken(String message) {
     return new CreateProblem(true, message);
   }
 
   /** Task {@code task} of {@code group} is held by {@code holder}. */
   static CreateProblem taskTaken(String group, String task, String holder) {
-    return nameTaken(
-        "task "
-            + task
-            + " (group "
-            + group
-            + ") is taken by "
-            + holder
-            + "; its slot stays empty until that task is gone"
-            + " (rename the workload or group, or delete the task)");
+    return taken("task", group, task, holder);
   }
 
   /** Slot volume {@code volume} of {@code group} is held by {@code holder}. */
   static CreateProblem volumeTaken(String group, String volume, String holder) {
+    return taken("volume", group, volume, holder);
+  }
+
+  private static CreateProblem taken(String kind, String group, String name, String holder) {
     return nameTaken(
-        "volume "
-            + volume
+        kind
+            + " "
+            + name
             + " (group "
             + group
             + ") is taken by "
             + holder
-            + "; its slot stays empty until that volume is gone (rename the workload or group, or"
-            + " delete the volume)");
+            + "; its slot stays empty until that "
+            + kind
+            + " is gone (rename the workload or group, or delete the "
+            + kind
+            + ")");
   }
 
   static CreateProblem invalid(String message) {
