@@ -24,6 +24,7 @@ import dev.quartermaster.api.workload.WorkerGroup;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.api.workload.WorkloadSpec;
 import dev.quartermaster.control.ControlPlane;
+import dev.quartermaster.control.ControlPlaneOptions;
 import dev.quartermaster.core.env.SystemEnv;
 import dev.quartermaster.store.registry.ObjectRegistry;
 import dev.quartermaster.store.sqlite.SqliteStore;
@@ -65,7 +66,7 @@ class ClusterEndToEndTest {
             api,
             new dev.quartermaster.store.StoreLeases(store),
             env,
-            ControlPlane.Options.defaults("t"));
+            ControlPlaneOptions.defaults("t"));
     sim = SimulatedDeviceRoot.ensure(tmp.resolve("devroot"), 4);
     var config =
         NodeAgentConfig.of(

@@ -23,6 +23,7 @@ import dev.quartermaster.api.node.NodeConditions;
 import dev.quartermaster.api.node.NodeSpec;
 import dev.quartermaster.api.node.NodeStatus;
 import dev.quartermaster.control.ControlPlane;
+import dev.quartermaster.control.ControlPlaneOptions;
 import dev.quartermaster.control.allocator.Packing;
 import dev.quartermaster.core.env.SystemEnv;
 import java.nio.file.Path;
@@ -223,9 +224,9 @@ final class ControlPlaneBench implements Bench.Benchmark {
   static ControlPlane startControllers(LocalServer cluster, Packing packing) {
     // Heartbeats would be written by 1,000 agents; here nobody writes them, so give the nodes an
     // hour of grace.
-    var defaults = ControlPlane.Options.defaults("bench");
+    var defaults = ControlPlaneOptions.defaults("bench");
     var options =
-        new ControlPlane.Options(
+        new ControlPlaneOptions(
                 "bench", defaults.leader(), defaults.expectationBound(), Duration.ofHours(1))
             .withPacking(packing);
     return ControlPlane.start(

@@ -17,6 +17,7 @@ import dev.quartermaster.api.node.NodeConditions;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.control.ControlPlane;
+import dev.quartermaster.control.ControlPlaneOptions;
 import dev.quartermaster.core.env.SystemEnv;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -89,7 +90,7 @@ final class EndToEndBench implements Bench.Benchmark {
                 cluster.registry(),
                 new dev.quartermaster.store.StoreLeases(cluster.store()),
                 env,
-                ControlPlane.Options.defaults("bench"));
+                ControlPlaneOptions.defaults("bench"));
         // Closed first (resources close in reverse): agents before the store they watch, or each
         // says its watch broke.
         AutoCloseable closeAgents =

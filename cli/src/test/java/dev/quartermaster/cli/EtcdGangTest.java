@@ -39,6 +39,7 @@ import dev.quartermaster.control.cluster.Informers;
 import dev.quartermaster.control.lifecycle.TaskScheduler;
 import dev.quartermaster.control.workload.TaskController;
 import dev.quartermaster.control.workload.WorkloadController;
+import dev.quartermaster.control.workload.WorkloadOptions;
 import dev.quartermaster.core.env.SystemEnv;
 import dev.quartermaster.core.informer.EventHandler;
 import dev.quartermaster.store.StoreEvent;
@@ -115,7 +116,8 @@ class EtcdGangTest {
           List.<ControlLoop>of(
               new Allocator(env, api, inf).loop(),
               new TaskScheduler(env, api, inf).loop(),
-              new WorkloadController(env, api, inf, Duration.ofMinutes(5)).loop(),
+              new WorkloadController(env, api, inf, WorkloadOptions.of(Duration.ofMinutes(5)))
+                  .loop(),
               new TaskController(env, api, inf).loop());
       inf.start();
       loops.forEach(ControlLoop::start);

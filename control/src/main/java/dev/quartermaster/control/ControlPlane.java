@@ -7,21 +7,15 @@ import dev.quartermaster.api.event.EventType;
 import dev.quartermaster.api.event.InvolvedObject;
 import dev.quartermaster.control.admission.AdmissionController;
 import dev.quartermaster.control.admission.AdmissionGate;
-import dev.quartermaster.control.admission.Requeueing;
 import dev.quartermaster.control.allocator.Allocator;
 import dev.quartermaster.control.allocator.AllocatorKey;
-import dev.quartermaster.control.allocator.Backfill;
-import dev.quartermaster.control.allocator.Packing;
-import dev.quartermaster.control.allocator.SliceCheck;
 import dev.quartermaster.control.cluster.ControlLoop;
-import dev.quartermaster.control.cluster.ControllerMetrics;
 import dev.quartermaster.control.cluster.Informers;
 import dev.quartermaster.control.deadline.DeadlineController;
 import dev.quartermaster.control.deadline.TaskDeadlines;
 import dev.quartermaster.control.domain.ComputeDomainController;
 import dev.quartermaster.control.events.EventExpiry;
 import dev.quartermaster.control.leader.FencedApiClient;
-import dev.quartermaster.control.leader.LeaderConfig;
 import dev.quartermaster.control.leader.LeaderElector;
 import dev.quartermaster.control.leader.Term;
 import dev.quartermaster.control.leader.WriteReadiness;
@@ -29,10 +23,9 @@ import dev.quartermaster.control.lifecycle.NodeLifecycle;
 import dev.quartermaster.control.lifecycle.TaskScheduler;
 import dev.quartermaster.control.volume.PluginConnector;
 import dev.quartermaster.control.volume.VolumeController;
-import dev.quartermaster.control.workload.GangRecovery;
-import dev.quartermaster.control.workload.RestartBackoff;
 import dev.quartermaster.control.workload.TaskController;
 import dev.quartermaster.control.workload.WorkloadController;
+import dev.quartermaster.control.workload.WorkloadOptions;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.lease.LeaseSlot;
 import dev.quartermaster.core.serial.KeyedSerializer;
@@ -40,8 +33,6 @@ import dev.quartermaster.core.serial.Serializer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
-import java.util.Optional;
-import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,251 +44,6 @@ import org.slf4j.LoggerFactory;
  * leader's work is ours now.
  */
 public final class ControlPlane implements AutoCloseable {
-
-  /**
-   * @param identity this instance's name in the lease (unique per process)
-   * @param expectationBound how long a worker group waits for the cache before reading live
-   * @param heartbeatGrace how long a node may be silent before it is NotReady
-   * @param metrics told about every reconcile of every controller
-   * @param packing how the allocator packs gangs: best fit, but for the bench that compares it with
-   *     first fit
-   * @param allocatorView what the allocator reads the cluster through, with informers of its own;
-   *     empty (always, but in the simulation's naive variants): the API, through the shared ones
-   * @param leaderCallbacks what the elector tells the controllers passes through this: the
-   *     identity, but in the simulation's naive variants
-   * @param backfill whether the waiting gang at the head of the line reserves the devices it will
-   *     get: {@link Backfill#RESERVE}, but for the bench and the simulation's naive variant
-   * @param gangRecovery what the workload controller does with a gang that lost part of its
-   *     placement: {@link GangRecovery#DEFAULT}, but in the simulation's naive variants
-   * @param requeueing what the admission controller does with admissions that do not start and with
-   *     evicted workloads: {@link Requeueing#DEFAULT}, but in the simulation's naive variants
-   * @param sliceCheck what the allocator checks a decision's devices against when it writes it:
-   *     {@link SliceCheck#LIVE}, but in the simulation's naive variant
-   */
-  public record Options(
-      String identity,
-      LeaderConfig leader,
-      Duration expectationBound,
-      Duration heartbeatGrace,
-      ControllerMetrics metrics,
-      Packing packing,
-      Optional<UnaryOperator<ApiClient>> allocatorView,
-      UnaryOperator<LeaderElector.Callbacks> leaderCallbacks,
-      Backfill backfill,
-      GangRecovery gangRecovery,
-      Requeueing requeueing,
-      SliceCheck sliceCheck) {
-    public Options {
-      Objects.requireNonNull(backfill, "backfill");
-      Objects.requireNonNull(metrics, "metrics");
-      Objects.requireNonNull(packing, "packing");
-      Objects.requireNonNull(allocatorView, "allocatorView");
-      Objects.requireNonNull(leaderCallbacks, "leaderCallbacks");
-      Objects.requireNonNull(gangRecovery, "gangRecovery");
-      Objects.requireNonNull(requeueing, "requeueing");
-      Objects.requireNonNull(sliceCheck, "sliceCheck");
-    }
-
-    public Options(
-        String identity,
-        LeaderConfig leader,
-        Duration expectationBound,
-        Duration heartbeatGrace,
-        ControllerMetrics metrics) {
-      this(
-          identity,
-          leader,
-          expectationBound,
-          heartbeatGrace,
-          metrics,
-          Packing.BEST_FIT,
-          Optional.empty(),
-          UnaryOperator.identity(),
-          Backfill.RESERVE,
-          GangRecovery.DEFAULT,
-          Requeueing.DEFAULT,
-          SliceCheck.LIVE);
-    }
-
-    /** Without metrics, as the simulation and the benches run. */
-    public Options(
-        String identity, LeaderConfig leader, Duration expectationBound, Duration heartbeatGrace) {
-      this(identity, leader, expectationBound, heartbeatGrace, ControllerMetrics.NONE);
-    }
-
-    public static Options defaults(String identity) {
-      return new Options(
-          identity,
-          LeaderConfig.DEFAULTS,
-          WorkloadController.DEFAULT_EXPECTATION_BOUND,
-          NodeLifecycle.DEFAULT_GRACE);
-    }
-
-    public Options withLeader(LeaderConfig config) {
-      return new Options(
-          identity,
-          config,
-          expectationBound,
-          heartbeatGrace,
-          metrics,
-          packing,
-          allocatorView,
-          leaderCallbacks,
-          backfill,
-          gangRecovery,
-          requeueing,
-          sliceCheck);
-    }
-
-    public Options withMetrics(ControllerMetrics sink) {
-      return new Options(
-          identity,
-          leader,
-          expectationBound,
-          heartbeatGrace,
-          sink,
-          packing,
-          allocatorView,
-          leaderCallbacks,
-          backfill,
-          gangRecovery,
-          requeueing,
-          sliceCheck);
-    }
-
-    public Options withPacking(Packing how) {
-      return new Options(
-          identity,
-          leader,
-          expectationBound,
-          heartbeatGrace,
-          metrics,
-          how,
-          allocatorView,
-          leaderCallbacks,
-          backfill,
-          gangRecovery,
-          requeueing,
-          sliceCheck);
-    }
-
-    /** The allocator reads the cluster through {@code view} (a naive variant of the simulation). */
-    public Options withAllocatorView(UnaryOperator<ApiClient> view) {
-      return new Options(
-          identity,
-          leader,
-          expectationBound,
-          heartbeatGrace,
-          metrics,
-          packing,
-          Optional.of(view),
-          leaderCallbacks,
-          backfill,
-          gangRecovery,
-          requeueing,
-          sliceCheck);
-    }
-
-    /**
-     * The workload controller treats a gang that lost part of its placement by {@code recovery} (a
-     * naive variant of the simulation: the behaviour before issue 44).
-     */
-    public Options withGangRecovery(GangRecovery recovery) {
-      return new Options(
-          identity,
-          leader,
-          expectationBound,
-          heartbeatGrace,
-          metrics,
-          packing,
-          allocatorView,
-          leaderCallbacks,
-          backfill,
-          recovery,
-          requeueing,
-          sliceCheck);
-    }
-
-    /**
-     * The admission controller treats admissions that do not start, and evicted workloads, by
-     * {@code how} (a naive variant of the simulation: the behaviour before issue 44).
-     */
-    public Options withRequeueing(Requeueing how) {
-      return new Options(
-          identity,
-          leader,
-          expectationBound,
-          heartbeatGrace,
-          metrics,
-          packing,
-          allocatorView,
-          leaderCallbacks,
-          backfill,
-          gangRecovery,
-          how,
-          sliceCheck);
-    }
-
-    /**
-     * What the elector tells the controllers passes through {@code view} (a naive variant of the
-     * simulation: one that does not restart them when a term ends under them).
-     */
-    public Options withLeaderCallbacks(UnaryOperator<LeaderElector.Callbacks> view) {
-      return new Options(
-          identity,
-          leader,
-          expectationBound,
-          heartbeatGrace,
-          metrics,
-          packing,
-          allocatorView,
-          view,
-          backfill,
-          gangRecovery,
-          requeueing,
-          sliceCheck);
-    }
-
-    /**
-     * Whether the head of the line reserves what it will get: {@link Backfill#RESERVE} but for the
-     * bench and the simulation's naive variant, which turn it off.
-     */
-    public Options withBackfill(Backfill how) {
-      return new Options(
-          identity,
-          leader,
-          expectationBound,
-          heartbeatGrace,
-          metrics,
-          packing,
-          allocatorView,
-          leaderCallbacks,
-          how,
-          gangRecovery,
-          requeueing,
-          sliceCheck);
-    }
-
-    /**
-     * What the allocator checks a decision's devices against when it writes it: {@link
-     * SliceCheck#LIVE} but for the simulation's naive variant, which trusts its cached slices.
-     */
-    public Options withSliceCheck(SliceCheck how) {
-      return new Options(
-          identity,
-          leader,
-          expectationBound,
-          heartbeatGrace,
-          metrics,
-          packing,
-          allocatorView,
-          leaderCallbacks,
-          backfill,
-          gangRecovery,
-          requeueing,
-          how);
-    }
-  }
 
   private static final Logger LOG = LoggerFactory.getLogger(ControlPlane.class);
 
@@ -327,7 +73,7 @@ public final class ControlPlane implements AutoCloseable {
       ApiClient api,
       LeaseSlot leases,
       Env env,
-      Options options,
+      ControlPlaneOptions options,
       PluginConnector plugins,
       Serializer<String> volumeCalls) {
     this.elector =
@@ -393,11 +139,10 @@ public final class ControlPlane implements AutoCloseable {
             env,
             fenced,
             informers,
-            options.expectationBound(),
-            RestartBackoff.DEFAULT,
-            events.recorder("workloads"),
-            new AdmissionGate.Ledger(informers),
-            options.gangRecovery());
+            WorkloadOptions.of(options.expectationBound())
+                .withEvents(events.recorder("workloads"))
+                .withAdmission(new AdmissionGate.Ledger(informers))
+                .withRecovery(options.gangRecovery()));
     this.admission =
         new AdmissionController(
             env, fenced, informers, events.recorder("admission"), options.requeueing());
@@ -426,7 +171,8 @@ public final class ControlPlane implements AutoCloseable {
   /**
    * Builds and starts the control plane with no way to reach CSI plugins (volumes stay Pending).
    */
-  public static ControlPlane start(ApiClient api, LeaseSlot leases, Env env, Options options) {
+  public static ControlPlane start(
+      ApiClient api, LeaseSlot leases, Env env, ControlPlaneOptions options) {
     return start(api, leases, env, options, PluginConnector.NONE);
   }
 
@@ -436,7 +182,11 @@ public final class ControlPlane implements AutoCloseable {
    * @param plugins how the volume controller reaches CSI plugins' controller services
    */
   public static ControlPlane start(
-      ApiClient api, LeaseSlot leases, Env env, Options options, PluginConnector plugins) {
+      ApiClient api,
+      LeaseSlot leases,
+      Env env,
+      ControlPlaneOptions options,
+      PluginConnector plugins) {
     return start(api, leases, env, options, plugins, new KeyedSerializer<>(env));
   }
 
@@ -448,7 +198,7 @@ public final class ControlPlane implements AutoCloseable {
       ApiClient api,
       LeaseSlot leases,
       Env env,
-      Options options,
+      ControlPlaneOptions options,
       PluginConnector plugins,
       Serializer<String> volumeCalls) {
     Objects.requireNonNull(api, "api");

@@ -13,6 +13,7 @@ import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskSpec;
 import dev.quartermaster.api.workload.TaskStatus;
 import dev.quartermaster.control.ControlPlane;
+import dev.quartermaster.control.ControlPlaneOptions;
 import dev.quartermaster.store.StoreLeases;
 import java.time.Duration;
 import java.util.List;
@@ -61,11 +62,11 @@ class ClaimOfAGoneTaskTest {
       // have left half done): by name, a task's own claim among them.
       var first =
           ControlPlane.start(
-              c.api(), new StoreLeases(c.store()), c.env(), ControlPlane.Options.defaults("cp-1"));
+              c.api(), new StoreLeases(c.store()), c.env(), ControlPlaneOptions.defaults("cp-1"));
       c.runUntil(() -> false, Duration.ofSeconds(5));
       var second =
           ControlPlane.start(
-              c.api(), new StoreLeases(c.store()), c.env(), ControlPlane.Options.defaults("cp-2"));
+              c.api(), new StoreLeases(c.store()), c.env(), ControlPlaneOptions.defaults("cp-2"));
       c.runUntil(() -> false, Duration.ofSeconds(5));
       first.close();
 

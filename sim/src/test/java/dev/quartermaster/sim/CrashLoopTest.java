@@ -7,6 +7,7 @@ import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
+import dev.quartermaster.api.workload.RestartBackoff;
 import dev.quartermaster.api.workload.TaskConditions;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.TaskStatus;
@@ -18,9 +19,9 @@ import dev.quartermaster.api.workload.WorkloadSpec;
 import dev.quartermaster.api.workload.WorkloadStatus;
 import dev.quartermaster.control.cluster.ControlLoop;
 import dev.quartermaster.control.cluster.Informers;
-import dev.quartermaster.control.workload.RestartBackoff;
 import dev.quartermaster.control.workload.TaskController;
 import dev.quartermaster.control.workload.WorkloadController;
+import dev.quartermaster.control.workload.WorkloadOptions;
 import dev.quartermaster.store.StoreEvent;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -100,7 +101,11 @@ class CrashLoopTest {
     var loops =
         List.of(
             new WorkloadController(
-                    c.env(), c.api(), inf, WorkloadController.DEFAULT_EXPECTATION_BOUND, backoff)
+                    c.env(),
+                    c.api(),
+                    inf,
+                    WorkloadOptions.of(WorkloadController.DEFAULT_EXPECTATION_BOUND)
+                        .withBackoff(backoff))
                 .loop(),
             new TaskController(c.env(), c.api(), inf).loop());
     inf.start();

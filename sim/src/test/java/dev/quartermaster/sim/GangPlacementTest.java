@@ -24,6 +24,7 @@ import dev.quartermaster.control.cluster.Informers;
 import dev.quartermaster.control.lifecycle.TaskScheduler;
 import dev.quartermaster.control.workload.TaskController;
 import dev.quartermaster.control.workload.WorkloadController;
+import dev.quartermaster.control.workload.WorkloadOptions;
 import dev.quartermaster.store.StoreEvent;
 import java.time.Duration;
 import java.util.HashSet;
@@ -523,7 +524,8 @@ class GangPlacementTest {
         List.<ControlLoop>of(
             new Allocator(c.env(), c.api(), inf, events).loop(),
             new TaskScheduler(c.env(), c.api(), inf).loop(),
-            new WorkloadController(c.env(), c.api(), inf, Duration.ofMinutes(5)).loop(),
+            new WorkloadController(c.env(), c.api(), inf, WorkloadOptions.of(Duration.ofMinutes(5)))
+                .loop(),
             new TaskController(c.env(), c.api(), inf).loop());
     inf.start();
     loops.forEach(ControlLoop::start);

@@ -24,6 +24,7 @@ import dev.quartermaster.control.cluster.Informers;
 import dev.quartermaster.control.lifecycle.TaskScheduler;
 import dev.quartermaster.control.workload.TaskController;
 import dev.quartermaster.control.workload.WorkloadController;
+import dev.quartermaster.control.workload.WorkloadOptions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -136,7 +137,8 @@ class GangStatusTest {
         List.<ControlLoop>of(
             new Allocator(c.env(), c.api(), inf).loop(),
             new TaskScheduler(c.env(), c.api(), inf).loop(),
-            new WorkloadController(c.env(), c.api(), inf, Duration.ofMinutes(5)).loop(),
+            new WorkloadController(c.env(), c.api(), inf, WorkloadOptions.of(Duration.ofMinutes(5)))
+                .loop(),
             new TaskController(c.env(), c.api(), inf).loop());
     inf.start();
     loops.forEach(ControlLoop::start);

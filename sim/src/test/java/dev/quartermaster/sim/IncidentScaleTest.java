@@ -12,6 +12,7 @@ import dev.quartermaster.control.cluster.ControlLoop;
 import dev.quartermaster.control.cluster.Informers;
 import dev.quartermaster.control.workload.TaskController;
 import dev.quartermaster.control.workload.WorkloadController;
+import dev.quartermaster.control.workload.WorkloadOptions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -61,7 +62,10 @@ class IncidentScaleTest {
               (c, informers) -> {
                 var wc =
                     new WorkloadController(
-                        c.env(), c.api(), informers, WorkloadController.DEFAULT_EXPECTATION_BOUND);
+                        c.env(),
+                        c.api(),
+                        informers,
+                        WorkloadOptions.of(WorkloadController.DEFAULT_EXPECTATION_BOUND));
                 var tc = new TaskController(c.env(), c.api(), informers);
                 return new Controllers(
                     List.of(wc.loop(), tc.loop()), wc::duplicateCreates, wc::expectationTimeouts);

@@ -9,6 +9,7 @@ import dev.quartermaster.control.lifecycle.NodeLifecycle;
 import dev.quartermaster.control.lifecycle.TaskScheduler;
 import dev.quartermaster.control.workload.TaskController;
 import dev.quartermaster.control.workload.WorkloadController;
+import dev.quartermaster.control.workload.WorkloadOptions;
 import dev.quartermaster.sim.world.Campaign;
 import dev.quartermaster.sim.world.NaiveVariantsTest;
 import dev.quartermaster.sim.world.Variant;
@@ -38,7 +39,10 @@ class NaiveControllersInWholeClusterTest {
               naive == Naive.WORKLOADS
                   ? new NaiveWorkloadController(env, api, inf).loop()
                   : new WorkloadController(
-                          env, api, inf, WorkloadController.DEFAULT_EXPECTATION_BOUND)
+                          env,
+                          api,
+                          inf,
+                          WorkloadOptions.of(WorkloadController.DEFAULT_EXPECTATION_BOUND))
                       .loop());
           loops.add(new TaskController(env, api, inf).loop());
           loops.add(

@@ -19,6 +19,7 @@ import dev.quartermaster.control.cluster.ControlLoop;
 import dev.quartermaster.control.cluster.Informers;
 import dev.quartermaster.control.workload.TaskController;
 import dev.quartermaster.control.workload.WorkloadController;
+import dev.quartermaster.control.workload.WorkloadOptions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -131,7 +132,7 @@ class NameCollisionTest {
                     c.env(),
                     controllerApi.apply(c.api()),
                     inf,
-                    WorkloadController.DEFAULT_EXPECTATION_BOUND)
+                    WorkloadOptions.of(WorkloadController.DEFAULT_EXPECTATION_BOUND))
                 .loop(),
             new TaskController(c.env(), c.api(), inf).loop());
     inf.start();

@@ -11,14 +11,15 @@ import dev.quartermaster.api.queue.Queue;
 import dev.quartermaster.api.queue.QueueOrdering;
 import dev.quartermaster.api.queue.QueueSpec;
 import dev.quartermaster.api.workload.ClaimTemplate;
+import dev.quartermaster.api.workload.TaskNames;
 import dev.quartermaster.api.workload.TaskTemplate;
 import dev.quartermaster.api.workload.WorkerGroup;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.api.workload.WorkloadSpec;
 import dev.quartermaster.control.admission.AdmissionController;
 import dev.quartermaster.control.cluster.Informers;
-import dev.quartermaster.control.workload.TaskNames;
 import dev.quartermaster.control.workload.WorkloadController;
+import dev.quartermaster.control.workload.WorkloadOptions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -145,7 +146,10 @@ class NewLeaderTaskCacheTest {
     long fence = c.api().list(Kinds.WORKLOAD).revision();
     var controller =
         new WorkloadController(
-            c.env(), c.api(), informers, WorkloadController.DEFAULT_EXPECTATION_BOUND);
+            c.env(),
+            c.api(),
+            informers,
+            WorkloadOptions.of(WorkloadController.DEFAULT_EXPECTATION_BOUND));
     if (fenced) {
       controller.startLeading(fence);
     }

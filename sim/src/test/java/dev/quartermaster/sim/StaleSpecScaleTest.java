@@ -18,6 +18,7 @@ import dev.quartermaster.control.cluster.ControlLoop;
 import dev.quartermaster.control.cluster.Informers;
 import dev.quartermaster.control.workload.TaskController;
 import dev.quartermaster.control.workload.WorkloadController;
+import dev.quartermaster.control.workload.WorkloadOptions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -119,7 +120,11 @@ class StaleSpecScaleTest {
     var api = controllerApi.apply(c, inf);
     var loops =
         List.of(
-            new WorkloadController(c.env(), api, inf, WorkloadController.DEFAULT_EXPECTATION_BOUND)
+            new WorkloadController(
+                    c.env(),
+                    api,
+                    inf,
+                    WorkloadOptions.of(WorkloadController.DEFAULT_EXPECTATION_BOUND))
                 .loop(),
             new TaskController(c.env(), c.api(), inf).loop());
     inf.start();

@@ -7,6 +7,7 @@ import dev.quartermaster.control.cluster.ControlLoop;
 import dev.quartermaster.control.cluster.Informers;
 import dev.quartermaster.control.workload.TaskController;
 import dev.quartermaster.control.workload.WorkloadController;
+import dev.quartermaster.control.workload.WorkloadOptions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,7 +37,10 @@ class TaskDeletionClaimsTest {
     var informers = new Informers(c.env(), c.api());
     var workloads =
         new WorkloadController(
-            c.env(), c.api(), informers, WorkloadController.DEFAULT_EXPECTATION_BOUND);
+            c.env(),
+            c.api(),
+            informers,
+            WorkloadOptions.of(WorkloadController.DEFAULT_EXPECTATION_BOUND));
     var tasks = new TaskController(c.env(), c.api(), informers);
     tasks.startLeading(0);
     informers.start();

@@ -25,6 +25,7 @@ import dev.quartermaster.control.volume.PluginConnector;
 import dev.quartermaster.control.volume.VolumeController;
 import dev.quartermaster.control.workload.TaskController;
 import dev.quartermaster.control.workload.WorkloadController;
+import dev.quartermaster.control.workload.WorkloadOptions;
 import dev.quartermaster.core.serial.KeyedSerializer;
 import java.time.Duration;
 import java.util.List;
@@ -227,7 +228,10 @@ class VolumeClaimTemplatesTest {
     var loops =
         List.of(
             new WorkloadController(
-                    c.env(), c.api(), inf, WorkloadController.DEFAULT_EXPECTATION_BOUND)
+                    c.env(),
+                    c.api(),
+                    inf,
+                    WorkloadOptions.of(WorkloadController.DEFAULT_EXPECTATION_BOUND))
                 .loop(),
             new TaskController(c.env(), c.api(), inf).loop(),
             volumes.loop());

@@ -8,6 +8,7 @@ import dev.quartermaster.api.workload.ClaimTemplate;
 import dev.quartermaster.api.workload.DeviceLossPolicy;
 import dev.quartermaster.api.workload.SpecDecision;
 import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.api.workload.TaskNames;
 import dev.quartermaster.api.workload.TaskSpec;
 import dev.quartermaster.api.workload.TaskStatus;
 import dev.quartermaster.api.workload.TaskTemplate;
@@ -22,8 +23,8 @@ import dev.quartermaster.control.cluster.Labels;
 import dev.quartermaster.control.lifecycle.NodeLifecycle;
 import dev.quartermaster.control.lifecycle.TaskScheduler;
 import dev.quartermaster.control.workload.TaskController;
-import dev.quartermaster.control.workload.TaskNames;
 import dev.quartermaster.control.workload.WorkloadController;
+import dev.quartermaster.control.workload.WorkloadOptions;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -34,7 +35,11 @@ record Worlds(Informers informers, Allocator allocator, WorkloadController workl
     var inf = new Informers(c.env(), c.api());
     var allocator = new Allocator(c.env(), c.api(), inf);
     var wc =
-        new WorkloadController(c.env(), c.api(), inf, WorkloadController.DEFAULT_EXPECTATION_BOUND);
+        new WorkloadController(
+            c.env(),
+            c.api(),
+            inf,
+            WorkloadOptions.of(WorkloadController.DEFAULT_EXPECTATION_BOUND));
     var tasks = new TaskController(c.env(), c.api(), inf);
     tasks.startLeading(0); // the only controllers there are: no earlier leader's claims to wait for
     var loops =

@@ -15,6 +15,7 @@ import dev.quartermaster.cli.metrics.EvictionCount;
 import dev.quartermaster.cli.metrics.GangWaitTime;
 import dev.quartermaster.cli.metrics.QueueCollector;
 import dev.quartermaster.control.ControlPlane;
+import dev.quartermaster.control.ControlPlaneOptions;
 import dev.quartermaster.control.leader.LeaderConfig;
 import dev.quartermaster.control.volume.SocketPluginConnector;
 import dev.quartermaster.core.env.Env;
@@ -216,7 +217,7 @@ public final class LocalServer implements AutoCloseable {
                   ? StoreLeases.ofExclusiveStore(store)
                   : new StoreLeases(store),
               env,
-              ControlPlane.Options.defaults(options.identity())
+              ControlPlaneOptions.defaults(options.identity())
                   .withLeader(options.leader())
                   .withMetrics(controllerMeters),
               new SocketPluginConnector());

@@ -13,15 +13,15 @@ import dev.quartermaster.api.queue.QueueSpec;
 import dev.quartermaster.api.queue.QueueStatus;
 import dev.quartermaster.api.queue.QuotaLedger;
 import dev.quartermaster.api.queue.QuotaLedgerStatus;
+import dev.quartermaster.api.workload.JobEnd;
 import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.api.workload.TaskNames;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.control.cluster.ControlLoop;
 import dev.quartermaster.control.cluster.Informers;
 import dev.quartermaster.control.cluster.Labels;
 import dev.quartermaster.control.cluster.StaleWrites;
-import dev.quartermaster.control.workload.GroupPlan;
-import dev.quartermaster.control.workload.TaskNames;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.informer.EventHandler;
 import dev.quartermaster.core.queue.Result;
@@ -406,7 +406,7 @@ public final class AdmissionController {
             });
     var finished = new java.util.HashSet<String>();
     for (var w : workloads.values()) {
-      if (GroupPlan.finished(w, group -> tasks.of(w, group))) {
+      if (JobEnd.reached(w, group -> tasks.of(w, group))) {
         finished.add(w.metadata().name());
       }
     }

@@ -8,7 +8,6 @@ import dev.quartermaster.api.queue.QueueSpec;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.Workload;
-import dev.quartermaster.control.workload.GroupPlan;
 import dev.quartermaster.core.env.Env;
 import java.time.Duration;
 import java.time.Instant;
@@ -132,7 +131,7 @@ final class StartTimeouts {
         }
         var phase = t.status().phase();
         if ((phase == TaskPhase.Running && !t.metadata().isDeleting())
-            || GroupPlan.endedForGood(g.restartPolicy(), phase)) {
+            || g.restartPolicy().endedForGood(phase)) {
           running++;
         }
       }

@@ -22,17 +22,12 @@ import dev.quartermaster.core.serial.KeyedSerializer;
 import dev.quartermaster.core.serial.Serializer;
 import dev.quartermaster.csi.plugin.Capability;
 import dev.quartermaster.csi.plugin.CsiCall;
-import dev.quartermaster.csi.plugin.CsiException;
-import dev.quartermaster.csi.plugin.PluginInfo;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CancellationException;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,34 +52,16 @@ public final class VolumeController {
   static final Duration NO_ROUTE_RECHECK = Duration.ofSeconds(10);
   static final Duration CACHE_WAIT = Duration.ofSeconds(2);
 
-  /**
-   * How long a new leader waits before its first destructive call: a deposed leader's last one may
-   * run this long.
-   */
-  static final Duration TAKEOVER_QUIET = SocketPluginConnector.CALL_DEADLINE;
-
   private final Env env;
   private final ApiClient api;
   private final Informers informers;
-  private final PluginConnector connector;
   private final ControlLoop loop;
-  private final Map<String, CallOutcome> outcomes = new ConcurrentHashMap<>();
+  private final PluginCalls calls;
 
   /**
    * The revision of our last write of each volume: the cache must reach it before we decide again.
    */
   private final Map<String, Long> written = new ConcurrentHashMap<>();
-
-  private final Map<String, Long> inFlight = new ConcurrentHashMap<>();
-
-  /** Plugin info by endpoint; learnt once per endpoint. */
-  private final Map<String, PluginInfo> infos = new ConcurrentHashMap<>();
-
-  private final Serializer<String> serializer;
-  private volatile long term;
-
-  /** No destructive call of this term starts before this (see {@link #call}). */
-  private volatile java.time.Instant quietUntil = java.time.Instant.MIN;
 
   /**
    * @param serializer destructive calls' per-plugin serializer ({@link KeyedSerializer}; tests pass
@@ -99,9 +76,8 @@ public final class VolumeController {
     this.env = env;
     this.api = api;
     this.informers = informers;
-    this.connector = connector;
-    this.serializer = serializer;
     this.loop = new ControlLoop("volumes", env, 2, this::reconcile);
+    this.calls = new PluginCalls(env, connector, serializer, loop);
     informers
         .volumes()
         .addHandler(EventHandler.onAnyChange(v -> loop.enqueue(v.metadata().name())));
@@ -138,31 +114,22 @@ public final class VolumeController {
    * idempotent and simply made again); its calls still in flight keep their serializer slots, so
    * the first call of this term waits for them.
    */
-  public synchronized void startLeading() {
+  public void startLeading() {
     startLeading(1);
   }
 
   /**
    * As {@link #startLeading()}, as the {@code epoch}-th leader of the cluster: after the first, a
    * predecessor's destructive call may still be running, so this term's wait {@link
-   * #TAKEOVER_QUIET}.
+   * PluginCalls#TAKEOVER_QUIET}.
    */
-  public synchronized void startLeading(long epoch) {
-    term++;
-    quietUntil = epoch <= 1 ? java.time.Instant.MIN : env.now().plus(TAKEOVER_QUIET);
-    inFlight.clear();
-    outcomes.clear();
-    if (serializer instanceof KeyedSerializer<String> k) {
-      k.reopen();
-    }
+  public void startLeading(long epoch) {
+    calls.startLeading(epoch);
   }
 
   /** Deposed: every call waiting for its turn fails at once; none of them starts. */
-  public synchronized void stopLeading() {
-    term++;
-    if (serializer instanceof KeyedSerializer<String> k) {
-      k.close(new CancellationException("no longer the leader"));
-    }
+  public void stopLeading() {
+    calls.stopLeading();
   }
 
   Result reconcile(String name) {
@@ -172,7 +139,7 @@ public final class VolumeController {
   private Result sync(String name) {
     var cached = informers.volumes().cache().get(name);
     if (cached.isEmpty()) {
-      outcomes.remove(name);
+      calls.takeOutcome(name);
       written.remove(name);
       return Result.done();
     }
@@ -183,11 +150,11 @@ public final class VolumeController {
       // enqueues us).
       return Result.requeueAfter(CACHE_WAIT);
     }
-    var outcome = outcomes.remove(name);
-    if (outcome != null) {
-      return persist(v, outcome);
+    var outcome = calls.takeOutcome(name);
+    if (outcome.isPresent()) {
+      return persist(v, outcome.get());
     }
-    if (inFlight.containsKey(name)) {
+    if (calls.inFlight(name)) {
       return Result.done();
     }
     var route = ControllerRoute.choose(v.spec().plugin(), informers.nodes().cache().list());
@@ -198,7 +165,7 @@ public final class VolumeController {
       if (route.isEmpty()) {
         return noRoute(v);
       }
-      var info = info(name, route.get());
+      var info = calls.info(name, route.get());
       if (info.isEmpty()) {
         return Result.done();
       }
@@ -219,7 +186,7 @@ public final class VolumeController {
                     + ")"));
         return Result.requeueAfter(RETRY_FAILED);
       }
-      return call(
+      return calls.call(
           v,
           route.get(),
           CsiCall.CreateVolume,
@@ -234,10 +201,10 @@ public final class VolumeController {
     }
     var publishes =
         route
-            .flatMap(r -> Optional.ofNullable(infos.get(r.instance().endpoint())))
+            .flatMap(r -> calls.known(r.instance().endpoint()))
             .map(i -> i.has(Capability.PublishUnpublishVolume));
     if (route.isPresent() && publishes.isEmpty()) {
-      info(name, route.get());
+      calls.info(name, route.get());
       return Result.done();
     }
     var plan =
@@ -283,7 +250,7 @@ public final class VolumeController {
       var volumeClaim = c.volumeClaim();
       return switch (c) {
         case VolumePlan.Call.Publish p ->
-            call(
+            calls.call(
                 v,
                 route.get(),
                 CsiCall.ControllerPublishVolume,
@@ -300,7 +267,7 @@ public final class VolumeController {
                                 new CallOutcome.Published(
                                     volumeClaim.task(), volumeClaim.taskUid(), ctx)));
         case VolumePlan.Call.Unpublish u ->
-            call(
+            calls.call(
                 v,
                 route.get(),
                 CsiCall.ControllerUnpublishVolume,
@@ -318,7 +285,7 @@ public final class VolumeController {
       if (route.isEmpty()) {
         return noRoute(v);
       }
-      return call(
+      return calls.call(
           v,
           route.get(),
           CsiCall.DeleteVolume,
@@ -341,90 +308,12 @@ public final class VolumeController {
     return informers.nodes().cache().get(name).or(() -> api.get(Kinds.NODE, name));
   }
 
-  /**
-   * The plugin's info, or empty after starting to learn it (the volume is enqueued when it
-   * arrives).
-   */
-  private Optional<PluginInfo> info(String volume, ControllerRoute.Target target) {
-    var known = infos.get(target.instance().endpoint());
-    if (known != null) {
-      return Optional.of(known);
-    }
-    var mine = term;
-    inFlight.put(volume, mine);
-    CompletionStage<CallOutcome> stage;
-    try {
-      stage =
-          connector
-              .connect(target.node(), target.instance())
-              .pluginInfo()
-              .thenApply(i -> new CallOutcome.Info(target.instance().endpoint(), i));
-    } catch (RuntimeException e) {
-      stage = java.util.concurrent.CompletableFuture.failedFuture(e);
-    }
-    finish(
-        volume,
-        mine,
-        CsiCall.GetPluginInfo,
-        "plugin " + target.instance().name() + " on " + target.node(),
-        stage);
-    return Optional.empty();
-  }
-
-  /**
-   * Starts a destructive call through the serializer; its outcome comes back through the queue. Not
-   * in the first {@link #TAKEOVER_QUIET} of a term: the serializer orders this process's calls, but
-   * a deposed leader's call may still be running in its own process, up to its deadline, and two
-   * destructive calls must never overlap on one plugin (I5).
-   */
-  private Result call(
-      Volume v,
-      ControllerRoute.Target target,
-      CsiCall what,
-      String detail,
-      Function<dev.quartermaster.csi.plugin.CsiPlugin, CompletionStage<CallOutcome>> body) {
-    var wait = Duration.between(env.now(), quietUntil);
-    if (wait.isPositive()) {
-      return Result.requeueAfter(wait);
-    }
-    var name = v.metadata().name();
-    var mine = term;
-    inFlight.put(name, mine);
-    LOG.debug(
-        "volume {}: {} ({}) through {} on {}",
-        name,
-        what,
-        detail,
-        target.instance().name(),
-        target.node());
-    var stage =
-        serializer.submit(
-            v.spec().plugin(),
-            () -> body.apply(connector.connect(target.node(), target.instance())));
-    finish(name, mine, what, detail, stage);
-    return Result.done();
-  }
-
-  private void finish(
-      String volume, long mine, CsiCall what, String detail, CompletionStage<CallOutcome> stage) {
-    stage.whenComplete(
-        (o, err) -> {
-          if (term != mine) {
-            return;
-          }
-          outcomes.put(
-              volume, err == null ? o : new CallOutcome.Failed(CsiException.of(what, err), detail));
-          inFlight.remove(volume);
-          loop.enqueue(volume);
-        });
-  }
-
   /** Persists a finished call's outcome. */
   private Result persist(Volume v, CallOutcome o) {
     var s = v.status();
     return switch (o) {
       case CallOutcome.Info i -> {
-        infos.put(i.endpoint(), i.info());
+        calls.learnt(i.endpoint(), i.info());
         loop.enqueue(v.metadata().name());
         yield Result.done();
       }

@@ -9,10 +9,11 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * A workload whose job is over ({@link GroupPlan#finished}): its {@code Complete} condition, which
- * says how long the workload is kept, and, with {@code spec.ttlSecondsAfterFinished}, when it is
- * deleted: that long after the condition's transition, on the controller's clock (never on the
- * agents' reported finish times), as Kubernetes' TTL-after-finished controller deletes a Job.
+ * A workload whose job is over ({@link dev.quartermaster.api.workload.JobEnd#reached}): its {@code
+ * Complete} condition, which says how long the workload is kept, and, with {@code
+ * spec.ttlSecondsAfterFinished}, when it is deleted: that long after the condition's transition, on
+ * the controller's clock (never on the agents' reported finish times), as Kubernetes'
+ * TTL-after-finished controller deletes a Job.
  */
 final class Completion {
   private Completion() {}

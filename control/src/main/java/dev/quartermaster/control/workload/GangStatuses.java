@@ -7,14 +7,11 @@ import dev.quartermaster.api.gang.GangState;
 import dev.quartermaster.api.gang.GangStatus;
 import dev.quartermaster.api.gang.WorkloadGangs;
 import dev.quartermaster.api.meta.Condition;
-import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
-import dev.quartermaster.api.workload.WorkloadSpec;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -49,91 +46,26 @@ final class GangStatuses {
   private GangStatuses() {}
 
   /**
-   * @param gang the gang, as {@link WorkloadGangs} reads it from {@code spec}
-   * @param tasks per group of the gang, its tasks (any owner: only this workload's count)
-   * @param claims the claims of the gang's groups (only those of live members count)
+   * The gang's line, judging a placed gang's members against what its queue admitted, and telling
+   * when {@code recovery} stops a partly placed one.
+   *
+   * @param admission where its workload stands with its queue
    * @param previous the gang's status as last written
    * @param now the time a new state starts at
    */
   static GangStatus of(
-      Gang gang,
-      WorkloadSpec spec,
-      String workloadUid,
-      Map<String, List<Task>> tasks,
-      List<ResourceClaim> claims,
-      Optional<GangStatus> previous,
-      Instant now) {
-    return of(gang, spec, workloadUid, tasks, claims, previous, now, GangAdmission.Admitted);
-  }
-
-  /** As above, for a workload that stands {@code admission} with its queue. */
-  static GangStatus of(
-      Gang gang,
-      WorkloadSpec spec,
-      String workloadUid,
-      Map<String, List<Task>> tasks,
-      List<ResourceClaim> claims,
-      Optional<GangStatus> previous,
-      Instant now,
-      GangAdmission admission) {
-    return of(
-        gang,
-        spec,
-        workloadUid,
-        tasks,
-        claims,
-        group -> Integer.MAX_VALUE,
-        GangRecovery.DEFAULT,
-        previous,
-        now,
-        admission);
-  }
-
-  /** As above, for an admitted workload. */
-  static GangStatus of(
-      Gang gang,
-      WorkloadSpec spec,
-      String workloadUid,
-      Map<String, List<Task>> tasks,
-      List<ResourceClaim> claims,
-      java.util.function.ToIntFunction<String> admitted,
+      GangView view,
+      GangAdmission admission,
       GangRecovery recovery,
       Optional<GangStatus> previous,
       Instant now) {
-    return of(
-        gang,
-        spec,
-        workloadUid,
-        tasks,
-        claims,
-        admitted,
-        recovery,
-        previous,
-        now,
-        GangAdmission.Admitted);
-  }
-
-  /**
-   * As above, judging a placed gang's members against what its queue admitted ({@code admitted}: a
-   * group's admitted replicas), and telling when {@code recovery} stops a partly placed one.
-   */
-  static GangStatus of(
-      Gang gang,
-      WorkloadSpec spec,
-      String workloadUid,
-      Map<String, List<Task>> tasks,
-      List<ResourceClaim> claims,
-      java.util.function.ToIntFunction<String> admitted,
-      GangRecovery recovery,
-      Optional<GangStatus> previous,
-      Instant now,
-      GangAdmission admission) {
-    var decided = decide(gang, spec, workloadUid, tasks, claims, admission);
+    var gang = view.gang();
+    var decided = decide(view, admission);
     var wasPlaced =
         previous.map(p -> p.state() == GangState.Placed || p.state() == GangState.Partial);
     var partly =
         decided.state() == GangState.Placed && wasPlaced.orElse(false)
-            ? PartlyPlaced.of(gang, spec, workloadUid, tasks, claims, admitted)
+            ? PartlyPlaced.of(view)
             : Optional.<PartlyPlaced>empty();
     var next = partly.map(p -> partial(gang, p, recovery)).orElse(decided);
     var since =
@@ -159,20 +91,17 @@ final class GangStatuses {
             + ")");
   }
 
-  private static GangStatus decide(
-      Gang gang,
-      WorkloadSpec spec,
-      String workloadUid,
-      Map<String, List<Task>> tasks,
-      List<ResourceClaim> claims,
-      GangAdmission admission) {
+  private static GangStatus decide(GangView view, GangAdmission admission) {
+    var gang = view.gang();
+    var tasks = view.tasks();
+    var workloadUid = view.workloadUid();
     int min = gang.minMember();
     var members = new HashSet<String>();
     int exist = 0;
     int replacing = 0;
     boolean finished = true;
     boolean bound = false;
-    for (var group : spec.groups()) {
+    for (var group : view.spec().groups()) {
       if (!gang.has(group.name())) {
         continue;
       }
@@ -188,7 +117,7 @@ final class GangStatuses {
           continue;
         }
         if (phase.isFinished()) {
-          if (GroupPlan.replace(group.restartPolicy(), phase)) {
+          if (group.restartPolicy().replaces(phase)) {
             replacing++;
           } else {
             finishedForGood++;
@@ -203,7 +132,7 @@ final class GangStatuses {
       finished &= finishedForGood >= group.replicas();
     }
     var memberClaims =
-        claims.stream()
+        view.claims().stream()
             .filter(
                 c ->
                     !c.metadata().isDeleting()

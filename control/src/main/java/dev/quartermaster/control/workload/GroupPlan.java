@@ -2,12 +2,12 @@ package dev.quartermaster.control.workload;
 
 import dev.quartermaster.api.gang.WorkloadGangs;
 import dev.quartermaster.api.meta.Kinds;
-import dev.quartermaster.api.workload.RestartPolicy;
+import dev.quartermaster.api.workload.RestartBackoff;
 import dev.quartermaster.api.workload.SpecDecision;
 import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.api.workload.TaskNames;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.WorkerGroup;
-import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.api.workload.WorkloadSpec;
 import dev.quartermaster.api.workload.WorkloadStatus.GroupStatus;
 import java.util.ArrayList;
@@ -16,7 +16,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Function;
 
 /**
  * What one worker group needs, decided from a view of its tasks that includes every write of ours:
@@ -161,7 +160,7 @@ public record GroupPlan(
         delete.add(t);
       } else if (!ours) {
         taken.add(t);
-      } else if (replace(group.restartPolicy(), t.status().phase())) {
+      } else if (group.restartPolicy().replaces(t.status().phase())) {
         restart.add(t);
       }
     }
@@ -213,54 +212,6 @@ public record GroupPlan(
     }
     stop.sort(Comparator.comparing((Task t) -> t.metadata().name()));
     return new GroupPlan(List.of(), delete, restart, taken, stop, lost);
-  }
-
-  /**
-   * Whether the group's job is over: none of its tasks runs or may run again (each has finished and
-   * is not to be replaced), and as many have ended so as its replicas ask. A group that restarts
-   * always never is.
-   */
-  public static boolean finished(WorkerGroup group, String workloadUid, List<Task> tasks) {
-    if (group.replicas() > 0 && group.restartPolicy() == RestartPolicy.Always) {
-      return false;
-    }
-    int done = 0;
-    for (var t : tasks) {
-      if (!t.metadata().owner().map(o -> o.uid().equals(workloadUid)).orElse(false)) {
-        continue;
-      }
-      var phase = t.status().phase();
-      if (!phase.isFinished()) {
-        return false;
-      }
-      if (!replace(group.restartPolicy(), phase)) {
-        done++;
-      }
-    }
-    return done >= group.replicas();
-  }
-
-  /**
-   * Whether {@code w}'s whole job is over: it has groups, and each is {@link #finished} given its
-   * tasks ({@code tasksOf} a group's name).
-   */
-  public static boolean finished(Workload w, Function<String, List<Task>> tasksOf) {
-    return !w.spec().groups().isEmpty()
-        && w.spec().groups().stream()
-            .allMatch(g -> finished(g, w.metadata().uid(), tasksOf.apply(g.name())));
-  }
-
-  /** Whether a task in {@code phase} has ended for good: finished, and not to be replaced. */
-  public static boolean endedForGood(RestartPolicy policy, TaskPhase phase) {
-    return phase.isFinished() && !replace(policy, phase);
-  }
-
-  static boolean replace(RestartPolicy policy, TaskPhase phase) {
-    return switch (policy) {
-      case OnFailure -> phase == TaskPhase.Failed;
-      case Always -> phase.isFinished();
-      case Never -> false;
-    };
   }
 
   /** The group's counts for the workload's status (no gang line: {@link GangStatuses} adds it). */

@@ -75,12 +75,13 @@ final class PartialGangs {
       gang.groups().forEach(g -> tasks.put(g, views.get(g)));
       var partly =
           PartlyPlaced.of(
-              gang,
-              w.spec(),
-              uid,
-              tasks,
-              claimsOf(informers, w, gang),
-              g -> admission.admittedReplicas(w, g));
+              new GangView(
+                  gang,
+                  w.spec(),
+                  uid,
+                  tasks,
+                  claimsOf(informers, w, gang),
+                  g -> admission.admittedReplicas(w, g)));
       var key = uid + "/" + gang.name();
       if (partly.isEmpty()) {
         seenNanos.remove(key);
@@ -95,7 +96,7 @@ final class PartialGangs {
       var left = since.map(t -> Duration.between(env.now(), t.plus(bound))).orElse(here);
       var wait = here.compareTo(left) < 0 ? here : left;
       if (wait.isPositive()) {
-        recheck = Optional.of(recheck.filter(r -> r.compareTo(wait) < 0).orElse(wait));
+        recheck = Recheck.earliest(recheck, wait);
         continue;
       }
       if (!freshness.stillNewest()) {

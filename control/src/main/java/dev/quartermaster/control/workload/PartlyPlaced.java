@@ -1,16 +1,11 @@
 package dev.quartermaster.control.workload;
 
-import dev.quartermaster.api.claim.ResourceClaim;
-import dev.quartermaster.api.gang.Gang;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
-import dev.quartermaster.api.workload.WorkloadSpec;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.function.ToIntFunction;
 
 /**
  * A gang that holds devices for fewer members than it needs: some live member is placed (bound to a
@@ -32,20 +27,14 @@ public record PartlyPlaced(List<String> placed, int needed, List<String> unplace
     unplaced = List.copyOf(unplaced);
   }
 
-  /**
-   * @param tasks per group of the gang, its tasks (any owner: only this workload's count)
-   * @param claims the claims of the gang's groups
-   * @param admitted a group's admitted replicas (a scale-up not yet admitted is not needed)
-   */
-  public static Optional<PartlyPlaced> of(
-      Gang gang,
-      WorkloadSpec spec,
-      String workloadUid,
-      Map<String, List<Task>> tasks,
-      List<ResourceClaim> claims,
-      ToIntFunction<String> admitted) {
+  /** The gang's shortfall, if it is placed but short of members. */
+  static Optional<PartlyPlaced> of(GangView view) {
+    var gang = view.gang();
+    var tasks = view.tasks();
+    var workloadUid = view.workloadUid();
+    var admitted = view.admitted();
     var allocatedFor = new HashSet<String>();
-    for (var c : claims) {
+    for (var c : view.claims()) {
       if (c.status().allocation().isPresent() && !c.metadata().isDeleting()) {
         c.metadata().owner().ifPresent(o -> allocatedFor.add(o.uid()));
       }
@@ -53,7 +42,7 @@ public record PartlyPlaced(List<String> placed, int needed, List<String> unplace
     var placed = new ArrayList<String>();
     var unplaced = new ArrayList<String>();
     int needed = 0;
-    for (var group : spec.groups()) {
+    for (var group : view.spec().groups()) {
       if (!gang.has(group.name())) {
         continue;
       }
@@ -68,7 +57,7 @@ public record PartlyPlaced(List<String> placed, int needed, List<String> unplace
         }
         var phase = t.status().phase();
         if (phase.isFinished()) {
-          if (GroupPlan.endedForGood(group.restartPolicy(), phase) && !t.metadata().isDeleting()) {
+          if (group.restartPolicy().endedForGood(phase) && !t.metadata().isDeleting()) {
             done++;
           }
           continue;

@@ -4,6 +4,7 @@ import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.event.EventRecorder;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.workload.PhaseWriter;
+import dev.quartermaster.api.workload.RestartBackoff;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskConditions;
 import dev.quartermaster.api.workload.TaskTransitions;

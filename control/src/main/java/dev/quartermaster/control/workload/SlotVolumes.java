@@ -9,6 +9,7 @@ import dev.quartermaster.api.meta.OwnerReference;
 import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.volume.VolumeStatus;
 import dev.quartermaster.api.volume.VolumeUse;
+import dev.quartermaster.api.workload.TaskNames;
 import dev.quartermaster.api.workload.VolumeClaimTemplate;
 import dev.quartermaster.api.workload.WorkerGroup;
 import dev.quartermaster.api.workload.Workload;

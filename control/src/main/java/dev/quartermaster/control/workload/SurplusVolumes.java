@@ -2,6 +2,7 @@ package dev.quartermaster.control.workload;
 
 import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.api.workload.TaskNames;
 import dev.quartermaster.api.workload.VolumeRetention;
 import dev.quartermaster.api.workload.WorkerGroup;
 import java.util.HashSet;

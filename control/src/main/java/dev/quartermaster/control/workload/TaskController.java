@@ -19,6 +19,7 @@ import dev.quartermaster.api.node.NodeConditions;
 import dev.quartermaster.api.workload.PhaseWriter;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskConditions;
+import dev.quartermaster.api.workload.TaskNames;
 import dev.quartermaster.api.workload.TaskTransitions;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.api.workload.WorkloadSpec;

@@ -10,6 +10,7 @@ import dev.quartermaster.api.meta.OwnerReference;
 import dev.quartermaster.api.volume.VolumeUse;
 import dev.quartermaster.api.workload.SpecDecision;
 import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.api.workload.TaskNames;
 import dev.quartermaster.api.workload.TaskSpec;
 import dev.quartermaster.api.workload.TaskStatus;
 import dev.quartermaster.api.workload.WorkerGroup;

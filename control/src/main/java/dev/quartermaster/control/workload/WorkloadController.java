@@ -1,26 +1,23 @@
 package dev.quartermaster.control.workload;
 
-import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.client.ApiClient;
-import dev.quartermaster.api.client.LabelSelector;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.event.EventRecorder;
-import dev.quartermaster.api.gang.Gang;
 import dev.quartermaster.api.gang.GangStatus;
 import dev.quartermaster.api.gang.WorkloadGangs;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kinds;
-import dev.quartermaster.api.volume.VolumeUse;
+import dev.quartermaster.api.workload.JobEnd;
+import dev.quartermaster.api.workload.RestartBackoff;
 import dev.quartermaster.api.workload.Task;
-import dev.quartermaster.api.workload.WorkerGroup;
+import dev.quartermaster.api.workload.TaskNames;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.api.workload.WorkloadConditions;
 import dev.quartermaster.api.workload.WorkloadStatus;
 import dev.quartermaster.api.workload.WorkloadStatus.GroupStatus;
 import dev.quartermaster.control.admission.AdmissionGate;
-import dev.quartermaster.control.admission.Admissions;
 import dev.quartermaster.control.cluster.Conditions;
 import dev.quartermaster.control.cluster.ControlLoop;
 import dev.quartermaster.control.cluster.Informers;
@@ -29,14 +26,9 @@ import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.queue.Result;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import java.util.TreeSet;
-import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,96 +61,36 @@ public final class WorkloadController {
   private final Informers informers;
   private final GroupExpectations expectations;
   private final ControlLoop loop;
-
-  /** Revisions a catch-up callback is already registered for, per workload. */
-  private final Map<String, Long> waitingFor = new ConcurrentHashMap<>();
-
   private final TaskWriter writer;
   private final Restarts restarts;
   private final EventRecorder events;
-  private final SlowStart slowStart = new SlowStart();
   private final WorkloadCascade cascade;
-  private final SlotVolumes slotVolumes;
-
-  /** Task names a create found held by a task we do not own → the workload that wants the name. */
-  private final Map<String, String> takenBy = new ConcurrentHashMap<>();
-
-  /** Those names → who holds them ({@code kind/name}, or made by hand), for the report. */
-  private final Map<String, String> takenHolder = new ConcurrentHashMap<>();
-
-  /** The same for slot volume names (a hand-made volume carries no label naming us). */
-  private final Map<String, String> volumeTakenBy = new ConcurrentHashMap<>();
-
-  /** Groups whose template the store refused as invalid, by group key. */
-  private final Map<String, Refused> invalid = new ConcurrentHashMap<>();
-
-  /**
-   * The revision that fenced the earlier leader's writes, once this one leads; 0 for a controller
-   * run on its own (tests, benches), which has no earlier leader.
-   */
-  private volatile long termFence;
-
+  private final GroupViews groupViews;
+  private final TaskCreation creation;
+  private final Leftovers leftovers;
+  private final StatusLines lines;
   private final GangRecovery recovery;
   private final PartialGangs partialGangs;
 
-  public WorkloadController(
-      Env env, ApiClient api, Informers informers, Duration expectationBound) {
-    this(env, api, informers, expectationBound, RestartBackoff.DEFAULT);
-  }
-
-  public WorkloadController(
-      Env env,
-      ApiClient api,
-      Informers informers,
-      Duration expectationBound,
-      RestartBackoff backoff) {
-    this(env, api, informers, expectationBound, backoff, EventRecorder.NONE);
-  }
-
-  /** Without queues: every replica admitted at once (tests of this controller alone). */
-  public WorkloadController(
-      Env env,
-      ApiClient api,
-      Informers informers,
-      Duration expectationBound,
-      RestartBackoff backoff,
-      EventRecorder events) {
-    this(env, api, informers, expectationBound, backoff, events, new AdmissionGate.Open());
-  }
-
-  public WorkloadController(
-      Env env,
-      ApiClient api,
-      Informers informers,
-      Duration expectationBound,
-      RestartBackoff backoff,
-      EventRecorder events,
-      AdmissionGate admission) {
-    this(env, api, informers, expectationBound, backoff, events, admission, GangRecovery.DEFAULT);
-  }
-
-  public WorkloadController(
-      Env env,
-      ApiClient api,
-      Informers informers,
-      Duration expectationBound,
-      RestartBackoff backoff,
-      EventRecorder events,
-      AdmissionGate admission,
-      GangRecovery recovery) {
+  public WorkloadController(Env env, ApiClient api, Informers informers, WorkloadOptions options) {
     this.env = env;
-    this.recovery = recovery;
-    this.admission = admission;
-    this.events = events;
+    this.recovery = options.recovery();
+    this.admission = options.admission();
+    this.events = options.events();
     this.api = api;
     this.informers = informers;
-    this.expectations = new GroupExpectations(expectationBound);
+    this.expectations = new GroupExpectations(options.expectationBound());
     this.writer = new TaskWriter(env, api, expectations);
-    this.restarts = new Restarts(env, api, backoff, events);
-    this.slotVolumes = new SlotVolumes(api);
+    this.restarts = new Restarts(env, api, options.backoff(), events);
+    var slotVolumes = new SlotVolumes(api);
     this.cascade = new WorkloadCascade(api, writer, expectations, slotVolumes);
     this.partialGangs = new PartialGangs(env, informers, admission, writer, events, recovery);
     this.loop = new ControlLoop("workloads", env, 2, this::reconcile);
+    this.groupViews = new GroupViews(env, api, informers, expectations, loop);
+    this.creation =
+        new TaskCreation(env, writer, expectations, slotVolumes, restarts, events, loop);
+    this.leftovers = new Leftovers(informers, writer, slotVolumes, groupViews);
+    this.lines = new StatusLines(env, informers, admission, recovery, groupViews);
     WorkloadTriggers.register(informers, loop, this);
   }
 
@@ -189,9 +121,8 @@ public final class WorkloadController {
   /** Workload {@code uid} is gone: what this controller kept about its groups goes too. */
   void forget(String uid) {
     expectations.clearAll(uid + "/");
-    invalid.keySet().removeIf(k -> k.startsWith(uid + "/"));
+    creation.forget(uid);
     restarts.forgetAll(uid + "/");
-    slowStart.forgetAll(uid + "/");
     partialGangs.forget(uid);
   }
 
@@ -199,13 +130,12 @@ public final class WorkloadController {
    * Task name {@code name} is free: a workload that wanted it (it was held by another) looks again.
    */
   void taskNameFreed(String name) {
-    takenHolder.remove(name);
-    Optional.ofNullable(takenBy.remove(name)).ifPresent(loop::enqueue);
+    creation.taken().taskFreed(name);
   }
 
   /** The same for a slot volume's name. */
   void volumeNameFreed(String name) {
-    Optional.ofNullable(volumeTakenBy.remove(name)).ifPresent(loop::enqueue);
+    creation.taken().volumeFreed(name);
   }
 
   /**
@@ -214,7 +144,7 @@ public final class WorkloadController {
    * cache, and no expectation of ours says so.
    */
   public void startLeading(long fenceRevision) {
-    termFence = fenceRevision;
+    groupViews.startLeading(fenceRevision);
   }
 
   Result reconcile(String name) {
@@ -232,7 +162,7 @@ public final class WorkloadController {
   private Result reconcileOnce(String name) {
     var cached = informers.workloads().cache().get(name);
     if (cached.isEmpty()) {
-      waitingFor.remove(name);
+      groupViews.forget(name);
       return Result.done();
     }
     var w = cached.get();
@@ -246,53 +176,26 @@ public final class WorkloadController {
       return Result.done(); // the update brings us back with the new revision
     }
     var freshness = new SpecFreshness(api, w);
-    Optional<Duration> recheck = Optional.empty();
+    // Every group's view first: a gang that restarts as one is decided over all its groups.
+    var pass = groupViews.of(w);
+    var views = pass.byGroup();
+    var recheck = pass.recheck();
     var groups = new ArrayList<GroupStatus>();
     var problems = new ArrayList<CreateProblem>();
-    // Every group's view first: a gang that restarts as one is decided over all its groups.
-    var views = new HashMap<String, List<Task>>();
-    for (var group : w.spec().groups()) {
-      var key = w.metadata().uid() + "/" + group.name();
-      if (informers.tasks().syncedRevision() < termFence) {
-        // An earlier leader's tasks may not be in the cache yet (seed 399: a scale-down decided
-        // without the surplus task it had made, and a new worker created beside it): read live.
-        views.put(group.name(), liveTasks(name, group.name()));
-        continue;
-      }
-      var gate = expectations.gate(key, informers.tasks().syncedRevision(), env.nanoTime());
-      switch (gate) {
-        case GroupExpectations.Gate.Open o ->
-            views.put(group.name(), cachedTasks(name, group.name()));
-        case GroupExpectations.Gate.Waiting wait -> {
-          whenCaughtUp(name, wait.revision());
-          recheck = earliest(recheck, wait.left());
-        }
-        case GroupExpectations.Gate.TimedOut t -> {
-          LOG.warn(
-              "workload {} group {}: task cache did not reach revision {} within the bound; reading live",
-              name,
-              group.name(),
-              t.revision());
-          views.put(group.name(), liveTasks(name, group.name()));
-          expectations.clear(key);
-        }
-      }
-    }
-    var eviction = admission.eviction(w);
-    if (eviction.isPresent()) {
+    if (admission.eviction(w).isPresent()) {
       return evict(w, views, freshness);
     }
     var plans =
         GroupPlan.decideAll(name, w.metadata().uid(), w.spec(), views, recovery.lostMemberFails());
     var partialDue = partialGangs.stop(w, views, freshness);
     if (partialDue.isPresent()) {
-      recheck = earliest(recheck, partialDue.get());
+      recheck = Recheck.earliest(recheck, partialDue.get());
     }
     for (var group : w.spec().groups()) {
       var key = w.metadata().uid() + "/" + group.name();
       var view = views.get(group.name());
       if (view == null) {
-        groups.add(statusOf(w, group, cachedTasks(name, group.name())));
+        groups.add(lines.groupAsCached(w, group));
         continue;
       }
       var plan = plans.get(group.name());
@@ -300,12 +203,12 @@ public final class WorkloadController {
           .forEach(
               t ->
                   problems.add(
-                      CreateProblem.nameTaken(
-                          taken(name, group.name(), t.metadata().name(), TaskWriter.holder(t)))));
+                      CreateProblem.taskTaken(
+                          group.name(), t.metadata().name(), TaskWriter.holder(t))));
       // Every write, and above all a destructive one, acts on the newest spec only: a scale-down
       // from a cache that has not shown the newest replicas would delete wanted, running workers.
       if (plan.acts() && !freshness.isNewest()) {
-        groups.add(statusOf(w, group, view));
+        groups.add(lines.group(w, group, view));
         continue; // the cache's update of the workload brings us back
       }
       for (var t : plan.delete()) {
@@ -357,39 +260,43 @@ public final class WorkloadController {
       var deleting = view.stream().filter(t -> t.metadata().isDeleting()).toList();
       var restartDue =
           restarts.pace(
-              key, plan.restart(), deleting, writer, t -> ordinalOf(name, group.name(), t));
+              key,
+              plan.restart(),
+              deleting,
+              writer,
+              t -> TaskNames.ordinal(name, group.name(), t.metadata().name()).orElse(-1));
       if (restartDue.isPresent()) {
-        recheck = earliest(recheck, restartDue.get());
+        recheck = Recheck.earliest(recheck, restartDue.get());
       }
       // Only admitted workers are created: none before the workload is admitted, and a scale-up
       // waits for its own admission.
       int admitted = admission.admittedReplicas(w, group.name());
-      create(
+      creation.create(
           key,
           w,
           group,
           plan.create().stream().filter(o -> o < admitted).toList(),
           problems,
           freshness);
-      releaseVolumes(w, group.name(), Optional.of(group), view, freshness);
-      groups.add(statusOf(w, group, view));
+      leftovers.releaseVolumes(w, group.name(), Optional.of(group), view, freshness);
+      groups.add(lines.group(w, group, view));
     }
     if (freshness.isNewest()) {
-      deleteRemovedGroups(w, freshness);
+      leftovers.deleteRemovedGroups(w, freshness);
     }
     // A group not seen this pass (its cache is behind) leaves the job's completion as it was.
     var complete =
         views.size() == w.spec().groups().size()
-            ? Completion.condition(w.spec(), GroupPlan.finished(w, views::get))
+            ? Completion.condition(w.spec(), JobEnd.reached(w, views::get))
             : Condition.find(w.status().conditions(), WorkloadConditions.COMPLETE);
-    var conditions = writeStatus(w, groups, workloadGangStatus(w), problems, complete);
+    var conditions = writeStatus(w, groups, lines.workloadGang(w), problems, complete);
     var expires = Completion.deleteAt(w.spec(), conditions);
     if (expires.isPresent()) {
       var left = Duration.between(env.now(), expires.get());
       if (!left.isPositive()) {
         return expire(w, freshness);
       }
-      recheck = earliest(recheck, left);
+      recheck = Recheck.earliest(recheck, left);
     }
     return recheck.map(Result::requeueAfter).orElse(Result.done());
   }
@@ -426,7 +333,7 @@ public final class WorkloadController {
     for (var group : w.spec().groups()) {
       var view = views.get(group.name());
       if (view == null) {
-        groups.add(statusOf(w, group, cachedTasks(w.metadata().name(), group.name())));
+        groups.add(lines.groupAsCached(w, group));
         continue;
       }
       var key = w.metadata().uid() + "/" + group.name();
@@ -436,450 +343,13 @@ public final class WorkloadController {
           writer.delete(key, t);
         }
       }
-      groups.add(statusOf(w, group, view));
+      groups.add(lines.group(w, group, view));
     }
     if (freshness.isNewest()) {
-      deleteRemovedGroups(w, freshness);
+      leftovers.deleteRemovedGroups(w, freshness);
     }
-    writeStatus(w, groups, workloadGangStatus(w), List.of(), Optional.empty());
+    writeStatus(w, groups, lines.workloadGang(w), List.of(), Optional.empty());
     return Result.done();
-  }
-
-  /**
-   * One slow-start batch of the group's missing ordinals, created concurrently (each an {@code Env}
-   * task, so the batch shares the store's group commit): the group's gate stays shut until every
-   * create of the batch has ended ({@link GroupExpectations#expectCreates}), and the last to end
-   * brings the workload back. Names held by others are reported, not waited on; a template the
-   * store refuses as invalid is reported and not tried again until the spec changes.
-   */
-  private void create(
-      String key,
-      Workload w,
-      WorkerGroup group,
-      List<Integer> ordinals,
-      List<CreateProblem> problems,
-      SpecFreshness freshness) {
-    var refused = invalid.get(key);
-    if (refused != null && refused.generation() == w.metadata().generation()) {
-      problems.add(CreateProblem.invalid("group " + group.name() + ": " + refused.message()));
-      slowStart.done(key, 0, 0);
-      return;
-    }
-    invalid.remove(key);
-    int batch = slowStart.batch(key);
-    int left = 0;
-    var slots = new ArrayList<Slot>();
-    for (int ordinal : ordinals) {
-      var name = TaskNames.task(w.metadata().name(), group.name(), ordinal);
-      if (w.metadata().name().equals(takenBy.get(name))) {
-        // Found held by another's task: reported, and tried again only once that task is gone.
-        problems.add(
-            CreateProblem.nameTaken(
-                taken(
-                    w.metadata().name(),
-                    group.name(),
-                    name,
-                    takenHolder.getOrDefault(name, "another task"))));
-        continue;
-      }
-      if (slots.size() >= batch) {
-        left++;
-        continue;
-      }
-      // The slot's volumes exist before its task, so the task never names a volume that is not
-      // there.
-      switch (slotVolumes.ensure(w, group, ordinal)) {
-        case SlotVolumes.Outcome.Ready r ->
-            slots.add(new Slot(ordinal, restarts.attemptFor(key, ordinal), r.uses()));
-        case SlotVolumes.Outcome.Waiting wait -> left++;
-        case SlotVolumes.Outcome.Taken t -> {
-          volumeTakenBy.put(t.volume(), w.metadata().name());
-          problems.add(CreateProblem.nameTaken(volumeTaken(group.name(), t.volume(), t.holder())));
-        }
-        case SlotVolumes.Outcome.Invalid i -> {
-          problems.add(CreateProblem.invalid("group " + group.name() + ": " + i.message()));
-          slowStart.done(key, 0, 0);
-          return;
-        }
-      }
-    }
-    // One live look at the spec for the whole batch; the store refuses each create anyway if the
-    // workload's generation moved (SpecDecision).
-    if (slots.isEmpty() || !freshness.stillNewest()) {
-      slowStart.done(key, 0, left);
-      return;
-    }
-    expectations.expectCreates(key, slots.size(), env.nanoTime());
-    var batchOutcome = new BatchOutcome();
-    for (var slot : slots) {
-      env.execute(() -> createOne(key, w, group, slot, batchOutcome));
-    }
-    slowStart.done(key, slots.size(), left);
-  }
-
-  /** A slot of a batch: its ordinal, attempt and template volumes. */
-  private record Slot(int ordinal, int attempt, List<VolumeUse> uses) {}
-
-  /** What the creates of one batch came to, for whoever ends last. */
-  private static final class BatchOutcome {
-    final java.util.concurrent.atomic.AtomicBoolean wrote =
-        new java.util.concurrent.atomic.AtomicBoolean();
-    final java.util.concurrent.atomic.AtomicBoolean failed =
-        new java.util.concurrent.atomic.AtomicBoolean();
-    final java.util.concurrent.atomic.AtomicBoolean taken =
-        new java.util.concurrent.atomic.AtomicBoolean();
-  }
-
-  /** A template the store refused, at the workload generation it was refused for. */
-  private record Refused(long generation, String message) {}
-
-  /**
-   * One create of a batch. The last of the batch to end brings the workload back: at once if the
-   * batch wrote (its gate now waits on a revision no pass has seen), after a pause if a create
-   * failed (as a thrown error would be retried), and at once if a name was found taken, so that the
-   * next pass reports it (that pass skips such names until their holder is gone); a batch the store
-   * refused as invalid waits for a change of spec.
-   */
-  private void createOne(String key, Workload w, WorkerGroup group, Slot slot, BatchOutcome batch) {
-    boolean written = false;
-    try {
-      var outcome = writer.create(key, w, group, slot.ordinal(), slot.attempt(), slot.uses());
-      switch (outcome) {
-        case TaskWriter.Created.Done d -> {
-          written = true;
-          // One event per workload counts every create; its message names the latest.
-          events.normal(
-              w,
-              "Created",
-              "created task "
-                  + TaskNames.task(w.metadata().name(), group.name(), slot.ordinal())
-                  + (slot.attempt() > 0 ? " (attempt " + slot.attempt() + ")" : ""));
-        }
-        case TaskWriter.Created.NameTaken t -> {
-          takenHolder.put(t.task(), t.holder());
-          takenBy.put(t.task(), w.metadata().name());
-          batch.taken.set(true);
-        }
-        case TaskWriter.Created.Invalid i -> {
-          invalid.put(key, new Refused(w.metadata().generation(), i.message()));
-          events.warning(w, "FailedCreate", i.message());
-        }
-      }
-    } catch (RuntimeException e) {
-      // A stale view (the name exists), a spec that moved, the store unavailable: the next pass
-      // decides again.
-      batch.failed.set(true);
-      LOG.debug(
-          "workload {} group {}: create of ordinal {} failed: {}",
-          w.metadata().name(),
-          group.name(),
-          slot.ordinal(),
-          e.getMessage());
-    } finally {
-      if (written) {
-        batch.wrote.set(true);
-      } else {
-        expectations.createEnded(key);
-      }
-      if (expectations.inFlight(key) == 0) {
-        if (batch.wrote.get() || batch.taken.get()) {
-          // A taken name is reported by that pass and not tried again until its holder is gone: no
-          // loop.
-          loop.enqueue(w.metadata().name());
-        } else if (batch.failed.get()) {
-          loop.enqueueAfter(w.metadata().name(), FAILED_BATCH_PAUSE);
-        }
-      }
-    }
-  }
-
-  /** How long a batch whose creates all failed waits before the group is decided again. */
-  private static final Duration FAILED_BATCH_PAUSE = Duration.ofSeconds(1);
-
-  private static String volumeTaken(String group, String volume, String holder) {
-    return "volume "
-        + volume
-        + " (group "
-        + group
-        + ") is taken by "
-        + holder
-        + "; its slot stays empty until that volume is gone (rename the workload or group, or delete the volume)";
-  }
-
-  /**
-   * Deletes the group's template volumes that no slot needs any more ({@link SurplusVolumes}): a
-   * destructive write, so only on the newest spec.
-   */
-  private void releaseVolumes(
-      Workload w,
-      String group,
-      Optional<WorkerGroup> spec,
-      List<Task> tasks,
-      SpecFreshness freshness) {
-    var surplus =
-        SurplusVolumes.surplus(
-            w.metadata().name(),
-            group,
-            w.metadata().uid(),
-            spec,
-            informers
-                .volumes()
-                .cache()
-                .byIndex(Informers.BY_GROUP, w.metadata().name() + "/" + group),
-            tasks);
-    for (var v : surplus) {
-      if (!freshness.stillNewest()) {
-        return;
-      }
-      LOG.info(
-          "workload {} group {}: deleting volume {}, its slot is gone",
-          w.metadata().name(),
-          group,
-          v.metadata().name());
-      slotVolumes.delete(v);
-    }
-  }
-
-  private static String taken(String workload, String group, String task, String holder) {
-    return "task "
-        + task
-        + " (group "
-        + group
-        + ") is taken by "
-        + holder
-        + "; its slot stays empty until that task is gone"
-        + " (rename the workload or group, or delete the task)";
-  }
-
-  private static int ordinalOf(String workload, String group, Task t) {
-    return TaskNames.ordinal(workload, group, t.metadata().name()).orElse(-1);
-  }
-
-  private static Optional<Duration> earliest(Optional<Duration> a, Duration b) {
-    return Optional.of(a.filter(x -> x.compareTo(b) < 0).orElse(b));
-  }
-
-  /**
-   * The group's line in the workload's status: its counts and, for a group gang, where it stands
-   * ({@link GangStatuses}, from the claims' cache).
-   */
-  private GroupStatus statusOf(Workload w, WorkerGroup group, List<Task> tasks) {
-    var counts = GroupPlan.status(group, w.metadata().uid(), tasks);
-    var gang = WorkloadGangs.ofGroup(w.spec(), group.name()).filter(g -> !g.wholeWorkload());
-    if (gang.isEmpty()) {
-      return counts;
-    }
-    var previous = WorkloadGangs.statusOf(w.status(), gang.get().name());
-    return counts.withGang(
-        Optional.of(
-            GangStatuses.of(
-                gang.get(),
-                w.spec(),
-                w.metadata().uid(),
-                Map.of(group.name(), tasks),
-                claimsOf(w, gang.get()),
-                g -> admission.admittedReplicas(w, g),
-                recovery,
-                previous,
-                env.now(),
-                gangAdmission(w))));
-  }
-
-  /** Where {@code w} stands with its queue, as its gangs' lines say it. */
-  private GangAdmission gangAdmission(Workload w) {
-    if (!admission.queued()) {
-      return GangAdmission.Admitted;
-    }
-    if (admission.eviction(w).isPresent()) {
-      return GangAdmission.Evicted;
-    }
-    return w.spec().groups().stream().anyMatch(g -> admission.admittedReplicas(w, g.name()) > 0)
-        ? GangAdmission.Admitted
-        : GangAdmission.Waiting;
-  }
-
-  /**
-   * Where the workload's own gang stands, over all its groups as the caches show them: its line is
-   * the workload's ({@code status.gang}), not any one group's.
-   */
-  private Optional<GangStatus> workloadGangStatus(Workload w) {
-    var gang = WorkloadGangs.named(w.spec(), Gang.WHOLE_WORKLOAD);
-    if (gang.isEmpty()) {
-      return Optional.empty();
-    }
-    var tasks = new HashMap<String, List<Task>>();
-    gang.get().groups().forEach(g -> tasks.put(g, cachedTasks(w.metadata().name(), g)));
-    return Optional.of(
-        GangStatuses.of(
-            gang.get(),
-            w.spec(),
-            w.metadata().uid(),
-            tasks,
-            claimsOf(w, gang.get()),
-            g -> admission.admittedReplicas(w, g),
-            recovery,
-            w.status().gang(),
-            env.now(),
-            gangAdmission(w)));
-  }
-
-  private List<ResourceClaim> claimsOf(Workload w, Gang gang) {
-    return PartialGangs.claimsOf(informers, w, gang);
-  }
-
-  private List<Task> liveTasks(String workload, String group) {
-    return api.list(
-            Kinds.TASK,
-            LabelSelector.equalTo(Map.of(Labels.WORKLOAD, workload, Labels.GROUP, group)))
-        .items();
-  }
-
-  private List<Task> cachedTasks(String workload, String group) {
-    return informers.tasks().cache().byIndex(Informers.BY_GROUP, workload + "/" + group);
-  }
-
-  private void whenCaughtUp(String name, long revision) {
-    if (!Long.valueOf(revision).equals(waitingFor.put(name, revision))) {
-      informers.tasks().whenCaughtUp(revision, () -> loop.enqueue(name));
-    }
-  }
-
-  private void deleteRemovedGroups(Workload w, SpecFreshness freshness) {
-    Set<String> groups = new HashSet<>();
-    w.spec().groups().forEach(g -> groups.add(g.name()));
-    var cache = informers.tasks().cache();
-    int inGroups = 0;
-    for (var g : groups) {
-      inGroups += cache.countByIndex(Informers.BY_GROUP, w.metadata().name() + "/" + g);
-    }
-    // Counted first: every pass of a workload of thousands of tasks comes here, and nearly always
-    // every task of the workload is in a group of its spec.
-    boolean tasksOutsideGroups =
-        cache.countByIndex(Informers.BY_WORKLOAD, w.metadata().name()) != inGroups;
-    for (var t :
-        tasksOutsideGroups
-            ? cache.byIndex(Informers.BY_WORKLOAD, w.metadata().name())
-            : List.<Task>of()) {
-      var g = t.metadata().labels().getOrDefault(Labels.GROUP, "");
-      if (!groups.contains(g) && !t.metadata().isDeleting()) {
-        writer.delete(w.metadata().uid() + "/" + g, t);
-      }
-    }
-    // A removed group's volumes go once its tasks are: judged on a live list, as no gate covers a
-    // group the spec no longer has (rare: only when such volumes are cached).
-    var removed = new TreeSet<String>();
-    informers.volumes().cache().byIndex(Informers.BY_WORKLOAD, w.metadata().name()).stream()
-        .map(v -> v.metadata().labels().getOrDefault(Labels.GROUP, ""))
-        .filter(g -> !groups.contains(g))
-        .forEach(removed::add);
-    for (var g : removed) {
-      var tasks =
-          api.list(
-                  Kinds.TASK,
-                  LabelSelector.equalTo(
-                      Map.of(Labels.WORKLOAD, w.metadata().name(), Labels.GROUP, g)))
-              .items();
-      releaseVolumes(w, g, Optional.empty(), tasks, freshness);
-    }
-  }
-
-  private Condition admissionOf(Workload w) {
-    var queue = w.spec().queueName();
-    var admitted = Admissions.of(informers, w);
-    var eviction = admitted.flatMap(dev.quartermaster.api.queue.Admitted::eviction);
-    if (eviction.isPresent()) {
-      var e = eviction.get();
-      return Conditions.of(
-          WorkloadConditions.ADMITTED,
-          false,
-          e.reason().name(),
-          (switch (e.reason()) {
-                case Preempted ->
-                    "preempted by " + e.by() + " (higher priority in queue " + queue + ")";
-                case Reclaimed ->
-                    "reclaimed for " + e.by() + ": queue " + queue + " ran on borrowed quota";
-                case StartTimeout ->
-                    "its tasks did not all run within its start timeout ("
-                        + w.spec().startTimeout().toSeconds()
-                        + "s) after it was admitted; its quota goes back";
-                case OverQuota ->
-                    "queue "
-                        + queue
-                        + " uses more than its quota lets it hold, and is set to overQuota:"
-                        + " Evict; this workload gives its share back";
-              })
-              + "; stopping its tasks, then it waits in its queue again after a backoff");
-    }
-    var nomination =
-        Admissions.cohortOf(informers, w)
-            .flatMap(c -> informers.quotaLedgers().cache().get(c))
-            .map(l -> l.spec().nominated().get(w.metadata().name()))
-            .filter(n -> n.uid().equals(w.metadata().uid()));
-    if (admitted.isEmpty() && nomination.isPresent()) {
-      return Conditions.of(
-          WorkloadConditions.ADMITTED,
-          false,
-          WorkloadConditions.PREEMPTING,
-          "waiting for "
-              + nomination.get().victims().size()
-              + " preempted workload(s) to stop; it is admitted first once they have");
-    }
-    if (admitted.isPresent()) {
-      return Conditions.of(
-          WorkloadConditions.ADMITTED,
-          true,
-          WorkloadConditions.ADMITTED_BY_QUEUE,
-          "admitted through queue " + queue);
-    }
-    var requeue =
-        Admissions.cohortOf(informers, w)
-            .flatMap(c -> informers.quotaLedgers().cache().get(c))
-            .map(l -> l.spec().requeued().get(w.metadata().name()))
-            .filter(r -> r.uid().equals(w.metadata().uid()));
-    if (requeue.isPresent()) {
-      var r = requeue.get();
-      return Conditions.of(
-          WorkloadConditions.ADMITTED,
-          false,
-          WorkloadConditions.BACKING_OFF,
-          "evicted ("
-              + r.reason()
-              + (r.count() > 1 ? ", " + r.count() + " times in a row" : "")
-              + "); waits out a backoff of "
-              + r.delaySeconds()
-              + "s (until "
-              + r.until()
-              + ") before queue "
-              + queue
-              + " may admit it again");
-    }
-    if (GroupPlan.finished(w, group -> cachedTasks(w.metadata().name(), group))) {
-      return Conditions.of(
-          WorkloadConditions.ADMITTED,
-          false,
-          WorkloadConditions.FINISHED,
-          "its job is over; its quota went back to queue " + queue);
-    }
-    if (informers.queues().cache().get(queue).isEmpty()) {
-      return Conditions.of(
-          WorkloadConditions.ADMITTED,
-          false,
-          WorkloadConditions.NO_SUCH_QUEUE,
-          "queue " + queue + " does not exist; create it, or set spec.queue to one that does");
-    }
-    var priority = w.spec().priority();
-    if (priority.isPresent() && informers.priorityClasses().cache().get(priority.get()).isEmpty()) {
-      return Conditions.of(
-          WorkloadConditions.ADMITTED,
-          false,
-          WorkloadConditions.NO_SUCH_PRIORITY_CLASS,
-          "priority class " + priority.get() + " does not exist");
-    }
-    return Conditions.of(
-        WorkloadConditions.ADMITTED,
-        false,
-        WorkloadConditions.PENDING,
-        "waiting in queue " + queue + " for quota; qm describe workload says why");
   }
 
   /** Writes the status if it changed; returns its conditions as written. */
@@ -893,23 +363,11 @@ public final class WorkloadController {
     var conditions = w.status().conditions();
     conditions = Conditions.set(conditions, Schedulability.of(w, informers), now);
     if (admission.queued()) {
-      conditions = Conditions.set(conditions, admissionOf(w), now);
+      var standing =
+          QueueStanding.read(informers, w, group -> groupViews.cached(w.metadata().name(), group));
+      conditions = Conditions.set(conditions, AdmissionCondition.of(w, standing), now);
     }
-    var created =
-        problems.isEmpty()
-            ? Conditions.of(
-                WorkloadConditions.TASKS_CREATED,
-                true,
-                WorkloadConditions.CREATED,
-                "every wanted task exists or is being replaced")
-            : Conditions.of(
-                WorkloadConditions.TASKS_CREATED,
-                false,
-                CreateProblem.reasonOf(problems),
-                String.join(
-                    "; ",
-                    problems.stream().map(CreateProblem::message).distinct().sorted().toList()));
-    conditions = Conditions.set(conditions, created, now);
+    conditions = Conditions.set(conditions, CreateProblem.condition(problems), now);
     conditions = Completion.apply(conditions, complete, now);
     var status = new WorkloadStatus(w.metadata().generation(), groups, conditions, gang);
     if (!status.equals(w.status())) {

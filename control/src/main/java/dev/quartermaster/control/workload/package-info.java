@@ -27,9 +27,9 @@
  * <h2>Restarts and names</h2>
  *
  * Finished tasks are replaced per restart policy, paced by {@link
- * dev.quartermaster.control.workload.RestartBackoff} (10 s doubling to 5 min); the new task's
- * {@code spec.attempt} says how many restarts in a row its slot has had. A wanted name held by a
- * task this workload does not own (another workload's, or a hand-made one) is reported as {@code
+ * dev.quartermaster.api.workload.RestartBackoff} (10 s doubling to 5 min); the new task's {@code
+ * spec.attempt} says how many restarts in a row its slot has had. A wanted name held by a task this
+ * workload does not own (another workload's, or a hand-made one) is reported as {@code
  * TasksCreated=False reason=NameTaken} naming the holder; the other ordinals go on.
  *
  * <h2>Slot volumes</h2>

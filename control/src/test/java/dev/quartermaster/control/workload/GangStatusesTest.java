@@ -19,6 +19,7 @@ import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.meta.OwnerReference;
 import dev.quartermaster.api.workload.RestartPolicy;
 import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.api.workload.TaskNames;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.TaskSpec;
 import dev.quartermaster.api.workload.TaskStatus;
@@ -30,6 +31,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.ToIntFunction;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -357,7 +359,12 @@ class GangStatusesTest {
         Map.of("workers", tasks(List.of(M.on(0, TaskPhase.Running, "node-1"), M.pending(1))));
     var placed = Optional.of(new GangStatus(GangState.Placed, "", "", Optional.of(T0)));
     var line =
-        GangStatuses.of(g, spec, UID, half, List.of(), x -> 2, GangRecovery.DEFAULT, placed, T1);
+        GangStatuses.of(
+            new GangView(g, spec, UID, half, List.of(), x -> 2),
+            GangAdmission.Admitted,
+            GangRecovery.DEFAULT,
+            placed,
+            T1);
     assertThat(line)
         .isEqualTo(
             new GangStatus(
@@ -369,12 +376,8 @@ class GangStatusesTest {
                 Optional.of(T1)));
     var later =
         GangStatuses.of(
-            g,
-            spec,
-            UID,
-            half,
-            List.of(),
-            x -> 2,
+            new GangView(g, spec, UID, half, List.of(), x -> 2),
+            GangAdmission.Admitted,
             GangRecovery.DEFAULT,
             Optional.of(line),
             T1.plusSeconds(9));
@@ -384,9 +387,21 @@ class GangStatusesTest {
         Optional.of(new GangStatus(GangState.Waiting, "WaitingForGang", SHORT, Optional.of(T0)));
     assertThat(
             GangStatuses.of(
-                    g, spec, UID, half, List.of(), x -> 2, GangRecovery.DEFAULT, waiting, T1)
+                    new GangView(g, spec, UID, half, List.of(), x -> 2),
+                    GangAdmission.Admitted,
+                    GangRecovery.DEFAULT,
+                    waiting,
+                    T1)
                 .state())
         .isEqualTo(GangState.Placed);
+  }
+
+  /** Every replica admitted. */
+  private static final ToIntFunction<String> ALL = group -> Integer.MAX_VALUE;
+
+  /** The line of a gang of an admitted workload. */
+  private static GangStatus admitted(GangView view, Optional<GangStatus> previous, Instant now) {
+    return GangStatuses.of(view, GangAdmission.Admitted, GangRecovery.DEFAULT, previous, now);
   }
 
   private static List<Task> tasks(List<M> members) {
@@ -403,7 +418,11 @@ class GangStatusesTest {
     var spec = new WorkloadSpec(List.of(group), Optional.empty());
     return WorkloadGangs.ofGroup(spec, group.name())
         .map(
-            g -> GangStatuses.of(g, spec, UID, Map.of(group.name(), tasks), claims, previous, now));
+            g ->
+                admitted(
+                    new GangView(g, spec, UID, Map.of(group.name(), tasks), claims, ALL),
+                    previous,
+                    now));
   }
 
   /**
@@ -430,20 +449,25 @@ class GangStatusesTest {
     var launcher = List.of(M.pending(10).task());
 
     var noLauncher =
-        GangStatuses.of(
-            gang, spec, UID, Map.of("workers", workers), List.of(), Optional.empty(), T0);
+        admitted(
+            new GangView(gang, spec, UID, Map.of("workers", workers), List.of(), ALL),
+            Optional.empty(),
+            T0);
     assertThat(noLauncher.message()).isEqualTo("2 of 3 members exist so far");
     long naive = workers.size();
     assertThat(naive).as("the naive count says all exist").isGreaterThanOrEqualTo(gang.minMember());
 
     var all = Map.of("workers", workers, "launcher", launcher);
-    var undecided = GangStatuses.of(gang, spec, UID, all, List.of(), Optional.empty(), T0);
+    var undecided =
+        admitted(new GangView(gang, spec, UID, all, List.of(), ALL), Optional.empty(), T0);
     assertThat(undecided.message())
         .isEqualTo("all 3 members exist; the allocator has not decided yet");
 
     var bound =
         Map.of("workers", workers, "launcher", List.of(M.on(10, TaskPhase.Scheduled, "n").task()));
-    assertThat(GangStatuses.of(gang, spec, UID, bound, List.of(), Optional.empty(), T0).state())
+    assertThat(
+            admitted(new GangView(gang, spec, UID, bound, List.of(), ALL), Optional.empty(), T0)
+                .state())
         .isEqualTo(GangState.Placed);
   }
 
@@ -462,32 +486,42 @@ class GangStatusesTest {
 
     var queued =
         GangStatuses.of(
-            gang, spec, UID, Map.of(), List.of(), Optional.empty(), T0, GangAdmission.Waiting);
+            new GangView(gang, spec, UID, Map.of(), List.of(), ALL),
+            GangAdmission.Waiting,
+            GangRecovery.DEFAULT,
+            Optional.empty(),
+            T0);
     assertThat(queued.reason()).isEqualTo(GangStatus.WAITING_FOR_ADMISSION);
     assertThat(queued.waitsForPlacement()).isFalse();
 
     var stopping =
         GangStatuses.of(
-            gang,
-            spec,
-            UID,
-            Map.of("workers", tasks(List.of(M.on(0, TaskPhase.Running, "n").deleting()))),
-            List.of(),
+            new GangView(
+                gang,
+                spec,
+                UID,
+                Map.of("workers", tasks(List.of(M.on(0, TaskPhase.Running, "n").deleting()))),
+                List.of(),
+                ALL),
+            GangAdmission.Evicted,
+            GangRecovery.DEFAULT,
             Optional.empty(),
-            T0,
-            GangAdmission.Evicted);
+            T0);
     assertThat(stopping.reason()).isEqualTo(GangStatus.EVICTED);
 
     var stillBound =
         GangStatuses.of(
-            gang,
-            spec,
-            UID,
-            Map.of("workers", tasks(List.of(M.on(0, TaskPhase.Running, "n")))),
-            List.of(),
+            new GangView(
+                gang,
+                spec,
+                UID,
+                Map.of("workers", tasks(List.of(M.on(0, TaskPhase.Running, "n")))),
+                List.of(),
+                ALL),
+            GangAdmission.Evicted,
+            GangRecovery.DEFAULT,
             Optional.empty(),
-            T0,
-            GangAdmission.Evicted);
+            T0);
     assertThat(stillBound.state()).isEqualTo(GangState.Placed);
   }
 }

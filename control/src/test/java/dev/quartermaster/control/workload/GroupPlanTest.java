@@ -9,6 +9,7 @@ import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.meta.OwnerReference;
 import dev.quartermaster.api.workload.RestartPolicy;
 import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.api.workload.TaskNames;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.TaskStatus;
 import dev.quartermaster.api.workload.TaskTemplate;
@@ -173,37 +174,6 @@ class GroupPlanTest {
     var plan = GroupPlan.decide(WORKLOAD, UID, group(1, RestartPolicy.OnFailure), List.of(stray));
     assertThat(plan.create()).containsExactly(0);
     assertThat(plan.delete()).isEmpty();
-  }
-
-  /** When a group's job is over, and its quota may go back to its queue. */
-  @Test
-  void aGroupIsFinishedOnlyOnceNoTaskRunsOrWillRunAgain() {
-    var never = group(2, RestartPolicy.Never);
-    var onFailure = group(2, RestartPolicy.OnFailure);
-    var always = group(2, RestartPolicy.Always);
-    var bothDone = List.of(ours(0, TaskPhase.Succeeded), ours(1, TaskPhase.Failed));
-    assertThat(GroupPlan.finished(never, UID, bothDone)).isTrue();
-    assertThat(GroupPlan.finished(onFailure, UID, bothDone))
-        .as("the failed one is replaced")
-        .isFalse();
-    assertThat(GroupPlan.finished(always, UID, bothDone)).isFalse();
-    assertThat(
-            GroupPlan.finished(
-                onFailure,
-                UID,
-                List.of(ours(0, TaskPhase.Succeeded), ours(1, TaskPhase.Succeeded))))
-        .isTrue();
-    assertThat(
-            GroupPlan.finished(
-                never,
-                UID,
-                List.of(ours(0, TaskPhase.Succeeded), task(1, UID, TaskPhase.Running, true))))
-        .as("a task being deleted still runs")
-        .isFalse();
-    assertThat(GroupPlan.finished(never, UID, List.of(ours(0, TaskPhase.Succeeded))))
-        .as("one of two replicas has not run yet")
-        .isFalse();
-    assertThat(GroupPlan.finished(group(0, RestartPolicy.Always), UID, List.of())).isTrue();
   }
 
   private static WorkerGroup gang(int replicas, MemberFailurePolicy onFailure) {

@@ -14,6 +14,7 @@ import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.meta.OwnerReference;
 import dev.quartermaster.api.workload.RestartPolicy;
 import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.api.workload.TaskNames;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.TaskSpec;
 import dev.quartermaster.api.workload.TaskStatus;
@@ -189,7 +190,13 @@ class PartlyPlacedTest {
       var gang = WorkloadGangs.ofGroup(spec, "workers").orElseThrow();
       var partly =
           PartlyPlaced.of(
-              gang, spec, UID, Map.of("workers", row.tasks()), row.claims(), g -> row.admitted());
+              new GangView(
+                  gang,
+                  spec,
+                  UID,
+                  Map.of("workers", row.tasks()),
+                  row.claims(),
+                  g -> row.admitted()));
       assertThat(partly.map(PartlyPlaced::describe)).as(row.why()).isEqualTo(row.partly());
     }
   }

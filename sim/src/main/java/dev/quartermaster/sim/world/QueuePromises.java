@@ -11,10 +11,10 @@ import dev.quartermaster.api.queue.QueueOrdering;
 import dev.quartermaster.api.queue.QueueSpec;
 import dev.quartermaster.api.queue.QuotaLedger;
 import dev.quartermaster.api.queue.QuotaTally;
+import dev.quartermaster.api.workload.JobEnd;
+import dev.quartermaster.api.workload.TaskNames;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.control.cluster.Labels;
-import dev.quartermaster.control.workload.GroupPlan;
-import dev.quartermaster.control.workload.TaskNames;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Optional;
@@ -582,7 +582,7 @@ final class QueuePromises {
   /** Whether {@code w}'s job is over (its quota released), as the store shows its tasks. */
   private boolean finished(Workload w) {
     var tasks = world.view().tasks();
-    return GroupPlan.finished(
+    return JobEnd.reached(
         w,
         group ->
             tasks.stream()

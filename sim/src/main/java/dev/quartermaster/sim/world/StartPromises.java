@@ -6,7 +6,6 @@ import dev.quartermaster.api.queue.QuotaLedger;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.control.cluster.Labels;
-import dev.quartermaster.control.workload.GroupPlan;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -273,7 +272,7 @@ final class StartPromises {
                           && g.name().equals(t.metadata().labels().get(Labels.GROUP))
                           && ((t.status().phase() == TaskPhase.Running
                                   && !t.metadata().isDeleting())
-                              || GroupPlan.endedForGood(g.restartPolicy(), t.status().phase())))
+                              || g.restartPolicy().endedForGood(t.status().phase())))
               .count();
       if (running < need) {
         return false;

@@ -3,7 +3,7 @@ package dev.quartermaster.sim.world;
 import dev.quartermaster.agent.checkpoint.LostLedger;
 import dev.quartermaster.agent.host.NodeHost;
 import dev.quartermaster.api.client.ApiClient;
-import dev.quartermaster.control.ControlPlane;
+import dev.quartermaster.control.ControlPlaneOptions;
 import dev.quartermaster.control.allocator.Backfill;
 import dev.quartermaster.control.leader.LeaderElector;
 import dev.quartermaster.core.env.Env;
@@ -48,7 +48,7 @@ public record Variant(
     UnaryOperator<LeaderElector.Callbacks> leaderCallbacks,
     UnaryOperator<ApiClient> controlView,
     LostLedger lostLedger,
-    UnaryOperator<ControlPlane.Options> planeOptions,
+    UnaryOperator<ControlPlaneOptions> planeOptions,
     UnaryOperator<ApiClient> agentView) {
   /** The real system. */
   public static final Variant REAL =
@@ -103,7 +103,7 @@ public record Variant(
     public UnaryOperator<LeaderElector.Callbacks> leaderCallbacks;
     public UnaryOperator<ApiClient> controlView;
     public LostLedger lostLedger;
-    public UnaryOperator<ControlPlane.Options> planeOptions;
+    public UnaryOperator<ControlPlaneOptions> planeOptions;
     public UnaryOperator<ApiClient> agentView;
 
     private Builder(Variant v) {
@@ -169,12 +169,12 @@ public record Variant(
   }
 
   /** This variant with {@code change} applied to its control-plane replicas' options too. */
-  public Variant withPlaneOptions(UnaryOperator<ControlPlane.Options> change) {
+  public Variant withPlaneOptions(UnaryOperator<ControlPlaneOptions> change) {
     return with(b -> b.planeOptions = o -> change.apply(planeOptions.apply(o)));
   }
 
   /** The real system whose control-plane replicas are started with {@code change} applied. */
-  public static Variant planeOptions(UnaryOperator<ControlPlane.Options> change) {
+  public static Variant planeOptions(UnaryOperator<ControlPlaneOptions> change) {
     return REAL.withPlaneOptions(change);
   }
 

@@ -19,6 +19,7 @@ import dev.quartermaster.api.node.NodeSpec;
 import dev.quartermaster.api.node.NodeStatus;
 import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.control.ControlPlane;
+import dev.quartermaster.control.ControlPlaneOptions;
 import dev.quartermaster.control.leader.LeaderConfig;
 import dev.quartermaster.control.leader.WriteReadiness;
 import dev.quartermaster.control.lifecycle.NodeLifecycle;
@@ -363,9 +364,9 @@ public final class WholeCluster {
       return;
     }
     var real =
-        new ControlPlane.Options(
+        new ControlPlaneOptions(
             identity, LeaderConfig.DEFAULTS, WorkloadController.DEFAULT_EXPECTATION_BOUND, GRACE);
-    ControlPlane.Options options =
+    ControlPlaneOptions options =
         variant
             .allocatorView()
             .map(real::withAllocatorView)

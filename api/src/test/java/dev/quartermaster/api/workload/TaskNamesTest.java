@@ -1,4 +1,4 @@
-package dev.quartermaster.control.workload;
+package dev.quartermaster.api.workload;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

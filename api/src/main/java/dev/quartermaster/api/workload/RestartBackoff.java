@@ -1,6 +1,5 @@
-package dev.quartermaster.control.workload;
+package dev.quartermaster.api.workload;
 
-import dev.quartermaster.api.workload.Task;
 import java.time.Duration;
 
 /**

@@ -1,8 +1,5 @@
-package dev.quartermaster.control.workload;
+package dev.quartermaster.api.workload;
 
-import dev.quartermaster.api.workload.WorkerGroup;
-import dev.quartermaster.api.workload.WorkerNames;
-import dev.quartermaster.api.workload.WorkloadSpec;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;

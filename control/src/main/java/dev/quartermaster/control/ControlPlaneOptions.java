@@ -1,0 +1,265 @@
+package dev.quartermaster.control;
+
+import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.control.admission.Requeueing;
+import dev.quartermaster.control.allocator.Backfill;
+import dev.quartermaster.control.allocator.Packing;
+import dev.quartermaster.control.allocator.SliceCheck;
+import dev.quartermaster.control.cluster.ControllerMetrics;
+import dev.quartermaster.control.leader.LeaderConfig;
+import dev.quartermaster.control.leader.LeaderElector;
+import dev.quartermaster.control.lifecycle.NodeLifecycle;
+import dev.quartermaster.control.workload.GangRecovery;
+import dev.quartermaster.control.workload.WorkloadController;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.UnaryOperator;
+
+/**
+ * How a {@link ControlPlane} runs: its identity and leader election, its bounds, and the policies
+ * its controllers follow (the simulation's naive variants swap some).
+ *
+ * @param identity this instance's name in the lease (unique per process)
+ * @param expectationBound how long a worker group waits for the cache before reading live
+ * @param heartbeatGrace how long a node may be silent before it is NotReady
+ * @param metrics told about every reconcile of every controller
+ * @param packing how the allocator packs gangs: best fit, but for the bench that compares it with
+ *     first fit
+ * @param allocatorView what the allocator reads the cluster through, with informers of its own;
+ *     empty (always, but in the simulation's naive variants): the API, through the shared ones
+ * @param leaderCallbacks what the elector tells the controllers passes through this: the identity,
+ *     but in the simulation's naive variants
+ * @param backfill whether the waiting gang at the head of the line reserves the devices it will
+ *     get: {@link Backfill#RESERVE}, but for the bench and the simulation's naive variant
+ * @param gangRecovery what the workload controller does with a gang that lost part of its
+ *     placement: {@link GangRecovery#DEFAULT}, but in the simulation's naive variants
+ * @param requeueing what the admission controller does with admissions that do not start and with
+ *     evicted workloads: {@link Requeueing#DEFAULT}, but in the simulation's naive variants
+ * @param sliceCheck what the allocator checks a decision's devices against when it writes it:
+ *     {@link SliceCheck#LIVE}, but in the simulation's naive variant
+ */
+public record ControlPlaneOptions(
+    String identity,
+    LeaderConfig leader,
+    Duration expectationBound,
+    Duration heartbeatGrace,
+    ControllerMetrics metrics,
+    Packing packing,
+    Optional<UnaryOperator<ApiClient>> allocatorView,
+    UnaryOperator<LeaderElector.Callbacks> leaderCallbacks,
+    Backfill backfill,
+    GangRecovery gangRecovery,
+    Requeueing requeueing,
+    SliceCheck sliceCheck) {
+  public ControlPlaneOptions {
+    Objects.requireNonNull(backfill, "backfill");
+    Objects.requireNonNull(metrics, "metrics");
+    Objects.requireNonNull(packing, "packing");
+    Objects.requireNonNull(allocatorView, "allocatorView");
+    Objects.requireNonNull(leaderCallbacks, "leaderCallbacks");
+    Objects.requireNonNull(gangRecovery, "gangRecovery");
+    Objects.requireNonNull(requeueing, "requeueing");
+    Objects.requireNonNull(sliceCheck, "sliceCheck");
+  }
+
+  public ControlPlaneOptions(
+      String identity,
+      LeaderConfig leader,
+      Duration expectationBound,
+      Duration heartbeatGrace,
+      ControllerMetrics metrics) {
+    this(
+        identity,
+        leader,
+        expectationBound,
+        heartbeatGrace,
+        metrics,
+        Packing.BEST_FIT,
+        Optional.empty(),
+        UnaryOperator.identity(),
+        Backfill.RESERVE,
+        GangRecovery.DEFAULT,
+        Requeueing.DEFAULT,
+        SliceCheck.LIVE);
+  }
+
+  /** Without metrics, as the simulation and the benches run. */
+  public ControlPlaneOptions(
+      String identity, LeaderConfig leader, Duration expectationBound, Duration heartbeatGrace) {
+    this(identity, leader, expectationBound, heartbeatGrace, ControllerMetrics.NONE);
+  }
+
+  public static ControlPlaneOptions defaults(String identity) {
+    return new ControlPlaneOptions(
+        identity,
+        LeaderConfig.DEFAULTS,
+        WorkloadController.DEFAULT_EXPECTATION_BOUND,
+        NodeLifecycle.DEFAULT_GRACE);
+  }
+
+  public ControlPlaneOptions withLeader(LeaderConfig config) {
+    return new ControlPlaneOptions(
+        identity,
+        config,
+        expectationBound,
+        heartbeatGrace,
+        metrics,
+        packing,
+        allocatorView,
+        leaderCallbacks,
+        backfill,
+        gangRecovery,
+        requeueing,
+        sliceCheck);
+  }
+
+  public ControlPlaneOptions withMetrics(ControllerMetrics sink) {
+    return new ControlPlaneOptions(
+        identity,
+        leader,
+        expectationBound,
+        heartbeatGrace,
+        sink,
+        packing,
+        allocatorView,
+        leaderCallbacks,
+        backfill,
+        gangRecovery,
+        requeueing,
+        sliceCheck);
+  }
+
+  public ControlPlaneOptions withPacking(Packing how) {
+    return new ControlPlaneOptions(
+        identity,
+        leader,
+        expectationBound,
+        heartbeatGrace,
+        metrics,
+        how,
+        allocatorView,
+        leaderCallbacks,
+        backfill,
+        gangRecovery,
+        requeueing,
+        sliceCheck);
+  }
+
+  /** The allocator reads the cluster through {@code view} (a naive variant of the simulation). */
+  public ControlPlaneOptions withAllocatorView(UnaryOperator<ApiClient> view) {
+    return new ControlPlaneOptions(
+        identity,
+        leader,
+        expectationBound,
+        heartbeatGrace,
+        metrics,
+        packing,
+        Optional.of(view),
+        leaderCallbacks,
+        backfill,
+        gangRecovery,
+        requeueing,
+        sliceCheck);
+  }
+
+  /**
+   * The workload controller treats a gang that lost part of its placement by {@code recovery} (a
+   * naive variant of the simulation: the behaviour before issue 44).
+   */
+  public ControlPlaneOptions withGangRecovery(GangRecovery recovery) {
+    return new ControlPlaneOptions(
+        identity,
+        leader,
+        expectationBound,
+        heartbeatGrace,
+        metrics,
+        packing,
+        allocatorView,
+        leaderCallbacks,
+        backfill,
+        recovery,
+        requeueing,
+        sliceCheck);
+  }
+
+  /**
+   * The admission controller treats admissions that do not start, and evicted workloads, by {@code
+   * how} (a naive variant of the simulation: the behaviour before issue 44).
+   */
+  public ControlPlaneOptions withRequeueing(Requeueing how) {
+    return new ControlPlaneOptions(
+        identity,
+        leader,
+        expectationBound,
+        heartbeatGrace,
+        metrics,
+        packing,
+        allocatorView,
+        leaderCallbacks,
+        backfill,
+        gangRecovery,
+        how,
+        sliceCheck);
+  }
+
+  /**
+   * What the elector tells the controllers passes through {@code view} (a naive variant of the
+   * simulation: one that does not restart them when a term ends under them).
+   */
+  public ControlPlaneOptions withLeaderCallbacks(UnaryOperator<LeaderElector.Callbacks> view) {
+    return new ControlPlaneOptions(
+        identity,
+        leader,
+        expectationBound,
+        heartbeatGrace,
+        metrics,
+        packing,
+        allocatorView,
+        view,
+        backfill,
+        gangRecovery,
+        requeueing,
+        sliceCheck);
+  }
+
+  /**
+   * Whether the head of the line reserves what it will get: {@link Backfill#RESERVE} but for the
+   * bench and the simulation's naive variant, which turn it off.
+   */
+  public ControlPlaneOptions withBackfill(Backfill how) {
+    return new ControlPlaneOptions(
+        identity,
+        leader,
+        expectationBound,
+        heartbeatGrace,
+        metrics,
+        packing,
+        allocatorView,
+        leaderCallbacks,
+        how,
+        gangRecovery,
+        requeueing,
+        sliceCheck);
+  }
+
+  /**
+   * What the allocator checks a decision's devices against when it writes it: {@link
+   * SliceCheck#LIVE} but for the simulation's naive variant, which trusts its cached slices.
+   */
+  public ControlPlaneOptions withSliceCheck(SliceCheck how) {
+    return new ControlPlaneOptions(
+        identity,
+        leader,
+        expectationBound,
+        heartbeatGrace,
+        metrics,
+        packing,
+        allocatorView,
+        leaderCallbacks,
+        backfill,
+        gangRecovery,
+        requeueing,
+        how);
+  }
+}
