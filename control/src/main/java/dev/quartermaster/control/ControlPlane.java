@@ -10,6 +10,7 @@ import dev.quartermaster.control.admission.AdmissionGate;
 import dev.quartermaster.control.admission.Requeueing;
 import dev.quartermaster.control.allocator.Allocator;
 import dev.quartermaster.control.allocator.AllocatorKey;
+import dev.quartermaster.control.allocator.AllocatorPolicy;
 import dev.quartermaster.control.allocator.Backfill;
 import dev.quartermaster.control.allocator.Packing;
 import dev.quartermaster.control.allocator.SliceCheck;
@@ -382,10 +383,8 @@ public final class ControlPlane implements AutoCloseable {
             fenced,
             allocatorInformers,
             events.recorder("allocator"),
-            options.packing(),
-            options.backfill(),
-            taskDeadlines,
-            options.sliceCheck());
+            new AllocatorPolicy(options.packing(), options.backfill(), options.sliceCheck()),
+            taskDeadlines);
     this.deadlines =
         new DeadlineController(env, fenced, informers, taskDeadlines, events.recorder("deadlines"));
     this.workloads =
