@@ -9,6 +9,7 @@ import dev.quartermaster.control.admission.AdmissionController;
 import dev.quartermaster.control.admission.AdmissionGate;
 import dev.quartermaster.control.allocator.Allocator;
 import dev.quartermaster.control.allocator.AllocatorKey;
+import dev.quartermaster.control.allocator.AllocatorPolicy;
 import dev.quartermaster.control.cluster.ControlLoop;
 import dev.quartermaster.control.cluster.Informers;
 import dev.quartermaster.control.deadline.DeadlineController;
@@ -128,10 +129,8 @@ public final class ControlPlane implements AutoCloseable {
             fenced,
             allocatorInformers,
             events.recorder("allocator"),
-            options.packing(),
-            options.backfill(),
-            taskDeadlines,
-            options.sliceCheck());
+            new AllocatorPolicy(options.packing(), options.backfill(), options.sliceCheck()),
+            taskDeadlines);
     this.deadlines =
         new DeadlineController(env, fenced, informers, taskDeadlines, events.recorder("deadlines"));
     this.workloads =

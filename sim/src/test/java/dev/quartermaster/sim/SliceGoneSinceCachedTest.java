@@ -14,6 +14,7 @@ import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.control.allocator.Allocator;
 import dev.quartermaster.control.allocator.AllocatorKey;
+import dev.quartermaster.control.allocator.AllocatorPolicy;
 import dev.quartermaster.control.allocator.Backfill;
 import dev.quartermaster.control.allocator.Packing;
 import dev.quartermaster.control.allocator.SliceCheck;
@@ -76,10 +77,8 @@ class SliceGoneSinceCachedTest {
             c.api(),
             inf,
             EventRecorder.NONE,
-            Packing.BEST_FIT,
-            Backfill.RESERVE,
-            new TaskDeadlines(c.env()),
-            check);
+            new AllocatorPolicy(Packing.BEST_FIT, Backfill.RESERVE, check),
+            new TaskDeadlines(c.env()));
     c.runUntil(() -> inf.claims().cache().get("both-gpus").isPresent(), Duration.ofSeconds(10));
     allocator.enqueue(AllocatorKey.claim("both-gpus"));
     allocator.loop().start();

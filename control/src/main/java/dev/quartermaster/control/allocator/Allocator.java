@@ -3,9 +3,7 @@ package dev.quartermaster.control.allocator;
 import dev.quartermaster.api.allocation.GangLedgerSpec;
 import dev.quartermaster.api.claim.ClaimConditions;
 import dev.quartermaster.api.claim.ResourceClaim;
-import dev.quartermaster.api.claim.ResourceClaimStatus;
 import dev.quartermaster.api.client.ApiClient;
-import dev.quartermaster.api.device.DeviceClass;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.event.EventRecorder;
@@ -16,20 +14,16 @@ import dev.quartermaster.control.allocator.AllocatorKey.ForClaim;
 import dev.quartermaster.control.allocator.AllocatorKey.ForGang;
 import dev.quartermaster.control.allocator.AllocatorKey.ForNode;
 import dev.quartermaster.control.allocator.AllocatorKey.ForTask;
-import dev.quartermaster.control.cluster.Conditions;
 import dev.quartermaster.control.cluster.ControlLoop;
 import dev.quartermaster.control.cluster.Informers;
 import dev.quartermaster.control.cluster.Scheduling;
 import dev.quartermaster.control.deadline.TaskDeadlines;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.queue.Result;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -49,36 +43,27 @@ import org.slf4j.LoggerFactory;
  * for the cluster events that could make them fit.
  */
 public final class Allocator {
-  /** The claim condition the allocator owns. */
   private static final Logger LOG = LoggerFactory.getLogger(Allocator.class);
 
-  private final Env env;
   private final ApiClient api;
   private final Informers informers;
   private final InFlightCommits commits = new InFlightCommits();
-  private final DeviceIndex index = new DeviceIndex(commits);
+  private final DeviceIndex index;
   private final ControlLoop loop;
   private final Waiters waiters;
+  private final AllocatorQueue queue;
   private final LegacyAdoption adoption;
 
   /** Lost compare-and-set races of the decisions (the writes count their own). */
   private final AtomicLong conflicts = new AtomicLong();
 
   private final AllocationWrite write;
-  private final GangPlacer gangs;
+  private final PlacementChecks checks;
   private final GangReservations reservations;
-
+  private final GangMembers gangMembers;
+  private final GangPlacer gangs;
+  private final LineReservations line;
   private final EventRecorder events;
-  private final HeadOfLine line;
-  private final TaskDeadlines deadlines;
-  private final HolderEnds ends;
-
-  /**
-   * How much later than its deadline a task placed now may give its devices back: its start after
-   * placement (prepare) and its stop after the deadline (kill, unprepare). A job backfills onto a
-   * reservation only if it ends before the head's start by its deadline plus this.
-   */
-  static final Duration START_AND_STOP = Duration.ofSeconds(5);
 
   public Allocator(Env env, ApiClient api, Informers informers) {
     this(env, api, informers, EventRecorder.NONE);
@@ -89,74 +74,55 @@ public final class Allocator {
    *     event: the task's Scheduled event names the node, and one write per claim is spared)
    */
   public Allocator(Env env, ApiClient api, Informers informers, EventRecorder events) {
-    this(env, api, informers, events, Packing.BEST_FIT);
+    this(env, api, informers, events, AllocatorPolicy.DEFAULT, new TaskDeadlines(env));
   }
 
   /**
-   * @param packing how gangs are packed onto nodes: {@link Packing#BEST_FIT} but for the bench that
-   *     compares it with first fit
-   */
-  public Allocator(
-      Env env, ApiClient api, Informers informers, EventRecorder events, Packing packing) {
-    this(
-        env,
-        api,
-        informers,
-        events,
-        packing,
-        Backfill.RESERVE,
-        new TaskDeadlines(env),
-        SliceCheck.LIVE);
-  }
-
-  /**
-   * @param backfill whether the waiting gang at the head of the line reserves what it will get:
-   *     {@link Backfill#RESERVE} but for the bench and the simulation's naive variant
+   * @param policy {@link AllocatorPolicy#DEFAULT} but for the benches and the simulation's naive
+   *     variants
    * @param deadlines when the tasks holding devices give them back (shared with the deadline
    *     controller)
-   * @param sliceCheck what a decision's devices are checked against when it is written: {@link
-   *     SliceCheck#LIVE} but for the simulation's naive variant
    */
   public Allocator(
       Env env,
       ApiClient api,
       Informers informers,
       EventRecorder events,
-      Packing packing,
-      Backfill backfill,
-      TaskDeadlines deadlines,
-      SliceCheck sliceCheck) {
-    Objects.requireNonNull(packing, "packing");
-    Objects.requireNonNull(sliceCheck, "sliceCheck");
-    this.line = new HeadOfLine(backfill);
-    this.deadlines = deadlines;
-    this.ends = new HolderEnds(informers, deadlines);
-    this.env = env;
+      AllocatorPolicy policy,
+      TaskDeadlines deadlines) {
     this.events = events;
     this.api = api;
     this.informers = informers;
+    this.index = new DeviceIndex(commits, policy.packing().policy());
     // Many workers, so that while one batch of decisions is in the store the next one gathers
     // (AllocationWrite's group commit). Safe: every decision compares-and-sets the node's
     // allocation record; the index steers concurrent placements to different nodes
     // (DeviceIndex#place) so they rarely collide.
     this.loop = new ControlLoop("allocator", env, 32, this::reconcile);
     this.waiters = new Waiters(this::enqueue);
+    this.queue = new AllocatorQueue(this::enqueue, waiters, env, api, events);
     this.adoption = new LegacyAdoption(api, informers);
-    this.write = new AllocationWrite(env, api, informers, index, adoption, events, sliceCheck);
+    this.write =
+        new AllocationWrite(env, api, informers, index, adoption, events, policy.sliceCheck());
+    this.checks = new PlacementChecks(informers);
     this.reservations = new GangReservations(api, informers, write);
+    this.line =
+        new LineReservations(
+            new HeadOfLine(policy.backfill()),
+            new HolderEnds(informers, deadlines),
+            index,
+            informers,
+            env);
+    this.gangMembers = new GangMembers(informers, index, reservations);
     this.gangs =
         new GangPlacer(
-            this,
-            informers,
+            gangMembers,
             index,
-            commits,
-            write,
-            waiters,
-            events,
-            packing,
-            reservations,
+            new GangWrites(write, reservations, informers, queue, events),
             line,
-            ends);
+            queue,
+            checks,
+            events);
     AllocatorTriggers.register(informers, this);
   }
 
@@ -227,31 +193,7 @@ public final class Allocator {
    */
   void memberGone() {
     reservations.cachedGangs().forEach(this::enqueue);
-    line.waiting().forEach(k -> loop.enqueue(k));
-  }
-
-  /**
-   * The head of the line left it (placed, gone): the devices it reserved are open again, so every
-   * key kept off them is decided again.
-   */
-  void reservationEnded() {
-    waiters.happened(WakeEvent.Cluster.RECORDS);
-  }
-
-  /**
-   * When a key whose tasks are {@code tasks} gives its devices back at the latest, were it placed
-   * now: each task's deadline plus {@link #START_AND_STOP}; empty when one has none.
-   */
-  OptionalLong endsBy(List<Task> tasks) {
-    long latest = Long.MIN_VALUE;
-    for (var t : tasks) {
-      var d = t.spec().activeDeadline();
-      if (d.isEmpty()) {
-        return OptionalLong.empty();
-      }
-      latest = Math.max(latest, deadlines.now() + d.get().plus(START_AND_STOP).toNanos());
-    }
-    return tasks.isEmpty() ? OptionalLong.empty() : OptionalLong.of(latest);
+    line.waiting().forEach(loop::enqueue);
   }
 
   /** The record entries held by claim {@code uid}: node → devices. */
@@ -322,14 +264,12 @@ public final class Allocator {
     // A gang's member is placed with its gang (GangPlacer), unless the gang is placed already: then
     // it only finishes what the gang's decision reserved for it, or (an elastic member, a
     // replacement) is placed on its own.
-    var standing = gangs.standingOf(t);
-    if (standing instanceof GangPlacer.Standing.WithGang g) {
+    var standing = gangMembers.standingOf(t);
+    if (standing instanceof Standing.WithGang g) {
       enqueue(g.gang());
     }
     var within =
-        standing instanceof GangPlacer.Standing.Alone a
-            ? a.within()
-            : Optional.<TopologyValue>empty();
+        standing instanceof Standing.Alone a ? a.within() : Optional.<TopologyValue>empty();
     // Not pinned yet: pinned to the node of its claims in the same transaction that allocates them.
     return allocate(
         key,
@@ -337,9 +277,9 @@ public final class Allocator {
         claims,
         nodes.stream().findFirst(),
         live.filter(x -> x.spec().node().isEmpty()),
-        standing instanceof GangPlacer.Standing.Alone,
+        standing instanceof Standing.Alone,
         within,
-        endsBy(List.of(live.get())));
+        line.endsIfPlacedNow(List.of(live.get())));
   }
 
   private Result reconcileClaim(ForClaim key, Waiters.Ticket ticket) {
@@ -414,26 +354,21 @@ public final class Allocator {
     if (pending.isEmpty()) {
       return Result.done();
     }
-    var classes = new HashMap<String, DeviceClass>();
-    informers.deviceClasses().cache().list().forEach(c -> classes.put(c.metadata().name(), c));
-    var refused = PlacementChecks.refusal(pending, informers, classes);
+    var classes = checks.classes();
+    var refused = checks.refusal(pending, classes);
     if (refused.isPresent()) {
-      return block(key, ticket, pending, refused.get().why(), refused.get().message());
+      return queue.block(key, ticket, pending, refused.get().why(), refused.get().message());
     }
-    if (!mayPlace) {
-      var resumed = resume(pending, needsOf(pending), node, classes);
-      if (resumed.isPresent()) {
-        return commit(key, ticket, pending, resumed.get(), unpinned);
-      }
-      return Result.done(); // a gang's member: its gang places it
-    }
-    var needs = needsOf(pending);
-
-    var resumed = resume(pending, needs, node, classes);
+    var resumed =
+        Resumption.of(pending, node, classes, index::reservationsOf, index::schedulableView);
     if (resumed.isPresent()) {
       return commit(key, ticket, pending, resumed.get(), unpinned);
     }
-    var closed = line.closedTo(key.queueKey(), endsBy);
+    if (!mayPlace) {
+      return Result.done(); // a gang's member: its gang places it
+    }
+    var needs = ClaimNeed.of(pending);
+    var closed = line.closedTo(key, endsBy);
     var placement =
         index.place(
             needs, node, classes, within, closed.map(HeadReservation::devices).orElse(Map.of()));
@@ -441,11 +376,14 @@ public final class Allocator {
       case Placement.Placed placed -> {
         try {
           var result = commit(key, ticket, pending, placed, unpinned);
-          backfilled(unpinned, placed, closed);
+          if (unpinned.isPresent() && closed.isEmpty()) {
+            line.backfilled(placed)
+                .ifPresent(words -> events.normal(unpinned.get(), "Backfilled", words));
+          }
           yield result;
         } finally {
-          commits.end(placed.node());
-          waiters.happened(new WakeEvent.CommitEnded(placed.node()));
+          index.commitEnded(placed.node());
+          queue.commitEnded(placed.node());
         }
       }
       case Placement.Busy busy -> {
@@ -453,108 +391,17 @@ public final class Allocator {
         yield Result.done();
       }
       case Placement.NoSuchDeviceClass p ->
-          block(key, ticket, pending, NoPlacement.NO_SUCH_DEVICE_CLASS, p.message());
+          queue.block(key, ticket, pending, NoPlacement.NO_SUCH_DEVICE_CLASS, p.message());
       case Placement.Unsatisfiable p ->
-          block(key, ticket, pending, NoPlacement.UNSATISFIABLE, p.message());
+          queue.block(key, ticket, pending, NoPlacement.UNSATISFIABLE, p.message());
       case Placement.Waiting p ->
-          block(
+          queue.block(
               key,
               ticket,
               pending,
               NoPlacement.WAITING_FOR_DEVICES,
-              p.message() + closed.map(r -> "; " + keptOff(r)).orElse(""));
+              p.message() + closed.map(r -> "; " + line.keptOff(r)).orElse(""));
     };
-  }
-
-  /**
-   * Why a decision kept off the head's reservation: {@code 20 devices are reserved for
-   * gang/big/workers, which starts by 12:03:05Z; only a job whose activeDeadlineSeconds ends before
-   * then may take them}.
-   */
-  String keptOff(HeadReservation r) {
-    return r.size()
-        + " device(s) are reserved for "
-        + r.head()
-        + r.start().stream().mapToObj(s -> ", which starts by " + at(s)).findFirst().orElse("")
-        + "; only a job whose activeDeadlineSeconds ends before then may take them";
-  }
-
-  /** The wall-clock moment of {@code nanos} on the allocator's clock, to the second. */
-  java.time.Instant at(long nanos) {
-    return env.now()
-        .plus(deadlines.until(nanos))
-        .truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
-  }
-
-  /**
-   * The placement of {@code task} took devices reserved for the head of the line, which its
-   * deadline let it (it ends before the head's start): the task is told, as an event.
-   */
-  private void backfilled(
-      Optional<Task> task, Placement.Placed placed, Optional<HeadReservation> closed) {
-    if (task.isEmpty() || closed.isPresent()) {
-      return;
-    }
-    line.reservation()
-        .filter(
-            r ->
-                placed.devices().values().stream()
-                    .flatMap(List::stream)
-                    .anyMatch(d -> r.reserves(placed.node(), d.device())))
-        .ifPresent(
-            r ->
-                events.normal(
-                    task.get(),
-                    "Backfilled",
-                    "placed on "
-                        + placed.node()
-                        + " on devices reserved for "
-                        + r.head()
-                        + r.start().stream()
-                            .mapToObj(s -> " (which starts by " + at(s) + ")")
-                            .findFirst()
-                            .orElse("")
-                        + ": its activeDeadlineSeconds ends before then"));
-  }
-
-  /**
-   * If an earlier attempt (ours or another allocator's) reserved devices for every pending claim on
-   * one ready node, finish that allocation instead of starting another.
-   */
-  private Optional<Placement.Placed> resume(
-      List<ResourceClaim> pending,
-      List<ClaimNeed> needs,
-      Optional<String> node,
-      Map<String, DeviceClass> classes) {
-    Map<String, Map<String, Set<String>>> byClaim = new HashMap<>();
-    Set<String> common = null;
-    for (var c : pending) {
-      var r = index.reservationsOf(c.metadata().uid());
-      byClaim.put(c.metadata().name(), r);
-      common = common == null ? new HashSet<>(r.keySet()) : common;
-      common.retainAll(r.keySet());
-    }
-    if (common == null
-        || common.isEmpty()
-        || needs.stream()
-            .anyMatch(
-                n ->
-                    n.requests().stream()
-                        .anyMatch(r -> !classes.containsKey(r.deviceClassName())))) {
-      return Optional.empty();
-    }
-    for (var n : common.stream().sorted().toList()) {
-      if (node.isPresent() && !node.get().equals(n)) {
-        continue;
-      }
-      var reserved = new HashMap<String, Set<String>>();
-      byClaim.forEach((claim, r) -> reserved.put(claim, r.get(n)));
-      var fit = index.fitReserved(n, needs, reserved, classes);
-      if (fit.isPresent()) {
-        return Optional.of(new Placement.Placed(n, fit.get()));
-      }
-    }
-    return Optional.empty();
   }
 
   /** Writes a decision (steps 2 and 3 of the protocol), or says why not. */
@@ -588,42 +435,6 @@ public final class Allocator {
       waiters.happened(new WakeEvent.RecordAdopted(node));
     }
     return new RecordCleaner(api, informers, node).run();
-  }
-
-  /**
-   * Says on each pending claim why it got no devices, and parks the key until something could
-   * change that.
-   */
-  Result block(
-      AllocatorKey key,
-      Waiters.Ticket ticket,
-      List<ResourceClaim> pending,
-      NoPlacement why,
-      String message) {
-    boolean namesDomain = pending.stream().anyMatch(c -> c.spec().computeDomain().isPresent());
-    waiters.park(key, ticket, why.waitFor(namesDomain));
-    var reason = why.reason();
-    var condition = Conditions.of(ClaimConditions.ALLOCATED, false, reason, message);
-    for (var c : pending) {
-      if (!Conditions.has(c.status().conditions(), condition)) {
-        var s = c.status();
-        api.updateStatus(
-            c.withStatus(
-                new ResourceClaimStatus(
-                    s.allocation(),
-                    s.reservedFor(),
-                    s.prepare(),
-                    Conditions.set(s.conditions(), condition, env.now()))));
-        events.warning(c, reason, message);
-      }
-    }
-    return Result.done();
-  }
-
-  static List<ClaimNeed> needsOf(List<ResourceClaim> pending) {
-    return pending.stream()
-        .map(c -> new ClaimNeed(c.metadata().name(), c.spec().requests()))
-        .toList();
   }
 
   /** Whether claim {@code c}'s allocation holds {@code device} on {@code node}. */

@@ -2,7 +2,6 @@ package dev.quartermaster.control.allocator;
 
 import dev.quartermaster.api.allocation.GangLedgerSpec;
 import dev.quartermaster.api.allocation.NodeAllocation;
-import dev.quartermaster.api.claim.Allocation.AllocatedDevice;
 import dev.quartermaster.api.device.Device;
 import dev.quartermaster.api.device.DeviceClass;
 import dev.quartermaster.api.device.DeviceSlice;
@@ -11,7 +10,6 @@ import dev.quartermaster.api.gang.GangTopology;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.control.cluster.NodeReadiness;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,11 +29,6 @@ import java.util.TreeSet;
  * the record does not back. Thread-safe; it takes {@link InFlightCommits}' lock inside its own.
  */
 public final class DeviceIndex {
-
-  private record NodeFree(int free, String node) {}
-
-  private static final Comparator<NodeFree> ORDER =
-      Comparator.comparingInt(NodeFree::free).thenComparing(NodeFree::node);
 
   private final InFlightCommits commits;
   private final Map<String, NodeView> nodes = new HashMap<>();
@@ -61,8 +54,16 @@ public final class DeviceIndex {
   /** Per indexed node, the reserved devices its view was built with. */
   private final Map<String, Map<String, String>> indexedGangReserved = new HashMap<>();
 
+  /** Packs gangs. */
+  private final FitPolicy policy;
+
   DeviceIndex(InFlightCommits commits) {
+    this(commits, FitPolicy.BEST_FIT);
+  }
+
+  DeviceIndex(InFlightCommits commits, FitPolicy policy) {
     this.commits = commits;
+    this.policy = policy;
   }
 
   /**
@@ -122,7 +123,7 @@ public final class DeviceIndex {
           .forEach(
               cls ->
                   byClass
-                      .computeIfAbsent(cls, c -> new TreeSet<>(ORDER))
+                      .computeIfAbsent(cls, c -> new TreeSet<>(NodeFree.FEWEST_FREE_FIRST))
                       .add(new NodeFree(view.free(cls), name)));
     }
   }
@@ -206,7 +207,7 @@ public final class DeviceIndex {
       Map<String, DeviceClass> classes,
       Optional<TopologyValue> within,
       Map<String, Set<String>> closed) {
-    var missing = missingClass(needs, classes);
+    var missing = ClaimNeed.missingClass(needs, classes);
     if (missing.isPresent()) {
       return new Placement.NoSuchDeviceClass(missing.get());
     }
@@ -270,77 +271,85 @@ public final class DeviceIndex {
   }
 
   /**
-   * Finds nodes for every one of {@code members} at once (see {@link GangFit}), or says why there
-   * are none. The nodes handed out are committing ({@link InFlightCommits#begin}) until the gang's
-   * commit ends.
+   * Finds nodes for every one of {@code members} at once ({@link GangChoice}, packed by this
+   * index's {@link FitPolicy}), keeping off {@code closed} (node → devices reserved for the head of
+   * the line), or says why there are none. The nodes handed out are committing ({@link
+   * InFlightCommits#begin}) until the gang's commit ends ({@link #commitEnded}).
    */
   public synchronized GangPlacement placeGang(
       List<GangFit.Member> members,
       Map<String, DeviceClass> classes,
       GangTopology topology,
-      Packing packing) {
-    return placeGang(members, classes, topology, packing, Map.of());
-  }
-
-  /** As above, keeping off {@code closed} (node → devices reserved for the head of the line). */
-  public synchronized GangPlacement placeGang(
-      List<GangFit.Member> members,
-      Map<String, DeviceClass> classes,
-      GangTopology topology,
-      Packing packing,
       Map<String, Set<String>> closed) {
-    var missing = missingClass(members.stream().flatMap(m -> m.needs().stream()).toList(), classes);
+    var missing =
+        ClaimNeed.missingClass(members.stream().flatMap(m -> m.needs().stream()).toList(), classes);
     if (missing.isPresent()) {
       return new GangPlacement.NoSuchDeviceClass(missing.get());
     }
-    var few =
-        fewestThatHold(members, classes, topology, packing)
+    var fleet = fleet(members, classes, topology, closed);
+    var placement = GangChoice.of(fleet, members, classes, topology, policy);
+    if (placement instanceof GangPlacement.Placed placed) {
+      placed.nodes().forEach(commits::begin);
+    }
+    return placement;
+  }
+
+  /** The commit that a placement on {@code node} began has finished, written or not. */
+  public void commitEnded(String node) {
+    commits.end(node);
+  }
+
+  /** The fleet as indexed now, for a gang's decision (called under this index's lock). */
+  private GangChoice.Fleet fleet(
+      List<GangFit.Member> members,
+      Map<String, DeviceClass> classes,
+      GangTopology topology,
+      Map<String, Set<String>> closed) {
+    return new GangChoice.Fleet() {
+      @Override
+      public Optional<List<NodeView>> fewestThatHold() {
+        return DeviceIndex.this
+            .fewestThatHold(members, classes, topology)
             .map(
                 l ->
                     l.stream()
                         .map(v -> v.closing(closed.getOrDefault(v.name(), Set.of())))
                         .toList());
-    if (few.isPresent()
-        && GangFit.fit(few.get(), members, classes, topology, packing)
-            instanceof GangFit.Outcome.Fits fits) {
-      return begin(fits);
-    }
-    var free = new ArrayList<NodeView>();
-    var busy = new ArrayList<NodeView>();
-    for (var v : nodes.values()) {
-      if (v.schedulable()) {
-        (commits.isCommitting(v.name()) ? busy : free)
-            .add(v.closing(closed.getOrDefault(v.name(), Set.of())));
       }
-    }
-    var outcome = GangFit.fit(free, members, classes, topology, packing);
-    if (outcome instanceof GangFit.Outcome.Fits fits) {
-      return begin(fits);
-    }
-    var s = (GangFit.Outcome.Short) outcome;
-    if (!busy.isEmpty()) {
-      var all = new ArrayList<>(free);
-      all.addAll(busy);
-      if (GangFit.fit(all, members, classes, topology, packing) instanceof GangFit.Outcome.Fits) {
-        return new GangPlacement.Busy(
-            busy.stream().map(NodeView::name).collect(java.util.stream.Collectors.toSet()));
+
+      @Override
+      public List<NodeView> free() {
+        return schedulable(false, closed);
       }
-    }
-    var fleet = new ArrayList<NodeView>();
-    for (var v : nodes.values()) {
-      fleet.add(emptied.computeIfAbsent(v.name(), n -> FleetCapacity.emptied(v)));
-    }
-    var never = FleetCapacity.neverFits(fleet, members, classes, topology);
-    if (never.isPresent()) {
-      return new GangPlacement.NeverFits(never.get());
-    }
-    return new GangPlacement.Short(s.most(), s.where());
+
+      @Override
+      public List<NodeView> busy() {
+        return schedulable(true, closed);
+      }
+
+      @Override
+      public List<NodeView> emptied() {
+        var fleet = new ArrayList<NodeView>();
+        for (var v : nodes.values()) {
+          fleet.add(emptied.computeIfAbsent(v.name(), n -> FleetCapacity.emptied(v)));
+        }
+        return fleet;
+      }
+    };
   }
 
-  private GangPlacement.Placed begin(GangFit.Outcome.Fits fits) {
-    var placed = new GangPlacement.Placed(fits.byMember());
-    placed.nodes().forEach(commits::begin);
-    return placed;
+  /**
+   * The schedulable nodes being committed to ({@code committing}) or not, keeping off {@code
+   * closed}.
+   */
+  private List<NodeView> schedulable(boolean committing, Map<String, Set<String>> closed) {
+    var out = new ArrayList<NodeView>();
+    for (var v : nodes.values()) {
+      if (v.schedulable() && commits.isCommitting(v.name()) == committing) {
+        out.add(v.closing(closed.getOrDefault(v.name(), Set.of())));
+      }
+    }
+    return out;
   }
 
   /**
@@ -354,11 +363,8 @@ public final class DeviceIndex {
    * node. Empty when that shortcut does not apply or the fleet is too small for it.
    */
   private Optional<List<NodeView>> fewestThatHold(
-      List<GangFit.Member> members,
-      Map<String, DeviceClass> classes,
-      GangTopology topology,
-      Packing packing) {
-    if (packing != Packing.BEST_FIT
+      List<GangFit.Member> members, Map<String, DeviceClass> classes, GangTopology topology) {
+    if (!policy.picksAmongFewestFree()
         || topology.required().isPresent()
         || topology.preferred().isPresent()) {
       return Optional.empty();
@@ -380,7 +386,7 @@ public final class DeviceIndex {
     }
     var out = new ArrayList<NodeView>();
     int holds = 0;
-    for (var n : ordered.get().tailSet(new NodeFree(least, ""), true)) {
+    for (var n : ordered.get().tailSet(NodeFree.atLeast(least), true)) {
       if (commits.isCommitting(n.node())) {
         continue;
       }
@@ -409,38 +415,9 @@ public final class DeviceIndex {
     return fit.map(devices -> new Placement.Placed(name, devices));
   }
 
-  /**
-   * Fits {@code needs} into the devices already reserved for them on {@code node} (claim name → its
-   * uid's reserved devices): finishing an allocation whose record write landed but whose claim
-   * writes did not.
-   */
-  public synchronized Optional<Map<String, List<AllocatedDevice>>> fitReserved(
-      String node,
-      List<ClaimNeed> needs,
-      Map<String, Set<String>> reservedByClaim,
-      Map<String, DeviceClass> classes) {
-    var view = nodes.get(node);
-    if (view == null || !view.schedulable()) {
-      return Optional.empty();
-    }
-    var out = new HashMap<String, List<AllocatedDevice>>();
-    for (var need : needs) {
-      var reserved = reservedByClaim.getOrDefault(need.claim(), Set.of());
-      var fit =
-          DeviceFit.fit(
-              view.devices(),
-              List.of(need),
-              classes,
-              (d, taking) ->
-                  d.health() == Device.Health.Healthy
-                      && reserved.contains(d.name())
-                      && !taking.contains(d.name()));
-      if (fit.isEmpty()) {
-        return Optional.empty();
-      }
-      out.putAll(fit.get());
-    }
-    return Optional.of(out);
+  /** Node {@code name} as indexed now, if it is known and schedulable. */
+  public synchronized Optional<NodeView> schedulableView(String name) {
+    return Optional.ofNullable(nodes.get(name)).filter(NodeView::schedulable);
   }
 
   /**
@@ -464,7 +441,7 @@ public final class DeviceIndex {
     if (set == null) {
       return List.of();
     }
-    var tail = set.tailSet(new NodeFree(needed, ""), true);
+    var tail = set.tailSet(NodeFree.atLeast(needed), true);
     return () -> tail.stream().map(NodeFree::node).iterator();
   }
 
@@ -504,25 +481,5 @@ public final class DeviceIndex {
                 }
               });
     }
-  }
-
-  /** Why {@code needs} cannot be placed anywhere: a request names a class that does not exist. */
-  private static Optional<String> missingClass(
-      List<ClaimNeed> needs, Map<String, DeviceClass> classes) {
-    for (var need : needs) {
-      for (var r : need.requests()) {
-        if (!classes.containsKey(r.deviceClassName())) {
-          return Optional.of(
-              "claim "
-                  + need.claim()
-                  + " request "
-                  + r.name()
-                  + " names device class '"
-                  + r.deviceClassName()
-                  + "', which does not exist");
-        }
-      }
-    }
-    return Optional.empty();
   }
 }

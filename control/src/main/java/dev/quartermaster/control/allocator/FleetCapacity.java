@@ -30,7 +30,7 @@ final class FleetCapacity {
       GangTopology topology) {
     var empty =
         fleet.stream().map(n -> n.schedulable() && n.held().isEmpty() ? n : emptied(n)).toList();
-    if (!(GangFit.fit(empty, members, classes, topology, Packing.BEST_FIT)
+    if (!(GangFit.fit(empty, members, classes, topology, FitPolicy.BEST_FIT)
         instanceof GangFit.Outcome.Short s)) {
       return Optional.empty();
     }

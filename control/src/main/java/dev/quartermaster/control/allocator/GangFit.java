@@ -4,7 +4,6 @@ import dev.quartermaster.api.device.Device;
 import dev.quartermaster.api.device.DeviceClass;
 import dev.quartermaster.api.gang.GangTopology;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -19,18 +18,10 @@ import java.util.TreeSet;
  * Where a gang's members go, all of them or none: pure, over the nodes a decision may use.
  *
  * <p>How it chooses. A required topology key splits the nodes into domains (one per value of the
- * label; nodes without it are not used); with none, all nodes are one domain. In each domain the
- * members are packed best fit: each member goes to the node with the fewest free devices that still
- * holds it, so whole free nodes stay whole for the next large gang rather than being nibbled (first
- * fit and spreading both strand a few free GPUs on many nodes). A preferred key orders the domain's
- * nodes by that label's value, fullest value first, so members fill one rack before starting the
- * next: the fewest racks the gang can fit in, greedily. Of the domains the gang fits in, the one
- * with the fewest free devices is taken (best fit again, one level up). Deterministic: ties go by
- * name.
- *
- * <p>{@link Packing#FIRST_FIT} instead takes each member to the first node by name that holds it,
- * preferred values in label order and the first domain that holds the gang: only for the bench's
- * comparison.
+ * label; nodes without it are not used); with none, all nodes are one domain. A preferred key
+ * splits a domain's nodes into groups by that label's value. The {@link FitPolicy} says in which
+ * order members fill the groups and a group's nodes, and which of the domains that hold the gang is
+ * taken; members are placed in order, each on the first node that holds it. Deterministic.
  */
 final class GangFit {
   private GangFit() {}
@@ -67,7 +58,7 @@ final class GangFit {
       List<Member> members,
       Map<String, DeviceClass> classes,
       GangTopology topology,
-      Packing packing) {
+      FitPolicy policy) {
     var domains = new TreeMap<String, List<NodeView>>();
     for (var n : nodes) {
       if (topology.required().isEmpty()) {
@@ -85,17 +76,17 @@ final class GangFit {
     int most = 0;
     Optional<String> mostWhere = Optional.empty();
     for (var domain : domains.entrySet()) {
-      var placed = pack(domain.getValue(), members, classes, base, topology.preferred(), packing);
+      var placed = pack(domain.getValue(), members, classes, base, topology.preferred(), policy);
       var where =
           topology.required().isPresent() ? Optional.of(domain.getKey()) : Optional.<String>empty();
       if (placed.size() == members.size()) {
         int free = domain.getValue().stream().mapToInt(n -> base.map(n::free).orElse(0)).sum();
-        if (free < bestFree) {
+        if (policy.prefers(free, bestFree)) {
           bestFree = free;
           best = Optional.of(placed);
         }
-        if (packing == Packing.FIRST_FIT) {
-          break;
+        if (!policy.prefers(0, bestFree)) {
+          break; // no domain left could be taken over this one
         }
       } else if (placed.size() > most) {
         most = placed.size();
@@ -106,8 +97,8 @@ final class GangFit {
   }
 
   /**
-   * Members packed into {@code nodes} as {@code packing} says, in member order, as many as fit
-   * (all, or the first that did not fit ends it): per task, its placement.
+   * Members packed into {@code nodes} as {@code policy} says, in member order, as many as fit (all,
+   * or the first that did not fit ends it): per task, its placement.
    */
   private static Map<String, Placement.Placed> pack(
       List<NodeView> nodes,
@@ -115,13 +106,10 @@ final class GangFit {
       Map<String, DeviceClass> classes,
       Optional<String> base,
       Optional<String> preferred,
-      Packing packing) {
-    boolean best = packing == Packing.BEST_FIT;
+      FitPolicy policy) {
     var taken = new HashMap<String, Set<String>>();
     var byName = new HashMap<String, NodeView>();
     nodes.forEach(n -> byName.put(n.name(), n));
-    // Preferred key: the label values, fullest first; each value's nodes in best-fit order (first
-    // fit: values in label order, nodes by name).
     var groups = new TreeMap<String, List<NodeView>>();
     for (var n : nodes) {
       groups
@@ -129,23 +117,11 @@ final class GangFit {
               preferred.map(k -> n.labels().getOrDefault(k, "")).orElse(""), k -> new ArrayList<>())
           .add(n);
     }
-    var order =
-        best
-            ? groups.entrySet().stream()
-                .sorted(
-                    Comparator.comparingInt(
-                            (Map.Entry<String, List<NodeView>> e) ->
-                                -e.getValue().stream()
-                                    .mapToInt(n -> base.map(n::free).orElse(0))
-                                    .sum())
-                        .thenComparing(Map.Entry::getKey))
-                .map(Map.Entry::getValue)
-                .toList()
-            : List.copyOf(groups.values());
+    var order = policy.fillOrder(groups, n -> base.map(n::free).orElse(0));
     var out = new LinkedHashMap<String, Placement.Placed>();
     int next = 0;
     for (var group : order) {
-      var byFree = new TreeSet<>(best ? BEST_FIRST : BY_NAME);
+      var byFree = new TreeSet<>(policy.nodeOrder());
       for (var n : group) {
         byFree.add(new NodeFree(free(n, base, taken), n.name()));
       }
@@ -153,7 +129,7 @@ final class GangFit {
         var member = members.get(next);
         int needed = needed(member, classes, base);
         Optional<Placement.Placed> placed = Optional.empty();
-        for (var candidate : best ? byFree.tailSet(new NodeFree(needed, ""), true) : byFree) {
+        for (var candidate : policy.tries(byFree, needed)) {
           if (candidate.free() < needed) {
             continue;
           }
@@ -186,15 +162,6 @@ final class GangFit {
     }
     return out;
   }
-
-  private record NodeFree(int free, String node) {}
-
-  /** Best fit's walk: fewest free first, then by name. */
-  private static final Comparator<NodeFree> BEST_FIRST =
-      Comparator.comparingInt(NodeFree::free).thenComparing(NodeFree::node);
-
-  /** First fit's walk: by name only. */
-  private static final Comparator<NodeFree> BY_NAME = Comparator.comparing(NodeFree::node);
 
   /** The base class of the first request: the one best fit counts by, as the index does. */
   static Optional<String> baseClass(List<Member> members, Map<String, DeviceClass> classes) {

@@ -4,6 +4,7 @@ import dev.quartermaster.api.allocation.GangLedger;
 import dev.quartermaster.api.allocation.GangLedgerSpec;
 import dev.quartermaster.api.allocation.GangReservation;
 import dev.quartermaster.api.allocation.ReservationPhase;
+import dev.quartermaster.api.allocation.ReservationTransitions;
 import dev.quartermaster.api.allocation.ReservedClaim;
 import dev.quartermaster.api.allocation.ReservedMember;
 import dev.quartermaster.api.claim.Allocation;
@@ -224,8 +225,7 @@ final class GangReservations {
     }
     if (r.phase() == ReservationPhase.Proposed) {
       try {
-        api.update(
-            ledger.get().withSpec(ledger.get().spec().with(r.withPhase(ReservationPhase.Held))));
+        api.update(ledger.get().withSpec(ledger.get().spec().with(ReservationTransitions.held(r))));
       } catch (ApiException e) {
         if (!e.is(Reason.Conflict)) {
           throw e;

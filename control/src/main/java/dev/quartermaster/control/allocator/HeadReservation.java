@@ -145,7 +145,7 @@ record HeadReservation(
               });
       then.add(n.holding(held));
     }
-    return GangFit.fit(then, members, classes, topology, Packing.BEST_FIT)
+    return GangFit.fit(then, members, classes, topology, FitPolicy.BEST_FIT)
             instanceof GangFit.Outcome.Fits fits
         ? Optional.of(fits.byMember())
         : Optional.empty();

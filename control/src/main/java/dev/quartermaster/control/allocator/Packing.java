@@ -1,19 +1,20 @@
 package dev.quartermaster.control.allocator;
 
 /**
- * How a gang's members are packed onto nodes ({@link GangFit}). Best fit is what the allocator
- * does; first fit is here only so that {@code qm bench gangs} can measure, on the same control
- * plane, how many GPUs each strands (issue 32).
+ * Which {@link FitPolicy} packs gangs onto nodes, as the control plane's options name it. Best fit
+ * is what the allocator does; first fit is here only so that {@code qm bench gangs} can measure, on
+ * the same control plane, how many GPUs each strands (issue 32).
  */
 public enum Packing {
-  /**
-   * Each member to the node with the fewest free devices that still holds it, and the domain with
-   * the fewest free devices: whole free nodes stay whole for the next large gang.
-   */
+  /** {@link BestFit}. */
   BEST_FIT,
-  /**
-   * Each member to the first node by name that holds it, and the first domain by label value that
-   * holds the gang: the comparison, not for use.
-   */
-  FIRST_FIT
+  /** {@link FirstFit}: the comparison, not for use. */
+  FIRST_FIT;
+
+  FitPolicy policy() {
+    return switch (this) {
+      case BEST_FIT -> FitPolicy.BEST_FIT;
+      case FIRST_FIT -> FitPolicy.FIRST_FIT;
+    };
+  }
 }

@@ -4,6 +4,7 @@ import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.device.DeviceClass;
 import dev.quartermaster.api.domain.ComputeDomainSpec;
 import dev.quartermaster.control.cluster.Informers;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -11,16 +12,26 @@ import java.util.Optional;
 /**
  * What refuses a set of pending claims before any node is looked at: a compute domain that is
  * missing or going, or IMEX channels asked for without one. The same for a task's claims and for a
- * gang's.
+ * gang's; and the device classes, as the caches show them, that the needs are read against.
  */
 final class PlacementChecks {
-  private PlacementChecks() {}
+  private final Informers informers;
+
+  PlacementChecks(Informers informers) {
+    this.informers = informers;
+  }
+
+  /** The device classes by name. */
+  Map<String, DeviceClass> classes() {
+    var classes = new HashMap<String, DeviceClass>();
+    informers.deviceClasses().cache().list().forEach(c -> classes.put(c.metadata().name(), c));
+    return classes;
+  }
 
   /** Why the claims cannot be placed, and what to tell their owner. */
   record Refusal(NoPlacement why, String message) {}
 
-  static Optional<Refusal> refusal(
-      List<ResourceClaim> pending, Informers informers, Map<String, DeviceClass> classes) {
+  Optional<Refusal> refusal(List<ResourceClaim> pending, Map<String, DeviceClass> classes) {
     for (var c : pending) {
       var domain = c.spec().computeDomain();
       if (domain.isPresent()) {

@@ -37,9 +37,18 @@
  *       transaction ({@code GroupCommit}); if the shared one fails, each is committed on its own.
  * </ol>
  *
- * Entries for a claim that is still pending exist only where an allocator of an older version wrote
- * the record and crashed before its claim writes, or a claim's allocation was cleared (a fence)
- * after its entries were written; the next attempt (by any allocator) finds them and
+ * <p>Who does which step: the {@code Allocator} (a task's or a stand-alone claim's key) and the
+ * {@code GangPlacer} (a gang's) are loops that read the caches, decide and write. Step 1 reads
+ * nothing live: {@code DeviceIndex#place} walks the index's nodes in best-fit order, and the pure
+ * functions {@code Resumption} (an attempt to finish) and {@code GangChoice} (a gang, over a
+ * snapshot of the fleet) decide over what it shows; how a gang is packed is a {@code FitPolicy}'s.
+ * Steps 2 and 3 are {@code AllocationWrite}'s, and {@code GangWrites}' for a gang; a decision that
+ * places nothing parks its key ({@code AllocatorQueue}). No collaborator calls back into the {@code
+ * Allocator}.
+ *
+ * <p>Entries for a claim that is still pending exist only where an allocator of an older version
+ * wrote the record and crashed before its claim writes, or a claim's allocation was cleared (a
+ * fence) after its entries were written; the next attempt (by any allocator) finds them and
  * <em>resumes</em>: it allocates exactly those devices, without writing the record again.
  *
  * <h2>Why it is exclusive</h2>
@@ -97,17 +106,18 @@
  *
  * A worker group with a {@code gang} is placed by its own key ({@code GangPlacer}): while none of
  * its members holds devices, the decision takes exactly {@code minMember} members and finds nodes
- * for all of them at once ({@code GangFit}: best fit, inside one value of a required topology key);
- * {@code AllocationWrite#commitGang} then writes, in <em>one</em> transaction, every touched node's
- * record with the new entries, every member's claims and every member's pin and {@code Scheduled}.
- * Each write is judged by the same guards as a single task's (the records' compare-and-sets, {@code
- * AllocationGuard} per claim), so a gang's decision is exclusive for the same reasons as above, and
- * it is atomic because it is one transaction: the store shows the gang holding devices for all
- * {@code minMember} members or for none (G1). Until then a member's own key never chooses a node;
- * it only finishes a reservation a gang decision left (as a crashed single decision is resumed). A
- * gang that does not fit holds nothing, so two gangs can never each hold half of what they need and
- * wait for each other: there is no partial state to deadlock on (L2). Members beyond {@code
- * minMember}, and replacements once the gang holds devices, are placed one by one.
+ * for all of them at once ({@code GangChoice}, {@code GangFit}: best fit by default, inside one
+ * value of a required topology key); {@code AllocationWrite#commitGang} then writes, in
+ * <em>one</em> transaction, every touched node's record with the new entries, every member's claims
+ * and every member's pin and {@code Scheduled}. Each write is judged by the same guards as a single
+ * task's (the records' compare-and-sets, {@code AllocationGuard} per claim), so a gang's decision
+ * is exclusive for the same reasons as above, and it is atomic because it is one transaction: the
+ * store shows the gang holding devices for all {@code minMember} members or for none (G1). Until
+ * then a member's own key never chooses a node; it only finishes a reservation a gang decision left
+ * (as a crashed single decision is resumed). A gang that does not fit holds nothing, so two gangs
+ * can never each hold half of what they need and wait for each other: there is no partial state to
+ * deadlock on (L2). Members beyond {@code minMember}, and replacements once the gang holds devices,
+ * are placed one by one.
  *
  * <p>A workload with {@code spec.gang} is one gang over all its groups (a launcher and its workers,
  * parameter servers and workers), named {@code *} (key {@code gang/<workload>/*}; no group can take
@@ -165,7 +175,9 @@
  * itself. Over it (or when a store whose limit the client cannot tell refuses the transaction as
  * too large), the decision is written as a {@link dev.quartermaster.api.allocation.GangReservation}
  * in the gang ledger ({@code gangledger/gangs}, {@link
- * dev.quartermaster.api.allocation.GangLedger}), carried out by {@code GangReservations}:
+ * dev.quartermaster.api.allocation.GangLedger}), carried out by {@code GangReservations}; its moves
+ * (absent, {@code Proposed}, {@code Held}, removed) have one home, {@link
+ * dev.quartermaster.api.allocation.ReservationTransitions}, which the store's guard asks too:
  *
  * <ol>
  *   <li><em>Propose</em>: one write adds the reservation — for each member its task, node, claims

@@ -80,8 +80,9 @@ class DeviceIndexGangTest {
         members.add(member("m-" + m, each));
       }
 
-      var expected = GangFit.fit(views, members, CLASSES, GangTopology.ANYWHERE, Packing.BEST_FIT);
-      var actual = index.placeGang(members, CLASSES, GangTopology.ANYWHERE, Packing.BEST_FIT);
+      var expected =
+          GangFit.fit(views, members, CLASSES, GangTopology.ANYWHERE, FitPolicy.BEST_FIT);
+      var actual = index.placeGang(members, CLASSES, GangTopology.ANYWHERE, Map.of());
 
       switch (expected) {
         case GangFit.Outcome.Fits f -> {

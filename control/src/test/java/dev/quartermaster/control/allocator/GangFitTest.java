@@ -88,7 +88,7 @@ class GangFitTest {
             members(3, 2),
             CLASSES,
             GangTopology.ANYWHERE,
-            Packing.BEST_FIT);
+            FitPolicy.BEST_FIT);
     // c (2 free) takes one; then b (4 free) two: the whole free node a stays whole.
     assertThat(nodes(outcome))
         .containsExactly(Map.entry("m0", "c"), Map.entry("m1", "b"), Map.entry("m2", "b"));
@@ -98,7 +98,11 @@ class GangFitTest {
   void membersOnOneNodeGetDistinctDevices() {
     var outcome =
         GangFit.fit(
-            List.of(node("a", 8)), members(4, 2), CLASSES, GangTopology.ANYWHERE, Packing.BEST_FIT);
+            List.of(node("a", 8)),
+            members(4, 2),
+            CLASSES,
+            GangTopology.ANYWHERE,
+            FitPolicy.BEST_FIT);
     var devices = new ArrayList<String>();
     ((GangFit.Outcome.Fits) outcome)
         .byMember()
@@ -120,11 +124,13 @@ class GangFitTest {
     var required = new GangTopology(Optional.of(RACK), Optional.empty());
     // Three of 4: only r1 holds them; the unlabelled node is never used.
     assertThat(
-            nodes(GangFit.fit(fleet, members(3, 4), CLASSES, required, Packing.BEST_FIT)).values())
+            nodes(GangFit.fit(fleet, members(3, 4), CLASSES, required, FitPolicy.BEST_FIT))
+                .values())
         .containsOnly("c", "d", "e");
     // Two of 4: both racks hold them; r0 has fewer free devices (8 against 12): best fit.
     assertThat(
-            nodes(GangFit.fit(fleet, members(2, 4), CLASSES, required, Packing.BEST_FIT)).values())
+            nodes(GangFit.fit(fleet, members(2, 4), CLASSES, required, FitPolicy.BEST_FIT))
+                .values())
         .containsOnly("a", "b");
   }
 
@@ -133,11 +139,13 @@ class GangFitTest {
     var fleet = List.of(inRack("a", 4, "r0"), inRack("b", 4, "r1"), inRack("c", 4, "r1"));
     var preferred = new GangTopology(Optional.empty(), Optional.of(RACK));
     assertThat(
-            nodes(GangFit.fit(fleet, members(2, 4), CLASSES, preferred, Packing.BEST_FIT)).values())
+            nodes(GangFit.fit(fleet, members(2, 4), CLASSES, preferred, FitPolicy.BEST_FIT))
+                .values())
         .as("r1 holds both")
         .containsOnly("b", "c");
     assertThat(
-            nodes(GangFit.fit(fleet, members(3, 4), CLASSES, preferred, Packing.BEST_FIT)).values())
+            nodes(GangFit.fit(fleet, members(3, 4), CLASSES, preferred, FitPolicy.BEST_FIT))
+                .values())
         .as("spills into r0 only for the third")
         .containsOnly("a", "b", "c");
   }
@@ -150,7 +158,7 @@ class GangFitTest {
                 members(3, 4),
                 CLASSES,
                 GangTopology.ANYWHERE,
-                Packing.BEST_FIT))
+                FitPolicy.BEST_FIT))
         .isEqualTo(new GangFit.Outcome.Short(2, Optional.empty()));
     var fleet = List.of(inRack("a", 4, "r0"), inRack("b", 4, "r1"), inRack("c", 4, "r1"));
     assertThat(
@@ -159,10 +167,11 @@ class GangFitTest {
                 members(3, 4),
                 CLASSES,
                 new GangTopology(Optional.of(RACK), Optional.empty()),
-                Packing.BEST_FIT))
+                FitPolicy.BEST_FIT))
         .isEqualTo(new GangFit.Outcome.Short(2, Optional.of("r1")));
     assertThat(
-            GangFit.fit(List.of(), members(1, 1), CLASSES, GangTopology.ANYWHERE, Packing.BEST_FIT))
+            GangFit.fit(
+                List.of(), members(1, 1), CLASSES, GangTopology.ANYWHERE, FitPolicy.BEST_FIT))
         .isEqualTo(new GangFit.Outcome.Short(0, Optional.empty()));
   }
 
@@ -173,7 +182,7 @@ class GangFitTest {
       fleet.add(node("n" + i, 8));
     }
     var outcome =
-        GangFit.fit(fleet, members(1000, 8), CLASSES, GangTopology.ANYWHERE, Packing.BEST_FIT);
+        GangFit.fit(fleet, members(1000, 8), CLASSES, GangTopology.ANYWHERE, FitPolicy.BEST_FIT);
     assertThat(nodes(outcome).values()).doesNotHaveDuplicates().hasSize(1000);
   }
 }

@@ -17,10 +17,10 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
- * Best fit against first fit ({@link Packing}), the seam the bench measures fragmentation through:
- * a gang of two 4-GPU members on a fleet of one empty 8-GPU node and two half-used ones. Best fit
- * fills the half used ones and keeps the empty node whole for an 8-GPU member; first fit takes the
- * empty node.
+ * Best fit against first fit ({@link FitPolicy}), the seam the bench measures fragmentation
+ * through: a gang of two 4-GPU members on a fleet of one empty 8-GPU node and two half-used ones.
+ * Best fit fills the half used ones and keeps the empty node whole for an 8-GPU member; first fit
+ * takes the empty node.
  */
 class PackingTest {
   private static final Map<String, DeviceClass> CLASSES =
@@ -38,9 +38,11 @@ class PackingTest {
   void bestFitKeepsAWholeNodeWholeAndFirstFitTakesIt() {
     var gang = List.of(member("m-0", 4), member("m-1", 4));
 
-    assertThat(nodesOf(GangFit.fit(FLEET, gang, CLASSES, GangTopology.ANYWHERE, Packing.BEST_FIT)))
+    assertThat(
+            nodesOf(GangFit.fit(FLEET, gang, CLASSES, GangTopology.ANYWHERE, FitPolicy.BEST_FIT)))
         .containsExactly("node-b", "node-c");
-    assertThat(nodesOf(GangFit.fit(FLEET, gang, CLASSES, GangTopology.ANYWHERE, Packing.FIRST_FIT)))
+    assertThat(
+            nodesOf(GangFit.fit(FLEET, gang, CLASSES, GangTopology.ANYWHERE, FitPolicy.FIRST_FIT)))
         .containsExactly("node-a", "node-a");
   }
 
@@ -48,7 +50,7 @@ class PackingTest {
   void bothSayHowManyWouldFitWhenNotAllDo() {
     var gang = List.of(member("m-0", 8), member("m-1", 8));
     for (var packing : Packing.values()) {
-      assertThat(GangFit.fit(FLEET, gang, CLASSES, GangTopology.ANYWHERE, packing))
+      assertThat(GangFit.fit(FLEET, gang, CLASSES, GangTopology.ANYWHERE, packing.policy()))
           .as("%s", packing)
           .isEqualTo(new GangFit.Outcome.Short(1, Optional.empty()));
     }

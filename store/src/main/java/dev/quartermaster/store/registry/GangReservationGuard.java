@@ -7,7 +7,7 @@ import dev.quartermaster.api.allocation.GangLedgerSpec.Reserved;
 import dev.quartermaster.api.allocation.GangReservation;
 import dev.quartermaster.api.allocation.NodeAllocation;
 import dev.quartermaster.api.allocation.NodeAllocationSpec;
-import dev.quartermaster.api.allocation.ReservationPhase;
+import dev.quartermaster.api.allocation.ReservationTransitions;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.device.use.Clash;
 import dev.quartermaster.api.device.use.Holders;
@@ -40,8 +40,9 @@ import java.util.TreeMap;
  *   <li>a reservation added to the ledger that names a device another reservation holds, or one a
  *       record gives to another claim, or that is written {@code Held} at once, or whose workload
  *       is at another spec generation than it was decided on;
- *   <li>a reservation changed other than from {@code Proposed} to {@code Held}; that change is
- *       refused while a record gives one of its devices to another claim.
+ *   <li>a reservation changed other than by a move of {@link ReservationTransitions} (from {@code
+ *       Proposed} to {@code Held}); that move is refused while a record gives one of its devices to
+ *       another claim.
  * </ul>
  *
  * The proposal's check of the records compares none of them (a gang spans up to a thousand nodes; a
@@ -169,30 +170,15 @@ final class GangReservationGuard implements WriteRules {
       var key = e.getKey();
       var r = e.getValue();
       var before = current.reservation(key);
+      var refused = ReservationTransitions.refusal(before, r);
+      if (refused.isPresent()) {
+        throw invalid(key, refused.get().field(), refused.get().text());
+      }
       if (before.isEmpty()) {
-        if (r.phase() != ReservationPhase.Proposed) {
-          throw invalid(
-              key,
-              "phase",
-              "a reservation is written Proposed; it becomes Held only by a write the store checks"
-                  + " against the records");
-        }
         apartFromOthers(reads, key, r, next, compares);
         againstRecords(reads, key, r, records, compares);
         compares.add(decidedOnSpec(reads, key, r));
-        continue;
-      }
-      var was = before.get();
-      if (!was.withPhase(r.phase()).equals(r)) {
-        throw invalid(
-            key,
-            "members",
-            "a reservation is one decision and does not change: remove it and write another");
-      }
-      if (was.phase() == ReservationPhase.Held && r.phase() == ReservationPhase.Proposed) {
-        throw invalid(key, "phase", "a held reservation stays held until it is removed");
-      }
-      if (was.phase() == ReservationPhase.Proposed && r.phase() == ReservationPhase.Held) {
+      } else if (ReservationTransitions.checksRecords(before, r)) {
         againstRecords(reads, key, r, records, compares);
       }
     }
