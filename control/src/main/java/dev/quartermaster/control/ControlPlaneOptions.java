@@ -14,6 +14,7 @@ import dev.quartermaster.control.workload.WorkloadController;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 
 /**
@@ -99,68 +100,20 @@ public record ControlPlaneOptions(
   }
 
   public ControlPlaneOptions withLeader(LeaderConfig config) {
-    return new ControlPlaneOptions(
-        identity,
-        config,
-        expectationBound,
-        heartbeatGrace,
-        metrics,
-        packing,
-        allocatorView,
-        leaderCallbacks,
-        backfill,
-        gangRecovery,
-        requeueing,
-        sliceCheck);
+    return with(b -> b.leader = config);
   }
 
   public ControlPlaneOptions withMetrics(ControllerMetrics sink) {
-    return new ControlPlaneOptions(
-        identity,
-        leader,
-        expectationBound,
-        heartbeatGrace,
-        sink,
-        packing,
-        allocatorView,
-        leaderCallbacks,
-        backfill,
-        gangRecovery,
-        requeueing,
-        sliceCheck);
+    return with(b -> b.metrics = sink);
   }
 
   public ControlPlaneOptions withPacking(Packing how) {
-    return new ControlPlaneOptions(
-        identity,
-        leader,
-        expectationBound,
-        heartbeatGrace,
-        metrics,
-        how,
-        allocatorView,
-        leaderCallbacks,
-        backfill,
-        gangRecovery,
-        requeueing,
-        sliceCheck);
+    return with(b -> b.packing = how);
   }
 
   /** The allocator reads the cluster through {@code view} (a naive variant of the simulation). */
   public ControlPlaneOptions withAllocatorView(UnaryOperator<ApiClient> view) {
-    return new ControlPlaneOptions(
-        identity,
-        leader,
-        expectationBound,
-        heartbeatGrace,
-        metrics,
-        packing,
-        Optional.of(view),
-        leaderCallbacks,
-        backfill,
-        gangRecovery,
-        requeueing,
-        sliceCheck);
+    return with(b -> b.allocatorView = Optional.of(view));
   }
 
   /**
@@ -168,19 +121,7 @@ public record ControlPlaneOptions(
    * naive variant of the simulation: the behaviour before issue 44).
    */
   public ControlPlaneOptions withGangRecovery(GangRecovery recovery) {
-    return new ControlPlaneOptions(
-        identity,
-        leader,
-        expectationBound,
-        heartbeatGrace,
-        metrics,
-        packing,
-        allocatorView,
-        leaderCallbacks,
-        backfill,
-        recovery,
-        requeueing,
-        sliceCheck);
+    return with(b -> b.gangRecovery = recovery);
   }
 
   /**
@@ -188,19 +129,7 @@ public record ControlPlaneOptions(
    * how} (a naive variant of the simulation: the behaviour before issue 44).
    */
   public ControlPlaneOptions withRequeueing(Requeueing how) {
-    return new ControlPlaneOptions(
-        identity,
-        leader,
-        expectationBound,
-        heartbeatGrace,
-        metrics,
-        packing,
-        allocatorView,
-        leaderCallbacks,
-        backfill,
-        gangRecovery,
-        how,
-        sliceCheck);
+    return with(b -> b.requeueing = how);
   }
 
   /**
@@ -208,19 +137,7 @@ public record ControlPlaneOptions(
    * simulation: one that does not restart them when a term ends under them).
    */
   public ControlPlaneOptions withLeaderCallbacks(UnaryOperator<LeaderElector.Callbacks> view) {
-    return new ControlPlaneOptions(
-        identity,
-        leader,
-        expectationBound,
-        heartbeatGrace,
-        metrics,
-        packing,
-        allocatorView,
-        view,
-        backfill,
-        gangRecovery,
-        requeueing,
-        sliceCheck);
+    return with(b -> b.leaderCallbacks = view);
   }
 
   /**
@@ -228,19 +145,7 @@ public record ControlPlaneOptions(
    * bench and the simulation's naive variant, which turn it off.
    */
   public ControlPlaneOptions withBackfill(Backfill how) {
-    return new ControlPlaneOptions(
-        identity,
-        leader,
-        expectationBound,
-        heartbeatGrace,
-        metrics,
-        packing,
-        allocatorView,
-        leaderCallbacks,
-        how,
-        gangRecovery,
-        requeueing,
-        sliceCheck);
+    return with(b -> b.backfill = how);
   }
 
   /**
@@ -248,18 +153,59 @@ public record ControlPlaneOptions(
    * SliceCheck#LIVE} but for the simulation's naive variant, which trusts its cached slices.
    */
   public ControlPlaneOptions withSliceCheck(SliceCheck how) {
+    return with(b -> b.sliceCheck = how);
+  }
+
+  /**
+   * These options with what {@code change} sets on a {@link Builder} that starts from their fields;
+   * the record's checks run again on the result. The one way to derive options, as for the configs.
+   */
+  public ControlPlaneOptions with(Consumer<Builder> change) {
+    var b = new Builder(this);
+    change.accept(b);
     return new ControlPlaneOptions(
-        identity,
-        leader,
-        expectationBound,
-        heartbeatGrace,
-        metrics,
-        packing,
-        allocatorView,
-        leaderCallbacks,
-        backfill,
-        gangRecovery,
-        requeueing,
-        how);
+        b.identity,
+        b.leader,
+        b.expectationBound,
+        b.heartbeatGrace,
+        b.metrics,
+        b.packing,
+        b.allocatorView,
+        b.leaderCallbacks,
+        b.backfill,
+        b.gangRecovery,
+        b.requeueing,
+        b.sliceCheck);
+  }
+
+  /** The fields of {@link ControlPlaneOptions} being derived; see {@link #with}. */
+  public static final class Builder {
+    public String identity;
+    public LeaderConfig leader;
+    public Duration expectationBound;
+    public Duration heartbeatGrace;
+    public ControllerMetrics metrics;
+    public Packing packing;
+    public Optional<UnaryOperator<ApiClient>> allocatorView;
+    public UnaryOperator<LeaderElector.Callbacks> leaderCallbacks;
+    public Backfill backfill;
+    public GangRecovery gangRecovery;
+    public Requeueing requeueing;
+    public SliceCheck sliceCheck;
+
+    private Builder(ControlPlaneOptions o) {
+      identity = o.identity;
+      leader = o.leader;
+      expectationBound = o.expectationBound;
+      heartbeatGrace = o.heartbeatGrace;
+      metrics = o.metrics;
+      packing = o.packing;
+      allocatorView = o.allocatorView;
+      leaderCallbacks = o.leaderCallbacks;
+      backfill = o.backfill;
+      gangRecovery = o.gangRecovery;
+      requeueing = o.requeueing;
+      sliceCheck = o.sliceCheck;
+    }
   }
 }
