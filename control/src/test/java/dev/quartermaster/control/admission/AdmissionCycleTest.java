@@ -16,6 +16,7 @@ import dev.quartermaster.api.workload.TaskTemplate;
 import dev.quartermaster.api.workload.WorkerGroup;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.api.workload.WorkloadSpec;
+import dev.quartermaster.control.admission.policy.AdmissionPolicy;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -72,7 +73,15 @@ class AdmissionCycleTest {
   private static AdmissionCycle.Plan decide(
       List<Queue> queues, QuotaLedgerSpec ledger, List<Workload> workloads) {
     return AdmissionCycle.decide(
-        queues, ledger, workloads, Map.of("high", 100), Map.of(), Set.of(), Set.of(), d -> 1, NOW);
+        CohortSnapshot.of(
+            queues,
+            ledger,
+            workloads,
+            Map.of("high", 100),
+            new WorkloadFacts(Map.of(), Set.of(), Set.of(), Set.of()),
+            d -> 1,
+            NOW),
+        AdmissionPolicy.DEFAULT);
   }
 
   /**
@@ -81,7 +90,15 @@ class AdmissionCycleTest {
   private static AdmissionCycle.Plan decide(
       List<Queue> queues, QuotaLedgerSpec ledger, List<Workload> workloads, Set<String> stopped) {
     return AdmissionCycle.decide(
-        queues, ledger, workloads, Map.of("high", 100), Map.of(), Set.of(), stopped, d -> 1, NOW);
+        CohortSnapshot.of(
+            queues,
+            ledger,
+            workloads,
+            Map.of("high", 100),
+            new WorkloadFacts(Map.of(), Set.of(), stopped, Set.of()),
+            d -> 1,
+            NOW),
+        AdmissionPolicy.DEFAULT);
   }
 
   /**
@@ -257,15 +274,15 @@ class AdmissionCycleTest {
     // While its second task still runs, the admission keeps it.
     var stillRunning =
         AdmissionCycle.decide(
-            queues,
-            ledger,
-            List.of(scaled(w, 1)),
-            Map.of(),
-            Map.of("w", Map.of("w", 2)),
-            Set.of(),
-            Set.of(),
-            d -> 1,
-            NOW);
+            CohortSnapshot.of(
+                queues,
+                ledger,
+                List.of(scaled(w, 1)),
+                Map.of(),
+                new WorkloadFacts(Map.of("w", Map.of("w", 2)), Set.of(), Set.of(), Set.of()),
+                d -> 1,
+                NOW),
+            AdmissionPolicy.DEFAULT);
     assertThat(stillRunning.ledger().admitted().get("w").replicas()).isEqualTo(Map.of("w", 2));
     assertThat(stillRunning.changed()).isFalse();
 
@@ -313,15 +330,15 @@ class AdmissionCycleTest {
 
     var after =
         AdmissionCycle.decide(
-            queues,
-            ledger,
-            List.of(done, next),
-            Map.of(),
-            Map.of(),
-            Set.of("done"),
-            Set.of(),
-            d -> 1,
-            NOW);
+            CohortSnapshot.of(
+                queues,
+                ledger,
+                List.of(done, next),
+                Map.of(),
+                new WorkloadFacts(Map.of(), Set.of("done"), Set.of(), Set.of()),
+                d -> 1,
+                NOW),
+            AdmissionPolicy.DEFAULT);
     assertThat(after.released()).containsExactly("done");
     assertThat(after.admitted()).containsExactly("next");
     assertThat(after.statuses().get("q").pending()).isZero();
