@@ -26,7 +26,8 @@ import java.util.TreeSet;
  * @param queues the cohort's queues by name
  * @param used queue → class → devices its admitted workloads use
  */
-public record CohortQuota(Map<String, QueueSpec> queues, Map<String, Map<String, Long>> used) {
+public record CohortQuota(Map<String, QueueSpec> queues, Map<String, Map<String, Long>> used)
+    implements QuotaFigures {
   public CohortQuota {
     queues = Map.copyOf(queues);
     var copy = new HashMap<String, Map<String, Long>>();

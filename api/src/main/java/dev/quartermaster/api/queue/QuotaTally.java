@@ -24,7 +24,7 @@ import java.util.TreeSet;
  * saturating, and a removal undoes an addition exactly); {@link #visits} counts how many times it
  * looked at one queue's figures, which tests use to check that a decision's cost grows linearly.
  */
-public final class QuotaTally {
+public final class QuotaTally implements QuotaFigures {
   private final Map<String, QueueSpec> queues;
 
   /** The queues' names in order, for laying what is lent on lenders (made when first needed). */

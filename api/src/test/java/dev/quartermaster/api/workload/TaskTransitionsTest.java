@@ -3,11 +3,11 @@ package dev.quartermaster.api.workload;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.quartermaster.api.MoveTable;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.Condition;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -261,14 +261,7 @@ class TaskTransitionsTest {
 
   /** {@link #MOVES} as "WRITER from to" strings. */
   private static Set<String> expectedMoves() {
-    var out = new HashSet<String>();
-    for (var line : MOVES.strip().split("\n")) {
-      var parts = line.trim().split("\\s*→\\s*");
-      var left = parts[0].trim().split("\\s+");
-      Arrays.stream(parts[1].trim().split("\\s+"))
-          .forEach(to -> out.add(left[0] + " " + left[1] + " " + to));
-    }
-    return out;
+    return MoveTable.parse(MOVES);
   }
 
   private static TaskStatus status(TaskPhase phase) {

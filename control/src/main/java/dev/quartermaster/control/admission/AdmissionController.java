@@ -18,6 +18,7 @@ import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskNames;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.Workload;
+import dev.quartermaster.control.admission.policy.AdmissionPolicy;
 import dev.quartermaster.control.cluster.ControlLoop;
 import dev.quartermaster.control.cluster.Informers;
 import dev.quartermaster.control.cluster.Labels;
@@ -57,7 +58,8 @@ public final class AdmissionController {
   private final Env env;
   private final ApiClient api;
   private final Informers informers;
-  private final EventRecorder events;
+  private final AdmissionEvents said;
+  private final AdmissionPolicy policy;
   private final ControlLoop loop;
 
   /** The revision of our last ledger write per cohort: the cache must reach it before we decide. */
@@ -73,11 +75,23 @@ public final class AdmissionController {
 
   public AdmissionController(
       Env env, ApiClient api, Informers informers, EventRecorder events, Requeueing requeueing) {
+    this(env, api, informers, events, requeueing, AdmissionPolicy.DEFAULT);
+  }
+
+  /** As above, deciding by {@code policy}. */
+  public AdmissionController(
+      Env env,
+      ApiClient api,
+      Informers informers,
+      EventRecorder events,
+      Requeueing requeueing,
+      AdmissionPolicy policy) {
     this.env = env;
     this.requeueing = requeueing;
     this.api = api;
     this.informers = informers;
-    this.events = events;
+    this.said = new AdmissionEvents(events);
+    this.policy = policy;
     this.timeouts = new StartTimeouts(env);
     this.requeues = new Requeues(env);
     // A key is a cohort, and a cohort is never decided by two workers at once (the work queue's
@@ -286,49 +300,6 @@ public final class AdmissionController {
             t -> t.metadata().owner().map(o -> o.uid().equals(w.metadata().uid())).orElse(false));
   }
 
-  /** The events of one eviction: on the victim, naming its preemptor, and on the preemptor. */
-  private void evicted(Map<String, Workload> workloads, Preemption.Victim v) {
-    var e = v.entry().eviction().orElseThrow();
-    var victim = workloads.get(v.name());
-    var preemptor = workloads.get(e.by());
-    if (victim == null || preemptor == null) {
-      return;
-    }
-    var why =
-        switch (e.reason()) {
-          case Preempted ->
-              "preempted by "
-                  + e.by()
-                  + " of higher priority in queue "
-                  + v.entry().queue()
-                  + " (priority "
-                  + v.entry().priority()
-                  + ")";
-          case Reclaimed ->
-              "reclaimed: queue "
-                  + preemptor.spec().queueName()
-                  + " takes back the quota queue "
-                  + v.entry().queue()
-                  + " borrowed, for "
-                  + e.by();
-          case StartTimeout -> "did not start within its start timeout";
-          case OverQuota -> "its queue is over its quota";
-        };
-    events.warning(
-        victim,
-        e.reason().name(),
-        why
-            + "; its tasks are stopped (grace period, then killed) and it waits in its queue again");
-    events.normal(
-        preemptor,
-        "Preempting",
-        "evicting "
-            + v.name()
-            + " ("
-            + e.reason()
-            + ") to make room; admitted once it has stopped");
-  }
-
   private void enqueueCohortOf(Workload w) {
     loop.enqueue(Admissions.cohortOf(informers, w).orElse(w.spec().queueName()));
   }
@@ -372,7 +343,7 @@ public final class AdmissionController {
     // A queue set to overQuota: Evict that uses more than it may hold gives the excess back.
     var overQuota =
         requeueing.overQuota()
-            ? OverQuotas.choose(queueSpecs, look.admitted())
+            ? OverQuotas.choose(queueSpecs, look.admitted(), policy.victims())
             : List.<OverQuotas.Victim>of();
     var seen = stored.withAdmitted(OverQuotas.evicted(look.admitted(), overQuota, env.now()));
     var waiting =
@@ -400,7 +371,7 @@ public final class AdmissionController {
               }
               if (a.evicting() && stoppedSince(stored.admitted().get(n), w, tasks, storedAt)) {
                 stopped.add(n);
-              } else if (!a.evicting() && AdmissionCycle.shrinking(w, a)) {
+              } else if (!a.evicting() && CarryOver.shrinking(w, a)) {
                 existing.put(n, taken(w, tasks));
               }
             });
@@ -410,16 +381,14 @@ public final class AdmissionController {
         finished.add(w.metadata().name());
       }
     }
-    var plan =
-        AdmissionCycle.decide(
+    var facts = new WorkloadFacts(existing, finished, stopped, waiting.backingOff());
+    var snapshot =
+        CohortSnapshot.of(
             queues,
             seen,
             new ArrayList<>(workloads.values()),
             priorities,
-            existing,
-            finished,
-            stopped,
-            waiting.backingOff(),
+            facts,
             domain ->
                 informers
                     .computeDomains()
@@ -428,6 +397,7 @@ public final class AdmissionController {
                     .map(d -> d.spec().channelsPerTask())
                     .orElse(1),
             env.now());
+    var plan = AdmissionCycle.decide(snapshot, policy);
     var requeued =
         requeueing.backoff()
             ? requeues.next(seen, plan.ledger(), plan.released(), workloads, finished)
@@ -440,29 +410,19 @@ public final class AdmissionController {
               : api.create(
                   new QuotaLedger(ObjectMeta.named(cohort), spec, QuotaLedgerStatus.EMPTY));
       written.put(cohort, next.metadata().revision());
-      look.timedOut().forEach((name, missing) -> timedOut(workloads.get(name), missing));
-      overQuota.forEach(v -> overQuota(workloads.get(v.name()), v));
+      look.timedOut().forEach((name, missing) -> said.timedOut(workloads.get(name), missing));
+      overQuota.forEach(v -> said.overQuota(workloads.get(v.name()), v));
       requeued.forEach(
           (name, r) -> {
             if (!r.equals(stored.requeued().get(name))) {
-              requeued(workloads.get(name), r);
+              said.requeued(workloads.get(name), r);
             }
           });
       for (var name : plan.admitted()) {
-        var w = workloads.get(name);
-        var a = plan.ledger().admitted().get(name);
-        events.normal(
-            w,
-            "Admitted",
-            "admitted through queue "
-                + a.queue()
-                + " (cohort "
-                + cohort
-                + "), using "
-                + (a.usage().isEmpty() ? "no devices" : a.usage().toString()));
+        said.admitted(workloads.get(name), plan.ledger().admitted().get(name), cohort);
       }
       for (var v : plan.evicted()) {
-        evicted(workloads, v);
+        said.evicted(workloads, v);
       }
       if (!plan.released().isEmpty()) {
         LOG.info("cohort {}: released {}", cohort, plan.released());
@@ -480,49 +440,5 @@ public final class AdmissionController {
       due = waiting.recheck();
     }
     return due.map(Result::requeueAfter).orElse(Result.done());
-  }
-
-  private void timedOut(Workload w, String missing) {
-    events.warning(
-        w,
-        "StartTimeout",
-        "not running "
-            + w.spec().startTimeout().toSeconds()
-            + "s after its admission ("
-            + missing
-            + "); its quota goes back to queue "
-            + w.spec().queueName()
-            + ", its tasks are stopped, and it waits in its queue again after a backoff");
-  }
-
-  private void overQuota(Workload w, OverQuotas.Victim v) {
-    if (w == null) {
-      return;
-    }
-    events.warning(
-        w,
-        dev.quartermaster.api.queue.EvictionReason.OverQuota.name(),
-        "queue "
-            + v.entry().queue()
-            + " is over its quota and set to overQuota: Evict ("
-            + v.why()
-            + "); evicted to bring it back within: its tasks are stopped, and it waits in its"
-            + " queue again after a backoff");
-  }
-
-  private void requeued(Workload w, dev.quartermaster.api.queue.Requeue r) {
-    events.normal(
-        w,
-        "Requeued",
-        "waits in queue "
-            + w.spec().queueName()
-            + " again after its eviction ("
-            + r.reason()
-            + (r.count() > 1 ? ", " + r.count() + " in a row" : "")
-            + "); admitted no sooner than "
-            + r.delaySeconds()
-            + "s from now (the backoff doubles with each eviction in a row, up to "
-            + Requeues.BACKOFF.max().toMinutes()
-            + " min)");
   }
 }

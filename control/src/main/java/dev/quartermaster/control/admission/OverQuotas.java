@@ -6,9 +6,9 @@ import dev.quartermaster.api.queue.EvictionReason;
 import dev.quartermaster.api.queue.OverQuota;
 import dev.quartermaster.api.queue.QueueSpec;
 import dev.quartermaster.api.queue.QuotaTally;
+import dev.quartermaster.control.admission.policy.VictimChoice;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Map.Entry;
@@ -18,10 +18,10 @@ import java.util.TreeMap;
  * A queue set to {@link OverQuota#Evict} takes back what it uses over what it may hold ({@link
  * QuotaTally#excess}: its quota lowered under what it admitted): pure, the one home of the choice.
  * Only admissions not already being evicted count (those stopping are on their way out, so a second
- * look evicts no more for the same excess). Victims are whole workloads of the queue, taken lowest
- * priority first, then the most recently admitted (the least work lost), then by name, while any
- * Evict queue of the cohort is over; then each is given back, the last taken first, if every Evict
- * queue stays within without it, so no victim is more than needed.
+ * look evicts no more for the same excess). Victims are whole workloads of the queue, taken in the
+ * {@link VictimChoice}'s order while any Evict queue of the cohort is over; then each is given
+ * back, the last taken first, if every Evict queue stays within without it, so no victim is more
+ * than needed.
  */
 final class OverQuotas {
   private OverQuotas() {}
@@ -29,16 +29,13 @@ final class OverQuotas {
   /** A victim: its name, its entry as it stood, and its queue's figures before the evictions. */
   record Victim(String name, Admitted entry, String why) {}
 
-  static final Comparator<Entry<String, Admitted>> ORDER =
-      Comparator.comparingInt((Entry<String, Admitted> e) -> e.getValue().priority())
-          .thenComparing(e -> e.getValue().at(), Comparator.<Instant>reverseOrder())
-          .thenComparing(Entry::getKey);
-
   /**
    * The entries of {@code entries} (a cohort's) to evict now, for the queues of {@code queues} set
-   * to {@link OverQuota#Evict}; empty when every such queue is within what it may hold.
+   * to {@link OverQuota#Evict}, taken in {@code victims}' order; empty when every such queue is
+   * within what it may hold.
    */
-  static List<Victim> choose(Map<String, QueueSpec> queues, Map<String, Admitted> entries) {
+  static List<Victim> choose(
+      Map<String, QueueSpec> queues, Map<String, Admitted> entries, VictimChoice victims) {
     var evict = new TreeMap<String, QueueSpec>();
     queues.forEach(
         (q, spec) -> {
@@ -64,7 +61,9 @@ final class OverQuotas {
       }
       var why = why(q, evict.get(q), tally); // the queue's figures before any of it goes
       var candidates =
-          kept.entrySet().stream().filter(e -> e.getValue().queue().equals(q)).sorted(ORDER);
+          kept.entrySet().stream()
+              .filter(e -> e.getValue().queue().equals(q))
+              .sorted(victims.order());
       for (var c : (Iterable<Entry<String, Admitted>>) candidates::iterator) {
         var a = c.getValue();
         if (!over(q, evict.get(q), tally)) {

@@ -3,9 +3,9 @@ package dev.quartermaster.control.admission;
 import dev.quartermaster.api.queue.Admitted;
 import dev.quartermaster.api.queue.EvictionReason;
 import dev.quartermaster.api.queue.QuotaTally;
-import java.time.Instant;
+import dev.quartermaster.api.queue.RightfulEviction;
+import dev.quartermaster.control.admission.policy.VictimChoice;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Map.Entry;
@@ -15,22 +15,13 @@ import java.util.Optional;
  * Who makes room for a workload that does not fit: pure, and the one home of the rules (the store's
  * guard judges the same ones).
  *
- * <p>A victim is rightful when it is
- *
- * <ul>
- *   <li>of the preemptor's queue and of strictly lower priority ({@link EvictionReason#Preempted});
- *       or
- *   <li>of another queue of the cohort that borrows a class the preemptor needs, while the
- *       preemptor, admitted, stays within its own queue's nominal quota ({@link
- *       EvictionReason#Reclaimed}): a queue takes back what it lent, never more;
- * </ul>
- *
- * and it did not evict the preemptor to be admitted itself ({@link Admitted#preempted}): a
- * preempted workload never evicts its preemptor back while that one stays admitted. Victims are
- * whole workloads (an admission is a whole workload, every gang in it), never already being
- * evicted; taken lowest priority first, then the most recently admitted (the least work lost), then
- * by name; then each is given back again, the last taken first, if the preemptor fits without it,
- * so the set is the fewest the order allows.
+ * <p>A victim is one the controller's policy finds rightful ({@link RightfulEviction#chosen}: of
+ * the preemptor's queue and lower priority, or of a queue that borrows a class the preemptor needs
+ * while the preemptor stays within its nominal quota), and that did not evict the preemptor to be
+ * admitted itself ({@link RightfulEviction#cycles}). Victims are whole workloads (an admission is a
+ * whole workload, every gang in it), never already being evicted; taken in the {@link
+ * VictimChoice}'s order; then each is given back again, the last taken first, if the preemptor fits
+ * without it, so the set is the fewest the order allows.
  */
 final class Preemption {
   private Preemption() {}
@@ -42,11 +33,6 @@ final class Preemption {
   record Preemptor(
       String name, String uid, String queue, int priority, Map<String, Integer> demand) {}
 
-  private static final Comparator<Entry<String, Admitted>> ORDER =
-      Comparator.comparingInt((Entry<String, Admitted> e) -> e.getValue().priority())
-          .thenComparing(e -> e.getValue().at(), Comparator.<Instant>reverseOrder())
-          .thenComparing(Entry::getKey);
-
   /**
    * The victims whose quota lets {@code p} in, given the cohort's admissions and its {@code quota}
    * with them; empty when no rightful set does. Those in {@code fresh}, admitted by the same
@@ -55,7 +41,8 @@ final class Preemption {
    * as the guard judges it. Only the preemptor's own queue and the queues that borrow what it needs
    * are looked at ({@code byQueue}: queue → the names admitted through it), so a cohort of
    * thousands of queues costs a preemptor what could make room for it. {@code quota} and {@code
-   * stored} are used as scratch and are as they were when this returns.
+   * stored} are used as scratch and are as they were when this returns. {@code victims}: the order
+   * candidates are taken in.
    */
   static Optional<List<Victim>> choose(
       Preemptor p,
@@ -63,7 +50,8 @@ final class Preemption {
       Map<String, List<String>> byQueue,
       java.util.Set<String> fresh,
       QuotaTally quota,
-      QuotaTally stored) {
+      QuotaTally stored,
+      VictimChoice victims) {
     // Candidates: whoever could become rightful as others go (a reclaim is rightful only once the
     // preemptor would stay within its nominal quota, which may take evicting lower priorities of
     // its own queue first).
@@ -88,7 +76,7 @@ final class Preemption {
             && !name.equals(p.name())
             && !fresh.contains(name)
             && !a.evicting()
-            && !a.preempted().contains(p.uid())
+            && !RightfulEviction.cycles(a, p.uid())
             && reason(p, a, stored, everythingWithin).isPresent()) {
           candidates.add(Map.entry(name, a));
         }
@@ -97,7 +85,7 @@ final class Preemption {
     if (candidates.isEmpty()) {
       return Optional.empty();
     }
-    candidates.sort(ORDER);
+    candidates.sort(victims.order());
     var chosen = new ArrayList<Victim>();
     // quota and stored less the victims chosen so far (each given back before this returns)
     var rest = quota;
@@ -178,28 +166,10 @@ final class Preemption {
     return true;
   }
 
-  /**
-   * Why {@code victim} may make room for {@code p}, or empty if it may not: whether its queue
-   * borrows is read in {@code stored} (what the store holds), whether {@code p} stays within its
-   * nominal quota in {@code quota} (everything this decision admits too).
-   */
-  static Optional<EvictionReason> reason(
+  /** Why {@code victim} may make room for {@code p}, by the controller's policy. */
+  private static Optional<EvictionReason> reason(
       Preemptor p, Admitted victim, QuotaTally stored, QuotaTally quota) {
-    if (victim.queue().equals(p.queue())) {
-      return victim.priority() < p.priority()
-          ? Optional.of(EvictionReason.Preempted)
-          : Optional.empty();
-    }
-    boolean borrowsWhatIsWanted =
-        p.demand().entrySet().stream()
-            .anyMatch(
-                e ->
-                    e.getValue() > 0
-                        && victim.usage().getOrDefault(e.getKey(), 0) > 0
-                        && stored.borrowed(victim.queue(), e.getKey()) > 0);
-    return borrowsWhatIsWanted && quota.withinNominal(p.queue(), p.demand())
-        ? Optional.of(EvictionReason.Reclaimed)
-        : Optional.empty();
+    return RightfulEviction.chosen(p.queue(), p.priority(), p.demand(), victim, stored, quota);
   }
 
   private static boolean fits(Preemptor p, QuotaTally quota) {

@@ -1,22 +1,20 @@
 package dev.quartermaster.control.admission;
 
+import static dev.quartermaster.control.admission.Cohorts.NOW;
+import static dev.quartermaster.control.admission.Cohorts.queue;
+import static dev.quartermaster.control.admission.Cohorts.scaled;
+import static dev.quartermaster.control.admission.Cohorts.workload;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.quartermaster.api.claim.DeviceRequest;
-import dev.quartermaster.api.claim.ResourceClaimSpec;
 import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.queue.CohortQuota;
 import dev.quartermaster.api.queue.Queue;
 import dev.quartermaster.api.queue.QueueOrdering;
 import dev.quartermaster.api.queue.QueueSpec;
 import dev.quartermaster.api.queue.QuotaLedgerSpec;
-import dev.quartermaster.api.workload.ClaimTemplate;
-import dev.quartermaster.api.workload.RestartPolicy;
-import dev.quartermaster.api.workload.TaskTemplate;
 import dev.quartermaster.api.workload.WorkerGroup;
 import dev.quartermaster.api.workload.Workload;
-import dev.quartermaster.api.workload.WorkloadSpec;
-import java.time.Instant;
+import dev.quartermaster.control.admission.policy.AdmissionPolicy;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -27,52 +25,19 @@ import org.junit.jupiter.api.Test;
 
 /** The admission decision, case by case. */
 class AdmissionCycleTest {
-  private static final Instant NOW = Instant.parse("2026-11-27T08:00:00Z");
-  private int created;
-
-  private static Queue queue(String name, int gpus, QueueOrdering ordering, int weight) {
-    return new Queue(
-        ObjectMeta.named(name),
-        new QueueSpec(Optional.of("c"), Map.of("gpu", gpus), Map.of(), Map.of(), weight, ordering),
-        null);
-  }
-
-  private Workload workload(String name, String queue, int gpus, Optional<String> priority) {
-    return workload(name, queue, gpus, priority, "gpu");
-  }
-
-  private Workload workload(
-      String name, String queue, int gpus, Optional<String> priority, String deviceClass) {
-    var claim =
-        new ClaimTemplate(
-            "gpu",
-            new ResourceClaimSpec(
-                List.of(new DeviceRequest("gpu", deviceClass, gpus, List.of())), Optional.empty()));
-    var group =
-        new WorkerGroup("w", 1, TaskTemplate.EMPTY, List.of(claim), RestartPolicy.OnFailure);
-    var meta =
-        new ObjectMeta(
-            name,
-            "uid-" + name,
-            1,
-            1,
-            Map.of(),
-            Optional.of(NOW.plusSeconds(created++)),
-            Optional.empty(),
-            List.of(),
-            Optional.empty());
-    return new Workload(
-        meta, new WorkloadSpec(List.of(group), Optional.empty()).inQueue(queue, priority), null);
-  }
-
-  private Workload workload(String name, String queue, int gpus) {
-    return workload(name, queue, gpus, Optional.empty());
-  }
 
   private static AdmissionCycle.Plan decide(
       List<Queue> queues, QuotaLedgerSpec ledger, List<Workload> workloads) {
     return AdmissionCycle.decide(
-        queues, ledger, workloads, Map.of("high", 100), Map.of(), Set.of(), Set.of(), d -> 1, NOW);
+        CohortSnapshot.of(
+            queues,
+            ledger,
+            workloads,
+            Map.of("high", 100),
+            new WorkloadFacts(Map.of(), Set.of(), Set.of(), Set.of()),
+            d -> 1,
+            NOW),
+        AdmissionPolicy.DEFAULT);
   }
 
   /**
@@ -81,7 +46,15 @@ class AdmissionCycleTest {
   private static AdmissionCycle.Plan decide(
       List<Queue> queues, QuotaLedgerSpec ledger, List<Workload> workloads, Set<String> stopped) {
     return AdmissionCycle.decide(
-        queues, ledger, workloads, Map.of("high", 100), Map.of(), Set.of(), stopped, d -> 1, NOW);
+        CohortSnapshot.of(
+            queues,
+            ledger,
+            workloads,
+            Map.of("high", 100),
+            new WorkloadFacts(Map.of(), Set.of(), stopped, Set.of()),
+            d -> 1,
+            NOW),
+        AdmissionPolicy.DEFAULT);
   }
 
   /**
@@ -257,15 +230,15 @@ class AdmissionCycleTest {
     // While its second task still runs, the admission keeps it.
     var stillRunning =
         AdmissionCycle.decide(
-            queues,
-            ledger,
-            List.of(scaled(w, 1)),
-            Map.of(),
-            Map.of("w", Map.of("w", 2)),
-            Set.of(),
-            Set.of(),
-            d -> 1,
-            NOW);
+            CohortSnapshot.of(
+                queues,
+                ledger,
+                List.of(scaled(w, 1)),
+                Map.of(),
+                new WorkloadFacts(Map.of("w", Map.of("w", 2)), Set.of(), Set.of(), Set.of()),
+                d -> 1,
+                NOW),
+            AdmissionPolicy.DEFAULT);
     assertThat(stillRunning.ledger().admitted().get("w").replicas()).isEqualTo(Map.of("w", 2));
     assertThat(stillRunning.changed()).isFalse();
 
@@ -313,15 +286,15 @@ class AdmissionCycleTest {
 
     var after =
         AdmissionCycle.decide(
-            queues,
-            ledger,
-            List.of(done, next),
-            Map.of(),
-            Map.of(),
-            Set.of("done"),
-            Set.of(),
-            d -> 1,
-            NOW);
+            CohortSnapshot.of(
+                queues,
+                ledger,
+                List.of(done, next),
+                Map.of(),
+                new WorkloadFacts(Map.of(), Set.of("done"), Set.of(), Set.of()),
+                d -> 1,
+                NOW),
+            AdmissionPolicy.DEFAULT);
     assertThat(after.released()).containsExactly("done");
     assertThat(after.admitted()).containsExactly("next");
     assertThat(after.statuses().get("q").pending()).isZero();
@@ -580,14 +553,6 @@ class AdmissionCycleTest {
     assertThat(again.statuses().get(String.format("q%05d", queues / 2)).lent())
         .isEqualTo(Map.of("gpu", 1));
     return plan.visits() + again.visits();
-  }
-
-  private static Workload scaled(Workload w, int replicas) {
-    var groups = w.spec().groups().stream().map(g -> g.withReplicas(replicas)).toList();
-    return new Workload(
-        w.metadata(),
-        new WorkloadSpec(groups, Optional.empty()).inQueue(w.spec().queueName(), Optional.empty()),
-        null);
   }
 
   private static Map<String, QueueSpec> specs(List<Queue> queues) {

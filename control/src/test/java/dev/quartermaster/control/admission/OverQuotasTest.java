@@ -8,6 +8,7 @@ import dev.quartermaster.api.queue.EvictionReason;
 import dev.quartermaster.api.queue.OverQuota;
 import dev.quartermaster.api.queue.QueueOrdering;
 import dev.quartermaster.api.queue.QueueSpec;
+import dev.quartermaster.control.admission.policy.LeastWorkLost;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
@@ -54,7 +55,8 @@ class OverQuotasTest {
   @Test
   void aQueueThatWaitsEvictsNobody() {
     var entries = Map.of("j1", entry("a", 1, 0, 1), "j2", entry("a", 1, 0, 2));
-    assertThat(OverQuotas.choose(lowered(0, OverQuota.Wait), entries)).isEmpty();
+    assertThat(OverQuotas.choose(lowered(0, OverQuota.Wait), entries, new LeastWorkLost()))
+        .isEmpty();
   }
 
   @Test
@@ -63,7 +65,7 @@ class OverQuotasTest {
     for (int i = 1; i <= 4; i++) {
       entries.put("j" + i, entry("a", 1, 0, i));
     }
-    var victims = OverQuotas.choose(lowered(2, OverQuota.Evict), entries);
+    var victims = OverQuotas.choose(lowered(2, OverQuota.Evict), entries, new LeastWorkLost());
     assertThat(names(victims)).containsExactlyInAnyOrder("j4", "j3");
     assertThat(victims).allMatch(v -> v.why().equals("gpu: 4 used, quota 2, may hold 2"));
   }
@@ -78,7 +80,7 @@ class OverQuotasTest {
             entry("a", 1, 10, 9),
             "mid",
             entry("a", 1, 0, 5));
-    assertThat(names(OverQuotas.choose(lowered(2, OverQuota.Evict), entries)))
+    assertThat(names(OverQuotas.choose(lowered(2, OverQuota.Evict), entries, new LeastWorkLost())))
         .containsExactly("old-low");
   }
 
@@ -88,7 +90,7 @@ class OverQuotasTest {
     var entries =
         Map.of(
             "big", entry("a", 4, 0, 1), "small", entry("a", 1, 0, 2), "keep", entry("a", 1, 0, 0));
-    assertThat(names(OverQuotas.choose(lowered(3, OverQuota.Evict), entries)))
+    assertThat(names(OverQuotas.choose(lowered(3, OverQuota.Evict), entries, new LeastWorkLost())))
         .containsExactly("big");
   }
 
@@ -100,7 +102,7 @@ class OverQuotasTest {
     for (int i = 1; i <= 4; i++) {
       entries.put("j" + i, entry("a", 1, 0, i));
     }
-    assertThat(names(OverQuotas.choose(specs, entries))).containsExactly("j4");
+    assertThat(names(OverQuotas.choose(specs, entries, new LeastWorkLost()))).containsExactly("j4");
   }
 
   @Test
@@ -111,24 +113,25 @@ class OverQuotasTest {
     }
     entries.put(
         "j4", entries.get("j4").evictedBy(new Eviction("", "", EvictionReason.OverQuota, T0)));
-    assertThat(names(OverQuotas.choose(lowered(2, OverQuota.Evict), entries)))
+    assertThat(names(OverQuotas.choose(lowered(2, OverQuota.Evict), entries, new LeastWorkLost())))
         .containsExactly("j3");
     entries.put(
         "j3", entries.get("j3").evictedBy(new Eviction("", "", EvictionReason.OverQuota, T0)));
-    assertThat(OverQuotas.choose(lowered(2, OverQuota.Evict), entries)).isEmpty();
+    assertThat(OverQuotas.choose(lowered(2, OverQuota.Evict), entries, new LeastWorkLost()))
+        .isEmpty();
   }
 
   @Test
   void anotherQueuesWorkloadsAreNeverTaken() {
     var entries = Map.of("a1", entry("a", 3, 0, 1), "b1", entry("b", 1, -100, 9));
-    assertThat(names(OverQuotas.choose(lowered(2, OverQuota.Evict), entries)))
+    assertThat(names(OverQuotas.choose(lowered(2, OverQuota.Evict), entries, new LeastWorkLost())))
         .containsExactly("a1");
   }
 
   @Test
   void theEvictedEntryNamesNoPreemptor() {
     var entries = Map.of("j1", entry("a", 2, 0, 1));
-    var victims = OverQuotas.choose(lowered(1, OverQuota.Evict), entries);
+    var victims = OverQuotas.choose(lowered(1, OverQuota.Evict), entries, new LeastWorkLost());
     var e = OverQuotas.evicted(entries, victims, T0).get("j1").eviction().orElseThrow();
     assertThat(e.reason()).isEqualTo(EvictionReason.OverQuota);
     assertThat(e.by()).isEmpty();

@@ -10,6 +10,7 @@ import dev.quartermaster.api.queue.QuotaLedgerSpec;
 import dev.quartermaster.api.queue.Requeue;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.api.workload.WorkloadSpec;
+import dev.quartermaster.control.admission.policy.AdmissionPolicy;
 import dev.quartermaster.core.env.DeterministicEnv;
 import java.time.Duration;
 import java.util.List;
@@ -110,32 +111,30 @@ class RequeuesTest {
             null);
     var backingOff =
         AdmissionCycle.decide(
-            List.of(queue),
-            QuotaLedgerSpec.EMPTY,
-            List.of(w),
-            Map.of(),
-            Map.of(),
-            Set.of(),
-            Set.of(),
-            Set.of("v"),
-            d -> 1,
-            env.now());
+            CohortSnapshot.of(
+                List.of(queue),
+                QuotaLedgerSpec.EMPTY,
+                List.of(w),
+                Map.of(),
+                new WorkloadFacts(Map.of(), Set.of(), Set.of(), Set.of("v")),
+                d -> 1,
+                env.now()),
+            AdmissionPolicy.DEFAULT);
     assertThat(backingOff.admitted()).isEmpty();
     assertThat(backingOff.statuses().get("team").pending())
         .as("still counted pending")
         .isEqualTo(1);
     var over =
         AdmissionCycle.decide(
-            List.of(queue),
-            QuotaLedgerSpec.EMPTY,
-            List.of(w),
-            Map.of(),
-            Map.of(),
-            Set.of(),
-            Set.of(),
-            Set.of(),
-            d -> 1,
-            env.now());
+            CohortSnapshot.of(
+                List.of(queue),
+                QuotaLedgerSpec.EMPTY,
+                List.of(w),
+                Map.of(),
+                new WorkloadFacts(Map.of(), Set.of(), Set.of(), Set.of()),
+                d -> 1,
+                env.now()),
+            AdmissionPolicy.DEFAULT);
     assertThat(over.admitted()).containsExactly("v");
   }
 }

@@ -11,6 +11,7 @@ import dev.quartermaster.api.queue.QueueOrdering;
 import dev.quartermaster.api.queue.QueueSpec;
 import dev.quartermaster.api.queue.QuotaLedger;
 import dev.quartermaster.api.queue.QuotaTally;
+import dev.quartermaster.api.queue.RightfulEviction;
 import dev.quartermaster.api.workload.JobEnd;
 import dev.quartermaster.api.workload.TaskNames;
 import dev.quartermaster.api.workload.Workload;
@@ -31,10 +32,11 @@ import java.util.Optional;
  *   <li><b>ADMIT</b>: no live task of a live workload exists before that workload is admitted (its
  *       uid in its cohort's ledger): placement binds admitted workloads only;
  *   <li><b>Q2 rightful preemption</b>: an entry the store shows newly evicted names a preemptor
- *       nominated for it in the same ledger, and is rightful as the ledger stood before: of the
- *       preemptor's queue and lower priority, or of a queue that borrowed a class it uses; it did
- *       not evict that preemptor itself (anti-cycle); and it is a whole workload: once its entry is
- *       released no task of it lives (ADMIT), and while it is evicted no task of it is created.
+ *       nominated for it in the same ledger, and is rightful as the ledger stood before ({@link
+ *       RightfulEviction#promised}: of the preemptor's queue and lower priority, or of a queue that
+ *       borrowed a class it uses); it did not evict that preemptor itself (anti-cycle); and it is a
+ *       whole workload: once its entry is released no task of it lives (ADMIT), and while it is
+ *       evicted no task of it is created.
  *   <li><b>Q5 over quota, evicted</b>: a queue set to {@code overQuota: Evict} whose admitted (not
  *       evicting) workloads use more than it may hold ({@link QuotaTally#excess}: its quota lowered
  *       under what it admitted) is back within it within {@link #OVER_QUOTA_BOUND}, and an {@code
@@ -411,19 +413,19 @@ final class QueuePromises {
                 wrong = "was not admitted";
               } else if (n == null || !n.victims().contains(a.uid())) {
                 wrong = "its preemptor " + e.by() + " is not nominated for it";
-              } else if (a.preempted().contains(e.byUid())
+              } else if (RightfulEviction.cycles(a, e.byUid())
                   || a.uid().equals(evictedBy.get(e.byUid()))) {
                 wrong = "it had evicted " + e.by() + " itself, which is still there (a cycle)";
-              } else if (e.reason() == dev.quartermaster.api.queue.EvictionReason.Preempted
-                  && !(a.queue().equals(n.queue()) && a.priority() < n.priority())) {
+              } else if (!quota
+                  .flatMap(q -> RightfulEviction.promised(n.queue(), n.priority(), a, q))
+                  .equals(Optional.of(e.reason()))) {
                 wrong =
-                    "priority " + a.priority() + " is not below its preemptor's " + n.priority();
-              } else if (e.reason() == dev.quartermaster.api.queue.EvictionReason.Reclaimed
-                  && (a.queue().equals(n.queue())
-                      || quota.isEmpty()
-                      || a.usage().keySet().stream()
-                          .noneMatch(c -> quota.get().borrowed(a.queue(), c) > 0))) {
-                wrong = "its queue " + a.queue() + " borrowed nothing it uses";
+                    e.reason() == EvictionReason.Preempted
+                        ? "priority "
+                            + a.priority()
+                            + " is not below its preemptor's "
+                            + n.priority()
+                        : "its queue " + a.queue() + " borrowed nothing it uses";
               }
               evictedBy.put(a.uid(), e.byUid());
               if (wrong != null) {

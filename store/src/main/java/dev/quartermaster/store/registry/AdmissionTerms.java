@@ -3,14 +3,12 @@ package dev.quartermaster.store.registry;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.error.Violation;
 import dev.quartermaster.api.meta.ApiObject;
-import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.queue.Admitted;
 import dev.quartermaster.api.queue.Demand;
 import dev.quartermaster.api.queue.Nomination;
 import dev.quartermaster.api.queue.QuotaLedger;
 import dev.quartermaster.api.workload.Workload;
-import dev.quartermaster.store.Txn.Compare;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -30,24 +28,19 @@ import java.util.Optional;
  * was read joins the transaction's compares, so a class or domain changed meanwhile fails it.
  */
 final class AdmissionTerms {
-  private final StoredObjects stored;
-
-  AdmissionTerms(StoredObjects stored) {
-    this.stored = stored;
-  }
+  private AdmissionTerms() {}
 
   /**
    * Refuses {@code a}, the entry of live workload {@code w} in {@code next}, if it says other than
    * {@code w} gives; {@code was}: its entry before this write, for the same uid.
    */
-  void entry(
-      Reads reads,
+  static void entry(
+      ComparedReads reads,
       QuotaLedger next,
       String name,
       Optional<Admitted> was,
       Admitted a,
-      Workload w,
-      List<Compare> compares) {
+      Workload w) {
     var field = "spec.admitted." + name;
     var groups = w.spec().groups().stream().map(g -> g.name()).toList();
     for (var g : a.replicas().keySet()) {
@@ -62,7 +55,7 @@ final class AdmissionTerms {
         !was.map(b -> b.usage().equals(a.usage()) && b.replicas().equals(a.replicas()))
             .orElse(false);
     if (resized) {
-      var usage = usage(reads, w, a.replicas(), compares);
+      var usage = usage(reads, w, a.replicas());
       if (!usage.equals(a.usage())) {
         throw invalid(
             next,
@@ -89,7 +82,7 @@ final class AdmissionTerms {
               + " evict it back");
     }
     if (!was.map(b -> b.priority() == a.priority()).orElse(false)) {
-      int priority = priority(reads, next, field + ".priority", w, compares);
+      int priority = priority(reads, next, field + ".priority", w);
       if (priority != a.priority()) {
         throw invalid(next, field + ".priority", disagrees(a.priority(), priority, w));
       }
@@ -101,15 +94,10 @@ final class AdmissionTerms {
    * {@code name} (its uid and queue) at its class's priority: a nomination's priority decides whom
    * it may evict.
    */
-  void nomination(
-      Reads reads,
-      QuotaLedger next,
-      String name,
-      Optional<Nomination> was,
-      Nomination n,
-      List<Compare> compares) {
+  static void nomination(
+      ComparedReads reads, QuotaLedger next, String name, Optional<Nomination> was, Nomination n) {
     var field = "spec.nominated." + name;
-    var w = read(reads, Kinds.WORKLOAD, name, compares);
+    var w = reads.get(Kinds.WORKLOAD, name);
     if (w.isEmpty()
         || !w.get().metadata().uid().equals(n.uid())
         || w.get().metadata().isDeleting()
@@ -126,7 +114,7 @@ final class AdmissionTerms {
               + "; only a waiting workload is nominated, as it is");
     }
     if (!was.map(b -> b.priority() == n.priority() && b.uid().equals(n.uid())).orElse(false)) {
-      int priority = priority(reads, next, field + ".priority", w.get(), compares);
+      int priority = priority(reads, next, field + ".priority", w.get());
       if (priority != n.priority()) {
         throw invalid(next, field + ".priority", disagrees(n.priority(), priority, w.get()));
       }
@@ -134,8 +122,8 @@ final class AdmissionTerms {
   }
 
   /** What {@code w} uses with {@code replicas} of its groups admitted (absent: 0). */
-  private Map<String, Integer> usage(
-      Reads reads, Workload w, Map<String, Integer> replicas, List<Compare> compares) {
+  private static Map<String, Integer> usage(
+      ComparedReads reads, Workload w, Map<String, Integer> replicas) {
     var groups =
         w.spec().groups().stream()
             .map(g -> g.withReplicas(replicas.getOrDefault(g.name(), 0)))
@@ -143,19 +131,19 @@ final class AdmissionTerms {
     int channels =
         w.spec()
             .computeDomain()
-            .flatMap(d -> read(reads, Kinds.COMPUTE_DOMAIN, d, compares))
+            .flatMap(d -> reads.get(Kinds.COMPUTE_DOMAIN, d))
             .map(d -> d.spec().channelsPerTask())
             .orElse(1); // as the admission controller counts a domain not there yet
     return Demand.of(w.spec().withGroups(groups), d -> channels);
   }
 
-  private int priority(
-      Reads reads, QuotaLedger next, String field, Workload w, List<Compare> compares) {
+  private static int priority(ComparedReads reads, QuotaLedger next, String field, Workload w) {
     var name = w.spec().priority();
     if (name.isEmpty()) {
       return 0;
     }
-    return read(reads, Kinds.PRIORITY_CLASS, name.get(), compares)
+    return reads
+        .get(Kinds.PRIORITY_CLASS, name.get())
         .map(p -> p.spec().value())
         .orElseThrow(
             () ->
@@ -179,15 +167,6 @@ final class AdmissionTerms {
         + " ("
         + w.spec().priority().map(p -> "priority class " + p).orElse("no priority class")
         + "); the store takes a priority from the workload's class";
-  }
-
-  /** {@code name} of {@code kind} as stored now; its revision joins the transaction. */
-  <T extends ApiObject> Optional<T> read(
-      Reads reads, Kind<T> kind, String name, List<Compare> compares) {
-    var key = StoredObjects.key(kind, name);
-    var kv = reads.get(key);
-    compares.add(new Compare.ModRevision(key, kv.map(x -> x.modRevision()).orElse(0L)));
-    return kv.map(x -> stored.decode(kind, x));
   }
 
   private static ApiException invalid(ApiObject object, String field, String rule) {
