@@ -1,52 +1,16 @@
 package dev.quartermaster.api.workload;
 
+import static dev.quartermaster.api.workload.GroupTasks.UID;
+import static dev.quartermaster.api.workload.GroupTasks.group;
+import static dev.quartermaster.api.workload.GroupTasks.ours;
+import static dev.quartermaster.api.workload.GroupTasks.task;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.quartermaster.api.meta.ObjectMeta;
-import dev.quartermaster.api.meta.OwnerReference;
-import java.time.Instant;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** {@link JobEnd}: when a workload's job is over, from its tasks and restart policies. */
 class JobEndTest {
-  private static final String WORKLOAD = "train";
-  private static final String UID = "w-uid";
-
-  private static WorkerGroup group(int replicas, RestartPolicy policy) {
-    var template =
-        new TaskTemplate(List.of("train"), Map.of(), "exec", Optional.empty(), List.of(), Map.of());
-    return new WorkerGroup("w", replicas, template, List.of(), policy);
-  }
-
-  private static Task task(int ordinal, String ownerUid, TaskPhase phase, boolean deleting) {
-    var meta =
-        ObjectMeta.named(TaskNames.task(WORKLOAD, "w", ordinal))
-            .withUid("t" + ordinal)
-            .withOwner(new OwnerReference("Workload", WORKLOAD, ownerUid));
-    if (deleting) {
-      meta = meta.withDeletedAt(Instant.parse("2026-03-01T12:00:00Z"));
-    }
-    var status =
-        new TaskStatus(
-            phase,
-            "",
-            "",
-            Optional.empty(),
-            Optional.empty(),
-            Optional.empty(),
-            Optional.empty(),
-            Optional.empty(),
-            List.of());
-    return new Task(meta, null, status);
-  }
-
-  private static Task ours(int ordinal, TaskPhase phase) {
-    return task(ordinal, UID, phase, false);
-  }
-
   /** When a group's job is over, and its quota may go back to its queue. */
   @Test
   void aGroupIsFinishedOnlyOnceNoTaskRunsOrWillRunAgain() {

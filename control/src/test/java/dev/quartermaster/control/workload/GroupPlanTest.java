@@ -1,5 +1,10 @@
 package dev.quartermaster.control.workload;
 
+import static dev.quartermaster.api.workload.GroupTasks.UID;
+import static dev.quartermaster.api.workload.GroupTasks.WORKLOAD;
+import static dev.quartermaster.api.workload.GroupTasks.group;
+import static dev.quartermaster.api.workload.GroupTasks.ours;
+import static dev.quartermaster.api.workload.GroupTasks.task;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quartermaster.api.gang.GangSpec;
@@ -15,7 +20,6 @@ import dev.quartermaster.api.workload.TaskStatus;
 import dev.quartermaster.api.workload.TaskTemplate;
 import dev.quartermaster.api.workload.WorkerGroup;
 import dev.quartermaster.api.workload.WorkloadSpec;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -26,41 +30,6 @@ import org.junit.jupiter.api.Test;
  * restarted, and which taken.
  */
 class GroupPlanTest {
-  private static final String WORKLOAD = "train";
-  private static final String UID = "w-uid";
-
-  private static WorkerGroup group(int replicas, RestartPolicy policy) {
-    var template =
-        new TaskTemplate(List.of("train"), Map.of(), "exec", Optional.empty(), List.of(), Map.of());
-    return new WorkerGroup("w", replicas, template, List.of(), policy);
-  }
-
-  private static Task task(int ordinal, String ownerUid, TaskPhase phase, boolean deleting) {
-    var meta =
-        ObjectMeta.named(TaskNames.task(WORKLOAD, "w", ordinal))
-            .withUid("t" + ordinal)
-            .withOwner(new OwnerReference("Workload", WORKLOAD, ownerUid));
-    if (deleting) {
-      meta = meta.withDeletedAt(Instant.parse("2026-03-01T12:00:00Z"));
-    }
-    var status =
-        new TaskStatus(
-            phase,
-            "",
-            "",
-            Optional.empty(),
-            Optional.empty(),
-            Optional.empty(),
-            Optional.empty(),
-            Optional.empty(),
-            List.of());
-    return new Task(meta, null, status);
-  }
-
-  private static Task ours(int ordinal, TaskPhase phase) {
-    return task(ordinal, UID, phase, false);
-  }
-
   private static List<String> names(List<Task> tasks) {
     return tasks.stream().map(t -> t.metadata().name()).toList();
   }
