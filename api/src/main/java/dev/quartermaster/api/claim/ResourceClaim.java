@@ -17,6 +17,11 @@ public record ResourceClaim(ObjectMeta metadata, ResourceClaimSpec spec, Resourc
     status = status == null ? ResourceClaimStatus.EMPTY : status;
   }
 
+  /** Whether this claim's allocation names {@code device} of {@code node}. */
+  public boolean allocates(String node, String device) {
+    return status.allocation().filter(a -> a.names(node, device)).isPresent();
+  }
+
   @Override
   public ResourceClaim withMetadata(ObjectMeta m) {
     return new ResourceClaim(m, spec, status);

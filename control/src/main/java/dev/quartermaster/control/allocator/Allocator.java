@@ -437,11 +437,6 @@ public final class Allocator {
     return new RecordCleaner(api, informers, node).run();
   }
 
-  /** Whether claim {@code c}'s allocation holds {@code device} on {@code node}. */
-  static boolean holds(ResourceClaim c, String node, String device) {
-    return c.status().allocation().filter(a -> a.names(node, device)).isPresent();
-  }
-
   static Optional<Condition> allocatedCondition(ResourceClaim c) {
     return Condition.find(c.status().conditions(), ClaimConditions.ALLOCATED);
   }

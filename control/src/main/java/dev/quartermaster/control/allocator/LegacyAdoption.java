@@ -83,7 +83,7 @@ final class LegacyAdoption {
                     .computeIfAbsent(holder.claim(), name -> api.get(Kinds.RESOURCE_CLAIM, name))
                     .filter(c -> c.metadata().uid().equals(holder.uid()));
             if (record.holder(device).isEmpty()
-                && claim.filter(c -> Allocator.holds(c, node, device)).isPresent()) {
+                && claim.filter(c -> c.allocates(node, device)).isPresent()) {
               adopt.put(device, holder);
             }
           });

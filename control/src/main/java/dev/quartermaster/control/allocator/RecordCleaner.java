@@ -95,6 +95,6 @@ final class RecordCleaner {
   private boolean isGarbage(String device, Optional<ResourceClaim> claim) {
     return claim.isEmpty()
         || (claim.get().status().allocation().isPresent()
-            && !Allocator.holds(claim.get(), nodeName, device));
+            && !claim.get().allocates(nodeName, device));
   }
 }
