@@ -11,7 +11,7 @@ import java.util.List;
  * disk in the same run, so that the ratios mean something on any machine.
  *
  * <p>Usage: {@code ./qm bench
- * [store|api|clients|watch|ledger|control|e2e|fleet|gangs|admission|queues|preemption|overload|volumes|etcd|cli|all]
+ * [store|api|clients|watch|ledger|control|e2e|fleet|gangs|admission|queues|preemption|overload|volumes|etcd|cli|mig|all]
  * [--dir DIR]}. Never part of the tests.
  */
 public final class Bench {
@@ -66,6 +66,7 @@ public final class Bench {
       case "volumes" -> List.of(new VolumeCallsBench());
       case "etcd" -> List.of(new EtcdBench());
       case "cli" -> List.of(new CliBench());
+      case "mig" -> List.of(new MigBench());
       case "all" ->
           List.of(
               new StoreBench(),
@@ -82,12 +83,13 @@ public final class Bench {
               new OverloadBench(),
               new VolumeCallsBench(),
               new EtcdBench(),
-              new CliBench());
+              new CliBench(),
+              new MigBench());
       default ->
           throw new IllegalArgumentException(
               "unknown benchmark '"
                   + what
-                  + "': use store, api, clients, watch, ledger, control, e2e, fleet, gangs, admission, queues, preemption, overload, volumes, etcd, cli or all");
+                  + "': use store, api, clients, watch, ledger, control, e2e, fleet, gangs, admission, queues, preemption, overload, volumes, etcd, cli, mig or all");
     };
   }
 
