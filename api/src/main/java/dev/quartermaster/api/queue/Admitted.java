@@ -87,6 +87,11 @@ public record Admitted(
     return new Admitted(uid, queue, replicas, usage, priority, at, eviction, preempted, started);
   }
 
+  /** This entry keeping {@code preempted} as whom it evicted, the rest kept. */
+  public Admitted withPreempted(List<String> preempted) {
+    return new Admitted(uid, queue, replicas, usage, priority, at, eviction, preempted, started);
+  }
+
   private static Map<String, Integer> sorted(Map<String, Integer> m) {
     return m == null
         ? Map.of()

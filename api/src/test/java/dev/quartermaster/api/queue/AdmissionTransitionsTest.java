@@ -1,15 +1,20 @@
 package dev.quartermaster.api.queue;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.quartermaster.api.MoveTable;
+import dev.quartermaster.api.error.ApiException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,6 +31,8 @@ class AdmissionTransitionsTest {
       CARRY_OVER      Nominated → Absent
       ADMIT_NOMINATED Nominated → Admitted
       ADMIT_BY_SHARE  Absent    → Admitted
+      ADMIT_BY_SHARE  Admitted  → Absent
+      ADMIT_BY_SHARE  Started   → Absent
       PREEMPT         Absent    → Nominated
       PREEMPT         Nominated → Nominated
       PREEMPT         Admitted  → Evicting
@@ -154,6 +161,165 @@ class AdmissionTransitionsTest {
                 AdmissionState.Evicting,
                 Optional.of(EvictionReason.Preempted)))
         .contains(AdmissionRule.ADMITTED_FIRST);
+  }
+
+  /** A workload's place in its ledger: its entry and its nomination. */
+  private record Place(Optional<Admitted> entry, Optional<Nomination> nomination) {}
+
+  /**
+   * Each named move is made by its step from exactly the states the table gives it (each change as
+   * the store decomposes the write), and together they make every move; any other is refused. (A
+   * move takes a workload only as its step finds it: one admitted is not nominated.)
+   */
+  @Test
+  void theNamedMovesMakeExactlyTheTable() {
+    var later = AT.plusSeconds(60);
+    var moves =
+        Map.<String, UnaryOperator<Place>>of(
+            "CARRY_OVER released",
+                p ->
+                    new Place(
+                        AdmissionTransitions.released(p.entry().orElseThrow()), p.nomination()),
+            "CARRY_OVER withdrawn",
+                p ->
+                    new Place(
+                        p.entry(), AdmissionTransitions.withdrawn(p.nomination().orElseThrow())),
+            "ADMIT_NOMINATED admitted",
+                p ->
+                    new Place(
+                        Optional.of(
+                            AdmissionTransitions.admittedNominated(
+                                p.nomination().orElseThrow(), entry("u1", later))),
+                        Optional.empty()),
+            "ADMIT_BY_SHARE admitted",
+                p ->
+                    new Place(
+                        Optional.of(
+                            AdmissionTransitions.admittedByShare(
+                                p.entry(), p.nomination(), entry("u1", later))),
+                        p.nomination()),
+            "PREEMPT nominated",
+                p -> {
+                  if (p.entry().isPresent()) {
+                    throw new NoSuchElementException("it nominates only what is not admitted");
+                  }
+                  var chosen = new Nomination("u1", "q", 5, List.of("v2"), later);
+                  return new Place(
+                      p.entry(),
+                      Optional.of(AdmissionTransitions.nominated(p.nomination(), chosen)));
+                },
+            "PREEMPT preempted",
+                p ->
+                    new Place(
+                        Optional.of(
+                            AdmissionTransitions.preempted(p.entry().orElseThrow(), eviction("p"))),
+                        p.nomination()),
+            "START_TIMEOUT started",
+                p ->
+                    new Place(
+                        Optional.of(AdmissionTransitions.started(p.entry().orElseThrow())),
+                        p.nomination()),
+            "START_TIMEOUT timedOut",
+                p ->
+                    new Place(
+                        Optional.of(AdmissionTransitions.timedOut(p.entry().orElseThrow(), later)),
+                        p.nomination()),
+            "OVER_QUOTA overQuota",
+                p ->
+                    new Place(
+                        Optional.of(AdmissionTransitions.overQuota(p.entry().orElseThrow(), later)),
+                        p.nomination()));
+    var made = new HashSet<String>();
+    moves.forEach(
+        (name, move) -> {
+          var step = AdmissionStep.valueOf(name.substring(0, name.indexOf(' ')));
+          for (var from : AdmissionState.values()) {
+            var was = place(from);
+            try {
+              var now = move.apply(was);
+              if (!now.equals(was)) {
+                AdmissionTransitions.changes(
+                        was.entry(), was.nomination(), now.entry(), now.nomination())
+                    .stream()
+                    .filter(c -> c.from() != c.to())
+                    .forEach(c -> made.add(step + " " + c.from() + " " + c.to()));
+              }
+            } catch (NoSuchElementException e) {
+              // the move takes what this place has not (an entry, a nomination)
+            } catch (ApiException e) {
+              assertThat(e.error().code()).isEqualTo(409);
+              assertThat(e.getMessage()).contains(" by " + step.text() + " refused: ");
+            }
+          }
+        });
+    // Staying in a state is no move (the table lists the one a step makes on purpose).
+    var moving = new HashSet<String>();
+    expectedMoves().stream()
+        .filter(m -> !m.split(" ")[1].equals(m.split(" ")[2]))
+        .forEach(moving::add);
+    assertThat(made).isEqualTo(moving);
+  }
+
+  @Test
+  void aMoveRefusedToItsStepSaysWhy() {
+    var started = entry("u1", AT).markStarted();
+    assertThatThrownBy(() -> AdmissionTransitions.timedOut(started, AT))
+        .isInstanceOf(ApiException.class)
+        .hasMessage(
+            "Started → Evicting by the start timeout refused: "
+                + AdmissionRule.UNSTARTED_ONLY.text());
+    var evicting = AdmissionTransitions.overQuota(entry("u1", AT), AT);
+    assertThatThrownBy(() -> AdmissionTransitions.preempted(evicting, eviction("p")))
+        .hasMessage(
+            "Evicting → Admitted by preempting refused: " + AdmissionRule.NEVER_TAKEN_BACK.text());
+    assertThatThrownBy(
+            () ->
+                AdmissionTransitions.preempted(
+                    entry("u1", AT), new Eviction("", "", EvictionReason.OverQuota, AT)))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  /** Each move keeps whom an admission evicted, and the rest of what it is given. */
+  @Test
+  void anAdmissionKeepsWhomItEvicted() {
+    var nomination = new Nomination("u1", "q", 5, List.of("v1"), AT);
+    assertThat(AdmissionTransitions.admittedNominated(nomination, entry("u1", AT)).preempted())
+        .containsExactly("v1");
+    var grown =
+        AdmissionTransitions.admittedByShare(
+            Optional.of(AdmissionTransitions.admittedNominated(nomination, entry("u1", AT))),
+            Optional.empty(),
+            entry("u1", AT.plusSeconds(60)));
+    assertThat(grown)
+        .isEqualTo(
+            new Admitted(
+                "u1",
+                "q",
+                Map.of("w", 1),
+                Map.of("gpu", 1),
+                0,
+                AT.plusSeconds(60),
+                Optional.empty(),
+                List.of("v1")));
+    var more =
+        AdmissionTransitions.nominated(
+            Optional.of(nomination),
+            new Nomination("u1", "q", 5, List.of("v2"), AT.plusSeconds(9)));
+    assertThat(more)
+        .isEqualTo(new Nomination("u1", "q", 5, List.of("v1", "v2"), AT.plusSeconds(9)));
+  }
+
+  /** A workload standing in {@code state}. */
+  private static Place place(AdmissionState state) {
+    var a = entry("u1", AT);
+    var nomination = new Nomination("u1", "q", 5, List.of("v1"), AT);
+    return switch (state) {
+      case Absent -> new Place(Optional.empty(), Optional.empty());
+      case Nominated -> new Place(Optional.empty(), Optional.of(nomination));
+      case Admitted -> new Place(Optional.of(a), Optional.empty());
+      case Started -> new Place(Optional.of(a.markStarted()), Optional.empty());
+      case Evicting -> new Place(Optional.of(a.evictedBy(eviction("p"))), Optional.empty());
+    };
   }
 
   private static List<AdmissionTransitions.Change> changes(Admitted was, Admitted now) {

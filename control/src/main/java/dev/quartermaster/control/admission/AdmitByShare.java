@@ -100,9 +100,7 @@ final class AdmitByShare {
         !heads.containsKey(queue) || QueueBackfill.mayPass(heads.get(queue), head.spec(), s.now());
     // One that would delay the head of its queue (passes false) waits, and preempts nobody.
     if (passes && withHeld.fits(queue, demand)) {
-      // A grown workload keeps whom it evicted: forgetting would let them evict it back.
-      var preempted = before == null ? List.<String>of() : before.preempted();
-      next.admit(s, head, preempted, demand);
+      next.admitByShare(s, head, demand);
       withHeld.add(queue, demand);
       return;
     }

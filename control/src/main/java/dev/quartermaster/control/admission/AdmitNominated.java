@@ -31,8 +31,7 @@ final class AdmitNominated {
       var queue = w.spec().queueName();
       var demand = s.demand(w.spec());
       if (next.quota.fits(queue, demand)) {
-        var n = next.nominated.remove(w.metadata().name());
-        next.admit(s, w, n.victims(), demand);
+        next.admitNominated(s, w, demand);
         pending.get(queue).remove(w);
       }
     }

@@ -1,5 +1,6 @@
 package dev.quartermaster.control.admission;
 
+import dev.quartermaster.api.queue.AdmissionTransitions;
 import dev.quartermaster.api.queue.Admitted;
 import dev.quartermaster.api.queue.Nomination;
 import dev.quartermaster.api.workload.Workload;
@@ -7,6 +8,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 
@@ -41,27 +43,28 @@ record CarryOver(
         .forEach(
             (name, a) -> {
               var w = s.byName().get(name);
+              Optional<Admitted> carried;
               if (w == null || s.finished(name) || !admits(s, w, a.uid(), a.queue())) {
-                released.add(name);
+                carried = AdmissionTransitions.released(a);
               } else if (a.evicting()) {
-                if (s.facts().stopped().contains(name)) {
-                  released.add(name);
+                boolean stopped = s.facts().stopped().contains(name);
+                if (stopped) {
                   back.add(name);
-                } else {
-                  kept.put(name, a);
                 }
+                carried = stopped ? AdmissionTransitions.released(a) : Optional.of(a);
               } else {
                 var replicas = CohortSnapshot.replicasOf(w.spec());
                 var demand = s.demand(w.spec());
                 if (replicas.equals(a.replicas()) && demand.equals(a.usage())) {
-                  kept.put(name, a);
+                  carried = Optional.of(a);
                 } else if (within(replicas, a.replicas()) && within(demand, a.usage())) {
-                  kept.put(name, shrunk(s, w, a));
+                  carried = Optional.of(shrunk(s, w, a));
                 } else {
-                  kept.put(name, a);
+                  carried = Optional.of(a);
                   grown.add(name);
                 }
               }
+              carried.ifPresentOrElse(c -> kept.put(name, c), () -> released.add(name));
             });
     var nominated = new TreeMap<String, Nomination>();
     s.ledger()
@@ -69,12 +72,13 @@ record CarryOver(
         .forEach(
             (name, n) -> {
               var w = s.byName().get(name);
-              if (w != null
-                  && admits(s, w, n.uid(), n.queue())
-                  && !kept.containsKey(name)
-                  && !s.finished(name)) {
-                nominated.put(name, n);
-              }
+              boolean waits =
+                  w != null
+                      && admits(s, w, n.uid(), n.queue())
+                      && !kept.containsKey(name)
+                      && !s.finished(name);
+              var carried = waits ? Optional.of(n) : AdmissionTransitions.withdrawn(n);
+              carried.ifPresent(c -> nominated.put(name, c));
             });
     return new CarryOver(kept, released, grown, back, nominated);
   }

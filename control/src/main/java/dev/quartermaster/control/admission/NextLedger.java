@@ -1,5 +1,6 @@
 package dev.quartermaster.control.admission;
 
+import dev.quartermaster.api.queue.AdmissionTransitions;
 import dev.quartermaster.api.queue.Admitted;
 import dev.quartermaster.api.queue.Nomination;
 import dev.quartermaster.api.queue.QuotaTally;
@@ -35,25 +36,40 @@ final class NextLedger {
   }
 
   /**
-   * {@code w} admitted now through its queue for {@code usage}, keeping {@code preempted} (whom it
-   * evicted to be admitted: the anti-cycle rule); counted in {@link #quota}.
+   * {@code w}, nominated, admitted now for {@code usage}, its nomination gone into its entry
+   * ({@link AdmissionTransitions#admittedNominated}); counted in {@link #quota}.
    */
-  Admitted admit(CohortSnapshot s, Workload w, List<String> preempted, Map<String, Integer> usage) {
-    var queue = w.spec().queueName();
-    var a =
-        new Admitted(
-            w.metadata().uid(),
-            queue,
-            CohortSnapshot.replicasOf(w.spec()),
-            usage,
-            s.priority(w),
-            s.now(),
-            Optional.empty(),
-            preempted);
+  void admitNominated(CohortSnapshot s, Workload w, Map<String, Integer> usage) {
+    var n = nominated.remove(w.metadata().name());
+    put(w, AdmissionTransitions.admittedNominated(n, admission(s, w, usage)));
+  }
+
+  /**
+   * {@code w} admitted now for {@code usage} in its queue's turn, in its old admission's place if
+   * it grew ({@link AdmissionTransitions#admittedByShare}); counted in {@link #quota}.
+   */
+  void admitByShare(CohortSnapshot s, Workload w, Map<String, Integer> usage) {
+    var name = w.metadata().name();
+    var before = Optional.ofNullable(kept.get(name));
+    var nomination = Optional.ofNullable(nominated.get(name));
+    put(w, AdmissionTransitions.admittedByShare(before, nomination, admission(s, w, usage)));
+  }
+
+  /** The admission of {@code w} made now through its queue, for {@code usage}. */
+  private static Admitted admission(CohortSnapshot s, Workload w, Map<String, Integer> usage) {
+    return new Admitted(
+        w.metadata().uid(),
+        w.spec().queueName(),
+        CohortSnapshot.replicasOf(w.spec()),
+        usage,
+        s.priority(w),
+        s.now());
+  }
+
+  private void put(Workload w, Admitted a) {
     var name = w.metadata().name();
     kept.put(name, a);
-    quota.add(queue, usage);
+    quota.add(a.queue(), a.usage());
     admitted.add(name);
-    return a;
   }
 }

@@ -1,8 +1,7 @@
 package dev.quartermaster.control.admission;
 
+import dev.quartermaster.api.queue.AdmissionTransitions;
 import dev.quartermaster.api.queue.Admitted;
-import dev.quartermaster.api.queue.Eviction;
-import dev.quartermaster.api.queue.EvictionReason;
 import dev.quartermaster.api.queue.OverQuota;
 import dev.quartermaster.api.queue.QueueSpec;
 import dev.quartermaster.api.queue.QuotaTally;
@@ -93,7 +92,7 @@ final class OverQuotas {
       Map<String, Admitted> entries, List<Victim> victims, Instant now) {
     var out = new TreeMap<>(entries);
     for (var v : victims) {
-      out.put(v.name(), v.entry().evictedBy(new Eviction("", "", EvictionReason.OverQuota, now)));
+      out.put(v.name(), AdmissionTransitions.overQuota(v.entry(), now));
     }
     return out;
   }

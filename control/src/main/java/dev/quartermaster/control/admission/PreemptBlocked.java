@@ -1,5 +1,6 @@
 package dev.quartermaster.control.admission;
 
+import dev.quartermaster.api.queue.AdmissionTransitions;
 import dev.quartermaster.api.queue.Eviction;
 import dev.quartermaster.api.queue.Nomination;
 import dev.quartermaster.api.workload.Workload;
@@ -69,14 +70,16 @@ record PreemptBlocked(List<Preemption.Victim> evicted, long visits) {
           continue;
         }
         var uids = new ArrayList<String>();
-        Optional.ofNullable(next.nominated.get(name)).ifPresent(n -> uids.addAll(n.victims()));
         for (var v : chosen.get()) {
           var e = new Eviction(name, uid, v.reason(), s.now());
-          next.kept.put(v.name(), v.entry().evictedBy(e));
+          next.kept.put(v.name(), AdmissionTransitions.preempted(v.entry(), e));
           evicted.add(new Preemption.Victim(v.name(), next.kept.get(v.name()), v.reason()));
           uids.add(v.entry().uid());
         }
-        next.nominated.put(name, new Nomination(uid, p.queue(), p.priority(), uids, s.now()));
+        var chose = new Nomination(uid, p.queue(), p.priority(), uids, s.now());
+        next.nominated.put(
+            name,
+            AdmissionTransitions.nominated(Optional.ofNullable(next.nominated.get(name)), chose));
         inFlight.add(uid);
         break;
       }

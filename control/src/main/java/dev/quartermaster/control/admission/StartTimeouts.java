@@ -1,8 +1,8 @@
 package dev.quartermaster.control.admission;
 
 import dev.quartermaster.api.gang.WorkloadGangs;
+import dev.quartermaster.api.queue.AdmissionTransitions;
 import dev.quartermaster.api.queue.Admitted;
-import dev.quartermaster.api.queue.Eviction;
 import dev.quartermaster.api.queue.EvictionReason;
 import dev.quartermaster.api.queue.QueueSpec;
 import dev.quartermaster.api.workload.Task;
@@ -78,7 +78,7 @@ final class StartTimeouts {
       }
       var missing = missing(w, a, tasksOf);
       if (missing.isEmpty()) {
-        out.put(name, a.markStarted());
+        out.put(name, AdmissionTransitions.started(a));
         continue;
       }
       if (!limited(a, queues.get(a.queue()))) {
@@ -97,7 +97,7 @@ final class StartTimeouts {
         recheck = Optional.of(recheck.filter(r -> r.compareTo(due) < 0).orElse(due));
         continue;
       }
-      out.put(name, a.evictedBy(new Eviction("", "", EvictionReason.StartTimeout, env.now())));
+      out.put(name, AdmissionTransitions.timedOut(a, env.now()));
       timedOut.put(name, String.join(", ", missing));
     }
     // Judged on the entries as stored: a timeout whose write failed is due again at once.
