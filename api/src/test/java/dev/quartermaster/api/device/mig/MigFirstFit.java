@@ -3,9 +3,9 @@ package dev.quartermaster.api.device.mig;
 import java.util.List;
 
 /**
- * The naive dynamic placement: the first GPU, then the lowest start, where the profile fits. Here
- * only as the comparison that {@code qm bench mig} and the tests hold {@link LeastFragmenting}
- * against; not for use.
+ * The naive dynamic placement: the first GPU, then the lowest start, where the profile fits. Test
+ * code (shipped in api's test-jar): the naive variant that the tests and {@code qm bench mig} hold
+ * {@link LeastFragmenting} against.
  */
 public final class MigFirstFit implements MigPlacementRule {
   public static final MigFirstFit RULE = new MigFirstFit();
