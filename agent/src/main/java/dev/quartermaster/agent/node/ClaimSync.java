@@ -304,7 +304,9 @@ public final class ClaimSync {
    * changed).
    */
   public void wakeWaiters() {
-    for (var name : Set.copyOf(waiting)) {
+    // In name order: Set.copyOf would iterate in an order salted afresh by each JVM, and a replayed
+    // run must requeue in the same order.
+    for (var name : waiting.stream().sorted().toList()) {
       requeue.accept(name);
     }
   }

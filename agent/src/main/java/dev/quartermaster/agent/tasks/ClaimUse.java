@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -160,9 +159,13 @@ public final class ClaimUse implements ClaimRelease {
     return runs.containsKey(task);
   }
 
-  /** The names of the tasks with a run here. */
-  Set<String> tasks() {
-    return Set.copyOf(runs.keySet());
+  /**
+   * The names of the tasks with a run here, in name order: callers requeue them one by one, and a
+   * replayed run must requeue them in the same order ({@code Set.copyOf} iterates in an order
+   * salted afresh by each JVM).
+   */
+  List<String> tasks() {
+    return runs.keySet().stream().sorted().toList();
   }
 
   /** Every run here. */

@@ -162,6 +162,28 @@ class ClaimUseTest {
     assertThat(rechecked).containsExactly("c", "d");
   }
 
+  /**
+   * The tasks with a run here come out in name order, whatever order they started in: a device
+   * change requeues each of them, one by one, and a replayed run must requeue them in the same
+   * order. {@code Set.copyOf} gave an order salted afresh by each JVM (seeds 374 and 679 of the
+   * whole-cluster simulation wrote their task statuses in a different order from run to run).
+   */
+  @Test
+  void theTasksWithARunHereComeOutInNameOrder() {
+    var names = new ArrayList<String>();
+    for (int i = 0; i < 20; i++) {
+      names.add(String.format("task-%02d", (i * 7) % 20));
+    }
+    var tasks = new HashMap<String, Task>();
+    var use = new ClaimUse(NODE, name -> Optional.ofNullable(tasks.get(name)), name -> {});
+    for (var name : names) {
+      tasks.put(name, task(name, "u-" + name, false));
+      TestRuns.start(use, name, "u-" + name, List.of(CLAIM));
+    }
+    assertThat(new ArrayList<>(use.tasks()))
+        .containsExactlyElementsOf(names.stream().sorted().toList());
+  }
+
   @Test
   void aForgottenRunIsNoUserAndAReplacedOneStaysUntilForgotten() {
     var use = use(TaskSeen.LIVE);

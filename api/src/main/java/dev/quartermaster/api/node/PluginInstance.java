@@ -1,5 +1,7 @@
 package dev.quartermaster.api.node;
 
+import java.util.Collections;
+import java.util.EnumSet;
 import java.util.Set;
 
 /**
@@ -25,7 +27,13 @@ public record PluginInstance(
     name = name == null ? "" : name;
     endpoint = endpoint == null ? "" : endpoint;
     version = version == null ? "" : version;
-    roles = roles == null ? Set.of() : Set.copyOf(roles);
+    // In the roles' declared order, so that the node status is written the same bytes in every
+    // run (Set.copyOf iterates in an order salted afresh by each JVM).
+    var ordered = EnumSet.noneOf(PluginRole.class);
+    if (roles != null) {
+      roles.forEach(r -> ordered.add(java.util.Objects.requireNonNull(r, "role")));
+    }
+    roles = Collections.unmodifiableSet(ordered);
     message = message == null ? "" : message;
     csiNodeId = csiNodeId == null ? "" : csiNodeId;
   }

@@ -111,6 +111,7 @@ public final class Campaign {
     boolean stream = false;
     var backfill = dev.quartermaster.control.allocator.Backfill.RESERVE;
     String watch = null;
+    java.nio.file.Path trace = null;
     java.nio.file.Path perSeed = null;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
@@ -120,6 +121,7 @@ public final class Campaign {
         case "--steps" -> steps = Integer.parseInt(args[++i]);
         case "--from" -> from = Long.parseLong(args[++i]);
         case "--watch" -> watch = args[++i];
+        case "--trace" -> trace = java.nio.file.Path.of(args[++i]);
         case "--per-seed" -> perSeed = java.nio.file.Path.of(args[++i]);
         case "--seed" -> {
           from = Long.parseLong(args[++i]);
@@ -128,7 +130,7 @@ public final class Campaign {
         default -> {
           System.err.println(
               "usage: qm sim [--seeds N] [--steps M] [--from S] [--per-seed FILE]"
-                  + " | --seed S [--watch WORKLOAD]\n"
+                  + " | --seed S [--watch WORKLOAD] [--trace FILE]\n"
                   + "       qm sim --stream [--no-backfill] [--seeds N] [--from S]: a large gang"
                   + " behind a stream of small jobs (HOL, issue 44)");
           System.exit(2);
@@ -139,8 +141,32 @@ public final class Campaign {
     if (stream) {
       System.exit(JobStream.campaign(from, seeds, backfill, System.out::println));
     }
-    if (watch != null) {
-      var outcome = new SeedRun(from, steps).watching(watch, System.out::println).run();
+    if (watch != null || trace != null) {
+      var run = new SeedRun(from, steps);
+      if (watch != null) {
+        run.watching(watch, System.out::println);
+      }
+      java.io.PrintWriter traceOut = null;
+      if (trace != null) {
+        try {
+          traceOut =
+              new java.io.PrintWriter(
+                  java.nio.file.Files.newBufferedWriter(
+                      trace, java.nio.charset.StandardCharsets.UTF_8));
+        } catch (java.io.IOException e) {
+          System.err.println("qm sim: cannot write " + trace + ": " + e.getMessage());
+          System.exit(2);
+        }
+        run.tracing(traceOut::println);
+      }
+      var outcome = run.run();
+      if (traceOut != null) {
+        traceOut.close();
+      }
+      if (outcome instanceof SeedRun.Outcome.Passed p) {
+        System.out.println(
+            "seed " + from + ": " + p.steps() + " steps, " + p.evictions() + " evictions");
+      }
       System.out.println(
           outcome instanceof SeedRun.Outcome.Violated v ? describe(v) : "seed " + from + " passed");
       System.exit(outcome instanceof SeedRun.Outcome.Violated ? 1 : 0);

@@ -85,6 +85,7 @@ public final class SeedRun {
   private List<Gangs.Job> gangs = List.of();
   private int step;
   private java.util.Optional<WorkloadWatch> watch = java.util.Optional.empty();
+  private java.util.function.Consumer<String> trace = line -> {};
 
   public SeedRun(long seed, int steps) {
     this(seed, steps, Variant.REAL);
@@ -127,7 +128,35 @@ public final class SeedRun {
     return this;
   }
 
+  /**
+   * This run writing a line to {@code out} for each step (its number, virtual time and pending
+   * tasks) and for each committed write (revision, key, a hash of the value): two runs of one seed
+   * must write the same lines, and the first line where they part shows where a replay diverged.
+   */
+  public SeedRun tracing(java.util.function.Consumer<String> out) {
+    trace = out;
+    world
+        .store()
+        .onCommit(
+            (revision, changes) -> {
+              for (var c : changes) {
+                out.accept(
+                    "  r"
+                        + revision
+                        + " "
+                        + c.type()
+                        + " "
+                        + c.kv().key()
+                        + " #"
+                        + Integer.toHexString(java.util.Arrays.hashCode(c.kv().value())));
+              }
+            });
+    return this;
+  }
+
   private void look() {
+    trace.accept(
+        "step " + step + " t=" + world.env().nanoTime() + " pending=" + world.env().pendingTasks());
     watch.ifPresent(
         w -> w.look(world, String.format("[step %d, t=%.3fs]", step, virtualMillis() / 1000.0)));
   }
