@@ -55,6 +55,7 @@ final class AllocationWrite {
   private final EventRecorder events;
   private final SliceCheck sliceCheck;
   private final GroupCommit commits;
+  private final NodeCaches caches;
   private final AtomicLong allocations = new AtomicLong();
   private final AtomicLong conflicts = new AtomicLong();
 
@@ -74,6 +75,7 @@ final class AllocationWrite {
     this.events = events;
     this.sliceCheck = sliceCheck;
     this.commits = new GroupCommit(api);
+    this.caches = NodeCaches.of(informers);
   }
 
   /** Claims bound by these writes. */
@@ -187,10 +189,7 @@ final class AllocationWrite {
             .forEach(t -> events.normal(t, "Scheduled", Scheduling.scheduledEvent(t)));
         for (int i = 0; i < c.recordNodes().size(); i++) {
           var node = c.recordNodes().get(i);
-          index.wrote(
-              (NodeAllocation) written.get(i),
-              Optional.of(nodes.get(node)),
-              informers.slices().cache().byIndex(Informers.BY_NODE, node));
+          index.wrote((NodeAllocation) written.get(i), Optional.of(nodes.get(node)), caches);
         }
         allocations.addAndGet(members.stream().mapToInt(m -> m.live().size()).sum());
       }

@@ -49,6 +49,10 @@ public final class Allocator {
   private final Informers informers;
   private final InFlightCommits commits = new InFlightCommits();
   private final DeviceIndex index;
+
+  /** What {@link #index} reads a node from, under its lock. */
+  private final NodeCaches caches;
+
   private final ControlLoop loop;
   private final Waiters waiters;
   private final AllocatorQueue queue;
@@ -94,6 +98,7 @@ public final class Allocator {
     this.api = api;
     this.informers = informers;
     this.index = new DeviceIndex(commits, policy.packing().policy());
+    this.caches = NodeCaches.of(informers);
     // Many workers, so that while one batch of decisions is in the store the next one gathers
     // (AllocationWrite's group commit). Safe: every decision compares-and-sets the node's
     // allocation record; the index steers concurrent placements to different nodes
@@ -154,11 +159,7 @@ public final class Allocator {
     if (node.isEmpty()) {
       return;
     }
-    index.refresh(
-        node,
-        informers.nodes().cache().get(node),
-        informers.nodeAllocations().cache().get(node),
-        informers.slices().cache().byIndex(Informers.BY_NODE, node));
+    index.refresh(node, caches);
     enqueue(AllocatorKey.node(node));
     event.ifPresent(waiters::happened);
   }

@@ -67,8 +67,18 @@ public final class DeviceIndex {
   }
 
   /**
-   * Re-reads one node from the caches' current state ({@code node} empty: the node is gone; {@code
-   * record} empty: nothing was ever allocated there, or our own write is all we know of it).
+   * Re-reads node {@code name} from {@code caches}, under this lock (see {@link NodeCaches}: never
+   * from caches read before it, which another thread's refresh may have overtaken).
+   */
+  public synchronized void refresh(String name, NodeCaches caches) {
+    refresh(name, caches.node(name), caches.record(name), caches.slices(name));
+  }
+
+  /**
+   * Indexes one node as given ({@code node} empty: the node is gone; {@code record} empty: nothing
+   * was ever allocated there, or our own write is all we know of it). The arguments must be the
+   * newest there are: a caller on one of several threads reads them under this lock, as {@link
+   * #refresh(String, NodeCaches)} does.
    */
   public synchronized void refresh(
       String name,
@@ -129,14 +139,16 @@ public final class DeviceIndex {
   }
 
   /**
-   * Our write of a node's record succeeded: index it now rather than when the informer delivers it.
-   * Only ever fresher than the cache; a stale view stays safe (every commit re-reads live), this
-   * just keeps it from being stale about our own writes.
+   * Our write of a node's record succeeded: index it now rather than when the informer delivers it,
+   * with the node as the commit read it ({@code live}) or as cached, whichever is newer, and its
+   * slices as cached, read under this lock: not a node as it was before a change (a cordon) that
+   * the index has shown since, which no later event would correct.
    */
-  public synchronized void wrote(
-      NodeAllocation record, Optional<Node> node, List<DeviceSlice> slices) {
+  public synchronized void wrote(NodeAllocation record, Optional<Node> live, NodeCaches caches) {
     commits.wrote(record);
-    refresh(record.metadata().name(), node, Optional.of(record), slices);
+    var name = record.metadata().name();
+    refresh(
+        name, NodeCaches.newer(live, caches.node(name)), caches.record(name), caches.slices(name));
   }
 
   /**

@@ -25,7 +25,9 @@
  *
  * <ol>
  *   <li>Decide from the {@link dev.quartermaster.control.allocator.DeviceIndex} (informer-fed and
- *       ahead of the informers on our own writes, {@code InFlightCommits}; may be stale).
+ *       ahead of the informers on our own writes, {@code InFlightCommits}; may be stale, but never
+ *       older than an earlier view of it: it reads the caches under its own lock, {@code
+ *       NodeCaches}).
  *   <li>Read the claims, the node, its record and its slices live; check every chosen device is
  *       free in the record or already held by the same claim uid (a reservation being resumed), and
  *       that a newly recorded one is still in the node's slices ({@code SliceCheck}).

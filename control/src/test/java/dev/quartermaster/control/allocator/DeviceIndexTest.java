@@ -105,7 +105,7 @@ class DeviceIndexTest {
             NodeAllocationSpec.EMPTY.with(Map.of(taken, new DeviceHolder("a", "uid-a"))),
             null),
         Optional.of(node),
-        slices);
+        cached(node, slices));
     commits.end(NODE);
 
     var second = index.place(oneGpu("b"), Optional.empty(), CLASSES);
@@ -128,7 +128,7 @@ class DeviceIndexTest {
                     "gpu-1",
                     new DeviceHolder("y", "uid-y"))),
             null);
-    index.wrote(ours, Optional.of(ready), slices2);
+    index.wrote(ours, Optional.of(ready), cached(ready, slices2));
 
     // An informer event of an older revision (no record yet) does not undo our write.
     index.refresh(NODE, Optional.of(ready), Optional.empty(), slices2);
@@ -263,5 +263,25 @@ class DeviceIndexTest {
     assertThat(device(index.place(oneGpu("c"), Optional.empty(), CLASSES), "c"))
         .as("given back: best fit takes the first free one")
         .isEqualTo("gpu-0");
+  }
+
+  /** Caches that show {@code node} and {@code slices}, and no record. */
+  private static NodeCaches cached(Node node, List<DeviceSlice> slices) {
+    return new NodeCaches() {
+      @Override
+      public Optional<Node> node(String name) {
+        return Optional.of(node);
+      }
+
+      @Override
+      public Optional<NodeAllocation> record(String name) {
+        return Optional.empty();
+      }
+
+      @Override
+      public List<DeviceSlice> slices(String name) {
+        return slices;
+      }
+    };
   }
 }
