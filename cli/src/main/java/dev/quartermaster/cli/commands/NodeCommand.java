@@ -142,7 +142,7 @@ public final class NodeCommand {
 
     @Override
     UnaryOperator<NodeSpec> change() {
-      return s -> new NodeSpec(true, true);
+      return s -> s.withUnschedulable(true).withFenced(true);
     }
 
     @Override
@@ -163,7 +163,7 @@ public final class NodeCommand {
 
     @Override
     UnaryOperator<NodeSpec> change() {
-      return s -> new NodeSpec(s.unschedulable(), false);
+      return s -> s.withFenced(false);
     }
 
     @Override
@@ -183,7 +183,7 @@ public final class NodeCommand {
 
     @Override
     UnaryOperator<NodeSpec> change() {
-      return s -> new NodeSpec(true, s.fenced());
+      return s -> s.withUnschedulable(true);
     }
 
     @Override
@@ -203,7 +203,7 @@ public final class NodeCommand {
 
     @Override
     UnaryOperator<NodeSpec> change() {
-      return s -> new NodeSpec(false, false);
+      return s -> s.withUnschedulable(false).withFenced(false);
     }
 
     /** An unfinished drain's mark goes too: the node takes work again. */

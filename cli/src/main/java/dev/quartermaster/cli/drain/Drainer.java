@@ -8,7 +8,6 @@ import dev.quartermaster.api.event.EventType;
 import dev.quartermaster.api.event.InvolvedObject;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.node.Node;
-import dev.quartermaster.api.node.NodeSpec;
 import dev.quartermaster.cli.CliException;
 import dev.quartermaster.cli.edit.ObjectEdit;
 import java.io.PrintWriter;
@@ -60,7 +59,7 @@ public final class Drainer {
           var labels = new HashMap<>(n.metadata().labels());
           labels.put(Node.DRAINING_LABEL, "true");
           return new Node(
-              n.metadata().withLabels(labels), new NodeSpec(true, n.spec().fenced()), n.status());
+              n.metadata().withLabels(labels), n.spec().withUnschedulable(true), n.status());
         });
     event(node, "Draining", "cordoned; stopping " + first.tasks().size() + " task(s)");
     say(

@@ -205,7 +205,7 @@ final class Chaos {
     n.api.cut(true);
     downForGood.add(n.name);
     run.event("node " + n.name + " dies (agent killed, unreachable); operator: fence it --force");
-    world.nodeSpec(n.name, sp -> new NodeSpec(true, true));
+    world.nodeSpec(n.name, sp -> sp.withUnschedulable(true).withFenced(true));
     var back = ReleasePromises.FENCE_BOUND.plus(seconds(40, 100));
     // Not through later(): the heal cancels that, and this node's return is the operator's, after
     // the machine is mended.
@@ -287,7 +287,7 @@ final class Chaos {
             var node = world.api().get(Kinds.NODE, n.name).orElseThrow();
             if (!NodeReadiness.isSchedulable(node) && !node.spec().fenced()) {
               run.event("operator: fence " + n.name + " (lost)");
-              world.nodeSpec(n.name, sp -> new NodeSpec(sp.unschedulable(), true));
+              world.nodeSpec(n.name, sp -> sp.withFenced(true));
             }
           });
     }
@@ -341,7 +341,7 @@ final class Chaos {
             + "); uncordoned in "
             + back.toSeconds()
             + "s");
-    world.nodeSpec(node, sp -> new NodeSpec(true, sp.fenced()));
+    world.nodeSpec(node, sp -> sp.withUnschedulable(true));
     drainedUntil.put(node, world.env().nanoTime() + back.toNanos());
     for (var t : tasks) {
       run.promises().operatorDeleted(t);
@@ -352,7 +352,7 @@ final class Chaos {
         () -> {
           run.event("operator: uncordon " + node + " (drained)");
           drainedUntil.remove(node);
-          world.nodeSpec(node, sp -> new NodeSpec(false, sp.fenced()));
+          world.nodeSpec(node, sp -> sp.withUnschedulable(false));
         });
     return true;
   }
@@ -611,12 +611,12 @@ final class Chaos {
       }
       case 10 -> {
         run.event("operator: cordon " + n.name);
-        world.nodeSpec(n.name, sp -> new NodeSpec(true, sp.fenced()));
+        world.nodeSpec(n.name, sp -> sp.withUnschedulable(true));
         later(
             seconds(5, 60),
             () -> {
               run.event("operator: uncordon " + n.name);
-              world.nodeSpec(n.name, sp -> new NodeSpec(false, sp.fenced()));
+              world.nodeSpec(n.name, sp -> sp.withUnschedulable(false));
             });
       }
       case 11 -> {
@@ -626,7 +626,7 @@ final class Chaos {
           return;
         }
         run.event("operator: fence " + n.name + " (NotReady)");
-        world.nodeSpec(n.name, sp -> new NodeSpec(sp.unschedulable(), true));
+        world.nodeSpec(n.name, sp -> sp.withFenced(true));
       }
       default -> {
         // Seed 1: the stand-alone claim deleted and created again by the same name at once.
@@ -758,7 +758,7 @@ final class Chaos {
       long left = drained == null ? 0 : drained - world.env().nanoTime();
       if (left > 0) {
         // Still in maintenance: cordoned (not fenced) until the operator's time comes.
-        world.nodeSpec(n.name, sp -> new NodeSpec(true, false));
+        world.nodeSpec(n.name, sp -> sp.withUnschedulable(true).withFenced(false));
         world
             .env()
             .schedule(

@@ -28,6 +28,12 @@ import java.util.Optional;
 public record MigGeometry(
     String model, int computeSlices, int memorySlices, List<MigProfile> profiles) {
 
+  /**
+   * The device class of a possible instance: a claim asks for slices through a {@code DeviceClass}
+   * of this class (by profile, or by attributes), never through the whole GPUs' {@code gpu}.
+   */
+  public static final String DEVICE_CLASS = "mig";
+
   /** The counter of all compute slices. */
   public static final String COMPUTE = "compute";
 
@@ -141,7 +147,7 @@ public record MigGeometry(
     }
     return new Device(
         deviceName(gpu, placement),
-        "gpu",
+        DEVICE_CLASS,
         Map.of(
             "parent", gpu,
             "model", model,
