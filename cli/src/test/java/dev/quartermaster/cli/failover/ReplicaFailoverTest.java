@@ -174,10 +174,15 @@ class ReplicaFailoverTest {
           "converged after the leading server was paused",
           Duration.ofSeconds(120),
           () -> converged(api, storm0));
+      var lastReadyz = new ArrayList<String>();
       await(
-          "every server ready (/readyz 200)",
+          () -> "every server ready (/readyz 200); last answers: " + lastReadyz,
           Duration.ofSeconds(30),
-          () -> IntStream.range(0, 3).allMatch(i -> readyz(uris.get(i), tls).startsWith("200")));
+          () -> {
+            lastReadyz.clear();
+            IntStream.range(0, 3).forEach(i -> lastReadyz.add(readyz(uris.get(i), tls)));
+            return lastReadyz.stream().allMatch(r -> r.startsWith("200"));
+          });
       report.add(
           String.format(
               "leading server s%d paused %d s: converged %.1f s after the pause began; then server"
@@ -401,6 +406,12 @@ class ReplicaFailoverTest {
   }
 
   private static void await(String what, Duration bound, BooleanSupplier condition) {
+    await(() -> what, bound, condition);
+  }
+
+  /** As above, with a description read at the failure: it may say what was seen last. */
+  private static void await(
+      java.util.function.Supplier<String> what, Duration bound, BooleanSupplier condition) {
     long deadline = System.nanoTime() + bound.toNanos();
     RuntimeException last = null;
     while (true) {
@@ -412,7 +423,7 @@ class ReplicaFailoverTest {
         last = e; // a server between lives: look again
       }
       if (System.nanoTime() > deadline) {
-        var e = new AssertionError("not within " + bound + ": " + what);
+        var e = new AssertionError("not within " + bound + ": " + what.get());
         if (last != null) {
           e.addSuppressed(last);
         }

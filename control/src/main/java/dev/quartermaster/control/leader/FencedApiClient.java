@@ -28,27 +28,34 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class FencedApiClient implements ApiClient {
   private final ApiClient delegate;
   private final Leadership leadership;
-  private volatile ApiClient writer;
-  private volatile Optional<Term> term = Optional.empty();
   private final AtomicLong refused = new AtomicLong();
 
-  /** Writes the store refused because the term they were fenced by had ended, this term. */
-  private final AtomicLong fencedThisTerm = new AtomicLong();
+  /**
+   * The term writes go out under, the client that carries its token, and how many of that term's
+   * writes the store refused as fenced. One value, swapped whole: a write refused after a newer
+   * term began counts against the term it was sent under, never against the newer one (a paused
+   * process resumes with writes of its old term in flight; counting those against the new term left
+   * {@code /readyz} false for the whole of it).
+   */
+  private record TermWriter(Optional<Term> term, ApiClient writer, AtomicLong fenced) {}
+
+  private volatile TermWriter current;
 
   public FencedApiClient(ApiClient delegate, Leadership leadership) {
     this.delegate = delegate;
     this.leadership = leadership;
-    this.writer = delegate;
+    this.current = new TermWriter(Optional.empty(), delegate, new AtomicLong());
   }
 
   /** Writes from now on carry {@code term}'s fencing token, where the client beneath can. */
   public void beginTerm(Term term) {
-    this.term = Optional.of(term);
-    fencedThisTerm.set(0);
-    writer =
-        delegate instanceof FencingClient f
-            ? f.fencedBy(term.fenceKey(), term.fenceRevision())
-            : delegate;
+    current =
+        new TermWriter(
+            Optional.of(term),
+            delegate instanceof FencingClient f
+                ? f.fencedBy(term.fenceKey(), term.fenceRevision())
+                : delegate,
+            new AtomicLong());
   }
 
   /** Whether writes are fenced in the store, not only by the leadership check. */
@@ -58,7 +65,7 @@ public final class FencedApiClient implements ApiClient {
 
   /** The term whose token the writes carry now; empty before the first. */
   public Optional<Term> term() {
-    return term;
+    return current.term();
   }
 
   /**
@@ -66,7 +73,7 @@ public final class FencedApiClient implements ApiClient {
    * these controllers cannot write until they start again under a newer term.
    */
   public long fencedThisTerm() {
-    return fencedThisTerm.get();
+    return current.fenced().get();
   }
 
   /** Writes refused because this process was not the leader. */
@@ -81,12 +88,13 @@ public final class FencedApiClient implements ApiClient {
     }
   }
 
-  private <R> R fenced(java.util.function.Supplier<R> write) {
+  private <R> R fenced(java.util.function.Function<ApiClient, R> write) {
+    var under = current;
     try {
-      return write.get();
+      return write.apply(under.writer());
     } catch (ApiException e) {
       if (FencingClient.termEnded(e)) {
-        fencedThisTerm.incrementAndGet();
+        under.fenced().incrementAndGet();
       }
       throw e;
     }
@@ -105,19 +113,19 @@ public final class FencedApiClient implements ApiClient {
   @Override
   public <T extends ApiObject> T create(T object) {
     requireLeader("create " + object.ref());
-    return fenced(() -> writer.create(object));
+    return fenced(w -> w.create(object));
   }
 
   @Override
   public <T extends ApiObject> T update(T object) {
     requireLeader("update " + object.ref());
-    return fenced(() -> writer.update(object));
+    return fenced(w -> w.update(object));
   }
 
   @Override
   public <T extends ApiObject> T updateStatus(T object) {
     requireLeader("status update " + object.ref());
-    return fenced(() -> writer.updateStatus(object));
+    return fenced(w -> w.updateStatus(object));
   }
 
   @Override
@@ -132,13 +140,13 @@ public final class FencedApiClient implements ApiClient {
             + writes.size()
             + " write(s), the first to "
             + writes.stream().findFirst().map(w -> w.object().ref()).orElse("nothing"));
-    return fenced(() -> writer.commit(writes));
+    return fenced(w -> w.commit(writes));
   }
 
   @Override
   public <T extends ApiObject> DeleteResult<T> delete(Kind<T> kind, String name) {
     requireLeader("delete " + kind.singular() + "/" + name);
-    return fenced(() -> writer.delete(kind, name));
+    return fenced(w -> w.delete(kind, name));
   }
 
   @Override
