@@ -3,7 +3,6 @@ package dev.quartermaster.control.allocator;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quartermaster.api.claim.Allocation.AllocatedDevice;
-import dev.quartermaster.api.claim.DeviceRequest;
 import dev.quartermaster.api.device.CounterSet;
 import dev.quartermaster.api.device.DeviceClass;
 import dev.quartermaster.api.device.DeviceClassSpec;
@@ -14,7 +13,6 @@ import dev.quartermaster.api.device.mig.MigGeometry;
 import dev.quartermaster.api.device.use.DeviceUse;
 import dev.quartermaster.api.gang.GangTopology;
 import dev.quartermaster.api.meta.ObjectMeta;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -56,17 +54,7 @@ class MigGangTest {
   }
 
   private static List<GangFit.Member> members(int n, String deviceClass) {
-    var out = new ArrayList<GangFit.Member>();
-    for (int i = 0; i < n; i++) {
-      out.add(
-          new GangFit.Member(
-              "m" + i,
-              List.of(
-                  new ClaimNeed(
-                      "m" + i + "-slice",
-                      List.of(new DeviceRequest("slice", deviceClass, 1, List.of()))))));
-    }
-    return out;
+    return GangFitTest.members(n, deviceClass, 1);
   }
 
   private static GangFit.Outcome fit(List<GangFit.Member> members) {

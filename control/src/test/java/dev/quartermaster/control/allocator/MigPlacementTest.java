@@ -17,11 +17,7 @@ import dev.quartermaster.api.device.DeviceSlice;
 import dev.quartermaster.api.device.DeviceSliceSpec;
 import dev.quartermaster.api.device.DeviceSliceStatus;
 import dev.quartermaster.api.device.mig.MigGeometry;
-import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.ObjectMeta;
-import dev.quartermaster.api.node.Node;
-import dev.quartermaster.api.node.NodeSpec;
-import dev.quartermaster.api.node.NodeStatus;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -97,20 +93,7 @@ class MigPlacementTest {
             ObjectMeta.named(NODE),
             new DeviceSliceSpec(NODE, devices, counters),
             DeviceSliceStatus.EMPTY);
-    var node =
-        new Node(
-            ObjectMeta.named(NODE),
-            NodeSpec.EMPTY,
-            new NodeStatus(
-                List.of(
-                    new Condition(
-                        "AgentReady", Condition.Status.True, "Heartbeat", "", Optional.empty()),
-                    new Condition(
-                        "DevicesReady", Condition.Status.True, "AllPresent", "", Optional.empty())),
-                Optional.empty(),
-                "b",
-                "",
-                List.of()));
+    var node = DeviceIndexGangTest.readyNode(NODE);
     var record =
         new NodeAllocation(
             ObjectMeta.named(NODE), NodeAllocationSpec.EMPTY.with(Map.copyOf(held)), null);
