@@ -30,7 +30,7 @@ final class ClaimRules {
     for (int i = 0; i < requests.size(); i++) {
       var r = requests.get(i);
       var at = field + ".requests[" + i + "]";
-      v.dnsLabel(at + ".deviceClassName", r.deviceClassName());
+      v.dnsSubdomain(at + ".deviceClassName", r.deviceClassName());
       v.check(r.count() >= 1, at + ".count", "must be >= 1");
       v.check(r.count() <= MAX_COUNT, at + ".count", "must be <= " + MAX_COUNT);
       DeviceRules.selectors(at + ".selectors", r.selectors(), v);

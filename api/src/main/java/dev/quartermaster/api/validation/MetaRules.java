@@ -12,7 +12,19 @@ final class MetaRules {
   private MetaRules() {}
 
   static void check(ObjectMeta m, Violations v) {
-    v.dnsLabel("metadata.name", m.name());
+    check(m, false, v);
+  }
+
+  /**
+   * @param subdomainName the name may be a DNS subdomain (dots allowed), as a device class's is in
+   *     Kubernetes: {@code mig-3g.71gb} names a MIG profile by its label
+   */
+  static void check(ObjectMeta m, boolean subdomainName, Violations v) {
+    if (subdomainName) {
+      v.dnsSubdomain("metadata.name", m.name());
+    } else {
+      v.dnsLabel("metadata.name", m.name());
+    }
     v.check(
         m.labels().size() <= MAX_LABELS,
         "metadata.labels",

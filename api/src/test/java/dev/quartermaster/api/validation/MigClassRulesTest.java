@@ -45,6 +45,35 @@ class MigClassRulesTest {
     assertThat(fields(migClass("{attribute: parent, operator: In, values: [gpu-3]}"))).isEmpty();
   }
 
+  /** As in Kubernetes, a device class's name is a DNS subdomain: a profile's label fits in it. */
+  @Test
+  void aClassAndARequestMayNameAProfileByItsLabel() {
+    var cls =
+        parse(
+            """
+            kind: DeviceClass
+            metadata: {name: mig-3g.71gb}
+            spec:
+              class: mig
+              selectors: [{attribute: profile, operator: In, values: [3g.71gb]}]
+            """);
+    assertThat(fields(cls)).isEmpty();
+    var claim =
+        parse(
+            """
+            kind: ResourceClaim
+            metadata: {name: c}
+            spec:
+              requests: [{name: half, deviceClassName: mig-3g.71gb, count: 1}]
+            """);
+    assertThat(fields(claim)).isEmpty();
+    assertThat(
+            fields(
+                parse(
+                    "kind: ResourceClaim\nmetadata: {name: c.d}\nspec: {requests: [{name: r, deviceClassName: gpu, count: 1}]}")))
+        .containsExactly("metadata.name");
+  }
+
   @Test
   void aClassNoSliceCouldEverMeetIsRefusedNamingTheRule() {
     for (var never :
