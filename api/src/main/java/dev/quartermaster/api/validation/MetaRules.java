@@ -11,19 +11,11 @@ final class MetaRules {
 
   private MetaRules() {}
 
-  static void check(ObjectMeta m, Violations v) {
-    check(m, false, v);
-  }
-
-  /**
-   * @param subdomainName the name may be a DNS subdomain (dots allowed), as a device class's is in
-   *     Kubernetes: {@code mig-3g.71gb} names a MIG profile by its label
-   */
-  static void check(ObjectMeta m, boolean subdomainName, Violations v) {
-    if (subdomainName) {
-      v.dnsSubdomain("metadata.name", m.name());
-    } else {
-      v.dnsLabel("metadata.name", m.name());
+  static void check(ObjectMeta m, dev.quartermaster.api.meta.Kind<?> kind, Violations v) {
+    if (m.name().isEmpty()) {
+      v.add("metadata.name", "required");
+    } else if (!Names.isObjectName(kind, m.name())) {
+      v.add("metadata.name", Names.objectNameRule(kind));
     }
     v.check(
         m.labels().size() <= MAX_LABELS,
