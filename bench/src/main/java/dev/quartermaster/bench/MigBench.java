@@ -23,8 +23,10 @@ import java.util.function.IntFunction;
  * day; memory-slice-seconds likewise beside it, as a {@code 1g.35gb} takes two memory slices for
  * one compute slice and so strands compute whatever the policy), refusals, and of them those that
  * fragmentation caused (the room was on one GPU, in the wrong places or pieces), and the CPU per
- * placement decision (the deciding thread's CPU time). Pure functions over snapshots, no control
- * plane: the placement choice alone.
+ * placement decision (the deciding thread's CPU time) and the time to place (wall clock per
+ * decision). Beside them, the same stream on one pool of slices without GPUs or positions: what the
+ * geometry itself costs. Pure functions over snapshots, no control plane: the placement choice
+ * alone.
  */
 final class MigBench implements Bench.Benchmark {
   private static final long SEED = Long.getLong("qm.bench.migSeed", 46);
@@ -40,7 +42,8 @@ final class MigBench implements Bench.Benchmark {
       int requests,
       int refused,
       int fragmented,
-      double cpuMicros) {}
+      double cpuMicros,
+      double wallMicros) {}
 
   private record Leaving(double at, int gpu, MigPlacement placement) {}
 
@@ -72,13 +75,14 @@ final class MigBench implements Bench.Benchmark {
     report.text(
         String.format(
             Locale.ROOT,
-            "%-26s %12s %8s %10s %14s %16s",
+            "%-26s %12s %8s %10s %14s %16s %16s",
             "policy",
             "utilization",
             "memory",
             "refused",
             "fragmentation",
-            "CPU µs/decision"));
+            "CPU µs/decision",
+            "µs to place"));
     Outcome ours = null;
     boolean fewerThanStatic = true;
     for (var p : policies) {
@@ -91,17 +95,35 @@ final class MigBench implements Bench.Benchmark {
       report.text(
           String.format(
               Locale.ROOT,
-              "%-26s %11.1f%% %7.1f%% %10d %14d %16.1f",
+              "%-26s %11.1f%% %7.1f%% %10d %14d %16.1f %16.1f",
               p.name(),
               100 * o.utilization(),
               100 * o.memory(),
               o.refused(),
               o.fragmented(),
-              o.cpuMicros()));
+              o.cpuMicros(),
+              o.wallMicros()));
     }
+    var pool = pooled(requests);
+    report.text(
+        String.format(
+            Locale.ROOT,
+            "%-26s %11.1f%% %7.1f%% %10d %14s %16s %16s",
+            "reference: one pool",
+            100 * pool.utilization(),
+            100 * pool.memory(),
+            pool.refused(),
+            "-",
+            "-",
+            "-"));
     report.line(
         "  measured requests (after " + MigStream.WARM_UP_S / 3600 + " h warm-up)",
         Integer.toString(ours.requests()));
+    report.line(
+        "  ours against one pool (the fleet's compute and memory slices as one pool: no GPU"
+            + " edges, no positions)",
+        String.format(
+            Locale.ROOT, "%.1f %% of %.1f %%", 100 * ours.utilization(), 100 * pool.utilization()));
     report.line(
         "  goal: ours ≥ 90 % utilization and fewer refusals than every static layout",
         (ours.utilization() >= 0.9 && fewerThanStatic ? "met" : "NOT met")
@@ -119,14 +141,9 @@ final class MigBench implements Bench.Benchmark {
     }
     boolean keeps = policy.rule() instanceof StaticMigLayout;
     var leaving = new PriorityQueue<Leaving>((a, b) -> Double.compare(a.at(), b.at()));
-    double from = MigStream.WARM_UP_S;
-    double to = from + MigStream.DAY_S;
-    double used = 0;
-    double memory = 0;
-    int measured = 0;
-    int refused = 0;
-    int fragmented = 0;
+    var tally = new MigTally();
     long cpu = 0;
+    long wall = 0;
     for (var r : requests) {
       while (!leaving.isEmpty() && leaving.peek().at() <= r.at()) {
         var l = leaving.poll();
@@ -139,33 +156,63 @@ final class MigBench implements Bench.Benchmark {
         fleet.set(l.gpu(), gpu);
       }
       long before = CpuTime.threadNanos();
+      long wallBefore = System.nanoTime();
       var choice = policy.rule().choose(fleet, new MigRequest.Profile(r.label()));
+      wall += System.nanoTime() - wallBefore;
       cpu += CpuTime.threadNanos() - before;
-      boolean counted = r.at() >= from;
-      measured += counted ? 1 : 0;
       switch (choice) {
         case MigChoice.Place p -> {
           int i = Integer.parseInt(p.gpu().substring("gpu-".length()));
           fleet.set(i, fleet.get(i).without(p.placement()).with(p.placement(), "r"));
-          double end = r.at() + r.holdS();
-          leaving.add(new Leaving(end, i, p.placement()));
-          double held = Math.max(0, Math.min(end, to) - Math.max(r.at(), from));
-          used += r.compute() * held;
-          memory += p.placement().profile().memorySlices() * held;
+          leaving.add(new Leaving(r.at() + r.holdS(), i, p.placement()));
+          tally.placed(r, r.compute(), p.placement().profile().memorySlices());
         }
-        case MigChoice.Refused no -> {
-          refused += counted ? 1 : 0;
-          fragmented += counted && no.refusal() == MigChoice.Refusal.FRAGMENTED ? 1 : 0;
-        }
+        case MigChoice.Refused no -> tally.refused(r, no.refusal() == MigChoice.Refusal.FRAGMENTED);
       }
     }
-    double offered = (double) GPUS * H200.computeSlices() * MigStream.DAY_S;
+    return outcome(tally, cpu / 1000.0 / requests.size(), wall / 1000.0 / requests.size());
+  }
+
+  private static Outcome outcome(MigTally tally, double cpuMicros, double wallMicros) {
+    var shares = tally.shares(GPUS, H200.computeSlices(), H200.memorySlices());
     return new Outcome(
-        used / offered,
-        memory / offered * H200.computeSlices() / H200.memorySlices(),
-        measured,
-        refused,
-        fragmented,
-        cpu / 1000.0 / requests.size());
+        shares[0],
+        shares[1],
+        tally.requests(),
+        tally.refusedCount(),
+        tally.fragmented(),
+        cpuMicros,
+        wallMicros);
+  }
+
+  /**
+   * The same stream on a fleet with no geometry at all: its compute and memory slices one pool, a
+   * request taken whenever the pool has both. A reference for what GPU edges and start positions
+   * cost any placement, not a proof: taking every request that fits is not always best (a 7g taken
+   * early refuses seven 1g later), so a placement could in principle beat it on some stream.
+   */
+  private static Outcome pooled(List<MigStream.Request> requests) {
+    record Out(double at, int compute, int memory) {}
+    var leaving = new PriorityQueue<Out>((a, b) -> Double.compare(a.at(), b.at()));
+    int compute = GPUS * H200.computeSlices();
+    int memory = GPUS * H200.memorySlices();
+    var tally = new MigTally();
+    for (var r : requests) {
+      while (!leaving.isEmpty() && leaving.peek().at() <= r.at()) {
+        var l = leaving.poll();
+        compute += l.compute();
+        memory += l.memory();
+      }
+      var profile = H200.profile(r.label()).orElseThrow();
+      if (profile.computeSlices() > compute || profile.memorySlices() > memory) {
+        tally.refused(r, false);
+        continue;
+      }
+      compute -= profile.computeSlices();
+      memory -= profile.memorySlices();
+      leaving.add(new Out(r.at() + r.holdS(), profile.computeSlices(), profile.memorySlices()));
+      tally.placed(r, profile.computeSlices(), profile.memorySlices());
+    }
+    return outcome(tally, 0, 0);
   }
 }

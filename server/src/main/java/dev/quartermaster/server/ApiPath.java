@@ -54,23 +54,24 @@ sealed interface ApiPath {
                                 .collect(Collectors.joining(", "))));
     return switch (segments.length) {
       case 1 -> new Collection(kind);
-      case 2 -> new Item(kind, name(segments[1]));
+      case 2 -> new Item(kind, name(kind, segments[1]));
       case 3 -> {
         if (!segments[2].equals(HttpWire.STATUS_SUFFIX)) {
           throw ErrorResponses.notFound(
               "no such path " + rawPath + "; the only sub-resource is /status");
         }
-        yield new Status(kind, name(segments[1]));
+        yield new Status(kind, name(kind, segments[1]));
       }
       default -> throw ErrorResponses.notFound("no such path " + rawPath);
     };
   }
 
-  private static String name(String rawSegment) {
+  private static String name(Kind<?> kind, String rawSegment) {
     var name = decode(rawSegment, "metadata.name");
-    if (!Names.isDnsLabel(name)) {
+    if (!Names.isObjectName(kind, name)) {
       throw ApiException.invalid(
-          "name '" + name + "'", List.of(new Violation("metadata.name", Names.DNS_LABEL_RULE)));
+          "name '" + name + "'",
+          List.of(new Violation("metadata.name", Names.objectNameRule(kind))));
     }
     return name;
   }

@@ -1,6 +1,7 @@
 package dev.quartermaster.api.validation;
 
 import dev.quartermaster.api.claim.ResourceClaimSpec;
+import dev.quartermaster.api.device.mig.MigSelection;
 import dev.quartermaster.api.domain.ComputeDomainSpec;
 
 /** Rules for claim specs, also used for a workload's claim templates. */
@@ -29,10 +30,13 @@ final class ClaimRules {
     for (int i = 0; i < requests.size(); i++) {
       var r = requests.get(i);
       var at = field + ".requests[" + i + "]";
-      v.dnsLabel(at + ".deviceClassName", r.deviceClassName());
+      v.dnsSubdomain(at + ".deviceClassName", r.deviceClassName());
       v.check(r.count() >= 1, at + ".count", "must be >= 1");
       v.check(r.count() <= MAX_COUNT, at + ".count", "must be <= " + MAX_COUNT);
       DeviceRules.selectors(at + ".selectors", r.selectors(), v);
+      if (MigSelection.selectsSlices(r.selectors())) {
+        DeviceRules.slices(at + ".selectors", r.selectors(), v);
+      }
     }
     spec.computeDomain().ifPresent(d -> v.dnsLabel(field + ".computeDomain", d));
     channelsNeedDomain(field, spec, domainFromWorkload || spec.computeDomain().isPresent(), v);

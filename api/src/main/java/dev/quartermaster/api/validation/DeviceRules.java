@@ -4,6 +4,8 @@ import dev.quartermaster.api.device.CounterSet;
 import dev.quartermaster.api.device.DeviceClassSpec;
 import dev.quartermaster.api.device.DeviceSelector;
 import dev.quartermaster.api.device.DeviceSliceSpec;
+import dev.quartermaster.api.device.mig.MigGeometry;
+import dev.quartermaster.api.device.mig.MigSelection;
 import java.math.BigDecimal;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -130,6 +132,14 @@ final class DeviceRules {
   static void deviceClass(DeviceClassSpec spec, Violations v) {
     v.dnsLabel("spec.class", spec.deviceClass());
     selectors("spec.selectors", spec.selectors(), v);
+    if (spec.deviceClass().equals(MigGeometry.DEVICE_CLASS)) {
+      slices("spec.selectors", spec.selectors(), v);
+    }
+  }
+
+  /** Selectors of MIG slices that some slice of a known GPU could meet. */
+  static void slices(String field, List<DeviceSelector> selectors, Violations v) {
+    v.check(MigSelection.canMatch(selectors), field, MigSelection.rule());
   }
 
   static void selectors(String field, List<DeviceSelector> selectors, Violations v) {

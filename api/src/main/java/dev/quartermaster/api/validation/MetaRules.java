@@ -11,8 +11,12 @@ final class MetaRules {
 
   private MetaRules() {}
 
-  static void check(ObjectMeta m, Violations v) {
-    v.dnsLabel("metadata.name", m.name());
+  static void check(ObjectMeta m, dev.quartermaster.api.meta.Kind<?> kind, Violations v) {
+    if (m.name().isEmpty()) {
+      v.add("metadata.name", "required");
+    } else if (!Names.isObjectName(kind, m.name())) {
+      v.add("metadata.name", Names.objectNameRule(kind));
+    }
     v.check(
         m.labels().size() <= MAX_LABELS,
         "metadata.labels",

@@ -14,6 +14,23 @@ public final class Names {
 
   private Names() {}
 
+  /**
+   * Whether {@code name} may name an object of {@code kind}: a DNS label, or for a device class a
+   * DNS subdomain, as in Kubernetes ({@code mig-3g.71gb} names a MIG profile by its label).
+   */
+  public static boolean isObjectName(dev.quartermaster.api.meta.Kind<?> kind, String name) {
+    return kind == dev.quartermaster.api.meta.Kinds.DEVICE_CLASS
+        ? isDnsSubdomain(name)
+        : isDnsLabel(name);
+  }
+
+  /** The rule {@link #isObjectName} holds {@code kind}'s names to, in a user's words. */
+  public static String objectNameRule(dev.quartermaster.api.meta.Kind<?> kind) {
+    return kind == dev.quartermaster.api.meta.Kinds.DEVICE_CLASS
+        ? DNS_SUBDOMAIN_RULE
+        : DNS_LABEL_RULE;
+  }
+
   // Written out rather than as regular expressions: every write validates every name and label
   // of its object, and a matcher per name was most of the cost of validation.
 

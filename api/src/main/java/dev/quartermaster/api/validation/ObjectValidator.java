@@ -29,7 +29,7 @@ public final class ObjectValidator {
 
   public static List<Violation> validate(ApiObject object) {
     var v = new Violations();
-    MetaRules.check(object.metadata(), v);
+    MetaRules.check(object.metadata(), object.kind(), v);
     switch (object) {
       case Node n -> {}
       case DeviceSlice s -> DeviceRules.slice(s.metadata().name(), s.spec(), v);

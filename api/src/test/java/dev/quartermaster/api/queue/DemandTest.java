@@ -17,11 +17,15 @@ import org.junit.jupiter.api.Test;
 /** What a workload asks of its queue: its claim templates, and its compute domain's channels. */
 class DemandTest {
   private static WorkloadSpec spec(Optional<String> domain) {
+    return spec(domain, "gpu");
+  }
+
+  private static WorkloadSpec spec(Optional<String> domain, String deviceClass) {
     var claim =
         new ClaimTemplate(
             "gpu",
             new ResourceClaimSpec(
-                List.of(new DeviceRequest("gpus", "gpu", 2, List.of())), Optional.empty()));
+                List.of(new DeviceRequest("gpus", deviceClass, 2, List.of())), Optional.empty()));
     var group =
         new WorkerGroup(
             "w",
@@ -43,5 +47,15 @@ class DemandTest {
     assertThat(Demand.of(spec(Optional.of("imex")))).isEqualTo(Map.of("gpu", 6, "channel", 3));
     assertThat(Demand.of(spec(Optional.of("imex")), d -> d.equals("imex") ? 2 : 1))
         .isEqualTo(Map.of("gpu", 6, "channel", 6));
+  }
+
+  /**
+   * MIG slices are counted per device class as GPUs are: a queue's {@code mig-1g.18gb: 14} limits
+   * the slices its workloads take of that profile, each slice one.
+   */
+  @Test
+  void slicesAreCountedPerProfileClass() {
+    assertThat(Demand.of(spec(Optional.empty(), "mig-1g.18gb")))
+        .isEqualTo(Map.of("mig-1g.18gb", 6));
   }
 }

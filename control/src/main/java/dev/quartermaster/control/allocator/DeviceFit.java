@@ -3,6 +3,7 @@ package dev.quartermaster.control.allocator;
 import dev.quartermaster.api.claim.Allocation.AllocatedDevice;
 import dev.quartermaster.api.device.Device;
 import dev.quartermaster.api.device.DeviceClass;
+import dev.quartermaster.api.device.mig.MigGeometry;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -15,8 +16,9 @@ import java.util.Set;
 /**
  * Assigns devices of one node to a set of claims: each request takes {@code count} distinct devices
  * of its class's base class that match the class's selectors and its own. Greedy, in request order
- * and device-name order: it can miss an assignment that exists when requests' selectors overlap in
- * awkward ways, which we accept for predictability.
+ * and device-name order (MIG slices in {@link SliceChoice}'s order instead): it can miss an
+ * assignment that exists when requests' selectors overlap in awkward ways, which we accept for
+ * predictability.
  */
 final class DeviceFit {
   /** gpu-2 before gpu-10. */
@@ -29,6 +31,14 @@ final class DeviceFit {
   @FunctionalInterface
   interface FreeTest {
     boolean isFree(Device d, Set<String> taking);
+
+    /**
+     * Whether {@code device} is held, by another or by this fit ({@code taking}): what a MIG GPU's
+     * instances are read from ({@link SliceChoice}). Only the fit's takings, unless told more.
+     */
+    default boolean isHeld(String device, Set<String> taking) {
+      return taking.contains(device);
+    }
   }
 
   /**
@@ -49,6 +59,24 @@ final class DeviceFit {
       for (var request : need.requests()) {
         var cls = classes.get(request.deviceClassName());
         int taken = 0;
+        if (cls.spec().deviceClass().equals(MigGeometry.DEVICE_CLASS)) {
+          for (; taken < request.count(); taken++) {
+            var d =
+                SliceChoice.next(
+                    devices,
+                    x ->
+                        free.isFree(x, used)
+                            && matches(x, cls)
+                            && request.selectors().stream()
+                                .allMatch(s -> s.matches(x.attributes())),
+                    name -> free.isHeld(name, used));
+            if (d.isEmpty()) {
+              break;
+            }
+            used.add(d.get().name());
+            mine.add(new AllocatedDevice(request.name(), d.get().name()));
+          }
+        }
         for (var d : sorted) {
           if (taken == request.count()) {
             break;

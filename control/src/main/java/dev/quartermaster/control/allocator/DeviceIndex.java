@@ -421,9 +421,7 @@ public final class DeviceIndex {
       return Optional.empty();
     }
     var view = indexed.closing(closed.getOrDefault(name, Set.of()));
-    var fit =
-        DeviceFit.fit(
-            view.devices(), needs, classes, (d, taking) -> view.isFree(d, Set.of(), taking));
+    var fit = DeviceFit.fit(view.devices(), needs, classes, view.freeTest(Set.of()));
     return fit.map(devices -> new Placement.Placed(name, devices));
   }
 

@@ -135,12 +135,7 @@ final class GangFit {
           }
           var view = byName.get(candidate.node());
           var mine = taken.getOrDefault(view.name(), Set.of());
-          var fit =
-              DeviceFit.fit(
-                  view.devices(),
-                  member.needs(),
-                  classes,
-                  (d, taking) -> view.isFree(d, mine, taking));
+          var fit = DeviceFit.fit(view.devices(), member.needs(), classes, view.freeTest(mine));
           if (fit.isPresent()) {
             placed = Optional.of(new Placement.Placed(view.name(), fit.get()));
             byFree.remove(candidate);

@@ -76,6 +76,24 @@ record NodeView(
   }
 
   /**
+   * What a fit on this view may take, with {@code taken} held too: {@link #isFree(Device, Set,
+   * Set)}, and held what its record, {@code taken} or the fit's takings hold.
+   */
+  DeviceFit.FreeTest freeTest(Set<String> taken) {
+    return new DeviceFit.FreeTest() {
+      @Override
+      public boolean isFree(Device d, Set<String> taking) {
+        return NodeView.this.isFree(d, taken, taking);
+      }
+
+      @Override
+      public boolean isHeld(String device, Set<String> taking) {
+        return held.containsKey(device) || taken.contains(device) || taking.contains(device);
+      }
+    };
+  }
+
+  /**
    * This view with {@code devices} held too (reserved for another, so not free to the decision at
    * hand); this view itself when there are none.
    */

@@ -1,6 +1,8 @@
 package dev.quartermaster.control.allocator;
 
 import dev.quartermaster.api.device.DeviceClass;
+import dev.quartermaster.api.device.mig.MigGeometry;
+import dev.quartermaster.api.device.mig.MigHoldings;
 import dev.quartermaster.api.device.use.Holders;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -52,6 +54,7 @@ final class Shortfall {
                         .isPresent());
     if (!everFits) {
       int most = scope.stream().mapToInt(v -> matching(v, needs, classes)).max().orElse(0);
+      int together = scope.stream().mapToInt(v -> slicesAtOnce(v, needs, classes)).max().orElse(0);
       return new Placement.Unsatisfiable(
           "need "
               + what
@@ -59,7 +62,12 @@ final class Shortfall {
               + pinned.map(p -> "node " + p + " has").orElse("the largest node has")
               + " only "
               + most
-              + " matching device(s)");
+              + " matching device(s)"
+              + (asksForSlices(needs, classes)
+                  ? ", MIG slices of which at most "
+                      + together
+                      + " can be held at once (they share their GPUs' compute and memory slices)"
+                  : ""));
     }
     return new Placement.Waiting(
         "no node can take " + what + " now: " + perNode(scope, needs, classes));
@@ -78,12 +86,68 @@ final class Shortfall {
                           + v.name()
                           + " has "
                           + freeMatching(v, needs, classes)
-                          + " free healthy matching device(s)"));
+                          + " free healthy matching device(s)"
+                          + (asksForSlices(needs, classes) ? migGpus(v) : "")));
     }
     if (sorted.size() > MAX_NODES_EXPLAINED) {
       parts.add("and " + (sorted.size() - MAX_NODES_EXPLAINED) + " more node(s)");
     }
     return String.join("; ", parts);
+  }
+
+  private static boolean asksForSlices(List<ClaimNeed> needs, Map<String, DeviceClass> classes) {
+    return needs.stream()
+        .flatMap(n -> n.requests().stream())
+        .anyMatch(
+            r ->
+                classes
+                    .get(r.deviceClassName())
+                    .spec()
+                    .deviceClass()
+                    .equals(MigGeometry.DEVICE_CLASS));
+  }
+
+  /** Each MIG GPU of {@code v} as its positions stand: ", its MIG GPUs: gpu-0 [3g.71gb: held]…". */
+  private static String migGpus(NodeView v) {
+    var gpus =
+        MigHoldings.of(v.devices(), d -> Optional.ofNullable(v.held().get(d)).map(u -> HELD));
+    if (gpus.isEmpty()) {
+      return "";
+    }
+    var parts = new ArrayList<String>();
+    gpus.forEach(g -> parts.add(g.gpu() + " " + g.render()));
+    return " (" + String.join(", ", parts) + ")";
+  }
+
+  private static final String HELD = "held";
+
+  /**
+   * How many slices the requests for class {@code mig} could hold at once on {@code v} were it
+   * empty, each taken as the placement would take it.
+   */
+  private static int slicesAtOnce(
+      NodeView v, List<ClaimNeed> needs, Map<String, DeviceClass> classes) {
+    var taking = new java.util.HashSet<String>();
+    var requests = needs.stream().flatMap(n -> n.requests().stream()).toList();
+    while (true) {
+      var next =
+          SliceChoice.next(
+              v.devices(),
+              d ->
+                  requests.stream()
+                          .anyMatch(
+                              r ->
+                                  DeviceFit.matches(d, classes.get(r.deviceClassName()))
+                                      && d.deviceClass().equals(MigGeometry.DEVICE_CLASS)
+                                      && r.selectors().stream()
+                                          .allMatch(sel -> sel.matches(d.attributes())))
+                      && v.use().isFree(d.name(), Holders.all(taking, HeadReservation.HOLDER)),
+              taking::contains);
+      if (next.isEmpty()) {
+        return taking.size();
+      }
+      taking.add(next.get().name());
+    }
   }
 
   private static long freeMatching(

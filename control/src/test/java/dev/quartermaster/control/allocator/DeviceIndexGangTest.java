@@ -118,7 +118,8 @@ class DeviceIndexGangTest {
         ObjectMeta.named(node), new DeviceSliceSpec(node, devices), DeviceSliceStatus.EMPTY);
   }
 
-  private static Node readyNode(String name) {
+  /** A node whose agent and devices are ready. */
+  static Node readyNode(String name) {
     return new Node(
         ObjectMeta.named(name),
         NodeSpec.EMPTY,

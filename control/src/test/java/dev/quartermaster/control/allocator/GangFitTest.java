@@ -59,6 +59,11 @@ class GangFitTest {
   }
 
   private static List<GangFit.Member> members(int n, int gpus) {
+    return members(n, "gpu", gpus);
+  }
+
+  /** {@code n} members, each one claim of {@code count} devices of class {@code deviceClass}. */
+  static List<GangFit.Member> members(int n, String deviceClass, int count) {
     var out = new ArrayList<GangFit.Member>();
     for (int i = 0; i < n; i++) {
       out.add(
@@ -66,8 +71,8 @@ class GangFitTest {
               "m" + i,
               List.of(
                   new ClaimNeed(
-                      "m" + i + "-gpu",
-                      List.of(new DeviceRequest("gpu", "gpu", gpus, List.of()))))));
+                      "m" + i + "-" + deviceClass,
+                      List.of(new DeviceRequest(deviceClass, deviceClass, count, List.of()))))));
     }
     return out;
   }

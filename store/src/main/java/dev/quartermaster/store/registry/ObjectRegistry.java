@@ -127,7 +127,7 @@ public final class ObjectRegistry implements FencingClient {
 
   @Override
   public <T extends ApiObject> Optional<T> get(Kind<T> kind, String name) {
-    requireName(name);
+    requireName(kind, name);
     // A recently changed object was decoded already for the watches: the same immutable object.
     return store.get(StoredObjects.key(kind, name)).map(kv -> stored.decode(kind, kv));
   }
@@ -337,7 +337,7 @@ public final class ObjectRegistry implements FencingClient {
 
   @Override
   public <T extends ApiObject> DeleteResult<T> delete(Kind<T> kind, String name) {
-    requireName(name);
+    requireName(kind, name);
     while (true) {
       var current = get(kind, name).orElseThrow(() -> notFound(kind, name));
       var m = current.metadata();
@@ -436,10 +436,11 @@ public final class ObjectRegistry implements FencingClient {
     return new ApiException(Reason.NotFound, kind.singular() + "/" + name + " not found");
   }
 
-  private static void requireName(String name) {
-    if (!Names.isDnsLabel(name)) {
+  private static void requireName(Kind<?> kind, String name) {
+    if (!Names.isObjectName(kind, name)) {
       throw ApiException.invalid(
-          "name '" + name + "'", List.of(new Violation("metadata.name", Names.DNS_LABEL_RULE)));
+          "name '" + name + "'",
+          List.of(new Violation("metadata.name", Names.objectNameRule(kind))));
     }
   }
 

@@ -37,6 +37,18 @@ public final class LeastFragmenting implements MigPlacementRule {
 
   @Override
   public MigChoice choose(List<MigOccupancy> fleet, MigRequest request) {
+    return choose(fleet, request, (gpu, placement) -> true);
+  }
+
+  /**
+   * As {@link #choose(List, MigRequest)}, among the placements {@code allowed} lets it take only:
+   * the allocator's, where a device class's selectors and the published slices (a static layout's
+   * instances only) bound the choice.
+   */
+  public MigChoice choose(
+      List<MigOccupancy> fleet,
+      MigRequest request,
+      java.util.function.BiPredicate<String, MigPlacement> allowed) {
     int sizes = 0;
     for (var gpu : fleet) {
       sizes = Math.max(sizes, request.candidates(gpu.geometry()).size());
@@ -60,7 +72,7 @@ public final class LeastFragmenting implements MigPlacementRule {
         int[] before = MigFragmentation.placeable(gpu.geometry(), used, freeCompute);
         for (int s : profile.starts()) {
           var placement = new MigPlacement(profile, s);
-          if ((used & placement.mask()) != 0) {
+          if ((used & placement.mask()) != 0 || !allowed.test(gpu.gpu(), placement)) {
             continue;
           }
           int computeLeft = freeCompute - profile.computeSlices();

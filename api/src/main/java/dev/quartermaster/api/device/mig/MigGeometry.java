@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -83,11 +82,62 @@ public record MigGeometry(
             new MigProfile("7g." + whole + "gb", 7, 8, List.of(0))));
   }
 
+  /** Every geometry known here. */
+  public static final List<MigGeometry> KNOWN = List.of(H100_80GB, H200_141GB, B200_180GB);
+
+  /** The attributes a slice device carries: what a device class may select slices by. */
+  public static final String PARENT = "parent";
+
+  public static final String MODEL = "model";
+  public static final String PROFILE = "profile";
+  public static final String COMPUTE_SLICES = "computeSlices";
+  public static final String MEMORY_SLICES = "memorySlices";
+  public static final String START = "start";
+
+  /** Bytes, as a whole GPU's {@code memory} attribute: what its label says ({@code 71gb}). */
+  public static final String MEMORY = "memory";
+
   /** The geometries known here, by model. */
   public static Optional<MigGeometry> known(String model) {
-    return java.util.stream.Stream.of(H100_80GB, H200_141GB, B200_180GB)
-        .filter(g -> g.model.equals(model))
-        .findFirst();
+    return KNOWN.stream().filter(g -> g.model.equals(model)).findFirst();
+  }
+
+  /** The geometry of slice device {@code d}, by its {@code model}, if it is a known one. */
+  public static Optional<MigGeometry> of(Device d) {
+    return d.deviceClass().equals(DEVICE_CLASS)
+        ? Optional.ofNullable(d.attributes().get(MODEL)).flatMap(MigGeometry::known)
+        : Optional.empty();
+  }
+
+  /**
+   * The instance slice device {@code d} stands for, keyed on its capacity and start (labels drift):
+   * empty if it is no slice of this geometry.
+   */
+  public Optional<MigPlacement> placement(Device d) {
+    try {
+      int compute = Integer.parseInt(d.attributes().getOrDefault(COMPUTE_SLICES, ""));
+      int memory = Integer.parseInt(d.attributes().getOrDefault(MEMORY_SLICES, ""));
+      int start = Integer.parseInt(d.attributes().getOrDefault(START, ""));
+      return profiles.stream()
+          .filter(
+              p ->
+                  p.computeSlices() == compute
+                      && p.memorySlices() == memory
+                      && p.starts().contains(start))
+          .findFirst()
+          .map(p -> new MigPlacement(p, start));
+    } catch (NumberFormatException e) {
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * A profile's memory in bytes as its label states it ({@code 3g.71gb}: 71 GB), the figure a user
+   * reads and asks for with {@code memory Gte}; empty for a label that states none.
+   */
+  static Optional<Long> memoryBytes(MigProfile p) {
+    var m = java.util.regex.Pattern.compile("\\.(\\d+)gb").matcher(p.label());
+    return m.find() ? Optional.of(Long.parseLong(m.group(1)) * 1_000_000_000L) : Optional.empty();
   }
 
   public Optional<MigProfile> profile(String label) {
@@ -145,16 +195,18 @@ public record MigGeometry(
     for (int i = 0; i < placement.profile().memorySlices(); i++) {
       consumes.put(memoryCounter(placement.start() + i), 1L);
     }
+    var attributes = new LinkedHashMap<String, String>();
+    attributes.put(PARENT, gpu);
+    attributes.put(MODEL, model);
+    attributes.put(PROFILE, placement.profile().label());
+    attributes.put(COMPUTE_SLICES, Integer.toString(placement.profile().computeSlices()));
+    attributes.put(MEMORY_SLICES, Integer.toString(placement.profile().memorySlices()));
+    attributes.put(START, Integer.toString(placement.start()));
+    memoryBytes(placement.profile()).ifPresent(b -> attributes.put(MEMORY, Long.toString(b)));
     return new Device(
         deviceName(gpu, placement),
         DEVICE_CLASS,
-        Map.of(
-            "parent", gpu,
-            "model", model,
-            "profile", placement.profile().label(),
-            "computeSlices", Integer.toString(placement.profile().computeSlices()),
-            "memorySlices", Integer.toString(placement.profile().memorySlices()),
-            "start", Integer.toString(placement.start())),
+        attributes,
         Device.Health.Healthy,
         "",
         List.of(new CounterConsumption(gpu, consumes)));

@@ -5,6 +5,9 @@ import java.util.List;
 
 /** What a claim asks of a MIG GPU: a profile by name, or at least some capacity. */
 public sealed interface MigRequest {
+  /** Any profile, the smallest first: what a device class's matching slices are ranked by. */
+  MigRequest ANY = new AtLeast(1, 1);
+
   /** The profiles of {@code geometry} that would serve it, the one to prefer first. */
   List<MigProfile> candidates(MigGeometry geometry);
 

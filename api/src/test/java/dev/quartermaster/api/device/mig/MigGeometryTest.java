@@ -95,4 +95,40 @@ class MigGeometryTest {
                     .with(new MigPlacement(one, 5), "b"))
         .hasMessageContaining("overlaps");
   }
+
+  /**
+   * A slice device says what a request selects by (its memory in bytes as its label states it), and
+   * reads back as the instance it stands for, by capacity and start, whatever its label.
+   */
+  @Test
+  void aSliceDeviceCarriesItsMemoryAndReadsBackAsItsPlacement() {
+    var g = MigGeometry.H200_141GB;
+    var three = new MigPlacement(g.profile("3g.71gb").orElseThrow(), 4);
+    var d = g.device("gpu-2", three);
+    assertThat(d.attributes())
+        .containsEntry("memory", "71000000000")
+        .containsEntry("computeSlices", "3")
+        .containsEntry("parent", "gpu-2");
+    assertThat(g.placement(d)).contains(three);
+    assertThat(MigGeometry.of(d)).contains(g);
+    var renamed = new java.util.HashMap<>(d.attributes());
+    renamed.put("profile", "3g.72gb"); // a newer driver's label: the same instance
+    var drifted =
+        new dev.quartermaster.api.device.Device(
+            d.name(), d.deviceClass(), renamed, d.health(), "", d.consumesCounters());
+    assertThat(g.placement(drifted)).contains(three);
+  }
+
+  /** The holdings of a node's slices are read back as each GPU's instances. */
+  @Test
+  void aNodesHeldSlicesAreItsGpusInstances() {
+    var g = MigGeometry.H200_141GB;
+    var devices = new java.util.ArrayList<>(g.devices("gpu-10"));
+    devices.addAll(g.devices("gpu-2"));
+    var held = Map.of("gpu-2-mig-3g4m-4", "claim/a", "gpu-2-mig-1g1m-0", "claim/b");
+    var gpus = MigHoldings.of(devices, name -> java.util.Optional.ofNullable(held.get(name)));
+    assertThat(gpus).extracting(MigOccupancy::gpu).containsExactly("gpu-2", "gpu-10");
+    assertThat(gpus.getFirst().render()).isEqualTo("[1g.18gb: claim/b][·][·][·][3g.71gb: claim/a]");
+    assertThat(gpus.get(1).isEmpty()).isTrue();
+  }
 }

@@ -1,0 +1,60 @@
+package dev.quartermaster.bench;
+
+/**
+ * What one replay of a {@link MigStream} took and refused within the measured day: compute- and
+ * memory-slice-seconds held, requests, refusals and those fragmentation caused. The one accounting
+ * every row of {@code qm bench mig} is read with.
+ */
+final class MigTally {
+  private static final double FROM = MigStream.WARM_UP_S;
+  private static final double TO = FROM + MigStream.DAY_S;
+
+  private double compute;
+  private double memory;
+  private int requests;
+  private int refused;
+  private int fragmented;
+
+  /** {@code r} was placed, taking {@code computeSlices} and {@code memorySlices} until it ends. */
+  void placed(MigStream.Request r, int computeSlices, int memorySlices) {
+    requests += measured(r) ? 1 : 0;
+    double held = Math.max(0, Math.min(r.at() + r.holdS(), TO) - Math.max(r.at(), FROM));
+    compute += computeSlices * held;
+    memory += memorySlices * held;
+  }
+
+  /** {@code r} was refused; {@code fragmentation}: a GPU had the room, in the wrong places. */
+  void refused(MigStream.Request r, boolean fragmentation) {
+    boolean counted = measured(r);
+    requests += counted ? 1 : 0;
+    refused += counted ? 1 : 0;
+    fragmented += counted && fragmentation ? 1 : 0;
+  }
+
+  private static boolean measured(MigStream.Request r) {
+    return r.at() >= FROM;
+  }
+
+  /**
+   * Utilization and memory as shares of what {@code gpus} GPUs of {@code compute}/{@code memory}
+   * slices offer.
+   */
+  double[] shares(int gpus, int computeSlices, int memorySlices) {
+    double offered = (double) gpus * computeSlices * MigStream.DAY_S;
+    return new double[] {
+      compute / offered, memory / ((double) gpus * memorySlices * MigStream.DAY_S)
+    };
+  }
+
+  int requests() {
+    return requests;
+  }
+
+  int refusedCount() {
+    return refused;
+  }
+
+  int fragmented() {
+    return fragmented;
+  }
+}
