@@ -28,6 +28,12 @@ public record MigGpu(
   /** Held and free slices of one profile. */
   public record SliceCount(int held, int free) {}
 
+  /**
+   * One box of the GPU's picture, left to right: an instance over its memory positions, or one
+   * position no instance takes (no instance).
+   */
+  public record Cell(int start, int span, Optional<MigInstance> instance) {}
+
   public MigGpu {
     problems = List.copyOf(problems);
   }
@@ -44,6 +50,27 @@ public record MigGpu(
                         .sum()
                     : o.freeCompute())
         .orElse(0);
+  }
+
+  /** Its positions as {@link MigOccupancy#render} draws them, as boxes; none when used whole. */
+  public List<Cell> cells() {
+    if (occupancy.isEmpty()) {
+      return List.of();
+    }
+    var o = occupancy.get();
+    var out = new java.util.ArrayList<Cell>();
+    int pos = 0;
+    for (var i : o.instances()) {
+      for (; pos < i.placement().start(); pos++) {
+        out.add(new Cell(pos, 1, Optional.empty()));
+      }
+      out.add(new Cell(pos, i.placement().profile().memorySlices(), Optional.of(i)));
+      pos += i.placement().profile().memorySlices();
+    }
+    for (; pos < o.geometry().memorySlices(); pos++) {
+      out.add(new Cell(pos, 1, Optional.empty()));
+    }
+    return out;
   }
 
   public int totalCompute() {
