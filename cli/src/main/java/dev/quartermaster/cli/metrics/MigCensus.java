@@ -1,5 +1,6 @@
 package dev.quartermaster.cli.metrics;
 
+import dev.quartermaster.api.claim.AllocatedDevices;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.device.DeviceSlice;
 import dev.quartermaster.api.device.DeviceSliceSpec;
@@ -33,20 +34,14 @@ public record MigCensus(
     nodes.forEach(n -> specs.put(n.metadata().name(), n.spec()));
     var bySlice = new HashMap<String, DeviceSliceSpec>();
     slices.forEach(s -> bySlice.put(s.spec().node(), s.spec()));
-    // node → device → holder
     var holders = new HashMap<String, Map<String, String>>();
-    for (var c : claims) {
-      c.status()
-          .allocation()
-          .ifPresent(
-              a ->
-                  a.devices()
-                      .forEach(
-                          d ->
-                              holders
-                                  .computeIfAbsent(a.node(), k -> new HashMap<>())
-                                  .put(d.device(), "claim/" + c.metadata().name())));
-    }
+    AllocatedDevices.byNode(claims)
+        .forEach(
+            (node, devices) -> {
+              var named = new HashMap<String, String>();
+              devices.forEach((d, claim) -> named.put(d, "claim/" + claim));
+              holders.put(node, named);
+            });
     var slicesOut = new HashMap<MigSliceGroup, Long>();
     var freeOut = new HashMap<MigGpuKey, Long>();
     var fragmentedOut = new HashMap<MigGpuKey, Long>();
