@@ -105,7 +105,7 @@ class NodeMigCommandTest {
 
     var unknown = cli.run("node", "mig", "node-3", "--gpu", "gpu-7", "dynamic");
     assertThat(unknown.exit()).isEqualTo(1);
-    assertThat(unknown.err()).contains("spec.mig[gpu-7]: node node-3 has no GPU gpu-7");
+    assertThat(unknown.err()).contains("spec.mig.gpu-7: node node-3 has no GPU gpu-7");
   }
 
   @Test

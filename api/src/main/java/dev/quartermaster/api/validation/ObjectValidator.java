@@ -33,7 +33,7 @@ public final class ObjectValidator {
     switch (object) {
       case Node n ->
           // A GPU's device name: the node's slice says which exist (the store checks that).
-          n.spec().mig().keySet().forEach(gpu -> v.dnsLabel("spec.mig[" + gpu + "]", gpu));
+          n.spec().mig().keySet().forEach(gpu -> v.dnsLabel("spec.mig." + gpu, gpu));
       case DeviceSlice s -> DeviceRules.slice(s.metadata().name(), s.spec(), v);
       case DeviceClass c -> DeviceRules.deviceClass(c.spec(), v);
       case ResourceClaim c -> ClaimRules.spec("spec", c.spec(), v);

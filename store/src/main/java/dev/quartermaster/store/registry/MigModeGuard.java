@@ -109,7 +109,7 @@ final class MigModeGuard implements WriteRules {
       if (!gpus.contains(gpu)) {
         violations.add(
             new Violation(
-                "spec.mig[" + gpu + "]",
+                "spec.mig." + gpu,
                 "node "
                     + n.metadata().name()
                     + " has no GPU "

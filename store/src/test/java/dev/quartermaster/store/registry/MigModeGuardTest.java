@@ -116,7 +116,7 @@ class MigModeGuardTest {
             Held.NOTHING,
             s -> s.withMig("gpu-9", Optional.of(MigMode.Dynamic)),
             invalid,
-            "spec.mig[gpu-9]: node node-1 has no GPU gpu-9 (its GPUs: gpu-0, gpu-1)"));
+            "spec.mig.gpu-9: node node-1 has no GPU gpu-9 (its GPUs: gpu-0, gpu-1)"));
   }
 
   @TempDir Path dir;
