@@ -53,6 +53,28 @@ const training = {
   },
 };
 
+// A node whose gpu-0 is an H200 in dynamic MIG mode, as its agent publishes it (issue 46): every
+// possible slice (profile × start) as a device of class mig consuming the GPU's counters.
+function migSlice(node) {
+  const profiles = [['1g.18gb', 1, 1, [0, 1, 2, 3, 4, 5, 6]], ['1g.35gb', 1, 2, [0, 2, 4, 6]], ['2g.35gb', 2, 2, [0, 2, 4]],
+    ['3g.71gb', 3, 4, [0, 4]], ['4g.71gb', 4, 4, [0]], ['7g.141gb', 7, 8, [0]]];
+  const devices = [];
+  for (const [profile, c, m, starts] of profiles) {
+    for (const start of starts) {
+      const counters = { compute: c };
+      for (let i = start; i < start + m; i++) counters[`memory-${i}`] = 1;
+      devices.push({
+        name: `gpu-0-mig-${c}g${m}m-${start}`, class: 'mig', health: 'Healthy',
+        attributes: { parent: 'gpu-0', model: 'H200-141GB', profile, computeSlices: String(c), memorySlices: String(m), start: String(start) },
+        consumesCounters: [{ counterSet: 'gpu-0', counters }],
+      });
+    }
+  }
+  const counters = { compute: 7 };
+  for (let i = 0; i < 8; i++) counters[`memory-${i}`] = 1;
+  return { kind: 'DeviceSlice', metadata: { name: node }, spec: { node, devices, sharedCounters: [{ name: 'gpu-0', counters }] } };
+}
+
 const userDataDir = mkdtempSync(join(tmpdir(), 'qm-chromium-'));
 const browser = await chromium.launchPersistentContext(userDataDir, {
   executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
@@ -215,6 +237,37 @@ try {
   console.log(`waiting gang: gang-job/workers: ${gangWhy}`);
   await shot('09-gang-waiting');
   await page.click('#detail .close');
+
+  step('a MIG GPU is drawn as its positions and what holds each, updated live');
+  await tab('nodes').click();
+  // No agent runs mig-node: the test publishes its slice and says it is ready, once, as an agent
+  // would; the allocator then places real claims on its slices (they are never prepared).
+  const made = await api('POST', '/api/v1/nodes', { kind: 'Node', metadata: { name: 'mig-node' }, spec: { mig: { 'gpu-0': 'Dynamic' } } });
+  if (made.status !== 201) fail(`POST node: ${made.status} ${JSON.stringify(made.body)}`);
+  const now = new Date().toISOString();
+  const ready = (type) => ({ type, status: 'True', reason: 'ByTheTest', message: 'a stand-in for its agent', lastTransition: now });
+  const beat = await api('PUT', '/api/v1/nodes/mig-node/status',
+    { ...made.body, status: { conditions: [ready('AgentReady'), ready('DevicesReady')], heartbeat: now, bootId: 'test', agentVersion: '0.1.0' } });
+  if (beat.status !== 200) fail(`PUT node status: ${beat.status} ${JSON.stringify(beat.body)}`);
+  const mig = (label) => ({ kind: 'DeviceClass', metadata: { name: `mig-${label.replace('.', '-')}` },
+    spec: { class: 'mig', selectors: [{ attribute: 'profile', operator: 'In', values: [label] }] } });
+  const claim = (name, label) => ({ kind: 'ResourceClaim', metadata: { name },
+    spec: { requests: [{ name: 'slice', deviceClassName: `mig-${label.replace('.', '-')}`, count: 1 }] } });
+  for (const [path, body] of [['/api/v1/deviceslices', migSlice('mig-node')], ['/api/v1/deviceclasses', mig('3g.71gb')],
+    ['/api/v1/deviceclasses', mig('1g.18gb')], ['/api/v1/resourceclaims', claim('mig-medium', '3g.71gb')]]) {
+    const posted = await api('POST', path, body);
+    if (posted.status !== 201) fail(`POST ${path}: ${posted.status} ${JSON.stringify(posted.body)}`);
+  }
+  const picture = row('mig/mig-node/gpu-0');
+  await picture.locator('.slot.held', { hasText: '3g.71gb: claim/mig-medium' }).waitFor();
+  const slots = await picture.locator('.slot').count();
+  if (slots !== 5) fail(`gpu-0's picture has ${slots} boxes, not 4 free positions and the 3g instance`);
+  const small = await api('POST', '/api/v1/resourceclaims', claim('mig-small', '1g.18gb'));
+  if (small.status !== 201) fail(`POST claim: ${small.status} ${JSON.stringify(small.body)}`);
+  await picture.locator('.slot.held', { hasText: '1g.18gb: claim/mig-small' }).waitFor();
+  await row('node/mig-node').locator('text=GPUs 1/1 held').waitFor();
+  console.log(`mig picture: ${(await picture.innerText()).replace(/\s+/g, ' ').trim()}`);
+  await shot('10-mig-gpu');
 
   step('no reload happened; no script error; the token never left its header');
   if (navigations !== navigationsBefore) fail(`the page navigated ${navigations - navigationsBefore} time(s) after login`);

@@ -31,6 +31,13 @@ export class Api {
     return response.json();
   }
 
+  /** A node's MIG GPUs as the server reads them (GET …/nodes/NAME?as=mig): what the picture draws. */
+  async mig(node, signal) {
+    const response = await fetch(`/api/v1/nodes/${encodeURIComponent(node)}?as=mig`, { headers: this.headers(), signal, cache: 'no-store' });
+    if (!response.ok) throw await ApiError.from(response);
+    return response.json();
+  }
+
   /**
    * The watch lines after `revision`, one parsed JSON document each: ADDED / MODIFIED / DELETED with
    * an object, BOOKMARK with a revision, or ERROR (the last line). Ends when the server ends it.

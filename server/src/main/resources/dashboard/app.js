@@ -27,6 +27,7 @@ const ui = {
   collections: {}, // plural -> LiveCollection
   list: null,
   scheduled: false,
+  refresh: () => scheduleRender(), // for a view whose data arrives outside the watches
 };
 
 // ---- login
@@ -165,8 +166,15 @@ function renderRow(element, row) {
   element.style.gridTemplateColumns = ui.view.columns.map(([, width]) => width).join(' ');
   clear(element);
   for (const c of row.cells) {
-    const span = el('span', c.cls, c.text);
+    const span = el('span', c.cls, c.bar ? '' : c.text);
     span.title = c.text;
+    // A picture: boxes as wide as what each covers (a MIG GPU's instances over its positions).
+    for (const b of c.bar ?? []) {
+      const box = el('span', `slot ${b.cls}`, b.text);
+      box.style.flexGrow = b.span;
+      box.title = b.text;
+      span.append(box);
+    }
     element.append(span);
   }
 }

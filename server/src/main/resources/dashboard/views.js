@@ -29,12 +29,37 @@ function row(key, level, cells, extra = {}) {
 
 // ---- Nodes: each node, its GPUs, and its channels (held or unhealthy ones always; free ones on request)
 
-function nodeGroup(name, node, slice, allocation, expanded) {
+// One MIG GPU as a row: its positions left to right, an instance as a box as wide as the memory
+// slices it spans ("3g.71gb: claim/a", or free), a position no instance takes as "·". The server
+// reads the GPU (?as=mig) as `qm describe node` does; the browser only lays the boxes out.
+// Empty fields are left out of the JSON, as everywhere in the API.
+function migRow(name, g) {
+  const cells = g.cells ?? [];
+  const problems = g.problems ?? [];
+  const text = cells.map((c) => (c.profile ? `[${c.profile}: ${c.holder || 'free'}]` : '[·]')).join('');
+  const bar = cells.map((c) => ({
+    span: c.span,
+    text: c.profile ? `${c.profile}: ${c.holder || 'free'}` : '·',
+    cls: c.holder ? 'held' : c.profile ? 'free' : 'empty',
+  }));
+  return row(`mig/${name}/${g.gpu}`, 1, [
+    cell(g.gpu, 'name'),
+    cell(g.published ? `MIG ${g.published}` : 'whole', g.published ? 'ok' : 'warn'),
+    cell('mig'),
+    cell(g.published ? `${g.freeCompute}/${g.totalCompute} compute free` : g.mode, 'muted'),
+    { text, cls: 'mig-bar', bar },
+    cell(g.fragmented || problems.join('; ') || g.model, g.fragmented || problems.length ? 'warn' : 'muted'),
+  ]);
+}
+
+function nodeGroup(name, node, slice, allocation, expanded, mig) {
   const holders = allocation?.spec?.devices ?? {};
   const devices = slice?.spec?.devices ?? [];
-  const gpus = devices.filter((d) => d.class !== 'channel');
-  const channels = devices.filter((d) => d.class === 'channel');
   const held = (d) => holders[d.name]?.claim;
+  // A MIG GPU is drawn as its picture; of its slices only the held ones are listed.
+  const gpus = devices.filter((d) => d.class !== 'channel' && (d.class !== 'mig' || held(d)));
+  const channels = devices.filter((d) => d.class === 'channel');
+  const migGpus = (mig?.gpus ?? []).filter((g) => g.published);
   const spec = node?.spec ?? {};
   // As `qm get nodes` says it: qm node drain marks the node it cordons with the draining label.
   const draining = 'quartermaster.dev/draining' in (node?.metadata?.labels ?? {});
@@ -42,12 +67,19 @@ function nodeGroup(name, node, slice, allocation, expanded) {
     : cell('enabled', 'ok');
   const devicesReady = condition(node, 'DevicesReady');
   const agentReady = condition(node, 'AgentReady');
+  const stats = {
+    ready: agentReady?.status === 'True' && devicesReady?.status === 'True' ? 1 : 0,
+    gpus: gpus.filter((d) => d.class !== 'mig').length + migGpus.length,
+    held: gpus.filter((d) => d.class !== 'mig' && held(d)).length
+      + migGpus.filter((g) => (g.cells ?? []).some((c) => c.holder)).length,
+    unhealthy: devices.filter((d) => d.health !== 'Healthy').length,
+  };
   const head = row(`node/${name}`, 0, [
     cell(name, 'name'),
     status(agentReady, 'agent'),
     status(devicesReady, 'devices'),
     scheduling,
-    cell(`GPUs ${gpus.filter(held).length}/${gpus.length} held · channels ${channels.filter(held).length}/${channels.length}`),
+    cell(`GPUs ${stats.held}/${stats.gpus} held · channels ${channels.filter(held).length}/${channels.length}`),
     cell(!node ? 'no Node object' : agentReady?.status !== 'True' ? agentReady?.message ?? '' : devicesReady?.message ?? '', 'muted'),
   ], { select: `Node/${name}` });
   const deviceRow = (d) => {
@@ -62,7 +94,7 @@ function nodeGroup(name, node, slice, allocation, expanded) {
       cell(a.uuid ?? '', 'muted name'),
     ], claim ? { select: `ResourceClaim/${claim}` } : {});
   };
-  const rows = gpus.map(deviceRow);
+  const rows = [...(mig?.gpus ?? []).map((g) => migRow(name, g)), ...gpus.map(deviceRow)];
   const notable = channels.filter((d) => held(d) || d.health !== 'Healthy');
   const quiet = channels.filter((d) => !held(d) && d.health === 'Healthy');
   rows.push(...notable.map(deviceRow));
@@ -78,12 +110,7 @@ function nodeGroup(name, node, slice, allocation, expanded) {
     ], { toggle: name }));
     if (open) rows.push(...quiet.map(deviceRow));
   }
-  const stats = {
-    ready: agentReady?.status === 'True' && devicesReady?.status === 'True' ? 1 : 0,
-    gpus: gpus.length,
-    held: gpus.filter(held).length,
-    unhealthy: devices.filter((d) => d.health !== 'Healthy').length,
-  };
+
   return { head, rows, stats };
 }
 
@@ -105,18 +132,34 @@ const nodes = {
   // Per node, the rows are kept until its Node, DeviceSlice or NodeAllocation changes: on a large
   // cluster a watch event re-derives one node's rows, not a million channels.
   cache: new Map(),
+  // Per node whose spec wishes MIG: its picture, read again when its slice, record or wish change.
+  mig: new Map(),
+  migOf(name, stamp, ui) {
+    const known = this.mig.get(name);
+    if (known?.stamp === stamp || known?.loading === stamp || !ui.api) return known?.data ?? null;
+    this.mig.set(name, { ...known, loading: stamp });
+    // Only the answer to the latest read lands: an older one arriving late must not draw the past.
+    const latest = () => this.mig.get(name)?.loading === stamp;
+    ui.api.mig(name)
+      .then((data) => { if (latest()) { this.mig.set(name, { stamp, data, loading: null }); ui.refresh(); } })
+      .catch(() => { if (latest()) this.mig.set(name, { stamp, data: known?.data ?? null, loading: null }); });
+    return known?.data ?? null;
+  },
   rows({ nodes: n, deviceslices: s, nodeallocations: a }, filter, ui) {
     const names = [...new Set([...n.items.keys(), ...s.items.keys()])].sort(byName);
-    for (const gone of [...this.cache.keys()].filter((k) => !n.items.has(k) && !s.items.has(k))) this.cache.delete(gone);
+    for (const gone of [...this.cache.keys()].filter((k) => !n.items.has(k) && !s.items.has(k))) { this.cache.delete(gone); this.mig.delete(gone); }
     const groups = names.map((name) => {
       const node = n.items.get(name);
       const slice = s.items.get(name);
       const allocation = a.items.get(name);
+      const wish = JSON.stringify(node?.spec?.mig ?? {});
+      const mig = wish === '{}' ? null
+        : this.migOf(name, [wish, slice?.metadata.revision, allocation?.metadata.revision].join('/'), ui);
       const stamp = [node?.metadata.revision, slice?.metadata.revision, allocation?.metadata.revision,
-        ui.expanded.has(name)].join('/');
+        ui.expanded.has(name), this.mig.get(name)?.stamp].join('/');
       const cached = this.cache.get(name);
       if (cached?.stamp === stamp) return cached.group;
-      const group = nodeGroup(name, node, slice, allocation, ui.expanded);
+      const group = nodeGroup(name, node, slice, allocation, ui.expanded, mig);
       this.cache.set(name, { stamp, group });
       return group;
     });

@@ -231,7 +231,8 @@ class CliEndToEndTest {
     var workloads = run("get", "wl");
     var empty = run("get", "tasks", "-l", "team=nobody");
 
-    assertThat(nodes.outLines().getFirst()).matches("NAME +READY +DEVICES +SCHEDULING +AGE");
+    assertThat(nodes.outLines().getFirst())
+        .matches("NAME +READY +DEVICES +SCHEDULING +MIG FREE +AGE");
     assertThat(nodes.outLines().get(1)).startsWith("gpu-node-1").contains("Unknown");
     assertThat(workloads.outLines())
         .filteredOn(l -> l.startsWith("training "))

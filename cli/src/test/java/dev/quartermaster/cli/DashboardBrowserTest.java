@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Timeout;
  * dashboard-e2e/dashboard.test.mjs} driving Debian's headless Chromium through playwright-core
  * against it (log in, see the nodes, apply a workload through the API, watch its tasks become
  * Running without a reload, read why a task waits, see the default queue that admitted it, see a
- * gang that cannot be placed wait and read why). Screenshots go to {@code
- * cli/target/dashboard-screenshots/}.
+ * gang that cannot be placed wait and read why, see a MIG GPU drawn as its positions and holders).
+ * Screenshots go to {@code cli/target/dashboard-screenshots/}.
  *
  * <p>Without Node, Chromium or playwright-core the test is skipped with how to install them, except
  * under {@code CI=true}, where {@code .ci/run} installs them and their absence is a failure.
@@ -62,6 +62,8 @@ class DashboardBrowserTest {
           .contains("WaitingForAllocation")
           .contains("queue row: default")
           .contains("waiting gang: gang-job/workers: gang gang-job/workers needs 2 × (1 gpu)")
+          .contains("mig picture: gpu-0 MIG Dynamic mig 3/7 compute free")
+          .contains("claim/mig-small")
           .endsWith("PASS\n");
       assertThat(shots.resolve("04-waiting-task.png")).isRegularFile();
       up.passed();

@@ -10,6 +10,7 @@ import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.error.Violation;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
+import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.validation.ObjectValidator;
 import dev.quartermaster.server.auth.Access;
 import dev.quartermaster.server.auth.Access.Verb;
@@ -53,6 +54,20 @@ final class ObjectRoutes {
       Principal who, Kind<T> kind, Optional<String> name, LabelSelector selector) {
     authorize(who, Access.read(name.isPresent() ? Verb.GET : Verb.LIST, kind, name));
     return Reply.text(200, HttpWire.JSON, api.table(kind, name, selector, now.get()).toJson());
+  }
+
+  /**
+   * {@code GET /api/v1/nodes/NAME?as=mig}: the node's MIG GPUs ({@link MigPicture}), for a reader
+   * of the node, its slice and its allocation record.
+   */
+  Reply mig(Principal who, String name) {
+    authorize(who, Access.read(Verb.GET, Kinds.NODE, Optional.of(name)));
+    authorize(who, Access.read(Verb.GET, Kinds.DEVICE_SLICE, Optional.of(name)));
+    authorize(who, Access.read(Verb.GET, Kinds.NODE_ALLOCATION, Optional.of(name)));
+    var node =
+        api.get(Kinds.NODE, name)
+            .orElseThrow(() -> ErrorResponses.notFound("node/" + name + " not found"));
+    return Reply.json(200, MigPicture.of(name, ApiClient.migOf(api, node)));
   }
 
   <T extends ApiObject> Reply create(Principal who, Kind<T> kind, byte[] body) {

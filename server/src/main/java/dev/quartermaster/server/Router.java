@@ -8,6 +8,7 @@ import dev.quartermaster.api.client.http.HttpWire;
 import dev.quartermaster.api.error.ApiError;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.validation.Names;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.server.auth.Access;
@@ -229,6 +230,10 @@ final class Router implements HttpHandler {
             case "GET" -> {
               var query = QueryParams.parse(exchange.getRequestURI().getRawQuery());
               query.allowOnly(ITEM_PARAMS);
+              if (i.kind().equals(Kinds.NODE)
+                  && query.get(HttpWire.PARAM_AS).filter(HttpWire.AS_MIG::equals).isPresent()) {
+                yield send(exchange, objects.mig(who, i.name()));
+              }
               yield send(
                   exchange,
                   asTable(query)
@@ -313,7 +318,12 @@ final class Router implements HttpHandler {
     var as = query.get(HttpWire.PARAM_AS);
     if (as.isPresent() && !as.get().equals(HttpWire.AS_TABLE)) {
       throw ErrorResponses.badRequest(
-          HttpWire.PARAM_AS, "must be '" + HttpWire.AS_TABLE + "' (or absent, for the objects)");
+          HttpWire.PARAM_AS,
+          "must be '"
+              + HttpWire.AS_TABLE
+              + "' (or '"
+              + HttpWire.AS_MIG
+              + "' on one node, or absent, for the objects)");
     }
     return as.isPresent();
   }

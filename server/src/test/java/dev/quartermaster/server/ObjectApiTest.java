@@ -296,7 +296,7 @@ class ObjectApiTest {
         t.client.table(
             Kinds.NODE, java.util.Optional.empty(), LabelSelector.parse("gpu=a100"), now);
     assertThat(served.view(false).headers())
-        .containsExactly("NAME", "READY", "DEVICES", "SCHEDULING", "AGE");
+        .containsExactly("NAME", "READY", "DEVICES", "SCHEDULING", "MIG FREE", "AGE");
     assertThat(served.view(true).headers()).contains("REVISION", "UID", "LABELS");
     assertThat(served.rows()).extracting(r -> r.getFirst()).containsExactly("b");
     var local =
@@ -324,5 +324,50 @@ class ObjectApiTest {
     assertThat(itemTypo.statusCode()).isEqualTo(400);
     var itemUnknown = t.send("GET", "/api/v1/nodes/a?pretty=true", "");
     assertThat(itemUnknown.statusCode()).isEqualTo(400);
+  }
+
+  /**
+   * {@code ?as=mig} on a node: its MIG GPUs as the dashboard draws them, read as describe reads
+   * them (the issue-46 contract: an H200's every slice published, one held).
+   */
+  @Test
+  void asMigAnswersANodesMigGpusAsBoxes() {
+    var h200 = dev.quartermaster.api.device.mig.MigGeometry.H200_141GB;
+    t.client.create(
+        new dev.quartermaster.api.node.Node(
+            dev.quartermaster.api.meta.ObjectMeta.named("m"),
+            dev.quartermaster.api.node.NodeSpec.EMPTY.withMig(
+                "gpu-0", java.util.Optional.of(dev.quartermaster.api.node.MigMode.Dynamic)),
+            null));
+    t.client.create(
+        new dev.quartermaster.api.device.DeviceSlice(
+            dev.quartermaster.api.meta.ObjectMeta.named("m"),
+            new dev.quartermaster.api.device.DeviceSliceSpec(
+                "m", h200.devices("gpu-0"), java.util.List.of(h200.counterSet("gpu-0"))),
+            null));
+    var held = h200.devices("gpu-0").stream().filter(d -> d.name().endsWith("3g4m-4")).findFirst();
+    t.client.create(
+        new dev.quartermaster.api.allocation.NodeAllocation(
+            dev.quartermaster.api.meta.ObjectMeta.named("m"),
+            new dev.quartermaster.api.allocation.NodeAllocationSpec(
+                Map.of(
+                    held.orElseThrow().name(),
+                    new dev.quartermaster.api.allocation.DeviceHolder("a", "uid-a"))),
+            null));
+
+    var raw = t.send("GET", "/api/v1/nodes/m?as=mig", "");
+
+    assertThat(raw.statusCode()).as(raw.body()).isEqualTo(200);
+    var gpu = TestServer.json(raw.body()).get("gpus").get(0);
+    assertThat(gpu.get("gpu").asText()).isEqualTo("gpu-0");
+    assertThat(gpu.get("published").asText()).isEqualTo("Dynamic");
+    assertThat(gpu.get("freeCompute").asInt()).isEqualTo(4);
+    var cells = gpu.get("cells");
+    assertThat(cells).hasSize(5);
+    assertThat(cells.get(4).get("profile").asText()).isEqualTo("3g.71gb");
+    assertThat(cells.get(4).get("span").asInt()).isEqualTo(4);
+    assertThat(cells.get(4).get("holder").asText()).isEqualTo("claim/a");
+    assertThat(cells.get(0).has("profile")).as("an empty position, its profile left out").isFalse();
+    assertThat(t.send("GET", "/api/v1/nodes/none?as=mig", "").statusCode()).isEqualTo(404);
   }
 }

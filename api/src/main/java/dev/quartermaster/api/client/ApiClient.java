@@ -1,9 +1,13 @@
 package dev.quartermaster.api.client;
 
+import dev.quartermaster.api.device.DeviceSliceSpec;
+import dev.quartermaster.api.device.mig.NodeMigGpus;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
+import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.table.KindTables;
 import dev.quartermaster.api.table.ObjectTable;
 import java.time.Instant;
@@ -48,7 +52,24 @@ public interface ApiClient {
                                 Reason.NotFound,
                                 kind.singular() + "/" + name.get() + " not found")))
             : list(kind, selector).items();
-    return ObjectTable.of(KindTables.of(kind, now), objects);
+    return ObjectTable.of(KindTables.of(kind, now, n -> migOf(this, n).freeText()), objects);
+  }
+
+  /**
+   * A node's MIG GPUs as its slice and allocation record show them, a device the record gives a
+   * claim counted held; read only for a node whose spec wishes MIG, so a listing of nodes without
+   * reads nothing more.
+   */
+  static NodeMigGpus migOf(ApiClient api, Node node) {
+    if (node.spec().mig().isEmpty()) {
+      return NodeMigGpus.NONE;
+    }
+    var name = node.metadata().name();
+    var holders = new java.util.HashMap<String, String>();
+    api.get(Kinds.NODE_ALLOCATION, name)
+        .ifPresent(r -> r.spec().devices().forEach((d, h) -> holders.put(d, "claim/" + h.claim())));
+    var slice = api.get(Kinds.DEVICE_SLICE, name).map(s -> s.spec()).orElse(DeviceSliceSpec.EMPTY);
+    return NodeMigGpus.of(node.spec(), slice, holders);
   }
 
   /**

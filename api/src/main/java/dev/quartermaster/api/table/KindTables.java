@@ -9,6 +9,7 @@ import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.device.Device;
 import dev.quartermaster.api.device.DeviceClass;
 import dev.quartermaster.api.device.DeviceSlice;
+import dev.quartermaster.api.device.mig.NodeMigGpus;
 import dev.quartermaster.api.domain.ComputeDomain;
 import dev.quartermaster.api.domain.ComputeDomainStatus.Member;
 import dev.quartermaster.api.domain.DomainConditions;
@@ -47,12 +48,24 @@ import java.util.stream.Collectors;
 public final class KindTables {
   private KindTables() {}
 
-  /** The table for {@code kind}; AGE is measured at {@code now}. */
-  @SuppressWarnings("unchecked")
+  /**
+   * The table for {@code kind}; AGE is measured at {@code now}. A node's MIG FREE needs its slice
+   * and record, which a row alone does not carry: it reads {@code ?} for a node with MIG GPUs.
+   */
   public static <T extends ApiObject> KindTable<T> of(Kind<T> kind, Instant now) {
+    return of(kind, now, n -> n.spec().mig().isEmpty() ? NodeMigGpus.NONE.freeText() : "?");
+  }
+
+  /**
+   * The table for {@code kind}, a node's MIG FREE cell given by {@code migFree} ({@link
+   * NodeMigGpus#freeText}).
+   */
+  @SuppressWarnings("unchecked")
+  public static <T extends ApiObject> KindTable<T> of(
+      Kind<T> kind, Instant now, java.util.function.Function<Node, String> migFree) {
     KindTable<?> table =
         switch (kind.name()) {
-          case "Node" -> node(now);
+          case "Node" -> node(now, migFree);
           case "DeviceSlice" -> deviceSlice(now);
           case "DeviceClass" -> deviceClass(now);
           case "ResourceClaim" -> resourceClaim(now);
@@ -71,7 +84,8 @@ public final class KindTables {
     return (KindTable<T>) table;
   }
 
-  private static KindTable<Node> node(Instant now) {
+  private static KindTable<Node> node(
+      Instant now, java.util.function.Function<Node, String> migFree) {
     return table(
         now,
         List.of(
@@ -88,7 +102,9 @@ public final class KindTables {
                         : n.spec().unschedulable()
                                 && n.metadata().labels().containsKey(Node.DRAINING_LABEL)
                             ? "draining"
-                            : n.spec().unschedulable() ? "cordoned" : "enabled")),
+                            : n.spec().unschedulable() ? "cordoned" : "enabled"),
+            // Compute slices a claim could still get on the node's MIG GPUs: 11/14.
+            col("MIG FREE", migFree)),
         List.of(
             col(
                 "HEARTBEAT",

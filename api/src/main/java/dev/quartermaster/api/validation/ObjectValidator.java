@@ -31,7 +31,9 @@ public final class ObjectValidator {
     var v = new Violations();
     MetaRules.check(object.metadata(), object.kind(), v);
     switch (object) {
-      case Node n -> {}
+      case Node n ->
+          // A GPU's device name: the node's slice says which exist (the store checks that).
+          n.spec().mig().keySet().forEach(gpu -> v.dnsLabel("spec.mig." + gpu, gpu));
       case DeviceSlice s -> DeviceRules.slice(s.metadata().name(), s.spec(), v);
       case DeviceClass c -> DeviceRules.deviceClass(c.spec(), v);
       case ResourceClaim c -> ClaimRules.spec("spec", c.spec(), v);

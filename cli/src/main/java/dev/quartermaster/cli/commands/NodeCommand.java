@@ -1,6 +1,7 @@
 package dev.quartermaster.cli.commands;
 
 import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.node.MigMode;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.node.NodeSpec;
 import dev.quartermaster.cli.CliEnvironment;
@@ -12,6 +13,7 @@ import dev.quartermaster.cli.nodes.FenceReport;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.function.UnaryOperator;
 import picocli.CommandLine.Command;
@@ -22,7 +24,7 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code qm node fence|unfence|cordon|uncordon|drain NAME}: an operator's word about a node.
+ * {@code qm node fence|unfence|cordon|uncordon|drain|mig NAME}: an operator's word about a node.
  * Fencing declares a silent node dead, so its claims may be given to others; until then they stay
  * where they are, because the node may still be using them.
  */
@@ -30,7 +32,7 @@ import picocli.CommandLine.Spec;
     name = "node",
     mixinStandardHelpOptions = true,
     versionProvider = VersionInfo.class,
-    description = "Operate on a node: fence, unfence, cordon, uncordon, drain.")
+    description = "Operate on a node: fence, unfence, cordon, uncordon, drain, mig.")
 public final class NodeCommand {
 
   /** {@code qm node} with its subcommands, bound to {@code env}. */
@@ -40,7 +42,8 @@ public final class NodeCommand {
         .addSubcommand(new Unfence(env))
         .addSubcommand(new Cordon(env))
         .addSubcommand(new Uncordon(env))
-        .addSubcommand(new Drain(env));
+        .addSubcommand(new Drain(env))
+        .addSubcommand(new Mig(env));
   }
 
   abstract static class Change implements Callable<Integer> {
@@ -219,6 +222,74 @@ public final class NodeCommand {
     @Override
     String done() {
       return "uncordoned";
+    }
+  }
+
+  /** How {@code qm node mig} names a mode: {@code off} is a GPU used whole. */
+  enum MigWord {
+    dynamic(Optional.of(MigMode.Dynamic)),
+    static_(Optional.of(MigMode.Static)),
+    off(Optional.empty());
+
+    final Optional<MigMode> mode;
+
+    MigWord(Optional<MigMode> mode) {
+      this.mode = mode;
+    }
+
+    static MigWord parse(String word) {
+      return switch (word) {
+        case "dynamic" -> dynamic;
+        case "static" -> static_;
+        case "off" -> off;
+        default ->
+            throw new picocli.CommandLine.TypeConversionException(
+                "'" + word + "' is not a MIG mode: dynamic, static or off");
+      };
+    }
+  }
+
+  @Command(
+      name = "mig",
+      mixinStandardHelpOptions = true,
+      description =
+          "Record how a GPU is sliced by MIG: dynamic (slices made as claims ask), static (the"
+              + " instances that exist) or off (used whole). Refused while a claim holds the GPU or"
+              + " a slice of it; the node's agent switches the GPU when it is idle.")
+  static final class Mig extends Change {
+    @Option(
+        names = "--gpu",
+        required = true,
+        paramLabel = "GPU",
+        description = "the GPU's device name on the node, e.g. gpu-0 (qm describe node NAME)")
+    String gpu;
+
+    @Parameters(
+        index = "1",
+        paramLabel = "MODE",
+        converter = MigWordConverter.class,
+        description = "dynamic, static or off")
+    MigWord mode;
+
+    Mig(CliEnvironment env) {
+      super(env);
+    }
+
+    @Override
+    UnaryOperator<NodeSpec> change() {
+      return s -> s.withMig(gpu, mode.mode);
+    }
+
+    @Override
+    String done() {
+      return "MIG " + mode.mode.map(MigMode::name).orElse("off") + " for " + gpu;
+    }
+  }
+
+  static final class MigWordConverter implements picocli.CommandLine.ITypeConverter<MigWord> {
+    @Override
+    public MigWord convert(String value) {
+      return MigWord.parse(value);
     }
   }
 

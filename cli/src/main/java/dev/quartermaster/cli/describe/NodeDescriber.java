@@ -3,6 +3,10 @@ package dev.quartermaster.cli.describe;
 import dev.quartermaster.api.claim.Allocation;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.device.Device;
+import dev.quartermaster.api.device.DeviceSliceSpec;
+import dev.quartermaster.api.device.mig.MigGeometry;
+import dev.quartermaster.api.device.mig.MigGpu;
+import dev.quartermaster.api.device.mig.NodeMigGpus;
 import dev.quartermaster.api.domain.ComputeDomainSpec;
 import dev.quartermaster.api.format.Bytes;
 import dev.quartermaster.api.meta.Kinds;
@@ -17,7 +21,7 @@ import java.util.Map;
 /**
  * A node: its state, its conditions, and each of its devices with its health and the claim holding
  * it; free IMEX channels are counted by health (a node has 2,048), all listed with {@code
- * --channels}.
+ * --channels}; each MIG GPU drawn as its positions and what holds each, free slices not listed.
  */
 final class NodeDescriber implements Describer<Node> {
 
@@ -28,7 +32,12 @@ final class NodeDescriber implements Describer<Node> {
         "Spec",
         d ->
             d.field("Unschedulable", Boolean.toString(node.spec().unschedulable()))
-                .field("Fenced", Boolean.toString(node.spec().fenced())));
+                .field("Fenced", Boolean.toString(node.spec().fenced()))
+                .field(
+                    "MIG",
+                    node.spec().mig().entrySet().stream()
+                        .map(e -> e.getKey() + "=" + e.getValue())
+                        .collect(java.util.stream.Collectors.joining(", "))));
     var s = node.status();
     out.section(
         "Status",
@@ -42,12 +51,18 @@ final class NodeDescriber implements Describer<Node> {
     var holders = holdersOn(name, context);
     var rows = new ArrayList<List<String>>();
     var freeChannels = new java.util.TreeMap<String, Integer>(); // by health
+    var mig = NodeMigGpus.NONE;
     for (var slice : context.api().list(Kinds.DEVICE_SLICE).items()) {
       if (!slice.spec().node().equals(name)) {
         continue;
       }
+      mig = NodeMigGpus.of(node.spec(), slice.spec(), holders);
       for (var device : slice.spec().devices()) {
         var holder = holders.getOrDefault(device.name(), Table.NONE);
+        // A free MIG slice is drawn in its GPU's positions below, not listed among 21 possible.
+        if (device.deviceClass().equals(MigGeometry.DEVICE_CLASS) && holder.equals(Table.NONE)) {
+          continue;
+        }
         // A node has thousands of IMEX channels: counted, with the held ones listed, unless asked
         // for all.
         if (device.deviceClass().equals(ComputeDomainSpec.CHANNEL_DEVICE_CLASS)
@@ -69,10 +84,32 @@ final class NodeDescriber implements Describer<Node> {
     out.table(
         "Devices",
         new Table(List.of("DEVICE", "CLASS", "MODEL", "MEMORY", "HEALTH", "HELD BY"), rows));
+    if (mig.isEmpty()) {
+      mig = NodeMigGpus.of(node.spec(), DeviceSliceSpec.EMPTY, holders);
+    }
+    if (!mig.isEmpty()) {
+      var gpus = mig.gpus();
+      out.section("MIG GPUs", d -> gpus.forEach(g -> d.section(g.gpu(), e -> migGpu(g, e))));
+    }
     if (!freeChannels.isEmpty()) {
       out.section(
           "Free Channels (counted; --channels lists each)",
           d -> freeChannels.forEach((health, count) -> d.field(health, Integer.toString(count))));
+    }
+  }
+
+  /** One MIG GPU: its mode, its positions and who holds each, and why larger slices do not fit. */
+  private static void migGpu(MigGpu gpu, Description d) {
+    d.field("Mode", gpu.modeText());
+    gpu.occupancy()
+        .ifPresent(
+            o ->
+                d.field("Model", o.geometry().model())
+                    .field("Free", gpu.freeCompute() + "/" + gpu.totalCompute() + " compute slices")
+                    .field("Positions", o.render()));
+    gpu.fragmentation().ifPresent(f -> d.field("Fragmented", f));
+    if (!gpu.problems().isEmpty()) {
+      d.values("Problems", gpu.problems());
     }
   }
 

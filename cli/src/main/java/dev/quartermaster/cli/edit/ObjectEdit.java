@@ -36,11 +36,20 @@ public final class ObjectEdit {
         api.update(next);
         return true;
       } catch (ApiException e) {
-        if (!e.is(Reason.Conflict)) {
+        // A rule's refusal is a conflict too (a MIG mode change while a claim holds the GPU):
+        // only a write the object changed under is a lost race worth reading again.
+        if (!e.is(Reason.Conflict) || !changedSince(api, kind, name, current)) {
           throw e;
         }
       }
     }
     throw new CliException(kind.singular() + "/" + name + " kept changing; try again");
+  }
+
+  private static <T extends ApiObject> boolean changedSince(
+      ApiClient api, Kind<T> kind, String name, T read) {
+    return api.get(kind, name)
+        .map(o -> o.metadata().revision() != read.metadata().revision())
+        .orElse(true);
   }
 }

@@ -12,11 +12,11 @@ import java.util.Map;
 import java.util.function.Function;
 
 /**
- * {@code qm_devices}, {@code qm_claims}, {@code qm_tasks}, {@code qm_nodes} and {@code qm_gangs},
- * counted at scrape time from the controllers' informer caches: the control plane holds them anyway
- * (every replica, leader or not), so a scrape costs a walk over memory and never a store list, even
- * on a 1,000-node cluster. A collector rather than gauges, because the label sets (nodes, classes,
- * condition types) come and go with the cluster.
+ * {@code qm_devices}, {@code qm_claims}, {@code qm_tasks}, {@code qm_nodes}, {@code qm_gangs} and
+ * the MIG GPUs' {@code qm_mig_*}, counted at scrape time from the controllers' informer caches: the
+ * control plane holds them anyway (every replica, leader or not), so a scrape costs a walk over
+ * memory and never a store list, even on a 1,000-node cluster. A collector rather than gauges,
+ * because the label sets (nodes, classes, condition types) come and go with the cluster.
  */
 public final class ClusterCollector implements MultiCollector {
   private final Informers informers;
@@ -33,6 +33,12 @@ public final class ClusterCollector implements MultiCollector {
             informers.slices().cache().list(),
             informers.claims().cache().list(),
             informers.tasks().cache().list());
+    var mig =
+        MigCensus.of(
+            informers.nodes().cache().list(),
+            informers.slices().cache().list(),
+            informers.claims().cache().list());
+    var byGpu = Comparator.comparing(MigGpuKey::node).thenComparing(MigGpuKey::gpu);
     return MetricSnapshots.of(
         gauge(
             "qm_devices",
@@ -65,12 +71,45 @@ public final class ClusterCollector implements MultiCollector {
             "gangs by state (Waiting: holding nothing until all its members fit at once)",
             GangCensus.of(informers.workloads().cache().list()),
             Comparator.naturalOrder(),
-            s -> Labels.of("state", s.name())));
+            s -> Labels.of("state", s.name())),
+        gauge(
+            "qm_mig_slices",
+            "MIG slices by node, GPU, profile and state (held; free: a claim could still get"
+                + " them now, side by side)",
+            mig.slices(),
+            Comparator.comparing(MigSliceGroup::node)
+                .thenComparing(MigSliceGroup::gpu)
+                .thenComparing(MigSliceGroup::profile)
+                .thenComparing(MigSliceGroup::state),
+            g ->
+                Labels.of(
+                    "node", g.node(), "gpu", g.gpu(), "profile", g.profile(), "state", g.state())),
+        gauge(
+            "qm_mig_free_compute_slices",
+            "compute slices (sevenths of a GPU) a claim could still get, by node and MIG GPU",
+            mig.freeCompute(),
+            byGpu,
+            k -> Labels.of("node", k.node(), "gpu", k.gpu())),
+        gauge(
+            "qm_mig_fragmented",
+            "1 when freed slices left a dynamic MIG GPU with room for a profile but no free"
+                + " position for it (qm describe node says which)",
+            mig.fragmented(),
+            byGpu,
+            k -> Labels.of("node", k.node(), "gpu", k.gpu())));
   }
 
   @Override
   public List<String> getPrometheusNames() {
-    return List.of("qm_devices", "qm_claims", "qm_tasks", "qm_nodes", "qm_gangs");
+    return List.of(
+        "qm_devices",
+        "qm_claims",
+        "qm_tasks",
+        "qm_nodes",
+        "qm_gangs",
+        "qm_mig_slices",
+        "qm_mig_free_compute_slices",
+        "qm_mig_fragmented");
   }
 
   /** One gauge, a series per key, in {@code order}. */

@@ -223,7 +223,8 @@ final class AllocationGuard implements WriteRules {
             e -> {
               var holder = e.getValue();
               if (next.holder(e.getKey()).filter(holder::equals).isEmpty()
-                  && holds(read(reads, holder, claims, compares), holder, node, e.getKey())) {
+                  && holds(
+                      read(stored, reads, holder, claims, compares), holder, node, e.getKey())) {
                 kept.add("device " + e.getKey() + " is held by " + holder);
               }
             });
@@ -255,7 +256,10 @@ final class AllocationGuard implements WriteRules {
         .forEach(
             e -> {
               if (holds(
-                  read(reads, e.getValue(), claims, compares), e.getValue(), name, e.getKey())) {
+                  read(stored, reads, e.getValue(), claims, compares),
+                  e.getValue(),
+                  name,
+                  e.getKey())) {
                 held.add(e.getKey() + " by " + e.getValue());
               }
             });
@@ -271,7 +275,8 @@ final class AllocationGuard implements WriteRules {
   }
 
   /** The holder's claim as stored now (once per claim), its read added to {@code compares}. */
-  private Optional<ResourceClaim> read(
+  static Optional<ResourceClaim> read(
+      StoredObjects stored,
       Reads reads,
       DeviceHolder holder,
       Map<String, Optional<ResourceClaim>> claims,
@@ -290,7 +295,7 @@ final class AllocationGuard implements WriteRules {
    * Whether {@code claim} is the holder's live claim and its allocation names {@code device} on
    * {@code node}.
    */
-  private static boolean holds(
+  static boolean holds(
       Optional<ResourceClaim> claim, DeviceHolder holder, String node, String device) {
     return claim
         .filter(c -> c.metadata().uid().equals(holder.uid()))
@@ -299,7 +304,7 @@ final class AllocationGuard implements WriteRules {
         .isPresent();
   }
 
-  private static String first(List<String> items) {
+  static String first(List<String> items) {
     var shown = String.join("; ", items.subList(0, Math.min(NAMED, items.size())));
     return items.size() > NAMED ? shown + "; and " + (items.size() - NAMED) + " more" : shown;
   }

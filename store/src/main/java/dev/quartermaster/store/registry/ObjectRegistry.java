@@ -73,6 +73,7 @@ public final class ObjectRegistry implements FencingClient {
         new SpecDecisionGuard(stored),
         new VolumeGuard(stored),
         new NodeHoldGuard(stored),
+        new MigModeGuard(stored),
         new TaskClaimGuard(stored),
         new DomainGuard(),
         new TaskPhaseGuard(),

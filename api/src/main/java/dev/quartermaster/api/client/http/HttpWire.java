@@ -55,6 +55,9 @@ public final class HttpWire {
 
   public static final String AS_TABLE = "table";
 
+  /** On a GET of one node: {@code as=mig} answers its MIG GPUs as the dashboard draws them. */
+  public static final String AS_MIG = "mig";
+
   private HttpWire() {}
 
   public static String collectionPath(Kind<?> kind) {
