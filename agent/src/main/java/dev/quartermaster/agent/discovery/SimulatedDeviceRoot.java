@@ -101,6 +101,18 @@ public final class SimulatedDeviceRoot {
   }
 
   /**
+   * As {@link #ensure(Path, int, int)}, with {@code h200} GPUs ({@link Builder#h200()}) when the
+   * root is built now; an existing root keeps the GPUs it has.
+   */
+  public static SimulatedDeviceRoot ensure(Path dir, int gpus, int channels, boolean h200)
+      throws IOException {
+    if (Files.exists(dir.resolve(Numbering.STAND_INS)) || !h200) {
+      return ensure(dir, gpus, channels);
+    }
+    return builder(dir).gpus(gpus).channels(channels).h200().build();
+  }
+
+  /**
    * Opens an existing simulated root (one {@link Builder#build()} made), reading its stand-in
    * numbers.
    */
@@ -209,6 +221,38 @@ public final class SimulatedDeviceRoot {
     Files.writeString(nodePath(node), "not a device\n");
   }
 
+  /**
+   * Makes a device node at {@code path} (under this root's {@code dev/}) with the stand-in number
+   * of the node called {@code like}: how simulated MIG capability nodes get a number that opens.
+   */
+  public void makeNodeLike(Path path, String like) throws IOException {
+    var e = standIns.get(like);
+    if (e == null) {
+      throw new IllegalArgumentException("no stand-in for " + like + " in " + root);
+    }
+    Files.deleteIfExists(path);
+    makeNode(path, e);
+  }
+
+  /** The product name GPU {@code index}'s {@code information} file gives, as NVML would. */
+  public Optional<String> model(int index) throws IOException {
+    var gpusDir = root.resolve("proc/driver/nvidia/gpus");
+    if (!Files.isDirectory(gpusDir)) {
+      return Optional.empty();
+    }
+    try (var list = Files.list(gpusDir)) {
+      for (var dir : (Iterable<Path>) list.sorted()::iterator) {
+        var info =
+            GpuInformation.parse(
+                Files.readString(dir.resolve("information"), StandardCharsets.UTF_8));
+        if (info.field(GpuInformation.DEVICE_MINOR).equals(Optional.of(Integer.toString(index)))) {
+          return info.field(GpuInformation.MODEL);
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
   /** Writes {@code <root>/health/<gpu>}: "healthy" or "xid 79 GPU has fallen off the bus". */
   public void setHealth(String gpuName, String content) throws IOException {
     if (!gpuNames.contains(gpuName)) {
@@ -300,6 +344,11 @@ public final class SimulatedDeviceRoot {
       }
       this.gpus = count;
       return this;
+    }
+
+    /** H200s (MIG-capable, {@code NVIDIA H200}, 141 GB) instead of the default H100s. */
+    public Builder h200() {
+      return model("NVIDIA H200", 150_754_820_096L);
     }
 
     public Builder model(String model, long memoryBytes) {
