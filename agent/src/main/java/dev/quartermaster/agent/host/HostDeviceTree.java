@@ -48,6 +48,35 @@ public final class HostDeviceTree implements DeviceTree {
     this.check = new ControlNodeCheck(root.path());
   }
 
+  /**
+   * A simulated root's MIG is its files' ({@link dev.quartermaster.agent.mig.MigFiles}), with "in
+   * use" judged by the processes that really hold its nodes; the host's is NVML's, not bound here
+   * yet (every GPU whole).
+   */
+  @Override
+  public dev.quartermaster.agent.mig.MigControl mig() {
+    if (root.isHost()
+        || !java.nio.file.Files.exists(
+            root.path().resolve(dev.quartermaster.agent.discovery.Numbering.STAND_INS))) {
+      return dev.quartermaster.agent.mig.MigControl.NONE;
+    }
+    try {
+      var simulated = dev.quartermaster.agent.discovery.SimulatedDeviceRoot.open(root.path());
+      var holders = ProcDeviceHolders.byPath();
+      return new dev.quartermaster.agent.mig.SimulatedMig(
+          new dev.quartermaster.agent.mig.MigFiles(simulated),
+          nodes -> {
+            var byName =
+                new java.util.LinkedHashMap<
+                    String, dev.quartermaster.agent.discovery.VerifiedNode>();
+            nodes.forEach(n -> byName.put(n.path(), n));
+            return !holders.scan(byName).free();
+          });
+    } catch (java.io.IOException e) {
+      return dev.quartermaster.agent.mig.MigControl.NONE;
+    }
+  }
+
   private static boolean nvmlLoads(Supplier<NvmlLoad> nvml) {
     return switch (nvml.get()) {
       case NvmlLoad.Loaded l -> {
