@@ -101,15 +101,15 @@ public final class SimulatedDeviceRoot {
   }
 
   /**
-   * As {@link #ensure(Path, int, int)}, with {@code h200} GPUs ({@link Builder#h200()}) when the
-   * root is built now; an existing root keeps the GPUs it has.
+   * As {@link #ensure(Path, int, int)}, with GPUs of {@code model} when the root is built now; an
+   * existing root keeps the GPUs it has.
    */
-  public static SimulatedDeviceRoot ensure(Path dir, int gpus, int channels, boolean h200)
-      throws IOException {
-    if (Files.exists(dir.resolve(Numbering.STAND_INS)) || !h200) {
-      return ensure(dir, gpus, channels);
+  public static SimulatedDeviceRoot ensure(
+      Path dir, int gpus, int channels, SimulatedGpuModel model) throws IOException {
+    if (Files.exists(dir.resolve(Numbering.STAND_INS))) {
+      return open(dir);
     }
-    return builder(dir).gpus(gpus).channels(channels).h200().build();
+    return builder(dir).gpus(gpus).channels(channels).model(model).build();
   }
 
   /**
@@ -324,8 +324,8 @@ public final class SimulatedDeviceRoot {
   public static final class Builder {
     private final Path root;
     private int gpus = 2;
-    private String model = "NVIDIA H100 80GB HBM3";
-    private long memoryBytes = 85_520_809_984L;
+    private String model = SimulatedGpuModel.H100.productName();
+    private long memoryBytes = SimulatedGpuModel.H100.memoryBytes();
     private final Set<ControlNode> omitted = EnumSet.noneOf(ControlNode.class);
     private boolean modeset = true;
     private String driverName = ProcDevices.NVIDIA;
@@ -346,9 +346,9 @@ public final class SimulatedDeviceRoot {
       return this;
     }
 
-    /** H200s (MIG-capable, {@code NVIDIA H200}, 141 GB) instead of the default H100s. */
-    public Builder h200() {
-      return model("NVIDIA H200", 150_754_820_096L);
+    /** GPUs of {@code model} instead of the default H100s. */
+    public Builder model(SimulatedGpuModel model) {
+      return model(model.productName(), model.memoryBytes());
     }
 
     public Builder model(String model, long memoryBytes) {
