@@ -22,9 +22,12 @@ public final class MigCapabilities {
     return giMinor(gpu, gi) + 1 + ci;
   }
 
+  /** What every capability file's name starts with, before its minor. */
+  public static final String FILE_PREFIX = "nvidia-cap";
+
   /** {@code nvidia-cap<minor>}, the file's name under {@code /dev/nvidia-caps/}. */
   public static String fileName(int minor) {
-    return "nvidia-cap" + minor;
+    return FILE_PREFIX + minor;
   }
 
   /** The directory of the access files, inside a container as on the host. */
