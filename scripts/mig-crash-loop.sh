@@ -55,7 +55,7 @@ until_true 60 "the server to answer" "$qm" get nodes
 cat >setup.yaml <<'YAML'
 kind: DeviceClass
 metadata:
-  name: mig-1g-18gb
+  name: mig-1g.18gb
 spec:
   class: mig
   selectors:
@@ -83,7 +83,7 @@ live=()
 kills=0 leaks_destroyed=0 max_instances=0
 for ((i = 1; i <= rounds; i++)); do
   name=slice-$i
-  printf 'kind: ResourceClaim\nmetadata:\n  name: %s\nspec:\n  requests:\n    - name: s\n      deviceClassName: mig-1g-18gb\n      count: 1\n' "$name" >claim.yaml
+  printf 'kind: ResourceClaim\nmetadata:\n  name: %s\nspec:\n  requests:\n    - name: s\n      deviceClassName: mig-1g.18gb\n      count: 1\n' "$name" >claim.yaml
   "$qm" apply -f claim.yaml >/dev/null
   until_true 60 "the agent to halt after creating $name's instance" agent_dead
   wait "$agent_pid" || true

@@ -65,7 +65,7 @@ class NodeMigCommandTest {
             new ResourceClaim(
                 ObjectMeta.named("a-mig"),
                 new ResourceClaimSpec(
-                    List.of(new DeviceRequest("mig", "mig-3g-71gb", 1, List.of())),
+                    List.of(new DeviceRequest("mig", "mig-3g.71gb", 1, List.of())),
                     Optional.empty()),
                 ResourceClaimStatus.EMPTY));
     r.create(
