@@ -157,6 +157,7 @@ public final class NodeAgent implements AutoCloseable {
             HealthPolicy.defaults(config.healthCleanPeriod()),
             () -> deviceEvents.submit(() -> whileOpen(this::publishSlice)));
     this.controlNodes = new AtomicReference<>(tree.checkControlNodes());
+    var mig = new dev.quartermaster.agent.mig.NodeMig(tree.mig());
     this.preparer =
         new ClaimPreparer(
             durable,
@@ -166,6 +167,8 @@ public final class NodeAgent implements AutoCloseable {
             tree::checkControlNodes,
             tree::checkNode,
             host.deviceHolders());
+    preparer.useMig(mig);
+    devices.useMig(mig);
     var backoff = new ExponentialBackoff<String>(Duration.ofMillis(100), Duration.ofSeconds(10));
     this.claimQueue = new WorkQueue<>(env, backoff);
     this.taskQueue =
@@ -642,13 +645,17 @@ public final class NodeAgent implements AutoCloseable {
       return;
     }
     try {
-      var offered = devices.devices();
+      readMigWish();
+      var offered = devices.offered();
+      offered.notes().forEach(n -> LOG.info("node {}: {}", config.nodeName(), n));
       // The ledger judges prepares by what the node offers, as the store does.
       preparer
           .durable()
           .ledger()
-          .judgeBy(DeviceUse.of(new DeviceSliceSpec(config.nodeName(), offered)));
-      slice.publish(offered);
+          .judgeBy(
+              DeviceUse.of(
+                  new DeviceSliceSpec(config.nodeName(), offered.devices(), offered.counters())));
+      slice.publish(offered.devices(), offered.counters());
     } catch (RuntimeException e) {
       LOG.warn(
           "node {}: publishing the device slice failed; the heartbeat tries again",
@@ -656,6 +663,23 @@ public final class NodeAgent implements AutoCloseable {
           e);
     }
     checkTaskDevices(); // on every rescan: a GPU's own node is not among the watched control nodes
+  }
+
+  /**
+   * Reads the operator's MIG wish from this node's spec and changes a GPU's mode where nothing
+   * holds it; a GPU that waits says which claims it waits out (a log line and an event).
+   */
+  private void readMigWish() {
+    var mig = preparer.mig();
+    try {
+      config.api().get(Kinds.NODE, config.nodeName()).ifPresent(n -> mig.wish(n.spec().mig()));
+    } catch (RuntimeException e) {
+      LOG.warn("node {}: cannot read its MIG wish: {}", config.nodeName(), e.getMessage());
+      return;
+    }
+    var waiting = mig.applyModes(preparer.heldDevices(), devices.inventory().gpus());
+    waiting.forEach((gpu, why) -> LOG.info("node {}: {}: {}", config.nodeName(), gpu, why));
+    preparer.syncMig();
   }
 
   /** The prepare pipeline (for tests and {@code qm up}). */

@@ -8,6 +8,7 @@ import dev.quartermaster.agent.discovery.DiscoveredChannel;
 import dev.quartermaster.agent.discovery.DiscoveredGpu;
 import dev.quartermaster.agent.discovery.VerifiedNode;
 import dev.quartermaster.agent.ledger.ClaimRef;
+import dev.quartermaster.agent.mig.PreparedSlice;
 import dev.quartermaster.agent.names.SafeNames;
 import dev.quartermaster.api.codec.PooledJson;
 import dev.quartermaster.core.files.BootScopedFile;
@@ -79,17 +80,30 @@ public final class CdiSpecWriter implements ClaimSpecs {
       List<DiscoveredChannel> channels,
       List<VerifiedNode> controlNodes)
       throws IOException {
-    if (gpus.isEmpty() && channels.isEmpty()) {
+    return write(claim, gpus, channels, List.of(), controlNodes);
+  }
+
+  @Override
+  public List<String> write(
+      ClaimRef claim,
+      List<DiscoveredGpu> gpus,
+      List<DiscoveredChannel> channels,
+      List<PreparedSlice> slices,
+      List<VerifiedNode> controlNodes)
+      throws IOException {
+    if (gpus.isEmpty() && channels.isEmpty() && slices.isEmpty()) {
       throw new IllegalArgumentException(
           "claim " + claim + ": a CDI spec needs at least one device");
     }
     var uid = SafeNames.requireClaimUid(claim.uid());
     gpus.forEach(g -> SafeNames.requireDeviceName(g.name()));
     channels.forEach(c -> SafeNames.requireDeviceName(c.name()));
+    slices.forEach(s -> SafeNames.requireDeviceName(s.name()));
     var names = new ArrayList<String>();
-    if (!gpus.isEmpty()) {
-      writeSpec(specPath(DiscoveredGpu.CLASS, uid), render(claim, gpus, controlNodes));
+    if (!gpus.isEmpty() || !slices.isEmpty()) {
+      writeSpec(specPath(DiscoveredGpu.CLASS, uid), render(claim, gpus, slices, controlNodes));
       gpus.forEach(g -> names.add(CdiNames.qualified(DiscoveredGpu.CLASS, uid, g.name())));
+      slices.forEach(s -> names.add(CdiNames.qualified(DiscoveredGpu.CLASS, uid, s.name())));
     }
     if (!channels.isEmpty()) {
       writeSpec(specPath(DiscoveredChannel.CLASS, uid), renderChannels(claim, channels));
@@ -154,6 +168,18 @@ public final class CdiSpecWriter implements ClaimSpecs {
   /** The spec's bytes (exposed for tests that validate it against the CDI schema). */
   public static byte[] render(
       ClaimRef claim, List<DiscoveredGpu> gpus, List<VerifiedNode> controlNodes) {
+    return render(claim, gpus, List.of(), controlNodes);
+  }
+
+  /**
+   * As above, with MIG slices: each its own device with its parent's node and its capability nodes
+   * (a process on a slice opens all three), and its own entries carrying the MIG device's UUID.
+   */
+  public static byte[] render(
+      ClaimRef claim,
+      List<DiscoveredGpu> gpus,
+      List<PreparedSlice> slices,
+      List<VerifiedNode> controlNodes) {
     var names = new ArrayList<String>();
     var nodes = new ArrayList<CdiDeviceNode>();
     var devices = NODES.arrayNode();
@@ -170,6 +196,25 @@ public final class CdiSpecWriter implements ClaimSpecs {
           .add(DeviceVariables.gpuUuid(gpu.index(), gpu.uuid()))
           .add(DeviceVariables.gpuClaimUid(gpu.index(), claim.uid()));
       edits.putArray("deviceNodes").add(deviceNode(node));
+    }
+    for (var slice : slices) {
+      var name = CdiNames.deviceName(claim.uid(), slice.name());
+      names.add(name);
+      var device = devices.addObject();
+      device.put("name", name);
+      var edits = device.putObject("containerEdits");
+      int gpu = slice.instance().gpu();
+      int start = slice.instance().placement().start();
+      edits
+          .putArray("env")
+          .add(DeviceVariables.sliceUuid(gpu, start, slice.instance().uuid()))
+          .add(DeviceVariables.sliceClaimUid(gpu, start, claim.uid()));
+      var deviceNodes = edits.putArray("deviceNodes");
+      for (var n : concat(slice.slice().parent().node(), slice.capabilityNodes())) {
+        var node = CdiDeviceNode.of(n);
+        nodes.add(node);
+        deviceNodes.add(deviceNode(node));
+      }
     }
     var spec = NODES.objectNode();
     var common = NODES.objectNode();
@@ -192,6 +237,13 @@ public final class CdiSpecWriter implements ClaimSpecs {
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("cannot render CDI spec", e);
     }
+  }
+
+  private static List<VerifiedNode> concat(VerifiedNode first, List<VerifiedNode> rest) {
+    var out = new ArrayList<VerifiedNode>();
+    out.add(first);
+    out.addAll(rest);
+    return out;
   }
 
   private static ObjectNode deviceNode(CdiDeviceNode n) {

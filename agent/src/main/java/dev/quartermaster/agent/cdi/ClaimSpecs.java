@@ -4,6 +4,7 @@ import dev.quartermaster.agent.discovery.DiscoveredChannel;
 import dev.quartermaster.agent.discovery.DiscoveredGpu;
 import dev.quartermaster.agent.discovery.VerifiedNode;
 import dev.quartermaster.agent.ledger.ClaimRef;
+import dev.quartermaster.agent.mig.PreparedSlice;
 import java.io.IOException;
 import java.util.List;
 import java.util.Set;
@@ -36,6 +37,23 @@ public interface ClaimSpecs {
       List<DiscoveredChannel> channels,
       List<VerifiedNode> controlNodes)
       throws IOException;
+
+  /**
+   * As above, with MIG {@code slices}: each a device of the GPU spec with its parent's node and its
+   * capability nodes, its environment carrying the MIG device's UUID.
+   */
+  default List<String> write(
+      ClaimRef claim,
+      List<DiscoveredGpu> gpus,
+      List<DiscoveredChannel> channels,
+      List<PreparedSlice> slices,
+      List<VerifiedNode> controlNodes)
+      throws IOException {
+    if (!slices.isEmpty()) {
+      throw new UnsupportedOperationException("these specs cannot hold MIG slices");
+    }
+    return write(claim, gpus, channels, controlNodes);
+  }
 
   /** Removes every spec of the claim with {@code uid}; nothing if there is none. */
   void remove(String uid) throws IOException;

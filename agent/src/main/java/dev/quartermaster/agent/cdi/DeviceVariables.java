@@ -45,9 +45,12 @@ public final class DeviceVariables {
   public static final String NVIDIA_VISIBLE_DEVICES = "NVIDIA_VISIBLE_DEVICES";
   public static final String CUDA_VISIBLE_DEVICES = "CUDA_VISIBLE_DEVICES";
 
-  private static final Pattern GPU_UUID = Pattern.compile("QUARTERMASTER_GPU_([0-9]+)_UUID=(.*)");
+  // A whole GPU's key is its index; a MIG slice's its parent's index and its start position (no
+  // two live slices of one GPU share a start), so each device's keys stay its own.
+  private static final Pattern GPU_UUID =
+      Pattern.compile("QUARTERMASTER_GPU_([0-9]+(?:_MIG_[0-9]+)?)_UUID=(.*)");
   private static final Pattern GPU_CLAIM =
-      Pattern.compile("QUARTERMASTER_GPU_([0-9]+)_CLAIM_UID=(.*)");
+      Pattern.compile("QUARTERMASTER_GPU_([0-9]+(?:_MIG_[0-9]+)?)_CLAIM_UID=(.*)");
   private static final Pattern CHANNEL_CLAIM =
       Pattern.compile("QUARTERMASTER_IMEX_CHANNEL_([0-9]+)_CLAIM_UID=(.*)");
 
@@ -64,6 +67,19 @@ public final class DeviceVariables {
    */
   public static String gpuClaimUid(int index, String claimUid) {
     return "QUARTERMASTER_GPU_" + index + "_CLAIM_UID=" + claimUid;
+  }
+
+  /**
+   * {@code QUARTERMASTER_GPU_<gpu>_MIG_<start>_UUID=MIG-...}: a MIG slice's own entry; its UUID
+   * goes into {@code NVIDIA_VISIBLE_DEVICES} and {@code CUDA_VISIBLE_DEVICES} like a GPU's.
+   */
+  public static String sliceUuid(int gpu, int start, String uuid) {
+    return "QUARTERMASTER_GPU_" + gpu + "_MIG_" + start + "_UUID=" + uuid;
+  }
+
+  /** {@code QUARTERMASTER_GPU_<gpu>_MIG_<start>_CLAIM_UID=<claim uid>}. */
+  public static String sliceClaimUid(int gpu, int start, String claimUid) {
+    return "QUARTERMASTER_GPU_" + gpu + "_MIG_" + start + "_CLAIM_UID=" + claimUid;
   }
 
   /**

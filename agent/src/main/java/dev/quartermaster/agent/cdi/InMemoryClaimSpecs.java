@@ -14,14 +14,30 @@ public final class InMemoryClaimSpecs implements ClaimSpecs {
   private final Map<String, List<String>> specs = new TreeMap<>();
   private final Map<String, List<VerifiedNode>> controlNodes = new TreeMap<>();
 
+  private final Map<String, List<dev.quartermaster.agent.mig.PreparedSlice>> slices =
+      new TreeMap<>();
+
   @Override
   public synchronized List<String> write(
       ClaimRef claim,
       List<DiscoveredGpu> gpus,
       List<DiscoveredChannel> channels,
       List<VerifiedNode> control) {
+    return write(claim, gpus, channels, List.of(), control);
+  }
+
+  @Override
+  public synchronized List<String> write(
+      ClaimRef claim,
+      List<DiscoveredGpu> gpus,
+      List<DiscoveredChannel> channels,
+      List<dev.quartermaster.agent.mig.PreparedSlice> migSlices,
+      List<VerifiedNode> control) {
     var names = new java.util.ArrayList<String>();
     gpus.forEach(g -> names.add(CdiNames.qualified(DiscoveredGpu.CLASS, claim.uid(), g.name())));
+    migSlices.forEach(
+        s -> names.add(CdiNames.qualified(DiscoveredGpu.CLASS, claim.uid(), s.name())));
+    slices.put(claim.uid(), List.copyOf(migSlices));
     channels.forEach(
         c -> names.add(CdiNames.qualified(DiscoveredChannel.CLASS, claim.uid(), c.name())));
     specs.put(claim.uid(), List.copyOf(names));
@@ -33,6 +49,7 @@ public final class InMemoryClaimSpecs implements ClaimSpecs {
   public synchronized void remove(String uid) {
     specs.remove(uid);
     controlNodes.remove(uid);
+    slices.remove(uid);
   }
 
   @Override
@@ -43,6 +60,11 @@ public final class InMemoryClaimSpecs implements ClaimSpecs {
   /** The CDI names written for each claim uid. */
   public synchronized Map<String, List<String>> specs() {
     return Map.copyOf(specs);
+  }
+
+  /** The MIG slices the last write of each claim's spec listed. */
+  public synchronized Map<String, List<dev.quartermaster.agent.mig.PreparedSlice>> slices() {
+    return Map.copyOf(slices);
   }
 
   /** The control nodes the last write of each claim's spec listed. */

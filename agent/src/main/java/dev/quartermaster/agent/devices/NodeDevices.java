@@ -6,8 +6,13 @@ import dev.quartermaster.agent.discovery.ImexChannels;
 import dev.quartermaster.agent.health.HealthPolicy;
 import dev.quartermaster.agent.health.HealthTracker;
 import dev.quartermaster.agent.host.DeviceTree;
+import dev.quartermaster.agent.mig.MigControl;
+import dev.quartermaster.agent.mig.MigOffer;
+import dev.quartermaster.agent.mig.NodeMig;
+import dev.quartermaster.api.device.CounterSet;
 import dev.quartermaster.api.device.Device;
 import dev.quartermaster.core.env.Env;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
@@ -31,6 +36,7 @@ public final class NodeDevices implements AutoCloseable {
   private final Runnable changed;
   private final AtomicReference<Inventory> inventory;
   private AutoCloseable healthSource = () -> {};
+  private volatile NodeMig mig = new NodeMig(MigControl.NONE);
 
   private NodeDevices(
       GpuDiscovery discovery,
@@ -93,6 +99,45 @@ public final class NodeDevices implements AutoCloseable {
             found.gpus().stream().map(g -> tracker.health(g.name()).applyTo(g.toDevice())),
             found.channels().channels().stream().map(DiscoveredChannel::toDevice))
         .toList();
+  }
+
+  /** Publishes GPUs by their MIG mode through {@code next} from now on ({@link MigOffer}). */
+  public void useMig(NodeMig next) {
+    this.mig = Objects.requireNonNull(next, "mig");
+  }
+
+  /**
+   * As {@link #devices()}, with the counter sets of the GPUs in MIG mode: a GPU in MIG mode offers
+   * its slices, never itself, and its health (an XID on it) is each slice's, since an XID on the
+   * parent handle names no instance. Why a GPU offers less than it might is in {@code notes}.
+   */
+  public record Offered(List<Device> devices, List<CounterSet> counters, List<String> notes) {}
+
+  public Offered offered() {
+    var found = inventory();
+    var devices = new ArrayList<Device>();
+    var counters = new ArrayList<CounterSet>();
+    var notes = new ArrayList<String>();
+    var offers = mig.offers(found.gpus());
+    for (int i = 0; i < offers.size(); i++) {
+      var offer = offers.get(i);
+      var health = tracker.health(found.gpus().get(i).name());
+      for (var d : offer.devices()) {
+        var applied = health.applyTo(d);
+        devices.add(
+            new Device(
+                applied.name(),
+                applied.deviceClass(),
+                applied.attributes(),
+                applied.health(),
+                applied.healthReason(),
+                d.consumesCounters()));
+      }
+      offer.counters().ifPresent(counters::add);
+      offer.note().ifPresent(notes::add);
+    }
+    found.channels().channels().stream().map(DiscoveredChannel::toDevice).forEach(devices::add);
+    return new Offered(devices, counters, notes);
   }
 
   public HealthTracker health() {

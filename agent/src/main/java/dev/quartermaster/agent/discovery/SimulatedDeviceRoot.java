@@ -101,6 +101,18 @@ public final class SimulatedDeviceRoot {
   }
 
   /**
+   * As {@link #ensure(Path, int, int)}, with GPUs of {@code model} when the root is built now; an
+   * existing root keeps the GPUs it has.
+   */
+  public static SimulatedDeviceRoot ensure(
+      Path dir, int gpus, int channels, SimulatedGpuModel model) throws IOException {
+    if (Files.exists(dir.resolve(Numbering.STAND_INS))) {
+      return open(dir);
+    }
+    return builder(dir).gpus(gpus).channels(channels).model(model).build();
+  }
+
+  /**
    * Opens an existing simulated root (one {@link Builder#build()} made), reading its stand-in
    * numbers.
    */
@@ -209,6 +221,38 @@ public final class SimulatedDeviceRoot {
     Files.writeString(nodePath(node), "not a device\n");
   }
 
+  /**
+   * Makes a device node at {@code path} (under this root's {@code dev/}) with the stand-in number
+   * of the node called {@code like}: how simulated MIG capability nodes get a number that opens.
+   */
+  public void makeNodeLike(Path path, String like) throws IOException {
+    var e = standIns.get(like);
+    if (e == null) {
+      throw new IllegalArgumentException("no stand-in for " + like + " in " + root);
+    }
+    Files.deleteIfExists(path);
+    makeNode(path, e);
+  }
+
+  /** The product name GPU {@code index}'s {@code information} file gives, as NVML would. */
+  public Optional<String> model(int index) throws IOException {
+    var gpusDir = root.resolve("proc/driver/nvidia/gpus");
+    if (!Files.isDirectory(gpusDir)) {
+      return Optional.empty();
+    }
+    try (var list = Files.list(gpusDir)) {
+      for (var dir : (Iterable<Path>) list.sorted()::iterator) {
+        var info =
+            GpuInformation.parse(
+                Files.readString(dir.resolve("information"), StandardCharsets.UTF_8));
+        if (info.field(GpuInformation.DEVICE_MINOR).equals(Optional.of(Integer.toString(index)))) {
+          return info.field(GpuInformation.MODEL);
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
   /** Writes {@code <root>/health/<gpu>}: "healthy" or "xid 79 GPU has fallen off the bus". */
   public void setHealth(String gpuName, String content) throws IOException {
     if (!gpuNames.contains(gpuName)) {
@@ -280,8 +324,8 @@ public final class SimulatedDeviceRoot {
   public static final class Builder {
     private final Path root;
     private int gpus = 2;
-    private String model = "NVIDIA H100 80GB HBM3";
-    private long memoryBytes = 85_520_809_984L;
+    private String model = SimulatedGpuModel.H100.productName();
+    private long memoryBytes = SimulatedGpuModel.H100.memoryBytes();
     private final Set<ControlNode> omitted = EnumSet.noneOf(ControlNode.class);
     private boolean modeset = true;
     private String driverName = ProcDevices.NVIDIA;
@@ -300,6 +344,11 @@ public final class SimulatedDeviceRoot {
       }
       this.gpus = count;
       return this;
+    }
+
+    /** GPUs of {@code model} instead of the default H100s. */
+    public Builder model(SimulatedGpuModel model) {
+      return model(model.productName(), model.memoryBytes());
     }
 
     public Builder model(String model, long memoryBytes) {

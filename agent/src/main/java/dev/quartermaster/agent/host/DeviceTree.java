@@ -30,6 +30,11 @@ public interface DeviceTree {
     return ImexChannels.NONE;
   }
 
+  /** How MIG is asked of this tree's GPUs; none unless the tree can. */
+  default dev.quartermaster.agent.mig.MigControl mig() {
+    return dev.quartermaster.agent.mig.MigControl.NONE;
+  }
+
   /** Checks the control nodes now. */
   ControlNodeStatus checkControlNodes();
 

@@ -9,20 +9,31 @@ import dev.quartermaster.agent.discovery.ImexChannels;
 import dev.quartermaster.agent.discovery.NodeExpectation;
 import dev.quartermaster.agent.discovery.NodeProblem;
 import dev.quartermaster.agent.discovery.NodeVerifier;
+import dev.quartermaster.agent.discovery.Numbering;
 import dev.quartermaster.agent.discovery.ProcGpuDiscovery;
+import dev.quartermaster.agent.discovery.SimulatedDeviceRoot;
 import dev.quartermaster.agent.discovery.VerifiedNode;
 import dev.quartermaster.agent.health.HealthFileSource;
 import dev.quartermaster.agent.health.HealthTracker;
+import dev.quartermaster.agent.mig.MigControl;
+import dev.quartermaster.agent.mig.MigCrashPoint;
+import dev.quartermaster.agent.mig.MigFiles;
+import dev.quartermaster.agent.mig.SimulatedMig;
 import dev.quartermaster.agent.nvml.NvmlDiscovery;
 import dev.quartermaster.agent.nvml.NvmlLoad;
 import dev.quartermaster.agent.nvml.NvmlXidMonitor;
 import dev.quartermaster.core.env.Env;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The devices under a device root: NVML when the root is the host's {@code /} and {@code
@@ -31,6 +42,8 @@ import java.util.function.Supplier;
  * health/} files, polled every {@code healthPeriod}).
  */
 public final class HostDeviceTree implements DeviceTree {
+  private static final Logger LOG = LoggerFactory.getLogger(HostDeviceTree.class);
+
   /** How long an NVML event wait blocks before it looks whether it was closed. */
   private static final Duration NVML_WAIT = Duration.ofSeconds(5);
 
@@ -46,6 +59,43 @@ public final class HostDeviceTree implements DeviceTree {
     this.healthPeriod = healthPeriod;
     this.useNvml = root.isHost() && nvmlLoads(nvml);
     this.check = new ControlNodeCheck(root.path());
+  }
+
+  /**
+   * A simulated root's MIG is its files' ({@link MigFiles}), with "in use" judged by the processes
+   * that really hold its nodes, and the crash point {@link MigCrashPoint#VARIABLE} names, if any;
+   * the host's is NVML's, not bound here yet (every GPU whole).
+   */
+  @Override
+  public MigControl mig() {
+    if (root.isHost() || !Files.exists(root.path().resolve(Numbering.STAND_INS))) {
+      return MigControl.NONE;
+    }
+    SimulatedDeviceRoot simulated;
+    try {
+      simulated = SimulatedDeviceRoot.open(root.path());
+    } catch (IOException e) {
+      LOG.warn(
+          "{}: cannot open the simulated root, every GPU whole: {}", root.path(), e.getMessage());
+      return MigControl.NONE;
+    }
+    var holders = ProcDeviceHolders.byPath();
+    MigControl control =
+        new SimulatedMig(
+            new MigFiles(simulated),
+            nodes -> {
+              var byName = new LinkedHashMap<String, VerifiedNode>();
+              nodes.forEach(n -> byName.put(n.path(), n));
+              return !holders.scan(byName).free();
+            });
+    var crash =
+        MigCrashPoint.named(Objects.requireNonNullElse(System.getenv(MigCrashPoint.VARIABLE), ""));
+    if (crash.isPresent()) {
+      LOG.warn(
+          "{} is set: this agent halts at MIG crash point {}", MigCrashPoint.VARIABLE, crash.get());
+      control = crash.get().around(control, () -> Runtime.getRuntime().halt(137));
+    }
+    return control;
   }
 
   private static boolean nvmlLoads(Supplier<NvmlLoad> nvml) {

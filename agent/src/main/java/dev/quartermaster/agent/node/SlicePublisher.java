@@ -27,7 +27,13 @@ public final class SlicePublisher {
   }
 
   public synchronized void publish(List<Device> devices) {
-    var spec = new DeviceSliceSpec(node, devices);
+    publish(devices, List.of());
+  }
+
+  /** As above, with the counter sets the devices consume (GPUs in MIG mode). */
+  public synchronized void publish(
+      List<Device> devices, List<dev.quartermaster.api.device.CounterSet> counters) {
+    var spec = new DeviceSliceSpec(node, devices, counters);
     for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
       try {
         var current = api.get(Kinds.DEVICE_SLICE, node);

@@ -21,6 +21,12 @@ import dev.quartermaster.agent.ledger.NodeEffects;
 import dev.quartermaster.agent.ledger.PrepareRequest;
 import dev.quartermaster.agent.ledger.PrepareResult;
 import dev.quartermaster.agent.ledger.UnprepareResult;
+import dev.quartermaster.agent.mig.LiveInstance;
+import dev.quartermaster.agent.mig.MigControl;
+import dev.quartermaster.agent.mig.MigRefusedException;
+import dev.quartermaster.agent.mig.MigSlice;
+import dev.quartermaster.agent.mig.NodeMig;
+import dev.quartermaster.agent.mig.PreparedSlice;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -98,6 +104,9 @@ public final class ClaimPreparer {
 
   // Set by whoever runs the agent (qm up) after start; volatile, as prepares run on other threads.
   private volatile PrepareMetrics metrics = PrepareMetrics.NONE;
+
+  // The node's MIG (none unless the agent says otherwise); set once at start, before any prepare.
+  private volatile NodeMig mig = new NodeMig(MigControl.NONE);
 
   /**
    * @param inventory the GPUs found by the last discovery
@@ -187,6 +196,15 @@ public final class ClaimPreparer {
         .map(e -> ((ClaimState.PrepareCompleted) e).cdiDevices());
   }
 
+  /** Prepares MIG slices through {@code mig} from now on (their instances are its to make). */
+  public void useMig(NodeMig next) {
+    this.mig = Objects.requireNonNull(next, "mig");
+  }
+
+  public NodeMig mig() {
+    return mig;
+  }
+
   /** Reports each prepare and unprepare to {@code sink} from now on. */
   public void observeWith(PrepareMetrics sink) {
     this.metrics = Objects.requireNonNull(sink, "sink");
@@ -223,7 +241,21 @@ public final class ClaimPreparer {
         ledger.entry(claim.uid()).filter(ClaimState.PrepareCompleted.class::isInstance).isPresent();
     var gpus = new ArrayList<DiscoveredGpu>();
     var channels = new ArrayList<DiscoveredChannel>();
+    var slices = new ArrayList<MigSlice>();
     for (var device : request.devices()) {
+      var slice = mig.slice(device, found.gpus());
+      if (slice.isPresent()) {
+        var problem =
+            alreadyPrepared
+                ? Optional.<NodeProblem>empty()
+                : nodeNow.apply(slice.get().parent().node());
+        if (problem.isPresent()) {
+          return new PrepareOutcome.Waiting(
+              "device node of " + device + ": " + problem.get().message());
+        }
+        slices.add(slice.get());
+        continue;
+      }
       var gpu = found.gpu(device);
       var channel = gpu.isPresent() ? Optional.<DiscoveredChannel>empty() : found.channel(device);
       var problem =
@@ -302,7 +334,7 @@ public final class ClaimPreparer {
       }
     }
     var domain = request.computeDomain();
-    if (domain.isPresent()) {
+    if (domain.isPresent() || !slices.isEmpty()) {
       // The entry calls for a side effect (the domain's membership and helper): durable before it
       // starts, so a restarted agent finds the entry that wanted it. A claim without a domain has
       // no
@@ -335,6 +367,19 @@ public final class ClaimPreparer {
             "the daemon of compute domain " + domain.get() + " on this node " + notReady.get());
       }
     }
+    var prepared = new ArrayList<PreparedSlice>();
+    if (!slices.isEmpty()) {
+      // The entry is durable (above): the instances it wants are made now, or were made before a
+      // crash and are adopted; the reconcile at restart destroys any the ledger does not hold.
+      var made = syncMig();
+      for (var slice : slices) {
+        var ready = preparedSlice(slice, made.errors());
+        if (ready instanceof SliceReady.Missing missing) {
+          return new PrepareOutcome.Waiting(missing.reason());
+        }
+        prepared.add(((SliceReady.Ready) ready).slice());
+      }
+    }
     List<String> names;
     synchronized (specLock) {
       // Checked again at the write: the spec must list the nodes as they are now.
@@ -343,7 +388,7 @@ public final class ClaimPreparer {
         return new PrepareOutcome.Waiting(notReady((ControlNodeStatus.Incomplete) status));
       }
       try {
-        names = specs.write(claim, gpus, channels, complete.nodes());
+        names = specs.write(claim, gpus, channels, prepared, complete.nodes());
       } catch (IOException e) {
         return new PrepareOutcome.Waiting("writing the CDI spec failed: " + e.getMessage());
       }
@@ -368,6 +413,67 @@ public final class ClaimPreparer {
             "claim " + claim + " vanished from the ledger while its prepare was running");
       }
     }
+  }
+
+  /** A slice's instance and capability nodes, there now, or why not. */
+  private sealed interface SliceReady {
+    record Ready(PreparedSlice slice) implements SliceReady {}
+
+    record Missing(String reason) implements SliceReady {}
+  }
+
+  private SliceReady preparedSlice(MigSlice slice, List<String> errors) {
+    Optional<LiveInstance> instance;
+    try {
+      instance = mig.instance(slice);
+    } catch (MigRefusedException e) {
+      return new SliceReady.Missing("slice " + slice.name() + ": " + e.getMessage());
+    }
+    if (instance.isEmpty()) {
+      return new SliceReady.Missing(
+          "slice "
+              + slice.name()
+              + " has no MIG instance yet"
+              + (errors.isEmpty() ? "" : " (" + String.join("; ", errors) + ")"));
+    }
+    var caps = mig.control().capabilityNodes(instance.get());
+    for (var node : caps) {
+      // The seed-2 incident one level down: a process on a slice needs its access files too.
+      var problem = nodeNow.apply(node);
+      if (problem.isPresent()) {
+        return new SliceReady.Missing(
+            "capability node of slice " + slice.name() + ": " + problem.get().message());
+      }
+    }
+    return new SliceReady.Ready(new PreparedSlice(slice, instance.get(), caps));
+  }
+
+  /**
+   * Brings the MIG instances to the slices the ledger holds (creates the missing, destroys the
+   * rest): after a prepare is durable, after an unprepare, at start-up and on retries.
+   */
+  public NodeMig.Outcome syncMig() {
+    var held = new java.util.TreeSet<String>();
+    durable.ledger().snapshot().holding().forEach(e -> held.addAll(e.devices()));
+    var outcome = mig.reconcile(held, inventory.get().gpus());
+    if (!outcome.created().isEmpty() || !outcome.destroyed().isEmpty()) {
+      LOG.info("MIG instances created {}, destroyed {}", outcome.created(), outcome.destroyed());
+    }
+    if (!outcome.errors().isEmpty()) {
+      LOG.warn("MIG instances not in line with the ledger: {}", outcome.errors());
+    }
+    return outcome;
+  }
+
+  /** The devices held here, each with the claim holding it (for MIG mode changes). */
+  public Map<String, String> heldDevices() {
+    var out = new java.util.TreeMap<String, String>();
+    durable
+        .ledger()
+        .snapshot()
+        .holding()
+        .forEach(e -> e.devices().forEach(d -> out.put(d, e.claim().name())));
+    return out;
   }
 
   /** Why claim's devices cannot be given out yet: the live processes that still hold them. */
@@ -444,7 +550,7 @@ public final class ClaimPreparer {
     if (!(result instanceof UnprepareResult.AlreadyUnprepared)) {
       removeSpec(uid);
     }
-    var outcome = syncEffects();
+    var outcome = syncEffects(); // destroys the claim's MIG instances too
     if (result instanceof UnprepareResult.Released r) {
       LOG.info(
           "unprepared claim {} ({} was {})",
@@ -487,13 +593,20 @@ public final class ClaimPreparer {
                 .map(found::channel)
                 .flatMap(java.util.Optional::stream)
                 .toList();
-        if (gpus.size() + channels.size() != entry.devices().size()) {
+        var prepared = new ArrayList<PreparedSlice>();
+        for (var device : entry.devices()) {
+          mig.slice(device, found.gpus())
+              .map(slice -> preparedSlice(slice, List.of()))
+              .filter(SliceReady.Ready.class::isInstance)
+              .ifPresent(r -> prepared.add(((SliceReady.Ready) r).slice()));
+        }
+        if (gpus.size() + channels.size() + prepared.size() != entry.devices().size()) {
           errors.add(
               "claim " + entry.claim() + ": devices " + entry.devices() + " are not all found now");
           continue;
         }
         try {
-          specs.write(entry.claim(), gpus, channels, complete.nodes());
+          specs.write(entry.claim(), gpus, channels, prepared, complete.nodes());
         } catch (IOException | RuntimeException e) {
           errors.add("claim " + entry.claim() + ": " + e.getMessage());
         }
@@ -523,7 +636,18 @@ public final class ClaimPreparer {
 
   /** Brings side effects in line with the ledger as it is when the reconciler runs. */
   public EffectsReconciler.Outcome syncEffects() {
-    var outcome = effects.reconcile(() -> NodeEffects.of(durable.ledger().snapshot()));
+    var effectsOutcome = effects.reconcile(() -> NodeEffects.of(durable.ledger().snapshot()));
+    var migOutcome = syncMig();
+    var outcome =
+        migOutcome.errors().isEmpty()
+            ? effectsOutcome
+            : new EffectsReconciler.Outcome(
+                effectsOutcome.started(),
+                effectsOutcome.stopped(),
+                effectsOutcome.published(),
+                java.util.stream.Stream.concat(
+                        effectsOutcome.errors().stream(), migOutcome.errors().stream())
+                    .toList());
     if (!outcome.ok()) {
       LOG.warn("node side effects not in line with the ledger: {}", outcome.errors());
     }

@@ -8,6 +8,7 @@ import dev.quartermaster.agent.cdi.CdiDirs;
 import dev.quartermaster.agent.checkpoint.BootId;
 import dev.quartermaster.agent.devices.DeviceRoot;
 import dev.quartermaster.agent.discovery.SimulatedDeviceRoot;
+import dev.quartermaster.agent.discovery.SimulatedGpuModel;
 import dev.quartermaster.cli.CliEnvironment;
 import dev.quartermaster.cli.CliException;
 import dev.quartermaster.cli.VersionInfo;
@@ -79,6 +80,15 @@ public final class AgentCommand implements Callable<Integer> {
   private Integer simulatedGpus;
 
   @Option(
+      names = "--simulated-model",
+      paramLabel = "MODEL",
+      defaultValue = "H100",
+      description =
+          "the simulated GPUs' model, ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}); both can be"
+              + " sliced with MIG. Applies when the tree is made: an existing tree keeps its GPUs")
+  private SimulatedGpuModel simulatedModel;
+
+  @Option(
       names = "--create-control-nodes",
       description =
           "create missing /dev/nvidiactl, nvidia-uvm, nvidia-uvm-tools, nvidia-modeset at start, as nvidia-modprobe does")
@@ -140,7 +150,8 @@ public final class AgentCommand implements Callable<Integer> {
       devices = deviceRoot.equals("/") ? stateDir.resolve("root") : devices;
       java.nio.file.Files.createDirectories(stateDir);
       dev.quartermaster.core.files.OwnerOnly.directory(stateDir);
-      SimulatedDeviceRoot.ensure(devices, simulatedGpus);
+      SimulatedDeviceRoot.ensure(
+          devices, simulatedGpus, SimulatedDeviceRoot.DEFAULT_CHANNELS, simulatedModel);
     }
     var config =
         NodeAgentConfig.of(
@@ -184,7 +195,10 @@ public final class AgentCommand implements Callable<Integer> {
         "State",
         stateDir,
         "Devices",
-        devices + (simulatedGpus != null ? " (simulated, " + simulatedGpus + " GPUs)" : ""),
+        devices
+            + (simulatedGpus != null
+                ? " (simulated, " + simulatedGpus + " GPUs, " + simulatedModel + ")"
+                : ""),
         "CDI specs",
         cdi);
     out.println("Stop with Ctrl-C.");

@@ -4,6 +4,7 @@ import dev.quartermaster.agent.NodeAgent;
 import dev.quartermaster.agent.NodeAgentConfig;
 import dev.quartermaster.agent.devices.DeviceRoot;
 import dev.quartermaster.agent.discovery.SimulatedDeviceRoot;
+import dev.quartermaster.agent.discovery.SimulatedGpuModel;
 import dev.quartermaster.agent.effects.OsHelperProcesses;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.gang.TopologyKeys;
@@ -102,6 +103,17 @@ public final class UpCommand implements Callable<Integer> {
       defaultValue = "4",
       description = "simulated GPUs per node (default: ${DEFAULT-VALUE})")
   private int gpus;
+
+  @Option(
+      names = "--simulated-model",
+      paramLabel = "MODEL",
+      defaultValue = "H100",
+      description = {
+        "the simulated GPUs' model, ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}); both can be "
+            + "sliced with MIG (H200: 1g.18gb ... 7g.141gb).",
+        "Applies when a node's device tree is made: a resumed cluster keeps the GPUs it has."
+      })
+  private SimulatedGpuModel simulatedModel;
 
   @Option(
       names = "--channels",
@@ -263,7 +275,7 @@ public final class UpCommand implements Callable<Integer> {
     }
     var dir = layout.deviceRoot(node);
     var resumed = Files.isDirectory(dir);
-    var root = SimulatedDeviceRoot.ensure(dir, gpus, channels);
+    var root = SimulatedDeviceRoot.ensure(dir, gpus, channels, simulatedModel);
     var kind =
         root.charDevices()
             ? "character devices"

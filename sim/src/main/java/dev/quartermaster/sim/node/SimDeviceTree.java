@@ -12,6 +12,13 @@ import dev.quartermaster.agent.discovery.NodeProblem;
 import dev.quartermaster.agent.discovery.VerifiedNode;
 import dev.quartermaster.agent.health.HealthTracker;
 import dev.quartermaster.agent.host.DeviceTree;
+import dev.quartermaster.agent.mig.MigCapabilities;
+import dev.quartermaster.agent.mig.MigControl;
+import dev.quartermaster.agent.mig.MigCrashPoint;
+import dev.quartermaster.agent.mig.MigMemory;
+import dev.quartermaster.agent.mig.MigTable;
+import dev.quartermaster.agent.mig.SimulatedMig;
+import dev.quartermaster.api.device.mig.MigModels;
 import dev.quartermaster.core.env.Env;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,13 +28,15 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Predicate;
 
 /**
  * A node's devices in memory: {@code gpus} GPUs with their device nodes, IMEX channels, the control
  * nodes, and per-GPU health. The simulation removes and restores nodes ({@link #remove}, {@link
  * #restore}) and makes GPUs unhealthy; the agent sees it the way it sees a real host: discovery
  * leaves out a GPU whose node is missing (naming it), the control-node check names what is missing,
- * and an unhealthy GPU reports an XID on every health poll.
+ * and an unhealthy GPU reports an XID on every health poll. A MIG node's driver ({@link #mig()})
+ * keeps its instances here, where the next agent finds them.
  */
 public final class SimDeviceTree implements DeviceTree {
   private static final long NVIDIA_MAJOR = 195;
@@ -41,13 +50,73 @@ public final class SimDeviceTree implements DeviceTree {
   private final Set<String> missing = new TreeSet<>();
   private final Set<String> unhealthy = new TreeSet<>();
 
+  /** The simulated driver's MIG state, empty on a node without MIG; it outlives the agents. */
+  private final Optional<MigMemory> migState;
+
+  private Predicate<List<VerifiedNode>> held = nodes -> false;
+  private Optional<Runnable> crashAfterCreate = Optional.empty();
+
   /**
    * @param channels how many IMEX channels ({@code channel-0..}) the node offers
    */
   public SimDeviceTree(String node, int gpus, int channels) {
+    this(node, gpus, channels, false);
+  }
+
+  /**
+   * @param mig whether the GPUs are MIG-capable H200s with a simulated driver that makes and
+   *     destroys instances (else H100s that MIG never touches, as the seed campaigns were found)
+   */
+  public SimDeviceTree(String node, int gpus, int channels, boolean mig) {
     this.node = node;
     this.gpus = gpus;
     this.channels = channels;
+    this.migState =
+        mig ? Optional.of(new MigMemory(node, Path.of("/sim", node, "dev"))) : Optional.empty();
+  }
+
+  /** The MIG driver's state now (instances, modes), if the node has MIG. */
+  public Optional<MigTable> migTable() {
+    return migState.map(MigMemory::table);
+  }
+
+  /** Whether a live process holds any of these nodes open (the driver's "in use"). */
+  public synchronized void heldBy(Predicate<List<VerifiedNode>> held) {
+    this.held = held;
+  }
+
+  /**
+   * The next instance the driver makes is followed by {@code crash} (a {@code kill -9} of the
+   * agent, which must run after this call), and the agent's call fails as a dead process's would:
+   * made, never recorded.
+   */
+  public synchronized void crashAfterNextCreate(Runnable crash) {
+    crashAfterCreate = Optional.of(crash);
+  }
+
+  @Override
+  public MigControl mig() {
+    if (migState.isEmpty()) {
+      return MigControl.NONE;
+    }
+    var driver = new SimulatedMig(migState.get(), nodes -> heldNow().test(nodes));
+    return MigCrashPoint.CREATED.around(driver, this::afterCreate);
+  }
+
+  private synchronized Predicate<List<VerifiedNode>> heldNow() {
+    return held;
+  }
+
+  private void afterCreate() {
+    Optional<Runnable> crash;
+    synchronized (this) {
+      crash = crashAfterCreate;
+      crashAfterCreate = Optional.empty();
+    }
+    if (crash.isPresent()) {
+      crash.get().run();
+      throw new IllegalStateException("agent of " + node + " killed right after a MIG create");
+    }
   }
 
   @Override
@@ -87,7 +156,18 @@ public final class SimDeviceTree implements DeviceTree {
   }
 
   public synchronized boolean present(String fileName) {
-    return !missing.contains(fileName);
+    return !missing.contains(fileName) && capabilityExists(fileName);
+  }
+
+  /** A MIG capability node exists while its instance does; any other name is not one. */
+  private boolean capabilityExists(String fileName) {
+    if (!fileName.startsWith(MigCapabilities.FILE_PREFIX)) {
+      return true;
+    }
+    int minor = Integer.parseInt(fileName.substring(MigCapabilities.FILE_PREFIX.length()));
+    return migState.stream()
+        .flatMap(m -> m.table().instances().stream())
+        .anyMatch(i -> i.giCapMinor() == minor || i.ciCapMinor() == minor);
   }
 
   public synchronized void setHealthy(String gpu, boolean healthy) {
@@ -108,8 +188,8 @@ public final class SimDeviceTree implements DeviceTree {
         "gpu-" + i,
         i,
         node + "-gpu-" + i,
-        "H100",
-        OptionalLong.of(80L << 30),
+        migState.isPresent() ? MigModels.H200_NAME : "H100",
+        OptionalLong.of((migState.isPresent() ? 141L : 80L) << 30),
         i,
         "0000:" + (10 + i) + ":00.0",
         new VerifiedNode("/dev/" + file, hostPath(file), new DeviceNumber(NVIDIA_MAJOR, i)));
@@ -160,7 +240,7 @@ public final class SimDeviceTree implements DeviceTree {
   @Override
   public synchronized Optional<NodeProblem> checkNode(VerifiedNode node) {
     var path = node.hostPath();
-    return missing.contains(path.getFileName().toString())
+    return !present(path.getFileName().toString())
         ? Optional.of(new NodeProblem(path, NodeProblem.Kind.Missing, "missing " + path))
         : Optional.empty();
   }

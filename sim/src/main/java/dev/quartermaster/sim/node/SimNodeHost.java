@@ -38,9 +38,18 @@ public final class SimNodeHost implements NodeHost {
    * @param channels how many IMEX channels the node offers
    */
   public SimNodeHost(Env env, String node, int gpus, int channels) {
+    this(env, node, gpus, channels, false);
+  }
+
+  /**
+   * @param mig whether the GPUs are MIG-capable, with a simulated driver ({@link
+   *     SimDeviceTree#mig()}) whose "in use" is this node's process table
+   */
+  public SimNodeHost(Env env, String node, int gpus, int channels, boolean mig) {
     this.node = node;
-    this.devices = new SimDeviceTree(node, gpus, channels);
+    this.devices = new SimDeviceTree(node, gpus, channels, mig);
     this.processes = new SimProcesses(env, specs, devices);
+    devices.heldBy(processes::opens);
   }
 
   public String node() {

@@ -37,13 +37,14 @@ public final class SimProcesses implements TaskHost {
   private static final int KILLED = 128 + 9;
 
   /**
-   * One process: which task started it, which devices (claim uid → device) it opened, and the
-   * volume paths it was given ({@code QM_VOLUME_*}).
+   * One process: which task started it, which devices (claim uid → device) it opened, the device
+   * nodes it opened (container paths), and the volume paths it was given ({@code QM_VOLUME_*}).
    */
   public record Proc(
       long pid,
       String task,
       Map<String, List<String>> devices,
+      List<String> opened,
       List<String> volumePaths,
       RuntimeTask handle) {
     public boolean alive() {
@@ -140,6 +141,13 @@ public final class SimProcesses implements TaskHost {
     return new HolderScan(out, List.of());
   }
 
+  /** Whether a live process opened any of {@code nodes} (the MIG driver's "in use"). */
+  public synchronized boolean opens(List<VerifiedNode> nodes) {
+    return procs.values().stream()
+        .filter(Proc::alive)
+        .anyMatch(p -> nodes.stream().anyMatch(n -> p.opened().contains(n.path())));
+  }
+
   private synchronized Optional<Proc> procOf(long pid) {
     return Optional.ofNullable(procs.get(pid));
   }
@@ -159,6 +167,29 @@ public final class SimProcesses implements TaskHost {
       var device = cdi.substring(cdi.indexOf(uid) + uid.length() + 1);
       devices.computeIfAbsent(uid, k -> new ArrayList<>()).add(device);
     }
+    // A slice's process opens its parent's node and the capability nodes its spec lists (the CDI
+    // spec is all a container gets); a whole GPU's, its own node.
+    var slices = specs.slices();
+    var needed = new ArrayList<String>();
+    devices.forEach(
+        (uid, ds) -> {
+          for (var d : ds) {
+            var slice =
+                slices.getOrDefault(uid, List.of()).stream()
+                    .filter(s -> s.name().equals(d))
+                    .findFirst();
+            if (slice.isPresent()) {
+              needed.add("/dev/nvidia" + slice.get().slice().parent().index());
+              slice.get().capabilityNodes().forEach(n -> needed.add(n.path()));
+            } else {
+              needed.add("/dev/nvidia" + d.substring(d.indexOf('-') + 1));
+            }
+          }
+        });
+    if (!needed.isEmpty()) {
+      ControlNode.requiredNodes().forEach(c -> needed.add("/dev/" + c.fileName()));
+    }
+    var opened = new ArrayList<String>();
     Proc proc;
     synchronized (this) {
       var volumePaths =
@@ -167,26 +198,19 @@ public final class SimProcesses implements TaskHost {
               .map(Map.Entry::getValue)
               .sorted()
               .toList();
-      proc = new Proc(nextPid++, launch.name(), devices, volumePaths, handle);
+      proc = new Proc(nextPid++, launch.name(), devices, opened, volumePaths, handle);
       procs.put(proc.pid(), proc);
     }
-    var opened = new ArrayList<String>();
-    var needed = new ArrayList<String>();
-    devices
-        .values()
-        .forEach(ds -> ds.forEach(d -> needed.add("nvidia" + d.substring(d.indexOf('-') + 1))));
-    if (!needed.isEmpty()) {
-      ControlNode.requiredNodes().forEach(c -> needed.add(c.fileName()));
-    }
-    for (var file : needed) {
+    for (var path : needed) {
+      var file = path.substring(path.lastIndexOf('/') + 1);
       if (!tree.present(file)) {
         handle.finish(
             new TaskResult.DeviceCheckFailed(
                 new DeviceCheck.Failed(
-                    "/dev/" + file, "ENOENT", "No such file or directory", List.copyOf(opened))));
+                    path, "ENOENT", "No such file or directory", List.copyOf(opened))));
         return handle;
       }
-      opened.add("/dev/" + file);
+      opened.add(path);
     }
     var passed = new DeviceCheck.Passed(opened);
     handle.onKill(tree -> handle.finish(new TaskResult.Exited(KILLED, passed)));

@@ -164,6 +164,46 @@ final class Chaos {
     }
   }
 
+  /**
+   * On nodes with MIG, once to three times a seed: the agent is killed right after the driver made
+   * an instance, before its prepare is recorded complete (the agent's call fails as a dead
+   * process's would, and the kill follows at once); it comes back 1 to 20 s later and must adopt
+   * the instance for the claim that wanted it, or destroy it if that claim is gone.
+   */
+  void migCrashes(RandomGenerator draws) {
+    var migNodes = List.copyOf(world.migNodes());
+    int count = 1 + draws.nextInt(3);
+    for (int i = 0; i < count; i++) {
+      var n = world.node(migNodes.get(draws.nextInt(migNodes.size())));
+      var at = Duration.ofMillis(draws.nextLong(WINDOW.toMillis()));
+      var back = Duration.ofMillis(1_000 + draws.nextLong(19_000));
+      later(
+          at,
+          () -> {
+            run.event("agent of " + n.name + " is to be killed right after its next MIG create");
+            n.host
+                .devices()
+                .crashAfterNextCreate(() -> later(Duration.ZERO, () -> migCrash(n, back)));
+          });
+    }
+  }
+
+  private void migCrash(WholeCluster.NodeSlot n, Duration back) {
+    if (n.agent.isEmpty()) {
+      return;
+    }
+    faults++;
+    run.promises().beforeCrash(n);
+    world.crashAgent(n);
+    run.event(
+        "agent of "
+            + n.name
+            + " killed (-9) between a MIG create and its record; back in "
+            + back.toSeconds()
+            + "s");
+    later(back, () -> restart(n));
+  }
+
   /** When a dead node's fence may come: after the first work runs, within the steps' reach. */
   private static final Duration FENCE_FROM = Duration.ofSeconds(5);
 

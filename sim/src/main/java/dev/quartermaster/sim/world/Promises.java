@@ -74,6 +74,7 @@ import java.util.Set;
  *       ReleasePromises}).
  *   <li>Q1, ADMIT and Q2 ({@link QueuePromises}); Q3 start timeout and Q4 backoff ({@link
  *       StartPromises}).
+ *   <li>MIG-LEAK, MIG-SHARED and MIG-CAPS on nodes with MIG ({@link MigPromises}).
  *   <li>L2 progress: once the faults stop, while a gang that is not placed, with its members there
  *       to place, fits the free devices ({@link Capacity}), some gang is placed within {@link
  *       GangPromises#PROGRESS_BOUND}: gangs never deadlock one another.
@@ -105,9 +106,11 @@ final class Promises {
   private final StartPromises starts;
   private final LeaderPromises leaders;
   private final ReleasePromises releases;
+  private final MigPromises migs;
 
   Promises(WholeCluster world) {
     this.world = world;
+    this.migs = new MigPromises(world);
     this.releases = new ReleasePromises(world);
     this.gangs = new GangPromises(world);
     this.starts = new StartPromises(world);
@@ -161,6 +164,7 @@ final class Promises {
     queues.check(out);
     starts.check(out);
     leaders.check(out);
+    migs.check(out);
     return out;
   }
 

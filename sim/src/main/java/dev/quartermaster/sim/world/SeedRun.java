@@ -84,6 +84,11 @@ public final class SeedRun {
   private final Deque<String> events = new ArrayDeque<>();
   private List<Gangs.Job> gangs = List.of();
   private int step;
+  private final int migNodes;
+
+  /** Slice jobs a run with MIG nodes applies over its fault window. */
+  static final int SLICE_JOBS = 10;
+
   private java.util.Optional<WorkloadWatch> watch = java.util.Optional.empty();
   private java.util.function.Consumer<String> trace = line -> {};
 
@@ -102,10 +107,19 @@ public final class SeedRun {
    * its own, where another would stop the run first.
    */
   public SeedRun(long seed, int steps, Variant variant, Predicate<String> judged) {
+    this(seed, steps, variant, judged, 0);
+  }
+
+  /**
+   * As above, with {@code migNodes} more nodes whose GPUs are in Dynamic MIG mode, running slice
+   * jobs ({@link MigJobs}) beside the rest; 0 is the run as the seed campaigns found it.
+   */
+  public SeedRun(long seed, int steps, Variant variant, Predicate<String> judged, int migNodes) {
     this.seed = seed;
     this.steps = steps;
     this.judged = judged;
-    this.world = new WholeCluster(seed, 3, 4, variant);
+    this.migNodes = migNodes;
+    this.world = new WholeCluster(seed, 3 + migNodes, 4, 0, migNodes, variant);
     for (int i = 1; i <= 3; i++) {
       world.labelNode("node-" + i, Topology.labels(i));
     }
@@ -263,6 +277,12 @@ public final class SeedRun {
       }
       var chaos = new Chaos(this, env.random());
       chaos.schedule();
+      if (migNodes > 0) {
+        // Drawn apart, so that the rest of the seed's draws stay as they are without MIG.
+        var slices = new java.util.SplittableRandom(seed * 0x9E3779B97F4A7C15L + 46);
+        MigJobs.start(this, slices, SLICE_JOBS);
+        chaos.migCrashes(slices);
+      }
       for (step = 1; step <= steps; step++) {
         if (!env.runNext()) {
           break;

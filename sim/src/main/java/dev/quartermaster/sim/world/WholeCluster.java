@@ -14,6 +14,7 @@ import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
+import dev.quartermaster.api.node.MigMode;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.node.NodeSpec;
 import dev.quartermaster.api.node.NodeStatus;
@@ -117,6 +118,7 @@ public final class WholeCluster {
   private final SimStorage storage = new SimStorage(PLUGIN, true);
 
   private int replicaCount;
+  private final java.util.Set<String> migNodes = new java.util.TreeSet<>();
 
   /**
    * @param variant the real system, or one with a naive piece plugged in
@@ -132,6 +134,20 @@ public final class WholeCluster {
    */
   public WholeCluster(
       long seed, int nodeCount, int gpusPerNode, int channelsPerNode, Variant variant) {
+    this(seed, nodeCount, gpusPerNode, channelsPerNode, 0, variant);
+  }
+
+  /**
+   * @param migNodes how many of the nodes, the last ones, have MIG-capable GPUs that an operator
+   *     put in Dynamic MIG mode before their agents first start ({@link MigJobs} runs slices there)
+   */
+  public WholeCluster(
+      long seed,
+      int nodeCount,
+      int gpusPerNode,
+      int channelsPerNode,
+      int migNodes,
+      Variant variant) {
     this.variant = variant;
     this.cluster = new SimCluster(seed, watchFaults(seed), variant.storeRules());
     cluster.store().onCommit(view);
@@ -141,10 +157,14 @@ public final class WholeCluster {
     }
     for (int i = 1; i <= nodeCount; i++) {
       var name = "node-" + i;
+      boolean mig = i > nodeCount - migNodes;
+      if (mig) {
+        migDynamic(name, gpusPerNode);
+      }
       var slot =
           new NodeSlot(
               name,
-              new SimNodeHost(env(), name, gpusPerNode, channelsPerNode),
+              new SimNodeHost(env(), name, gpusPerNode, channelsPerNode, mig),
               // Held to what its node's token allows (the server's own rule, judged on stored
               // objects).
               new FlakyApi(refusals.agentView(api(), name), env(), name),
@@ -164,6 +184,21 @@ public final class WholeCluster {
     variant
         .alongside()
         .ifPresent(helper -> helper.start(env(), new FlakyApi(api(), env(), "helper")));
+  }
+
+  /** The operator's wish, before the node's agent first starts: every GPU of it in Dynamic MIG. */
+  private void migDynamic(String node, int gpus) {
+    var spec = NodeSpec.EMPTY;
+    for (int g = 0; g < gpus; g++) {
+      spec = spec.withMig("gpu-" + g, Optional.of(MigMode.Dynamic));
+    }
+    api().create(new Node(ObjectMeta.named(node), spec, NodeStatus.EMPTY));
+    migNodes.add(node);
+  }
+
+  /** The nodes whose GPUs are in MIG mode. */
+  java.util.Set<String> migNodes() {
+    return java.util.Collections.unmodifiableSet(migNodes);
   }
 
   /**

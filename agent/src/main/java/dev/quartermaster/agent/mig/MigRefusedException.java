@@ -1,0 +1,27 @@
+package dev.quartermaster.agent.mig;
+
+/** The GPU said no, and why: NVML's refusal as the agent acts on it. */
+public final class MigRefusedException extends Exception {
+  /** The refusals the agent tells apart. */
+  public enum Refusal {
+    /** NVML_ERROR_IN_USE: a process has the GPU or the instance open (mode change, destroy). */
+    InUse,
+    /** NVML_ERROR_INSUFFICIENT_RESOURCES: the placement overlaps an instance that exists. */
+    InsufficientResources,
+    /** NVML_ERROR_NOT_SUPPORTED / NO_PERMISSION: this GPU or this process cannot do it. */
+    NotSupported,
+    /** Anything else NVML answered. */
+    Failed
+  }
+
+  private final Refusal refusal;
+
+  public MigRefusedException(Refusal refusal, String message) {
+    super(message);
+    this.refusal = refusal;
+  }
+
+  public Refusal refusal() {
+    return refusal;
+  }
+}
