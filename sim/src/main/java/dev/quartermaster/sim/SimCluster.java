@@ -44,7 +44,9 @@ public final class SimCluster {
     ALL,
     NONE,
     /** All but the quota guard: the naive admitter's store. */
-    NO_QUOTA_GUARD
+    NO_QUOTA_GUARD,
+    /** All rules, blind to shared counters: the naive MIG placement's store. */
+    NO_SHARED_COUNTERS
   }
 
   public SimCluster(long seed, WatchFaults faults, Rules rules) {
@@ -55,6 +57,7 @@ public final class SimCluster {
           case ALL -> new ObjectRegistry(store, env);
           case NONE -> ObjectRegistry.withoutCrossObjectRules(store, env);
           case NO_QUOTA_GUARD -> ObjectRegistry.withoutQuotaGuard(store, env);
+          case NO_SHARED_COUNTERS -> ObjectRegistry.withoutSharedCounters(store, env);
         };
   }
 

@@ -59,12 +59,24 @@ public final class Campaign {
       int every,
       java.util.function.Consumer<String> progress,
       java.util.function.Consumer<String> perSeed) {
+    return run(from, count, steps, 0, every, progress, perSeed);
+  }
+
+  /** As above, each seed with {@code migNodes} nodes of H200s in Dynamic MIG mode more. */
+  public static Summary run(
+      long from,
+      int count,
+      int steps,
+      int migNodes,
+      int every,
+      java.util.function.Consumer<String> progress,
+      java.util.function.Consumer<String> perSeed) {
     var failures = new ArrayList<SeedRun.Outcome.Violated>();
     long total = 0;
     long evictions = 0;
     long start = System.nanoTime();
     for (long seed = from; seed < from + count; seed++) {
-      var outcome = SeedRun.run(seed, steps);
+      var outcome = new SeedRun(seed, steps, Variant.REAL, line -> true, migNodes).run();
       switch (outcome) {
         case SeedRun.Outcome.Passed p -> {
           total += p.steps();
@@ -108,6 +120,7 @@ public final class Campaign {
     long from = 1;
     int seeds = 100;
     int steps = SeedRun.STEPS;
+    int migNodes = 0;
     boolean stream = false;
     var backfill = dev.quartermaster.control.allocator.Backfill.RESERVE;
     String watch = null;
@@ -119,6 +132,7 @@ public final class Campaign {
         case "--no-backfill" -> backfill = dev.quartermaster.control.allocator.Backfill.OFF;
         case "--seeds" -> seeds = Integer.parseInt(args[++i]);
         case "--steps" -> steps = Integer.parseInt(args[++i]);
+        case "--mig" -> migNodes = Integer.parseInt(args[++i]);
         case "--from" -> from = Long.parseLong(args[++i]);
         case "--watch" -> watch = args[++i];
         case "--trace" -> trace = java.nio.file.Path.of(args[++i]);
@@ -129,8 +143,8 @@ public final class Campaign {
         }
         default -> {
           System.err.println(
-              "usage: qm sim [--seeds N] [--steps M] [--from S] [--per-seed FILE]"
-                  + " | --seed S [--watch WORKLOAD] [--trace FILE]\n"
+              "usage: qm sim [--seeds N] [--steps M] [--from S] [--mig NODES] [--per-seed FILE]"
+                  + " | --seed S [--mig NODES] [--watch WORKLOAD] [--trace FILE]\n"
                   + "       qm sim --stream [--no-backfill] [--seeds N] [--from S]: a large gang"
                   + " behind a stream of small jobs (HOL, issue 44)");
           System.exit(2);
@@ -142,7 +156,7 @@ public final class Campaign {
       System.exit(JobStream.campaign(from, seeds, backfill, System.out::println));
     }
     if (watch != null || trace != null) {
-      var run = new SeedRun(from, steps);
+      var run = new SeedRun(from, steps, Variant.REAL, line -> true, migNodes);
       if (watch != null) {
         run.watching(watch, System.out::println);
       }
@@ -172,9 +186,14 @@ public final class Campaign {
       System.exit(outcome instanceof SeedRun.Outcome.Violated ? 1 : 0);
     }
     System.out.printf(
-        "whole-cluster simulation: seeds %d..%d, %d steps each%n", from, from + seeds - 1, steps);
+        "whole-cluster simulation: seeds %d..%d, %d steps each%s%n",
+        from,
+        from + seeds - 1,
+        steps,
+        migNodes == 0 ? "" : ", " + migNodes + " MIG node(s) of H200s in Dynamic mode");
     var lines = new ArrayList<String>();
-    var summary = run(from, seeds, steps, Math.max(1, seeds / 20), System.out::println, lines::add);
+    var summary =
+        run(from, seeds, steps, migNodes, Math.max(1, seeds / 20), System.out::println, lines::add);
     if (perSeed != null) {
       try {
         java.nio.file.Files.write(perSeed, lines);

@@ -282,6 +282,7 @@ public final class SeedRun {
         var slices = new java.util.SplittableRandom(seed * 0x9E3779B97F4A7C15L + 46);
         MigJobs.start(this, slices, SLICE_JOBS);
         chaos.migCrashes(slices);
+        SliceAsks.start(this, slices);
       }
       for (step = 1; step <= steps; step++) {
         if (!env.runNext()) {

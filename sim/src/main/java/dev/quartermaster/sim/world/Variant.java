@@ -163,6 +163,14 @@ public record Variant(
     return with(b -> b.storeRules = SimCluster.Rules.NO_QUOTA_GUARD);
   }
 
+  /**
+   * This variant on a store blind to shared counters, each device judged as its own: a placement
+   * that ignores counters is then checked only by the simulation's judge.
+   */
+  public Variant withoutSharedCounters() {
+    return with(b -> b.storeRules = SimCluster.Rules.NO_SHARED_COUNTERS);
+  }
+
   /** The real system whose agents start as {@code policy} says on a lost ledger. */
   public static Variant lostLedger(LostLedger policy) {
     return REAL.with(b -> b.lostLedger = policy);

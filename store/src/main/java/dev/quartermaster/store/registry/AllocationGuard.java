@@ -6,7 +6,6 @@ import dev.quartermaster.api.allocation.NodeAllocationSpec;
 import dev.quartermaster.api.claim.Allocation.AllocatedDevice;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.device.DeviceSlice;
-import dev.quartermaster.api.device.use.DeviceUse;
 import dev.quartermaster.api.device.use.Holders;
 import dev.quartermaster.api.device.use.Holding;
 import dev.quartermaster.api.error.ApiError.Reason;
@@ -130,7 +129,8 @@ final class AllocationGuard implements WriteRules {
    * record has now; one that declares none is judged by nothing but the record's map.
    */
   private List<Compare> sliceWrite(Reads reads, DeviceSlice slice) {
-    if (!slice.spec().sharesCounters()) {
+    var use = uses.declared(slice.spec());
+    if (!use.sharesCounters()) {
       return List.of();
     }
     var node = slice.metadata().name();
@@ -141,7 +141,7 @@ final class AllocationGuard implements WriteRules {
             .orElse(NodeAllocationSpec.EMPTY);
     var holdings = new ArrayList<Holding<DeviceHolder>>();
     record.devices().forEach((d, h) -> holdings.add(new Holding<>(d, h)));
-    var clash = DeviceUse.of(slice.spec()).overConsumed(holdings);
+    var clash = use.overConsumed(holdings);
     if (clash.isPresent()) {
       throw new ApiException(
           Reason.Conflict,

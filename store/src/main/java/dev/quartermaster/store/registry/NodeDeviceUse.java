@@ -27,13 +27,31 @@ final class NodeDeviceUse {
   private record Known(DeviceSliceSpec spec, DeviceUse use) {}
 
   private final StoredObjects stored;
+  private final boolean countersJudged;
   private final ConcurrentHashMap<String, Known> known = new ConcurrentHashMap<>();
 
   NodeDeviceUse(StoredObjects stored) {
+    this(stored, true);
+  }
+
+  /**
+   * @param countersJudged false only for a naive variant's store: every device then its own
+   *     counter, whatever its slice declares
+   */
+  NodeDeviceUse(StoredObjects stored, boolean countersJudged) {
     this.stored = stored;
+    this.countersJudged = countersJudged;
+  }
+
+  /** The use {@code spec} declares, as this judges it. */
+  DeviceUse declared(DeviceSliceSpec spec) {
+    return countersJudged ? DeviceUse.of(spec) : DeviceUse.WHOLE_DEVICES;
   }
 
   Judged of(Reads reads, String node) {
+    if (!countersJudged) {
+      return new Judged(DeviceUse.WHOLE_DEVICES, List.of());
+    }
     var key = StoredObjects.key(Kinds.DEVICE_SLICE, node);
     Optional<KeyValue> kv = reads.get(key);
     if (kv.isEmpty()) {

@@ -66,7 +66,10 @@ public final class ObjectRegistry implements FencingClient {
 
   /** Every rule across objects the store judges writes by. */
   private static List<WriteRules> guards(StoredObjects stored) {
-    var uses = new NodeDeviceUse(stored);
+    return guards(stored, new NodeDeviceUse(stored));
+  }
+
+  private static List<WriteRules> guards(StoredObjects stored, NodeDeviceUse uses) {
     return List.of(
         new AllocationGuard(stored, uses),
         new GangReservationGuard(stored, uses),
@@ -109,6 +112,22 @@ public final class ObjectRegistry implements FencingClient {
     var stored = new StoredObjects(watchDecodes);
     var rules = guards(stored).stream().filter(r -> !(r instanceof QuotaGuard)).toList();
     return new ObjectRegistry(store, env, stored, WriteRules.all(rules), watchDecodes);
+  }
+
+  /**
+   * A registry with every rule, but one that judges each device as its own, blind to the shared
+   * counters slices declare (I1 over MIG slices in the store): a placement that ignores counters
+   * then lands. Only for tests that show what that judgement prevents; never serve it.
+   */
+  public static ObjectRegistry withoutSharedCounters(Store store, Env env) {
+    var watchDecodes = new WatchDecodes();
+    var stored = new StoredObjects(watchDecodes);
+    return new ObjectRegistry(
+        store,
+        env,
+        stored,
+        WriteRules.all(guards(stored, new NodeDeviceUse(stored, false))),
+        watchDecodes);
   }
 
   /** This registry with its rules, writing through a {@link FencedStore}. */
