@@ -46,6 +46,19 @@ class MigUpTest {
           "describe node draws gpu-0 in Dynamic mode, all free",
           BOUND,
           () -> idle.matcher(qm(up, "describe", "node", "node-1")).find());
+      // Its agent says it switched: the MigReady condition and a MigModeChanged event.
+      up.await(
+          "MigReady True and a MigModeChanged event on node-1",
+          BOUND,
+          () ->
+              Pattern.compile(
+                          "\n  MigReady\\s+True\\s+MigModesApplied\\s+MIG as wished: gpu-0 Dynamic\\s")
+                      .matcher(qm(up, "describe", "node", "node-1"))
+                      .find()
+                  && Pattern.compile(
+                          "Normal\\s+MigModeChanged\\s+node/node-1\\s+1\\s+gpu-0: MIG mode on \\(Dynamic\\)")
+                      .matcher(qm(up, "get", "events", "--for", "node/node-1"))
+                      .find());
 
       expected.add("./qm apply -f examples/mig.yaml");
       assertThat(qm(up, "apply", "-f", "examples/mig.yaml"))
