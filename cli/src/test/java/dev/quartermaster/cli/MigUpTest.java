@@ -33,7 +33,7 @@ class MigUpTest {
     // One node: the section's commands use node-1 only, and each agent costs a second of start.
     try (var up = UpProcess.start("qmm", "--simulated-model", "H200", "--nodes", "1")) {
       expected.add("./qm node mig node-1 --gpu gpu-0 dynamic");
-      assertThat(qm(up, "node", "mig", "node-1", "--gpu", "gpu-0", "dynamic"))
+      assertThat(up.qm("node", "mig", "node-1", "--gpu", "gpu-0", "dynamic"))
           .isEqualTo("node/node-1 MIG Dynamic for gpu-0\n");
 
       expected.add("./qm describe node node-1");
@@ -45,7 +45,7 @@ class MigUpTest {
       up.await(
           "describe node draws gpu-0 in Dynamic mode, all free",
           BOUND,
-          () -> idle.matcher(qm(up, "describe", "node", "node-1")).find());
+          () -> idle.matcher(up.qm("describe", "node", "node-1")).find());
       // Its agent says it switched: the MigReady condition and a MigModeChanged event.
       up.await(
           "MigReady True and a MigModeChanged event on node-1",
@@ -53,15 +53,15 @@ class MigUpTest {
           () ->
               Pattern.compile(
                           "\n  MigReady\\s+True\\s+MigModesApplied\\s+MIG as wished: gpu-0 Dynamic\\s")
-                      .matcher(qm(up, "describe", "node", "node-1"))
+                      .matcher(up.qm("describe", "node", "node-1"))
                       .find()
                   && Pattern.compile(
                           "Normal\\s+MigModeChanged\\s+node/node-1\\s+1\\s+gpu-0: MIG mode on \\(Dynamic\\)")
-                      .matcher(qm(up, "get", "events", "--for", "node/node-1"))
+                      .matcher(up.qm("get", "events", "--for", "node/node-1"))
                       .find());
 
       expected.add("./qm apply -f examples/mig.yaml");
-      assertThat(qm(up, "apply", "-f", "examples/mig.yaml"))
+      assertThat(up.qm("apply", "-f", "examples/mig.yaml"))
           .isEqualTo(
               """
               deviceclass/mig-1g.18gb created
@@ -89,16 +89,16 @@ class MigUpTest {
           "both slices prepared on node-1's gpu-0, disjoint",
           BOUND,
           () -> {
-            var claims = qm(up, "get", "claims");
+            var claims = up.qm("get", "claims");
             return oneGFirst.matcher(claims).find() || threeGFirst.matcher(claims).find();
           });
-      boolean smallFirst = oneGFirst.matcher(qm(up, "get", "claims")).find();
+      boolean smallFirst = oneGFirst.matcher(up.qm("get", "claims")).find();
 
       expected.add("./qm get nodes");
-      assertThat(qm(up, "get", "nodes")).containsPattern("\nnode-1\\s.*\\s3/7\\s");
+      assertThat(up.qm("get", "nodes")).containsPattern("\nnode-1\\s.*\\s3/7\\s");
 
       expected.add("./qm describe node node-1");
-      assertThat(qm(up, "describe", "node", "node-1"))
+      assertThat(up.qm("describe", "node", "node-1"))
           .contains(
               smallFirst
                   ? "Positions:  [3g.71gb: claim/mig-medium-train-0-slice][·][·]"
@@ -107,7 +107,7 @@ class MigUpTest {
                       + "[3g.71gb: claim/mig-medium-train-0-slice]\n");
 
       expected.add("./qm apply -f examples/mig-whole.yaml");
-      assertThat(qm(up, "apply", "-f", "examples/mig-whole.yaml"))
+      assertThat(up.qm("apply", "-f", "examples/mig-whole.yaml"))
           .isEqualTo("workload/mig-whole created\n");
 
       expected.add("./qm get claims");
@@ -121,7 +121,7 @@ class MigUpTest {
                   .flatMap(c -> Condition.find(c.status().conditions(), ClaimConditions.ALLOCATED))
                   .filter(c -> c.status() == Condition.Status.False)
                   .isPresent());
-      assertThat(qm(up, "get", "claims"))
+      assertThat(up.qm("get", "claims"))
           .containsPattern("\nmig-whole-big-0-slice\\s+pending\\s+<none>\\s+<none>\\s");
 
       expected.add("./qm node mig node-1 --gpu gpu-0 off");
@@ -138,9 +138,9 @@ class MigUpTest {
                   + ")");
 
       expected.add("./qm delete workload mig-small && ./qm delete workload mig-medium");
-      assertThat(qm(up, "delete", "workload", "mig-small"))
+      assertThat(up.qm("delete", "workload", "mig-small"))
           .startsWith("workload/mig-small marked for deletion");
-      assertThat(qm(up, "delete", "workload", "mig-medium"))
+      assertThat(up.qm("delete", "workload", "mig-medium"))
           .startsWith("workload/mig-medium marked for deletion");
 
       expected.add("./qm get claims");
@@ -148,7 +148,7 @@ class MigUpTest {
           "mig-whole-big-0-slice prepared on all of gpu-0, the slices gone",
           BOUND,
           () ->
-              qm(up, "get", "claims")
+              up.qm("get", "claims")
                   .matches(
                       "NAME\\s.*\nmig-whole-big-0-slice\\s+prepared\\s+node-1\\s+gpu-0-mig-7g8m-0\\s+\\S+\n"));
 
@@ -157,12 +157,5 @@ class MigUpTest {
           .containsExactlyElementsOf(expected);
       up.passed();
     }
-  }
-
-  private static String qm(UpProcess up, String... args) {
-    var out = new StringWriter();
-    int exit = up.cli(out, args);
-    assertThat(exit).as("qm " + String.join(" ", args) + " exit; it printed:\n" + out).isZero();
-    return out.toString();
   }
 }
