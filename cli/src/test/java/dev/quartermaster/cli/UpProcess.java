@@ -161,6 +161,16 @@ final class UpProcess implements AutoCloseable {
     return cliWithInput(out, "", args);
   }
 
+  /** Runs {@code qm ARGS} as {@link #cli}, which must exit 0; what it printed. */
+  String qm(String... args) {
+    var out = new StringWriter();
+    int exit = cli(out, args);
+    if (exit != 0) {
+      throw new AssertionError("qm " + String.join(" ", args) + " exited " + exit + ":\n" + out);
+    }
+    return out.toString();
+  }
+
   /** The same, with {@code input} on its standard input ({@code qm apply -f -}). */
   int cliWithInput(StringWriter out, String input, String... args) {
     var env =

@@ -162,14 +162,16 @@ public final class NodeMig {
 
   /**
    * Turns MIG mode on or off where the wish differs from the mode, on GPUs nothing holds; {@code
-   * holders} maps each held device to its claim. Returns, per GPU that waits, why (naming the
-   * claims it waits out) or what refused it.
+   * holders} maps each held device to its claim. Returns the GPUs switched, and per GPU that waits,
+   * why (naming the claims it waits out) or what refused it.
    */
-  public synchronized Map<String, String> applyModes(
+  public synchronized MigModeChanges applyModes(
       Map<String, String> holders, List<DiscoveredGpu> gpus) {
+    var switched = new TreeMap<String, Boolean>();
     var waiting = new TreeMap<String, String>();
     for (var gpu : gpus) {
       boolean want = wish.containsKey(gpu.name());
+      var change = gpu.name() + (want ? " switches to MIG" : " switches MIG off");
       try {
         if (control.enabled(gpu.index()) == want) {
           continue;
@@ -182,9 +184,7 @@ public final class NodeMig {
               }
             });
         if (!claims.isEmpty()) {
-          waiting.put(
-              gpu.name(),
-              "MIG mode " + (want ? "on" : "off") + " waits until claims " + claims + " let go");
+          waiting.put(gpu.name(), change + " once claims " + claims + " let go");
           continue;
         }
         if (!want) {
@@ -196,10 +196,11 @@ public final class NodeMig {
           }
         }
         control.setEnabled(gpu.index(), want);
+        switched.put(gpu.name(), want);
       } catch (MigRefusedException e) {
-        waiting.put(gpu.name(), "MIG mode " + (want ? "on" : "off") + ": " + e.getMessage());
+        waiting.put(gpu.name(), change + " when the driver lets it: " + e.getMessage());
       }
     }
-    return waiting;
+    return new MigModeChanges(switched, waiting);
   }
 }

@@ -11,5 +11,12 @@ public final class NodeConditions {
   /** Every device node the node's GPUs need is there (I3); otherwise it says which is missing. */
   public static final String DEVICES_READY = "DevicesReady";
 
+  /**
+   * Every GPU is in the MIG mode its node's {@code spec.mig} wishes and offers what it should
+   * ({@code True}); otherwise why not: a mode change waiting for claims to let go, a model without
+   * a known MIG geometry. Only on nodes that have had a MIG wish.
+   */
+  public static final String MIG_READY = "MigReady";
+
   private NodeConditions() {}
 }
