@@ -14,6 +14,30 @@ import java.util.List;
 public final class Campaign {
   private Campaign() {}
 
+  /**
+   * MIG nodes in each seed unless told otherwise: one keeps slices (and crashes between a MIG
+   * create and its record) in every campaign at a small cost per seed.
+   */
+  public static final int MIG_NODES = 1;
+
+  private static final String USAGE =
+      """
+      usage: qm sim [--seeds N] [--steps M] [--from S] [--mig-nodes K] [--per-seed FILE]
+             qm sim --seed S [--steps M] [--mig-nodes K] [--watch WORKLOAD] [--trace FILE]
+             qm sim --stream [--no-backfill] [--seeds N] [--from S]
+        --seeds N        run seeds S..S+N-1 (default 100), printing progress and every violation
+        --steps M        steps per seed before the faults stop (default %d)
+        --from S         the first seed (default 1)
+        --mig-nodes K    K more nodes, each with GPUs in Dynamic MIG mode, running slice jobs and
+                         agent crashes between a MIG create and its record (default %d; 0: none)
+        --per-seed FILE  write a line per seed (seed, steps, passed|violated) to compare two trees
+        --seed S         replay one seed, with the events that led to a violation
+        --watch W        print every change to workload W's tasks, claims and admission
+        --trace FILE     one line per step and per committed write (the same file in any JVM)
+        --stream         a large gang behind a stream of small jobs (HOL, issue 44)
+      """
+          .formatted(SeedRun.STEPS, MIG_NODES);
+
   /** The result of a campaign. */
   public record Summary(
       int seeds, long steps, List<SeedRun.Outcome.Violated> failures, long millis, long evictions) {
@@ -40,12 +64,17 @@ public final class Campaign {
   }
 
   /**
-   * Runs seeds {@code from .. from+count-1}; {@code progress} gets a line every {@code every}
-   * seeds.
+   * Runs seeds {@code from .. from+count-1}, each with {@code migNodes} MIG nodes; {@code progress}
+   * gets a line every {@code every} seeds.
    */
   public static Summary run(
-      long from, int count, int steps, int every, java.util.function.Consumer<String> progress) {
-    return run(from, count, steps, every, progress, line -> {});
+      long from,
+      int count,
+      int steps,
+      int migNodes,
+      int every,
+      java.util.function.Consumer<String> progress) {
+    return run(from, count, steps, migNodes, every, progress, line -> {});
   }
 
   /**
@@ -56,6 +85,7 @@ public final class Campaign {
       long from,
       int count,
       int steps,
+      int migNodes,
       int every,
       java.util.function.Consumer<String> progress,
       java.util.function.Consumer<String> perSeed) {
@@ -64,7 +94,7 @@ public final class Campaign {
     long evictions = 0;
     long start = System.nanoTime();
     for (long seed = from; seed < from + count; seed++) {
-      var outcome = SeedRun.run(seed, steps);
+      var outcome = new SeedRun(seed, steps, Variant.REAL, line -> true, migNodes).run();
       switch (outcome) {
         case SeedRun.Outcome.Passed p -> {
           total += p.steps();
@@ -108,6 +138,7 @@ public final class Campaign {
     long from = 1;
     int seeds = 100;
     int steps = SeedRun.STEPS;
+    int migNodes = MIG_NODES;
     boolean stream = false;
     var backfill = dev.quartermaster.control.allocator.Backfill.RESERVE;
     String watch = null;
@@ -119,6 +150,11 @@ public final class Campaign {
         case "--no-backfill" -> backfill = dev.quartermaster.control.allocator.Backfill.OFF;
         case "--seeds" -> seeds = Integer.parseInt(args[++i]);
         case "--steps" -> steps = Integer.parseInt(args[++i]);
+        case "--mig-nodes" -> migNodes = Integer.parseInt(args[++i]);
+        case "--help", "-h" -> {
+          System.out.println(USAGE);
+          System.exit(0);
+        }
         case "--from" -> from = Long.parseLong(args[++i]);
         case "--watch" -> watch = args[++i];
         case "--trace" -> trace = java.nio.file.Path.of(args[++i]);
@@ -128,11 +164,7 @@ public final class Campaign {
           seeds = 1;
         }
         default -> {
-          System.err.println(
-              "usage: qm sim [--seeds N] [--steps M] [--from S] [--per-seed FILE]"
-                  + " | --seed S [--watch WORKLOAD] [--trace FILE]\n"
-                  + "       qm sim --stream [--no-backfill] [--seeds N] [--from S]: a large gang"
-                  + " behind a stream of small jobs (HOL, issue 44)");
+          System.err.println("qm sim: unknown option " + args[i] + "\n" + USAGE);
           System.exit(2);
         }
       }
@@ -142,7 +174,7 @@ public final class Campaign {
       System.exit(JobStream.campaign(from, seeds, backfill, System.out::println));
     }
     if (watch != null || trace != null) {
-      var run = new SeedRun(from, steps);
+      var run = new SeedRun(from, steps, Variant.REAL, line -> true, migNodes);
       if (watch != null) {
         run.watching(watch, System.out::println);
       }
@@ -172,9 +204,11 @@ public final class Campaign {
       System.exit(outcome instanceof SeedRun.Outcome.Violated ? 1 : 0);
     }
     System.out.printf(
-        "whole-cluster simulation: seeds %d..%d, %d steps each%n", from, from + seeds - 1, steps);
+        "whole-cluster simulation: seeds %d..%d, %d steps each, %d MIG node(s)%n",
+        from, from + seeds - 1, steps, migNodes);
     var lines = new ArrayList<String>();
-    var summary = run(from, seeds, steps, Math.max(1, seeds / 20), System.out::println, lines::add);
+    var summary =
+        run(from, seeds, steps, migNodes, Math.max(1, seeds / 20), System.out::println, lines::add);
     if (perSeed != null) {
       try {
         java.nio.file.Files.write(perSeed, lines);
