@@ -2,7 +2,8 @@
  * A stand-in for libnvidia-ml.so.1 with the C signatures of NVIDIA's nvml.h, for testing our FFM
  * bindings where no GPU is present. Written for Quartermaster's tests; not NVIDIA code.
  * Three devices: 0 and 1 work (minors 0 and 1); 2 is "lost" (GetUUID returns GPU_IS_LOST).
- * Tests queue XID events with stub_push_xid(index, xid) and make the wait fail with stub_fail_wait(rc).
+ * Tests queue XID events with stub_push_xid(index, xid) (or stub_push_instance_xid(index, xid, gi),
+ * naming a GPU instance) and make the wait fail with stub_fail_wait(rc).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -29,7 +30,8 @@ static int inits;
 static unsigned long long registered[3];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
-static int queue_dev[64]; static unsigned long long queue_xid[64]; static int q_head, q_tail;
+static int queue_dev[64]; static unsigned long long queue_xid[64]; static unsigned int queue_gi[64];
+static int q_head, q_tail;
 static int wait_fail;
 
 int nvmlInit_v2(void) { inits++; return 0; }
@@ -72,17 +74,20 @@ int nvmlEventSetWait_v2(nvmlEventSet_t s, nvmlEventData_t *data, unsigned int ti
   }
   if (wait_fail) { int rc = wait_fail; pthread_mutex_unlock(&lock); return rc; }
   data->device = &devices[queue_dev[q_head % 64]]; data->eventType = 0x8ULL; data->eventData = queue_xid[q_head % 64];
-  data->gpuInstanceId = 0xFFFFFFFFu; data->computeInstanceId = 0xFFFFFFFFu; q_head++;
+  data->gpuInstanceId = queue_gi[q_head % 64];
+  data->computeInstanceId = queue_gi[q_head % 64] == 0xFFFFFFFFu ? 0xFFFFFFFFu : 0; q_head++;
   pthread_mutex_unlock(&lock);
   return 0;
 }
 int nvmlEventSetFree(nvmlEventSet_t s) { return 0; }
 
 /* Test controls. */
-void stub_push_xid(int index, unsigned long long xid) {
-  pthread_mutex_lock(&lock); queue_dev[q_tail % 64] = index; queue_xid[q_tail % 64] = xid; q_tail++;
+void stub_push_instance_xid(int index, unsigned long long xid, unsigned int gi) {
+  pthread_mutex_lock(&lock); queue_dev[q_tail % 64] = index; queue_xid[q_tail % 64] = xid;
+  queue_gi[q_tail % 64] = gi; q_tail++;
   pthread_cond_broadcast(&cond); pthread_mutex_unlock(&lock);
 }
+void stub_push_xid(int index, unsigned long long xid) { stub_push_instance_xid(index, xid, 0xFFFFFFFFu); }
 void stub_fail_wait(int rc) { pthread_mutex_lock(&lock); wait_fail = rc; pthread_cond_broadcast(&cond); pthread_mutex_unlock(&lock); }
 int stub_inits(void) { return inits; }
 unsigned long long stub_registered(int index) { return registered[index]; }

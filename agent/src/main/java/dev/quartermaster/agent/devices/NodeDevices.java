@@ -108,8 +108,10 @@ public final class NodeDevices implements AutoCloseable {
 
   /**
    * As {@link #devices()}, with the counter sets of the GPUs in MIG mode: a GPU in MIG mode offers
-   * its slices, never itself, and its health (an XID on it) is each slice's, since an XID on the
-   * parent handle names no instance. Why a GPU offers less than it might is in {@code notes}.
+   * its slices, never itself; an XID on its handle that names no instance is each slice's, one that
+   * names an instance only that slice's ({@link
+   * dev.quartermaster.agent.health.DeviceHealth#ofSlice}). Why a GPU offers less than it might is
+   * in {@code notes}.
    */
   public record Offered(List<Device> devices, List<CounterSet> counters, List<String> notes) {}
 
@@ -121,9 +123,12 @@ public final class NodeDevices implements AutoCloseable {
     var offers = mig.offers(found.gpus());
     for (int i = 0; i < offers.size(); i++) {
       var offer = offers.get(i);
-      var health = tracker.health(found.gpus().get(i).name());
+      var parent = found.gpus().get(i).name();
+      var health = tracker.health(parent);
       for (var d : offer.devices()) {
-        var applied = health.applyTo(d);
+        var applied =
+            (d.name().equals(parent) ? health : health.ofSlice(parent, tracker.reported(d.name())))
+                .applyTo(d);
         devices.add(
             new Device(
                 applied.name(),

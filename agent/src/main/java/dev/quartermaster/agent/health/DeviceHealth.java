@@ -3,6 +3,7 @@ package dev.quartermaster.agent.health;
 import dev.quartermaster.api.device.Device;
 import java.time.Instant;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * One device's health: {@link Healthy}, {@link Unhealthy} with the reason and since when, or {@link
@@ -45,6 +46,27 @@ public sealed interface DeviceHealth {
               device.attributes(),
               Device.Health.Unknown,
               u.reason());
+    };
+  }
+
+  /**
+   * The health of a MIG slice of {@code parent} when the parent has this health and the slice
+   * {@code own} (from an XID that named its GPU instance): an XID on the parent's handle that names
+   * no instance is every slice's, and says so; one that named an instance is that slice's alone.
+   */
+  default DeviceHealth ofSlice(String parent, Optional<DeviceHealth> own) {
+    return switch (this) {
+      case Unhealthy u ->
+          new Unhealthy(
+              u.reason()
+                  + " on "
+                  + parent
+                  + ", naming no GPU instance, so every slice of "
+                  + parent
+                  + " is affected",
+              u.since());
+      case Unknown u -> u;
+      case Healthy h -> own.filter(o -> !(o instanceof Healthy)).orElse(h);
     };
   }
 

@@ -98,6 +98,27 @@ public final class HealthTracker {
   }
 
   /**
+   * An XID that named GPU instance {@code giId} of {@code parent}, published as slice {@code
+   * slice}: that slice alone is unhealthy (see {@link DeviceHealth#ofSlice}); ignored as {@link
+   * #xid} ignores.
+   */
+  public void instanceXid(String parent, int giId, String slice, long xid, String detail) {
+    if (policy.ignoredXids().contains(xid)) {
+      return;
+    }
+    fault(
+        slice,
+        "XID "
+            + xid
+            + (detail.isBlank() ? "" : ": " + detail.strip())
+            + "; it named GPU instance "
+            + giId
+            + " of "
+            + parent
+            + ", so only this slice is affected");
+  }
+
+  /**
    * A fault on {@code device}: unhealthy now, back to its baseline after a clean period without
    * faults.
    */
@@ -126,6 +147,14 @@ public final class HealthTracker {
         ? new DeviceHealth.Unknown(
             monitorDown.isEmpty() ? "no health source reports " + device : monitorDown)
         : s.health();
+  }
+
+  /**
+   * The health of {@code device} if a source has named it (monitored, or a fault on it), else
+   * empty: a slice has health of its own only once an XID named its instance.
+   */
+  public synchronized java.util.Optional<DeviceHealth> reported(String device) {
+    return java.util.Optional.ofNullable(devices.get(device)).map(State::health);
   }
 
   /** Every device's health now, by name. */

@@ -18,6 +18,7 @@ import dev.quartermaster.agent.health.HealthTracker;
 import dev.quartermaster.agent.mig.MigControl;
 import dev.quartermaster.agent.mig.MigCrashPoint;
 import dev.quartermaster.agent.mig.MigFiles;
+import dev.quartermaster.agent.mig.MigInstanceSlices;
 import dev.quartermaster.agent.mig.SimulatedMig;
 import dev.quartermaster.agent.nvml.NvmlDiscovery;
 import dev.quartermaster.agent.nvml.NvmlLoad;
@@ -154,7 +155,8 @@ public final class HostDeviceTree implements DeviceTree {
     if (useNvml) {
       var byUuid = new LinkedHashMap<String, String>();
       gpus.forEach(g -> byUuid.put(g.uuid(), g.name()));
-      return NvmlXidMonitor.start(env, nvml, byUuid, NVML_WAIT, tracker);
+      return NvmlXidMonitor.start(
+          env, nvml, byUuid, NVML_WAIT, tracker, new MigInstanceSlices(mig(), gpus));
     }
     var files =
         new HealthFileSource(

@@ -1,8 +1,6 @@
 package dev.quartermaster.agent.mig;
 
-import dev.quartermaster.agent.discovery.VerifiedNode;
 import dev.quartermaster.api.device.mig.MigPlacement;
-import java.util.List;
 import java.util.Optional;
 
 /**
@@ -36,37 +34,12 @@ public enum MigCrashPoint {
 
   /** {@code inner} that runs {@code halt} at this point. */
   public MigControl around(MigControl inner, Runnable halt) {
-    return new MigControl() {
-      @Override
-      public boolean enabled(int gpu) throws MigRefusedException {
-        return inner.enabled(gpu);
-      }
-
-      @Override
-      public void setEnabled(int gpu, boolean on) throws MigRefusedException {
-        inner.setEnabled(gpu, on);
-      }
-
-      @Override
-      public List<LiveInstance> instances(MigGpu gpu) throws MigRefusedException {
-        return inner.instances(gpu);
-      }
-
+    return new ForwardingMig(inner) {
       @Override
       public LiveInstance create(MigGpu gpu, MigPlacement placement) throws MigRefusedException {
         var made = inner.create(gpu, placement);
         halt.run();
         return made;
-      }
-
-      @Override
-      public void destroy(LiveInstance instance) throws MigRefusedException {
-        inner.destroy(instance);
-      }
-
-      @Override
-      public List<VerifiedNode> capabilityNodes(LiveInstance instance) {
-        return inner.capabilityNodes(instance);
       }
     };
   }

@@ -21,6 +21,21 @@ public final class MigRefusedException extends Exception {
     this.refusal = refusal;
   }
 
+  /** NVML's refusal {@code e} as the agent acts on it, keeping NVML's words. */
+  public static MigRefusedException of(dev.quartermaster.agent.nvml.NvmlException e) {
+    var refusal =
+        switch (e.code()) {
+          case dev.quartermaster.agent.nvml.NvmlReturn.IN_USE -> Refusal.InUse;
+          case dev.quartermaster.agent.nvml.NvmlReturn.INSUFFICIENT_RESOURCES ->
+              Refusal.InsufficientResources;
+          case dev.quartermaster.agent.nvml.NvmlReturn.NOT_SUPPORTED,
+              dev.quartermaster.agent.nvml.NvmlReturn.NO_PERMISSION ->
+              Refusal.NotSupported;
+          default -> Refusal.Failed;
+        };
+    return new MigRefusedException(refusal, e.getMessage());
+  }
+
   public Refusal refusal() {
     return refusal;
   }

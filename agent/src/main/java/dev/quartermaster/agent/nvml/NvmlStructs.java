@@ -40,6 +40,51 @@ final class NvmlStructs {
   /** NVML_DEVICE_UUID_V2_BUFFER_SIZE and NVML_DEVICE_NAME_V2_BUFFER_SIZE. */
   static final int STRING_BUFFER = 96;
 
+  /** {@code nvmlGpuInstancePlacement_t}: the first memory slice and how many. */
+  static final StructLayout PLACEMENT =
+      MemoryLayout.structLayout(JAVA_INT.withName("start"), JAVA_INT.withName("size"));
+
+  /**
+   * {@code nvmlGpuInstanceProfileInfo_v2_t}: eleven unsigned ints, four bytes of padding so that
+   * memorySizeMB is 8-aligned, then the name.
+   */
+  static final StructLayout PROFILE_INFO_V2 =
+      MemoryLayout.structLayout(
+          JAVA_INT.withName("version"),
+          JAVA_INT.withName("id"),
+          JAVA_INT.withName("isP2pSupported"),
+          JAVA_INT.withName("sliceCount"),
+          JAVA_INT.withName("instanceCount"),
+          JAVA_INT.withName("multiprocessorCount"),
+          JAVA_INT.withName("copyEngineCount"),
+          JAVA_INT.withName("decoderCount"),
+          JAVA_INT.withName("encoderCount"),
+          JAVA_INT.withName("jpegCount"),
+          JAVA_INT.withName("ofaCount"),
+          MemoryLayout.paddingLayout(4),
+          JAVA_LONG.withName("memorySizeMB"),
+          MemoryLayout.sequenceLayout(STRING_BUFFER, java.lang.foreign.ValueLayout.JAVA_BYTE)
+              .withName("name"));
+
+  /**
+   * NVML_STRUCT_VERSION(GpuInstanceProfileInfo, 2): the struct's size, version 2 in the top byte.
+   */
+  static final int PROFILE_INFO_V2_VERSION = (int) PROFILE_INFO_V2.byteSize() | (2 << 24);
+
+  /**
+   * A GPU instance profile as NVML describes it; its name drifts between drivers, its slices not.
+   */
+  record GiProfile(int id, int sliceCount, int instanceCount, long memoryMb, String name) {}
+
+  static GiProfile giProfile(MemorySegment info) {
+    return new GiProfile(
+        info.get(JAVA_INT, 4),
+        info.get(JAVA_INT, 12),
+        info.get(JAVA_INT, 16),
+        info.get(JAVA_LONG, 48),
+        cString(info, 56, STRING_BUFFER));
+  }
+
   private NvmlStructs() {}
 
   static long memoryTotal(MemorySegment memory) {

@@ -1,6 +1,7 @@
 package dev.quartermaster.agent.nvml;
 
 import dev.quartermaster.agent.health.HealthTracker;
+import dev.quartermaster.agent.health.InstanceSlices;
 import dev.quartermaster.core.env.Env;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
@@ -26,10 +27,12 @@ import java.util.function.Supplier;
  */
 public final class NvmlXidMonitor implements AutoCloseable {
   private final HealthTracker tracker;
+  private final InstanceSlices slices;
   private volatile boolean stopped;
 
-  private NvmlXidMonitor(HealthTracker tracker) {
+  private NvmlXidMonitor(HealthTracker tracker, InstanceSlices slices) {
     this.tracker = tracker;
+    this.slices = slices;
   }
 
   /**
@@ -42,8 +45,22 @@ public final class NvmlXidMonitor implements AutoCloseable {
       Map<String, String> namesByUuid,
       Duration waitTimeout,
       HealthTracker tracker) {
+    return start(env, loader, namesByUuid, waitTimeout, tracker, InstanceSlices.NONE);
+  }
+
+  /**
+   * As above; an XID that names a GPU instance marks the slice {@code slices} finds for it, and the
+   * whole GPU when none serves it now (fail closed).
+   */
+  public static NvmlXidMonitor start(
+      Env env,
+      Supplier<NvmlLoad> loader,
+      Map<String, String> namesByUuid,
+      Duration waitTimeout,
+      HealthTracker tracker,
+      InstanceSlices slices) {
     Objects.requireNonNull(env, "env");
-    var monitor = new NvmlXidMonitor(tracker);
+    var monitor = new NvmlXidMonitor(tracker, Objects.requireNonNull(slices, "slices"));
     switch (loader.get()) {
       case NvmlLoad.Unavailable u -> {
         monitor.stopped = true;
@@ -128,7 +145,7 @@ public final class NvmlXidMonitor implements AutoCloseable {
         }
         var name = byHandle.get(event.get().device());
         if (name != null) {
-          tracker.xid(name, event.get().eventData(), "reported by NVML");
+          report(name, event.get());
         }
       }
     } catch (NvmlException | RuntimeException e) {
@@ -141,6 +158,23 @@ public final class NvmlXidMonitor implements AutoCloseable {
     } finally {
       stopped = true;
       finish(nvml, set);
+    }
+  }
+
+  private void report(String gpu, NvmlEvent event) {
+    if (!event.namesInstance()) {
+      tracker.xid(gpu, event.eventData(), "reported by NVML");
+      return;
+    }
+    int gi = event.gpuInstanceId();
+    var slice = slices.slice(gpu, gi);
+    if (slice.isPresent()) {
+      tracker.instanceXid(gpu, gi, slice.get(), event.eventData(), "reported by NVML");
+    } else {
+      tracker.xid(
+          gpu,
+          event.eventData(),
+          "reported by NVML for GPU instance " + gi + ", which no slice of " + gpu + " holds now");
     }
   }
 

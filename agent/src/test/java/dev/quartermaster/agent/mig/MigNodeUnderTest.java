@@ -77,26 +77,11 @@ final class MigNodeUnderTest {
     var real =
         new SimulatedMig(
             driver, nodes -> nodes.stream().anyMatch(n -> openNodes.contains(n.hostPath())));
-    return new MigControl() {
-      @Override
-      public boolean enabled(int gpu) throws MigRefusedException {
-        return real.enabled(gpu);
-      }
-
-      @Override
-      public void setEnabled(int gpu, boolean on) throws MigRefusedException {
-        real.setEnabled(gpu, on);
-      }
-
-      @Override
-      public List<LiveInstance> instances(MigGpu gpu) throws MigRefusedException {
-        return real.instances(gpu);
-      }
-
+    return new ForwardingMig(real) {
       @Override
       public LiveInstance create(MigGpu gpu, dev.quartermaster.api.device.mig.MigPlacement p)
           throws MigRefusedException {
-        var made = real.create(gpu, p);
+        var made = inner.create(gpu, p);
         if (crashAfterCreate) {
           crashAfterCreate = false;
           throw new Crash("after create of " + made);
@@ -110,12 +95,7 @@ final class MigNodeUnderTest {
           crashBeforeDestroy = false;
           throw new Crash("before destroy of " + instance);
         }
-        real.destroy(instance);
-      }
-
-      @Override
-      public List<VerifiedNode> capabilityNodes(LiveInstance instance) {
-        return real.capabilityNodes(instance);
+        inner.destroy(instance);
       }
     };
   }

@@ -23,6 +23,7 @@ final class NvmlStub implements AutoCloseable {
   private final Path library;
   private final Arena arena = Arena.ofShared();
   private final MethodHandle pushXid;
+  private final MethodHandle pushInstanceXid;
   private final MethodHandle failWait;
   private final MethodHandle inits;
   private final MethodHandle reset;
@@ -35,6 +36,10 @@ final class NvmlStub implements AutoCloseable {
         linker.downcallHandle(
             lookup.find("stub_push_xid").orElseThrow(),
             FunctionDescriptor.ofVoid(JAVA_INT, JAVA_LONG));
+    pushInstanceXid =
+        linker.downcallHandle(
+            lookup.find("stub_push_instance_xid").orElseThrow(),
+            FunctionDescriptor.ofVoid(JAVA_INT, JAVA_LONG, JAVA_INT));
     failWait =
         linker.downcallHandle(
             lookup.find("stub_fail_wait").orElseThrow(), FunctionDescriptor.ofVoid(JAVA_INT));
@@ -79,6 +84,11 @@ final class NvmlStub implements AutoCloseable {
 
   void pushXid(int index, long xid) throws Throwable {
     pushXid.invokeExact(index, xid);
+  }
+
+  /** An XID on GPU {@code index} that names its GPU instance {@code gi}. */
+  void pushInstanceXid(int index, long xid, int gi) throws Throwable {
+    pushInstanceXid.invokeExact(index, xid, gi);
   }
 
   void failWait(int rc) throws Throwable {

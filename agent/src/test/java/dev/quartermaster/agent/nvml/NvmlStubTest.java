@@ -9,10 +9,12 @@ import dev.quartermaster.agent.discovery.SimulatedDeviceRoot;
 import dev.quartermaster.agent.health.DeviceHealth;
 import dev.quartermaster.agent.health.HealthPolicy;
 import dev.quartermaster.agent.health.HealthTracker;
+import dev.quartermaster.agent.health.InstanceSlices;
 import dev.quartermaster.core.env.SystemEnv;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
@@ -108,6 +110,49 @@ class NvmlStubTest {
                       .contains("XID monitoring stopped")
                       .contains("nvmlEventSetWait_v2"));
       assertThat(monitor.stopped()).isTrue();
+    }
+  }
+
+  @Test
+  void anXidNamingAGpuInstanceMarksOnlyItsSliceAndOneNamingNoneMarksTheGpu() throws Throwable {
+    var changes = new LinkedBlockingQueue<Map.Entry<String, DeviceHealth>>();
+    var tracker =
+        new HealthTracker(
+            new SystemEnv(),
+            HealthPolicy.defaults(Duration.ofHours(1)),
+            (device, health) -> changes.add(Map.entry(device, health)));
+    InstanceSlices slices =
+        (gpu, gi) ->
+            gpu.equals("gpu-0") && gi == 3 ? Optional.of("gpu-0-mig-3g.71gb-4") : Optional.empty();
+    try (var monitor =
+        NvmlXidMonitor.start(
+            new SystemEnv(),
+            () -> NvmlLibrary.load(stub.path()),
+            Map.of(UUID0, "gpu-0", UUID1, "gpu-1"),
+            Duration.ofMillis(200),
+            tracker,
+            slices)) {
+      stub.pushInstanceXid(0, 94, 3);
+      await(changes, e -> e.getKey().equals("gpu-0-mig-3g.71gb-4"));
+      assertThat(tracker.reported("gpu-0-mig-3g.71gb-4"))
+          .get()
+          .isInstanceOfSatisfying(
+              DeviceHealth.Unhealthy.class,
+              u ->
+                  assertThat(u.reason())
+                      .startsWith("XID 94")
+                      .contains("GPU instance 3 of gpu-0")
+                      .contains("only this slice"));
+      assertThat(tracker.health("gpu-0")).isEqualTo(new DeviceHealth.Healthy());
+
+      // An instance no slice holds now (destroyed meanwhile): the whole GPU, fail closed.
+      stub.pushInstanceXid(1, 94, 5);
+      await(changes, e -> e.getKey().equals("gpu-1"));
+      assertThat(tracker.health("gpu-1"))
+          .isInstanceOfSatisfying(
+              DeviceHealth.Unhealthy.class,
+              u -> assertThat(u.reason()).contains("GPU instance 5, which no slice of gpu-1"));
+      assertThat(monitor.stopped()).isFalse();
     }
   }
 

@@ -14,6 +14,30 @@ import java.util.List;
 public final class Campaign {
   private Campaign() {}
 
+  /**
+   * MIG nodes in each seed unless told otherwise: one keeps slices (and crashes between a MIG
+   * create and its record) in every campaign at a small cost per seed.
+   */
+  public static final int MIG_NODES = 1;
+
+  private static final String USAGE =
+      """
+      usage: qm sim [--seeds N] [--steps M] [--from S] [--mig K] [--per-seed FILE]
+             qm sim --seed S [--steps M] [--mig K] [--watch WORKLOAD] [--trace FILE]
+             qm sim --stream [--no-backfill] [--seeds N] [--from S]
+        --seeds N        run seeds S..S+N-1 (default 100), printing progress and every violation
+        --steps M        steps per seed before the faults stop (default %d)
+        --from S         the first seed (default 1)
+        --mig K          K more nodes, each with GPUs in Dynamic MIG mode, running slice jobs and
+                         agent crashes between a MIG create and its record (default %d; 0: none)
+        --per-seed FILE  write a line per seed (seed, steps, passed|violated) to compare two trees
+        --seed S         replay one seed, with the events that led to a violation
+        --watch W        print every change to workload W's tasks, claims and admission
+        --trace FILE     one line per step and per committed write (the same file in any JVM)
+        --stream         a large gang behind a stream of small jobs (HOL, issue 44)
+      """
+          .formatted(SeedRun.STEPS, MIG_NODES);
+
   /** The result of a campaign. */
   public record Summary(
       int seeds, long steps, List<SeedRun.Outcome.Violated> failures, long millis, long evictions) {
@@ -40,29 +64,23 @@ public final class Campaign {
   }
 
   /**
-   * Runs seeds {@code from .. from+count-1}; {@code progress} gets a line every {@code every}
-   * seeds.
+   * Runs seeds {@code from .. from+count-1}, each with {@code migNodes} MIG nodes; {@code progress}
+   * gets a line every {@code every} seeds.
    */
   public static Summary run(
-      long from, int count, int steps, int every, java.util.function.Consumer<String> progress) {
-    return run(from, count, steps, every, progress, line -> {});
+      long from,
+      int count,
+      int steps,
+      int migNodes,
+      int every,
+      java.util.function.Consumer<String> progress) {
+    return run(from, count, steps, migNodes, every, progress, line -> {});
   }
 
   /**
    * As above; {@code perSeed} gets a line per seed ({@code seed steps passed|violated}), so two
    * trees can be compared seed by seed (a change meant to keep behaviour keeps every seed's steps).
    */
-  public static Summary run(
-      long from,
-      int count,
-      int steps,
-      int every,
-      java.util.function.Consumer<String> progress,
-      java.util.function.Consumer<String> perSeed) {
-    return run(from, count, steps, 0, every, progress, perSeed);
-  }
-
-  /** As above, each seed with {@code migNodes} nodes of H200s in Dynamic MIG mode more. */
   public static Summary run(
       long from,
       int count,
@@ -120,7 +138,7 @@ public final class Campaign {
     long from = 1;
     int seeds = 100;
     int steps = SeedRun.STEPS;
-    int migNodes = 0;
+    int migNodes = MIG_NODES;
     boolean stream = false;
     var backfill = dev.quartermaster.control.allocator.Backfill.RESERVE;
     String watch = null;
@@ -132,7 +150,11 @@ public final class Campaign {
         case "--no-backfill" -> backfill = dev.quartermaster.control.allocator.Backfill.OFF;
         case "--seeds" -> seeds = Integer.parseInt(args[++i]);
         case "--steps" -> steps = Integer.parseInt(args[++i]);
-        case "--mig" -> migNodes = Integer.parseInt(args[++i]);
+        case "--mig", "--mig-nodes" -> migNodes = Integer.parseInt(args[++i]);
+        case "--help", "-h" -> {
+          System.out.println(USAGE);
+          System.exit(0);
+        }
         case "--from" -> from = Long.parseLong(args[++i]);
         case "--watch" -> watch = args[++i];
         case "--trace" -> trace = java.nio.file.Path.of(args[++i]);
@@ -142,11 +164,7 @@ public final class Campaign {
           seeds = 1;
         }
         default -> {
-          System.err.println(
-              "usage: qm sim [--seeds N] [--steps M] [--from S] [--mig NODES] [--per-seed FILE]"
-                  + " | --seed S [--mig NODES] [--watch WORKLOAD] [--trace FILE]\n"
-                  + "       qm sim --stream [--no-backfill] [--seeds N] [--from S]: a large gang"
-                  + " behind a stream of small jobs (HOL, issue 44)");
+          System.err.println("qm sim: unknown option " + args[i] + "\n" + USAGE);
           System.exit(2);
         }
       }

@@ -11,6 +11,7 @@ import dev.quartermaster.agent.discovery.VerifiedNode;
 import dev.quartermaster.agent.health.HealthTracker;
 import dev.quartermaster.agent.host.DeviceTree;
 import dev.quartermaster.agent.ledger.ClaimRef;
+import dev.quartermaster.agent.mig.ForwardingMig;
 import dev.quartermaster.agent.mig.LiveInstance;
 import dev.quartermaster.agent.mig.MigControl;
 import dev.quartermaster.agent.mig.MigGpu;
@@ -53,22 +54,7 @@ final class MigNaiveVariants {
   }
 
   private static MigControl forgetful(MigControl inner, Set<String> mine) {
-    return new MigControl() {
-      @Override
-      public boolean enabled(int gpu) throws MigRefusedException {
-        return inner.enabled(gpu);
-      }
-
-      @Override
-      public void setEnabled(int gpu, boolean on) throws MigRefusedException {
-        inner.setEnabled(gpu, on);
-      }
-
-      @Override
-      public List<LiveInstance> instances(MigGpu gpu) throws MigRefusedException {
-        return inner.instances(gpu);
-      }
-
+    return new ForwardingMig(inner) {
       @Override
       public LiveInstance create(MigGpu gpu, MigPlacement placement) throws MigRefusedException {
         var made = inner.create(gpu, placement);
@@ -81,11 +67,6 @@ final class MigNaiveVariants {
         if (mine.remove(instance.uuid())) {
           inner.destroy(instance);
         }
-      }
-
-      @Override
-      public List<VerifiedNode> capabilityNodes(LiveInstance instance) {
-        return inner.capabilityNodes(instance);
       }
     };
   }

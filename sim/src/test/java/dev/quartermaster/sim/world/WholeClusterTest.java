@@ -9,7 +9,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * The promises over the whole cluster — real controllers and real agents, with crashes, partitions,
  * device loss and operator actions drawn from each seed. {@code -Dqm.seed=N} replays one seed;
- * {@code -Dqm.seeds=N -Dqm.steps=M} runs more.
+ * {@code -Dqm.seeds=N -Dqm.steps=M} runs more, {@code -Dqm.migNodes=K} with K MIG nodes a seed.
  */
 class WholeClusterTest {
 
@@ -21,7 +21,8 @@ class WholeClusterTest {
     long from = Long.getLong("qm.seed", 0L);
     int seeds = from > 0 ? 1 : Integer.getInteger("qm.wholeSeeds", 400);
     int steps = Integer.getInteger("qm.steps", SeedRun.STEPS);
-    var summary = Campaign.run(from > 0 ? from : 1, seeds, steps, 0, System.out::println);
+    int migNodes = Integer.getInteger("qm.migNodes", Campaign.MIG_NODES);
+    var summary = Campaign.run(from > 0 ? from : 1, seeds, steps, migNodes, 0, System.out::println);
     System.out.println("whole cluster: " + summary.line());
     assertTrue(
         summary.failures().isEmpty(),
