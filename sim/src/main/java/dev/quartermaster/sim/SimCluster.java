@@ -201,14 +201,21 @@ public final class SimCluster {
     }
   }
 
-  /** Read-modify-write of a node (labels, spec), retried on conflict. */
+  /**
+   * Read-modify-write of a node (labels, spec), retried when it lost a race: a 409 of a rule (the
+   * node unchanged since it was read, e.g. a MIG mode change while a claim holds the GPU) is
+   * thrown, never retried for ever.
+   */
   public Node update(String node, UnaryOperator<Node> change) {
     while (true) {
       var n = api.get(Kinds.NODE, node).orElseThrow();
       try {
         return api.update(change.apply(n));
       } catch (ApiException e) {
-        if (!e.is(Reason.Conflict)) {
+        if (!e.is(Reason.Conflict)
+            || api.get(Kinds.NODE, node)
+                .map(now -> now.metadata().revision() == n.metadata().revision())
+                .orElse(false)) {
           throw e;
         }
       }

@@ -4,7 +4,6 @@ import dev.quartermaster.agent.checkpoint.LostLedger;
 import dev.quartermaster.agent.checkpoint.LostLedgerException;
 import dev.quartermaster.api.claim.PrepareState;
 import dev.quartermaster.api.meta.Kinds;
-import dev.quartermaster.api.node.NodeSpec;
 import dev.quartermaster.api.queue.OverQuota;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.control.cluster.NodeReadiness;
@@ -257,7 +256,7 @@ final class Chaos {
               downForGood.remove(n.name);
               n.api.cut(false);
               run.event("node " + n.name + " mended: reachable again; operator: unfence, uncordon");
-              world.nodeSpec(n.name, sp -> NodeSpec.EMPTY);
+              world.nodeSpec(n.name, sp -> sp.withUnschedulable(false).withFenced(false));
               mended(n);
             });
   }
@@ -805,10 +804,10 @@ final class Chaos {
                 Duration.ofNanos(left),
                 () -> {
                   run.event("operator: uncordon " + n.name + " (drained)");
-                  world.nodeSpec(n.name, sp -> NodeSpec.EMPTY);
+                  world.nodeSpec(n.name, sp -> sp.withUnschedulable(false).withFenced(false));
                 });
       } else {
-        world.nodeSpec(n.name, sp -> NodeSpec.EMPTY);
+        world.nodeSpec(n.name, sp -> sp.withUnschedulable(false).withFenced(false));
       }
       n.host.devices().nodeNames().forEach(n.host.devices()::restore);
       for (int i = 0; i < 4; i++) {

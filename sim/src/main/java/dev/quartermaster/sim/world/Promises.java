@@ -102,6 +102,7 @@ final class Promises {
   private final Set<String> lastClaims = new HashSet<>();
 
   private final GangPromises gangs;
+  private final SliceUses sliceUses = new SliceUses();
   private final QueuePromises queues;
   private final StartPromises starts;
   private final LeaderPromises leaders;
@@ -364,7 +365,7 @@ final class Promises {
 
   /** Each node's device use as the store's slices say now. */
   private java.util.function.Function<String, DeviceUse> uses() {
-    return ExclusiveUse.bySlices(world.view().slices());
+    return sliceUses.of(world.view().slices());
   }
 
   private void complete(WholeCluster.NodeSlot n, List<String> out) {
