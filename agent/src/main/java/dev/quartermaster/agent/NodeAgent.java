@@ -816,8 +816,28 @@ public final class NodeAgent implements AutoCloseable {
     claimQueue.shutDown();
     taskQueue.shutDown();
     if (killTasks) {
+      // A reconcile still in flight when the workers stopped would see the process die of this
+      // kill and write it as the task's own error (ClusterEndToEndTest under CI's load: "Error",
+      // not the next agent's "AgentRestarted"): it finishes first, bounded.
+      awaitIdle(taskWorkers);
       taskSync.killAll();
     }
     lock.close();
+  }
+
+  private static void awaitIdle(Workers<?> workers) {
+    if (workers == null) {
+      return;
+    }
+    var idle = new java.util.concurrent.CompletableFuture<Void>();
+    workers.whenIdle(() -> idle.complete(null));
+    try {
+      idle.get(TaskSync.KILL_WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      LOG.warn(
+          "a task reconcile still ran {} after the agent stopped its workers", TaskSync.KILL_WAIT);
+    }
   }
 }

@@ -99,6 +99,9 @@ public final class TaskSync {
    */
   public static final Duration CLAIMS_WAIT_SAID_AFTER = Duration.ofSeconds(2);
 
+  /** How long a stopping agent waits for the tasks it killed to end. */
+  public static final Duration KILL_WAIT = Duration.ofSeconds(5);
+
   private final ClaimsGate claimsGate;
   private final ApiClient api;
   private final String node;
@@ -541,6 +544,20 @@ public final class TaskSync {
   /** Kills every task this agent runs (the agent is stopping: nobody would follow them). */
   public void killAll() {
     var tree = ProcessTree.onDemand(); // shared: where the whole tree must be read, it is read once
-    runs.runs().forEach(r -> r.handle().kill(tree));
+    var killed = runs.runs().stream().map(TaskRun::handle).toList();
+    killed.forEach(h -> h.kill(tree));
+    // A kill is a signal, not an end: a task still alive when this agent is gone is found by the
+    // next one as running, and its death then reported as the task's own error (ClusterEndToEndTest
+    // under CI's load). Its end is awaited, bounded, so nothing of a stopped agent's runs on.
+    for (var h : killed) {
+      try {
+        h.result().get(KILL_WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+        LOG.warn("task {}: not seen to end within {} of its kill", h.name(), KILL_WAIT);
+      }
+    }
   }
 }
