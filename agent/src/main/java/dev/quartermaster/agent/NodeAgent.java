@@ -11,6 +11,7 @@ import dev.quartermaster.agent.effects.EffectsReconciler;
 import dev.quartermaster.agent.health.HealthPolicy;
 import dev.quartermaster.agent.host.NodeHost;
 import dev.quartermaster.agent.host.OsNodeHost;
+import dev.quartermaster.agent.mig.MigControl;
 import dev.quartermaster.agent.mig.MigModeChanges;
 import dev.quartermaster.agent.node.ClaimSync;
 import dev.quartermaster.agent.node.DevicesReady;
@@ -688,6 +689,12 @@ public final class NodeAgent implements AutoCloseable {
    */
   private Optional<MigModeChanges> readMigWish() {
     var mig = preparer.mig();
+    if (mig.control() == MigControl.NONE) {
+      // No MIG here (no driver control: a host where NVML's MIG calls are not wired, a simulated
+      // node without MIG): nothing to read or switch, and no store read a publish did not make
+      // before MIG existed.
+      return Optional.empty();
+    }
     try {
       config.api().get(Kinds.NODE, config.nodeName()).ifPresent(n -> mig.wish(n.spec().mig()));
     } catch (RuntimeException e) {

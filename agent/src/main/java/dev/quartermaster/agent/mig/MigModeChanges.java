@@ -11,7 +11,9 @@ import java.util.Map;
  */
 public record MigModeChanges(Map<String, Boolean> switched, Map<String, String> waiting) {
   public MigModeChanges {
-    switched = Map.copyOf(switched);
-    waiting = Map.copyOf(waiting);
+    // In GPU order, never Map.copyOf's (salted per JVM): events are recorded in this order, and a
+    // seed must replay the same writes in any JVM (ReplayAcrossJvmsTest).
+    switched = java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(switched));
+    waiting = java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(waiting));
   }
 }

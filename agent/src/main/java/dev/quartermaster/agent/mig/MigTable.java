@@ -24,7 +24,9 @@ import java.util.UUID;
 public record MigTable(
     String node, Set<Integer> enabled, List<LiveInstance> instances, long created) {
   public MigTable {
-    enabled = Set.copyOf(new TreeSet<>(enabled));
+    enabled =
+        java.util.Collections.unmodifiableSortedSet(
+            new TreeSet<>(enabled)); // in order: the text form is written from it
     instances = List.copyOf(instances);
   }
 

@@ -41,7 +41,7 @@ public final class NodeMig {
 
   /** What the operator wants now ({@code NodeSpec.mig}). */
   public void wish(Map<String, MigMode> next) {
-    wish = Map.copyOf(next);
+    wish = java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(next));
   }
 
   public Map<String, MigMode> wish() {

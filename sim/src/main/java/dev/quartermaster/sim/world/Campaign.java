@@ -15,10 +15,11 @@ public final class Campaign {
   private Campaign() {}
 
   /**
-   * MIG nodes in each seed unless told otherwise: one keeps slices (and crashes between a MIG
-   * create and its record) in every campaign at a small cost per seed.
+   * MIG nodes in each seed unless told otherwise ({@code --mig K}): none, so a seed's world is the
+   * one it was before MIG (and a seed found before replays as it did); a MIG node about doubles a
+   * seed's cost.
    */
-  public static final int MIG_NODES = 1;
+  public static final int MIG_NODES = 0;
 
   private static final String USAGE =
       """
