@@ -37,7 +37,9 @@ class ExamplesUpTest {
           "queues.yaml",
           "queued-jobs.yaml",
           "teams.yaml",
-          "teams-urgent.yaml");
+          "teams-urgent.yaml",
+          "mig.yaml", // MigUpTest, under qm up --simulated-model H200
+          "mig-whole.yaml");
 
   @Test
   void everyExampleAppliesAndReachesItsStateUnderADefaultUp() throws Exception {
