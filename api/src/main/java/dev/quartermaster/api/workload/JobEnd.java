@@ -13,7 +13,7 @@ public final class JobEnd {
   /**
    * Whether the group's job is over: none of its tasks (those owned by {@code workloadUid}) runs or
    * may run again (each has finished and is not to be replaced), and as many have ended so as its
-   * replicas ask. A group that restarts always never is.
+   * replicas ask, not counting those being deleted. A group that restarts always never is.
    */
   public static boolean reached(WorkerGroup group, String workloadUid, List<Task> tasks) {
     if (group.replicas() > 0 && group.restartPolicy() == RestartPolicy.Always) {
@@ -28,7 +28,8 @@ public final class JobEnd {
       if (!phase.isFinished()) {
         return false;
       }
-      if (!group.restartPolicy().replaces(phase)) {
+      // A finished task being deleted (a victim's, stopped whole to start again) is no result.
+      if (!group.restartPolicy().replaces(phase) && !t.metadata().isDeleting()) {
         done++;
       }
     }

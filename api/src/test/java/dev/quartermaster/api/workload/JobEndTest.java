@@ -34,6 +34,13 @@ class JobEndTest {
                 List.of(ours(0, TaskPhase.Succeeded), task(1, UID, TaskPhase.Running, true))))
         .as("a task being deleted still runs")
         .isFalse();
+    assertThat(
+            JobEnd.reached(
+                never,
+                UID,
+                List.of(ours(0, TaskPhase.Succeeded), task(1, UID, TaskPhase.Succeeded, true))))
+        .as("a finished task being deleted (an evicted job's) is no result: the job runs again")
+        .isFalse();
     assertThat(JobEnd.reached(never, UID, List.of(ours(0, TaskPhase.Succeeded))))
         .as("one of two replicas has not run yet")
         .isFalse();

@@ -279,6 +279,19 @@ public final class AdmissionController {
   }
 
   /**
+   * Whether the workload controller wrote that {@code w}'s job is over. For an evicted workload
+   * that, not the tasks seen here, decides: the controller alone chooses between stopping a victim
+   * to run again and letting a job that ended under it end, and a task cache that saw the job end
+   * may be behind that controller's deletion of its tasks (then it runs again, after a backoff).
+   */
+  private static boolean saidComplete(Workload w) {
+    return dev.quartermaster.api.meta.Condition.find(
+            w.status().conditions(), dev.quartermaster.api.workload.WorkloadConditions.COMPLETE)
+        .map(dev.quartermaster.api.meta.Condition::isTrue)
+        .orElse(false);
+  }
+
+  /**
    * Whether {@code w}, evicted in the ledger as stored ({@code was}, at revision {@code storedAt}),
    * has no task left. An eviction decided in this very pass is released no sooner than the next
    * (seed 347: evicted and released in one write while its new task was not in the cache yet), and
@@ -377,7 +390,9 @@ public final class AdmissionController {
             });
     var finished = new java.util.HashSet<String>();
     for (var w : workloads.values()) {
-      if (JobEnd.reached(w, group -> tasks.of(w, group))) {
+      var entry = Optional.ofNullable(seen.admitted().get(w.metadata().name()));
+      if (JobEnd.reached(w, group -> tasks.of(w, group))
+          && (!entry.map(Admitted::evicting).orElse(false) || saidComplete(w))) {
         finished.add(w.metadata().name());
       }
     }

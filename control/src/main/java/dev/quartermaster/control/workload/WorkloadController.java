@@ -182,7 +182,10 @@ public final class WorkloadController {
     var recheck = pass.recheck();
     var groups = new ArrayList<GroupStatus>();
     var problems = new ArrayList<CreateProblem>();
-    if (admission.eviction(w).isPresent()) {
+    // A victim whose job ended before its tasks were stopped is over, not evicted: stopping it
+    // would delete its results and run it again.
+    boolean over = views.size() == w.spec().groups().size() && JobEnd.reached(w, views::get);
+    if (admission.eviction(w).isPresent() && !over) {
       return evict(w, views, freshness);
     }
     var plans =
