@@ -212,10 +212,7 @@ public final class SimCluster {
       try {
         return api.update(change.apply(n));
       } catch (ApiException e) {
-        if (!e.is(Reason.Conflict)
-            || api.get(Kinds.NODE, node)
-                .map(now -> now.metadata().revision() == n.metadata().revision())
-                .orElse(false)) {
+        if (!dev.quartermaster.api.client.LostRace.lost(api, Kinds.NODE, n, e)) {
           throw e;
         }
       }

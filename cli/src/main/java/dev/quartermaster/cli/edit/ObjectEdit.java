@@ -1,7 +1,7 @@
 package dev.quartermaster.cli.edit;
 
 import dev.quartermaster.api.client.ApiClient;
-import dev.quartermaster.api.error.ApiError.Reason;
+import dev.quartermaster.api.client.LostRace;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
@@ -36,20 +36,11 @@ public final class ObjectEdit {
         api.update(next);
         return true;
       } catch (ApiException e) {
-        // A rule's refusal is a conflict too (a MIG mode change while a claim holds the GPU):
-        // only a write the object changed under is a lost race worth reading again.
-        if (!e.is(Reason.Conflict) || !changedSince(api, kind, name, current)) {
+        if (!LostRace.lost(api, kind, current, e)) {
           throw e;
         }
       }
     }
     throw new CliException(kind.singular() + "/" + name + " kept changing; try again");
-  }
-
-  private static <T extends ApiObject> boolean changedSince(
-      ApiClient api, Kind<T> kind, String name, T read) {
-    return api.get(kind, name)
-        .map(o -> o.metadata().revision() != read.metadata().revision())
-        .orElse(true);
   }
 }
