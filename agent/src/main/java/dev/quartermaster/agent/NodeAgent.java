@@ -11,11 +11,8 @@ import dev.quartermaster.agent.effects.EffectsReconciler;
 import dev.quartermaster.agent.health.HealthPolicy;
 import dev.quartermaster.agent.host.NodeHost;
 import dev.quartermaster.agent.host.OsNodeHost;
-import dev.quartermaster.agent.mig.MigControl;
-import dev.quartermaster.agent.mig.MigModeChanges;
 import dev.quartermaster.agent.node.ClaimSync;
 import dev.quartermaster.agent.node.DevicesReady;
-import dev.quartermaster.agent.node.MigReady;
 import dev.quartermaster.agent.node.NodeStatusWriter;
 import dev.quartermaster.agent.node.SlicePublisher;
 import dev.quartermaster.agent.plugins.PluginProber;
@@ -46,7 +43,6 @@ import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.node.DomainDaemon;
-import dev.quartermaster.api.node.MigMode;
 import dev.quartermaster.api.node.NodeConditions;
 import dev.quartermaster.api.node.NodeStatus;
 import dev.quartermaster.api.volume.Volume;
@@ -66,7 +62,6 @@ import dev.quartermaster.csi.plugin.CsiPlugin;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
@@ -143,13 +138,8 @@ public final class NodeAgent implements AutoCloseable {
 
   private volatile boolean closed;
 
-  /** Per GPU whose MIG mode waits, why, as last reported (an event only when that changes). */
-  private final Map<String, String> migWaits = new java.util.HashMap<>();
-
-  /**
-   * The last {@code MigReady} condition, written with every status; empty until MIG concerns it.
-   */
-  private volatile Optional<Condition> migReady = Optional.empty();
+  /** The MIG modes of this node's GPUs, set to the operator's wish and reported. */
+  private final MigModePass migModes;
 
   private NodeAgent(
       NodeAgentConfig config, NodeHost host, NodeHost.StateLock lock, DurableLedger durable) {
@@ -182,6 +172,7 @@ public final class NodeAgent implements AutoCloseable {
             host.deviceHolders());
     preparer.useMig(mig);
     devices.useMig(mig);
+    this.migModes = new MigModePass(config, preparer, devices, recorder, status);
     var backoff = new ExponentialBackoff<String>(Duration.ofMillis(100), Duration.ofSeconds(10));
     this.claimQueue = new WorkQueue<>(env, backoff);
     this.taskQueue =
@@ -584,7 +575,7 @@ public final class NodeAgent implements AutoCloseable {
             now);
     conditions =
         Condition.set(conditions, DevicesReady.of(controlNodes.get(), devices.inventory()), now);
-    var mig = migReady;
+    var mig = migModes.condition();
     if (mig.isPresent()) {
       conditions = Condition.set(conditions, mig.get(), now);
     }
@@ -662,10 +653,10 @@ public final class NodeAgent implements AutoCloseable {
       return;
     }
     try {
-      var changes = readMigWish();
+      var changes = migModes.apply();
       var offered = devices.offered();
       offered.notes().forEach(n -> LOG.info("node {}: {}", config.nodeName(), n));
-      changes.ifPresent(c -> reportMig(c, offered.notes()));
+      changes.ifPresent(c -> migModes.report(c, offered.notes()));
       // The ledger judges prepares by what the node offers, as the store does.
       preparer
           .durable()
@@ -681,71 +672,6 @@ public final class NodeAgent implements AutoCloseable {
           e);
     }
     checkTaskDevices(); // on every rescan: a GPU's own node is not among the watched control nodes
-  }
-
-  /**
-   * Reads the operator's MIG wish from this node's spec and changes a GPU's mode where nothing
-   * holds it; what it switched and what waits, or nothing if the wish could not be read.
-   */
-  private Optional<MigModeChanges> readMigWish() {
-    var mig = preparer.mig();
-    if (mig.control() == MigControl.NONE) {
-      // No MIG here (no driver control: a host where NVML's MIG calls are not wired, a simulated
-      // node without MIG): nothing to read or switch, and no store read a publish did not make
-      // before MIG existed.
-      return Optional.empty();
-    }
-    try {
-      config.api().get(Kinds.NODE, config.nodeName()).ifPresent(n -> mig.wish(n.spec().mig()));
-    } catch (RuntimeException e) {
-      LOG.warn("node {}: cannot read its MIG wish: {}", config.nodeName(), e.getMessage());
-      return Optional.empty();
-    }
-    var changes = mig.applyModes(preparer.heldDevices(), devices.inventory().gpus());
-    preparer.syncMig();
-    return Optional.of(changes);
-  }
-
-  /**
-   * Says what the MIG pass did where users look: an event per GPU switched and per GPU that starts
-   * waiting (or waits for other claims), and the {@code MigReady} condition, written at once when
-   * it changed rather than at the next heartbeat.
-   */
-  private void reportMig(MigModeChanges changes, List<String> notes) {
-    var involved = new InvolvedObject(Kinds.NODE.name(), config.nodeName());
-    var wish = preparer.mig().wish();
-    changes
-        .switched()
-        .forEach(
-            (gpu, on) -> {
-              var what =
-                  gpu
-                      + (on
-                          ? ": MIG mode on (" + wish.getOrDefault(gpu, MigMode.Dynamic) + ")"
-                          : ": MIG mode off; the GPU is offered whole");
-              LOG.info("node {}: {}", config.nodeName(), what);
-              recorder.record(involved, EventType.Normal, "MigModeChanged", what);
-            });
-    changes
-        .waiting()
-        .forEach(
-            (gpu, why) -> {
-              if (!why.equals(migWaits.put(gpu, why))) {
-                LOG.info("node {}: {}", config.nodeName(), why);
-                recorder.record(involved, EventType.Warning, MigReady.WAITING, why);
-              }
-            });
-    migWaits.keySet().retainAll(changes.waiting().keySet());
-    var was = migReady;
-    var next = MigReady.of(wish, changes, notes, was.isPresent());
-    if (next.equals(was)) {
-      return;
-    }
-    migReady = next;
-    next.ifPresent(
-        c ->
-            status.update(
-                s -> s.withConditions(Condition.set(s.conditions(), c, config.env().now()))));
   }
 
   /** The prepare pipeline (for tests and {@code qm up}). */

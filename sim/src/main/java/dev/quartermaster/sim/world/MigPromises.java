@@ -99,15 +99,7 @@ final class MigPromises {
                   .findFirst();
           if (serving.isEmpty()) {
             out.add(
-                "MIG-CAPS "
-                    + n.name
-                    + ": process "
-                    + proc.pid()
-                    + " of task "
-                    + proc.task()
-                    + " runs on slice "
-                    + device
-                    + ", which no instance serves");
+                capsLine(n.name, proc) + " runs on slice " + device + ", which no instance serves");
             continue;
           }
           var i = serving.get();
@@ -118,17 +110,7 @@ final class MigPromises {
                   MigCapabilities.containerPath(i.ciCapMinor()));
           var lacking = needs.stream().filter(p -> !proc.opened().contains(p)).toList();
           if (!lacking.isEmpty()) {
-            out.add(
-                "MIG-CAPS "
-                    + n.name
-                    + ": process "
-                    + proc.pid()
-                    + " of task "
-                    + proc.task()
-                    + " on slice "
-                    + device
-                    + " did not open "
-                    + lacking);
+            out.add(capsLine(n.name, proc) + " on slice " + device + " did not open " + lacking);
           }
         }
       }
@@ -146,5 +128,10 @@ final class MigPromises {
             out.add("MIG-SHARED " + n.name + ": " + path + " is open for claims " + claims);
           }
         });
+  }
+
+  /** The start of a MIG-CAPS line: where, and whose process. */
+  private static String capsLine(String node, dev.quartermaster.sim.node.SimProcesses.Proc proc) {
+    return "MIG-CAPS " + node + ": process " + proc.pid() + " of task " + proc.task();
   }
 }
