@@ -1,5 +1,6 @@
 package dev.quartermaster.api.queue;
 
+import dev.quartermaster.api.device.mig.MigCharge;
 import dev.quartermaster.api.domain.ComputeDomainSpec;
 import dev.quartermaster.api.workload.WorkloadSpec;
 import java.util.Map;
@@ -52,11 +53,29 @@ public final class Demand {
    *     spec.channelsPerTask}; 1 for a domain not there yet)
    */
   public static Map<String, Integer> of(WorkloadSpec spec, ToIntFunction<String> channelsPerTask) {
+    return of(spec, channelsPerTask, c -> 0);
+  }
+
+  /**
+   * @param channelsPerTask compute domain name → how many channels it gives each task
+   * @param migComputeSlices device class name → the MIG compute slices one device of it costs
+   *     ({@link MigCharge}; 0: none), summed under {@link MigCharge#QUOTA} beside the class's own
+   *     count, so that a queue may limit slices per profile class, in compute slices, or both
+   */
+  public static Map<String, Integer> of(
+      WorkloadSpec spec,
+      ToIntFunction<String> channelsPerTask,
+      ToIntFunction<String> migComputeSlices) {
     var exact = new TreeMap<String, Long>();
     for (var g : spec.groups()) {
       for (var t : g.claimTemplates()) {
         for (var r : t.spec().requests()) {
-          exact.merge(r.deviceClassName(), Counts.product(g.replicas(), r.count()), Counts::sum);
+          long devices = Counts.product(g.replicas(), r.count());
+          exact.merge(r.deviceClassName(), devices, Counts::sum);
+          int slices = migComputeSlices.applyAsInt(r.deviceClassName());
+          if (slices > 0) {
+            exact.merge(MigCharge.QUOTA, Counts.product(devices, slices), Counts::sum);
+          }
         }
       }
     }

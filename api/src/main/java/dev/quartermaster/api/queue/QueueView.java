@@ -1,5 +1,7 @@
 package dev.quartermaster.api.queue;
 
+import dev.quartermaster.api.device.DeviceClass;
+import dev.quartermaster.api.device.mig.MigCharge;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.api.workload.WorkloadConditions;
@@ -20,17 +22,21 @@ import java.util.stream.Collectors;
  * @param cohort every queue of its cohort, itself included
  * @param workloads the workloads that name this queue
  * @param priorities priority class name → value
+ * @param migCharge device class name → the MIG compute slices one device of it costs ({@link
+ *     MigCharge}; a class not named costs none)
  */
 public record QueueView(
     Queue queue,
     QuotaLedger ledger,
     List<Queue> cohort,
     List<Workload> workloads,
-    Map<String, Integer> priorities) {
+    Map<String, Integer> priorities,
+    Map<String, Integer> migCharge) {
   public QueueView {
     cohort = List.copyOf(cohort);
     workloads = List.copyOf(workloads);
     priorities = Map.copyOf(priorities);
+    migCharge = Map.copyOf(migCharge);
   }
 
   /**
@@ -43,6 +49,25 @@ public record QueueView(
       List<QuotaLedger> ledgers,
       List<Workload> workloads,
       List<PriorityClass> classes) {
+    return of(queue, queues, ledgers, workloads, classes, List.of());
+  }
+
+  /** As above, with the device classes that set what a MIG slice costs in compute slices. */
+  public static QueueView of(
+      Queue queue,
+      List<Queue> queues,
+      List<QuotaLedger> ledgers,
+      List<Workload> workloads,
+      List<PriorityClass> classes,
+      List<DeviceClass> deviceClasses) {
+    var charge = new TreeMap<String, Integer>();
+    deviceClasses.forEach(
+        c -> {
+          int n = MigCharge.computeSlices(c.spec());
+          if (n > 0) {
+            charge.put(c.metadata().name(), n);
+          }
+        });
     var cohort = queue.cohort();
     var name = queue.metadata().name();
     return new QueueView(
@@ -56,7 +81,8 @@ public record QueueView(
         classes.stream()
             .collect(
                 Collectors.toMap(
-                    p -> p.metadata().name(), p -> p.spec().value(), (a, b) -> a, TreeMap::new)));
+                    p -> p.metadata().name(), p -> p.spec().value(), (a, b) -> a, TreeMap::new)),
+        charge);
   }
 
   /**
@@ -69,10 +95,21 @@ public record QueueView(
       List<QuotaLedger> ledgers,
       List<Workload> workloads,
       List<PriorityClass> classes) {
+    return standingOf(w, queues, ledgers, workloads, classes, List.of());
+  }
+
+  /** As above, with the device classes that set what a MIG slice costs in compute slices. */
+  public static Standing standingOf(
+      Workload w,
+      List<Queue> queues,
+      List<QuotaLedger> ledgers,
+      List<Workload> workloads,
+      List<PriorityClass> classes,
+      List<DeviceClass> deviceClasses) {
     var queue = queues.stream().filter(q -> q.metadata().name().equals(w.spec().queueName()));
     return queue
         .findFirst()
-        .map(q -> of(q, queues, ledgers, workloads, classes).standing(w))
+        .map(q -> of(q, queues, ledgers, workloads, classes, deviceClasses).standing(w))
         .orElseGet(
             () ->
                 new Standing.Waiting(
@@ -111,6 +148,11 @@ public record QueueView(
         .filter(w -> !w.metadata().isDeleting() && !finished(w) && admission(w).isEmpty())
         .sorted(QueueOrder.of(priorities))
         .toList();
+  }
+
+  /** What {@code w} asks of its queue's quota ({@link Demand}), MIG compute slices included. */
+  public Map<String, Integer> demand(Workload w) {
+    return Demand.of(w.spec(), d -> 1, c -> migCharge.getOrDefault(c, 0));
   }
 
   /** Where {@code w}, one of this queue's workloads, stands. */
@@ -154,7 +196,7 @@ public record QueueView(
                         + "s)"));
     var quota = quota();
     var name = queue.metadata().name();
-    Demand.of(w.spec())
+    demand(w)
         .forEach(
             (c, n) ->
                 quota

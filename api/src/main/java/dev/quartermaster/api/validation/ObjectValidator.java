@@ -35,7 +35,16 @@ public final class ObjectValidator {
           // A GPU's device name: the node's slice says which exist (the store checks that).
           n.spec().mig().keySet().forEach(gpu -> v.dnsLabel("spec.mig." + gpu, gpu));
       case DeviceSlice s -> DeviceRules.slice(s.metadata().name(), s.spec(), v);
-      case DeviceClass c -> DeviceRules.deviceClass(c.spec(), v);
+      case DeviceClass c -> {
+        // A queue's quota names device classes and this one key: a class of its name would be
+        // counted twice over.
+        v.check(
+            !c.metadata().name().equals(dev.quartermaster.api.device.mig.MigCharge.QUOTA),
+            "metadata.name",
+            "is the quota key of MIG compute slices (a queue's quota counts slices by it); name the"
+                + " class otherwise");
+        DeviceRules.deviceClass(c.spec(), v);
+      }
       case ResourceClaim c -> ClaimRules.spec("spec", c.spec(), v);
       case Workload w -> WorkloadRules.workload(w.metadata().name(), w.spec(), v);
       case Task t -> WorkloadRules.task(t.spec(), v);

@@ -58,4 +58,18 @@ class DemandTest {
     assertThat(Demand.of(spec(Optional.empty(), "mig-1g.18gb")))
         .isEqualTo(Map.of("mig-1g.18gb", 6));
   }
+
+  /**
+   * A queue may also count MIG compute slices, any profile: each slice costs its class's compute
+   * slices ({@link dev.quartermaster.api.device.mig.MigCharge}) under {@code mig-compute-slices},
+   * beside its class's own count.
+   */
+  @Test
+  void slicesAreCountedInComputeSlicesToo() {
+    assertThat(Demand.of(spec(Optional.empty(), "mig-3g.71gb"), d -> 1, c -> 3))
+        .isEqualTo(Map.of("mig-3g.71gb", 6, "mig-compute-slices", 18));
+    assertThat(Demand.of(spec(Optional.empty(), "gpu"), d -> 1, c -> 0))
+        .as("no MIG class, no compute-slice count")
+        .isEqualTo(Map.of("gpu", 6));
+  }
 }

@@ -126,4 +126,23 @@ class MigClassRulesTest {
             """);
     assertThat(fields(claim)).containsExactly("spec.requests[1].selectors");
   }
+
+  /**
+   * A queue's quota counts MIG compute slices under {@code mig-compute-slices}: no class has it.
+   */
+  @Test
+  void noClassTakesTheQuotaKeyOfComputeSlices() {
+    var cls =
+        parse(
+            """
+            kind: DeviceClass
+            metadata: {name: mig-compute-slices}
+            spec: {class: mig}
+            """);
+    assertThat(ObjectValidator.validate(cls))
+        .extracting(Violation::toString)
+        .containsExactly(
+            "metadata.name: is the quota key of MIG compute slices (a queue's quota counts slices"
+                + " by it); name the class otherwise");
+  }
 }

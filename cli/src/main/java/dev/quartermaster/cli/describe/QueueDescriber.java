@@ -2,7 +2,6 @@ package dev.quartermaster.cli.describe;
 
 import dev.quartermaster.api.format.Age;
 import dev.quartermaster.api.queue.CohortQuota;
-import dev.quartermaster.api.queue.Demand;
 import dev.quartermaster.api.queue.Queue;
 import dev.quartermaster.api.queue.QueueOrder;
 import dev.quartermaster.api.queue.Standing;
@@ -89,7 +88,7 @@ final class QueueDescriber implements Describer<Queue> {
           List.of(
               Integer.toString(position++),
               w.metadata().name(),
-              KindTables.counts(Demand.of(w.spec()), "none"),
+              KindTables.counts(view.demand(w), "none"),
               priority(w, view.priorities()),
               Age.since(w.metadata().createdAt(), context.now()),
               why));

@@ -17,7 +17,8 @@ final class QueueLists {
         api.list(Kinds.QUEUE).items(),
         api.list(Kinds.QUOTA_LEDGER).items(),
         api.list(Kinds.WORKLOAD).items(),
-        api.list(Kinds.PRIORITY_CLASS).items());
+        api.list(Kinds.PRIORITY_CLASS).items(),
+        api.list(Kinds.DEVICE_CLASS).items());
   }
 
   static Standing standingOf(Workload w, DescribeContext context) {
@@ -27,6 +28,7 @@ final class QueueLists {
         api.list(Kinds.QUEUE).items(),
         api.list(Kinds.QUOTA_LEDGER).items(),
         api.list(Kinds.WORKLOAD).items(),
-        api.list(Kinds.PRIORITY_CLASS).items());
+        api.list(Kinds.PRIORITY_CLASS).items(),
+        api.list(Kinds.DEVICE_CLASS).items());
   }
 }

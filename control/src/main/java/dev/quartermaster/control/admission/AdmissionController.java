@@ -173,6 +173,12 @@ public final class AdmissionController {
         .addHandler(
             EventHandler.onAnyChange(
                 p -> informers.queues().cache().list().forEach(q -> loop.enqueue(q.cohort()))));
+    // A device class sets what a MIG slice of it costs in compute slices (MigCharge).
+    informers
+        .deviceClasses()
+        .addHandler(
+            EventHandler.onAnyChange(
+                c -> informers.queues().cache().list().forEach(q -> loop.enqueue(q.cohort()))));
   }
 
   public ControlLoop loop() {
@@ -411,6 +417,7 @@ public final class AdmissionController {
                     .get(domain)
                     .map(d -> d.spec().channelsPerTask())
                     .orElse(1),
+            dev.quartermaster.api.device.mig.MigCharge.of(informers.deviceClasses().cache().list()),
             env.now());
     var plan = AdmissionCycle.decide(snapshot, policy);
     var requeued =

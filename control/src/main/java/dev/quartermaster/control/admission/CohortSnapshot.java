@@ -27,6 +27,8 @@ import java.util.stream.Collectors;
  * @param priorities priority class → its value
  * @param facts what the controller learned from their tasks
  * @param channelsPerTask compute domain → the IMEX channels it gives each task ({@link Demand})
+ * @param migComputeSlices device class → the MIG compute slices one device of it costs ({@link
+ *     dev.quartermaster.api.device.mig.MigCharge})
  * @param now the decision's time
  */
 record CohortSnapshot(
@@ -37,8 +39,10 @@ record CohortSnapshot(
     Map<String, Integer> priorities,
     WorkloadFacts facts,
     ToIntFunction<String> channelsPerTask,
+    ToIntFunction<String> migComputeSlices,
     Instant now) {
 
+  /** As below, with no MIG class (tests of other things). */
   static CohortSnapshot of(
       List<Queue> queues,
       QuotaLedgerSpec ledger,
@@ -47,17 +51,37 @@ record CohortSnapshot(
       WorkloadFacts facts,
       ToIntFunction<String> channelsPerTask,
       Instant now) {
+    return of(queues, ledger, workloads, priorities, facts, channelsPerTask, c -> 0, now);
+  }
+
+  static CohortSnapshot of(
+      List<Queue> queues,
+      QuotaLedgerSpec ledger,
+      List<Workload> workloads,
+      Map<String, Integer> priorities,
+      WorkloadFacts facts,
+      ToIntFunction<String> channelsPerTask,
+      ToIntFunction<String> migComputeSlices,
+      Instant now) {
     var specs = new TreeMap<String, QueueSpec>();
     queues.forEach(q -> specs.put(q.metadata().name(), q.spec()));
     var byName = new HashMap<String, Workload>();
     workloads.forEach(w -> byName.put(w.metadata().name(), w));
     return new CohortSnapshot(
-        specs, ledger, workloads, byName, priorities, facts, channelsPerTask, now);
+        specs,
+        ledger,
+        workloads,
+        byName,
+        priorities,
+        facts,
+        channelsPerTask,
+        migComputeSlices,
+        now);
   }
 
   /** What {@code spec} uses, admitted whole. */
   Map<String, Integer> demand(WorkloadSpec spec) {
-    return Demand.of(spec, channelsPerTask);
+    return Demand.of(spec, channelsPerTask, migComputeSlices);
   }
 
   /** {@code w}'s priority, by its class. */

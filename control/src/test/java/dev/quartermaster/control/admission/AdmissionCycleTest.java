@@ -560,4 +560,59 @@ class AdmissionCycleTest {
     queues.forEach(q -> out.put(q.metadata().name(), q.spec()));
     return out;
   }
+
+  /**
+   * Issue 46, item 5: a queue whose quota counts MIG compute slices ({@code mig-compute-slices: 7},
+   * one H200's worth, any profile) admits slices of any profile while their compute slices fit —
+   * two 3g (6) — and keeps a 2g waiting (6 + 2 > 7), though a quota per profile class would not see
+   * it.
+   */
+  @Test
+  void aQuotaOfComputeSlicesCountsEverySliceByItsSize() {
+    var queue =
+        new Queue(
+            ObjectMeta.named("infer"),
+            new QueueSpec(
+                Optional.of("c"),
+                Map.of("mig-compute-slices", 7),
+                Map.of(),
+                Map.of(),
+                1,
+                QueueOrdering.BestEffortFIFO),
+            null);
+    var a = workload("a", "infer", 1, Optional.empty(), "mig-3g.71gb");
+    var b = workload("b", "infer", 1, Optional.empty(), "mig-3g.71gb");
+    var c = workload("c", "infer", 1, Optional.empty(), "mig-2g.35gb");
+    java.util.function.ToIntFunction<String> charge =
+        k -> k.equals("mig-3g.71gb") ? 3 : k.equals("mig-2g.35gb") ? 2 : 0;
+    var plan =
+        AdmissionCycle.decide(
+            CohortSnapshot.of(
+                List.of(queue),
+                QuotaLedgerSpec.EMPTY,
+                List.of(a, b, c),
+                Map.of(),
+                new WorkloadFacts(Map.of(), Set.of(), Set.of(), Set.of()),
+                d -> 1,
+                charge,
+                NOW),
+            AdmissionPolicy.DEFAULT);
+    assertThat(plan.admitted()).containsExactlyInAnyOrder("a", "b");
+    assertThat(plan.ledger().admitted().get("a").usage())
+        .isEqualTo(Map.of("mig-3g.71gb", 1, "mig-compute-slices", 3));
+    var blind =
+        AdmissionCycle.decide(
+            CohortSnapshot.of(
+                List.of(queue),
+                QuotaLedgerSpec.EMPTY,
+                List.of(a, b, c),
+                Map.of(),
+                new WorkloadFacts(Map.of(), Set.of(), Set.of(), Set.of()),
+                d -> 1,
+                NOW),
+            AdmissionPolicy.DEFAULT);
+    assertThat(blind.admitted())
+        .as("a demand blind to compute slices admits all three: 8 sevenths on a quota of 7")
+        .containsExactlyInAnyOrder("a", "b", "c");
+  }
 }

@@ -461,10 +461,15 @@ final class QueuePromises {
         .forEach(p -> priorities.put(p.metadata().name(), p.spec().value()));
     // Each queue's waiting workloads in the order they are taken: a StrictFIFO queue is judged by
     // its head only (those behind it wait for it, rightly), a BestEffortFIFO queue by each.
+    var charge = migCharge();
     var waiting =
         view.workloads().stream()
             .filter(w -> !w.metadata().isDeleting() && !finished(w))
-            .filter(w -> admitted(w).filter(a -> a.usage().equals(Demand.of(w.spec()))).isEmpty())
+            .filter(
+                w ->
+                    admitted(w)
+                        .filter(a -> a.usage().equals(Demand.of(w.spec(), d -> 1, charge)))
+                        .isEmpty())
             .sorted(QueueOrder.of(priorities))
             .toList();
     var blocked = new java.util.HashSet<String>();
@@ -491,6 +496,7 @@ final class QueuePromises {
       var starved =
           starved(
               w,
+              Demand.of(w.spec(), d -> 1, charge),
               queue.get(),
               ledger.map(l -> l.spec().admitted()).orElse(java.util.Map.of()),
               priorities);
@@ -501,7 +507,7 @@ final class QueuePromises {
             + "; queues: "
             + all;
       }
-      var demand = Demand.of(w.spec());
+      var demand = Demand.of(w.spec(), d -> 1, charge);
       if (quota.plus(queue.get().metadata().name(), demand).breach(demand.keySet()).isEmpty()) {
         return "workload "
             + w.metadata().name()
@@ -542,6 +548,7 @@ final class QueuePromises {
    */
   private static Optional<String> starved(
       Workload w,
+      java.util.Map<String, Integer> demand,
       dev.quartermaster.api.queue.Queue queue,
       java.util.Map<String, dev.quartermaster.api.queue.Admitted> admitted,
       java.util.Map<String, Integer> priorities) {
@@ -556,7 +563,6 @@ final class QueuePromises {
     admitted.values().stream()
         .filter(a -> a.queue().equals(name) && !a.evicting() && a.priority() >= priority)
         .forEach(a -> a.usage().forEach((c, n) -> kept.merge(c, (long) n, Long::sum)));
-    var demand = Demand.of(w.spec());
     for (var e : demand.entrySet()) {
       var nominal = queue.spec().nominal(e.getKey());
       if (nominal.isPresent()
@@ -579,6 +585,12 @@ final class QueuePromises {
             + kept
             + " admitted there at its priority or higher, but is not admitted: nothing was"
             + " preempted or reclaimed for it");
+  }
+
+  /** What a device of each class costs in MIG compute slices, as the store's classes say. */
+  private java.util.function.ToIntFunction<String> migCharge() {
+    return dev.quartermaster.api.device.mig.MigCharge.of(
+        world.api().list(Kinds.DEVICE_CLASS).items());
   }
 
   /** Whether {@code w}'s job is over (its quota released), as the store shows its tasks. */

@@ -134,7 +134,14 @@ final class AdmissionTerms {
             .flatMap(d -> reads.get(Kinds.COMPUTE_DOMAIN, d))
             .map(d -> d.spec().channelsPerTask())
             .orElse(1); // as the admission controller counts a domain not there yet
-    return Demand.of(w.spec().withGroups(groups), d -> channels);
+    return Demand.of(
+        w.spec().withGroups(groups),
+        d -> channels,
+        c ->
+            reads
+                .get(Kinds.DEVICE_CLASS, c)
+                .map(k -> dev.quartermaster.api.device.mig.MigCharge.computeSlices(k.spec()))
+                .orElse(0));
   }
 
   private static int priority(ComparedReads reads, QuotaLedger next, String field, Workload w) {

@@ -675,6 +675,40 @@ class QuotaGuardTest {
   }
 
   /**
+   * Issue 46, item 5: a slice of a MIG class costs its compute slices too, as the store reads the
+   * class — a ledger that leaves them out (and so would admit past a quota of compute slices) is
+   * refused.
+   */
+  @Test
+  void aLedgerCountsASlicesComputeSlicesAsItsClassSays() {
+    queues(api);
+    api.create(
+        new dev.quartermaster.api.device.DeviceClass(
+            ObjectMeta.named("mig-3g.71gb"),
+            new dev.quartermaster.api.device.DeviceClassSpec(
+                "mig",
+                List.of(
+                    new dev.quartermaster.api.device.DeviceSelector(
+                        "profile",
+                        dev.quartermaster.api.device.DeviceSelector.Operator.In,
+                        List.of("3g.71gb")))),
+            null));
+    var w = api.create(workload("s", "a", 2, Optional.empty(), "mig-3g.71gb"));
+    var blind =
+        new Admitted(
+            w.metadata().uid(), "a", Map.of("w", 2), Map.of("mig-3g.71gb", 2), 0, Instant.EPOCH);
+    assertThat(
+            catchThrowableOfType(ApiException.class, () -> write(api, Map.of("s", blind)))
+                .getMessage())
+        .contains(
+            "spec.admitted.s.usage: is {mig-3g.71gb=2}, but the workload's admitted replicas {w=2}"
+                + " use {mig-3g.71gb=2, mig-compute-slices=6}");
+    var counted = blind.resized(Map.of("w", 2), Map.of("mig-3g.71gb", 2, "mig-compute-slices", 6));
+    assertThat(write(api, Map.of("s", counted)).spec().admitted().get("s").usage())
+        .containsEntry("mig-compute-slices", 6);
+  }
+
+  /**
    * Issue 43, item 8: raising an admitted entry's priority to 10⁹ made it unpreemptable. A
    * priority, an entry's or a nomination's, is its workload's class's value.
    */
