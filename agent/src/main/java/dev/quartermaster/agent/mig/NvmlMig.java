@@ -88,6 +88,15 @@ public final class NvmlMig implements MigControl, AutoCloseable {
     return out;
   }
 
+  /** NVML's product name of GPU {@code gpu} ({@code NVIDIA H200}): what {@code MigModels} reads. */
+  public synchronized String productName(int gpu) throws MigRefusedException {
+    try {
+      return nvml.deviceName(nvml.handleByIndex(gpu));
+    } catch (NvmlException e) {
+      throw MigRefusedException.of(e, "gpu " + gpu + ": reading its name");
+    }
+  }
+
   /** The current and pending MIG mode of GPU {@code gpu}; refused on a GPU without MIG. */
   public synchronized NvmlMigMode mode(int gpu) throws MigRefusedException {
     try {

@@ -176,15 +176,7 @@ public final class NvmlMigFunctions {
   /** The GPU instances of profile {@code profileId}, at most {@code max} (its instance count). */
   public List<MemorySegment> gpuInstances(MemorySegment device, int profileId, int max)
       throws NvmlException {
-    try (var local = Arena.ofConfined()) {
-      var array = local.allocate(ADDRESS, Math.max(1, max));
-      var count = local.allocate(JAVA_INT);
-      count.set(JAVA_INT, 0, max);
-      nvml.check(
-          "nvmlDeviceGetGpuInstances(" + profileId + ")",
-          NvmlLibrary.call(() -> (int) getGis.invokeExact(device, profileId, array, count)));
-      return handles(array, Math.min(max, count.get(JAVA_INT, 0)));
-    }
+    return list("nvmlDeviceGetGpuInstances", getGis, device, profileId, max);
   }
 
   /** {@code nvmlDeviceGetGpuInstanceById}; empty when no GPU instance has that id. */
@@ -240,17 +232,12 @@ public final class NvmlMigFunctions {
     }
   }
 
+  /**
+   * The compute instances of profile {@code profileId} in {@code gpuInstance}, at most {@code max}.
+   */
   public List<MemorySegment> computeInstances(MemorySegment gpuInstance, int profileId, int max)
       throws NvmlException {
-    try (var local = Arena.ofConfined()) {
-      var array = local.allocate(ADDRESS, Math.max(1, max));
-      var count = local.allocate(JAVA_INT);
-      count.set(JAVA_INT, 0, max);
-      nvml.check(
-          "nvmlGpuInstanceGetComputeInstances(" + profileId + ")",
-          NvmlLibrary.call(() -> (int) getCis.invokeExact(gpuInstance, profileId, array, count)));
-      return handles(array, Math.min(max, count.get(JAVA_INT, 0)));
-    }
+    return list("nvmlGpuInstanceGetComputeInstances", getCis, gpuInstance, profileId, max);
   }
 
   public Optional<MemorySegment> computeInstanceById(MemorySegment gpuInstance, int id)
@@ -324,11 +311,22 @@ public final class NvmlMigFunctions {
     }
   }
 
-  private static List<MemorySegment> handles(MemorySegment array, int count) {
-    var out = new ArrayList<MemorySegment>();
-    for (int i = 0; i < count; i++) {
-      out.add(array.getAtIndex(ADDRESS, i));
+  /** A list call: {@code (parent, profileId, handles[max], in/out count)}. */
+  private List<MemorySegment> list(
+      String function, MethodHandle handle, MemorySegment parent, int profileId, int max)
+      throws NvmlException {
+    try (var local = Arena.ofConfined()) {
+      var array = local.allocate(ADDRESS, Math.max(1, max));
+      var count = local.allocate(JAVA_INT);
+      count.set(JAVA_INT, 0, max);
+      nvml.check(
+          function + "(" + profileId + ")",
+          NvmlLibrary.call(() -> (int) handle.invokeExact(parent, profileId, array, count)));
+      var out = new ArrayList<MemorySegment>();
+      for (int i = 0; i < Math.min(max, count.get(JAVA_INT, 0)); i++) {
+        out.add(array.getAtIndex(ADDRESS, i));
+      }
+      return out;
     }
-    return out;
   }
 }
