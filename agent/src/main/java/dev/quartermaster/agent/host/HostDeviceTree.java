@@ -19,6 +19,8 @@ import dev.quartermaster.agent.mig.MigControl;
 import dev.quartermaster.agent.mig.MigCrashPoint;
 import dev.quartermaster.agent.mig.MigFiles;
 import dev.quartermaster.agent.mig.MigInstanceSlices;
+import dev.quartermaster.agent.mig.MigRefusedException;
+import dev.quartermaster.agent.mig.NvmlMig;
 import dev.quartermaster.agent.mig.SimulatedMig;
 import dev.quartermaster.agent.nvml.NvmlDiscovery;
 import dev.quartermaster.agent.nvml.NvmlLoad;
@@ -53,6 +55,8 @@ public final class HostDeviceTree implements DeviceTree {
   private final Duration healthPeriod;
   private final boolean useNvml;
   private final ControlNodeCheck check;
+  private MigControl
+      hostMig; // opened at the first ask; NVML stays initialized for the agent's life
 
   public HostDeviceTree(DeviceRoot root, Supplier<NvmlLoad> nvml, Duration healthPeriod) {
     this.root = root;
@@ -65,11 +69,15 @@ public final class HostDeviceTree implements DeviceTree {
   /**
    * A simulated root's MIG is its files' ({@link MigFiles}), with "in use" judged by the processes
    * that really hold its nodes, and the crash point {@link MigCrashPoint#VARIABLE} names, if any;
-   * the host's is NVML's, not bound here yet (every GPU whole).
+   * the host's is NVML's ({@link NvmlMig}) where NVML loads and some GPU has MIG, opened once;
+   * otherwise every GPU is whole.
    */
   @Override
   public MigControl mig() {
-    if (root.isHost() || !Files.exists(root.path().resolve(Numbering.STAND_INS))) {
+    if (root.isHost()) {
+      return hostMig();
+    }
+    if (!Files.exists(root.path().resolve(Numbering.STAND_INS))) {
       return MigControl.NONE;
     }
     SimulatedDeviceRoot simulated;
@@ -97,6 +105,34 @@ public final class HostDeviceTree implements DeviceTree {
       control = crash.get().around(control, () -> Runtime.getRuntime().halt(137));
     }
     return control;
+  }
+
+  private synchronized MigControl hostMig() {
+    if (hostMig == null) {
+      hostMig = useNvml ? openNvmlMig() : MigControl.NONE;
+    }
+    return hostMig;
+  }
+
+  private MigControl openNvmlMig() {
+    NvmlMig opened;
+    try {
+      opened = NvmlMig.open(nvml, root.path());
+    } catch (MigRefusedException e) {
+      LOG.warn("no MIG through NVML, every GPU whole: {}", e.getMessage());
+      return MigControl.NONE;
+    }
+    try {
+      var capable = opened.capableGpus();
+      if (!capable.isEmpty()) {
+        LOG.info("MIG through NVML on GPUs {}", capable);
+        return opened;
+      }
+    } catch (MigRefusedException e) {
+      LOG.warn("cannot tell which GPUs have MIG, every GPU whole: {}", e.getMessage());
+    }
+    opened.close();
+    return MigControl.NONE;
   }
 
   private static boolean nvmlLoads(Supplier<NvmlLoad> nvml) {

@@ -35,6 +35,7 @@ public final class NvmlLibrary implements AutoCloseable {
 
   private final Arena arena;
   private final String name;
+  private final SymbolLookup lookup;
   private final MethodHandle init;
   private final MethodHandle shutdown;
   private final MethodHandle errorString;
@@ -53,6 +54,7 @@ public final class NvmlLibrary implements AutoCloseable {
   private NvmlLibrary(Arena arena, String name, SymbolLookup lookup) throws MissingSymbol {
     this.arena = arena;
     this.name = name;
+    this.lookup = lookup;
     init = bind(lookup, VOID_TO_INT, "nvmlInit_v2", "nvmlInit");
     shutdown = bind(lookup, VOID_TO_INT, "nvmlShutdown");
     errorString = bind(lookup, FunctionDescriptor.of(ADDRESS, JAVA_INT), "nvmlErrorString");
@@ -240,6 +242,21 @@ public final class NvmlLibrary implements AutoCloseable {
     check("nvmlEventSetFree", call(() -> (int) eventSetFree.invokeExact(set)));
   }
 
+  /**
+   * The MIG calls ({@link NvmlMigFunctions}), bound now; refused ({@link
+   * NvmlReturn#FUNCTION_NOT_FOUND}) by a driver older than MIG.
+   */
+  public NvmlMigFunctions mig() throws NvmlException {
+    try {
+      return new NvmlMigFunctions(this, lookup);
+    } catch (MissingSymbol e) {
+      throw new NvmlException(
+          e.getMessage(),
+          NvmlReturn.FUNCTION_NOT_FOUND,
+          name + " has no such call (driver too old?)");
+    }
+  }
+
   /** Unloads the library (after every {@link #init()} was matched by {@link #shutdown()}). */
   @Override
   public void close() {
@@ -257,18 +274,18 @@ public final class NvmlLibrary implements AutoCloseable {
     }
   }
 
-  private void check(String function, int rc) throws NvmlException {
+  void check(String function, int rc) throws NvmlException {
     if (rc != NvmlReturn.SUCCESS) {
       throw new NvmlException(function, rc, errorString(rc));
     }
   }
 
   @FunctionalInterface
-  private interface NativeCall {
+  interface NativeCall {
     int invoke() throws Throwable;
   }
 
-  private static int call(NativeCall c) {
+  static int call(NativeCall c) {
     try {
       return c.invoke();
     } catch (RuntimeException | Error e) {
@@ -279,8 +296,8 @@ public final class NvmlLibrary implements AutoCloseable {
     }
   }
 
-  private static MethodHandle bind(
-      SymbolLookup lookup, FunctionDescriptor descriptor, String... names) throws MissingSymbol {
+  static MethodHandle bind(SymbolLookup lookup, FunctionDescriptor descriptor, String... names)
+      throws MissingSymbol {
     for (var n : names) {
       var symbol = lookup.find(n);
       if (symbol.isPresent()) {
@@ -295,7 +312,7 @@ public final class NvmlLibrary implements AutoCloseable {
     return lookup.find(name).map(s -> LINKER.downcallHandle(s, descriptor));
   }
 
-  private static final class MissingSymbol extends Exception {
+  static final class MissingSymbol extends Exception {
     MissingSymbol(String names) {
       super(names);
     }

@@ -16,8 +16,10 @@ public final class NvmlReturn {
   public static final int LIBRARY_NOT_FOUND = 12;
   public static final int FUNCTION_NOT_FOUND = 13;
   public static final int GPU_IS_LOST = 15;
+  public static final int RESET_REQUIRED = 16;
   public static final int IN_USE = 19;
   public static final int INSUFFICIENT_RESOURCES = 23;
+  public static final int VERSION_MISMATCH = 25;
   public static final int UNKNOWN = 999;
 
   private static final Map<Integer, String> NAMES =
@@ -34,11 +36,12 @@ public final class NvmlReturn {
           Map.entry(LIBRARY_NOT_FOUND, "LIBRARY_NOT_FOUND"),
           Map.entry(FUNCTION_NOT_FOUND, "FUNCTION_NOT_FOUND"),
           Map.entry(GPU_IS_LOST, "GPU_IS_LOST"),
-          Map.entry(16, "RESET_REQUIRED"),
+          Map.entry(RESET_REQUIRED, "RESET_REQUIRED"),
           Map.entry(17, "OPERATING_SYSTEM"),
           Map.entry(18, "LIB_RM_VERSION_MISMATCH"),
           Map.entry(IN_USE, "IN_USE"),
           Map.entry(INSUFFICIENT_RESOURCES, "INSUFFICIENT_RESOURCES"),
+          Map.entry(VERSION_MISMATCH, "VERSION_MISMATCH"),
           Map.entry(27, "NOT_READY"),
           Map.entry(28, "GPU_NOT_FOUND"),
           Map.entry(UNKNOWN, "UNKNOWN"));

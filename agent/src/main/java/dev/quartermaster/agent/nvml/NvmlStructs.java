@@ -8,6 +8,8 @@ import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The NVML structs we read, laid out for LP64 Linux as in NVIDIA's {@code nvml.h} (offsets worked
@@ -71,18 +73,69 @@ final class NvmlStructs {
    */
   static final int PROFILE_INFO_V2_VERSION = (int) PROFILE_INFO_V2.byteSize() | (2 << 24);
 
-  /**
-   * A GPU instance profile as NVML describes it; its name drifts between drivers, its slices not.
-   */
-  record GiProfile(int id, int sliceCount, int instanceCount, long memoryMb, String name) {}
-
-  static GiProfile giProfile(MemorySegment info) {
-    return new GiProfile(
+  static NvmlGiProfile giProfile(MemorySegment info) {
+    return new NvmlGiProfile(
         info.get(JAVA_INT, 4),
         info.get(JAVA_INT, 12),
         info.get(JAVA_INT, 16),
         info.get(JAVA_LONG, 48),
         cString(info, 56, STRING_BUFFER));
+  }
+
+  /** {@code count} placements, one {@link #PLACEMENT} after another. */
+  static List<NvmlPlacement> placements(MemorySegment array, int count) {
+    var out = new ArrayList<NvmlPlacement>();
+    for (int i = 0; i < count; i++) {
+      long at = i * PLACEMENT.byteSize();
+      out.add(new NvmlPlacement(array.get(JAVA_INT, at), array.get(JAVA_INT, at + 4)));
+    }
+    return out;
+  }
+
+  /** {@code nvmlGpuInstanceInfo_t}: the parent's handle, id, profileId, placement. */
+  static final StructLayout GI_INFO =
+      MemoryLayout.structLayout(
+          ADDRESS.withName("device"),
+          JAVA_INT.withName("id"),
+          JAVA_INT.withName("profileId"),
+          PLACEMENT.withName("placement"));
+
+  static NvmlGiInfo giInfo(MemorySegment info) {
+    return new NvmlGiInfo(
+        info.get(JAVA_INT, 8),
+        info.get(JAVA_INT, 12),
+        new NvmlPlacement(info.get(JAVA_INT, 16), info.get(JAVA_INT, 20)));
+  }
+
+  /**
+   * {@code nvmlComputeInstanceProfileInfo_t} (the unversioned one, in every MIG driver): id,
+   * sliceCount, instanceCount, then six engine counts we do not read.
+   */
+  static final StructLayout CI_PROFILE_INFO =
+      MemoryLayout.structLayout(
+          JAVA_INT.withName("id"),
+          JAVA_INT.withName("sliceCount"),
+          JAVA_INT.withName("instanceCount"),
+          MemoryLayout.sequenceLayout(6, JAVA_INT).withName("counts"));
+
+  static NvmlCiProfile ciProfile(MemorySegment info) {
+    return new NvmlCiProfile(info.get(JAVA_INT, 0), info.get(JAVA_INT, 4), info.get(JAVA_INT, 8));
+  }
+
+  /**
+   * {@code nvmlComputeInstanceInfo_t}: the parent's and the GPU instance's handles, id, profileId,
+   * its placement in compute slices.
+   */
+  static final StructLayout CI_INFO =
+      MemoryLayout.structLayout(
+          ADDRESS.withName("device"),
+          ADDRESS.withName("gpuInstance"),
+          JAVA_INT.withName("id"),
+          JAVA_INT.withName("profileId"),
+          PLACEMENT.withName("placement"));
+
+  static int ciId(MemorySegment info) {
+    return info.get(JAVA_INT, 16);
   }
 
   private NvmlStructs() {}

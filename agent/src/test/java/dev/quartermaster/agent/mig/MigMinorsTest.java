@@ -39,13 +39,27 @@ class MigMinorsTest {
     assertThat(refusal(NvmlReturn.NOT_SUPPORTED))
         .isEqualTo(MigRefusedException.Refusal.NotSupported);
     assertThat(refusal(NvmlReturn.NO_PERMISSION))
-        .isEqualTo(MigRefusedException.Refusal.NotSupported);
+        .isEqualTo(MigRefusedException.Refusal.NoPermission);
+    assertThat(refusal(NvmlReturn.RESET_REQUIRED))
+        .isEqualTo(MigRefusedException.Refusal.ResetRequired);
     assertThat(refusal(NvmlReturn.GPU_IS_LOST)).isEqualTo(MigRefusedException.Refusal.Failed);
     assertThat(
             MigRefusedException.of(
                     new NvmlException("nvmlGpuInstanceDestroy", NvmlReturn.IN_USE, "In use"))
                 .getMessage())
         .isEqualTo("nvmlGpuInstanceDestroy: In use (IN_USE)");
+    var named =
+        MigRefusedException.of(
+            new NvmlException(
+                "nvmlDeviceCreateGpuInstanceWithPlacement",
+                NvmlReturn.INSUFFICIENT_RESOURCES,
+                "Insufficient Resources"),
+            "gpu 0 (NVIDIA H200): creating 3g.71gb@4");
+    assertThat(named.refusal()).isEqualTo(MigRefusedException.Refusal.InsufficientResources);
+    assertThat(named.getMessage())
+        .isEqualTo(
+            "gpu 0 (NVIDIA H200): creating 3g.71gb@4: nvmlDeviceCreateGpuInstanceWithPlacement:"
+                + " Insufficient Resources (INSUFFICIENT_RESOURCES)");
   }
 
   private static MigRefusedException.Refusal refusal(int code) {

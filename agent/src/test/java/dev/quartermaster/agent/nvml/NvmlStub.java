@@ -27,10 +27,11 @@ final class NvmlStub implements AutoCloseable {
   private final MethodHandle failWait;
   private final MethodHandle inits;
   private final MethodHandle reset;
+  private final SymbolLookup lookup;
 
   private NvmlStub(Path library) {
     this.library = library;
-    var lookup = SymbolLookup.libraryLookup(library, arena);
+    lookup = SymbolLookup.libraryLookup(library, arena);
     var linker = Linker.nativeLinker();
     pushXid =
         linker.downcallHandle(
@@ -97,6 +98,27 @@ final class NvmlStub implements AutoCloseable {
 
   int inits() throws Throwable {
     return (int) inits.invokeExact();
+  }
+
+  /**
+   * Calls test control {@code symbol} (a void C function of ints), e.g. {@code stub_mig_refuse}.
+   */
+  void control(String symbol, int... args) throws Throwable {
+    var types = new java.lang.foreign.MemoryLayout[args.length];
+    java.util.Arrays.fill(types, JAVA_INT);
+    var handle =
+        Linker.nativeLinker()
+            .downcallHandle(lookup.find(symbol).orElseThrow(), FunctionDescriptor.ofVoid(types));
+    handle.invokeWithArguments(java.util.Arrays.stream(args).boxed().toArray());
+  }
+
+  /** How many GPU instances the stub's device 0 has now. */
+  int migInstances() throws Throwable {
+    var handle =
+        Linker.nativeLinker()
+            .downcallHandle(
+                lookup.find("stub_mig_instances").orElseThrow(), FunctionDescriptor.of(JAVA_INT));
+    return (int) handle.invokeExact();
   }
 
   @Override
