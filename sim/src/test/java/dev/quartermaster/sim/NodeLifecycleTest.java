@@ -115,4 +115,43 @@ class NodeLifecycleTest {
     assertThat(replaced.status().phase()).isEqualTo(TaskPhase.Scheduled);
     assertThat(replaced.spec().node()).contains("node-b");
   }
+
+  /**
+   * Seed 603 (with a MIG node): a leader back from a pause checked a fenced node on a cache that
+   * did not show its task there yet, and looked again only a grace period later, so the task held
+   * its claim on the dead node past the fence's bound. A task seen on a fenced node after its check
+   * is handed over at once.
+   */
+  @Test
+  void aTaskSeenOnAFencedNodeAfterItsCheckIsFailedAtOnce() {
+    var c = new SimCluster(3, WatchFaults.NONE);
+    c.addNode("node-a", 4);
+    c.heartbeatEvery("node-a", Duration.ofSeconds(10), () -> true);
+    Worlds.start(c);
+    c.update(
+        "node-a",
+        n ->
+            new dev.quartermaster.api.node.Node(
+                n.metadata(), new NodeSpec(false, true), n.status()));
+    c.env().advance(Duration.ofSeconds(5));
+    c.api()
+        .create(
+            new dev.quartermaster.api.workload.Task(
+                dev.quartermaster.api.meta.ObjectMeta.named("late"),
+                new dev.quartermaster.api.workload.TaskSpec(
+                    Optional.of("node-a"),
+                    java.util.List.of("serve"),
+                    java.util.Map.of(),
+                    java.util.List.of(),
+                    java.util.List.of(),
+                    "exec",
+                    Optional.empty()),
+                TaskStatus.EMPTY));
+    c.env().advance(Duration.ofSeconds(3));
+    var late = c.api().get(Kinds.TASK, "late").orElseThrow();
+    assertThat(late.status().phase())
+        .as("failed within seconds, not at the node's next check a grace period (40 s) later")
+        .isEqualTo(TaskPhase.Failed);
+    assertThat(late.status().reason()).isEqualTo(NodeLifecycle.NODE_FENCED);
+  }
 }

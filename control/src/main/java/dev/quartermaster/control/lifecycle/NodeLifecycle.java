@@ -6,6 +6,7 @@ import dev.quartermaster.api.claim.PrepareState;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.claim.ResourceClaimStatus;
 import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.api.client.NodeAudience;
 import dev.quartermaster.api.event.EventRecorder;
 import dev.quartermaster.api.meta.Condition;
 import dev.quartermaster.api.node.Node;
@@ -88,6 +89,27 @@ public final class NodeLifecycle {
                 heartbeats.forget(n.metadata().name());
               }
             });
+    // A task or claim seen on a fenced node after its last check (a cache that caught up: a
+    // leader back from a pause checks before its watches deliver what changed meanwhile) is
+    // handed over now, not at the next check a grace period later.
+    informers
+        .tasks()
+        .addHandler(
+            EventHandler.onAnyChange(
+                t -> t.spec().node().filter(this::isFenced).ifPresent(loop::enqueue)));
+    informers
+        .claims()
+        .addHandler(
+            EventHandler.onAnyChange(
+                c -> {
+                  if (NodeAudience.of(c) instanceof NodeAudience.Nodes n) {
+                    n.names().stream().filter(this::isFenced).forEach(loop::enqueue);
+                  }
+                }));
+  }
+
+  private boolean isFenced(String node) {
+    return informers.nodes().cache().get(node).map(n -> n.spec().fenced()).orElse(false);
   }
 
   public ControlLoop loop() {
