@@ -73,12 +73,12 @@ class MigUpTest {
               """);
 
       expected.add("./qm get claims");
-      // Which job is placed first decides the layout (README): 1g first at 4, then 3g at 0; or 3g
+      // Which job is placed first decides the layout (README): 1g first at 6, then 3g at 0; or 3g
       // first at 4, then 1g at 0. Either way one GPU, disjoint, 3 compute slices left.
       var oneGFirst =
           Pattern.compile(
               "\nmig-medium-train-0-slice\\s+prepared\\s+node-1\\s+gpu-0-mig-3g4m-0\\s.*"
-                  + "\nmig-small-infer-0-slice\\s+prepared\\s+node-1\\s+gpu-0-mig-1g1m-4\\s",
+                  + "\nmig-small-infer-0-slice\\s+prepared\\s+node-1\\s+gpu-0-mig-1g1m-6\\s",
               Pattern.DOTALL);
       var threeGFirst =
           Pattern.compile(
@@ -98,14 +98,11 @@ class MigUpTest {
       assertThat(up.qm("get", "nodes")).containsPattern("\nnode-1\\s.*\\s3/7\\s");
 
       expected.add("./qm describe node node-1");
-      // 1g first: the 3g can only start at 0, and no 2g fits the three positions left: said so.
       assertThat(up.qm("describe", "node", "node-1"))
           .contains(
               smallFirst
-                  ? "Positions:   [3g.71gb: claim/mig-medium-train-0-slice]"
-                      + "[1g.18gb: claim/mig-small-infer-0-slice][·][·][·]\n"
-                      + "    Fragmented:  gpu-0 is fragmented: 3 compute and 3 memory slices free, yet"
-                      + " no 2g.35gb fits (positions 0, 1, 2, 3, 4 taken)\n"
+                  ? "Positions:  [3g.71gb: claim/mig-medium-train-0-slice][·][·]"
+                      + "[1g.18gb: claim/mig-small-infer-0-slice][·]\n"
                   : "Positions:  [1g.18gb: claim/mig-small-infer-0-slice][·][·][·]"
                       + "[3g.71gb: claim/mig-medium-train-0-slice]\n");
 
@@ -135,7 +132,7 @@ class MigUpTest {
           .contains(
               " the MIG mode of gpu-0 may change only while nothing holds the GPU or a slice of it;"
                   + " held by claim/mig-small-infer-0-slice (gpu-0-mig-1g1m-"
-                  + (smallFirst ? "4" : "0")
+                  + (smallFirst ? "6" : "0")
                   + "); claim/mig-medium-train-0-slice (gpu-0-mig-3g4m-"
                   + (smallFirst ? "0" : "4")
                   + ")");

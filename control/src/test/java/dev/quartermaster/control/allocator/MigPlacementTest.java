@@ -128,10 +128,10 @@ class MigPlacementTest {
   @Test
   void aSliceGoesWhereItBlocksTheFewestLargerProfilesAndFillsAPartlyUsedGpuFirst() {
     node(2, 0);
-    // At position 0 a 1g would block the 4g; at 6 the spare memory slice's place for a 1g.35gb.
-    assertThat(take("a", "mig-1g.18gb", 1, 2, 0)).containsExactly("gpu-0-mig-1g1m-4");
+    // At position 0 a 1g would block the 4g and a 3g; at 6 only one 3g.
+    assertThat(take("a", "mig-1g.18gb", 1, 2, 0)).containsExactly("gpu-0-mig-1g1m-6");
     // The next goes beside it on gpu-0, not onto the empty gpu-1.
-    assertThat(take("b", "mig-1g.18gb", 1, 2, 0)).containsExactly("gpu-0-mig-1g1m-5");
+    assertThat(take("b", "mig-1g.18gb", 1, 2, 0)).containsExactly("gpu-0-mig-1g1m-4");
     // A 3g takes gpu-0's free half at 0, leaving gpu-1 whole for a 7g.
     assertThat(take("c", "mig-3g.71gb", 1, 2, 0)).containsExactly("gpu-0-mig-3g4m-0");
     assertThat(take("d", "mig-7g.141gb", 1, 2, 0)).containsExactly("gpu-1-mig-7g8m-0");
@@ -161,7 +161,7 @@ class MigPlacementTest {
     var waiting = place("b", "mig-7g.141gb", 1);
     assertThat(waiting).isInstanceOf(Placement.Waiting.class);
     assertThat(((Placement.Waiting) waiting).message())
-        .contains("gpu-0 [·][·][·][·][1g.18gb: held][·][·][·]");
+        .contains("gpu-0 [·][·][·][·][·][·][1g.18gb: held][·]");
     held.clear();
     node(1, 0);
     assertThat(take("b", "mig-7g.141gb", 1, 1, 0)).containsExactly("gpu-0-mig-7g8m-0");

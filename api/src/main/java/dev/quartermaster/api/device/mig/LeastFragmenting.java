@@ -8,19 +8,13 @@ import java.util.List;
  *
  * <ol>
  *   <li>a GPU already partly used before an empty one — whole GPUs stay whole for whole-GPU claims;
- *   <li>the least compute stranded: free compute no instance could take any more, as a second
- *       {@code 3g.71gb} at 0 strands one slice ({@link MigPackings});
- *   <li>the least loss of cleanly placeable counts ({@link MigPackings}): the whole-GPU profile,
- *       then the memory-heavy ones ({@code 3g.71gb}, {@code 1g.35gb}: one clean place per GPU, at
- *       the spare memory slice), then the rest, largest first;
+ *   <li>the least loss of placeable counts ({@link MigFragmentation}): largest profiles kept first;
  *   <li>the tightest GPU, least compute left after (best fit);
  *   <li>the earlier GPU in the fleet's order, then the lower start.
  * </ol>
  *
- * On an empty H200 a {@code 1g.18gb} goes to position 4, not 0 or 6: at 0 it would block the {@code
- * 4g}; at 6 it takes the spare memory slice's position, where only a {@code 1g.35gb} or a {@code
- * 3g} strands nothing, and every {@code 1g.35gb} left to place there would strand a slice. Under
- * {@code qm bench mig}'s day this packs more than counting every free start (issue 46).
+ * On an empty H200 a {@code 1g} goes to position 6, not 0: at 0 it would block the {@code 4g} and a
+ * {@code 3g}; at 6 it blocks one {@code 3g} only.
  */
 public final class LeastFragmenting implements MigPlacementRule {
   public static final LeastFragmenting RULE = new LeastFragmenting();
@@ -28,13 +22,10 @@ public final class LeastFragmenting implements MigPlacementRule {
   private LeastFragmenting() {}
 
   /** One candidate's rank; lower is better. */
-  private record Rank(boolean opensWholeGpu, int stranded, int[] loss, int computeLeft) {
+  private record Rank(boolean opensWholeGpu, int[] loss, int computeLeft) {
     boolean betterThan(Rank o) {
       if (opensWholeGpu != o.opensWholeGpu) {
         return !opensWholeGpu;
-      }
-      if (stranded != o.stranded) {
-        return stranded < o.stranded;
       }
       int c = java.util.Arrays.compare(loss, o.loss);
       if (c != 0) {
@@ -64,8 +55,6 @@ public final class LeastFragmenting implements MigPlacementRule {
     }
     // Smallest serving profile first, fleet-wide: a bigger one only where none smaller fits
     // anywhere.
-    MigGeometry geometry = null;
-    MigPackings packings = null;
     for (int k = 0; k < sizes; k++) {
       MigChoice.Place best = null;
       Rank bestRank = null;
@@ -80,26 +69,20 @@ public final class LeastFragmenting implements MigPlacementRule {
         if (profile.computeSlices() > freeCompute) {
           continue;
         }
-        if (gpu.geometry() != geometry) { // a fleet's GPUs share one geometry object, mostly
-          geometry = gpu.geometry();
-          packings = MigPackings.of(geometry);
-        }
-        int usable = packings.usable(used, freeCompute);
-        int[] before = packings.cleanlyPlaceable(used, freeCompute);
+        int[] before = MigFragmentation.placeable(gpu.geometry(), used, freeCompute);
         for (int s : profile.starts()) {
           var placement = new MigPlacement(profile, s);
           if ((used & placement.mask()) != 0 || !allowed.test(gpu.gpu(), placement)) {
             continue;
           }
           int computeLeft = freeCompute - profile.computeSlices();
-          int usedAfter = used | placement.mask();
-          int stranded = usable - profile.computeSlices() - packings.usable(usedAfter, computeLeft);
-          int[] after = packings.cleanlyPlaceable(usedAfter, computeLeft);
+          int[] after =
+              MigFragmentation.placeable(gpu.geometry(), used | placement.mask(), computeLeft);
           var loss = new int[before.length];
           for (int i = 0; i < loss.length; i++) {
             loss[i] = before[i] - after[i];
           }
-          var rank = new Rank(gpu.isEmpty(), stranded, loss, computeLeft);
+          var rank = new Rank(gpu.isEmpty(), loss, computeLeft);
           if (bestRank == null || rank.betterThan(bestRank)) {
             best = new MigChoice.Place(gpu.gpu(), placement);
             bestRank = rank;
