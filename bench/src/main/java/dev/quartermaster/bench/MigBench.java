@@ -21,12 +21,13 @@ import java.util.function.IntFunction;
  * least-fragmenting dynamic placement against naive dynamic first fit and two static layouts. Per
  * policy: slice utilization (compute-slice-seconds held over those the fleet offers in the measured
  * day; memory-slice-seconds likewise beside it, as a {@code 1g.35gb} takes two memory slices for
- * one compute slice and so strands compute whatever the policy), refusals, and of them those that
- * fragmentation caused (the room was on one GPU, in the wrong places or pieces), and the CPU per
- * placement decision (the deciding thread's CPU time) and the time to place (wall clock per
- * decision). Beside them, the same stream on one pool of slices without GPUs or positions: what the
- * geometry itself costs. Pure functions over snapshots, no control plane: the placement choice
- * alone.
+ * one compute slice and so strands compute whatever the policy), refusals, of them those the
+ * fleet's free slices summed would have held (issue 46's "would have fit in total free capacity":
+ * the room was there, split over GPUs or in the wrong places) and those one GPU had the room for
+ * (fragmentation: the room on one GPU, in the wrong places or pieces), and the CPU per placement
+ * decision (the deciding thread's CPU time) and the time to place (wall clock per decision). Beside
+ * them, the same stream on one pool of slices without GPUs or positions: what the geometry itself
+ * costs. Pure functions over snapshots, no control plane: the placement choice alone.
  */
 final class MigBench implements Bench.Benchmark {
   private static final long SEED = Long.getLong("qm.bench.migSeed", 46);
@@ -41,6 +42,7 @@ final class MigBench implements Bench.Benchmark {
       double memory,
       int requests,
       int refused,
+      int fitFleet,
       int fragmented,
       double cpuMicros,
       double wallMicros) {}
@@ -75,11 +77,12 @@ final class MigBench implements Bench.Benchmark {
     report.text(
         String.format(
             Locale.ROOT,
-            "%-26s %12s %8s %10s %14s %16s %16s",
+            "%-26s %12s %8s %10s %14s %14s %16s %16s",
             "policy",
             "utilization",
             "memory",
             "refused",
+            "fit fleet-wide",
             "fragmentation",
             "CPU µs/decision",
             "µs to place"));
@@ -95,11 +98,12 @@ final class MigBench implements Bench.Benchmark {
       report.text(
           String.format(
               Locale.ROOT,
-              "%-26s %11.1f%% %7.1f%% %10d %14d %16.1f %16.1f",
+              "%-26s %11.1f%% %7.1f%% %10d %14d %14d %16.1f %16.1f",
               p.name(),
               100 * o.utilization(),
               100 * o.memory(),
               o.refused(),
+              o.fitFleet(),
               o.fragmented(),
               o.cpuMicros(),
               o.wallMicros()));
@@ -108,14 +112,18 @@ final class MigBench implements Bench.Benchmark {
     report.text(
         String.format(
             Locale.ROOT,
-            "%-26s %11.1f%% %7.1f%% %10d %14s %16s %16s",
+            "%-26s %11.1f%% %7.1f%% %10d %14d %14s %16s %16s",
             "reference: one pool",
             100 * pool.utilization(),
             100 * pool.memory(),
             pool.refused(),
+            pool.fitFleet(),
             "-",
             "-",
             "-"));
+    report.text(
+        "  fit fleet-wide: refused while the fleet's free compute and memory slices, summed, would"
+            + " have held it; fragmentation: while one GPU had them, in the wrong places");
     report.line(
         "  measured requests (after " + MigStream.WARM_UP_S / 3600 + " h warm-up)",
         Integer.toString(ours.requests()));
@@ -167,10 +175,32 @@ final class MigBench implements Bench.Benchmark {
           leaving.add(new Leaving(r.at() + r.holdS(), i, p.placement()));
           tally.placed(r, r.compute(), p.placement().profile().memorySlices());
         }
-        case MigChoice.Refused no -> tally.refused(r, no.refusal() == MigChoice.Refusal.FRAGMENTED);
+        case MigChoice.Refused no ->
+            tally.refused(r, fitsFleet(fleet, r), no.refusal() == MigChoice.Refusal.FRAGMENTED);
       }
     }
     return outcome(tally, cpu / 1000.0 / requests.size(), wall / 1000.0 / requests.size());
+  }
+
+  /**
+   * Whether the fleet's free compute and memory slices, summed over its GPUs, would hold {@code r}:
+   * what no instance holds, a static layout's free instances included.
+   */
+  private static boolean fitsFleet(List<MigOccupancy> fleet, MigStream.Request r) {
+    int compute = 0;
+    int memory = 0;
+    for (var gpu : fleet) {
+      compute += gpu.geometry().computeSlices();
+      memory += gpu.geometry().memorySlices();
+      for (var i : gpu.instances()) {
+        if (i.isHeld()) {
+          compute -= i.placement().profile().computeSlices();
+          memory -= i.placement().profile().memorySlices();
+        }
+      }
+    }
+    var profile = H200.profile(r.label()).orElseThrow();
+    return compute >= profile.computeSlices() && memory >= profile.memorySlices();
   }
 
   private static Outcome outcome(MigTally tally, double cpuMicros, double wallMicros) {
@@ -180,6 +210,7 @@ final class MigBench implements Bench.Benchmark {
         shares[1],
         tally.requests(),
         tally.refusedCount(),
+        tally.fitFleet(),
         tally.fragmented(),
         cpuMicros,
         wallMicros);
@@ -205,7 +236,7 @@ final class MigBench implements Bench.Benchmark {
       }
       var profile = H200.profile(r.label()).orElseThrow();
       if (profile.computeSlices() > compute || profile.memorySlices() > memory) {
-        tally.refused(r, false);
+        tally.refused(r, false, false);
         continue;
       }
       compute -= profile.computeSlices();

@@ -2,8 +2,9 @@ package dev.quartermaster.bench;
 
 /**
  * What one replay of a {@link MigStream} took and refused within the measured day: compute- and
- * memory-slice-seconds held, requests, refusals and those fragmentation caused. The one accounting
- * every row of {@code qm bench mig} is read with.
+ * memory-slice-seconds held, requests, refusals, those the fleet's free slices summed would have
+ * held, and those one GPU had the room for. The one accounting every row of {@code qm bench mig} is
+ * read with.
  */
 final class MigTally {
   private static final double FROM = MigStream.WARM_UP_S;
@@ -14,6 +15,7 @@ final class MigTally {
   private int requests;
   private int refused;
   private int fragmented;
+  private int fitFleet;
 
   /** {@code r} was placed, taking {@code computeSlices} and {@code memorySlices} until it ends. */
   void placed(MigStream.Request r, int computeSlices, int memorySlices) {
@@ -23,11 +25,16 @@ final class MigTally {
     memory += memorySlices * held;
   }
 
-  /** {@code r} was refused; {@code fragmentation}: a GPU had the room, in the wrong places. */
-  void refused(MigStream.Request r, boolean fragmentation) {
+  /**
+   * {@code r} was refused; {@code fitFleet}: the fleet's free compute and memory slices, summed
+   * over its GPUs, would have held it (issue 46's "would have fit in total free capacity"); {@code
+   * fragmentation}: one GPU had that room, in the wrong places.
+   */
+  void refused(MigStream.Request r, boolean fitFleet, boolean fragmentation) {
     boolean counted = measured(r);
     requests += counted ? 1 : 0;
     refused += counted ? 1 : 0;
+    this.fitFleet += counted && fitFleet ? 1 : 0;
     fragmented += counted && fragmentation ? 1 : 0;
   }
 
@@ -52,6 +59,10 @@ final class MigTally {
 
   int refusedCount() {
     return refused;
+  }
+
+  int fitFleet() {
+    return fitFleet;
   }
 
   int fragmented() {
