@@ -585,33 +585,25 @@ class AdmissionCycleTest {
     var c = workload("c", "infer", 1, Optional.empty(), "mig-2g.35gb");
     java.util.function.ToIntFunction<String> charge =
         k -> k.equals("mig-3g.71gb") ? 3 : k.equals("mig-2g.35gb") ? 2 : 0;
-    var plan =
-        AdmissionCycle.decide(
-            CohortSnapshot.of(
-                List.of(queue),
-                QuotaLedgerSpec.EMPTY,
-                List.of(a, b, c),
-                Map.of(),
-                new WorkloadFacts(Map.of(), Set.of(), Set.of(), Set.of()),
-                d -> 1,
-                charge,
-                NOW),
-            AdmissionPolicy.DEFAULT);
+    java.util.function.Function<java.util.function.ToIntFunction<String>, AdmissionCycle.Plan>
+        decide =
+            priced ->
+                AdmissionCycle.decide(
+                    CohortSnapshot.of(
+                        List.of(queue),
+                        QuotaLedgerSpec.EMPTY,
+                        List.of(a, b, c),
+                        Map.of(),
+                        new WorkloadFacts(Map.of(), Set.of(), Set.of(), Set.of()),
+                        d -> 1,
+                        priced,
+                        NOW),
+                    AdmissionPolicy.DEFAULT);
+    var plan = decide.apply(charge);
     assertThat(plan.admitted()).containsExactlyInAnyOrder("a", "b");
     assertThat(plan.ledger().admitted().get("a").usage())
         .isEqualTo(Map.of("mig-3g.71gb", 1, "mig-compute-slices", 3));
-    var blind =
-        AdmissionCycle.decide(
-            CohortSnapshot.of(
-                List.of(queue),
-                QuotaLedgerSpec.EMPTY,
-                List.of(a, b, c),
-                Map.of(),
-                new WorkloadFacts(Map.of(), Set.of(), Set.of(), Set.of()),
-                d -> 1,
-                NOW),
-            AdmissionPolicy.DEFAULT);
-    assertThat(blind.admitted())
+    assertThat(decide.apply(k -> 0).admitted())
         .as("a demand blind to compute slices admits all three: 8 sevenths on a quota of 7")
         .containsExactlyInAnyOrder("a", "b", "c");
   }
