@@ -754,6 +754,10 @@ public final class NodeAgent implements AutoCloseable {
       // not the next agent's "AgentRestarted"): it finishes first, bounded.
       awaitIdle(taskWorkers);
       taskSync.killAll();
+      // So do a prepare or a volume step in flight: once close returns, nothing of this agent
+      // writes its state, specs or device root any more (its owner may be removing them).
+      awaitIdle(claimWorkers);
+      awaitIdle(volumeWorkers);
     }
     lock.close();
   }
@@ -769,8 +773,7 @@ public final class NodeAgent implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-      LOG.warn(
-          "a task reconcile still ran {} after the agent stopped its workers", TaskSync.KILL_WAIT);
+      LOG.warn("a reconcile still ran {} after the agent stopped its workers", TaskSync.KILL_WAIT);
     }
   }
 }
