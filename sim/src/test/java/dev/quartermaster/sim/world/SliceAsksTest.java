@@ -19,7 +19,8 @@ class SliceAsksTest {
   @Test
   void slicesAskedByProfileAndByAttributesAreTheSmallestThatServe() {
     Campaign.quiet();
-    var run = new SeedRun(3, SeedRun.STEPS, Variant.REAL, line -> true, 1);
+    // Seed 1: its MIG node is not fenced by the run (at seed 3 it is, and its slices go with it).
+    var run = new SeedRun(1, SeedRun.STEPS, Variant.REAL, line -> true, 1);
     assertThat(run.run()).isInstanceOf(SeedRun.Outcome.Passed.class);
     var devices = new HashMap<String, Device>();
     run.world().view().slices().stream()
