@@ -22,48 +22,54 @@ import java.util.function.Supplier;
 final class RefusalLog {
   private final List<String> refusals = new ArrayList<>();
 
+  /** Nodes an operator fenced in this run, unfenced since or not. */
+  private final java.util.Set<String> fenced = new java.util.HashSet<>();
+
+  /** An operator fenced {@code node}. */
+  synchronized void fenced(String node) {
+    fenced.add(node);
+  }
+
   /**
-   * {@code api} as node {@code node}'s agent may use it, its refusals logged here — except those
-   * of a node fenced when refused: the fence took its claims from it, and refusing a fenced node's
-   * agent that still runs what the fence took is the rule working, not a gap in it.
+   * {@code api} as node {@code node}'s agent may use it, its refusals logged here — except those of
+   * a node that was fenced: the fence took its claims from it, and an agent that still acts on them
+   * from a cache the fence left stale (cut off while fenced, unfenced since) is refused rightly:
+   * that is the rule working, not a gap in it.
    */
   ApiClient agentView(ApiClient api, String node) {
     var authorized = new AuthorizingApiClient(api, Principal.node(node), new NodeScopedAccess());
-    java.util.function.BooleanSupplier fenced =
-        () ->
-            api.get(dev.quartermaster.api.meta.Kinds.NODE, node)
-                .map(n -> n.spec().fenced())
-                .orElse(false);
     return new ForwardingApiClient(authorized) {
       @Override
       public <T extends ApiObject> T create(T object) {
-        return logged(() -> super.create(object), fenced);
+        return logged(node, () -> super.create(object));
       }
 
       @Override
       public <T extends ApiObject> T update(T object) {
-        return logged(() -> super.update(object), fenced);
+        return logged(node, () -> super.update(object));
       }
 
       @Override
       public <T extends ApiObject> T updateStatus(T object) {
-        return logged(() -> super.updateStatus(object), fenced);
+        return logged(node, () -> super.updateStatus(object));
       }
 
       @Override
       public <T extends ApiObject> DeleteResult<T> delete(Kind<T> kind, String name) {
-        return logged(() -> super.delete(kind, name), fenced);
+        return logged(node, () -> super.delete(kind, name));
       }
     };
   }
 
-  private <R> R logged(Supplier<R> call, java.util.function.BooleanSupplier fenced) {
+  private <R> R logged(String node, Supplier<R> call) {
     try {
       return call.get();
     } catch (ApiException e) {
-      if (e.is(ApiError.Reason.Forbidden) && !fenced.getAsBoolean()) {
+      if (e.is(ApiError.Reason.Forbidden)) {
         synchronized (this) {
-          refusals.add(e.getMessage());
+          if (!fenced.contains(node)) {
+            refusals.add(e.getMessage());
+          }
         }
       }
       throw e;

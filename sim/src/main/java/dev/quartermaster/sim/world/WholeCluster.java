@@ -268,7 +268,11 @@ public final class WholeCluster {
 
   /** Read-modify-write of a node's spec, as {@code qm node cordon|fence} does. */
   void nodeSpec(String node, UnaryOperator<NodeSpec> change) {
-    cluster.update(node, n -> new Node(n.metadata(), change.apply(n.spec()), n.status()));
+    var next =
+        cluster.update(node, n -> new Node(n.metadata(), change.apply(n.spec()), n.status()));
+    if (next.spec().fenced()) {
+      refusals.fenced(node);
+    }
   }
 
   /** Whether an operator fenced {@code node} (as the store says now). */
