@@ -29,19 +29,36 @@ class LostLedgerTest {
   /**
    * Campaign seed 1128: node-1's journal is deleted, and at its restart the cross-check's list of
    * claims fails (5% of calls do). An agent that takes that for "nothing prepared here" starts from
-   * the ledger that lost them; the real one does not start until it can ask, and then refuses.
+   * the ledger that lost them; the real one does not start until it can ask, and then refuses. The
+   * failing list is made sure ({@link ClaimListFailsEveryOtherStart}) rather than left to a draw
+   * that any change to the run's timing moves to another seed.
    */
   @Test
-  void anAgentSkippingTheCrossCheckWhenTheServerFailsIsCaughtByI6AtSeed1128() {
+  void anAgentSkippingTheCrossCheckWhenTheServerFailsIsCaughtByI6() {
     Campaign.quiet();
-    var naive = Variant.agentView(ClaimListFailureSeenEmpty::new);
-    assertInstanceOf(
-        SeedRun.Outcome.Passed.class, SeedRun.run(1128, SeedRun.STEPS), "the real system");
-    var caught =
+    java.util.function.Predicate<String> i6 = line -> line.startsWith("I6");
+    for (int seed = 1; seed <= BOUND; seed++) {
+      var failing = ClaimListFailsEveryOtherStart.views();
+      var naive = Variant.agentView(api -> new ClaimListFailureSeenEmpty(failing.apply(api)));
+      if (new SeedRun(seed, SeedRun.STEPS, naive, i6).run() instanceof SeedRun.Outcome.Violated v
+          && v.violations().stream().allMatch(i6)) {
+        System.out.println(
+            "naive variant 'a failed cross-check seen as empty' caught at seed " + seed);
         assertInstanceOf(
-            SeedRun.Outcome.Violated.class,
-            new SeedRun(1128, SeedRun.STEPS, naive, line -> line.startsWith("I6")).run(),
-            "the naive agent");
-    assertTrue(caught.violations().stream().allMatch(v -> v.startsWith("I6")), caught::toString);
+            SeedRun.Outcome.Passed.class,
+            new SeedRun(
+                    seed,
+                    SeedRun.STEPS,
+                    Variant.agentView(ClaimListFailsEveryOtherStart.views()),
+                    line -> true)
+                .run(),
+            "the real agent under the same failing lists at seed " + seed);
+        return;
+      }
+    }
+    org.junit.jupiter.api.Assertions.fail(
+        "an agent taking a failed cross-check for no claims went unnoticed by I6 for "
+            + BOUND
+            + " seeds");
   }
 }
