@@ -50,7 +50,8 @@ import java.util.Set;
  *   <li>I6: every claim a node acknowledged as prepared and has not released is still in its ledger
  *       after the agent crashed and came back ({@link #beforeCrash}, {@link #afterRestart}).
  *   <li>ACCESS: no write of an agent was refused by its node's access rule (each agent is held to
- *       the server's rule, so the rule must allow everything the real agent needs).
+ *       the server's rule, so the rule must allow everything the real agent needs), a node an
+ *       operator fenced aside: what its agent does with what the fence took is refused rightly.
  *   <li>PHASE: a finished task keeps its phase: it never runs again ({@link TaskTransitions}).
  *   <li>G1 all-or-nothing: a gang (a workload's group with a gang spec, or a workload's own gang
  *       over all its groups) whose members hold devices in the store (a claim of theirs allocated,
