@@ -60,14 +60,6 @@ public record QueueView(
       List<Workload> workloads,
       List<PriorityClass> classes,
       List<DeviceClass> deviceClasses) {
-    var charge = new TreeMap<String, Integer>();
-    deviceClasses.forEach(
-        c -> {
-          int n = MigCharge.computeSlices(c.spec());
-          if (n > 0) {
-            charge.put(c.metadata().name(), n);
-          }
-        });
     var cohort = queue.cohort();
     var name = queue.metadata().name();
     return new QueueView(
@@ -82,7 +74,7 @@ public record QueueView(
             .collect(
                 Collectors.toMap(
                     p -> p.metadata().name(), p -> p.spec().value(), (a, b) -> a, TreeMap::new)),
-        charge);
+        MigCharge.perClass(deviceClasses));
   }
 
   /**

@@ -4,8 +4,9 @@ import dev.quartermaster.api.device.Device;
 import dev.quartermaster.api.device.DeviceClass;
 import dev.quartermaster.api.device.DeviceClassSpec;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.ToIntFunction;
 
 /**
@@ -43,13 +44,19 @@ public final class MigCharge {
 
   /** Per device class name among {@code classes}, what one device costs (0 for any other name). */
   public static ToIntFunction<String> of(Collection<DeviceClass> classes) {
-    var costs = new HashMap<String, Integer>();
+    var costs = perClass(classes);
+    return name -> costs.getOrDefault(name, 0);
+  }
+
+  /** The classes among {@code classes} whose devices cost compute slices, by name, and what. */
+  public static Map<String, Integer> perClass(Collection<DeviceClass> classes) {
+    var costs = new TreeMap<String, Integer>();
     for (var c : classes) {
       int n = computeSlices(c.spec());
       if (n > 0) {
         costs.put(c.metadata().name(), n);
       }
     }
-    return name -> costs.getOrDefault(name, 0);
+    return costs;
   }
 }
