@@ -654,7 +654,8 @@ public final class NodeAgent implements AutoCloseable {
     }
     try {
       var changes = migModes.apply();
-      var offered = devices.offered();
+      status.lastSpec().ifPresent(spec -> devices.useSharing(spec.sharing()));
+      var offered = devices.offered(preparer.heldDevices().keySet());
       offered.notes().forEach(n -> LOG.info("node {}: {}", config.nodeName(), n));
       changes.ifPresent(c -> migModes.report(c, offered.notes()));
       // The ledger judges prepares by what the node offers, as the store does.

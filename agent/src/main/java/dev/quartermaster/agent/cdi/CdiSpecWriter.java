@@ -11,6 +11,7 @@ import dev.quartermaster.agent.ledger.ClaimRef;
 import dev.quartermaster.agent.mig.PreparedSlice;
 import dev.quartermaster.agent.names.SafeNames;
 import dev.quartermaster.api.codec.PooledJson;
+import dev.quartermaster.api.device.timeslice.TimeSlices;
 import dev.quartermaster.core.files.BootScopedFile;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -191,10 +192,18 @@ public final class CdiSpecWriter implements ClaimSpecs {
       var device = devices.addObject();
       device.put("name", name);
       var edits = device.putObject("containerEdits");
+      var replica = TimeSlices.parse(gpu.name());
       edits
           .putArray("env")
-          .add(DeviceVariables.gpuUuid(gpu.index(), gpu.uuid()))
-          .add(DeviceVariables.gpuClaimUid(gpu.index(), claim.uid()));
+          .add(
+              replica.isPresent()
+                  ? DeviceVariables.replicaUuid(gpu.index(), replica.get().replica(), gpu.uuid())
+                  : DeviceVariables.gpuUuid(gpu.index(), gpu.uuid()))
+          .add(
+              replica.isPresent()
+                  ? DeviceVariables.replicaClaimUid(
+                      gpu.index(), replica.get().replica(), claim.uid())
+                  : DeviceVariables.gpuClaimUid(gpu.index(), claim.uid()));
       edits.putArray("deviceNodes").add(deviceNode(node));
     }
     for (var slice : slices) {

@@ -46,11 +46,12 @@ public final class DeviceVariables {
   public static final String CUDA_VISIBLE_DEVICES = "CUDA_VISIBLE_DEVICES";
 
   // A whole GPU's key is its index; a MIG slice's its parent's index and its start position (no
-  // two live slices of one GPU share a start), so each device's keys stay its own.
+  // two live slices of one GPU share a start); a time-sliced replica's its parent's index and its
+  // number: so each device's keys stay its own.
   private static final Pattern GPU_UUID =
-      Pattern.compile("QUARTERMASTER_GPU_([0-9]+(?:_MIG_[0-9]+)?)_UUID=(.*)");
+      Pattern.compile("QUARTERMASTER_GPU_([0-9]+(?:_(?:MIG|TS)_[0-9]+)?)_UUID=(.*)");
   private static final Pattern GPU_CLAIM =
-      Pattern.compile("QUARTERMASTER_GPU_([0-9]+(?:_MIG_[0-9]+)?)_CLAIM_UID=(.*)");
+      Pattern.compile("QUARTERMASTER_GPU_([0-9]+(?:_(?:MIG|TS)_[0-9]+)?)_CLAIM_UID=(.*)");
   private static final Pattern CHANNEL_CLAIM =
       Pattern.compile("QUARTERMASTER_IMEX_CHANNEL_([0-9]+)_CLAIM_UID=(.*)");
 
@@ -83,6 +84,19 @@ public final class DeviceVariables {
   }
 
   /**
+   * {@code QUARTERMASTER_GPU_<gpu>_TS_<replica>_UUID=GPU-...}: a time-sliced replica's own entry,
+   * with its GPU's UUID (a client of a replica sees the whole GPU).
+   */
+  public static String replicaUuid(int gpu, int replica, String uuid) {
+    return "QUARTERMASTER_GPU_" + gpu + "_TS_" + replica + "_UUID=" + uuid;
+  }
+
+  /** {@code QUARTERMASTER_GPU_<gpu>_TS_<replica>_CLAIM_UID=<claim uid>}. */
+  public static String replicaClaimUid(int gpu, int replica, String claimUid) {
+    return "QUARTERMASTER_GPU_" + gpu + "_TS_" + replica + "_CLAIM_UID=" + claimUid;
+  }
+
+  /**
    * {@code QUARTERMASTER_IMEX_CHANNEL_<id>_CLAIM_UID=<claim uid>}: which claim gave channel {@code
    * channel-<id>}.
    */
@@ -96,7 +110,7 @@ public final class DeviceVariables {
    * none of them is a Quartermaster device.
    */
   public static List<String> composed(List<String> deviceEnv) {
-    var uuids = new ArrayList<String>();
+    var uuids = new LinkedHashSet<String>(); // two replicas of one GPU are that GPU once
     var channels = new ArrayList<String>();
     var claims = new LinkedHashSet<String>();
     for (var entry : deviceEnv) {

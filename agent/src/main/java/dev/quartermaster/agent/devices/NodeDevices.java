@@ -11,10 +11,13 @@ import dev.quartermaster.agent.mig.MigOffer;
 import dev.quartermaster.agent.mig.NodeMig;
 import dev.quartermaster.api.device.CounterSet;
 import dev.quartermaster.api.device.Device;
+import dev.quartermaster.api.device.timeslice.TimeSlices;
+import dev.quartermaster.api.node.GpuSharing;
 import dev.quartermaster.core.env.Env;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
@@ -37,6 +40,7 @@ public final class NodeDevices implements AutoCloseable {
   private final AtomicReference<Inventory> inventory;
   private AutoCloseable healthSource = () -> {};
   private volatile NodeMig mig = new NodeMig(MigControl.NONE);
+  private final TimeSliceOffer timeSliced = new TimeSliceOffer();
 
   private NodeDevices(
       GpuDiscovery discovery,
@@ -101,6 +105,14 @@ public final class NodeDevices implements AutoCloseable {
         .toList();
   }
 
+  /**
+   * The operator's wish for shared GPUs from now on ({@code NodeSpec.sharing}), as last read; until
+   * told, a GPU offers what it offered before.
+   */
+  public void useSharing(java.util.Map<String, GpuSharing> wish) {
+    timeSliced.wish(wish);
+  }
+
   /** Publishes GPUs by their MIG mode through {@code next} from now on ({@link MigOffer}). */
   public void useMig(NodeMig next) {
     this.mig = Objects.requireNonNull(next, "mig");
@@ -116,6 +128,14 @@ public final class NodeDevices implements AutoCloseable {
   public record Offered(List<Device> devices, List<CounterSet> counters, List<String> notes) {}
 
   public Offered offered() {
+    return offered(Set.of());
+  }
+
+  /**
+   * As {@link #offered()}, with {@code held} the devices this node's ledger holds: a GPU the
+   * operator shares by turns offers its replicas instead of itself ({@link TimeSliceOffer}).
+   */
+  public Offered offered(Set<String> held) {
     var found = inventory();
     var devices = new ArrayList<Device>();
     var counters = new ArrayList<CounterSet>();
@@ -125,6 +145,17 @@ public final class NodeDevices implements AutoCloseable {
       var offer = offers.get(i);
       var parent = found.gpus().get(i).name();
       var health = tracker.health(parent);
+      if (offer.whole().isPresent()) {
+        var replicas = timeSliced.offer(parent, held);
+        replicas.note().ifPresent(notes::add);
+        if (replicas.replicas() > 0) {
+          devices.addAll(
+              TimeSlices.replicas(
+                  health.applyTo(offer.whole().get().toDevice()), replicas.replicas()));
+          offer.note().ifPresent(notes::add);
+          continue;
+        }
+      }
       for (var d : offer.devices()) {
         var applied =
             (d.name().equals(parent) ? health : health.ofSlice(parent, tracker.reported(d.name())))

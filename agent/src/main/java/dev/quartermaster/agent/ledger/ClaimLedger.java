@@ -189,6 +189,19 @@ public final class ClaimLedger {
         return new PrepareResult.Held(clash.get().heldDevice(), holder.claim(), holder);
       }
     }
+    // A part and its whole known only by name (a replica held from before a mode change, the GPU
+    // offered whole again): the slice no longer says they are one GPU, the names do.
+    var with = new HashMap<>(holders);
+    request.devices().forEach(d -> with.putIfAbsent(d, uid));
+    var parted = use.partWithWhole(with);
+    if (parted.isPresent()
+        && (parted.get().holder().equals(uid) || parted.get().heldBy().equals(uid))) {
+      var c = parted.get();
+      var other = c.holder().equals(uid) ? c.heldBy() : c.holder();
+      var device = c.holder().equals(uid) ? c.heldDevice() : c.device();
+      var holder = claims.get(other);
+      return new PrepareResult.Held(device, holder.claim(), holder);
+    }
     var started =
         new PrepareStarted(request.claim(), request.devices(), request.computeDomain(), env.now());
     put(started);

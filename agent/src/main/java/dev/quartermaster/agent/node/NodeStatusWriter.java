@@ -11,6 +11,7 @@ import dev.quartermaster.api.node.NodeSpec;
 import dev.quartermaster.api.node.NodeStatus;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.UnaryOperator;
@@ -27,6 +28,17 @@ public final class NodeStatusWriter implements DomainMembership {
   private final ApiClient api;
   private final String node;
 
+  /** The node's spec as the last status write read it; empty until one did. */
+  private volatile Optional<NodeSpec> spec = Optional.empty();
+
+  /**
+   * The operator's spec of the node as the last status write read it (each heartbeat does): how the
+   * agent learns its GPUs' sharing wish without a read of its own.
+   */
+  public Optional<NodeSpec> lastSpec() {
+    return spec;
+  }
+
   public NodeStatusWriter(ApiClient api, String node) {
     this.api = Objects.requireNonNull(api, "api");
     this.node = Objects.requireNonNull(node, "node");
@@ -41,6 +53,7 @@ public final class NodeStatusWriter implements DomainMembership {
     for (int i = 0; i < ATTEMPTS; i++) {
       try {
         var current = api.get(Kinds.NODE, node);
+        current.ifPresent(n -> spec = Optional.of(n.spec()));
         if (current.isEmpty()) {
           var status = change.apply(NodeStatus.EMPTY);
           return api.create(new Node(ObjectMeta.named(node), NodeSpec.EMPTY, status));

@@ -27,6 +27,7 @@ import dev.quartermaster.agent.mig.MigRefusedException;
 import dev.quartermaster.agent.mig.MigSlice;
 import dev.quartermaster.agent.mig.NodeMig;
 import dev.quartermaster.agent.mig.PreparedSlice;
+import dev.quartermaster.api.device.timeslice.TimeSlices;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -256,7 +257,7 @@ public final class ClaimPreparer {
         slices.add(slice.get());
         continue;
       }
-      var gpu = found.gpu(device);
+      var gpu = found.gpu(device).or(() -> replica(device, found));
       var channel = gpu.isPresent() ? Optional.<DiscoveredChannel>empty() : found.channel(device);
       var problem =
           alreadyPrepared
@@ -309,7 +310,7 @@ public final class ClaimPreparer {
     }
     if (!alreadyPrepared) {
       // Before the ledger too: a device still open in some process reserves nothing for anyone.
-      var stillOpen = stillOpen(claim, gpus, channels);
+      var stillOpen = stillOpen(claim, unshared(claim, gpus), channels);
       if (stillOpen.isPresent()) {
         return new PrepareOutcome.Waiting(stillOpen.get());
       }
@@ -474,6 +475,48 @@ public final class ClaimPreparer {
         .holding()
         .forEach(e -> e.devices().forEach(d -> out.put(d, e.claim().name())));
     return out;
+  }
+
+  /**
+   * A time-sliced replica of a GPU found: the GPU under the replica's name (its node, UUID and
+   * index are the GPU's: a client of a replica uses the whole GPU), remembered so the held GPUs'
+   * node check covers it.
+   */
+  private Optional<DiscoveredGpu> replica(String device, Inventory found) {
+    var replica = TimeSlices.parse(device);
+    if (replica.isEmpty()) {
+      return Optional.empty();
+    }
+    var gpu = found.gpu(replica.get().gpu());
+    gpu.ifPresent(g -> gpuNodes.put(device, g.node()));
+    return gpu.map(
+        g ->
+            new DiscoveredGpu(
+                device,
+                g.index(),
+                g.uuid(),
+                g.model(),
+                g.memoryBytes(),
+                g.minor(),
+                g.pciBusId(),
+                g.node()));
+  }
+
+  /**
+   * The GPUs whose node must be closed by everyone before {@code claim} may have them: all but a
+   * replica of a GPU another claim holds a replica of. Its clients share the GPU's node by design
+   * (time-slicing isolates nothing), so their open files say nothing of an earlier claim's; the
+   * first replica after a whole GPU's claim is checked like the GPU.
+   */
+  private List<DiscoveredGpu> unshared(ClaimRef claim, List<DiscoveredGpu> gpus) {
+    var sharedNow = new java.util.HashSet<String>();
+    durable.ledger().snapshot().holding().stream()
+        .filter(e -> !e.claim().uid().equals(claim.uid()))
+        .flatMap(e -> e.devices().stream())
+        .forEach(d -> TimeSlices.parse(d).ifPresent(r -> sharedNow.add(r.gpu())));
+    return gpus.stream()
+        .filter(g -> TimeSlices.parse(g.name()).map(r -> !sharedNow.contains(r.gpu())).orElse(true))
+        .toList();
   }
 
   /** Why claim's devices cannot be given out yet: the live processes that still hold them. */

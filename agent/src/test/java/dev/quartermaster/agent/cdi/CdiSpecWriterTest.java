@@ -156,6 +156,43 @@ class CdiSpecWriterTest {
   }
 
   @Test
+  void twoClaimsOnReplicasOfOneGpuEachGetTheGpuNodeAndTheirOwnKeys() throws Exception {
+    var sim = sim();
+    var writer = new CdiSpecWriter(cdi);
+    var gpu = gpus(sim).getFirst();
+    var a = asReplica(gpu, 0);
+    var b = asReplica(gpu, 3);
+    var namesA = writer.write(new ClaimRef("abc-1", "a"), List.of(a), controlNodes(sim));
+    var namesB = writer.write(new ClaimRef("abc-2", "b"), List.of(b), controlNodes(sim));
+    assertThat(namesA).containsExactly("quartermaster.dev/gpu=abc-1-gpu-0-ts-0");
+    var both = new java.util.ArrayList<>(namesA);
+    both.addAll(namesB);
+    // A task given both (two turns of one GPU) sees the GPU once, and both claims.
+    var edits = new CdiResolver(List.of(cdi)).resolve(both);
+    assertThat(edits.deviceNodes()).extracting(CdiDeviceNode::path).contains("/dev/nvidia0");
+    assertThat(edits.env())
+        .containsExactly(
+            "QUARTERMASTER_GPU_0_TS_0_UUID=" + gpu.uuid(),
+            "QUARTERMASTER_GPU_0_TS_0_CLAIM_UID=abc-1",
+            "QUARTERMASTER_GPU_0_TS_3_UUID=" + gpu.uuid(),
+            "QUARTERMASTER_GPU_0_TS_3_CLAIM_UID=abc-2");
+    assertThat(edits.composedEnv())
+        .contains("NVIDIA_VISIBLE_DEVICES=" + gpu.uuid(), "QUARTERMASTER_CLAIM_UIDS=abc-1,abc-2");
+  }
+
+  private static DiscoveredGpu asReplica(DiscoveredGpu gpu, int replica) {
+    return new DiscoveredGpu(
+        gpu.name() + "-ts-" + replica,
+        gpu.index(),
+        gpu.uuid(),
+        gpu.model(),
+        gpu.memoryBytes(),
+        gpu.minor(),
+        gpu.pciBusId(),
+        gpu.node());
+  }
+
+  @Test
   void usesTheMinimumVersionWhenNoFeatureNeedsMore() throws Exception {
     var node = new VerifiedNode("/dev/nvidia0", Path.of("/dev/nvidia0"), new DeviceNumber(195, 0));
     var gpu =

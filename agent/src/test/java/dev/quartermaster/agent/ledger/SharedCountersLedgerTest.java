@@ -27,7 +27,7 @@ class SharedCountersLedgerTest {
     return DeviceUse.of(
         new DeviceSliceSpec(
             "node-1",
-            List.of(gpu("gpu-0", 7), gpu("gpu-0-mig-1g-0", 1), gpu("gpu-0-mig-1g-1", 1)),
+            List.of(gpu("gpu-0", 7), gpu("gpu-0-slice-0", 1), gpu("gpu-0-slice-1", 1)),
             List.of(new CounterSet("gpu-0", Map.of("compute", 7L)))));
   }
 
@@ -52,7 +52,7 @@ class SharedCountersLedgerTest {
     var ledger = ledger(partitioned());
     ledger.prepare(PrepareRequest.of(a, List.of("gpu-0")));
 
-    assertThat(ledger.prepare(PrepareRequest.of(b, List.of("gpu-0-mig-1g-0"))))
+    assertThat(ledger.prepare(PrepareRequest.of(b, List.of("gpu-0-slice-0"))))
         .isInstanceOfSatisfying(
             PrepareResult.Held.class,
             h -> {
@@ -65,9 +65,9 @@ class SharedCountersLedgerTest {
   @Test
   void twoSlicesFitAndTheWholeGpuThenDoesNot() {
     var ledger = ledger(partitioned());
-    assertThat(ledger.prepare(PrepareRequest.of(a, List.of("gpu-0-mig-1g-0"))))
+    assertThat(ledger.prepare(PrepareRequest.of(a, List.of("gpu-0-slice-0"))))
         .isInstanceOf(PrepareResult.Started.class);
-    assertThat(ledger.prepare(PrepareRequest.of(b, List.of("gpu-0-mig-1g-1"))))
+    assertThat(ledger.prepare(PrepareRequest.of(b, List.of("gpu-0-slice-1"))))
         .isInstanceOf(PrepareResult.Started.class);
     assertThat(ledger.prepare(PrepareRequest.of(c, List.of("gpu-0"))))
         .isInstanceOf(PrepareResult.Held.class);
@@ -78,11 +78,34 @@ class SharedCountersLedgerTest {
   void withNoCountersDeclaredTheGpuAndItsSliceAreTwoDevicesAsToday() {
     var ledger = ledger(DeviceUse.WHOLE_DEVICES);
     ledger.prepare(PrepareRequest.of(a, List.of("gpu-0")));
-    assertThat(ledger.prepare(PrepareRequest.of(b, List.of("gpu-0-mig-1g-0"))))
+    assertThat(ledger.prepare(PrepareRequest.of(b, List.of("gpu-0-slice-0"))))
         .isInstanceOf(PrepareResult.Started.class);
     // the same holdings judged with counters break I1, and the judge says which counter
     assertThat(ledger.snapshot().overConsumed(partitioned()))
         .hasValueSatisfying(v -> assertThat(v).contains("shares counter gpu-0/compute: 8 of 7"));
     assertThat(ledger.snapshot().doubleHeld()).isEmpty();
+  }
+
+  @Test
+  void aReplicaAndItsWholeGpuAreOneGpuByTheirNamesWhateverTheSliceSays() {
+    // The slice now relates nothing (every device whole): a naive agent that switched the GPU's
+    // mode under a held claim. The names still say a replica is part of its GPU.
+    var ledger = ledger(DeviceUse.WHOLE_DEVICES);
+    ledger.prepare(PrepareRequest.of(a, List.of("gpu-0")));
+    assertThat(ledger.prepare(PrepareRequest.of(b, List.of("gpu-0-ts-1"))))
+        .isInstanceOfSatisfying(
+            PrepareResult.Held.class,
+            h -> {
+              assertThat(h.device()).isEqualTo("gpu-0");
+              assertThat(h.holder()).isEqualTo(a);
+            });
+    var other = ledger(DeviceUse.WHOLE_DEVICES);
+    other.prepare(PrepareRequest.of(b, List.of("gpu-0-ts-1")));
+    other.prepare(PrepareRequest.of(c, List.of("gpu-0-ts-2")));
+    assertThat(other.prepare(PrepareRequest.of(a, List.of("gpu-0"))))
+        .isInstanceOfSatisfying(
+            PrepareResult.Held.class, h -> assertThat(h.device()).startsWith("gpu-0-ts-"));
+    assertThat(other.prepare(PrepareRequest.of(a, List.of("gpu-1"))))
+        .isInstanceOf(PrepareResult.Started.class);
   }
 }

@@ -31,9 +31,7 @@ public final class ObjectValidator {
     var v = new Violations();
     MetaRules.check(object.metadata(), object.kind(), v);
     switch (object) {
-      case Node n ->
-          // A GPU's device name: the node's slice says which exist (the store checks that).
-          n.spec().mig().keySet().forEach(gpu -> v.dnsLabel("spec.mig." + gpu, gpu));
+      case Node n -> NodeRules.spec(n.spec(), v);
       case DeviceSlice s -> DeviceRules.slice(s.metadata().name(), s.spec(), v);
       case DeviceClass c -> {
         // A queue's quota names device classes and this one key: a class of its name would be

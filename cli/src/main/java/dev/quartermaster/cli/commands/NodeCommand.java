@@ -1,6 +1,7 @@
 package dev.quartermaster.cli.commands;
 
 import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.node.GpuSharing;
 import dev.quartermaster.api.node.MigMode;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.node.NodeSpec;
@@ -43,7 +44,8 @@ public final class NodeCommand {
         .addSubcommand(new Cordon(env))
         .addSubcommand(new Uncordon(env))
         .addSubcommand(new Drain(env))
-        .addSubcommand(new Mig(env));
+        .addSubcommand(new Mig(env))
+        .addSubcommand(new Share(env));
   }
 
   abstract static class Change implements Callable<Integer> {
@@ -283,6 +285,59 @@ public final class NodeCommand {
     @Override
     String done() {
       return "MIG " + mode.mode.map(MigMode::name).orElse("off") + " for " + gpu;
+    }
+  }
+
+  @Command(
+      name = "share",
+      mixinStandardHelpOptions = true,
+      description =
+          "Record how a GPU not in MIG mode is shared: time-sliced (REPLICAS claims take turns on the"
+              + " whole GPU; nothing isolates their memory or faults) or off (used whole, by one"
+              + " claim). Refused while a claim holds the GPU or a replica of it.")
+  static final class Share extends Change {
+    @Option(
+        names = "--gpu",
+        required = true,
+        paramLabel = "GPU",
+        description = "the GPU's device name on the node, e.g. gpu-0 (qm describe node NAME)")
+    String gpu;
+
+    @Parameters(index = "1", paramLabel = "MODE", description = "time-sliced or off")
+    String mode;
+
+    @Option(
+        names = "--replicas",
+        paramLabel = "N",
+        defaultValue = "4",
+        description = "how many claims share a time-sliced GPU (default: ${DEFAULT-VALUE})")
+    int replicas;
+
+    Share(CliEnvironment env) {
+      super(env);
+    }
+
+    private Optional<GpuSharing> how() {
+      return switch (mode) {
+        case "time-sliced" -> Optional.of(GpuSharing.timeSliced(replicas));
+        case "off" -> Optional.empty();
+        default ->
+            throw new picocli.CommandLine.ParameterException(
+                spec.commandLine(), "'" + mode + "' is not a sharing mode: time-sliced or off");
+      };
+    }
+
+    @Override
+    UnaryOperator<NodeSpec> change() {
+      var how = how();
+      return s -> s.withSharing(gpu, how);
+    }
+
+    @Override
+    String done() {
+      return how()
+          .map(h -> "time-sliced by " + h.replicas() + " for " + gpu)
+          .orElse("whole " + gpu);
     }
   }
 

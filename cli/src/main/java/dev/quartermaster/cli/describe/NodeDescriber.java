@@ -7,6 +7,8 @@ import dev.quartermaster.api.device.DeviceSliceSpec;
 import dev.quartermaster.api.device.mig.MigGeometry;
 import dev.quartermaster.api.device.mig.MigGpu;
 import dev.quartermaster.api.device.mig.NodeMigGpus;
+import dev.quartermaster.api.device.timeslice.TimeSlicedGpu;
+import dev.quartermaster.api.device.timeslice.TimeSlices;
 import dev.quartermaster.api.domain.ComputeDomainSpec;
 import dev.quartermaster.api.format.Bytes;
 import dev.quartermaster.api.meta.Kinds;
@@ -37,6 +39,17 @@ final class NodeDescriber implements Describer<Node> {
                     "MIG",
                     node.spec().mig().entrySet().stream()
                         .map(e -> e.getKey() + "=" + e.getValue())
+                        .collect(java.util.stream.Collectors.joining(", ")))
+                .field(
+                    "Sharing",
+                    node.spec().sharing().entrySet().stream()
+                        .map(
+                            e ->
+                                e.getKey()
+                                    + "="
+                                    + e.getValue().mode()
+                                    + "×"
+                                    + e.getValue().replicas())
                         .collect(java.util.stream.Collectors.joining(", "))));
     var s = node.status();
     out.section(
@@ -52,15 +65,20 @@ final class NodeDescriber implements Describer<Node> {
     var rows = new ArrayList<List<String>>();
     var freeChannels = new java.util.TreeMap<String, Integer>(); // by health
     var mig = NodeMigGpus.NONE;
+    var shared = List.<TimeSlicedGpu>of();
     for (var slice : context.api().list(Kinds.DEVICE_SLICE).items()) {
       if (!slice.spec().node().equals(name)) {
         continue;
       }
       mig = NodeMigGpus.of(node.spec(), slice.spec(), holders);
+      shared = TimeSlicedGpu.of(node.spec(), slice.spec(), holders);
       for (var device : slice.spec().devices()) {
         var holder = holders.getOrDefault(device.name(), Table.NONE);
         // A free MIG slice is drawn in its GPU's positions below, not listed among 21 possible.
-        if (device.deviceClass().equals(MigGeometry.DEVICE_CLASS) && holder.equals(Table.NONE)) {
+        // So is a free replica of a time-sliced GPU, in its GPU's replicas below.
+        if ((device.deviceClass().equals(MigGeometry.DEVICE_CLASS)
+                || device.deviceClass().equals(TimeSlices.DEVICE_CLASS))
+            && holder.equals(Table.NONE)) {
           continue;
         }
         // A node has thousands of IMEX channels: counted, with the held ones listed, unless asked
@@ -90,6 +108,27 @@ final class NodeDescriber implements Describer<Node> {
     if (!mig.isEmpty()) {
       var gpus = mig.gpus();
       out.section("MIG GPUs", d -> gpus.forEach(g -> d.section(g.gpu(), e -> migGpu(g, e))));
+    }
+    if (shared.isEmpty()) {
+      shared = TimeSlicedGpu.of(node.spec(), DeviceSliceSpec.EMPTY, holders);
+    }
+    if (!shared.isEmpty()) {
+      var gpus = shared;
+      out.section(
+          "Shared GPUs",
+          d ->
+              gpus.forEach(
+                  g ->
+                      d.section(
+                          g.gpu(),
+                          e -> {
+                            e.field("Mode", g.modeText());
+                            if (!g.holders().isEmpty()) {
+                              e.field("Clients", g.clients() + "/" + g.holders().size())
+                                  .field("Replicas", g.render());
+                            }
+                            e.field("Isolation", TimeSlices.NO_ISOLATION);
+                          })));
     }
     if (!freeChannels.isEmpty()) {
       out.section(

@@ -15,7 +15,9 @@ import java.util.function.Function;
 /**
  * I1 over the store's claims, the one judge of it in the simulation and the tests: on no node do
  * the devices live claims are allocated over-consume a counter ({@link DeviceUse#overConsumed}) —
- * for devices that declare no shared counters, no device is allocated to two claims.
+ * for devices that declare no shared counters, no device is allocated to two claims — and no part
+ * of a GPU (a MIG slice, a time-sliced replica) is allocated beside the whole GPU to another claim
+ * ({@link DeviceUse#partWithWhole}).
  */
 public final class ExclusiveUse {
   private ExclusiveUse() {}
@@ -52,27 +54,37 @@ public final class ExclusiveUse {
     var out = new ArrayList<String>();
     for (Map.Entry<String, List<Holding<String>>> e : byNode.entrySet()) {
       var node = e.getKey();
-      useOf
-          .apply(node)
-          .overConsumed(e.getValue())
+      var use = useOf.apply(node);
+      var byDevice = new TreeMap<String, String>();
+      e.getValue().forEach(h -> byDevice.putIfAbsent(h.device(), h.holder()));
+      use.overConsumed(e.getValue())
+          .or(() -> use.partWithWhole(byDevice))
           .ifPresent(
               clash ->
                   out.add(
-                      clash.over().isEmpty()
+                      !clash.heldDevice().equals(clash.device()) && clash.over().isEmpty()
                           ? node
-                              + "/"
-                              + clash.device()
-                              + " allocated to claims "
-                              + clash.heldBy()
-                              + " and "
-                              + clash.holder()
-                          : node
                               + ": "
                               + clash.describe()
                               + ", and device "
                               + clash.device()
                               + " by "
-                              + clash.holder()));
+                              + clash.holder()
+                          : clash.over().isEmpty()
+                              ? node
+                                  + "/"
+                                  + clash.device()
+                                  + " allocated to claims "
+                                  + clash.heldBy()
+                                  + " and "
+                                  + clash.holder()
+                              : node
+                                  + ": "
+                                  + clash.describe()
+                                  + ", and device "
+                                  + clash.device()
+                                  + " by "
+                                  + clash.holder()));
     }
     return out;
   }

@@ -97,29 +97,46 @@ final class AllocationGuard implements WriteRules {
 
   /**
    * The entries {@code next} adds to {@code current}, judged with the rest of {@code next} by the
-   * node's device use (dropping entries only gives counters back). Nothing to judge on a node that
-   * shares no counters: the record is a map.
+   * node's device use (dropping entries only gives counters back). On a node that shares no
+   * counters the record is a map, and only parts held beside their whole are looked for.
    */
   private List<Compare> counters(
       Reads reads, String node, NodeAllocationSpec current, NodeAllocationSpec next) {
     var judged = uses.of(reads, node);
+    if (judged.use().sharesCounters()) {
+      var held = Holders.of(next.devices());
+      var clashes = new ArrayList<String>();
+      next.devices().entrySet().stream()
+          .filter(e -> current.holder(e.getKey()).filter(e.getValue()::equals).isEmpty())
+          .sorted(Map.Entry.comparingByKey())
+          .forEach(
+              e ->
+                  judged
+                      .use()
+                      .clash(e.getKey(), e.getValue(), held)
+                      .ifPresent(
+                          c -> clashes.add(c.describe() + ", not free for " + e.getValue())));
+      if (!clashes.isEmpty()) {
+        throw new ApiException(
+            Reason.Conflict, "nodeallocation/" + node + ": spec.devices: " + first(clashes));
+      }
+    }
+    // Also where the slice relates nothing: a part held from before a mode change and the GPU
+    // offered whole again are one GPU by their names. One pass over the record, which the filter
+    // above walks anyway; a clash the record had before this write is not this write's.
+    var parted = judged.use().partWithWhole(next.devices());
+    if (parted.isPresent() && judged.use().partWithWhole(current.devices()).isEmpty()) {
+      throw new ApiException(
+          Reason.Conflict,
+          "nodeallocation/"
+              + node
+              + ": spec.devices: "
+              + parted.get().describe()
+              + ", not free for "
+              + parted.get().holder());
+    }
     if (!judged.use().sharesCounters()) {
       return List.of();
-    }
-    var held = Holders.of(next.devices());
-    var clashes = new ArrayList<String>();
-    next.devices().entrySet().stream()
-        .filter(e -> current.holder(e.getKey()).filter(e.getValue()::equals).isEmpty())
-        .sorted(Map.Entry.comparingByKey())
-        .forEach(
-            e ->
-                judged
-                    .use()
-                    .clash(e.getKey(), e.getValue(), held)
-                    .ifPresent(c -> clashes.add(c.describe() + ", not free for " + e.getValue())));
-    if (!clashes.isEmpty()) {
-      throw new ApiException(
-          Reason.Conflict, "nodeallocation/" + node + ": spec.devices: " + first(clashes));
     }
     return judged.compares();
   }

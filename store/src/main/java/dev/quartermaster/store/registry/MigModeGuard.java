@@ -4,6 +4,7 @@ import dev.quartermaster.api.allocation.NodeAllocationSpec;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.device.DeviceSliceSpec;
 import dev.quartermaster.api.device.mig.NodeMigGpus;
+import dev.quartermaster.api.device.timeslice.TimeSlices;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.error.Violation;
@@ -19,14 +20,15 @@ import java.util.Optional;
 import java.util.TreeSet;
 
 /**
- * A GPU's MIG mode ({@code spec.mig}, {@code qm node mig}) changes only while nothing holds it:
- * switching mode may reset the GPU, and its slices are other devices than the whole GPU, so a claim
- * holding either would lose what it runs on. A write of a node's spec that changes the mode of a
- * GPU is refused (409, naming the claims) while a live claim is allocated that GPU or one of its
- * slices in {@code nodeallocation/N}; and refused (422) when it names a GPU the node's slice does
- * not show (a node that has published no slice yet is taken at its word). The slice, the record and
- * each claim read join the write's transaction, so an allocation landing meanwhile makes it be
- * judged again. Creating a node is not judged: nothing holds a device of a new node.
+ * A GPU's mode — MIG ({@code spec.mig}, {@code qm node mig}) or shared ({@code spec.sharing},
+ * {@code qm node share}) — changes only while nothing holds it: switching MIG mode may reset the
+ * GPU, and its slices or replicas are other devices than the whole GPU, so a claim holding either
+ * would lose what it runs on. A write of a node's spec that changes the mode of a GPU is refused
+ * (409, naming the claims) while a live claim is allocated that GPU or one of its slices in {@code
+ * nodeallocation/N}; and refused (422) when it names a GPU the node's slice does not show (a node
+ * that has published no slice yet is taken at its word). The slice, the record and each claim read
+ * join the write's transaction, so an allocation landing meanwhile makes it be judged again.
+ * Creating a node is not judged: nothing holds a device of a new node.
  */
 final class MigModeGuard implements WriteRules {
   private final StoredObjects stored;
@@ -43,21 +45,29 @@ final class MigModeGuard implements WriteRules {
     var changed = new TreeSet<String>();
     var all = new TreeSet<String>(c.spec().mig().keySet());
     all.addAll(n.spec().mig().keySet());
+    all.addAll(c.spec().sharing().keySet());
+    all.addAll(n.spec().sharing().keySet());
+    boolean sharing = false;
     for (var gpu : all) {
       if (!java.util.Objects.equals(c.spec().mig().get(gpu), n.spec().mig().get(gpu))) {
         changed.add(gpu);
+      }
+      if (!java.util.Objects.equals(c.spec().sharing().get(gpu), n.spec().sharing().get(gpu))) {
+        changed.add(gpu);
+        sharing = true;
       }
     }
     if (changed.isEmpty()) {
       return List.of();
     }
+    var field = sharing ? "spec.sharing" : "spec.mig";
     var name = n.metadata().name();
     var compares = new ArrayList<Compare>();
     var sliceKey = StoredObjects.key(Kinds.DEVICE_SLICE, name);
     var sliceKv = reads.get(sliceKey);
     compares.add(new Compare.ModRevision(sliceKey, sliceKv.map(x -> x.modRevision()).orElse(0L)));
     var slice = sliceKv.map(x -> stored.decode(Kinds.DEVICE_SLICE, x).spec());
-    slice.ifPresent(s -> unknownGpus(n, changed, s));
+    slice.ifPresent(s -> unknownGpus(n, changed, s, field));
 
     var recordKey = StoredObjects.key(Kinds.NODE_ALLOCATION, name);
     var recordKv = reads.get(recordKey);
@@ -70,7 +80,11 @@ final class MigModeGuard implements WriteRules {
     slice.ifPresent(
         s ->
             s.devices()
-                .forEach(d -> NodeMigGpus.gpuOf(d).ifPresent(g -> parents.put(d.name(), g))));
+                .forEach(
+                    d ->
+                        NodeMigGpus.gpuOf(d)
+                            .or(() -> TimeSlices.parse(d.name()).map(TimeSlices.Replica::gpu))
+                            .ifPresent(g -> parents.put(d.name(), g))));
     var claims = new HashMap<String, Optional<ResourceClaim>>();
     var held = new ArrayList<String>();
     new java.util.TreeMap<>(record.devices())
@@ -90,9 +104,12 @@ final class MigModeGuard implements WriteRules {
       throw new ApiException(
           Reason.Conflict,
           n.ref()
-              + ": spec.mig: the MIG mode of "
+              + ": "
+              + field
+              + ": the mode of "
               + String.join(", ", changed)
-              + " may change only while nothing holds the GPU or a slice of it; held by "
+              + " may change only while nothing holds the GPU or a slice or replica of it; held"
+              + " by "
               + AllocationGuard.first(held)
               + " (delete those claims, or `qm node drain "
               + name
@@ -102,14 +119,15 @@ final class MigModeGuard implements WriteRules {
   }
 
   /** 422 for a changed GPU the node's slice does not show. */
-  private static void unknownGpus(Node n, TreeSet<String> changed, DeviceSliceSpec slice) {
+  private static void unknownGpus(
+      Node n, TreeSet<String> changed, DeviceSliceSpec slice, String field) {
     var gpus = NodeMigGpus.gpus(slice);
     var violations = new ArrayList<Violation>();
     for (var gpu : changed) {
       if (!gpus.contains(gpu)) {
         violations.add(
             new Violation(
-                "spec.mig." + gpu,
+                field + "." + gpu,
                 "node "
                     + n.metadata().name()
                     + " has no GPU "
@@ -126,7 +144,8 @@ final class MigModeGuard implements WriteRules {
 
   /**
    * The changed GPU {@code device} is or is part of. A device the slice no longer shows is matched
-   * by name ({@code gpu-0} or {@code gpu-0-mig-…}), so a republished slice cannot hide a holding.
+   * by name ({@code gpu-0}, {@code gpu-0-mig-…} or {@code gpu-0-ts-…}), so a republished slice
+   * cannot hide a holding.
    */
   private static Optional<String> gpuOf(
       String device, Map<String, String> parents, TreeSet<String> changed) {
@@ -135,7 +154,11 @@ final class MigModeGuard implements WriteRules {
       return changed.contains(parent) ? Optional.of(parent) : Optional.empty();
     }
     return changed.stream()
-        .filter(g -> device.equals(g) || device.startsWith(g + "-mig-"))
+        .filter(
+            g ->
+                device.equals(g)
+                    || device.startsWith(g + "-mig-")
+                    || TimeSlices.isReplicaOf(device, g))
         .findFirst();
   }
 }

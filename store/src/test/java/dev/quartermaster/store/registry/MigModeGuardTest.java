@@ -7,10 +7,12 @@ import dev.quartermaster.api.device.Device;
 import dev.quartermaster.api.device.DeviceSlice;
 import dev.quartermaster.api.device.DeviceSliceSpec;
 import dev.quartermaster.api.device.mig.MigGeometry;
+import dev.quartermaster.api.device.timeslice.TimeSlices;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
+import dev.quartermaster.api.node.GpuSharing;
 import dev.quartermaster.api.node.MigMode;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.node.NodeSpec;
@@ -32,9 +34,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * A GPU's MIG mode changes only while nothing holds it: node-1 has {@code gpu-0} in dynamic MIG
- * mode (an H200's every possible slice) and {@code gpu-1} whole; each row holds a device (or not),
- * changes the spec, and says whether the store takes it — and a refused write changes nothing.
+ * A GPU's mode (MIG, time-sliced) changes only while nothing holds it: node-1 has {@code gpu-0} in
+ * dynamic MIG mode (an H200's every possible slice) and {@code gpu-1} whole; each row holds a
+ * device (or not), changes the spec, and says whether the store takes it — and a refused write
+ * changes nothing.
  */
 class MigModeGuardTest {
   static final String SLICE =
@@ -45,6 +48,7 @@ class MigModeGuardTest {
     NOTHING,
     SLICE_OF_GPU_0,
     WHOLE_GPU_1,
+    REPLICA_OF_GPU_1,
     SLICE_BY_A_DELETED_CLAIM
   }
 
@@ -77,8 +81,8 @@ class MigModeGuardTest {
             Held.SLICE_OF_GPU_0,
             s -> s.withMig("gpu-0", Optional.empty()),
             conflict,
-            "node/node-1: spec.mig: the MIG mode of gpu-0 may change only while nothing holds the"
-                + " GPU or a slice of it; held by claim/a-mig ("
+            "node/node-1: spec.mig: the mode of gpu-0 may change only while nothing holds the"
+                + " GPU or a slice or replica of it; held by claim/a-mig ("
                 + SLICE
                 + ")"),
         new Row(
@@ -111,6 +115,37 @@ class MigModeGuardTest {
             s -> s.withMig("gpu-0", Optional.empty()),
             none,
             ""),
+        new Row(
+            "idle gpu-1: time-sliced",
+            Held.NOTHING,
+            s -> s.withSharing("gpu-1", Optional.of(GpuSharing.timeSliced(4))),
+            none,
+            ""),
+        new Row(
+            "whole gpu-1 held: time-sliced refused",
+            Held.WHOLE_GPU_1,
+            s -> s.withSharing("gpu-1", Optional.of(GpuSharing.timeSliced(4))),
+            conflict,
+            "node/node-1: spec.sharing: the mode of gpu-1 may change only while nothing holds the"
+                + " GPU or a slice or replica of it; held by claim/a-mig (gpu-1)"),
+        new Row(
+            "a replica of gpu-1 held: fewer replicas refused",
+            Held.REPLICA_OF_GPU_1,
+            s -> s.withSharing("gpu-1", Optional.of(GpuSharing.timeSliced(2))),
+            conflict,
+            "held by claim/a-mig (gpu-1-ts-3)"),
+        new Row(
+            "a replica of gpu-1 held: gpu-0's MIG may change",
+            Held.REPLICA_OF_GPU_1,
+            s -> s.withMig("gpu-0", Optional.empty()),
+            none,
+            ""),
+        new Row(
+            "MIG and time-sliced on one GPU",
+            Held.NOTHING,
+            s -> s.withSharing("gpu-0", Optional.of(GpuSharing.timeSliced(4))),
+            invalid,
+            "spec.sharing.gpu-0: GPU gpu-0 is in MIG mode (spec.mig.gpu-0); a GPU is in one mode"),
         new Row(
             "no such GPU",
             Held.NOTHING,
@@ -154,6 +189,27 @@ class MigModeGuardTest {
       case NOTHING -> {}
       case SLICE_OF_GPU_0 -> AllocationGuardTest.bind(api, "a-mig", "node-1", SLICE);
       case WHOLE_GPU_1 -> AllocationGuardTest.bind(api, "a-mig", "node-1", "gpu-1");
+      case REPLICA_OF_GPU_1 -> {
+        // gpu-1 time-sliced by 4 while idle, its agent publishing the replicas, one of them held
+        var node = api.get(Kinds.NODE, "node-1").orElseThrow();
+        api.update(
+            new Node(
+                node.metadata(),
+                node.spec().withSharing("gpu-1", Optional.of(GpuSharing.timeSliced(4))),
+                node.status()));
+        var slice = api.get(Kinds.DEVICE_SLICE, "node-1").orElseThrow();
+        var devices = new ArrayList<>(slice.spec().devices());
+        var whole =
+            devices.stream().filter(d -> d.name().equals("gpu-1")).findFirst().orElseThrow();
+        devices.remove(whole);
+        devices.addAll(TimeSlices.replicas(whole, 4));
+        api.update(
+            new DeviceSlice(
+                slice.metadata(),
+                new DeviceSliceSpec("node-1", devices, slice.spec().sharedCounters()),
+                slice.status()));
+        AllocationGuardTest.bind(api, "a-mig", "node-1", "gpu-1-ts-3");
+      }
       case SLICE_BY_A_DELETED_CLAIM -> {
         AllocationGuardTest.bind(api, "a-mig", "node-1", SLICE);
         api.delete(Kinds.RESOURCE_CLAIM, "a-mig");

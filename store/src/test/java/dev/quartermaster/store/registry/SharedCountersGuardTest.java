@@ -65,8 +65,8 @@ class SharedCountersGuardTest {
     var devices =
         List.of(
             gpu("gpu-0", 7, 8, counters),
-            gpu("gpu-0-mig-1g-0", 1, 1, counters),
-            gpu("gpu-0-mig-1g-1", 1, 1, counters),
+            gpu("gpu-0-slice-0", 1, 1, counters),
+            gpu("gpu-0-slice-1", 1, 1, counters),
             gpu("gpu-1", 0, 0, false));
     return new DeviceSliceSpec(
         "node-1",
@@ -106,10 +106,10 @@ class SharedCountersGuardTest {
     record(Map.of("gpu-0", holder("a-gpu")));
     long before = store.currentRevision();
 
-    assertThatThrownBy(() -> record(Map.of("gpu-0-mig-1g-0", holder("b-gpu"))))
+    assertThatThrownBy(() -> record(Map.of("gpu-0-slice-0", holder("b-gpu"))))
         .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.is(Reason.Conflict)).isTrue())
         .hasMessageContaining(
-            "nodeallocation/node-1: spec.devices: device gpu-0-mig-1g-0 shares counter"
+            "nodeallocation/node-1: spec.devices: device gpu-0-slice-0 shares counter"
                 + " gpu-0/compute: 8 of 7 with device gpu-0, held by claim a-gpu");
     assertThat(store.currentRevision()).as("nothing changed").isEqualTo(before);
   }
@@ -118,7 +118,7 @@ class SharedCountersGuardTest {
   void bothInOneWriteAreRefusedToo() {
     slice(true);
     assertThatThrownBy(
-            () -> record(Map.of("gpu-0", holder("a-gpu"), "gpu-0-mig-1g-1", holder("b-gpu"))))
+            () -> record(Map.of("gpu-0", holder("a-gpu"), "gpu-0-slice-1", holder("b-gpu"))))
         .hasMessageContaining("shares counter gpu-0/compute");
     assertThat(api.get(Kinds.NODE_ALLOCATION, "node-1")).isEmpty();
   }
@@ -126,8 +126,8 @@ class SharedCountersGuardTest {
   @Test
   void slicesFitBesideEachOtherAndWholeGpusAsBefore() {
     slice(true);
-    record(Map.of("gpu-0-mig-1g-0", holder("a-gpu")));
-    record(Map.of("gpu-0-mig-1g-1", holder("b-gpu"), "gpu-1", holder("c-gpu")));
+    record(Map.of("gpu-0-slice-0", holder("a-gpu")));
+    record(Map.of("gpu-0-slice-1", holder("b-gpu"), "gpu-1", holder("c-gpu")));
     assertThat(api.get(Kinds.NODE_ALLOCATION, "node-1").orElseThrow().spec().devices()).hasSize(3);
   }
 
@@ -135,15 +135,15 @@ class SharedCountersGuardTest {
   void withNoCountersDeclaredTheSameWritesPassAsToday() {
     slice(false);
     record(Map.of("gpu-0", holder("a-gpu")));
-    record(Map.of("gpu-0-mig-1g-0", holder("b-gpu")));
+    record(Map.of("gpu-0-slice-0", holder("b-gpu")));
     assertThat(api.get(Kinds.NODE_ALLOCATION, "node-1").orElseThrow().spec().devices())
-        .containsOnlyKeys("gpu-0", "gpu-0-mig-1g-0");
+        .containsOnlyKeys("gpu-0", "gpu-0-slice-0");
   }
 
   @Test
   void aSliceDeclaringCountersTheRecordAlreadyOverConsumesIsRefused() {
     slice(false);
-    record(Map.of("gpu-0", holder("a-gpu"), "gpu-0-mig-1g-0", holder("b-gpu")));
+    record(Map.of("gpu-0", holder("a-gpu"), "gpu-0-slice-0", holder("b-gpu")));
     var current = api.get(Kinds.DEVICE_SLICE, "node-1").orElseThrow();
 
     assertThatThrownBy(
@@ -157,23 +157,23 @@ class SharedCountersGuardTest {
     slice(true);
     record(Map.of("gpu-0", holder("a-gpu")));
 
-    assertThatThrownBy(() -> propose("job", "b-gpu", "gpu-0-mig-1g-0"))
+    assertThatThrownBy(() -> propose("job", "b-gpu", "gpu-0-slice-0"))
         .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.is(Reason.Conflict)).isTrue())
         .hasMessageContaining(
-            "device gpu-0-mig-1g-0 on node node-1 shares counter gpu-0/compute: 8 of 7 with device"
+            "device gpu-0-slice-0 on node node-1 shares counter gpu-0/compute: 8 of 7 with device"
                 + " gpu-0, held by claim a-gpu");
   }
 
   @Test
   void aRecordEntryForTheGpuWhileAReservationHoldsOneOfItsSlicesIsRefused() {
     slice(true);
-    propose("job", "b-gpu", "gpu-0-mig-1g-0");
+    propose("job", "b-gpu", "gpu-0-slice-0");
 
     assertThatThrownBy(() -> record(Map.of("gpu-0", holder("a-gpu"))))
-        .hasMessageContaining("with device gpu-0-mig-1g-0, held by claim b-gpu")
+        .hasMessageContaining("with device gpu-0-slice-0, held by claim b-gpu")
         .hasMessageContaining("(reserved for gang job/*)");
     // two slices, two gangs: they fit
-    propose("other", "c-gpu", "gpu-0-mig-1g-1");
+    propose("other", "c-gpu", "gpu-0-slice-1");
   }
 
   void propose(String workload, String claim, String device) {

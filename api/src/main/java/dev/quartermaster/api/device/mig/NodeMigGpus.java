@@ -2,6 +2,7 @@ package dev.quartermaster.api.device.mig;
 
 import dev.quartermaster.api.device.Device;
 import dev.quartermaster.api.device.DeviceSliceSpec;
+import dev.quartermaster.api.device.timeslice.TimeSlices;
 import dev.quartermaster.api.node.MigMode;
 import dev.quartermaster.api.node.NodeSpec;
 import java.util.ArrayList;
@@ -55,9 +56,13 @@ public record NodeMigGpus(List<MigGpu> gpus) {
     return new NodeMigGpus(out);
   }
 
-  /** The GPU a device is or is part of: a slice's {@code parent}, a whole GPU itself. */
+  /**
+   * The GPU a device is or is part of: a slice's or a time-sliced replica's {@code parent}, a whole
+   * GPU itself.
+   */
   public static Optional<String> gpuOf(Device device) {
-    if (device.deviceClass().equals(MigGeometry.DEVICE_CLASS)) {
+    if (device.deviceClass().equals(MigGeometry.DEVICE_CLASS)
+        || device.deviceClass().equals(TimeSlices.DEVICE_CLASS)) {
       return Optional.ofNullable(device.attributes().get("parent")).filter(p -> !p.isEmpty());
     }
     return device.deviceClass().equals(WHOLE_GPU_CLASS)

@@ -7,7 +7,8 @@ import java.util.Optional;
  * and together they take more of a counter than there is.
  *
  * @param over the shared counter they over-consume; empty: the device's own counter, i.e. {@code
- *     heldDevice} is {@code device} itself, held by another
+ *     heldDevice} is {@code device} itself, held by another, or the whole {@code device} is part of
+ *     (or a part of it: {@link Parts})
  */
 public record Clash<H>(
     String device, H holder, String heldDevice, H heldBy, Optional<Overload> over) {
@@ -38,6 +39,18 @@ public record Clash<H>(
                     + heldDevice
                     + ", held by "
                     + heldBy)
-        .orElseGet(() -> "device " + device + where + " is held by " + heldBy);
+        .orElseGet(
+            () ->
+                heldDevice.equals(device)
+                    ? "device " + device + where + " is held by " + heldBy
+                    : "device "
+                        + device
+                        + where
+                        + " and device "
+                        + heldDevice
+                        + " are one GPU (a part and its whole); "
+                        + heldDevice
+                        + " is held by "
+                        + heldBy);
   }
 }

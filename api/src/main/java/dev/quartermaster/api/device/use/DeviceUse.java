@@ -20,7 +20,8 @@ import java.util.TreeMap;
  */
 public final class DeviceUse {
   /** Every device its own counter: a node of whole GPUs and channels. */
-  public static final DeviceUse WHOLE_DEVICES = new DeviceUse(Map.of(), Map.of(), Map.of());
+  public static final DeviceUse WHOLE_DEVICES =
+      new DeviceUse(Map.of(), Map.of(), Map.of(), Map.of(), Map.of());
 
   /** One device's draw on one shared counter. */
   private record Draw(Counter counter, String device, long amount) {}
@@ -34,13 +35,23 @@ public final class DeviceUse {
   /** Shared counter → the draws on it, in device-name order. */
   private final Map<Counter, List<Draw>> drawers;
 
+  /** A published part (a MIG slice, a time-sliced replica) → the device it is part of. */
+  private final Map<String, String> parents;
+
+  /** A device → its published parts, in name order. */
+  private final Map<String, List<String>> parts;
+
   private DeviceUse(
       Map<String, List<Draw>> draws,
       Map<Counter, Long> capacity,
-      Map<Counter, List<Draw>> drawers) {
+      Map<Counter, List<Draw>> drawers,
+      Map<String, String> parents,
+      Map<String, List<String>> parts) {
     this.draws = draws;
     this.capacity = capacity;
     this.drawers = drawers;
+    this.parents = parents;
+    this.parts = parts;
   }
 
   /** The use of one node's devices as its slices publish them. */
@@ -53,7 +64,11 @@ public final class DeviceUse {
    * declares has nothing of it (validation refuses such slices; this stays safe without).
    */
   public static DeviceUse of(Collection<DeviceSliceSpec> slices) {
-    if (slices.stream().noneMatch(DeviceSliceSpec::sharesCounters)) {
+    if (slices.stream()
+        .noneMatch(
+            s ->
+                s.sharesCounters()
+                    || s.devices().stream().anyMatch(d -> Parts.parentOf(d).isPresent()))) {
       return WHOLE_DEVICES;
     }
     var capacity = new HashMap<Counter, Long>();
@@ -68,6 +83,16 @@ public final class DeviceUse {
             java.util.Comparator.comparing(Counter::set).thenComparing(Counter::name));
     var devices = new TreeMap<String, Device>();
     slices.forEach(s -> s.devices().forEach(d -> devices.putIfAbsent(d.name(), d)));
+    var parents = new HashMap<String, String>();
+    var parts = new TreeMap<String, List<String>>();
+    for (var d : devices.values()) {
+      Parts.parentOf(d)
+          .ifPresent(
+              p -> {
+                parents.put(d.name(), p);
+                parts.computeIfAbsent(p, k -> new ArrayList<>()).add(d.name());
+              });
+    }
     for (var d : devices.values()) {
       var mine = new ArrayList<Draw>();
       for (var c : d.consumesCounters()) {
@@ -84,12 +109,49 @@ public final class DeviceUse {
     }
     var fixed = new java.util.LinkedHashMap<Counter, List<Draw>>();
     drawers.forEach((k, v) -> fixed.put(k, List.copyOf(v)));
-    return new DeviceUse(Map.copyOf(draws), Map.copyOf(capacity), fixed);
+    var fixedParts = new HashMap<String, List<String>>();
+    parts.forEach((k, v) -> fixedParts.put(k, List.copyOf(v)));
+    return new DeviceUse(
+        Map.copyOf(draws),
+        Map.copyOf(capacity),
+        fixed,
+        Map.copyOf(parents),
+        Map.copyOf(fixedParts));
   }
 
-  /** Whether some device consumes shared counters (else each is only its own). */
+  /**
+   * Whether some device consumes shared counters or is part of another (else each is only its own,
+   * and a judgement depends on nothing the slice says).
+   */
   public boolean sharesCounters() {
-    return !draws.isEmpty();
+    return !draws.isEmpty() || !parents.isEmpty();
+  }
+
+  /** The device {@code device} is part of, as published, else as its name says. */
+  private Optional<String> parentOf(String device) {
+    var p = parents.get(device);
+    return p != null ? Optional.of(p) : Parts.parentByName(device);
+  }
+
+  /**
+   * A holder other than {@code holder} of the whole {@code device} is part of, or of a published
+   * part of {@code device}: a part and its whole are one GPU, never held by two claims.
+   */
+  private <H> Optional<Holding<H>> wholeOrPartHeld(String device, H holder, Holders<H> held) {
+    var parent = parentOf(device);
+    if (parent.isPresent()) {
+      var h = held.holderOf(parent.get());
+      if (h.isPresent() && !h.get().equals(holder)) {
+        return Optional.of(new Holding<>(parent.get(), h.get()));
+      }
+    }
+    for (var part : parts.getOrDefault(device, List.of())) {
+      var h = held.holderOf(part);
+      if (h.isPresent() && !h.get().equals(holder)) {
+        return Optional.of(new Holding<>(part, h.get()));
+      }
+    }
+    return Optional.empty();
   }
 
   /**
@@ -99,6 +161,17 @@ public final class DeviceUse {
   public boolean isFree(String device, Holders<?> held) {
     if (held.holds(device)) {
       return false;
+    }
+    if (!parents.isEmpty()) {
+      var parent = parents.get(device);
+      if (parent != null && held.holds(parent)) {
+        return false;
+      }
+      for (var part : parts.getOrDefault(device, List.of())) {
+        if (held.holds(part)) {
+          return false;
+        }
+      }
     }
     var mine = draws.get(device);
     if (mine == null) {
@@ -126,6 +199,11 @@ public final class DeviceUse {
   public Set<String> excludes(String device) {
     var out = new LinkedHashSet<String>();
     out.add(device);
+    var parent = parents.get(device);
+    if (parent != null) {
+      out.add(parent);
+    }
+    out.addAll(parts.getOrDefault(device, List.of()));
     for (var w : draws.getOrDefault(device, List.of())) {
       for (var other : drawers.get(w.counter())) {
         if (!other.device().equals(device)
@@ -146,6 +224,14 @@ public final class DeviceUse {
     var own = held.holderOf(device);
     if (own.isPresent() && !own.get().equals(holder)) {
       return Optional.of(new Clash<>(device, holder, device, own.get(), Optional.empty()));
+    }
+    if (!parents.isEmpty()) {
+      var whole = wholeOrPartHeld(device, holder, held);
+      if (whole.isPresent()) {
+        return Optional.of(
+            new Clash<>(
+                device, holder, whole.get().device(), whole.get().holder(), Optional.empty()));
+      }
     }
     var mine = draws.get(device);
     if (mine == null) {
@@ -182,6 +268,34 @@ public final class DeviceUse {
   }
 
   /**
+   * A part held by one holder and its whole by another, in {@code byDevice} (device → holder), if
+   * any, parts known as published or else by their names ({@link Parts}): the part of a GPU a mode
+   * change left held beside the GPU offered whole again, which the slice no longer relates.
+   * Stricter than {@link #overConsumed}, which knows only what the slice says; the store and the
+   * ledger ask both.
+   */
+  public <H> Optional<Clash<H>> partWithWhole(Map<String, ? extends H> byDevice) {
+    return partWithWhole(byDevice, this::parentOf);
+  }
+
+  private static <H> Optional<Clash<H>> partWithWhole(
+      Map<String, ? extends H> byDevice,
+      java.util.function.Function<String, Optional<String>> parentOf) {
+    for (var e : byDevice.entrySet()) {
+      var parent = parentOf.apply(e.getKey());
+      if (parent.isEmpty()) {
+        continue;
+      }
+      H whole = byDevice.get(parent.get());
+      if (whole != null && !whole.equals(e.getValue())) {
+        return Optional.of(
+            new Clash<>(e.getKey(), e.getValue(), parent.get(), whole, Optional.empty()));
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
    * (c) I1 over a whole node: the first counter that {@code holdings} over-consume, if any — a
    * device held by two holders (its own counter), or shared counters taken beyond what there is.
    * Equal holdings count once.
@@ -192,6 +306,12 @@ public final class DeviceUse {
       var was = byDevice.putIfAbsent(h.device(), h.holder());
       if (was != null && !was.equals(h.holder())) {
         return Optional.of(new Clash<>(h.device(), h.holder(), h.device(), was, Optional.empty()));
+      }
+    }
+    if (!parents.isEmpty()) {
+      var parted = partWithWhole(byDevice, d -> Optional.ofNullable(parents.get(d)));
+      if (parted.isPresent()) {
+        return parted;
       }
     }
     for (var e : drawers.entrySet()) {

@@ -1,0 +1,82 @@
+package dev.quartermaster.api.device.timeslice;
+
+import dev.quartermaster.api.device.DeviceSliceSpec;
+import dev.quartermaster.api.node.GpuSharing;
+import dev.quartermaster.api.node.NodeSpec;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * One GPU of a node wished or published time-sliced, with who holds each replica: the one reading
+ * that {@code qm describe node} shows, built from the node's spec, its slice and who holds which
+ * device.
+ *
+ * @param gpu the GPU's device name
+ * @param wish the operator's wish ({@code spec.sharing}); empty: to be used whole again
+ * @param holders per replica the slice publishes, in number order, its holder ({@code claim/a}) or
+ *     empty when free; none while the GPU is still offered whole
+ */
+public record TimeSlicedGpu(String gpu, Optional<GpuSharing> wish, List<Optional<String>> holders) {
+  public TimeSlicedGpu {
+    holders = List.copyOf(holders);
+  }
+
+  /**
+   * The node's time-sliced GPUs, by name.
+   *
+   * @param held device name → its holder as an operator reads it; a device absent is free
+   */
+  public static List<TimeSlicedGpu> of(
+      NodeSpec spec, DeviceSliceSpec slice, Map<String, String> held) {
+    var published = new TreeMap<String, TreeMap<Integer, String>>();
+    for (var d : slice.devices()) {
+      if (d.deviceClass().equals(TimeSlices.DEVICE_CLASS)) {
+        TimeSlices.parse(d.name())
+            .ifPresent(
+                r ->
+                    published
+                        .computeIfAbsent(r.gpu(), k -> new TreeMap<>())
+                        .put(r.replica(), d.name()));
+      }
+    }
+    var names = new TreeSet<String>(spec.sharing().keySet());
+    names.addAll(published.keySet());
+    var out = new ArrayList<TimeSlicedGpu>();
+    for (var gpu : names) {
+      var holders = new ArrayList<Optional<String>>();
+      published
+          .getOrDefault(gpu, new TreeMap<>())
+          .values()
+          .forEach(device -> holders.add(Optional.ofNullable(held.get(device))));
+      out.add(new TimeSlicedGpu(gpu, Optional.ofNullable(spec.sharing().get(gpu)), holders));
+    }
+    return List.copyOf(out);
+  }
+
+  public long clients() {
+    return holders.stream().filter(Optional::isPresent).count();
+  }
+
+  /** The mode wished, and what the slice shows when it differs. */
+  public String modeText() {
+    var wished = wish.map(w -> "time-sliced by " + w.replicas()).orElse("whole wished");
+    if (holders.isEmpty()) {
+      return wished + "; whole now (its agent shares the GPU once nothing holds it)";
+    }
+    if (wish.isEmpty() || wish.get().replicas() != holders.size()) {
+      return wished + "; " + holders.size() + " replicas now (until the held ones are released)";
+    }
+    return wished;
+  }
+
+  /** Each replica as {@code [claim/a]}, or {@code [·]} when free, in number order. */
+  public String render() {
+    var b = new StringBuilder();
+    holders.forEach(h -> b.append('[').append(h.orElse("·")).append(']'));
+    return b.toString();
+  }
+}
