@@ -23,14 +23,16 @@ public final class Campaign {
 
   private static final String USAGE =
       """
-      usage: qm sim [--seeds N] [--steps M] [--from S] [--mig K] [--per-seed FILE]
-             qm sim --seed S [--steps M] [--mig K] [--watch WORKLOAD] [--trace FILE]
+      usage: qm sim [--seeds N] [--steps M] [--from S] [--mig K] [--share K] [--per-seed FILE]
+             qm sim --seed S [--steps M] [--mig K] [--share K] [--watch WORKLOAD] [--trace FILE]
              qm sim --stream [--no-backfill] [--seeds N] [--from S]
         --seeds N        run seeds S..S+N-1 (default 100), printing progress and every violation
         --steps M        steps per seed before the faults stop (default %d)
         --from S         the first seed (default 1)
         --mig K          K more nodes, each with GPUs in Dynamic MIG mode, running slice jobs and
                          agent crashes between a MIG create and its record (default %d; 0: none)
+        --share K        K more nodes with time-sliced GPUs, running jobs on replicas, and an
+                         operator switching one GPU of each between time-sliced and whole
         --per-seed FILE  write a line per seed (seed, steps, passed|violated) to compare two trees
         --seed S         replay one seed, with the events that led to a violation
         --watch W        print every change to workload W's tasks, claims and admission
@@ -90,12 +92,26 @@ public final class Campaign {
       int every,
       java.util.function.Consumer<String> progress,
       java.util.function.Consumer<String> perSeed) {
+    return run(from, count, steps, migNodes, 0, every, progress, perSeed);
+  }
+
+  /** As above, with {@code shareNodes} nodes of time-sliced GPUs in each seed too. */
+  public static Summary run(
+      long from,
+      int count,
+      int steps,
+      int migNodes,
+      int shareNodes,
+      int every,
+      java.util.function.Consumer<String> progress,
+      java.util.function.Consumer<String> perSeed) {
     var failures = new ArrayList<SeedRun.Outcome.Violated>();
     long total = 0;
     long evictions = 0;
     long start = System.nanoTime();
     for (long seed = from; seed < from + count; seed++) {
-      var outcome = new SeedRun(seed, steps, Variant.REAL, line -> true, migNodes).run();
+      var outcome =
+          new SeedRun(seed, steps, Variant.REAL, line -> true, migNodes, shareNodes).run();
       switch (outcome) {
         case SeedRun.Outcome.Passed p -> {
           total += p.steps();
@@ -140,6 +156,7 @@ public final class Campaign {
     int seeds = 100;
     int steps = SeedRun.STEPS;
     int migNodes = MIG_NODES;
+    int shareNodes = 0;
     boolean stream = false;
     var backfill = dev.quartermaster.control.allocator.Backfill.RESERVE;
     String watch = null;
@@ -152,6 +169,7 @@ public final class Campaign {
         case "--seeds" -> seeds = Integer.parseInt(args[++i]);
         case "--steps" -> steps = Integer.parseInt(args[++i]);
         case "--mig", "--mig-nodes" -> migNodes = Integer.parseInt(args[++i]);
+        case "--share", "--share-nodes" -> shareNodes = Integer.parseInt(args[++i]);
         case "--help", "-h" -> {
           System.out.println(USAGE);
           System.exit(0);
@@ -175,7 +193,7 @@ public final class Campaign {
       System.exit(JobStream.campaign(from, seeds, backfill, System.out::println));
     }
     if (watch != null || trace != null) {
-      var run = new SeedRun(from, steps, Variant.REAL, line -> true, migNodes);
+      var run = new SeedRun(from, steps, Variant.REAL, line -> true, migNodes, shareNodes);
       if (watch != null) {
         run.watching(watch, System.out::println);
       }
@@ -209,10 +227,19 @@ public final class Campaign {
         from,
         from + seeds - 1,
         steps,
-        migNodes == 0 ? "" : ", " + migNodes + " MIG node(s) of H200s in Dynamic mode");
+        (migNodes == 0 ? "" : ", " + migNodes + " MIG node(s) of H200s in Dynamic mode")
+            + (shareNodes == 0 ? "" : ", " + shareNodes + " node(s) of time-sliced GPUs"));
     var lines = new ArrayList<String>();
     var summary =
-        run(from, seeds, steps, migNodes, Math.max(1, seeds / 20), System.out::println, lines::add);
+        run(
+            from,
+            seeds,
+            steps,
+            migNodes,
+            shareNodes,
+            Math.max(1, seeds / 20),
+            System.out::println,
+            lines::add);
     if (perSeed != null) {
       try {
         java.nio.file.Files.write(perSeed, lines);

@@ -4,6 +4,7 @@ import dev.quartermaster.agent.discovery.ControlNode;
 import dev.quartermaster.agent.ledger.ClaimState;
 import dev.quartermaster.api.claim.PrepareState;
 import dev.quartermaster.api.device.use.DeviceUse;
+import dev.quartermaster.api.device.use.Parts;
 import dev.quartermaster.api.gang.WorkloadGangs;
 import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.volume.VolumeClaim;
@@ -412,6 +413,7 @@ final class Promises {
   private void processes(WholeCluster.NodeSlot n, List<String> out) {
     var users = new HashMap<String, Long>();
     var ledger = n.ledger();
+    partsBesideWholes(n, out);
     for (var p : n.host.tasks().alive()) {
       p.devices()
           .forEach(
@@ -459,6 +461,45 @@ final class Promises {
                     });
               });
     }
+  }
+
+  /**
+   * I1 among processes for shared GPUs: a live process on a part of a GPU (a time-sliced replica, a
+   * MIG slice) and one on the whole GPU are two claims on one GPU, whatever the names.
+   */
+  private static void partsBesideWholes(WholeCluster.NodeSlot n, List<String> out) {
+    var whole = new HashMap<String, Long>();
+    var parts = new HashMap<String, Long>();
+    for (var p : n.host.tasks().alive()) {
+      for (var devices : p.devices().values()) {
+        for (var d : devices) {
+          var parent = Parts.parentByName(d);
+          if (parent.isPresent()) {
+            parts.putIfAbsent(parent.get() + " (" + d + ")", p.pid());
+          } else {
+            whole.putIfAbsent(d, p.pid());
+          }
+        }
+      }
+    }
+    parts.forEach(
+        (part, pid) -> {
+          var gpu = part.substring(0, part.indexOf(' '));
+          var other = whole.get(gpu);
+          if (other != null && other != pid.longValue()) {
+            out.add(
+                "I1 processes on "
+                    + n.name
+                    + ": "
+                    + gpu
+                    + " used whole by pid "
+                    + other
+                    + " and in part "
+                    + part.substring(part.indexOf(' ') + 1)
+                    + " by pid "
+                    + pid);
+          }
+        });
   }
 
   private void bounded(Map<String, Task> tasks, List<String> out) {

@@ -85,6 +85,10 @@ public final class SeedRun {
   private List<Gangs.Job> gangs = List.of();
   private int step;
   private final int migNodes;
+  private final int shareNodes;
+
+  /** Time-sliced jobs a run with sharing nodes applies over its fault window. */
+  static final int TURN_JOBS = 20;
 
   /** Slice jobs a run with MIG nodes applies over its fault window. */
   static final int SLICE_JOBS = 10;
@@ -115,11 +119,28 @@ public final class SeedRun {
    * jobs ({@link MigJobs}) beside the rest; 0 is the run as the seed campaigns found it.
    */
   public SeedRun(long seed, int steps, Variant variant, Predicate<String> judged, int migNodes) {
+    this(seed, steps, variant, judged, migNodes, 0);
+  }
+
+  /**
+   * As above, with {@code shareNodes} more nodes, after the MIG ones, whose GPUs are time-sliced
+   * and switched by an operator ({@link TimeSliceJobs}); 0 is the run as the seed campaigns found
+   * it.
+   */
+  public SeedRun(
+      long seed,
+      int steps,
+      Variant variant,
+      Predicate<String> judged,
+      int migNodes,
+      int shareNodes) {
     this.seed = seed;
     this.steps = steps;
     this.judged = judged;
     this.migNodes = migNodes;
-    this.world = new WholeCluster(seed, 3 + migNodes, 4, 0, migNodes, variant);
+    this.shareNodes = shareNodes;
+    this.world =
+        new WholeCluster(seed, 3 + migNodes + shareNodes, 4, 0, migNodes, shareNodes, variant);
     for (int i = 1; i <= 3; i++) {
       world.labelNode("node-" + i, Topology.labels(i));
     }
@@ -283,6 +304,11 @@ public final class SeedRun {
         MigJobs.start(this, slices, SLICE_JOBS);
         chaos.migCrashes(slices);
         SliceAsks.start(this, slices);
+      }
+      if (shareNodes > 0) {
+        // Drawn apart too: a seed's other draws stay as they are without sharing nodes.
+        var turns = new java.util.SplittableRandom(seed * 0x9E3779B97F4A7C15L + 47);
+        TimeSliceJobs.start(this, turns, TURN_JOBS);
       }
       for (step = 1; step <= steps; step++) {
         if (!env.runNext()) {

@@ -119,6 +119,7 @@ public final class WholeCluster {
 
   private int replicaCount;
   private final java.util.Set<String> migNodes = new java.util.TreeSet<>();
+  private final java.util.Set<String> sharingNodes = new java.util.TreeSet<>();
 
   /**
    * @param variant the real system, or one with a naive piece plugged in
@@ -148,6 +149,21 @@ public final class WholeCluster {
       int channelsPerNode,
       int migNodes,
       Variant variant) {
+    this(seed, nodeCount, gpusPerNode, channelsPerNode, migNodes, 0, variant);
+  }
+
+  /**
+   * @param shareNodes how many of the nodes, the very last ones, have GPUs an operator shared by
+   *     turns before their agents first start ({@link TimeSliceJobs#startingSpec})
+   */
+  public WholeCluster(
+      long seed,
+      int nodeCount,
+      int gpusPerNode,
+      int channelsPerNode,
+      int migNodes,
+      int shareNodes,
+      Variant variant) {
     this.variant = variant;
     this.cluster = new SimCluster(seed, watchFaults(seed), variant.storeRules());
     cluster.store().onCommit(view);
@@ -157,9 +173,16 @@ public final class WholeCluster {
     }
     for (int i = 1; i <= nodeCount; i++) {
       var name = "node-" + i;
-      boolean mig = i > nodeCount - migNodes;
+      boolean shared = i > nodeCount - shareNodes;
+      boolean mig = !shared && i > nodeCount - shareNodes - migNodes;
       if (mig) {
         migDynamic(name, gpusPerNode);
+      }
+      if (shared) {
+        api()
+            .create(
+                new Node(ObjectMeta.named(name), TimeSliceJobs.startingSpec(), NodeStatus.EMPTY));
+        sharingNodes.add(name);
       }
       var slot =
           new NodeSlot(
@@ -194,6 +217,11 @@ public final class WholeCluster {
     }
     api().create(new Node(ObjectMeta.named(node), spec, NodeStatus.EMPTY));
     migNodes.add(node);
+  }
+
+  /** The nodes with time-sliced GPUs. */
+  java.util.Set<String> shareNodes() {
+    return java.util.Collections.unmodifiableSet(sharingNodes);
   }
 
   /** The nodes whose GPUs are in MIG mode. */

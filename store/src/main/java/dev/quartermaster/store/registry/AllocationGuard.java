@@ -6,6 +6,7 @@ import dev.quartermaster.api.allocation.NodeAllocationSpec;
 import dev.quartermaster.api.claim.Allocation.AllocatedDevice;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.device.DeviceSlice;
+import dev.quartermaster.api.device.use.Clash;
 import dev.quartermaster.api.device.use.Holders;
 import dev.quartermaster.api.device.use.Holding;
 import dev.quartermaster.api.error.ApiError.Reason;
@@ -124,7 +125,10 @@ final class AllocationGuard implements WriteRules {
     // Also where the slice relates nothing: a part held from before a mode change and the GPU
     // offered whole again are one GPU by their names. One pass over the record, which the filter
     // above walks anyway; a clash the record had before this write is not this write's.
-    var parted = judged.use().partWithWhole(next.devices());
+    var parted =
+        uses.partsJudged()
+            ? judged.use().partWithWhole(next.devices())
+            : Optional.<Clash<DeviceHolder>>empty();
     if (parted.isPresent() && judged.use().partWithWhole(current.devices()).isEmpty()) {
       throw new ApiException(
           Reason.Conflict,

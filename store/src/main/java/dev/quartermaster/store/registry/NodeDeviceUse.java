@@ -43,6 +43,14 @@ final class NodeDeviceUse {
     this.countersJudged = countersJudged;
   }
 
+  /**
+   * Whether a part held beside its whole (known by name when the slice no longer relates them) is
+   * judged: not by a naive variant's store, blind to what devices share.
+   */
+  boolean partsJudged() {
+    return countersJudged;
+  }
+
   /** The use {@code spec} declares, as this judges it. */
   DeviceUse declared(DeviceSliceSpec spec) {
     return countersJudged ? DeviceUse.of(spec) : DeviceUse.WHOLE_DEVICES;

@@ -1,0 +1,118 @@
+package dev.quartermaster.sim.world;
+
+import dev.quartermaster.api.claim.DeviceRequest;
+import dev.quartermaster.api.claim.ResourceClaim;
+import dev.quartermaster.api.claim.ResourceClaimSpec;
+import dev.quartermaster.api.claim.ResourceClaimStatus;
+import dev.quartermaster.api.device.DeviceClass;
+import dev.quartermaster.api.device.DeviceClassSpec;
+import dev.quartermaster.api.device.DeviceClassStatus;
+import dev.quartermaster.api.device.timeslice.TimeSlices;
+import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.meta.ObjectMeta;
+import dev.quartermaster.api.node.GpuSharing;
+import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.api.workload.TaskSpec;
+import dev.quartermaster.api.workload.TaskStatus;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.random.RandomGenerator;
+
+/**
+ * Time-sliced GPUs in a run with sharing nodes: stand-alone tasks on replicas (a claim of class
+ * {@code timeslice} and a task on it), applied over the fault window and deleted a while later; and
+ * an operator who switches each sharing node's {@code gpu-1} between time-sliced and whole over the
+ * window ({@code qm node share}), refused while a claim holds it, so that the GPU changes form
+ * between claims of both kinds under the faults.
+ */
+final class TimeSliceJobs {
+  static final String PREFIX = "turn-";
+
+  /** The GPU an operator switches; {@code gpu-0} stays time-sliced all run. */
+  static final String SWITCHED = "gpu-1";
+
+  private TimeSliceJobs() {}
+
+  /** The wish a sharing node starts with: gpu-0 and gpu-1 each by 2. */
+  static dev.quartermaster.api.node.NodeSpec startingSpec() {
+    return dev.quartermaster.api.node.NodeSpec.EMPTY
+        .withSharing("gpu-0", Optional.of(GpuSharing.timeSliced(2)))
+        .withSharing(SWITCHED, Optional.of(GpuSharing.timeSliced(2)));
+  }
+
+  static void start(SeedRun run, RandomGenerator random, int count) {
+    var api = run.world().api();
+    api.create(
+        new DeviceClass(
+            ObjectMeta.named(TimeSlices.DEVICE_CLASS),
+            new DeviceClassSpec(TimeSlices.DEVICE_CLASS, List.of()),
+            DeviceClassStatus.EMPTY));
+    var env = run.world().env();
+    for (int i = 0; i < count; i++) {
+      var name = PREFIX + i;
+      var at = Duration.ofMillis(random.nextLong(Chaos.WINDOW.toMillis()));
+      var lasts = Duration.ofSeconds(10 + random.nextInt(60));
+      env.schedule(
+          at,
+          () -> {
+            run.event("operator: apply time-sliced job " + name);
+            SeedRun.tolerant(() -> api.create(claim(name)));
+            SeedRun.tolerant(() -> api.create(task(name)));
+          });
+      env.schedule(
+          at.plus(lasts),
+          () -> {
+            run.event("operator: delete time-sliced job " + name);
+            run.promises().operatorDeleted(name);
+            SeedRun.tolerant(() -> api.delete(Kinds.TASK, name));
+            SeedRun.tolerant(() -> api.delete(Kinds.RESOURCE_CLAIM, name));
+          });
+    }
+    for (var node : run.world().shareNodes()) {
+      for (int k = 0; k < 6; k++) {
+        var at = Duration.ofMillis(random.nextLong(Chaos.WINDOW.toMillis()));
+        boolean shared = random.nextBoolean();
+        env.schedule(
+            at,
+            () -> {
+              var how =
+                  shared ? Optional.of(GpuSharing.timeSliced(2)) : Optional.<GpuSharing>empty();
+              try {
+                run.world().nodeSpec(node, s -> s.withSharing(SWITCHED, how));
+                run.event(
+                    "operator: " + node + " " + SWITCHED + (shared ? " time-sliced" : " whole"));
+              } catch (ApiException e) {
+                run.event(
+                    "operator: " + node + " " + SWITCHED + " not switched: " + e.getMessage());
+              }
+            });
+      }
+    }
+  }
+
+  private static ResourceClaim claim(String name) {
+    return new ResourceClaim(
+        ObjectMeta.named(name),
+        new ResourceClaimSpec(
+            List.of(new DeviceRequest("turn", TimeSlices.DEVICE_CLASS, 1, List.of())),
+            Optional.empty()),
+        ResourceClaimStatus.EMPTY);
+  }
+
+  private static Task task(String name) {
+    return new Task(
+        ObjectMeta.named(name),
+        new TaskSpec(
+            Optional.empty(),
+            List.of("serve"),
+            Map.of(),
+            List.of(name),
+            List.of(),
+            "exec",
+            Optional.empty()),
+        TaskStatus.EMPTY);
+  }
+}
