@@ -232,7 +232,7 @@ class CliEndToEndTest {
     var empty = run("get", "tasks", "-l", "team=nobody");
 
     assertThat(nodes.outLines().getFirst())
-        .matches("NAME +READY +DEVICES +SCHEDULING +MIG FREE +AGE");
+        .matches("NAME +READY +DEVICES +SCHEDULING +MIG FREE +SHARED FREE +AGE");
     assertThat(nodes.outLines().get(1)).startsWith("gpu-node-1").contains("Unknown");
     assertThat(workloads.outLines())
         .filteredOn(l -> l.startsWith("training "))

@@ -98,7 +98,7 @@ class NodeMigCommandTest {
     var held = cli.run("node", "mig", "node-3", "--gpu", "gpu-0", "off");
     assertThat(held.exit()).isEqualTo(1);
     assertThat(held.err())
-        .contains("the MIG mode of gpu-0 may change only while nothing holds the GPU")
+        .contains("the mode of gpu-0 may change only while nothing holds the GPU")
         .contains("held by claim/a-mig (" + HELD + ")");
     assertThat(cli.registry.get(Kinds.NODE, "node-3").orElseThrow().spec().mig())
         .containsEntry("gpu-0", MigMode.Dynamic);

@@ -2,6 +2,7 @@ package dev.quartermaster.api.client;
 
 import dev.quartermaster.api.device.DeviceSliceSpec;
 import dev.quartermaster.api.device.mig.NodeMigGpus;
+import dev.quartermaster.api.device.timeslice.TimeSlicedGpu;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.ApiObject;
@@ -52,7 +53,29 @@ public interface ApiClient {
                                 Reason.NotFound,
                                 kind.singular() + "/" + name.get() + " not found")))
             : list(kind, selector).items();
-    return ObjectTable.of(KindTables.of(kind, now, n -> migOf(this, n).freeText()), objects);
+    return ObjectTable.of(
+        KindTables.of(
+            kind,
+            now,
+            n -> migOf(this, n).freeText(),
+            n -> TimeSlicedGpu.freeText(sharedOf(this, n))),
+        objects);
+  }
+
+  /**
+   * A node's time-sliced GPUs as its slice and allocation record show them; read only for a node
+   * whose spec shares a GPU, so a listing of nodes without reads nothing more.
+   */
+  static List<TimeSlicedGpu> sharedOf(ApiClient api, Node node) {
+    if (node.spec().sharing().isEmpty()) {
+      return List.of();
+    }
+    var name = node.metadata().name();
+    var holders = new java.util.HashMap<String, String>();
+    api.get(Kinds.NODE_ALLOCATION, name)
+        .ifPresent(r -> r.spec().devices().forEach((d, h) -> holders.put(d, "claim/" + h.claim())));
+    var slice = api.get(Kinds.DEVICE_SLICE, name).map(s -> s.spec()).orElse(DeviceSliceSpec.EMPTY);
+    return TimeSlicedGpu.of(node.spec(), slice, holders);
   }
 
   /**

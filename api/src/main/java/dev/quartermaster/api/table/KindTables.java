@@ -10,6 +10,7 @@ import dev.quartermaster.api.device.Device;
 import dev.quartermaster.api.device.DeviceClass;
 import dev.quartermaster.api.device.DeviceSlice;
 import dev.quartermaster.api.device.mig.NodeMigGpus;
+import dev.quartermaster.api.device.timeslice.TimeSlicedGpu;
 import dev.quartermaster.api.domain.ComputeDomain;
 import dev.quartermaster.api.domain.ComputeDomainStatus.Member;
 import dev.quartermaster.api.domain.DomainConditions;
@@ -53,7 +54,21 @@ public final class KindTables {
    * and record, which a row alone does not carry: it reads {@code ?} for a node with MIG GPUs.
    */
   public static <T extends ApiObject> KindTable<T> of(Kind<T> kind, Instant now) {
-    return of(kind, now, n -> n.spec().mig().isEmpty() ? NodeMigGpus.NONE.freeText() : "?");
+    return of(
+        kind,
+        now,
+        n -> n.spec().mig().isEmpty() ? NodeMigGpus.NONE.freeText() : "?",
+        n -> n.spec().sharing().isEmpty() ? TimeSlicedGpu.freeText(List.of()) : "?");
+  }
+
+  /** As below, a node's SHARED FREE as the spec alone tells it ({@code -} or {@code ?}). */
+  public static <T extends ApiObject> KindTable<T> of(
+      Kind<T> kind, Instant now, java.util.function.Function<Node, String> migFree) {
+    return of(
+        kind,
+        now,
+        migFree,
+        n -> n.spec().sharing().isEmpty() ? TimeSlicedGpu.freeText(List.of()) : "?");
   }
 
   /**
@@ -62,10 +77,13 @@ public final class KindTables {
    */
   @SuppressWarnings("unchecked")
   public static <T extends ApiObject> KindTable<T> of(
-      Kind<T> kind, Instant now, java.util.function.Function<Node, String> migFree) {
+      Kind<T> kind,
+      Instant now,
+      java.util.function.Function<Node, String> migFree,
+      java.util.function.Function<Node, String> sharedFree) {
     KindTable<?> table =
         switch (kind.name()) {
-          case "Node" -> node(now, migFree);
+          case "Node" -> node(now, migFree, sharedFree);
           case "DeviceSlice" -> deviceSlice(now);
           case "DeviceClass" -> deviceClass(now);
           case "ResourceClaim" -> resourceClaim(now);
@@ -85,7 +103,9 @@ public final class KindTables {
   }
 
   private static KindTable<Node> node(
-      Instant now, java.util.function.Function<Node, String> migFree) {
+      Instant now,
+      java.util.function.Function<Node, String> migFree,
+      java.util.function.Function<Node, String> sharedFree) {
     return table(
         now,
         List.of(
@@ -104,7 +124,9 @@ public final class KindTables {
                             ? "draining"
                             : n.spec().unschedulable() ? "cordoned" : "enabled"),
             // Compute slices a claim could still get on the node's MIG GPUs: 11/14.
-            col("MIG FREE", migFree)),
+            col("MIG FREE", migFree),
+            // Replicas a claim could still get on the node's time-sliced GPUs: 1/4.
+            col("SHARED FREE", sharedFree)),
         List.of(
             col(
                 "HEARTBEAT",

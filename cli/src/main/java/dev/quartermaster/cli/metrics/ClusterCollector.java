@@ -13,10 +13,11 @@ import java.util.function.Function;
 
 /**
  * {@code qm_devices}, {@code qm_claims}, {@code qm_tasks}, {@code qm_nodes}, {@code qm_gangs} and
- * the MIG GPUs' {@code qm_mig_*}, counted at scrape time from the controllers' informer caches: the
- * control plane holds them anyway (every replica, leader or not), so a scrape costs a walk over
- * memory and never a store list, even on a 1,000-node cluster. A collector rather than gauges,
- * because the label sets (nodes, classes, condition types) come and go with the cluster.
+ * the MIG GPUs' {@code qm_mig_*} and the time-sliced GPUs' {@code qm_shared_replicas}, counted at
+ * scrape time from the controllers' informer caches: the control plane holds them anyway (every
+ * replica, leader or not), so a scrape costs a walk over memory and never a store list, even on a
+ * 1,000-node cluster. A collector rather than gauges, because the label sets (nodes, classes,
+ * condition types) come and go with the cluster.
  */
 public final class ClusterCollector implements MultiCollector {
   private final Informers informers;
@@ -39,6 +40,11 @@ public final class ClusterCollector implements MultiCollector {
             informers.slices().cache().list(),
             informers.claims().cache().list());
     var byGpu = Comparator.comparing(MigGpuKey::node).thenComparing(MigGpuKey::gpu);
+    var shared =
+        SharedCensus.of(
+            informers.nodes().cache().list(),
+            informers.slices().cache().list(),
+            informers.claims().cache().list());
     return MetricSnapshots.of(
         gauge(
             "qm_devices",
@@ -96,7 +102,15 @@ public final class ClusterCollector implements MultiCollector {
                 + " position for it (qm describe node says which)",
             mig.fragmented(),
             byGpu,
-            k -> Labels.of("node", k.node(), "gpu", k.gpu())));
+            k -> Labels.of("node", k.node(), "gpu", k.gpu())),
+        gauge(
+            "qm_shared_replicas",
+            "replicas of time-sliced GPUs by node, GPU and state (held, free)",
+            shared,
+            Comparator.comparing(ReplicaGroup::node)
+                .thenComparing(ReplicaGroup::gpu)
+                .thenComparing(ReplicaGroup::state),
+            g -> Labels.of("node", g.node(), "gpu", g.gpu(), "state", g.state())));
   }
 
   @Override
@@ -109,7 +123,8 @@ public final class ClusterCollector implements MultiCollector {
         "qm_gangs",
         "qm_mig_slices",
         "qm_mig_free_compute_slices",
-        "qm_mig_fragmented");
+        "qm_mig_fragmented",
+        "qm_shared_replicas");
   }
 
   /** One gauge, a series per key, in {@code order}. */

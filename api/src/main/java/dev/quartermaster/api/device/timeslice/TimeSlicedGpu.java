@@ -57,6 +57,19 @@ public record TimeSlicedGpu(String gpu, Optional<GpuSharing> wish, List<Optional
     return List.copyOf(out);
   }
 
+  /**
+   * {@code qm get nodes}' SHARED FREE: replicas a claim could still get over the node's time-sliced
+   * GPUs, of all they offer, e.g. {@code 1/4}; {@code -} for a node with none.
+   */
+  public static String freeText(List<TimeSlicedGpu> gpus) {
+    if (gpus.isEmpty()) {
+      return "-";
+    }
+    long all = gpus.stream().mapToLong(g -> g.holders().size()).sum();
+    long free = all - gpus.stream().mapToLong(TimeSlicedGpu::clients).sum();
+    return free + "/" + all;
+  }
+
   public long clients() {
     return holders.stream().filter(Optional::isPresent).count();
   }
