@@ -22,13 +22,8 @@ server_pid= agent_pid=
 cleanup() { [ -n "$agent_pid" ] && kill "$agent_pid" 2>/dev/null; [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null; true; }
 trap cleanup EXIT
 
-until_true() { # until_true SECONDS WHAT CMD...: polls CMD every 0.3 s, fails naming WHAT after SECONDS
-  local end=$((SECONDS + $1)) what=$2; shift 2
-  until "$@"; do
-    if ((SECONDS > end)); then echo "FAIL: timed out waiting for $what" >&2; exit 1; fi
-    sleep 0.3
-  done
-}
+# shellcheck source=scripts/poll.sh
+source "$(dirname "$qm")/scripts/poll.sh"
 
 start_agent() {
   QM_CRASH_AT=mig-created "$qm" agent --token-file n1.token --node n1 --state "$dir/agent" \

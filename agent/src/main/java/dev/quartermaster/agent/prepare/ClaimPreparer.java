@@ -630,7 +630,10 @@ public final class ClaimPreparer {
           continue;
         }
         var gpus =
-            entry.devices().stream().map(found::gpu).flatMap(java.util.Optional::stream).toList();
+            entry.devices().stream()
+                .map(d -> found.gpu(d).or(() -> replica(d, found)))
+                .flatMap(java.util.Optional::stream)
+                .toList();
         var channels =
             entry.devices().stream()
                 .map(found::channel)

@@ -1,13 +1,11 @@
 package dev.quartermaster.api.client;
 
-import dev.quartermaster.api.device.DeviceSliceSpec;
 import dev.quartermaster.api.device.mig.NodeMigGpus;
 import dev.quartermaster.api.device.timeslice.TimeSlicedGpu;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
-import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.node.Node;
 import dev.quartermaster.api.table.KindTables;
 import dev.quartermaster.api.table.ObjectTable;
@@ -70,12 +68,8 @@ public interface ApiClient {
     if (node.spec().sharing().isEmpty()) {
       return List.of();
     }
-    var name = node.metadata().name();
-    var holders = new java.util.HashMap<String, String>();
-    api.get(Kinds.NODE_ALLOCATION, name)
-        .ifPresent(r -> r.spec().devices().forEach((d, h) -> holders.put(d, "claim/" + h.claim())));
-    var slice = api.get(Kinds.DEVICE_SLICE, name).map(s -> s.spec()).orElse(DeviceSliceSpec.EMPTY);
-    return TimeSlicedGpu.of(node.spec(), slice, holders);
+    var held = HeldDevices.read(api, node.metadata().name());
+    return TimeSlicedGpu.of(node.spec(), held.slice(), held.holders());
   }
 
   /**
@@ -87,12 +81,8 @@ public interface ApiClient {
     if (node.spec().mig().isEmpty()) {
       return NodeMigGpus.NONE;
     }
-    var name = node.metadata().name();
-    var holders = new java.util.HashMap<String, String>();
-    api.get(Kinds.NODE_ALLOCATION, name)
-        .ifPresent(r -> r.spec().devices().forEach((d, h) -> holders.put(d, "claim/" + h.claim())));
-    var slice = api.get(Kinds.DEVICE_SLICE, name).map(s -> s.spec()).orElse(DeviceSliceSpec.EMPTY);
-    return NodeMigGpus.of(node.spec(), slice, holders);
+    var held = HeldDevices.read(api, node.metadata().name());
+    return NodeMigGpus.of(node.spec(), held.slice(), held.holders());
   }
 
   /**

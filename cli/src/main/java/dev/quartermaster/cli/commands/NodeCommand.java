@@ -259,12 +259,7 @@ public final class NodeCommand {
               + " instances that exist) or off (used whole). Refused while a claim holds the GPU or"
               + " a slice of it; the node's agent switches the GPU when it is idle.")
   static final class Mig extends Change {
-    @Option(
-        names = "--gpu",
-        required = true,
-        paramLabel = "GPU",
-        description = "the GPU's device name on the node, e.g. gpu-0 (qm describe node NAME)")
-    String gpu;
+    @Mixin GpuOption gpuOption = new GpuOption();
 
     @Parameters(
         index = "1",
@@ -279,12 +274,12 @@ public final class NodeCommand {
 
     @Override
     UnaryOperator<NodeSpec> change() {
-      return s -> s.withMig(gpu, mode.mode);
+      return s -> s.withMig(gpuOption.gpu, mode.mode);
     }
 
     @Override
     String done() {
-      return "MIG " + mode.mode.map(MigMode::name).orElse("off") + " for " + gpu;
+      return "MIG " + mode.mode.map(MigMode::name).orElse("off") + " for " + gpuOption.gpu;
     }
   }
 
@@ -296,12 +291,7 @@ public final class NodeCommand {
               + " whole GPU; nothing isolates their memory or faults) or off (used whole, by one"
               + " claim). Refused while a claim holds the GPU or a replica of it.")
   static final class Share extends Change {
-    @Option(
-        names = "--gpu",
-        required = true,
-        paramLabel = "GPU",
-        description = "the GPU's device name on the node, e.g. gpu-0 (qm describe node NAME)")
-    String gpu;
+    @Mixin GpuOption gpuOption = new GpuOption();
 
     @Parameters(index = "1", paramLabel = "MODE", description = "time-sliced or off")
     String mode;
@@ -330,15 +320,26 @@ public final class NodeCommand {
     @Override
     UnaryOperator<NodeSpec> change() {
       var how = how();
-      return s -> s.withSharing(gpu, how);
+      return s -> s.withSharing(gpuOption.gpu, how);
     }
 
     @Override
     String done() {
+      var gpu = gpuOption.gpu;
       return how()
           .map(h -> "time-sliced by " + h.replicas() + " for " + gpu)
           .orElse("whole " + gpu);
     }
+  }
+
+  /** The GPU a mode command changes ({@code --gpu gpu-0}). */
+  static final class GpuOption {
+    @Option(
+        names = "--gpu",
+        required = true,
+        paramLabel = "GPU",
+        description = "the GPU's device name on the node, e.g. gpu-0 (qm describe node NAME)")
+    String gpu;
   }
 
   static final class MigWordConverter implements picocli.CommandLine.ITypeConverter<MigWord> {

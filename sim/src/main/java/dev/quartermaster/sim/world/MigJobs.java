@@ -1,23 +1,13 @@
 package dev.quartermaster.sim.world;
 
-import dev.quartermaster.api.claim.DeviceRequest;
-import dev.quartermaster.api.claim.ResourceClaim;
-import dev.quartermaster.api.claim.ResourceClaimSpec;
-import dev.quartermaster.api.claim.ResourceClaimStatus;
 import dev.quartermaster.api.device.DeviceClass;
 import dev.quartermaster.api.device.DeviceClassSpec;
 import dev.quartermaster.api.device.DeviceClassStatus;
 import dev.quartermaster.api.device.DeviceSelector;
 import dev.quartermaster.api.device.mig.MigGeometry;
-import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
-import dev.quartermaster.api.workload.Task;
-import dev.quartermaster.api.workload.TaskSpec;
-import dev.quartermaster.api.workload.TaskStatus;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.random.RandomGenerator;
 
 /**
@@ -50,50 +40,20 @@ final class MigJobs {
                   List.of(new DeviceSelector("profile", DeviceSelector.Operator.In, List.of(p)))),
               DeviceClassStatus.EMPTY));
     }
-    var env = run.world().env();
     for (int i = 0; i < count; i++) {
       var name = PREFIX + i;
       var profile = PROFILES.get(random.nextInt(PROFILES.size()));
       var at = Duration.ofMillis(random.nextLong(Chaos.WINDOW.toMillis()));
       var lasts = Duration.ofSeconds(5 + random.nextInt(60));
-      env.schedule(
+      StandAloneJob.schedule(
+          run,
+          name,
+          "slice job " + name,
+          " (" + profile + ")",
+          "slice",
+          deviceClass(profile),
           at,
-          () -> {
-            run.event("operator: apply slice job " + name + " (" + profile + ")");
-            SeedRun.tolerant(() -> api.create(claim(name, profile)));
-            SeedRun.tolerant(() -> api.create(task(name)));
-          });
-      env.schedule(
-          at.plus(lasts),
-          () -> {
-            run.event("operator: delete slice job " + name);
-            run.promises().operatorDeleted(name);
-            SeedRun.tolerant(() -> api.delete(Kinds.TASK, name));
-            SeedRun.tolerant(() -> api.delete(Kinds.RESOURCE_CLAIM, name));
-          });
+          lasts);
     }
-  }
-
-  private static ResourceClaim claim(String name, String profile) {
-    return new ResourceClaim(
-        ObjectMeta.named(name),
-        new ResourceClaimSpec(
-            List.of(new DeviceRequest("slice", deviceClass(profile), 1, List.of())),
-            Optional.empty()),
-        ResourceClaimStatus.EMPTY);
-  }
-
-  private static Task task(String name) {
-    return new Task(
-        ObjectMeta.named(name),
-        new TaskSpec(
-            Optional.empty(),
-            List.of("serve"),
-            Map.of(),
-            List.of(name),
-            List.of(),
-            "exec",
-            Optional.empty()),
-        TaskStatus.EMPTY);
   }
 }

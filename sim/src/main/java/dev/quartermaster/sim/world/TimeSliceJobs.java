@@ -1,23 +1,14 @@
 package dev.quartermaster.sim.world;
 
-import dev.quartermaster.api.claim.DeviceRequest;
-import dev.quartermaster.api.claim.ResourceClaim;
-import dev.quartermaster.api.claim.ResourceClaimSpec;
-import dev.quartermaster.api.claim.ResourceClaimStatus;
 import dev.quartermaster.api.device.DeviceClass;
 import dev.quartermaster.api.device.DeviceClassSpec;
 import dev.quartermaster.api.device.DeviceClassStatus;
 import dev.quartermaster.api.device.timeslice.TimeSlices;
 import dev.quartermaster.api.error.ApiException;
-import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.node.GpuSharing;
-import dev.quartermaster.api.workload.Task;
-import dev.quartermaster.api.workload.TaskSpec;
-import dev.quartermaster.api.workload.TaskStatus;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.random.RandomGenerator;
 
@@ -55,21 +46,8 @@ final class TimeSliceJobs {
       var name = PREFIX + i;
       var at = Duration.ofMillis(random.nextLong(Chaos.WINDOW.toMillis()));
       var lasts = Duration.ofSeconds(10 + random.nextInt(60));
-      env.schedule(
-          at,
-          () -> {
-            run.event("operator: apply time-sliced job " + name);
-            SeedRun.tolerant(() -> api.create(claim(name)));
-            SeedRun.tolerant(() -> api.create(task(name)));
-          });
-      env.schedule(
-          at.plus(lasts),
-          () -> {
-            run.event("operator: delete time-sliced job " + name);
-            run.promises().operatorDeleted(name);
-            SeedRun.tolerant(() -> api.delete(Kinds.TASK, name));
-            SeedRun.tolerant(() -> api.delete(Kinds.RESOURCE_CLAIM, name));
-          });
+      StandAloneJob.schedule(
+          run, name, "time-sliced job " + name, "", "turn", TimeSlices.DEVICE_CLASS, at, lasts);
     }
     for (var node : run.world().shareNodes()) {
       for (int k = 0; k < 6; k++) {
@@ -91,28 +69,5 @@ final class TimeSliceJobs {
             });
       }
     }
-  }
-
-  private static ResourceClaim claim(String name) {
-    return new ResourceClaim(
-        ObjectMeta.named(name),
-        new ResourceClaimSpec(
-            List.of(new DeviceRequest("turn", TimeSlices.DEVICE_CLASS, 1, List.of())),
-            Optional.empty()),
-        ResourceClaimStatus.EMPTY);
-  }
-
-  private static Task task(String name) {
-    return new Task(
-        ObjectMeta.named(name),
-        new TaskSpec(
-            Optional.empty(),
-            List.of("serve"),
-            Map.of(),
-            List.of(name),
-            List.of(),
-            "exec",
-            Optional.empty()),
-        TaskStatus.EMPTY);
   }
 }

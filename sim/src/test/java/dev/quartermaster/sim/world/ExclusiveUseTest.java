@@ -19,7 +19,8 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
- * The simulation's one I1 judge: a device in two allocations, or a shared counter over-consumed.
+ * The simulation's one I1 judge: a device in two allocations, a shared counter over-consumed, or a
+ * part of a GPU and the whole GPU in two.
  */
 class ExclusiveUseTest {
   static ResourceClaim allocated(String name, String device) {
@@ -45,7 +46,7 @@ class ExclusiveUseTest {
             "node-1",
             List.of(
                 new Device("gpu-0", "gpu", Map.of(), Device.Health.Healthy, "", whole),
-                new Device("gpu-0-mig-1g-0", "gpu", Map.of(), Device.Health.Healthy, "", consumes)),
+                new Device("gpu-0-slice-0", "gpu", Map.of(), Device.Health.Healthy, "", consumes)),
             counters ? List.of(new CounterSet("gpu-0", Map.of("compute", 7L))) : List.of()),
         null);
   }
@@ -61,12 +62,21 @@ class ExclusiveUseTest {
 
   @Test
   void theGpuAndItsSliceInTwoAllocationsAreI1OnlyWhenTheyShareCounters() {
-    var claims = List.of(allocated("a", "gpu-0"), allocated("b", "gpu-0-mig-1g-0"));
+    var claims = List.of(allocated("a", "gpu-0"), allocated("b", "gpu-0-slice-0"));
     assertThat(ExclusiveUse.violations(claims, ExclusiveUse.bySlices(List.of(slice(false)))))
         .isEmpty();
     assertThat(ExclusiveUse.violations(claims, ExclusiveUse.bySlices(List.of(slice(true)))))
         .singleElement()
         .asString()
-        .startsWith("node-1: device gpu-0-mig-1g-0 shares counter gpu-0/compute: 8 of 7");
+        .startsWith("node-1: device gpu-0-slice-0 shares counter gpu-0/compute: 8 of 7");
+  }
+
+  @Test
+  void aReplicaAndItsWholeGpuInTwoAllocationsAreI1WhateverTheSliceSays() {
+    var claims = List.of(allocated("a", "gpu-0"), allocated("b", "gpu-0-ts-1"));
+    assertThat(ExclusiveUse.violations(claims, ExclusiveUse.bySlices(List.of(slice(false)))))
+        .containsExactly(
+            "node-1: device gpu-0-ts-1 and device gpu-0 are one GPU (a part and its whole); gpu-0"
+                + " is held by a, and device gpu-0-ts-1 by b");
   }
 }
