@@ -269,6 +269,33 @@ try {
   console.log(`mig picture: ${(await picture.innerText()).replace(/\s+/g, ' ').trim()}`);
   await shot('10-mig-gpu');
 
+  step('a time-sliced GPU is drawn as its replicas and who holds each');
+  // As for mig-node: the test publishes ts-node's slice (gpu-0 time-sliced by 3, as its agent
+  // would publish it) and says it is ready; the allocator places a real claim on a replica.
+  const tsMade = await api('POST', '/api/v1/nodes', { kind: 'Node', metadata: { name: 'ts-node' },
+    spec: { sharing: { 'gpu-0': { mode: 'TimeSliced', replicas: 3 } } } });
+  if (tsMade.status !== 201) fail(`POST node: ${tsMade.status} ${JSON.stringify(tsMade.body)}`);
+  const tsBeat = await api('PUT', '/api/v1/nodes/ts-node/status',
+    { ...tsMade.body, status: { conditions: [ready('AgentReady'), ready('DevicesReady')], heartbeat: now, bootId: 'test', agentVersion: '0.1.0' } });
+  if (tsBeat.status !== 200) fail(`PUT node status: ${tsBeat.status} ${JSON.stringify(tsBeat.body)}`);
+  const replica = (k) => ({ name: `gpu-0-ts-${k}`, class: 'timeslice', health: 'Healthy',
+    attributes: { uuid: 'GPU-ts', model: 'NVIDIA H100 80GB HBM3', parent: 'gpu-0', replica: `${k}`, replicas: '3', sharing: 'time-sliced' } });
+  for (const [path, body] of [
+    ['/api/v1/deviceslices', { kind: 'DeviceSlice', metadata: { name: 'ts-node' }, spec: { node: 'ts-node', devices: [0, 1, 2].map(replica) } }],
+    ['/api/v1/resourceclaims', { kind: 'ResourceClaim', metadata: { name: 'ts-a' },
+      spec: { requests: [{ name: 'turn', deviceClassName: 'timeslice', count: 1 }] } }]]) {
+    const posted = await api('POST', path, body);
+    if (posted.status !== 201) fail(`POST ${path}: ${posted.status} ${JSON.stringify(posted.body)}`);
+  }
+  const turns = row('shared/ts-node/gpu-0');
+  await turns.locator('.slot.held', { hasText: 'claim/ts-a' }).waitFor();
+  const replicas = await turns.locator('.slot').count();
+  if (replicas !== 3) fail(`gpu-0's replicas are ${replicas} boxes, not 3`);
+  await turns.locator('text=no isolation').waitFor();
+  await row('node/ts-node').locator('text=GPUs 1/1 held').waitFor();
+  console.log(`time-sliced row: ${(await turns.innerText()).replace(/\s+/g, ' ').trim()}`);
+  await shot('11-time-sliced-gpu');
+
   step('no reload happened; no script error; the token never left its header');
   if (navigations !== navigationsBefore) fail(`the page navigated ${navigations - navigationsBefore} time(s) after login`);
   if (await page.evaluate(() => window.qmSamePage) !== 'yes') fail('the page was reloaded');

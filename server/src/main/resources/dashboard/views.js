@@ -52,12 +52,36 @@ function migRow(name, g) {
   ]);
 }
 
+// One time-sliced GPU as a row: its replicas left to right, each a box with the claim that holds
+// it or "free", drawn from the node's slice and record alone (a replica names its GPU in `parent`).
+// Nothing isolates the clients: the row says so.
+function sharedRow(name, gpu, replicas, held) {
+  const sorted = [...replicas].sort((a, b) => Number(a.attributes?.replica ?? 0) - Number(b.attributes?.replica ?? 0));
+  const who = (d) => (held(d) ? `claim/${held(d)}` : 'free');
+  const bar = sorted.map((d) => ({ span: 1, text: who(d), cls: held(d) ? 'held' : 'free' }));
+  const clients = sorted.filter(held).length;
+  return row(`shared/${name}/${gpu}`, 1, [
+    cell(gpu, 'name'),
+    cell(`time-sliced ×${sorted.length}`, 'ok'),
+    cell('timeslice'),
+    cell(`${sorted.length - clients}/${sorted.length} replicas free`, 'muted'),
+    { text: sorted.map((d) => `[${who(d)}]`).join(''), cls: 'mig-bar', bar },
+    cell('no isolation: clients share memory and faults', 'warn'),
+  ]);
+}
+
 function nodeGroup(name, node, slice, allocation, expanded, mig) {
   const holders = allocation?.spec?.devices ?? {};
   const devices = slice?.spec?.devices ?? [];
   const held = (d) => holders[d.name]?.claim;
   // A MIG GPU is drawn as its picture; of its slices only the held ones are listed.
-  const gpus = devices.filter((d) => d.class !== 'channel' && (d.class !== 'mig' || held(d)));
+  const gpus = devices.filter((d) => d.class !== 'channel' && d.class !== 'timeslice' && (d.class !== 'mig' || held(d)));
+  // A time-sliced GPU is drawn as its replicas, none listed on its own.
+  const shared = new Map();
+  devices.filter((d) => d.class === 'timeslice').forEach((d) => {
+    const gpu = d.attributes?.parent ?? d.name;
+    shared.set(gpu, [...(shared.get(gpu) ?? []), d]);
+  });
   const channels = devices.filter((d) => d.class === 'channel');
   const migGpus = (mig?.gpus ?? []).filter((g) => g.published);
   const spec = node?.spec ?? {};
@@ -69,9 +93,10 @@ function nodeGroup(name, node, slice, allocation, expanded, mig) {
   const agentReady = condition(node, 'AgentReady');
   const stats = {
     ready: agentReady?.status === 'True' && devicesReady?.status === 'True' ? 1 : 0,
-    gpus: gpus.filter((d) => d.class !== 'mig').length + migGpus.length,
+    gpus: gpus.filter((d) => d.class !== 'mig').length + migGpus.length + shared.size,
     held: gpus.filter((d) => d.class !== 'mig' && held(d)).length
-      + migGpus.filter((g) => (g.cells ?? []).some((c) => c.holder)).length,
+      + migGpus.filter((g) => (g.cells ?? []).some((c) => c.holder)).length
+      + [...shared.values()].filter((rs) => rs.some(held)).length,
     unhealthy: devices.filter((d) => d.health !== 'Healthy').length,
   };
   const head = row(`node/${name}`, 0, [
@@ -94,7 +119,11 @@ function nodeGroup(name, node, slice, allocation, expanded, mig) {
       cell(a.uuid ?? '', 'muted name'),
     ], claim ? { select: `ResourceClaim/${claim}` } : {});
   };
-  const rows = [...(mig?.gpus ?? []).map((g) => migRow(name, g)), ...gpus.map(deviceRow)];
+  const rows = [
+    ...(mig?.gpus ?? []).map((g) => migRow(name, g)),
+    ...[...shared.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([gpu, rs]) => sharedRow(name, gpu, rs, held)),
+    ...gpus.map(deviceRow),
+  ];
   const notable = channels.filter((d) => held(d) || d.health !== 'Healthy');
   const quiet = channels.filter((d) => !held(d) && d.health === 'Healthy');
   rows.push(...notable.map(deviceRow));
