@@ -141,6 +141,9 @@ public final class NodeAgent implements AutoCloseable {
   /** The MIG modes of this node's GPUs, set to the operator's wish and reported. */
   private final MigModePass migModes;
 
+  /** The time-sliced GPUs' waits as last reported (an event only when one begins). */
+  private volatile java.util.Set<String> sharingWaits = java.util.Set.of();
+
   private NodeAgent(
       NodeAgentConfig config, NodeHost host, NodeHost.StateLock lock, DurableLedger durable) {
     this.config = config;
@@ -658,6 +661,7 @@ public final class NodeAgent implements AutoCloseable {
       var offered = devices.offered(preparer.heldDevices().keySet());
       offered.notes().forEach(n -> LOG.info("node {}: {}", config.nodeName(), n));
       changes.ifPresent(c -> migModes.report(c, offered.notes()));
+      reportSharing(offered);
       // The ledger judges prepares by what the node offers, as the store does.
       preparer
           .durable()
@@ -673,6 +677,25 @@ public final class NodeAgent implements AutoCloseable {
           e);
     }
     checkTaskDevices(); // on every rescan: a GPU's own node is not among the watched control nodes
+  }
+
+  /**
+   * Says where users look what the time-sliced GPUs did: an event per GPU that changed form, and
+   * one per wait that begins (said once, not at every publish while it lasts).
+   */
+  private void reportSharing(NodeDevices.Offered offered) {
+    var involved = new InvolvedObject(Kinds.NODE.name(), config.nodeName());
+    for (var change : offered.sharingChanges()) {
+      LOG.info("node {}: {}", config.nodeName(), change);
+      recorder.record(involved, EventType.Normal, "SharingChanged", change);
+    }
+    for (var wait : offered.sharingWaits()) {
+      if (!sharingWaits.contains(wait)) {
+        LOG.info("node {}: {}", config.nodeName(), wait);
+        recorder.record(involved, EventType.Warning, "SharingWaiting", wait);
+      }
+    }
+    sharingWaits = java.util.Set.copyOf(offered.sharingWaits());
   }
 
   /** The prepare pipeline (for tests and {@code qm up}). */

@@ -42,6 +42,16 @@ class TimeSliceUpTest {
           BOUND,
           () -> idle.matcher(up.qm("describe", "node", "node-1")).find());
 
+      expected.add("./qm get events --for node/node-1");
+      up.await(
+          "a SharingChanged event on node-1",
+          BOUND,
+          () ->
+              Pattern.compile(
+                      "Normal\\s+SharingChanged\\s+node/node-1\\s+1\\s+gpu-0: time-sliced by 4")
+                  .matcher(up.qm("get", "events", "--for", "node/node-1"))
+                  .find());
+
       expected.add("./qm apply -f examples/timeslice.yaml");
       assertThat(up.qm("apply", "-f", "examples/timeslice.yaml"))
           .isEqualTo("deviceclass/timeslice unchanged\nworkload/ts-notebooks created\n");

@@ -125,7 +125,16 @@ public final class NodeDevices implements AutoCloseable {
    * dev.quartermaster.agent.health.DeviceHealth#ofSlice}). Why a GPU offers less than it might is
    * in {@code notes}.
    */
-  public record Offered(List<Device> devices, List<CounterSet> counters, List<String> notes) {}
+  public record Offered(
+      List<Device> devices,
+      List<CounterSet> counters,
+      List<String> notes,
+      List<String> sharingWaits,
+      List<String> sharingChanges) {
+    public Offered(List<Device> devices, List<CounterSet> counters, List<String> notes) {
+      this(devices, counters, notes, List.of(), List.of());
+    }
+  }
 
   public Offered offered() {
     return offered(Set.of());
@@ -140,6 +149,7 @@ public final class NodeDevices implements AutoCloseable {
     var devices = new ArrayList<Device>();
     var counters = new ArrayList<CounterSet>();
     var notes = new ArrayList<String>();
+    var sharingWaits = new ArrayList<String>();
     var offers = mig.offers(found.gpus());
     for (int i = 0; i < offers.size(); i++) {
       var offer = offers.get(i);
@@ -147,7 +157,7 @@ public final class NodeDevices implements AutoCloseable {
       var health = tracker.health(parent);
       if (offer.whole().isPresent()) {
         var replicas = timeSliced.offer(parent, held);
-        replicas.note().ifPresent(notes::add);
+        replicas.note().ifPresent(sharingWaits::add);
         if (replicas.replicas() > 0) {
           devices.addAll(
               TimeSlices.replicas(
@@ -173,7 +183,7 @@ public final class NodeDevices implements AutoCloseable {
       offer.note().ifPresent(notes::add);
     }
     found.channels().channels().stream().map(DiscoveredChannel::toDevice).forEach(devices::add);
-    return new Offered(devices, counters, notes);
+    return new Offered(devices, counters, notes, sharingWaits, timeSliced.drainChanges());
   }
 
   public HealthTracker health() {

@@ -25,6 +25,15 @@ final class TimeSliceOffer {
   /** GPU → how many replicas it last offered; absent: offered whole. */
   private final Map<String, Integer> offered = new HashMap<>();
 
+  private final java.util.List<String> changes = new java.util.ArrayList<>();
+
+  /** What changed form since last asked ({@code gpu-0: time-sliced by 4}), in order. */
+  synchronized java.util.List<String> drainChanges() {
+    var out = java.util.List.copyOf(changes);
+    changes.clear();
+    return out;
+  }
+
   synchronized void wish(Map<String, GpuSharing> next) {
     wish = Map.copyOf(next);
     told = true;
@@ -69,6 +78,9 @@ final class TimeSliceOffer {
       offered.put(gpu, now);
     } else {
       offered.remove(gpu);
+    }
+    if (now != before) {
+      changes.add(gpu + (now > 0 ? ": time-sliced by " + now : ": offered whole again"));
     }
     return new Replicas(now, note);
   }

@@ -80,4 +80,20 @@ class TimeSliceOfferTest {
                     ? "gpu-0: time-slicing by 4 waits until the GPU is released"
                     : "gpu-0: use whole waits until replica 0 is released"));
   }
+
+  @org.junit.jupiter.api.Test
+  void eachChangeOfFormIsToldOnce() {
+    var offer = new TimeSliceOffer();
+    offer.wish(Map.of("gpu-0", GpuSharing.timeSliced(4)));
+    offer.offer("gpu-0", Set.of());
+    offer.offer("gpu-1", Set.of());
+    assertThat(offer.drainChanges()).containsExactly("gpu-0: time-sliced by 4");
+    offer.offer("gpu-0", Set.of());
+    assertThat(offer.drainChanges()).isEmpty();
+    offer.wish(Map.of());
+    offer.offer("gpu-0", Set.of("gpu-0-ts-2")); // waits: no change
+    assertThat(offer.drainChanges()).isEmpty();
+    offer.offer("gpu-0", Set.of());
+    assertThat(offer.drainChanges()).containsExactly("gpu-0: offered whole again");
+  }
 }

@@ -22,6 +22,12 @@ import java.util.random.RandomGenerator;
 final class TimeSliceJobs {
   static final String PREFIX = "turn-";
 
+  /**
+   * When jobs arrive: the first 30 s, which a run's 3,000 steps of faults span (about 20 s of
+   * simulated time), so that they meet the faults rather than the healed cluster after them.
+   */
+  static final Duration WINDOW = Duration.ofSeconds(30);
+
   /** The GPU an operator switches; {@code gpu-0} stays time-sliced all run. */
   static final String SWITCHED = "gpu-1";
 
@@ -44,30 +50,32 @@ final class TimeSliceJobs {
     var env = run.world().env();
     for (int i = 0; i < count; i++) {
       var name = PREFIX + i;
-      var at = Duration.ofMillis(random.nextLong(Chaos.WINDOW.toMillis()));
+      var at = Duration.ofMillis(random.nextLong(WINDOW.toMillis()));
       var lasts = Duration.ofSeconds(10 + random.nextInt(60));
       StandAloneJob.schedule(
           run, name, "time-sliced job " + name, "", "turn", TimeSlices.DEVICE_CLASS, at, lasts);
     }
     for (var node : run.world().shareNodes()) {
+      // Six switches, whole and time-sliced by turns (it starts time-sliced), each spell long
+      // enough for the agent to hear of it at a heartbeat and claims to take the GPU in its form:
+      // the first within the faults, the rest while the cluster heals.
+      var at = Duration.ofMillis(2_000 + random.nextLong(3_000));
       for (int k = 0; k < 6; k++) {
-        var at = Duration.ofMillis(random.nextLong(Chaos.WINDOW.toMillis()));
-        boolean shared = random.nextBoolean();
-        env.schedule(
-            at,
-            () -> {
-              var how =
-                  shared ? Optional.of(GpuSharing.timeSliced(2)) : Optional.<GpuSharing>empty();
-              try {
-                run.world().nodeSpec(node, s -> s.withSharing(SWITCHED, how));
-                run.event(
-                    "operator: " + node + " " + SWITCHED + (shared ? " time-sliced" : " whole"));
-              } catch (ApiException e) {
-                run.event(
-                    "operator: " + node + " " + SWITCHED + " not switched: " + e.getMessage());
-              }
-            });
+        boolean shared = k % 2 == 1;
+        env.schedule(at, () -> switchGpu(run, node, shared));
+        at = at.plus(Duration.ofMillis(20_000 + random.nextLong(20_000)));
       }
+    }
+  }
+
+  /** The operator's {@code qm node share}: refused while a claim holds gpu-1 or a replica. */
+  private static void switchGpu(SeedRun run, String node, boolean shared) {
+    var how = shared ? Optional.of(GpuSharing.timeSliced(2)) : Optional.<GpuSharing>empty();
+    try {
+      run.world().nodeSpec(node, s -> s.withSharing(SWITCHED, how));
+      run.event("operator: " + node + " " + SWITCHED + (shared ? " time-sliced" : " whole"));
+    } catch (ApiException e) {
+      run.event("operator: " + node + " " + SWITCHED + " not switched: " + e.getMessage());
     }
   }
 }

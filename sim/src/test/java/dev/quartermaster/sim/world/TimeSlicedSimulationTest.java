@@ -24,7 +24,11 @@ class TimeSlicedSimulationTest {
   void replicasAndWholeGpusComeAndGoUnderFaultsWithEveryPromiseKept() {
     Campaign.quiet();
     Set<String> seen = new HashSet<>();
-    for (long seed = 1; seed <= 3; seed++) {
+    // Seeds until one run or another has shown each form handed out (at most BOUND), every run
+    // passing.
+    for (long seed = 1;
+        seed <= BOUND && !seen.containsAll(Set.of("gpu-0-ts", "gpu-1-ts", "gpu-1"));
+        seed++) {
       var run = new SeedRun(seed, SeedRun.STEPS, Variant.REAL, line -> true, 0, 1);
       // After the world's own view of the store: the claims as committed, at every commit.
       run.world().store().onCommit((revision, changes) -> seenAllocations(run, seen));
