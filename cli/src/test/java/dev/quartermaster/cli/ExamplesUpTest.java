@@ -39,7 +39,8 @@ class ExamplesUpTest {
           "teams.yaml",
           "teams-urgent.yaml",
           "mig.yaml", // MigUpTest, under qm up --simulated-model H200
-          "mig-whole.yaml");
+          "mig-whole.yaml",
+          "timeslice.yaml"); // TimeSliceUpTest, after qm node share
 
   @Test
   void everyExampleAppliesAndReachesItsStateUnderADefaultUp() throws Exception {
