@@ -123,26 +123,20 @@ public final class NodeDevices implements AutoCloseable {
    * its slices, never itself; an XID on its handle that names no instance is each slice's, one that
    * names an instance only that slice's ({@link
    * dev.quartermaster.agent.health.DeviceHealth#ofSlice}). Why a GPU offers less than it might is
-   * in {@code notes}.
+   * in {@code notes}; a time-sliced GPU's wait in {@code sharingWaits}, and each GPU that changed
+   * form since the last offer in {@code sharingChanges}.
    */
   public record Offered(
       List<Device> devices,
       List<CounterSet> counters,
       List<String> notes,
       List<String> sharingWaits,
-      List<String> sharingChanges) {
-    public Offered(List<Device> devices, List<CounterSet> counters, List<String> notes) {
-      this(devices, counters, notes, List.of(), List.of());
-    }
-  }
-
-  public Offered offered() {
-    return offered(Set.of());
-  }
+      List<String> sharingChanges) {}
 
   /**
-   * As {@link #offered()}, with {@code held} the devices this node's ledger holds: a GPU the
-   * operator shares by turns offers its replicas instead of itself ({@link TimeSliceOffer}).
+   * What the node offers, {@code held} being the devices its ledger holds: a GPU the operator
+   * shares by turns offers its replicas instead of itself ({@link TimeSliceOffer}), in the form
+   * nothing held would vanish by.
    */
   public Offered offered(Set<String> held) {
     var found = inventory();

@@ -50,24 +50,15 @@ public final class KindTables {
   private KindTables() {}
 
   /**
-   * The table for {@code kind}; AGE is measured at {@code now}. A node's MIG FREE needs its slice
-   * and record, which a row alone does not carry: it reads {@code ?} for a node with MIG GPUs.
+   * The table for {@code kind}; AGE is measured at {@code now}. A node's MIG FREE and SHARED FREE
+   * need its slice and record, which a row alone does not carry: each reads {@code ?} for a node
+   * with such GPUs.
    */
   public static <T extends ApiObject> KindTable<T> of(Kind<T> kind, Instant now) {
     return of(
         kind,
         now,
         n -> n.spec().mig().isEmpty() ? NodeMigGpus.NONE.freeText() : "?",
-        n -> n.spec().sharing().isEmpty() ? TimeSlicedGpu.freeText(List.of()) : "?");
-  }
-
-  /** As below, a node's SHARED FREE as the spec alone tells it ({@code -} or {@code ?}). */
-  public static <T extends ApiObject> KindTable<T> of(
-      Kind<T> kind, Instant now, java.util.function.Function<Node, String> migFree) {
-    return of(
-        kind,
-        now,
-        migFree,
         n -> n.spec().sharing().isEmpty() ? TimeSlicedGpu.freeText(List.of()) : "?");
   }
 
