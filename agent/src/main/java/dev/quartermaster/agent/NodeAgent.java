@@ -168,7 +168,7 @@ public final class NodeAgent implements AutoCloseable {
         new ClaimPreparer(
             durable,
             host.claimSpecs(),
-            new EffectsReconciler(host.helpers(), status),
+            new EffectsReconciler(host.helpers(), status, host.mpsDaemons()),
             devices::inventory,
             tree::checkControlNodes,
             tree::checkNode,

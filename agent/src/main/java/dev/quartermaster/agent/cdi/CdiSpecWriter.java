@@ -9,8 +9,12 @@ import dev.quartermaster.agent.discovery.DiscoveredGpu;
 import dev.quartermaster.agent.discovery.VerifiedNode;
 import dev.quartermaster.agent.ledger.ClaimRef;
 import dev.quartermaster.agent.mig.PreparedSlice;
+import dev.quartermaster.agent.mps.MpsPaths;
+import dev.quartermaster.agent.mps.MpsVariables;
 import dev.quartermaster.agent.names.SafeNames;
 import dev.quartermaster.api.codec.PooledJson;
+import dev.quartermaster.api.device.mps.MpsShare;
+import dev.quartermaster.api.device.mps.MpsShares;
 import dev.quartermaster.api.device.timeslice.TimeSlices;
 import dev.quartermaster.core.files.BootScopedFile;
 import java.io.IOException;
@@ -62,12 +66,19 @@ public final class CdiSpecWriter implements ClaimSpecs {
   static final int SPARES = 16;
 
   private final Path dir;
+  private final MpsPaths mps;
 
   /** Spares {@code .spare-0} to {@code .spare-<spares - 1>} are there (left by this writer). */
   private int spares;
 
   public CdiSpecWriter(Path dir) {
+    this(dir, MpsPaths.DEFAULT);
+  }
+
+  /** Specs in {@code dir}; an MPS share's names the pipes of its GPU's daemon under {@code mps}. */
+  public CdiSpecWriter(Path dir, MpsPaths mps) {
     this.dir = dir.toAbsolutePath().normalize();
+    this.mps = mps;
   }
 
   public Path dir() {
@@ -102,7 +113,7 @@ public final class CdiSpecWriter implements ClaimSpecs {
     slices.forEach(s -> SafeNames.requireDeviceName(s.name()));
     var names = new ArrayList<String>();
     if (!gpus.isEmpty() || !slices.isEmpty()) {
-      writeSpec(specPath(DiscoveredGpu.CLASS, uid), render(claim, gpus, slices, controlNodes));
+      writeSpec(specPath(DiscoveredGpu.CLASS, uid), render(claim, gpus, slices, controlNodes, mps));
       gpus.forEach(g -> names.add(CdiNames.qualified(DiscoveredGpu.CLASS, uid, g.name())));
       slices.forEach(s -> names.add(CdiNames.qualified(DiscoveredGpu.CLASS, uid, s.name())));
     }
@@ -169,7 +180,7 @@ public final class CdiSpecWriter implements ClaimSpecs {
   /** The spec's bytes (exposed for tests that validate it against the CDI schema). */
   public static byte[] render(
       ClaimRef claim, List<DiscoveredGpu> gpus, List<VerifiedNode> controlNodes) {
-    return render(claim, gpus, List.of(), controlNodes);
+    return render(claim, gpus, List.of(), controlNodes, MpsPaths.DEFAULT);
   }
 
   /**
@@ -180,7 +191,8 @@ public final class CdiSpecWriter implements ClaimSpecs {
       ClaimRef claim,
       List<DiscoveredGpu> gpus,
       List<PreparedSlice> slices,
-      List<VerifiedNode> controlNodes) {
+      List<VerifiedNode> controlNodes,
+      MpsPaths mps) {
     var names = new ArrayList<String>();
     var nodes = new ArrayList<CdiDeviceNode>();
     var devices = NODES.arrayNode();
@@ -192,6 +204,12 @@ public final class CdiSpecWriter implements ClaimSpecs {
       var device = devices.addObject();
       device.put("name", name);
       var edits = device.putObject("containerEdits");
+      var share = MpsShares.parse(gpu.name());
+      if (share.isPresent()) {
+        shareEdits(edits, gpu, share.get(), claim, mps);
+        edits.putArray("deviceNodes").add(deviceNode(node));
+        continue;
+      }
       var replica = TimeSlices.parse(gpu.name());
       edits
           .putArray("env")
@@ -246,6 +264,28 @@ public final class CdiSpecWriter implements ClaimSpecs {
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("cannot render CDI spec", e);
     }
+  }
+
+  /**
+   * An MPS share's edits: its own entries, and what makes its processes clients of its GPU's MPS
+   * daemon with the share's limits: the daemon's pipe directory (named and mounted), the compute
+   * percentage and the memory cap. The cap names device 0: a client sees its share's GPU only.
+   */
+  private static void shareEdits(
+      ObjectNode edits, DiscoveredGpu gpu, MpsShare share, ClaimRef claim, MpsPaths mps) {
+    var pipe = mps.pipe(share.gpu()).toString();
+    edits
+        .putArray("env")
+        .add(DeviceVariables.shareUuid(gpu.index(), share, gpu.uuid()))
+        .add(DeviceVariables.shareClaimUid(gpu.index(), share, claim.uid()))
+        .add(MpsVariables.PIPE_DIRECTORY + "=" + pipe)
+        .add(MpsVariables.LOG_DIRECTORY + "=" + mps.log(share.gpu()))
+        .add(MpsVariables.ACTIVE_THREAD_PERCENTAGE + "=" + share.computePercent())
+        .add(MpsVariables.PINNED_DEVICE_MEM_LIMIT + "=0=" + share.memoryGiB() + "G");
+    var mount = edits.putArray("mounts").addObject();
+    mount.put("hostPath", pipe);
+    mount.put("containerPath", pipe);
+    mount.putArray("options").add("rbind").add("rw");
   }
 
   private static List<VerifiedNode> concat(VerifiedNode first, List<VerifiedNode> rest) {

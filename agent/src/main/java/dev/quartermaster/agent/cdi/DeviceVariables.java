@@ -1,5 +1,6 @@
 package dev.quartermaster.agent.cdi;
 
+import dev.quartermaster.api.device.mps.MpsShare;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -47,11 +48,14 @@ public final class DeviceVariables {
 
   // A whole GPU's key is its index; a MIG slice's its parent's index and its start position (no
   // two live slices of one GPU share a start); a time-sliced replica's its parent's index and its
-  // number: so each device's keys stay its own.
+  // number; an MPS share's its parent's index and its size and number: so each device's keys stay
+  // its own.
   private static final Pattern GPU_UUID =
-      Pattern.compile("QUARTERMASTER_GPU_([0-9]+(?:_(?:MIG|TS)_[0-9]+)?)_UUID=(.*)");
+      Pattern.compile(
+          "QUARTERMASTER_GPU_([0-9]+(?:_(?:MIG|TS)_[0-9]+|_MPS_[0-9]+PCT_[0-9]+GIB_[0-9]+)?)_UUID=(.*)");
   private static final Pattern GPU_CLAIM =
-      Pattern.compile("QUARTERMASTER_GPU_([0-9]+(?:_(?:MIG|TS)_[0-9]+)?)_CLAIM_UID=(.*)");
+      Pattern.compile(
+          "QUARTERMASTER_GPU_([0-9]+(?:_(?:MIG|TS)_[0-9]+|_MPS_[0-9]+PCT_[0-9]+GIB_[0-9]+)?)_CLAIM_UID=(.*)");
   private static final Pattern CHANNEL_CLAIM =
       Pattern.compile("QUARTERMASTER_IMEX_CHANNEL_([0-9]+)_CLAIM_UID=(.*)");
 
@@ -94,6 +98,23 @@ public final class DeviceVariables {
   /** {@code QUARTERMASTER_GPU_<gpu>_TS_<replica>_CLAIM_UID=<claim uid>}. */
   public static String replicaClaimUid(int gpu, int replica, String claimUid) {
     return "QUARTERMASTER_GPU_" + gpu + "_TS_" + replica + "_CLAIM_UID=" + claimUid;
+  }
+
+  /**
+   * {@code QUARTERMASTER_GPU_<gpu>_MPS_<pct>PCT_<gib>GIB_<n>_UUID=GPU-...}: an MPS share's own
+   * entry, with its GPU's UUID (a client of a share runs on the GPU through its MPS daemon).
+   */
+  public static String shareUuid(int gpu, MpsShare share, String uuid) {
+    return "QUARTERMASTER_GPU_" + gpu + shareKey(share) + "_UUID=" + uuid;
+  }
+
+  /** {@code QUARTERMASTER_GPU_<gpu>_MPS_<pct>PCT_<gib>GIB_<n>_CLAIM_UID=<claim uid>}. */
+  public static String shareClaimUid(int gpu, MpsShare share, String claimUid) {
+    return "QUARTERMASTER_GPU_" + gpu + shareKey(share) + "_CLAIM_UID=" + claimUid;
+  }
+
+  private static String shareKey(MpsShare share) {
+    return "_MPS_" + share.computePercent() + "PCT_" + share.memoryGiB() + "GIB_" + share.index();
   }
 
   /**

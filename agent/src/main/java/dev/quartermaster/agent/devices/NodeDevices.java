@@ -11,6 +11,7 @@ import dev.quartermaster.agent.mig.MigOffer;
 import dev.quartermaster.agent.mig.NodeMig;
 import dev.quartermaster.api.device.CounterSet;
 import dev.quartermaster.api.device.Device;
+import dev.quartermaster.api.device.mps.MpsShares;
 import dev.quartermaster.api.device.timeslice.TimeSlices;
 import dev.quartermaster.api.node.GpuSharing;
 import dev.quartermaster.core.env.Env;
@@ -40,7 +41,7 @@ public final class NodeDevices implements AutoCloseable {
   private final AtomicReference<Inventory> inventory;
   private AutoCloseable healthSource = () -> {};
   private volatile NodeMig mig = new NodeMig(MigControl.NONE);
-  private final TimeSliceOffer timeSliced = new TimeSliceOffer();
+  private final SharingOffer sharing = new SharingOffer();
 
   private NodeDevices(
       GpuDiscovery discovery,
@@ -110,7 +111,7 @@ public final class NodeDevices implements AutoCloseable {
    * told, a GPU offers what it offered before.
    */
   public void useSharing(java.util.Map<String, GpuSharing> wish) {
-    timeSliced.wish(wish);
+    sharing.wish(wish);
   }
 
   /** Publishes GPUs by their MIG mode through {@code next} from now on ({@link MigOffer}). */
@@ -135,8 +136,8 @@ public final class NodeDevices implements AutoCloseable {
 
   /**
    * What the node offers, {@code held} being the devices its ledger holds: a GPU the operator
-   * shares by turns offers its replicas instead of itself ({@link TimeSliceOffer}), in the form
-   * nothing held would vanish by.
+   * shares offers its replicas or its MPS device instead of itself ({@link SharingOffer}), in the
+   * form nothing held would vanish by.
    */
   public Offered offered(Set<String> held) {
     var found = inventory();
@@ -150,12 +151,16 @@ public final class NodeDevices implements AutoCloseable {
       var parent = found.gpus().get(i).name();
       var health = tracker.health(parent);
       if (offer.whole().isPresent()) {
-        var replicas = timeSliced.offer(parent, held);
-        replicas.note().ifPresent(sharingWaits::add);
-        if (replicas.replicas() > 0) {
-          devices.addAll(
-              TimeSlices.replicas(
-                  health.applyTo(offer.whole().get().toDevice()), replicas.replicas()));
+        var shared = sharing.offer(parent, held);
+        shared.note().ifPresent(sharingWaits::add);
+        var whole = health.applyTo(offer.whole().get().toDevice());
+        switch (shared.form()) {
+          case SharingOffer.TimeSliced(int replicas) ->
+              devices.addAll(TimeSlices.replicas(whole, replicas));
+          case SharingOffer.Mps(int clients) -> devices.add(MpsShares.template(whole, clients));
+          case SharingOffer.Whole w -> {}
+        }
+        if (!(shared.form() instanceof SharingOffer.Whole)) {
           offer.note().ifPresent(notes::add);
           continue;
         }
@@ -177,7 +182,7 @@ public final class NodeDevices implements AutoCloseable {
       offer.note().ifPresent(notes::add);
     }
     found.channels().channels().stream().map(DiscoveredChannel::toDevice).forEach(devices::add);
-    return new Offered(devices, counters, notes, sharingWaits, timeSliced.drainChanges());
+    return new Offered(devices, counters, notes, sharingWaits, sharing.drainChanges());
   }
 
   public HealthTracker health() {

@@ -12,11 +12,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Every {@link #PERIOD} while the ledger wants a compute domain here: starts a daemon that died
- * again (the effects reconcile does, since the ledger still wants it) and, when a wanted daemon's
- * state changed, reports them all on the Node ({@code report}) and tells whoever waits on them
- * ({@code changed}: running tasks of a domain, prepares waiting for a ready daemon). Nothing is
- * written while the node is in no domain.
+ * Every {@link #PERIOD} while the ledger wants a compute domain or an MPS daemon here: starts a
+ * daemon that died again (the effects reconcile does, since the ledger still wants it) and, when a
+ * wanted daemon's state changed, reports them all on the Node ({@code report}) and tells whoever
+ * waits on them ({@code changed}: running tasks of a domain, prepares waiting for a ready daemon).
+ * Nothing is written while the node is in no domain.
  */
 public final class DaemonWatch implements AutoCloseable {
   public static final Duration PERIOD = Duration.ofSeconds(1);
@@ -63,6 +63,9 @@ public final class DaemonWatch implements AutoCloseable {
     }
     try {
       var wanted = preparer.wantedDomains();
+      if (wanted.isEmpty() && preparer.wantsMpsDaemons()) {
+        preparer.syncEffects(); // starts an MPS daemon that died again
+      }
       if (!wanted.isEmpty() || !reported.isEmpty()) {
         if (!wanted.isEmpty()) {
           preparer.syncEffects();

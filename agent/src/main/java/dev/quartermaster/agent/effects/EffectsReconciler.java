@@ -24,20 +24,33 @@ import java.util.function.Supplier;
 public final class EffectsReconciler {
   private final HelperProcesses helpers;
   private final DomainMembership membership;
+  private final HelperProcesses mpsDaemons;
   private Optional<Set<String>> published = Optional.empty();
 
   public EffectsReconciler(HelperProcesses helpers, DomainMembership membership) {
+    this(helpers, membership, new InMemoryHelperProcesses());
+  }
+
+  /** As above, with {@code mpsDaemons} the MPS control daemons, one per GPU name. */
+  public EffectsReconciler(
+      HelperProcesses helpers, DomainMembership membership, HelperProcesses mpsDaemons) {
     this.helpers = Objects.requireNonNull(helpers, "helpers");
     this.membership = Objects.requireNonNull(membership, "membership");
+    this.mpsDaemons = Objects.requireNonNull(mpsDaemons, "mpsDaemons");
   }
 
   /** What one reconcile did, and what it could not do (empty when the node matches the ledger). */
   public record Outcome(
-      Set<String> started, Set<String> stopped, Set<String> published, List<String> errors) {
+      Set<String> started,
+      Set<String> stopped,
+      Set<String> published,
+      Set<String> mpsRunning,
+      List<String> errors) {
     public Outcome {
       started = Set.copyOf(started);
       stopped = Set.copyOf(stopped);
       published = Set.copyOf(published);
+      mpsRunning = Set.copyOf(mpsRunning);
       errors = List.copyOf(errors);
     }
 
@@ -103,7 +116,44 @@ public final class EffectsReconciler {
         }
       }
     }
-    return new Outcome(started, stopped, published.orElse(Set.of()), errors);
+    var mps = mps(desired.mpsGpus(), errors);
+    return new Outcome(started, stopped, published.orElse(Set.of()), mps, errors);
+  }
+
+  /**
+   * Starts the MPS daemon of each GPU with a share held and stops the others'; the GPUs whose
+   * daemon runs after. A GPU's clients lose their GPU work when its daemon stops, so it is stopped
+   * only once no entry holds a share of it (started entries count: a prepare half done keeps it).
+   */
+  private Set<String> mps(Set<String> wanted, List<String> errors) {
+    var running = new TreeSet<>(mpsDaemons.running());
+    for (var gpu : wanted) {
+      if (!running.contains(gpu)) {
+        try {
+          mpsDaemons.start(gpu);
+          running.add(gpu);
+        } catch (Exception e) {
+          errors.add("MPS daemon for " + gpu + " failed to start: " + e.getMessage());
+        }
+      }
+    }
+    for (var gpu : Set.copyOf(running)) {
+      if (!wanted.contains(gpu)) {
+        try {
+          mpsDaemons.stop(gpu);
+          running.remove(gpu);
+        } catch (Exception e) {
+          errors.add("MPS daemon for " + gpu + " failed to stop: " + e.getMessage());
+        }
+      }
+    }
+    return running;
+  }
+
+  /** The MPS daemons as the node reports them, for the GPUs in {@code wanted}. */
+  public java.util.List<dev.quartermaster.api.node.DomainDaemon> mpsDaemons(
+      Set<String> wanted, java.time.Instant now) {
+    return mpsDaemons.daemons(wanted, now);
   }
 
   /**

@@ -48,6 +48,12 @@ public final class OsHelperProcesses implements HelperProcesses {
   private final String bootId;
   private final Map<String, ProcessHandle> running = new HashMap<>();
 
+  /** What each helper is called in logs ({@code compute domain cd-1}). */
+  private final String what;
+
+  /** The environment each helper gets beyond the agent's, by its name. */
+  private final java.util.function.Function<String, Map<String, String>> environment;
+
   /**
    * Starts of each domain's helper since it was last stopped on purpose; more than one is a
    * restart.
@@ -63,10 +69,36 @@ public final class OsHelperProcesses implements HelperProcesses {
   }
 
   /**
+   * Helpers of another kind ({@code what}: {@code "MPS daemon of GPU"}), each started with {@code
+   * environment} of its name added to the agent's.
+   */
+  public OsHelperProcesses(
+      Path dir,
+      List<String> command,
+      String what,
+      java.util.function.Function<String, Map<String, String>> environment)
+      throws IOException {
+    this(dir, command, Path.of("/proc"), BootId.current(), what, environment);
+  }
+
+  /**
    * As {@link #OsHelperProcesses(Path, List)}, reading starts from {@code proc} in boot {@code
    * bootId}.
    */
   OsHelperProcesses(Path dir, List<String> command, Path proc, String bootId) throws IOException {
+    this(dir, command, proc, bootId, "compute domain", name -> Map.of());
+  }
+
+  private OsHelperProcesses(
+      Path dir,
+      List<String> command,
+      Path proc,
+      String bootId,
+      String what,
+      java.util.function.Function<String, Map<String, String>> environment)
+      throws IOException {
+    this.what = what;
+    this.environment = environment;
     this.proc = proc;
     this.bootId = bootId;
     if (command.isEmpty()) {
@@ -97,8 +129,10 @@ public final class OsHelperProcesses implements HelperProcesses {
             args.add(
                 a.replace("{domain}", domain).replace("{socket}", socketOf(domain).toString())));
     var log = dir.resolve(domain + ".log");
+    var builder = new ProcessBuilder(args);
+    builder.environment().putAll(environment.apply(domain));
     var process =
-        new ProcessBuilder(args)
+        builder
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
             .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
@@ -107,7 +141,9 @@ public final class OsHelperProcesses implements HelperProcesses {
     var started = ProcessStart.of(proc, handle.pid(), bootId);
     if (started.isEmpty()) {
       LOG.warn(
-          "helper for compute domain {} (pid {}): its start cannot be read from {}; a restarted"
+          "helper for "
+              + what
+              + " {} (pid {}): its start cannot be read from {}; a restarted"
               + " plugin will not adopt it",
           domain,
           handle.pid(),
@@ -120,7 +156,7 @@ public final class OsHelperProcesses implements HelperProcesses {
     running.put(domain, handle);
     starts.merge(domain, 1, Integer::sum);
     LOG.info(
-        "started helper for compute domain {}: pid {} ({})",
+        "started helper for " + what + " {}: pid {} ({})",
         domain,
         handle.pid(),
         String.join(" ", args));
@@ -141,13 +177,13 @@ public final class OsHelperProcesses implements HelperProcesses {
       }
       if (!left.isEmpty()) {
         LOG.warn(
-            "helper for compute domain {} (pid {}) ignored SIGTERM for {}; killing it",
+            "helper for " + what + " {} (pid {}) ignored SIGTERM for {}; killing it",
             domain,
             handle.pid(),
             STOP_GRACE);
         handle.destroyForcibly();
       }
-      LOG.info("stopped helper for compute domain {} (pid {})", domain, handle.pid());
+      LOG.info("stopped helper for " + what + " {} (pid {})", domain, handle.pid());
     }
     Files.deleteIfExists(pidFile(domain));
   }
@@ -245,7 +281,7 @@ public final class OsHelperProcesses implements HelperProcesses {
         if (handle.isPresent()) {
           running.put(domain, handle.get());
           LOG.info(
-              "adopted running helper for compute domain {}: pid {}", domain, handle.get().pid());
+              "adopted running helper for " + what + " {}: pid {}", domain, handle.get().pid());
         } else {
           Files.deleteIfExists(file);
         }

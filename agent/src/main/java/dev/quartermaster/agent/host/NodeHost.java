@@ -30,6 +30,9 @@ public interface NodeHost {
 
   HelperProcesses helpers();
 
+  /** The MPS control daemons, one per GPU with a share held. */
+  HelperProcesses mpsDaemons();
+
   DeviceTree devices();
 
   TaskHost tasks();

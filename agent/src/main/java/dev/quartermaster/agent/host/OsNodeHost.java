@@ -8,6 +8,8 @@ import dev.quartermaster.agent.checkpoint.LedgerFile;
 import dev.quartermaster.agent.checkpoint.StateDirLock;
 import dev.quartermaster.agent.effects.HelperProcesses;
 import dev.quartermaster.agent.effects.OsHelperProcesses;
+import dev.quartermaster.agent.mps.MpsPaths;
+import dev.quartermaster.agent.mps.OsMpsDaemons;
 import dev.quartermaster.agent.tasks.TaskRuntimes;
 import dev.quartermaster.agent.volumes.VolumePaths;
 import dev.quartermaster.csi.plugin.CsiCall;
@@ -32,6 +34,7 @@ public final class OsNodeHost implements NodeHost {
   private final LedgerFile ledger;
   private final ClaimSpecs specs;
   private final HelperProcesses helpers;
+  private final HelperProcesses mpsDaemons;
   private final DeviceTree devices;
   private final TaskHost tasks;
   private final CsiEndpoints plugins;
@@ -58,9 +61,11 @@ public final class OsNodeHost implements NodeHost {
       throws IOException {
     this.config = config;
     this.ledger = new AtomicLedgerFile(config.stateDir().resolve("ledger.json"));
-    this.specs = new CdiSpecWriter(config.cdiDir());
+    var mps = new MpsPaths(config.stateDir().resolve("mps"));
+    this.specs = new CdiSpecWriter(config.cdiDir(), mps);
     this.helpers =
         new OsHelperProcesses(config.stateDir().resolve("helpers"), config.helperCommand());
+    this.mpsDaemons = new OsMpsDaemons(mps, OsMpsDaemons.commandHere());
     this.devices = new HostDeviceTree(config.deviceRoot(), config.nvml(), HEALTH_POLL);
     this.tasks =
         new TaskRuntimes(
@@ -94,6 +99,11 @@ public final class OsNodeHost implements NodeHost {
   @Override
   public HelperProcesses helpers() {
     return helpers;
+  }
+
+  @Override
+  public HelperProcesses mpsDaemons() {
+    return mpsDaemons;
   }
 
   @Override

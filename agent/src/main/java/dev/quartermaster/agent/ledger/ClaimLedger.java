@@ -186,7 +186,8 @@ public final class ClaimLedger {
       var clash = use.clash(device, uid, held);
       if (clash.isPresent()) {
         var holder = claims.get(clash.get().heldBy());
-        return new PrepareResult.Held(clash.get().heldDevice(), holder.claim(), holder);
+        return new PrepareResult.Held(
+            clash.get().heldDevice(), holder.claim(), holder, clash.get().over());
       }
     }
     // A part and its whole known only by name (a replica held from before a mode change, the GPU

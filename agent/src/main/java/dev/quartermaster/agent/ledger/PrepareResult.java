@@ -28,13 +28,25 @@ public sealed interface PrepareResult {
    * Refused, retryably: {@code device} is held by {@code holder}, another claim that is started or
    * completed. Retry once the holder is unprepared.
    */
-  record Held(String device, ClaimRef holder, ClaimState holderState) implements PrepareResult {
+  record Held(
+      String device,
+      ClaimRef holder,
+      ClaimState holderState,
+      java.util.Optional<dev.quartermaster.api.device.use.Clash.Overload> over)
+      implements PrepareResult {
+    public Held(String device, ClaimRef holder, ClaimState holderState) {
+      this(device, holder, holderState, java.util.Optional.empty());
+    }
+
     @Override
     public boolean changed() {
       return false;
     }
 
-    /** "device gpu-0 is held by claim 7f3c… (train-a)". */
+    /**
+     * "device gpu-0 is held by claim 7f3c… (train-a)", with the shared counter the two would take
+     * past what there is, if that is why.
+     */
     public String reason() {
       return "device "
           + device
@@ -42,7 +54,8 @@ public sealed interface PrepareResult {
           + holder
           + " ("
           + holderState.stateName()
-          + ")";
+          + ")"
+          + over.map(o -> ", and together they would take " + o).orElse("");
     }
   }
 

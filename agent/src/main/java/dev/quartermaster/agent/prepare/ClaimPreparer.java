@@ -27,6 +27,8 @@ import dev.quartermaster.agent.mig.MigRefusedException;
 import dev.quartermaster.agent.mig.MigSlice;
 import dev.quartermaster.agent.mig.NodeMig;
 import dev.quartermaster.agent.mig.PreparedSlice;
+import dev.quartermaster.api.device.mps.MpsShare;
+import dev.quartermaster.api.device.mps.MpsShares;
 import dev.quartermaster.api.device.timeslice.TimeSlices;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -335,7 +337,9 @@ public final class ClaimPreparer {
       }
     }
     var domain = request.computeDomain();
-    if (domain.isPresent() || !slices.isEmpty()) {
+    if (domain.isPresent()
+        || !slices.isEmpty()
+        || gpus.stream().anyMatch(g -> MpsShares.parse(g.name()).isPresent())) {
       // The entry calls for a side effect (the domain's membership and helper): durable before it
       // starts, so a restarted agent finds the entry that wanted it. A claim without a domain has
       // no
@@ -367,6 +371,20 @@ public final class ClaimPreparer {
         return new PrepareOutcome.Waiting(
             "the daemon of compute domain " + domain.get() + " on this node " + notReady.get());
       }
+    }
+    var noDaemon =
+        gpus.stream()
+            .flatMap(g -> MpsShares.parse(g.name()).stream())
+            .map(MpsShare::gpu)
+            .filter(g -> !outcome.mpsRunning().contains(g))
+            .findFirst();
+    if (noDaemon.isPresent()) {
+      // The entry stays started, holding its share and wanting the daemon; a retry goes on.
+      return new PrepareOutcome.Waiting(
+          "the MPS daemon of "
+              + noDaemon.get()
+              + " on this node is not running: "
+              + String.join("; ", outcome.errors()));
     }
     var prepared = new ArrayList<PreparedSlice>();
     if (!slices.isEmpty()) {
@@ -478,16 +496,16 @@ public final class ClaimPreparer {
   }
 
   /**
-   * A time-sliced replica of a GPU found: the GPU under the replica's name (its node, UUID and
-   * index are the GPU's: a client of a replica uses the whole GPU), remembered so the held GPUs'
-   * node check covers it.
+   * A time-sliced replica or an MPS share of a GPU found: the GPU under the part's name (its node,
+   * UUID and index are the GPU's: a client of either runs on the whole GPU), remembered so the held
+   * GPUs' node check covers it.
    */
   private Optional<DiscoveredGpu> replica(String device, Inventory found) {
-    var replica = TimeSlices.parse(device);
-    if (replica.isEmpty()) {
+    var parent = sharedGpu(device);
+    if (parent.isEmpty()) {
       return Optional.empty();
     }
-    var gpu = found.gpu(replica.get().gpu());
+    var gpu = found.gpu(parent.get());
     gpu.ifPresent(g -> gpuNodes.put(device, g.node()));
     return gpu.map(
         g ->
@@ -513,10 +531,17 @@ public final class ClaimPreparer {
     durable.ledger().snapshot().holding().stream()
         .filter(e -> !e.claim().uid().equals(claim.uid()))
         .flatMap(e -> e.devices().stream())
-        .forEach(d -> TimeSlices.parse(d).ifPresent(r -> sharedNow.add(r.gpu())));
+        .forEach(d -> sharedGpu(d).ifPresent(sharedNow::add));
     return gpus.stream()
-        .filter(g -> TimeSlices.parse(g.name()).map(r -> !sharedNow.contains(r.gpu())).orElse(true))
+        .filter(g -> sharedGpu(g.name()).map(p -> !sharedNow.contains(p)).orElse(true))
         .toList();
+  }
+
+  /** The GPU a time-sliced replica or an MPS share is of; empty for any other device. */
+  private static Optional<String> sharedGpu(String device) {
+    return TimeSlices.parse(device)
+        .map(TimeSlices.Replica::gpu)
+        .or(() -> MpsShares.parse(device).map(MpsShare::gpu));
   }
 
   /** Why claim's devices cannot be given out yet: the live processes that still hold them. */
@@ -680,6 +705,11 @@ public final class ClaimPreparer {
     return NodeEffects.of(durable.ledger().snapshot()).computeDomains();
   }
 
+  /** Whether some entry holds an MPS share, so that its GPU's daemon must run. */
+  public boolean wantsMpsDaemons() {
+    return !NodeEffects.of(durable.ledger().snapshot()).mpsGpus().isEmpty();
+  }
+
   /** Brings side effects in line with the ledger as it is when the reconciler runs. */
   public EffectsReconciler.Outcome syncEffects() {
     var effectsOutcome = effects.reconcile(() -> NodeEffects.of(durable.ledger().snapshot()));
@@ -691,6 +721,7 @@ public final class ClaimPreparer {
                 effectsOutcome.started(),
                 effectsOutcome.stopped(),
                 effectsOutcome.published(),
+                effectsOutcome.mpsRunning(),
                 java.util.stream.Stream.concat(
                         effectsOutcome.errors().stream(), migOutcome.errors().stream())
                     .toList());

@@ -10,5 +10,12 @@ public enum SharingMode {
    * their processes take turns on the whole GPU. Nothing isolates them: any client may use all of
    * the GPU's memory, and one client's fault may end the others' work.
    */
-  TimeSliced
+  TimeSliced,
+
+  /**
+   * The GPU offers one device of class {@code mps} that up to {@code replicas} claims hold at once,
+   * each a share of its compute and a hard cap on its memory, served by one MPS control daemon. All
+   * clients of the GPU are one fault domain: a fatal fault in one ends the others' GPU work.
+   */
+  Mps
 }

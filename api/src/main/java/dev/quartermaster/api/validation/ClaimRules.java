@@ -1,7 +1,9 @@
 package dev.quartermaster.api.validation;
 
 import dev.quartermaster.api.claim.ResourceClaimSpec;
+import dev.quartermaster.api.claim.ShareRequest;
 import dev.quartermaster.api.device.mig.MigSelection;
+import dev.quartermaster.api.device.mps.MpsShares;
 import dev.quartermaster.api.domain.ComputeDomainSpec;
 
 /** Rules for claim specs, also used for a workload's claim templates. */
@@ -37,9 +39,24 @@ final class ClaimRules {
       if (MigSelection.selectsSlices(r.selectors())) {
         DeviceRules.slices(at + ".selectors", r.selectors(), v);
       }
+      r.share().ifPresent(share -> share(at + ".share", share, v));
     }
     spec.computeDomain().ifPresent(d -> v.dnsLabel(field + ".computeDomain", d));
     channelsNeedDomain(field, spec, domainFromWorkload || spec.computeDomain().isPresent(), v);
+  }
+
+  /** An MPS share's size: the request policy of every MPS GPU. */
+  private static void share(String field, ShareRequest share, Violations v) {
+    v.check(
+        share.compute() >= MpsShares.COMPUTE_STEP
+            && share.compute() <= 100
+            && share.compute() % MpsShares.COMPUTE_STEP == 0,
+        field + ".compute",
+        "must be a multiple of " + MpsShares.COMPUTE_STEP + " from 5 to 100 (percent of the GPU)");
+    v.check(
+        share.memoryGiB().isPresent(),
+        field + ".memory",
+        "must be a whole number of GiB from 1Gi, like 20Gi (a hard memory cap)");
   }
 
   /**

@@ -15,7 +15,7 @@ final class NodeRules {
             (gpu, how) -> {
               var field = "spec.sharing." + gpu;
               v.dnsLabel(field, gpu);
-              v.check(how.mode() != null, field + ".mode", "is required (TimeSliced)");
+              v.check(how.mode() != null, field + ".mode", "is required (TimeSliced or Mps)");
               v.check(
                   how.replicas() >= GpuSharing.MIN_REPLICAS
                       && how.replicas() <= GpuSharing.MAX_REPLICAS,

@@ -1,9 +1,12 @@
 package dev.quartermaster.control.allocator;
 
 import dev.quartermaster.api.claim.Allocation.AllocatedDevice;
+import dev.quartermaster.api.claim.ShareRequest;
 import dev.quartermaster.api.device.Device;
 import dev.quartermaster.api.device.DeviceClass;
 import dev.quartermaster.api.device.mig.MigGeometry;
+import dev.quartermaster.api.device.mps.MpsShare;
+import dev.quartermaster.api.device.mps.MpsShares;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -77,6 +80,31 @@ final class DeviceFit {
             mine.add(new AllocatedDevice(request.name(), d.get().name()));
           }
         }
+        if (cls.spec().deviceClass().equals(MpsShares.DEVICE_CLASS)) {
+          // Shares are not published: each is made here from its GPU's device, and only these.
+          if (request.share().isEmpty()) {
+            return Optional.empty();
+          }
+          for (var t : devices.stream().sorted(DEVICE_ORDER).toList()) {
+            if (taken == request.count()) {
+              break;
+            }
+            var share =
+                MpsShares.isTemplate(t) ? shareOf(t, request.share().get(), used, free) : null;
+            if (share != null
+                && matches(t, cls)
+                && request.selectors().stream().allMatch(s -> s.matches(t.attributes()))
+                && free.isFree(share, used)) {
+              used.add(share.name());
+              mine.add(new AllocatedDevice(request.name(), share.name()));
+              taken++;
+            }
+          }
+          if (taken < request.count()) {
+            return Optional.empty();
+          }
+          continue;
+        }
         for (var d : sorted) {
           if (taken == request.count()) {
             break;
@@ -96,6 +124,28 @@ final class DeviceFit {
       out.put(need.claim(), List.copyOf(mine));
     }
     return Optional.of(out);
+  }
+
+  /**
+   * The share of MPS device {@code template} that {@code want} would take: its lowest number not
+   * held in that size; null if this fit holds a share of that GPU already (one claim, one share of
+   * a GPU: two would only split one client's limits).
+   */
+  private static Device shareOf(
+      Device template, ShareRequest want, Set<String> used, FreeTest free) {
+    var gpu = MpsShares.gpuOfTemplate(template.name()).orElseThrow();
+    if (used.stream()
+        .anyMatch(u -> MpsShares.parse(u).filter(s -> s.gpu().equals(gpu)).isPresent())) {
+      return null;
+    }
+    int gib = want.memoryGiB().orElse(Integer.MAX_VALUE);
+    for (int k = 0; k < MpsShares.MAX_CLIENTS; k++) {
+      var share = new MpsShare(gpu, want.compute(), gib, k);
+      if (!free.isHeld(share.name(), used)) {
+        return MpsShares.share(template, share);
+      }
+    }
+    return null;
   }
 
   static boolean matches(Device d, DeviceClass cls) {

@@ -21,6 +21,7 @@ public final class SimNodeHost implements NodeHost {
   private final SimulatedLedgerFile ledger = new SimulatedLedgerFile();
   private final InMemoryClaimSpecs specs = new InMemoryClaimSpecs();
   private final InMemoryHelperProcesses helpers = new InMemoryHelperProcesses();
+  private final InMemoryHelperProcesses mpsDaemons = new InMemoryHelperProcesses();
   private final SimDeviceTree devices;
   private final SimProcesses processes;
 
@@ -87,6 +88,12 @@ public final class SimNodeHost implements NodeHost {
   @Override
   public InMemoryHelperProcesses helpers() {
     return helpers;
+  }
+
+  /** The MPS daemons, one per GPU with a share held; the simulation kills them. */
+  @Override
+  public InMemoryHelperProcesses mpsDaemons() {
+    return mpsDaemons;
   }
 
   @Override

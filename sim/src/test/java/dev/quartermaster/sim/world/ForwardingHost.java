@@ -42,6 +42,11 @@ abstract class ForwardingHost implements NodeHost {
   }
 
   @Override
+  public HelperProcesses mpsDaemons() {
+    return host.mpsDaemons();
+  }
+
+  @Override
   public DeviceTree devices() {
     return host.devices();
   }

@@ -313,7 +313,7 @@ final class GangReservationGuard implements WriteRules {
 
   /** The claims that {@code reserved} (device → reservation) holds devices for. */
   private static Holders<DeviceHolder> holders(Map<String, Reserved> reserved) {
-    return d -> Optional.ofNullable(reserved.get(d)).map(Reserved::holder);
+    return Holders.of(reserved, Reserved::holder);
   }
 
   /** What {@code c} says, naming the gang whose reservation holds the device it clashes with. */

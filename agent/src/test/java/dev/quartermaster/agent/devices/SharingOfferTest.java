@@ -16,7 +16,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * the wish is taken only where nothing held would vanish by it. A naive offer (the wish alone)
  * would publish replicas beside a held whole GPU, or the whole GPU beside held replicas.
  */
-class TimeSliceOfferTest {
+class SharingOfferTest {
   @ParameterizedTest(name = "before {0}, wish {1}, held [{2}] -> {3}")
   @CsvSource(
       delimiter = '|',
@@ -43,7 +43,7 @@ class TimeSliceOfferTest {
       })
   void theWishIsTakenWhereNothingHeldVanishes(
       int before, int wish, String held, int offered, boolean waits) {
-    var offer = new TimeSliceOffer();
+    var offer = new SharingOffer();
     if (before > 0) {
       offer.wish(Map.of("gpu-0", GpuSharing.timeSliced(before)));
       assertThat(offer.offer("gpu-0", Set.of()).replicas()).isEqualTo(before);
@@ -63,11 +63,11 @@ class TimeSliceOfferTest {
   @ParameterizedTest
   @CsvSource({"gpu-0", "gpu-0-ts-0"})
   void aWaitSaysWhatItWaitsFor(String held) {
-    var offer = new TimeSliceOffer();
+    var offer = new SharingOffer();
     offer.wish(Map.of("gpu-0", GpuSharing.timeSliced(4)));
     offer.offer("gpu-0", held.equals("gpu-0") ? Set.of() : Set.of("gpu-0-ts-0"));
     offer.wish(held.equals("gpu-0") ? Map.of("gpu-0", GpuSharing.timeSliced(4)) : Map.of());
-    var fresh = new TimeSliceOffer();
+    var fresh = new SharingOffer();
     fresh.wish(Map.of("gpu-0", GpuSharing.timeSliced(4)));
     var note =
         held.equals("gpu-0")
@@ -83,7 +83,7 @@ class TimeSliceOfferTest {
 
   @org.junit.jupiter.api.Test
   void eachChangeOfFormIsToldOnce() {
-    var offer = new TimeSliceOffer();
+    var offer = new SharingOffer();
     offer.wish(Map.of("gpu-0", GpuSharing.timeSliced(4)));
     offer.offer("gpu-0", Set.of());
     offer.offer("gpu-1", Set.of());
@@ -95,5 +95,52 @@ class TimeSliceOfferTest {
     assertThat(offer.drainChanges()).isEmpty();
     offer.offer("gpu-0", Set.of());
     assertThat(offer.drainChanges()).containsExactly("gpu-0: offered whole again");
+  }
+
+  private static GpuSharing sharing(String form) {
+    var kind = form.substring(0, form.indexOf(' ') < 0 ? form.length() : form.indexOf(' '));
+    return switch (kind) {
+      case "mps" -> GpuSharing.mps(Integer.parseInt(form.substring(4)));
+      case "ts" -> GpuSharing.timeSliced(Integer.parseInt(form.substring(3)));
+      default -> throw new IllegalArgumentException(form);
+    };
+  }
+
+  @ParameterizedTest(name = "before {0}, wish {1}, held [{2}] -> {3}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        // before | wish (whole; '-': not told yet) | held | offered | waits
+        "whole  | mps 4 |                         | Mps[clients=4]         | false",
+        "mps 4  | whole |                         | Whole[]                | false",
+        "mps 4  | mps 2 | gpu-0-mps-50pct-1gib-0  | Mps[clients=2]         | false",
+        "mps 4  | ts 2  |                         | TimeSliced[replicas=2] | false",
+        // shares held: MPS stays until they are released
+        "mps 4  | whole | gpu-0-mps-50pct-1gib-0  | Mps[clients=4]         | true",
+        "mps 4  | ts 2  | gpu-0-mps-50pct-1gib-0  | Mps[clients=4]         | true",
+        "mps 4  | whole | gpu-1-mps-50pct-1gib-0  | Whole[]                | false",
+        // the whole GPU or a replica held: MPS waits
+        "whole  | mps 4 | gpu-0                   | Whole[]                | true",
+        "ts 4   | mps 4 | gpu-0-ts-1              | TimeSliced[replicas=4] | true",
+        // a restarted agent not yet told offers what its ledger holds
+        "whole  | -     | gpu-0-mps-50pct-1gib-0  | Mps[clients=48]        | false",
+      })
+  void mpsIsTakenAndLeftOnlyWhereNoShareVanishes(
+      String before, String wish, String held, String offered, boolean waits) {
+    var offer = new SharingOffer();
+    if (!before.equals("whole")) {
+      offer.wish(Map.of("gpu-0", sharing(before)));
+      offer.offer("gpu-0", Set.of());
+    }
+    if (!wish.equals("-")) {
+      offer.wish(wish.equals("whole") ? Map.of() : Map.of("gpu-0", sharing(wish)));
+    }
+    var heldSet =
+        held == null
+            ? Set.<String>of()
+            : Arrays.stream(held.trim().split(" ")).collect(Collectors.toSet());
+    var now = offer.offer("gpu-0", heldSet);
+    assertThat(now.form().toString()).isEqualTo(offered);
+    assertThat(now.note().isPresent()).as(now.note().orElse("no note")).isEqualTo(waits);
   }
 }

@@ -1,0 +1,17 @@
+package dev.quartermaster.api.device.mps;
+
+/**
+ * One claim's share of an MPS GPU: its compute (percent of the GPU's SMs) and memory (whole GiB),
+ * and a number that tells apart shares of one size on one GPU.
+ */
+public record MpsShare(String gpu, int computePercent, int memoryGiB, int index) {
+  /** The device name a holding of this share is recorded under: {@code gpu-0-mps-50pct-20gib-0}. */
+  public String name() {
+    return MpsShares.template(gpu) + "-" + computePercent + "pct-" + memoryGiB + "gib-" + index;
+  }
+
+  /** The memory cap in bytes. */
+  public long memoryBytes() {
+    return memoryGiB * MpsShares.GIB;
+  }
+}
