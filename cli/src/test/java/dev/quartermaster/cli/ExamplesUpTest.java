@@ -40,7 +40,8 @@ class ExamplesUpTest {
           "teams-urgent.yaml",
           "mig.yaml", // MigUpTest, under qm up --simulated-model H200
           "mig-whole.yaml",
-          "timeslice.yaml"); // TimeSliceUpTest, after qm node share
+          "timeslice.yaml", // TimeSliceUpTest, after qm node share
+          "mps.yaml"); // MpsUpTest, after qm node share
 
   @Test
   void everyExampleAppliesAndReachesItsStateUnderADefaultUp() throws Exception {

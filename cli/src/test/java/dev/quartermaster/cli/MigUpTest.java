@@ -130,7 +130,7 @@ class MigUpTest {
       assertThat(refused.toString())
           .startsWith("error: ")
           .contains(
-              " the mode of gpu-0 may change only while nothing holds the GPU or a slice or replica of it;"
+              " the mode of gpu-0 may change only while nothing holds the GPU or a part of it (a slice, replica or share);"
                   + " held by claim/mig-small-infer-0-slice (gpu-0-mig-1g1m-"
                   + (smallFirst ? "6" : "0")
                   + "); claim/mig-medium-train-0-slice (gpu-0-mig-3g4m-"

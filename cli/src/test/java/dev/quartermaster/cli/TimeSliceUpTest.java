@@ -94,7 +94,7 @@ class TimeSliceUpTest {
           .startsWith("error: ")
           .contains(
               "spec.sharing: the mode of gpu-0 may change only while nothing holds the GPU or a"
-                  + " slice or replica of it; held by claim/ts-notebooks-nb-");
+                  + " part of it (a slice, replica or share); held by claim/ts-notebooks-nb-");
 
       expected.add("./qm delete workload ts-notebooks");
       assertThat(up.qm("delete", "workload", "ts-notebooks"))

@@ -10,11 +10,11 @@ import dev.quartermaster.agent.discovery.VerifiedNode;
 import dev.quartermaster.agent.ledger.ClaimRef;
 import dev.quartermaster.agent.mig.PreparedSlice;
 import dev.quartermaster.agent.mps.MpsPaths;
-import dev.quartermaster.agent.mps.MpsVariables;
 import dev.quartermaster.agent.names.SafeNames;
 import dev.quartermaster.api.codec.PooledJson;
 import dev.quartermaster.api.device.mps.MpsShare;
 import dev.quartermaster.api.device.mps.MpsShares;
+import dev.quartermaster.api.device.mps.MpsVariables;
 import dev.quartermaster.api.device.timeslice.TimeSlices;
 import dev.quartermaster.core.files.BootScopedFile;
 import java.io.IOException;
@@ -279,9 +279,9 @@ public final class CdiSpecWriter implements ClaimSpecs {
         .add(DeviceVariables.shareUuid(gpu.index(), share, gpu.uuid()))
         .add(DeviceVariables.shareClaimUid(gpu.index(), share, claim.uid()))
         .add(MpsVariables.PIPE_DIRECTORY + "=" + pipe)
-        .add(MpsVariables.LOG_DIRECTORY + "=" + mps.log(share.gpu()))
-        .add(MpsVariables.ACTIVE_THREAD_PERCENTAGE + "=" + share.computePercent())
-        .add(MpsVariables.PINNED_DEVICE_MEM_LIMIT + "=0=" + share.memoryGiB() + "G");
+        .add(MpsVariables.LOG_DIRECTORY + "=" + mps.log(share.gpu()));
+    var env = (com.fasterxml.jackson.databind.node.ArrayNode) edits.get("env");
+    share.limits().forEach(env::add);
     var mount = edits.putArray("mounts").addObject();
     mount.put("hostPath", pipe);
     mount.put("containerPath", pipe);

@@ -3,6 +3,7 @@ package dev.quartermaster.agent.mps;
 import dev.quartermaster.agent.domaind.DaemonAnswer;
 import dev.quartermaster.agent.effects.HelperProcesses;
 import dev.quartermaster.agent.effects.OsHelperProcesses;
+import dev.quartermaster.api.device.mps.MpsVariables;
 import dev.quartermaster.api.node.DomainDaemon;
 import java.io.IOException;
 import java.nio.file.Files;

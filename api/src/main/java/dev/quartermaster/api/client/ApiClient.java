@@ -1,6 +1,7 @@
 package dev.quartermaster.api.client;
 
 import dev.quartermaster.api.device.mig.NodeMigGpus;
+import dev.quartermaster.api.device.mps.MpsGpu;
 import dev.quartermaster.api.device.timeslice.TimeSlicedGpu;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
@@ -52,24 +53,29 @@ public interface ApiClient {
                                 kind.singular() + "/" + name.get() + " not found")))
             : list(kind, selector).items();
     return ObjectTable.of(
-        KindTables.of(
-            kind,
-            now,
-            n -> migOf(this, n).freeText(),
-            n -> TimeSlicedGpu.freeText(sharedOf(this, n))),
+        KindTables.of(kind, now, n -> migOf(this, n).freeText(), n -> sharedFree(this, n)),
         objects);
   }
 
   /**
-   * A node's time-sliced GPUs as its slice and allocation record show them; read only for a node
-   * whose spec shares a GPU, so a listing of nodes without reads nothing more.
+   * {@code qm get nodes}' SHARED FREE: replicas free of all over the time-sliced GPUs ({@code
+   * 1/4}), then each MPS GPU's free compute and memory ({@code 40%/52Gi}); {@code -} for none. The
+   * slice and allocation record are read only for a node whose spec shares a GPU, so a listing of
+   * nodes without reads nothing more.
    */
-  static List<TimeSlicedGpu> sharedOf(ApiClient api, Node node) {
+  static String sharedFree(ApiClient api, Node node) {
     if (node.spec().sharing().isEmpty()) {
-      return List.of();
+      return TimeSlicedGpu.freeText(List.of());
     }
     var held = HeldDevices.read(api, node.metadata().name());
-    return TimeSlicedGpu.of(node.spec(), held.slice(), held.holders());
+    var ts = TimeSlicedGpu.of(node.spec(), held.slice(), held.holders());
+    var mps = MpsGpu.of(node.spec(), held.slice(), held.holders());
+    if (mps.isEmpty()) {
+      return TimeSlicedGpu.freeText(ts);
+    }
+    return ts.isEmpty()
+        ? MpsGpu.freeText(mps)
+        : TimeSlicedGpu.freeText(ts) + " " + MpsGpu.freeText(mps);
   }
 
   /**

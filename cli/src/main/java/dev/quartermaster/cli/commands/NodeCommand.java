@@ -288,13 +288,22 @@ public final class NodeCommand {
       mixinStandardHelpOptions = true,
       description =
           "Record how a GPU not in MIG mode is shared: time-sliced (REPLICAS claims take turns on the"
-              + " whole GPU; nothing isolates their memory or faults) or off (used whole, by one"
-              + " claim). Refused while a claim holds the GPU or a replica of it.")
+              + " whole GPU; nothing isolates their memory or faults), mps (up to CLIENTS claims"
+              + " each get a compute share and a hard memory cap through one MPS daemon; one fault"
+              + " domain) or off (used whole, by one claim). Refused while a claim holds the GPU or"
+              + " a part of it.")
   static final class Share extends Change {
     @Mixin GpuOption gpuOption = new GpuOption();
 
-    @Parameters(index = "1", paramLabel = "MODE", description = "time-sliced or off")
+    @Parameters(index = "1", paramLabel = "MODE", description = "time-sliced, mps or off")
     String mode;
+
+    @Option(
+        names = "--clients",
+        paramLabel = "N",
+        defaultValue = "48",
+        description = "how many claims may share an MPS GPU at once (default: ${DEFAULT-VALUE})")
+    int clients;
 
     @Option(
         names = "--replicas",
@@ -310,10 +319,12 @@ public final class NodeCommand {
     private Optional<GpuSharing> how() {
       return switch (mode) {
         case "time-sliced" -> Optional.of(GpuSharing.timeSliced(replicas));
+        case "mps" -> Optional.of(GpuSharing.mps(clients));
         case "off" -> Optional.empty();
         default ->
             throw new picocli.CommandLine.ParameterException(
-                spec.commandLine(), "'" + mode + "' is not a sharing mode: time-sliced or off");
+                spec.commandLine(),
+                "'" + mode + "' is not a sharing mode: time-sliced, mps or off");
       };
     }
 
@@ -327,7 +338,12 @@ public final class NodeCommand {
     String done() {
       var gpu = gpuOption.gpu;
       return how()
-          .map(h -> "time-sliced by " + h.replicas() + " for " + gpu)
+          .map(
+              h ->
+                  switch (h.mode()) {
+                    case TimeSliced -> "time-sliced by " + h.replicas() + " for " + gpu;
+                    case Mps -> "MPS for up to " + h.replicas() + " clients on " + gpu;
+                  })
           .orElse("whole " + gpu);
     }
   }

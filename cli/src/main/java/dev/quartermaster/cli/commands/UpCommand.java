@@ -6,6 +6,7 @@ import dev.quartermaster.agent.devices.DeviceRoot;
 import dev.quartermaster.agent.discovery.SimulatedDeviceRoot;
 import dev.quartermaster.agent.discovery.SimulatedGpuModel;
 import dev.quartermaster.agent.effects.OsHelperProcesses;
+import dev.quartermaster.api.device.mps.MpsShares;
 import dev.quartermaster.api.device.timeslice.TimeSlices;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.gang.TopologyKeys;
@@ -181,6 +182,7 @@ public final class UpCommand implements Callable<Integer> {
       server.ensureDeviceClass(DEFAULT_DEVICE_CLASS, "gpu");
       server.ensureDeviceClass(CHANNEL_DEVICE_CLASS, "channel");
       server.ensureDeviceClass(TimeSlices.DEVICE_CLASS, TimeSlices.DEVICE_CLASS);
+      server.ensureDeviceClass(MpsShares.DEVICE_CLASS, MpsShares.DEVICE_CLASS);
       var descriptions = new ArrayList<String>();
       for (int i = 1; i <= nodes; i++) {
         var node = "node-" + i;

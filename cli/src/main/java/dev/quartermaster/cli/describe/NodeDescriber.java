@@ -7,6 +7,8 @@ import dev.quartermaster.api.device.DeviceSliceSpec;
 import dev.quartermaster.api.device.mig.MigGeometry;
 import dev.quartermaster.api.device.mig.MigGpu;
 import dev.quartermaster.api.device.mig.NodeMigGpus;
+import dev.quartermaster.api.device.mps.MpsGpu;
+import dev.quartermaster.api.device.mps.MpsShares;
 import dev.quartermaster.api.device.timeslice.TimeSlicedGpu;
 import dev.quartermaster.api.device.timeslice.TimeSlices;
 import dev.quartermaster.api.domain.ComputeDomainSpec;
@@ -66,10 +68,12 @@ final class NodeDescriber implements Describer<Node> {
     var freeChannels = new java.util.TreeMap<String, Integer>(); // by health
     var mig = NodeMigGpus.NONE;
     var shared = List.<TimeSlicedGpu>of();
+    var nodeSlice = DeviceSliceSpec.EMPTY;
     for (var slice : context.api().list(Kinds.DEVICE_SLICE).items()) {
       if (!slice.spec().node().equals(name)) {
         continue;
       }
+      nodeSlice = slice.spec();
       mig = NodeMigGpus.of(node.spec(), slice.spec(), holders);
       shared = TimeSlicedGpu.of(node.spec(), slice.spec(), holders);
       for (var device : slice.spec().devices()) {
@@ -128,6 +132,35 @@ final class NodeDescriber implements Describer<Node> {
                                   .field("Replicas", g.render());
                             }
                             e.field("Isolation", TimeSlices.NO_ISOLATION);
+                          })));
+    }
+    var mps = MpsGpu.of(node.spec(), nodeSlice, holders);
+    if (!mps.isEmpty()) {
+      out.section(
+          "MPS GPUs",
+          d ->
+              mps.forEach(
+                  g ->
+                      d.section(
+                          g.gpu(),
+                          e -> {
+                            e.field("Mode", g.modeText());
+                            if (g.offered().isPresent()) {
+                              e.field("Used", g.usedText()).field("Compute", g.render());
+                            }
+                            int k = 1;
+                            for (var share : g.shares().entrySet()) {
+                              e.field(
+                                  "Share " + k++,
+                                  share.getKey().name()
+                                      + " ("
+                                      + share.getKey().computePercent()
+                                      + " %, "
+                                      + share.getKey().memoryGiB()
+                                      + " GiB): "
+                                      + share.getValue());
+                            }
+                            e.field("Isolation", MpsShares.ONE_FAULT_DOMAIN);
                           })));
     }
     if (!freeChannels.isEmpty()) {

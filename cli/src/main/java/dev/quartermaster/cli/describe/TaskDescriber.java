@@ -2,6 +2,7 @@ package dev.quartermaster.cli.describe;
 
 import dev.quartermaster.api.claim.Allocation;
 import dev.quartermaster.api.claim.ResourceClaim;
+import dev.quartermaster.api.device.mps.MpsShares;
 import dev.quartermaster.api.format.ClaimState;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.table.Table;
@@ -103,6 +104,24 @@ final class TaskDescriber implements Describer<Task> {
                                 : List.of(name, "not found", Table.NONE, Table.NONE, Table.NONE)))
             .toList();
     out.table("Claims", new Table(List.of("CLAIM", "STATE", "NODE", "DEVICES", "REASON"), rows));
+    var shares =
+        spec.claims().stream()
+            .flatMap(n -> context.api().get(Kinds.RESOURCE_CLAIM, n).stream())
+            .filter(c -> !released || ownedBy(c, task))
+            .flatMap(c -> c.status().allocation().stream())
+            .flatMap(a -> a.devices().stream())
+            .flatMap(d -> MpsShares.parse(d.device()).stream())
+            .toList();
+    if (!shares.isEmpty()) {
+      out.section(
+          "MPS Shares",
+          d -> {
+            for (var share : shares) {
+              d.values(share.name(), share.limits());
+            }
+            d.field("Isolation", MpsShares.ONE_FAULT_DOMAIN);
+          });
+    }
     ConditionsSection.write(s.conditions(), now, out);
   }
 

@@ -10,6 +10,7 @@ import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.claim.ResourceClaimStatus;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.client.Write;
+import dev.quartermaster.api.device.mps.MpsShares;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.event.EventRecorder;
@@ -268,7 +269,8 @@ final class AllocationWrite {
           if (unadopted.get(placed.node()).contains(d.device())) {
             return new WritePlan.AwaitAdoption(placed.node());
           }
-          if (holds.isEmpty() && !offered.get(placed.node()).contains(d.device())) {
+          if (holds.isEmpty()
+              && !offered.get(placed.node()).contains(MpsShares.publishedAs(d.device()))) {
             return new WritePlan.Stale(
                 "node " + placed.node() + " no longer offers device " + d.device());
           }

@@ -3,6 +3,7 @@ package dev.quartermaster.control.allocator;
 import dev.quartermaster.api.allocation.NodeAllocation;
 import dev.quartermaster.api.device.Device;
 import dev.quartermaster.api.device.DeviceSlice;
+import dev.quartermaster.api.device.mps.MpsShares;
 import dev.quartermaster.api.device.use.DeviceUse;
 import dev.quartermaster.api.device.use.Holders;
 import dev.quartermaster.api.node.Node;
@@ -106,9 +107,24 @@ record NodeView(
     return holding(Map.copyOf(more));
   }
 
+  /**
+   * How many devices of {@code baseClass} a decision could still take here; an MPS GPU's device
+   * counts as many shares as the smallest would still fit ({@link DeviceUse#sharesLeft}), an upper
+   * bound that the fit itself settles.
+   */
   int free(String baseClass) {
-    return (int)
-        devices.stream().filter(d -> isFree(d) && d.deviceClass().equals(baseClass)).count();
+    int n = 0;
+    for (var d : devices) {
+      if (!d.deviceClass().equals(baseClass) || d.health() != Device.Health.Healthy) {
+        continue;
+      }
+      if (MpsShares.isTemplate(d)) {
+        n += use.sharesLeft(d.name(), Holders.of(held));
+      } else if (isFree(d)) {
+        n++;
+      }
+    }
+    return n;
   }
 
   /**

@@ -4,7 +4,7 @@ import dev.quartermaster.api.allocation.NodeAllocationSpec;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.device.DeviceSliceSpec;
 import dev.quartermaster.api.device.mig.NodeMigGpus;
-import dev.quartermaster.api.device.timeslice.TimeSlices;
+import dev.quartermaster.api.device.use.Parts;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.error.Violation;
@@ -83,7 +83,7 @@ final class MigModeGuard implements WriteRules {
                 .forEach(
                     d ->
                         NodeMigGpus.gpuOf(d)
-                            .or(() -> TimeSlices.parse(d.name()).map(TimeSlices.Replica::gpu))
+                            .or(() -> Parts.parentByName(d.name()))
                             .ifPresent(g -> parents.put(d.name(), g))));
     var claims = new HashMap<String, Optional<ResourceClaim>>();
     var held = new ArrayList<String>();
@@ -108,7 +108,7 @@ final class MigModeGuard implements WriteRules {
               + field
               + ": the mode of "
               + String.join(", ", changed)
-              + " may change only while nothing holds the GPU or a slice or replica of it; held"
+              + " may change only while nothing holds the GPU or a part of it (a slice, replica or share); held"
               + " by "
               + AllocationGuard.first(held)
               + " (delete those claims, or `qm node drain "
@@ -153,12 +153,9 @@ final class MigModeGuard implements WriteRules {
     if (parent != null) {
       return changed.contains(parent) ? Optional.of(parent) : Optional.empty();
     }
+    var byName = Parts.parentByName(device);
     return changed.stream()
-        .filter(
-            g ->
-                device.equals(g)
-                    || device.startsWith(g + "-mig-")
-                    || TimeSlices.isReplicaOf(device, g))
+        .filter(g -> device.equals(g) || byName.filter(g::equals).isPresent())
         .findFirst();
   }
 }

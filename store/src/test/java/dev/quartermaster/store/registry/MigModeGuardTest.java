@@ -7,6 +7,7 @@ import dev.quartermaster.api.device.Device;
 import dev.quartermaster.api.device.DeviceSlice;
 import dev.quartermaster.api.device.DeviceSliceSpec;
 import dev.quartermaster.api.device.mig.MigGeometry;
+import dev.quartermaster.api.device.mps.MpsShares;
 import dev.quartermaster.api.device.timeslice.TimeSlices;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
@@ -49,6 +50,7 @@ class MigModeGuardTest {
     SLICE_OF_GPU_0,
     WHOLE_GPU_1,
     REPLICA_OF_GPU_1,
+    SHARE_OF_GPU_1,
     SLICE_BY_A_DELETED_CLAIM
   }
 
@@ -82,7 +84,7 @@ class MigModeGuardTest {
             s -> s.withMig("gpu-0", Optional.empty()),
             conflict,
             "node/node-1: spec.mig: the mode of gpu-0 may change only while nothing holds the"
-                + " GPU or a slice or replica of it; held by claim/a-mig ("
+                + " GPU or a part of it (a slice, replica or share); held by claim/a-mig ("
                 + SLICE
                 + ")"),
         new Row(
@@ -127,7 +129,7 @@ class MigModeGuardTest {
             s -> s.withSharing("gpu-1", Optional.of(GpuSharing.timeSliced(4))),
             conflict,
             "node/node-1: spec.sharing: the mode of gpu-1 may change only while nothing holds the"
-                + " GPU or a slice or replica of it; held by claim/a-mig (gpu-1)"),
+                + " GPU or a part of it (a slice, replica or share); held by claim/a-mig (gpu-1)"),
         new Row(
             "a replica of gpu-1 held: fewer replicas refused",
             Held.REPLICA_OF_GPU_1,
@@ -140,6 +142,18 @@ class MigModeGuardTest {
             s -> s.withMig("gpu-0", Optional.empty()),
             none,
             ""),
+        new Row(
+            "an MPS share of gpu-1 held: off refused",
+            Held.SHARE_OF_GPU_1,
+            s -> s.withSharing("gpu-1", Optional.empty()),
+            conflict,
+            "held by claim/a-mig (gpu-1-mps-50pct-20gib-0)"),
+        new Row(
+            "an MPS share of gpu-1 held: time-sliced refused",
+            Held.SHARE_OF_GPU_1,
+            s -> s.withSharing("gpu-1", Optional.of(GpuSharing.timeSliced(2))),
+            conflict,
+            "held by claim/a-mig (gpu-1-mps-50pct-20gib-0)"),
         new Row(
             "MIG and time-sliced on one GPU",
             Held.NOTHING,
@@ -209,6 +223,27 @@ class MigModeGuardTest {
                 new DeviceSliceSpec("node-1", devices, slice.spec().sharedCounters()),
                 slice.status()));
         AllocationGuardTest.bind(api, "a-mig", "node-1", "gpu-1-ts-3");
+      }
+      case SHARE_OF_GPU_1 -> {
+        // gpu-1 shared by MPS while idle, its agent publishing gpu-1-mps, a share of it held
+        var node = api.get(Kinds.NODE, "node-1").orElseThrow();
+        api.update(
+            new Node(
+                node.metadata(),
+                node.spec().withSharing("gpu-1", Optional.of(GpuSharing.mps(4))),
+                node.status()));
+        var slice = api.get(Kinds.DEVICE_SLICE, "node-1").orElseThrow();
+        var devices = new ArrayList<>(slice.spec().devices());
+        var whole =
+            devices.stream().filter(d -> d.name().equals("gpu-1")).findFirst().orElseThrow();
+        devices.remove(whole);
+        devices.add(MpsShares.template(whole, 4));
+        api.update(
+            new DeviceSlice(
+                slice.metadata(),
+                new DeviceSliceSpec("node-1", devices, slice.spec().sharedCounters()),
+                slice.status()));
+        AllocationGuardTest.bind(api, "a-mig", "node-1", "gpu-1-mps-50pct-20gib-0");
       }
       case SLICE_BY_A_DELETED_CLAIM -> {
         AllocationGuardTest.bind(api, "a-mig", "node-1", SLICE);

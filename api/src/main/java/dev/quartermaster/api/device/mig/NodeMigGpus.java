@@ -2,6 +2,7 @@ package dev.quartermaster.api.device.mig;
 
 import dev.quartermaster.api.device.Device;
 import dev.quartermaster.api.device.DeviceSliceSpec;
+import dev.quartermaster.api.device.mps.MpsShares;
 import dev.quartermaster.api.device.timeslice.TimeSlices;
 import dev.quartermaster.api.node.MigMode;
 import dev.quartermaster.api.node.NodeSpec;
@@ -70,10 +71,13 @@ public record NodeMigGpus(List<MigGpu> gpus) {
         : Optional.empty();
   }
 
-  /** The GPUs a node's slice shows, whole or sliced, by name. */
+  /** The GPUs a node's slice shows, whole, sliced or shared, by name. */
   public static java.util.SortedSet<String> gpus(DeviceSliceSpec slice) {
     var out = new TreeSet<String>();
     slice.devices().forEach(d -> gpuOf(d).ifPresent(out::add));
+    slice.devices().stream()
+        .filter(MpsShares::isTemplate)
+        .forEach(d -> MpsShares.gpuOfTemplate(d.name()).ifPresent(out::add));
     return out;
   }
 

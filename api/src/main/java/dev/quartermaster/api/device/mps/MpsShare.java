@@ -10,6 +10,16 @@ public record MpsShare(String gpu, int computePercent, int memoryGiB, int index)
     return MpsShares.template(gpu) + "-" + computePercent + "pct-" + memoryGiB + "gib-" + index;
   }
 
+  /**
+   * The environment that gives a client this share's limits: its compute percentage and its memory
+   * cap, on device 0 (a client sees its share's GPU only).
+   */
+  public java.util.List<String> limits() {
+    return java.util.List.of(
+        MpsVariables.ACTIVE_THREAD_PERCENTAGE + "=" + computePercent,
+        MpsVariables.PINNED_DEVICE_MEM_LIMIT + "=0=" + memoryGiB + "G");
+  }
+
   /** The memory cap in bytes. */
   public long memoryBytes() {
     return memoryGiB * MpsShares.GIB;

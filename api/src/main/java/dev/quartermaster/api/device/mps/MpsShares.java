@@ -63,6 +63,14 @@ public final class MpsShares {
             Integer.parseInt(m.group(4))));
   }
 
+  /**
+   * The device a node publishes that offers {@code device}: an MPS share's GPU's device ({@code
+   * gpu-0-mps}), else {@code device} itself.
+   */
+  public static String publishedAs(String device) {
+    return parse(device).map(s -> template(s.gpu())).orElse(device);
+  }
+
   /** The GPU whose MPS device {@code device} is ({@code gpu-0-mps}), or empty. */
   public static Optional<String> gpuOfTemplate(String device) {
     return device.endsWith("-mps") && device.length() > 4

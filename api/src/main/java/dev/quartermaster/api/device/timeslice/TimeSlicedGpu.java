@@ -3,6 +3,7 @@ package dev.quartermaster.api.device.timeslice;
 import dev.quartermaster.api.device.DeviceSliceSpec;
 import dev.quartermaster.api.node.GpuSharing;
 import dev.quartermaster.api.node.NodeSpec;
+import dev.quartermaster.api.node.SharingMode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -43,8 +44,14 @@ public record TimeSlicedGpu(String gpu, Optional<GpuSharing> wish, List<Optional
                         .put(r.replica(), d.name()));
       }
     }
-    var names = new TreeSet<String>(spec.sharing().keySet());
-    names.addAll(published.keySet());
+    var names = new TreeSet<String>(published.keySet());
+    spec.sharing()
+        .forEach(
+            (g, w) -> {
+              if (w.mode() == SharingMode.TimeSliced) {
+                names.add(g);
+              }
+            });
     var out = new ArrayList<TimeSlicedGpu>();
     for (var gpu : names) {
       var holders = new ArrayList<Optional<String>>();
@@ -76,11 +83,19 @@ public record TimeSlicedGpu(String gpu, Optional<GpuSharing> wish, List<Optional
 
   /** The mode wished, and what the slice shows when it differs. */
   public String modeText() {
-    var wished = wish.map(w -> "time-sliced by " + w.replicas()).orElse("whole wished");
+    var wished =
+        wish.map(
+                w ->
+                    w.mode() == SharingMode.TimeSliced
+                        ? "time-sliced by " + w.replicas()
+                        : "MPS, up to " + w.replicas() + " clients")
+            .orElse("whole wished");
     if (holders.isEmpty()) {
       return wished + "; whole now (its agent shares the GPU once nothing holds it)";
     }
-    if (wish.isEmpty() || wish.get().replicas() != holders.size()) {
+    if (wish.isEmpty()
+        || wish.get().mode() != SharingMode.TimeSliced
+        || wish.get().replicas() != holders.size()) {
       return wished + "; " + holders.size() + " replicas now (until the held ones are released)";
     }
     return wished;

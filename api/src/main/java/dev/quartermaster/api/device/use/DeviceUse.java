@@ -379,6 +379,35 @@ public final class DeviceUse {
     return Optional.empty();
   }
 
+  /**
+   * How many more shares MPS device {@code template} could take beside {@code held}, at most: as
+   * many as the smallest share ({@link MpsShares#COMPUTE_STEP} percent, 1 GiB) fit in what is left,
+   * and no more than its clients allow; 0 for any other device or a GPU held whole.
+   */
+  public int sharesLeft(String template, Holders<?> held) {
+    var gpu = MpsShares.gpuOfTemplate(template).filter(mps::containsKey);
+    if (gpu.isEmpty() || held.holds(gpu.get()) || held.holds(template)) {
+      return 0;
+    }
+    var cap = mps.get(gpu.get());
+    long[] used = new long[3]; // compute, memory, clients
+    held.forEach(
+        (d, h) ->
+            MpsShares.parse(d)
+                .filter(s -> s.gpu().equals(gpu.get()))
+                .ifPresent(
+                    s -> {
+                      used[0] += s.computePercent();
+                      used[1] += s.memoryGiB();
+                      used[2]++;
+                    }));
+    long left =
+        Math.min(
+            (cap.computePercent() - used[0]) / MpsShares.COMPUTE_STEP,
+            Math.min(cap.memoryGiB() - used[1], cap.clients() - used[2]));
+    return (int) Math.max(0, left);
+  }
+
   /** A holder no caller has: {@link #isFree} asks as if for a claim that holds nothing. */
   private static final Object NO_ONE = new Object();
 

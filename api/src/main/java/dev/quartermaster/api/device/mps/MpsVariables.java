@@ -1,4 +1,4 @@
-package dev.quartermaster.agent.mps;
+package dev.quartermaster.api.device.mps;
 
 /** The environment CUDA reads to make a process an MPS client, and with what limits. */
 public final class MpsVariables {
