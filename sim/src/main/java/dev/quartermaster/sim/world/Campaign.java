@@ -228,7 +228,7 @@ public final class Campaign {
         from + seeds - 1,
         steps,
         (migNodes == 0 ? "" : ", " + migNodes + " MIG node(s) of H200s in Dynamic mode")
-            + (shareNodes == 0 ? "" : ", " + shareNodes + " node(s) of time-sliced GPUs"));
+            + (shareNodes == 0 ? "" : ", " + shareNodes + " node(s) of time-sliced and MPS GPUs"));
     var lines = new ArrayList<String>();
     var summary =
         run(

@@ -187,6 +187,30 @@ final class Chaos {
     }
   }
 
+  /**
+   * On nodes with MPS GPUs, two to four times within the MPS jobs' window: a GPU's MPS daemon dies
+   * (as under {@code kill -9}, or an MPS server's fatal fault) while its clients run. The agent
+   * must start it again, and never stop one while a client runs ({@link Promises}).
+   */
+  void mpsDaemonCrashes(RandomGenerator draws) {
+    var nodes = List.copyOf(world.shareNodes());
+    int count = 2 + draws.nextInt(3);
+    for (int i = 0; i < count; i++) {
+      var n = world.node(nodes.get(draws.nextInt(nodes.size())));
+      var gpu = draws.nextBoolean() ? MpsJobs.STEADY : MpsJobs.SWITCHED;
+      var at = Duration.ofMillis(draws.nextLong(TimeSliceJobs.WINDOW.toMillis()));
+      later(
+          at,
+          () -> {
+            if (n.host.mpsDaemons().running().contains(gpu)) {
+              faults++;
+              n.host.mpsDaemons().kill(gpu);
+              run.event("the MPS daemon of " + gpu + " on " + n.name + " dies (-9)");
+            }
+          });
+    }
+  }
+
   private void migCrash(WholeCluster.NodeSlot n, Duration back) {
     if (n.agent.isEmpty()) {
       return;

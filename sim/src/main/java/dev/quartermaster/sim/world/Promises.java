@@ -3,6 +3,7 @@ package dev.quartermaster.sim.world;
 import dev.quartermaster.agent.discovery.ControlNode;
 import dev.quartermaster.agent.ledger.ClaimState;
 import dev.quartermaster.api.claim.PrepareState;
+import dev.quartermaster.api.device.mps.MpsShares;
 import dev.quartermaster.api.device.use.DeviceUse;
 import dev.quartermaster.api.device.use.Parts;
 import dev.quartermaster.api.gang.WorkloadGangs;
@@ -414,6 +415,7 @@ final class Promises {
     var users = new HashMap<String, Long>();
     var ledger = n.ledger();
     partsBesideWholes(n, out);
+    mpsDaemonsStopped(n, out);
     for (var p : n.host.tasks().alive()) {
       p.devices()
           .forEach(
@@ -460,6 +462,45 @@ final class Promises {
                       }
                     });
               });
+    }
+  }
+
+  /** Per node, how much of its MPS daemons' log was read. */
+  private final Map<String, Integer> mpsLogRead = new HashMap<>();
+
+  /**
+   * M1: the agent never stops (or restarts) a GPU's MPS daemon while a process runs on a share of
+   * that GPU — its clients would lose their GPU work. A daemon that dies of a fault is not the
+   * agent's doing; the agent starts it again.
+   */
+  private void mpsDaemonsStopped(WholeCluster.NodeSlot n, List<String> out) {
+    var log = n.host.mpsDaemons().log();
+    int from = mpsLogRead.getOrDefault(n.name, 0);
+    mpsLogRead.put(n.name, log.size());
+    for (var entry : log.subList(Math.min(from, log.size()), log.size())) {
+      if (!entry.startsWith("stop ")) {
+        continue;
+      }
+      var gpu = entry.substring("stop ".length());
+      for (var p : n.host.tasks().alive()) {
+        for (var devices : p.devices().values()) {
+          for (var d : devices) {
+            if (MpsShares.parse(d).filter(s -> s.gpu().equals(gpu)).isPresent()) {
+              out.add(
+                  "M1 on "
+                      + n.name
+                      + ": the MPS daemon of "
+                      + gpu
+                      + " was stopped while pid "
+                      + p.pid()
+                      + " (task "
+                      + p.task()
+                      + ") runs on its share "
+                      + d);
+            }
+          }
+        }
+      }
     }
   }
 

@@ -90,6 +90,9 @@ public final class SeedRun {
   /** Time-sliced jobs a run with sharing nodes applies over its fault window. */
   static final int TURN_JOBS = 20;
 
+  /** MPS jobs per run with sharing nodes ({@link MpsJobs}). */
+  static final int SHARE_JOBS = 20;
+
   /** Slice jobs a run with MIG nodes applies over its fault window. */
   static final int SLICE_JOBS = 10;
 
@@ -309,6 +312,10 @@ public final class SeedRun {
         // Drawn apart too: a seed's other draws stay as they are without sharing nodes.
         var turns = new java.util.SplittableRandom(seed * 0x9E3779B97F4A7C15L + 47);
         TimeSliceJobs.start(this, turns, TURN_JOBS);
+        // MPS shares and their daemons' crashes, drawn apart again.
+        var shares = new java.util.SplittableRandom(seed * 0x9E3779B97F4A7C15L + 48);
+        MpsJobs.start(this, shares, SHARE_JOBS);
+        chaos.mpsDaemonCrashes(shares);
       }
       for (step = 1; step <= steps; step++) {
         if (!env.runNext()) {

@@ -4,6 +4,7 @@ import dev.quartermaster.api.claim.DeviceRequest;
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.claim.ResourceClaimSpec;
 import dev.quartermaster.api.claim.ResourceClaimStatus;
+import dev.quartermaster.api.claim.ShareRequest;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.workload.Task;
@@ -17,8 +18,8 @@ import java.util.Optional;
 /**
  * A stand-alone job an operator applies and later deletes in a seed run: a claim for one device of
  * a class and a task on it, named alike; applied at {@code at}, deleted (task, then claim) {@code
- * lasts} after. Slice jobs ({@link MigJobs}) and time-sliced jobs ({@link TimeSliceJobs}) are such
- * jobs.
+ * lasts} after. Slice jobs ({@link MigJobs}), time-sliced jobs ({@link TimeSliceJobs}) and MPS jobs
+ * ({@link MpsJobs}) are such jobs.
  */
 final class StandAloneJob {
   private StandAloneJob() {}
@@ -37,13 +38,27 @@ final class StandAloneJob {
       String deviceClass,
       Duration at,
       Duration lasts) {
+    schedule(run, name, what, detail, request, deviceClass, Optional.empty(), at, lasts);
+  }
+
+  /** As above, the request asking for {@code share} of an MPS GPU if present. */
+  static void schedule(
+      SeedRun run,
+      String name,
+      String what,
+      String detail,
+      String request,
+      String deviceClass,
+      Optional<ShareRequest> share,
+      Duration at,
+      Duration lasts) {
     var api = run.world().api();
     var env = run.world().env();
     env.schedule(
         at,
         () -> {
           run.event("operator: apply " + what + detail);
-          SeedRun.tolerant(() -> api.create(claim(name, request, deviceClass)));
+          SeedRun.tolerant(() -> api.create(claim(name, request, deviceClass, share)));
           SeedRun.tolerant(() -> api.create(task(name)));
         });
     env.schedule(
@@ -56,11 +71,13 @@ final class StandAloneJob {
         });
   }
 
-  private static ResourceClaim claim(String name, String request, String deviceClass) {
+  private static ResourceClaim claim(
+      String name, String request, String deviceClass, Optional<ShareRequest> share) {
     return new ResourceClaim(
         ObjectMeta.named(name),
         new ResourceClaimSpec(
-            List.of(new DeviceRequest(request, deviceClass, 1, List.of())), Optional.empty()),
+            List.of(new DeviceRequest(request, deviceClass, 1, List.of(), share)),
+            Optional.empty()),
         ResourceClaimStatus.EMPTY);
   }
 

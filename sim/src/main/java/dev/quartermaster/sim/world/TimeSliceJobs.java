@@ -33,11 +33,16 @@ final class TimeSliceJobs {
 
   private TimeSliceJobs() {}
 
-  /** The wish a sharing node starts with: gpu-0 and gpu-1 each by 2. */
+  /**
+   * The wish a sharing node starts with: gpu-0 and gpu-1 each time-sliced by 2, gpu-2 and gpu-3
+   * shared by MPS ({@link MpsJobs}).
+   */
   static dev.quartermaster.api.node.NodeSpec startingSpec() {
     return dev.quartermaster.api.node.NodeSpec.EMPTY
         .withSharing("gpu-0", Optional.of(GpuSharing.timeSliced(2)))
-        .withSharing(SWITCHED, Optional.of(GpuSharing.timeSliced(2)));
+        .withSharing(SWITCHED, Optional.of(GpuSharing.timeSliced(2)))
+        .withSharing(MpsJobs.STEADY, Optional.of(GpuSharing.mps(MpsJobs.CLIENTS)))
+        .withSharing(MpsJobs.SWITCHED, Optional.of(GpuSharing.mps(MpsJobs.CLIENTS)));
   }
 
   static void start(SeedRun run, RandomGenerator random, int count) {
@@ -68,14 +73,33 @@ final class TimeSliceJobs {
     }
   }
 
-  /** The operator's {@code qm node share}: refused while a claim holds gpu-1 or a replica. */
+  /**
+   * The operator's {@code qm node share}, of gpu-1 (time-sliced or whole) and then of gpu-3 (MPS or
+   * whole): each refused while a claim holds the GPU or a part of it.
+   */
   private static void switchGpu(SeedRun run, String node, boolean shared) {
-    var how = shared ? Optional.of(GpuSharing.timeSliced(2)) : Optional.<GpuSharing>empty();
+    switchGpu(
+        run, node, SWITCHED, shared ? Optional.of(GpuSharing.timeSliced(2)) : Optional.empty());
+    switchGpu(
+        run,
+        node,
+        MpsJobs.SWITCHED,
+        shared ? Optional.of(GpuSharing.mps(MpsJobs.CLIENTS)) : Optional.empty());
+  }
+
+  private static void switchGpu(SeedRun run, String node, String gpu, Optional<GpuSharing> how) {
+    var said =
+        how.map(
+                h ->
+                    h.mode() == dev.quartermaster.api.node.SharingMode.Mps
+                        ? " MPS"
+                        : " time-sliced")
+            .orElse(" whole");
     try {
-      run.world().nodeSpec(node, s -> s.withSharing(SWITCHED, how));
-      run.event("operator: " + node + " " + SWITCHED + (shared ? " time-sliced" : " whole"));
+      run.world().nodeSpec(node, s -> s.withSharing(gpu, how));
+      run.event("operator: " + node + " " + gpu + said);
     } catch (ApiException e) {
-      run.event("operator: " + node + " " + SWITCHED + " not switched: " + e.getMessage());
+      run.event("operator: " + node + " " + gpu + " not switched: " + e.getMessage());
     }
   }
 }

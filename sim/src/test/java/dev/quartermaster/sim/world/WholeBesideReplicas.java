@@ -4,6 +4,7 @@ import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.device.Device;
 import dev.quartermaster.api.device.DeviceSlice;
 import dev.quartermaster.api.device.DeviceSliceSpec;
+import dev.quartermaster.api.device.mps.MpsShares;
 import dev.quartermaster.api.device.timeslice.TimeSlices;
 import dev.quartermaster.api.device.use.Parts;
 import dev.quartermaster.api.meta.ApiObject;
@@ -13,10 +14,10 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 
 /**
- * The naive time-slicing agent (the device plugin's way: a GPU advertised as N replicas and still
- * as itself): its published slice offers a time-sliced GPU whole beside its replicas, and the
- * replicas as devices of their own, with no {@code parent} to tie them to the GPU. A GPU is then
- * handed out whole while it is shared. Reads go to the real API unchanged.
+ * The naive sharing agent (the device plugin's way: a GPU advertised as N replicas and still as
+ * itself): its published slice offers a time-sliced or MPS GPU whole beside its replicas or its MPS
+ * device, and those as devices of their own, with no {@code parent} to tie them to the GPU. A GPU
+ * is then handed out whole while it is shared. Reads go to the real API unchanged.
  */
 final class WholeBesideReplicas extends ForwardingApiClient {
   WholeBesideReplicas(ApiClient api) {
@@ -41,7 +42,8 @@ final class WholeBesideReplicas extends ForwardingApiClient {
     var devices = new ArrayList<Device>();
     var wholes = new LinkedHashMap<String, Device>();
     for (var d : s.spec().devices()) {
-      if (!d.deviceClass().equals(TimeSlices.DEVICE_CLASS)) {
+      if (!d.deviceClass().equals(TimeSlices.DEVICE_CLASS)
+          && !d.deviceClass().equals(MpsShares.DEVICE_CLASS)) {
         devices.add(d);
         continue;
       }
@@ -53,7 +55,12 @@ final class WholeBesideReplicas extends ForwardingApiClient {
         whole
             .keySet()
             .removeAll(
-                java.util.List.of(TimeSlices.REPLICA, TimeSlices.REPLICAS, TimeSlices.SHARING));
+                java.util.List.of(
+                    TimeSlices.REPLICA,
+                    TimeSlices.REPLICAS,
+                    TimeSlices.SHARING,
+                    MpsShares.COMPUTE,
+                    MpsShares.CLIENTS));
         wholes.put(gpu, new Device(gpu, "gpu", whole, d.health(), d.healthReason()));
       }
     }
