@@ -45,6 +45,11 @@ public final class ClusterCollector implements MultiCollector {
             informers.nodes().cache().list(),
             informers.slices().cache().list(),
             informers.claims().cache().list());
+    var mps =
+        MpsCensus.of(
+            informers.nodes().cache().list(),
+            informers.slices().cache().list(),
+            informers.claims().cache().list());
     return MetricSnapshots.of(
         gauge(
             "qm_devices",
@@ -110,7 +115,45 @@ public final class ClusterCollector implements MultiCollector {
             Comparator.comparing(ReplicaGroup::node)
                 .thenComparing(ReplicaGroup::gpu)
                 .thenComparing(ReplicaGroup::state),
-            g -> Labels.of("node", g.node(), "gpu", g.gpu(), "state", g.state())));
+            g -> Labels.of("node", g.node(), "gpu", g.gpu(), "state", g.state())),
+        gauge(
+            "qm_mps_capacity",
+            "MPS GPUs' compute (percent), memory (GiB) and clients by node, GPU, resource and state"
+                + " (held by shares, free)",
+            mps.capacity(),
+            Comparator.comparing(MpsGroup::node)
+                .thenComparing(MpsGroup::gpu)
+                .thenComparing(MpsGroup::resource)
+                .thenComparing(MpsGroup::state),
+            g ->
+                Labels.of(
+                    "node",
+                    g.node(),
+                    "gpu",
+                    g.gpu(),
+                    "resource",
+                    g.resource(),
+                    "state",
+                    g.state())),
+        gauge(
+            "qm_mps_share_limit",
+            "each MPS share's limits (compute percent, memory GiB) by node, GPU, share and claim",
+            mps.shares(),
+            Comparator.comparing(MpsShareKey::node)
+                .thenComparing(MpsShareKey::share)
+                .thenComparing(MpsShareKey::resource),
+            k ->
+                Labels.of(
+                    "node",
+                    k.node(),
+                    "gpu",
+                    k.gpu(),
+                    "share",
+                    k.share(),
+                    "claim",
+                    k.claim(),
+                    "resource",
+                    k.resource())));
   }
 
   @Override
@@ -124,7 +167,9 @@ public final class ClusterCollector implements MultiCollector {
         "qm_mig_slices",
         "qm_mig_free_compute_slices",
         "qm_mig_fragmented",
-        "qm_shared_replicas");
+        "qm_shared_replicas",
+        "qm_mps_capacity",
+        "qm_mps_share_limit");
   }
 
   /** One gauge, a series per key, in {@code order}. */
