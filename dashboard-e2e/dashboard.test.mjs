@@ -296,6 +296,32 @@ try {
   console.log(`time-sliced row: ${(await turns.innerText()).replace(/\s+/g, ' ').trim()}`);
   await shot('11-time-sliced-gpu');
 
+  step('an MPS GPU is drawn as its compute and the shares taking it');
+  // As for ts-node: the test publishes mps-node's slice (gpu-0 shared by MPS, as its agent would
+  // publish it); the allocator places a real claim's share of it.
+  const mpsMade = await api('POST', '/api/v1/nodes', { kind: 'Node', metadata: { name: 'mps-node' },
+    spec: { sharing: { 'gpu-0': { mode: 'Mps', replicas: 4 } } } });
+  if (mpsMade.status !== 201) fail(`POST node: ${mpsMade.status} ${JSON.stringify(mpsMade.body)}`);
+  const mpsBeat = await api('PUT', '/api/v1/nodes/mps-node/status',
+    { ...mpsMade.body, status: { conditions: [ready('AgentReady'), ready('DevicesReady')], heartbeat: now, bootId: 'test', agentVersion: '0.1.0' } });
+  if (mpsBeat.status !== 200) fail(`PUT node status: ${mpsBeat.status} ${JSON.stringify(mpsBeat.body)}`);
+  for (const [path, body] of [
+    ['/api/v1/deviceslices', { kind: 'DeviceSlice', metadata: { name: 'mps-node' }, spec: { node: 'mps-node', devices: [
+      { name: 'gpu-0-mps', class: 'mps', health: 'Healthy', attributes: { uuid: 'GPU-mps', model: 'NVIDIA H100 80GB HBM3',
+        memory: `${80 * 2 ** 30}`, parent: 'gpu-0', compute: '100', clients: '4', sharing: 'mps' } }] } }],
+    ['/api/v1/resourceclaims', { kind: 'ResourceClaim', metadata: { name: 'mps-a' },
+      spec: { requests: [{ name: 'share', deviceClassName: 'mps', count: 1, share: { compute: 60, memory: '20Gi' } }] } }]]) {
+    const posted = await api('POST', path, body);
+    if (posted.status !== 201) fail(`POST ${path}: ${posted.status} ${JSON.stringify(posted.body)}`);
+  }
+  const mpsGpu = row('mps/mps-node/gpu-0');
+  await mpsGpu.locator('.slot.held', { hasText: 'claim/mps-a 60%' }).waitFor();
+  await mpsGpu.locator('text=40% compute, 60/80 GiB free').waitFor();
+  await mpsGpu.locator('text=one fault domain').waitFor();
+  await row('node/mps-node').locator('text=GPUs 1/1 held').waitFor();
+  console.log(`MPS row: ${(await mpsGpu.innerText()).replace(/\s+/g, ' ').trim()}`);
+  await shot('12-mps-gpu');
+
   step('no reload happened; no script error; the token never left its header');
   if (navigations !== navigationsBefore) fail(`the page navigated ${navigations - navigationsBefore} time(s) after login`);
   if (await page.evaluate(() => window.qmSamePage) !== 'yes') fail('the page was reloaded');

@@ -70,12 +70,40 @@ function sharedRow(name, gpu, replicas, held) {
   ]);
 }
 
+// One MPS GPU as a row: its compute left to right in 5 % cells, each share's cells with the claim
+// that holds it, free ones after; the shares are read from the record by their names
+// (gpu-0-mps-60pct-40gib-0), which carry their sizes. Its clients are one fault domain: it says so.
+const SHARE = /^(.+)-mps-(\d+)pct-(\d+)gib-(\d+)$/;
+function mpsRow(name, d, holders) {
+  const gpu = d.attributes?.parent ?? d.name.replace(/-mps$/, '');
+  const shares = Object.entries(holders)
+    .map(([device, h]) => [device.match(SHARE), h])
+    .filter(([m]) => m && m[1] === gpu)
+    .map(([m, h]) => ({ device: m[0], compute: Number(m[2]), gib: Number(m[3]), claim: h.claim }))
+    .sort((a, b) => a.device.localeCompare(b.device));
+  const compute = shares.reduce((n, x) => n + x.compute, 0);
+  const gib = shares.reduce((n, x) => n + x.gib, 0);
+  const memory = Math.floor(Number(d.attributes?.memory ?? 0) / 2 ** 30);
+  const bar = shares.map((x) => ({ span: x.compute / 5, text: `claim/${x.claim} ${x.compute}%`, cls: 'held' }));
+  if (compute < 100) bar.push({ span: (100 - compute) / 5, text: 'free', cls: 'free' });
+  return row(`mps/${name}/${gpu}`, 1, [
+    cell(gpu, 'name'),
+    cell(`MPS ×${d.attributes?.clients ?? '?'}`, 'ok'),
+    cell('mps'),
+    cell(`${100 - compute}% compute, ${memory - gib}/${memory} GiB free`, 'muted'),
+    { text: bar.map((b) => `[${b.text}]`).join(''), cls: 'mig-bar', bar },
+    cell('one fault domain: a client\'s fatal fault ends the others\' GPU work', 'warn'),
+  ]);
+}
+
 function nodeGroup(name, node, slice, allocation, expanded, mig) {
   const holders = allocation?.spec?.devices ?? {};
   const devices = slice?.spec?.devices ?? [];
   const held = (d) => holders[d.name]?.claim;
   // A MIG GPU is drawn as its picture; of its slices only the held ones are listed.
-  const gpus = devices.filter((d) => d.class !== 'channel' && d.class !== 'timeslice' && (d.class !== 'mig' || held(d)));
+  const gpus = devices.filter((d) => d.class !== 'channel' && d.class !== 'timeslice' && d.class !== 'mps' && (d.class !== 'mig' || held(d)));
+  // An MPS GPU is drawn as its compute and the shares taking it.
+  const mpsGpus = devices.filter((d) => d.class === 'mps');
   // A time-sliced GPU is drawn as its replicas, none listed on its own.
   const shared = new Map();
   devices.filter((d) => d.class === 'timeslice').forEach((d) => {
@@ -93,10 +121,11 @@ function nodeGroup(name, node, slice, allocation, expanded, mig) {
   const agentReady = condition(node, 'AgentReady');
   const stats = {
     ready: agentReady?.status === 'True' && devicesReady?.status === 'True' ? 1 : 0,
-    gpus: gpus.filter((d) => d.class !== 'mig').length + migGpus.length + shared.size,
+    gpus: gpus.filter((d) => d.class !== 'mig').length + migGpus.length + shared.size + mpsGpus.length,
     held: gpus.filter((d) => d.class !== 'mig' && held(d)).length
       + migGpus.filter((g) => (g.cells ?? []).some((c) => c.holder)).length
-      + [...shared.values()].filter((rs) => rs.some(held)).length,
+      + [...shared.values()].filter((rs) => rs.some(held)).length
+      + mpsGpus.filter((d) => Object.keys(holders).some((k) => k.startsWith(`${d.name}-`))).length,
     unhealthy: devices.filter((d) => d.health !== 'Healthy').length,
   };
   const head = row(`node/${name}`, 0, [
@@ -122,6 +151,7 @@ function nodeGroup(name, node, slice, allocation, expanded, mig) {
   const rows = [
     ...(mig?.gpus ?? []).map((g) => migRow(name, g)),
     ...[...shared.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([gpu, rs]) => sharedRow(name, gpu, rs, held)),
+    ...mpsGpus.map((d) => mpsRow(name, d, holders)),
     ...gpus.map(deviceRow),
   ];
   const notable = channels.filter((d) => held(d) || d.health !== 'Healthy');
