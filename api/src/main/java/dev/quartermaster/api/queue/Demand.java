@@ -1,6 +1,7 @@
 package dev.quartermaster.api.queue;
 
 import dev.quartermaster.api.device.mig.MigCharge;
+import dev.quartermaster.api.device.mps.MpsCharge;
 import dev.quartermaster.api.domain.ComputeDomainSpec;
 import dev.quartermaster.api.workload.WorkloadSpec;
 import java.util.Map;
@@ -10,8 +11,9 @@ import java.util.function.ToIntFunction;
 /**
  * What a workload asks of its queue's quota: per device class, every replica's claim templates'
  * device counts, and in a workload with a compute domain every replica's IMEX channels (its {@code
- * <task>-channels} claim, of class {@code channel}). A gang or not, a workload is admitted whole:
- * its tasks are created only once all of it fits.
+ * <task>-channels} claim, of class {@code channel}); MIG slices' compute slices and MPS shares'
+ * compute and memory beside ({@link MigCharge}, {@link MpsCharge}). A gang or not, a workload is
+ * admitted whole: its tasks are created only once all of it fits.
  *
  * <p>Counted exactly ({@link Counts}): a workload may ask for at most {@link #MAX_DEVICES} devices
  * of its claim templates (validation refuses more), and a count past an {@code int} reads as {@code
@@ -76,6 +78,16 @@ public final class Demand {
           if (slices > 0) {
             exact.merge(MigCharge.QUOTA, Counts.product(devices, slices), Counts::sum);
           }
+          r.share()
+              .ifPresent(
+                  s -> {
+                    exact.merge(
+                        MpsCharge.COMPUTE_QUOTA, Counts.product(devices, s.compute()), Counts::sum);
+                    exact.merge(
+                        MpsCharge.MEMORY_QUOTA,
+                        Counts.product(devices, s.memoryGiB().orElse(0)),
+                        Counts::sum);
+                  });
         }
       }
     }

@@ -41,6 +41,11 @@ public final class ObjectValidator {
             "metadata.name",
             "is the quota key of MIG compute slices (a queue's quota counts slices by it); name the"
                 + " class otherwise");
+        v.check(
+            !dev.quartermaster.api.device.mps.MpsCharge.QUOTAS.contains(c.metadata().name()),
+            "metadata.name",
+            "is a quota key of MPS shares (a queue's quota counts their compute and memory by it);"
+                + " name the class otherwise");
         DeviceRules.deviceClass(c.spec(), v);
       }
       case ResourceClaim c -> ClaimRules.spec("spec", c.spec(), v);

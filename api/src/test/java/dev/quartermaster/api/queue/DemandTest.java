@@ -36,6 +36,32 @@ class DemandTest {
     return new WorkloadSpec(List.of(group), domain);
   }
 
+  /** MPS shares cost their count, compute and memory, per replica: a quota may limit any. */
+  @Test
+  void mpsSharesAreCountedByCountComputeAndMemory() {
+    var claim =
+        new ClaimTemplate(
+            "share",
+            new ResourceClaimSpec(
+                List.of(
+                    new DeviceRequest(
+                        "s",
+                        "mps",
+                        1,
+                        List.of(),
+                        Optional.of(new dev.quartermaster.api.claim.ShareRequest(30, "20Gi")))),
+                Optional.empty()));
+    var group =
+        new WorkerGroup(
+            "w",
+            3,
+            new TaskTemplate(List.of("x"), Map.of(), "exec", Optional.empty(), List.of(), Map.of()),
+            List.of(claim),
+            RestartPolicy.OnFailure);
+    assertThat(Demand.of(new WorkloadSpec(List.of(group), Optional.empty())))
+        .isEqualTo(Map.of("mps", 3, "mps-compute-percent", 90, "mps-memory-gib", 60));
+  }
+
   @Test
   void everyReplicasClaimTemplatesAreCounted() {
     assertThat(Demand.of(spec(Optional.empty()))).isEqualTo(Map.of("gpu", 6));
