@@ -90,7 +90,9 @@ final class DeviceFit {
               break;
             }
             var share =
-                MpsShares.isTemplate(t) ? shareOf(t, request.share().get(), used, free) : null;
+                MpsShares.isTemplate(t)
+                    ? shareOf(t, request.share().get(), used, mine, free)
+                    : null;
             if (share != null
                 && matches(t, cls)
                 && request.selectors().stream().allMatch(s -> s.matches(t.attributes()))
@@ -128,14 +130,19 @@ final class DeviceFit {
 
   /**
    * The share of MPS device {@code template} that {@code want} would take: its lowest number not
-   * held in that size; null if this fit holds a share of that GPU already (one claim, one share of
-   * a GPU: two would only split one client's limits).
+   * held in that size; null if the claim holds a share of that GPU already ({@code mine}: one
+   * claim, one share of a GPU, since two would only split one client's limits; the other claims of
+   * the fit, a gang's members, may each take one).
    */
   private static Device shareOf(
-      Device template, ShareRequest want, Set<String> used, FreeTest free) {
+      Device template,
+      ShareRequest want,
+      Set<String> used,
+      List<AllocatedDevice> mine,
+      FreeTest free) {
     var gpu = MpsShares.gpuOfTemplate(template.name()).orElseThrow();
-    if (used.stream()
-        .anyMatch(u -> MpsShares.parse(u).filter(s -> s.gpu().equals(gpu)).isPresent())) {
+    if (mine.stream()
+        .anyMatch(u -> MpsShares.parse(u.device()).filter(s -> s.gpu().equals(gpu)).isPresent())) {
       return null;
     }
     int gib = want.memoryGiB().orElse(Integer.MAX_VALUE);

@@ -1,6 +1,5 @@
 package dev.quartermaster.control.allocator;
 
-import dev.quartermaster.api.device.Device;
 import dev.quartermaster.api.device.DeviceClass;
 import dev.quartermaster.api.gang.GangTopology;
 import java.util.ArrayList;
@@ -183,13 +182,6 @@ final class GangFit {
     if (base.isEmpty()) {
       return 0;
     }
-    var mine = taken.getOrDefault(n.name(), Set.of());
-    int free = 0;
-    for (Device d : n.devices()) {
-      if (d.deviceClass().equals(base.get()) && n.isFree(d, mine, Set.of())) {
-        free++;
-      }
-    }
-    return free;
+    return n.free(base.get(), taken.getOrDefault(n.name(), Set.of()));
   }
 }

@@ -113,14 +113,23 @@ record NodeView(
    * bound that the fit itself settles.
    */
   int free(String baseClass) {
+    return free(baseClass, Set.of());
+  }
+
+  /** As {@link #free(String)}, with {@code taken} held too (by a decision on this node so far). */
+  int free(String baseClass, Set<String> taken) {
+    var holders =
+        taken.isEmpty()
+            ? Holders.of(held)
+            : Holders.of(held).or(Holders.all(taken, HeadReservation.HOLDER));
     int n = 0;
     for (var d : devices) {
       if (!d.deviceClass().equals(baseClass) || d.health() != Device.Health.Healthy) {
         continue;
       }
       if (MpsShares.isTemplate(d)) {
-        n += use.sharesLeft(d.name(), Holders.of(held));
-      } else if (isFree(d)) {
+        n += use.sharesLeft(d.name(), holders);
+      } else if (use.isFree(d.name(), holders)) {
         n++;
       }
     }

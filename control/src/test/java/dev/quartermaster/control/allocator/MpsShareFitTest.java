@@ -92,6 +92,26 @@ class MpsShareFitTest {
   }
 
   @Test
+  void theClaimsOfOneFitEachGetAShareOfOneGpuWhileItLasts() {
+    var view = node(Map.of());
+    var three =
+        List.of(share("a", 30, "10Gi", 1), share("b", 30, "10Gi", 1), share("c", 30, "10Gi", 1));
+    var fit = DeviceFit.fit(view.devices(), three, CLASSES, view.freeTest(java.util.Set.of()));
+    assertThat(
+            fit.orElseThrow().values().stream().flatMap(List::stream).map(AllocatedDevice::device))
+        .containsExactlyInAnyOrder(
+            "gpu-0-mps-30pct-10gib-0", "gpu-0-mps-30pct-10gib-1", "gpu-0-mps-30pct-10gib-2");
+    var four =
+        List.of(
+            share("a", 20, "10Gi", 1),
+            share("b", 20, "10Gi", 1),
+            share("c", 20, "10Gi", 1),
+            share("d", 20, "10Gi", 1));
+    assertThat(DeviceFit.fit(view.devices(), four, CLASSES, view.freeTest(java.util.Set.of())))
+        .isEmpty(); // four clients of three
+  }
+
+  @Test
   void theGpuHeldWholeLeavesNoShare() {
     assertThat(fit(Map.of("gpu-0", "x"), share("a", 10, "1Gi", 1))).isEmpty();
     assertThat(node(Map.of("gpu-0", "x")).free("mps")).isEqualTo(0);
