@@ -108,6 +108,29 @@ final class MigBench implements Bench.Benchmark {
               o.cpuMicros(),
               o.wallMicros()));
     }
+    for (var shared :
+        List.of(
+            java.util.Map.entry(
+                "MPS shares (best fit)", SharedPacking.mps(requests, GPUS, H200, 141)),
+            java.util.Map.entry(
+                "time-sliced by " + SharedPacking.REPLICAS,
+                SharedPacking.timeSliced(requests, GPUS, H200)))) {
+      var o = outcome(shared.getValue().tally(), shared.getValue().cpuMicros(), 0);
+      report.text(
+          String.format(
+              Locale.ROOT,
+              "%-26s %11.1f%% %7.1f%% %10d %14s %14s %16s %16s",
+              shared.getKey(),
+              100 * o.utilization(),
+              100 * o.memory(),
+              o.refused(),
+              "-",
+              "-",
+              shared.getValue().cpuMicros() > 0
+                  ? String.format(Locale.ROOT, "%.1f", o.cpuMicros())
+                  : "-",
+              "-"));
+    }
     var pool = pooled(requests);
     report.text(
         String.format(
@@ -124,6 +147,11 @@ final class MigBench implements Bench.Benchmark {
     report.text(
         "  fit fleet-wide: refused while the fleet's free compute and memory slices, summed, would"
             + " have held it; fragmentation: while one GPU had them, in the wrong places");
+    report.text(
+        "  MPS: each request as a share of its profile's compute (rounded up to 5 %) and memory,"
+            + " judged by DeviceUse; no positions, so no fragmentation, but one fault domain per"
+            + " GPU. time-sliced: a replica whatever the profile; its utilization is compute"
+            + " promised, nothing isolates it, and past 100 % its clients outnumber the GPU");
     report.line(
         "  measured requests (after " + MigStream.WARM_UP_S / 3600 + " h warm-up)",
         Integer.toString(ours.requests()));
