@@ -55,6 +55,12 @@ class MpsUpTest {
           BOUND,
           () -> two.matcher(up.qm("get", "claims")).find());
 
+      expected.add("./qm describe claim mps-serve-s-0-share");
+      assertThat(up.qm("describe", "claim", "mps-serve-s-0-share"))
+          .containsPattern(
+              "NAME +CLASS +COUNT +SELECTORS +SHARE\n +share +mps +1 +<none> +60 % compute, 40Gi"
+                  + " memory\n");
+
       expected.add("./qm logs mps-serve-s-0");
       up.await(
           "the task says its limits",

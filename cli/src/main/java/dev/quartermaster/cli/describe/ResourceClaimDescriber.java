@@ -21,18 +21,35 @@ final class ResourceClaimDescriber implements Describer<ResourceClaim> {
     var status = claim.status();
     out.field("State", ClaimState.of(claim).toString())
         .field("Compute Domain", spec.computeDomain().orElse(""));
+    // A SHARE column only where a request asks for an MPS share: other claims' tables stay as
+    // they were.
+    boolean shares = spec.requests().stream().anyMatch(r -> r.share().isPresent());
+    var header = new java.util.ArrayList<>(List.of("NAME", "CLASS", "COUNT", "SELECTORS"));
+    if (shares) {
+      header.add("SHARE");
+    }
     out.table(
         "Requests",
         new Table(
-            List.of("NAME", "CLASS", "COUNT", "SELECTORS"),
+            header,
             spec.requests().stream()
                 .map(
-                    r ->
-                        List.of(
-                            r.name(),
-                            r.deviceClassName(),
-                            Integer.toString(r.count()),
-                            ConditionsSection.orNone(SelectorText.of(r.selectors()))))
+                    r -> {
+                      var cells =
+                          new java.util.ArrayList<>(
+                              List.of(
+                                  r.name(),
+                                  r.deviceClassName(),
+                                  Integer.toString(r.count()),
+                                  ConditionsSection.orNone(SelectorText.of(r.selectors()))));
+                      if (shares) {
+                        cells.add(
+                            r.share()
+                                .map(x -> x.compute() + " % compute, " + x.memory() + " memory")
+                                .orElse(Table.NONE));
+                      }
+                      return (List<String>) cells;
+                    })
                 .toList()));
     status
         .allocation()
