@@ -24,7 +24,7 @@ import java.util.TreeMap;
 public final class DeviceUse {
   /** Every device its own counter: a node of whole GPUs and channels. */
   public static final DeviceUse WHOLE_DEVICES =
-      new DeviceUse(Map.of(), Map.of(), Map.of(), Map.of(), Map.of(), Map.of());
+      new DeviceUse(Map.of(), Map.of(), Map.of(), Map.of(), Map.of(), new MpsUse(Map.of()));
 
   /** One device's draw on one shared counter. */
   private record Draw(Counter counter, String device, long amount) {}
@@ -44,8 +44,8 @@ public final class DeviceUse {
   /** A device → its published parts, in name order. */
   private final Map<String, List<String>> parts;
 
-  /** An MPS-shared GPU → what its shares may take, all told. */
-  private final Map<String, MpsCapacity> mps;
+  /** The MPS-shared GPUs and what their shares may take. */
+  private final MpsUse mps;
 
   private DeviceUse(
       Map<String, List<Draw>> draws,
@@ -53,7 +53,7 @@ public final class DeviceUse {
       Map<Counter, List<Draw>> drawers,
       Map<String, String> parents,
       Map<String, List<String>> parts,
-      Map<String, MpsCapacity> mps) {
+      MpsUse mps) {
     this.draws = draws;
     this.capacity = capacity;
     this.drawers = drawers;
@@ -129,7 +129,7 @@ public final class DeviceUse {
         fixed,
         Map.copyOf(parents),
         Map.copyOf(fixedParts),
-        Map.copyOf(mps));
+        new MpsUse(Map.copyOf(mps)));
   }
 
   /**
@@ -176,8 +176,8 @@ public final class DeviceUse {
     if (held.holds(device)) {
       return false;
     }
-    if (device.contains("-mps") || !mps.isEmpty()) {
-      var clash = mpsClash(device, NO_ONE, (Holders<Object>) held);
+    if (device.contains("-mps") || !mps.mps().isEmpty()) {
+      var clash = mps.clash(device, NO_ONE, (Holders<Object>) held);
       if (clash.isPresent()) {
         return clash.get().isEmpty();
       }
@@ -247,8 +247,8 @@ public final class DeviceUse {
     if (own.isPresent() && !own.get().equals(holder)) {
       return Optional.of(new Clash<>(device, holder, device, own.get(), Optional.empty()));
     }
-    if (device.contains("-mps") || !mps.isEmpty()) {
-      var clash = mpsClash(device, holder, held);
+    if (device.contains("-mps") || !mps.mps().isEmpty()) {
+      var clash = mps.clash(device, holder, held);
       if (clash.isPresent()) {
         return clash.get();
       }
@@ -346,7 +346,7 @@ public final class DeviceUse {
       if (parted.isPresent()) {
         return parted;
       }
-      var shares = sharesOverConsumed(byDevice);
+      var shares = mps.overConsumed(byDevice);
       if (shares.isPresent()) {
         return shares;
       }
@@ -380,160 +380,13 @@ public final class DeviceUse {
   }
 
   /**
-   * How many more shares MPS device {@code template} could take beside {@code held}, at most: as
-   * many as the smallest share ({@link MpsShares#COMPUTE_STEP} percent, 1 GiB) fit in what is left,
-   * and no more than its clients allow; 0 for any other device or a GPU held whole.
+   * How many more shares MPS device {@code template} could take beside {@code held}, at most
+   * ({@link MpsUse#sharesLeft}); 0 for any other device.
    */
   public int sharesLeft(String template, Holders<?> held) {
-    var gpu = MpsShares.gpuOfTemplate(template).filter(mps::containsKey);
-    if (gpu.isEmpty() || held.holds(gpu.get()) || held.holds(template)) {
-      return 0;
-    }
-    var cap = mps.get(gpu.get());
-    long[] used = new long[3]; // compute, memory, clients
-    held.forEach(
-        (d, h) ->
-            MpsShares.parse(d)
-                .filter(s -> s.gpu().equals(gpu.get()))
-                .ifPresent(
-                    s -> {
-                      used[0] += s.computePercent();
-                      used[1] += s.memoryGiB();
-                      used[2]++;
-                    }));
-    long left =
-        Math.min(
-            (cap.computePercent() - used[0]) / MpsShares.COMPUTE_STEP,
-            Math.min(cap.memoryGiB() - used[1], cap.clients() - used[2]));
-    return (int) Math.max(0, left);
+    return mps.sharesLeft(template, held);
   }
 
   /** A holder no caller has: {@link #isFree} asks as if for a claim that holds nothing. */
   private static final Object NO_ONE = new Object();
-
-  /**
-   * The MPS part of {@link #clash}: empty if {@code device} is neither an MPS share, an MPS GPU's
-   * device nor an MPS GPU; else whether {@code holder} may hold it beside {@code held}. A share may
-   * not be held beside its GPU held whole by another (nor its GPU's device itself, which no claim
-   * holds), and the shares held on a GPU may not take more compute, memory or clients than it
-   * offers. The shares are found by reading every holding, since their names carry their sizes;
-   * only a node with MPS GPUs pays for it.
-   */
-  private <H> Optional<Optional<Clash<H>>> mpsClash(String device, H holder, Holders<H> held) {
-    var share = MpsShares.parse(device);
-    if (share.isEmpty()) {
-      var ofTemplate = MpsShares.gpuOfTemplate(device).filter(mps::containsKey);
-      if (ofTemplate.isPresent()) {
-        // An MPS GPU's device is a template for shares, never held itself.
-        var never = new Overload(new Counter(device, "held-only-as-shares"), 1, 0);
-        return Optional.of(
-            Optional.of(new Clash<>(device, holder, device, holder, Optional.of(never))));
-      }
-      if (!mps.containsKey(device)) {
-        return Optional.empty();
-      }
-      // The GPU itself, asked whole: not beside a share of it.
-      var first = new java.util.ArrayList<Holding<H>>(1);
-      held.forEach(
-          (d, h) -> {
-            if (first.isEmpty()
-                && !h.equals(holder)
-                && MpsShares.parse(d).map(MpsShare::gpu).filter(device::equals).isPresent()) {
-              first.add(new Holding<>(d, h));
-            }
-          });
-      return Optional.of(
-          first.stream()
-              .findFirst()
-              .map(
-                  b ->
-                      new Clash<>(
-                          device, holder, b.device(), b.holder(), Optional.<Overload>empty())));
-    }
-    var gpu = share.get().gpu();
-    for (var whole : List.of(gpu, MpsShares.template(gpu))) {
-      var h = held.holderOf(whole);
-      if (h.isPresent() && !h.get().equals(holder)) {
-        return Optional.of(
-            Optional.of(new Clash<>(device, holder, whole, h.get(), Optional.empty())));
-      }
-    }
-    var load = new ShareLoad(gpu);
-    load.add(device, holder, share.get());
-    held.forEach(
-        (d, h) -> {
-          if (!d.equals(device)) {
-            MpsShares.parse(d).filter(s -> s.gpu().equals(gpu)).ifPresent(s -> load.add(d, h, s));
-          }
-        });
-    return Optional.of(load.over(device, holder, mps.getOrDefault(gpu, MpsCapacity.UNKNOWN)));
-  }
-
-  /** The first MPS GPU whose shares in {@code byDevice} take more than it offers, if any. */
-  private <H> Optional<Clash<H>> sharesOverConsumed(Map<String, H> byDevice) {
-    var loads = new TreeMap<String, ShareLoad<H>>();
-    byDevice.forEach(
-        (d, h) ->
-            MpsShares.parse(d)
-                .ifPresent(s -> loads.computeIfAbsent(s.gpu(), ShareLoad::new).add(d, h, s)));
-    for (var e : byDevice.entrySet()) {
-      var gpu = MpsShares.gpuOfTemplate(e.getKey()).filter(mps::containsKey);
-      if (gpu.isPresent()) {
-        var never = new Overload(new Counter(e.getKey(), "held-only-as-shares"), 1, 0);
-        return Optional.of(
-            new Clash<>(e.getKey(), e.getValue(), e.getKey(), e.getValue(), Optional.of(never)));
-      }
-    }
-    for (var load : loads.values()) {
-      var first = load.holdings.getFirst();
-      var over =
-          load.over(
-              first.device(), first.holder(), mps.getOrDefault(load.gpu, MpsCapacity.UNKNOWN));
-      if (over.isPresent()) {
-        return over;
-      }
-    }
-    return Optional.empty();
-  }
-
-  /** What the shares held on one MPS GPU take, summed. */
-  private static final class ShareLoad<H> {
-    final String gpu;
-    final List<Holding<H>> holdings = new ArrayList<>();
-    long compute;
-    long memory;
-
-    ShareLoad(String gpu) {
-      this.gpu = gpu;
-    }
-
-    void add(String device, H holder, MpsShare share) {
-      holdings.add(new Holding<>(device, holder));
-      compute += share.computePercent();
-      memory += share.memoryGiB();
-    }
-
-    /** Whether the sum passes {@code cap}, said as {@code device}'s clash with the first other. */
-    Optional<Clash<H>> over(String device, H holder, MpsCapacity cap) {
-      var template = MpsShares.template(gpu);
-      Overload over = null;
-      if (compute > cap.computePercent()) {
-        over =
-            new Overload(new Counter(template, "compute-percent"), compute, cap.computePercent());
-      } else if (memory > cap.memoryGiB()) {
-        over = new Overload(new Counter(template, "memory-gib"), memory, cap.memoryGiB());
-      } else if (holdings.size() > cap.clients()) {
-        over = new Overload(new Counter(template, "clients"), holdings.size(), cap.clients());
-      }
-      if (over == null) {
-        return Optional.empty();
-      }
-      var by =
-          holdings.stream()
-              .filter(h -> !h.device().equals(device))
-              .findFirst()
-              .orElse(new Holding<>(device, holder));
-      return Optional.of(new Clash<>(device, holder, by.device(), by.holder(), Optional.of(over)));
-    }
-  }
 }
