@@ -21,6 +21,11 @@ enum NoPlacement {
    * that.
    */
   CHANNELS_NEED_COMPUTE_DOMAIN("ChannelsNeedComputeDomain", EnumSet.of(Cluster.DEVICE_CLASSES)),
+  /**
+   * A request of an MPS class asks for no share, or a request of another class asks for one: a
+   * class change could change that.
+   */
+  SHARE_MISMATCH("ShareMismatch", EnumSet.of(Cluster.DEVICE_CLASSES)),
   /** A request names a device class that does not exist. */
   NO_SUCH_DEVICE_CLASS("NoSuchDeviceClass", EnumSet.of(Cluster.DEVICE_CLASSES)),
   /**

@@ -2,6 +2,7 @@ package dev.quartermaster.control.allocator;
 
 import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.device.DeviceClass;
+import dev.quartermaster.api.device.mps.MpsShares;
 import dev.quartermaster.api.domain.ComputeDomainSpec;
 import dev.quartermaster.control.cluster.Informers;
 import java.util.HashMap;
@@ -71,6 +72,31 @@ final class PlacementChecks {
                               .isPresent())
                   .map(r -> r.name() + " (device class " + r.deviceClassName() + ")")
                   .findFirst();
+      for (var r : c.spec().requests()) {
+        var cls = classes.get(r.deviceClassName());
+        if (cls == null) {
+          continue;
+        }
+        boolean mps = cls.spec().deviceClass().equals(MpsShares.DEVICE_CLASS);
+        if (mps != r.share().isPresent()) {
+          return Optional.of(
+              new Refusal(
+                  NoPlacement.SHARE_MISMATCH,
+                  "claim "
+                      + c.metadata().name()
+                      + " request "
+                      + r.name()
+                      + (mps
+                          ? " asks for an MPS GPU (device class "
+                              + r.deviceClassName()
+                              + ") without saying how much: set share: {compute: <percent>,"
+                              + " memory: <N>Gi}"
+                          : " asks for a share of device class "
+                              + r.deviceClassName()
+                              + ", whose devices are not MPS GPUs: only a class of MPS devices"
+                              + " (class mps) takes a share")));
+        }
+      }
       if (channels.isPresent()) {
         return Optional.of(
             new Refusal(
