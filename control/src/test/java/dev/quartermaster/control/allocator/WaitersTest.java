@@ -35,6 +35,7 @@ class WaitersTest {
           Map.entry(NoPlacement.COMPUTE_DOMAIN_NOT_FOUND, EnumSet.of(Cluster.COMPUTE_DOMAINS)),
           Map.entry(NoPlacement.COMPUTE_DOMAIN_DELETING, EnumSet.of(Cluster.COMPUTE_DOMAINS)),
           Map.entry(NoPlacement.CHANNELS_NEED_COMPUTE_DOMAIN, EnumSet.of(Cluster.DEVICE_CLASSES)),
+          Map.entry(NoPlacement.SHARE_MISMATCH, EnumSet.of(Cluster.DEVICE_CLASSES)),
           Map.entry(NoPlacement.NO_SUCH_DEVICE_CLASS, EnumSet.of(Cluster.DEVICE_CLASSES)),
           // Devices freed cannot make a request that no empty node could hold fit.
           Map.entry(
