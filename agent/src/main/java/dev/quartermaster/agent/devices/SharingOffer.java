@@ -89,17 +89,19 @@ final class SharingOffer {
   synchronized Offer offer(String gpu, Set<String> held) {
     var wanted = wanted(gpu);
     int highest = -1;
-    boolean shares = false;
+    int shares = 0;
     for (var d : held) {
       var r = TimeSlices.parse(d);
       if (r.isPresent() && r.get().gpu().equals(gpu)) {
         highest = Math.max(highest, r.get().replica());
       }
-      shares |= MpsShares.parse(d).filter(s -> s.gpu().equals(gpu)).isPresent();
+      shares += MpsShares.parse(d).filter(s -> s.gpu().equals(gpu)).isPresent() ? 1 : 0;
     }
     var before = offered.getOrDefault(gpu, WHOLE);
     int replicasBefore = before instanceof TimeSliced(int r) ? r : 0;
-    var keepMps = before instanceof Mps ? before : new Mps(MpsShares.MAX_CLIENTS);
+    // Restarted with shares held and not told the wish yet: as many clients as are held, so that
+    // no share is handed out past a client limit not known yet.
+    var keepMps = before instanceof Mps ? before : new Mps(Math.max(1, shares));
     Form now;
     Optional<String> note = Optional.empty();
     if (!told) {
@@ -107,14 +109,14 @@ final class SharingOffer {
       now =
           highest >= 0
               ? new TimeSliced(Math.max(replicasBefore, highest + 1))
-              : shares ? keepMps : before;
+              : shares > 0 ? keepMps : before;
     } else if (highest >= 0 && !(wanted instanceof TimeSliced(int r) && r > highest)) {
       // A held replica would vanish: kept, with the ones beside it, until released.
       now = new TimeSliced(Math.max(replicasBefore, highest + 1));
       note =
           Optional.of(
               gpu + ": " + wishSaid(wanted) + " waits until replica " + highest + " is released");
-    } else if (shares && !(wanted instanceof Mps)) {
+    } else if (shares > 0 && !(wanted instanceof Mps)) {
       now = keepMps;
       note =
           Optional.of(gpu + ": " + wishSaid(wanted) + " waits until its MPS shares are released");

@@ -122,8 +122,8 @@ class SharingOfferTest {
         // the whole GPU or a replica held: MPS waits
         "whole  | mps 4 | gpu-0                   | Whole[]                | true",
         "ts 4   | mps 4 | gpu-0-ts-1              | TimeSliced[replicas=4] | true",
-        // a restarted agent not yet told offers what its ledger holds
-        "whole  | -     | gpu-0-mps-50pct-1gib-0  | Mps[clients=48]        | false",
+        // a restarted agent not yet told offers what its ledger holds, and no client more
+        "whole  | -     | gpu-0-mps-50pct-1gib-0  | Mps[clients=1]         | false",
       })
   void mpsIsTakenAndLeftOnlyWhereNoShareVanishes(
       String before, String wish, String held, String offered, boolean waits) {
