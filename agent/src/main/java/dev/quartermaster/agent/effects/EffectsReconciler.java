@@ -150,12 +150,6 @@ public final class EffectsReconciler {
     return running;
   }
 
-  /** The MPS daemons as the node reports them, for the GPUs in {@code wanted}. */
-  public java.util.List<dev.quartermaster.api.node.DomainDaemon> mpsDaemons(
-      Set<String> wanted, java.time.Instant now) {
-    return mpsDaemons.daemons(wanted, now);
-  }
-
   /**
    * Asks {@code domain}'s helper whether it is ready now (not under this reconciler's lock: it may
    * take a while).

@@ -19,9 +19,4 @@ public record MpsShare(String gpu, int computePercent, int memoryGiB, int index)
         MpsVariables.ACTIVE_THREAD_PERCENTAGE + "=" + computePercent,
         MpsVariables.PINNED_DEVICE_MEM_LIMIT + "=0=" + memoryGiB + "G");
   }
-
-  /** The memory cap in bytes. */
-  public long memoryBytes() {
-    return memoryGiB * MpsShares.GIB;
-  }
 }

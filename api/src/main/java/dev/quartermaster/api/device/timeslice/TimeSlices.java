@@ -55,11 +55,6 @@ public final class TimeSlices {
     }
   }
 
-  /** Whether {@code device} is a replica of GPU {@code gpu}. */
-  public static boolean isReplicaOf(String device, String gpu) {
-    return parse(device).filter(r -> r.gpu().equals(gpu)).isPresent();
-  }
-
   /**
    * The {@code replicas} devices {@code whole} offers when time-sliced: each its GPU's attributes
    * (uuid, model, memory, minor: a client sees all of it) and health, with its parent, number and
