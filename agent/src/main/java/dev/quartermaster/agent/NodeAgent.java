@@ -683,7 +683,7 @@ public final class NodeAgent implements AutoCloseable {
    * Says where users look what the time-sliced GPUs did: an event per GPU that changed form, and
    * one per wait that begins (said once, not at every publish while it lasts).
    */
-  private void reportSharing(NodeDevices.Offered offered) {
+  private void reportSharing(dev.quartermaster.agent.devices.NodeOffer.Offered offered) {
     var involved = new InvolvedObject(Kinds.NODE.name(), config.nodeName());
     for (var change : offered.sharingChanges()) {
       LOG.info("node {}: {}", config.nodeName(), change);

@@ -6,16 +6,11 @@ import dev.quartermaster.agent.discovery.ImexChannels;
 import dev.quartermaster.agent.health.HealthPolicy;
 import dev.quartermaster.agent.health.HealthTracker;
 import dev.quartermaster.agent.host.DeviceTree;
-import dev.quartermaster.agent.mig.MigControl;
 import dev.quartermaster.agent.mig.MigOffer;
 import dev.quartermaster.agent.mig.NodeMig;
-import dev.quartermaster.api.device.CounterSet;
 import dev.quartermaster.api.device.Device;
-import dev.quartermaster.api.device.mps.MpsShares;
-import dev.quartermaster.api.device.timeslice.TimeSlices;
 import dev.quartermaster.api.node.GpuSharing;
 import dev.quartermaster.core.env.Env;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -40,8 +35,7 @@ public final class NodeDevices implements AutoCloseable {
   private final Runnable changed;
   private final AtomicReference<Inventory> inventory;
   private AutoCloseable healthSource = () -> {};
-  private volatile NodeMig mig = new NodeMig(MigControl.NONE);
-  private final SharingOffer sharing = new SharingOffer();
+  private final NodeOffer offer;
 
   private NodeDevices(
       GpuDiscovery discovery,
@@ -52,6 +46,7 @@ public final class NodeDevices implements AutoCloseable {
     this.channels = channels;
     this.tracker = tracker;
     this.changed = changed;
+    this.offer = new NodeOffer(tracker);
     this.inventory = new AtomicReference<>(look());
   }
 
@@ -111,78 +106,20 @@ public final class NodeDevices implements AutoCloseable {
    * told, a GPU offers what it offered before.
    */
   public void useSharing(java.util.Map<String, GpuSharing> wish) {
-    sharing.wish(wish);
+    offer.useSharing(wish);
   }
 
   /** Publishes GPUs by their MIG mode through {@code next} from now on ({@link MigOffer}). */
   public void useMig(NodeMig next) {
-    this.mig = Objects.requireNonNull(next, "mig");
+    offer.useMig(next);
   }
 
   /**
-   * As {@link #devices()}, with the counter sets of the GPUs in MIG mode: a GPU in MIG mode offers
-   * its slices, never itself; an XID on its handle that names no instance is each slice's, one that
-   * names an instance only that slice's ({@link
-   * dev.quartermaster.agent.health.DeviceHealth#ofSlice}). Why a GPU offers less than it might is
-   * in {@code notes}; a time-sliced GPU's wait in {@code sharingWaits}, and each GPU that changed
-   * form since the last offer in {@code sharingChanges}.
+   * What the node offers, {@code held} being the devices its ledger holds ({@link NodeOffer}), with
+   * each GPU's health now.
    */
-  public record Offered(
-      List<Device> devices,
-      List<CounterSet> counters,
-      List<String> notes,
-      List<String> sharingWaits,
-      List<String> sharingChanges) {}
-
-  /**
-   * What the node offers, {@code held} being the devices its ledger holds: a GPU the operator
-   * shares offers its replicas or its MPS device instead of itself ({@link SharingOffer}), in the
-   * form nothing held would vanish by.
-   */
-  public Offered offered(Set<String> held) {
-    var found = inventory();
-    var devices = new ArrayList<Device>();
-    var counters = new ArrayList<CounterSet>();
-    var notes = new ArrayList<String>();
-    var sharingWaits = new ArrayList<String>();
-    var offers = mig.offers(found.gpus());
-    for (int i = 0; i < offers.size(); i++) {
-      var offer = offers.get(i);
-      var parent = found.gpus().get(i).name();
-      var health = tracker.health(parent);
-      if (offer.whole().isPresent()) {
-        var shared = sharing.offer(parent, held);
-        shared.note().ifPresent(sharingWaits::add);
-        var whole = health.applyTo(offer.whole().get().toDevice());
-        switch (shared.form()) {
-          case SharingOffer.TimeSliced(int replicas) ->
-              devices.addAll(TimeSlices.replicas(whole, replicas));
-          case SharingOffer.Mps(int clients) -> devices.add(MpsShares.template(whole, clients));
-          case SharingOffer.Whole w -> {}
-        }
-        if (!(shared.form() instanceof SharingOffer.Whole)) {
-          offer.note().ifPresent(notes::add);
-          continue;
-        }
-      }
-      for (var d : offer.devices()) {
-        var applied =
-            (d.name().equals(parent) ? health : health.ofSlice(parent, tracker.reported(d.name())))
-                .applyTo(d);
-        devices.add(
-            new Device(
-                applied.name(),
-                applied.deviceClass(),
-                applied.attributes(),
-                applied.health(),
-                applied.healthReason(),
-                d.consumesCounters()));
-      }
-      offer.counters().ifPresent(counters::add);
-      offer.note().ifPresent(notes::add);
-    }
-    found.channels().channels().stream().map(DiscoveredChannel::toDevice).forEach(devices::add);
-    return new Offered(devices, counters, notes, sharingWaits, sharing.drainChanges());
+  public NodeOffer.Offered offered(Set<String> held) {
+    return offer.offered(inventory(), held);
   }
 
   public HealthTracker health() {

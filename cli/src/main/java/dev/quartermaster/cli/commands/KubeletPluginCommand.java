@@ -13,6 +13,7 @@ import dev.quartermaster.kubelet.kube.ApiClaimSource;
 import dev.quartermaster.kubelet.kube.SlicePublisher;
 import dev.quartermaster.kubelet.plugin.KubeletPlugin;
 import dev.quartermaster.kubelet.plugin.KubeletPluginConfig;
+import dev.quartermaster.kubelet.plugin.PluginSharing;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -107,6 +108,15 @@ public final class KubeletPluginCommand implements Callable<Integer> {
               + " {domain} and {socket} are replaced (default: sleep infinity)")
   private List<String> helperCommand = OsHelperProcesses.DEFAULT_COMMAND;
 
+  @Option(
+      names = "--share",
+      paramLabel = "GPU=MODE",
+      description =
+          "share a GPU: GPU=mig (MIG slices, made at prepare), GPU=mps:CLIENTS (MPS shares with"
+              + " compute and memory limits) or GPU=timeslice:REPLICAS (no isolation); repeat per"
+              + " GPU; a GPU not named is offered whole")
+  private List<String> share = List.of();
+
   public KubeletPluginCommand(CliEnvironment env) {
     this.env = env;
   }
@@ -132,7 +142,16 @@ public final class KubeletPluginCommand implements Callable<Integer> {
         bootId,
         new SystemEnv(),
         ClaimLedger.DEFAULT_TOMBSTONE_TTL,
-        helperCommand);
+        helperCommand,
+        sharing());
+  }
+
+  private PluginSharing sharing() {
+    try {
+      return PluginSharing.parse(share);
+    } catch (PluginSharing.Invalid e) {
+      throw new CliException(e.getMessage());
+    }
   }
 
   /** A client from {@code --kubeconfig}, or fabric8's usual search when it is not given. */

@@ -57,6 +57,21 @@ class KubeletPluginCommandTest {
   }
 
   @Test
+  void shareFlagsSayEachGpusModeAndABadOneIsNamedWithTheRule() {
+    var config =
+        parsed("--node", "n1", "--share", "gpu-0=mig", "--share", "gpu-1=mps:8").config("boot-1");
+    assertThat(config.sharing().mig()).containsOnlyKeys("gpu-0");
+    assertThat(config.sharing().shared().get("gpu-1"))
+        .isEqualTo(dev.quartermaster.api.node.GpuSharing.mps(8));
+    assertThat(parsed("--node", "n1").config("boot-1").sharing())
+        .isEqualTo(dev.quartermaster.kubelet.plugin.PluginSharing.NONE);
+    assertThatThrownBy(() -> parsed("--node", "n1", "--share", "gpu-0=mps:100").config("b"))
+        .isInstanceOf(dev.quartermaster.cli.CliException.class)
+        .hasMessageContaining("--share 'gpu-0=mps:100'")
+        .hasMessageContaining("2 to 48");
+  }
+
+  @Test
   void theNodeIsRequired() {
     assertThatThrownBy(() -> parsed("--state", "st"))
         .isInstanceOf(CommandLine.MissingParameterException.class)

@@ -67,13 +67,16 @@ public final class DraV1Service extends DRAPluginGrpc.DRAPluginImplBase {
     switch (result) {
       case ClaimPrepareResult.Prepared(var devices) ->
           devices.forEach(
-              d ->
-                  out.addDevices(
-                      Device.newBuilder()
-                          .setPoolName(d.pool())
-                          .setDeviceName(d.device())
-                          .addAllRequestNames(d.requestNames())
-                          .addAllCdiDeviceIds(d.cdiDeviceIds())));
+              d -> {
+                var device =
+                    Device.newBuilder()
+                        .setPoolName(d.pool())
+                        .setDeviceName(d.device())
+                        .addAllRequestNames(d.requestNames())
+                        .addAllCdiDeviceIds(d.cdiDeviceIds());
+                d.shareId().filter(id -> !id.isEmpty()).ifPresent(device::setShareId);
+                out.addDevices(device);
+              });
       case ClaimPrepareResult.NotPrepared(var error) -> out.setError(error);
     }
     return out.build();

@@ -3,8 +3,11 @@ package dev.quartermaster.kubelet.kube;
 import dev.quartermaster.kubelet.claims.AllocatedDevice;
 import dev.quartermaster.kubelet.claims.ClaimAllocation;
 import dev.quartermaster.kubelet.claims.ClaimSource;
+import dev.quartermaster.kubelet.claims.ConsumedShare;
 import dev.quartermaster.kubelet.claims.KubeClaim;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceAllocationConfiguration;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -83,7 +86,10 @@ public final class ApiClaimSource implements ClaimSource {
       if (driver.equals(result.getDriver())) {
         devices.add(
             new AllocatedDevice(
-                result.getPool(), result.getDevice(), List.of(result.getRequest())));
+                result.getPool(),
+                result.getDevice(),
+                List.of(result.getRequest()),
+                shareOf(result)));
         requests.add(result.getRequest());
       }
     }
@@ -114,6 +120,35 @@ public final class ApiClaimSource implements ClaimSource {
       }
     }
     return new ClaimAllocation.Allocated(devices, domain);
+  }
+
+  /**
+   * The share an allocation of a device allocated many times over consumes: its {@code shareID} and
+   * what it consumes of {@link KubeNames#COMPUTE} and {@link KubeNames#MEMORY}; none for a device
+   * allocated whole.
+   */
+  static Optional<ConsumedShare> shareOf(DeviceRequestAllocationResult result) {
+    var consumed = result.getConsumedCapacity();
+    if (result.getShareID() == null && (consumed == null || consumed.isEmpty())) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new ConsumedShare(
+            amount(consumed, KubeNames.COMPUTE),
+            amount(consumed, KubeNames.MEMORY),
+            result.getShareID() == null ? "" : result.getShareID()));
+  }
+
+  private static long amount(Map<String, Quantity> consumed, String name) {
+    var q = consumed == null ? null : consumed.get(name);
+    if (q == null) {
+      return -1;
+    }
+    try {
+      return Quantity.getAmountInBytes(q).longValueExact();
+    } catch (ArithmeticException | IllegalArgumentException e) {
+      return -1;
+    }
   }
 
   private boolean appliesTo(DeviceAllocationConfiguration config, List<String> requests) {

@@ -25,8 +25,14 @@ public final class KubeNames {
   /** While not ready: what is missing or wrong (clipped to the API's 64 characters). */
   public static final String CONTROL_NODES_PROBLEM = "controlNodesProblem";
 
-  /** The capacity of a GPU's memory. */
+  /** The capacity of a GPU's memory (an MPS device's: what its shares consume, KEP-5075). */
   public static final String MEMORY = "memory";
+
+  /** An MPS device's capacity of compute, in percent of its SMs, consumed by each share. */
+  public static final String COMPUTE = "compute";
+
+  /** An MPS device's capacity of clients: each share consumes one. */
+  public static final String CLIENTS = "clients";
 
   /** The taint on a GPU whose control nodes are missing; its value names them. */
   public static final String CONTROL_NODES_TAINT = "gpu.quartermaster.dev/control-nodes-missing";
@@ -42,6 +48,24 @@ public final class KubeNames {
 
   /** The API's limit on devices in one ResourceSlice. */
   public static final int MAX_DEVICES_PER_SLICE = 128;
+
+  /**
+   * The API's limit on devices in one ResourceSlice where any is tainted or consumes counters
+   * ({@code ResourceSliceMaxDevicesWithAdvancedFeatures}, v1.36).
+   */
+  public static final int MAX_DEVICES_PER_SLICE_ADVANCED = 64;
+
+  /** The API's limit on counter sets in one ResourceSlice ({@code sharedCounters}, v1.36). */
+  public static final int MAX_COUNTER_SETS_PER_SLICE = 8;
+
+  /** The API's limit on counters in one counter set, and in one consumption of it (v1.36). */
+  public static final int MAX_COUNTERS = 32;
+
+  /** The API's limit on counter sets one device consumes from (v1.36). */
+  public static final int MAX_CONSUMPTIONS_PER_DEVICE = 2;
+
+  /** The API's limit on attributes and capacities of one device together (v1.36). */
+  public static final int MAX_ATTRIBUTES_AND_CAPACITIES = 32;
 
   /** The longest string attribute the API allows. */
   public static final int MAX_STRING = 64;

@@ -3,16 +3,15 @@ package dev.quartermaster.kubelet.kube;
 import dev.quartermaster.agent.controlnodes.ControlNodeStatus;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.kubelet.prepare.NodeDevices;
-import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,6 +42,7 @@ public final class SlicePublisher implements AutoCloseable {
   private final String driver;
   private final String node;
   private final Supplier<NodeDevices> look;
+  private final Function<NodeDevices, NodeSlices.Publication> publication;
   private final Env env;
   private Optional<Env.Cancellable> next = Optional.empty();
   private boolean closed;
@@ -63,6 +63,18 @@ public final class SlicePublisher implements AutoCloseable {
 
   public SlicePublisher(
       Env env, KubernetesClient client, String driver, String node, Supplier<NodeDevices> look) {
+    this(env, client, driver, node, look, NodeSlices::publication);
+  }
+
+  /** As above, publishing what {@code publication} makes of each look. */
+  public SlicePublisher(
+      Env env,
+      KubernetesClient client,
+      String driver,
+      String node,
+      Supplier<NodeDevices> look,
+      Function<NodeDevices, NodeSlices.Publication> publication) {
+    this.publication = Objects.requireNonNull(publication, "publication");
     this.env = Objects.requireNonNull(env, "env");
     this.client = Objects.requireNonNull(client, "client");
     this.driver = Objects.requireNonNull(driver, "driver");
@@ -93,7 +105,7 @@ public final class SlicePublisher implements AutoCloseable {
   /** Looks at the node and at its slices on the API server, and writes if they differ. */
   public synchronized Outcome publish() {
     var now = look.get();
-    var devices = NodeSlices.devices(now);
+    var devices = publication.apply(now);
     try {
       var existing = new HashMap<String, ResourceSlice>();
       for (var slice :
@@ -130,7 +142,7 @@ public final class SlicePublisher implements AutoCloseable {
       }
       generation = next;
       publishedControlNodes = Optional.of(now.controlNodes());
-      return new Outcome.Published(next, devices.size(), slices.size());
+      return new Outcome.Published(next, devices.devices().size(), slices.size());
     } catch (KubernetesClientException e) {
       return new Outcome.Failed(e.getMessage());
     }
@@ -141,7 +153,7 @@ public final class SlicePublisher implements AutoCloseable {
    * exactly the publication of {@code devices}: the same slices, each with its devices' digest, all
    * of one generation and naming the pool's slice count.
    */
-  private boolean holds(Map<String, ResourceSlice> existing, List<Device> devices) {
+  private boolean holds(Map<String, ResourceSlice> existing, NodeSlices.Publication devices) {
     if (existing.isEmpty()) {
       return false;
     }

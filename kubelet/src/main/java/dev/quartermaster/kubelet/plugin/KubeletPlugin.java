@@ -4,12 +4,21 @@ import dev.quartermaster.agent.cdi.CdiSpecWriter;
 import dev.quartermaster.agent.checkpoint.AtomicLedgerFile;
 import dev.quartermaster.agent.checkpoint.DurableLedger;
 import dev.quartermaster.agent.checkpoint.StateDirLock;
+import dev.quartermaster.agent.devices.NodeOffer;
 import dev.quartermaster.agent.effects.EffectsReconciler;
 import dev.quartermaster.agent.effects.OsHelperProcesses;
+import dev.quartermaster.agent.health.HealthPolicy;
+import dev.quartermaster.agent.health.HealthTracker;
 import dev.quartermaster.agent.host.DeviceHolders;
 import dev.quartermaster.agent.host.HostDeviceTree;
 import dev.quartermaster.agent.host.ProcDeviceHolders;
 import dev.quartermaster.agent.ledger.LedgerState;
+import dev.quartermaster.agent.mig.MigControl;
+import dev.quartermaster.agent.mig.NodeMig;
+import dev.quartermaster.agent.mps.MpsPaths;
+import dev.quartermaster.agent.mps.OsMpsDaemons;
+import dev.quartermaster.api.device.DeviceSliceSpec;
+import dev.quartermaster.api.device.use.DeviceUse;
 import dev.quartermaster.csi.grpc.CsiServer;
 import dev.quartermaster.kubelet.claims.ClaimSource;
 import dev.quartermaster.kubelet.grpc.DraServices;
@@ -53,6 +62,8 @@ public final class KubeletPlugin implements AutoCloseable {
   private final StateDirLock lock;
   private final DraPreparer preparer;
   private final HostDeviceTree tree;
+  private final NodeMig mig;
+  private final NodeOffer offer;
   private final RegistrationService registration;
   private final CsiServer draServer;
   private final CsiServer registrationServer;
@@ -63,6 +74,8 @@ public final class KubeletPlugin implements AutoCloseable {
       StateDirLock lock,
       DraPreparer preparer,
       HostDeviceTree tree,
+      NodeMig mig,
+      NodeOffer offer,
       RegistrationService registration,
       CsiServer draServer,
       CsiServer registrationServer) {
@@ -70,6 +83,8 @@ public final class KubeletPlugin implements AutoCloseable {
     this.lock = lock;
     this.preparer = preparer;
     this.tree = tree;
+    this.mig = mig;
+    this.offer = offer;
     this.registration = registration;
     this.draServer = draServer;
     this.registrationServer = registrationServer;
@@ -104,19 +119,29 @@ public final class KubeletPlugin implements AutoCloseable {
             opened.droppedByReboot().size());
       }
       var tree = new HostDeviceTree(config.deviceRoot(), config.nvml(), HEALTH_POLL);
+      var mps = new MpsPaths(config.mpsDir());
       var effects =
           new EffectsReconciler(
               new OsHelperProcesses(config.helperDir(), config.helperCommand()),
-              new DomainFile(config.domainFile()));
+              new DomainFile(config.domainFile()),
+              new OsMpsDaemons(mps, OsMpsDaemons.commandHere()));
+      var mig = new NodeMig(tree.mig());
+      mig.wish(config.sharing().mig());
       var preparer =
           DraPreparer.start(
               config.nodeName(),
               source,
               opened.ledger(),
-              new CdiSpecWriter(config.cdiDir()),
+              new CdiSpecWriter(config.cdiDir(), mps),
               tree,
               effects,
-              holders);
+              holders,
+              mig);
+      var offer =
+          new NodeOffer(
+              new HealthTracker(config.env(), HealthPolicy.defaults(HEALTH_POLL), (d, h) -> {}));
+      offer.useMig(mig);
+      offer.useSharing(config.sharing().shared());
       var dra =
           CsiServer.start(
               config.draSocket().toString(),
@@ -134,7 +159,11 @@ public final class KubeletPlugin implements AutoCloseable {
           DraServices.SUPPORTED,
           config.draSocket(),
           config.registrationSocket());
-      return new KubeletPlugin(config, lock, preparer, tree, registration, dra, registrationServer);
+      var plugin =
+          new KubeletPlugin(
+              config, lock, preparer, tree, mig, offer, registration, dra, registrationServer);
+      plugin.look(); // the ledger judges by the node's offer from the first prepare
+      return plugin;
     } catch (IOException | RuntimeException e) {
       for (var server : started.reversed()) {
         server.close();
@@ -166,7 +195,26 @@ public final class KubeletPlugin implements AutoCloseable {
    * node's ResourceSlices publish.
    */
   public NodeDevices look() {
-    return new NodeDevices(preparer.devices().rescan(), tree.checkControlNodes());
+    var found = preparer.devices().rescan();
+    var claims = preparer.claimPreparer();
+    if (mig.control() != MigControl.NONE) {
+      var changes = mig.applyModes(claims.heldDevices(), found.gpus());
+      changes.switched().forEach((gpu, on) -> LOG.info("{}: MIG mode {}", gpu, on ? "on" : "off"));
+      changes.waiting().values().forEach(why -> LOG.info("{}", why));
+      claims.syncMig();
+    }
+    var offered = offer.offered(found, claims.heldDevices().keySet());
+    offered.notes().forEach(n -> LOG.info("node {}: {}", config.nodeName(), n));
+    offered.sharingChanges().forEach(c -> LOG.info("node {}: {}", config.nodeName(), c));
+    offered.sharingWaits().forEach(w -> LOG.info("node {}: {}", config.nodeName(), w));
+    // The ledger judges prepares by what the node publishes, as the scheduler allocates from it.
+    claims
+        .durable()
+        .ledger()
+        .judgeBy(
+            DeviceUse.of(
+                new DeviceSliceSpec(config.nodeName(), offered.devices(), offered.counters())));
+    return new NodeDevices(found, tree.checkControlNodes(), offered);
   }
 
   /** The ledger as it is now. */

@@ -26,6 +26,7 @@ import java.util.function.Supplier;
  * @param helperCommand the compute-domain helper: started for each domain a prepared claim asks
  *     for, stopped when none does ({@code {domain}} and {@code {socket}} are replaced, as for the
  *     agent)
+ * @param sharing the GPUs in MIG mode or shared by MPS or time-slicing ({@code --share})
  */
 public record KubeletPluginConfig(
     String driverName,
@@ -39,7 +40,8 @@ public record KubeletPluginConfig(
     String bootId,
     Env env,
     Duration tombstoneTtl,
-    List<String> helperCommand) {
+    List<String> helperCommand,
+    PluginSharing sharing) {
 
   public static final String DEFAULT_DRIVER = "gpu.quartermaster.dev";
 
@@ -102,6 +104,55 @@ public record KubeletPluginConfig(
     if (helperCommand.isEmpty()) {
       throw new IllegalArgumentException("the helper command must not be empty");
     }
+    Objects.requireNonNull(sharing, "sharing");
+  }
+
+  /** Every GPU offered whole. */
+  public KubeletPluginConfig(
+      String driverName,
+      String nodeName,
+      Path stateDir,
+      Path registrationDir,
+      Path pluginDir,
+      Path cdiDir,
+      DeviceRoot deviceRoot,
+      Supplier<NvmlLoad> nvml,
+      String bootId,
+      Env env,
+      Duration tombstoneTtl,
+      List<String> helperCommand) {
+    this(
+        driverName,
+        nodeName,
+        stateDir,
+        registrationDir,
+        pluginDir,
+        cdiDir,
+        deviceRoot,
+        nvml,
+        bootId,
+        env,
+        tombstoneTtl,
+        helperCommand,
+        PluginSharing.NONE);
+  }
+
+  /** As this configuration, with GPUs shared as {@code next} says. */
+  public KubeletPluginConfig withSharing(PluginSharing next) {
+    return new KubeletPluginConfig(
+        driverName,
+        nodeName,
+        stateDir,
+        registrationDir,
+        pluginDir,
+        cdiDir,
+        deviceRoot,
+        nvml,
+        bootId,
+        env,
+        tombstoneTtl,
+        helperCommand,
+        next);
   }
 
   /** {@code <registrationDir>/<driver>-reg.sock}: the kubelet watches the directory for it. */
@@ -122,6 +173,11 @@ public record KubeletPluginConfig(
   /** The compute domains the node is a member of, one per line. */
   public Path domainFile() {
     return stateDir.resolve("compute-domains");
+  }
+
+  /** Where the MPS control daemons' pipes, logs and pid files are kept. */
+  public Path mpsDir() {
+    return stateDir.resolve("mps");
   }
 
   /** The ledger's snapshot file (its journal lies next to it), as the agent names it. */

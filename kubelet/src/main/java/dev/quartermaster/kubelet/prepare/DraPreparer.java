@@ -8,12 +8,16 @@ import dev.quartermaster.agent.host.DeviceHolders;
 import dev.quartermaster.agent.host.DeviceTree;
 import dev.quartermaster.agent.ledger.ClaimRef;
 import dev.quartermaster.agent.ledger.PrepareRequest;
+import dev.quartermaster.agent.mig.MigControl;
+import dev.quartermaster.agent.mig.NodeMig;
 import dev.quartermaster.agent.names.SafeNames;
 import dev.quartermaster.agent.prepare.ClaimPreparer;
 import dev.quartermaster.agent.prepare.PrepareOutcome;
+import dev.quartermaster.api.device.mps.MpsShares;
 import dev.quartermaster.kubelet.claims.AllocatedDevice;
 import dev.quartermaster.kubelet.claims.ClaimAllocation;
 import dev.quartermaster.kubelet.claims.ClaimSource;
+import dev.quartermaster.kubelet.claims.ConsumedShare;
 import dev.quartermaster.kubelet.claims.KubeClaim;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -82,6 +86,21 @@ public final class DraPreparer {
       EffectsReconciler effects,
       DeviceHolders holders)
       throws IOException {
+    return start(
+        pool, source, durable, specs, tree, effects, holders, new NodeMig(MigControl.NONE));
+  }
+
+  /** As above, preparing MIG slices through {@code mig} (their instances are its to make). */
+  public static DraPreparer start(
+      String pool,
+      ClaimSource source,
+      DurableLedger durable,
+      ClaimSpecs specs,
+      DeviceTree tree,
+      EffectsReconciler effects,
+      DeviceHolders holders,
+      NodeMig mig)
+      throws IOException {
     var look = new DeviceLook(tree);
     var preparer =
         new ClaimPreparer(
@@ -92,6 +111,7 @@ public final class DraPreparer {
             tree::checkControlNodes,
             tree::checkNode,
             holders);
+    preparer.useMig(mig);
     preparer.removeOrphanSpecs();
     preparer.syncEffects();
     return new DraPreparer(pool, source, preparer, look);
@@ -152,6 +172,7 @@ public final class DraPreparer {
     }
     // One ledger device per device name; a device listed for several requests serves them all.
     var requestsByDevice = new LinkedHashMap<String, LinkedHashSet<String>>();
+    var allocatedAs = new LinkedHashMap<String, AllocatedDevice>(); // ledger name → allocation
     for (var device : allocated) {
       if (!device.pool().equals(pool)) {
         return new ClaimPrepareResult.NotPrepared(
@@ -168,9 +189,18 @@ public final class DraPreparer {
         return new ClaimPrepareResult.NotPrepared(
             "claim " + claim + ": device name '" + device.device() + "' " + SafeNames.DEVICE_RULE);
       }
+      var name = device.device();
+      if (device.share().isPresent() || MpsShares.gpuOfTemplate(name).isPresent()) {
+        var share = ShareNames.of(claim, device, requestsByDevice.keySet(), preparer);
+        if (share instanceof ShareNames.Refused(var why)) {
+          return new ClaimPrepareResult.NotPrepared(why);
+        }
+        name = ((ShareNames.Named) share).name();
+      }
       requestsByDevice
-          .computeIfAbsent(device.device(), d -> new LinkedHashSet<>())
+          .computeIfAbsent(name, d -> new LinkedHashSet<>())
           .addAll(device.requestNames());
+      allocatedAs.putIfAbsent(name, device);
     }
     if (requestsByDevice.isEmpty()) {
       return new ClaimPrepareResult.NotPrepared(
@@ -187,7 +217,8 @@ public final class DraPreparer {
     }
     return switch (outcome) {
       case PrepareOutcome.Prepared(var cdiDevices) ->
-          new ClaimPrepareResult.Prepared(devicesOf(claim.uid(), requestsByDevice, cdiDevices));
+          new ClaimPrepareResult.Prepared(
+              devicesOf(claim.uid(), requestsByDevice, allocatedAs, cdiDevices));
       case PrepareOutcome.Waiting(var reason) ->
           new ClaimPrepareResult.NotPrepared("not yet (retry): " + reason);
       case PrepareOutcome.Refused(var reason, var retryAt) ->
@@ -197,14 +228,24 @@ public final class DraPreparer {
   }
 
   private List<PreparedDevice> devicesOf(
-      String uid, Map<String, LinkedHashSet<String>> requestsByDevice, List<String> cdiDevices) {
+      String uid,
+      Map<String, LinkedHashSet<String>> requestsByDevice,
+      Map<String, AllocatedDevice> allocatedAs,
+      List<String> cdiDevices) {
     var out = new ArrayList<PreparedDevice>();
     requestsByDevice.forEach(
         (device, requests) -> {
           // The agent names a device's CDI device <class>=<claim-uid>-<device>.
           var suffix = "=" + CdiNames.deviceName(uid, device);
           var ids = cdiDevices.stream().filter(id -> id.endsWith(suffix)).toList();
-          out.add(new PreparedDevice(pool, device, List.copyOf(requests), ids));
+          var allocated = allocatedAs.get(device);
+          out.add(
+              new PreparedDevice(
+                  pool,
+                  allocated.device(),
+                  List.copyOf(requests),
+                  ids,
+                  allocated.share().map(ConsumedShare::shareId)));
         });
     return out;
   }

@@ -60,6 +60,33 @@ class ApiClaimSourceTest {
   }
 
   @Test
+  void aShareOfADeviceAllocatedManyTimesCarriesItsIdAndWhatItConsumes() {
+    var share =
+        new io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResultBuilder(
+                result(DRIVER, "node-1", "gpu-1-mps", "share"))
+            .withShareID("5a7e0000-0000-4000-8000-000000000001")
+            .withConsumedCapacity(
+                Map.of(
+                    KubeNames.COMPUTE, new io.fabric8.kubernetes.api.model.Quantity("50"),
+                    KubeNames.MEMORY, new io.fabric8.kubernetes.api.model.Quantity("20Gi"),
+                    KubeNames.CLIENTS, new io.fabric8.kubernetes.api.model.Quantity("1")))
+            .build();
+    var answer = read(allocated(CLAIM, List.of(share), List.of()));
+    assertThat(answer)
+        .isEqualTo(
+            new ClaimAllocation.Allocated(
+                List.of(
+                    new AllocatedDevice(
+                        "node-1",
+                        "gpu-1-mps",
+                        List.of("share"),
+                        Optional.of(
+                            new dev.quartermaster.kubelet.claims.ConsumedShare(
+                                50, 20L << 30, "5a7e0000-0000-4000-8000-000000000001")))),
+                Optional.empty()));
+  }
+
+  @Test
   void theComputeDomainOfThisDriversConfig() {
     var answer =
         read(

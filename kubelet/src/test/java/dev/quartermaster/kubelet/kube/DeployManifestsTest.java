@@ -42,7 +42,18 @@ class DeployManifestsTest {
             .toList();
     assertThat(classes)
         .extracting(c -> c.getMetadata().getName())
-        .containsExactly("gpu.quartermaster.dev", "channel.quartermaster.dev");
+        .containsExactly(
+            "gpu.quartermaster.dev",
+            "mig.quartermaster.dev",
+            "mps.quartermaster.dev",
+            "timeslice.quartermaster.dev",
+            "channel.quartermaster.dev");
+    for (var shared : classes.subList(1, 4)) {
+      var type = shared.getMetadata().getName().replace(".quartermaster.dev", "");
+      assertThat(shared.getSpec().getSelectors().getFirst().getCel().getExpression())
+          .contains("['gpu.quartermaster.dev']." + KubeNames.TYPE + " == '" + type + "'")
+          .contains("['gpu.quartermaster.dev']." + KubeNames.CONTROL_NODES_READY);
+    }
     var gpu = classes.getFirst().getSpec().getSelectors().getFirst().getCel().getExpression();
     assertThat(gpu)
         .contains("device.driver == 'gpu.quartermaster.dev'")

@@ -57,12 +57,22 @@ final class PluginFixture implements AutoCloseable {
    * With {@code source} (null: the in-memory claims), asking {@code holders} who holds a device.
    */
   PluginFixture(ClaimSource source, DeviceHolders holders) {
+    this(source, holders, PluginSharing.NONE, 2);
+  }
+
+  /** With {@code gpus} GPUs shared as {@code sharing} says, and the in-memory claims. */
+  PluginFixture(PluginSharing sharing, int gpus) {
+    this(null, ProcDeviceHolders.byPath(), sharing, gpus);
+  }
+
+  private PluginFixture(
+      ClaimSource source, DeviceHolders holders, PluginSharing sharing, int gpus) {
     this.holders = holders;
     try {
       dir = Files.createTempDirectory(Path.of("/tmp"), "qmkp");
       root =
           SimulatedDeviceRoot.builder(dir.resolve("root"))
-              .gpus(2)
+              .gpus(gpus)
               .channels(2)
               .regularFiles()
               .build();
@@ -79,7 +89,8 @@ final class PluginFixture implements AutoCloseable {
               "boot-1",
               env,
               ClaimLedger.DEFAULT_TOMBSTONE_TTL,
-              OsHelperProcesses.DEFAULT_COMMAND);
+              OsHelperProcesses.DEFAULT_COMMAND,
+              sharing);
       allocate(A, DEVICE);
       allocate(B, DEVICE);
       this.source = source == null ? claims : source;
@@ -95,6 +106,11 @@ final class PluginFixture implements AutoCloseable {
         java.util.Arrays.stream(devices)
             .map(d -> new AllocatedDevice(NODE, d, List.of("gpu")))
             .toList());
+  }
+
+  /** Records that {@code claim} is allocated {@code devices} as they are. */
+  void allocate(KubeClaim claim, List<AllocatedDevice> devices) {
+    claims.allocate(claim, devices);
   }
 
   KubeletPlugin plugin() {

@@ -29,6 +29,11 @@ final class Pods {
 
   /** A pod on {@code node} with one claim from {@code template}. */
   static Pod pod(String name, String node, String image, String template) {
+    return pod(name, node, image, template, CHECK_AND_HOLD);
+  }
+
+  /** As above, its container running {@code script} with {@code sh -c}. */
+  static Pod pod(String name, String node, String image, String template, String script) {
     return new PodBuilder()
         .withNewMetadata()
         .withName(name)
@@ -48,7 +53,7 @@ final class Pods {
         .withName("main")
         .withImage(image)
         .withImagePullPolicy("Never")
-        .withCommand("sh", "-c", CHECK_AND_HOLD)
+        .withCommand("sh", "-c", script)
         .withNewResources()
         .addNewClaim()
         .withName("devices")
@@ -67,6 +72,42 @@ final class Pods {
    * A GPU and an IMEX channel of compute domain {@code domain}: the device the replacement pod
    * races for, and the domain whose helper must stay up under the running pod.
    */
+  /**
+   * One request of {@code deviceClass} with CEL {@code selector} (none if empty) and, if {@code
+   * capacity} is not empty, those capacity requests (an MPS share).
+   */
+  static ResourceClaimTemplate oneRequest(
+      String name, String deviceClass, String selector, Map<String, String> capacity) {
+    var exactly =
+        new io.fabric8.kubernetes.api.model.resource.v1.ExactDeviceRequestBuilder()
+            .withDeviceClassName(deviceClass);
+    if (!selector.isEmpty()) {
+      exactly.addNewSelector().withNewCel().withExpression(selector).endCel().endSelector();
+    }
+    if (!capacity.isEmpty()) {
+      var requests =
+          new java.util.LinkedHashMap<String, io.fabric8.kubernetes.api.model.Quantity>();
+      capacity.forEach((k, v) -> requests.put(k, new io.fabric8.kubernetes.api.model.Quantity(v)));
+      exactly.withNewCapacity().withRequests(requests).endCapacity();
+    }
+    return new ResourceClaimTemplateBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace(NAMESPACE)
+        .endMetadata()
+        .withNewSpec()
+        .withNewSpec()
+        .withNewDevices()
+        .addNewRequest()
+        .withName("device")
+        .withExactly(exactly.build())
+        .endRequest()
+        .endDevices()
+        .endSpec()
+        .endSpec()
+        .build();
+  }
+
   static ResourceClaimTemplate gpuAndChannel(String name, String domain) {
     return new ResourceClaimTemplateBuilder()
         .withNewMetadata()
