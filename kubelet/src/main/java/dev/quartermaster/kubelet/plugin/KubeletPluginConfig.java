@@ -107,54 +107,6 @@ public record KubeletPluginConfig(
     Objects.requireNonNull(sharing, "sharing");
   }
 
-  /** Every GPU offered whole. */
-  public KubeletPluginConfig(
-      String driverName,
-      String nodeName,
-      Path stateDir,
-      Path registrationDir,
-      Path pluginDir,
-      Path cdiDir,
-      DeviceRoot deviceRoot,
-      Supplier<NvmlLoad> nvml,
-      String bootId,
-      Env env,
-      Duration tombstoneTtl,
-      List<String> helperCommand) {
-    this(
-        driverName,
-        nodeName,
-        stateDir,
-        registrationDir,
-        pluginDir,
-        cdiDir,
-        deviceRoot,
-        nvml,
-        bootId,
-        env,
-        tombstoneTtl,
-        helperCommand,
-        PluginSharing.NONE);
-  }
-
-  /** As this configuration, with GPUs shared as {@code next} says. */
-  public KubeletPluginConfig withSharing(PluginSharing next) {
-    return new KubeletPluginConfig(
-        driverName,
-        nodeName,
-        stateDir,
-        registrationDir,
-        pluginDir,
-        cdiDir,
-        deviceRoot,
-        nvml,
-        bootId,
-        env,
-        tombstoneTtl,
-        helperCommand,
-        next);
-  }
-
   /** {@code <registrationDir>/<driver>-reg.sock}: the kubelet watches the directory for it. */
   public Path registrationSocket() {
     return registrationDir.resolve(driverName + "-reg.sock");

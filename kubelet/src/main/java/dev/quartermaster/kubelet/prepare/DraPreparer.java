@@ -8,7 +8,6 @@ import dev.quartermaster.agent.host.DeviceHolders;
 import dev.quartermaster.agent.host.DeviceTree;
 import dev.quartermaster.agent.ledger.ClaimRef;
 import dev.quartermaster.agent.ledger.PrepareRequest;
-import dev.quartermaster.agent.mig.MigControl;
 import dev.quartermaster.agent.mig.NodeMig;
 import dev.quartermaster.agent.names.SafeNames;
 import dev.quartermaster.agent.prepare.ClaimPreparer;
@@ -75,22 +74,9 @@ public final class DraPreparer {
    * A preparer on {@code durable}'s ledger, writing CDI specs with {@code specs}, for the devices
    * of {@code tree}. Cleans up as the agent does at start: CDI specs of claims the ledger does not
    * hold are removed (left by a crash between the tombstone and the spec's removal). A new prepare
-   * waits while {@code holders} finds a live process holding one of its devices.
+   * waits while {@code holders} finds a live process holding one of its devices. MIG slices are
+   * prepared through {@code mig} (their instances are its to make).
    */
-  public static DraPreparer start(
-      String pool,
-      ClaimSource source,
-      DurableLedger durable,
-      ClaimSpecs specs,
-      DeviceTree tree,
-      EffectsReconciler effects,
-      DeviceHolders holders)
-      throws IOException {
-    return start(
-        pool, source, durable, specs, tree, effects, holders, new NodeMig(MigControl.NONE));
-  }
-
-  /** As above, preparing MIG slices through {@code mig} (their instances are its to make). */
   public static DraPreparer start(
       String pool,
       ClaimSource source,

@@ -947,7 +947,7 @@ class RealKubeletHarness {
     }
   }
 
-  private void waitNoPods() throws Exception {
+  void waitNoPods() throws Exception {
     waitUntil(
         "every harness pod and claim is gone",
         Duration.ofSeconds(180),

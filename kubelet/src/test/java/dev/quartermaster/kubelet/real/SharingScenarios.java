@@ -296,19 +296,19 @@ final class SharingScenarios {
     h.line("### The naive plugin: MIG slices published without counters");
     var config =
         new KubeletPluginConfig(
-                DRIVER,
-                h.cluster.node(),
-                h.cluster.dir().resolve("qm-state-naive"),
-                h.cluster.registryDir(),
-                h.cluster.pluginsDir().resolve(DRIVER),
-                h.cluster.cdiDir(),
-                DeviceRoot.at(root.root()),
-                () -> new NvmlLoad.Unavailable("simulated"),
-                "boot-naive",
-                new SystemEnv(),
-                ClaimLedger.DEFAULT_TOMBSTONE_TTL,
-                OsHelperProcesses.DEFAULT_COMMAND)
-            .withSharing(PluginSharing.parse(List.of("gpu-0=mig")));
+            DRIVER,
+            h.cluster.node(),
+            h.cluster.dir().resolve("qm-state-naive"),
+            h.cluster.registryDir(),
+            h.cluster.pluginsDir().resolve(DRIVER),
+            h.cluster.cdiDir(),
+            DeviceRoot.at(root.root()),
+            () -> new NvmlLoad.Unavailable("simulated"),
+            "boot-naive",
+            new SystemEnv(),
+            ClaimLedger.DEFAULT_TOMBSTONE_TTL,
+            OsHelperProcesses.DEFAULT_COMMAND,
+            PluginSharing.parse(List.of("gpu-0=mig")));
     try (var plugin = KubeletPlugin.start(config, new ApiClaimSource(h.admin, DRIVER));
         var slices =
             new SlicePublisher(
@@ -525,12 +525,17 @@ final class SharingScenarios {
   private Set<String> ledgerDevices() throws Exception {
     var out = new TreeSet<String>();
     for (var spec : h.cdiSpecs()) {
-      var m =
-          java.util.regex.Pattern.compile("\"name\"\\s*:\\s*\"[0-9a-f-]{36}-(gpu-[^\"]+)\"")
-              .matcher(Files.readString(spec));
-      while (m.find()) {
-        out.add(m.group(1));
-      }
+      out.addAll(found(spec, "\"name\"\\s*:\\s*\"[0-9a-f-]{36}-(gpu-[^\"]+)\""));
+    }
+    return out;
+  }
+
+  /** The first group of each match of {@code regex} in {@code file}, in order. */
+  private static List<String> found(Path file, String regex) throws Exception {
+    var out = new ArrayList<String>();
+    var m = java.util.regex.Pattern.compile(regex).matcher(Files.readString(file));
+    while (m.find()) {
+      out.add(m.group(1));
     }
     return out;
   }
@@ -557,14 +562,7 @@ final class SharingScenarios {
   }
 
   private static List<String> mpsEnv(Path spec) throws Exception {
-    var out = new ArrayList<String>();
-    var m =
-        java.util.regex.Pattern.compile("\"(CUDA_MPS_[A-Z_]+=[^\"]*)\"")
-            .matcher(Files.readString(spec));
-    while (m.find()) {
-      out.add(m.group(1));
-    }
-    return out;
+    return found(spec, "\"(CUDA_MPS_[A-Z_]+=[^\"]*)\"");
   }
 
   private void deleteAll() throws Exception {
@@ -574,24 +572,7 @@ final class SharingScenarios {
         .withLabel("app", "qm-harness")
         .withGracePeriod(0)
         .delete();
-    RealKubeletHarness.waitUntil(
-        "every sharing pod and claim is gone",
-        START,
-        () ->
-            h.admin
-                    .pods()
-                    .inNamespace(Pods.NAMESPACE)
-                    .withLabel("app", "qm-harness")
-                    .list()
-                    .getItems()
-                    .isEmpty()
-                && h.admin
-                    .resources(ResourceClaim.class)
-                    .inNamespace(Pods.NAMESPACE)
-                    .list()
-                    .getItems()
-                    .isEmpty()
-                && h.cdiSpecs().isEmpty());
+    h.waitNoPods();
   }
 
   private static <T> List<T> list(List<T> list) {
