@@ -777,7 +777,7 @@ public final class NodeAgent implements AutoCloseable {
       // kill and write it as the task's own error (ClusterEndToEndTest under CI's load: "Error",
       // not the next agent's "AgentRestarted"): it finishes first, bounded.
       awaitIdle(taskWorkers);
-      taskSync.killAll();
+      taskSync.stopAll();
       // So do a prepare or a volume step in flight: once close returns, nothing of this agent
       // writes its state, specs or device root any more (its owner may be removing them).
       awaitIdle(claimWorkers);

@@ -49,7 +49,7 @@ public final class ExecRuntime implements TaskRuntime {
     }
     var passed = (DeviceCheck.Passed) check;
     var builder =
-        new ProcessBuilder(launch.command())
+        new ProcessBuilder(OwnSession.of(launch.command()))
             .redirectErrorStream(true)
             .redirectOutput(Redirect.to(launch.output().toFile()))
             .redirectInput(Redirect.from(new java.io.File("/dev/null")));
@@ -62,6 +62,18 @@ public final class ExecRuntime implements TaskRuntime {
       if (eq > 0) {
         environment.put(entry.substring(0, eq), entry.substring(eq + 1));
       }
+    }
+    var program = launch.command().getFirst();
+    if (OwnSession.resolve(program, environment.getOrDefault("PATH", "")).isEmpty()) {
+      task.finish(
+          new TaskResult.StartFailed(
+              "cannot start "
+                  + program
+                  + ": no such executable file"
+                  + (program.contains("/")
+                      ? ""
+                      : " on the PATH (" + environment.get("PATH") + ")")));
+      return task;
     }
     Process process;
     try {

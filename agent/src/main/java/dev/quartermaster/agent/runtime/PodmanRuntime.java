@@ -76,10 +76,15 @@ public final class PodmanRuntime implements TaskRuntime {
     }
     var container =
         "qm-" + launch.name() + "-" + Long.toHexString(env.random().nextLong() & 0xffff_ffffL);
+    var podman = options.command().getFirst();
+    if (OwnSession.resolve(podman, System.getenv().getOrDefault("PATH", "")).isEmpty()) {
+      task.finish(new TaskResult.StartFailed("cannot run " + podman + ": no such executable file"));
+      return task;
+    }
     Process process;
     try {
       process =
-          new ProcessBuilder(runArgs(launch, container, paths, composed))
+          new ProcessBuilder(OwnSession.of(runArgs(launch, container, paths, composed)))
               .redirectErrorStream(true)
               .redirectInput(Redirect.from(new java.io.File("/dev/null")))
               .start();

@@ -5,6 +5,7 @@ import dev.quartermaster.agent.host.RunRecords;
 import dev.quartermaster.agent.host.TaskHost;
 import dev.quartermaster.agent.ledger.ClaimRef;
 import dev.quartermaster.agent.runtime.ProcessTree;
+import dev.quartermaster.agent.runtime.TaskHandle;
 import dev.quartermaster.agent.runtime.TaskLaunch;
 import dev.quartermaster.agent.runtime.TaskState;
 import dev.quartermaster.agent.sync.AgentContext;
@@ -101,6 +102,9 @@ public final class TaskSync {
 
   /** How long a stopping agent waits for the tasks it killed to end. */
   public static final Duration KILL_WAIT = Duration.ofSeconds(5);
+
+  /** The longest a stopping agent waits for its tasks to end on SIGTERM before it kills them. */
+  public static final Duration STOP_GRACE = Duration.ofSeconds(10);
 
   private final ClaimsGate claimsGate;
   private final ApiClient api;
@@ -541,10 +545,58 @@ public final class TaskSync {
     return written;
   }
 
-  /** Kills every task this agent runs (the agent is stopping: nobody would follow them). */
-  public void killAll() {
+  /**
+   * Stops every task this agent runs (the agent is stopping, as at a Ctrl-C of {@code qm up}:
+   * nobody would follow them) as a deletion stops one: SIGTERM to each task with a grace period,
+   * and SIGKILL once its period is over — waiting at most {@link #STOP_GRACE} for them all — or at
+   * once for a task without one.
+   */
+  public void stopAll() {
+    var all = List.copyOf(runs.runs());
+    var asked = new java.util.LinkedHashMap<TaskHandle, Duration>();
+    for (var run : all) {
+      var grace =
+          views
+              .task(run.handle().name())
+              .filter(t -> t.metadata().uid().equals(run.uid()))
+              .map(t -> t.spec().gracePeriod())
+              .orElse(Duration.ZERO);
+      if (!grace.isZero() && !(run.handle().state() instanceof TaskState.Finished)) {
+        run.handle().terminate();
+        asked.put(run.handle(), grace.compareTo(STOP_GRACE) < 0 ? grace : STOP_GRACE);
+      }
+    }
+    if (!asked.isEmpty()) {
+      LOG.info(
+          "agent stopping: SIGTERM sent to tasks {}",
+          asked.keySet().stream().map(TaskHandle::name).toList());
+    }
+    // One deadline for them all.
+    long deadline = env.nanoTime() + STOP_GRACE.toNanos();
+    asked.forEach(
+        (handle, grace) -> {
+          long left = Math.min(grace.toNanos(), deadline - env.nanoTime());
+          if (left > 0) {
+            try {
+              handle.result().get(left, java.util.concurrent.TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            } catch (java.util.concurrent.ExecutionException
+                | java.util.concurrent.TimeoutException e) {
+              // killed below
+            }
+          }
+        });
+    killAll(all);
+  }
+
+  private void killAll(List<TaskRun> all) {
     var tree = ProcessTree.onDemand(); // shared: where the whole tree must be read, it is read once
-    var killed = runs.runs().stream().map(TaskRun::handle).toList();
+    var killed =
+        all.stream()
+            .map(TaskRun::handle)
+            .filter(h -> !(h.state() instanceof TaskState.Finished))
+            .toList();
     killed.forEach(h -> h.kill(tree));
     // A kill is a signal, not an end: a task still alive when this agent is gone is found by the
     // next one as running, and its death then reported as the task's own error (ClusterEndToEndTest

@@ -231,6 +231,50 @@ class ExecRuntimeTest {
     assertThat(task.deviceCheck().get()).isInstanceOf(DeviceCheck.NotRun.class);
   }
 
+  /**
+   * A terminal's Ctrl-C reaches the foreground process group of {@code qm up}: a task in a session
+   * of its own never gets it, and stops only as the agent stops it.
+   */
+  @Test
+  void aTaskRunsInASessionOfItsOwnOutOfTheAgentsProcessGroup() throws Exception {
+    var task = runtime.start(launch("t7", List.of("/bin/sleep", "600"), Map.of(), List.of()));
+    try {
+      var pid = task.process().orElseThrow().pid();
+      // setsid makes the session, then execs the task in place: read once it is the task.
+      var comm = java.nio.file.Path.of("/proc/" + pid + "/comm");
+      for (int i = 0;
+          i < 10_000 && !java.nio.file.Files.readString(comm).trim().equals("sleep");
+          i++) {
+        java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+      }
+      var stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/" + pid + "/stat"));
+      var fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+      long group = Long.parseLong(fields[2]);
+      long session = Long.parseLong(fields[3]);
+      var own = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/self/stat"));
+      long agentGroup = Long.parseLong(own.substring(own.lastIndexOf(')') + 2).split(" ")[2]);
+
+      assertThat(session).isEqualTo(pid);
+      assertThat(group).isEqualTo(pid).isNotEqualTo(agentGroup);
+      assertThat(ProcessHandle.of(pid).flatMap(h -> h.info().command()))
+          .hasValueSatisfying(c -> assertThat(c).endsWith("sleep"));
+    } finally {
+      task.kill();
+    }
+  }
+
+  @Test
+  void aProgramThatIsNotThereIsAStartFailureNamingIt() throws Exception {
+    var task = runtime.start(launch("t8", List.of("no-such-program-qm"), Map.of(), List.of()));
+    assertThat(task.result().get(60, TimeUnit.SECONDS))
+        .isInstanceOfSatisfying(
+            TaskResult.StartFailed.class,
+            s ->
+                assertThat(s.reason())
+                    .contains(
+                        "cannot start no-such-program-qm: no such executable file on the PATH"));
+  }
+
   @Test
   void killEndsARunningTask() throws Exception {
     var task = runtime.start(launch("t5", List.of("/bin/sleep", "600"), Map.of(), List.of()));
