@@ -13,6 +13,7 @@ import dev.quartermaster.api.workload.WorkerNames;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.store.Txn.Compare;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -93,6 +94,24 @@ final class AdmittedWorkloadGuard implements WriteRules {
               var was = before.admitted().get(name);
               if (was != null && was.uid().equals(a.uid()) && !was.equals(a)) {
                 SurplusTasks.refuseWhileRunning(reads, next, name, was, a);
+              }
+            });
+    // A release of a live workload's entry (its job over, its eviction done) while one of its
+    // workers still runs: a decision from caches that lag (seed 1837: a workload seen scaled to 0
+    // and without tasks, "finished", while it had been scaled up again and its worker was pending).
+    before
+        .admitted()
+        .forEach(
+            (name, was) -> {
+              var now = next.spec().admitted().get(name);
+              if (now == null || !now.uid().equals(was.uid())) {
+                var w = reads.get(Kinds.WORKLOAD, name);
+                if (w.isPresent()
+                    && w.get().metadata().uid().equals(was.uid())
+                    && !w.get().metadata().isDeleting()) {
+                  SurplusTasks.refuseWhileRunning(
+                      reads, next, name, was, was.resized(Map.of(), Map.of()));
+                }
               }
             });
   }

@@ -630,6 +630,44 @@ class QuotaGuardTest {
   }
 
   /**
+   * Seed 1837 (`qm sim --mig 1 --share 1`): an admission controller whose caches lagged saw a
+   * workload scaled to 0 and without tasks, judged its job over and released its entry, while the
+   * workload had been scaled up again and its worker was pending — a worker no admission covered. A
+   * release of a live workload's entry waits for its workers, as a shrink does.
+   */
+  @Test
+  void aLiveWorkloadsEntryIsNotReleasedWhileOneOfItsWorkersRuns() {
+    queues(api);
+    var x = admit(api, "x", "a", 2);
+    write(api, Map.of("x", x));
+    var owner = api.get(Kinds.WORKLOAD, "x").orElseThrow();
+    var task =
+        api.create(
+            new dev.quartermaster.api.workload.Task(
+                ObjectMeta.named("x-w-1")
+                    .withOwner(
+                        new dev.quartermaster.api.meta.OwnerReference(
+                            Kinds.WORKLOAD.name(), "x", owner.metadata().uid())),
+                new dev.quartermaster.api.workload.TaskSpec(
+                    Optional.empty(),
+                    List.of("train"),
+                    Map.of(),
+                    List.of(),
+                    List.of(),
+                    "exec",
+                    Optional.empty()),
+                null));
+    long before = store.currentRevision();
+
+    var refused = catchThrowableOfType(ApiException.class, () -> replace(Map.of(), Map.of()));
+    assertThat(refused.getMessage()).contains("spec.admitted.x.replicas.w: task x-w-1 still runs");
+    assertThat(store.currentRevision()).isEqualTo(before);
+
+    api.delete(Kinds.TASK, task.metadata().name());
+    assertThat(replace(Map.of(), Map.of()).spec().admitted()).isEmpty();
+  }
+
+  /**
    * Issue 43, item 8: an admin write admitting a 4-GPU job with no usage was accepted, and 8 GPUs
    * then ran against a quota of 4 + 2. The store counts the usage from the workload's spec.
    */
