@@ -10,6 +10,7 @@ import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.volume.VolumePhase;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.Workload;
+import dev.quartermaster.api.workload.WorkloadConditions;
 
 /**
  * Whether an applied object has reached what {@code qm apply --wait} waits for: a workload every
@@ -27,6 +28,28 @@ public sealed interface Readiness {
   /** It cannot get there by waiting: a task that failed. */
   record Failed(String why) implements Readiness {}
 
+  /**
+   * It cannot get there until someone changes the cluster: a workload whose device class, queue or
+   * priority class does not exist, or whose tasks the store refuses.
+   */
+  record Stuck(String why) implements Readiness {}
+
+  /**
+   * The reasons a workload waits for that only a change of the cluster by someone can end (a class,
+   * queue or priority class created, a spec fixed, a name freed): {@code --wait} stops at once.
+   */
+  java.util.Set<String> STUCK =
+      java.util.Set.of(
+          WorkloadConditions.NO_SUCH_DEVICE_CLASS,
+          WorkloadConditions.NO_SUCH_QUEUE,
+          WorkloadConditions.NO_SUCH_PRIORITY_CLASS,
+          WorkloadConditions.INVALID,
+          WorkloadConditions.NAME_TAKEN);
+
+  private static String said(Condition c) {
+    return c.type() + "=False " + c.reason() + (c.message().isEmpty() ? "" : ": " + c.message());
+  }
+
   static Readiness of(ApiObject object) {
     return switch (object) {
       case Workload w -> {
@@ -41,9 +64,22 @@ public sealed interface Readiness {
                                 .anyMatch(
                                     s ->
                                         s.name().equals(g.name()) && s.replicas() == g.replicas()));
-        yield current && running >= wanted
-            ? new Ready()
-            : new Waiting(running + "/" + wanted + " Running");
+        if (current && running >= wanted) {
+          yield new Ready();
+        }
+        var stuck =
+            w.status().conditions().stream()
+                .filter(c -> c.status() == Condition.Status.False && STUCK.contains(c.reason()))
+                .findFirst();
+        if (stuck.isPresent()) {
+          yield new Stuck(running + "/" + wanted + " Running, " + said(stuck.get()));
+        }
+        var why =
+            w.status().conditions().stream()
+                .filter(c -> c.status() == Condition.Status.False && !c.reason().isEmpty())
+                .findFirst();
+        yield new Waiting(
+            running + "/" + wanted + " Running" + why.map(c -> ", " + said(c)).orElse(""));
       }
       case Task t ->
           switch (t.status().phase()) {

@@ -11,7 +11,8 @@ import java.util.List;
 
 /**
  * {@code qm apply --wait}: reads what was applied until each is {@link Readiness.Ready}, printing a
- * progress line whenever what it waits for changes; a task that failed ends the wait at once.
+ * progress line whenever what it waits for changes, with why; a task that failed, or a workload
+ * whose reason to wait only a change of the cluster can end, ends the wait at once.
  */
 public final class ReadyWait {
   private static final Duration POLL = Duration.ofMillis(500);
@@ -43,6 +44,14 @@ public final class ReadyWait {
           case Readiness.Waiting w -> waiting.add(o.ref() + " " + w.state());
           case Readiness.Failed f -> {
             say("error: " + o.ref() + " failed: " + f.why());
+            return 1;
+          }
+          case Readiness.Stuck st -> {
+            say(
+                "error: "
+                    + o.ref()
+                    + " cannot become ready until this changes (waiting will not): "
+                    + st.why());
             return 1;
           }
         }
