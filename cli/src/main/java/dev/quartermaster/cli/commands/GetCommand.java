@@ -236,7 +236,11 @@ public final class GetCommand implements Callable<Integer> {
 
     @Override
     public void changed(WatchEvent.Type type, T object) {
-      printer.streamOne(object);
+      if (type == WatchEvent.Type.DELETED) {
+        printer.streamDeleted(object);
+      } else {
+        printer.streamOne(object);
+      }
     }
 
     @Override

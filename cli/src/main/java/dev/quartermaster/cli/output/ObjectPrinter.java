@@ -85,6 +85,30 @@ public final class ObjectPrinter<T extends ApiObject> {
     out.flush();
   }
 
+  /**
+   * An object a watch saw deleted: its last row with {@code (deleted)} after it, so the stream does
+   * not end on a row that looks alive (kubectl repeats the row unmarked); or its document.
+   */
+  public void streamDeleted(T object) {
+    if (!format.isTable()) {
+      streamOne(object);
+      return;
+    }
+    var t = table();
+    var row = new ArrayList<>(t.row(object, wide()));
+    if (streamWidths.isEmpty()) {
+      streamOne(object); // prints the headers with it; a lone deletion is rare
+      return;
+    }
+    streamWidths = Optional.of(grown(streamWidths.get(), row));
+    row.add(DELETED);
+    out.print(Table.line(row, streamWidths.get()));
+    out.flush();
+  }
+
+  /** What marks a deleted object's last row in a watch. */
+  public static final String DELETED = "(deleted)";
+
   /** One changed object of a watch: a row, or a document. */
   public void streamOne(T object) {
     if (format.isTable()) {

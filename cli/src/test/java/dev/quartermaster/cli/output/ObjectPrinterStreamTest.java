@@ -49,6 +49,27 @@ class ObjectPrinterStreamTest {
     }
   }
 
+  /**
+   * Issue 48, item 7: a watched task printed three identical Running lines and then vanished; its
+   * deletion is a row of its own, marked.
+   */
+  @Test
+  void aDeletionIsALastRowMarkedDeleted() {
+    var out = new StringWriter();
+    var printer =
+        new ObjectPrinter<>(
+            Kinds.NODE, OutputFormat.TABLE, Clock.fixed(NOW, ZoneOffset.UTC), new PrintWriter(out));
+
+    printer.startStream(List.of(node("a")));
+    printer.streamOne(node("a"));
+    printer.streamDeleted(node("a"));
+
+    var lines = out.toString().lines().toList();
+    assertThat(lines).hasSize(4);
+    assertThat(lines.get(2)).doesNotContain(ObjectPrinter.DELETED);
+    assertThat(lines.get(3)).startsWith("a ").endsWith(ObjectPrinter.DELETED);
+  }
+
   @Test
   void aCellWiderThanAnyBeforeWidensItsColumnForTheRowsAfterIt() {
     var out = new StringWriter();
