@@ -161,6 +161,7 @@ public final class Main implements Runnable {
               }
             });
     cl.setCaseInsensitiveEnumValuesAllowed(true);
+    cl.setParameterExceptionHandler(new UsageErrors(cl));
     cl.setExecutionExceptionHandler(
         new ErrorReporter(
             () -> main.debug || env.variable("QM_DEBUG").filter(v -> !v.equals("0")).isPresent()));

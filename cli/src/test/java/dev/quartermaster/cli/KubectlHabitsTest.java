@@ -62,6 +62,54 @@ class KubectlHabitsTest {
     assertThat(table.err()).contains("No tasks found.");
   }
 
+  /**
+   * Issue 48, item 8: {@code get KIND/NAME}, several names in one get or delete, {@code -o name},
+   * {@code --ignore-not-found}, and a manifest with our {@code apiVersion}.
+   */
+  @Test
+  void kindSlashNameSeveralNamesOutputNameIgnoreNotFoundAndApiVersion() throws Exception {
+    var manifest = dir.resolve("queues.yaml");
+    java.nio.file.Files.writeString(
+        manifest,
+        """
+        apiVersion: quartermaster.dev/v1
+        kind: Queue
+        metadata: {name: qa}
+        spec: {}
+        ---
+        apiVersion: quartermaster.dev/v1
+        kind: Queue
+        metadata: {name: qb}
+        spec: {}
+        """);
+    assertThat(cli.run("apply", "-f", manifest.toString()).exit()).isZero();
+
+    var slash = cli.run("get", "queue/qa", "-o", "name");
+    assertThat(slash.exit()).isZero();
+    assertThat(slash.out()).isEqualTo("queue/qa\n");
+    var both = cli.run("get", "queues", "qb", "qa", "-o", "name");
+    assertThat(both.out()).isEqualTo("queue/qb\nqueue/qa\n");
+    var table = cli.run("get", "queue/qa", "queue/qb");
+    assertThat(table.out().lines().toList()).hasSize(3);
+
+    var missing = cli.run("get", "queues", "qa", "nope");
+    assertThat(missing.exit()).isEqualTo(1);
+    assertThat(missing.out()).contains("qa");
+    assertThat(missing.err()).contains("error: queue/nope not found");
+    var ignored = cli.run("get", "queue", "nope", "--ignore-not-found");
+    assertThat(ignored.exit()).isZero();
+    assertThat(ignored.out()).isEmpty();
+    assertThat(ignored.err()).isEmpty();
+
+    var gone = cli.run("delete", "queue/qa", "queue/qb");
+    assertThat(gone.exit()).isZero();
+    assertThat(gone.out()).contains("queue/qa deleted").contains("queue/qb deleted");
+    var again = cli.run("delete", "queue", "qa", "--ignore-not-found");
+    assertThat(again.exit()).isZero();
+    assertThat(again.out()).isEmpty();
+    assertThat(cli.run("delete", "queue", "qa").exit()).isNotZero();
+  }
+
   @Test
   void scaleSetsOneGroupsReplicasAndSaysFromWhatToWhat() {
     assertThat(

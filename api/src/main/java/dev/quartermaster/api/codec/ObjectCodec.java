@@ -59,6 +59,11 @@ public final class ObjectCodec {
           .build();
   private static final String EXPECTED_OBJECT = "expected an object with kind, metadata, spec";
 
+  /** What a manifest may say as its {@code apiVersion} (kubectl's habit): ours, or nothing. */
+  public static final String API_VERSION = "quartermaster.dev/v1";
+
+  private static final String API_VERSION_FIELD = "apiVersion";
+
   private ObjectCodec() {}
 
   @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, include = JsonTypeInfo.As.PROPERTY, property = "kind")
@@ -235,6 +240,18 @@ public final class ObjectCodec {
           throw ApiException.badRequest(
               "document " + document + ": " + EXPECTED_OBJECT,
               List.of(new dev.quartermaster.api.error.Violation("", EXPECTED_OBJECT)));
+        }
+        var version = tree.get(API_VERSION_FIELD);
+        if (version != null) {
+          // kubectl users write it in every manifest: ours is taken and dropped, any other named.
+          if (!version.isTextual() || !API_VERSION.equals(version.asText())) {
+            throw ApiException.badRequest(
+                "document " + document + ": apiVersion: must be " + API_VERSION + " (or left out)",
+                List.of(
+                    new dev.quartermaster.api.error.Violation(
+                        API_VERSION_FIELD, "must be " + API_VERSION + " (or left out)")));
+          }
+          ((com.fasterxml.jackson.databind.node.ObjectNode) tree).remove(API_VERSION_FIELD);
         }
         try {
           out.add(YAML.treeToValue(tree, ApiObject.class));

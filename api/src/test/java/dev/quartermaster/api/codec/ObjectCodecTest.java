@@ -88,6 +88,18 @@ class ObjectCodecTest {
         .containsExactly("Workload", "Node");
   }
 
+  /** Issue 48, item 8: kubectl users write apiVersion in every manifest; ours is taken. */
+  @Test
+  void aManifestMayNameOurApiVersionAndNoOther() {
+    assertThat(
+            ObjectCodec.fromYaml(
+                "apiVersion: quartermaster.dev/v1\nkind: Node\nmetadata: {name: n1}\n"))
+        .extracting(o -> o.metadata().name())
+        .containsExactly("n1");
+    assertThat(violation("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"))
+        .isEqualTo(new Violation("apiVersion", "must be quartermaster.dev/v1 (or left out)"));
+  }
+
   @Test
   void unknownFieldNamesItsPath() {
     var bad =

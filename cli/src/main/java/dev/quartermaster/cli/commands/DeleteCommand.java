@@ -49,8 +49,13 @@ public final class DeleteCommand implements Callable<Integer> {
       completionCandidates = KindCandidates.class)
   private String kindName;
 
-  @Parameters(index = "1", arity = "0..1", paramLabel = "NAME")
-  private String name;
+  @Parameters(index = "1..*", arity = "0..*", paramLabel = "NAME")
+  private List<String> names = new ArrayList<>();
+
+  @Option(
+      names = "--ignore-not-found",
+      description = "an object that does not exist is no error, and nothing is said of it")
+  private boolean ignoreNotFound;
 
   @Option(
       names = {"-l", "--selector"},
@@ -84,8 +89,15 @@ public final class DeleteCommand implements Callable<Integer> {
       }
       var missing = 0;
       for (var target : resolved) {
-        boolean found = delete(api, target.kind(), target.name(), out, targets.tolerateMissing());
-        missing += found || targets instanceof Targets.Selected ? 0 : 1;
+        boolean found =
+            delete(
+                api,
+                target.kind(),
+                target.name(),
+                out,
+                targets.tolerateMissing() || ignoreNotFound,
+                ignoreNotFound);
+        missing += found || ignoreNotFound || targets instanceof Targets.Selected ? 0 : 1;
       }
       return missing == 0
           ? 0
@@ -112,23 +124,31 @@ public final class DeleteCommand implements Callable<Integer> {
     if (kindName == null) {
       throw usage("say what to delete: KIND NAME, KIND -l SELECTOR, or -f FILE");
     }
-    var kind = KindNames.resolve(kindName);
-    if (selector != null && name != null) {
+    var named = KindSlashName.split(kindName, names, spec.commandLine());
+    var kind = KindNames.resolve(named.kind());
+    if (selector != null && !named.names().isEmpty()) {
       throw usage("a NAME and --selector cannot be used together");
     }
     if (selector != null) {
       return new Targets.Selected(kind, LabelSelector.parse(selector));
     }
-    if (name == null) {
+    if (named.names().isEmpty()) {
       throw usage(
           "which " + kind.singular() + "? give its NAME, or -l SELECTOR for those matching labels");
     }
-    return new Targets.Listed(List.of(new Target(kind, name)));
+    return new Targets.Listed(
+        new java.util.LinkedHashSet<>(named.names())
+            .stream().map(n -> new Target(kind, n)).toList());
   }
 
   /** Deletes one object and says what happened; false when it was not there. */
   private static boolean delete(
-      ApiClient api, Kind<?> kind, String name, PrintWriter out, boolean tolerateMissing) {
+      ApiClient api,
+      Kind<?> kind,
+      String name,
+      PrintWriter out,
+      boolean tolerateMissing,
+      boolean quietlyMissing) {
     var ref = kind.singular() + "/" + name;
     DeleteResult<?> result;
     try {
@@ -137,8 +157,10 @@ public final class DeleteCommand implements Callable<Integer> {
       if (!e.is(Reason.NotFound) || !tolerateMissing) {
         throw e;
       }
-      out.println(ref + " not found");
-      out.flush();
+      if (!quietlyMissing) {
+        out.println(ref + " not found");
+        out.flush();
+      }
       return false;
     }
     switch (result) {

@@ -19,6 +19,7 @@ import dev.quartermaster.cli.output.TableListing;
 import dev.quartermaster.cli.table.PluginTable;
 import dev.quartermaster.cli.watch.ListWatch;
 import dev.quartermaster.cli.watch.WatchSink;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -64,13 +65,22 @@ public final class GetCommand implements Callable<Integer> {
               + "or plugins: the CSI plugin instances the nodes' agents found")
   private String kindName;
 
-  @Parameters(index = "1", arity = "0..1", paramLabel = "NAME", description = "one object's name")
-  private String name;
+  @Parameters(
+      index = "1..*",
+      arity = "0..*",
+      paramLabel = "NAME",
+      description = "the objects' names (or KIND/NAME as the first argument, as kubectl takes it)")
+  private List<String> names = new ArrayList<>();
+
+  @Option(
+      names = "--ignore-not-found",
+      description = "a named object that does not exist is no error: nothing is printed for it")
+  private boolean ignoreNotFound;
 
   @Option(
       names = {"-o", "--output"},
       paramLabel = "FORMAT",
-      description = "table (default), wide, yaml or json")
+      description = "table (default), wide, yaml, json or name (kind/name, a line each)")
   private OutputFormat output = OutputFormat.TABLE;
 
   @Option(
@@ -99,9 +109,20 @@ public final class GetCommand implements Callable<Integer> {
     if (PLUGINS.contains(kindName.toLowerCase(Locale.ROOT))) {
       return plugins();
     }
-    var kind = KindNames.resolve(kindName);
-    var target = Optional.ofNullable(name);
+    var named = KindSlashName.split(kindName, names, spec.commandLine());
+    var kind = KindNames.resolve(named.kind());
     var labels = Optional.ofNullable(selector);
+    if (named.names().size() > 1 || (ignoreNotFound && !named.names().isEmpty())) {
+      if (labels.isPresent() || watch || forObject != null) {
+        throw new ParameterException(
+            spec.commandLine(),
+            "several NAMEs or --ignore-not-found cannot be used with --selector, --watch or --for");
+      }
+      try (var connection = client.connect(env)) {
+        return several(connection.api(), kind, named.names());
+      }
+    }
+    var target = named.names().stream().findFirst();
     if (target.isPresent() && labels.isPresent()) {
       throw new ParameterException(
           spec.commandLine(), "a NAME and --selector cannot be used together");
@@ -177,9 +198,11 @@ public final class GetCommand implements Callable<Integer> {
     try (var connection = client.connect(env)) {
       var api = connection.api();
       var nodes =
-          name == null
+          names.isEmpty()
               ? api.list(Kinds.NODE).items()
-              : List.of(api.get(Kinds.NODE, name).orElseThrow(() -> notFound(Kinds.NODE, name)));
+              : names.stream()
+                  .map(n -> api.get(Kinds.NODE, n).orElseThrow(() -> notFound(Kinds.NODE, n)))
+                  .toList();
       var table = PluginTable.of(nodes, output == OutputFormat.WIDE);
       if (table.rows().isEmpty()) {
         spec.commandLine()
@@ -208,6 +231,28 @@ public final class GetCommand implements Callable<Integer> {
       return new InvolvedObject(InvolvedObject.CONTROLLERS.kind(), typed.substring(slash + 1));
     }
     return new InvolvedObject(KindNames.resolve(kind).name(), typed.substring(slash + 1));
+  }
+
+  /**
+   * The named objects, in the order named, under one header; one that does not exist is an error
+   * after the others are printed (as kubectl does), or nothing with {@code --ignore-not-found}.
+   */
+  private <T extends ApiObject> int several(ApiClient api, Kind<T> kind, List<String> wanted) {
+    var found = new ArrayList<T>();
+    var missing = new ArrayList<String>();
+    for (var n : new java.util.LinkedHashSet<>(wanted)) {
+      api.get(kind, n).ifPresentOrElse(found::add, () -> missing.add(n));
+    }
+    if (!found.isEmpty() || output != OutputFormat.TABLE && output != OutputFormat.WIDE) {
+      new ObjectPrinter<>(kind, output, env.clock(), spec.commandLine().getOut()).printList(found);
+    }
+    if (missing.isEmpty() || ignoreNotFound) {
+      return 0;
+    }
+    var err = spec.commandLine().getErr();
+    missing.forEach(n -> err.println("error: " + kind.singular() + "/" + n + " not found"));
+    err.flush();
+    return 1;
   }
 
   private static ApiException notFound(Kind<?> kind, String name) {

@@ -46,6 +46,7 @@ public final class ObjectPrinter<T extends ApiObject> {
       case TABLE, WIDE -> out.print(table().table(List.of(object), wide()).render());
       case YAML -> out.print(Documents.yaml(object));
       case JSON -> out.print(Documents.json(object));
+      case NAME -> out.println(object.ref());
     }
     out.flush();
   }
@@ -64,6 +65,7 @@ public final class ObjectPrinter<T extends ApiObject> {
       case TABLE, WIDE -> out.print(table().table(objects, wide()).render());
       case YAML -> out.print(Documents.yaml(objects));
       case JSON -> out.print(Documents.json(objects));
+      case NAME -> objects.forEach(o -> out.println(o.ref()));
     }
     out.flush();
   }
@@ -150,7 +152,9 @@ public final class ObjectPrinter<T extends ApiObject> {
   }
 
   private void document(T object) {
-    if (format == OutputFormat.YAML) {
+    if (format == OutputFormat.NAME) {
+      out.println(object.ref());
+    } else if (format == OutputFormat.YAML) {
       out.print(streamedDocument ? "---\n" + Documents.yaml(object) : Documents.yaml(object));
     } else {
       out.print(Documents.json(object));

@@ -5,7 +5,9 @@ public enum OutputFormat {
   TABLE,
   WIDE,
   YAML,
-  JSON;
+  JSON,
+  /** {@code kind/name}, a line each: what a script pipes on ({@code qm get tasks -o name}). */
+  NAME;
 
   public boolean isTable() {
     return this == TABLE || this == WIDE;
