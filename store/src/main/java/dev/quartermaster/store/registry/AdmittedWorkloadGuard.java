@@ -24,7 +24,9 @@ import java.util.Optional;
  * <ul>
  *   <li>an entry new or changed of a workload that is gone, re-created, being deleted or of another
  *       queue, or whose usage or priority is not what its workload gives; a nomination likewise;
- *   <li>a scale-down's shrink while a surplus worker still runs ({@link SurplusTasks});
+ *   <li>a scale-down's shrink while a surplus worker still runs, and the release of a live
+ *       workload's entry (evicted, or its job over) while one of its workers runs ({@link
+ *       SurplusTasks});
  *   <li>the workload controller's create of a worker beyond what its queue admitted (its cache of
  *       the ledger may lag a shrink), or of an evicted workload's;
  *   <li>moving an admitted workload to another queue.
@@ -96,9 +98,10 @@ final class AdmittedWorkloadGuard implements WriteRules {
                 SurplusTasks.refuseWhileRunning(reads, next, name, was, a);
               }
             });
-    // A release of a live workload's entry (its job over, its eviction done) while one of its
-    // workers still runs: a decision from caches that lag (seed 1837: a workload seen scaled to 0
-    // and without tasks, "finished", while it had been scaled up again and its worker was pending).
+    // A live workload's entry goes only once its workers have stopped, whatever the release is
+    // for: an eviction done, its job over — judged here, since a decision from caches that lag
+    // may be wrong (seed 1837: a workload seen scaled to 0 and without tasks, "finished", while it
+    // had been scaled up again and its worker was pending).
     before
         .admitted()
         .forEach(

@@ -3,7 +3,6 @@ package dev.quartermaster.store.registry;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.ApiObject;
-import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.queue.AdmissionRule;
 import dev.quartermaster.api.queue.Admitted;
 import dev.quartermaster.api.queue.CohortQuota;
@@ -26,15 +25,16 @@ import java.util.Optional;
  *   <li>an eviction whose preemptor is not nominated for it in the same write, that is not rightful
  *       ({@link RightfulEviction#promised}), or that evicts a workload's own preemptor ({@link
  *       RightfulEviction#cycles});
- *   <li>an evicted entry released while one of its tasks still runs ({@link SurplusTasks});
  *   <li>a {@code StartTimeout} eviction naming a preemptor;
  *   <li>an {@code OverQuota} eviction naming a preemptor, or of a queue not set to {@code
  *       overQuota: Evict}, or not using, in the ledger before the write, more of a class the victim
  *       uses than its nominal quota of it.
  * </ul>
  *
- * Which moves an entry may make at all (only an admitted workload is evicted, an eviction is never
- * taken back) is {@link AdmissionMoveGuard}'s to judge.
+ * An evicted entry released while one of its tasks still runs is {@link AdmittedWorkloadGuard}'s to
+ * refuse, as any live workload's entry released so. Which moves an entry may make at all (only an
+ * admitted workload is evicted, an eviction is never taken back) is {@link AdmissionMoveGuard}'s to
+ * judge.
  */
 final class EvictionGuard implements WriteRules {
   private final StoredObjects stored;
@@ -59,31 +59,8 @@ final class EvictionGuard implements WriteRules {
       return List.of();
     }
     var seen = new ComparedReads(reads, stored);
-    releases(seen, c.spec(), l);
     evictions(seen, c.spec(), l);
     return seen.compares();
-  }
-
-  /**
-   * An evicted workload's entry is released only once its tasks have stopped (the quota covers what
-   * runs, and no part of a gang keeps running unaccounted).
-   */
-  private static void releases(ComparedReads reads, QuotaLedgerSpec before, QuotaLedger next) {
-    before
-        .admitted()
-        .forEach(
-            (name, was) -> {
-              if (!was.evicting() || next.spec().admitted().containsKey(name)) {
-                return;
-              }
-              var w = reads.get(Kinds.WORKLOAD, name);
-              if (w.isPresent()
-                  && w.get().metadata().uid().equals(was.uid())
-                  && !w.get().metadata().isDeleting()) {
-                SurplusTasks.refuseWhileRunning(
-                    reads, next, name, was, was.resized(Map.of(), Map.of()));
-              }
-            });
   }
 
   /**

@@ -334,6 +334,25 @@ class QuotaGuardTest {
   }
 
   /** The ledger of cohort team as {@code admitted} and {@code nominated}, nothing else. */
+  /** Worker {@code name} of workload {@code workload} (as stored), running {@code train}. */
+  private dev.quartermaster.api.workload.Task worker(String name, String workload) {
+    var owner = api.get(Kinds.WORKLOAD, workload).orElseThrow();
+    return new dev.quartermaster.api.workload.Task(
+        ObjectMeta.named(name)
+            .withOwner(
+                new dev.quartermaster.api.meta.OwnerReference(
+                    Kinds.WORKLOAD.name(), workload, owner.metadata().uid())),
+        new dev.quartermaster.api.workload.TaskSpec(
+            Optional.empty(),
+            List.of("train"),
+            Map.of(),
+            List.of(),
+            List.of(),
+            "exec",
+            Optional.empty()),
+        null);
+  }
+
   private QuotaLedger replace(Map<String, Admitted> admitted, Map<String, Nomination> nominated) {
     var current = api.get(Kinds.QUOTA_LEDGER, "team").orElseThrow();
     return api.update(
@@ -582,23 +601,7 @@ class QuotaGuardTest {
     var low = admit(api, "low", "a", 1);
     write(api, Map.of("low", low));
     var p = admitHigh(api, "p", "a", 8);
-    var owner = api.get(Kinds.WORKLOAD, "low").orElseThrow();
-    var task =
-        api.create(
-            new dev.quartermaster.api.workload.Task(
-                ObjectMeta.named("low-w-0")
-                    .withOwner(
-                        new dev.quartermaster.api.meta.OwnerReference(
-                            Kinds.WORKLOAD.name(), "low", owner.metadata().uid())),
-                new dev.quartermaster.api.workload.TaskSpec(
-                    Optional.empty(),
-                    List.of("train"),
-                    Map.of(),
-                    List.of(),
-                    List.of(),
-                    "exec",
-                    Optional.empty()),
-                null));
+    var task = api.create(worker("low-w-0", "low"));
     replace(
         Map.of("low", low.evictedBy(by(p, "p", EvictionReason.Preempted))),
         Map.of("p", new Nomination(p.uid(), "a", 100, List.of(low.uid()), Instant.EPOCH)));
@@ -640,23 +643,7 @@ class QuotaGuardTest {
     queues(api);
     var x = admit(api, "x", "a", 2);
     write(api, Map.of("x", x));
-    var owner = api.get(Kinds.WORKLOAD, "x").orElseThrow();
-    var task =
-        api.create(
-            new dev.quartermaster.api.workload.Task(
-                ObjectMeta.named("x-w-1")
-                    .withOwner(
-                        new dev.quartermaster.api.meta.OwnerReference(
-                            Kinds.WORKLOAD.name(), "x", owner.metadata().uid())),
-                new dev.quartermaster.api.workload.TaskSpec(
-                    Optional.empty(),
-                    List.of("train"),
-                    Map.of(),
-                    List.of(),
-                    List.of(),
-                    "exec",
-                    Optional.empty()),
-                null));
+    var task = api.create(worker("x-w-1", "x"));
     long before = store.currentRevision();
 
     var refused = catchThrowableOfType(ApiException.class, () -> replace(Map.of(), Map.of()));
