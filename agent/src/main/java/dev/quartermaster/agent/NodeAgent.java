@@ -33,8 +33,6 @@ import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.client.ApiListerWatcher;
 import dev.quartermaster.api.client.NodeAudience;
 import dev.quartermaster.api.client.WatchScope;
-import dev.quartermaster.api.device.DeviceSliceSpec;
-import dev.quartermaster.api.device.use.DeviceUse;
 import dev.quartermaster.api.event.EventLog;
 import dev.quartermaster.api.event.EventRecorder;
 import dev.quartermaster.api.event.EventType;
@@ -663,12 +661,7 @@ public final class NodeAgent implements AutoCloseable {
       changes.ifPresent(c -> migModes.report(c, offered.notes()));
       reportSharing(offered);
       // The ledger judges prepares by what the node offers, as the store does.
-      preparer
-          .durable()
-          .ledger()
-          .judgeBy(
-              DeviceUse.of(
-                  new DeviceSliceSpec(config.nodeName(), offered.devices(), offered.counters())));
+      preparer.durable().ledger().judgeBy(offered.use(config.nodeName()));
       slice.publish(offered.devices(), offered.counters());
     } catch (RuntimeException e) {
       LOG.warn(

@@ -54,6 +54,12 @@ public final class NodeOffer {
       sharingWaits = List.copyOf(sharingWaits);
       sharingChanges = List.copyOf(sharingChanges);
     }
+
+    /** What these devices consume while held, on node {@code node}: what a ledger judges by. */
+    public dev.quartermaster.api.device.use.DeviceUse use(String node) {
+      return dev.quartermaster.api.device.use.DeviceUse.of(
+          new dev.quartermaster.api.device.DeviceSliceSpec(node, devices, counters));
+    }
   }
 
   /**

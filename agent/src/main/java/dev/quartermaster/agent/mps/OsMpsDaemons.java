@@ -7,7 +7,6 @@ import dev.quartermaster.api.device.mps.MpsVariables;
 import dev.quartermaster.api.node.DomainDaemon;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -39,13 +38,11 @@ public final class OsMpsDaemons implements HelperProcesses {
 
   /** The real daemon where {@code nvidia-cuda-mps-control} is on the PATH, else the stand-in. */
   public static List<String> commandHere() {
-    var path = System.getenv().getOrDefault("PATH", "");
-    for (var dir : path.split(":")) {
-      if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, REAL_COMMAND.getFirst()))) {
-        return REAL_COMMAND;
-      }
-    }
-    return STAND_IN;
+    return dev.quartermaster.agent.runtime.OwnSession.resolve(
+                REAL_COMMAND.getFirst(), System.getenv().getOrDefault("PATH", ""))
+            .isPresent()
+        ? REAL_COMMAND
+        : STAND_IN;
   }
 
   private Map<String, String> environment(String gpu) {

@@ -485,17 +485,21 @@ public final class TaskSync {
     }
   }
 
+  /** {@code run}'s grace period: its task's, if {@code cached} is that very task; else none. */
+  private static Duration graceOf(TaskRun run, Optional<Task> cached) {
+    return cached
+        .filter(t -> t.metadata().uid().equals(run.uid()))
+        .map(t -> t.spec().gracePeriod())
+        .orElse(Duration.ZERO);
+  }
+
   /**
    * The task was deleted (or replaced): stop its process, SIGTERM first and SIGKILL once its grace
    * period is over (a task object gone or replaced gets none); once it is gone, let its claims go.
    */
   private Result stop(String name, TaskRun run, Optional<Task> cached) {
     if (!(run.handle().state() instanceof TaskState.Finished)) {
-      var grace =
-          cached
-              .filter(t -> t.metadata().uid().equals(run.uid()))
-              .map(t -> t.spec().gracePeriod())
-              .orElse(Duration.ZERO);
+      var grace = graceOf(run, cached);
       var key = name + "/" + run.uid();
       var deadline = terminating.get(key);
       if (deadline == null && !grace.isZero()) {
@@ -555,12 +559,7 @@ public final class TaskSync {
     var all = List.copyOf(runs.runs());
     var asked = new java.util.LinkedHashMap<TaskHandle, Duration>();
     for (var run : all) {
-      var grace =
-          views
-              .task(run.handle().name())
-              .filter(t -> t.metadata().uid().equals(run.uid()))
-              .map(t -> t.spec().gracePeriod())
-              .orElse(Duration.ZERO);
+      var grace = graceOf(run, views.task(run.handle().name()));
       if (!grace.isZero() && !(run.handle().state() instanceof TaskState.Finished)) {
         run.handle().terminate();
         asked.put(run.handle(), grace.compareTo(STOP_GRACE) < 0 ? grace : STOP_GRACE);

@@ -243,7 +243,7 @@ public final class GetCommand implements Callable<Integer> {
     for (var n : new java.util.LinkedHashSet<>(wanted)) {
       api.get(kind, n).ifPresentOrElse(found::add, () -> missing.add(n));
     }
-    if (!found.isEmpty() || output != OutputFormat.TABLE && output != OutputFormat.WIDE) {
+    if (!found.isEmpty() || !output.isTable()) {
       new ObjectPrinter<>(kind, output, env.clock(), spec.commandLine().getOut()).printList(found);
     }
     if (missing.isEmpty() || ignoreNotFound) {

@@ -92,20 +92,7 @@ public final class ObjectPrinter<T extends ApiObject> {
    * not end on a row that looks alive (kubectl repeats the row unmarked); or its document.
    */
   public void streamDeleted(T object) {
-    if (!format.isTable()) {
-      streamOne(object);
-      return;
-    }
-    var t = table();
-    var row = new ArrayList<>(t.row(object, wide()));
-    if (streamWidths.isEmpty()) {
-      streamOne(object); // prints the headers with it; a lone deletion is rare
-      return;
-    }
-    streamWidths = Optional.of(grown(streamWidths.get(), row));
-    row.add(DELETED);
-    out.print(Table.line(row, streamWidths.get()));
-    out.flush();
+    stream(object, List.of(DELETED));
   }
 
   /** What marks a deleted object's last row in a watch. */
@@ -113,6 +100,11 @@ public final class ObjectPrinter<T extends ApiObject> {
 
   /** One changed object of a watch: a row, or a document. */
   public void streamOne(T object) {
+    stream(object, List.of());
+  }
+
+  /** A streamed row, with {@code marks} after its last column; or a document. */
+  private void stream(T object, List<String> marks) {
     if (format.isTable()) {
       var t = table();
       var row = t.row(object, wide());
@@ -122,7 +114,9 @@ public final class ObjectPrinter<T extends ApiObject> {
         out.print(Table.line(first.headers(), streamWidths.get()));
       }
       streamWidths = Optional.of(grown(streamWidths.get(), row));
-      out.print(Table.line(row, streamWidths.get()));
+      var cells = new ArrayList<>(row);
+      cells.addAll(marks);
+      out.print(Table.line(cells, streamWidths.get()));
     } else {
       document(object);
     }

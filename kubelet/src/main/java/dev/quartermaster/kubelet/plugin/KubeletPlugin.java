@@ -17,8 +17,6 @@ import dev.quartermaster.agent.mig.MigControl;
 import dev.quartermaster.agent.mig.NodeMig;
 import dev.quartermaster.agent.mps.MpsPaths;
 import dev.quartermaster.agent.mps.OsMpsDaemons;
-import dev.quartermaster.api.device.DeviceSliceSpec;
-import dev.quartermaster.api.device.use.DeviceUse;
 import dev.quartermaster.csi.grpc.CsiServer;
 import dev.quartermaster.kubelet.claims.ClaimSource;
 import dev.quartermaster.kubelet.grpc.DraServices;
@@ -208,12 +206,7 @@ public final class KubeletPlugin implements AutoCloseable {
     offered.sharingChanges().forEach(c -> LOG.info("node {}: {}", config.nodeName(), c));
     offered.sharingWaits().forEach(w -> LOG.info("node {}: {}", config.nodeName(), w));
     // The ledger judges prepares by what the node publishes, as the scheduler allocates from it.
-    claims
-        .durable()
-        .ledger()
-        .judgeBy(
-            DeviceUse.of(
-                new DeviceSliceSpec(config.nodeName(), offered.devices(), offered.counters())));
+    claims.durable().ledger().judgeBy(offered.use(config.nodeName()));
     return new NodeDevices(found, tree.checkControlNodes(), offered);
   }
 
