@@ -136,6 +136,9 @@ public final class NodeAgent implements AutoCloseable {
 
   private volatile boolean closed;
 
+  /** Where this node serves task output, once published. */
+  private volatile Optional<dev.quartermaster.api.node.LogEndpoint> logs = Optional.empty();
+
   /** The MIG modes of this node's GPUs, set to the operator's wish and reported. */
   private final MigModePass migModes;
 
@@ -587,7 +590,27 @@ public final class NodeAgent implements AutoCloseable {
         AGENT_VERSION,
         s.computeDomains(),
         plugins.instances(),
-        s.domainDaemons());
+        s.domainDaemons(),
+        logs);
+  }
+
+  /**
+   * Publishes where this node serves its tasks' output (its Node's {@code status.logs}); until
+   * then, and after a restart until it is published again, the Node says none.
+   */
+  public void publishLogs(dev.quartermaster.api.node.LogEndpoint endpoint) {
+    logs = Optional.of(endpoint);
+    status.update(s -> s.withLogs(logs));
+  }
+
+  /** The tasks whose processes this agent started and follows, by name. */
+  public List<String> runningTasks() {
+    return taskSync.running();
+  }
+
+  /** Whether {@code task}'s process was started here and has not been reported ended. */
+  public boolean runsTask(String task) {
+    return taskSync.runs(task);
   }
 
   private List<DomainDaemon> reportedDaemons() {

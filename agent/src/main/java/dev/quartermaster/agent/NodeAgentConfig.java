@@ -159,8 +159,8 @@ public record NodeAgentConfig(
   }
 
   /**
-   * Where task {@code name}'s output goes: {@code <state>/tasks/<name>.log} ({@code qm logs} reads
-   * it).
+   * Where task {@code name}'s output goes: {@code <state>/tasks/<name>.log} (served by the node's
+   * log endpoint).
    */
   public Path taskLog(String name) {
     return taskLog(stateDir, name);

@@ -28,12 +28,16 @@ sealed interface ApiPath {
   /** {@code /api/v1/<plural>/<name>/status} */
   record Status(Kind<?> kind, String name) implements ApiPath {}
 
+  /** {@code /api/v1/tasks/<name>/log} */
+  record Log(Kind<?> kind, String name) implements ApiPath {}
+
   /** The route label for metrics: bounded, never containing a name. */
   default String route() {
     return switch (this) {
       case Collection c -> HttpWire.API_PREFIX + "{plural}";
       case Item i -> HttpWire.API_PREFIX + "{plural}/{name}";
       case Status s -> HttpWire.API_PREFIX + "{plural}/{name}/status";
+      case Log l -> HttpWire.API_PREFIX + "tasks/{name}/log";
     };
   }
 
@@ -56,9 +60,12 @@ sealed interface ApiPath {
       case 1 -> new Collection(kind);
       case 2 -> new Item(kind, name(kind, segments[1]));
       case 3 -> {
+        if (segments[2].equals(HttpWire.LOG_SUFFIX) && kind.equals(Kinds.TASK)) {
+          yield new Log(kind, name(kind, segments[1]));
+        }
         if (!segments[2].equals(HttpWire.STATUS_SUFFIX)) {
           throw ErrorResponses.notFound(
-              "no such path " + rawPath + "; the only sub-resource is /status");
+              "no such path " + rawPath + "; the sub-resources are /status (and /log, of a task)");
         }
         yield new Status(kind, name(kind, segments[1]));
       }

@@ -112,7 +112,8 @@ public final class ApiServer implements AutoCloseable {
             config.env(),
             config.maxBodyBytes(),
             inFlight,
-            DashboardFiles.load());
+            DashboardFiles.load(),
+            new TaskLogProxy(config.api(), config.nodeTokens(), adminToken));
 
     var executor =
         Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("qm-http-", 0).factory());

@@ -8,6 +8,7 @@ import dev.quartermaster.api.client.http.HttpWire;
 import dev.quartermaster.api.error.ApiError;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.logs.LogOptions;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.validation.Names;
 import dev.quartermaster.core.env.Env;
@@ -68,6 +69,7 @@ final class Router implements HttpHandler {
   private final AtomicLong requestIds = new AtomicLong();
   private final InFlightRequests inFlight;
   private final DashboardFiles dashboard;
+  private final TaskLogProxy logs;
 
   private volatile Supplier<Readiness> readiness = () -> Readiness.SERVING;
 
@@ -80,8 +82,10 @@ final class Router implements HttpHandler {
       Env env,
       long maxBodyBytes,
       InFlightRequests inFlight,
-      DashboardFiles dashboard) {
+      DashboardFiles dashboard,
+      TaskLogProxy logs) {
     this.dashboard = dashboard;
+    this.logs = logs;
     this.inFlight = inFlight;
     this.authenticator = authenticator;
     this.objects = objects;
@@ -244,6 +248,25 @@ final class Router implements HttpHandler {
             case "DELETE" -> send(exchange, objects.delete(who, i.kind(), i.name()));
             default -> notAllowed(exchange, method, path, "GET, PUT, DELETE");
           };
+      case ApiPath.Log l -> {
+        if (!method.equals("GET")) {
+          yield notAllowed(exchange, method, path, "GET");
+        }
+        var query = QueryParams.parse(exchange.getRequestURI().getRawQuery());
+        query.allowOnly(LogOptions.PARAMS);
+        var options = LogOptions.parse(query::get);
+        objects.authorize(who, Access.read(Access.Verb.GET, Kinds.TASK, Optional.of(l.name())));
+        if (who.role() instanceof Principal.NodeAgent node) {
+          // An agent reads objects to do its work; a task's output is no part of that, and another
+          // node's may hold what its owner never meant to share across nodes.
+          throw new ApiException(
+              Reason.Forbidden,
+              who.name()
+                  + " may not read task output: a node token is an agent's credential; use the"
+                  + " admin token");
+        }
+        yield logs.serve(exchange, l.name(), options);
+      }
       case ApiPath.Status s ->
           !method.equals("PUT")
               ? notAllowed(exchange, method, path, "PUT")

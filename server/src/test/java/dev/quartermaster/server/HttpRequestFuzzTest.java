@@ -55,15 +55,17 @@ class HttpRequestFuzzTest {
     onlyClientErrors(
         () -> {
           var path = ApiPath.parse(rawPath);
-          // The metrics label is one of three, never a name from the request.
+          // The metrics label is one of four, never a name from the request.
           assertThat(path.route())
               .isIn(
                   HttpWire.API_PREFIX + "{plural}",
                   HttpWire.API_PREFIX + "{plural}/{name}",
-                  HttpWire.API_PREFIX + "{plural}/{name}/status");
+                  HttpWire.API_PREFIX + "{plural}/{name}/status",
+                  HttpWire.API_PREFIX + "tasks/{name}/log");
           switch (path) {
             case ApiPath.Item i -> assertThat(Names.isDnsLabel(i.name())).isTrue();
             case ApiPath.Status s -> assertThat(Names.isDnsLabel(s.name())).isTrue();
+            case ApiPath.Log l -> assertThat(Names.isDnsLabel(l.name())).isTrue();
             case ApiPath.Collection c -> {}
           }
         });

@@ -89,6 +89,7 @@ public final class NodeStatusWriter implements DomainMembership {
                 s.agentVersion(),
                 sorted,
                 s.plugins(),
-                s.domainDaemons().stream().filter(d -> domains.contains(d.domain())).toList()));
+                s.domainDaemons().stream().filter(d -> domains.contains(d.domain())).toList(),
+                s.logs()));
   }
 }

@@ -51,7 +51,8 @@ public final class ExecRuntime implements TaskRuntime {
     var builder =
         new ProcessBuilder(OwnSession.of(launch.command()))
             .redirectErrorStream(true)
-            .redirectOutput(Redirect.to(launch.output().toFile()))
+            .redirectOutput(
+                Redirect.appendTo(launch.output().toFile())) // appended: rotation truncates it
             .redirectInput(Redirect.from(new java.io.File("/dev/null")));
     var environment = builder.environment();
     environment.putAll(launch.env());

@@ -138,7 +138,11 @@ public final class PodmanRuntime implements TaskRuntime {
     DeviceCheck.Failed failed = null;
     DeviceCheck.Passed passed = null;
     try (var in = process.getInputStream();
-        var out = Files.newOutputStream(launch.output())) {
+        var out =
+            Files.newOutputStream(
+                launch.output(),
+                java.nio.file.StandardOpenOption.CREATE,
+                java.nio.file.StandardOpenOption.APPEND)) { // appended: rotation truncates it
       while (passed == null) {
         var line = readLine(in, out);
         if (line == null) {

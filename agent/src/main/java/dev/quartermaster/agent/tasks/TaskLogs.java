@@ -21,14 +21,20 @@ public final class TaskLogs {
     return log.resolveSibling(base + ".previous.log");
   }
 
+  /** {@code <dir>/<task>.log.1}: the part of a long output rotated aside (see TaskLogStore). */
+  public static Path rotated(Path log) {
+    return log.resolveSibling(log.getFileName() + ".1");
+  }
+
   /**
    * Moves an existing {@code log} aside (replacing the one before it); nothing to do when there is
-   * none.
+   * none. The earlier attempt's rotated part goes: the previous attempt keeps its last file.
    */
   static void keepPrevious(Path log) throws IOException {
     if (Files.exists(log)) {
       Files.move(
           log, previous(log), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
+    Files.deleteIfExists(rotated(log));
   }
 }

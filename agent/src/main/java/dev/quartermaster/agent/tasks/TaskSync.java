@@ -189,6 +189,16 @@ public final class TaskSync {
     return out;
   }
 
+  /** The tasks with a process started here, by name. */
+  public List<String> running() {
+    return runs.tasks();
+  }
+
+  /** Whether {@code task} has a process started here that is not yet reported ended. */
+  public boolean runs(String task) {
+    return runs.hasRun(task);
+  }
+
   /** Whether a change to {@code task} could concern this node. */
   public boolean concerns(Task task) {
     return task.spec().node().filter(node::equals).isPresent()

@@ -15,6 +15,7 @@ import java.util.Optional;
  * @param computeDomains the compute domains this node is a member of, derived from its ledger
  * @param plugins the CSI plugins its agent found and probed
  * @param domainDaemons the daemon of each compute domain the node is a member of (or is joining)
+ * @param logs where its agent serves task output, if it does
  */
 public record NodeStatus(
     List<Condition> conditions,
@@ -23,9 +24,11 @@ public record NodeStatus(
     String agentVersion,
     List<String> computeDomains,
     List<PluginInstance> plugins,
-    List<DomainDaemon> domainDaemons) {
+    List<DomainDaemon> domainDaemons,
+    Optional<LogEndpoint> logs) {
   public static final NodeStatus EMPTY =
-      new NodeStatus(List.of(), Optional.empty(), "", "", List.of(), List.of(), List.of());
+      new NodeStatus(
+          List.of(), Optional.empty(), "", "", List.of(), List.of(), List.of(), Optional.empty());
 
   public NodeStatus {
     conditions = conditions == null ? List.of() : List.copyOf(conditions);
@@ -35,6 +38,26 @@ public record NodeStatus(
     computeDomains = computeDomains == null ? List.of() : List.copyOf(computeDomains);
     plugins = plugins == null ? List.of() : List.copyOf(plugins);
     domainDaemons = domainDaemons == null ? List.of() : List.copyOf(domainDaemons);
+    logs = logs == null ? Optional.empty() : logs;
+  }
+
+  public NodeStatus(
+      List<Condition> conditions,
+      Optional<Instant> heartbeat,
+      String bootId,
+      String agentVersion,
+      List<String> computeDomains,
+      List<PluginInstance> plugins,
+      List<DomainDaemon> domainDaemons) {
+    this(
+        conditions,
+        heartbeat,
+        bootId,
+        agentVersion,
+        computeDomains,
+        plugins,
+        domainDaemons,
+        Optional.empty());
   }
 
   public NodeStatus(
@@ -58,16 +81,22 @@ public record NodeStatus(
 
   public NodeStatus withConditions(List<Condition> c) {
     return new NodeStatus(
-        c, heartbeat, bootId, agentVersion, computeDomains, plugins, domainDaemons);
+        c, heartbeat, bootId, agentVersion, computeDomains, plugins, domainDaemons, logs);
   }
 
   public NodeStatus withPlugins(List<PluginInstance> p) {
     return new NodeStatus(
-        conditions, heartbeat, bootId, agentVersion, computeDomains, p, domainDaemons);
+        conditions, heartbeat, bootId, agentVersion, computeDomains, p, domainDaemons, logs);
   }
 
   public NodeStatus withDomainDaemons(List<DomainDaemon> d) {
-    return new NodeStatus(conditions, heartbeat, bootId, agentVersion, computeDomains, plugins, d);
+    return new NodeStatus(
+        conditions, heartbeat, bootId, agentVersion, computeDomains, plugins, d, logs);
+  }
+
+  public NodeStatus withLogs(Optional<LogEndpoint> l) {
+    return new NodeStatus(
+        conditions, heartbeat, bootId, agentVersion, computeDomains, plugins, domainDaemons, l);
   }
 
   /** The daemon of {@code domain} here, if the agent reports one. */

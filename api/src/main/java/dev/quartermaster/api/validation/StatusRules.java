@@ -3,6 +3,7 @@ package dev.quartermaster.api.validation;
 import dev.quartermaster.api.claim.ResourceClaimStatus;
 import dev.quartermaster.api.domain.ComputeDomainStatus;
 import dev.quartermaster.api.meta.Condition;
+import dev.quartermaster.api.node.LogEndpoint;
 import dev.quartermaster.api.node.NodeStatus;
 import java.util.List;
 
@@ -87,6 +88,26 @@ final class StatusRules {
       v.check(d.restarts() >= 0, at + ".restarts", "must be >= 0");
       message(at + ".message", d.message(), v);
     }
+    s.logs()
+        .ifPresent(
+            l -> {
+              v.check(
+                  LogEndpoint.ADDRESS.matcher(l.address()).matches(),
+                  "status.logs.address",
+                  "must be host:port");
+              v.check(
+                  LogEndpoint.SHA256.matcher(l.certificateSha256()).matches(),
+                  "status.logs.certificateSha256",
+                  "must be 64 lowercase hex digits (the SHA-256 of the DER certificate)");
+              v.check(
+                  LogEndpoint.CREDENTIAL.matcher(l.credential()).matches(),
+                  "status.logs.credential",
+                  "must be '"
+                      + LogEndpoint.ADMIN_TOKEN
+                      + "' or '"
+                      + LogEndpoint.NODE_TOKEN
+                      + "<16 hex digits>'");
+            });
     conditions(s.conditions(), v);
   }
 

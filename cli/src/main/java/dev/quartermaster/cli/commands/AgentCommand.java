@@ -9,14 +9,20 @@ import dev.quartermaster.agent.checkpoint.BootId;
 import dev.quartermaster.agent.devices.DeviceRoot;
 import dev.quartermaster.agent.discovery.SimulatedDeviceRoot;
 import dev.quartermaster.agent.discovery.SimulatedGpuModel;
+import dev.quartermaster.agent.logs.TaskLogEndpoint;
+import dev.quartermaster.api.logs.TaskLogKey;
+import dev.quartermaster.api.node.LogEndpoint;
 import dev.quartermaster.cli.CliEnvironment;
 import dev.quartermaster.cli.CliException;
 import dev.quartermaster.cli.VersionInfo;
 import dev.quartermaster.core.env.SystemEnv;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
@@ -117,6 +123,32 @@ public final class AgentCommand implements Callable<Integer> {
           "how often the device nodes are checked again, besides file events (default: ${DEFAULT-VALUE})")
   private int rescanSeconds;
 
+  @Option(
+      names = "--logs-listen",
+      paramLabel = "HOST:PORT",
+      description =
+          "where the API server reads this node's task output, over HTTPS (default: the address"
+              + " this machine reaches the server from, on any free port; the Node's status.logs"
+              + " says which)")
+  private String logsListen;
+
+  @Option(
+      names = "--logs-advertise",
+      paramLabel = "HOST",
+      description =
+          "the host the API server connects to for task output (default: the --logs-listen host;"
+              + " for a wildcard listen, this host's address)")
+  private String logsAdvertise;
+
+  @Option(
+      names = "--task-log-max",
+      paramLabel = "MIB",
+      defaultValue = "16",
+      description =
+          "the MiB of output a task keeps before its file is rotated (one rotated part is kept:"
+              + " about twice this per task; default: ${DEFAULT-VALUE})")
+  private int taskLogMaxMib;
+
   public AgentCommand(CliEnvironment env) {
     this.env = env;
   }
@@ -168,12 +200,21 @@ public final class AgentCommand implements Callable<Integer> {
             acceptLostLedger
                 ? dev.quartermaster.agent.checkpoint.LostLedger.ACCEPT
                 : dev.quartermaster.agent.checkpoint.LostLedger.REFUSE);
+    TaskLogEndpoint logs;
+    try {
+      logs = serveLogs(agent);
+    } catch (IOException | RuntimeException e) {
+      agent.close();
+      connection.close();
+      throw e;
+    }
     var stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
                 () -> {
                   try {
+                    logs.close();
                     agent.close();
                   } catch (IOException e) {
                     System.err.println("error: closing the agent: " + e.getMessage());
@@ -201,10 +242,68 @@ public final class AgentCommand implements Callable<Integer> {
                 : ""),
         "CDI specs",
         cdi);
+    out.printf(
+        "  %-12s https://%s (certificate SHA-256 %s)%n",
+        "Task logs", logs.published().address(), logs.published().certificateSha256());
     out.println("Stop with Ctrl-C.");
     out.flush();
     stopped.await();
     return 0;
+  }
+
+  /**
+   * Serves the node's task output where {@code --logs-listen} says, to servers proving the key of
+   * this agent's token, and publishes it in the Node's status.
+   */
+  private TaskLogEndpoint serveLogs(NodeAgent agent) throws IOException {
+    if (taskLogMaxMib < 1 || taskLogMaxMib > 4096) {
+      throw new CliException("--task-log-max: must be 1..4096 MiB, got " + taskLogMaxMib);
+    }
+    var config = client.config(env);
+    var token = config.readToken();
+    var nodeToken = NODE_TOKEN.matcher(token);
+    var credential =
+        nodeToken.matches() ? LogEndpoint.nodeToken(nodeToken.group(1)) : LogEndpoint.ADMIN_TOKEN;
+    InetSocketAddress listen;
+    if (logsListen != null) {
+      ListenAddress at;
+      try {
+        at = ListenAddress.parse(logsListen);
+      } catch (IllegalArgumentException e) {
+        throw new CliException("--logs-listen '" + logsListen + "': " + e.getMessage());
+      }
+      listen = new InetSocketAddress(at.host(), at.port());
+    } else {
+      listen = new InetSocketAddress(sourceAddressTowards(config.server()), 0);
+    }
+    var advertise = TaskLogEndpoint.advertised(listen, Optional.ofNullable(logsAdvertise));
+    try {
+      return TaskLogEndpoint.forAgent(
+          agent,
+          listen,
+          advertise,
+          TaskLogKey.ofToken(token),
+          credential,
+          taskLogMaxMib * 1024L * 1024L);
+    } catch (java.net.BindException e) {
+      throw new CliException(
+          "--logs-listen " + listen + ": cannot listen there: " + e.getMessage());
+    }
+  }
+
+  private static final java.util.regex.Pattern NODE_TOKEN =
+      java.util.regex.Pattern.compile("qmn\\.([0-9a-f]{16})\\.[0-9a-f]{64}");
+
+  /** The local address this machine sends from to reach {@code server} (no packet is sent). */
+  private static InetAddress sourceAddressTowards(java.net.URI server) throws IOException {
+    var host = InetAddress.getByName(server.getHost());
+    if (host.isLoopbackAddress()) {
+      return host;
+    }
+    try (var probe = new java.net.DatagramSocket()) {
+      probe.connect(host, server.getPort() > 0 ? server.getPort() : 443);
+      return probe.getLocalAddress();
+    }
   }
 
   /** {@code --cdi-dir}, or the default for this node, simulated or not ({@link CdiDirs}). */

@@ -1,19 +1,18 @@
 package dev.quartermaster.cli.commands;
 
-import dev.quartermaster.api.meta.Kinds;
-import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.api.client.http.HttpApiClient;
+import dev.quartermaster.api.client.http.HttpWire;
+import dev.quartermaster.api.logs.LogOptions;
 import dev.quartermaster.cli.CliEnvironment;
 import dev.quartermaster.cli.CliException;
 import dev.quartermaster.cli.VersionInfo;
 import java.io.IOException;
-import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardWatchEventKinds;
+import java.util.OptionalLong;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -22,19 +21,22 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code qm logs TASK [-f | --previous]}: a task's output. The agent writes it on the task's node,
- * to {@code <state>/tasks/<task>.log}; for a cluster started with {@code qm up} every node's state
- * is under the data directory, so the file is read directly. {@code -f} follows it until the task
- * finishes. {@code --previous} prints the output of the attempt before (an earlier task of the same
- * name on the same node, e.g. the last crash of a crash-looping worker), which the agent keeps in
- * {@code <task>.previous.log}.
+ * {@code qm logs TASK}: a task's output, through the API server from the agent of the node that ran
+ * it ({@code GET /api/v1/tasks/<task>/log}), wherever that node is: the same with {@code qm up}'s
+ * nodes and with agents on other machines. {@code -f} follows it until the task's process ends;
+ * {@code --previous} prints the attempt before (an earlier task of the same name on the same node,
+ * e.g. the last crash of a crash-looping worker); {@code --tail} and {@code --since} cut it.
  */
 @Command(
     name = "logs",
     mixinStandardHelpOptions = true,
     versionProvider = VersionInfo.class,
-    description = "Print a task's output (-f to follow it, --previous for the attempt before).")
+    description =
+        "Print a task's output, from its node's agent through the API server"
+            + " (-f to follow it, --previous for the attempt before).")
 public final class LogsCommand implements Callable<Integer> {
+  private static final Pattern DURATION = Pattern.compile("(?:(\\d+)h)?(?:(\\d+)m)?(?:(\\d+)s)?");
+
   private final CliEnvironment env;
 
   @Spec private CommandSpec spec;
@@ -46,7 +48,7 @@ public final class LogsCommand implements Callable<Integer> {
 
   @Option(
       names = {"-f", "--follow"},
-      description = "keep printing new output until the task finishes")
+      description = "keep printing new output until the task's process ends")
   private boolean follow;
 
   @Option(
@@ -56,119 +58,97 @@ public final class LogsCommand implements Callable<Integer> {
   private boolean previous;
 
   @Option(
-      names = "--data",
-      paramLabel = "DIR",
-      description = "the qm up data directory (default: the directory of the token file)")
-  private String data;
+      names = "--tail",
+      paramLabel = "N",
+      description = "only the last N lines (-1, the default: all)")
+  private long tail = -1;
+
+  @Option(
+      names = "--since",
+      paramLabel = "DURATION",
+      description = "only output written in the last DURATION (5s, 10m, 1h30m), to the second")
+  private String since;
+
+  @Option(names = "--limit-bytes", paramLabel = "N", description = "at most N bytes")
+  private Long limitBytes;
 
   public LogsCommand(CliEnvironment env) {
     this.env = env;
   }
 
   @Override
-  public Integer call() throws IOException, InterruptedException {
+  public Integer call() throws IOException {
     if (previous && follow) {
       throw new CliException(
           "--previous and --follow cannot be used together: the previous attempt has ended");
     }
-    var config = client.config(env);
+    if (tail < -1) {
+      throw new CliException("--tail: must be -1 (all) or >= 0, got " + tail);
+    }
+    if (limitBytes != null && limitBytes < 1) {
+      throw new CliException("--limit-bytes: must be >= 1, got " + limitBytes);
+    }
+    var options =
+        new LogOptions(
+            follow,
+            previous,
+            tail < 0 ? OptionalLong.empty() : OptionalLong.of(tail),
+            since == null ? OptionalLong.empty() : OptionalLong.of(seconds(since)),
+            limitBytes == null ? OptionalLong.empty() : OptionalLong.of(limitBytes));
     try (var connection = client.connect(env)) {
-      var api = connection.api();
-      var task =
-          api.get(Kinds.TASK, name)
-              .orElseThrow(() -> new CliException("task/" + name + " not found"));
-      var node =
-          task.spec()
-              .node()
-              .or(() -> task.status().node())
-              .orElseThrow(
-                  () ->
-                      new CliException(
-                          "task/"
-                              + name
-                              + " has no node yet (phase "
-                              + task.status().phase()
-                              + "): no output so far"));
-      var dataDir =
-          data != null ? env.resolve(data) : config.tokenFile().toAbsolutePath().getParent();
-      var layout = UpLayout.of(dataDir);
-      var file = previous ? layout.previousTaskLog(node, name) : layout.taskLog(node, name);
-      if (previous && !Files.exists(file)) {
-        throw new CliException(
-            "no previous attempt of task/"
-                + name
-                + " on "
-                + node
-                + " (looked for "
-                + file
-                + "): it is the first that ran there, or "
-                + node
-                + " is not a node of the local cluster in "
-                + dataDir);
+      if (!(connection.api() instanceof HttpApiClient http)) {
+        throw new CliException("task output is read over HTTP; this connection is not");
       }
-      if (!Files.exists(file)) {
-        throw new CliException(
-            "no output for task/"
-                + name
-                + " at "
-                + file
-                + " (the task has not started on "
-                + node
-                + " yet, or "
-                + node
-                + " is not a node of the local cluster in "
-                + dataDir
-                + ")");
-      }
+      var query = options.query();
+      var path =
+          "tasks/"
+              + HttpWire.encodeQueryValue(name)
+              + "/"
+              + HttpWire.LOG_SUFFIX
+              + (query.isEmpty() ? "" : "?" + query);
       var out = spec.commandLine().getOut();
-      try (var in = Files.newInputStream(file)) {
+      try (var in = http.stream(path)) {
         copy(in, out);
-        if (follow) {
-          followUntilFinished(
-              in,
-              out,
-              file,
-              () ->
-                  api.get(Kinds.TASK, name)
-                      .map(Task::status)
-                      .map(s -> s.phase().isFinished())
-                      .orElse(true));
-        }
       }
     }
     return 0;
   }
 
-  private static void copy(InputStream in, PrintWriter out) throws IOException {
-    var buffer = new byte[8192];
+  /** Copies as it comes: a follower sees each line as the task writes it. */
+  private static void copy(java.io.InputStream in, PrintWriter out) throws IOException {
+    // A reader keeps a character split across two reads whole.
+    var text = new InputStreamReader(in, StandardCharsets.UTF_8);
+    var buffer = new char[8 * 1024];
     int n;
-    while ((n = in.read(buffer)) > 0) {
-      out.print(new String(buffer, 0, n, StandardCharsets.UTF_8));
+    while ((n = text.read(buffer)) >= 0) {
+      out.write(buffer, 0, n);
+      if (!text.ready()) {
+        out.flush();
+      }
     }
     out.flush();
   }
 
-  /**
-   * Prints what is appended, woken by file events and at least once a second to look at the task's
-   * phase.
-   */
-  private static void followUntilFinished(
-      InputStream in, PrintWriter out, Path file, java.util.function.BooleanSupplier finished)
-      throws IOException, InterruptedException {
-    try (var watcher = file.getFileSystem().newWatchService()) {
-      file.getParent().register(watcher, StandardWatchEventKinds.ENTRY_MODIFY);
-      while (true) {
-        copy(in, out);
-        if (finished.getAsBoolean()) {
-          copy(in, out);
-          return;
-        }
-        var key = watcher.poll(1, TimeUnit.SECONDS);
-        if (key != null) {
-          key.pollEvents();
-          key.reset();
-        }
-      }
+  /** {@code 90s}, {@code 10m}, {@code 1h30m}: whole seconds, at least one. */
+  static long seconds(String text) {
+    var m = DURATION.matcher(text);
+    if (text.isEmpty() || !m.matches()) {
+      throw new CliException(
+          "--since '" + text + "': must be a duration such as 30s, 10m, 2h or 1h30m");
     }
+    long s = 0;
+    if (m.group(1) != null) {
+      s += Long.parseLong(m.group(1)) * 3600;
+    }
+    if (m.group(2) != null) {
+      s += Long.parseLong(m.group(2)) * 60;
+    }
+    if (m.group(3) != null) {
+      s += Long.parseLong(m.group(3));
+    }
+    if (s < 1) {
+      throw new CliException("--since '" + text + "': must be at least 1s");
+    }
+    return s;
   }
 }

@@ -6,11 +6,15 @@ import dev.quartermaster.agent.devices.DeviceRoot;
 import dev.quartermaster.agent.discovery.SimulatedDeviceRoot;
 import dev.quartermaster.agent.discovery.SimulatedGpuModel;
 import dev.quartermaster.agent.effects.OsHelperProcesses;
+import dev.quartermaster.agent.logs.TaskLogEndpoint;
+import dev.quartermaster.agent.logs.TaskLogStore;
 import dev.quartermaster.api.device.mps.MpsShares;
 import dev.quartermaster.api.device.timeslice.TimeSlices;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.gang.TopologyKeys;
+import dev.quartermaster.api.logs.TaskLogKey;
 import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.node.LogEndpoint;
 import dev.quartermaster.cli.CliEnvironment;
 import dev.quartermaster.cli.CliException;
 import dev.quartermaster.cli.VersionInfo;
@@ -27,6 +31,8 @@ import dev.quartermaster.server.auth.Principal;
 import dev.quartermaster.server.tls.ServerCertificates;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -176,8 +182,13 @@ public final class UpCommand implements Callable<Integer> {
             LocalServer.Options.defaults().withHistory(limits).withTls(!listen.isLoopback()));
     var agents = new ArrayList<NodeAgent>();
     var plugins = new ArrayList<HostpathServer>();
+    var logEndpoints = new ArrayList<TaskLogEndpoint>();
     Runtime.getRuntime()
-        .addShutdownHook(new Thread(() -> stop(agents, plugins, server), "qm-up-shutdown"));
+        .addShutdownHook(
+            new Thread(() -> stop(logEndpoints, agents, plugins, server), "qm-up-shutdown"));
+    // The agents serve task output as any agent does, on loopback, to a server that proves the
+    // key of the admin token it holds.
+    var logKey = TaskLogKey.ofToken(Files.readString(server.tokenFile()).strip());
     try {
       server.ensureDeviceClass(DEFAULT_DEVICE_CLASS, "gpu");
       server.ensureDeviceClass(CHANNEL_DEVICE_CLASS, "channel");
@@ -214,6 +225,14 @@ public final class UpCommand implements Callable<Integer> {
                 : dev.quartermaster.agent.checkpoint.LostLedger.REFUSE;
         var agent = nodeEnv.call(() -> NodeAgent.start(config, CsiClients.grpc(), lost));
         agents.add(agent);
+        logEndpoints.add(
+            TaskLogEndpoint.forAgent(
+                agent,
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+                InetAddress.getLoopbackAddress().getHostAddress(),
+                logKey,
+                LogEndpoint.ADMIN_TOKEN,
+                TaskLogStore.DEFAULT_MAX_BYTES));
         AgentMeters.register(server.meters(), agent);
       }
       if (layoutOfTopology.isPresent()) {
@@ -229,7 +248,7 @@ public final class UpCommand implements Callable<Integer> {
               .write(UserConfig.location(env));
       banner(out, server, layout, descriptions, configChange.describe());
     } catch (IOException | RuntimeException e) {
-      stop(agents, plugins, server);
+      stop(logEndpoints, agents, plugins, server);
       throw e;
     }
     server.awaitStopped();
@@ -331,7 +350,11 @@ public final class UpCommand implements Callable<Integer> {
   }
 
   private static void stop(
-      List<NodeAgent> agents, List<HostpathServer> plugins, LocalServer server) {
+      List<TaskLogEndpoint> logEndpoints,
+      List<NodeAgent> agents,
+      List<HostpathServer> plugins,
+      LocalServer server) {
+    logEndpoints.forEach(TaskLogEndpoint::close);
     for (var agent : agents.reversed()) {
       try {
         agent.close();

@@ -105,6 +105,21 @@ public final class NodeTokens {
         .map(s -> Principal.node(s.node()));
   }
 
+  /**
+   * The SHA-256 of live token {@code id}, if it is {@code node}'s: what the key of that node's log
+   * endpoint derives from ({@link dev.quartermaster.api.logs.TaskLogKey}).
+   */
+  public Optional<byte[]> digestOf(String id, String node) {
+    if (!ID.matcher(id).matches()) {
+      return Optional.empty();
+    }
+    return store
+        .get(PREFIX + id)
+        .map(kv -> read(kv.value()))
+        .filter(s -> s.node().equals(node))
+        .map(s -> HexFormat.of().parseHex(s.sha256()));
+  }
+
   private static Info info(Stored s) {
     return new Info(s.id(), s.node(), s.created());
   }

@@ -346,6 +346,20 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
     return success(call(method, HttpWire.API_PREFIX + path, json));
   }
 
+  /**
+   * A streamed answer under {@code /api/v1/} (a task's output, {@code tasks/<name>/log?…}): its
+   * body as it comes, to be closed by the caller, or the server's refusal as an {@link
+   * ApiException}. A read, so a server that cannot be reached is passed over for the next.
+   */
+  public java.io.InputStream stream(String pathAndQuery) {
+    var response = send(HttpWire.API_PREFIX + pathAndQuery, BodyHandlers.ofInputStream());
+    if (response.statusCode() != 200) {
+      var body = readErrorBody(response.body());
+      throw ResponseErrors.fromResponse(response.statusCode(), body, response.request().uri());
+    }
+    return response.body();
+  }
+
   /** Ends every watch and releases the connections. */
   @Override
   public void close() {

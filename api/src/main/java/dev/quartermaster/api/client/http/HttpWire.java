@@ -20,6 +20,13 @@ import java.nio.charset.StandardCharsets;
 public final class HttpWire {
   public static final String API_PREFIX = "/api/v1/";
   public static final String STATUS_SUFFIX = "status";
+
+  /**
+   * A task's output: {@code /api/v1/tasks/<name>/log}, with {@link
+   * dev.quartermaster.api.logs.LogOptions}.
+   */
+  public static final String LOG_SUFFIX = "log";
+
   public static final String JSON = "application/json";
 
   /**
