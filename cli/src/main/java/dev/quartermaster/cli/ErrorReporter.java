@@ -41,6 +41,13 @@ public final class ErrorReporter implements IExecutionExceptionHandler {
    */
   public static void report(Throwable ex, PrintWriter err, boolean debug) {
     switch (ex) {
+      case ApiException api when api.is(Reason.Unauthorized) ->
+          print(
+              err,
+              headline(api),
+              dev.quartermaster.cli.config.Connection.presentedToken()
+                  .map(t -> List.of(t + "; a server's admin token is <data>/admin.token"))
+                  .orElse(List.of()));
       case ApiException api -> print(err, headline(api), detailLines(api));
       case CliException cli -> print(err, cli.getMessage(), cli.details());
       case UncheckedIOException io ->

@@ -42,6 +42,15 @@ import picocli.CommandLine.Spec;
     versionProvider = VersionInfo.class,
     description =
         "Quartermaster: hands GPUs, interconnect channels and volumes to workloads, and takes them back.",
+    footer = {
+      "",
+      "Client options, for every command that talks to a cluster:",
+      "  --server URL[,URL...]  API server(s); else $QM_SERVER, else the config file",
+      "  --token-file FILE      bearer token; else $QM_TOKEN_FILE, else the config file",
+      "  --ca-file FILE         CA for https; else $QM_CA_FILE, else the config file",
+      "  --context NAME         a cluster of the config file other than the current",
+      "qm config list shows the clusters qm knows; qm COMMAND --help says more."
+    },
     subcommands = CommandLine.HelpCommand.class)
 public final class Main implements Runnable {
 

@@ -71,6 +71,31 @@ class CliEndToEndTest {
     return CliServer.runWith(env, args);
   }
 
+  /** A refused token names the file it came from, and which setting chose that file. */
+  @Test
+  void anInvalidTokenNamesItsFile(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp)
+      throws java.io.IOException {
+    var stale = tmp.resolve("stale.token");
+    java.nio.file.Files.writeString(stale, "not-the-token\n");
+    var refused = run("get", "nodes", "--token-file", stale.toString());
+    assertThat(refused.exit()).isNotZero();
+    assertThat(refused.err())
+        .contains("error: invalid bearer token")
+        .contains("the token presented is from " + stale + " (--token-file)");
+  }
+
+  @Test
+  void theHelpListsTheClientOptions() {
+    var help = run("--help");
+    assertThat(help.out())
+        .contains("Client options, for every command that talks to a cluster:")
+        .contains("--server URL[,URL...]")
+        .contains("--token-file FILE")
+        .contains("--ca-file FILE")
+        .contains("--context NAME");
+    assertThat(help.out().lines()).allMatch(l -> l.length() <= 80);
+  }
+
   @Test
   void appliedExamplesComeBackFromGetUnchanged() {
     var manifests = new ManifestReader(env).read(List.of("examples"));
@@ -232,7 +257,7 @@ class CliEndToEndTest {
     var empty = run("get", "tasks", "-l", "team=nobody");
 
     assertThat(nodes.outLines().getFirst())
-        .matches("NAME +READY +DEVICES +SCHEDULING +MIG FREE +SHARED FREE +AGE");
+        .matches("NAME +READY +DEVICES +SCHEDULING +GPUS +MIG FREE +SHARED FREE +AGE");
     assertThat(nodes.outLines().get(1)).startsWith("gpu-node-1").contains("Unknown");
     assertThat(workloads.outLines())
         .filteredOn(l -> l.startsWith("training "))

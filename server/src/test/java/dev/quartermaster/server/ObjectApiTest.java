@@ -297,7 +297,7 @@ class ObjectApiTest {
             Kinds.NODE, java.util.Optional.empty(), LabelSelector.parse("gpu=a100"), now);
     assertThat(served.view(false).headers())
         .containsExactly(
-            "NAME", "READY", "DEVICES", "SCHEDULING", "MIG FREE", "SHARED FREE", "AGE");
+            "NAME", "READY", "DEVICES", "SCHEDULING", "GPUS", "MIG FREE", "SHARED FREE", "AGE");
     assertThat(served.view(true).headers()).contains("REVISION", "UID", "LABELS");
     assertThat(served.rows()).extracting(r -> r.getFirst()).containsExactly("b");
     var local =

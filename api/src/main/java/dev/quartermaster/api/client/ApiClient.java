@@ -53,8 +53,37 @@ public interface ApiClient {
                                 kind.singular() + "/" + name.get() + " not found")))
             : list(kind, selector).items();
     return ObjectTable.of(
-        KindTables.of(kind, now, n -> migOf(this, n).freeText(), n -> sharedFree(this, n)),
+        KindTables.of(
+            kind,
+            now,
+            n -> gpusFree(this, n),
+            n -> migOf(this, n).freeText(),
+            n -> sharedFree(this, n)),
         objects);
+  }
+
+  /**
+   * {@code qm get nodes}' GPUS: whole GPUs a claim could get now (published, healthy, held by no
+   * claim, in neither MIG nor a sharing mode) over all the GPUs the node publishes, {@code 3/8};
+   * {@code -} for a node that publishes none.
+   */
+  static String gpusFree(ApiClient api, Node node) {
+    var held = HeldDevices.read(api, node.metadata().name());
+    int total = 0;
+    int free = 0;
+    for (var d : held.slice().devices()) {
+      if (!d.deviceClass().equals(dev.quartermaster.api.device.mig.NodeMigGpus.WHOLE_GPU_CLASS)) {
+        continue;
+      }
+      total++;
+      if (d.health() == dev.quartermaster.api.device.Device.Health.Healthy
+          && !held.holders().containsKey(d.name())
+          && !node.spec().mig().containsKey(d.name())
+          && !node.spec().sharing().containsKey(d.name())) {
+        free++;
+      }
+    }
+    return total == 0 ? "-" : free + "/" + total;
   }
 
   /**

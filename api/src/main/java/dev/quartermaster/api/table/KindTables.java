@@ -58,23 +58,25 @@ public final class KindTables {
     return of(
         kind,
         now,
+        n -> "?",
         n -> n.spec().mig().isEmpty() ? NodeMigGpus.NONE.freeText() : "?",
         n -> n.spec().sharing().isEmpty() ? TimeSlicedGpu.freeText(List.of()) : "?");
   }
 
   /**
-   * The table for {@code kind}, a node's MIG FREE cell given by {@code migFree} ({@link
-   * NodeMigGpus#freeText}).
+   * The table for {@code kind}, a node's GPUS, MIG FREE and SHARED FREE cells given by {@code
+   * gpus}, {@code migFree} ({@link NodeMigGpus#freeText}) and {@code sharedFree}.
    */
   @SuppressWarnings("unchecked")
   public static <T extends ApiObject> KindTable<T> of(
       Kind<T> kind,
       Instant now,
+      java.util.function.Function<Node, String> gpus,
       java.util.function.Function<Node, String> migFree,
       java.util.function.Function<Node, String> sharedFree) {
     KindTable<?> table =
         switch (kind.name()) {
-          case "Node" -> node(now, migFree, sharedFree);
+          case "Node" -> node(now, gpus, migFree, sharedFree);
           case "DeviceSlice" -> deviceSlice(now);
           case "DeviceClass" -> deviceClass(now);
           case "ResourceClaim" -> resourceClaim(now);
@@ -95,6 +97,7 @@ public final class KindTables {
 
   private static KindTable<Node> node(
       Instant now,
+      java.util.function.Function<Node, String> gpus,
       java.util.function.Function<Node, String> migFree,
       java.util.function.Function<Node, String> sharedFree) {
     return table(
@@ -114,6 +117,8 @@ public final class KindTables {
                                 && n.metadata().labels().containsKey(Node.DRAINING_LABEL)
                             ? "draining"
                             : n.spec().unschedulable() ? "cordoned" : "enabled"),
+            // Whole GPUs a claim could get now, of all the node publishes: 3/8.
+            col("GPUS", gpus),
             // Compute slices a claim could still get on the node's MIG GPUs: 11/14.
             col("MIG FREE", migFree),
             // Replicas a claim could still get on the node's time-sliced GPUs: 1/4.

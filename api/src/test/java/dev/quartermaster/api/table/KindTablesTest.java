@@ -119,10 +119,10 @@ class KindTablesTest {
     assertThat(text)
         .isEqualTo(
             """
-        NAME         READY     DEVICES                   SCHEDULING   MIG FREE   SHARED FREE   AGE
-        gpu-node-1   True      Ready                     enabled      -          -             5s
-        gpu-node-2   True      missing /dev/nvidia-uvm   enabled      -          -             4d
-        gpu-node-3   Unknown   Unknown                   enabled      -          -             3m20s
+        NAME         READY     DEVICES                   SCHEDULING   GPUS   MIG FREE   SHARED FREE   AGE
+        gpu-node-1   True      Ready                     enabled      ?      -          -             5s
+        gpu-node-2   True      missing /dev/nvidia-uvm   enabled      ?      -          -             4d
+        gpu-node-3   Unknown   Unknown                   enabled      ?      -          -             3m20s
         """);
   }
 

@@ -23,13 +23,14 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     versionProvider = VersionInfo.class,
     description =
-        "The clusters qm knows (from qm server and qm up) and the current one: list, use.")
+        "The clusters qm knows (from qm server and qm up) and the current one: list, use, delete.")
 public final class ConfigCommand {
 
   public static picocli.CommandLine command(CliEnvironment env) {
     return new picocli.CommandLine(new ConfigCommand())
         .addSubcommand(new ListClusters(env))
-        .addSubcommand(new Use(env));
+        .addSubcommand(new Use(env))
+        .addSubcommand(new Delete(env));
   }
 
   @Command(
@@ -99,6 +100,45 @@ public final class ConfigCommand {
       }
       ConfigFile.update(file, config -> config.use(name, file));
       spec.commandLine().getOut().println("current cluster: " + name);
+      return 0;
+    }
+  }
+
+  @Command(
+      name = "delete",
+      mixinStandardHelpOptions = true,
+      description =
+          "Forget cluster NAME (a stopped or moved one); if it was current, none is until qm config"
+              + " use names one.")
+  static final class Delete implements Callable<Integer> {
+    private final CliEnvironment env;
+
+    @Spec CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "NAME")
+    String name;
+
+    Delete(CliEnvironment env) {
+      this.env = env;
+    }
+
+    @Override
+    public Integer call() {
+      var file = UserConfig.location(env);
+      var before = ConfigFile.read(file);
+      if (before.isEmpty()) {
+        throw new CliException("no config file at " + file + " (qm server and qm up write one)");
+      }
+      ConfigFile.update(file, config -> config.without(name, file));
+      var wasCurrent = before.get().current().filter(name::equals).isPresent();
+      spec.commandLine()
+          .getOut()
+          .println(
+              "deleted cluster "
+                  + name
+                  + (wasCurrent
+                      ? "; no cluster is current now (qm config use NAME picks one)"
+                      : ""));
       return 0;
     }
   }

@@ -118,6 +118,22 @@ public record ConfigFile(
         Optional.of(name), next, Optional.empty(), Optional.empty(), Optional.empty());
   }
 
+  /**
+   * This file without cluster {@code name} (it must exist); when it was current, no cluster is
+   * current after it, and plain commands say so rather than pick another.
+   */
+  public ConfigFile without(String name, Path file) {
+    cluster(Optional.of(name), file);
+    var next = new TreeMap<>(clusters);
+    next.remove(name);
+    return new ConfigFile(
+        current.filter(c -> !c.equals(name)),
+        next,
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty());
+  }
+
   /** This file with cluster {@code name} current; it must exist. */
   public ConfigFile use(String name, Path file) {
     cluster(Optional.of(name), file);

@@ -161,6 +161,26 @@ class ClientConfigTest {
         .containsOnlyKeys("default", "127.0.0.1:7494");
   }
 
+  /** A stopped cluster need not stay current: deleted, plain commands no longer go to it. */
+  @Test
+  void aDeletedClusterIsGoneAndNoLongerCurrent() {
+    var file = home.resolve(".config/quartermaster/config.yaml");
+    new UserConfig(Optional.of("https://10.0.0.5:7480"), Optional.of("/srv/qm/admin.token"))
+        .write(file);
+    new UserConfig(Optional.of("http://127.0.0.1:7494"), Optional.of("/tmp/up/admin.token"))
+        .write(file);
+    ConfigFile.update(file, c -> c.without("127.0.0.1:7494", file));
+    var config = ConfigFile.read(file).orElseThrow();
+    assertThat(config.clusters()).containsOnlyKeys("10.0.0.5:7480");
+    assertThat(config.current()).isEmpty();
+    assertThat(resolve(Optional.empty(), Optional.empty(), env(Map.of())).server())
+        .isEqualTo(URI.create(ClientConfig.DEFAULT_SERVER));
+    ConfigFile.update(file, c -> c.without("10.0.0.5:7480", file));
+    assertThat(ConfigFile.read(file).orElseThrow().clusters()).isEmpty();
+    assertThatThrownBy(() -> ConfigFile.read(file).orElseThrow().without("gone", file))
+        .hasMessageContaining("no cluster 'gone'");
+  }
+
   @Test
   void configFileBeatsDefaults() {
     writeUserConfig("http://10.0.0.5:7480", "/srv/qm/admin.token");
