@@ -43,6 +43,10 @@ public final class EventLog {
   public static final String LABEL_KIND = "events.quartermaster.dev/kind";
 
   public static final String LABEL_NAME = "events.quartermaster.dev/name";
+
+  /** The involved object's uid, where known: events of one incarnation of a name. */
+  public static final String LABEL_UID = "events.quartermaster.dev/uid";
+
   public static final int MAX_MESSAGE = 1024;
 
   /** New events created in one commit at most (etcd takes 64 puts in a transaction). */
@@ -243,7 +247,12 @@ public final class EventLog {
             p.times,
             p.first,
             p.last);
-    var labels = Map.of(LABEL_KIND, key.involved().kind(), LABEL_NAME, key.involved().name());
+    var labels = new java.util.HashMap<String, String>();
+    labels.put(LABEL_KIND, key.involved().kind());
+    labels.put(LABEL_NAME, key.involved().name());
+    if (!key.involved().uid().isEmpty()) {
+      labels.put(LABEL_UID, key.involved().uid());
+    }
     return new Event(ObjectMeta.named(nameOf(key)).withLabels(labels), spec, EventStatus.EMPTY);
   }
 
@@ -294,11 +303,16 @@ public final class EventLog {
    * The event's name: the involved object's name (cut to 50 characters) and 8 hex digits of a
    * checksum of the key, so the same thing maps to the same object from any process.
    */
-  static String nameOf(InvolvedObject involved, EventType type, String reason, String source) {
+  public static String nameOf(
+      InvolvedObject involved, EventType type, String reason, String source) {
     var crc = new CRC32();
     crc.update(
         String.join("\u0000", involved.kind(), involved.name(), type.name(), reason, source)
             .getBytes(StandardCharsets.UTF_8));
+    if (!involved.uid().isEmpty()) {
+      // Another incarnation of the name is another event (and a uid-less key keeps its old name).
+      crc.update(("\u0000" + involved.uid()).getBytes(StandardCharsets.UTF_8));
+    }
     var base = involved.name().toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9-]", "-");
     base = base.length() > 50 ? base.substring(0, 50) : base;
     base = base.replaceAll("^-+|-+$", "");

@@ -24,6 +24,10 @@ final class EventRules {
         "must be a kind the API serves (Task, ResourceClaim, Node, ...) or ControlPlane");
     v.dnsLabel("spec.involved.name", s.involved().name());
     v.check(
+        s.involved().uid().length() <= 64 && s.involved().uid().matches("[0-9a-zA-Z-]*"),
+        "spec.involved.uid",
+        "must be an object's uid (letters, digits and '-', at most 64)");
+    v.check(
         REASON.matcher(s.reason()).matches(),
         "spec.reason",
         "must be a CamelCase word of letters and digits, at most 64 characters (Scheduled)");

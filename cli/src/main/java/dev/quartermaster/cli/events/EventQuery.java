@@ -22,8 +22,13 @@ public final class EventQuery {
         Map.of(EventLog.LABEL_KIND, involved.kind(), EventLog.LABEL_NAME, involved.name()));
   }
 
+  /**
+   * The events about {@code involved}; with its uid, only those of that incarnation (and those that
+   * name none): a task made again under its name starts with no events of its predecessor.
+   */
   public static List<Event> about(ApiClient api, InvolvedObject involved) {
     return api.list(Kinds.EVENT, about(involved)).items().stream()
+        .filter(e -> involved.sameIncarnation(e.spec().involved()))
         .sorted(Event.CHRONOLOGICAL)
         .toList();
   }

@@ -89,6 +89,41 @@ class EventLogTest {
     assertThat(events.getFirst().spec().message()).isEqualTo("second");
   }
 
+  /**
+   * A task made again under its name (a replaced worker) starts its own events: the naive key (kind
+   * and name) would add the new task's first start to the old one's count and first-seen time, so a
+   * task 5 s old would show COUNT 8, first seen 24 minutes ago.
+   */
+  @Test
+  void anObjectMadeAgainUnderItsNameStartsItsOwnEvents() {
+    var first = new InvolvedObject("Task", "train-workers-3", "uid-1");
+    var second = new InvolvedObject("Task", "train-workers-3", "uid-2");
+    var log = log(api);
+    for (int i = 0; i < 7; i++) {
+      log.recorder("agent/node-1").record(first, EventType.Normal, "Started", "attempt " + i);
+    }
+    env.advance(Duration.ofMinutes(24));
+    log.recorder("agent/node-1").record(second, EventType.Normal, "Started", "the new one");
+    env.advance(Duration.ofSeconds(2));
+    var events = api.list(Kinds.EVENT).items();
+    assertThat(events).hasSize(2);
+    var latest =
+        events.stream().filter(e -> e.spec().involved().equals(second)).findFirst().orElseThrow();
+    assertThat(latest.spec().count()).isEqualTo(1);
+    assertThat(latest.spec().firstSeen()).isEqualTo(latest.spec().lastSeen());
+    assertThat(latest.metadata().labels()).containsEntry(EventLog.LABEL_UID, "uid-2");
+    assertThat(second.sameIncarnation(first.withoutUid())).isTrue();
+    assertThat(second.sameIncarnation(first)).isFalse();
+
+    // The naive key: both incarnations under one name, one event with both counts.
+    var naiveFirst = first.withoutUid();
+    assertThat(EventLog.nameOf(naiveFirst, EventType.Normal, "Started", "agent/node-1"))
+        .isEqualTo(
+            EventLog.nameOf(second.withoutUid(), EventType.Normal, "Started", "agent/node-1"));
+    assertThat(EventLog.nameOf(first, EventType.Normal, "Started", "agent/node-1"))
+        .isNotEqualTo(EventLog.nameOf(second, EventType.Normal, "Started", "agent/node-1"));
+  }
+
   @Test
   void differentSourcesReasonsAndObjectsAreDifferentEvents() {
     var log = log(api);
