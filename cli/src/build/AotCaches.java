@@ -31,7 +31,7 @@ public final class AotCaches {
   private static final long SERVER_START_SECONDS = 120;
   private static final long COMMAND_SECONDS = 300;
   private static final String MAIN = "dev.quartermaster.cli.Main";
-  private static final String NODE = "gpu-node-1"; // examples/node.yaml
+  private static final String NODE = "gpu-node-1"; // docs/api-samples/node.yaml
 
   public static void main(String[] args) throws Exception {
     var jar = Path.of(args[0]).toAbsolutePath();
@@ -52,7 +52,11 @@ public final class AotCaches {
       server = env.start("server", "--listen", "127.0.0.1:0", "--data", work.resolve("data").toString());
       awaitListening(server);
       env.run(List.of(), "apply", "-f", examples.resolve("deviceclass.yaml").toString());
-      env.run(List.of(), "apply", "-f", examples.resolve("node.yaml").toString());
+      env.run(
+          List.of(),
+          "apply",
+          "-f",
+          examples.resolveSibling("docs").resolve("api-samples").resolve("node.yaml").toString());
       // Found through the config file the server wrote, as a user's commands find it: its reading is
       // in the cache too.
       env.run(List.of("-XX:AOTCacheOutput=" + caches.get(0)), "get", "nodes");

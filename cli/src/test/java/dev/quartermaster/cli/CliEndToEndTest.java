@@ -98,9 +98,9 @@ class CliEndToEndTest {
 
   @Test
   void appliedExamplesComeBackFromGetUnchanged() {
-    var manifests = new ManifestReader(env).read(List.of("examples"));
+    var manifests = new ManifestReader(env).read(List.of("examples", "docs/api-samples"));
 
-    var apply = run("apply", "-f", "examples/");
+    var apply = run("apply", "-f", "examples/", "-f", "docs/api-samples/");
 
     assertThat(apply.exit()).as(apply.err()).isZero();
     assertThat(apply.outLines()).hasSize(manifests.size()).allMatch(l -> l.endsWith(" created"));
@@ -156,10 +156,10 @@ class CliEndToEndTest {
 
   @Test
   void applyingTheSameManifestsAgainChangesNothing() {
-    assertThat(run("apply", "-f", "examples").exit()).isZero();
+    assertThat(run("apply", "-f", "examples", "-f", "docs/api-samples").exit()).isZero();
     long revision = store.currentRevision();
 
-    var again = run("apply", "-f", "examples");
+    var again = run("apply", "-f", "examples", "-f", "docs/api-samples");
 
     assertThat(again.exit()).isZero();
     assertThat(again.outLines()).isNotEmpty().allMatch(l -> l.endsWith(" unchanged"));
@@ -250,7 +250,7 @@ class CliEndToEndTest {
 
   @Test
   void tablesListObjectsOfAKind() {
-    run("apply", "-f", "examples");
+    run("apply", "-f", "examples", "-f", "docs/api-samples");
 
     var nodes = run("get", "nodes");
     var workloads = run("get", "wl");
@@ -320,7 +320,7 @@ class CliEndToEndTest {
 
   @Test
   void describeNodeShowsItsDevicesAndWhichClaimHoldsEach() {
-    run("apply", "-f", "examples");
+    run("apply", "-f", "examples", "-f", "docs/api-samples");
     var claim = registry.get(Kinds.RESOURCE_CLAIM, "single-gpu").orElseThrow();
     // As the allocator binds: the node's record first, then the claim.
     var record = registry.get(Kinds.NODE_ALLOCATION, "gpu-node-1").orElseThrow();
@@ -356,8 +356,8 @@ class CliEndToEndTest {
 
   @Test
   void describeWorksForEveryKind() {
-    var manifests = new ManifestReader(env).read(List.of("examples"));
-    run("apply", "-f", "examples");
+    var manifests = new ManifestReader(env).read(List.of("examples", "docs/api-samples"));
+    run("apply", "-f", "examples", "-f", "docs/api-samples");
 
     for (var m : manifests) {
       var result = run("describe", m.object().kind().singular(), m.object().metadata().name());

@@ -22,7 +22,8 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
- * The manifests in examples/ are what new users apply first: every one must decode and validate.
+ * The manifests in examples/ are what new users apply first, and docs/api-samples/ shows the kinds
+ * the system writes: every one must decode and validate, and together they show every kind.
  */
 class ExamplesTest {
   /** The repository root; Maven runs tests in the module directory. */
@@ -31,7 +32,7 @@ class ExamplesTest {
   @Test
   void everyExampleDecodesAndIsValid() {
     var env = TestEnvironments.of(Map.of(), REPO, REPO);
-    var manifests = new ManifestReader(env).read(List.of("examples"));
+    var manifests = new ManifestReader(env).read(List.of("examples", "docs/api-samples"));
 
     assertThat(manifests).isNotEmpty();
     for (var m : manifests) {
@@ -44,7 +45,7 @@ class ExamplesTest {
     var env = TestEnvironments.of(Map.of(), REPO, REPO);
     var kinds =
         new ManifestReader(env)
-            .read(List.of("examples")).stream()
+            .read(List.of("examples", "docs/api-samples")).stream()
                 .map(m -> m.object().kind().name())
                 .collect(Collectors.toSet());
 
@@ -111,7 +112,7 @@ class ExamplesTest {
   void everyExampleVolumeFitsTogetherInQmUpsHostpathPlugin() {
     var env = TestEnvironments.of(Map.of(), REPO, REPO);
     long total = 0;
-    for (var m : new ManifestReader(env).read(List.of("examples"))) {
+    for (var m : new ManifestReader(env).read(List.of("examples", "docs/api-samples"))) {
       if (m.object() instanceof Volume v && v.spec().plugin().equals(HostpathConfig.PLUGIN_NAME)) {
         total += v.spec().capacityBytes();
       } else if (m.object() instanceof Workload w) {

@@ -36,10 +36,10 @@ class FastGetAgreementTest {
             "task",
             "workload",
             "volume",
-            "node",
-            "event",
+            "../docs/api-samples/node",
+            "../docs/api-samples/event",
             "queues",
-            "quotaledger")) {
+            "../docs/api-samples/quotaledger")) {
       assertThat(cli.run("apply", "-f", "examples/" + example + ".yaml").exit())
           .as(example)
           .isZero();

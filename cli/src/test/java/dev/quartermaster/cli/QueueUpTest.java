@@ -86,6 +86,32 @@ class QueueUpTest {
       assertThat(section.commands())
           .as("the README's queue commands are this test's steps, in order")
           .containsExactlyElementsOf(expected);
+
+      // delete -f of a file that lists the queue before the workload it admits: the workload goes
+      // first, and the queue once the workload's admission is released (the naive order stopped
+      // at the queue's refusal and never reached the workload).
+      var file = java.nio.file.Files.createTempFile("queue-first", ".yaml");
+      java.nio.file.Files.writeString(
+          file,
+          """
+          kind: Queue
+          metadata: {name: team-b}
+          spec: {cohort: lab, quota: {gpu: 4}}
+          ---
+          kind: Workload
+          metadata: {name: tune-b}
+          spec:
+            queue: team-b
+            groups:
+              - name: workers
+                replicas: 2
+                template: {command: [sleep, "86400"]}
+          """);
+      var deleted = qm(up, "delete", "-f", file.toString());
+      assertThat(deleted)
+          .startsWith("workload/tune-b marked for deletion")
+          .contains("queue/team-b deleted");
+      assertThat(deleted.indexOf("workload/tune-b")).isLessThan(deleted.indexOf("queue/team-b"));
       up.passed();
     }
   }

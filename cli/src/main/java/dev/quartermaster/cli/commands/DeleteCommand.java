@@ -71,6 +71,16 @@ public final class DeleteCommand implements Callable<Integer> {
           "the objects of a manifest file, a directory of them, or - for standard input (repeatable)")
   private List<String> files = new ArrayList<>();
 
+  @Option(
+      names = "--timeout",
+      paramLabel = "DURATION",
+      defaultValue = "60s",
+      converter = DurationConverter.class,
+      description =
+          "with -f: how long an object refused for what the file's other deletions change (a queue"
+              + " that still admits one of its workloads) is tried again (default: ${DEFAULT-VALUE})")
+  private java.time.Duration timeout;
+
   public DeleteCommand(CliEnvironment env) {
     this.env = env;
   }
@@ -88,20 +98,72 @@ public final class DeleteCommand implements Callable<Integer> {
         return 0;
       }
       var missing = 0;
+      var refused = new ArrayList<Target>();
+      var waitForOthers = targets instanceof Targets.Listed l && l.fromFiles();
       for (var target : resolved) {
-        boolean found =
-            delete(
-                api,
-                target.kind(),
-                target.name(),
-                out,
-                targets.tolerateMissing() || ignoreNotFound,
-                ignoreNotFound);
-        missing += found || ignoreNotFound || targets instanceof Targets.Selected ? 0 : 1;
+        try {
+          boolean found =
+              delete(
+                  api,
+                  target.kind(),
+                  target.name(),
+                  out,
+                  targets.tolerateMissing() || ignoreNotFound,
+                  ignoreNotFound);
+          missing += found || ignoreNotFound || targets instanceof Targets.Selected ? 0 : 1;
+        } catch (ApiException e) {
+          if (!waitForOthers || !e.is(Reason.Conflict)) {
+            throw e;
+          }
+          // A queue that still admits a workload this file deletes, say: its turn comes again.
+          out.println(
+              target.kind().singular() + "/" + target.name() + ": waiting: " + e.getMessage());
+          out.flush();
+          refused.add(target);
+        }
       }
+      retryRefused(api, refused, out);
       return missing == 0
           ? 0
           : 1; // a manifest's object that was not there fails the command, as kubectl's
+    }
+  }
+
+  /**
+   * Tries the objects refused for a conflict again, every half second until {@code --timeout}: what
+   * refused them (a workload still admitted while its workers stop) goes with the objects deleted
+   * before them. The last refusal is the command's error if one still stands at the deadline.
+   */
+  private void retryRefused(ApiClient api, List<Target> refused, PrintWriter out) {
+    var deadline = env.clock().instant().plus(timeout);
+    var left = new ArrayList<>(refused);
+    while (!left.isEmpty()) {
+      ApiException last = null;
+      for (var it = left.iterator(); it.hasNext(); ) {
+        var target = it.next();
+        try {
+          delete(api, target.kind(), target.name(), out, true, ignoreNotFound);
+          it.remove();
+        } catch (ApiException e) {
+          if (!e.is(Reason.Conflict)) {
+            throw e;
+          }
+          last = e;
+        }
+      }
+      if (left.isEmpty()) {
+        break;
+      }
+      if (!env.clock().instant().isBefore(deadline)) {
+        throw new CliException(
+            "still refused after " + timeout.toSeconds() + "s (--timeout): " + last.getMessage());
+      }
+      try {
+        Thread.sleep(500);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new CliException("interrupted while waiting to delete " + left);
+      }
     }
   }
 
@@ -119,7 +181,9 @@ public final class DeleteCommand implements Callable<Integer> {
       return new Targets.Listed(
           manifests.stream()
               .map(m -> new Target(Kinds.of(m.object()), m.object().metadata().name()))
-              .toList());
+              .sorted(java.util.Comparator.comparingInt(t -> DeleteOrder.rank(t.kind())))
+              .toList(),
+          true);
     }
     if (kindName == null) {
       throw usage("say what to delete: KIND NAME, KIND -l SELECTOR, or -f FILE");
@@ -138,7 +202,8 @@ public final class DeleteCommand implements Callable<Integer> {
     }
     return new Targets.Listed(
         new java.util.LinkedHashSet<>(named.names())
-            .stream().map(n -> new Target(kind, n)).toList());
+            .stream().map(n -> new Target(kind, n)).toList(),
+        false);
   }
 
   /** Deletes one object and says what happened; false when it was not there. */
@@ -194,7 +259,11 @@ public final class DeleteCommand implements Callable<Integer> {
      */
     boolean tolerateMissing();
 
-    record Listed(List<Target> targets) implements Targets {
+    /**
+     * @param fromFiles the objects of manifests: deleted in {@link DeleteOrder}, and one refused
+     *     for what deleting the others changes is tried again (see {@link DeleteCommand#call})
+     */
+    record Listed(List<Target> targets, boolean fromFiles) implements Targets {
       @Override
       public List<Target> resolve(ApiClient api) {
         return targets;
