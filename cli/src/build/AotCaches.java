@@ -31,6 +31,7 @@ public final class AotCaches {
   private static final long SERVER_START_SECONDS = 120;
   private static final long COMMAND_SECONDS = 300;
   private static final String MAIN = "dev.quartermaster.cli.Main";
+  private static final String TRAINING = "dev.quartermaster.cli.AotTraining";
   private static final String NODE = "gpu-node-1"; // docs/api-samples/node.yaml
 
   public static void main(String[] args) throws Exception {
@@ -60,7 +61,13 @@ public final class AotCaches {
       // Found through the config file the server wrote, as a user's commands find it: its reading is
       // in the cache too.
       env.run(List.of("-XX:AOTCacheOutput=" + caches.get(0)), "get", "nodes");
-      env.run(List.of("-XX:AOTCacheOutput=" + caches.get(1)), "describe", "node", NODE);
+      // Every kind of client command in one JVM (cli/.../AotTraining.java): its cache holds the
+      // classes of each, not only of the one a single command would load.
+      env.runMain(
+          List.of("-XX:AOTCacheOutput=" + caches.get(1)),
+          TRAINING,
+          examples.toString(),
+          NODE);
     } catch (IOException | IllegalStateException e) {
       System.err.println("qm: no ahead-of-time cache for client commands (" + e.getMessage()
           + "); they run without one, only slower. The training's files are in " + work);
@@ -87,9 +94,14 @@ public final class AotCaches {
     }
 
     void run(List<String> jvmOptions, String... command) throws IOException, InterruptedException {
+      runMain(jvmOptions, MAIN, command);
+    }
+
+    void runMain(List<String> jvmOptions, String main, String... command)
+        throws IOException, InterruptedException {
       var line = new ArrayList<>(List.of(java, clientOptions));
       line.addAll(jvmOptions);
-      line.addAll(List.of("-cp", jar.toString(), MAIN));
+      line.addAll(List.of("-cp", jar.toString(), main));
       line.addAll(List.of(command));
       var log = work.resolve("client.log");
       var process = builder(line).redirectErrorStream(true)

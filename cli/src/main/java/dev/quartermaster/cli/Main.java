@@ -72,7 +72,9 @@ public final class Main implements Runnable {
       var err = new PrintWriter(new OutputStreamWriter(System.err, System.err.charset()));
       int exit = fast.get().run(env, out, err);
       if (exit != 0) {
-        System.exit(exit);
+        out.flush();
+        err.flush();
+        end(exit);
       }
       // A success ends by returning: System.exit logs the exit through the platform logger, which
       // here
@@ -81,7 +83,29 @@ public final class Main implements Runnable {
       // path starts no thread that could keep the JVM alive.
       return;
     }
-    System.exit(commandLine(env, line).execute(line.forTree()));
+    var tree = commandLine(env, line);
+    int exit = tree.execute(line.forTree());
+    if (line.command().filter(RUNS_UNTIL_STOPPED::contains).isPresent()) {
+      System.exit(exit); // their shutdown hooks stop what they started
+    }
+    tree.getOut().flush();
+    tree.getErr().flush();
+    end(exit);
+  }
+
+  /** Commands that run until stopped: they end through System.exit, which runs their hooks. */
+  private static final java.util.Set<String> RUNS_UNTIL_STOPPED =
+      java.util.Set.of("up", "server", "agent", "csi", "kubelet-plugin", "domain-daemon");
+
+  /**
+   * Ends a client command: its output is written and flushed, and it started nothing that must
+   * stop. {@link System#exit} would first log the exit through the platform logger, which is
+   * SLF4J's bridge here: starting logging for that cost an error a quarter of a second.
+   */
+  private static void end(int exit) {
+    System.out.flush();
+    System.err.flush();
+    Runtime.getRuntime().halt(exit);
   }
 
   /**
@@ -108,25 +132,27 @@ public final class Main implements Runnable {
   /**
    * Every top-level command by its name, in the order help lists them. Picocli reads each command's
    * annotations by reflection when it is added (a quarter of a second for all of them), so a
-   * process adds only the one it runs ({@link #commandLine(CliEnvironment, String...)}).
+   * process adds only the one it runs ({@link #commandLine(CliEnvironment, String...)}). Lambdas,
+   * not method references: a reference links (loads and verifies) its class when this map is made,
+   * a lambda only when it runs, so a command loads no other command's classes.
    */
   static SequencedMap<String, Function<CliEnvironment, Object>> commands() {
     var all = new LinkedHashMap<String, Function<CliEnvironment, Object>>();
-    all.put("up", UpCommand::new);
-    all.put("server", ServerCommand::new);
-    all.put("apply", ApplyCommand::new);
-    all.put("get", GetCommand::new);
-    all.put("describe", DescribeCommand::new);
-    all.put("delete", DeleteCommand::new);
-    all.put("scale", ScaleCommand::new);
-    all.put("logs", LogsCommand::new);
-    all.put("node", NodeCommand::command);
-    all.put("token", TokenCommand::command);
-    all.put("config", ConfigCommand::command);
-    all.put("agent", AgentCommand::command);
-    all.put("csi", CsiCommand::command);
-    all.put("kubelet-plugin", KubeletPluginCommand::new);
-    all.put("domain-daemon", DomainDaemonCommand::new);
+    all.put("up", env -> new UpCommand(env));
+    all.put("server", env -> new ServerCommand(env));
+    all.put("apply", env -> new ApplyCommand(env));
+    all.put("get", env -> new GetCommand(env));
+    all.put("describe", env -> new DescribeCommand(env));
+    all.put("delete", env -> new DeleteCommand(env));
+    all.put("scale", env -> new ScaleCommand(env));
+    all.put("logs", env -> new LogsCommand(env));
+    all.put("node", env -> NodeCommand.command(env));
+    all.put("token", env -> TokenCommand.command(env));
+    all.put("config", env -> ConfigCommand.command(env));
+    all.put("agent", env -> AgentCommand.command(env));
+    all.put("csi", env -> CsiCommand.command(env));
+    all.put("kubelet-plugin", env -> new KubeletPluginCommand(env));
+    all.put("domain-daemon", env -> new DomainDaemonCommand(env));
     all.put("version", env -> new VersionCommand());
     all.put("completion", env -> new CompletionCommand());
     return all;

@@ -3,7 +3,7 @@ package dev.quartermaster.cli.fast;
 import dev.quartermaster.api.client.LabelSelector;
 import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.cli.CliEnvironment;
-import dev.quartermaster.cli.ErrorReporter;
+import dev.quartermaster.cli.ErrorLines;
 import dev.quartermaster.cli.Invocation;
 import dev.quartermaster.cli.commands.KindNames;
 import dev.quartermaster.cli.config.ClientConfig;
@@ -11,6 +11,7 @@ import dev.quartermaster.cli.config.Connection;
 import dev.quartermaster.cli.output.TableListing;
 import java.io.PrintWriter;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -27,7 +28,7 @@ import java.util.Set;
  * anything else (help, {@code -w}, {@code -o yaml}, {@code --for}, {@code plugins}, a flag given
  * twice, an unknown kind or flag, a malformed selector): the command tree then runs the command and
  * reports what is wrong in its own words. What is printed, the table and the errors, is the tree's
- * own code ({@link TableListing}, {@link ErrorReporter}), so both paths print the same.
+ * own code ({@link TableListing}, {@link ErrorLines}), so both paths print the same.
  */
 public record FastGet(
     Kind<?> kind,
@@ -75,6 +76,16 @@ public record FastGet(
         return Optional.empty();
       }
     }
+    if (positional.size() == 1 && positional.getFirst().indexOf('/') > 0) {
+      // KIND/NAME, as kubectl takes it: one object, the same listing of one row.
+      var typed = positional.getFirst();
+      int slash = typed.indexOf('/');
+      if (slash == typed.length() - 1 || typed.indexOf('/', slash + 1) >= 0) {
+        return Optional.empty();
+      }
+      positional =
+          new java.util.ArrayList<>(List.of(typed.substring(0, slash), typed.substring(slash + 1)));
+    }
     if (positional.isEmpty()
         || positional.size() > 2
         || positional.stream().anyMatch(String::isEmpty)
@@ -117,10 +128,9 @@ public record FastGet(
       }
       return 0;
     } catch (RuntimeException e) {
-      ErrorReporter.report(
-          e, err, env.variable("QM_DEBUG").filter(v -> !v.equals("0")).isPresent());
+      ErrorLines.report(e, err, env.variable("QM_DEBUG").filter(v -> !v.equals("0")).isPresent());
       err.flush();
-      return ErrorReporter.EXIT_ERROR;
+      return ErrorLines.EXIT_ERROR;
     }
   }
 

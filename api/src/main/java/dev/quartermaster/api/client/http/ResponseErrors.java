@@ -1,6 +1,5 @@
 package dev.quartermaster.api.client.http;
 
-import dev.quartermaster.api.codec.ObjectCodec;
 import dev.quartermaster.api.error.ApiError;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
@@ -26,13 +25,9 @@ final class ResponseErrors {
    * page, a truncated body) an error with the HTTP status and the start of the body.
    */
   static ApiException fromResponse(int status, byte[] body, URI uri) {
-    try {
-      var error = ObjectCodec.json().readValue(body, ApiError.class);
-      if (error.code() == status) {
-        return new ApiException(error);
-      }
-    } catch (IOException | RuntimeException notAnApiError) {
-      // fall through: describe what we got instead
+    var error = ErrorBody.read(body).filter(e -> e.code() == status);
+    if (error.isPresent()) {
+      return new ApiException(error.get());
     }
     var text = new String(body, StandardCharsets.UTF_8).strip();
     var snippet = text.length() > SNIPPET ? text.substring(0, SNIPPET) + "..." : text;
