@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -49,34 +50,47 @@ public final class AotCaches {
     }
     var env = new Training(java, clientOptions, jar, work);
     Process server = null;
+    Process tlsServer = null;
     try {
       server = env.start("server", "--listen", "127.0.0.1:0", "--data", work.resolve("data").toString());
-      awaitListening(server);
+      var plain = awaitListening(server);
+      var node = examples.resolveSibling("docs").resolve("api-samples").resolve("node.yaml");
       env.run(List.of(), "apply", "-f", examples.resolve("deviceclass.yaml").toString());
-      env.run(
-          List.of(),
-          "apply",
-          "-f",
-          examples.resolveSibling("docs").resolve("api-samples").resolve("node.yaml").toString());
-      // Found through the config file the server wrote, as a user's commands find it: its reading is
-      // in the cache too.
-      env.run(List.of("-XX:AOTCacheOutput=" + caches.get(0)), "get", "nodes");
-      // Every kind of client command in one JVM (cli/.../AotTraining.java): its cache holds the
-      // classes of each, not only of the one a single command would load.
-      env.runMain(
-          List.of("-XX:AOTCacheOutput=" + caches.get(1)),
-          TRAINING,
-          examples.toString(),
-          NODE);
+      env.run(List.of(), "apply", "-f", node.toString());
+      // And one over HTTPS, which a fleet's commands take: the handshake's classes are cached too.
+      tlsServer = env.start("server", "--listen", "127.0.0.1:0", "--tls", "--data",
+          work.resolve("data-tls").toString());
+      var tls = awaitListening(tlsServer);
+      env.run(List.of(), "apply", "-f", examples.resolve("deviceclass.yaml").toString());
+      env.run(List.of(), "apply", "-f", node.toString());
+      var connections = List.of(
+          plain + "|" + work.resolve("data/admin.token") + "|",
+          tls + "|" + work.resolve("data-tls/admin.token") + "|"
+              + work.resolve("data-tls/tls/ca.crt"));
+      // The listing first through the config file the servers wrote, as a user's commands find
+      // it (its reading is in the cache too), then against each server
+      // (cli/.../AotTraining.java).
+      var listing = new ArrayList<>(List.of("listing", examples.toString(), NODE));
+      listing.addAll(connections);
+      env.runMain(List.of("-XX:AOTCacheOutput=" + caches.get(0)), TRAINING,
+          listing.toArray(String[]::new));
+      // Every kind of client command in one JVM: its cache holds the classes of each, not only of
+      // the one a single command would load.
+      var commands = new ArrayList<>(List.of("commands", examples.toString(), NODE));
+      commands.addAll(connections);
+      env.runMain(List.of("-XX:AOTCacheOutput=" + caches.get(1)), TRAINING,
+          commands.toArray(String[]::new));
     } catch (IOException | IllegalStateException e) {
       System.err.println("qm: no ahead-of-time cache for client commands (" + e.getMessage()
           + "); they run without one, only slower. The training's files are in " + work);
       return;
     } finally {
-      if (server != null) {
-        server.destroy();
-        server.waitFor(30, TimeUnit.SECONDS);
-        server.destroyForcibly();
+      for (var p : Arrays.asList(server, tlsServer)) {
+        if (p != null) {
+          p.destroy();
+          p.waitFor(30, TimeUnit.SECONDS);
+          p.destroyForcibly();
+        }
       }
     }
     for (var cache : caches) {
@@ -127,7 +141,7 @@ public final class AotCaches {
   }
 
   /** Waits for the {@code API} line of the server's banner: it listens, and wrote the config file. */
-  private static void awaitListening(Process server) throws Exception {
+  private static String awaitListening(Process server) throws Exception {
     var reader = new BufferedReader(
         new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8));
     var found = CompletableFuture.supplyAsync(() -> {
@@ -144,8 +158,9 @@ public final class AotCaches {
       }
     });
     try {
-      found.get(SERVER_START_SECONDS, TimeUnit.SECONDS);
+      var url = found.get(SERVER_START_SECONDS, TimeUnit.SECONDS);
       Thread.ofVirtual().start(() -> reader.lines().forEach(line -> {})); // its pipe never fills
+      return url;
     } catch (java.util.concurrent.TimeoutException e) {
       throw new IllegalStateException("the training server did not listen within "
           + SERVER_START_SECONDS + " s");

@@ -29,8 +29,11 @@ final class CliBench implements Bench.Benchmark {
 
   @Override
   public void run(Path dir, double raw, Report report) throws Exception {
-    report.heading("cli: `./qm get nodes` against a local `./qm up`, beside the raw HTTP request");
+    report.heading(
+        "cli: every kind of command against a local `./qm up` (HTTP) and a `./qm server --tls`"
+            + " (HTTPS), beside the raw request");
     var qm = Path.of("qm").toAbsolutePath();
+    var repo = qm.getParent();
     if (!Files.isExecutable(qm)) {
       throw new IllegalStateException("run from the repository root (./qm bench cli): no " + qm);
     }
@@ -74,8 +77,6 @@ final class CliBench implements Bench.Benchmark {
         run(qm, env, upDir, "get", "nodes"); // the page cache warm, as for a user's next commands
       }
       var qmTimes = measure(() -> run(qm, env, upDir, "get", "nodes"));
-      var describeTimes = measure(() -> run(qm, env, upDir, "describe", "node", "node-1"));
-      var versionTimes = measure(() -> run(qm, env, upDir, "version"));
       var curl =
           Files.isExecutable(Path.of("/usr/bin/curl"))
               ? measure(
@@ -96,11 +97,6 @@ final class CliBench implements Bench.Benchmark {
       double qmMedian = median(qmTimes.wallNanos) / 1e6;
       report.line(
           "`./qm get nodes` (launcher + JVM + request), " + RUNS + " runs", qmTimes.describe());
-      report.line(
-          "`./qm describe node node-1` (the command tree and object model)",
-          describeTimes.describe());
-      report.line(
-          "`./qm version` (launcher + JVM + command tree, no request)", versionTimes.describe());
       if (curl != null) {
         report.line("curl of GET /api/v1/nodes?as=table (a process per request)", curl.describe());
         report.line(
@@ -121,10 +117,173 @@ final class CliBench implements Bench.Benchmark {
               qmMedian <= TARGET_MILLIS ? "met" : "missed",
               qmMedian,
               qmMedian / TARGET_MILLIS));
+      // Every kind of command, over HTTP here and over HTTPS against a `qm server --tls` below.
+      run(qm, env, upDir, "apply", "-f", repo.resolve("examples/training.yaml").toString());
+      awaitLog(qm, env, upDir, "training-workers-0", Duration.ofSeconds(60));
+      everyKind(report, "HTTP (qm up)", qm, env, upDir, true);
+      https(report, qm, dir, env);
     } finally {
       upProcess.destroy();
       if (!upProcess.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)) {
         upProcess.destroyForcibly();
+      }
+    }
+  }
+
+  /**
+   * The command kinds a user types, each {@link #RUNS} times: a listing, the JSON of a list, a
+   * describe, an apply that changes nothing, a delete of nothing, a task's output (with agents),
+   * the version, and an error (an object not there). Each is said met or missed against the target.
+   */
+  private static void everyKind(
+      Report report, String over, Path qm, Map<String, String> env, Path dir, boolean withLogs)
+      throws Exception {
+    var deviceClasses = qm.resolveSibling("examples/deviceclass.yaml").toString();
+    var commands = new java.util.LinkedHashMap<String, List<String>>();
+    commands.put("get nodes", List.of("get", "nodes"));
+    commands.put("get deviceclasses -o json", List.of("get", "deviceclasses", "-o", "json"));
+    commands.put("describe deviceclass gpu", List.of("describe", "deviceclass", "gpu"));
+    commands.put("apply -f examples/deviceclass.yaml", List.of("apply", "-f", deviceClasses));
+    commands.put(
+        "delete deviceclass nosuch --ignore-not-found",
+        List.of("delete", "deviceclass", "nosuch", "--ignore-not-found"));
+    if (withLogs) {
+      commands.put(
+          "logs training-workers-0 --tail 5", List.of("logs", "training-workers-0", "--tail", "5"));
+    }
+    commands.put("version", List.of("version"));
+    commands.put("get node nosuch (an error)", List.of("get", "node", "nosuch"));
+    int met = 0;
+    for (var c : commands.entrySet()) {
+      var args = c.getValue().toArray(String[]::new);
+      boolean error = c.getKey().contains("an error");
+      runAllowingFailure(qm, env, dir, error, args); // warm
+      var times = measure(() -> runAllowingFailure(qm, env, dir, error, args));
+      double median = median(times.wallNanos) / 1e6;
+      met += median <= TARGET_MILLIS ? 1 : 0;
+      report.line(
+          "  " + over + ": `qm " + c.getKey() + "`",
+          times.describe() + (median <= TARGET_MILLIS ? " (met)" : " (missed)"));
+    }
+    report.line(
+        "  " + over + ": commands within " + (int) TARGET_MILLIS + " ms median",
+        met + " of " + commands.size());
+  }
+
+  /** The same against a `qm server --tls` on loopback, with curl of the same listing beside. */
+  private static void https(Report report, Path qm, Path dir, Map<String, String> env)
+      throws Exception {
+    var serverDir = dir.resolve("cli-https");
+    Files.createDirectories(serverDir);
+    int port = 7460 + (int) (ProcessHandle.current().pid() % 9);
+    var server =
+        new ProcessBuilder(
+                qm.toString(),
+                "server",
+                "--data",
+                serverDir.resolve("data").toString(),
+                "--listen",
+                "127.0.0.1:" + port,
+                "--tls")
+            .directory(serverDir.toFile())
+            .redirectErrorStream(true)
+            .redirectOutput(serverDir.resolve("server.log").toFile());
+    server.environment().put("XDG_CONFIG_HOME", serverDir.resolve("config").toString());
+    var process = server.start();
+    try {
+      var ca = serverDir.resolve("data/tls/ca.crt");
+      awaitFile(ca, Duration.ofSeconds(120));
+      awaitFile(serverDir.resolve("data/admin.token"), Duration.ofSeconds(120));
+      var token = Files.readString(serverDir.resolve("data/admin.token")).trim();
+      var base = "https://127.0.0.1:" + port;
+      var tlsEnv =
+          Map.of(
+              "XDG_CONFIG_HOME", serverDir.resolve("client").toString(),
+              "QM_SERVER", base,
+              "QM_TOKEN_FILE", serverDir.resolve("data/admin.token").toString(),
+              "QM_CA_FILE", ca.toString());
+      awaitAnswer(qm, tlsEnv, serverDir, Duration.ofSeconds(120));
+      run(
+          qm,
+          tlsEnv,
+          serverDir,
+          "apply",
+          "-f",
+          qm.resolveSibling("examples/deviceclass.yaml").toString());
+      everyKind(report, "HTTPS (qm server --tls)", qm, tlsEnv, serverDir, false);
+      if (Files.isExecutable(Path.of("/usr/bin/curl"))) {
+        var curl =
+            measure(
+                () ->
+                    run(
+                        Path.of("/usr/bin/curl"),
+                        Map.of(),
+                        serverDir,
+                        "-fsS",
+                        "--cacert",
+                        ca.toString(),
+                        "-o",
+                        "/dev/null",
+                        "-H",
+                        "Authorization: Bearer " + token,
+                        base + "/api/v1/nodes?as=table"));
+        report.line("  HTTPS: curl of GET /api/v1/nodes?as=table", curl.describe());
+      }
+    } finally {
+      process.destroy();
+      if (!process.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)) {
+        process.destroyForcibly();
+      }
+    }
+  }
+
+  private static void runAllowingFailure(
+      Path qm, Map<String, String> env, Path dir, boolean mayFail, String... args)
+      throws IOException, InterruptedException {
+    if (!mayFail) {
+      run(qm, env, dir, args);
+      return;
+    }
+    var command = new ArrayList<>(List.of(qm.toString()));
+    command.addAll(List.of(args));
+    var pb = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true);
+    pb.environment().putAll(env);
+    var process = pb.start();
+    process.getInputStream().readAllBytes();
+    process.waitFor();
+  }
+
+  /** Waits until `qm get nodes` answers (the server listens and its TLS material is made). */
+  private static void awaitAnswer(Path qm, Map<String, String> env, Path dir, Duration bound)
+      throws Exception {
+    long deadline = System.nanoTime() + bound.toNanos();
+    while (true) {
+      try {
+        run(qm, env, dir, "version");
+        run(qm, env, dir, "get", "deviceclasses");
+        return;
+      } catch (IllegalStateException e) {
+        if (System.nanoTime() > deadline) {
+          throw e;
+        }
+        Thread.sleep(500);
+      }
+    }
+  }
+
+  /** Waits until the task has output to show (its agent started it). */
+  private static void awaitLog(
+      Path qm, Map<String, String> env, Path dir, String task, Duration bound) throws Exception {
+    long deadline = System.nanoTime() + bound.toNanos();
+    while (true) {
+      try {
+        run(qm, env, dir, "logs", task, "--tail", "1");
+        return;
+      } catch (IllegalStateException e) {
+        if (System.nanoTime() > deadline) {
+          throw e;
+        }
+        Thread.sleep(500);
       }
     }
   }

@@ -114,7 +114,7 @@ public final class Main implements Runnable {
    * whole jar (30,000 entries): a fifth of a listing's time, when nothing else needed the jar.
    * {@link SelectorProviders} says which class that is; its test fails when a JDK changes it.
    */
-  private static void nameSelectorProvider() {
+  static void nameSelectorProvider() {
     if (System.getProperty(SelectorProviders.PROPERTY) == null) {
       SelectorProviders.platformDefault(System.getProperty("os.name", ""))
           .ifPresent(name -> System.setProperty(SelectorProviders.PROPERTY, name));
