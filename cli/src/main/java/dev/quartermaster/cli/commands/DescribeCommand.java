@@ -38,8 +38,10 @@ public final class DescribeCommand implements Callable<Integer> {
   private String name;
 
   @Option(
-      names = "--channels",
-      description = "with a node: list every IMEX channel, not only the held ones")
+      names = {"--channels", "--devices"},
+      description =
+          "with a node or a device slice: list every IMEX channel, not only the held ones or a"
+              + " count")
   private boolean everyChannel;
 
   public DescribeCommand(CliEnvironment env) {
