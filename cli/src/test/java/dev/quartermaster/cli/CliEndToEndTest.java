@@ -154,6 +154,23 @@ class CliEndToEndTest {
     assertThat(run("token", "list").err()).isEqualTo("No node tokens found.\n");
   }
 
+  /** The server judges a dry run's writes as it would the real ones, and stores nothing. */
+  @Test
+  void aServerDryRunIsJudgedAndStoresNothing() {
+    long revision = store.currentRevision();
+    var dry = run("apply", "-f", "examples/deviceclass.yaml", "--dry-run=server");
+    assertThat(dry.exit()).as(dry.err()).isZero();
+    assertThat(dry.outLines()).isNotEmpty().allMatch(l -> l.endsWith(" created (server dry run)"));
+    assertThat(store.currentRevision()).isEqualTo(revision);
+    assertThat(registry.list(Kinds.DEVICE_CLASS).items()).isEmpty();
+
+    assertThat(run("apply", "-f", "examples/deviceclass.yaml").exit()).isZero();
+    var again = run("apply", "-f", "examples/deviceclass.yaml", "--dry-run=server");
+    assertThat(again.outLines()).allMatch(l -> l.endsWith(" unchanged (server dry run)"));
+    var client = run("apply", "-f", "examples/deviceclass.yaml", "--dry-run=client");
+    assertThat(client.outLines()).allMatch(l -> l.endsWith(" valid (dry run: nothing sent)"));
+  }
+
   @Test
   void applyingTheSameManifestsAgainChangesNothing() {
     assertThat(run("apply", "-f", "examples", "-f", "docs/api-samples").exit()).isZero();

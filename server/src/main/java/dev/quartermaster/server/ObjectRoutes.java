@@ -6,6 +6,7 @@ import dev.quartermaster.api.client.LabelSelector;
 import dev.quartermaster.api.client.http.HttpWire;
 import dev.quartermaster.api.client.http.ListDocument;
 import dev.quartermaster.api.codec.ObjectCodec;
+import dev.quartermaster.api.error.ApiError;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.error.Violation;
 import dev.quartermaster.api.meta.ApiObject;
@@ -70,7 +71,12 @@ final class ObjectRoutes {
     return Reply.json(200, MigPicture.of(name, ApiClient.migOf(api, node)));
   }
 
-  <T extends ApiObject> Reply create(Principal who, Kind<T> kind, byte[] body) {
+  /**
+   * Creates the object; with {@code dryRun}, judges it as the create would (the kind's rules,
+   * access, the name not taken) and stores nothing. The store's guards across objects (quota,
+   * allocation) judge only a write that is made.
+   */
+  <T extends ApiObject> Reply create(Principal who, Kind<T> kind, byte[] body, boolean dryRun) {
     var object = ObjectCodec.fromJson(body, kind);
     ObjectValidator.requireCreate(object);
     judge.requireWrite(
@@ -79,14 +85,40 @@ final class ObjectRoutes {
         kind,
         object);
     NodeStatusOnCreate.require(who, object);
+    if (dryRun) {
+      if (api.get(kind, object.metadata().name()).isPresent()) {
+        throw new ApiException(ApiError.Reason.AlreadyExists, object.ref() + " already exists");
+      }
+      return Reply.object(201, object);
+    }
     return Reply.object(201, api.create(object));
   }
 
-  <T extends ApiObject> Reply update(Principal who, Kind<T> kind, String name, byte[] body) {
+  /** Updates the object; with {@code dryRun}, judges it (and its revision) and stores nothing. */
+  <T extends ApiObject> Reply update(
+      Principal who, Kind<T> kind, String name, byte[] body, boolean dryRun) {
     var object = decodeNamed(kind, name, body);
     ObjectValidator.require(object);
     judge.requireWrite(
         who, Access.write(Verb.UPDATE, kind, name, Optional.of(object)), kind, object);
+    if (dryRun) {
+      var current =
+          api.get(kind, name)
+              .orElseThrow(
+                  () -> ErrorResponses.notFound(kind.singular() + "/" + name + " not found"));
+      long revision = object.metadata().revision();
+      if (revision != 0 && revision != current.metadata().revision()) {
+        throw new ApiException(
+            ApiError.Reason.Conflict,
+            object.ref()
+                + " is at revision "
+                + current.metadata().revision()
+                + ", not "
+                + revision
+                + ": read it again");
+      }
+      return Reply.object(200, object);
+    }
     return Reply.object(200, api.update(object));
   }
 

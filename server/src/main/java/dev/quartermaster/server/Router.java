@@ -244,7 +244,12 @@ final class Router implements HttpHandler {
                       ? objects.table(who, i.kind(), Optional.of(i.name()), LabelSelector.parse(""))
                       : objects.get(who, i.kind(), i.name()));
             }
-            case "PUT" -> send(exchange, objects.update(who, i.kind(), i.name(), body(exchange)));
+            case "PUT" -> {
+              var query = QueryParams.parse(exchange.getRequestURI().getRawQuery());
+              query.allowOnly(Set.of(HttpWire.PARAM_DRY_RUN));
+              yield send(
+                  exchange, objects.update(who, i.kind(), i.name(), body(exchange), dryRun(query)));
+            }
             case "DELETE" -> send(exchange, objects.delete(who, i.kind(), i.name()));
             default -> notAllowed(exchange, method, path, "GET, PUT, DELETE");
           };
@@ -285,8 +290,8 @@ final class Router implements HttpHandler {
     var query = QueryParams.parse(exchange.getRequestURI().getRawQuery());
     switch (method) {
       case "POST" -> {
-        query.allowOnly(Set.of());
-        return send(exchange, objects.create(who, c.kind(), body(exchange)));
+        query.allowOnly(Set.of(HttpWire.PARAM_DRY_RUN));
+        return send(exchange, objects.create(who, c.kind(), body(exchange), dryRun(query)));
       }
       case "GET" -> {
         var selector = LabelSelector.parse(query.get(HttpWire.PARAM_LABEL_SELECTOR).orElse(""));
@@ -334,6 +339,17 @@ final class Router implements HttpHandler {
             file.contentType(),
             current ? new byte[0] : file.body());
     return send(exchange, reply);
+  }
+
+  /** {@code dryRun=All}, as Kubernetes spells it; any other value is a 400 naming it. */
+  private static boolean dryRun(QueryParams query) {
+    var value = query.get(HttpWire.PARAM_DRY_RUN);
+    if (value.isPresent() && !value.get().equals(HttpWire.DRY_RUN_ALL)) {
+      throw ErrorResponses.badRequest(
+          HttpWire.PARAM_DRY_RUN,
+          "must be '" + HttpWire.DRY_RUN_ALL + "' (judge the write, store nothing) or absent");
+    }
+    return value.isPresent();
   }
 
   /** {@code as=table}; any other {@code as} is a 400 naming it. */

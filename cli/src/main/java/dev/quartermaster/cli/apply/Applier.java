@@ -1,6 +1,8 @@
 package dev.quartermaster.cli.apply;
 
 import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.api.client.http.HttpApiClient;
+import dev.quartermaster.api.client.http.HttpWire;
 import dev.quartermaster.api.codec.ObjectCodec;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
@@ -45,9 +47,67 @@ public final class Applier {
   }
 
   private final ApiClient api;
+  private final Writes writes;
+
+  /** How the decided create or update is sent: made, or only judged by the server. */
+  public interface Writes {
+    void create(ApiObject object);
+
+    void update(ApiObject object);
+  }
 
   public Applier(ApiClient api) {
     this.api = api;
+    this.writes =
+        new Writes() {
+          @Override
+          public void create(ApiObject object) {
+            api.create(object);
+          }
+
+          @Override
+          public void update(ApiObject object) {
+            api.update(object);
+          }
+        };
+  }
+
+  /** An applier that decides as usual and sends its writes through {@code writes}. */
+  public Applier(ApiClient api, Writes writes) {
+    this.api = api;
+    this.writes = writes;
+  }
+
+  /**
+   * Writes judged by the server and stored nowhere ({@code dryRun=All}): {@code qm apply
+   * --dry-run=server}.
+   */
+  public static Writes serverDryRun(HttpApiClient http) {
+    return new Writes() {
+      @Override
+      public void create(ApiObject object) {
+        var kind = Kinds.of(object);
+        http.exchange(
+            "POST",
+            kind.plural() + "?" + HttpWire.PARAM_DRY_RUN + "=" + HttpWire.DRY_RUN_ALL,
+            Optional.of(ObjectCodec.toJson(object)));
+      }
+
+      @Override
+      public void update(ApiObject object) {
+        var kind = Kinds.of(object);
+        http.exchange(
+            "PUT",
+            kind.plural()
+                + "/"
+                + object.metadata().name()
+                + "?"
+                + HttpWire.PARAM_DRY_RUN
+                + "="
+                + HttpWire.DRY_RUN_ALL,
+            Optional.of(ObjectCodec.toJson(object)));
+      }
+    };
   }
 
   public Outcome apply(ApiObject desired) {
@@ -62,14 +122,14 @@ public final class Applier {
       triedAt = current.map(c -> c.metadata().revision()).orElse(0L);
       try {
         if (current.isEmpty()) {
-          api.create(forCreate(kind, desired));
+          writes.create(forCreate(kind, desired));
           return Outcome.CREATED;
         }
         var next = forUpdate(kind, desired, current.get());
         if (sameDesiredState(next, current.get())) {
           return Outcome.UNCHANGED;
         }
-        api.update(next);
+        writes.update(next);
         return Outcome.CONFIGURED;
       } catch (ApiException e) {
         if (!(e.is(Reason.Conflict) || e.is(Reason.AlreadyExists))) {

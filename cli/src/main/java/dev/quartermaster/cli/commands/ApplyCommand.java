@@ -1,5 +1,6 @@
 package dev.quartermaster.cli.commands;
 
+import dev.quartermaster.api.client.http.HttpApiClient;
 import dev.quartermaster.api.validation.ObjectValidator;
 import dev.quartermaster.cli.CliEnvironment;
 import dev.quartermaster.cli.CliException;
@@ -57,6 +58,16 @@ public final class ApplyCommand implements Callable<Integer> {
       description = "with --wait: give up after this long (default: ${DEFAULT-VALUE})")
   private Duration timeout;
 
+  @Option(
+      names = "--dry-run",
+      paramLabel = "none|client|server",
+      defaultValue = "none",
+      description =
+          "client: decode and validate here and say what would be done, sending nothing; server:"
+              + " the server judges each create or update (the kind's rules, access, the name taken"
+              + " or the revision current) and stores nothing")
+  private String dryRun;
+
   public ApplyCommand(CliEnvironment env) {
     this.env = env;
   }
@@ -68,11 +79,32 @@ public final class ApplyCommand implements Callable<Integer> {
       throw new CliException("no objects in " + String.join(", ", files));
     }
     requireValid(manifests);
+    if (!List.of("none", "client", "server").contains(dryRun)) {
+      throw new CliException("--dry-run: must be none, client or server, got '" + dryRun + "'");
+    }
+    if (!dryRun.equals("none") && waitReady) {
+      throw new CliException("--dry-run and --wait cannot be used together: nothing is applied");
+    }
     var out = spec.commandLine().getOut();
+    if (dryRun.equals("client")) {
+      for (var m : manifests) {
+        out.println(m.object().ref() + " valid (dry run: nothing sent)");
+      }
+      out.flush();
+      return 0;
+    }
     try (var connection = client.connect(env)) {
       var applier = new Applier(connection.api());
+      var said = "";
+      if (dryRun.equals("server")) {
+        if (!(connection.api() instanceof HttpApiClient http)) {
+          throw new CliException("--dry-run=server needs a connection over HTTP");
+        }
+        applier = new Applier(connection.api(), Applier.serverDryRun(http));
+        said = " (server dry run)";
+      }
       for (var m : manifests) {
-        out.println(m.object().ref() + " " + applier.apply(m.object()));
+        out.println(m.object().ref() + " " + applier.apply(m.object()) + said);
         out.flush();
       }
       if (waitReady) {

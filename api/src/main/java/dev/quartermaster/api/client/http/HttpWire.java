@@ -45,6 +45,14 @@ public final class HttpWire {
   public static final String COMPACTED_REVISION_HEADER = "X-Qm-Compacted-Revision";
 
   public static final String PARAM_WATCH = "watch";
+
+  /**
+   * {@code dryRun=All} on a create or update: judged as the write would be (decoding, the rules of
+   * the kind, access, the name taken or the revision current), nothing stored.
+   */
+  public static final String PARAM_DRY_RUN = "dryRun";
+
+  public static final String DRY_RUN_ALL = "All";
   public static final String PARAM_REVISION = "revision";
   public static final String PARAM_LABEL_SELECTOR = "labelSelector";
 
