@@ -54,7 +54,7 @@ class UsageErrorsTest {
         .first()
         .asString()
         .startsWith("error: Invalid value for option '--output'")
-        .contains("NAME")
+        .contains("table, wide, yaml, json, name, jsonpath=TEMPLATE")
         .contains("'bogus'");
     assertThat(bad.err()).endsWith("see: qm get --help\n").doesNotContain("Usage:");
   }

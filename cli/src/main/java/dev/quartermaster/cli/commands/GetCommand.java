@@ -14,6 +14,7 @@ import dev.quartermaster.cli.CliEnvironment;
 import dev.quartermaster.cli.VersionInfo;
 import dev.quartermaster.cli.events.EventQuery;
 import dev.quartermaster.cli.output.ObjectPrinter;
+import dev.quartermaster.cli.output.Output;
 import dev.quartermaster.cli.output.OutputFormat;
 import dev.quartermaster.cli.output.TableListing;
 import dev.quartermaster.cli.table.PluginTable;
@@ -80,8 +81,11 @@ public final class GetCommand implements Callable<Integer> {
   @Option(
       names = {"-o", "--output"},
       paramLabel = "FORMAT",
-      description = "table (default), wide, yaml, json or name (kind/name, a line each)")
-  private OutputFormat output = OutputFormat.TABLE;
+      converter = Output.Converter.class,
+      description =
+          "table (default), wide, yaml, json, name (kind/name, a line each) or"
+              + " jsonpath=TEMPLATE (as jsonpath='{.items[*].metadata.name}')")
+  private Output output = Output.TABLE;
 
   @Option(
       names = {"-l", "--selector"},
@@ -154,7 +158,7 @@ public final class GetCommand implements Callable<Integer> {
           kind,
           target,
           labels,
-          output == OutputFormat.WIDE,
+          output.format() == OutputFormat.WIDE,
           env.clock().instant(),
           spec.commandLine().getOut(),
           spec.commandLine().getErr());
@@ -187,7 +191,7 @@ public final class GetCommand implements Callable<Integer> {
             ? "--watch"
             : selector != null
                 ? "--selector"
-                : !output.isTable() ? "-o " + output.name().toLowerCase(Locale.ROOT) : "";
+                : !output.isTable() ? "-o " + output.format().name().toLowerCase(Locale.ROOT) : "";
     if (!unsupported.isEmpty()) {
       throw new ParameterException(
           spec.commandLine(),
@@ -203,7 +207,7 @@ public final class GetCommand implements Callable<Integer> {
               : names.stream()
                   .map(n -> api.get(Kinds.NODE, n).orElseThrow(() -> notFound(Kinds.NODE, n)))
                   .toList();
-      var table = PluginTable.of(nodes, output == OutputFormat.WIDE);
+      var table = PluginTable.of(nodes, output.format() == OutputFormat.WIDE);
       if (table.rows().isEmpty()) {
         spec.commandLine()
             .getErr()

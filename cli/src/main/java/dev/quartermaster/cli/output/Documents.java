@@ -45,14 +45,19 @@ public final class Documents {
    * lists.
    */
   public static String json(List<? extends ApiObject> objects) {
+    return pretty(listTree(objects));
+  }
+
+  /** The list document of {@code objects}, as a tree. */
+  static JsonNode listTree(List<? extends ApiObject> objects) {
     var list = ObjectCodec.json().createObjectNode();
     list.put("kind", "List");
     var items = list.putArray("items");
     objects.forEach(o -> items.add(tree(o)));
-    return pretty(list);
+    return list;
   }
 
-  private static JsonNode tree(ApiObject object) {
+  static JsonNode tree(ApiObject object) {
     try {
       return ObjectCodec.json().readTree(ObjectCodec.toJson(object));
     } catch (IOException e) {

@@ -33,11 +33,31 @@ public final class ObjectPrinter<T extends ApiObject> {
   /** The width a watched table's first column (NAME) starts at. */
   static final int STREAM_MIN_WIDTH = 24;
 
+  private final Optional<JsonPathTemplate> template;
+
   public ObjectPrinter(Kind<T> kind, OutputFormat format, Clock clock, PrintWriter out) {
+    this(kind, format, Optional.empty(), clock, out);
+  }
+
+  /** A printer of {@code output}: its format, and for {@code -o jsonpath=…} its template. */
+  public ObjectPrinter(Kind<T> kind, Output output, Clock clock, PrintWriter out) {
+    this(kind, output.format(), output.template(), clock, out);
+  }
+
+  private ObjectPrinter(
+      Kind<T> kind,
+      OutputFormat format,
+      Optional<JsonPathTemplate> template,
+      Clock clock,
+      PrintWriter out) {
     this.kind = kind;
     this.format = format;
+    this.template = template;
     this.clock = clock;
     this.out = out;
+    if (format == OutputFormat.JSONPATH && template.isEmpty()) {
+      throw new IllegalArgumentException("-o jsonpath needs its template");
+    }
   }
 
   /** One object, as {@code get KIND NAME} shows it. */
@@ -47,6 +67,7 @@ public final class ObjectPrinter<T extends ApiObject> {
       case YAML -> out.print(Documents.yaml(object));
       case JSON -> out.print(Documents.json(object));
       case NAME -> out.println(object.ref());
+      case JSONPATH -> out.print(template.orElseThrow().render(Documents.tree(object)));
     }
     out.flush();
   }
@@ -66,6 +87,7 @@ public final class ObjectPrinter<T extends ApiObject> {
       case YAML -> out.print(Documents.yaml(objects));
       case JSON -> out.print(Documents.json(objects));
       case NAME -> objects.forEach(o -> out.println(o.ref()));
+      case JSONPATH -> out.print(template.orElseThrow().render(Documents.listTree(objects)));
     }
     out.flush();
   }
@@ -148,6 +170,8 @@ public final class ObjectPrinter<T extends ApiObject> {
   private void document(T object) {
     if (format == OutputFormat.NAME) {
       out.println(object.ref());
+    } else if (format == OutputFormat.JSONPATH) {
+      out.println(template.orElseThrow().render(Documents.tree(object)));
     } else if (format == OutputFormat.YAML) {
       out.print(streamedDocument ? "---\n" + Documents.yaml(object) : Documents.yaml(object));
     } else {

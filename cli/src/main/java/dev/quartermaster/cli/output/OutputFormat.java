@@ -7,7 +7,9 @@ public enum OutputFormat {
   YAML,
   JSON,
   /** {@code kind/name}, a line each: what a script pipes on ({@code qm get tasks -o name}). */
-  NAME;
+  NAME,
+  /** {@code -o jsonpath=TEMPLATE}: what the template picks ({@link JsonPathTemplate}). */
+  JSONPATH;
 
   public boolean isTable() {
     return this == TABLE || this == WIDE;
