@@ -7,15 +7,27 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One {@code ## } section of the README, read as the tests that run it need it: the lines of its
- * shell blocks, and its {@code text} blocks (what a command prints).
+ * One {@code ## } section of the README or of a page of {@code docs/}, read as the tests that run
+ * it need it: the lines of its shell blocks, and its {@code text} blocks (what a command prints).
  */
 record ReadmeSection(String text) {
   static ReadmeSection of(String heading) throws Exception {
-    var readme = Files.readString(ExamplesTest.REPO.resolve("README.md"));
-    int start = readme.indexOf(heading);
-    assertThat(start).as("README section " + heading).isNotNegative();
-    return new ReadmeSection(readme.substring(start, readme.indexOf("\n## ", start + 1)));
+    // The README, or the page of docs/ that the section moved to.
+    var pages = new java.util.ArrayList<java.nio.file.Path>();
+    pages.add(ExamplesTest.REPO.resolve("README.md"));
+    try (var docs = Files.list(ExamplesTest.REPO.resolve("docs"))) {
+      docs.filter(p -> p.toString().endsWith(".md")).sorted().forEach(pages::add);
+    }
+    for (var page : pages) {
+      var text = Files.readString(page);
+      int start = text.indexOf(heading + "\n");
+      if (start >= 0) {
+        int end = text.indexOf("\n## ", start + 1);
+        return new ReadmeSection(text.substring(start, end < 0 ? text.length() : end));
+      }
+    }
+    assertThat(pages).as("no page has the section " + heading).isEmpty();
+    throw new IllegalStateException("unreachable");
   }
 
   /** The lines of its {@code sh} blocks, comments cut. */

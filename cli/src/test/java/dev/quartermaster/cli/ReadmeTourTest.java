@@ -57,8 +57,7 @@ class ReadmeTourTest {
   static List<String> tourCommands() throws Exception {
     var readme = Files.readString(ExamplesTest.REPO.resolve("README.md"));
     var tour =
-        readme.substring(
-            readme.indexOf("## A five-minute tour"), readme.indexOf("\n## Configuration"));
+        readme.substring(readme.indexOf("## A five-minute tour"), readme.indexOf("\n## Guides"));
     var commands = new ArrayList<String>();
     boolean inShell = false;
     for (var line : tour.lines().map(String::strip).toList()) {
