@@ -101,6 +101,7 @@ public record ClientConfig(
         caFileFlag
             .or(() -> env.variable(CA_FILE_VARIABLE))
             .or(() -> serverFromFile ? file.flatMap(UserConfig::caFile) : Optional.empty())
+            .or(() -> serverFromFile ? Optional.empty() : caOfCluster(server, configFile))
             .map(env::resolve);
     var servers =
         Arrays.stream(server.split(","))
@@ -113,6 +114,28 @@ public record ClientConfig(
     }
     return new ClientConfig(
         servers.getFirst(), env.resolve(token.value()), token.source(), ca, servers);
+  }
+
+  /**
+   * The CA of the config file's cluster at {@code server} (the first address, as given), for a
+   * {@code --server} or {@code $QM_SERVER} naming a cluster the file knows: {@code qm server} wrote
+   * its CA there, and an https server is trusted only with it. Empty when the file has no such
+   * cluster, or cannot be read (a broken file must not break flag users).
+   */
+  private static Optional<String> caOfCluster(String server, Path configFile) {
+    var first = server.split(",")[0].strip();
+    if (!first.startsWith("https://")) {
+      return Optional.empty();
+    }
+    try {
+      return ConfigFile.read(configFile).stream()
+          .flatMap(f -> f.clusters().values().stream())
+          .filter(c -> c.server().filter(first::equals).isPresent())
+          .flatMap(c -> c.caFile().stream())
+          .findFirst();
+    } catch (CliException e) {
+      return Optional.empty();
+    }
   }
 
   /** The token in {@link #tokenFile}, trimmed; a missing file says how to get one. */

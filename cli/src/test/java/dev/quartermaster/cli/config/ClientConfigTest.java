@@ -86,6 +86,17 @@ class ClientConfigTest {
                     env(Map.of()))
                 .caFile())
         .isEmpty();
+    // A --server that names a cluster the file knows, current or not: that cluster's CA.
+    new UserConfig(Optional.of("http://127.0.0.1:7494"), Optional.of("/tmp/up/admin.token"))
+        .write(home.resolve(".config/quartermaster/config.yaml"));
+    assertThat(
+            ClientConfig.resolve(
+                    Optional.of("https://10.0.0.5:7480"),
+                    Optional.of("/srv/qm/admin.token"),
+                    Optional.empty(),
+                    env(Map.of()))
+                .caFile())
+        .contains(Path.of("/srv/qm/tls/ca.crt"));
   }
 
   /** A server that makes itself current says so, and how to go back, in one line. */
