@@ -33,6 +33,14 @@ public final class ConfigCommand {
         .addSubcommand(new Delete(env));
   }
 
+  /** The config file at {@code file}; a missing one is an error that says who writes it. */
+  private static ConfigFile existing(java.nio.file.Path file) {
+    return ConfigFile.read(file)
+        .orElseThrow(
+            () ->
+                new CliException("no config file at " + file + " (qm server and qm up write one)"));
+  }
+
   @Command(
       name = "list",
       mixinStandardHelpOptions = true,
@@ -95,9 +103,7 @@ public final class ConfigCommand {
     @Override
     public Integer call() {
       var file = UserConfig.location(env);
-      if (ConfigFile.read(file).isEmpty()) {
-        throw new CliException("no config file at " + file + " (qm server and qm up write one)");
-      }
+      existing(file);
       ConfigFile.update(file, config -> config.use(name, file));
       spec.commandLine().getOut().println("current cluster: " + name);
       return 0;
@@ -125,12 +131,9 @@ public final class ConfigCommand {
     @Override
     public Integer call() {
       var file = UserConfig.location(env);
-      var before = ConfigFile.read(file);
-      if (before.isEmpty()) {
-        throw new CliException("no config file at " + file + " (qm server and qm up write one)");
-      }
+      var before = existing(file);
       ConfigFile.update(file, config -> config.without(name, file));
-      var wasCurrent = before.get().current().filter(name::equals).isPresent();
+      var wasCurrent = before.current().filter(name::equals).isPresent();
       spec.commandLine()
           .getOut()
           .println(
