@@ -31,6 +31,14 @@ public final class ErrorLines {
               dev.quartermaster.cli.config.Connection.presentedToken()
                   .map(t -> List.of(t + "; a server's admin token is <data>/admin.token"))
                   .orElse(List.of()));
+      case ApiException api
+          when api.is(Reason.Unavailable) && api.getMessage().contains("cannot reach the server") ->
+          print(
+              err,
+              headline(api),
+              dev.quartermaster.cli.config.Connection.unreachableHint()
+                  .map(List::of)
+                  .orElse(List.of()));
       case ApiException api -> print(err, headline(api), detailLines(api));
       case CliException cli -> print(err, cli.getMessage(), cli.details());
       case UncheckedIOException io ->

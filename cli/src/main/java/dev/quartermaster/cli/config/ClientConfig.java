@@ -24,16 +24,38 @@ import java.util.Optional;
  *
  * @param tokenSource where {@code tokenFile} came from, so an error can say which setting to fix
  * @param servers every server given, {@code server} first
+ * @param serverSource where {@code servers} came from ({@code --server}, {@code $QM_SERVER}, the
+ *     config file's cluster, the default), so an unreachable one can say which setting chose it
  */
 public record ClientConfig(
-    URI server, Path tokenFile, String tokenSource, Optional<Path> caFile, List<URI> servers) {
+    URI server,
+    Path tokenFile,
+    String tokenSource,
+    Optional<Path> caFile,
+    List<URI> servers,
+    String serverSource) {
   public ClientConfig {
     servers = servers.isEmpty() ? List.of(server) : List.copyOf(servers);
+    serverSource = serverSource == null ? "" : serverSource;
+  }
+
+  public ClientConfig(
+      URI server, Path tokenFile, String tokenSource, Optional<Path> caFile, List<URI> servers) {
+    this(server, tokenFile, tokenSource, caFile, servers, "");
   }
 
   public ClientConfig(URI server, Path tokenFile, String tokenSource, Optional<Path> caFile) {
     this(server, tokenFile, tokenSource, caFile, List.of(server));
   }
+
+  /**
+   * Whether the servers are the config file's cluster (not a flag's, a variable's, the default).
+   */
+  public boolean serverFromConfigFile() {
+    return serverSource.startsWith(FROM_FILE);
+  }
+
+  private static final String FROM_FILE = "the config file's ";
 
   public static final String DEFAULT_SERVER = "http://127.0.0.1:7480";
   public static final String DEFAULT_TOKEN_FILE = ".qm/admin.token";
@@ -82,6 +104,18 @@ public record ClientConfig(
             .or(() -> env.variable(SERVER_VARIABLE))
             .or(() -> file.flatMap(UserConfig::server))
             .orElse(DEFAULT_SERVER);
+    var serverSource =
+        serverFlag.isPresent()
+            ? "--server"
+            : env.variable(SERVER_VARIABLE).isPresent()
+                ? "$" + SERVER_VARIABLE
+                : file.flatMap(UserConfig::server).isPresent()
+                    ? FROM_FILE
+                        + context.map(c -> "cluster " + c).orElse("current cluster")
+                        + " ("
+                        + configFile
+                        + ")"
+                    : "the default";
 
     Setting token =
         tokenFileFlag
@@ -113,7 +147,7 @@ public record ClientConfig(
       throw new CliException("server '" + server + "' must be a URL like " + DEFAULT_SERVER);
     }
     return new ClientConfig(
-        servers.getFirst(), env.resolve(token.value()), token.source(), ca, servers);
+        servers.getFirst(), env.resolve(token.value()), token.source(), ca, servers, serverSource);
   }
 
   /**

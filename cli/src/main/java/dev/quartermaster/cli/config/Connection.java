@@ -21,6 +21,21 @@ public record Connection(ApiClient api) implements AutoCloseable {
         .map(c -> "the token presented is from " + c.tokenFile() + " (" + c.tokenSource() + ")");
   }
 
+  /**
+   * For a server that cannot be reached and that the config file chose: how to see the clusters and
+   * forget a stopped one (a stopped cluster otherwise stays current).
+   */
+  public static java.util.Optional<String> unreachableHint() {
+    return java.util.Optional.ofNullable(PRESENTED.get())
+        .filter(ClientConfig::serverFromConfigFile)
+        .map(
+            c ->
+                "the server is "
+                    + c.serverSource()
+                    + ": qm config list shows the clusters qm knows, qm config use NAME picks"
+                    + " another, qm config delete NAME forgets a stopped one");
+  }
+
   @Override
   public void close() {
     if (api instanceof AutoCloseable closeable) {

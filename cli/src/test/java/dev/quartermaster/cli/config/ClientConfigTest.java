@@ -172,6 +172,31 @@ class ClientConfigTest {
         .containsOnlyKeys("default", "127.0.0.1:7494");
   }
 
+  /**
+   * An unreachable server that the config file chose says so and how to pick or forget a cluster;
+   * one a flag or a variable chose does not.
+   */
+  @Test
+  void anUnreachableClusterOfTheConfigFileSaysHowToForgetIt() throws IOException {
+    var file = home.resolve(".config/quartermaster/config.yaml");
+    var token = Files.writeString(work.resolve("admin.token"), "t\n");
+    new UserConfig(Optional.of("http://127.0.0.1:1"), Optional.of(token.toString())).write(file);
+    var fromFile = resolve(Optional.empty(), Optional.empty(), env(Map.of()));
+    assertThat(fromFile.serverFromConfigFile()).isTrue();
+    assertThat(fromFile.serverSource())
+        .isEqualTo("the config file's current cluster (" + file + ")");
+    try (var connection = Connection.open(fromFile, ApiConnector.http())) {
+      assertThat(Connection.unreachableHint())
+          .hasValueSatisfying(h -> assertThat(h).contains("qm config delete NAME"));
+    }
+    var fromFlag =
+        resolve(Optional.of("http://127.0.0.1:2"), Optional.of(token.toString()), env(Map.of()));
+    assertThat(fromFlag.serverSource()).isEqualTo("--server");
+    try (var connection = Connection.open(fromFlag, ApiConnector.http())) {
+      assertThat(Connection.unreachableHint()).isEmpty();
+    }
+  }
+
   /** A stopped cluster need not stay current: deleted, plain commands no longer go to it. */
   @Test
   void aDeletedClusterIsGoneAndNoLongerCurrent() {
