@@ -50,6 +50,16 @@ public final class AotTraining {
         FastGet.parse(Invocation.read(line.toArray(String[]::new)))
             .orElseThrow()
             .run(CliEnvironment.ofProcess(), out, out);
+        for (var json :
+            List.of(
+                List.of("get", "nodes", "-o", "json"),
+                List.of("get", "node", node, "-o", "json"))) {
+          var withFlags = new ArrayList<>(json);
+          withFlags.addAll(flags);
+          FastGet.parse(Invocation.read(withFlags.toArray(String[]::new)))
+              .orElseThrow()
+              .run(CliEnvironment.ofProcess(), out, out);
+        }
         var missing = new ArrayList<>(List.of("get", "node", "nosuch"));
         missing.addAll(flags);
         FastGet.parse(Invocation.read(missing.toArray(String[]::new)))

@@ -80,7 +80,15 @@ class FastGetAgreementTest {
             List.of("get", "tasks", "--server=http://127.0.0.1:1," + server),
             List.of("get", "tasks", "--server", "http://127.0.0.1:1"),
             List.of("get", "tasks", "--token-file", dir.resolve("missing.token").toString()),
-            List.of("get", "tasks", "--context", "nope"));
+            List.of("get", "tasks", "--context", "nope"),
+            // JSON, the server's order and bytes re-indented (not events: oldest first).
+            List.of("get", "tasks", "-ojson"),
+            List.of("get", "deviceclasses", "-o", "json"),
+            List.of("get", "nodes", "-o", "json"),
+            List.of("get", "node", "gpu-node-1", "-o", "json"),
+            List.of("get", "queues", "-o", "json", "-l", "a=b"),
+            List.of("get", "quotaledgers", "-o", "json"),
+            List.of("get", "volume", "nope", "-o", "json"));
     for (var line : lines) {
       var args = line.toArray(String[]::new);
       var fast = cli.runFast(args);
@@ -100,7 +108,7 @@ class FastGetAgreementTest {
         List.of(
             List.of("get"),
             List.of("get", "tasks", "-o", "yaml"),
-            List.of("get", "tasks", "-ojson"),
+            List.of("get", "events", "-ojson"),
             List.of("get", "tasks", "-w"),
             List.of("get", "plugins"),
             List.of("get", "tasks", "-o", "wide", "-o", "wide"),

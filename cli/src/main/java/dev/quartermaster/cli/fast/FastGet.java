@@ -1,7 +1,9 @@
 package dev.quartermaster.cli.fast;
 
 import dev.quartermaster.api.client.LabelSelector;
+import dev.quartermaster.api.client.http.HttpApiClient;
 import dev.quartermaster.api.meta.Kind;
+import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.cli.CliEnvironment;
 import dev.quartermaster.cli.ErrorLines;
 import dev.quartermaster.cli.Invocation;
@@ -35,6 +37,7 @@ public record FastGet(
     Optional<String> name,
     LabelSelector selector,
     boolean wide,
+    boolean json,
     Map<String, String> clientFlags) {
   private static final Set<String> CLIENT_FLAGS = Invocation.CLIENT_FLAGS;
   private static final Set<String> OUTPUT = Invocation.OUTPUT_FLAGS;
@@ -95,8 +98,12 @@ public record FastGet(
     var kind = KindNames.lookup(positional.getFirst());
     var output = Optional.ofNullable(flags.remove("--output")).map(o -> o.toLowerCase(Locale.ROOT));
     var typedSelector = Optional.ofNullable(flags.remove("--selector"));
+    // JSON in the server's order, which is get's own but for events (oldest first).
+    boolean json =
+        output.filter("json"::equals).isPresent()
+            && kind.filter(k -> !k.equals(Kinds.EVENT)).isPresent();
     if (kind.isEmpty()
-        || output.filter(o -> !o.equals("table") && !o.equals("wide")).isPresent()
+        || (!json && output.filter(o -> !o.equals("table") && !o.equals("wide")).isPresent())
         || (positional.size() == 2 && typedSelector.isPresent())) {
       return Optional.empty();
     }
@@ -108,6 +115,7 @@ public record FastGet(
               positional.size() == 2 ? Optional.of(positional.get(1)) : Optional.empty(),
               selector,
               output.filter("wide"::equals).isPresent(),
+              json,
               flags));
     } catch (RuntimeException e) {
       return Optional.empty(); // the command tree says what is wrong with it
@@ -123,8 +131,14 @@ public record FastGet(
           ClientConfig.resolve(
               flag("--server"), flag("--token-file"), flag("--ca-file"), flag("--context"), env);
       try (var connection = Connection.open(config, env.connector())) {
-        TableListing.print(
-            connection.api(), kind, name, selector, wide, env.clock().instant(), out, err);
+        if (json && connection.api() instanceof HttpApiClient http) {
+          JsonListing.print(http, kind, name, selector, out);
+        } else if (json) {
+          throw new IllegalStateException("the lean JSON listing needs an HTTP client");
+        } else {
+          TableListing.print(
+              connection.api(), kind, name, selector, wide, env.clock().instant(), out, err);
+        }
       }
       return 0;
     } catch (RuntimeException e) {
