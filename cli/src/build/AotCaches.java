@@ -159,7 +159,13 @@ public final class AotCaches {
     });
     try {
       var url = found.get(SERVER_START_SECONDS, TimeUnit.SECONDS);
-      Thread.ofVirtual().start(() -> reader.lines().forEach(line -> {})); // its pipe never fills
+      Thread.ofVirtual().start(() -> { // its pipe never fills
+        try {
+          reader.lines().forEach(line -> {});
+        } catch (java.io.UncheckedIOException stopped) {
+          // the training server was stopped: nothing more to read
+        }
+      });
       return url;
     } catch (java.util.concurrent.TimeoutException e) {
       throw new IllegalStateException("the training server did not listen within "
