@@ -261,9 +261,10 @@ public final class AgentCommand implements Callable<Integer> {
     }
     var config = client.config(env);
     var token = config.readToken();
-    var nodeToken = NODE_TOKEN.matcher(token);
     var credential =
-        nodeToken.matches() ? LogEndpoint.nodeToken(nodeToken.group(1)) : LogEndpoint.ADMIN_TOKEN;
+        dev.quartermaster.server.auth.NodeTokens.idOf(token)
+            .map(LogEndpoint::nodeToken)
+            .orElse(LogEndpoint.ADMIN_TOKEN);
     InetSocketAddress listen;
     if (logsListen != null) {
       ListenAddress at;
@@ -290,9 +291,6 @@ public final class AgentCommand implements Callable<Integer> {
           "--logs-listen " + listen + ": cannot listen there: " + e.getMessage());
     }
   }
-
-  private static final java.util.regex.Pattern NODE_TOKEN =
-      java.util.regex.Pattern.compile("qmn\\.([0-9a-f]{16})\\.[0-9a-f]{64}");
 
   /** The local address this machine sends from to reach {@code server} (no packet is sent). */
   private static InetAddress sourceAddressTowards(java.net.URI server) throws IOException {

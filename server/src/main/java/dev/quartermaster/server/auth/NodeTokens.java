@@ -92,6 +92,12 @@ public final class NodeTokens {
     return Optional.of(info(read(found.get().value())));
   }
 
+  /** The id of {@code token} if it is shaped as a node token ({@code qmn.<id>.<secret>}). */
+  public static Optional<String> idOf(String token) {
+    var m = TOKEN.matcher(token);
+    return m.matches() ? Optional.of(m.group(1)) : Optional.empty();
+  }
+
   /** The node whose agent {@code token} stands for, if it is a live node token. */
   public Optional<Principal> authenticate(String token) {
     var m = TOKEN.matcher(token);
