@@ -28,6 +28,8 @@ import java.util.Date;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
+import org.bouncycastle.asn1.pkcs.PKCSObjectIdentifiers;
+import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x509.BasicConstraints;
 import org.bouncycastle.asn1.x509.ExtendedKeyUsage;
@@ -55,6 +57,7 @@ public final class ServerCertificates {
   private static final Duration CA_LIFETIME = Duration.ofDays(3650);
   private static final Duration SERVER_LIFETIME = Duration.ofDays(825);
   private static final SecureRandom RANDOM = new SecureRandom();
+  private static final String KEYS = "RSA";
 
   /** A certificate and key, with the CA that signed it. */
   public record Material(X509Certificate ca, X509Certificate certificate, PrivateKey key) {}
@@ -66,8 +69,13 @@ public final class ServerCertificates {
 
   /** A new CA, not written anywhere. */
   public static CaPem newCa(Instant now) throws IOException {
+    return newCa(now, KEYS);
+  }
+
+  /** A new CA of {@code algorithm}'s keys ({@code RSA}, or {@code EC} as made before). */
+  static CaPem newCa(Instant now, String algorithm) throws IOException {
     try {
-      var pair = keyPair();
+      var pair = keyPair(algorithm);
       var ca =
           sign(
               new X500Name("CN=quartermaster-ca"),
@@ -211,10 +219,29 @@ public final class ServerCertificates {
     return name.contains(":") || name.chars().allMatch(c -> Character.isDigit(c) || c == '.');
   }
 
+  /**
+   * RSA 2048, as kubeadm makes a cluster's. Not EC: a client is a fresh JVM for each command, and
+   * its first ECDSA verification builds the JDK's P-256 tables in interpreted code, 66 ms of a
+   * command's 200 (verifying RSA costs it under 1 ms). Material made before with EC keys is still
+   * read and used.
+   */
   private static KeyPair keyPair() throws GeneralSecurityException {
-    var generator = KeyPairGenerator.getInstance("EC");
-    generator.initialize(new ECGenParameterSpec("secp256r1"), RANDOM);
+    return keyPair(KEYS);
+  }
+
+  private static KeyPair keyPair(String algorithm) throws GeneralSecurityException {
+    var generator = KeyPairGenerator.getInstance(algorithm);
+    if (algorithm.equals("EC")) {
+      generator.initialize(new ECGenParameterSpec("secp256r1"), RANDOM);
+    } else {
+      generator.initialize(2048, RANDOM);
+    }
     return generator.generateKeyPair();
+  }
+
+  /** The signature an issuer's key makes: a CA of EC keys, made before RSA, still signs. */
+  private static String signatureAlgorithm(PrivateKey issuerKey) {
+    return issuerKey.getAlgorithm().equals("EC") ? "SHA256withECDSA" : "SHA256withRSA";
   }
 
   private static X509Certificate sign(
@@ -249,7 +276,7 @@ public final class ServerCertificates {
               .toArray(GeneralName[]::new);
       builder.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(general));
     }
-    var signer = new JcaContentSignerBuilder("SHA256withECDSA").build(issuerKey);
+    var signer = new JcaContentSignerBuilder(signatureAlgorithm(issuerKey)).build(issuerKey);
     return new JcaX509CertificateConverter().getCertificate(builder.build(signer));
   }
 
@@ -266,8 +293,11 @@ public final class ServerCertificates {
   private static PrivateKey readKey(Path file) throws IOException, GeneralSecurityException {
     var text = Files.readString(file, StandardCharsets.US_ASCII);
     var body = text.replaceAll("-----(BEGIN|END) PRIVATE KEY-----", "").replaceAll("\\s", "");
-    return KeyFactory.getInstance("EC")
-        .generatePrivate(new PKCS8EncodedKeySpec(Base64.getDecoder().decode(body)));
+    var der = Base64.getDecoder().decode(body);
+    // PKCS#8 names its algorithm: RSA now, EC in material made before.
+    var algorithm = PrivateKeyInfo.getInstance(der).getPrivateKeyAlgorithm().getAlgorithm();
+    var type = algorithm.equals(PKCSObjectIdentifiers.rsaEncryption) ? "RSA" : "EC";
+    return KeyFactory.getInstance(type).generatePrivate(new PKCS8EncodedKeySpec(der));
   }
 
   private static String pem(String type, byte[] der) {
