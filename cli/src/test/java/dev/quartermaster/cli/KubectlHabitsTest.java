@@ -249,7 +249,10 @@ class KubectlHabitsTest {
     assertThat(cli.registry.get(Kinds.NODE, "node-3").orElseThrow().spec().fenced()).isTrue();
 
     var unfenced = cli.run("node", "unfence", "node-3");
-    assertThat(unfenced.out()).isEqualTo("node/node-3 unfenced\n");
+    assertThat(unfenced.out())
+        .isEqualTo(
+            "node/node-3 unfenced\nstill cordoned, as a fence leaves it: `qm node uncordon node-3`"
+                + " gives it new work once you trust it\n");
     var spec = cli.registry.get(Kinds.NODE, "node-3").orElseThrow().spec();
     assertThat(spec.fenced()).isFalse();
     assertThat(spec.unschedulable()).as("unfence leaves the cordon to uncordon").isTrue();

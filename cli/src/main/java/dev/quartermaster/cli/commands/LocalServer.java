@@ -55,6 +55,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.UnaryOperator;
 
 /**
  * The pieces {@code qm server} runs: the store (SQLite in the data directory, or a shared etcd),
@@ -112,6 +113,8 @@ public final class LocalServer implements AutoCloseable {
    *
    * @param history how much store history (revisions, and bytes of superseded values) watchers can
    *     resume from; older history is compacted
+   * @param plane what the control plane is started with, from this server's own options: the
+   *     identity, but for a harness that runs a naive control plane in a real process (issue 49)
    */
   public record Options(
       HistoryPlan.Limits history,
@@ -119,7 +122,8 @@ public final class LocalServer implements AutoCloseable {
       String identity,
       boolean tls,
       StoreLocation store,
-      LeaderConfig leader) {
+      LeaderConfig leader,
+      UnaryOperator<ControlPlaneOptions> plane) {
     public static Options defaults() {
       return new Options(
           HistoryPlan.Limits.defaults(),
@@ -127,11 +131,16 @@ public final class LocalServer implements AutoCloseable {
           "qm-" + ProcessHandle.current().pid(),
           false,
           new StoreLocation.Sqlite(),
-          LeaderConfig.DEFAULTS);
+          LeaderConfig.DEFAULTS,
+          UnaryOperator.identity());
+    }
+
+    public Options withPlane(UnaryOperator<ControlPlaneOptions> change) {
+      return new Options(history, compactEvery, identity, tls, store, leader, change);
     }
 
     public Options withHistory(HistoryPlan.Limits limits) {
-      return new Options(limits, compactEvery, identity, tls, store, leader);
+      return new Options(limits, compactEvery, identity, tls, store, leader, plane);
     }
 
     /**
@@ -139,20 +148,20 @@ public final class LocalServer implements AutoCloseable {
      * made at first start.
      */
     public Options withTls(boolean on) {
-      return new Options(history, compactEvery, identity, on, store, leader);
+      return new Options(history, compactEvery, identity, on, store, leader, plane);
     }
 
     public Options withStore(StoreLocation where) {
-      return new Options(history, compactEvery, identity, tls, where, leader);
+      return new Options(history, compactEvery, identity, tls, where, leader, plane);
     }
 
     /** This server's name in the controllers' lease: which server leads, in logs. */
     public Options withIdentity(String name) {
-      return new Options(history, compactEvery, name, tls, store, leader);
+      return new Options(history, compactEvery, name, tls, store, leader, plane);
     }
 
     public Options withLeader(LeaderConfig config) {
-      return new Options(history, compactEvery, identity, tls, store, config);
+      return new Options(history, compactEvery, identity, tls, store, config, plane);
     }
   }
 
@@ -217,9 +226,12 @@ public final class LocalServer implements AutoCloseable {
                   ? StoreLeases.ofExclusiveStore(store)
                   : new StoreLeases(store),
               env,
-              ControlPlaneOptions.defaults(options.identity())
-                  .withLeader(options.leader())
-                  .withMetrics(controllerMeters),
+              options
+                  .plane()
+                  .apply(
+                      ControlPlaneOptions.defaults(options.identity())
+                          .withLeader(options.leader())
+                          .withMetrics(controllerMeters)),
               new SocketPluginConnector());
       controllerMeters.register(controllers.loops());
       meters.getPrometheusRegistry().register(new ClusterCollector(controllers.informers()));

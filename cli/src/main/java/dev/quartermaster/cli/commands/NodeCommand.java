@@ -71,6 +71,11 @@ public final class NodeCommand {
       return l -> l;
     }
 
+    /** A line after the change's, about the node as the change left it: none, but for unfence. */
+    Optional<String> after(Node node) {
+      return Optional.empty();
+    }
+
     @Override
     public Integer call() {
       try (var connection = client.connect(env)) {
@@ -84,7 +89,9 @@ public final class NodeCommand {
                         node.metadata().withLabels(labels().apply(node.metadata().labels())),
                         change().apply(node.spec()),
                         node.status()));
-        return report("node/" + name + (changed ? " " : " already ") + done());
+        var line = "node/" + name + (changed ? " " : " already ") + done();
+        var next = connection.api().get(Kinds.NODE, name).flatMap(this::after);
+        return report(next.map(n -> line + "\n" + n).orElse(line));
       }
     }
 
@@ -169,6 +176,17 @@ public final class NodeCommand {
     @Override
     UnaryOperator<NodeSpec> change() {
       return s -> s.withFenced(false);
+    }
+
+    /** A fence cordons; taking it back does not, and an operator who forgets waits for nothing. */
+    @Override
+    Optional<String> after(Node node) {
+      return node.spec().unschedulable()
+          ? Optional.of(
+              "still cordoned, as a fence leaves it: `qm node uncordon "
+                  + name
+                  + "` gives it new work once you trust it")
+          : Optional.empty();
     }
 
     @Override

@@ -13,6 +13,7 @@ import dev.quartermaster.store.StoreLeases;
 import java.io.PrintWriter;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.function.UnaryOperator;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -35,6 +36,8 @@ public final class ServerCommand implements Callable<Integer> {
   public static final String DEFAULT_LISTEN = "127.0.0.1:7480";
 
   private final CliEnvironment env;
+
+  private final UnaryOperator<LocalServer.Options> adjust;
 
   @Spec private CommandSpec spec;
 
@@ -95,7 +98,16 @@ public final class ServerCommand implements Callable<Integer> {
   private boolean check;
 
   public ServerCommand(CliEnvironment env) {
+    this(env, UnaryOperator.identity());
+  }
+
+  /**
+   * A server whose options pass through {@code adjust} after the flags made them: the partitions
+   * harness runs naive control planes this way, in processes started as {@code qm server} is.
+   */
+  public ServerCommand(CliEnvironment env, UnaryOperator<LocalServer.Options> adjust) {
     this.env = env;
+    this.adjust = adjust;
   }
 
   @Override
@@ -114,12 +126,13 @@ public final class ServerCommand implements Callable<Integer> {
             env.resolve(data),
             listen,
             new SystemEnv(),
-            LocalServer.Options.defaults()
-                .withHistory(history.limits())
-                .withTls(tls || !listen.isLoopback())
-                .withStore(where)
-                .withLeader(leaderConfig(leaderLease))
-                .withIdentity(identity()));
+            adjust.apply(
+                LocalServer.Options.defaults()
+                    .withHistory(history.limits())
+                    .withTls(tls || !listen.isLoopback())
+                    .withStore(where)
+                    .withLeader(leaderConfig(leaderLease))
+                    .withIdentity(identity())));
     Runtime.getRuntime().addShutdownHook(new Thread(server::close, "qm-server-shutdown"));
     // The class of the IMEX channels every compute domain's tasks claim (a name fixed in code, not
     // the operator's choice): without it a domain's workers wait NoSuchDeviceClass.

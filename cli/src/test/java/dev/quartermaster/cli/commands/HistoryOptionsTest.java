@@ -109,7 +109,8 @@ class HistoryOptionsTest {
             defaults.identity(),
             false,
             defaults.store(),
-            defaults.leader());
+            defaults.leader(),
+            defaults.plane());
     try (var server =
         LocalServer.start(data, ListenAddress.parse("127.0.0.1:0"), new SystemEnv(), options)) {
       long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
