@@ -1,0 +1,229 @@
+package dev.quartermaster.bench.partitions;
+
+import dev.quartermaster.api.client.http.HttpApiClient;
+import dev.quartermaster.api.error.ApiException;
+import dev.quartermaster.api.meta.Kinds;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+
+/**
+ * The workload generator: creates, deletes and reads workloads of one-GPU workers (some of them
+ * gangs) through both servers while faults happen, and keeps what each acknowledged answer
+ * promises. A write answered 2xx (or 404 to a delete, 409 to a create) is acknowledged; a 4xx is a
+ * refusal that changed nothing; a timeout, a connection lost or a 5xx may or may not have landed. A
+ * read that contradicts an acknowledged write is an anomaly.
+ */
+final class Traffic {
+  /** What the acknowledged answers say a workload is. */
+  enum Known {
+    PRESENT,
+    ABSENT,
+    UNKNOWN
+  }
+
+  /** A live workload's shape: how many workers it must end with. */
+  record Shape(int replicas, boolean gang) {}
+
+  private static final int MOST_LIVE = 5;
+
+  private final HttpApiClient client;
+  private final List<HttpApiClient> eachServer;
+  private final Consumer<String> history;
+  private final Map<String, Known> known = new TreeMap<>();
+  private final Map<String, Shape> shapes = new TreeMap<>();
+  private final List<String> anomalies = new ArrayList<>();
+  private int created;
+  private int acknowledged;
+  private int operations;
+
+  /**
+   * @param client a client of every server, going on to the next when one cannot be reached
+   * @param eachServer a client of each server alone: reads and writes also go to one replica, so a
+   *     replica that answers from a stale view is seen
+   */
+  Traffic(HttpApiClient client, List<HttpApiClient> eachServer, Consumer<String> history) {
+    this.client = client;
+    this.eachServer = List.copyOf(eachServer);
+    this.history = history;
+  }
+
+  /** Half the calls through the client of every server, half to one server picked at random. */
+  private HttpApiClient pick(Random random) {
+    return eachServer.isEmpty() || random.nextBoolean()
+        ? client
+        : eachServer.get(random.nextInt(eachServer.size()));
+  }
+
+  /** Runs operations until {@code untilNanos}, one every 1 to 3 s. */
+  void run(Random random, long untilNanos) throws InterruptedException {
+    while (System.nanoTime() < untilNanos) {
+      step(random);
+      Thread.sleep(1_000 + random.nextInt(2_000));
+    }
+  }
+
+  private synchronized void step(Random random) {
+    var live =
+        known.entrySet().stream()
+            .filter(e -> e.getValue() != Known.ABSENT)
+            .map(Map.Entry::getKey)
+            .toList();
+    int choice = random.nextInt(10);
+    if (choice < 4 && live.size() < MOST_LIVE) {
+      create(
+          pick(random),
+          "w" + (created++),
+          new Shape(1 + random.nextInt(2), random.nextInt(3) == 0));
+    } else if (choice < 6 && !live.isEmpty()) {
+      delete(pick(random), live.get(random.nextInt(live.size())));
+    } else if (!known.isEmpty()) {
+      var names = List.copyOf(known.keySet());
+      read(pick(random), names.get(random.nextInt(names.size())));
+    }
+  }
+
+  private void create(HttpApiClient client, String name, Shape shape) {
+    operations++;
+    shapes.put(name, shape);
+    try {
+      client.exchange("POST", "workloads", Optional.of(manifest(name, shape)));
+      known.put(name, Known.PRESENT);
+      acknowledged++;
+      history.accept("create " + name + " " + shape + " via " + via(client) + ": ok");
+    } catch (ApiException e) {
+      if (e.reason() == dev.quartermaster.api.error.ApiError.Reason.AlreadyExists) {
+        known.put(name, Known.PRESENT);
+        acknowledged++;
+      } else if (e.reason().code() < 500 && e.reason().code() != 408) {
+        known.putIfAbsent(name, Known.ABSENT);
+      } else {
+        known.put(name, Known.UNKNOWN);
+      }
+      history.accept("create " + name + ": " + e.reason() + " " + e.getMessage());
+    } catch (RuntimeException e) {
+      known.put(name, Known.UNKNOWN);
+      history.accept("create " + name + ": unknown, " + e.getMessage());
+    }
+  }
+
+  private void delete(HttpApiClient client, String name) {
+    operations++;
+    var before = known.get(name);
+    try {
+      client.exchange("DELETE", "workloads/" + name, Optional.empty());
+      known.put(name, Known.ABSENT);
+      acknowledged++;
+      history.accept("delete " + name + " via " + via(client) + ": ok");
+    } catch (ApiException e) {
+      if (e.reason() == dev.quartermaster.api.error.ApiError.Reason.NotFound) {
+        if (before == Known.PRESENT) {
+          anomalies.add("delete " + name + " answered 404 though its create was acknowledged");
+        }
+        known.put(name, Known.ABSENT);
+        acknowledged++;
+      } else if (e.reason().code() >= 500 || e.reason().code() == 408) {
+        known.put(name, Known.UNKNOWN);
+      }
+      history.accept("delete " + name + ": " + e.reason() + " " + e.getMessage());
+    } catch (RuntimeException e) {
+      known.put(name, Known.UNKNOWN);
+      history.accept("delete " + name + ": unknown, " + e.getMessage());
+    }
+  }
+
+  private void read(HttpApiClient client, String name) {
+    operations++;
+    try {
+      var found = client.get(Kinds.WORKLOAD, name);
+      var expected = known.get(name);
+      if (expected == Known.PRESENT && found.isEmpty()) {
+        anomalies.add(
+            "read "
+                + name
+                + " via "
+                + via(client)
+                + ": not found, though its create was acknowledged");
+      } else if (expected == Known.ABSENT
+          && found.isPresent()
+          && found.get().metadata().deletedAt().isEmpty()) {
+        anomalies.add(
+            "read " + name + ": found and not being deleted, though its delete was acknowledged");
+      }
+      history.accept(
+          "read "
+              + name
+              + " via "
+              + via(client)
+              + ": "
+              + (found.isPresent() ? "found" : "not found"));
+    } catch (RuntimeException e) {
+      history.accept("read " + name + ": failed, " + e.getMessage());
+    }
+  }
+
+  /** Takes over what another generator knows (the workloads live on from schedule to schedule). */
+  synchronized void adopt(Traffic other) {
+    synchronized (other) {
+      known.putAll(other.known);
+      shapes.putAll(other.shapes);
+      created = Math.max(created, other.created);
+    }
+  }
+
+  private String via(HttpApiClient used) {
+    return used == client ? "any server" : used.server().getHost();
+  }
+
+  synchronized Map<String, Known> known() {
+    return Map.copyOf(known);
+  }
+
+  synchronized Map<String, Shape> shapes() {
+    return Map.copyOf(shapes);
+  }
+
+  synchronized List<String> anomalies() {
+    return List.copyOf(anomalies);
+  }
+
+  synchronized int operations() {
+    return operations;
+  }
+
+  synchronized int acknowledged() {
+    return acknowledged;
+  }
+
+  /** Settles what a write of unknown outcome did, from what is there once all is healed. */
+  synchronized void settle(String name, boolean exists) {
+    if (known.get(name) == Known.UNKNOWN) {
+      known.put(name, exists ? Known.PRESENT : Known.ABSENT);
+    }
+  }
+
+  private static byte[] manifest(String name, Shape shape) {
+    var gang =
+        shape.gang()
+            ? "\"gang\":{\"minMember\":"
+                + shape.replicas()
+                + ",\"onMemberFailure\":\"RestartGang\"},"
+            : "";
+    var json =
+        "{\"kind\":\"Workload\",\"metadata\":{\"name\":\""
+            + name
+            + "\"},\"spec\":{\"groups\":[{\"name\":\"workers\",\"replicas\":"
+            + shape.replicas()
+            + ","
+            + gang
+            + "\"template\":{\"command\":[\"sh\",\"-c\",\"while true; do sleep 1; done\"]},"
+            + "\"claimTemplates\":[{\"name\":\"gpu\",\"spec\":{\"requests\":[{\"name\":\"gpu\","
+            + "\"deviceClassName\":\"gpu\",\"count\":1}]}}]}]}}";
+    return json.getBytes(StandardCharsets.UTF_8);
+  }
+}
