@@ -18,6 +18,11 @@ import java.util.Objects;
  * <p>There is no device cgroup here: the check is what keeps a task from running without a node.
  */
 public final class ExecRuntime implements TaskRuntime {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ExecRuntime.class);
+
+  /** How long the leftovers of a task's group may take to die before the agent says so. */
+  private static final java.time.Duration LEFTOVERS = java.time.Duration.ofSeconds(10);
+
   private final CdiResolver resolver;
 
   public ExecRuntime(CdiResolver resolver) {
@@ -86,10 +91,47 @@ public final class ExecRuntime implements TaskRuntime {
       return task;
     }
     task.started(process.toHandle());
-    task.onKill(tree -> tree.kill(process.toHandle()));
-    task.onTerminate(() -> ProcessTree.onDemand().terminate(process.toHandle()));
+    var group = ProcessGroup.ledBy(process.toHandle(), OwnSession.available());
+    if (group.isPresent()) {
+      // The group and the process itself: until setsid has made the session (a stop right after
+      // the start), the group does not exist yet and only the pid reaches the task.
+      task.onKill(
+          tree -> {
+            group.get().signal(ProcessGroup.SIGKILL);
+            tree.kill(process.toHandle());
+          });
+      task.onTerminate(
+          () -> {
+            group.get().signal(ProcessGroup.SIGTERM);
+            process.toHandle().destroy();
+          });
+    } else {
+      task.onKill(tree -> tree.kill(process.toHandle()));
+      task.onTerminate(() -> ProcessTree.onDemand().terminate(process.toHandle()));
+    }
     task.running(passed);
-    process.onExit().thenAccept(p -> task.finish(new TaskResult.Exited(p.exitValue(), passed)));
+    process
+        .onExit()
+        .thenAcceptAsync(
+            p -> {
+              // Over only when nothing of it lives: what its first process left behind is killed
+              // (a background child would keep the task's devices after its claims were let go),
+              // and waited for, however long: a process the kernel will not end (stuck in the
+              // driver) still holds the device, and its claim must not go to another.
+              group.ifPresent(
+                  g -> {
+                    while (!g.killAndAwaitEmpty(LEFTOVERS)) {
+                      LOG.warn(
+                          "task {}: processes of its group {} still live {} s after its first"
+                              + " process ended and SIGKILL; its claims stay until they are gone",
+                          launch.name(),
+                          g.id(),
+                          LEFTOVERS.toSeconds());
+                    }
+                  });
+              task.finish(new TaskResult.Exited(p.exitValue(), passed));
+            },
+            ProcessGroup.WAITS);
     return task;
   }
 }

@@ -24,6 +24,11 @@ public final class OwnSession {
 
   private OwnSession() {}
 
+  /** Whether {@link #of} starts a session of its own (and so a process group) for a task. */
+  public static boolean available() {
+    return SETSID.isPresent();
+  }
+
   /** {@code command}, run in a session of its own where that can be done. */
   public static List<String> of(List<String> command) {
     if (SETSID.isEmpty()) {

@@ -263,6 +263,73 @@ class ExecRuntimeTest {
     }
   }
 
+  /**
+   * A task is over only when nothing of it lives: its first process ending leaves no child behind
+   * holding its devices. The partitions harness saw the naive end (the first process's exit): a
+   * task's {@code sleep} outlived its shell with the task's GPU in its environment, and the agent
+   * had already let the claim go and prepared the GPU for another task.
+   */
+  @Test
+  void whatATasksFirstProcessLeftBehindIsGoneWhenTheTaskEnds() throws Exception {
+    var child = dir.resolve("child.pid");
+    var task =
+        runtime.start(
+            launch(
+                "t9",
+                List.of("/bin/sh", "-c", "sleep 600 & echo $! > " + child + "; exit 3"),
+                Map.of(),
+                List.of()));
+    var result = task.result().get(60, TimeUnit.SECONDS);
+    assertThat(result).isInstanceOf(TaskResult.Exited.class);
+    long pid = Long.parseLong(java.nio.file.Files.readString(child).strip());
+    assertThat(ProcessHandle.of(pid).filter(ProcessTree::running))
+        .as("the task's background sleep, once the task is over")
+        .isEmpty();
+  }
+
+  /**
+   * SIGTERM reaches the whole group at once: a shell between two children forks the next one while
+   * the agent stops it, and that child is stopped too (signalled one by one, children first, it
+   * escaped, with the task's environment, for the length of its sleep).
+   */
+  @Test
+  void aStopReachesTheChildForkedWhileItStops() throws Exception {
+    for (int round = 0; round < 20; round++) {
+      var task =
+          runtime.start(
+              launch(
+                  "t10-" + round,
+                  List.of("/bin/sh", "-c", "while true; do sleep 0.01; done"),
+                  Map.of(),
+                  List.of()));
+      var leader = task.process().orElseThrow().pid();
+      java.util.concurrent.locks.LockSupport.parkNanos(20_000_000L + round * 1_000_000L);
+      task.terminate();
+      task.result().get(60, TimeUnit.SECONDS);
+      assertThat(groupMembers(leader)).as("round " + round).isEmpty();
+    }
+  }
+
+  /** The living processes of process group {@code group}, from /proc. */
+  private static List<Long> groupMembers(long group) throws Exception {
+    try (var procs = java.nio.file.Files.list(java.nio.file.Path.of("/proc"))) {
+      return procs
+          .filter(p -> p.getFileName().toString().chars().allMatch(Character::isDigit))
+          .filter(
+              p -> {
+                try {
+                  var stat = java.nio.file.Files.readString(p.resolve("stat"));
+                  var f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                  return Long.parseLong(f[2]) == group && !f[0].equals("Z");
+                } catch (Exception e) {
+                  return false;
+                }
+              })
+          .map(p -> Long.parseLong(p.getFileName().toString()))
+          .toList();
+    }
+  }
+
   @Test
   void aProgramThatIsNotThereIsAStartFailureNamingIt() throws Exception {
     var task = runtime.start(launch("t8", List.of("no-such-program-qm"), Map.of(), List.of()));
