@@ -37,6 +37,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * The {@link Store} on etcd (jetcd), passing the same contract suite as SQLite against a real etcd
@@ -59,6 +60,11 @@ public final class EtcdStore implements Store {
 
   private static final Duration CALL = Duration.ofSeconds(10);
 
+  /** The gRPC metadata with which etcd refuses a request at a member that has no leader. */
+  static final String REQUIRE_LEADER = "hasleader";
+
+  private static final String NO_LEADER = "no leader";
+
   /** etcd's revision of an empty cluster; ours starts at 0. */
   private static final long BASE = 1;
 
@@ -79,7 +85,16 @@ public final class EtcdStore implements Store {
   private final AtomicBoolean compactedKnown = new AtomicBoolean();
 
   public EtcdStore(List<String> endpoints, String prefix) {
-    this.client = Client.builder().endpoints(endpoints.toArray(String[]::new)).build();
+    this.client =
+        Client.builder()
+            .endpoints(endpoints.toArray(String[]::new))
+            // A member cut off from the majority has no leader. Asked with this header it says so
+            // at once ("etcdserver: no leader", before the request is proposed) instead of holding
+            // a call until its deadline, or a watch silent for ever; and with round robin the
+            // next try goes to another member (the client's default, pick-first, stayed on it).
+            .header(REQUIRE_LEADER, "true")
+            .loadBalancerPolicy("round_robin")
+            .build();
     this.endpoints = List.copyOf(endpoints);
     this.prefix = prefix;
   }
@@ -128,20 +143,58 @@ public final class EtcdStore implements Store {
         e.getVersion());
   }
 
-  private <T> T await(CompletableFuture<T> call, long requested) {
+  /**
+   * Makes {@code call} and waits for its answer, at most {@link #CALL}. A member without a leader
+   * refuses before it proposes anything, so the call is made again (on the next member) until the
+   * deadline; any other failure is reported as it came.
+   */
+  private <T> T await(Supplier<CompletableFuture<T>> call, long requested) {
+    long deadline = System.nanoTime() + CALL.toNanos();
+    Throwable noLeader = null;
+    while (true) {
+      try {
+        return call.get().get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      } catch (ExecutionException e) {
+        var message = String.valueOf(e.getCause().getMessage());
+        if (message.contains("required revision has been compacted")) {
+          throw new CompactedException(requested, compactedRevision());
+        }
+        if (message.contains("future revision")) {
+          throw new FutureRevisionException(requested, currentRevision());
+        }
+        if (message.contains(NO_LEADER)) {
+          noLeader = e.getCause();
+          if (System.nanoTime() < deadline) {
+            pauseBeforeAnotherMember();
+            continue;
+          }
+          throw leaderless(noLeader);
+        }
+        throw new StoreException("etcd: " + message, e.getCause());
+      } catch (TimeoutException e) {
+        if (noLeader != null) {
+          throw leaderless(noLeader); // the last try ran into the deadline; the others said why
+        }
+        throw new StoreException("etcd did not answer within " + CALL.toSeconds() + " s", e);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new StoreException("interrupted while waiting for etcd", e);
+      }
+    }
+  }
+
+  private static StoreException leaderless(Throwable cause) {
+    return new StoreException(
+        "etcd: no member that answered has a leader within "
+            + CALL.toSeconds()
+            + " s (a majority of the members is down or cut off from the others)",
+        cause);
+  }
+
+  /** A moment between tries: an election takes a second or so, and every member may be asked. */
+  private static void pauseBeforeAnotherMember() {
     try {
-      return call.get(CALL.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (ExecutionException e) {
-      var message = String.valueOf(e.getCause().getMessage());
-      if (message.contains("required revision has been compacted")) {
-        throw new CompactedException(requested, compactedRevision());
-      }
-      if (message.contains("future revision")) {
-        throw new FutureRevisionException(requested, currentRevision());
-      }
-      throw new StoreException("etcd: " + message, e.getCause());
-    } catch (TimeoutException e) {
-      throw new StoreException("etcd did not answer within " + CALL.toSeconds() + " s", e);
+      Thread.sleep(100);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new StoreException("interrupted while waiting for etcd", e);
@@ -150,7 +203,7 @@ public final class EtcdStore implements Store {
 
   @Override
   public Optional<KeyValue> get(String key) {
-    var response = await(client.getKVClient().get(key(key)), 0);
+    var response = await(() -> client.getKVClient().get(key(key)), 0);
     return response.getKvs().stream().findFirst().map(this::kv);
   }
 
@@ -161,7 +214,7 @@ public final class EtcdStore implements Store {
             .isPrefix(true)
             .withRevision(revision == 0 ? 0 : revision + BASE)
             .build();
-    var response = await(client.getKVClient().get(key(keyPrefix), option), revision);
+    var response = await(() -> client.getKVClient().get(key(keyPrefix), option), revision);
     var kvs =
         response.getKvs().stream()
             .map(this::kv)
@@ -204,7 +257,7 @@ public final class EtcdStore implements Store {
     var then = ops(txn.onSuccess());
     var otherwise = ops(txn.onFailure());
     TxnResponse response =
-        await(client.getKVClient().txn().If(cmps).Then(then).Else(otherwise).commit(), 0);
+        await(() -> client.getKVClient().txn().If(cmps).Then(then).Else(otherwise).commit(), 0);
     long revision = response.getHeader().getRevision() - BASE;
     var written = new ArrayList<KeyValue>();
     response.getGetResponses().forEach(g -> g.getKvs().forEach(e -> written.add(kv(e))));
@@ -386,10 +439,12 @@ public final class EtcdStore implements Store {
     }
     try {
       await(
-          client
-              .getKVClient()
-              .compact(
-                  revision + BASE, CompactOption.newBuilder().withCompactPhysical(true).build()),
+          () ->
+              client
+                  .getKVClient()
+                  .compact(
+                      revision + BASE,
+                      CompactOption.newBuilder().withCompactPhysical(true).build()),
           revision);
     } catch (CompactedException e) {
       // Another server on this etcd compacted further since we last looked: learn how far, and that
@@ -402,7 +457,7 @@ public final class EtcdStore implements Store {
 
   @Override
   public long currentRevision() {
-    return await(client.getKVClient().get(key("\u0000")), 0).getHeader().getRevision() - BASE;
+    return await(() -> client.getKVClient().get(key("\u0000")), 0).getHeader().getRevision() - BASE;
   }
 
   @Override
