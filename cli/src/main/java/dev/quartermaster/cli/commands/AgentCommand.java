@@ -193,21 +193,47 @@ public final class AgentCommand implements Callable<Integer> {
             .withCsiPluginDir(
                 csiPluginDir != null ? env.resolve(csiPluginDir) : stateDir.resolve("plugins"))
             .withHelperCommand(DomainDaemonCommand.launcher(node));
-    var agent =
-        NodeAgent.start(
-            config,
-            CsiClients.grpc(),
-            acceptLostLedger
-                ? dev.quartermaster.agent.checkpoint.LostLedger.ACCEPT
-                : dev.quartermaster.agent.checkpoint.LostLedger.REFUSE);
-    TaskLogEndpoint logs;
-    try {
-      logs = serveLogs(agent);
-    } catch (IOException | RuntimeException e) {
-      agent.close();
-      connection.close();
-      throw e;
+    // A cluster that cannot take the start now (its store without a leader, a server restarting)
+    // is waited for, as a kubelet waits to register: an agent that exited would leave its node's
+    // tasks unwatched until someone started it again. A refusal (a revoked token, a lost ledger)
+    // still ends the start.
+    NodeAgent startedAgent;
+    TaskLogEndpoint startedLogs;
+    var wait = java.time.Duration.ofSeconds(1);
+    while (true) {
+      NodeAgent started = null;
+      try {
+        started =
+            NodeAgent.start(
+                config,
+                CsiClients.grpc(),
+                acceptLostLedger
+                    ? dev.quartermaster.agent.checkpoint.LostLedger.ACCEPT
+                    : dev.quartermaster.agent.checkpoint.LostLedger.REFUSE);
+        startedLogs = serveLogs(started);
+        startedAgent = started;
+        break;
+      } catch (IOException | RuntimeException e) {
+        if (started != null) {
+          started.close();
+        }
+        var passing = StartRetry.passing(e);
+        if (passing.isEmpty()) {
+          connection.close();
+          throw e;
+        }
+        spec.commandLine()
+            .getErr()
+            .printf(
+                "qm agent: node %s cannot start with the cluster now (%s); trying again in %ds%n",
+                node, passing.get().getMessage(), wait.toSeconds());
+        spec.commandLine().getErr().flush();
+        Thread.sleep(wait);
+        wait = StartRetry.next(wait);
+      }
     }
+    var agent = startedAgent;
+    var logs = startedLogs;
     var stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(

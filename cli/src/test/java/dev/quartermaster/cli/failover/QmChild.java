@@ -73,6 +73,11 @@ final class QmChild implements AutoCloseable {
         + String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
   }
 
+  /** Waits until the output contains {@code text}; fails if the process ends first. */
+  void awaitOutput(String text, Duration bound) throws Exception {
+    await(text, bound);
+  }
+
   private void await(String text, Duration bound) throws Exception {
     long deadline = System.nanoTime() + bound.toNanos();
     while (!log().contains(text)) {
