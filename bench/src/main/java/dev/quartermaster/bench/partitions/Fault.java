@@ -89,6 +89,18 @@ sealed interface Fault {
     }
   }
 
+  /**
+   * SIGSTOP of whichever server leads the controllers when it starts (read from its {@code
+   * qm_controllers_leader} metric), then SIGCONT: between the renew deadline (10 s of the 15 s
+   * lease) and the lease, the leader resumes to find its lease still its own under a new term.
+   */
+  record PauseLeader(Duration length) implements Fault {
+    @Override
+    public String describe() {
+      return "the leading server paused " + length.toSeconds() + "s";
+    }
+  }
+
   /** SIGKILL, and the same command started again after {@code length}. */
   record Kill(String member, Duration length) implements Fault {
     @Override

@@ -141,6 +141,17 @@ final class FaultRunner {
         Thread.sleep(f.length());
         cluster.member(f.member()).resume();
       }
+      case Fault.PauseLeader f -> {
+        var leader = cluster.leader();
+        if (leader.isEmpty()) {
+          history.accept("no server leads now: nothing paused");
+          return;
+        }
+        history.accept("the leader is " + leader.get());
+        cluster.member(leader.get()).pause();
+        Thread.sleep(f.length());
+        cluster.member(leader.get()).resume();
+      }
       case Fault.Kill f -> {
         cluster.member(f.member()).kill9();
         Thread.sleep(f.length());

@@ -98,7 +98,11 @@ public final class Harness {
       var harness = new Harness(cluster.get(), dir, progress);
       var traffic = new Traffic(cluster.get().client(), List.of(), line -> {});
       for (long seed = firstSeed; seed < firstSeed + schedules; seed++) {
-        results.add(harness.schedule(Schedule.draw(seed), traffic));
+        // A naive control plane is shown what it breaks: the leader paused past its renew
+        // deadline but not past its lease, every schedule.
+        var first =
+            naiveServers.map(v -> (Fault) new Fault.PauseLeader(Duration.ofSeconds(12)));
+        results.add(harness.schedule(Schedule.draw(seed, first), traffic));
       }
     } finally {
       Runtime.getRuntime().removeShutdownHook(cleanup);

@@ -212,6 +212,33 @@ final class LabCluster implements AutoCloseable {
     return client;
   }
 
+  /** The server whose {@code qm_controllers_leader} metric is 1 now, if one answers so. */
+  Optional<String> leader() {
+    for (var s : servers()) {
+      var uri = URI.create("https://" + lab.address(s) + ":" + SERVER_PORT + "/metrics");
+      try (var http =
+          java.net.http.HttpClient.newBuilder()
+              .sslContext(TrustedCa.sslContext(ca()))
+              .connectTimeout(Duration.ofSeconds(2))
+              .build()) {
+        var body =
+            http.send(
+                    java.net.http.HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(3)).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString())
+                .body();
+        if (body.lines().anyMatch(l -> l.equals("qm_controllers_leader 1.0"))) {
+          return Optional.of(s);
+        }
+      } catch (IOException e) {
+        // this one does not answer: ask the other
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return Optional.empty();
+      }
+    }
+    return Optional.empty();
+  }
+
   /** A client of each server alone (no going on to another). */
   List<HttpApiClient> eachServer() {
     return eachServer;

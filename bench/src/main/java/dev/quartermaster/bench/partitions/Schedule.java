@@ -17,6 +17,14 @@ record Schedule(long seed, List<Timed> faults) {
   record Timed(Duration at, Fault fault) {}
 
   static Schedule draw(long seed) {
+    return draw(seed, java.util.Optional.empty());
+  }
+
+  /**
+   * A schedule with {@code first} at 10 s besides the drawn faults: what a naive variant breaks,
+   * every time.
+   */
+  static Schedule draw(long seed, java.util.Optional<Fault> first) {
     var random = new Random(seed);
     var agents = LabCluster.agents();
     var servers = LabCluster.servers();
@@ -61,6 +69,7 @@ record Schedule(long seed, List<Timed> faults) {
           };
       out.add(new Timed(at, fault));
     }
+    first.ifPresent(f -> out.add(new Timed(Duration.ofSeconds(10), f)));
     out.sort(java.util.Comparator.comparing(Timed::at));
     return new Schedule(seed, List.copyOf(out));
   }
