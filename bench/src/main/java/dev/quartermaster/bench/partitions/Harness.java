@@ -100,8 +100,7 @@ public final class Harness {
       for (long seed = firstSeed; seed < firstSeed + schedules; seed++) {
         // A naive control plane is shown what it breaks: the leader paused past its renew
         // deadline but not past its lease, every schedule.
-        var first =
-            naiveServers.map(v -> (Fault) new Fault.PauseLeader(Duration.ofSeconds(12)));
+        var first = naiveServers.map(v -> (Fault) new Fault.PauseLeader(Duration.ofSeconds(12)));
         results.add(harness.schedule(Schedule.draw(seed, first), traffic));
       }
     } finally {

@@ -223,7 +223,9 @@ final class LabCluster implements AutoCloseable {
               .build()) {
         var body =
             http.send(
-                    java.net.http.HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(3)).build(),
+                    java.net.http.HttpRequest.newBuilder(uri)
+                        .timeout(Duration.ofSeconds(3))
+                        .build(),
                     java.net.http.HttpResponse.BodyHandlers.ofString())
                 .body();
         if (body.lines().anyMatch(l -> l.equals("qm_controllers_leader 1.0"))) {

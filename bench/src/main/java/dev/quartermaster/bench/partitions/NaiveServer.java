@@ -2,18 +2,16 @@ package dev.quartermaster.bench.partitions;
 
 import dev.quartermaster.cli.CliEnvironment;
 import dev.quartermaster.cli.commands.ServerCommand;
-import dev.quartermaster.control.leader.LeaderElector;
-import dev.quartermaster.control.leader.Term;
-import java.time.Duration;
+import dev.quartermaster.sim.world.StaleTermCallbacks;
 import picocli.CommandLine;
 
 /**
  * {@code qm server} with a naive control plane, for the harness to show it catches one in real
- * processes: the leader of issue 43 whose controllers keep an ended term's token. A server paused
- * past its renew deadline (10 s of a 15 s lease) but not past the lease wins a new term when it
- * resumes; its controllers are not told, every write they make is fenced, and the elector, renewing
- * happily, keeps the other server standing by: nothing converges. Run as {@code java -cp …
- * NaiveServer stale-term <qm server flags>}.
+ * processes: the simulation's {@link StaleTermCallbacks}, the leader of issue 43 whose controllers
+ * keep an ended term's token. A server paused past its renew deadline (10 s of a 15 s lease) but
+ * not past the lease wins a new term when it resumes; its controllers are not told, every write
+ * they make is fenced, and the elector, renewing happily, keeps the other server standing by:
+ * nothing converges. Run as {@code java -cp … NaiveServer stale-term <qm server flags>}.
  */
 public final class NaiveServer {
   private NaiveServer() {}
@@ -27,23 +25,8 @@ public final class NaiveServer {
     var command =
         new ServerCommand(
             CliEnvironment.ofProcess(),
-            options -> options.withPlane(plane -> plane.withLeaderCallbacks(StaleTerm::new)));
+            options ->
+                options.withPlane(plane -> plane.withLeaderCallbacks(StaleTermCallbacks::new)));
     System.exit(new CommandLine(command).execute(rest));
-  }
-
-  /** Tells the controllers when leading starts and stops, never that a term ended under them. */
-  private record StaleTerm(LeaderElector.Callbacks real) implements LeaderElector.Callbacks {
-    @Override
-    public void startedLeading(Term term) {
-      real.startedLeading(term);
-    }
-
-    @Override
-    public void stoppedLeading() {
-      real.stoppedLeading();
-    }
-
-    @Override
-    public void termEnded(Term ended, Term next, Duration silent) {}
   }
 }
