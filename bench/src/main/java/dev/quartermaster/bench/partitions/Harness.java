@@ -10,7 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -300,9 +299,5 @@ public final class Harness {
       }
     }
     return "";
-  }
-
-  static String now() {
-    return Instant.now().toString();
   }
 }
