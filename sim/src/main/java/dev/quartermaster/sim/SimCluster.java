@@ -46,7 +46,9 @@ public final class SimCluster {
     /** All but the quota guard: the naive admitter's store. */
     NO_QUOTA_GUARD,
     /** All rules, blind to shared counters: the naive MIG placement's store. */
-    NO_SHARED_COUNTERS
+    NO_SHARED_COUNTERS,
+    /** All but the owner guard: a store that takes an object made for an owner that is gone. */
+    NO_OWNER_GUARD
   }
 
   public SimCluster(long seed, WatchFaults faults, Rules rules) {
@@ -58,6 +60,7 @@ public final class SimCluster {
           case NONE -> ObjectRegistry.withoutCrossObjectRules(store, env);
           case NO_QUOTA_GUARD -> ObjectRegistry.withoutQuotaGuard(store, env);
           case NO_SHARED_COUNTERS -> ObjectRegistry.withoutSharedCounters(store, env);
+          case NO_OWNER_GUARD -> ObjectRegistry.withoutOwnerGuard(store, env);
         };
   }
 

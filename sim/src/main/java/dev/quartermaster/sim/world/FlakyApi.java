@@ -14,8 +14,10 @@ import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.ApiObject;
 import dev.quartermaster.api.meta.Kind;
+import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.sim.ProcessEnv;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -25,7 +27,11 @@ import java.util.function.Supplier;
  * One process's connection to the API, with the network's faults: while {@linkplain #cut cut} (a
  * partition) every call fails with {@code Unavailable} and open watches are closed, so the caller's
  * informers re-list once it heals; otherwise a call fails with probability {@code failRate} — half
- * of those <em>after</em> the write committed (a time-out the caller cannot tell from a failure).
+ * of those <em>after</em> the write committed (a time-out the caller cannot tell from a failure),
+ * and of a write that failed before it committed, half is still <em>in flight</em>: it lands up to
+ * 5 s later, after the caller gave up and may have acted on that (issue 49: an etcd client's retry
+ * through a minority member's "no leader" committed a task after its workload was gone). {@link
+ * #holdInFlight} holds one kind's writes so, until {@link #landHeld}, for a scenario.
  */
 final class FlakyApi implements FencingClient {
   /** The connection's state, shared by this client and the fenced views made from it. */
@@ -33,6 +39,8 @@ final class FlakyApi implements FencingClient {
     double failRate;
     boolean cut;
     final List<Runnable> openWatches = new ArrayList<>();
+    java.util.Set<String> heldKinds = java.util.Set.of();
+    final List<Runnable> held = new ArrayList<>();
   }
 
   private final ApiClient api;
@@ -104,10 +112,54 @@ final class FlakyApi implements FencingClient {
     }
   }
 
-  private <R> R write(Supplier<R> call) {
-    before();
-    var result = call.get();
+  /**
+   * From now on, every write of an object of {@code kind} through this connection is taken in
+   * flight and answered {@code Unavailable}; it lands when {@link #landHeld} is called.
+   */
+  void holdInFlight(Kind<?> kind) {
+    link.heldKinds = java.util.Set.of(kind.name());
+  }
+
+  /** How many writes {@link #holdInFlight} holds now. */
+  int heldInFlight() {
+    return link.held.size();
+  }
+
+  /**
+   * Lands every held write in the order it was made (each judged by the store then); stops holding.
+   */
+  void landHeld() {
+    link.heldKinds = java.util.Set.of();
+    var landing = List.copyOf(link.held);
+    link.held.clear();
+    landing.forEach(Runnable::run);
+  }
+
+  private <R> R write(String kind, Supplier<R> call) {
+    if (link.cut) {
+      throw new ApiException(Reason.Unavailable, who + ": partitioned from the server (simulated)");
+    }
+    if (link.heldKinds.contains(kind)) {
+      link.held.add(() -> landLate(call));
+      throw new ApiException(
+          Reason.Unavailable, who + ": timed out, the write still in flight (simulated, held)");
+    }
     double failRate = link.failRate;
+    if (failRate > 0) {
+      double draw = env.random().nextDouble();
+      if (draw < failRate / 4) {
+        throw new ApiException(
+            Reason.Unavailable, who + ": request failed before the server saw it (simulated)");
+      }
+      if (draw < failRate / 2) {
+        // One draw decides both: the same random sequence as before writes could land late.
+        var delay = Duration.ofMillis(Math.round(5_000 * (draw - failRate / 4) / (failRate / 4)));
+        env.schedule(delay, () -> landLate(call));
+        throw new ApiException(
+            Reason.Unavailable, who + ": timed out, the write still in flight (simulated)");
+      }
+    }
+    var result = call.get();
     if (failRate > 0 && env.random().nextDouble() < failRate / 2) {
       throw new ApiException(
           Reason.Unavailable, who + ": timed out after the write committed (simulated)");
@@ -127,19 +179,28 @@ final class FlakyApi implements FencingClient {
     return api.list(kind, selector);
   }
 
+  /** A write that lands after its caller was told it failed: judged by the store as it is then. */
+  private static void landLate(Supplier<?> call) {
+    try {
+      call.get();
+    } catch (ApiException e) {
+      // refused when it landed: nothing of it is applied, and nobody waits for the answer
+    }
+  }
+
   @Override
   public <T extends ApiObject> T create(T object) {
-    return write(() -> api.create(object));
+    return write(Kinds.of(object).name(), () -> api.create(object));
   }
 
   @Override
   public <T extends ApiObject> T update(T object) {
-    return write(() -> api.update(object));
+    return write(Kinds.of(object).name(), () -> api.update(object));
   }
 
   @Override
   public <T extends ApiObject> T updateStatus(T object) {
-    return write(() -> api.updateStatus(object));
+    return write(Kinds.of(object).name(), () -> api.updateStatus(object));
   }
 
   @Override
@@ -149,12 +210,13 @@ final class FlakyApi implements FencingClient {
 
   @Override
   public List<ApiObject> commit(List<Write> writes) {
-    return write(() -> api.commit(writes));
+    var kind = writes.isEmpty() ? "" : Kinds.of(writes.getFirst().object()).name();
+    return write(kind, () -> api.commit(writes));
   }
 
   @Override
   public <T extends ApiObject> DeleteResult<T> delete(Kind<T> kind, String name) {
-    return write(() -> api.delete(kind, name));
+    return write(kind.name(), () -> api.delete(kind, name));
   }
 
   @Override

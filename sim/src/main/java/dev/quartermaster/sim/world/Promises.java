@@ -55,6 +55,9 @@ import java.util.Set;
  *       the server's rule, so the rule must allow everything the real agent needs), a node an
  *       operator fenced aside: what its agent does with what the fence took is refused rightly.
  *   <li>PHASE: a finished task keeps its phase: it never runs again ({@link TaskTransitions}).
+ *   <li>OWNER: no task, claim or volume that is not being deleted names an owner the store does not
+ *       have (gone, or re-created under another uid): an owner's deletion waits for what it owns,
+ *       and nothing else would delete an object made for it after that (a write that landed late).
  *   <li>G1 all-or-nothing: a gang (a workload's group with a gang spec, or a workload's own gang
  *       over all its groups) whose members hold devices in the store (a claim of theirs allocated,
  *       or recorded in a node's allocation record) has been whole (each of its groups with at least
@@ -161,6 +164,7 @@ final class Promises {
     var tasks = new HashMap<String, Task>();
     world.view().tasks().forEach(t -> tasks.put(t.metadata().name(), t));
     finishedStayFinished(tasks, out);
+    OwnerPromise.check(world.view(), out);
     bounded(tasks, out);
     volumes(tasks, out);
     releases.check(tasks, out);

@@ -78,6 +78,7 @@ public final class ObjectRegistry implements FencingClient {
         new NodeHoldGuard(stored),
         new MigModeGuard(stored),
         new TaskClaimGuard(stored),
+        new OwnerGuard(stored),
         new DomainGuard(),
         new TaskPhaseGuard(),
         new QuotaGuard(stored));
@@ -108,9 +109,22 @@ public final class ObjectRegistry implements FencingClient {
    * prevents; never serve it.
    */
   public static ObjectRegistry withoutQuotaGuard(Store store, Env env) {
+    return withoutGuard(store, env, QuotaGuard.class);
+  }
+
+  /**
+   * A registry with every rule but the owner guard: an object made for an owner that is gone lands.
+   * Only for tests that show what that rule prevents; never serve it.
+   */
+  public static ObjectRegistry withoutOwnerGuard(Store store, Env env) {
+    return withoutGuard(store, env, OwnerGuard.class);
+  }
+
+  private static ObjectRegistry withoutGuard(
+      Store store, Env env, Class<? extends WriteRules> left) {
     var watchDecodes = new WatchDecodes();
     var stored = new StoredObjects(watchDecodes);
-    var rules = guards(stored).stream().filter(r -> !(r instanceof QuotaGuard)).toList();
+    var rules = guards(stored).stream().filter(r -> !left.isInstance(r)).toList();
     return new ObjectRegistry(store, env, stored, WriteRules.all(rules), watchDecodes);
   }
 
