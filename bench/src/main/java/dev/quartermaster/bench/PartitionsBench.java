@@ -31,20 +31,21 @@ final class PartitionsBench implements Bench.Benchmark {
     long seed = Long.getLong("qm.bench.partitionSeed", 1);
     int schedules = Integer.getInteger("qm.bench.partitionSchedules", 10);
     var variant = java.util.Optional.ofNullable(System.getProperty("qm.bench.partitionVariant"));
-    variant.ifPresent(v -> report.line("servers", "naive: " + v + " (NaiveServer)"));
+    variant.ifPresent(v -> report.line("naive variant", v));
     var results =
         Harness.run(
             dir.resolve("partitions"), qm, etcd.get(), variant, seed, schedules, System.out);
     report.text(
         String.format(
             Locale.ROOT,
-            "%-5s %-4s %-5s %-5s %-5s %-8s %-10s %-10s %s",
+            "%-5s %-4s %-5s %-5s %-5s %-8s %-9s %-10s %-10s %s",
             "seed",
             "ops",
             "acked",
             "lost",
             "anom",
             "samples",
+            "revisions",
             "violations",
             "converged",
             "faults"));
@@ -59,13 +60,14 @@ final class PartitionsBench implements Bench.Benchmark {
       report.text(
           String.format(
               Locale.ROOT,
-              "%-5d %-4d %-5d %-5d %-5d %-8d %-10d %-10s %s",
+              "%-5d %-4d %-5d %-5d %-5d %-8d %-9d %-10d %-10s %s",
               r.seed(),
               r.operations(),
               r.acknowledged(),
               r.lost().size(),
               r.anomalies().size(),
               r.samples(),
+              r.revisionsJudged(),
               r.violations().size(),
               r.convergedInBound() ? r.converged().toSeconds() + "s" : "NO",
               String.join("; ", r.faults())));

@@ -40,15 +40,18 @@ public final class Harness {
       List<String> anomalies,
       List<String> violations,
       int samples,
+      long revisionsJudged,
       Duration converged,
       boolean convergedInBound) {}
 
   private final LabCluster cluster;
+  private final HistoryWatch storeHistory;
   private final Path dir;
   private final PrintStream progress;
 
-  private Harness(LabCluster cluster, Path dir, PrintStream progress) {
+  private Harness(LabCluster cluster, HistoryWatch storeHistory, Path dir, PrintStream progress) {
     this.cluster = cluster;
+    this.storeHistory = storeHistory;
     this.dir = dir;
     this.progress = progress;
   }
@@ -63,19 +66,35 @@ public final class Harness {
       Path dir,
       Path qm,
       Path etcd,
-      Optional<String> naiveServers,
+      Optional<String> variant,
       long firstSeed,
       int schedules,
       PrintStream progress)
       throws Exception {
+    var naive =
+        variant.map(
+            v ->
+                NaiveVariant.named(v)
+                    .orElseThrow(
+                        () ->
+                            new IllegalArgumentException(
+                                "qm.bench.partitionVariant: no variant '"
+                                    + v
+                                    + "'; use one of "
+                                    + NaiveVariant.names())));
     var results = new ArrayList<Result>();
     var lab = Lab.create();
     var cluster = new java.util.concurrent.atomic.AtomicReference<LabCluster>();
+    var storeHistory = new java.util.concurrent.atomic.AtomicReference<HistoryWatch>();
     // Ctrl-C (or a timeout's SIGTERM) must not leave namespaces, etcd, servers, agents or task
     // processes behind: the same cleanup runs from a shutdown hook.
     var cleanup =
         new Thread(
             () -> {
+              var h = storeHistory.getAndSet(null);
+              if (h != null) {
+                h.close();
+              }
               var c = cluster.getAndSet(null);
               if (c != null) {
                 c.close();
@@ -93,13 +112,13 @@ public final class Harness {
               + Lab.SUBNET
               + "0/24; starting etcd x3, servers x2, agents x"
               + LabCluster.AGENTS);
-      cluster.set(LabCluster.start(lab, dir, qm, etcd, naiveServers));
-      var harness = new Harness(cluster.get(), dir, progress);
+      cluster.set(LabCluster.start(lab, dir, qm, etcd, naive));
+      storeHistory.set(new HistoryWatch(cluster.get().etcdEndpoints()));
+      var harness = new Harness(cluster.get(), storeHistory.get(), dir, progress);
       var traffic = new Traffic(cluster.get().client(), List.of(), line -> {});
       for (long seed = firstSeed; seed < firstSeed + schedules; seed++) {
-        // A naive control plane is shown what it breaks: the leader paused past its renew
-        // deadline but not past its lease, every schedule.
-        var first = naiveServers.map(v -> (Fault) new Fault.PauseLeader(Duration.ofSeconds(12)));
+        // A naive variant is shown what it breaks, every schedule.
+        var first = naive.map(v -> v.everySchedule);
         results.add(harness.schedule(Schedule.draw(seed, first), traffic));
       }
     } finally {
@@ -175,6 +194,7 @@ public final class Harness {
             traffic.anomalies(),
             List.copyOf(violations),
             samples[0],
+            storeHistory.judged(),
             convergedAfter,
             converged);
     history.accept("result " + result);
@@ -187,6 +207,7 @@ public final class Harness {
     int round = 0;
     while (!Thread.currentThread().isInterrupted()) {
       var found = new ArrayList<>(DeviceHolders.violations(DeviceHolders.scan(dir)));
+      storeHistory.drain().forEach(v -> found.add("store history: " + v));
       if (round++ % 4 == 0) {
         try {
           var claims = cluster.client().list(Kinds.RESOURCE_CLAIM).items();
@@ -245,8 +266,12 @@ public final class Harness {
           checkedWrites = true;
         }
         var tasks = cluster.client().list(Kinds.TASK).items();
+        var admitted =
+            cluster.client().get(Kinds.QUOTA_LEDGER, Traffic.COHORT).stream()
+                .flatMap(l -> l.spec().admitted().keySet().stream())
+                .collect(Collectors.toSet());
         var holders = DeviceHolders.scan(dir);
-        why = unconverged(traffic, workloads.keySet(), tasks, holders);
+        why = unconverged(traffic, workloads.keySet(), admitted, tasks, holders);
         if (why.isEmpty()) {
           history.accept("converged");
           return true;
@@ -261,11 +286,23 @@ public final class Harness {
     return false;
   }
 
+  /**
+   * Why the cluster has not converged, or empty: a workload that exists must run all its workers,
+   * unless it waits in a quota queue whose cohort has no room for it (what the admitted workloads
+   * there use, and its own need, above the cohort's quota); nothing of a deleted one may remain.
+   */
   private static String unconverged(
       Traffic traffic,
       Set<String> workloads,
+      Set<String> admitted,
       List<Task> tasks,
       List<DeviceHolders.Holder> holders) {
+    int cohortUsed =
+        traffic.shapes().entrySet().stream()
+            .filter(e -> admitted.contains(e.getKey()) && workloads.contains(e.getKey()))
+            .filter(e -> Traffic.QUEUES.contains(e.getValue().queue()))
+            .mapToInt(e -> e.getValue().replicas())
+            .sum();
     for (var entry : traffic.known().entrySet()) {
       var name = entry.getKey();
       boolean present = workloads.contains(name);
@@ -279,7 +316,15 @@ public final class Harness {
               .distinct()
               .count();
       if (present) {
-        int replicas = traffic.shapes().get(name).replicas();
+        var shape = traffic.shapes().get(name);
+        int replicas = shape.replicas();
+        boolean waitsForQuota =
+            Traffic.QUEUES.contains(shape.queue())
+                && !admitted.contains(name)
+                && cohortUsed + replicas > Traffic.QUOTA * Traffic.QUEUES.size();
+        if (waitsForQuota) {
+          continue;
+        }
         if (running != replicas || processes != replicas) {
           return name
               + ": "

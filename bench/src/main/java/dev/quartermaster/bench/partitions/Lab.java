@@ -15,8 +15,22 @@ import java.util.Optional;
  * namespace, so a cut touches only the harness's traffic and {@link #healAll} removes every one.
  */
 final class Lab implements AutoCloseable {
-  static final String SUBNET = "169.254.77.";
+  /**
+   * The lab's {@code /24}: {@code 169.254.77.} unless {@code -Dqm.bench.partitionNet} names another
+   * third octet, so two labs can run side by side with seeds of their own.
+   */
+  static final String SUBNET = "169.254." + thirdOctet() + ".";
+
   private static final String HARNESS = SUBNET + "1";
+
+  private static int thirdOctet() {
+    int octet = Integer.getInteger("qm.bench.partitionNet", 77);
+    if (octet < 1 || octet > 254) {
+      throw new IllegalArgumentException(
+          "qm.bench.partitionNet: " + octet + " is not a third octet from 1 to 254");
+    }
+    return octet;
+  }
 
   /** Names are short: an interface name is at most 15 characters. */
   private final String prefix;

@@ -28,17 +28,17 @@ final class LabCluster implements AutoCloseable {
   private final Path dir;
   private final Path qm;
   private final Path etcd;
-  private final Optional<String> naiveServers;
+  private final Optional<NaiveVariant> naive;
   private final Map<String, LabProcess> members = new LinkedHashMap<>();
   private HttpApiClient client;
   private List<HttpApiClient> eachServer = List.of();
 
-  private LabCluster(Lab lab, Path dir, Path qm, Path etcd, Optional<String> naiveServers) {
+  private LabCluster(Lab lab, Path dir, Path qm, Path etcd, Optional<NaiveVariant> naive) {
     this.lab = lab;
     this.dir = dir;
     this.qm = qm;
     this.etcd = etcd;
-    this.naiveServers = naiveServers;
+    this.naive = naive;
   }
 
   static List<String> etcdMembers() {
@@ -58,12 +58,12 @@ final class LabCluster implements AutoCloseable {
   }
 
   /**
-   * Starts the cluster; with {@code naiveServers} (a {@link NaiveServer} variant) the servers run
-   * that naive control plane instead of {@code qm server}'s.
+   * Starts the cluster; with a {@code naive} variant, the members it swaps run its program ({@link
+   * NaiveServer}, {@link NaiveAgent}) instead of {@code qm server}'s or {@code qm agent}'s.
    */
-  static LabCluster start(Lab lab, Path dir, Path qm, Path etcd, Optional<String> naiveServers)
+  static LabCluster start(Lab lab, Path dir, Path qm, Path etcd, Optional<NaiveVariant> naive)
       throws Exception {
-    var cluster = new LabCluster(lab, dir, qm, etcd, naiveServers);
+    var cluster = new LabCluster(lab, dir, qm, etcd, naive);
     try {
       cluster.startAll();
       return cluster;
@@ -130,18 +130,7 @@ final class LabCluster implements AutoCloseable {
                 .map(m -> lab.address(m) + ":2379")
                 .collect(Collectors.joining(","));
     for (var s : servers()) {
-      var command = new ArrayList<String>();
-      if (naiveServers.isPresent()) {
-        command.addAll(
-            List.of(
-                java(),
-                "-cp",
-                System.getProperty("java.class.path"),
-                NaiveServer.class.getName(),
-                naiveServers.get()));
-      } else {
-        command.addAll(qmLine("server"));
-      }
+      var command = new ArrayList<String>(program(NaiveVariant.Members.SERVERS, "server"));
       command.addAll(
           List.of(
               "--data",
@@ -162,6 +151,9 @@ final class LabCluster implements AutoCloseable {
     qmCommand(
         List.of(
             "apply", "-f", qm.resolveSibling("examples").resolve("deviceclass.yaml").toString()));
+    var queues = dir.resolve("queues.yaml");
+    Files.writeString(queues, Traffic.queuesManifest());
+    qmCommand(List.of("apply", "-f", queues.toString()));
     for (var a : agents()) {
       var token = dir.resolve(a + ".token");
       var made = qmCommand(List.of("token", "create", "--node", a)).strip();
@@ -169,7 +161,7 @@ final class LabCluster implements AutoCloseable {
       add(
           a,
           with(
-              qmLine("agent"),
+              program(NaiveVariant.Members.AGENTS, "agent"),
               "--server",
               serverList(),
               "--ca-file",
@@ -184,6 +176,26 @@ final class LabCluster implements AutoCloseable {
               Integer.toString(GPUS)));
       members.get(a).start();
     }
+  }
+
+  /**
+   * How a member of {@code members} is started: {@code qm <command>}, or the naive variant's
+   * program when it swaps these members.
+   */
+  private List<String> program(NaiveVariant.Members members, String command) {
+    var variant = naive.filter(v -> v.members == members);
+    if (variant.isEmpty()) {
+      return qmLine(command);
+    }
+    var main = members == NaiveVariant.Members.SERVERS ? NaiveServer.class : NaiveAgent.class;
+    return List.of(
+        java(),
+        "--enable-native-access=ALL-UNNAMED",
+        "-XX:+ExitOnOutOfMemoryError",
+        "-cp",
+        System.getProperty("java.class.path"),
+        main.getName(),
+        variant.get().flag);
   }
 
   private void add(String member, List<String> command) {
@@ -257,6 +269,11 @@ final class LabCluster implements AutoCloseable {
 
   String adminToken() throws IOException {
     return Files.readString(dir.resolve(servers().getFirst()).resolve("admin.token")).strip();
+  }
+
+  /** The etcd members' client URLs, as the servers are given them. */
+  List<String> etcdEndpoints() {
+    return etcdMembers().stream().map(m -> "http://" + lab.address(m) + ":2379").toList();
   }
 
   List<URI> serverUris() {

@@ -14,10 +14,11 @@ import java.util.function.Consumer;
 
 /**
  * The workload generator: creates, deletes and reads workloads of one-GPU workers (some of them
- * gangs) through both servers while faults happen, and keeps what each acknowledged answer
- * promises. A write answered 2xx (or 404 to a delete, 409 to a create) is acknowledged; a 4xx is a
- * refusal that changed nothing; a timeout, a connection lost or a 5xx may or may not have landed. A
- * read that contradicts an acknowledged write is an anomaly.
+ * gangs; two thirds of them in the quota queues {@link #QUEUES}, the rest in {@code default})
+ * through both servers while faults happen, and keeps what each acknowledged answer promises. A
+ * write answered 2xx (or 404 to a delete, 409 to a create) is acknowledged; a 4xx is a refusal that
+ * changed nothing; a timeout, a connection lost or a 5xx may or may not have landed. A read that
+ * contradicts an acknowledged write is an anomaly.
  */
 final class Traffic {
   /** What the acknowledged answers say a workload is. */
@@ -27,10 +28,36 @@ final class Traffic {
     UNKNOWN
   }
 
-  /** A live workload's shape: how many workers it must end with. */
-  record Shape(int replicas, boolean gang) {}
+  /** A live workload's shape: how many workers it must end with, and its queue. */
+  record Shape(int replicas, boolean gang, String queue) {}
 
-  private static final int MOST_LIVE = 5;
+  /**
+   * The quota queues, each with {@link #QUOTA} GPUs in one cohort ({@link #COHORT}) that lends what
+   * a queue does not use: together they may hold 8 of the lab's 12 GPUs, so Q1 binds while the
+   * default queue's workloads (at most {@link #MOST_DEFAULT} live, up to 4 GPUs) always fit beside
+   * them once everything is healed.
+   */
+  static final List<String> QUEUES = List.of("team-a", "team-b");
+
+  static final String COHORT = "lab";
+  static final int QUOTA = 4;
+  private static final int MOST_LIVE = 8;
+  private static final int MOST_DEFAULT = 2;
+
+  /** The queues as a manifest, applied when the lab starts. */
+  static String queuesManifest() {
+    var out = new StringBuilder();
+    for (var q : QUEUES) {
+      out.append("kind: Queue\nmetadata: {name: ")
+          .append(q)
+          .append("}\nspec: {cohort: ")
+          .append(COHORT)
+          .append(", quota: {gpu: ")
+          .append(QUOTA)
+          .append("}}\n---\n");
+    }
+    return out.toString();
+  }
 
   private final HttpApiClient client;
   private final List<HttpApiClient> eachServer;
@@ -75,11 +102,17 @@ final class Traffic {
             .map(Map.Entry::getKey)
             .toList();
     int choice = random.nextInt(10);
+    long liveDefault = live.stream().filter(n -> shapes.get(n).queue().equals("default")).count();
     if (choice < 4 && live.size() < MOST_LIVE) {
+      int inQueue = random.nextInt(3);
+      var queue = inQueue < 2 ? QUEUES.get(inQueue) : "default";
+      if (queue.equals("default") && liveDefault >= MOST_DEFAULT) {
+        queue = QUEUES.get(random.nextInt(QUEUES.size()));
+      }
       create(
           pick(random),
           "w" + (created++),
-          new Shape(1 + random.nextInt(2), random.nextInt(3) == 0));
+          new Shape(1 + random.nextInt(2), random.nextInt(3) == 0, queue));
     } else if (choice < 6 && !live.isEmpty()) {
       delete(pick(random), live.get(random.nextInt(live.size())));
     } else if (!known.isEmpty()) {
@@ -217,11 +250,16 @@ final class Traffic {
     var json =
         "{\"kind\":\"Workload\",\"metadata\":{\"name\":\""
             + name
-            + "\"},\"spec\":{\"groups\":[{\"name\":\"workers\",\"replicas\":"
+            + "\"},\"spec\":{"
+            + (shape.queue().equals("default") ? "" : "\"queue\":\"" + shape.queue() + "\",")
+            + "\"groups\":[{\"name\":\"workers\",\"replicas\":"
             + shape.replicas()
             + ","
             + gang
-            + "\"template\":{\"command\":[\"sh\",\"-c\",\"while true; do sleep 1; done\"]},"
+            // A worker takes 2 s to end after SIGTERM, as a job that saves a checkpoint does: its
+            // GPU is in use until then, which an agent that frees it on the store's word misses.
+            + "\"template\":{\"command\":[\"sh\",\"-c\","
+            + "\"trap 'sleep 2; exit 0' TERM; while true; do sleep 1; done\"]},"
             + "\"claimTemplates\":[{\"name\":\"gpu\",\"spec\":{\"requests\":[{\"name\":\"gpu\","
             + "\"deviceClassName\":\"gpu\",\"count\":1}]}}]}]}}";
     return json.getBytes(StandardCharsets.UTF_8);

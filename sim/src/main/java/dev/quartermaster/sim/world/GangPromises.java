@@ -130,7 +130,7 @@ final class GangPromises {
     }
   }
 
-  private final WholeCluster world;
+  private final Observed world;
 
   /**
    * Task uid → its group key (workload uid + group); claim uid → its task's uid; task uid → name:
@@ -168,7 +168,7 @@ final class GangPromises {
   private List<Gang> fitting = List.of();
   private String free = "";
 
-  GangPromises(WholeCluster world) {
+  GangPromises(Observed world) {
     this.world = world;
   }
 

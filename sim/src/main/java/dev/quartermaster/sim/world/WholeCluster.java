@@ -53,7 +53,7 @@ import java.util.function.UnaryOperator;
  * partitions and fails calls on demand; an agent can crash (its host keeps its processes, its
  * ledger file loses unsynced writes) and come back.
  */
-public final class WholeCluster {
+public final class WholeCluster implements Observed {
   static final Duration HEARTBEAT = Duration.ofSeconds(10);
   static final Duration GRACE = NodeLifecycle.DEFAULT_GRACE;
   public static final String PLUGIN = "hostpath.csi.quartermaster.dev";
@@ -331,7 +331,8 @@ public final class WholeCluster {
   }
 
   /** The store's true state of claims, tasks and workloads (no cache, no decoding per look). */
-  StoreView view() {
+  @Override
+  public StoreView view() {
     return view;
   }
 
