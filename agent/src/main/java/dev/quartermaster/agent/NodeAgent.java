@@ -278,7 +278,7 @@ public final class NodeAgent implements AutoCloseable {
             preparer,
             name -> claims.hasSynced() ? claims.cache().get(name) : Optional.empty(),
             claimQueue::add,
-            claimUse);
+            config.releaseView().apply(claimUse));
     // Running tasks of a domain say whether its daemon runs here; prepares waiting for it to be
     // ready go on.
     this.daemonWatch =

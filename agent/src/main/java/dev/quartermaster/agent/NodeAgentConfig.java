@@ -7,6 +7,8 @@ import dev.quartermaster.agent.ledger.ClaimLedger;
 import dev.quartermaster.agent.nvml.NvmlLibrary;
 import dev.quartermaster.agent.nvml.NvmlLoad;
 import dev.quartermaster.agent.runtime.PodmanOptions;
+import dev.quartermaster.agent.tasks.ClaimRelease;
+import dev.quartermaster.agent.tasks.ClaimUse;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.validation.Names;
 import dev.quartermaster.core.env.Env;
@@ -18,6 +20,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 
 /**
  * How a {@link NodeAgent} runs.
@@ -43,6 +46,9 @@ import java.util.function.Supplier;
  *     dirs)
  * @param csiPluginDir where CSI plugins put their sockets ({@code *.sock}); empty: no plugins are
  *     looked for
+ * @param releaseView what the claim sync's question "may this claim be released?" goes through (the
+ *     identity: {@link ClaimUse} answers from this node's live task processes; a harness's naive
+ *     agent answers as the store says instead, to show what that breaks)
  */
 public record NodeAgentConfig(
     ApiClient api,
@@ -61,7 +67,8 @@ public record NodeAgentConfig(
     Duration healthCleanPeriod,
     Supplier<NvmlLoad> nvml,
     PodmanOptions podman,
-    Optional<Path> csiPluginDir) {
+    Optional<Path> csiPluginDir,
+    UnaryOperator<ClaimRelease> releaseView) {
   public static final Duration DEFAULT_RESCAN = Duration.ofSeconds(5);
   public static final Duration DEFAULT_HEALTH_CLEAN_PERIOD = Duration.ofMinutes(5);
 
@@ -75,6 +82,7 @@ public record NodeAgentConfig(
     Objects.requireNonNull(nvml, "nvml");
     Objects.requireNonNull(podman, "podman");
     csiPluginDir = csiPluginDir == null ? Optional.empty() : csiPluginDir;
+    releaseView = releaseView == null ? UnaryOperator.identity() : releaseView;
     if (nodeName == null || !Names.isDnsLabel(nodeName)) {
       throw new IllegalArgumentException("node name '" + nodeName + "': " + Names.DNS_LABEL_RULE);
     }
@@ -122,7 +130,8 @@ public record NodeAgentConfig(
         healthCleanPeriod,
         nvml,
         podman,
-        Optional.empty());
+        Optional.empty(),
+        UnaryOperator.identity());
   }
 
   private static void requirePositive(String what, Duration d) {
@@ -256,6 +265,7 @@ public record NodeAgentConfig(
     public Supplier<NvmlLoad> nvml;
     public PodmanOptions podman;
     public Optional<Path> csiPluginDir;
+    public UnaryOperator<ClaimRelease> releaseView;
 
     private Builder(NodeAgentConfig c) {
       api = c.api;
@@ -275,6 +285,7 @@ public record NodeAgentConfig(
       nvml = c.nvml;
       podman = c.podman;
       csiPluginDir = c.csiPluginDir;
+      releaseView = c.releaseView;
     }
 
     private NodeAgentConfig build() {
@@ -295,7 +306,8 @@ public record NodeAgentConfig(
           healthCleanPeriod,
           nvml,
           podman,
-          csiPluginDir);
+          csiPluginDir,
+          releaseView);
     }
   }
 }

@@ -70,7 +70,8 @@ class NodeAgentConfigTest {
                 base.healthCleanPeriod(),
                 base.nvml(),
                 base.podman(),
-                Optional.of(Path.of("/csi"))));
+                Optional.of(Path.of("/csi")),
+                base.releaseView()));
     assertThat(base.with(b -> b.createControlNodes = true).createControlNodes()).isTrue();
   }
 

@@ -1,32 +1,53 @@
 package dev.quartermaster.bench.partitions;
 
+import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.cli.CliEnvironment;
+import dev.quartermaster.cli.commands.LocalServer;
 import dev.quartermaster.cli.commands.ServerCommand;
+import dev.quartermaster.sim.ForwardingApiClient;
 import dev.quartermaster.sim.world.StaleTermCallbacks;
+import java.util.function.UnaryOperator;
 import picocli.CommandLine;
 
 /**
  * {@code qm server} with a naive control plane, for the harness to show it catches one in real
- * processes: the simulation's {@link StaleTermCallbacks}, the leader of issue 43 whose controllers
- * keep an ended term's token. A server paused past its renew deadline (10 s of a 15 s lease) but
- * not past the lease wins a new term when it resumes; its controllers are not told, every write
- * they make is fenced, and the elector, renewing happily, keeps the other server standing by:
- * nothing converges. Run as {@code java -cp … NaiveServer stale-term <qm server flags>}.
+ * processes ({@link NaiveVariant}): {@code stale-term} runs the simulation's {@link
+ * StaleTermCallbacks}, the leader of issue 43 whose controllers keep an ended term's token (a
+ * server paused past its renew deadline but not past its lease wins a new term when it resumes,
+ * every write its controllers make is fenced, and the elector, renewing happily, keeps the other
+ * server standing by: nothing converges); {@code no-fencing} hands the controllers the registry
+ * behind a plain forwarding client, which cannot fence, so a term's writes carry no token. Run as
+ * {@code java -cp … NaiveServer VARIANT <qm server flags>}.
  */
 public final class NaiveServer {
   private NaiveServer() {}
 
   public static void main(String[] args) {
-    if (args.length == 0 || !args[0].equals("stale-term")) {
-      System.err.println("usage: NaiveServer stale-term <qm server flags>");
+    var variant =
+        args.length == 0
+            ? java.util.Optional.<NaiveVariant>empty()
+            : NaiveVariant.named(args[0]).filter(v -> v.members == NaiveVariant.Members.SERVERS);
+    if (variant.isEmpty()) {
+      System.err.println("usage: NaiveServer stale-term|no-fencing <qm server flags>");
       System.exit(2);
     }
+    UnaryOperator<LocalServer.Options> adjust =
+        switch (variant.get()) {
+          case STALE_TERM ->
+              options ->
+                  options.withPlane(plane -> plane.withLeaderCallbacks(StaleTermCallbacks::new));
+          case NO_FENCING -> options -> options.withControlView(Unfenced::new);
+          case STORE_WORD -> throw new IllegalStateException("an agent's variant");
+        };
     var rest = java.util.Arrays.copyOfRange(args, 1, args.length);
-    var command =
-        new ServerCommand(
-            CliEnvironment.ofProcess(),
-            options ->
-                options.withPlane(plane -> plane.withLeaderCallbacks(StaleTermCallbacks::new)));
+    var command = new ServerCommand(CliEnvironment.ofProcess(), adjust);
     System.exit(new CommandLine(command).execute(rest));
+  }
+
+  /** The registry without its {@code FencingClient} face: writes go out without a term's token. */
+  private static final class Unfenced extends ForwardingApiClient {
+    Unfenced(ApiClient registry) {
+      super(registry);
+    }
   }
 }

@@ -44,6 +44,7 @@ import picocli.CommandLine.Spec;
     description = "Run the node agent for one node, until Ctrl-C.")
 public final class AgentCommand implements Callable<Integer> {
   private final CliEnvironment env;
+  private final java.util.function.UnaryOperator<NodeAgentConfig> adjust;
 
   @Spec private CommandSpec spec;
 
@@ -150,7 +151,17 @@ public final class AgentCommand implements Callable<Integer> {
   private int taskLogMaxMib;
 
   public AgentCommand(CliEnvironment env) {
+    this(env, java.util.function.UnaryOperator.identity());
+  }
+
+  /**
+   * An agent whose config passes through {@code adjust} after the flags made it: the partitions
+   * harness runs naive agents this way, in processes started as {@code qm agent} is.
+   */
+  public AgentCommand(
+      CliEnvironment env, java.util.function.UnaryOperator<NodeAgentConfig> adjust) {
     this.env = env;
+    this.adjust = adjust;
   }
 
   /** {@code qm agent} with its {@code ledger} subcommands, bound to {@code env}. */
@@ -193,6 +204,7 @@ public final class AgentCommand implements Callable<Integer> {
             .withCsiPluginDir(
                 csiPluginDir != null ? env.resolve(csiPluginDir) : stateDir.resolve("plugins"))
             .withHelperCommand(DomainDaemonCommand.launcher(node));
+    config = adjust.apply(config);
     // A cluster that cannot take the start now (its store without a leader, a server restarting)
     // is waited for, as a kubelet waits to register: an agent that exited would leave its node's
     // tasks unwatched until someone started it again. A refusal (a revoked token, a lost ledger)

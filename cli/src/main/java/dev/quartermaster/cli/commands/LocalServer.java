@@ -1,5 +1,6 @@
 package dev.quartermaster.cli.commands;
 
+import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.device.DeviceClass;
 import dev.quartermaster.api.device.DeviceClassSpec;
 import dev.quartermaster.api.device.DeviceClassStatus;
@@ -115,6 +116,8 @@ public final class LocalServer implements AutoCloseable {
    *     resume from; older history is compacted
    * @param plane what the control plane is started with, from this server's own options: the
    *     identity, but for a harness that runs a naive control plane in a real process (issue 49)
+   * @param controlView what the controllers reach the store through: the registry itself, which
+   *     fences each term's writes; a harness's naive control plane hides that it can
    */
   public record Options(
       HistoryPlan.Limits history,
@@ -123,7 +126,8 @@ public final class LocalServer implements AutoCloseable {
       boolean tls,
       StoreLocation store,
       LeaderConfig leader,
-      UnaryOperator<ControlPlaneOptions> plane) {
+      UnaryOperator<ControlPlaneOptions> plane,
+      UnaryOperator<ApiClient> controlView) {
     public static Options defaults() {
       return new Options(
           HistoryPlan.Limits.defaults(),
@@ -132,15 +136,20 @@ public final class LocalServer implements AutoCloseable {
           false,
           new StoreLocation.Sqlite(),
           LeaderConfig.DEFAULTS,
+          UnaryOperator.identity(),
           UnaryOperator.identity());
     }
 
+    public Options withControlView(UnaryOperator<ApiClient> view) {
+      return new Options(history, compactEvery, identity, tls, store, leader, plane, view);
+    }
+
     public Options withPlane(UnaryOperator<ControlPlaneOptions> change) {
-      return new Options(history, compactEvery, identity, tls, store, leader, change);
+      return new Options(history, compactEvery, identity, tls, store, leader, change, controlView);
     }
 
     public Options withHistory(HistoryPlan.Limits limits) {
-      return new Options(limits, compactEvery, identity, tls, store, leader, plane);
+      return new Options(limits, compactEvery, identity, tls, store, leader, plane, controlView);
     }
 
     /**
@@ -148,20 +157,20 @@ public final class LocalServer implements AutoCloseable {
      * made at first start.
      */
     public Options withTls(boolean on) {
-      return new Options(history, compactEvery, identity, on, store, leader, plane);
+      return new Options(history, compactEvery, identity, on, store, leader, plane, controlView);
     }
 
     public Options withStore(StoreLocation where) {
-      return new Options(history, compactEvery, identity, tls, where, leader, plane);
+      return new Options(history, compactEvery, identity, tls, where, leader, plane, controlView);
     }
 
     /** This server's name in the controllers' lease: which server leads, in logs. */
     public Options withIdentity(String name) {
-      return new Options(history, compactEvery, name, tls, store, leader, plane);
+      return new Options(history, compactEvery, name, tls, store, leader, plane, controlView);
     }
 
     public Options withLeader(LeaderConfig config) {
-      return new Options(history, compactEvery, identity, tls, store, config, plane);
+      return new Options(history, compactEvery, identity, tls, store, config, plane, controlView);
     }
   }
 
@@ -219,7 +228,7 @@ public final class LocalServer implements AutoCloseable {
       var controllerMeters = new ControllerMeters(meters);
       var controllers =
           ControlPlane.start(
-              registry,
+              options.controlView().apply(registry),
               // On SQLite the file lock proves that no other server has the store: a lease left
               // by a killed process is taken over at once instead of after it expires.
               options.store() instanceof StoreLocation.Sqlite

@@ -110,7 +110,8 @@ class HistoryOptionsTest {
             false,
             defaults.store(),
             defaults.leader(),
-            defaults.plane());
+            defaults.plane(),
+            defaults.controlView());
     try (var server =
         LocalServer.start(data, ListenAddress.parse("127.0.0.1:0"), new SystemEnv(), options)) {
       long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
