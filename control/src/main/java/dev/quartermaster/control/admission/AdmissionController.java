@@ -166,6 +166,7 @@ public final class AdmissionController {
               @Override
               public void onDelete(Task t) {
                 ended(t);
+                undone(t);
               }
             });
     informers
@@ -273,6 +274,18 @@ public final class AdmissionController {
         .cache()
         .get(owner)
         .filter(w -> Admissions.of(informers, w).isPresent())
+        .ifPresent(this::enqueueCohortOf);
+  }
+
+  /**
+   * A task is gone: a finished one of a job that is over (its admission released) makes the job not
+   * over any more (an operator deleted a result), and the workload waits for admission again
+   * without any change to its cohort's ledger to bring it up (simulation seed 202 waited 20 min).
+   */
+  private void undone(Task t) {
+    Optional.ofNullable(t.metadata().labels().get(Labels.WORKLOAD))
+        .flatMap(owner -> informers.workloads().cache().get(owner))
+        .filter(w -> !w.metadata().isDeleting() && Admissions.of(informers, w).isEmpty())
         .ifPresent(this::enqueueCohortOf);
   }
 

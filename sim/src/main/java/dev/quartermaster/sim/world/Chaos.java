@@ -28,12 +28,14 @@ import java.util.random.RandomGenerator;
  * (cordoned and its tasks deleted, for a minute or three), and a gang scaled up and down in bursts.
  * An operator lowers a team queue's GPU quota under what it uses (in two seeds of three), in half
  * of them asking for the excess back ({@code overQuota: Evict}). Control-plane replicas are paused
- * past their renew deadline (SIGSTOP), and the wall clocks of replicas and agents step forwards and
- * backwards. In most seeds a node that holds work dies for good and is fenced at once by an
- * operator who knows it ({@link #fenceDeadNode}), to come back only minutes later. A killed agent's
- * journal and its mark are sometimes deleted with it (issue 43 item 17): its next start must
- * refuse, naming the claims the cluster believes prepared there, until an operator starts it with
- * {@code --accept-lost-ledger}. Every other fault ends by itself or at {@link #stopAndHeal}.
+ * past their renew deadline (SIGSTOP), agents are paused while their tasks run on (sometimes past
+ * the node grace, as the partitions bench pauses them), and the wall clocks of replicas and agents
+ * step forwards and backwards. In most seeds a node that holds work dies for good and is fenced at
+ * once by an operator who knows it ({@link #fenceDeadNode}), to come back only minutes later. A
+ * killed agent's journal and its mark are sometimes deleted with it (issue 43 item 17): its next
+ * start must refuse, naming the claims the cluster believes prepared there, until an operator
+ * starts it with {@code --accept-lost-ledger}. Every other fault ends by itself or at {@link
+ * #stopAndHeal}.
  */
 final class Chaos {
   /** Faults are drawn over this much virtual time from the start. */
@@ -140,6 +142,20 @@ final class Chaos {
     for (int i = 0; i < pauses; i++) {
       var at = Duration.ofMillis(random.nextLong(PROCESS_WINDOW.toMillis()));
       later(at, this::pauseReplica);
+    }
+    // Agents paused: drawn from a sequence of their own, so the faults drawn before this one was
+    // added stay as they were for every seed.
+    var agentPauses = new java.util.SplittableRandom(run.seed() * 0x9E3779B97F4A7C15L + 49);
+    int agentPauseCount = agentPauses.nextInt(3);
+    for (int i = 0; i < agentPauseCount; i++) {
+      var at = Duration.ofMillis(agentPauses.nextLong(PROCESS_WINDOW.toMillis()));
+      var length =
+          Duration.ofMillis(
+              agentPauses.nextBoolean()
+                  ? 5_000 + agentPauses.nextLong(30_000)
+                  : 45_000 + agentPauses.nextLong(30_000));
+      int which = agentPauses.nextInt(1 << 16);
+      later(at, () -> pauseAgent(which, length));
     }
     int jumps = random.nextInt(3);
     for (int i = 0; i < jumps; i++) {
@@ -547,6 +563,32 @@ final class Chaos {
         });
   }
 
+  /**
+   * An agent stops for {@code length} (SIGSTOP, a frozen VM) while its node's task processes run
+   * on: what reaches it waits, its heartbeats stop (past 40 s the node is NotReady), and it resumes
+   * to act on what it saw before. A crash while paused ends the pause ({@link
+   * WholeCluster#crashAgent}).
+   */
+  private void pauseAgent(int which, Duration length) {
+    var running =
+        world.nodes().stream().filter(n -> n.agent.isPresent() && !n.process.isPaused()).toList();
+    if (running.isEmpty()) {
+      return;
+    }
+    var n = running.get(which % running.size());
+    faults++;
+    n.process.pause();
+    run.event("agent of " + n.name + " paused (SIGSTOP) for " + length.toMillis() + " ms");
+    later(
+        length,
+        () -> {
+          if (n.process.isPaused()) {
+            n.process.resume();
+            run.event("agent of " + n.name + " resumed (SIGCONT)");
+          }
+        });
+  }
+
   /** The wall clock of a replica or an agent steps forwards or backwards (an NTP step). */
   private void jumpClock() {
     faults++;
@@ -810,6 +852,12 @@ final class Chaos {
       if (r.process().isPaused()) {
         r.process().resume();
         run.event("replica " + r.identity() + " resumed (SIGCONT)");
+      }
+    }
+    for (var n : world.nodes()) {
+      if (n.process.isPaused()) {
+        n.process.resume();
+        run.event("agent of " + n.name + " resumed (SIGCONT)");
       }
     }
     for (var n : world.nodes()) {

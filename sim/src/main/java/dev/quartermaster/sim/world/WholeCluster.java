@@ -401,6 +401,11 @@ public final class WholeCluster implements Observed {
         });
     slot.agent = Optional.empty();
     slot.host.crash();
+    // A killed process is no longer stopped: what the pause held reaches the halted agent, as its
+    // timers do.
+    if (slot.process.isPaused()) {
+      slot.process.resume();
+    }
   }
 
   void startReplica() {

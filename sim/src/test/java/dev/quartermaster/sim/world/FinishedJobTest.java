@@ -50,6 +50,32 @@ class FinishedJobTest {
                 + " their logs, until deleted (spec.ttlSecondsAfterFinished deletes it by itself)");
   }
 
+  /**
+   * An operator deletes a succeeded task of a job that is over: the job is not over any more, so
+   * the worker runs again, admitted again (its admission was released when the job ended). Here
+   * other changes bring the workload up for admission; in the campaign's seed 202 none did, and it
+   * waited 20 minutes until the admission controller was told of the deletion itself.
+   */
+  @Test
+  void aDeletedResultOfAFinishedJobRunsAgain() {
+    var s = new Scenario(Variant.REAL, false);
+    assertThat(s.run(s::complete)).isTrue();
+    var first = s.world.api().get(Kinds.TASK, "batch-w-0").orElseThrow().metadata().uid();
+    s.world.api().delete(Kinds.TASK, "batch-w-0");
+    s.promises.operatorDeleted("batch-w-0");
+    assertThat(
+            s.run(
+                () ->
+                    s.world
+                        .api()
+                        .get(Kinds.TASK, "batch-w-0")
+                        .filter(t -> !t.metadata().uid().equals(first))
+                        .filter(t -> t.status().phase() == TaskPhase.Succeeded)
+                        .isPresent()))
+        .as("run again and succeeded: " + s.violations)
+        .isTrue();
+  }
+
   @Test
   void theControllersThatKeptAFinishedTasksClaimsAreCaughtByHeld() {
     var s = new Scenario(Variant.controlView(KeepsFinishedClaims::new), false);
