@@ -315,6 +315,16 @@ public final class Harness {
               .map(DeviceHolders.Holder::task)
               .distinct()
               .count();
+      if (present && entry.getValue() == Traffic.Known.ABSENT) {
+        return name
+            + ": deleted (acknowledged) but still in the store, with "
+            + own.size()
+            + " task(s) ("
+            + running
+            + " Running) and "
+            + processes
+            + " task process(es)";
+      }
       if (present) {
         var shape = traffic.shapes().get(name);
         int replicas = shape.replicas();

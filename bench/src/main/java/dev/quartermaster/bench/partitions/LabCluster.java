@@ -82,6 +82,12 @@ final class LabCluster implements AutoCloseable {
       throw new IOException("no " + jar + ": run ./qm version once to build it");
     }
     Files.copy(jar, program(), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    // The naive programs run from the bench's class path, where the test jars' logging config
+    // (everything off) would come first: they log as qm does, with its own.
+    Files.copy(
+        qm.resolveSibling("cli").resolve("src/main/resources/logback.xml"),
+        dir.resolve("logback.xml"),
+        java.nio.file.StandardCopyOption.REPLACE_EXISTING);
     int host = 11;
     for (var m : etcdMembers()) {
       lab.join(m, host++);
@@ -192,6 +198,7 @@ final class LabCluster implements AutoCloseable {
         java(),
         "--enable-native-access=ALL-UNNAMED",
         "-XX:+ExitOnOutOfMemoryError",
+        "-Dlogback.configurationFile=" + dir.resolve("logback.xml"),
         "-cp",
         System.getProperty("java.class.path"),
         main.getName(),

@@ -1,6 +1,7 @@
 package dev.quartermaster.bench.partitions;
 
 import dev.quartermaster.agent.tasks.NaiveClaimRelease;
+import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.cli.CliEnvironment;
 import dev.quartermaster.cli.commands.AgentCommand;
 import picocli.CommandLine;
@@ -8,9 +9,9 @@ import picocli.CommandLine;
 /**
  * {@code qm agent} with a naive claim release, for the harness to show it catches one in real
  * processes ({@link NaiveVariant#STORE_WORD}): the agent test code's {@link
- * NaiveClaimRelease#claimObjectOnly}, which releases a claim as soon as the store no longer gives
- * it to the node — the unprepare taken as proof that nothing uses the device. Run as {@code java
- * -cp … NaiveAgent store-word <qm agent flags>}.
+ * NaiveClaimRelease#onTheStoresWord}, which releases a claim as soon as the store says it or its
+ * task is going (Nomad #26831), while the task's process may still run — its tasks read live from
+ * the API. Run as {@code java -cp … NaiveAgent store-word <qm agent flags>}.
  */
 public final class NaiveAgent {
   private NaiveAgent() {}
@@ -27,8 +28,13 @@ public final class NaiveAgent {
             CliEnvironment.ofProcess(),
             config -> {
               var node = config.nodeName();
+              var api = config.api();
               return config.with(
-                  b -> b.releaseView = real -> NaiveClaimRelease.claimObjectOnly(node));
+                  b ->
+                      b.releaseView =
+                          real ->
+                              NaiveClaimRelease.onTheStoresWord(
+                                  node, name -> api.get(Kinds.TASK, name)));
             });
     System.exit(new CommandLine(command).execute(rest));
   }

@@ -25,10 +25,11 @@ enum NaiveVariant {
   NO_FENCING("no-fencing", Members.SERVERS, new Fault.PauseLeader(Duration.ofSeconds(22))),
 
   /**
-   * Agents that trust the store's word over their own processes: a claim the store no longer gives
-   * the node is released (its devices free for the next claim) at once, while the process that used
-   * it may still run. The fault: an agent cut off past the node grace, fenced by the operator, then
-   * unfenced while still cut off, so the allocator gives its GPUs to new claims before it is back.
+   * Agents that trust the store's word over their own processes (Nomad #26831): a claim is released
+   * (its device free for the next claim) once the store says its task is going, while the task's
+   * process still runs its 2 s of SIGTERM handling. Every schedule also cuts an agent off past the
+   * node grace, fenced by the operator and unfenced while still cut off, so the allocator gives its
+   * GPUs to new claims before it is back.
    */
   STORE_WORD(
       "store-word",
