@@ -133,7 +133,7 @@ public final class FileRunRecords implements RunRecords {
             file,
             e);
       }
-      var stopped = LeftoverProcesses.stop(found);
+      var stopped = LeftoverProcesses.stop(found, dir);
       found.forEach(
           (task, run) ->
               leftovers.put(task, new Leftover(run.uid(), stopped.get(task) + stopContainer(run))));

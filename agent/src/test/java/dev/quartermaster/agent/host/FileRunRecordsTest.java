@@ -103,6 +103,39 @@ class FileRunRecordsTest {
   }
 
   /**
+   * A task's first process ended while no agent ran, leaving a child behind with the task's output
+   * (and devices) — as a shell's {@code sleep} outlived it in the partitions bench. The record's
+   * process is gone, but what still writes to the task's output is the task's, and is killed.
+   */
+  @Test
+  void whatATaskLeftBehindWhileNoAgentRanIsKilledByTheOutputItWritesTo() throws Exception {
+    var log = dir.resolve("train-w-0.log");
+    var first =
+        new ProcessBuilder("sh", "-c", "sleep 300 & echo $!")
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+            .start();
+    started.add(first);
+    var handle = first.toHandle();
+    var earlier = new FileRunRecords(dir, List.of("podman"));
+    earlier.started("train-w-0", "uid-a", handle("train-w-0", Optional.of(handle)));
+    assertThat(first.waitFor(10, TimeUnit.SECONDS)).isTrue(); // the first process is over
+    var child = ProcessHandle.of(Long.parseLong(Files.readString(log).strip())).orElseThrow();
+    assertThat(child.isAlive()).isTrue();
+    // The earlier agent died before it saw the end: nothing more is written.
+
+    var leftovers = new FileRunRecords(dir, List.of("podman")).stopAll();
+
+    assertThat(leftovers.get("train-w-0").found())
+        .isEqualTo(
+            "its process "
+                + handle.pid()
+                + " was gone, but 1 process(es) it left still wrote to its output ("
+                + child.pid()
+                + ") and were killed");
+    assertThat(ProcessTree.running(child)).isFalse();
+  }
+
+  /**
    * A leftover's parent is init, which may reap it late or never (a container's first process often
    * does not): once killed it is a zombie, which holds nothing, and counts as gone. Here the
    * leftovers' parent is a shell turned into {@code sleep}, which never reaps; the naive wait, for
