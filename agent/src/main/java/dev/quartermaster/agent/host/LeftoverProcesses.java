@@ -58,7 +58,6 @@ final class LeftoverProcesses {
           if (process.isEmpty()) {
             found.put(task, "its process " + run.pid().get() + " was gone");
             var left = writers.getOrDefault(task, List.of());
-            left.forEach(ProcessHandle::destroyForcibly);
             if (!left.isEmpty()) {
               orphans.put(task, left);
             }
@@ -66,10 +65,12 @@ final class LeftoverProcesses {
           }
           tree.kill(process.get());
           killed.put(task, process.get());
-          writers.getOrDefault(task, List.of()).forEach(ProcessHandle::destroyForcibly);
         });
+    // After the trees: a recorded process killed first would leave its children to init, out of
+    // its tree's reach.
     var awaited = new ArrayList<ProcessHandle>(killed.values());
-    orphans.values().forEach(awaited::addAll);
+    writers.values().forEach(left -> left.forEach(ProcessHandle::destroyForcibly));
+    writers.values().forEach(awaited::addAll);
     var alive = ProcessTree.awaitGone(awaited, Duration.ofSeconds(DEATH_WAIT_SECONDS));
     orphans.forEach(
         (task, left) ->

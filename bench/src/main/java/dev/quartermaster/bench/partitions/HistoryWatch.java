@@ -1,5 +1,6 @@
 package dev.quartermaster.bench.partitions;
 
+import dev.quartermaster.cli.commands.ServerCommand;
 import dev.quartermaster.core.env.SystemEnv;
 import dev.quartermaster.sim.world.HistoryPromises;
 import dev.quartermaster.store.StoreEvent;
@@ -44,7 +45,7 @@ final class HistoryWatch implements AutoCloseable {
 
   HistoryWatch(List<String> endpoints) {
     GRPC.setLevel(java.util.logging.Level.SEVERE);
-    this.store = new EtcdStore(endpoints, "/qm");
+    this.store = new EtcdStore(endpoints, ServerCommand.DEFAULT_ETCD_PREFIX);
     watchFrom(0);
     ticker =
         Thread.ofPlatform()

@@ -25,6 +25,7 @@ import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.UnaryOperator;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -44,7 +45,7 @@ import picocli.CommandLine.Spec;
     description = "Run the node agent for one node, until Ctrl-C.")
 public final class AgentCommand implements Callable<Integer> {
   private final CliEnvironment env;
-  private final java.util.function.UnaryOperator<NodeAgentConfig> adjust;
+  private final UnaryOperator<NodeAgentConfig> adjust;
 
   @Spec private CommandSpec spec;
 
@@ -151,15 +152,14 @@ public final class AgentCommand implements Callable<Integer> {
   private int taskLogMaxMib;
 
   public AgentCommand(CliEnvironment env) {
-    this(env, java.util.function.UnaryOperator.identity());
+    this(env, UnaryOperator.identity());
   }
 
   /**
    * An agent whose config passes through {@code adjust} after the flags made it: the partitions
    * harness runs naive agents this way, in processes started as {@code qm agent} is.
    */
-  public AgentCommand(
-      CliEnvironment env, java.util.function.UnaryOperator<NodeAgentConfig> adjust) {
+  public AgentCommand(CliEnvironment env, UnaryOperator<NodeAgentConfig> adjust) {
     this.env = env;
     this.adjust = adjust;
   }

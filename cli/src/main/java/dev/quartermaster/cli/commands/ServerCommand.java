@@ -33,6 +33,9 @@ import picocli.CommandLine.Spec;
     description =
         "Run the API server and the controllers, on SQLite in --data or on a shared etcd, until Ctrl-C.")
 public final class ServerCommand implements Callable<Integer> {
+  /** Where a cluster's keys live in etcd unless {@code --etcd-prefix} says otherwise. */
+  public static final String DEFAULT_ETCD_PREFIX = "/qm";
+
   public static final String DEFAULT_LISTEN = "127.0.0.1:7480";
 
   private final CliEnvironment env;
@@ -75,7 +78,7 @@ public final class ServerCommand implements Callable<Integer> {
   @Option(
       names = "--etcd-prefix",
       paramLabel = "PREFIX",
-      defaultValue = "/qm",
+      defaultValue = DEFAULT_ETCD_PREFIX,
       description =
           "every key this cluster keeps in etcd starts with it; one etcd can hold several clusters (default: ${DEFAULT-VALUE})")
   private String etcdPrefix;

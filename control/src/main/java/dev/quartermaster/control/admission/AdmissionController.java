@@ -265,16 +265,15 @@ public final class AdmissionController {
    * job is over).
    */
   private void ended(Task t) {
-    var owner = t.metadata().labels().get(Labels.WORKLOAD);
-    if (owner == null) {
-      return;
-    }
-    informers
-        .workloads()
-        .cache()
-        .get(owner)
+    workloadOf(t)
         .filter(w -> Admissions.of(informers, w).isPresent())
         .ifPresent(this::enqueueCohortOf);
+  }
+
+  /** The cached workload a task belongs to, by its label. */
+  private Optional<Workload> workloadOf(Task t) {
+    return Optional.ofNullable(t.metadata().labels().get(Labels.WORKLOAD))
+        .flatMap(owner -> informers.workloads().cache().get(owner));
   }
 
   /**
@@ -283,16 +282,14 @@ public final class AdmissionController {
    * without any change to its cohort's ledger to bring it up (simulation seed 202 waited 20 min).
    */
   private void undone(Task t) {
-    Optional.ofNullable(t.metadata().labels().get(Labels.WORKLOAD))
-        .flatMap(owner -> informers.workloads().cache().get(owner))
+    workloadOf(t)
         .filter(w -> !w.metadata().isDeleting() && Admissions.of(informers, w).isEmpty())
         .ifPresent(this::enqueueCohortOf);
   }
 
   /** A task runs: its workload's admission may have started now (its start timeout is over). */
   private void running(Task t) {
-    Optional.ofNullable(t.metadata().labels().get(Labels.WORKLOAD))
-        .flatMap(owner -> informers.workloads().cache().get(owner))
+    workloadOf(t)
         .filter(w -> Admissions.of(informers, w).filter(a -> !a.started()).isPresent())
         .ifPresent(this::enqueueCohortOf);
   }

@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Supplier;
 
 /**
@@ -39,7 +40,7 @@ final class FlakyApi implements FencingClient {
     double failRate;
     boolean cut;
     final List<Runnable> openWatches = new ArrayList<>();
-    java.util.Set<String> heldKinds = java.util.Set.of();
+    Set<String> heldKinds = Set.of();
     final List<Runnable> held = new ArrayList<>();
   }
 
@@ -117,7 +118,7 @@ final class FlakyApi implements FencingClient {
    * flight and answered {@code Unavailable}; it lands when {@link #landHeld} is called.
    */
   void holdInFlight(Kind<?> kind) {
-    link.heldKinds = java.util.Set.of(kind.name());
+    link.heldKinds = Set.of(kind.name());
   }
 
   /** How many writes {@link #holdInFlight} holds now. */
@@ -129,7 +130,7 @@ final class FlakyApi implements FencingClient {
    * Lands every held write in the order it was made (each judged by the store then); stops holding.
    */
   void landHeld() {
-    link.heldKinds = java.util.Set.of();
+    link.heldKinds = Set.of();
     var landing = List.copyOf(link.held);
     link.held.clear();
     landing.forEach(Runnable::run);

@@ -1,11 +1,9 @@
 package dev.quartermaster.sim.world;
 
 import dev.quartermaster.api.queue.CohortQuota;
-import dev.quartermaster.api.queue.QueueSpec;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.store.StoreEvent;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 
 /**
@@ -40,13 +38,7 @@ public final class HistoryPromises implements Observed {
     gangs.check(out);
     OwnerPromise.check(view, out);
     for (var ledger : view.ledgers()) {
-      var specs = new HashMap<String, QueueSpec>();
-      for (var name : ledger.spec().queues()) {
-        view.queue(name)
-            .filter(q -> q.cohort().equals(ledger.metadata().name()))
-            .ifPresent(q -> specs.put(name, q.spec()));
-      }
-      CohortQuota.of(specs, ledger.spec().admitted())
+      CohortQuota.of(QueuePromises.specsIn(view, ledger), ledger.spec().admitted())
           .breach()
           .ifPresent(b -> out.add("Q1 cohort " + ledger.metadata().name() + ": " + b));
     }

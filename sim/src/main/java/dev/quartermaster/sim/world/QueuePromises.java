@@ -624,16 +624,18 @@ final class QueuePromises {
         .filter(a -> a.uid().equals(w.metadata().uid()));
   }
 
-  /** The ledger's queues' specs as the store holds them (those still of its cohort). */
   private Optional<java.util.Map<String, QueueSpec>> specs(QuotaLedger ledger) {
+    return Optional.of(specsIn(world.view(), ledger));
+  }
+
+  /** The ledger's queues' specs as {@code view} holds them (those still of its cohort). */
+  static java.util.Map<String, QueueSpec> specsIn(StoreView view, QuotaLedger ledger) {
     var specs = new HashMap<String, QueueSpec>();
     for (var name : ledger.spec().queues()) {
-      world
-          .view()
-          .queue(name)
+      view.queue(name)
           .filter(q -> q.cohort().equals(ledger.metadata().name()))
           .ifPresent(q -> specs.put(name, q.spec()));
     }
-    return Optional.of(specs);
+    return specs;
   }
 }

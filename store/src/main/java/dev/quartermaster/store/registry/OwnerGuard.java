@@ -52,33 +52,32 @@ final class OwnerGuard implements WriteRules {
     }
     var key = StoredObjects.key(kind.get(), owner.name());
     var kv = reads.get(key);
-    var found = kv.map(x -> stored.decode(kind.get(), x));
-    Optional<String> why =
-        found.isEmpty()
-            ? Optional.of("does not exist")
-            : !found.get().metadata().uid().equals(owner.uid())
-                ? Optional.of(
-                    "was re-created (uid "
-                        + found.get().metadata().uid()
-                        + ", not "
-                        + owner.uid()
-                        + ")")
-                : found.get().metadata().isDeleting()
-                    ? Optional.of("is being deleted")
-                    : Optional.empty();
-    why.ifPresent(
-        w -> {
-          throw new ApiException(
-              Reason.Conflict,
-              next.ref()
-                  + " is refused: metadata.owner "
-                  + owner.kind().toLowerCase(java.util.Locale.ROOT)
-                  + "/"
-                  + owner.name()
-                  + " "
-                  + w
-                  + " (an object is made for, or given to, a live owner only)");
-        });
+    whyNot(kv.map(x -> stored.decode(kind.get(), x)), owner.uid())
+        .ifPresent(
+            w -> {
+              throw new ApiException(
+                  Reason.Conflict,
+                  next.ref()
+                      + " is refused: metadata.owner "
+                      + owner.kind().toLowerCase(java.util.Locale.ROOT)
+                      + "/"
+                      + owner.name()
+                      + " "
+                      + w
+                      + " (an object is made for, or given to, a live owner only)");
+            });
     return List.of(new Compare.ModRevision(key, kv.get().modRevision()));
+  }
+
+  /** Why {@code found} is not the live owner of uid {@code uid}; empty if it is. */
+  private static Optional<String> whyNot(Optional<? extends ApiObject> found, String uid) {
+    if (found.isEmpty()) {
+      return Optional.of("does not exist");
+    }
+    var meta = found.get().metadata();
+    if (!meta.uid().equals(uid)) {
+      return Optional.of("was re-created (uid " + meta.uid() + ", not " + uid + ")");
+    }
+    return meta.isDeleting() ? Optional.of("is being deleted") : Optional.empty();
   }
 }
