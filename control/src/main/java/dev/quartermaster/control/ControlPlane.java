@@ -115,7 +115,7 @@ public final class ControlPlane implements AutoCloseable {
                                 + next.epoch());
                       }
                     }));
-    this.fenced = new FencedApiClient(api, elector);
+    this.fenced = new FencedApiClient(api, options.writeLeadership().apply(elector));
     this.informers = new Informers(env, api);
     this.events = new EventLog(fenced, env::now, env::schedule);
     this.controlPlaneEvents = events.recorder("leader-election");

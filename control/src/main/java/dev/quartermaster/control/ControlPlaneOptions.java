@@ -8,6 +8,7 @@ import dev.quartermaster.control.allocator.SliceCheck;
 import dev.quartermaster.control.cluster.ControllerMetrics;
 import dev.quartermaster.control.leader.LeaderConfig;
 import dev.quartermaster.control.leader.LeaderElector;
+import dev.quartermaster.control.leader.Leadership;
 import dev.quartermaster.control.lifecycle.NodeLifecycle;
 import dev.quartermaster.control.workload.GangRecovery;
 import dev.quartermaster.control.workload.WorkloadController;
@@ -39,6 +40,9 @@ import java.util.function.UnaryOperator;
  *     evicted workloads: {@link Requeueing#DEFAULT}, but in the simulation's naive variants
  * @param sliceCheck what the allocator checks a decision's devices against when it writes it:
  *     {@link SliceCheck#LIVE}, but in the simulation's naive variant
+ * @param writeLeadership what each controller write asks before it goes out, given the elector (a
+ *     lease renewed within the renew deadline): the identity, but in the partitions bench's naive
+ *     {@code no-fencing} server, where writes stop only when the elector says so
  */
 public record ControlPlaneOptions(
     String identity,
@@ -52,7 +56,8 @@ public record ControlPlaneOptions(
     Backfill backfill,
     GangRecovery gangRecovery,
     Requeueing requeueing,
-    SliceCheck sliceCheck) {
+    SliceCheck sliceCheck,
+    UnaryOperator<Leadership> writeLeadership) {
   public ControlPlaneOptions {
     Objects.requireNonNull(backfill, "backfill");
     Objects.requireNonNull(metrics, "metrics");
@@ -62,6 +67,7 @@ public record ControlPlaneOptions(
     Objects.requireNonNull(gangRecovery, "gangRecovery");
     Objects.requireNonNull(requeueing, "requeueing");
     Objects.requireNonNull(sliceCheck, "sliceCheck");
+    Objects.requireNonNull(writeLeadership, "writeLeadership");
   }
 
   public ControlPlaneOptions(
@@ -82,7 +88,8 @@ public record ControlPlaneOptions(
         Backfill.RESERVE,
         GangRecovery.DEFAULT,
         Requeueing.DEFAULT,
-        SliceCheck.LIVE);
+        SliceCheck.LIVE,
+        UnaryOperator.identity());
   }
 
   /** Without metrics, as the simulation and the benches run. */
@@ -175,7 +182,8 @@ public record ControlPlaneOptions(
         b.backfill,
         b.gangRecovery,
         b.requeueing,
-        b.sliceCheck);
+        b.sliceCheck,
+        b.writeLeadership);
   }
 
   /** The fields of {@link ControlPlaneOptions} being derived; see {@link #with}. */
@@ -192,6 +200,7 @@ public record ControlPlaneOptions(
     public GangRecovery gangRecovery;
     public Requeueing requeueing;
     public SliceCheck sliceCheck;
+    public UnaryOperator<Leadership> writeLeadership;
 
     private Builder(ControlPlaneOptions o) {
       identity = o.identity;
@@ -206,6 +215,7 @@ public record ControlPlaneOptions(
       gangRecovery = o.gangRecovery;
       requeueing = o.requeueing;
       sliceCheck = o.sliceCheck;
+      writeLeadership = o.writeLeadership;
     }
   }
 }

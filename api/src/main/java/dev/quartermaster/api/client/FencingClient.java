@@ -23,4 +23,23 @@ public interface FencingClient extends ApiClient {
    * unchanged.
    */
   ApiClient fencedBy(String key, long revision);
+
+  /**
+   * The key each fenced write also puts, in its own transaction, the revision of {@code fenceKey}
+   * it was fenced by: the store's history then says under which term every controller write was
+   * decided, and a checker can judge that none landed after its term ended (TERM).
+   */
+  static String stampKey(String fenceKey) {
+    return fenceKey + STAMP_SUFFIX;
+  }
+
+  /** What {@link #stampKey} appends to a fence key. */
+  String STAMP_SUFFIX = "-writes";
+
+  /**
+   * This client with the writes {@link #fencedBy} would stamp, but not fenced: each write records
+   * {@code key}'s term and lands whatever became of it. What a store without fencing tokens does;
+   * only for the naive variant that shows what fencing prevents, never served.
+   */
+  ApiClient unfencedBy(String key, long revision);
 }

@@ -91,13 +91,44 @@ sealed interface Fault {
 
   /**
    * SIGSTOP of whichever server leads the controllers when it starts (read from its {@code
-   * qm_controllers_leader} metric), then SIGCONT: between the renew deadline (10 s of the 15 s
-   * lease) and the lease, the leader resumes to find its lease still its own under a new term.
+   * qm_controllers_leader} metric), 100 ms after the generator's creates, so its controllers are
+   * writing, then SIGCONT: between the renew deadline (10 s of the 15 s lease) and the lease, the
+   * leader resumes to find its lease still its own under a new term.
    */
   record PauseLeader(Duration length) implements Fault {
     @Override
     public String describe() {
       return "the leading server paused " + length.toSeconds() + "s";
+    }
+  }
+
+  /**
+   * Whichever server leads the controllers when it starts, cut from every etcd member and the other
+   * server: both ways, or ({@code oneWay}) only its packets to them dropped, so it still hears of
+   * changes and its controllers go on deciding writes until their lease runs out. The writes it has
+   * in flight wait in its connections and land when the cut heals, after the other server began a
+   * newer term if the cut outlasted the 15 s lease.
+   */
+  record IsolateLeader(Duration length, boolean oneWay) implements Fault {
+    @Override
+    public String describe() {
+      return "the leading server cut "
+          + (oneWay ? "one way " : "")
+          + "from etcd and the other server "
+          + length.toSeconds()
+          + "s";
+    }
+  }
+
+  /**
+   * The leading server's link slowed to 1 KB/s for {@code length}: what it sends queues for seconds
+   * to a minute — its lease renewals arrive after the lease ran out, and the writes its controllers
+   * decided while it still led after the other server began a newer term.
+   */
+  record SlowLeader(Duration length) implements Fault {
+    @Override
+    public String describe() {
+      return "the leading server's link slowed to 1 KB/s for " + length.toSeconds() + "s";
     }
   }
 

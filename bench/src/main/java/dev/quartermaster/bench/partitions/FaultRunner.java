@@ -14,10 +14,20 @@ import java.util.function.Consumer;
 final class FaultRunner {
   private final LabCluster cluster;
   private final Consumer<String> history;
+  private final Runnable busy;
 
   FaultRunner(LabCluster cluster, Consumer<String> history) {
+    this(cluster, history, () -> {});
+  }
+
+  /**
+   * @param busy gives the controllers work (the generator's creates) just before the leader is cut
+   *     off, so it has writes in flight when it is
+   */
+  FaultRunner(LabCluster cluster, Consumer<String> history, Runnable busy) {
     this.cluster = cluster;
     this.history = history;
+    this.busy = busy;
   }
 
   /** Runs {@code schedule} from now; returns when every fault has been applied and healed. */
@@ -148,9 +158,50 @@ final class FaultRunner {
           return;
         }
         history.accept("the leader is " + leader.get());
+        busy.run();
+        Thread.sleep(100); // its controllers are deciding and writing what the creates need
         cluster.member(leader.get()).pause();
         Thread.sleep(f.length());
         cluster.member(leader.get()).resume();
+      }
+      case Fault.IsolateLeader f -> {
+        var leader = cluster.leader();
+        if (leader.isEmpty()) {
+          history.accept("no server leads now: nothing cut");
+          return;
+        }
+        history.accept("the leader is " + leader.get());
+        busy.run();
+        Thread.sleep(150); // its controllers have heard of the creates and are writing
+        var peers = new ArrayList<>(LabCluster.etcdMembers());
+        LabCluster.servers().stream().filter(s -> !s.equals(leader.get())).forEach(peers::add);
+        for (var p : peers) {
+          if (f.oneWay()) {
+            lab.cutOneWay(leader.get(), p);
+          } else {
+            lab.cut(leader.get(), p);
+          }
+        }
+        Thread.sleep(f.length());
+        for (var p : peers) {
+          if (f.oneWay()) {
+            lab.uncutOneWay(leader.get(), p);
+          } else {
+            lab.uncut(leader.get(), p);
+          }
+        }
+      }
+      case Fault.SlowLeader f -> {
+        var leader = cluster.leader();
+        if (leader.isEmpty()) {
+          history.accept("no server leads now: nothing slowed");
+          return;
+        }
+        history.accept("the leader is " + leader.get());
+        busy.run();
+        lab.slow(leader.get());
+        Thread.sleep(f.length());
+        lab.unslow(leader.get());
       }
       case Fault.Kill f -> {
         cluster.member(f.member()).kill9();

@@ -169,12 +169,14 @@ public final class Harness {
                     Thread.currentThread().interrupt();
                   }
                 });
-    new FaultRunner(cluster, history).run(schedule);
+    var burst = new Random(schedule.seed() ^ 0x5eed);
+    new FaultRunner(cluster, history, () -> traffic.burst(burst)).run(schedule);
     generator.join();
     var members = new ArrayList<String>();
     members.addAll(LabCluster.etcdMembers());
     members.addAll(LabCluster.servers());
     members.addAll(LabCluster.agents());
+    members.addAll(LabCluster.plugins());
     new FaultRunner(cluster, history).healEverything(members);
     history.accept("healed everything");
     long healed = System.nanoTime();
@@ -214,6 +216,14 @@ public final class Harness {
           var slices = cluster.client().list(Kinds.DEVICE_SLICE).items();
           ExclusiveUse.violations(claims, ExclusiveUse.bySlices(slices))
               .forEach(v -> found.add("I1 store: " + v));
+          cluster
+              .pluginOverlaps()
+              .ifPresent(
+                  n -> {
+                    if (n > 0) {
+                      found.add("I5 plugin: " + n + " destructive calls overlapped");
+                    }
+                  });
         } catch (RuntimeException e) {
           // the store did not answer: the sample is of processes only
         }

@@ -15,10 +15,10 @@ import java.util.Set;
 /**
  * The lab's store judged at every revision, not only at samples: a watch of etcd's whole history
  * from the cluster's first write feeds {@link HistoryPromises} one transaction at a time (I1 in the
- * store, G1–G3, OWNER, Q1). A transaction's events arrive together in one watch response, so one is
- * complete when an event of a later revision arrives, or when none has come for a moment. A watch
- * that ends (its member lost etcd's leader, or was cut) is opened again after the last revision
- * judged: nothing is skipped.
+ * store, G1–G3, OWNER, TERM — the leader's term keys too, so the whole prefix — and Q1). A
+ * transaction's events arrive together in one watch response, so one is complete when an event of a
+ * later revision arrives, or when none has come for a moment. A watch that ends (its member lost
+ * etcd's leader, or was cut) is opened again after the last revision judged: nothing is skipped.
  */
 final class HistoryWatch implements AutoCloseable {
   private static final long QUIET_NANOS = 150_000_000L;
@@ -71,7 +71,7 @@ final class HistoryWatch implements AutoCloseable {
     watch.close();
     watch =
         store.watch(
-            "/registry/",
+            "/",
             after,
             new WatchListener() {
               @Override

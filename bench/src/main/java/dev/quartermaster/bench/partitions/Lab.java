@@ -170,8 +170,40 @@ final class Lab implements AutoCloseable {
         "DROP");
   }
 
+  /**
+   * {@code member}'s link slowed to 1 KB/s (a token bucket on its side, queueing up to 60 s of what
+   * it sends): what it sends arrives seconds to a minute late, after its peers gave up on it.
+   */
+  void slow(String member) throws IOException {
+    run(
+        "ip",
+        "netns",
+        "exec",
+        namespace(member),
+        "tc",
+        "qdisc",
+        "replace",
+        "dev",
+        "eth0",
+        "root",
+        "tbf",
+        "rate",
+        "8kbit",
+        "burst",
+        "1600",
+        "latency",
+        "60s");
+  }
+
+  /** Takes back a {@link #slow} (packets still queued are dropped: TCP sends them again). */
+  void unslow(String member) {
+    runQuietly(
+        "ip", "netns", "exec", namespace(member), "tc", "qdisc", "del", "dev", "eth0", "root");
+  }
+
   /** Every cut of {@code member}'s namespace removed. */
   void heal(String member) throws IOException {
+    unslow(member);
     run("ip", "netns", "exec", namespace(member), "iptables", "-F", "INPUT");
     run("ip", "netns", "exec", namespace(member), "iptables", "-F", "OUTPUT");
   }

@@ -23,6 +23,7 @@ final class LabCluster implements AutoCloseable {
   static final int AGENTS = 3;
   static final int GPUS = 4;
   private static final int SERVER_PORT = 7480;
+  private static final int PLUGIN_METRICS_PORT = 9108;
 
   private final Lab lab;
   private final Path dir;
@@ -47,6 +48,15 @@ final class LabCluster implements AutoCloseable {
 
   static List<String> servers() {
     return List.of("s0", "s1");
+  }
+
+  /**
+   * The hostpath CSI plugin of each agent's node ({@code csi-n1}…), over one shared state directory
+   * (the lab's machines share a disk, as a network file system would): the first serves the
+   * Controller too, and counts destructive calls that overlap.
+   */
+  static List<String> plugins() {
+    return agents().stream().map(a -> "csi-" + a).toList();
   }
 
   static List<String> agents() {
@@ -161,6 +171,12 @@ final class LabCluster implements AutoCloseable {
     Files.writeString(queues, Traffic.queuesManifest());
     qmCommand(List.of("apply", "-f", queues.toString()));
     for (var a : agents()) {
+      startPlugin(a);
+    }
+    var volumes = dir.resolve("volumes.yaml");
+    Files.writeString(volumes, Traffic.volumesManifest());
+    qmCommand(List.of("apply", "-f", volumes.toString()));
+    for (var a : agents()) {
       var token = dir.resolve(a + ".token");
       var made = qmCommand(List.of("token", "create", "--node", a)).strip();
       Files.writeString(token, made.substring(made.lastIndexOf('\n') + 1).strip() + "\n");
@@ -181,6 +197,76 @@ final class LabCluster implements AutoCloseable {
               "--simulated-gpus",
               Integer.toString(GPUS)));
       members.get(a).start();
+    }
+  }
+
+  /**
+   * {@code qm csi hostpath} on {@code agent}'s node, in its namespace, on the socket the agent
+   * looks for ({@code <state>/plugins/hostpath.sock}); returns once the socket is there.
+   */
+  private void startPlugin(String agent) throws Exception {
+    var plugins = dir.resolve(agent).resolve("plugins");
+    Files.createDirectories(plugins);
+    var socket = plugins.resolve("hostpath.sock");
+    var command =
+        with(
+            qmLine("csi"),
+            "hostpath",
+            "--endpoint",
+            "unix://" + socket,
+            "--node-id",
+            agent,
+            "--state",
+            dir.resolve("hostpath").toString(),
+            // Each `ip netns exec` has a mount namespace of its own: a bind mount the plugin makes
+            // would not be seen by the agent's tasks; a symlink is.
+            "--staging",
+            "symlink");
+    if (agent.equals(agents().getFirst())) {
+      command.addAll(
+          List.of(
+              "--detect-overlap",
+              "--metrics-listen",
+              lab.address(agent) + ":" + PLUGIN_METRICS_PORT));
+    } else {
+      command.add("--node-only");
+    }
+    var member = "csi-" + agent;
+    add(member, agent, command);
+    members.get(member).start();
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (!Files.exists(socket)) {
+      if (!members.get(member).alive() || System.nanoTime() > deadline) {
+        throw new IOException(member + " did not start; its log: " + members.get(member).log());
+      }
+      Thread.sleep(200);
+    }
+  }
+
+  /**
+   * Destructive controller calls the plugin saw overlap (I5 at the plugin), from its metrics; empty
+   * when it does not answer now.
+   */
+  java.util.OptionalLong pluginOverlaps() {
+    var uri =
+        URI.create(
+            "http://" + lab.address(agents().getFirst()) + ":" + PLUGIN_METRICS_PORT + "/metrics");
+    try (var http =
+        java.net.http.HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build()) {
+      var body =
+          http.send(
+                  java.net.http.HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(3)).build(),
+                  java.net.http.HttpResponse.BodyHandlers.ofString())
+              .body();
+      return body.lines()
+          .filter(l -> l.startsWith("qm_csi_overlapping_calls_total "))
+          .mapToLong(l -> (long) Double.parseDouble(l.substring(l.indexOf(' ') + 1).strip()))
+          .findFirst();
+    } catch (IOException | RuntimeException e) {
+      return java.util.OptionalLong.empty();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return java.util.OptionalLong.empty();
     }
   }
 
@@ -206,11 +292,16 @@ final class LabCluster implements AutoCloseable {
   }
 
   private void add(String member, List<String> command) {
+    add(member, member, command);
+  }
+
+  /** A member that runs in {@code namespace}'s network namespace (a node's plugin, its agent's). */
+  private void add(String member, String namespace, List<String> command) {
     members.put(
         member,
         new LabProcess(
             member,
-            lab.inside(member, command),
+            lab.inside(namespace, command),
             dir.resolve(member + ".log"),
             Map.of("XDG_CONFIG_HOME", dir.resolve("config-" + member).toString())));
   }
@@ -384,6 +475,7 @@ final class LabCluster implements AutoCloseable {
     // Agents first (their tasks are stopped by them), then servers, then etcd.
     var order = new ArrayList<String>();
     order.addAll(agents());
+    order.addAll(plugins());
     order.addAll(servers());
     order.addAll(etcdMembers());
     for (var m : order) {

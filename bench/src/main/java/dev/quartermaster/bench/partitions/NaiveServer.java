@@ -1,11 +1,11 @@
 package dev.quartermaster.bench.partitions;
 
-import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.cli.CliEnvironment;
 import dev.quartermaster.cli.commands.LocalServer;
 import dev.quartermaster.cli.commands.ServerCommand;
-import dev.quartermaster.sim.ForwardingApiClient;
+import dev.quartermaster.control.leader.Leadership;
 import dev.quartermaster.sim.world.StaleTermCallbacks;
+import dev.quartermaster.sim.world.UnfencedWrites;
 import java.util.function.UnaryOperator;
 import picocli.CommandLine;
 
@@ -16,8 +16,10 @@ import picocli.CommandLine;
  * server paused past its renew deadline but not past its lease wins a new term when it resumes,
  * every write its controllers make is fenced, and the elector, renewing happily, keeps the other
  * server standing by: nothing converges); {@code no-fencing} hands the controllers the registry
- * behind a plain forwarding client, which cannot fence, so a term's writes carry no token. Run as
- * {@code java -cp … NaiveServer VARIANT <qm server flags>}.
+ * through the simulation's {@link UnfencedWrites}: each write records its term but carries no
+ * token, and no write asks whether the lease was renewed within its deadline (the controllers stop
+ * when the elector says so), so a write decided before the term ended lands after it. Run as {@code
+ * java -cp … NaiveServer VARIANT <qm server flags>}.
  */
 public final class NaiveServer {
   private NaiveServer() {}
@@ -36,18 +38,16 @@ public final class NaiveServer {
           case STALE_TERM ->
               options ->
                   options.withPlane(plane -> plane.withLeaderCallbacks(StaleTermCallbacks::new));
-          case NO_FENCING -> options -> options.withControlView(Unfenced::new);
+          case NO_FENCING ->
+              options ->
+                  options
+                      .withControlView(UnfencedWrites::new)
+                      .withPlane(
+                          plane -> plane.with(b -> b.writeLeadership = l -> Leadership.ALWAYS));
           case STORE_WORD -> throw new IllegalStateException("an agent's variant");
         };
     var rest = java.util.Arrays.copyOfRange(args, 1, args.length);
     var command = new ServerCommand(CliEnvironment.ofProcess(), adjust);
     System.exit(new CommandLine(command).execute(rest));
-  }
-
-  /** The registry without its {@code FencingClient} face: writes go out without a term's token. */
-  private static final class Unfenced extends ForwardingApiClient {
-    Unfenced(ApiClient registry) {
-      super(registry);
-    }
   }
 }

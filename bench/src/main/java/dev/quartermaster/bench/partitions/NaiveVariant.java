@@ -18,9 +18,10 @@ enum NaiveVariant {
   STALE_TERM("stale-term", Members.SERVERS, new Fault.PauseLeader(Duration.ofSeconds(12))),
 
   /**
-   * Controllers whose writes carry no fencing token: the store judges only each write's own
-   * preconditions. The leader is paused past its lease, so the other server leads while the paused
-   * one's writes decided before the pause are still in flight.
+   * Controllers whose writes carry no fencing token (each still records its term, so TERM can judge
+   * it) and do not ask, write by write, whether the lease was renewed within its deadline: they
+   * stop when the elector says the lease is gone. The leader is paused past its lease while its
+   * controllers are busy: what they had decided goes out when it resumes, before its elector looks.
    */
   NO_FENCING("no-fencing", Members.SERVERS, new Fault.PauseLeader(Duration.ofSeconds(22))),
 

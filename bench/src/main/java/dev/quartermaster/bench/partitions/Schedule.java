@@ -35,7 +35,7 @@ record Schedule(long seed, List<Timed> faults) {
       var at = Duration.ofSeconds(random.nextInt((int) WINDOW.toSeconds() - 20));
       var length = Duration.ofSeconds(5 + random.nextInt(30));
       Fault fault =
-          switch (random.nextInt(11)) {
+          switch (random.nextInt(13)) {
             case 0 -> new Fault.IsolateAgent(pick(agents, random), length);
             // Past the node grace period (40 s): the control plane marks the node lost.
             case 1 ->
@@ -62,6 +62,11 @@ record Schedule(long seed, List<Timed> faults) {
             case 6 ->
                 new Fault.Pause(pick(servers, random), Duration.ofSeconds(8 + random.nextInt(20)));
             case 7 -> new Fault.Pause(pick(agents, random), length);
+            // Writes in flight when it is cut off land when the cut heals, maybe in a newer term.
+            case 11 ->
+                new Fault.IsolateLeader(
+                    Duration.ofSeconds(8 + random.nextInt(25)), random.nextBoolean());
+            case 12 -> new Fault.SlowLeader(Duration.ofSeconds(15 + random.nextInt(40)));
             default ->
                 new Fault.Kill(
                     random.nextBoolean() ? pick(servers, random) : pick(agents, random),

@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.function.Consumer;
+import java.util.stream.Collectors;
 
 /**
  * The workload generator: creates, deletes and reads workloads of one-GPU workers (some of them
@@ -28,8 +29,35 @@ final class Traffic {
     UNKNOWN
   }
 
-  /** A live workload's shape: how many workers it must end with, and its queue. */
-  record Shape(int replicas, boolean gang, String queue) {}
+  /**
+   * A live workload's shape: how many workers it must end with, its queue, and the volume its one
+   * worker writes, if any.
+   */
+  record Shape(int replicas, boolean gang, String queue, Optional<String> volume) {}
+
+  /**
+   * The volumes workers write, one live workload each at most (a second writer would wait as long
+   * as the first lives): a volume goes from node to node as its writers come and go, and I5 is
+   * judged at every revision. Single-node writers, the hostpath plugin's writable mode.
+   */
+  static final Map<String, String> VOLUMES =
+      Map.of("vol-a", "SingleNodeWriter", "vol-b", "SingleNodeWriter");
+
+  /** The volumes as a manifest, applied when the lab starts (its plugins running). */
+  static String volumesManifest() {
+    var out = new StringBuilder();
+    new TreeMap<>(VOLUMES)
+        .forEach(
+            (name, mode) ->
+                out.append("kind: Volume\nmetadata: {name: ")
+                    .append(name)
+                    .append("}\nspec: {plugin: hostpath.csi.quartermaster.dev, capacityBytes: ")
+                    .append(10 << 20)
+                    .append(", accessMode: ")
+                    .append(mode)
+                    .append("}\n---\n"));
+    return out.toString();
+  }
 
   /**
    * The quota queues, each with {@link #QUOTA} GPUs in one cohort ({@link #COHORT}) that lends what
@@ -95,24 +123,48 @@ final class Traffic {
     }
   }
 
-  private synchronized void step(Random random) {
-    var live =
-        known.entrySet().stream()
-            .filter(e -> e.getValue() != Known.ABSENT)
-            .map(Map.Entry::getKey)
-            .toList();
-    int choice = random.nextInt(10);
+  /** Two creates at once, as many as there is room for: work for the controllers right now. */
+  synchronized void burst(Random random) {
+    for (int i = 0; i < 2; i++) {
+      create(random);
+    }
+  }
+
+  /** A new workload, of a shape drawn from {@code random}, if fewer than the most are live. */
+  private void create(Random random) {
+    var live = live();
+    if (live.size() >= MOST_LIVE) {
+      return;
+    }
     long liveDefault = live.stream().filter(n -> shapes.get(n).queue().equals("default")).count();
+    int inQueue = random.nextInt(3);
+    var queue = inQueue < 2 ? QUEUES.get(inQueue) : "default";
+    if (queue.equals("default") && liveDefault >= MOST_DEFAULT) {
+      queue = QUEUES.get(random.nextInt(QUEUES.size()));
+    }
+    var held =
+        live.stream().flatMap(n -> shapes.get(n).volume().stream()).collect(Collectors.toSet());
+    var free = new TreeMap<>(VOLUMES).keySet().stream().filter(v -> !held.contains(v)).toList();
+    var shape =
+        !free.isEmpty() && random.nextInt(3) == 0
+            ? new Shape(1, false, queue, Optional.of(free.get(random.nextInt(free.size()))))
+            : new Shape(1 + random.nextInt(2), random.nextInt(3) == 0, queue, Optional.empty());
+    create(pick(random), "w" + (created++), shape);
+  }
+
+  /** The workloads not known to be gone. */
+  private List<String> live() {
+    return known.entrySet().stream()
+        .filter(e -> e.getValue() != Known.ABSENT)
+        .map(Map.Entry::getKey)
+        .toList();
+  }
+
+  private synchronized void step(Random random) {
+    var live = live();
+    int choice = random.nextInt(10);
     if (choice < 4 && live.size() < MOST_LIVE) {
-      int inQueue = random.nextInt(3);
-      var queue = inQueue < 2 ? QUEUES.get(inQueue) : "default";
-      if (queue.equals("default") && liveDefault >= MOST_DEFAULT) {
-        queue = QUEUES.get(random.nextInt(QUEUES.size()));
-      }
-      create(
-          pick(random),
-          "w" + (created++),
-          new Shape(1 + random.nextInt(2), random.nextInt(3) == 0, queue));
+      create(random);
     } else if (choice < 6 && !live.isEmpty()) {
       delete(pick(random), live.get(random.nextInt(live.size())));
     } else if (!known.isEmpty()) {
@@ -259,7 +311,13 @@ final class Traffic {
             // A worker takes 2 s to end after SIGTERM, as a job that saves a checkpoint does: its
             // GPU is in use until then, which an agent that frees it on the store's word misses.
             + "\"template\":{\"command\":[\"sh\",\"-c\","
-            + "\"trap 'sleep 2; exit 0' TERM; while true; do sleep 1; done\"]},"
+            + (shape.volume().isPresent() ? "\"echo held >> $QM_VOLUME_DATA/log; " : "\"")
+            + "trap 'sleep 2; exit 0' TERM; while true; do sleep 1; done\"]"
+            + shape
+                .volume()
+                .map(v -> ",\"volumes\":[{\"name\":\"" + v + "\",\"mountAs\":\"data\"}]")
+                .orElse("")
+            + "},"
             + "\"claimTemplates\":[{\"name\":\"gpu\",\"spec\":{\"requests\":[{\"name\":\"gpu\","
             + "\"deviceClassName\":\"gpu\",\"count\":1}]}}]}]}}";
     return json.getBytes(StandardCharsets.UTF_8);

@@ -72,6 +72,15 @@ final class FlakyApi implements FencingClient {
     return new FlakyApi(fencing.fencedBy(key, revision), env, who, link);
   }
 
+  /** The same connection, writing as {@link #fencedBy} does without the fence (a naive variant). */
+  @Override
+  public ApiClient unfencedBy(String key, long revision) {
+    if (!(api instanceof FencingClient fencing)) {
+      throw new IllegalStateException(who + ": the API beneath cannot stamp a term");
+    }
+    return new FlakyApi(fencing.unfencedBy(key, revision), env, who, link);
+  }
+
   /**
    * Hands what arrives over a watch to the process: at once, or after its pause when it is paused
    * (the connection stays open; the data waits in its buffers).

@@ -9,10 +9,11 @@ import java.util.List;
 /**
  * The store's promises judged at every revision of a real store's history, for the partitions
  * bench: each transaction's changes are given to {@link #committed} as the store's watch delivers
- * them, and {@link #check} judges the state they leave — I1 in the store, G1 (a gang goes from
- * holding nothing to whole in one transaction), G2 and G3 ({@link GangPromises}, on {@code env}'s
- * clock), OWNER ({@link OwnerPromise}), and Q1 in its plain form (no cohort's admitted workloads
- * use more than its queues' quota and what it lends: the bench never lowers a quota).
+ * them, and {@link #check} judges the state they leave — I1 in the store, I5 in the store ({@link
+ * VolumeClaimPromise}), G1 (a gang goes from holding nothing to whole in one transaction), G2 and
+ * G3 ({@link GangPromises}, on {@code env}'s clock), OWNER ({@link OwnerPromise}), TERM ({@link
+ * TermStamps}: no write of an ended term landed), and Q1 in its plain form (no cohort's admitted
+ * workloads use more than its queues' quota and what it lends: the bench never lowers a quota).
  */
 public final class HistoryPromises implements Observed {
   private final StoreView view = new StoreView();
@@ -37,6 +38,8 @@ public final class HistoryPromises implements Observed {
         .forEach(v -> out.add("I1 store: " + v));
     gangs.check(out);
     OwnerPromise.check(view, out);
+    VolumeClaimPromise.check(view, out);
+    view.termStamps().check(out);
     for (var ledger : view.ledgers()) {
       CohortQuota.of(QueuePromises.specsIn(view, ledger), ledger.spec().admitted())
           .breach()

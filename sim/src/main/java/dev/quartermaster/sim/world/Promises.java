@@ -58,6 +58,9 @@ import java.util.Set;
  *   <li>OWNER: no task, claim or volume that is not being deleted names an owner the store does not
  *       have (gone, or re-created under another uid): an owner's deletion waits for what it owns,
  *       and nothing else would delete an object made for it after that (a write that landed late).
+ *   <li>TERM: every controller write commits under the leader's term it was decided in: none lands
+ *       after a newer term began (a paused or cut-off leader's writes in flight), judged at each
+ *       commit from the term each write records ({@link TermStamps}).
  *   <li>G1 all-or-nothing: a gang (a workload's group with a gang spec, or a workload's own gang
  *       over all its groups) whose members hold devices in the store (a claim of theirs allocated,
  *       or recorded in a node's allocation record) has been whole (each of its groups with at least
@@ -165,6 +168,7 @@ final class Promises {
     world.view().tasks().forEach(t -> tasks.put(t.metadata().name(), t));
     finishedStayFinished(tasks, out);
     OwnerPromise.check(world.view(), out);
+    world.view().termStamps().check(out);
     bounded(tasks, out);
     volumes(tasks, out);
     releases.check(tasks, out);
@@ -218,27 +222,12 @@ final class Promises {
               + " destructive calls overlapped");
     }
     grants(tasks, out);
+    VolumeClaimPromise.check(world.view(), out);
     for (var v : world.view().volumes()) {
       var mode = v.spec().accessMode();
       boolean singleWriter = mode != AccessMode.MultiNodeMultiWriter;
       boolean singleNode =
           mode == AccessMode.SingleNodeWriter || mode == AccessMode.SingleNodeReaderOnly;
-      var writers =
-          v.status().claims().stream().filter(c -> c.mode() == VolumeClaim.Mode.Write).toList();
-      if (singleWriter && writers.size() > 1) {
-        out.add(
-            "I5 store: volume "
-                + v.metadata().name()
-                + " ("
-                + mode
-                + ") has write claims of "
-                + writers);
-      }
-      var nodes = v.status().claims().stream().map(VolumeClaim::node).distinct().toList();
-      if (singleNode && nodes.size() > 1) {
-        out.add(
-            "I5 store: volume " + v.metadata().name() + " (" + mode + ") is claimed from " + nodes);
-      }
       if (v.status().externalId().isEmpty()) {
         continue;
       }

@@ -38,11 +38,13 @@ final class StoreView implements CommitListener {
   private final Map<String, Queue> queues = new TreeMap<>();
   private final Map<String, QuotaLedger> ledgers = new TreeMap<>();
 
+  private final TermStamps stamps = new TermStamps();
   private long revision;
 
   @Override
   public void committed(long revision, List<StoreEvent> changes) {
     this.revision = revision;
+    stamps.committed(revision, changes);
     for (var e : changes) {
       var key = e.kv().key();
       apply(key, e, Kinds.RESOURCE_CLAIM, claims);
@@ -69,6 +71,11 @@ final class StoreView implements CommitListener {
     } else {
       into.put(name, ObjectCodec.fromJson(e.kv().value(), kind));
     }
+  }
+
+  /** TERM over the commits seen (a commit's term is judged when it commits, not later). */
+  TermStamps termStamps() {
+    return stamps;
   }
 
   /** The store's revision of the last commit seen. */

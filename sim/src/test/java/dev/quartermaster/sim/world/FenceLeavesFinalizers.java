@@ -43,4 +43,9 @@ final class FenceLeavesFinalizers extends ForwardingApiClient implements Fencing
   public ApiClient fencedBy(String key, long revision) {
     return new FenceLeavesFinalizers(((FencingClient) api).fencedBy(key, revision));
   }
+
+  @Override
+  public ApiClient unfencedBy(String key, long revision) {
+    return new FenceLeavesFinalizers(((FencingClient) api).unfencedBy(key, revision));
+  }
 }

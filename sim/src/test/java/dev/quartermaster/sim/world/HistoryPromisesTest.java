@@ -34,7 +34,7 @@ class HistoryPromisesTest {
     var batch = new ArrayList<StoreEvent>();
     long[] revision = {-1};
     store.watch(
-        "/registry/",
+        "/",
         0,
         new WatchListener() {
           @Override
@@ -96,5 +96,43 @@ class HistoryPromisesTest {
     watch();
     assertThat(found).isEmpty();
     assertThat(judge.revision()).isPositive();
+  }
+
+  /**
+   * A write stamped with a term that ended before it committed: caught at its revision; one of the
+   * current term is not.
+   */
+  @Test
+  void aWriteOfAnEndedTermIsFenceAtItsRevision() {
+    var fence = "/leases/controllers/term";
+    var registry = new ObjectRegistry(store, env);
+    long first = putFence(fence, "1");
+    var firstTerm = registry.unfencedBy(fence, first);
+    firstTerm.create(claim("a"));
+    long second = putFence(fence, "2");
+    registry.fencedBy(fence, second).create(claim("b"));
+    firstTerm.create(claim("c")); // decided under term 1, lands in term 2
+    watch();
+    assertThat(found)
+        .containsExactly(
+            "TERM: a write decided under the term that began at revision "
+                + first
+                + " of "
+                + fence
+                + " committed at revision "
+                + (second + 2)
+                + ", after a newer term began at revision "
+                + second);
+  }
+
+  /** A new term: the fence key put; the revision it was put at. */
+  private long putFence(String key, String epoch) {
+    store.txn(
+        dev.quartermaster.store.Txn.when(
+            List.of(),
+            List.of(
+                new dev.quartermaster.store.Txn.Op.Put(
+                    key, epoch.getBytes(java.nio.charset.StandardCharsets.UTF_8)))));
+    return store.currentRevision();
   }
 }

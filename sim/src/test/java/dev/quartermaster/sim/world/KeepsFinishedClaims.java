@@ -45,4 +45,9 @@ final class KeepsFinishedClaims extends ForwardingApiClient implements FencingCl
   public ApiClient fencedBy(String key, long revision) {
     return new KeepsFinishedClaims(((FencingClient) api).fencedBy(key, revision));
   }
+
+  @Override
+  public ApiClient unfencedBy(String key, long revision) {
+    return new KeepsFinishedClaims(((FencingClient) api).unfencedBy(key, revision));
+  }
 }

@@ -154,6 +154,17 @@ public final class ObjectRegistry implements FencingClient {
         new FencedStore(store, key, revision), env, stored, rules, watchDecodes);
   }
 
+  /**
+   * This registry writing as {@link #fencedBy} does but without the fence's compare: each write
+   * records the term and lands after it ended. Only for the naive variant that shows what fencing
+   * prevents; never serve it.
+   */
+  @Override
+  public ApiClient unfencedBy(String key, long revision) {
+    return new ObjectRegistry(
+        FencedStore.unfenced(store, key, revision), env, stored, rules, watchDecodes);
+  }
+
   /** The store underneath, for the server's health and metrics. */
   public Store store() {
     return store;
