@@ -33,6 +33,9 @@ final class Lab implements AutoCloseable {
   }
 
   /** Names are short: an interface name is at most 15 characters. */
+  /** Members whose link {@link #slow} slowed and nothing has restored yet. */
+  private final java.util.Set<String> slowed = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
   private final String prefix;
 
   private final Map<String, String> addresses = new LinkedHashMap<>();
@@ -175,6 +178,7 @@ final class Lab implements AutoCloseable {
    * it sends): what it sends arrives seconds to a minute late, after its peers gave up on it.
    */
   void slow(String member) throws IOException {
+    slowed.add(member);
     run(
         "ip",
         "netns",
@@ -197,6 +201,9 @@ final class Lab implements AutoCloseable {
 
   /** Takes back a {@link #slow} (packets still queued are dropped: TCP sends them again). */
   void unslow(String member) {
+    if (!slowed.remove(member)) {
+      return;
+    }
     runQuietly(
         "ip", "netns", "exec", namespace(member), "tc", "qdisc", "del", "dev", "eth0", "root");
   }
