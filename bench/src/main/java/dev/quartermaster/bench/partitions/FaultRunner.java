@@ -152,27 +152,18 @@ final class FaultRunner {
         cluster.member(f.member()).resume();
       }
       case Fault.PauseLeader f -> {
-        var leader = cluster.leader();
-        if (leader.isEmpty()) {
-          history.accept("no server leads now: nothing paused");
-          return;
+        var leader = busyLeader(100);
+        if (leader.isPresent()) {
+          cluster.member(leader.get()).pause();
+          Thread.sleep(f.length());
+          cluster.member(leader.get()).resume();
         }
-        history.accept("the leader is " + leader.get());
-        busy.run();
-        Thread.sleep(100); // its controllers are deciding and writing what the creates need
-        cluster.member(leader.get()).pause();
-        Thread.sleep(f.length());
-        cluster.member(leader.get()).resume();
       }
       case Fault.IsolateLeader f -> {
-        var leader = cluster.leader();
+        var leader = busyLeader(150);
         if (leader.isEmpty()) {
-          history.accept("no server leads now: nothing cut");
           return;
         }
-        history.accept("the leader is " + leader.get());
-        busy.run();
-        Thread.sleep(150); // its controllers have heard of the creates and are writing
         var peers = new ArrayList<>(LabCluster.etcdMembers());
         LabCluster.servers().stream().filter(s -> !s.equals(leader.get())).forEach(peers::add);
         for (var p : peers) {
@@ -192,16 +183,12 @@ final class FaultRunner {
         }
       }
       case Fault.SlowLeader f -> {
-        var leader = cluster.leader();
-        if (leader.isEmpty()) {
-          history.accept("no server leads now: nothing slowed");
-          return;
+        var leader = busyLeader(0);
+        if (leader.isPresent()) {
+          lab.slow(leader.get());
+          Thread.sleep(f.length());
+          lab.unslow(leader.get());
         }
-        history.accept("the leader is " + leader.get());
-        busy.run();
-        lab.slow(leader.get());
-        Thread.sleep(f.length());
-        lab.unslow(leader.get());
       }
       case Fault.Kill f -> {
         cluster.member(f.member()).kill9();
@@ -209,6 +196,23 @@ final class FaultRunner {
         cluster.member(f.member()).start();
       }
     }
+  }
+
+  /**
+   * The server that leads the controllers now, told to the history, after the generator's creates
+   * and {@code settleMillis} for its controllers to be writing what they need; empty (and said so)
+   * when none leads.
+   */
+  private java.util.Optional<String> busyLeader(long settleMillis) throws InterruptedException {
+    var leader = cluster.leader();
+    if (leader.isEmpty()) {
+      history.accept("no server leads now: the fault is not applied");
+      return leader;
+    }
+    history.accept("the leader is " + leader.get());
+    busy.run();
+    Thread.sleep(settleMillis);
+    return leader;
   }
 
   /**
