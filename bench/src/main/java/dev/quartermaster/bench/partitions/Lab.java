@@ -53,7 +53,7 @@ final class Lab implements AutoCloseable {
     if (!"root".equals(System.getProperty("user.name"))) {
       return Optional.of("needs root (network namespaces and iptables rules); run as root");
     }
-    for (var tool : List.of("/usr/sbin/ip", "/usr/sbin/iptables")) {
+    for (var tool : List.of("/usr/sbin/ip", "/usr/sbin/iptables", "/usr/sbin/tc")) {
       if (!java.nio.file.Files.isExecutable(java.nio.file.Path.of(tool))) {
         return Optional.of("needs " + tool + " (apt-get install iproute2 iptables)");
       }
