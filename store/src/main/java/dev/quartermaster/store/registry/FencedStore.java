@@ -74,6 +74,13 @@ final class FencedStore extends ForwardingStore {
     return result;
   }
 
+  /** One write fewer than the store takes: the term's stamp is one more put in each. */
+  @Override
+  public int writesPerTxn() {
+    int beneath = delegate.writesPerTxn();
+    return beneath == Integer.MAX_VALUE ? beneath : beneath - 1;
+  }
+
   /** The underlying store stays open: it is not this view's. */
   @Override
   public void close() {}

@@ -94,4 +94,40 @@ class FencedStoreTest {
     assertThat(registry.get(Kinds.QUEUE, "late")).isPresent();
     assertThat(stamp()).isEqualTo(one);
   }
+
+  /**
+   * A commit as large as the fenced registry says it takes fits the store with the stamp beside it
+   * (etcd's 64 puts: a commit of 64 writes and the stamp was refused as over the limit).
+   */
+  @Test
+  void theStampLeavesRoomInACommit() {
+    var limited =
+        new dev.quartermaster.store.ForwardingStore(store) {
+          @Override
+          public int writesPerTxn() {
+            return 4;
+          }
+
+          @Override
+          public dev.quartermaster.store.TxnResult txn(Txn txn) {
+            assertThat(txn.onSuccess().size())
+                .as("writes in one transaction")
+                .isLessThanOrEqualTo(4);
+            return delegate.txn(txn);
+          }
+
+          @Override
+          public void close() {}
+        };
+    var fenced = new ObjectRegistry(limited, new DeterministicEnv(3)).fencedBy(FENCE, newTerm("1"));
+    assertThat(fenced.writesPerCommit()).isEqualTo(3);
+    fenced.commit(
+        java.util.stream.IntStream.range(0, 3)
+            .mapToObj(
+                i ->
+                    (dev.quartermaster.api.client.Write)
+                        new dev.quartermaster.api.client.Write.Create(queue("q" + i)))
+            .toList());
+    assertThat(registry.list(Kinds.QUEUE).items()).hasSize(3);
+  }
 }
