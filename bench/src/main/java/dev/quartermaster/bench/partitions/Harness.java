@@ -263,7 +263,8 @@ public final class Harness {
         if (!checkedWrites) {
           traffic
               .known()
-              .forEach((name, known) -> traffic.settle(name, workloads.containsKey(name)));
+              .forEach(
+                  (name, known) -> traffic.settle(name, Optional.ofNullable(workloads.get(name))));
           traffic
               .known()
               .forEach(

@@ -3,6 +3,7 @@ package dev.quartermaster.bench.partitions;
 import dev.quartermaster.api.client.http.HttpApiClient;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.workload.Workload;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -91,6 +92,13 @@ final class Traffic {
   private final List<HttpApiClient> eachServer;
   private final Consumer<String> history;
   private final Map<String, Known> known = new TreeMap<>();
+
+  /**
+   * The workloads whose last delete has an unknown outcome: it may land at any time yet (a request
+   * answered 503 by a server whose etcd call was still in flight did, 3 s later, in seed 80).
+   */
+  private final java.util.Set<String> deletesInFlight = new java.util.TreeSet<>();
+
   private final Map<String, Shape> shapes = new TreeMap<>();
   private final List<String> anomalies = new ArrayList<>();
   private int created;
@@ -202,6 +210,7 @@ final class Traffic {
     var before = known.get(name);
     try {
       client.exchange("DELETE", "workloads/" + name, Optional.empty());
+      deletesInFlight.remove(name);
       known.put(name, Known.ABSENT);
       acknowledged++;
       history.accept("delete " + name + " via " + via(client) + ": ok");
@@ -210,13 +219,16 @@ final class Traffic {
         if (before == Known.PRESENT) {
           anomalies.add("delete " + name + " answered 404 though its create was acknowledged");
         }
+        deletesInFlight.remove(name);
         known.put(name, Known.ABSENT);
         acknowledged++;
       } else if (e.reason().code() >= 500 || e.reason().code() == 408) {
+        deletesInFlight.add(name);
         known.put(name, Known.UNKNOWN);
       }
       history.accept("delete " + name + ": " + e.reason() + " " + e.getMessage());
     } catch (RuntimeException e) {
+      deletesInFlight.add(name);
       known.put(name, Known.UNKNOWN);
       history.accept("delete " + name + ": unknown, " + e.getMessage());
     }
@@ -256,6 +268,8 @@ final class Traffic {
   synchronized void adopt(Traffic other) {
     synchronized (other) {
       known.putAll(other.known);
+      deletesInFlight.clear();
+      deletesInFlight.addAll(other.deletesInFlight);
       shapes.putAll(other.shapes);
       created = Math.max(created, other.created);
     }
@@ -285,10 +299,23 @@ final class Traffic {
     return acknowledged;
   }
 
-  /** Settles what a write of unknown outcome did, from what is there once all is healed. */
-  synchronized void settle(String name, boolean exists) {
-    if (known.get(name) == Known.UNKNOWN) {
-      known.put(name, exists ? Known.PRESENT : Known.ABSENT);
+  /**
+   * Settles what a write of unknown outcome did, from what is there once all is healed, where what
+   * is there says: a delete landed once the workload is being deleted or gone, a create once it is
+   * there. Until then the write may still land (an unknown outcome is concurrent with everything
+   * after it), so the workload stays unknown: neither kept to converge nor taken as lost.
+   */
+  synchronized void settle(String name, Optional<Workload> found) {
+    if (known.get(name) != Known.UNKNOWN) {
+      return;
+    }
+    if (deletesInFlight.contains(name)) {
+      if (found.isEmpty() || found.get().metadata().deletedAt().isPresent()) {
+        deletesInFlight.remove(name);
+        known.put(name, Known.ABSENT);
+      }
+    } else if (found.isPresent()) {
+      known.put(name, Known.PRESENT);
     }
   }
 
