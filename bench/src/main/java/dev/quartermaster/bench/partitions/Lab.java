@@ -33,10 +33,10 @@ final class Lab implements AutoCloseable {
   }
 
   /** Names are short: an interface name is at most 15 characters. */
+  private final String prefix;
+
   /** Members whose link {@link #slow} slowed and nothing has restored yet. */
   private final java.util.Set<String> slowed = java.util.concurrent.ConcurrentHashMap.newKeySet();
-
-  private final String prefix;
 
   private final Map<String, String> addresses = new LinkedHashMap<>();
   private boolean hubMade;
@@ -178,7 +178,6 @@ final class Lab implements AutoCloseable {
    * it sends): what it sends arrives seconds to a minute late, after its peers gave up on it.
    */
   void slow(String member) throws IOException {
-    slowed.add(member);
     run(
         "ip",
         "netns",
@@ -197,6 +196,7 @@ final class Lab implements AutoCloseable {
         "1600",
         "latency",
         "60s");
+    slowed.add(member);
   }
 
   /** Takes back a {@link #slow} (packets still queued are dropped: TCP sends them again). */
