@@ -41,6 +41,17 @@ final class CpuTime {
     return (Long.parseLong(fields[13]) + Long.parseLong(fields[14])) * NANOS_PER_TICK;
   }
 
+  /** Nanoseconds of CPU used so far by process {@code pid} (utime + stime); 0 once it is gone. */
+  static long processNanos(long pid) {
+    try {
+      var line = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+      var fields = line.substring(line.lastIndexOf(')') + 2).split(" ");
+      return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * NANOS_PER_TICK;
+    } catch (IOException e) {
+      return 0;
+    }
+  }
+
   /**
    * Milliseconds of CPU the JIT's compiler threads have used so far: how much of a round was the
    * JVM still warming up. Read from each thread's {@code /proc} times, as the JVM's own figure

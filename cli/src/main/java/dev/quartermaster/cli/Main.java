@@ -93,6 +93,23 @@ public final class Main implements Runnable {
     end(exit);
   }
 
+  /**
+   * Runs a client command line (not one that runs until stopped) as {@link #main} does, bound to
+   * {@code env} and writing to {@code out} and {@code err}; returns the exit code. The warm client
+   * runs the launcher's commands through this.
+   */
+  public static int runClient(
+      Invocation line, CliEnvironment env, PrintWriter out, PrintWriter err) {
+    var fast = FastGet.parse(line);
+    if (fast.isPresent()) {
+      return fast.get().run(env, out, err);
+    }
+    var tree = commandLine(env, line);
+    tree.setOut(out);
+    tree.setErr(err);
+    return tree.execute(line.forTree());
+  }
+
   /** Commands that run until stopped: they end through System.exit, which runs their hooks. */
   private static final java.util.Set<String> RUNS_UNTIL_STOPPED =
       java.util.Set.of("up", "server", "agent", "csi", "kubelet-plugin", "domain-daemon");
@@ -114,7 +131,7 @@ public final class Main implements Runnable {
    * whole jar (30,000 entries): a fifth of a listing's time, when nothing else needed the jar.
    * {@link SelectorProviders} says which class that is; its test fails when a JDK changes it.
    */
-  static void nameSelectorProvider() {
+  public static void nameSelectorProvider() {
     if (System.getProperty(SelectorProviders.PROPERTY) == null) {
       SelectorProviders.platformDefault(System.getProperty("os.name", ""))
           .ifPresent(name -> System.setProperty(SelectorProviders.PROPERTY, name));
