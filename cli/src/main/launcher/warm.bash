@@ -28,12 +28,14 @@ qm_warm_run() {
     [ -n "${!name+set}" ] && vars+=("$name=${!name}")
   done
   local answer token
+  # The answer within 3 s, or the command runs in a JVM of its own (a warm client stopped, or
+  # starved on a busy machine): it runs nothing until told `go`, so it never runs twice.
   if ! printf '%s\0' qm-warm/1 "$secret" "$PWD" "${#vars[@]}" "${vars[@]}" "$#" "$@" >&3 2>/dev/null \
-    || ! read -r -u 3 answer token || [ "$token" != "$reply" ]; then
+    || ! read -t 3 -r -u 3 answer token || [ "$token" != "$reply" ]; then
     exec 3>&- # nothing ran: no answer, or not from our warm client
     return 1
   fi
-  if [ "$answer" != run ]; then
+  if [ "$answer" != run ] || ! printf 'go\n' >&3 2>/dev/null; then
     exec 3>&-
     return 2
   fi

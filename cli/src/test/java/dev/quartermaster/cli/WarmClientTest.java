@@ -216,6 +216,65 @@ class WarmClientTest {
   }
 
   @Test
+  void aLauncherThatGaveUpWaitingGetsNothingRunTwice() throws Exception {
+    // The warm client side: a launcher that hangs up after the answer, without `go`.
+    var line = Files.readString(endpoint).strip().split(" ");
+    try (var socket =
+        new java.net.Socket(InetAddress.getLoopbackAddress(), Integer.parseInt(line[0]))) {
+      var request = new StringBuilder();
+      for (var field :
+          List.of(
+              "qm-warm/1",
+              line[1],
+              ExamplesTest.REPO.toString(),
+              "2",
+              "QM_SERVER=" + cli.env.variables().get("QM_SERVER"),
+              "QM_TOKEN_FILE=" + cli.env.variables().get("QM_TOKEN_FILE"),
+              "3",
+              "apply",
+              "-f",
+              "examples/deviceclass.yaml")) {
+        request.append(field).append('\0');
+      }
+      socket.getOutputStream().write(request.toString().getBytes(StandardCharsets.UTF_8));
+      var answer =
+          new java.io.BufferedReader(
+                  new java.io.InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII))
+              .readLine();
+      assertThat(answer).isEqualTo("run " + line[2]);
+    }
+    warm.close();
+    warm.awaitCommands();
+    assertThat(cli.run("get", "deviceclasses").out()).doesNotContain("gpu");
+
+    // The launcher side: an answer later than it waits is no answer, and it says no `go`.
+    var heard = new java.util.concurrent.CompletableFuture<byte[]>();
+    try (var slow = new ServerSocket(0, 5, InetAddress.getLoopbackAddress())) {
+      Files.writeString(
+          endpoint,
+          String.join(" ", Integer.toString(slow.getLocalPort()), line[1], line[2], line[3])
+              + "\n");
+      Thread.ofVirtual()
+          .start(
+              () -> {
+                try (var s = slow.accept()) {
+                  Thread.sleep(4_000);
+                  s.getOutputStream()
+                      .write(("run " + line[2] + "\n").getBytes(StandardCharsets.US_ASCII));
+                  s.setSoTimeout(5_000);
+                  heard.complete(s.getInputStream().readAllBytes());
+                } catch (IOException | InterruptedException e) {
+                  heard.completeExceptionally(e);
+                }
+              });
+      var launched = launch(ExamplesTest.REPO, "get", "nodes");
+      assertThat(launched.status()).isEqualTo(1);
+      assertThat(new String(heard.get(10, TimeUnit.SECONDS), StandardCharsets.UTF_8))
+          .doesNotContain("go");
+    }
+  }
+
+  @Test
   void aRebuiltJarEndsItAndNoCommandRunsTheOldCode() throws Exception {
     assertThat(warm.shouldEnd()).isFalse();
     Files.setLastModifiedTime(jar, FileTime.from(Instant.now().plusSeconds(60)));

@@ -36,6 +36,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * WarmRequest}). What a fresh JVM spends before the command's first request (loading and linking
  * the command tree, Jackson and TLS, in an interpreter) it spends once.
  *
+ * <p>The exchange: the launcher's {@link WarmRequest}; the answer {@code run} or {@code cold} with
+ * the reply secret; {@code go} from the launcher, which waits 3 s for the answer and otherwise runs
+ * the command itself; then the command's {@link Frames}.
+ *
  * <p>It listens on loopback TCP, not a Unix socket, because bash (the launcher) can open the one
  * and not the other without starting a process; the {@link WarmEndpoint} file, readable by the user
  * alone, holds the secrets that make the port useless to anyone else. One runs per endpoint file (a
@@ -192,13 +196,20 @@ public final class WarmClient implements AutoCloseable {
           ((serves ? "run " : "cold ") + endpoint.replySecret() + "\n")
               .getBytes(StandardCharsets.US_ASCII));
       out.flush();
-      if (serves) {
+      // Run only once the launcher says so: one that gave up waiting for the answer has run the
+      // command in a JVM of its own, and it must not run twice.
+      if (serves && go(in)) {
         socket.setSoTimeout(0);
         run(request, line, new Frames(out));
       }
     } catch (IOException e) {
       // the launcher went away (Ctrl-C)
     }
+  }
+
+  private static boolean go(InputStream in) throws IOException {
+    var expected = "go\n".getBytes(StandardCharsets.US_ASCII);
+    return java.util.Arrays.equals(in.readNBytes(expected.length), expected);
   }
 
   private void run(WarmRequest request, Invocation line, Frames frames) {
