@@ -26,11 +26,32 @@ public final class JobEnd {
       }
       var phase = t.status().phase();
       if (!phase.isFinished()) {
-        return false;
+        return false; // at the first: a running job's decision reads one task
       }
       // A finished task being deleted (a victim's, stopped whole to start again) is no result.
       if (!group.restartPolicy().replaces(phase) && !t.metadata().isDeleting()) {
         done++;
+      }
+    }
+    return done >= group.replicas();
+  }
+
+  /**
+   * As above, from the group's counts of its workload's tasks ({@code JobEndTest} holds the two to
+   * the same answers).
+   */
+  public static boolean reached(WorkerGroup group, GroupTaskCounts counts) {
+    if (group.replicas() > 0 && group.restartPolicy() == RestartPolicy.Always) {
+      return false;
+    }
+    int done = 0;
+    for (var phase : TaskPhase.values()) {
+      if (!phase.isFinished()
+          && (counts.count(phase, false) > 0 || counts.count(phase, true) > 0)) {
+        return false;
+      }
+      if (phase.isFinished() && !group.restartPolicy().replaces(phase)) {
+        done += counts.count(phase, false);
       }
     }
     return done >= group.replicas();
@@ -44,5 +65,13 @@ public final class JobEnd {
     return !w.spec().groups().isEmpty()
         && w.spec().groups().stream()
             .allMatch(g -> reached(g, w.metadata().uid(), tasksOf.apply(g.name())));
+  }
+
+  /**
+   * As {@link #reached(Workload, Function)}, from each group's counts ({@code countsOf} a name).
+   */
+  public static boolean reachedByCounts(Workload w, Function<String, GroupTaskCounts> countsOf) {
+    return !w.spec().groups().isEmpty()
+        && w.spec().groups().stream().allMatch(g -> reached(g, countsOf.apply(g.name())));
   }
 }

@@ -69,4 +69,41 @@ class JobEndTest {
     assertThat(RestartPolicy.OnFailure.endedForGood(TaskPhase.Succeeded)).isTrue();
     assertThat(RestartPolicy.Always.endedForGood(TaskPhase.Succeeded)).isFalse();
   }
+
+  /**
+   * The counts' answer is the tasks' answer, for every list of up to two tasks (each phase, being
+   * deleted or not, ours or another's) and every group of 0 to 3 replicas under each policy: what
+   * admission reads from its cache's counts is what the workload controller reads from the tasks.
+   */
+  @Test
+  void theCountsAnswerAsTheTasksDo() {
+    var variants = new java.util.ArrayList<Task>();
+    for (var phase : TaskPhase.values()) {
+      for (var owner : List.of(UID, "other")) {
+        variants.add(task(0, owner, phase, false));
+        variants.add(task(1, owner, phase, true));
+      }
+    }
+    var lists = new java.util.ArrayList<List<Task>>();
+    lists.add(List.of());
+    for (var a : variants) {
+      lists.add(List.of(a));
+      for (var b : variants) {
+        lists.add(List.of(a, b));
+      }
+    }
+    int judged = 0;
+    for (var policy : RestartPolicy.values()) {
+      for (int replicas = 0; replicas <= 3; replicas++) {
+        var g = group(replicas, policy);
+        for (var tasks : lists) {
+          assertThat(JobEnd.reached(g, GroupTaskCounts.of(tasks, UID)))
+              .as("%s, %d replicas: %s", policy, replicas, tasks)
+              .isEqualTo(JobEnd.reached(g, UID, tasks));
+          judged++;
+        }
+      }
+    }
+    assertThat(judged).isGreaterThan(5_000);
+  }
 }

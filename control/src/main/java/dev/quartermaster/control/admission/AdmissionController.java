@@ -13,6 +13,7 @@ import dev.quartermaster.api.queue.QueueSpec;
 import dev.quartermaster.api.queue.QueueStatus;
 import dev.quartermaster.api.queue.QuotaLedger;
 import dev.quartermaster.api.queue.QuotaLedgerStatus;
+import dev.quartermaster.api.workload.GroupTaskCounts;
 import dev.quartermaster.api.workload.JobEnd;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskNames;
@@ -230,10 +231,32 @@ public final class AdmissionController {
     return informers.tasks().cache().byIndex(Informers.BY_GROUP, w.metadata().name() + "/" + group);
   }
 
-  /** A workload's tasks of a group, as one decision reads them. */
-  @FunctionalInterface
+  /**
+   * A workload's tasks of a group, as one decision reads them: the tasks, or only their counts
+   * (what the end of a job and a start timeout need: a decision over every workload of a cohort
+   * reads counts, not each workload's thousands of tasks).
+   */
   interface TaskView {
     List<Task> of(Workload w, String group);
+
+    default GroupTaskCounts counts(Workload w, String group) {
+      return GroupTaskCounts.of(of(w, group), w.metadata().uid());
+    }
+  }
+
+  /** The cache's tasks, and its index's counts. */
+  private TaskView cachedTasks() {
+    return new TaskView() {
+      @Override
+      public List<Task> of(Workload w, String group) {
+        return tasksOf(w, group);
+      }
+
+      @Override
+      public GroupTaskCounts counts(Workload w, String group) {
+        return informers.taskCounts(w, group);
+      }
+    };
   }
 
   /**
@@ -243,7 +266,7 @@ public final class AdmissionController {
    * 1550, scaled to 0 and released while both its workers ran).
    */
   private TaskView taskView() {
-    return informers.tasks().syncedRevision() >= termFence ? this::tasksOf : liveTasks();
+    return informers.tasks().syncedRevision() >= termFence ? cachedTasks() : liveTasks();
   }
 
   /** Each workload's tasks read live, once per decision. */
@@ -287,10 +310,20 @@ public final class AdmissionController {
         .ifPresent(this::enqueueCohortOf);
   }
 
-  /** A task runs: its workload's admission may have started now (its start timeout is over). */
+  /**
+   * A task runs: its workload's admission has started if this was the last task it waited for (its
+   * start timeout is over). The other tasks' starts change nothing a decision reads: a workload of
+   * 10,000 tasks decides its cohort again once, not 10,000 times (and the timeout's recheck looks
+   * again whatever this misses).
+   */
   private void running(Task t) {
     workloadOf(t)
-        .filter(w -> Admissions.of(informers, w).filter(a -> !a.started()).isPresent())
+        .filter(
+            w ->
+                Admissions.of(informers, w)
+                    .filter(a -> !a.started())
+                    .filter(a -> StartTimeouts.missing(w, a, informers::taskCounts).isEmpty())
+                    .isPresent())
         .ifPresent(this::enqueueCohortOf);
   }
 
@@ -367,7 +400,7 @@ public final class AdmissionController {
     // Started entries marked, those past their start timeout evicted: decided on as evictions.
     var look =
         requeueing.startTimeouts()
-            ? timeouts.look(cohort, stored.admitted(), workloads, queueSpecs, tasks::of)
+            ? timeouts.look(cohort, stored.admitted(), workloads, queueSpecs, tasks::counts)
             : new StartTimeouts.Look(stored.admitted(), Map.of(), Optional.empty());
     // A queue set to overQuota: Evict that uses more than it may hold gives the excess back.
     var overQuota =
@@ -407,7 +440,7 @@ public final class AdmissionController {
     var finished = new java.util.HashSet<String>();
     for (var w : workloads.values()) {
       var entry = Optional.ofNullable(seen.admitted().get(w.metadata().name()));
-      if (JobEnd.reached(w, group -> tasks.of(w, group))
+      if (JobEnd.reachedByCounts(w, group -> tasks.counts(w, group))
           && (!entry.map(Admitted::evicting).orElse(false) || saidComplete(w))) {
         finished.add(w.metadata().name());
       }

@@ -5,8 +5,7 @@ import dev.quartermaster.api.queue.AdmissionTransitions;
 import dev.quartermaster.api.queue.Admitted;
 import dev.quartermaster.api.queue.EvictionReason;
 import dev.quartermaster.api.queue.QueueSpec;
-import dev.quartermaster.api.workload.Task;
-import dev.quartermaster.api.workload.TaskPhase;
+import dev.quartermaster.api.workload.GroupTaskCounts;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.core.env.Env;
 import java.time.Duration;
@@ -57,14 +56,14 @@ final class StartTimeouts {
 
   /**
    * Looks at {@code cohort}'s entries: {@code workloads} by name, {@code queues} by name, {@code
-   * tasksOf} a workload's tasks of a group.
+   * countsOf} the counts of a workload's tasks of a group.
    */
   Look look(
       String cohort,
       Map<String, Admitted> entries,
       Map<String, Workload> workloads,
       Map<String, QueueSpec> queues,
-      BiFunction<Workload, String, List<Task>> tasksOf) {
+      BiFunction<Workload, String, GroupTaskCounts> countsOf) {
     var out = new TreeMap<>(entries);
     var timedOut = new TreeMap<String, String>();
     Optional<Duration> recheck = Optional.empty();
@@ -76,7 +75,7 @@ final class StartTimeouts {
       if (w == null || !w.metadata().uid().equals(a.uid()) || a.evicting() || a.started()) {
         continue;
       }
-      var missing = missing(w, a, tasksOf);
+      var missing = missing(w, a, countsOf);
       if (missing.isEmpty()) {
         out.put(name, AdmissionTransitions.started(a));
         continue;
@@ -116,7 +115,7 @@ final class StartTimeouts {
    * running ({@code workers 1 of 2 running}); empty once each group has it.
    */
   static List<String> missing(
-      Workload w, Admitted a, BiFunction<Workload, String, List<Task>> tasksOf) {
+      Workload w, Admitted a, BiFunction<Workload, String, GroupTaskCounts> countsOf) {
     var out = new ArrayList<String>();
     for (var g : w.spec().groups()) {
       int share =
@@ -124,17 +123,7 @@ final class StartTimeouts {
               .map(gang -> gang.shareOf(g.name()))
               .orElse(g.replicas());
       int need = Math.min(share, a.replicas().getOrDefault(g.name(), 0));
-      int running = 0;
-      for (var t : tasksOf.apply(w, g.name())) {
-        if (!t.metadata().owner().map(o -> o.uid().equals(a.uid())).orElse(false)) {
-          continue;
-        }
-        var phase = t.status().phase();
-        if ((phase == TaskPhase.Running && !t.metadata().isDeleting())
-            || g.restartPolicy().endedForGood(phase)) {
-          running++;
-        }
-      }
+      int running = countsOf.apply(w, g.name()).started(g.restartPolicy());
       if (running < need) {
         out.add(g.name() + " " + running + " of " + need + " running");
       }

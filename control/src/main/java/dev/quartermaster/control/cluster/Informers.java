@@ -20,7 +20,9 @@ import dev.quartermaster.api.queue.Queue;
 import dev.quartermaster.api.queue.QuotaLedger;
 import dev.quartermaster.api.volume.Volume;
 import dev.quartermaster.api.volume.VolumeUse;
+import dev.quartermaster.api.workload.GroupTaskCounts;
 import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.informer.Informer;
@@ -34,6 +36,12 @@ import java.util.Optional;
 public final class Informers {
   /** Tasks, claims and volumes by {@code <workload>/<group>}. */
   public static final String BY_GROUP = "group";
+
+  /**
+   * Tasks by their group, owner, phase and whether they are being deleted ({@link #groupState}):
+   * the counts a decision over a whole workload reads ({@link #taskCounts}) instead of its tasks.
+   */
+  public static final String BY_GROUP_STATE = "group-state";
 
   /** Tasks by node name; claims by allocated node; slices by node. */
   public static final String BY_NODE = "node";
@@ -124,6 +132,20 @@ public final class Informers {
         base(env, api, Kinds.TASK)
             .index(BY_GROUP, t -> groupOf(t))
             .index(
+                BY_GROUP_STATE,
+                t ->
+                    t.metadata().owner().isEmpty()
+                        ? List.<String>of()
+                        : groupOf(t).stream()
+                            .map(
+                                g ->
+                                    groupState(
+                                        g,
+                                        t.metadata().owner().get().uid(),
+                                        t.status().phase(),
+                                        t.metadata().isDeleting()))
+                            .toList())
+            .index(
                 BY_WORKLOAD,
                 t ->
                     Optional.ofNullable(t.metadata().labels().get(Labels.WORKLOAD))
@@ -159,6 +181,23 @@ public final class Informers {
   }
 
   /** {@code <workload>/<group>} from an object's labels, if it has both. */
+  /** The {@link #BY_GROUP_STATE} value of a task of {@code group} ({@code workload/group}). */
+  static String groupState(String group, String ownerUid, TaskPhase phase, boolean deleting) {
+    return group + "|" + ownerUid + "|" + phase + (deleting ? "|deleting" : "");
+  }
+
+  /**
+   * The cached counts of {@code w}'s own tasks (by uid) of {@code group}: a dozen index sizes,
+   * however many tasks the group has.
+   */
+  public GroupTaskCounts taskCounts(Workload w, String group) {
+    var cache = tasks.cache();
+    var of = w.metadata().name() + "/" + group;
+    var uid = w.metadata().uid();
+    return (phase, deleting) ->
+        cache.countByIndex(BY_GROUP_STATE, groupState(of, uid, phase, deleting));
+  }
+
   public static List<String> groupOf(ApiObject o) {
     var l = o.metadata().labels();
     return Optional.ofNullable(l.get(Labels.WORKLOAD))

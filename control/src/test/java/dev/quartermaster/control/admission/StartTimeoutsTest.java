@@ -88,7 +88,11 @@ class StartTimeoutsTest {
 
   private StartTimeouts.Look look(Workload w, Admitted a, QueueSpec queue) {
     return timeouts.look(
-        "c", Map.of("big", a), Map.of("big", w), Map.of("team", queue), (x, g) -> tasks);
+        "c",
+        Map.of("big", a),
+        Map.of("big", w),
+        Map.of("team", queue),
+        (x, g) -> dev.quartermaster.api.workload.GroupTaskCounts.of(tasks, x.metadata().uid()));
   }
 
   @Test
