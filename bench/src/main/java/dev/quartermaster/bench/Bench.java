@@ -11,7 +11,7 @@ import java.util.List;
  * disk in the same run, so that the ratios mean something on any machine.
  *
  * <p>Usage: {@code ./qm bench
- * [store|api|clients|watch|ledger|control|e2e|fleet|gangs|admission|queues|preemption|overload|volumes|etcd|cli|mig|partitions|all]
+ * [store|api|clients|watch|ledger|control|e2e|fleet|gangs|admission|queues|preemption|overload|volumes|etcd|cli|mig|partitions|scale|all]
  * [--dir DIR]}. Never part of the tests.
  */
 public final class Bench {
@@ -68,6 +68,7 @@ public final class Bench {
       case "cli" -> List.of(new CliBench());
       case "mig" -> List.of(new MigBench());
       case "partitions" -> List.of(new PartitionsBench());
+      case "scale" -> List.of(new ScaleBench());
       case "all" ->
           List.of(
               new StoreBench(),
@@ -90,7 +91,7 @@ public final class Bench {
           throw new IllegalArgumentException(
               "unknown benchmark '"
                   + what
-                  + "': use store, api, clients, watch, ledger, control, e2e, fleet, gangs, admission, queues, preemption, overload, volumes, etcd, cli, mig, partitions or all");
+                  + "': use store, api, clients, watch, ledger, control, e2e, fleet, gangs, admission, queues, preemption, overload, volumes, etcd, cli, mig, partitions, scale or all");
     };
   }
 

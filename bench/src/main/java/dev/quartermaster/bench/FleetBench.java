@@ -123,7 +123,7 @@ final class FleetBench implements Bench.Benchmark {
   }
 
   /** What the node's agent writes for a task scheduled to it, in its order. */
-  private static Void actAsAgent(ApiClient api, Env env, Task scheduled) {
+  static Void actAsAgent(ApiClient api, Env env, Task scheduled) {
     var node = scheduled.status().node().orElseThrow();
     var finalizer = new AgentFinalizer(node).name();
     for (var name : scheduled.spec().claims()) {

@@ -94,6 +94,11 @@ public record NodeStatus(
         conditions, heartbeat, bootId, agentVersion, computeDomains, plugins, d, logs);
   }
 
+  public NodeStatus withHeartbeat(Optional<Instant> h) {
+    return new NodeStatus(
+        conditions, h, bootId, agentVersion, computeDomains, plugins, domainDaemons, logs);
+  }
+
   public NodeStatus withLogs(Optional<LogEndpoint> l) {
     return new NodeStatus(
         conditions, heartbeat, bootId, agentVersion, computeDomains, plugins, domainDaemons, l);

@@ -1,11 +1,9 @@
 package dev.quartermaster.control.admission;
 
 import dev.quartermaster.api.client.ApiClient;
-import dev.quartermaster.api.client.LabelSelector;
 import dev.quartermaster.api.error.ApiError.Reason;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.event.EventRecorder;
-import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.queue.Admitted;
 import dev.quartermaster.api.queue.Queue;
@@ -13,7 +11,6 @@ import dev.quartermaster.api.queue.QueueSpec;
 import dev.quartermaster.api.queue.QueueStatus;
 import dev.quartermaster.api.queue.QuotaLedger;
 import dev.quartermaster.api.queue.QuotaLedgerStatus;
-import dev.quartermaster.api.workload.GroupTaskCounts;
 import dev.quartermaster.api.workload.JobEnd;
 import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskNames;
@@ -227,38 +224,6 @@ public final class AdmissionController {
     return out;
   }
 
-  private List<Task> tasksOf(Workload w, String group) {
-    return informers.tasks().cache().byIndex(Informers.BY_GROUP, w.metadata().name() + "/" + group);
-  }
-
-  /**
-   * A workload's tasks of a group, as one decision reads them: the tasks, or only their counts
-   * (what the end of a job and a start timeout need: a decision over every workload of a cohort
-   * reads counts, not each workload's thousands of tasks).
-   */
-  interface TaskView {
-    List<Task> of(Workload w, String group);
-
-    default GroupTaskCounts counts(Workload w, String group) {
-      return GroupTaskCounts.of(of(w, group), w.metadata().uid());
-    }
-  }
-
-  /** The cache's tasks, and its index's counts. */
-  private TaskView cachedTasks() {
-    return new TaskView() {
-      @Override
-      public List<Task> of(Workload w, String group) {
-        return tasksOf(w, group);
-      }
-
-      @Override
-      public GroupTaskCounts counts(Workload w, String group) {
-        return informers.taskCounts(w, group);
-      }
-    };
-  }
-
   /**
    * The tasks one decision reads: the cache's, but while it has not reached the revision that
    * fenced the earlier leader, each workload's read live once (what that leader made last may be
@@ -266,21 +231,9 @@ public final class AdmissionController {
    * 1550, scaled to 0 and released while both its workers ran).
    */
   private TaskView taskView() {
-    return informers.tasks().syncedRevision() >= termFence ? cachedTasks() : liveTasks();
-  }
-
-  /** Each workload's tasks read live, once per decision. */
-  private TaskView liveTasks() {
-    var live = new HashMap<String, List<Task>>();
-    return (w, group) ->
-        live
-            .computeIfAbsent(
-                w.metadata().name(),
-                n ->
-                    api.list(Kinds.TASK, LabelSelector.equalTo(Map.of(Labels.WORKLOAD, n))).items())
-            .stream()
-            .filter(t -> group.equals(t.metadata().labels().get(Labels.GROUP)))
-            .toList();
+    return informers.tasks().syncedRevision() >= termFence
+        ? TaskView.cached(informers)
+        : TaskView.live(api);
   }
 
   /**
@@ -351,7 +304,8 @@ public final class AdmissionController {
     if (was == null || !was.evicting()) {
       return false;
     }
-    return !hasTasks(w, informers.tasks().syncedRevision() >= storedAt ? tasks : liveTasks());
+    return !hasTasks(
+        w, informers.tasks().syncedRevision() >= storedAt ? tasks : TaskView.live(api));
   }
 
   /** Whether any task of {@code w} (this very workload's) is still there. */

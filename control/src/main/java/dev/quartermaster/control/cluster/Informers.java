@@ -26,6 +26,7 @@ import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.informer.Informer;
+import dev.quartermaster.core.informer.Tally;
 import java.util.List;
 import java.util.Optional;
 
@@ -38,8 +39,8 @@ public final class Informers {
   public static final String BY_GROUP = "group";
 
   /**
-   * Tasks by their group, owner, phase and whether they are being deleted ({@link #groupState}):
-   * the counts a decision over a whole workload reads ({@link #taskCounts}) instead of its tasks.
+   * Tasks counted by group and owner, per phase and whether they are being deleted: what a decision
+   * over a whole workload reads ({@link #taskCounts}) instead of its tasks.
    */
   public static final String BY_GROUP_STATE = "group-state";
 
@@ -131,20 +132,16 @@ public final class Informers {
     tasks =
         base(env, api, Kinds.TASK)
             .index(BY_GROUP, t -> groupOf(t))
-            .index(
+            .tally(
                 BY_GROUP_STATE,
-                t ->
-                    t.metadata().owner().isEmpty()
-                        ? List.<String>of()
-                        : groupOf(t).stream()
-                            .map(
-                                g ->
-                                    groupState(
-                                        g,
-                                        t.metadata().owner().get().uid(),
-                                        t.status().phase(),
-                                        t.metadata().isDeleting()))
-                            .toList())
+                new Tally<Task>(
+                    t ->
+                        t.metadata()
+                            .owner()
+                            .flatMap(
+                                o -> groupOf(t).stream().findFirst().map(g -> g + "|" + o.uid())),
+                    t -> slot(t.status().phase(), t.metadata().isDeleting()),
+                    TaskPhase.values().length * 2))
             .index(
                 BY_WORKLOAD,
                 t ->
@@ -181,21 +178,20 @@ public final class Informers {
   }
 
   /** {@code <workload>/<group>} from an object's labels, if it has both. */
-  /** The {@link #BY_GROUP_STATE} value of a task of {@code group} ({@code workload/group}). */
-  static String groupState(String group, String ownerUid, TaskPhase phase, boolean deleting) {
-    return group + "|" + ownerUid + "|" + phase + (deleting ? "|deleting" : "");
+  private static int slot(TaskPhase phase, boolean deleting) {
+    return phase.ordinal() * 2 + (deleting ? 1 : 0);
   }
 
   /**
-   * The cached counts of {@code w}'s own tasks (by uid) of {@code group}: a dozen index sizes,
-   * however many tasks the group has.
+   * The cached counts of {@code w}'s own tasks (by uid) of {@code group}: one look, however many
+   * tasks the group has.
    */
   public GroupTaskCounts taskCounts(Workload w, String group) {
-    var cache = tasks.cache();
-    var of = w.metadata().name() + "/" + group;
-    var uid = w.metadata().uid();
-    return (phase, deleting) ->
-        cache.countByIndex(BY_GROUP_STATE, groupState(of, uid, phase, deleting));
+    var counts =
+        tasks
+            .cache()
+            .tally(BY_GROUP_STATE, w.metadata().name() + "/" + group + "|" + w.metadata().uid());
+    return (phase, deleting) -> counts[slot(phase, deleting)];
   }
 
   public static List<String> groupOf(ApiObject o) {

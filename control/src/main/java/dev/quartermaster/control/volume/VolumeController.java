@@ -14,6 +14,7 @@ import dev.quartermaster.api.volume.VolumeStatus;
 import dev.quartermaster.control.cluster.Conditions;
 import dev.quartermaster.control.cluster.ControlLoop;
 import dev.quartermaster.control.cluster.Informers;
+import dev.quartermaster.control.cluster.NodeChange;
 import dev.quartermaster.control.cluster.StaleWrites;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.informer.EventHandler;
@@ -85,24 +86,43 @@ public final class VolumeController {
         .tasks()
         .addHandler(
             EventHandler.onAnyChange(t -> t.spec().volumes().forEach(u -> loop.enqueue(u.name()))));
+    // A node's state matters to the volumes on it (a node gone or fenced), its heartbeat not.
+    java.util.function.Consumer<Node> nodeChanged =
+        n ->
+            informers
+                .volumes()
+                .cache()
+                .list()
+                .forEach(
+                    v -> {
+                      if (v.status().claims().stream()
+                              .anyMatch(c -> c.node().equals(n.metadata().name()))
+                          || v.status().externalId().isEmpty()
+                          || v.metadata().isDeleting()) {
+                        loop.enqueue(v.metadata().name());
+                      }
+                    });
     informers
         .nodes()
         .addHandler(
-            EventHandler.onAnyChange(
-                n ->
-                    informers
-                        .volumes()
-                        .cache()
-                        .list()
-                        .forEach(
-                            v -> {
-                              if (v.status().claims().stream()
-                                      .anyMatch(c -> c.node().equals(n.metadata().name()))
-                                  || v.status().externalId().isEmpty()
-                                  || v.metadata().isDeleting()) {
-                                loop.enqueue(v.metadata().name());
-                              }
-                            })));
+            new EventHandler<>() {
+              @Override
+              public void onAdd(Node n) {
+                nodeChanged.accept(n);
+              }
+
+              @Override
+              public void onUpdate(Node old, Node n) {
+                if (!NodeChange.isHeartbeatOnly(old, n)) {
+                  nodeChanged.accept(n);
+                }
+              }
+
+              @Override
+              public void onDelete(Node n) {
+                nodeChanged.accept(n);
+              }
+            });
   }
 
   public ControlLoop loop() {

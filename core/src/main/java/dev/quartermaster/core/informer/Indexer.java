@@ -34,12 +34,62 @@ public final class Indexer<T> {
   /** index name → index value → keys. */
   private final Map<String, Map<String, Set<String>>> indexes = new HashMap<>();
 
+  private final Map<String, Tally<? super T>> tallyFunctions;
+
+  /** tally name → key → count per slot (an entry all of zeros is removed). */
+  private final Map<String, Map<String, int[]>> tallies = new HashMap<>();
+
   Indexer(
       Function<? super T, String> keyOf,
       Map<String, Function<? super T, ? extends Collection<String>>> indexFunctions) {
+    this(keyOf, indexFunctions, Map.of());
+  }
+
+  Indexer(
+      Function<? super T, String> keyOf,
+      Map<String, Function<? super T, ? extends Collection<String>>> indexFunctions,
+      Map<String, Tally<? super T>> tallyFunctions) {
     this.keyOf = Objects.requireNonNull(keyOf, "keyOf");
     this.indexFunctions = Map.copyOf(indexFunctions);
     this.indexFunctions.keySet().forEach(name -> indexes.put(name, new HashMap<>()));
+    this.tallyFunctions = Map.copyOf(tallyFunctions);
+    this.tallyFunctions.keySet().forEach(name -> tallies.put(name, new HashMap<>()));
+  }
+
+  /**
+   * How many objects tally {@code name} counts under {@code key}, per slot: a copy, all zeros when
+   * none.
+   */
+  public int[] tally(String name, String key) {
+    lock.readLock().lock();
+    try {
+      var byKey = tallies.get(name);
+      if (byKey == null) {
+        throw new IllegalArgumentException(
+            "no tally named '" + name + "'; have " + tallies.keySet());
+      }
+      var counts = byKey.get(key);
+      return counts == null ? new int[tallyFunctions.get(name).slots()] : counts.clone();
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  private void count(T object, int by) {
+    tallyFunctions.forEach(
+        (name, tally) ->
+            tally
+                .keyOf()
+                .apply(object)
+                .ifPresent(
+                    key -> {
+                      var byKey = tallies.get(name);
+                      var counts = byKey.computeIfAbsent(key, k -> new int[tally.slots()]);
+                      counts[tally.slotOf().applyAsInt(object)] += by;
+                      if (by < 0 && java.util.Arrays.stream(counts).allMatch(c -> c == 0)) {
+                        byKey.remove(key);
+                      }
+                    }));
   }
 
   /** The object stored under {@code key}. */
@@ -137,7 +187,9 @@ public final class Indexer<T> {
         index(key, object);
       } else {
         reindex(key, old.object(), object);
+        count(old.object(), -1);
       }
+      count(object, 1);
       return Optional.ofNullable(old);
     } finally {
       lock.writeLock().unlock();
@@ -151,6 +203,7 @@ public final class Indexer<T> {
       Entry<T> old = items.remove(key);
       if (old != null) {
         unindex(key, old.object());
+        count(old.object(), -1);
       }
       return Optional.ofNullable(old);
     } finally {

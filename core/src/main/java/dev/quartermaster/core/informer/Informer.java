@@ -64,7 +64,7 @@ public final class Informer<T> {
     this.source = b.source;
     this.keyOf = b.keyOf;
     this.revisionOf = b.revisionOf;
-    this.cache = new Indexer<>(b.keyOf, b.indexes);
+    this.cache = new Indexer<>(b.keyOf, b.indexes, b.tallies);
     this.retryBase = b.retryBase;
     this.retryCap = b.retryCap;
     this.serial = new SerialExecutor(b.env);
@@ -365,6 +365,7 @@ public final class Informer<T> {
     private final ToLongFunction<? super T> revisionOf;
     private final Map<String, Function<? super T, ? extends Collection<String>>> indexes =
         new LinkedHashMap<>();
+    private final Map<String, Tally<? super T>> tallies = new LinkedHashMap<>();
     private Duration retryBase = Duration.ofMillis(800);
     private Duration retryCap = Duration.ofSeconds(30);
 
@@ -389,6 +390,16 @@ public final class Informer<T> {
       Objects.requireNonNull(function, "function");
       if (indexes.putIfAbsent(name, function) != null) {
         throw new IllegalArgumentException("index '" + name + "' defined twice");
+      }
+      return this;
+    }
+
+    /** Adds a counting index ({@link Tally}), read by {@link Indexer#tally}. */
+    public Builder<T> tally(String name, Tally<? super T> tally) {
+      Objects.requireNonNull(name, "name");
+      Objects.requireNonNull(tally, "tally");
+      if (tallies.putIfAbsent(name, tally) != null) {
+        throw new IllegalArgumentException("tally '" + name + "' defined twice");
       }
       return this;
     }

@@ -61,4 +61,42 @@ class IndexerTest {
     assertThat(snapshot).extracting(Pod::name).containsExactly("a", "b");
     assertThat(indexer.keys()).containsExactly("a", "b", "c");
   }
+
+  record Job(String name, String group, int state) {}
+
+  @Test
+  void aTallyCountsEachObjectOnceUnderItsKeyAndSlotAsItMoves() {
+    var jobs =
+        new Indexer<Job>(
+            Job::name,
+            Map.of(),
+            Map.of(
+                "byGroup",
+                new Tally<Job>(
+                    j ->
+                        j.group().isEmpty()
+                            ? java.util.Optional.empty()
+                            : java.util.Optional.of(j.group()),
+                    Job::state,
+                    3)));
+    jobs.put(new Job("a", "g", 0), 1);
+    jobs.put(new Job("b", "g", 0), 2);
+    jobs.put(new Job("c", "h", 2), 3);
+    jobs.put(new Job("d", "", 1), 4); // no key: not counted
+    assertThat(jobs.tally("byGroup", "g")).containsExactly(2, 0, 0);
+    assertThat(jobs.tally("byGroup", "h")).containsExactly(0, 0, 1);
+
+    jobs.put(new Job("a", "g", 1), 5); // a new slot
+    jobs.put(new Job("b", "h", 0), 6); // a new key
+    assertThat(jobs.tally("byGroup", "g")).containsExactly(0, 1, 0);
+    assertThat(jobs.tally("byGroup", "h")).containsExactly(1, 0, 1);
+
+    jobs.remove("a");
+    jobs.remove("d");
+    assertThat(jobs.tally("byGroup", "g")).containsExactly(0, 0, 0);
+    assertThat(jobs.tally("byGroup", "nosuch")).containsExactly(0, 0, 0);
+    var copy = jobs.tally("byGroup", "h");
+    copy[0] = 99;
+    assertThat(jobs.tally("byGroup", "h")).as("a copy").containsExactly(1, 0, 1);
+  }
 }

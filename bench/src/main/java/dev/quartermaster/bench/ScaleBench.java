@@ -1,0 +1,407 @@
+package dev.quartermaster.bench;
+
+import dev.quartermaster.api.client.WatchEvent;
+import dev.quartermaster.api.client.WatchHandler;
+import dev.quartermaster.api.meta.Kinds;
+import dev.quartermaster.api.meta.ObjectMeta;
+import dev.quartermaster.api.node.NodeStatus;
+import dev.quartermaster.api.queue.Queue;
+import dev.quartermaster.api.queue.QueueOrdering;
+import dev.quartermaster.api.queue.QueueSpec;
+import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.api.workload.TaskPhase;
+import dev.quartermaster.control.cluster.Labels;
+import dev.quartermaster.core.env.SystemEnv;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Issue 50's table: the control plane's cost per unit of work as the fleet and the work grow by 10×
+ * steps. Each step on a fresh store: {@code nodes} ready nodes of 10 GPUs, {@code 10 × nodes}
+ * one-GPU tasks in workloads of 10, spread over {@code nodes / 10} quota queues in 10 cohorts
+ * (quotas that fit them all), {@code nodes / 10} HTTP watchers in a process of their own (nodes'
+ * agents' watches of tasks, each in its node's scope: {@link WatcherSwarm}), and every node's
+ * heartbeat at the agent's 10 s period, written by a stand-in as the agent writes it (a read, then
+ * the status with the new time). The agents' writes for each task are made by {@link FleetBench}'s
+ * stand-in. Per step: the heartbeats alone first (writes/s, CPU per heartbeat, the share of the
+ * cores they take); then apply to all Running: tasks/s, CPU per task (the whole process), store
+ * transactions per task, p50/p99 from a workload's create to each of its tasks Running, {@code
+ * /healthz} p99 (polled every 100 ms throughout), the heap after a full GC and resident memory;
+ * last, the slope of CPU per task between steps (flat is 1.0). {@code
+ * -Dqm.bench.scaleNodes=100,1000,10000}.
+ */
+final class ScaleBench implements Bench.Benchmark {
+  private static final List<Integer> NODES =
+      Arrays.stream(System.getProperty("qm.bench.scaleNodes", "100,1000,10000").split(","))
+          .map(String::strip)
+          .map(Integer::parseInt)
+          .toList();
+  private static final int GPUS = 10;
+  private static final int TASKS_PER_NODE = 10;
+  private static final int TASKS_PER_WORKLOAD = 10;
+  private static final int COHORTS = 10;
+  private static final Duration HEARTBEAT = Duration.ofSeconds(10);
+
+  /** Issue 50's targets. */
+  private static final double TARGET_CPU_MS_PER_TASK = 1.0;
+
+  private static final double TARGET_FLAT = 1.5;
+  private static final long TARGET_HEAP_MIB = 2_048;
+  private static final double TARGET_HEALTHZ_P99_MS = 100;
+
+  record Step(
+      int nodes,
+      int tasks,
+      double tasksPerSecond,
+      double cpuMsPerTask,
+      double transactionsPerTask,
+      double p50Seconds,
+      double p99Seconds,
+      double healthzP99Ms,
+      double heartbeatsPerSecond,
+      double cpuMicrosPerHeartbeat,
+      long heapMiB,
+      long residentMiB,
+      double watcherCpuMsPerTask,
+      boolean complete) {}
+
+  @Override
+  public void run(Path dir, double raw, Report report) throws Exception {
+    report.heading(
+        "scale: nodes "
+            + NODES
+            + " (10 GPUs each), 10 one-GPU tasks per node, queues and watchers nodes/10, heartbeats"
+            + " every 10 s; agents' writes by a stand-in");
+    // The JIT's warm-up is no step's cost: the smallest step once, uncounted.
+    step(dir.resolve("scale-warmup"), NODES.getFirst(), raw, Report.QUIET);
+    var steps = new ArrayList<Step>();
+    for (int nodes : NODES) {
+      steps.add(step(dir.resolve("scale-" + nodes), nodes, raw, report));
+    }
+    report.text("the table");
+    for (var s : steps) {
+      report.line(
+          String.format(Locale.ROOT, "  %,d nodes, %,d tasks", s.nodes(), s.tasks()),
+          String.format(
+              Locale.ROOT,
+              "%s%.0f tasks/s (%.2fx raw), CPU %.2f ms/task, %.1f txns/task, to Running p50 %.1f s"
+                  + " p99 %.1f s, /healthz p99 %.0f ms, heartbeats %.0f/s at %.0f µs CPU each,"
+                  + " heap %d MiB, RSS %d MiB; watchers' own CPU %.2f ms/task",
+              s.complete() ? "" : "INCOMPLETE: ",
+              s.tasksPerSecond(),
+              s.tasksPerSecond() / raw,
+              s.cpuMsPerTask(),
+              s.transactionsPerTask(),
+              s.p50Seconds(),
+              s.p99Seconds(),
+              s.healthzP99Ms(),
+              s.heartbeatsPerSecond(),
+              s.cpuMicrosPerHeartbeat(),
+              s.heapMiB(),
+              s.residentMiB(),
+              s.watcherCpuMsPerTask()));
+    }
+    for (int i = 1; i < steps.size(); i++) {
+      var a = steps.get(i - 1);
+      var b = steps.get(i);
+      report.line(
+          String.format(
+              Locale.ROOT, "  slope of CPU per task, %,d -> %,d nodes", a.nodes(), b.nodes()),
+          String.format(Locale.ROOT, "%.2fx", b.cpuMsPerTask() / a.cpuMsPerTask()));
+    }
+    var first = steps.getFirst();
+    var last = steps.getLast();
+    double flat = last.cpuMsPerTask() / first.cpuMsPerTask();
+    report.line(
+        "  target: CPU per task at the largest step within " + TARGET_FLAT + "x of the smallest",
+        String.format(Locale.ROOT, "%s (%.2fx)", flat <= TARGET_FLAT ? "met" : "NOT met", flat));
+    report.line(
+        "  target: CPU per task <= " + TARGET_CPU_MS_PER_TASK + " ms at every step",
+        steps.stream().allMatch(s -> s.cpuMsPerTask() <= TARGET_CPU_MS_PER_TASK)
+            ? "met"
+            : "NOT met");
+    report.line(
+        "  target: heap <= " + TARGET_HEAP_MIB + " MiB at the largest step",
+        last.heapMiB() <= TARGET_HEAP_MIB ? "met" : "NOT met");
+    report.line(
+        "  target: /healthz p99 <= " + (int) TARGET_HEALTHZ_P99_MS + " ms throughout",
+        steps.stream().allMatch(s -> s.healthzP99Ms() <= TARGET_HEALTHZ_P99_MS)
+            ? "met"
+            : "NOT met");
+  }
+
+  private static Step step(Path dir, int nodes, double raw, Report report) throws Exception {
+    int tasks = nodes * TASKS_PER_NODE;
+    int queues = Math.max(COHORTS, nodes / 10);
+    int watchers = Math.max(1, nodes / 10);
+    int workloads = tasks / TASKS_PER_WORKLOAD;
+    report.text(
+        String.format(
+            Locale.ROOT,
+            "step: %,d nodes, %,d tasks in %,d workloads, %,d queues in %d cohorts, %,d watchers",
+            nodes,
+            tasks,
+            workloads,
+            queues,
+            COHORTS,
+            watchers));
+    try (var cluster = LocalServer.start(dir)) {
+      var api = cluster.registry();
+      ControlPlaneBench.fleet(cluster, report, nodes, GPUS);
+      for (int q = 0; q < queues; q++) {
+        api.create(
+            new Queue(
+                ObjectMeta.named(queue(q)),
+                new QueueSpec(
+                    Optional.of("cohort-" + (q % COHORTS)),
+                    Map.of("gpu", (tasks + queues - 1) / queues),
+                    Map.of(),
+                    Map.of(),
+                    1,
+                    QueueOrdering.BestEffortFIFO),
+                null));
+      }
+      var swarm =
+          WatcherSwarm.start(
+              cluster.uri(),
+              cluster.token(),
+              watchers,
+              api.list(Kinds.TASK).revision(),
+              dir.resolveSibling("watchers-" + nodes + ".log"));
+      swarm.awaitWatching(Duration.ofSeconds(120));
+      var env = new SystemEnv();
+      try (ScheduledExecutorService beats =
+              Executors.newScheduledThreadPool(4, Thread.ofVirtual().factory());
+          var healthz = new HealthzProbe(cluster.uri())) {
+        // The heartbeats alone: what they cost before there is any work.
+        var beatsDone = new java.util.concurrent.atomic.AtomicLong();
+        for (int i = 0; i < nodes; i++) {
+          var name = "node-" + i;
+          long offset = HEARTBEAT.toNanos() * i / nodes;
+          beats.scheduleAtFixedRate(
+              () -> {
+                try {
+                  api.get(Kinds.NODE, name)
+                      .ifPresent(
+                          n -> {
+                            var s = n.status();
+                            api.updateStatus(
+                                n.withStatus(
+                                    new NodeStatus(
+                                        s.conditions(),
+                                        Optional.of(env.now()),
+                                        s.bootId(),
+                                        s.agentVersion(),
+                                        s.computeDomains(),
+                                        s.plugins(),
+                                        s.domainDaemons(),
+                                        s.logs())));
+                            beatsDone.incrementAndGet();
+                          });
+                } catch (RuntimeException e) {
+                  // a conflict with a controller's write: the next beat writes again
+                }
+              },
+              offset,
+              HEARTBEAT.toNanos(),
+              TimeUnit.NANOSECONDS);
+        }
+        Thread.sleep(HEARTBEAT.toMillis()); // every node has begun beating
+        long beatsBefore = beatsDone.get();
+        long cpuBefore = CpuTime.nanos();
+        var window = Stopwatch.start();
+        Thread.sleep(HEARTBEAT.toMillis());
+        double beatSeconds = window.seconds();
+        long beatCpu = CpuTime.nanos() - cpuBefore;
+        long beatCount = beatsDone.get() - beatsBefore;
+        double heartbeatsPerSecond = beatCount / beatSeconds;
+        double cpuPerBeat = beatCpu / 1e3 / Math.max(1, beatCount);
+        report.line(
+            "  heartbeats alone (" + nodes + " nodes, every 10 s)",
+            String.format(
+                Locale.ROOT,
+                "%.0f writes/s, %.0f µs CPU each, %.1f%% of %d cores",
+                heartbeatsPerSecond,
+                cpuPerBeat,
+                100.0 * beatCpu / (beatSeconds * 1e9 * Runtime.getRuntime().availableProcessors()),
+                Runtime.getRuntime().availableProcessors()));
+
+        var createdAt = new ConcurrentHashMap<String, Long>();
+        var seenRunning = ConcurrentHashMap.<String>newKeySet();
+        var toRunning = new ConcurrentHashMap<String, Long>();
+        var running = new CountDownLatch(tasks);
+        var handled = ConcurrentHashMap.<String>newKeySet();
+        try (var controllers = ControlPlaneBench.startControllers(cluster);
+            var agents = Executors.newFixedThreadPool(32, Thread.ofVirtual().factory())) {
+          var taskWatch =
+              api.watch(
+                  Kinds.TASK,
+                  api.list(Kinds.TASK).revision(),
+                  new WatchHandler<Task>() {
+                    @Override
+                    public void onEvent(WatchEvent<Task> e) {
+                      var t = e.object();
+                      if (t.status().phase() == TaskPhase.Scheduled
+                          && handled.add(t.metadata().name())) {
+                        agents.submit(() -> FleetBench.actAsAgent(api, env, t));
+                      }
+                      if (t.status().phase() == TaskPhase.Running
+                          && seenRunning.add(t.metadata().name())) {
+                        var workload = t.metadata().labels().get(Labels.WORKLOAD);
+                        var at = createdAt.get(workload);
+                        if (at != null) {
+                          toRunning.put(t.metadata().name(), System.nanoTime() - at);
+                        }
+                        running.countDown();
+                      }
+                    }
+
+                    @Override
+                    public void onGone(long compactedRevision) {}
+                  });
+          var census = WriteCensus.watch(cluster.store());
+          healthz.start();
+          var clock = Stopwatch.start();
+          long cpu = CpuTime.nanos();
+          long watcherCpu = swarm.cpuNanos();
+          ControlPlaneBench.parallel(
+              workloads,
+              i -> {
+                var name = "s-" + i;
+                var w = Workloads.oneGpuEach(name, TASKS_PER_WORKLOAD);
+                createdAt.put(name, System.nanoTime());
+                return api.create(
+                    new dev.quartermaster.api.workload.Workload(
+                        w.metadata(),
+                        w.spec().inQueue(queue(i % queues), Optional.empty()),
+                        w.status()));
+              });
+          boolean done = false;
+          for (int waited = 0; waited < 900 && !done; waited += 10) {
+            done = running.await(10, TimeUnit.SECONDS);
+            if (!done) {
+              report.line(
+                  String.format(Locale.ROOT, "    after %d s", waited + 10),
+                  (tasks - running.getCount()) + " Running");
+            }
+          }
+          double seconds = clock.seconds();
+          long used = CpuTime.nanos() - cpu;
+          long watchersUsed = swarm.cpuNanos() - watcherCpu;
+          healthz.stop();
+          taskWatch.close();
+          census.close();
+          long ran = tasks - running.getCount();
+          var waits = toRunning.values().stream().map(n -> n / 1e9).toList();
+          var step =
+              new Step(
+                  nodes,
+                  tasks,
+                  ran / seconds,
+                  used / 1e6 / Math.max(1, ran),
+                  census.transactions() / (double) Math.max(1, ran),
+                  Stats.quantile(waits, 0.5),
+                  Stats.quantile(waits, 0.99),
+                  healthz.p99Millis(),
+                  heartbeatsPerSecond,
+                  cpuPerBeat,
+                  Memory.heapAfterGcMiB(),
+                  Memory.residentMiB(),
+                  watchersUsed / 1e6 / Math.max(1, ran),
+                  done);
+          report.line(
+              "  apply to all Running" + (done ? "" : " (INCOMPLETE)"),
+              String.format(
+                  Locale.ROOT,
+                  "%.0f tasks/s in %.1f s, CPU %.2f ms per task (heartbeats included), %.1f"
+                      + " transactions per task",
+                  step.tasksPerSecond(),
+                  seconds,
+                  step.cpuMsPerTask(),
+                  step.transactionsPerTask()));
+          report.line("  object writes per task, by kind", census.perKind(tasks));
+          return step;
+        } finally {
+          swarm.close();
+        }
+      }
+    }
+  }
+
+  private static String queue(int q) {
+    return "team-" + q;
+  }
+
+  /** GET /healthz every 100 ms on its own connection; the p99 of the answers' times. */
+  private static final class HealthzProbe implements AutoCloseable {
+    private final HttpClient client = HttpClient.newHttpClient();
+    private final HttpRequest request;
+    private final List<Double> millis = java.util.Collections.synchronizedList(new ArrayList<>());
+    private volatile boolean stopped;
+    private Thread thread;
+
+    HealthzProbe(URI base) {
+      this.request =
+          HttpRequest.newBuilder(base.resolve("/healthz")).timeout(Duration.ofSeconds(30)).build();
+    }
+
+    void start() {
+      thread =
+          Thread.ofPlatform()
+              .daemon()
+              .start(
+                  () -> {
+                    while (!stopped) {
+                      long start = System.nanoTime();
+                      try {
+                        client.send(request, HttpResponse.BodyHandlers.discarding());
+                        millis.add((System.nanoTime() - start) / 1e6);
+                      } catch (java.io.IOException e) {
+                        millis.add((System.nanoTime() - start) / 1e6);
+                      } catch (InterruptedException e) {
+                        return;
+                      }
+                      try {
+                        Thread.sleep(100);
+                      } catch (InterruptedException e) {
+                        return;
+                      }
+                    }
+                  });
+    }
+
+    void stop() throws InterruptedException {
+      stopped = true;
+      if (thread != null) {
+        thread.join();
+      }
+    }
+
+    double p99Millis() {
+      synchronized (millis) {
+        return millis.isEmpty() ? 0 : Stats.quantile(List.copyOf(millis), 0.99);
+      }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+      stop();
+      client.close();
+    }
+  }
+}
