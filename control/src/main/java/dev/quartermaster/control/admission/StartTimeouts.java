@@ -36,10 +36,12 @@ import java.util.function.BiFunction;
  */
 final class StartTimeouts {
   /** An admission as first seen: by whom (uid, admission time) and when (monotonic). */
-  private record Seen(String cohort, String uid, Instant at, long nanos) {}
+  private record Seen(String uid, Instant at, long nanos) {}
 
   private final Env env;
-  private final Map<String, Seen> seen = new ConcurrentHashMap<>();
+
+  /** Cohort → workload → its admission as first seen: a look walks its own cohort's alone. */
+  private final Map<String, Map<String, Seen>> seen = new ConcurrentHashMap<>();
 
   StartTimeouts(Env env) {
     this.env = env;
@@ -84,12 +86,13 @@ final class StartTimeouts {
         continue;
       }
       var s =
-          seen.compute(
-              name,
-              (k, old) ->
-                  old != null && old.uid().equals(a.uid()) && old.at().equals(a.at())
-                      ? old
-                      : new Seen(cohort, a.uid(), a.at(), now));
+          seen.computeIfAbsent(cohort, c -> new ConcurrentHashMap<>())
+              .compute(
+                  name,
+                  (k, old) ->
+                      old != null && old.uid().equals(a.uid()) && old.at().equals(a.at())
+                          ? old
+                          : new Seen(a.uid(), a.at(), now));
       var left = w.spec().startTimeout().minusNanos(now - s.nanos());
       if (left.isPositive()) {
         var due = left;
@@ -100,13 +103,18 @@ final class StartTimeouts {
       timedOut.put(name, String.join(", ", missing));
     }
     // Judged on the entries as stored: a timeout whose write failed is due again at once.
-    seen.entrySet()
-        .removeIf(
-            x -> {
-              var a = entries.get(x.getKey());
-              return x.getValue().cohort().equals(cohort)
-                  && (a == null || a.evicting() || a.started());
-            });
+    var ours = seen.get(cohort);
+    if (ours != null) {
+      ours.entrySet()
+          .removeIf(
+              x -> {
+                var a = entries.get(x.getKey());
+                return a == null || a.evicting() || a.started();
+              });
+      if (ours.isEmpty()) {
+        seen.remove(cohort, ours);
+      }
+    }
     return new Look(out, timedOut, recheck);
   }
 
