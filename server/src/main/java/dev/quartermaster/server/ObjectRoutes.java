@@ -3,6 +3,7 @@ package dev.quartermaster.server;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.client.DeleteResult;
 import dev.quartermaster.api.client.LabelSelector;
+import dev.quartermaster.api.client.ListPage;
 import dev.quartermaster.api.client.http.HttpWire;
 import dev.quartermaster.api.client.http.ListDocument;
 import dev.quartermaster.api.codec.ObjectCodec;
@@ -45,9 +46,25 @@ final class ObjectRoutes {
         .orElseThrow(() -> ErrorResponses.notFound(kind.singular() + "/" + name + " not found"));
   }
 
-  <T extends ApiObject> Reply list(Principal who, Kind<T> kind, LabelSelector selector) {
+  /** The whole list, or with {@code page} one page of it. */
+  <T extends ApiObject> Reply list(
+      Principal who, Kind<T> kind, LabelSelector selector, Optional<ListPage> page) {
     authorize(who, Access.read(Verb.LIST, kind, Optional.empty()));
-    return Reply.json(200, ListDocument.of(api.list(kind, selector)));
+    return Reply.json(
+        200,
+        ListDocument.of(
+            page.isPresent() ? api.list(kind, selector, page.get()) : api.list(kind, selector)));
+  }
+
+  /** {@code GET …?as=table} of a list, or with {@code page} of one page of it. */
+  <T extends ApiObject> Reply table(
+      Principal who, Kind<T> kind, LabelSelector selector, Optional<ListPage> page) {
+    if (page.isEmpty()) {
+      return table(who, kind, Optional.empty(), selector);
+    }
+    authorize(who, Access.read(Verb.LIST, kind, Optional.empty()));
+    return Reply.text(
+        200, HttpWire.JSON, api.table(kind, selector, page.get(), now.get()).toJson());
   }
 
   /** {@code GET …?as=table}: the kind's table of one object or of a listing, AGE measured now. */

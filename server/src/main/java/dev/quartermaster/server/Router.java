@@ -2,7 +2,9 @@ package dev.quartermaster.server;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
+import dev.quartermaster.api.client.ContinueToken;
 import dev.quartermaster.api.client.LabelSelector;
+import dev.quartermaster.api.client.ListPage;
 import dev.quartermaster.api.client.WatchScope;
 import dev.quartermaster.api.client.http.HttpWire;
 import dev.quartermaster.api.error.ApiError;
@@ -50,7 +52,12 @@ final class Router implements HttpHandler {
   static final int MAX_URI_CHARS = 8 * 1024;
 
   private static final Set<String> LIST_PARAMS =
-      Set.of(HttpWire.PARAM_LABEL_SELECTOR, HttpWire.PARAM_WATCH, HttpWire.PARAM_AS);
+      Set.of(
+          HttpWire.PARAM_LABEL_SELECTOR,
+          HttpWire.PARAM_WATCH,
+          HttpWire.PARAM_AS,
+          HttpWire.PARAM_LIMIT,
+          HttpWire.PARAM_CONTINUE);
   private static final Set<String> ITEM_PARAMS = Set.of(HttpWire.PARAM_AS);
   private static final Set<String> WATCH_PARAMS =
       Set.of(
@@ -297,11 +304,12 @@ final class Router implements HttpHandler {
         var selector = LabelSelector.parse(query.get(HttpWire.PARAM_LABEL_SELECTOR).orElse(""));
         if (!query.flag(HttpWire.PARAM_WATCH)) {
           query.allowOnly(LIST_PARAMS);
+          var page = page(query);
           return send(
               exchange,
               asTable(query)
-                  ? objects.table(who, c.kind(), Optional.empty(), selector)
-                  : objects.list(who, c.kind(), selector));
+                  ? objects.table(who, c.kind(), selector, page)
+                  : objects.list(who, c.kind(), selector, page));
         }
         query.allowOnly(WATCH_PARAMS);
         var after = query.nonNegativeLong(HttpWire.PARAM_REVISION, 0);
@@ -339,6 +347,37 @@ final class Router implements HttpHandler {
             file.contentType(),
             current ? new byte[0] : file.body());
     return send(exchange, reply);
+  }
+
+  /**
+   * {@code limit=N} (a whole number from 1) and {@code continue=TOKEN} (as a page gave it, and only
+   * with a limit): one page of the list; neither, the whole list.
+   */
+  private static Optional<ListPage> page(QueryParams query) {
+    var token =
+        query
+            .get(HttpWire.PARAM_CONTINUE)
+            .map(
+                t -> {
+                  try {
+                    ContinueToken.decode(t);
+                    return t;
+                  } catch (IllegalArgumentException e) {
+                    throw ErrorResponses.badRequest(HttpWire.PARAM_CONTINUE, e.getMessage());
+                  }
+                });
+    if (query.get(HttpWire.PARAM_LIMIT).isEmpty()) {
+      if (token.isPresent()) {
+        throw ErrorResponses.badRequest(
+            HttpWire.PARAM_CONTINUE, "comes with the limit its first page was asked with");
+      }
+      return Optional.empty();
+    }
+    long limit = query.nonNegativeLong(HttpWire.PARAM_LIMIT, 0);
+    if (limit < 1 || limit > Integer.MAX_VALUE - 1) {
+      throw ErrorResponses.badRequest(HttpWire.PARAM_LIMIT, "must be a whole number from 1");
+    }
+    return Optional.of(new ListPage((int) limit, token));
   }
 
   /** {@code dryRun=All}, as Kubernetes spells it; any other value is a 400 naming it. */

@@ -24,6 +24,11 @@ public abstract class ForwardingStore implements Store {
   }
 
   @Override
+  public Range range(String prefix, long revision, String startAfter, int limit) {
+    return delegate.range(prefix, revision, startAfter, limit);
+  }
+
+  @Override
   public TxnResult txn(Txn txn) {
     return delegate.txn(txn);
   }

@@ -27,6 +27,26 @@ public interface Store extends AutoCloseable {
    */
   Range range(String prefix, long revision);
 
+  /**
+   * One page of {@link #range(String, long)}: at most {@code limit} keys under {@code prefix} after
+   * {@code startAfter} (exclusive; empty: from the first), as they were at {@code revision} ({@code
+   * 0} = now), ordered by key. A list pages through a kind at one revision, so its pages are one
+   * snapshot however many there are; a store reads only the page where it can (the default reads
+   * the whole range and cuts it).
+   *
+   * @throws CompactedException when {@code revision} is older than the compacted revision
+   * @throws FutureRevisionException when {@code revision} is newer than the current revision
+   */
+  default Range range(String prefix, long revision, String startAfter, int limit) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit must be >= 1, got " + limit);
+    }
+    var all = range(prefix, revision);
+    return new Range(
+        all.kvs().stream().filter(kv -> kv.key().compareTo(startAfter) > 0).limit(limit).toList(),
+        all.revision());
+  }
+
   /** Applies {@code txn} atomically; durable before it returns. */
   TxnResult txn(Txn txn);
 

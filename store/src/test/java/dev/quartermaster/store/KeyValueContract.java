@@ -84,6 +84,28 @@ public interface KeyValueContract extends StoreFixture {
   }
 
   @Test
+  default void aPagedRangeReadsOnePageAtATimeAtOneRevision() {
+    for (int i = 0; i < 7; i++) {
+      put("/p/k" + i, "v" + i);
+    }
+    put("/q/other", "x");
+    delete("/p/k2"); // a tombstone inside a page is skipped, and the page still fills
+    long at = store().currentRevision();
+    assertThat(keys(store().range("/p/", at, "", 3))).containsExactly("/p/k0", "/p/k1", "/p/k3");
+    assertThat(keys(store().range("/p/", at, "/p/k3", 3)))
+        .containsExactly("/p/k4", "/p/k5", "/p/k6");
+    assertThat(store().range("/p/", at, "/p/k6", 3).kvs()).isEmpty();
+
+    // Later writes do not move a page read at the first page's revision.
+    put("/p/k35", "new");
+    delete("/p/k4");
+    assertThat(keys(store().range("/p/", at, "/p/k3", 2))).containsExactly("/p/k4", "/p/k5");
+    assertThat(keys(store().range("/p/", 0, "/p/k3", 2))).containsExactly("/p/k35", "/p/k5");
+    assertThatThrownBy(() -> store().range("/p/", 0, "", 0))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
   default void rangeAtAnOldRevisionSeesTheOldState() {
     put("/r/a", "a1");
     long old = put("/r/b", "b1").revision();

@@ -30,6 +30,33 @@ public interface ApiClient {
   /** All objects of {@code kind} matching {@code selector}, and the store revision of the read. */
   <T extends ApiObject> ObjectList<T> list(Kind<T> kind, LabelSelector selector);
 
+  /**
+   * One page of {@link #list(Kind, LabelSelector)}: at most {@code page.limit()} objects, in name
+   * order, from where its continue token left off, every page at the first page's revision. A page
+   * may hold fewer (a selector's misses) and still have a next one. This default reads the whole
+   * list and cuts it, at the newest revision: a client with a store of its own pages there.
+   */
+  default <T extends ApiObject> ObjectList<T> list(
+      Kind<T> kind, LabelSelector selector, ListPage page) {
+    var from = page.continueToken().map(ContinueToken::decode);
+    var all = list(kind, selector);
+    var rest =
+        all.items().stream()
+            .filter(o -> from.map(f -> o.metadata().name().compareTo(f.after()) > 0).orElse(true))
+            .sorted(java.util.Comparator.comparing(o -> o.metadata().name()))
+            .toList();
+    var items = rest.subList(0, Math.min(page.limit(), rest.size()));
+    long revision = from.map(ContinueToken::revision).orElse(all.revision());
+    return new ObjectList<>(
+        items,
+        revision,
+        rest.size() > page.limit()
+            ? java.util.Optional.of(
+                new ContinueToken(Math.max(1, revision), items.getLast().metadata().name())
+                    .encode())
+            : java.util.Optional.empty());
+  }
+
   default <T extends ApiObject> ObjectList<T> list(Kind<T> kind) {
     return list(kind, LabelSelector.ALL);
   }
@@ -52,6 +79,20 @@ public interface ApiClient {
                                 Reason.NotFound,
                                 kind.singular() + "/" + name.get() + " not found")))
             : list(kind, selector).items();
+    return rendered(kind, objects, now);
+  }
+
+  /**
+   * One page of {@code kind}'s table ({@link #list(Kind, LabelSelector, ListPage)}), with the next
+   * page's token.
+   */
+  default <T extends ApiObject> ObjectTable table(
+      Kind<T> kind, LabelSelector selector, ListPage page, Instant now) {
+    var list = list(kind, selector, page);
+    return rendered(kind, list.items(), now).withContinue(list.continueToken());
+  }
+
+  private <T extends ApiObject> ObjectTable rendered(Kind<T> kind, List<T> objects, Instant now) {
     return ObjectTable.of(
         KindTables.of(
             kind,

@@ -9,6 +9,7 @@ import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.IntStream;
 
 /**
@@ -19,10 +20,22 @@ import java.util.stream.IntStream;
  * milliseconds where binding the objects costs a hundred.
  *
  * <p>Wire form: {@code
- * {"kind":"Table","columns":[{"name":"NAME","wide":false},…],"rows":[["node-1",…],…]}}.
+ * {"kind":"Table","columns":[{"name":"NAME","wide":false},…],"rows":[["node-1",…],…]}}, and for a
+ * page with a next one ({@code ?limit=N}) {@code "continue":"TOKEN"}.
  */
-public record ObjectTable(List<TableColumn> columns, List<List<String>> rows) {
+public record ObjectTable(
+    List<TableColumn> columns, List<List<String>> rows, Optional<String> continueToken) {
   public static final String KIND = "Table";
+
+  /** A whole table, not a page of one. */
+  public ObjectTable(List<TableColumn> columns, List<List<String>> rows) {
+    this(columns, rows, Optional.empty());
+  }
+
+  /** This as a page of a table, {@code next} the next page's token ({@code "continue"}). */
+  public ObjectTable withContinue(Optional<String> next) {
+    return new ObjectTable(columns, rows, next);
+  }
 
   public ObjectTable {
     columns = List.copyOf(columns);
@@ -75,6 +88,9 @@ public record ObjectTable(List<TableColumn> columns, List<List<String>> rows) {
         json.writeEndArray();
       }
       json.writeEndArray();
+      if (continueToken.isPresent()) {
+        json.writeStringField("continue", continueToken.get());
+      }
       json.writeEndObject();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -92,10 +108,12 @@ public record ObjectTable(List<TableColumn> columns, List<List<String>> rows) {
       var columns = new ArrayList<TableColumn>();
       var rows = new ArrayList<List<String>>();
       var kind = "";
+      Optional<String> next = Optional.empty();
       while (json.nextToken() == JsonToken.FIELD_NAME) {
         var field = json.currentName();
         switch (field) {
           case "kind" -> kind = text(json);
+          case "continue" -> next = Optional.of(text(json)).filter(t -> !t.isEmpty());
           case "columns" -> {
             expect(json, JsonToken.START_ARRAY);
             while (json.nextToken() == JsonToken.START_OBJECT) {
@@ -132,7 +150,7 @@ public record ObjectTable(List<TableColumn> columns, List<List<String>> rows) {
       if (!kind.equals(KIND)) {
         throw new IllegalArgumentException("not a table (kind '" + kind + "')");
       }
-      return new ObjectTable(columns, rows);
+      return new ObjectTable(columns, rows, next);
     } catch (IOException e) {
       throw new IllegalArgumentException("a table that does not parse: " + e.getMessage(), e);
     }

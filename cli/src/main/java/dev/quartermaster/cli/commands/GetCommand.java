@@ -100,6 +100,15 @@ public final class GetCommand implements Callable<Integer> {
   private String forObject;
 
   @Option(
+      names = "--chunk-size",
+      paramLabel = "N",
+      defaultValue = "500",
+      description =
+          "a table of a list is read and printed N objects at a time, all at one revision (0: in"
+              + " one request; default: ${DEFAULT-VALUE})")
+  private int chunkSize;
+
+  @Option(
       names = {"-w", "--watch"},
       description = "after listing, print changes as they happen (until Ctrl-C)")
   private boolean watch;
@@ -112,6 +121,9 @@ public final class GetCommand implements Callable<Integer> {
   public Integer call() throws InterruptedException {
     if (PLUGINS.contains(kindName.toLowerCase(Locale.ROOT))) {
       return plugins();
+    }
+    if (chunkSize < 0) {
+      throw new ParameterException(spec.commandLine(), "--chunk-size must be 0 or more");
     }
     var named = KindSlashName.split(kindName, names, spec.commandLine());
     var kind = KindNames.resolve(named.kind());
@@ -160,6 +172,7 @@ public final class GetCommand implements Callable<Integer> {
           labels,
           output.format() == OutputFormat.WIDE,
           env.clock().instant(),
+          chunkSize,
           spec.commandLine().getOut(),
           spec.commandLine().getErr());
       return;

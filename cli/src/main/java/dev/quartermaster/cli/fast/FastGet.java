@@ -1,6 +1,7 @@
 package dev.quartermaster.cli.fast;
 
 import dev.quartermaster.api.client.LabelSelector;
+import dev.quartermaster.api.client.ListPage;
 import dev.quartermaster.api.client.http.HttpApiClient;
 import dev.quartermaster.api.meta.Kind;
 import dev.quartermaster.api.meta.Kinds;
@@ -137,7 +138,15 @@ public record FastGet(
           throw new IllegalStateException("the lean JSON listing needs an HTTP client");
         } else {
           TableListing.print(
-              connection.api(), kind, name, selector, wide, env.clock().instant(), out, err);
+              connection.api(),
+              kind,
+              name,
+              selector,
+              wide,
+              env.clock().instant(),
+              ListPage.DEFAULT_LIMIT,
+              out,
+              err);
         }
       }
       return 0;

@@ -44,6 +44,13 @@ public final class AuthorizingApiClient implements ApiClient {
   }
 
   @Override
+  public <T extends ApiObject> ObjectList<T> list(
+      Kind<T> kind, LabelSelector selector, dev.quartermaster.api.client.ListPage page) {
+    judge.require(who, Access.read(Access.Verb.LIST, kind, Optional.empty()));
+    return api.list(kind, selector, page);
+  }
+
+  @Override
   public <T extends ApiObject> T create(T object) {
     var kind = Kinds.of(object);
     judge.requireWrite(

@@ -1,9 +1,11 @@
 package dev.quartermaster.store.registry;
 
 import dev.quartermaster.api.client.ApiClient;
+import dev.quartermaster.api.client.ContinueToken;
 import dev.quartermaster.api.client.DeleteResult;
 import dev.quartermaster.api.client.FencingClient;
 import dev.quartermaster.api.client.LabelSelector;
+import dev.quartermaster.api.client.ListPage;
 import dev.quartermaster.api.client.ObjectList;
 import dev.quartermaster.api.client.WatchHandle;
 import dev.quartermaster.api.client.WatchHandler;
@@ -19,7 +21,10 @@ import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.validation.Names;
 import dev.quartermaster.api.validation.ObjectValidator;
 import dev.quartermaster.core.env.Env;
+import dev.quartermaster.store.CompactedException;
+import dev.quartermaster.store.FutureRevisionException;
 import dev.quartermaster.store.KeyValue;
+import dev.quartermaster.store.Range;
 import dev.quartermaster.store.Store;
 import dev.quartermaster.store.StoreLimitException;
 import dev.quartermaster.store.Txn;
@@ -186,6 +191,50 @@ public final class ObjectRegistry implements FencingClient {
             .filter(o -> selector.matches(o.metadata().labels()))
             .toList();
     return new ObjectList<>(items, range.revision());
+  }
+
+  /**
+   * A page of the store's range at one revision (the first page's): the store reads the page, not
+   * the kind, and later pages see the objects as the first did, however the cluster moved since. A
+   * token past the store's compaction is a {@link Reason#Gone}: the list starts again.
+   */
+  @Override
+  public <T extends ApiObject> ObjectList<T> list(
+      Kind<T> kind, LabelSelector selector, ListPage page) {
+    var from = page.continueToken().map(ContinueToken::decode);
+    var prefix = StoredObjects.prefix(kind);
+    Range range;
+    try {
+      range =
+          store.range(
+              prefix,
+              from.map(ContinueToken::revision).orElse(0L),
+              from.map(f -> prefix + f.after()).orElse(""),
+              page.limit() + 1);
+    } catch (CompactedException e) {
+      throw new ApiException(
+          Reason.Gone,
+          "the list's revision "
+              + from.orElseThrow().revision()
+              + " is compacted: list again from the first page");
+    } catch (FutureRevisionException e) {
+      throw new ApiException(
+          Reason.BadRequest, "continue: a revision the store has not reached; not a token it gave");
+    }
+    long revision = from.map(ContinueToken::revision).orElse(range.revision());
+    var kvs = range.kvs().subList(0, Math.min(page.limit(), range.kvs().size()));
+    var items =
+        kvs.stream()
+            .map(kv -> stored.decode(kind, kv))
+            .filter(o -> selector.matches(o.metadata().labels()))
+            .toList();
+    return new ObjectList<>(
+        items,
+        revision,
+        range.kvs().size() > page.limit()
+            ? Optional.of(
+                new ContinueToken(revision, StoredObjects.nameOf(kvs.getLast().key())).encode())
+            : Optional.empty());
   }
 
   @Override

@@ -55,6 +55,11 @@ final class LogReader {
   }
 
   Range range(String prefix, long revision) {
+    return range(prefix, revision, "", Integer.MAX_VALUE);
+  }
+
+  /** As {@link #range(String, long)}, from after {@code startAfter}, at most {@code limit} keys. */
+  Range range(String prefix, long revision, String startAfter, int limit) {
     if (revision < 0) {
       throw new IllegalArgumentException("revision must be >= 0, got " + revision);
     }
@@ -69,7 +74,7 @@ final class LogReader {
           if (at < meta.compacted()) {
             throw new CompactedException(at, meta.compacted());
           }
-          return new Range(rangeAt(c, prefix, at, file), meta.revision());
+          return new Range(rangeAt(c, prefix, at, startAfter, limit, file), meta.revision());
         });
   }
 
@@ -80,30 +85,53 @@ final class LogReader {
    * checksum is verified, not by the query: a flipped deleted flag would otherwise hide a live
    * object from every list without a word.
    */
-  private static List<KeyValue> rangeAt(ReaderConnection c, String prefix, long at, Path file)
+  private static List<KeyValue> rangeAt(
+      ReaderConnection c, String prefix, long at, String startAfter, int limit, Path file)
       throws SQLException {
     KeyRange keys = KeyRange.of(prefix);
+    boolean paged = limit != Integer.MAX_VALUE;
     String sql =
         "SELECT "
             + LogRow.columns("l")
             + " FROM (SELECT key AS k, MAX(revision) AS r FROM log"
             + " WHERE "
             + keys.condition("key")
-            + " AND revision <= ? GROUP BY key) AS latest"
+            + " AND key > ? AND revision <= ? GROUP BY key"
+            + (paged ? " ORDER BY key LIMIT ?" : "")
+            + ") AS latest"
             + " JOIN log AS l ON l.key = latest.k AND l.revision = latest.r ORDER BY l.key";
     PreparedStatement ps = c.prepared(sql);
-    int next = keys.bind(ps, 1);
-    ps.setLong(next, at);
     List<KeyValue> kvs = new ArrayList<>();
-    try (ResultSet rs = ps.executeQuery()) {
-      while (rs.next()) {
-        LogRow row = LogRow.read(rs, 1, file);
-        if (!row.deleted()) {
-          kvs.add(row.kv());
+    String after = startAfter;
+    // A page of the query may hold tombstones, skipped here: read on until the page is full or the
+    // keys run out.
+    while (true) {
+      String from = after;
+      int next = keys.bind(ps, 1);
+      ps.setBytes(next++, Keys.encode(after));
+      ps.setLong(next++, at);
+      int asked = limit - kvs.size();
+      if (paged) {
+        ps.setInt(next, asked);
+      }
+      int rows = 0;
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          rows++;
+          LogRow row = LogRow.read(rs, 1, file);
+          after = row.key();
+          if (!row.deleted()) {
+            kvs.add(row.kv());
+          }
         }
       }
+      if (!paged || rows < asked || kvs.size() >= limit) {
+        return kvs;
+      }
+      if (after.equals(from)) {
+        throw new IllegalStateException("a paged range did not move past " + after);
+      }
     }
-    return kvs;
   }
 
   /**

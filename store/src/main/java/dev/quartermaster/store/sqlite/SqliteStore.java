@@ -164,6 +164,16 @@ public final class SqliteStore implements Store, HistorySizes {
   }
 
   @Override
+  public Range range(String prefix, long revision, String startAfter, int limit) {
+    Objects.requireNonNull(prefix, "prefix");
+    Objects.requireNonNull(startAfter, "startAfter");
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit must be >= 1, got " + limit);
+    }
+    return log.range(prefix, revision, startAfter, limit);
+  }
+
+  @Override
   public TxnResult txn(Txn txn) {
     validate(txn);
     return writer.txn(txn);

@@ -3,6 +3,7 @@ package dev.quartermaster.api.client.http;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.client.DeleteResult;
 import dev.quartermaster.api.client.LabelSelector;
+import dev.quartermaster.api.client.ListPage;
 import dev.quartermaster.api.client.ObjectList;
 import dev.quartermaster.api.client.WatchHandle;
 import dev.quartermaster.api.client.WatchHandler;
@@ -175,20 +176,37 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
 
   @Override
   public <T extends ApiObject> ObjectList<T> list(Kind<T> kind, LabelSelector selector) {
+    return list(kind, selector, "");
+  }
+
+  /** A page, read by the server at its first page's revision. */
+  @Override
+  public <T extends ApiObject> ObjectList<T> list(
+      Kind<T> kind, LabelSelector selector, ListPage page) {
+    return list(kind, selector, HttpWire.pageQuery(page));
+  }
+
+  private <T extends ApiObject> ObjectList<T> list(
+      Kind<T> kind, LabelSelector selector, String pageQuery) {
     var query =
-        selector.isEmpty()
-            ? ""
-            : "?"
-                + HttpWire.PARAM_LABEL_SELECTOR
-                + "="
-                + HttpWire.encodeQueryValue(selector.toString());
-    var served = call("GET", HttpWire.collectionPath(kind) + query, Optional.empty());
+        (selector.isEmpty()
+                ? ""
+                : "&"
+                    + HttpWire.PARAM_LABEL_SELECTOR
+                    + "="
+                    + HttpWire.encodeQueryValue(selector.toString()))
+            + pageQuery;
+    var served =
+        call(
+            "GET",
+            HttpWire.collectionPath(kind) + (query.isEmpty() ? "" : "?" + query.substring(1)),
+            Optional.empty());
     var uri = served.uri();
     var body = success(served);
     try {
       var document = ObjectCodec.json().readValue(body, ListDocument.class);
       var items = document.items().stream().map(o -> ObjectCodec.requireKind(o, kind)).toList();
-      return new ObjectList<>(items, document.revision());
+      return new ObjectList<>(items, document.revision(), document.next());
     } catch (IOException | ApiException e) {
       throw ResponseErrors.undecodable(uri, e);
     }
@@ -198,6 +216,31 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
    * Asks the server to render the table ({@code as=table}): no object is decoded here, see {@link
    * ObjectTable}.
    */
+  @Override
+  public <T extends ApiObject> ObjectTable table(
+      Kind<T> kind, LabelSelector selector, ListPage page, Instant now) {
+    var path =
+        HttpWire.collectionPath(kind)
+            + "?"
+            + HttpWire.PARAM_AS
+            + "="
+            + HttpWire.AS_TABLE
+            + (selector.isEmpty()
+                ? ""
+                : "&"
+                    + HttpWire.PARAM_LABEL_SELECTOR
+                    + "="
+                    + HttpWire.encodeQueryValue(selector.toString()))
+            + HttpWire.pageQuery(page);
+    var served = call("GET", path, Optional.empty());
+    var body = success(served);
+    try {
+      return ObjectTable.fromJson(body);
+    } catch (IllegalArgumentException e) {
+      throw ResponseErrors.undecodable(served.uri(), e);
+    }
+  }
+
   @Override
   public <T extends ApiObject> ObjectTable table(
       Kind<T> kind, Optional<String> name, LabelSelector selector, Instant now) {

@@ -70,6 +70,23 @@ public final class HttpWire {
 
   public static final String AS_TABLE = "table";
 
+  /** On a list: at most this many objects, and a continue token when there are more. */
+  public static final String PARAM_LIMIT = "limit";
+
+  /** On a list: the page after the one whose {@code continue} this is. */
+  public static final String PARAM_CONTINUE = "continue";
+
+  /** The query of one page of a list ({@code &limit=N[&continue=T]}), to append to another. */
+  public static String pageQuery(dev.quartermaster.api.client.ListPage page) {
+    return "&"
+        + PARAM_LIMIT
+        + "="
+        + page.limit()
+        + page.continueToken()
+            .map(t -> "&" + PARAM_CONTINUE + "=" + encodeQueryValue(t))
+            .orElse("");
+  }
+
   /** On a GET of one node: {@code as=mig} answers its MIG GPUs as the dashboard draws them. */
   public static final String AS_MIG = "mig";
 
