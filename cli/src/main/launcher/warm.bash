@@ -40,10 +40,12 @@ qm_warm_run() {
     return 2
   fi
   local kind len
+  # A frame that cannot be written means the reader went away (`qm get nodes | head -3`): stop
+  # there, quietly, as a process killed by SIGPIPE.
   while read -r -u 3 kind len; do
     case "$kind" in
-      o) head -c "$len" <&3 ;;
-      e) head -c "$len" <&3 >&2 ;;
+      o) head -c "$len" <&3 2>/dev/null || { exec 3>&-; qm_warm_exit=141; return 0; } ;;
+      e) head -c "$len" <&3 >&2 2>/dev/null || { exec 3>&-; qm_warm_exit=141; return 0; } ;;
       x) qm_warm_exit="$len"; exec 3>&-; return 0 ;;
       *) break ;;
     esac

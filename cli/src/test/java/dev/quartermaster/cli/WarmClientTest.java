@@ -275,6 +275,35 @@ class WarmClientTest {
   }
 
   @Test
+  void aReaderThatStopsEarlyEndsTheLauncherQuietly() throws Exception {
+    // More output than a pipe holds, read by `head -1`: the launcher's frame finds no reader.
+    for (int i = 0; i < 400; i++) {
+      cli.registry.create(
+          new dev.quartermaster.api.device.DeviceClass(
+              dev.quartermaster.api.meta.ObjectMeta.named("class-" + i),
+              new dev.quartermaster.api.device.DeviceClassSpec("gpu", List.of()),
+              dev.quartermaster.api.device.DeviceClassStatus.EMPTY));
+    }
+    var pb =
+        new ProcessBuilder(
+                "bash",
+                "-c",
+                "set -euo pipefail; source \"$1\"; { rc=0; qm_warm_run \"$2\" get deviceclasses -o"
+                    + " json || rc=$?; echo \"status=$rc exit=${qm_warm_exit:-}\" >&2; } | head -1",
+                "launch",
+                WARM_BASH.toString(),
+                endpoint.toString())
+            .directory(ExamplesTest.REPO.toFile());
+    pb.environment().putAll(cli.env.variables());
+    var process = pb.start();
+    var out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    var err = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(out).isEqualTo("{\n");
+    assertThat(err).doesNotContain("ended before").contains("status=0 exit=141");
+  }
+
+  @Test
   void aRebuiltJarEndsItAndNoCommandRunsTheOldCode() throws Exception {
     assertThat(warm.shouldEnd()).isFalse();
     Files.setLastModifiedTime(jar, FileTime.from(Instant.now().plusSeconds(60)));
