@@ -1,27 +1,8 @@
 package dev.quartermaster.bench;
 
-import dev.quartermaster.api.claim.AgentFinalizer;
-import dev.quartermaster.api.claim.PrepareState;
-import dev.quartermaster.api.claim.ResourceClaimStatus;
-import dev.quartermaster.api.client.ApiClient;
-import dev.quartermaster.api.client.WatchEvent;
-import dev.quartermaster.api.client.WatchHandler;
-import dev.quartermaster.api.meta.Kinds;
-import dev.quartermaster.api.workload.DeviceCheck;
-import dev.quartermaster.api.workload.Task;
-import dev.quartermaster.api.workload.TaskPhase;
-import dev.quartermaster.api.workload.TaskStatus;
-import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.env.SystemEnv;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -56,30 +37,8 @@ final class FleetBench implements Bench.Benchmark {
       var api = cluster.registry();
       var env = new SystemEnv();
       var running = new CountDownLatch(TASKS);
-      var seen = ConcurrentHashMap.<String>newKeySet();
-      var handled = ConcurrentHashMap.<String>newKeySet();
       try (var controllers = ControlPlaneBench.startControllers(cluster);
-          ExecutorService agents = Executors.newFixedThreadPool(32, Thread.ofVirtual().factory())) {
-        var watch =
-            api.watch(
-                Kinds.TASK,
-                api.list(Kinds.TASK).revision(),
-                new WatchHandler<Task>() {
-                  @Override
-                  public void onEvent(WatchEvent<Task> e) {
-                    var t = e.object();
-                    if (t.status().phase() == TaskPhase.Scheduled
-                        && handled.add(t.metadata().name())) {
-                      agents.submit(() -> actAsAgent(api, env, t));
-                    }
-                    if (t.status().phase() == TaskPhase.Running && seen.add(t.metadata().name())) {
-                      running.countDown();
-                    }
-                  }
-
-                  @Override
-                  public void onGone(long compactedRevision) {}
-                });
+          var agents = StandInAgents.start(api, env, t -> running.countDown())) {
         var census = WriteCensus.watch(cluster.store());
         var clock = Stopwatch.start();
         long cpuBefore = CpuTime.nanos();
@@ -95,7 +54,6 @@ final class FleetBench implements Bench.Benchmark {
         }
         double seconds = clock.seconds();
         long cpu = CpuTime.nanos() - cpuBefore;
-        watch.close();
         census.close();
         report.figure(
             "tasks/s, apply to all Running"
@@ -120,46 +78,5 @@ final class FleetBench implements Bench.Benchmark {
         report.line("  resident memory", Memory.residentMiB() + " MiB");
       }
     }
-  }
-
-  /** What the node's agent writes for a task scheduled to it, in its order. */
-  static Void actAsAgent(ApiClient api, Env env, Task scheduled) {
-    var node = scheduled.status().node().orElseThrow();
-    var finalizer = new AgentFinalizer(node).name();
-    for (var name : scheduled.spec().claims()) {
-      var c = api.get(Kinds.RESOURCE_CLAIM, name).orElseThrow();
-      var finalizers = new ArrayList<>(c.metadata().finalizers());
-      finalizers.add(finalizer);
-      c = api.update(c.withMetadata(c.metadata().withFinalizers(finalizers)));
-      var prepare = new HashMap<>(c.status().prepare());
-      prepare.put(
-          node,
-          new PrepareState(
-              PrepareState.Phase.Prepared,
-              "",
-              List.of("quartermaster.dev/gpu=" + c.metadata().uid()),
-              Optional.of(env.now())));
-      var s = c.status();
-      api.updateStatus(
-          c.withStatus(
-              new ResourceClaimStatus(s.allocation(), s.reservedFor(), prepare, s.conditions())));
-    }
-    // The agent reads the task live before the start (no status write: the start is quick here).
-    var t = api.get(Kinds.TASK, scheduled.metadata().name()).orElseThrow();
-    var opened = List.of("/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia0");
-    var s = t.status();
-    api.updateStatus(
-        t.withStatus(
-            new TaskStatus(
-                TaskPhase.Running,
-                "DeviceCheckPassed",
-                "opened " + opened.size() + " device nodes",
-                s.node(),
-                Optional.of(new DeviceCheck(true, opened, Optional.empty())),
-                s.exitCode(),
-                Optional.of(env.now()),
-                s.finishedAt(),
-                s.conditions())));
-    return null;
   }
 }

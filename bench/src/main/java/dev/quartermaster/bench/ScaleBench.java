@@ -1,15 +1,11 @@
 package dev.quartermaster.bench;
 
-import dev.quartermaster.api.client.WatchEvent;
-import dev.quartermaster.api.client.WatchHandler;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.node.NodeStatus;
 import dev.quartermaster.api.queue.Queue;
 import dev.quartermaster.api.queue.QueueOrdering;
 import dev.quartermaster.api.queue.QueueSpec;
-import dev.quartermaster.api.workload.Task;
-import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.control.cluster.Labels;
 import dev.quartermaster.core.env.SystemEnv;
 import java.net.URI;
@@ -242,38 +238,20 @@ final class ScaleBench implements Bench.Benchmark {
                 Runtime.getRuntime().availableProcessors()));
 
         var createdAt = new ConcurrentHashMap<String, Long>();
-        var seenRunning = ConcurrentHashMap.<String>newKeySet();
         var toRunning = new ConcurrentHashMap<String, Long>();
         var running = new CountDownLatch(tasks);
-        var handled = ConcurrentHashMap.<String>newKeySet();
         try (var controllers = ControlPlaneBench.startControllers(cluster);
-            var agents = Executors.newFixedThreadPool(32, Thread.ofVirtual().factory())) {
-          var taskWatch =
-              api.watch(
-                  Kinds.TASK,
-                  api.list(Kinds.TASK).revision(),
-                  new WatchHandler<Task>() {
-                    @Override
-                    public void onEvent(WatchEvent<Task> e) {
-                      var t = e.object();
-                      if (t.status().phase() == TaskPhase.Scheduled
-                          && handled.add(t.metadata().name())) {
-                        agents.submit(() -> FleetBench.actAsAgent(api, env, t));
+            var agents =
+                StandInAgents.start(
+                    api,
+                    env,
+                    t -> {
+                      var at = createdAt.get(t.metadata().labels().get(Labels.WORKLOAD));
+                      if (at != null) {
+                        toRunning.put(t.metadata().name(), System.nanoTime() - at);
                       }
-                      if (t.status().phase() == TaskPhase.Running
-                          && seenRunning.add(t.metadata().name())) {
-                        var workload = t.metadata().labels().get(Labels.WORKLOAD);
-                        var at = createdAt.get(workload);
-                        if (at != null) {
-                          toRunning.put(t.metadata().name(), System.nanoTime() - at);
-                        }
-                        running.countDown();
-                      }
-                    }
-
-                    @Override
-                    public void onGone(long compactedRevision) {}
-                  });
+                      running.countDown();
+                    })) {
           var census = WriteCensus.watch(cluster.store());
           healthz.start();
           var clock = Stopwatch.start();
@@ -304,7 +282,6 @@ final class ScaleBench implements Bench.Benchmark {
           long used = CpuTime.nanos() - cpu;
           long watchersUsed = swarm.cpuNanos() - watcherCpu;
           healthz.stop();
-          taskWatch.close();
           census.close();
           long ran = tasks - running.getCount();
           var waits = toRunning.values().stream().map(n -> n / 1e9).toList();

@@ -188,14 +188,7 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
 
   private <T extends ApiObject> ObjectList<T> list(
       Kind<T> kind, LabelSelector selector, String pageQuery) {
-    var query =
-        (selector.isEmpty()
-                ? ""
-                : "&"
-                    + HttpWire.PARAM_LABEL_SELECTOR
-                    + "="
-                    + HttpWire.encodeQueryValue(selector.toString()))
-            + pageQuery;
+    var query = selectorQuery(selector) + pageQuery;
     var served =
         call(
             "GET",
@@ -219,19 +212,26 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
   @Override
   public <T extends ApiObject> ObjectTable table(
       Kind<T> kind, LabelSelector selector, ListPage page, Instant now) {
-    var path =
+    return tableAt(
         HttpWire.collectionPath(kind)
             + "?"
             + HttpWire.PARAM_AS
             + "="
             + HttpWire.AS_TABLE
-            + (selector.isEmpty()
-                ? ""
-                : "&"
-                    + HttpWire.PARAM_LABEL_SELECTOR
-                    + "="
-                    + HttpWire.encodeQueryValue(selector.toString()))
-            + HttpWire.pageQuery(page);
+            + selectorQuery(selector)
+            + HttpWire.pageQuery(page));
+  }
+
+  @Override
+  public <T extends ApiObject> ObjectTable table(
+      Kind<T> kind, Optional<String> name, LabelSelector selector, Instant now) {
+    var as = HttpWire.PARAM_AS + "=" + HttpWire.AS_TABLE;
+    return tableAt(
+        name.map(n -> HttpWire.objectPath(kind, n) + "?" + as)
+            .orElseGet(() -> HttpWire.collectionPath(kind) + "?" + as + selectorQuery(selector)));
+  }
+
+  private ObjectTable tableAt(String path) {
     var served = call("GET", path, Optional.empty());
     var body = success(served);
     try {
@@ -241,30 +241,14 @@ public final class HttpApiClient implements ApiClient, AutoCloseable {
     }
   }
 
-  @Override
-  public <T extends ApiObject> ObjectTable table(
-      Kind<T> kind, Optional<String> name, LabelSelector selector, Instant now) {
-    var as = HttpWire.PARAM_AS + "=" + HttpWire.AS_TABLE;
-    var path =
-        name.map(n -> HttpWire.objectPath(kind, n) + "?" + as)
-            .orElseGet(
-                () ->
-                    HttpWire.collectionPath(kind)
-                        + "?"
-                        + as
-                        + (selector.isEmpty()
-                            ? ""
-                            : "&"
-                                + HttpWire.PARAM_LABEL_SELECTOR
-                                + "="
-                                + HttpWire.encodeQueryValue(selector.toString())));
-    var served = call("GET", path, Optional.empty());
-    var body = success(served);
-    try {
-      return ObjectTable.fromJson(body);
-    } catch (IllegalArgumentException e) {
-      throw ResponseErrors.undecodable(served.uri(), e);
-    }
+  /** {@code &labelSelector=…}, or nothing for every object. */
+  private static String selectorQuery(LabelSelector selector) {
+    return selector.isEmpty()
+        ? ""
+        : "&"
+            + HttpWire.PARAM_LABEL_SELECTOR
+            + "="
+            + HttpWire.encodeQueryValue(selector.toString());
   }
 
   @Override
