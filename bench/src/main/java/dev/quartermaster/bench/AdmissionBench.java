@@ -32,8 +32,9 @@ import java.util.Optional;
  */
 final class AdmissionBench implements Bench.Benchmark {
   private static final int WORKLOADS = Integer.getInteger("qm.bench.admissionWorkloads", 15_000);
-  private static final int COHORTS = 6;
-  private static final int QUEUES_PER_COHORT = 5;
+  private static final int COHORTS = Integer.getInteger("qm.bench.admissionCohorts", 6);
+  private static final int QUEUES_PER_COHORT =
+      Integer.getInteger("qm.bench.admissionQueuesPerCohort", 5);
   private static final int[] SIZES = {1, 4, 8};
 
   @Override
