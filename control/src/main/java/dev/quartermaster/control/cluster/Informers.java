@@ -139,7 +139,10 @@ public final class Informers {
                         t.metadata()
                             .owner()
                             .flatMap(
-                                o -> groupOf(t).stream().findFirst().map(g -> g + "|" + o.uid())),
+                                o ->
+                                    groupOf(t).stream()
+                                        .findFirst()
+                                        .map(g -> groupOwner(g, o.uid()))),
                     t -> slot(t.status().phase(), t.metadata().isDeleting()),
                     TaskPhase.values().length * 2))
             .index(
@@ -178,6 +181,11 @@ public final class Informers {
   }
 
   /** {@code <workload>/<group>} from an object's labels, if it has both. */
+  /** The {@link #BY_GROUP_STATE} key: a group ({@code workload/group}) and its owner's uid. */
+  private static String groupOwner(String group, String ownerUid) {
+    return group + "|" + ownerUid;
+  }
+
   private static int slot(TaskPhase phase, boolean deleting) {
     return phase.ordinal() * 2 + (deleting ? 1 : 0);
   }
@@ -190,7 +198,8 @@ public final class Informers {
     var counts =
         tasks
             .cache()
-            .tally(BY_GROUP_STATE, w.metadata().name() + "/" + group + "|" + w.metadata().uid());
+            .tally(
+                BY_GROUP_STATE, groupOwner(w.metadata().name() + "/" + group, w.metadata().uid()));
     return (phase, deleting) -> counts[slot(phase, deleting)];
   }
 
