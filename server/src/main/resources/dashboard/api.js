@@ -24,7 +24,19 @@ export class Api {
     return { Authorization: `Bearer ${this.token}`, Accept: 'application/json' };
   }
 
-  /** {kind:"List", revision, items}: the items and the store revision they were read at. */
+  /**
+   * One page of a list ({kind:"List", revision, items, continue?}): at most `limit` objects in name
+   * order, every page read at the first one's revision; `continue` names the next page when there is one.
+   */
+  async listPage(plural, limit, continueToken, signal) {
+    const query = new URLSearchParams({ limit: String(limit) });
+    if (continueToken) query.set('continue', continueToken);
+    const response = await fetch(`/api/v1/${plural}?${query}`, { headers: this.headers(), signal, cache: 'no-store' });
+    if (!response.ok) throw await ApiError.from(response);
+    return response.json();
+  }
+
+  /** The whole list in one request: for the short ones (the login's proof of the token). */
   async list(plural, signal) {
     const response = await fetch(`/api/v1/${plural}`, { headers: this.headers(), signal, cache: 'no-store' });
     if (!response.ok) throw await ApiError.from(response);

@@ -191,6 +191,7 @@ const nodes = {
   // Per node, the rows are kept until its Node, DeviceSlice or NodeAllocation changes: on a large
   // cluster a watch event re-derives one node's rows, not a million channels.
   cache: new Map(),
+  names: { members: '', list: [] },
   // Per node whose spec wishes MIG: its picture, read again when its slice, record or wish change.
   mig: new Map(),
   migOf(name, stamp, ui) {
@@ -205,8 +206,13 @@ const nodes = {
     return known?.data ?? null;
   },
   rows({ nodes: n, deviceslices: s, nodeallocations: a }, filter, ui) {
-    const names = [...new Set([...n.items.keys(), ...s.items.keys()])].sort(byName);
-    for (const gone of [...this.cache.keys()].filter((k) => !n.items.has(k) && !s.items.has(k))) { this.cache.delete(gone); this.mig.delete(gone); }
+    // The sorted names change only when a node or slice comes or goes: a heartbeat re-sorts nothing.
+    const members = `${n.members}/${s.members}`;
+    if (this.names.members !== members) {
+      this.names = { members, list: [...new Set([...n.items.keys(), ...s.items.keys()])].sort(byName) };
+      for (const gone of [...this.cache.keys()].filter((k) => !n.items.has(k) && !s.items.has(k))) { this.cache.delete(gone); this.mig.delete(gone); }
+    }
+    const names = this.names.list;
     const groups = names.map((name) => {
       const node = n.items.get(name);
       const slice = s.items.get(name);

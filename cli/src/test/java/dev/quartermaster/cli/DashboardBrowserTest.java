@@ -14,7 +14,9 @@ import org.junit.jupiter.api.Timeout;
  * dashboard-e2e/dashboard.test.mjs} driving Debian's headless Chromium through playwright-core
  * against it (log in, see the nodes, apply a workload through the API, watch its tasks become
  * Running without a reload, read why a task waits, see the default queue that admitted it, see a
- * gang that cannot be placed wait and read why, see a MIG GPU drawn as its positions and holders).
+ * gang that cannot be placed wait and read why, see a MIG GPU drawn as its positions and holders;
+ * last, grow the cluster by 10,000 nodes and read them in a new tab: in pages of 500, a windowed
+ * list, a burst of heartbeats drawn a frame at a time, a deletion seen live in both tabs).
  * Screenshots go to {@code cli/target/dashboard-screenshots/}.
  *
  * <p>Without Node, Chromium or playwright-core the test is skipped with how to install them, except
@@ -64,6 +66,8 @@ class DashboardBrowserTest {
           .contains("waiting gang: gang-job/workers: gang gang-job/workers needs 2 × (1 gpu)")
           .contains("mig picture: gpu-0 MIG Dynamic mig 3/7 compute free")
           .contains("claim/mig-small")
+          .contains("fleet tab: first rows in")
+          .contains("both tabs count")
           .endsWith("PASS\n");
       assertThat(shots.resolve("04-waiting-task.png")).isRegularFile();
       up.passed();
