@@ -10,6 +10,7 @@ import dev.quartermaster.api.queue.Queue;
 import dev.quartermaster.api.queue.QueueSpec;
 import dev.quartermaster.api.queue.QueueStatus;
 import dev.quartermaster.api.queue.QuotaLedger;
+import dev.quartermaster.api.queue.QuotaLedgerSpec;
 import dev.quartermaster.api.queue.QuotaLedgerStatus;
 import dev.quartermaster.api.workload.JobEnd;
 import dev.quartermaster.api.workload.Task;
@@ -66,6 +67,10 @@ public final class AdmissionController {
   private final StartTimeouts timeouts;
   private final Requeues requeues;
   private final Requeueing requeueing;
+  private final LedgerRoom room;
+
+  /** The workloads told that their cohort's ledger is full, until they are admitted. */
+  private final java.util.Set<String> toldFull = ConcurrentHashMap.newKeySet();
 
   public AdmissionController(Env env, ApiClient api, Informers informers, EventRecorder events) {
     this(env, api, informers, events, Requeueing.DEFAULT);
@@ -84,7 +89,20 @@ public final class AdmissionController {
       EventRecorder events,
       Requeueing requeueing,
       AdmissionPolicy policy) {
+    this(env, api, informers, events, requeueing, policy, LedgerRoom.STORE);
+  }
+
+  /** As above, a cohort's ledger growing no larger than {@code room}. */
+  public AdmissionController(
+      Env env,
+      ApiClient api,
+      Informers informers,
+      EventRecorder events,
+      Requeueing requeueing,
+      AdmissionPolicy policy,
+      LedgerRoom room) {
     this.env = env;
+    this.room = room.fresh();
     this.requeueing = requeueing;
     this.api = api;
     this.informers = informers;
@@ -281,19 +299,6 @@ public final class AdmissionController {
   }
 
   /**
-   * Whether the workload controller wrote that {@code w}'s job is over. For an evicted workload
-   * that, not the tasks seen here, decides: the controller alone chooses between stopping a victim
-   * to run again and letting a job that ended under it end, and a task cache that saw the job end
-   * may be behind that controller's deletion of its tasks (then it runs again, after a backoff).
-   */
-  private static boolean saidComplete(Workload w) {
-    return dev.quartermaster.api.meta.Condition.find(
-            w.status().conditions(), dev.quartermaster.api.workload.WorkloadConditions.COMPLETE)
-        .map(dev.quartermaster.api.meta.Condition::isTrue)
-        .orElse(false);
-  }
-
-  /**
    * Whether {@code w}, evicted in the ledger as stored ({@code was}, at revision {@code storedAt}),
    * has no task left. An eviction decided in this very pass is released no sooner than the next
    * (seed 347: evicted and released in one write while its new task was not in the cache yet), and
@@ -304,16 +309,8 @@ public final class AdmissionController {
     if (was == null || !was.evicting()) {
       return false;
     }
-    return !hasTasks(
+    return !WorkloadFacts.hasTasks(
         w, informers.tasks().syncedRevision() >= storedAt ? tasks : TaskView.live(api));
-  }
-
-  /** Whether any task of {@code w} (this very workload's) is still there. */
-  private static boolean hasTasks(Workload w, TaskView tasksOf) {
-    return w.spec().groups().stream()
-        .flatMap(g -> tasksOf.of(w, g.name()).stream())
-        .anyMatch(
-            t -> t.metadata().owner().map(o -> o.uid().equals(w.metadata().uid())).orElse(false));
   }
 
   private void enqueueCohortOf(Workload w) {
@@ -395,33 +392,54 @@ public final class AdmissionController {
     for (var w : workloads.values()) {
       var entry = Optional.ofNullable(seen.admitted().get(w.metadata().name()));
       if (JobEnd.reachedByCounts(w, group -> tasks.counts(w, group))
-          && (!entry.map(Admitted::evicting).orElse(false) || saidComplete(w))) {
+          && (!entry.map(Admitted::evicting).orElse(false) || WorkloadFacts.saidComplete(w))) {
         finished.add(w.metadata().name());
       }
     }
-    var facts = new WorkloadFacts(existing, finished, stopped, waiting.backingOff());
-    var snapshot =
-        CohortSnapshot.of(
-            queues,
-            seen,
-            new ArrayList<>(workloads.values()),
-            priorities,
-            facts,
-            domain ->
-                informers
-                    .computeDomains()
-                    .cache()
-                    .get(domain)
-                    .map(d -> d.spec().channelsPerTask())
-                    .orElse(1),
-            dev.quartermaster.api.device.mig.MigCharge.of(informers.deviceClasses().cache().list()),
-            env.now());
-    var plan = AdmissionCycle.decide(snapshot, policy);
-    var requeued =
-        requeueing.backoff()
-            ? requeues.next(seen, plan.ledger(), plan.released(), workloads, finished)
-            : Map.<String, dev.quartermaster.api.queue.Requeue>of();
-    var spec = plan.ledger().withRequeued(requeued);
+    java.util.function.Function<java.util.Set<String>, AdmissionCycle.Plan> decide =
+        heldBack ->
+            AdmissionCycle.decide(
+                CohortSnapshot.of(
+                    queues,
+                    seen,
+                    new ArrayList<>(workloads.values()),
+                    priorities,
+                    new WorkloadFacts(existing, finished, stopped, heldBack),
+                    domain ->
+                        informers
+                            .computeDomains()
+                            .cache()
+                            .get(domain)
+                            .map(d -> d.spec().channelsPerTask())
+                            .orElse(1),
+                    dev.quartermaster.api.device.mig.MigCharge.of(
+                        informers.deviceClasses().cache().list()),
+                    env.now()),
+                policy);
+    var plan = decide.apply(waiting.backingOff());
+    var spec = withRequeued(plan, seen, workloads, finished);
+    if (!plan.admitted().isEmpty() && !room.fits(cohort, spec)) {
+      // The ledger would be larger than a store write takes: admit only as many as fit.
+      var newcomers = new java.util.HashSet<>(workloads.keySet());
+      newcomers.removeAll(seen.admitted().keySet());
+      long bytes = room.size(cohort, spec);
+      var full = plan.admitted();
+      plan =
+          room.mostThatFit(
+              cohort,
+              full,
+              newcomers,
+              waiting.backingOff(),
+              decide,
+              p -> withRequeued(p, seen, workloads, finished));
+      spec = withRequeued(plan, seen, workloads, finished);
+      for (var name : full) {
+        if (!plan.admitted().contains(name) && toldFull.add(name)) {
+          said.ledgerFull(workloads.get(name), cohort, bytes, room.bytes(), seen.admitted().size());
+        }
+      }
+    }
+    var requeued = spec.requeued();
     if (!spec.equals(stored)) {
       var next =
           ledger.isPresent()
@@ -438,6 +456,7 @@ public final class AdmissionController {
             }
           });
       for (var name : plan.admitted()) {
+        toldFull.remove(name);
         said.admitted(workloads.get(name), plan.ledger().admitted().get(name), cohort);
       }
       for (var v : plan.evicted()) {
@@ -459,5 +478,18 @@ public final class AdmissionController {
       due = waiting.recheck();
     }
     return due.map(Result::requeueAfter).orElse(Result.done());
+  }
+
+  /** The plan's ledger with the requeue records its releases and evictions leave. */
+  private QuotaLedgerSpec withRequeued(
+      AdmissionCycle.Plan plan,
+      QuotaLedgerSpec seen,
+      Map<String, Workload> workloads,
+      java.util.Set<String> finished) {
+    return plan.ledger()
+        .withRequeued(
+            requeueing.backoff()
+                ? requeues.next(seen, plan.ledger(), plan.released(), workloads, finished)
+                : Map.of());
   }
 }

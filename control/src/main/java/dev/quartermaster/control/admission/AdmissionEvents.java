@@ -10,7 +10,7 @@ import java.util.Map;
 /**
  * What the admission controller tells people, as events on the workloads its decisions touch:
  * admitted, evicted (on the victim, naming why, and on its preemptor), timed out, over quota,
- * requeued.
+ * requeued, held back by a full ledger.
  */
 final class AdmissionEvents {
   private final EventRecorder events;
@@ -117,5 +117,28 @@ final class AdmissionEvents {
             + "s from now (the backoff doubles with each eviction in a row, up to "
             + Requeues.BACKOFF.max().toMinutes()
             + " min)");
+  }
+
+  /**
+   * {@code w} fits its queue's quota but was not admitted: its cohort's ledger would grow to {@code
+   * bytes}, over the {@code room} one store write takes ({@link LedgerRoom}).
+   */
+  void ledgerFull(Workload w, String cohort, long bytes, long room, int admitted) {
+    if (w == null) {
+      return;
+    }
+    events.warning(
+        w,
+        "LedgerFull",
+        "not admitted yet: cohort "
+            + cohort
+            + "'s quota ledger would grow to "
+            + bytes
+            + " bytes, over the "
+            + room
+            + " one store write takes ("
+            + admitted
+            + " workloads admitted in it); it is admitted as they are released, or split its"
+            + " queues over more cohorts");
   }
 }

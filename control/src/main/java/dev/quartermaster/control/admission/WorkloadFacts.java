@@ -1,5 +1,6 @@
 package dev.quartermaster.control.admission;
 
+import dev.quartermaster.api.workload.Workload;
 import java.util.Map;
 import java.util.Set;
 
@@ -14,7 +15,8 @@ import java.util.Set;
  *     released, and they are not admitted again unless scaled up
  * @param stopped the evicted workloads none of whose tasks is left: their entries are released
  * @param backingOff the workloads that wait out a backoff after an eviction ({@link Requeues}):
- *     pending, but not taken (nor preempting) until it is over
+ *     pending, but not taken (nor preempting) until it is over; and, when the cohort's ledger is
+ *     full ({@link LedgerRoom}), every workload not admitted yet, held back the same way
  */
 record WorkloadFacts(
     Map<String, Map<String, Integer>> taken,
@@ -22,4 +24,25 @@ record WorkloadFacts(
     Set<String> stopped,
     Set<String> backingOff) {
   static final WorkloadFacts NONE = new WorkloadFacts(Map.of(), Set.of(), Set.of(), Set.of());
+
+  /**
+   * Whether the workload controller wrote that {@code w}'s job is over. For an evicted workload
+   * that, not the tasks seen here, decides: the controller alone chooses between stopping a victim
+   * to run again and letting a job that ended under it end, and a task cache that saw the job end
+   * may be behind that controller's deletion of its tasks (then it runs again, after a backoff).
+   */
+  static boolean saidComplete(Workload w) {
+    return dev.quartermaster.api.meta.Condition.find(
+            w.status().conditions(), dev.quartermaster.api.workload.WorkloadConditions.COMPLETE)
+        .map(dev.quartermaster.api.meta.Condition::isTrue)
+        .orElse(false);
+  }
+
+  /** Whether any task of {@code w} (this very workload's) is still there. */
+  static boolean hasTasks(Workload w, TaskView tasksOf) {
+    return w.spec().groups().stream()
+        .flatMap(g -> tasksOf.of(w, g.name()).stream())
+        .anyMatch(
+            t -> t.metadata().owner().map(o -> o.uid().equals(w.metadata().uid())).orElse(false));
+  }
 }
