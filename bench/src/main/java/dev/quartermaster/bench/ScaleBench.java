@@ -39,7 +39,9 @@ import java.util.concurrent.TimeUnit;
  * transactions per task, p50/p99 from a workload's create to each of its tasks Running, {@code
  * /healthz} p99 (polled every 100 ms throughout), the heap after a full GC and resident memory;
  * last, the slope of CPU per task between steps (flat is 1.0). {@code
- * -Dqm.bench.scaleNodes=100,1000,10000}.
+ * -Dqm.bench.scaleNodes=100,1000,10000}; on a 3-member etcd with {@code -Dqm.bench.scaleStore=etcd}
+ * (its members' CPU reported apart). Each step ends with the sizes of the ledgers a write holds
+ * whole ({@link LedgerSizes}).
  */
 final class ScaleBench implements Bench.Benchmark {
   private static final List<Integer> NODES =
@@ -74,6 +76,8 @@ final class ScaleBench implements Bench.Benchmark {
       long heapMiB,
       long residentMiB,
       double watcherCpuMsPerTask,
+      double storeCpuMsPerTask,
+      LedgerSizes ledgers,
       boolean complete) {}
 
   @Override
@@ -82,7 +86,8 @@ final class ScaleBench implements Bench.Benchmark {
         "scale: nodes "
             + NODES
             + " (10 GPUs each), 10 one-GPU tasks per node, queues and watchers nodes/10, heartbeats"
-            + " every 10 s; agents' writes by a stand-in");
+            + " every 10 s; agents' writes by a stand-in; the store: "
+            + ScaleStore.describe());
     // The JIT's warm-up is no step's cost: the smallest step once, uncounted.
     step(dir.resolve("scale-warmup"), NODES.getFirst(), raw, Report.QUIET);
     var steps = new ArrayList<Step>();
@@ -97,7 +102,7 @@ final class ScaleBench implements Bench.Benchmark {
               Locale.ROOT,
               "%s%.0f tasks/s (%.2fx raw), CPU %.2f ms/task, %.1f txns/task, to Running p50 %.1f s"
                   + " p99 %.1f s, /healthz p99 %.0f ms, heartbeats %.0f/s at %.0f µs CPU each,"
-                  + " heap %d MiB, RSS %d MiB; watchers' own CPU %.2f ms/task",
+                  + " heap %d MiB, RSS %d MiB; watchers' own CPU %.2f ms/task%s; %s",
               s.complete() ? "" : "INCOMPLETE: ",
               s.tasksPerSecond(),
               s.tasksPerSecond() / raw,
@@ -110,7 +115,11 @@ final class ScaleBench implements Bench.Benchmark {
               s.cpuMicrosPerHeartbeat(),
               s.heapMiB(),
               s.residentMiB(),
-              s.watcherCpuMsPerTask()));
+              s.watcherCpuMsPerTask(),
+              ScaleStore.onEtcd()
+                  ? String.format(Locale.ROOT, ", etcd's CPU %.2f ms/task", s.storeCpuMsPerTask())
+                  : "",
+              s.ledgers().line()));
     }
     for (int i = 1; i < steps.size(); i++) {
       var a = steps.get(i - 1);
@@ -156,7 +165,8 @@ final class ScaleBench implements Bench.Benchmark {
             queues,
             COHORTS,
             watchers));
-    try (var cluster = LocalServer.start(dir)) {
+    try (var store = ScaleStore.start(dir)) {
+      var cluster = store.server();
       var api = cluster.registry();
       ControlPlaneBench.fleet(cluster, report, nodes, GPUS);
       for (int q = 0; q < queues; q++) {
@@ -257,6 +267,7 @@ final class ScaleBench implements Bench.Benchmark {
           var clock = Stopwatch.start();
           long cpu = CpuTime.nanos();
           long watcherCpu = swarm.cpuNanos();
+          long storeCpu = store.storeCpuNanos();
           ControlPlaneBench.parallel(
               workloads,
               i -> {
@@ -281,6 +292,7 @@ final class ScaleBench implements Bench.Benchmark {
           double seconds = clock.seconds();
           long used = CpuTime.nanos() - cpu;
           long watchersUsed = swarm.cpuNanos() - watcherCpu;
+          long storeUsed = store.storeCpuNanos() - storeCpu;
           healthz.stop();
           census.close();
           long ran = tasks - running.getCount();
@@ -300,6 +312,8 @@ final class ScaleBench implements Bench.Benchmark {
                   Memory.heapAfterGcMiB(),
                   Memory.residentMiB(),
                   watchersUsed / 1e6 / Math.max(1, ran),
+                  storeUsed / 1e6 / Math.max(1, ran),
+                  LedgerSizes.of(api),
                   done);
           report.line(
               "  apply to all Running" + (done ? "" : " (INCOMPLETE)"),
@@ -312,6 +326,12 @@ final class ScaleBench implements Bench.Benchmark {
                   step.cpuMsPerTask(),
                   step.transactionsPerTask()));
           report.line("  object writes per task, by kind", census.perKind(tasks));
+          report.line("  ledgers", step.ledgers().line());
+          if (ScaleStore.onEtcd()) {
+            report.line(
+                "  etcd's own CPU (its " + ScaleStore.ETCD_MEMBERS + " members)",
+                String.format(Locale.ROOT, "%.2f ms per task", step.storeCpuMsPerTask()));
+          }
           return step;
         } finally {
           swarm.close();

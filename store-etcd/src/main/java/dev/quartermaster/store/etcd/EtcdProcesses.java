@@ -117,6 +117,14 @@ public final class EtcdProcesses implements AutoCloseable {
     }
   }
 
+  /** The members' process ids (of those running), for what their CPU costs a bench. */
+  public List<Long> pids() {
+    return java.util.Arrays.stream(processes)
+        .filter(p -> p != null && p.isAlive())
+        .map(Process::pid)
+        .toList();
+  }
+
   public int size() {
     return members.size();
   }
