@@ -9,8 +9,6 @@ import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
 import dev.quartermaster.api.queue.OverQuota;
 import dev.quartermaster.api.queue.Queue;
-import dev.quartermaster.api.queue.QueueOrdering;
-import dev.quartermaster.api.queue.QueueSpec;
 import dev.quartermaster.api.workload.ClaimTemplate;
 import dev.quartermaster.api.workload.TaskTemplate;
 import dev.quartermaster.api.workload.WorkerGroup;
@@ -41,15 +39,7 @@ class EvictionReleaseTest {
     var admission = new AdmissionController(c.env(), c.api(), informers, EventRecorder.NONE);
     admission.startLeading();
     admission.loop().start();
-    var quota =
-        new QueueSpec(
-            Optional.of("c"),
-            Map.of("gpu", 4),
-            Map.of(),
-            Map.of(),
-            1,
-            QueueOrdering.BestEffortFIFO);
-    c.api().create(new Queue(ObjectMeta.named("team"), quota, null));
+    c.api().create(Worlds.gpuQueue("team", "c", 4));
     var claim =
         new ClaimTemplate(
             "gpu",

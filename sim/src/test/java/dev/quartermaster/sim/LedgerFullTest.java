@@ -2,20 +2,10 @@ package dev.quartermaster.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.quartermaster.api.claim.DeviceRequest;
-import dev.quartermaster.api.claim.ResourceClaimSpec;
 import dev.quartermaster.api.codec.ObjectCodec;
 import dev.quartermaster.api.event.EventRecorder;
 import dev.quartermaster.api.meta.Kinds;
-import dev.quartermaster.api.meta.ObjectMeta;
-import dev.quartermaster.api.queue.Queue;
-import dev.quartermaster.api.queue.QueueOrdering;
-import dev.quartermaster.api.queue.QueueSpec;
-import dev.quartermaster.api.workload.ClaimTemplate;
-import dev.quartermaster.api.workload.TaskTemplate;
-import dev.quartermaster.api.workload.WorkerGroup;
 import dev.quartermaster.api.workload.Workload;
-import dev.quartermaster.api.workload.WorkloadSpec;
 import dev.quartermaster.control.admission.AdmissionController;
 import dev.quartermaster.control.admission.LedgerRoom;
 import dev.quartermaster.control.admission.Requeueing;
@@ -23,7 +13,6 @@ import dev.quartermaster.control.admission.policy.AdmissionPolicy;
 import dev.quartermaster.control.cluster.Informers;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
@@ -89,32 +78,12 @@ class LedgerFullTest {
             c.env(), c.api(), informers, events, Requeueing.DEFAULT, AdmissionPolicy.DEFAULT, room);
     admission.startLeading();
     admission.loop().start();
-    var quota =
-        new QueueSpec(
-            Optional.of("c"),
-            Map.of("gpu", 100),
-            Map.of(),
-            Map.of(),
-            1,
-            QueueOrdering.BestEffortFIFO);
-    c.api().create(new Queue(ObjectMeta.named("team"), quota, null));
-    var claim =
-        new ClaimTemplate(
-            "gpu",
-            new ResourceClaimSpec(
-                List.of(new DeviceRequest("gpus", "gpu", 1, List.of())), Optional.empty()));
-    var template =
-        new TaskTemplate(List.of("train"), Map.of(), "noop", Optional.empty(), List.of(), Map.of());
+    c.api().create(Worlds.gpuQueue("team", "c", 100));
     for (int i = 0; i < 6; i++) {
+      var w = Worlds.gpuWorkload("job-" + i, 1, "gpu", 1);
       c.api()
           .create(
-              new Workload(
-                  ObjectMeta.named("job-" + i),
-                  new WorkloadSpec(
-                          List.of(new WorkerGroup("w", 1, template, List.of(claim), null)),
-                          Optional.empty())
-                      .inQueue("team", Optional.empty()),
-                  null));
+              new Workload(w.metadata(), w.spec().inQueue("team", Optional.empty()), w.status()));
     }
     var largest = new long[] {0};
     c.runUntil(

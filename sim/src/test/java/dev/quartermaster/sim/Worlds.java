@@ -69,6 +69,20 @@ record Worlds(Informers informers, Allocator allocator, WorkloadController workl
         WorkloadStatus.EMPTY);
   }
 
+  /** Queue {@code name} in {@code cohort}, with a quota of {@code gpus} of class gpu. */
+  static dev.quartermaster.api.queue.Queue gpuQueue(String name, String cohort, int gpus) {
+    return new dev.quartermaster.api.queue.Queue(
+        ObjectMeta.named(name),
+        new dev.quartermaster.api.queue.QueueSpec(
+            Optional.of(cohort),
+            Map.of("gpu", gpus),
+            Map.of(),
+            Map.of(),
+            1,
+            dev.quartermaster.api.queue.QueueOrdering.BestEffortFIFO),
+        null);
+  }
+
   /**
    * Task {@code ordinal} of group {@code w} of {@code workload} as a workload controller makes it
    * (an earlier leader's, say), without finalizers.
