@@ -22,11 +22,11 @@ import java.util.List;
  * new volume claim by its task now, which a sample could see finished since. TERM is judged at
  * every commit, whatever the sampling; I6 at every agent's restart.
  *
- * <p>A step is one event of the world, and a running node makes about 2.6 a virtual second
- * (heartbeats, device rescans, its agent's ticks and watches), so a whole day is about 230,000
- * steps a node: hours of CPU at 1,000 nodes, more than a day of it at 10,000. The caller drives it
- * in slices ({@link #advance}) and may stop between them (a wall-clock budget is the runner's,
- * outside the world); {@link #report} says how far it got.
+ * <p>A step is one event of the world, and a running node makes 3 to 5 a virtual second
+ * (heartbeats, device rescans, its agent's ticks and watches; more in a larger fleet), so a whole
+ * day is a quarter to half a million steps a node: hours of CPU at 1,000 nodes, more than a day of
+ * it at 10,000. The caller drives it in slices ({@link #advance}) and may stop between them (a
+ * wall-clock budget is the runner's, outside the world); {@link #report} says how far it got.
  */
 public final class FleetDay {
   public static final int GPUS = 8;
