@@ -43,7 +43,7 @@ public final class SimStore implements Store {
   /** Every change after {@link #compacted}, in revision order. */
   private final ArrayList<StoreEvent> log = new ArrayList<>();
 
-  private final List<SimWatch> watches = new CopyOnWriteArrayList<>();
+  private final WatchTable<SimWatch> watches = new WatchTable<>();
   private final List<CommitListener> commitListeners = new CopyOnWriteArrayList<>();
   private volatile WatchFaults faults;
   private long revision;
@@ -78,7 +78,7 @@ public final class SimStore implements Store {
    * were gone), dropping whatever it had not delivered yet.
    */
   public void dropWatches(boolean asCompacted) {
-    for (SimWatch w : watches) {
+    for (SimWatch w : watches.all()) {
       w.drop(asCompacted);
     }
   }
@@ -200,7 +200,7 @@ public final class SimStore implements Store {
       for (CommitListener l : commitListeners) {
         l.committed(next, committed);
       }
-      for (SimWatch w : watches) {
+      for (SimWatch w : watches.hearing(committed)) {
         w.offer(committed);
       }
       return new TxnResult(holds, next, written);
@@ -234,13 +234,32 @@ public final class SimStore implements Store {
         return w;
       }
       // Replay and registration under one lock: no change falls between them.
-      w.offer(log.stream().filter(e -> e.revision() > afterRevision).toList());
+      w.offer(List.copyOf(log.subList(firstAfter(afterRevision), log.size())));
       w.caughtUpAt(Math.max(revision, afterRevision));
-      watches.add(w);
+      watches.add(w, prefix, route);
       return w;
     } finally {
       lock.unlock();
     }
+  }
+
+  /**
+   * The index in {@link #log} of its first change after {@code revision}: found by halving, as the
+   * log is in revision order, so a watch that starts near the head does not read the whole history
+   * (a long run's re-lists did, and that grew with the run and the fleet).
+   */
+  private int firstAfter(long revision) {
+    int low = 0;
+    int high = log.size();
+    while (low < high) {
+      int mid = (low + high) >>> 1;
+      if (log.get(mid).revision() <= revision) {
+        low = mid + 1;
+      } else {
+        high = mid;
+      }
+    }
+    return low;
   }
 
   @Override
@@ -289,7 +308,7 @@ public final class SimStore implements Store {
     } finally {
       lock.unlock();
     }
-    for (SimWatch w : watches) {
+    for (SimWatch w : watches.all()) {
       w.end(false, 0);
     }
   }

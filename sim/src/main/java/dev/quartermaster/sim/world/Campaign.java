@@ -7,7 +7,8 @@ import java.util.List;
 /**
  * Runs the whole-cluster simulation over many seeds: {@code ./qm sim --seeds N --steps M [--from
  * S]} (or {@code --seed S} to replay one). Prints progress, every violation with its seed and the
- * last events before it, and a summary with wall time and steps per second.
+ * last events before it, and a summary with wall time and steps per second. {@code ./qm sim --day}
+ * runs one seed of a fleet's day instead ({@link FleetDay}, {@link DayCampaign}).
  */
 @OutsideEnv(
     "the campaign runner reports how long the seeds took on the real clock; the seeds themselves run on virtual time")
@@ -26,6 +27,8 @@ public final class Campaign {
       usage: qm sim [--seeds N] [--steps M] [--from S] [--mig K] [--share K] [--per-seed FILE]
              qm sim --seed S [--steps M] [--mig K] [--share K] [--watch WORKLOAD] [--trace FILE]
              qm sim --stream [--no-backfill] [--seeds N] [--from S]
+             qm sim --day [--nodes N] [--tasks T] [--seed S] [--hours H] [--check-every K]
+                    [--budget MINUTES]
         --seeds N        run seeds S..S+N-1 (default 100), printing progress and every violation
         --steps M        steps per seed before the faults stop (default %d)
         --from S         the first seed (default 1)
@@ -38,8 +41,15 @@ public final class Campaign {
         --watch W        print every change to workload W's tasks, claims and admission
         --trace FILE     one line per step and per committed write (the same file in any JVM)
         --stream         a large gang behind a stream of small jobs (HOL, issue 44)
+        --day            one seed of a fleet's day (issue 50): N nodes of 8 GPUs joining and
+                         failing, jobs of T tasks in all; prints steps/s and the violations
+        --nodes N        the day's fleet (default %d)
+        --tasks T        the tasks the day's jobs ask for (default %d)
+        --hours H        the virtual time the day covers (default 24)
+        --check-every K  check every promise once every K steps (default: nodes / 5, at least 1)
+        --budget M       stop the day after M minutes of wall time and say how far it got
       """
-          .formatted(SeedRun.STEPS, MIG_NODES);
+          .formatted(SeedRun.STEPS, MIG_NODES, FleetDay.NODES, FleetDay.TASKS);
 
   /** The result of a campaign. */
   public record Summary(
@@ -158,6 +168,12 @@ public final class Campaign {
     int migNodes = MIG_NODES;
     int shareNodes = 0;
     boolean stream = false;
+    boolean day = false;
+    int nodes = FleetDay.NODES;
+    int tasks = FleetDay.TASKS;
+    int hours = 24;
+    int checkEvery = 0;
+    int budget = 0;
     var backfill = dev.quartermaster.control.allocator.Backfill.RESERVE;
     String watch = null;
     java.nio.file.Path trace = null;
@@ -165,6 +181,12 @@ public final class Campaign {
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--stream" -> stream = true;
+        case "--day" -> day = true;
+        case "--nodes" -> nodes = Integer.parseInt(args[++i]);
+        case "--tasks" -> tasks = Integer.parseInt(args[++i]);
+        case "--hours" -> hours = Integer.parseInt(args[++i]);
+        case "--check-every" -> checkEvery = Integer.parseInt(args[++i]);
+        case "--budget" -> budget = Integer.parseInt(args[++i]);
         case "--no-backfill" -> backfill = dev.quartermaster.control.allocator.Backfill.OFF;
         case "--seeds" -> seeds = Integer.parseInt(args[++i]);
         case "--steps" -> steps = Integer.parseInt(args[++i]);
@@ -189,6 +211,17 @@ public final class Campaign {
       }
     }
     quiet();
+    if (day) {
+      System.exit(
+          DayCampaign.run(
+              from,
+              nodes,
+              tasks,
+              java.time.Duration.ofHours(hours),
+              checkEvery > 0 ? checkEvery : FleetDay.defaultCheckEvery(nodes),
+              java.time.Duration.ofMinutes(budget),
+              System.out::println));
+    }
     if (stream) {
       System.exit(JobStream.campaign(from, seeds, backfill, System.out::println));
     }

@@ -154,8 +154,9 @@ final class Promises {
     // An agent refused a write by its node's access rule: the rule has a gap, or the agent
     // overreaches.
     world.refusals().forEach(r -> out.add("ACCESS: " + r));
-    storeExclusive(out);
+    // Built once per check: it reads every node's slices, which at fleet scale is most of a check.
     var uses = uses();
+    storeExclusive(uses, out);
     for (var n : world.nodes()) {
       n.ledger()
           .flatMap(l -> l.overConsumed(uses.apply(n.name)))
@@ -355,8 +356,9 @@ final class Promises {
     return node + "|" + p.pid() + "|" + p.task() + "|" + p.volumePaths();
   }
 
-  private void storeExclusive(List<String> out) {
-    ExclusiveUse.violations(world.view().claims(), uses()).forEach(v -> out.add("I1 store: " + v));
+  private void storeExclusive(
+      java.util.function.Function<String, DeviceUse> uses, List<String> out) {
+    ExclusiveUse.violations(world.view().claims(), uses).forEach(v -> out.add("I1 store: " + v));
   }
 
   /** Each node's device use as the store's slices say now. */

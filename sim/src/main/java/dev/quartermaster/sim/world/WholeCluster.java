@@ -184,21 +184,7 @@ public final class WholeCluster implements Observed {
                 new Node(ObjectMeta.named(name), TimeSliceJobs.startingSpec(), NodeStatus.EMPTY));
         sharingNodes.add(name);
       }
-      var slot =
-          new NodeSlot(
-              name,
-              new SimNodeHost(env(), name, gpusPerNode, channelsPerNode, mig),
-              // Held to what its node's token allows (the server's own rule, judged on stored
-              // objects).
-              new FlakyApi(refusals.agentView(api(), name), env(), name),
-              new ProcessEnv(env()));
-      // The plugin runs beside the agent on every node, with the controller service on the first
-      // two.
-      slot.plugin = new SimCsiPlugin(env(), storage, name, i <= 2, Duration.ofMillis(200));
-      slot.host.csiPlugins().put(endpoint(name), slot.plugin);
-      slot.host.publicationsFrom(() -> storage.publishedOn(name));
-      nodes.put(name, slot);
-      startAgent(slot);
+      addNode(name, gpusPerNode, channelsPerNode, mig, i <= 2);
     }
     startReplica();
     if (variant.controllers().isEmpty()) {
@@ -207,6 +193,37 @@ public final class WholeCluster implements Observed {
     variant
         .alongside()
         .ifPresent(helper -> helper.start(env(), new FlakyApi(api(), env(), "helper")));
+  }
+
+  /**
+   * A machine with {@code gpus} GPUs joins the fleet now as {@code name} (not yet a node's name):
+   * its agent starts and registers it, as when a node is added to a running cluster.
+   */
+  NodeSlot join(String name, int gpus) {
+    if (nodes.containsKey(name)) {
+      throw new IllegalArgumentException("node " + name + " is already in the fleet");
+    }
+    return addNode(name, gpus, 0, false, false);
+  }
+
+  private NodeSlot addNode(
+      String name, int gpus, int channels, boolean mig, boolean csiController) {
+    var slot =
+        new NodeSlot(
+            name,
+            new SimNodeHost(env(), name, gpus, channels, mig),
+            // Held to what its node's token allows (the server's own rule, judged on stored
+            // objects).
+            new FlakyApi(refusals.agentView(api(), name), env(), name),
+            new ProcessEnv(env()));
+    // The plugin runs beside the agent on every node, with the controller service on the first
+    // two.
+    slot.plugin = new SimCsiPlugin(env(), storage, name, csiController, Duration.ofMillis(200));
+    slot.host.csiPlugins().put(endpoint(name), slot.plugin);
+    slot.host.publicationsFrom(() -> storage.publishedOn(name));
+    nodes.put(name, slot);
+    startAgent(slot);
+    return slot;
   }
 
   /** The operator's wish, before the node's agent first starts: every GPU of it in Dynamic MIG. */
@@ -305,7 +322,8 @@ public final class WholeCluster implements Observed {
 
   /** Whether an operator fenced {@code node} (as the store says now). */
   boolean fenced(String node) {
-    return api().get(Kinds.NODE, node).map(n -> n.spec().fenced()).orElse(false);
+    // The view, not a read: this is asked of every node at every check, and a read decodes.
+    return view.node(node).map(n -> n.spec().fenced()).orElse(false);
   }
 
   /** An operator's scale of workload {@code name}'s first group. */
