@@ -1,6 +1,7 @@
 package dev.quartermaster.store.etcd;
 
 import dev.quartermaster.core.env.OutsideEnv;
+import dev.quartermaster.store.Audience;
 import dev.quartermaster.store.CompactedException;
 import dev.quartermaster.store.FutureRevisionException;
 import dev.quartermaster.store.KeyValue;
@@ -75,6 +76,9 @@ public final class EtcdStore implements Store {
    * etcd's default {@code --max-request-bytes} (1.5 MiB); the API's 1 MiB body limit sits below it.
    */
   public static final long MAX_REQUEST_BYTES = 1_572_864;
+
+  /** The audiences of this process's recent writes, for routed watches. */
+  private final WrittenAudiences audiences = new WrittenAudiences(200_000);
 
   private final Client client;
   private final List<String> endpoints;
@@ -254,6 +258,8 @@ public final class EtcdStore implements Store {
                                   m.modRevision() == 0 ? 0 : m.modRevision() + BASE));
                     })
             .toArray(Cmp[]::new);
+    audiences.note(txn.onSuccess());
+    audiences.note(txn.onFailure());
     var then = ops(txn.onSuccess());
     var otherwise = ops(txn.onFailure());
     TxnResponse response =
@@ -326,6 +332,41 @@ public final class EtcdStore implements Store {
     return out.toArray(Op[]::new);
   }
 
+  /**
+   * As the unrouted watch, leaving out the changes this process wrote whose audience leaves {@code
+   * route} out ({@link WrittenAudiences}); etcd still sends them, but no agent decodes them.
+   */
+  @Override
+  public Watch watch(String keyPrefix, String route, long afterRevision, WatchListener listener) {
+    java.util.Objects.requireNonNull(route, "route");
+    return watch(
+        keyPrefix,
+        afterRevision,
+        new WatchListener() {
+          @Override
+          public void onEvent(StoreEvent event) {
+            if (event.audience().includes(route)) {
+              listener.onEvent(event);
+            }
+          }
+
+          @Override
+          public void onCompacted(long compactedRevision) {
+            listener.onCompacted(compactedRevision);
+          }
+
+          @Override
+          public void onCaughtUp(long revision) {
+            listener.onCaughtUp(revision);
+          }
+
+          @Override
+          public void onClosed(String reason) {
+            listener.onClosed(reason);
+          }
+        });
+  }
+
   @Override
   public Watch watch(String keyPrefix, long afterRevision, WatchListener listener) {
     long done = compactedRevision();
@@ -381,7 +422,16 @@ public final class EtcdStore implements Store {
                         e.getPrevKV() == null || e.getPrevKV().getKey().isEmpty()
                             ? Optional.<KeyValue>empty()
                             : Optional.of(kv(e.getPrevKV()));
-                    listener.onEvent(new StoreEvent(type, current, previous));
+                    var routes =
+                        type == StoreEvent.Type.DELETE
+                            ? audiences.ofDelete(current.key())
+                            : audiences.ofPut(current.key(), current.value());
+                    listener.onEvent(
+                        new StoreEvent(
+                            type,
+                            current,
+                            previous,
+                            routes.<Audience>map(Audience::routes).orElse(Audience.EVERYONE)));
                   }
                 },
                 error -> {
