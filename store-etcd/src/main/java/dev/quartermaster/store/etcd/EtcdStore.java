@@ -1,7 +1,6 @@
 package dev.quartermaster.store.etcd;
 
 import dev.quartermaster.core.env.OutsideEnv;
-import dev.quartermaster.store.Audience;
 import dev.quartermaster.store.CompactedException;
 import dev.quartermaster.store.FutureRevisionException;
 import dev.quartermaster.store.KeyValue;
@@ -338,37 +337,20 @@ public final class EtcdStore implements Store {
    */
   @Override
   public Watch watch(String keyPrefix, String route, long afterRevision, WatchListener listener) {
-    java.util.Objects.requireNonNull(route, "route");
     return watch(
         keyPrefix,
+        Optional.of(java.util.Objects.requireNonNull(route, "route")),
         afterRevision,
-        new WatchListener() {
-          @Override
-          public void onEvent(StoreEvent event) {
-            if (event.audience().includes(route)) {
-              listener.onEvent(event);
-            }
-          }
-
-          @Override
-          public void onCompacted(long compactedRevision) {
-            listener.onCompacted(compactedRevision);
-          }
-
-          @Override
-          public void onCaughtUp(long revision) {
-            listener.onCaughtUp(revision);
-          }
-
-          @Override
-          public void onClosed(String reason) {
-            listener.onClosed(reason);
-          }
-        });
+        listener);
   }
 
   @Override
   public Watch watch(String keyPrefix, long afterRevision, WatchListener listener) {
+    return watch(keyPrefix, Optional.empty(), afterRevision, listener);
+  }
+
+  private Watch watch(
+      String keyPrefix, Optional<String> route, long afterRevision, WatchListener listener) {
     long done = compactedRevision();
     if (afterRevision < done) {
       // The change at the compacted revision is gone (only the state after it is kept), as in every
@@ -422,16 +404,16 @@ public final class EtcdStore implements Store {
                         e.getPrevKV() == null || e.getPrevKV().getKey().isEmpty()
                             ? Optional.<KeyValue>empty()
                             : Optional.of(kv(e.getPrevKV()));
-                    var routes =
-                        type == StoreEvent.Type.DELETE
-                            ? audiences.ofDelete(current.key())
-                            : audiences.ofPut(current.key(), current.value());
-                    listener.onEvent(
-                        new StoreEvent(
-                            type,
-                            current,
-                            previous,
-                            routes.<Audience>map(Audience::routes).orElse(Audience.EVERYONE)));
+                    if (route.isPresent()) {
+                      var routes =
+                          type == StoreEvent.Type.DELETE
+                              ? audiences.ofDelete(current.key())
+                              : audiences.ofPut(current.key(), current.value());
+                      if (!routes.map(r -> r.contains(route.get())).orElse(true)) {
+                        continue; // this process wrote it for other routes
+                      }
+                    }
+                    listener.onEvent(new StoreEvent(type, current, previous));
                   }
                 },
                 error -> {
