@@ -1,5 +1,10 @@
 package dev.quartermaster.store.etcd;
 
+import static dev.quartermaster.store.RoutedEvents.bytes;
+import static dev.quartermaster.store.RoutedEvents.into;
+import static dev.quartermaster.store.RoutedEvents.put;
+import static dev.quartermaster.store.RoutedEvents.revisionsThrough;
+import static dev.quartermaster.store.RoutedEvents.routes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -7,15 +12,12 @@ import dev.quartermaster.store.Audience;
 import dev.quartermaster.store.StoreEvent;
 import dev.quartermaster.store.Txn;
 import dev.quartermaster.store.Watch;
-import dev.quartermaster.store.WatchListener;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -49,7 +51,7 @@ class EtcdRoutingTest {
       for (int i = 0; i < ROUTES; i++) {
         var queue = new LinkedBlockingQueue<StoreEvent>();
         heard.add(queue);
-        watches.add(store.watch("/t/", "node/" + i, from, listener(queue)));
+        watches.add(store.watch("/t/", "node/" + i, from, into(queue)));
       }
       var expected = new ArrayList<List<Long>>();
       for (int i = 0; i < ROUTES; i++) {
@@ -88,42 +90,5 @@ class EtcdRoutingTest {
       }
       watches.forEach(Watch::close);
     }
-  }
-
-  private static Audience routes(String... names) {
-    return Audience.routes(Set.of(names));
-  }
-
-  private static long put(EtcdStore store, Txn.Op op) {
-    return store.txn(Txn.when(List.of(), List.of(op))).revision();
-  }
-
-  private static byte[] bytes(String s) {
-    return s.getBytes(StandardCharsets.UTF_8);
-  }
-
-  private static List<Long> revisionsThrough(BlockingQueue<StoreEvent> queue, long last)
-      throws InterruptedException {
-    var out = new ArrayList<Long>();
-    while (out.isEmpty() || out.getLast() < last) {
-      var event = queue.poll(30, TimeUnit.SECONDS);
-      assertThat(event).as("an event within 30 s after " + out).isNotNull();
-      out.add(event.revision());
-    }
-    return out;
-  }
-
-  private static WatchListener listener(BlockingQueue<StoreEvent> queue) {
-    return new WatchListener() {
-      @Override
-      public void onEvent(StoreEvent event) {
-        queue.add(event);
-      }
-
-      @Override
-      public void onCompacted(long compactedRevision) {
-        throw new AssertionError("compacted");
-      }
-    };
   }
 }
