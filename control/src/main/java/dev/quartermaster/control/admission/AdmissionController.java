@@ -89,10 +89,10 @@ public final class AdmissionController {
       EventRecorder events,
       Requeueing requeueing,
       AdmissionPolicy policy) {
-    this(env, api, informers, events, requeueing, policy, LedgerRoom.STORE);
+    this(env, api, informers, events, requeueing, policy, new LedgerRoom(LedgerRoom.STORE_BYTES));
   }
 
-  /** As above, a cohort's ledger growing no larger than {@code room}. */
+  /** As above, a cohort's ledger growing no larger than {@code room} (this controller's own). */
   public AdmissionController(
       Env env,
       ApiClient api,
@@ -102,7 +102,7 @@ public final class AdmissionController {
       AdmissionPolicy policy,
       LedgerRoom room) {
     this.env = env;
-    this.room = room.fresh();
+    this.room = room;
     this.requeueing = requeueing;
     this.api = api;
     this.informers = informers;

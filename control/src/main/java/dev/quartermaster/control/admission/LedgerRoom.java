@@ -30,7 +30,7 @@ import java.util.function.Function;
  */
 public final class LedgerRoom {
   /** Under the API's 1 MiB body limit, with room for the object's metadata. */
-  public static final LedgerRoom STORE = new LedgerRoom(1_000_000);
+  public static final long STORE_BYTES = 1_000_000;
 
   private final long bytes;
 
@@ -39,16 +39,12 @@ public final class LedgerRoom {
 
   private record Sized(Admitted entry, int bytes) {}
 
+  /** A room of {@code bytes}, with its own cache of entry sizes: one per admission controller. */
   public LedgerRoom(long bytes) {
     if (bytes < 1) {
       throw new IllegalArgumentException("a ledger's room is at least 1 byte, not " + bytes);
     }
     this.bytes = bytes;
-  }
-
-  /** A room of the same size, with its own cache: one per controller. */
-  public LedgerRoom fresh() {
-    return new LedgerRoom(bytes);
   }
 
   public long bytes() {

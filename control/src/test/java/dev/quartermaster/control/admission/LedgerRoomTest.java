@@ -100,19 +100,19 @@ class LedgerRoomTest {
 
   @Test
   void theDefaultRoomHoldsThousandsOfAdmissionsAndRefusesMore() throws Exception {
-    var room = LedgerRoom.STORE.fresh();
+    var room = new LedgerRoom(LedgerRoom.STORE_BYTES);
     var thousand = ledger(0, 1_000);
     long bytes = room.size("c", thousand);
     double perEntry = bytes / 1_000.0;
-    long fits = (long) (LedgerRoom.STORE.bytes() / perEntry);
+    long fits = (long) (LedgerRoom.STORE_BYTES / perEntry);
     System.out.printf(
         "a cohort's ledger of 1,000 admissions: %,d bytes, %.0f per entry; the room (%,d bytes)"
             + " holds ~%,d%n",
-        bytes, perEntry, LedgerRoom.STORE.bytes(), fits);
+        bytes, perEntry, LedgerRoom.STORE_BYTES, fits);
     assertThat(room.fits("c", thousand)).isTrue();
     assertThat(fits).as("admissions a cohort's ledger holds").isGreaterThan(3_000);
     assertThat(room.fits("c", ledger(0, (int) fits + 100))).isFalse();
     // The room is under both limits on the way: the API's 1 MiB body and etcd's 1.5 MiB request.
-    assertThat(LedgerRoom.STORE.bytes()).isLessThan(1_048_576);
+    assertThat(LedgerRoom.STORE_BYTES).isLessThan(1_048_576);
   }
 }
