@@ -276,20 +276,14 @@ final class ScaleBench implements Bench.Benchmark {
               i -> {
                 var name = "s-" + i;
                 var w = Workloads.oneGpuEach(name, TASKS_PER_WORKLOAD);
-                var s = w.spec().inQueue(queue(i % queues), Optional.empty());
-                // Every workload is admitted at once, and the last waits for the other 99,990
-                // tasks:
-                // a start timeout shorter than the whole step would evict the slowest (a run on a
-                // busy machine did, at 300 s) and measure the timeouts, not the placement.
+                // Every workload is admitted at once, and the last waits for all the other tasks: a
+                // start timeout shorter than the whole step would evict the slowest (a run on a
+                // busy
+                // machine did, at 300 s) and measure the timeouts, not the placement.
                 var spec =
-                    new dev.quartermaster.api.workload.WorkloadSpec(
-                        s.groups(),
-                        s.computeDomain(),
-                        s.gang(),
-                        s.queue(),
-                        s.priority(),
-                        s.ttlSecondsAfterFinished(),
-                        Optional.of(START_TIMEOUT_SECONDS));
+                    w.spec()
+                        .inQueue(queue(i % queues), Optional.empty())
+                        .withStartTimeoutSeconds(START_TIMEOUT_SECONDS);
                 createdAt.put(name, System.nanoTime());
                 return api.create(
                     new dev.quartermaster.api.workload.Workload(w.metadata(), spec, w.status()));
