@@ -69,6 +69,7 @@ public final class Bench {
       case "mig" -> List.of(new MigBench());
       case "partitions" -> List.of(new PartitionsBench());
       case "scale" -> List.of(new ScaleBench());
+      case "heartbeats" -> List.of(new HeartbeatBench());
       case "all" ->
           List.of(
               new StoreBench(),

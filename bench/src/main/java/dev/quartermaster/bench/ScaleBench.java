@@ -2,7 +2,6 @@ package dev.quartermaster.bench;
 
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.meta.ObjectMeta;
-import dev.quartermaster.api.node.NodeStatus;
 import dev.quartermaster.api.queue.Queue;
 import dev.quartermaster.api.queue.QueueOrdering;
 import dev.quartermaster.api.queue.QueueSpec;
@@ -22,8 +21,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -53,7 +50,6 @@ final class ScaleBench implements Bench.Benchmark {
   private static final int TASKS_PER_NODE = 10;
   private static final int TASKS_PER_WORKLOAD = 10;
   private static final int COHORTS = 10;
-  private static final Duration HEARTBEAT = Duration.ofSeconds(10);
 
   /** Longer than a step may take (it gives up at 900 s). */
   private static final int START_TIMEOUT_SECONDS = 3_600;
@@ -194,50 +190,17 @@ final class ScaleBench implements Bench.Benchmark {
               dir.resolveSibling("watchers-" + nodes + ".log"));
       swarm.awaitWatching(Duration.ofSeconds(120));
       var env = new SystemEnv();
-      try (ScheduledExecutorService beats =
-              Executors.newScheduledThreadPool(4, Thread.ofVirtual().factory());
+      try (var beats = StandInBeats.start(api, env, nodes);
           var healthz = new HealthzProbe(cluster.uri())) {
         // The heartbeats alone: what they cost before there is any work.
-        var beatsDone = new java.util.concurrent.atomic.AtomicLong();
-        for (int i = 0; i < nodes; i++) {
-          var name = "node-" + i;
-          long offset = HEARTBEAT.toNanos() * i / nodes;
-          beats.scheduleAtFixedRate(
-              () -> {
-                try {
-                  api.get(Kinds.NODE, name)
-                      .ifPresent(
-                          n -> {
-                            var s = n.status();
-                            api.updateStatus(
-                                n.withStatus(
-                                    new NodeStatus(
-                                        s.conditions(),
-                                        Optional.of(env.now()),
-                                        s.bootId(),
-                                        s.agentVersion(),
-                                        s.computeDomains(),
-                                        s.plugins(),
-                                        s.domainDaemons(),
-                                        s.logs())));
-                            beatsDone.incrementAndGet();
-                          });
-                } catch (RuntimeException e) {
-                  // a conflict with a controller's write: the next beat writes again
-                }
-              },
-              offset,
-              HEARTBEAT.toNanos(),
-              TimeUnit.NANOSECONDS);
-        }
-        Thread.sleep(HEARTBEAT.toMillis()); // every node has begun beating
-        long beatsBefore = beatsDone.get();
+        Thread.sleep(StandInBeats.PERIOD.toMillis()); // every node has begun beating
+        long beatsBefore = beats.written();
         long cpuBefore = CpuTime.nanos();
         var window = Stopwatch.start();
-        Thread.sleep(HEARTBEAT.toMillis());
+        Thread.sleep(StandInBeats.PERIOD.toMillis());
         double beatSeconds = window.seconds();
         long beatCpu = CpuTime.nanos() - cpuBefore;
-        long beatCount = beatsDone.get() - beatsBefore;
+        long beatCount = beats.written() - beatsBefore;
         double heartbeatsPerSecond = beatCount / beatSeconds;
         double cpuPerBeat = beatCpu / 1e3 / Math.max(1, beatCount);
         report.line(

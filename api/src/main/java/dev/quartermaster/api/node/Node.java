@@ -33,6 +33,19 @@ public record Node(ObjectMeta metadata, NodeSpec spec, NodeStatus status) implem
     return new Node(metadata, spec, s);
   }
 
+  /**
+   * Whether this node, as {@code before} was, differs from it in its heartbeat alone: what an
+   * agent's beat writes every 10 s, which only node lifecycle reads. Anything else (spec, labels,
+   * finalizers, deletion, another status field) is a change that others act on.
+   */
+  public boolean movesOnlyHeartbeat(Node before) {
+    return before.spec().equals(spec)
+        && before.metadata().labels().equals(metadata.labels())
+        && before.metadata().isDeleting() == metadata.isDeleting()
+        && before.metadata().finalizers().equals(metadata.finalizers())
+        && before.status().withHeartbeat(status.heartbeat()).equals(status);
+  }
+
   @Override
   public Kind<Node> kind() {
     return Kinds.NODE;

@@ -12,10 +12,6 @@ public final class NodeChange {
    * lifecycle controller reads.
    */
   public static boolean isHeartbeatOnly(Node old, Node current) {
-    return old.spec().equals(current.spec())
-        && old.metadata().labels().equals(current.metadata().labels())
-        && old.metadata().isDeleting() == current.metadata().isDeleting()
-        && old.metadata().finalizers().equals(current.metadata().finalizers())
-        && old.status().withHeartbeat(current.status().heartbeat()).equals(current.status());
+    return current.movesOnlyHeartbeat(old);
   }
 }

@@ -55,7 +55,7 @@ final class FencedStore extends ForwardingStore {
     }
     var onSuccess = new ArrayList<Txn.Op>(txn.onSuccess());
     onSuccess.add(stamp);
-    var result = delegate.txn(new Txn(compares, onSuccess, txn.onFailure()));
+    var result = delegate.txn(new Txn(compares, onSuccess, txn.onFailure(), txn.urgency()));
     if (compare && !result.succeeded()) {
       long now = delegate.get(fenceKey).map(KeyValue::modRevision).orElse(0L);
       if (now != fenceRevision) {

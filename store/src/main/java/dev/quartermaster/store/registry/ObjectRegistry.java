@@ -291,7 +291,9 @@ public final class ObjectRegistry implements FencingClient {
         }
         TxnResult result;
         try {
-          result = store.txn(Txn.when(List.copyOf(compares), ops));
+          var txn = Txn.when(List.copyOf(compares), ops);
+          result =
+              store.txn(planned.stream().allMatch(PlannedWrite::mayWait) ? txn.mayWait() : txn);
         } catch (StoreLimitException e) {
           // Too big for the store (etcd's operations per transaction): the caller's to split or
           // to report, as an answer it can match rather than an internal failure.

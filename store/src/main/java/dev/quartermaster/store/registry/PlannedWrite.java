@@ -4,6 +4,8 @@ import dev.quartermaster.api.client.Write;
 import dev.quartermaster.api.error.ApiException;
 import dev.quartermaster.api.error.Violation;
 import dev.quartermaster.api.meta.ApiObject;
+import dev.quartermaster.api.node.Node;
+import dev.quartermaster.store.Txn;
 import dev.quartermaster.store.Txn.Compare;
 import dev.quartermaster.store.Txn.Op;
 import java.util.ArrayList;
@@ -97,6 +99,18 @@ record PlannedWrite(
     return finished
         ? rules.beforeDelete(reads, current.get())
         : rules.beforeWrite(reads, current.get(), next);
+  }
+
+  /**
+   * Whether this write is a node's heartbeat and nothing else: only node lifecycle reads it, late
+   * by a moment is no matter at a 10 s period, so its commit may wait for others' ({@link
+   * Txn.Urgency#MAY_WAIT}).
+   */
+  boolean mayWait() {
+    return !finished
+        && current.orElse(null) instanceof Node before
+        && next instanceof Node after
+        && after.movesOnlyHeartbeat(before);
   }
 
   /** The object as written at {@code revision}. */

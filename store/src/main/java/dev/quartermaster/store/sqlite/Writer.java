@@ -13,12 +13,15 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,11 +31,16 @@ import org.slf4j.LoggerFactory;
  * transaction the requests are applied one after another, each seeing the writes of those before
  * it, and each that writes gets the next revision: compares are exact, and revision order is commit
  * order. Results are handed back, and events published, only after COMMIT returned.
+ *
+ * <p>A batch of nothing but transactions that may wait ({@link Txn.Urgency#MAY_WAIT}: heartbeats)
+ * waits up to {@code mayWait} for company before it commits; any other request ends the wait at
+ * once and takes the waiting ones along. At 1,000 beats a second each beat had been a commit of its
+ * own, since they come one at a time.
  */
 @OutsideEnv("the store's single writer thread owns the database connection")
 final class Writer {
   private static final Logger LOG = LoggerFactory.getLogger(Writer.class);
-  private static final int MAX_BATCH = 512;
+  static final int MAX_BATCH = 512;
 
   /** Compaction proceeds this many revisions per SQLite transaction, letting writes in between. */
   private static final long COMPACT_STEP = 1_000;
@@ -46,6 +54,7 @@ final class Writer {
   private record Stop() implements Request {}
 
   private final Path file;
+  private final long mayWaitNanos;
   private final Connection conn;
   private final WatchHub hub;
   private final TxnApplier applier;
@@ -65,8 +74,13 @@ final class Writer {
   private volatile long revision;
   private volatile long compacted;
 
-  Writer(Path file, Connection conn, WatchHub hub, Schema.Meta meta) throws SQLException {
+  /** SQLite transactions committed for callers' writes (a batch is one). */
+  private final AtomicLong commits = new AtomicLong();
+
+  Writer(Path file, Connection conn, WatchHub hub, Schema.Meta meta, Duration mayWait)
+      throws SQLException {
     this.file = file;
+    this.mayWaitNanos = mayWait.toNanos();
     this.conn = conn;
     this.hub = hub;
     this.applier = new TxnApplier(conn, file);
@@ -88,6 +102,17 @@ final class Writer {
   long compacted() {
     return compacted;
   }
+
+  long commits() {
+    return commits.get();
+  }
+
+  /** How many transactions the writer holds while it waits for company: what a test waits on. */
+  int waitingForCompany() {
+    return waitingTaken;
+  }
+
+  private volatile int waitingTaken;
 
   TxnResult txn(Txn txn) {
     CompletableFuture<TxnResult> done = new CompletableFuture<>();
@@ -174,6 +199,7 @@ final class Writer {
         pending.add(takeNext());
       }
       queue.drainTo(pending);
+      waitForCompany();
       switch (pending.pollFirst()) {
         case TxnRequest first -> {
           List<TxnRequest> batch = new ArrayList<>(List.of(first));
@@ -200,6 +226,37 @@ final class Writer {
         case null -> {}
       }
     }
+  }
+
+  /**
+   * While every request taken may wait, waits (up to {@code mayWait} from now) for one that may
+   * not, or for a full batch.
+   */
+  private void waitForCompany() {
+    long deadline = System.nanoTime() + mayWaitNanos;
+    while (pending.size() < MAX_BATCH && pending.stream().allMatch(Writer::mayWait)) {
+      waitingTaken = pending.size();
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        break;
+      }
+      Request next;
+      try {
+        next = queue.poll(left, TimeUnit.NANOSECONDS);
+      } catch (InterruptedException e) {
+        break; // nobody should interrupt the writer: commit what it has
+      }
+      if (next == null) {
+        break;
+      }
+      pending.add(next);
+      queue.drainTo(pending);
+    }
+    waitingTaken = 0;
+  }
+
+  private static boolean mayWait(Request r) {
+    return r instanceof TxnRequest t && t.txn().urgency() == Txn.Urgency.MAY_WAIT;
   }
 
   private Request takeNext() {
@@ -238,6 +295,7 @@ final class Writer {
       }
       // The revision is not written: the log's newest row says it (Schema).
       commit.execute();
+      commits.incrementAndGet();
     } catch (SQLException | RuntimeException e) {
       failBatch(batch, before, e);
       return;
