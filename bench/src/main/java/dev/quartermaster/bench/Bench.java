@@ -92,7 +92,7 @@ public final class Bench {
           throw new IllegalArgumentException(
               "unknown benchmark '"
                   + what
-                  + "': use store, api, clients, watch, ledger, control, e2e, fleet, gangs, admission, queues, preemption, overload, volumes, etcd, cli, mig, partitions, scale or all");
+                  + "': use store, api, clients, watch, ledger, control, e2e, fleet, gangs, admission, queues, preemption, overload, volumes, etcd, cli, mig, partitions, scale, heartbeats or all");
     };
   }
 
