@@ -11,10 +11,11 @@ import java.util.Locale;
 
 /**
  * What the agents' heartbeats cost at {@code -Dqm.bench.beatNodes} nodes (10,000: 1,000 beats a
- * second), before and after the controllers start: beats a second, CPU per beat (the whole
- * process), the share of the cores, the store writer thread's CPU per beat and beats per SQLite
- * commit. Twice: with beats committed at once, each alone (the store's wait for company off), and
- * as the server runs them, waiting up to {@link SqliteStore.Options#MAY_WAIT} to share a commit.
+ * second; {@link StandInBeats}: the agent's own status writer and slice publisher), before and
+ * after the controllers start: beats a second, CPU per beat (the whole process), the share of the
+ * cores, API requests per beat, the store writer thread's CPU per beat and beats per SQLite commit.
+ * Twice: with beats committed at once, each alone (the store's wait for company off), and as the
+ * server runs them, waiting up to {@link SqliteStore.Options#MAY_WAIT} to share a commit.
  */
 final class HeartbeatBench implements Bench.Benchmark {
   private static final int NODES = Integer.getInteger("qm.bench.beatNodes", 10_000);
@@ -63,6 +64,7 @@ final class HeartbeatBench implements Bench.Benchmark {
   private static void measure(Report report, String what, StandInBeats beats, SqliteStore store)
       throws InterruptedException {
     long written = beats.written();
+    long requests = beats.requests();
     long commits = store.commits();
     long cpu = CpuTime.nanos();
     long writer = writerNanos();
@@ -75,12 +77,13 @@ final class HeartbeatBench implements Bench.Benchmark {
         "  " + what,
         String.format(
             Locale.ROOT,
-            "%.0f beats/s, %.0f µs CPU each (%.1f%% of %d cores); store writer %.0f µs each;"
-                + " %.1f beats a commit",
+            "%.0f beats/s, %.0f µs CPU each (%.1f%% of %d cores); %.2f requests a beat; store"
+                + " writer %.0f µs each; %.1f beats a commit",
             count / seconds,
             used / 1e3 / count,
             100.0 * used / (seconds * 1e9 * Runtime.getRuntime().availableProcessors()),
             Runtime.getRuntime().availableProcessors(),
+            (beats.requests() - requests) / (double) count,
             (writerNanos() - writer) / 1e3 / count,
             count / (double) Math.max(1, store.commits() - commits)));
   }

@@ -1,8 +1,12 @@
 package dev.quartermaster.bench;
 
+import dev.quartermaster.agent.node.NodeStatusWriter;
+import dev.quartermaster.agent.node.SlicePublisher;
 import dev.quartermaster.api.client.ApiClient;
 import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.core.env.Env;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Executors;
@@ -11,10 +15,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Every node's heartbeat at the agent's period, written as {@code NodeStatusWriter} writes it: a
- * read of the node, then its status with the new time. Nodes {@code node-0 … node-(n-1)}, their
- * beats spread evenly over the period; each beat on a thread of its own, as each agent beats on its
- * own (the store may hold a beat a moment for company, and a shared pool would wait with it).
+ * Every node's heartbeat at the agent's period, made by the agent's own writers: the status through
+ * {@link NodeStatusWriter}, then the device slice through {@link SlicePublisher} (unchanged, as
+ * nearly always). Nodes {@code node-0 … node-(n-1)}, their beats spread evenly over the period;
+ * each beat on a thread of its own, as each agent beats on its own (the store may hold a beat a
+ * moment for company, and a shared pool would wait with it). Counts the API requests the beats
+ * make.
  */
 final class StandInBeats implements AutoCloseable {
   static final Duration PERIOD = Duration.ofSeconds(10);
@@ -22,22 +28,23 @@ final class StandInBeats implements AutoCloseable {
   private final ScheduledExecutorService timer =
       Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().factory());
   private final AtomicLong written = new AtomicLong();
+  private final AtomicLong requests = new AtomicLong();
 
   private StandInBeats(ApiClient api, Env env, int nodes) {
+    var counted = counting(api);
     for (int i = 0; i < nodes; i++) {
       var name = "node-" + i;
+      var status = new NodeStatusWriter(counted, name);
+      var slice = new SlicePublisher(counted, name);
+      var offered = api.get(Kinds.DEVICE_SLICE, name).orElseThrow().spec();
       Runnable beat =
           () -> {
             try {
-              api.get(Kinds.NODE, name)
-                  .ifPresent(
-                      n -> {
-                        api.updateStatus(
-                            n.withStatus(n.status().withHeartbeat(Optional.of(env.now()))));
-                        written.incrementAndGet();
-                      });
+              status.update(s -> s.withHeartbeat(Optional.of(env.now())));
+              slice.publish(offered.devices(), offered.sharedCounters());
+              written.incrementAndGet();
             } catch (RuntimeException e) {
-              // a conflict with a controller's write: the next beat writes again
+              // the agent logs it and beats again at the next period
             }
           };
       timer.scheduleAtFixedRate(
@@ -55,6 +62,26 @@ final class StandInBeats implements AutoCloseable {
   /** Beats written so far. */
   long written() {
     return written.get();
+  }
+
+  /** API requests the beats made so far. */
+  long requests() {
+    return requests.get();
+  }
+
+  private ApiClient counting(ApiClient api) {
+    return (ApiClient)
+        Proxy.newProxyInstance(
+            ApiClient.class.getClassLoader(),
+            new Class<?>[] {ApiClient.class},
+            (proxy, method, args) -> {
+              requests.incrementAndGet();
+              try {
+                return method.invoke(api, args);
+              } catch (InvocationTargetException e) {
+                throw e.getCause();
+              }
+            });
   }
 
   @Override

@@ -21,6 +21,12 @@ import java.util.function.UnaryOperator;
  * compute-domain membership all go through {@link #update}, a read-modify-write with
  * compare-and-set that retries on conflict, so no writer overwrites another's field. Creates the
  * Node if it does not exist (registration) and adopts it if it does.
+ *
+ * <p>A change is first tried against the Node as this writer last wrote or read it, without a read:
+ * at a heartbeat every 10 s, nobody else has written the Node in between nearly always, and the
+ * read was one of a beat's three requests (1,000 a second at 10,000 nodes). If anyone did, the
+ * compare-and-set fails and the writer reads and tries again. Only a fresh read may say that
+ * nothing needs writing.
  */
 public final class NodeStatusWriter implements DomainMembership {
   private static final int ATTEMPTS = 16;
@@ -30,6 +36,9 @@ public final class NodeStatusWriter implements DomainMembership {
 
   /** The node's spec as the last status write read it; empty until one did. */
   private volatile Optional<NodeSpec> spec = Optional.empty();
+
+  /** The Node as last written or read here; emptied when a write finds it out of date. */
+  private Optional<Node> last = Optional.empty(); // guarded by this
 
   /**
    * The operator's spec of the node as the last status write read it (each heartbeat does): how the
@@ -49,28 +58,46 @@ public final class NodeStatusWriter implements DomainMembership {
    * unchanged).
    */
   public synchronized Node update(UnaryOperator<NodeStatus> change) {
-    ApiException last = null;
+    ApiException lost = null;
     for (int i = 0; i < ATTEMPTS; i++) {
       try {
-        var current = api.get(Kinds.NODE, node);
-        current.ifPresent(n -> spec = Optional.of(n.spec()));
+        boolean remembered = i == 0 && last.isPresent();
+        var current = remembered ? last : read();
         if (current.isEmpty()) {
           var status = change.apply(NodeStatus.EMPTY);
-          return api.create(new Node(ObjectMeta.named(node), NodeSpec.EMPTY, status));
+          return wrote(api.create(new Node(ObjectMeta.named(node), NodeSpec.EMPTY, status)));
         }
         var next = change.apply(current.get().status());
         if (next.equals(current.get().status())) {
+          if (remembered) {
+            continue; // "nothing to write" is a fresh read's to say
+          }
           return current.get();
         }
-        return api.updateStatus(current.get().withStatus(next));
+        return wrote(api.updateStatus(current.get().withStatus(next)));
       } catch (ApiException e) {
         if (!e.is(Reason.Conflict) && !e.is(Reason.AlreadyExists) && !e.is(Reason.NotFound)) {
           throw e;
         }
-        last = e; // someone else wrote in between: read again
+        last = Optional.empty();
+        lost = e; // someone else wrote in between: read again
       }
     }
-    throw last;
+    throw lost;
+  }
+
+  private Optional<Node> read() {
+    var current = api.get(Kinds.NODE, node);
+    current.ifPresent(n -> spec = Optional.of(n.spec()));
+    last = current;
+    return current;
+  }
+
+  /** The Node as the store took it, spec and all (a status write returns it whole). */
+  private Node wrote(Node written) {
+    spec = Optional.of(written.spec());
+    last = Optional.of(written);
+    return written;
   }
 
   /**
