@@ -110,6 +110,7 @@ record PlannedWrite(
     return !finished
         && current.orElse(null) instanceof Node before
         && next instanceof Node after
+        && !after.status().heartbeat().equals(before.status().heartbeat())
         && after.movesOnlyHeartbeat(before);
   }
 

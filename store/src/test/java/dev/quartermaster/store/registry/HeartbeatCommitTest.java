@@ -103,7 +103,12 @@ class HeartbeatCommitTest {
   }
 
   @Test
-  void specLabelsAndOtherKindsAreCommittedAtOnce() {
+  void aWriteThatMovesNothingIsNoHeartbeat() {
+    assertThat(status(s -> s)).isEqualTo(Txn.Urgency.NOW);
+  }
+
+  @Test
+  void specAndLabelWritesAreCommittedAtOnce() {
     var n = api.get(Kinds.NODE, "node-1").orElseThrow();
     api.update(n.withMetadata(n.metadata().withLabels(Map.of("rack", "r1"))));
     assertThat(seen.getLast()).isEqualTo(Txn.Urgency.NOW);
