@@ -40,7 +40,8 @@ final class HeartbeatBench implements Bench.Benchmark {
             + NODES
             + " nodes, every "
             + StandInBeats.PERIOD.toSeconds()
-            + " s, written through the registry as the agent writes them");
+            + " s, written as the agent writes them: through the registry in process, then over"
+            + " HTTP");
     for (var wait : WAITS) {
       var where = dir.resolve("beats-" + wait.toMillis());
       var store =
@@ -51,41 +52,96 @@ final class HeartbeatBench implements Bench.Benchmark {
         ControlPlaneBench.fleet(cluster, Report.QUIET, NODES, 8);
         try (var beats = StandInBeats.start(cluster.registry(), new SystemEnv(), NODES)) {
           Thread.sleep(StandInBeats.PERIOD.toMillis()); // every node has begun beating
-          measure(report, label + ", alone", beats, store);
+          Counts counts = () -> new long[] {beats.written(), beats.requests()};
+          measure(report, label + ", alone", counts, store, () -> 0);
           try (var controllers = ControlPlaneBench.startControllers(cluster)) {
             Thread.sleep(StandInBeats.PERIOD.toMillis());
-            measure(report, label + ", controllers running", beats, store);
+            measure(report, label + ", controllers running", counts, store, () -> 0);
           }
+        }
+      }
+    }
+    overHttp(
+        dir.resolve("beats-http-before"), report, Duration.ZERO, StandInBeats.Style.READ_EACH_TIME);
+    overHttp(
+        dir.resolve("beats-http"), report, SqliteStore.Options.MAY_WAIT, StandInBeats.Style.AGENT);
+  }
+
+  /**
+   * As the agents beat: over HTTP, from a process of their own ({@link BeatSwarm}); the server's
+   * CPU per beat, the swarm's apart. Before (the naive beat's three requests, each beat its own
+   * commit) and now.
+   */
+  private static void overHttp(Path where, Report report, Duration wait, StandInBeats.Style style)
+      throws Exception {
+    var store =
+        SqliteStore.open(
+            where.resolve("store.db"), SqliteStore.Options.defaults().withMayWait(wait));
+    try (var cluster = LocalServer.start(where, store)) {
+      ControlPlaneBench.fleet(cluster, Report.QUIET, NODES, 8);
+      try (var swarm =
+          BeatSwarm.start(
+              cluster.uri(), cluster.token(), NODES, style, where.resolve("swarm.log"))) {
+        while (swarm.counts()[0] == 0) {
+          Thread.sleep(100);
+        }
+        Thread.sleep(StandInBeats.PERIOD.toMillis()); // every node has begun beating
+        var label =
+            style == StandInBeats.Style.AGENT
+                ? "over HTTP, the agent's beat, waiting " + wait.toMillis() + " ms"
+                : "over HTTP, the naive beat (3 requests), each its own commit";
+        measure(report, label + ", alone", swarm::counts, store, swarm::cpuNanos);
+        try (var controllers = ControlPlaneBench.startControllers(cluster)) {
+          Thread.sleep(StandInBeats.PERIOD.toMillis());
+          measure(report, label + ", controllers running", swarm::counts, store, swarm::cpuNanos);
         }
       }
     }
   }
 
-  private static void measure(Report report, String what, StandInBeats beats, SqliteStore store)
-      throws InterruptedException {
-    long written = beats.written();
-    long requests = beats.requests();
+  /** Beats written and requests made so far. */
+  private interface Counts {
+    long[] get() throws java.io.IOException;
+  }
+
+  private static void measure(
+      Report report,
+      String what,
+      Counts beats,
+      SqliteStore store,
+      java.util.function.LongSupplier clientsCpu)
+      throws Exception {
+    var start = beats.get();
+    long written = start[0];
+    long requests = start[1];
+    long clients = clientsCpu.getAsLong();
     long commits = store.commits();
     long cpu = CpuTime.nanos();
     long writer = writerNanos();
     var window = Stopwatch.start();
     Thread.sleep(WINDOW.toMillis());
     double seconds = window.seconds();
-    long count = Math.max(1, beats.written() - written);
+    var end = beats.get();
+    long count = Math.max(1, end[0] - written);
     long used = CpuTime.nanos() - cpu;
+    long clientsUsed = clientsCpu.getAsLong() - clients;
     report.line(
         "  " + what,
         String.format(
             Locale.ROOT,
             "%.0f beats/s, %.0f µs CPU each (%.1f%% of %d cores); %.2f requests a beat; store"
-                + " writer %.0f µs each; %.1f beats a commit",
+                + " writer %.0f µs each; %.1f beats a commit%s",
             count / seconds,
             used / 1e3 / count,
             100.0 * used / (seconds * 1e9 * Runtime.getRuntime().availableProcessors()),
             Runtime.getRuntime().availableProcessors(),
-            (beats.requests() - requests) / (double) count,
+            (end[1] - requests) / (double) count,
             (writerNanos() - writer) / 1e3 / count,
-            count / (double) Math.max(1, store.commits() - commits)));
+            count / (double) Math.max(1, store.commits() - commits),
+            clientsUsed == 0
+                ? ""
+                : String.format(
+                    Locale.ROOT, "; the agents' side %.0f µs each", clientsUsed / 1e3 / count)));
   }
 
   /** CPU of the store's writer thread so far. */

@@ -13,6 +13,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntFunction;
 
 /**
  * Every node's heartbeat at the agent's period, made by the agent's own writers: the status through
@@ -30,18 +31,37 @@ final class StandInBeats implements AutoCloseable {
   private final AtomicLong written = new AtomicLong();
   private final AtomicLong requests = new AtomicLong();
 
-  private StandInBeats(ApiClient api, Env env, int nodes) {
-    var counted = counting(api);
+  /** How a beat is written. */
+  enum Style {
+    /** The agent's own writers: one request a beat, nearly always. */
+    AGENT,
+    /**
+     * As the agent wrote it before them, the naive beat: read the node, write its status, read the
+     * slice (three requests).
+     */
+    READ_EACH_TIME
+  }
+
+  private StandInBeats(IntFunction<ApiClient> apis, Env env, int nodes, Style style) {
     for (int i = 0; i < nodes; i++) {
       var name = "node-" + i;
+      var api = apis.apply(i);
+      var counted = counting(api);
       var status = new NodeStatusWriter(counted, name);
       var slice = new SlicePublisher(counted, name);
       var offered = api.get(Kinds.DEVICE_SLICE, name).orElseThrow().spec();
       Runnable beat =
           () -> {
             try {
-              status.update(s -> s.withHeartbeat(Optional.of(env.now())));
-              slice.publish(offered.devices(), offered.sharedCounters());
+              if (style == Style.AGENT) {
+                status.update(s -> s.withHeartbeat(Optional.of(env.now())));
+                slice.publish(offered.devices(), offered.sharedCounters());
+              } else {
+                var n = counted.get(Kinds.NODE, name).orElseThrow();
+                counted.updateStatus(
+                    n.withStatus(n.status().withHeartbeat(Optional.of(env.now()))));
+                counted.get(Kinds.DEVICE_SLICE, name);
+              }
               written.incrementAndGet();
             } catch (RuntimeException e) {
               // the agent logs it and beats again at the next period
@@ -56,7 +76,12 @@ final class StandInBeats implements AutoCloseable {
   }
 
   static StandInBeats start(ApiClient api, Env env, int nodes) {
-    return new StandInBeats(api, env, nodes);
+    return new StandInBeats(i -> api, env, nodes, Style.AGENT);
+  }
+
+  /** Node {@code i}'s beats through {@code apis.apply(i)}, written in {@code style}. */
+  static StandInBeats start(IntFunction<ApiClient> apis, Env env, int nodes, Style style) {
+    return new StandInBeats(apis, env, nodes, style);
   }
 
   /** Beats written so far. */
