@@ -8,7 +8,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Nodes' heartbeats over HTTP from a process of their own, as agents' are: {@link StandInBeats}
@@ -16,35 +15,22 @@ import java.util.concurrent.TimeUnit;
  * and what the clients spend is not. Prints {@code beats B requests R} every half second; ends when
  * its standard input closes.
  */
-final class BeatSwarm implements AutoCloseable {
+final class BeatSwarm extends SideProcess {
   /** Connections shared by the nodes' beats (10,000 clients would be 10,000 selector threads). */
   private static final int CLIENTS = 32;
 
-  private final Process process;
-  private final Path log;
-
-  private BeatSwarm(Process process, Path log) {
-    this.process = process;
-    this.log = log;
+  private BeatSwarm(URI server, String token, int nodes, StandInBeats.Style style, Path log)
+      throws IOException {
+    super(
+        BeatSwarm.class,
+        List.of(),
+        List.of(server.toString(), token, Integer.toString(nodes), style.name()),
+        log);
   }
 
   static BeatSwarm start(URI server, String token, int nodes, StandInBeats.Style style, Path log)
       throws IOException {
-    var java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    var process =
-        new ProcessBuilder(
-                java,
-                "-cp",
-                System.getProperty("java.class.path"),
-                BeatSwarm.class.getName(),
-                server.toString(),
-                token,
-                Integer.toString(nodes),
-                style.name())
-            .redirectErrorStream(true)
-            .redirectOutput(log.toFile())
-            .start();
-    return new BeatSwarm(process, log);
+    return new BeatSwarm(server, token, nodes, style, log);
   }
 
   /** Beats and requests so far, as the swarm last printed them; zeros before it did. */
@@ -57,23 +43,6 @@ final class BeatSwarm implements AutoCloseable {
       }
     }
     return new long[] {0, 0};
-  }
-
-  /** Its CPU so far, in nanoseconds. */
-  long cpuNanos() {
-    return process.toHandle().info().totalCpuDuration().map(d -> d.toNanos()).orElse(0L);
-  }
-
-  @Override
-  public void close() throws InterruptedException {
-    try {
-      process.getOutputStream().close();
-    } catch (IOException e) {
-      // it is gone already
-    }
-    if (!process.waitFor(30, TimeUnit.SECONDS)) {
-      process.destroyForcibly();
-    }
   }
 
   public static void main(String[] args) throws Exception {

@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -18,20 +19,21 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code i} watches tasks in node {@code node-i}'s scope, as that node's agent does, from the
  * revision given; ends when its standard input closes, printing how many events it received.
  */
-final class WatcherSwarm implements AutoCloseable {
-  private final Process process;
-  private final Path log;
-
-  private WatcherSwarm(Process process, Path log) {
-    this.process = process;
-    this.log = log;
+final class WatcherSwarm extends SideProcess {
+  private WatcherSwarm(URI server, String token, int count, long revision, Path log)
+      throws IOException {
+    super(
+        WatcherSwarm.class,
+        List.of("-XX:+UseSerialGC"),
+        List.of(server.toString(), token, Integer.toString(count), Long.toString(revision)),
+        log);
   }
 
   /** Waits until every watch is open (the swarm says so in its log). */
   void awaitWatching(java.time.Duration bound) throws IOException, InterruptedException {
     long deadline = System.nanoTime() + bound.toNanos();
     while (!java.nio.file.Files.readString(log).contains("watching: ")) {
-      if (!process.isAlive() || System.nanoTime() > deadline) {
+      if (!isAlive() || System.nanoTime() > deadline) {
         throw new IllegalStateException(
             "the watchers did not start within "
                 + bound
@@ -45,39 +47,7 @@ final class WatcherSwarm implements AutoCloseable {
   /** {@code count} agents' watches of tasks on {@code server}, from {@code revision}. */
   static WatcherSwarm start(URI server, String token, int count, long revision, Path log)
       throws IOException {
-    var java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    var process =
-        new ProcessBuilder(
-                java,
-                "-XX:+UseSerialGC",
-                "-cp",
-                System.getProperty("java.class.path"),
-                WatcherSwarm.class.getName(),
-                server.toString(),
-                token,
-                Integer.toString(count),
-                Long.toString(revision))
-            .redirectErrorStream(true)
-            .redirectOutput(log.toFile())
-            .start();
-    return new WatcherSwarm(process, log);
-  }
-
-  /** Its CPU so far, in nanoseconds. */
-  long cpuNanos() {
-    return process.toHandle().info().totalCpuDuration().map(d -> d.toNanos()).orElse(0L);
-  }
-
-  @Override
-  public void close() throws InterruptedException {
-    try {
-      process.getOutputStream().close();
-    } catch (IOException e) {
-      // it is gone already
-    }
-    if (!process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) {
-      process.destroyForcibly();
-    }
+    return new WatcherSwarm(server, token, count, revision, log);
   }
 
   public static void main(String[] args) throws Exception {
