@@ -36,6 +36,8 @@ import java.util.function.LongSupplier;
  *       LocalServer) on the registry it hands the server: bytes of superseded and deleted values
  *       the store keeps for watches, as of the history compactor's last check (NaN before the
  *       first).
+ *   <li>{@code qm_store_commits_total}: registered there too, on SQLite: transactions committed for
+ *       writes, a group commit (heartbeats waiting for company) counted once.
  * </ul>
  */
 final class Metrics {

@@ -39,6 +39,7 @@ import dev.quartermaster.store.etcd.EtcdVersion;
 import dev.quartermaster.store.registry.ObjectRegistry;
 import dev.quartermaster.store.sqlite.SqliteStore;
 import dev.quartermaster.store.sqlite.StoreInUseException;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -277,6 +278,13 @@ public final class LocalServer implements AutoCloseable {
       // Measured (and compacted) once now, so the gauge has a size from the first scrape: never
       // NaN.
       compactor.compactNow();
+      if (store instanceof SqliteStore sqlite) {
+        FunctionCounter.builder("qm.store.commits", sqlite, SqliteStore::commits)
+            .description(
+                "SQLite transactions committed for writes; writes that shared one (heartbeats wait"
+                    + " up to 100 ms for company) count once")
+            .register(meters);
+      }
       if (opened.sizes() != HistorySizes.UNKNOWN) {
         Gauge.builder("qm.store.history.bytes", compactor, c -> Math.max(0, c.keptBytes()))
             .description(
