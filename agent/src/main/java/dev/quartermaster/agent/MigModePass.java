@@ -60,8 +60,9 @@ final class MigModePass {
   }
 
   /**
-   * Reads the operator's MIG wish from this node's spec and changes a GPU's mode where nothing
-   * holds it; what it switched and what waits, or nothing if the wish could not be read.
+   * Takes the operator's MIG wish from this node's spec (as the last status write saw it) and
+   * changes a GPU's mode where nothing holds it; what it switched and what waits, or nothing if the
+   * wish could not be read.
    */
   Optional<MigModeChanges> apply() {
     var mig = preparer.mig();
@@ -72,7 +73,12 @@ final class MigModePass {
       return Optional.empty();
     }
     try {
-      config.api().get(Kinds.NODE, config.nodeName()).ifPresent(n -> mig.wish(n.spec().mig()));
+      // The spec as the heartbeat's status write just took it (a publish follows each beat), as the
+      // sharing wish is read: a read of the Node here was a beat's second request.
+      status
+          .lastSpec()
+          .or(() -> config.api().get(Kinds.NODE, config.nodeName()).map(n -> n.spec()))
+          .ifPresent(spec -> mig.wish(spec.mig()));
     } catch (RuntimeException e) {
       LOG.warn("node {}: cannot read its MIG wish: {}", config.nodeName(), e.getMessage());
       return Optional.empty();
