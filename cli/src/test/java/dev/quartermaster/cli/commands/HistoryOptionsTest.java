@@ -8,14 +8,9 @@ import dev.quartermaster.core.env.SystemEnv;
 import dev.quartermaster.store.Txn;
 import dev.quartermaster.store.compaction.HistoryPlan;
 import dev.quartermaster.store.sqlite.SqliteStore;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -127,15 +122,6 @@ class HistoryOptionsTest {
   }
 
   private static String metric(LocalServer server) throws Exception {
-    try (var http = HttpClient.newHttpClient()) {
-      var body =
-          http.send(
-                  HttpRequest.newBuilder(URI.create(server.uri() + "/metrics")).build(),
-                  HttpResponse.BodyHandlers.ofString())
-              .body();
-      var m = Pattern.compile("(?m)^qm_store_history_bytes (\\S+)$").matcher(body);
-      assertThat(m.find()).as("qm_store_history_bytes in\n" + body).isTrue();
-      return m.group(1);
-    }
+    return MetricsPage.value(server, "qm_store_history_bytes");
   }
 }

@@ -4,13 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quartermaster.core.env.SystemEnv;
 import dev.quartermaster.store.Txn;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -39,15 +34,6 @@ class StoreCommitsMetricTest {
   }
 
   private static double metric(LocalServer server, String name) throws Exception {
-    try (var http = HttpClient.newHttpClient()) {
-      var body =
-          http.send(
-                  HttpRequest.newBuilder(URI.create(server.uri() + "/metrics")).build(),
-                  HttpResponse.BodyHandlers.ofString())
-              .body();
-      var m = Pattern.compile("(?m)^" + name + " (\\S+)$").matcher(body);
-      assertThat(m.find()).as(name + " in\n" + body).isTrue();
-      return Double.parseDouble(m.group(1));
-    }
+    return Double.parseDouble(MetricsPage.value(server, name));
   }
 }
