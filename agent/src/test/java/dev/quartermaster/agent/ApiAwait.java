@@ -96,17 +96,41 @@ final class ApiAwait {
     return fileUntil(file, content -> !content.contains(text), "'" + text + "' gone from " + file);
   }
 
+  /**
+   * Waits until task {@code task}'s output here contains {@code text}: its attempt's log, or its
+   * previous attempt's, where the agent moves it when a replacement of the same name starts (a
+   * stopped task's last words may be there before anyone reads them).
+   */
+  static String taskOutputContains(NodeAgentConfig config, String task, String text)
+      throws IOException, InterruptedException {
+    var current = config.taskLog(task);
+    var previous = dev.quartermaster.agent.tasks.TaskLogs.previous(current);
+    return filesUntil(
+        List.of(current, previous),
+        content -> content.contains(text),
+        "'" + text + "' in " + current + " or " + previous.getFileName());
+  }
+
   private static String fileUntil(Path file, Predicate<String> condition, String what)
       throws IOException, InterruptedException {
-    try (var service = file.getFileSystem().newWatchService()) {
-      file.getParent()
-          .register(
-              service, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_MODIFY);
+    return filesUntil(List.of(file), condition, what);
+  }
+
+  /** As {@link #fileUntil}, on the contents of {@code files} (of one directory) together. */
+  private static String filesUntil(List<Path> files, Predicate<String> condition, String what)
+      throws IOException, InterruptedException {
+    var dir = files.getFirst().getParent();
+    try (var service = dir.getFileSystem().newWatchService()) {
+      dir.register(
+          service, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_MODIFY);
       long deadline = System.nanoTime() + DEADLINE.toNanos();
       while (true) {
-        var content = read(file);
-        if (condition.test(content)) {
-          return content;
+        var content = new StringBuilder();
+        for (var f : files) {
+          content.append(read(f));
+        }
+        if (condition.test(content.toString())) {
+          return content.toString();
         }
         long left = deadline - System.nanoTime();
         var key = left <= 0 ? null : service.poll(left, TimeUnit.NANOSECONDS);

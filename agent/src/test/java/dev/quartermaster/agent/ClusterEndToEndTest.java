@@ -397,8 +397,8 @@ class ClusterEndToEndTest {
     api.delete(Kinds.TASK, "polite-w-0");
     api.delete(Kinds.TASK, "stubborn-w-0");
 
-    ApiAwait.fileContains(agent.config().taskLog("polite-w-0"), "got TERM");
-    ApiAwait.fileContains(agent.config().taskLog("stubborn-w-0"), "ignoring TERM");
+    ApiAwait.taskOutputContains(agent.config(), "polite-w-0", "got TERM");
+    ApiAwait.taskOutputContains(agent.config(), "stubborn-w-0", "ignoring TERM");
     // The workload replaces each; the old incarnations are gone: ended, and killed.
     var before = api.list(Kinds.TASK).items();
     ApiAwait.until(
