@@ -246,7 +246,7 @@ final class ScaleBench implements Bench.Benchmark {
                 var spec =
                     w.spec()
                         .inQueue(queue(i % queues), Optional.empty())
-                        .withStartTimeoutSeconds(START_TIMEOUT_SECONDS);
+                        .withStartTimeout(START_TIMEOUT_SECONDS);
                 createdAt.put(name, System.nanoTime());
                 return api.create(
                     new dev.quartermaster.api.workload.Workload(w.metadata(), spec, w.status()));

@@ -88,18 +88,6 @@ public record WorkloadSpec(
         groups, computeDomain, gang, queue, priority, Optional.of(seconds), startTimeoutSeconds);
   }
 
-  /** This spec, evicted if not started {@code seconds} after its admission. */
-  public WorkloadSpec withStartTimeoutSeconds(int seconds) {
-    return new WorkloadSpec(
-        groups,
-        computeDomain,
-        gang,
-        queue,
-        priority,
-        ttlSecondsAfterFinished,
-        Optional.of(seconds));
-  }
-
   /** This spec admitted through {@code queue} at {@code priorityClass}. */
   public WorkloadSpec inQueue(String queue, Optional<String> priorityClass) {
     return new WorkloadSpec(
