@@ -1,22 +1,13 @@
 package dev.quartermaster.store.sqlite;
 
 import static dev.quartermaster.store.RoutedEvents.bytes;
-import static dev.quartermaster.store.RoutedEvents.into;
 import static dev.quartermaster.store.RoutedEvents.put;
-import static dev.quartermaster.store.RoutedEvents.revisionsThrough;
-import static dev.quartermaster.store.RoutedEvents.routes;
-import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quartermaster.store.Audience;
-import dev.quartermaster.store.StoreEvent;
+import dev.quartermaster.store.RoutedWatches;
 import dev.quartermaster.store.Txn;
-import dev.quartermaster.store.Watch;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Set;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,47 +25,17 @@ class WatchHubRoutingTest {
 
   @Test
   void eachRouteHearsExactlyItsOwnChangesAndEveryonesInOrder() throws Exception {
-    try (var store = SqliteStore.open(dir.resolve("store.db"))) {
-      var heard = new ArrayList<BlockingQueue<StoreEvent>>();
-      var watches = new ArrayList<Watch>();
-      long from = store.currentRevision();
+    try (var store = SqliteStore.open(dir.resolve("store.db"));
+        var agents = RoutedWatches.open(store, ROUTES)) {
       for (int i = 0; i < ROUTES; i++) {
-        var queue = new LinkedBlockingQueue<StoreEvent>();
-        heard.add(queue);
-        watches.add(store.watch("/t/", "node/" + i, from, into(queue)));
-      }
-      var expected = new ArrayList<List<Long>>();
-      for (int i = 0; i < ROUTES; i++) {
-        expected.add(new ArrayList<>());
-      }
-      for (int i = 0; i < ROUTES; i++) {
-        // Each node's task, moved to the next node: both hear the move.
-        long created = put(store, new Txn.Op.Put("/t/" + i, bytes("on " + i), routes("node/" + i)));
-        expected.get(i).add(created);
-        long moved =
-            put(
-                store,
-                new Txn.Op.Put(
-                    "/t/" + i,
-                    bytes("on " + (i + 1) % ROUTES),
-                    routes("node/" + i, "node/" + (i + 1) % ROUTES)));
-        expected.get(i).add(moved);
-        expected.get((i + 1) % ROUTES).add(moved);
+        agents.createAndMove(store, i);
         if (i % 10 == 0) {
-          long everyone =
-              put(store, new Txn.Op.Put("/t/all-" + i, bytes("all"), Audience.EVERYONE));
-          expected.forEach(e -> e.add(everyone));
+          agents.expectAll(
+              put(store, new Txn.Op.Put("/t/all-" + i, bytes("all"), Audience.EVERYONE)));
         }
       }
       put(store, new Txn.Op.Put("/t/nobody", bytes("none"), Audience.routes(Set.of())));
-      long last = put(store, new Txn.Op.Put("/t/last", bytes("last")));
-      for (int i = 0; i < ROUTES; i++) {
-        var want = new ArrayList<>(expected.get(i));
-        want.sort(null);
-        want.add(last);
-        assertThat(revisionsThrough(heard.get(i), last)).as("route node/%d", i).isEqualTo(want);
-      }
-      watches.forEach(Watch::close);
+      agents.assertHeardThrough(put(store, new Txn.Op.Put("/t/last", bytes("last"))));
     }
   }
 }
