@@ -34,18 +34,18 @@ public final class NodeStatusWriter implements DomainMembership {
   private final ApiClient api;
   private final String node;
 
-  /** The node's spec as the last status write read it; empty until one did. */
-  private volatile Optional<NodeSpec> spec = Optional.empty();
+  /** The Node as last written or read here; empty until one was. */
+  private volatile Optional<Node> last = Optional.empty();
 
-  /** The Node as last written or read here; emptied when a write finds it out of date. */
-  private Optional<Node> last = Optional.empty(); // guarded by this
+  /** Whether {@link #last} may be written against without a read: no write found it out of date. */
+  private boolean lastHolds; // guarded by this
 
   /**
-   * The operator's spec of the node as the last status write read it (each heartbeat does): how the
-   * agent learns its GPUs' sharing wish without a read of its own.
+   * The operator's spec of the node as the last status write saw it (each heartbeat does): how the
+   * agent learns its GPUs' sharing and MIG wishes without a read of its own.
    */
   public Optional<NodeSpec> lastSpec() {
-    return spec;
+    return last.map(Node::spec);
   }
 
   public NodeStatusWriter(ApiClient api, String node) {
@@ -61,7 +61,7 @@ public final class NodeStatusWriter implements DomainMembership {
     ApiException lost = null;
     for (int i = 0; i < ATTEMPTS; i++) {
       try {
-        boolean remembered = i == 0 && last.isPresent();
+        boolean remembered = i == 0 && lastHolds;
         var current = remembered ? last : read();
         if (current.isEmpty()) {
           var status = change.apply(NodeStatus.EMPTY);
@@ -79,7 +79,7 @@ public final class NodeStatusWriter implements DomainMembership {
         if (!e.is(Reason.Conflict) && !e.is(Reason.AlreadyExists) && !e.is(Reason.NotFound)) {
           throw e;
         }
-        last = Optional.empty();
+        lastHolds = false;
         lost = e; // someone else wrote in between: read again
       }
     }
@@ -88,15 +88,15 @@ public final class NodeStatusWriter implements DomainMembership {
 
   private Optional<Node> read() {
     var current = api.get(Kinds.NODE, node);
-    current.ifPresent(n -> spec = Optional.of(n.spec()));
-    last = current;
+    current.ifPresent(n -> last = current);
+    lastHolds = current.isPresent();
     return current;
   }
 
   /** The Node as the store took it, spec and all (a status write returns it whole). */
   private Node wrote(Node written) {
-    spec = Optional.of(written.spec());
     last = Optional.of(written);
+    lastHolds = true;
     return written;
   }
 
