@@ -16,6 +16,34 @@ class ObjectValidatorTest {
     return ObjectCodec.fromYaml(yaml).getFirst();
   }
 
+  /**
+   * A ledger's entries admit or nominate through the queues it lists, and a violation names the
+   * list as written; the entries are looked up in a set (the list has 10,000 queues in a large
+   * cohort), so this is what keeps the rule itself.
+   */
+  @Test
+  void aLedgerEntryThroughAQueueItDoesNotListIsNamed() {
+    var l =
+        parse(
+            """
+        kind: QuotaLedger
+        metadata: {name: lab}
+        spec:
+          queues: [team-b, team-a]
+          admitted:
+            train: {uid: u-1, queue: team-a, usage: {gpu: 1}}
+            stray: {uid: u-2, queue: team-c, usage: {gpu: 1}}
+          nominated:
+            urgent: {uid: u-3, queue: team-d, victims: [train]}
+        """);
+    assertThat(ObjectValidator.validate(l))
+        .containsExactlyInAnyOrder(
+            new Violation(
+                "spec.admitted.stray.queue", "must be one of spec.queues [team-b, team-a]"),
+            new Violation(
+                "spec.nominated.urgent.queue", "must be one of spec.queues [team-b, team-a]"));
+  }
+
   @Test
   void aNodeAllocationNamesTheBadEntry() {
     var a =
