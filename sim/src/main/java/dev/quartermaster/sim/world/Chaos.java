@@ -841,6 +841,31 @@ final class Chaos {
   }
 
   /**
+   * {@link #startAccepting} once the faults have stopped, and again every 5 s while the start fails
+   * (a server that cannot be asked at start: the agent exits and is started again, as after a
+   * fault); whether it is up now.
+   */
+  private boolean healAccepting(WholeCluster.NodeSlot n, List<String> lost) {
+    try {
+      startAccepting(n, lost);
+      return true;
+    } catch (RuntimeException e) {
+      run.event(
+          "agent of " + n.name + " failed to start (" + e.getMessage() + "); trying again in 5s");
+      world
+          .env()
+          .schedule(
+              Duration.ofSeconds(5),
+              () -> {
+                if (n.agent.isEmpty() && healAccepting(n, lost)) {
+                  violations.addAll(run.promises().afterRestart(n));
+                }
+              });
+      return false;
+    }
+  }
+
+  /**
    * No more faults: cancel what is pending, heal every partition, device and failure, restart every
    * agent.
    */
@@ -893,7 +918,9 @@ final class Chaos {
             throw e;
           }
           run.event("agent of " + n.name + " refused to start: its ledger lost claims");
-          startAccepting(n, lost.uids());
+          if (!healAccepting(n, lost.uids())) {
+            continue; // checked once it is up
+          }
         }
         violations.addAll(run.promises().afterRestart(n));
       }
