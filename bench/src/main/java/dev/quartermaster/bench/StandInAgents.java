@@ -76,9 +76,11 @@ final class StandInAgents implements AutoCloseable {
     var finalizer = new AgentFinalizer(node).name();
     for (var name : scheduled.spec().claims()) {
       var c = api.get(Kinds.RESOURCE_CLAIM, name).orElseThrow();
-      var finalizers = new ArrayList<>(c.metadata().finalizers());
-      finalizers.add(finalizer);
-      c = api.update(c.withMetadata(c.metadata().withFinalizers(finalizers)));
+      if (!c.metadata().finalizers().contains(finalizer)) { // the allocator put it on
+        var finalizers = new ArrayList<>(c.metadata().finalizers());
+        finalizers.add(finalizer);
+        c = api.update(c.withMetadata(c.metadata().withFinalizers(finalizers)));
+      }
       var prepare = new HashMap<>(c.status().prepare());
       prepare.put(
           node,

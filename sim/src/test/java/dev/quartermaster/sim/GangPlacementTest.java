@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.quartermaster.api.claim.AgentFinalizer;
 import dev.quartermaster.api.claim.DeviceRequest;
+import dev.quartermaster.api.claim.PrepareState;
 import dev.quartermaster.api.claim.ResourceClaimSpec;
+import dev.quartermaster.api.claim.ResourceClaimStatus;
 import dev.quartermaster.api.codec.ObjectCodec;
 import dev.quartermaster.api.gang.GangSpec;
 import dev.quartermaster.api.gang.GangTopology;
@@ -421,7 +423,21 @@ class GangPlacementTest {
       for (int i = 1; i <= 2; i++) {
         var name = JOB + "-workers-" + i + "-gpu";
         var claim = c.api().get(Kinds.RESOURCE_CLAIM, name).orElseThrow();
-        var finalizer = new AgentFinalizer(claim.status().allocation().orElseThrow().node()).name();
+        var node = claim.status().allocation().orElseThrow().node();
+        // Prepared there, its process running: the node's agent keeps it.
+        var s = claim.status();
+        var prepared = new java.util.HashMap<>(s.prepare());
+        prepared.put(
+            node,
+            new PrepareState(
+                PrepareState.Phase.Prepared, "", List.of(), Optional.of(c.env().now())));
+        claim =
+            c.api()
+                .updateStatus(
+                    claim.withStatus(
+                        new ResourceClaimStatus(
+                            s.allocation(), s.reservedFor(), prepared, s.conditions())));
+        var finalizer = new AgentFinalizer(node).name();
         c.api().update(claim.withMetadata(claim.metadata().withFinalizers(List.of(finalizer))));
         c.api().delete(Kinds.RESOURCE_CLAIM, name);
       }
@@ -526,7 +542,8 @@ class GangPlacementTest {
             new TaskScheduler(c.env(), c.api(), inf).loop(),
             new WorkloadController(c.env(), c.api(), inf, WorkloadOptions.of(Duration.ofMinutes(5)))
                 .loop(),
-            new TaskController(c.env(), c.api(), inf).loop());
+            new TaskController(c.env(), c.api(), inf).loop(),
+            AbsentAgents.start(c, inf));
     inf.start();
     loops.forEach(ControlLoop::start);
   }

@@ -419,7 +419,8 @@ class GangReservationTest {
             new TaskScheduler(c.env(), c.api(), inf).loop(),
             new WorkloadController(c.env(), c.api(), inf, WorkloadOptions.of(Duration.ofMinutes(5)))
                 .loop(),
-            new TaskController(c.env(), c.api(), inf).loop());
+            new TaskController(c.env(), c.api(), inf).loop(),
+            AbsentAgents.start(c, inf));
     inf.start();
     loops.forEach(ControlLoop::start);
   }

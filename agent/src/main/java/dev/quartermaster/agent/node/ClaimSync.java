@@ -39,9 +39,9 @@ import org.slf4j.LoggerFactory;
  * new uid), and reports the result in {@code status.prepare[<node>]}.
  *
  * <p>A claim this agent prepares carries its {@link AgentFinalizer} ({@code
- * quartermaster.dev/agent-<node>}), added before the prepare and removed only after the unprepare
- * is durable, so a deleted claim does not vanish from the API while this node still holds its
- * devices.
+ * quartermaster.dev/agent-<node>}), put on with its allocation here by the allocator (or by this
+ * agent before the prepare, where it is missing) and removed only after the unprepare is durable,
+ * so a deleted claim does not vanish from the API while this node still holds its devices.
  *
  * <p>Whether a claim may be released is asked of {@link ClaimRelease} ({@link ClaimUse}, which
  * knows the task processes of this node). A claim whose task is deleting and whose process on this

@@ -3,8 +3,10 @@ package dev.quartermaster.api.claim;
 import java.util.Optional;
 
 /**
- * The finalizer a node's agent puts on a claim before it prepares the claim there, and takes off
- * once the claim is unprepared: a deleted claim stays until that node has let its devices go.
+ * The finalizer that makes a claim a node's to let go: the allocator puts it on with the claim's
+ * allocation to the node (the node's agent, before it prepares a claim that lacks it), and the
+ * node's agent takes it off once the claim is unprepared there: a deleted claim stays until that
+ * node has let its devices go.
  */
 public record AgentFinalizer(String node) {
   private static final String PREFIX = "quartermaster.dev/agent-";

@@ -16,7 +16,7 @@ import java.util.Set;
  *   <li>A task concerns the node it is pinned or scheduled to; a task being deleted concerns every
  *       node, since a claim of a task that never reached its node may be prepared there.
  *   <li>A claim concerns the node it is allocated on, every node whose prepare state it carries,
- *       and every node whose {@link AgentFinalizer} it carries (put on before the prepare, taken
+ *       and every node whose {@link AgentFinalizer} it carries (put on with the allocation, taken
  *       off after the unprepare), so it concerns a node for as long as that node may hold its
  *       devices.
  *   <li>Any other object concerns every node.

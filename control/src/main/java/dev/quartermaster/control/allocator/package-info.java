@@ -33,10 +33,12 @@
  *       that a newly recorded one is still in the node's slices ({@code SliceCheck}).
  *   <li>Write, in one transaction ({@code ApiClient#commit}): the record with the new entries,
  *       compare-and-set on the revision just read (or created), and each claim's {@code
- *       status.allocation}, compare-and-set on the revision read in 2. A conflict (another
- *       allocator, a changed claim) means nothing of it landed: retry from the top. Nothing new to
- *       record (resuming): only the claims are written. Concurrent workers' decisions share one
- *       transaction ({@code GroupCommit}); if the shared one fails, each is committed on its own.
+ *       status.allocation} with its node's agent finalizer (the node's hold starts here, so the
+ *       agent needs no write of its own before it prepares), compare-and-set on the revision read
+ *       in 2. A conflict (another allocator, a changed claim) means nothing of it landed: retry
+ *       from the top. Nothing new to record (resuming): only the claims are written. Concurrent
+ *       workers' decisions share one transaction ({@code GroupCommit}); if the shared one fails,
+ *       each is committed on its own.
  * </ol>
  *
  * <p>Who does which step: the {@code Allocator} (a task's or a stand-alone claim's key) and the

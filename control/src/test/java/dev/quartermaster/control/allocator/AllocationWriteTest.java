@@ -313,6 +313,88 @@ class AllocationWriteTest {
     assertThat(plan.recordsNew()).isTrue();
   }
 
+  /**
+   * The node's hold starts with the allocation: every claim allocated to a node carries that node's
+   * agent finalizer from the allocation's own transaction on, written as one write of its metadata
+   * and status, so the agent puts none on in a write of its own before its prepare.
+   */
+  @Test
+  void eachClaimIsHeldByItsNodeFromItsAllocationOn() {
+    assertThat(withoutTheirNodesFinalizer(AllocationWrite::plan)).isEmpty();
+  }
+
+  /** The allocator before the hold moved to it: a status write of the allocation alone. */
+  @Test
+  void anAllocationWrittenAsStatusAloneIsCaught() {
+    assertThat(
+            withoutTheirNodesFinalizer(
+                (live, node, record, placed, unpinned, unadopted, offered, now) ->
+                    switch (AllocationWrite.plan(
+                        live, node, record, placed, unpinned, unadopted, offered, now)) {
+                      case WritePlan.Commit c ->
+                          new WritePlan.Commit(
+                              c.writes().stream()
+                                  .map(
+                                      w ->
+                                          w.object() instanceof ResourceClaim rc
+                                              ? new Write.UpdateStatus(
+                                                  rc.withMetadata(
+                                                      rc.metadata().withFinalizers(List.of())))
+                                              : w)
+                                  .toList(),
+                              c.recordNodes(),
+                              c.scheduledTasks());
+                      case WritePlan other -> other;
+                    }))
+        .isNotEmpty();
+  }
+
+  /** {@link AllocationWrite#plan}'s signature, for a variant of it. */
+  private interface FullPlanner {
+    WritePlan plan(
+        List<ResourceClaim> live,
+        Node node,
+        Optional<NodeAllocation> record,
+        Placement.Placed placed,
+        Optional<Task> unpinned,
+        Set<String> unadopted,
+        Set<String> offered,
+        Instant now);
+  }
+
+  /** The claim writes of every row's plan that do not put the node's finalizer on with it. */
+  private static List<String> withoutTheirNodesFinalizer(FullPlanner planner) {
+    var out = new ArrayList<String>();
+    for (var r : rows()) {
+      if (!(planner.plan(
+              r.live(),
+              r.node(),
+              r.record(),
+              r.placed(),
+              r.unpinned(),
+              r.unadopted(),
+              r.offered(),
+              NOW)
+          instanceof WritePlan.Commit c)) {
+        continue;
+      }
+      for (var w : c.writes()) {
+        if (w.object() instanceof ResourceClaim rc) {
+          var node = rc.status().allocation().orElseThrow().node();
+          boolean held =
+              w instanceof Write.UpdateWithStatus
+                  && rc.metadata()
+                      .finalizers()
+                      .contains(new dev.quartermaster.api.claim.AgentFinalizer(node).name());
+          if (!held) {
+            out.add(r.name() + ": " + rc.metadata().name() + " as " + w);
+          }
+        }
+      }
+    }
+    return out;
+  }
+
   /** One line per write, or what the plan is instead. */
   private static List<String> describe(WritePlan plan) {
     return switch (plan) {
