@@ -71,4 +71,32 @@ class ResourceClaimDescriberTest {
           .contains("waits for task/gone-task (gone)");
     }
   }
+
+  /**
+   * A deleted claim allocated to a node whose agent is down waits for that node: the line says who
+   * takes the finalizer off, and what to do if the node is gone for good.
+   */
+  @Test
+  void aDeletingClaimSaysWhichNodeItWaitsForAndHowToFenceIt() {
+    try (var store = SqliteStore.open(dir.resolve("store.db"))) {
+      var api = new ObjectRegistry(store, new DeterministicEnv(1));
+      var claim =
+          new ResourceClaim(
+              ObjectMeta.named("edgejob-w-0-gpu")
+                  .withFinalizers(List.of("quartermaster.dev/agent-edge-1"))
+                  .withDeletedAt(Instant.parse("2026-03-01T12:00:00Z")),
+              ResourceClaimSpec.EMPTY,
+              ResourceClaimStatus.EMPTY);
+
+      var text =
+          Describers.describe(
+              claim, new DescribeContext(api, Instant.parse("2026-03-01T12:00:05Z")));
+
+      assertThat(text)
+          .contains(
+              "waiting for finalizers: quartermaster.dev/agent-edge-1 (node edge-1's agent takes"
+                  + " it off once it has let the claim go; if the node is down for good: qm node"
+                  + " fence edge-1)");
+    }
+  }
 }
