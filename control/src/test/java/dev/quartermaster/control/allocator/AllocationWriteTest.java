@@ -234,32 +234,43 @@ class AllocationWriteTest {
   /** The rows whose plan {@code planner} gets wrong, each with what it made instead. */
   private static List<String> wrong(Planner planner) {
     var out = new ArrayList<String>();
+    planned(planner)
+        .forEach(
+            (r, plan) -> {
+              var got = describe(plan);
+              if (!got.equals(r.expected())) {
+                out.add(r.name() + ": " + got);
+              }
+            });
+    return out;
+  }
+
+  /** Each row's plan by {@code planner}, in the rows' order. */
+  private static Map<Row, WritePlan> planned(Planner planner) {
+    var out = new java.util.LinkedHashMap<Row, WritePlan>();
     for (var r : rows()) {
-      var got =
-          describe(
-              planner.plan(
-                  r.live(),
-                  r.node(),
-                  r.record(),
-                  r.placed(),
-                  r.unpinned(),
-                  r.unadopted(),
-                  r.offered()));
-      if (!got.equals(r.expected())) {
-        out.add(r.name() + ": " + got);
-      }
+      out.put(
+          r,
+          planner.plan(
+              r.live(),
+              r.node(),
+              r.record(),
+              r.placed(),
+              r.unpinned(),
+              r.unadopted(),
+              r.offered()));
     }
     return out;
   }
 
+  /** The allocator's own planner, at {@link #NOW}. */
+  private static final Planner REAL =
+      (live, node, record, placed, unpinned, unadopted, offered) ->
+          AllocationWrite.plan(live, node, record, placed, unpinned, unadopted, offered, NOW);
+
   @Test
   void eachDecisionIsWrittenAsTheLiveStateAllows() {
-    assertThat(
-            wrong(
-                (live, node, record, placed, unpinned, unadopted, offered) ->
-                    AllocationWrite.plan(
-                        live, node, record, placed, unpinned, unadopted, offered, NOW)))
-        .isEmpty();
+    assertThat(wrong(REAL)).isEmpty();
   }
 
   /**
@@ -320,7 +331,7 @@ class AllocationWriteTest {
    */
   @Test
   void eachClaimIsHeldByItsNodeFromItsAllocationOn() {
-    assertThat(withoutTheirNodesFinalizer(AllocationWrite::plan)).isEmpty();
+    assertThat(withoutTheirNodesFinalizer(REAL)).isEmpty();
   }
 
   /** The allocator before the hold moved to it: a status write of the allocation alone. */
@@ -328,9 +339,8 @@ class AllocationWriteTest {
   void anAllocationWrittenAsStatusAloneIsCaught() {
     assertThat(
             withoutTheirNodesFinalizer(
-                (live, node, record, placed, unpinned, unadopted, offered, now) ->
-                    switch (AllocationWrite.plan(
-                        live, node, record, placed, unpinned, unadopted, offered, now)) {
+                (live, node, record, placed, unpinned, unadopted, offered) ->
+                    switch (REAL.plan(live, node, record, placed, unpinned, unadopted, offered)) {
                       case WritePlan.Commit c ->
                           new WritePlan.Commit(
                               c.writes().stream()
@@ -349,49 +359,30 @@ class AllocationWriteTest {
         .isNotEmpty();
   }
 
-  /** {@link AllocationWrite#plan}'s signature, for a variant of it. */
-  private interface FullPlanner {
-    WritePlan plan(
-        List<ResourceClaim> live,
-        Node node,
-        Optional<NodeAllocation> record,
-        Placement.Placed placed,
-        Optional<Task> unpinned,
-        Set<String> unadopted,
-        Set<String> offered,
-        Instant now);
-  }
-
   /** The claim writes of every row's plan that do not put the node's finalizer on with it. */
-  private static List<String> withoutTheirNodesFinalizer(FullPlanner planner) {
+  private static List<String> withoutTheirNodesFinalizer(Planner planner) {
     var out = new ArrayList<String>();
-    for (var r : rows()) {
-      if (!(planner.plan(
-              r.live(),
-              r.node(),
-              r.record(),
-              r.placed(),
-              r.unpinned(),
-              r.unadopted(),
-              r.offered(),
-              NOW)
-          instanceof WritePlan.Commit c)) {
-        continue;
-      }
-      for (var w : c.writes()) {
-        if (w.object() instanceof ResourceClaim rc) {
-          var node = rc.status().allocation().orElseThrow().node();
-          boolean held =
-              w instanceof Write.UpdateWithStatus
-                  && rc.metadata()
-                      .finalizers()
-                      .contains(new dev.quartermaster.api.claim.AgentFinalizer(node).name());
-          if (!held) {
-            out.add(r.name() + ": " + rc.metadata().name() + " as " + w);
-          }
-        }
-      }
-    }
+    planned(planner)
+        .forEach(
+            (r, plan) -> {
+              if (!(plan instanceof WritePlan.Commit c)) {
+                return;
+              }
+              for (var w : c.writes()) {
+                if (w.object() instanceof ResourceClaim rc) {
+                  var node = rc.status().allocation().orElseThrow().node();
+                  boolean held =
+                      w instanceof Write.UpdateWithStatus
+                          && rc.metadata()
+                              .finalizers()
+                              .contains(
+                                  new dev.quartermaster.api.claim.AgentFinalizer(node).name());
+                  if (!held) {
+                    out.add(r.name() + ": " + rc.metadata().name() + " as " + w);
+                  }
+                }
+              }
+            });
     return out;
   }
 
