@@ -17,6 +17,11 @@ import java.util.function.ToIntFunction;
  * @param tasks per group of the gang, its tasks (any owner)
  * @param claims the claims of the gang's groups (only those of live members count)
  * @param admitted a group's admitted replicas (a scale-up not yet admitted is not needed)
+ * @param boundInNameOnly whether a member bound to a node with a live claim of its own that no node
+ *     holds counts as not placed: its claim was made again under it and can go only to that node
+ *     ({@link PartialGangs}, which acts only once the gang has been so for its bound, when the
+ *     caches have caught up); not for the status line, which a claims cache a moment behind the
+ *     tasks' (the pin and the allocation are one write) would flip
  */
 record GangView(
     Gang gang,
@@ -24,4 +29,16 @@ record GangView(
     String workloadUid,
     Map<String, List<Task>> tasks,
     List<ResourceClaim> claims,
-    ToIntFunction<String> admitted) {}
+    ToIntFunction<String> admitted,
+    boolean boundInNameOnly) {
+  /** A view that counts every bound member as placed. */
+  GangView(
+      Gang gang,
+      WorkloadSpec spec,
+      String workloadUid,
+      Map<String, List<Task>> tasks,
+      List<ResourceClaim> claims,
+      ToIntFunction<String> admitted) {
+    this(gang, spec, workloadUid, tasks, claims, admitted, false);
+  }
+}

@@ -81,7 +81,8 @@ final class PartialGangs {
                   uid,
                   tasks,
                   claimsOf(informers, w, gang),
-                  g -> admission.admittedReplicas(w, g)));
+                  g -> admission.admittedReplicas(w, g),
+                  true));
       var key = uid + "/" + gang.name();
       if (partly.isEmpty()) {
         seenNanos.remove(key);

@@ -9,12 +9,13 @@ import java.util.Optional;
 
 /**
  * A gang that holds devices for fewer members than it needs: some live member is placed (bound to a
- * node, or one of its claims allocated: whichever cache shows it first), and some group of it has
- * fewer members placed, or done for good, than its share of {@code minMember} (at most what its
- * queue admitted). It was whole once (G1) and lost a member: to a drain, a lost or unhealthy node,
- * an operator, a crash, or a scale-up its devices do not follow. The members it has hold their
- * devices for nothing, since a collective needs every rank. A pure function of the caches, so it is
- * tested on its own.
+ * node, or one of its claims allocated: whichever cache shows it first; but a bound member with a
+ * live claim of its own that no node holds, made again under it, is placed in name only), and some
+ * group of it has fewer members placed, or done for good, than its share of {@code minMember} (at
+ * most what its queue admitted). It was whole once (G1) and lost a member: to a drain, a lost or
+ * unhealthy node, an operator, a crash, or a scale-up its devices do not follow. The members it has
+ * hold their devices for nothing, since a collective needs every rank. A pure function of the
+ * caches, so it is tested on its own.
  *
  * @param placed its live members placed on a node, by name
  * @param needed the members it needs placed (its groups' shares, within what is admitted)
@@ -34,10 +35,18 @@ public record PartlyPlaced(List<String> placed, int needed, List<String> unplace
     var workloadUid = view.workloadUid();
     var admitted = view.admitted();
     var allocatedFor = new HashSet<String>();
+    // Tasks with a live claim of their own that no node holds: bound, such a task is placed only
+    // in name (GangView#boundInNameOnly). Its claim was made again under it (deleted by hand) and
+    // can go only to its node, where something else may have taken the room: counted as placed,
+    // its gang was never judged partly placed, and the others held their devices for ever
+    // (campaign seed 160's draws: G3).
+    var waitingFor = new HashSet<String>();
     for (var c : view.claims()) {
-      if (c.status().allocation().isPresent() && !c.metadata().isDeleting()) {
-        c.metadata().owner().ifPresent(o -> allocatedFor.add(o.uid()));
+      if (c.metadata().isDeleting()) {
+        continue;
       }
+      var owners = c.status().allocation().isPresent() ? allocatedFor : waitingFor;
+      c.metadata().owner().ifPresent(o -> owners.add(o.uid()));
     }
     var placed = new ArrayList<String>();
     var unplaced = new ArrayList<String>();
@@ -65,7 +74,9 @@ public record PartlyPlaced(List<String> placed, int needed, List<String> unplace
         if (t.metadata().isDeleting()) {
           continue;
         }
-        if (isPlaced(t) || allocatedFor.contains(t.metadata().uid())) {
+        var uid = t.metadata().uid();
+        boolean inNameOnly = view.boundInNameOnly() && waitingFor.contains(uid);
+        if (allocatedFor.contains(uid) || (isPlaced(t) && !inNameOnly)) {
           placed.add(t.metadata().name());
           here++;
         } else {
@@ -93,6 +104,10 @@ public record PartlyPlaced(List<String> placed, int needed, List<String> unplace
   }
 
   private static String waitingFor(Task t) {
+    if (isPlaced(t)) {
+      return t.spec().node().map(n -> " (pinned to " + n + ", ").orElse(" (")
+          + "a claim of it made again that no node holds)";
+    }
     var s = t.status();
     return s.reason().isEmpty() ? " (Pending)" : " (Pending, " + s.reason() + ")";
   }

@@ -20,8 +20,8 @@ import java.util.Optional;
  * What wakes the workload controller: its workload (any change), a task of it (its end or its
  * deletion: a slot to refill; a phase change: only the status counts, one pass for a burst), a
  * volume or task name another held being freed, a claim the allocator cannot place (or now can; a
- * gang's members, one pass for the burst), a device class coming or going (every workload's
- * Schedulable condition).
+ * gang's members, one pass for the burst), a claim made under a task already pinned (a gang placed
+ * in name only), a device class coming or going (every workload's Schedulable condition).
  */
 final class WorkloadTriggers {
   private WorkloadTriggers() {}
@@ -172,6 +172,21 @@ final class WorkloadTriggers {
         .claims()
         .addHandler(
             new EventHandler<>() {
+              @Override
+              public void onAdd(ResourceClaim c) {
+                // A claim made under a task already pinned (its claim was deleted under it): it
+                // can go only to that node, and if it cannot, a gang of the task is placed in name
+                // only (PartlyPlaced), which only a pass of the workload sees. Claims are made
+                // before their tasks are pinned, so a normal start never comes here.
+                c.metadata()
+                    .owner()
+                    .filter(o -> o.kind().equals(dev.quartermaster.api.meta.Kinds.TASK.name()))
+                    .flatMap(o -> informers.tasks().cache().get(o.name()))
+                    .filter(t -> t.spec().node().isPresent())
+                    .flatMap(t -> Optional.ofNullable(t.metadata().labels().get(Labels.WORKLOAD)))
+                    .ifPresent(w -> loop.enqueueAfter(w, WorkloadController.COUNTS_PASS_DELAY));
+              }
+
               @Override
               public void onUpdate(ResourceClaim o, ResourceClaim c) {
                 // Only what the Schedulable condition and a gang's line read: a claim the allocator

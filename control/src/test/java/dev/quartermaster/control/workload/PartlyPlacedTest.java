@@ -75,6 +75,15 @@ class PartlyPlacedTest {
             Optional.of(new Allocation("node-1", List.of())), List.of(), Map.of(), List.of()));
   }
 
+  /** Member {@code ordinal}'s claim made again under it (its first was deleted): pending. */
+  private static ResourceClaim remade(int ordinal) {
+    return new ResourceClaim(
+        ObjectMeta.named(TaskNames.task("job", "workers", ordinal) + "-gpu")
+            .withOwner(new OwnerReference("Task", "x", "t" + ordinal)),
+        ResourceClaimSpec.EMPTY,
+        ResourceClaimStatus.EMPTY);
+  }
+
   private record Row(
       String why,
       int minMember,
@@ -152,6 +161,16 @@ class PartlyPlacedTest {
               List.of(allocated(1)),
               Optional.empty()),
           new Row(
+              "a pinned member whose claim was made again and no node holds is placed in name only",
+              2,
+              3,
+              RestartPolicy.OnFailure,
+              List.of(running(0), member(1, TaskPhase.Scheduled, Optional.of("node-1"), false)),
+              List.of(allocated(0), remade(1)),
+              Optional.of(
+                  "1 of 2 members placed (job-workers-0); not placed: job-workers-1 (pinned to"
+                      + " node-1, a claim of it made again that no node holds)")),
+          new Row(
               "a scale-up its queue has not admitted is not needed",
               3,
               2,
@@ -196,7 +215,8 @@ class PartlyPlacedTest {
                   UID,
                   Map.of("workers", row.tasks()),
                   row.claims(),
-                  g -> row.admitted()));
+                  g -> row.admitted(),
+                  true));
       assertThat(partly.map(PartlyPlaced::describe)).as(row.why()).isEqualTo(row.partly());
     }
   }
