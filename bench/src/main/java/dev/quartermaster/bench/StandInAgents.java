@@ -13,7 +13,6 @@ import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.TaskStatus;
 import dev.quartermaster.core.env.Env;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Optional;
@@ -77,9 +76,7 @@ final class StandInAgents implements AutoCloseable {
     for (var name : scheduled.spec().claims()) {
       var c = api.get(Kinds.RESOURCE_CLAIM, name).orElseThrow();
       if (!c.metadata().finalizers().contains(finalizer)) { // the allocator put it on
-        var finalizers = new ArrayList<>(c.metadata().finalizers());
-        finalizers.add(finalizer);
-        c = api.update(c.withMetadata(c.metadata().withFinalizers(finalizers)));
+        c = api.update(new AgentFinalizer(node).on(c));
       }
       var prepare = new HashMap<>(c.status().prepare());
       prepare.put(

@@ -162,9 +162,7 @@ public final class ClaimSync {
       wakeWaiters();
     }
     if (!c.metadata().finalizers().contains(finalizer)) {
-      var finalizers = new ArrayList<>(c.metadata().finalizers());
-      finalizers.add(finalizer);
-      c = api.update(c.withMetadata(c.metadata().withFinalizers(finalizers)));
+      c = api.update(new AgentFinalizer(node).on(c));
     }
     var ref = new ClaimRef(c.metadata().uid(), c.metadata().name());
     PrepareRequest request;

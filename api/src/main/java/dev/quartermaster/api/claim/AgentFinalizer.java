@@ -16,6 +16,16 @@ public record AgentFinalizer(String node) {
     return PREFIX + node;
   }
 
+  /** {@code c} carrying this finalizer: {@code c} itself if it does already. */
+  public ResourceClaim on(ResourceClaim c) {
+    if (c.metadata().finalizers().contains(name())) {
+      return c;
+    }
+    var finalizers = new java.util.ArrayList<>(c.metadata().finalizers());
+    finalizers.add(name());
+    return c.withMetadata(c.metadata().withFinalizers(finalizers));
+  }
+
   /** The agent finalizer {@code finalizer} is, if it is one. */
   public static Optional<AgentFinalizer> parse(String finalizer) {
     return finalizer.startsWith(PREFIX) && finalizer.length() > PREFIX.length()

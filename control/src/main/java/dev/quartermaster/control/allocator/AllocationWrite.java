@@ -363,13 +363,7 @@ final class AllocationWrite {
    * to come back or be fenced, as a claim it prepared does: it may have prepared it by then.
    */
   private static ResourceClaim heldBy(ResourceClaim c, String node) {
-    var finalizer = new AgentFinalizer(node).name();
-    if (c.metadata().finalizers().contains(finalizer)) {
-      return c;
-    }
-    var finalizers = new ArrayList<>(c.metadata().finalizers());
-    finalizers.add(finalizer);
-    return c.withMetadata(c.metadata().withFinalizers(finalizers));
+    return new AgentFinalizer(node).on(c);
   }
 
   /**

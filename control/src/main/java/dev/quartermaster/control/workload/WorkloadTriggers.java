@@ -5,6 +5,7 @@ import dev.quartermaster.api.claim.ResourceClaim;
 import dev.quartermaster.api.device.DeviceClass;
 import dev.quartermaster.api.gang.GangStatus;
 import dev.quartermaster.api.meta.Condition;
+import dev.quartermaster.api.meta.Kinds;
 import dev.quartermaster.api.queue.Queue;
 import dev.quartermaster.api.queue.QuotaLedger;
 import dev.quartermaster.api.volume.Volume;
@@ -180,7 +181,7 @@ final class WorkloadTriggers {
                 // before their tasks are pinned, so a normal start never comes here.
                 c.metadata()
                     .owner()
-                    .filter(o -> o.kind().equals(dev.quartermaster.api.meta.Kinds.TASK.name()))
+                    .filter(o -> o.kind().equals(Kinds.TASK.name()))
                     .flatMap(o -> informers.tasks().cache().get(o.name()))
                     .filter(t -> t.spec().node().isPresent())
                     .flatMap(t -> Optional.ofNullable(t.metadata().labels().get(Labels.WORKLOAD)))
