@@ -197,6 +197,7 @@ public final class NodeAgent implements AutoCloseable {
                     NodeAgent::nameOf),
                 NodeAgent::nameOf,
                 NodeAgent::revisionOf)
+            .identity(o -> o.metadata().uid())
             .build();
     // A task deleted before it was scheduled here may still leave its claim prepared here: kept
     // too.
@@ -209,6 +210,7 @@ public final class NodeAgent implements AutoCloseable {
                     NodeAgent::nameOf),
                 NodeAgent::nameOf,
                 NodeAgent::revisionOf)
+            .identity(o -> o.metadata().uid())
             .index(BY_VOLUME, t -> t.spec().volumes().stream().map(VolumeUse::name).toList())
             .index(BY_CLAIM, t -> t.spec().claims())
             .build();
@@ -218,6 +220,7 @@ public final class NodeAgent implements AutoCloseable {
                 new ApiListerWatcher<>(config.api(), Kinds.VOLUME),
                 NodeAgent::nameOf,
                 NodeAgent::revisionOf)
+            .identity(o -> o.metadata().uid())
             .build();
     this.volumeQueue =
         new WorkQueue<>(

@@ -18,10 +18,12 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A claim deleted and made again under its name while the allocator's cache did not look (its watch
- * cut, a relist finding the new one where the old one was): the cache sees one update whose uid
- * changed, not a delete and an add. The old one's record entry is garbage all the same, and the
- * node's only GPU goes to the new one. Campaign seed 187 kept such an entry for ever (a claim of
- * the operator's, deleted and re-created while the leader was paused) and its GPU from the fleet.
+ * cut, a relist finding the new one where the old one was): the relist finds another uid under the
+ * name, and the informer tells the old one's delete and the new one's add (its identity), not an
+ * update. The old one's record entry is garbage, and the node's only GPU goes to the new one.
+ * Campaign seed 187 kept such an entry for ever (a claim of the operator's, deleted and re-created
+ * while the leader was paused) and its GPU from the fleet. Fails with an informer that tells an
+ * update (checked with an identity that is the same for every object).
  */
 class RecreatedClaimRecordTest {
   private static final String NAME = "solo-gpu";

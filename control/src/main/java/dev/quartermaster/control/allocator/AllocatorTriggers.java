@@ -144,14 +144,6 @@ final class AllocatorTriggers {
 
               @Override
               public void onUpdate(ResourceClaim o, ResourceClaim c) {
-                if (!o.metadata().uid().equals(c.metadata().uid())) {
-                  // Deleted and made again under its name while the cache did not look (a
-                  // relist after a pause): the old one's record entries are garbage as if its
-                  // delete had been seen (seed 187 kept one for ever, its GPU lost to the fleet).
-                  onDelete(o);
-                  onAdd(c);
-                  return;
-                }
                 if (allocatorReads(o, c)) {
                   allocator.enqueue(AllocatorKey.of(c));
                 }

@@ -214,10 +214,11 @@ public final class Informers {
   private static <T extends ApiObject> Informer.Builder<T> base(
       Env env, ApiClient api, Kind<T> kind) {
     return Informer.builder(
-        env,
-        new ApiListerWatcher<>(api, kind),
-        o -> o.metadata().name(),
-        o -> o.metadata().revision());
+            env,
+            new ApiListerWatcher<>(api, kind),
+            o -> o.metadata().name(),
+            o -> o.metadata().revision())
+        .identity(o -> o.metadata().uid());
   }
 
   public void start() {

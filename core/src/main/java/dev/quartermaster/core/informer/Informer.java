@@ -29,7 +29,10 @@ import java.util.function.ToLongFunction;
  * lists again at once; when the watch closes, or a list or watch fails, it lists again after an
  * exponential backoff with jitter. A re-list replaces the cache and reports the difference: a
  * delete for each key that vanished, an add for each new key, an update for each key whose revision
- * changed.
+ * changed. With an {@linkplain Builder#identity identity}, a key whose object is another one than
+ * the cache held (deleted and made again under its name while the informer did not look: a relist
+ * after a pause or a lost watch) is that delete and that add, never an update: a handler that lets
+ * go of what it kept for an object on its delete must hear it whichever way the cache learned.
  *
  * <p>All work happens in {@link Env} tasks, one at a time (a {@link SerialExecutor}), so under a
  * deterministic env the informer is single-threaded and replayable. The cache can be read from any
@@ -43,6 +46,7 @@ public final class Informer<T> {
   private final ListerWatcher<T> source;
   private final Function<? super T, String> keyOf;
   private final ToLongFunction<? super T> revisionOf;
+  private final Optional<Function<? super T, String>> identityOf;
   private final Indexer<T> cache;
   private final Duration retryBase;
   private final Duration retryCap;
@@ -64,6 +68,7 @@ public final class Informer<T> {
     this.source = b.source;
     this.keyOf = b.keyOf;
     this.revisionOf = b.revisionOf;
+    this.identityOf = b.identityOf;
     this.cache = new Indexer<>(b.keyOf, b.indexes, b.tallies);
     this.retryBase = b.retryBase;
     this.retryCap = b.retryCap;
@@ -196,11 +201,7 @@ public final class Informer<T> {
       if (held.isPresent() && held.getAsLong() == revision) {
         continue; // unchanged
       }
-      changes.add(
-          cache
-              .put(item, revision)
-              .<Runnable>map(old -> () -> tellHandlers(h -> h.onUpdate(old.object(), item)))
-              .orElse(() -> tellHandlers(h -> h.onAdd(item))));
+      changes.add(upsert(item, revision));
     }
     changes.forEach(Runnable::run);
     synced.raise(listing.revision());
@@ -229,12 +230,28 @@ public final class Informer<T> {
     synced.raise(revision);
   }
 
+  /**
+   * Puts {@code object} in the cache; what to tell handlers. An add for a key we hold is an update,
+   * an update for a key we lack is an add, and an update that replaces one object by another (by
+   * identity) is the old one's delete and the new one's add.
+   */
   private Runnable upsert(T object, long revision) {
-    // An add for a key we hold is an update; an update for a key we lack is an add.
     return cache
         .put(object, revision)
-        .<Runnable>map(old -> () -> tellHandlers(h -> h.onUpdate(old.object(), object)))
+        .map(Indexer.Entry::object)
+        .<Runnable>map(
+            old ->
+                replaced(old, object)
+                    ? () -> {
+                      tellHandlers(h -> h.onDelete(old));
+                      tellHandlers(h -> h.onAdd(object));
+                    }
+                    : () -> tellHandlers(h -> h.onUpdate(old, object)))
         .orElse(() -> tellHandlers(h -> h.onAdd(object)));
+  }
+
+  private boolean replaced(T old, T object) {
+    return identityOf.map(id -> !id.apply(old).equals(id.apply(object))).orElse(false);
   }
 
   private void watchClosed(String reason) {
@@ -363,6 +380,7 @@ public final class Informer<T> {
     private final ListerWatcher<T> source;
     private final Function<? super T, String> keyOf;
     private final ToLongFunction<? super T> revisionOf;
+    private Optional<Function<? super T, String>> identityOf = Optional.empty();
     private final Map<String, Function<? super T, ? extends Collection<String>>> indexes =
         new LinkedHashMap<>();
     private final Map<String, Tally<? super T>> tallies = new LinkedHashMap<>();
@@ -391,6 +409,15 @@ public final class Informer<T> {
       if (indexes.putIfAbsent(name, function) != null) {
         throw new IllegalArgumentException("index '" + name + "' defined twice");
       }
+      return this;
+    }
+
+    /**
+     * What tells one object from another made under the same key (a uid): an object replaced unseen
+     * reaches the handlers as a delete and an add. Without it a key is its identity.
+     */
+    public Builder<T> identity(Function<? super T, String> identity) {
+      this.identityOf = Optional.of(Objects.requireNonNull(identity, "identity"));
       return this;
     }
 

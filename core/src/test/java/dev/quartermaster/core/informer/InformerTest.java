@@ -142,6 +142,53 @@ class InformerTest {
     assertThat(handler.takeAll()).containsExactly("add after@9");
   }
 
+  /**
+   * An object deleted and made again under its name while the informer did not look: with an
+   * identity (here the item's value stands for a uid) the relist tells a delete and an add, as the
+   * lost events would have; an object changed in place is still an update. Without an identity the
+   * same relist is one update (the informer above).
+   */
+  @Test
+  void anObjectReplacedUnseenIsItsDeleteAndAnAddWhenTheInformerKnowsIdentities() {
+    var identified =
+        Informer.builder(env, source, Item::name, Item::revision).identity(Item::value).build();
+    source.put("claim", "n1", "uid-1");
+    source.put("task", "n1", "uid-7");
+    identified.addHandler(handler);
+    identified.start();
+    env.runUntilIdle();
+    handler.takeAll();
+
+    source.dropEvents();
+    source.delete("claim");
+    source.put("claim", "n2", "uid-2");
+    source.put("task", "n2", "uid-7");
+    source.compact();
+    env.runUntilIdle();
+
+    assertThat(handler.takeAll())
+        .containsExactly("delete claim@1", "add claim@4", "update task@2->task@5");
+    assertThat(identified.cache().get("claim").orElseThrow().value()).isEqualTo("uid-2");
+
+    // A watch's event that replaces what the cache holds (a delete it never delivered) likewise.
+    source.redeliver(new WatchEvent.Modified<>(new Item("claim", "n3", "uid-3", 9), 9));
+    env.runUntilIdle();
+    assertThat(handler.takeAll()).containsExactly("delete claim@4", "add claim@9");
+  }
+
+  @Test
+  void withoutAnIdentityAReplacedObjectIsAnUpdate() {
+    source.put("claim", "n1", "uid-1");
+    startSynced();
+    handler.takeAll();
+    source.dropEvents();
+    source.delete("claim");
+    source.put("claim", "n2", "uid-2");
+    source.compact();
+    env.runUntilIdle();
+    assertThat(handler.takeAll()).containsExactly("update claim@1->claim@3");
+  }
+
   @Test
   void aWatchThatStartsBehindCompactedHistoryRelists() {
     startSynced();
