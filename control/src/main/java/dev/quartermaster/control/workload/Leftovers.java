@@ -33,7 +33,11 @@ final class Leftovers {
     this.views = views;
   }
 
-  /** Deletes the tasks, then the volumes, of the groups {@code w}'s spec no longer has. */
+  /**
+   * Deletes the tasks, then the volumes, of the groups {@code w}'s spec no longer has, once the
+   * spec is read to be the newest. Judged on the cache first: nearly every pass of every workload
+   * finds nothing of a removed group, and then reads nothing live.
+   */
   void deleteRemovedGroups(Workload w, SpecFreshness freshness) {
     Set<String> groups = new HashSet<>();
     w.spec().groups().forEach(g -> groups.add(g.name()));
@@ -46,6 +50,16 @@ final class Leftovers {
     // every task of the workload is in a group of its spec.
     boolean tasksOutsideGroups =
         cache.countByIndex(Informers.BY_WORKLOAD, w.metadata().name()) != inGroups;
+    // A removed group's volumes go once its tasks are: judged on a live list, as no gate covers a
+    // group the spec no longer has (rare: only when such volumes are cached).
+    var removed = new TreeSet<String>();
+    informers.volumes().cache().byIndex(Informers.BY_WORKLOAD, w.metadata().name()).stream()
+        .map(v -> v.metadata().labels().getOrDefault(Labels.GROUP, ""))
+        .filter(g -> !groups.contains(g))
+        .forEach(removed::add);
+    if (!tasksOutsideGroups && removed.isEmpty() || !freshness.isNewest()) {
+      return;
+    }
     for (var t :
         tasksOutsideGroups
             ? cache.byIndex(Informers.BY_WORKLOAD, w.metadata().name())
@@ -55,13 +69,6 @@ final class Leftovers {
         writer.delete(w.metadata().uid() + "/" + g, t);
       }
     }
-    // A removed group's volumes go once its tasks are: judged on a live list, as no gate covers a
-    // group the spec no longer has (rare: only when such volumes are cached).
-    var removed = new TreeSet<String>();
-    informers.volumes().cache().byIndex(Informers.BY_WORKLOAD, w.metadata().name()).stream()
-        .map(v -> v.metadata().labels().getOrDefault(Labels.GROUP, ""))
-        .filter(g -> !groups.contains(g))
-        .forEach(removed::add);
     for (var g : removed) {
       releaseVolumes(w, g, Optional.empty(), views.live(w.metadata().name(), g), freshness);
     }

@@ -284,9 +284,7 @@ public final class WorkloadController {
       leftovers.releaseVolumes(w, group.name(), Optional.of(group), view, freshness);
       groups.add(lines.group(w, group, view));
     }
-    if (freshness.isNewest()) {
-      leftovers.deleteRemovedGroups(w, freshness);
-    }
+    leftovers.deleteRemovedGroups(w, freshness);
     // A group not seen this pass (its cache is behind) leaves the job's completion as it was.
     var complete =
         views.size() == w.spec().groups().size()
@@ -348,9 +346,7 @@ public final class WorkloadController {
       }
       groups.add(lines.group(w, group, view));
     }
-    if (freshness.isNewest()) {
-      leftovers.deleteRemovedGroups(w, freshness);
-    }
+    leftovers.deleteRemovedGroups(w, freshness);
     writeStatus(w, groups, lines.workloadGang(w), List.of(), Optional.empty());
     return Result.done();
   }
