@@ -57,6 +57,22 @@ final class ScaleBench implements Bench.Benchmark {
   /** Issue 50's targets. */
   private static final double TARGET_CPU_MS_PER_TASK = 1.0;
 
+  /**
+   * Per allocation and per admission: the process's CPU times the share of its samples in the
+   * allocator's and the admission controller's reconciles ({@link CpuSamples}: their decisions and
+   * their writes' planning and guards, not the store's writer or the watches that carry the writes
+   * to everyone else, which the CPU per task has).
+   */
+  private static final double TARGET_ALLOCATION_MICROS = 400;
+
+  private static final double TARGET_ADMISSION_MICROS = 1_000;
+  private static final String ALLOCATOR = "allocator";
+  private static final String ADMISSION = "admission";
+  private static final String ALLOCATOR_FRAME =
+      "dev.quartermaster.control.allocator.Allocator.reconcile";
+  private static final String ADMISSION_FRAME =
+      "dev.quartermaster.control.admission.AdmissionController.sync";
+
   private static final double TARGET_FLAT = 1.5;
   private static final long TARGET_HEAP_MIB = 2_048;
   private static final double TARGET_HEALTHZ_P99_MS = 100;
@@ -76,6 +92,8 @@ final class ScaleBench implements Bench.Benchmark {
       long residentMiB,
       double watcherCpuMsPerTask,
       double storeCpuMsPerTask,
+      double allocatorCpuMicrosPerAllocation,
+      double admissionCpuMicrosPerAdmission,
       LedgerSizes ledgers,
       boolean complete) {}
 
@@ -99,13 +117,16 @@ final class ScaleBench implements Bench.Benchmark {
           String.format(Locale.ROOT, "  %,d nodes, %,d tasks", s.nodes(), s.tasks()),
           String.format(
               Locale.ROOT,
-              "%s%.0f tasks/s (%.2fx raw), CPU %.2f ms/task, %.1f txns/task, to Running p50 %.1f s"
+              "%s%.0f tasks/s (%.2fx raw), CPU %.2f ms/task, allocator %.0f µs/allocation, admission"
+                  + " %.0f µs/admission, %.1f txns/task, to Running p50 %.1f s"
                   + " p99 %.1f s, /healthz p99 %.0f ms, heartbeats %.0f/s at %.0f µs CPU each,"
                   + " heap %d MiB, RSS %d MiB; watchers' own CPU %.2f ms/task%s; %s",
               s.complete() ? "" : "INCOMPLETE: ",
               s.tasksPerSecond(),
               s.tasksPerSecond() / raw,
               s.cpuMsPerTask(),
+              s.allocatorCpuMicrosPerAllocation(),
+              s.admissionCpuMicrosPerAdmission(),
               s.transactionsPerTask(),
               s.p50Seconds(),
               s.p99Seconds(),
@@ -137,6 +158,17 @@ final class ScaleBench implements Bench.Benchmark {
     report.line(
         "  target: CPU per task <= " + TARGET_CPU_MS_PER_TASK + " ms at every step",
         steps.stream().allMatch(s -> s.cpuMsPerTask() <= TARGET_CPU_MS_PER_TASK)
+            ? "met"
+            : "NOT met");
+    report.line(
+        "  target: allocator <= " + (int) TARGET_ALLOCATION_MICROS + " µs CPU per allocation",
+        steps.stream()
+                .allMatch(s -> s.allocatorCpuMicrosPerAllocation() <= TARGET_ALLOCATION_MICROS)
+            ? "met"
+            : "NOT met");
+    report.line(
+        "  target: admission <= " + (int) TARGET_ADMISSION_MICROS + " µs CPU per admission",
+        steps.stream().allMatch(s -> s.admissionCpuMicrosPerAdmission() <= TARGET_ADMISSION_MICROS)
             ? "met"
             : "NOT met");
     report.line(
@@ -229,6 +261,8 @@ final class ScaleBench implements Bench.Benchmark {
                       running.countDown();
                     })) {
           var census = WriteCensus.watch(cluster.store());
+          var sampled =
+              CpuSamples.start(Map.of(ALLOCATOR, ALLOCATOR_FRAME, ADMISSION, ADMISSION_FRAME));
           healthz.start();
           var clock = Stopwatch.start();
           long cpu = CpuTime.nanos();
@@ -266,6 +300,7 @@ final class ScaleBench implements Bench.Benchmark {
           long storeUsed = store.storeCpuNanos() - storeCpu;
           healthz.stop();
           census.close();
+          sampled.close();
           long ran = tasks - running.getCount();
           var waits = toRunning.values().stream().map(n -> n / 1e9).toList();
           var step =
@@ -284,6 +319,9 @@ final class ScaleBench implements Bench.Benchmark {
                   Memory.residentMiB(),
                   watchersUsed / 1e6 / Math.max(1, ran),
                   storeUsed / 1e6 / Math.max(1, ran),
+                  // One one-GPU claim per task, one admission per workload.
+                  sampled.share(ALLOCATOR) * used / 1e3 / Math.max(1, ran),
+                  sampled.share(ADMISSION) * used / 1e3 / workloads,
                   LedgerSizes.of(api),
                   done);
           report.line(
@@ -297,6 +335,16 @@ final class ScaleBench implements Bench.Benchmark {
                   step.cpuMsPerTask(),
                   step.transactionsPerTask()));
           report.line("  object writes per task, by kind", census.perKind(tasks));
+          report.line(
+              "  allocator and admission (their share of " + sampled.samples() + " CPU samples)",
+              String.format(
+                  Locale.ROOT,
+                  "allocator %.0f%%, %.0f µs per allocation; admission %.0f%%, %.0f µs per"
+                      + " admitted workload",
+                  100 * sampled.share(ALLOCATOR),
+                  step.allocatorCpuMicrosPerAllocation(),
+                  100 * sampled.share(ADMISSION),
+                  step.admissionCpuMicrosPerAdmission()));
           report.line("  ledgers", step.ledgers().line());
           if (ScaleStore.onEtcd()) {
             report.line(
