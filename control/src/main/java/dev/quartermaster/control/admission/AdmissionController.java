@@ -13,17 +13,13 @@ import dev.quartermaster.api.queue.QuotaLedger;
 import dev.quartermaster.api.queue.QuotaLedgerSpec;
 import dev.quartermaster.api.queue.QuotaLedgerStatus;
 import dev.quartermaster.api.workload.JobEnd;
-import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.TaskNames;
-import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.Workload;
 import dev.quartermaster.control.admission.policy.AdmissionPolicy;
 import dev.quartermaster.control.cluster.ControlLoop;
 import dev.quartermaster.control.cluster.Informers;
-import dev.quartermaster.control.cluster.Labels;
 import dev.quartermaster.control.cluster.StaleWrites;
 import dev.quartermaster.core.env.Env;
-import dev.quartermaster.core.informer.EventHandler;
 import dev.quartermaster.core.queue.Result;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -63,6 +59,8 @@ public final class AdmissionController {
 
   /** The revision of our last ledger write per cohort: the cache must reach it before we decide. */
   private final Map<String, Long> written = new ConcurrentHashMap<>();
+
+  private final SettledWrites settled = new SettledWrites();
 
   private final StartTimeouts timeouts;
   private final Requeues requeues;
@@ -113,89 +111,7 @@ public final class AdmissionController {
     // A key is a cohort, and a cohort is never decided by two workers at once (the work queue's
     // rule), so several workers keep one cohort's long decision from holding up the others.
     this.loop = new ControlLoop("admission", env, WORKERS, StaleWrites.requeued(this::sync));
-    informers
-        .queues()
-        .addHandler(
-            new EventHandler<>() {
-              @Override
-              public void onAdd(Queue q) {
-                loop.enqueue(q.cohort());
-              }
-
-              @Override
-              public void onUpdate(Queue old, Queue q) {
-                if (!old.spec().equals(q.spec())) {
-                  loop.enqueue(old.cohort());
-                  loop.enqueue(q.cohort());
-                }
-              }
-
-              @Override
-              public void onDelete(Queue q) {
-                loop.enqueue(q.cohort());
-              }
-            });
-    informers
-        .workloads()
-        .addHandler(
-            new EventHandler<>() {
-              @Override
-              public void onAdd(Workload w) {
-                enqueueCohortOf(w);
-              }
-
-              @Override
-              public void onUpdate(Workload old, Workload w) {
-                if (old.metadata().generation() != w.metadata().generation()
-                    || old.metadata().isDeleting() != w.metadata().isDeleting()) {
-                  enqueueCohortOf(old);
-                  enqueueCohortOf(w);
-                }
-              }
-
-              @Override
-              public void onDelete(Workload w) {
-                enqueueCohortOf(w);
-              }
-            });
-    informers
-        .quotaLedgers()
-        .addHandler(EventHandler.onAnyChange(l -> loop.enqueue(l.metadata().name())));
-    // A scaled-down workload's admission shrinks as its surplus tasks finish or go.
-    informers
-        .tasks()
-        .addHandler(
-            new EventHandler<>() {
-              @Override
-              public void onAdd(Task t) {}
-
-              @Override
-              public void onUpdate(Task old, Task t) {
-                if (!old.status().phase().isFinished() && t.status().phase().isFinished()) {
-                  ended(t);
-                } else if (old.status().phase() != TaskPhase.Running
-                    && t.status().phase() == TaskPhase.Running) {
-                  running(t);
-                }
-              }
-
-              @Override
-              public void onDelete(Task t) {
-                ended(t);
-                undone(t);
-              }
-            });
-    informers
-        .priorityClasses()
-        .addHandler(
-            EventHandler.onAnyChange(
-                p -> informers.queues().cache().list().forEach(q -> loop.enqueue(q.cohort()))));
-    // A device class sets what a MIG slice of it costs in compute slices (MigCharge).
-    informers
-        .deviceClasses()
-        .addHandler(
-            EventHandler.onAnyChange(
-                c -> informers.queues().cache().list().forEach(q -> loop.enqueue(q.cohort()))));
+    AdmissionTriggers.register(informers, loop, settled);
   }
 
   public ControlLoop loop() {
@@ -210,6 +126,7 @@ public final class AdmissionController {
 
   /** On taking the lead: the {@code default} queue exists, and every cohort is decided again. */
   public void startLeading() {
+    settled.clear();
     if (informers.queues().cache().get(Queue.DEFAULT).isEmpty()) {
       try {
         api.create(new Queue(ObjectMeta.named(Queue.DEFAULT), QueueSpec.UNLIMITED, null));
@@ -255,50 +172,6 @@ public final class AdmissionController {
   }
 
   /**
-   * A task ended or went: its workload's admission may shrink (a scale-down) or be released (the
-   * job is over).
-   */
-  private void ended(Task t) {
-    workloadOf(t)
-        .filter(w -> Admissions.of(informers, w).isPresent())
-        .ifPresent(this::enqueueCohortOf);
-  }
-
-  /** The cached workload a task belongs to, by its label. */
-  private Optional<Workload> workloadOf(Task t) {
-    return Optional.ofNullable(t.metadata().labels().get(Labels.WORKLOAD))
-        .flatMap(owner -> informers.workloads().cache().get(owner));
-  }
-
-  /**
-   * A task is gone: a finished one of a job that is over (its admission released) makes the job not
-   * over any more (an operator deleted a result), and the workload waits for admission again
-   * without any change to its cohort's ledger to bring it up (simulation seed 202 waited 20 min).
-   */
-  private void undone(Task t) {
-    workloadOf(t)
-        .filter(w -> !w.metadata().isDeleting() && Admissions.of(informers, w).isEmpty())
-        .ifPresent(this::enqueueCohortOf);
-  }
-
-  /**
-   * A task runs: its workload's admission has started if this was the last task it waited for (its
-   * start timeout is over). The other tasks' starts change nothing a decision reads: a workload of
-   * 10,000 tasks decides its cohort again once, not 10,000 times (and the timeout's recheck looks
-   * again whatever this misses).
-   */
-  private void running(Task t) {
-    workloadOf(t)
-        .filter(
-            w ->
-                Admissions.of(informers, w)
-                    .filter(a -> !a.started())
-                    .filter(a -> StartTimeouts.missing(w, a, informers::taskCounts).isEmpty())
-                    .isPresent())
-        .ifPresent(this::enqueueCohortOf);
-  }
-
-  /**
    * Whether {@code w}, evicted in the ledger as stored ({@code was}, at revision {@code storedAt}),
    * has no task left. An eviction decided in this very pass is released no sooner than the next
    * (seed 347: evicted and released in one write while its new task was not in the cache yet), and
@@ -313,15 +186,18 @@ public final class AdmissionController {
         w, informers.tasks().syncedRevision() >= storedAt ? tasks : TaskView.live(api));
   }
 
-  private void enqueueCohortOf(Workload w) {
-    loop.enqueue(Admissions.cohortOf(informers, w).orElse(w.spec().queueName()));
-  }
-
   private Result sync(String cohort) {
     var ledger = informers.quotaLedgers().cache().get(cohort);
     var ours = written.get(cohort);
     if (ours != null && ledger.map(l -> l.metadata().revision()).orElse(0L) < ours) {
-      return Result.done(); // our write's event brings us back once the cache has it
+      // Our write's event brings us back once the cache has it: no longer settled, and if the
+      // event came while we looked, we come back ourselves.
+      settled.waitedFor(cohort);
+      if (informers.quotaLedgers().cache().get(cohort).map(l -> l.metadata().revision()).orElse(0L)
+          >= ours) {
+        loop.enqueue(cohort);
+      }
+      return Result.done();
     }
     var queues = informers.queues().cache().byIndex(Informers.BY_COHORT, cohort);
     if (queues.isEmpty() && ledger.isEmpty()) {
@@ -447,6 +323,8 @@ public final class AdmissionController {
               : api.create(
                   new QuotaLedger(ObjectMeta.named(cohort), spec, QuotaLedgerStatus.EMPTY));
       written.put(cohort, next.metadata().revision());
+      settled.wrote(
+          cohort, next.metadata().revision(), onlyMarksStarted(look, overQuota, stored, spec));
       look.timedOut().forEach((name, missing) -> said.timedOut(workloads.get(name), missing));
       overQuota.forEach(v -> said.overQuota(workloads.get(v.name()), v));
       requeued.forEach(
@@ -478,6 +356,17 @@ public final class AdmissionController {
       due = waiting.recheck();
     }
     return due.map(Result::requeueAfter).orElse(Result.done());
+  }
+
+  /** Whether the ledger written differs from the one read only by admissions marked started. */
+  private static boolean onlyMarksStarted(
+      StartTimeouts.Look look,
+      List<OverQuotas.Victim> overQuota,
+      QuotaLedgerSpec stored,
+      QuotaLedgerSpec spec) {
+    return look.timedOut().isEmpty()
+        && overQuota.isEmpty()
+        && spec.equals(stored.withAdmitted(look.admitted()));
   }
 
   /** The plan's ledger with the requeue records its releases and evictions leave. */

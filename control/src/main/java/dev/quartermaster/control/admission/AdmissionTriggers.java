@@ -1,0 +1,200 @@
+package dev.quartermaster.control.admission;
+
+import dev.quartermaster.api.queue.Queue;
+import dev.quartermaster.api.queue.QuotaLedger;
+import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.api.workload.TaskPhase;
+import dev.quartermaster.api.workload.Workload;
+import dev.quartermaster.control.cluster.ControlLoop;
+import dev.quartermaster.control.cluster.Informers;
+import dev.quartermaster.control.cluster.Labels;
+import dev.quartermaster.core.informer.EventHandler;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * What brings a cohort's admission decision back: a queue's spec, a workload's spec or deletion, a
+ * change of the cohort's ledger (not one the controller wrote that only marked starts: {@link
+ * SettledWrites}), a task that ends or goes (its workload's admission shrinks or is released, or a
+ * finished job is not over any more), a workload's last task running (its start, marked with
+ * others' a moment later), a priority or device class.
+ */
+final class AdmissionTriggers {
+  /**
+   * How long a started workload's mark waits to share its cohort's decision with others': at most
+   * one whole-cohort decision a second for marks, however many workloads start (a cohort of 1,000
+   * workloads decided once per start took half of the control plane's CPU at 10,000 nodes).
+   */
+  static final Duration STARTED_MARKS = Duration.ofSeconds(1);
+
+  private final Informers informers;
+  private final ControlLoop loop;
+  private final SettledWrites settled;
+
+  private AdmissionTriggers(Informers informers, ControlLoop loop, SettledWrites settled) {
+    this.informers = informers;
+    this.loop = loop;
+    this.settled = settled;
+  }
+
+  static void register(Informers informers, ControlLoop loop, SettledWrites settled) {
+    new AdmissionTriggers(informers, loop, settled).register();
+  }
+
+  private void register() {
+    informers
+        .queues()
+        .addHandler(
+            new EventHandler<>() {
+              @Override
+              public void onAdd(Queue q) {
+                loop.enqueue(q.cohort());
+              }
+
+              @Override
+              public void onUpdate(Queue old, Queue q) {
+                if (!old.spec().equals(q.spec())) {
+                  loop.enqueue(old.cohort());
+                  loop.enqueue(q.cohort());
+                }
+              }
+
+              @Override
+              public void onDelete(Queue q) {
+                loop.enqueue(q.cohort());
+              }
+            });
+    informers
+        .workloads()
+        .addHandler(
+            new EventHandler<>() {
+              @Override
+              public void onAdd(Workload w) {
+                enqueueCohortOf(w);
+              }
+
+              @Override
+              public void onUpdate(Workload old, Workload w) {
+                if (old.metadata().generation() != w.metadata().generation()
+                    || old.metadata().isDeleting() != w.metadata().isDeleting()) {
+                  enqueueCohortOf(old);
+                  enqueueCohortOf(w);
+                }
+              }
+
+              @Override
+              public void onDelete(Workload w) {
+                enqueueCohortOf(w);
+              }
+            });
+    informers
+        .quotaLedgers()
+        .addHandler(
+            new EventHandler<>() {
+              @Override
+              public void onAdd(QuotaLedger l) {
+                loop.enqueue(l.metadata().name());
+              }
+
+              @Override
+              public void onUpdate(QuotaLedger old, QuotaLedger l) {
+                if (settled.brought(l)) {
+                  loop.enqueue(l.metadata().name());
+                }
+              }
+
+              @Override
+              public void onDelete(QuotaLedger l) {
+                loop.enqueue(l.metadata().name());
+              }
+            });
+    // A scaled-down workload's admission shrinks as its surplus tasks finish or go.
+    informers
+        .tasks()
+        .addHandler(
+            new EventHandler<>() {
+              @Override
+              public void onAdd(Task t) {}
+
+              @Override
+              public void onUpdate(Task old, Task t) {
+                if (!old.status().phase().isFinished() && t.status().phase().isFinished()) {
+                  ended(t);
+                } else if (old.status().phase() != TaskPhase.Running
+                    && t.status().phase() == TaskPhase.Running) {
+                  running(t);
+                }
+              }
+
+              @Override
+              public void onDelete(Task t) {
+                ended(t);
+                undone(t);
+              }
+            });
+    informers
+        .priorityClasses()
+        .addHandler(
+            EventHandler.onAnyChange(
+                p -> informers.queues().cache().list().forEach(q -> loop.enqueue(q.cohort()))));
+    // A device class sets what a MIG slice of it costs in compute slices (MigCharge).
+    informers
+        .deviceClasses()
+        .addHandler(
+            EventHandler.onAnyChange(
+                c -> informers.queues().cache().list().forEach(q -> loop.enqueue(q.cohort()))));
+  }
+
+  /**
+   * A task ended or went: its workload's admission may shrink (a scale-down) or be released (the
+   * job is over).
+   */
+  private void ended(Task t) {
+    workloadOf(t)
+        .filter(w -> Admissions.of(informers, w).isPresent())
+        .ifPresent(this::enqueueCohortOf);
+  }
+
+  /** The cached workload a task belongs to, by its label. */
+  private Optional<Workload> workloadOf(Task t) {
+    return Optional.ofNullable(t.metadata().labels().get(Labels.WORKLOAD))
+        .flatMap(owner -> informers.workloads().cache().get(owner));
+  }
+
+  /**
+   * A task is gone: a finished one of a job that is over (its admission released) makes the job not
+   * over any more (an operator deleted a result), and the workload waits for admission again
+   * without any change to its cohort's ledger to bring it up (simulation seed 202 waited 20 min).
+   */
+  private void undone(Task t) {
+    workloadOf(t)
+        .filter(w -> !w.metadata().isDeleting() && Admissions.of(informers, w).isEmpty())
+        .ifPresent(this::enqueueCohortOf);
+  }
+
+  /**
+   * A task runs: its workload's admission has started if this was the last task it waited for (its
+   * start timeout is over). The other tasks' starts change nothing a decision reads: a workload of
+   * 10,000 tasks decides its cohort again once, not 10,000 times (and the timeout's recheck looks
+   * again whatever this misses). The mark waits {@link #STARTED_MARKS} for company: it only ends a
+   * start timeout (minutes), and every workload of the cohort that starts meanwhile is marked in
+   * the same decision and ledger write, instead of a decision of the whole cohort for each.
+   */
+  private void running(Task t) {
+    workloadOf(t)
+        .filter(
+            w ->
+                Admissions.of(informers, w)
+                    .filter(a -> !a.started())
+                    .filter(a -> StartTimeouts.missing(w, a, informers::taskCounts).isEmpty())
+                    .isPresent())
+        .ifPresent(
+            w ->
+                loop.enqueueAfter(
+                    Admissions.cohortOf(informers, w).orElse(w.spec().queueName()), STARTED_MARKS));
+  }
+
+  private void enqueueCohortOf(Workload w) {
+    loop.enqueue(Admissions.cohortOf(informers, w).orElse(w.spec().queueName()));
+  }
+}
