@@ -66,6 +66,16 @@ final class DecodedObjects {
     }
   }
 
+  /**
+   * Holds a ledger its registry wrote, as written: the rules of the creates that follow read it
+   * before anyone decodes it. (Other kinds are the watches' to hand over: {@link WatchDecodes}.)
+   */
+  void wrote(KeyValue kv, ApiObject object) {
+    if (LEDGERS.contains(Kinds.of(object))) {
+      ledgers.put(kv.key(), new Entry(kv, object));
+    }
+  }
+
   /** Reads answered from the table; tests use it. */
   long hits() {
     return hits.sum();

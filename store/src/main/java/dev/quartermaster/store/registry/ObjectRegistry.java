@@ -327,6 +327,7 @@ public final class ObjectRegistry implements FencingClient {
       if (!w.finished()) {
         var object = written.get(i);
         var kind = Kinds.of(object);
+        stored.wrote(new KeyValue(w.key(), w.bytes(), revision, revision, 1), object);
         watchDecodes.seed(
             kind,
             w.key(),

@@ -56,6 +56,14 @@ final class StoredObjects {
     return object;
   }
 
+  /**
+   * This registry wrote {@code object} as {@code kv}: a ledger is held decoded from its write on,
+   * so that no rule reading it decodes it again ({@link DecodedObjects}).
+   */
+  void wrote(KeyValue kv, ApiObject object) {
+    decoded.wrote(kv, object);
+  }
+
   /** Decodes answered without decoding; tests use it. */
   long reused() {
     return decoded.hits();

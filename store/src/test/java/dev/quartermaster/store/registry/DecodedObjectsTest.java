@@ -46,6 +46,20 @@ class DecodedObjectsTest {
     assertThat(decoded.get(Kinds.QUOTA_LEDGER, kv(ledgerKv.key(), "changed", 7))).isEmpty();
   }
 
+  @Test
+  void aLedgerThisRegistryWroteIsHeldAsWrittenAndNothingElseIs() {
+    var decoded = new DecodedObjects();
+    var ledger =
+        new QuotaLedger(ObjectMeta.named("c"), QuotaLedgerSpec.EMPTY, QuotaLedgerStatus.EMPTY);
+    var ledgerKv = kv(StoredObjects.key(Kinds.QUOTA_LEDGER, "c"), "ledger", 7);
+    var queue = new Queue(ObjectMeta.named("q"), QueueSpec.UNLIMITED, null);
+    var queueKv = kv(StoredObjects.key(Kinds.QUEUE, "q"), "q", 8);
+    decoded.wrote(ledgerKv, ledger);
+    decoded.wrote(queueKv, queue);
+    assertThat(decoded.get(Kinds.QUOTA_LEDGER, ledgerKv)).containsSame(ledger);
+    assertThat(decoded.get(Kinds.QUEUE, queueKv)).isEmpty();
+  }
+
   private static KeyValue kv(String key, String value, long revision) {
     return new KeyValue(key, value.getBytes(StandardCharsets.UTF_8), revision, revision, 1);
   }
