@@ -11,6 +11,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Function;
 
@@ -20,6 +21,12 @@ import java.util.function.Function;
  *
  * <p>Readable from any thread; only its informer writes. Results are immutable snapshots, in key
  * order so that iteration is the same on every run.
+ *
+ * <p>A point read ({@link #get}, {@link #revisionOf}) takes no lock: it reads a concurrent map kept
+ * in step with the sorted one under the write lock, so it sees every write whose lock was released
+ * before it began, as a locked read would. Every controller's decision reads its cache by key many
+ * times, and at 10,000 nodes the read lock's release alone (its shared count, its waiting writer)
+ * took 5 % of the control plane's CPU.
  */
 public final class Indexer<T> {
 
@@ -30,6 +37,9 @@ public final class Indexer<T> {
   private final Map<String, Function<? super T, ? extends Collection<String>>> indexFunctions;
   private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
   private final TreeMap<String, Entry<T>> items = new TreeMap<>();
+
+  /** {@link #items} by key, for point reads without the lock; written only under the write lock. */
+  private final ConcurrentHashMap<String, Entry<T>> pointReads = new ConcurrentHashMap<>();
 
   /** index name → index value → keys. */
   private final Map<String, Map<String, Set<String>>> indexes = new HashMap<>();
@@ -94,23 +104,14 @@ public final class Indexer<T> {
 
   /** The object stored under {@code key}. */
   public Optional<T> get(String key) {
-    lock.readLock().lock();
-    try {
-      return Optional.ofNullable(items.get(key)).map(Entry::object);
-    } finally {
-      lock.readLock().unlock();
-    }
+    Entry<T> entry = pointReads.get(key);
+    return entry == null ? Optional.empty() : Optional.of(entry.object());
   }
 
   /** The revision the cache holds {@code key} at; empty when absent. */
   public OptionalLong revisionOf(String key) {
-    lock.readLock().lock();
-    try {
-      Entry<T> entry = items.get(key);
-      return entry == null ? OptionalLong.empty() : OptionalLong.of(entry.revision());
-    } finally {
-      lock.readLock().unlock();
-    }
+    Entry<T> entry = pointReads.get(key);
+    return entry == null ? OptionalLong.empty() : OptionalLong.of(entry.revision());
   }
 
   /** Every object, in key order. */
@@ -182,7 +183,9 @@ public final class Indexer<T> {
     String key = keyOf.apply(object);
     lock.writeLock().lock();
     try {
-      Entry<T> old = items.put(key, new Entry<>(object, revision));
+      var entry = new Entry<>(object, revision);
+      Entry<T> old = items.put(key, entry);
+      pointReads.put(key, entry);
       if (old == null) {
         index(key, object);
       } else {
@@ -201,6 +204,7 @@ public final class Indexer<T> {
     lock.writeLock().lock();
     try {
       Entry<T> old = items.remove(key);
+      pointReads.remove(key);
       if (old != null) {
         unindex(key, old.object());
         count(old.object(), -1);

@@ -52,6 +52,31 @@ class IndexerTest {
     assertThat(indexer.revisionOf("p2")).isEmpty();
   }
 
+  /** Point reads answer from a map of their own: it must follow every put and remove. */
+  @Test
+  void pointReadsAgreeWithTheSortedEntriesAfterEveryPutAndRemove() {
+    var random = new java.util.Random(7);
+    for (int i = 1; i <= 2_000; i++) {
+      var key = "p" + random.nextInt(20);
+      if (random.nextInt(3) == 0) {
+        indexer.remove(key);
+      } else {
+        indexer.put(new Pod(key, List.of("n" + random.nextInt(3))), i);
+      }
+      var entries = indexer.entries();
+      for (int k = 0; k < 20; k++) {
+        var name = "p" + k;
+        var entry = java.util.Optional.ofNullable(entries.get(name));
+        assertThat(indexer.get(name)).isEqualTo(entry.map(Indexer.Entry::object));
+        assertThat(indexer.revisionOf(name))
+            .isEqualTo(
+                entry
+                    .map(e -> java.util.OptionalLong.of(e.revision()))
+                    .orElse(java.util.OptionalLong.empty()));
+      }
+    }
+  }
+
   @Test
   void listIsInKeyOrderAndASnapshot() {
     indexer.put(new Pod("b", List.of()), 1);
