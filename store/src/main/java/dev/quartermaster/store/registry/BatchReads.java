@@ -37,6 +37,6 @@ final class BatchReads implements Reads {
                     w.bytes(),
                     w.expected(),
                     w.expected(),
-                    0))); // a planned write's bytes stay as encoded
+                    0))); // version 0: no stored revision; its bytes stay as encoded
   }
 }

@@ -15,14 +15,17 @@ import java.util.concurrent.atomic.LongAdder;
  * costs a point read and a byte comparison instead of a JSON decode. The allocator reads each
  * claim, node and allocation record live before it writes, the store's rules read the record again,
  * every update reads what it replaces, and every watch event of a write decodes it: decoding
- * dominated those reads. (What this process wrote is held by {@link WatchDecodes}, which a read of
- * a recently written object asks first.)
+ * dominated those reads. What this registry writes is held here from its write on ({@link
+ * StoredObjects#wrote}): the next update of an object is most often this process's own, seconds
+ * later, long after the watches' window of recent revisions ({@link WatchDecodes}) has moved on.
  *
  * <p>A direct-mapped table: each key hashes to one of {@value #SLOTS} slots and a newer entry
- * simply replaces an older one, so the memory is bounded and no lock is taken. A hit must match the
- * key, its modification revision and the stored bytes exactly, so a collision or a key rewritten by
- * another server costs a decode, never a wrong object. Objects are immutable records: every reader
- * may share one.
+ * simply replaces an older one, so the memory is bounded and no lock is taken. There are enough
+ * slots for 10,000 nodes (each rewritten by its heartbeat every 10 s), as many slices and
+ * workloads, and the tasks and claims in flight beside them. A hit must match the key, its
+ * modification revision and the stored bytes exactly, so a collision or a key rewritten by another
+ * server costs a decode, never a wrong object. Objects are immutable records: every reader may
+ * share one.
  *
  * <p>The ledgers are held apart, one entry per key: there is one per cohort (the gang ledger one in
  * all), the rules of every worker's create read its cohort's quota ledger, and it grows with the
@@ -31,7 +34,7 @@ import java.util.concurrent.atomic.LongAdder;
  * of the control plane's CPU at 10,000 nodes.
  */
 final class DecodedObjects {
-  private static final int SLOTS = 1 << 14; // a power of two
+  private static final int SLOTS = 1 << 16; // a power of two
 
   private record Entry(KeyValue kv, ApiObject object) {}
 
@@ -56,24 +59,27 @@ final class DecodedObjects {
     return Optional.of(kind.cast(e.object()));
   }
 
-  /** Holds {@code object}, decoded from {@code kv}. */
+  /**
+   * Holds {@code object}, decoded from {@code kv} or written as it, unless a later revision of the
+   * same key is held: a watch far behind decodes old revisions, and each would push out the one
+   * every live read asks for.
+   */
   void put(KeyValue kv, ApiObject object) {
     var entry = new Entry(kv, object);
     if (LEDGERS.contains(Kinds.of(object))) {
-      ledgers.put(kv.key(), entry);
+      ledgers.merge(kv.key(), entry, DecodedObjects::later);
     } else {
-      slots.set(slot(kv.key()), entry);
+      slots.accumulateAndGet(slot(kv.key()), entry, DecodedObjects::later);
     }
   }
 
-  /**
-   * Holds a ledger its registry wrote, as written: the rules of the creates that follow read it
-   * before anyone decodes it. (Other kinds are the watches' to hand over: {@link WatchDecodes}.)
-   */
-  void wrote(KeyValue kv, ApiObject object) {
-    if (LEDGERS.contains(Kinds.of(object))) {
-      ledgers.put(kv.key(), new Entry(kv, object));
-    }
+  /** {@code held}, if it is a later revision of the same key, else {@code next}. */
+  private static Entry later(Entry held, Entry next) {
+    return held != null
+            && held.kv().key().equals(next.kv().key())
+            && held.kv().modRevision() > next.kv().modRevision()
+        ? held
+        : next;
   }
 
   /** Reads answered from the table; tests use it. */

@@ -490,6 +490,11 @@ public final class ObjectRegistry implements FencingClient {
     return watchDecodes.decodes();
   }
 
+  /** How many reads of a stored object were answered without a decode, for tests of read cost. */
+  long storedReuses() {
+    return stored.reused();
+  }
+
   /** How many written objects were handed to the watches without a decode, for the same tests. */
   long watchSeeds() {
     return watchDecodes.seeds();

@@ -132,6 +132,17 @@ final class WatchDecodes {
   }
 
   /**
+   * The object of this registry's write of {@code kv}'s bytes now in the store, stamped with {@code
+   * kv}'s revision: for a read that meets it before its writer is back, or the rules judging the
+   * rest of its batch ({@link BatchReads}).
+   */
+  <T extends ApiObject> Optional<T> inFlight(Kind<T> kind, KeyValue kv) {
+    return fromWriter(kv.key(), kv.modRevision(), kv)
+        .filter(kind.type()::isInstance)
+        .map(kind::cast);
+  }
+
+  /**
    * Holds {@code object}, which this process just wrote as {@code bytes} under {@code storeKey} at
    * {@code revision}, for the watches that will see that put: they share it instead of decoding.
    *
