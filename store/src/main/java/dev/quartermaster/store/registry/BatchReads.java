@@ -13,8 +13,19 @@ import java.util.Optional;
  * is needed.
  */
 final class BatchReads implements Reads {
+  /** The version a planned write reads at: no stored key has it (a key's versions start at 1). */
+  private static final long PLANNED = 0;
+
   private final Store store;
   private final Map<String, Optional<KeyValue>> written = new HashMap<>();
+
+  /**
+   * Whether {@code kv} is a batch's planned write as its rules read it, not a revision the store
+   * holds: its decode must never be kept for later reads.
+   */
+  static boolean planned(KeyValue kv) {
+    return kv.version() == PLANNED;
+  }
 
   BatchReads(Store store) {
     this.store = store;
@@ -37,6 +48,6 @@ final class BatchReads implements Reads {
                     w.bytes(),
                     w.expected(),
                     w.expected(),
-                    0))); // version 0: no stored revision; its bytes stay as encoded
+                    PLANNED))); // its bytes stay as encoded
   }
 }

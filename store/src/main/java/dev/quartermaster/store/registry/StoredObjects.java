@@ -44,10 +44,9 @@ final class StoredObjects {
    *
    * <p>Bytes this registry is writing now are its writer's object, whoever reads them first: the
    * rules judging the rest of the batch ({@link BatchReads}), or a controller that a watch woke
-   * before the writer is back. A batch's own planned write (version 0, at the revision it replaces)
-   * is no stored revision and is never held, or it would push out the entry of the revision the
-   * store does hold. (It was: at 10,000 nodes every allocation's record and claims were decoded
-   * again on their next read.)
+   * before the writer is back. A batch's own planned write ({@link BatchReads#planned}, at the
+   * revision it replaces) is no stored revision and is never held, or it would push out the entry
+   * of the revision the store does hold, and every later read of it would decode again.
    */
   <T extends ApiObject> T decode(Kind<T> kind, KeyValue kv) {
     var handedOver = recent.decoded(kind, kv);
@@ -58,7 +57,7 @@ final class StoredObjects {
     if (inFlight.isPresent()) {
       return inFlight.get();
     }
-    if (kv.version() == 0) {
+    if (BatchReads.planned(kv)) {
       return decode(kind, kv, kv.modRevision());
     }
     var known = decoded.get(kind, kv);
