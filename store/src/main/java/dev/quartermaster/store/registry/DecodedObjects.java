@@ -20,34 +20,42 @@ import java.util.concurrent.atomic.LongAdder;
  * later, long after the watches' window of recent revisions ({@link WatchDecodes}) has moved on.
  *
  * <p>A direct-mapped table: each key hashes to one of {@value #SLOTS} slots and a newer entry
- * simply replaces an older one, so the memory is bounded and no lock is taken. There are enough
- * slots for 10,000 nodes (each rewritten by its heartbeat every 10 s), as many slices and
- * workloads, and the tasks and claims in flight beside them. A hit must match the key, its
- * modification revision and the stored bytes exactly, so a collision or a key rewritten by another
- * server costs a decode, never a wrong object. Objects are immutable records: every reader may
- * share one.
+ * simply replaces an older one, so the memory is bounded and no lock is taken: the workloads,
+ * tasks, claims and events in flight. A hit must match the key, its modification revision and the
+ * stored bytes exactly, so a collision or a key rewritten by another server costs a decode, never a
+ * wrong object. Objects are immutable records: every reader may share one.
  *
- * <p>The ledgers are held apart, one entry per key: there is one per cohort (the gang ledger one in
- * all), the rules of every worker's create read its cohort's quota ledger, and it grows with the
- * cohort (181 KB for 1,000 workloads). In the shared table the fleet's hundreds of thousands of
- * tasks and claims pushed it out between two creates, and decoding it again for each task was 7 %
- * of the control plane's CPU at 10,000 nodes.
+ * <p>Kinds as many as the fleet's nodes, not its work, are held apart, one entry per key until the
+ * object is deleted: the ledgers (one per cohort, the gang ledger one in all), which the rules of
+ * every worker's create read and which grow with the cohort (181 KB for 1,000 workloads); and each
+ * node's {@code Node}, {@code DeviceSlice} and {@code NodeAllocation}, read again at every
+ * heartbeat, slice publish and allocation there. In the shared table the fleet's hundreds of
+ * thousands of tasks and claims pushed them out between two reads: the ledger was decoded again for
+ * each task (7 % of the control plane's CPU at 10,000 nodes), and a node at most heartbeats (a
+ * quarter of a beat's CPU). Held apart they cost the memory of the fleet's own objects, most of
+ * them the very instances the controllers' caches hold.
  */
 final class DecodedObjects {
   private static final int SLOTS = 1 << 16; // a power of two
 
   private record Entry(KeyValue kv, ApiObject object) {}
 
-  /** The kinds held one entry per key ({@link Kinds#QUOTA_LEDGER}, {@link Kinds#GANG_LEDGER}). */
-  private static final Set<Kind<?>> LEDGERS = Set.of(Kinds.QUOTA_LEDGER, Kinds.GANG_LEDGER);
+  /** The kinds held one entry per key: as many as the fleet's cohorts and nodes. */
+  private static final Set<Kind<?>> PER_KEY =
+      Set.of(
+          Kinds.QUOTA_LEDGER,
+          Kinds.GANG_LEDGER,
+          Kinds.NODE,
+          Kinds.DEVICE_SLICE,
+          Kinds.NODE_ALLOCATION);
 
   private final AtomicReferenceArray<Entry> slots = new AtomicReferenceArray<>(SLOTS);
-  private final ConcurrentHashMap<String, Entry> ledgers = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, Entry> perKey = new ConcurrentHashMap<>();
   private final LongAdder hits = new LongAdder();
 
   /** The object held for exactly {@code kv}: its key, modification revision and bytes. */
   <T extends ApiObject> Optional<T> get(Kind<T> kind, KeyValue kv) {
-    var e = LEDGERS.contains(kind) ? ledgers.get(kv.key()) : slots.get(slot(kv.key()));
+    var e = PER_KEY.contains(kind) ? perKey.get(kv.key()) : slots.get(slot(kv.key()));
     if (e == null
         || e.kv().modRevision() != kv.modRevision()
         || !e.kv().key().equals(kv.key())
@@ -66,11 +74,30 @@ final class DecodedObjects {
    */
   void put(KeyValue kv, ApiObject object) {
     var entry = new Entry(kv, object);
-    if (LEDGERS.contains(Kinds.of(object))) {
-      ledgers.merge(kv.key(), entry, DecodedObjects::later);
+    if (PER_KEY.contains(Kinds.of(object))) {
+      perKey.merge(kv.key(), entry, DecodedObjects::later);
     } else {
       slots.accumulateAndGet(slot(kv.key()), entry, DecodedObjects::later);
     }
+  }
+
+  /**
+   * {@code key} was deleted: its entry goes, so that the per-key entries stay as many as the
+   * objects (a stale entry could never be a hit, which needs the key's revision and bytes, but it
+   * would hold its memory for ever).
+   */
+  void forget(String key) {
+    perKey.remove(key);
+    var i = slot(key);
+    var held = slots.get(i);
+    if (held != null && held.kv().key().equals(key)) {
+      slots.compareAndSet(i, held, null);
+    }
+  }
+
+  /** Entries held apart, one per key; tests use it. */
+  int heldPerKey() {
+    return perKey.size();
   }
 
   /** {@code held}, if it is a later revision of the same key, else {@code next}. */
@@ -85,6 +112,11 @@ final class DecodedObjects {
   /** Reads answered from the table; tests use it. */
   long hits() {
     return hits.sum();
+  }
+
+  /** Whether two keys share a slot of the shared table; tests use it. */
+  static boolean sameSlot(String a, String b) {
+    return slot(a) == slot(b);
   }
 
   private static int slot(String key) {

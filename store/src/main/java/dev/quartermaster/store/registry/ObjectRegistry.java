@@ -324,7 +324,9 @@ public final class ObjectRegistry implements FencingClient {
   private void seedWatches(List<PlannedWrite> planned, List<ApiObject> written, long revision) {
     for (int i = 0; i < planned.size(); i++) {
       var w = planned.get(i);
-      if (!w.finished()) {
+      if (w.finished()) {
+        stored.deleted(w.key());
+      } else {
         var object = written.get(i);
         var kind = Kinds.of(object);
         stored.wrote(new KeyValue(w.key(), w.bytes(), revision, revision, 1), object);
@@ -448,6 +450,7 @@ public final class ObjectRegistry implements FencingClient {
         var gone = new Op.Delete(key, WatchRoutes.of(Optional.of(current), Optional.empty()));
         var result = store.txn(Txn.when(compares, List.of(gone)));
         if (result.succeeded()) {
+          stored.deleted(key);
           return new DeleteResult.Deleted<>(
               kind.cast(current.withMetadata(m.withRevision(result.revision()))));
         }
@@ -493,6 +496,11 @@ public final class ObjectRegistry implements FencingClient {
   /** How many reads of a stored object were answered without a decode, for tests of read cost. */
   long storedReuses() {
     return stored.reused();
+  }
+
+  /** How many objects are held decoded one entry per key, for tests of what a delete leaves. */
+  int storedHeldPerKey() {
+    return stored.heldPerKey();
   }
 
   /** How many written objects were handed to the watches without a decode, for the same tests. */

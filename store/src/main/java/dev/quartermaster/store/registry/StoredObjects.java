@@ -77,6 +77,16 @@ final class StoredObjects {
     decoded.put(kv, object);
   }
 
+  /** {@code key} was deleted by this registry: nothing of it stays held. */
+  void deleted(String key) {
+    decoded.forget(key);
+  }
+
+  /** Objects held one entry per key; tests use it. */
+  int heldPerKey() {
+    return decoded.heldPerKey();
+  }
+
   /** Decodes answered without decoding; tests use it. */
   long reused() {
     return decoded.hits();
