@@ -73,6 +73,7 @@ public final class ObjectCodec {
     builder
         .addModule(new Jdk8Module())
         .addModule(new JavaTimeModule())
+        .addModule(InstantJson.module())
         .addMixIn(ApiObject.class, KindProperty.class)
         .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
         .enable(DeserializationFeature.FAIL_ON_NUMBERS_FOR_ENUMS)
