@@ -22,7 +22,7 @@ class WholeClusterTest {
     int seeds = from > 0 ? 1 : Integer.getInteger("qm.wholeSeeds", 400);
     int steps = Integer.getInteger("qm.steps", SeedRun.STEPS);
     int migNodes = Integer.getInteger("qm.migNodes", Campaign.MIG_NODES);
-    var summary = inParallel(from > 0 ? from : 1, seeds, steps, migNodes, line -> {});
+    var summary = inParallel(from > 0 ? from : 1, seeds, steps, migNodes);
     System.out.println("whole cluster: " + summary.line());
     assertTrue(
         summary.failures().isEmpty(),
@@ -42,8 +42,7 @@ class WholeClusterTest {
     if (!Boolean.getBoolean("qm.simLogs")) {
       Campaign.quiet();
     }
-    var summary =
-        inParallel(1, Integer.getInteger("qm.migSeeds", 100), SeedRun.STEPS, 1, line -> {});
+    var summary = inParallel(1, Integer.getInteger("qm.migSeeds", 100), SeedRun.STEPS, 1);
     System.out.println("whole cluster with a MIG node: " + summary.line());
     assertTrue(
         summary.failures().isEmpty(),
@@ -58,10 +57,9 @@ class WholeClusterTest {
    * range per core, each range on a thread of its own: each seed is a world of its own with its own
    * virtual clock and random source (nothing of a run is shared but the silenced logs), so a seed
    * passes or fails alike on any thread, and the campaign takes half the time on the CI's two
-   * cores. {@code perSeed} gets every seed's line, as {@link Campaign#run} gives it.
+   * cores.
    */
-  static Campaign.Summary inParallel(
-      long from, int count, int steps, int migNodes, java.util.function.Consumer<String> perSeed) {
+  static Campaign.Summary inParallel(long from, int count, int steps, int migNodes) {
     int ranges = Math.max(1, Math.min(count, Runtime.getRuntime().availableProcessors()));
     var parts = new java.util.ArrayList<java.util.concurrent.CompletableFuture<Campaign.Summary>>();
     long next = from;
@@ -71,16 +69,7 @@ class WholeClusterTest {
       next += size;
       parts.add(
           java.util.concurrent.CompletableFuture.supplyAsync(
-              () ->
-                  Campaign.run(
-                      first,
-                      size,
-                      steps,
-                      migNodes,
-                      0,
-                      0,
-                      System.out::println,
-                      perSeedLine(perSeed)),
+              () -> Campaign.run(first, size, steps, migNodes, 0, System.out::println),
               task -> Thread.ofPlatform().name("seeds-" + first).start(task)));
     }
     var failures = new java.util.ArrayList<SeedRun.Outcome.Violated>();
@@ -96,15 +85,6 @@ class WholeClusterTest {
     }
     failures.sort(java.util.Comparator.comparingLong(SeedRun.Outcome.Violated::seed));
     return new Campaign.Summary(count, total, failures, millis, evictions);
-  }
-
-  private static java.util.function.Consumer<String> perSeedLine(
-      java.util.function.Consumer<String> perSeed) {
-    return line -> {
-      synchronized (WholeClusterTest.class) {
-        perSeed.accept(line);
-      }
-    };
   }
 
   /** Each seed that found a bug (named in its fix's commit), kept as a regression test. */

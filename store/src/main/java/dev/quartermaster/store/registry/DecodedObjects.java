@@ -87,12 +87,7 @@ final class DecodedObjects {
    * would hold its memory for ever).
    */
   void forget(String key) {
-    perKey.remove(key);
-    var i = slot(key);
-    var held = slots.get(i);
-    if (held != null && held.kv().key().equals(key)) {
-      slots.compareAndSet(i, held, null);
-    }
+    perKey.remove(key); // the shared table is bounded: a newer key takes the slot in time
   }
 
   /** Entries held apart, one per key; tests use it. */
