@@ -150,7 +150,9 @@ public final class Indexer<T> {
     try {
       List<T> found = new ArrayList<>();
       for (String key : keysIn(index, value)) {
-        found.add(items.get(key).object());
+        // The hashed map, not the sorted one: a cache of 100,000 tasks took 17 string comparisons
+        // a key, and a cohort's 1,000 workloads were a tenth of an admission decision.
+        found.add(pointReads.get(key).object());
       }
       return List.copyOf(found);
     } finally {
