@@ -21,6 +21,7 @@ import dev.quartermaster.control.cluster.Informers;
 import dev.quartermaster.control.cluster.StaleWrites;
 import dev.quartermaster.core.env.Env;
 import dev.quartermaster.core.queue.Result;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -28,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,6 +63,11 @@ public final class AdmissionController {
   private final Map<String, Long> written = new ConcurrentHashMap<>();
 
   private final SettledWrites settled = new SettledWrites();
+
+  private final CohortChanges changes;
+
+  /** Passes that decided a whole cohort (the others only marked starts). */
+  private final AtomicLong wholeDecisions = new AtomicLong();
 
   private final StartTimeouts timeouts;
   private final Requeues requeues;
@@ -108,14 +115,23 @@ public final class AdmissionController {
     this.policy = policy;
     this.timeouts = new StartTimeouts(env);
     this.requeues = new Requeues(env);
+    this.changes = new CohortChanges(env);
     // A key is a cohort, and a cohort is never decided by two workers at once (the work queue's
     // rule), so several workers keep one cohort's long decision from holding up the others.
     this.loop = new ControlLoop("admission", env, WORKERS, StaleWrites.requeued(this::sync));
-    AdmissionTriggers.register(informers, loop, settled);
+    AdmissionTriggers.register(informers, loop, settled, changes);
   }
 
   public ControlLoop loop() {
     return loop;
+  }
+
+  /**
+   * How many passes decided a whole cohort: the others found it unchanged and only marked starts
+   * ({@link CohortChanges}).
+   */
+  public long wholeDecisions() {
+    return wholeDecisions.get();
   }
 
   /** As {@link #startLeading()}, leading from {@code fenceRevision} on. */
@@ -127,6 +143,7 @@ public final class AdmissionController {
   /** On taking the lead: the {@code default} queue exists, and every cohort is decided again. */
   public void startLeading() {
     settled.clear();
+    changes.clear();
     if (informers.queues().cache().get(Queue.DEFAULT).isEmpty()) {
       try {
         api.create(new Queue(ObjectMeta.named(Queue.DEFAULT), QueueSpec.UNLIMITED, null));
@@ -199,6 +216,13 @@ public final class AdmissionController {
       }
       return Result.done();
     }
+    var pass = changes.begin(cohort);
+    if (pass.onlyMarks() && ledger.isPresent()) {
+      var marked = markStarts(ledger.get(), pass.recheck());
+      if (marked.isPresent()) {
+        return marked.get();
+      }
+    }
     var queues = informers.queues().cache().byIndex(Informers.BY_COHORT, cohort);
     if (queues.isEmpty() && ledger.isEmpty()) {
       written.remove(cohort);
@@ -224,6 +248,7 @@ public final class AdmissionController {
     var queueSpecs = new HashMap<String, dev.quartermaster.api.queue.QueueSpec>();
     queues.forEach(q -> queueSpecs.put(q.metadata().name(), q.spec()));
     var tasks = taskView();
+    wholeDecisions.incrementAndGet();
     // Started entries marked, those past their start timeout evicted: decided on as evictions.
     var look =
         requeueing.startTimeouts()
@@ -355,7 +380,54 @@ public final class AdmissionController {
         && (due.isEmpty() || waiting.recheck().get().compareTo(due.get()) < 0)) {
       due = waiting.recheck();
     }
+    changes.decided(pass, due);
     return due.map(Result::requeueAfter).orElse(Result.done());
+  }
+
+  /**
+   * A pass over a cohort unchanged since its last whole decision ({@link CohortChanges}): the
+   * entries whose workloads started since are marked, in one write of the ledger, and nothing else
+   * is decided. Empty when a start timeout has come due meanwhile: that is the whole decision's.
+   * The whole decision's recheck stays due when it was (a start's delayed pass took its place in
+   * the queue).
+   */
+  private Optional<Result> markStarts(QuotaLedger ledger, Optional<Duration> recheck) {
+    if (!requeueing.startTimeouts()) {
+      return Optional.of(recheck.map(Result::requeueAfter).orElse(Result.done()));
+    }
+    var cohort = ledger.metadata().name();
+    var stored = ledger.spec();
+    var workloads = new HashMap<String, Workload>();
+    stored
+        .admitted()
+        .forEach(
+            (n, a) -> {
+              if (!a.started() && !a.evicting()) {
+                informers.workloads().cache().get(n).ifPresent(w -> workloads.put(n, w));
+              }
+            });
+    var queueSpecs = new HashMap<String, QueueSpec>();
+    informers
+        .queues()
+        .cache()
+        .byIndex(Informers.BY_COHORT, cohort)
+        .forEach(q -> queueSpecs.put(q.metadata().name(), q.spec()));
+    var tasks = taskView();
+    var look = timeouts.look(cohort, stored.admitted(), workloads, queueSpecs, tasks::counts);
+    if (!look.timedOut().isEmpty()) {
+      return Optional.empty();
+    }
+    if (!look.admitted().equals(stored.admitted())) {
+      var next = api.update(ledger.withSpec(stored.withAdmitted(look.admitted())));
+      written.put(cohort, next.metadata().revision());
+      settled.wrote(cohort, next.metadata().revision(), true);
+    }
+    var due = recheck;
+    if (look.recheck().isPresent()
+        && (due.isEmpty() || look.recheck().get().compareTo(due.get()) < 0)) {
+      due = look.recheck();
+    }
+    return Optional.of(due.map(Result::requeueAfter).orElse(Result.done()));
   }
 
   /** Whether the ledger written differs from the one read only by admissions marked started. */

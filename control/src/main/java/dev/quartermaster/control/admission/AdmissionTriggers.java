@@ -17,28 +17,44 @@ import java.util.Optional;
  * change of the cohort's ledger (not one the controller wrote that only marked starts: {@link
  * SettledWrites}), a task that ends or goes (its workload's admission shrinks or is released, or a
  * finished job is not over any more), a workload's last task running (its start, marked with
- * others' a moment later), a priority or device class.
+ * others' a moment later), a priority or device class. Each but a start is a change of the cohort
+ * ({@link CohortChanges}): a pass that only a start brought marks starts and decides nothing else.
  */
 final class AdmissionTriggers {
   /**
-   * How long a started workload's mark waits to share its cohort's decision with others': at most
-   * one whole-cohort decision a second for marks, however many workloads start (a cohort of 1,000
-   * workloads decided once per start took half of the control plane's CPU at 10,000 nodes).
+   * How long a started workload's mark waits at least to share its cohort's pass with others': at
+   * most one pass a second for marks, however many workloads start (a cohort of 1,000 workloads
+   * decided once per start took half of the control plane's CPU at 10,000 nodes).
    */
   static final Duration STARTED_MARKS = Duration.ofSeconds(1);
+
+  /**
+   * What each entry of its cohort's ledger adds to a mark's wait: a pass that marks reads and
+   * writes the whole ledger (about 10 µs of CPU an entry), so the marks of a cohort cost about a
+   * thousandth of a core whatever its size. At 1,000 entries a mark waits 10 s; a start timeout is
+   * minutes, and a pass on any other change marks every start it finds at once.
+   */
+  static final Duration STARTED_MARKS_PER_ENTRY = Duration.ofMillis(10);
+
+  /** The longest a mark waits, however large its cohort's ledger. */
+  static final Duration STARTED_MARKS_MOST = Duration.ofSeconds(30);
 
   private final Informers informers;
   private final ControlLoop loop;
   private final SettledWrites settled;
+  private final CohortChanges changes;
 
-  private AdmissionTriggers(Informers informers, ControlLoop loop, SettledWrites settled) {
+  private AdmissionTriggers(
+      Informers informers, ControlLoop loop, SettledWrites settled, CohortChanges changes) {
     this.informers = informers;
     this.loop = loop;
     this.settled = settled;
+    this.changes = changes;
   }
 
-  static void register(Informers informers, ControlLoop loop, SettledWrites settled) {
-    new AdmissionTriggers(informers, loop, settled).register();
+  static void register(
+      Informers informers, ControlLoop loop, SettledWrites settled, CohortChanges changes) {
+    new AdmissionTriggers(informers, loop, settled, changes).register();
   }
 
   private void register() {
@@ -48,20 +64,20 @@ final class AdmissionTriggers {
             new EventHandler<>() {
               @Override
               public void onAdd(Queue q) {
-                loop.enqueue(q.cohort());
+                changed(q.cohort());
               }
 
               @Override
               public void onUpdate(Queue old, Queue q) {
                 if (!old.spec().equals(q.spec())) {
-                  loop.enqueue(old.cohort());
-                  loop.enqueue(q.cohort());
+                  changed(old.cohort());
+                  changed(q.cohort());
                 }
               }
 
               @Override
               public void onDelete(Queue q) {
-                loop.enqueue(q.cohort());
+                changed(q.cohort());
               }
             });
     informers
@@ -93,19 +109,19 @@ final class AdmissionTriggers {
             new EventHandler<>() {
               @Override
               public void onAdd(QuotaLedger l) {
-                loop.enqueue(l.metadata().name());
+                changed(l.metadata().name());
               }
 
               @Override
               public void onUpdate(QuotaLedger old, QuotaLedger l) {
                 if (settled.brought(l)) {
-                  loop.enqueue(l.metadata().name());
+                  changed(l.metadata().name());
                 }
               }
 
               @Override
               public void onDelete(QuotaLedger l) {
-                loop.enqueue(l.metadata().name());
+                changed(l.metadata().name());
               }
             });
     // A scaled-down workload's admission shrinks as its surplus tasks finish or go.
@@ -136,13 +152,13 @@ final class AdmissionTriggers {
         .priorityClasses()
         .addHandler(
             EventHandler.onAnyChange(
-                p -> informers.queues().cache().list().forEach(q -> loop.enqueue(q.cohort()))));
+                p -> informers.queues().cache().list().forEach(q -> changed(q.cohort()))));
     // A device class sets what a MIG slice of it costs in compute slices (MigCharge).
     informers
         .deviceClasses()
         .addHandler(
             EventHandler.onAnyChange(
-                c -> informers.queues().cache().list().forEach(q -> loop.enqueue(q.cohort()))));
+                c -> informers.queues().cache().list().forEach(q -> changed(q.cohort()))));
   }
 
   /**
@@ -176,9 +192,9 @@ final class AdmissionTriggers {
    * A task runs: its workload's admission has started if this was the last task it waited for (its
    * start timeout is over). The other tasks' starts change nothing a decision reads: a workload of
    * 10,000 tasks decides its cohort again once, not 10,000 times (and the timeout's recheck looks
-   * again whatever this misses). The mark waits {@link #STARTED_MARKS} for company: it only ends a
+   * again whatever this misses). The mark waits {@link #marksWait} for company: it only ends a
    * start timeout (minutes), and every workload of the cohort that starts meanwhile is marked in
-   * the same decision and ledger write, instead of a decision of the whole cohort for each.
+   * the same pass and ledger write, instead of a pass over the whole cohort for each.
    */
   private void running(Task t) {
     workloadOf(t)
@@ -189,12 +205,34 @@ final class AdmissionTriggers {
                     .filter(a -> StartTimeouts.missing(w, a, informers::taskCounts).isEmpty())
                     .isPresent())
         .ifPresent(
-            w ->
-                loop.enqueueAfter(
-                    Admissions.cohortOf(informers, w).orElse(w.spec().queueName()), STARTED_MARKS));
+            w -> {
+              var cohort = Admissions.cohortOf(informers, w).orElse(w.spec().queueName());
+              int entries =
+                  informers
+                      .quotaLedgers()
+                      .cache()
+                      .get(cohort)
+                      .map(l -> l.spec().admitted().size())
+                      .orElse(0);
+              loop.enqueueAfter(cohort, marksWait(entries));
+            });
+  }
+
+  /** How long a mark waits in a cohort of {@code entries} admissions ({@link #STARTED_MARKS}). */
+  static Duration marksWait(int entries) {
+    var wait = STARTED_MARKS_PER_ENTRY.multipliedBy(entries);
+    return wait.compareTo(STARTED_MARKS) < 0
+        ? STARTED_MARKS
+        : wait.compareTo(STARTED_MARKS_MOST) > 0 ? STARTED_MARKS_MOST : wait;
   }
 
   private void enqueueCohortOf(Workload w) {
-    loop.enqueue(Admissions.cohortOf(informers, w).orElse(w.spec().queueName()));
+    changed(Admissions.cohortOf(informers, w).orElse(w.spec().queueName()));
+  }
+
+  /** {@code cohort} changed ({@link CohortChanges}): its next pass decides it whole. */
+  private void changed(String cohort) {
+    changes.changed(cohort);
+    loop.enqueue(cohort);
   }
 }
