@@ -866,6 +866,43 @@ final class Chaos {
   }
 
   /**
+   * A start after the faults that could not ask the server (a list failed: the agent exits rather
+   * than start blind) is tried again every 5 s, as under systemd and as {@link #restart} does
+   * during the faults; the node's promises are checked once it is up.
+   */
+  private void healStart(WholeCluster.NodeSlot n, RuntimeException failed) {
+    run.event(
+        "agent of "
+            + n.name
+            + " failed to start ("
+            + failed.getMessage()
+            + "); trying again in 5s");
+    world
+        .env()
+        .schedule(
+            Duration.ofSeconds(5),
+            () -> {
+              if (n.agent.isPresent()) {
+                return;
+              }
+              try {
+                world.startAgent(n);
+              } catch (RuntimeException e) {
+                if (e.getCause() instanceof LostLedgerException lost) {
+                  run.event("agent of " + n.name + " refused to start: its ledger lost claims");
+                  if (healAccepting(n, lost.uids())) {
+                    violations.addAll(run.promises().afterRestart(n));
+                  }
+                } else {
+                  healStart(n, e);
+                }
+                return;
+              }
+              violations.addAll(run.promises().afterRestart(n));
+            });
+  }
+
+  /**
    * No more faults: cancel what is pending, heal every partition, device and failure, restart every
    * agent.
    */
@@ -915,7 +952,8 @@ final class Chaos {
           world.startAgent(n);
         } catch (RuntimeException e) {
           if (!(e.getCause() instanceof LostLedgerException lost)) {
-            throw e;
+            healStart(n, e);
+            continue; // checked once it is up
           }
           run.event("agent of " + n.name + " refused to start: its ledger lost claims");
           if (!healAccepting(n, lost.uids())) {
