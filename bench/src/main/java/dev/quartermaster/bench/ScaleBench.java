@@ -19,9 +19,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.StringJoiner;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
 
 /**
  * Issue 50's table: the control plane's cost per unit of work as the fleet and the work grow by 10×
@@ -162,15 +164,10 @@ final class ScaleBench implements Bench.Benchmark {
             : "NOT met");
     report.line(
         "  target: allocator <= " + (int) TARGET_ALLOCATION_MICROS + " µs CPU per allocation",
-        steps.stream()
-                .allMatch(s -> s.allocatorCpuMicrosPerAllocation() <= TARGET_ALLOCATION_MICROS)
-            ? "met"
-            : "NOT met");
+        atEveryStep(steps, Step::allocatorCpuMicrosPerAllocation, TARGET_ALLOCATION_MICROS));
     report.line(
         "  target: admission <= " + (int) TARGET_ADMISSION_MICROS + " µs CPU per admission",
-        steps.stream().allMatch(s -> s.admissionCpuMicrosPerAdmission() <= TARGET_ADMISSION_MICROS)
-            ? "met"
-            : "NOT met");
+        atEveryStep(steps, Step::admissionCpuMicrosPerAdmission, TARGET_ADMISSION_MICROS));
     report.line(
         "  target: heap <= " + TARGET_HEAP_MIB + " MiB at the largest step",
         last.heapMiB() <= TARGET_HEAP_MIB ? "met" : "NOT met");
@@ -179,6 +176,18 @@ final class ScaleBench implements Bench.Benchmark {
         steps.stream().allMatch(s -> s.healthzP99Ms() <= TARGET_HEALTHZ_P99_MS)
             ? "met"
             : "NOT met");
+  }
+
+  /** Whether {@code figure} is at most {@code target} at every step, with each step's figure. */
+  private static String atEveryStep(
+      List<Step> steps, ToDoubleFunction<Step> figure, double target) {
+    var each = new StringJoiner(", ", " (", ")");
+    steps.forEach(
+        s ->
+            each.add(
+                String.format(Locale.ROOT, "%,d nodes %.0f", s.nodes(), figure.applyAsDouble(s))));
+    boolean met = steps.stream().allMatch(s -> figure.applyAsDouble(s) <= target);
+    return (met ? "met" : "NOT met") + each;
   }
 
   private static Step step(Path dir, int nodes, double raw, Report report) throws Exception {
