@@ -226,6 +226,7 @@ public final class AdmissionController {
     var queues = informers.queues().cache().byIndex(Informers.BY_COHORT, cohort);
     if (queues.isEmpty() && ledger.isEmpty()) {
       written.remove(cohort);
+      changes.forget(cohort);
       return Result.done();
     }
     var workloads = new LinkedHashMap<String, Workload>();

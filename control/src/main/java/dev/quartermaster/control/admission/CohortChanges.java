@@ -64,6 +64,15 @@ final class CohortChanges {
     decided.put(pass.cohort(), new Decided(pass.changes(), env.nanoTime(), recheck));
   }
 
+  /**
+   * {@code cohort} has no queue and no ledger: nothing of it is kept (a workload naming a queue
+   * that does not exist is a cohort of its own name). Its next pass decides whole.
+   */
+  void forget(String cohort) {
+    counts.remove(cohort);
+    decided.remove(cohort);
+  }
+
   /** A new term: every cohort is decided whole again. */
   void clear() {
     decided.clear();

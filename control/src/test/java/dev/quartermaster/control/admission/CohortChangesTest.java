@@ -84,6 +84,13 @@ class CohortChangesTest {
               },
               false),
           new Row(
+              "decided, then the cohort forgotten (no queue, no ledger)",
+              w -> {
+                w.decide(Optional.empty());
+                w.changes.forget("c");
+              },
+              false),
+          new Row(
               "decided, then a new term",
               w -> {
                 w.decide(Optional.empty());
