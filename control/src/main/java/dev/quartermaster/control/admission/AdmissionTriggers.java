@@ -1,5 +1,6 @@
 package dev.quartermaster.control.admission;
 
+import dev.quartermaster.api.domain.ComputeDomain;
 import dev.quartermaster.api.queue.Queue;
 import dev.quartermaster.api.queue.QuotaLedger;
 import dev.quartermaster.api.workload.Task;
@@ -17,8 +18,9 @@ import java.util.Optional;
  * change of the cohort's ledger (not one the controller wrote that only marked starts: {@link
  * SettledWrites}), a task that ends or goes (its workload's admission shrinks or is released, or a
  * finished job is not over any more), a workload's last task running (its start, marked with
- * others' a moment later), a priority or device class. Each but a start is a change of the cohort
- * ({@link CohortChanges}): a pass that only a start brought marks starts and decides nothing else.
+ * others' a moment later), a workload saying it is complete, a priority class, compute domain or
+ * device class. Each but a start is a change of the cohort ({@link CohortChanges}): a pass that
+ * only a start brought marks starts and decides nothing else.
  */
 final class AdmissionTriggers {
   /**
@@ -91,8 +93,11 @@ final class AdmissionTriggers {
 
               @Override
               public void onUpdate(Workload old, Workload w) {
+                // Its status only as far as a decision reads it: whether it said it is complete
+                // (an evicted workload's job is over only then).
                 if (old.metadata().generation() != w.metadata().generation()
-                    || old.metadata().isDeleting() != w.metadata().isDeleting()) {
+                    || old.metadata().isDeleting() != w.metadata().isDeleting()
+                    || WorkloadFacts.saidComplete(old) != WorkloadFacts.saidComplete(w)) {
                   enqueueCohortOf(old);
                   enqueueCohortOf(w);
                 }
@@ -153,6 +158,29 @@ final class AdmissionTriggers {
         .addHandler(
             EventHandler.onAnyChange(
                 p -> informers.queues().cache().list().forEach(q -> changed(q.cohort()))));
+    // A compute domain's spec sets the IMEX channels each of its tasks takes (Demand); its status
+    // moves with every placement and changes nothing a decision reads.
+    informers
+        .computeDomains()
+        .addHandler(
+            new EventHandler<>() {
+              @Override
+              public void onAdd(ComputeDomain d) {
+                allChanged();
+              }
+
+              @Override
+              public void onUpdate(ComputeDomain old, ComputeDomain d) {
+                if (!old.spec().equals(d.spec())) {
+                  allChanged();
+                }
+              }
+
+              @Override
+              public void onDelete(ComputeDomain d) {
+                allChanged();
+              }
+            });
     // A device class sets what a MIG slice of it costs in compute slices (MigCharge).
     informers
         .deviceClasses()
@@ -228,6 +256,11 @@ final class AdmissionTriggers {
 
   private void enqueueCohortOf(Workload w) {
     changed(Admissions.cohortOf(informers, w).orElse(w.spec().queueName()));
+  }
+
+  /** Every cohort with a queue changed. */
+  private void allChanged() {
+    informers.queues().cache().list().forEach(q -> changed(q.cohort()));
   }
 
   /** {@code cohort} changed ({@link CohortChanges}): its next pass decides it whole. */
