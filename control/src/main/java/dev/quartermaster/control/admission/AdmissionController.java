@@ -376,11 +376,7 @@ public final class AdmissionController {
         api.updateStatus(q.withStatus(status));
       }
     }
-    var due = look.recheck();
-    if (waiting.recheck().isPresent()
-        && (due.isEmpty() || waiting.recheck().get().compareTo(due.get()) < 0)) {
-      due = waiting.recheck();
-    }
+    var due = earliest(look.recheck(), waiting.recheck());
     changes.decided(pass, due);
     return due.map(Result::requeueAfter).orElse(Result.done());
   }
@@ -423,12 +419,16 @@ public final class AdmissionController {
       written.put(cohort, next.metadata().revision());
       settled.wrote(cohort, next.metadata().revision(), true);
     }
-    var due = recheck;
-    if (look.recheck().isPresent()
-        && (due.isEmpty() || look.recheck().get().compareTo(due.get()) < 0)) {
-      due = look.recheck();
+    return Optional.of(
+        earliest(recheck, look.recheck()).map(Result::requeueAfter).orElse(Result.done()));
+  }
+
+  /** The sooner of two rechecks; empty when neither is due. */
+  private static Optional<Duration> earliest(Optional<Duration> a, Optional<Duration> b) {
+    if (a.isEmpty()) {
+      return b;
     }
-    return Optional.of(due.map(Result::requeueAfter).orElse(Result.done()));
+    return b.filter(d -> d.compareTo(a.get()) < 0).or(() -> a);
   }
 
   /** Whether the ledger written differs from the one read only by admissions marked started. */

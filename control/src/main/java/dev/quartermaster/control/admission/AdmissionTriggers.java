@@ -153,11 +153,7 @@ final class AdmissionTriggers {
                 undone(t);
               }
             });
-    informers
-        .priorityClasses()
-        .addHandler(
-            EventHandler.onAnyChange(
-                p -> informers.queues().cache().list().forEach(q -> changed(q.cohort()))));
+    informers.priorityClasses().addHandler(EventHandler.onAnyChange(p -> allChanged()));
     // A compute domain's spec sets the IMEX channels each of its tasks takes (Demand); its status
     // moves with every placement and changes nothing a decision reads.
     informers
@@ -182,11 +178,7 @@ final class AdmissionTriggers {
               }
             });
     // A device class sets what a MIG slice of it costs in compute slices (MigCharge).
-    informers
-        .deviceClasses()
-        .addHandler(
-            EventHandler.onAnyChange(
-                c -> informers.queues().cache().list().forEach(q -> changed(q.cohort()))));
+    informers.deviceClasses().addHandler(EventHandler.onAnyChange(c -> allChanged()));
   }
 
   /**
@@ -249,9 +241,10 @@ final class AdmissionTriggers {
   /** How long a mark waits in a cohort of {@code entries} admissions ({@link #STARTED_MARKS}). */
   static Duration marksWait(int entries) {
     var wait = STARTED_MARKS_PER_ENTRY.multipliedBy(entries);
-    return wait.compareTo(STARTED_MARKS) < 0
-        ? STARTED_MARKS
-        : wait.compareTo(STARTED_MARKS_MOST) > 0 ? STARTED_MARKS_MOST : wait;
+    if (wait.compareTo(STARTED_MARKS) < 0) {
+      return STARTED_MARKS;
+    }
+    return wait.compareTo(STARTED_MARKS_MOST) > 0 ? STARTED_MARKS_MOST : wait;
   }
 
   private void enqueueCohortOf(Workload w) {

@@ -11,11 +11,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * Whether a cohort changed since its last whole decision: every trigger but a start counts a change
  * ({@link AdmissionTriggers}), and a pass over a cohort with none since, before that decision's
  * recheck is due, only marks what started ({@code AdmissionController}). Such a decision would
- * change nothing else: what it reads besides tasks' starts is its triggers' (workloads, queues,
- * ledger, priority and device classes, ended and deleted tasks), and what it reads of the clock
- * either comes due at the recheck (start timeouts, backoffs) or only holds back more as time passes
- * (backfill). At 10,000 nodes the marks of starts were most of admission's passes, each a decision
- * of 1,000 workloads.
+ * change nothing else: what it reads besides tasks' starts reaches it through those triggers (the
+ * list is {@link AdmissionTriggers}'), and what it reads of the clock either comes due at the
+ * recheck (start timeouts, backoffs) or only holds back more as time passes (backfill). At 10,000
+ * nodes the marks of starts were most of admission's passes, each a decision of 1,000 workloads.
  */
 final class CohortChanges {
   /**
