@@ -866,40 +866,35 @@ final class Chaos {
   }
 
   /**
-   * A start after the faults that could not ask the server (a list failed: the agent exits rather
-   * than start blind) is tried again every 5 s, as under systemd and as {@link #restart} does
-   * during the faults; the node's promises are checked once it is up.
+   * Starts {@code n}'s agent after the faults; its promises are checked once it is up. One refused
+   * on a lost ledger is started as the operator would ({@link #healAccepting}); one that could not
+   * ask the server (a list failed: the agent exits rather than start blind) is tried again every 5
+   * s, as under systemd and as {@link #restart} does during the faults.
    */
-  private void healStart(WholeCluster.NodeSlot n, RuntimeException failed) {
-    run.event(
-        "agent of "
-            + n.name
-            + " failed to start ("
-            + failed.getMessage()
-            + "); trying again in 5s");
-    world
-        .env()
-        .schedule(
-            Duration.ofSeconds(5),
-            () -> {
-              if (n.agent.isPresent()) {
-                return;
-              }
-              try {
-                world.startAgent(n);
-              } catch (RuntimeException e) {
-                if (e.getCause() instanceof LostLedgerException lost) {
-                  run.event("agent of " + n.name + " refused to start: its ledger lost claims");
-                  if (healAccepting(n, lost.uids())) {
-                    violations.addAll(run.promises().afterRestart(n));
+  private void healStart(WholeCluster.NodeSlot n) {
+    try {
+      world.startAgent(n);
+    } catch (RuntimeException e) {
+      if (!(e.getCause() instanceof LostLedgerException lost)) {
+        run.event(
+            "agent of " + n.name + " failed to start (" + e.getMessage() + "); trying again in 5s");
+        world
+            .env()
+            .schedule(
+                Duration.ofSeconds(5),
+                () -> {
+                  if (n.agent.isEmpty()) {
+                    healStart(n);
                   }
-                } else {
-                  healStart(n, e);
-                }
-                return;
-              }
-              violations.addAll(run.promises().afterRestart(n));
-            });
+                });
+        return;
+      }
+      run.event("agent of " + n.name + " refused to start: its ledger lost claims");
+      if (!healAccepting(n, lost.uids())) {
+        return; // checked once it is up
+      }
+    }
+    violations.addAll(run.promises().afterRestart(n));
   }
 
   /**
@@ -948,19 +943,7 @@ final class Chaos {
         n.host.devices().setHealthy("gpu-" + i, true);
       }
       if (n.agent.isEmpty()) {
-        try {
-          world.startAgent(n);
-        } catch (RuntimeException e) {
-          if (!(e.getCause() instanceof LostLedgerException lost)) {
-            healStart(n, e);
-            continue; // checked once it is up
-          }
-          run.event("agent of " + n.name + " refused to start: its ledger lost claims");
-          if (!healAccepting(n, lost.uids())) {
-            continue; // checked once it is up
-          }
-        }
-        violations.addAll(run.promises().afterRestart(n));
+        healStart(n);
       }
     }
     repairSolo(12);
