@@ -1,6 +1,7 @@
 package dev.quartermaster.store;
 
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * A {@link Store} that passes every call to another: the base of views that change one thing (the
@@ -16,6 +17,11 @@ public abstract class ForwardingStore implements Store {
   @Override
   public Optional<KeyValue> get(String key) {
     return delegate.get(key);
+  }
+
+  @Override
+  public OptionalLong modRevision(String key) {
+    return delegate.modRevision(key);
   }
 
   @Override

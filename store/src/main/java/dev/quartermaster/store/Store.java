@@ -1,6 +1,7 @@
 package dev.quartermaster.store;
 
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * A revisioned key-value store, with etcd's semantics so that SQLite and etcd can both implement
@@ -17,6 +18,18 @@ public interface Store extends AutoCloseable {
 
   /** The current value of {@code key}, if it exists. */
   Optional<KeyValue> get(String key);
+
+  /**
+   * The modification revision of {@code key}'s current value, without the value; empty if the key
+   * does not exist. For a reader that holds the value decoded at some revision: a store never puts
+   * two values of one key at the same revision, which is what every compare-and-set on a key's mod
+   * revision already rests on, so a reader finding its revision here need not read the value. The
+   * default reads the value; a store that can leave it out does.
+   */
+  default OptionalLong modRevision(String key) {
+    var kv = get(key);
+    return kv.isPresent() ? OptionalLong.of(kv.get().modRevision()) : OptionalLong.empty();
+  }
 
   /**
    * All keys starting with {@code prefix}, as they were at {@code revision} ({@code 0} = now),

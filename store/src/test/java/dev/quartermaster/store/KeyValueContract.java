@@ -60,6 +60,21 @@ public interface KeyValueContract extends StoreFixture {
   }
 
   @Test
+  default void modRevisionIsTheLiveValuesRevisionWithoutTheValue() {
+    assertThat(store().modRevision("/a")).isEmpty();
+    long created = put("/a", "1").revision();
+    assertThat(store().modRevision("/a")).hasValue(created);
+    put("/b", "x");
+    long changed = put("/a", "2").revision();
+    assertThat(store().modRevision("/a")).hasValue(changed);
+    assertThat(store().modRevision("/")).as("a prefix is no key").isEmpty();
+    delete("/a");
+    assertThat(store().modRevision("/a")).as("a deleted key has no revision").isEmpty();
+    long recreated = put("/a", "3").revision();
+    assertThat(store().modRevision("/a")).hasValue(recreated);
+  }
+
+  @Test
   default void deletingAnAbsentKeyChangesNothing() {
     long before = put("/a", "1").revision();
     TxnResult result = delete("/missing");

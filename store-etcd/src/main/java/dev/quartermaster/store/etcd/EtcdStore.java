@@ -31,6 +31,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -208,6 +209,14 @@ public final class EtcdStore implements Store {
   public Optional<KeyValue> get(String key) {
     var response = await(() -> client.getKVClient().get(key(key)), 0);
     return response.getKvs().stream().findFirst().map(this::kv);
+  }
+
+  /** A keys-only read: etcd sends the key's revisions and leaves its value out. */
+  @Override
+  public OptionalLong modRevision(String key) {
+    var option = GetOption.builder().withKeysOnly(true).build();
+    var response = await(() -> client.getKVClient().get(key(key), option), 0);
+    return response.getKvs().stream().mapToLong(e -> e.getModRevision() - BASE).findFirst();
   }
 
   @Override

@@ -37,6 +37,12 @@ final class BatchReads implements Reads {
     return ours != null ? ours : store.get(key);
   }
 
+  /** A key this batch wrote is at no stored revision: only its planned value tells. */
+  @Override
+  public boolean stillAt(String key, long modRevision) {
+    return !written.containsKey(key) && Reads.of(store).stillAt(key, modRevision);
+  }
+
   void wrote(PlannedWrite w) {
     written.put(
         w.key(),

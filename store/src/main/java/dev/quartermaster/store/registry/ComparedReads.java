@@ -21,9 +21,17 @@ final class ComparedReads {
     this.stored = stored;
   }
 
-  /** {@code name} of {@code kind} as stored now; its revision joins the compares. */
+  /**
+   * {@code name} of {@code kind} as stored now; its revision joins the compares. An object held
+   * decoded at the revision the store still has is not read again ({@link StoredObjects#ifStill}).
+   */
   <T extends ApiObject> Optional<T> get(Kind<T> kind, String name) {
     var key = StoredObjects.key(kind, name);
+    var held = stored.ifStill(kind, key, reads);
+    if (held.isPresent()) {
+      compares.add(new Compare.ModRevision(key, held.get().modRevision()));
+      return Optional.of(held.get().object());
+    }
     var kv = reads.get(key);
     compares.add(new Compare.ModRevision(key, kv.map(x -> x.modRevision()).orElse(0L)));
     return kv.map(x -> stored.decode(kind, x));

@@ -33,7 +33,10 @@ import java.util.concurrent.atomic.LongAdder;
  * thousands of tasks and claims pushed them out between two reads: the ledger was decoded again for
  * each task (7 % of the control plane's CPU at 10,000 nodes), and a node at most heartbeats (a
  * quarter of a beat's CPU). Held apart they cost the memory of the fleet's own objects, most of
- * them the very instances the controllers' caches hold.
+ * them the very instances the controllers' caches hold. For these a reader need not even read
+ * the value: the store's revision of the key ({@link #held}) tells whether the held object is
+ * still the key's, and a 181 KB ledger is no longer copied out of SQLite, checksummed and compared
+ * byte for byte at every worker's create.
  */
 final class DecodedObjects {
   private static final int SLOTS = 1 << 16; // a power of two
@@ -65,6 +68,32 @@ final class DecodedObjects {
     }
     hits.increment();
     return Optional.of(kind.cast(e.object()));
+  }
+
+  /** An object held decoded, and the mod revision of the stored value it is. */
+  record Held<T extends ApiObject>(T object, long modRevision) {}
+
+  /**
+   * The object held for {@code key} of a kind held apart, whatever its revision: the caller asks
+   * the store whether that is still the key's revision ({@link
+   * dev.quartermaster.store.Store#modRevision}) instead of reading a value it would only compare
+   * with this one. Empty for the kinds of the shared table, whose entries come and go too fast for
+   * a second query to pay.
+   */
+  <T extends ApiObject> Optional<Held<T>> held(Kind<T> kind, String key) {
+    if (!PER_KEY.contains(kind)) {
+      return Optional.empty();
+    }
+    var e = perKey.get(key);
+    if (e == null || !kind.type().isInstance(e.object())) {
+      return Optional.empty();
+    }
+    return Optional.of(new Held<>(kind.cast(e.object()), e.kv().modRevision()));
+  }
+
+  /** {@code held} served a read: counted with the other hits. */
+  void served() {
+    hits.increment();
   }
 
   /**

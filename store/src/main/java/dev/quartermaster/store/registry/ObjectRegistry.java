@@ -50,6 +50,10 @@ import java.util.stream.Collectors;
  */
 public final class ObjectRegistry implements FencingClient {
   private final Store store;
+
+  /** The store as it is now, for reads that may hold the value already ({@link Reads#stillAt}). */
+  private final Reads live;
+
   private final Env env;
   private final StoredObjects stored;
   private final WriteRules rules;
@@ -92,6 +96,7 @@ public final class ObjectRegistry implements FencingClient {
   private ObjectRegistry(
       Store store, Env env, StoredObjects stored, WriteRules rules, WatchDecodes watchDecodes) {
     this.store = store;
+    this.live = Reads.of(store);
     this.env = env;
     this.stored = stored;
     this.rules = rules;
@@ -178,8 +183,13 @@ public final class ObjectRegistry implements FencingClient {
   @Override
   public <T extends ApiObject> Optional<T> get(Kind<T> kind, String name) {
     requireName(kind, name);
+    var key = StoredObjects.key(kind, name);
+    var held = stored.ifStill(kind, key, live);
+    if (held.isPresent()) {
+      return Optional.of(held.get().object());
+    }
     // A recently changed object was decoded already for the watches: the same immutable object.
-    return store.get(StoredObjects.key(kind, name)).map(kv -> stored.decode(kind, kv));
+    return store.get(key).map(kv -> stored.decode(kind, kv));
   }
 
   @Override
@@ -444,7 +454,7 @@ public final class ObjectRegistry implements FencingClient {
         return new DeleteResult.Terminating<>(current);
       }
       var key = StoredObjects.key(kind, name);
-      var compares = new ArrayList<Compare>(rules.beforeDelete(store::get, current));
+      var compares = new ArrayList<Compare>(rules.beforeDelete(live, current));
       compares.add(new Compare.ModRevision(key, m.revision()));
       if (m.finalizers().isEmpty()) {
         var gone = new Op.Delete(key, WatchRoutes.of(Optional.of(current), Optional.empty()));

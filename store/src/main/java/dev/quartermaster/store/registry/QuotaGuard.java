@@ -59,10 +59,27 @@ final class QuotaGuard implements WriteRules {
     return distinct(parts.beforeDelete(once(reads), current));
   }
 
-  /** {@code reads}, each key read once for one write's judgment. */
+  /**
+   * {@code reads}, each key's value read once for one write's judgment; a revision asked of a key
+   * it read is answered by the value read.
+   */
   private static Reads once(Reads reads) {
     var seen = new HashMap<String, Optional<KeyValue>>();
-    return key -> seen.computeIfAbsent(key, reads::get);
+    return new Reads() {
+      @Override
+      public Optional<KeyValue> get(String key) {
+        return seen.computeIfAbsent(key, reads::get);
+      }
+
+      @Override
+      public boolean stillAt(String key, long modRevision) {
+        var read = seen.get(key);
+        return read == null
+            ? reads.stillAt(key, modRevision)
+            : read.filter(kv -> !BatchReads.planned(kv) && kv.modRevision() == modRevision)
+                .isPresent();
+      }
+    };
   }
 
   private static List<Compare> distinct(List<Compare> compares) {

@@ -13,6 +13,7 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /** The read queries over the log, each run in one snapshot on a reader connection. */
 final class LogReader {
@@ -34,6 +35,28 @@ final class LogReader {
     return readers.read(
         "get " + key, c -> latest(c, key, file).filter(r -> !r.deleted()).map(LogRow::kv));
   }
+
+  /**
+   * The revision of the key's newest row unless it is a tombstone. It reads no value: a large value
+   * lies in overflow pages that only a read of its column visits, and its checksum guards the bytes
+   * a read hands on, of which this hands on none.
+   */
+  OptionalLong modRevision(String key) {
+    return readers.read(
+        "revision of " + key,
+        c -> {
+          var ps = c.prepared(HEAD_SQL);
+          ps.setBytes(1, Keys.encode(key));
+          try (ResultSet rs = ps.executeQuery()) {
+            return rs.next() && rs.getInt(2) == 0
+                ? OptionalLong.of(rs.getLong(1))
+                : OptionalLong.empty();
+          }
+        });
+  }
+
+  private static final String HEAD_SQL =
+      "SELECT l.revision, l.deleted FROM log AS l WHERE l.key = ? ORDER BY l.revision DESC LIMIT 1";
 
   /** Selects the newest row of a key, tombstone or not; shared with the writer. */
   static final String LATEST_SQL =

@@ -18,6 +18,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -175,6 +176,12 @@ public final class SqliteStore implements Store, HistorySizes {
   public Optional<KeyValue> get(String key) {
     Objects.requireNonNull(key, "key");
     return log.get(key);
+  }
+
+  @Override
+  public OptionalLong modRevision(String key) {
+    Objects.requireNonNull(key, "key");
+    return log.modRevision(key);
   }
 
   @Override

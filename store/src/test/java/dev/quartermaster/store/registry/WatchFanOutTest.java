@@ -158,8 +158,9 @@ class WatchFanOutTest {
   }
 
   /**
-   * A read of an object that a watch decoded already hands back that same object, without decoding
-   * again; a read of one no watch has seen (or that changed since) decodes it, with its revision.
+   * A read of an object that a watch decoded already hands back an object decoded before, without
+   * decoding again (a node, held apart from its write on, is the write's own object); a read of one
+   * that changed since decodes it, with its revision.
    */
   @Test
   void aReadOfARecentlyWatchedObjectReusesTheWatchDecode() throws Exception {
@@ -182,7 +183,7 @@ class WatchFanOutTest {
       assertThat(event).isNotNull();
       long decodes = api.watchDecodes();
       var read = api.get(Kinds.NODE, "seen").orElseThrow();
-      assertThat(read).isSameAs(event.object()).isEqualTo(created);
+      assertThat(read).isSameAs(created).isEqualTo(event.object());
       assertThat(read.metadata().revision()).isEqualTo(created.metadata().revision());
       assertThat(api.watchDecodes()).isEqualTo(decodes);
     }
