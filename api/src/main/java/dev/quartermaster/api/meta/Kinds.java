@@ -16,7 +16,9 @@ import dev.quartermaster.api.workload.Task;
 import dev.quartermaster.api.workload.Workload;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Collectors;
 
 /** The closed set of kinds the API serves. */
 public final class Kinds {
@@ -61,16 +63,23 @@ public final class Kinds {
           PRIORITY_CLASS,
           QUOTA_LEDGER);
 
+  /** By name and by plural: every write's owner check and every request's route look one up. */
+  private static final Map<String, Kind<?>> BY_NAME =
+      ALL.stream().collect(Collectors.toUnmodifiableMap(Kind::name, k -> k));
+
+  private static final Map<String, Kind<?>> BY_PLURAL =
+      ALL.stream().collect(Collectors.toUnmodifiableMap(Kind::plural, k -> k));
+
   private Kinds() {}
 
   /** The kind whose manifest name is {@code name} ({@code ResourceClaim}). */
   public static Optional<Kind<?>> byName(String name) {
-    return ALL.stream().filter(k -> k.name().equals(name)).findFirst();
+    return Optional.ofNullable(BY_NAME.get(name));
   }
 
   /** The kind whose URL plural is {@code plural} ({@code resourceclaims}). */
   public static Optional<Kind<?>> byPlural(String plural) {
-    return ALL.stream().filter(k -> k.plural().equals(plural)).findFirst();
+    return Optional.ofNullable(BY_PLURAL.get(plural));
   }
 
   /** What a person may type: name, singular, plural or short name, in any case. */
