@@ -36,9 +36,17 @@ public final class Indexer<T> {
   private final Function<? super T, String> keyOf;
   private final Map<String, Function<? super T, ? extends Collection<String>>> indexFunctions;
   private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
-  private final TreeMap<String, Entry<T>> items = new TreeMap<>();
 
-  /** {@link #items} by key, for point reads without the lock; written only under the write lock. */
+  /**
+   * The keys in order, changed only when a key comes or goes: most puts replace an object (a
+   * status), and a sorted map's put searched 100,000 keys for it (1 % of the control plane's CPU).
+   */
+  private final TreeSet<String> keys = new TreeSet<>();
+
+  /**
+   * Each key's entry, for point reads without the lock and for the ordered reads, which take it
+   * under the lock with {@link #keys}; written only under the write lock.
+   */
   private final ConcurrentHashMap<String, Entry<T>> pointReads = new ConcurrentHashMap<>();
 
   /** index name → index value → keys. */
@@ -118,7 +126,9 @@ public final class Indexer<T> {
   public List<T> list() {
     lock.readLock().lock();
     try {
-      return items.values().stream().map(Entry::object).toList();
+      var objects = new ArrayList<T>(keys.size());
+      keys.forEach(k -> objects.add(pointReads.get(k).object()));
+      return List.copyOf(objects);
     } finally {
       lock.readLock().unlock();
     }
@@ -128,7 +138,7 @@ public final class Indexer<T> {
   public List<String> keys() {
     lock.readLock().lock();
     try {
-      return List.copyOf(items.keySet());
+      return List.copyOf(keys);
     } finally {
       lock.readLock().unlock();
     }
@@ -138,7 +148,7 @@ public final class Indexer<T> {
   public int size() {
     lock.readLock().lock();
     try {
-      return items.size();
+      return keys.size();
     } finally {
       lock.readLock().unlock();
     }
@@ -186,9 +196,9 @@ public final class Indexer<T> {
     lock.writeLock().lock();
     try {
       var entry = new Entry<>(object, revision);
-      Entry<T> old = items.put(key, entry);
-      pointReads.put(key, entry);
+      Entry<T> old = pointReads.put(key, entry);
       if (old == null) {
+        keys.add(key);
         index(key, object);
       } else {
         reindex(key, old.object(), object);
@@ -205,9 +215,9 @@ public final class Indexer<T> {
   Optional<Entry<T>> remove(String key) {
     lock.writeLock().lock();
     try {
-      Entry<T> old = items.remove(key);
-      pointReads.remove(key);
+      Entry<T> old = pointReads.remove(key);
       if (old != null) {
+        keys.remove(key);
         unindex(key, old.object());
         count(old.object(), -1);
       }
@@ -221,7 +231,9 @@ public final class Indexer<T> {
   Map<String, Entry<T>> entries() {
     lock.readLock().lock();
     try {
-      return new TreeMap<>(items);
+      var entries = new TreeMap<String, Entry<T>>();
+      keys.forEach(k -> entries.put(k, pointReads.get(k)));
+      return entries;
     } finally {
       lock.readLock().unlock();
     }
