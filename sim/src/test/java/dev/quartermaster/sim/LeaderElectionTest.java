@@ -53,6 +53,12 @@ class LeaderElectionTest {
     }
 
     @Override
+    public java.util.OptionalLong modRevision(String key) {
+      check();
+      return delegate.modRevision(key);
+    }
+
+    @Override
     public Range range(String prefix, long revision) {
       check();
       return delegate.range(prefix, revision);

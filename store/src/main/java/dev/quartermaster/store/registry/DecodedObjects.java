@@ -33,10 +33,10 @@ import java.util.concurrent.atomic.LongAdder;
  * thousands of tasks and claims pushed them out between two reads: the ledger was decoded again for
  * each task (7 % of the control plane's CPU at 10,000 nodes), and a node at most heartbeats (a
  * quarter of a beat's CPU). Held apart they cost the memory of the fleet's own objects, most of
- * them the very instances the controllers' caches hold. For these a reader need not even read
- * the value: the store's revision of the key ({@link #held}) tells whether the held object is
- * still the key's, and a 181 KB ledger is no longer copied out of SQLite, checksummed and compared
- * byte for byte at every worker's create.
+ * them the very instances the controllers' caches hold. For these a reader need not even read the
+ * value: the store's revision of the key ({@link #held}) tells whether the held object is still the
+ * key's, and a 181 KB ledger is no longer copied out of SQLite, checksummed and compared byte for
+ * byte at every worker's create.
  */
 final class DecodedObjects {
   private static final int SLOTS = 1 << 16; // a power of two
@@ -74,18 +74,15 @@ final class DecodedObjects {
   record Held<T extends ApiObject>(T object, long modRevision) {}
 
   /**
-   * The object held for {@code key} of a kind held apart, whatever its revision: the caller asks
-   * the store whether that is still the key's revision ({@link
-   * dev.quartermaster.store.Store#modRevision}) instead of reading a value it would only compare
-   * with this one. Empty for the kinds of the shared table, whose entries come and go too fast for
-   * a second query to pay.
+   * The object held for {@code key}, whatever its revision: the caller asks the store whether that
+   * is still the key's revision ({@link dev.quartermaster.store.Store#modRevision}) instead of
+   * reading a value it would only compare with this one. Empty when nothing is held for the key
+   * (its slot of the shared table holds another), so that a second query is made only for a key
+   * that was held and has moved since.
    */
   <T extends ApiObject> Optional<Held<T>> held(Kind<T> kind, String key) {
-    if (!PER_KEY.contains(kind)) {
-      return Optional.empty();
-    }
-    var e = perKey.get(key);
-    if (e == null || !kind.type().isInstance(e.object())) {
+    var e = PER_KEY.contains(kind) ? perKey.get(key) : slots.get(slot(key));
+    if (e == null || !e.kv().key().equals(key) || !kind.type().isInstance(e.object())) {
       return Optional.empty();
     }
     return Optional.of(new Held<>(kind.cast(e.object()), e.kv().modRevision()));

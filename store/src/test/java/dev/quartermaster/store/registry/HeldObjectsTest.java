@@ -21,7 +21,9 @@ import dev.quartermaster.api.workload.ClaimTemplate;
 import dev.quartermaster.api.workload.RestartPolicy;
 import dev.quartermaster.api.workload.SpecDecision;
 import dev.quartermaster.api.workload.Task;
+import dev.quartermaster.api.workload.TaskPhase;
 import dev.quartermaster.api.workload.TaskSpec;
+import dev.quartermaster.api.workload.TaskStatus;
 import dev.quartermaster.api.workload.TaskTemplate;
 import dev.quartermaster.api.workload.WorkerGroup;
 import dev.quartermaster.api.workload.Workload;
@@ -83,6 +85,39 @@ class HeldObjectsTest {
         .as("value reads of the ledger")
         .isZero();
     assertThat(counted.revisionReads.get(LEDGER).get()).isGreaterThanOrEqualTo(3);
+  }
+
+  /**
+   * A task's updates (its pin, its Running) each read the task they replace: the one this server
+   * wrote last is held in the shared table, and only its revision is read.
+   */
+  @Test
+  void anUpdateOfATaskThisServerWroteReadsItsRevisionNotItsValue() {
+    var counted = new CountingStore(sqlite);
+    var api = new ObjectRegistry(counted, new DeterministicEnv(5));
+    admitX(api, 1);
+    var task = api.create(worker(api, "x-w-0"));
+    var key = StoredObjects.key(Kinds.TASK, "x-w-0");
+
+    for (var phase : List.of(TaskPhase.Scheduled, TaskPhase.Running)) {
+      task =
+          api.updateStatus(
+              task.withStatus(
+                  new TaskStatus(
+                      phase,
+                      "",
+                      "",
+                      Optional.of("node-1"),
+                      Optional.empty(),
+                      Optional.empty(),
+                      Optional.empty(),
+                      Optional.empty(),
+                      List.of())));
+    }
+
+    assertThat(task.status().phase()).isEqualTo(TaskPhase.Running);
+    assertThat(counted.valueReads.getOrDefault(key, new AtomicInteger()).get()).isZero();
+    assertThat(counted.revisionReads.get(key).get()).isEqualTo(2);
   }
 
   @Test

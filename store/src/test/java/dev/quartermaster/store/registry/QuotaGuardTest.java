@@ -233,6 +233,14 @@ class QuotaGuardTest {
             }
             return super.get(key);
           }
+
+          @Override // a queue held decoded is read by its revision alone
+          public java.util.OptionalLong modRevision(String key) {
+            if (key.startsWith(StoredObjects.key(Kinds.QUEUE, ""))) {
+              reads.incrementAndGet();
+            }
+            return super.modRevision(key);
+          }
         };
     var on = new ObjectRegistry(counting, new DeterministicEnv(5));
     queues(on);
