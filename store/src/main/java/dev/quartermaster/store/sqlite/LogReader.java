@@ -32,7 +32,7 @@ final class LogReader {
   }
 
   Optional<KeyValue> get(String key) {
-    return readers.read(
+    return readers.readOne(
         "get " + key, c -> latest(c, key, file).filter(r -> !r.deleted()).map(LogRow::kv));
   }
 
@@ -42,7 +42,7 @@ final class LogReader {
    * a read hands on, of which this hands on none.
    */
   OptionalLong modRevision(String key) {
-    return readers.read(
+    return readers.readOne(
         "revision of " + key,
         c -> {
           var ps = c.prepared(HEAD_SQL);

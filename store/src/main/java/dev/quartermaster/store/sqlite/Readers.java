@@ -30,7 +30,21 @@ final class Readers implements AutoCloseable {
     this.permits = new Semaphore(maxReaders);
   }
 
+  /** Runs {@code work}, any number of statements, in one snapshot. */
   <T> T read(String action, Work<T> work) {
+    return read(action, work, true);
+  }
+
+  /**
+   * Runs {@code work}, which runs one statement and closes its result set: a lone statement is its
+   * own snapshot, from its first step to its reset, so no transaction is begun and ended around it
+   * (two more statements for each point read, a fifth of its CPU).
+   */
+  <T> T readOne(String action, Work<T> work) {
+    return read(action, work, false);
+  }
+
+  private <T> T read(String action, Work<T> work, boolean snapshot) {
     if (closed) {
       throw Errors.closed(file);
     }
@@ -42,6 +56,11 @@ final class Readers implements AutoCloseable {
         throw Errors.closed(file);
       }
       c = borrow();
+      if (!snapshot) {
+        var result = work.run(c);
+        healthy = true;
+        return result;
+      }
       c.prepared("BEGIN").execute();
       try {
         return work.run(c);
