@@ -17,6 +17,7 @@ final class BatchReads implements Reads {
   private static final long PLANNED = 0;
 
   private final Store store;
+  private final Reads live;
   private final Map<String, Optional<KeyValue>> written = new HashMap<>();
 
   /**
@@ -29,6 +30,7 @@ final class BatchReads implements Reads {
 
   BatchReads(Store store) {
     this.store = store;
+    this.live = Reads.of(store);
   }
 
   @Override
@@ -40,7 +42,7 @@ final class BatchReads implements Reads {
   /** A key this batch wrote is at no stored revision: only its planned value tells. */
   @Override
   public boolean stillAt(String key, long modRevision) {
-    return !written.containsKey(key) && Reads.of(store).stillAt(key, modRevision);
+    return !written.containsKey(key) && live.stillAt(key, modRevision);
   }
 
   void wrote(PlannedWrite w) {

@@ -33,10 +33,12 @@ import java.util.concurrent.atomic.LongAdder;
  * thousands of tasks and claims pushed them out between two reads: the ledger was decoded again for
  * each task (7 % of the control plane's CPU at 10,000 nodes), and a node at most heartbeats (a
  * quarter of a beat's CPU). Held apart they cost the memory of the fleet's own objects, most of
- * them the very instances the controllers' caches hold. For these a reader need not even read the
- * value: the store's revision of the key ({@link #held}) tells whether the held object is still the
- * key's, and a 181 KB ledger is no longer copied out of SQLite, checksummed and compared byte for
- * byte at every worker's create.
+ * them the very instances the controllers' caches hold.
+ *
+ * <p>A reader holding the object for a key need not even read the value: the store's revision of
+ * the key ({@link #held}) tells whether the held object is still the key's. A 181 KB ledger is no
+ * longer copied out of SQLite, checksummed and compared byte for byte at every worker's create, nor
+ * a task or claim before each of its updates.
  */
 final class DecodedObjects {
   private static final int SLOTS = 1 << 16; // a power of two
