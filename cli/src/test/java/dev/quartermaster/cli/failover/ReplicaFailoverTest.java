@@ -161,8 +161,7 @@ class ReplicaFailoverTest {
       var storm0 = new Storm(api, "storm", 2, 6);
       var pausedThread = Thread.ofPlatform().name("storm").start(storm0);
       pause(STORM);
-      int paused =
-          leadingServer(uris, tls).orElseThrow(() -> new AssertionError("no server leads"));
+      int paused = leader(uris, tls);
       long pausedAt = System.nanoTime();
       servers.get(paused).signal("STOP");
       pause(PAUSE);
@@ -197,8 +196,7 @@ class ReplicaFailoverTest {
       var storm1 = storm0.next(12);
       var stormThread = Thread.ofPlatform().name("storm").start(storm1);
       pause(STORM);
-      int leader =
-          leadingServer(uris, tls).orElseThrow(() -> new AssertionError("no server leads"));
+      int leader = leader(uris, tls);
       long killedAt = System.nanoTime();
       servers.get(leader).kill();
       var survivors = IntStream.range(0, 3).filter(i -> i != leader).mapToObj(uris::get).toList();
@@ -378,6 +376,23 @@ class ReplicaFailoverTest {
   }
 
   /** The index of the server whose {@code /metrics} says its controllers lead. */
+  /**
+   * The server that leads, asked for up to 20 s: on two loaded cores a leader's {@code /metrics}
+   * may miss one probe's 2-s bound mid-storm (CI saw "no server leads" while server 0's log said it
+   * led throughout), and a missed probe is not a missing leader.
+   */
+  private static int leader(List<URI> servers, javax.net.ssl.SSLContext tls) {
+    var found = new int[] {-1};
+    await(
+        "a server leads (its /metrics says qm_controllers_leader 1)",
+        Duration.ofSeconds(20),
+        () -> {
+          leadingServer(servers, tls).ifPresent(i -> found[0] = i);
+          return found[0] >= 0;
+        });
+    return found[0];
+  }
+
   private static OptionalInt leadingServer(List<URI> servers, javax.net.ssl.SSLContext tls) {
     try (var http =
         HttpClient.newBuilder().sslContext(tls).connectTimeout(Duration.ofSeconds(2)).build()) {
