@@ -115,7 +115,7 @@ public final class AdmissionController {
     this.policy = policy;
     this.timeouts = new StartTimeouts(env);
     this.requeues = new Requeues(env);
-    this.changes = new CohortChanges(env);
+    this.changes = new CohortChanges(env, requeueing.wholeOnChange());
     // A key is a cohort, and a cohort is never decided by two workers at once (the work queue's
     // rule), so several workers keep one cohort's long decision from holding up the others.
     this.loop = new ControlLoop("admission", env, WORKERS, StaleWrites.requeued(this::sync));

@@ -30,16 +30,24 @@ final class CohortChanges {
   private record Decided(long changes, long atNanos, Optional<Duration> recheck) {}
 
   private final Env env;
+  private final boolean counting;
   private final Map<String, AtomicLong> counts = new ConcurrentHashMap<>();
   private final Map<String, Decided> decided = new ConcurrentHashMap<>();
 
-  CohortChanges(Env env) {
+  /**
+   * @param counting whether changes are counted: always, but in the simulation's naive variant
+   *     ({@link Requeueing#wholeOnChange}), whose passes decide whole only at their recheck
+   */
+  CohortChanges(Env env, boolean counting) {
     this.env = env;
+    this.counting = counting;
   }
 
   /** Something a decision of {@code cohort} reads changed: counted before its pass is queued. */
   void changed(String cohort) {
-    counts.computeIfAbsent(cohort, c -> new AtomicLong()).incrementAndGet();
+    if (counting) {
+      counts.computeIfAbsent(cohort, c -> new AtomicLong()).incrementAndGet();
+    }
   }
 
   /** A pass of {@code cohort} begins: read before anything it decides on. */

@@ -20,7 +20,15 @@ class CohortChangesTest {
   /** One cohort's counter and a clock; {@link #decide} runs a whole pass as the controller does. */
   private static final class World {
     final DeterministicEnv env = new DeterministicEnv(7);
-    final CohortChanges changes = new CohortChanges(env);
+    final CohortChanges changes;
+
+    World(boolean counting) {
+      changes = new CohortChanges(env, counting);
+    }
+
+    World() {
+      this(true);
+    }
 
     void decide(Optional<Duration> recheck) {
       changes.decided(changes.begin("c"), recheck);
@@ -105,6 +113,21 @@ class CohortChangesTest {
       row.steps().accept(w);
       assertThat(w.changes.begin("c").onlyMarks()).as(row.what()).isEqualTo(row.onlyMarks());
     }
+  }
+
+  /**
+   * The simulation's naive variant ({@link Requeueing#wholeOnlyAtRechecks}, caught by L1 in {@code
+   * QueueNaiveVariantsTest}) counts no change: after a whole decision only its recheck or a new
+   * term brings the next.
+   */
+  @Test
+  void theNaiveCounterMarksOnlyAfterAChangeToo() {
+    var w = new World(false);
+    w.decide(Optional.empty());
+    w.changes.changed("c");
+    assertThat(w.changes.begin("c").onlyMarks()).isTrue();
+    w.changes.clear();
+    assertThat(w.changes.begin("c").onlyMarks()).isFalse();
   }
 
   @Test

@@ -97,6 +97,22 @@ class QueueNaiveVariantsTest {
     assertTrue(seed > 0, "overQuota: Evict ignored went unnoticed by Q5 for " + BOUND + " seeds");
   }
 
+  /**
+   * Issue 50: a pass over a cohort only marks starts unless something else changed since its last
+   * whole decision. The naive reading ({@link Requeueing#wholeOnlyAtRechecks}) counts no change, so
+   * a pass decides whole only when a start timeout or backoff comes due: what arrives or frees room
+   * in between waits for good. Caught by L1: not converged after the faults stop.
+   */
+  @Test
+  void aPassThatOnlyMarksWhereItShouldDecideIsCaughtByL1() {
+    Campaign.quiet();
+    var variant =
+        Variant.planeOptions(o -> o.withRequeueing(Requeueing.DEFAULT.wholeOnlyAtRechecks()));
+    int seed = GangNaiveVariantsTest.firstCaught(variant, "L1", BOUND);
+    System.out.println("naive variant 'passes that only mark' caught by L1 at seed " + seed);
+    assertTrue(seed > 0, "passes that only mark went unnoticed by L1 for " + BOUND + " seeds");
+  }
+
   @Test
   void aQuotaCheckOutsideTheAdmissionTransactionIsCaughtByQ1() {
     Campaign.quiet();
